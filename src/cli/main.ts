@@ -1,0 +1,82 @@
+/**
+ * The command line (contract §1): `generate`, `validate`, `inspect`. Parses flags, calls the
+ * pipeline, prints, and maps the outcome to an exit code. Anything thrown here is a bug.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import { ExitCode } from './exit-codes.js';
+import { processIo, type Io, type OutputFormat } from './output.js';
+import { runGenerate } from './commands/generate.js';
+import { runInspect } from './commands/inspect.js';
+import { runValidate } from './commands/validate.js';
+
+export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
+  let exitCode: number = ExitCode.ok;
+  const program = buildProgram(io, (code) => (exitCode = code));
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here with exit code 0; usage errors with 2.
+      return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    }
+    io.stderr(`svcgen: internal error — this is a bug in svcgen. Please report it with the input that caused it.\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return ExitCode.internal;
+  }
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+const formatOption = () => new Option('--format <format>', 'diagnostics as text (with code frames) or json').choices(['text', 'json']).default('text');
+
+function buildProgram(io: Io, setExit: (code: number) => void): Command {
+  const program = new Command('svcgen')
+    .description('Generate a standalone TypeScript REST service from a RAML 0.8 API description and its JSON schemas.')
+    .version(version(), '-v, --version')
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError('(run `svcgen --help` for usage)');
+
+  program
+    .command('generate')
+    .description('generate the service project into <out-dir>')
+    .argument('<api.raml>', 'the RAML 0.8 file')
+    .requiredOption('-o, --out <out-dir>', 'where to write the project')
+    .option('--check', 'do not write; exit 1 if the output is out of date (for CI)')
+    .option('--dry-run', 'print what would be added, changed or deleted, without writing')
+    .option('--force', 'overwrite generated files even if they were edited')
+    .addOption(formatOption())
+    .action(async (file: string, opts: { out: string; check?: boolean; dryRun?: boolean; force?: boolean; format: OutputFormat }) => {
+      setExit(await runGenerate(io, file, opts));
+    });
+
+  program
+    .command('validate')
+    .description('check the API description and print every problem found')
+    .argument('<api.raml>', 'the RAML 0.8 file')
+    .addOption(formatOption())
+    .action((file: string, opts: { format: OutputFormat }) => {
+      setExit(runValidate(io, file, opts));
+    });
+
+  program
+    .command('inspect')
+    .description('print an intermediate form as JSON on stdout')
+    .argument('<api.raml>', 'the RAML 0.8 file')
+    .addOption(new Option('--ir', 'the service model (models, routes, auth, ACLs, handlers)').conflicts('tck'))
+    .addOption(new Option('--tck', 'the expanded RAML in the JSON shape of the RAML 0.8 TCK'))
+    .action((file: string, opts: { ir?: boolean; tck?: boolean }) => {
+      if (!opts.ir && !opts.tck) {
+        io.stderr('svcgen inspect: choose what to print: --ir or --tck\n');
+        setExit(ExitCode.usage);
+        return;
+      }
+      setExit(runInspect(io, file, opts.tck ? 'tck' : 'ir'));
+    });
+
+  return program;
+}

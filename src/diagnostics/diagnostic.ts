@@ -1,0 +1,86 @@
+import { codes, type DiagnosticCode, type Severity } from './codes.js';
+import type { Span } from './source.js';
+
+/** Something svcgen has to say about the input: data first, printed later. */
+export interface Diagnostic {
+  readonly code: DiagnosticCode;
+  readonly severity: Severity;
+  readonly message: string;
+  /** Where the problem is; absent only for problems that belong to no file. */
+  readonly span?: Span;
+  /** What to do about it ("did you mean `User`?"). */
+  readonly hint?: string;
+}
+
+export interface DiagnosticInit {
+  readonly span?: Span | undefined;
+  readonly hint?: string | undefined;
+  /** Override the catalogue severity (rare: e.g. a check that is only a warning in templates). */
+  readonly severity?: Severity;
+}
+
+/** Collects diagnostics during one run; stages report into it instead of throwing. */
+export class DiagnosticBag {
+  readonly #items: Diagnostic[] = [];
+
+  report(code: DiagnosticCode, message: string, init: DiagnosticInit = {}): void {
+    const diagnostic: { -readonly [K in keyof Diagnostic]: Diagnostic[K] } = {
+      code,
+      severity: init.severity ?? codes[code].severity,
+      message,
+    };
+    if (init.span) diagnostic.span = init.span;
+    if (init.hint) diagnostic.hint = init.hint;
+    this.#items.push(diagnostic);
+  }
+
+  add(diagnostic: Diagnostic): void {
+    this.#items.push(diagnostic);
+  }
+
+  get hasErrors(): boolean {
+    return this.#items.some((d) => d.severity === 'error');
+  }
+
+  get size(): number {
+    return this.#items.length;
+  }
+
+  /** All diagnostics in a stable order: by file, then position, then code. Exact duplicates are dropped. */
+  sorted(): readonly Diagnostic[] {
+    return sortDiagnostics(this.#items);
+  }
+}
+
+export function sortDiagnostics(items: readonly Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  const unique: Diagnostic[] = [];
+  for (const d of items) {
+    const key = `${d.span?.source.path ?? ''}\0${d.span?.start ?? -1}\0${d.code}\0${d.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    unique.push(d);
+  }
+  return unique.sort(compareDiagnostics);
+}
+
+function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
+  const fa = a.span?.source.path ?? '';
+  const fb = b.span?.source.path ?? '';
+  if (fa !== fb) return fa < fb ? -1 : 1;
+  const sa = a.span?.start ?? -1;
+  const sb = b.span?.start ?? -1;
+  if (sa !== sb) return sa - sb;
+  if (a.code !== b.code) return a.code < b.code ? -1 : 1;
+  return a.message < b.message ? -1 : a.message > b.message ? 1 : 0;
+}
+
+/** A pipeline stage result: a value (possibly partial) plus what was found on the way. */
+export interface Result<T> {
+  readonly value: T;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
+  return diagnostics.some((d) => d.severity === 'error');
+}

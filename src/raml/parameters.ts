@@ -1,0 +1,125 @@
+/**
+ * `<<parameter>>` substitution in resource types and traits (RAML 0.8 §Parameters).
+ * A parameter may appear anywhere in a key or a string value, any number of times, optionally
+ * transformed: `<<name | !singularize>>` or `<<name | !pluralize>>`.
+ */
+import pluralize from 'pluralize';
+import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
+import { span as makeSpan, type Span } from '../diagnostics/source.js';
+import type { ScalarValue, YScalar } from '../load/ynode.js';
+import { didYouMean } from '../util/suggest.js';
+import { coreScalar } from './core-schema.js';
+
+const PARAMETER = /<<([^<>]*?)>>/g;
+const REFERENCE = /^\s*([^|\s]+)\s*(?:\|\s*(\S*)\s*)?$/;
+
+export const RESERVED_PARAMETERS = ['resourcePath', 'resourcePathName', 'methodName'] as const;
+
+/** Parameter values for one application of a resource type or trait. */
+export interface ParameterValues {
+  /** Values given at the application site, by name. */
+  readonly given: ReadonlyMap<string, YScalar>;
+  /** Values RAML computes (`resourcePath`, `resourcePathName`, `methodName` for traits). */
+  readonly reserved: ReadonlyMap<string, string>;
+  /** Reserved names left untouched here (`methodName` inside resource types is not substituted). */
+  readonly passThrough: ReadonlySet<string>;
+  /** What is being applied, for messages: `resource type "collection"`. */
+  readonly what: string;
+}
+
+/** Tracks which given parameters a template used, to warn about the others. */
+export class ParameterUse {
+  readonly used = new Set<string>();
+  readonly #missingReported = new Set<string>();
+
+  constructor(
+    readonly values: ParameterValues,
+    readonly diagnostics: DiagnosticBag,
+  ) {}
+
+  /** Substitutes every `<<…>>` in `text`. Unresolvable references are reported and left as written. */
+  substitute(text: string, at: Span): string {
+    if (!text.includes('<<')) return text;
+    return text.replace(PARAMETER, (whole, inner: string, offset: number) => {
+      const replacement = this.resolve(inner, subSpan(at, text, offset, whole.length));
+      return replacement ?? whole;
+    });
+  }
+
+  resolve(inner: string, at: Span): string | undefined {
+    const match = REFERENCE.exec(inner);
+    if (!match) {
+      this.diagnostics.report('SVC1204', `malformed parameter reference <<${inner}>>`, { span: at, severity: 'warning' });
+      return undefined;
+    }
+    const name = match[1]!;
+    const fn = match[2];
+    if (this.values.passThrough.has(name)) return undefined;
+    let value = this.values.reserved.get(name);
+    if (value === undefined) {
+      const given = this.values.given.get(name);
+      if (given !== undefined) {
+        this.used.add(name);
+        value = given.text;
+      }
+    }
+    if (value === undefined) {
+      if (!this.#missingReported.has(name)) {
+        this.#missingReported.add(name);
+        const candidates = [...this.values.given.keys(), ...this.values.reserved.keys()];
+        this.diagnostics.report('SVC1204', `no value for parameter "${name}" of ${this.values.what}`, {
+          span: at,
+          hint: didYouMean(name, candidates) ?? `give "${name}" a value where the ${this.values.what} is applied`,
+        });
+      }
+      return undefined;
+    }
+    if (fn === undefined) return value;
+    return this.transform(fn, value, at);
+  }
+
+  transform(fn: string, value: string, at: Span): string | undefined {
+    switch (fn) {
+      case '!singularize':
+        return pluralize.singular(value);
+      case '!pluralize':
+        return pluralize.plural(value);
+      default:
+        this.diagnostics.report('SVC1207', `unknown parameter function ${fn}`, {
+          span: at,
+          hint: didYouMean(fn, ['!singularize', '!pluralize']) ?? 'use !singularize or !pluralize',
+        });
+        return undefined;
+    }
+  }
+}
+
+/**
+ * Substitutes parameters in a scalar. A plain scalar is re-typed after substitution, so
+ * `maximum: <<max>>` with `max: 10` is the number 10, as raml-1-parser does.
+ */
+export function substituteScalar(node: YScalar, use: ParameterUse): YScalar {
+  if (typeof node.value !== 'string' || !node.text.includes('<<')) return node;
+  const text = use.substitute(node.text, node.span);
+  if (text === node.text) return node;
+  const value: ScalarValue = node.style === 'plain' ? coreScalar(text) : text;
+  return { ...node, text, value };
+}
+
+/** Names of all parameters a string refers to (for unused-parameter checks). */
+export function referencedNames(text: string): string[] {
+  const names: string[] = [];
+  for (const match of text.matchAll(PARAMETER)) {
+    const name = REFERENCE.exec(match[1] ?? '')?.[1];
+    if (name) names.push(name);
+  }
+  return names;
+}
+
+/** The span of `<<…>>` inside a scalar when it is written on one line; the scalar's span otherwise. */
+function subSpan(at: Span, text: string, offset: number, length: number): Span {
+  const written = at.source.text.slice(at.start, at.end);
+  if (written === text) return makeSpan(at.source, at.start + offset, at.start + offset + length);
+  const found = written.indexOf(text.slice(offset, offset + length));
+  return found >= 0 ? makeSpan(at.source, at.start + found, at.start + found + length) : at;
+}

@@ -1,0 +1,208 @@
+/** RAML 0.8 §Root Section: the API as a whole. */
+import { positionAt } from '../../diagnostics/source.js';
+import { isScalar, isSeq, type YEntry, type YMap, type YScalar } from '../../load/ynode.js';
+import { declarationEntries } from '../expand.js';
+import { isResourceKey } from '../grammar.js';
+import type { DocumentationItem, NamedParameters, RamlApi, Resource, ResourceTypeDeclaration, SchemaDeclaration, TraitDeclaration } from '../model.js';
+import { describe, entrySpan, looksLikePath, mapValue, readEntries, report, stringValue, type ReadContext } from './context.js';
+import { isMediaType, readMethod } from './method.js';
+import { readNamedParameters } from './parameters.js';
+import { checkRelativeUri, readResource, uriParameterNames } from './resource.js';
+import { readSecuritySchemes } from './security-schemes.js';
+import { readProtocols, readSecuredBy } from './security-refs.js';
+
+type Mutable<T> = { -readonly [K in keyof T]?: T[K] };
+
+export interface ApiReadInput {
+  /** The expanded root mapping (resources with types and traits applied). */
+  readonly root: YMap;
+  /** The root as loaded, whose declarations are read in template mode. */
+  readonly declarationsRoot: YMap;
+  readonly ctx: Omit<ReadContext, 'template' | 'schemas' | 'securitySchemes'>;
+}
+
+export function readApi({ root, declarationsRoot, ctx: base }: ApiReadInput): RamlApi {
+  const schemas = readSchemas({ ...base, template: false, schemas: new Map(), securitySchemes: new Set() }, root);
+  const schemeNames = new Set(declarationEntries(entryOf(root, 'securitySchemes')?.value).map((d) => d.key.text));
+  const ctx: ReadContext = { ...base, template: false, schemas: new Map(schemas.map((s) => [s.name, s])), securitySchemes: schemeNames };
+  const templateCtx: ReadContext = { ...ctx, template: true };
+  const api: Mutable<RamlApi> = { node: root, schemas, traits: [], resourceTypes: [], securitySchemes: [] };
+  const resources: Resource[] = [];
+  let baseUriEntry: YEntry | undefined;
+  let titleSeen = false;
+  readEntries(ctx, { ...root, entries: root.entries.filter((e) => !isResourceKey(e.key.text)) }, 'the API root', {
+    title: (e) => {
+      titleSeen = true;
+      api.title = stringValue(ctx, e);
+    },
+    version: (e) => (api.version = stringValue(ctx, e)),
+    baseUri: (e) => {
+      baseUriEntry = e;
+      api.baseUri = stringValue(ctx, e);
+    },
+    baseUriParameters: (e) => (api.baseUriParameters = readBaseUriParameters(ctx, e)),
+    uriParameters: (e) => {
+      report(ctx, 'SVC1117', 'root "uriParameters" is read as "baseUriParameters"', { span: e.key.span, hint: 'rename it to `baseUriParameters:`' });
+      api.baseUriParameters = readBaseUriParameters(ctx, e);
+    },
+    protocols: (e) => (api.protocols = readProtocols(ctx, e)),
+    mediaType: (e) => (api.mediaType = readMediaType(ctx, e)),
+    schemas: () => undefined,
+    documentation: (e) => (api.documentation = readDocumentation(ctx, e)),
+    traits: (e) => (api.traits = readTraits(templateCtx, entryOf(declarationsRoot, 'traits') ?? e)),
+    resourceTypes: (e) => (api.resourceTypes = readResourceTypes(templateCtx, entryOf(declarationsRoot, 'resourceTypes') ?? e)),
+    securitySchemes: (e) => (api.securitySchemes = readSecuritySchemes(ctx, e)),
+    securedBy: (e) => (api.securedBy = readSecuredBy(ctx, e)),
+  });
+  if (!titleSeen) report(ctx, 'SVC1104', 'the API has no title', { span: { source: root.span.source, start: 0, end: 10 }, hint: 'add `title: My API`' });
+  for (const e of root.entries) {
+    if (!isResourceKey(e.key.text)) continue;
+    const resource = readResource(ctx, e, '');
+    if (resource) resources.push(resource);
+  }
+  api.resources = resources;
+  checkBaseUri(ctx, api, baseUriEntry);
+  checkDuplicateResources(ctx, resources);
+  return api as RamlApi;
+}
+
+function entryOf(map: YMap, key: string): YEntry | undefined {
+  return map.entries.find((e) => e.key.text === key);
+}
+
+function readBaseUriParameters(ctx: ReadContext, e: YEntry): NamedParameters | undefined {
+  const params = readNamedParameters(ctx, e);
+  const version = params?.get('version');
+  if (version) {
+    const node = Array.isArray(version) ? e.value : (version as { node: YMap }).node;
+    const key = (e.value as YMap).entries?.find((p) => p.key.text === 'version')?.key;
+    report(ctx, 'SVC1107', '"version" cannot be declared: its value is the root `version`', { span: key?.span ?? node.span });
+  }
+  return params;
+}
+
+function readMediaType(ctx: ReadContext, e: YEntry): string | undefined {
+  const text = stringValue(ctx, e);
+  if (text !== undefined && !isMediaType(text)) report(ctx, 'SVC1109', `"${text}" is not a media type`, { span: e.value.span, hint: 'media types look like `application/json`' });
+  return text;
+}
+
+function readSchemas(ctx: ReadContext, root: YMap): SchemaDeclaration[] {
+  const e = entryOf(root, 'schemas');
+  if (!e) return [];
+  if (!isSeq(e.value)) {
+    report(ctx, 'SVC1103', `"schemas" must be a list of {name: schema}, not ${describe(e.value)}`, { span: entrySpan(e) });
+  }
+  const out: SchemaDeclaration[] = [];
+  const seen = new Set<string>();
+  for (const d of declarationEntries(e.value)) {
+    const name = d.key.text;
+    if (seen.has(name)) {
+      report(ctx, 'SVC1210', `schema "${name}" is declared twice`, { span: d.key.span });
+      continue;
+    }
+    seen.add(name);
+    if (!isScalar(d.value) || d.value.value === null || typeof d.value.value !== 'string') {
+      report(ctx, 'SVC1113', `schema "${name}" must be a string (the schema text or an !include)`, { span: entrySpan(d) });
+      continue;
+    }
+    if (looksLikePath(d.value)) {
+      report(ctx, 'SVC1016', `"${d.value.text}" looks like a file name, but without !include it is used as the schema text`, {
+        span: entrySpan(d),
+        hint: `write \`${name}: !include ${d.value.text}\``,
+        severity: 'warning',
+      });
+    }
+    out.push({ name, content: d.value.value, node: d.value as YScalar });
+  }
+  return out;
+}
+
+function readDocumentation(ctx: ReadContext, e: YEntry): DocumentationItem[] | undefined {
+  if (!isSeq(e.value) || e.value.items.length === 0) {
+    report(ctx, 'SVC1103', '"documentation" must be a non-empty list of {title, content}', { span: entrySpan(e) });
+    return undefined;
+  }
+  const items: DocumentationItem[] = [];
+  for (const item of e.value.items) {
+    const map = mapValue(ctx, { key: e.key, value: item }, 'a documentation item {title, content}');
+    if (!map) continue;
+    const doc: Mutable<DocumentationItem> = { node: item };
+    readEntries(ctx, map, 'documentation', {
+      title: (x) => (doc.title = stringValue(ctx, x)),
+      content: (x) => (doc.content = stringValue(ctx, x)),
+    });
+    for (const required of ['title', 'content'] as const) {
+      if (doc[required] === undefined && !map.entries.some((x) => x.key.text === required)) {
+        report(ctx, 'SVC1104', `documentation item has no ${required}`, { span: item.span });
+      }
+    }
+    items.push(doc as DocumentationItem);
+  }
+  return items;
+}
+
+function readTraits(ctx: ReadContext, e: YEntry): TraitDeclaration[] {
+  checkDeclarationList(ctx, e);
+  const out: TraitDeclaration[] = [];
+  for (const d of declarationEntries(e.value)) {
+    const map = mapValue(ctx, d, 'a trait (a partial method)');
+    if (map) out.push({ name: d.key.text, nameNode: d.key, trait: readMethod(ctx, d.key.text, map, { trait: true, where: `trait "${d.key.text}"` }) });
+  }
+  return out;
+}
+
+function readResourceTypes(ctx: ReadContext, e: YEntry): ResourceTypeDeclaration[] {
+  checkDeclarationList(ctx, e);
+  const out: ResourceTypeDeclaration[] = [];
+  for (const d of declarationEntries(e.value)) {
+    const resourceType = readResource(ctx, d, '', { resourceType: true });
+    if (resourceType) out.push({ name: d.key.text, nameNode: d.key, resourceType });
+  }
+  return out;
+}
+
+function checkDeclarationList(ctx: ReadContext, e: YEntry): void {
+  if (isSeq(e.value)) {
+    for (const item of e.value.items) {
+      if (item.kind !== 'map') report(ctx, 'SVC1103', `each item of "${e.key.text}" must be a mapping {name: definition}, not ${describe(item)}`, { span: item.span });
+    }
+    return;
+  }
+  if (e.value.kind === 'scalar' && e.value.value === null) return;
+  report(ctx, 'SVC1103', `"${e.key.text}" must be a list of {name: definition}, not ${describe(e.value)}`, { span: entrySpan(e) });
+}
+
+/** RAML 0.8 §Base URI: a URI template; `{version}` needs a root `version`. */
+function checkBaseUri(ctx: ReadContext, api: Mutable<RamlApi>, e: YEntry | undefined): void {
+  if (!e || api.baseUri === undefined) return;
+  if (api.baseUri.trim() === '') {
+    report(ctx, 'SVC1108', '"baseUri" is empty', { span: entrySpan(e) });
+    return;
+  }
+  if (isScalar(e.value)) checkRelativeUri(ctx, e.value);
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(api.baseUri)?.[1];
+  if (scheme && !['http', 'https'].includes(scheme.toLowerCase())) {
+    report(ctx, 'SVC1108', `baseUri scheme "${scheme}" is not http or https`, { span: e.value.span });
+  }
+  if (uriParameterNames(api.baseUri).includes('version') && api.version === undefined) {
+    report(ctx, 'SVC1106', 'baseUri uses {version} but the API has no version', { span: e.value.span, hint: 'add `version: v1` at the root' });
+  }
+}
+
+function checkDuplicateResources(ctx: ReadContext, resources: readonly Resource[]): void {
+  const seen = new Map<string, Resource>();
+  const visit = (list: readonly Resource[]) => {
+    for (const r of list) {
+      const first = seen.get(r.path);
+      if (first) report(ctx, 'SVC1111', `resource ${r.path} is declared twice`, { span: r.keyNode.span, hint: `first declared at line ${lineOf(first)}` });
+      else seen.set(r.path, r);
+      visit(r.resources);
+    }
+  };
+  visit(resources);
+}
+
+function lineOf(r: Resource): number {
+  return positionAt(r.keyNode.span.source, r.keyNode.span.start).line;
+}

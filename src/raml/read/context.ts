@@ -1,0 +1,132 @@
+/**
+ * Shared helpers of the reader: shape checks, scalar conversions and unknown-key reporting,
+ * each reporting a located diagnostic and returning `undefined` when the value is unusable.
+ */
+import type { DiagnosticCode } from '../../diagnostics/codes.js';
+import type { DiagnosticBag, DiagnosticInit } from '../../diagnostics/diagnostic.js';
+import { span, type Span } from '../../diagnostics/source.js';
+import { isMap, isNull, isScalar, isSeq, toPlain, type YEntry, type YMap, type YNode, type YScalar } from '../../load/ynode.js';
+import { didYouMean } from '../../util/suggest.js';
+import { isOptionalKey, requiredKey } from '../merge.js';
+import type { SchemaDeclaration } from '../model.js';
+
+export interface ReadContext {
+  readonly diagnostics: DiagnosticBag;
+  /** Reading a resource type or trait declaration: `<<params>>` and `key?` are allowed. */
+  readonly template: boolean;
+  readonly schemas: ReadonlyMap<string, SchemaDeclaration>;
+  readonly securitySchemes: ReadonlySet<string>;
+}
+
+export function report(ctx: ReadContext, code: DiagnosticCode, message: string, init: DiagnosticInit): void {
+  ctx.diagnostics.report(code, message, init);
+}
+
+/** From the start of the key to the end of the value: where "this property is wrong" points. */
+export function entrySpan(e: YEntry): Span {
+  return span(e.key.span.source, e.key.span.start, e.value.span.source === e.key.span.source ? Math.max(e.key.span.end, e.value.span.end) : e.key.span.end);
+}
+
+export function hasParameters(text: string): boolean {
+  return text.includes('<<');
+}
+
+/** A template value that is (or contains) a `<<parameter>>`: kept as written, not checked. */
+export function isParameterized(ctx: ReadContext, node: YNode): boolean {
+  return ctx.template && isScalar(node) && typeof node.value === 'string' && hasParameters(node.text);
+}
+
+const PATH_LIKE = /^[\w.~-]*(?:\/[\w.~-]+)*\.(?:raml|ya?ml|json|xsd|xml|md|txt)$/i;
+
+/** A string that looks like a file path: probably a forgotten `!include`. */
+export function looksLikePath(node: YNode): boolean {
+  return isScalar(node) && node.style !== 'include' && typeof node.value === 'string' && PATH_LIKE.test(node.text);
+}
+
+/**
+ * The mapping at `e` (a null value is an empty mapping), or undefined after reporting the wrong
+ * shape. A string that looks like a file name is reported as a missing `!include`.
+ */
+export function mapValue(ctx: ReadContext, e: YEntry, what: string): YMap | undefined {
+  const node = e.value;
+  if (isMap(node)) return node;
+  if (isNull(node)) return { kind: 'map', entries: [], span: node.span };
+  if (looksLikePath(node)) {
+    report(ctx, 'SVC1016', `"${e.key.text}" must be ${what}; "${(node as YScalar).text}" looks like a file name without !include`, {
+      span: entrySpan(e),
+      hint: `write \`${e.key.text}: !include ${(node as YScalar).text}\``,
+    });
+    return undefined;
+  }
+  report(ctx, 'SVC1103', `"${e.key.text}" must be ${what}, not ${describe(node)}`, { span: entrySpan(e) });
+  return undefined;
+}
+
+export function describe(node: YNode): string {
+  if (isMap(node)) return 'a mapping';
+  if (isSeq(node)) return 'a list';
+  if (node.value === null) return 'empty';
+  return typeof node.value === 'string' ? 'a string' : `the ${typeof node.value} ${node.text}`;
+}
+
+/** Text of a scalar property; null means absent. Numbers and booleans are read as written. */
+export function stringValue(ctx: ReadContext, e: YEntry): string | undefined {
+  const node = e.value;
+  if (isScalar(node)) return node.value === null ? undefined : node.text;
+  report(ctx, 'SVC1103', `"${e.key.text}" must be a string, not ${describe(node)}`, { span: entrySpan(e) });
+  return undefined;
+}
+
+export function booleanValue(ctx: ReadContext, e: YEntry): boolean | undefined {
+  const node = e.value;
+  if (isScalar(node) && typeof node.value === 'boolean') return node.value;
+  if (isScalar(node) && node.value === null) return undefined;
+  report(ctx, 'SVC1105', `"${e.key.text}" must be true or false, not ${describe(node)}`, { span: entrySpan(e) });
+  return undefined;
+}
+
+export function numberValue(ctx: ReadContext, e: YEntry): number | undefined {
+  const node = e.value;
+  if (isScalar(node) && typeof node.value === 'number' && Number.isFinite(node.value)) return node.value;
+  if (isScalar(node) && node.value === null) return undefined;
+  report(ctx, 'SVC1105', `"${e.key.text}" must be a number, not ${describe(node)}`, { span: entrySpan(e) });
+  return undefined;
+}
+
+/**
+ * Visits the entries of a mapping, dispatching known keys to `handlers` and reporting the rest.
+ * In templates, `<<param>>` keys and values that are parameters are kept as extras, and optional
+ * `key?` forms of non-scalar properties are accepted.
+ */
+export function readEntries(
+  ctx: ReadContext,
+  map: YMap,
+  where: string,
+  handlers: Readonly<Record<string, (e: YEntry) => void>>,
+  extras?: Map<string, unknown>,
+): void {
+  for (const e of map.entries) {
+    const key = e.key.text;
+    const name = ctx.template && isOptionalKey(key) ? requiredKey(key) : key;
+    const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
+    if (ctx.template && extras && (hasParameters(key) || (handler && isParameterized(ctx, e.value) && !SCALAR_PROPERTIES.has(name)))) {
+      extras.set(name, toPlain(e.value));
+      continue;
+    }
+    if (handler) {
+      handler(e);
+      continue;
+    }
+    report(ctx, 'SVC1102', `unknown property "${key}" in ${where}`, {
+      span: e.key.span,
+      hint: didYouMean(key, Object.keys(handlers)) ?? `allowed here: ${Object.keys(handlers).join(', ')}`,
+    });
+  }
+}
+
+/** Properties whose parameterized value is just text (so it stays on the object, substituted later). */
+const SCALAR_PROPERTIES: ReadonlySet<string> = new Set(['description', 'displayName', 'usage', 'example', 'schema', 'title', 'content']);
+
+export function plainOrUndefined(node: YNode): unknown {
+  return isNull(node) ? undefined : toPlain(node);
+}

@@ -1,0 +1,172 @@
+/** RAML 0.8 §Methods, §Body and §Responses. Also reads trait declarations (partial methods). */
+import { isNull, isScalar, isSeq, type YEntry, type YMap, type YScalar } from '../../load/ynode.js';
+import { requiredKey } from '../merge.js';
+import type { Body, Method, Response, SchemaReference } from '../model.js';
+import {
+  describe,
+  entrySpan,
+  hasParameters,
+  looksLikePath,
+  mapValue,
+  plainOrUndefined,
+  readEntries,
+  report,
+  stringValue,
+  type ReadContext,
+} from './context.js';
+import { readNamedParameters } from './parameters.js';
+import { readProtocols, readSecuredBy } from './security-refs.js';
+
+type Mutable<T> = { -readonly [K in keyof T]?: T[K] };
+
+/** The properties of a method; `trait` adds what only declarations may say. */
+export function readMethod(ctx: ReadContext, name: string, map: YMap, options: { trait?: boolean; where?: string } = {}): Method {
+  const m: Mutable<Method> = { method: name, node: map };
+  const extras = new Map<string, unknown>();
+  const handlers: Record<string, (e: YEntry) => void> = {
+    description: (e) => (m.description = stringValue(ctx, e)),
+    headers: (e) => (m.headers = readNamedParameters(ctx, e)),
+    protocols: (e) => (m.protocols = readProtocols(ctx, e)),
+    queryParameters: (e) => (m.queryParameters = readNamedParameters(ctx, e)),
+    body: (e) => (m.body = readBodies(ctx, e, false)),
+    responses: (e) => (m.responses = readResponses(ctx, e)),
+    securedBy: (e) => (m.securedBy = readSecuredBy(ctx, e)),
+    is: (e) => (m.is = readIs(ctx, e)),
+    baseUriParameters: (e) => (m.baseUriParameters = readNamedParameters(ctx, e)),
+  };
+  if (options.trait) {
+    handlers['usage'] = (e) => (m.usage = stringValue(ctx, e));
+    handlers['displayName'] = (e) => (m.displayName = stringValue(ctx, e));
+  }
+  readEntries(ctx, map, options.where ?? `method ${name}`, handlers, extras);
+  if (extras.size) m.extras = extras;
+  return m as Method;
+}
+
+/** `is:` a list of trait names, `{name: {parameters}}` or inline traits; checked when applied. */
+export function readIs(ctx: ReadContext, e: YEntry): unknown {
+  if (!isSeq(e.value) && !isNull(e.value)) {
+    report(ctx, 'SVC1103', `"is" must be a list of traits, not ${describe(e.value)}`, { span: entrySpan(e), hint: `write \`is: [ ${isScalar(e.value) ? e.value.text : '…'} ]\`` });
+    return undefined;
+  }
+  return plainOrUndefined(e.value);
+}
+
+export function readBodies(ctx: ReadContext, e: YEntry, inResponse: boolean): readonly Body[] | undefined {
+  const map = mapValue(ctx, e, 'a mapping of media types to body declarations');
+  if (!map) return undefined;
+  const bodies: Body[] = [];
+  for (const b of map.entries) {
+    const mediaType = ctx.template ? requiredKey(b.key.text) : b.key.text;
+    if (!isMediaType(mediaType) && !(ctx.template && hasParameters(mediaType))) {
+      report(ctx, 'SVC1109', `"${mediaType}" is not a media type`, {
+        span: b.key.span,
+        hint: mediaTypeHint(mediaType),
+      });
+      continue;
+    }
+    if (inResponse && isFormMediaType(mediaType)) {
+      report(ctx, 'SVC1117', `form media types (${mediaType}) describe requests, not responses`, { span: b.key.span });
+    }
+    const body = readBody(ctx, mediaType, b);
+    if (body) bodies.push(body);
+  }
+  return bodies;
+}
+
+const MEDIA_TYPE = /^[\w.+*-]+\/[\w.+*-]+(?:\s*;.*)?$/;
+
+export function isMediaType(text: string): boolean {
+  return MEDIA_TYPE.test(text);
+}
+
+function mediaTypeHint(text: string): string {
+  if (['schema', 'example', 'formParameters'].includes(text)) return 'set a default `mediaType:` at the root of the API, or name the media type: `application/json:`';
+  const slashless = /^(application|text|multipart|image)(.+)$/.exec(text);
+  return slashless ? `did you mean \`${slashless[1]}/${slashless[2]}\`?` : 'media types look like `application/json`';
+}
+
+function isFormMediaType(mediaType: string): boolean {
+  return mediaType === 'application/x-www-form-urlencoded' || mediaType === 'multipart/form-data';
+}
+
+function readBody(ctx: ReadContext, mediaType: string, e: YEntry): Body | undefined {
+  const map = mapValue(ctx, e, 'a body declaration (schema, example, formParameters)');
+  if (!map) return undefined;
+  const body: Mutable<Body> = { mediaType, node: e.value };
+  const extras = new Map<string, unknown>();
+  readEntries(ctx, map, `body ${mediaType}`, {
+    schema: (s) => (body.schema = readSchemaReference(ctx, s, mediaType)),
+    example: (x) => (body.example = readExample(ctx, x, mediaType)),
+    formParameters: (f) => (body.formParameters = readNamedParameters(ctx, f)),
+  }, extras);
+  if (extras.size) body.extras = extras;
+  return body as Body;
+}
+
+function readExample(ctx: ReadContext, e: YEntry, mediaType: string): string | number | boolean | undefined {
+  if (!isScalar(e.value)) {
+    report(ctx, 'SVC1103', `"example" must be text, not ${describe(e.value)}`, {
+      span: entrySpan(e),
+      hint: 'write the example as a block string (`example: |`) or include it from a file',
+    });
+    return undefined;
+  }
+  warnMissingInclude(ctx, e, mediaType);
+  return e.value.value === null ? undefined : e.value.value;
+}
+
+/** RAML 0.8 §Schema: a declared schema's name, or the schema text itself. */
+function readSchemaReference(ctx: ReadContext, e: YEntry, mediaType: string): SchemaReference | undefined {
+  const node = e.value;
+  if (!isScalar(node)) {
+    report(ctx, 'SVC1103', `"schema" must be a schema name or schema text, not ${describe(node)}`, { span: entrySpan(e) });
+    return undefined;
+  }
+  if (node.value === null) return undefined;
+  const written = node.text;
+  const declaration = node.style === 'include' ? undefined : ctx.schemas.get(written);
+  if (declaration) return { written, declaration, content: declaration.content, contentNode: declaration.node, node };
+  warnMissingInclude(ctx, e, mediaType);
+  return { written, content: written, contentNode: node, node };
+}
+
+function warnMissingInclude(ctx: ReadContext, e: YEntry, mediaType: string): void {
+  if (!/json|xml/.test(mediaType) || !looksLikePath(e.value)) return;
+  const text = (e.value as YScalar).text;
+  report(ctx, 'SVC1016', `"${text}" looks like a file name, but without !include it is used as literal text`, {
+    span: entrySpan(e),
+    hint: `write \`${e.key.text}: !include ${text}\``,
+    severity: 'warning',
+  });
+}
+
+export function readResponses(ctx: ReadContext, e: YEntry): readonly Response[] | undefined {
+  const map = mapValue(ctx, e, 'a mapping of status codes to responses');
+  if (!map) return undefined;
+  const responses: Response[] = [];
+  for (const r of map.entries) {
+    const code = ctx.template ? requiredKey(r.key.text) : r.key.text;
+    if (!/^[1-5]\d\d$/.test(code) && !(ctx.template && hasParameters(code))) {
+      report(ctx, 'SVC1110', `"${code}" is not an HTTP status code`, { span: r.key.span });
+      continue;
+    }
+    const response = readResponse(ctx, code, r);
+    if (response) responses.push(response);
+  }
+  return responses;
+}
+
+function readResponse(ctx: ReadContext, code: string, e: YEntry): Response | undefined {
+  const map = mapValue(ctx, e, 'a response (description, headers, body)');
+  if (!map) return undefined;
+  const response: Mutable<Response> = { code, node: e.value };
+  const extras = new Map<string, unknown>();
+  readEntries(ctx, map, `response ${code}`, {
+    description: (d) => (response.description = stringValue(ctx, d)),
+    headers: (h) => (response.headers = readNamedParameters(ctx, h)),
+    body: (b) => (response.body = readBodies(ctx, b, true)),
+  }, extras);
+  if (extras.size) response.extras = extras;
+  return response as Response;
+}
