@@ -54,6 +54,7 @@ export const codes = {
   SVC1115: { severity: 'warning', title: 'invalid JSON schema', explanation: 'A body schema looks like JSON but does not parse.' },
   SVC1116: { severity: 'error', title: 'empty protocols', explanation: '`protocols` must be a non-empty list of `HTTP` and/or `HTTPS`.' },
   SVC1117: { severity: 'warning', title: 'deprecated or unusual form', explanation: 'The construct is accepted for compatibility but is not portable RAML 0.8.' },
+  SVC1118: { severity: 'warning', title: 'unknown schema name', explanation: 'A body `schema` is a single word that is not a declared schema name, so it would be used as literal schema text. It is probably a typo.' },
 
   // --- resource types and traits ----------------------------------------------------------------
   SVC1201: { severity: 'error', title: 'unknown resource type', explanation: 'The resource type is not declared in `resourceTypes`.' },

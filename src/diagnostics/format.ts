@@ -24,7 +24,7 @@ export interface DiagnosticJson {
 export function displayPath(path: string, cwd: string): string {
   if (path.startsWith('<')) return path;
   const rel = relative(cwd, path);
-  return (rel === '' ? path : rel).split(sep).join('/');
+  return (rel === '' ? '.' : rel).split(sep).join('/');
 }
 
 export function toJson(d: Diagnostic, cwd: string): DiagnosticJson {

@@ -18,8 +18,8 @@ import { readSource } from './read-source.js';
 import { scalar, type YNode, type YScalar } from './ynode.js';
 
 export interface LoadedDocument {
-  /** The root file's tree with includes spliced in. */
-  readonly root: YNode;
+  /** The root file's tree with includes spliced in; undefined when the root file is not usable YAML. */
+  readonly root: YNode | undefined;
   readonly rootFile: SourceFile;
   /** Folder of the root file; includes may not leave it. */
   readonly rootDir: string;
@@ -73,6 +73,11 @@ function checkHeader(source: SourceFile, diagnostics: DiagnosticBag): boolean {
   return false;
 }
 
+/** What an include that failed (and was reported) becomes: readers skip it silently. */
+function failedInclude(at: Span): YScalar {
+  return { ...scalar(null, at), style: 'include', includeFailed: true };
+}
+
 function realpathOr(path: string): string {
   try {
     return realpathSync(path);
@@ -85,6 +90,7 @@ class IncludeLoader {
   readonly files: SourceFile[] = [];
   readonly #parsed = new Map<string, YNode>();
   readonly #sizes = new WeakMap<YNode, number>();
+  readonly #limitState = { reported: false };
   /** Real paths of the files being parsed right now, outermost first: a repeat is a cycle. */
   readonly #stack: string[] = [];
   #includeCount = 0;
@@ -97,7 +103,7 @@ class IncludeLoader {
     readonly cwd: string,
   ) {}
 
-  parseFile(source: SourceFile, realPath: string): YNode {
+  parseFile(source: SourceFile, realPath: string): YNode | undefined {
     this.files.push(source);
     this.#totalBytes += source.text.length;
     this.#stack.push(realPath);
@@ -106,9 +112,10 @@ class IncludeLoader {
         source,
         diagnostics: this.diagnostics,
         sizes: this.#sizes,
+        limitState: this.#limitState,
         include: (path, at) => this.include(path, at, source),
       });
-      this.#parsed.set(realPath, node);
+      if (node) this.#parsed.set(realPath, node);
       return node;
     } finally {
       this.#stack.pop();
@@ -116,7 +123,7 @@ class IncludeLoader {
   }
 
   include(path: string, at: Span, from: SourceFile): YNode {
-    const nothing = scalar(null, at);
+    const nothing = failedInclude(at);
     if (++this.#includeCount > limits.maxIncludes) {
       if (!this.#reportedTooMany) {
         this.#reportedTooMany = true;
@@ -139,7 +146,7 @@ class IncludeLoader {
       this.diagnostics.report('SVC1002', `the included files together exceed ${limits.maxTotalBytes / (1024 * 1024)} MiB`, { span: at });
       return nothing;
     }
-    if (YAML_EXTENSIONS.has(extname(target).toLowerCase())) return this.parseFile(source, target);
+    if (YAML_EXTENSIONS.has(extname(target).toLowerCase())) return this.parseFile(source, target) ?? nothing;
     this.files.push(source);
     this.#totalBytes += source.text.length;
     const text: YScalar = { kind: 'scalar', value: source.text, text: source.text, style: 'include', span: at, includedFile: source };
@@ -182,7 +189,7 @@ class IncludeLoader {
       }
       this.diagnostics.report('SVC1010', `included file not found: ${path}`, {
         span: at,
-        hint: this.suggestSibling(resolved) ?? `paths are relative to ${this.show(dirname(from.path)) || 'the including file'}`,
+        hint: this.suggestSibling(resolved) ?? `paths are relative to the including file's folder, ${this.show(dirname(from.path))}`,
       });
       return undefined;
     }
@@ -201,7 +208,7 @@ class IncludeLoader {
   reportOutside(path: string, at: Span): void {
     this.diagnostics.report('SVC1011', `include leaves the API folder: ${path}`, {
       span: at,
-      hint: `only files inside ${this.show(this.rootDir) || '.'} can be included`,
+      hint: `only files inside ${this.show(this.rootDir)} (the folder of the root RAML file) can be included`,
     });
   }
 

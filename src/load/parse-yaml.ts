@@ -26,14 +26,16 @@ export interface ParseYamlOptions {
   readonly include: (path: string, at: Span) => YNode;
   /** Logical size (node count with aliases and includes expanded) of every node built so far. */
   readonly sizes: WeakMap<YNode, number>;
+  /** Shared by all files of one load, so the size limit is reported once. */
+  readonly limitState: { reported: boolean };
 }
 
 export const INCLUDE_TAG = '!include';
 
 const includeTag = { tag: INCLUDE_TAG, resolve: (value: string) => value };
 
-/** Parse a YAML file. Returns a null scalar when the file is empty or unusable. */
-export function parseYaml(options: ParseYamlOptions): YNode {
+/** Parse a YAML file. Returns undefined when the file cannot be used (its errors are reported). */
+export function parseYaml(options: ParseYamlOptions): YNode | undefined {
   const { source, diagnostics } = options;
   let documents: Document.Parsed[];
   try {
@@ -47,7 +49,7 @@ export function parseYaml(options: ParseYamlOptions): YNode {
     // The yaml package recurses while composing; absurd nesting overflows the stack.
     if (error instanceof RangeError) {
       diagnostics.report('SVC1009', `the file nests too deeply to be read`, { span: span(source, 0, 0) });
-      return emptyNode(source);
+      return undefined;
     }
     throw error;
   }
@@ -59,7 +61,7 @@ export function parseYaml(options: ParseYamlOptions): YNode {
     diagnostics.report('SVC1006', 'a RAML file holds one YAML document; found another one', { span: span(source, at, at + 3) });
   }
   const ok = reportYamlProblems(first, source, diagnostics);
-  if (!ok) return emptyNode(source);
+  if (!ok) return undefined;
   const converter = new Converter(options, first);
   return first.contents ? converter.node(first.contents, 0) : emptyNode(source);
 }
@@ -73,7 +75,10 @@ function reportYamlProblems(doc: Document.Parsed, source: SourceFile, diagnostic
   for (const error of doc.errors) {
     const [start, end] = error.pos;
     const message = firstLine(error.message);
-    if (error.code === 'DUPLICATE_KEY') {
+    if (/call stack/i.test(message)) {
+      // The yaml package recurses while composing and reports absurd nesting this way.
+      diagnostics.report('SVC1009', 'the file nests too deeply to be read', { span: span(source, start, end) });
+    } else if (error.code === 'DUPLICATE_KEY') {
       diagnostics.report('SVC1005', message.replace(/^Map keys must be unique/, 'duplicate key'), { span: span(source, start, end) });
     } else {
       diagnostics.report('SVC1004', message, { span: span(source, start, end) });
@@ -133,6 +138,8 @@ class Converter {
     this.#size += size;
     if (this.#size <= limits.maxNodes) return true;
     this.#tooLarge = true;
+    if (this.options.limitState.reported) return false;
+    this.options.limitState.reported = true;
     this.options.diagnostics.report('SVC1008', `the document expands to more than ${limits.maxNodes.toLocaleString('en-US')} nodes`, {
       span: at,
       hint: 'look for aliases or includes that repeat large parts many times',

@@ -22,6 +22,8 @@ export interface YScalar {
   readonly span: Span;
   /** For `!include` of a non-YAML file: the included file, whose text is `value`. */
   readonly includedFile?: SourceFile;
+  /** An `!include` that could not be resolved (already reported); readers skip it. */
+  readonly includeFailed?: true;
 }
 
 export interface YMap {
@@ -51,6 +53,9 @@ export function isSeq(node: YNode | undefined): node is YSeq {
 }
 export function isScalar(node: YNode | undefined): node is YScalar {
   return node?.kind === 'scalar';
+}
+export function isFailedInclude(node: YNode | undefined): boolean {
+  return node?.kind === 'scalar' && node.includeFailed === true;
 }
 export function isNull(node: YNode | undefined): boolean {
   return node?.kind === 'scalar' && node.value === null;

@@ -26,6 +26,7 @@ export function readRaml(file: string, options: FrontEndOptions = {}): FrontEndR
   const diagnostics = new DiagnosticBag();
   const document = loadRaml(file, diagnostics, options);
   if (!document) return { diagnostics: diagnostics.sorted() };
+  if (document.root === undefined) return { document, diagnostics: diagnostics.sorted() };
   if (!isMap(document.root)) {
     const what = document.root.kind === 'scalar' && document.root.value === null ? 'empty' : `a ${document.root.kind === 'seq' ? 'list' : 'scalar'}`;
     diagnostics.report('SVC1103', `the document must be a mapping of RAML properties, but it is ${what}`, { span: fileSpan(document.rootFile) });

@@ -1,12 +1,13 @@
 /** RAML 0.8 §Root Section: the API as a whole. */
 import { positionAt } from '../../diagnostics/source.js';
-import { isScalar, isSeq, type YEntry, type YMap, type YScalar } from '../../load/ynode.js';
+import { isFailedInclude, isScalar, isSeq, type YEntry, type YMap, type YScalar } from '../../load/ynode.js';
 import { declarationEntries } from '../expand.js';
 import { isResourceKey } from '../grammar.js';
 import type { DocumentationItem, NamedParameters, RamlApi, Resource, ResourceTypeDeclaration, SchemaDeclaration, TraitDeclaration } from '../model.js';
 import { describe, entrySpan, looksLikePath, mapValue, readEntries, report, stringValue, type ReadContext } from './context.js';
 import { isMediaType, readMethod } from './method.js';
 import { readNamedParameters } from './parameters.js';
+import { checkSchemaText } from './schema-text.js';
 import { checkRelativeUri, readResource, uriParameterNames } from './resource.js';
 import { readSecuritySchemes } from './security-schemes.js';
 import { readProtocols, readSecuredBy } from './security-refs.js';
@@ -102,6 +103,7 @@ function readSchemas(ctx: ReadContext, root: YMap): SchemaDeclaration[] {
       continue;
     }
     seen.add(name);
+    if (isFailedInclude(d.value)) continue;
     if (!isScalar(d.value) || d.value.value === null || typeof d.value.value !== 'string') {
       report(ctx, 'SVC1113', `schema "${name}" must be a string (the schema text or an !include)`, { span: entrySpan(d) });
       continue;
@@ -113,6 +115,7 @@ function readSchemas(ctx: ReadContext, root: YMap): SchemaDeclaration[] {
         severity: 'warning',
       });
     }
+    else checkSchemaText(ctx.diagnostics, d.value, d.value.value, []);
     out.push({ name, content: d.value.value, node: d.value as YScalar });
   }
   return out;

@@ -15,6 +15,7 @@ import {
   type ReadContext,
 } from './context.js';
 import { readNamedParameters } from './parameters.js';
+import { checkSchemaText } from './schema-text.js';
 import { readProtocols, readSecuredBy } from './security-refs.js';
 
 type Mutable<T> = { -readonly [K in keyof T]?: T[K] };
@@ -128,6 +129,7 @@ function readSchemaReference(ctx: ReadContext, e: YEntry, mediaType: string): Sc
   const declaration = node.style === 'include' ? undefined : ctx.schemas.get(written);
   if (declaration) return { written, declaration, content: declaration.content, contentNode: declaration.node, node };
   warnMissingInclude(ctx, e, mediaType);
+  if (!ctx.template && !looksLikePath(node)) checkSchemaText(ctx.diagnostics, node, written, ctx.schemas.keys());
   return { written, content: written, contentNode: node, node };
 }
 

@@ -124,7 +124,7 @@ class TckPrinter {
     const effectiveSecuredBy = r.securedBy ?? inheritedSecuredBy;
     set(out, 'securedBy', effectiveSecuredBy ? securedBy(effectiveSecuredBy) : undefined);
     set(out, 'uriParameters', this.uriParameters(r));
-    set(out, 'baseUriParameters', r.baseUriParameters ? parameters(r.baseUriParameters, true) : undefined);
+    set(out, 'baseUriParameters', r.baseUriParameters ? parameterList(r.baseUriParameters) : undefined);
     if (r.methods.length) out['methods'] = r.methods.map((m) => this.method(m, effectiveSecuredBy));
     if (r.resources.length) out['resources'] = r.resources.map((child) => this.resource(child, this.raml.securedBy));
     out['displayName'] = r.displayName ?? r.relativeUri;
@@ -162,7 +162,7 @@ class TckPrinter {
     set(out, 'securedBy', m.securedBy ? securedBy(m.securedBy) : undefined);
     set(out, 'queryParameters', m.queryParameters ? parameters(m.queryParameters, false) : undefined);
     set(out, 'headers', m.headers ? parameters(m.headers, false) : undefined);
-    set(out, 'baseUriParameters', m.baseUriParameters ? parameters(m.baseUriParameters, true) : undefined);
+    set(out, 'baseUriParameters', m.baseUriParameters ? parameterList(m.baseUriParameters) : undefined);
     set(out, 'description', m.description);
     set(out, 'is', m.is as Json | undefined);
     set(out, 'usage', m.usage);
@@ -190,9 +190,8 @@ class TckPrinter {
     set(out, 'is', r.is as Json | undefined);
     const typeSecuredBy = r.securedBy ?? this.raml.securedBy;
     set(out, 'securedBy', typeSecuredBy ? securedBy(typeSecuredBy) : undefined);
-    // r1 quirk: a resource type's uriParameters are printed as a list.
-    if (r.uriParameters) out['uriParameters'] = [...r.uriParameters.values()].map((d) => parameterDefinition(d, true));
-    set(out, 'baseUriParameters', r.baseUriParameters ? parameters(r.baseUriParameters, true) : undefined);
+    if (r.uriParameters) out['uriParameters'] = parameterList(r.uriParameters);
+    set(out, 'baseUriParameters', r.baseUriParameters ? parameterList(r.baseUriParameters) : undefined);
     set(out, 'displayName', r.displayName);
     set(out, 'description', r.description);
     for (const m of r.methods) {
@@ -238,6 +237,11 @@ function parameters(params: NamedParameters, uri: boolean): JsonObject | undefin
   const out: JsonObject = {};
   for (const [name, definition] of params) out[name] = parameterDefinition(definition, uri);
   return out;
+}
+
+/** r1 quirk: base URI parameters of resources and methods, and a resource type's URI parameters, print as lists. */
+function parameterList(params: NamedParameters): Json {
+  return [...params.values()].map((d) => parameterDefinition(d, true));
 }
 
 function parameterDefinition(definition: ParameterDefinition, uri: boolean): Json {
