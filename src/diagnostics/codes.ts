@@ -65,7 +65,6 @@ export const codes = {
   SVC1206: { severity: 'error', title: 'reserved parameter given', explanation: '`resourcePath`, `resourcePathName` and `methodName` are computed by RAML and cannot be passed.' },
   SVC1207: { severity: 'error', title: 'unknown parameter function', explanation: 'Only `!singularize` and `!pluralize` can transform a parameter value.' },
   SVC1208: { severity: 'error', title: 'nested resource in a resource type', explanation: 'A resource type describes one resource; it cannot declare nested resources.' },
-  SVC1209: { severity: 'error', title: 'conflicting structures', explanation: 'A resource type or trait and the place it is applied to give different kinds of value (for example a text and a mapping) for the same key.' },
   SVC1210: { severity: 'error', title: 'duplicate declaration', explanation: 'Two resource types, traits, schemas or security schemes have the same name.' },
 
   // --- security -----------------------------------------------------------------------------------

@@ -111,18 +111,21 @@ function codeFrame(s: Span, c: typeof plain): string[] {
     const from = line === start.line ? start.column - 1 : firstNonSpace(text);
     const to = line === lastLine ? Math.max(from + 1, (line === end.line ? end.column : text.length)) : text.length;
     const [visible, offset] = clip(text, from);
-    const markerStart = Math.max(0, from - offset);
-    const markerLength = Math.max(1, Math.min(to, offset + visible.length) - from);
+    const markerStart = Math.max(0, from - offset) + (offset > 0 ? 1 : 0);
+    const markerLength = Math.max(1, Math.min(to, offset + (offset > 0 ? visible.length - 1 : visible.length)) - from);
     out.push(`${c.grey(String(line).padStart(gutterWidth))} ${visible}`);
     out.push(`${' '.repeat(gutterWidth)} ${' '.repeat(markerStart)}${c.red('~'.repeat(markerLength))}`);
   }
   return out;
 }
 
+/** A window of a long line around `from`, with `…` where it was cut. */
 function clip(text: string, from: number): [string, number] {
   if (text.length <= MAX_FRAME_WIDTH) return [text, 0];
   const offset = Math.max(0, Math.min(from - 20, text.length - MAX_FRAME_WIDTH));
-  return [text.slice(offset, offset + MAX_FRAME_WIDTH), offset];
+  const head = offset > 0 ? '…' : '';
+  const tail = offset + MAX_FRAME_WIDTH < text.length ? '…' : '';
+  return [head + text.slice(offset, offset + MAX_FRAME_WIDTH) + tail, offset];
 }
 
 function firstNonSpace(text: string): number {

@@ -48,7 +48,9 @@ export function loadRaml(file: string, diagnostics: DiagnosticBag, options: Load
     rootDir = dirname(absolute);
   }
   const loader = new IncludeLoader(rootDir, diagnostics, cwd);
-  const root = loader.parseFile(rootFile, realpathOr(absolute));
+  const parsed = loader.parseFile(rootFile, realpathOr(absolute));
+  // Past a size or nesting limit the tree is truncated; reading it would only add noise.
+  const root = loader.limitHit ? undefined : parsed;
   return { root, rootFile, rootDir, files: loader.files };
 }
 
@@ -75,7 +77,7 @@ function checkHeader(source: SourceFile, diagnostics: DiagnosticBag): boolean {
 
 /** What an include that failed (and was reported) becomes: readers skip it silently. */
 function failedInclude(at: Span): YScalar {
-  return { ...scalar(null, at), style: 'include', includeFailed: true };
+  return { ...scalar(null, at), style: 'include', alreadyReported: true };
 }
 
 function realpathOr(path: string): string {
@@ -95,13 +97,16 @@ class IncludeLoader {
   readonly #stack: string[] = [];
   #includeCount = 0;
   #totalBytes = 0;
-  #reportedTooMany = false;
 
   constructor(
     readonly rootDir: string,
     readonly diagnostics: DiagnosticBag,
     readonly cwd: string,
   ) {}
+
+  get limitHit(): boolean {
+    return this.#limitState.reported;
+  }
 
   parseFile(source: SourceFile, realPath: string): YNode | undefined {
     this.files.push(source);
@@ -125,8 +130,8 @@ class IncludeLoader {
   include(path: string, at: Span, from: SourceFile): YNode {
     const nothing = failedInclude(at);
     if (++this.#includeCount > limits.maxIncludes) {
-      if (!this.#reportedTooMany) {
-        this.#reportedTooMany = true;
+      if (!this.#limitState.reported) {
+        this.#limitState.reported = true;
         this.diagnostics.report('SVC1008', `more than ${limits.maxIncludes.toLocaleString('en-US')} includes`, { span: at });
       }
       return nothing;
@@ -189,7 +194,7 @@ class IncludeLoader {
       }
       this.diagnostics.report('SVC1010', `included file not found: ${path}`, {
         span: at,
-        hint: this.suggestSibling(resolved) ?? `paths are relative to the including file's folder, ${this.show(dirname(from.path))}`,
+        hint: this.suggestSibling(path, resolved) ?? `paths are relative to the including file's folder, ${this.show(dirname(from.path))}`,
       });
       return undefined;
     }
@@ -212,11 +217,13 @@ class IncludeLoader {
     });
   }
 
-  suggestSibling(resolved: string): string | undefined {
+  /** "did you mean `schemas/item.json`?" when a file in the same folder has a close name. */
+  suggestSibling(written: string, resolved: string): string | undefined {
     try {
       const names = readdirSync(dirname(resolved));
       const match = closest(basename(resolved), names);
-      return match ? `did you mean \`${match}\`?` : undefined;
+      const folder = written.includes('/') ? written.slice(0, written.lastIndexOf('/') + 1) : '';
+      return match ? `did you mean \`${folder}${match}\`?` : undefined;
     } catch {
       return undefined;
     }

@@ -26,7 +26,10 @@ export interface ParseYamlOptions {
   readonly include: (path: string, at: Span) => YNode;
   /** Logical size (node count with aliases and includes expanded) of every node built so far. */
   readonly sizes: WeakMap<YNode, number>;
-  /** Shared by all files of one load, so the size limit is reported once. */
+  /**
+   * Shared by all files of one load: set once a size or depth limit was hit (and reported), after
+   * which the document is not read any further.
+   */
   readonly limitState: { reported: boolean };
 }
 
@@ -79,7 +82,11 @@ function reportYamlProblems(doc: Document.Parsed, source: SourceFile, diagnostic
       // The yaml package recurses while composing and reports absurd nesting this way.
       diagnostics.report('SVC1009', 'the file nests too deeply to be read', { span: span(source, start, end) });
     } else if (error.code === 'DUPLICATE_KEY') {
-      diagnostics.report('SVC1005', message.replace(/^Map keys must be unique/, 'duplicate key'), { span: span(source, start, end) });
+      const key = /^[^:\r\n]*/.exec(source.text.slice(start))?.[0].trim() ?? '';
+      diagnostics.report('SVC1005', key ? `duplicate key "${key}"` : 'duplicate key', {
+        span: span(source, start, start + Math.max(1, key.length)),
+        hint: 'a repeated key would silently replace the first one; merge the two entries',
+      });
     } else {
       diagnostics.report('SVC1004', message, { span: span(source, start, end) });
     }
@@ -90,13 +97,20 @@ function reportYamlProblems(doc: Document.Parsed, source: SourceFile, diagnostic
       const tag = source.text.slice(start, end).match(/^!\S*/)?.[0] ?? firstLine(warning.message);
       diagnostics.report('SVC1007', `unknown tag ${tag}`, {
         span: span(source, start, end),
-        hint: tag.startsWith(INCLUDE_TAG) ? `separate the tag from the path: \`${INCLUDE_TAG} ${tag.slice(INCLUDE_TAG.length)}\`` : undefined,
+        hint: tagHint(tag),
       });
     } else {
       diagnostics.report('SVC1004', firstLine(warning.message), { span: span(source, start, end), severity: 'warning' });
     }
   }
   return !doc.errors.some((e) => e.code !== 'DUPLICATE_KEY');
+}
+
+function tagHint(tag: string): string | undefined {
+  const rest = tag.slice(INCLUDE_TAG.length);
+  if (tag.startsWith(INCLUDE_TAG) && /[/.]/.test(rest)) return `put a space between the tag and the path: \`${INCLUDE_TAG} ${rest}\``;
+  if (tag.startsWith('!inc') || tag.startsWith('!Inc')) return `did you mean \`${INCLUDE_TAG}\`?`;
+  return 'RAML understands only `!include`';
 }
 
 function firstLine(message: string): string {
@@ -149,8 +163,9 @@ class Converter {
 
   build(node: YamlNode, depth: number): YNode {
     if (depth > limits.maxDepth) {
-      if (!this.#tooDeep) {
+      if (!this.#tooDeep && !this.options.limitState.reported) {
         this.#tooDeep = true;
+        this.options.limitState.reported = true;
         this.options.diagnostics.report('SVC1009', `nesting deeper than ${limits.maxDepth} levels`, { span: this.spanOf(node) });
       }
       return this.nullAt(node);
@@ -173,6 +188,8 @@ class Converter {
     const at = this.spanOf(node);
     if (node.tag === INCLUDE_TAG) return this.includeNode(node, at);
     if (!this.charge(1, at)) return scalar(null, at);
+    // An unknown tag was reported while parsing; its value means nothing to us.
+    if (node.tag && !node.tag.startsWith('tag:yaml.org,2002:')) return { ...scalar(null, at), alreadyReported: true };
     const value = node.value;
     const plainValue: YScalar['value'] =
       value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : String(value);

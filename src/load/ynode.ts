@@ -22,8 +22,11 @@ export interface YScalar {
   readonly span: Span;
   /** For `!include` of a non-YAML file: the included file, whose text is `value`. */
   readonly includedFile?: SourceFile;
-  /** An `!include` that could not be resolved (already reported); readers skip it. */
-  readonly includeFailed?: true;
+  /**
+   * The value is unusable and that was already reported (an `!include` that failed, a value with
+   * an unknown tag); readers skip it instead of reporting follow-up errors.
+   */
+  readonly alreadyReported?: true;
 }
 
 export interface YMap {
@@ -54,8 +57,8 @@ export function isSeq(node: YNode | undefined): node is YSeq {
 export function isScalar(node: YNode | undefined): node is YScalar {
   return node?.kind === 'scalar';
 }
-export function isFailedInclude(node: YNode | undefined): boolean {
-  return node?.kind === 'scalar' && node.includeFailed === true;
+export function isAlreadyReported(node: YNode | undefined): boolean {
+  return node?.kind === 'scalar' && node.alreadyReported === true;
 }
 export function isNull(node: YNode | undefined): boolean {
   return node?.kind === 'scalar' && node.value === null;

@@ -223,7 +223,7 @@ class Expander {
 
   /** A fresh copy of a template with every `<<parameter>>` substituted. */
   instantiate(body: YNode, ref: TemplateRef, reserved: ReadonlyMap<string, string>, passThrough: ReadonlySet<string>, what: string): YNode {
-    const values: ParameterValues = { given: ref.params, reserved, passThrough, what };
+    const values: ParameterValues = { given: ref.params, reserved, passThrough, what, appliedAt: ref.nameNode.span };
     const use = new ParameterUse(values, this.diagnostics);
     const copy = this.copy(body, use);
     for (const [name, keyNode] of ref.paramKeys) {

@@ -5,7 +5,8 @@
  */
 import pluralize from 'pluralize';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
-import { span as makeSpan, type Span } from '../diagnostics/source.js';
+import { basename } from 'node:path';
+import { positionAt, span as makeSpan, type Span } from '../diagnostics/source.js';
 import type { ScalarValue, YScalar } from '../load/ynode.js';
 import { didYouMean } from '../util/suggest.js';
 import { coreScalar } from './core-schema.js';
@@ -25,6 +26,8 @@ export interface ParameterValues {
   readonly passThrough: ReadonlySet<string>;
   /** What is being applied, for messages: `resource type "collection"`. */
   readonly what: string;
+  /** Where it is applied (`type: collection`): where a missing value must be added. */
+  readonly appliedAt: Span;
 }
 
 /** Tracks which given parameters a template used, to warn about the others. */
@@ -67,9 +70,10 @@ export class ParameterUse {
       if (!this.#missingReported.has(name)) {
         this.#missingReported.add(name);
         const candidates = [...this.values.given.keys(), ...this.values.reserved.keys()];
-        this.diagnostics.report('SVC1204', `no value for parameter "${name}" of ${this.values.what}`, {
-          span: at,
-          hint: didYouMean(name, candidates) ?? `give "${name}" a value where the ${this.values.what} is applied`,
+        const usedAt = positionAt(at.source, at.start);
+        this.diagnostics.report('SVC1204', `${this.values.what} needs a value for parameter "${name}"`, {
+          span: this.values.appliedAt,
+          hint: didYouMean(name, candidates) ?? `it is used at ${basename(at.source.path)}:${usedAt.line}:${usedAt.column}${passItAs(this.values.what, name)}`,
         });
       }
       return undefined;
@@ -92,6 +96,11 @@ export class ParameterUse {
         return undefined;
     }
   }
+}
+
+function passItAs(what: string, parameter: string): string {
+  const name = /"(.*)"/.exec(what)?.[1];
+  return name === undefined ? '' : `; pass it as { ${name}: { ${parameter}: … } }`;
 }
 
 /**

@@ -1,6 +1,6 @@
 /** RAML 0.8 §Root Section: the API as a whole. */
 import { positionAt } from '../../diagnostics/source.js';
-import { isFailedInclude, isScalar, isSeq, type YEntry, type YMap, type YScalar } from '../../load/ynode.js';
+import { isAlreadyReported, isScalar, isSeq, type YEntry, type YMap, type YScalar } from '../../load/ynode.js';
 import { declarationEntries } from '../expand.js';
 import { isResourceKey } from '../grammar.js';
 import type { DocumentationItem, NamedParameters, RamlApi, Resource, ResourceTypeDeclaration, SchemaDeclaration, TraitDeclaration } from '../model.js';
@@ -103,7 +103,7 @@ function readSchemas(ctx: ReadContext, root: YMap): SchemaDeclaration[] {
       continue;
     }
     seen.add(name);
-    if (isFailedInclude(d.value)) continue;
+    if (isAlreadyReported(d.value)) continue;
     if (!isScalar(d.value) || d.value.value === null || typeof d.value.value !== 'string') {
       report(ctx, 'SVC1113', `schema "${name}" must be a string (the schema text or an !include)`, { span: entrySpan(d) });
       continue;

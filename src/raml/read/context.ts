@@ -5,7 +5,7 @@
 import type { DiagnosticCode } from '../../diagnostics/codes.js';
 import type { DiagnosticBag, DiagnosticInit } from '../../diagnostics/diagnostic.js';
 import { span, type Span } from '../../diagnostics/source.js';
-import { isFailedInclude, isMap, isNull, isScalar, isSeq, toPlain, type YEntry, type YMap, type YNode, type YScalar } from '../../load/ynode.js';
+import { isAlreadyReported, isMap, isNull, isScalar, isSeq, toPlain, type YEntry, type YMap, type YNode, type YScalar } from '../../load/ynode.js';
 import { didYouMean } from '../../util/suggest.js';
 import { isOptionalKey, requiredKey } from '../merge.js';
 import type { SchemaDeclaration } from '../model.js';
@@ -49,7 +49,7 @@ export function looksLikePath(node: YNode): boolean {
  */
 export function mapValue(ctx: ReadContext, e: YEntry, what: string): YMap | undefined {
   const node = e.value;
-  if (isFailedInclude(node)) return undefined;
+  if (isAlreadyReported(node)) return undefined;
   if (isMap(node)) return node;
   if (isNull(node)) return { kind: 'map', entries: [], span: node.span };
   if (looksLikePath(node)) {
@@ -107,7 +107,7 @@ export function readEntries(
   extras?: Map<string, unknown>,
 ): void {
   for (const e of map.entries) {
-    if (isFailedInclude(e.value)) continue; // its include error says it all
+    if (isAlreadyReported(e.value)) continue; // its include error says it all
     const key = e.key.text;
     const name = ctx.template && isOptionalKey(key) ? requiredKey(key) : key;
     const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;

@@ -123,19 +123,20 @@ function checkValues(ctx: ReadContext, p: NamedParameter, map: YMap): void {
     if (!entry || !isScalar(entry.value) || entry.value.value === null) continue;
     const problem = typeProblem(type, entry.value.value);
     if (!problem) continue;
-    if (key === 'default') report(ctx, 'SVC1105', `default ${problem}`, { span: entry.key.span, hint: `parameter "${p.name}" has type ${type}` });
-    else report(ctx, 'SVC1114', `example ${problem}`, { span: entry.value.span, hint: `parameter "${p.name}" has type ${type}` });
+    const message = `${key} ${JSON.stringify(entry.value.value)} of parameter "${p.name}" ${problem}`;
+    if (key === 'default') report(ctx, 'SVC1105', message, { span: entry.key.span, hint: `the parameter has type ${type}` });
+    else report(ctx, 'SVC1114', message, { span: entry.value.span, hint: `the parameter has type ${type}` });
   }
 }
 
 function typeProblem(type: string, value: string | number | boolean): string | undefined {
   switch (type) {
     case 'integer':
-      return typeof value === 'number' && Number.isInteger(value) ? undefined : 'must be an integer';
+      return typeof value === 'number' && Number.isInteger(value) ? undefined : 'is not an integer';
     case 'number':
-      return typeof value === 'number' ? undefined : 'must be a number';
+      return typeof value === 'number' ? undefined : 'is not a number';
     case 'boolean':
-      return typeof value === 'boolean' ? undefined : 'must be true or false';
+      return typeof value === 'boolean' ? undefined : 'is not true or false';
     default:
       return undefined;
   }
