@@ -67,7 +67,8 @@ export function formatDiagnostic(d: Diagnostic, options: FormatOptions): string 
     const start = positionAt(d.span.source, d.span.start);
     const where = `${c.cyan(displayPath(d.span.source.path, options.cwd))}:${c.yellow(String(start.line))}:${c.yellow(String(start.column))}`;
     head = `${where} - ${head}`;
-    lines.push(head, '', ...codeFrame(d.span, c));
+    // A file that could not be read has no text to show.
+    lines.push(head, ...(d.span.source.text === '' ? [] : ['', ...codeFrame(d.span, c)]));
   } else {
     lines.push(head);
   }

@@ -95,6 +95,7 @@ function reportYamlProblems(doc: Document.Parsed, source: SourceFile, diagnostic
     const [start, end] = warning.pos;
     if (warning.code === 'TAG_RESOLVE_FAILED') {
       const tag = source.text.slice(start, end).match(/^!\S*/)?.[0] ?? firstLine(warning.message);
+      if (tag === INCLUDE_TAG) continue; // `!include` on a mapping or list: reported when converting
       diagnostics.report('SVC1007', `unknown tag ${tag}`, {
         span: span(source, start, end),
         hint: tagHint(tag),
@@ -180,8 +181,9 @@ class Converter {
   alias(node: Alias, depth: number): YNode {
     const target = node.resolve(this.doc);
     if (!target) return this.nullAt(node);
-    // Converting the target through `node()` memoizes it, so repeated aliases share one tree.
-    return this.node(target, depth);
+    // Repeated aliases share one converted tree, but each use counts toward the size limit.
+    const converted = this.#memo.get(target);
+    return converted ? this.reuse(converted, node) : this.node(target, depth);
   }
 
   scalarNode(node: Scalar): YNode {

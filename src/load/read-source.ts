@@ -10,7 +10,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * binary, not UTF-8). Problems are reported at `at` (the `!include`), or without a location for
  * the root file.
  */
-export function readSource(path: string, diagnostics: DiagnosticBag, at: Span | undefined, shownAs: string): SourceFile | undefined {
+export function readSource(path: string, diagnostics: DiagnosticBag, includedAt: Span | undefined, shownAs: string): SourceFile | undefined {
+  // Problems with the root file point at the file itself (line 1), so they are located too.
+  const at = includedAt ?? { source: { path, text: '' }, start: 0, end: 0 };
   let size: number;
   try {
     const stat = statSync(path);

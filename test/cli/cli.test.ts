@@ -1,0 +1,114 @@
+/** The command line (contract §1): commands, exit codes, output formats. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { raml, writeTree } from '../support/files.js';
+import { repoRoot, sharedDir, svcgenBin } from '../support/paths.js';
+
+const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+
+function svcgen(args: string[], cwd = repoRoot, env: Record<string, string> = {}) {
+  return execa('node', [svcgenBin, ...args], { cwd, reject: false, env: { ...env, FORCE_COLOR: undefined } });
+}
+
+describe('svcgen', () => {
+  it('prints its version', async () => {
+    const run = await svcgen(['--version']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout.trim()).toBe(pkg.version);
+  });
+
+  it('prints help naming every command', async () => {
+    const run = await svcgen(['--help']);
+    expect(run.exitCode).toBe(0);
+    for (const command of ['generate', 'validate', 'inspect']) expect(run.stdout).toContain(command);
+  });
+
+  it.each([[['frobnicate']], [['validate']], [['validate', 'a.raml', '--format', 'xml']], [['inspect', 'a.raml']], [['generate', 'a.raml']]])(
+    'exits 2 on wrong usage: %j',
+    async (args) => {
+      const run = await svcgen(args);
+      expect(run.exitCode).toBe(2);
+      expect(run.stderr).not.toBe('');
+    },
+  );
+
+  it('validates the Ramses example', async () => {
+    const run = await svcgen(['validate', join(sharedDir, 'fixtures/ramses-example/api.raml')]);
+    expect(run.exitCode).toBe(0);
+  });
+
+  it('exits 1 with compiler-style diagnostics for invalid input', async () => {
+    const dir = writeTree({ 'api.raml': raml('title: T\n/a:\n  get:\n    is: [pagd]\ntraits:\n  - paged: {}\n') });
+    const run = await svcgen(['validate', 'api.raml'], dir);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toBe(
+      [
+        'api.raml:5:10 - error SVC1202: unknown trait "pagd"',
+        '',
+        '5     is: [pagd]',
+        '           ~~~~',
+        'help: did you mean `paged`?',
+        '',
+        'Found 1 error and 0 warnings.',
+      ].join('\n'),
+    );
+  });
+
+  it('prints diagnostics as JSON with 1-based positions relative to the current directory', async () => {
+    const dir = writeTree({ 'sub/api.raml': raml('title: T\nprotocols: [http]\n') });
+    const run = await svcgen(['validate', 'sub/api.raml', '--format', 'json'], dir);
+    expect(run.exitCode).toBe(1);
+    expect(JSON.parse(run.stdout)).toEqual([
+      {
+        severity: 'error',
+        code: 'SVC1105',
+        message: '"http" is not a protocol; use HTTP or HTTPS',
+        file: 'sub/api.raml',
+        line: 3,
+        column: 13,
+        endLine: 3,
+        endColumn: 17,
+        hint: 'protocol names are upper case: HTTP',
+      },
+    ]);
+    expect(run.stderr).toBe('');
+  });
+
+  it('uses colours only on a terminal', async () => {
+    const dir = writeTree({ 'api.raml': raml('title: T\nx: 1\n') });
+    const run = await svcgen(['validate', 'api.raml'], dir);
+    expect(run.stderr).not.toMatch(/\u001b\[/);
+  });
+
+  it('prints the TCK document', async () => {
+    const dir = writeTree({ 'api.raml': raml('title: T\n/a:\n  get:\n') });
+    const run = await svcgen(['inspect', 'api.raml', '--tck'], dir);
+    expect(run.exitCode).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ramlVersion: 'RAML08', type: 'Api', specification: { title: 'T', resources: [{ relativeUri: '/a' }] }, errors: [] });
+  });
+
+  it('reports a missing file as a diagnostic, not a crash', async () => {
+    const run = await svcgen(['validate', 'nope.raml'], writeTree({}));
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain('error SVC1001: cannot read nope.raml: no such file');
+  });
+
+  it('exits 3 and says it is a bug when svcgen itself fails', async () => {
+    let stderr = '';
+    const code = await main(['validate', 'api.raml'], {
+      cwd: writeTree({ 'api.raml': raml('title: T\nx: 1\n') }),
+      color: false,
+      stdout: () => undefined,
+      stderr: (text) => {
+        if (!text.includes('bug')) throw new Error('boom');
+        stderr += text;
+      },
+    });
+    expect(code).toBe(3);
+    expect(stderr).toContain('this is a bug in svcgen');
+    expect(stderr).toContain('Error: boom');
+  });
+});

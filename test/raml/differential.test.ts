@@ -1,0 +1,99 @@
+/**
+ * Differential tests against raml-1-parser (the parser the TCK encodes) on RAML written for what
+ * the TCK does not cover (shared/reference/raml08.md §2 and §5): nested includes relative to the
+ * including file, !singularize/!pluralize, <<methodName>>, optional properties below method level
+ * and through type chains, merge precedence, multi-typed parameters, {*} headers, base URI
+ * parameter overrides, securedBy inheritance, and the default media type inside templates.
+ * And on invalid inputs: both must reject them.
+ */
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readRaml } from '../../src/raml/front-end.js';
+import { toTckDocument } from '../../src/raml/tck/serialize.js';
+import { oracleTck } from '../support/oracle.js';
+import { repoRoot } from '../support/paths.js';
+import { stripMetadata } from '../support/tck.js';
+
+/**
+ * Where svcgen deliberately prints something else than raml-1-parser (JSON path → why). These
+ * are r1 artefacts in the echo of declarations and of substituted keys, not meaning.
+ */
+const KNOWN_DIFFERENCES: Record<string, Record<string, string>> = {
+  templates: {
+    '/resources/0/resources/0/methods/0/responses/200/code': 'r1 prints a response code that came from a <<parameter>> as a number',
+    '/traits/0/paged/queryParameters/<<pageParam>>/minimum': 'r1 prints an unsubstituted numeric facet of a declaration as null',
+    '/traits/0/paged/queryParameters/<<pageParam>>/maximum': 'r1 prints an unsubstituted numeric facet of a declaration as null',
+  },
+};
+
+function differences(a: unknown, b: unknown, path = '', out: string[] = []): string[] {
+  if (JSON.stringify(a) === JSON.stringify(b)) return out;
+  if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const key of keys) differences((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${path}/${key}`, out);
+    return out;
+  }
+  out.push(path);
+  return out;
+}
+
+function svcgenTck(file: string) {
+  const result = readRaml(file, { cwd: dirname(file) });
+  return JSON.parse(JSON.stringify(toTckDocument(result.api, result.diagnostics, dirname(file)))) as {
+    specification: unknown;
+    errors: { isWarning?: boolean; code: string; range: { start: { line: number } } }[];
+  };
+}
+
+const validDir = join(repoRoot, 'fixtures/raml08');
+const invalidDir = join(repoRoot, 'fixtures/invalid');
+
+describe('same expansion as raml-1-parser', () => {
+  it.each(readdirSync(validDir).sort())('%s', (name) => {
+    const file = join(validDir, name, 'api.raml');
+    const theirs = oracleTck(file);
+    const ours = svcgenTck(file);
+    expect(theirs.errors.filter((e) => !e.isWarning)).toEqual([]);
+    expect(ours.errors.filter((e) => !e.isWarning)).toEqual([]);
+    const known = KNOWN_DIFFERENCES[name] ?? {};
+    const found = differences(stripMetadata(theirs.specification), stripMetadata(ours.specification));
+    expect(found.filter((path) => !(path in known))).toEqual([]);
+    // An allow-list entry that no longer differs is stale.
+    expect(Object.keys(known).filter((path) => !found.includes(path))).toEqual([]);
+  });
+});
+
+/** Invalid fixtures where raml-1-parser is more lenient than svcgen, with the reason. */
+const STRICTER_THAN_R1: Record<string, string> = {
+  'SVC1006-merge-key': 'r1 expands YAML 1.1 merge keys; RAML 0.8 is YAML 1.2, which has none',
+  'SVC1007-unknown-tag': 'r1 reports the unknown tag only as a warning here',
+  'SVC1008-alias-bomb': 'r1 expands the aliases (slowly); svcgen refuses past 1,000,000 nodes',
+  'SVC1009-nesting-too-deep': 'r1 accepts any nesting depth',
+  'SVC1011-include-outside-folder': 'r1 reads any file; svcgen confines includes to the API folder',
+  'SVC1012-include-cycle': 'r1 only warns about recursive includes',
+  'SVC1013-remote-include': 'r1 would fetch it over the network',
+  'SVC1002-file-too-large': 'r1 has no size limit',
+  'SVC1003-binary-include': 'r1 inserts the bytes as text',
+  'SVC1015-include-directory': 'r1 reports nothing for a directory',
+  'SVC1101-not-raml-08': 'r1 also reads RAML 1.0; svcgen reads RAML 0.8 only',
+};
+
+describe('invalid RAML is rejected like raml-1-parser does', () => {
+  const ramlLevel = readdirSync(invalidDir)
+    .filter((name) => /^SVC1[1-3]/.test(name) || /^SVC10(0[1-9]|1[0-6])/.test(name))
+    .filter((name) => !(name in STRICTER_THAN_R1))
+    .filter((name) => name !== 'SVC1001-missing-root');
+  it.each(ramlLevel)('%s', (name) => {
+    const file = join(invalidDir, name, 'api.raml');
+    const ours = svcgenTck(file);
+    const code = name.split('-')[0]!;
+    const oursForCode = ours.errors.filter((e) => e.code === code);
+    expect(oursForCode.length).toBeGreaterThan(0);
+    const theirs = oracleTck(file).errors;
+    // Same verdict: an error in both, or a warning in both.
+    const weWarnOnly = oursForCode.every((e) => e.isWarning);
+    if (weWarnOnly) expect(theirs.filter((e) => !e.isWarning)).toEqual([]);
+    else expect(theirs.filter((e) => !e.isWarning).length).toBeGreaterThan(0);
+  });
+});
