@@ -6,7 +6,7 @@
  * (JSON schemas, Markdown, XSD) is inserted as text. svcgen additionally confines includes to the
  * folder of the root file, detects cycles, and bounds the expanded size.
  */
-import { readdirSync, realpathSync } from 'node:fs';
+import { readdirSync, realpathSync as realpathJs } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import { fileSpan, type SourceFile, type Span } from '../diagnostics/source.js';
@@ -26,6 +26,9 @@ export interface LoadedDocument {
   /** Every file read, root first. */
   readonly files: readonly SourceFile[];
 }
+
+/** The libc realpath: one system call instead of an lstat per path component. */
+const realpathSync = realpathJs.native;
 
 const YAML_EXTENSIONS = new Set(['.raml', '.yaml', '.yml']);
 const RAML_08_HEADER = /^#%RAML 0\.8[ \t]*$/;

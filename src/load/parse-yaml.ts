@@ -1,9 +1,12 @@
 /**
  * One YAML file → one located `YNode` tree, with every problem reported as a diagnostic.
- * `!include` scalars are handed to the caller (the loader), which splices in the included content.
+ *
+ * The file is read by the fast reader when it can (`fast-yaml.ts`), else by the `yaml` package,
+ * which handles all of YAML 1.2 and reports its errors. Either way the result is a raw tree that
+ * `Converter` turns into `YNode`s: `!include`s are handed to the caller (the loader), aliases are
+ * shared, and the expanded size and nesting depth are bounded.
  */
 import {
-  Alias,
   isAlias,
   isMap as isYamlMap,
   isPair,
@@ -12,11 +15,12 @@ import {
   parseAllDocuments,
   type Document,
   type Node as YamlNode,
-  type Scalar,
 } from 'yaml';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import { span, type SourceFile, type Span } from '../diagnostics/source.js';
 import { limits } from './budget.js';
+import { readYamlFast, Unsupported } from './fast-yaml.js';
+import type { RawEntry, RawNode, RawScalar } from './raw-yaml.js';
 import { scalar, type YEntry, type YNode, type YScalar } from './ynode.js';
 
 export interface ParseYamlOptions {
@@ -35,42 +39,49 @@ export interface ParseYamlOptions {
 
 export const INCLUDE_TAG = '!include';
 
-const includeTag = { tag: INCLUDE_TAG, resolve: (value: string) => value };
-
 /** Parse a YAML file. Returns undefined when the file cannot be used (its errors are reported). */
 export function parseYaml(options: ParseYamlOptions): YNode | undefined {
-  const { source, diagnostics } = options;
+  const raw = readRaw(options.source, options.diagnostics);
+  if (raw === undefined) return undefined;
+  if (raw === null) return scalar(null, span(options.source, 0, 0));
+  return new Converter(options).node(raw, 0);
+}
+
+/** The raw tree of a file: null for an empty document, undefined when it is unusable. */
+export function readRaw(source: SourceFile, diagnostics: DiagnosticBag): RawNode | null | undefined {
+  try {
+    return readYamlFast(source.text);
+  } catch (error) {
+    if (!(error instanceof Unsupported)) throw error;
+  }
+  return readWithYamlPackage(source, diagnostics);
+}
+
+// --- the `yaml` package ----------------------------------------------------------------------
+
+const includeTag = { tag: INCLUDE_TAG, resolve: (value: string) => value };
+
+export function readWithYamlPackage(source: SourceFile, diagnostics: DiagnosticBag): RawNode | null | undefined {
   let documents: Document.Parsed[];
   try {
-    documents = parseAllDocuments(source.text, {
-      customTags: [includeTag],
-      uniqueKeys: true,
-      prettyErrors: false,
-      strict: true,
-    }) as Document.Parsed[];
+    documents = parseAllDocuments(source.text, { customTags: [includeTag], uniqueKeys: true, prettyErrors: false, strict: true }) as Document.Parsed[];
   } catch (error) {
     // The yaml package recurses while composing; absurd nesting overflows the stack.
     if (error instanceof RangeError) {
-      diagnostics.report('SVC1009', `the file nests too deeply to be read`, { span: span(source, 0, 0) });
+      diagnostics.report('SVC1009', 'the file nests too deeply to be read', { span: span(source, 0, 0) });
       return undefined;
     }
     throw error;
   }
   if (!Array.isArray(documents)) documents = [documents];
   const first = documents[0];
-  if (!first) return emptyNode(source);
+  if (!first) return null;
   for (const extra of documents.slice(1)) {
     const at = extra.range[0];
     diagnostics.report('SVC1006', 'a RAML file holds one YAML document; found another one', { span: span(source, at, at + 3) });
   }
-  const ok = reportYamlProblems(first, source, diagnostics);
-  if (!ok) return undefined;
-  const converter = new Converter(options, first);
-  return first.contents ? converter.node(first.contents, 0) : emptyNode(source);
-}
-
-function emptyNode(source: SourceFile): YScalar {
-  return scalar(null, span(source, 0, 0));
+  if (!reportYamlProblems(first, source, diagnostics)) return undefined;
+  return first.contents ? new YamlAdapter(source, diagnostics, first).node(first.contents, 0) : null;
 }
 
 /** Reports parse errors and warnings; returns false when the document cannot be used. */
@@ -96,10 +107,7 @@ function reportYamlProblems(doc: Document.Parsed, source: SourceFile, diagnostic
     if (warning.code === 'TAG_RESOLVE_FAILED') {
       const tag = source.text.slice(start, end).match(/^!\S*/)?.[0] ?? firstLine(warning.message);
       if (tag === INCLUDE_TAG) continue; // `!include` on a mapping or list: reported when converting
-      diagnostics.report('SVC1007', `unknown tag ${tag}`, {
-        span: span(source, start, end),
-        hint: tagHint(tag),
-      });
+      diagnostics.report('SVC1007', `unknown tag ${tag}`, { span: span(source, start, end), hint: tagHint(tag) });
     } else {
       diagnostics.report('SVC1004', firstLine(warning.message), { span: span(source, start, end), severity: 'warning' });
     }
@@ -107,7 +115,7 @@ function reportYamlProblems(doc: Document.Parsed, source: SourceFile, diagnostic
   return !doc.errors.some((e) => e.code !== 'DUPLICATE_KEY');
 }
 
-function tagHint(tag: string): string | undefined {
+function tagHint(tag: string): string {
   const rest = tag.slice(INCLUDE_TAG.length);
   if (tag.startsWith(INCLUDE_TAG) && /[/.]/.test(rest)) return `put a space between the tag and the path: \`${INCLUDE_TAG} ${rest}\``;
   if (tag.startsWith('!inc') || tag.startsWith('!Inc')) return `did you mean \`${INCLUDE_TAG}\`?`;
@@ -119,33 +127,113 @@ function firstLine(message: string): string {
   return line.replace(/ at line \d+, column \d+:?$/, '');
 }
 
-class Converter {
-  readonly #memo = new Map<YamlNode, YNode>();
-  #size = 0;
-  #tooLarge = false;
-  #tooDeep = false;
+/** `yaml` package nodes → raw nodes; aliases become shared raw nodes. */
+class YamlAdapter {
+  readonly #memo = new Map<YamlNode, RawNode>();
 
   constructor(
-    readonly options: ParseYamlOptions,
+    readonly source: SourceFile,
+    readonly diagnostics: DiagnosticBag,
     readonly doc: Document.Parsed,
   ) {}
 
-  get source(): SourceFile {
-    return this.options.source;
-  }
-
-  node(node: YamlNode, depth: number): YNode {
+  node(node: YamlNode, depth: number): RawNode {
     const memo = this.#memo.get(node);
-    if (memo) return this.reuse(memo, node);
+    if (memo) return memo;
     const built = this.build(node, depth);
     this.#memo.set(node, built);
     return built;
   }
 
-  /** A node seen before (through an alias): shared, but it still counts toward the size limit. */
-  reuse(node: YNode, at: YamlNode): YNode {
-    const size = this.options.sizes.get(node) ?? 1;
-    return this.charge(size, this.spanOf(at)) ? node : this.nullAt(at);
+  build(node: YamlNode, depth: number): RawNode {
+    const [start, end] = node.range ?? [0, 0];
+    // Past the limit, stop descending; the converter reports the depth.
+    if (depth > limits.maxDepth + 1) return { kind: 'scalar', value: null, text: '', style: 'plain', start, end };
+    if (isAlias(node)) {
+      const target = node.resolve(this.doc);
+      return target ? { kind: 'alias', target: this.node(target, depth), start, end } : { kind: 'scalar', value: null, text: '', style: 'plain', start, end };
+    }
+    if (isYamlScalar(node)) return this.scalar(node, start, end);
+    if (isYamlMap(node) || isYamlSeq(node)) {
+      if (node.tag === INCLUDE_TAG) return { kind: 'include-on-collection', start, end };
+    }
+    if (isYamlMap(node)) {
+      const entries: RawEntry[] = [];
+      for (const pair of node.items) {
+        if (!isPair(pair)) continue;
+        const key = this.key(pair.key as YamlNode | null);
+        if (!key) continue;
+        const value = pair.value ? this.node(pair.value as YamlNode, depth + 1) : ({ kind: 'scalar', value: null, text: '', style: 'plain', start: key.end, end: key.end } as const);
+        entries.push({ key, value });
+      }
+      return { kind: 'map', entries, start, end };
+    }
+    if (isYamlSeq(node)) {
+      const items = node.items.map((item) => (item ? this.node(item as YamlNode, depth + 1) : ({ kind: 'scalar', value: null, text: '', style: 'plain', start, end } as const)));
+      return { kind: 'seq', items, start, end };
+    }
+    return { kind: 'scalar', value: null, text: '', style: 'plain', start, end };
+  }
+
+  scalar(node: import('yaml').Scalar, start: number, end: number): RawScalar {
+    const value = node.value;
+    const plainValue: RawScalar['value'] = value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : String(value);
+    const style = node.type === 'PLAIN' ? 'plain' : node.type === 'BLOCK_FOLDED' || node.type === 'BLOCK_LITERAL' ? 'block' : 'quoted';
+    const text = node.type === 'PLAIN' ? (node.source ?? (plainValue === null ? '' : String(plainValue))) : String(plainValue ?? '');
+    if (node.tag === INCLUDE_TAG) {
+      const tagStart = this.source.text.lastIndexOf(INCLUDE_TAG, start);
+      const path = typeof node.value === 'string' ? node.value : '';
+      return { kind: 'scalar', value: path, text: path, style: 'plain', start, end, includeTagStart: tagStart >= 0 && start - tagStart < 200 ? tagStart : start };
+    }
+    // An unknown tag was reported while parsing; its value means nothing to us.
+    const unknownTag = node.tag !== undefined && !node.tag.startsWith('tag:yaml.org,2002:');
+    return { kind: 'scalar', value: unknownTag ? null : plainValue, text, style, start, end, ...(unknownTag ? { unknownTag: true } : {}) };
+  }
+
+  /** Keys are scalars; anything else (and the YAML 1.1 merge key `<<`) is refused. */
+  key(node: YamlNode | null): RawScalar | undefined {
+    if (node === null) return undefined;
+    const [start, end] = node.range ?? [0, 0];
+    if (!isYamlScalar(node) || node.tag === INCLUDE_TAG) {
+      this.diagnostics.report('SVC1006', 'mapping keys must be plain scalars', { span: span(this.source, start, end) });
+      return undefined;
+    }
+    const text = node.type === 'PLAIN' ? (node.source ?? String(node.value ?? '')) : String(node.value ?? '');
+    if (text === '<<' && node.type === 'PLAIN') {
+      this.diagnostics.report('SVC1006', 'YAML merge keys (`<<`) are not part of YAML 1.2', {
+        span: span(this.source, start, end),
+        hint: 'write the keys out, or use a resource type or trait',
+      });
+      return undefined;
+    }
+    const value = node.value === null || typeof node.value === 'number' || typeof node.value === 'boolean' ? node.value : text;
+    return { kind: 'scalar', value, text, style: node.type === 'PLAIN' ? 'plain' : 'quoted', start, end };
+  }
+}
+
+// --- raw nodes → YNodes -------------------------------------------------------------------------
+
+class Converter {
+  readonly #memo = new Map<RawNode, YNode>();
+  #size = 0;
+  #tooLarge = false;
+
+  constructor(readonly options: ParseYamlOptions) {}
+
+  get source(): SourceFile {
+    return this.options.source;
+  }
+
+  /** Converts `raw`; an aliased node is converted once and shared, but each alias counts toward the size limit. */
+  node(raw: RawNode, depth: number): YNode {
+    if (raw.kind === 'alias') {
+      const shared = this.#memo.get(raw.target);
+      if (!shared) return this.node(raw.target, depth);
+      return this.charge(this.options.sizes.get(shared) ?? 1, this.span(raw)) ? shared : this.nullAt(raw);
+    }
+    const built = this.build(raw, depth);
+    this.#memo.set(raw, built);
+    return built;
   }
 
   charge(size: number, at: Span): boolean {
@@ -162,124 +250,71 @@ class Converter {
     return false;
   }
 
-  build(node: YamlNode, depth: number): YNode {
+  build(raw: Exclude<RawNode, { kind: 'alias' }>, depth: number): YNode {
+    const at = this.span(raw);
     if (depth > limits.maxDepth) {
-      if (!this.#tooDeep && !this.options.limitState.reported) {
-        this.#tooDeep = true;
+      if (!this.options.limitState.reported) {
         this.options.limitState.reported = true;
-        this.options.diagnostics.report('SVC1009', `nesting deeper than ${limits.maxDepth} levels`, { span: this.spanOf(node) });
+        this.options.diagnostics.report('SVC1009', `nesting deeper than ${limits.maxDepth} levels`, { span: at });
       }
-      return this.nullAt(node);
+      return scalar(null, at);
     }
-    if (isAlias(node)) return this.alias(node, depth);
-    if (isYamlScalar(node)) return this.scalarNode(node);
-    if (isYamlMap(node)) return this.map(node, depth);
-    if (isYamlSeq(node)) return this.seq(node, depth);
-    return this.nullAt(node);
+    switch (raw.kind) {
+      case 'include-on-collection':
+        this.options.diagnostics.report('SVC1014', `${INCLUDE_TAG} must be followed by a file path`, { span: at });
+        return scalar(null, at);
+      case 'scalar':
+        return raw.includeTagStart === undefined ? this.scalarNode(raw, at) : this.includeNode(raw, at);
+      case 'map': {
+        if (!this.charge(1, at)) return scalar(null, at);
+        const entries: YEntry[] = [];
+        let size = 1;
+        for (const e of raw.entries) {
+          const key = this.scalarNode(e.key, this.span(e.key));
+          const value = this.node(e.value, depth + 1);
+          size += (this.options.sizes.get(value) ?? 1) + 1;
+          entries.push({ key, value });
+        }
+        const result: YNode = { kind: 'map', entries, span: at };
+        this.options.sizes.set(result, size);
+        return result;
+      }
+      case 'seq': {
+        if (!this.charge(1, at)) return scalar(null, at);
+        const items: YNode[] = [];
+        let size = 1;
+        for (const item of raw.items) {
+          const value = this.node(item, depth + 1);
+          size += this.options.sizes.get(value) ?? 1;
+          items.push(value);
+        }
+        const result: YNode = { kind: 'seq', items, span: at };
+        this.options.sizes.set(result, size);
+        return result;
+      }
+    }
   }
 
-  alias(node: Alias, depth: number): YNode {
-    const target = node.resolve(this.doc);
-    if (!target) return this.nullAt(node);
-    // Repeated aliases share one converted tree, but each use counts toward the size limit.
-    const converted = this.#memo.get(target);
-    return converted ? this.reuse(converted, node) : this.node(target, depth);
-  }
-
-  scalarNode(node: Scalar): YNode {
-    const at = this.spanOf(node);
-    if (node.tag === INCLUDE_TAG) return this.includeNode(node, at);
+  scalarNode(raw: RawScalar, at: Span): YScalar {
     if (!this.charge(1, at)) return scalar(null, at);
-    // An unknown tag was reported while parsing; its value means nothing to us.
-    if (node.tag && !node.tag.startsWith('tag:yaml.org,2002:')) return { ...scalar(null, at), alreadyReported: true };
-    const value = node.value;
-    const plainValue: YScalar['value'] =
-      value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : String(value);
-    const style = node.type === 'PLAIN' ? 'plain' : node.type === 'BLOCK_FOLDED' || node.type === 'BLOCK_LITERAL' ? 'block' : 'quoted';
-    const text = node.type === 'PLAIN' ? (node.source ?? (plainValue === null ? '' : String(plainValue))) : String(plainValue ?? '');
-    const result: YScalar = { kind: 'scalar', value: plainValue, text, style, span: at };
+    if (raw.unknownTag) return { ...scalar(null, at), alreadyReported: true };
+    const result: YScalar = { kind: 'scalar', value: raw.value, text: raw.text, style: raw.style, span: at };
     this.options.sizes.set(result, 1);
     return result;
   }
 
-  includeNode(node: Scalar, valueSpan: Span): YNode {
-    const tagStart = this.source.text.lastIndexOf(INCLUDE_TAG, valueSpan.start);
-    const at = tagStart >= 0 && valueSpan.start - tagStart < 200 ? span(this.source, tagStart, valueSpan.end) : valueSpan;
-    const path = typeof node.value === 'string' ? node.value.trim() : '';
-    const included = this.options.include(path, at);
+  includeNode(raw: RawScalar, valueSpan: Span): YNode {
+    const at = span(this.source, raw.includeTagStart!, valueSpan.end);
+    const included = this.options.include(raw.text.trim(), at);
     const size = this.options.sizes.get(included) ?? 1;
     return this.charge(size, at) ? included : scalar(null, at);
   }
 
-  map(node: import('yaml').YAMLMap, depth: number): YNode {
-    const at = this.spanOf(node);
-    if (node.tag === INCLUDE_TAG) return this.includeOnCollection(at);
-    if (!this.charge(1, at)) return scalar(null, at);
-    const entries: YEntry[] = [];
-    let size = 1;
-    for (const pair of node.items) {
-      if (!isPair(pair)) continue;
-      const key = this.key(pair.key as YamlNode | null);
-      if (!key) continue;
-      const value = pair.value ? this.node(pair.value as YamlNode, depth + 1) : scalar(null, span(this.source, key.span.end, key.span.end));
-      size += (this.options.sizes.get(value) ?? 1) + 1;
-      entries.push({ key, value });
-    }
-    const result: YNode = { kind: 'map', entries, span: at };
-    this.options.sizes.set(result, size);
-    return result;
+  span(raw: { readonly start: number; readonly end: number }): Span {
+    return span(this.source, raw.start, raw.end);
   }
 
-  seq(node: import('yaml').YAMLSeq, depth: number): YNode {
-    const at = this.spanOf(node);
-    if (node.tag === INCLUDE_TAG) return this.includeOnCollection(at);
-    if (!this.charge(1, at)) return scalar(null, at);
-    const items: YNode[] = [];
-    let size = 1;
-    for (const item of node.items) {
-      const value = item ? this.node(item as YamlNode, depth + 1) : scalar(null, at);
-      size += this.options.sizes.get(value) ?? 1;
-      items.push(value);
-    }
-    const result: YNode = { kind: 'seq', items, span: at };
-    this.options.sizes.set(result, size);
-    return result;
-  }
-
-  includeOnCollection(at: Span): YNode {
-    this.options.diagnostics.report('SVC1014', `${INCLUDE_TAG} must be followed by a file path`, { span: at });
-    return scalar(null, at);
-  }
-
-  /** Keys are scalars; anything else (and the YAML 1.1 merge key `<<`) is refused. */
-  key(node: YamlNode | null): YScalar | undefined {
-    if (node === null) {
-      return undefined;
-    }
-    if (!isYamlScalar(node) || node.tag === INCLUDE_TAG) {
-      this.options.diagnostics.report('SVC1006', 'mapping keys must be plain scalars', { span: this.spanOf(node) });
-      return undefined;
-    }
-    const at = this.spanOf(node);
-    const text = node.type === 'PLAIN' ? (node.source ?? String(node.value ?? '')) : String(node.value ?? '');
-    if (text === '<<' && node.type === 'PLAIN') {
-      this.options.diagnostics.report('SVC1006', 'YAML merge keys (`<<`) are not part of YAML 1.2', {
-        span: at,
-        hint: 'write the keys out, or use a resource type or trait',
-      });
-      return undefined;
-    }
-    const value = node.value === null || typeof node.value === 'number' || typeof node.value === 'boolean' ? node.value : text;
-    return { kind: 'scalar', value: value as YScalar['value'], text, style: node.type === 'PLAIN' ? 'plain' : 'quoted', span: at };
-  }
-
-  spanOf(node: YamlNode | Alias): Span {
-    const range = node.range;
-    if (!range) return span(this.source, 0, 0);
-    return span(this.source, range[0], range[1]);
-  }
-
-  nullAt(node: YamlNode | Alias): YScalar {
-    return scalar(null, this.spanOf(node));
+  nullAt(raw: RawNode): YScalar {
+    return scalar(null, this.span(raw));
   }
 }
