@@ -94,6 +94,10 @@ function realpathOr(path: string): string {
 class IncludeLoader {
   readonly files: SourceFile[] = [];
   readonly #parsed = new Map<string, YNode>();
+  /** Text files (JSON, Markdown, …) already read, by real path: included often, read once. */
+  readonly #texts = new Map<string, SourceFile>();
+  /** `realpath` results by resolved path, for the same reason. */
+  readonly #realpaths = new Map<string, string | undefined>();
   readonly #sizes = new WeakMap<YNode, number>();
   readonly #limitState = { reported: false };
   /** Real paths of the files being parsed right now, outermost first: a repeat is a cycle. */
@@ -143,6 +147,8 @@ class IncludeLoader {
     if (!target) return nothing;
     const cached = this.#parsed.get(target);
     if (cached) return cached;
+    const text = this.#texts.get(target);
+    if (text) return this.textNode(text, at);
     if (this.#stack.includes(target)) {
       const chain = [...this.#stack.slice(this.#stack.indexOf(target)), target].map((p) => this.show(p)).join(' → ');
       this.diagnostics.report('SVC1012', `include cycle: ${chain}`, { span: at });
@@ -157,9 +163,27 @@ class IncludeLoader {
     if (YAML_EXTENSIONS.has(extname(target).toLowerCase())) return this.parseFile(source, target) ?? nothing;
     this.files.push(source);
     this.#totalBytes += source.text.length;
+    this.#texts.set(target, source);
+    return this.textNode(source, at);
+  }
+
+  /** A text include: the file's content as a string, located at the `!include`. */
+  textNode(source: SourceFile, at: Span): YScalar {
     const text: YScalar = { kind: 'scalar', value: source.text, text: source.text, style: 'include', span: at, includedFile: source };
     this.#sizes.set(text, 1);
     return text;
+  }
+
+  realpath(path: string): string | undefined {
+    if (this.#realpaths.has(path)) return this.#realpaths.get(path);
+    let real: string | undefined;
+    try {
+      real = realpathSync(path);
+    } catch {
+      real = undefined;
+    }
+    this.#realpaths.set(path, real);
+    return real;
   }
 
   /** The real path of an include target, or undefined after reporting why it cannot be used. */
@@ -187,10 +211,8 @@ class IncludeLoader {
       return undefined;
     }
     const resolved = resolve(dirname(from.path), path);
-    let real: string;
-    try {
-      real = realpathSync(resolved);
-    } catch {
+    const real = this.realpath(resolved);
+    if (real === undefined) {
       if (!this.inside(resolved)) {
         this.reportOutside(path, at);
         return undefined;

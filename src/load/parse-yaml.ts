@@ -6,16 +6,8 @@
  * `Converter` turns into `YNode`s: `!include`s are handed to the caller (the loader), aliases are
  * shared, and the expanded size and nesting depth are bounded.
  */
-import {
-  isAlias,
-  isMap as isYamlMap,
-  isPair,
-  isScalar as isYamlScalar,
-  isSeq as isYamlSeq,
-  parseAllDocuments,
-  type Document,
-  type Node as YamlNode,
-} from 'yaml';
+import { createRequire } from 'node:module';
+import type { Document, Node as YamlNode, Scalar } from 'yaml';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import { span, type SourceFile, type Span } from '../diagnostics/source.js';
 import { limits } from './budget.js';
@@ -59,12 +51,19 @@ export function readRaw(source: SourceFile, diagnostics: DiagnosticBag): RawNode
 
 // --- the `yaml` package ----------------------------------------------------------------------
 
+/** Loaded on first use: most files never need it, and loading it costs ~20 ms per run. */
+let yamlPackage: typeof import('yaml') | undefined;
+function yaml(): typeof import('yaml') {
+  yamlPackage ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return yamlPackage;
+}
+
 const includeTag = { tag: INCLUDE_TAG, resolve: (value: string) => value };
 
 export function readWithYamlPackage(source: SourceFile, diagnostics: DiagnosticBag): RawNode | null | undefined {
   let documents: Document.Parsed[];
   try {
-    documents = parseAllDocuments(source.text, { customTags: [includeTag], uniqueKeys: true, prettyErrors: false, strict: true }) as Document.Parsed[];
+    documents = yaml().parseAllDocuments(source.text, { customTags: [includeTag], uniqueKeys: true, prettyErrors: false, strict: true }) as Document.Parsed[];
   } catch (error) {
     // The yaml package recurses while composing; absurd nesting overflows the stack.
     if (error instanceof RangeError) {
@@ -146,6 +145,7 @@ class YamlAdapter {
   }
 
   build(node: YamlNode, depth: number): RawNode {
+    const { isAlias, isMap: isYamlMap, isPair, isScalar: isYamlScalar, isSeq: isYamlSeq } = yaml();
     const [start, end] = node.range ?? [0, 0];
     // Past the limit, stop descending; the converter reports the depth.
     if (depth > limits.maxDepth + 1) return { kind: 'scalar', value: null, text: '', style: 'plain', start, end };
@@ -175,7 +175,7 @@ class YamlAdapter {
     return { kind: 'scalar', value: null, text: '', style: 'plain', start, end };
   }
 
-  scalar(node: import('yaml').Scalar, start: number, end: number): RawScalar {
+  scalar(node: Scalar, start: number, end: number): RawScalar {
     const value = node.value;
     const plainValue: RawScalar['value'] = value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : String(value);
     const style = node.type === 'PLAIN' ? 'plain' : node.type === 'BLOCK_FOLDED' || node.type === 'BLOCK_LITERAL' ? 'block' : 'quoted';
@@ -194,7 +194,7 @@ class YamlAdapter {
   key(node: YamlNode | null): RawScalar | undefined {
     if (node === null) return undefined;
     const [start, end] = node.range ?? [0, 0];
-    if (!isYamlScalar(node) || node.tag === INCLUDE_TAG) {
+    if (!yaml().isScalar(node) || node.tag === INCLUDE_TAG) {
       this.diagnostics.report('SVC1006', 'mapping keys must be plain scalars', { span: span(this.source, start, end) });
       return undefined;
     }

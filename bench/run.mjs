@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// `npm run bench`: runs every benchmark and prints its table. `--save` also writes bench/RESULTS.md.
+// `npm run bench -- parse` runs only the benchmarks whose name contains "parse".
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+
+const benchmarks = [
+  { name: 'parse-instagram', load: () => import('./parse-instagram.mjs') },
+];
+
+const args = process.argv.slice(2);
+const save = args.includes('--save');
+const filter = args.find((a) => !a.startsWith('--'));
+const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${os.platform()}`;
+const sections = [];
+console.log(`svcgen benchmarks — ${machine}\n`);
+for (const bench of benchmarks) {
+  if (filter && !bench.name.includes(filter)) continue;
+  const { run } = await bench.load();
+  const result = await run();
+  const section = `## ${result.title}\n\n\`\`\`\n${result.text}\n\`\`\`\n\n${result.summary}\n`;
+  console.log(`${section}`);
+  sections.push(section);
+}
+if (save) {
+  const header = `# Benchmark results\n\nProduced by \`npm run bench -- --save\` on ${new Date().toISOString().slice(0, 10)} (${machine}).\nThis VM's noise is about ±30 %; ratios come from contenders measured side by side in the same run.\n\n`;
+  writeFileSync(new URL('./RESULTS.md', import.meta.url), header + sections.join('\n'));
+}
