@@ -469,12 +469,7 @@ class FlowReader {
       this.space();
       if (this.text[this.pos] === ':') items.push(this.implicitPair(item));
       else items.push(item);
-      this.space();
-      if (this.text[this.pos] === ',') {
-        this.pos++;
-        continue;
-      }
-      if (this.text[this.pos] !== ']') unsupported();
+      if (!this.separator(']')) break;
     }
     this.pos++;
     return { kind: 'seq', items, start, end: this.pos };
@@ -504,15 +499,21 @@ class FlowReader {
       this.pos++;
       this.space();
       entries.push({ key, value: this.valueOrEmpty('}') });
-      this.space();
-      if (this.text[this.pos] === ',') {
-        this.pos++;
-        continue;
-      }
-      if (this.text[this.pos] !== '}') unsupported();
+      if (!this.separator('}')) break;
     }
     this.pos++;
     return { kind: 'map', entries, start, end: this.pos };
+  }
+
+  /** After an item: true past a `,` (more may follow), false at `close`; anything else is handed over. */
+  separator(close: string): boolean {
+    this.space();
+    if (this.text[this.pos] === ',') {
+      this.pos++;
+      return true;
+    }
+    if (this.text[this.pos] !== close) unsupported();
+    return false;
   }
 
   valueOrEmpty(close: string): RawNode {

@@ -11,8 +11,7 @@ import { checkSchemaText } from './schema-text.js';
 import { checkRelativeUri, readResource, uriParameterNames } from './resource.js';
 import { readSecuritySchemes } from './security-schemes.js';
 import { readProtocols, readSecuredBy } from './security-refs.js';
-
-type Mutable<T> = { -readonly [K in keyof T]?: T[K] };
+import type { Building } from '../../util/mutable.js';
 
 export interface ApiReadInput {
   /** The expanded root mapping (resources with types and traits applied). */
@@ -27,7 +26,7 @@ export function readApi({ root, declarationsRoot, ctx: base }: ApiReadInput): Ra
   const schemeNames = new Set(declarationEntries(entryOf(root, 'securitySchemes')?.value).map((d) => d.key.text));
   const ctx: ReadContext = { ...base, template: false, schemas: new Map(schemas.map((s) => [s.name, s])), securitySchemes: schemeNames };
   const templateCtx: ReadContext = { ...ctx, template: true };
-  const api: Mutable<RamlApi> = { node: root, schemas, traits: [], resourceTypes: [], securitySchemes: [] };
+  const api: Building<RamlApi> = { node: root, schemas, traits: [], resourceTypes: [], securitySchemes: [] };
   const resources: Resource[] = [];
   let baseUriEntry: YEntry | undefined;
   let titleSeen = false;
@@ -130,7 +129,7 @@ function readDocumentation(ctx: ReadContext, e: YEntry): DocumentationItem[] | u
   for (const item of e.value.items) {
     const map = mapValue(ctx, { key: e.key, value: item }, 'a documentation item {title, content}');
     if (!map) continue;
-    const doc: Mutable<DocumentationItem> = { node: item };
+    const doc: Building<DocumentationItem> = { node: item };
     readEntries(ctx, map, 'documentation', {
       title: (x) => (doc.title = stringValue(ctx, x)),
       content: (x) => (doc.content = stringValue(ctx, x)),
@@ -177,7 +176,7 @@ function checkDeclarationList(ctx: ReadContext, e: YEntry): void {
 }
 
 /** RAML 0.8 §Base URI: a URI template; `{version}` needs a root `version`. */
-function checkBaseUri(ctx: ReadContext, api: Mutable<RamlApi>, e: YEntry | undefined): void {
+function checkBaseUri(ctx: ReadContext, api: Building<RamlApi>, e: YEntry | undefined): void {
   if (!e || api.baseUri === undefined) return;
   if (api.baseUri.trim() === '') {
     report(ctx, 'SVC1108', '"baseUri" is empty', { span: entrySpan(e) });

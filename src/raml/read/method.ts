@@ -17,12 +17,11 @@ import {
 import { readNamedParameters } from './parameters.js';
 import { checkSchemaText } from './schema-text.js';
 import { readProtocols, readSecuredBy } from './security-refs.js';
-
-type Mutable<T> = { -readonly [K in keyof T]?: T[K] };
+import type { Building } from '../../util/mutable.js';
 
 /** The properties of a method; `trait` adds what only declarations may say. */
 export function readMethod(ctx: ReadContext, name: string, map: YMap, options: { trait?: boolean; where?: string } = {}): Method {
-  const m: Mutable<Method> = { method: name, node: map };
+  const m: Building<Method> = { method: name, node: map };
   const extras = new Map<string, unknown>();
   const handlers: Record<string, (e: YEntry) => void> = {
     description: (e) => (m.description = stringValue(ctx, e)),
@@ -94,7 +93,7 @@ function isFormMediaType(mediaType: string): boolean {
 function readBody(ctx: ReadContext, mediaType: string, e: YEntry): Body | undefined {
   const map = mapValue(ctx, e, 'a body declaration (schema, example, formParameters)');
   if (!map) return undefined;
-  const body: Mutable<Body> = { mediaType, node: e.value };
+  const body: Building<Body> = { mediaType, node: e.value };
   const extras = new Map<string, unknown>();
   readEntries(ctx, map, `body ${mediaType}`, {
     schema: (s) => (body.schema = readSchemaReference(ctx, s, mediaType)),
@@ -162,7 +161,7 @@ export function readResponses(ctx: ReadContext, e: YEntry): readonly Response[] 
 function readResponse(ctx: ReadContext, code: string, e: YEntry): Response | undefined {
   const map = mapValue(ctx, e, 'a response (description, headers, body)');
   if (!map) return undefined;
-  const response: Mutable<Response> = { code, node: e.value };
+  const response: Building<Response> = { code, node: e.value };
   const extras = new Map<string, unknown>();
   readEntries(ctx, map, `response ${code}`, {
     description: (d) => (response.description = stringValue(ctx, d)),

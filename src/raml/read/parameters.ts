@@ -6,6 +6,7 @@ import { isMap, isNull, isScalar, isSeq, toPlain, type YEntry, type YMap, type Y
 import type { NamedParameter, NamedParameters, ParameterDefinition } from '../model.js';
 import { requiredKey } from '../merge.js';
 import { booleanValue, describe, entrySpan, mapValue, numberValue, readEntries, report, stringValue, type ReadContext } from './context.js';
+import type { Building } from '../../util/mutable.js';
 
 export const PARAMETER_TYPES = ['string', 'number', 'integer', 'date', 'boolean', 'file'] as const;
 
@@ -42,7 +43,7 @@ function readDefinition(ctx: ReadContext, name: string, e: YEntry): ParameterDef
 }
 
 function readParameter(ctx: ReadContext, name: string, map: YMap): NamedParameter {
-  const p: { -readonly [K in keyof NamedParameter]?: NamedParameter[K] } = { name, node: map };
+  const p: Building<NamedParameter> = { name, node: map };
   const extras = new Map<string, unknown>();
   readEntries(ctx, map, `parameter "${name}"`, {
     displayName: (e) => (p.displayName = stringValue(ctx, e)),
@@ -71,7 +72,7 @@ function isTextType(type: string | undefined): boolean {
   return type === undefined || type === 'string' || type === 'date' || type === 'file';
 }
 
-function textValues(p: { -readonly [K in keyof NamedParameter]?: NamedParameter[K] }, map: YMap): void {
+function textValues(p: Building<NamedParameter>, map: YMap): void {
   const asText = (node: YNode) => (isScalar(node) && node.value !== null ? node.text : toPlain(node));
   for (const e of map.entries) {
     if (e.key.text === 'example') p.example = asText(e.value);

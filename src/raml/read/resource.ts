@@ -8,8 +8,7 @@ import { describe, entrySpan, mapValue, plainOrUndefined, readEntries, report, s
 import { readIs, readMethod } from './method.js';
 import { readNamedParameters } from './parameters.js';
 import { readSecuredBy } from './security-refs.js';
-
-type Mutable<T> = { -readonly [K in keyof T]?: T[K] };
+import type { Building } from '../../util/mutable.js';
 
 export function readResource(ctx: ReadContext, e: YEntry, parentPath: string, options: { resourceType?: boolean } = {}): Resource | undefined {
   const relativeUri = e.key.text;
@@ -17,7 +16,7 @@ export function readResource(ctx: ReadContext, e: YEntry, parentPath: string, op
   const map = mapValue(ctx, e, 'a resource (methods, nested resources, …)');
   if (!map) return undefined;
   const path = parentPath + relativeUri;
-  const r: Mutable<Resource> = { relativeUri, path, keyNode: e.key, node: map };
+  const r: Building<Resource> = { relativeUri, path, keyNode: e.key, node: map };
   const methods: Method[] = [];
   const resources: Resource[] = [];
   const extras = new Map<string, unknown>();

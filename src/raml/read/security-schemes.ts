@@ -5,6 +5,7 @@ import { declarationEntries } from '../expand.js';
 import type { SecurityScheme } from '../model.js';
 import { mapValue, readEntries, report, stringValue, type ReadContext } from './context.js';
 import { readMethod } from './method.js';
+import type { Building } from '../../util/mutable.js';
 
 export const STANDARD_SCHEME_TYPES = ['OAuth 1.0', 'OAuth 2.0', 'Basic Authentication', 'Digest Authentication'] as const;
 
@@ -24,7 +25,7 @@ export function readSecuritySchemes(ctx: ReadContext, e: YEntry): SecurityScheme
 }
 
 function readScheme(ctx: ReadContext, d: YEntry, map: YMap): SecurityScheme {
-  const scheme: { -readonly [K in keyof SecurityScheme]?: SecurityScheme[K] } = { name: d.key.text, nameNode: d.key, node: map };
+  const scheme: Building<SecurityScheme> = { name: d.key.text, nameNode: d.key, node: map };
   let settingsEntry: YEntry | undefined;
   let typeEntry: YEntry | undefined;
   readEntries(ctx, map, `security scheme "${d.key.text}"`, {
