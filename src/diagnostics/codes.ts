@@ -72,6 +72,70 @@ export const codes = {
   SVC1302: { severity: 'error', title: 'unknown security scheme type', explanation: 'A scheme type is one of `OAuth 1.0`, `OAuth 2.0`, `Basic Authentication`, `Digest Authentication` or `x-<name>`.' },
   SVC1303: { severity: 'error', title: 'missing security setting', explanation: 'The scheme type requires this setting.' },
   SVC1304: { severity: 'error', title: 'invalid securedBy', explanation: '`securedBy` is a list of scheme names, `null`, or `{name: {parameters}}`.' },
+  // --- the service model: schemas, models and fields ------------------------------------------------
+  SVC2001: { severity: 'error', title: 'invalid JSON schema', explanation: 'A model schema is not valid JSON (RFC 8259): no comments, no trailing commas, strings in double quotes.' },
+  SVC2002: { severity: 'error', title: 'schema is not a model', explanation: 'A schema used by a `post` body must be a JSON object whose `properties` are the model fields.' },
+  SVC2003: { severity: 'error', title: 'invalid _db_settings', explanation: '`_db_settings` of a property must be an object.' },
+  SVC2004: { severity: 'error', title: 'unusable field name', explanation: 'Field names start with a letter and contain letters, digits and `_`. Names starting with `_`, `q`, and names containing `__` are reserved for query parameters and filter operators.' },
+  SVC2005: { severity: 'error', title: 'unknown field type', explanation: 'The `_db_settings.type` (or `item_type`) is not a type svcgen knows. Types: string, text, unicode, unicode_text, integer, big_integer, small_integer, float, decimal, boolean, datetime, date, time, interval, choice, list, dict, id_field, file, pickle, foreign_key, relationship.' },
+  SVC2006: { severity: 'error', title: 'invalid schema list', explanation: 'Keys such as `_processors`, `_public_fields` or `_event_handlers` have a fixed shape (a list of names, or an object of lists).' },
+  SVC2007: { severity: 'error', title: 'invalid function name', explanation: 'Handlers, processors, dynamic principals and callable defaults become TypeScript functions in modules named after them, so their names must be identifiers.' },
+  SVC2008: { severity: 'error', title: 'inconsistent field parameters', explanation: 'The field parameters contradict each other or the type (a `choice` without `choices`, a `list` without `item_type`, an `id_field` that is not the primary key, min greater than max, …).' },
+  SVC2009: { severity: 'warning', title: 'pickle stored as JSON', explanation: 'There is no Python in the generated service, so a `pickle` field holds JSON.' },
+  SVC2010: { severity: 'error', title: 'invalid field parameter', explanation: 'A field parameter has the wrong kind of value (a number where true/false is expected, an unknown referential action, …).' },
+  SVC2011: { severity: 'error', title: 'missing field parameter', explanation: 'Relationships need `document` (and `backref_name`); foreign keys need `ref_document`, `ref_column` and `ref_column_type`.' },
+  SVC2012: { severity: 'warning', title: 'ignored field parameter', explanation: 'The parameter means nothing for this field type, so it has no effect.' },
+  SVC2013: { severity: 'warning', title: 'unknown schema key', explanation: 'A root key of the schema starts with `_` but is not one svcgen reads; it is probably misspelt.' },
+  SVC2014: { severity: 'error', title: 'no primary key', explanation: 'Every model needs exactly one field with `"primary_key": true`.' },
+  SVC2015: { severity: 'error', title: 'several primary keys', explanation: 'Every model needs exactly one primary key; composite keys are not supported.' },
+  SVC2016: { severity: 'error', title: 'path segment not served', explanation: 'svcgen serves path segments that are a name (`stories`) or one parameter (`{id}`), not a mix such as `{name}.{ext}`.' },
+  SVC2017: { severity: 'warning', title: 'model defined twice', explanation: 'Two resources give different schemas for the same model; the first one is used.' },
+  SVC2018: { severity: 'error', title: 'no schema for a model', explanation: 'A collection resource needs a model, defined by a `post` body schema on this or another resource with the same name.' },
+  SVC2019: { severity: 'error', title: 'resource starts with a parameter', explanation: 'A `{parameter}` at the top of the API has no collection to look items up in.' },
+  SVC2020: { severity: 'error', title: 'unknown nested resource', explanation: 'Below an item, a resource must be named after a relationship (a nested collection or a singular sub-resource) or a `dict`/`list` field (an attribute) of the parent model.' },
+  SVC2021: { severity: 'error', title: 'several item parameters', explanation: 'Items are looked up by primary key, so a collection has one `{parameter}` child.' },
+  SVC2022: { severity: 'error', title: 'misplaced nesting', explanation: 'Singular and attribute sub-resources have no items, and attribute sub-resources have no nested resources.' },
+  SVC2023: { severity: 'warning', title: 'method not served', explanation: 'The RAML lists a method that this kind of route has no action for (for example `post` on an item); it is not served.' },
+  SVC2024: { severity: 'warning', title: 'security scheme not used', explanation: 'svcgen implements x-Ticket, x-ApiKey and x-ACL; other schemes, and authentication schemes missing from the root `securedBy`, have no effect.' },
+  SVC2025: { severity: 'error', title: 'invalid x-Ticket settings', explanation: 'x-Ticket needs `secret` (the name of the service.ini key holding the signing secret); `hashalg` is sha256 or sha512; `cookie_name` must be a valid cookie name.' },
+  SVC2026: { severity: 'warning', title: 'ignored scheme setting', explanation: 'The security scheme setting is not used (some ticket options are read from service.ini instead).' },
+  SVC2027: { severity: 'error', title: 'parameter in the base path', explanation: 'Only `{version}` (and host parameters) may appear in `baseUri`; the service is mounted on a fixed base path.' },
+
+  // --- access control -------------------------------------------------------------------------------
+  SVC2030: { severity: 'error', title: 'invalid ACL rule', explanation: 'An x-ACL rule reads `allow|deny <principal> <permission>[, <permission>…]`.' },
+  SVC2031: { severity: 'error', title: 'unknown ACL permission', explanation: 'Permissions are view, create, update, delete, options and all.' },
+  SVC2032: { severity: 'warning', title: 'bare admin principal', explanation: 'A principal that is not `everyone`, `authenticated`, `g:<group>` or `{{function}}` is a user id, so `admin` means the user named admin, not the admin group (`g:admin`).' },
+  SVC2033: { severity: 'warning', title: 'ACL without collection rules', explanation: 'An x-ACL without `collection` rules denies every collection route. (Ramses allowed everything.)' },
+
+  // --- events -----------------------------------------------------------------------------------------
+  SVC2040: { severity: 'error', title: 'unknown event', explanation: 'Event tags are `before_<action>` or `after_<action>`, with actions index, create, update_many, delete_many, collection_options, show, update, replace, delete, item_options, login, logout, register and set.' },
+  SVC2041: { severity: 'warning', title: 'event never fires', explanation: 'login, logout and register events fire for the user model only.' },
+
+  // --- relationships ----------------------------------------------------------------------------------
+  SVC2050: { severity: 'error', title: 'unknown related model', explanation: 'A relationship `document` or foreign key `ref_document` names a model that no resource defines.' },
+  SVC2051: { severity: 'error', title: 'relationship without backref', explanation: 'A relationship needs `backref_name`: the field svcgen adds to the target model.' },
+  SVC2052: { severity: 'error', title: 'backref collides with a field', explanation: 'The backref field svcgen would add to the target model already exists there (as a field with `_db_settings`).' },
+  SVC2053: { severity: 'error', title: 'one-to-one declared twice', explanation: 'A one-to-one relationship is declared on one of its two models; the other side is the generated backref.' },
+  SVC2054: { severity: 'error', title: 'duplicate backref', explanation: 'Two relationships would add a backref with the same name to the same model.' },
+  SVC2055: { severity: 'error', title: 'invalid foreign_keys', explanation: '`foreign_keys` names the foreign key field this relationship uses, as `<Model>.<field>`, and that field must reference the relationship\'s model.' },
+  SVC2056: { severity: 'error', title: 'ambiguous foreign key', explanation: 'When one model has several relationships to another, or the target has several foreign keys to it, each relationship says which one it uses with `foreign_keys`.' },
+  SVC2057: { severity: 'warning', title: 'foreign key added', explanation: 'No `foreign_key` field stores the relationship (Ramses needed none for MongoDB), so svcgen adds one for the SQL engine.' },
+  SVC2058: { severity: 'error', title: 'foreign key references no primary key', explanation: '`ref_column` must be `<table>.<primary key>` of the referenced model, e.g. `user.username`.' },
+  SVC2059: { severity: 'error', title: 'foreign key type mismatch', explanation: '`ref_column_type` must match the type of the referenced primary key.' },
+  SVC2060: { severity: 'error', title: 'unused foreign key', explanation: 'A foreign key field can only be set through a relationship (its backref), so one must use it.' },
+  SVC2061: { severity: 'error', title: 'unknown field in a list', explanation: '`_public_fields`, `_auth_fields`, `_hidden_fields` and `_nested_relationships` name fields (or relationships) of the model.' },
+
+  // --- users and authentication -----------------------------------------------------------------------
+  SVC2063: { severity: 'error', title: 'several user models', explanation: 'Only one schema can be `"_auth_model": true`.' },
+  SVC2064: { severity: 'warning', title: 'implicit user model', explanation: 'Authentication is configured and a model is named User, so it holds the users; say so with `"_auth_model": true`.' },
+  SVC2065: { severity: 'warning', title: 'user model without authentication', explanation: 'A schema is `_auth_model`, but no x-Ticket or x-ApiKey scheme is in the root `securedBy`.' },
+  SVC2066: { severity: 'warning', title: 'weak user model', explanation: 'The user model lets passwords be short, or logs in with fields that are not unique.' },
+  SVC2067: { severity: 'warning', title: 'password processors', explanation: 'svcgen hashes passwords itself (argon2id), after the field\'s processors run; a processor that hashes would hash twice.' },
+
+  // --- whole-service checks ---------------------------------------------------------------------------
+  SVC2070: { severity: 'warning', title: 'route without ACL', explanation: 'With authentication on, a resource whose `securedBy` names no x-ACL may be used by `g:admin` only.' },
+  SVC2071: { severity: 'warning', title: 'unused ACL', explanation: 'An x-ACL scheme guards no resource.' },
+  SVC2072: { severity: 'warning', title: 'ACLs without authentication', explanation: 'x-ACLs apply only when an x-Ticket or x-ApiKey scheme authenticates users.' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof codes;

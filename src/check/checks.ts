@@ -1,0 +1,61 @@
+/**
+ * Check stage: semantic checks over the finished IR that no single builder step could make,
+ * reported at the places in the RAML and schemas that the user has to change.
+ */
+import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
+import type { IrSources } from '../ir/build/index.js';
+import type { ServiceIR } from '../ir/types.js';
+import { checkSchemaSyntax } from '../ir/schema-document.js';
+import type { RamlApi, Resource } from '../raml/model.js';
+
+export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources, api: RamlApi): void {
+  checkRoutesWithoutAcl(diagnostics, ir, sources);
+  checkUnusedAcls(diagnostics, ir, sources);
+  checkSchemas(diagnostics, api);
+}
+
+/** Every JSON schema of the API parses (model schemas were read already; the rest are documentation). */
+function checkSchemas(diagnostics: DiagnosticBag, api: RamlApi): void {
+  for (const s of api.schemas) checkSchemaSyntax(s.node, diagnostics);
+  const visit = (resources: readonly Resource[]) => {
+    for (const r of resources) {
+      for (const m of r.methods) {
+        for (const b of [...(m.body ?? []), ...(m.responses ?? []).flatMap((x) => x.body ?? [])]) {
+          if (b.schema && !b.schema.declaration) checkSchemaSyntax(b.schema.contentNode, diagnostics);
+        }
+      }
+      visit(r.resources);
+    }
+  };
+  visit(api.resources);
+}
+
+/** Contract §6: with auth, a route without x-ACL is for g:admin only — probably not what was meant. */
+function checkRoutesWithoutAcl(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
+  if (!ir.auth) return;
+  const reported = new Set<string>();
+  for (const route of ir.routes) {
+    if (route.acl !== null || reported.has(route.ramlPath)) continue;
+    reported.add(route.ramlPath);
+    const names = ir.acls.map((a) => a.name);
+    diagnostics.report('SVC2070', `${route.ramlPath} has no x-ACL, so with auth on only g:admin may use it`, {
+      span: sources.routes.get(route.path),
+      hint: names.length ? `add \`securedBy: [${names[0]}]\` (x-ACLs: ${names.join(', ')})` : 'declare an x-ACL security scheme and add it to the resource\'s securedBy',
+    });
+  }
+}
+
+function checkUnusedAcls(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
+  const used = new Set(ir.routes.map((r) => r.acl));
+  for (const acl of ir.acls) {
+    if (used.has(acl.name)) continue;
+    diagnostics.report('SVC2071', `x-ACL "${acl.name}" guards no route`, { span: sources.acls.get(acl.name), hint: `add it to a resource: securedBy: [${acl.name}]` });
+  }
+  if (!ir.auth && ir.routes.some((r) => r.acl !== null)) {
+    const first = ir.acls.find((a) => used.has(a.name));
+    diagnostics.report('SVC2072', 'x-ACLs apply only with authentication, and no x-Ticket or x-ApiKey scheme is in the root securedBy', {
+      span: first ? sources.acls.get(first.name) : undefined,
+      hint: 'declare an x-Ticket scheme and add it to the root securedBy',
+    });
+  }
+}

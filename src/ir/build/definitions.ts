@@ -1,0 +1,83 @@
+/**
+ * Contract §3: which resources define models. A static resource with a `post` body schema
+ * defines the model named after its segment (`/stories` → `Story`); under an item, a segment
+ * that names a relationship defines that relationship's model, and one that names a `dict` or
+ * `list` field is an attribute of the parent and defines nothing. The first schema wins.
+ */
+import { relative, sep } from 'node:path';
+import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
+import { positionAt } from '../../diagnostics/source.js';
+import type { Body, Resource, SchemaReference } from '../../raml/model.js';
+import { modelNameOf } from '../naming.js';
+import { readSchemaDocument } from '../schema-document.js';
+import { checkPrimaryKey, readModel, type ModelDraft } from './models.js';
+import type { PathNode } from './paths.js';
+
+export interface DefinitionContext {
+  readonly diagnostics: DiagnosticBag;
+  readonly rootDir: string;
+  readonly models: Map<string, ModelDraft>;
+  /** Models whose schema could not be read (already reported): nothing more is said about them. */
+  readonly unreadable: Set<string>;
+}
+
+/** Reads every model a resource defines, parents before children. */
+export function defineModels(ctx: DefinitionContext, root: PathNode): void {
+  const visit = (node: PathNode, parentModel: string | null, parentIsItem: boolean) => {
+    let model: string | null = null;
+    if (node.param === null) {
+      model = parentIsItem ? nestedModel(ctx, node, parentModel) : modelNameOf(node.segment);
+      const schema = model ? postSchema(node.resource) : undefined;
+      if (model && schema) define(ctx, model, node, schema);
+    }
+    for (const child of node.children) visit(child, node.param === null ? model : parentModel, node.param !== null);
+  };
+  for (const child of root.children) visit(child, null, false);
+}
+
+/** Under an item: the relationship's model, nothing for a dict/list attribute, else the segment's model. */
+function nestedModel(ctx: DefinitionContext, node: PathNode, parentModel: string | null): string | null {
+  const parent = parentModel ? ctx.models.get(parentModel) : undefined;
+  const field = parent?.fields.find((f) => f.field.name === node.segment);
+  if (field?.field.type === 'dict' || field?.field.type === 'list') return null;
+  if (field?.relationship && field.relationship.document !== '') return field.relationship.document;
+  return modelNameOf(node.segment);
+}
+
+/** The JSON schema of the resource's `post` body: `application/json` first, then any `+json`, then any. */
+function postSchema(resource: Resource | undefined): SchemaReference | undefined {
+  const bodies: readonly Body[] = resource?.methods.find((m) => m.method === 'post')?.body ?? [];
+  const withSchema = bodies.filter((b) => b.schema);
+  const pick = withSchema.find((b) => b.mediaType === 'application/json') ?? withSchema.find((b) => /[/+]json\b/.test(b.mediaType)) ?? withSchema[0];
+  return pick?.schema;
+}
+
+function define(ctx: DefinitionContext, name: string, node: PathNode, schema: SchemaReference): void {
+  const existing = ctx.models.get(name);
+  if (existing) {
+    if (existing.schemaFile !== schemaFileOf(ctx, schema)) {
+      const line = positionAt(existing.definedAt.source, existing.definedAt.start).line;
+      ctx.diagnostics.report('SVC2017', `model ${name} is already defined by the schema at line ${line}; this schema is ignored`, {
+        span: schema.node.span,
+        hint: 'a model has one schema; include the same file in both places',
+      });
+    }
+    return;
+  }
+  const document = readSchemaDocument(schema, ctx.diagnostics);
+  if (!document) {
+    ctx.unreadable.add(name);
+    return;
+  }
+  const draft = readModel(ctx.diagnostics, { name, plural: node.segment, schemaFile: schemaFileOf(ctx, schema), definedAt: schema.node.span }, document);
+  checkPrimaryKey(ctx.diagnostics, draft);
+  ctx.models.set(name, draft);
+}
+
+function schemaFileOf(ctx: DefinitionContext, schema: SchemaReference): string {
+  const file = schema.contentNode.includedFile?.path;
+  if (file) return relative(ctx.rootDir, file).split(sep).join('/');
+  const line = positionAt(schema.contentNode.span.source, schema.contentNode.span.start).line;
+  const where = relative(ctx.rootDir, schema.contentNode.span.source.path).split(sep).join('/');
+  return schema.declaration ? `${where} (schema "${schema.declaration.name}")` : `${where}:${line}`;
+}

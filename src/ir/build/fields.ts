@@ -1,0 +1,395 @@
+/**
+ * Contract §3: a schema property becomes a field when it has `_db_settings`. This reads one
+ * property into a field draft, checking types and parameters; relationships and foreign keys are
+ * resolved later, when every model is known.
+ */
+import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
+import type { Span } from '../../diagnostics/source.js';
+import { get, isMap, isScalar, isSeq, toPlain, type YEntry, type YMap, type YNode } from '../../load/ynode.js';
+import { didYouMean } from '../../util/suggest.js';
+import { fieldNameProblem, isSafeIdentifier } from '../naming.js';
+import { FIELD_TYPES, type Field, type FieldType, type Literal, type ReferentialAction, type ScalarFieldType, type ValueSource } from '../types.js';
+
+/** `_db_settings.type` spellings from Ramses' documentation, accepted as aliases (contract §3). */
+const TYPE_ALIASES: Readonly<Record<string, FieldType>> = {
+  unicodetext: 'unicode_text',
+  biginteger: 'big_integer',
+  smallinteger: 'small_integer',
+  binary: 'file',
+};
+
+const COMMON_SETTINGS = ['type', 'primary_key', 'required', 'unique', 'default', 'onupdate', 'help_text'];
+const SETTINGS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
+  string: ['min_length', 'max_length'],
+  text: ['min_length', 'max_length'],
+  unicode: ['min_length', 'max_length'],
+  unicode_text: ['min_length', 'max_length'],
+  integer: ['min_value', 'max_value'],
+  big_integer: ['min_value', 'max_value'],
+  small_integer: ['min_value', 'max_value'],
+  float: ['min_value', 'max_value', 'precision'],
+  decimal: ['min_value', 'max_value', 'scale', 'precision'],
+  choice: ['choices'],
+  list: ['item_type', 'choices'],
+  foreign_key: ['ref_document', 'ref_column', 'ref_column_type', 'ref_ondelete', 'ref_onupdate'],
+  relationship: ['document', 'backref_name', 'uselist', 'foreign_keys', 'ondelete', 'backref_ondelete'],
+};
+
+/** Ramses engine options svcgen accepts silently because they change nothing here. */
+const IGNORED_SETTINGS = new Set(['name', 'index', 'autoincrement', 'collation', 'convert_unicode', 'asdecimal', 'timezone', 'length', 'backref_uselist', 'lazy']);
+
+/** JSON Schema keywords of a property that validate its value (contract §3: differs from Ramses). */
+const VALIDATION_KEYWORDS = new Set([
+  'minLength', 'maxLength', 'pattern', 'format', 'enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
+  'multipleOf', 'minItems', 'maxItems', 'uniqueItems', 'items', 'minProperties', 'maxProperties',
+]);
+
+export const SCALAR_TYPES: readonly ScalarFieldType[] = FIELD_TYPES.filter((t): t is ScalarFieldType => !['list', 'dict', 'relationship', 'pickle'].includes(t));
+
+/** A `type: relationship` field as written, before its target is resolved. */
+export interface RelationshipDecl {
+  readonly document: string;
+  readonly documentSpan: Span;
+  readonly backrefName: string | null;
+  readonly backrefSpan: Span;
+  readonly uselist: boolean;
+  readonly foreignKeys: string | null;
+  readonly foreignKeysSpan: Span | null;
+  readonly onDelete: ReferentialAction | null;
+  readonly backrefOnDelete: ReferentialAction | null;
+  readonly backrefProcessors: readonly string[];
+}
+
+/** A `type: foreign_key` field as written. */
+export interface ForeignKeyDecl {
+  readonly refDocument: string;
+  readonly refDocumentSpan: Span;
+  readonly refColumn: string;
+  readonly refColumnSpan: Span;
+  readonly refColumnType: string;
+  readonly refColumnTypeSpan: Span;
+  readonly onDelete: ReferentialAction;
+  readonly onUpdate: ReferentialAction;
+}
+
+export type MutableField = { -readonly [K in keyof Field]: Field[K] };
+
+export interface FieldDraft {
+  readonly field: MutableField;
+  /** The property name in the schema. */
+  readonly nameSpan: Span;
+  readonly typeSpan: Span;
+  readonly relationship?: RelationshipDecl;
+  readonly foreignKey?: ForeignKeyDecl;
+  /** Where each processor name is written. */
+  readonly processorSpans: readonly Span[];
+}
+
+interface FieldContext {
+  readonly diagnostics: DiagnosticBag;
+  readonly model: string;
+}
+
+/** Reads one schema property; undefined when it is documentation only (no `_db_settings`) or unusable. */
+export function readField(ctx: FieldContext, property: YEntry, rootRequired: ReadonlySet<string>): FieldDraft | undefined {
+  const name = property.key.text;
+  if (!isMap(property.value)) return undefined;
+  const settingsEntry = property.value.entries.find((e) => e.key.text === '_db_settings');
+  if (!settingsEntry) return undefined;
+  if (!isMap(settingsEntry.value)) {
+    ctx.diagnostics.report('SVC2003', `"_db_settings" of "${name}" must be an object`, { span: settingsEntry.value.span });
+    return undefined;
+  }
+  const problem = fieldNameProblem(name);
+  if (problem) {
+    ctx.diagnostics.report('SVC2004', `field "${name}" of ${ctx.model} cannot be used: ${problem}`, { span: property.key.span, hint: 'rename the property' });
+    return undefined;
+  }
+  const settings = settingsEntry.value;
+  const typeEntry = settings.entries.find((e) => e.key.text === 'type');
+  const type = readType(ctx, name, typeEntry);
+  if (!type) return undefined;
+  const reader = new SettingsReader(ctx, name, type, settings);
+  const field: MutableField = {
+    name,
+    type,
+    primaryKey: reader.boolean('primary_key') ?? false,
+    required: (reader.boolean('required') ?? false) || rootRequired.has(name) || draft3Required(property.value),
+    requiredOnCreate: false,
+    unique: reader.boolean('unique') ?? false,
+    generated: false,
+    default: reader.valueSource('default'),
+    onUpdate: reader.valueSource('onupdate'),
+    minLength: reader.number('min_length'),
+    maxLength: reader.number('max_length'),
+    minValue: reader.number('min_value'),
+    maxValue: reader.number('max_value'),
+    choices: reader.choices(),
+    itemType: reader.itemType(),
+    scale: reader.number('scale'),
+    precision: reader.number('precision'),
+    helpText: reader.string('help_text'),
+    foreignKey: null,
+    relationship: null,
+    processors: [],
+    validation: type === 'relationship' ? {} : validationKeywords(property.value),
+    synthesized: false,
+  };
+  const processors = readNameList(ctx, property.value, '_processors');
+  field.processors = processors.names;
+  const draft: FieldDraft = {
+    field,
+    nameSpan: property.key.span,
+    typeSpan: typeEntry?.value.span ?? property.key.span,
+    processorSpans: processors.spans,
+    ...(type === 'relationship' ? { relationship: reader.relationship(readNameList(ctx, property.value, '_backref_processors').names) } : {}),
+    ...(type === 'foreign_key' ? { foreignKey: reader.foreignKey() } : {}),
+  };
+  reader.reportUnknown();
+  checkTypeRules(ctx, draft, settings);
+  return draft;
+}
+
+function readType(ctx: FieldContext, name: string, entry: YEntry | undefined): FieldType | undefined {
+  if (!entry || (isScalar(entry.value) && entry.value.value === null)) return 'string';
+  if (!isScalar(entry.value) || typeof entry.value.value !== 'string') {
+    ctx.diagnostics.report('SVC2005', `the type of "${name}" must be a type name`, { span: entry.value.span });
+    return undefined;
+  }
+  const written = entry.value.text;
+  const lower = written.toLowerCase();
+  const type = (FIELD_TYPES as readonly string[]).includes(lower) ? (lower as FieldType) : TYPE_ALIASES[lower];
+  if (type) return type;
+  ctx.diagnostics.report('SVC2005', `unknown field type "${written}" for "${name}"`, {
+    span: entry.value.span,
+    hint: didYouMean(lower, [...FIELD_TYPES, ...Object.keys(TYPE_ALIASES)]) ?? `use one of ${FIELD_TYPES.join(', ')}`,
+  });
+  return undefined;
+}
+
+/** Draft-03 style `"required": true` on a property is honoured, never dropped. */
+function draft3Required(property: YMap): boolean {
+  const required = get(property, 'required');
+  return isScalar(required) && required.value === true;
+}
+
+function validationKeywords(property: YMap): Record<string, Literal> {
+  const out: Record<string, Literal> = {};
+  for (const e of property.entries) {
+    if (VALIDATION_KEYWORDS.has(e.key.text)) out[e.key.text] = toPlain(e.value) as Literal;
+  }
+  return out;
+}
+
+function readNameList(ctx: FieldContext, property: YMap, key: string): { names: string[]; spans: Span[] } {
+  const node = get(property, key);
+  if (node === undefined) return { names: [], spans: [] };
+  if (!isSeq(node)) {
+    ctx.diagnostics.report('SVC2006', `"${key}" must be a list of function names`, { span: node.span });
+    return { names: [], spans: [] };
+  }
+  const names: string[] = [];
+  const spans: Span[] = [];
+  for (const item of node.items) {
+    const name = isScalar(item) && typeof item.value === 'string' ? item.text.replace(/^\{\{(.*)\}\}$/, '$1').trim() : undefined;
+    if (name === undefined || !isSafeIdentifier(name)) {
+      ctx.diagnostics.report('SVC2007', `${name === undefined ? 'a function name' : `"${name}"`} in "${key}" is not a valid function name`, {
+        span: item.span,
+        hint: 'names are used as TypeScript identifiers and module names: letters, digits, "_" and "$", not starting with a digit',
+      });
+      continue;
+    }
+    names.push(name);
+    spans.push(item.span);
+  }
+  return { names, spans };
+}
+
+/** Rules tying parameters to types. */
+function checkTypeRules(ctx: FieldContext, draft: FieldDraft, settings: YMap): void {
+  const f = draft.field;
+  const at = (key: string) => settings.entries.find((e) => e.key.text === key)?.key.span ?? draft.typeSpan;
+  if (f.type === 'choice' && !f.choices?.length) {
+    ctx.diagnostics.report('SVC2008', `choice field "${f.name}" needs "choices"`, { span: draft.typeSpan, hint: 'add "choices": ["a", "b"] to _db_settings' });
+  }
+  if (f.type === 'list' && !f.itemType) {
+    ctx.diagnostics.report('SVC2008', `list field "${f.name}" needs "item_type"`, { span: draft.typeSpan, hint: 'add "item_type": "string" (or another scalar type) to _db_settings' });
+  }
+  if (f.type === 'id_field' && !f.primaryKey) {
+    ctx.diagnostics.report('SVC2008', `"${f.name}" is an id_field but not the primary key`, { span: draft.typeSpan, hint: 'add "primary_key": true, or use "integer"' });
+  }
+  if (f.type === 'pickle') {
+    ctx.diagnostics.report('SVC2009', `"${f.name}" is a pickle field; svcgen stores it as JSON`, { span: draft.typeSpan, hint: 'Python pickles cannot exist here; use "dict" or "list" to say what it holds' });
+  }
+  if (f.minLength !== null && f.maxLength !== null && f.minLength > f.maxLength) {
+    ctx.diagnostics.report('SVC2008', `"${f.name}": min_length ${f.minLength} is greater than max_length ${f.maxLength}`, { span: at('min_length') });
+  }
+  if (f.minValue !== null && f.maxValue !== null && f.minValue > f.maxValue) {
+    ctx.diagnostics.report('SVC2008', `"${f.name}": min_value ${f.minValue} is greater than max_value ${f.maxValue}`, { span: at('min_value') });
+  }
+  if (f.primaryKey && !['id_field', 'string', 'unicode', 'text', 'unicode_text', 'integer', 'big_integer', 'small_integer'].includes(f.type)) {
+    ctx.diagnostics.report('SVC2008', `"${f.name}" cannot be a primary key: type ${f.type}`, { span: draft.typeSpan, hint: 'primary keys are id_field, string or integer fields' });
+  }
+}
+
+class SettingsReader {
+  readonly #used = new Set<string>(['type']);
+
+  constructor(
+    readonly ctx: FieldContext,
+    readonly field: string,
+    readonly type: FieldType,
+    readonly settings: YMap,
+  ) {}
+
+  /** The setting, when it applies to this field's type (others are reported by `reportUnknown`). */
+  entry(key: string): YEntry | undefined {
+    if (!COMMON_SETTINGS.includes(key) && !(SETTINGS_BY_TYPE[this.type] ?? []).includes(key)) return undefined;
+    const e = this.settings.entries.find((x) => x.key.text === key);
+    if (e) this.#used.add(key);
+    return e;
+  }
+
+  report(e: YEntry, expected: string): void {
+    this.ctx.diagnostics.report('SVC2010', `"${e.key.text}" of "${this.field}" must be ${expected}`, { span: e.value.span });
+  }
+
+  boolean(key: string): boolean | null {
+    const e = this.entry(key);
+    if (!e) return null;
+    if (isScalar(e.value) && typeof e.value.value === 'boolean') return e.value.value;
+    this.report(e, 'true or false');
+    return null;
+  }
+
+  number(key: string): number | null {
+    const e = this.entry(key);
+    if (!e) return null;
+    if (isScalar(e.value) && typeof e.value.value === 'number') return e.value.value;
+    this.report(e, 'a number');
+    return null;
+  }
+
+  string(key: string): string | null {
+    const e = this.entry(key);
+    if (!e) return null;
+    if (isScalar(e.value) && typeof e.value.value === 'string') return e.value.value;
+    this.report(e, 'a string');
+    return null;
+  }
+
+  node(key: string): YNode | undefined {
+    return this.entry(key)?.value;
+  }
+
+  /** A literal, or `{{name}}`: `{{now}}`/`{{datetime.datetime.utcnow}}` are built in, others are user functions. */
+  valueSource(key: string): ValueSource | null {
+    const e = this.entry(key);
+    if (!e) return null;
+    const value = toPlain(e.value) as Literal;
+    if (typeof value !== 'string') return { kind: 'literal', value };
+    const callable = /^\{\{\s*(.*?)\s*\}\}$/.exec(value)?.[1];
+    if (callable === undefined) return { kind: 'literal', value };
+    if (callable === 'now' || callable === 'datetime.datetime.utcnow' || callable === 'datetime.datetime.now') return { kind: 'now' };
+    if (!isSafeIdentifier(callable)) {
+      this.ctx.diagnostics.report('SVC2007', `"${callable}" in "${key}" of "${this.field}" is not a valid function name`, {
+        span: e.value.span,
+        hint: callable.includes('.') ? 'Python dotted paths cannot be called here; name a function instead, e.g. {{make_slug}}, and write it in the generated stub' : 'use letters, digits and "_"',
+      });
+      return null;
+    }
+    return { kind: 'callable', name: callable };
+  }
+
+  choices(): Literal[] | null {
+    const e = this.entry('choices');
+    if (!e) return null;
+    if (isSeq(e.value) && e.value.items.every(isScalar)) return e.value.items.map((i) => (i as { value: Literal }).value);
+    this.report(e, 'a list of values');
+    return null;
+  }
+
+  itemType(): ScalarFieldType | null {
+    const e = this.entry('item_type');
+    if (!e) return null;
+    const written = isScalar(e.value) && typeof e.value.value === 'string' ? e.value.text.toLowerCase() : '';
+    const type = (SCALAR_TYPES as readonly string[]).includes(written) ? (written as ScalarFieldType) : (TYPE_ALIASES[written] as ScalarFieldType | undefined);
+    if (type && SCALAR_TYPES.includes(type)) return type;
+    this.ctx.diagnostics.report('SVC2005', `unknown item_type "${written}" for "${this.field}"`, {
+      span: e.value.span,
+      hint: didYouMean(written, SCALAR_TYPES) ?? `list items are one of ${SCALAR_TYPES.join(', ')}`,
+    });
+    return null;
+  }
+
+  referentialAction(key: string, fallback: ReferentialAction): ReferentialAction;
+  referentialAction(key: string, fallback: null): ReferentialAction | null;
+  referentialAction(key: string, fallback: ReferentialAction | null): ReferentialAction | null {
+    const e = this.entry(key);
+    if (!e) return fallback;
+    const written = isScalar(e.value) ? e.value.text.toUpperCase() : '';
+    const action = ({ CASCADE: 'cascade', RESTRICT: 'restrict', NULLIFY: 'nullify', 'SET NULL': 'nullify', DO_NOTHING: 'nullify' } as const)[written as 'CASCADE'];
+    if (action) return action;
+    this.ctx.diagnostics.report('SVC2010', `"${e.key.text}" of "${this.field}" must be CASCADE, RESTRICT or NULLIFY`, {
+      span: e.value.span,
+      hint: didYouMean(written, ['CASCADE', 'RESTRICT', 'NULLIFY']),
+    });
+    return fallback;
+  }
+
+  relationship(backrefProcessors: readonly string[]): RelationshipDecl {
+    const document = this.requiredString('document', 'the name of the related model, e.g. "Story"');
+    const backref = this.entry('backref_name');
+    const foreignKeys = this.entry('foreign_keys');
+    const uselist = this.boolean('uselist');
+    return {
+      document: document.value,
+      documentSpan: document.span,
+      backrefName: backref && isScalar(backref.value) && typeof backref.value.value === 'string' ? backref.value.text : null,
+      backrefSpan: backref?.value.span ?? document.span,
+      uselist: uselist ?? true,
+      foreignKeys: foreignKeys && isScalar(foreignKeys.value) ? foreignKeys.value.text : null,
+      foreignKeysSpan: foreignKeys?.value.span ?? null,
+      onDelete: this.referentialAction('ondelete', null),
+      backrefOnDelete: this.referentialAction('backref_ondelete', null),
+      backrefProcessors,
+    };
+  }
+
+  foreignKey(): ForeignKeyDecl {
+    const document = this.requiredString('ref_document', 'the name of the referenced model, e.g. "User"');
+    const column = this.requiredString('ref_column', 'the referenced column, e.g. "user.username"');
+    const columnType = this.requiredString('ref_column_type', 'the referenced column\'s type, e.g. "string"');
+    return {
+      refDocument: document.value,
+      refDocumentSpan: document.span,
+      refColumn: column.value,
+      refColumnSpan: column.span,
+      refColumnType: columnType.value.toLowerCase(),
+      refColumnTypeSpan: columnType.span,
+      onDelete: this.referentialAction('ref_ondelete', 'nullify'),
+      onUpdate: this.referentialAction('ref_onupdate', 'cascade'),
+    };
+  }
+
+  requiredString(key: string, what: string): { value: string; span: Span } {
+    const e = this.entry(key);
+    if (e && isScalar(e.value) && typeof e.value.value === 'string' && e.value.text !== '') return { value: e.value.text, span: e.value.span };
+    this.ctx.diagnostics.report('SVC2011', `${this.type} field "${this.field}" needs "${key}": ${what}`, { span: e?.value.span ?? this.settings.span });
+    return { value: '', span: e?.value.span ?? this.settings.span };
+  }
+
+  /** Parameters that mean nothing for this type are reported (a warning: Ramses ignored them). */
+  reportUnknown(): void {
+    const known = new Set([...COMMON_SETTINGS, ...(SETTINGS_BY_TYPE[this.type] ?? [])]);
+    for (const e of this.settings.entries) {
+      const key = e.key.text;
+      if (known.has(key) || IGNORED_SETTINGS.has(key) || (this.type === 'relationship' && key.startsWith('backref_'))) continue;
+      const elsewhere = Object.entries(SETTINGS_BY_TYPE).find(([, keys]) => keys.includes(key))?.[0];
+      this.ctx.diagnostics.report('SVC2012', `"${key}" means nothing for ${this.type} field "${this.field}"`, {
+        span: e.key.span,
+        hint: elsewhere ? `"${key}" belongs to ${elsewhere} fields` : didYouMean(key, [...known]) ?? 'it is ignored',
+      });
+    }
+  }
+}

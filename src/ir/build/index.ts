@@ -1,0 +1,202 @@
+/**
+ * Build stage: the expanded RAML and its JSON schemas → the service model (IR), reporting every
+ * problem found on the way. The result is always a complete IR (parts that could not be read are
+ * left out), so later checks and `inspect --ir` work on broken input too.
+ */
+import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
+import type { Span } from '../../diagnostics/source.js';
+import type { RamlApi } from '../../raml/model.js';
+import { didYouMean } from '../../util/suggest.js';
+import { slug } from '../naming.js';
+import type { AclEntry, EventBinding, Field, Model, ServiceIR, UserFunction } from '../types.js';
+import { defineModels } from './definitions.js';
+import { readEventHandlers, type HandlerUse } from './events.js';
+import type { ModelDraft, NameList } from './models.js';
+import { pathTree } from './paths.js';
+import { resolveRelationships } from './relationships.js';
+import { buildRoutes } from './routes.js';
+import { readAcls, readAuthSchemes } from './security.js';
+import { settleUserModel } from './user-model.js';
+
+/** Where IR objects come from, for the checks that run after building. */
+export interface IrSources {
+  readonly models: ReadonlyMap<string, Span>;
+  /** `Model.field` → the property name in the schema. */
+  readonly fields: ReadonlyMap<string, Span>;
+  /** Route path → the RAML resource key. */
+  readonly routes: ReadonlyMap<string, Span>;
+  readonly acls: ReadonlyMap<string, Span>;
+  readonly aclEntries: ReadonlyMap<AclEntry, Span>;
+  readonly handlers: readonly (HandlerUse & { readonly model: string })[];
+}
+
+export interface IrResult {
+  readonly ir: ServiceIR;
+  readonly sources: IrSources;
+}
+
+export interface BuildOptions {
+  /** Folder of the root RAML file: schema file names are shown relative to it. */
+  readonly rootDir: string;
+}
+
+export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: BuildOptions): IrResult {
+  const tree = pathTree(api, diagnostics);
+  const models = new Map<string, ModelDraft>();
+  const unreadable = new Set<string>();
+  defineModels({ diagnostics, rootDir: options.rootDir, models, unreadable }, tree);
+  const schemes = readAuthSchemes(diagnostics, api);
+  const userModel = settleUserModel(diagnostics, models, schemes.span);
+  resolveRelationships({ diagnostics, models });
+  for (const model of models.values()) checkFieldLists(diagnostics, model);
+  const acls = readAcls(diagnostics, api);
+  const routes = buildRoutes({ diagnostics, api, models, unreadable, aclSchemes: new Set(acls.map((a) => a.acl.name)) }, tree);
+  const handlerUses: (HandlerUse & { model: string })[] = [];
+  const bindings = new Map<string, EventBinding[]>();
+  for (const model of models.values()) {
+    const { bindings: b, uses } = readEventHandlers(diagnostics, model);
+    bindings.set(model.name, b);
+    handlerUses.push(...uses.map((u) => ({ ...u, model: model.name })));
+  }
+  const finished = [...models.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).map((m) => finishModel(m, bindings.get(m.name) ?? []));
+  const ir: ServiceIR = {
+    name: slug(api.title ?? 'service'),
+    title: api.title ?? 'Service',
+    version: api.version ?? null,
+    basePath: basePath(diagnostics, api),
+    documentation: (api.documentation ?? []).flatMap((d) => (d.title !== undefined && d.content !== undefined ? [{ title: d.title, content: d.content }] : [])),
+    models: finished,
+    routes,
+    auth: userModel && schemes.span ? { userModel: userModel.name, ticket: schemes.ticket, apiKey: schemes.apiKey } : null,
+    acls: acls.map((a) => a.acl).sort((a, b) => (a.name < b.name ? -1 : 1)),
+    userCode: userCode(finished, acls.map((a) => a.acl), routes),
+  };
+  const sources: IrSources = {
+    models: new Map([...models.values()].map((m) => [m.name, m.definedAt])),
+    fields: new Map([...models.values()].flatMap((m) => m.fields.map((f) => [`${m.name}.${f.field.name}`, f.nameSpan] as const))),
+    routes: routeSpans(api, routes),
+    acls: new Map(acls.map((a) => [a.acl.name, a.span])),
+    aclEntries: new Map(acls.flatMap((a) => [...a.entrySpans])),
+    handlers: handlerUses,
+  };
+  return { ir, sources };
+}
+
+/** Privacy lists and `_nested_relationships` name fields of the model (contract §6, §3.1). */
+function checkFieldLists(diagnostics: DiagnosticBag, model: ModelDraft): void {
+  const names = model.fields.map((f) => f.field.name);
+  const check = (list: NameList | null, key: string, allowed: readonly string[], what: string) => {
+    list?.names.forEach((name, i) => {
+      if (allowed.includes(name)) return;
+      diagnostics.report('SVC2061', `"${name}" in ${key} is not ${what} of ${model.name}`, {
+        span: list.spans[i]!,
+        hint: didYouMean(name, allowed) ?? (allowed.length ? `${what}s: ${allowed.join(', ')}` : `${model.name} has no ${what}s`),
+      });
+    });
+  };
+  check(model.publicFields, '_public_fields', names, 'a field');
+  check(model.authFields, '_auth_fields', names, 'a field');
+  check(model.hiddenFields, '_hidden_fields', names, 'a field');
+  check(model.nestedRelationships, '_nested_relationships', model.relationships.map((r) => r.name), 'a relationship');
+}
+
+function finishModel(draft: ModelDraft, eventHandlers: EventBinding[]): Model {
+  const pk = draft.primaryKey;
+  const fields: Field[] = draft.fields.map(({ field }) => {
+    const generated = field.primaryKey && field.type === 'id_field';
+    const writable = !generated && field.type !== 'foreign_key';
+    return { ...field, generated, requiredOnCreate: writable && field.required && field.default === null };
+  });
+  const list = (l: NameList | null) => (l ? [...l.names] : null);
+  return {
+    name: draft.name,
+    table: draft.table,
+    plural: draft.plural,
+    schemaFile: draft.schemaFile,
+    title: draft.title,
+    primaryKey: pk,
+    fields,
+    relationships: [...draft.relationships].sort((a, b) => (a.name < b.name ? -1 : 1)),
+    isAuthModel: draft.isAuthModel,
+    isDefaultUserModel: draft.isDefaultUserModel,
+    publicFields: list(draft.publicFields),
+    authFields: list(draft.authFields),
+    hiddenFields: list(draft.hiddenFields) ?? [],
+    nestedRelationships: list(draft.nestedRelationships) ?? [],
+    nestingDepth: draft.nestingDepth,
+    eventHandlers,
+  };
+}
+
+/** Contract §4.1: the base path is the path of `baseUri` with `{version}` replaced. */
+function basePath(diagnostics: DiagnosticBag, api: RamlApi): string {
+  const uri = api.baseUri;
+  if (!uri) return '';
+  const withVersion = uri.replaceAll('{version}', api.version ?? '');
+  const path = withVersion.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
+  const params = [...path.matchAll(/\{([^}]*)\}/g)].map((m) => m[1]);
+  if (params.length) {
+    const entry = api.node.entries.find((e) => e.key.text === 'baseUri');
+    diagnostics.report('SVC2027', `the base path of baseUri uses {${params.join('}, {')}}; svcgen serves a fixed base path`, {
+      span: entry?.value.span,
+      hint: 'parameters are fine in the host part (http://{host}:{port}/{version}), not in the path',
+    });
+  }
+  const clean = path.replace(/\{[^}]*\}/g, '').replace(/\/+/g, '/').replace(/\/$/, '');
+  return clean === '' || clean === '/' ? '' : clean.startsWith('/') ? clean : `/${clean}`;
+}
+
+function routeSpans(api: RamlApi, routes: readonly import('../types.js').Route[]): Map<string, Span> {
+  const byRamlPath = new Map<string, Span>();
+  const visit = (list: RamlApi['resources']) => {
+    for (const r of list) {
+      byRamlPath.set(r.path, r.keyNode.span);
+      visit(r.resources);
+    }
+  };
+  visit(api.resources);
+  const out = new Map<string, Span>();
+  for (const route of routes) {
+    const at = byRamlPath.get(route.ramlPath) ?? [...byRamlPath.entries()].find(([p]) => p.replace(/\/+/g, '/') === route.ramlPath)?.[1];
+    if (at) out.set(route.path, at);
+  }
+  return out;
+}
+
+/** Contract §1.1: the user-owned functions, with the models that use them (to type their stubs). */
+function userCode(models: readonly Model[], acls: readonly import('../types.js').Acl[], routes: readonly import('../types.js').Route[]): ServiceIR['userCode'] {
+  const handlers = new Collector();
+  const processors = new Collector();
+  const principals = new Collector();
+  const callables = new Collector();
+  for (const model of models) {
+    for (const b of model.eventHandlers) for (const h of b.handlers) handlers.add(h, { model: model.name, event: `${b.phase}_${b.action}` });
+    for (const f of model.fields) {
+      for (const p of f.processors) processors.add(p, { model: model.name, field: f.name });
+      for (const v of [f.default, f.onUpdate]) if (v?.kind === 'callable') callables.add(v.name, { model: model.name, field: f.name });
+    }
+  }
+  for (const acl of acls) {
+    const guarded = [...new Set(routes.filter((r) => r.acl === acl.name).map((r) => r.model))].sort();
+    for (const entry of [...acl.collection, ...acl.item]) {
+      if (entry.principal.kind !== 'dynamic') continue;
+      if (guarded.length === 0) principals.add(entry.principal.name, { model: '', acl: acl.name });
+      for (const model of guarded) principals.add(entry.principal.name, { model, acl: acl.name });
+    }
+  }
+  return { handlers: handlers.list(), processors: processors.list(), principals: principals.list(), callables: callables.list() };
+}
+
+class Collector {
+  readonly #uses = new Map<string, UserFunction['usedBy'][number][]>();
+
+  add(name: string, use: UserFunction['usedBy'][number]): void {
+    const list = this.#uses.get(name) ?? [];
+    if (!list.some((u) => JSON.stringify(u) === JSON.stringify(use))) list.push(use);
+    this.#uses.set(name, list);
+  }
+
+  list(): UserFunction[] {
+    return [...this.#uses.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, usedBy]) => ({ name, usedBy }));
+  }
+}

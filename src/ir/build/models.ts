@@ -1,0 +1,211 @@
+/**
+ * Contract §3: one model per resource that has a `post` body schema. Reads a schema's root
+ * (`properties`, privacy lists, `_auth_model`, `_nesting_depth`, …) into a model draft.
+ */
+import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
+import type { Span } from '../../diagnostics/source.js';
+import { get, isMap, isScalar, isSeq, type YEntry, type YMap } from '../../load/ynode.js';
+import { didYouMean } from '../../util/suggest.js';
+import type { SchemaDocument } from '../schema-document.js';
+import type { Relationship } from '../types.js';
+import { readField, type FieldDraft, type MutableField } from './fields.js';
+
+export interface NameList {
+  readonly names: readonly string[];
+  readonly spans: readonly Span[];
+  readonly span: Span;
+}
+
+export interface ModelDraft {
+  readonly name: string;
+  readonly table: string;
+  readonly plural: string;
+  /** Relative to the API folder, or `(default user model)`. */
+  readonly schemaFile: string;
+  readonly title: string | null;
+  /** Where the model comes from: the `schema:` of the POST body (or the resource, for generated models). */
+  readonly definedAt: Span;
+  readonly fields: FieldDraft[];
+  isAuthModel: boolean;
+  readonly authModelSpan: Span | null;
+  readonly isDefaultUserModel: boolean;
+  readonly publicFields: NameList | null;
+  readonly authFields: NameList | null;
+  readonly hiddenFields: NameList | null;
+  readonly nestedRelationships: NameList | null;
+  readonly nestingDepth: number;
+  /** The schema has no usable `properties` (already reported). */
+  readonly withoutProperties: boolean;
+  /** `_event_handlers` as written, read by events.ts. */
+  readonly eventHandlers: YEntry | null;
+  readonly relationships: Relationship[];
+  primaryKey: string;
+}
+
+const ROOT_KEYS = [
+  '$schema', 'id', '$id', 'title', 'description', 'type', 'required', 'properties', 'definitions', 'additionalProperties', 'examples',
+  '_auth_fields', '_public_fields', '_hidden_fields', '_nested_relationships', '_nesting_depth', '_auth_model', '_event_handlers',
+];
+
+export interface ModelSource {
+  readonly name: string;
+  readonly plural: string;
+  readonly schemaFile: string;
+  readonly definedAt: Span;
+}
+
+export function readModel(diagnostics: DiagnosticBag, source: ModelSource, document: SchemaDocument): ModelDraft {
+  const root = document.root;
+  const ctx = { diagnostics, model: source.name };
+  checkRootKeys(diagnostics, root);
+  const required = requiredNames(root);
+  const fields: FieldDraft[] = [];
+  const properties = get(root, 'properties');
+  if (properties === undefined) {
+    diagnostics.report('SVC2002', `the schema of ${source.name} has no "properties"`, { span: root.span, hint: 'list the model fields under "properties", each with "_db_settings"' });
+  } else if (!isMap(properties)) {
+    diagnostics.report('SVC2002', `"properties" of ${source.name} must be an object`, { span: properties.span });
+  } else {
+    for (const property of properties.entries) {
+      const field = readField(ctx, property, required);
+      if (field) fields.push(field);
+    }
+  }
+  const authModel = root.entries.find((e) => e.key.text === '_auth_model');
+  const draft: ModelDraft = {
+    ...source,
+    table: source.name.toLowerCase(),
+    title: stringOf(get(root, 'title')),
+    fields,
+    isAuthModel: authModel !== undefined && isScalar(authModel.value) && authModel.value.value === true,
+    authModelSpan: authModel?.key.span ?? null,
+    isDefaultUserModel: false,
+    publicFields: nameList(diagnostics, root, '_public_fields'),
+    authFields: nameList(diagnostics, root, '_auth_fields'),
+    hiddenFields: nameList(diagnostics, root, '_hidden_fields'),
+    nestedRelationships: nameList(diagnostics, root, '_nested_relationships'),
+    nestingDepth: nestingDepth(diagnostics, root),
+    withoutProperties: !isMap(properties),
+    eventHandlers: root.entries.find((e) => e.key.text === '_event_handlers') ?? null,
+    relationships: [],
+    primaryKey: '',
+  };
+  if (authModel && !(isScalar(authModel.value) && typeof authModel.value.value === 'boolean')) {
+    diagnostics.report('SVC2010', '"_auth_model" must be true or false', { span: authModel.value.span });
+  }
+  return draft;
+}
+
+function stringOf(node: YMap['entries'][number]['value'] | undefined): string | null {
+  return isScalar(node) && typeof node.value === 'string' ? node.value : null;
+}
+
+function checkRootKeys(diagnostics: DiagnosticBag, root: YMap): void {
+  for (const e of root.entries) {
+    const key = e.key.text;
+    if (!key.startsWith('_') || ROOT_KEYS.includes(key)) continue;
+    diagnostics.report('SVC2013', `unknown schema key "${key}"`, {
+      span: e.key.span,
+      hint: didYouMean(key, ROOT_KEYS.filter((k) => k.startsWith('_'))) ?? 'svcgen reads _auth_fields, _public_fields, _hidden_fields, _nested_relationships, _nesting_depth, _auth_model and _event_handlers',
+    });
+  }
+}
+
+/** The root `required` array (JSON Schema): those fields must be present on create. */
+function requiredNames(root: YMap): Set<string> {
+  const node = get(root, 'required');
+  if (!isSeq(node)) return new Set();
+  return new Set(node.items.flatMap((i) => (isScalar(i) && typeof i.value === 'string' ? [i.value] : [])));
+}
+
+function nameList(diagnostics: DiagnosticBag, root: YMap, key: string): NameList | null {
+  const e = root.entries.find((x) => x.key.text === key);
+  if (!e) return null;
+  if (!isSeq(e.value)) {
+    diagnostics.report('SVC2006', `"${key}" must be a list of field names`, { span: e.value.span });
+    return null;
+  }
+  const names: string[] = [];
+  const spans: Span[] = [];
+  for (const item of e.value.items) {
+    if (isScalar(item) && typeof item.value === 'string') {
+      names.push(item.value);
+      spans.push(item.span);
+    } else {
+      diagnostics.report('SVC2006', `"${key}" must list field names`, { span: item.span });
+    }
+  }
+  return { names, spans, span: e.key.span };
+}
+
+function nestingDepth(diagnostics: DiagnosticBag, root: YMap): number {
+  const e = root.entries.find((x) => x.key.text === '_nesting_depth');
+  if (!e) return 1;
+  if (isScalar(e.value) && typeof e.value.value === 'number' && Number.isInteger(e.value.value) && e.value.value >= 0 && e.value.value <= 10) return e.value.value;
+  diagnostics.report('SVC2010', '"_nesting_depth" must be a whole number from 0 to 10', { span: e.value.span });
+  return 1;
+}
+
+/** Contract §3: exactly one primary key. */
+export function checkPrimaryKey(diagnostics: DiagnosticBag, model: ModelDraft): void {
+  if (model.withoutProperties) return;
+  const keys = model.fields.filter((f) => f.field.primaryKey);
+  if (keys.length === 1) {
+    model.primaryKey = keys[0]!.field.name;
+    return;
+  }
+  if (keys.length === 0) {
+    diagnostics.report('SVC2014', `model ${model.name} has no primary key`, {
+      span: model.definedAt,
+      hint: 'mark one field "primary_key": true, e.g. "id": {"_db_settings": {"type": "id_field", "primary_key": true}}',
+    });
+    return;
+  }
+  for (const extra of keys.slice(1)) {
+    diagnostics.report('SVC2015', `model ${model.name} has more than one primary key: ${keys.map((k) => k.field.name).join(', ')}`, {
+      span: extra.nameSpan,
+      hint: 'composite keys are not supported; keep "primary_key" on one field and make the others "unique"',
+    });
+  }
+  model.primaryKey = keys[0]!.field.name;
+}
+
+/** A field svcgen adds (default user fields, backrefs, foreign keys). */
+export function synthesizedField(name: string, overrides: Partial<MutableField>): MutableField {
+  return {
+    name,
+    type: 'string',
+    primaryKey: false,
+    required: false,
+    requiredOnCreate: false,
+    unique: false,
+    generated: false,
+    default: null,
+    onUpdate: null,
+    minLength: null,
+    maxLength: null,
+    minValue: null,
+    maxValue: null,
+    choices: null,
+    itemType: null,
+    scale: null,
+    precision: null,
+    helpText: null,
+    foreignKey: null,
+    relationship: null,
+    processors: [],
+    validation: {},
+    synthesized: true,
+    ...overrides,
+  };
+}
+
+/** Contract §5: the user model's four fields, added where the schema lacks them. */
+export function authFields(hasPrimaryKey: boolean): MutableField[] {
+  return [
+    synthesizedField('username', { primaryKey: !hasPrimaryKey, required: true, unique: true, minLength: 1, maxLength: 50, helpText: 'login name' }),
+    synthesizedField('email', { required: true, unique: true, validation: { format: 'email' }, helpText: 'e-mail address' }),
+    synthesizedField('password', { required: true, minLength: 8, helpText: 'stored as an argon2id hash, never returned' }),
+    synthesizedField('groups', { type: 'list', itemType: 'string', default: { kind: 'literal', value: ['user'] }, helpText: 'g:<group> principals; only admins can change them' }),
+  ];
+}

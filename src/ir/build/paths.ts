@@ -1,0 +1,67 @@
+/**
+ * The RAML resources as a tree of path segments: `/users/{id}` written as one resource key and
+ * written as `/users:` + `/{id}:` give the same tree. Each node is a static name or one `{param}`.
+ */
+import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
+import type { Span } from '../../diagnostics/source.js';
+import type { RamlApi, Resource } from '../../raml/model.js';
+
+export interface PathNode {
+  /** `users`, or `{username}`. */
+  readonly segment: string;
+  /** `username` for a `{username}` segment, else null. */
+  readonly param: string | null;
+  /** The path from the API root as written: `/users/{username}`. */
+  readonly ramlPath: string;
+  /** The RAML resource that ends at this node, if any (`/users/{id}` has an implicit `users` node). */
+  resource: Resource | undefined;
+  readonly span: Span;
+  readonly children: PathNode[];
+}
+
+export function pathTree(api: RamlApi, diagnostics: DiagnosticBag): PathNode {
+  const root: PathNode = { segment: '', param: null, ramlPath: '', resource: undefined, span: api.node.span, children: [] };
+  const visit = (resources: readonly Resource[], parent: PathNode) => {
+    for (const resource of resources) {
+      const node = place(resource, parent, diagnostics);
+      if (node) visit(resource.resources, node);
+    }
+  };
+  visit(api.resources, root);
+  return root;
+}
+
+function place(resource: Resource, parent: PathNode, diagnostics: DiagnosticBag): PathNode | undefined {
+  const segments = resource.relativeUri.split('/').filter((s) => s !== '');
+  if (segments.length === 0) {
+    diagnostics.report('SVC2016', `a resource at "${resource.path}" has no name to serve`, { span: resource.keyNode.span, hint: 'give it a path such as /items' });
+    return undefined;
+  }
+  let node = parent;
+  for (const segment of segments) {
+    const param = /^\{([^{}]+)\}$/.exec(segment)?.[1] ?? null;
+    if (param === null && segment.includes('{')) {
+      diagnostics.report('SVC2016', `svcgen serves path segments that are a name or one {parameter}, not "${segment}"`, {
+        span: resource.keyNode.span,
+        hint: segment.includes('mediaTypeExtension') ? 'the service always speaks JSON; drop {mediaTypeExtension}' : 'split it into separate segments',
+      });
+      return undefined;
+    }
+    let child = node.children.find((c) => c.segment === segment);
+    if (!child) {
+      child = { segment, param, ramlPath: `${node.ramlPath}/${segment}`, resource: undefined, span: resource.keyNode.span, children: [] };
+      node.children.push(child);
+    }
+    node = child;
+  }
+  node.resource ??= resource;
+  return node;
+}
+
+/** Every node below `root`, depth first, parents before children. */
+export function* walk(root: PathNode): Generator<{ node: PathNode; parent: PathNode }> {
+  for (const child of root.children) {
+    yield { node: child, parent: root };
+    yield* walk(child);
+  }
+}

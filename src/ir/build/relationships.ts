@@ -1,0 +1,305 @@
+/**
+ * Relationships (service spec §2.2–2.4, contract §3.1): every `type: relationship` field gets its
+ * generated backref on the target model and the `foreign_key` field that stores it (on the
+ * target for one-to-many; on either side for one-to-one). Problems are reported where the user
+ * has to fix them.
+ */
+import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
+import type { Span } from '../../diagnostics/source.js';
+import { didYouMean } from '../../util/suggest.js';
+import type { ReferentialAction, ScalarFieldType } from '../types.js';
+import type { FieldDraft, RelationshipDecl } from './fields.js';
+import { synthesizedField, type ModelDraft } from './models.js';
+
+interface Context {
+  readonly diagnostics: DiagnosticBag;
+  readonly models: ReadonlyMap<string, ModelDraft>;
+}
+
+/** Which column types can hold a key of which primary key type. */
+const KEY_TYPES: Readonly<Record<string, readonly string[]>> = {
+  id_field: ['id_field', 'integer', 'big_integer'],
+  integer: ['integer', 'big_integer', 'id_field'],
+  big_integer: ['big_integer', 'integer', 'id_field'],
+  small_integer: ['small_integer', 'integer', 'big_integer'],
+  string: ['string', 'unicode', 'text', 'unicode_text'],
+  unicode: ['string', 'unicode', 'text', 'unicode_text'],
+  text: ['string', 'unicode', 'text', 'unicode_text'],
+  unicode_text: ['string', 'unicode', 'text', 'unicode_text'],
+};
+
+export function resolveRelationships(ctx: Context): void {
+  const claimed = new Set<FieldDraft>();
+  const backrefs = new Map<string, Span>();
+  const declarations: { model: ModelDraft; field: FieldDraft; decl: RelationshipDecl }[] = [];
+  for (const model of ctx.models.values()) {
+    for (const field of model.fields) if (field.relationship) declarations.push({ model, field, decl: field.relationship });
+  }
+  // A relationship that fails is reported once; the foreign keys it would have used are not "unused".
+  const skipped = new Set([...checkForeignKeysNeeded(ctx, declarations), ...checkOneToOneOnBothSides(ctx, declarations)]);
+  const failedPairs = new Set<string>();
+  for (const d of declarations) {
+    d.field.field.relationship = d.field.field.name;
+    const ok = !skipped.has(d.decl) && resolveOne(ctx, d.model, d.field, d.decl, claimed, backrefs);
+    // Without a `document` the other model is unknown: no foreign key to this model is "unused".
+    if (!ok) failedPairs.add(d.decl.document === '' ? `${d.model.name}|*` : pairKey(d.model.name, d.decl.document));
+  }
+  checkForeignKeyFields(ctx, claimed, failedPairs);
+}
+
+function pairKey(a: string, b: string): string {
+  return a < b ? `${a}|${b}` : `${b}|${a}`;
+}
+
+/** Resolves one declared relationship; false when it cannot be (and that was reported). */
+function resolveOne(ctx: Context, model: ModelDraft, field: FieldDraft, decl: RelationshipDecl, claimed: Set<FieldDraft>, backrefs: Map<string, Span>): boolean {
+  const name = field.field.name;
+  if (decl.document === '') return false;
+  const target = ctx.models.get(decl.document);
+  if (!target) {
+    ctx.diagnostics.report('SVC2050', `relationship "${name}" points to unknown model "${decl.document}"`, {
+      span: decl.documentSpan,
+      hint: didYouMean(decl.document, ctx.models.keys()) ?? `models: ${[...ctx.models.keys()].sort().join(', ') || 'none'}`,
+    });
+    return false;
+  }
+  const backref = decl.backrefName;
+  if (backref === null || backref === '') {
+    ctx.diagnostics.report('SVC2051', `relationship "${name}" needs "backref_name": the field svcgen adds to ${target.name}`, {
+      span: decl.documentSpan,
+      hint: `add "backref_name": "${model.name.charAt(0).toLowerCase()}${model.name.slice(1)}"`,
+    });
+    return false;
+  }
+  const backrefKey = `${target.name}.${backref}`;
+  if (backrefs.has(backrefKey)) {
+    ctx.diagnostics.report('SVC2054', `two relationships add the backref "${backref}" to ${target.name}`, {
+      span: decl.backrefSpan,
+      hint: 'each relationship needs its own backref_name',
+    });
+    return false;
+  }
+  const clash = target.fields.find((f) => f.field.name === backref);
+  if (clash) {
+    ctx.diagnostics.report('SVC2052', `backref "${backref}" of relationship "${name}" collides with field "${backref}" of ${target.name}`, {
+      span: decl.backrefSpan,
+      hint: `rename the backref, or the field of ${target.name}`,
+    });
+    return false;
+  }
+  backrefs.set(backrefKey, decl.backrefSpan);
+  const fk = findForeignKey(ctx, model, target, field, decl, claimed);
+  if (!fk) return false;
+  claimed.add(fk.field);
+  const fkOnTarget = fk.model === target;
+  const onDelete: ReferentialAction = fk.field.foreignKey?.onDelete ?? 'nullify';
+  fk.field.field.foreignKey = {
+    model: fkOnTarget ? model.name : target.name,
+    column: (fkOnTarget ? model : target).primaryKey,
+    columnType: keyType(fkOnTarget ? model : target),
+    onDelete,
+    onUpdate: fk.field.foreignKey?.onUpdate ?? 'cascade',
+    relationship: fkOnTarget ? backref : name,
+  };
+  model.relationships.push({
+    name,
+    target: target.name,
+    inverse: backref,
+    cardinality: decl.uselist ? 'many' : 'one',
+    declared: true,
+    foreignKey: { model: fk.model.name, field: fk.field.field.name },
+    onDelete: fkOnTarget ? onDelete : 'nullify',
+    documentOnDelete: decl.onDelete,
+  });
+  target.relationships.push({
+    name: backref,
+    target: model.name,
+    inverse: name,
+    cardinality: 'one',
+    declared: false,
+    foreignKey: { model: fk.model.name, field: fk.field.field.name },
+    onDelete: fkOnTarget ? 'nullify' : onDelete,
+    documentOnDelete: decl.backrefOnDelete,
+  });
+  const required = fk.field.field.required;
+  target.fields.push({
+    field: synthesizedField(backref, {
+      type: 'relationship',
+      relationship: backref,
+      processors: decl.backrefProcessors,
+      required: fkOnTarget && required,
+      helpText: `the ${model.name} this ${target.name} belongs to (backref of ${model.name}.${name})`,
+    }),
+    nameSpan: decl.backrefSpan,
+    typeSpan: decl.backrefSpan,
+    processorSpans: [],
+  });
+  return true;
+}
+
+interface FoundKey {
+  readonly model: ModelDraft;
+  readonly field: FieldDraft;
+}
+
+/**
+ * The foreign key column of a relationship from `model` to `target`: named by `foreign_keys`, or
+ * the one foreign key of the target that references the model (for one-to-one, of either side),
+ * or synthesized with a warning when the schemas have none.
+ */
+function findForeignKey(ctx: Context, model: ModelDraft, target: ModelDraft, field: FieldDraft, decl: RelationshipDecl, claimed: Set<FieldDraft>): FoundKey | undefined {
+  const name = field.field.name;
+  if (decl.foreignKeys !== null) return namedForeignKey(ctx, model, target, decl);
+  const onTarget = unclaimedKeys(target, model, claimed);
+  if (onTarget.length === 1) return { model: target, field: onTarget[0]! };
+  if (onTarget.length > 1) {
+    ctx.diagnostics.report('SVC2056', `relationship "${name}" could use any of ${onTarget.map((f) => `${target.name}.${f.field.name}`).join(', ')}`, {
+      span: decl.documentSpan,
+      hint: `say which one: "foreign_keys": "${target.name}.${onTarget[0]!.field.name}"`,
+    });
+    return undefined;
+  }
+  if (!decl.uselist) {
+    const onModel = unclaimedKeys(model, target, claimed);
+    if (onModel.length === 1) return { model, field: onModel[0]! };
+  }
+  return synthesize(ctx, model, target, decl);
+}
+
+function namedForeignKey(ctx: Context, model: ModelDraft, target: ModelDraft, decl: RelationshipDecl): FoundKey | undefined {
+  const written = decl.foreignKeys!;
+  const [owner, fieldName] = written.includes('.') ? [written.slice(0, written.indexOf('.')), written.slice(written.indexOf('.') + 1)] : ['', written];
+  const holder = owner === target.name || owner === target.table ? target : owner === model.name || owner === model.table ? model : undefined;
+  const candidates = [target, ...(decl.uselist ? [] : [model])];
+  const field = holder?.fields.find((f) => f.field.name === fieldName);
+  if (!holder || !field || !field.foreignKey) {
+    const names = candidates.flatMap((m) => m.fields.filter((f) => f.foreignKey).map((f) => `${m.name}.${f.field.name}`));
+    ctx.diagnostics.report('SVC2055', `"foreign_keys": "${written}" does not name a foreign_key field of ${target.name}`, {
+      span: decl.foreignKeysSpan ?? decl.documentSpan,
+      hint: didYouMean(written, names) ?? (names.length ? `foreign keys: ${names.join(', ')}` : `add a foreign_key field to ${target.name} and name it as "${target.name}.<field>"`),
+    });
+    return undefined;
+  }
+  const referenced = holder === target ? model : target;
+  if (field.foreignKey.refDocument !== referenced.name) {
+    ctx.diagnostics.report('SVC2055', `${holder.name}.${fieldName} references ${field.foreignKey.refDocument}, not ${referenced.name}`, {
+      span: decl.foreignKeysSpan ?? decl.documentSpan,
+    });
+    return undefined;
+  }
+  return { model: holder, field };
+}
+
+function unclaimedKeys(holder: ModelDraft, referenced: ModelDraft, claimed: Set<FieldDraft>): FieldDraft[] {
+  return holder.fields.filter((f) => f.foreignKey?.refDocument === referenced.name && !claimed.has(f));
+}
+
+/** No foreign key in the schemas (fine for the document engine): the SQL engine still needs one. */
+function synthesize(ctx: Context, model: ModelDraft, target: ModelDraft, decl: RelationshipDecl): FoundKey | undefined {
+  if (!model.primaryKey) return undefined;
+  const name = `${decl.backrefName}_${model.primaryKey}`;
+  if (target.fields.some((f) => f.field.name === name)) return undefined;
+  const field: FieldDraft = {
+    field: synthesizedField(name, { type: 'foreign_key', helpText: `key of the ${model.name} in ${decl.backrefName} (added by svcgen)` }),
+    nameSpan: decl.documentSpan,
+    typeSpan: decl.documentSpan,
+    processorSpans: [],
+    foreignKey: {
+      refDocument: model.name,
+      refDocumentSpan: decl.documentSpan,
+      refColumn: `${model.table}.${model.primaryKey}`,
+      refColumnSpan: decl.documentSpan,
+      refColumnType: keyType(model),
+      refColumnTypeSpan: decl.documentSpan,
+      onDelete: 'nullify',
+      onUpdate: 'cascade',
+    },
+  };
+  target.fields.push(field);
+  ctx.diagnostics.report('SVC2057', `no foreign_key field on ${target.name} stores this relationship; svcgen adds ${target.table}.${name}`, {
+    span: decl.documentSpan,
+    hint: `declare it to choose its name and ref_ondelete: "${name}": {"_db_settings": {"type": "foreign_key", "ref_document": "${model.name}", "ref_column": "${model.table}.${model.primaryKey}", "ref_column_type": "${keyType(model)}"}}`,
+  });
+  return { model: target, field };
+}
+
+function keyType(model: ModelDraft): ScalarFieldType {
+  const pk = model.fields.find((f) => f.field.name === model.primaryKey);
+  return (pk?.field.type ?? 'string') as ScalarFieldType;
+}
+
+/** Spec §2.3 rule 4: several relationships from one model to another each need `foreign_keys`. Returns those that lack it. */
+function checkForeignKeysNeeded(ctx: Context, declarations: readonly { model: ModelDraft; field: FieldDraft; decl: RelationshipDecl }[]): RelationshipDecl[] {
+  const failed: RelationshipDecl[] = [];
+  const byPair = new Map<string, RelationshipDecl[]>();
+  for (const { model, decl } of declarations) {
+    const key = `${model.name}→${decl.document}`;
+    byPair.set(key, [...(byPair.get(key) ?? []), decl]);
+  }
+  for (const [pair, decls] of byPair) {
+    if (decls.length < 2) continue;
+    for (const decl of decls.filter((d) => d.foreignKeys === null)) {
+      failed.push(decl);
+      ctx.diagnostics.report('SVC2056', `${pair.replace('→', ' has several relationships to ')}; each needs "foreign_keys"`, {
+        span: decl.documentSpan,
+        hint: `name the foreign key this one uses: "foreign_keys": "${decl.document}.<foreign_key field>"`,
+      });
+    }
+  }
+  return failed;
+}
+
+/** Spec §2.4: a one-to-one is declared on one side; `uselist: false` on both sides is a mistake. Returns the second sides. */
+function checkOneToOneOnBothSides(ctx: Context, declarations: readonly { model: ModelDraft; field: FieldDraft; decl: RelationshipDecl }[]): RelationshipDecl[] {
+  const failed: RelationshipDecl[] = [];
+  const oneToOne = declarations.filter((d) => !d.decl.uselist);
+  for (const a of oneToOne) {
+    const b = oneToOne.find((x) => x.model.name === a.decl.document && x.decl.document === a.model.name);
+    if (!b || a.model.name > b.model.name || a === b) continue;
+    failed.push(b.decl);
+    ctx.diagnostics.report('SVC2053', `the one-to-one between ${a.model.name} and ${b.model.name} is declared on both sides`, {
+      span: b.decl.documentSpan,
+      hint: `declare it on one side only; svcgen adds the other side as the backref ("${a.decl.backrefName ?? '…'}")`,
+    });
+  }
+  return failed;
+}
+
+/** Foreign keys must reference the target's primary key, and be used by a relationship. */
+function checkForeignKeyFields(ctx: Context, claimed: ReadonlySet<FieldDraft>, failedPairs: ReadonlySet<string>): void {
+  for (const model of ctx.models.values()) {
+    for (const field of model.fields) {
+      const fk = field.foreignKey;
+      if (!fk || field.field.synthesized) continue;
+      const referenced = ctx.models.get(fk.refDocument);
+      if (fk.refDocument !== '' && !referenced) {
+        ctx.diagnostics.report('SVC2050', `foreign key "${field.field.name}" references unknown model "${fk.refDocument}"`, {
+          span: fk.refDocumentSpan,
+          hint: didYouMean(fk.refDocument, ctx.models.keys()),
+        });
+        continue;
+      }
+      if (!referenced) continue;
+      const expected = `${referenced.table}.${referenced.primaryKey}`;
+      if (fk.refColumn !== '' && referenced.primaryKey && fk.refColumn !== expected) {
+        ctx.diagnostics.report('SVC2058', `ref_column "${fk.refColumn}" of "${field.field.name}" is not the primary key of ${referenced.name}`, {
+          span: fk.refColumnSpan,
+          hint: `write "ref_column": "${expected}"`,
+        });
+      }
+      const pkType = keyType(referenced);
+      if (fk.refColumnType !== '' && referenced.primaryKey && !(KEY_TYPES[pkType] ?? [pkType]).includes(fk.refColumnType)) {
+        ctx.diagnostics.report('SVC2059', `ref_column_type "${fk.refColumnType}" of "${field.field.name}" does not match ${referenced.name}.${referenced.primaryKey} (${pkType})`, {
+          span: fk.refColumnTypeSpan,
+          hint: `write "ref_column_type": "${pkType === 'id_field' ? 'id_field' : pkType}"`,
+        });
+      }
+      if (!claimed.has(field) && !failedPairs.has(pairKey(model.name, referenced.name)) && !failedPairs.has(`${referenced.name}|*`)) {
+        ctx.diagnostics.report('SVC2060', `foreign key "${field.field.name}" of ${model.name} is not used by any relationship`, {
+          span: field.nameSpan,
+          hint: `add a relationship to ${referenced.name}'s schema, e.g. "${model.plural}": {"_db_settings": {"type": "relationship", "document": "${model.name}", "backref_name": "${field.field.name.replace(/_[a-z]+$/, '')}"}}`,
+        });
+      }
+    }
+  }
+}

@@ -1,0 +1,238 @@
+/**
+ * Contract §4.1: the routes. A static resource is a model's collection, its `{param}` child the
+ * items (looked up by primary key, whatever the parameter is called). Below an item, a segment is
+ * a nested collection (a to-many relationship or backref of the parent), a singular sub-resource
+ * (a to-one relationship) or an attribute sub-resource (a `dict` or `list` field).
+ */
+import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
+import type { Span } from '../../diagnostics/source.js';
+import type { Method, RamlApi, Resource, SecurityReference } from '../../raml/model.js';
+import { didYouMean } from '../../util/suggest.js';
+import { modelNameOf } from '../naming.js';
+import type { Action, HttpMethod, Operation, Permission, Route, RouteParent } from '../types.js';
+import type { ModelDraft } from './models.js';
+import { walk, type PathNode } from './paths.js';
+
+type Kind = Route['kind'];
+
+/** Method → action, per kind of route (service spec §4.2; singular routes act on one object). */
+const ACTION_TABLE: Readonly<Record<Kind, Partial<Record<HttpMethod, Action>>>> = {
+  collection: { GET: 'index', HEAD: 'index', POST: 'create', PUT: 'update_many', PATCH: 'update_many', DELETE: 'delete_many', OPTIONS: 'collection_options' },
+  item: { GET: 'show', HEAD: 'show', PUT: 'replace', PATCH: 'update', DELETE: 'delete', OPTIONS: 'item_options' },
+  singular: { GET: 'show', HEAD: 'show', POST: 'create', PUT: 'replace', PATCH: 'update', DELETE: 'delete', OPTIONS: 'item_options' },
+  attribute: { GET: 'index', HEAD: 'index', POST: 'create', OPTIONS: 'collection_options' },
+};
+
+export const PERMISSION_OF: Readonly<Record<Action, Permission>> = {
+  index: 'view',
+  show: 'view',
+  create: 'create',
+  update: 'update',
+  replace: 'update',
+  update_many: 'update',
+  delete: 'delete',
+  delete_many: 'delete',
+  collection_options: 'options',
+  item_options: 'options',
+};
+
+interface Context {
+  readonly diagnostics: DiagnosticBag;
+  readonly api: RamlApi;
+  readonly models: ReadonlyMap<string, ModelDraft>;
+  readonly aclSchemes: ReadonlySet<string>;
+  readonly unreadable: ReadonlySet<string>;
+}
+
+/** What a static node turned out to be, for its children. */
+interface Served {
+  readonly kind: Kind;
+  readonly model: string;
+  readonly route: Route | undefined;
+  /** The collection's x-ACL, inherited by its items. */
+  readonly acl: string | null;
+  readonly parent: RouteParent | null;
+}
+
+export function buildRoutes(ctx: Context, root: PathNode): Route[] {
+  const routes: Route[] = [];
+  const served = new Map<PathNode, Served>();
+  const itemOf = new Map<PathNode, ItemInfo>();
+  for (const { node, parent } of walk(root)) {
+    if (node.param !== null) {
+      const item = itemRoute(ctx, node, parent, served.get(parent), itemOf.get(parent));
+      if (item) {
+        itemOf.set(node, item);
+        if (item.route) routes.push(item.route);
+      }
+      continue;
+    }
+    const parentItem = itemOf.get(parent);
+    const result = parentItem ? nested(ctx, node, parentItem) : collection(ctx, node);
+    if (!result) continue;
+    served.set(node, result);
+    if (result.route) routes.push(result.route);
+  }
+  return routes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** A static path at the top, or below another static one (`/api/stories`): a model's own collection. */
+function collection(ctx: Context, node: PathNode): Served | undefined {
+  const model = modelNameOf(node.segment);
+  if (!ctx.models.has(model)) {
+    // A bare prefix such as `archive` in `/archive/items` needs no model; an unreadable schema is reported already.
+    const needsModel = node.resource !== undefined || node.children.some((c) => c.param !== null);
+    if (needsModel && !ctx.unreadable.has(model)) {
+      ctx.diagnostics.report('SVC2018', `no schema defines model ${model} for ${node.ramlPath}`, {
+        span: node.span,
+        hint: `give ${node.ramlPath} a post body schema, e.g. post: { body: { application/json: { schema: !include schemas/${model.toLowerCase()}.json } } }`,
+      });
+    }
+    return undefined;
+  }
+  const acl = aclOf(ctx, node.resource, null);
+  const route = makeRoute(ctx, node, 'collection', model, { itemParam: null, parent: null, attribute: null, acl });
+  return { kind: 'collection', model, route, acl, parent: null };
+}
+
+interface ItemInfo {
+  readonly model: string;
+  readonly route: Route | undefined;
+  /** The item's path and the parameter holding its key (also when the RAML declares no methods there). */
+  readonly path: string;
+  readonly param: string;
+}
+
+function itemRoute(ctx: Context, node: PathNode, parent: PathNode, parentServed: Served | undefined, parentItem: ItemInfo | undefined): ItemInfo | undefined {
+  if (parent.param === null && parent.segment === '') {
+    ctx.diagnostics.report('SVC2019', `a resource cannot start with a parameter: ${node.ramlPath}`, { span: node.span, hint: 'put it under a collection, e.g. /items/{id}' });
+    return undefined;
+  }
+  if (parentItem !== undefined || !parentServed || parentServed.kind === 'attribute') return undefined;
+  if (parentServed.kind !== 'collection') {
+    ctx.diagnostics.report('SVC2022', `${node.ramlPath}: a ${parentServed.kind} sub-resource has no items`, { span: node.span });
+    return undefined;
+  }
+  const dynamicSiblings = parent.children.filter((c) => c.param !== null);
+  if (dynamicSiblings.length > 1 && dynamicSiblings[0] !== node) {
+    ctx.diagnostics.report('SVC2021', `${parent.ramlPath} has more than one item parameter: ${dynamicSiblings.map((c) => c.segment).join(', ')}`, {
+      span: node.span,
+      hint: 'items are looked up by primary key; keep one {parameter} under a collection',
+    });
+    return undefined;
+  }
+  const path = fastifyPath(node);
+  const param = path.slice(path.lastIndexOf(':') + 1);
+  const acl = aclOf(ctx, node.resource, parentServed.acl);
+  const parentLink = parentServed.route?.parent ?? parentServed.parent;
+  const route = makeRoute(ctx, node, 'item', parentServed.model, { itemParam: param, parent: parentLink, attribute: null, acl });
+  return { model: parentServed.model, route, path, param };
+}
+
+function nested(ctx: Context, node: PathNode, parentItem: ItemInfo): Served | undefined {
+  const parentModel = ctx.models.get(parentItem.model)!;
+  const field = parentModel.fields.find((f) => f.field.name === node.segment);
+  const parent = (f: string): RouteParent => ({ model: parentModel.name, param: parentItem.param, field: f, path: parentItem.path });
+  if (field && (field.field.type === 'dict' || field.field.type === 'list')) {
+    if (node.children.length) {
+      ctx.diagnostics.report('SVC2022', `${node.ramlPath}: an attribute sub-resource has no nested resources`, { span: node.children[0]!.span });
+    }
+    const acl = aclOf(ctx, node.resource, null);
+    const route = makeRoute(ctx, node, 'attribute', parentModel.name, { itemParam: null, parent: parent(field.field.name), attribute: field.field.name, acl });
+    return { kind: 'attribute', model: parentModel.name, route, acl, parent: parent(field.field.name) };
+  }
+  const relationship = parentModel.relationships.find((r) => r.name === node.segment);
+  if (!relationship) {
+    const candidates = parentModel.fields.filter((f) => ['dict', 'list', 'relationship'].includes(f.field.type)).map((f) => f.field.name);
+    ctx.diagnostics.report('SVC2020', `${node.ramlPath}: "${node.segment}" is not a relationship, dict or list field of ${parentModel.name}`, {
+      span: node.span,
+      hint: didYouMean(node.segment, candidates) ?? (candidates.length ? `below an item, svcgen serves these fields of ${parentModel.name}: ${candidates.join(', ')}` : `${parentModel.name} has no relationship, dict or list field to serve here`),
+    });
+    return undefined;
+  }
+  const kind: Kind = relationship.cardinality === 'one' ? 'singular' : 'collection';
+  const acl = aclOf(ctx, node.resource, null);
+  const route = makeRoute(ctx, node, kind, relationship.target, { itemParam: null, parent: parent(relationship.name), attribute: null, acl });
+  return { kind, model: relationship.target, route, acl, parent: parent(relationship.name) };
+}
+
+function makeRoute(
+  ctx: Context,
+  node: PathNode,
+  kind: Kind,
+  model: string,
+  rest: { itemParam: string | null; parent: RouteParent | null; attribute: string | null; acl: string | null },
+): Route | undefined {
+  if (!node.resource) return undefined;
+  return {
+    path: fastifyPath(node),
+    ramlPath: node.ramlPath,
+    kind,
+    model,
+    ...rest,
+    operations: operations(ctx, node.resource, kind),
+    displayName: node.resource.displayName ?? null,
+  };
+}
+
+function operations(ctx: Context, resource: Resource, kind: Kind): Operation[] {
+  const out: Operation[] = [];
+  for (const m of resource.methods) {
+    const method = m.method.toUpperCase() as HttpMethod;
+    const action = ACTION_TABLE[kind][method];
+    if (!action) {
+      ctx.diagnostics.report('SVC2023', `${m.method} on ${resource.path} is not served: ${kind === 'item' || kind === 'attribute' ? 'an' : 'a'} ${kind} route has no ${m.method} action`, {
+        span: methodSpan(resource, m),
+        hint: kind === 'item' && m.method === 'post' ? 'create items with post on the collection' : undefined,
+      });
+      continue;
+    }
+    out.push({ method, action, permission: PERMISSION_OF[action], description: m.description?.trim() || null });
+  }
+  return out;
+}
+
+function methodSpan(resource: Resource, m: Method): Span {
+  const node = resource.node;
+  if (node.kind === 'map') {
+    const key = node.entries.find((e) => e.key.text === m.method || e.key.text === `${m.method}?`)?.key;
+    if (key) return key.span;
+  }
+  return resource.keyNode.span;
+}
+
+/** The route's x-ACL: the first x-ACL of the resource's `securedBy` (or the root's), else `inherited`. */
+function aclOf(ctx: Context, resource: Resource | undefined, inherited: string | null): string | null {
+  const own = resource?.securedBy;
+  const first = (refs: readonly SecurityReference[] | undefined) => refs?.find((r) => r !== null && ctx.aclSchemes.has(r.name))?.name ?? null;
+  if (own) return first(own) ?? inherited;
+  return inherited ?? first(ctx.api.securedBy);
+}
+
+/** `/users/{username}/stories/{id}` → `/users/:username/stories/:id`, renaming parameters that repeat or are not identifiers. */
+function fastifyPath(node: PathNode): string {
+  const segments = node.ramlPath.split('/').filter((s) => s !== '');
+  const used = new Set<string>();
+  let previous = '';
+  return (
+    '/' +
+    segments
+      .map((segment) => {
+        const param = /^\{(.+)\}$/.exec(segment)?.[1];
+        if (param === undefined) {
+          previous = segment;
+          return segment;
+        }
+        let name = safeParam(param, previous);
+        if (used.has(name)) name = safeParam(`${previous}_${param}`, previous);
+        used.add(name);
+        return `:${name}`;
+      })
+      .join('/')
+  );
+}
+
+function safeParam(param: string, collection: string): string {
+  const cleaned = param.replace(/[^A-Za-z0-9_]/g, '_');
+  return /^[A-Za-z_]/.test(cleaned) ? cleaned : `${collection.replace(/[^A-Za-z0-9_]/g, '_')}_${cleaned}`;
+}

@@ -1,0 +1,231 @@
+/**
+ * Contract §5 and §6: the `x-Ticket` / `x-ApiKey` schemes that authenticate, and the `x-ACL`
+ * schemes, parsed into entries (`allow|deny <principal> <permissions>`).
+ */
+import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
+import { span, type Span } from '../../diagnostics/source.js';
+import { isScalar, type YEntry, type YScalar } from '../../load/ynode.js';
+import type { RamlApi, SecurityScheme } from '../../raml/model.js';
+import { didYouMean } from '../../util/suggest.js';
+import { isSafeIdentifier } from '../naming.js';
+import type { Acl, AclEntry, Permission, Principal, TicketScheme } from '../types.js';
+
+export const PERMISSIONS: readonly Permission[] = ['view', 'create', 'update', 'delete', 'options'];
+const TICKET_SETTINGS = ['secret', 'hashalg', 'cookie_name', 'http_only'];
+/** Pyramid ticket options that svcgen takes from service.ini instead. */
+const TICKET_INI_SETTINGS: Readonly<Record<string, string>> = { timeout: 'auth.timeout', reissue_time: 'auth.reissue_time' };
+
+export interface AuthSchemes {
+  readonly ticket: TicketScheme | null;
+  readonly apiKey: { readonly scheme: string } | null;
+  /** Where auth is configured (for messages about the user model). */
+  readonly span: Span | null;
+}
+
+export function readAuthSchemes(diagnostics: DiagnosticBag, api: RamlApi): AuthSchemes {
+  const rootSecuredBy = new Set((api.securedBy ?? []).flatMap((r) => (r ? [r.name] : [])));
+  let ticket: TicketScheme | null = null;
+  let apiKey: { scheme: string } | null = null;
+  let at: Span | null = null;
+  for (const scheme of api.securitySchemes) {
+    if (scheme.type !== 'x-Ticket' && scheme.type !== 'x-ApiKey') {
+      if (scheme.type !== 'x-ACL' && scheme.type !== undefined) {
+        diagnostics.report('SVC2024', `security scheme "${scheme.name}" (${scheme.type}) is not implemented by svcgen and is ignored`, {
+          span: scheme.nameNode.span,
+          hint: 'svcgen implements x-Ticket (cookie), x-ApiKey (token) and x-ACL',
+        });
+      }
+      continue;
+    }
+    if (!rootSecuredBy.has(scheme.name)) {
+      diagnostics.report('SVC2024', `security scheme "${scheme.name}" is declared but not in the root securedBy, so it is not used`, {
+        span: scheme.nameNode.span,
+        hint: `add it: securedBy: [${scheme.name}]`,
+      });
+      continue;
+    }
+    if (scheme.type === 'x-Ticket') ticket ??= readTicket(diagnostics, scheme);
+    else apiKey ??= readApiKey(diagnostics, scheme);
+    if (ticket || apiKey) at ??= scheme.nameNode.span;
+  }
+  return { ticket, apiKey, span: at };
+}
+
+function setting(scheme: SecurityScheme, key: string): YEntry | undefined {
+  return scheme.settings?.entries.find((e) => e.key.text === key);
+}
+
+function readTicket(diagnostics: DiagnosticBag, scheme: SecurityScheme): TicketScheme | null {
+  const secret = setting(scheme, 'secret');
+  const secretName = secret && isScalar(secret.value) ? secret.value.text : '';
+  if (!/^[A-Za-z0-9_.-]+$/.test(secretName)) {
+    diagnostics.report('SVC2025', `x-Ticket scheme "${scheme.name}" needs "secret": the name of the service.ini setting that holds the signing secret`, {
+      span: secret?.value.span ?? scheme.nameNode.span,
+      hint: 'write `secret: auth_tkt_secret` and put `auth_tkt_secret = <32+ random bytes>` in service.ini',
+    });
+    return null;
+  }
+  const hashalgEntry = setting(scheme, 'hashalg');
+  const hashalg = hashalgEntry && isScalar(hashalgEntry.value) ? hashalgEntry.value.text.toLowerCase() : 'sha256';
+  if (hashalg !== 'sha256' && hashalg !== 'sha512') {
+    diagnostics.report('SVC2025', `x-Ticket "hashalg" must be sha256 or sha512, not "${hashalg}"`, {
+      span: hashalgEntry?.value.span ?? scheme.nameNode.span,
+      hint: ['md5', 'sha1'].includes(hashalg) ? `${hashalg} is too weak to sign tickets` : undefined,
+    });
+  }
+  const cookie = setting(scheme, 'cookie_name');
+  const cookieName = cookie && isScalar(cookie.value) ? cookie.value.text : 'auth_tkt';
+  if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(cookieName)) {
+    diagnostics.report('SVC2025', `"${cookieName}" is not a valid cookie name`, { span: cookie?.value.span ?? scheme.nameNode.span });
+  }
+  const httpOnlyEntry = setting(scheme, 'http_only');
+  const httpOnly = !(httpOnlyEntry && isScalar(httpOnlyEntry.value) && String(httpOnlyEntry.value.value).toLowerCase() === 'false');
+  for (const e of scheme.settings?.entries ?? []) {
+    if (TICKET_SETTINGS.includes(e.key.text)) continue;
+    const ini = TICKET_INI_SETTINGS[e.key.text];
+    diagnostics.report('SVC2026', `x-Ticket setting "${e.key.text}" is ${ini ? 'read from service.ini' : 'not used by svcgen'}`, {
+      span: e.key.span,
+      hint: ini ? `set \`${ini}\` in service.ini` : didYouMean(e.key.text, TICKET_SETTINGS) ?? `svcgen reads ${TICKET_SETTINGS.join(', ')}`,
+    });
+  }
+  return { scheme: scheme.name, secretSetting: secretName, hashalg: hashalg === 'sha512' ? 'sha512' : 'sha256', cookieName, httpOnly };
+}
+
+function readApiKey(diagnostics: DiagnosticBag, scheme: SecurityScheme): { scheme: string } {
+  for (const e of scheme.settings?.entries ?? []) {
+    diagnostics.report('SVC2026', `x-ApiKey takes no settings; "${e.key.text}" is ignored`, { span: e.key.span });
+  }
+  return { scheme: scheme.name };
+}
+
+// --- x-ACL --------------------------------------------------------------------------------------
+
+export interface AclSource {
+  readonly acl: Acl;
+  /** Where each entry is written (same order as collection then item). */
+  readonly entrySpans: ReadonlyMap<AclEntry, Span>;
+  readonly span: Span;
+}
+
+export function readAcls(diagnostics: DiagnosticBag, api: RamlApi): AclSource[] {
+  const out: AclSource[] = [];
+  for (const scheme of api.securitySchemes) {
+    if (scheme.type !== 'x-ACL') continue;
+    const spans = new Map<AclEntry, Span>();
+    const section = (key: 'collection' | 'item') => readSection(diagnostics, scheme, key, spans);
+    const collection = section('collection');
+    const item = section('item');
+    for (const e of scheme.settings?.entries ?? []) {
+      if (e.key.text !== 'collection' && e.key.text !== 'item') {
+        diagnostics.report('SVC2026', `x-ACL setting "${e.key.text}" is not used`, { span: e.key.span, hint: didYouMean(e.key.text, ['collection', 'item']) ?? 'an x-ACL has `collection` and `item` rules' });
+      }
+    }
+    out.push({ acl: { name: scheme.name, collection, item }, entrySpans: spans, span: scheme.nameNode.span });
+  }
+  return out;
+}
+
+function readSection(diagnostics: DiagnosticBag, scheme: SecurityScheme, key: 'collection' | 'item', spans: Map<AclEntry, Span>): AclEntry[] {
+  const e = setting(scheme, key);
+  if (!e || !isScalar(e.value) || e.value.value === null || String(e.value.value).trim() === '') {
+    if (key === 'collection') {
+      diagnostics.report('SVC2033', `x-ACL "${scheme.name}" has no collection rules, so no one may use its collection routes`, {
+        span: e?.key.span ?? scheme.nameNode.span,
+        hint: 'Ramses allowed everything here; svcgen denies. Add rules such as `allow everyone view`',
+      });
+    }
+    return [];
+  }
+  const entries: AclEntry[] = [];
+  for (const { text, at } of lines(e.value)) {
+    const entry = readEntry(diagnostics, text, at);
+    if (entry) {
+      entries.push(entry);
+      spans.set(entry, at);
+    }
+  }
+  return entries;
+}
+
+/** The rules of a section: one per line or `;`, with where each is written. */
+function lines(node: YScalar): { text: string; at: Span }[] {
+  const source = node.span.source;
+  const written = source.text.slice(node.span.start, node.span.end);
+  let cursor = 0;
+  const out: { text: string; at: Span }[] = [];
+  for (const raw of String(node.value).split(/[\n;]/)) {
+    const text = raw.trim();
+    if (text === '') continue;
+    const found = written.indexOf(text, cursor);
+    const at = found >= 0 ? span(source, node.span.start + found, node.span.start + found + text.length) : node.span;
+    if (found >= 0) cursor = found + text.length;
+    out.push({ text, at });
+  }
+  return out;
+}
+
+function readEntry(diagnostics: DiagnosticBag, text: string, at: Span): AclEntry | undefined {
+  const words = text.split(/\s+/);
+  const action = words[0]!.toLowerCase();
+  if (action !== 'allow' && action !== 'deny') {
+    diagnostics.report('SVC2030', `ACL rules start with allow or deny, not "${words[0]}"`, { span: at, hint: didYouMean(action, ['allow', 'deny']) ?? 'write `allow <principal> <permissions>`' });
+    return undefined;
+  }
+  const principalText = words[1];
+  const permissionText = words.slice(2).join(' ');
+  if (!principalText || permissionText.trim() === '') {
+    diagnostics.report('SVC2030', `incomplete ACL rule "${text}"`, { span: at, hint: 'write `allow <principal> <permission>[, <permission>…]`' });
+    return undefined;
+  }
+  const principal = readPrincipal(diagnostics, principalText, at);
+  const permissions = readPermissions(diagnostics, permissionText, at);
+  if (!principal || !permissions) return undefined;
+  return { action, principal, permissions, text };
+}
+
+function readPrincipal(diagnostics: DiagnosticBag, written: string, at: Span): Principal | undefined {
+  const lower = written.toLowerCase();
+  if (lower === 'everyone' || lower === 'system.everyone') return { kind: 'everyone' };
+  if (lower === 'authenticated' || lower === 'system.authenticated') return { kind: 'authenticated' };
+  if (lower.startsWith('g:') && lower.length > 2) return { kind: 'group', group: lower.slice(2) };
+  const dynamic = /^\{\{\s*(.+?)\s*\}\}$/.exec(written)?.[1];
+  if (dynamic !== undefined) {
+    const name = dynamic.toLowerCase();
+    if (!isSafeIdentifier(name)) {
+      diagnostics.report('SVC2007', `"${dynamic}" is not a valid function name for a dynamic principal`, { span: at, hint: 'use letters, digits and "_", e.g. {{item_owner}}' });
+      return undefined;
+    }
+    return { kind: 'dynamic', name };
+  }
+  if (lower === 'admin' || lower === 'admins') {
+    diagnostics.report('SVC2032', `principal "${written}" means the user whose id is "${lower}", not the admin group`, {
+      span: at,
+      hint: 'write g:admin for everyone in the admin group',
+    });
+  }
+  return { kind: 'user', id: lower };
+}
+
+function readPermissions(diagnostics: DiagnosticBag, written: string, at: Span): Permission[] | undefined {
+  const out = new Set<Permission>();
+  let ok = true;
+  for (const raw of written.split(',')) {
+    const name = raw.trim().toLowerCase();
+    if (name === '') continue;
+    if (name === 'all') {
+      PERMISSIONS.forEach((p) => out.add(p));
+      continue;
+    }
+    if ((PERMISSIONS as readonly string[]).includes(name)) {
+      out.add(name as Permission);
+      continue;
+    }
+    ok = false;
+    const legacy: Readonly<Record<string, string>> = { get: 'view', post: 'create', put: 'update', patch: 'update', head: 'view' };
+    diagnostics.report('SVC2031', `unknown ACL permission "${raw.trim()}"`, {
+      span: at,
+      hint: legacy[name] ? `permissions are named by action since Ramses 0.5: use ${legacy[name]}` : didYouMean(name, [...PERMISSIONS, 'all']) ?? `use ${PERMISSIONS.join(', ')} or all`,
+    });
+  }
+  return ok ? PERMISSIONS.filter((p) => out.has(p)) : undefined;
+}

@@ -1,0 +1,94 @@
+/**
+ * Contract §5: with authentication configured, one model is the user model: the schema with
+ * `"_auth_model": true`, else a model named `User`, else a default `User` that svcgen generates.
+ * It gets `username`, `email`, `password` and `groups` where the schema lacks them.
+ */
+import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
+import type { Span } from '../../diagnostics/source.js';
+import { authFields, type ModelDraft } from './models.js';
+
+export function settleUserModel(diagnostics: DiagnosticBag, models: Map<string, ModelDraft>, authAt: Span | null): ModelDraft | undefined {
+  const marked = [...models.values()].filter((m) => m.isAuthModel);
+  for (const extra of marked.slice(1)) {
+    diagnostics.report('SVC2063', `${extra.name} and ${marked[0]!.name} are both marked "_auth_model"`, {
+      span: extra.authModelSpan ?? extra.definedAt,
+      hint: 'one model holds the users',
+    });
+    extra.isAuthModel = false;
+  }
+  if (!authAt) {
+    if (marked[0]) {
+      diagnostics.report('SVC2065', `${marked[0].name} is the "_auth_model", but no x-Ticket or x-ApiKey scheme is in the root securedBy, so no one can log in`, {
+        span: marked[0].authModelSpan ?? marked[0].definedAt,
+        hint: 'declare an x-Ticket scheme and add it to the root securedBy',
+      });
+    }
+    return marked[0];
+  }
+  let user = marked[0];
+  if (!user && models.has('User')) {
+    user = models.get('User')!;
+    user.isAuthModel = true;
+    diagnostics.report('SVC2064', 'User is used as the user model', { span: user.definedAt, hint: 'say so in its schema: "_auth_model": true' });
+  }
+  if (!user) {
+    user = defaultUserModel(authAt);
+    models.set(user.name, user);
+  }
+  completeUserModel(diagnostics, user);
+  return user;
+}
+
+function defaultUserModel(at: Span): ModelDraft {
+  const fields = authFields(false).map((field) => ({ field, nameSpan: at, typeSpan: at, processorSpans: [] }));
+  return {
+    name: 'User',
+    table: 'user',
+    plural: 'users',
+    schemaFile: '(default user model)',
+    title: 'User',
+    definedAt: at,
+    fields,
+    isAuthModel: true,
+    authModelSpan: null,
+    isDefaultUserModel: true,
+    publicFields: null,
+    authFields: null,
+    hiddenFields: null,
+    nestedRelationships: null,
+    nestingDepth: 1,
+    withoutProperties: false,
+    eventHandlers: null,
+    relationships: [],
+    primaryKey: 'username',
+  };
+}
+
+function completeUserModel(diagnostics: DiagnosticBag, user: ModelDraft): void {
+  const hasPrimaryKey = user.primaryKey !== '';
+  for (const field of authFields(hasPrimaryKey)) {
+    if (user.fields.some((f) => f.field.name === field.name)) continue;
+    user.fields.push({ field, nameSpan: user.definedAt, typeSpan: user.definedAt, processorSpans: [] });
+    if (field.primaryKey) user.primaryKey = field.name;
+  }
+  const password = user.fields.find((f) => f.field.name === 'password')!;
+  if ((password.field.minLength ?? 0) < 8 && !password.field.synthesized) {
+    diagnostics.report('SVC2066', `passwords of ${user.name} may be as short as ${password.field.minLength ?? 0} characters`, {
+      span: password.nameSpan,
+      hint: 'NIST SP 800-63B asks for at least 8: "min_length": 8',
+    });
+  }
+  for (const name of ['username', 'email'] as const) {
+    const f = user.fields.find((x) => x.field.name === name)!;
+    if (!f.field.unique && !f.field.primaryKey) {
+      diagnostics.report('SVC2066', `${user.name}.${name} must be unique to log in with it; svcgen makes it unique`, { span: f.nameSpan, hint: 'add "unique": true' });
+      f.field.unique = true;
+    }
+  }
+  if (password.field.processors.length) {
+    diagnostics.report('SVC2067', `svcgen hashes ${user.name}.password itself (argon2id); its processors get the plain password and what they return is hashed`, {
+      span: password.processorSpans[0] ?? password.nameSpan,
+      hint: 'remove hashing processors such as "encrypt"',
+    });
+  }
+}

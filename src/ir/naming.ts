@@ -1,0 +1,57 @@
+/** How names in the API become names in the service: models, tables, identifiers. */
+import pluralize from 'pluralize';
+
+/**
+ * Contract §3: the model of `/stories` is `Story`, of `/alien-users` is `AlienUser`: the route
+ * segment split into words at anything that is not a letter or digit, the last word singularized,
+ * every word capitalized.
+ */
+export function modelNameOf(segment: string): string {
+  const words = segment.split(/[^A-Za-z0-9]+/).filter((w) => w !== '');
+  if (words.length === 0) return '';
+  const last = words.length - 1;
+  words[last] = singular(words[last]!);
+  return words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+}
+
+function singular(word: string): string {
+  const s = pluralize.singular(word);
+  // Keep the original case pattern ("USERS" → "USER", "users" → "user").
+  return word === word.toUpperCase() && word !== word.toLowerCase() ? s.toUpperCase() : s;
+}
+
+/** `Example REST API` → `example-rest-api`: a package name and database name. */
+export function slug(text: string): string {
+  const s = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return s === '' ? 'service' : s.slice(0, 60).replace(/-+$/, '');
+}
+
+const RESERVED_WORDS = new Set(
+  (
+    'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in ' +
+    'instanceof new null return super switch this throw true try typeof var void while with yield let static implements interface package ' +
+    'private protected public await arguments eval undefined NaN Infinity constructor prototype __proto__ toString valueOf hasOwnProperty'
+  ).split(' '),
+);
+
+/** A name usable as a TypeScript identifier, a module name and an object key without surprises. */
+export function isSafeIdentifier(name: string): boolean {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) && !RESERVED_WORDS.has(name);
+}
+
+/** Field names: identifiers that are not reserved words and cannot be mistaken for query syntax. */
+export function fieldNameProblem(name: string): string | undefined {
+  if (name.startsWith('_')) return 'names starting with "_" are reserved for query parameters (_limit, _sort, _fields, …)';
+  if (name === 'q') return '"q" is the full-text search query parameter';
+  if (name.includes('__')) return '"__" separates a field from a filter operator (name__gt)';
+  if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(name)) return 'field names must start with a letter and contain only letters, digits and "_"';
+  // Field names are only ever object keys in the generated code, so `class` or `default` are fine;
+  // these three would be unsafe as keys of plain objects.
+  if (name === 'constructor' || name === 'prototype' || name === '__proto__') return `"${name}" cannot be used as a field name`;
+  return undefined;
+}

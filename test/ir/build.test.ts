@@ -1,0 +1,247 @@
+/** The service model: naming, fields, relationships, routes, auth, ACLs and events (contract §3–§7). */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { modelNameOf, slug } from '../../src/ir/naming.js';
+import type { Model, ServiceIR } from '../../src/ir/types.js';
+import { analyze } from '../../src/pipeline.js';
+import { raml, writeTree } from '../support/files.js';
+
+function build(files: Record<string, string>): { ir: ServiceIR; codes: string[] } {
+  const dir = writeTree(files);
+  const result = analyze(join(dir, 'api.raml'), { cwd: dir });
+  return { ir: result.ir!, codes: result.diagnostics.map((d) => `${d.code}${d.severity === 'warning' ? 'w' : ''}`) };
+}
+
+function model(ir: ServiceIR, name: string): Model {
+  const m = ir.models.find((x) => x.name === name);
+  if (!m) throw new Error(`no model ${name}`);
+  return m;
+}
+
+const id = { _db_settings: { type: 'id_field', primary_key: true } };
+const str = (extra: object = {}) => ({ _db_settings: { type: 'string', ...extra } });
+const schema = (properties: object, root: object = {}) => JSON.stringify({ type: 'object', ...root, properties });
+const post = (path: string, file: string, extra = '') => `${path}:\n  get:\n  post:\n    body:\n      application/json:\n        schema: !include ${file}\n${extra}`;
+
+describe('naming', () => {
+  it.each([
+    ['stories', 'Story'],
+    ['users', 'User'],
+    ['alien-users', 'AlienUser'],
+    ['alien_users', 'AlienUser'],
+    ['people', 'Person'],
+    ['data', 'Datum'],
+    ['items', 'Item'],
+  ])('the model of /%s is %s', (segment, name) => {
+    expect(modelNameOf(segment)).toBe(name);
+  });
+
+  it('slugs the title for the package name', () => {
+    expect(slug('Example REST API')).toBe('example-rest-api');
+    expect(slug('  Ünïcode Café!  ')).toBe('unicode-cafe');
+  });
+});
+
+describe('fields', () => {
+  it('turns only properties with _db_settings into fields, in schema order', () => {
+    const { ir } = build({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+      'item.json': schema({ id, note: { type: 'string' }, name: str({ required: true, max_length: 20 }), count: { _db_settings: { type: 'biginteger' } } }),
+    });
+    const item = model(ir, 'Item');
+    expect(item.fields.map((f) => [f.name, f.type])).toEqual([['id', 'id_field'], ['name', 'string'], ['count', 'big_integer']]);
+    expect(item.fields.find((f) => f.name === 'name')).toMatchObject({ required: true, requiredOnCreate: true, maxLength: 20 });
+    expect(item.fields.find((f) => f.name === 'id')).toMatchObject({ generated: true, requiredOnCreate: false });
+  });
+
+  it('reads callable defaults: now is built in, other names are user functions', () => {
+    const { ir } = build({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+      'item.json': schema({ id, at: { _db_settings: { type: 'datetime', default: '{{datetime.datetime.utcnow}}', onupdate: '{{now}}' } }, slug: str({ default: '{{make_slug}}' }) }),
+    });
+    const item = model(ir, 'Item');
+    expect(item.fields.find((f) => f.name === 'at')).toMatchObject({ default: { kind: 'now' }, onUpdate: { kind: 'now' } });
+    expect(item.fields.find((f) => f.name === 'slug')!.default).toEqual({ kind: 'callable', name: 'make_slug' });
+    expect(ir.userCode.callables).toEqual([{ name: 'make_slug', usedBy: [{ model: 'Item', field: 'slug' }] }]);
+  });
+
+  it('keeps JSON Schema validation keywords of a property', () => {
+    const { ir } = build({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+      'item.json': schema({ id, code: { type: 'string', pattern: '^[A-Z]+$', description: 'doc', ...str() } }),
+    });
+    expect(model(ir, 'Item').fields.find((f) => f.name === 'code')!.validation).toEqual({ pattern: '^[A-Z]+$' });
+  });
+});
+
+describe('relationships', () => {
+  const user = schema({ username: str({ primary_key: true }), stories: { _db_settings: { type: 'relationship', document: 'Story', backref_name: 'owner' } } });
+  const story = (extra: object = {}) => schema({ id, owner_id: { _db_settings: { type: 'foreign_key', ref_document: 'User', ref_column: 'user.username', ref_column_type: 'string', ...extra } } });
+
+  it('adds the backref to the target and links both sides through the foreign key', () => {
+    const { ir, codes } = build({ 'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/stories', 'story.json')}`), 'user.json': user, 'story.json': story({ ref_ondelete: 'CASCADE' }) });
+    expect(codes).toEqual([]);
+    expect(model(ir, 'User').relationships).toEqual([
+      { name: 'stories', target: 'Story', inverse: 'owner', cardinality: 'many', declared: true, foreignKey: { model: 'Story', field: 'owner_id' }, onDelete: 'cascade', documentOnDelete: null },
+    ]);
+    expect(model(ir, 'Story').relationships).toEqual([
+      { name: 'owner', target: 'User', inverse: 'stories', cardinality: 'one', declared: false, foreignKey: { model: 'Story', field: 'owner_id' }, onDelete: 'nullify', documentOnDelete: null },
+    ]);
+    expect(model(ir, 'Story').fields.find((f) => f.name === 'owner_id')!.foreignKey).toEqual({
+      model: 'User', column: 'username', columnType: 'string', onDelete: 'cascade', onUpdate: 'cascade', relationship: 'owner',
+    });
+    expect(model(ir, 'Story').fields.find((f) => f.name === 'owner')).toMatchObject({ type: 'relationship', synthesized: true, relationship: 'owner' });
+  });
+
+  it('finds a one-to-one foreign key on either side', () => {
+    const withKeyOnUser = schema({ username: str({ primary_key: true }), profile_id: { _db_settings: { type: 'foreign_key', ref_document: 'Profile', ref_column: 'profile.id', ref_column_type: 'id_field' } }, profile: { _db_settings: { type: 'relationship', document: 'Profile', backref_name: 'user', uselist: false } } });
+    const { ir, codes } = build({ 'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/profiles', 'profile.json')}`), 'user.json': withKeyOnUser, 'profile.json': schema({ id }) });
+    expect(codes).toEqual([]);
+    expect(model(ir, 'User').relationships[0]).toMatchObject({ name: 'profile', cardinality: 'one', foreignKey: { model: 'User', field: 'profile_id' } });
+    expect(model(ir, 'User').fields.find((f) => f.name === 'profile_id')!.foreignKey).toMatchObject({ model: 'Profile', column: 'id', relationship: 'profile' });
+  });
+
+  it('uses foreign_keys to tell several relationships to one model apart', () => {
+    const twoKeys = schema({
+      username: str({ primary_key: true }),
+      stories: { _db_settings: { type: 'relationship', document: 'Story', backref_name: 'owner', foreign_keys: 'Story.owner_id' } },
+      assigned: { _db_settings: { type: 'relationship', document: 'Story', backref_name: 'assignee', foreign_keys: 'Story.assignee_id' } },
+    });
+    const fk = { _db_settings: { type: 'foreign_key', ref_document: 'User', ref_column: 'user.username', ref_column_type: 'string' } };
+    const { ir, codes } = build({ 'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/stories', 'story.json')}`), 'user.json': twoKeys, 'story.json': schema({ id, owner_id: fk, assignee_id: fk }) });
+    expect(codes).toEqual([]);
+    expect(model(ir, 'Story').relationships.map((r) => [r.name, r.foreignKey.field])).toEqual([['assignee', 'assignee_id'], ['owner', 'owner_id']]);
+  });
+
+  it('adds a missing foreign key, with a warning', () => {
+    const { ir, codes } = build({ 'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/stories', 'story.json')}`), 'user.json': user, 'story.json': schema({ id }) });
+    expect(codes).toEqual(['SVC2057w']);
+    expect(model(ir, 'Story').fields.find((f) => f.name === 'owner_username')).toMatchObject({ type: 'foreign_key', synthesized: true });
+  });
+});
+
+describe('routes', () => {
+  const files = {
+    'api.raml': raml(`title: T
+version: v2
+baseUri: http://{host}:{port}/{version}/api/
+${post('/users', 'user.json')}  /{name}:
+    get:
+    put:
+    head:
+    /stories:
+      get:
+      post:
+    /settings:
+      get:
+      post:
+    /profile:
+      get:
+      post:
+        body:
+          application/json:
+            schema: !include profile.json
+${post('/stories', 'story.json')}  /{id}:
+    get:
+    delete:
+    options:
+`),
+    'user.json': schema({
+      username: str({ primary_key: true }),
+      settings: { _db_settings: { type: 'dict' } },
+      stories: { _db_settings: { type: 'relationship', document: 'Story', backref_name: 'owner' } },
+      profile: { _db_settings: { type: 'relationship', document: 'Profile', backref_name: 'user', uselist: false } },
+    }),
+    'story.json': schema({ id, owner_id: { _db_settings: { type: 'foreign_key', ref_document: 'User', ref_column: 'user.username', ref_column_type: 'string' } } }),
+    'profile.json': schema({ id, user_id: { _db_settings: { type: 'foreign_key', ref_document: 'User', ref_column: 'user.username', ref_column_type: 'string' } } }),
+  };
+  const { ir, codes } = build(files);
+
+  it('takes the base path from baseUri with {version}', () => {
+    expect(codes).toEqual([]);
+    expect(ir.basePath).toBe('/v2/api');
+  });
+
+  it('classifies nested resources', () => {
+    expect(ir.routes.map((r) => [r.kind, r.path, r.model, r.parent?.field ?? null])).toEqual([
+      ['collection', '/stories', 'Story', null],
+      ['item', '/stories/:id', 'Story', null],
+      ['collection', '/users', 'User', null],
+      ['item', '/users/:name', 'User', null],
+      ['singular', '/users/:name/profile', 'Profile', 'profile'],
+      ['attribute', '/users/:name/settings', 'User', 'settings'],
+      ['collection', '/users/:name/stories', 'Story', 'stories'],
+    ]);
+  });
+
+  it('maps each listed method to its action and permission', () => {
+    expect(ir.routes.find((r) => r.path === '/users/:name')!.operations.map((o) => [o.method, o.action, o.permission])).toEqual([
+      ['GET', 'show', 'view'],
+      ['PUT', 'replace', 'update'],
+      ['HEAD', 'show', 'view'],
+    ]);
+    expect(ir.routes.find((r) => r.path === '/stories/:id')!.operations.map((o) => o.action)).toEqual(['show', 'delete', 'item_options']);
+    expect(ir.routes.find((r) => r.kind === 'item' && r.model === 'User')!.itemParam).toBe('name');
+  });
+});
+
+describe('authentication and ACLs', () => {
+  const api = (acl: string, extra = '') =>
+    raml(`title: T
+securitySchemes:
+  - ticket:
+      type: x-Ticket
+      settings: { secret: auth_tkt_secret, hashalg: sha512, cookie_name: sid, http_only: 'false' }
+  - owner_acl:
+      type: x-ACL
+      settings:
+        collection: |
+${acl}
+securedBy: [ticket]
+${post('/items', 'item.json', '  securedBy: [owner_acl]\n')}${extra}`);
+  const item = schema({ id, owner: str() });
+
+  it('generates the default user model and reads the ticket settings', () => {
+    const { ir, codes } = build({ 'api.raml': api('          allow everyone view'), 'item.json': item });
+    expect(codes).toEqual([]);
+    expect(ir.auth).toEqual({ userModel: 'User', apiKey: null, ticket: { scheme: 'ticket', secretSetting: 'auth_tkt_secret', hashalg: 'sha512', cookieName: 'sid', httpOnly: false } });
+    const user = model(ir, 'User');
+    expect(user).toMatchObject({ isDefaultUserModel: true, isAuthModel: true, primaryKey: 'username' });
+    expect(user.fields.map((f) => f.name)).toEqual(['username', 'email', 'password', 'groups']);
+  });
+
+  it('parses rules in order, expands all, reads principals', () => {
+    const { ir } = build({
+      'api.raml': api('          allow g:Admin all\n          deny {{Item_Owner}} delete\n          allow authenticated view, create\n          allow alice options; allow everyone view'),
+      'item.json': item,
+    });
+    expect(ir.acls[0]!.collection.map((e) => [e.action, e.principal, e.permissions])).toEqual([
+      ['allow', { kind: 'group', group: 'admin' }, ['view', 'create', 'update', 'delete', 'options']],
+      ['deny', { kind: 'dynamic', name: 'item_owner' }, ['delete']],
+      ['allow', { kind: 'authenticated' }, ['view', 'create']],
+      ['allow', { kind: 'user', id: 'alice' }, ['options']],
+      ['allow', { kind: 'everyone' }, ['view']],
+    ]);
+    expect(ir.acls[0]!.item).toEqual([]);
+    expect(ir.userCode.principals).toEqual([{ name: 'item_owner', usedBy: [{ model: 'Item', acl: 'owner_acl' }] }]);
+    expect(ir.routes.every((r) => r.acl === 'owner_acl')).toBe(true);
+  });
+});
+
+describe('events', () => {
+  it('expands set and keeps list order across tags', () => {
+    const { ir, codes } = build({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+      'item.json': schema({ id }, { _event_handlers: { before_set: ['stamp'], before_create: ['owner', 'audit'], after_update_many: ['notify'] } }),
+    });
+    expect(codes).toEqual([]);
+    expect(model(ir, 'Item').eventHandlers).toEqual([
+      { phase: 'before', action: 'create', handlers: ['stamp', 'owner', 'audit'] },
+      { phase: 'before', action: 'update_many', handlers: ['stamp'] },
+      { phase: 'after', action: 'update_many', handlers: ['notify'] },
+      { phase: 'before', action: 'update', handlers: ['stamp'] },
+      { phase: 'before', action: 'replace', handlers: ['stamp'] },
+    ]);
+    expect(ir.userCode.handlers.map((h) => h.name)).toEqual(['audit', 'notify', 'owner', 'stamp']);
+  });
+});
