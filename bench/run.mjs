@@ -6,6 +6,7 @@ import os from 'node:os';
 
 const benchmarks = [
   { name: 'parse-instagram', load: () => import('./parse-instagram.mjs') },
+  { name: 'check-200', load: () => import('./check-200.mjs') },
 ];
 
 const args = process.argv.slice(2);

@@ -189,11 +189,15 @@ function userCode(models: readonly Model[], acls: readonly import('../types.js')
 
 class Collector {
   readonly #uses = new Map<string, UserFunction['usedBy'][number][]>();
+  readonly #seen = new Set<string>();
 
   add(name: string, use: UserFunction['usedBy'][number]): void {
-    const list = this.#uses.get(name) ?? [];
-    if (!list.some((u) => JSON.stringify(u) === JSON.stringify(use))) list.push(use);
-    this.#uses.set(name, list);
+    const key = `${name}\0${use.model}\0${use.field ?? ''}\0${use.acl ?? ''}\0${use.event ?? ''}`;
+    if (this.#seen.has(key)) return;
+    this.#seen.add(key);
+    const list = this.#uses.get(name);
+    if (list) list.push(use);
+    else this.#uses.set(name, [use]);
   }
 
   list(): UserFunction[] {
