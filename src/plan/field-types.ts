@@ -1,0 +1,228 @@
+/**
+ * How each field type of the IR is stored (SQLite, PostgreSQL) and described to clients (JSON
+ * Schema, from which the TypeScript types are generated). One table, so the three never disagree.
+ */
+import type { Field, FieldType, Literal, Model, ServiceIR } from '../ir/types.js';
+
+export type Storage = 'text' | 'integer' | 'real' | 'boolean' | 'json' | 'datetime' | 'date' | 'time' | 'blob';
+
+const STORAGE: Readonly<Record<Exclude<FieldType, 'foreign_key' | 'relationship' | 'choice'>, Storage>> = {
+  string: 'text',
+  text: 'text',
+  unicode: 'text',
+  unicode_text: 'text',
+  integer: 'integer',
+  big_integer: 'integer',
+  small_integer: 'integer',
+  float: 'real',
+  decimal: 'real',
+  boolean: 'boolean',
+  datetime: 'datetime',
+  date: 'date',
+  time: 'time',
+  interval: 'integer',
+  list: 'json',
+  dict: 'json',
+  id_field: 'integer',
+  file: 'blob',
+  pickle: 'json',
+};
+
+export class FieldTypes {
+  readonly #models: ReadonlyMap<string, Model>;
+
+  constructor(ir: ServiceIR) {
+    this.#models = new Map(ir.models.map((m) => [m.name, m]));
+  }
+
+  model(name: string): Model {
+    const model = this.#models.get(name);
+    if (!model) throw new Error(`no model ${name}`);
+    return model;
+  }
+
+  /** The primary key field of a model. */
+  key(model: string): Field {
+    const m = this.model(model);
+    return m.fields.find((f) => f.name === m.primaryKey)!;
+  }
+
+  /** Foreign keys and relationships are stored like the key they hold. */
+  storage(model: Model, field: Field): Storage {
+    if (field.type === 'foreign_key') return this.storage(this.model(field.foreignKey!.model), this.key(field.foreignKey!.model));
+    if (field.type === 'relationship') {
+      const relation = model.relationships.find((r) => r.name === field.name)!;
+      return this.storage(this.model(relation.target), this.key(relation.target));
+    }
+    if (field.type === 'choice') return choiceStorage(field.choices ?? []);
+    return STORAGE[field.type];
+  }
+
+  /** The JSON Schema of the value (`null` allowed unless the field is required). */
+  valueSchema(model: Model, field: Field): Record<string, unknown> {
+    const base = this.baseSchema(model, field);
+    const schema = { ...base, ...this.bounds(field), ...(field.type === 'relationship' ? {} : field.validation) };
+    if (field.helpText) schema['description'] = field.helpText;
+    return field.required || field.type === 'list' || this.isToMany(model, field) ? schema : nullable(schema);
+  }
+
+  isToMany(model: Model, field: Field): boolean {
+    return field.type === 'relationship' && model.relationships.find((r) => r.name === field.name)?.cardinality === 'many';
+  }
+
+  baseSchema(model: Model, field: Field): Record<string, unknown> {
+    switch (field.type) {
+      case 'string':
+      case 'text':
+      case 'unicode':
+      case 'unicode_text':
+        return { type: 'string' };
+      case 'integer':
+      case 'id_field':
+        return { type: 'integer', ...(field.type === 'integer' ? { minimum: -2147483648, maximum: 2147483647 } : {}) };
+      case 'small_integer':
+        return { type: 'integer', minimum: -32768, maximum: 32767 };
+      case 'big_integer':
+        return { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
+      case 'interval':
+        return { type: 'integer', minimum: 0, description: 'seconds' };
+      case 'float':
+      case 'decimal':
+        return { type: 'number' };
+      case 'boolean':
+        return { type: 'boolean' };
+      case 'datetime':
+        return { type: 'string', format: 'date-time' };
+      case 'date':
+        return { type: 'string', format: 'date' };
+      case 'time':
+        return { type: 'string', pattern: '^([01]?\\d|2[0-3]):[0-5]\\d(:[0-5]\\d)?$' };
+      case 'choice':
+        return { enum: [...(field.choices ?? [])] };
+      case 'list': {
+        const item = itemSchema(field);
+        return { type: 'array', items: field.choices?.length ? { ...item, enum: [...field.choices] } : item };
+      }
+      case 'dict':
+        return { type: 'object', additionalProperties: true };
+      case 'file':
+        return { type: 'string', contentEncoding: 'base64' };
+      case 'pickle':
+        return {};
+      case 'foreign_key':
+        return this.keySchema(field.foreignKey!.model);
+      case 'relationship': {
+        const relation = model.relationships.find((r) => r.name === field.name)!;
+        const key = this.keySchema(relation.target);
+        return relation.cardinality === 'many' ? { type: 'array', items: key } : key;
+      }
+    }
+  }
+
+  keySchema(model: string): Record<string, unknown> {
+    const key = this.key(model);
+    return key.type === 'id_field' || STORAGE[key.type as keyof typeof STORAGE] === 'integer' ? { type: 'integer' } : { type: 'string' };
+  }
+
+  bounds(field: Field): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    if (field.minLength !== null) out['minLength'] = field.minLength;
+    if (field.maxLength !== null) out['maxLength'] = field.maxLength;
+    if (field.minValue !== null) out['minimum'] = field.minValue;
+    if (field.maxValue !== null) out['maximum'] = field.maxValue;
+    if (field.type === 'decimal' && field.scale !== null) out['multipleOf'] = Number(`1e-${field.scale}`);
+    return out;
+  }
+
+  /** SQL column type. */
+  sqlType(model: Model, field: Field, dialect: 'sqlite' | 'postgres'): string {
+    if (field.type === 'foreign_key') {
+      const key = this.key(field.foreignKey!.model);
+      return key.type === 'id_field' ? 'integer' : this.sqlType(this.model(field.foreignKey!.model), key, dialect);
+    }
+    if (dialect === 'sqlite') return SQLITE[this.storage(model, field)];
+    switch (field.type) {
+      case 'string':
+      case 'unicode':
+        return field.maxLength !== null ? `varchar(${field.maxLength})` : 'text';
+      case 'text':
+      case 'unicode_text':
+        return 'text';
+      case 'integer':
+      case 'id_field':
+      case 'interval':
+        return 'integer';
+      case 'small_integer':
+        return 'smallint';
+      case 'big_integer':
+        return 'bigint';
+      case 'float':
+        return 'double precision';
+      case 'decimal':
+        return field.precision !== null || field.scale !== null ? `numeric(${field.precision ?? 38}, ${field.scale ?? 0})` : 'numeric';
+      case 'boolean':
+        return 'boolean';
+      case 'datetime':
+        return 'timestamptz';
+      case 'date':
+        return 'date';
+      case 'time':
+        return 'time';
+      case 'choice':
+        return CHOICE_COLUMN[choiceStorage(field.choices ?? [])] ?? 'text';
+      case 'list':
+      case 'dict':
+      case 'pickle':
+        return 'jsonb';
+      case 'file':
+        return 'bytea';
+      case 'relationship':
+        return 'text';
+    }
+  }
+}
+
+const SQLITE: Readonly<Record<Storage, string>> = {
+  text: 'text',
+  integer: 'integer',
+  real: 'real',
+  boolean: 'integer',
+  json: 'text',
+  datetime: 'text',
+  date: 'text',
+  time: 'text',
+  blob: 'blob',
+};
+
+const CHOICE_COLUMN: Partial<Record<Storage, string>> = { text: 'text', integer: 'integer', real: 'double precision' };
+
+function choiceStorage(choices: readonly Literal[]): Storage {
+  if (choices.length && choices.every((c) => typeof c === 'number' && Number.isInteger(c))) return 'integer';
+  if (choices.length && choices.every((c) => typeof c === 'number')) return 'real';
+  return 'text';
+}
+
+function itemSchema(field: Field): Record<string, unknown> {
+  switch (field.itemType) {
+    case 'integer':
+    case 'big_integer':
+    case 'small_integer':
+    case 'interval':
+    case 'id_field':
+      return { type: 'integer' };
+    case 'float':
+    case 'decimal':
+      return { type: 'number' };
+    case 'boolean':
+      return { type: 'boolean' };
+    default:
+      return { type: 'string' };
+  }
+}
+
+function nullable(schema: Record<string, unknown>): Record<string, unknown> {
+  if ('enum' in schema) return { ...schema, enum: [...(schema['enum'] as unknown[]), null] };
+  if (typeof schema['type'] === 'string') return { ...schema, type: [schema['type'], 'null'] };
+  if (Object.keys(schema).length === 0 || !('type' in schema)) return schema;
+  return { anyOf: [schema, { type: 'null' }] };
+}

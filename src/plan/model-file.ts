@@ -1,0 +1,162 @@
+/**
+ * The view of `src/models/<model>.ts`: the model's TypeScript types (from JSON Schema, through
+ * json-schema-to-typescript), its `defineModel` spec and the JSON Schemas of its request bodies.
+ */
+import { compile } from 'json-schema-to-typescript';
+import type { Field, Model, Route, ServiceIR, ValueSource } from '../ir/types.js';
+import type { FieldTypes } from './field-types.js';
+import { commentText, literal, raw } from './literal.js';
+import { camel, modelNames, withArticle } from './names.js';
+
+export interface ModelView {
+  readonly doc: string;
+  readonly name: string;
+  /** "a Story", "an Item". */
+  readonly article: string;
+  readonly variable: string;
+  readonly bodies: string;
+  /** `import type` lines for related models used in the types. */
+  readonly typeImports: readonly { readonly names: string; readonly from: string }[];
+  readonly usesNow: boolean;
+  readonly defaultImports: readonly { readonly name: string; readonly from: string }[];
+  /** TypeScript declarations of the record, create and update types. */
+  readonly types: string;
+  readonly spec: string;
+  /** The JSON Schemas of the body properties, shared by the three bodies. */
+  readonly properties: string;
+  readonly propertiesVariable: string;
+  readonly requiredOnCreate: string;
+}
+
+type Schema = Record<string, unknown>;
+
+export async function modelView(ir: ServiceIR, model: Model, types: FieldTypes): Promise<ModelView> {
+  const names = modelNames(model);
+  const record = objectSchema(model.fields.map((f) => [f.name, types.valueSchema(model, f)]), model.fields.map((f) => f.name));
+  const writable = model.fields.filter((f) => !f.generated && f.type !== 'foreign_key');
+  const create = objectSchema(writable.map((f) => [f.name, types.valueSchema(model, f)]), writable.filter((f) => f.requiredOnCreate).map((f) => f.name));
+  const update = objectSchema(writable.map((f) => [f.name, types.valueSchema(model, f)]), []);
+  const declarations = await Promise.all([
+    typeOf(record, model.name, `${model.title ?? withArticle(model.name)}, as the repositories return it (${model.schemaFile}).`),
+    typeOf(create, names.create, `The data that creates ${withArticle(model.name)}.`),
+    typeOf(update, names.update, `The data that updates ${withArticle(model.name)}: only the fields to change.`),
+  ]);
+  const callables = model.fields.flatMap((f) => [f.default, f.onUpdate]).filter((v): v is Extract<ValueSource, { kind: 'callable' }> => v?.kind === 'callable');
+  return {
+    doc: commentText(`The ${model.name} model: its types, fields and request bodies (${model.schemaFile}).`),
+    name: model.name,
+    article: withArticle(model.name),
+    variable: names.variable,
+    bodies: names.bodies,
+    typeImports: [],
+    usesNow: model.fields.some((f) => f.default?.kind === 'now' || f.onUpdate?.kind === 'now'),
+    defaultImports: [...new Set(callables.map((c) => c.name))].sort().map((name) => ({ name: camel(name), from: `../custom/defaults/${name}.js` })),
+    types: declarations.join('\n'),
+    spec: literal(modelSpec(ir, model, types)),
+    // Every field is listed, so that a foreign key or generated key in a body gets its own message
+    // (the route explains what to send instead) rather than "not a field".
+    properties: literal(Object.fromEntries(model.fields.map((f) => [f.name, types.valueSchema(model, f)]))),
+    propertiesVariable: `${camel(model.name)}Properties`,
+    requiredOnCreate: literal(model.fields.filter((f) => f.requiredOnCreate).map((f) => f.name)),
+  };
+}
+
+function objectSchema(properties: readonly [string, Schema][], required: readonly string[]): Schema {
+  return { type: 'object', additionalProperties: false, required: [...required], properties: Object.fromEntries(properties) };
+}
+
+async function typeOf(schema: Schema, name: string, description: string): Promise<string> {
+  const text = await compile({ ...schema, description }, name, {
+    bannerComment: '',
+    format: false,
+    additionalProperties: false,
+    unknownAny: true,
+    declareExternallyReferenced: true,
+    strictIndexSignatures: false,
+  });
+  return text.trim();
+}
+
+function modelSpec(ir: ServiceIR, model: Model, types: FieldTypes): Record<string, unknown> {
+  return {
+    name: model.name,
+    table: model.table,
+    primaryKey: model.primaryKey,
+    fields: model.fields.map((f) => fieldSpec(model, f, types)),
+    relations: model.relationships.map((r) => {
+      const owner = types.model(r.foreignKey.model);
+      return { name: r.name, target: r.target, cardinality: r.cardinality, inverse: r.inverse, foreignKey: { model: owner.name, column: r.foreignKey.field } };
+    }),
+    nestedRelationships: [...model.nestedRelationships],
+    nestingDepth: model.nestingDepth,
+    publicFields: model.publicFields ? [...model.publicFields] : null,
+    authFields: model.authFields ? [...model.authFields] : null,
+    hiddenFields: [...model.hiddenFields],
+    selfPath: raw(selfPath(ir, model)),
+  };
+}
+
+function fieldSpec(model: Model, field: Field, types: FieldTypes): Record<string, unknown> {
+  const relation = field.type === 'relationship' ? field.relationship : field.type === 'foreign_key' ? field.foreignKey?.relationship : null;
+  return {
+    name: field.name,
+    type: field.type,
+    storage: types.storage(model, field),
+    column: field.type === 'relationship' ? null : field.name,
+    primaryKey: field.primaryKey,
+    generated: field.generated,
+    required: field.required,
+    requiredOnCreate: field.requiredOnCreate,
+    writable: !field.generated && field.type !== 'foreign_key',
+    default: valueFunction(field.default),
+    onUpdate: valueFunction(field.onUpdate),
+    relation: relation ?? undefined,
+    itemType: field.itemType ?? undefined,
+    choices: field.choices ? [...field.choices] : undefined,
+  };
+}
+
+/** A default as a function: literals are rebuilt on every call, so no two objects share a list. */
+function valueFunction(source: ValueSource | null): unknown {
+  if (!source) return undefined;
+  switch (source.kind) {
+    case 'literal':
+      return raw(`() => (${literal(source.value)})`);
+    case 'now':
+      return raw('now');
+    case 'callable':
+      return raw(camel(source.name));
+  }
+}
+
+/**
+ * `_self` of an object: its own item route when it has one at the top level; else a nested item
+ * or singular route whose parent key the object holds; else none (the request's URL is used).
+ */
+function selfPath(ir: ServiceIR, model: Model): string {
+  const routes = ir.routes.filter((r) => r.model === model.name && (r.kind === 'item' || r.kind === 'singular'));
+  const top = routes.find((r) => r.kind === 'item' && !r.parent);
+  if (top) return `(record) => ${pathExpression(top, { [top.itemParam!]: model.primaryKey })}`;
+  for (const route of routes) {
+    const parentModel = ir.models.find((m) => m.name === route.parent?.model);
+    const link = parentModel?.relationships.find((r) => r.name === route.parent!.field);
+    const inverse = model.relationships.find((r) => r.name === link?.inverse);
+    if (!route.parent || !inverse || inverse.cardinality !== 'one') continue;
+    const params: Record<string, string> = { [route.parent.param]: inverse.name };
+    if (route.itemParam) params[route.itemParam] = model.primaryKey;
+    // Deeper routes need keys of grandparents, which the object does not hold.
+    if (route.path.split('/').some((s) => s.startsWith(':') && !(s.slice(1) in params))) continue;
+    return `(record) => (record.${inverse.name} == null ? null : ${pathExpression(route, params)})`;
+  }
+  return '() => null';
+}
+
+/** `/users/:username/profile` → a template literal filling each parameter from a record field. */
+function pathExpression(route: Route, params: Readonly<Record<string, string>>): string {
+  const parts = route.path.split('/').map((segment) => {
+    if (!segment.startsWith(':')) return segment.replace(/[`$\\]/g, (c) => `\\${c}`);
+    const field = params[segment.slice(1)];
+    return field === undefined ? segment : `\${encodeURIComponent(String(record.${field}))}`;
+  });
+  return `\`${parts.join('/')}\``;
+}

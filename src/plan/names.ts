@@ -1,0 +1,46 @@
+/** Names of things in the generated project, derived once from the IR's names. */
+import type { Model, Route } from '../ir/types.js';
+
+/** `AlienUser` → `alien-user` (file names). */
+export function kebab(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .toLowerCase()
+    .replace(/^-+|-+$/g, '');
+}
+
+/** `AlienUser` → `alienUser` (variables, properties). */
+export function camel(name: string): string {
+  const parts = name.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  const joined = parts.map((p, i) => (i === 0 ? p : p.charAt(0).toUpperCase() + p.slice(1))).join('');
+  return joined.charAt(0).toLowerCase() + joined.slice(1);
+}
+
+export function modelNames(model: Pick<Model, 'name'>) {
+  const base = camel(model.name);
+  return {
+    file: kebab(model.name),
+    variable: `${base}Model`,
+    bodies: `${base}Bodies`,
+    events: `${base}Events`,
+    repository: `${model.name}Repository`,
+    property: base,
+    create: `${model.name}Create`,
+    update: `${model.name}Update`,
+  };
+}
+
+/** The first path segment of a route: routes are grouped into one plugin per top-level resource. */
+export function groupOf(route: Pick<Route, 'path'>): string {
+  return route.path.split('/').filter(Boolean)[0] ?? 'root';
+}
+
+export function routeGroupNames(group: string) {
+  return { file: kebab(group), plugin: `${camel(group)}Routes` };
+}
+
+/** "a Story", "an Item", "a User", "an Update" (a U sounds like "you" before a consonant and a vowel). */
+export function withArticle(name: string): string {
+  return `${/^(?:[aeio]|u(?![b-df-hj-np-tv-z][aeiouy]))/i.test(name) ? 'an' : 'a'} ${name}`;
+}

@@ -1,0 +1,180 @@
+/**
+ * Views of the project-level files: package.json, service.ini, README, app, config, database,
+ * migrations, the model registry and the test samples. Each is plain data for its template.
+ */
+import type { Field, Model, ServiceIR } from '../ir/types.js';
+import type { FieldTypes } from './field-types.js';
+import { literal, quote, templateLiteral } from './literal.js';
+import { initialMigration } from './migrations.js';
+import { modelNames, routeGroupNames, groupOf, withArticle } from './names.js';
+import { modelSamples } from './samples.js';
+
+/** Versions the generated project depends on: the newest majors that still run on Node 20. */
+const DEPENDENCIES = {
+  'better-sqlite3': '^12.11.1',
+  fastify: '^5.12.8',
+  ini: '^6.0.0',
+  kysely: '^0.28.18',
+  pg: '^8.23.1',
+};
+const DEV_DEPENDENCIES = {
+  '@types/better-sqlite3': '^7.6.13',
+  '@types/ini': '^4.1.1',
+  '@types/node': '^20.19.43',
+  '@types/pg': '^8.23.1',
+  typescript: '^7.0.2',
+  vitest: '^4.1.12',
+};
+
+export function packageJson(ir: ServiceIR): string {
+  const pkg = {
+    name: ir.name,
+    version: '1.0.0',
+    description: ir.title,
+    private: true,
+    type: 'module',
+    engines: { node: '>=20.17' },
+    scripts: {
+      build: 'tsc -p tsconfig.build.json',
+      prestart: 'npm run build',
+      start: 'node dist/server.js',
+      migrate: 'npm run build && node dist/db/migrate.js',
+      typecheck: 'tsc --noEmit',
+      test: 'vitest run',
+    },
+    dependencies: DEPENDENCIES,
+    devDependencies: DEV_DEPENDENCIES,
+    // npm 11 asks before running install scripts; better-sqlite3 needs its build.
+    allowScripts: { 'better-sqlite3': true },
+  };
+  return `${JSON.stringify(pkg, null, 2)}\n`;
+}
+
+export function serviceIniView(ir: ServiceIR) {
+  return {
+    title: ir.title,
+    mongodbUrl: `mongodb://127.0.0.1:27017/${ir.name}`,
+    ticketSecret: ir.auth?.ticket?.secretSetting ?? null,
+  };
+}
+
+export function configView(ir: ServiceIR) {
+  return {
+    extraKeys: literal(ir.auth?.ticket ? [ir.auth.ticket.secretSetting] : []),
+    mongodbUrl: quote(`mongodb://127.0.0.1:27017/${ir.name}`),
+  };
+}
+
+export function appView(ir: ServiceIR) {
+  const groups = [...new Set(ir.routes.map((r) => groupOf(r)))];
+  return {
+    basePath: quote(ir.basePath),
+    plugins: groups.map((g) => ({ name: routeGroupNames(g).plugin, file: routeGroupNames(g).file })),
+  };
+}
+
+export function databaseView(ir: ServiceIR) {
+  return { models: ir.models.map((m) => ({ name: m.name, ...modelNames(m) })) };
+}
+
+export function modelsIndexView(ir: ServiceIR) {
+  return { models: ir.models.map((m) => ({ name: m.name, ...modelNames(m) })) };
+}
+
+export function migrationsView(ir: ServiceIR, types: FieldTypes) {
+  const initial = initialMigration(ir, types);
+  return { migrations: [{ name: quote('0001_initial'), sqlite: templateLiteral(`\n${initial.sqlite}\n`), postgres: templateLiteral(`\n${initial.postgres}\n`) }] };
+}
+
+export function samplesView(ir: ServiceIR) {
+  return {
+    models: ir.models.map((m) => {
+      const samples = modelSamples(m);
+      return { name: m.name, sample: `(n: number): ${m.name}Create => ({ ${samples.properties} })`, change: samples.change ? `{ ${samples.change.field}: ${samples.change.value} }` : '{}' };
+    }),
+  };
+}
+
+// --- README ---------------------------------------------------------------------------------------
+
+export function readmeView(ir: ServiceIR) {
+  return {
+    title: md(ir.title),
+    version: ir.version,
+    basePath: ir.basePath || '/',
+    documentation: ir.documentation.map((d) => ({ title: md(d.title), content: d.content.trim() })),
+    routes: ir.routes.flatMap((route) =>
+      route.operations
+        .filter((o) => o.method !== 'HEAD')
+        .map((o) => ({ method: o.method, path: cell(`${ir.basePath}${route.ramlPath}`), action: o.action, description: cell(o.description ?? routeSummary(route.kind, route.model, o.action)) })),
+    ),
+    models: ir.models.map((m) => ({
+      name: m.name,
+      table: m.table,
+      schemaFile: cell(m.schemaFile),
+      primaryKey: m.primaryKey,
+      fields: m.fields.map((f) => ({ name: f.name, type: cell(fieldType(m, f)), rules: cell(rules(f)) })),
+    })),
+    example: exampleCollection(ir),
+    ticketSecret: ir.auth?.ticket?.secretSetting ?? null,
+  };
+}
+
+/** The first top-level collection that takes POST, for the README's curl examples. */
+function exampleCollection(ir: ServiceIR) {
+  const route = ir.routes.find((r) => r.kind === 'collection' && !r.parent && r.operations.some((o) => o.action === 'create'));
+  const model = route && ir.models.find((m) => m.name === route.model);
+  return route && model ? { path: `${ir.basePath}${route.ramlPath}`, sortField: model.primaryKey } : null;
+}
+
+function routeSummary(kind: string, model: string, action: string): string {
+  const what: Record<string, string> = {
+    index: kind === 'attribute' ? 'read the field' : `list ${model} objects`,
+    create: kind === 'attribute' ? 'merge into the field' : `create ${withArticle(model)}`,
+    update_many: `change the ${model} objects the filters select`,
+    delete_many: `delete the ${model} objects the filters select`,
+    show: `read ${withArticle(model)}`,
+    update: `change fields of ${withArticle(model)}`,
+    replace: `replace ${withArticle(model)}`,
+    delete: `delete ${withArticle(model)}`,
+    collection_options: 'list the allowed methods',
+    item_options: 'list the allowed methods',
+  };
+  return what[action] ?? action;
+}
+
+function fieldType(model: Model, field: Field): string {
+  if (field.type === 'relationship') {
+    const r = model.relationships.find((x) => x.name === field.name)!;
+    return r.cardinality === 'many' ? `keys of ${r.target}` : `key of ${r.target}`;
+  }
+  if (field.type === 'foreign_key') return `foreign key → ${field.foreignKey!.model}.${field.foreignKey!.column} (read-only)`;
+  if (field.type === 'list') return `list of ${field.itemType ?? 'string'}`;
+  return field.type;
+}
+
+function rules(field: Field): string {
+  const parts: string[] = [];
+  if (field.primaryKey) parts.push('primary key');
+  if (field.generated) parts.push('set by the service');
+  if (field.requiredOnCreate) parts.push('required');
+  if (field.unique) parts.push('unique');
+  if (field.minLength !== null) parts.push(`at least ${field.minLength} characters`);
+  if (field.maxLength !== null) parts.push(`at most ${field.maxLength} characters`);
+  if (field.minValue !== null) parts.push(`≥ ${field.minValue}`);
+  if (field.maxValue !== null) parts.push(`≤ ${field.maxValue}`);
+  if (field.choices) parts.push(`one of ${field.choices.map((c) => JSON.stringify(c)).join(', ')}`);
+  if (field.default) parts.push(`default ${field.default.kind === 'literal' ? JSON.stringify(field.default.value) : field.default.kind === 'now' ? 'now' : `{{${field.default.name}}}`}`);
+  if (field.onUpdate) parts.push(`on update ${field.onUpdate.kind === 'literal' ? JSON.stringify(field.onUpdate.value) : field.onUpdate.kind === 'now' ? 'now' : `{{${field.onUpdate.name}}}`}`);
+  if (field.helpText) parts.push(field.helpText);
+  return parts.join('; ');
+}
+
+/** Text in a Markdown table cell: no line breaks, no column separators. */
+function cell(text: string): string {
+  return md(text).replace(/\|/g, '\\|');
+}
+
+function md(text: string): string {
+  return text.replace(/[\r\n]+/g, ' ').replace(/</g, '&lt;').trim();
+}

@@ -1,0 +1,73 @@
+/**
+ * The whole output tree as a value (contract §1: "plan the output tree"): every file of the
+ * generated project with its owner, its purpose (for the header) and how to produce it. Nothing
+ * here touches the disk; `render` turns the plan into contents.
+ */
+import type { Owner } from '../render/header.js';
+import { staticTemplates } from '../render/templates.js';
+import type { ServiceIR } from '../ir/types.js';
+import { appView, configView, databaseView, migrationsView, modelsIndexView, packageJson, readmeView, serviceIniView, samplesView } from './project-views.js';
+import { FieldTypes } from './field-types.js';
+import { modelView } from './model-file.js';
+import { camel, kebab, modelNames, routeGroupNames } from './names.js';
+import { routeGroups, routesView } from './route-file.js';
+import { testsView } from './test-file.js';
+
+export type FileSource =
+  | { readonly kind: 'template'; readonly template: string; readonly view: object }
+  | { readonly kind: 'static'; readonly content: string }
+  | { readonly kind: 'text'; readonly content: string };
+
+export interface PlannedFile {
+  readonly path: string;
+  readonly owner: Owner;
+  /** Said in the file's header. */
+  readonly purpose: string;
+  readonly source: FileSource;
+}
+
+export interface PlanOptions {
+  /** The RAML file's name, as headers cite it (never an absolute path). */
+  readonly ramlFile: string;
+}
+
+export async function planProject(ir: ServiceIR, options: PlanOptions): Promise<PlannedFile[]> {
+  const types = new FieldTypes(ir);
+  const files: PlannedFile[] = [];
+  const add = (path: string, purpose: string, source: FileSource, owner: Owner = 'generated') => files.push({ path, owner, purpose, source });
+  const template = (name: string, view: object): FileSource => ({ kind: 'template', template: name, view });
+
+  add('package.json', '', { kind: 'text', content: packageJson(ir) });
+  add('service.ini', 'Settings of the service; every key can be overridden by an SVC_<KEY> environment variable.', template('service.ini', serviceIniView(ir)), 'user');
+  add('README.md', 'How to run the service, and its HTTP API.', template('README.md', readmeView(ir)));
+  add('src/app.ts', 'The service as a Fastify instance: every route plugin below the base path.', template('app.ts', appView(ir)));
+  add('src/config.ts', 'Reads service.ini and the SVC_* environment variables.', template('config.ts', configView(ir)));
+  add('src/db/index.ts', 'Opens the database named in service.ini, migrates it, and gives the repositories of every model.', template('db.ts', databaseView(ir)));
+  add('src/db/migrations.ts', 'The SQL schema, for SQLite and PostgreSQL, applied at start-up.', template('migrations.ts', migrationsView(ir, types)));
+  add('src/models/index.ts', 'Every model of the service.', template('models-index.ts', modelsIndexView(ir)));
+  for (const model of ir.models) {
+    const names = modelNames(model);
+    add(`src/models/${names.file}.ts`, `The ${model.name} model: its types, fields and request bodies.`, template('model.ts', await modelView(ir, model, types)));
+    add(`src/repositories/${names.file}.ts`, `The ${model.name} repository on SQL.`, template('repository.ts', { name: model.name, ...names }));
+  }
+  for (const [group, routes] of routeGroups(ir)) {
+    add(`src/routes/${routeGroupNames(group).file}.ts`, `The routes below /${group}.`, template('routes.ts', routesView(ir, group, routes)));
+  }
+  for (const callable of ir.userCode.callables) {
+    add(`src/custom/defaults/${kebab(callable.name)}.ts`, `The {{${callable.name}}} default value.`, template('default-stub.ts', defaultStubView(callable.name, callable.usedBy)), 'user');
+  }
+  add('test/api.test.ts', 'Tests of every route the RAML lists, on an in-memory SQLite database.', template('api.test.ts', testsView(ir)));
+  add('test/samples.ts', 'Valid data for each model, for the tests.', template('samples.ts', samplesView(ir)));
+  for (const file of staticTemplates()) add(file.path, staticPurpose(file.path), { kind: 'static', content: file.content });
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+function defaultStubView(name: string, usedBy: readonly { readonly model: string; readonly field?: string }[]) {
+  return { name, functionName: camel(name), usedBy: usedBy.map((u) => `${u.model}.${u.field ?? '?'}`).join(', ') };
+}
+
+function staticPurpose(path: string): string {
+  if (path.startsWith('src/lib/')) return 'Part of the service runtime, the same in every generated service.';
+  if (path.startsWith('test/')) return 'Test helpers.';
+  return '';
+}

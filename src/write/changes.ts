@@ -1,0 +1,53 @@
+/**
+ * What writing the tree would do to the out-dir (contract §1.1), decided before anything is
+ * written: add, change, delete, keep — or refuse, for a generated file the user has edited.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { contentHash, type OutputTree } from '../generate.js';
+import type { Owner } from '../render/header.js';
+import type { Manifest } from './manifest.js';
+
+export type ChangeKind = 'add' | 'change' | 'delete' | 'keep' | 'conflict' | 'stale-edited';
+
+export interface Change {
+  readonly path: string;
+  readonly kind: ChangeKind;
+  readonly owner: Owner;
+  /** On disk now (undefined: absent). */
+  readonly before?: string;
+  /** What svcgen would write (undefined for deletions). */
+  readonly after?: string;
+}
+
+export function planChanges(outDir: string, tree: OutputTree, previous: Manifest | null, force: boolean): Change[] {
+  const changes: Change[] = [];
+  for (const file of tree.values()) {
+    const before = readIfExists(join(outDir, file.path));
+    if (before === undefined) changes.push({ path: file.path, kind: 'add', owner: file.owner, after: file.content });
+    else if (file.owner === 'user' || before === file.content) changes.push({ path: file.path, kind: 'keep', owner: file.owner, before });
+    else {
+      const recorded = previous?.files[file.path];
+      const unedited = recorded?.owner === 'generated' && recorded.sha256 === contentHash(before);
+      changes.push({ path: file.path, kind: unedited || force ? 'change' : 'conflict', owner: file.owner, before, after: file.content });
+    }
+  }
+  for (const [path, recorded] of Object.entries(previous?.files ?? {})) {
+    if (tree.has(path) || recorded.owner !== 'generated') continue;
+    const before = readIfExists(join(outDir, path));
+    if (before === undefined) continue;
+    const unedited = recorded.sha256 === contentHash(before);
+    changes.push({ path, kind: unedited || force ? 'delete' : 'stale-edited', owner: 'generated', before });
+  }
+  return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+function readIfExists(file: string): string | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    // A directory or an unreadable file where svcgen wants to write: it is not svcgen's.
+    return '\u0000unreadable';
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * A short unified diff of two texts, for `--check` and `--dry-run` output: the changed lines with
+ * two lines of context, cut after `maxLines`.
+ */
+export function shortDiff(before: string, after: string, maxLines = 40): string {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  // Trim the common head and tail: most regenerations change a few lines of a long file.
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  const removed = a.slice(head, a.length - tail);
+  const added = b.slice(head, b.length - tail);
+  const context = 2;
+  const lines = [
+    `@@ -${head + 1},${removed.length} +${head + 1},${added.length} @@`,
+    ...a.slice(Math.max(0, head - context), head).map((l) => ` ${l}`),
+    ...middle(removed, added),
+    ...a.slice(a.length - tail, a.length - tail + context).map((l) => ` ${l}`),
+  ];
+  return lines.length > maxLines ? [...lines.slice(0, maxLines), `… ${lines.length - maxLines} more lines`].join('\n') : lines.join('\n');
+}
+
+/** The changed middle as a line diff (LCS) when small enough, else all removed then all added. */
+function middle(removed: readonly string[], added: readonly string[]): string[] {
+  if (removed.length * added.length > 250_000) return [...removed.map((l) => `-${l}`), ...added.map((l) => `+${l}`)];
+  const n = removed.length;
+  const m = added.length;
+  const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) lcs[i]![j] = removed[i] === added[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  }
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && removed[i] === added[j]) {
+      out.push(` ${removed[i]}`);
+      i++;
+      j++;
+    } else if (j < m && (i === n || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) out.push(`+${added[j++]}`);
+    else out.push(`-${removed[i++]}`);
+  }
+  return out;
+}

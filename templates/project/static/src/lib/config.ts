@@ -1,0 +1,143 @@
+/**
+ * service.ini, with every key overridable from the environment (contract §2): `SVC_<KEY>` with
+ * dots and dashes as underscores, upper-cased (`database.url` → `SVC_DATABASE_URL`), and `PORT`.
+ * Wrong values stop the service at start-up with a message that names the key.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import ini from 'ini';
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly engine: 'svc_sqla' | 'svc_mongodb';
+  readonly databaseUrl: string;
+  readonly mongodbUrl: string;
+  readonly auth: boolean;
+  readonly authTimeout: number;
+  readonly authReissueTime: number;
+  readonly system: { readonly user: string; readonly password: string; readonly email: string } | null;
+  readonly publicMaxLimit: number;
+  readonly maxLimit: number;
+  readonly bodyLimit: number;
+  readonly cors: { readonly enable: boolean; readonly allowOrigins: readonly string[]; readonly allowCredentials: boolean };
+  readonly logLevel: string;
+  /** Every setting as text, by key (for settings that RAML names, such as the ticket secret). */
+  readonly settings: ReadonlyMap<string, string>;
+  /** Where service.ini was read from, for relative paths (the SQLite file). */
+  readonly root: string;
+}
+
+export class ConfigError extends Error {}
+
+export interface ConfigSource {
+  /** The service.ini to read (default: `SVC_CONFIG`, else ./service.ini). */
+  readonly file?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  /** Keys the service reads besides the standard ones (e.g. the ticket secret's name). */
+  readonly extraKeys?: readonly string[];
+  readonly defaults: { readonly mongodbUrl: string };
+}
+
+const STANDARD_KEYS = [
+  'host', 'port', 'engine', 'database.url', 'mongodb.url', 'auth', 'auth.timeout', 'auth.reissue_time',
+  'system.user', 'system.password', 'system.email', 'public_max_limit', 'max_limit', 'body_limit',
+  'cors.enable', 'cors.allow_origins', 'cors.allow_credentials', 'log.level',
+];
+
+export function loadConfig(source: ConfigSource): Config {
+  const env = source.env ?? process.env;
+  const file = resolve(source.file ?? env['SVC_CONFIG'] ?? 'service.ini');
+  const settings = new Map<string, string>();
+  if (existsSync(file)) flatten(ini.parse(readFileSync(file, 'utf8')), '', settings);
+  for (const key of new Set([...STANDARD_KEYS, ...(source.extraKeys ?? []), ...settings.keys()])) {
+    const value = env[envName(key)];
+    if (value !== undefined) settings.set(key, value);
+  }
+  if (env['PORT'] !== undefined) settings.set('port', env['PORT']);
+  const read = new Reader(settings);
+  const system = ['system.user', 'system.password', 'system.email'].map((k) => settings.get(k));
+  const config: Config = {
+    host: read.text('host', '127.0.0.1'),
+    port: read.integer('port', 3000, 0, 65535),
+    engine: read.choice('engine', 'svc_sqla', ['svc_sqla', 'svc_mongodb']),
+    databaseUrl: read.text('database.url', 'sqlite:./data/service.db'),
+    mongodbUrl: read.text('mongodb.url', source.defaults.mongodbUrl),
+    auth: read.boolean('auth', false),
+    authTimeout: read.integer('auth.timeout', 86400, 1),
+    authReissueTime: read.integer('auth.reissue_time', 3600, 0),
+    system: system.every((v) => v !== undefined && v !== '') ? { user: system[0]!, password: system[1]!, email: system[2]! } : null,
+    publicMaxLimit: read.integer('public_max_limit', 100, 1),
+    maxLimit: read.integer('max_limit', 1000, 1),
+    bodyLimit: read.integer('body_limit', 1048576, 1),
+    cors: {
+      enable: read.boolean('cors.enable', false),
+      allowOrigins: read.text('cors.allow_origins', '').split(',').map((s) => s.trim()).filter(Boolean),
+      allowCredentials: read.boolean('cors.allow_credentials', false),
+    },
+    logLevel: read.choice('log.level', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    settings,
+    root: resolve(file, '..'),
+  };
+  if (config.cors.allowCredentials && config.cors.allowOrigins.includes('*')) {
+    throw new ConfigError('cors.allow_origins cannot be * when cors.allow_credentials is true: list the origins');
+  }
+  return config;
+}
+
+export function envName(key: string): string {
+  return `SVC_${key.replace(/[.-]/g, '_').toUpperCase()}`;
+}
+
+function flatten(value: Record<string, unknown>, prefix: string, out: Map<string, string>): void {
+  for (const [key, v] of Object.entries(value)) {
+    const name = prefix ? `${prefix}.${key}` : key;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) flatten(v as Record<string, unknown>, name, out);
+    else out.set(name, String(v));
+  }
+}
+
+class Reader {
+  constructor(readonly settings: ReadonlyMap<string, string>) {}
+
+  text(key: string, fallback: string): string {
+    return this.settings.get(key)?.trim() || fallback;
+  }
+
+  integer(key: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+    const text = this.settings.get(key)?.trim();
+    if (text === undefined || text === '') return fallback;
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${key} must be a whole number from ${min} to ${max}, not "${text}" (set in service.ini or ${envName(key)})`);
+    return n;
+  }
+
+  boolean(key: string, fallback: boolean): boolean {
+    const text = this.settings.get(key)?.trim().toLowerCase();
+    if (text === undefined || text === '') return fallback;
+    if (['true', '1', 'yes', 'on'].includes(text)) return true;
+    if (['false', '0', 'no', 'off'].includes(text)) return false;
+    throw new ConfigError(`${key} must be true or false, not "${text}" (set in service.ini or ${envName(key)})`);
+  }
+
+  choice<C extends string>(key: string, fallback: C, choices: readonly C[]): C {
+    const text = this.settings.get(key)?.trim();
+    if (text === undefined || text === '') return fallback;
+    if ((choices as readonly string[]).includes(text)) return text as C;
+    throw new ConfigError(`${key} must be one of ${choices.join(', ')}, not "${text}" (set in service.ini or ${envName(key)})`);
+  }
+}
+
+/** What to tell the operator when start-up fails: the setting to fix, without secrets. */
+export function startupMessage(error: unknown): string {
+  if (error instanceof ConfigError) return error.message;
+  const e = error as { code?: string; message?: string; stack?: string };
+  const message = redact(e.message ?? String(error));
+  if (e.code && /^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EACCES|ENOENT|SQLITE_|28|3D)/.test(e.code)) return `cannot open the database: ${message} (check database.url)`;
+  return e.stack ? redact(e.stack) : message;
+}
+
+/** Passwords in connection URLs never reach the logs. */
+function redact(text: string): string {
+  return text.replace(/(\/\/[^:/@\s]+:)[^@\s]*@/g, '$1***@');
+}

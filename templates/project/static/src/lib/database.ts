@@ -1,0 +1,25 @@
+/** The storage the service runs on, whatever the engine (contract §2: chosen in service.ini). */
+import type { Model, ModelRegistry } from './model.js';
+import type { Repository, Where } from './repository.js';
+
+type Rec = Record<string, unknown>;
+
+/** A repository plus what the HTTP layer needs to address objects by key. */
+export interface EngineRepository<T = Rec> extends Repository<T> {
+  readonly model: Model<T>;
+  /** The key as the database compares it; undefined when it cannot be one (`abc` for an integer key). */
+  keyValue(key: unknown): unknown;
+  /** The keys of the objects that match, in key order. */
+  keys(where?: Where<T>): Promise<unknown[]>;
+}
+
+/** `R`: the typed repositories the generated `Database` adds, also inside transactions. */
+export interface ServiceDatabase<R = unknown> {
+  readonly engine: 'svc_sqla' | 'svc_mongodb';
+  readonly models: ModelRegistry;
+  repository(model: string): EngineRepository;
+  /** Runs `work` in one transaction; `work` gets the database bound to it. */
+  transaction<T>(work: (db: ServiceDatabase<R> & R) => Promise<T>): Promise<T>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

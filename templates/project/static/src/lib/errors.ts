@@ -1,0 +1,74 @@
+import { STATUS_CODES } from 'node:http';
+
+/** One problem with one field of a request, listed in the `errors` of a 400 body. */
+export interface FieldError {
+  readonly field: string;
+  readonly message: string;
+}
+
+/**
+ * An error that becomes an HTTP response with the service's one error shape. Handlers and
+ * processors throw it to answer with a status of their choosing: `throw new HttpError(403, '…')`.
+ */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly errors?: readonly FieldError[],
+    readonly headers?: Readonly<Record<string, string>>,
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+export const badRequest = (message: string, errors?: readonly FieldError[]) => new HttpError(400, message, errors);
+export const notFound = (message: string) => new HttpError(404, message);
+export const conflict = (message: string, errors?: readonly FieldError[]) => new HttpError(409, message, errors);
+
+/** Explanations of the status codes, as the body's `explanation` (Pyramid's wording, as in Ramses). */
+const EXPLANATIONS: Readonly<Record<number, string>> = {
+  200: '',
+  201: '',
+  400: 'The server could not comply with the request since it is either malformed or otherwise incorrect.',
+  401: 'This server could not verify that you are authorized to access the document you requested.',
+  403: 'Access was denied to this resource.',
+  404: 'The resource could not be found.',
+  405: 'The method is not allowed for this resource.',
+  409: 'There was a conflict when trying to complete your request.',
+  413: 'The request body is larger than the server accepts.',
+  415: 'The request media type is not supported; send application/json.',
+  429: 'Too many requests.',
+  500: 'The server has either erred or is incapable of performing the requested operation.',
+  503: 'The server is currently unavailable.',
+};
+
+/** The body of every error and status response (contract §4.4). */
+export interface StatusBody {
+  status_code: number;
+  title: string;
+  explanation: string;
+  message: string | null;
+  timestamp: string;
+  request_url: string;
+  errors?: readonly FieldError[];
+  request_id?: string;
+  count?: number;
+}
+
+export function statusBody(statusCode: number, message: string | null, requestUrl: string, extra: Partial<StatusBody> = {}): StatusBody {
+  return {
+    status_code: statusCode,
+    title: STATUS_CODES[statusCode] ?? 'Error',
+    explanation: EXPLANATIONS[statusCode] ?? '',
+    message,
+    timestamp: formatTimestamp(new Date()),
+    request_url: requestUrl,
+    ...extra,
+  };
+}
+
+/** `YYYY-MM-DDTHH:MM:SSZ`, the service's one way of writing a moment. */
+export function formatTimestamp(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}

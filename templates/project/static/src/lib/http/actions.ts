@@ -1,0 +1,450 @@
+/**
+ * What each route does (contract §4): the actions of service spec §4.2 on collections, items,
+ * singular sub-resources (`/users/{username}/profile`) and attribute sub-resources
+ * (`/users/{username}/settings`). Every write runs in one transaction with its event handlers.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { badRequest, conflict, notFound, statusBody, type FieldError } from '../errors.js';
+import { hasHandlers, runAfter, runBefore, type Action, type ModelEvents } from '../events.js';
+import { generic, type AnyModel, type FieldSpec, type Model } from '../model.js';
+import type { EngineRepository, ServiceDatabase } from '../database.js';
+import type { Where } from '../repository.js';
+import type { Policy } from './policy.js';
+import type { CorsSettings } from './routing.js';
+import { parseItemFields, parseListQuery, parseValue } from './query.js';
+import { includeFor, serialize, type Serializer } from './serialize.js';
+
+type Rec = Record<string, unknown>;
+type Query = Record<string, string | string[] | undefined>;
+
+export interface RouteSpec {
+  readonly kind: 'collection' | 'item' | 'singular' | 'attribute';
+  /** The model whose objects the route serves (the parent's model, for an attribute route). */
+  readonly model: AnyModel;
+  readonly events?: ModelEvents<never, never>;
+  /** The path parameter with the item's key (item routes). */
+  readonly itemParam?: string;
+  /** Nested routes: the parent item, and its relationship (or dict/list field) this route follows. */
+  readonly parent?: { readonly model: AnyModel; readonly param: string; readonly field: string };
+  readonly acl: string | null;
+}
+
+/** What the actions need from the app. */
+export interface Services {
+  readonly db: ServiceDatabase;
+  readonly policy: Policy;
+  readonly basePath: string;
+  readonly defaultLimit: number;
+  readonly cors: CorsSettings;
+}
+
+export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/** The handlers of one route, bound to it. */
+export function actionsFor(services: Services, route: RouteSpec) {
+  const a = new Actions(services, route);
+  return {
+    index: ((req, reply) => a.index(req, reply)) as Handler,
+    create: ((req, reply) => a.create(req, reply)) as Handler,
+    updateMany: ((req) => a.updateMany(req)) as Handler,
+    deleteMany: ((req) => a.deleteMany(req)) as Handler,
+    show: ((req, reply) => a.show(req, reply)) as Handler,
+    update: ((req, reply) => a.update(req, reply, 'update')) as Handler,
+    replace: ((req, reply) => a.update(req, reply, 'replace')) as Handler,
+    delete: ((req, reply) => a.delete(req, reply)) as Handler,
+  };
+}
+
+class Actions {
+  constructor(
+    readonly services: Services,
+    readonly route: RouteSpec,
+  ) {}
+
+  get model(): Model {
+    return generic(this.route.model);
+  }
+
+  get policy(): Policy {
+    return this.services.policy;
+  }
+
+  repository(db: ServiceDatabase = this.services.db): EngineRepository {
+    return db.repository(this.model.name);
+  }
+
+  // --- reads -------------------------------------------------------------------------------------
+
+  async index(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    if (this.route.kind === 'attribute') return this.attribute(request);
+    const started = performance.now();
+    await this.policy.authorize(request, 'view', this.route);
+    const query = parseListQuery(this.model, request.query as Query, { defaultLimit: this.services.defaultLimit, maxLimit: this.policy.maxLimit(request) });
+    return this.withEvents(request, 'index', {}, undefined, async (db) => {
+      const scope = await this.scope(db, request);
+      const where = combine(query.where, scope);
+      const repository = this.repository(db);
+      if (query.count) return { count: await repository.count({ where }) };
+      const [total, records] = await Promise.all([
+        repository.count({ where }),
+        repository.findMany({ where, orderBy: query.orderBy, skip: query.skip, take: query.take, include: includeFor(this.model, this.services.db.models) }),
+      ]);
+      const serializer = this.serializer(request, query.fields);
+      const data = records.map((r) => serializer.object(this.model, r));
+      reply.header('cache-control', 'no-store');
+      return { total, count: data.length, start: query.skip, took: Math.round(performance.now() - started), fields: query.fieldsText, data };
+    });
+  }
+
+  async show(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const fields = parseItemFields(this.model, request.query as Query);
+    const object = await this.load(request);
+    await this.policy.authorize(request, 'view', this.route, object);
+    return this.withEvents(request, 'show', {}, object, async () => {
+      reply.header('cache-control', 'no-store');
+      return this.serializer(request, fields).object(this.model, object);
+    });
+  }
+
+  /** `/users/{username}/settings`: the dict or list value; POST merges into it. */
+  async attribute(request: FastifyRequest): Promise<unknown> {
+    const parent = await this.parent(this.services.db, request);
+    await this.policy.authorize(request, 'view', this.route, parent);
+    return parent[this.route.parent!.field] ?? (this.fieldOfParent().type === 'list' ? [] : {});
+  }
+
+  // --- writes ------------------------------------------------------------------------------------
+
+  async create(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    if (this.route.kind === 'attribute') return this.mergeAttribute(request, reply);
+    const body = this.body(request);
+    this.checkBody(request, body, 'create');
+    const singularParent = this.route.kind === 'singular' ? await this.parent(this.services.db, request) : undefined;
+    await this.policy.authorize(request, 'create', this.route, singularParent);
+    reply.code(201);
+    return this.write(
+      request,
+      'create',
+      body,
+      undefined,
+      async (db, data) => {
+        const linked = { ...this.withDefaults(data), ...(await this.parentLink(db, request)) };
+        if (this.route.kind === 'singular' && (await this.repository(db).findFirst({ where: await this.scope(db, request) }))) {
+          throw conflict(`${this.route.parent!.model.name} ${String((request.params as Rec)[this.route.parent!.param])} already has a ${this.route.parent!.field}`);
+        }
+        return this.repository(db).create({ data: linked, include: includeFor(this.model, this.services.db.models) });
+      },
+      (created) => this.present(request, reply, created),
+    );
+  }
+
+  async update(request: FastifyRequest, reply: FastifyReply, action: 'update' | 'replace'): Promise<unknown> {
+    const body = this.body(request);
+    this.checkBody(request, body, action);
+    const object = await this.load(request);
+    await this.policy.authorize(request, 'update', this.route, object);
+    this.checkKeyUnchanged(body, object);
+    return this.write(
+      request,
+      action,
+      body,
+      object,
+      async (db, data) => {
+        const values = action === 'replace' ? this.replacement(data) : this.withUpdateDefaults(data);
+        return this.repository(db).update({ where: { [this.model.primaryKey]: object[this.model.primaryKey] }, data: values, include: includeFor(this.model, this.services.db.models) });
+      },
+      (updated) => this.present(request, reply, updated),
+    );
+  }
+
+  async delete(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const object = await this.load(request);
+    await this.policy.authorize(request, 'delete', this.route, object);
+    return this.write(
+      request,
+      'delete',
+      {},
+      object,
+      async (db) => this.repository(db).delete({ where: { [this.model.primaryKey]: object[this.model.primaryKey] } }),
+      () => statusBody(200, 'Deleted', requestUrl(request)),
+    );
+  }
+
+  /** PATCH/PUT on a collection: the objects matching the filters, in one transaction, each checked against its item ACL. */
+  async updateMany(request: FastifyRequest): Promise<unknown> {
+    const body = this.body(request);
+    this.checkBody(request, body, 'update_many');
+    if (this.model.primaryKey in body) throw badRequest(`the primary key ${this.model.primaryKey} cannot change`, [{ field: this.model.primaryKey, message: 'cannot be changed' }]);
+    await this.policy.authorize(request, 'update', this.route);
+    const where = await this.bulkWhere(request);
+    return this.write(
+      request,
+      'update_many',
+      body,
+      undefined,
+      async (db, data) => {
+        const objects = await this.repository(db).findMany({ where });
+        for (const object of objects) await this.policy.authorize(request, 'update', this.route, object);
+        const values = this.withUpdateDefaults(data);
+        for (const object of objects) await this.repository(db).update({ where: { [this.model.primaryKey]: object[this.model.primaryKey] }, data: values });
+        return objects.length;
+      },
+      (count) => statusBody(200, `Updated ${count} ${this.model.name}(s) objects`, requestUrl(request), { count }),
+    );
+  }
+
+  async deleteMany(request: FastifyRequest): Promise<unknown> {
+    await this.policy.authorize(request, 'delete', this.route);
+    const where = await this.bulkWhere(request);
+    return this.write(
+      request,
+      'delete_many',
+      {},
+      undefined,
+      async (db) => {
+        const objects = await this.repository(db).findMany({ where });
+        for (const object of objects) await this.policy.authorize(request, 'delete', this.route, object);
+        const keys = objects.map((o) => o[this.model.primaryKey]);
+        if (keys.length) await this.repository(db).deleteMany({ where: { [this.model.primaryKey]: { in: keys } } });
+        return keys.length;
+      },
+      (count) => statusBody(200, `Deleted ${count} ${this.model.name}(s) objects`, requestUrl(request), { count }),
+    );
+  }
+
+  /** POST on a dict/list attribute: dict keys are merged; list items are added (`"-item"` removes). */
+  async mergeAttribute(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const body = this.body(request);
+    const parentModel = generic(this.route.parent!.model);
+    const name = this.route.parent!.field;
+    const field = this.fieldOfParent();
+    const parent = await this.parent(this.services.db, request);
+    await this.policy.authorize(request, 'create', this.route, parent);
+    this.policy.checkWritable(request, parentModel, [name]);
+    reply.code(201);
+    return this.write(
+      request,
+      'update',
+      { [name]: body },
+      parent,
+      async (db) => {
+        const current = (parent[name] ?? (field.type === 'list' ? [] : {})) as Rec | unknown[];
+        const merged = field.type === 'list' ? mergeList(parentModel, field, current as unknown[], body) : { ...(current as Rec), ...body };
+        await db.repository(parentModel.name).update({ where: { [parentModel.primaryKey]: parent[parentModel.primaryKey] }, data: { [name]: merged } });
+        return merged;
+      },
+      (merged) => merged,
+    );
+  }
+
+  // --- helpers -----------------------------------------------------------------------------------
+
+  /**
+   * Runs a write in one transaction with the model's handlers: before handlers and processors
+   * may change the data, after handlers the response; if anything throws, nothing is written.
+   */
+  async write<R>(
+    request: FastifyRequest,
+    action: Action,
+    body: Rec,
+    instance: Rec | undefined,
+    work: (db: ServiceDatabase, data: Rec) => Promise<R>,
+    present: (result: R) => unknown,
+  ): Promise<unknown> {
+    return this.services.db.transaction(async (db) => {
+      const run = { model: this.model, events: this.route.events as never, action, request, db, ...(instance ? { instance } : {}) };
+      const data = await runBefore(run, body);
+      const result = await work(db, data);
+      return runAfter(run, data, present(result));
+    });
+  }
+
+  /** Reads run their handlers inside a transaction only when there are handlers. */
+  async withEvents(request: FastifyRequest, action: Action, data: Rec, instance: Rec | undefined, work: (db: ServiceDatabase) => Promise<unknown>): Promise<unknown> {
+    if (!hasHandlers(this.route.events, action)) return work(this.services.db);
+    return this.services.db.transaction(async (db) => {
+      const run = { model: this.model, events: this.route.events as never, action, request, db, ...(instance ? { instance } : {}) };
+      await runBefore(run, data);
+      return runAfter(run, data, await work(db));
+    });
+  }
+
+  body(request: FastifyRequest): Rec {
+    const body = request.body;
+    if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw badRequest('the request body must be a JSON object');
+    }
+    return body as Rec;
+  }
+
+  /** Names the fields that cannot be written, before anything else happens. */
+  checkBody(request: FastifyRequest, body: Rec, action: 'create' | 'update' | 'replace' | 'update_many'): void {
+    const errors: FieldError[] = [];
+    for (const name of Object.keys(body)) {
+      const field = this.model.field(name);
+      if (!field) continue; // the JSON schema names unknown fields
+      if (field.type === 'foreign_key') {
+        const relation = field.relation ? this.model.relation(field.relation) : undefined;
+        errors.push({ field: name, message: `is a foreign key: set ${relation ? `"${relation.name}"` : 'the relationship'} instead` });
+      } else if (field.generated && !(action !== 'create' && field.primaryKey)) {
+        errors.push({ field: name, message: 'is generated by the service and cannot be set' });
+      }
+    }
+    if (this.route.parent && this.route.kind !== 'attribute') {
+      const inverse = this.route.parent.model.relation(this.route.parent.field)?.inverse;
+      if (inverse && inverse in body) errors.push({ field: inverse, message: `is set by the URL (${this.route.parent.model.name})` });
+    }
+    if (errors.length) throw badRequest(`cannot write ${errors.map((e) => e.field).join(', ')}`, errors);
+    this.policy.checkWritable(request, this.model, Object.keys(body));
+  }
+
+  checkKeyUnchanged(body: Rec, object: Rec): void {
+    const pk = this.model.primaryKey;
+    if (pk in body && String(body[pk]) !== String(object[pk])) {
+      throw badRequest(`the primary key ${pk} cannot change`, [{ field: pk, message: 'cannot be changed' }]);
+    }
+    delete body[pk];
+  }
+
+  withDefaults(data: Rec): Rec {
+    const out: Rec = { ...data };
+    for (const field of this.model.fields) {
+      if (out[field.name] === undefined && field.default && field.column !== null) out[field.name] = field.default();
+    }
+    return out;
+  }
+
+  withUpdateDefaults(data: Rec): Rec {
+    const out: Rec = { ...data };
+    for (const field of this.model.fields) if (field.onUpdate && !(field.name in data)) out[field.name] = field.onUpdate();
+    return out;
+  }
+
+  /** PUT: absent optional fields return to their default (or null); absent required fields are a 400. */
+  replacement(data: Rec): Rec {
+    const out: Rec = {};
+    const missing: FieldError[] = [];
+    for (const field of this.model.fields) {
+      if (!field.writable || field.primaryKey) continue;
+      if (this.route.parent && this.route.parent.model.relation(this.route.parent.field)?.inverse === field.name) continue;
+      if (field.name in data) out[field.name] = data[field.name];
+      else if (field.requiredOnCreate) missing.push({ field: field.name, message: 'is required' });
+      else if (field.onUpdate) out[field.name] = field.onUpdate();
+      else if (field.default) out[field.name] = field.default();
+      else out[field.name] = field.type === 'relationship' && this.model.relation(field.name)?.cardinality === 'many' ? [] : null;
+    }
+    if (missing.length) throw badRequest(`missing required field${missing.length > 1 ? 's' : ''}: ${missing.map((m) => m.field).join(', ')}`, missing);
+    return out;
+  }
+
+  /** The item the URL names (404 if there is none, or if it is not the parent's). */
+  async load(request: FastifyRequest): Promise<Rec> {
+    const db = this.services.db;
+    if (this.route.kind === 'singular') {
+      const found = await this.repository(db).findFirst({ where: await this.scope(db, request), include: includeFor(this.model, db.models) });
+      if (!found) throw notFound(`${this.route.parent!.model.name} ${String((request.params as Rec)[this.route.parent!.param])} has no ${this.route.parent!.field}`);
+      return found;
+    }
+    const key = (request.params as Rec)[this.route.itemParam!];
+    const repository = this.repository(db);
+    const scope = await this.scope(db, request);
+    const found =
+      repository.keyValue(key) === undefined
+        ? null
+        : Object.keys(scope).length
+          ? await repository.findFirst({ where: combine({ [this.model.primaryKey]: repository.keyValue(key) }, scope), include: includeFor(this.model, db.models) })
+          : await repository.findUnique({ where: { [this.model.primaryKey]: key }, include: includeFor(this.model, db.models) });
+    if (!found) throw notFound(`${this.model.name} ${String(key)} not found`);
+    return found;
+  }
+
+  /** Nested routes: only the parent's related objects. */
+  async scope(db: ServiceDatabase, request: FastifyRequest): Promise<Where<Rec>> {
+    const parent = this.route.parent;
+    if (!parent || this.route.kind === 'attribute') return {};
+    const inverse = parent.model.relation(parent.field)!.inverse;
+    const key = await this.parentKey(db, request);
+    return { [inverse]: key };
+  }
+
+  /** The value that links a new object to the URL's parent. */
+  async parentLink(db: ServiceDatabase, request: FastifyRequest): Promise<Rec> {
+    const parent = this.route.parent;
+    if (!parent || this.route.kind === 'attribute') return {};
+    return { [parent.model.relation(parent.field)!.inverse]: await this.parentKey(db, request) };
+  }
+
+  async parentKey(db: ServiceDatabase, request: FastifyRequest): Promise<unknown> {
+    const parent = await this.parent(db, request);
+    return parent[this.route.parent!.model.primaryKey];
+  }
+
+  async parent(db: ServiceDatabase, request: FastifyRequest): Promise<Rec> {
+    const parent = this.route.parent!;
+    const key = (request.params as Rec)[parent.param];
+    const repository = db.repository(parent.model.name);
+    const found = repository.keyValue(key) === undefined ? null : await repository.findUnique({ where: { [parent.model.primaryKey]: key } });
+    if (!found) throw notFound(`${parent.model.name} ${String(key)} not found`);
+    return found;
+  }
+
+  fieldOfParent() {
+    return this.route.parent!.model.field(this.route.parent!.field)!;
+  }
+
+  /** Collection PATCH/PUT/DELETE select objects with the same filters as GET (no paging). */
+  async bulkWhere(request: FastifyRequest): Promise<Where<Rec>> {
+    const query = request.query as Query;
+    for (const name of ['_limit', '_page', '_start', '_sort', '_fields', '_count']) {
+      if (query[name] !== undefined) throw badRequest(`${name} does not apply to bulk changes`, [{ field: name, message: 'does not apply here' }]);
+    }
+    const parsed = parseListQuery(this.model, query, { defaultLimit: 0, maxLimit: 0 });
+    return combine(parsed.where, await this.scope(this.services.db, request));
+  }
+
+  serializer(request: FastifyRequest, fields?: readonly string[]): Serializer {
+    return serialize({
+      baseUrl: `${request.protocol}://${request.host}${this.services.basePath}`,
+      requestUrl: requestUrl(request),
+      fields,
+      visible: (model) => this.policy.visibleFields(request, model),
+      models: this.services.db.models,
+    });
+  }
+
+  /** The response of a create or update: the object, with `Location` naming its URL. */
+  present(request: FastifyRequest, reply: FastifyReply, object: Rec): Rec {
+    const body = this.serializer(request).object(this.model, object);
+    if (typeof body['_self'] === 'string') reply.header('location', body['_self']);
+    return body;
+  }
+}
+
+function combine(a: Where<Rec>, b: Where<Rec>): Where<Rec> {
+  if (Object.keys(b).length === 0) return a;
+  if (Object.keys(a).length === 0) return b;
+  return { AND: [a, b] };
+}
+
+export function requestUrl(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}${request.url}`;
+}
+
+/** Ramses' list merge: each key of the body is an item to add, or (`"-item"`) to remove. */
+function mergeList(model: Model, field: FieldSpec, current: readonly unknown[], body: Rec): unknown[] {
+  const out = [...current];
+  const errors: FieldError[] = [];
+  for (const key of Object.keys(body)) {
+    const remove = key.startsWith('-');
+    const item = parseValue(model, field, remove ? key.slice(1) : key);
+    if (item === undefined || (field.choices && !field.choices.includes(item))) {
+      errors.push({ field: key, message: field.choices ? `is not one of ${field.choices.join(', ')}` : `is not a valid ${field.itemType ?? 'string'}` });
+      continue;
+    }
+    const index = out.findIndex((x) => x === item);
+    if (remove && index !== -1) out.splice(index, 1);
+    if (!remove && index === -1) out.push(item);
+  }
+  if (errors.length) throw badRequest('invalid list items', errors);
+  return out;
+}

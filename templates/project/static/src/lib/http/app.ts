@@ -1,0 +1,124 @@
+/**
+ * The Fastify instance every generated service starts from: JSON bodies only, the service's one
+ * error shape for every failure (contract §4.4), request ids in logs, CORS and security headers.
+ * A 500 says "Internal Server Error" and a request id; the details go to the log, never to the client.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { HttpError, statusBody, type FieldError } from '../errors.js';
+import { ConstraintViolation, RecordNotFound, UnknownReference } from '../repository.js';
+import { requestUrl } from './actions.js';
+import { allowedOrigin, type CorsSettings } from './routing.js';
+
+export interface AppOptions {
+  readonly logLevel: string;
+  readonly bodyLimit: number;
+  readonly cors: CorsSettings;
+  /** Tests pass `false` to keep their output clean. */
+  readonly logger?: FastifyServerOptions['logger'];
+}
+
+export function createApp(options: AppOptions): FastifyInstance {
+  const app = Fastify({
+    logger: options.logger ?? { level: options.logLevel },
+    genReqId: () => randomUUID(),
+    bodyLimit: options.bodyLimit,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false } },
+    routerOptions: { ignoreDuplicateSlashes: false },
+  });
+  // Bodies are JSON objects; anything else is a 415, not text silently ignored.
+  app.removeContentTypeParser(['text/plain']);
+  app.addContentTypeParser(/^application\/[\w.+-]*\+json$/, { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+    const origin = request.headers.origin;
+    if (options.cors.enable && origin && allowedOrigin(origin, options.cors)) {
+      reply.header('access-control-allow-origin', origin);
+      reply.header('vary', 'Origin');
+      if (options.cors.allowCredentials) reply.header('access-control-allow-credentials', 'true');
+    }
+  });
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const { status, message, errors, headers } = describe(error);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ status, message }, 'request refused');
+    for (const [name, value] of Object.entries(headers ?? {})) reply.header(name, value);
+    const body =
+      status >= 500
+        ? statusBody(status, 'Internal Server Error', requestUrl(request), { request_id: String(request.id) })
+        : statusBody(status, message, requestUrl(request), errors?.length ? { errors } : {});
+    return reply.code(status).type('application/json').send(body);
+  });
+  app.setNotFoundHandler(async (request, reply) => reply.code(404).send(statusBody(404, `${request.url.split('?')[0]} is not a resource of this service`, requestUrl(request))));
+  return app;
+}
+
+interface Described {
+  status: number;
+  message: string;
+  errors?: readonly FieldError[];
+  headers?: Readonly<Record<string, string>>;
+}
+
+function describe(error: FastifyError): Described {
+  if (error instanceof HttpError) return { status: error.statusCode, message: error.message, ...(error.errors ? { errors: error.errors } : {}), ...(error.headers ? { headers: error.headers } : {}) };
+  if (error instanceof RecordNotFound) return { status: 404, message: error.message };
+  if (error instanceof UnknownReference) {
+    return { status: 400, message: `${error.field}: ${error.message}`, errors: [{ field: error.field, message: `${error.model} ${error.keys.map(String).join(', ')} not found` }] };
+  }
+  if (error instanceof ConstraintViolation) return constraint(error);
+  if (error.validation) return validation(error);
+  const status = error.statusCode ?? 500;
+  if (status < 500 && error.code?.startsWith('FST_')) return { status, message: fastifyMessage(error) };
+  return { status: 500, message: 'Internal Server Error' };
+}
+
+function constraint(error: ConstraintViolation): Described {
+  const fields = error.fields.length ? error.fields : ['(unknown field)'];
+  switch (error.kind) {
+    case 'unique':
+      return { status: 409, message: `${fields.join(', ')} must be unique, and the value is taken`, errors: fields.map((field) => ({ field, message: 'is already taken' })) };
+    case 'foreign_key':
+      return { status: 409, message: 'other objects still refer to this one (or it refers to one that is gone)' };
+    case 'not_null':
+      return { status: 400, message: `${fields.join(', ')} is required`, errors: fields.map((field) => ({ field, message: 'is required' })) };
+  }
+}
+
+/** JSON Schema errors of a body: one entry per field problem. */
+function validation(error: FastifyError): Described {
+  const errors: FieldError[] = [];
+  for (const e of error.validation ?? []) {
+    const params = e.params as Record<string, unknown>;
+    const path = e.instancePath.replace(/^\//, '').split('/').join('.');
+    if (e.keyword === 'additionalProperties') errors.push({ field: join(path, String(params['additionalProperty'])), message: 'is not a field here' });
+    else if (e.keyword === 'required') errors.push({ field: join(path, String(params['missingProperty'])), message: 'is required' });
+    else if (e.keyword === 'type' && path === '') errors.push({ field: '(body)', message: 'must be a JSON object' });
+    else if (e.keyword === 'enum') errors.push({ field: path, message: `must be one of ${(params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` });
+    else if (e.keyword !== 'anyOf' && e.keyword !== 'oneOf') errors.push({ field: path || '(body)', message: e.message ?? 'is invalid' });
+  }
+  const unique = errors.filter((e, i) => errors.findIndex((x) => x.field === e.field && x.message === e.message) === i);
+  return { status: 400, message: `invalid body: ${unique.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors: unique };
+}
+
+function join(path: string, name: string): string {
+  return path ? `${path}.${name}` : name;
+}
+
+function fastifyMessage(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'send the body as application/json';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'the request body is too large';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'the request body is empty; send a JSON object';
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'the request body is not valid JSON';
+    default:
+      return error.statusCode === 400 && /JSON|token|prototype|constructor/i.test(error.message) ? 'the request body is not valid JSON (or uses __proto__ or constructor keys)' : error.message.split('\n')[0]!;
+  }
+}

@@ -1,0 +1,19 @@
+/** `GET {base}/health` (contract §2): 200 when the database answers, 503 when it does not. */
+import type { FastifyInstance } from 'fastify';
+import type { ServiceDatabase } from '../database.js';
+import { HttpError } from '../errors.js';
+import { completeRoute, type CorsSettings } from './routing.js';
+
+export function healthRoute(app: FastifyInstance, db: ServiceDatabase, cors: CorsSettings): void {
+  app.get('/health', async (request, reply) => {
+    try {
+      await db.ping();
+    } catch (error) {
+      request.log.error({ err: error }, 'health check: the database does not answer');
+      throw new HttpError(503, 'the database does not answer');
+    }
+    reply.header('cache-control', 'no-store');
+    return { status: 'ok' };
+  });
+  completeRoute(app, '/health', ['GET'], cors);
+}

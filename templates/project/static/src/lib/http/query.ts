@@ -1,0 +1,262 @@
+/**
+ * The query language of collection reads (contract §4.2): `_limit`, `_page`, `_start`, `_sort`,
+ * `_fields`, `_count`, and filters `field=value` / `field__op=value`. Every mistake is a 400 that
+ * names the parameter; values are parsed by the field's type and passed on as bound parameters.
+ */
+import { badRequest, type FieldError } from '../errors.js';
+import type { FieldSpec, Model } from '../model.js';
+import type { FieldFilter, Where } from '../repository.js';
+import { parseDate, parseDatetime, parseTime } from '../values.js';
+
+export interface ListQuery {
+  readonly where: Where<Record<string, unknown>>;
+  readonly orderBy: Record<string, 'asc' | 'desc'>[];
+  readonly skip: number;
+  readonly take: number;
+  /** `_fields`: the fields to return, or undefined for all. */
+  readonly fields: readonly string[] | undefined;
+  /** `_fields` as written, echoed in the response. */
+  readonly fieldsText: string;
+  readonly count: boolean;
+}
+
+export interface QueryLimits {
+  /** `_limit` when none is given. */
+  readonly defaultLimit: number;
+  /** The largest `_limit` this caller may have. */
+  readonly maxLimit: number;
+}
+
+const RESERVED = new Set(['_limit', '_page', '_start', '_sort', '_fields', '_count', 'q', '_search_fields']);
+const OPERATORS: Readonly<Record<string, keyof FieldFilter | 'isnull'>> = {
+  gt: 'gt',
+  gte: 'gte',
+  lt: 'lt',
+  lte: 'lte',
+  ne: 'not',
+  in: 'in',
+  contains: 'contains',
+  startswith: 'startsWith',
+  isnull: 'isnull',
+};
+
+type RawQuery = Record<string, string | string[] | undefined>;
+
+export function parseListQuery(model: Model, raw: RawQuery, limits: QueryLimits): ListQuery {
+  const errors: FieldError[] = [];
+  const one = (name: string): string | undefined => {
+    const value = raw[name];
+    if (Array.isArray(value)) {
+      errors.push({ field: name, message: 'is given more than once' });
+      return value[0];
+    }
+    return value;
+  };
+  for (const name of ['q', '_search_fields']) {
+    if (raw[name] !== undefined) errors.push({ field: name, message: 'full-text search is not available in this service' });
+  }
+  const limit = integer(one('_limit'), '_limit', errors) ?? limits.defaultLimit;
+  const page = integer(one('_page'), '_page', errors);
+  const start = integer(one('_start'), '_start', errors);
+  if (page !== undefined && start !== undefined) errors.push({ field: '_page', message: 'cannot be combined with _start' });
+  const take = Math.min(limit, limits.maxLimit);
+  const skip = start ?? (page ?? 0) * take;
+  const fieldsText = one('_fields') ?? '';
+  const query: ListQuery = {
+    where: filters(model, raw, errors),
+    orderBy: sorting(model, one('_sort'), errors),
+    skip,
+    take,
+    fields: fieldsText === '' ? undefined : projection(model, fieldsText, '_fields', errors),
+    fieldsText,
+    count: raw['_count'] !== undefined,
+  };
+  if (errors.length) throw badRequest(`invalid query: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
+  return query;
+}
+
+/** `_fields` on item reads. */
+export function parseItemFields(model: Model, raw: RawQuery): readonly string[] | undefined {
+  const errors: FieldError[] = [];
+  for (const name of Object.keys(raw)) if (name !== '_fields') errors.push({ field: name, message: 'is not a query parameter of item reads' });
+  const text = raw['_fields'];
+  const fields = typeof text === 'string' && text !== '' ? projection(model, text, '_fields', errors) : undefined;
+  if (Array.isArray(text)) errors.push({ field: '_fields', message: 'is given more than once' });
+  if (errors.length) throw badRequest(`invalid query: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
+  return fields;
+}
+
+function integer(text: string | undefined, name: string, errors: FieldError[]): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    errors.push({ field: name, message: 'must be a whole number, 0 or more' });
+    return undefined;
+  }
+  return Number(text);
+}
+
+/** Fields a client can read and filter on: stored fields and relationships. */
+function readable(model: Model): string[] {
+  return [...model.fields.map((f) => f.name)];
+}
+
+function projection(model: Model, text: string, param: string, errors: FieldError[]): string[] {
+  const names = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const excluded = names.every((n) => n.startsWith('-'));
+  if (!excluded && names.some((n) => n.startsWith('-'))) {
+    errors.push({ field: param, message: 'lists fields to return or fields to leave out (-name), not both' });
+    return [];
+  }
+  const all = readable(model);
+  const unknown = names.map((n) => n.replace(/^-/, '')).filter((n) => !all.includes(n));
+  if (unknown.length) errors.push({ field: param, message: `names unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}` });
+  const listed = new Set(names.map((n) => n.replace(/^-/, '')));
+  return excluded ? all.filter((n) => !listed.has(n)) : all.filter((n) => listed.has(n));
+}
+
+function sorting(model: Model, text: string | undefined, errors: FieldError[]): Record<string, 'asc' | 'desc'>[] {
+  if (!text) return [];
+  const out: Record<string, 'asc' | 'desc'>[] = [];
+  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const descending = part.startsWith('-');
+    const name = part.replace(/^[-+]/, '');
+    const field = model.field(name);
+    const relation = model.relation(name);
+    const sortable = field && (field.column !== null ? !['json', 'blob'].includes(field.storage) : relation?.foreignKey.model === model.name);
+    if (!sortable) {
+      errors.push({ field: '_sort', message: field ? `cannot sort by ${name}` : `names unknown field ${name}` });
+      continue;
+    }
+    out.push({ [name]: descending ? 'desc' : 'asc' });
+  }
+  return out;
+}
+
+function filters(model: Model, raw: RawQuery, errors: FieldError[]): Where<Record<string, unknown>> {
+  const and: Where<Record<string, unknown>>[] = [];
+  for (const [param, rawValue] of Object.entries(raw)) {
+    if (RESERVED.has(param) || rawValue === undefined) continue;
+    const [name, op] = param.includes('__') ? [param.slice(0, param.indexOf('__')), param.slice(param.indexOf('__') + 2)] : [param, ''];
+    const field = model.field(name);
+    if (!field || name.startsWith('_')) {
+      errors.push({ field: param, message: name.startsWith('_') ? 'is not a query parameter' : `is not a field of ${model.name}` });
+      continue;
+    }
+    const operator = op === '' ? 'equals' : OPERATORS[op];
+    if (!operator) {
+      errors.push({ field: param, message: `has an unknown operator "${op}" (use gt, gte, lt, lte, ne, in, contains, startswith, isnull)` });
+      continue;
+    }
+    const texts = (Array.isArray(rawValue) ? rawValue : [rawValue]).flatMap((v) => (operator === 'contains' || operator === 'startsWith' ? [v] : v.split(',')));
+    const condition = fieldFilter(model, field, operator, texts, param, errors);
+    if (condition) and.push({ [name]: condition });
+  }
+  return and.length ? { AND: and } : {};
+}
+
+function fieldFilter(model: Model, field: FieldSpec, operator: keyof FieldFilter | 'isnull', texts: string[], param: string, errors: FieldError[]): FieldFilter<unknown> | undefined {
+  if (operator === 'isnull') {
+    if (texts.length !== 1 || !['true', 'false'].includes(texts[0]!)) {
+      errors.push({ field: param, message: 'must be true or false' });
+      return undefined;
+    }
+    return texts[0] === 'true' ? { equals: null } : { not: null };
+  }
+  if (['json', 'blob'].includes(field.storage) && field.type !== 'list') {
+    errors.push({ field: param, message: `cannot filter on ${field.type} fields` });
+    return undefined;
+  }
+  if ((operator === 'contains' || operator === 'startsWith') && !['text'].includes(storageOfKey(model, field))) {
+    errors.push({ field: param, message: `works on text fields only` });
+    return undefined;
+  }
+  const values: unknown[] = [];
+  for (const text of texts) {
+    const value = operator === 'contains' || operator === 'startsWith' ? text : parseValue(model, field, text);
+    if (value === undefined) {
+      errors.push({ field: param, message: `"${text}" is not ${describe(model, field)}` });
+      return undefined;
+    }
+    values.push(value);
+  }
+  const isList = field.type === 'list' || (field.type === 'relationship' && model.relation(field.name)?.cardinality === 'many');
+  if (isList && operator === 'equals') return values.length === 1 ? { has: values[0] } : undefined;
+  if (operator === 'equals' || operator === 'in') return values.length === 1 && operator === 'equals' ? { equals: values[0] } : { in: values };
+  if (values.length !== 1) {
+    errors.push({ field: param, message: 'takes one value' });
+    return undefined;
+  }
+  return { [operator]: values[0] } as FieldFilter<unknown>;
+}
+
+/** How the values a field (or the related key of a relationship) compares with are stored. */
+function storageOfKey(model: Model, field: FieldSpec): string {
+  return keyField(model, field)?.storage ?? field.storage;
+}
+
+function keyField(model: Model, field: FieldSpec): FieldSpec | undefined {
+  if (field.type !== 'relationship' && field.type !== 'list') return field;
+  if (field.type === 'list') return { ...field, storage: storageOf(field.itemType ?? 'string'), type: field.itemType ?? 'string' };
+  return undefined;
+}
+
+function storageOf(type: string): FieldSpec['storage'] {
+  return ['integer', 'big_integer', 'small_integer', 'interval', 'id_field'].includes(type) ? 'integer' : ['float', 'decimal'].includes(type) ? 'real' : type === 'boolean' ? 'boolean' : 'text';
+}
+
+/** A query-string value read by the field's type; undefined when it does not parse. */
+export function parseValue(model: Model, field: FieldSpec, text: string): unknown {
+  const type = field.type === 'list' ? (field.itemType ?? 'string') : field.type;
+  switch (type) {
+    case 'integer':
+    case 'big_integer':
+    case 'small_integer':
+    case 'interval':
+    case 'id_field':
+      return /^-?\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : undefined;
+    case 'float':
+    case 'decimal':
+      return /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(text) ? Number(text) : undefined;
+    case 'boolean':
+      return text === 'true' ? true : text === 'false' ? false : undefined;
+    case 'datetime':
+      return parseDatetime(text);
+    case 'date':
+      return parseDate(text);
+    case 'time':
+      return parseTime(text);
+    case 'relationship':
+    case 'foreign_key':
+      return relatedKey(model, field, text);
+    case 'choice':
+      return field.choices?.find((c) => String(c) === text) ?? text;
+    default:
+      return text;
+  }
+}
+
+function relatedKey(model: Model, field: FieldSpec, text: string): unknown {
+  if (field.storage === 'integer') return /^-?\d+$/.test(text) ? Number(text) : undefined;
+  const relation = model.relation(field.relation ?? field.name);
+  const numeric = relation && relation.foreignKey.model === model.name && model.columns.find((c) => c.column === relation.foreignKey.column)?.storage === 'integer';
+  if (numeric) return /^-?\d+$/.test(text) ? Number(text) : undefined;
+  return text;
+}
+
+function describe(model: Model, field: FieldSpec): string {
+  const type = field.type === 'list' ? (field.itemType ?? 'string') : field.type;
+  const words: Record<string, string> = {
+    integer: 'a whole number',
+    big_integer: 'a whole number',
+    small_integer: 'a whole number',
+    interval: 'a number of seconds',
+    id_field: 'a whole number',
+    float: 'a number',
+    decimal: 'a number',
+    boolean: 'true or false',
+    datetime: 'a date and time (YYYY-MM-DDTHH:MM:SSZ)',
+    date: 'a date (YYYY-MM-DD)',
+    time: 'a time (HH:MM:SS)',
+  };
+  return words[type] ?? `a valid ${field.name} of ${model.name}`;
+}

@@ -1,0 +1,65 @@
+/**
+ * Objects as the API shows them (contract §4.2): the fields in schema order (only those asked for
+ * with `_fields`, and only those the caller may see), then `_type`, `_pk` and `_self`. Related
+ * objects listed in `_nested_relationships` are embedded, up to `_nesting_depth`.
+ */
+import type { Model, ModelRegistry } from '../model.js';
+import type { Include } from '../repository.js';
+
+type Rec = Record<string, unknown>;
+
+export interface SerializeOptions {
+  /** `http://host/base`: `_self` is this plus the object's path. */
+  readonly baseUrl: string;
+  /** Objects without a URL of their own get the request's. */
+  readonly requestUrl: string;
+  /** `_fields`: the fields to show (top-level objects only). */
+  readonly fields?: readonly string[] | undefined;
+  readonly visible: (model: Model) => ReadonlySet<string> | null;
+  readonly models: ModelRegistry;
+}
+
+export interface Serializer {
+  object(model: Model, record: Rec): Rec;
+}
+
+export function serialize(options: SerializeOptions): Serializer {
+  const object = (model: Model, record: Rec, top: boolean): Rec => {
+    const visible = options.visible(model);
+    const only = top && options.fields ? new Set(options.fields) : null;
+    const out: Rec = {};
+    for (const field of model.fields) {
+      const name = field.name;
+      if (!(name in record) || (visible && !visible.has(name)) || (only && !only.has(name))) continue;
+      const value = record[name];
+      const relation = field.type === 'relationship' ? model.relation(name) : undefined;
+      out[name] = relation && value !== null && typeof value === 'object' ? embed(relation.target, value) : value;
+    }
+    const pk = record[model.primaryKey];
+    out['_type'] = model.name;
+    out['_pk'] = pk === null || pk === undefined ? null : String(pk);
+    const path = model.selfPath(record as never);
+    out['_self'] = path === null ? options.requestUrl : `${options.baseUrl}${path}`;
+    return out;
+  };
+  const embed = (target: string, value: unknown): unknown => {
+    const model = options.models.get(target)!;
+    return Array.isArray(value) ? value.map((v) => (v && typeof v === 'object' ? object(model, v as Rec, false) : v)) : object(model, value as Rec, false);
+  };
+  return { object: (model, record) => object(model, record, true) };
+}
+
+const includes = new WeakMap<Model, Include<Rec>>();
+
+/** What to load with each object: every relationship's keys, and the nested ones as objects. */
+export function includeFor(model: Model, models: ModelRegistry, depth: number = model.nestingDepth): Include<Rec> {
+  const cached = depth === model.nestingDepth ? includes.get(model) : undefined;
+  if (cached) return cached;
+  const include: Record<string, true | { include?: Record<string, unknown> }> = {};
+  for (const relation of model.relations) {
+    const target = models.get(relation.target);
+    include[relation.name] = depth > 0 && target && model.nestedRelationships.includes(relation.name) ? { include: includeFor(target, models, depth - 1) } : true;
+  }
+  if (depth === model.nestingDepth) includes.set(model, include);
+  return include;
+}

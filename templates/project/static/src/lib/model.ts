@@ -1,0 +1,94 @@
+/**
+ * What the service knows about each model: its fields, how they are stored, its relationships.
+ * Each `src/models/<model>.ts` defines one with `defineModel`; the repositories, the query
+ * language, validation and serialization all read it.
+ */
+export type FieldType =
+  | 'string' | 'text' | 'unicode' | 'unicode_text' | 'integer' | 'big_integer' | 'small_integer' | 'float' | 'decimal'
+  | 'boolean' | 'datetime' | 'date' | 'time' | 'interval' | 'choice' | 'list' | 'dict' | 'id_field' | 'file' | 'pickle'
+  | 'foreign_key' | 'relationship';
+
+/** How a value is kept in the databases (see values.ts). */
+export type Storage = 'text' | 'integer' | 'real' | 'boolean' | 'json' | 'datetime' | 'date' | 'time' | 'blob';
+
+export interface FieldSpec {
+  readonly name: string;
+  readonly type: FieldType;
+  readonly storage: Storage;
+  /** The column, or null for a relationship kept in another table's foreign key. */
+  readonly column: string | null;
+  readonly primaryKey: boolean;
+  /** Set by the database (an auto-increment id); never written by clients. */
+  readonly generated: boolean;
+  readonly required: boolean;
+  readonly requiredOnCreate: boolean;
+  /** Clients may send it (not generated, not a foreign key). */
+  readonly writable: boolean;
+  readonly default?: () => unknown;
+  readonly onUpdate?: () => unknown;
+  /** The relationship this field is (for `relationship` fields) or stores (for `foreign_key` fields). */
+  readonly relation?: string;
+  /** For `list` fields: the type of the items. */
+  readonly itemType?: FieldType;
+  readonly choices?: readonly unknown[];
+}
+
+export interface RelationSpec {
+  readonly name: string;
+  readonly target: string;
+  readonly cardinality: 'one' | 'many';
+  /** The name of the other side on the target. */
+  readonly inverse: string;
+  /** The foreign key column that links the two: on this model, or on the target. */
+  readonly foreignKey: { readonly model: string; readonly column: string };
+}
+
+export interface ModelSpec<T = Record<string, unknown>> {
+  readonly name: string;
+  readonly table: string;
+  readonly primaryKey: keyof T & string;
+  readonly fields: readonly FieldSpec[];
+  readonly relations: readonly RelationSpec[];
+  /** Relationships embedded as objects in responses (`_nested_relationships`), and how deep. */
+  readonly nestedRelationships: readonly string[];
+  readonly nestingDepth: number;
+  /** Field visibility (auth on): null means every field. */
+  readonly publicFields: readonly string[] | null;
+  readonly authFields: readonly string[] | null;
+  readonly hiddenFields: readonly string[];
+  /** The path of an object's own URL below the base path (its `_self`), or null when it has none. */
+  selfPath(record: T): string | null;
+}
+
+export interface Model<T = Record<string, unknown>> extends ModelSpec<T> {
+  field(name: string): FieldSpec | undefined;
+  relation(name: string): RelationSpec | undefined;
+  /** Fields stored in this model's table, in order. */
+  readonly columns: readonly FieldSpec[];
+}
+
+export function defineModel<T>(spec: ModelSpec<T>): Model<T> {
+  const fields = new Map(spec.fields.map((f) => [f.name, f]));
+  const relations = new Map(spec.relations.map((r) => [r.name, r]));
+  return {
+    ...spec,
+    field: (name) => fields.get(name),
+    relation: (name) => relations.get(name),
+    columns: spec.fields.filter((f) => f.column !== null),
+  };
+}
+
+/** Every model of the service by name, for following relationships. */
+export type ModelRegistry = ReadonlyMap<string, Model>;
+
+/** A model of any record type (`Model<Story>` is one; it is not a `Model<Record<string, unknown>>`). */
+export type AnyModel = Model<never>;
+
+/** The same model, read generically: records as plain objects. */
+export function generic(model: AnyModel): Model {
+  return model as unknown as Model;
+}
+
+export function modelRegistry(models: readonly AnyModel[]): ModelRegistry {
+  return new Map(models.map((m) => [m.name, generic(m)]));
+}

@@ -1,0 +1,97 @@
+/**
+ * The repository interface every model has on every engine (contract §8), shaped like Prisma
+ * Client: `findMany({ where, orderBy, skip, take, select, include })`, `create({ data })`, …
+ * Routes, handlers (`event.db`) and tests use only this.
+ */
+export type Scalar = string | number | boolean | null;
+
+/** Conditions on one field. Several in one object must all hold. */
+export interface FieldFilter<V = Scalar> {
+  equals?: V | null;
+  not?: V | null | FieldFilter<V>;
+  in?: readonly V[];
+  notIn?: readonly V[];
+  gt?: V;
+  gte?: V;
+  lt?: V;
+  lte?: V;
+  /** Substring, case-insensitive. */
+  contains?: string;
+  startsWith?: string;
+  /** For list fields and to-many relationships: holds this value. */
+  has?: V;
+}
+
+/** Conditions on a model: field conditions are ANDed; `AND`, `OR` and `NOT` combine whole conditions. */
+export type Where<T> = { [K in keyof T]?: FilterOf<T[K]> } & {
+  AND?: readonly Where<T>[];
+  OR?: readonly Where<T>[];
+  NOT?: Where<T> | readonly Where<T>[];
+};
+
+// Fields of unknown type (generic code over any model) take any condition.
+type FilterOf<V> = unknown extends V ? unknown : V extends readonly (infer I)[] ? I | FieldFilter<I> : V extends Scalar ? V | FieldFilter<V> : never;
+
+export type OrderBy<T> = { [K in keyof T]?: 'asc' | 'desc' };
+
+/** Relationships to load: `true` gives the related keys, `{ include }` the related objects. */
+export type Include<T> = { [K in keyof T]?: true | { include?: Record<string, unknown> } };
+
+export interface FindManyArgs<T> {
+  where?: Where<T>;
+  orderBy?: OrderBy<T> | readonly OrderBy<T>[];
+  skip?: number;
+  take?: number;
+  /** Only these fields (the primary key is always included). */
+  select?: { [K in keyof T]?: boolean };
+  include?: Include<T>;
+}
+
+export interface Repository<T, Create = Partial<T>, Update = Partial<T>> {
+  findMany(args?: FindManyArgs<T>): Promise<T[]>;
+  findFirst(args?: FindManyArgs<T>): Promise<T | null>;
+  findUnique(args: { where: Partial<T>; include?: Include<T>; select?: FindManyArgs<T>['select'] }): Promise<T | null>;
+  count(args?: { where?: Where<T> }): Promise<number>;
+  create(args: { data: Create; include?: Include<T> }): Promise<T>;
+  /** Throws `RecordNotFound` when nothing matches. */
+  update(args: { where: Partial<T>; data: Update; include?: Include<T> }): Promise<T>;
+  updateMany(args: { where?: Where<T>; data: Update }): Promise<{ count: number }>;
+  /** Throws `RecordNotFound` when nothing matches. */
+  delete(args: { where: Partial<T> }): Promise<T>;
+  deleteMany(args?: { where?: Where<T> }): Promise<{ count: number }>;
+}
+
+/** `update` or `delete` found nothing to change. */
+export class RecordNotFound extends Error {
+  constructor(
+    readonly model: string,
+    readonly key: unknown,
+  ) {
+    super(`${model} ${String(key)} not found`);
+    this.name = 'RecordNotFound';
+  }
+}
+
+/** A write broke a unique or foreign-key constraint. */
+export class ConstraintViolation extends Error {
+  constructor(
+    readonly kind: 'unique' | 'foreign_key' | 'not_null',
+    readonly fields: readonly string[],
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ConstraintViolation';
+  }
+}
+
+/** A relationship write names objects that do not exist. */
+export class UnknownReference extends Error {
+  constructor(
+    readonly field: string,
+    readonly model: string,
+    readonly keys: readonly unknown[],
+  ) {
+    super(`${model} ${keys.map(String).join(', ')} not found`);
+    this.name = 'UnknownReference';
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * The SQL engine's `ServiceDatabase`: the repositories of every model on one executor, and the
+ * same repositories bound to a transaction's executor inside `transaction`.
+ */
+import type { EngineRepository, ServiceDatabase } from '../database.js';
+import type { ModelRegistry } from '../model.js';
+import { sqlCompiler } from './compiler.js';
+import type { SqlDatabase, SqlExecutor } from './executor.js';
+import type { SqlContext } from './repository.js';
+
+/** Makes the typed repositories of every model for one executor. */
+export type RepositoryFactory<R> = (ctx: SqlContext) => R;
+
+export function sqlDatabase<R extends object>(sql: SqlDatabase, models: ModelRegistry, make: RepositoryFactory<R>): ServiceDatabase<R> & R {
+  const compiler = sqlCompiler(sql.dialect);
+  const bind = (executor: SqlExecutor): ServiceDatabase<R> & R => {
+    const repositories = make({ executor, compiler, models });
+    const byModel = new Map((Object.values(repositories) as EngineRepository[]).map((r) => [r.model.name, r]));
+    const db: ServiceDatabase<R> = {
+      engine: 'svc_sqla',
+      models,
+      repository(model) {
+        const repository = byModel.get(model);
+        if (!repository) throw new Error(`no repository for model ${model}`);
+        return repository;
+      },
+      transaction: (work) => executor.transaction((tx) => work(tx === executor ? bound : bind(tx))),
+      ping: () => sql.ping(),
+      close: () => sql.close(),
+    };
+    const bound = Object.assign(db, repositories);
+    return bound;
+  };
+  return bind(sql);
+}

@@ -1,0 +1,212 @@
+/**
+ * Runs compiled SQL. Kysely builds and compiles every query (see `compiler.ts`); executing it
+ * here instead of through a Kysely driver lets SQLite reuse prepared statements and keeps reads
+ * off a connection that is in the middle of another request's transaction.
+ *
+ * SQLite: one writer connection, used by one transaction at a time (an async lock), and one
+ * reader connection for everything outside transactions, which sees committed data only (WAL).
+ * PostgreSQL: a pool; a transaction holds one pooled client until it ends.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import type { Dialect } from '../values.js';
+
+export interface Compiled {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+}
+
+export interface SqlExecutor {
+  readonly dialect: Dialect;
+  /** Rows of a query (or of a write with RETURNING). */
+  all<R = Record<string, unknown>>(query: Compiled): Promise<R[]>;
+  /** Runs a write; resolves with the number of rows it changed. */
+  run(query: Compiled): Promise<number>;
+  /** Runs a script of statements without parameters (migrations). */
+  execute(script: string): Promise<void>;
+  /** Runs `work` in one transaction: all of it is committed, or none of it. */
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** True inside `transaction`. */
+  readonly inTransaction: boolean;
+}
+
+export interface SqlDatabase extends SqlExecutor {
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function openSql(url: string, root: string = process.cwd()): SqlDatabase {
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), root);
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url);
+  throw new Error(`database.url must start with sqlite: or postgres://, not "${url.replace(/:[^:@/]*@/, ':***@')}"`);
+}
+
+// --- SQLite ---------------------------------------------------------------------------------------
+
+function openSqlite(file: string, root: string): SqlDatabase {
+  const memory = file === ':memory:' || file === '';
+  const path = memory ? ':memory:' : resolve(root, file);
+  if (!memory) mkdirSync(dirname(path), { recursive: true });
+  const writer = new Database(path);
+  writer.pragma('journal_mode = WAL');
+  writer.pragma('foreign_keys = ON');
+  writer.pragma('busy_timeout = 5000');
+  writer.pragma('synchronous = NORMAL');
+  // An in-memory database exists only on its own connection.
+  const reader = memory ? writer : new Database(path, { readonly: true });
+  if (reader !== writer) reader.pragma('busy_timeout = 5000');
+  const lock = new Lock();
+  const onWriter = new SqliteConnection(writer);
+  const onReader = new SqliteConnection(reader);
+
+  const inTransaction: SqlExecutor = {
+    dialect: 'sqlite',
+    inTransaction: true,
+    all: async (q) => onWriter.all(q),
+    run: async (q) => onWriter.run(q),
+    execute: async (script) => void writer.exec(script),
+    // Nested transactions join the one that is running.
+    transaction: (work) => work(inTransaction),
+  };
+
+  const db: SqlDatabase = {
+    dialect: 'sqlite',
+    inTransaction: false,
+    all: async (q) => (isRead(q.sql) ? onReader : onWriter).all(q),
+    run: (q) => db.transaction(async (tx) => tx.run(q)),
+    execute: (script) => db.transaction(async (tx) => tx.execute(script)),
+    async transaction(work) {
+      const release = await lock.acquire();
+      try {
+        writer.exec('BEGIN IMMEDIATE');
+        try {
+          const result = await work(inTransaction);
+          writer.exec('COMMIT');
+          return result;
+        } catch (error) {
+          if (writer.inTransaction) writer.exec('ROLLBACK');
+          throw error;
+        }
+      } finally {
+        release();
+      }
+    },
+    async ping() {
+      reader.prepare('select 1').get();
+    },
+    async close() {
+      if (reader !== writer) reader.close();
+      writer.close();
+    },
+  };
+  return db;
+}
+
+function isRead(sql: string): boolean {
+  return /^\s*(select|with)\b/i.test(sql);
+}
+
+class SqliteConnection {
+  readonly #statements = new Map<string, Database.Statement>();
+
+  constructor(readonly db: Database.Database) {}
+
+  statement(sql: string): Database.Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      if (this.#statements.size > 500) this.#statements.clear();
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  all<R>(q: Compiled): R[] {
+    const statement = this.statement(q.sql);
+    if (statement.reader) return statement.all(...(q.parameters as unknown[])) as R[];
+    statement.run(...(q.parameters as unknown[]));
+    return [];
+  }
+
+  run(q: Compiled): number {
+    return this.statement(q.sql).run(...(q.parameters as unknown[])).changes;
+  }
+}
+
+/** A FIFO async lock: one holder at a time. */
+class Lock {
+  #tail: Promise<void> = Promise.resolve();
+
+  acquire(): Promise<() => void> {
+    let release!: () => void;
+    const next = new Promise<void>((r) => (release = r));
+    const ready = this.#tail.then(() => release);
+    this.#tail = this.#tail.then(() => next);
+    return ready;
+  }
+}
+
+// --- PostgreSQL -----------------------------------------------------------------------------------
+
+const RAW_TYPES = new Set([20, 1700, 1082, 1083, 1114, 1184]); // int8, numeric, date, time, timestamp, timestamptz: converted by values.ts
+
+function openPostgres(url: string): SqlDatabase {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: 2000,
+    options: '-c TimeZone=UTC',
+    types: { getTypeParser: ((oid: number, format?: string) => (RAW_TYPES.has(oid) ? (v: string) => v : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser },
+  });
+  // A connection the server drops is replaced by the pool; it must not crash the process.
+  pool.on('error', () => undefined);
+  const names = new Map<string, string>();
+  const config = (q: Compiled): pg.QueryConfig => {
+    let name = names.get(q.sql);
+    if (!name) {
+      name = `s${names.size}`;
+      if (names.size < 1000) names.set(q.sql, name);
+    }
+    return { name, text: q.sql, values: q.parameters as unknown[] };
+  };
+  const on = (client: pg.Pool | pg.PoolClient, transaction: boolean): SqlExecutor => {
+    const executor: SqlExecutor = {
+      dialect: 'postgres',
+      inTransaction: transaction,
+      all: async <R,>(q: Compiled) => (await client.query(config(q))).rows as R[],
+      run: async (q) => (await client.query(config(q))).rowCount ?? 0,
+      execute: async (script) => void (await client.query(script)),
+      // Nested transactions join the one that is running.
+      transaction: (work) => (transaction ? work(executor) : db.transaction(work)),
+    };
+    return executor;
+  };
+  const db: SqlDatabase = {
+    ...on(pool, false),
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        try {
+          const result = await work(on(client, true));
+          await client.query('COMMIT');
+          return result;
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+      } finally {
+        client.release();
+      }
+    },
+    async ping() {
+      await pool.query('select 1');
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+  return db;
+}

@@ -1,0 +1,506 @@
+/**
+ * The repository of one model on SQL (SQLite or PostgreSQL). Queries are built with Kysely and
+ * run by the executor. Relationships whose foreign key is in another table are read with one
+ * query per relationship for a whole page of objects (never one query per object).
+ */
+import { sql, type ExpressionBuilder, type Expression, type Kysely, type SqlBool } from 'kysely';
+import type { FieldSpec, Model, ModelRegistry, RelationSpec } from '../model.js';
+import {
+  ConstraintViolation,
+  RecordNotFound,
+  UnknownReference,
+  type FieldFilter,
+  type FindManyArgs,
+  type Include,
+  type Repository,
+  type Where,
+} from '../repository.js';
+import { fromDb, toDb } from '../values.js';
+import type { Compiled, SqlExecutor } from './executor.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- Kysely is used with table names known at run time. */
+type AnyDB = Record<string, Record<string, unknown>>;
+type Eb = ExpressionBuilder<AnyDB, string>;
+type Row = Record<string, unknown>;
+type Rec = Record<string, unknown>;
+
+export interface SqlContext {
+  readonly executor: SqlExecutor;
+  readonly compiler: Kysely<any>;
+  readonly models: ModelRegistry;
+}
+
+const OPERATORS = ['equals', 'not', 'in', 'notIn', 'gt', 'gte', 'lt', 'lte', 'contains', 'startsWith', 'has'];
+
+export class SqlRepository<T extends object, Create = Partial<T>, Update = Partial<T>> implements Repository<T, Create, Update> {
+  /** `select … from table where pk = ?`, compiled once per model: the hottest query of all. */
+  readonly #byKey: string;
+
+  constructor(
+    readonly model: Model<T>,
+    readonly ctx: SqlContext,
+  ) {
+    this.#byKey = byKeySql(model as Model, ctx);
+  }
+
+  get dialect() {
+    return this.ctx.executor.dialect;
+  }
+
+  table() {
+    return this.ctx.compiler.selectFrom(this.model.table);
+  }
+
+  // --- reads ---------------------------------------------------------------------------------------
+
+  async findMany(args: FindManyArgs<T> = {}): Promise<T[]> {
+    let query = this.table().select(this.selectedColumns(args.select));
+    if (args.where) query = query.where((eb) => this.condition(eb, args.where as Where<Rec>));
+    for (const [field, direction] of this.ordering(args.orderBy)) query = query.orderBy(field, direction);
+    if (args.take !== undefined) query = query.limit(args.take);
+    if (args.skip) query = args.take === undefined ? query.limit(-1).offset(args.skip) : query.offset(args.skip);
+    const rows = await this.ctx.executor.all<Row>(query.compile());
+    return this.records(rows, args.include);
+  }
+
+  async findFirst(args: FindManyArgs<T> = {}): Promise<T | null> {
+    return (await this.findMany({ ...args, take: 1 }))[0] ?? null;
+  }
+
+  async findUnique(args: { where: Partial<T>; include?: Include<T>; select?: FindManyArgs<T>['select'] }): Promise<T | null> {
+    const where = args.where as Rec;
+    const keys = Object.keys(where);
+    if (keys.length === 1 && keys[0] === this.model.primaryKey && !args.select) {
+      const key = this.keyValue(where[this.model.primaryKey]);
+      if (key === undefined) return null;
+      const rows = await this.ctx.executor.all<Row>({ sql: this.#byKey, parameters: [key] });
+      return (await this.records(rows, args.include))[0] ?? null;
+    }
+    return this.findFirst({ where: args.where as Where<T>, ...(args.include ? { include: args.include } : {}), ...(args.select ? { select: args.select } : {}) });
+  }
+
+  async count(args: { where?: Where<T> } = {}): Promise<number> {
+    let query = this.table().select((eb) => eb.fn.countAll().as('n'));
+    if (args.where) query = query.where((eb) => this.condition(eb, args.where as Where<Rec>));
+    const rows = await this.ctx.executor.all<{ n: unknown }>(query.compile());
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** The primary keys of the objects that match, in key order. */
+  async keys(where?: Where<T>): Promise<unknown[]> {
+    const pk = this.model.primaryKey;
+    let query = this.table().select(pk).orderBy(pk);
+    if (where) query = query.where((eb) => this.condition(eb, where as Where<Rec>));
+    const rows = await this.ctx.executor.all<Row>(query.compile());
+    return rows.map((r) => fromDb(r[pk], this.pkField()));
+  }
+
+  // --- writes --------------------------------------------------------------------------------------
+
+  async create(args: { data: Create; include?: Include<T> }): Promise<T> {
+    return this.ctx.executor.transaction(async (tx) => {
+      const data = args.data as Rec;
+      await this.checkReferences(tx, data);
+      const values = this.columnValues(data);
+      const insert = Object.keys(values).length
+        ? this.ctx.compiler.insertInto(this.model.table).values(values).returningAll()
+        : this.ctx.compiler.insertInto(this.model.table).defaultValues().returningAll();
+      const rows = await this.run(tx, () => tx.all<Row>(insert.compile()));
+      const record = this.record(rows[0]!);
+      await this.linkRelations(tx, record, data);
+      return this.reload(tx, record, args.include);
+    });
+  }
+
+  async update(args: { where: Partial<T>; data: Update; include?: Include<T> }): Promise<T> {
+    return this.ctx.executor.transaction(async (tx) => {
+      const key = this.keyOf(args.where as Rec);
+      const data = args.data as Rec;
+      await this.checkReferences(tx, data);
+      const values = this.columnValues(data);
+      const pk = this.model.primaryKey;
+      if (Object.keys(values).length) {
+        const update = this.ctx.compiler.updateTable(this.model.table).set(values).where(pk, '=', this.keyValue(key) as never);
+        const changed = await this.run(tx, () => tx.run(update.compile()));
+        if (changed === 0) throw new RecordNotFound(this.model.name, key);
+      } else if (!(await this.exists(tx, key))) {
+        throw new RecordNotFound(this.model.name, key);
+      }
+      const record = { [pk]: key } as Rec;
+      await this.linkRelations(tx, record, data);
+      return this.reload(tx, record, args.include);
+    });
+  }
+
+  async updateMany(args: { where?: Where<T>; data: Update }): Promise<{ count: number }> {
+    return this.ctx.executor.transaction(async (tx) => {
+      const keys = await this.withExecutor(tx).keys(args.where);
+      if (keys.length === 0) return { count: 0 };
+      const data = args.data as Rec;
+      await this.checkReferences(tx, data);
+      const values = this.columnValues(data);
+      if (Object.keys(values).length) {
+        for (const chunk of chunks(keys)) {
+          const update = this.ctx.compiler.updateTable(this.model.table).set(values).where(this.model.primaryKey, 'in', chunk.map((k) => this.keyValue(k)) as never);
+          await this.run(tx, () => tx.run(update.compile()));
+        }
+      }
+      for (const key of keys) await this.linkRelations(tx, { [this.model.primaryKey]: key }, data);
+      return { count: keys.length };
+    });
+  }
+
+  async delete(args: { where: Partial<T> }): Promise<T> {
+    return this.ctx.executor.transaction(async (tx) => {
+      const key = this.keyOf(args.where as Rec);
+      const existing = await this.withExecutor(tx).findUnique({ where: { [this.model.primaryKey]: key } as Partial<T> });
+      if (!existing) throw new RecordNotFound(this.model.name, key);
+      const query = this.ctx.compiler.deleteFrom(this.model.table).where(this.model.primaryKey, '=', this.keyValue(key) as never);
+      await this.run(tx, () => tx.run(query.compile()));
+      return existing;
+    });
+  }
+
+  async deleteMany(args: { where?: Where<T> } = {}): Promise<{ count: number }> {
+    return this.ctx.executor.transaction(async (tx) => {
+      const keys = await this.withExecutor(tx).keys(args.where);
+      for (const chunk of chunks(keys)) {
+        const query = this.ctx.compiler.deleteFrom(this.model.table).where(this.model.primaryKey, 'in', chunk.map((k) => this.keyValue(k)) as never);
+        await this.run(tx, () => tx.run(query.compile()));
+      }
+      return { count: keys.length };
+    });
+  }
+
+  /** The same repository, running on another executor (a transaction). */
+  withExecutor(executor: SqlExecutor): SqlRepository<T, Create, Update> {
+    return executor === this.ctx.executor ? this : new SqlRepository(this.model, { ...this.ctx, executor });
+  }
+
+  // --- rows and records ----------------------------------------------------------------------------
+
+  pkField(): FieldSpec {
+    return this.model.field(this.model.primaryKey)!;
+  }
+
+  selectedColumns(select?: FindManyArgs<T>['select']): string[] {
+    const columns = this.model.columns.filter((f) => !select || f.primaryKey || (select as Rec)[f.name] === true || this.selectedThroughRelation(select as Rec, f));
+    return columns.map((f) => f.column!);
+  }
+
+  /** A to-one relationship kept in a column of this table is selected through that column. */
+  selectedThroughRelation(select: Rec, column: FieldSpec): boolean {
+    return this.model.relations.some((r) => select[r.name] === true && r.foreignKey.model === this.model.name && r.foreignKey.column === column.column);
+  }
+
+  ordering(orderBy: FindManyArgs<T>['orderBy']): [string, 'asc' | 'desc'][] {
+    const list = orderBy === undefined ? [] : Array.isArray(orderBy) ? orderBy : [orderBy];
+    const out: [string, 'asc' | 'desc'][] = [];
+    for (const entry of list as Record<string, 'asc' | 'desc'>[]) {
+      for (const [name, direction] of Object.entries(entry)) out.push([this.columnOf(name), direction]);
+    }
+    if (!out.some(([column]) => column === this.model.primaryKey)) out.push([this.model.primaryKey, 'asc']);
+    return out;
+  }
+
+  /** The column that holds a field (or a to-one relationship kept in this table). */
+  columnOf(name: string): string {
+    const field = this.model.field(name);
+    if (field?.column) return field.column;
+    const relation = this.model.relation(name);
+    if (relation && relation.foreignKey.model === this.model.name) return relation.foreignKey.column;
+    throw new Error(`${this.model.name}.${name} is not a column`);
+  }
+
+  /** Rows → records: values converted, to-one relationships kept here filled in, others loaded as asked. */
+  async records(rows: readonly Row[], include?: Include<T>, executor: SqlExecutor = this.ctx.executor): Promise<T[]> {
+    const records = rows.map((row) => this.record(row));
+    if (include) await this.include(executor, records, include as Record<string, true | { include?: Record<string, unknown> }>);
+    return records as T[];
+  }
+
+  record(row: Row): Rec {
+    const out: Rec = {};
+    for (const f of this.model.columns) if (f.column! in row) out[f.name] = fromDb(row[f.column!], f);
+    for (const r of this.model.relations) {
+      if (r.foreignKey.model !== this.model.name || !(r.foreignKey.column in row)) continue;
+      const fk = this.model.columns.find((c) => c.column === r.foreignKey.column)!;
+      out[r.name] = fromDb(row[r.foreignKey.column], fk);
+    }
+    return out;
+  }
+
+  /** Loads relationships for a page of records: one query per relationship. */
+  async include(executor: SqlExecutor, records: Rec[], include: Record<string, true | { include?: Record<string, unknown> }>): Promise<void> {
+    if (records.length === 0) return;
+    for (const [name, how] of Object.entries(include)) {
+      const relation = this.model.relation(name);
+      if (!relation) continue;
+      const target = this.repositoryOf(relation.target, executor);
+      if (relation.foreignKey.model === this.model.name) {
+        if (typeof how === 'object') {
+          const keys = unique(records.map((r) => r[name]).filter((k) => k !== null && k !== undefined));
+          const related = keys.length ? await target.findMany({ where: { [target.model.primaryKey]: { in: keys } } as never, ...(how.include ? { include: how.include as never } : {}) }) : [];
+          const byKey = new Map(related.map((o) => [String((o as Rec)[target.model.primaryKey]), o]));
+          for (const r of records) r[name] = r[name] === null || r[name] === undefined ? null : (byKey.get(String(r[name])) ?? null);
+        }
+        continue;
+      }
+      // The foreign key is in the target's table: fetch the related objects that point at this page.
+      const keys = records.map((r) => r[this.model.primaryKey]);
+      const fk = relation.foreignKey.column;
+      const fkField = target.model.columns.find((c) => c.column === fk)!;
+      const related = await target.findMany({
+        where: { [fkField.name]: { in: keys } } as never,
+        ...(typeof how === 'object' ? (how.include ? { include: how.include as never } : {}) : { select: { [fkField.name]: true } as never }),
+      });
+      const groups = new Map<string, unknown[]>();
+      for (const o of related as Rec[]) {
+        const owner = String(o[fkField.name]);
+        const value = typeof how === 'object' ? o : o[target.model.primaryKey];
+        groups.set(owner, [...(groups.get(owner) ?? []), value]);
+      }
+      for (const r of records) {
+        const list = groups.get(String(r[this.model.primaryKey])) ?? [];
+        r[name] = relation.cardinality === 'many' ? list : (list[0] ?? null);
+      }
+    }
+  }
+
+  repositoryOf(model: string, executor: SqlExecutor): SqlRepository<Rec> {
+    return new SqlRepository(this.ctx.models.get(model)!, { ...this.ctx, executor });
+  }
+
+  async reload(executor: SqlExecutor, record: Rec, include?: Include<T>): Promise<T> {
+    const key = record[this.model.primaryKey];
+    const found = await this.withExecutor(executor).findUnique({ where: { [this.model.primaryKey]: key } as Partial<T>, ...(include ? { include } : {}) });
+    if (!found) throw new RecordNotFound(this.model.name, key);
+    return found;
+  }
+
+  async exists(executor: SqlExecutor, key: unknown): Promise<boolean> {
+    const rows = await executor.all({ sql: this.#byKey, parameters: [this.keyValue(key)] });
+    return rows.length > 0;
+  }
+
+  keyOf(where: Rec): unknown {
+    const key = where[this.model.primaryKey];
+    if (key === undefined || Object.keys(where).length !== 1) throw new Error(`${this.model.name}: update and delete take { where: { ${this.model.primaryKey} } }`);
+    return key;
+  }
+
+  /** A key as the database compares it; undefined when it cannot be a key (e.g. "abc" for an integer key). */
+  keyValue(key: unknown): unknown {
+    const field = this.pkField();
+    if (field.storage === 'integer') {
+      const n = typeof key === 'number' ? key : typeof key === 'string' && /^-?\d+$/.test(key) ? Number(key) : NaN;
+      return Number.isSafeInteger(n) ? n : undefined;
+    }
+    return key === null || key === undefined ? undefined : String(key);
+  }
+
+  /** The values of fields stored in this table: own columns and to-one relationships kept here. */
+  columnValues(data: Rec): Row {
+    const values: Row = {};
+    for (const [name, value] of Object.entries(data)) {
+      if (value === undefined) continue;
+      const field = this.model.field(name);
+      if (field?.column) {
+        values[field.column] = toDb(value, field, this.dialect);
+        continue;
+      }
+      const relation = this.model.relation(name);
+      if (relation && relation.foreignKey.model === this.model.name) {
+        const fk = this.model.columns.find((c) => c.column === relation.foreignKey.column)!;
+        values[relation.foreignKey.column] = value === null ? null : toDb(this.repositoryOf(relation.target, this.ctx.executor).keyValue(value), fk, this.dialect);
+      }
+    }
+    return values;
+  }
+
+  /** Relationship values must name objects that exist (contract §3.1: an unknown key is a 400). */
+  async checkReferences(executor: SqlExecutor, data: Rec): Promise<void> {
+    for (const relation of this.model.relations) {
+      const value = data[relation.name];
+      if (value === undefined || value === null) continue;
+      const keys = Array.isArray(value) ? value : [value];
+      if (keys.length === 0) continue;
+      const target = this.repositoryOf(relation.target, executor);
+      const valid = keys.map((k) => target.keyValue(k));
+      const found = valid.some((k) => k !== undefined) ? await target.keys({ [target.model.primaryKey]: { in: valid.filter((k) => k !== undefined) } } as never) : [];
+      const have = new Set(found.map(String));
+      const missing = keys.filter((k, i) => valid[i] === undefined || !have.has(String(valid[i])));
+      if (missing.length) throw new UnknownReference(relation.name, relation.target, missing);
+    }
+  }
+
+  /** Relationships whose foreign key is in the target's table: point exactly the given objects at `record`. */
+  async linkRelations(executor: SqlExecutor, record: Rec, data: Rec): Promise<void> {
+    for (const relation of this.model.relations) {
+      if (relation.foreignKey.model === this.model.name || !(relation.name in data) || data[relation.name] === undefined) continue;
+      const target = this.repositoryOf(relation.target, executor);
+      const value = data[relation.name];
+      const keys = (value === null ? [] : Array.isArray(value) ? value : [value]).map((k) => target.keyValue(k));
+      const fk = relation.foreignKey.column;
+      const owner = this.keyValue(record[this.model.primaryKey]);
+      let unlink = this.ctx.compiler.updateTable(target.model.table).set({ [fk]: null }).where(fk, '=', owner as never);
+      if (keys.length) unlink = unlink.where(target.model.primaryKey, 'not in', keys as never);
+      await this.run(executor, () => executor.run(unlink.compile()));
+      if (keys.length) {
+        const link = this.ctx.compiler.updateTable(target.model.table).set({ [fk]: owner }).where(target.model.primaryKey, 'in', keys as never);
+        await this.run(executor, () => executor.run(link.compile()));
+      }
+    }
+  }
+
+  /** Runs a write, turning constraint errors of either database into `ConstraintViolation`. */
+  async run<R>(_executor: SqlExecutor, write: () => Promise<R>): Promise<R> {
+    try {
+      return await write();
+    } catch (error) {
+      throw this.constraint(error) ?? error;
+    }
+  }
+
+  constraint(error: unknown): ConstraintViolation | undefined {
+    const e = error as { code?: string; message?: string; detail?: string; column?: string; constraint?: string };
+    const message = e.message ?? '';
+    if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e.code === '23505') {
+      const columns = e.code === '23505' ? (/Key \(([^)]*)\)/.exec(e.detail ?? '')?.[1] ?? '').split(', ') : [...message.matchAll(/\w+\.(\w+)/g)].map((m) => m[1]!);
+      return new ConstraintViolation('unique', this.fieldsOf(columns), message);
+    }
+    if (e.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || e.code === '23503') return new ConstraintViolation('foreign_key', [], message);
+    if (e.code === 'SQLITE_CONSTRAINT_NOTNULL' || e.code === '23502') {
+      const column = e.column ?? /\w+\.(\w+)/.exec(message)?.[1] ?? '';
+      return new ConstraintViolation('not_null', this.fieldsOf([column]), message);
+    }
+    return undefined;
+  }
+
+  fieldsOf(columns: readonly string[]): string[] {
+    return columns.filter(Boolean).map((c) => this.model.columns.find((f) => f.column === c)?.name ?? c);
+  }
+
+  // --- conditions ----------------------------------------------------------------------------------
+
+  condition(eb: Eb, where: Where<Rec>): Expression<SqlBool> {
+    const parts: Expression<SqlBool>[] = [];
+    for (const [name, value] of Object.entries(where)) {
+      if (value === undefined) continue;
+      if (name === 'AND') parts.push(eb.and((value as Where<Rec>[]).map((w) => this.condition(eb, w))));
+      else if (name === 'OR') parts.push(eb.or((value as Where<Rec>[]).map((w) => this.condition(eb, w))));
+      else if (name === 'NOT') parts.push(eb.not(eb.and((Array.isArray(value) ? value : [value]).map((w: Where<Rec>) => this.condition(eb, w)))));
+      else parts.push(this.fieldCondition(eb, name, value));
+    }
+    return eb.and(parts);
+  }
+
+  fieldCondition(eb: Eb, name: string, value: unknown): Expression<SqlBool> {
+    const filter: FieldFilter<unknown> = isFilter(value) ? value : { equals: value };
+    const relation = this.model.relation(name);
+    if (relation && relation.foreignKey.model !== this.model.name) return this.relatedCondition(eb, relation, filter);
+    const column = `${this.model.table}.${this.columnOf(name)}`;
+    const field = this.model.field(name) ?? this.model.columns.find((c) => c.column === this.columnOf(name))!;
+    const convert = (v: unknown) => (relation ? this.repositoryOf(relation.target, this.ctx.executor).keyValue(v) : this.dbValue(v, field));
+    const parts: Expression<SqlBool>[] = [];
+    const ref = eb.ref(column);
+    for (const [op, operand] of Object.entries(filter)) {
+      switch (op) {
+        case 'equals':
+          parts.push(operand === null ? eb(ref, 'is', null) : eb(ref, '=', convert(operand) as never));
+          break;
+        case 'not':
+          parts.push(isFilter(operand) ? eb.not(this.fieldCondition(eb, name, operand)) : operand === null ? eb(ref, 'is not', null) : eb.or([eb(ref, '!=', convert(operand) as never), eb(ref, 'is', null)]));
+          break;
+        case 'in':
+        case 'notIn': {
+          const list = (operand as unknown[]).map(convert).filter((v) => v !== undefined);
+          if (op === 'in') parts.push(list.length ? eb(ref, 'in', list as never) : sql<SqlBool>`1 = 0`);
+          else if (list.length) parts.push(eb(ref, 'not in', list as never));
+          break;
+        }
+        case 'gt':
+        case 'gte':
+        case 'lt':
+        case 'lte':
+          parts.push(eb(ref, ({ gt: '>', gte: '>=', lt: '<', lte: '<=' } as const)[op], convert(operand) as never));
+          break;
+        case 'contains':
+        case 'startsWith': {
+          const pattern = `${op === 'contains' ? '%' : ''}${escapeLike(String(operand))}%`;
+          parts.push(this.dialect === 'postgres' ? sql<SqlBool>`${ref}::text ilike ${pattern} escape '\\'` : sql<SqlBool>`${ref} like ${pattern} escape '\\'`);
+          break;
+        }
+        case 'has':
+          parts.push(this.jsonHas(ref, operand));
+          break;
+        default:
+          if (!OPERATORS.includes(op)) throw new Error(`unknown filter operator ${op}`);
+      }
+    }
+    return eb.and(parts);
+  }
+
+  /** A list field holds the value. */
+  jsonHas(ref: Expression<unknown>, value: unknown): Expression<SqlBool> {
+    if (this.dialect === 'postgres') return sql<SqlBool>`${ref} @> ${JSON.stringify([value])}::jsonb`;
+    return sql<SqlBool>`exists (select 1 from json_each(${ref}) where json_each.value = ${value as never})`;
+  }
+
+  /** A relationship kept in the target's table: some related object matches. */
+  relatedCondition(eb: Eb, relation: RelationSpec, filter: FieldFilter<unknown>): Expression<SqlBool> {
+    const target = this.repositoryOf(relation.target, this.ctx.executor);
+    const keyFilter: FieldFilter<unknown> = 'has' in filter ? { equals: filter.has } : filter;
+    if ('equals' in keyFilter && keyFilter.equals === null) {
+      return eb.not(eb.exists(this.relatedRows(eb, relation, target)));
+    }
+    const sub = this.relatedRows(eb, relation, target).where((tb) => target.fieldCondition(tb as unknown as Eb, target.model.primaryKey, keyFilter));
+    return eb.exists(sub);
+  }
+
+  relatedRows(eb: Eb, relation: RelationSpec, target: SqlRepository<Rec>) {
+    return eb
+      .selectFrom(target.model.table)
+      .select(sql`1`.as('one'))
+      .whereRef(`${target.model.table}.${relation.foreignKey.column}`, '=', `${this.model.table}.${this.model.primaryKey}`);
+  }
+
+  dbValue(value: unknown, field: FieldSpec): unknown {
+    if (field.storage === 'integer' && typeof value === 'string' && /^-?\d+$/.test(value)) return Number(value);
+    return toDb(value, field, this.dialect);
+  }
+}
+
+const byKeyCache = new WeakMap<Model, Map<string, string>>();
+
+function byKeySql(model: Model, ctx: SqlContext): string {
+  let byDialect = byKeyCache.get(model);
+  if (!byDialect) byKeyCache.set(model, (byDialect = new Map()));
+  let text = byDialect.get(ctx.executor.dialect);
+  if (text === undefined) {
+    text = ctx.compiler.selectFrom(model.table).selectAll().where(model.primaryKey, '=', 0).compile().sql;
+    byDialect.set(ctx.executor.dialect, text);
+  }
+  return text;
+}
+
+function isFilter(value: unknown): value is FieldFilter<unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).every((k) => OPERATORS.includes(k));
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function unique<V>(values: readonly V[]): V[] {
+  return [...new Set(values)];
+}
+
+/** Long key lists go to the database in slices (SQLite allows 32,766 parameters). */
+function chunks<V>(values: readonly V[], size = 500): V[][] {
+  const out: V[][] = [];
+  for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size));
+  return out;
+}
+
+export type { Compiled };

@@ -1,0 +1,84 @@
+/**
+ * Field values between JSON, the query string and the databases. In the service, values are
+ * JSON-ready: datetimes are `YYYY-MM-DDTHH:MM:SSZ`, dates `YYYY-MM-DD`, times `HH:MM:SS`,
+ * intervals whole seconds, files base64 text.
+ */
+import type { FieldSpec } from './model.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** Accepts ISO 8601 datetimes (with or without zone; without zone is UTC) and dates. */
+export function parseDatetime(text: string): string | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?\s*(Z|z|[+-]\d{2}:?\d{2})?$/.exec(text.trim());
+  if (!m) return undefined;
+  const [, y, mo, d, h = '00', mi = '00', s = '00', zone] = m;
+  const offset = !zone || zone === 'Z' || zone === 'z' ? 'Z' : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
+  const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}${offset}`);
+  if (Number.isNaN(date.getTime()) || (zone === undefined && date.getUTCDate() !== Number(d))) return undefined;
+  return `${date.toISOString().slice(0, 19)}Z`;
+}
+
+export function parseDate(text: string): string | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text.trim());
+  if (!m) return undefined;
+  const date = new Date(`${m[0]}T00:00:00Z`);
+  return Number.isNaN(date.getTime()) || date.getUTCDate() !== Number(m[3]) ? undefined : m[0];
+}
+
+export function parseTime(text: string): string | undefined {
+  const m = /^([01]?\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d+)?)?$/.exec(text.trim());
+  return m ? `${m[1]!.padStart(2, '0')}:${m[2]}:${m[3] ?? '00'}` : undefined;
+}
+
+export function now(): string {
+  return `${new Date().toISOString().slice(0, 19)}Z`;
+}
+
+/** A value from the database, as the service shows it. */
+export function fromDb(value: unknown, field: FieldSpec): unknown {
+  if (value === null || value === undefined) return null;
+  switch (field.storage) {
+    case 'integer':
+    case 'real':
+      return typeof value === 'number' ? value : Number(value);
+    case 'boolean':
+      return value === true || value === 1 || value === '1' || value === 't';
+    case 'json':
+      return typeof value === 'string' ? JSON.parse(value) : value;
+    case 'datetime':
+      return value instanceof Date ? `${value.toISOString().slice(0, 19)}Z` : normalizeDbDatetime(String(value));
+    case 'date':
+      return value instanceof Date ? value.toISOString().slice(0, 10) : String(value).slice(0, 10);
+    case 'time':
+      return String(value).slice(0, 8);
+    case 'blob':
+      return Buffer.isBuffer(value) ? value.toString('base64') : value instanceof Uint8Array ? Buffer.from(value).toString('base64') : String(value);
+    default:
+      return typeof value === 'string' ? value : String(value);
+  }
+}
+
+function normalizeDbDatetime(text: string): string {
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/.test(text)) return text;
+  return parseDatetime(text) ?? text;
+}
+
+/** A service value, as the database stores it. */
+export function toDb(value: unknown, field: FieldSpec, dialect: Dialect): unknown {
+  if (value === null || value === undefined) return null;
+  switch (field.storage) {
+    case 'boolean':
+      return dialect === 'sqlite' ? (value ? 1 : 0) : Boolean(value);
+    case 'json':
+      return JSON.stringify(value);
+    // Stored in one form so that text comparison (SQLite) and sorting agree with time order.
+    case 'datetime':
+      return typeof value === 'string' ? (parseDatetime(value) ?? value) : value;
+    case 'time':
+      return typeof value === 'string' ? (parseTime(value) ?? value) : value;
+    case 'blob':
+      return Buffer.from(String(value), 'base64');
+    default:
+      return value;
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * Starts the service: reads the settings, opens and migrates the database, listens. On SIGTERM
+ * (or Ctrl-C) it stops taking connections, lets requests in flight finish, and closes the database.
+ */
+import { buildApp } from './app.js';
+import { loadServiceConfig } from './config.js';
+import { openDatabase } from './db/index.js';
+import { startupMessage } from './lib/config.js';
+
+/** How long in-flight requests may take to finish once a shutdown starts. */
+const DRAIN_TIMEOUT_MS = 10_000;
+
+async function main(): Promise<void> {
+  const config = loadServiceConfig();
+  const db = await openDatabase(config);
+  const app = await buildApp(config, db).catch(async (error: unknown) => {
+    await db.close();
+    throw error;
+  });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down: finishing requests in flight');
+    const timer = setTimeout(() => {
+      app.log.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, DRAIN_TIMEOUT_MS).unref();
+    try {
+      await app.close();
+      await db.close();
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+  await app.listen({ host: config.host, port: config.port });
+}
+
+main().catch((error: unknown) => {
+  console.error(`The service could not start: ${startupMessage(error)}`);
+  process.exit(1);
+});
