@@ -1,9 +1,12 @@
 /**
- * The service under test: a fresh in-memory SQLite database (or `TEST_DATABASE_URL`) for each
- * test, requests injected into Fastify without a network, and `seed` to create objects with
- * valid sample data.
+ * The service under test: a fresh database for each test — in-memory SQLite, or, when
+ * `TEST_DATABASE_URL` names a PostgreSQL server, a new database there (dropped afterwards) —
+ * requests injected into Fastify without a network, and `seed` to create objects with valid
+ * sample data.
  */
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
 import { BASE_PATH, buildApp } from '../src/app.js';
 import { loadServiceConfig } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/index.js';
@@ -27,9 +30,10 @@ export interface TestService {
 let counter = 0;
 
 export async function startTestService(settings: Record<string, string> = {}): Promise<TestService> {
+  const database = await freshDatabase(process.env['TEST_DATABASE_URL']);
   const config = loadServiceConfig({
     SVC_CONFIG: 'test/no-service.ini',
-    SVC_DATABASE_URL: process.env['TEST_DATABASE_URL'] ?? 'sqlite::memory:',
+    SVC_DATABASE_URL: database.url,
     ...settings,
   });
   const db = await openDatabase(config);
@@ -55,6 +59,7 @@ export async function startTestService(settings: Record<string, string> = {}): P
     close: async () => {
       await app.close();
       await db.close();
+      await database.drop();
     },
   };
   return service;
@@ -65,4 +70,31 @@ function withDefaults(model: NonNullable<ReturnType<typeof models.get>>, data: R
   const out = { ...data };
   for (const field of model.fields) if (out[field.name] === undefined && field.default) out[field.name] = field.default();
   return out;
+}
+
+/** A database of its own for one test. */
+async function freshDatabase(server: string | undefined): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!server || !/^postgres(ql)?:/.test(server)) return { url: server ?? 'sqlite::memory:', drop: async () => undefined };
+  const name = `svc_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    async drop() {
+      const client = new pg.Client({ connectionString: server });
+      await client.connect();
+      try {
+        await client.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
 }

@@ -7,22 +7,29 @@ import type { FieldSpec } from './model.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
-/** Accepts ISO 8601 datetimes (with or without zone; without zone is UTC) and dates. */
+/**
+ * Accepts ISO 8601 datetimes (with or without zone; without zone is UTC), dates, and what
+ * PostgreSQL prints for timestamptz (`2026-01-02 03:04:05+00`).
+ */
 export function parseDatetime(text: string): string | undefined {
-  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?\s*(Z|z|[+-]\d{2}:?\d{2})?$/.exec(text.trim());
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/.exec(text.trim());
   if (!m) return undefined;
   const [, y, mo, d, h = '00', mi = '00', s = '00', zone] = m;
-  const offset = !zone || zone === 'Z' || zone === 'z' ? 'Z' : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
+  const offset = !zone || zone === 'Z' || zone === 'z' ? 'Z' : `${zone.slice(0, 3)}:${zone.length > 3 ? zone.slice(-2) : '00'}`;
+  if (!isCalendarDate(y!, mo!, d!) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
   const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}${offset}`);
-  if (Number.isNaN(date.getTime()) || (zone === undefined && date.getUTCDate() !== Number(d))) return undefined;
-  return `${date.toISOString().slice(0, 19)}Z`;
+  return Number.isNaN(date.getTime()) ? undefined : `${date.toISOString().slice(0, 19)}Z`;
+}
+
+/** 2026-02-30 is not a date (JavaScript would roll it over to March 2). */
+function isCalendarDate(y: string, mo: string, d: string): boolean {
+  const date = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+  return date.getUTCFullYear() === Number(y) && date.getUTCMonth() === Number(mo) - 1 && date.getUTCDate() === Number(d);
 }
 
 export function parseDate(text: string): string | undefined {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text.trim());
-  if (!m) return undefined;
-  const date = new Date(`${m[0]}T00:00:00Z`);
-  return Number.isNaN(date.getTime()) || date.getUTCDate() !== Number(m[3]) ? undefined : m[0];
+  return m && isCalendarDate(m[1]!, m[2]!, m[3]!) ? m[0] : undefined;
 }
 
 export function parseTime(text: string): string | undefined {

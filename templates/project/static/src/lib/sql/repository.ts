@@ -258,7 +258,9 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       for (const o of related as Rec[]) {
         const owner = String(o[fkField.name]);
         const value = typeof how === 'object' ? o : o[target.model.primaryKey];
-        groups.set(owner, [...(groups.get(owner) ?? []), value]);
+        const group = groups.get(owner);
+        if (group) group.push(value);
+        else groups.set(owner, [value]);
       }
       for (const r of records) {
         const list = groups.get(String(r[this.model.primaryKey])) ?? [];
@@ -395,11 +397,12 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     return eb.and(parts);
   }
 
-  fieldCondition(eb: Eb, name: string, value: unknown): Expression<SqlBool> {
+  /** `table`: how the query names this model's table (an alias in subqueries). */
+  fieldCondition(eb: Eb, name: string, value: unknown, table: string = this.model.table): Expression<SqlBool> {
     const filter: FieldFilter<unknown> = isFilter(value) ? value : { equals: value };
     const relation = this.model.relation(name);
     if (relation && relation.foreignKey.model !== this.model.name) return this.relatedCondition(eb, relation, filter);
-    const column = `${this.model.table}.${this.columnOf(name)}`;
+    const column = `${table}.${this.columnOf(name)}`;
     const field = this.model.field(name) ?? this.model.columns.find((c) => c.column === this.columnOf(name))!;
     const convert = (v: unknown) => (relation ? this.repositoryOf(relation.target, this.ctx.executor).keyValue(v) : this.dbValue(v, field));
     const parts: Expression<SqlBool>[] = [];
@@ -410,7 +413,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
           parts.push(operand === null ? eb(ref, 'is', null) : eb(ref, '=', convert(operand) as never));
           break;
         case 'not':
-          parts.push(isFilter(operand) ? eb.not(this.fieldCondition(eb, name, operand)) : operand === null ? eb(ref, 'is not', null) : eb.or([eb(ref, '!=', convert(operand) as never), eb(ref, 'is', null)]));
+          parts.push(isFilter(operand) ? eb.not(this.fieldCondition(eb, name, operand, table)) : operand === null ? eb(ref, 'is not', null) : eb.or([eb(ref, '!=', convert(operand) as never), eb(ref, 'is', null)]));
           break;
         case 'in':
         case 'notIn': {
@@ -454,15 +457,16 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     if ('equals' in keyFilter && keyFilter.equals === null) {
       return eb.not(eb.exists(this.relatedRows(eb, relation, target)));
     }
-    const sub = this.relatedRows(eb, relation, target).where((tb) => target.fieldCondition(tb as unknown as Eb, target.model.primaryKey, keyFilter));
+    const sub = this.relatedRows(eb, relation, target).where((tb) => target.fieldCondition(tb as unknown as Eb, target.model.primaryKey, keyFilter, RELATED));
     return eb.exists(sub);
   }
 
+  /** The related rows, under an alias: the target may be this model's own table (a self-reference). */
   relatedRows(eb: Eb, relation: RelationSpec, target: SqlRepository<Rec>) {
     return eb
-      .selectFrom(target.model.table)
+      .selectFrom(`${target.model.table} as ${RELATED}`)
       .select(sql`1`.as('one'))
-      .whereRef(`${target.model.table}.${relation.foreignKey.column}`, '=', `${this.model.table}.${this.model.primaryKey}`);
+      .whereRef(`${RELATED}.${relation.foreignKey.column}`, '=', `${this.model.table}.${this.model.primaryKey}`);
   }
 
   dbValue(value: unknown, field: FieldSpec): unknown {
@@ -470,6 +474,9 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     return toDb(value, field, this.dialect);
   }
 }
+
+/** The alias of related rows in subqueries. */
+const RELATED = 'svc_related';
 
 const byKeyCache = new WeakMap<Model, Map<string, string>>();
 
