@@ -130,7 +130,13 @@ export class FieldTypes {
     if (field.maxLength !== null) out['maxLength'] = field.maxLength;
     if (field.minValue !== null) out['minimum'] = field.minValue;
     if (field.maxValue !== null) out['maximum'] = field.maxValue;
-    if (field.type === 'decimal' && field.scale !== null) out['multipleOf'] = Number(`1e-${field.scale}`);
+    // Decimals are rounded to their scale when stored (as PostgreSQL's numeric does); their
+    // precision bounds the integer digits. (`multipleOf` is useless here: 0.1 is no multiple of 1e-10 in floating point.)
+    if (field.type === 'decimal' && field.precision !== null) {
+      const limit = 10 ** (field.precision - (field.scale ?? 0));
+      out['exclusiveMaximum'] = limit;
+      out['exclusiveMinimum'] = -limit;
+    }
     return out;
   }
 

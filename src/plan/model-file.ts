@@ -113,6 +113,7 @@ function fieldSpec(model: Model, field: Field, types: FieldTypes): Record<string
     relation: relation ?? undefined,
     itemType: field.itemType ?? undefined,
     choices: field.choices ? [...field.choices] : undefined,
+    scale: field.type === 'decimal' ? (field.scale ?? undefined) : undefined,
   };
 }
 

@@ -31,6 +31,8 @@ export interface FieldSpec {
   /** For `list` fields: the type of the items. */
   readonly itemType?: FieldType;
   readonly choices?: readonly unknown[];
+  /** For `decimal` fields: the digits kept after the point. */
+  readonly scale?: number;
 }
 
 export interface RelationSpec {

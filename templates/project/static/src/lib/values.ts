@@ -78,6 +78,8 @@ export function toDb(value: unknown, field: FieldSpec, dialect: Dialect): unknow
       return dialect === 'sqlite' ? (value ? 1 : 0) : Boolean(value);
     case 'json':
       return JSON.stringify(value);
+    case 'real':
+      return field.scale !== undefined && typeof value === 'number' ? Number(value.toFixed(field.scale)) : value;
     // Stored in one form so that text comparison (SQLite) and sorting agree with time order.
     case 'datetime':
       return typeof value === 'string' ? (parseDatetime(value) ?? value) : value;

@@ -1,0 +1,471 @@
+/**
+ * ramses-example, generated, built and started as a process (`node dist/server.js`, what
+ * `npm start` runs), driven over HTTP on SQLite and on PostgreSQL: contract §2–§4.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
+import { apiClient, type Api } from '../support/http.js';
+import { builtProject } from '../support/project.js';
+import { startService, type RunningService } from '../support/server.js';
+
+const story = (name: string, extra: Record<string, unknown> = {}) => ({ name, description: `about ${name}`, ...extra });
+const user = (username: string, extra: Record<string, unknown> = {}) => ({ username, email: `${username}@example.com`, password: 'secret-pw', ...extra });
+
+describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
+  let dir: string;
+  let database: TestDatabase;
+  let service: RunningService;
+  let api: Api;
+
+  beforeAll(async () => {
+    dir = await builtProject('ramses-example', 'e2e');
+    database = await testDatabase(engine, dir, 'example');
+    service = await startService(dir, { SVC_DATABASE_URL: database.url, SVC_BODY_LIMIT: '20000', SVC_MAX_LIMIT: '50' }, '/v1');
+    api = apiClient(service.origin, '/v1');
+  });
+
+  afterAll(async () => {
+    await service?.stop();
+    await database?.drop();
+  });
+
+  describe('the service', () => {
+    it('answers /health', async () => {
+      const reply = await api('GET', '/health');
+      expect(reply.status).toBe(200);
+      expect(reply.body).toEqual({ status: 'ok' });
+    });
+
+    it('answers an unknown path with a 404 in the error shape', async () => {
+      const reply = await api('GET', '/nowhere');
+      expect(reply.status).toBe(404);
+      expect(reply.body).toMatchObject({ status_code: 404, title: 'Not Found', explanation: expect.any(String), request_url: `${service.origin}/v1/nowhere` });
+      expect(reply.body.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    });
+
+    it('answers an unlisted method with 405 and Allow', async () => {
+      const reply = await api('PUT', '/stories', {});
+      expect(reply.status).toBe(405);
+      expect(reply.headers.get('allow')).toBe('DELETE, GET, HEAD, OPTIONS, PATCH, POST');
+      expect(reply.body).toMatchObject({ status_code: 405 });
+    });
+
+    it('answers OPTIONS with Allow where the RAML lists it', async () => {
+      const reply = await api('OPTIONS', '/stories');
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('allow')).toBe('DELETE, GET, HEAD, OPTIONS, PATCH, POST');
+      expect((await api('OPTIONS', '/users/nobody')).status).toBe(405);
+    });
+
+    it('answers HEAD like GET, without a body', async () => {
+      const reply = await api('HEAD', '/stories');
+      expect(reply.status).toBe(200);
+      expect(reply.text).toBe('');
+    });
+
+    it('logs JSON lines', () => {
+      const lines = service.output().split('\n').filter(Boolean);
+      expect(lines.length).toBeGreaterThan(0);
+      for (const line of lines.slice(0, 5)) expect(JSON.parse(line)).toHaveProperty('level');
+    });
+  });
+
+  describe('creating and reading', () => {
+    it('creates a user: 201, Location, _type/_pk/_self, defaults', async () => {
+      const reply = await api('POST', '/users', user('alice'));
+      expect(reply.status).toBe(201);
+      expect(reply.headers.get('location')).toBe(`${service.origin}/v1/users/alice`);
+      expect(reply.body).toMatchObject({ username: 'alice', groups: ['user'], status: 'active', first_name: '', _type: 'User', _pk: 'alice', _self: `${service.origin}/v1/users/alice` });
+      expect(reply.body.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    });
+
+    it('stores and returns every field type in its JSON form', async () => {
+      const values = {
+        start_date: '2026-03-04T05:06:07+02:00',
+        valid_date: '2026-02-28',
+        valid_time: '13:14:15',
+        signs_number: 9007199254740991,
+        reads: 2147483647,
+        rating: -32768,
+        available_for: 3600,
+        attachment: Buffer.from('binary \u0000 data').toString('base64'),
+        price: 19.99,
+        progress: 0.25,
+        completed: true,
+        arbitrary_object: { nested: [1, 'two', { three: null }] },
+        unicode_name: 'Zoë 🚀',
+        unicode_description: 'ünïcödé',
+      };
+      const created = await api('POST', '/stories', story('types', values));
+      expect(created.status, created.text).toBe(201);
+      const read = await api('GET', `/stories/${created.body.id}`);
+      expect(read.status).toBe(200);
+      expect(read.body).toMatchObject({ ...values, start_date: '2026-03-04T03:06:07Z', _type: 'Story', _pk: String(created.body.id) });
+    });
+
+    it('rejects values outside a type’s range', async () => {
+      const reply = await api('POST', '/stories', story('range', { rating: 40000, reads: 2 ** 31, valid_date: '2026-02-30' }));
+      expect(reply.status).toBe(400);
+      expect(reply.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['rating', 'reads', 'valid_date']);
+    });
+
+    it('returns only the fields asked for with _fields', async () => {
+      const created = await api('POST', '/stories', story('fields'));
+      const reply = await api('GET', `/stories/${created.body.id}?_fields=name,progress`);
+      expect(Object.keys(reply.body).sort()).toEqual(['_pk', '_self', '_type', 'name', 'progress']);
+      expect((await api('GET', `/stories/${created.body.id}?_fields=nope`)).status).toBe(400);
+    });
+
+    it('answers 404 for a missing item and for a key of the wrong type', async () => {
+      const missing = await api('GET', '/stories/999999');
+      expect(missing.status).toBe(404);
+      expect(missing.body.message).toBe('Story 999999 not found');
+      expect((await api('GET', '/stories/abc')).status).toBe(404);
+      expect((await api('GET', '/users/nobody')).status).toBe(404);
+    });
+  });
+
+  describe('request bodies', () => {
+    it('lists every validation problem, one per field', async () => {
+      const reply = await api('POST', '/stories', { progress: 'much', surprise: 1 });
+      expect(reply.status).toBe(400);
+      expect(reply.body.errors).toEqual(
+        expect.arrayContaining([
+          { field: 'name', message: 'is required' },
+          { field: 'description', message: 'is required' },
+          { field: 'surprise', message: 'is not a field here' },
+          expect.objectContaining({ field: 'progress' }),
+        ]),
+      );
+    });
+
+    it('refuses to write foreign keys and generated keys, saying what to do instead', async () => {
+      const reply = await api('POST', '/stories', story('fk', { owner_id: 'alice', id: 5 }));
+      expect(reply.status).toBe(400);
+      expect(reply.body.errors).toEqual(
+        expect.arrayContaining([
+          { field: 'id', message: 'is generated by the service and cannot be set' },
+          { field: 'owner_id', message: 'is a foreign key: set "owner" instead' },
+        ]),
+      );
+      expect(reply.body.errors).toHaveLength(2);
+    });
+
+    it('answers 415 to a body that is not JSON, 400 to malformed JSON, arrays and scalars', async () => {
+      expect((await api('POST', '/stories', undefined, { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(415);
+      expect((await api('POST', '/stories', undefined, { raw: 'hello', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+      const malformed = await api('POST', '/stories', undefined, { raw: '{"name": ', headers: { 'content-type': 'application/json' } });
+      expect(malformed.status).toBe(400);
+      expect(malformed.body.status_code).toBe(400);
+      expect((await api('POST', '/stories', [story('a')])).status).toBe(400);
+      expect((await api('POST', '/stories', 'text')).status).toBe(400);
+    });
+
+    it('answers 413 to a body above body_limit', async () => {
+      const reply = await api('POST', '/stories', story('big', { description: 'x'.repeat(30_000) }));
+      expect(reply.status).toBe(413);
+      expect(reply.body.status_code).toBe(413);
+    });
+
+    it('rejects __proto__ and constructor keys', async () => {
+      const reply = await api('POST', '/stories', undefined, { raw: '{"name":"p","description":"d","__proto__":{"admin":true}}', headers: { 'content-type': 'application/json' } });
+      expect(reply.status).toBe(400);
+      const constructor = await api('POST', '/stories', undefined, { raw: '{"name":"p","description":"d","constructor":{"prototype":{}}}', headers: { 'content-type': 'application/json' } });
+      expect(constructor.status).toBe(400);
+    });
+
+    it('answers 409 naming the field when a unique value is taken', async () => {
+      await api('POST', '/users', user('bob'));
+      const sameKey = await api('POST', '/users', user('bob', { email: 'other@example.com' }));
+      expect(sameKey.status).toBe(409);
+      const sameEmail = await api('POST', '/users', user('bobby', { email: 'bob@example.com' }));
+      expect(sameEmail.status).toBe(409);
+      expect(sameEmail.body.errors).toEqual([{ field: 'email', message: 'is already taken' }]);
+    });
+  });
+
+  describe('relationships', () => {
+    beforeAll(async () => {
+      await api('POST', '/users', user('carol'));
+      await api('POST', '/users', user('dave'));
+    });
+
+    it('links through the relationship field and shows keys on both sides', async () => {
+      const created = await api('POST', '/stories', story('linked', { owner: 'carol', assignee: 'dave' }));
+      expect(created.status, created.text).toBe(201);
+      expect(created.body).toMatchObject({ owner: 'carol', owner_id: 'carol', assignee: 'dave', assignee_id: 'dave' });
+      const carol = await api('GET', '/users/carol');
+      expect(carol.body.stories).toEqual([created.body.id]);
+      expect((await api('GET', '/users/dave')).body.assigned_stories).toEqual([created.body.id]);
+    });
+
+    it('answers 400 naming an unknown related key', async () => {
+      const reply = await api('POST', '/stories', story('orphan', { owner: 'nobody' }));
+      expect(reply.status).toBe(400);
+      expect(reply.body.errors).toEqual([{ field: 'owner', message: 'User nobody not found' }]);
+    });
+
+    it('changes links from the other side (the backref list)', async () => {
+      const a = await api('POST', '/stories', story('backref-a'));
+      const b = await api('POST', '/stories', story('backref-b'));
+      await api('POST', '/users', user('erin'));
+      const patched = await api('PATCH', '/users/erin', { stories: [a.body.id, b.body.id] });
+      expect(patched.status, patched.text).toBe(200);
+      expect(patched.body.stories).toEqual([a.body.id, b.body.id]);
+      expect((await api('GET', `/stories/${a.body.id}`)).body.owner).toBe('erin');
+      await api('PATCH', '/users/erin', { stories: [b.body.id] });
+      expect((await api('GET', `/stories/${a.body.id}`)).body.owner).toBeNull();
+    });
+
+    it('embeds _nested_relationships as objects', async () => {
+      await api('POST', '/users/carol/profile', { address: '1 Main St' });
+      const carol = await api('GET', '/users/carol');
+      expect(carol.body.profile).toMatchObject({ address: '1 Main St', user: 'carol', _type: 'Profile' });
+    });
+
+    it('filters on a relationship by the related key', async () => {
+      const reply = await api('GET', '/stories?owner=carol');
+      expect(reply.body.data.map((s: { name: string }) => s.name)).toEqual(['linked']);
+    });
+
+    it('sets children’s links to null when the parent is deleted (no ref_ondelete)', async () => {
+      await api('POST', '/users', user('frank'));
+      const owned = await api('POST', '/stories', story('owned', { owner: 'frank' }));
+      expect((await api('DELETE', '/users/frank')).status).toBe(200);
+      expect((await api('GET', `/stories/${owned.body.id}`)).body).toMatchObject({ owner: null, owner_id: null });
+    });
+  });
+
+  describe('collections', () => {
+    const names = Array.from({ length: 25 }, (_, i) => `q${String(i).padStart(2, '0')}`);
+
+    beforeAll(async () => {
+      for (const [i, name] of names.entries()) {
+        const reply = await api('POST', '/stories', story(name, { progress: i / 24, completed: i % 2 === 0, reads: i, due_date: i < 5 ? null : `2026-01-${String(i).padStart(2, '0')}T00:00:00Z`, unicode_name: i === 3 ? "O'Brien %_\\" : `Name ${i}` }));
+        expect(reply.status).toBe(201);
+      }
+    });
+
+    const query = (q: string) => api('GET', `/stories?name__startswith=q&${q}`);
+
+    it('pages: default 20, _limit, _page, _start, max_limit', async () => {
+      const first = await query('');
+      expect(first.body).toMatchObject({ total: 25, count: 20, start: 0, fields: '' });
+      expect(typeof first.body.took).toBe('number');
+      expect((await query('_limit=5&_page=1')).body).toMatchObject({ count: 5, start: 5 });
+      expect((await query('_limit=5&_page=1')).body.data[0].name).toBe('q05');
+      expect((await query('_start=23')).body).toMatchObject({ count: 2, start: 23 });
+      expect((await api('GET', '/stories?_limit=500')).body.count).toBeLessThanOrEqual(50);
+    });
+
+    it('refuses bad paging with a 400 naming the parameter', async () => {
+      for (const q of ['_limit=-1', '_limit=abc', '_page=1&_start=2', '_page=1.5']) {
+        const reply = await query(q);
+        expect(reply.status, q).toBe(400);
+        expect(reply.body.errors[0].field, q).toMatch(/^_(limit|page|start)$/);
+      }
+    });
+
+    it('sorts by several fields, either way', async () => {
+      const reply = await query('_sort=completed,-reads&_limit=3');
+      expect(reply.body.data.map((s: { name: string }) => s.name)).toEqual(['q23', 'q21', 'q19']);
+      expect((await query('_sort=nope')).status).toBe(400);
+    });
+
+    it('projects fields with _fields and -field', async () => {
+      const only = await query('_fields=name&_limit=1');
+      expect(Object.keys(only.body.data[0]).sort()).toEqual(['_pk', '_self', '_type', 'name']);
+      expect(only.body.fields).toBe('name');
+      const without = await query('_fields=-description,-arbitrary_object&_limit=1');
+      expect(without.body.data[0]).not.toHaveProperty('description');
+      expect(without.body.data[0]).toHaveProperty('name');
+    });
+
+    it('counts with _count', async () => {
+      expect((await query('_count')).body).toEqual({ count: 25 });
+    });
+
+    it('filters by equality, lists, comparisons and null', async () => {
+      const count = async (q: string) => (await query(`${q}&_count`)).body.count;
+      expect(await count('completed=true')).toBe(13);
+      expect(await count('reads=3,4,5')).toBe(3);
+      expect(await count('reads=3&reads=4')).toBe(2);
+      expect(await count('reads__gt=20')).toBe(4);
+      expect(await count('reads__gte=20&reads__lt=22')).toBe(2);
+      expect(await count('reads__lte=1')).toBe(2);
+      expect(await count('reads__ne=0')).toBe(24);
+      expect(await count('reads__in=1,2')).toBe(2);
+      expect(await count('due_date__isnull=true')).toBe(5);
+      expect(await count('due_date__isnull=false')).toBe(20);
+      expect(await count('due_date__gte=2026-01-20')).toBe(5);
+      expect(await count('due_date__lt=2026-01-10T00:00:00Z')).toBe(5);
+      expect(await count('progress__gt=0.5')).toBe(12);
+    });
+
+    it('matches text: contains ignores case, startswith, and LIKE wildcards are literal', async () => {
+      const count = async (q: string) => (await query(`${q}&_count`)).body.count;
+      expect(await count('unicode_name__contains=NAME 1')).toBe(11);
+      expect(await count('unicode_name__contains=%25')).toBe(1);
+      expect(await count('unicode_name__contains=_')).toBe(1);
+      expect(await count('unicode_name__startswith=O%27Brien')).toBe(1);
+    });
+
+    it('passes values as parameters: an injection attempt matches nothing', async () => {
+      const reply = await api('GET', `/stories?name=${encodeURIComponent("x' OR '1'='1")}`);
+      expect(reply.status).toBe(200);
+      expect(reply.body.total).toBe(0);
+    });
+
+    it('answers 400 naming an unknown field, operator or unparsable value', async () => {
+      for (const [q, field] of [
+        ['nope=1', 'nope'],
+        ['reads__near=1', 'reads__near'],
+        ['reads=many', 'reads'],
+        ['due_date__gt=yesterday', 'due_date__gt'],
+        ['completed=maybe', 'completed'],
+        ['q=words', 'q'],
+      ] as const) {
+        const reply = await api('GET', `/stories?${q}`);
+        expect(reply.status, q).toBe(400);
+        expect(reply.body.errors.map((e: { field: string }) => e.field), q).toContain(field);
+      }
+    });
+
+    it('filters list fields by an item', async () => {
+      await api('POST', '/users', user('grace', { groups: ['admin', 'user'] }));
+      const reply = await api('GET', '/users?groups=admin');
+      expect(reply.body.data.map((u: { username: string }) => u.username)).toEqual(['grace']);
+    });
+  });
+
+  describe('writing items and collections', () => {
+    it('PATCH changes only the sent fields, sets onupdate fields, answers Location', async () => {
+      const created = await api('POST', '/stories', story('patch-me', { progress: 0.5 }));
+      expect(created.body.updated_at).toBeNull();
+      const reply = await api('PATCH', `/stories/${created.body.id}`, { completed: true });
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('location')).toBe(created.body._self);
+      expect(reply.body).toMatchObject({ completed: true, progress: 0.5, name: 'patch-me' });
+      expect(reply.body.updated_at).toMatch(/Z$/);
+    });
+
+    it('PATCH cannot change the primary key', async () => {
+      const reply = await api('PATCH', '/users/alice', { username: 'mallory' });
+      expect(reply.status).toBe(400);
+      expect(reply.body.errors).toEqual([{ field: 'username', message: 'cannot be changed' }]);
+      expect((await api('PATCH', '/users/alice', { username: 'alice', first_name: 'Al' })).status).toBe(200);
+    });
+
+    it('PUT replaces: absent optional fields return to their defaults, absent required ones are a 400', async () => {
+      const created = await api('POST', '/stories', story('put-me', { progress: 0.9, completed: true, reads: 7 }));
+      const reply = await api('PUT', `/stories/${created.body.id}`, story('put-me-too'));
+      expect(reply.status).toBe(200);
+      expect(reply.body).toMatchObject({ name: 'put-me-too', progress: 0, completed: false, reads: 0, due_date: null });
+      const missing = await api('PUT', `/stories/${created.body.id}`, { name: 'only' });
+      expect(missing.status).toBe(400);
+      expect(missing.body.errors).toEqual([{ field: 'description', message: 'is required' }]);
+    });
+
+    it('DELETE removes an item', async () => {
+      const created = await api('POST', '/stories', story('delete-me'));
+      const reply = await api('DELETE', `/stories/${created.body.id}`);
+      expect(reply.status).toBe(200);
+      expect(reply.body).toMatchObject({ status_code: 200, message: 'Deleted' });
+      expect((await api('GET', `/stories/${created.body.id}`)).status).toBe(404);
+    });
+
+    it('PATCH on a collection changes the objects the filters select', async () => {
+      for (const name of ['bulk-1', 'bulk-2', 'bulk-3']) await api('POST', '/stories', story(name));
+      const reply = await api('PATCH', '/stories?name__startswith=bulk-&name__ne=bulk-3', { reads: 42 });
+      expect(reply.status).toBe(200);
+      expect(reply.body).toMatchObject({ status_code: 200, count: 2, message: 'Updated 2 Story(s) objects' });
+      expect((await api('GET', '/stories?name__startswith=bulk-&reads=42&_count')).body.count).toBe(2);
+    });
+
+    it('a bulk change is all or nothing', async () => {
+      await api('POST', '/users', user('heidi'));
+      await api('POST', '/users', user('ivan'));
+      const reply = await api('PATCH', '/users?username__in=heidi,ivan', { email: 'same@example.com' });
+      expect(reply.status).toBe(409);
+      expect((await api('GET', '/users/heidi')).body.email).toBe('heidi@example.com');
+      expect((await api('GET', '/users/ivan')).body.email).toBe('ivan@example.com');
+    });
+
+    it('DELETE on a collection deletes the objects the filters select', async () => {
+      for (const name of ['gone-1', 'gone-2']) await api('POST', '/stories', story(name));
+      const reply = await api('DELETE', '/stories?name__startswith=gone-');
+      expect(reply.body).toMatchObject({ count: 2, message: 'Deleted 2 Story(s) objects' });
+      expect((await api('GET', '/stories?name__startswith=gone-&_count')).body.count).toBe(0);
+      expect((await api('DELETE', '/stories?_limit=1')).status).toBe(400);
+    });
+  });
+
+  describe('sub-resources', () => {
+    beforeAll(async () => {
+      await api('POST', '/users', user('judy'));
+    });
+
+    it('a singular sub-resource: POST links, a second POST is a 409, GET and PATCH work', async () => {
+      expect((await api('GET', '/users/judy/profile')).status).toBe(404);
+      const created = await api('POST', '/users/judy/profile', { address: 'Elm St' });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ address: 'Elm St', user: 'judy' });
+      expect((await api('POST', '/users/judy/profile', { address: 'again' })).status).toBe(409);
+      expect((await api('PATCH', '/users/judy/profile', { address: 'Oak St' })).body.address).toBe('Oak St');
+      expect((await api('GET', '/users/judy/profile')).body.address).toBe('Oak St');
+      expect((await api('GET', '/users/nobody/profile')).status).toBe(404);
+      expect((await api('POST', '/users/judy/profile', { user: 'alice' })).status).toBe(400);
+    });
+
+    it('a dict attribute: GET reads it, POST merges into it', async () => {
+      expect((await api('GET', '/users/judy/settings')).body).toEqual({});
+      expect((await api('POST', '/users/judy/settings', { theme: 'dark' })).status).toBe(201);
+      const merged = await api('POST', '/users/judy/settings', { lang: 'en' });
+      expect(merged.body).toEqual({ theme: 'dark', lang: 'en' });
+      expect((await api('GET', '/users/judy')).body.settings).toEqual({ theme: 'dark', lang: 'en' });
+    });
+
+    it('a list attribute: POST adds items and "-item" removes them; choices hold', async () => {
+      expect((await api('GET', '/users/judy/groups')).body).toEqual(['user']);
+      expect((await api('POST', '/users/judy/groups', { admin: true })).body).toEqual(['user', 'admin']);
+      expect((await api('POST', '/users/judy/groups', { '-user': true })).body).toEqual(['admin']);
+      const bad = await api('POST', '/users/judy/groups', { wizard: true });
+      expect(bad.status).toBe(400);
+      expect(bad.body.errors[0].field).toBe('wizard');
+    });
+  });
+
+  describe('failures', () => {
+    it('answers 500 without internals when the database fails, and logs the details with the request id', async () => {
+      await breakStoryTable(engine, database.url, dir);
+      const reply = await api('GET', '/stories');
+      expect(reply.status).toBe(500);
+      expect(reply.body).toMatchObject({ status_code: 500, message: 'Internal Server Error' });
+      expect(reply.text).not.toMatch(/select|story|sqlite|relation|stack/i);
+      expect(service.output()).toContain(reply.body.request_id);
+    });
+
+    it('stops on SIGTERM: exit code 0', async () => {
+      expect(await service.stop('SIGTERM')).toBe(0);
+      expect(service.output()).toContain('shutting down');
+    });
+  });
+});
+
+/** Renames the story table behind the service's back, so that queries on it fail. */
+async function breakStoryTable(engine: string, url: string, dir: string): Promise<void> {
+  const { createRequire } = await import('node:module');
+  const require = createRequire(`${dir}/node_modules/noop.js`);
+  if (engine === 'sqlite') {
+    const Database = require('better-sqlite3') as new (file: string) => { exec(sql: string): void; close(): void };
+    const db = new Database(url.slice('sqlite:'.length));
+    db.exec('alter table story rename to story_gone');
+    db.close();
+    return;
+  }
+  const pg = require('pg') as { Client: new (o: { connectionString: string }) => { connect(): Promise<void>; query(s: string): Promise<unknown>; end(): Promise<void> } };
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query('alter table story rename to story_gone');
+  await client.end();
+}

@@ -1,0 +1,46 @@
+/**
+ * PostgreSQL for the end-to-end tests: `SVCGEN_PG_URL` when set, else the throwaway cluster of
+ * scripts/postgres.sh (started if needed; .ci/run installs PostgreSQL). Each suite gets a database
+ * of its own.
+ */
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { repoRoot } from './paths.js';
+
+let server: Promise<string> | undefined;
+
+export function postgresServer(): Promise<string> {
+  server ??= (async () => {
+    if (process.env['SVCGEN_PG_URL']) return process.env['SVCGEN_PG_URL'];
+    const started = await execa('bash', [join(repoRoot, 'scripts/postgres.sh'), 'start'], { reject: false, all: true });
+    if (started.exitCode !== 0) {
+      throw new Error(`PostgreSQL is needed for these tests and could not be started (set SVCGEN_PG_URL, or install PostgreSQL):\n${started.all}`);
+    }
+    return started.stdout.trim().split('\n').pop()!;
+  })();
+  return server;
+}
+
+type PgClient = { connect(): Promise<void>; query(sql: string): Promise<unknown>; end(): Promise<void> };
+
+/** A new, empty database; `drop` removes it. `modules`: a node_modules that has `pg`. */
+export async function freshPostgresDatabase(modules: string, label: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = await postgresServer();
+  const pg = createRequire(join(modules, 'noop.js'))('pg') as { Client: new (options: { connectionString: string }) => PgClient };
+  const name = `svcgen_${label.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`;
+  const run = async (sql: string) => {
+    const client = new pg.Client({ connectionString: admin });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await run(`create database ${name}`);
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return { url: url.href, drop: () => run(`drop database if exists ${name} with (force)`), };
+}
