@@ -3,7 +3,7 @@
  * json-schema-to-typescript), its `defineModel` spec and the JSON Schemas of its request bodies.
  */
 import { compile } from 'json-schema-to-typescript';
-import type { Field, Model, Route, ServiceIR, ValueSource } from '../ir/types.js';
+import type { Field, Model, Relationship, Route, ServiceIR, ValueSource } from '../ir/types.js';
 import type { FieldTypes } from './field-types.js';
 import { commentText, literal, raw } from './literal.js';
 import { camel, modelNames, withArticle } from './names.js';
@@ -83,10 +83,7 @@ function modelSpec(ir: ServiceIR, model: Model, types: FieldTypes): Record<strin
     table: model.table,
     primaryKey: model.primaryKey,
     fields: model.fields.map((f) => fieldSpec(model, f, types)),
-    relations: model.relationships.map((r) => {
-      const owner = types.model(r.foreignKey.model);
-      return { name: r.name, target: r.target, cardinality: r.cardinality, inverse: r.inverse, foreignKey: { model: owner.name, column: r.foreignKey.field } };
-    }),
+    relations: model.relationships.map((r) => ({ name: r.name, target: r.target, cardinality: r.cardinality, inverse: r.inverse, foreignKey: r.foreignKey.field, local: holdsKey(model, r) })),
     nestedRelationships: [...model.nestedRelationships],
     nestingDepth: model.nestingDepth,
     publicFields: model.publicFields ? [...model.publicFields] : null,
@@ -94,6 +91,16 @@ function modelSpec(ir: ServiceIR, model: Model, types: FieldTypes): Record<strin
     hiddenFields: [...model.hiddenFields],
     selfPath: raw(selfPath(ir, model)),
   };
+}
+
+/**
+ * The side of a relationship whose table has the foreign key column, as its own value: a to-one
+ * side on the model with the column. In a self-reference both sides are that model; the column
+ * is the to-one side's (the backref's, for a one-to-one).
+ */
+function holdsKey(model: Model, relationship: Relationship): boolean {
+  if (relationship.foreignKey.model !== model.name || relationship.cardinality !== 'one') return false;
+  return relationship.target !== model.name || !relationship.declared;
 }
 
 function fieldSpec(model: Model, field: Field, types: FieldTypes): Record<string, unknown> {

@@ -12,11 +12,15 @@ const DRAIN_TIMEOUT_MS = 10_000;
 
 async function main(): Promise<void> {
   const config = loadServiceConfig();
-  const db = await openDatabase(config);
+  // At level debug, every SQL statement is logged (once the app's logger exists).
+  let logQuery: ((sql: string) => void) | undefined;
+  const traced = config.logLevel === 'debug' || config.logLevel === 'trace';
+  const db = await openDatabase(config, traced ? { onQuery: (sql) => logQuery?.(sql) } : {});
   const app = await buildApp(config, db).catch(async (error: unknown) => {
     await db.close();
     throw error;
   });
+  logQuery = (sql) => app.log.debug({ sql }, 'sql');
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

@@ -7,7 +7,7 @@ import { migrations } from './migrations.js';
 
 async function main(): Promise<void> {
   const config = loadServiceConfig();
-  const sql = openSql(config.databaseUrl, config.root);
+  const sql = openSql(config.databaseUrl, { root: config.root });
   try {
     const applied = await migrate(sql, migrations);
     console.log(applied.length ? `applied ${applied.join(', ')}` : 'the database is up to date');

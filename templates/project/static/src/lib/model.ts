@@ -41,8 +41,10 @@ export interface RelationSpec {
   readonly cardinality: 'one' | 'many';
   /** The name of the other side on the target. */
   readonly inverse: string;
-  /** The foreign key column that links the two: on this model, or on the target. */
-  readonly foreignKey: { readonly model: string; readonly column: string };
+  /** The foreign key column that links the two sides: in this model's table when `local`, else in the target's. */
+  readonly foreignKey: string;
+  /** This side holds the related key in its own table (a to-one link). */
+  readonly local: boolean;
 }
 
 export interface ModelSpec<T = Record<string, unknown>> {

@@ -122,7 +122,7 @@ function sorting(model: Model, text: string | undefined, errors: FieldError[]): 
     const name = part.replace(/^[-+]/, '');
     const field = model.field(name);
     const relation = model.relation(name);
-    const sortable = field && (field.column !== null ? !['json', 'blob'].includes(field.storage) : relation?.foreignKey.model === model.name);
+    const sortable = field && (field.column !== null ? !['json', 'blob'].includes(field.storage) : relation?.local === true);
     if (!sortable) {
       errors.push({ field: '_sort', message: field ? `cannot sort by ${name}` : `names unknown field ${name}` });
       continue;
@@ -238,7 +238,7 @@ export function parseValue(model: Model, field: FieldSpec, text: string): unknow
 function relatedKey(model: Model, field: FieldSpec, text: string): unknown {
   if (field.storage === 'integer') return /^-?\d+$/.test(text) ? Number(text) : undefined;
   const relation = model.relation(field.relation ?? field.name);
-  const numeric = relation && relation.foreignKey.model === model.name && model.columns.find((c) => c.column === relation.foreignKey.column)?.storage === 'integer';
+  const numeric = relation && relation.local && model.columns.find((c) => c.column === relation.foreignKey)?.storage === 'integer';
   if (numeric) return /^-?\d+$/.test(text) ? Number(text) : undefined;
   return text;
 }

@@ -37,15 +37,22 @@ export interface SqlDatabase extends SqlExecutor {
   close(): Promise<void>;
 }
 
-export function openSql(url: string, root: string = process.cwd()): SqlDatabase {
-  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), root);
-  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url);
+export interface SqlOptions {
+  /** Relative SQLite paths are resolved from here (service.ini's folder). */
+  readonly root?: string;
+  /** Called with every statement run (the service logs them at level debug). */
+  readonly onQuery?: (sql: string) => void;
+}
+
+export function openSql(url: string, options: SqlOptions = {}): SqlDatabase {
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), options.root ?? process.cwd(), options.onQuery);
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.onQuery);
   throw new Error(`database.url must start with sqlite: or postgres://, not "${url.replace(/:[^:@/]*@/, ':***@')}"`);
 }
 
 // --- SQLite ---------------------------------------------------------------------------------------
 
-function openSqlite(file: string, root: string): SqlDatabase {
+function openSqlite(file: string, root: string, onQuery: ((sql: string) => void) | undefined): SqlDatabase {
   const memory = file === ':memory:' || file === '';
   const path = memory ? ':memory:' : resolve(root, file);
   if (!memory) mkdirSync(dirname(path), { recursive: true });
@@ -58,8 +65,8 @@ function openSqlite(file: string, root: string): SqlDatabase {
   const reader = memory ? writer : new Database(path, { readonly: true });
   if (reader !== writer) reader.pragma('busy_timeout = 5000');
   const lock = new Lock();
-  const onWriter = new SqliteConnection(writer);
-  const onReader = new SqliteConnection(reader);
+  const onWriter = new SqliteConnection(writer, onQuery);
+  const onReader = new SqliteConnection(reader, onQuery);
 
   const inTransaction: SqlExecutor = {
     dialect: 'sqlite',
@@ -111,9 +118,13 @@ function isRead(sql: string): boolean {
 class SqliteConnection {
   readonly #statements = new Map<string, Database.Statement>();
 
-  constructor(readonly db: Database.Database) {}
+  constructor(
+    readonly db: Database.Database,
+    readonly onQuery: ((sql: string) => void) | undefined,
+  ) {}
 
   statement(sql: string): Database.Statement {
+    this.onQuery?.(sql);
     let statement = this.#statements.get(sql);
     if (!statement) {
       statement = this.db.prepare(sql);
@@ -152,7 +163,7 @@ class Lock {
 
 const RAW_TYPES = new Set([20, 1700, 1082, 1083, 1114, 1184]); // int8, numeric, date, time, timestamp, timestamptz: converted by values.ts
 
-function openPostgres(url: string): SqlDatabase {
+function openPostgres(url: string, onQuery: ((sql: string) => void) | undefined): SqlDatabase {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
@@ -164,6 +175,7 @@ function openPostgres(url: string): SqlDatabase {
   pool.on('error', () => undefined);
   const names = new Map<string, string>();
   const config = (q: Compiled): pg.QueryConfig => {
+    onQuery?.(q.sql);
     let name = names.get(q.sql);
     if (!name) {
       name = `s${names.size}`;

@@ -190,7 +190,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
 
   /** A to-one relationship kept in a column of this table is selected through that column. */
   selectedThroughRelation(select: Rec, column: FieldSpec): boolean {
-    return this.model.relations.some((r) => select[r.name] === true && r.foreignKey.model === this.model.name && r.foreignKey.column === column.column);
+    return this.model.relations.some((r) => select[r.name] === true && r.local && r.foreignKey === column.column);
   }
 
   ordering(orderBy: FindManyArgs<T>['orderBy']): [string, 'asc' | 'desc'][] {
@@ -208,7 +208,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     const field = this.model.field(name);
     if (field?.column) return field.column;
     const relation = this.model.relation(name);
-    if (relation && relation.foreignKey.model === this.model.name) return relation.foreignKey.column;
+    if (relation && relation.local) return relation.foreignKey;
     throw new Error(`${this.model.name}.${name} is not a column`);
   }
 
@@ -223,9 +223,9 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     const out: Rec = {};
     for (const f of this.model.columns) if (f.column! in row) out[f.name] = fromDb(row[f.column!], f);
     for (const r of this.model.relations) {
-      if (r.foreignKey.model !== this.model.name || !(r.foreignKey.column in row)) continue;
-      const fk = this.model.columns.find((c) => c.column === r.foreignKey.column)!;
-      out[r.name] = fromDb(row[r.foreignKey.column], fk);
+      if (!r.local || !(r.foreignKey in row)) continue;
+      const fk = this.model.columns.find((c) => c.column === r.foreignKey)!;
+      out[r.name] = fromDb(row[r.foreignKey], fk);
     }
     return out;
   }
@@ -237,7 +237,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       const relation = this.model.relation(name);
       if (!relation) continue;
       const target = this.repositoryOf(relation.target, executor);
-      if (relation.foreignKey.model === this.model.name) {
+      if (relation.local) {
         if (typeof how === 'object') {
           const keys = unique(records.map((r) => r[name]).filter((k) => k !== null && k !== undefined));
           const related = keys.length ? await target.findMany({ where: { [target.model.primaryKey]: { in: keys } } as never, ...(how.include ? { include: how.include as never } : {}) }) : [];
@@ -248,7 +248,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       }
       // The foreign key is in the target's table: fetch the related objects that point at this page.
       const keys = records.map((r) => r[this.model.primaryKey]);
-      const fk = relation.foreignKey.column;
+      const fk = relation.foreignKey;
       const fkField = target.model.columns.find((c) => c.column === fk)!;
       const related = await target.findMany({
         where: { [fkField.name]: { in: keys } } as never,
@@ -312,9 +312,9 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         continue;
       }
       const relation = this.model.relation(name);
-      if (relation && relation.foreignKey.model === this.model.name) {
-        const fk = this.model.columns.find((c) => c.column === relation.foreignKey.column)!;
-        values[relation.foreignKey.column] = value === null ? null : toDb(this.repositoryOf(relation.target, this.ctx.executor).keyValue(value), fk, this.dialect);
+      if (relation && relation.local) {
+        const fk = this.model.columns.find((c) => c.column === relation.foreignKey)!;
+        values[relation.foreignKey] = value === null ? null : toDb(this.repositoryOf(relation.target, this.ctx.executor).keyValue(value), fk, this.dialect);
       }
     }
     return values;
@@ -339,11 +339,11 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   /** Relationships whose foreign key is in the target's table: point exactly the given objects at `record`. */
   async linkRelations(executor: SqlExecutor, record: Rec, data: Rec): Promise<void> {
     for (const relation of this.model.relations) {
-      if (relation.foreignKey.model === this.model.name || !(relation.name in data) || data[relation.name] === undefined) continue;
+      if (relation.local || !(relation.name in data) || data[relation.name] === undefined) continue;
       const target = this.repositoryOf(relation.target, executor);
       const value = data[relation.name];
       const keys = (value === null ? [] : Array.isArray(value) ? value : [value]).map((k) => target.keyValue(k));
-      const fk = relation.foreignKey.column;
+      const fk = relation.foreignKey;
       const owner = this.keyValue(record[this.model.primaryKey]);
       let unlink = this.ctx.compiler.updateTable(target.model.table).set({ [fk]: null }).where(fk, '=', owner as never);
       if (keys.length) unlink = unlink.where(target.model.primaryKey, 'not in', keys as never);
@@ -371,7 +371,9 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       const columns = e.code === '23505' ? (/Key \(([^)]*)\)/.exec(e.detail ?? '')?.[1] ?? '').split(', ') : [...message.matchAll(/\w+\.(\w+)/g)].map((m) => m[1]!);
       return new ConstraintViolation('unique', this.fieldsOf(columns), message);
     }
-    if (e.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || e.code === '23503') return new ConstraintViolation('foreign_key', [], message);
+    // RESTRICT is its own code: 23001 in PostgreSQL, a "trigger" constraint in SQLite.
+    const restrict = e.code === '23001' || (e.code === 'SQLITE_CONSTRAINT_TRIGGER' && /FOREIGN KEY/i.test(message));
+    if (e.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || e.code === '23503' || restrict) return new ConstraintViolation('foreign_key', [], message);
     if (e.code === 'SQLITE_CONSTRAINT_NOTNULL' || e.code === '23502') {
       const column = e.column ?? /\w+\.(\w+)/.exec(message)?.[1] ?? '';
       return new ConstraintViolation('not_null', this.fieldsOf([column]), message);
@@ -401,7 +403,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   fieldCondition(eb: Eb, name: string, value: unknown, table: string = this.model.table): Expression<SqlBool> {
     const filter: FieldFilter<unknown> = isFilter(value) ? value : { equals: value };
     const relation = this.model.relation(name);
-    if (relation && relation.foreignKey.model !== this.model.name) return this.relatedCondition(eb, relation, filter);
+    if (relation && !relation.local) return this.relatedCondition(eb, relation, filter);
     const column = `${table}.${this.columnOf(name)}`;
     const field = this.model.field(name) ?? this.model.columns.find((c) => c.column === this.columnOf(name))!;
     const convert = (v: unknown) => (relation ? this.repositoryOf(relation.target, this.ctx.executor).keyValue(v) : this.dbValue(v, field));
@@ -466,7 +468,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     return eb
       .selectFrom(`${target.model.table} as ${RELATED}`)
       .select(sql`1`.as('one'))
-      .whereRef(`${RELATED}.${relation.foreignKey.column}`, '=', `${this.model.table}.${this.model.primaryKey}`);
+      .whereRef(`${RELATED}.${relation.foreignKey}`, '=', `${this.model.table}.${this.model.primaryKey}`);
   }
 
   dbValue(value: unknown, field: FieldSpec): unknown {

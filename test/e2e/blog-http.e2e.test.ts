@@ -1,0 +1,239 @@
+/**
+ * The blog fixture over HTTP on SQLite and PostgreSQL: nested collections, a singular
+ * sub-resource, a self-referencing relationship, two relationships to one model, every
+ * ref_ondelete, embedding two levels deep, a string primary key, decimals, CORS.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
+import { apiClient, type Api } from '../support/http.js';
+import { builtProject } from '../support/project.js';
+import { startService, type RunningService } from '../support/server.js';
+
+const BASE = '/api/v2';
+const APP_ORIGIN = 'https://app.example.com';
+
+describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
+  let database: TestDatabase;
+  let service: RunningService;
+  let api: Api;
+  let author: number;
+
+  beforeAll(async () => {
+    const dir = await builtProject('blog', 'e2e');
+    database = await testDatabase(engine, dir, 'blog');
+    service = await startService(dir, { SVC_DATABASE_URL: database.url, SVC_CORS_ENABLE: 'true', SVC_CORS_ALLOW_ORIGINS: APP_ORIGIN }, BASE);
+    api = apiClient(service.origin, BASE);
+    author = (await api('POST', '/authors', { name: 'Ann', email: 'ann@example.com' })).body.id;
+  });
+
+  afterAll(async () => {
+    await service?.stop();
+    await database?.drop();
+  });
+
+  const post = (slug: string, extra: Record<string, unknown> = {}) => api('POST', '/posts', { slug, title: `Title ${slug}`, ...extra });
+
+  it('serves below a base path with an extra segment', async () => {
+    expect((await api('GET', '/health')).status).toBe(200);
+    expect((await fetch(`${service.origin}/v2/authors`)).status).toBe(404);
+  });
+
+  describe('a nested collection', () => {
+    it('POST creates an object linked to the parent; GET lists only the parent’s', async () => {
+      const created = await api('POST', `/authors/${author}/posts`, { slug: 'nested-1', title: 'Nested one' });
+      expect(created.status, created.text).toBe(201);
+      expect(created.body).toMatchObject({ author, author_id: author, _self: `${service.origin}${BASE}/posts/nested-1` });
+      await post('not-annes');
+      const listed = await api('GET', `/authors/${author}/posts`);
+      expect(listed.body.data.map((p: { slug: string }) => p.slug)).toEqual(['nested-1']);
+      expect(listed.body.total).toBe(1);
+    });
+
+    it('takes the query language, scoped to the parent', async () => {
+      await api('POST', `/authors/${author}/posts`, { slug: 'nested-2', title: 'Nested two', score: 80 });
+      expect((await api('GET', `/authors/${author}/posts?score__gt=50`)).body.data.map((p: { slug: string }) => p.slug)).toEqual(['nested-2']);
+      expect((await api('GET', `/authors/${author}/posts?_count`)).body).toEqual({ count: 2 });
+    });
+
+    it('refuses a body that links elsewhere, and an unknown parent', async () => {
+      const other = (await api('POST', '/authors', { name: 'Bo', email: 'bo@example.com' })).body.id;
+      const reply = await api('POST', `/authors/${author}/posts`, { slug: 'nested-x', title: 'Elsewhere', author: other });
+      expect(reply.status).toBe(400);
+      expect(reply.body.errors).toEqual([{ field: 'author', message: 'is set by the URL (Author)' }]);
+      expect((await api('GET', '/authors/999999/posts')).status).toBe(404);
+      expect((await api('POST', '/authors/999999/posts', { slug: 'nested-y', title: 'Nobody' })).status).toBe(404);
+    });
+
+    it('a nested item is found only under its parent', async () => {
+      await post('with-comments');
+      const comment = await api('POST', '/posts/with-comments/comments', { text: 'first!' });
+      expect(comment.status).toBe(201);
+      expect((await api('GET', `/posts/with-comments/comments/${comment.body.id}`)).body.text).toBe('first!');
+      expect((await api('GET', `/posts/not-annes/comments/${comment.body.id}`)).status).toBe(404);
+      expect(comment.body._self).toBe(`${service.origin}${BASE}/comments/${comment.body.id}`);
+    });
+  });
+
+  describe('a singular sub-resource', () => {
+    it('POST, GET, PUT, PATCH, DELETE on the one related object', async () => {
+      expect((await api('POST', `/authors/${author}/address`, { city: 'Oslo', location: [59.9, 10.7] })).status).toBe(201);
+      expect((await api('GET', `/authors/${author}/address`)).body).toMatchObject({ city: 'Oslo', location: [59.9, 10.7], author });
+      const replaced = await api('PUT', `/authors/${author}/address`, { city: 'Bergen' });
+      expect(replaced.status, replaced.text).toBe(200);
+      expect(replaced.body).toMatchObject({ city: 'Bergen', street: null, location: null, author });
+      expect((await api('PATCH', `/authors/${author}/address`, { street: 'Bryggen 1' })).body).toMatchObject({ city: 'Bergen', street: 'Bryggen 1' });
+      expect((await api('DELETE', `/authors/${author}/address`)).status).toBe(200);
+      expect((await api('GET', `/authors/${author}/address`)).status).toBe(404);
+    });
+  });
+
+  describe('relationships', () => {
+    it('keeps two relationships to the same model apart', async () => {
+      const reviewer = (await api('POST', '/authors', { name: 'Rev', email: 'rev@example.com' })).body.id;
+      await post('reviewed', { author, reviewer });
+      const read = await api('GET', `/authors/${reviewer}?_fields=posts,reviews`);
+      expect(read.body.reviews).toEqual(['reviewed']);
+      expect(read.body.posts).toEqual([]);
+    });
+
+    it('links a self-referencing relationship and filters through it', async () => {
+      await post('threads');
+      const root = (await api('POST', '/posts/threads/comments', { text: 'root' })).body.id;
+      const reply = await api('POST', '/posts/threads/comments', { text: 'reply', parent: root });
+      expect(reply.body.parent).toBe(root);
+      expect((await api('GET', `/comments/${root}`)).body.replies).toEqual([reply.body.id]);
+      expect((await api('GET', `/comments?replies=${reply.body.id}`)).body.data.map((c: { id: number }) => c.id)).toEqual([root]);
+      expect((await api('GET', `/comments?parent=${root}`)).body.data.map((c: { id: number }) => c.id)).toEqual([reply.body.id]);
+      expect((await api('GET', '/comments?replies__isnull=true&post=threads')).body.data.map((c: { id: number }) => c.id)).toEqual([reply.body.id]);
+    });
+
+    it('embeds nested relationships two levels deep, in one query per relationship per level', async () => {
+      const writer = (await api('POST', '/authors', { name: 'Deep', email: 'deep@example.com' })).body.id;
+      await api('POST', `/authors/${writer}/posts`, { slug: 'deep-1', title: 'Deep one' });
+      await api('POST', '/posts/deep-1/comments', { text: 'deep comment' });
+      await api('POST', `/authors/${writer}/address`, { city: 'Rome' });
+      const read = await api('GET', `/authors/${writer}`);
+      expect(read.body.posts).toHaveLength(1);
+      expect(read.body.posts[0]).toMatchObject({ slug: 'deep-1', _type: 'Post', _self: `${service.origin}${BASE}/posts/deep-1` });
+      expect(read.body.posts[0].comments[0]).toMatchObject({ text: 'deep comment', _type: 'Comment' });
+      // Level 3 (a comment's own relationships) is keys, not objects.
+      expect(read.body.posts[0].comments[0].post).toBe('deep-1');
+      expect(read.body.address).toMatchObject({ city: 'Rome', _type: 'Address' });
+    });
+  });
+
+  it('reads relationships with one query per relationship per level, however many rows (no N+1)', async () => {
+    const dir = await builtProject('blog', 'e2e');
+    const traced = await startService(dir, { SVC_DATABASE_URL: database.url, SVC_LOG_LEVEL: 'debug' }, BASE);
+    try {
+      const tracedApi = apiClient(traced.origin, BASE);
+      // Logs are written asynchronously: wait until they stop growing before and after a request.
+      const settled = async () => {
+        for (let last = -1; last !== traced.output().length; ) {
+          last = traced.output().length;
+          await new Promise((r) => setTimeout(r, 150));
+        }
+        return traced.output().length;
+      };
+      const queriesFor = async (path: string) => {
+        const before = await settled();
+        expect((await tracedApi('GET', path)).status).toBe(200);
+        await settled();
+        return traced.output().slice(before).split('\n').filter((line) => line.includes('"msg":"sql"')).length;
+      };
+      for (let i = 0; i < 6; i++) {
+        const id = (await tracedApi('POST', '/authors', { name: `N${i}`, email: `n${i}@example.com` })).body.id;
+        await tracedApi('POST', `/authors/${id}/posts`, { slug: `n-plus-${i}`, title: `Post ${i}` });
+        await tracedApi('POST', `/posts/n-plus-${i}/comments`, { text: `comment ${i}` });
+      }
+      const one = await queriesFor('/authors?name__startswith=N&_limit=1');
+      const six = await queriesFor('/authors?name__startswith=N&_limit=6');
+      expect(one).toBeGreaterThan(2);
+      expect(six).toBe(one);
+    } finally {
+      await traced.stop();
+    }
+  });
+
+  describe('ref_ondelete', () => {
+    it('CASCADE: deleting an author deletes their posts', async () => {
+      const gone = (await api('POST', '/authors', { name: 'Gone', email: 'gone@example.com' })).body.id;
+      await api('POST', `/authors/${gone}/posts`, { slug: 'cascaded', title: 'Cascaded' });
+      expect((await api('DELETE', `/authors/${gone}`)).status).toBe(200);
+      expect((await api('GET', '/posts/cascaded')).status).toBe(404);
+    });
+
+    it('RESTRICT: a post with comments cannot be deleted (409), and nothing is deleted', async () => {
+      await post('restricted');
+      await api('POST', '/posts/restricted/comments', { text: 'keep me' });
+      const reply = await api('DELETE', '/posts/restricted');
+      expect(reply.status).toBe(409);
+      expect(reply.body.status_code).toBe(409);
+      expect((await api('GET', '/posts/restricted')).status).toBe(200);
+    });
+
+    it('NULLIFY (the default): deleting a reviewer empties the link', async () => {
+      const reviewer = (await api('POST', '/authors', { name: 'Leaves', email: 'leaves@example.com' })).body.id;
+      await post('orphan-review', { reviewer });
+      await api('DELETE', `/authors/${reviewer}`);
+      expect((await api('GET', '/posts/orphan-review')).body).toMatchObject({ reviewer: null, reviewer_id: null });
+    });
+
+    it('a bulk delete that hits a RESTRICT is all or nothing', async () => {
+      await post('bulk-free');
+      await post('bulk-held');
+      await api('POST', '/posts/bulk-held/comments', { text: 'hold' });
+      expect((await api('DELETE', '/posts?slug__startswith=bulk-')).status).toBe(409);
+      expect((await api('GET', '/posts/bulk-free')).status).toBe(200);
+    });
+  });
+
+  describe('values', () => {
+    it('a string primary key is the URL key; it cannot change', async () => {
+      await post('string-key');
+      expect((await api('PATCH', '/posts/string-key', { slug: 'renamed' })).status).toBe(400);
+      expect((await api('PUT', '/posts/string-key', { slug: 'string-key', title: 'Same key' })).status).toBe(200);
+    });
+
+    it('validates JSON Schema keywords of the property (pattern, minLength)', async () => {
+      const reply = await post('Not A Slug', { title: 'ab' });
+      expect(reply.status).toBe(400);
+      expect(reply.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['slug', 'title']);
+    });
+
+    it('rounds decimals to their scale and bounds their precision', async () => {
+      expect((await post('decimal', { rating: 3.14159 })).body.rating).toBe(3.14);
+      expect((await post('decimal-big', { rating: 1000 })).status).toBe(400);
+    });
+
+    it('choice and bounds', async () => {
+      expect((await post('choice', { status: 'archived' })).status).toBe(400);
+      expect((await post('bounds', { score: 101 })).status).toBe(400);
+      expect((await post('fine', { status: 'published', score: 100 })).body).toMatchObject({ status: 'published', score: 100 });
+    });
+
+    it('a list attribute with numbers', async () => {
+      await post('tagged');
+      expect((await api('POST', '/posts/tagged/tags', { news: true, tech: true })).body).toEqual(['news', 'tech']);
+      expect((await api('GET', '/posts?tags=tech')).body.data.map((p: { slug: string }) => p.slug)).toEqual(['tagged']);
+    });
+  });
+
+  describe('CORS', () => {
+    it('answers preflight requests on every route, listed or not, for allowed origins', async () => {
+      const reply = await api('OPTIONS', '/posts/any', undefined, { headers: { origin: APP_ORIGIN, 'access-control-request-method': 'PATCH' } });
+      expect(reply.status).toBe(204);
+      expect(reply.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+      expect(reply.headers.get('access-control-allow-methods')).toContain('PATCH');
+    });
+
+    it('adds the CORS headers to responses for allowed origins only', async () => {
+      const allowed = await api('GET', '/posts', undefined, { headers: { origin: APP_ORIGIN } });
+      expect(allowed.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+      const other = await api('GET', '/posts', undefined, { headers: { origin: 'https://evil.example' } });
+      expect(other.headers.get('access-control-allow-origin')).toBeNull();
+      const preflight = await api('OPTIONS', '/posts', undefined, { headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+      expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+    });
+  });
+});
