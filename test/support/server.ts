@@ -8,6 +8,8 @@ export interface RunningService {
   /** `http://127.0.0.1:<port>` */
   readonly origin: string;
   readonly process: ResultPromise;
+  /** Sends a signal without waiting (a later `stop` then only waits). */
+  signal(signal: NodeJS.Signals): void;
   /** Everything the service printed so far. */
   output(): string;
   /** Sends `signal` and waits for the process to end; resolves with its exit code. */
@@ -24,14 +26,20 @@ export async function startService(dir: string, env: Record<string, string>, bas
     buffer: true,
   });
   let output = '';
+  let signalled = false;
   child.all?.on('data', (chunk: Buffer) => void (output += chunk.toString()));
   const origin = `http://127.0.0.1:${port}`;
   const service: RunningService = {
     origin,
     process: child,
     output: () => output,
+    signal(name) {
+      signalled = true;
+      child.kill(name);
+    },
     async stop(signal = 'SIGTERM') {
-      if (child.exitCode === null) child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null && !signalled) child.kill(signal);
+      signalled = true;
       const result = await child;
       return result.exitCode;
     },

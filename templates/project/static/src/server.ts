@@ -37,8 +37,9 @@ async function main(): Promise<void> {
       clearTimeout(timer);
     }
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  // A repeated SIGTERM changes nothing; a second Ctrl-C gives up waiting.
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => (stopping ? process.exit(130) : void stop('SIGINT')));
   await app.listen({ host: config.host, port: config.port });
 }
 

@@ -54,7 +54,7 @@ export function loadConfig(source: ConfigSource): Config {
     const value = env[envName(key)];
     if (value !== undefined) settings.set(key, value);
   }
-  if (env['PORT'] !== undefined) settings.set('port', env['PORT']);
+  if (env['PORT'] !== undefined && env['PORT'] !== '') settings.set('port', env['PORT']);
   const read = new Reader(settings);
   const system = ['system.user', 'system.password', 'system.email'].map((k) => settings.get(k));
   const config: Config = {

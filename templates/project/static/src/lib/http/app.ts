@@ -31,8 +31,15 @@ export function createApp(options: AppOptions): FastifyInstance {
   // Bodies are JSON objects; anything else is a 415, not text silently ignored.
   app.removeContentTypeParser(['text/plain']);
   app.addContentTypeParser(/^application\/[\w.+-]*\+json$/, { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+  // While shutting down, responses close their connection: a kept-alive connection would hold the
+  // server open long after the last request.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
+    if (closing) reply.header('connection', 'close');
     const origin = request.headers.origin;
     if (options.cors.enable && origin && allowedOrigin(origin, options.cors)) {
       reply.header('access-control-allow-origin', origin);

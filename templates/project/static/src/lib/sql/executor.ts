@@ -11,6 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { ConfigError } from '../config.js';
 import type { Dialect } from '../values.js';
 
 export interface Compiled {
@@ -47,7 +48,7 @@ export interface SqlOptions {
 export function openSql(url: string, options: SqlOptions = {}): SqlDatabase {
   if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), options.root ?? process.cwd(), options.onQuery);
   if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.onQuery);
-  throw new Error(`database.url must start with sqlite: or postgres://, not "${url.replace(/:[^:@/]*@/, ':***@')}"`);
+  throw new ConfigError(`database.url must start with sqlite: or postgres://, not "${url.replace(/:[^:@/]*@/, ':***@')}"`);
 }
 
 // --- SQLite ---------------------------------------------------------------------------------------
