@@ -51,7 +51,8 @@ export async function startTestService(settings: Record<string, string> = {}): P
       const links: Rec = {};
       for (const relation of model.relations) {
         const field = model.field(relation.name);
-        if (field?.requiredOnCreate && !(relation.name in data)) links[relation.name] = service.key(relation.target, await service.seed(relation.target));
+        if (field?.requiredOnCreate && !(relation.name in data))
+          links[relation.name] = service.key(relation.target, await service.seed(relation.target));
       }
       return db.repository(name).create({ data: { ...withDefaults(model, sample), ...links, ...data } });
     },
@@ -68,13 +69,15 @@ export async function startTestService(settings: Record<string, string> = {}): P
 /** Repositories store what they are given: defaults are the routes' job, so seeds add them. */
 function withDefaults(model: NonNullable<ReturnType<typeof models.get>>, data: Rec): Rec {
   const out = { ...data };
-  for (const field of model.fields) if (out[field.name] === undefined && field.default) out[field.name] = field.default();
+  for (const field of model.fields)
+    if (out[field.name] === undefined && field.default) out[field.name] = field.default();
   return out;
 }
 
 /** A database of its own for one test. */
 async function freshDatabase(server: string | undefined): Promise<{ url: string; drop(): Promise<void> }> {
-  if (!server || !/^postgres(ql)?:/.test(server)) return { url: server ?? 'sqlite::memory:', drop: async () => undefined };
+  if (!server || !/^postgres(ql)?:/.test(server))
+    return { url: server ?? 'sqlite::memory:', drop: async () => undefined };
   const name = `svc_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();

@@ -20,7 +20,11 @@ export interface Config {
   readonly publicMaxLimit: number;
   readonly maxLimit: number;
   readonly bodyLimit: number;
-  readonly cors: { readonly enable: boolean; readonly allowOrigins: readonly string[]; readonly allowCredentials: boolean };
+  readonly cors: {
+    readonly enable: boolean;
+    readonly allowOrigins: readonly string[];
+    readonly allowCredentials: boolean;
+  };
   readonly logLevel: string;
   /** Every setting as text, by key (for settings that RAML names, such as the ticket secret). */
   readonly settings: ReadonlyMap<string, string>;
@@ -40,9 +44,24 @@ export interface ConfigSource {
 }
 
 const STANDARD_KEYS = [
-  'host', 'port', 'engine', 'database.url', 'mongodb.url', 'auth', 'auth.timeout', 'auth.reissue_time',
-  'system.user', 'system.password', 'system.email', 'public_max_limit', 'max_limit', 'body_limit',
-  'cors.enable', 'cors.allow_origins', 'cors.allow_credentials', 'log.level',
+  'host',
+  'port',
+  'engine',
+  'database.url',
+  'mongodb.url',
+  'auth',
+  'auth.timeout',
+  'auth.reissue_time',
+  'system.user',
+  'system.password',
+  'system.email',
+  'public_max_limit',
+  'max_limit',
+  'body_limit',
+  'cors.enable',
+  'cors.allow_origins',
+  'cors.allow_credentials',
+  'log.level',
 ];
 
 export function loadConfig(source: ConfigSource): Config {
@@ -66,13 +85,19 @@ export function loadConfig(source: ConfigSource): Config {
     auth: read.boolean('auth', false),
     authTimeout: read.integer('auth.timeout', 86400, 1),
     authReissueTime: read.integer('auth.reissue_time', 3600, 0),
-    system: system.every((v) => v !== undefined && v !== '') ? { user: system[0]!, password: system[1]!, email: system[2]! } : null,
+    system: system.every((v) => v !== undefined && v !== '')
+      ? { user: system[0]!, password: system[1]!, email: system[2]! }
+      : null,
     publicMaxLimit: read.integer('public_max_limit', 100, 1),
     maxLimit: read.integer('max_limit', 1000, 1),
     bodyLimit: read.integer('body_limit', 1048576, 1),
     cors: {
       enable: read.boolean('cors.enable', false),
-      allowOrigins: read.text('cors.allow_origins', '').split(',').map((s) => s.trim()).filter(Boolean),
+      allowOrigins: read
+        .text('cors.allow_origins', '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
       allowCredentials: read.boolean('cors.allow_credentials', false),
     },
     logLevel: read.choice('log.level', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
@@ -108,7 +133,10 @@ class Reader {
     const text = this.settings.get(key)?.trim();
     if (text === undefined || text === '') return fallback;
     const n = Number(text);
-    if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${key} must be a whole number from ${min} to ${max}, not "${text}" (set in service.ini or ${envName(key)})`);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new ConfigError(
+        `${key} must be a whole number from ${min} to ${max}, not "${text}" (set in service.ini or ${envName(key)})`,
+      );
     return n;
   }
 
@@ -124,7 +152,9 @@ class Reader {
     const text = this.settings.get(key)?.trim();
     if (text === undefined || text === '') return fallback;
     if ((choices as readonly string[]).includes(text)) return text as C;
-    throw new ConfigError(`${key} must be one of ${choices.join(', ')}, not "${text}" (set in service.ini or ${envName(key)})`);
+    throw new ConfigError(
+      `${key} must be one of ${choices.join(', ')}, not "${text}" (set in service.ini or ${envName(key)})`,
+    );
   }
 }
 
@@ -133,7 +163,8 @@ export function startupMessage(error: unknown): string {
   if (error instanceof ConfigError) return error.message;
   const e = error as { code?: string; message?: string; stack?: string };
   const message = redact(e.message ?? String(error));
-  if (e.code && /^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EACCES|ENOENT|SQLITE_|28|3D)/.test(e.code)) return `cannot open the database: ${message} (check database.url)`;
+  if (e.code && /^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EACCES|ENOENT|SQLITE_|28|3D)/.test(e.code))
+    return `cannot open the database: ${message} (check database.url)`;
   return e.stack ? redact(e.stack) : message;
 }
 

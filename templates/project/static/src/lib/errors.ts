@@ -56,7 +56,12 @@ export interface StatusBody {
   count?: number;
 }
 
-export function statusBody(statusCode: number, message: string | null, requestUrl: string, extra: Partial<StatusBody> = {}): StatusBody {
+export function statusBody(
+  statusCode: number,
+  message: string | null,
+  requestUrl: string,
+  extra: Partial<StatusBody> = {},
+): StatusBody {
   return {
     status_code: statusCode,
     title: STATUS_CODES[statusCode] ?? 'Error',

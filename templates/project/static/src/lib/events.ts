@@ -8,9 +8,19 @@ import type { FastifyRequest } from 'fastify';
 import type { Model } from './model.js';
 
 export type Action =
-  | 'index' | 'create' | 'update_many' | 'delete_many' | 'collection_options'
-  | 'show' | 'update' | 'replace' | 'delete' | 'item_options'
-  | 'login' | 'logout' | 'register';
+  | 'index'
+  | 'create'
+  | 'update_many'
+  | 'delete_many'
+  | 'collection_options'
+  | 'show'
+  | 'update'
+  | 'replace'
+  | 'delete'
+  | 'item_options'
+  | 'login'
+  | 'logout'
+  | 'register';
 
 /** A field of the request, as handlers and processors see it. */
 export interface EventField<V = unknown> {
@@ -67,14 +77,21 @@ export interface EventRun<DB> {
 }
 
 export function hasHandlers(events: ModelEvents<never, never> | undefined, action: Action): boolean {
-  return Boolean(events?.before?.[action]?.length || events?.after?.[action]?.length || (PROCESSED.has(action) && events?.processors && Object.keys(events.processors).length));
+  return Boolean(
+    events?.before?.[action]?.length ||
+    events?.after?.[action]?.length ||
+    (PROCESSED.has(action) && events?.processors && Object.keys(events.processors).length),
+  );
 }
 
 /**
  * Runs the before handlers and processors: returns the data to write, as they left it.
  * `data` is not changed; a copy is.
  */
-export async function runBefore<DB>(run: EventRun<DB>, data: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function runBefore<DB>(
+  run: EventRun<DB>,
+  data: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const values = { ...data };
   const event = makeEvent(run, values, () => undefined);
   for (const handler of run.events?.before?.[run.action] ?? []) await handler(event);
@@ -83,7 +100,14 @@ export async function runBefore<DB>(run: EventRun<DB>, data: Record<string, unkn
       if (!(name in values) || !processors?.length) continue;
       let value = values[name];
       for (const processor of processors) {
-        value = await processor({ new_value: value, instance: run.instance, field: { name, new_value: value }, request: run.request, model: run.model, event });
+        value = await processor({
+          new_value: value,
+          instance: run.instance,
+          field: { name, new_value: value },
+          request: run.request,
+          model: run.model,
+          event,
+        });
       }
       values[name] = value;
     }
@@ -92,7 +116,11 @@ export async function runBefore<DB>(run: EventRun<DB>, data: Record<string, unkn
 }
 
 /** Runs the after handlers; returns the response, as they left it. */
-export async function runAfter<DB>(run: EventRun<DB>, data: Record<string, unknown>, response: unknown): Promise<unknown> {
+export async function runAfter<DB>(
+  run: EventRun<DB>,
+  data: Record<string, unknown>,
+  response: unknown,
+): Promise<unknown> {
   const handlers = run.events?.after?.[run.action] ?? [];
   if (handlers.length === 0) return response;
   const event = makeEvent(run, { ...data }, (name, value) => setOnResponse(event.response, name, value));
@@ -101,12 +129,19 @@ export async function runAfter<DB>(run: EventRun<DB>, data: Record<string, unkno
   return event.response;
 }
 
-function makeEvent<DB>(run: EventRun<DB>, values: Record<string, unknown>, afterSet: (name: string, value: unknown) => void): Event<Record<string, unknown>, DB> {
+function makeEvent<DB>(
+  run: EventRun<DB>,
+  values: Record<string, unknown>,
+  afterSet: (name: string, value: unknown) => void,
+): Event<Record<string, unknown>, DB> {
   const fields = new Proxy(values, {
     get: (target, name) => (typeof name === 'string' && name in target ? { name, new_value: target[name] } : undefined),
     has: (target, name) => name in target,
     ownKeys: (target) => Reflect.ownKeys(target),
-    getOwnPropertyDescriptor: (target, name) => (typeof name === 'string' && name in target ? { enumerable: true, configurable: true, value: { name, new_value: target[name] } } : undefined),
+    getOwnPropertyDescriptor: (target, name) =>
+      typeof name === 'string' && name in target
+        ? { enumerable: true, configurable: true, value: { name, new_value: target[name] } }
+        : undefined,
   }) as unknown as Event['fields'];
   return {
     model: run.model,

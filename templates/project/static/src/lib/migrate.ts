@@ -13,8 +13,17 @@ export interface Migration {
 }
 
 export async function migrate(db: SqlDatabase, migrations: readonly Migration[]): Promise<string[]> {
-  await db.execute('create table if not exists svc_migrations (name varchar(200) primary key, checksum varchar(64) not null, applied_at varchar(32) not null)');
-  const applied = new Map((await db.all<{ name: string; checksum: string }>({ sql: 'select name, checksum from svc_migrations', parameters: [] })).map((r) => [r.name, r.checksum]));
+  await db.execute(
+    'create table if not exists svc_migrations (name varchar(200) primary key, checksum varchar(64) not null, applied_at varchar(32) not null)',
+  );
+  const applied = new Map(
+    (
+      await db.all<{ name: string; checksum: string }>({
+        sql: 'select name, checksum from svc_migrations',
+        parameters: [],
+      })
+    ).map((r) => [r.name, r.checksum]),
+  );
   const done: string[] = [];
   for (const migration of migrations) {
     const sql = db.dialect === 'sqlite' ? migration.sqlite : migration.postgres;
@@ -22,7 +31,9 @@ export async function migrate(db: SqlDatabase, migrations: readonly Migration[])
     const previous = applied.get(migration.name);
     if (previous === checksum) continue;
     if (previous !== undefined) {
-      throw new Error(`migration ${migration.name} was applied to this database but has changed since; the database does not match the service (recreate it, or write a new migration)`);
+      throw new Error(
+        `migration ${migration.name} was applied to this database but has changed since; the database does not match the service (recreate it, or write a new migration)`,
+      );
     }
     const record = `insert into svc_migrations (name, checksum, applied_at) values (${db.dialect === 'sqlite' ? '?, ?, ?' : '$1, $2, $3'})`;
     await db.transaction(async (tx) => {

@@ -4,9 +4,28 @@
  * language, validation and serialization all read it.
  */
 export type FieldType =
-  | 'string' | 'text' | 'unicode' | 'unicode_text' | 'integer' | 'big_integer' | 'small_integer' | 'float' | 'decimal'
-  | 'boolean' | 'datetime' | 'date' | 'time' | 'interval' | 'choice' | 'list' | 'dict' | 'id_field' | 'file' | 'pickle'
-  | 'foreign_key' | 'relationship';
+  | 'string'
+  | 'text'
+  | 'unicode'
+  | 'unicode_text'
+  | 'integer'
+  | 'big_integer'
+  | 'small_integer'
+  | 'float'
+  | 'decimal'
+  | 'boolean'
+  | 'datetime'
+  | 'date'
+  | 'time'
+  | 'interval'
+  | 'choice'
+  | 'list'
+  | 'dict'
+  | 'id_field'
+  | 'file'
+  | 'pickle'
+  | 'foreign_key'
+  | 'relationship';
 
 /** How a value is kept in the databases (see values.ts). */
 export type Storage = 'text' | 'integer' | 'real' | 'boolean' | 'json' | 'datetime' | 'date' | 'time' | 'blob';

@@ -30,7 +30,13 @@ export type Where<T> = { [K in keyof T]?: FilterOf<T[K]> } & {
 };
 
 // Fields of unknown type (generic code over any model) take any condition.
-type FilterOf<V> = unknown extends V ? unknown : V extends readonly (infer I)[] ? I | FieldFilter<I> : V extends Scalar ? V | FieldFilter<V> : never;
+type FilterOf<V> = unknown extends V
+  ? unknown
+  : V extends readonly (infer I)[]
+    ? I | FieldFilter<I>
+    : V extends Scalar
+      ? V | FieldFilter<V>
+      : never;
 
 export type OrderBy<T> = { [K in keyof T]?: 'asc' | 'desc' };
 

@@ -12,10 +12,14 @@ export type Dialect = 'sqlite' | 'postgres';
  * PostgreSQL prints for timestamptz (`2026-01-02 03:04:05+00`).
  */
 export function parseDatetime(text: string): string | undefined {
-  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/.exec(text.trim());
+  const m =
+    /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/.exec(
+      text.trim(),
+    );
   if (!m) return undefined;
   const [, y, mo, d, h = '00', mi = '00', s = '00', zone] = m;
-  const offset = !zone || zone === 'Z' || zone === 'z' ? 'Z' : `${zone.slice(0, 3)}:${zone.length > 3 ? zone.slice(-2) : '00'}`;
+  const offset =
+    !zone || zone === 'Z' || zone === 'z' ? 'Z' : `${zone.slice(0, 3)}:${zone.length > 3 ? zone.slice(-2) : '00'}`;
   if (!isCalendarDate(y!, mo!, d!) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
   const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}${offset}`);
   return Number.isNaN(date.getTime()) ? undefined : `${date.toISOString().slice(0, 19)}Z`;
@@ -24,7 +28,9 @@ export function parseDatetime(text: string): string | undefined {
 /** 2026-02-30 is not a date (JavaScript would roll it over to March 2). */
 function isCalendarDate(y: string, mo: string, d: string): boolean {
   const date = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
-  return date.getUTCFullYear() === Number(y) && date.getUTCMonth() === Number(mo) - 1 && date.getUTCDate() === Number(d);
+  return (
+    date.getUTCFullYear() === Number(y) && date.getUTCMonth() === Number(mo) - 1 && date.getUTCDate() === Number(d)
+  );
 }
 
 export function parseDate(text: string): string | undefined {
@@ -59,7 +65,11 @@ export function fromDb(value: unknown, field: FieldSpec): unknown {
     case 'time':
       return String(value).slice(0, 8);
     case 'blob':
-      return Buffer.isBuffer(value) ? value.toString('base64') : value instanceof Uint8Array ? Buffer.from(value).toString('base64') : String(value);
+      return Buffer.isBuffer(value)
+        ? value.toString('base64')
+        : value instanceof Uint8Array
+          ? Buffer.from(value).toString('base64')
+          : String(value);
     default:
       return typeof value === 'string' ? value : String(value);
   }

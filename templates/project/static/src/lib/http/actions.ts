@@ -79,7 +79,10 @@ class Actions {
     if (this.route.kind === 'attribute') return this.attribute(request);
     const started = performance.now();
     await this.policy.authorize(request, 'view', this.route);
-    const query = parseListQuery(this.model, request.query as Query, { defaultLimit: this.services.defaultLimit, maxLimit: this.policy.maxLimit(request) });
+    const query = parseListQuery(this.model, request.query as Query, {
+      defaultLimit: this.services.defaultLimit,
+      maxLimit: this.policy.maxLimit(request),
+    });
     return this.withEvents(request, 'index', {}, undefined, async (db) => {
       const scope = await this.scope(db, request);
       const where = combine(query.where, scope);
@@ -87,12 +90,25 @@ class Actions {
       if (query.count) return { count: await repository.count({ where }) };
       const [total, records] = await Promise.all([
         repository.count({ where }),
-        repository.findMany({ where, orderBy: query.orderBy, skip: query.skip, take: query.take, include: includeFor(this.model, this.services.db.models) }),
+        repository.findMany({
+          where,
+          orderBy: query.orderBy,
+          skip: query.skip,
+          take: query.take,
+          include: includeFor(this.model, this.services.db.models),
+        }),
       ]);
       const serializer = this.serializer(request, query.fields);
       const data = records.map((r) => serializer.object(this.model, r));
       reply.header('cache-control', 'no-store');
-      return { total, count: data.length, start: query.skip, took: Math.round(performance.now() - started), fields: query.fieldsText, data };
+      return {
+        total,
+        count: data.length,
+        start: query.skip,
+        took: Math.round(performance.now() - started),
+        fields: query.fieldsText,
+        data,
+      };
     });
   }
 
@@ -129,8 +145,13 @@ class Actions {
       undefined,
       async (db, data) => {
         const linked = { ...this.withDefaults(data), ...(await this.parentLink(db, request)) };
-        if (this.route.kind === 'singular' && (await this.repository(db).findFirst({ where: await this.scope(db, request) }))) {
-          throw conflict(`${this.route.parent!.model.name} ${String((request.params as Rec)[this.route.parent!.param])} already has a ${this.route.parent!.field}`);
+        if (
+          this.route.kind === 'singular' &&
+          (await this.repository(db).findFirst({ where: await this.scope(db, request) }))
+        ) {
+          throw conflict(
+            `${this.route.parent!.model.name} ${String((request.params as Rec)[this.route.parent!.param])} already has a ${this.route.parent!.field}`,
+          );
         }
         return this.repository(db).create({ data: linked, include: includeFor(this.model, this.services.db.models) });
       },
@@ -151,7 +172,11 @@ class Actions {
       object,
       async (db, data) => {
         const values = action === 'replace' ? this.replacement(data) : this.withUpdateDefaults(data);
-        return this.repository(db).update({ where: { [this.model.primaryKey]: object[this.model.primaryKey] }, data: values, include: includeFor(this.model, this.services.db.models) });
+        return this.repository(db).update({
+          where: { [this.model.primaryKey]: object[this.model.primaryKey] },
+          data: values,
+          include: includeFor(this.model, this.services.db.models),
+        });
       },
       (updated) => this.present(request, reply, updated),
     );
@@ -174,7 +199,10 @@ class Actions {
   async updateMany(request: FastifyRequest): Promise<unknown> {
     const body = this.body(request);
     this.checkBody(request, body, 'update_many');
-    if (this.model.primaryKey in body) throw badRequest(`the primary key ${this.model.primaryKey} cannot change`, [{ field: this.model.primaryKey, message: 'cannot be changed' }]);
+    if (this.model.primaryKey in body)
+      throw badRequest(`the primary key ${this.model.primaryKey} cannot change`, [
+        { field: this.model.primaryKey, message: 'cannot be changed' },
+      ]);
     await this.policy.authorize(request, 'update', this.route);
     const where = await this.bulkWhere(request);
     return this.write(
@@ -186,7 +214,11 @@ class Actions {
         const objects = await this.repository(db).findMany({ where });
         for (const object of objects) await this.policy.authorize(request, 'update', this.route, object);
         const values = this.withUpdateDefaults(data);
-        for (const object of objects) await this.repository(db).update({ where: { [this.model.primaryKey]: object[this.model.primaryKey] }, data: values });
+        for (const object of objects)
+          await this.repository(db).update({
+            where: { [this.model.primaryKey]: object[this.model.primaryKey] },
+            data: values,
+          });
         return objects.length;
       },
       (count) => statusBody(200, `Updated ${count} ${this.model.name}(s) objects`, requestUrl(request), { count }),
@@ -229,8 +261,13 @@ class Actions {
       parent,
       async (db) => {
         const current = (parent[name] ?? (field.type === 'list' ? [] : {})) as Rec | unknown[];
-        const merged = field.type === 'list' ? mergeList(parentModel, field, current as unknown[], body) : { ...(current as Rec), ...body };
-        await db.repository(parentModel.name).update({ where: { [parentModel.primaryKey]: parent[parentModel.primaryKey] }, data: { [name]: merged } });
+        const merged =
+          field.type === 'list'
+            ? mergeList(parentModel, field, current as unknown[], body)
+            : { ...(current as Rec), ...body };
+        await db
+          .repository(parentModel.name)
+          .update({ where: { [parentModel.primaryKey]: parent[parentModel.primaryKey] }, data: { [name]: merged } });
         return merged;
       },
       (merged) => merged,
@@ -252,7 +289,14 @@ class Actions {
     present: (result: R) => unknown,
   ): Promise<unknown> {
     return this.services.db.transaction(async (db) => {
-      const run = { model: this.model, events: this.route.events as never, action, request, db, ...(instance ? { instance } : {}) };
+      const run = {
+        model: this.model,
+        events: this.route.events as never,
+        action,
+        request,
+        db,
+        ...(instance ? { instance } : {}),
+      };
       const data = await runBefore(run, body);
       const result = await work(db, data);
       return runAfter(run, data, present(result));
@@ -260,10 +304,23 @@ class Actions {
   }
 
   /** Reads run their handlers inside a transaction only when there are handlers. */
-  async withEvents(request: FastifyRequest, action: Action, data: Rec, instance: Rec | undefined, work: (db: ServiceDatabase) => Promise<unknown>): Promise<unknown> {
+  async withEvents(
+    request: FastifyRequest,
+    action: Action,
+    data: Rec,
+    instance: Rec | undefined,
+    work: (db: ServiceDatabase) => Promise<unknown>,
+  ): Promise<unknown> {
     if (!hasHandlers(this.route.events, action)) return work(this.services.db);
     return this.services.db.transaction(async (db) => {
-      const run = { model: this.model, events: this.route.events as never, action, request, db, ...(instance ? { instance } : {}) };
+      const run = {
+        model: this.model,
+        events: this.route.events as never,
+        action,
+        request,
+        db,
+        ...(instance ? { instance } : {}),
+      };
       await runBefore(run, data);
       return runAfter(run, data, await work(db));
     });
@@ -285,14 +342,18 @@ class Actions {
       if (!field) continue; // the JSON schema names unknown fields
       if (field.type === 'foreign_key') {
         const relation = field.relation ? this.model.relation(field.relation) : undefined;
-        errors.push({ field: name, message: `is a foreign key: set ${relation ? `"${relation.name}"` : 'the relationship'} instead` });
+        errors.push({
+          field: name,
+          message: `is a foreign key: set ${relation ? `"${relation.name}"` : 'the relationship'} instead`,
+        });
       } else if (field.generated && !(action !== 'create' && field.primaryKey)) {
         errors.push({ field: name, message: 'is generated by the service and cannot be set' });
       }
     }
     if (this.route.parent && this.route.kind !== 'attribute') {
       const inverse = this.route.parent.model.relation(this.route.parent.field)?.inverse;
-      if (inverse && inverse in body) errors.push({ field: inverse, message: `is set by the URL (${this.route.parent.model.name})` });
+      if (inverse && inverse in body)
+        errors.push({ field: inverse, message: `is set by the URL (${this.route.parent.model.name})` });
     }
     if (errors.length) throw badRequest(`cannot write ${errors.map((e) => e.field).join(', ')}`, errors);
     this.policy.checkWritable(request, this.model, Object.keys(body));
@@ -316,7 +377,8 @@ class Actions {
 
   withUpdateDefaults(data: Rec): Rec {
     const out: Rec = { ...data };
-    for (const field of this.model.fields) if (field.onUpdate && !(field.name in data)) out[field.name] = field.onUpdate();
+    for (const field of this.model.fields)
+      if (field.onUpdate && !(field.name in data)) out[field.name] = field.onUpdate();
     return out;
   }
 
@@ -326,14 +388,21 @@ class Actions {
     const missing: FieldError[] = [];
     for (const field of this.model.fields) {
       if (!field.writable || field.primaryKey) continue;
-      if (this.route.parent && this.route.parent.model.relation(this.route.parent.field)?.inverse === field.name) continue;
+      if (this.route.parent && this.route.parent.model.relation(this.route.parent.field)?.inverse === field.name)
+        continue;
       if (field.name in data) out[field.name] = data[field.name];
       else if (field.requiredOnCreate) missing.push({ field: field.name, message: 'is required' });
       else if (field.onUpdate) out[field.name] = field.onUpdate();
       else if (field.default) out[field.name] = field.default();
-      else out[field.name] = field.type === 'relationship' && this.model.relation(field.name)?.cardinality === 'many' ? [] : null;
+      else
+        out[field.name] =
+          field.type === 'relationship' && this.model.relation(field.name)?.cardinality === 'many' ? [] : null;
     }
-    if (missing.length) throw badRequest(`missing required field${missing.length > 1 ? 's' : ''}: ${missing.map((m) => m.field).join(', ')}`, missing);
+    if (missing.length)
+      throw badRequest(
+        `missing required field${missing.length > 1 ? 's' : ''}: ${missing.map((m) => m.field).join(', ')}`,
+        missing,
+      );
     return out;
   }
 
@@ -341,8 +410,14 @@ class Actions {
   async load(request: FastifyRequest): Promise<Rec> {
     const db = this.services.db;
     if (this.route.kind === 'singular') {
-      const found = await this.repository(db).findFirst({ where: await this.scope(db, request), include: includeFor(this.model, db.models) });
-      if (!found) throw notFound(`${this.route.parent!.model.name} ${String((request.params as Rec)[this.route.parent!.param])} has no ${this.route.parent!.field}`);
+      const found = await this.repository(db).findFirst({
+        where: await this.scope(db, request),
+        include: includeFor(this.model, db.models),
+      });
+      if (!found)
+        throw notFound(
+          `${this.route.parent!.model.name} ${String((request.params as Rec)[this.route.parent!.param])} has no ${this.route.parent!.field}`,
+        );
       return found;
     }
     const key = (request.params as Rec)[this.route.itemParam!];
@@ -352,8 +427,14 @@ class Actions {
       repository.keyValue(key) === undefined
         ? null
         : Object.keys(scope).length
-          ? await repository.findFirst({ where: combine({ [this.model.primaryKey]: repository.keyValue(key) }, scope), include: includeFor(this.model, db.models) })
-          : await repository.findUnique({ where: { [this.model.primaryKey]: key }, include: includeFor(this.model, db.models) });
+          ? await repository.findFirst({
+              where: combine({ [this.model.primaryKey]: repository.keyValue(key) }, scope),
+              include: includeFor(this.model, db.models),
+            })
+          : await repository.findUnique({
+              where: { [this.model.primaryKey]: key },
+              include: includeFor(this.model, db.models),
+            });
     if (!found) throw notFound(`${this.model.name} ${String(key)} not found`);
     return found;
   }
@@ -383,7 +464,10 @@ class Actions {
     const parent = this.route.parent!;
     const key = (request.params as Rec)[parent.param];
     const repository = db.repository(parent.model.name);
-    const found = repository.keyValue(key) === undefined ? null : await repository.findUnique({ where: { [parent.model.primaryKey]: key } });
+    const found =
+      repository.keyValue(key) === undefined
+        ? null
+        : await repository.findUnique({ where: { [parent.model.primaryKey]: key } });
     if (!found) throw notFound(`${parent.model.name} ${String(key)} not found`);
     return found;
   }
@@ -396,7 +480,8 @@ class Actions {
   async bulkWhere(request: FastifyRequest): Promise<Where<Rec>> {
     const query = request.query as Query;
     for (const name of ['_limit', '_page', '_start', '_sort', '_fields', '_count']) {
-      if (query[name] !== undefined) throw badRequest(`${name} does not apply to bulk changes`, [{ field: name, message: 'does not apply here' }]);
+      if (query[name] !== undefined)
+        throw badRequest(`${name} does not apply to bulk changes`, [{ field: name, message: 'does not apply here' }]);
     }
     const parsed = parseListQuery(this.model, query, { defaultLimit: 0, maxLimit: 0 });
     return combine(parsed.where, await this.scope(this.services.db, request));
@@ -438,7 +523,12 @@ function mergeList(model: Model, field: FieldSpec, current: readonly unknown[], 
     const remove = key.startsWith('-');
     const item = parseValue(model, field, remove ? key.slice(1) : key);
     if (item === undefined || (field.choices && !field.choices.includes(item))) {
-      errors.push({ field: key, message: field.choices ? `is not one of ${field.choices.join(', ')}` : `is not a valid ${field.itemType ?? 'string'}` });
+      errors.push({
+        field: key,
+        message: field.choices
+          ? `is not one of ${field.choices.join(', ')}`
+          : `is not a valid ${field.itemType ?? 'string'}`,
+      });
       continue;
     }
     const index = out.findIndex((x) => x === item);

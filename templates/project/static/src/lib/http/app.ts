@@ -30,7 +30,11 @@ export function createApp(options: AppOptions): FastifyInstance {
   });
   // Bodies are JSON objects; anything else is a 415, not text silently ignored.
   app.removeContentTypeParser(['text/plain']);
-  app.addContentTypeParser(/^application\/[\w.+-]*\+json$/, { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+  app.addContentTypeParser(
+    /^application\/[\w.+-]*\+json$/,
+    { parseAs: 'string' },
+    app.getDefaultJsonParser('error', 'error'),
+  );
   // While shutting down, responses close their connection: a kept-alive connection would hold the
   // server open long after the last request.
   let closing = false;
@@ -58,7 +62,11 @@ export function createApp(options: AppOptions): FastifyInstance {
         : statusBody(status, message, requestUrl(request), errors?.length ? { errors } : {});
     return reply.code(status).type('application/json').send(body);
   });
-  app.setNotFoundHandler(async (request, reply) => reply.code(404).send(statusBody(404, `${request.url.split('?')[0]} is not a resource of this service`, requestUrl(request))));
+  app.setNotFoundHandler(async (request, reply) =>
+    reply
+      .code(404)
+      .send(statusBody(404, `${request.url.split('?')[0]} is not a resource of this service`, requestUrl(request))),
+  );
   return app;
 }
 
@@ -70,10 +78,20 @@ interface Described {
 }
 
 function describe(error: FastifyError): Described {
-  if (error instanceof HttpError) return { status: error.statusCode, message: error.message, ...(error.errors ? { errors: error.errors } : {}), ...(error.headers ? { headers: error.headers } : {}) };
+  if (error instanceof HttpError)
+    return {
+      status: error.statusCode,
+      message: error.message,
+      ...(error.errors ? { errors: error.errors } : {}),
+      ...(error.headers ? { headers: error.headers } : {}),
+    };
   if (error instanceof RecordNotFound) return { status: 404, message: error.message };
   if (error instanceof UnknownReference) {
-    return { status: 400, message: `${error.field}: ${error.message}`, errors: [{ field: error.field, message: `${error.model} ${error.keys.map(String).join(', ')} not found` }] };
+    return {
+      status: 400,
+      message: `${error.field}: ${error.message}`,
+      errors: [{ field: error.field, message: `${error.model} ${error.keys.map(String).join(', ')} not found` }],
+    };
   }
   if (error instanceof ConstraintViolation) return constraint(error);
   if (error.validation) return validation(error);
@@ -86,11 +104,19 @@ function constraint(error: ConstraintViolation): Described {
   const fields = error.fields.length ? error.fields : ['(unknown field)'];
   switch (error.kind) {
     case 'unique':
-      return { status: 409, message: `${fields.join(', ')} must be unique, and the value is taken`, errors: fields.map((field) => ({ field, message: 'is already taken' })) };
+      return {
+        status: 409,
+        message: `${fields.join(', ')} must be unique, and the value is taken`,
+        errors: fields.map((field) => ({ field, message: 'is already taken' })),
+      };
     case 'foreign_key':
       return { status: 409, message: 'other objects still refer to this one (or it refers to one that is gone)' };
     case 'not_null':
-      return { status: 400, message: `${fields.join(', ')} is required`, errors: fields.map((field) => ({ field, message: 'is required' })) };
+      return {
+        status: 400,
+        message: `${fields.join(', ')} is required`,
+        errors: fields.map((field) => ({ field, message: 'is required' })),
+      };
   }
 }
 
@@ -100,14 +126,25 @@ function validation(error: FastifyError): Described {
   for (const e of error.validation ?? []) {
     const params = e.params as Record<string, unknown>;
     const path = e.instancePath.replace(/^\//, '').split('/').join('.');
-    if (e.keyword === 'additionalProperties') errors.push({ field: join(path, String(params['additionalProperty'])), message: 'is not a field here' });
-    else if (e.keyword === 'required') errors.push({ field: join(path, String(params['missingProperty'])), message: 'is required' });
+    if (e.keyword === 'additionalProperties')
+      errors.push({ field: join(path, String(params['additionalProperty'])), message: 'is not a field here' });
+    else if (e.keyword === 'required')
+      errors.push({ field: join(path, String(params['missingProperty'])), message: 'is required' });
     else if (e.keyword === 'type' && path === '') errors.push({ field: '(body)', message: 'must be a JSON object' });
-    else if (e.keyword === 'enum') errors.push({ field: path, message: `must be one of ${(params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` });
-    else if (e.keyword !== 'anyOf' && e.keyword !== 'oneOf') errors.push({ field: path || '(body)', message: e.message ?? 'is invalid' });
+    else if (e.keyword === 'enum')
+      errors.push({
+        field: path,
+        message: `must be one of ${(params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+      });
+    else if (e.keyword !== 'anyOf' && e.keyword !== 'oneOf')
+      errors.push({ field: path || '(body)', message: e.message ?? 'is invalid' });
   }
   const unique = errors.filter((e, i) => errors.findIndex((x) => x.field === e.field && x.message === e.message) === i);
-  return { status: 400, message: `invalid body: ${unique.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors: unique };
+  return {
+    status: 400,
+    message: `invalid body: ${unique.map((e) => `${e.field} ${e.message}`).join('; ')}`,
+    errors: unique,
+  };
 }
 
 function join(path: string, name: string): string {
@@ -126,6 +163,8 @@ function fastifyMessage(error: FastifyError): string {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return 'the request body is not valid JSON';
     default:
-      return error.statusCode === 400 && /JSON|token|prototype|constructor/i.test(error.message) ? 'the request body is not valid JSON (or uses __proto__ or constructor keys)' : error.message.split('\n')[0]!;
+      return error.statusCode === 400 && /JSON|token|prototype|constructor/i.test(error.message)
+        ? 'the request body is not valid JSON (or uses __proto__ or constructor keys)'
+        : error.message.split('\n')[0]!;
   }
 }

@@ -13,7 +13,12 @@ export interface Policy {
    * Throws 401/403 unless the request may use `permission` on the route's collection (`object`
    * undefined) or on `object`.
    */
-  authorize(request: FastifyRequest, permission: Permission, route: { readonly acl: string | null }, object?: Record<string, unknown>): Promise<void>;
+  authorize(
+    request: FastifyRequest,
+    permission: Permission,
+    route: { readonly acl: string | null },
+    object?: Record<string, unknown>,
+  ): Promise<void>;
   /** The fields of `model` this request may see (null: all). */
   visibleFields(request: FastifyRequest, model: Model): ReadonlySet<string> | null;
   /** Throws 403 when the body writes fields the request may not write. */

@@ -53,12 +53,14 @@ export function parseListQuery(model: Model, raw: RawQuery, limits: QueryLimits)
     return value;
   };
   for (const name of ['q', '_search_fields']) {
-    if (raw[name] !== undefined) errors.push({ field: name, message: 'full-text search is not available in this service' });
+    if (raw[name] !== undefined)
+      errors.push({ field: name, message: 'full-text search is not available in this service' });
   }
   const limit = integer(one('_limit'), '_limit', errors) ?? limits.defaultLimit;
   const page = integer(one('_page'), '_page', errors);
   const start = integer(one('_start'), '_start', errors);
-  if (page !== undefined && start !== undefined) errors.push({ field: '_page', message: 'cannot be combined with _start' });
+  if (page !== undefined && start !== undefined)
+    errors.push({ field: '_page', message: 'cannot be combined with _start' });
   const take = Math.min(limit, limits.maxLimit);
   const skip = start ?? (page ?? 0) * take;
   const fieldsText = one('_fields') ?? '';
@@ -71,18 +73,21 @@ export function parseListQuery(model: Model, raw: RawQuery, limits: QueryLimits)
     fieldsText,
     count: raw['_count'] !== undefined,
   };
-  if (errors.length) throw badRequest(`invalid query: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
+  if (errors.length)
+    throw badRequest(`invalid query: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
   return query;
 }
 
 /** `_fields` on item reads. */
 export function parseItemFields(model: Model, raw: RawQuery): readonly string[] | undefined {
   const errors: FieldError[] = [];
-  for (const name of Object.keys(raw)) if (name !== '_fields') errors.push({ field: name, message: 'is not a query parameter of item reads' });
+  for (const name of Object.keys(raw))
+    if (name !== '_fields') errors.push({ field: name, message: 'is not a query parameter of item reads' });
   const text = raw['_fields'];
   const fields = typeof text === 'string' && text !== '' ? projection(model, text, '_fields', errors) : undefined;
   if (Array.isArray(text)) errors.push({ field: '_fields', message: 'is given more than once' });
-  if (errors.length) throw badRequest(`invalid query: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
+  if (errors.length)
+    throw badRequest(`invalid query: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
   return fields;
 }
 
@@ -101,7 +106,10 @@ function readable(model: Model): string[] {
 }
 
 function projection(model: Model, text: string, param: string, errors: FieldError[]): string[] {
-  const names = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const excluded = names.every((n) => n.startsWith('-'));
   if (!excluded && names.some((n) => n.startsWith('-'))) {
     errors.push({ field: param, message: 'lists fields to return or fields to leave out (-name), not both' });
@@ -109,7 +117,8 @@ function projection(model: Model, text: string, param: string, errors: FieldErro
   }
   const all = readable(model);
   const unknown = names.map((n) => n.replace(/^-/, '')).filter((n) => !all.includes(n));
-  if (unknown.length) errors.push({ field: param, message: `names unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}` });
+  if (unknown.length)
+    errors.push({ field: param, message: `names unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}` });
   const listed = new Set(names.map((n) => n.replace(/^-/, '')));
   return excluded ? all.filter((n) => !listed.has(n)) : all.filter((n) => listed.has(n));
 }
@@ -117,12 +126,16 @@ function projection(model: Model, text: string, param: string, errors: FieldErro
 function sorting(model: Model, text: string | undefined, errors: FieldError[]): Record<string, 'asc' | 'desc'>[] {
   if (!text) return [];
   const out: Record<string, 'asc' | 'desc'>[] = [];
-  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const descending = part.startsWith('-');
     const name = part.replace(/^[-+]/, '');
     const field = model.field(name);
     const relation = model.relation(name);
-    const sortable = field && (field.column !== null ? !['json', 'blob'].includes(field.storage) : relation?.local === true);
+    const sortable =
+      field && (field.column !== null ? !['json', 'blob'].includes(field.storage) : relation?.local === true);
     if (!sortable) {
       errors.push({ field: '_sort', message: field ? `cannot sort by ${name}` : `names unknown field ${name}` });
       continue;
@@ -136,25 +149,42 @@ function filters(model: Model, raw: RawQuery, errors: FieldError[]): Where<Recor
   const and: Where<Record<string, unknown>>[] = [];
   for (const [param, rawValue] of Object.entries(raw)) {
     if (RESERVED.has(param) || rawValue === undefined) continue;
-    const [name, op] = param.includes('__') ? [param.slice(0, param.indexOf('__')), param.slice(param.indexOf('__') + 2)] : [param, ''];
+    const [name, op] = param.includes('__')
+      ? [param.slice(0, param.indexOf('__')), param.slice(param.indexOf('__') + 2)]
+      : [param, ''];
     const field = model.field(name);
     if (!field || name.startsWith('_')) {
-      errors.push({ field: param, message: name.startsWith('_') ? 'is not a query parameter' : `is not a field of ${model.name}` });
+      errors.push({
+        field: param,
+        message: name.startsWith('_') ? 'is not a query parameter' : `is not a field of ${model.name}`,
+      });
       continue;
     }
     const operator = op === '' ? 'equals' : OPERATORS[op];
     if (!operator) {
-      errors.push({ field: param, message: `has an unknown operator "${op}" (use gt, gte, lt, lte, ne, in, contains, startswith, isnull)` });
+      errors.push({
+        field: param,
+        message: `has an unknown operator "${op}" (use gt, gte, lt, lte, ne, in, contains, startswith, isnull)`,
+      });
       continue;
     }
-    const texts = (Array.isArray(rawValue) ? rawValue : [rawValue]).flatMap((v) => (operator === 'contains' || operator === 'startsWith' ? [v] : v.split(',')));
+    const texts = (Array.isArray(rawValue) ? rawValue : [rawValue]).flatMap((v) =>
+      operator === 'contains' || operator === 'startsWith' ? [v] : v.split(','),
+    );
     const condition = fieldFilter(model, field, operator, texts, param, errors);
     if (condition) and.push({ [name]: condition });
   }
   return and.length ? { AND: and } : {};
 }
 
-function fieldFilter(model: Model, field: FieldSpec, operator: keyof FieldFilter | 'isnull', texts: string[], param: string, errors: FieldError[]): FieldFilter<unknown> | undefined {
+function fieldFilter(
+  model: Model,
+  field: FieldSpec,
+  operator: keyof FieldFilter | 'isnull',
+  texts: string[],
+  param: string,
+  errors: FieldError[],
+): FieldFilter<unknown> | undefined {
   if (operator === 'isnull') {
     if (texts.length !== 1 || !['true', 'false'].includes(texts[0]!)) {
       errors.push({ field: param, message: 'must be true or false' });
@@ -179,9 +209,11 @@ function fieldFilter(model: Model, field: FieldSpec, operator: keyof FieldFilter
     }
     values.push(value);
   }
-  const isList = field.type === 'list' || (field.type === 'relationship' && model.relation(field.name)?.cardinality === 'many');
+  const isList =
+    field.type === 'list' || (field.type === 'relationship' && model.relation(field.name)?.cardinality === 'many');
   if (isList && operator === 'equals') return values.length === 1 ? { has: values[0] } : undefined;
-  if (operator === 'equals' || operator === 'in') return values.length === 1 && operator === 'equals' ? { equals: values[0] } : { in: values };
+  if (operator === 'equals' || operator === 'in')
+    return values.length === 1 && operator === 'equals' ? { equals: values[0] } : { in: values };
   if (values.length !== 1) {
     errors.push({ field: param, message: 'takes one value' });
     return undefined;
@@ -196,12 +228,19 @@ function storageOfKey(model: Model, field: FieldSpec): string {
 
 function keyField(model: Model, field: FieldSpec): FieldSpec | undefined {
   if (field.type !== 'relationship' && field.type !== 'list') return field;
-  if (field.type === 'list') return { ...field, storage: storageOf(field.itemType ?? 'string'), type: field.itemType ?? 'string' };
+  if (field.type === 'list')
+    return { ...field, storage: storageOf(field.itemType ?? 'string'), type: field.itemType ?? 'string' };
   return undefined;
 }
 
 function storageOf(type: string): FieldSpec['storage'] {
-  return ['integer', 'big_integer', 'small_integer', 'interval', 'id_field'].includes(type) ? 'integer' : ['float', 'decimal'].includes(type) ? 'real' : type === 'boolean' ? 'boolean' : 'text';
+  return ['integer', 'big_integer', 'small_integer', 'interval', 'id_field'].includes(type)
+    ? 'integer'
+    : ['float', 'decimal'].includes(type)
+      ? 'real'
+      : type === 'boolean'
+        ? 'boolean'
+        : 'text';
 }
 
 /** A query-string value read by the field's type; undefined when it does not parse. */
@@ -238,7 +277,8 @@ export function parseValue(model: Model, field: FieldSpec, text: string): unknow
 function relatedKey(model: Model, field: FieldSpec, text: string): unknown {
   if (field.storage === 'integer') return /^-?\d+$/.test(text) ? Number(text) : undefined;
   const relation = model.relation(field.relation ?? field.name);
-  const numeric = relation && relation.local && model.columns.find((c) => c.column === relation.foreignKey)?.storage === 'integer';
+  const numeric =
+    relation && relation.local && model.columns.find((c) => c.column === relation.foreignKey)?.storage === 'integer';
   if (numeric) return /^-?\d+$/.test(text) ? Number(text) : undefined;
   return text;
 }

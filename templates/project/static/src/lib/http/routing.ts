@@ -15,7 +15,12 @@ export interface CorsSettings {
 }
 
 /** `allowed`: the methods the path serves (GET implies HEAD). Registers OPTIONS and 405s for the rest. */
-export function completeRoute(app: FastifyInstance, path: string, allowed: readonly HTTPMethods[], cors: CorsSettings): void {
+export function completeRoute(
+  app: FastifyInstance,
+  path: string,
+  allowed: readonly HTTPMethods[],
+  cors: CorsSettings,
+): void {
   const served = new Set(allowed);
   if (served.has('GET')) served.add('HEAD');
   const allow = [...served].sort().join(', ');
@@ -34,7 +39,8 @@ export function completeRoute(app: FastifyInstance, path: string, allowed: reado
     url: path,
     exposeHeadRoute: false,
     handler: async (request, reply) => {
-      if (request.method === 'OPTIONS' && isPreflight(request) && cors.enable) return preflight(request, reply, allow, cors);
+      if (request.method === 'OPTIONS' && isPreflight(request) && cors.enable)
+        return preflight(request, reply, allow, cors);
       throw new HttpError(405, `${request.method} is not allowed on ${path}`, undefined, { allow });
     },
   });
@@ -49,7 +55,10 @@ function preflight(request: FastifyRequest, reply: FastifyReply, allow: string, 
   if (allowedOrigin(origin, cors)) {
     reply.header('access-control-allow-origin', origin);
     reply.header('access-control-allow-methods', allow);
-    reply.header('access-control-allow-headers', String(request.headers['access-control-request-headers'] ?? 'content-type'));
+    reply.header(
+      'access-control-allow-headers',
+      String(request.headers['access-control-request-headers'] ?? 'content-type'),
+    );
     reply.header('access-control-max-age', '600');
     if (cors.allowCredentials) reply.header('access-control-allow-credentials', 'true');
     reply.header('vary', 'Origin');

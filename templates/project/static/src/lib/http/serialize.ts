@@ -44,7 +44,9 @@ export function serialize(options: SerializeOptions): Serializer {
   };
   const embed = (target: string, value: unknown): unknown => {
     const model = options.models.get(target)!;
-    return Array.isArray(value) ? value.map((v) => (v && typeof v === 'object' ? object(model, v as Rec, false) : v)) : object(model, value as Rec, false);
+    return Array.isArray(value)
+      ? value.map((v) => (v && typeof v === 'object' ? object(model, v as Rec, false) : v))
+      : object(model, value as Rec, false);
   };
   return { object: (model, record) => object(model, record, true) };
 }
@@ -58,7 +60,10 @@ export function includeFor(model: Model, models: ModelRegistry, depth: number = 
   const include: Record<string, true | { include?: Record<string, unknown> }> = {};
   for (const relation of model.relations) {
     const target = models.get(relation.target);
-    include[relation.name] = depth > 0 && target && model.nestedRelationships.includes(relation.name) ? { include: includeFor(target, models, depth - 1) } : true;
+    include[relation.name] =
+      depth > 0 && target && model.nestedRelationships.includes(relation.name)
+        ? { include: includeFor(target, models, depth - 1) }
+        : true;
   }
   if (depth === model.nestingDepth) includes.set(model, include);
   return include;

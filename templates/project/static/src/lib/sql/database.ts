@@ -11,7 +11,11 @@ import type { SqlContext } from './repository.js';
 /** Makes the typed repositories of every model for one executor. */
 export type RepositoryFactory<R> = (ctx: SqlContext) => R;
 
-export function sqlDatabase<R extends object>(sql: SqlDatabase, models: ModelRegistry, make: RepositoryFactory<R>): ServiceDatabase<R> & R {
+export function sqlDatabase<R extends object>(
+  sql: SqlDatabase,
+  models: ModelRegistry,
+  make: RepositoryFactory<R>,
+): ServiceDatabase<R> & R {
   const compiler = sqlCompiler(sql.dialect);
   const bind = (executor: SqlExecutor): ServiceDatabase<R> & R => {
     const repositories = make({ executor, compiler, models });

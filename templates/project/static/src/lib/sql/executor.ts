@@ -46,9 +46,12 @@ export interface SqlOptions {
 }
 
 export function openSql(url: string, options: SqlOptions = {}): SqlDatabase {
-  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), options.root ?? process.cwd(), options.onQuery);
+  if (url.startsWith('sqlite:'))
+    return openSqlite(url.slice('sqlite:'.length), options.root ?? process.cwd(), options.onQuery);
   if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.onQuery);
-  throw new ConfigError(`database.url must start with sqlite: or postgres://, not "${url.replace(/:[^:@/]*@/, ':***@')}"`);
+  throw new ConfigError(
+    `database.url must start with sqlite: or postgres://, not "${url.replace(/:[^:@/]*@/, ':***@')}"`,
+  );
 }
 
 // --- SQLite ---------------------------------------------------------------------------------------
@@ -170,7 +173,12 @@ function openPostgres(url: string, onQuery: ((sql: string) => void) | undefined)
     max: 10,
     connectionTimeoutMillis: 2000,
     options: '-c TimeZone=UTC',
-    types: { getTypeParser: ((oid: number, format?: string) => (RAW_TYPES.has(oid) ? (v: string) => v : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser },
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        RAW_TYPES.has(oid)
+          ? (v: string) => v
+          : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
   });
   // A connection the server drops is replaced by the pool; it must not crash the process.
   pool.on('error', () => undefined);
@@ -188,7 +196,7 @@ function openPostgres(url: string, onQuery: ((sql: string) => void) | undefined)
     const executor: SqlExecutor = {
       dialect: 'postgres',
       inTransaction: transaction,
-      all: async <R,>(q: Compiled) => (await client.query(config(q))).rows as R[],
+      all: async <R>(q: Compiled) => (await client.query(config(q))).rows as R[],
       run: async (q) => (await client.query(config(q))).rowCount ?? 0,
       execute: async (script) => void (await client.query(script)),
       // Nested transactions join the one that is running.

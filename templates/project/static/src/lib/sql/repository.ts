@@ -32,7 +32,11 @@ export interface SqlContext {
 
 const OPERATORS = ['equals', 'not', 'in', 'notIn', 'gt', 'gte', 'lt', 'lte', 'contains', 'startsWith', 'has'];
 
-export class SqlRepository<T extends object, Create = Partial<T>, Update = Partial<T>> implements Repository<T, Create, Update> {
+export class SqlRepository<T extends object, Create = Partial<T>, Update = Partial<T>> implements Repository<
+  T,
+  Create,
+  Update
+> {
   /** `select … from table where pk = ?`, compiled once per model: the hottest query of all. */
   readonly #byKey: string;
 
@@ -67,7 +71,11 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     return (await this.findMany({ ...args, take: 1 }))[0] ?? null;
   }
 
-  async findUnique(args: { where: Partial<T>; include?: Include<T>; select?: FindManyArgs<T>['select'] }): Promise<T | null> {
+  async findUnique(args: {
+    where: Partial<T>;
+    include?: Include<T>;
+    select?: FindManyArgs<T>['select'];
+  }): Promise<T | null> {
     const where = args.where as Rec;
     const keys = Object.keys(where);
     if (keys.length === 1 && keys[0] === this.model.primaryKey && !args.select) {
@@ -76,7 +84,11 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       const rows = await this.ctx.executor.all<Row>({ sql: this.#byKey, parameters: [key] });
       return (await this.records(rows, args.include))[0] ?? null;
     }
-    return this.findFirst({ where: args.where as Where<T>, ...(args.include ? { include: args.include } : {}), ...(args.select ? { select: args.select } : {}) });
+    return this.findFirst({
+      where: args.where as Where<T>,
+      ...(args.include ? { include: args.include } : {}),
+      ...(args.select ? { select: args.select } : {}),
+    });
   }
 
   async count(args: { where?: Where<T> } = {}): Promise<number> {
@@ -120,7 +132,10 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       const values = this.columnValues(data);
       const pk = this.model.primaryKey;
       if (Object.keys(values).length) {
-        const update = this.ctx.compiler.updateTable(this.model.table).set(values).where(pk, '=', this.keyValue(key) as never);
+        const update = this.ctx.compiler
+          .updateTable(this.model.table)
+          .set(values)
+          .where(pk, '=', this.keyValue(key) as never);
         const changed = await this.run(tx, () => tx.run(update.compile()));
         if (changed === 0) throw new RecordNotFound(this.model.name, key);
       } else if (!(await this.exists(tx, key))) {
@@ -141,7 +156,10 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       const values = this.columnValues(data);
       if (Object.keys(values).length) {
         for (const chunk of chunks(keys)) {
-          const update = this.ctx.compiler.updateTable(this.model.table).set(values).where(this.model.primaryKey, 'in', chunk.map((k) => this.keyValue(k)) as never);
+          const update = this.ctx.compiler
+            .updateTable(this.model.table)
+            .set(values)
+            .where(this.model.primaryKey, 'in', chunk.map((k) => this.keyValue(k)) as never);
           await this.run(tx, () => tx.run(update.compile()));
         }
       }
@@ -153,9 +171,13 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   async delete(args: { where: Partial<T> }): Promise<T> {
     return this.ctx.executor.transaction(async (tx) => {
       const key = this.keyOf(args.where as Rec);
-      const existing = await this.withExecutor(tx).findUnique({ where: { [this.model.primaryKey]: key } as Partial<T> });
+      const existing = await this.withExecutor(tx).findUnique({
+        where: { [this.model.primaryKey]: key } as Partial<T>,
+      });
       if (!existing) throw new RecordNotFound(this.model.name, key);
-      const query = this.ctx.compiler.deleteFrom(this.model.table).where(this.model.primaryKey, '=', this.keyValue(key) as never);
+      const query = this.ctx.compiler
+        .deleteFrom(this.model.table)
+        .where(this.model.primaryKey, '=', this.keyValue(key) as never);
       await this.run(tx, () => tx.run(query.compile()));
       return existing;
     });
@@ -165,7 +187,9 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     return this.ctx.executor.transaction(async (tx) => {
       const keys = await this.withExecutor(tx).keys(args.where);
       for (const chunk of chunks(keys)) {
-        const query = this.ctx.compiler.deleteFrom(this.model.table).where(this.model.primaryKey, 'in', chunk.map((k) => this.keyValue(k)) as never);
+        const query = this.ctx.compiler
+          .deleteFrom(this.model.table)
+          .where(this.model.primaryKey, 'in', chunk.map((k) => this.keyValue(k)) as never);
         await this.run(tx, () => tx.run(query.compile()));
       }
       return { count: keys.length };
@@ -184,7 +208,10 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   }
 
   selectedColumns(select?: FindManyArgs<T>['select']): string[] {
-    const columns = this.model.columns.filter((f) => !select || f.primaryKey || (select as Rec)[f.name] === true || this.selectedThroughRelation(select as Rec, f));
+    const columns = this.model.columns.filter(
+      (f) =>
+        !select || f.primaryKey || (select as Rec)[f.name] === true || this.selectedThroughRelation(select as Rec, f),
+    );
     return columns.map((f) => f.column!);
   }
 
@@ -215,7 +242,8 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   /** Rows → records: values converted, to-one relationships kept here filled in, others loaded as asked. */
   async records(rows: readonly Row[], include?: Include<T>, executor: SqlExecutor = this.ctx.executor): Promise<T[]> {
     const records = rows.map((row) => this.record(row));
-    if (include) await this.include(executor, records, include as Record<string, true | { include?: Record<string, unknown> }>);
+    if (include)
+      await this.include(executor, records, include as Record<string, true | { include?: Record<string, unknown> }>);
     return records as T[];
   }
 
@@ -231,7 +259,11 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   }
 
   /** Loads relationships for a page of records: one query per relationship. */
-  async include(executor: SqlExecutor, records: Rec[], include: Record<string, true | { include?: Record<string, unknown> }>): Promise<void> {
+  async include(
+    executor: SqlExecutor,
+    records: Rec[],
+    include: Record<string, true | { include?: Record<string, unknown> }>,
+  ): Promise<void> {
     if (records.length === 0) return;
     for (const [name, how] of Object.entries(include)) {
       const relation = this.model.relation(name);
@@ -240,9 +272,15 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       if (relation.local) {
         if (typeof how === 'object') {
           const keys = unique(records.map((r) => r[name]).filter((k) => k !== null && k !== undefined));
-          const related = keys.length ? await target.findMany({ where: { [target.model.primaryKey]: { in: keys } } as never, ...(how.include ? { include: how.include as never } : {}) }) : [];
+          const related = keys.length
+            ? await target.findMany({
+                where: { [target.model.primaryKey]: { in: keys } } as never,
+                ...(how.include ? { include: how.include as never } : {}),
+              })
+            : [];
           const byKey = new Map(related.map((o) => [String((o as Rec)[target.model.primaryKey]), o]));
-          for (const r of records) r[name] = r[name] === null || r[name] === undefined ? null : (byKey.get(String(r[name])) ?? null);
+          for (const r of records)
+            r[name] = r[name] === null || r[name] === undefined ? null : (byKey.get(String(r[name])) ?? null);
         }
         continue;
       }
@@ -252,7 +290,11 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       const fkField = target.model.columns.find((c) => c.column === fk)!;
       const related = await target.findMany({
         where: { [fkField.name]: { in: keys } } as never,
-        ...(typeof how === 'object' ? (how.include ? { include: how.include as never } : {}) : { select: { [fkField.name]: true } as never }),
+        ...(typeof how === 'object'
+          ? how.include
+            ? { include: how.include as never }
+            : {}
+          : { select: { [fkField.name]: true } as never }),
       });
       const groups = new Map<string, unknown[]>();
       for (const o of related as Rec[]) {
@@ -275,7 +317,10 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
 
   async reload(executor: SqlExecutor, record: Rec, include?: Include<T>): Promise<T> {
     const key = record[this.model.primaryKey];
-    const found = await this.withExecutor(executor).findUnique({ where: { [this.model.primaryKey]: key } as Partial<T>, ...(include ? { include } : {}) });
+    const found = await this.withExecutor(executor).findUnique({
+      where: { [this.model.primaryKey]: key } as Partial<T>,
+      ...(include ? { include } : {}),
+    });
     if (!found) throw new RecordNotFound(this.model.name, key);
     return found;
   }
@@ -287,7 +332,8 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
 
   keyOf(where: Rec): unknown {
     const key = where[this.model.primaryKey];
-    if (key === undefined || Object.keys(where).length !== 1) throw new Error(`${this.model.name}: update and delete take { where: { ${this.model.primaryKey} } }`);
+    if (key === undefined || Object.keys(where).length !== 1)
+      throw new Error(`${this.model.name}: update and delete take { where: { ${this.model.primaryKey} } }`);
     return key;
   }
 
@@ -314,7 +360,10 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       const relation = this.model.relation(name);
       if (relation && relation.local) {
         const fk = this.model.columns.find((c) => c.column === relation.foreignKey)!;
-        values[relation.foreignKey] = value === null ? null : toDb(this.repositoryOf(relation.target, this.ctx.executor).keyValue(value), fk, this.dialect);
+        values[relation.foreignKey] =
+          value === null
+            ? null
+            : toDb(this.repositoryOf(relation.target, this.ctx.executor).keyValue(value), fk, this.dialect);
       }
     }
     return values;
@@ -329,7 +378,9 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       if (keys.length === 0) continue;
       const target = this.repositoryOf(relation.target, executor);
       const valid = keys.map((k) => target.keyValue(k));
-      const found = valid.some((k) => k !== undefined) ? await target.keys({ [target.model.primaryKey]: { in: valid.filter((k) => k !== undefined) } } as never) : [];
+      const found = valid.some((k) => k !== undefined)
+        ? await target.keys({ [target.model.primaryKey]: { in: valid.filter((k) => k !== undefined) } } as never)
+        : [];
       const have = new Set(found.map(String));
       const missing = keys.filter((k, i) => valid[i] === undefined || !have.has(String(valid[i])));
       if (missing.length) throw new UnknownReference(relation.name, relation.target, missing);
@@ -345,11 +396,17 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       const keys = (value === null ? [] : Array.isArray(value) ? value : [value]).map((k) => target.keyValue(k));
       const fk = relation.foreignKey;
       const owner = this.keyValue(record[this.model.primaryKey]);
-      let unlink = this.ctx.compiler.updateTable(target.model.table).set({ [fk]: null }).where(fk, '=', owner as never);
+      let unlink = this.ctx.compiler
+        .updateTable(target.model.table)
+        .set({ [fk]: null })
+        .where(fk, '=', owner as never);
       if (keys.length) unlink = unlink.where(target.model.primaryKey, 'not in', keys as never);
       await this.run(executor, () => executor.run(unlink.compile()));
       if (keys.length) {
-        const link = this.ctx.compiler.updateTable(target.model.table).set({ [fk]: owner }).where(target.model.primaryKey, 'in', keys as never);
+        const link = this.ctx.compiler
+          .updateTable(target.model.table)
+          .set({ [fk]: owner })
+          .where(target.model.primaryKey, 'in', keys as never);
         await this.run(executor, () => executor.run(link.compile()));
       }
     }
@@ -368,12 +425,16 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     const e = error as { code?: string; message?: string; detail?: string; column?: string; constraint?: string };
     const message = e.message ?? '';
     if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e.code === '23505') {
-      const columns = e.code === '23505' ? (/Key \(([^)]*)\)/.exec(e.detail ?? '')?.[1] ?? '').split(', ') : [...message.matchAll(/\w+\.(\w+)/g)].map((m) => m[1]!);
+      const columns =
+        e.code === '23505'
+          ? (/Key \(([^)]*)\)/.exec(e.detail ?? '')?.[1] ?? '').split(', ')
+          : [...message.matchAll(/\w+\.(\w+)/g)].map((m) => m[1]!);
       return new ConstraintViolation('unique', this.fieldsOf(columns), message);
     }
     // RESTRICT is its own code: 23001 in PostgreSQL, a "trigger" constraint in SQLite.
     const restrict = e.code === '23001' || (e.code === 'SQLITE_CONSTRAINT_TRIGGER' && /FOREIGN KEY/i.test(message));
-    if (e.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || e.code === '23503' || restrict) return new ConstraintViolation('foreign_key', [], message);
+    if (e.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || e.code === '23503' || restrict)
+      return new ConstraintViolation('foreign_key', [], message);
     if (e.code === 'SQLITE_CONSTRAINT_NOTNULL' || e.code === '23502') {
       const column = e.column ?? /\w+\.(\w+)/.exec(message)?.[1] ?? '';
       return new ConstraintViolation('not_null', this.fieldsOf([column]), message);
@@ -393,7 +454,10 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       if (value === undefined) continue;
       if (name === 'AND') parts.push(eb.and((value as Where<Rec>[]).map((w) => this.condition(eb, w))));
       else if (name === 'OR') parts.push(eb.or((value as Where<Rec>[]).map((w) => this.condition(eb, w))));
-      else if (name === 'NOT') parts.push(eb.not(eb.and((Array.isArray(value) ? value : [value]).map((w: Where<Rec>) => this.condition(eb, w)))));
+      else if (name === 'NOT')
+        parts.push(
+          eb.not(eb.and((Array.isArray(value) ? value : [value]).map((w: Where<Rec>) => this.condition(eb, w)))),
+        );
       else parts.push(this.fieldCondition(eb, name, value));
     }
     return eb.and(parts);
@@ -406,7 +470,8 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     if (relation && !relation.local) return this.relatedCondition(eb, relation, filter);
     const column = `${table}.${this.columnOf(name)}`;
     const field = this.model.field(name) ?? this.model.columns.find((c) => c.column === this.columnOf(name))!;
-    const convert = (v: unknown) => (relation ? this.repositoryOf(relation.target, this.ctx.executor).keyValue(v) : this.dbValue(v, field));
+    const convert = (v: unknown) =>
+      relation ? this.repositoryOf(relation.target, this.ctx.executor).keyValue(v) : this.dbValue(v, field);
     const parts: Expression<SqlBool>[] = [];
     const ref = eb.ref(column);
     for (const [op, operand] of Object.entries(filter)) {
@@ -415,7 +480,13 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
           parts.push(operand === null ? eb(ref, 'is', null) : eb(ref, '=', convert(operand) as never));
           break;
         case 'not':
-          parts.push(isFilter(operand) ? eb.not(this.fieldCondition(eb, name, operand, table)) : operand === null ? eb(ref, 'is not', null) : eb.or([eb(ref, '!=', convert(operand) as never), eb(ref, 'is', null)]));
+          parts.push(
+            isFilter(operand)
+              ? eb.not(this.fieldCondition(eb, name, operand, table))
+              : operand === null
+                ? eb(ref, 'is not', null)
+                : eb.or([eb(ref, '!=', convert(operand) as never), eb(ref, 'is', null)]),
+          );
           break;
         case 'in':
         case 'notIn': {
@@ -433,7 +504,11 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         case 'contains':
         case 'startsWith': {
           const pattern = `${op === 'contains' ? '%' : ''}${escapeLike(String(operand))}%`;
-          parts.push(this.dialect === 'postgres' ? sql<SqlBool>`${ref}::text ilike ${pattern} escape '\\'` : sql<SqlBool>`${ref} like ${pattern} escape '\\'`);
+          parts.push(
+            this.dialect === 'postgres'
+              ? sql<SqlBool>`${ref}::text ilike ${pattern} escape '\\'`
+              : sql<SqlBool>`${ref} like ${pattern} escape '\\'`,
+          );
           break;
         }
         case 'has':
@@ -459,7 +534,9 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     if ('equals' in keyFilter && keyFilter.equals === null) {
       return eb.not(eb.exists(this.relatedRows(eb, relation, target)));
     }
-    const sub = this.relatedRows(eb, relation, target).where((tb) => target.fieldCondition(tb as unknown as Eb, target.model.primaryKey, keyFilter, RELATED));
+    const sub = this.relatedRows(eb, relation, target).where((tb) =>
+      target.fieldCondition(tb as unknown as Eb, target.model.primaryKey, keyFilter, RELATED),
+    );
     return eb.exists(sub);
   }
 
@@ -494,7 +571,12 @@ function byKeySql(model: Model, ctx: SqlContext): string {
 }
 
 function isFilter(value: unknown): value is FieldFilter<unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).every((k) => OPERATORS.includes(k));
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.keys(value).every((k) => OPERATORS.includes(k))
+  );
 }
 
 function escapeLike(text: string): string {

@@ -1,0 +1,42 @@
+/**
+ * Every golden tree type-checks under `strict` (`tsc --noEmit` in a copy of
+ * snapshots/<fixture>/out), and the generated project's own test suite passes on SQLite and on
+ * PostgreSQL.
+ */
+import { cpSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/paths.js';
+import { postgresServer } from '../support/postgres.js';
+import { linkDependencies, tool } from '../support/project.js';
+import { SNAPSHOT_FIXTURES } from '../support/generated.js';
+
+describe.each(SNAPSHOT_FIXTURES)('the generated %s project', (fixture) => {
+  const copy = async () => {
+    const dir = join(repoRoot, '.tmp', 'snapshot-projects', fixture);
+    rmSync(dir, { recursive: true, force: true });
+    cpSync(join(repoRoot, 'snapshots', fixture, 'out'), dir, { recursive: true });
+    await linkDependencies(dir);
+    return dir;
+  };
+  let project: Promise<string> | undefined;
+  const projectDir = () => (project ??= copy());
+
+  it('type-checks (tsc --noEmit, strict)', async () => {
+    const result = await tool(await projectDir(), 'tsc', ['--noEmit']);
+    expect(result.all).toBe('');
+    expect(result.exitCode).toBe(0);
+  });
+
+  it('passes its own tests (npm test) on SQLite', async () => {
+    const result = await tool(await projectDir(), 'vitest', ['run']);
+    expect(result.exitCode, result.all).toBe(0);
+    expect(result.all).toMatch(/Tests\s+\d+ passed/);
+  });
+
+  it('passes its own tests on PostgreSQL (TEST_DATABASE_URL)', async () => {
+    const result = await tool(await projectDir(), 'vitest', ['run'], { TEST_DATABASE_URL: await postgresServer() });
+    expect(result.exitCode, result.all).toBe(0);
+    expect(result.all).toMatch(/Tests\s+\d+ passed/);
+  });
+});
