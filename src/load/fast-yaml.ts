@@ -477,7 +477,8 @@ class FlowReader {
 
   /** `[key: value]`: a single-pair mapping inside a flow sequence. */
   implicitPair(key: RawNode): RawMap {
-    if (key.kind !== 'scalar') unsupported();
+    // `<<` is a merge key to the yaml package, wherever it is (`[<<: x]` included).
+    if (key.kind !== 'scalar' || key.text === '<<') unsupported();
     this.pos++; // ':'
     this.space();
     const value = this.valueOrEmpty(']');

@@ -155,3 +155,9 @@ describe('fast YAML reader', () => {
     );
   }, Math.max(60_000, RUNS * 60));
 });
+
+describe('fast YAML reader: found by the property tests', () => {
+  it.each([['merge key as an implicit pair in a flow sequence', 'scopes: [<<: scope>>]\n']])('%s', (_name, text) => {
+    expect(fast(text)).toBe('unsupported');
+  });
+});
