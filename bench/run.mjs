@@ -7,6 +7,8 @@ import os from 'node:os';
 const benchmarks = [
   { name: 'parse-instagram', load: () => import('./parse-instagram.mjs') },
   { name: 'check-200', load: () => import('./check-200.mjs') },
+  { name: 'generate', load: () => import('./generate.mjs') },
+  { name: 'serve', load: () => import('./serve.mjs') },
 ];
 
 const args = process.argv.slice(2);

@@ -1,0 +1,49 @@
+// The hand-written contender of bench/serve.mjs: the Item API of ramses-starter as a good Fastify
+// developer would write it with better-sqlite3 — prepared statements, the same JSON shapes
+// (_type, _pk, _self, the collection envelope with total), the same body validation and request
+// logging. Usage: node server.mjs <node_modules> <sqlite file> <port>
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
+const [modules, file, port] = process.argv.slice(2);
+const require = createRequire(join(modules, 'noop.js'));
+const Fastify = require('fastify');
+const Database = require('better-sqlite3');
+
+const db = new Database(file);
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = NORMAL');
+db.exec('create table if not exists item (id integer primary key autoincrement, name text not null, description text)');
+const byId = db.prepare('select id, name, description from item where id = ?');
+const page = db.prepare('select id, name, description from item order by id limit ? offset ?');
+const count = db.prepare('select count(*) as n from item');
+const insert = db.prepare('insert into item (name, description) values (?, ?) returning id, name, description');
+
+const app = Fastify({ logger: { level: 'info' } });
+const self = (request, id) => `${request.protocol}://${request.host}/v1/items/${id}`;
+const present = (request, row) => ({ ...row, _type: 'Item', _pk: String(row.id), _self: self(request, row.id) });
+const notFound = (request, reply, message) =>
+  reply.code(404).send({ status_code: 404, title: 'Not Found', explanation: 'The resource could not be found.', message, timestamp: new Date().toISOString().slice(0, 19) + 'Z', request_url: `${request.protocol}://${request.host}${request.url}` });
+
+app.get('/v1/items/:id', async (request, reply) => {
+  const id = /^\d+$/.test(request.params.id) ? Number(request.params.id) : undefined;
+  const row = id === undefined ? undefined : byId.get(id);
+  return row ? present(request, row) : notFound(request, reply, `Item ${request.params.id} not found`);
+});
+
+app.get('/v1/items', async (request) => {
+  const started = performance.now();
+  const limit = Math.min(Number(request.query._limit ?? 20), 1000);
+  const start = Number(request.query._start ?? 0);
+  const data = page.all(limit, start).map((row) => present(request, row));
+  return { total: count.get().n, count: data.length, start, took: Math.round(performance.now() - started), fields: '', data };
+});
+
+const body = { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string' }, description: { type: ['string', 'null'] } } };
+app.post('/v1/items', { schema: { body } }, async (request, reply) => {
+  const row = insert.get(request.body.name, request.body.description ?? null);
+  reply.code(201).header('location', self(request, row.id));
+  return present(request, row);
+});
+
+await app.listen({ host: '127.0.0.1', port: Number(port) });

@@ -1,0 +1,77 @@
+// The dependencies of generated projects, installed once per machine and set of versions into
+// .tmp/project-deps/<hash>/node_modules (a real `npm install` of the generated package.json's
+// dependencies) and linked into each generated project by the tests and benchmarks.
+// better-sqlite3 builds from source where no prebuilt binary can be downloaded: about two minutes, once.
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+const INSTALL_TIMEOUT_MS = 20 * 60_000;
+
+/** Links the shared node_modules for `dir`'s package.json into `dir`. */
+export async function linkDependencies(dir) {
+  const modules = await installedDependencies(readFileSync(join(dir, 'package.json'), 'utf8'));
+  rmSync(join(dir, 'node_modules'), { recursive: true, force: true });
+  symlinkSync(modules, join(dir, 'node_modules'), 'dir');
+  return modules;
+}
+
+/** The node_modules folder with the dependencies of a generated package.json, installed if needed. */
+export async function installedDependencies(packageJson) {
+  const pkg = JSON.parse(packageJson);
+  const manifest = { name: 'svcgen-project-deps', private: true, type: 'module', dependencies: pkg.dependencies, devDependencies: pkg.devDependencies, allowScripts: pkg.allowScripts };
+  const text = `${JSON.stringify(manifest, null, 2)}\n`;
+  const root = join(repoRoot, '.tmp', 'project-deps');
+  const dir = join(root, createHash('sha256').update(text).digest('hex').slice(0, 16));
+  const done = join(dir, 'node_modules', '.svcgen-installed');
+  const lock = `${dir}.lock`;
+  mkdirSync(root, { recursive: true });
+  const started = Date.now();
+  // Several test processes may ask at once: one installs (holding a lock folder), the others wait.
+  while (!existsSync(done)) {
+    if (tryLock(lock)) {
+      try {
+        if (!existsSync(done)) await install(dir, text, done);
+      } finally {
+        rmSync(lock, { recursive: true, force: true });
+      }
+      break;
+    }
+    if (Date.now() - started > INSTALL_TIMEOUT_MS) throw new Error(`waited too long for another process installing ${dir}`);
+    await sleep(1000);
+  }
+  return join(dir, 'node_modules');
+}
+
+function tryLock(lock) {
+  try {
+    mkdirSync(lock);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function install(dir, packageJson, done) {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), packageJson);
+  // Use the system's Node headers for native builds when they are there (see .ci/run).
+  const nodedir = process.env.npm_config_nodedir ?? (existsSync('/usr/include/node/node.h') ? '/usr' : undefined);
+  try {
+    await promisify(execFile)('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: dir,
+      timeout: INSTALL_TIMEOUT_MS,
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, ...(nodedir ? { npm_config_nodedir: nodedir } : {}) },
+    });
+  } catch (error) {
+    throw new Error(`npm install of the generated project's dependencies failed:\n${error.stdout ?? ''}${error.stderr ?? error.message}`);
+  }
+  writeFileSync(done, new Date().toISOString());
+}
