@@ -140,7 +140,8 @@ function routeSummary(kind: string, model: string, action: string): string {
     collection_options: 'list the allowed methods',
     item_options: 'list the allowed methods',
   };
-  return what[action] ?? action;
+  const text = what[action] ?? action;
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function fieldType(model: Model, field: Field): string {

@@ -40,6 +40,8 @@ function sampled(field: Field): boolean {
   return field.requiredOnCreate || !hard;
 }
 
+const TEMPORAL = { datetime: '2026-01-02T03:04:05Z', date: '2026-01-02', time: '03:04:05' } as const;
+
 const KNOWN_FORMATS = new Set(['email', 'uri', 'url', 'date-time', 'date', 'time', 'uuid']);
 
 function sampleValue(field: Field): string {
@@ -62,11 +64,9 @@ function sampleValue(field: Field): string {
     case 'boolean':
       return 'true';
     case 'datetime':
-      return quote('2026-01-02T03:04:05Z');
     case 'date':
-      return quote('2026-01-02');
     case 'time':
-      return quote('03:04:05');
+      return quote(TEMPORAL[field.type]);
     case 'choice':
       return literal(choices?.[0] ?? null);
     case 'list':
@@ -93,11 +93,10 @@ function text(field: Field): string {
     case 'uuid':
       return "`00000000-0000-4000-8000-${String(n).padStart(12, '0')}`";
     case 'date-time':
-      return quote('2026-01-02T03:04:05Z');
+      return quote(TEMPORAL.datetime);
     case 'date':
-      return quote('2026-01-02');
     case 'time':
-      return quote('03:04:05');
+      return quote(TEMPORAL[field.validation['format']]);
   }
   const min = field.minLength ?? 0;
   const max = field.maxLength;

@@ -6,7 +6,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, conflict, notFound, statusBody, type FieldError } from '../errors.js';
-import { hasHandlers, runAfter, runBefore, type Action, type ModelEvents } from '../events.js';
+import { hasHandlers, runAfter, runBefore, type Action, type EventRun, type ModelEvents } from '../events.js';
 import { generic, type AnyModel, type FieldSpec, type Model } from '../model.js';
 import type { EngineRepository, ServiceDatabase } from '../database.js';
 import type { Where } from '../repository.js';
@@ -290,14 +290,7 @@ class Actions {
     present: (result: R) => unknown,
   ): Promise<unknown> {
     return this.services.db.transaction(async (db) => {
-      const run = {
-        model: this.model,
-        events: this.route.events as never,
-        action,
-        request,
-        db,
-        ...(instance ? { instance } : {}),
-      };
+      const run = this.eventRun(request, action, db, instance);
       const data = await runBefore(run, body);
       const result = await work(db, data);
       return runAfter(run, data, present(result));
@@ -314,17 +307,26 @@ class Actions {
   ): Promise<unknown> {
     if (!hasHandlers(this.route.events, action)) return work(this.services.db);
     return this.services.db.transaction(async (db) => {
-      const run = {
-        model: this.model,
-        events: this.route.events as never,
-        action,
-        request,
-        db,
-        ...(instance ? { instance } : {}),
-      };
+      const run = this.eventRun(request, action, db, instance);
       await runBefore(run, data);
       return runAfter(run, data, await work(db));
     });
+  }
+
+  eventRun(
+    request: FastifyRequest,
+    action: Action,
+    db: ServiceDatabase,
+    instance: Rec | undefined,
+  ): EventRun<ServiceDatabase> {
+    return {
+      model: this.model,
+      events: this.route.events as never,
+      action,
+      request,
+      db,
+      ...(instance ? { instance } : {}),
+    };
   }
 
   body(request: FastifyRequest): Rec {
