@@ -51,7 +51,7 @@ export async function modelView(ir: ServiceIR, model: Model, types: FieldTypes):
     typeImports: [],
     usesNow: model.fields.some((f) => f.default?.kind === 'now' || f.onUpdate?.kind === 'now'),
     defaultImports: [...new Set(callables.map((c) => c.name))].sort().map((name) => ({ name: camel(name), from: `../custom/defaults/${name}.js` })),
-    types: declarations.join('\n'),
+    types: declarations.join('\n\n'),
     spec: literal(modelSpec(ir, model, types)),
     // Every field is listed, so that a foreign key or generated key in a body gets its own message
     // (the route explains what to send instead) rather than "not a field".

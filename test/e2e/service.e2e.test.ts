@@ -106,6 +106,16 @@ describe('start-up', () => {
     expect(result.all).toMatch(/log.level must be one of .* not "loud"/);
   });
 
+  it('npm run migrate applies the migrations once, then finds the database up to date', async () => {
+    const database = await testDatabase('sqlite', dir, 'migrate');
+    const migrate = () => execa('node', ['dist/db/migrate.js'], { cwd: dir, env: { SVC_CONFIG: join(dir, 'none.ini'), SVC_DATABASE_URL: database.url }, reject: false, all: true });
+    const first = await migrate();
+    expect(first.exitCode, first.all).toBe(0);
+    expect(first.all).toContain('applied 0001_initial');
+    expect((await migrate()).all).toContain('the database is up to date');
+    await database.drop();
+  });
+
   it('refuses to start on a database whose applied migration has changed', async () => {
     const database = await testDatabase('sqlite', dir, 'migration-changed');
     const { default: Database } = (await import(join(dir, 'node_modules/better-sqlite3/lib/index.js'))) as { default: new (f: string) => { exec(s: string): void; close(): void } };
@@ -116,6 +126,23 @@ describe('start-up', () => {
     expect(result.exitCode).toBe(1);
     expect(result.all).toMatch(/migration 0001_initial was applied to this database but has changed since/);
     await database.drop();
+  });
+});
+
+describe('/health', () => {
+  it('answers 503 when the database stops answering', async () => {
+    const dir = await builtProject('ramses-starter', 'e2e');
+    const database = await testDatabase('postgres', dir, 'health');
+    const service = await startService(dir, { SVC_DATABASE_URL: database.url }, '/v1');
+    try {
+      expect((await fetch(`${service.origin}/v1/health`)).status).toBe(200);
+      await database.drop();
+      const reply = await fetch(`${service.origin}/v1/health`);
+      expect(reply.status).toBe(503);
+      expect(await reply.json()).toMatchObject({ status_code: 503, message: 'the database does not answer' });
+    } finally {
+      await service.stop();
+    }
   });
 });
 

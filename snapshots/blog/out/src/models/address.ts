@@ -15,6 +15,7 @@ export interface Address {
    */
   author: number | null;
 }
+
 /**
  * The data that creates an Address.
  */
@@ -27,6 +28,7 @@ export interface AddressCreate {
    */
   author?: number | null;
 }
+
 /**
  * The data that updates an Address: only the fields to change.
  */

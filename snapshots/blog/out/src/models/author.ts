@@ -20,6 +20,7 @@ export interface Author {
   reviews: string[];
   address: number | null;
 }
+
 /**
  * The data that creates an Author.
  */
@@ -37,6 +38,7 @@ export interface AuthorCreate {
   reviews?: string[];
   address?: number | null;
 }
+
 /**
  * The data that updates an Author: only the fields to change.
  */

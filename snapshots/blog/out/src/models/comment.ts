@@ -23,6 +23,7 @@ export interface Comment {
    */
   parent: number | null;
 }
+
 /**
  * The data that creates a Comment.
  */
@@ -41,6 +42,7 @@ export interface CommentCreate {
    */
   parent?: number | null;
 }
+
 /**
  * The data that updates a Comment: only the fields to change.
  */

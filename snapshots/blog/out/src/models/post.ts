@@ -30,6 +30,7 @@ export interface Post {
    */
   reviewer: number | null;
 }
+
 /**
  * The data that creates a Post.
  */
@@ -57,6 +58,7 @@ export interface PostCreate {
    */
   reviewer?: number | null;
 }
+
 /**
  * The data that updates a Post: only the fields to change.
  */

@@ -16,6 +16,7 @@ export interface Profile {
    */
   user: string | null;
 }
+
 /**
  * The data that creates a Profile.
  */
@@ -28,6 +29,7 @@ export interface ProfileCreate {
    */
   user?: string | null;
 }
+
 /**
  * The data that updates a Profile: only the fields to change.
  */

@@ -40,6 +40,7 @@ export interface Story {
    */
   assignee: string | null;
 }
+
 /**
  * The data that creates a Story.
  */
@@ -75,6 +76,7 @@ export interface StoryCreate {
    */
   assignee?: string | null;
 }
+
 /**
  * The data that updates a Story: only the fields to change.
  */

@@ -23,6 +23,7 @@ export interface User {
     [k: string]: unknown;
   } | null;
 }
+
 /**
  * The data that creates a User.
  */
@@ -44,6 +45,7 @@ export interface UserCreate {
     [k: string]: unknown;
   } | null;
 }
+
 /**
  * The data that updates a User: only the fields to change.
  */

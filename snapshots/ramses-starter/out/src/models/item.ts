@@ -9,6 +9,7 @@ export interface Item {
   name: string;
   description: string | null;
 }
+
 /**
  * The data that creates an Item.
  */
@@ -16,6 +17,7 @@ export interface ItemCreate {
   name: string;
   description?: string | null;
 }
+
 /**
  * The data that updates an Item: only the fields to change.
  */

@@ -57,10 +57,14 @@ export function createApp(options: AppOptions): FastifyInstance {
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ status, message }, 'request refused');
     for (const [name, value] of Object.entries(headers ?? {})) reply.header(name, value);
+    // An unexpected failure says nothing about itself; a deliberate HttpError (503 from /health) may.
     const body =
-      status >= 500
+      status >= 500 && !(error instanceof HttpError)
         ? statusBody(status, 'Internal Server Error', requestUrl(request), { request_id: String(request.id) })
-        : statusBody(status, message, requestUrl(request), errors?.length ? { errors } : {});
+        : statusBody(status, message, requestUrl(request), {
+            ...(errors?.length ? { errors } : {}),
+            ...(status >= 500 ? { request_id: String(request.id) } : {}),
+          });
     return reply.code(status).type('application/json').send(body);
   });
   app.setNotFoundHandler(async (request, reply) =>
