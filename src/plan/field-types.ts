@@ -79,13 +79,13 @@ export class FieldTypes {
         return { type: 'string' };
       case 'integer':
       case 'id_field':
-        return { type: 'integer', ...(field.type === 'integer' ? { minimum: -2147483648, maximum: 2147483647 } : {}) };
       case 'small_integer':
-        return { type: 'integer', minimum: -32768, maximum: 32767 };
-      case 'big_integer':
-        return { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
+      case 'big_integer': {
+        const [minimum, maximum] = INTEGER_RANGE[field.type];
+        return { type: 'integer', minimum, maximum };
+      }
       case 'interval':
-        return { type: 'integer', minimum: 0, description: 'seconds' };
+        return { type: 'integer', minimum: 0, maximum: INTEGER_RANGE.interval[1], description: 'seconds' };
       case 'float':
       case 'decimal':
         return { type: 'number' };
@@ -119,9 +119,29 @@ export class FieldTypes {
     }
   }
 
+  /** A related object's key, as a client writes it: the target key's type and bounds. */
   keySchema(model: string): Record<string, unknown> {
+    const target = this.model(model);
     const key = this.key(model);
-    return key.type === 'id_field' || STORAGE[key.type as keyof typeof STORAGE] === 'integer' ? { type: 'integer' } : { type: 'string' };
+    const { description: _description, ...base } = this.baseSchema(target, key);
+    return { ...base, ...this.bounds(key) };
+  }
+
+  /** A foreign key that holds a one-to-one relationship (both sides to-one). */
+  isOneToOneLink(model: Model, field: Field): boolean {
+    const relationship = model.relationships.find((r) => r.name === field.foreignKey?.relationship);
+    if (!relationship || relationship.cardinality !== 'one' || relationship.foreignKey.field !== field.name) return false;
+    return this.model(relationship.target).relationships.find((r) => r.name === relationship.inverse)?.cardinality === 'one';
+  }
+
+  /** The whole numbers an integer column holds (the PostgreSQL type's range), or null. */
+  integerRange(model: Model, field: Field): readonly [number, number] | null {
+    if (field.type === 'foreign_key') return this.integerRange(this.model(field.foreignKey!.model), this.key(field.foreignKey!.model));
+    if (field.type === 'relationship') {
+      const relation = model.relationships.find((r) => r.name === field.name)!;
+      return this.integerRange(this.model(relation.target), this.key(relation.target));
+    }
+    return field.type in INTEGER_RANGE ? INTEGER_RANGE[field.type as keyof typeof INTEGER_RANGE] : null;
   }
 
   bounds(field: Field): Record<string, unknown> {
@@ -130,10 +150,12 @@ export class FieldTypes {
     if (field.maxLength !== null) out['maxLength'] = field.maxLength;
     if (field.minValue !== null) out['minimum'] = field.minValue;
     if (field.maxValue !== null) out['maximum'] = field.maxValue;
-    // Decimals are rounded to their scale when stored (as PostgreSQL's numeric does); their
-    // precision bounds the integer digits. (`multipleOf` is useless here: 0.1 is no multiple of 1e-10 in floating point.)
-    if (field.type === 'decimal' && field.precision !== null) {
-      const limit = 10 ** (field.precision - (field.scale ?? 0));
+    // Decimals are rounded to their scale when stored (as PostgreSQL's numeric(p, s) does): a value
+    // must still fit the integer digits after rounding. (`multipleOf` cannot say "s digits": 0.1
+    // is no multiple of 1e-10 in floating point.)
+    if (field.type === 'decimal' && (field.precision !== null || field.scale !== null)) {
+      const scale = field.scale ?? 0;
+      const limit = 10 ** ((field.precision ?? DEFAULT_PRECISION) - scale) - 0.5 * 10 ** -scale;
       out['exclusiveMaximum'] = limit;
       out['exclusiveMinimum'] = -limit;
     }
@@ -165,7 +187,7 @@ export class FieldTypes {
       case 'float':
         return 'double precision';
       case 'decimal':
-        return field.precision !== null || field.scale !== null ? `numeric(${field.precision ?? 38}, ${field.scale ?? 0})` : 'numeric';
+        return field.precision !== null || field.scale !== null ? `numeric(${field.precision ?? DEFAULT_PRECISION}, ${field.scale ?? 0})` : 'numeric';
       case 'boolean':
         return 'boolean';
       case 'datetime':
@@ -187,6 +209,19 @@ export class FieldTypes {
     }
   }
 }
+
+/** Ranges of the integer column types (PostgreSQL's integer, smallint; bigint limited to what JSON numbers hold exactly). */
+const INT32 = [-2147483648, 2147483647] as const;
+const INTEGER_RANGE = {
+  integer: INT32,
+  id_field: INT32,
+  interval: INT32,
+  small_integer: [-32768, 32767],
+  big_integer: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+} as const;
+
+/** numeric(p, s) with only a scale given. */
+const DEFAULT_PRECISION = 38;
 
 const SQLITE: Readonly<Record<Storage, string>> = {
   text: 'text',

@@ -47,7 +47,8 @@ function column(model: Model, field: Field, types: FieldTypes, dialect: 'sqlite'
   parts.push(types.sqlType(model, field, dialect));
   if (field.primaryKey) parts.push('primary key');
   if (field.required || field.primaryKey) parts.push('not null');
-  if (field.unique && !field.primaryKey) parts.push('unique');
+  // A one-to-one link is unique: one object on each side.
+  if ((field.unique || types.isOneToOneLink(model, field)) && !field.primaryKey) parts.push('unique');
   if (dialect === 'sqlite' && field.type === 'boolean') parts.push(`check (${q(field.name)} in (0, 1))`);
   return parts.join(' ');
 }

@@ -83,7 +83,7 @@ function modelSpec(ir: ServiceIR, model: Model, types: FieldTypes): Record<strin
     table: model.table,
     primaryKey: model.primaryKey,
     fields: model.fields.map((f) => fieldSpec(model, f, types)),
-    relations: model.relationships.map((r) => ({ name: r.name, target: r.target, cardinality: r.cardinality, inverse: r.inverse, foreignKey: r.foreignKey.field, local: holdsKey(model, r) })),
+    relations: model.relationships.map((r) => ({ name: r.name, target: r.target, cardinality: r.cardinality, inverse: r.inverse, foreignKey: r.foreignKey.field, local: holdsKey(model, r), onDelete: r.onDelete })),
     nestedRelationships: [...model.nestedRelationships],
     nestingDepth: model.nestingDepth,
     publicFields: model.publicFields ? [...model.publicFields] : null,
@@ -121,6 +121,7 @@ function fieldSpec(model: Model, field: Field, types: FieldTypes): Record<string
     itemType: field.itemType ?? undefined,
     choices: field.choices ? [...field.choices] : undefined,
     scale: field.type === 'decimal' ? (field.scale ?? undefined) : undefined,
+    range: types.integerRange(model, field) ?? undefined,
   };
 }
 

@@ -168,7 +168,7 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
       await api('POST', '/posts/restricted/comments', { text: 'keep me' });
       const reply = await api('DELETE', '/posts/restricted');
       expect(reply.status).toBe(409);
-      expect(reply.body.status_code).toBe(409);
+      expect(reply.body.errors).toEqual([{ field: 'comments', message: 'has related objects that prevent deleting this one' }]);
       expect((await api('GET', '/posts/restricted')).status).toBe(200);
     });
 
@@ -186,6 +186,24 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
       expect((await api('DELETE', '/posts?slug__startswith=bulk-')).status).toBe(409);
       expect((await api('GET', '/posts/bulk-free')).status).toBe(200);
     });
+  });
+
+  it('a one-to-one link is unique: a second object linking to the same one is a 409', async () => {
+    const lonely = (await api('POST', '/authors', { name: 'One', email: 'one@example.com' })).body.id;
+    expect((await api('POST', '/addresses', { city: 'A', author: lonely })).status).toBe(201);
+    const second = await api('POST', '/addresses', { city: 'B', author: lonely });
+    expect(second.status).toBe(409);
+    expect(second.body.errors).toEqual([{ field: 'author', message: 'is already taken' }]);
+    // Moving the link from the other side frees it first.
+    const other = (await api('POST', '/addresses', { city: 'C' })).body.id;
+    expect((await api('PATCH', `/authors/${lonely}`, { address: other })).body.address).toMatchObject({ id: other });
+  });
+
+  it('a link list far longer than one statement can bind is checked, not a 500', async () => {
+    await post('many-links');
+    const reply = await api('PATCH', '/posts/many-links', { comments: Array.from({ length: 40_000 }, (_, i) => 1_000_000 + i) });
+    expect(reply.status).toBe(400);
+    expect(reply.body.errors[0].field).toBe('comments');
   });
 
   describe('values', () => {

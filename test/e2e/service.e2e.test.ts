@@ -116,6 +116,14 @@ describe('start-up', () => {
     await database.drop();
   });
 
+  it('several instances starting at once on one PostgreSQL database migrate it once', async () => {
+    const database = await testDatabase('postgres', dir, 'concurrent-migrate');
+    const services = await Promise.all([0, 1, 2].map(() => startService(dir, { SVC_DATABASE_URL: database.url }, '/v1')));
+    for (const service of services) expect((await fetch(`${service.origin}/v1/health`)).status).toBe(200);
+    await Promise.all(services.map((s) => s.stop()));
+    await database.drop();
+  });
+
   it('refuses to start on a database whose applied migration has changed', async () => {
     const database = await testDatabase('sqlite', dir, 'migration-changed');
     const { default: Database } = (await import(join(dir, 'node_modules/better-sqlite3/lib/index.js'))) as { default: new (f: string) => { exec(s: string): void; close(): void } };

@@ -11,7 +11,7 @@ create table "address" (
   "street" text,
   "city" text not null,
   "location" text,
-  "author_id" integer,
+  "author_id" integer unique,
   foreign key ("author_id") references "author" ("id") on delete set null on update cascade
 );
 
@@ -71,7 +71,7 @@ create table "address" (
   "street" text,
   "city" text not null,
   "location" jsonb,
-  "author_id" integer
+  "author_id" integer unique
 );
 
 create table "author" (

@@ -58,6 +58,7 @@ export const addressModel = defineModel<Address>({
       required: false,
       requiredOnCreate: false,
       writable: false,
+      range: [-2147483648, 2147483647],
     },
     {
       name: 'street',
@@ -104,6 +105,7 @@ export const addressModel = defineModel<Address>({
       requiredOnCreate: false,
       writable: false,
       relation: 'author',
+      range: [-2147483648, 2147483647],
     },
     {
       name: 'author',
@@ -116,10 +118,19 @@ export const addressModel = defineModel<Address>({
       requiredOnCreate: false,
       writable: true,
       relation: 'author',
+      range: [-2147483648, 2147483647],
     },
   ],
   relations: [
-    { name: 'author', target: 'Author', cardinality: 'one', inverse: 'address', foreignKey: 'author_id', local: true },
+    {
+      name: 'author',
+      target: 'Author',
+      cardinality: 'one',
+      inverse: 'address',
+      foreignKey: 'author_id',
+      local: true,
+      onDelete: 'nullify',
+    },
   ],
   nestedRelationships: [],
   nestingDepth: 1,
@@ -130,12 +141,17 @@ export const addressModel = defineModel<Address>({
 });
 
 const addressProperties = {
-  id: { type: ['integer', 'null'] },
+  id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
   street: { type: ['string', 'null'] },
   city: { type: 'string' },
   location: { type: 'array', items: { type: 'number' } },
-  author_id: { type: ['integer', 'null'] },
-  author: { type: ['integer', 'null'], description: 'the Author this Address belongs to (backref of Author.address)' },
+  author_id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+  author: {
+    type: ['integer', 'null'],
+    minimum: -2147483648,
+    maximum: 2147483647,
+    description: 'the Author this Address belongs to (backref of Author.address)',
+  },
 } as const;
 
 /** JSON Schemas of the request bodies, checked by Fastify before a route runs. */

@@ -73,6 +73,7 @@ export const authorModel = defineModel<Author>({
       required: false,
       requiredOnCreate: false,
       writable: false,
+      range: [-2147483648, 2147483647],
     },
     {
       name: 'name',
@@ -129,6 +130,7 @@ export const authorModel = defineModel<Author>({
       requiredOnCreate: false,
       writable: true,
       default: () => 0,
+      range: [-2147483648, 2147483647],
     },
     {
       name: 'links',
@@ -188,6 +190,7 @@ export const authorModel = defineModel<Author>({
       requiredOnCreate: false,
       writable: true,
       relation: 'address',
+      range: [-2147483648, 2147483647],
     },
   ],
   relations: [
@@ -198,8 +201,17 @@ export const authorModel = defineModel<Author>({
       inverse: 'author',
       foreignKey: 'author_id',
       local: false,
+      onDelete: 'nullify',
     },
-    { name: 'posts', target: 'Post', cardinality: 'many', inverse: 'author', foreignKey: 'author_id', local: false },
+    {
+      name: 'posts',
+      target: 'Post',
+      cardinality: 'many',
+      inverse: 'author',
+      foreignKey: 'author_id',
+      local: false,
+      onDelete: 'cascade',
+    },
     {
       name: 'reviews',
       target: 'Post',
@@ -207,6 +219,7 @@ export const authorModel = defineModel<Author>({
       inverse: 'reviewer',
       foreignKey: 'reviewer_id',
       local: false,
+      onDelete: 'nullify',
     },
   ],
   nestedRelationships: ['posts', 'address'],
@@ -218,7 +231,7 @@ export const authorModel = defineModel<Author>({
 });
 
 const authorProperties = {
-  id: { type: ['integer', 'null'] },
+  id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
   name: { type: 'string', maxLength: 100 },
   email: { type: 'string', format: 'email' },
   bio: { type: ['string', 'null'] },
@@ -226,9 +239,9 @@ const authorProperties = {
   karma: { type: ['integer', 'null'], minimum: 0, maximum: 2147483647 },
   links: { type: ['object', 'null'], additionalProperties: true },
   joined_at: { type: ['string', 'null'], format: 'date-time' },
-  posts: { type: 'array', items: { type: 'string' } },
-  reviews: { type: 'array', items: { type: 'string' } },
-  address: { type: ['integer', 'null'] },
+  posts: { type: 'array', items: { type: 'string', maxLength: 80 } },
+  reviews: { type: 'array', items: { type: 'string', maxLength: 80 } },
+  address: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
 } as const;
 
 /** JSON Schemas of the request bodies, checked by Fastify before a route runs. */

@@ -78,6 +78,7 @@ export const commentModel = defineModel<Comment>({
       required: false,
       requiredOnCreate: false,
       writable: false,
+      range: [-2147483648, 2147483647],
     },
     {
       name: 'text',
@@ -149,6 +150,7 @@ export const commentModel = defineModel<Comment>({
       requiredOnCreate: false,
       writable: false,
       relation: 'parent',
+      range: [-2147483648, 2147483647],
     },
     {
       name: 'replies',
@@ -161,6 +163,7 @@ export const commentModel = defineModel<Comment>({
       requiredOnCreate: false,
       writable: true,
       relation: 'replies',
+      range: [-2147483648, 2147483647],
     },
     {
       name: 'post',
@@ -185,11 +188,28 @@ export const commentModel = defineModel<Comment>({
       requiredOnCreate: false,
       writable: true,
       relation: 'parent',
+      range: [-2147483648, 2147483647],
     },
   ],
   relations: [
-    { name: 'parent', target: 'Comment', cardinality: 'one', inverse: 'replies', foreignKey: 'parent_id', local: true },
-    { name: 'post', target: 'Post', cardinality: 'one', inverse: 'comments', foreignKey: 'post_id', local: true },
+    {
+      name: 'parent',
+      target: 'Comment',
+      cardinality: 'one',
+      inverse: 'replies',
+      foreignKey: 'parent_id',
+      local: true,
+      onDelete: 'nullify',
+    },
+    {
+      name: 'post',
+      target: 'Post',
+      cardinality: 'one',
+      inverse: 'comments',
+      foreignKey: 'post_id',
+      local: true,
+      onDelete: 'nullify',
+    },
     {
       name: 'replies',
       target: 'Comment',
@@ -197,6 +217,7 @@ export const commentModel = defineModel<Comment>({
       inverse: 'parent',
       foreignKey: 'parent_id',
       local: false,
+      onDelete: 'cascade',
     },
   ],
   nestedRelationships: [],
@@ -208,17 +229,23 @@ export const commentModel = defineModel<Comment>({
 });
 
 const commentProperties = {
-  id: { type: ['integer', 'null'] },
+  id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
   text: { type: 'string', minLength: 1 },
   spam: { type: ['boolean', 'null'] },
   posted_at: { type: ['string', 'null'], format: 'date-time' },
   edited_at: { type: ['string', 'null'], format: 'date-time' },
-  post_id: { type: ['string', 'null'] },
-  parent_id: { type: ['integer', 'null'] },
-  replies: { type: 'array', items: { type: 'integer' } },
-  post: { type: ['string', 'null'], description: 'the Post this Comment belongs to (backref of Post.comments)' },
+  post_id: { type: ['string', 'null'], maxLength: 80 },
+  parent_id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+  replies: { type: 'array', items: { type: 'integer', minimum: -2147483648, maximum: 2147483647 } },
+  post: {
+    type: ['string', 'null'],
+    maxLength: 80,
+    description: 'the Post this Comment belongs to (backref of Post.comments)',
+  },
   parent: {
     type: ['integer', 'null'],
+    minimum: -2147483648,
+    maximum: 2147483647,
     description: 'the Comment this Comment belongs to (backref of Comment.replies)',
   },
 } as const;

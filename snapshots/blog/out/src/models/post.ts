@@ -149,6 +149,7 @@ export const postModel = defineModel<Post>({
       required: false,
       requiredOnCreate: false,
       writable: true,
+      range: [-2147483648, 2147483647],
     },
     {
       name: 'rating',
@@ -173,6 +174,7 @@ export const postModel = defineModel<Post>({
       requiredOnCreate: false,
       writable: true,
       default: () => 0,
+      range: [-9007199254740991, 9007199254740991],
     },
     {
       name: 'published_at',
@@ -195,6 +197,7 @@ export const postModel = defineModel<Post>({
       required: false,
       requiredOnCreate: false,
       writable: true,
+      range: [-2147483648, 2147483647],
     },
     {
       name: 'tags',
@@ -220,6 +223,7 @@ export const postModel = defineModel<Post>({
       requiredOnCreate: false,
       writable: false,
       relation: 'author',
+      range: [-2147483648, 2147483647],
     },
     {
       name: 'reviewer_id',
@@ -232,6 +236,7 @@ export const postModel = defineModel<Post>({
       requiredOnCreate: false,
       writable: false,
       relation: 'reviewer',
+      range: [-2147483648, 2147483647],
     },
     {
       name: 'comments',
@@ -244,6 +249,7 @@ export const postModel = defineModel<Post>({
       requiredOnCreate: false,
       writable: true,
       relation: 'comments',
+      range: [-2147483648, 2147483647],
     },
     {
       name: 'author',
@@ -256,6 +262,7 @@ export const postModel = defineModel<Post>({
       requiredOnCreate: false,
       writable: true,
       relation: 'author',
+      range: [-2147483648, 2147483647],
     },
     {
       name: 'reviewer',
@@ -268,11 +275,28 @@ export const postModel = defineModel<Post>({
       requiredOnCreate: false,
       writable: true,
       relation: 'reviewer',
+      range: [-2147483648, 2147483647],
     },
   ],
   relations: [
-    { name: 'author', target: 'Author', cardinality: 'one', inverse: 'posts', foreignKey: 'author_id', local: true },
-    { name: 'comments', target: 'Comment', cardinality: 'many', inverse: 'post', foreignKey: 'post_id', local: false },
+    {
+      name: 'author',
+      target: 'Author',
+      cardinality: 'one',
+      inverse: 'posts',
+      foreignKey: 'author_id',
+      local: true,
+      onDelete: 'nullify',
+    },
+    {
+      name: 'comments',
+      target: 'Comment',
+      cardinality: 'many',
+      inverse: 'post',
+      foreignKey: 'post_id',
+      local: false,
+      onDelete: 'restrict',
+    },
     {
       name: 'reviewer',
       target: 'Author',
@@ -280,6 +304,7 @@ export const postModel = defineModel<Post>({
       inverse: 'reviews',
       foreignKey: 'reviewer_id',
       local: true,
+      onDelete: 'nullify',
     },
   ],
   nestedRelationships: ['comments'],
@@ -296,16 +321,26 @@ const postProperties = {
   body: { type: ['string', 'null'] },
   status: { enum: ['draft', 'published', null] },
   score: { type: ['integer', 'null'], minimum: 0, maximum: 100 },
-  rating: { type: ['number', 'null'], exclusiveMaximum: 1000, exclusiveMinimum: -1000 },
+  rating: { type: ['number', 'null'], exclusiveMaximum: 999.995, exclusiveMinimum: -999.995 },
   views: { type: ['integer', 'null'], minimum: -9007199254740991, maximum: 9007199254740991 },
   published_at: { type: ['string', 'null'], format: 'date-time' },
-  reading_time: { type: ['integer', 'null'], minimum: 0, description: 'seconds' },
+  reading_time: { type: ['integer', 'null'], minimum: 0, maximum: 2147483647, description: 'seconds' },
   tags: { type: 'array', items: { type: 'string' } },
-  author_id: { type: ['integer', 'null'] },
-  reviewer_id: { type: ['integer', 'null'] },
-  comments: { type: 'array', items: { type: 'integer' } },
-  author: { type: ['integer', 'null'], description: 'the Author this Post belongs to (backref of Author.posts)' },
-  reviewer: { type: ['integer', 'null'], description: 'the Author this Post belongs to (backref of Author.reviews)' },
+  author_id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+  reviewer_id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+  comments: { type: 'array', items: { type: 'integer', minimum: -2147483648, maximum: 2147483647 } },
+  author: {
+    type: ['integer', 'null'],
+    minimum: -2147483648,
+    maximum: 2147483647,
+    description: 'the Author this Post belongs to (backref of Author.posts)',
+  },
+  reviewer: {
+    type: ['integer', 'null'],
+    minimum: -2147483648,
+    maximum: 2147483647,
+    description: 'the Author this Post belongs to (backref of Author.reviews)',
+  },
 } as const;
 
 /** JSON Schemas of the request bodies, checked by Fastify before a route runs. */

@@ -11,7 +11,7 @@ create table "profile" (
   "created_at" text,
   "updated_at" text,
   "address" text,
-  "user_id" text,
+  "user_id" text unique,
   foreign key ("user_id") references "user" ("username") on delete set null on update cascade
 );
 
@@ -68,7 +68,7 @@ create table "profile" (
   "created_at" timestamptz,
   "updated_at" timestamptz,
   "address" text,
-  "user_id" varchar(50)
+  "user_id" varchar(50) unique
 );
 
 create table "story" (

@@ -53,6 +53,16 @@ export interface FieldSpec {
   readonly choices?: readonly unknown[];
   /** For `decimal` fields: the digits kept after the point. */
   readonly scale?: number;
+  /** For integer columns (and links to integer keys): the whole numbers the column holds. */
+  readonly range?: readonly [number, number];
+}
+
+/** A whole number the field's column can hold, or undefined. */
+export function wholeNumber(field: FieldSpec, value: unknown): number | undefined {
+  const n =
+    typeof value === 'number' ? value : typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n)) return undefined;
+  return field.range && (n < field.range[0] || n > field.range[1]) ? undefined : n;
 }
 
 export interface RelationSpec {
@@ -65,6 +75,8 @@ export interface RelationSpec {
   readonly foreignKey: string;
   /** This side holds the related key in its own table (a to-one link). */
   readonly local: boolean;
+  /** What deleting an object of this model does to the related objects: delete them, unlink them, or refuse (409). */
+  readonly onDelete: 'cascade' | 'nullify' | 'restrict';
 }
 
 export interface ModelSpec<T = Record<string, unknown>> {

@@ -59,6 +59,7 @@ export const profileModel = defineModel<Profile>({
       required: false,
       requiredOnCreate: false,
       writable: false,
+      range: [-2147483648, 2147483647],
     },
     {
       name: 'created_at',
@@ -121,7 +122,15 @@ export const profileModel = defineModel<Profile>({
     },
   ],
   relations: [
-    { name: 'user', target: 'User', cardinality: 'one', inverse: 'profile', foreignKey: 'user_id', local: true },
+    {
+      name: 'user',
+      target: 'User',
+      cardinality: 'one',
+      inverse: 'profile',
+      foreignKey: 'user_id',
+      local: true,
+      onDelete: 'nullify',
+    },
   ],
   nestedRelationships: [],
   nestingDepth: 1,
@@ -132,12 +141,17 @@ export const profileModel = defineModel<Profile>({
 });
 
 const profileProperties = {
-  id: { type: ['integer', 'null'] },
+  id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
   created_at: { type: ['string', 'null'], format: 'date-time' },
   updated_at: { type: ['string', 'null'], format: 'date-time' },
   address: { type: ['string', 'null'] },
-  user_id: { type: ['string', 'null'] },
-  user: { type: ['string', 'null'], description: 'the User this Profile belongs to (backref of User.profile)' },
+  user_id: { type: ['string', 'null'], minLength: 1, maxLength: 50 },
+  user: {
+    type: ['string', 'null'],
+    minLength: 1,
+    maxLength: 50,
+    description: 'the User this Profile belongs to (backref of User.profile)',
+  },
 } as const;
 
 /** JSON Schemas of the request bodies, checked by Fastify before a route runs. */

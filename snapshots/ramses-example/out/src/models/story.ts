@@ -129,6 +129,7 @@ export const storyModel = defineModel<Story>({
       required: false,
       requiredOnCreate: false,
       writable: false,
+      range: [-2147483648, 2147483647],
     },
     {
       name: 'created_at',
@@ -256,6 +257,7 @@ export const storyModel = defineModel<Story>({
       required: false,
       requiredOnCreate: false,
       writable: true,
+      range: [-9007199254740991, 9007199254740991],
     },
     {
       name: 'valid_date',
@@ -290,6 +292,7 @@ export const storyModel = defineModel<Story>({
       requiredOnCreate: false,
       writable: true,
       default: () => 0,
+      range: [-2147483648, 2147483647],
     },
     {
       name: 'rating',
@@ -301,6 +304,7 @@ export const storyModel = defineModel<Story>({
       required: false,
       requiredOnCreate: false,
       writable: true,
+      range: [-32768, 32767],
     },
     {
       name: 'available_for',
@@ -312,6 +316,7 @@ export const storyModel = defineModel<Story>({
       required: false,
       requiredOnCreate: false,
       writable: true,
+      range: [-2147483648, 2147483647],
     },
     {
       name: 'attachment',
@@ -402,8 +407,17 @@ export const storyModel = defineModel<Story>({
       inverse: 'assigned_stories',
       foreignKey: 'assignee_id',
       local: true,
+      onDelete: 'nullify',
     },
-    { name: 'owner', target: 'User', cardinality: 'one', inverse: 'stories', foreignKey: 'owner_id', local: true },
+    {
+      name: 'owner',
+      target: 'User',
+      cardinality: 'one',
+      inverse: 'stories',
+      foreignKey: 'owner_id',
+      local: true,
+      onDelete: 'nullify',
+    },
   ],
   nestedRelationships: [],
   nestingDepth: 1,
@@ -414,7 +428,7 @@ export const storyModel = defineModel<Story>({
 });
 
 const storyProperties = {
-  id: { type: ['integer', 'null'] },
+  id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
   created_at: { type: ['string', 'null'], format: 'date-time' },
   updated_at: { type: ['string', 'null'], format: 'date-time' },
   start_date: { type: ['string', 'null'], format: 'date-time' },
@@ -423,8 +437,8 @@ const storyProperties = {
   description: { type: 'string' },
   progress: { type: ['number', 'null'] },
   completed: { type: ['boolean', 'null'] },
-  owner_id: { type: ['string', 'null'] },
-  assignee_id: { type: ['string', 'null'] },
+  owner_id: { type: ['string', 'null'], minLength: 1, maxLength: 50 },
+  assignee_id: { type: ['string', 'null'], minLength: 1, maxLength: 50 },
   signs_number: { type: ['integer', 'null'], minimum: -9007199254740991, maximum: 9007199254740991 },
   valid_date: {
     type: ['string', 'null'],
@@ -434,15 +448,22 @@ const storyProperties = {
   valid_time: { type: ['string', 'null'], pattern: '^([01]?[0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$' },
   reads: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
   rating: { type: ['integer', 'null'], minimum: -32768, maximum: 32767 },
-  available_for: { type: ['integer', 'null'], minimum: 0, description: 'seconds' },
+  available_for: { type: ['integer', 'null'], minimum: 0, maximum: 2147483647, description: 'seconds' },
   attachment: { type: ['string', 'null'], contentEncoding: 'base64' },
-  price: { type: ['number', 'null'] },
+  price: { type: ['number', 'null'], exclusiveMaximum: 1e28, exclusiveMinimum: -1e28 },
   arbitrary_object: {},
   unicode_name: { type: ['string', 'null'] },
   unicode_description: { type: ['string', 'null'] },
-  owner: { type: ['string', 'null'], description: 'the User this Story belongs to (backref of User.stories)' },
+  owner: {
+    type: ['string', 'null'],
+    minLength: 1,
+    maxLength: 50,
+    description: 'the User this Story belongs to (backref of User.stories)',
+  },
   assignee: {
     type: ['string', 'null'],
+    minLength: 1,
+    maxLength: 50,
     description: 'the User this Story belongs to (backref of User.assigned_stories)',
   },
 } as const;

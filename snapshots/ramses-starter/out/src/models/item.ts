@@ -42,6 +42,7 @@ export const itemModel = defineModel<Item>({
       required: true,
       requiredOnCreate: false,
       writable: false,
+      range: [-2147483648, 2147483647],
     },
     {
       name: 'name',
@@ -76,7 +77,7 @@ export const itemModel = defineModel<Item>({
 });
 
 const itemProperties = {
-  id: { type: 'integer' },
+  id: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
   name: { type: 'string' },
   description: { type: ['string', 'null'] },
 } as const;

@@ -11,6 +11,11 @@ export interface EngineRepository<T = Rec> extends Repository<T> {
   keyValue(key: unknown): unknown;
   /** The keys of the objects that match, in key order. */
   keys(where?: Where<T>): Promise<unknown[]>;
+  /**
+   * Inside a transaction: no other transaction changes the object until this one ends (read it
+   * after this, to change it from what it is now).
+   */
+  lockForUpdate(key: unknown): Promise<void>;
 }
 
 /** `R`: the typed repositories the generated `Database` adds, also inside transactions. */

@@ -81,7 +81,8 @@ export class RecordNotFound extends Error {
 /** A write broke a unique or foreign-key constraint. */
 export class ConstraintViolation extends Error {
   constructor(
-    readonly kind: 'unique' | 'foreign_key' | 'not_null',
+    /** `invalid`: a value the column cannot hold (too long, out of range) that validation let through. */
+    readonly kind: 'unique' | 'foreign_key' | 'not_null' | 'invalid',
     readonly fields: readonly string[],
     message: string,
   ) {

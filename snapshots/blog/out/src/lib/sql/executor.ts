@@ -86,7 +86,10 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
   const db: SqlDatabase = {
     dialect: 'sqlite',
     inTransaction: false,
-    all: async (q) => (isRead(q.sql) ? onReader : onWriter).all(q),
+    // Reads go to the reader. Writes, and reads of an in-memory database (which has one
+    // connection), wait for the running transaction: on the writer's connection they would join
+    // it, or see what it has not committed.
+    all: async (q) => (!memory && isRead(q.sql) ? onReader.all(q) : db.transaction(async (tx) => tx.all(q))),
     run: (q) => db.transaction(async (tx) => tx.run(q)),
     execute: (script) => db.transaction(async (tx) => tx.execute(script)),
     async transaction(work) {
@@ -168,6 +171,8 @@ class Lock {
 
 const RAW_TYPES = new Set([20, 1700, 1082, 1083, 1114, 1184]); // int8, numeric, date, time, timestamp, timestamptz: converted by values.ts
 
+const MAX_PREPARED = 1000;
+
 function openPostgres(url: string, onQuery: ((sql: string) => void) | undefined): SqlDatabase {
   const pool = new pg.Pool({
     connectionString: url,
@@ -183,15 +188,19 @@ function openPostgres(url: string, onQuery: ((sql: string) => void) | undefined)
   });
   // A connection the server drops is replaced by the pool; it must not crash the process.
   pool.on('error', () => undefined);
+  // The first 1,000 statement texts are prepared once per connection under a name; any other
+  // text (a name must never stand for two texts) runs unnamed.
   const names = new Map<string, string>();
   const config = (q: Compiled): pg.QueryConfig => {
     onQuery?.(q.sql);
     let name = names.get(q.sql);
-    if (!name) {
+    if (!name && names.size < MAX_PREPARED) {
       name = `s${names.size}`;
-      if (names.size < 1000) names.set(q.sql, name);
+      names.set(q.sql, name);
     }
-    return { name, text: q.sql, values: q.parameters as unknown[] };
+    return name
+      ? { name, text: q.sql, values: q.parameters as unknown[] }
+      : { text: q.sql, values: q.parameters as unknown[] };
   };
   const on = (client: pg.Pool | pg.PoolClient, transaction: boolean): SqlExecutor => {
     const executor: SqlExecutor = {

@@ -5,7 +5,7 @@
  * query per relationship for a whole page of objects (never one query per object).
  */
 import { sql, type ExpressionBuilder, type Expression, type Kysely, type SqlBool } from 'kysely';
-import type { FieldSpec, Model, ModelRegistry, RelationSpec } from '../model.js';
+import { wholeNumber, type FieldSpec, type Model, type ModelRegistry, type RelationSpec } from '../model.js';
 import {
   ConstraintViolation,
   RecordNotFound,
@@ -63,7 +63,12 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     if (args.where) query = query.where((eb) => this.condition(eb, args.where as Where<Rec>));
     for (const [field, direction] of this.ordering(args.orderBy)) query = query.orderBy(field, direction);
     if (args.take !== undefined) query = query.limit(args.take);
-    if (args.skip) query = args.take === undefined ? query.limit(-1).offset(args.skip) : query.offset(args.skip);
+    // SQLite takes an offset only after a limit (-1: none); PostgreSQL refuses a negative limit.
+    if (args.skip)
+      query =
+        args.take === undefined && this.dialect === 'sqlite'
+          ? query.limit(-1).offset(args.skip)
+          : query.offset(args.skip);
     const rows = await this.ctx.executor.all<Row>(query.compile());
     return this.records(rows, args.include);
   }
@@ -106,6 +111,17 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     if (where) query = query.where((eb) => this.condition(eb, where as Where<Rec>));
     const rows = await this.ctx.executor.all<Row>(query.compile());
     return rows.map((r) => fromDb(r[pk], this.pkField()));
+  }
+
+  /** PostgreSQL: `select … for update`. SQLite needs nothing: one transaction writes at a time. */
+  async lockForUpdate(key: unknown): Promise<void> {
+    const value = this.keyValue(key);
+    if (this.dialect !== 'postgres' || value === undefined) return;
+    const query = this.table()
+      .select(this.model.primaryKey)
+      .where(this.model.primaryKey, '=', value as never)
+      .forUpdate();
+    await this.ctx.executor.all(query.compile());
   }
 
   // --- writes --------------------------------------------------------------------------------------
@@ -273,12 +289,11 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       if (relation.local) {
         if (typeof how === 'object') {
           const keys = unique(records.map((r) => r[name]).filter((k) => k !== null && k !== undefined));
-          const related = keys.length
-            ? await target.findMany({
-                where: { [target.model.primaryKey]: { in: keys } } as never,
-                ...(how.include ? { include: how.include as never } : {}),
-              })
-            : [];
+          const related = await target.findIn(
+            target.model.primaryKey,
+            keys,
+            how.include ? { include: how.include as never } : {},
+          );
           const byKey = new Map(related.map((o) => [String((o as Rec)[target.model.primaryKey]), o]));
           for (const r of records)
             r[name] = r[name] === null || r[name] === undefined ? null : (byKey.get(String(r[name])) ?? null);
@@ -289,14 +304,15 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       const keys = records.map((r) => r[this.model.primaryKey]);
       const fk = relation.foreignKey;
       const fkField = target.model.columns.find((c) => c.column === fk)!;
-      const related = await target.findMany({
-        where: { [fkField.name]: { in: keys } } as never,
-        ...(typeof how === 'object'
+      const related = await target.findIn(
+        fkField.name,
+        keys,
+        typeof how === 'object'
           ? how.include
             ? { include: how.include as never }
             : {}
-          : { select: { [fkField.name]: true } as never }),
-      });
+          : { select: { [fkField.name]: true } as never },
+      );
       const groups = new Map<string, unknown[]>();
       for (const o of related as Rec[]) {
         const owner = String(o[fkField.name]);
@@ -310,6 +326,14 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         r[name] = relation.cardinality === 'many' ? list : (list[0] ?? null);
       }
     }
+  }
+
+  /** The objects whose `field` is one of `values`, in slices short enough for any database. */
+  async findIn(field: string, values: readonly unknown[], args: FindManyArgs<T> = {}): Promise<T[]> {
+    const found: T[] = [];
+    for (const chunk of chunks(values))
+      found.push(...(await this.findMany({ ...args, where: { [field]: { in: chunk } } as never })));
+    return found;
   }
 
   repositoryOf(model: string, executor: SqlExecutor): SqlRepository<Rec> {
@@ -341,10 +365,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   /** A key as the database compares it; undefined when it cannot be a key (e.g. "abc" for an integer key). */
   keyValue(key: unknown): unknown {
     const field = this.pkField();
-    if (field.storage === 'integer') {
-      const n = typeof key === 'number' ? key : typeof key === 'string' && /^-?\d+$/.test(key) ? Number(key) : NaN;
-      return Number.isSafeInteger(n) ? n : undefined;
-    }
+    if (field.storage === 'integer') return wholeNumber(field, key);
     return key === null || key === undefined ? undefined : String(key);
   }
 
@@ -379,10 +400,11 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       if (keys.length === 0) continue;
       const target = this.repositoryOf(relation.target, executor);
       const valid = keys.map((k) => target.keyValue(k));
-      const found = valid.some((k) => k !== undefined)
-        ? await target.keys({ [target.model.primaryKey]: { in: valid.filter((k) => k !== undefined) } } as never)
-        : [];
-      const have = new Set(found.map(String));
+      const have = new Set<string>();
+      for (const chunk of chunks(unique(valid.filter((k) => k !== undefined)))) {
+        for (const key of await target.keys({ [target.model.primaryKey]: { in: chunk } } as never))
+          have.add(String(key));
+      }
       const missing = keys.filter((k, i) => valid[i] === undefined || !have.has(String(valid[i])));
       if (missing.length) throw new UnknownReference(relation.name, relation.target, missing);
     }
@@ -394,22 +416,45 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       if (relation.local || !(relation.name in data) || data[relation.name] === undefined) continue;
       const target = this.repositoryOf(relation.target, executor);
       const value = data[relation.name];
-      const keys = (value === null ? [] : Array.isArray(value) ? value : [value]).map((k) => target.keyValue(k));
+      const wanted = new Set(
+        (value === null ? [] : Array.isArray(value) ? value : [value]).map((k) => String(target.keyValue(k))),
+      );
       const fk = relation.foreignKey;
       const owner = this.keyValue(record[this.model.primaryKey]);
-      let unlink = this.ctx.compiler
+      const fkField = target.model.columns.find((c) => c.column === fk)!;
+      const linked = new Set((await target.keys({ [fkField.name]: owner } as never)).map(String));
+      // Unlink first: a one-to-one link is unique, so the new object can take it only once it is free.
+      await this.setLink(
+        executor,
+        target,
+        fk,
+        [...linked].filter((k) => !wanted.has(k)),
+        null,
+      );
+      await this.setLink(
+        executor,
+        target,
+        fk,
+        [...wanted].filter((k) => !linked.has(k)),
+        owner,
+      );
+    }
+  }
+
+  /** Points the target's objects `keys` at `owner` (or at nothing) through the foreign key column `fk`. */
+  async setLink(
+    executor: SqlExecutor,
+    target: SqlRepository<Rec>,
+    fk: string,
+    keys: readonly string[],
+    owner: unknown,
+  ): Promise<void> {
+    for (const chunk of chunks(keys.map((k) => target.keyValue(k)))) {
+      const update = this.ctx.compiler
         .updateTable(target.model.table)
-        .set({ [fk]: null })
-        .where(fk, '=', owner as never);
-      if (keys.length) unlink = unlink.where(target.model.primaryKey, 'not in', keys as never);
-      await this.run(executor, () => executor.run(unlink.compile()));
-      if (keys.length) {
-        const link = this.ctx.compiler
-          .updateTable(target.model.table)
-          .set({ [fk]: owner })
-          .where(target.model.primaryKey, 'in', keys as never);
-        await this.run(executor, () => executor.run(link.compile()));
-      }
+        .set({ [fk]: owner } as never)
+        .where(target.model.primaryKey, 'in', chunk as never);
+      await this.run(executor, () => executor.run(update.compile()));
     }
   }
 
@@ -432,19 +477,37 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
           : [...message.matchAll(/\w+\.(\w+)/g)].map((m) => m[1]!);
       return new ConstraintViolation('unique', this.fieldsOf(columns), message);
     }
-    // RESTRICT is its own code: 23001 in PostgreSQL, a "trigger" constraint in SQLite.
+    // RESTRICT is its own code: 23001 in PostgreSQL, a "trigger" constraint in SQLite. Links are
+    // checked before writes (checkReferences), so what breaks a foreign key is a delete that a
+    // RESTRICT relationship prevents: name those relationships.
     const restrict = e.code === '23001' || (e.code === 'SQLITE_CONSTRAINT_TRIGGER' && /FOREIGN KEY/i.test(message));
-    if (e.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || e.code === '23503' || restrict)
-      return new ConstraintViolation('foreign_key', [], message);
+    if (e.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || e.code === '23503' || restrict) {
+      return new ConstraintViolation(
+        'foreign_key',
+        this.model.relations.filter((r) => r.onDelete === 'restrict').map((r) => r.name),
+        message,
+      );
+    }
     if (e.code === 'SQLITE_CONSTRAINT_NOTNULL' || e.code === '23502') {
       const column = e.column ?? /\w+\.(\w+)/.exec(message)?.[1] ?? '';
       return new ConstraintViolation('not_null', this.fieldsOf([column]), message);
     }
+    // PostgreSQL refuses values its column types cannot hold (out of range, too long): a client's mistake.
+    if (e.code && ['22001', '22003', '22007', '22008', '22P02'].includes(e.code))
+      return new ConstraintViolation('invalid', e.column ? this.fieldsOf([e.column]) : [], message);
     return undefined;
   }
 
+  /** The fields clients know for columns: a foreign key column is named by the relationship it holds. */
   fieldsOf(columns: readonly string[]): string[] {
-    return columns.filter(Boolean).map((c) => this.model.columns.find((f) => f.column === c)?.name ?? c);
+    return columns
+      .filter(Boolean)
+      .map(
+        (c) =>
+          this.model.relations.find((r) => r.local && r.foreignKey === c)?.name ??
+          this.model.columns.find((f) => f.column === c)?.name ??
+          c,
+      );
   }
 
   // --- conditions ----------------------------------------------------------------------------------

@@ -106,21 +106,35 @@ function describe(error: FastifyError): Described {
 }
 
 function constraint(error: ConstraintViolation): Described {
-  const fields = error.fields.length ? error.fields : ['(unknown field)'];
+  const fields = error.fields;
   switch (error.kind) {
-    case 'unique':
+    case 'unique': {
+      const named = fields.length ? fields : ['(unknown field)'];
       return {
         status: 409,
-        message: `${fields.join(', ')} must be unique, and the value is taken`,
-        errors: fields.map((field) => ({ field, message: 'is already taken' })),
+        message: `${named.join(', ')} must be unique, and the value is taken`,
+        errors: named.map((field) => ({ field, message: 'is already taken' })),
       };
+    }
     case 'foreign_key':
-      return { status: 409, message: 'other objects still refer to this one (or it refers to one that is gone)' };
+      return fields.length
+        ? {
+            status: 409,
+            message: `related objects still refer to this one (${fields.join(', ')}), so it cannot be deleted`,
+            errors: fields.map((field) => ({ field, message: 'has related objects that prevent deleting this one' })),
+          }
+        : { status: 409, message: 'other objects still refer to this one' };
     case 'not_null':
       return {
         status: 400,
         message: `${fields.join(', ')} is required`,
         errors: fields.map((field) => ({ field, message: 'is required' })),
+      };
+    case 'invalid':
+      return {
+        status: 400,
+        message: 'a value does not fit its field (too long, or out of range)',
+        ...(fields.length ? { errors: fields.map((field) => ({ field, message: 'does not fit' })) } : {}),
       };
   }
 }

@@ -5,7 +5,7 @@
  * names the parameter; values are parsed by the field's type and passed on as bound parameters.
  */
 import { badRequest, type FieldError } from '../errors.js';
-import type { FieldSpec, Model } from '../model.js';
+import { wholeNumber, type FieldSpec, type Model } from '../model.js';
 import type { FieldFilter, Where } from '../repository.js';
 import { parseDate, parseDatetime, parseTime } from '../values.js';
 
@@ -253,7 +253,7 @@ export function parseValue(model: Model, field: FieldSpec, text: string): unknow
     case 'small_integer':
     case 'interval':
     case 'id_field':
-      return /^-?\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : undefined;
+      return field.type === 'list' ? wholeNumber({ ...field, range: undefined }, text) : wholeNumber(field, text);
     case 'float':
     case 'decimal':
       return /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(text) ? Number(text) : undefined;
@@ -267,7 +267,7 @@ export function parseValue(model: Model, field: FieldSpec, text: string): unknow
       return parseTime(text);
     case 'relationship':
     case 'foreign_key':
-      return relatedKey(model, field, text);
+      return relatedKey(field, text);
     case 'choice':
       return field.choices?.find((c) => String(c) === text) ?? text;
     default:
@@ -275,13 +275,9 @@ export function parseValue(model: Model, field: FieldSpec, text: string): unknow
   }
 }
 
-function relatedKey(model: Model, field: FieldSpec, text: string): unknown {
-  if (field.storage === 'integer') return /^-?\d+$/.test(text) ? Number(text) : undefined;
-  const relation = model.relation(field.relation ?? field.name);
-  const numeric =
-    relation && relation.local && model.columns.find((c) => c.column === relation.foreignKey)?.storage === 'integer';
-  if (numeric) return /^-?\d+$/.test(text) ? Number(text) : undefined;
-  return text;
+/** A related object's key: relationship and foreign key fields have the key's storage and range. */
+function relatedKey(field: FieldSpec, text: string): unknown {
+  return field.storage === 'integer' ? wholeNumber(field, text) : text;
 }
 
 function describe(model: Model, field: FieldSpec): string {
@@ -299,5 +295,6 @@ function describe(model: Model, field: FieldSpec): string {
     date: 'a date (YYYY-MM-DD)',
     time: 'a time (HH:MM:SS)',
   };
-  return words[type] ?? `a valid ${field.name} of ${model.name}`;
+  const range = field.type !== 'list' && field.range ? ` from ${field.range[0]} to ${field.range[1]}` : '';
+  return words[type] ? `${words[type]}${range}` : `a valid ${field.name} of ${model.name}`;
 }

@@ -38,6 +38,9 @@ export interface Services {
   readonly cors: CorsSettings;
 }
 
+/** Keys per statement in bulk deletes (SQLite takes at most 32,766 parameters). */
+const BULK_SLICE = 500;
+
 export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 /** The handlers of one route, bound to it. */
@@ -237,7 +240,11 @@ class Actions {
         const objects = await this.repository(db).findMany({ where });
         for (const object of objects) await this.policy.authorize(request, 'delete', this.route, object);
         const keys = objects.map((o) => o[this.model.primaryKey]);
-        if (keys.length) await this.repository(db).deleteMany({ where: { [this.model.primaryKey]: { in: keys } } });
+        for (let i = 0; i < keys.length; i += BULK_SLICE) {
+          await this.repository(db).deleteMany({
+            where: { [this.model.primaryKey]: { in: keys.slice(i, i + BULK_SLICE) } },
+          });
+        }
         return keys.length;
       },
       (count) => statusBody(200, `Deleted ${count} ${this.model.name}(s) objects`, requestUrl(request), { count }),
@@ -259,15 +266,22 @@ class Actions {
       'update',
       { [name]: body },
       parent,
-      async (db) => {
-        const current = (parent[name] ?? (field.type === 'list' ? [] : {})) as Rec | unknown[];
+      async (db, data) => {
+        const repository = db.repository(parentModel.name);
+        const key = parent[parentModel.primaryKey];
+        // Read the value again, under a row lock: two merges at the same time must both land.
+        await repository.lockForUpdate(key);
+        const fresh = await repository.findUnique({ where: { [parentModel.primaryKey]: key } });
+        const current = (fresh?.[name] ?? (field.type === 'list' ? [] : {})) as Rec | unknown[];
+        const change = (data[name] ?? {}) as Rec;
         const merged =
           field.type === 'list'
-            ? mergeList(parentModel, field, current as unknown[], body)
-            : { ...(current as Rec), ...body };
-        await db
-          .repository(parentModel.name)
-          .update({ where: { [parentModel.primaryKey]: parent[parentModel.primaryKey] }, data: { [name]: merged } });
+            ? mergeList(parentModel, field, current as unknown[], change)
+            : { ...(current as Rec), ...change };
+        await repository.update({
+          where: { [parentModel.primaryKey]: key },
+          data: { ...this.withUpdateDefaults({ [name]: merged }) },
+        });
         return merged;
       },
       (merged) => merged,
