@@ -131,13 +131,15 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       const data = args.data as Rec;
       await this.checkReferences(tx, data);
       const values = this.columnValues(data);
-      const insert = Object.keys(values).length
-        ? this.ctx.compiler.insertInto(this.model.table).values(values).returningAll()
-        : this.ctx.compiler.insertInto(this.model.table).defaultValues().returningAll();
-      const rows = await this.run(tx, () => tx.all<Row>(insert.compile()));
-      const record = this.record(rows[0]!);
-      await this.linkRelations(tx, record, data);
-      return this.reload(tx, record, args.include);
+      const insert = this.cachedWrite('insert', values, () =>
+        Object.keys(values).length
+          ? this.ctx.compiler.insertInto(this.model.table).values(values).returningAll().compile()
+          : this.ctx.compiler.insertInto(this.model.table).defaultValues().returningAll().compile(),
+      );
+      const rows = await this.run(tx, () => tx.all<Row>(insert));
+      await this.linkRelations(tx, this.record(rows[0]!), data);
+      // The row as inserted (RETURNING); relationships are read after linking them.
+      return (await this.records(rows, args.include, tx))[0]!;
     });
   }
 
@@ -147,20 +149,11 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       const data = args.data as Rec;
       await this.checkReferences(tx, data);
       const values = this.columnValues(data);
-      const pk = this.model.primaryKey;
-      if (Object.keys(values).length) {
-        const update = this.ctx.compiler
-          .updateTable(this.model.table)
-          .set(values)
-          .where(pk, '=', this.keyValue(key) as never);
-        const changed = await this.run(tx, () => tx.run(update.compile()));
-        if (changed === 0) throw new RecordNotFound(this.model.name, key);
-      } else if (!(await this.exists(tx, key))) {
-        throw new RecordNotFound(this.model.name, key);
-      }
-      const record = { [pk]: key } as Rec;
-      await this.linkRelations(tx, record, data);
-      return this.reload(tx, record, args.include);
+      const value = this.keyValue(key);
+      const rows = value === undefined ? [] : await this.updateByKey(tx, value, values);
+      if (rows.length === 0) throw new RecordNotFound(this.model.name, key);
+      await this.linkRelations(tx, this.record(rows[0]!), data);
+      return (await this.records(rows, args.include, tx))[0]!;
     });
   }
 
@@ -211,6 +204,36 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       }
       return { count: keys.length };
     });
+  }
+
+  /** `update … set values where key = ? returning *` (or the row as it is, with nothing to set). */
+  async updateByKey(tx: SqlExecutor, key: unknown, values: Row): Promise<Row[]> {
+    const pk = this.model.primaryKey;
+    if (Object.keys(values).length === 0) return tx.all<Row>({ sql: this.#byKey, parameters: [key] });
+    const compile = () =>
+      this.ctx.compiler
+        .updateTable(this.model.table)
+        .set(values)
+        .where(pk, '=', key as never)
+        .returningAll()
+        .compile();
+    // The key is the last parameter; a change of the key itself is rare enough to compile each time.
+    const query = pk in values ? compile() : this.cachedWrite('update', { ...values, [pk]: key }, compile);
+    return this.run(tx, () => tx.all<Row>(query));
+  }
+
+  /**
+   * Inserts and updates by key are compiled once per set of columns: their SQL depends only on
+   * the column names, and their parameters are the values in order (the key last, for updates).
+   */
+  cachedWrite(kind: 'insert' | 'update', values: Row, compile: () => Compiled): Compiled {
+    const key = `${kind}:${Object.keys(values).join(',')}`;
+    let text = writeCache(this.model, this.dialect).get(key);
+    if (text === undefined) {
+      text = compile().sql;
+      writeCache(this.model, this.dialect).set(key, text);
+    }
+    return { sql: text, parameters: Object.values(values) };
   }
 
   /** The same repository, running on another executor (a transaction). */
@@ -338,21 +361,6 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
 
   repositoryOf(model: string, executor: SqlExecutor): SqlRepository<Rec> {
     return new SqlRepository(this.ctx.models.get(model)!, { ...this.ctx, executor });
-  }
-
-  async reload(executor: SqlExecutor, record: Rec, include?: Include<T>): Promise<T> {
-    const key = record[this.model.primaryKey];
-    const found = await this.withExecutor(executor).findUnique({
-      where: { [this.model.primaryKey]: key } as Partial<T>,
-      ...(include ? { include } : {}),
-    });
-    if (!found) throw new RecordNotFound(this.model.name, key);
-    return found;
-  }
-
-  async exists(executor: SqlExecutor, key: unknown): Promise<boolean> {
-    const rows = await executor.all({ sql: this.#byKey, parameters: [this.keyValue(key)] });
-    return rows.length > 0;
   }
 
   keyOf(where: Rec): unknown {
@@ -616,6 +624,17 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     if (field.storage === 'integer' && typeof value === 'string' && /^-?\d+$/.test(value)) return Number(value);
     return toDb(value, field, this.dialect);
   }
+}
+
+const writeCaches = new WeakMap<object, Map<string, Map<string, string>>>();
+
+/** Compiled insert/update SQL of a model and dialect, by column list (a bounded number: the column sets clients send). */
+function writeCache(model: object, dialect: string): Map<string, string> {
+  let byDialect = writeCaches.get(model);
+  if (!byDialect) writeCaches.set(model, (byDialect = new Map()));
+  let cache = byDialect.get(dialect);
+  if (!cache || cache.size > 1000) byDialect.set(dialect, (cache = new Map()));
+  return cache;
 }
 
 /** The alias of related rows in subqueries. */
