@@ -6,7 +6,7 @@ import { compile } from 'json-schema-to-typescript';
 import type { Field, Model, Relationship, Route, ServiceIR, ValueSource } from '../ir/types.js';
 import type { FieldTypes } from './field-types.js';
 import { commentText, literal, raw } from './literal.js';
-import { camel, modelNames, withArticle } from './names.js';
+import { camel, defaultModule, modelNames, withArticle } from './names.js';
 
 export interface ModelView {
   readonly doc: string;
@@ -50,7 +50,7 @@ export async function modelView(ir: ServiceIR, model: Model, types: FieldTypes):
     bodies: names.bodies,
     typeImports: [],
     usesNow: model.fields.some((f) => f.default?.kind === 'now' || f.onUpdate?.kind === 'now'),
-    defaultImports: [...new Set(callables.map((c) => c.name))].sort().map((name) => ({ name: camel(name), from: `../custom/defaults/${name}.js` })),
+    defaultImports: [...new Set(callables.map((c) => c.name))].sort().map((name) => ({ name: camel(name), from: `../${defaultModule(name)}.js` })),
     types: declarations.join('\n\n'),
     spec: literal(modelSpec(ir, model, types)),
     // Every field is listed, so that a foreign key or generated key in a body gets its own message

@@ -44,3 +44,8 @@ export function routeGroupNames(group: string) {
 export function withArticle(name: string): string {
   return `${/^(?:[aeio]|u(?![b-df-hj-np-tv-z][aeiouy]))/i.test(name) ? 'an' : 'a'} ${name}`;
 }
+
+/** The user-owned module of a `{{name}}` default value, below `src/`, without extension. */
+export function defaultModule(name: string): string {
+  return `custom/defaults/${kebab(name)}`;
+}

@@ -9,7 +9,7 @@ import type { ServiceIR } from '../ir/types.js';
 import { appView, configView, databaseView, migrationsView, modelsIndexView, packageJson, readmeView, serviceIniView, samplesView } from './project-views.js';
 import { FieldTypes } from './field-types.js';
 import { modelView } from './model-file.js';
-import { camel, kebab, modelNames, routeGroupNames } from './names.js';
+import { camel, defaultModule, modelNames, routeGroupNames } from './names.js';
 import { routeGroups, routesView } from './route-file.js';
 import { testsView } from './test-file.js';
 
@@ -54,7 +54,7 @@ export async function planProject(ir: ServiceIR, options: PlanOptions): Promise<
     add(`src/routes/${routeGroupNames(group).file}.ts`, `The routes below /${group}.`, template('routes.ts', routesView(ir, group, routes)));
   }
   for (const callable of ir.userCode.callables) {
-    add(`src/custom/defaults/${kebab(callable.name)}.ts`, `The {{${callable.name}}} default value.`, template('default-stub.ts', defaultStubView(callable.name, callable.usedBy)), 'user');
+    add(`src/${defaultModule(callable.name)}.ts`, `The {{${callable.name}}} default value.`, template('default-stub.ts', defaultStubView(callable.name, callable.usedBy)), 'user');
   }
   add('test/api.test.ts', 'Tests of every route the RAML lists, on an in-memory SQLite database.', template('api.test.ts', testsView(ir)));
   add('test/samples.ts', 'Valid data for each model, for the tests.', template('samples.ts', samplesView(ir)));
@@ -63,7 +63,7 @@ export async function planProject(ir: ServiceIR, options: PlanOptions): Promise<
 }
 
 function defaultStubView(name: string, usedBy: readonly { readonly model: string; readonly field?: string }[]) {
-  return { name, functionName: camel(name), usedBy: usedBy.map((u) => `${u.model}.${u.field ?? '?'}`).join(', ') };
+  return { placeholder: `{{${name}}}`, functionName: camel(name), usedBy: usedBy.map((u) => `${u.model}.${u.field ?? '?'}`).join(', ') };
 }
 
 function staticPurpose(path: string): string {

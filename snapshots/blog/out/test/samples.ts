@@ -3,7 +3,12 @@ import type { AddressCreate, AuthorCreate, CommentCreate, PostCreate } from '../
 
 /** Valid create data for each model; unique fields differ for every `n`. */
 export const samples = {
-  Address: (n: number): AddressCreate => ({ street: `street-${n}`, city: `city-${n}`, location: [1, 2] }),
+  Address: (n: number): AddressCreate => ({
+    street: `street-${n}`,
+    city: `city-${n}`,
+    location: [1, 2],
+    code: `code-${n}`,
+  }),
   Author: (n: number): AuthorCreate => ({
     name: `name-${n}`,
     email: `email${n}@example.com`,

@@ -12,6 +12,7 @@ create table "address" (
   "city" text not null,
   "location" text,
   "author_id" integer unique,
+  "code" text,
   foreign key ("author_id") references "author" ("id") on delete set null on update cascade
 );
 
@@ -71,7 +72,8 @@ create table "address" (
   "street" text,
   "city" text not null,
   "location" jsonb,
-  "author_id" integer unique
+  "author_id" integer unique,
+  "code" text
 );
 
 create table "author" (
