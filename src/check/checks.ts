@@ -9,6 +9,7 @@ import { checkSchemaSyntax } from '../ir/schema-document.js';
 import type { RamlApi, Resource } from '../raml/model.js';
 
 export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources, api: RamlApi): void {
+  checkReservedRoutes(diagnostics, ir, sources);
   checkRoutesWithoutAcl(diagnostics, ir, sources);
   checkUnusedAcls(diagnostics, ir, sources);
   checkSchemas(diagnostics, api);
@@ -28,6 +29,20 @@ function checkSchemas(diagnostics: DiagnosticBag, api: RamlApi): void {
     }
   };
   visit(api.resources);
+}
+
+/** Paths the generated service serves itself (contract §2: `{base}/health`). */
+const RESERVED_PATHS = ['/health'];
+
+function checkReservedRoutes(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
+  for (const route of ir.routes) {
+    const reserved = RESERVED_PATHS.find((p) => route.path === p || route.path.startsWith(`${p}/`));
+    if (!reserved) continue;
+    diagnostics.report('SVC2073', `${route.ramlPath} is taken: the service answers ${reserved} itself (its health check)`, {
+      span: sources.routes.get(route.path),
+      hint: 'rename the resource',
+    });
+  }
 }
 
 /** Contract §6: with auth, a route without x-ACL is for g:admin only — probably not what was meant. */

@@ -136,6 +136,7 @@ export const codes = {
   SVC2070: { severity: 'warning', title: 'route without ACL', explanation: 'With authentication on, a resource whose `securedBy` names no x-ACL may be used by `g:admin` only.' },
   SVC2071: { severity: 'warning', title: 'unused ACL', explanation: 'An x-ACL scheme guards no resource.' },
   SVC2072: { severity: 'warning', title: 'ACLs without authentication', explanation: 'x-ACLs apply only when an x-Ticket or x-ApiKey scheme authenticates users.' },
+  SVC2073: { severity: 'error', title: 'reserved route', explanation: 'The generated service answers `{base}/health` itself (its health check); a resource there would collide with it.' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof codes;
