@@ -8,10 +8,10 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../scripts/free-port.mjs';
 import { linkDependencies } from '../scripts/project-deps.mjs';
 import { median, table } from './lib.mjs';
 
@@ -100,17 +100,6 @@ function load(url, scenario, seconds, connections) {
       if (error) return reject(error);
       if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${scenario.name} on ${url}: ${result.non2xx} non-2xx, ${result.errors} errors`));
       resolve(result.requests.average);
-    });
-  });
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
     });
   });
 }

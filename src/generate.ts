@@ -24,7 +24,7 @@ export interface GenerateOptions {
 }
 
 export async function generateProject(ir: ServiceIR, options: GenerateOptions): Promise<OutputTree> {
-  const plan = await planProject(ir, options);
+  const plan = await planProject(ir);
   const files = await Promise.all(plan.map((file) => produce(file, options)));
   return new Map(files.map((f) => [f.path, f]));
 }

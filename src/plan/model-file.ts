@@ -5,18 +5,15 @@
 import { compile } from 'json-schema-to-typescript';
 import type { Field, Model, Relationship, Route, ServiceIR, ValueSource } from '../ir/types.js';
 import type { FieldTypes } from './field-types.js';
-import { commentText, literal, raw } from './literal.js';
+import { literal, raw } from './literal.js';
 import { camel, defaultModule, modelNames, withArticle } from './names.js';
 
 export interface ModelView {
-  readonly doc: string;
   readonly name: string;
   /** "a Story", "an Item". */
   readonly article: string;
   readonly variable: string;
   readonly bodies: string;
-  /** `import type` lines for related models used in the types. */
-  readonly typeImports: readonly { readonly names: string; readonly from: string }[];
   readonly usesNow: boolean;
   readonly defaultImports: readonly { readonly name: string; readonly from: string }[];
   /** TypeScript declarations of the record, create and update types. */
@@ -32,10 +29,11 @@ type Schema = Record<string, unknown>;
 
 export async function modelView(ir: ServiceIR, model: Model, types: FieldTypes): Promise<ModelView> {
   const names = modelNames(model);
-  const record = objectSchema(model.fields.map((f) => [f.name, types.valueSchema(model, f)]), model.fields.map((f) => f.name));
+  const schemas = new Map(model.fields.map((f) => [f.name, types.valueSchema(model, f)]));
+  const record = objectSchema(model.fields, schemas, model.fields);
   const writable = model.fields.filter((f) => !f.generated && f.type !== 'foreign_key');
-  const create = objectSchema(writable.map((f) => [f.name, types.valueSchema(model, f)]), writable.filter((f) => f.requiredOnCreate).map((f) => f.name));
-  const update = objectSchema(writable.map((f) => [f.name, types.valueSchema(model, f)]), []);
+  const create = objectSchema(writable, schemas, writable.filter((f) => f.requiredOnCreate));
+  const update = objectSchema(writable, schemas, []);
   const declarations = await Promise.all([
     typeOf(record, model.name, `${model.title ?? withArticle(model.name)}, as the repositories return it (${model.schemaFile}).`),
     typeOf(create, names.create, `The data that creates ${withArticle(model.name)}.`),
@@ -43,26 +41,24 @@ export async function modelView(ir: ServiceIR, model: Model, types: FieldTypes):
   ]);
   const callables = model.fields.flatMap((f) => [f.default, f.onUpdate]).filter((v): v is Extract<ValueSource, { kind: 'callable' }> => v?.kind === 'callable');
   return {
-    doc: commentText(`The ${model.name} model: its types, fields and request bodies (${model.schemaFile}).`),
     name: model.name,
     article: withArticle(model.name),
     variable: names.variable,
     bodies: names.bodies,
-    typeImports: [],
     usesNow: model.fields.some((f) => f.default?.kind === 'now' || f.onUpdate?.kind === 'now'),
     defaultImports: [...new Set(callables.map((c) => c.name))].sort().map((name) => ({ name: camel(name), from: `../${defaultModule(name)}.js` })),
     types: declarations.join('\n\n'),
     spec: literal(modelSpec(ir, model, types)),
     // Every field is listed, so that a foreign key or generated key in a body gets its own message
     // (the route explains what to send instead) rather than "not a field".
-    properties: literal(Object.fromEntries(model.fields.map((f) => [f.name, types.valueSchema(model, f)]))),
+    properties: literal(Object.fromEntries(schemas)),
     propertiesVariable: `${camel(model.name)}Properties`,
     requiredOnCreate: literal(model.fields.filter((f) => f.requiredOnCreate).map((f) => f.name)),
   };
 }
 
-function objectSchema(properties: readonly [string, Schema][], required: readonly string[]): Schema {
-  return { type: 'object', additionalProperties: false, required: [...required], properties: Object.fromEntries(properties) };
+function objectSchema(fields: readonly Field[], schemas: ReadonlyMap<string, Schema>, required: readonly Field[]): Schema {
+  return { type: 'object', additionalProperties: false, required: required.map((f) => f.name), properties: Object.fromEntries(fields.map((f) => [f.name, schemas.get(f.name)!])) };
 }
 
 async function typeOf(schema: Schema, name: string, description: string): Promise<string> {

@@ -4,7 +4,7 @@
  */
 import type { Field, Model, ServiceIR } from '../ir/types.js';
 import type { FieldTypes } from './field-types.js';
-import { literal, quote, templateLiteral } from './literal.js';
+import { commentText, literal, quote, templateLiteral } from './literal.js';
 import { initialMigration } from './migrations.js';
 import { modelNames, routeGroupNames, groupOf, withArticle } from './names.js';
 import { modelSamples } from './samples.js';
@@ -52,7 +52,8 @@ export function packageJson(ir: ServiceIR): string {
 
 export function serviceIniView(ir: ServiceIR) {
   return {
-    title: ir.title,
+    // In a `;` comment: one line, or the title could add settings.
+    title: commentText(ir.title),
     mongodbUrl: `mongodb://127.0.0.1:27017/${ir.name}`,
     ticketSecret: ir.auth?.ticket?.secretSetting ?? null,
   };
@@ -73,11 +74,8 @@ export function appView(ir: ServiceIR) {
   };
 }
 
-export function databaseView(ir: ServiceIR) {
-  return { models: ir.models.map((m) => ({ name: m.name, ...modelNames(m) })) };
-}
-
-export function modelsIndexView(ir: ServiceIR) {
+/** Every model with its names: for the model registry and the database's repositories. */
+export function modelsView(ir: ServiceIR) {
   return { models: ir.models.map((m) => ({ name: m.name, ...modelNames(m) })) };
 }
 
@@ -100,7 +98,6 @@ export function samplesView(ir: ServiceIR) {
 export function readmeView(ir: ServiceIR) {
   return {
     title: md(ir.title),
-    version: ir.version,
     basePath: ir.basePath || '/',
     documentation: ir.documentation.map((d) => ({ title: md(d.title), content: d.content.trim() })),
     routes: ir.routes.flatMap((route) =>

@@ -6,7 +6,7 @@
 import type { Owner } from '../render/header.js';
 import { staticTemplates } from '../render/templates.js';
 import type { ServiceIR } from '../ir/types.js';
-import { appView, configView, databaseView, migrationsView, modelsIndexView, packageJson, readmeView, serviceIniView, samplesView } from './project-views.js';
+import { appView, configView, migrationsView, modelsView, packageJson, readmeView, serviceIniView, samplesView } from './project-views.js';
 import { FieldTypes } from './field-types.js';
 import { modelView } from './model-file.js';
 import { camel, defaultModule, modelNames, routeGroupNames } from './names.js';
@@ -26,12 +26,7 @@ export interface PlannedFile {
   readonly source: FileSource;
 }
 
-export interface PlanOptions {
-  /** The RAML file's name, as headers cite it (never an absolute path). */
-  readonly ramlFile: string;
-}
-
-export async function planProject(ir: ServiceIR, options: PlanOptions): Promise<PlannedFile[]> {
+export async function planProject(ir: ServiceIR): Promise<PlannedFile[]> {
   const types = new FieldTypes(ir);
   const files: PlannedFile[] = [];
   const add = (path: string, purpose: string, source: FileSource, owner: Owner = 'generated') => files.push({ path, owner, purpose, source });
@@ -42,9 +37,9 @@ export async function planProject(ir: ServiceIR, options: PlanOptions): Promise<
   add('README.md', 'How to run the service, and its HTTP API.', template('README.md', readmeView(ir)));
   add('src/app.ts', 'The service as a Fastify instance: every route plugin below the base path.', template('app.ts', appView(ir)));
   add('src/config.ts', 'Reads service.ini and the SVC_* environment variables.', template('config.ts', configView(ir)));
-  add('src/db/index.ts', 'Opens the database named in service.ini, migrates it, and gives the repositories of every model.', template('db.ts', databaseView(ir)));
+  add('src/db/index.ts', 'Opens the database named in service.ini, migrates it, and gives the repositories of every model.', template('db.ts', modelsView(ir)));
   add('src/db/migrations.ts', 'The SQL schema, for SQLite and PostgreSQL, applied at start-up.', template('migrations.ts', migrationsView(ir, types)));
-  add('src/models/index.ts', 'Every model of the service.', template('models-index.ts', modelsIndexView(ir)));
+  add('src/models/index.ts', 'Every model of the service.', template('models-index.ts', modelsView(ir)));
   for (const model of ir.models) {
     const names = modelNames(model);
     add(`src/models/${names.file}.ts`, `The ${model.name} model: its types, fields and request bodies.`, template('model.ts', await modelView(ir, model, types)));

@@ -4,7 +4,7 @@
  */
 import type { Action, Model, Route, ServiceIR } from '../ir/types.js';
 import { isSafeIdentifier } from '../ir/naming.js';
-import { literal, quote, raw } from './literal.js';
+import { commentText, literal, quote, raw } from './literal.js';
 import { camel, groupOf, kebab, modelNames, routeGroupNames, withArticle } from './names.js';
 
 export interface RoutesView {
@@ -63,7 +63,7 @@ export function routesView(ir: ServiceIR, group: string, routes: readonly Route[
   // Route variables must not shadow the plugin's own names or the imports.
   const taken = new Set<string>(['app', 'services', 'actionsFor', 'completeRoute', ...imports.flatMap((i) => i.names)]);
   return {
-    doc: `Routes below /${group}.`,
+    doc: commentText(`Routes below /${group}.`),
     plugin: routeGroupNames(group).plugin,
     imports: imports.map((i) => ({ names: i.names.join(', '), from: i.from })),
     routes: routes.map((route) => routeView(route, models.get(route.model)!, uniqueName(variableOf(route), taken))),
@@ -75,7 +75,7 @@ function routeView(route: Route, model: Model, variable: string): RouteView {
   const served = route.operations.filter((o) => HANDLER[o.action]);
   const methods = [...new Set(route.operations.map((o) => o.method))].sort();
   return {
-    comment: `${methods.join(', ')} ${route.ramlPath} — ${describe(route)}`,
+    comment: commentText(`${methods.join(', ')} ${route.ramlPath} — ${describe(route)}`),
     variable,
     spec: literal({
       kind: route.kind,

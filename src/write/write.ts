@@ -6,16 +6,16 @@
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Change } from './changes.js';
-import { MANIFEST_PATH, manifestText, readManifest, type Manifest } from './manifest.js';
+import { MANIFEST_PATH, manifestText, type Manifest } from './manifest.js';
 
-export function applyChanges(outDir: string, changes: readonly Change[], manifest: Manifest): void {
+/** `previous`: the manifest found before the run (rewritten only when it changes). */
+export function applyChanges(outDir: string, changes: readonly Change[], manifest: Manifest, previous: Manifest | null): void {
   for (const change of changes) {
     const file = join(outDir, change.path);
     if ((change.kind === 'add' || change.kind === 'change') && change.after !== undefined) writeAtomically(file, change.after);
     else if (change.kind === 'delete') rmSync(file, { force: true });
   }
   const text = manifestText(manifest);
-  const previous = readManifest(outDir);
   if (!previous || manifestText(previous) !== text) writeAtomically(join(outDir, MANIFEST_PATH), text);
 }
 

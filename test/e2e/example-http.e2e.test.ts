@@ -3,7 +3,7 @@
  * `npm start` runs), driven over HTTP on SQLite and on PostgreSQL: contract §2–§4.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
+import { ENGINES, runSql, testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api } from '../support/http.js';
 import { builtProject } from '../support/project.js';
 import { startService, type RunningService } from '../support/server.js';
@@ -465,7 +465,8 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
 
   describe('failures', () => {
     it('answers 500 without internals when the database fails, and logs the details with the request id', async () => {
-      await breakStoryTable(engine, database.url, dir);
+      // Rename the story table behind the service's back, so that queries on it fail.
+      await runSql(engine, database.url, dir, 'alter table story rename to story_gone');
       const reply = await api('GET', '/stories');
       expect(reply.status).toBe(500);
       expect(reply.body).toMatchObject({ status_code: 500, message: 'Internal Server Error' });
@@ -480,21 +481,3 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
     });
   });
 });
-
-/** Renames the story table behind the service's back, so that queries on it fail. */
-async function breakStoryTable(engine: string, url: string, dir: string): Promise<void> {
-  const { createRequire } = await import('node:module');
-  const require = createRequire(`${dir}/node_modules/noop.js`);
-  if (engine === 'sqlite') {
-    const Database = require('better-sqlite3') as new (file: string) => { exec(sql: string): void; close(): void };
-    const db = new Database(url.slice('sqlite:'.length));
-    db.exec('alter table story rename to story_gone');
-    db.close();
-    return;
-  }
-  const pg = require('pg') as { Client: new (o: { connectionString: string }) => { connect(): Promise<void>; query(s: string): Promise<unknown>; end(): Promise<void> } };
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query('alter table story rename to story_gone');
-  await client.end();
-}

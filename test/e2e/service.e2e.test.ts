@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../src/pipeline.js';
-import { testDatabase } from '../support/databases.js';
+import { runSql, testDatabase } from '../support/databases.js';
 import { apiClient } from '../support/http.js';
 import { builtProject, fixtureRaml, generatedProject } from '../support/project.js';
 import { startService } from '../support/server.js';
@@ -19,7 +19,7 @@ describe.each(['ramses-starter', 'ramses-example', 'blog'])('%s: every route the
   const ir = analyze(fixtureRaml(fixture)).ir!;
 
   it('answers each listed method on each route (never 405, never "not a resource")', async () => {
-    const dir = await builtProject(fixture, 'e2e');
+    const dir = await builtProject(fixture, 'e2e-service');
     const database = await testDatabase('sqlite', dir, `routes-${fixture}`);
     const service = await startService(dir, { SVC_DATABASE_URL: database.url }, ir.basePath);
     try {
@@ -76,7 +76,7 @@ describe('start-up', () => {
   let dir: string;
 
   beforeAll(async () => {
-    dir = await builtProject('ramses-example', 'e2e');
+    dir = await builtProject('ramses-example', 'e2e-service');
   });
 
   const start = (env: Record<string, string>, ini?: string) => {
@@ -126,10 +126,7 @@ describe('start-up', () => {
 
   it('refuses to start on a database whose applied migration has changed', async () => {
     const database = await testDatabase('sqlite', dir, 'migration-changed');
-    const { default: Database } = (await import(join(dir, 'node_modules/better-sqlite3/lib/index.js'))) as { default: new (f: string) => { exec(s: string): void; close(): void } };
-    const db = new Database(database.url.slice('sqlite:'.length));
-    db.exec("create table svc_migrations (name varchar(200) primary key, checksum varchar(64) not null, applied_at varchar(32) not null); insert into svc_migrations values ('0001_initial', 'old', 'then')");
-    db.close();
+    await runSql('sqlite', database.url, dir, "create table svc_migrations (name varchar(200) primary key, checksum varchar(64) not null, applied_at varchar(32) not null); insert into svc_migrations values ('0001_initial', 'old', 'then')");
     const result = await start({ SVC_DATABASE_URL: database.url });
     expect(result.exitCode).toBe(1);
     expect(result.all).toMatch(/migration 0001_initial was applied to this database but has changed since/);
@@ -139,7 +136,7 @@ describe('start-up', () => {
 
 describe('/health', () => {
   it('answers 503 when the database stops answering', async () => {
-    const dir = await builtProject('ramses-starter', 'e2e');
+    const dir = await builtProject('ramses-starter', 'e2e-service');
     const database = await testDatabase('postgres', dir, 'health');
     const service = await startService(dir, { SVC_DATABASE_URL: database.url }, '/v1');
     try {
@@ -158,7 +155,7 @@ describe('SIGTERM', () => {
   let dir: string;
 
   beforeAll(async () => {
-    dir = await builtProject('ramses-starter', 'e2e');
+    dir = await builtProject('ramses-starter', 'e2e-service');
   });
 
   afterAll(() => undefined);

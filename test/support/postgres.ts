@@ -25,22 +25,24 @@ export function postgresServer(): Promise<string> {
 
 type PgClient = { connect(): Promise<void>; query(sql: string): Promise<unknown>; end(): Promise<void> };
 
-/** A new, empty database; `drop` removes it. `modules`: a node_modules that has `pg`. */
-export async function freshPostgresDatabase(modules: string, label: string): Promise<{ url: string; drop(): Promise<void> }> {
+/** Runs `sql` on the PostgreSQL database `url` with the `pg` of a generated project's dependencies. */
+export async function runPostgres(projectDir: string, url: string, sql: string): Promise<void> {
+  const pg = createRequire(join(projectDir, 'node_modules', 'noop.js'))('pg') as { Client: new (options: { connectionString: string }) => PgClient };
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new, empty database; `drop` removes it. */
+export async function freshPostgresDatabase(projectDir: string, label: string): Promise<{ url: string; drop(): Promise<void> }> {
   const admin = await postgresServer();
-  const pg = createRequire(join(modules, 'noop.js'))('pg') as { Client: new (options: { connectionString: string }) => PgClient };
   const name = `svcgen_${label.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`;
-  const run = async (sql: string) => {
-    const client = new pg.Client({ connectionString: admin });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await run(`create database ${name}`);
+  await runPostgres(projectDir, admin, `create database ${name}`);
   const url = new URL(admin);
   url.pathname = `/${name}`;
-  return { url: url.href, drop: () => run(`drop database if exists ${name} with (force)`), };
+  return { url: url.href, drop: () => runPostgres(projectDir, admin, `drop database if exists ${name} with (force)`) };
 }

@@ -33,7 +33,11 @@ export function tool(dir: string, name: string, args: readonly string[], env: Re
 
 const built = new Map<string, Promise<string>>();
 
-/** A generated, dependency-linked and compiled (`dist/`) project, once per fixture and area in a test process. */
+/**
+ * A generated, dependency-linked and compiled (`dist/`) project, once per fixture and area in a
+ * test process. Test files run in parallel processes: each file uses an area of its own, or one
+ * would regenerate the folder under the other's running service.
+ */
 export function builtProject(fixture: string, area: string): Promise<string> {
   const key = `${area}/${fixture}`;
   let project = built.get(key);

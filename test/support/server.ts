@@ -1,8 +1,8 @@
 /** A generated service running as a process, as `npm start` runs it, for HTTP tests. */
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa, type ResultPromise } from 'execa';
+import { freePort } from '../../scripts/free-port.mjs';
 
 export interface RunningService {
   /** `http://127.0.0.1:<port>` */
@@ -56,15 +56,4 @@ export async function startService(dir: string, env: Record<string, string>, bas
   }
   await service.stop('SIGKILL');
   throw new Error(`the service did not answer /health within 30 s:\n${output}`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }

@@ -29,7 +29,8 @@ export async function runGenerate(io: Io, file: string, flags: GenerateFlags): P
   const shown = relative(io.cwd, outDir) || '.';
   const ramlFile = basename(file);
   const tree = await generateProject(analysis.ir, { ramlFile });
-  const changes = planChanges(outDir, tree, readManifest(outDir), Boolean(flags.force));
+  const previous = readManifest(outDir);
+  const changes = planChanges(outDir, tree, previous, Boolean(flags.force));
   if (flags.check) return check(io, changes, shown);
   if (flags.dryRun) {
     for (const change of changes.filter((c) => c.kind !== 'keep')) io.stderr(`${describe(change)}\n`);
@@ -42,7 +43,7 @@ export async function runGenerate(io: Io, file: string, flags: GenerateFlags): P
     io.stderr(`svcgen: nothing written. Move your changes to the user-owned files, or run again with --force to overwrite.\n`);
     return ExitCode.failed;
   }
-  applyChanges(outDir, changes, manifestOf(tree, ramlFile));
+  applyChanges(outDir, changes, manifestOf(tree, ramlFile), previous);
   for (const c of changes.filter((x) => x.kind === 'stale-edited')) io.stderr(`kept ${c.path}: svcgen no longer generates it, but it was edited; delete it if it is not needed\n`);
   io.stderr(`svcgen: ${shown} — ${summary(changes)}\n`);
   return ExitCode.ok;

@@ -11,6 +11,7 @@ import pg from 'pg';
 import { BASE_PATH, buildApp } from '../src/app.js';
 import { loadServiceConfig } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/index.js';
+import { withDefaults } from '../src/lib/model.js';
 import { models } from '../src/models/index.js';
 import { samples } from './samples.js';
 
@@ -55,6 +56,7 @@ export async function startTestService(settings: Record<string, string> = {}): P
         if (field?.requiredOnCreate && !(relation.name in data))
           links[relation.name] = service.key(relation.target, await service.seed(relation.target));
       }
+      // Repositories store what they are given: defaults are the routes' job, so seeds add them.
       return db.repository(name).create({ data: { ...withDefaults(model, sample), ...links, ...data } });
     },
     key: (name, record) => record[models.get(name)!.primaryKey] as string | number,
@@ -65,14 +67,6 @@ export async function startTestService(settings: Record<string, string> = {}): P
     },
   };
   return service;
-}
-
-/** Repositories store what they are given: defaults are the routes' job, so seeds add them. */
-function withDefaults(model: NonNullable<ReturnType<typeof models.get>>, data: Rec): Rec {
-  const out = { ...data };
-  for (const field of model.fields)
-    if (out[field.name] === undefined && field.default) out[field.name] = field.default();
-  return out;
 }
 
 /** A database of its own for one test. */

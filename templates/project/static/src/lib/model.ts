@@ -113,6 +113,17 @@ export function defineModel<T>(spec: ModelSpec<T>): Model<T> {
   };
 }
 
+/**
+ * `data` with the defaults of the stored fields it leaves out. The routes apply defaults on
+ * create (repositories store what they are given).
+ */
+export function withDefaults(model: Model, data: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out = { ...data };
+  for (const field of model.columns)
+    if (out[field.name] === undefined && field.default) out[field.name] = field.default();
+  return out;
+}
+
 /** Every model of the service by name, for following relationships. */
 export type ModelRegistry = ReadonlyMap<string, Model>;
 

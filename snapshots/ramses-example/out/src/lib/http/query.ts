@@ -103,7 +103,7 @@ function integer(text: string | undefined, name: string, errors: FieldError[]): 
 
 /** Fields a client can read and filter on: stored fields and relationships. */
 function readable(model: Model): string[] {
-  return [...model.fields.map((f) => f.name)];
+  return model.fields.map((f) => f.name);
 }
 
 function projection(model: Model, text: string, param: string, errors: FieldError[]): string[] {
@@ -197,13 +197,13 @@ function fieldFilter(
     errors.push({ field: param, message: `cannot filter on ${field.type} fields` });
     return undefined;
   }
-  if ((operator === 'contains' || operator === 'startsWith') && !['text'].includes(storageOfKey(model, field))) {
+  if ((operator === 'contains' || operator === 'startsWith') && comparedStorage(field) !== 'text') {
     errors.push({ field: param, message: `works on text fields only` });
     return undefined;
   }
   const values: unknown[] = [];
   for (const text of texts) {
-    const value = operator === 'contains' || operator === 'startsWith' ? text : parseValue(model, field, text);
+    const value = operator === 'contains' || operator === 'startsWith' ? text : parseValue(field, text);
     if (value === undefined) {
       errors.push({ field: param, message: `"${text}" is not ${describe(model, field)}` });
       return undefined;
@@ -222,30 +222,21 @@ function fieldFilter(
   return { [operator]: values[0] } as FieldFilter<unknown>;
 }
 
-/** How the values a field (or the related key of a relationship) compares with are stored. */
-function storageOfKey(model: Model, field: FieldSpec): string {
-  return keyField(model, field)?.storage ?? field.storage;
-}
-
-function keyField(model: Model, field: FieldSpec): FieldSpec | undefined {
-  if (field.type !== 'relationship' && field.type !== 'list') return field;
-  if (field.type === 'list')
-    return { ...field, storage: storageOf(field.itemType ?? 'string'), type: field.itemType ?? 'string' };
-  return undefined;
-}
-
-function storageOf(type: string): FieldSpec['storage'] {
-  return ['integer', 'big_integer', 'small_integer', 'interval', 'id_field'].includes(type)
+/** How the values a field compares with are stored: a list's items, or the field itself (a relationship has its key's). */
+function comparedStorage(field: FieldSpec): FieldSpec['storage'] {
+  if (field.type !== 'list') return field.storage;
+  const item = field.itemType ?? 'string';
+  return ['integer', 'big_integer', 'small_integer', 'interval', 'id_field'].includes(item)
     ? 'integer'
-    : ['float', 'decimal'].includes(type)
+    : ['float', 'decimal'].includes(item)
       ? 'real'
-      : type === 'boolean'
+      : item === 'boolean'
         ? 'boolean'
         : 'text';
 }
 
 /** A query-string value read by the field's type; undefined when it does not parse. */
-export function parseValue(model: Model, field: FieldSpec, text: string): unknown {
+export function parseValue(field: FieldSpec, text: string): unknown {
   const type = field.type === 'list' ? (field.itemType ?? 'string') : field.type;
   switch (type) {
     case 'integer':

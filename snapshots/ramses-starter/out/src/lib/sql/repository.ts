@@ -40,6 +40,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
 > {
   /** `select … from table where pk = ?`, compiled once per model: the hottest query of all. */
   readonly #byKey: string;
+  readonly #related = new Map<string, SqlRepository<Rec>>();
 
   constructor(
     readonly model: Model<T>,
@@ -136,7 +137,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
           ? this.ctx.compiler.insertInto(this.model.table).values(values).returningAll().compile()
           : this.ctx.compiler.insertInto(this.model.table).defaultValues().returningAll().compile(),
       );
-      const rows = await this.run(tx, () => tx.all<Row>(insert));
+      const rows = await this.run(() => tx.all<Row>(insert));
       await this.linkRelations(tx, this.record(rows[0]!), data);
       // The row as inserted (RETURNING); relationships are read after linking them.
       return (await this.records(rows, args.include, tx))[0]!;
@@ -170,7 +171,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
             .updateTable(this.model.table)
             .set(values)
             .where(this.model.primaryKey, 'in', chunk.map((k) => this.keyValue(k)) as never);
-          await this.run(tx, () => tx.run(update.compile()));
+          await this.run(() => tx.run(update.compile()));
         }
       }
       for (const key of keys) await this.linkRelations(tx, { [this.model.primaryKey]: key }, data);
@@ -188,7 +189,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       const query = this.ctx.compiler
         .deleteFrom(this.model.table)
         .where(this.model.primaryKey, '=', this.keyValue(key) as never);
-      await this.run(tx, () => tx.run(query.compile()));
+      await this.run(() => tx.run(query.compile()));
       return existing;
     });
   }
@@ -200,7 +201,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         const query = this.ctx.compiler
           .deleteFrom(this.model.table)
           .where(this.model.primaryKey, 'in', chunk.map((k) => this.keyValue(k)) as never);
-        await this.run(tx, () => tx.run(query.compile()));
+        await this.run(() => tx.run(query.compile()));
       }
       return { count: keys.length };
     });
@@ -219,7 +220,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         .compile();
     // The key is the last parameter; a change of the key itself is rare enough to compile each time.
     const query = pk in values ? compile() : this.cachedWrite('update', { ...values, [pk]: key }, compile);
-    return this.run(tx, () => tx.all<Row>(query));
+    return this.run(() => tx.all<Row>(query));
   }
 
   /**
@@ -359,8 +360,13 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     return found;
   }
 
+  /** The repository of a related model on `executor` (kept, for this repository's own executor). */
   repositoryOf(model: string, executor: SqlExecutor): SqlRepository<Rec> {
-    return new SqlRepository(this.ctx.models.get(model)!, { ...this.ctx, executor });
+    if (executor !== this.ctx.executor)
+      return new SqlRepository(this.ctx.models.get(model)!, { ...this.ctx, executor });
+    let repository = this.#related.get(model);
+    if (!repository) this.#related.set(model, (repository = new SqlRepository(this.ctx.models.get(model)!, this.ctx)));
+    return repository;
   }
 
   keyOf(where: Rec): unknown {
@@ -413,7 +419,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         for (const key of await target.keys({ [target.model.primaryKey]: { in: chunk } } as never))
           have.add(String(key));
       }
-      const missing = keys.filter((k, i) => valid[i] === undefined || !have.has(String(valid[i])));
+      const missing = keys.filter((_, i) => valid[i] === undefined || !have.has(String(valid[i])));
       if (missing.length) throw new UnknownReference(relation.name, relation.target, missing);
     }
   }
@@ -462,12 +468,12 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         .updateTable(target.model.table)
         .set({ [fk]: owner } as never)
         .where(target.model.primaryKey, 'in', chunk as never);
-      await this.run(executor, () => executor.run(update.compile()));
+      await this.run(() => executor.run(update.compile()));
     }
   }
 
   /** Runs a write, turning constraint errors of either database into `ConstraintViolation`. */
-  async run<R>(_executor: SqlExecutor, write: () => Promise<R>): Promise<R> {
+  async run<R>(write: () => Promise<R>): Promise<R> {
     try {
       return await write();
     } catch (error) {
