@@ -65,17 +65,18 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
 
   program
     .command('inspect')
-    .description('print an intermediate form as JSON on stdout')
+    .description('print an intermediate form (JSON) or the ACL matrix (text) on stdout')
     .argument('<api.raml>', 'the RAML 0.8 file')
-    .addOption(new Option('--ir', 'the service model (models, routes, auth, ACLs, handlers)').conflicts('tck'))
-    .addOption(new Option('--tck', 'the expanded RAML in the JSON shape of the RAML 0.8 TCK'))
-    .action((file: string, opts: { ir?: boolean; tck?: boolean }) => {
-      if (!opts.ir && !opts.tck) {
-        io.stderr('svcgen inspect: choose what to print: --ir or --tck\n');
+    .addOption(new Option('--ir', 'the service model (models, routes, auth, ACLs, handlers)').conflicts(['tck', 'acl']))
+    .addOption(new Option('--tck', 'the expanded RAML in the JSON shape of the RAML 0.8 TCK').conflicts('acl'))
+    .addOption(new Option('--acl', 'who may use each route when auth = true (anonymous, member, owner, admin)'))
+    .action((file: string, opts: { ir?: boolean; tck?: boolean; acl?: boolean }) => {
+      if (!opts.ir && !opts.tck && !opts.acl) {
+        io.stderr('svcgen inspect: choose what to print: --ir, --tck or --acl\n');
         setExit(ExitCode.usage);
         return;
       }
-      setExit(runInspect(io, file, opts.tck ? 'tck' : 'ir'));
+      setExit(runInspect(io, file, opts.tck ? 'tck' : opts.acl ? 'acl' : 'ir'));
     });
 
   return program;

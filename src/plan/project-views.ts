@@ -26,6 +26,12 @@ const DEV_DEPENDENCIES = {
   vitest: '^4.1.12',
 };
 
+/** What authentication adds (only to APIs that configure it). */
+const AUTH_DEPENDENCIES = {
+  '@fastify/cookie': '^11.1.5',
+  argon2: '^0.45.1',
+};
+
 export function packageJson(ir: ServiceIR): string {
   const pkg = {
     name: ir.name,
@@ -42,12 +48,16 @@ export function packageJson(ir: ServiceIR): string {
       typecheck: 'tsc --noEmit',
       test: 'vitest run',
     },
-    dependencies: DEPENDENCIES,
+    dependencies: ir.auth ? sortKeys({ ...DEPENDENCIES, ...AUTH_DEPENDENCIES }) : DEPENDENCIES,
     devDependencies: DEV_DEPENDENCIES,
     // npm 11 asks before running install scripts; better-sqlite3 needs its build.
     allowScripts: { 'better-sqlite3': true },
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
+}
+
+function sortKeys<T extends Record<string, string>>(o: T): T {
+  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))) as T;
 }
 
 export function serviceIniView(ir: ServiceIR) {
@@ -69,6 +79,7 @@ export function configView(ir: ServiceIR) {
 export function appView(ir: ServiceIR) {
   const groups = [...new Set(ir.routes.map((r) => groupOf(r)))];
   return {
+    auth: ir.auth !== null,
     basePath: quote(ir.basePath),
     plugins: groups.map((g) => ({ name: routeGroupNames(g).plugin, file: routeGroupNames(g).file })),
   };
@@ -105,7 +116,7 @@ export function readmeView(ir: ServiceIR) {
         .filter((o) => o.method !== 'HEAD')
         .map((o) => ({ method: o.method, path: cell(`${ir.basePath}${route.ramlPath}`), action: o.action, description: cell(o.description ?? routeSummary(route.kind, route.model, o.action)) })),
     ),
-    models: ir.models.map((m) => ({
+    models: ir.models.filter((m) => !m.internal).map((m) => ({
       name: m.name,
       table: m.table,
       schemaFile: cell(m.schemaFile),

@@ -12,6 +12,7 @@ import { modelView } from './model-file.js';
 import { camel, defaultModule, modelNames, routeGroupNames } from './names.js';
 import { routeGroups, routesView } from './route-file.js';
 import { testsView } from './test-file.js';
+import { aclTestView, authView, principalModule, principalStubView } from './auth-file.js';
 
 export type FileSource =
   | { readonly kind: 'template'; readonly template: string; readonly view: object }
@@ -48,14 +49,27 @@ export async function planProject(ir: ServiceIR): Promise<PlannedFile[]> {
   for (const [group, routes] of routeGroups(ir)) {
     add(`src/routes/${routeGroupNames(group).file}.ts`, `The routes below /${group}.`, template('routes.ts', routesView(ir, group, routes)));
   }
+  if (ir.auth) {
+    add('src/auth.ts', 'The authentication schemes, the user model and the x-ACLs of the API.', template('auth.ts', authView(ir, ir.auth)));
+    add('test/acl.test.ts', 'Checks every route against the ACL matrix (svcgen inspect --acl), for anonymous callers, members, owners and admins.', template('acl.test.ts', aclTestView(ir)));
+  }
+  for (const principal of ir.userCode.principals) {
+    add(`src/${principalModule(principal.name)}.ts`, `The {{${principal.name}}} ACL principal.`, template('principal-stub.ts', principalStubView(ir, principal)), 'user');
+  }
   for (const callable of ir.userCode.callables) {
     add(`src/${defaultModule(callable.name)}.ts`, `The {{${callable.name}}} default value.`, template('default-stub.ts', defaultStubView(callable.name, callable.usedBy)), 'user');
   }
   add('test/api.test.ts', 'Tests of every route the RAML lists, on an in-memory SQLite database.', template('api.test.ts', testsView(ir)));
   add('test/samples.ts', 'Valid data for each model, for the tests.', template('samples.ts', samplesView(ir)));
-  for (const file of staticTemplates()) add(file.path, staticPurpose(file.path), { kind: 'static', content: file.content });
+  for (const file of staticTemplates()) {
+    if (!ir.auth && AUTH_ONLY.some((prefix) => file.path.startsWith(prefix))) continue;
+    add(file.path, staticPurpose(file.path), { kind: 'static', content: file.content });
+  }
   return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
+
+/** Runtime and test files that only APIs with authentication get (they need argon2 and @fastify/cookie). */
+const AUTH_ONLY = ['src/lib/auth/', 'test/acl-helpers.ts'];
 
 function defaultStubView(name: string, usedBy: readonly { readonly model: string; readonly field?: string }[]) {
   return { placeholder: `{{${name}}}`, functionName: camel(name), usedBy: usedBy.map((u) => `${u.model}.${u.field ?? '?'}`).join(', ') };

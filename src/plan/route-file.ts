@@ -89,7 +89,7 @@ function routeView(route: Route, model: Model, variable: string): RouteView {
       .filter((o) => o.method !== 'HEAD')
       .map((o) => {
         const body = route.kind === 'attribute' ? (o.action === 'create' ? "{ type: 'object' }" : undefined) : BODY[o.action] ? `${names.bodies}.${BODY[o.action]}` : undefined;
-        return { method: o.method.toLowerCase(), options: body ? `{ schema: { body: ${body} } }, ` : '', handler: `${variable}.${HANDLER[o.action]!}` };
+        return { method: o.method.toLowerCase(), options: body ? `{ schema: { body: ${body} }, preValidation: ${variable}.guard }, ` : '', handler: `${variable}.${HANDLER[o.action]!}` };
       }),
     allowed: literal(methods),
   };

@@ -8,17 +8,18 @@ import { quote } from './literal.js';
 import { withArticle } from './names.js';
 
 export interface TestsView {
+  /** Some model has a secret field (the user's password), so expectations leave it out. */
+  readonly usesShown: boolean;
   readonly suites: readonly { readonly title: string; readonly tests: readonly { readonly title: string; readonly body: string }[] }[];
 }
 
 export function testsView(ir: ServiceIR): TestsView {
   const models = new Map(ir.models.map((m) => [m.name, m]));
-  return {
-    suites: ir.routes.map((route) => ({
+  const suites = ir.routes.map((route) => ({
       title: quote(`${[...new Set(route.operations.map((o) => o.method))].sort().join(', ')} ${route.ramlPath}`),
       tests: testsOf(route, models).map((t) => ({ title: quote(t.title), body: t.body.join('\n') })),
-    })),
-  };
+  }));
+  return { usesShown: suites.some((s) => s.tests.some((t) => t.body.includes('shown('))), suites };
 }
 
 interface Test {
@@ -42,7 +43,7 @@ function testsOf(route: Route, models: ReadonlyMap<string, Model>): Test[] {
 }
 
 /** Code for the tests of one route. Lines are joined by the template; prettier lays them out. */
-class RouteTests {
+export class RouteTests {
   constructor(
     readonly route: Route,
     readonly model: Model,
@@ -68,6 +69,19 @@ class RouteTests {
     }
     if (item && this.route.kind === 'singular') lines.push(`await service.seed(${quote(this.name)}${this.link()});`);
     return { lines, url: url.replace(/[`\\]/g, (c) => `\\${c}`) };
+  }
+
+  /** Secret fields (the user's password) are written but never shown: expectations leave them out. */
+  shown(variable: string): string {
+    return this.secrets().length ? `shown(${quote(this.name)}, ${variable})` : variable;
+  }
+
+  secretsNotShown(body: string): string[] {
+    return this.secrets().map((f) => `expect(${body}).not.toHaveProperty(${quote(f)});`);
+  }
+
+  secrets(): string[] {
+    return this.model.isAuthModel ? this.model.fields.filter((f) => f.name === 'password').map((f) => f.name) : [];
   }
 
   /** Nested routes: the field of the route's objects that points at the parent. */
@@ -137,7 +151,8 @@ class RouteTests {
         `const response = await service.request('POST', \`${url}\`, data);`,
         'expect(response.statusCode).toBe(201);',
         'const body = response.json();',
-        `expect(body).toMatchObject({ ...data, _type: ${quote(this.name)} });`,
+        `expect(body).toMatchObject({ ...${this.shown('data')}, _type: ${quote(this.name)} });`,
+        ...this.secretsNotShown('body'),
         ...(inverse ? [`expect(body.${inverse}).toBe(service.key(${quote(this.route.parent!.model)}, parent));`] : []),
         "expect(response.headers['location']).toBe(body._self);",
         "expect((await service.request('GET', body._self)).statusCode).toBe(200);",
@@ -171,7 +186,8 @@ class RouteTests {
         `const data = ${data};`,
         `const response = await service.request('${method}', \`${url}\`, data);`,
         'expect(response.statusCode).toBe(200);',
-        'expect(response.json()).toMatchObject(data);',
+        `expect(response.json()).toMatchObject(${this.shown('data')});`,
+        ...this.secretsNotShown('response.json()'),
         ...(this.route.kind === 'item' ? ["expect(response.headers['location']).toBe(response.json()._self);"] : []),
       ],
     };

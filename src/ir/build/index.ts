@@ -16,7 +16,7 @@ import { pathTree } from './paths.js';
 import { resolveRelationships } from './relationships.js';
 import { buildRoutes } from './routes.js';
 import { readAcls, readAuthSchemes } from './security.js';
-import { settleUserModel } from './user-model.js';
+import { addCredentialModel, settleUserModel } from './user-model.js';
 
 /** Where IR objects come from, for the checks that run after building. */
 export interface IrSources {
@@ -47,6 +47,7 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
   defineModels({ diagnostics, rootDir: options.rootDir, models, unreadable }, tree);
   const schemes = readAuthSchemes(diagnostics, api);
   const userModel = settleUserModel(diagnostics, models, schemes.span);
+  if (userModel && schemes.span) addCredentialModel(diagnostics, models, schemes.span);
   resolveRelationships({ diagnostics, models });
   for (const model of models.values()) checkFieldLists(diagnostics, model);
   const acls = readAcls(diagnostics, api);
@@ -119,6 +120,7 @@ function finishModel(draft: ModelDraft, eventHandlers: EventBinding[]): Model {
     relationships: [...draft.relationships].sort((a, b) => (a.name < b.name ? -1 : 1)),
     isAuthModel: draft.isAuthModel,
     isDefaultUserModel: draft.isDefaultUserModel,
+    internal: draft.internal ?? false,
     publicFields: list(draft.publicFields),
     authFields: list(draft.authFields),
     hiddenFields: list(draft.hiddenFields) ?? [],

@@ -29,6 +29,7 @@ export interface ModelDraft {
   isAuthModel: boolean;
   readonly authModelSpan: Span | null;
   readonly isDefaultUserModel: boolean;
+  readonly internal?: boolean;
   readonly publicFields: NameList | null;
   readonly authFields: NameList | null;
   readonly hiddenFields: NameList | null;

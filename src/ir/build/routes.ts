@@ -101,6 +101,8 @@ interface ItemInfo {
   /** The item's path and the parameter holding its key (also when the RAML declares no methods there). */
   readonly path: string;
   readonly param: string;
+  /** The item's x-ACL (attribute routes use it too). */
+  readonly acl: string | null;
 }
 
 function itemRoute(ctx: Context, node: PathNode, parent: PathNode, parentServed: Served | undefined, parentItem: ItemInfo | undefined): ItemInfo | undefined {
@@ -126,7 +128,7 @@ function itemRoute(ctx: Context, node: PathNode, parent: PathNode, parentServed:
   const acl = aclOf(ctx, node.resource, parentServed.acl);
   const parentLink = parentServed.route?.parent ?? parentServed.parent;
   const route = makeRoute(ctx, node, 'item', parentServed.model, { itemParam: param, parent: parentLink, attribute: null, acl });
-  return { model: parentServed.model, route, path, param };
+  return { model: parentServed.model, route, path, param, acl };
 }
 
 function nested(ctx: Context, node: PathNode, parentItem: ItemInfo): Served | undefined {
@@ -137,7 +139,8 @@ function nested(ctx: Context, node: PathNode, parentItem: ItemInfo): Served | un
     if (node.children.length) {
       ctx.diagnostics.report('SVC2022', `${node.ramlPath}: an attribute sub-resource has no nested resources`, { span: node.children[0]!.span });
     }
-    const acl = aclOf(ctx, node.resource, null);
+    // Reading or merging into a field of the item is using the item: the item's ACL guards it.
+    const acl = aclOf(ctx, node.resource, parentItem.acl);
     const route = makeRoute(ctx, node, 'attribute', parentModel.name, { itemParam: null, parent: parent(field.field.name), attribute: field.field.name, acl });
     return { kind: 'attribute', model: parentModel.name, route, acl, parent: parent(field.field.name) };
   }
@@ -187,7 +190,9 @@ function operations(ctx: Context, resource: Resource, kind: Kind): Operation[] {
       });
       continue;
     }
-    out.push({ method, action, permission: PERMISSION_OF[action], description: m.description?.trim() || null });
+    // Merging into a dict or list field changes the item it belongs to.
+    const permission = kind === 'attribute' && action === 'create' ? 'update' : PERMISSION_OF[action];
+    out.push({ method, action, permission, description: m.description?.trim() || null });
   }
   return out;
 }

@@ -5,7 +5,7 @@
  */
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
-import { authFields, type ModelDraft } from './models.js';
+import { authFields, synthesizedField, type ModelDraft } from './models.js';
 
 export function settleUserModel(diagnostics: DiagnosticBag, models: Map<string, ModelDraft>, authAt: Span | null): ModelDraft | undefined {
   const marked = [...models.values()].filter((m) => m.isAuthModel);
@@ -91,4 +91,51 @@ function completeUserModel(diagnostics: DiagnosticBag, user: ModelDraft): void {
       hint: 'remove hashing processors such as "encrypt"',
     });
   }
+}
+
+/** The model svcgen keeps the auth credentials in (not part of the API). */
+export const CREDENTIAL_MODEL = 'AuthCredential';
+
+/**
+ * Contract §5: logging out, changing the password and deleting the user invalidate tickets issued
+ * before, and API tokens are stored hashed. Both need state per user: a session epoch that tickets
+ * carry, and the token's digest. They live in a model of their own, away from the user's fields,
+ * so no route or serializer can ever show them.
+ */
+export function addCredentialModel(diagnostics: DiagnosticBag, models: Map<string, ModelDraft>, at: Span): void {
+  const taken = models.get(CREDENTIAL_MODEL);
+  if (taken) {
+    diagnostics.report('SVC2017', `model ${CREDENTIAL_MODEL} is the name svcgen gives its store of login credentials`, {
+      span: taken.definedAt,
+      hint: 'rename the resource',
+    });
+    return;
+  }
+  const fields = [
+    synthesizedField('user_key', { primaryKey: true, required: true, maxLength: 255, helpText: "the user's primary key, as text" }),
+    synthesizedField('session_epoch', { type: 'integer', required: true, default: { kind: 'literal', value: 0 }, helpText: 'tickets issued before the last logout or password change carry an older epoch' }),
+    synthesizedField('token_digest', { unique: true, maxLength: 64, helpText: 'SHA-256 of the API token (x-ApiKey), hex' }),
+  ];
+  models.set(CREDENTIAL_MODEL, {
+    name: CREDENTIAL_MODEL,
+    table: 'auth_credential',
+    plural: 'auth_credentials',
+    schemaFile: '(svcgen: login credentials)',
+    title: 'Login credentials',
+    definedAt: at,
+    fields: fields.map((field) => ({ field, nameSpan: at, typeSpan: at, processorSpans: [] })),
+    isAuthModel: false,
+    authModelSpan: null,
+    isDefaultUserModel: false,
+    internal: true,
+    publicFields: null,
+    authFields: null,
+    hiddenFields: null,
+    nestedRelationships: null,
+    nestingDepth: 1,
+    withoutProperties: false,
+    eventHandlers: null,
+    relationships: [],
+    primaryKey: 'user_key',
+  });
 }

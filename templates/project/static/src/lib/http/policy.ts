@@ -1,37 +1,63 @@
 /**
  * Who may do what, and who sees which fields. With `auth = false` every request may do
- * everything the RAML lists and sees every field (contract §2); the ACL policy of the auth
- * module replaces this one when authentication is on.
+ * everything the RAML lists and sees every field but secrets (contract §2); with `auth = true`
+ * the ACL policy of lib/auth replaces this one.
  */
 import type { FastifyRequest } from 'fastify';
+import { HttpError } from '../errors.js';
 import type { Model } from '../model.js';
 
 export type Permission = 'view' | 'create' | 'update' | 'delete' | 'options';
 
+/** What the policy needs to know of a route. */
+export interface RouteAccess {
+  readonly kind: 'collection' | 'item' | 'singular' | 'attribute';
+  /** The x-ACL that guards the route; null: admins only. */
+  readonly acl: string | null;
+}
+
 export interface Policy {
   /**
-   * Throws 401/403 unless the request may use `permission` on the route's collection (`object`
-   * undefined) or on `object`.
+   * Throws 401 (anonymous) or 403 unless the request may use `permission` on the route's
+   * collection (`object` undefined) or on `object` (item rules, then collection rules).
    */
   authorize(
     request: FastifyRequest,
     permission: Permission,
-    route: { readonly acl: string | null },
+    route: RouteAccess,
     object?: Record<string, unknown>,
   ): Promise<void>;
-  /** The fields of `model` this request may see (null: all). */
-  visibleFields(request: FastifyRequest, model: Model): ReadonlySet<string> | null;
-  /** Throws 403 when the body writes fields the request may not write. */
-  checkWritable(request: FastifyRequest, model: Model, fields: readonly string[]): void;
+  /**
+   * Whether deciding on an item needs the item (its ACL calls user functions). When it does not,
+   * the routes decide before looking the item up, so a refused caller learns nothing about which
+   * keys exist.
+   */
+  needsObject(route: RouteAccess): boolean;
+  /** The fields of `model` (of `object`, when given) this request may see (null: all). */
+  visibleFields(request: FastifyRequest, model: Model, object?: Record<string, unknown>): ReadonlySet<string> | null;
+  /** Throws 403 when the body writes fields (of `object`, when given) the request may not write. */
+  checkWritable(
+    request: FastifyRequest,
+    model: Model,
+    fields: readonly string[],
+    object?: Record<string, unknown>,
+  ): void;
   /** The largest page this request may read. */
   maxLimit(request: FastifyRequest): number;
+  /** The error that refuses `what` ("read settings"): 401 for anonymous callers, else 403. */
+  refusal(request: FastifyRequest, what: string): HttpError;
+  /** The key an item URL names, as the routes look it up (`/users/self` is the caller). */
+  itemKey(request: FastifyRequest, model: Model, key: unknown): unknown;
 }
 
 export function openPolicy(maxLimit: number): Policy {
   return {
     authorize: async () => undefined,
+    needsObject: () => false,
     visibleFields: () => null,
     checkWritable: () => undefined,
     maxLimit: () => maxLimit,
+    itemKey: (_request, _model, key) => key,
+    refusal: (_request, what) => new HttpError(403, `you may not ${what}`),
   };
 }

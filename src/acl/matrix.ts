@@ -1,0 +1,134 @@
+/**
+ * The effective permission matrix of an API (contract §6): for every route and method, what each
+ * kind of caller gets when auth is on. `svcgen inspect --acl` prints it and the generated project's
+ * `test/acl.test.ts` checks the running service against it. It follows the runtime's rules
+ * (lib/auth/acl.ts): first matching line decides, item rules then collection rules, no match
+ * denies, routes without an x-ACL are for `g:admin` only.
+ *
+ * The callers: `anonymous`; `member`, a logged-in user in group `user`; `owner`, a member for whom
+ * every `{{dynamic}}` principal of the route stands (it returns its line, applied to them); and
+ * `admin`, a user in group `admin`.
+ */
+import type { Acl, AclEntry, Model, Operation, Permission, Route, ServiceIR } from '../ir/types.js';
+
+export const CALLERS = ['anonymous', 'member', 'owner', 'admin'] as const;
+export type CallerKind = (typeof CALLERS)[number];
+
+/** 'allow', or the status a refused caller gets. */
+export type Outcome = 'allow' | 401 | 403;
+
+export interface MatrixRow {
+  readonly route: Route;
+  readonly operation: Operation;
+  /** Which rules decide: those of the item (then the collection), or of the collection. */
+  readonly scope: 'item' | 'collection';
+  readonly outcomes: Readonly<Record<CallerKind, Outcome>>;
+  /** The line that decided, per caller (null: none matched). */
+  readonly lines: Readonly<Record<CallerKind, string | null>>;
+}
+
+/** User ids of the callers in the matrix (and in the generated test). */
+export const CALLER_IDS: Readonly<Record<CallerKind, string | null>> = { anonymous: null, member: 'member', owner: 'owner', admin: 'admin' };
+const GROUPS: Readonly<Record<CallerKind, readonly string[]>> = { anonymous: [], member: ['user'], owner: ['user'], admin: ['admin'] };
+
+const ADMIN_ONLY: Acl = {
+  name: '(none: g:admin only)',
+  collection: [{ action: 'allow', principal: { kind: 'group', group: 'admin' }, permissions: ['view', 'create', 'update', 'delete', 'options'], text: 'allow g:admin all' }],
+  item: [],
+};
+
+export function aclMatrix(ir: ServiceIR): MatrixRow[] {
+  const acls = new Map(ir.acls.map((a) => [a.name, a]));
+  const models = new Map(ir.models.map((m) => [m.name, m]));
+  const rows: MatrixRow[] = [];
+  for (const route of ir.routes) {
+    const acl = (route.acl && acls.get(route.acl)) || ADMIN_ONLY;
+    for (const operation of route.operations) {
+      if (operation.method === 'HEAD') continue; // as GET
+      const scope = usesItemRules(route, operation, acl) ? 'item' : 'collection';
+      const decisions = CALLERS.map((caller) => {
+        const decision = decide(acl, scope, caller, operation.permission);
+        const field = route.attribute;
+        if (!decision.allowed || field === null) return [caller, decision] as const;
+        // A dict or list field is read and written like any field: only by those who may see it.
+        const model = models.get(route.model)!;
+        const writesGroups = model.isAuthModel && field === 'groups' && operation.action === 'create';
+        const ok = caller === 'admin' || (!writesGroups && seesField(model, caller, field));
+        return [caller, ok ? decision : { allowed: false, line: `(field privacy: ${field})` }] as const;
+      });
+      rows.push({
+        route,
+        operation,
+        scope,
+        outcomes: Object.fromEntries(decisions.map(([c, d]) => [c, d.allowed ? 'allow' : c === 'anonymous' ? 401 : 403])) as Record<CallerKind, Outcome>,
+        lines: Object.fromEntries(decisions.map(([c, d]) => [c, d.line])) as Record<CallerKind, string | null>,
+      });
+    }
+  }
+  return rows;
+}
+
+/**
+ * Item, singular and attribute routes act on one object, except creating the singular one, and
+ * OPTIONS, which looks nothing up: it uses the collection rules when the item rules call user functions.
+ */
+function usesItemRules(route: Route, operation: Operation, acl: Acl): boolean {
+  if (route.kind === 'collection') return false;
+  if (operation.action === 'item_options' || (route.kind === 'attribute' && operation.method === 'OPTIONS')) return !acl.item.some((e) => e.principal.kind === 'dynamic');
+  return !(route.kind === 'singular' && operation.action === 'create');
+}
+
+function decide(acl: Acl, scope: 'item' | 'collection', caller: CallerKind, permission: Permission): { allowed: boolean; line: string | null } {
+  const lists = scope === 'item' ? [acl.item, acl.collection] : [acl.collection];
+  for (const list of lists) {
+    const hit = list.find((entry) => entry.permissions.includes(permission) && matches(entry, caller));
+    if (hit) return { allowed: hit.action === 'allow', line: hit.text };
+  }
+  return { allowed: false, line: null };
+}
+
+function matches(entry: AclEntry, caller: CallerKind): boolean {
+  const p = entry.principal;
+  const id = CALLER_IDS[caller];
+  switch (p.kind) {
+    case 'everyone':
+      return true;
+    case 'authenticated':
+      return id !== null;
+    case 'group':
+      return GROUPS[caller].includes(p.group);
+    case 'user':
+      return id === p.id;
+    case 'dynamic':
+      return caller === 'owner';
+  }
+}
+
+/** Contract §6: anonymous callers see `_public_fields`, logged-in ones `_auth_fields` (absent: all), never `_hidden_fields`. */
+function seesField(model: Model, caller: CallerKind, field: string): boolean {
+  const listed = caller === 'anonymous' ? model.publicFields : model.authFields;
+  return (listed === null || listed.includes(field)) && !model.hiddenFields.includes(field);
+}
+
+/** The matrix as text, one row per route and method. */
+export function printMatrix(ir: ServiceIR, rows: readonly MatrixRow[]): string {
+  const table = [
+    ['method', 'route', 'x-ACL', ...CALLERS],
+    ...rows.map((r) => [
+      r.operation.method,
+      `${ir.basePath}${r.route.ramlPath}`,
+      r.route.acl ?? '(none: admins)',
+      ...CALLERS.map((c) => (r.outcomes[c] === 'allow' ? 'allow' : `${r.outcomes[c]}`)),
+    ]),
+  ];
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+  const lines = table.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+  return [
+    `Who may use each route of ${ir.title} when auth = true (allow, or the status of a refusal).`,
+    'member: a logged-in user in group "user"; owner: a member for whom the route\'s {{dynamic}} principals stand; admin: group "admin".',
+    '',
+    lines[0]!,
+    ...lines.slice(1),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,103 @@
+/**
+ * Views of the files authentication adds to a project whose API configures it (contract §5, §6):
+ * `src/auth.ts` (the schemes, the user model and every x-ACL as data), one user-owned module per
+ * `{{dynamic}}` principal, and `test/acl.test.ts`, which checks the running service against the
+ * ACL matrix (src/acl/matrix.ts).
+ */
+import { aclMatrix, CALLERS, type MatrixRow } from '../acl/matrix.js';
+import type { AclEntry, Auth, Model, ServiceIR, UserFunction } from '../ir/types.js';
+import { CREDENTIAL_MODEL } from '../ir/build/user-model.js';
+import { commentText, literal, quote } from './literal.js';
+import { camel, kebab, modelNames } from './names.js';
+import { RouteTests } from './test-file.js';
+
+/** The user-owned module of a `{{name}}` principal, below `src/`, without extension. */
+export function principalModule(name: string): string {
+  return `custom/principals/${kebab(name)}`;
+}
+
+export function authView(ir: ServiceIR, auth: Auth) {
+  const user = ir.models.find((m) => m.name === auth.userModel)!;
+  const userNames = modelNames(user);
+  const credentialNames = modelNames({ name: CREDENTIAL_MODEL });
+  const selfRoute = ir.routes.some((r) => r.kind === 'item' && r.model === user.name && r.parent === null && r.path.startsWith('/users/:') && r.operations.some((o) => o.action === 'show'));
+  return {
+    userModel: userNames.variable,
+    userBodies: userNames.bodies,
+    userFile: userNames.file,
+    credentialModel: credentialNames.variable,
+    credentialFile: credentialNames.file,
+    principals: ir.userCode.principals.map((p) => ({ functionName: camel(p.name), module: principalModule(p.name) })),
+    spec: {
+      userRouteIsSelf: String(selfRoute),
+      ticket: auth.ticket
+        ? literal({ secretSetting: auth.ticket.secretSetting, hashalg: auth.ticket.hashalg, cookieName: auth.ticket.cookieName, httpOnly: auth.ticket.httpOnly })
+        : 'null',
+      apiKey: String(auth.apiKey !== null),
+    },
+    acls: ir.acls.map((acl) => ({
+      name: quote(acl.name),
+      collection: acl.collection.map(aclLine),
+      item: acl.item.map(aclLine),
+    })),
+  };
+}
+
+function aclLine(entry: AclEntry): string {
+  const p = entry.principal;
+  const principal =
+    p.kind === 'everyone' || p.kind === 'authenticated'
+      ? quote(p.kind)
+      : p.kind === 'group'
+        ? `{ group: ${quote(p.group)} }`
+        : p.kind === 'user'
+          ? `{ user: ${quote(p.id)} }`
+          : `{ dynamic: ${quote(p.name)}, call: ${camel(p.name)} }`;
+  return `{ action: ${quote(entry.action)}, principal: ${principal}, permissions: ${literal([...entry.permissions])}, text: ${quote(entry.text)} }`;
+}
+
+export function principalStubView(ir: ServiceIR, principal: UserFunction) {
+  const models = [...new Set(principal.usedBy.map((u) => u.model).filter((m) => m !== ''))].sort();
+  const lines = ir.acls
+    .filter((acl) => principal.usedBy.some((u) => u.acl === acl.name))
+    .flatMap((acl) => [...acl.collection.map((e) => ({ e, section: 'collection' })), ...acl.item.map((e) => ({ e, section: 'item' }))].filter(({ e }) => e.principal.kind === 'dynamic' && e.principal.name === principal.name).map(({ e, section }) => `${acl.name} (${section}): ${e.text}`));
+  return {
+    placeholder: `{{${principal.name}}}`,
+    functionName: camel(principal.name),
+    imports: models.map((m) => ({ name: m, file: modelNames({ name: m }).file })),
+    objectType: models.length ? models.join(' | ') : 'Record<string, unknown>',
+    lines: lines.map(commentText),
+  };
+}
+
+// --- test/acl.test.ts ---------------------------------------------------------------------------
+
+export function aclTestView(ir: ServiceIR) {
+  const models = new Map(ir.models.map((m) => [m.name, m]));
+  return {
+    cases: aclMatrix(ir).flatMap((row) => CALLERS.map((caller) => aclCase(row, caller, models))),
+  };
+}
+
+function aclCase(row: MatrixRow, caller: (typeof CALLERS)[number], models: ReadonlyMap<string, Model>) {
+  const tests = new RouteTests(row.route, models.get(row.route.model)!, models);
+  const itemScoped = row.route.kind !== 'collection' && !(row.route.kind === 'singular' && row.operation.action === 'create');
+  const { lines, url } = tests.setup(itemScoped);
+  const outcome = row.outcomes[caller];
+  const body = bodyFor(row, caller, models);
+  return {
+    title: quote(`${row.operation.method} ${row.route.ramlPath} as ${caller}: ${outcome === 'allow' ? 'allowed' : outcome}`),
+    setup: lines.join('\n'),
+    request: `await service.requestAs(${quote(caller)}, ${quote(row.operation.method)}, \`${url}\`${body ? `, ${body}` : ''})`,
+    expectation: outcome === 'allow' ? 'expectAllowed(response);' : `expect(response.statusCode, response.body).toBe(${outcome});`,
+  };
+}
+
+/** A body for the request: the model's sample without the fields the caller may not write (field privacy is not what this test is about), or `{}`. */
+function bodyFor(row: MatrixRow, caller: string, models: ReadonlyMap<string, Model>): string | null {
+  const action = row.operation.action;
+  if (row.route.kind === 'attribute') return action === 'create' ? '{}' : null;
+  if (action === 'update' || action === 'update_many') return '{}';
+  if (action === 'create' || action === 'replace') return `service.writableSample(${quote(models.get(row.route.model)!.name)}, ${quote(caller)})`;
+  return null;
+}

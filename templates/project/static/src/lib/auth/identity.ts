@@ -1,0 +1,149 @@
+/**
+ * Who is calling (contract §5): the user of a valid `Authorization: ApiKey user:token` header, or
+ * of a valid login cookie; anyone else is anonymous. Groups are read from the user on every
+ * request, so removing a user from `admin` takes effect at once. A cookie-authenticated request
+ * that changes something must come from the service's own site (CSRF).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { HttpError } from '../errors.js';
+import { allowedOrigin } from '../http/routing.js';
+import { ANONYMOUS, type Caller } from './acl.js';
+import { credentials, userKeyOf, userModel, users, type AuthContext } from './context.js';
+import { readApiKeyHeader, sameDigest, tokenDigest } from './tokens.js';
+import { fingerprint, issueTicket, verifyTicket } from './ticket.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The logged-in user, or null (always null with `auth = false`). */
+    user: Record<string, unknown> | null;
+  }
+}
+
+interface Identity extends Caller {
+  /** How the caller proved who they are. */
+  readonly via: 'cookie' | 'apikey' | null;
+}
+
+const IDENTITY = Symbol('svcgen.identity');
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function callerOf(request: FastifyRequest): Caller {
+  return (request as unknown as { [IDENTITY]?: Identity })[IDENTITY] ?? ANONYMOUS;
+}
+
+export function isAdmin(caller: Caller): boolean {
+  return caller.id !== null && caller.groups.has('admin');
+}
+
+/** Runs before every route: sets `request.user` and the caller's principals. */
+export async function identify(ctx: AuthContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const found = (await byApiKey(ctx, request)) ?? (await byTicket(ctx, request, reply));
+  if (!found) return;
+  remember(ctx, request, found.user, found.via);
+  if (found.via === 'cookie' && !SAFE_METHODS.has(request.method) && crossSite(ctx, request)) {
+    throw new HttpError(403, 'cross-site requests cannot change anything with a login cookie');
+  }
+}
+
+export function remember(
+  ctx: AuthContext,
+  request: FastifyRequest,
+  user: Record<string, unknown>,
+  via: Identity['via'],
+): void {
+  const groups = Array.isArray(user['groups']) ? user['groups'].map(String) : [];
+  request.user = user;
+  (request as unknown as { [IDENTITY]?: Identity })[IDENTITY] = {
+    id: userKeyOf(ctx, user),
+    groups: new Set(groups),
+    via,
+  };
+}
+
+/**
+ * A request from another site: `Sec-Fetch-Site: cross-site`, or (older browsers) an `Origin` that
+ * is neither this service nor a CORS origin allowed to send credentials.
+ */
+export function crossSite(ctx: AuthContext, request: FastifyRequest): boolean {
+  const origin = request.headers.origin;
+  const cors = ctx.config.cors;
+  const trusted = origin !== undefined && cors.enable && cors.allowCredentials && allowedOrigin(origin, cors);
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'cross-site' && !trusted;
+  return origin !== undefined && origin !== `${request.protocol}://${request.host}` && !trusted;
+}
+
+async function byApiKey(ctx: AuthContext, request: FastifyRequest) {
+  if (!ctx.spec.apiKey) return undefined;
+  const key = readApiKeyHeader(request.headers.authorization);
+  if (!key) return undefined;
+  const user = await users(ctx).findFirst({ where: { username: key.user } });
+  if (!user) return undefined;
+  const credential = await credentials(ctx).findUnique({ where: { user_key: userKeyOf(ctx, user) } });
+  const stored = credential?.['token_digest'];
+  if (typeof stored !== 'string') return undefined;
+  const given = tokenDigest(key.token, fingerprint(user['password']));
+  return sameDigest(stored, given) ? { user, via: 'apikey' as const } : undefined;
+}
+
+async function byTicket(ctx: AuthContext, request: FastifyRequest, reply: FastifyReply) {
+  const ticket = ctx.spec.ticket;
+  const value = ticket && ctx.keys ? request.cookies[ticket.cookieName] : undefined;
+  if (!value || !ctx.keys) return undefined;
+  const verified = verifyTicket(ctx.keys, value);
+  const now = Math.floor(ctx.now() / 1000);
+  // A ticket from the future (beyond a minute of clock skew) is as bad as an old one.
+  if (!verified || verified.issuedAt > now + 60 || now - verified.issuedAt > ctx.config.authTimeout) return undefined;
+  const repository = users(ctx);
+  const key = repository.keyValue(verified.userKey);
+  const user = key === undefined ? null : await repository.findUnique({ where: { [userModel(ctx).primaryKey]: key } });
+  if (!user || fingerprint(user['password']) !== verified.fingerprint) return undefined;
+  if ((await sessionEpoch(ctx, verified.userKey)) !== verified.epoch) return undefined;
+  if (verified.oldKey || now - verified.issuedAt >= ctx.config.authReissueTime) {
+    setTicket(ctx, request, reply, user, verified.epoch);
+  }
+  return { user, via: 'cookie' as const };
+}
+
+export async function sessionEpoch(ctx: AuthContext, userKey: string): Promise<number> {
+  const credential = await credentials(ctx).findUnique({ where: { user_key: userKey } });
+  return Number(credential?.['session_epoch'] ?? 0);
+}
+
+/** Sets a fresh login cookie for `user`. */
+export function setTicket(
+  ctx: AuthContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: Record<string, unknown>,
+  epoch: number,
+): void {
+  const ticket = ctx.spec.ticket;
+  if (!ticket || !ctx.keys) return;
+  const value = issueTicket(ctx.keys, {
+    userKey: userKeyOf(ctx, user),
+    issuedAt: Math.floor(ctx.now() / 1000),
+    epoch,
+    fingerprint: fingerprint(user['password']),
+  });
+  reply.setCookie(ticket.cookieName, value, {
+    path: '/',
+    httpOnly: ticket.httpOnly,
+    sameSite: 'lax',
+    secure: request.protocol === 'https',
+    maxAge: ctx.config.authTimeout,
+  });
+}
+
+export function clearTicket(ctx: AuthContext, request: FastifyRequest, reply: FastifyReply): void {
+  const ticket = ctx.spec.ticket;
+  if (!ticket) return;
+  reply.setCookie(ticket.cookieName, '', {
+    path: '/',
+    httpOnly: ticket.httpOnly,
+    sameSite: 'lax',
+    secure: request.protocol === 'https',
+    maxAge: 0,
+    expires: new Date(0),
+  });
+}

@@ -1,0 +1,121 @@
+/**
+ * Authentication and access control, switched on by `auth = true` (contract §5, §6). `startAuth`
+ * checks the settings (refusing to start without a strong ticket secret), creates the system
+ * admin from service.ini, and gives the ACL policy and the plugin that identifies every request
+ * and serves the auth routes.
+ */
+import cookie from '@fastify/cookie';
+import type { FastifyInstance } from 'fastify';
+import { ConfigError, type Config } from '../config.js';
+import type { ServiceDatabase } from '../database.js';
+import { generic, withDefaults, type Model } from '../model.js';
+import type { Policy } from '../http/policy.js';
+import { users, type AuthContext, type AuthSpec } from './context.js';
+import { identify } from './identity.js';
+import { PasswordHasher } from './passwords.js';
+import { aclPolicy } from './policy.js';
+import { authRoutes } from './routes.js';
+import { LoginThrottle } from './throttle.js';
+import { MIN_SECRET_BYTES, splitSecrets, ticketKeys } from './ticket.js';
+
+export type { AuthSpec } from './context.js';
+export { grant, group, user, type AclEntry, type AclResult, type AclRule, type DynamicPrincipal } from './acl.js';
+
+type Rec = Record<string, unknown>;
+
+export interface Auth {
+  readonly policy: Policy;
+  /** Registers the request hook and the auth routes (inside the base path). */
+  register(api: FastifyInstance): Promise<void>;
+}
+
+export interface AuthOptions {
+  readonly basePath: string;
+  readonly hasher: PasswordHasher;
+  /** Milliseconds since 1970 (tests move it). */
+  readonly now?: () => number;
+}
+
+export async function startAuth(
+  config: Config,
+  db: ServiceDatabase,
+  spec: AuthSpec,
+  options: AuthOptions,
+): Promise<Auth> {
+  const ctx: AuthContext = {
+    spec,
+    config,
+    db,
+    basePath: options.basePath,
+    hasher: options.hasher,
+    throttle: new LoginThrottle(),
+    keys: spec.ticket ? ticketKeys(ticketSecrets(config, spec.ticket.secretSetting), spec.ticket.hashalg) : null,
+    now: options.now ?? Date.now,
+  };
+  if (config.authReissueTime >= config.authTimeout && config.authReissueTime !== 0) {
+    throw new ConfigError(
+      'auth.reissue_time must be shorter than auth.timeout, or tickets expire before they are reissued',
+    );
+  }
+  const hashSecrets = secretHasher(options.hasher);
+  await ensureSystemUser(ctx, hashSecrets);
+  return {
+    policy: aclPolicy(ctx),
+    async register(api) {
+      await api.register(cookie);
+      api.decorateRequest('user', null);
+      api.addHook('onRequest', (request, reply) => identify(ctx, request, reply));
+      authRoutes(api, ctx, hashSecrets);
+    },
+  };
+}
+
+function ticketSecrets(config: Config, setting: string): string[] {
+  const secrets = splitSecrets(config.settings.get(setting) ?? '');
+  const env = `SVC_${setting.replace(/[.-]/g, '_').toUpperCase()}`;
+  if (secrets.length === 0) {
+    throw new ConfigError(
+      `auth = true needs ${setting} (the login cookie's signing secret) in service.ini or ${env}: 32 or more random characters, e.g. from \`openssl rand -hex 32\``,
+    );
+  }
+  const short = secrets.find((s) => Buffer.byteLength(s, 'utf8') < MIN_SECRET_BYTES);
+  if (short !== undefined) {
+    throw new ConfigError(
+      `${setting} is too short: each secret needs ${MIN_SECRET_BYTES} bytes or more (e.g. \`openssl rand -hex 32\`)`,
+    );
+  }
+  return secrets;
+}
+
+/** Hashes the secret fields (passwords) of data about to be written; with auth on or off. */
+export function secretHasher(hasher: PasswordHasher): (model: Model, data: Rec) => Promise<Rec> {
+  return async (model, data) => {
+    const secrets = model.fields.filter((f) => f.secret && typeof data[f.name] === 'string');
+    if (secrets.length === 0) return data;
+    const out = { ...data };
+    for (const field of secrets) out[field.name] = await hasher.hash(data[field.name] as string, field.name);
+    return out;
+  };
+}
+
+/** `system.user`/`system.password`/`system.email`: an admin created at start-up when missing. */
+async function ensureSystemUser(
+  ctx: AuthContext,
+  hashSecrets: (model: Model, data: Rec) => Promise<Rec>,
+): Promise<void> {
+  const system = ctx.config.system;
+  if (!system) return;
+  const model = generic(ctx.spec.userModel);
+  const repository = users(ctx);
+  if (await repository.findFirst({ where: { username: system.user } })) return;
+  const data = await hashSecrets(
+    model,
+    withDefaults(model, { username: system.user, email: system.email, password: system.password, groups: ['admin'] }),
+  );
+  try {
+    await repository.create({ data });
+  } catch (error) {
+    // Another instance starting at the same moment created it first.
+    if (!(await repository.findFirst({ where: { username: system.user } }))) throw error;
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Password hashing (contract §5): argon2id with OWASP's minimum cost (19 MiB, 2 passes, 1 lane),
+ * stored as a PHC string. A hash costs tens of milliseconds and 19 MiB, so at most `concurrency`
+ * run at once and at most `queueLimit` wait; beyond that the service answers 503 with Retry-After
+ * instead of running out of memory under a burst of logins.
+ */
+import argon2 from 'argon2';
+import { HttpError, badRequest } from '../errors.js';
+
+/** Passwords longer than this are refused before hashing (OWASP asks for at least 64 characters). */
+export const MAX_PASSWORD_BYTES = 1024;
+
+const OPTIONS = { type: argon2.argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+
+export interface HasherOptions {
+  /** Hashes computed at once (argon2 runs on libuv's thread pool: 4 threads by default). */
+  readonly concurrency?: number;
+  /** Requests that may wait for a free slot before the service answers 503. */
+  readonly queueLimit?: number;
+}
+
+export class PasswordHasher {
+  readonly #concurrency: number;
+  readonly #queueLimit: number;
+  #running = 0;
+  readonly #waiting: (() => void)[] = [];
+  #dummy: Promise<string> | undefined;
+
+  constructor(options: HasherOptions = {}) {
+    this.#concurrency = options.concurrency ?? Number(process.env['UV_THREADPOOL_SIZE'] ?? 4);
+    this.#queueLimit = options.queueLimit ?? 32;
+  }
+
+  async hash(password: string, field = 'password'): Promise<string> {
+    checkLength(password, field);
+    return this.#limited(() => argon2.hash(password, OPTIONS));
+  }
+
+  /**
+   * Whether `password` matches `stored`. Without a stored hash (an unknown user) a hash is still
+   * verified, so that the answer takes as long either way and tells nobody which users exist.
+   */
+  async verify(stored: string | null | undefined, password: string): Promise<{ ok: boolean; rehash: boolean }> {
+    if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) return { ok: false, rehash: false };
+    const usable = typeof stored === 'string' && stored.startsWith('$argon2');
+    this.#dummy ??= argon2.hash('svcgen: no such user', OPTIONS);
+    const hash = usable ? stored : await this.#dummy;
+    const ok = await this.#limited(() => argon2.verify(hash, password).catch(() => false));
+    return { ok: ok && usable, rehash: ok && usable && argon2.needsRehash(hash, OPTIONS) };
+  }
+
+  async #limited<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#running < this.#concurrency) this.#running++;
+    else if (this.#waiting.length >= this.#queueLimit) {
+      throw new HttpError(503, 'too many logins at once; try again in a moment', undefined, { 'retry-after': '1' });
+    } else await new Promise<void>((resolve) => this.#waiting.push(resolve)); // a finishing hash hands its slot over
+    try {
+      return await work();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#running--;
+    }
+  }
+}
+
+function checkLength(password: string, field: string): void {
+  if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) {
+    throw badRequest(`${field} is too long`, [{ field, message: `must be at most ${MAX_PASSWORD_BYTES} bytes` }]);
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * The policy with `auth = true` (contract §6): every route asks its x-ACL (resources without one
+ * are for `g:admin` only); anonymous callers who are refused get 401, logged-in ones 403. Fields:
+ * anonymous callers see `_public_fields`, logged-in ones `_auth_fields`, nobody but admins sees
+ * `_hidden_fields`, and nobody ever sees a password hash. Writing a field one cannot see is a 403,
+ * and only admins may change anyone's groups.
+ */
+import type { FastifyRequest } from 'fastify';
+import { HttpError } from '../errors.js';
+import type { Model } from '../model.js';
+import type { Permission, Policy, RouteAccess } from '../http/policy.js';
+import { ADMIN_ONLY, decide, decidesWithoutObject, type Acl } from './acl.js';
+import { userModel, type AuthContext } from './context.js';
+import { callerOf, isAdmin } from './identity.js';
+
+const VERBS: Readonly<Record<Permission, string>> = {
+  view: 'read',
+  create: 'create',
+  update: 'change',
+  delete: 'delete',
+  options: 'ask about',
+};
+
+export function aclPolicy(ctx: AuthContext): Policy {
+  const aclOf = (route: RouteAccess): Acl =>
+    route.acl === null ? ADMIN_ONLY : (ctx.spec.acls[route.acl] ?? ADMIN_ONLY);
+  const visible = visibility();
+  const users = userModel(ctx);
+  /** A user's own record: they see and write all of it but hidden fields and `groups`. */
+  const ownRecord = (model: Model, object: Record<string, unknown> | undefined) => (request: FastifyRequest) =>
+    object !== undefined && model.name === users.name && callerOf(request).id === String(object[model.primaryKey]);
+  const refusal = (request: FastifyRequest, what: string): HttpError =>
+    callerOf(request).id === null
+      ? new HttpError(
+          401,
+          `log in to ${what}`,
+          undefined,
+          ctx.spec.apiKey ? { 'www-authenticate': 'ApiKey' } : undefined,
+        )
+      : new HttpError(403, `you may not ${what}`);
+  return {
+    refusal,
+    async authorize(request, permission, route, object) {
+      const decision = await decide(aclOf(route), callerOf(request), permission, request, object);
+      if (!decision.allowed)
+        throw refusal(request, `${VERBS[permission]} ${object ? 'this object' : 'this collection'}`);
+    },
+    needsObject: (route) => !decidesWithoutObject(aclOf(route)),
+    visibleFields: (request, model, object) => visible(model, audience(request, ownRecord(model, object))),
+    checkWritable(request, model, fields, object) {
+      const caller = callerOf(request);
+      if (isAdmin(caller)) return;
+      const isUsers = model.name === users.name;
+      const seen = visible(model, audience(request, ownRecord(model, object)));
+      const refused = fields.filter(
+        (name) => (isUsers && name === 'groups') || (seen !== null && !seen.has(name) && !model.field(name)?.secret),
+      );
+      if (refused.length) {
+        const error = refusal(request, `write ${refused.join(', ')}`);
+        throw new HttpError(
+          error.statusCode,
+          error.message,
+          refused.map((field) => ({
+            field,
+            message: field === 'groups' && isUsers ? 'only admins change groups' : 'is not yours to write',
+          })),
+          error.headers,
+        );
+      }
+    },
+    maxLimit: (request) =>
+      callerOf(request).id === null ? Math.min(ctx.config.publicMaxLimit, ctx.config.maxLimit) : ctx.config.maxLimit,
+    itemKey(request, model, key) {
+      if (model.name !== users.name || key !== 'self') return key;
+      const id = callerOf(request).id;
+      if (id === null) throw new HttpError(401, 'log in to see yourself');
+      return id;
+    },
+  };
+}
+
+type Audience = 'anonymous' | 'member' | 'self' | 'admin';
+
+function audience(request: FastifyRequest, own: (request: FastifyRequest) => boolean): Audience {
+  const caller = callerOf(request);
+  return caller.id === null ? 'anonymous' : isAdmin(caller) ? 'admin' : own(request) ? 'self' : 'member';
+}
+
+/** The fields each audience sees, per model (null: all; secrets are dropped by the serializer). */
+function visibility() {
+  const cache = new Map<Model, Map<Audience, ReadonlySet<string> | null>>();
+  return (model: Model, who: Audience): ReadonlySet<string> | null => {
+    let byAudience = cache.get(model);
+    if (!byAudience) cache.set(model, (byAudience = new Map()));
+    if (!byAudience.has(who)) byAudience.set(who, fieldsFor(model, who));
+    return byAudience.get(who)!;
+  };
+}
+
+export function fieldsFor(model: Model, who: Audience): ReadonlySet<string> | null {
+  if (who === 'admin') return null;
+  const listed = who === 'anonymous' ? model.publicFields : who === 'member' ? model.authFields : null;
+  const hidden = new Set(model.hiddenFields);
+  const names = (listed ?? model.fields.map((f) => f.name)).filter((name) => !hidden.has(name));
+  return new Set(names);
+}

@@ -1,0 +1,195 @@
+/**
+ * The auth routes below the base path (contract §5): `POST /auth/register`, `POST /auth/login`,
+ * `GET`/`POST /auth/logout`, with x-ApiKey `POST /auth/token` and `POST /auth/reset_token`, and
+ * `GET /users/self` when the user model has no item route of its own to answer it.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { HttpError, badRequest, statusBody } from '../errors.js';
+import { withDefaults, type Model } from '../model.js';
+import { requestUrl } from '../http/actions.js';
+import { completeRoute } from '../http/routing.js';
+import { includeFor, serialize } from '../http/serialize.js';
+import { credentials, userKeyOf, userModel, users, type AuthContext } from './context.js';
+import { clearTicket, callerOf, crossSite, remember, sessionEpoch, setTicket } from './identity.js';
+import { fieldsFor } from './policy.js';
+import { newToken, tokenDigest } from './tokens.js';
+import { fingerprint } from './ticket.js';
+
+type Rec = Record<string, unknown>;
+
+const LOGIN_BODY = {
+  type: 'object',
+  required: ['login', 'password'],
+  additionalProperties: false,
+  properties: { login: { type: 'string', minLength: 1, maxLength: 320 }, password: { type: 'string', minLength: 1 } },
+} as const;
+
+export function authRoutes(
+  api: FastifyInstance,
+  ctx: AuthContext,
+  hashSecrets: (model: Model, data: Rec) => Promise<Rec>,
+): void {
+  const model = userModel(ctx);
+  const own = (request: FastifyRequest, user: Rec) =>
+    serialize({
+      baseUrl: `${request.protocol}://${request.host}${ctx.basePath}`,
+      requestUrl: requestUrl(request),
+      visible: (m) => (m.name === model.name ? fieldsFor(m, 'self') : fieldsFor(m, 'member')),
+      models: ctx.db.models,
+    }).object(model, user);
+
+  api.post('/auth/register', { schema: { body: ctx.spec.registerBody } }, async (request, reply) => {
+    refuseCrossSite(ctx, request);
+    const body = checkRegistration(model, { ...(request.body as Rec) });
+    const data = await hashSecrets(model, withDefaults(model, body));
+    const token = ctx.spec.apiKey ? newToken() : null;
+    const user = await ctx.db.transaction(async (db) => {
+      const created = await users(ctx, db).create({ data, include: includeFor(model, db.models) });
+      if (token) await saveToken(ctx, db, created, token);
+      return created;
+    });
+    setTicket(ctx, request, reply, user, await sessionEpoch(ctx, userKeyOf(ctx, user)));
+    remember(ctx, request, user, 'cookie');
+    if (token) reply.header('www-authenticate', `ApiKey ${String(user['username'])}:${token}`);
+    return reply.code(201).send(own(request, user));
+  });
+  completeRoute(api, '/auth/register', ['POST'], ctx.config.cors);
+
+  if (ctx.spec.ticket) {
+    api.post('/auth/login', { schema: { body: LOGIN_BODY } }, async (request, reply) => {
+      refuseCrossSite(ctx, request);
+      const user = await checkPassword(ctx, request, hashSecrets);
+      setTicket(ctx, request, reply, user, await sessionEpoch(ctx, userKeyOf(ctx, user)));
+      remember(ctx, request, user, 'cookie');
+      return own(request, user);
+    });
+    completeRoute(api, '/auth/login', ['POST'], ctx.config.cors);
+    const logout = async (request: FastifyRequest, reply: FastifyReply) => {
+      refuseCrossSite(ctx, request);
+      const id = callerOf(request).id;
+      // Every ticket of the user, on every device, stops working.
+      if (id !== null) await bumpEpoch(ctx, id);
+      clearTicket(ctx, request, reply);
+      return statusBody(200, 'Logged out', requestUrl(request));
+    };
+    api.get('/auth/logout', logout);
+    api.post('/auth/logout', logout);
+    completeRoute(api, '/auth/logout', ['GET', 'POST'], ctx.config.cors);
+  }
+
+  if (ctx.spec.apiKey) {
+    // Tokens are stored as digests, so a token cannot be shown twice: both routes issue a new one.
+    const claim = (message: string) => async (request: FastifyRequest, reply: FastifyReply) => {
+      const user = await checkPassword(ctx, request, hashSecrets);
+      const token = newToken();
+      await ctx.db.transaction((db) => saveToken(ctx, db, user, token));
+      reply.header('www-authenticate', `ApiKey ${String(user['username'])}:${token}`);
+      return { ...statusBody(200, message, requestUrl(request)), token };
+    };
+    api.post('/auth/token', { schema: { body: LOGIN_BODY } }, claim('Token claimed'));
+    api.post('/auth/reset_token', { schema: { body: LOGIN_BODY } }, claim('Token reset'));
+    completeRoute(api, '/auth/token', ['POST'], ctx.config.cors);
+    completeRoute(api, '/auth/reset_token', ['POST'], ctx.config.cors);
+  }
+
+  if (!ctx.spec.userRouteIsSelf) {
+    api.get('/users/self', async (request) => {
+      if (!request.user) throw new HttpError(401, 'log in to see yourself');
+      return own(request, request.user);
+    });
+    completeRoute(api, '/users/self', ['GET'], ctx.config.cors);
+  }
+}
+
+/** What a new user may say about themselves: no groups, no hidden or generated fields. */
+function checkRegistration(model: Model, body: Rec): Rec {
+  const own = fieldsFor(model, 'self');
+  const refused = Object.keys(body).filter((name) => {
+    const field = model.field(name);
+    return name === 'groups' || !field || field.generated || (!field.secret && own !== null && !own.has(name));
+  });
+  if (refused.length) {
+    throw new HttpError(
+      403,
+      `a new user cannot set ${refused.join(', ')}`,
+      refused.map((field) => ({
+        field,
+        message: field === 'groups' ? 'only admins change groups' : 'cannot be set here',
+      })),
+    );
+  }
+  for (const name of ['username', 'email']) if (typeof body[name] === 'string') body[name] = normalize(body[name]);
+  if (body['username'] === 'self') {
+    throw badRequest('"self" cannot be a username: /users/self is the logged-in user', [
+      { field: 'username', message: 'is reserved' },
+    ]);
+  }
+  return body;
+}
+
+/** Usernames and emails compare case-insensitively: `Alice@x` and `alice@x` are one account. */
+function normalize(text: string): string {
+  return text.normalize('NFKC').trim().toLowerCase();
+}
+
+/**
+ * The user whose login and password the body gives, or 401 with one message for an unknown user
+ * and a wrong password alike (and the same work: an unknown user's password is hashed too).
+ */
+async function checkPassword(
+  ctx: AuthContext,
+  request: FastifyRequest,
+  hashSecrets: (model: Model, data: Rec) => Promise<Rec>,
+): Promise<Rec> {
+  const { login, password } = request.body as { login: string; password: string };
+  const name = normalize(login);
+  ctx.throttle.check(name, request.ip);
+  const user = await findByLogin(ctx, name, login);
+  const { ok, rehash } = await ctx.hasher.verify(user?.['password'] as string | undefined, password);
+  if (!user || !ok) {
+    ctx.throttle.failed(name, request.ip);
+    throw new HttpError(401, 'wrong login or password');
+  }
+  ctx.throttle.succeeded(name, request.ip);
+  if (!rehash) return user;
+  // The hashing parameters were raised since this hash was made: store a stronger one.
+  const model = userModel(ctx);
+  const data = await hashSecrets(model, { password });
+  return users(ctx).update({ where: { [model.primaryKey]: user[model.primaryKey] }, data });
+}
+
+async function findByLogin(ctx: AuthContext, normalized: string, written: string): Promise<Rec | null> {
+  const field = normalized.includes('@') ? 'email' : 'username';
+  const repository = users(ctx);
+  return (
+    (await repository.findFirst({ where: { [field]: normalized } })) ??
+    (written !== normalized ? await repository.findFirst({ where: { [field]: written } }) : null)
+  );
+}
+
+function refuseCrossSite(ctx: AuthContext, request: FastifyRequest): void {
+  if (crossSite(ctx, request)) throw new HttpError(403, 'log in and out from this site only (cross-site request)');
+}
+
+async function bumpEpoch(ctx: AuthContext, userKey: string): Promise<void> {
+  await ctx.db.transaction(async (db) => {
+    const repository = credentials(ctx, db);
+    await repository.lockForUpdate(userKey);
+    const current = await repository.findUnique({ where: { user_key: userKey } });
+    if (current)
+      await repository.update({
+        where: { user_key: userKey },
+        data: { session_epoch: Number(current['session_epoch']) + 1 },
+      });
+    else await repository.create({ data: { user_key: userKey, session_epoch: 1, token_digest: null } });
+  });
+}
+
+async function saveToken(ctx: AuthContext, db: AuthContext['db'], user: Rec, token: string): Promise<void> {
+  const repository = credentials(ctx, db);
+  const userKey = userKeyOf(ctx, user);
+  const digest = tokenDigest(token, fingerprint(user['password']));
+  const current = await repository.findUnique({ where: { user_key: userKey } });
+  if (current) await repository.update({ where: { user_key: userKey }, data: { token_digest: digest } });
+  else await repository.create({ data: { user_key: userKey, session_epoch: 0, token_digest: digest } });
+}
