@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run bench`: runs every benchmark and prints its table. `--save` also writes bench/RESULTS.md.
-// `npm run bench -- parse` runs only the benchmarks whose name contains "parse".
-import { writeFileSync } from 'node:fs';
+// `npm run bench -- parse` runs only the benchmarks whose name contains "parse"; with `--save` it
+// replaces (or appends) only their sections of RESULTS.md.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 
 const benchmarks = [
@@ -9,6 +10,7 @@ const benchmarks = [
   { name: 'check-200', load: () => import('./check-200.mjs') },
   { name: 'generate', load: () => import('./generate.mjs') },
   { name: 'serve', load: () => import('./serve.mjs') },
+  { name: 'login', load: () => import('./login.mjs') },
 ];
 
 const args = process.argv.slice(2);
@@ -25,7 +27,19 @@ for (const bench of benchmarks) {
   console.log(`${section}`);
   sections.push(section);
 }
-if (save) {
+const results = new URL('./RESULTS.md', import.meta.url);
+if (save && filter && existsSync(results)) {
+  writeFileSync(results, sections.reduce(withSection, readFileSync(results, 'utf8')));
+} else if (save) {
   const header = `# Benchmark results\n\nProduced by \`npm run bench -- --save\` on ${new Date().toISOString().slice(0, 10)} (${machine}).\nThis VM's noise is about ±30 %; ratios come from contenders measured side by side in the same run.\n\n`;
-  writeFileSync(new URL('./RESULTS.md', import.meta.url), header + sections.join('\n'));
+  writeFileSync(results, header + sections.join('\n'));
+}
+
+/** `text` with `section` in place of the section of the same title, or at the end if there is none. */
+function withSection(text, section) {
+  const title = section.slice(0, section.indexOf('\n'));
+  const start = text.indexOf(`${title}\n`);
+  if (start < 0) return `${text.trimEnd()}\n\n${section}`;
+  const end = text.indexOf('\n## ', start + title.length);
+  return text.slice(0, start) + section + (end < 0 ? '' : text.slice(end));
 }

@@ -25,9 +25,16 @@ export interface BuildOptions {
 /** The service on an open database, ready to listen (server.ts) or to take injected requests (tests). */
 export async function buildApp(config: Config, db: Database, options: BuildOptions = {}): Promise<FastifyInstance> {
   if (config.auth) {
-    throw new ConfigError('auth = true: authentication is not available in this service yet; set auth = false');
+    throw new ConfigError(
+      'auth = true, but api.raml has no x-Ticket or x-ApiKey scheme in its root securedBy, so nobody could log in; set auth = false',
+    );
   }
-  const app = createApp({ logLevel: config.logLevel, bodyLimit: config.bodyLimit, cors: config.cors, ...options });
+  const app = createApp({
+    logLevel: config.logLevel,
+    bodyLimit: config.bodyLimit,
+    cors: config.cors,
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
   const services: Services = {
     db,
     policy: openPolicy(config.maxLimit),

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
-import { BASE_PATH, buildApp } from '../src/app.js';
+import { BASE_PATH, buildApp, type BuildOptions } from '../src/app.js';
 import { loadServiceConfig } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/index.js';
 import { withDefaults } from '../src/lib/model.js';
@@ -21,7 +21,12 @@ export interface TestService {
   readonly app: FastifyInstance;
   readonly db: Database;
   /** A request below the base path (or to an absolute URL the service gave, such as `_self`). */
-  request(method: InjectOptions['method'], path: string, body?: unknown): Promise<LightMyRequestResponse>;
+  request(
+    method: InjectOptions['method'],
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<LightMyRequestResponse>;
   /** Creates a `model` object with sample data (plus `data`), and what its required links need. */
   seed(model: string, data?: Rec): Promise<Rec>;
   /** The primary key of a record. */
@@ -31,7 +36,16 @@ export interface TestService {
 
 let counter = 0;
 
-export async function startTestService(settings: Record<string, string> = {}): Promise<TestService> {
+/** `data` as the service shows it: without secrets (passwords are stored hashed and never returned). */
+export function shown(model: string, data: object): Rec {
+  const spec = models.get(model)!;
+  return Object.fromEntries(Object.entries(data).filter(([name]) => !spec.field(name)?.secret));
+}
+
+export async function startTestService(
+  settings: Record<string, string> = {},
+  options: BuildOptions = {},
+): Promise<TestService> {
   const database = await freshDatabase(process.env['TEST_DATABASE_URL']);
   const config = loadServiceConfig({
     SVC_CONFIG: 'test/no-service.ini',
@@ -39,13 +53,18 @@ export async function startTestService(settings: Record<string, string> = {}): P
     ...settings,
   });
   const db = await openDatabase(config);
-  const app = await buildApp(config, db, { logger: false });
+  const app = await buildApp(config, db, { logger: false, ...options });
   const service: TestService = {
     app,
     db,
-    request: (method, path, body) => {
+    request: (method, path, body, headers = {}) => {
       const url = /^https?:\/\//.test(path) ? new URL(path).pathname + new URL(path).search : `${BASE_PATH}${path}`;
-      return app.inject({ method, url, ...(body === undefined ? {} : { payload: body as InjectOptions['payload'] }) });
+      return app.inject({
+        method,
+        url,
+        headers,
+        ...(body === undefined ? {} : { payload: body as InjectOptions['payload'] }),
+      });
     },
     async seed(name, data = {}) {
       const model = models.get(name)!;

@@ -55,6 +55,8 @@ export interface FieldSpec {
   readonly scale?: number;
   /** For integer columns (and links to integer keys): the whole numbers the column holds. */
   readonly range?: readonly [number, number];
+  /** A password: stored as a hash, never returned, never filtered or sorted on. */
+  readonly secret?: boolean;
 }
 
 /** A whole number the field's column can hold, or undefined. */

@@ -10,13 +10,17 @@ export function addressesRoutes(services: Services): FastifyPluginAsync {
     // GET, POST /addresses — the Address collection
     const addresses = actionsFor(services, { kind: 'collection', model: addressModel, acl: null });
     app.get('/addresses', addresses.index);
-    app.post('/addresses', { schema: { body: addressBodies.create } }, addresses.create);
-    completeRoute(app, '/addresses', ['GET', 'POST'], services.cors);
+    app.post(
+      '/addresses',
+      { schema: { body: addressBodies.create }, preValidation: addresses.guard },
+      addresses.create,
+    );
+    completeRoute(app, '/addresses', ['GET', 'POST'], services.cors, addresses.options);
 
     // DELETE, GET /addresses/{id} — one Address, by id
     const addressesItem = actionsFor(services, { kind: 'item', model: addressModel, itemParam: 'id', acl: null });
     app.get('/addresses/:id', addressesItem.show);
     app.delete('/addresses/:id', addressesItem.delete);
-    completeRoute(app, '/addresses/:id', ['DELETE', 'GET'], services.cors);
+    completeRoute(app, '/addresses/:id', ['DELETE', 'GET'], services.cors, addressesItem.options);
   };
 }

@@ -12,19 +12,27 @@ export function authorsRoutes(services: Services): FastifyPluginAsync {
     // DELETE, GET, PATCH, POST, PUT /authors — the Author collection
     const authors = actionsFor(services, { kind: 'collection', model: authorModel, acl: null });
     app.get('/authors', authors.index);
-    app.post('/authors', { schema: { body: authorBodies.create } }, authors.create);
-    app.patch('/authors', { schema: { body: authorBodies.update } }, authors.updateMany);
-    app.put('/authors', { schema: { body: authorBodies.update } }, authors.updateMany);
+    app.post('/authors', { schema: { body: authorBodies.create }, preValidation: authors.guard }, authors.create);
+    app.patch('/authors', { schema: { body: authorBodies.update }, preValidation: authors.guard }, authors.updateMany);
+    app.put('/authors', { schema: { body: authorBodies.update }, preValidation: authors.guard }, authors.updateMany);
     app.delete('/authors', authors.deleteMany);
-    completeRoute(app, '/authors', ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'], services.cors);
+    completeRoute(app, '/authors', ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'], services.cors, authors.options);
 
     // DELETE, GET, PATCH, PUT /authors/{id} — one Author, by id
     const authorsItem = actionsFor(services, { kind: 'item', model: authorModel, itemParam: 'id', acl: null });
     app.get('/authors/:id', authorsItem.show);
-    app.patch('/authors/:id', { schema: { body: authorBodies.update } }, authorsItem.update);
-    app.put('/authors/:id', { schema: { body: authorBodies.replace } }, authorsItem.replace);
+    app.patch(
+      '/authors/:id',
+      { schema: { body: authorBodies.update }, preValidation: authorsItem.guard },
+      authorsItem.update,
+    );
+    app.put(
+      '/authors/:id',
+      { schema: { body: authorBodies.replace }, preValidation: authorsItem.guard },
+      authorsItem.replace,
+    );
     app.delete('/authors/:id', authorsItem.delete);
-    completeRoute(app, '/authors/:id', ['DELETE', 'GET', 'PATCH', 'PUT'], services.cors);
+    completeRoute(app, '/authors/:id', ['DELETE', 'GET', 'PATCH', 'PUT'], services.cors, authorsItem.options);
 
     // DELETE, GET, PATCH, POST, PUT /authors/{id}/address — the Address of an Author (address)
     const authorsAddress = actionsFor(services, {
@@ -34,11 +42,29 @@ export function authorsRoutes(services: Services): FastifyPluginAsync {
       acl: null,
     });
     app.get('/authors/:id/address', authorsAddress.show);
-    app.post('/authors/:id/address', { schema: { body: addressBodies.create } }, authorsAddress.create);
-    app.put('/authors/:id/address', { schema: { body: addressBodies.replace } }, authorsAddress.replace);
-    app.patch('/authors/:id/address', { schema: { body: addressBodies.update } }, authorsAddress.update);
+    app.post(
+      '/authors/:id/address',
+      { schema: { body: addressBodies.create }, preValidation: authorsAddress.guard },
+      authorsAddress.create,
+    );
+    app.put(
+      '/authors/:id/address',
+      { schema: { body: addressBodies.replace }, preValidation: authorsAddress.guard },
+      authorsAddress.replace,
+    );
+    app.patch(
+      '/authors/:id/address',
+      { schema: { body: addressBodies.update }, preValidation: authorsAddress.guard },
+      authorsAddress.update,
+    );
     app.delete('/authors/:id/address', authorsAddress.delete);
-    completeRoute(app, '/authors/:id/address', ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'], services.cors);
+    completeRoute(
+      app,
+      '/authors/:id/address',
+      ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'],
+      services.cors,
+      authorsAddress.options,
+    );
 
     // GET, POST /authors/{id}/links — the links field of an Author
     const authorsLinks = actionsFor(services, {
@@ -48,8 +74,12 @@ export function authorsRoutes(services: Services): FastifyPluginAsync {
       acl: null,
     });
     app.get('/authors/:id/links', authorsLinks.index);
-    app.post('/authors/:id/links', { schema: { body: { type: 'object' } } }, authorsLinks.create);
-    completeRoute(app, '/authors/:id/links', ['GET', 'POST'], services.cors);
+    app.post(
+      '/authors/:id/links',
+      { schema: { body: { type: 'object' } }, preValidation: authorsLinks.guard },
+      authorsLinks.create,
+    );
+    completeRoute(app, '/authors/:id/links', ['GET', 'POST'], services.cors, authorsLinks.options);
 
     // GET, POST /authors/{id}/posts — the Post objects of an Author (posts)
     const authorsPosts = actionsFor(services, {
@@ -59,7 +89,11 @@ export function authorsRoutes(services: Services): FastifyPluginAsync {
       acl: null,
     });
     app.get('/authors/:id/posts', authorsPosts.index);
-    app.post('/authors/:id/posts', { schema: { body: postBodies.create } }, authorsPosts.create);
-    completeRoute(app, '/authors/:id/posts', ['GET', 'POST'], services.cors);
+    app.post(
+      '/authors/:id/posts',
+      { schema: { body: postBodies.create }, preValidation: authorsPosts.guard },
+      authorsPosts.create,
+    );
+    completeRoute(app, '/authors/:id/posts', ['GET', 'POST'], services.cors, authorsPosts.options);
   };
 }

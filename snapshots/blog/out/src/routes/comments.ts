@@ -10,14 +10,18 @@ export function commentsRoutes(services: Services): FastifyPluginAsync {
     // GET, POST /comments — the Comment collection
     const comments = actionsFor(services, { kind: 'collection', model: commentModel, acl: null });
     app.get('/comments', comments.index);
-    app.post('/comments', { schema: { body: commentBodies.create } }, comments.create);
-    completeRoute(app, '/comments', ['GET', 'POST'], services.cors);
+    app.post('/comments', { schema: { body: commentBodies.create }, preValidation: comments.guard }, comments.create);
+    completeRoute(app, '/comments', ['GET', 'POST'], services.cors, comments.options);
 
     // DELETE, GET, PATCH /comments/{id} — one Comment, by id
     const commentsItem = actionsFor(services, { kind: 'item', model: commentModel, itemParam: 'id', acl: null });
     app.get('/comments/:id', commentsItem.show);
-    app.patch('/comments/:id', { schema: { body: commentBodies.update } }, commentsItem.update);
+    app.patch(
+      '/comments/:id',
+      { schema: { body: commentBodies.update }, preValidation: commentsItem.guard },
+      commentsItem.update,
+    );
     app.delete('/comments/:id', commentsItem.delete);
-    completeRoute(app, '/comments/:id', ['DELETE', 'GET', 'PATCH'], services.cors);
+    completeRoute(app, '/comments/:id', ['DELETE', 'GET', 'PATCH'], services.cors, commentsItem.options);
   };
 }

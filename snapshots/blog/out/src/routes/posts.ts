@@ -11,17 +11,25 @@ export function postsRoutes(services: Services): FastifyPluginAsync {
     // DELETE, GET, POST /posts — the Post collection
     const posts = actionsFor(services, { kind: 'collection', model: postModel, acl: null });
     app.get('/posts', posts.index);
-    app.post('/posts', { schema: { body: postBodies.create } }, posts.create);
+    app.post('/posts', { schema: { body: postBodies.create }, preValidation: posts.guard }, posts.create);
     app.delete('/posts', posts.deleteMany);
-    completeRoute(app, '/posts', ['DELETE', 'GET', 'POST'], services.cors);
+    completeRoute(app, '/posts', ['DELETE', 'GET', 'POST'], services.cors, posts.options);
 
     // DELETE, GET, PATCH, PUT /posts/{slug} — one Post, by slug
     const postsItem = actionsFor(services, { kind: 'item', model: postModel, itemParam: 'slug', acl: null });
     app.get('/posts/:slug', postsItem.show);
-    app.patch('/posts/:slug', { schema: { body: postBodies.update } }, postsItem.update);
-    app.put('/posts/:slug', { schema: { body: postBodies.replace } }, postsItem.replace);
+    app.patch(
+      '/posts/:slug',
+      { schema: { body: postBodies.update }, preValidation: postsItem.guard },
+      postsItem.update,
+    );
+    app.put(
+      '/posts/:slug',
+      { schema: { body: postBodies.replace }, preValidation: postsItem.guard },
+      postsItem.replace,
+    );
     app.delete('/posts/:slug', postsItem.delete);
-    completeRoute(app, '/posts/:slug', ['DELETE', 'GET', 'PATCH', 'PUT'], services.cors);
+    completeRoute(app, '/posts/:slug', ['DELETE', 'GET', 'PATCH', 'PUT'], services.cors, postsItem.options);
 
     // GET, POST /posts/{slug}/comments — the Comment objects of a Post (comments)
     const postsComments = actionsFor(services, {
@@ -31,8 +39,12 @@ export function postsRoutes(services: Services): FastifyPluginAsync {
       acl: null,
     });
     app.get('/posts/:slug/comments', postsComments.index);
-    app.post('/posts/:slug/comments', { schema: { body: commentBodies.create } }, postsComments.create);
-    completeRoute(app, '/posts/:slug/comments', ['GET', 'POST'], services.cors);
+    app.post(
+      '/posts/:slug/comments',
+      { schema: { body: commentBodies.create }, preValidation: postsComments.guard },
+      postsComments.create,
+    );
+    completeRoute(app, '/posts/:slug/comments', ['GET', 'POST'], services.cors, postsComments.options);
 
     // DELETE, GET /posts/{slug}/comments/{id} — one Comment, by id
     const postsCommentsItem = actionsFor(services, {
@@ -44,7 +56,7 @@ export function postsRoutes(services: Services): FastifyPluginAsync {
     });
     app.get('/posts/:slug/comments/:id', postsCommentsItem.show);
     app.delete('/posts/:slug/comments/:id', postsCommentsItem.delete);
-    completeRoute(app, '/posts/:slug/comments/:id', ['DELETE', 'GET'], services.cors);
+    completeRoute(app, '/posts/:slug/comments/:id', ['DELETE', 'GET'], services.cors, postsCommentsItem.options);
 
     // GET, POST /posts/{slug}/tags — the tags field of a Post
     const postsTags = actionsFor(services, {
@@ -54,7 +66,11 @@ export function postsRoutes(services: Services): FastifyPluginAsync {
       acl: null,
     });
     app.get('/posts/:slug/tags', postsTags.index);
-    app.post('/posts/:slug/tags', { schema: { body: { type: 'object' } } }, postsTags.create);
-    completeRoute(app, '/posts/:slug/tags', ['GET', 'POST'], services.cors);
+    app.post(
+      '/posts/:slug/tags',
+      { schema: { body: { type: 'object' } }, preValidation: postsTags.guard },
+      postsTags.create,
+    );
+    completeRoute(app, '/posts/:slug/tags', ['GET', 'POST'], services.cors, postsTags.options);
   };
 }

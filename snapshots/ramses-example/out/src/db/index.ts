@@ -5,6 +5,7 @@ import { migrate } from '../lib/migrate.js';
 import { sqlDatabase } from '../lib/sql/database.js';
 import { openSql } from '../lib/sql/executor.js';
 import { models } from '../models/index.js';
+import { AuthCredentialRepository } from '../repositories/auth-credential.js';
 import { ProfileRepository } from '../repositories/profile.js';
 import { StoryRepository } from '../repositories/story.js';
 import { UserRepository } from '../repositories/user.js';
@@ -12,6 +13,7 @@ import { migrations } from './migrations.js';
 
 /** The repositories of every model: what routes, handlers (`event.db`) and tests use. */
 export interface Repositories {
+  readonly authCredential: AuthCredentialRepository;
   readonly profile: ProfileRepository;
   readonly story: StoryRepository;
   readonly user: UserRepository;
@@ -40,6 +42,7 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
     throw error;
   }
   return sqlDatabase(sql, models, (ctx) => ({
+    authCredential: new AuthCredentialRepository(ctx),
     profile: new ProfileRepository(ctx),
     story: new StoryRepository(ctx),
     user: new UserRepository(ctx),

@@ -169,6 +169,7 @@ export const userModel = defineModel<User>({
       required: true,
       requiredOnCreate: true,
       writable: true,
+      secret: true,
     },
     {
       name: 'first_name',

@@ -10,10 +10,16 @@ export function storiesRoutes(services: Services): FastifyPluginAsync {
     // DELETE, GET, HEAD, OPTIONS, PATCH, POST /stories — the Story collection
     const stories = actionsFor(services, { kind: 'collection', model: storyModel, acl: 'item_owner_acl' });
     app.get('/stories', stories.index);
-    app.post('/stories', { schema: { body: storyBodies.create } }, stories.create);
-    app.patch('/stories', { schema: { body: storyBodies.update } }, stories.updateMany);
+    app.post('/stories', { schema: { body: storyBodies.create }, preValidation: stories.guard }, stories.create);
+    app.patch('/stories', { schema: { body: storyBodies.update }, preValidation: stories.guard }, stories.updateMany);
     app.delete('/stories', stories.deleteMany);
-    completeRoute(app, '/stories', ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST'], services.cors);
+    completeRoute(
+      app,
+      '/stories',
+      ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST'],
+      services.cors,
+      stories.options,
+    );
 
     // DELETE, GET, HEAD, OPTIONS, PATCH, PUT /stories/{id} — one Story, by id
     const storiesItem = actionsFor(services, {
@@ -24,8 +30,22 @@ export function storiesRoutes(services: Services): FastifyPluginAsync {
     });
     app.get('/stories/:id', storiesItem.show);
     app.delete('/stories/:id', storiesItem.delete);
-    app.patch('/stories/:id', { schema: { body: storyBodies.update } }, storiesItem.update);
-    app.put('/stories/:id', { schema: { body: storyBodies.replace } }, storiesItem.replace);
-    completeRoute(app, '/stories/:id', ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'PUT'], services.cors);
+    app.patch(
+      '/stories/:id',
+      { schema: { body: storyBodies.update }, preValidation: storiesItem.guard },
+      storiesItem.update,
+    );
+    app.put(
+      '/stories/:id',
+      { schema: { body: storyBodies.replace }, preValidation: storiesItem.guard },
+      storiesItem.replace,
+    );
+    completeRoute(
+      app,
+      '/stories/:id',
+      ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'PUT'],
+      services.cors,
+      storiesItem.options,
+    );
   };
 }

@@ -11,9 +11,9 @@ export function usersRoutes(services: Services): FastifyPluginAsync {
     // GET, HEAD, OPTIONS, PATCH, POST /users — the User collection
     const users = actionsFor(services, { kind: 'collection', model: userModel, acl: 'user_self_acl' });
     app.get('/users', users.index);
-    app.post('/users', { schema: { body: userBodies.create } }, users.create);
-    app.patch('/users', { schema: { body: userBodies.update } }, users.updateMany);
-    completeRoute(app, '/users', ['GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST'], services.cors);
+    app.post('/users', { schema: { body: userBodies.create }, preValidation: users.guard }, users.create);
+    app.patch('/users', { schema: { body: userBodies.update }, preValidation: users.guard }, users.updateMany);
+    completeRoute(app, '/users', ['GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST'], services.cors, users.options);
 
     // DELETE, GET, PATCH, PUT /users/{username} — one User, by username
     const usersItem = actionsFor(services, {
@@ -23,21 +23,33 @@ export function usersRoutes(services: Services): FastifyPluginAsync {
       acl: 'user_self_acl',
     });
     app.get('/users/:username', usersItem.show);
-    app.patch('/users/:username', { schema: { body: userBodies.update } }, usersItem.update);
-    app.put('/users/:username', { schema: { body: userBodies.replace } }, usersItem.replace);
+    app.patch(
+      '/users/:username',
+      { schema: { body: userBodies.update }, preValidation: usersItem.guard },
+      usersItem.update,
+    );
+    app.put(
+      '/users/:username',
+      { schema: { body: userBodies.replace }, preValidation: usersItem.guard },
+      usersItem.replace,
+    );
     app.delete('/users/:username', usersItem.delete);
-    completeRoute(app, '/users/:username', ['DELETE', 'GET', 'PATCH', 'PUT'], services.cors);
+    completeRoute(app, '/users/:username', ['DELETE', 'GET', 'PATCH', 'PUT'], services.cors, usersItem.options);
 
     // GET, POST /users/{username}/groups — the groups field of a User
     const usersGroups = actionsFor(services, {
       kind: 'attribute',
       model: userModel,
       parent: { model: userModel, param: 'username', field: 'groups' },
-      acl: null,
+      acl: 'user_self_acl',
     });
     app.get('/users/:username/groups', usersGroups.index);
-    app.post('/users/:username/groups', { schema: { body: { type: 'object' } } }, usersGroups.create);
-    completeRoute(app, '/users/:username/groups', ['GET', 'POST'], services.cors);
+    app.post(
+      '/users/:username/groups',
+      { schema: { body: { type: 'object' } }, preValidation: usersGroups.guard },
+      usersGroups.create,
+    );
+    completeRoute(app, '/users/:username/groups', ['GET', 'POST'], services.cors, usersGroups.options);
 
     // GET, PATCH, POST /users/{username}/profile — the Profile of a User (profile)
     const usersProfile = actionsFor(services, {
@@ -47,19 +59,31 @@ export function usersRoutes(services: Services): FastifyPluginAsync {
       acl: 'user_profile_acl',
     });
     app.get('/users/:username/profile', usersProfile.show);
-    app.post('/users/:username/profile', { schema: { body: profileBodies.create } }, usersProfile.create);
-    app.patch('/users/:username/profile', { schema: { body: profileBodies.update } }, usersProfile.update);
-    completeRoute(app, '/users/:username/profile', ['GET', 'PATCH', 'POST'], services.cors);
+    app.post(
+      '/users/:username/profile',
+      { schema: { body: profileBodies.create }, preValidation: usersProfile.guard },
+      usersProfile.create,
+    );
+    app.patch(
+      '/users/:username/profile',
+      { schema: { body: profileBodies.update }, preValidation: usersProfile.guard },
+      usersProfile.update,
+    );
+    completeRoute(app, '/users/:username/profile', ['GET', 'PATCH', 'POST'], services.cors, usersProfile.options);
 
     // GET, POST /users/{username}/settings — the settings field of a User
     const usersSettings = actionsFor(services, {
       kind: 'attribute',
       model: userModel,
       parent: { model: userModel, param: 'username', field: 'settings' },
-      acl: null,
+      acl: 'user_self_acl',
     });
     app.get('/users/:username/settings', usersSettings.index);
-    app.post('/users/:username/settings', { schema: { body: { type: 'object' } } }, usersSettings.create);
-    completeRoute(app, '/users/:username/settings', ['GET', 'POST'], services.cors);
+    app.post(
+      '/users/:username/settings',
+      { schema: { body: { type: 'object' } }, preValidation: usersSettings.guard },
+      usersSettings.create,
+    );
+    completeRoute(app, '/users/:username/settings', ['GET', 'POST'], services.cors, usersSettings.options);
   };
 }

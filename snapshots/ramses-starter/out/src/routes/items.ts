@@ -10,14 +10,14 @@ export function itemsRoutes(services: Services): FastifyPluginAsync {
     // GET, POST /items — the Item collection
     const items = actionsFor(services, { kind: 'collection', model: itemModel, acl: null });
     app.get('/items', items.index);
-    app.post('/items', { schema: { body: itemBodies.create } }, items.create);
-    completeRoute(app, '/items', ['GET', 'POST'], services.cors);
+    app.post('/items', { schema: { body: itemBodies.create }, preValidation: items.guard }, items.create);
+    completeRoute(app, '/items', ['GET', 'POST'], services.cors, items.options);
 
     // DELETE, GET, PATCH /items/{id} — one Item, by id
     const itemsItem = actionsFor(services, { kind: 'item', model: itemModel, itemParam: 'id', acl: null });
     app.get('/items/:id', itemsItem.show);
     app.delete('/items/:id', itemsItem.delete);
-    app.patch('/items/:id', { schema: { body: itemBodies.update } }, itemsItem.update);
-    completeRoute(app, '/items/:id', ['DELETE', 'GET', 'PATCH'], services.cors);
+    app.patch('/items/:id', { schema: { body: itemBodies.update }, preValidation: itemsItem.guard }, itemsItem.update);
+    completeRoute(app, '/items/:id', ['DELETE', 'GET', 'PATCH'], services.cors, itemsItem.options);
   };
 }

@@ -26,6 +26,8 @@ export interface QueryLimits {
   readonly defaultLimit: number;
   /** The largest `_limit` this caller may have. */
   readonly maxLimit: number;
+  /** The fields this caller may see (null: all): the others cannot be filtered, sorted or asked for. */
+  readonly visible?: ReadonlySet<string> | null;
 }
 
 const RESERVED = new Set(['_limit', '_page', '_start', '_sort', '_fields', '_count', 'q', '_search_fields']);
@@ -43,7 +45,8 @@ const OPERATORS: Readonly<Record<string, keyof FieldFilter | 'isnull'>> = {
 
 type RawQuery = Record<string, string | string[] | undefined>;
 
-export function parseListQuery(model: Model, raw: RawQuery, limits: QueryLimits): ListQuery {
+export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: QueryLimits): ListQuery {
+  const model = asSeenBy(modelOfRoute, limits.visible);
   const errors: FieldError[] = [];
   const one = (name: string): string | undefined => {
     const value = raw[name];
@@ -80,7 +83,12 @@ export function parseListQuery(model: Model, raw: RawQuery, limits: QueryLimits)
 }
 
 /** `_fields` on item reads. */
-export function parseItemFields(model: Model, raw: RawQuery): readonly string[] | undefined {
+export function parseItemFields(
+  modelOfRoute: Model,
+  raw: RawQuery,
+  visible?: ReadonlySet<string> | null,
+): readonly string[] | undefined {
+  const model = asSeenBy(modelOfRoute, visible);
   const errors: FieldError[] = [];
   for (const name of Object.keys(raw))
     if (name !== '_fields') errors.push({ field: name, message: 'is not a query parameter of item reads' });
@@ -90,6 +98,23 @@ export function parseItemFields(model: Model, raw: RawQuery): readonly string[] 
   if (errors.length)
     throw badRequest(`invalid query: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
   return fields;
+}
+
+/**
+ * The model as this caller sees it: fields they may not see, and secrets, are not there, so a
+ * query cannot filter or sort on them to learn their values (they are "unknown", like a typo).
+ */
+function asSeenBy(model: Model, visible: ReadonlySet<string> | null | undefined): Model {
+  const hidden = (f: FieldSpec) => f.secret === true || (visible != null && !visible.has(f.name));
+  if (!model.fields.some(hidden)) return model;
+  return {
+    ...model,
+    fields: model.fields.filter((f) => !hidden(f)),
+    field: (name) => {
+      const f = model.field(name);
+      return f && !hidden(f) ? f : undefined;
+    },
+  };
 }
 
 function integer(text: string | undefined, name: string, errors: FieldError[]): number | undefined {

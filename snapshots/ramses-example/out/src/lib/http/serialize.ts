@@ -16,7 +16,7 @@ export interface SerializeOptions {
   readonly requestUrl: string;
   /** `_fields`: the fields to show (top-level objects only). */
   readonly fields?: readonly string[] | undefined;
-  readonly visible: (model: Model) => ReadonlySet<string> | null;
+  readonly visible: (model: Model, record: Rec) => ReadonlySet<string> | null;
   readonly models: ModelRegistry;
 }
 
@@ -26,12 +26,12 @@ export interface Serializer {
 
 export function serialize(options: SerializeOptions): Serializer {
   const object = (model: Model, record: Rec, top: boolean): Rec => {
-    const visible = options.visible(model);
+    const visible = options.visible(model, record);
     const only = top && options.fields ? new Set(options.fields) : null;
     const out: Rec = {};
     for (const field of model.fields) {
       const name = field.name;
-      if (!(name in record) || (visible && !visible.has(name)) || (only && !only.has(name))) continue;
+      if (field.secret || !(name in record) || (visible && !visible.has(name)) || (only && !only.has(name))) continue;
       const value = record[name];
       const relation = field.type === 'relationship' ? model.relation(name) : undefined;
       out[name] = relation && value !== null && typeof value === 'object' ? embed(relation.target, value) : value;

@@ -10,7 +10,7 @@ import { hasHandlers, runAfter, runBefore, type Action, type EventRun, type Mode
 import { generic, withDefaults, type AnyModel, type FieldSpec, type Model } from '../model.js';
 import type { EngineRepository, ServiceDatabase } from '../database.js';
 import type { Where } from '../repository.js';
-import type { Policy } from './policy.js';
+import type { Permission, Policy } from './policy.js';
 import type { CorsSettings } from './routing.js';
 import { parseItemFields, parseListQuery, parseValue } from './query.js';
 import { includeFor, serialize, type Serializer } from './serialize.js';
@@ -34,6 +34,8 @@ export interface RouteSpec {
 export interface Services {
   readonly db: ServiceDatabase;
   readonly policy: Policy;
+  /** Replaces the secrets (passwords) in data to be written by their hashes. */
+  readonly hashSecrets?: (model: Model, data: Rec) => Promise<Rec>;
   readonly basePath: string;
   readonly defaultLimit: number;
   readonly cors: CorsSettings;
@@ -43,6 +45,9 @@ export interface Services {
 const BULK_SLICE = 500;
 
 export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/** The object a request was authorized on (by the guard, before its body was validated), so it is read once. */
+const authorized = new WeakMap<FastifyRequest, Rec>();
 
 /** The handlers of one route, bound to it. */
 export function actionsFor(services: Services, route: RouteSpec) {
@@ -56,6 +61,9 @@ export function actionsFor(services: Services, route: RouteSpec) {
     update: ((req, reply) => a.update(req, reply, 'update')) as Handler,
     replace: ((req, reply) => a.update(req, reply, 'replace')) as Handler,
     delete: ((req) => a.delete(req)) as Handler,
+    options: (req: FastifyRequest) => a.options(req),
+    /** Before the body is validated: a caller who may not write here gets 401/403, not a 400 about the body. */
+    guard: (req: FastifyRequest) => a.guard(req),
   };
 }
 
@@ -86,6 +94,7 @@ class Actions {
     const query = parseListQuery(this.model, request.query as Query, {
       defaultLimit: this.services.defaultLimit,
       maxLimit: this.policy.maxLimit(request),
+      visible: this.policy.visibleFields(request, this.model),
     });
     return this.withEvents(request, 'index', {}, undefined, async (db) => {
       const scope = await this.scope(db, request);
@@ -117,9 +126,8 @@ class Actions {
   }
 
   async show(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-    const fields = parseItemFields(this.model, request.query as Query);
-    const object = await this.load(request);
-    await this.policy.authorize(request, 'view', this.route, object);
+    const fields = parseItemFields(this.model, request.query as Query, this.policy.visibleFields(request, this.model));
+    const object = await this.authorizedItem(request, 'view');
     return this.withEvents(request, 'show', {}, object, async () => {
       reply.header('cache-control', 'no-store');
       return this.serializer(request, fields).object(this.model, object);
@@ -128,9 +136,11 @@ class Actions {
 
   /** `/users/{username}/settings`: the dict or list value; POST merges into it. */
   async attribute(request: FastifyRequest): Promise<unknown> {
-    const parent = await this.parent(this.services.db, request);
-    await this.policy.authorize(request, 'view', this.route, parent);
-    return parent[this.route.parent!.field] ?? (this.fieldOfParent().type === 'list' ? [] : {});
+    const parent = await this.authorizedParent(request, 'view');
+    const name = this.route.parent!.field;
+    const seen = this.policy.visibleFields(request, generic(this.route.parent!.model), parent);
+    if (seen && !seen.has(name)) throw this.policy.refusal(request, `read ${name}`);
+    return parent[name] ?? (this.fieldOfParent().type === 'list' ? [] : {});
   }
 
   // --- writes ------------------------------------------------------------------------------------
@@ -139,8 +149,7 @@ class Actions {
     if (this.route.kind === 'attribute') return this.mergeAttribute(request, reply);
     const body = this.body(request);
     this.checkBody(request, body, 'create');
-    const singularParent = this.route.kind === 'singular' ? await this.parent(this.services.db, request) : undefined;
-    await this.policy.authorize(request, 'create', this.route, singularParent);
+    await this.policy.authorize(request, 'create', this.route);
     reply.code(201);
     return this.write(
       request,
@@ -166,8 +175,8 @@ class Actions {
   async update(request: FastifyRequest, reply: FastifyReply, action: 'update' | 'replace'): Promise<unknown> {
     const body = this.body(request);
     this.checkBody(request, body, action);
-    const object = await this.load(request);
-    await this.policy.authorize(request, 'update', this.route, object);
+    const object = await this.authorizedItem(request, 'update');
+    this.policy.checkWritable(request, this.model, Object.keys(body), object);
     this.checkKeyUnchanged(body, object);
     return this.write(
       request,
@@ -187,8 +196,7 @@ class Actions {
   }
 
   async delete(request: FastifyRequest): Promise<unknown> {
-    const object = await this.load(request);
-    await this.policy.authorize(request, 'delete', this.route, object);
+    const object = await this.authorizedItem(request, 'delete');
     return this.write(
       request,
       'delete',
@@ -258,9 +266,8 @@ class Actions {
     const parentModel = generic(this.route.parent!.model);
     const name = this.route.parent!.field;
     const field = this.fieldOfParent();
-    const parent = await this.parent(this.services.db, request);
-    await this.policy.authorize(request, 'create', this.route, parent);
-    this.policy.checkWritable(request, parentModel, [name]);
+    const parent = await this.authorizedParent(request, 'update');
+    this.policy.checkWritable(request, parentModel, [name], parent);
     reply.code(201);
     return this.write(
       request,
@@ -303,7 +310,7 @@ class Actions {
   ): Promise<unknown> {
     return this.services.db.transaction(async (db) => {
       const run = this.eventRun(request, action, db, instance);
-      const data = await runBefore(run, body);
+      const data = await this.hashSecrets(await runBefore(run, body));
       const result = await work(db, data);
       return runAfter(run, data, present(result));
     });
@@ -369,7 +376,57 @@ class Actions {
     if (inverse && inverse in body)
       errors.push({ field: inverse, message: `is set by the URL (${this.route.parent!.model.name})` });
     if (errors.length) throw badRequest(`cannot write ${errors.map((e) => e.field).join(', ')}`, errors);
-    this.policy.checkWritable(request, this.model, Object.keys(body));
+    // Updates of one object are checked once it is known (a user may write more of their own record).
+    if (action === 'create' || action === 'update_many')
+      this.policy.checkWritable(request, this.model, Object.keys(body));
+  }
+
+  async hashSecrets(data: Rec): Promise<Rec> {
+    return this.services.hashSecrets ? this.services.hashSecrets(this.model, data) : data;
+  }
+
+  /**
+   * The item the URL names, once the caller may use `permission` on it. When the decision does
+   * not depend on the item, it is made first: a refused caller cannot probe which keys exist.
+   */
+  async authorizedItem(request: FastifyRequest, permission: Permission): Promise<Rec> {
+    const checked = authorized.get(request);
+    if (checked) return checked;
+    const early = !this.policy.needsObject(this.route);
+    if (early) await this.policy.authorize(request, permission, this.route, {});
+    const object = await this.load(request);
+    if (!early) await this.policy.authorize(request, permission, this.route, object);
+    authorized.set(request, object);
+    return object;
+  }
+
+  /** Attribute routes: the parent item, once the caller may use `permission` on it. */
+  async authorizedParent(request: FastifyRequest, permission: Permission): Promise<Rec> {
+    const checked = authorized.get(request);
+    if (checked) return checked;
+    const early = !this.policy.needsObject(this.route);
+    if (early) await this.policy.authorize(request, permission, this.route, {});
+    const parent = await this.parent(this.services.db, request);
+    if (!early) await this.policy.authorize(request, permission, this.route, parent);
+    authorized.set(request, parent);
+    return parent;
+  }
+
+  async guard(request: FastifyRequest): Promise<void> {
+    const kind = this.route.kind;
+    if (kind === 'collection' || (kind === 'singular' && request.method === 'POST')) {
+      await this.policy.authorize(request, request.method === 'POST' ? 'create' : 'update', this.route);
+    } else if (kind === 'attribute') await this.authorizedParent(request, 'update');
+    else await this.authorizedItem(request, 'update');
+  }
+
+  /**
+   * OPTIONS names methods and looks nothing up: the item rules decide when they need no item,
+   * else the collection rules.
+   */
+  async options(request: FastifyRequest): Promise<void> {
+    const itemRules = this.route.kind !== 'collection' && !this.policy.needsObject(this.route);
+    await this.policy.authorize(request, 'options', this.route, itemRules ? {} : undefined);
   }
 
   checkKeyUnchanged(body: Rec, object: Rec): void {
@@ -424,7 +481,7 @@ class Actions {
         );
       return found;
     }
-    const key = (request.params as Rec)[this.route.itemParam!];
+    const key = this.policy.itemKey(request, this.model, (request.params as Rec)[this.route.itemParam!]);
     const repository = this.repository(db);
     const scope = await this.scope(db, request);
     const found =
@@ -462,7 +519,7 @@ class Actions {
 
   async parent(db: ServiceDatabase, request: FastifyRequest): Promise<Rec> {
     const parent = this.route.parent!;
-    const key = (request.params as Rec)[parent.param];
+    const key = this.policy.itemKey(request, generic(parent.model), (request.params as Rec)[parent.param]);
     const repository = db.repository(parent.model.name);
     const found =
       repository.keyValue(key) === undefined
@@ -483,7 +540,11 @@ class Actions {
       if (query[name] !== undefined)
         throw badRequest(`${name} does not apply to bulk changes`, [{ field: name, message: 'does not apply here' }]);
     }
-    const parsed = parseListQuery(this.model, query, { defaultLimit: 0, maxLimit: 0 });
+    const parsed = parseListQuery(this.model, query, {
+      defaultLimit: 0,
+      maxLimit: 0,
+      visible: this.policy.visibleFields(request, this.model),
+    });
     return combine(parsed.where, await this.scope(this.services.db, request));
   }
 
@@ -492,7 +553,7 @@ class Actions {
       baseUrl: `${request.protocol}://${request.host}${this.services.basePath}`,
       requestUrl: requestUrl(request),
       fields,
-      visible: (model) => this.policy.visibleFields(request, model),
+      visible: (model, record) => this.policy.visibleFields(request, model, record),
       models: this.services.db.models,
     });
   }

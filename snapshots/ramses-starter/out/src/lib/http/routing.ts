@@ -21,6 +21,8 @@ export function completeRoute(
   path: string,
   allowed: readonly HTTPMethods[],
   cors: CorsSettings,
+  /** Refuses OPTIONS to callers without the `options` permission (with auth on). */
+  authorizeOptions?: (request: FastifyRequest) => Promise<void>,
 ): void {
   const served = new Set(allowed);
   if (served.has('GET')) served.add('HEAD');
@@ -30,6 +32,7 @@ export function completeRoute(
   if (options) {
     app.options(path, async (request, reply) => {
       if (isPreflight(request) && cors.enable) return preflight(request, reply, allow, cors);
+      await authorizeOptions?.(request);
       reply.header('allow', allow);
       return reply.code(200).send();
     });

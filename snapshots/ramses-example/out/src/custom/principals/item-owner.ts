@@ -1,0 +1,18 @@
+// Created by svcgen from api.raml; this file is yours: svcgen never changes it. The {{item_owner}} ACL principal.
+import type { FastifyRequest } from 'fastify';
+import type { AclResult, AclRule } from '../../lib/auth/index.js';
+import type { Story } from '../../models/story.js';
+
+/**
+ * The `{{item_owner}}` principal, in:
+ *   item_owner_acl (item): allow {{item_owner}} view, update
+ *
+ * Called when a request is checked against that line: `request.user` is the caller (null when
+ * anonymous), `object` the object of an item route (undefined for collection rules), `rule` the
+ * line's action and permissions. Return the rules it stands for, e.g. for the object's owner:
+ *   return object?.owner != null ? grant(rule, user(object.owner)) : undefined;
+ * (`grant` and `user` come from '../../lib/auth/index.js'). Returning nothing: the line matches no one.
+ */
+export function itemOwner(request: FastifyRequest, object: Story | undefined, rule: AclRule): AclResult {
+  return undefined;
+}

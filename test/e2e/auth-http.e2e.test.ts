@@ -1,0 +1,335 @@
+/**
+ * ramses-example with `auth = true`, built and started as a process, over HTTP on SQLite and
+ * PostgreSQL (contract §5, §6): the Ramses example's principal functions ported to TypeScript in
+ * its user-owned stubs; anonymous callers, members, owners and admins; field privacy; and the
+ * hardening of reliability.md §1–§4 (tampered, expired, replayed tickets, CSRF, enumeration,
+ * brute force, secrets never shown).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueTicket, ticketKeys, verifyTicket } from '../../templates/project/static/src/lib/auth/ticket.js';
+import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
+import { apiClient, type Api, type Reply } from '../support/http.js';
+import { generatedProject, tool } from '../support/project.js';
+import { startService, type RunningService } from '../support/server.js';
+
+const SECRET = 'e2e-ticket-secret-0123456789abcdef0123456789';
+const COOKIE = 'ramses_auth_tkt';
+const PASSWORD = 'password-123';
+
+/** The Python functions of ramses-example (ramses_example/__init__.py), in TypeScript. */
+const PRINCIPALS: Record<string, string> = {
+  'item-owner': `import type { FastifyRequest } from 'fastify';
+import { grant, user, type AclResult, type AclRule } from '../../lib/auth/index.js';
+import type { Story } from '../../models/story.js';
+
+/** Gives the story's owner the line's permissions (view, update). */
+export function itemOwner(_request: FastifyRequest, object: Story | undefined, rule: AclRule): AclResult {
+  const owner = object?.owner;
+  return owner != null ? grant(rule, user(typeof owner === 'object' ? String((owner as { username: string }).username) : owner)) : undefined;
+}
+`,
+  'user-self': `import type { FastifyRequest } from 'fastify';
+import { grant, user, type AclResult, type AclRule } from '../../lib/auth/index.js';
+import type { User } from '../../models/user.js';
+
+/** Gives a user the line's permission (update) on themselves. */
+export function userSelf(_request: FastifyRequest, object: User | undefined, rule: AclRule): AclResult {
+  return object ? grant(rule, user(object.username)) : undefined;
+}
+`,
+  'user-profile': `import type { FastifyRequest } from 'fastify';
+import { grant, user, type AclResult, type AclRule } from '../../lib/auth/index.js';
+import type { Profile } from '../../models/profile.js';
+
+/** Gives the user in the URL every permission on their profile. */
+export function userProfile(request: FastifyRequest, _object: Profile | undefined, rule: AclRule): AclResult {
+  const { username } = request.params as { username?: string };
+  return username ? grant(rule, user(username)) : undefined;
+}
+`,
+};
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = await generatedProject('ramses-example', 'e2e-auth');
+  for (const [file, code] of Object.entries(PRINCIPALS)) writeFileSync(join(dir, 'src/custom/principals', `${file}.ts`), code);
+  const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
+  if (build.exitCode !== 0) throw new Error(`build failed:\n${build.all}`);
+}, 600_000);
+
+describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
+  let database: TestDatabase;
+  let service: RunningService;
+  let api: Api;
+  const cookies = new Map<string, string>();
+
+  /** A request with `who`'s login cookie (or none). */
+  const as = (who: string | null, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    api(method, path, body, { headers: { ...(who ? { cookie: cookies.get(who)! } : {}), ...headers } });
+
+  const ticketOf = (reply: Reply) => /ramses_auth_tkt=([^;]*)/.exec(reply.headers.get('set-cookie') ?? '')?.[1];
+
+  async function register(username: string): Promise<Reply> {
+    const reply = await api('POST', '/auth/register', { username, email: `${username}@example.com`, password: PASSWORD });
+    if (reply.status === 201) cookies.set(username, `${COOKIE}=${ticketOf(reply)}`);
+    return reply;
+  }
+
+  async function login(name: string, password = PASSWORD): Promise<Reply> {
+    const reply = await api('POST', '/auth/login', { login: name, password });
+    if (reply.status === 200) cookies.set(name, `${COOKIE}=${ticketOf(reply)}`);
+    return reply;
+  }
+
+  beforeAll(async () => {
+    database = await testDatabase(engine, dir, 'auth');
+    service = await startService(
+      dir,
+      {
+        SVC_DATABASE_URL: database.url,
+        SVC_AUTH: 'true',
+        SVC_AUTH_TKT_SECRET: SECRET,
+        SVC_AUTH_TIMEOUT: '1200',
+        SVC_AUTH_REISSUE_TIME: '120',
+        SVC_SYSTEM_USER: 'root',
+        SVC_SYSTEM_PASSWORD: 'root-password',
+        SVC_SYSTEM_EMAIL: 'root@example.com',
+        SVC_PUBLIC_MAX_LIMIT: '2',
+      },
+      '/v1',
+    );
+    api = apiClient(service.origin, '/v1');
+    expect((await login('root', 'root-password')).status).toBe(200);
+    for (const name of ['alice', 'bob', 'carol']) expect((await register(name)).status).toBe(201);
+  }, 120_000);
+
+  afterAll(async () => {
+    await service?.stop();
+    await database?.drop();
+  });
+
+  describe('registering and logging in', () => {
+    it('registers a user: 201, logged in with a cookie, no password in the answer', async () => {
+      const reply = await register('dave');
+      expect(reply.status).toBe(201);
+      expect(reply.body).toMatchObject({ username: 'dave', email: 'dave@example.com', groups: ['user'], _type: 'User' });
+      expect(reply.body).not.toHaveProperty('password');
+      const cookie = reply.headers.get('set-cookie')!;
+      expect(cookie).toMatch(/HttpOnly/);
+      expect(cookie).toMatch(/SameSite=Lax/);
+      expect(cookie).toMatch(/Path=\//);
+      expect(cookie).toMatch(/Max-Age=1200/);
+      expect(cookie).not.toMatch(/Domain=/);
+      expect((await as('dave', 'GET', '/users/self')).body).toMatchObject({ username: 'dave', email: 'dave@example.com' });
+    });
+
+    it('refuses a taken username or email, whatever its case: 409', async () => {
+      expect((await register('ALICE')).status).toBe(409);
+      const reply = await api('POST', '/auth/register', { username: 'alice2', email: 'Alice@Example.com', password: PASSWORD });
+      expect(reply.status).toBe(409);
+    });
+
+    it('refuses groups and short passwords from new users', async () => {
+      const withGroups = await api('POST', '/auth/register', { username: 'eve', email: 'eve@example.com', password: PASSWORD, groups: ['admin'] });
+      expect(withGroups.status).toBe(403);
+      expect(withGroups.body.errors).toEqual([{ field: 'groups', message: 'only admins change groups' }]);
+      expect((await api('POST', '/auth/register', { username: 'eve', email: 'eve@example.com', password: 'pw' })).status).toBe(400);
+      expect((await api('POST', '/auth/register', { username: 'eve', email: 'eve@example.com', password: 'x'.repeat(1025) })).status).toBe(400);
+    });
+
+    it('answers a wrong password and an unknown user alike: 401, same message', async () => {
+      const wrong = await api('POST', '/auth/login', { login: 'alice', password: 'not-her-password' });
+      const unknown = await api('POST', '/auth/login', { login: 'nobody-at-all', password: 'not-her-password' });
+      expect(wrong.status).toBe(401);
+      expect(unknown.status).toBe(401);
+      expect(unknown.body.message).toBe(wrong.body.message);
+      expect(wrong.headers.get('set-cookie')).toBeNull();
+    });
+
+    it('logs in by username or email, in any case', async () => {
+      expect((await api('POST', '/auth/login', { login: 'BOB', password: PASSWORD })).status).toBe(200);
+      expect((await api('POST', '/auth/login', { login: 'bob@EXAMPLE.com', password: PASSWORD })).status).toBe(200);
+    });
+
+    it('locks a login out after five failures in a minute: 429 with Retry-After', async () => {
+      for (let i = 0; i < 5; i++) expect((await api('POST', '/auth/login', { login: 'carol', password: 'wrong-password' })).status).toBe(401);
+      const locked = await api('POST', '/auth/login', { login: 'carol', password: PASSWORD });
+      expect(locked.status).toBe(429);
+      expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    });
+
+    it('says who is logged in at /users/self, and 401 to anonymous callers', async () => {
+      expect((await api('GET', '/users/self')).status).toBe(401);
+      const me = await as('alice', 'GET', '/users/self');
+      expect(me.status).toBe(200);
+      expect(me.body).toMatchObject({ username: 'alice', email: 'alice@example.com' });
+      expect(me.body).not.toHaveProperty('password');
+    });
+  });
+
+  describe('ACLs: anonymous, member, owner, admin', () => {
+    let storyId: string;
+
+    beforeAll(async () => {
+      const created = await as('alice', 'POST', '/stories', { name: 'mine', description: 'about mine' });
+      expect(created.status).toBe(201);
+      storyId = created.body._pk;
+      // Ramses' set_item_owner handler is an event handler (issue 6): here an admin sets the owner.
+      expect((await as('root', 'PATCH', `/stories/${storyId}`, { owner: 'alice' })).status).toBe(200);
+    });
+
+    it('lets everyone read, members create, and nobody but admins bulk-change or delete', async () => {
+      expect((await api('GET', `/stories/${storyId}`)).status).toBe(200);
+      expect((await api('POST', '/stories', { name: 'x', description: 'y' })).status).toBe(401);
+      expect((await as('bob', 'PATCH', '/stories', {})).status).toBe(403);
+      expect((await as('bob', 'DELETE', '/stories')).status).toBe(403);
+      expect((await api('DELETE', '/stories')).status).toBe(401);
+    });
+
+    it('lets the owner change the story ({{item_owner}}), not others', async () => {
+      expect((await as('alice', 'PATCH', `/stories/${storyId}`, { name: 'renamed' })).status).toBe(200);
+      expect((await as('bob', 'PATCH', `/stories/${storyId}`, { name: 'stolen' })).status).toBe(403);
+      expect((await api('PATCH', `/stories/${storyId}`, { name: 'stolen' })).status).toBe(401);
+      expect((await as('alice', 'DELETE', `/stories/${storyId}`)).status).toBe(403);
+      expect((await api('GET', `/stories/${storyId}`)).body.name).toBe('renamed');
+    });
+
+    it('refuses before reading the body or looking the item up', async () => {
+      expect((await api('PATCH', `/stories/${storyId}`, { name: 42 })).status).toBe(401);
+      expect((await api('POST', '/stories', { nonsense: true })).status).toBe(401);
+      // Item rules that call a user function ({{item_owner}}) need the item: a missing one is a 404.
+      expect((await as('bob', 'DELETE', '/stories/999999')).status).toBe(404);
+    });
+
+    it('lets users change themselves ({{user_self}}), not others, and never their groups', async () => {
+      expect((await as('bob', 'PATCH', '/users/bob', { first_name: 'Bob' })).status).toBe(200);
+      expect((await as('bob', 'PATCH', '/users/alice', { first_name: 'Bob' })).status).toBe(403);
+      const groups = await as('bob', 'PATCH', '/users/bob', { groups: ['admin'] });
+      expect(groups.status).toBe(403);
+      expect(groups.body.errors).toEqual([{ field: 'groups', message: 'only admins change groups' }]);
+      expect((await as('bob', 'POST', '/users/bob/groups', { admin: true })).status).toBe(403);
+      expect((await as('root', 'GET', '/users/bob')).body.groups).toEqual(['user']);
+    });
+
+    it('gives a user every right on their own profile ({{user_profile}})', async () => {
+      expect((await as('bob', 'POST', '/users/bob/profile', { address: 'here' })).status).toBe(201);
+      expect((await as('bob', 'PATCH', '/users/bob/profile', { address: 'there' })).status).toBe(200);
+      expect((await as('alice', 'GET', '/users/bob/profile')).status).toBe(403);
+      expect((await api('GET', '/users/bob/profile')).status).toBe(401);
+      expect((await as('root', 'GET', '/users/bob/profile')).body.address).toBe('there');
+    });
+
+    it('lets admins do everything', async () => {
+      const created = await as('root', 'POST', '/stories', { name: 'admin', description: 'by root', price: 3 });
+      expect(created.status).toBe(201);
+      expect((await as('root', 'DELETE', `/stories/${created.body._pk}`)).status).toBe(200);
+    });
+  });
+
+  describe('field privacy', () => {
+    it('shows anonymous callers the public fields, members the auth fields, admins all', async () => {
+      const created = await as('root', 'POST', '/stories', { name: 'fields', description: 'secret text', price: 5, owner: 'alice' });
+      const id = created.body._pk;
+      const anonymous = (await api('GET', `/stories/${id}`)).body;
+      expect(Object.keys(anonymous).sort()).toEqual(['_pk', '_self', '_type', 'due_date', 'id', 'name', 'start_date']);
+      const member = (await as('bob', 'GET', `/stories/${id}`)).body;
+      expect(member).toHaveProperty('description', 'secret text');
+      expect(member).not.toHaveProperty('price');
+      expect(member).not.toHaveProperty('owner');
+      expect((await as('root', 'GET', `/stories/${id}`)).body).toMatchObject({ price: 5, owner: 'alice' });
+    });
+
+    it('refuses to write a field the caller cannot see: 403 naming it', async () => {
+      const reply = await as('bob', 'POST', '/stories', { name: 'n', description: 'd', price: 1 });
+      expect(reply.status).toBe(403);
+      expect(reply.body.errors).toEqual([{ field: 'price', message: 'is not yours to write' }]);
+    });
+
+    it('never shows a password, and cannot be queried by one', async () => {
+      const all = await as('root', 'GET', '/users?_limit=50');
+      expect(all.status).toBe(200);
+      expect(all.text).not.toMatch(/password|argon2/);
+      expect((await as('root', 'GET', '/users?_fields=password')).status).toBe(400);
+      expect((await as('root', 'GET', '/users?password=x')).status).toBe(400);
+      expect((await as('root', 'GET', '/users?_sort=password')).status).toBe(400);
+      expect((await api('GET', '/users?email=alice@example.com')).status).toBe(400); // email is not public
+    });
+
+    it('gives anonymous callers pages of public_max_limit at most', async () => {
+      for (const name of ['p1', 'p2', 'p3']) await as('bob', 'POST', '/stories', { name, description: name });
+      const anonymous = await api('GET', '/stories?_limit=100');
+      expect(anonymous.body.count).toBeLessThanOrEqual(2);
+      expect((await as('bob', 'GET', '/stories?_limit=100')).body.count).toBeGreaterThan(2);
+    });
+  });
+
+  describe('tickets', () => {
+    const keys = ticketKeys([SECRET], 'sha512');
+    const now = () => Math.floor(Date.now() / 1000);
+    /** alice's ticket, re-signed with a different issue time. */
+    const reissued = (seconds: number) => {
+      const ticket = verifyTicket(keys, cookies.get('alice')!.split('=')[1]!)!;
+      return `${COOKIE}=${issueTicket(keys, { ...ticket, issuedAt: seconds })}`;
+    };
+    const self = (cookie: string) => api('GET', '/users/self', undefined, { headers: { cookie } });
+
+    it('refuses a tampered ticket: the caller is anonymous', async () => {
+      const value = cookies.get('alice')!;
+      const flipped = value.slice(0, -3) + (value.at(-3) === '0' ? '1' : '0') + value.slice(-2);
+      expect((await self(flipped)).status).toBe(401);
+      expect((await self(`${COOKIE}=${'a'.repeat(5000)}`)).status).toBe(401);
+      const other = issueTicket(ticketKeys(['another-secret-another-secret-0123'], 'sha512'), verifyTicket(keys, value.split('=')[1]!)!);
+      expect((await self(`${COOKIE}=${other}`)).status).toBe(401);
+    });
+
+    it('expires after auth.timeout, refuses tickets from the future, and reissues after auth.reissue_time', async () => {
+      expect((await self(reissued(now() - 1201))).status).toBe(401);
+      expect((await self(reissued(now() + 3600))).status).toBe(401);
+      const fresh = await self(reissued(now() - 100));
+      expect(fresh.status).toBe(200);
+      expect(fresh.headers.get('set-cookie')).toBeNull();
+      const old = await self(reissued(now() - 200));
+      expect(old.status).toBe(200);
+      expect(old.headers.get('set-cookie')).toMatch(/^ramses_auth_tkt=/);
+    });
+
+    it('refuses cookie writes from another site (CSRF): 403, nothing changed', async () => {
+      const crossSite = await as('alice', 'PATCH', '/users/alice', { first_name: 'Evil' }, { 'sec-fetch-site': 'cross-site' });
+      expect(crossSite.status).toBe(403);
+      const foreign = await as('alice', 'PATCH', '/users/alice', { first_name: 'Evil' }, { origin: 'https://evil.example' });
+      expect(foreign.status).toBe(403);
+      expect((await as('alice', 'PATCH', '/users/alice', { first_name: 'Alice' }, { 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+      expect((await as('root', 'GET', '/users/alice')).body.first_name).toBe('Alice');
+    });
+
+    it('invalidates earlier tickets on logout, password change and deletion', async () => {
+      const before = cookies.get('bob')!;
+      expect((await as('bob', 'POST', '/auth/logout')).status).toBe(200);
+      expect((await self(before)).status).toBe(401);
+
+      await login('alice');
+      const aliceBefore = cookies.get('alice')!;
+      expect((await as('alice', 'PATCH', '/users/alice', { password: 'a-new-password' })).status).toBe(200);
+      expect((await self(aliceBefore)).status).toBe(401);
+      expect((await login('alice', PASSWORD)).status).toBe(401);
+      expect((await login('alice', 'a-new-password')).status).toBe(200);
+
+      await register('frank');
+      const frank = cookies.get('frank')!;
+      expect((await as('root', 'DELETE', '/users/frank')).status).toBe(200);
+      expect((await self(frank)).status).toBe(401);
+      await register('frank'); // the same name again: the old ticket stays worthless
+      expect((await self(frank)).status).toBe(401);
+    });
+
+    it('clears the cookie on logout, by GET or POST', async () => {
+      await login('carol').catch(() => undefined);
+      const reply = await api('GET', '/auth/logout');
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('set-cookie')).toMatch(/ramses_auth_tkt=;.*Max-Age=0/);
+    });
+  });
+});
