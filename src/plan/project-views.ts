@@ -124,7 +124,23 @@ export function readmeView(ir: ServiceIR) {
       fields: m.fields.map((f) => ({ name: f.name, type: cell(fieldType(m, f)), rules: cell(rules(f)) })),
     })),
     example: exampleCollection(ir),
-    ticketSecret: ir.auth?.ticket?.secretSetting ?? null,
+    auth: readmeAuth(ir),
+  };
+}
+
+function readmeAuth(ir: ServiceIR) {
+  const auth = ir.auth;
+  if (!auth) return null;
+  const usersRoute = ir.routes.find((r) => r.model === auth.userModel && r.kind === 'item' && r.parent === null);
+  return {
+    schemes: [auth.ticket ? 'cookie logins (x-Ticket)' : null, auth.apiKey ? 'API tokens (x-ApiKey)' : null].filter(Boolean).join(' and '),
+    secretSetting: auth.ticket?.secretSetting ?? null,
+    ticket: auth.ticket !== null,
+    cookieName: auth.ticket?.cookieName ?? '',
+    apiKey: auth.apiKey !== null,
+    usersPath: usersRoute ? usersRoute.ramlPath.split('/')[1] : 'users',
+    principals: ir.userCode.principals.length > 0,
+    placeholder: '{{name}}',
   };
 }
 

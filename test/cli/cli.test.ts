@@ -90,6 +90,21 @@ describe('svcgen', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ ramlVersion: 'RAML08', type: 'Api', specification: { title: 'T', resources: [{ relativeUri: '/a' }] }, errors: [] });
   });
 
+  it('prints the ACL matrix: who may use each route with auth on', async () => {
+    const run = await svcgen(['inspect', join(repoRoot, 'fixtures/ramses-example/api.raml'), '--acl']);
+    expect(run.exitCode).toBe(0);
+    const row = (method: string, path: string) =>
+      run.stdout.split('\n').find((l) => new RegExp(`^${method}\\s+${path.replace(/[{}/]/g, '\\$&')}\\s`).test(l))?.split(/\s+/);
+    expect(run.stdout.split('\n')[3]).toMatch(/^method\s+route\s+x-ACL\s+anonymous\s+member\s+owner\s+admin$/);
+    // anonymous, member, owner ({{item_owner}}), admin
+    expect(row('GET', '/v1/stories')?.slice(3)).toEqual(['allow', 'allow', 'allow', 'allow']);
+    expect(row('POST', '/v1/stories')?.slice(3)).toEqual(['401', 'allow', 'allow', 'allow']);
+    expect(row('PATCH', '/v1/stories/{id}')?.slice(3)).toEqual(['401', '403', 'allow', 'allow']);
+    expect(row('DELETE', '/v1/stories/{id}')?.slice(3)).toEqual(['401', '403', '403', 'allow']);
+    // settings is not in User's _auth_fields: only admins (and the user, who is not the matrix's "owner") read it
+    expect(row('GET', '/v1/users/{username}/settings')?.slice(3)).toEqual(['401', '403', '403', 'allow']);
+  });
+
   it('reports a missing file as a diagnostic, not a crash', async () => {
     const run = await svcgen(['validate', 'nope.raml'], writeTree({}));
     expect(run.exitCode).toBe(1);

@@ -54,7 +54,9 @@ export function createApp(options: AppOptions): FastifyInstance {
   });
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const { status, message, errors, headers } = describe(error);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    // A deliberate 503 (load shedding, /health) is not a failure: no stack trace at level error.
+    if (status >= 500 && !(error instanceof HttpError)) request.log.error({ err: error }, 'request failed');
+    else if (status >= 500) request.log.warn({ status, message }, 'request refused');
     else request.log.info({ status, message }, 'request refused');
     for (const [name, value] of Object.entries(headers ?? {})) reply.header(name, value);
     // An unexpected failure says nothing about itself; a deliberate HttpError (503 from /health) may.
