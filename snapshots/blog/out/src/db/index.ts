@@ -6,17 +6,21 @@ import { sqlDatabase } from '../lib/sql/database.js';
 import { openSql } from '../lib/sql/executor.js';
 import { models } from '../models/index.js';
 import { AddressRepository } from '../repositories/address.js';
+import { AuthCredentialRepository } from '../repositories/auth-credential.js';
 import { AuthorRepository } from '../repositories/author.js';
 import { CommentRepository } from '../repositories/comment.js';
 import { PostRepository } from '../repositories/post.js';
+import { UserRepository } from '../repositories/user.js';
 import { migrations } from './migrations.js';
 
 /** The repositories of every model: what routes, handlers (`event.db`) and tests use. */
 export interface Repositories {
   readonly address: AddressRepository;
+  readonly authCredential: AuthCredentialRepository;
   readonly author: AuthorRepository;
   readonly comment: CommentRepository;
   readonly post: PostRepository;
+  readonly user: UserRepository;
 }
 
 export type Database = ServiceDatabase<Repositories> & Repositories;
@@ -43,8 +47,10 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
   }
   return sqlDatabase(sql, models, (ctx) => ({
     address: new AddressRepository(ctx),
+    authCredential: new AuthCredentialRepository(ctx),
     author: new AuthorRepository(ctx),
     comment: new CommentRepository(ctx),
     post: new PostRepository(ctx),
+    user: new UserRepository(ctx),
   }));
 }

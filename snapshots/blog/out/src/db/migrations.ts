@@ -16,6 +16,12 @@ create table "address" (
   foreign key ("author_id") references "author" ("id") on delete set null on update cascade
 );
 
+create table "auth_credential" (
+  "user_key" text primary key not null,
+  "session_epoch" integer not null,
+  "token_digest" text unique
+);
+
 create table "author" (
   "id" integer primary key autoincrement,
   "name" text not null,
@@ -56,6 +62,13 @@ create table "post" (
   foreign key ("reviewer_id") references "author" ("id") on delete set null on update cascade
 );
 
+create table "user" (
+  "username" text primary key not null,
+  "email" text not null unique,
+  "password" text not null,
+  "groups" text
+);
+
 create index "address_author_id_idx" on "address" ("author_id");
 
 create index "comment_post_id_idx" on "comment" ("post_id");
@@ -74,6 +87,12 @@ create table "address" (
   "location" jsonb,
   "author_id" integer unique,
   "code" text
+);
+
+create table "auth_credential" (
+  "user_key" varchar(255) primary key not null,
+  "session_epoch" integer not null,
+  "token_digest" varchar(64) unique
 );
 
 create table "author" (
@@ -110,6 +129,13 @@ create table "post" (
   "tags" jsonb,
   "author_id" integer,
   "reviewer_id" integer
+);
+
+create table "user" (
+  "username" varchar(50) primary key not null,
+  "email" text not null unique,
+  "password" text not null,
+  "groups" jsonb
 );
 
 alter table "address" add constraint "address_author_id_fkey" foreign key ("author_id") references "author" ("id") on delete set null on update cascade;

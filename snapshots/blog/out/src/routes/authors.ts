@@ -10,7 +10,7 @@ import { postModel, postBodies } from '../models/post.js';
 export function authorsRoutes(services: Services): FastifyPluginAsync {
   return async (app) => {
     // DELETE, GET, PATCH, POST, PUT /authors — the Author collection
-    const authors = actionsFor(services, { kind: 'collection', model: authorModel, acl: null });
+    const authors = actionsFor(services, { kind: 'collection', model: authorModel, acl: 'readable' });
     app.get('/authors', authors.index);
     app.post('/authors', { schema: { body: authorBodies.create }, preValidation: authors.guard }, authors.create);
     app.patch('/authors', { schema: { body: authorBodies.update }, preValidation: authors.guard }, authors.updateMany);
@@ -19,7 +19,7 @@ export function authorsRoutes(services: Services): FastifyPluginAsync {
     completeRoute(app, '/authors', ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'], services.cors, authors.options);
 
     // DELETE, GET, PATCH, PUT /authors/{id} — one Author, by id
-    const authorsItem = actionsFor(services, { kind: 'item', model: authorModel, itemParam: 'id', acl: null });
+    const authorsItem = actionsFor(services, { kind: 'item', model: authorModel, itemParam: 'id', acl: 'readable' });
     app.get('/authors/:id', authorsItem.show);
     app.patch(
       '/authors/:id',
@@ -71,7 +71,7 @@ export function authorsRoutes(services: Services): FastifyPluginAsync {
       kind: 'attribute',
       model: authorModel,
       parent: { model: authorModel, param: 'id', field: 'links' },
-      acl: null,
+      acl: 'readable',
     });
     app.get('/authors/:id/links', authorsLinks.index);
     app.post(
