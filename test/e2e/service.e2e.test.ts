@@ -17,6 +17,8 @@ import { startService } from '../support/server.js';
 
 describe.each(['ramses-starter', 'ramses-example', 'blog'])('%s: every route the RAML lists is served', (fixture) => {
   const ir = analyze(fixtureRaml(fixture)).ir!;
+  // Building may install the generated project's dependencies first (minutes on a fresh machine): a hook's time.
+  beforeAll(() => builtProject(fixture, 'e2e-service'));
 
   it('answers each listed method on each route (never 405, never "not a resource")', async () => {
     const dir = await builtProject(fixture, 'e2e-service');
