@@ -8,13 +8,8 @@ import { aclMatrix, CALLERS, type MatrixRow } from '../acl/matrix.js';
 import type { AclEntry, Auth, Model, ServiceIR, UserFunction } from '../ir/types.js';
 import { CREDENTIAL_MODEL } from '../ir/build/user-model.js';
 import { commentText, literal, quote } from './literal.js';
-import { camel, kebab, modelNames } from './names.js';
+import { camel, modelNames, principalModule } from './names.js';
 import { RouteTests } from './test-file.js';
-
-/** The user-owned module of a `{{name}}` principal, below `src/`, without extension. */
-export function principalModule(name: string): string {
-  return `custom/principals/${kebab(name)}`;
-}
 
 export function authView(ir: ServiceIR, auth: Auth) {
   const user = ir.models.find((m) => m.name === auth.userModel)!;

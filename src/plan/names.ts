@@ -49,3 +49,8 @@ export function withArticle(name: string): string {
 export function defaultModule(name: string): string {
   return `custom/defaults/${kebab(name)}`;
 }
+
+/** The user-owned module of a `{{name}}` ACL principal, below `src/`, without extension. */
+export function principalModule(name: string): string {
+  return `custom/principals/${kebab(name)}`;
+}

@@ -9,10 +9,10 @@ import type { ServiceIR } from '../ir/types.js';
 import { appView, configView, migrationsView, modelsView, packageJson, readmeView, serviceIniView, samplesView } from './project-views.js';
 import { FieldTypes } from './field-types.js';
 import { modelView } from './model-file.js';
-import { camel, defaultModule, modelNames, routeGroupNames } from './names.js';
+import { camel, defaultModule, modelNames, principalModule, routeGroupNames } from './names.js';
 import { routeGroups, routesView } from './route-file.js';
 import { testsView } from './test-file.js';
-import { aclTestView, authView, principalModule, principalStubView } from './auth-file.js';
+import { aclTestView, authView, principalStubView } from './auth-file.js';
 
 export type FileSource =
   | { readonly kind: 'template'; readonly template: string; readonly view: object }

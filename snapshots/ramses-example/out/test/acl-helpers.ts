@@ -10,6 +10,7 @@ import { expect } from 'vitest';
 import { AUTH } from '../src/auth.js';
 import { grant, user, type AuthSpec } from '../src/lib/auth/index.js';
 import { isDynamic, type AclLine } from '../src/lib/auth/acl.js';
+import { envName } from '../src/lib/config.js';
 import { PasswordHasher } from '../src/lib/auth/passwords.js';
 import { fieldsFor } from '../src/lib/auth/policy.js';
 import { generic } from '../src/lib/model.js';
@@ -36,7 +37,7 @@ const SECRET = 'acl-matrix-secret-acl-matrix-secret-0123456789';
 
 export async function startAclService(): Promise<AclService> {
   const settings: Record<string, string> = { SVC_AUTH: 'true' };
-  if (AUTH.ticket) settings[`SVC_${AUTH.ticket.secretSetting.replace(/[.-]/g, '_').toUpperCase()}`] = SECRET;
+  if (AUTH.ticket) settings[envName(AUTH.ticket.secretSetting)] = SECRET;
   const service = await startTestService(settings, { auth: ownerOnly(AUTH, 'owner') });
   const headers = new Map<CallerKind, Record<string, string>>([['anonymous', {}]]);
   const hasher = new PasswordHasher();

@@ -7,7 +7,7 @@
  */
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
-import { ConfigError, type Config } from '../config.js';
+import { ConfigError, envName, type Config } from '../config.js';
 import type { ServiceDatabase } from '../database.js';
 import { generic, withDefaults, type Model } from '../model.js';
 import type { Policy } from '../http/policy.js';
@@ -73,7 +73,7 @@ export async function startAuth(
 
 function ticketSecrets(config: Config, setting: string): string[] {
   const secrets = splitSecrets(config.settings.get(setting) ?? '');
-  const env = `SVC_${setting.replace(/[.-]/g, '_').toUpperCase()}`;
+  const env = envName(setting);
   if (secrets.length === 0) {
     throw new ConfigError(
       `auth = true needs ${setting} (the login cookie's signing secret) in service.ini or ${env}: 32 or more random characters, e.g. from \`openssl rand -hex 32\``,

@@ -11,7 +11,7 @@ import { requestUrl } from '../http/actions.js';
 import { completeRoute } from '../http/routing.js';
 import { includeFor, serialize } from '../http/serialize.js';
 import { credentials, userKeyOf, userModel, users, type AuthContext } from './context.js';
-import { clearTicket, callerOf, crossSite, remember, sessionEpoch, setTicket } from './identity.js';
+import { clearTicket, callerOf, crossSite, logIn } from './identity.js';
 import { fieldsFor } from './policy.js';
 import { newToken, tokenDigest } from './tokens.js';
 import { fingerprint } from './ticket.js';
@@ -49,8 +49,7 @@ export function authRoutes(
       if (token) await saveToken(ctx, db, created, token);
       return created;
     });
-    setTicket(ctx, request, reply, user, await sessionEpoch(ctx, userKeyOf(ctx, user)));
-    remember(ctx, request, user, 'cookie');
+    await logIn(ctx, request, reply, user);
     if (token) reply.header('www-authenticate', `ApiKey ${String(user['username'])}:${token}`);
     return reply.code(201).send(own(request, user));
   });
@@ -60,8 +59,7 @@ export function authRoutes(
     api.post('/auth/login', { schema: { body: LOGIN_BODY } }, async (request, reply) => {
       refuseCrossSite(ctx, request);
       const user = await checkPassword(ctx, request, hashSecrets);
-      setTicket(ctx, request, reply, user, await sessionEpoch(ctx, userKeyOf(ctx, user)));
-      remember(ctx, request, user, 'cookie');
+      await logIn(ctx, request, reply, user);
       return own(request, user);
     });
     completeRoute(api, '/auth/login', ['POST'], ctx.config.cors);
@@ -172,25 +170,31 @@ function refuseCrossSite(ctx: AuthContext, request: FastifyRequest): void {
   if (crossSite(ctx, request)) throw new HttpError(403, 'log in and out from this site only (cross-site request)');
 }
 
+/** Raises the user's session epoch: every ticket issued before is worthless. */
 async function bumpEpoch(ctx: AuthContext, userKey: string): Promise<void> {
   await ctx.db.transaction(async (db) => {
-    const repository = credentials(ctx, db);
-    await repository.lockForUpdate(userKey);
-    const current = await repository.findUnique({ where: { user_key: userKey } });
-    if (current)
-      await repository.update({
-        where: { user_key: userKey },
-        data: { session_epoch: Number(current['session_epoch']) + 1 },
-      });
-    else await repository.create({ data: { user_key: userKey, session_epoch: 1, token_digest: null } });
+    await credentials(ctx, db).lockForUpdate(userKey);
+    await changeCredential(ctx, db, userKey, (current) => ({
+      session_epoch: Number(current?.['session_epoch'] ?? 0) + 1,
+    }));
   });
 }
 
 async function saveToken(ctx: AuthContext, db: AuthContext['db'], user: Rec, token: string): Promise<void> {
-  const repository = credentials(ctx, db);
-  const userKey = userKeyOf(ctx, user);
   const digest = tokenDigest(token, fingerprint(user['password']));
+  await changeCredential(ctx, db, userKeyOf(ctx, user), () => ({ token_digest: digest }));
+}
+
+/** Writes `change(current)` into the user's credential row, creating the row when there is none. */
+async function changeCredential(
+  ctx: AuthContext,
+  db: AuthContext['db'],
+  userKey: string,
+  change: (current: Rec | null) => Rec,
+): Promise<void> {
+  const repository = credentials(ctx, db);
   const current = await repository.findUnique({ where: { user_key: userKey } });
-  if (current) await repository.update({ where: { user_key: userKey }, data: { token_digest: digest } });
-  else await repository.create({ data: { user_key: userKey, session_epoch: 0, token_digest: digest } });
+  const data = change(current);
+  if (current) await repository.update({ where: { user_key: userKey }, data });
+  else await repository.create({ data: { user_key: userKey, session_epoch: 0, token_digest: null, ...data } });
 }

@@ -127,7 +127,7 @@ class Actions {
 
   async show(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const fields = parseItemFields(this.model, request.query as Query, this.policy.visibleFields(request, this.model));
-    const object = await this.authorizedItem(request, 'view');
+    const object = await this.authorizedObject(request, 'view');
     return this.withEvents(request, 'show', {}, object, async () => {
       reply.header('cache-control', 'no-store');
       return this.serializer(request, fields).object(this.model, object);
@@ -136,7 +136,7 @@ class Actions {
 
   /** `/users/{username}/settings`: the dict or list value; POST merges into it. */
   async attribute(request: FastifyRequest): Promise<unknown> {
-    const parent = await this.authorizedParent(request, 'view');
+    const parent = await this.authorizedObject(request, 'view');
     const name = this.route.parent!.field;
     const seen = this.policy.visibleFields(request, generic(this.route.parent!.model), parent);
     if (seen && !seen.has(name)) throw this.policy.refusal(request, `read ${name}`);
@@ -175,7 +175,7 @@ class Actions {
   async update(request: FastifyRequest, reply: FastifyReply, action: 'update' | 'replace'): Promise<unknown> {
     const body = this.body(request);
     this.checkBody(request, body, action);
-    const object = await this.authorizedItem(request, 'update');
+    const object = await this.authorizedObject(request, 'update');
     this.policy.checkWritable(request, this.model, Object.keys(body), object);
     this.checkKeyUnchanged(body, object);
     return this.write(
@@ -196,7 +196,7 @@ class Actions {
   }
 
   async delete(request: FastifyRequest): Promise<unknown> {
-    const object = await this.authorizedItem(request, 'delete');
+    const object = await this.authorizedObject(request, 'delete');
     return this.write(
       request,
       'delete',
@@ -266,7 +266,7 @@ class Actions {
     const parentModel = generic(this.route.parent!.model);
     const name = this.route.parent!.field;
     const field = this.fieldOfParent();
-    const parent = await this.authorizedParent(request, 'update');
+    const parent = await this.authorizedObject(request, 'update');
     this.policy.checkWritable(request, parentModel, [name], parent);
     reply.code(201);
     return this.write(
@@ -386,38 +386,27 @@ class Actions {
   }
 
   /**
-   * The item the URL names, once the caller may use `permission` on it. When the decision does
-   * not depend on the item, it is made first: a refused caller cannot probe which keys exist.
+   * The object the URL names (for an attribute route, the parent item), once the caller may use
+   * `permission` on it. When the decision does not depend on the object, it is made first: a
+   * refused caller cannot probe which keys exist.
    */
-  async authorizedItem(request: FastifyRequest, permission: Permission): Promise<Rec> {
+  async authorizedObject(request: FastifyRequest, permission: Permission): Promise<Rec> {
     const checked = authorized.get(request);
     if (checked) return checked;
     const early = !this.policy.needsObject(this.route);
     if (early) await this.policy.authorize(request, permission, this.route, {});
-    const object = await this.load(request);
+    const object =
+      this.route.kind === 'attribute' ? await this.parent(this.services.db, request) : await this.load(request);
     if (!early) await this.policy.authorize(request, permission, this.route, object);
     authorized.set(request, object);
     return object;
-  }
-
-  /** Attribute routes: the parent item, once the caller may use `permission` on it. */
-  async authorizedParent(request: FastifyRequest, permission: Permission): Promise<Rec> {
-    const checked = authorized.get(request);
-    if (checked) return checked;
-    const early = !this.policy.needsObject(this.route);
-    if (early) await this.policy.authorize(request, permission, this.route, {});
-    const parent = await this.parent(this.services.db, request);
-    if (!early) await this.policy.authorize(request, permission, this.route, parent);
-    authorized.set(request, parent);
-    return parent;
   }
 
   async guard(request: FastifyRequest): Promise<void> {
     const kind = this.route.kind;
     if (kind === 'collection' || (kind === 'singular' && request.method === 'POST')) {
       await this.policy.authorize(request, request.method === 'POST' ? 'create' : 'update', this.route);
-    } else if (kind === 'attribute') await this.authorizedParent(request, 'update');
-    else await this.authorizedItem(request, 'update');
+    } else await this.authorizedObject(request, 'update');
   }
 
   /**

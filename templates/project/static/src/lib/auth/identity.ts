@@ -105,6 +105,17 @@ async function byTicket(ctx: AuthContext, request: FastifyRequest, reply: Fastif
   return { user, via: 'cookie' as const };
 }
 
+/** Logs `user` in for this request and the next ones: sets the cookie and the caller. */
+export async function logIn(
+  ctx: AuthContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: Record<string, unknown>,
+): Promise<void> {
+  setTicket(ctx, request, reply, user, await sessionEpoch(ctx, userKeyOf(ctx, user)));
+  remember(ctx, request, user, 'cookie');
+}
+
 export async function sessionEpoch(ctx: AuthContext, userKey: string): Promise<number> {
   const credential = await credentials(ctx).findUnique({ where: { user_key: userKey } });
   return Number(credential?.['session_epoch'] ?? 0);
@@ -126,24 +137,16 @@ export function setTicket(
     epoch,
     fingerprint: fingerprint(user['password']),
   });
-  reply.setCookie(ticket.cookieName, value, {
-    path: '/',
-    httpOnly: ticket.httpOnly,
-    sameSite: 'lax',
-    secure: request.protocol === 'https',
-    maxAge: ctx.config.authTimeout,
-  });
+  reply.setCookie(ticket.cookieName, value, { ...cookieOptions(request, ticket), maxAge: ctx.config.authTimeout });
 }
 
 export function clearTicket(ctx: AuthContext, request: FastifyRequest, reply: FastifyReply): void {
   const ticket = ctx.spec.ticket;
   if (!ticket) return;
-  reply.setCookie(ticket.cookieName, '', {
-    path: '/',
-    httpOnly: ticket.httpOnly,
-    sameSite: 'lax',
-    secure: request.protocol === 'https',
-    maxAge: 0,
-    expires: new Date(0),
-  });
+  reply.setCookie(ticket.cookieName, '', { ...cookieOptions(request, ticket), maxAge: 0, expires: new Date(0) });
+}
+
+/** Host-only, HttpOnly unless the RAML says otherwise, SameSite=Lax, Secure over HTTPS. */
+function cookieOptions(request: FastifyRequest, ticket: { readonly httpOnly: boolean }) {
+  return { path: '/', httpOnly: ticket.httpOnly, sameSite: 'lax', secure: request.protocol === 'https' } as const;
 }
