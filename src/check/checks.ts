@@ -4,7 +4,9 @@
  */
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { IrSources } from '../ir/build/index.js';
-import type { ServiceIR } from '../ir/types.js';
+import type { ServiceIR, UserFunction } from '../ir/types.js';
+import type { Span } from '../diagnostics/source.js';
+import { kebab } from '../plan/names.js';
 import { checkSchemaSyntax } from '../ir/schema-document.js';
 import type { RamlApi, Resource } from '../raml/model.js';
 
@@ -13,6 +15,31 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkRoutesWithoutAcl(diagnostics, ir, sources);
   checkUnusedAcls(diagnostics, ir, sources);
   checkSchemas(diagnostics, api);
+  checkUserFunctionNames(diagnostics, ir, sources);
+}
+
+/** `set_owner` and `setOwner` would be one module and one function (contract §1.1: one module per name). */
+function checkUserFunctionNames(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
+  const kinds: readonly [string, readonly UserFunction[], (f: UserFunction) => Span | undefined][] = [
+    ['handler', ir.userCode.handlers, (f) => sources.handlers.find((h) => h.name === f.name)?.span],
+    ['processor', ir.userCode.processors, (f) => f.usedBy.map((u) => sources.fields.get(`${u.model}.${u.field}`)).find(Boolean)],
+  ];
+  for (const [kind, functions, spanOf] of kinds) {
+    const byModule = new Map<string, string>();
+    for (const f of functions) {
+      const module = kebab(f.name);
+      const other = byModule.get(module);
+      if (other === undefined) {
+        byModule.set(module, f.name);
+        continue;
+      }
+      const span = spanOf(f);
+      diagnostics.report('SVC2042', `${kind}s "${other}" and "${f.name}" would share the module ${module}.ts`, {
+        ...(span ? { span } : {}),
+        hint: `spell both the same way, e.g. "${other}"`,
+      });
+    }
+  }
 }
 
 /** Every JSON schema of the API parses (model schemas were read already; the rest are documentation). */

@@ -110,6 +110,7 @@ export const codes = {
   // --- events -----------------------------------------------------------------------------------------
   SVC2040: { severity: 'error', title: 'unknown event', explanation: 'Event tags are `before_<action>` or `after_<action>`, with actions index, create, update_many, delete_many, collection_options, show, update, replace, delete, item_options, login, logout, register and set.' },
   SVC2041: { severity: 'warning', title: 'event never fires', explanation: 'login, logout and register events fire for the user model only.' },
+  SVC2042: { severity: 'error', title: 'user functions share a module', explanation: 'Each handler, processor, principal and default gets a module named after it (`set_owner` → `set-owner.ts`, function `setOwner`); two names that differ only in case or separators would share one.' },
 
   // --- relationships ----------------------------------------------------------------------------------
   SVC2050: { severity: 'error', title: 'unknown related model', explanation: 'A relationship `document` or foreign key `ref_document` names a model that no resource defines.' },

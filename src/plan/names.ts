@@ -23,7 +23,8 @@ export function modelNames(model: Pick<Model, 'name'>) {
     file: kebab(model.name),
     variable: `${base}Model`,
     bodies: `${base}Bodies`,
-    events: `${base}Events`,
+    /** The type of an event of this model, in src/events.ts. */
+    event: `${model.name}Event`,
     repository: `${model.name}Repository`,
     property: base,
     create: `${model.name}Create`,
@@ -53,4 +54,20 @@ export function defaultModule(name: string): string {
 /** The user-owned module of a `{{name}}` ACL principal, below `src/`, without extension. */
 export function principalModule(name: string): string {
   return `custom/principals/${kebab(name)}`;
+}
+
+/** The user-owned module of an event handler, below `src/`, without extension. */
+export function handlerModule(name: string): string {
+  return `custom/handlers/${kebab(name)}`;
+}
+
+/** The user-owned module of a field processor, below `src/`, without extension. */
+export function processorModule(name: string): string {
+  return `custom/processors/${kebab(name)}`;
+}
+
+/** `set_item_owner` → `SetItemOwner`: the prefix of a user function's types in src/events.ts. */
+export function pascal(name: string): string {
+  const base = camel(name);
+  return base.charAt(0).toUpperCase() + base.slice(1);
 }

@@ -9,7 +9,8 @@ import type { ServiceIR } from '../ir/types.js';
 import { appView, configView, migrationsView, modelsView, packageJson, readmeView, serviceIniView, samplesView } from './project-views.js';
 import { FieldTypes } from './field-types.js';
 import { modelView } from './model-file.js';
-import { camel, defaultModule, modelNames, principalModule, routeGroupNames } from './names.js';
+import { camel, defaultModule, handlerModule, modelNames, principalModule, processorModule, routeGroupNames } from './names.js';
+import { eventsView, handlerStubView, processorStubView } from './events-file.js';
 import { routeGroups, routesView } from './route-file.js';
 import { testsView } from './test-file.js';
 import { aclTestView, authView, principalStubView } from './auth-file.js';
@@ -37,6 +38,8 @@ export async function planProject(ir: ServiceIR): Promise<PlannedFile[]> {
   add('service.ini', 'Settings of the service; every key can be overridden by an SVC_<KEY> environment variable.', template('service.ini', serviceIniView(ir)), 'user');
   add('README.md', 'How to run the service, and its HTTP API.', template('README.md', readmeView(ir)));
   add('src/app.ts', 'The service as a Fastify instance: every route plugin below the base path.', template('app.ts', appView(ir)));
+  add('src/events.ts', 'The event handlers and field processors of every model, and the types they are checked against.', template('events.ts', eventsView(ir)));
+  add('src/custom/extend.ts', 'Your own plugins and routes.', template('extend-stub.ts', {}), 'user');
   add('src/config.ts', 'Reads service.ini and the SVC_* environment variables.', template('config.ts', configView(ir)));
   add('src/db/index.ts', 'Opens the database named in service.ini, migrates it, and gives the repositories of every model.', template('db.ts', modelsView(ir)));
   add('src/db/migrations.ts', 'The SQL schema, for SQLite and PostgreSQL, applied at start-up.', template('migrations.ts', migrationsView(ir, types)));
@@ -55,6 +58,12 @@ export async function planProject(ir: ServiceIR): Promise<PlannedFile[]> {
   }
   for (const principal of ir.userCode.principals) {
     add(`src/${principalModule(principal.name)}.ts`, `The {{${principal.name}}} ACL principal.`, template('principal-stub.ts', principalStubView(ir, principal)), 'user');
+  }
+  for (const handler of ir.userCode.handlers) {
+    add(`src/${handlerModule(handler.name)}.ts`, `The ${handler.name} event handler.`, template('handler-stub.ts', handlerStubView(handler)), 'user');
+  }
+  for (const processor of ir.userCode.processors) {
+    add(`src/${processorModule(processor.name)}.ts`, `The ${processor.name} field processor.`, template('processor-stub.ts', processorStubView(processor)), 'user');
   }
   for (const callable of ir.userCode.callables) {
     add(`src/${defaultModule(callable.name)}.ts`, `The {{${callable.name}}} default value.`, template('default-stub.ts', defaultStubView(callable.name, callable.usedBy)), 'user');

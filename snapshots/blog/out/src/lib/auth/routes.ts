@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, badRequest, statusBody } from '../errors.js';
+import { inTransaction, withEvents, type Action, type EventRun } from '../events.js';
 import { withDefaults, type Model } from '../model.js';
 import { requestUrl } from '../http/actions.js';
 import { completeRoute } from '../http/routing.js';
@@ -42,16 +43,23 @@ export function authRoutes(
   api.post('/auth/register', { schema: { body: ctx.spec.registerBody } }, async (request, reply) => {
     refuseCrossSite(ctx, request);
     const body = checkRegistration(model, { ...(request.body as Rec) });
-    const data = await hashSecrets(model, withDefaults(model, body));
     const token = ctx.spec.apiKey ? newToken() : null;
-    const user = await ctx.db.transaction(async (db) => {
-      const created = await users(ctx, db).create({ data, include: includeFor(model, db.models) });
-      if (token) await saveToken(ctx, db, created, token);
-      return created;
-    });
+    let user: Rec = {};
+    const response = await inTransaction(
+      ctx.db,
+      eventRun(ctx, request, 'register'),
+      body,
+      (data) => hashSecrets(model, withDefaults(model, data)),
+      async (db, data) => {
+        user = await users(ctx, db).create({ data, include: includeFor(model, db.models) });
+        if (token) await saveToken(ctx, db, user, token);
+        return user;
+      },
+      (created) => own(request, created),
+    );
     await logIn(ctx, request, reply, user);
     if (token) reply.header('www-authenticate', `ApiKey ${String(user['username'])}:${token}`);
-    return reply.code(201).send(own(request, user));
+    return reply.code(201).send(response);
   });
   completeRoute(api, '/auth/register', ['POST'], ctx.config.cors);
 
@@ -59,17 +67,26 @@ export function authRoutes(
     api.post('/auth/login', { schema: { body: LOGIN_BODY } }, async (request, reply) => {
       refuseCrossSite(ctx, request);
       const user = await checkPassword(ctx, request, hashSecrets);
+      // Before-login handlers may still refuse (throw): the ticket is issued after them.
+      const response = await withEvents(ctx.db, eventRun(ctx, request, 'login', user), async () => own(request, user));
       await logIn(ctx, request, reply, user);
-      return own(request, user);
+      return response;
     });
     completeRoute(api, '/auth/login', ['POST'], ctx.config.cors);
     const logout = async (request: FastifyRequest, reply: FastifyReply) => {
       refuseCrossSite(ctx, request);
       const id = callerOf(request).id;
-      // Every ticket of the user, on every device, stops working.
-      if (id !== null) await bumpEpoch(ctx, id);
+      const response = await withEvents(
+        ctx.db,
+        eventRun(ctx, request, 'logout', request.user ?? undefined),
+        async (db) => {
+          // Every ticket of the user, on every device, stops working.
+          if (id !== null) await bumpEpoch(ctx, db, id);
+          return statusBody(200, 'Logged out', requestUrl(request));
+        },
+      );
       clearTicket(ctx, request, reply);
-      return statusBody(200, 'Logged out', requestUrl(request));
+      return response;
     };
     api.get('/auth/logout', logout);
     api.post('/auth/logout', logout);
@@ -171,13 +188,19 @@ function refuseCrossSite(ctx: AuthContext, request: FastifyRequest): void {
 }
 
 /** Raises the user's session epoch: every ticket issued before is worthless. */
-async function bumpEpoch(ctx: AuthContext, userKey: string): Promise<void> {
-  await ctx.db.transaction(async (db) => {
-    await credentials(ctx, db).lockForUpdate(userKey);
-    await changeCredential(ctx, db, userKey, (current) => ({
+async function bumpEpoch(ctx: AuthContext, db: AuthContext['db'], userKey: string): Promise<void> {
+  const change = async (tx: AuthContext['db']) => {
+    await credentials(ctx, tx).lockForUpdate(userKey);
+    await changeCredential(ctx, tx, userKey, (current) => ({
       session_epoch: Number(current?.['session_epoch'] ?? 0) + 1,
     }));
-  });
+  };
+  // Inside the logout handlers' transaction when there is one.
+  await (db === ctx.db ? ctx.db.transaction(change) : change(db));
+}
+
+function eventRun(ctx: AuthContext, request: FastifyRequest, action: Action, instance?: Rec): EventRun {
+  return { model: userModel(ctx), events: ctx.events, action, request, ...(instance ? { instance } : {}) };
 }
 
 async function saveToken(ctx: AuthContext, db: AuthContext['db'], user: Rec, token: string): Promise<void> {

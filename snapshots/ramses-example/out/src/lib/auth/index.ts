@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { ConfigError, envName, type Config } from '../config.js';
 import type { ServiceDatabase } from '../database.js';
 import { generic, withDefaults, type Model } from '../model.js';
+import type { ServiceEvents } from '../events.js';
 import type { Policy } from '../http/policy.js';
 import { users, type AuthContext, type AuthSpec } from './context.js';
 import { identify } from './identity.js';
@@ -33,6 +34,8 @@ export interface Auth {
 export interface AuthOptions {
   readonly basePath: string;
   readonly hasher: PasswordHasher;
+  /** The handlers of register, login and logout are the user model's. */
+  readonly events?: ServiceEvents;
   /** Milliseconds since 1970 (tests move it). */
   readonly now?: () => number;
 }
@@ -49,6 +52,7 @@ export async function startAuth(
     db,
     basePath: options.basePath,
     hasher: options.hasher,
+    events: options.events?.get(spec.userModel.name),
     throttle: new LoginThrottle(),
     keys: spec.ticket ? ticketKeys(ticketSecrets(config, spec.ticket.secretSetting), spec.ticket.hashalg) : null,
     now: options.now ?? Date.now,

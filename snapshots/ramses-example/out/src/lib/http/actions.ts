@@ -6,7 +6,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, conflict, notFound, statusBody, type FieldError } from '../errors.js';
-import { hasHandlers, runAfter, runBefore, type Action, type EventRun, type ModelEvents } from '../events.js';
+import { inTransaction, withEvents, type Action, type EventRun, type ServiceEvents } from '../events.js';
 import { generic, withDefaults, type AnyModel, type FieldSpec, type Model } from '../model.js';
 import type { EngineRepository, ServiceDatabase } from '../database.js';
 import type { Where } from '../repository.js';
@@ -22,7 +22,6 @@ export interface RouteSpec {
   readonly kind: 'collection' | 'item' | 'singular' | 'attribute';
   /** The model whose objects the route serves (the parent's model, for an attribute route). */
   readonly model: AnyModel;
-  readonly events?: ModelEvents<never, never>;
   /** The path parameter with the item's key (item routes). */
   readonly itemParam?: string;
   /** Nested routes: the parent item, and its relationship (or dict/list field) this route follows. */
@@ -36,6 +35,8 @@ export interface Services {
   readonly policy: Policy;
   /** Replaces the secrets (passwords) in data to be written by their hashes. */
   readonly hashSecrets?: (model: Model, data: Rec) => Promise<Rec>;
+  /** The handlers and processors of every model (src/events.ts). */
+  readonly events?: ServiceEvents;
   readonly basePath: string;
   readonly defaultLimit: number;
   readonly cors: CorsSettings;
@@ -96,7 +97,7 @@ class Actions {
       maxLimit: this.policy.maxLimit(request),
       visible: this.policy.visibleFields(request, this.model),
     });
-    return this.withEvents(request, 'index', {}, undefined, async (db) => {
+    return this.withEvents(request, 'index', undefined, async (db) => {
       const scope = await this.scope(db, request);
       const where = combine(query.where, scope);
       const repository = this.repository(db);
@@ -128,7 +129,7 @@ class Actions {
   async show(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const fields = parseItemFields(this.model, request.query as Query, this.policy.visibleFields(request, this.model));
     const object = await this.authorizedObject(request, 'view');
-    return this.withEvents(request, 'show', {}, object, async () => {
+    return this.withEvents(request, 'show', object, async () => {
       reply.header('cache-control', 'no-store');
       return this.serializer(request, fields).object(this.model, object);
     });
@@ -308,42 +309,26 @@ class Actions {
     work: (db: ServiceDatabase, data: Rec) => Promise<R>,
     present: (result: R) => unknown,
   ): Promise<unknown> {
-    return this.services.db.transaction(async (db) => {
-      const run = this.eventRun(request, action, db, instance);
-      const data = await this.hashSecrets(await runBefore(run, body));
-      const result = await work(db, data);
-      return runAfter(run, data, present(result));
-    });
+    const run = this.eventRun(request, action, instance);
+    return inTransaction(this.services.db, run, body, (data) => this.hashSecrets(data), work, present);
   }
 
   /** Reads run their handlers inside a transaction only when there are handlers. */
   async withEvents(
     request: FastifyRequest,
     action: Action,
-    data: Rec,
     instance: Rec | undefined,
     work: (db: ServiceDatabase) => Promise<unknown>,
   ): Promise<unknown> {
-    if (!hasHandlers(this.route.events, action)) return work(this.services.db);
-    return this.services.db.transaction(async (db) => {
-      const run = this.eventRun(request, action, db, instance);
-      await runBefore(run, data);
-      return runAfter(run, data, await work(db));
-    });
+    return withEvents(this.services.db, this.eventRun(request, action, instance), work);
   }
 
-  eventRun(
-    request: FastifyRequest,
-    action: Action,
-    db: ServiceDatabase,
-    instance: Rec | undefined,
-  ): EventRun<ServiceDatabase> {
+  eventRun(request: FastifyRequest, action: Action, instance: Rec | undefined): EventRun {
     return {
       model: this.model,
-      events: this.route.events as never,
+      events: this.services.events?.get(this.model.name),
       action,
       request,
-      db,
       ...(instance ? { instance } : {}),
     };
   }
@@ -416,6 +401,8 @@ class Actions {
   async options(request: FastifyRequest): Promise<void> {
     const itemRules = this.route.kind !== 'collection' && !this.policy.needsObject(this.route);
     await this.policy.authorize(request, 'options', this.route, itemRules ? {} : undefined);
+    const action = this.route.kind === 'collection' ? 'collection_options' : 'item_options';
+    await this.withEvents(request, action, undefined, async () => undefined);
   }
 
   checkKeyUnchanged(body: Rec, object: Rec): void {

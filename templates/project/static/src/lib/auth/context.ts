@@ -1,5 +1,6 @@
 /** What the parts of authentication share: settings, keys, the database and the user model. */
 import type { Config } from '../config.js';
+import type { ModelEvents } from '../events.js';
 import type { EngineRepository, ServiceDatabase } from '../database.js';
 import { generic, type AnyModel, type Model } from '../model.js';
 import type { Acl } from './acl.js';
@@ -35,6 +36,8 @@ export interface AuthContext {
   readonly db: ServiceDatabase;
   readonly basePath: string;
   readonly hasher: PasswordHasher;
+  /** The user model's handlers and processors (register, login, logout). */
+  readonly events: ModelEvents | undefined;
   readonly throttle: LoginThrottle;
   /** Null when the API has no x-Ticket scheme. */
   readonly keys: TicketKeys | null;
