@@ -8,7 +8,12 @@ import { contentHash, type OutputTree } from '../generate.js';
 import type { Owner } from '../render/header.js';
 import type { Manifest } from './manifest.js';
 
-export type ChangeKind = 'add' | 'change' | 'delete' | 'keep' | 'conflict' | 'stale-edited';
+/**
+ * `conflict`: a generated file the user edited (not overwritten without --force);
+ * `stale-edited`: a generated file no longer produced but edited (kept);
+ * `unused`: a user-owned stub the API no longer refers to (kept, reported).
+ */
+export type ChangeKind = 'add' | 'change' | 'delete' | 'keep' | 'conflict' | 'stale-edited' | 'unused';
 
 export interface Change {
   readonly path: string;
@@ -33,9 +38,13 @@ export function planChanges(outDir: string, tree: OutputTree, previous: Manifest
     }
   }
   for (const [path, recorded] of Object.entries(previous?.files ?? {})) {
-    if (tree.has(path) || recorded.owner !== 'generated') continue;
+    if (tree.has(path)) continue;
     const before = readIfExists(join(outDir, path));
     if (before === undefined) continue;
+    if (recorded.owner === 'user') {
+      changes.push({ path, kind: 'unused', owner: 'user', before });
+      continue;
+    }
     const unedited = recorded.sha256 === contentHash(before);
     changes.push({ path, kind: unedited || force ? 'delete' : 'stale-edited', owner: 'generated', before });
   }

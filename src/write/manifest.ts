@@ -28,10 +28,16 @@ export function readManifest(outDir: string): Manifest | null {
   }
 }
 
-export function manifestOf(tree: OutputTree, raml: string): Manifest {
+/**
+ * The manifest after writing `tree`. User-owned files the API no longer refers to (`unused`)
+ * stay in it, so every later run reports them until the user deletes them.
+ */
+export function manifestOf(tree: OutputTree, raml: string, unused: readonly string[] = [], previous: Manifest | null = null): Manifest {
   const files: Record<string, { owner: Owner; sha256: string }> = {};
   for (const file of tree.values()) files[file.path] = { owner: file.owner, sha256: contentHash(file.content) };
-  return { generator: 'svcgen', raml, files };
+  for (const path of unused) if (previous?.files[path]) files[path] = previous.files[path];
+  const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return { generator: 'svcgen', raml, files: sorted };
 }
 
 export function manifestText(manifest: Manifest): string {

@@ -43,15 +43,25 @@ export async function runGenerate(io: Io, file: string, flags: GenerateFlags): P
     io.stderr(`svcgen: nothing written. Move your changes to the user-owned files, or run again with --force to overwrite.\n`);
     return ExitCode.failed;
   }
-  applyChanges(outDir, changes, manifestOf(tree, ramlFile), previous);
+  const unused = changes.filter((c) => c.kind === 'unused').map((c) => c.path);
+  applyChanges(outDir, changes, manifestOf(tree, ramlFile, unused, previous), previous);
   for (const c of changes.filter((x) => x.kind === 'stale-edited')) io.stderr(`kept ${c.path}: svcgen no longer generates it, but it was edited; delete it if it is not needed\n`);
+  reportUnused(io, unused, ramlFile);
   io.stderr(`svcgen: ${shown} — ${summary(changes)}\n`);
   return ExitCode.ok;
 }
 
+/** User code is never deleted: a stub the API stopped using is named, and tsc will name it too. */
+function reportUnused(io: Io, unused: readonly string[], ramlFile: string): void {
+  for (const path of unused) {
+    io.stderr(`unused ${path}: ${ramlFile} no longer refers to it; kept (yours: delete it when you no longer need it)\n`);
+  }
+}
+
 /** `--check`: exit 1 when writing would change anything, listing each file with a short diff. */
 function check(io: Io, changes: readonly Change[], shown: string): number {
-  const stale = changes.filter((c) => c.kind !== 'keep');
+  // Unused stubs are the user's to delete; generating again would not change them.
+  const stale = changes.filter((c) => c.kind !== 'keep' && c.kind !== 'unused');
   if (stale.length === 0) {
     io.stderr(`svcgen: ${shown} is up to date\n`);
     return ExitCode.ok;
@@ -71,6 +81,7 @@ const VERBS: Readonly<Record<Change['kind'], string>> = {
   keep: 'keep',
   conflict: 'edited (would overwrite)',
   'stale-edited': 'stale but edited (would keep)',
+  unused: 'unused (kept)',
 };
 
 function describe(change: Change): string {
@@ -81,6 +92,7 @@ function summary(changes: readonly Change[]): string {
   const count = (kind: Change['kind']) => changes.filter((c) => c.kind === kind).length;
   const parts = [`${count('add')} added`, `${count('change')} changed`, `${count('delete')} deleted`, `${count('keep')} unchanged`];
   if (count('conflict')) parts.push(`${count('conflict')} edited`);
+  if (count('unused')) parts.push(`${count('unused')} unused`);
   return parts.join(', ');
 }
 

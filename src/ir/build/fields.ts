@@ -36,6 +36,9 @@ const SETTINGS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Ramses engine options svcgen accepts silently because they change nothing here. */
+/** Keys of a schema property (not of its `_db_settings`) that users put inside by mistake. */
+const PROPERTY_KEYS: ReadonlySet<string> = new Set(['_processors', '_backref_processors']);
+
 const IGNORED_SETTINGS = new Set(['name', 'index', 'autoincrement', 'collation', 'convert_unicode', 'asdecimal', 'timezone', 'length', 'backref_uselist', 'lazy']);
 
 /** JSON Schema keywords of a property that validate its value (contract §3: differs from Ramses). */
@@ -388,7 +391,11 @@ class SettingsReader {
       const elsewhere = Object.entries(SETTINGS_BY_TYPE).find(([, keys]) => keys.includes(key))?.[0];
       this.ctx.diagnostics.report('SVC2012', `"${key}" means nothing for ${this.type} field "${this.field}"`, {
         span: e.key.span,
-        hint: elsewhere ? `"${key}" belongs to ${elsewhere} fields` : didYouMean(key, [...known]) ?? 'it is ignored',
+        hint: PROPERTY_KEYS.has(key)
+          ? `"${key}" belongs beside "_db_settings", in the property itself`
+          : elsewhere
+            ? `"${key}" belongs to ${elsewhere} fields`
+            : (didYouMean(key, [...known]) ?? 'it is ignored'),
       });
     }
   }
