@@ -1,0 +1,124 @@
+/**
+ * Regeneration never loses user code (contract §1.1), on the events fixture, whose handlers and
+ * processors give it user-owned stubs: identical bytes for identical input, filled-in stubs kept,
+ * new handler names get stubs, a removed resource takes its generated files with it and leaves
+ * its stubs (reported as unused), and `--check` in a CI script.
+ */
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { repoRoot } from '../support/paths.js';
+
+/** A copy of the events fixture in a fresh folder, to change at will. */
+function eventsApi(): { dir: string; raml: string; out: string; schema: (name: string) => string } {
+  const dir = mkdtempSync(join(tmpdir(), 'svcgen-regenerate-'));
+  cpSync(join(repoRoot, 'fixtures', 'events'), join(dir, 'api'), { recursive: true });
+  return { dir, raml: join(dir, 'api', 'api.raml'), out: join(dir, 'out'), schema: (name) => join(dir, 'api', 'schemas', `${name}.json`) };
+}
+
+const generate = (raml: string, out: string, ...flags: string[]) => runCli(['generate', raml, '-o', out, ...flags], join(out, '..'));
+
+/** Every file below `dir`, path → content. */
+function tree(dir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const visit = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else files.set(relative(dir, path), readFileSync(path, 'utf8'));
+    }
+  };
+  visit(dir);
+  return files;
+}
+
+function edit(file: string, change: (text: string) => string): void {
+  const before = readFileSync(file, 'utf8');
+  const after = change(before);
+  if (after === before) throw new Error(`the edit changed nothing in ${file}`);
+  writeFileSync(file, after);
+}
+
+const MY_SET_SLUG = `import type { SetSlugEvent } from '../../events.js';
+
+export async function setSlug(event: SetSlugEvent): Promise<void> {
+  event.setFieldValue('slug', 'mine');
+}
+`;
+
+describe('regenerating the events fixture', () => {
+  it('gives byte-identical trees for identical input, in any out-dir', async () => {
+    const a = eventsApi();
+    const b = eventsApi();
+    expect((await generate(a.raml, a.out)).code).toBe(0);
+    expect((await generate(b.raml, join(b.dir, 'elsewhere', 'out'))).code).toBe(0);
+    const first = tree(a.out);
+    const second = tree(join(b.dir, 'elsewhere', 'out'));
+    expect([...first.keys()]).toEqual([...second.keys()]);
+    for (const [path, content] of first) expect(second.get(path), path).toBe(content);
+    expect(first.has('src/custom/handlers/set-slug.ts')).toBe(true);
+    expect(first.has('src/custom/processors/trim.ts')).toBe(true);
+    expect(first.has('src/custom/extend.ts')).toBe(true);
+  });
+
+  it('keeps a filled-in stub, and creates the stub of a new handler name', async () => {
+    const { raml, out, schema } = eventsApi();
+    await generate(raml, out);
+    writeFileSync(join(out, 'src/custom/handlers/set-slug.ts'), MY_SET_SLUG);
+    edit(schema('project'), (t) => t.replace('"before_create": ["set_slug"]', '"before_create": ["set_slug", "notify_team"]'));
+    const run = await generate(raml, out);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/1 added, 1 changed, 0 deleted/);
+    expect(readFileSync(join(out, 'src/custom/handlers/set-slug.ts'), 'utf8')).toBe(MY_SET_SLUG);
+    expect(readFileSync(join(out, 'src/custom/handlers/notify-team.ts'), 'utf8')).toContain('export async function notifyTeam(event: NotifyTeamEvent)');
+    expect(readFileSync(join(out, 'src/events.ts'), 'utf8')).toContain('before: { create: [setSlug, notifyTeam]');
+  });
+
+  it('removing a resource deletes its generated files and keeps its stubs, reported as unused on every run', async () => {
+    const { raml, out, schema } = eventsApi();
+    await generate(raml, out);
+    writeFileSync(join(out, 'src/custom/handlers/set-slug.ts'), MY_SET_SLUG);
+    edit(raml, (t) => t.replace(/\n\/projects:[\s\S]*?\n(?=\/tasks:)/, '\n'));
+    edit(schema('task'), (t) => t.replace(/,\s*"project_id": \{[\s\S]*?\}\s*\}/, ''));
+    const run = await generate(raml, out);
+    expect(run.code, run.stderr).toBe(0);
+    for (const gone of ['src/models/project.ts', 'src/repositories/project.ts', 'src/routes/projects.ts']) expect(existsSync(join(out, gone)), gone).toBe(false);
+    const unused = ['add-open-tasks', 'close-tasks', 'refuse-frozen', 'set-slug'].map((h) => `src/custom/handlers/${h}.ts`);
+    for (const stub of unused) {
+      expect(existsSync(join(out, stub)), stub).toBe(true);
+      expect(run.stderr).toContain(`unused ${stub}: api.raml no longer refers to it`);
+    }
+    // Still used by Task and User: not reported.
+    expect(run.stderr).not.toContain('audit.ts');
+    expect(readFileSync(join(out, 'src/custom/handlers/set-slug.ts'), 'utf8')).toBe(MY_SET_SLUG);
+    // Up to date: unused stubs are the user's to delete, not a reason to fail CI.
+    expect((await generate(raml, out, '--check')).code).toBe(0);
+    const again = await generate(raml, out);
+    expect(again.stderr).toContain('unused src/custom/handlers/set-slug.ts');
+    expect(again.stderr).toMatch(/0 added, 0 changed, 0 deleted, \d+ unchanged, 4 unused/);
+    rmSync(join(out, 'src/custom/handlers/set-slug.ts'));
+    const afterDelete = await generate(raml, out);
+    expect(afterDelete.stderr).not.toContain('set-slug.ts');
+    expect(afterDelete.stderr).toContain('3 unused');
+  });
+
+  it('--check in a CI script: passes when up to date, fails with the diff after an API change', async () => {
+    const { dir, raml, out, schema } = eventsApi();
+    await generate(raml, out);
+    const script = join(dir, 'ci.sh');
+    writeFileSync(script, `set -euo pipefail\nnode "${join(repoRoot, 'bin', 'svcgen.js')}" generate api/api.raml -o out --check\necho "generated code is up to date"\n`);
+    const ok = await execa('bash', [script], { cwd: dir, reject: false, env: { NO_COLOR: '1' } });
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('generated code is up to date');
+    edit(schema('project'), (t) => t.replace('"max_length": 100 } },\n        "slug"', '"max_length": 120 } },\n        "slug"'));
+    const stale = await execa('bash', [script], { cwd: dir, reject: false, env: { NO_COLOR: '1' } });
+    expect(stale.exitCode).toBe(1);
+    expect(stale.stdout).toContain('change   src/models/project.ts');
+    expect(stale.stdout).toMatch(/\+.*maxLength: 120/);
+    expect(stale.stdout).not.toContain('generated code is up to date');
+    expect(stale.stderr).toContain('is out of date');
+  });
+});
