@@ -1,7 +1,7 @@
 /**
  * ramses-example with `auth = true`, built and started as a process, over HTTP on SQLite and
- * PostgreSQL (contract §5, §6): the Ramses example's principal functions ported to TypeScript in
- * its user-owned stubs; anonymous callers, members, owners and admins; field privacy; and the
+ * PostgreSQL (contract §5, §6): the Ramses example's Python functions (principals, the
+ * set_item_owner handler, the lowercase processor) ported to TypeScript in its user-owned stubs; anonymous callers, members, owners and admins; field privacy; and the
  * hardening of reliability.md §1–§4 (tampered, expired, replayed tickets, CSRF, enumeration,
  * brute force, secrets never shown).
  */
@@ -51,11 +51,30 @@ export function userProfile(request: FastifyRequest, _object: Profile | undefine
 `,
 };
 
+/** ramses_example's set_item_owner handler and lowercase processor. */
+const EVENTS: Record<string, string> = {
+  'handlers/set-item-owner': `import type { SetItemOwnerEvent } from '../../events.js';
+
+/** Makes the caller the owner of the story they create, unless the body names one. */
+export async function setItemOwner(event: SetItemOwnerEvent): Promise<void> {
+  const user = event.view.request.user;
+  if (user && !('owner' in event.fields)) event.setFieldValue('owner', String(user['username']));
+}
+`,
+  'processors/lowercase': `import type { LowercaseArgs } from '../../events.js';
+
+export function lowercase({ new_value }: LowercaseArgs): LowercaseArgs['new_value'] {
+  return new_value.toLowerCase().trim();
+}
+`,
+};
+
 let dir: string;
 
 beforeAll(async () => {
   dir = await generatedProject('ramses-example', 'e2e-auth');
   for (const [file, code] of Object.entries(PRINCIPALS)) writeFileSync(join(dir, 'src/custom/principals', `${file}.ts`), code);
+  for (const [module, code] of Object.entries(EVENTS)) writeFileSync(join(dir, 'src/custom', `${module}.ts`), code);
   const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
   if (build.exitCode !== 0) throw new Error(`build failed:\n${build.all}`);
 }, 600_000);
@@ -177,8 +196,18 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
       const created = await as('alice', 'POST', '/stories', { name: 'mine', description: 'about mine' });
       expect(created.status).toBe(201);
       storyId = created.body._pk;
-      // Ramses' set_item_owner handler is an event handler (issue 6): here an admin sets the owner.
-      expect((await as('root', 'PATCH', `/stories/${storyId}`, { owner: 'alice' })).status).toBe(200);
+    });
+
+    it("makes the creator the owner (Ramses' set_item_owner, before_create)", async () => {
+      expect((await as('root', 'GET', `/stories/${storyId}`)).body.owner).toBe('alice');
+      const byRoot = await as('root', 'POST', '/stories', { name: 'given', description: 'owner in the body', owner: 'bob' });
+      expect((await as('root', 'GET', `/stories/${byRoot.body._pk}`)).body.owner).toBe('bob');
+    });
+
+    it("lower-cases usernames and emails however they are written (Ramses' lowercase processor)", async () => {
+      const changed = await as('root', 'PATCH', '/users/carol', { email: 'Carol.New@Example.COM' });
+      expect(changed.status).toBe(200);
+      expect((await as('root', 'GET', '/users/carol')).body.email).toBe('carol.new@example.com');
     });
 
     it('lets everyone read, members create, and nobody but admins bulk-change or delete', async () => {
