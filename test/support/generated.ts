@@ -4,7 +4,7 @@ import { generateProject, type OutputTree } from '../../src/generate.js';
 import { analyze } from '../../src/pipeline.js';
 import { repoRoot } from './paths.js';
 
-export const SNAPSHOT_FIXTURES = ['ramses-example', 'ramses-starter', 'blog'];
+export const SNAPSHOT_FIXTURES = ['ramses-example', 'ramses-starter', 'blog', 'events'];
 
 export async function generateFixture(fixture: string): Promise<OutputTree> {
   const analysis = analyze(join(repoRoot, 'fixtures', fixture, 'api.raml'), { cwd: repoRoot });

@@ -1,0 +1,15 @@
+// Created by svcgen from api.raml; this file is yours: svcgen never changes it. The refuse_inactive event handler.
+import type { RefuseInactiveEvent } from '../../events.js';
+
+/**
+ * The `refuse_inactive` event handler, for:
+ *   User: before_login
+ *
+ * `event.fields` holds the request's fields (`if (!('title' in event.fields)) return;`),
+ * `event.instance` the object of an item action, `event.response` the response (after events),
+ * `event.view.request` the request (`request.user` is the caller), and `event.db` the
+ * repositories of every model in this request's transaction. `event.setFieldValue(name, value)`
+ * changes what is written (before events) or the response (after events). Throw an HttpError
+ * (from '../../lib/errors.js') to refuse the request: everything it did is rolled back.
+ */
+export async function refuseInactive(event: RefuseInactiveEvent): Promise<void> {}
