@@ -1,6 +1,11 @@
 /**
  * The generating half of the pipeline: plan the output tree → render → format. The result is a
  * value (path → file); `write/` decides what reaches the disk.
+ *
+ * Regeneration is made cheap without giving up that: an earlier run's output (`PreviousOutput`,
+ * read by `write/previous.ts`) is reused where it cannot differ — the whole tree when the input
+ * (service model, RAML file name, svcgen's build) is the same, else each file whose rendering is
+ * the same, so only changed files pay for prettier.
  */
 import { createHash } from 'node:crypto';
 import type { ServiceIR } from './ir/types.js';
@@ -8,11 +13,14 @@ import { formatSource } from './format/format.js';
 import { planProject, type PlannedFile } from './plan/project.js';
 import { header, type Owner } from './render/header.js';
 import { render } from './render/templates.js';
+import { buildFingerprint } from './version.js';
 
 export interface OutputFile {
   readonly path: string;
   readonly owner: Owner;
   readonly content: string;
+  /** For rendered files: a hash of the rendering before formatting (same rendering, same content). */
+  readonly source?: string;
 }
 
 /** The generated project, by path, in path order. */
@@ -21,21 +29,39 @@ export type OutputTree = ReadonlyMap<string, OutputFile>;
 export interface GenerateOptions {
   /** The RAML file's name as the headers cite it. */
   readonly ramlFile: string;
+  /** What an earlier run wrote, to reuse where it cannot have changed. */
+  readonly previous?: PreviousOutput;
+}
+
+export interface PreviousOutput {
+  /** The whole earlier tree, when it was generated from `inputKey` and is on disk as written. */
+  tree(inputKey: string): OutputTree | undefined;
+  /** A file's earlier content, when it came from the same rendering (`source`) and is on disk as written. */
+  file(path: string, owner: Owner, source: string): string | undefined;
 }
 
 export async function generateProject(ir: ServiceIR, options: GenerateOptions): Promise<OutputTree> {
+  const reused = options.previous?.tree(inputKey(ir, options.ramlFile));
+  if (reused) return reused;
   const plan = await planProject(ir);
   const files = await Promise.all(plan.map((file) => produce(file, options)));
   return new Map(files.map((f) => [f.path, f]));
 }
 
+/** Everything the output depends on: equal keys, equal trees. */
+export function inputKey(ir: ServiceIR, ramlFile: string): string {
+  return contentHash(`${buildFingerprint()}\0${ramlFile}\0${JSON.stringify(ir)}`);
+}
+
 async function produce(file: PlannedFile, options: GenerateOptions): Promise<OutputFile> {
-  const body =
-    file.source.kind === 'template'
-      ? await formatSource(file.path, render(file.source.template, file.source.view))
-      : // Static files are kept formatted in svcgen's repository (a test checks it).
-        file.source.content;
-  return { path: file.path, owner: file.owner, content: header(file.path, file.owner, options.ramlFile, file.purpose) + body };
+  const head = header(file.path, file.owner, options.ramlFile, file.purpose);
+  const { path, owner } = file;
+  // Static files are kept formatted in svcgen's repository (a test checks it).
+  if (file.source.kind !== 'template') return { path, owner, content: head + file.source.content };
+  const rendered = render(file.source.template, file.source.view);
+  const source = contentHash(`${buildFingerprint()}\0${head}\0${rendered}`);
+  const content = options.previous?.file(path, owner, source) ?? head + (await formatSource(path, rendered));
+  return { path, owner, content, source };
 }
 
 export function contentHash(content: string): string {

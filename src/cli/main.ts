@@ -2,13 +2,13 @@
  * The command line (contract §1): `generate`, `validate`, `inspect`. Parses flags, calls the
  * pipeline, prints, and maps the outcome to an exit code. Anything thrown here is a bug.
  */
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { ExitCode } from './exit-codes.js';
 import { processIo, type Io, type OutputFormat } from './output.js';
 import { runGenerate } from './commands/generate.js';
 import { runInspect } from './commands/inspect.js';
 import { runValidate } from './commands/validate.js';
+import { SVCGEN_VERSION } from '../version.js';
 
 export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
   let exitCode: number = ExitCode.ok;
@@ -26,17 +26,12 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   }
 }
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
-
 const formatOption = () => new Option('--format <format>', 'diagnostics as text (with code frames) or json').choices(['text', 'json']).default('text');
 
 function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command('svcgen')
     .description('Generate a standalone TypeScript REST service from a RAML 0.8 API description and its JSON schemas.')
-    .version(version(), '-v, --version')
+    .version(SVCGEN_VERSION, '-v, --version')
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .showHelpAfterError('(run `svcgen --help` for usage)');

@@ -1,7 +1,9 @@
 /**
- * `.svcgen/manifest.json` in the out-dir (contract §1.1): every file svcgen wrote, its owner and,
- * for generated files, the hash of what svcgen wrote. It tells an edited generated file from an
- * unedited one, and a stale generated file from a user's own.
+ * `.svcgen/manifest.json` in the out-dir (contract §1.1): every file svcgen wrote and its owner;
+ * for generated files the hash of what svcgen wrote (it tells an edited generated file from an
+ * unedited one, and a stale generated file from a user's own) and the hash of its rendering;
+ * and the key of the input the tree was generated from (write/previous.ts reuses the tree when
+ * the key is the same).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,10 +12,21 @@ import type { Owner } from '../render/header.js';
 
 export const MANIFEST_PATH = '.svcgen/manifest.json';
 
+export interface ManifestEntry {
+  readonly owner: Owner;
+  /** Generated files: the hash of the content svcgen wrote. */
+  readonly sha256?: string;
+  /** Rendered generated files: the hash of the rendering, before formatting. */
+  readonly source?: string;
+  /** A user-owned file the API no longer refers to (kept, reported on every run). */
+  readonly unused?: true;
+}
+
 export interface Manifest {
   readonly generator: 'svcgen';
   readonly raml: string;
-  readonly files: Readonly<Record<string, { readonly owner: Owner; readonly sha256: string }>>;
+  readonly input?: string;
+  readonly files: Readonly<Record<string, ManifestEntry>>;
 }
 
 /** The manifest of a previous run, or null (none, or unreadable: then every existing file counts as the user's). */
@@ -29,15 +42,20 @@ export function readManifest(outDir: string): Manifest | null {
 }
 
 /**
- * The manifest after writing `tree`. User-owned files the API no longer refers to (`unused`)
- * stay in it, so every later run reports them until the user deletes them.
+ * The manifest after writing `tree`, generated from `input`. User-owned files the API no longer
+ * refers to (`unused`) stay in it, so every later run reports them until the user deletes them.
  */
-export function manifestOf(tree: OutputTree, raml: string, unused: readonly string[] = [], previous: Manifest | null = null): Manifest {
-  const files: Record<string, { owner: Owner; sha256: string }> = {};
-  for (const file of tree.values()) files[file.path] = { owner: file.owner, sha256: contentHash(file.content) };
-  for (const path of unused) if (previous?.files[path]) files[path] = previous.files[path];
+export function manifestOf(tree: OutputTree, raml: string, input: string, unused: readonly string[] = []): Manifest {
+  const files: Record<string, ManifestEntry> = {};
+  for (const file of tree.values()) {
+    files[file.path] =
+      file.owner === 'user'
+        ? { owner: 'user' }
+        : { owner: 'generated', sha256: contentHash(file.content), ...(file.source ? { source: file.source } : {}) };
+  }
+  for (const path of unused) files[path] = { owner: 'user', unused: true };
   const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return { generator: 'svcgen', raml, files: sorted };
+  return { generator: 'svcgen', raml, input, files: sorted };
 }
 
 export function manifestText(manifest: Manifest): string {

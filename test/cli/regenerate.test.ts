@@ -105,6 +105,23 @@ describe('regenerating the events fixture', () => {
     expect(afterDelete.stderr).toContain('3 unused');
   });
 
+  it('reuses earlier output only while it is on disk as written: deleted files return, edited ones are named', async () => {
+    const { raml, out } = eventsApi();
+    await generate(raml, out);
+    const original = readFileSync(join(out, 'src/models/task.ts'), 'utf8');
+    rmSync(join(out, 'src/models/task.ts'));
+    rmSync(join(out, 'src/custom/handlers/audit.ts'));
+    const restored = await generate(raml, out);
+    expect(restored.stderr).toMatch(/2 added, 0 changed, 0 deleted/);
+    expect(readFileSync(join(out, 'src/models/task.ts'), 'utf8')).toBe(original);
+    expect(existsSync(join(out, 'src/custom/handlers/audit.ts'))).toBe(true);
+    writeFileSync(join(out, 'src/events.ts'), '// mine\n');
+    const check = await generate(raml, out, '--check');
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain('edited (would overwrite) src/events.ts');
+    expect(check.stdout).toContain("+import type { Database } from './db/index.js';");
+  });
+
   it('--check in a CI script: passes when up to date, fails with the diff after an API change', async () => {
     const { dir, raml, out, schema } = eventsApi();
     await generate(raml, out);

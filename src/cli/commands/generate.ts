@@ -4,11 +4,12 @@
  */
 import { basename, relative, resolve } from 'node:path';
 import { hasErrors } from '../../diagnostics/diagnostic.js';
-import { generateProject } from '../../generate.js';
+import { generateProject, inputKey } from '../../generate.js';
 import { analyze } from '../../pipeline.js';
 import { planChanges, type Change } from '../../write/changes.js';
 import { shortDiff } from '../../write/diff.js';
 import { manifestOf, readManifest } from '../../write/manifest.js';
+import { previousOutput } from '../../write/previous.js';
 import { applyChanges } from '../../write/write.js';
 import { ExitCode } from '../exit-codes.js';
 import { printDiagnostics, type Io, type OutputFormat } from '../output.js';
@@ -28,8 +29,8 @@ export async function runGenerate(io: Io, file: string, flags: GenerateFlags): P
   const outDir = resolve(io.cwd, flags.out);
   const shown = relative(io.cwd, outDir) || '.';
   const ramlFile = basename(file);
-  const tree = await generateProject(analysis.ir, { ramlFile });
   const previous = readManifest(outDir);
+  const tree = await generateProject(analysis.ir, { ramlFile, previous: previousOutput(outDir, previous) });
   const changes = planChanges(outDir, tree, previous, Boolean(flags.force));
   if (flags.check) return check(io, changes, shown);
   if (flags.dryRun) {
@@ -44,7 +45,7 @@ export async function runGenerate(io: Io, file: string, flags: GenerateFlags): P
     return ExitCode.failed;
   }
   const unused = changes.filter((c) => c.kind === 'unused').map((c) => c.path);
-  applyChanges(outDir, changes, manifestOf(tree, ramlFile, unused, previous), previous);
+  applyChanges(outDir, changes, manifestOf(tree, ramlFile, inputKey(analysis.ir, ramlFile), unused), previous);
   for (const c of changes.filter((x) => x.kind === 'stale-edited')) io.stderr(`kept ${c.path}: svcgen no longer generates it, but it was edited; delete it if it is not needed\n`);
   reportUnused(io, unused, ramlFile);
   io.stderr(`svcgen: ${shown} — ${summary(changes)}\n`);

@@ -1,0 +1,46 @@
+/**
+ * What an earlier run left in the out-dir, as `generate` can reuse it (generate.ts): the files
+ * the manifest records, read back only when they are still exactly what svcgen wrote. A
+ * generated file that was edited or deleted is never reused; it is produced again. User-owned
+ * files are the user's: their content on disk is what the tree holds for them.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { contentHash, type OutputFile, type OutputTree, type PreviousOutput } from '../generate.js';
+import type { Owner } from '../render/header.js';
+import type { Manifest } from './manifest.js';
+
+export function previousOutput(outDir: string, manifest: Manifest | null): PreviousOutput | undefined {
+  if (!manifest) return undefined;
+  const onDisk = (path: string, owner: Owner): string | undefined => {
+    const content = readText(join(outDir, path));
+    const recorded = manifest.files[path];
+    if (content === undefined || !recorded || recorded.owner !== owner) return undefined;
+    return owner === 'user' || contentHash(content) === recorded.sha256 ? content : undefined;
+  };
+  return {
+    tree(inputKey) {
+      if (manifest.input !== inputKey) return undefined;
+      const files: OutputFile[] = [];
+      for (const [path, recorded] of Object.entries(manifest.files)) {
+        if (recorded.unused) continue;
+        const content = onDisk(path, recorded.owner);
+        if (content === undefined) return undefined;
+        files.push({ path, owner: recorded.owner, content, ...(recorded.source ? { source: recorded.source } : {}) });
+      }
+      return new Map(files.map((f) => [f.path, f])) satisfies OutputTree;
+    },
+    file(path, owner, source) {
+      const recorded = manifest.files[path];
+      return owner === 'user' || recorded?.source === source ? onDisk(path, owner) : undefined;
+    },
+  };
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
