@@ -9,6 +9,7 @@ const benchmarks = [
   { name: 'parse-instagram', load: () => import('./parse-instagram.mjs') },
   { name: 'check-200', load: () => import('./check-200.mjs') },
   { name: 'generate', load: () => import('./generate.mjs') },
+  { name: 'regenerate', load: () => import('./regenerate.mjs') },
   { name: 'serve', load: () => import('./serve.mjs') },
   { name: 'login', load: () => import('./login.mjs') },
 ];
