@@ -125,6 +125,11 @@ export function readmeView(ir: ServiceIR) {
     })),
     example: exampleCollection(ir),
     auth: readmeAuth(ir),
+    custom: {
+      handlers: ir.userCode.handlers.map((h) => ({ name: h.name, uses: cell(h.usedBy.map((u) => `${u.event} of ${u.model}`).join(', ')) })),
+      processors: ir.userCode.processors.map((p) => ({ name: p.name, uses: cell(p.usedBy.map((u) => `${u.model}.${u.field}`).join(', ')) })),
+      exampleRepository: modelNames(ir.models.find((m) => !m.internal) ?? { name: 'Item' }).property,
+    },
   };
 }
 
