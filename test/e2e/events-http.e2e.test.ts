@@ -123,6 +123,16 @@ describe.each(ENGINES)('events on %s', (engine) => {
     expect(new Set(creates)).toEqual(new Set(['Task:-']));
   });
 
+  it('fires on reads and OPTIONS too (index, collection_options, item_options)', async () => {
+    const task = (await api('POST', '/tasks', { title: 'read me' })).body;
+    const listed = (await api('GET', '/tasks?_limit=1')).body;
+    expect(await audits('index')).toContain(`Task:${listed.count}`);
+    expect((await api('OPTIONS', '/tasks')).status).toBe(200);
+    expect((await api('OPTIONS', `/tasks/${task.id}`)).status).toBe(200);
+    expect(await audits('collection_options')).toEqual(['Task:-']);
+    expect(await audits('item_options')).toEqual(['Task:-']);
+  });
+
   it('register, login and logout fire on the user model; a before_login handler can refuse', async () => {
     const registered = await api('POST', '/auth/register', { username: 'dan', email: 'dan@example.com', password: 'password-123', display_name: '  dan d. ' });
     expect(registered.status).toBe(201);

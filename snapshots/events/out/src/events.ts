@@ -24,7 +24,7 @@ export type UserEvent = Event<User, Database>;
 // The event each handler gets (a handler used by several models gets any of their events).
 /** `add_open_tasks`: after_show of Project. */
 export type AddOpenTasksEvent = ProjectEvent;
-/** `audit`: after_update_many of Project, before_delete_many of Project, before_create of Task, after_create of Task, after_update_many of Task, after_update of Task, after_replace of Task, before_logout of User, after_register of User. */
+/** `audit`: after_update_many of Project, before_delete_many of Project, after_index of Task, before_create of Task, after_create of Task, after_update_many of Task, before_collection_options of Task, after_update of Task, after_replace of Task, after_item_options of Task, before_logout of User, after_register of User. */
 export type AuditEvent = ProjectEvent | TaskEvent | UserEvent;
 /** `close_tasks`: after_update of Project. */
 export type CloseTasksEvent = ProjectEvent;
@@ -50,8 +50,15 @@ export const EVENTS = serviceEvents(
     after: { update_many: [audit], show: [addOpenTasks], update: [closeTasks, refuseFrozen] },
   }),
   modelEvents<Task, Database>(taskModel, {
-    before: { create: [audit] },
-    after: { create: [audit], update_many: [audit], update: [audit], replace: [audit] },
+    before: { create: [audit], collection_options: [audit] },
+    after: {
+      index: [audit],
+      create: [audit],
+      update_many: [audit],
+      update: [audit],
+      replace: [audit],
+      item_options: [audit],
+    },
     processors: { title: [trim, capitalize] },
   }),
   modelEvents<User, Database>(userModel, {

@@ -301,6 +301,26 @@ describe('ACL matrix', () => {
     expectAllowed(response);
   });
 
+  it('OPTIONS /tasks as anonymous: allowed', async () => {
+    const response = await service.requestAs('anonymous', 'OPTIONS', `/tasks`);
+    expectAllowed(response);
+  });
+
+  it('OPTIONS /tasks as member: allowed', async () => {
+    const response = await service.requestAs('member', 'OPTIONS', `/tasks`);
+    expectAllowed(response);
+  });
+
+  it('OPTIONS /tasks as owner: allowed', async () => {
+    const response = await service.requestAs('owner', 'OPTIONS', `/tasks`);
+    expectAllowed(response);
+  });
+
+  it('OPTIONS /tasks as admin: allowed', async () => {
+    const response = await service.requestAs('admin', 'OPTIONS', `/tasks`);
+    expectAllowed(response);
+  });
+
   it('POST /tasks as anonymous: allowed', async () => {
     const response = await service.requestAs(
       'anonymous',
@@ -415,6 +435,30 @@ describe('ACL matrix', () => {
   it('DELETE /tasks/{id} as admin: allowed', async () => {
     const item = await service.seed('Task');
     const response = await service.requestAs('admin', 'DELETE', `/tasks/${service.key('Task', item)}`);
+    expectAllowed(response);
+  });
+
+  it('OPTIONS /tasks/{id} as anonymous: allowed', async () => {
+    const item = await service.seed('Task');
+    const response = await service.requestAs('anonymous', 'OPTIONS', `/tasks/${service.key('Task', item)}`);
+    expectAllowed(response);
+  });
+
+  it('OPTIONS /tasks/{id} as member: allowed', async () => {
+    const item = await service.seed('Task');
+    const response = await service.requestAs('member', 'OPTIONS', `/tasks/${service.key('Task', item)}`);
+    expectAllowed(response);
+  });
+
+  it('OPTIONS /tasks/{id} as owner: allowed', async () => {
+    const item = await service.seed('Task');
+    const response = await service.requestAs('owner', 'OPTIONS', `/tasks/${service.key('Task', item)}`);
+    expectAllowed(response);
+  });
+
+  it('OPTIONS /tasks/{id} as admin: allowed', async () => {
+    const item = await service.seed('Task');
+    const response = await service.requestAs('admin', 'OPTIONS', `/tasks/${service.key('Task', item)}`);
     expectAllowed(response);
   });
 

@@ -135,7 +135,7 @@ describe('DELETE, GET, PATCH, PUT /projects/{id}', () => {
   });
 });
 
-describe('GET, PATCH, POST /tasks', () => {
+describe('GET, OPTIONS, PATCH, POST /tasks', () => {
   it('GET lists Task objects a page at a time', async () => {
     await service.seed('Task');
     await service.seed('Task');
@@ -144,6 +144,12 @@ describe('GET, PATCH, POST /tasks', () => {
     const body = response.json();
     expect(body).toMatchObject({ total: 2, count: 1, start: 0 });
     expect(body.data[0]).toMatchObject({ _type: 'Task' });
+  });
+
+  it('OPTIONS names the allowed methods', async () => {
+    const response = await service.request('OPTIONS', `/tasks`);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['allow']).toBe('GET, HEAD, OPTIONS, PATCH, POST');
   });
 
   it('POST creates a Task: 201 with Location', async () => {
@@ -167,11 +173,11 @@ describe('GET, PATCH, POST /tasks', () => {
   it('PUT is not allowed: 405 with Allow', async () => {
     const response = await service.request('PUT', `/tasks`, {});
     expect(response.statusCode).toBe(405);
-    expect(response.headers['allow']).toBe('GET, HEAD, PATCH, POST');
+    expect(response.headers['allow']).toBe('GET, HEAD, OPTIONS, PATCH, POST');
   });
 });
 
-describe('DELETE, GET, PATCH /tasks/{id}', () => {
+describe('DELETE, GET, OPTIONS, PATCH /tasks/{id}', () => {
   it('GET reads a Task', async () => {
     const item = await service.seed('Task');
     const response = await service.request('GET', `/tasks/${service.key('Task', item)}`);
@@ -197,6 +203,12 @@ describe('DELETE, GET, PATCH /tasks/{id}', () => {
     expect((await service.request('GET', `/tasks/${service.key('Task', item)}`)).statusCode).toBe(404);
   });
 
+  it('OPTIONS names the allowed methods', async () => {
+    const response = await service.request('OPTIONS', `/tasks/:id`);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['allow']).toBe('DELETE, GET, HEAD, OPTIONS, PATCH');
+  });
+
   it('GET of an unknown Task is a 404', async () => {
     const response = await service.request('GET', `/tasks/999999999`);
     expect(response.statusCode).toBe(404);
@@ -207,7 +219,7 @@ describe('DELETE, GET, PATCH /tasks/{id}', () => {
     const item = await service.seed('Task');
     const response = await service.request('PUT', `/tasks/${service.key('Task', item)}`, {});
     expect(response.statusCode).toBe(405);
-    expect(response.headers['allow']).toBe('DELETE, GET, HEAD, PATCH');
+    expect(response.headers['allow']).toBe('DELETE, GET, HEAD, OPTIONS, PATCH');
   });
 });
 

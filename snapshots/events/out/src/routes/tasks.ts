@@ -7,18 +7,18 @@ import { taskModel, taskBodies } from '../models/task.js';
 /** Routes below /tasks. */
 export function tasksRoutes(services: Services): FastifyPluginAsync {
   return async (app) => {
-    // GET, PATCH, POST /tasks — the Task collection
+    // GET, OPTIONS, PATCH, POST /tasks — the Task collection
     const tasks = actionsFor(services, { kind: 'collection', model: taskModel, acl: 'open' });
     app.get('/tasks', tasks.index);
     app.post('/tasks', { schema: { body: taskBodies.create }, preValidation: tasks.guard }, tasks.create);
     app.patch('/tasks', { schema: { body: taskBodies.update }, preValidation: tasks.guard }, tasks.updateMany);
-    completeRoute(app, '/tasks', ['GET', 'PATCH', 'POST'], services.cors, tasks.options);
+    completeRoute(app, '/tasks', ['GET', 'OPTIONS', 'PATCH', 'POST'], services.cors, tasks.options);
 
-    // DELETE, GET, PATCH /tasks/{id} — one Task, by id
+    // DELETE, GET, OPTIONS, PATCH /tasks/{id} — one Task, by id
     const tasksItem = actionsFor(services, { kind: 'item', model: taskModel, itemParam: 'id', acl: 'open' });
     app.get('/tasks/:id', tasksItem.show);
     app.patch('/tasks/:id', { schema: { body: taskBodies.update }, preValidation: tasksItem.guard }, tasksItem.update);
     app.delete('/tasks/:id', tasksItem.delete);
-    completeRoute(app, '/tasks/:id', ['DELETE', 'GET', 'PATCH'], services.cors, tasksItem.options);
+    completeRoute(app, '/tasks/:id', ['DELETE', 'GET', 'OPTIONS', 'PATCH'], services.cors, tasksItem.options);
   };
 }

@@ -5,11 +5,14 @@ import type { AuditEvent } from '../../events.js';
  * The `audit` event handler, for:
  *   Project: after_update_many
  *   Project: before_delete_many
+ *   Task: after_index
  *   Task: before_create
  *   Task: after_create
  *   Task: after_update_many
+ *   Task: before_collection_options
  *   Task: after_update
  *   Task: after_replace
+ *   Task: after_item_options
  *   User: before_logout
  *   User: after_register
  *
