@@ -15,6 +15,8 @@ const DEPENDENCIES = {
   fastify: '^5.12.8',
   ini: '^6.0.0',
   kysely: '^0.28.18',
+  // 6.x: the 7.x driver needs Node 20.19.
+  mongodb: '^6.22.0',
   pg: '^8.23.1',
 };
 const DEV_DEPENDENCIES = {

@@ -47,7 +47,7 @@ export async function planProject(ir: ServiceIR): Promise<PlannedFile[]> {
   for (const model of ir.models) {
     const names = modelNames(model);
     add(`src/models/${names.file}.ts`, `The ${model.name} model: its types, fields and request bodies.`, template('model.ts', await modelView(ir, model, types)));
-    add(`src/repositories/${names.file}.ts`, `The ${model.name} repository on SQL.`, template('repository.ts', { name: model.name, ...names }));
+    add(`src/repositories/${names.file}.ts`, `The type of the ${model.name} repository.`, template('repository.ts', { name: model.name, ...names }));
   }
   for (const [group, routes] of routeGroups(ir)) {
     add(`src/routes/${routeGroupNames(group).file}.ts`, `The routes below /${group}.`, template('routes.ts', routesView(ir, group, routes)));

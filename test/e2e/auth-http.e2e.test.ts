@@ -108,7 +108,7 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
     service = await startService(
       dir,
       {
-        SVC_DATABASE_URL: database.url,
+        ...database.env,
         SVC_AUTH: 'true',
         SVC_AUTH_TKT_SECRET: SECRET,
         SVC_AUTH_TIMEOUT: '1200',

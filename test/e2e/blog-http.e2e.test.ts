@@ -21,7 +21,7 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
   beforeAll(async () => {
     const dir = await builtProject('blog', 'e2e');
     database = await testDatabase(engine, dir, 'blog');
-    service = await startService(dir, { SVC_DATABASE_URL: database.url, SVC_CORS_ENABLE: 'true', SVC_CORS_ALLOW_ORIGINS: APP_ORIGIN }, BASE);
+    service = await startService(dir, { ...database.env, SVC_CORS_ENABLE: 'true', SVC_CORS_ALLOW_ORIGINS: APP_ORIGIN }, BASE);
     api = apiClient(service.origin, BASE);
     author = (await api('POST', '/authors', { name: 'Ann', email: 'ann@example.com' })).body.id;
   });
@@ -124,7 +124,7 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
 
   it('reads relationships with one query per relationship per level, however many rows (no N+1)', async () => {
     const dir = await builtProject('blog', 'e2e');
-    const traced = await startService(dir, { SVC_DATABASE_URL: database.url, SVC_LOG_LEVEL: 'debug' }, BASE);
+    const traced = await startService(dir, { ...database.env, SVC_LOG_LEVEL: 'debug' }, BASE);
     try {
       const tracedApi = apiClient(traced.origin, BASE);
       // Logs are written asynchronously: wait until they stop growing before and after a request.

@@ -35,7 +35,7 @@ describe.each(ENGINES)('events on %s', (engine) => {
     service = await startService(
       dir,
       {
-        SVC_DATABASE_URL: database.url,
+        ...database.env,
         SVC_AUTH: 'true',
         SVC_AUTH_TKT_SECRET: 'events-ticket-secret-0123456789abcdef0123456789',
         SVC_SYSTEM_USER: 'root',

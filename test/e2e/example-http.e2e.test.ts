@@ -3,7 +3,7 @@
  * `npm start` runs), driven over HTTP on SQLite and on PostgreSQL: contract §2–§4.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, runSql, testDatabase, type TestDatabase } from '../support/databases.js';
+import { breakStoryTable, ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api } from '../support/http.js';
 import { builtProject } from '../support/project.js';
 import { startService, type RunningService } from '../support/server.js';
@@ -20,7 +20,7 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
   beforeAll(async () => {
     dir = await builtProject('ramses-example', 'e2e');
     database = await testDatabase(engine, dir, 'example');
-    service = await startService(dir, { SVC_DATABASE_URL: database.url, SVC_BODY_LIMIT: '20000', SVC_MAX_LIMIT: '50' }, '/v1');
+    service = await startService(dir, { ...database.env, SVC_BODY_LIMIT: '20000', SVC_MAX_LIMIT: '50' }, '/v1');
     api = apiClient(service.origin, '/v1');
   });
 
@@ -465,8 +465,8 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
 
   describe('failures', () => {
     it('answers 500 without internals when the database fails, and logs the details with the request id', async () => {
-      // Rename the story table behind the service's back, so that queries on it fail.
-      await runSql(engine, database.url, dir, 'alter table story rename to story_gone');
+      // Break the story table (collection) behind the service's back, so that queries on it fail.
+      await breakStoryTable(engine, database.url, dir);
       const reply = await api('GET', '/stories');
       expect(reply.status).toBe(500);
       expect(reply.body).toMatchObject({ status_code: 500, message: 'Internal Server Error' });

@@ -4,32 +4,49 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './paths.js';
 import { createRequire } from 'node:module';
+import { failCommands, freshMongoDatabase } from './mongodb.js';
 import { freshPostgresDatabase, runPostgres } from './postgres.js';
 
-export const ENGINES = ['sqlite', 'postgres'] as const;
+export const ENGINES = ['sqlite', 'postgres', 'mongodb'] as const;
 export type Engine = (typeof ENGINES)[number];
 
 export interface TestDatabase {
-  /** The `database.url` setting. */
+  /** The `database.url` (SQL) or `mongodb.url` setting. */
   readonly url: string;
+  /** The settings that select it, for a service's environment. */
+  readonly env: Record<string, string>;
   drop(): Promise<void>;
 }
 
 export async function testDatabase(engine: Engine, projectDir: string, label: string): Promise<TestDatabase> {
-  if (engine === 'postgres') return freshPostgresDatabase(projectDir, label);
+  if (engine === 'mongodb') {
+    const mongo = await freshMongoDatabase(label);
+    return { ...mongo, env: { SVC_ENGINE: 'svc_mongodb', SVC_MONGODB_URL: mongo.url } };
+  }
+  if (engine === 'postgres') {
+    const pg = await freshPostgresDatabase(projectDir, label);
+    return { ...pg, env: { SVC_DATABASE_URL: pg.url } };
+  }
   const dir = join(repoRoot, '.tmp', 'dbs');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${label}-${randomBytes(4).toString('hex')}.db`);
   return {
     url: `sqlite:${file}`,
+    env: { SVC_DATABASE_URL: `sqlite:${file}` },
     drop: async () => {
       for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
     },
   };
 }
 
+/** Makes reading the `story` table (collection) fail, behind the service's back. */
+export async function breakStoryTable(engine: Engine, url: string, projectDir: string): Promise<void> {
+  if (engine === 'mongodb') return failCommands(url, 'story', ['find', 'aggregate']);
+  return runSql(engine, url, projectDir, 'alter table story rename to story_gone');
+}
+
 /** Runs `sql` on a test database directly, behind the service's back (with the generated project's drivers). */
-export async function runSql(engine: Engine, url: string, projectDir: string, sql: string): Promise<void> {
+export async function runSql(engine: Exclude<Engine, 'mongodb'>, url: string, projectDir: string, sql: string): Promise<void> {
   if (engine === 'postgres') return runPostgres(projectDir, url, sql);
   const Database = createRequire(join(projectDir, 'node_modules', 'noop.js'))('better-sqlite3') as new (file: string) => { exec(sql: string): void; close(): void };
   const db = new Database(url.slice('sqlite:'.length));

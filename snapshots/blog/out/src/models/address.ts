@@ -110,6 +110,7 @@ export const addressModel = defineModel<Address>({
       writable: false,
       relation: 'author',
       range: [-2147483648, 2147483647],
+      unique: true,
     },
     {
       name: 'code',

@@ -95,6 +95,7 @@ export const authCredentialModel = defineModel<AuthCredential>({
       required: false,
       requiredOnCreate: false,
       writable: true,
+      unique: true,
     },
   ],
   relations: [],

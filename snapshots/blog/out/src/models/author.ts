@@ -96,6 +96,7 @@ export const authorModel = defineModel<Author>({
       required: true,
       requiredOnCreate: true,
       writable: true,
+      unique: true,
     },
     {
       name: 'bio',

@@ -67,6 +67,7 @@ export const userModel = defineModel<User>({
       required: true,
       requiredOnCreate: true,
       writable: true,
+      unique: true,
     },
     {
       name: 'password',

@@ -107,6 +107,7 @@ export const profileModel = defineModel<Profile>({
       requiredOnCreate: false,
       writable: false,
       relation: 'user',
+      unique: true,
     },
     {
       name: 'user',

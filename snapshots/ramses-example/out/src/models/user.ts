@@ -158,6 +158,7 @@ export const userModel = defineModel<User>({
       required: true,
       requiredOnCreate: true,
       writable: true,
+      unique: true,
     },
     {
       name: 'password',

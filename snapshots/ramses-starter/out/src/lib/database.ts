@@ -6,7 +6,11 @@ import type { Repository, Where } from './repository.js';
 type Rec = Record<string, unknown>;
 
 /** A repository plus what the HTTP layer needs to address objects by key. */
-export interface EngineRepository<T = Rec> extends Repository<T> {
+export interface EngineRepository<T = Rec, Create = Partial<T>, Update = Partial<T>> extends Repository<
+  T,
+  Create,
+  Update
+> {
   readonly model: Model<T>;
   /** The key as the database compares it; undefined when it cannot be one (`abc` for an integer key). */
   keyValue(key: unknown): unknown;
@@ -18,6 +22,14 @@ export interface EngineRepository<T = Rec> extends Repository<T> {
    */
   lockForUpdate(key: unknown): Promise<void>;
 }
+
+/** Makes the repository of a model on one engine (and, inside a transaction, bound to it). */
+export interface Engine {
+  repository<T extends object, Create, Update>(model: Model<T>): EngineRepository<T, Create, Update>;
+}
+
+/** The typed repositories of every model (src/db/index.ts), made on an engine. */
+export type RepositoryFactory<R> = (engine: Engine) => R;
 
 /** `R`: the typed repositories the generated `Database` adds, also inside transactions. */
 export interface ServiceDatabase<R = unknown> {

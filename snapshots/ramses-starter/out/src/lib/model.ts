@@ -57,6 +57,8 @@ export interface FieldSpec {
   readonly range?: readonly [number, number];
   /** A password: stored as a hash, never returned, never filtered or sorted on. */
   readonly secret?: boolean;
+  /** No two objects share a value (null excepted): a unique column, or a unique index on MongoDB. */
+  readonly unique?: boolean;
 }
 
 /** A whole number the field's column can hold, or undefined. */

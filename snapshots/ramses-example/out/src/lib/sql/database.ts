@@ -3,14 +3,11 @@
  * The SQL engine's `ServiceDatabase`: the repositories of every model on one executor, and the
  * same repositories bound to a transaction's executor inside `transaction`.
  */
-import type { EngineRepository, ServiceDatabase } from '../database.js';
-import type { ModelRegistry } from '../model.js';
+import type { EngineRepository, RepositoryFactory, ServiceDatabase } from '../database.js';
+import type { Model, ModelRegistry } from '../model.js';
 import { sqlCompiler } from './compiler.js';
 import type { SqlDatabase, SqlExecutor } from './executor.js';
-import type { SqlContext } from './repository.js';
-
-/** Makes the typed repositories of every model for one executor. */
-export type RepositoryFactory<R> = (ctx: SqlContext) => R;
+import { SqlRepository } from './repository.js';
 
 export function sqlDatabase<R extends object>(
   sql: SqlDatabase,
@@ -19,7 +16,10 @@ export function sqlDatabase<R extends object>(
 ): ServiceDatabase<R> & R {
   const compiler = sqlCompiler(sql.dialect);
   const bind = (executor: SqlExecutor): ServiceDatabase<R> & R => {
-    const repositories = make({ executor, compiler, models });
+    const ctx = { executor, compiler, models };
+    const repositories = make({
+      repository: <T extends object, C, U>(model: Model<T>) => new SqlRepository<T, C, U>(model, ctx),
+    });
     const byModel = new Map((Object.values(repositories) as EngineRepository[]).map((r) => [r.model.name, r]));
     const db: ServiceDatabase<R> = {
       engine: 'svc_sqla',

@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+// A test-only server that speaks the MongoDB wire protocol on 127.0.0.1, for the MongoDB engine's
+// tests and benchmarks where no MongoDB can be installed. It keeps everything in memory, answers
+// the commands the official driver sends for svcgen's repositories (commands.mjs: find, insert,
+// update, delete, findAndModify, aggregate, count, distinct, createIndexes with unique and sparse
+// indexes, transactions, sessions), and poses as a one-member replica set so that the driver uses
+// sessions and transactions. It is not MongoDB: its speed and its locking (one transaction at a
+// time) say nothing about a real deployment. Run it alone with `node scripts/mongo-test-server --port 27017`.
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { COMMANDS } from './commands.mjs';
+import { CommandError, Store } from './store.mjs';
+import { encodeReply, messageReader, parseRequest } from './wire.mjs';
+
+/** Commands that touch no data: answered at once, even while a transaction holds the store. */
+const LOCK_FREE = new Set(['hello', 'ismaster', 'isMaster', 'ping', 'buildInfo', 'endSessions', 'killCursors']);
+
+export async function startMongoTestServer({ port = 0, host = '127.0.0.1', replicaSet = 'rs0' } = {}) {
+  const store = new Store();
+  const sockets = new Set();
+  const server = { replicaSet, address: '', connections: 0, commands: new Map(), failPoint: null };
+  const tcp = createServer((socket) => {
+    server.connections++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    const read = messageReader((header, body) => {
+      respond(header, body).then(
+        (reply) => socket.writable && socket.write(reply),
+        () => socket.destroy(),
+      );
+    });
+    socket.on('data', (chunk) => {
+      try {
+        read(chunk);
+      } catch {
+        socket.destroy();
+      }
+    });
+  });
+
+  async function respond(header, body) {
+    const { command, legacy } = parseRequest(header, body);
+    return encodeReply(header, legacy, await execute(command));
+  }
+
+  async function execute(command) {
+    const name = Object.keys(command)[0];
+    server.commands.set(name, (server.commands.get(name) ?? 0) + 1);
+    const handler = COMMANDS[name];
+    if (!handler) return failure(new CommandError(59, 'CommandNotFound', `no such command: '${name}' (the svcgen test server implements ${Object.keys(COMMANDS).join(', ')})`));
+    const context = { store, server, db: command.$db ?? 'test' };
+    const injected = failPointError(server, name, command, context.db);
+    if (injected) return injected;
+    if (LOCK_FREE.has(name)) return handler(command, context);
+    const inTransaction = command.autocommit === false;
+    const session = inTransaction ? sessionKey(command) : Symbol('no transaction');
+    try {
+      return await store.withTurn(session, () => {
+        if (inTransaction && command.startTransaction) store.begin(session, command.txnNumber);
+        else if (inTransaction && store.transaction?.session !== session && name !== 'abortTransaction') {
+          throw new CommandError(251, 'NoSuchTransaction', 'the transaction was aborted (idle too long, or an error)', ['TransientTransactionError']);
+        }
+        return handler(command, context);
+      });
+    } catch (error) {
+      return failure(error);
+    }
+  }
+
+  await new Promise((resolve, reject) => {
+    tcp.once('error', reject);
+    tcp.listen(port, host, resolve);
+  });
+  const bound = tcp.address();
+  server.address = `${host}:${bound.port}`;
+  return {
+    port: bound.port,
+    url: `mongodb://${host}:${bound.port}/?directConnection=true`,
+    store,
+    /** How often each command was received (the server's own tests check what the driver sends). */
+    commands: server.commands,
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        tcp.close(() => resolve());
+      }),
+  };
+}
+
+/** The error the `failCommand` fail point asks for, if it applies to this command. */
+function failPointError(server, name, command, db) {
+  const point = server.failPoint;
+  if (!point || point.remaining <= 0 || !(point.failCommands ?? []).includes(name)) return null;
+  if (point.namespace && point.namespace !== `${db}.${command[name]}`) return null;
+  point.remaining--;
+  return { ok: 0, errmsg: 'Failing command via failCommand failpoint', code: point.errorCode ?? 1, codeName: 'FailPoint' };
+}
+
+function sessionKey(command) {
+  const id = command.lsid?.id;
+  return id?.buffer ? Buffer.from(id.buffer).toString('hex') : JSON.stringify(id ?? null);
+}
+
+function failure(error) {
+  if (error instanceof CommandError) {
+    return { ok: 0, errmsg: error.message, code: error.code, codeName: error.codeName, ...(error.labels ? { errorLabels: error.labels } : {}) };
+  }
+  return { ok: 0, errmsg: `test server error: ${error?.message ?? error}`, code: 1, codeName: 'InternalError' };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const index = process.argv.indexOf('--port');
+  const running = await startMongoTestServer({ port: index > 0 ? Number(process.argv[index + 1]) : 27017 });
+  console.log(`svcgen's MongoDB test server: ${running.url}`);
+}

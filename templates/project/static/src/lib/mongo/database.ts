@@ -1,0 +1,135 @@
+/**
+ * The MongoDB engine's `ServiceDatabase` (engine = svc_mongodb, mongodb.url): the repositories of
+ * every model on the official driver, unique indexes created at start-up, and transactions.
+ *
+ * Transactions need a replica set or a sharded cluster (a single-member replica set will do).
+ * On a standalone server there are none: each write is atomic by itself, but a request's writes
+ * and its handlers' are not undone together when something fails — the service says so at
+ * start-up. Inside a transaction, a write conflict with another request runs the whole
+ * transaction again (its handlers too), as MongoDB advises.
+ */
+import { MongoClient, type ClientSession, type Db } from 'mongodb';
+import type { EngineRepository, RepositoryFactory, ServiceDatabase } from '../database.js';
+import type { AnyModel, Model, ModelRegistry } from '../model.js';
+import { COUNTERS, MongoRepository, type MongoContext } from './repository.js';
+
+export interface MongoOptions {
+  /** Called with every command the service sends (server.ts logs them at level debug). */
+  readonly onQuery?: (statement: string) => void;
+  /** Called once at start-up when the server cannot run transactions. */
+  readonly onWarning?: (message: string) => void;
+}
+
+const ATTEMPTS = 3;
+
+export async function openMongo<R extends object>(
+  url: string,
+  models: ModelRegistry,
+  make: RepositoryFactory<R>,
+  options: MongoOptions = {},
+): Promise<ServiceDatabase<R> & R> {
+  const client = new MongoClient(url, { monitorCommands: Boolean(options.onQuery), serverSelectionTimeoutMS: 10_000 });
+  if (options.onQuery) {
+    const log = options.onQuery;
+    client.on('commandStarted', (e) => log(`${e.databaseName}.${e.commandName} ${JSON.stringify(e.command)}`));
+  }
+  try {
+    await client.connect();
+    const db = client.db();
+    const transactions = await supportsTransactions(db);
+    if (!transactions) {
+      (options.onWarning ?? console.warn)(
+        `${url.replace(/\/\/[^@/]*@/, '//')} runs no transactions (a standalone server): a failed request may leave some of its writes; use a replica set`,
+      );
+    }
+    await createIndexes(db, models);
+    return mongoDatabase(client, db, models, make, transactions);
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+}
+
+function mongoDatabase<R extends object>(
+  client: MongoClient,
+  db: Db,
+  models: ModelRegistry,
+  make: RepositoryFactory<R>,
+  transactions: boolean,
+): ServiceDatabase<R> & R {
+  const bind = (session: ClientSession | undefined): ServiceDatabase<R> & R => {
+    const ctx: MongoContext = {
+      db,
+      models,
+      ...(session ? { session } : {}),
+      transaction: (work) => (session || !transactions ? work(ctx) : inTransaction(client, (s) => work(contextOf(s)))),
+    };
+    const contextOf = (s: ClientSession): MongoContext => ({
+      ...ctx,
+      session: s,
+      transaction: (work) => work(contextOf(s)),
+    });
+    const repositories = make({
+      repository: <T extends object, C, U>(model: Model<T>) => new MongoRepository<T, C, U>(model, ctx),
+    });
+    const byModel = new Map((Object.values(repositories) as EngineRepository[]).map((r) => [r.model.name, r]));
+    const database: ServiceDatabase<R> = {
+      engine: 'svc_mongodb',
+      models,
+      repository(model) {
+        const repository = byModel.get(model);
+        if (!repository) throw new Error(`no repository for model ${model}`);
+        return repository;
+      },
+      transaction: (work) => (session || !transactions ? work(bound) : inTransaction(client, (s) => work(bind(s)))),
+      ping: async () => void (await db.command({ ping: 1 })),
+      close: () => client.close(),
+    };
+    const bound = Object.assign(database, repositories);
+    return bound;
+  };
+  return bind(undefined);
+}
+
+/** Runs `work` in a new transaction, again when MongoDB says the failure was transient. */
+async function inTransaction<T>(client: MongoClient, work: (session: ClientSession) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const session = client.startSession();
+    try {
+      session.startTransaction();
+      const result = await work(session);
+      await session.commitTransaction();
+      return result;
+    } catch (error) {
+      if (session.inTransaction()) await session.abortTransaction().catch(() => undefined);
+      const transient = (error as { hasErrorLabel?: (l: string) => boolean }).hasErrorLabel?.(
+        'TransientTransactionError',
+      );
+      if (!transient || attempt >= ATTEMPTS) throw error;
+    } finally {
+      await session.endSession();
+    }
+  }
+}
+
+async function supportsTransactions(db: Db): Promise<boolean> {
+  const hello = await db.admin().command({ hello: 1 });
+  return Boolean(hello['setName']) || hello['msg'] === 'isdbgrid';
+}
+
+/** Unique fields get unique indexes (sparse: objects without a value do not collide), links plain ones. */
+async function createIndexes(db: Db, models: ModelRegistry): Promise<void> {
+  await db.collection(COUNTERS).createIndex({ _id: 1 });
+  for (const model of models.values()) {
+    const collection = db.collection((model as AnyModel).table);
+    const indexes = model.columns
+      .filter((f) => !f.primaryKey && (f.unique || f.type === 'foreign_key'))
+      .map((f) => ({
+        key: { [f.column!]: 1 as const },
+        name: `${f.column}_${f.unique ? 'unique' : 'link'}`,
+        ...(f.unique ? { unique: true, sparse: true } : {}),
+      }));
+    if (indexes.length) await collection.createIndexes(indexes);
+    else await collection.createIndex({ _id: 1 });
+  }
+}

@@ -1,0 +1,474 @@
+/**
+ * The repository of one model on MongoDB (contract §8: the same interface and behaviour as the
+ * SQL engine). A document holds the model's columns, with the primary key as `_id` and nulls left
+ * out; a relationship is stored as the related key in the foreign key field of the side that
+ * holds it, as in SQL, so both sides stay consistent by construction. What SQL constraints do —
+ * unique values, `ondelete` rules, references that must exist — is done here (unique values by
+ * the indexes `database.ts` creates).
+ */
+import type { ClientSession, Collection, Db, Document } from 'mongodb';
+import { wholeNumber, type FieldSpec, type Model, type ModelRegistry, type RelationSpec } from '../model.js';
+import {
+  ConstraintViolation,
+  RecordNotFound,
+  UnknownReference,
+  type FindManyArgs,
+  type Include,
+  type Repository,
+  type Where,
+} from '../repository.js';
+import { mongoFilter, type MongoFilter } from './filter.js';
+import { fromMongo, toMongo } from './values.js';
+
+type Rec = Record<string, unknown>;
+
+export interface MongoContext {
+  readonly db: Db;
+  readonly models: ModelRegistry;
+  /** The transaction's session, inside `transaction`. */
+  readonly session?: ClientSession;
+  /** Runs `work` in a transaction (or in the current one). */
+  readonly transaction: <R>(work: (ctx: MongoContext) => Promise<R>) => Promise<R>;
+}
+
+/** Generated integer keys come from one counter document per model. */
+export const COUNTERS = 'svc_counters';
+
+export class MongoRepository<T extends object, Create = Partial<T>, Update = Partial<T>> implements Repository<
+  T,
+  Create,
+  Update
+> {
+  constructor(
+    readonly model: Model<T>,
+    readonly ctx: MongoContext,
+  ) {}
+
+  get collection(): Collection<Document> {
+    return this.ctx.db.collection(this.model.table);
+  }
+
+  get options(): { session?: ClientSession } {
+    return this.ctx.session ? { session: this.ctx.session } : {};
+  }
+
+  // --- reads ---------------------------------------------------------------------------------------
+
+  async findMany(args: FindManyArgs<T> = {}): Promise<T[]> {
+    const filter = await this.filter(args.where);
+    const docs = await this.collection
+      .find(filter, {
+        ...this.options,
+        sort: this.ordering(args.orderBy),
+        ...(args.skip ? { skip: args.skip } : {}),
+        ...(args.take !== undefined ? { limit: args.take } : {}),
+        ...(args.select ? { projection: this.projection(args.select as Rec) } : {}),
+      })
+      .toArray();
+    if (args.take === 0) return [];
+    return this.records(docs, args.include);
+  }
+
+  async findFirst(args: FindManyArgs<T> = {}): Promise<T | null> {
+    return (await this.findMany({ ...args, take: 1 }))[0] ?? null;
+  }
+
+  async findUnique(args: {
+    where: Partial<T>;
+    include?: Include<T>;
+    select?: FindManyArgs<T>['select'];
+  }): Promise<T | null> {
+    return this.findFirst({
+      where: args.where as Where<T>,
+      ...(args.include ? { include: args.include } : {}),
+      ...(args.select ? { select: args.select } : {}),
+    });
+  }
+
+  async count(args: { where?: Where<T> } = {}): Promise<number> {
+    return this.collection.countDocuments(await this.filter(args.where), this.options);
+  }
+
+  async keys(where?: Where<T>): Promise<unknown[]> {
+    const docs = await this.collection
+      .find(await this.filter(where), { ...this.options, projection: { _id: 1 }, sort: { _id: 1 } })
+      .toArray();
+    return docs.map((d) => fromMongo(d._id, this.pkField()));
+  }
+
+  /** The distinct values of a stored field among the documents that match. */
+  async distinct(path: string, filter: MongoFilter): Promise<unknown[]> {
+    return this.collection.distinct(path, filter, this.options);
+  }
+
+  /**
+   * Nothing to do: in a transaction MongoDB refuses a second writer of the same document (a write
+   * conflict, and `transaction` runs the work again), and without transactions nothing is atomic.
+   */
+  async lockForUpdate(): Promise<void> {}
+
+  // --- writes --------------------------------------------------------------------------------------
+
+  async create(args: { data: Create; include?: Include<T> }): Promise<T> {
+    return this.ctx.transaction(async (ctx) => {
+      const self = this.on(ctx);
+      const data = args.data as Rec;
+      await self.checkReferences(data);
+      const doc = self.document(data);
+      if (doc._id === undefined && self.pkField().generated) doc._id = await self.nextKey();
+      await self.write(() => self.collection.insertOne(doc, self.options));
+      const record = self.record(doc);
+      await self.linkRelations(record, data);
+      return (await self.records([doc], args.include))[0]!;
+    });
+  }
+
+  async update(args: { where: Partial<T>; data: Update; include?: Include<T> }): Promise<T> {
+    return this.ctx.transaction(async (ctx) => {
+      const self = this.on(ctx);
+      const key = self.keyValue(self.keyOf(args.where as Rec));
+      const data = args.data as Rec;
+      if (self.model.primaryKey in data && self.keyValue(data[self.model.primaryKey]) !== key) {
+        throw new Error(`${self.model.name}: MongoDB cannot change a primary key (_id)`);
+      }
+      await self.checkReferences(data);
+      const found = key === undefined ? null : await self.collection.findOne({ _id: key as never }, self.options);
+      if (!found) throw new RecordNotFound(self.model.name, self.keyOf(args.where as Rec));
+      const change = self.change(data);
+      if (change) await self.write(() => self.collection.updateOne({ _id: key as never }, change, self.options));
+      await self.linkRelations({ [self.model.primaryKey]: key }, data);
+      const doc = await self.collection.findOne({ _id: key as never }, self.options);
+      return (await self.records([doc!], args.include))[0]!;
+    });
+  }
+
+  async updateMany(args: { where?: Where<T>; data: Update }): Promise<{ count: number }> {
+    return this.ctx.transaction(async (ctx) => {
+      const self = this.on(ctx);
+      const keys = await self.keys(args.where);
+      if (keys.length === 0) return { count: 0 };
+      const data = args.data as Rec;
+      await self.checkReferences(data);
+      const change = self.change(data);
+      if (change)
+        await self.write(() => self.collection.updateMany({ _id: { $in: keys } as never }, change, self.options));
+      for (const key of keys) await self.linkRelations({ [self.model.primaryKey]: key }, data);
+      return { count: keys.length };
+    });
+  }
+
+  async delete(args: { where: Partial<T> }): Promise<T> {
+    return this.ctx.transaction(async (ctx) => {
+      const self = this.on(ctx);
+      const key = self.keyOf(args.where as Rec);
+      const existing = await self.findUnique({ where: { [self.model.primaryKey]: key } as Partial<T> });
+      if (!existing) throw new RecordNotFound(self.model.name, key);
+      await self.removeAll([self.keyValue(key)]);
+      return existing;
+    });
+  }
+
+  async deleteMany(args: { where?: Where<T> } = {}): Promise<{ count: number }> {
+    return this.ctx.transaction(async (ctx) => {
+      const self = this.on(ctx);
+      const keys = await self.keys(args.where);
+      if (keys.length) await self.removeAll(keys.map((k) => self.keyValue(k)));
+      return { count: keys.length };
+    });
+  }
+
+  /** Deletes the objects `keys`, doing to their related objects what each relationship's `ondelete` says. */
+  async removeAll(keys: readonly unknown[]): Promise<void> {
+    const others = this.model.relations.filter((r) => !r.local);
+    for (const relation of others.filter((r) => r.onDelete === 'restrict')) {
+      const target = this.repositoryOf(relation.target);
+      const fk = target.pathOfColumn(relation.foreignKey);
+      if (await target.collection.countDocuments({ [fk]: { $in: keys } }, { ...target.options, limit: 1 })) {
+        throw new ConstraintViolation(
+          'foreign_key',
+          others.filter((r) => r.onDelete === 'restrict').map((r) => r.name),
+          `${this.model.name} is still referenced through ${relation.name}`,
+        );
+      }
+    }
+    for (const relation of others) {
+      const target = this.repositoryOf(relation.target);
+      const fk = target.pathOfColumn(relation.foreignKey);
+      if (relation.onDelete === 'cascade') {
+        const related = await target.keys({ [target.fieldOfColumn(relation.foreignKey)]: { in: keys } } as never);
+        if (related.length) await target.removeAll(related.map((k) => target.keyValue(k)));
+      } else if (relation.onDelete === 'nullify') {
+        await target.collection.updateMany({ [fk]: { $in: keys } }, { $unset: { [fk]: '' } }, target.options);
+      }
+    }
+    await this.collection.deleteMany({ _id: { $in: keys } as never }, this.options);
+  }
+
+  /** The next generated key of this model (a counter document, in the transaction when there is one). */
+  async nextKey(): Promise<number> {
+    const counter = await this.ctx.db
+      .collection<{ _id: string; seq: number }>(COUNTERS)
+      .findOneAndUpdate(
+        { _id: this.model.table },
+        { $inc: { seq: 1 } },
+        { ...this.options, upsert: true, returnDocument: 'after' },
+      );
+    return counter!.seq;
+  }
+
+  /** Runs a write, turning duplicate key errors into `ConstraintViolation`. */
+  async write<R>(work: () => Promise<R>): Promise<R> {
+    try {
+      return await work();
+    } catch (error) {
+      const e = error as { code?: number; keyPattern?: Rec; message?: string };
+      if (e.code !== 11000) throw error;
+      const paths = Object.keys(e.keyPattern ?? {});
+      throw new ConstraintViolation(
+        'unique',
+        paths.map((p) => this.fieldOfPath(p)),
+        e.message ?? 'duplicate key',
+      );
+    }
+  }
+
+  // --- documents and records -----------------------------------------------------------------------
+
+  /** The same repository in another context (a transaction). */
+  on(ctx: MongoContext): MongoRepository<T, Create, Update> {
+    return ctx === this.ctx ? this : new MongoRepository(this.model, ctx);
+  }
+
+  repositoryOf(model: string): MongoRepository<Rec> {
+    return new MongoRepository(this.ctx.models.get(model)!, this.ctx);
+  }
+
+  pkField(): FieldSpec {
+    return this.model.field(this.model.primaryKey)!;
+  }
+
+  /** The document field of a column: the primary key is `_id`. */
+  pathOfColumn(column: string): string {
+    return column === this.pkField().column ? '_id' : column;
+  }
+
+  /** The document field of a model field (or of a to-one relationship kept here). */
+  pathOf(name: string): string {
+    const field = this.model.field(name);
+    if (field?.column) return this.pathOfColumn(field.column);
+    const relation = this.model.relation(name);
+    if (relation?.local) return relation.foreignKey;
+    throw new Error(`${this.model.name}.${name} is not stored in its documents`);
+  }
+
+  fieldOfColumn(column: string): string {
+    return this.model.columns.find((c) => c.column === column)!.name;
+  }
+
+  /** What clients call a stored field: a foreign key is named by its relationship. */
+  fieldOfPath(path: string): string {
+    if (path === '_id') return this.model.primaryKey;
+    return (
+      this.model.relations.find((r) => r.local && r.foreignKey === path)?.name ??
+      this.model.columns.find((c) => c.column === path)?.name ??
+      path
+    );
+  }
+
+  /** A value of field `name` as documents store it (a related key, for a relationship). */
+  valueFor(name: string, value: unknown): unknown {
+    const relation = this.model.relation(name);
+    if (relation) return this.repositoryOf(relation.target).keyValue(value);
+    const field = this.model.field(name)!;
+    return field.primaryKey ? this.keyValue(value) : (toMongo(value, field) ?? null);
+  }
+
+  keyOf(where: Rec): unknown {
+    const key = where[this.model.primaryKey];
+    if (key === undefined || Object.keys(where).length !== 1)
+      throw new Error(`${this.model.name}: update and delete take { where: { ${this.model.primaryKey} } }`);
+    return key;
+  }
+
+  keyValue(key: unknown): unknown {
+    const field = this.pkField();
+    if (field.storage === 'integer') return wholeNumber(field, key);
+    return key === null || key === undefined ? undefined : String(key);
+  }
+
+  /** A new document from data: own columns and to-one relationships kept here, nulls left out. */
+  document(data: Rec): Document {
+    const doc: Document = {};
+    for (const [path, value] of Object.entries(this.stored(data))) if (value !== undefined) doc[path] = value;
+    return doc;
+  }
+
+  /** `$set` and `$unset` for data, or null when it changes no stored field. */
+  change(data: Rec): Document | null {
+    const set: Rec = {};
+    const unset: Rec = {};
+    for (const [path, value] of Object.entries(this.stored(data))) {
+      if (path === '_id') continue;
+      if (value === undefined) unset[path] = '';
+      else set[path] = value;
+    }
+    const change: Document = {};
+    if (Object.keys(set).length) change.$set = set;
+    if (Object.keys(unset).length) change.$unset = unset;
+    return Object.keys(change).length ? change : null;
+  }
+
+  /** Stored fields of data (undefined: null, not stored). */
+  stored(data: Rec): Rec {
+    const out: Rec = {};
+    for (const [name, value] of Object.entries(data)) {
+      if (value === undefined) continue;
+      const field = this.model.field(name);
+      if (field?.column)
+        out[this.pathOfColumn(field.column)] = field.primaryKey ? this.keyValue(value) : toMongo(value, field);
+      const relation = this.model.relation(name);
+      if (relation?.local)
+        out[relation.foreignKey] = value === null ? undefined : this.repositoryOf(relation.target).keyValue(value);
+    }
+    return out;
+  }
+
+  ordering(orderBy: FindManyArgs<T>['orderBy']): [string, 1 | -1][] {
+    const list = orderBy === undefined ? [] : Array.isArray(orderBy) ? orderBy : [orderBy];
+    const out: [string, 1 | -1][] = [];
+    for (const entry of list as Record<string, 'asc' | 'desc'>[]) {
+      for (const [name, direction] of Object.entries(entry))
+        out.push([this.pathOf(name), direction === 'desc' ? -1 : 1]);
+    }
+    if (!out.some(([path]) => path === '_id')) out.push(['_id', 1]);
+    return out;
+  }
+
+  projection(select: Rec): Document {
+    const projection: Document = { _id: 1 };
+    for (const f of this.model.columns) if (select[f.name] === true) projection[this.pathOfColumn(f.column!)] = 1;
+    for (const r of this.model.relations) if (select[r.name] === true && r.local) projection[r.foreignKey] = 1;
+    return projection;
+  }
+
+  async records(docs: readonly Document[], include?: Include<T>): Promise<T[]> {
+    const records = docs.map((doc) => this.record(doc));
+    if (include) await this.include(records, include as Record<string, true | { include?: Record<string, unknown> }>);
+    return records as T[];
+  }
+
+  /** A document → a record: every column (absent: null), and to-one relationships kept here. */
+  record(doc: Document): Rec {
+    const out: Rec = {};
+    for (const f of this.model.columns) out[f.name] = fromMongo(doc[this.pathOfColumn(f.column!)], f);
+    for (const r of this.model.relations) {
+      if (!r.local) continue;
+      out[r.name] = fromMongo(
+        doc[r.foreignKey],
+        this.model.columns.find((c) => c.column === r.foreignKey)!,
+      );
+    }
+    return out;
+  }
+
+  /** Loads relationships for a page of records: one query per relationship. */
+  async include(records: Rec[], include: Record<string, true | { include?: Record<string, unknown> }>): Promise<void> {
+    if (records.length === 0) return;
+    for (const [name, how] of Object.entries(include)) {
+      const relation = this.model.relation(name);
+      if (!relation) continue;
+      const target = this.repositoryOf(relation.target);
+      if (relation.local) {
+        if (typeof how !== 'object') continue;
+        const keys = [...new Set(records.map((r) => r[name]).filter((k) => k !== null && k !== undefined))];
+        const related = await target.findMany({
+          where: { [target.model.primaryKey]: { in: keys } } as never,
+          ...(how.include ? { include: how.include as never } : {}),
+        });
+        const byKey = new Map(related.map((o) => [String(o[target.model.primaryKey]), o]));
+        for (const r of records) r[name] = r[name] == null ? null : (byKey.get(String(r[name])) ?? null);
+        continue;
+      }
+      await this.includeOtherSide(records, relation, target, how);
+    }
+  }
+
+  /** A relationship whose key the related objects hold: fetch the ones that point at this page. */
+  async includeOtherSide(
+    records: Rec[],
+    relation: RelationSpec,
+    target: MongoRepository<Rec>,
+    how: true | { include?: Record<string, unknown> },
+  ): Promise<void> {
+    const fkName = target.fieldOfColumn(relation.foreignKey);
+    const related = await target.findMany({
+      where: { [fkName]: { in: records.map((r) => r[this.model.primaryKey]) } } as never,
+      ...(typeof how === 'object'
+        ? how.include
+          ? { include: how.include as never }
+          : {}
+        : { select: { [fkName]: true } as never }),
+    });
+    const groups = new Map<string, unknown[]>();
+    for (const o of related) {
+      const owner = String(o[fkName]);
+      const group = groups.get(owner) ?? [];
+      group.push(typeof how === 'object' ? o : o[target.model.primaryKey]);
+      groups.set(owner, group);
+    }
+    for (const r of records) {
+      const list = groups.get(String(r[this.model.primaryKey])) ?? [];
+      r[relation.name] = relation.cardinality === 'many' ? list : (list[0] ?? null);
+    }
+  }
+
+  /** Relationship values must name objects that exist (contract §3.1: an unknown key is a 400). */
+  async checkReferences(data: Rec): Promise<void> {
+    for (const relation of this.model.relations) {
+      const value = data[relation.name];
+      if (value === undefined || value === null) continue;
+      const keys = Array.isArray(value) ? value : [value];
+      if (keys.length === 0) continue;
+      const target = this.repositoryOf(relation.target);
+      const valid = keys.map((k) => target.keyValue(k));
+      const have = new Set(
+        (await target.keys({ [target.model.primaryKey]: { in: valid.filter((k) => k !== undefined) } } as never)).map(
+          String,
+        ),
+      );
+      const missing = keys.filter((_, i) => valid[i] === undefined || !have.has(String(valid[i])));
+      if (missing.length) throw new UnknownReference(relation.name, relation.target, missing);
+    }
+  }
+
+  /** Relationships whose key the related objects hold: point exactly the given objects at `record`. */
+  async linkRelations(record: Rec, data: Rec): Promise<void> {
+    for (const relation of this.model.relations) {
+      if (relation.local || data[relation.name] === undefined) continue;
+      const target = this.repositoryOf(relation.target);
+      const value = data[relation.name];
+      const wanted = new Set(
+        (value === null ? [] : Array.isArray(value) ? value : [value]).map((k) => String(target.keyValue(k))),
+      );
+      const fk = target.pathOfColumn(relation.foreignKey);
+      const owner = this.keyValue(record[this.model.primaryKey]);
+      const linked = new Set(
+        (await target.keys({ [target.fieldOfColumn(relation.foreignKey)]: owner } as never)).map(String),
+      );
+      const key = (k: string) => target.keyValue(k);
+      // Unlink first: a one-to-one link is unique, so the new object can take it only once it is free.
+      const unlink = [...linked].filter((k) => !wanted.has(k)).map(key);
+      if (unlink.length)
+        await target.collection.updateMany({ _id: { $in: unlink } as never }, { $unset: { [fk]: '' } }, target.options);
+      const link = [...wanted].filter((k) => !linked.has(k)).map(key);
+      if (link.length)
+        await target.write(() =>
+          target.collection.updateMany({ _id: { $in: link } as never }, { $set: { [fk]: owner } }, target.options),
+        );
+    }
+  }
+
+  async filter(where: Where<T> | undefined): Promise<MongoFilter> {
+    return mongoFilter(this as unknown as MongoRepository<Rec>, where as Where<Rec> | undefined);
+  }
+}
