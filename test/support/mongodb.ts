@@ -19,7 +19,7 @@ export function mongoServer(): Promise<string> {
 export async function freshMongoDatabase(label: string): Promise<{ url: string; drop(): Promise<void> }> {
   const url = new URL(await mongoServer());
   url.pathname = `/svcgen_${label.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`;
-  return { url: url.toString(), drop: () => onDatabase(url.toString(), (client) => client.db().dropDatabase()) };
+  return { url: url.toString(), drop: async () => void (await onDatabase(url.toString(), (client) => client.db().dropDatabase())) };
 }
 
 /** Makes every command of `commands` on `collection` fail (MongoDB's failCommand fail point). */

@@ -1,0 +1,135 @@
+/**
+ * svcgen's MongoDB test server (scripts/mongo-test-server) against the official driver, for every
+ * operation the MongoDB engine uses: the handshake, reads with filters, sort, skip, limit and
+ * projection, counts and distinct values, inserts, updates (operators, replacement, upsert),
+ * deletes, findAndModify counters, unique (sparse) indexes and their violations, transactions
+ * (commit, abort, one at a time), the failCommand fail point, and an unknown command.
+ */
+import { MongoClient, MongoServerError, type Collection, type Document } from 'mongodb';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startMongoTestServer, type MongoTestServer } from '../../scripts/mongo-test-server/index.mjs';
+
+let server: MongoTestServer;
+let client: MongoClient;
+let things: Collection<Document>;
+let run = 0;
+
+beforeAll(async () => {
+  server = await startMongoTestServer();
+  client = new MongoClient(server.url);
+  await client.connect();
+});
+
+afterAll(async () => {
+  await client?.close();
+  await server?.close();
+});
+
+beforeEach(async () => {
+  things = client.db(`test${++run}`).collection('things');
+  await things.insertMany([
+    { _id: 1 as never, name: 'pear', size: 3, tags: ['green'], at: new Date('2026-01-02T00:00:00Z') },
+    { _id: 2 as never, name: 'apple', size: 1, tags: ['red', 'green'] },
+    { _id: 3 as never, name: 'Plum', size: 2 },
+  ]);
+});
+
+describe('the MongoDB test server, with the official driver', () => {
+  it('answers the handshake as a one-member replica set', async () => {
+    const hello = await client.db('admin').command({ hello: 1 });
+    expect(hello).toMatchObject({ isWritablePrimary: true, setName: 'rs0', maxWireVersion: 17, logicalSessionTimeoutMinutes: 30 });
+    // The driver's first message on each connection is a legacy OP_QUERY isMaster.
+    expect(server.commands.get('ismaster')).toBeGreaterThan(0);
+  });
+
+  it('finds with filters, sort, skip, limit and projection', async () => {
+    expect((await things.find({ size: { $gte: 2 } }).sort({ name: 1 }).toArray()).map((d) => d.name)).toEqual(['Plum', 'pear']);
+    expect((await things.find({}, { sort: { _id: -1 }, skip: 1, limit: 1 }).toArray()).map((d) => d._id)).toEqual([2]);
+    expect(await things.find({ tags: 'green' }, { projection: { _id: 1 } }).sort({ _id: 1 }).toArray()).toEqual([{ _id: 1 }, { _id: 2 }]);
+    expect((await things.find({ name: { $regex: '^p', $options: 'i' } }).sort({ _id: 1 }).toArray()).map((d) => d._id)).toEqual([1, 3]);
+    expect((await things.find({ $nor: [{ size: 1 }], missing: null }).sort({ _id: 1 }).toArray()).map((d) => d._id)).toEqual([1, 3]);
+    expect((await things.findOne({ _id: 1 as never }))?.at).toEqual(new Date('2026-01-02T00:00:00Z'));
+  });
+
+  it('counts and lists distinct values', async () => {
+    expect(await things.countDocuments({ size: { $lt: 3 } })).toBe(2);
+    expect(await things.countDocuments({}, { limit: 1 })).toBe(1);
+    expect((await things.distinct('tags')).sort()).toEqual(['green', 'red']);
+  });
+
+  it('updates with operators, replaces, upserts and deletes', async () => {
+    expect((await things.updateMany({ size: { $gt: 1 } }, { $set: { big: true }, $unset: { tags: '' } })).modifiedCount).toBe(2);
+    expect(await things.findOne({ _id: 1 as never })).toMatchObject({ big: true, name: 'pear' });
+    expect(await things.findOne({ _id: 1 as never })).not.toHaveProperty('tags');
+    await things.replaceOne({ _id: 2 as never }, { name: 'quince' });
+    expect(await things.findOne({ _id: 2 as never })).toEqual({ _id: 2, name: 'quince' });
+    const upsert = await things.updateOne({ _id: 9 as never }, { $set: { name: 'fig' } }, { upsert: true });
+    expect(upsert.upsertedId).toBe(9);
+    expect((await things.deleteMany({ big: true })).deletedCount).toBe(2);
+    expect((await things.deleteOne({ _id: 2 as never })).deletedCount).toBe(1);
+    expect(await things.countDocuments()).toBe(1);
+  });
+
+  it('counts with findAndModify (upsert, $inc, the document after)', async () => {
+    const counters = client.db(`test${run}`).collection<{ _id: string; seq: number }>('counters');
+    const next = async () => (await counters.findOneAndUpdate({ _id: 'story' }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' }))!.seq;
+    expect([await next(), await next(), await next()]).toEqual([1, 2, 3]);
+  });
+
+  it('enforces unique indexes: duplicate key errors (11000) with the key, sparse indexes skip absent fields', async () => {
+    await things.createIndex({ name: 1 }, { unique: true, sparse: true, name: 'name_unique' });
+    const duplicate = await things.insertOne({ _id: 4 as never, name: 'pear' }).catch((e: unknown) => e);
+    expect(duplicate).toBeInstanceOf(MongoServerError);
+    expect(duplicate).toMatchObject({ code: 11000, keyPattern: { name: 1 }, keyValue: { name: 'pear' } });
+    const byUpdate = await things.updateOne({ _id: 2 as never }, { $set: { name: 'pear' } }).catch((e: unknown) => e);
+    expect(byUpdate).toMatchObject({ code: 11000 });
+    expect((await things.findOne({ _id: 2 as never }))?.name).toBe('apple');
+    await things.insertMany([{ _id: 5 as never }, { _id: 6 as never }]);
+    expect(await things.insertOne({ _id: 1 as never }).catch((e: unknown) => e)).toMatchObject({ code: 11000, keyPattern: { _id: 1 } });
+    // An index over values that are not unique cannot be created.
+    expect(await things.createIndex({ tags: 1 }, { unique: true }).catch((e: unknown) => e)).toMatchObject({ code: 11000 });
+  });
+
+  it('commits and aborts transactions', async () => {
+    const session = client.startSession();
+    session.startTransaction();
+    await things.insertOne({ _id: 10 as never }, { session });
+    await things.updateOne({ _id: 1 as never }, { $set: { size: 30 } }, { session });
+    await session.commitTransaction();
+    session.startTransaction();
+    await things.deleteOne({ _id: 10 as never }, { session });
+    await things.updateOne({ _id: 1 as never }, { $set: { size: 300 } }, { session });
+    await session.abortTransaction();
+    await session.endSession();
+    expect(await things.countDocuments({ _id: 10 as never })).toBe(1);
+    expect((await things.findOne({ _id: 1 as never }))?.size).toBe(30);
+  });
+
+  it('runs one transaction at a time: others wait for it to end', async () => {
+    const session = client.startSession();
+    session.startTransaction();
+    await things.updateOne({ _id: 1 as never }, { $set: { size: 7 } }, { session });
+    let seen: unknown;
+    const outside = things.findOne({ _id: 1 as never }).then((d) => (seen = d?.size));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(seen).toBeUndefined();
+    await session.commitTransaction();
+    await outside;
+    expect(seen).toBe(7);
+    await session.endSession();
+  });
+
+  it('fails commands on purpose with the failCommand fail point', async () => {
+    const admin = client.db('admin');
+    await admin.command({ configureFailPoint: 'failCommand', mode: { times: 1 }, data: { failCommands: ['find'], errorCode: 8000, namespace: `test${run}.things` } });
+    expect(await things.findOne({}).catch((e: unknown) => e)).toMatchObject({ code: 8000 });
+    expect(await things.findOne({ _id: 2 as never })).toMatchObject({ name: 'apple' });
+    await admin.command({ configureFailPoint: 'failCommand', mode: 'off' });
+  });
+
+  it('names a command it does not implement', async () => {
+    const error = await client.db('admin').command({ replSetGetStatus: 1 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 59, codeName: 'CommandNotFound' });
+    expect(String((error as Error).message)).toContain("no such command: 'replSetGetStatus'");
+  });
+});
