@@ -1,12 +1,13 @@
 /**
  * Every golden tree type-checks under `strict` (`tsc --noEmit` in a copy of
- * snapshots/<fixture>/out), and the generated project's own test suite passes on SQLite and on
- * PostgreSQL.
+ * snapshots/<fixture>/out), and the generated project's own test suite passes on SQLite, on
+ * PostgreSQL and on MongoDB (svcgen's test server, or MONGO_URL).
  */
 import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/paths.js';
+import { mongoServer } from '../support/mongodb.js';
 import { postgresServer } from '../support/postgres.js';
 import { linkDependencies, tool } from '../support/project.js';
 import { SNAPSHOT_FIXTURES } from '../support/generated.js';
@@ -21,6 +22,8 @@ describe.each(SNAPSHOT_FIXTURES)('the generated %s project', (fixture) => {
   };
   let project: Promise<string> | undefined;
   const projectDir = () => (project ??= copy());
+  // Installing the dependencies takes minutes on a fresh machine: in a hook, not in a test's time.
+  beforeAll(async () => void (await projectDir()));
 
   it('type-checks (tsc --noEmit, strict)', async () => {
     const result = await tool(await projectDir(), 'tsc', ['--noEmit']);
@@ -36,6 +39,12 @@ describe.each(SNAPSHOT_FIXTURES)('the generated %s project', (fixture) => {
 
   it('passes its own tests on PostgreSQL (TEST_DATABASE_URL)', async () => {
     const result = await tool(await projectDir(), 'vitest', ['run'], { TEST_DATABASE_URL: await postgresServer() });
+    expect(result.exitCode, result.all).toBe(0);
+    expect(result.all).toMatch(/Tests\s+\d+ passed/);
+  });
+
+  it('passes its own tests on MongoDB (TEST_DATABASE_URL=mongodb://…)', async () => {
+    const result = await tool(await projectDir(), 'vitest', ['run'], { TEST_DATABASE_URL: await mongoServer() });
     expect(result.exitCode, result.all).toBe(0);
     expect(result.all).toMatch(/Tests\s+\d+ passed/);
   });

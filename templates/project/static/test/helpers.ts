@@ -1,11 +1,13 @@
 /**
  * The service under test: a fresh database for each test — in-memory SQLite, or, when
- * `TEST_DATABASE_URL` names a PostgreSQL server, a new database there (dropped afterwards) —
+ * `TEST_DATABASE_URL` names a PostgreSQL or MongoDB server, a new database there (dropped
+ * afterwards; MongoDB runs the service with engine = svc_mongodb) —
  * requests injected into Fastify without a network, and `seed` to create objects with valid
  * sample data.
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { MongoClient } from 'mongodb';
 import pg from 'pg';
 import { BASE_PATH, buildApp, type BuildOptions } from '../src/app.js';
 import { loadServiceConfig } from '../src/config.js';
@@ -48,7 +50,7 @@ export async function startTestService(
   const database = await freshDatabase(process.env['TEST_DATABASE_URL']);
   const config = loadServiceConfig({
     SVC_CONFIG: 'test/no-service.ini',
-    SVC_DATABASE_URL: database.url,
+    ...database.settings,
     ...settings,
   });
   const db = await openDatabase(config);
@@ -87,11 +89,28 @@ export async function startTestService(
   return service;
 }
 
-/** A database of its own for one test. */
-async function freshDatabase(server: string | undefined): Promise<{ url: string; drop(): Promise<void> }> {
-  if (!server || !/^postgres(ql)?:/.test(server))
-    return { url: server ?? 'sqlite::memory:', drop: async () => undefined };
+/** A database of its own for one test, and the settings that select it. */
+async function freshDatabase(
+  server: string | undefined,
+): Promise<{ settings: Record<string, string>; drop(): Promise<void> }> {
   const name = `svc_test_${randomBytes(6).toString('hex')}`;
+  if (server && /^mongodb(\+srv)?:/.test(server)) {
+    const url = new URL(server);
+    url.pathname = `/${name}`;
+    return {
+      settings: { SVC_ENGINE: 'svc_mongodb', SVC_MONGODB_URL: url.href },
+      async drop() {
+        const client = new MongoClient(url.href);
+        try {
+          await client.db().dropDatabase();
+        } finally {
+          await client.close();
+        }
+      },
+    };
+  }
+  if (!server || !/^postgres(ql)?:/.test(server))
+    return { settings: { SVC_DATABASE_URL: server ?? 'sqlite::memory:' }, drop: async () => undefined };
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();
   try {
@@ -102,7 +121,7 @@ async function freshDatabase(server: string | undefined): Promise<{ url: string;
   const url = new URL(server);
   url.pathname = `/${name}`;
   return {
-    url: url.href,
+    settings: { SVC_DATABASE_URL: url.href },
     async drop() {
       const client = new pg.Client({ connectionString: server });
       await client.connect();
