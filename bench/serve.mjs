@@ -19,19 +19,25 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const work = join(root, '.tmp', 'bench-serve');
 const autocannon = createRequire(import.meta.url)('autocannon');
 
-const SCENARIOS = [
+export const SCENARIOS = [
   { name: 'GET one item', path: '/v1/items/500' },
   { name: 'GET a page of 20', path: '/v1/items?_limit=20' },
   { name: 'POST create', path: '/v1/items', method: 'POST', body: JSON.stringify({ name: 'bench', description: 'a new item' }), headers: { 'content-type': 'application/json' } },
 ];
 
-export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
+/** ramses-starter, generated and compiled into `work/generated`; returns its folder and node_modules. */
+export async function builtStarter(work) {
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   const project = join(work, 'generated');
   execFileSync(process.execPath, [join(root, 'bin/svcgen.js'), 'generate', join(root, 'fixtures/ramses-starter/api.raml'), '-o', project], { stdio: 'ignore' });
   const modules = await linkDependencies(project);
   execFileSync(join(modules, '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: project, stdio: 'inherit' });
+  return { project, modules };
+}
+
+export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
+  const { project, modules } = await builtStarter(work);
 
   const servers = {
     generated: await start(process.execPath, [join(project, 'dist/server.js')], { cwd: project, env: (port) => ({ PORT: String(port), SVC_DATABASE_URL: `sqlite:${join(work, 'generated.db')}`, SVC_CONFIG: join(work, 'none.ini') }) }),
@@ -66,7 +72,7 @@ export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
   }
 }
 
-async function start(command, args, { cwd, env, portArg } = {}) {
+export async function start(command, args, { cwd, env, portArg } = {}) {
   const port = await freePort();
   const child = spawn(command, portArg ? [...args, String(port)] : args, { cwd, env: { ...process.env, ...(env ? env(port) : {}) }, stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}`;
@@ -82,7 +88,7 @@ async function start(command, args, { cwd, env, portArg } = {}) {
   throw new Error(`${command} ${args.join(' ')} did not start`);
 }
 
-async function seed(url, count) {
+export async function seed(url, count) {
   for (let i = 0; i < count; i += 20) {
     await Promise.all(
       Array.from({ length: 20 }, (_, j) =>
@@ -94,7 +100,7 @@ async function seed(url, count) {
   }
 }
 
-function load(url, scenario, seconds, connections) {
+export function load(url, scenario, seconds, connections) {
   return new Promise((resolve, reject) => {
     autocannon({ url: `${url}${scenario.path}`, method: scenario.method ?? 'GET', body: scenario.body, headers: scenario.headers, connections, duration: seconds }, (error, result) => {
       if (error) return reject(error);

@@ -57,7 +57,7 @@ export const COMMANDS = {
 
   find(command, { store, db }) {
     const collection = store.collection(db, command.find, false);
-    let cursor = mingoFind(collection ? collection.all() : [], command.filter ?? {}, command.projection);
+    let cursor = mingoFind(collection ? collection.find(command.filter ?? {}) : [], {}, command.projection);
     if (command.sort && Object.keys(command.sort).length) cursor = cursor.sort(command.sort);
     if (command.skip) cursor = cursor.skip(command.skip);
     if (command.limit) cursor = cursor.limit(Math.abs(command.limit));

@@ -40,6 +40,13 @@ export class Collection {
   }
 
   find(filter = {}) {
+    // A lookup by `_id` (the engine's commonest) needs no scan.
+    const keys = Object.keys(filter);
+    const id = filter._id;
+    if (keys.length === 1 && keys[0] === '_id' && (id === null || typeof id !== 'object' || id instanceof Date || id instanceof ObjectId)) {
+      const doc = this.docs.get(idKey(id));
+      return doc ? [doc] : [];
+    }
     const query = new Query(filter);
     return this.all().filter((doc) => query.test(doc));
   }
