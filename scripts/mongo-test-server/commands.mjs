@@ -6,17 +6,17 @@ import { CommandError } from './store.mjs';
 const MAX_WIRE_VERSION = 17; // MongoDB 6.0
 
 export function handshake(server) {
+  // A one-member replica set: the driver then offers sessions and transactions. Without a
+  // replica set name, a standalone server (sessions, no transactions).
+  const replicaSet = server.replicaSet
+    ? { setName: server.replicaSet, setVersion: 1, hosts: [server.address], primary: server.address, me: server.address }
+    : {};
   return {
     ismaster: true,
     isWritablePrimary: true,
     helloOk: true,
     secondary: false,
-    // A one-member replica set: the driver then offers sessions and transactions.
-    setName: server.replicaSet,
-    setVersion: 1,
-    hosts: [server.address],
-    primary: server.address,
-    me: server.address,
+    ...replicaSet,
     maxBsonObjectSize: 16 * 1024 * 1024,
     maxMessageSizeBytes: 48_000_000,
     maxWriteBatchSize: 100_000,

@@ -8,4 +8,5 @@ export interface MongoTestServer {
   close(): Promise<void>;
 }
 
-export function startMongoTestServer(options?: { port?: number; host?: string; replicaSet?: string }): Promise<MongoTestServer>;
+/** `replicaSet: null` poses as a standalone server (no transactions). */
+export function startMongoTestServer(options?: { port?: number; host?: string; replicaSet?: string | null }): Promise<MongoTestServer>;

@@ -15,6 +15,7 @@ import { encodeReply, messageReader, parseRequest } from './wire.mjs';
 /** Commands that touch no data: answered at once, even while a transaction holds the store. */
 const LOCK_FREE = new Set(['hello', 'ismaster', 'isMaster', 'ping', 'buildInfo', 'endSessions', 'killCursors']);
 
+/** `replicaSet: null`: a standalone server (no transactions). */
 export async function startMongoTestServer({ port = 0, host = '127.0.0.1', replicaSet = 'rs0' } = {}) {
   const store = new Store();
   const sockets = new Set();
@@ -54,6 +55,9 @@ export async function startMongoTestServer({ port = 0, host = '127.0.0.1', repli
     if (injected) return injected;
     if (LOCK_FREE.has(name)) return handler(command, context);
     const inTransaction = command.autocommit === false;
+    if (inTransaction && !server.replicaSet) {
+      return failure(new CommandError(20, 'IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos'));
+    }
     const session = inTransaction ? sessionKey(command) : Symbol('no transaction');
     try {
       return await store.withTurn(session, () => {

@@ -139,7 +139,7 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
         const before = await settled();
         expect((await tracedApi('GET', path)).status).toBe(200);
         await settled();
-        return traced.output().slice(before).split('\n').filter((line) => line.includes('"msg":"sql"')).length;
+        return traced.output().slice(before).split('\n').filter((line) => line.includes('"msg":"query"')).length;
       };
       for (let i = 0; i < 6; i++) {
         const id = (await tracedApi('POST', '/authors', { name: `N${i}`, email: `n${i}@example.com` })).body.id;

@@ -12,15 +12,20 @@ const DRAIN_TIMEOUT_MS = 10_000;
 
 async function main(): Promise<void> {
   const config = loadServiceConfig();
-  // At level debug, every SQL statement is logged (once the app's logger exists).
-  let logQuery: ((sql: string) => void) | undefined;
+  // At level debug, every SQL statement (or MongoDB command) is logged, once the app's logger exists.
+  let logQuery: ((statement: string) => void) | undefined;
   const traced = config.logLevel === 'debug' || config.logLevel === 'trace';
-  const db = await openDatabase(config, traced ? { onQuery: (sql) => logQuery?.(sql) } : {});
+  const warnings: string[] = [];
+  const db = await openDatabase(config, {
+    onWarning: (message) => warnings.push(message),
+    ...(traced ? { onQuery: (statement: string) => logQuery?.(statement) } : {}),
+  });
   const app = await buildApp(config, db).catch(async (error: unknown) => {
     await db.close();
     throw error;
   });
-  logQuery = (sql) => app.log.debug({ sql }, 'sql');
+  logQuery = (query) => app.log.debug({ query }, 'query');
+  for (const warning of warnings) app.log.warn(warning);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

@@ -40,6 +40,8 @@ export type Database = ServiceDatabase<Repositories> & Repositories;
 export interface OpenOptions {
   /** Called with every SQL statement or MongoDB command the service runs (server.ts logs them at level debug). */
   readonly onQuery?: (statement: string) => void;
+  /** Called with what the operator should know about the database (MongoDB without transactions). */
+  readonly onWarning?: (message: string) => void;
 }
 
 function repositories(engine: Engine): Repositories {
@@ -60,7 +62,10 @@ function repositories(engine: Engine): Repositories {
  */
 export async function openDatabase(config: Config, options: OpenOptions = {}): Promise<Database> {
   if (config.engine === 'svc_mongodb') return openMongo(config.mongodbUrl, models, repositories, options);
-  const sql = openSql(config.databaseUrl, { root: config.root, ...options });
+  const sql = openSql(config.databaseUrl, {
+    root: config.root,
+    ...(options.onQuery ? { onQuery: options.onQuery } : {}),
+  });
   try {
     await migrate(sql, migrations);
   } catch (error) {

@@ -105,6 +105,11 @@ export function loadConfig(source: ConfigSource): Config {
     settings,
     root: resolve(file, '..'),
   };
+  if (config.engine === 'svc_mongodb' && !/^mongodb(\+srv)?:\/\//.test(config.mongodbUrl)) {
+    throw new ConfigError(
+      `mongodb.url must start with mongodb:// or mongodb+srv://, not "${redact(config.mongodbUrl)}" (set in service.ini or ${envName('mongodb.url')})`,
+    );
+  }
   if (config.cors.allowCredentials && config.cors.allowOrigins.includes('*')) {
     throw new ConfigError('cors.allow_origins cannot be * when cors.allow_credentials is true: list the origins');
   }
@@ -162,10 +167,13 @@ class Reader {
 /** What to tell the operator when start-up fails: the setting to fix, without secrets. */
 export function startupMessage(error: unknown): string {
   if (error instanceof ConfigError) return error.message;
-  const e = error as { code?: string; message?: string; stack?: string };
+  const e = error as { code?: string; name?: string; message?: string; stack?: string };
   const message = redact(e.message ?? String(error));
   if (e.code && /^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EACCES|ENOENT|SQLITE_|28|3D)/.test(e.code))
     return `cannot open the database: ${message} (check database.url)`;
+  // The driver's errors when the server cannot be reached, refuses the credentials, or the URL is wrong.
+  if (e.name && /^Mongo(ServerSelection|Network|Parse|Authentication|Api)/.test(e.name))
+    return `cannot open the database: ${message} (check mongodb.url)`;
   return e.stack ? redact(e.stack) : message;
 }
 

@@ -28,7 +28,7 @@ export async function openMongo<R extends object>(
   make: RepositoryFactory<R>,
   options: MongoOptions = {},
 ): Promise<ServiceDatabase<R> & R> {
-  const client = new MongoClient(url, { monitorCommands: Boolean(options.onQuery), serverSelectionTimeoutMS: 10_000 });
+  const client = new MongoClient(url, { monitorCommands: Boolean(options.onQuery), serverSelectionTimeoutMS: 5_000 });
   if (options.onQuery) {
     const log = options.onQuery;
     client.on('commandStarted', (e) => log(`${e.databaseName}.${e.commandName} ${JSON.stringify(e.command)}`));
