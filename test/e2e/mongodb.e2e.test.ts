@@ -34,8 +34,8 @@ describe('the MongoDB engine', () => {
         const indexes = await client.db().collection('user').listIndexes().toArray();
         expect(indexes.find((i) => i.name === 'email_unique')).toMatchObject({ key: { email: 1 }, unique: true, sparse: true });
         const profile = await client.db().collection('profile').listIndexes().toArray();
-        // A one-to-one link is unique: one profile per user.
-        expect(profile.find((i) => i.name === 'user_id_unique')).toMatchObject({ unique: true });
+        // A one-to-one link is unique: one profile per user (kept under the relationship's name).
+        expect(profile.find((i) => i.name === 'user_unique')).toMatchObject({ key: { user: 1 }, unique: true });
       } finally {
         await client.close();
       }

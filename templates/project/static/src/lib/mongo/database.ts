@@ -10,8 +10,8 @@
  */
 import { MongoClient, type ClientSession, type Db } from 'mongodb';
 import type { EngineRepository, RepositoryFactory, ServiceDatabase } from '../database.js';
-import type { AnyModel, Model, ModelRegistry } from '../model.js';
-import { COUNTERS, MongoRepository, type MongoContext } from './repository.js';
+import type { Model, ModelRegistry } from '../model.js';
+import { COUNTERS, documentPath, MongoRepository, type MongoContext } from './repository.js';
 
 export interface MongoOptions {
   /** Called with every command the service sends (server.ts logs them at level debug). */
@@ -121,14 +121,17 @@ async function supportsTransactions(db: Db): Promise<boolean> {
 async function createIndexes(db: Db, models: ModelRegistry): Promise<void> {
   await db.collection(COUNTERS).createIndex({ _id: 1 });
   for (const model of models.values()) {
-    const collection = db.collection((model as AnyModel).table);
+    const collection = db.collection(model.table);
     const indexes = model.columns
       .filter((f) => !f.primaryKey && (f.unique || f.type === 'foreign_key'))
-      .map((f) => ({
-        key: { [f.column!]: 1 as const },
-        name: `${f.column}_${f.unique ? 'unique' : 'link'}`,
-        ...(f.unique ? { unique: true, sparse: true } : {}),
-      }));
+      .map((f) => {
+        const path = documentPath(model, f.column!);
+        return {
+          key: { [path]: 1 as const },
+          name: `${path}_${f.unique ? 'unique' : 'link'}`,
+          ...(f.unique ? { unique: true, sparse: true } : {}),
+        };
+      });
     if (indexes.length) await collection.createIndexes(indexes);
     else await collection.createIndex({ _id: 1 });
   }

@@ -31,6 +31,12 @@ export interface MongoContext {
   readonly transaction: <R>(work: (ctx: MongoContext) => Promise<R>) => Promise<R>;
 }
 
+/** Where a column's value lives in a document (see `MongoRepository.pathOfColumn`). */
+export function documentPath(model: Model, column: string): string {
+  if (column === model.field(model.primaryKey)?.column) return '_id';
+  return model.relations.find((r) => r.local && r.foreignKey === column)?.name ?? column;
+}
+
 /** Generated integer keys come from one counter document per model. */
 export const COUNTERS = 'svc_counters';
 
@@ -247,9 +253,13 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
     return this.model.field(this.model.primaryKey)!;
   }
 
-  /** The document field of a column: the primary key is `_id`. */
+  /**
+   * The document field of a column: the primary key is `_id`, and a link is kept under its
+   * relationship's name (`{ owner: "alice" }`, as Ramses' documents had it), not in a separate
+   * foreign key field; the foreign key field of the model shows the same value.
+   */
   pathOfColumn(column: string): string {
-    return column === this.pkField().column ? '_id' : column;
+    return documentPath(this.model as Model, column);
   }
 
   /** The document field of a model field (or of a to-one relationship kept here). */
@@ -257,7 +267,7 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
     const field = this.model.field(name);
     if (field?.column) return this.pathOfColumn(field.column);
     const relation = this.model.relation(name);
-    if (relation?.local) return relation.foreignKey;
+    if (relation?.local) return this.pathOfColumn(relation.foreignKey);
     throw new Error(`${this.model.name}.${name} is not stored in its documents`);
   }
 
@@ -265,14 +275,10 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
     return this.model.columns.find((c) => c.column === column)!.name;
   }
 
-  /** What clients call a stored field: a foreign key is named by its relationship. */
+  /** What clients call a stored field (a link is named by its relationship). */
   fieldOfPath(path: string): string {
     if (path === '_id') return this.model.primaryKey;
-    return (
-      this.model.relations.find((r) => r.local && r.foreignKey === path)?.name ??
-      this.model.columns.find((c) => c.column === path)?.name ??
-      path
-    );
+    return this.model.columns.find((c) => c.column === path)?.name ?? path;
   }
 
   /** A value of field `name` as documents store it (a related key, for a relationship). */
@@ -328,7 +334,8 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
         out[this.pathOfColumn(field.column)] = field.primaryKey ? this.keyValue(value) : toMongo(value, field);
       const relation = this.model.relation(name);
       if (relation?.local)
-        out[relation.foreignKey] = value === null ? undefined : this.repositoryOf(relation.target).keyValue(value);
+        out[this.pathOfColumn(relation.foreignKey)] =
+          value === null ? undefined : this.repositoryOf(relation.target).keyValue(value);
     }
     return out;
   }
@@ -347,7 +354,8 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
   projection(select: Rec): Document {
     const projection: Document = { _id: 1 };
     for (const f of this.model.columns) if (select[f.name] === true) projection[this.pathOfColumn(f.column!)] = 1;
-    for (const r of this.model.relations) if (select[r.name] === true && r.local) projection[r.foreignKey] = 1;
+    for (const r of this.model.relations)
+      if (select[r.name] === true && r.local) projection[this.pathOfColumn(r.foreignKey)] = 1;
     return projection;
   }
 
@@ -364,7 +372,7 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
     for (const r of this.model.relations) {
       if (!r.local) continue;
       out[r.name] = fromMongo(
-        doc[r.foreignKey],
+        doc[this.pathOfColumn(r.foreignKey)],
         this.model.columns.find((c) => c.column === r.foreignKey)!,
       );
     }
