@@ -1,0 +1,164 @@
+/**
+ * Contract §8: both engines implement the same Prisma-style repositories and pass the same suite.
+ * The blog project's compiled repositories (dist/db) are opened on SQLite, PostgreSQL and MongoDB
+ * and used directly, as handlers (`event.db`) and tests use them: filters and operators, AND/OR/NOT,
+ * sort, paging, select, include, count, writes through both sides of a relationship, bulk writes,
+ * ondelete rules and the errors of each operation.
+ */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
+import { builtProject } from '../support/project.js';
+
+type Rec = Record<string, unknown>;
+interface Repo {
+  findMany(args?: Rec): Promise<Rec[]>;
+  findFirst(args?: Rec): Promise<Rec | null>;
+  findUnique(args: Rec): Promise<Rec | null>;
+  count(args?: Rec): Promise<number>;
+  create(args: Rec): Promise<Rec>;
+  update(args: Rec): Promise<Rec>;
+  updateMany(args: Rec): Promise<{ count: number }>;
+  delete(args: Rec): Promise<Rec>;
+  deleteMany(args?: Rec): Promise<{ count: number }>;
+}
+interface Db {
+  author: Repo;
+  post: Repo;
+  comment: Repo;
+  address: Repo;
+  transaction<T>(work: (db: Db) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = await builtProject('blog', 'e2e-repositories');
+}, 600_000);
+
+describe.each(ENGINES)('the repositories on %s', (engine) => {
+  let database: TestDatabase;
+  let db: Db;
+  let ada: Rec;
+  let bob: Rec;
+
+  beforeAll(async () => {
+    database = await testDatabase(engine, dir, 'repositories');
+    const { loadServiceConfig } = (await import(pathToFileURL(join(dir, 'dist/config.js')).href)) as { loadServiceConfig(env: Rec): unknown };
+    const { openDatabase } = (await import(pathToFileURL(join(dir, 'dist/db/index.js')).href)) as { openDatabase(config: unknown): Promise<Db> };
+    db = await openDatabase(loadServiceConfig({ SVC_CONFIG: join(dir, 'none.ini'), ...database.env }));
+    ada = await db.author.create({ data: { name: 'Ada', email: 'ada@example.com', karma: 5, joined_at: '2026-01-01T00:00:00Z' } });
+    bob = await db.author.create({ data: { name: 'bob', email: 'bob@example.com', karma: 1, joined_at: '2026-01-02T00:00:00Z' } });
+    for (const [i, status] of ['draft', 'published', 'published'].entries()) {
+      await db.post.create({ data: { slug: `p${i}`, title: `Post ${i}`, status, score: i * 10, tags: i ? ['x', `t${i}`] : [], author: ada['id'], views: 0 } });
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await db?.close();
+    await database?.drop();
+  });
+
+  const slugs = (rows: Rec[]) => rows.map((r) => r['slug']);
+
+  it('filters with every operator, and AND / OR / NOT', async () => {
+    expect(slugs(await db.post.findMany({ where: { status: 'published' }, orderBy: { slug: 'asc' } }))).toEqual(['p1', 'p2']);
+    expect(slugs(await db.post.findMany({ where: { score: { gte: 10, lt: 20 } } }))).toEqual(['p1']);
+    expect(slugs(await db.post.findMany({ where: { slug: { in: ['p0', 'p2', 'nope'] } }, orderBy: { slug: 'asc' } }))).toEqual(['p0', 'p2']);
+    expect(slugs(await db.post.findMany({ where: { slug: { notIn: ['p0'] } }, orderBy: { slug: 'asc' } }))).toEqual(['p1', 'p2']);
+    expect(slugs(await db.post.findMany({ where: { title: { contains: 'POST 1' } } }))).toEqual(['p1']);
+    expect(slugs(await db.post.findMany({ where: { title: { startsWith: 'post' } }, orderBy: { slug: 'asc' } }))).toEqual(['p0', 'p1', 'p2']);
+    expect(slugs(await db.post.findMany({ where: { tags: { has: 't2' } } }))).toEqual(['p2']);
+    expect(slugs(await db.post.findMany({ where: { status: { not: 'draft' } }, orderBy: { slug: 'desc' } }))).toEqual(['p2', 'p1']);
+    expect(slugs(await db.post.findMany({ where: { OR: [{ slug: 'p0' }, { score: 20 }] }, orderBy: { slug: 'asc' } }))).toEqual(['p0', 'p2']);
+    expect(slugs(await db.post.findMany({ where: { NOT: { slug: 'p0' }, AND: [{ score: { gt: 0 } }] }, orderBy: { slug: 'asc' } }))).toEqual(['p1', 'p2']);
+    // A null matches `equals: null`, and `not` a value matches nulls too; `notIn` never matches null.
+    expect(slugs(await db.post.findMany({ where: { reviewer: null }, orderBy: { slug: 'asc' } }))).toEqual(['p0', 'p1', 'p2']);
+    expect((await db.author.findMany({ where: { bio: { not: 'x' } } })).length).toBe(2);
+    expect((await db.author.findMany({ where: { bio: { notIn: ['x'] } } })).length).toBe(0);
+    // Datetimes compare as times.
+    expect((await db.author.findMany({ where: { joined_at: { gt: '2026-01-01T12:00:00Z' } } })).map((a) => a['name'])).toEqual(['bob']);
+  });
+
+  it('filters on a relationship from either side', async () => {
+    expect(slugs(await db.post.findMany({ where: { author: ada['id'] }, orderBy: { slug: 'asc' } }))).toEqual(['p0', 'p1', 'p2']);
+    expect((await db.author.findMany({ where: { posts: { has: 'p1' } } })).map((a) => a['name'])).toEqual(['Ada']);
+    expect((await db.author.findMany({ where: { posts: null } })).map((a) => a['name'])).toEqual(['bob']);
+  });
+
+  it('sorts, pages, selects and counts', async () => {
+    expect(slugs(await db.post.findMany({ orderBy: [{ status: 'asc' }, { score: 'desc' }] }))).toEqual(['p0', 'p2', 'p1']);
+    expect(slugs(await db.post.findMany({ orderBy: { score: 'asc' }, skip: 1, take: 1 }))).toEqual(['p1']);
+    expect(await db.post.findMany({ take: 0 })).toEqual([]);
+    const selected = await db.post.findFirst({ where: { slug: 'p1' }, select: { title: true } });
+    expect(selected).toMatchObject({ slug: 'p1', title: 'Post 1' });
+    expect(selected?.['score'] ?? null).toBeNull();
+    expect(await db.post.count({ where: { status: 'published' } })).toBe(2);
+    expect(await db.post.count()).toBe(3);
+    expect(await db.post.findUnique({ where: { slug: 'none' } })).toBeNull();
+  });
+
+  it('includes related keys or objects, from either side', async () => {
+    const author = await db.author.findUnique({ where: { id: ada['id'] }, include: { posts: true, address: true } });
+    expect(author?.['posts']).toEqual(['p0', 'p1', 'p2']);
+    expect(author?.['address']).toBeNull();
+    const post = await db.post.findUnique({ where: { slug: 'p0' }, include: { author: { include: {} } } });
+    expect(post?.['author']).toMatchObject({ name: 'Ada', email: 'ada@example.com' });
+  });
+
+  it('writes links from either side, and keeps both sides consistent', async () => {
+    await db.author.update({ where: { id: bob['id'] }, data: { posts: ['p2'] } });
+    expect((await db.post.findUnique({ where: { slug: 'p2' } }))?.['author']).toBe(bob['id']);
+    expect((await db.author.findUnique({ where: { id: ada['id'] }, include: { posts: true } }))?.['posts']).toEqual(['p0', 'p1']);
+    const address = await db.address.create({ data: { author: ada['id'], city: 'Rome' } });
+    expect((await db.author.findUnique({ where: { id: ada['id'] }, include: { address: true } }))?.['address']).toBe(address['id']);
+    await expect(db.post.update({ where: { slug: 'p2' }, data: { author: 999_999 } })).rejects.toMatchObject({ name: 'UnknownReference', field: 'author' });
+    await db.author.update({ where: { id: bob['id'] }, data: { posts: [] } });
+    expect((await db.post.findUnique({ where: { slug: 'p2' } }))?.['author']).toBeNull();
+    await db.post.update({ where: { slug: 'p2' }, data: { author: ada['id'] } });
+  });
+
+  it('updates and deletes many, and names what it cannot find or would duplicate', async () => {
+    expect(await db.post.updateMany({ where: { status: 'published' }, data: { views: 7 } })).toEqual({ count: 2 });
+    expect((await db.post.findMany({ where: { views: 7 } })).length).toBe(2);
+    await expect(db.author.create({ data: { name: 'Ada 2', email: 'ada@example.com', joined_at: '2026-01-03T00:00:00Z' } })).rejects.toMatchObject({
+      name: 'ConstraintViolation',
+      kind: 'unique',
+      fields: ['email'],
+    });
+    await expect(db.post.update({ where: { slug: 'ghost' }, data: { title: 'x' } })).rejects.toMatchObject({ name: 'RecordNotFound' });
+    await expect(db.post.delete({ where: { slug: 'ghost' } })).rejects.toMatchObject({ name: 'RecordNotFound' });
+    expect(await db.post.deleteMany({ where: { slug: 'nothing' } })).toEqual({ count: 0 });
+  });
+
+  it('applies ondelete rules: RESTRICT refuses, CASCADE deletes, NULLIFY unlinks', async () => {
+    const author = await db.author.create({ data: { name: 'Temp', email: 'temp@example.com', joined_at: '2026-01-04T00:00:00Z' } });
+    await db.post.create({ data: { slug: 'temp', title: 'Temp post', author: author['id'], reviewer: ada['id'], tags: [], views: 0 } });
+    const comment = await db.comment.create({ data: { text: 'hi', post: 'temp', posted_at: '2026-01-04T00:00:00Z', spam: false } });
+    // comment.post_id is RESTRICT: the post cannot go while a comment points at it.
+    await expect(db.post.delete({ where: { slug: 'temp' } })).rejects.toMatchObject({ name: 'ConstraintViolation', kind: 'foreign_key' });
+    await db.comment.delete({ where: { id: comment['id'] } });
+    // post.author_id is CASCADE: deleting the author deletes the post.
+    await db.author.delete({ where: { id: author['id'] } });
+    expect(await db.post.findUnique({ where: { slug: 'temp' } })).toBeNull();
+    // post.reviewer_id is NULLIFY: deleting a reviewer unlinks their reviews.
+    await db.post.update({ where: { slug: 'p1' }, data: { reviewer: bob['id'] } });
+    await db.author.delete({ where: { id: bob['id'] } });
+    expect((await db.post.findUnique({ where: { slug: 'p1' } }))?.['reviewer']).toBeNull();
+  });
+
+  it('undoes every write of a transaction that throws', async () => {
+    const before = await db.post.count();
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.post.create({ data: { slug: 'tx', title: 'In a transaction', tags: [], views: 0 } });
+        await tx.post.updateMany({ data: { views: 99 } });
+        throw new Error('undo');
+      }),
+    ).rejects.toThrow('undo');
+    expect(await db.post.count()).toBe(before);
+    expect(await db.post.count({ where: { views: 99 } })).toBe(0);
+  });
+});
