@@ -69,6 +69,21 @@ export function wholeNumber(field: FieldSpec, value: unknown): number | undefine
   return field.range && (n < field.range[0] || n > field.range[1]) ? undefined : n;
 }
 
+/** A key as the databases compare it; undefined when it cannot be one (e.g. "abc" for an integer key). */
+export function keyValue(model: Model, key: unknown): unknown {
+  const field = model.field(model.primaryKey)!;
+  if (field.storage === 'integer') return wholeNumber(field, key);
+  return key === null || key === undefined ? undefined : String(key);
+}
+
+/** The key in `{ where: { <primary key>: key } }`, the only `where` that update and delete take. */
+export function keyOfWhere(model: Model, where: Record<string, unknown>): unknown {
+  const key = where[model.primaryKey];
+  if (key === undefined || Object.keys(where).length !== 1)
+    throw new Error(`${model.name}: update and delete take { where: { ${model.primaryKey} } }`);
+  return key;
+}
+
 export interface RelationSpec {
   readonly name: string;
   readonly target: string;

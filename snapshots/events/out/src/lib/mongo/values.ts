@@ -5,31 +5,18 @@
  * SQL unique columns do. Datetimes are BSON dates, lists arrays, other JSON (dicts) text.
  */
 import type { FieldSpec } from '../model.js';
-import { fromDb, parseDatetime, parseTime } from '../values.js';
+import { fromDb, toDb } from '../values.js';
 
 /** A service value, as a document stores it (undefined: not stored). */
 export function toMongo(value: unknown, field: FieldSpec): unknown {
   if (value === null || value === undefined) return undefined;
-  switch (field.storage) {
-    case 'boolean':
-      return Boolean(value);
-    case 'integer':
-      return typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
-    case 'real':
-      return field.scale !== undefined && typeof value === 'number' ? Number(value.toFixed(field.scale)) : value;
-    case 'json':
-      return field.type === 'list' ? value : JSON.stringify(value);
-    case 'datetime': {
-      const text = typeof value === 'string' ? parseDatetime(value) : undefined;
-      return text ? new Date(text) : value;
-    }
-    case 'time':
-      return typeof value === 'string' ? (parseTime(value) ?? value) : value;
-    case 'blob':
-      return Buffer.from(String(value), 'base64');
-    default:
-      return value;
-  }
+  if (field.type === 'list') return value;
+  // Whole numbers from query strings compare as numbers (SQL converts them the same way).
+  if (field.storage === 'integer' && typeof value === 'string' && /^-?\d+$/.test(value)) return Number(value);
+  // As PostgreSQL would store it (booleans, rounded decimals, normalised times, dict text, bytes)…
+  const stored = toDb(value, field, 'postgres');
+  // …but datetimes as BSON dates, which sort and compare as times.
+  return field.storage === 'datetime' && typeof stored === 'string' ? new Date(stored) : stored;
 }
 
 /** A stored value, as the service shows it. */

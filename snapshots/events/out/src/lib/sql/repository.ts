@@ -5,7 +5,7 @@
  * query per relationship for a whole page of objects (never one query per object).
  */
 import { sql, type ExpressionBuilder, type Expression, type Kysely, type SqlBool } from 'kysely';
-import { wholeNumber, type FieldSpec, type Model, type ModelRegistry, type RelationSpec } from '../model.js';
+import { keyOfWhere, keyValue, type FieldSpec, type Model, type ModelRegistry, type RelationSpec } from '../model.js';
 import {
   ConstraintViolation,
   RecordNotFound,
@@ -370,17 +370,12 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   }
 
   keyOf(where: Rec): unknown {
-    const key = where[this.model.primaryKey];
-    if (key === undefined || Object.keys(where).length !== 1)
-      throw new Error(`${this.model.name}: update and delete take { where: { ${this.model.primaryKey} } }`);
-    return key;
+    return keyOfWhere(this.model as Model, where);
   }
 
   /** A key as the database compares it; undefined when it cannot be a key (e.g. "abc" for an integer key). */
   keyValue(key: unknown): unknown {
-    const field = this.pkField();
-    if (field.storage === 'integer') return wholeNumber(field, key);
-    return key === null || key === undefined ? undefined : String(key);
+    return keyValue(this.model as Model, key);
   }
 
   /** The values of fields stored in this table: own columns and to-one relationships kept here. */

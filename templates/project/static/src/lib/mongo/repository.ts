@@ -7,7 +7,7 @@
  * the indexes `database.ts` creates).
  */
 import type { ClientSession, Collection, Db, Document } from 'mongodb';
-import { wholeNumber, type FieldSpec, type Model, type ModelRegistry, type RelationSpec } from '../model.js';
+import { keyOfWhere, keyValue, type FieldSpec, type Model, type ModelRegistry, type RelationSpec } from '../model.js';
 import {
   ConstraintViolation,
   RecordNotFound,
@@ -290,16 +290,11 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
   }
 
   keyOf(where: Rec): unknown {
-    const key = where[this.model.primaryKey];
-    if (key === undefined || Object.keys(where).length !== 1)
-      throw new Error(`${this.model.name}: update and delete take { where: { ${this.model.primaryKey} } }`);
-    return key;
+    return keyOfWhere(this.model as Model, where);
   }
 
   keyValue(key: unknown): unknown {
-    const field = this.pkField();
-    if (field.storage === 'integer') return wholeNumber(field, key);
-    return key === null || key === undefined ? undefined : String(key);
+    return keyValue(this.model as Model, key);
   }
 
   /** A new document from data: own columns and to-one relationships kept here, nulls left out. */
