@@ -1,7 +1,7 @@
 // The data of the test server: databases of collections of documents, unique indexes, and one
 // transaction at a time. While a session's transaction is open, every other session's commands
 // wait (serializable, and simple); aborting undoes the transaction's writes from an undo log.
-import { ObjectId } from 'bson';
+import { BSON, ObjectId } from 'bson';
 import { Query, update as applyUpdate } from 'mingo';
 
 export class CommandError extends Error {
@@ -165,7 +165,8 @@ export class Store {
   modify(collection, previous, u) {
     const isOperators = Object.keys(u).some((k) => k.startsWith('$'));
     if (!isOperators) return this.replace(collection, previous, u);
-    const copy = structuredClone(previous);
+    // A copy through BSON keeps BSON values (Binary, ObjectId), which structuredClone would not.
+    const copy = BSON.deserialize(BSON.serialize(previous), { promoteLongs: true, promoteValues: true, promoteBuffers: false });
     applyUpdate(copy, u, undefined, undefined, { cloneMode: 'deep' });
     return this.replace(collection, previous, copy);
   }

@@ -5,7 +5,7 @@
  * deletes, findAndModify counters, unique (sparse) indexes and their violations, transactions
  * (commit, abort, one at a time), the failCommand fail point, and an unknown command.
  */
-import { MongoClient, MongoServerError, type Collection, type Document } from 'mongodb';
+import { Binary, MongoClient, MongoServerError, type Collection, type Document } from 'mongodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startMongoTestServer, type MongoTestServer } from '../../scripts/mongo-test-server/index.mjs';
 
@@ -58,7 +58,10 @@ describe('the MongoDB test server, with the official driver', () => {
   });
 
   it('updates with operators, replaces, upserts and deletes', async () => {
+    await things.updateOne({ _id: 3 as never }, { $set: { file: new Binary(Buffer.from('bytes')) } });
     expect((await things.updateMany({ size: { $gt: 1 } }, { $set: { big: true }, $unset: { tags: '' } })).modifiedCount).toBe(2);
+    // BSON values survive an update of other fields.
+    expect(Buffer.from((await things.findOne({ _id: 3 as never }))?.file.buffer).toString()).toBe('bytes');
     expect(await things.findOne({ _id: 1 as never })).toMatchObject({ big: true, name: 'pear' });
     expect(await things.findOne({ _id: 1 as never })).not.toHaveProperty('tags');
     await things.replaceOne({ _id: 2 as never }, { name: 'quince' });

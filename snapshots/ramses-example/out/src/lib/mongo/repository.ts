@@ -62,6 +62,8 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
   // --- reads ---------------------------------------------------------------------------------------
 
   async findMany(args: FindManyArgs<T> = {}): Promise<T[]> {
+    // MongoDB reads `limit: 0` as no limit at all.
+    if (args.take === 0) return [];
     const filter = await this.filter(args.where);
     const docs = await this.collection
       .find(filter, {
@@ -72,7 +74,6 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
         ...(args.select ? { projection: this.projection(args.select as Rec) } : {}),
       })
       .toArray();
-    if (args.take === 0) return [];
     return this.records(docs, args.include);
   }
 
