@@ -31,6 +31,8 @@ export interface GenerateOptions {
   readonly ramlFile: string;
   /** What an earlier run wrote, to reuse where it cannot have changed. */
   readonly previous?: PreviousOutput;
+  /** Called as files are produced (for a progress line). */
+  readonly onProgress?: (done: number, total: number) => void;
 }
 
 export interface PreviousOutput {
@@ -44,7 +46,14 @@ export async function generateProject(ir: ServiceIR, options: GenerateOptions): 
   const reused = options.previous?.tree(inputKey(ir, options.ramlFile));
   if (reused) return reused;
   const plan = await planProject(ir);
-  const files = await Promise.all(plan.map((file) => produce(file, options)));
+  let done = 0;
+  const files = await Promise.all(
+    plan.map(async (file) => {
+      const produced = await produce(file, options);
+      options.onProgress?.(++done, plan.length);
+      return produced;
+    }),
+  );
   return new Map(files.map((f) => [f.path, f]));
 }
 

@@ -9,6 +9,8 @@ export interface Io {
   readonly cwd: string;
   /** Colours are used only on a terminal and never when NO_COLOR is set. */
   readonly color: boolean;
+  /** stderr is a terminal: long runs show their progress there (contract §1). */
+  readonly progress?: boolean;
 }
 
 export function processIo(): Io {
@@ -17,6 +19,29 @@ export function processIo(): Io {
     stderr: (text) => process.stderr.write(text),
     cwd: process.cwd(),
     color: Boolean(process.stderr.isTTY) && !process.env['NO_COLOR'],
+    progress: Boolean(process.stderr.isTTY),
+  };
+}
+
+/** Files a run formats before it shows its progress: small projects finish before a line would help. */
+const PROGRESS_FROM = 60;
+
+/**
+ * A progress line on stderr for long runs on a terminal (`generating 120/360 files`), redrawn in
+ * place and erased at the end; nothing otherwise.
+ */
+export function progressLine(io: Io): { update(done: number, total: number): void; end(): void } | undefined {
+  if (!io.progress) return undefined;
+  let shown = false;
+  return {
+    update(done, total) {
+      if (total < PROGRESS_FROM) return;
+      shown = true;
+      io.stderr(`\rsvcgen: generating ${done}/${total} files`);
+    },
+    end() {
+      if (shown) io.stderr('\r\u001b[K');
+    },
   };
 }
 

@@ -116,6 +116,18 @@ describe('svcgen generate', () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it('shows its progress on a terminal for a long run, and erases it; not elsewhere', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'svcgen-progress-')), 'out');
+    const raml = join(repoRoot, 'fixtures', 'ramses-example', 'api.raml');
+    const onTerminal = await runCli(['generate', raml, '-o', out], repoRoot, { terminal: true });
+    expect(onTerminal.code).toBe(0);
+    const total = Number(/generating \d+\/(\d+) files/.exec(onTerminal.stderr)?.[1]);
+    expect(total).toBeGreaterThan(60);
+    expect(onTerminal.stderr).toContain(`\rsvcgen: generating ${total}/${total} files\r\u001b[K`);
+    const elsewhere = await runCli(['generate', raml, '-o', `${out}-2`], repoRoot);
+    expect(elsewhere.stderr).not.toContain('generating');
+  });
+
   it('bad input: located diagnostics, exit 1, nothing written', async () => {
     const { raml, out } = starter();
     writeFileSync(join(raml, '..', 'items.json'), '{ "type": "object", ');

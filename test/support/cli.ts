@@ -7,11 +7,11 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-/** Runs the CLI in process (no colours), as a user would in `cwd`. */
-export async function runCli(argv: readonly string[], cwd: string): Promise<CliRun> {
+/** Runs the CLI in process (no colours), as a user would in `cwd`; `terminal`: as if stderr were one. */
+export async function runCli(argv: readonly string[], cwd: string, { terminal = false } = {}): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
-  const io: Io = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), cwd, color: false };
+  const io: Io = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), cwd, color: false, progress: terminal };
   const code = await main(argv, io);
   return { code, stdout, stderr };
 }

@@ -12,7 +12,7 @@ import { manifestOf, readManifest } from '../../write/manifest.js';
 import { previousOutput } from '../../write/previous.js';
 import { applyChanges } from '../../write/write.js';
 import { ExitCode } from '../exit-codes.js';
-import { printDiagnostics, type Io, type OutputFormat } from '../output.js';
+import { printDiagnostics, progressLine, type Io, type OutputFormat } from '../output.js';
 
 export interface GenerateFlags {
   readonly out: string;
@@ -30,7 +30,13 @@ export async function runGenerate(io: Io, file: string, flags: GenerateFlags): P
   const shown = relative(io.cwd, outDir) || '.';
   const ramlFile = basename(file);
   const previous = readManifest(outDir);
-  const tree = await generateProject(analysis.ir, { ramlFile, previous: previousOutput(outDir, previous) });
+  const progress = progressLine(io);
+  const tree = await generateProject(analysis.ir, {
+    ramlFile,
+    previous: previousOutput(outDir, previous),
+    ...(progress ? { onProgress: progress.update } : {}),
+  });
+  progress?.end();
   const changes = planChanges(outDir, tree, previous, Boolean(flags.force));
   if (flags.check) return check(io, changes, shown);
   if (flags.dryRun) {
