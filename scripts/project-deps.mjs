@@ -21,10 +21,16 @@ export async function linkDependencies(dir) {
   return modules;
 }
 
-/** The node_modules folder with the dependencies of a generated package.json, installed if needed. */
+/**
+ * The node_modules folder with the dependencies of a generated package.json, installed if needed.
+ * The dependencies that only some projects have (authentication's) are installed for every
+ * project, so that a fresh machine installs (and compiles better-sqlite3) once, not once per set;
+ * test/generate/dependencies.test.ts checks that each project declares everything it imports.
+ */
 export async function installedDependencies(packageJson) {
   const pkg = JSON.parse(packageJson);
-  const manifest = { name: 'svcgen-project-deps', private: true, type: 'module', dependencies: pkg.dependencies, devDependencies: pkg.devDependencies, allowScripts: pkg.allowScripts };
+  const dependencies = sorted({ ...(await optionalDependencies()), ...pkg.dependencies });
+  const manifest = { name: 'svcgen-project-deps', private: true, type: 'module', dependencies, devDependencies: pkg.devDependencies, allowScripts: pkg.allowScripts };
   const text = `${JSON.stringify(manifest, null, 2)}\n`;
   const root = join(repoRoot, '.tmp', 'project-deps');
   const dir = join(root, createHash('sha256').update(text).digest('hex').slice(0, 16));
@@ -46,6 +52,19 @@ export async function installedDependencies(packageJson) {
     await sleep(1000);
   }
   return join(dir, 'node_modules');
+}
+
+/** The dependencies only some generated projects declare (from svcgen's build; none before it is built). */
+async function optionalDependencies() {
+  try {
+    return (await import('../dist/plan/project-views.js')).AUTH_DEPENDENCIES;
+  } catch {
+    return {};
+  }
+}
+
+function sorted(object) {
+  return Object.fromEntries(Object.entries(object).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
 function tryLock(lock) {

@@ -28,8 +28,8 @@ const DEV_DEPENDENCIES = {
   vitest: '^4.1.12',
 };
 
-/** What authentication adds (only to APIs that configure it). */
-const AUTH_DEPENDENCIES = {
+/** What authentication adds (only to APIs that configure it; scripts/project-deps.mjs installs them for every project). */
+export const AUTH_DEPENDENCIES = {
   '@fastify/cookie': '^11.1.5',
   argon2: '^0.45.1',
 };
