@@ -149,6 +149,16 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
     expect((await db.post.findUnique({ where: { slug: 'p1' } }))?.['reviewer']).toBeNull();
   });
 
+  it('cascades through a self-reference, even round a cycle', async () => {
+    const comment = (data: Rec) => db.comment.create({ data: { text: 'c', post: 'p0', posted_at: '2026-01-05T00:00:00Z', spam: false, ...data } });
+    const first = await comment({});
+    const second = await comment({ parent: first['id'] });
+    const third = await comment({ parent: second['id'] });
+    await db.comment.update({ where: { id: first['id'] }, data: { parent: third['id'] } });
+    await db.comment.delete({ where: { id: first['id'] } });
+    expect(await db.comment.count({ where: { id: { in: [first['id'], second['id'], third['id']] } } })).toBe(0);
+  });
+
   it('undoes every write of a transaction that throws', async () => {
     const before = await db.post.count();
     await expect(

@@ -185,8 +185,14 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
     });
   }
 
-  /** Deletes the objects `keys`, doing to their related objects what each relationship's `ondelete` says. */
-  async removeAll(keys: readonly unknown[]): Promise<void> {
+  /**
+   * Deletes the objects `keys`, doing to their related objects what each relationship's `ondelete`
+   * says. `removing`: what this delete already takes, by model (a cascade may come back round).
+   */
+  async removeAll(keys: readonly unknown[], removing = new Map<string, Set<string>>()): Promise<void> {
+    const taken = removing.get(this.model.name) ?? new Set<string>();
+    removing.set(this.model.name, taken);
+    for (const key of keys) taken.add(String(key));
     const others = this.model.relations.filter((r) => !r.local);
     for (const relation of others.filter((r) => r.onDelete === 'restrict')) {
       const target = this.repositoryOf(relation.target);
@@ -203,8 +209,10 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
       const target = this.repositoryOf(relation.target);
       const fk = target.pathOfColumn(relation.foreignKey);
       if (relation.onDelete === 'cascade') {
-        const related = await target.keys({ [target.fieldOfColumn(relation.foreignKey)]: { in: keys } } as never);
-        if (related.length) await target.removeAll(related.map((k) => target.keyValue(k)));
+        const related = (await target.keys({ [target.fieldOfColumn(relation.foreignKey)]: { in: keys } } as never))
+          .map((k) => target.keyValue(k))
+          .filter((k) => !removing.get(target.model.name)?.has(String(k)));
+        if (related.length) await target.removeAll(related, removing);
       } else if (relation.onDelete === 'nullify') {
         await target.collection.updateMany({ [fk]: { $in: keys } }, { $unset: { [fk]: '' } }, target.options);
       }
