@@ -58,7 +58,7 @@ export async function runGenerate(io: Io, file: string, flags: GenerateFlags): P
   return ExitCode.ok;
 }
 
-/** User code is never deleted: a stub the API stopped using is named, and tsc will name it too. */
+/** User code is never deleted: a stub the API stopped using is named on every run until the user deletes it. */
 function reportUnused(io: Io, unused: readonly string[], ramlFile: string): void {
   for (const path of unused) {
     io.stderr(`unused ${path}: ${ramlFile} no longer refers to it; kept (yours: delete it when you no longer need it)\n`);
