@@ -98,7 +98,13 @@ function failPointError(server, name, command, db) {
   if (!point || point.remaining <= 0 || !(point.failCommands ?? []).includes(name)) return null;
   if (point.namespace && point.namespace !== `${db}.${command[name]}`) return null;
   point.remaining--;
-  return { ok: 0, errmsg: 'Failing command via failCommand failpoint', code: point.errorCode ?? 1, codeName: 'FailPoint' };
+  return {
+    ok: 0,
+    errmsg: 'Failing command via failCommand failpoint',
+    code: point.errorCode ?? 1,
+    codeName: 'FailPoint',
+    ...(point.errorLabels ? { errorLabels: point.errorLabels } : {}),
+  };
 }
 
 function sessionKey(command) {

@@ -1,17 +1,25 @@
 /**
  * What only the MongoDB engine has (the shared HTTP suites run on it too, see databases.ts):
- * `npm run migrate` creates the unique indexes; a standalone server (no transactions) is used with
- * a warning; a wrong or unreachable `mongodb.url` is a located start-up error without secrets.
+ * `npm run migrate` creates the unique indexes; a transaction that fails transiently runs again;
+ * a standalone server (no transactions) is used with a warning; a wrong or unreachable
+ * `mongodb.url` is a located start-up error without secrets.
  */
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMongoTestServer, type MongoTestServer } from '../../scripts/mongo-test-server/index.mjs';
 import { apiClient } from '../support/http.js';
-import { freshMongoDatabase } from '../support/mongodb.js';
+import { failCommands, freshMongoDatabase } from '../support/mongodb.js';
 import { builtProject } from '../support/project.js';
 import { startService } from '../support/server.js';
+
+interface StoryDb {
+  story: { create(args: object): Promise<unknown>; count(): Promise<number> };
+  transaction<T>(work: (db: StoryDb) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
 
 let dir: string;
 
@@ -40,6 +48,31 @@ describe('the MongoDB engine', () => {
         await client.close();
       }
     } finally {
+      await database.drop();
+    }
+  });
+
+  it('runs a transaction again when MongoDB says its failure was transient (a write conflict)', async () => {
+    const database = await freshMongoDatabase('retry');
+    const { loadServiceConfig } = (await import(pathToFileURL(join(dir, 'dist/config.js')).href)) as { loadServiceConfig(env: Record<string, string>): unknown };
+    const { openDatabase } = (await import(pathToFileURL(join(dir, 'dist/db/index.js')).href)) as { openDatabase(config: unknown): Promise<StoryDb> };
+    const db = await openDatabase(loadServiceConfig({ SVC_CONFIG: join(dir, 'none.ini'), SVC_ENGINE: 'svc_mongodb', SVC_MONGODB_URL: database.url }));
+    try {
+      await failCommands(database.url, 'story', ['insert'], { times: 1, errorCode: 112, errorLabels: ['TransientTransactionError'] });
+      let runs = 0;
+      await db.transaction(async (tx) => {
+        runs++;
+        return tx.story.create({ data: { name: 'retried', description: 'after a write conflict' } });
+      });
+      expect(runs).toBe(2);
+      expect(await db.story.count()).toBe(1);
+      // Any other failure is not retried: it is the request's answer.
+      await failCommands(database.url, 'story', ['insert'], { times: 1, errorCode: 8000 });
+      runs = 0;
+      await expect(db.transaction(async (tx) => (runs++, tx.story.create({ data: { name: 'x', description: 'y' } })))).rejects.toMatchObject({ code: 8000 });
+      expect(runs).toBe(1);
+    } finally {
+      await db.close();
       await database.drop();
     }
   });

@@ -22,13 +22,21 @@ export async function freshMongoDatabase(label: string): Promise<{ url: string; 
   return { url: url.toString(), drop: async () => void (await onDatabase(url.toString(), (client) => client.db().dropDatabase())) };
 }
 
-/** Makes every command of `commands` on `collection` fail (MongoDB's failCommand fail point). */
-export async function failCommands(url: string, collection: string, commands: readonly string[]): Promise<void> {
+/**
+ * Makes the commands `commands` on `collection` fail (MongoDB's failCommand fail point): always,
+ * or `times` times, with `errorCode` and `errorLabels`.
+ */
+export async function failCommands(
+  url: string,
+  collection: string,
+  commands: readonly string[],
+  { times, errorCode = 8000, errorLabels }: { times?: number; errorCode?: number; errorLabels?: readonly string[] } = {},
+): Promise<void> {
   await onDatabase(url, (client) =>
     client.db('admin').command({
       configureFailPoint: 'failCommand',
-      mode: 'alwaysOn',
-      data: { failCommands: commands, errorCode: 8000, namespace: `${client.db().databaseName}.${collection}` },
+      mode: times === undefined ? 'alwaysOn' : { times },
+      data: { failCommands: commands, errorCode, namespace: `${client.db().databaseName}.${collection}`, ...(errorLabels ? { errorLabels } : {}) },
     }),
   );
 }
