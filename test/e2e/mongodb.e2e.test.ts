@@ -5,14 +5,13 @@
  * `mongodb.url` is a located start-up error without secrets.
  */
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMongoTestServer, type MongoTestServer } from '../../scripts/mongo-test-server/index.mjs';
 import { apiClient } from '../support/http.js';
 import { failCommands, freshMongoDatabase } from '../support/mongodb.js';
-import { builtProject } from '../support/project.js';
+import { builtProject, openProjectDatabase } from '../support/project.js';
 import { startService } from '../support/server.js';
 
 interface StoryDb {
@@ -54,9 +53,7 @@ describe('the MongoDB engine', () => {
 
   it('runs a transaction again when MongoDB says its failure was transient (a write conflict)', async () => {
     const database = await freshMongoDatabase('retry');
-    const { loadServiceConfig } = (await import(pathToFileURL(join(dir, 'dist/config.js')).href)) as { loadServiceConfig(env: Record<string, string>): unknown };
-    const { openDatabase } = (await import(pathToFileURL(join(dir, 'dist/db/index.js')).href)) as { openDatabase(config: unknown): Promise<StoryDb> };
-    const db = await openDatabase(loadServiceConfig({ SVC_CONFIG: join(dir, 'none.ini'), SVC_ENGINE: 'svc_mongodb', SVC_MONGODB_URL: database.url }));
+    const db = await openProjectDatabase<StoryDb>(dir, { SVC_ENGINE: 'svc_mongodb', SVC_MONGODB_URL: database.url });
     try {
       await failCommands(database.url, 'story', ['insert'], { times: 1, errorCode: 112, errorLabels: ['TransientTransactionError'] });
       let runs = 0;

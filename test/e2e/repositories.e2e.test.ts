@@ -5,11 +5,9 @@
  * sort, paging, select, include, count, writes through both sides of a relationship, bulk writes,
  * ondelete rules and the errors of each operation.
  */
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
-import { builtProject } from '../support/project.js';
+import { builtProject, openProjectDatabase } from '../support/project.js';
 
 type Rec = Record<string, unknown>;
 interface Repo {
@@ -46,9 +44,7 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
 
   beforeAll(async () => {
     database = await testDatabase(engine, dir, 'repositories');
-    const { loadServiceConfig } = (await import(pathToFileURL(join(dir, 'dist/config.js')).href)) as { loadServiceConfig(env: Rec): unknown };
-    const { openDatabase } = (await import(pathToFileURL(join(dir, 'dist/db/index.js')).href)) as { openDatabase(config: unknown): Promise<Db> };
-    db = await openDatabase(loadServiceConfig({ SVC_CONFIG: join(dir, 'none.ini'), ...database.env }));
+    db = await openProjectDatabase<Db>(dir, database.env);
     ada = await db.author.create({ data: { name: 'Ada', email: 'ada@example.com', karma: 5, joined_at: '2026-01-01T00:00:00Z' } });
     bob = await db.author.create({ data: { name: 'bob', email: 'bob@example.com', karma: 1, joined_at: '2026-01-02T00:00:00Z' } });
     for (const [i, status] of ['draft', 'published', 'published'].entries()) {

@@ -4,6 +4,7 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { linkDependencies as link } from '../../scripts/project-deps.mjs';
 import { repoRoot } from './paths.js';
@@ -51,4 +52,14 @@ export function builtProject(fixture: string, area: string): Promise<string> {
     built.set(key, project);
   }
   return project;
+}
+
+/**
+ * The database of a compiled project (`dist/db`), opened as its server would with `env` as
+ * settings: for tests that use the repositories directly, as handlers do.
+ */
+export async function openProjectDatabase<D>(dir: string, env: Record<string, string>): Promise<D> {
+  const { loadServiceConfig } = (await import(pathToFileURL(join(dir, 'dist/config.js')).href)) as { loadServiceConfig(env: Record<string, string>): unknown };
+  const { openDatabase } = (await import(pathToFileURL(join(dir, 'dist/db/index.js')).href)) as { openDatabase(config: unknown): Promise<D> };
+  return openDatabase(loadServiceConfig({ SVC_CONFIG: join(dir, 'none.ini'), ...env }));
 }

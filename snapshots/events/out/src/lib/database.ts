@@ -41,3 +41,13 @@ export interface ServiceDatabase<R = unknown> {
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** `ServiceDatabase.repository(name)` over the typed repositories an engine made. */
+export function repositoryByName(repositories: object): (model: string) => EngineRepository {
+  const byModel = new Map((Object.values(repositories) as EngineRepository[]).map((r) => [r.model.name, r]));
+  return (model) => {
+    const repository = byModel.get(model);
+    if (!repository) throw new Error(`no repository for model ${model}`);
+    return repository;
+  };
+}

@@ -10,7 +10,7 @@
  * transaction again (its handlers too), as MongoDB advises.
  */
 import { MongoClient, type ClientSession, type Db } from 'mongodb';
-import type { EngineRepository, RepositoryFactory, ServiceDatabase } from '../database.js';
+import { repositoryByName, type RepositoryFactory, type ServiceDatabase } from '../database.js';
 import type { Model, ModelRegistry } from '../model.js';
 import { COUNTERS, documentPath, MongoRepository, type MongoContext } from './repository.js';
 
@@ -73,15 +73,10 @@ function mongoDatabase<R extends object>(
     const repositories = make({
       repository: <T extends object, C, U>(model: Model<T>) => new MongoRepository<T, C, U>(model, ctx),
     });
-    const byModel = new Map((Object.values(repositories) as EngineRepository[]).map((r) => [r.model.name, r]));
     const database: ServiceDatabase<R> = {
       engine: 'svc_mongodb',
       models,
-      repository(model) {
-        const repository = byModel.get(model);
-        if (!repository) throw new Error(`no repository for model ${model}`);
-        return repository;
-      },
+      repository: repositoryByName(repositories),
       transaction: (work) => (session || !transactions ? work(bound) : inTransaction(client, (s) => work(bind(s)))),
       ping: async () => void (await db.command({ ping: 1 })),
       close: () => client.close(),

@@ -2,7 +2,7 @@
  * The SQL engine's `ServiceDatabase`: the repositories of every model on one executor, and the
  * same repositories bound to a transaction's executor inside `transaction`.
  */
-import type { EngineRepository, RepositoryFactory, ServiceDatabase } from '../database.js';
+import { repositoryByName, type RepositoryFactory, type ServiceDatabase } from '../database.js';
 import type { Model, ModelRegistry } from '../model.js';
 import { sqlCompiler } from './compiler.js';
 import type { SqlDatabase, SqlExecutor } from './executor.js';
@@ -19,15 +19,10 @@ export function sqlDatabase<R extends object>(
     const repositories = make({
       repository: <T extends object, C, U>(model: Model<T>) => new SqlRepository<T, C, U>(model, ctx),
     });
-    const byModel = new Map((Object.values(repositories) as EngineRepository[]).map((r) => [r.model.name, r]));
     const db: ServiceDatabase<R> = {
       engine: 'svc_sqla',
       models,
-      repository(model) {
-        const repository = byModel.get(model);
-        if (!repository) throw new Error(`no repository for model ${model}`);
-        return repository;
-      },
+      repository: repositoryByName(repositories),
       transaction: (work) => executor.transaction((tx) => work(tx === executor ? bound : bind(tx))),
       ping: () => sql.ping(),
       close: () => sql.close(),
