@@ -89,10 +89,14 @@ export const COMMANDS = {
 
   insert(command, { store, db }) {
     const collection = store.collection(db, command.insert);
-    return writeEach(command.documents ?? [], (doc) => {
-      store.insert(collection, doc);
-      return { n: 1 };
-    });
+    return writeEach(
+      command.documents ?? [],
+      (doc) => {
+        store.insert(collection, doc);
+        return { n: 1 };
+      },
+      store,
+    );
   },
 
   update(command, { store, db }) {
@@ -112,7 +116,7 @@ export const COMMANDS = {
         modified++;
       }
       return { n: targets.length };
-    });
+    }, store);
     return { ...reply, nModified: modified, ...(upserted.length ? { upserted } : {}) };
   },
 
@@ -123,7 +127,7 @@ export const COMMANDS = {
       const targets = spec.limit === 1 ? matches.slice(0, 1) : matches;
       for (const doc of targets) store.remove(collection, doc);
       return { n: targets.length };
-    });
+    }, store);
   },
 
   findAndModify(command, { store, db }) {
@@ -152,6 +156,13 @@ export const COMMANDS = {
     return { createdCollectionAutomatically: false, numIndexesBefore: before, numIndexesAfter: collection.indexes.length, ok: 1 };
   },
 
+  dropIndexes(command, { store, db }) {
+    const collection = store.collection(db, command.dropIndexes, false);
+    const names = command.index === '*' ? collection?.indexes.filter((i) => i.name !== '_id_').map((i) => i.name) ?? [] : [command.index];
+    if (collection) collection.indexes = collection.indexes.filter((i) => !names.includes(i.name));
+    return { nIndexesWas: collection?.indexes.length ?? 0, ok: 1 };
+  },
+
   listIndexes(command, { store, db }) {
     const collection = store.collection(db, command.listIndexes, false);
     if (!collection) throw new CommandError(26, 'NamespaceNotFound', `ns does not exist: ${db}.${command.listIndexes}`);
@@ -159,6 +170,7 @@ export const COMMANDS = {
   },
 
   create(command, { store, db }) {
+    if (store.collection(db, command.create, false)) throw new CommandError(48, 'NamespaceExists', `Collection ${db}.${command.create} already exists.`);
     store.collection(db, command.create);
     return { ok: 1 };
   },
@@ -184,8 +196,11 @@ function cursorReply(db, collection, documents) {
   return { cursor: { id: 0n, ns: `${db}.${collection}`, firstBatch: documents }, ok: 1 };
 }
 
-/** Ordered writes: each statement in turn; the first error stops them, as a write error. */
-function writeEach(statements, write) {
+/**
+ * Ordered writes: each statement in turn; the first error stops them, as a write error (and, in
+ * a transaction, aborts it, as MongoDB does).
+ */
+function writeEach(statements, write, store) {
   let n = 0;
   for (let index = 0; index < statements.length; index++) {
     try {
@@ -193,6 +208,7 @@ function writeEach(statements, write) {
     } catch (error) {
       if (!(error instanceof CommandError) || error.code !== 11000) throw error;
       const writeError = { index, code: error.code, errmsg: error.message, keyPattern: error.keyPattern, keyValue: error.keyValue };
+      if (store?.recording) store.abort();
       return { n, writeErrors: [writeError], ok: 1 };
     }
   }

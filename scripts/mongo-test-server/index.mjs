@@ -59,13 +59,22 @@ export async function startMongoTestServer({ port = 0, host = '127.0.0.1', repli
       return failure(new CommandError(20, 'IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos'));
     }
     const session = inTransaction ? sessionKey(command) : Symbol('no transaction');
+    const collection = typeof command[name] === 'string' ? store.collection(context.db, command[name]) : null;
     try {
-      return await store.withTurn(session, () => {
+      return await store.withTurn(session, collection, () => {
         if (inTransaction && command.startTransaction) store.begin(session, command.txnNumber);
-        else if (inTransaction && store.transaction?.session !== session && name !== 'abortTransaction') {
-          throw new CommandError(251, 'NoSuchTransaction', 'the transaction was aborted (idle too long, or an error)', ['TransientTransactionError']);
+        else if (inTransaction && !ownsTransaction(store, session, command)) {
+          if (name === 'abortTransaction') return { ok: 1 };
+          throw new CommandError(251, 'NoSuchTransaction', 'the transaction was aborted (an error, or idle too long)', ['TransientTransactionError']);
         }
-        return handler(command, context);
+        if (inTransaction) store.record();
+        try {
+          return handler(command, context);
+        } catch (error) {
+          // As in MongoDB, an error inside a transaction aborts it: later commands of it fail.
+          if (inTransaction) store.abort();
+          throw error;
+        }
       });
     } catch (error) {
       return failure(error);
@@ -105,6 +114,12 @@ function failPointError(server, name, command, db) {
     codeName: 'FailPoint',
     ...(point.errorLabels ? { errorLabels: point.errorLabels } : {}),
   };
+}
+
+/** The open transaction is this command's: the same session and transaction number. */
+function ownsTransaction(store, session, command) {
+  const open = store.transaction;
+  return Boolean(open && open.session === session && Number(open.txnNumber) === Number(command.txnNumber));
 }
 
 function sessionKey(command) {

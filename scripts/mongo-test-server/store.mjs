@@ -99,7 +99,16 @@ export class Collection {
   }
 
   createIndex(spec) {
-    if (this.indexes.some((i) => i.name === spec.name)) return false;
+    // Every collection has its `_id` index; asking for it again changes nothing.
+    if (JSON.stringify(spec.key) === '{"_id":1}') return false;
+    const sameKey = (index) => JSON.stringify(index.key) === JSON.stringify(spec.key);
+    const options = (index) => `${Boolean(index.unique)}/${Boolean(index.sparse)}`;
+    const named = this.indexes.find((i) => i.name === spec.name);
+    // As MongoDB: the same index again is nothing; another index under a taken name or key is an error.
+    if (named && sameKey(named) && options(named) === options(spec)) return false;
+    if (named) throw new CommandError(86, 'IndexKeySpecsConflict', `an index named ${spec.name} exists with other options or keys`);
+    const keyed = this.indexes.find(sameKey);
+    if (keyed) throw new CommandError(85, 'IndexOptionsConflict', `an index on ${JSON.stringify(spec.key)} exists with another name: ${keyed.name}`);
     const index = { name: spec.name, key: spec.key, unique: Boolean(spec.unique), sparse: Boolean(spec.sparse), entries: new Map() };
     for (const [key, doc] of this.docs) {
       const entry = this.indexKey(index, doc);
@@ -120,6 +129,8 @@ export class Store {
     this.databases = new Map();
     /** The open transaction: { session, txnNumber, undo: [collection, key, previous][] } */
     this.transaction = null;
+    /** True while a command of the open transaction runs (its writes go to the undo log). */
+    this.recording = false;
     this.waiting = [];
   }
 
@@ -134,10 +145,13 @@ export class Store {
     return collection;
   }
 
-  /** Writes through the undo log, so that an abort can take the write back. */
+  /** Writes through the undo log of the transaction running the command, so that an abort can take it back. */
   put(collection, key, doc) {
     const previous = collection.put(key, doc);
-    this.transaction?.undo.push([collection, key, previous]);
+    if (this.recording) {
+      this.transaction.undo.push([collection, key, previous]);
+      this.transaction.written.add(collection);
+    }
   }
 
   insert(collection, doc) {
@@ -178,22 +192,35 @@ export class Store {
   // --- transactions and the lock ----------------------------------------------------------------
 
   /**
-   * Runs `work` when the session may: at once when no transaction is open or it is this session's;
-   * else after that transaction ends. Transactions idle for 10 s are aborted (a crashed client).
+   * Runs `work` (synchronous) when the command may: at once when no transaction is open, or it is
+   * the command's own, or the command touches no collection the open transaction has written
+   * (what it reads there is then committed data, as in MongoDB); else after that transaction
+   * ends. Transactions idle for 10 s are aborted (a crashed client).
    */
-  async withTurn(session, work) {
+  async withTurn(session, collection, work) {
     const started = Date.now();
-    while (this.transaction && this.transaction.session !== session) {
-      if (Date.now() - this.transaction.touched > 10_000) this.abort();
+    for (;;) {
+      const open = this.transaction;
+      if (!open || open.session === session || (collection && !open.written.has(collection))) break;
+      if (Date.now() - open.touched > 10_000) this.abort();
       else if (Date.now() - started > 10_000) throw new CommandError(24, 'LockTimeout', 'waited 10 s for another transaction');
       else await new Promise((resolve) => this.waiting.push(resolve) && setTimeout(resolve, 100));
     }
-    if (this.transaction) this.transaction.touched = Date.now();
-    return work();
+    try {
+      return work();
+    } finally {
+      this.recording = false;
+    }
+  }
+
+  /** From now until the command ends, its writes belong to the open transaction. */
+  record() {
+    this.transaction.touched = Date.now();
+    this.recording = true;
   }
 
   begin(session, txnNumber) {
-    this.transaction = { session, txnNumber, undo: [], touched: Date.now() };
+    this.transaction = { session, txnNumber, undo: [], written: new Set(), touched: Date.now() };
   }
 
   commit() {
@@ -208,6 +235,7 @@ export class Store {
       collection.put(key, previous);
     }
     this.transaction = null;
+    this.recording = false;
     this.wake();
   }
 

@@ -3,7 +3,8 @@
  * operation the MongoDB engine uses: the handshake, reads with filters, sort, skip, limit and
  * projection, counts and distinct values, inserts, updates (operators, replacement, upsert),
  * deletes, findAndModify counters, unique (sparse) indexes and their violations, transactions
- * (commit, abort, one at a time), the failCommand fail point, and an unknown command.
+ * (commit, abort, one at a time, aborted by a write error), index clashes, the failCommand fail
+ * point, and an unknown command.
  */
 import { Binary, MongoClient, MongoServerError, type Collection, type Document } from 'mongodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -106,6 +107,37 @@ describe('the MongoDB test server, with the official driver', () => {
     await session.endSession();
     expect(await things.countDocuments({ _id: 10 as never })).toBe(1);
     expect((await things.findOne({ _id: 1 as never }))?.size).toBe(30);
+  });
+
+  it('aborts a transaction on a write error, as MongoDB does: its later commands fail', async () => {
+    const session = client.startSession();
+    session.startTransaction();
+    await things.insertOne({ _id: 20 as never }, { session });
+    expect(await things.insertOne({ _id: 1 as never }, { session }).catch((e: unknown) => e)).toMatchObject({ code: 11000 });
+    expect(await things.insertOne({ _id: 21 as never }, { session }).catch((e: unknown) => e)).toMatchObject({ code: 251, codeName: 'NoSuchTransaction' });
+    await session.abortTransaction().catch(() => undefined);
+    await session.endSession();
+    expect(await things.countDocuments({ _id: { $in: [20, 21] } as never })).toBe(0);
+  });
+
+  it('refuses an index that clashes with one of another name or other options', async () => {
+    await things.createIndex({ name: 1 }, { name: 'by_name' });
+    await things.createIndex({ name: 1 }, { name: 'by_name' });
+    expect(await things.createIndex({ name: 1 }, { name: 'other' }).catch((e: unknown) => e)).toMatchObject({ code: 85 });
+    expect(await things.createIndex({ size: 1 }, { name: 'by_name' }).catch((e: unknown) => e)).toMatchObject({ code: 86 });
+    await things.dropIndex('by_name');
+    expect((await things.listIndexes().toArray()).map((i) => i.name)).toEqual(['_id_']);
+  });
+
+  it('lets commands on other collections run while a transaction is open; waits on its own', async () => {
+    const session = client.startSession();
+    session.startTransaction();
+    await things.updateOne({ _id: 1 as never }, { $set: { size: 8 } }, { session });
+    const others = client.db(`test${run}`).collection('others');
+    await others.insertOne({ _id: 1 as never });
+    expect(await others.countDocuments()).toBe(1);
+    await session.commitTransaction();
+    await session.endSession();
   });
 
   it('runs one transaction at a time: others wait for it to end', async () => {

@@ -12,7 +12,8 @@
 import { MongoClient, type ClientSession, type Db } from 'mongodb';
 import { repositoryByName, type RepositoryFactory, type ServiceDatabase } from '../database.js';
 import type { Model, ModelRegistry } from '../model.js';
-import { COUNTERS, documentPath, MongoRepository, type MongoContext } from './repository.js';
+import { ConfigError } from '../config.js';
+import { COUNTERS, documentPath, LOCKS, MongoRepository, type MongoContext } from './repository.js';
 
 export interface MongoOptions {
   /** Called with every command the service sends (server.ts logs them at level debug). */
@@ -113,12 +114,16 @@ async function supportsTransactions(db: Db): Promise<boolean> {
   return Boolean(hello['setName']) || hello['msg'] === 'isdbgrid';
 }
 
-/** Unique fields get unique indexes (sparse: objects without a value do not collide), links plain ones. */
+/**
+ * Unique fields get unique indexes (sparse: objects without a value do not collide), links plain
+ * ones. svcgen's indexes the model no longer wants (a field no longer unique) are dropped first.
+ */
 async function createIndexes(db: Db, models: ModelRegistry): Promise<void> {
-  await db.collection(COUNTERS).createIndex({ _id: 1 });
+  // Collections exist before any transaction writes to them (older servers cannot create them inside one).
+  for (const name of [COUNTERS, LOCKS, ...[...models.values()].map((m) => m.table)]) await ensureCollection(db, name);
   for (const model of models.values()) {
     const collection = db.collection(model.table);
-    const indexes = model.columns
+    const wanted = model.columns
       .filter((f) => !f.primaryKey && (f.unique || f.type === 'foreign_key'))
       .map((f) => {
         const path = documentPath(model, f.column!);
@@ -128,7 +133,31 @@ async function createIndexes(db: Db, models: ModelRegistry): Promise<void> {
           ...(f.unique ? { unique: true, sparse: true } : {}),
         };
       });
-    if (indexes.length) await collection.createIndexes(indexes);
-    else await collection.createIndex({ _id: 1 });
+    const existing = await collection
+      .listIndexes()
+      .toArray()
+      .catch(() => []);
+    for (const index of existing) {
+      const same = wanted.find((w) => w.name === index['name']);
+      const changed = !same || JSON.stringify(same.key) !== JSON.stringify(index['key']);
+      if (changed && /_(unique|link)$/.test(String(index['name']))) await collection.dropIndex(String(index['name']));
+    }
+    try {
+      if (wanted.length) await collection.createIndexes(wanted);
+    } catch (error) {
+      throw new ConfigError(
+        `cannot create the indexes of ${model.table} on MongoDB: ${(error as Error).message} (values that must be unique are not)`,
+      );
+    }
+  }
+}
+
+async function ensureCollection(db: Db, name: string): Promise<void> {
+  if (await db.listCollections({ name }, { nameOnly: true }).hasNext()) return;
+  try {
+    await db.createCollection(name);
+  } catch (error) {
+    // Another instance starting at the same moment created it first (NamespaceExists).
+    if ((error as { code?: number }).code !== 48) throw error;
   }
 }

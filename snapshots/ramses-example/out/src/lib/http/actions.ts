@@ -102,16 +102,18 @@ class Actions {
       const where = combine(query.where, scope);
       const repository = this.repository(db);
       if (query.count) return { count: await repository.count({ where }) };
-      const [total, records] = await Promise.all([
-        repository.count({ where }),
+      const count = () => repository.count({ where });
+      const find = () =>
         repository.findMany({
           where,
           orderBy: query.orderBy,
           skip: query.skip,
           take: query.take,
           include: includeFor(this.model, this.services.db.models),
-        }),
-      ]);
+        });
+      // Inside a transaction (index handlers) one query at a time: MongoDB takes no more.
+      const [total, records] =
+        db === this.services.db ? await Promise.all([count(), find()]) : [await count(), await find()];
       const serializer = this.serializer(request, query.fields);
       const data = records.map((r) => serializer.object(this.model, r));
       reply.header('cache-control', 'no-store');

@@ -41,6 +41,9 @@ export function documentPath(model: Model, column: string): string {
 /** Generated integer keys come from one counter document per model. */
 export const COUNTERS = 'svc_counters';
 
+/** Lock documents: see `MongoRepository.lock`. */
+export const LOCKS = 'svc_locks';
+
 export class MongoRepository<T extends object, Create = Partial<T>, Update = Partial<T>> implements Repository<
   T,
   Create,
@@ -74,7 +77,25 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
         ...(args.select ? { projection: this.projection(args.select as Rec) } : {}),
       })
       .toArray();
-    return this.records(docs, args.include);
+    const records = await this.records(docs, args.include);
+    return args.select ? records.map((r) => this.selected(r, args.select as Rec, args.include ?? {})) : records;
+  }
+
+  /** With `select`, a record has the key, the selected and the included fields only (as the SQL engine's). */
+  selected(record: T, select: Rec, include: object): T {
+    const projection = this.projection(select);
+    const kept = Object.entries(record as Rec).filter(([name]) => {
+      if (name in include) return true;
+      const field = this.model.field(name);
+      const relation = this.model.relation(name);
+      const path = field?.column
+        ? this.pathOfColumn(field.column)
+        : relation?.local
+          ? this.pathOfColumn(relation.foreignKey)
+          : null;
+      return path !== null && path in projection;
+    });
+    return Object.fromEntries(kept) as T;
   }
 
   async findFirst(args: FindManyArgs<T> = {}): Promise<T | null> {
@@ -122,8 +143,12 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
       const self = this.on(ctx);
       const data = args.data as Rec;
       await self.checkReferences(data);
+      self.checkRequiredLinks(data, 'create');
       const doc = self.document(data);
-      if (doc._id === undefined && self.pkField().generated) doc._id = await self.nextKey();
+      if (self.pkField().generated) {
+        if (doc._id === undefined) doc._id = await self.nextKey();
+        else await self.keyTaken(doc._id);
+      }
       await self.write(() => self.collection.insertOne(doc, self.options));
       const record = self.record(doc);
       await self.linkRelations(record, data);
@@ -140,6 +165,7 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
         throw new Error(`${self.model.name}: MongoDB cannot change a primary key (_id)`);
       }
       await self.checkReferences(data);
+      self.checkRequiredLinks(data, 'update');
       const found = key === undefined ? null : await self.collection.findOne({ _id: key as never }, self.options);
       if (!found) throw new RecordNotFound(self.model.name, self.keyOf(args.where as Rec));
       const change = self.change(data);
@@ -157,6 +183,7 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
       if (keys.length === 0) return { count: 0 };
       const data = args.data as Rec;
       await self.checkReferences(data);
+      self.checkRequiredLinks(data, 'update');
       const change = self.change(data);
       if (change)
         await self.write(() => self.collection.updateMany({ _id: { $in: keys } as never }, change, self.options));
@@ -193,6 +220,7 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
     const taken = removing.get(this.model.name) ?? new Set<string>();
     removing.set(this.model.name, taken);
     for (const key of keys) taken.add(String(key));
+    await this.lock(keys);
     const others = this.model.relations.filter((r) => !r.local);
     for (const relation of others.filter((r) => r.onDelete === 'restrict')) {
       const target = this.repositoryOf(relation.target);
@@ -214,22 +242,71 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
           .filter((k) => !removing.get(target.model.name)?.has(String(k)));
         if (related.length) await target.removeAll(related, removing);
       } else if (relation.onDelete === 'nullify') {
-        await target.collection.updateMany({ [fk]: { $in: keys } }, { $unset: { [fk]: '' } }, target.options);
+        await target.unlink({ [fk]: { $in: keys } }, fk, relation);
       }
     }
     await this.collection.deleteMany({ _id: { $in: keys } as never }, this.options);
   }
 
-  /** The next generated key of this model (a counter document, in the transaction when there is one). */
+  /**
+   * The next generated key of this model, from its counter document. Outside the transaction, as
+   * a SQL sequence is: concurrent creates never conflict on it, and a rolled-back create leaves a gap.
+   */
   async nextKey(): Promise<number> {
-    const counter = await this.ctx.db
-      .collection<{ _id: string; seq: number }>(COUNTERS)
-      .findOneAndUpdate(
-        { _id: this.model.table },
-        { $inc: { seq: 1 } },
-        { ...this.options, upsert: true, returnDocument: 'after' },
-      );
+    const counter = await this.counters().findOneAndUpdate(
+      { _id: this.model.table },
+      { $inc: { seq: 1 } },
+      { upsert: true, returnDocument: 'after' },
+    );
     return counter!.seq;
+  }
+
+  /** A key given for a generated key field: later generated keys start above it. */
+  async keyTaken(key: unknown): Promise<void> {
+    if (typeof key !== 'number') return;
+    await this.counters().updateOne({ _id: this.model.table }, { $max: { seq: key } }, { upsert: true });
+  }
+
+  counters(): Collection<{ _id: string; seq: number }> {
+    return this.ctx.db.collection<{ _id: string; seq: number }>(COUNTERS);
+  }
+
+  /**
+   * A link whose foreign key is required cannot be emptied (SQL: a not-null violation). `data`:
+   * what a create or update writes.
+   */
+  checkRequiredLinks(data: Rec, action: 'create' | 'update'): void {
+    for (const relation of this.model.relations) {
+      if (!relation.local || !this.requiredLink(relation)) continue;
+      const value = data[relation.name];
+      if (value === null || (action === 'create' && value === undefined)) {
+        throw new ConstraintViolation('not_null', [relation.name], `${this.model.name}.${relation.name} is required`);
+      }
+    }
+  }
+
+  /** The foreign key field of a link kept here is required. */
+  requiredLink(relation: RelationSpec): boolean {
+    return Boolean(this.model.columns.find((c) => c.column === relation.foreignKey)?.required);
+  }
+
+  /**
+   * Inside a transaction, writes a lock document for each of `keys` of this model: two
+   * transactions that check or change the same objects (a reference to an object and its delete)
+   * then conflict, and one of them runs again — what a SQL foreign key would guarantee.
+   */
+  async lock(keys: readonly unknown[]): Promise<void> {
+    if (!this.ctx.session || keys.length === 0) return;
+    await this.ctx.db.collection<{ _id: string }>(LOCKS).bulkWrite(
+      keys.map((key) => ({
+        updateOne: {
+          filter: { _id: `${this.model.table}:${String(key)}` },
+          update: { $inc: { n: 1 } },
+          upsert: true,
+        },
+      })),
+      this.options,
+    );
   }
 
   /** Runs a write, turning duplicate key errors into `ConstraintViolation`. */
@@ -435,6 +512,22 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
     }
   }
 
+  /**
+   * Empties the link `path` of the objects that match (the other side's `relation` let them go),
+   * unless the link is required: then it is a not-null violation, as in SQL.
+   */
+  async unlink(filter: MongoFilter, path: string, relation: RelationSpec): Promise<void> {
+    const inverse = this.model.relation(relation.inverse);
+    if (
+      inverse &&
+      this.requiredLink(inverse) &&
+      (await this.collection.countDocuments(filter, { ...this.options, limit: 1 }))
+    ) {
+      throw new ConstraintViolation('not_null', [inverse.name], `${this.model.name}.${inverse.name} is required`);
+    }
+    await this.collection.updateMany(filter, { $unset: { [path]: '' } }, this.options);
+  }
+
   /** Relationship values must name objects that exist (contract §3.1: an unknown key is a 400). */
   async checkReferences(data: Rec): Promise<void> {
     for (const relation of this.model.relations) {
@@ -451,6 +544,7 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
       );
       const missing = keys.filter((_, i) => valid[i] === undefined || !have.has(String(valid[i])));
       if (missing.length) throw new UnknownReference(relation.name, relation.target, missing);
+      await target.lock(valid);
     }
   }
 
@@ -471,8 +565,7 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
       const key = (k: string) => target.keyValue(k);
       // Unlink first: a one-to-one link is unique, so the new object can take it only once it is free.
       const unlink = [...linked].filter((k) => !wanted.has(k)).map(key);
-      if (unlink.length)
-        await target.collection.updateMany({ _id: { $in: unlink } as never }, { $unset: { [fk]: '' } }, target.options);
+      if (unlink.length) await target.unlink({ _id: { $in: unlink } }, fk, relation);
       const link = [...wanted].filter((k) => !linked.has(k)).map(key);
       if (link.length)
         await target.write(() =>

@@ -1,7 +1,10 @@
 /**
- * `Where` (src/lib/repository.ts) → a MongoDB filter, with the SQL engine's meaning: `not`
- * matches nulls, `notIn` does not, `contains`/`startsWith` ignore case, and a condition on a
- * relationship kept on the other side asks the other collection first.
+ * `Where` (src/lib/repository.ts) → a MongoDB filter, with the SQL engine's meaning. SQL has
+ * three truth values: a comparison with a null is unknown, and neither it nor its `NOT` matches.
+ * So a condition gives two filters here: where it is true, and where it is false. `not` (a value)
+ * and `equals: null` are null-safe, `notIn` never matches a null, `contains`/`startsWith` ignore
+ * case, and a condition on a relationship kept on the other side asks the other collection first.
+ * Commands run one after another: inside a transaction MongoDB takes one at a time.
  */
 import type { FieldFilter, Where } from '../repository.js';
 import type { MongoRepository } from './repository.js';
@@ -14,81 +17,117 @@ const NOTHING: MongoFilter = { _id: { $in: [] } };
 
 const OPERATORS = ['equals', 'not', 'in', 'notIn', 'gt', 'gte', 'lt', 'lte', 'contains', 'startsWith', 'has'];
 
+/** Where the condition is true, and where it is false (never where it is unknown). */
+interface Truth {
+  readonly yes: MongoFilter;
+  readonly no: MongoFilter;
+}
+
 export async function mongoFilter(
   repository: MongoRepository<Rec>,
   where: Where<Rec> | undefined,
 ): Promise<MongoFilter> {
-  if (!where) return {};
-  const parts: MongoFilter[] = [];
+  return where ? (await truth(repository, where)).yes : {};
+}
+
+async function truth(repository: MongoRepository<Rec>, where: Where<Rec>): Promise<Truth> {
+  const parts: Truth[] = [];
   for (const [name, value] of Object.entries(where)) {
     if (value === undefined) continue;
     if (name === 'AND' || name === 'OR') {
-      const list = await Promise.all((value as Where<Rec>[]).map((w) => mongoFilter(repository, w)));
-      parts.push(name === 'AND' ? all(list) : list.length ? { $or: list } : NOTHING);
+      const list: Truth[] = [];
+      for (const w of value as Where<Rec>[]) list.push(await truth(repository, w));
+      parts.push(name === 'AND' ? and(list) : or(list));
     } else if (name === 'NOT') {
-      const list = await Promise.all(
-        (Array.isArray(value) ? value : [value]).map((w: Where<Rec>) => mongoFilter(repository, w)),
-      );
-      parts.push({ $nor: [all(list)] });
-    } else parts.push(await fieldFilter(repository, name, value));
+      const list: Truth[] = [];
+      for (const w of Array.isArray(value) ? value : [value]) list.push(await truth(repository, w as Where<Rec>));
+      parts.push(not(and(list)));
+    } else parts.push(await fieldTruth(repository, name, value));
   }
-  return all(parts);
+  return and(parts);
 }
 
-async function fieldFilter(repository: MongoRepository<Rec>, name: string, value: unknown): Promise<MongoFilter> {
+async function fieldTruth(repository: MongoRepository<Rec>, name: string, value: unknown): Promise<Truth> {
   const filter: FieldFilter<unknown> = isFilter(value) ? value : { equals: value };
   const relation = repository.model.relation(name);
-  if (relation && !relation.local) return relatedFilter(repository, name, filter);
+  // EXISTS in SQL: true or false, never unknown.
+  if (relation && !relation.local) return certain(await relatedFilter(repository, name, filter));
   const path = repository.pathOf(name);
   const convert = (v: unknown) => repository.valueFor(name, v);
-  const parts: MongoFilter[] = [];
+  const parts: Truth[] = [];
   for (const [op, operand] of Object.entries(filter)) {
     switch (op) {
-      case 'equals': {
-        const v = operand === null ? null : convert(operand);
-        // A value the field cannot hold (`abc` for an integer key) matches nothing.
-        parts.push(v === undefined ? NOTHING : { [path]: v });
+      case 'equals':
+        parts.push(operand === null ? certain({ [path]: null }) : nullable(path, matchValue(path, convert(operand))));
         break;
-      }
       case 'not':
-        parts.push(
-          isFilter(operand)
-            ? { $nor: [await fieldFilter(repository, name, operand)] }
-            : { [path]: { $ne: operand === null ? null : (convert(operand) ?? null) } },
-        );
+        if (isFilter(operand)) parts.push(not(await fieldTruth(repository, name, operand)));
+        // `not` a value matches nulls (the SQL engine says `<> v or is null`): never unknown.
+        else parts.push(certain({ [path]: { $ne: operand === null ? null : (convert(operand) ?? null) } }));
         break;
       case 'in':
       case 'notIn': {
-        const list = (operand as unknown[]).map(convert).filter((v) => v !== undefined);
-        if (op === 'in') parts.push({ [path]: { $in: list } });
-        // As in SQL, `not in` never matches a null.
-        else parts.push({ [path]: list.length ? { $nin: list, $ne: null } : { $ne: null } });
+        // A null in the list matches nothing (SQL: `= null` is unknown).
+        const list = (operand as unknown[])
+          .map((v) => (v === null ? undefined : convert(v)))
+          .filter((v) => v !== undefined);
+        // An empty `in` is false everywhere, nulls too (the SQL engine says `1 = 0`).
+        if (op === 'in') parts.push(list.length ? nullable(path, { [path]: { $in: list } }) : certain(NOTHING));
+        // An empty `notIn` is no condition at all (the SQL engine adds none).
+        else if (list.length) parts.push(nullable(path, { [path]: { $nin: list, $ne: null } }));
         break;
       }
       case 'gt':
       case 'gte':
       case 'lt':
       case 'lte': {
-        const v = convert(operand);
-        parts.push(v === undefined ? NOTHING : { [path]: { [`$${op}`]: v } });
+        const v = operand === null ? undefined : convert(operand);
+        parts.push(v === undefined ? { yes: NOTHING, no: NOTHING } : nullable(path, { [path]: { [`$${op}`]: v } }));
         break;
       }
       case 'contains':
       case 'startsWith': {
         const text = String(operand).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-        parts.push({ [path]: { $regex: op === 'contains' ? text : `^${text}`, $options: 'i' } });
+        parts.push(nullable(path, { [path]: { $regex: op === 'contains' ? text : `^${text}`, $options: 'i' } }));
         break;
       }
-      case 'has': {
-        const v = convert(operand);
-        parts.push(v === undefined ? NOTHING : { [path]: v });
+      case 'has':
+        parts.push(nullable(path, matchValue(path, operand === null ? undefined : convert(operand))));
         break;
-      }
       default:
         throw new Error(`unknown filter operator ${op}`);
     }
   }
-  return all(parts);
+  return and(parts);
+}
+
+/** Equality with a value the field can hold; one it cannot (`abc` for an integer key) matches nothing. */
+function matchValue(path: string, value: unknown): MongoFilter {
+  return value === undefined ? NOTHING : { [path]: value };
+}
+
+/** A comparison of a field that may be null: true where it holds, false where the field has a value and it does not. */
+function nullable(path: string, yes: MongoFilter): Truth {
+  return { yes, no: { $and: [{ [path]: { $ne: null } }, { $nor: [yes] }] } };
+}
+
+/** A condition that is never unknown. */
+function certain(yes: MongoFilter): Truth {
+  return { yes, no: { $nor: [yes] } };
+}
+
+function not(t: Truth): Truth {
+  return { yes: t.no, no: t.yes };
+}
+
+function and(list: Truth[]): Truth {
+  if (list.length === 1) return list[0]!;
+  return { yes: all(list.map((t) => t.yes)), no: list.length ? { $or: list.map((t) => t.no) } : NOTHING };
+}
+
+function or(list: Truth[]): Truth {
+  if (list.length === 0) return { yes: NOTHING, no: {} };
+  return { yes: { $or: list.map((t) => t.yes) }, no: all(list.map((t) => t.no)) };
 }
 
 /** A relationship kept on the other side: the keys of the objects the matching related objects point at. */
