@@ -61,7 +61,7 @@ export async function startMongoTestServer({ port = 0, host = '127.0.0.1', repli
     const session = inTransaction ? sessionKey(command) : Symbol('no transaction');
     const collection = typeof command[name] === 'string' ? store.collection(context.db, command[name]) : null;
     try {
-      return await store.withTurn(session, collection, () => {
+      return await store.withTurn(session, collection, inTransaction, () => {
         if (inTransaction && command.startTransaction) store.begin(session, command.txnNumber);
         else if (inTransaction && !ownsTransaction(store, session, command)) {
           if (name === 'abortTransaction') return { ok: 1 };

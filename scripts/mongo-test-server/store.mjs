@@ -193,15 +193,17 @@ export class Store {
 
   /**
    * Runs `work` (synchronous) when the command may: at once when no transaction is open, or it is
-   * the command's own, or the command touches no collection the open transaction has written
-   * (what it reads there is then committed data, as in MongoDB); else after that transaction
-   * ends. Transactions idle for 10 s are aborted (a crashed client).
+   * the command's own, or it is outside any transaction and touches no collection the open one
+   * has written (what it reads there is then committed data, as in MongoDB); else after that
+   * transaction ends — one transaction at a time. Transactions idle for 10 s are aborted (a
+   * crashed client).
    */
-  async withTurn(session, collection, work) {
+  async withTurn(session, collection, transactional, work) {
     const started = Date.now();
     for (;;) {
       const open = this.transaction;
-      if (!open || open.session === session || (collection && !open.written.has(collection))) break;
+      if (!open || open.session === session) break;
+      if (!transactional && collection && !open.written.has(collection)) break;
       if (Date.now() - open.touched > 10_000) this.abort();
       else if (Date.now() - started > 10_000) throw new CommandError(24, 'LockTimeout', 'waited 10 s for another transaction');
       else await new Promise((resolve) => this.waiting.push(resolve) && setTimeout(resolve, 100));

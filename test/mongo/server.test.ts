@@ -140,6 +140,22 @@ describe('the MongoDB test server, with the official driver', () => {
     await session.endSession();
   });
 
+  it('starts a second transaction only when the first has ended, even if the first only read', async () => {
+    const first = client.startSession();
+    const second = client.startSession();
+    first.startTransaction();
+    await things.findOne({ _id: 1 as never }, { session: first });
+    second.startTransaction();
+    let started = false;
+    const waiting = things.findOne({ _id: 2 as never }, { session: second }).then(() => (started = true));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(started).toBe(false);
+    await first.commitTransaction();
+    await waiting;
+    await second.commitTransaction();
+    await Promise.all([first.endSession(), second.endSession()]);
+  });
+
   it('runs one transaction at a time: others wait for it to end', async () => {
     const session = client.startSession();
     session.startTransaction();
