@@ -13,7 +13,7 @@ import { MongoClient, type ClientSession, type Db } from 'mongodb';
 import { repositoryByName, type RepositoryFactory, type ServiceDatabase } from '../database.js';
 import type { Model, ModelRegistry } from '../model.js';
 import { ConfigError } from '../config.js';
-import { COUNTERS, documentPath, LOCKS, MongoRepository, type MongoContext } from './repository.js';
+import { COUNTERS, documentPath, MongoRepository, type MongoContext } from './repository.js';
 
 export interface MongoOptions {
   /** Called with every command the service sends (server.ts logs them at level debug). */
@@ -120,7 +120,7 @@ async function supportsTransactions(db: Db): Promise<boolean> {
  */
 async function createIndexes(db: Db, models: ModelRegistry): Promise<void> {
   // Collections exist before any transaction writes to them (older servers cannot create them inside one).
-  for (const name of [COUNTERS, LOCKS, ...[...models.values()].map((m) => m.table)]) await ensureCollection(db, name);
+  for (const name of [COUNTERS, ...[...models.values()].map((m) => m.table)]) await ensureCollection(db, name);
   for (const model of models.values()) {
     const collection = db.collection(model.table);
     const wanted = model.columns

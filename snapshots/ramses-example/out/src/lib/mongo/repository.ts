@@ -2,10 +2,13 @@
 /**
  * The repository of one model on MongoDB (contract §8: the same interface and behaviour as the
  * SQL engine). A document holds the model's columns, with the primary key as `_id` and nulls left
- * out; a relationship is stored as the related key in the foreign key field of the side that
- * holds it, as in SQL, so both sides stay consistent by construction. What SQL constraints do —
+ * out; a relationship is stored once, as the related key on the side that holds it (under the
+ * relationship's name), so both sides stay consistent by construction. What SQL constraints do —
  * unique values, `ondelete` rules, references that must exist — is done here (unique values by
- * the indexes `database.ts` creates).
+ * the indexes `database.ts` creates). One thing a SQL foreign key does is not: on a replica set, a
+ * request that links to an object while another deletes it can both commit, leaving a link to
+ * nothing (MongoDB has no shared locks; an exclusive lock document per referenced object would
+ * make every concurrent write that links to one popular object conflict).
  */
 import type { ClientSession, Collection, Db, Document } from 'mongodb';
 import { keyOfWhere, keyValue, type FieldSpec, type Model, type ModelRegistry, type RelationSpec } from '../model.js';
@@ -40,9 +43,6 @@ export function documentPath(model: Model, column: string): string {
 
 /** Generated integer keys come from one counter document per model. */
 export const COUNTERS = 'svc_counters';
-
-/** Lock documents: see `MongoRepository.lock`. */
-export const LOCKS = 'svc_locks';
 
 export class MongoRepository<T extends object, Create = Partial<T>, Update = Partial<T>> implements Repository<
   T,
@@ -220,7 +220,6 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
     const taken = removing.get(this.model.name) ?? new Set<string>();
     removing.set(this.model.name, taken);
     for (const key of keys) taken.add(String(key));
-    await this.lock(keys);
     const others = this.model.relations.filter((r) => !r.local);
     for (const relation of others.filter((r) => r.onDelete === 'restrict')) {
       const target = this.repositoryOf(relation.target);
@@ -288,25 +287,6 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
   /** The foreign key field of a link kept here is required. */
   requiredLink(relation: RelationSpec): boolean {
     return Boolean(this.model.columns.find((c) => c.column === relation.foreignKey)?.required);
-  }
-
-  /**
-   * Inside a transaction, writes a lock document for each of `keys` of this model: two
-   * transactions that check or change the same objects (a reference to an object and its delete)
-   * then conflict, and one of them runs again — what a SQL foreign key would guarantee.
-   */
-  async lock(keys: readonly unknown[]): Promise<void> {
-    if (!this.ctx.session || keys.length === 0) return;
-    await this.ctx.db.collection<{ _id: string }>(LOCKS).bulkWrite(
-      keys.map((key) => ({
-        updateOne: {
-          filter: { _id: `${this.model.table}:${String(key)}` },
-          update: { $inc: { n: 1 } },
-          upsert: true,
-        },
-      })),
-      this.options,
-    );
   }
 
   /** Runs a write, turning duplicate key errors into `ConstraintViolation`. */
@@ -544,7 +524,6 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
       );
       const missing = keys.filter((_, i) => valid[i] === undefined || !have.has(String(valid[i])));
       if (missing.length) throw new UnknownReference(relation.name, relation.target, missing);
-      await target.lock(valid);
     }
   }
 
