@@ -6,7 +6,7 @@ import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { IrSources } from '../ir/build/index.js';
 import type { ServiceIR, UserFunction } from '../ir/types.js';
 import type { Span } from '../diagnostics/source.js';
-import { kebab } from '../plan/names.js';
+import { kebab } from '../ir/naming.js';
 import { checkSchemaSyntax } from '../ir/schema-document.js';
 import type { RamlApi, Resource } from '../raml/model.js';
 

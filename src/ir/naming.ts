@@ -55,3 +55,12 @@ export function fieldNameProblem(name: string): string | undefined {
   if (name === 'constructor' || name === 'prototype' || name === '__proto__') return `"${name}" cannot be used as a field name`;
   return undefined;
 }
+
+/** `AlienUser` → `alien-user`: file names of the generated project (the checks make sure no two collide). */
+export function kebab(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .toLowerCase()
+    .replace(/^-+|-+$/g, '');
+}

@@ -1,14 +1,8 @@
 /** Names of things in the generated project, derived once from the IR's names. */
+import { kebab } from '../ir/naming.js';
 import type { Model, Route } from '../ir/types.js';
 
-/** `AlienUser` → `alien-user` (file names). */
-export function kebab(name: string): string {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
-    .replace(/[^A-Za-z0-9]+/g, '-')
-    .toLowerCase()
-    .replace(/^-+|-+$/g, '');
-}
+export { kebab };
 
 /** `AlienUser` → `alienUser` (variables, properties). */
 export function camel(name: string): string {
