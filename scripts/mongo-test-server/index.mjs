@@ -129,7 +129,15 @@ function sessionKey(command) {
 
 function failure(error) {
   if (error instanceof CommandError) {
-    return { ok: 0, errmsg: error.message, code: error.code, codeName: error.codeName, ...(error.labels ? { errorLabels: error.labels } : {}) };
+    return {
+      ok: 0,
+      errmsg: error.message,
+      code: error.code,
+      codeName: error.codeName,
+      ...(error.labels ? { errorLabels: error.labels } : {}),
+      // Duplicate keys outside ordered writes (findAndModify) name the index's key, as MongoDB does.
+      ...(error.keyPattern ? { keyPattern: error.keyPattern, keyValue: error.keyValue } : {}),
+    };
   }
   return { ok: 0, errmsg: `test server error: ${error?.message ?? error}`, code: 1, codeName: 'InternalError' };
 }

@@ -131,6 +131,11 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
       kind: 'unique',
       fields: ['email'],
     });
+    await expect(db.author.update({ where: { id: bob['id'] }, data: { email: 'ada@example.com' } })).rejects.toMatchObject({
+      name: 'ConstraintViolation',
+      kind: 'unique',
+      fields: ['email'],
+    });
     await expect(db.post.update({ where: { slug: 'ghost' }, data: { title: 'x' } })).rejects.toMatchObject({ name: 'RecordNotFound' });
     await expect(db.post.delete({ where: { slug: 'ghost' } })).rejects.toMatchObject({ name: 'RecordNotFound' });
     expect(await db.post.deleteMany({ where: { slug: 'nothing' } })).toEqual({ count: 0 });

@@ -88,6 +88,8 @@ describe('the MongoDB test server, with the official driver', () => {
     const byUpdate = await things.updateOne({ _id: 2 as never }, { $set: { name: 'pear' } }).catch((e: unknown) => e);
     expect(byUpdate).toMatchObject({ code: 11000 });
     expect((await things.findOne({ _id: 2 as never }))?.name).toBe('apple');
+    const byFindAndModify = await things.findOneAndUpdate({ _id: 2 as never }, { $set: { name: 'pear' } }).catch((e: unknown) => e);
+    expect(byFindAndModify).toMatchObject({ code: 11000, keyPattern: { name: 1 }, keyValue: { name: 'pear' } });
     await things.insertMany([{ _id: 5 as never }, { _id: 6 as never }]);
     expect(await things.insertOne({ _id: 1 as never }).catch((e: unknown) => e)).toMatchObject({ code: 11000, keyPattern: { _id: 1 } });
     // An index over values that are not unique cannot be created.

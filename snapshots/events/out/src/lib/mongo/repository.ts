@@ -78,24 +78,20 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
       })
       .toArray();
     const records = await this.records(docs, args.include);
-    return args.select ? records.map((r) => this.selected(r, args.select as Rec, args.include ?? {})) : records;
+    if (!args.select) return records;
+    const kept = this.selectedNames(args.select as Rec, args.include ?? {});
+    return records.map((r) => Object.fromEntries(Object.entries(r as Rec).filter(([name]) => kept.has(name))) as T);
   }
 
   /** With `select`, a record has the key, the selected and the included fields only (as the SQL engine's). */
-  selected(record: T, select: Rec, include: object): T {
+  selectedNames(select: Rec, include: object): Set<string> {
     const projection = this.projection(select);
-    const kept = Object.entries(record as Rec).filter(([name]) => {
-      if (name in include) return true;
-      const field = this.model.field(name);
-      const relation = this.model.relation(name);
-      const path = field?.column
-        ? this.pathOfColumn(field.column)
-        : relation?.local
-          ? this.pathOfColumn(relation.foreignKey)
-          : null;
-      return path !== null && path in projection;
-    });
-    return Object.fromEntries(kept) as T;
+    const stored = (column: string) => this.pathOfColumn(column) in projection;
+    return new Set([
+      ...Object.keys(include),
+      ...this.model.columns.filter((f) => stored(f.column!)).map((f) => f.name),
+      ...this.model.relations.filter((r) => r.local && stored(r.foreignKey)).map((r) => r.name),
+    ]);
   }
 
   async findFirst(args: FindManyArgs<T> = {}): Promise<T | null> {
@@ -166,13 +162,20 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
       }
       await self.checkReferences(data);
       self.checkRequiredLinks(data, 'update');
-      const found = key === undefined ? null : await self.collection.findOne({ _id: key as never }, self.options);
-      if (!found) throw new RecordNotFound(self.model.name, self.keyOf(args.where as Rec));
       const change = self.change(data);
-      if (change) await self.write(() => self.collection.updateOne({ _id: key as never }, change, self.options));
+      const filter = { _id: key as never };
+      // One round trip: the document as changed (or as it is, with nothing to change).
+      const doc =
+        key === undefined
+          ? null
+          : change
+            ? await self.write(() =>
+                self.collection.findOneAndUpdate(filter, change, { ...self.options, returnDocument: 'after' }),
+              )
+            : await self.collection.findOne(filter, self.options);
+      if (!doc) throw new RecordNotFound(self.model.name, self.keyOf(args.where as Rec));
       await self.linkRelations({ [self.model.primaryKey]: key }, data);
-      const doc = await self.collection.findOne({ _id: key as never }, self.options);
-      return (await self.records([doc!], args.include))[0]!;
+      return (await self.records([doc], args.include))[0]!;
     });
   }
 
