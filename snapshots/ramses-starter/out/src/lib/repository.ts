@@ -4,6 +4,8 @@
  * Client: `findMany({ where, orderBy, skip, take, select, include })`, `create({ data })`, …
  * Routes, handlers (`event.db`) and tests use only this.
  */
+import type { RelationSpec } from './model.js';
+
 export type Scalar = string | number | boolean | null;
 
 /** Conditions on one field. Several in one object must all hold. */
@@ -101,5 +103,28 @@ export class UnknownReference extends Error {
   ) {
     super(`${model} ${keys.map(String).join(', ')} not found`);
     this.name = 'UnknownReference';
+  }
+}
+
+/**
+ * Sets `relation` on each record from related objects that hold its key in `ownerField` (a
+ * relationship kept on the other side, read for a whole page): a list, or the one object or null.
+ * `asObjects`: the related objects themselves, else their keys (`targetKey`).
+ */
+export function attachRelated(
+  records: Record<string, unknown>[],
+  related: readonly Record<string, unknown>[],
+  how: { relation: RelationSpec; key: string; ownerField: string; targetKey: string; asObjects: boolean },
+): void {
+  const groups = new Map<string, unknown[]>();
+  for (const o of related) {
+    const owner = String(o[how.ownerField]);
+    const group = groups.get(owner) ?? [];
+    group.push(how.asObjects ? o : o[how.targetKey]);
+    groups.set(owner, group);
+  }
+  for (const r of records) {
+    const list = groups.get(String(r[how.key])) ?? [];
+    r[how.relation.name] = how.relation.cardinality === 'many' ? list : (list[0] ?? null);
   }
 }

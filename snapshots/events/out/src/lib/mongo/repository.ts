@@ -13,6 +13,7 @@
 import type { ClientSession, Collection, Db, Document } from 'mongodb';
 import { keyOfWhere, keyValue, type FieldSpec, type Model, type ModelRegistry, type RelationSpec } from '../model.js';
 import {
+  attachRelated,
   ConstraintViolation,
   RecordNotFound,
   UnknownReference,
@@ -482,17 +483,13 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
           : {}
         : { select: { [fkName]: true } as never }),
     });
-    const groups = new Map<string, unknown[]>();
-    for (const o of related) {
-      const owner = String(o[fkName]);
-      const group = groups.get(owner) ?? [];
-      group.push(typeof how === 'object' ? o : o[target.model.primaryKey]);
-      groups.set(owner, group);
-    }
-    for (const r of records) {
-      const list = groups.get(String(r[this.model.primaryKey])) ?? [];
-      r[relation.name] = relation.cardinality === 'many' ? list : (list[0] ?? null);
-    }
+    attachRelated(records, related, {
+      relation,
+      key: this.model.primaryKey,
+      ownerField: fkName,
+      targetKey: target.model.primaryKey,
+      asObjects: typeof how === 'object',
+    });
   }
 
   /**

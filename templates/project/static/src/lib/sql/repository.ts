@@ -6,6 +6,7 @@
 import { sql, type ExpressionBuilder, type Expression, type Kysely, type SqlBool } from 'kysely';
 import { keyOfWhere, keyValue, type FieldSpec, type Model, type ModelRegistry, type RelationSpec } from '../model.js';
 import {
+  attachRelated,
   ConstraintViolation,
   RecordNotFound,
   UnknownReference,
@@ -336,18 +337,13 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
             : {}
           : { select: { [fkField.name]: true } as never },
       );
-      const groups = new Map<string, unknown[]>();
-      for (const o of related as Rec[]) {
-        const owner = String(o[fkField.name]);
-        const value = typeof how === 'object' ? o : o[target.model.primaryKey];
-        const group = groups.get(owner);
-        if (group) group.push(value);
-        else groups.set(owner, [value]);
-      }
-      for (const r of records) {
-        const list = groups.get(String(r[this.model.primaryKey])) ?? [];
-        r[name] = relation.cardinality === 'many' ? list : (list[0] ?? null);
-      }
+      attachRelated(records, related as Rec[], {
+        relation,
+        key: this.model.primaryKey,
+        ownerField: fkField.name,
+        targetKey: target.model.primaryKey,
+        asObjects: typeof how === 'object',
+      });
     }
   }
 
