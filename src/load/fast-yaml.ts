@@ -329,23 +329,7 @@ class FastYaml {
 
   /** Offset after the closing quote of a quoted scalar opening at `pos` on `line`, or -1. */
   quoteEnd(line: Line, pos: number): number {
-    const t = this.text;
-    const q = t[pos];
-    for (let p = pos + 1; p < line.end; p++) {
-      const c = t[p];
-      if (q === '"' && c === '\\') {
-        p++;
-        continue;
-      }
-      if (c === q) {
-        if (q === "'" && t[p + 1] === "'") {
-          p++;
-          continue;
-        }
-        return p + 1;
-      }
-    }
-    return -1;
+    return closingQuote(this.text, pos, line.end);
   }
 
   quoted(start: number, end: number): RawScalar {
@@ -539,25 +523,12 @@ class FlowReader {
     const t = this.text;
     const start = this.pos;
     const q = t[start];
-    let p = start + 1;
-    for (; p < t.length; p++) {
-      const c = t[p];
-      if (c === '\n') unsupported(); // multi-line quoted scalars fold; leave them to the full reader
-      if (q === '"' && c === '\\') {
-        p++;
-        continue;
-      }
-      if (c === q) {
-        if (q === "'" && t[p + 1] === "'") {
-          p++;
-          continue;
-        }
-        break;
-      }
-    }
-    if (p >= t.length) unsupported();
-    this.pos = p + 1;
-    const raw = t.slice(start + 1, p);
+    const lineEnd = t.indexOf('\n', start);
+    // Multi-line quoted scalars fold; leave them to the full reader.
+    const end = closingQuote(t, start, lineEnd < 0 ? t.length : lineEnd);
+    if (end < 0) unsupported();
+    this.pos = end;
+    const raw = t.slice(start + 1, end - 1);
     const value = q === "'" ? raw.replaceAll("''", "'") : unescapeDouble(raw);
     return { kind: 'scalar', value, text: value, style: 'quoted', start, end: this.pos };
   }
@@ -592,6 +563,29 @@ class FlowReader {
 }
 
 /** Keys are unique by value, as the `yaml` package compares them (`1` and `01` are the same key). */
+/**
+ * Offset after the quote that closes the quoted scalar opening at `pos` (`\"` escapes in double
+ * quotes, `''` in single ones), looking before `end` only; -1 when there is none.
+ */
+function closingQuote(t: string, pos: number, end: number): number {
+  const q = t[pos];
+  for (let p = pos + 1; p < end; p++) {
+    const c = t[p];
+    if (q === '"' && c === '\\') {
+      p++;
+      continue;
+    }
+    if (c === q) {
+      if (q === "'" && t[p + 1] === "'") {
+        p++;
+        continue;
+      }
+      return p + 1;
+    }
+  }
+  return -1;
+}
+
 function keyIdentity(key: RawScalar): string {
   return key.style === 'plain' && typeof key.value !== 'string' ? `${typeof key.value}:${String(key.value)}` : `string:${String(key.value)}`;
 }
