@@ -99,6 +99,21 @@ class FastYaml {
     return i;
   }
 
+  /**
+   * The line of a value that starts below its key or dash on line `i`. A comment line between
+   * them that is less indented than the value ends the collection for the `yaml` package (it
+   * then reports an error): hand over.
+   */
+  valueBelow(i: number): number {
+    const next = this.nextContent(i + 1);
+    const indent = this.lines[next]?.indent ?? 0;
+    for (let j = i + 1; j < next; j++) {
+      const line = this.lines[j]!;
+      if (line.content !== -1 && line.indent < indent) unsupported();
+    }
+    return next;
+  }
+
   isMarker(line: Line, marker: string): boolean {
     if (line.indent !== 0 || !this.text.startsWith(marker, line.start)) return false;
     const after = line.start + marker.length;
@@ -246,7 +261,7 @@ class FastYaml {
     if (valueStart < line.end) return this.node(i, valueStart, mapIndent, true);
     let afterSpaces = pos;
     while (afterSpaces < line.end && this.text.charCodeAt(afterSpaces) === 32) afterSpaces++;
-    const next = this.nextContent(i + 1);
+    const next = this.valueBelow(i);
     if (next < this.lines.length) {
       const nextLine = this.lines[next]!;
       const isSeq = this.text[nextLine.content] === '-' && this.isSpaceOrEnd(nextLine, nextLine.content + 1);
@@ -273,7 +288,7 @@ class FastYaml {
       if (itemStart < line.end) {
         last = this.node(i, itemStart, col);
       } else {
-        const next = this.nextContent(i + 1);
+        const next = this.valueBelow(i);
         const nextLine = this.lines[next];
         last = nextLine && nextLine.indent > col ? this.node(next, nextLine.content, col) : this.empty(dash + 1, i);
       }

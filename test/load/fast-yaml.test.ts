@@ -157,7 +157,10 @@ describe('fast YAML reader', () => {
 });
 
 describe('fast YAML reader: found by the property tests', () => {
-  it.each([['merge key as an implicit pair in a flow sequence', 'scopes: [<<: scope>>]\n']])('%s', (_name, text) => {
+  it.each([
+    ['merge key as an implicit pair in a flow sequence', 'scopes: [<<: scope>>]\n'],
+    ['a comment less indented than the value below its key', 'a:\n  b:\n#c: |\n      text\nd: 1\n'],
+  ])('%s', (_name, text) => {
     expect(fast(text)).toBe('unsupported');
   });
 });
