@@ -5,6 +5,7 @@
  */
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
+import type { MutableField } from './fields.js';
 import { authFields, synthesizedField, type ModelDraft } from './models.js';
 
 export function settleUserModel(diagnostics: DiagnosticBag, models: Map<string, ModelDraft>, authAt: Span | null): ModelDraft | undefined {
@@ -40,18 +41,27 @@ export function settleUserModel(diagnostics: DiagnosticBag, models: Map<string, 
 }
 
 function defaultUserModel(at: Span): ModelDraft {
-  const fields = authFields(false).map((field) => ({ field, nameSpan: at, typeSpan: at, processorSpans: [] }));
   return {
+    ...synthesizedModel(at, authFields(false)),
     name: 'User',
     table: 'user',
     plural: 'users',
     schemaFile: '(default user model)',
     title: 'User',
-    definedAt: at,
-    fields,
     isAuthModel: true,
-    authModelSpan: null,
     isDefaultUserModel: true,
+    primaryKey: 'username',
+  };
+}
+
+/** A model svcgen adds itself: its fields, and none of the settings a schema gives. */
+function synthesizedModel(at: Span, fields: readonly MutableField[]): Omit<ModelDraft, 'name' | 'table' | 'plural' | 'schemaFile' | 'title' | 'primaryKey'> {
+  return {
+    definedAt: at,
+    fields: fields.map((field) => ({ field, nameSpan: at, typeSpan: at, processorSpans: [] })),
+    isAuthModel: false,
+    authModelSpan: null,
+    isDefaultUserModel: false,
     publicFields: null,
     authFields: null,
     hiddenFields: null,
@@ -60,7 +70,6 @@ function defaultUserModel(at: Span): ModelDraft {
     withoutProperties: false,
     eventHandlers: null,
     relationships: [],
-    primaryKey: 'username',
   };
 }
 
@@ -117,25 +126,13 @@ export function addCredentialModel(diagnostics: DiagnosticBag, models: Map<strin
     synthesizedField('token_digest', { unique: true, maxLength: 64, helpText: 'SHA-256 of the API token (x-ApiKey), hex' }),
   ];
   models.set(CREDENTIAL_MODEL, {
+    ...synthesizedModel(at, fields),
     name: CREDENTIAL_MODEL,
     table: 'auth_credential',
     plural: 'auth_credentials',
     schemaFile: '(svcgen: login credentials)',
     title: 'Login credentials',
-    definedAt: at,
-    fields: fields.map((field) => ({ field, nameSpan: at, typeSpan: at, processorSpans: [] })),
-    isAuthModel: false,
-    authModelSpan: null,
-    isDefaultUserModel: false,
     internal: true,
-    publicFields: null,
-    authFields: null,
-    hiddenFields: null,
-    nestedRelationships: null,
-    nestingDepth: 1,
-    withoutProperties: false,
-    eventHandlers: null,
-    relationships: [],
     primaryKey: 'user_key',
   });
 }
