@@ -138,6 +138,16 @@ export const codes = {
   SVC2071: { severity: 'warning', title: 'unused ACL', explanation: 'An x-ACL scheme guards no resource.' },
   SVC2072: { severity: 'warning', title: 'ACLs without authentication', explanation: 'x-ACLs apply only when an x-Ticket or x-ApiKey scheme authenticates users.' },
   SVC2073: { severity: 'error', title: 'reserved route', explanation: 'The generated service answers `{base}/health` itself (its health check); a resource there would collide with it.' },
+
+  // --- writing the out-dir (contract §1, §1.1): the out-dir and its manifest are untrusted input ---------
+  SVC3001: { severity: 'error', title: 'invalid manifest', explanation: '`.svcgen/manifest.json` in the out-dir is not a manifest svcgen wrote: not JSON, or a value of the wrong shape. svcgen writes and deletes nothing, because the manifest decides what it may overwrite and delete.' },
+  SVC3002: { severity: 'error', title: 'unsafe path', explanation: 'A path svcgen would write or delete (from the manifest or the planned tree) is not a plain relative path inside the out-dir: it is absolute, has a drive letter, `..`, `.` or empty segments, a backslash or a NUL. svcgen writes and deletes nothing in that run.' },
+  SVC3003: { severity: 'error', title: 'path through a symbolic link', explanation: 'A path svcgen would write or delete goes through a symbolic link in the out-dir that leads outside it (or nowhere). svcgen never writes or deletes outside the out-dir, so it writes and deletes nothing in that run. The out-dir itself may be a link.' },
+  SVC3004: { severity: 'error', title: 'wrong kind of file', explanation: 'The out-dir is not a folder; or, inside it, where svcgen needs a folder there is a file, or where it needs a file there is a folder (or a device, pipe or socket). svcgen replaces neither, even with `--force`, and writes nothing in that run.' },
+  SVC3005: { severity: 'error', title: 'edited generated file', explanation: 'A generated file was changed since svcgen wrote it. svcgen does not overwrite it unless `--force`; move your changes to the user-owned files.' },
+  SVC3006: { severity: 'error', title: 'file not written by svcgen', explanation: 'A file svcgen would write is already there and the manifest does not record svcgen writing it (or records it as yours). svcgen does not overwrite it unless `--force`.' },
+  SVC3007: { severity: 'warning', title: 'edited stale file kept', explanation: 'svcgen no longer generates this file, but it was edited since svcgen wrote it, so svcgen keeps it instead of deleting it. Delete it if it is not needed.' },
+  SVC3008: { severity: 'warning', title: 'unused stub', explanation: 'A user-owned stub (handler, processor, principal or default) that the API no longer refers to. svcgen never deletes your code: it is kept and reported on every run until you delete it.' },
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof codes;

@@ -1,6 +1,7 @@
 /**
  * What writing the tree would do to the out-dir (contract §1.1), decided before anything is
- * written: add, change, delete, keep — or refuse, for a generated file the user has edited.
+ * written: add, change, delete, keep — or refuse, for a generated file the user has edited or a
+ * file svcgen did not write. `outDir` is the real out-dir, its paths already checked (paths.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,10 +11,11 @@ import type { Manifest } from './manifest.js';
 
 /**
  * `conflict`: a generated file the user edited (not overwritten without --force);
+ * `foreign`: a file svcgen would write that it did not write (not overwritten without --force);
  * `stale-edited`: a generated file no longer produced but edited (kept);
  * `unused`: a user-owned stub the API no longer refers to (kept, reported).
  */
-export type ChangeKind = 'add' | 'change' | 'delete' | 'keep' | 'conflict' | 'stale-edited' | 'unused';
+export type ChangeKind = 'add' | 'change' | 'delete' | 'keep' | 'conflict' | 'foreign' | 'stale-edited' | 'unused';
 
 export interface Change {
   readonly path: string;
@@ -33,8 +35,9 @@ export function planChanges(outDir: string, tree: OutputTree, previous: Manifest
     else if (file.owner === 'user' || before === file.content) changes.push({ path: file.path, kind: 'keep', owner: file.owner, before });
     else {
       const recorded = previous?.files[file.path];
-      const unedited = recorded?.owner === 'generated' && recorded.sha256 === contentHash(before);
-      changes.push({ path: file.path, kind: unedited || force ? 'change' : 'conflict', owner: file.owner, before, after: file.content });
+      const unedited = recorded?.owner === 'generated' && asWritten(before, recorded.sha256);
+      const refused = recorded?.owner === 'generated' ? 'conflict' : 'foreign';
+      changes.push({ path: file.path, kind: unedited || force ? 'change' : refused, owner: file.owner, before, after: file.content });
     }
   }
   for (const [path, recorded] of Object.entries(previous?.files ?? {})) {
@@ -45,10 +48,17 @@ export function planChanges(outDir: string, tree: OutputTree, previous: Manifest
       changes.push({ path, kind: 'unused', owner: 'user', before });
       continue;
     }
-    const unedited = recorded.sha256 === contentHash(before);
+    const unedited = asWritten(before, recorded.sha256);
     changes.push({ path, kind: unedited || force ? 'delete' : 'stale-edited', owner: 'generated', before });
   }
   return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Stands for a file that is there but cannot be read: never as svcgen wrote it. */
+const UNREADABLE = '\u0000unreadable';
+
+function asWritten(content: string, sha256: string | undefined): boolean {
+  return content !== UNREADABLE && sha256 !== undefined && contentHash(content) === sha256;
 }
 
 function readIfExists(file: string): string | undefined {
@@ -56,7 +66,7 @@ function readIfExists(file: string): string | undefined {
   try {
     return readFileSync(file, 'utf8');
   } catch {
-    // A directory or an unreadable file where svcgen wants to write: it is not svcgen's.
-    return '\u0000unreadable';
+    // An unreadable file where svcgen wants to write: it is not svcgen's.
+    return UNREADABLE;
   }
 }

@@ -5,7 +5,7 @@
  * and the key of the input the tree was generated from (write/previous.ts reuses the tree when
  * the key is the same).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { contentHash, type OutputTree } from '../generate.js';
 import type { Owner } from '../render/header.js';
@@ -29,15 +29,12 @@ export interface Manifest {
   readonly files: Readonly<Record<string, ManifestEntry>>;
 }
 
-/** The manifest of a previous run, or null (none, or unreadable: then every existing file counts as the user's). */
-export function readManifest(outDir: string): Manifest | null {
-  const file = join(outDir, MANIFEST_PATH);
-  if (!existsSync(file)) return null;
+/** The manifest of a previous run, read from the real out-dir; null when there is none. */
+export function readManifestText(realOut: string): string | null | Error {
   try {
-    const data = JSON.parse(readFileSync(file, 'utf8')) as Partial<Manifest>;
-    return data.generator === 'svcgen' && data.files && typeof data.files === 'object' ? (data as Manifest) : null;
-  } catch {
-    return null;
+    return readFileSync(join(realOut, MANIFEST_PATH), 'utf8');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : (error as Error);
   }
 }
 

@@ -2,7 +2,8 @@
  * What an earlier run left in the out-dir, as `generate` can reuse it (generate.ts): the files
  * the manifest records, read back only when they are still exactly what svcgen wrote. A
  * generated file that was edited or deleted is never reused; it is produced again. User-owned
- * files are the user's: their content on disk is what the tree holds for them.
+ * files are the user's: their content on disk is what the tree holds for them. `outDir` is the
+ * real out-dir.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,10 +13,13 @@ import type { Manifest } from './manifest.js';
 
 export function previousOutput(outDir: string, manifest: Manifest | null): PreviousOutput | undefined {
   if (!manifest) return undefined;
+  // Only paths the manifest records are read: those were checked to stay inside the out-dir
+  // (write/paths.ts) before generating; the planned paths are checked after.
   const onDisk = (path: string, owner: Owner): string | undefined => {
-    const content = readText(join(outDir, path));
     const recorded = manifest.files[path];
-    if (content === undefined || !recorded || recorded.owner !== owner) return undefined;
+    if (!recorded || recorded.owner !== owner) return undefined;
+    const content = readText(join(outDir, path));
+    if (content === undefined) return undefined;
     return owner === 'user' || contentHash(content) === recorded.sha256 ? content : undefined;
   };
   return {

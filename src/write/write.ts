@@ -1,8 +1,10 @@
 /**
  * Applies planned changes to the out-dir: only files whose content changes are written (each
  * through a temporary file and a rename, so a crash never leaves half a file), stale generated
- * files are deleted, and the manifest is updated last.
+ * files are deleted, and the manifest is updated last. `outDir` is the real out-dir and every
+ * path was checked to stay inside it (paths.ts) before this runs.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Change } from './changes.js';
@@ -21,7 +23,9 @@ export function applyChanges(outDir: string, changes: readonly Change[], manifes
 
 function writeAtomically(file: string, content: string): void {
   mkdirSync(dirname(file), { recursive: true });
-  const temporary = `${file}.svcgen-${process.pid}.tmp`;
-  writeFileSync(temporary, content);
+  // The out-dir is untrusted: nothing planted under the temporary name may be followed. The name
+  // is unpredictable, and `wx` (O_CREAT|O_EXCL) never opens an existing path, a link included.
+  const temporary = `${file}.svcgen-${randomBytes(8).toString('hex')}.tmp`;
+  writeFileSync(temporary, content, { flag: 'wx' });
   renameSync(temporary, file);
 }

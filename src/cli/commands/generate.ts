@@ -3,12 +3,14 @@
  * write only what changed — or, with `--check`, only compare; with `--dry-run`, only tell.
  */
 import { basename, relative, resolve } from 'node:path';
-import { hasErrors } from '../../diagnostics/diagnostic.js';
+import { DiagnosticBag, hasErrors } from '../../diagnostics/diagnostic.js';
 import { generateProject, inputKey } from '../../generate.js';
 import { analyze } from '../../pipeline.js';
 import { planChanges, type Change } from '../../write/changes.js';
 import { shortDiff } from '../../write/diff.js';
-import { manifestOf, readManifest } from '../../write/manifest.js';
+import { manifestOf } from '../../write/manifest.js';
+import { reportOutcomes } from '../../write/outcomes.js';
+import { checkPlannedPaths, openOutDir } from '../../write/out-dir.js';
 import { previousOutput } from '../../write/previous.js';
 import { applyChanges } from '../../write/write.js';
 import { ExitCode } from '../exit-codes.js';
@@ -22,51 +24,62 @@ export interface GenerateFlags {
   readonly force?: boolean;
 }
 
+/**
+ * Every diagnostic of a run (the API's and the write stage's) is printed once, at the end, so
+ * `--format json` prints one array. The out-dir is untrusted input: every path is checked before
+ * anything is written, in every mode (write/out-dir.ts).
+ */
 export async function runGenerate(io: Io, file: string, flags: GenerateFlags): Promise<number> {
   const analysis = analyze(file, { cwd: io.cwd });
-  printDiagnostics(io, analysis.diagnostics, flags.format);
-  if (hasErrors(analysis.diagnostics) || !analysis.ir) return ExitCode.failed;
+  if (hasErrors(analysis.diagnostics) || !analysis.ir) {
+    printDiagnostics(io, analysis.diagnostics, flags.format);
+    return ExitCode.failed;
+  }
+  const bag = new DiagnosticBag();
+  for (const d of analysis.diagnostics) bag.add(d);
   const outDir = resolve(io.cwd, flags.out);
   const shown = relative(io.cwd, outDir) || '.';
+  const out = openOutDir(outDir, bag);
+  if (!out) return refuse(io, bag, flags, shown);
   const ramlFile = basename(file);
-  const previous = readManifest(outDir);
   const progress = progressLine(io);
   const tree = await generateProject(analysis.ir, {
     ramlFile,
-    previous: previousOutput(outDir, previous),
+    previous: previousOutput(out.real, out.manifest),
     ...(progress ? { onProgress: progress.update } : {}),
   });
   progress?.end();
-  const changes = planChanges(outDir, tree, previous, Boolean(flags.force));
-  if (flags.check) return check(io, changes, shown);
+  if (!checkPlannedPaths(out, tree.keys(), bag)) return refuse(io, bag, flags, shown);
+  const changes = planChanges(out.real, tree, out.manifest, Boolean(flags.force));
+  if (flags.check) return check(io, bag, flags.format, changes, shown);
   if (flags.dryRun) {
+    printDiagnostics(io, bag.sorted(), flags.format);
     for (const change of changes.filter((c) => c.kind !== 'keep')) io.stderr(`${describe(change)}\n`);
     io.stderr(`svcgen: dry run, nothing written to ${shown} (${summary(changes)})\n`);
     return ExitCode.ok;
   }
-  const conflicts = changes.filter((c) => c.kind === 'conflict');
-  if (conflicts.length) {
-    for (const c of conflicts) io.stderr(`refusing to overwrite ${c.path}: it was changed since svcgen wrote it (or svcgen did not write it)\n`);
-    io.stderr(`svcgen: nothing written. Move your changes to the user-owned files, or run again with --force to overwrite.\n`);
-    return ExitCode.failed;
-  }
+  reportOutcomes(changes, out.shown, ramlFile, bag);
+  if (bag.hasErrors) return refuse(io, bag, flags, shown);
   const unused = changes.filter((c) => c.kind === 'unused').map((c) => c.path);
-  applyChanges(outDir, changes, manifestOf(tree, ramlFile, inputKey(analysis.ir, ramlFile), unused), previous);
-  for (const c of changes.filter((x) => x.kind === 'stale-edited')) io.stderr(`kept ${c.path}: svcgen no longer generates it, but it was edited; delete it if it is not needed\n`);
-  reportUnused(io, unused, ramlFile);
+  applyChanges(out.real, changes, manifestOf(tree, ramlFile, inputKey(analysis.ir, ramlFile), unused), out.manifest);
+  printDiagnostics(io, bag.sorted(), flags.format);
   io.stderr(`svcgen: ${shown} — ${summary(changes)}\n`);
   return ExitCode.ok;
 }
 
-/** User code is never deleted: a stub the API stopped using is named on every run until the user deletes it. */
-function reportUnused(io: Io, unused: readonly string[], ramlFile: string): void {
-  for (const path of unused) {
-    io.stderr(`unused ${path}: ${ramlFile} no longer refers to it; kept (yours: delete it when you no longer need it)\n`);
-  }
+function refuse(io: Io, bag: DiagnosticBag, flags: GenerateFlags, shown: string): number {
+  printDiagnostics(io, bag.sorted(), flags.format);
+  io.stderr(`svcgen: nothing written to ${shown}\n`);
+  return ExitCode.failed;
 }
 
-/** `--check`: exit 1 when writing would change anything, listing each file with a short diff. */
-function check(io: Io, changes: readonly Change[], shown: string): number {
+/**
+ * `--check`: exit 1 when writing would change anything, listing each file with a short diff (on
+ * stdout; on stderr with `--format json`, where stdout holds the diagnostics).
+ */
+function check(io: Io, bag: DiagnosticBag, format: OutputFormat, changes: readonly Change[], shown: string): number {
+  printDiagnostics(io, bag.sorted(), format);
+  const list = format === 'json' ? io.stderr : io.stdout;
   // Unused stubs are the user's to delete; generating again would not change them.
   const stale = changes.filter((c) => c.kind !== 'keep' && c.kind !== 'unused');
   if (stale.length === 0) {
@@ -74,8 +87,8 @@ function check(io: Io, changes: readonly Change[], shown: string): number {
     return ExitCode.ok;
   }
   for (const change of stale) {
-    io.stdout(`${describe(change)}\n`);
-    if (change.before !== undefined && change.after !== undefined) io.stdout(`${indent(shortDiff(change.before, change.after))}\n`);
+    list(`${describe(change)}\n`);
+    if (change.before !== undefined && change.after !== undefined) list(`${indent(shortDiff(change.before, change.after))}\n`);
   }
   io.stderr(`svcgen: ${shown} is out of date (${summary(changes)}); run svcgen generate to update it\n`);
   return ExitCode.failed;
@@ -87,6 +100,7 @@ const VERBS: Readonly<Record<Change['kind'], string>> = {
   delete: 'delete',
   keep: 'keep',
   conflict: 'edited (would overwrite)',
+  foreign: 'not written by svcgen (would overwrite)',
   'stale-edited': 'stale but edited (would keep)',
   unused: 'unused (kept)',
 };
@@ -99,6 +113,7 @@ function summary(changes: readonly Change[]): string {
   const count = (kind: Change['kind']) => changes.filter((c) => c.kind === kind).length;
   const parts = [`${count('add')} added`, `${count('change')} changed`, `${count('delete')} deleted`, `${count('keep')} unchanged`];
   if (count('conflict')) parts.push(`${count('conflict')} edited`);
+  if (count('foreign')) parts.push(`${count('foreign')} not written by svcgen`);
   if (count('unused')) parts.push(`${count('unused')} unused`);
   return parts.join(', ');
 }

@@ -1,0 +1,39 @@
+/**
+ * What a write run has to say about the files it did not write as planned (contract §1.1), as
+ * diagnostics located at those files: refusals are errors (nothing written), files kept are
+ * warnings (reported on every run until the user acts).
+ */
+import { join } from 'node:path';
+import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
+import type { Change } from './changes.js';
+import { fileAt } from './out-dir.js';
+
+export function reportOutcomes(changes: readonly Change[], outDir: string, ramlFile: string, bag: DiagnosticBag): void {
+  for (const change of changes) {
+    const span = fileAt(join(outDir, change.path));
+    const { path } = change;
+    switch (change.kind) {
+      case 'conflict':
+        bag.report('SVC3005', `refusing to overwrite ${path}: it was changed since svcgen wrote it`, {
+          span,
+          hint: 'move your changes to the user-owned files, or run again with --force to overwrite',
+        });
+        break;
+      case 'foreign':
+        bag.report('SVC3006', `refusing to overwrite ${path}: svcgen did not write it`, {
+          span,
+          hint: 'svcgen overwrites only the files its manifest records as generated and unedited; move the file away, or run again with --force to overwrite',
+        });
+        break;
+      case 'stale-edited':
+        bag.report('SVC3007', `kept ${path}: svcgen no longer generates it, but it was edited; delete it if it is not needed`, { span });
+        break;
+      case 'unused':
+        // User code is never deleted: a stub the API stopped using is named on every run until the user deletes it.
+        bag.report('SVC3008', `unused ${path}: ${ramlFile} no longer refers to it; kept (yours: delete it when you no longer need it)`, { span });
+        break;
+      default:
+        break;
+    }
+  }
+}
