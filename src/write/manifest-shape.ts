@@ -12,7 +12,7 @@ import type { Manifest, ManifestEntry } from './manifest.js';
 import { lexicalProblem } from './paths.js';
 
 const HASH = /^[0-9a-f]{64}$/;
-const START_OVER = 'svcgen wrote this file itself; if the out-dir is yours, delete `.svcgen/manifest.json` and generate again (with --force to overwrite generated files svcgen then no longer recognises)';
+const START_OVER = 'svcgen reads only the manifest it writes; if the out-dir is yours, delete `.svcgen/manifest.json` and generate again (with --force to overwrite the generated files svcgen then no longer recognises)';
 
 /** The manifest in `source`, or undefined when it is not one (reported into `bag`). */
 export function parseManifest(source: SourceFile, bag: DiagnosticBag): Manifest | undefined {
@@ -51,7 +51,7 @@ function readFiles(node: YMap, bag: DiagnosticBag): Record<string, ManifestEntry
     if (problem) {
       bag.report('SVC3002', `refusing the manifest entry ${JSON.stringify(key.text)}: ${problem}`, {
         span: key.span,
-        hint: 'svcgen writes and deletes only plain relative paths inside the out-dir; the manifest was not written by svcgen as it is',
+        hint: 'svcgen writes and deletes only plain relative paths inside the out-dir, and never records another kind in its manifest: the manifest was edited',
       });
     }
     const entry = readEntry(value, key.text, bag);

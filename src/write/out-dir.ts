@@ -52,7 +52,7 @@ type Use = 'write' | 'manifest';
 
 /**
  * Checks `paths` (false when one is refused). A link or file in the way is reported once, with the
- * first path it stops and how many more, not once per file below it.
+ * first path it stops, not once per file below it.
  */
 function checkPaths(out: { shown: string; real: string }, paths: readonly string[], use: Use, bag: DiagnosticBag): boolean {
   const refused = new Map<string, { path: string; problem: DiskProblem; more: number }>();
@@ -72,7 +72,9 @@ function checkPaths(out: { shown: string; real: string }, paths: readonly string
     else refused.set(key, { path, problem, more: 0 });
   }
   for (const { path, problem, more } of refused.values()) {
-    report(out, `${refusing(use, path)}${more ? ` and ${more} more path${more === 1 ? '' : 's'}` : ''}`, problem, bag);
+    // Not a count: it would change with every file svcgen learns to generate.
+    const at = problem.kind === 'link' ? problem.link : problem.at;
+    report(out, `${refusing(use, path)}${more ? ` (and the other paths below ${at})` : ''}`, problem, bag);
   }
   return !unsafe && refused.size === 0;
 }

@@ -1,11 +1,13 @@
 /**
  * The catalogue of diagnostic codes is complete and tested: every code has an invalid fixture
- * under fixtures/invalid/<CODE>-<what>/ whose `svcgen validate` output is a golden
- * snapshots/invalid/<case>/diagnostics.txt, and docs/diagnostics.md lists every code.
+ * under fixtures/invalid/<CODE>-<what>/ whose `svcgen validate` output (or, for the write stage,
+ * `svcgen generate api.raml -o out` into the fixture's prepared `out/`) is a golden
+ * snapshots/invalid/<case>/diagnostics.txt, and docs/diagnostics.md lists every code. No run
+ * changes anything in the fixture outside `out/` (the out-dir is untrusted input, contract §1).
  */
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { codes, type DiagnosticCode } from '../../src/diagnostics/codes.js';
 import { runCli } from '../support/cli.js';
@@ -15,39 +17,75 @@ const fixturesDir = join(repoRoot, 'fixtures/invalid');
 const fixtures = readdirSync(fixturesDir).sort();
 
 interface FixtureOptions {
+  /** `validate` (the default), or `generate` for the write stage: `generate <args> -o out`. */
+  command?: 'validate' | 'generate';
   /** Files too large to commit, written before the run: `line` repeated up to `bytes`. */
   generate?: Record<string, { line: string; bytes: number }>;
-  /** Arguments after `validate` (default: `api.raml`). */
+  /** Symbolic links made before the run (git does not keep them portably): link → target. */
+  symlinks?: Record<string, string>;
+  /** Arguments after the command (default: `api.raml`). */
   args?: string[];
 }
 
-/** A copy of the fixture in a fresh folder, with generated files added. */
+function optionsOf(dir: string): FixtureOptions {
+  const optionsFile = join(dir, 'fixture.json');
+  return existsSync(optionsFile) ? (JSON.parse(readFileSync(optionsFile, 'utf8')) as FixtureOptions) : {};
+}
+
+/** A copy of the fixture in a fresh folder, with generated files and links added. */
 function prepare(name: string): string {
   const dir = join(mkdtempSync(join(tmpdir(), 'svcgen-invalid-')), name);
   cpSync(join(fixturesDir, name), dir, { recursive: true });
-  const optionsFile = join(dir, 'fixture.json');
-  const options: FixtureOptions = existsSync(optionsFile) ? (JSON.parse(readFileSync(optionsFile, 'utf8')) as FixtureOptions) : {};
+  const options = optionsOf(dir);
   for (const [file, { line, bytes }] of Object.entries(options.generate ?? {})) {
     writeFileSync(join(dir, file), line.repeat(Math.ceil(bytes / line.length)));
+  }
+  for (const [link, target] of Object.entries(options.symlinks ?? {})) {
+    mkdirSync(dirname(join(dir, link)), { recursive: true });
+    symlinkSync(target, join(dir, link));
   }
   return dir;
 }
 
-function argsOf(dir: string): string[] {
-  const optionsFile = join(dir, 'fixture.json');
-  const options: FixtureOptions = existsSync(optionsFile) ? (JSON.parse(readFileSync(optionsFile, 'utf8')) as FixtureOptions) : {};
-  return options.args ?? ['api.raml'];
+function argvOf(dir: string): string[] {
+  const options = optionsOf(dir);
+  const args = options.args ?? ['api.raml'];
+  return options.command === 'generate' ? ['generate', ...args, '-o', 'out'] : ['validate', ...args];
+}
+
+/** Every file and link below `dir` (but for `out/` when `skip`), path → content or link target. */
+function listing(dir: string, skip?: 'out'): Map<string, string> {
+  const found = new Map<string, string>();
+  const visit = (folder: string) => {
+    for (const entry of readdirSync(folder)) {
+      const path = join(folder, entry);
+      if (relative(dir, path) === skip) continue;
+      const info = lstatSync(path);
+      if (info.isSymbolicLink()) found.set(relative(dir, path), `-> ${readlinkSync(path)}`);
+      else if (info.isDirectory()) visit(path);
+      else found.set(relative(dir, path), readFileSync(path, 'utf8'));
+    }
+  };
+  visit(dir);
+  return found;
 }
 
 describe('diagnostic catalogue', () => {
   it.each(fixtures)('%s', async (name) => {
     const dir = prepare(name);
-    const run = await runCli(['validate', ...argsOf(dir)], dir);
+    const before = { all: listing(dir), outside: listing(dir, 'out') };
+    const run = await runCli(argvOf(dir), dir);
+    // Nothing outside the out-dir ever changes; a failed run changes nothing at all.
+    expect(listing(dir, 'out')).toEqual(before.outside);
+    if (run.code !== 0) expect(listing(dir)).toEqual(before.all);
     const code = name.split('-')[0]!;
     expect(run.stderr).toContain(` ${code}: `);
     const severity = codes[code as DiagnosticCode].severity;
     expect(run.code).toBe(severity === 'error' ? 1 : run.stderr.includes(' - error ') ? 1 : 0);
-    await expect(run.stderr).toMatchFileSnapshot(join(repoRoot, 'snapshots/invalid', name, 'diagnostics.txt'));
+    // generate's closing line counts the files of the generated project, which grows with svcgen;
+    // the diagnostics are what the catalogue pins.
+    const diagnostics = run.stderr.replace(/^svcgen: .*\n/gm, '');
+    await expect(diagnostics).toMatchFileSnapshot(join(repoRoot, 'snapshots/invalid', name, 'diagnostics.txt'));
   });
 
   it('has a fixture for every code', () => {
