@@ -90,7 +90,8 @@ function checkRoutesWithoutAcl(diagnostics: DiagnosticBag, ir: ServiceIR, source
 function checkUnusedAcls(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   const used = new Set(ir.routes.map((r) => r.acl));
   for (const acl of ir.acls) {
-    if (used.has(acl.name)) continue;
+    // Also used when it guards a resource that an error left without a route: that error is the news.
+    if (used.has(acl.name) || sources.poisoned.hasAcl(acl.name)) continue;
     diagnostics.report('SVC2071', `x-ACL "${acl.name}" guards no route`, { span: sources.acls.get(acl.name), hint: `add it to a resource: securedBy: [${acl.name}]` });
   }
   if (!ir.auth && ir.routes.some((r) => r.acl !== null)) {

@@ -2,7 +2,8 @@
  * Contract §3: which resources define models. A static resource with a `post` body schema
  * defines the model named after its segment (`/stories` → `Story`); under an item, a segment
  * that names a relationship defines that relationship's model, and one that names a `dict` or
- * `list` field is an attribute of the parent and defines nothing. The first schema wins.
+ * `list` field is an attribute of the parent and defines nothing. The first schema wins. A
+ * collection no schema defines a model for is reported here, before anything refers to its model.
  */
 import { relative, sep } from 'node:path';
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
@@ -11,14 +12,15 @@ import type { Body, Resource, SchemaReference } from '../../raml/model.js';
 import { modelNameOf } from '../naming.js';
 import { readSchemaDocument } from '../schema-document.js';
 import { checkPrimaryKey, readModel, type ModelDraft } from './models.js';
-import type { PathNode } from './paths.js';
+import { walk, type PathNode } from './paths.js';
+import type { Poisoned } from './poisoned.js';
 
 export interface DefinitionContext {
   readonly diagnostics: DiagnosticBag;
   readonly rootDir: string;
   readonly models: Map<string, ModelDraft>;
-  /** Models whose schema could not be read (already reported): nothing more is said about them. */
-  readonly unreadable: Set<string>;
+  /** Models whose schema could not be read, or that are missing (reported): nothing more is said about them. */
+  readonly poisoned: Poisoned;
 }
 
 /** Reads every model a resource defines, parents before children. */
@@ -33,6 +35,32 @@ export function defineModels(ctx: DefinitionContext, root: PathNode): void {
     for (const child of node.children) visit(child, node.param === null ? model : parentModel, node.param !== null);
   };
   for (const child of root.children) visit(child, null, false);
+}
+
+/**
+ * A static path not below an item (`/stories`, `/api/stories`) is a model's own collection. Its
+ * model may be defined by a schema anywhere (or be the default user model), so this runs once
+ * every model is known, and before relationships to the missing model are resolved.
+ */
+export function reportMissingModels(ctx: DefinitionContext, root: PathNode): void {
+  const missing = [...walk(root)].flatMap(({ node, parent }) => {
+    if (node.param !== null || parent.param !== null) return [];
+    const model = modelNameOf(node.segment);
+    return needsModel(node) && !ctx.models.has(model) && !ctx.poisoned.hasModel(model) ? [node] : [];
+  });
+  for (const node of missing) {
+    const model = modelNameOf(node.segment);
+    ctx.diagnostics.report('SVC2018', `no schema defines model ${model} for ${node.ramlPath}`, {
+      span: node.span,
+      hint: `give ${node.ramlPath} a post body schema, e.g. post: { body: { application/json: { schema: !include schemas/${model.toLowerCase()}.json } } }`,
+    });
+  }
+  for (const node of missing) ctx.poisoned.addUnreadModel(modelNameOf(node.segment));
+}
+
+/** A bare prefix such as `archive` in `/archive/items` needs no model; a resource or one with items does. */
+function needsModel(node: PathNode): boolean {
+  return node.resource !== undefined || node.children.some((c) => c.param !== null);
 }
 
 /** Under an item: the relationship's model, nothing for a dict/list attribute, else the segment's model. */
@@ -53,6 +81,8 @@ function postSchema(resource: Resource | undefined): SchemaReference | undefined
 }
 
 function define(ctx: DefinitionContext, name: string, node: PathNode, schema: SchemaReference): void {
+  // The first schema wins, also when it could not be read.
+  if (ctx.poisoned.hasModel(name)) return;
   const existing = ctx.models.get(name);
   if (existing) {
     if (existing.schemaFile !== schemaFileOf(ctx, schema)) {
@@ -66,12 +96,14 @@ function define(ctx: DefinitionContext, name: string, node: PathNode, schema: Sc
   }
   const document = readSchemaDocument(schema, ctx.diagnostics);
   if (!document) {
-    ctx.unreadable.add(name);
+    ctx.poisoned.addUnreadModel(name);
     return;
   }
   const draft = readModel(ctx.diagnostics, { name, plural: node.segment, schemaFile: schemaFileOf(ctx, schema), definedAt: schema.node.span }, document);
   checkPrimaryKey(ctx.diagnostics, draft);
   ctx.models.set(name, draft);
+  // Reported already: the model is served, but nothing is said about the fields it lacks.
+  if (draft.withoutProperties) ctx.poisoned.addModelWithoutFields(name);
 }
 
 function schemaFileOf(ctx: DefinitionContext, schema: SchemaReference): string {

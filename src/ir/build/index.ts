@@ -1,7 +1,8 @@
 /**
  * Build stage: the expanded RAML and its JSON schemas → the service model (IR), reporting every
  * problem found on the way. The result is always a complete IR (parts that could not be read are
- * left out), so later checks and `inspect --ir` work on broken input too.
+ * left out), so later checks and `inspect --ir` work on broken input too. What a reported error
+ * left out is recorded as poisoned (poisoned.ts), so that the steps after it do not echo it.
  */
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
@@ -9,10 +10,11 @@ import type { RamlApi } from '../../raml/model.js';
 import { didYouMean } from '../../util/suggest.js';
 import { slug } from '../naming.js';
 import type { AclEntry, EventBinding, Field, Model, ServiceIR, UserFunction } from '../types.js';
-import { defineModels } from './definitions.js';
+import { defineModels, reportMissingModels } from './definitions.js';
 import { readEventHandlers, type HandlerUse } from './events.js';
 import type { ModelDraft, NameList } from './models.js';
 import { pathTree } from './paths.js';
+import { Poisoned, type PoisonedView } from './poisoned.js';
 import { resolveRelationships } from './relationships.js';
 import { buildRoutes } from './routes.js';
 import { readAcls, readAuthSchemes } from './security.js';
@@ -28,6 +30,8 @@ export interface IrSources {
   readonly acls: ReadonlyMap<string, Span>;
   readonly aclEntries: ReadonlyMap<AclEntry, Span>;
   readonly handlers: readonly (HandlerUse & { readonly model: string })[];
+  /** What the build left out because of a reported error: the checks say nothing more about it. */
+  readonly poisoned: PoisonedView;
 }
 
 export interface IrResult {
@@ -43,15 +47,17 @@ export interface BuildOptions {
 export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: BuildOptions): IrResult {
   const tree = pathTree(api, diagnostics);
   const models = new Map<string, ModelDraft>();
-  const unreadable = new Set<string>();
-  defineModels({ diagnostics, rootDir: options.rootDir, models, unreadable }, tree);
+  const poisoned = new Poisoned();
+  const definitions = { diagnostics, rootDir: options.rootDir, models, poisoned };
+  defineModels(definitions, tree);
   const schemes = readAuthSchemes(diagnostics, api);
   const userModel = settleUserModel(diagnostics, models, schemes.span);
   if (userModel && schemes.span) addCredentialModel(diagnostics, models, schemes.span);
-  resolveRelationships({ diagnostics, models });
-  for (const model of models.values()) checkFieldLists(diagnostics, model);
+  reportMissingModels(definitions, tree);
+  resolveRelationships({ diagnostics, models, poisoned });
+  for (const model of models.values()) checkFieldLists(diagnostics, model, poisoned);
   const acls = readAcls(diagnostics, api);
-  const routes = buildRoutes({ diagnostics, api, models, unreadable, aclSchemes: new Set(acls.map((a) => a.acl.name)) }, tree);
+  const routes = buildRoutes({ diagnostics, api, models, poisoned, aclSchemes: new Set(acls.map((a) => a.acl.name)) }, tree);
   const handlerUses: (HandlerUse & { model: string })[] = [];
   const bindings = new Map<string, EventBinding[]>();
   for (const model of models.values()) {
@@ -79,26 +85,29 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
     acls: new Map(acls.map((a) => [a.acl.name, a.span])),
     aclEntries: new Map(acls.flatMap((a) => [...a.entrySpans])),
     handlers: handlerUses,
+    poisoned,
   };
   return { ir, sources };
 }
 
 /** Privacy lists and `_nested_relationships` name fields of the model (contract §6, §3.1). */
-function checkFieldLists(diagnostics: DiagnosticBag, model: ModelDraft): void {
+function checkFieldLists(diagnostics: DiagnosticBag, model: ModelDraft, poisoned: Poisoned): void {
   const names = model.fields.map((f) => f.field.name);
-  const check = (list: NameList | null, key: string, allowed: readonly string[], what: string) => {
+  const check = (list: NameList | null, key: string, allowed: readonly string[], what: 'field' | 'relationship') => {
     list?.names.forEach((name, i) => {
       if (allowed.includes(name)) return;
-      diagnostics.report('SVC2061', `"${name}" in ${key} is not ${what} of ${model.name}`, {
+      // A failed relationship, its backref, or a backref from a schema that was not read: reported already.
+      if (names.includes(name) ? poisoned.hasField(model.name, name) : poisoned.mayBeBackref(model.name, name)) return;
+      diagnostics.report('SVC2061', `"${name}" in ${key} is not a ${what} of ${model.name}`, {
         span: list.spans[i]!,
-        hint: didYouMean(name, allowed) ?? (allowed.length ? `${what}s: ${allowed.join(', ')}` : `${model.name} has no ${what}s`),
+        hint: didYouMean(name, allowed) ?? (allowed.length ? `${what}s of ${model.name}: ${allowed.join(', ')}` : `${model.name} has no ${what}s`),
       });
     });
   };
-  check(model.publicFields, '_public_fields', names, 'a field');
-  check(model.authFields, '_auth_fields', names, 'a field');
-  check(model.hiddenFields, '_hidden_fields', names, 'a field');
-  check(model.nestedRelationships, '_nested_relationships', model.relationships.map((r) => r.name), 'a relationship');
+  check(model.publicFields, '_public_fields', names, 'field');
+  check(model.authFields, '_auth_fields', names, 'field');
+  check(model.hiddenFields, '_hidden_fields', names, 'field');
+  check(model.nestedRelationships, '_nested_relationships', model.relationships.map((r) => r.name), 'relationship');
 }
 
 function finishModel(draft: ModelDraft, eventHandlers: EventBinding[]): Model {

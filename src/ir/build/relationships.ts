@@ -2,7 +2,8 @@
  * Relationships (service spec §2.2–2.4, contract §3.1): every `type: relationship` field gets its
  * generated backref on the target model and the `foreign_key` field that stores it (on the
  * target for one-to-many; on either side for one-to-one). Problems are reported where the user
- * has to fix them.
+ * has to fix them; a relationship to a model whose schema is broken or missing is not a problem of
+ * its own, and one that fails leaves its field and backref poisoned for the later steps.
  */
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
@@ -10,10 +11,18 @@ import { didYouMean } from '../../util/suggest.js';
 import type { ReferentialAction, ScalarFieldType } from '../types.js';
 import type { FieldDraft, RelationshipDecl } from './fields.js';
 import { synthesizedField, type ModelDraft } from './models.js';
+import type { Poisoned } from './poisoned.js';
 
 interface Context {
   readonly diagnostics: DiagnosticBag;
   readonly models: ReadonlyMap<string, ModelDraft>;
+  readonly poisoned: Poisoned;
+}
+
+interface Declaration {
+  readonly model: ModelDraft;
+  readonly field: FieldDraft;
+  readonly decl: RelationshipDecl;
 }
 
 /** Which column types can hold a key of which primary key type. */
@@ -31,7 +40,7 @@ const KEY_TYPES: Readonly<Record<string, readonly string[]>> = {
 export function resolveRelationships(ctx: Context): void {
   const claimed = new Set<FieldDraft>();
   const backrefs = new Map<string, Span>();
-  const declarations: { model: ModelDraft; field: FieldDraft; decl: RelationshipDecl }[] = [];
+  const declarations: Declaration[] = [];
   for (const model of ctx.models.values()) {
     for (const field of model.fields) if (field.relationship) declarations.push({ model, field, decl: field.relationship });
   }
@@ -41,10 +50,21 @@ export function resolveRelationships(ctx: Context): void {
   for (const d of declarations) {
     d.field.field.relationship = d.field.field.name;
     const ok = !skipped.has(d.decl) && resolveOne(ctx, d.model, d.field, d.decl, claimed, backrefs);
-    // Without a `document` the other model is unknown: no foreign key to this model is "unused".
-    if (!ok) failedPairs.add(d.decl.document === '' ? `${d.model.name}|*` : pairKey(d.model.name, d.decl.document));
+    if (ok) continue;
+    const document = d.decl.document;
+    const target = ctx.models.has(document) || ctx.poisoned.hasModel(document) ? document : null;
+    // When the other model is unknown (no or a wrong `document`), no foreign key to this model is "unused".
+    failedPairs.add(target === null ? `${d.model.name}|*` : pairKey(d.model.name, target));
+    poisonFailed(ctx, d, target);
   }
   checkForeignKeyFields(ctx, claimed, failedPairs);
+}
+
+/** A route, list or other mention of a failed relationship or its backref would only echo its error. */
+function poisonFailed(ctx: Context, { model, field, decl }: Declaration, target: string | null): void {
+  ctx.poisoned.addField(model.name, field.field.name);
+  // The backref of a resolved relationship with the same name (SVC2054) exists, and stays served.
+  if (decl.backrefName) ctx.poisoned.addField(target, decl.backrefName);
 }
 
 function pairKey(a: string, b: string): string {
@@ -54,7 +74,8 @@ function pairKey(a: string, b: string): string {
 /** Resolves one declared relationship; false when it cannot be (and that was reported). */
 function resolveOne(ctx: Context, model: ModelDraft, field: FieldDraft, decl: RelationshipDecl, claimed: Set<FieldDraft>, backrefs: Map<string, Span>): boolean {
   const name = field.field.name;
-  if (decl.document === '') return false;
+  // No `document` was reported when the field was read; a broken or missing model's schema, when it was read.
+  if (decl.document === '' || ctx.poisoned.hasModel(decl.document)) return false;
   const target = ctx.models.get(decl.document);
   if (!target) {
     ctx.diagnostics.report('SVC2050', `relationship "${name}" points to unknown model "${decl.document}"`, {
@@ -229,7 +250,7 @@ function keyType(model: ModelDraft): ScalarFieldType {
 }
 
 /** Spec §2.3 rule 4: several relationships from one model to another each need `foreign_keys`. Returns those that lack it. */
-function checkForeignKeysNeeded(ctx: Context, declarations: readonly { model: ModelDraft; field: FieldDraft; decl: RelationshipDecl }[]): RelationshipDecl[] {
+function checkForeignKeysNeeded(ctx: Context, declarations: readonly Declaration[]): RelationshipDecl[] {
   const failed: RelationshipDecl[] = [];
   const byPair = new Map<string, RelationshipDecl[]>();
   for (const { model, decl } of declarations) {
@@ -250,7 +271,7 @@ function checkForeignKeysNeeded(ctx: Context, declarations: readonly { model: Mo
 }
 
 /** Spec §2.4: a one-to-one is declared on one side; `uselist: false` on both sides is a mistake. Returns the second sides. */
-function checkOneToOneOnBothSides(ctx: Context, declarations: readonly { model: ModelDraft; field: FieldDraft; decl: RelationshipDecl }[]): RelationshipDecl[] {
+function checkOneToOneOnBothSides(ctx: Context, declarations: readonly Declaration[]): RelationshipDecl[] {
   const failed: RelationshipDecl[] = [];
   const oneToOne = declarations.filter((d) => !d.decl.uselist);
   for (const a of oneToOne) {
@@ -270,7 +291,7 @@ function checkForeignKeyFields(ctx: Context, claimed: ReadonlySet<FieldDraft>, f
   for (const model of ctx.models.values()) {
     for (const field of model.fields) {
       const fk = field.foreignKey;
-      if (!fk || field.field.synthesized) continue;
+      if (!fk || field.field.synthesized || ctx.poisoned.hasModel(fk.refDocument)) continue;
       const referenced = ctx.models.get(fk.refDocument);
       if (fk.refDocument !== '' && !referenced) {
         ctx.diagnostics.report('SVC2050', `foreign key "${field.field.name}" references unknown model "${fk.refDocument}"`, {

@@ -2,7 +2,8 @@
  * Contract §4.1: the routes. A static resource is a model's collection, its `{param}` child the
  * items (looked up by primary key, whatever the parameter is called). Below an item, a segment is
  * a nested collection (a to-many relationship or backref of the parent), a singular sub-resource
- * (a to-one relationship) or an attribute sub-resource (a `dict` or `list` field).
+ * (a to-one relationship) or an attribute sub-resource (a `dict` or `list` field). Nothing is
+ * said about resources below what an earlier error left out.
  */
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
@@ -10,8 +11,10 @@ import type { Method, RamlApi, Resource, SecurityReference } from '../../raml/mo
 import { didYouMean } from '../../util/suggest.js';
 import { modelNameOf } from '../naming.js';
 import type { Action, HttpMethod, Operation, Permission, Route, RouteParent } from '../types.js';
+import type { FieldDraft } from './fields.js';
 import type { ModelDraft } from './models.js';
 import { walk, type PathNode } from './paths.js';
+import type { Poisoned } from './poisoned.js';
 
 type Kind = Route['kind'];
 
@@ -41,7 +44,7 @@ interface Context {
   readonly api: RamlApi;
   readonly models: ReadonlyMap<string, ModelDraft>;
   readonly aclSchemes: ReadonlySet<string>;
-  readonly unreadable: ReadonlySet<string>;
+  readonly poisoned: Poisoned;
 }
 
 /** What a static node turned out to be, for its children. */
@@ -67,29 +70,30 @@ export function buildRoutes(ctx: Context, root: PathNode): Route[] {
       }
       continue;
     }
+    // Below a parameter that got no item (its collection is missing or wrong, reported): nothing to serve.
+    if (parent.param !== null && !itemOf.has(parent)) continue;
     const parentItem = itemOf.get(parent);
     const result = parentItem ? nested(ctx, node, parentItem) : collection(ctx, node);
     if (!result) continue;
     served.set(node, result);
     if (result.route) routes.push(result.route);
   }
+  poisonAclsOfUnserved(ctx, root, new Set(routes.map((r) => r.ramlPath)));
   return routes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** A static path at the top, or below another static one (`/api/stories`): a model's own collection. */
+/** A resource that got no route was reported (or is below one that was): its x-ACLs are not "unused". */
+function poisonAclsOfUnserved(ctx: Context, root: PathNode, served: ReadonlySet<string>): void {
+  for (const { node } of walk(root)) {
+    if (!node.resource || served.has(node.ramlPath)) continue;
+    for (const ref of node.resource.securedBy ?? []) if (ref !== null && ctx.aclSchemes.has(ref.name)) ctx.poisoned.addAcl(ref.name);
+  }
+}
+
+/** A static path at the top, or below another static one (`/api/stories`): a model's own collection (a missing model is reported by definitions.ts). */
 function collection(ctx: Context, node: PathNode): Served | undefined {
   const model = modelNameOf(node.segment);
-  if (!ctx.models.has(model)) {
-    // A bare prefix such as `archive` in `/archive/items` needs no model; an unreadable schema is reported already.
-    const needsModel = node.resource !== undefined || node.children.some((c) => c.param !== null);
-    if (needsModel && !ctx.unreadable.has(model)) {
-      ctx.diagnostics.report('SVC2018', `no schema defines model ${model} for ${node.ramlPath}`, {
-        span: node.span,
-        hint: `give ${node.ramlPath} a post body schema, e.g. post: { body: { application/json: { schema: !include schemas/${model.toLowerCase()}.json } } }`,
-      });
-    }
-    return undefined;
-  }
+  if (!ctx.models.has(model)) return undefined;
   const acl = aclOf(ctx, node.resource, null);
   const route = makeRoute(ctx, node, 'collection', model, { itemParam: null, parent: null, attribute: null, acl });
   return { kind: 'collection', model, route, acl, parent: null };
@@ -145,8 +149,11 @@ function nested(ctx: Context, node: PathNode, parentItem: ItemInfo): Served | un
     return { kind: 'attribute', model: parentModel.name, route, acl, parent: parent(field.field.name) };
   }
   const relationship = parentModel.relationships.find((r) => r.name === node.segment);
+  if (!relationship && isPoisoned(ctx, parentModel, field, node.segment)) return undefined;
   if (!relationship) {
-    const candidates = parentModel.fields.filter((f) => ['dict', 'list', 'relationship'].includes(f.field.type)).map((f) => f.field.name);
+    // What is served, not what is declared: a relationship field that failed to resolve is not.
+    const served = (f: FieldDraft) => f.field.type === 'dict' || f.field.type === 'list' || parentModel.relationships.some((r) => r.name === f.field.name);
+    const candidates = parentModel.fields.filter(served).map((f) => f.field.name);
     ctx.diagnostics.report('SVC2020', `${node.ramlPath}: "${node.segment}" is not a relationship, dict or list field of ${parentModel.name}`, {
       span: node.span,
       hint: didYouMean(node.segment, candidates) ?? (candidates.length ? `below an item, svcgen serves these fields of ${parentModel.name}: ${candidates.join(', ')}` : `${parentModel.name} has no relationship, dict or list field to serve here`),
@@ -157,6 +164,14 @@ function nested(ctx: Context, node: PathNode, parentItem: ItemInfo): Served | un
   const acl = aclOf(ctx, node.resource, null);
   const route = makeRoute(ctx, node, kind, relationship.target, { itemParam: null, parent: parent(relationship.name), attribute: null, acl });
   return { kind, model: relationship.target, route, acl, parent: parent(relationship.name) };
+}
+
+/**
+ * A relationship that failed, its backref, any field of a schema that is not a model, and — while
+ * some schema is unread — any name the schema does not declare: whatever is said was said already.
+ */
+function isPoisoned(ctx: Context, model: ModelDraft, declared: FieldDraft | undefined, segment: string): boolean {
+  return declared ? ctx.poisoned.hasField(model.name, segment) : ctx.poisoned.mayBeBackref(model.name, segment);
 }
 
 function makeRoute(
