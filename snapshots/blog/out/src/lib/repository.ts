@@ -21,8 +21,10 @@ export interface FieldFilter<V = Scalar> {
   /** Substring, case-insensitive. */
   contains?: string;
   startsWith?: string;
-  /** For list fields and to-many relationships: holds this value. */
+  /** For list fields and to-many relationships: holds this value (a missing list holds nothing). */
   has?: V;
+  /** For list fields and to-many relationships: holds at least one of these values. */
+  hasSome?: readonly V[];
 }
 
 /** Conditions on a model: field conditions are ANDed; `AND`, `OR` and `NOT` combine whole conditions. */
@@ -40,6 +42,13 @@ type FilterOf<V> = unknown extends V
     : V extends Scalar
       ? V | FieldFilter<V>
       : never;
+
+/** A condition on a related object's key: `has` and `hasSome` ask for one key, or one of several. */
+export function relatedKeyFilter(op: string, operand: unknown): FieldFilter<unknown> {
+  if (op === 'has') return { equals: operand };
+  if (op === 'hasSome') return { in: operand as unknown[] };
+  return { [op]: operand };
+}
 
 export type OrderBy<T> = { [K in keyof T]?: 'asc' | 'desc' };
 

@@ -7,7 +7,7 @@
  * case, and a condition on a relationship kept on the other side asks the other collection first.
  * Commands run one after another: inside a transaction MongoDB takes one at a time.
  */
-import type { FieldFilter, Where } from '../repository.js';
+import { relatedKeyFilter, type FieldFilter, type Where } from '../repository.js';
 import type { MongoRepository } from './repository.js';
 
 type Rec = Record<string, unknown>;
@@ -16,7 +16,20 @@ export type MongoFilter = Record<string, unknown>;
 /** Matches no document. */
 const NOTHING: MongoFilter = { _id: { $in: [] } };
 
-const OPERATORS = ['equals', 'not', 'in', 'notIn', 'gt', 'gte', 'lt', 'lte', 'contains', 'startsWith', 'has'];
+const OPERATORS = [
+  'equals',
+  'not',
+  'in',
+  'notIn',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'contains',
+  'startsWith',
+  'has',
+  'hasSome',
+];
 
 /** Where the condition is true, and where it is false (never where it is unknown). */
 interface Truth {
@@ -93,8 +106,14 @@ async function fieldTruth(repository: MongoRepository<Rec>, name: string, value:
         break;
       }
       case 'has':
-        parts.push(nullable(path, matchValue(path, operand === null ? undefined : convert(operand))));
+      case 'hasSome': {
+        // A missing list holds nothing: true or false, never unknown (as the SQL engine says).
+        const list = (op === 'has' ? [operand] : (operand as unknown[]))
+          .map((v) => (v === null ? undefined : convert(v)))
+          .filter((v) => v !== undefined);
+        parts.push(certain(list.length ? { [path]: { $in: list } } : NOTHING));
         break;
+      }
       default:
         throw new Error(`unknown filter operator ${op}`);
     }
@@ -131,7 +150,11 @@ function or(list: Truth[]): Truth {
   return { yes: { $or: list.map((t) => t.yes) }, no: all(list.map((t) => t.no)) };
 }
 
-/** A relationship kept on the other side: the keys of the objects the matching related objects point at. */
+/**
+ * A relationship kept on the other side: the keys of the objects the matching related objects
+ * point at. As in the SQL engine, `not` negates a whole condition and `equals: null` means no
+ * related object at all.
+ */
 async function relatedFilter(
   repository: MongoRepository<Rec>,
   name: string,
@@ -139,13 +162,22 @@ async function relatedFilter(
 ): Promise<MongoFilter> {
   const relation = repository.model.relation(name)!;
   const target = repository.repositoryOf(relation.target);
-  const keyFilter: FieldFilter<unknown> = 'has' in filter ? { equals: filter.has } : filter;
   const fk = target.pathOfColumn(relation.foreignKey);
-  if ('equals' in keyFilter && keyFilter.equals === null) {
-    return { _id: { $nin: await target.distinct(fk, { [fk]: { $ne: null } }) } };
+  const parts: MongoFilter[] = [];
+  for (const [op, operand] of Object.entries(filter)) {
+    if (operand === undefined) continue;
+    if (op === 'not') {
+      const negated = isFilter(operand) ? operand : { equals: operand };
+      parts.push({ $nor: [await relatedFilter(repository, name, negated)] });
+    } else if (op === 'equals' && operand === null) {
+      parts.push({ _id: { $nin: await target.distinct(fk, { [fk]: { $ne: null } }) } });
+    } else {
+      const where = { [target.model.primaryKey]: relatedKeyFilter(op, operand) } as Where<Rec>;
+      const matching = await mongoFilter(target, where);
+      parts.push({ _id: { $in: await target.distinct(fk, { $and: [matching, { [fk]: { $ne: null } }] }) } });
+    }
   }
-  const matching = await mongoFilter(target, { [target.model.primaryKey]: keyFilter } as Where<Rec>);
-  return { _id: { $in: await target.distinct(fk, { $and: [matching, { [fk]: { $ne: null } }] }) } };
+  return all(parts);
 }
 
 function all(parts: MongoFilter[]): MongoFilter {

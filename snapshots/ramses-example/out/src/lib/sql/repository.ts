@@ -10,6 +10,7 @@ import {
   attachRelated,
   ConstraintViolation,
   RecordNotFound,
+  relatedKeyFilter,
   UnknownReference,
   type FieldFilter,
   type FindManyArgs,
@@ -32,7 +33,20 @@ export interface SqlContext {
   readonly models: ModelRegistry;
 }
 
-const OPERATORS = ['equals', 'not', 'in', 'notIn', 'gt', 'gte', 'lt', 'lte', 'contains', 'startsWith', 'has'];
+const OPERATORS = [
+  'equals',
+  'not',
+  'in',
+  'notIn',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'contains',
+  'startsWith',
+  'has',
+  'hasSome',
+];
 
 export class SqlRepository<T extends object, Create = Partial<T>, Update = Partial<T>> implements Repository<
   T,
@@ -581,7 +595,10 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
           break;
         }
         case 'has':
-          parts.push(this.jsonHas(ref, operand));
+          parts.push(this.jsonHasSome(ref, [operand]));
+          break;
+        case 'hasSome':
+          parts.push(this.jsonHasSome(ref, operand as unknown[]));
           break;
         default:
           if (!OPERATORS.includes(op)) throw new Error(`unknown filter operator ${op}`);
@@ -590,23 +607,48 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     return eb.and(parts);
   }
 
-  /** A list field holds the value. */
-  jsonHas(ref: Expression<unknown>, value: unknown): Expression<SqlBool> {
-    if (this.dialect === 'postgres') return sql<SqlBool>`${ref} @> ${JSON.stringify([value])}::jsonb`;
-    return sql<SqlBool>`exists (select 1 from json_each(${ref}) where json_each.value = ${value as never})`;
+  /**
+   * A list field holds one of the values. True or false, never unknown: a null list holds
+   * nothing, as an object with no related objects does, so that `NOT` includes it on both.
+   */
+  jsonHasSome(ref: Expression<unknown>, values: readonly unknown[]): Expression<SqlBool> {
+    if (values.length === 0) return sql<SqlBool>`1 = 0`;
+    if (this.dialect === 'postgres') {
+      const any = sql.join(
+        values.map((v) => sql`${ref} @> ${JSON.stringify([v])}::jsonb`),
+        sql` or `,
+      );
+      return sql<SqlBool>`coalesce(${any}, false)`;
+    }
+    // json_each gives JSON true/false as 1/0, and better-sqlite3 binds no booleans.
+    const bound = values.map((v) => (typeof v === 'boolean' ? Number(v) : v) as never);
+    return sql<SqlBool>`exists (select 1 from json_each(${ref}) where json_each.value in (${sql.join(bound)}))`;
   }
 
-  /** A relationship kept in the target's table: some related object matches. */
+  /**
+   * A relationship kept in the target's table: which related objects there are. `has`, `hasSome`,
+   * `equals` and the other comparisons ask whether some related object's key matches; `not`
+   * negates a whole condition (`not: { hasSome: [1, 2] }`: related to neither), `equals: null`
+   * means no related object at all. True or false, never unknown (EXISTS).
+   */
   relatedCondition(eb: Eb, relation: RelationSpec, filter: FieldFilter<unknown>): Expression<SqlBool> {
     const target = this.repositoryOf(relation.target, this.ctx.executor);
-    const keyFilter: FieldFilter<unknown> = 'has' in filter ? { equals: filter.has } : filter;
-    if ('equals' in keyFilter && keyFilter.equals === null) {
-      return eb.not(eb.exists(this.relatedRows(eb, relation, target)));
+    const parts: Expression<SqlBool>[] = [];
+    for (const [op, operand] of Object.entries(filter)) {
+      if (operand === undefined) continue;
+      if (op === 'not') {
+        parts.push(eb.not(this.relatedCondition(eb, relation, isFilter(operand) ? operand : { equals: operand })));
+      } else if (op === 'equals' && operand === null) {
+        parts.push(eb.not(eb.exists(this.relatedRows(eb, relation, target))));
+      } else {
+        const keyFilter = relatedKeyFilter(op, operand);
+        const sub = this.relatedRows(eb, relation, target).where((tb) =>
+          target.fieldCondition(tb as unknown as Eb, target.model.primaryKey, keyFilter, RELATED),
+        );
+        parts.push(eb.exists(sub));
+      }
     }
-    const sub = this.relatedRows(eb, relation, target).where((tb) =>
-      target.fieldCondition(tb as unknown as Eb, target.model.primaryKey, keyFilter, RELATED),
-    );
-    return eb.exists(sub);
+    return eb.and(parts);
   }
 
   /** The related rows, under an alias: the target may be this model's own table (a self-reference). */

@@ -197,7 +197,7 @@ function filters(model: Model, raw: RawQuery, errors: FieldError[]): Where<Recor
       operator === 'contains' || operator === 'startsWith' ? [v] : v.split(','),
     );
     const condition = fieldFilter(model, field, operator, texts, param, errors);
-    if (condition) and.push({ [name]: condition });
+    if (condition) and.push(condition);
   }
   return and.length ? { AND: and } : {};
 }
@@ -209,13 +209,14 @@ function fieldFilter(
   texts: string[],
   param: string,
   errors: FieldError[],
-): FieldFilter<unknown> | undefined {
+): Where<Record<string, unknown>> | undefined {
+  const on = (filter: FieldFilter<unknown> | undefined) => (filter ? { [field.name]: filter } : undefined);
   if (operator === 'isnull') {
     if (texts.length !== 1 || !['true', 'false'].includes(texts[0]!)) {
       errors.push({ field: param, message: 'must be true or false' });
       return undefined;
     }
-    return texts[0] === 'true' ? { equals: null } : { not: null };
+    return on(texts[0] === 'true' ? { equals: null } : { not: null });
   }
   if (['json', 'blob'].includes(field.storage) && field.type !== 'list') {
     errors.push({ field: param, message: `cannot filter on ${field.type} fields` });
@@ -234,16 +235,45 @@ function fieldFilter(
     }
     values.push(value);
   }
-  const isList =
-    field.type === 'list' || (field.type === 'relationship' && model.relation(field.name)?.cardinality === 'many');
-  if (isList && operator === 'equals') return values.length === 1 ? { has: values[0] } : undefined;
+  if (holdsMany(model, field)) return on(manyFilter(model, field, operator, values, param, errors));
   if (operator === 'equals' || operator === 'in')
-    return values.length === 1 && operator === 'equals' ? { equals: values[0] } : { in: values };
+    return on(values.length === 1 && operator === 'equals' ? { equals: values[0] } : { in: values });
+  // `__ne=a,b`: equal to none of them; as with `__ne=a`, an object without a value is not equal.
+  if (operator === 'not') return { AND: values.map((v) => ({ [field.name]: { not: v } })) };
   if (values.length !== 1) {
     errors.push({ field: param, message: 'takes one value' });
     return undefined;
   }
-  return { [operator]: values[0] } as FieldFilter<unknown>;
+  return on({ [operator]: values[0] } as FieldFilter<unknown>);
+}
+
+/** A list field, or a to-many relationship: a filter asks which values it holds. */
+function holdsMany(model: Model, field: FieldSpec): boolean {
+  return field.type === 'list' || (field.type === 'relationship' && model.relation(field.name)?.cardinality === 'many');
+}
+
+/**
+ * Filters on what a list or a to-many relationship holds: `field=a,b` and `field__in=a,b` match
+ * objects holding any of the values (related to any of the keys), `field__ne=a,b` objects holding
+ * none of them (an empty list or no related object included). Comparisons and text operators have
+ * no single meaning on several values: they are refused, never dropped.
+ */
+function manyFilter(
+  model: Model,
+  field: FieldSpec,
+  operator: keyof FieldFilter,
+  values: unknown[],
+  param: string,
+  errors: FieldError[],
+): FieldFilter<unknown> | undefined {
+  if (operator === 'equals' || operator === 'in') return { hasSome: values };
+  if (operator === 'not') return { not: { hasSome: values } };
+  const what = field.type === 'list' ? 'list field' : `to-many relationship of ${model.name}`;
+  errors.push({
+    field: param,
+    message: `cannot be used on ${field.name}, a ${what} (use ${field.name}=a,b for any of the values, ${field.name}__ne=a,b for none of them, or ${field.name}__isnull)`,
+  });
+  return undefined;
 }
 
 /** How the values a field compares with are stored: a list's items, or the field itself (a relationship has its key's). */

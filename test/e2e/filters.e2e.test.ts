@@ -1,0 +1,293 @@
+/**
+ * Filters and bulk writes over HTTP on SQLite, PostgreSQL and MongoDB (fixtures/filters: every
+ * field type a filter can meet). A filter is never dropped: it selects what the contract says
+ * (test/support/filter-oracle.ts), or the request is a 400 naming it; and collection
+ * PATCH/PUT/DELETE touch exactly the objects a GET with the same query returns.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
+import { expected, OPERATORS, queryString, type FieldKind, type Filter, type Rec } from '../support/filter-oracle.js';
+import { apiClient, type Api } from '../support/http.js';
+import { builtProject } from '../support/project.js';
+import { startService, type RunningService } from '../support/server.js';
+
+const BASE = '/v1';
+
+/** Every filterable field of Item (and `meta`, a dict, which no filter but isnull takes). */
+const KINDS: Readonly<Record<string, FieldKind>> = {
+  id: 'int',
+  code: 'text',
+  note: 'text',
+  count: 'int',
+  big: 'int',
+  small: 'int',
+  ratio: 'num',
+  price: 'num',
+  active: 'bool',
+  seen_at: 'datetime',
+  day: 'date',
+  clock: 'time',
+  wait: 'int',
+  size: 'text',
+  tags: 'list-text',
+  nums: 'list-int',
+  meta: 'dict',
+  marker: 'int',
+  owner: 'int',
+  owner_id: 'int',
+  labels: 'to-many',
+};
+
+/** Values items are made of, and queries ask for (a few more, so that some match nothing). */
+const POOLS: Readonly<Record<string, readonly unknown[]>> = {
+  note: ['alpha', 'beta', 'alphabet', 'gamma', null],
+  count: [-2, 0, 1, 3, 7, null],
+  big: [0, 2 ** 40, -(2 ** 40), null],
+  small: [-3, 0, 2, null],
+  ratio: [0.5, 1.25, -2.5, 3, null],
+  price: [1.1, 2, 10.55, null],
+  active: [true, false, null],
+  seen_at: ['2026-01-02T03:04:05Z', '2026-06-30T23:59:59Z', '2025-12-31T00:00:00Z', null],
+  day: ['2026-01-02', '2026-03-15', '2024-02-29', null],
+  clock: ['00:00:00', '09:30:00', '23:59:59', null],
+  wait: [0, 60, 3600, null],
+  size: ['s', 'm', 'l', null],
+  meta: [{ a: 1 }, null],
+};
+const TAGS = ['red', 'green', 'blue'];
+const NUMS = [1, 2, 3];
+const EXTRA: Readonly<Record<string, readonly string[]>> = {
+  text: ['zeta', 'c0', 'AL', 'a'],
+  int: ['5', '-1', '99'],
+  num: ['1.10', '0', '2.0'],
+  bool: [],
+  datetime: ['2026-01-02T04:04:05+01:00', '2027-01-01T00:00:00Z'],
+  date: ['2026-01-01'],
+  time: ['12:00:00'],
+  'list-text': ['yellow'],
+  'list-int': ['9'],
+  'to-many': ['0'],
+  dict: ['x'],
+};
+const INVALID: Readonly<Record<FieldKind, readonly string[]>> = {
+  text: [],
+  int: ['x1', '1.5'],
+  num: ['one'],
+  bool: ['yes'],
+  datetime: ['2026-13-01T00:00:00Z', 'soon'],
+  date: ['2026-02-30', '20260101'],
+  time: ['25:00:00'],
+  'list-text': [],
+  'list-int': ['two'],
+  'to-many': ['x'],
+  dict: ['x'],
+};
+
+/** A small deterministic generator, so that every engine gets the same data. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface World {
+  readonly api: Api;
+  readonly owners: number[];
+  readonly labels: number[];
+  /** The items as the service should have them, by code. */
+  readonly items: Map<string, Rec>;
+}
+
+async function seed(api: Api): Promise<World> {
+  const next = random(7);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
+  const owners: number[] = [];
+  for (const name of ['ann', 'bo', 'cy']) owners.push((await api('POST', '/owners', { name })).body.id);
+  const labels: number[] = [];
+  for (let i = 0; i < 10; i++) labels.push((await api('POST', '/labels', { name: `l${i}` })).body.id);
+  const free = [...labels];
+  const items = new Map<string, Rec>();
+  for (let i = 0; i < 24; i++) {
+    const body: Rec = { code: `c${String(i).padStart(2, '0')}` };
+    for (const [name, pool] of Object.entries(POOLS)) body[name] = pick(pool);
+    body['tags'] = TAGS.filter(() => next() < 0.4);
+    body['nums'] = NUMS.filter(() => next() < 0.4);
+    body['owner'] = pick([...owners, null]);
+    body['labels'] = free.splice(0, Math.floor(next() * 3));
+    body['marker'] = null;
+    await create(api, items, body);
+  }
+  return { api, owners, labels, items };
+}
+
+async function create(api: Api, items: Map<string, Rec>, body: Rec): Promise<void> {
+  const reply = await api('POST', '/items', body);
+  if (reply.status !== 201) throw new Error(`seeding failed: ${reply.text}`);
+  items.set(String(body['code']), { ...body, id: reply.body.id, owner_id: body['owner'] });
+}
+
+function texts(world: World, field: string): string[] {
+  const kind = KINDS[field]!;
+  const text = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+  const pool =
+    field === 'code'
+      ? [...world.items.keys()]
+      : field === 'id'
+        ? [...world.items.values()].map((r) => String(r['id']))
+        : field === 'owner' || field === 'owner_id'
+          ? world.owners.map(String)
+          : field === 'labels'
+            ? world.labels.map(String)
+            : field === 'tags'
+              ? TAGS
+              : field === 'nums'
+                ? NUMS.map(String)
+                : field === 'marker'
+                  ? ['1', '2', '3']
+                  : (POOLS[field] ?? []).filter((v) => v !== null && typeof v !== 'object').map(text);
+  return [...pool, ...(EXTRA[kind] ?? []), 'true', 'false'].filter((t) => !t.includes(','));
+}
+
+function filterOf(world: World): fc.Arbitrary<Filter> {
+  return fc.constantFrom(...Object.keys(KINDS)).chain((field) => {
+    const valid = texts(world, field);
+    const invalid = INVALID[KINDS[field]!];
+    const value = invalid.length ? fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...valid) }, { weight: 1, arbitrary: fc.constantFrom(...invalid) }) : fc.constantFrom(...valid);
+    return fc.record({
+      field: fc.constant(field),
+      op: fc.constantFrom(...OPERATORS),
+      texts: fc.array(value, { minLength: 1, maxLength: 3 }),
+      repeated: fc.boolean(),
+    });
+  });
+}
+
+const queryOf = (world: World) => fc.uniqueArray(filterOf(world), { minLength: 1, maxLength: 3, selector: (f) => `${f.field}__${f.op}` });
+
+const codes = (reply: { body: { data: { code: string }[] } }) => reply.body.data.map((r) => r.code).sort();
+const sortedCodes = (records: readonly Rec[]) => records.map((r) => String(r['code'])).sort();
+
+/** Everything the service holds about items, to show that a write changed nothing. */
+async function dump(api: Api): Promise<unknown> {
+  const reply = await api('GET', '/items?_limit=1000&_sort=code');
+  return reply.body.data;
+}
+
+describe.each(ENGINES)('filters and bulk writes on %s', (engine) => {
+  let database: TestDatabase;
+  let service: RunningService;
+  let world: World;
+
+  beforeAll(async () => {
+    const dir = await builtProject('filters', 'e2e-filters');
+    database = await testDatabase(engine, dir, 'filters');
+    service = await startService(dir, database.env, BASE);
+    world = await seed(apiClient(service.origin, BASE));
+  });
+
+  afterAll(async () => {
+    await service?.stop();
+    await database?.drop();
+  });
+
+  const get = (query: string) => world.api('GET', `/items?${query}&_limit=1000&_fields=code`);
+  const all = () => [...world.items.values()];
+  const select = (filters: Filter[]) => expected(KINDS, all(), filters);
+
+  it('a list field: field=a,b and repeated values match objects holding any of them; __ne those holding none', async () => {
+    for (const query of ['tags=red,blue', 'tags=red&tags=blue', 'tags__in=red,blue']) {
+      const want = all().filter((r) => (r['tags'] as string[]).some((t) => t === 'red' || t === 'blue'));
+      expect(codes(await get(query)), query).toEqual(sortedCodes(want));
+    }
+    const none = all().filter((r) => !(r['tags'] as string[]).some((t) => t === 'red' || t === 'blue'));
+    expect(codes(await get('tags__ne=red,blue'))).toEqual(sortedCodes(none));
+    expect((await get('tags=poetry,drama')).body.total).toBe(0);
+    expect(codes(await get('nums=1,3'))).toEqual(sortedCodes(all().filter((r) => (r['nums'] as number[]).some((n) => n === 1 || n === 3))));
+  });
+
+  it('a to-many relationship: labels=1,2 matches objects related to any of the keys', async () => {
+    const [a, b] = world.labels;
+    const want = all().filter((r) => (r['labels'] as number[]).some((l) => l === a || l === b));
+    expect(want.length).toBeGreaterThan(0);
+    expect(codes(await get(`labels=${a},${b}`))).toEqual(sortedCodes(want));
+    expect(codes(await get(`labels=${a}&labels=${b}`))).toEqual(sortedCodes(want));
+    expect(codes(await get(`labels__ne=${a},${b}`))).toEqual(sortedCodes(all().filter((r) => !want.includes(r))));
+    expect(codes(await get('labels__isnull=true'))).toEqual(sortedCodes(all().filter((r) => (r['labels'] as number[]).length === 0)));
+  });
+
+  it('refuses, naming it, a filter it cannot apply; never drops one', async () => {
+    for (const query of ['tags__gt=red', 'tags__contains=re', 'labels__lt=3', 'meta=x', 'count__gt=1,2', 'count=abc', 'nosuch=1', 'count__near=1']) {
+      const reply = await get(query);
+      expect(reply.status, query).toBe(400);
+      expect(reply.body.errors[0].field, query).toBe(query.split('=')[0]);
+    }
+  });
+
+  it('a bulk write whose filter matches nothing writes nothing', async () => {
+    const before = await dump(world.api);
+    for (const query of ['tags=poetry,drama', `labels=0`, 'count__gt=1000', 'code=nobody&note=alpha']) {
+      const patched = await world.api('PATCH', `/items?${query}`, { marker: 99 });
+      expect(patched.status, patched.text).toBe(200);
+      expect(patched.body.count).toBe(0);
+      const deleted = await world.api('DELETE', `/items?${query}`);
+      expect(deleted.body).toMatchObject({ count: 0, message: 'Deleted 0 Item(s) objects' });
+    }
+    expect(await dump(world.api)).toEqual(before);
+  });
+
+  it('GET selects what the contract says, or answers 400; PATCH/PUT touch exactly what GET returns', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(queryOf(world), async (filters) => {
+        run += 1;
+        const query = queryString(filters);
+        const want = select(filters);
+        const read = await get(query);
+        if (want === 'error') {
+          expect(read.status, `${query}: ${read.text}`).toBe(400);
+          const before = await dump(world.api);
+          expect((await world.api('PATCH', `/items?${query}`, { marker: run })).status).toBe(400);
+          expect((await world.api('DELETE', `/items?${query}`)).status).toBe(400);
+          expect(await dump(world.api)).toEqual(before);
+          return;
+        }
+        expect(read.status, `${query}: ${read.text}`).toBe(200);
+        expect(codes(read), query).toEqual(sortedCodes(want));
+        const before = want.length === 0 ? await dump(world.api) : undefined;
+        const written = await world.api(run % 2 ? 'PATCH' : 'PUT', `/items?${query}`, { marker: run });
+        expect(written.status, written.text).toBe(200);
+        expect(written.body.count, query).toBe(want.length);
+        for (const r of want) r['marker'] = run;
+        expect(codes(await get(`marker=${run}`)), query).toEqual(sortedCodes(want));
+        if (before) expect(await dump(world.api)).toEqual(before);
+      }),
+      { numRuns: Number(process.env.FILTER_RUNS ?? 120) },
+    );
+  });
+
+  it('DELETE removes exactly what GET returns', async () => {
+    await fc.assert(
+      fc.asyncProperty(queryOf(world), async (filters) => {
+        const query = queryString(filters);
+        const want = select(filters);
+        const reply = await world.api('DELETE', `/items?${query}`);
+        if (want === 'error') return void expect(reply.status, `${query}: ${reply.text}`).toBe(400);
+        expect(reply.status, reply.text).toBe(200);
+        expect(reply.body.count, query).toBe(want.length);
+        const left = all().filter((r) => !want.includes(r));
+        expect(codes(await get('')), query).toEqual(sortedCodes(left));
+        // Put them back (new keys; their labels were unlinked by the delete), for the next query.
+        for (const r of want) {
+          const { id: _id, owner_id: _fk, ...body } = r;
+          world.items.delete(String(r['code']));
+          await create(world.api, world.items, body);
+        }
+      }),
+      { numRuns: Math.ceil(Number(process.env.FILTER_RUNS ?? 120) / 3) },
+    );
+  });
+});
