@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { raml, writeTree } from '../support/files.js';
-import { repoRoot, sharedDir, svcgenBin } from '../support/paths.js';
+import { repoRoot, svcgenBin } from '../support/paths.js';
 
 const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
 
@@ -36,7 +36,7 @@ describe('svcgen', () => {
   );
 
   it('validates the Ramses example', async () => {
-    const run = await svcgen(['validate', join(sharedDir, 'fixtures/ramses-example/api.raml')]);
+    const run = await svcgen(['validate', join(repoRoot, 'fixtures/ramses-example/api.raml')]);
     expect(run.exitCode).toBe(0);
   });
 

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readRaml } from '../../src/raml/front-end.js';
-import { repoRoot, sharedDir, tckDir } from '../support/paths.js';
+import { repoRoot, tckDir } from '../support/paths.js';
 
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 1000);
 const SEED = process.env['FUZZ_SEED'] === undefined ? undefined : Number(process.env['FUZZ_SEED']);
@@ -25,9 +25,9 @@ function inputFiles(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-const seeds = [...inputFiles(tckDir), ...inputFiles(join(repoRoot, 'fixtures/raml08')), ...inputFiles(join(sharedDir, 'fixtures'))].map((f) =>
-  readFileSync(f, 'utf8'),
-);
+/** Real RAML and schemas to mutate: the example APIs and RAML fixtures, and the TCK when it is there. */
+const seedDirs = ['raml08', 'ramses-example', 'ramses-starter', 'blog', 'events'].map((d) => join(repoRoot, 'fixtures', d));
+const seeds = [...(tckDir ? inputFiles(tckDir) : []), ...seedDirs.flatMap((d) => inputFiles(d))].map((f) => readFileSync(f, 'utf8'));
 const work = mkdtempSync(join(tmpdir(), 'svcgen-fuzz-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 let caseNumber = 0;
@@ -118,6 +118,11 @@ const input = fc.record({
 });
 
 describe('front end under fuzzing', () => {
+  it('has seeds of every kind: RAML and JSON schemas', () => {
+    expect(seeds.filter((s) => s.startsWith('#%RAML 0.8')).length).toBeGreaterThan(10);
+    expect(seeds.filter((s) => s.trimStart().startsWith('{')).length).toBeGreaterThan(10);
+  });
+
   it(`never throws, never hangs, always explains itself (${RUNS} cases)`, () => {
     fc.assert(
       fc.property(input, ({ root, include, json }) => {

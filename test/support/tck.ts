@@ -1,5 +1,5 @@
 /**
- * The comparison rule of shared/conformance/tck-check.mjs, in process: drop `__METADATA__` and
+ * The comparison rule of scripts/tck-check.mjs (the RAML TCK checker), in process: drop `__METADATA__` and
  * `sourceMap`; a case expecting a hard error passes when the first hard error is on the same line;
  * any other case passes when there is no hard error and the specifications are deep-equal.
  */
