@@ -60,7 +60,23 @@ export class FieldTypes {
 
   /** The JSON Schema of the value (`null` allowed unless the field is required). */
   valueSchema(model: Model, field: Field): Record<string, unknown> {
-    const base = this.baseSchema(model, field);
+    return this.withFieldRules(model, field, this.baseSchema(model, field));
+  }
+
+  /**
+   * The JSON Schema of the value in a request body: as `valueSchema`, except that a link to an
+   * object with an integer key also takes the key's string form, the `_pk` the API returns.
+   */
+  bodySchema(model: Model, field: Field): Record<string, unknown> {
+    if (field.type !== 'relationship') return this.valueSchema(model, field);
+    const relation = model.relationships.find((r) => r.name === field.name)!;
+    const key = this.keySchema(relation.target);
+    if (key['type'] !== 'integer') return this.valueSchema(model, field);
+    const either = { ...key, type: ['integer', 'string'], pattern: '^-?[0-9]+$' };
+    return this.withFieldRules(model, field, relation.cardinality === 'many' ? { type: 'array', items: either } : either);
+  }
+
+  private withFieldRules(model: Model, field: Field, base: Record<string, unknown>): Record<string, unknown> {
     const schema = { ...base, ...this.bounds(field), ...(field.type === 'relationship' ? {} : field.validation) };
     if (field.helpText) schema['description'] = field.helpText;
     return field.required || field.type === 'list' || this.isToMany(model, field) ? schema : nullable(schema);
@@ -264,6 +280,7 @@ function itemSchema(field: Field): Record<string, unknown> {
 function nullable(schema: Record<string, unknown>): Record<string, unknown> {
   if ('enum' in schema) return { ...schema, enum: [...(schema['enum'] as unknown[]), null] };
   if (typeof schema['type'] === 'string') return { ...schema, type: [schema['type'], 'null'] };
+  if (Array.isArray(schema['type'])) return { ...schema, type: [...(schema['type'] as string[]), 'null'] };
   if (Object.keys(schema).length === 0 || !('type' in schema)) return schema;
   return { anyOf: [schema, { type: 'null' }] };
 }

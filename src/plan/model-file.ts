@@ -51,7 +51,7 @@ export async function modelView(ir: ServiceIR, model: Model, types: FieldTypes):
     spec: literal(modelSpec(ir, model, types)),
     // Every field is listed, so that a foreign key or generated key in a body gets its own message
     // (the route explains what to send instead) rather than "not a field".
-    properties: literal(Object.fromEntries(schemas)),
+    properties: literal(Object.fromEntries(model.fields.map((f) => [f.name, types.bodySchema(model, f)]))),
     propertiesVariable: `${camel(model.name)}Properties`,
     requiredOnCreate: literal(model.fields.filter((f) => f.requiredOnCreate).map((f) => f.name)),
   };

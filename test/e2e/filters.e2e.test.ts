@@ -227,6 +227,34 @@ describe.each(ENGINES)('filters and bulk writes on %s', (engine) => {
     }
   });
 
+  it('takes the _pk the API returns wherever a key is written or filtered', async () => {
+    const { api } = world;
+    const owner = (await api('GET', `/owners/${world.owners[1]}`)).body;
+    const labels = [(await api('POST', '/labels', { name: 'pk-a' })).body, (await api('POST', '/labels', { name: 'pk-b' })).body];
+    expect(typeof owner._pk).toBe('string');
+    const created = await api('POST', '/items', { code: 'pk-item', owner: owner._pk, labels: labels.map((l) => l._pk) });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toMatchObject({ owner: owner.id, owner_id: owner.id, labels: labels.map((l) => l.id) });
+    const item = created.body;
+    try {
+      expect(codes(await get(`owner=${owner._pk}&code=pk-item`))).toEqual(['pk-item']);
+      expect(codes(await get(`labels=${labels[0]._pk}`))).toEqual(['pk-item']);
+      expect((await api('GET', `/items/${item._pk}/labels`)).body.data.map((l: Rec) => l['name']).sort()).toEqual(['pk-a', 'pk-b']);
+      const relinked = await api('PATCH', `/labels/${labels[0]._pk}`, { item: item._pk });
+      expect(relinked.status, relinked.text).toBe(200);
+      expect(relinked.body.item).toBe(item.id);
+      for (const [value, status] of [['99999999', 400], ['12345678901234567890', 400], ['abc', 400], ['3.0', 400]] as const) {
+        const reply = await api('PATCH', `/items/${item._pk}`, { owner: value });
+        expect(reply.status, `${value}: ${reply.text}`).toBe(status);
+        expect(reply.body.errors[0].field).toBe('owner');
+      }
+      expect((await api('GET', `/items/${item._pk}`)).body.owner).toBe(owner.id);
+    } finally {
+      await api('DELETE', `/items/${item._pk}`);
+      for (const l of labels) await api('DELETE', `/labels/${l._pk}`);
+    }
+  });
+
   it('a bulk write whose filter matches nothing writes nothing', async () => {
     const before = await dump(world.api);
     for (const query of ['tags=poetry,drama', `labels=0`, 'count__gt=1000', 'code=nobody&note=alpha']) {

@@ -165,9 +165,10 @@ const addressProperties = {
   author_id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
   code: { type: ['string', 'null'] },
   author: {
-    type: ['integer', 'null'],
+    type: ['integer', 'string', 'null'],
     minimum: -2147483648,
     maximum: 2147483647,
+    pattern: '^-?[0-9]+$',
     description: 'the Author this Address belongs to (backref of Author.address)',
   },
 } as const;

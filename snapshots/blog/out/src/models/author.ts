@@ -242,7 +242,7 @@ const authorProperties = {
   joined_at: { type: ['string', 'null'], format: 'date-time' },
   posts: { type: 'array', items: { type: 'string', maxLength: 80 } },
   reviews: { type: 'array', items: { type: 'string', maxLength: 80 } },
-  address: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+  address: { type: ['integer', 'string', 'null'], minimum: -2147483648, maximum: 2147483647, pattern: '^-?[0-9]+$' },
 } as const;
 
 /** JSON Schemas of the request bodies, checked by Fastify before a route runs. */

@@ -236,16 +236,20 @@ const commentProperties = {
   edited_at: { type: ['string', 'null'], format: 'date-time' },
   post_id: { type: ['string', 'null'], maxLength: 80 },
   parent_id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
-  replies: { type: 'array', items: { type: 'integer', minimum: -2147483648, maximum: 2147483647 } },
+  replies: {
+    type: 'array',
+    items: { type: ['integer', 'string'], minimum: -2147483648, maximum: 2147483647, pattern: '^-?[0-9]+$' },
+  },
   post: {
     type: ['string', 'null'],
     maxLength: 80,
     description: 'the Post this Comment belongs to (backref of Post.comments)',
   },
   parent: {
-    type: ['integer', 'null'],
+    type: ['integer', 'string', 'null'],
     minimum: -2147483648,
     maximum: 2147483647,
+    pattern: '^-?[0-9]+$',
     description: 'the Comment this Comment belongs to (backref of Comment.replies)',
   },
 } as const;

@@ -328,17 +328,22 @@ const postProperties = {
   tags: { type: 'array', items: { type: 'string' } },
   author_id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
   reviewer_id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
-  comments: { type: 'array', items: { type: 'integer', minimum: -2147483648, maximum: 2147483647 } },
+  comments: {
+    type: 'array',
+    items: { type: ['integer', 'string'], minimum: -2147483648, maximum: 2147483647, pattern: '^-?[0-9]+$' },
+  },
   author: {
-    type: ['integer', 'null'],
+    type: ['integer', 'string', 'null'],
     minimum: -2147483648,
     maximum: 2147483647,
+    pattern: '^-?[0-9]+$',
     description: 'the Author this Post belongs to (backref of Author.posts)',
   },
   reviewer: {
-    type: ['integer', 'null'],
+    type: ['integer', 'string', 'null'],
     minimum: -2147483648,
     maximum: 2147483647,
+    pattern: '^-?[0-9]+$',
     description: 'the Author this Post belongs to (backref of Author.reviews)',
   },
 } as const;

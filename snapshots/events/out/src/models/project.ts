@@ -123,7 +123,10 @@ const projectProperties = {
   name: { type: 'string', maxLength: 100 },
   slug: { type: ['string', 'null'], maxLength: 100 },
   status: { enum: ['open', 'closed', null] },
-  tasks: { type: 'array', items: { type: 'integer', minimum: -2147483648, maximum: 2147483647 } },
+  tasks: {
+    type: 'array',
+    items: { type: ['integer', 'string'], minimum: -2147483648, maximum: 2147483647, pattern: '^-?[0-9]+$' },
+  },
 } as const;
 
 /** JSON Schemas of the request bodies, checked by Fastify before a route runs. */

@@ -132,9 +132,10 @@ const taskProperties = {
   done: { type: ['boolean', 'null'] },
   project_id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
   project: {
-    type: ['integer', 'null'],
+    type: ['integer', 'string', 'null'],
     minimum: -2147483648,
     maximum: 2147483647,
+    pattern: '^-?[0-9]+$',
     description: 'the Project this Task belongs to (backref of Project.tasks)',
   },
 } as const;

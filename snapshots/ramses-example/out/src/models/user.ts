@@ -286,9 +286,15 @@ export const userModel = defineModel<User>({
 const userProperties = {
   created_at: { type: ['string', 'null'], format: 'date-time' },
   updated_at: { type: ['string', 'null'], format: 'date-time' },
-  profile: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
-  stories: { type: 'array', items: { type: 'integer', minimum: -2147483648, maximum: 2147483647 } },
-  assigned_stories: { type: 'array', items: { type: 'integer', minimum: -2147483648, maximum: 2147483647 } },
+  profile: { type: ['integer', 'string', 'null'], minimum: -2147483648, maximum: 2147483647, pattern: '^-?[0-9]+$' },
+  stories: {
+    type: 'array',
+    items: { type: ['integer', 'string'], minimum: -2147483648, maximum: 2147483647, pattern: '^-?[0-9]+$' },
+  },
+  assigned_stories: {
+    type: 'array',
+    items: { type: ['integer', 'string'], minimum: -2147483648, maximum: 2147483647, pattern: '^-?[0-9]+$' },
+  },
   username: { type: 'string', minLength: 1, maxLength: 50 },
   email: { type: 'string', format: 'email' },
   password: { type: 'string', minLength: 3 },

@@ -152,6 +152,7 @@ function validation(error: FastifyError): Described {
     else if (e.keyword === 'required')
       errors.push({ field: join(path, String(params['missingProperty'])), message: 'is required' });
     else if (e.keyword === 'type' && path === '') errors.push({ field: '(body)', message: 'must be a JSON object' });
+    else if (e.keyword === 'type') errors.push({ field: path, message: `must be ${typeWords(params['type'])}` });
     else if (e.keyword === 'enum')
       errors.push({
         field: path,
@@ -166,6 +167,21 @@ function validation(error: FastifyError): Described {
     message: `invalid body: ${unique.map((e) => `${e.field} ${e.message}`).join('; ')}`,
     errors: unique,
   };
+}
+
+/** JSON Schema type names as a client reads them: `integer,string,null` → "a whole number, a string or null". */
+function typeWords(type: unknown): string {
+  const words: Record<string, string> = {
+    integer: 'a whole number',
+    number: 'a number',
+    string: 'a string',
+    boolean: 'true or false',
+    array: 'a list',
+    object: 'an object',
+    null: 'null',
+  };
+  const list = (Array.isArray(type) ? type : String(type).split(',')).map((t: string) => words[t] ?? t);
+  return list.length > 1 ? `${list.slice(0, -1).join(', ')} or ${list.at(-1)}` : (list[0] ?? 'valid');
 }
 
 function join(path: string, name: string): string {

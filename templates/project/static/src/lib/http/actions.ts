@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, conflict, notFound, statusBody, type FieldError } from '../errors.js';
 import { inTransaction, withEvents, type Action, type EventRun, type ServiceEvents } from '../events.js';
-import { generic, withDefaults, type AnyModel, type FieldSpec, type Model } from '../model.js';
+import { generic, wholeNumber, withDefaults, type AnyModel, type FieldSpec, type Model } from '../model.js';
 import type { EngineRepository, ServiceDatabase } from '../database.js';
 import type { Where } from '../repository.js';
 import type { Permission, Policy } from './policy.js';
@@ -344,6 +344,7 @@ class Actions {
 
   /** Names the fields that cannot be written, before anything else happens. */
   checkBody(request: FastifyRequest, body: Rec, action: 'create' | 'update' | 'replace' | 'update_many'): void {
+    readLinks(this.model, body);
     const errors: FieldError[] = [];
     for (const name of Object.keys(body)) {
       const field = this.model.field(name);
@@ -540,6 +541,20 @@ class Actions {
     const body = this.serializer(request).object(this.model, object);
     if (typeof body['_self'] === 'string') reply.header('location', body['_self']);
     return body;
+  }
+}
+
+/**
+ * Links name related objects by key, also in the string form the API returns as `_pk` ("3" for
+ * the integer key 3): handlers and processors then see the key itself. A string that is no key
+ * is left as it is, for the link to report as unknown.
+ */
+function readLinks(model: Model, body: Rec): void {
+  for (const field of model.fields) {
+    const value = body[field.name];
+    if (field.type !== 'relationship' || field.storage !== 'integer' || value === undefined || value === null) continue;
+    const key = (v: unknown) => (typeof v === 'string' ? (wholeNumber(field, v) ?? v) : v);
+    body[field.name] = Array.isArray(value) ? value.map(key) : key(value);
   }
 }
 
