@@ -85,6 +85,7 @@ function modelSpec(ir: ServiceIR, model: Model, types: FieldTypes): Record<strin
     publicFields: model.publicFields ? [...model.publicFields] : null,
     authFields: model.authFields ? [...model.authFields] : null,
     hiddenFields: [...model.hiddenFields],
+    viewRoute: viewRoute(ir, model),
     selfPath: raw(selfPath(ir, model)),
   };
 }
@@ -158,6 +159,18 @@ function selfPath(ir: ServiceIR, model: Model): string {
     return `(record) => (record.${inverse.name} == null ? null : ${pathExpression(route, params)})`;
   }
   return '() => null';
+}
+
+/**
+ * The route whose x-ACL says who may view the model's objects anywhere, embedded ones included:
+ * the top-level item route, else the top-level collection, else the first route serving it.
+ */
+function viewRoute(ir: ServiceIR, model: Model): { kind: 'item' | 'collection'; acl: string | null } | null {
+  const serving = ir.routes.filter((r) => r.model === model.name && r.kind !== 'attribute');
+  const route =
+    serving.find((r) => r.kind === 'item' && !r.parent) ?? serving.find((r) => r.kind === 'collection' && !r.parent) ?? serving[0];
+  if (!route) return null;
+  return { kind: route.kind === 'collection' ? 'collection' : 'item', acl: route.acl };
 }
 
 /** `/users/:username/profile` → a template literal filling each parameter from a record field. */

@@ -228,6 +228,7 @@ export const authorModel = defineModel<Author>({
   publicFields: null,
   authFields: null,
   hiddenFields: [],
+  viewRoute: { kind: 'item', acl: 'readable' },
   selfPath: (record) => `/authors/${encodeURIComponent(String(record.id))}`,
 });
 

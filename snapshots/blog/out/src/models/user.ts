@@ -128,6 +128,7 @@ export const userModel = defineModel<User>({
   publicFields: null,
   authFields: null,
   hiddenFields: [],
+  viewRoute: null,
   selfPath: () => null,
 });
 

@@ -104,6 +104,7 @@ export const authCredentialModel = defineModel<AuthCredential>({
   publicFields: null,
   authFields: null,
   hiddenFields: [],
+  viewRoute: null,
   selfPath: () => null,
 });
 

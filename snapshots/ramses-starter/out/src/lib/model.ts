@@ -111,6 +111,12 @@ export interface ModelSpec<T = Record<string, unknown>> {
   readonly publicFields: readonly string[] | null;
   readonly authFields: readonly string[] | null;
   readonly hiddenFields: readonly string[];
+  /**
+   * The route whose x-ACL decides who may view an object of this model wherever it appears
+   * (embedded in another's response too): its own item route, else its collection route; null
+   * when no route serves it (admins only, with auth on).
+   */
+  readonly viewRoute: { readonly kind: 'item' | 'collection'; readonly acl: string | null } | null;
   /** The path of an object's own URL below the base path (its `_self`), or null when it has none. */
   selfPath(record: T): string | null;
 }

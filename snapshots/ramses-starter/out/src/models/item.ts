@@ -73,6 +73,7 @@ export const itemModel = defineModel<Item>({
   publicFields: null,
   authFields: null,
   hiddenFields: [],
+  viewRoute: { kind: 'item', acl: null },
   selfPath: (record) => `/items/${encodeURIComponent(String(record.id))}`,
 });
 

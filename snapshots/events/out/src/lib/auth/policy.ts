@@ -46,6 +46,9 @@ export function aclPolicy(ctx: AuthContext): Policy {
       if (!decision.allowed)
         throw refusal(request, `${VERBS[permission]} ${object ? 'this object' : 'this collection'}`);
     },
+    may: async (request, permission, route, object) =>
+      (await decide(aclOf(route), callerOf(request), permission, request, object)).allowed,
+    restricts: true,
     needsObject: (route) => !decidesWithoutObject(aclOf(route)),
     visibleFields: (request, model, object) => visible(model, audience(request, ownRecord(model, object))),
     checkWritable(request, model, fields, object) {

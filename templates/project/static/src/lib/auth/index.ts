@@ -63,13 +63,14 @@ export async function startAuth(
   }
   const hashSecrets = secretHasher(options.hasher);
   await ensureSystemUser(ctx, hashSecrets);
+  const policy = aclPolicy(ctx);
   return {
-    policy: aclPolicy(ctx),
+    policy,
     async register(api) {
       await api.register(cookie);
       api.decorateRequest('user', null);
       api.addHook('onRequest', (request, reply) => identify(ctx, request, reply));
-      authRoutes(api, ctx, hashSecrets);
+      authRoutes(api, ctx, policy, hashSecrets);
     },
   };
 }

@@ -8,6 +8,8 @@ import { HttpError, badRequest, statusBody } from '../errors.js';
 import { inTransaction, withEvents, type Action, type EventRun } from '../events.js';
 import { withDefaults, type Model } from '../model.js';
 import { requestUrl } from '../http/actions.js';
+import { hideRefusedEmbeds } from '../http/embedded.js';
+import type { Policy } from '../http/policy.js';
 import { completeRoute } from '../http/routing.js';
 import { includeFor, serialize } from '../http/serialize.js';
 import { credentials, userKeyOf, userModel, users, type AuthContext } from './context.js';
@@ -28,9 +30,12 @@ const LOGIN_BODY = {
 export function authRoutes(
   api: FastifyInstance,
   ctx: AuthContext,
+  policy: Policy,
   hashSecrets: (model: Model, data: Rec) => Promise<Rec>,
 ): void {
   const model = userModel(ctx);
+  const hideRefused = (request: FastifyRequest, user: Rec) =>
+    hideRefusedEmbeds(policy, request, model, [user], ctx.db.models);
   const own = (request: FastifyRequest, user: Rec) =>
     serialize({
       baseUrl: `${request.protocol}://${request.host}${ctx.basePath}`,
@@ -52,6 +57,7 @@ export function authRoutes(
       async (db, data) => {
         user = await users(ctx, db).create({ data, include: includeFor(model, db.models) });
         if (token) await saveToken(ctx, db, user, token);
+        await hideRefused(request, user);
         return user;
       },
       (created) => own(request, created),
@@ -67,7 +73,10 @@ export function authRoutes(
       refuseCrossSite(ctx, request);
       const user = await checkPassword(ctx, request, hashSecrets);
       // Before-login handlers may still refuse (throw): the ticket is issued after them.
-      const response = await withEvents(ctx.db, eventRun(ctx, request, 'login', user), async () => own(request, user));
+      const response = await withEvents(ctx.db, eventRun(ctx, request, 'login', user), async () => {
+        await hideRefused(request, user);
+        return own(request, user);
+      });
       await logIn(ctx, request, reply, user);
       return response;
     });

@@ -12,6 +12,7 @@ import type { Where } from '../repository.js';
 import type { Permission, Policy } from './policy.js';
 import type { CorsSettings } from './routing.js';
 import { parseItemFields, parseListQuery, parseValue } from './query.js';
+import { hideRefusedEmbeds } from './embedded.js';
 import { includeFor, serialize, type Serializer } from './serialize.js';
 
 type Rec = Record<string, unknown>;
@@ -113,6 +114,7 @@ class Actions {
       // Inside a transaction (index handlers) one query at a time: MongoDB takes no more.
       const [total, records] =
         db === this.services.db ? await Promise.all([count(), find()]) : [await count(), await find()];
+      await this.hideRefusedEmbeds(request, records);
       const serializer = this.serializer(request, query.fields);
       const data = records.map((r) => serializer.object(this.model, r));
       reply.header('cache-control', 'no-store');
@@ -131,6 +133,7 @@ class Actions {
     const fields = parseItemFields(this.model, request.query as Query, this.policy.visibleFields(request, this.model));
     const object = await this.authorizedObject(request, 'view');
     return this.withEvents(request, 'show', object, async () => {
+      await this.hideRefusedEmbeds(request, [object]);
       reply.header('cache-control', 'no-store');
       return this.serializer(request, fields).object(this.model, object);
     });
@@ -165,10 +168,12 @@ class Actions {
             `${this.route.parent!.model.name} ${String((request.params as Rec)[this.route.parent!.param])} already has a ${this.route.parent!.field}`,
           );
         }
-        return this.repository(db).create({
+        const created = await this.repository(db).create({
           data: { ...withDefaults(this.model, data), ...link },
           include: includeFor(this.model, this.services.db.models),
         });
+        await this.hideRefusedEmbeds(request, [created]);
+        return created;
       },
       (created) => this.present(request, reply, created),
     );
@@ -187,11 +192,13 @@ class Actions {
       object,
       async (db, data) => {
         const values = action === 'replace' ? this.replacement(data) : this.withUpdateDefaults(data);
-        return this.repository(db).update({
+        const updated = await this.repository(db).update({
           where: { [this.model.primaryKey]: object[this.model.primaryKey] },
           data: values,
           include: includeFor(this.model, this.services.db.models),
         });
+        await this.hideRefusedEmbeds(request, [updated]);
+        return updated;
       },
       (updated) => this.present(request, reply, updated),
     );
@@ -524,6 +531,11 @@ class Actions {
       visible: this.policy.visibleFields(request, this.model),
     });
     return combine(parsed.where, await this.scope(this.services.db, request));
+  }
+
+  /** Embedded objects the caller may not view become keys (lib/http/embedded.ts). */
+  hideRefusedEmbeds(request: FastifyRequest, records: readonly Rec[]): Promise<void> {
+    return hideRefusedEmbeds(this.policy, request, this.model, records, this.services.db.models);
   }
 
   serializer(request: FastifyRequest, fields?: readonly string[]): Serializer {

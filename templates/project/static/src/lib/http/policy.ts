@@ -27,6 +27,15 @@ export interface Policy {
     route: RouteAccess,
     object?: Record<string, unknown>,
   ): Promise<void>;
+  /** Whether `authorize` would allow it (no error): for decisions that hide rather than refuse. */
+  may(
+    request: FastifyRequest,
+    permission: Permission,
+    route: RouteAccess,
+    object?: Record<string, unknown>,
+  ): Promise<boolean>;
+  /** False when every request may do everything (auth off): nothing needs hiding. */
+  readonly restricts: boolean;
   /**
    * Whether deciding on an item needs the item (its ACL calls user functions). When it does not,
    * the routes decide before looking the item up, so a refused caller learns nothing about which
@@ -53,6 +62,8 @@ export interface Policy {
 export function openPolicy(maxLimit: number): Policy {
   return {
     authorize: async () => undefined,
+    may: async () => true,
+    restricts: false,
     needsObject: () => false,
     visibleFields: () => null,
     checkWritable: () => undefined,
