@@ -1,0 +1,341 @@
+/**
+ * The out-dir and its manifest are untrusted input (contract §1: in CI they come from a pull
+ * request): svcgen never writes or deletes anything outside the out-dir, through `..`, absolute
+ * paths or symbolic links, in any mode. A tampered manifest or a link leading outside is a coded
+ * diagnostic (exit 1), and then nothing is written or deleted, inside the out-dir or out.
+ */
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { execa } from 'execa';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { repoRoot } from '../support/paths.js';
+
+const hash = (text: string) => createHash('sha256').update(text).digest('hex');
+const MODES = [[], ['--force'], ['--check'], ['--dry-run']] as const;
+const VICTIM = 'a file outside the out-dir\n';
+
+let pristine: string;
+
+/** One generated ramses-starter project, copied for each case (generating it is the slow part). */
+beforeAll(async () => {
+  pristine = mkdtempSync(join(tmpdir(), 'svcgen-untrusted-pristine-'));
+  cpSync(join(repoRoot, 'fixtures', 'ramses-starter'), join(pristine, 'api'), { recursive: true });
+  const run = await runCli(['generate', 'api/api.raml', '-o', 'out'], pristine);
+  expect(run.code, run.stderr).toBe(0);
+});
+
+interface Workspace {
+  readonly dir: string;
+  readonly out: string;
+  readonly victim: string;
+  readonly manifest: () => { generator: string; raml: string; input?: string; files: Record<string, unknown> };
+  readonly writeManifest: (value: unknown) => void;
+  readonly generate: (...flags: string[]) => ReturnType<typeof runCli>;
+}
+
+/** A fresh copy of the generated project, and a victim file next to the out-dir. */
+function workspace(): Workspace {
+  const dir = mkdtempSync(join(tmpdir(), 'svcgen-untrusted-'));
+  cpSync(pristine, dir, { recursive: true });
+  const out = join(dir, 'out');
+  const victim = join(dir, 'victim.txt');
+  writeFileSync(victim, VICTIM);
+  const manifestFile = join(out, '.svcgen', 'manifest.json');
+  return {
+    dir,
+    out,
+    victim,
+    manifest: () => JSON.parse(readFileSync(manifestFile, 'utf8')),
+    writeManifest: (value) => writeFileSync(manifestFile, typeof value === 'string' ? value : JSON.stringify(value, null, 2)),
+    generate: (...flags) => runCli(['generate', 'api/api.raml', '-o', 'out', ...flags], dir),
+  };
+}
+
+/** Every file and link below `dir` (links not followed), path → content or target. */
+function listing(dir: string, skip?: string): Map<string, string> {
+  const found = new Map<string, string>();
+  const visit = (folder: string) => {
+    for (const entry of readdirSync(folder)) {
+      const path = join(folder, entry);
+      if (skip !== undefined && relative(dir, path) === skip) continue;
+      const info = lstatSync(path);
+      if (info.isSymbolicLink()) found.set(relative(dir, path), `-> ${readlinkSync(path)}`);
+      else if (info.isDirectory()) visit(path);
+      else if (info.isFile()) found.set(relative(dir, path), readFileSync(path, 'utf8'));
+      else found.set(relative(dir, path), '(special file)');
+    }
+  };
+  visit(dir);
+  return found;
+}
+
+/** Runs `generate` with `flags` and checks that it refused with `code` and changed nothing anywhere. */
+async function expectRefused(ws: Workspace, code: string, flags: readonly string[], outside: readonly string[] = []): Promise<string> {
+  const before = listing(ws.dir);
+  const outsideBefore = outside.map((folder) => listing(folder));
+  const run = await ws.generate(...flags);
+  expect(run.code, run.stderr).toBe(1);
+  expect(run.stderr).toContain(` ${code}: `);
+  expect(run.stderr).toContain('svcgen: nothing written to out');
+  expect(listing(ws.dir)).toEqual(before);
+  outside.forEach((folder, i) => expect(listing(folder)).toEqual(outsideBefore[i]));
+  expect(readFileSync(ws.victim, 'utf8')).toBe(VICTIM);
+  return run.stderr;
+}
+
+/** Changes the API so that a run would change, add and delete files. */
+function changeApi(ws: Workspace): void {
+  const schema = join(ws.dir, 'api', 'items.json');
+  writeFileSync(schema, readFileSync(schema, 'utf8').replace('"description"', '"summary"'));
+}
+
+describe('a tampered manifest', () => {
+  describe.each(MODES)('generate %s', (...flags) => {
+    it('refuses a `..` entry carrying the hash of a file outside the out-dir (SVC3002)', async () => {
+      const ws = workspace();
+      const manifest = ws.manifest();
+      manifest.files['../victim.txt'] = { owner: 'generated', sha256: hash(VICTIM) };
+      manifest.files['src/../../victim.txt'] = { owner: 'generated', sha256: hash(VICTIM) };
+      ws.writeManifest(manifest);
+      changeApi(ws);
+      const stderr = await expectRefused(ws, 'SVC3002', flags);
+      expect(stderr).toMatch(/out\/\.svcgen\/manifest\.json:\d+:5 - error SVC3002: refusing the manifest entry "\.\.\/victim\.txt": it has a `\.\.` segment/);
+      expect(stderr).toContain('refusing the manifest entry "src/../../victim.txt"');
+    });
+
+    it('refuses an absolute entry (SVC3002)', async () => {
+      const ws = workspace();
+      const manifest = ws.manifest();
+      manifest.files[ws.victim] = { owner: 'generated', sha256: hash(VICTIM) };
+      ws.writeManifest(manifest);
+      const stderr = await expectRefused(ws, 'SVC3002', flags);
+      expect(stderr).toContain(`refusing the manifest entry ${JSON.stringify(ws.victim)}: it is absolute`);
+    });
+  });
+
+  it.each([
+    ['a backslash', 'src\\..\\..\\victim.txt', 'it contains a backslash'],
+    ['a drive letter', 'C:/victim.txt', 'it starts with a drive letter'],
+    ['a `.` segment', './src/app.ts', 'it has a `.` segment'],
+    ['an empty segment', 'src//app.ts', 'it has an empty segment'],
+    ['a NUL', 'src/app.ts\u0000.txt', 'it contains a NUL character'],
+    ['svcgen\'s own folder', '.svcgen/manifest.json', "it is in `.svcgen/`, svcgen's own folder"],
+  ])('refuses an entry with %s (SVC3002), even with --force', async (_, path, reason) => {
+    const ws = workspace();
+    const manifest = ws.manifest();
+    manifest.files[path] = { owner: 'generated', sha256: hash('x') };
+    ws.writeManifest(manifest);
+    const stderr = await expectRefused(ws, 'SVC3002', ['--force']);
+    expect(stderr).toContain(`: ${reason}`);
+  });
+
+  const valid = { generator: 'svcgen', raml: 'api.raml' };
+  it.each([
+    ['not JSON', '{ "generator": "svcgen",\n  "files": {', 2, 'the manifest is not valid JSON'],
+    ['not an object', '[]', 1, 'the manifest must be a JSON object, not an array'],
+    ['files an array', JSON.stringify({ ...valid, files: [] }, null, 2), 4, '"files" must be a JSON object, not an array'],
+    ['files missing', JSON.stringify(valid, null, 2), 1, 'the manifest has no "files"'],
+    ['another generator', JSON.stringify({ ...valid, generator: 'other', files: {} }, null, 2), 2, '"generator" must be "svcgen"'],
+    ['raml not a string', JSON.stringify({ ...valid, raml: 7, files: {} }, null, 2), 3, '"raml" must be a string'],
+    ['an unknown owner', JSON.stringify({ ...valid, files: { 'src/app.ts': { owner: 'root' } } }, null, 2), 6, '"owner" of "src/app.ts" must be "generated" or "user"'],
+    ['a numeric hash', JSON.stringify({ ...valid, files: { 'src/app.ts': { owner: 'generated', sha256: 42 } } }, null, 2), 7, '"sha256" of "src/app.ts" must be a SHA-256 hash'],
+    ['a short hash', JSON.stringify({ ...valid, files: { 'src/app.ts': { owner: 'generated', sha256: 'abc' } } }, null, 2), 7, '"sha256" of "src/app.ts" must be a SHA-256 hash'],
+    ['a generated file without hash', JSON.stringify({ ...valid, files: { 'src/app.ts': { owner: 'generated' } } }, null, 2), 5, 'has no "sha256"'],
+    ['an entry that is a string', JSON.stringify({ ...valid, files: { 'src/app.ts': 'generated' } }, null, 2), 5, 'the entry of "src/app.ts" must be a JSON object, not a string'],
+    ['an unknown key', JSON.stringify({ ...valid, files: {}, extra: true }, null, 2), 5, 'unknown key "extra" in the manifest'],
+    ['unused on a generated file', JSON.stringify({ ...valid, files: { 'src/app.ts': { owner: 'generated', sha256: hash('x'), unused: true } } }, null, 2), 8, '"unused" of "src/app.ts" can only be true'],
+    ['a path twice', `{\n  "generator": "svcgen",\n  "raml": "api.raml",\n  "files": {\n    "src/app.ts": { "owner": "user" },\n    "src/app.ts": { "owner": "user" }\n  }\n}\n`, 6, 'the manifest has the key "src/app.ts" twice'],
+  ])('is a located SVC3001 when %s: exit 1, nothing written, even with --force', async (_, text, line, message) => {
+    const ws = workspace();
+    ws.writeManifest(text);
+    changeApi(ws);
+    const stderr = await expectRefused(ws, 'SVC3001', ['--force']);
+    expect(stderr).toContain(`out/.svcgen/manifest.json:${line}:`);
+    expect(stderr).toContain(message);
+  });
+
+  it('reports SVC3001 and SVC3002 in --format json, at the manifest line', async () => {
+    const ws = workspace();
+    const manifest = ws.manifest();
+    manifest.files['../victim.txt'] = { owner: 'generated', sha256: hash(VICTIM) };
+    (manifest.files['src/app.ts'] as { sha256: unknown }).sha256 = null;
+    ws.writeManifest(manifest);
+    const run = await ws.generate('--format', 'json');
+    expect(run.code).toBe(1);
+    const diagnostics = JSON.parse(run.stdout) as { code: string; severity: string; file: string; line: number; message: string }[];
+    const text = readFileSync(join(ws.out, '.svcgen/manifest.json'), 'utf8').split('\n');
+    const escape = diagnostics.find((d) => d.code === 'SVC3002')!;
+    expect(escape).toMatchObject({ severity: 'error', file: 'out/.svcgen/manifest.json' });
+    expect(text[escape.line - 1]).toContain('"../victim.txt"');
+    const shape = diagnostics.find((d) => d.code === 'SVC3001')!;
+    expect(text[shape.line - 1]).toContain('"sha256": null');
+    expect(readFileSync(ws.victim, 'utf8')).toBe(VICTIM);
+  });
+});
+
+describe('symbolic links in the out-dir', () => {
+  /** The generated src/ moved outside the out-dir, with a link to it in its place: the manifest's hashes still match. */
+  function srcOutside(): { ws: Workspace; elsewhere: string } {
+    const ws = workspace();
+    const elsewhere = join(ws.dir, 'elsewhere');
+    mkdirSync(elsewhere);
+    renameSync(join(ws.out, 'src'), join(elsewhere, 'src'));
+    symlinkSync(join(elsewhere, 'src'), join(ws.out, 'src'));
+    return { ws, elsewhere };
+  }
+
+  describe.each(MODES)('generate %s', (...flags) => {
+    it('refuses a src/ that links outside: nothing there is changed, deleted or created (SVC3003)', async () => {
+      const { ws, elsewhere } = srcOutside();
+      // Files the next run would change, delete (a stale generated file) and add.
+      changeApi(ws);
+      writeFileSync(join(elsewhere, 'src/routes/old.ts'), 'old\n');
+      const manifest = ws.manifest();
+      manifest.files['src/routes/old.ts'] = { owner: 'generated', sha256: hash('old\n') };
+      ws.writeManifest(manifest);
+      rmSync(join(elsewhere, 'src/app.ts'));
+      const stderr = await expectRefused(ws, 'SVC3003', flags, [elsewhere]);
+      expect(stderr).toMatch(/out\/src:1:1 - error SVC3003: refusing \S+ \(listed in the manifest\) \(and the other paths below src\): src is a symbolic link that leads outside the out-dir/);
+      expect(existsSync(join(elsewhere, 'src/app.ts'))).toBe(false);
+      expect(readFileSync(join(elsewhere, 'src/routes/old.ts'), 'utf8')).toBe('old\n');
+    });
+
+    it('refuses a generated file that links to a file outside, even with its hash in the manifest (SVC3003)', async () => {
+      const ws = workspace();
+      rmSync(join(ws.out, 'src/app.ts'));
+      symlinkSync(ws.victim, join(ws.out, 'src/app.ts'));
+      const manifest = ws.manifest();
+      manifest.files['src/app.ts'] = { owner: 'generated', sha256: hash(VICTIM) };
+      ws.writeManifest(manifest);
+      changeApi(ws);
+      const stderr = await expectRefused(ws, 'SVC3003', flags);
+      expect(stderr).toContain('out/src/app.ts:1:1 - error SVC3003: refusing src/app.ts (listed in the manifest): src/app.ts is a symbolic link that leads outside the out-dir');
+    });
+
+    it('refuses a .svcgen/ that links outside: no manifest is written there (SVC3003)', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'svcgen-untrusted-'));
+      cpSync(join(repoRoot, 'fixtures', 'ramses-starter'), join(dir, 'api'), { recursive: true });
+      const elsewhere = join(dir, 'elsewhere');
+      mkdirSync(elsewhere);
+      mkdirSync(join(dir, 'out'));
+      symlinkSync(elsewhere, join(dir, 'out', '.svcgen'));
+      const run = await runCli(['generate', 'api/api.raml', '-o', 'out', ...flags], dir);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('out/.svcgen:1:1 - error SVC3003: refusing to write .svcgen/manifest.json: .svcgen is a symbolic link that leads outside the out-dir');
+      expect(readdirSync(elsewhere)).toEqual([]);
+      expect(readdirSync(join(dir, 'out'))).toEqual(['.svcgen']);
+    });
+  });
+
+  it('refuses a link that leads nowhere: it could be pointed anywhere (SVC3003)', async () => {
+    const ws = workspace();
+    rmSync(join(ws.out, 'src/routes'), { recursive: true });
+    symlinkSync(join(ws.dir, 'not-yet'), join(ws.out, 'src/routes'));
+    const stderr = await expectRefused(ws, 'SVC3003', ['--force']);
+    expect(stderr).toContain('src/routes is a symbolic link that leads nowhere');
+    expect(existsSync(join(ws.dir, 'not-yet'))).toBe(false);
+  });
+
+  it('refuses a fresh out-dir whose src/ links outside, in --format json', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svcgen-untrusted-'));
+    cpSync(join(repoRoot, 'fixtures', 'ramses-starter'), join(dir, 'api'), { recursive: true });
+    mkdirSync(join(dir, 'elsewhere'));
+    mkdirSync(join(dir, 'out'));
+    symlinkSync('../elsewhere', join(dir, 'out', 'src'));
+    const run = await runCli(['generate', 'api/api.raml', '-o', 'out', '--format', 'json'], dir);
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toEqual([
+      expect.objectContaining({ severity: 'error', code: 'SVC3003', file: 'out/src', line: 1, column: 1, message: expect.stringContaining('refusing to write src/app.ts') }),
+    ]);
+    expect(readdirSync(join(dir, 'elsewhere'))).toEqual([]);
+    expect(readdirSync(join(dir, 'out'))).toEqual(['src']);
+  });
+
+  it('follows links that stay inside the out-dir, and an out-dir that is itself a link', async () => {
+    const ws = workspace();
+    // src/custom lives elsewhere in the out-dir; the out-dir is reached through a link.
+    renameSync(join(ws.out, 'src/custom'), join(ws.out, 'custom-code'));
+    symlinkSync('../custom-code', join(ws.out, 'src/custom'));
+    symlinkSync(ws.out, join(ws.dir, 'linked-out'));
+    changeApi(ws);
+    const run = await runCli(['generate', 'api/api.raml', '-o', 'linked-out'], ws.dir);
+    expect(run.code, run.stderr).toBe(0);
+    expect(readFileSync(join(ws.out, 'src/models/item.ts'), 'utf8')).toContain('summary');
+    expect(lstatSync(join(ws.out, 'src/custom')).isSymbolicLink()).toBe(true);
+    expect(lstatSync(join(ws.dir, 'linked-out')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(ws.victim, 'utf8')).toBe(VICTIM);
+  });
+
+  it('refuses a pipe where it would read a file, instead of hanging (SVC3004)', async () => {
+    const ws = workspace();
+    rmSync(join(ws.out, 'service.ini'));
+    await execa('mkfifo', [join(ws.out, 'service.ini')]);
+    // In a child process: a read of the pipe would block forever, and in-process nothing could end it.
+    const run = await execa(process.execPath, [join(repoRoot, 'bin/svcgen.js'), 'generate', 'api/api.raml', '-o', 'out'], { cwd: ws.dir, reject: false, timeout: 30_000, env: { NO_COLOR: '1' } });
+    expect(run.timedOut).toBe(false);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain('out/service.ini:1:1 - error SVC3004: refusing service.ini (listed in the manifest): service.ini is not a regular file');
+  });
+
+  it('refuses a file where it needs a folder, and an out-dir that is a file (SVC3004)', async () => {
+    const ws = workspace();
+    rmSync(join(ws.out, 'src/routes'), { recursive: true });
+    writeFileSync(join(ws.out, 'src/routes'), 'mine\n');
+    const stderr = await expectRefused(ws, 'SVC3004', ['--force']);
+    expect(stderr).toContain('src/routes is not a folder');
+    const run = await runCli(['generate', 'api/api.raml', '-o', 'victim.txt'], ws.dir);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('victim.txt:1:1 - error SVC3004: refusing to write the out-dir: it is not a folder');
+    expect(readFileSync(ws.victim, 'utf8')).toBe(VICTIM);
+  });
+});
+
+describe('write outcomes are diagnostics', () => {
+  it('an edited generated file (SVC3005) and a file svcgen did not write (SVC3006) are errors in --format json; nothing written', async () => {
+    const ws = workspace();
+    changeApi(ws);
+    writeFileSync(join(ws.out, 'src/models/item.ts'), '// my change\n');
+    const manifest = ws.manifest();
+    delete manifest.files['src/routes/items.ts'];
+    ws.writeManifest(manifest);
+    writeFileSync(join(ws.out, 'src/routes/items.ts'), '// mine\n');
+    const before = listing(ws.dir);
+    const run = await ws.generate('--format', 'json');
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toEqual([
+      expect.objectContaining({ severity: 'error', code: 'SVC3005', file: 'out/src/models/item.ts', message: 'refusing to overwrite src/models/item.ts: it was changed since svcgen wrote it', hint: expect.stringContaining('--force') }),
+      expect.objectContaining({ severity: 'error', code: 'SVC3006', file: 'out/src/routes/items.ts', message: 'refusing to overwrite src/routes/items.ts: svcgen did not write it' }),
+    ]);
+    expect(listing(ws.dir)).toEqual(before);
+  });
+
+  it('an edited stale file (SVC3007) and an unused stub (SVC3008) are warnings: exit 0, written, kept', async () => {
+    const ws = workspace();
+    const manifest = ws.manifest();
+    writeFileSync(join(ws.out, 'src/routes/old.ts'), '// edited\n');
+    manifest.files['src/routes/old.ts'] = { owner: 'generated', sha256: hash('// as generated\n') };
+    writeFileSync(join(ws.out, 'src/custom/old-stub.ts'), '// mine\n');
+    manifest.files['src/custom/old-stub.ts'] = { owner: 'user' };
+    ws.writeManifest(manifest);
+    const run = await ws.generate('--format', 'json');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([
+      expect.objectContaining({ severity: 'warning', code: 'SVC3008', file: 'out/src/custom/old-stub.ts', message: 'unused src/custom/old-stub.ts: api.raml no longer refers to it; kept (yours: delete it when you no longer need it)' }),
+      expect.objectContaining({ severity: 'warning', code: 'SVC3007', file: 'out/src/routes/old.ts', message: expect.stringMatching(/^kept src\/routes\/old\.ts: svcgen no longer generates it, but it was edited/) }),
+    ]);
+    expect(readFileSync(join(ws.out, 'src/routes/old.ts'), 'utf8')).toBe('// edited\n');
+    expect(ws.manifest().files['src/custom/old-stub.ts']).toEqual({ owner: 'user', unused: true });
+  });
+
+  it('--check --format json keeps stdout one JSON array: the file list goes to stderr', async () => {
+    const ws = workspace();
+    changeApi(ws);
+    const run = await ws.generate('--check', '--format', 'json');
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toEqual([]);
+    expect(run.stderr).toMatch(/change\s+src\/models\/item\.ts/);
+  });
+});
