@@ -181,6 +181,20 @@ export const COMMANDS = {
     return cursorReply(db, '$cmd.listCollections', names.map((name) => ({ name, type: 'collection', options: {}, info: { readOnly: false } })).filter((c) => query.test(c)));
   },
 
+  /** Sent to the admin database with namespaces (`db.collection`); the collection keeps its documents and indexes. */
+  renameCollection(command, { store }) {
+    const from = namespace(command.renameCollection);
+    const to = namespace(command.to);
+    const source = store.collection(from.db, from.name, false);
+    if (!source) throw new CommandError(26, 'NamespaceNotFound', `Source collection ${command.renameCollection} does not exist`);
+    if (store.collection(to.db, to.name, false) && !command.dropTarget) throw new CommandError(48, 'NamespaceExists', `target namespace ${command.to} exists`);
+    store.databases.get(from.db).delete(from.name);
+    if (!store.databases.has(to.db)) store.databases.set(to.db, new Map());
+    source.name = command.to;
+    store.databases.get(to.db).set(to.name, source);
+    return { ok: 1 };
+  },
+
   drop(command, { store, db }) {
     store.databases.get(db)?.delete(command.drop);
     return { ok: 1 };
@@ -191,6 +205,13 @@ export const COMMANDS = {
     return { ok: 1 };
   },
 };
+
+/** `db.collection` (the collection's name may hold dots). */
+function namespace(text) {
+  const dot = String(text).indexOf('.');
+  if (dot <= 0) throw new CommandError(73, 'InvalidNamespace', `invalid namespace: ${text}`);
+  return { db: text.slice(0, dot), name: text.slice(dot + 1) };
+}
 
 function cursorReply(db, collection, documents) {
   return { cursor: { id: 0n, ns: `${db}.${collection}`, firstBatch: documents }, ok: 1 };

@@ -3,7 +3,7 @@
 // tests and benchmarks where no MongoDB can be installed. It keeps everything in memory, answers
 // the commands the official driver sends for svcgen's repositories (commands.mjs: find, insert,
 // update, delete, findAndModify, aggregate, count, distinct, createIndexes with unique and sparse
-// indexes, transactions, sessions), and poses as a one-member replica set so that the driver uses
+// indexes, renameCollection, transactions, sessions), and poses as a one-member replica set so that the driver uses
 // sessions and transactions. It is not MongoDB: its speed and its locking (one transaction at a
 // time) say nothing about a real deployment. Run it alone with `node scripts/mongo-test-server --port 27017`.
 import { createServer } from 'node:net';
@@ -14,6 +14,12 @@ import { encodeReply, messageReader, parseRequest } from './wire.mjs';
 
 /** Commands that touch no data: answered at once, even while a transaction holds the store. */
 const LOCK_FREE = new Set(['hello', 'ismaster', 'isMaster', 'ping', 'buildInfo', 'endSessions', 'killCursors']);
+
+/** Stands for a collection that does not exist yet: no open transaction has written to it. */
+const NOT_WRITTEN = Symbol('a collection that does not exist');
+
+/** Commands whose argument is a namespace (`db.collection`), not a collection of the command's database. */
+const ON_NAMESPACES = new Set(['renameCollection']);
 
 /** `replicaSet: null`: a standalone server (no transactions). */
 export async function startMongoTestServer({ port = 0, host = '127.0.0.1', replicaSet = 'rs0' } = {}) {
@@ -59,7 +65,8 @@ export async function startMongoTestServer({ port = 0, host = '127.0.0.1', repli
       return failure(new CommandError(20, 'IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos'));
     }
     const session = inTransaction ? sessionKey(command) : Symbol('no transaction');
-    const collection = typeof command[name] === 'string' ? store.collection(context.db, command[name]) : null;
+    // A collection that does not exist is not created by a command that only names it (a read, as in MongoDB).
+    const collection = typeof command[name] === 'string' && !ON_NAMESPACES.has(name) ? (store.collection(context.db, command[name], false) ?? NOT_WRITTEN) : null;
     try {
       return await store.withTurn(session, collection, inTransaction, () => {
         if (inTransaction && command.startTransaction) store.begin(session, command.txnNumber);

@@ -2,7 +2,8 @@
  * svcgen's MongoDB test server (scripts/mongo-test-server) against the official driver, for every
  * operation the MongoDB engine uses: the handshake, reads with filters, sort, skip, limit and
  * projection, counts and distinct values, inserts, updates (operators, replacement, upsert),
- * deletes, findAndModify counters, unique (sparse) indexes and their violations, transactions
+ * deletes, findAndModify counters, unique (sparse) indexes and their violations, field renames
+ * ($rename) and collection renames (renameCollection, as migrations use them), transactions
  * (commit, abort, one at a time, aborted by a write error), index clashes, the failCommand fail
  * point, and an unknown command.
  */
@@ -52,6 +53,13 @@ describe('the MongoDB test server, with the official driver', () => {
     expect((await things.findOne({ _id: 1 as never }))?.at).toEqual(new Date('2026-01-02T00:00:00Z'));
   });
 
+  it('does not create a collection that a read only names, as MongoDB does not', async () => {
+    const db = client.db(`test${run}`);
+    expect(await db.collection('nowhere').findOne({})).toBeNull();
+    expect(await db.collection('nowhere').countDocuments()).toBe(0);
+    expect((await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name)).toEqual(['things']);
+  });
+
   it('counts and lists distinct values', async () => {
     expect(await things.countDocuments({ size: { $lt: 3 } })).toBe(2);
     expect(await things.countDocuments({}, { limit: 1 })).toBe(1);
@@ -72,6 +80,33 @@ describe('the MongoDB test server, with the official driver', () => {
     expect((await things.deleteMany({ big: true })).deletedCount).toBe(2);
     expect((await things.deleteOne({ _id: 2 as never })).deletedCount).toBe(1);
     expect(await things.countDocuments()).toBe(1);
+  });
+
+  it('renames fields with $rename, only in the documents that have them', async () => {
+    const renamed = await things.updateMany({ size: { $exists: true }, name: { $ne: 'Plum' } }, { $rename: { size: 'weight' } });
+    expect(renamed.modifiedCount).toBe(2);
+    expect(await things.find({}, { projection: { _id: 1, size: 1, weight: 1 } }).sort({ _id: 1 }).toArray()).toEqual([
+      { _id: 1, weight: 3 },
+      { _id: 2, weight: 1 },
+      { _id: 3, size: 2 },
+    ]);
+  });
+
+  it('renames collections (renameCollection): documents and indexes go along; an existing target only with dropTarget', async () => {
+    const db = client.db(`test${run}`);
+    await things.createIndex({ name: 1 }, { name: 'name_unique', unique: true, sparse: true });
+    await db.collection('taken').insertOne({ _id: 1 as never });
+    expect(await db.renameCollection('things', 'taken').catch((e: unknown) => e)).toMatchObject({ code: 48, codeName: 'NamespaceExists' });
+    await db.renameCollection('things', 'stuff');
+    const names = (await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name).sort();
+    expect(names).toEqual(['stuff', 'taken']);
+    const stuff = db.collection('stuff');
+    expect(await stuff.countDocuments()).toBe(3);
+    expect(await stuff.insertOne({ _id: 9 as never, name: 'pear' }).catch((e: unknown) => e)).toMatchObject({ code: 11000 });
+    await db.renameCollection('stuff', 'taken', { dropTarget: true });
+    expect(await db.collection('taken').countDocuments()).toBe(3);
+    expect(await db.renameCollection('gone', 'other').catch((e: unknown) => e)).toMatchObject({ code: 26, codeName: 'NamespaceNotFound' });
+    expect((await client.db('admin').listCollections().toArray()).map((c) => c.name)).toEqual([]);
   });
 
   it('counts with findAndModify (upsert, $inc, the document after)', async () => {

@@ -1,52 +1,218 @@
 /**
- * Applies the SQL migrations of `src/db/migrations.ts` in order, once each, recording them in
- * `svc_migrations`. A migration that was applied and has changed since stops the service: the
- * database no longer matches the code.
+ * Applies the migrations of `src/db/migrations.ts` that the database has not seen, in order, each
+ * in a transaction of its own, and records each in `svc_migrations` (its name and the checksum of
+ * its SQL). A service two versions behind applies the next migration, then the one after: each
+ * is all there or not at all. Which ones ran is known by name, never by "the last one".
+ *
+ * The service refuses to start on a database that does not match its code: a migration applied
+ * there has changed since, or the database had one applied that the code does not know (a newer
+ * version of the service migrated it).
+ *
+ * Several instances may start at once. PostgreSQL: each migration's transaction first takes an
+ * advisory transaction lock, then reads what was applied, so an instance that waited for another
+ * finds that one's work done instead of doing it again. SQLite: BEGIN IMMEDIATE lets one writer in
+ * at a time; a process that waits longer than its busy timeout tries again. Either way an
+ * instance gives up after WAIT_SECONDS.
  */
 import { createHash } from 'node:crypto';
-import type { SqlDatabase } from './sql/executor.js';
+import { ConfigError } from './config.js';
+import type { SqlDatabase, SqlExecutor } from './sql/executor.js';
+import type { Dialect } from './values.js';
 
 export interface Migration {
+  /** `0002_add_story_subtitle` */
   readonly name: string;
+  /** One SQL script (several statements); '' when there is nothing to do. */
   readonly sqlite: string;
   readonly postgres: string;
+  /** MongoDB steps, idempotent, applied in order (lib/mongo/migrate.ts); absent or [] when there is nothing to do. */
+  readonly mongodb?: readonly MongoStep[];
 }
+
+/** Field names are document paths: `_id` for the primary key, a link under its relationship's name. */
+export type MongoStep =
+  | { readonly op: 'renameCollection'; readonly from: string; readonly to: string }
+  | { readonly op: 'dropCollection'; readonly collection: string }
+  | { readonly op: 'renameField'; readonly collection: string; readonly from: string; readonly to: string }
+  | { readonly op: 'unsetField'; readonly collection: string; readonly field: string }
+  | { readonly op: 'setMissing'; readonly collection: string; readonly field: string; readonly value: unknown }
+  | { readonly op: 'createIndex'; readonly collection: string; readonly field: string; readonly unique: boolean }
+  | { readonly op: 'dropIndex'; readonly collection: string; readonly field: string };
+
+/** The database does not match the code, or a migration could not be applied: the service does not start. */
+export class MigrationError extends ConfigError {}
+
+/** A migration `migrate` would apply, as `npm run migrate -- --dry-run` shows it. */
+export interface PlannedMigration {
+  readonly name: string;
+  readonly script: string;
+}
+
+/** How long an instance waits for another one's migrations before it gives up. */
+export const WAIT_SECONDS = 300;
 
 /** Any constant: the PostgreSQL advisory lock that lets one instance migrate at a time. */
 const MIGRATION_LOCK = 7_316_001;
 
 /**
- * All pending migrations run in one transaction. Several instances starting at once on one
- * PostgreSQL database take turns (an advisory lock); SQLite lets one writer in at a time anyway.
+ * How long a migration waits for a table that another transaction holds (a request of an
+ * instance still running the previous version) before it fails, rather than queueing every
+ * request behind it.
  */
-export async function migrate(db: SqlDatabase, migrations: readonly Migration[]): Promise<string[]> {
-  return db.transaction(async (tx) => {
-    if (tx.dialect === 'postgres')
-      await tx.all({ sql: 'select pg_advisory_xact_lock($1)', parameters: [MIGRATION_LOCK] });
-    await tx.execute(
-      'create table if not exists svc_migrations (name varchar(200) primary key, checksum varchar(64) not null, applied_at varchar(32) not null)',
+const TABLE_LOCK_TIMEOUT = '10s';
+
+export function checksum(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export function scriptOf(migration: Migration, dialect: Dialect): string {
+  return dialect === 'sqlite' ? migration.sqlite : migration.postgres;
+}
+
+/**
+ * The migrations the database has not seen (`applied`: name → checksum), in the code's order.
+ * Throws when the database does not match the code.
+ */
+export function pendingOf<M extends Migration>(
+  applied: ReadonlyMap<string, string>,
+  migrations: readonly M[],
+  checksumOf: (migration: M) => string,
+): M[] {
+  const known = new Set(migrations.map((m) => m.name));
+  const unknown = [...applied.keys()].find((name) => !known.has(name));
+  if (unknown !== undefined) {
+    throw new MigrationError(
+      `the database was migrated by a newer version of this service (migration ${unknown} is unknown here); deploy that version or restore a backup`,
     );
-    const rows = await tx.all<{ name: string; checksum: string }>({
-      sql: 'select name, checksum from svc_migrations',
-      parameters: [],
-    });
-    const applied = new Map(rows.map((r) => [r.name, r.checksum]));
-    const done: string[] = [];
-    for (const migration of migrations) {
-      const sql = tx.dialect === 'sqlite' ? migration.sqlite : migration.postgres;
-      const checksum = createHash('sha256').update(sql).digest('hex');
-      const previous = applied.get(migration.name);
-      if (previous === checksum) continue;
-      if (previous !== undefined) {
-        throw new Error(
-          `migration ${migration.name} was applied to this database but has changed since; the database does not match the service (recreate it, or write a new migration)`,
-        );
-      }
-      await tx.execute(sql);
-      const record = `insert into svc_migrations (name, checksum, applied_at) values (${tx.dialect === 'sqlite' ? '?, ?, ?' : '$1, $2, $3'})`;
-      await tx.run({ sql: record, parameters: [migration.name, checksum, new Date().toISOString()] });
-      done.push(migration.name);
+  }
+  for (const migration of migrations) {
+    const previous = applied.get(migration.name);
+    if (previous !== undefined && previous !== checksumOf(migration)) {
+      throw new MigrationError(
+        `migration ${migration.name} was applied to this database but has changed since; the database does not match the service (recreate it, or write a new migration)`,
+      );
     }
-    return done;
+  }
+  return migrations.filter((m) => !applied.has(m.name));
+}
+
+/** Applies the pending migrations; resolves with their names, in the order they were applied. */
+export async function migrate(db: SqlDatabase, migrations: readonly Migration[]): Promise<string[]> {
+  // Rebuilding a table is only safe with SQLite's foreign keys off (see withoutForeignKeys).
+  return db.withoutForeignKeys(async (session) => {
+    const applied: string[] = [];
+    for (;;) {
+      const name = await inTurn(session, async (tx) => {
+        await tx.execute(
+          'create table if not exists svc_migrations (name varchar(200) primary key, checksum varchar(64) not null, applied_at varchar(32) not null)',
+        );
+        const next = pendingOf(await appliedIn(tx), migrations, (m) => checksum(scriptOf(m, tx.dialect)))[0];
+        if (next) await apply(tx, next);
+        return next?.name;
+      });
+      if (name === undefined) return applied;
+      applied.push(name);
+    }
   });
+}
+
+/** What `migrate` would apply now, without applying anything (or creating svc_migrations). */
+export async function planMigrations(db: SqlDatabase, migrations: readonly Migration[]): Promise<PlannedMigration[]> {
+  const applied = (await hasMigrationsTable(db)) ? await appliedIn(db) : new Map<string, string>();
+  return pendingOf(applied, migrations, (m) => checksum(scriptOf(m, db.dialect))).map((m) => ({
+    name: m.name,
+    script: scriptOf(m, db.dialect),
+  }));
+}
+
+/** One migration, in the transaction `tx`: its script, a check of the links it left, its record. */
+async function apply(tx: SqlExecutor, migration: Migration): Promise<void> {
+  const script = scriptOf(migration, tx.dialect);
+  if (script.trim() !== '') {
+    try {
+      await tx.execute(script);
+    } catch (error) {
+      throw scriptError(migration, error);
+    }
+    if (tx.dialect === 'sqlite') await checkForeignKeys(tx, migration);
+  }
+  const record = `insert into svc_migrations (name, checksum, applied_at) values (${tx.dialect === 'sqlite' ? '?, ?, ?' : '$1, $2, $3'})`;
+  await tx.run({ sql: record, parameters: [migration.name, checksum(script), new Date().toISOString()] });
+}
+
+/** With foreign keys off, SQLite let the script leave links to nothing: they are found before COMMIT. */
+async function checkForeignKeys(tx: SqlExecutor, migration: Migration): Promise<void> {
+  const broken = await tx.all<{ table: string; parent: string }>({ sql: 'pragma foreign_key_check', parameters: [] });
+  const first = broken[0];
+  if (!first) return;
+  throw new MigrationError(
+    `migration ${migration.name} would leave ${broken.length} row(s) of table ${first.table} linking to no row of ${first.parent}; nothing of it was applied`,
+  );
+}
+
+function scriptError(migration: Migration, error: unknown): Error {
+  const e = error as { code?: string; message?: string };
+  if (e.code === '55P03') {
+    return new MigrationError(
+      `migration ${migration.name} waited more than ${TABLE_LOCK_TIMEOUT} for a table that another transaction holds (a running instance or another client); nothing of it was applied, start again when that transaction has ended`,
+      { cause: error },
+    );
+  }
+  return new MigrationError(
+    `migration ${migration.name} failed: ${e.message ?? String(error)}; nothing of it was applied (the migrations before it were)`,
+    { cause: error },
+  );
+}
+
+/** Runs `work` in a transaction of its own once this instance has its turn to migrate. */
+async function inTurn<T>(session: SqlExecutor, work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  const deadline = Date.now() + WAIT_SECONDS * 1000;
+  for (;;) {
+    try {
+      return await session.transaction(async (tx) => {
+        if (tx.dialect === 'postgres') await takePostgresTurn(tx);
+        return work(tx);
+      });
+    } catch (error) {
+      // SQLite: another process has been writing (migrating) for longer than the busy timeout.
+      if (!String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')) throw error;
+      if (Date.now() > deadline) throw gaveUp(error);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/** The advisory lock, held until the transaction ends; then table locks wait TABLE_LOCK_TIMEOUT at most. */
+async function takePostgresTurn(tx: SqlExecutor): Promise<void> {
+  await tx.execute(`set local lock_timeout = '${WAIT_SECONDS}s'`);
+  try {
+    await tx.all({ sql: 'select pg_advisory_xact_lock($1)', parameters: [MIGRATION_LOCK] });
+  } catch (error) {
+    if ((error as { code?: string }).code === '55P03') throw gaveUp(error);
+    throw error;
+  }
+  await tx.execute(`set local lock_timeout = '${TABLE_LOCK_TIMEOUT}'`);
+}
+
+function gaveUp(error: unknown): MigrationError {
+  return new MigrationError(
+    `another instance has been migrating this database for more than ${WAIT_SECONDS} s; this one gives up (start it again when that one has finished)`,
+    { cause: error },
+  );
+}
+
+async function appliedIn(executor: SqlExecutor): Promise<Map<string, string>> {
+  const rows = await executor.all<{ name: string; checksum: string }>({
+    sql: 'select name, checksum from svc_migrations',
+    parameters: [],
+  });
+  return new Map(rows.map((r) => [r.name, r.checksum]));
+}
+
+async function hasMigrationsTable(executor: SqlExecutor): Promise<boolean> {
+  const sql =
+    executor.dialect === 'sqlite'
+      ? "select name from sqlite_master where type = 'table' and name = 'svc_migrations'"
+      : "select 1 from pg_tables where tablename = 'svc_migrations' and schemaname = any (current_schemas(false))";
+  return (await executor.all({ sql, parameters: [] })).length > 0;
 }

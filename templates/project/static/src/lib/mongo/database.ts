@@ -1,6 +1,7 @@
 /**
  * The MongoDB engine's `ServiceDatabase` (engine = svc_mongodb, mongodb.url): the repositories of
- * every model on the official driver, unique indexes created at start-up, and transactions.
+ * every model on the official driver, the migrations' MongoDB steps applied and the indexes
+ * created at start-up, and transactions.
  *
  * Transactions need a replica set or a sharded cluster (a single-member replica set will do).
  * On a standalone server there are none: each write is atomic by itself, but a request's writes
@@ -12,6 +13,8 @@ import { MongoClient, type ClientSession, type Db } from 'mongodb';
 import { repositoryByName, type RepositoryFactory, type ServiceDatabase } from '../database.js';
 import type { Model, ModelRegistry } from '../model.js';
 import { ConfigError } from '../config.js';
+import type { Migration } from '../migrate.js';
+import { migrateMongo } from './migrate.js';
 import { COUNTERS, documentPath, MongoRepository, type MongoContext } from './repository.js';
 
 export interface MongoOptions {
@@ -26,6 +29,7 @@ const ATTEMPTS = 3;
 export async function openMongo<R extends object>(
   url: string,
   models: ModelRegistry,
+  migrations: readonly Migration[],
   make: RepositoryFactory<R>,
   options: MongoOptions = {},
 ): Promise<ServiceDatabase<R> & R> {
@@ -43,6 +47,8 @@ export async function openMongo<R extends object>(
         `${url.replace(/\/\/[^@/]*@/, '//')} runs no transactions (a standalone server): a failed request may leave some of its writes; use a replica set`,
       );
     }
+    // First the migrations (a renamed field, a dropped index), then the indexes the models want now.
+    await migrateMongo(db, models, migrations);
     await createIndexes(db, models);
     return mongoDatabase(client, db, models, make, transactions);
   } catch (error) {
