@@ -14,7 +14,12 @@ import { runCli } from '../support/cli.js';
 import { repoRoot } from '../support/paths.js';
 
 const hash = (text: string) => createHash('sha256').update(text).digest('hex');
-const MODES = [[], ['--force'], ['--check'], ['--dry-run']] as const;
+const MODES: readonly { readonly mode: string; readonly flags: readonly string[] }[] = [
+  { mode: 'generate', flags: [] },
+  { mode: 'generate --force', flags: ['--force'] },
+  { mode: 'generate --check', flags: ['--check'] },
+  { mode: 'generate --dry-run', flags: ['--dry-run'] },
+];
 const VICTIM = 'a file outside the out-dir\n';
 
 let pristine: string;
@@ -93,7 +98,7 @@ function changeApi(ws: Workspace): void {
 }
 
 describe('a tampered manifest', () => {
-  describe.each(MODES)('generate %s', (...flags) => {
+  describe.each(MODES)('$mode', ({ flags }) => {
     it('refuses a `..` entry carrying the hash of a file outside the out-dir (SVC3002)', async () => {
       const ws = workspace();
       const manifest = ws.manifest();
@@ -187,7 +192,7 @@ describe('symbolic links in the out-dir', () => {
     return { ws, elsewhere };
   }
 
-  describe.each(MODES)('generate %s', (...flags) => {
+  describe.each(MODES)('$mode', ({ flags }) => {
     it('refuses a src/ that links outside: nothing there is changed, deleted or created (SVC3003)', async () => {
       const { ws, elsewhere } = srcOutside();
       // Files the next run would change, delete (a stale generated file) and add.
