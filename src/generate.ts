@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { ServiceIR } from './ir/types.js';
 import { formatSource } from './format/format.js';
+import type { MigrationHistory, MigrationPlan } from './plan/migrations.js';
 import { planProject, type PlannedFile } from './plan/project.js';
 import { header, type Owner } from './render/header.js';
 import { render } from './render/templates.js';
@@ -33,6 +34,16 @@ export interface GenerateOptions {
   readonly previous?: PreviousOutput;
   /** Called as files are produced (for a progress line). */
   readonly onProgress?: (done: number, total: number) => void;
+  /** What the out-dir holds of the schema's history (write/history.ts). */
+  readonly history?: MigrationHistory;
+  /** `--allow-data-loss`: a migration may drop data (it says so in a comment). */
+  readonly allowDataLoss?: boolean;
+}
+
+export interface GeneratedProject {
+  readonly tree: OutputTree;
+  /** The schema's evolution; null when an earlier run's tree was reused (the same input: nothing new). */
+  readonly migrations: MigrationPlan | null;
 }
 
 export interface PreviousOutput {
@@ -42,19 +53,22 @@ export interface PreviousOutput {
   file(path: string, owner: Owner, source: string): string | undefined;
 }
 
-export async function generateProject(ir: ServiceIR, options: GenerateOptions): Promise<OutputTree> {
+export async function generateProject(ir: ServiceIR, options: GenerateOptions): Promise<GeneratedProject> {
   const reused = options.previous?.tree(inputKey(ir, options.ramlFile));
-  if (reused) return reused;
-  const plan = await planProject(ir);
+  if (reused) return { tree: reused, migrations: null };
+  const plan = await planProject(ir, {
+    ...(options.history ? { history: options.history } : {}),
+    allowDataLoss: options.allowDataLoss ?? false,
+  });
   let done = 0;
   const files = await Promise.all(
-    plan.map(async (file) => {
+    plan.files.map(async (file) => {
       const produced = await produce(file, options);
-      options.onProgress?.(++done, plan.length);
+      options.onProgress?.(++done, plan.files.length);
       return produced;
     }),
   );
-  return new Map(files.map((f) => [f.path, f]));
+  return { tree: new Map(files.map((f) => [f.path, f])), migrations: plan.migrations };
 }
 
 /** Everything the output depends on: equal keys, equal trees. */
@@ -65,6 +79,7 @@ export function inputKey(ir: ServiceIR, ramlFile: string): string {
 async function produce(file: PlannedFile, options: GenerateOptions): Promise<OutputFile> {
   const head = header(file.path, file.owner, options.ramlFile, file.purpose);
   const { path, owner } = file;
+  if (file.source.kind === 'verbatim') return { path, owner, content: file.source.content };
   // Static files are kept formatted in svcgen's repository (a test checks it).
   if (file.source.kind !== 'template') return { path, owner, content: head + file.source.content };
   const rendered = render(file.source.template, file.source.view);

@@ -44,8 +44,9 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--check', 'do not write; exit 1 if the output is out of date (for CI)')
     .option('--dry-run', 'print what would be added, changed or deleted, without writing')
     .option('--force', 'overwrite generated files even if they were edited')
+    .option('--allow-data-loss', 'let the new migration drop what the API no longer has (removed models and fields, narrowed types)')
     .addOption(formatOption())
-    .action(async (file: string, opts: { out: string; check?: boolean; dryRun?: boolean; force?: boolean; format: OutputFormat }) => {
+    .action(async (file: string, opts: { out: string; check?: boolean; dryRun?: boolean; force?: boolean; allowDataLoss?: boolean; format: OutputFormat }) => {
       setExit(await runGenerate(io, file, opts));
     });
 

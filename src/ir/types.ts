@@ -64,6 +64,8 @@ export interface Model {
   readonly nestedRelationships: readonly string[];
   readonly nestingDepth: number;
   readonly eventHandlers: readonly EventBinding[];
+  /** `_renamed_from`: the model's name in the previous version of the API (its table is renamed, keeping the data). */
+  readonly renamedFrom: string | null;
 }
 
 export type Literal = null | boolean | number | string | readonly Literal[] | { readonly [key: string]: Literal };
@@ -113,6 +115,8 @@ export interface Field {
   readonly validation: { readonly [keyword: string]: Literal };
   /** Added by svcgen (a backref, a default auth field, a synthesized foreign key), not in the schema. */
   readonly synthesized: boolean;
+  /** `renamed_from`: the field's name in the previous version of the API (its column is renamed, keeping the data). */
+  readonly renamedFrom: string | null;
 }
 
 export type ReferentialAction = 'cascade' | 'restrict' | 'nullify';

@@ -1,68 +1,182 @@
 /**
- * Contract §2: the SQL schema for SQLite and PostgreSQL, applied at start-up. One table per model
- * (named by the lower-cased model name), one column per stored field, foreign keys with the
- * referential actions of contract §3.1, an index on every foreign key.
+ * Schema evolution (contract §1): the project keeps the storage model it was generated from
+ * (`src/db/storage.json`) and one module per migration (`src/db/migrations/NNNN_<what>.ts`).
+ * When the API's storage differs from the kept one, the next migration holds the difference
+ * for SQLite, PostgreSQL and MongoDB. Migrations once written are passed through untouched: the
+ * databases that ran them check their checksums at every start.
  */
-import type { Field, Model, ReferentialAction, ServiceIR } from '../ir/types.js';
+import type { ServiceIR } from '../ir/types.js';
 import type { FieldTypes } from './field-types.js';
+import { commentText, literal, quote, templateLiteral } from './literal.js';
+import { initialSql, type MigrationSql } from './storage/ddl.js';
+import { diffStorage, type Aspect, type ColumnChange, type Finding, type Renames, type TableChange } from './storage/diff.js';
+import { storageModel, type StorageModel } from './storage/model.js';
+import { mongoSteps, type MongoStep } from './storage/mongo.js';
+import { migrationSql } from './storage/sql.js';
 
-export interface MigrationSql {
-  readonly sqlite: string;
-  readonly postgres: string;
+export const STORAGE_FILE = 'src/db/storage.json';
+export const MIGRATIONS_DIR = 'src/db/migrations';
+
+/** What the out-dir holds of the project's schema history (read by write/history.ts, checked there). */
+export interface MigrationHistory {
+  /** The storage model the latest migration leaves, or null when the project has none yet. */
+  readonly storage: StorageModel | null;
+  /** The migration modules already written, in order. */
+  readonly migrations: readonly ExistingMigration[];
 }
 
-const ON: Readonly<Record<ReferentialAction, string>> = { cascade: 'cascade', restrict: 'restrict', nullify: 'set null' };
+export interface ExistingMigration {
+  /** `0002_add_story_subtitle` */
+  readonly name: string;
+  readonly path: string;
+  readonly content: string;
+}
 
-export function initialMigration(ir: ServiceIR, types: FieldTypes): MigrationSql {
-  const models = [...ir.models].sort((a, b) => (a.table < b.table ? -1 : 1));
-  const sqlite = models.map((m) => createTable(m, types, 'sqlite')).join('\n\n');
-  const pgTables = models.map((m) => createTable(m, types, 'postgres'));
-  const pgKeys = models.flatMap((m) => stored(m).filter((f) => f.foreignKey).map((f) => addForeignKey(m, f)));
-  const indexes = models.flatMap((m) => stored(m).filter((f) => f.foreignKey).map((f) => `create index ${q(`${m.table}_${f.name}_idx`)} on ${q(m.table)} (${q(f.name)});`));
+export const NO_HISTORY: MigrationHistory = { storage: null, migrations: [] };
+
+export interface NewMigration {
+  readonly name: string;
+  readonly path: string;
+  readonly view: MigrationView;
+}
+
+export interface MigrationView {
+  /** The doc comment: what changed, and what it drops. */
+  readonly doc: string;
+  readonly name: string;
+  readonly sqlite: string;
+  readonly postgres: string;
+  readonly mongodb: string;
+}
+
+export interface MigrationPlan {
+  readonly storage: StorageModel;
+  /** The modules `src/db/migrations.ts` lists, in order: the existing ones and the new one. */
+  readonly names: readonly string[];
+  readonly added: NewMigration | null;
+  /** What the change does to stored data; `dataLoss` ones are refused unless allowed. */
+  readonly findings: readonly Finding[];
+}
+
+/** A migration name: four digits and a slug (`0002_add_story_subtitle`). */
+export const MIGRATION_NAME = /^(\d{4})_[a-z0-9_]+$/;
+
+export function planMigrations(ir: ServiceIR, types: FieldTypes, history: MigrationHistory, options: { allowDataLoss: boolean }): MigrationPlan {
+  const storage = storageModel(ir, types);
+  const names = history.migrations.map((m) => m.name);
+  if (history.storage === null) {
+    // A new project, or one generated before svcgen kept its history: the first migration is
+    // every table (the same SQL as then, so databases created by it accept it as applied).
+    if (names.length) return { storage, names, added: null, findings: [{ kind: 'unsupported', model: '', message: `${STORAGE_FILE} is missing, but the project has migrations: svcgen cannot tell what they leave` }] };
+    const added = newMigration(1, 'initial', ['every table of the API'], [], initialSql(storage), []);
+    return { storage, names: [added.name], added, findings: [] };
+  }
+  const diff = diffStorage(history.storage, storage, renamesOf(ir));
+  if (diff.changes.length === 0) return { storage, names, added: null, findings: diff.findings };
+  const drops = diff.findings.filter((f) => f.kind === 'dataLoss').map((f) => f.message);
+  const number = Math.max(0, ...names.map((n) => Number(MIGRATION_NAME.exec(n)?.[1] ?? 0))) + 1;
+  const added = newMigration(number, slug(diff.changes), describe(diff.changes), options.allowDataLoss ? drops : [], migrationSql(diff.changes), mongoSteps(diff.changes));
+  return { storage, names: [...names, added.name], added, findings: diff.findings };
+}
+
+function newMigration(number: number, what: string, summary: string[], drops: string[], sql: MigrationSql, mongodb: MongoStep[]): NewMigration {
+  const name = `${String(number).padStart(4, '0')}_${what}`;
+  // The first migration's scripts keep the shape they always had: their checksums are recorded in databases.
+  const script = (text: string) => (text === '' ? "''" : templateLiteral(`\n${text}\n`));
   return {
-    sqlite: [sqlite, ...indexes].join('\n\n'),
-    postgres: [...pgTables, ...pgKeys, ...indexes].join('\n\n'),
+    name,
+    path: `${MIGRATIONS_DIR}/${name}.ts`,
+    view: { name: quote(name), doc: docComment(summary, drops), sqlite: script(sql.sqlite), postgres: script(sql.postgres), mongodb: mongodb.length ? `[\n${mongodb.map((s) => `    ${literal(s)},`).join('\n')}\n  ]` : '[]' },
   };
 }
 
-/** Fields that are columns: everything but relationships (kept in foreign keys). */
-export function stored(model: Model): Field[] {
-  return model.fields.filter((f) => f.type !== 'relationship');
+function docComment(summary: readonly string[], drops: readonly string[]): string {
+  const lines = ['What changed:', ...summary.map((s) => `- ${commentText(s)}`)];
+  if (drops.length) lines.push('', 'It drops data (written with --allow-data-loss):', ...drops.map((d) => `- ${commentText(d)}`));
+  return `/**\n${lines.map((l) => (l ? ` * ${l}` : ' *')).join('\n')}\n */`;
 }
 
-function createTable(model: Model, types: FieldTypes, dialect: 'sqlite' | 'postgres'): string {
-  const lines = stored(model).map((f) => column(model, f, types, dialect));
-  if (dialect === 'sqlite') {
-    for (const f of stored(model).filter((x) => x.foreignKey)) lines.push(foreignKeyClause(f));
+/** The `src/db/migrations.ts` view: every migration module, in order. */
+export function migrationsIndexView(names: readonly string[]) {
+  return { migrations: names.map((name) => ({ name, variable: `m${name.replace(/[^A-Za-z0-9]/g, '_')}` })) };
+}
+
+export function renamesOf(ir: ServiceIR): Renames {
+  const tables = new Map<string, string>();
+  const columns = new Map<string, string>();
+  for (const model of ir.models) {
+    if (model.renamedFrom) tables.set(model.table, model.renamedFrom.toLowerCase());
+    for (const field of model.fields) if (field.renamedFrom) columns.set(`${model.table}.${field.name}`, field.renamedFrom);
   }
-  return `create table ${q(model.table)} (\n  ${lines.join(',\n  ')}\n);`;
+  return { tables, columns };
 }
 
-function column(model: Model, field: Field, types: FieldTypes, dialect: 'sqlite' | 'postgres'): string {
-  const parts = [q(field.name)];
-  if (field.primaryKey && field.type === 'id_field') {
-    parts.push(dialect === 'sqlite' ? 'integer primary key autoincrement' : 'integer generated by default as identity primary key');
-    return parts.join(' ');
+/** One line per change, for the migration's comment. */
+function describe(changes: readonly TableChange[]): string[] {
+  const lines: string[] = [];
+  for (const c of changes) {
+    if (c.kind === 'create') lines.push(`new model ${c.table.model} (table ${c.table.name})`);
+    else if (c.kind === 'drop') lines.push(`model ${c.table.model} removed (table ${c.table.name} dropped)`);
+    else {
+      if (c.before.name !== c.after.name) lines.push(`model ${c.before.model} renamed to ${c.after.model} (table ${c.before.name} to ${c.after.name})`);
+      for (const col of c.columns) lines.push(`${c.after.model}.${columnChangeText(col)}`);
+    }
   }
-  parts.push(types.sqlType(model, field, dialect));
-  if (field.primaryKey) parts.push('primary key');
-  if (field.required || field.primaryKey) parts.push('not null');
-  // A one-to-one link is unique: one object on each side.
-  if ((field.unique || types.isOneToOneLink(model, field)) && !field.primaryKey) parts.push('unique');
-  if (dialect === 'sqlite' && field.type === 'boolean') parts.push(`check (${q(field.name)} in (0, 1))`);
-  return parts.join(' ');
+  return lines;
 }
 
-function foreignKeyClause(field: Field): string {
-  const fk = field.foreignKey!;
-  return `foreign key (${q(field.name)}) references ${q(fk.model.toLowerCase())} (${q(fk.column)}) on delete ${ON[fk.onDelete]} on update ${ON[fk.onUpdate]}`;
+const ASPECTS: Readonly<Record<Aspect, string>> = {
+  name: '',
+  type: 'type',
+  notNull: 'now required',
+  nullable: 'now optional',
+  unique: 'now unique',
+  notUnique: 'no longer unique',
+  reference: 'foreign key',
+  documentPath: 'MongoDB field',
+};
+
+function columnChangeText(change: ColumnChange): string {
+  if (change.kind === 'add') return `${change.column.name} added`;
+  if (change.kind === 'drop') return `${change.column.name} removed`;
+  const { before, after, aspects } = change;
+  const what = [...aspects].filter((a) => a !== 'name' && !(a === 'documentPath' && aspects.has('name'))).map((a) => {
+    if (a === 'type') return `${before.postgres} to ${after.postgres}`;
+    if (a === 'reference') return after.references ? `foreign key to ${after.references.table} (on delete ${after.references.onDelete})` : 'no longer a foreign key';
+    if (a === 'documentPath') return `MongoDB field ${before.documentPath} to ${after.documentPath}`;
+    return ASPECTS[a];
+  });
+  const name = aspects.has('name') ? `${before.name} renamed to ${after.name}` : after.name;
+  return what.length ? `${name}: ${what.join(', ')}` : name;
 }
 
-function addForeignKey(model: Model, field: Field): string {
-  return `alter table ${q(model.table)} add constraint ${q(`${model.table}_${field.name}_fkey`)} ${foreignKeyClause(field)};`;
+/**
+ * A name for the migration: what one change does (`add_story_subtitle`, `create_comment`), else
+ * the tables it changes (`story_comment`), at most 50 characters.
+ */
+function slug(changes: readonly TableChange[]): string {
+  const single = changes.length === 1 ? singleSlug(changes[0]!) : undefined;
+  const words = single ? [single] : changes.map((c) => (c.kind === 'alter' ? c.after.name : c.table.name));
+  const clean = [...new Set(words.map((w) => w.toLowerCase().replace(/[^a-z0-9_]+/g, '_')))];
+  let out = clean[0]!.slice(0, 50);
+  for (const w of clean.slice(1)) {
+    if (out.length + w.length + 1 > 50) return `${out}_and_more`;
+    out += `_${w}`;
+  }
+  return out;
 }
 
-/** Identifiers are quoted: tables such as `user` are reserved words in PostgreSQL. */
-function q(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
+function singleSlug(change: TableChange): string | undefined {
+  if (change.kind === 'create') return `create_${change.table.name}`;
+  if (change.kind === 'drop') return `drop_${change.table.name}`;
+  if (change.before.name !== change.after.name) return change.columns.length ? undefined : `rename_${change.before.name}_to_${change.after.name}`;
+  if (change.columns.length !== 1) return undefined;
+  const col = change.columns[0]!;
+  if (col.kind === 'add') return `add_${change.after.name}_${col.column.name}`;
+  if (col.kind === 'drop') return `drop_${change.after.name}_${col.column.name}`;
+  return col.aspects.has('name') ? `rename_${change.after.name}_${col.before.name}_to_${col.after.name}` : `alter_${change.after.name}_${col.after.name}`;
+}
+
+export function storageJson(storage: StorageModel): string {
+  return `${JSON.stringify(storage, null, 2)}\n`;
 }

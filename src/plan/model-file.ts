@@ -95,7 +95,7 @@ function modelSpec(ir: ServiceIR, model: Model, types: FieldTypes): Record<strin
  * side on the model with the column. In a self-reference both sides are that model; the column
  * is the to-one side's (the backref's, for a one-to-one).
  */
-function holdsKey(model: Model, relationship: Relationship): boolean {
+export function holdsKey(model: Model, relationship: Relationship): boolean {
   if (relationship.foreignKey.model !== model.name || relationship.cardinality !== 'one') return false;
   return relationship.target !== model.name || !relationship.declared;
 }

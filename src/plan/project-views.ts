@@ -5,7 +5,6 @@
 import type { Field, Model, ServiceIR } from '../ir/types.js';
 import type { FieldTypes } from './field-types.js';
 import { commentText, literal, quote, templateLiteral } from './literal.js';
-import { initialMigration } from './migrations.js';
 import { modelNames, routeGroupNames, groupOf, withArticle } from './names.js';
 import { modelSamples } from './samples.js';
 
@@ -90,11 +89,6 @@ export function appView(ir: ServiceIR) {
 /** Every model with its names: for the model registry and the database's repositories. */
 export function modelsView(ir: ServiceIR) {
   return { models: ir.models.map((m) => ({ name: m.name, ...modelNames(m) })) };
-}
-
-export function migrationsView(ir: ServiceIR, types: FieldTypes) {
-  const initial = initialMigration(ir, types);
-  return { migrations: [{ name: quote('0001_initial'), sqlite: templateLiteral(`\n${initial.sqlite}\n`), postgres: templateLiteral(`\n${initial.postgres}\n`) }] };
 }
 
 export function samplesView(ir: ServiceIR) {

@@ -6,7 +6,7 @@
 import type { Owner } from '../render/header.js';
 import { staticTemplates } from '../render/templates.js';
 import type { ServiceIR } from '../ir/types.js';
-import { appView, configView, migrationsView, modelsView, packageJson, readmeView, serviceIniView, samplesView } from './project-views.js';
+import { appView, configView, modelsView, packageJson, readmeView, serviceIniView, samplesView } from './project-views.js';
 import { FieldTypes } from './field-types.js';
 import { modelView } from './model-file.js';
 import { camel, defaultModule, handlerModule, modelNames, principalModule, processorModule, routeGroupNames } from './names.js';
@@ -14,11 +14,14 @@ import { eventsView, handlerStubView, processorStubView } from './events-file.js
 import { routeGroups, routesView } from './route-file.js';
 import { testsView } from './test-file.js';
 import { aclTestView, authView, principalStubView } from './auth-file.js';
+import { migrationsIndexView, NO_HISTORY, planMigrations, STORAGE_FILE, storageJson, type MigrationHistory, type MigrationPlan } from './migrations.js';
 
 export type FileSource =
   | { readonly kind: 'template'; readonly template: string; readonly view: object }
   | { readonly kind: 'static'; readonly content: string }
-  | { readonly kind: 'text'; readonly content: string };
+  | { readonly kind: 'text'; readonly content: string }
+  /** A file kept as it is on disk, header and all (a migration written by an earlier run). */
+  | { readonly kind: 'verbatim'; readonly content: string };
 
 export interface PlannedFile {
   readonly path: string;
@@ -28,7 +31,19 @@ export interface PlannedFile {
   readonly source: FileSource;
 }
 
-export async function planProject(ir: ServiceIR): Promise<PlannedFile[]> {
+export interface ProjectPlan {
+  readonly files: readonly PlannedFile[];
+  /** The schema's evolution: the new migration, if any, and what it does to stored data. */
+  readonly migrations: MigrationPlan;
+}
+
+export interface PlanOptions {
+  /** What the out-dir holds of the schema's history. */
+  readonly history?: MigrationHistory;
+  readonly allowDataLoss?: boolean;
+}
+
+export async function planProject(ir: ServiceIR, options: PlanOptions = {}): Promise<ProjectPlan> {
   const types = new FieldTypes(ir);
   const files: PlannedFile[] = [];
   const add = (path: string, purpose: string, source: FileSource, owner: Owner = 'generated') => files.push({ path, owner, purpose, source });
@@ -42,7 +57,14 @@ export async function planProject(ir: ServiceIR): Promise<PlannedFile[]> {
   add('src/custom/extend.ts', 'Your own plugins and routes.', template('extend-stub.ts', {}), 'user');
   add('src/config.ts', 'Reads service.ini and the SVC_* environment variables.', template('config.ts', configView(ir)));
   add('src/db/index.ts', 'Opens the database named in service.ini, migrates it, and gives the repositories of every model.', template('db.ts', modelsView(ir)));
-  add('src/db/migrations.ts', 'The SQL schema, for SQLite and PostgreSQL, applied at start-up.', template('migrations.ts', migrationsView(ir, types)));
+  const migrations = planMigrations(ir, types, options.history ?? NO_HISTORY, { allowDataLoss: options.allowDataLoss ?? false });
+  add(STORAGE_FILE, '', { kind: 'text', content: storageJson(migrations.storage) });
+  add('src/db/migrations.ts', 'Every migration of the schema, in the order they are applied.', template('migrations.ts', migrationsIndexView(migrations.names)));
+  for (const existing of options.history?.migrations ?? []) add(existing.path, '', { kind: 'verbatim', content: existing.content }, 'migration');
+  if (migrations.added) {
+    const purpose = 'A migration of the schema: svcgen wrote it once and never changes or deletes it. Databases that ran it check its checksum at every start, so do not edit it once it has run anywhere.';
+    add(migrations.added.path, purpose, template('migration.ts', migrations.added.view), 'migration');
+  }
   add('src/models/index.ts', 'Every model of the service.', template('models-index.ts', modelsView(ir)));
   for (const model of ir.models) {
     const names = modelNames(model);
@@ -74,7 +96,8 @@ export async function planProject(ir: ServiceIR): Promise<PlannedFile[]> {
     if (!ir.auth && AUTH_ONLY.some((prefix) => file.path.startsWith(prefix))) continue;
     add(file.path, staticPurpose(file.path), { kind: 'static', content: file.content });
   }
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { files, migrations };
 }
 
 /** Runtime and test files that only APIs with authentication get (they need argon2 and @fastify/cookie). */

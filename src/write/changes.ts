@@ -32,7 +32,8 @@ export function planChanges(outDir: string, tree: OutputTree, previous: Manifest
   for (const file of tree.values()) {
     const before = readIfExists(join(outDir, file.path));
     if (before === undefined) changes.push({ path: file.path, kind: 'add', owner: file.owner, after: file.content });
-    else if (file.owner === 'user' || before === file.content) changes.push({ path: file.path, kind: 'keep', owner: file.owner, before });
+    // A migration already in the out-dir is in the tree as it is on disk: never rewritten.
+    else if (file.owner === 'user' || file.owner === 'migration' || before === file.content) changes.push({ path: file.path, kind: 'keep', owner: file.owner, before });
     else {
       const recorded = previous?.files[file.path];
       const unedited = recorded?.owner === 'generated' && asWritten(before, recorded.sha256);
@@ -41,7 +42,8 @@ export function planChanges(outDir: string, tree: OutputTree, previous: Manifest
     }
   }
   for (const [path, recorded] of Object.entries(previous?.files ?? {})) {
-    if (tree.has(path)) continue;
+    // Migrations are never deleted (one missing from the disk stops the run first: write/history.ts).
+    if (tree.has(path) || recorded.owner === 'migration') continue;
     const before = readIfExists(join(outDir, path));
     if (before === undefined) continue;
     if (recorded.owner === 'user') {

@@ -60,14 +60,16 @@ function readFiles(node: YMap, bag: DiagnosticBag): Record<string, ManifestEntry
   return files;
 }
 
+const OWNERS: readonly Owner[] = ['generated', 'migration', 'user'];
+
 function readEntry(node: YNode, path: string, bag: DiagnosticBag): ManifestEntry | undefined {
   const what = `the entry of ${JSON.stringify(path)}`;
   if (!expectMap(node, what, bag)) return undefined;
   unknownKeys(node, ['owner', 'sha256', 'source', 'unused'], what, bag);
   const ownerNode = field(node, 'owner');
-  const owner = ownerNode?.kind === 'scalar' && (ownerNode.value === 'generated' || ownerNode.value === 'user') ? (ownerNode.value as Owner) : undefined;
+  const owner = ownerNode?.kind === 'scalar' && OWNERS.includes(ownerNode.value as Owner) ? (ownerNode.value as Owner) : undefined;
   if (!owner) {
-    invalid(ownerNode?.span ?? node.span, ownerNode ? `"owner" of ${JSON.stringify(path)} must be "generated" or "user"` : `${what} has no "owner"`, bag);
+    invalid(ownerNode?.span ?? node.span, ownerNode ? `"owner" of ${JSON.stringify(path)} must be "generated", "migration" or "user"` : `${what} has no "owner"`, bag);
     return undefined;
   }
   const sha256 = hash(node, 'sha256', path, bag);
@@ -76,8 +78,8 @@ function readEntry(node: YNode, path: string, bag: DiagnosticBag): ManifestEntry
   if (unusedNode && !(unusedNode.kind === 'scalar' && unusedNode.value === true && owner === 'user')) {
     invalid(unusedNode.span, `"unused" of ${JSON.stringify(path)} can only be true, on a user-owned file`, bag);
   }
-  if (owner === 'generated') {
-    if (sha256 === undefined && !field(node, 'sha256')) invalid(node.span, `${what} has no "sha256": svcgen records the hash of every generated file`, bag);
+  if (owner === 'generated' || owner === 'migration') {
+    if (sha256 === undefined && !field(node, 'sha256')) invalid(node.span, `${what} has no "sha256": svcgen records the hash of every file it writes`, bag);
     return { owner, ...(sha256 !== undefined ? { sha256 } : {}), ...(source !== undefined ? { source } : {}) };
   }
   if (source !== undefined) invalid(field(node, 'source')!.span, `"source" of ${JSON.stringify(path)}: a user-owned file has no rendering hash`, bag);

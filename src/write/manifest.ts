@@ -48,7 +48,7 @@ export function manifestOf(tree: OutputTree, raml: string, input: string, unused
     files[file.path] =
       file.owner === 'user'
         ? { owner: 'user' }
-        : { owner: 'generated', sha256: contentHash(file.content), ...(file.source ? { source: file.source } : {}) };
+        : { owner: file.owner, sha256: contentHash(file.content), ...(file.source ? { source: file.source } : {}) };
   }
   for (const path of unused) files[path] = { owner: 'user', unused: true };
   const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

@@ -43,12 +43,17 @@ export function checkPlannedPaths(out: OutDir, paths: Iterable<string>, bag: Dia
   return checkPaths(out, [...paths].filter((path) => !out.manifest?.files[path]), 'write', bag);
 }
 
+/** Checks paths svcgen reads from the out-dir (the schema's history): false when one is refused (reported). */
+export function checkReadPaths(out: OutDir, paths: readonly string[], bag: DiagnosticBag): boolean {
+  return checkPaths(out, paths, 'read', bag);
+}
+
 /** A file in the out-dir as a location (1:1, no text shown: it is not svcgen's input). */
 export function fileAt(path: string): Span {
   return span({ path, text: '' }, 0);
 }
 
-type Use = 'write' | 'manifest';
+type Use = 'write' | 'manifest' | 'read';
 
 /**
  * Checks `paths` (false when one is refused). A link or file in the way is reported once, with the
@@ -80,6 +85,7 @@ function checkPaths(out: { shown: string; real: string }, paths: readonly string
 }
 
 function refusing(use: Use, path: string): string {
+  if (use === 'read') return `refusing to read ${path}`;
   return use === 'write' ? `refusing to write ${path}` : `refusing ${path} (listed in the manifest)`;
 }
 

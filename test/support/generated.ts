@@ -9,5 +9,5 @@ export const SNAPSHOT_FIXTURES = ['ramses-example', 'ramses-starter', 'blog', 'e
 export async function generateFixture(fixture: string): Promise<OutputTree> {
   const analysis = analyze(join(repoRoot, 'fixtures', fixture, 'api.raml'), { cwd: repoRoot });
   if (!analysis.ir) throw new Error(`${fixture} has errors`);
-  return generateProject(analysis.ir, { ramlFile: 'api.raml' });
+  return (await generateProject(analysis.ir, { ramlFile: 'api.raml' })).tree;
 }

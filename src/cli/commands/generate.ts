@@ -11,6 +11,8 @@ import { shortDiff } from '../../write/diff.js';
 import { manifestOf } from '../../write/manifest.js';
 import { reportOutcomes } from '../../write/outcomes.js';
 import { checkPlannedPaths, openOutDir } from '../../write/out-dir.js';
+import { readHistory } from '../../write/history.js';
+import { reportMigrationFindings } from '../../plan/migration-findings.js';
 import { previousOutput } from '../../write/previous.js';
 import { applyChanges } from '../../write/write.js';
 import { ExitCode } from '../exit-codes.js';
@@ -22,6 +24,7 @@ export interface GenerateFlags {
   readonly check?: boolean;
   readonly dryRun?: boolean;
   readonly force?: boolean;
+  readonly allowDataLoss?: boolean;
 }
 
 /**
@@ -41,14 +44,21 @@ export async function runGenerate(io: Io, file: string, flags: GenerateFlags): P
   const shown = relative(io.cwd, outDir) || '.';
   const out = openOutDir(outDir, bag);
   if (!out) return refuse(io, bag, flags, shown);
+  const history = readHistory(out, bag);
+  if (!history) return refuse(io, bag, flags, shown);
   const ramlFile = basename(file);
   const progress = progressLine(io);
-  const tree = await generateProject(analysis.ir, {
+  const { tree, migrations } = await generateProject(analysis.ir, {
     ramlFile,
-    previous: previousOutput(out.real, out.manifest),
+    // --check trusts nothing in the out-dir (it may come from a pull request): it generates afresh.
+    ...(flags.check ? {} : { previous: previousOutput(out.real, out.manifest) }),
+    history,
+    allowDataLoss: Boolean(flags.allowDataLoss),
     ...(progress ? { onProgress: progress.update } : {}),
   });
   progress?.end();
+  if (migrations) reportMigrationFindings(migrations.findings, analysis.sources, Boolean(flags.allowDataLoss), bag);
+  if (bag.hasErrors) return refuse(io, bag, flags, shown);
   if (!checkPlannedPaths(out, tree.keys(), bag)) return refuse(io, bag, flags, shown);
   const changes = planChanges(out.real, tree, out.manifest, Boolean(flags.force));
   if (flags.check) return check(io, bag, flags.format, changes, shown);

@@ -18,7 +18,7 @@ const TYPE_ALIASES: Readonly<Record<string, FieldType>> = {
   binary: 'file',
 };
 
-const COMMON_SETTINGS = ['type', 'primary_key', 'required', 'unique', 'default', 'onupdate', 'help_text'];
+const COMMON_SETTINGS = ['type', 'primary_key', 'required', 'unique', 'default', 'onupdate', 'help_text', 'renamed_from'];
 const SETTINGS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
   string: ['min_length', 'max_length'],
   text: ['min_length', 'max_length'],
@@ -137,6 +137,7 @@ export function readField(ctx: FieldContext, property: YEntry, rootRequired: Rea
     processors: [],
     validation: type === 'relationship' ? {} : validationKeywords(property.value),
     synthesized: false,
+    renamedFrom: reader.string('renamed_from'),
   };
   const processors = readNameList(ctx, property.value, '_processors');
   field.processors = processors.names;

@@ -136,6 +136,7 @@ function finishModel(draft: ModelDraft, eventHandlers: EventBinding[]): Model {
     nestedRelationships: list(draft.nestedRelationships) ?? [],
     nestingDepth: draft.nestingDepth,
     eventHandlers,
+    renamedFrom: draft.renamedFrom,
   };
 }
 

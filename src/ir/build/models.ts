@@ -39,6 +39,8 @@ export interface ModelDraft {
   readonly withoutProperties: boolean;
   /** `_event_handlers` as written, read by events.ts. */
   readonly eventHandlers: YEntry | null;
+  /** `_renamed_from`: the model's previous name. */
+  readonly renamedFrom: string | null;
   readonly relationships: Relationship[];
   primaryKey: string;
 }
@@ -46,6 +48,7 @@ export interface ModelDraft {
 const ROOT_KEYS = [
   '$schema', 'id', '$id', 'title', 'description', 'type', 'required', 'properties', 'definitions', 'additionalProperties', 'examples',
   '_auth_fields', '_public_fields', '_hidden_fields', '_nested_relationships', '_nesting_depth', '_auth_model', '_event_handlers',
+  '_renamed_from',
 ];
 
 export interface ModelSource {
@@ -88,6 +91,7 @@ export function readModel(diagnostics: DiagnosticBag, source: ModelSource, docum
     nestingDepth: nestingDepth(diagnostics, root),
     withoutProperties: !isMap(properties),
     eventHandlers: root.entries.find((e) => e.key.text === '_event_handlers') ?? null,
+    renamedFrom: renamedFrom(diagnostics, root),
     relationships: [],
     primaryKey: '',
   };
@@ -107,7 +111,7 @@ function checkRootKeys(diagnostics: DiagnosticBag, root: YMap): void {
     if (!key.startsWith('_') || ROOT_KEYS.includes(key)) continue;
     diagnostics.report('SVC2013', `unknown schema key "${key}"`, {
       span: e.key.span,
-      hint: didYouMean(key, ROOT_KEYS.filter((k) => k.startsWith('_'))) ?? 'svcgen reads _auth_fields, _public_fields, _hidden_fields, _nested_relationships, _nesting_depth, _auth_model and _event_handlers',
+      hint: didYouMean(key, ROOT_KEYS.filter((k) => k.startsWith('_'))) ?? 'svcgen reads _auth_fields, _public_fields, _hidden_fields, _nested_relationships, _nesting_depth, _auth_model, _event_handlers and _renamed_from',
     });
   }
 }
@@ -137,6 +141,15 @@ function nameList(diagnostics: DiagnosticBag, root: YMap, key: string): NameList
     }
   }
   return { names, spans, span: e.key.span };
+}
+
+/** `_renamed_from`: the model's previous name (schema evolution renames its table instead of dropping it). */
+function renamedFrom(diagnostics: DiagnosticBag, root: YMap): string | null {
+  const e = root.entries.find((x) => x.key.text === '_renamed_from');
+  if (!e) return null;
+  if (isScalar(e.value) && typeof e.value.value === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(e.value.value)) return e.value.value;
+  diagnostics.report('SVC2010', '"_renamed_from" must be the model\'s previous name, e.g. "Article"', { span: e.value.span });
+  return null;
 }
 
 function nestingDepth(diagnostics: DiagnosticBag, root: YMap): number {
@@ -197,6 +210,7 @@ export function synthesizedField(name: string, overrides: Partial<MutableField>)
     processors: [],
     validation: {},
     synthesized: true,
+    renamedFrom: null,
     ...overrides,
   };
 }

@@ -69,6 +69,7 @@ function synthesizedModel(at: Span, fields: readonly MutableField[]): Omit<Model
     nestingDepth: 1,
     withoutProperties: false,
     eventHandlers: null,
+    renamedFrom: null,
     relationships: [],
   };
 }

@@ -1,0 +1,27 @@
+// Written by svcgen from api.raml. A migration of the schema: svcgen wrote it once and never changes or deletes it. Databases that ran it check its checksum at every start, so do not edit it once it has run anywhere.
+import type { Migration } from '../../lib/migrate.js';
+
+/**
+ * What changed:
+ * - Author.name: varchar(200) to varchar(120)
+ * - Author.joined_at added
+ *
+ * It drops data (written with --allow-data-loss):
+ * - field Author.name narrows from varchar(200) to varchar(120): stored values are converted, and a value that does not fit makes the migration fail
+ */
+export const migration: Migration = {
+  name: '0007_author',
+  sqlite: `
+alter table "author" add column "joined_at" text;
+
+update "author" set "joined_at" = strftime('%Y-%m-%dT%H:%M:%SZ', 'now');
+`,
+  postgres: `
+alter table "author" alter column "name" type varchar(120);
+
+alter table "author" add column "joined_at" timestamptz;
+
+update "author" set "joined_at" = now();
+`,
+  mongodb: [],
+};

@@ -1,0 +1,63 @@
+/**
+ * The MongoDB steps of a migration (lib/migrate.ts `MongoStep`): documents have no schema, so
+ * only what the stored data must follow is a step: renamed collections and document fields,
+ * values for documents that lack a field that became required or was added with a default,
+ * fields and collections dropped, and the unique and link indexes. The service also reconciles
+ * its indexes with the model at every start; the steps make the history explicit.
+ */
+import type { Literal } from '../../ir/types.js';
+import type { ColumnChange, TableChange } from './diff.js';
+import type { StoredColumn, StoredTable } from './model.js';
+
+export type MongoStep =
+  | { readonly op: 'renameCollection'; readonly from: string; readonly to: string }
+  | { readonly op: 'dropCollection'; readonly collection: string }
+  | { readonly op: 'renameField'; readonly collection: string; readonly from: string; readonly to: string }
+  | { readonly op: 'unsetField'; readonly collection: string; readonly field: string }
+  | { readonly op: 'setMissing'; readonly collection: string; readonly field: string; readonly value: Literal }
+  | { readonly op: 'createIndex'; readonly collection: string; readonly field: string; readonly unique: boolean }
+  | { readonly op: 'dropIndex'; readonly collection: string; readonly field: string };
+
+export function mongoSteps(changes: readonly TableChange[]): MongoStep[] {
+  // Collections are renamed first: the other steps name them by their new names.
+  const steps: MongoStep[] = changes.flatMap((c) =>
+    c.kind === 'alter' && c.before.name !== c.after.name ? [{ op: 'renameCollection' as const, from: c.before.name, to: c.after.name }] : [],
+  );
+  for (const c of changes) {
+    if (c.kind === 'create') steps.push(...c.table.columns.flatMap((col) => indexSteps(c.table.name, col)));
+    if (c.kind === 'drop') steps.push({ op: 'dropCollection', collection: c.table.name });
+    if (c.kind === 'alter') steps.push(...c.columns.flatMap((col) => columnSteps(c.after, col)));
+  }
+  return steps;
+}
+
+function columnSteps(table: StoredTable, change: ColumnChange): MongoStep[] {
+  const collection = table.name;
+  if (change.kind === 'add') return [...fill(collection, change.column), ...indexSteps(collection, change.column)];
+  if (change.kind === 'drop') {
+    const index = indexed(change.column) ? [{ op: 'dropIndex', collection, field: change.column.documentPath } as const] : [];
+    return [...index, { op: 'unsetField', collection, field: change.column.documentPath }];
+  }
+  const { before, after, aspects } = change;
+  const steps: MongoStep[] = [];
+  const moved = before.documentPath !== after.documentPath;
+  const reindex = moved || aspects.has('unique') || aspects.has('notUnique') || aspects.has('reference');
+  if (reindex && indexed(before)) steps.push({ op: 'dropIndex', collection, field: before.documentPath });
+  if (moved) steps.push({ op: 'renameField', collection, from: before.documentPath, to: after.documentPath });
+  if (aspects.has('notNull')) steps.push(...fill(collection, after));
+  if (reindex) steps.push(...indexSteps(collection, after));
+  return steps;
+}
+
+/** Documents without a value get the literal default (a time default has no one value to write). */
+function fill(collection: string, column: StoredColumn): MongoStep[] {
+  return column.fill.kind === 'literal' ? [{ op: 'setMissing', collection, field: column.documentPath, value: column.fill.value }] : [];
+}
+
+function indexed(column: StoredColumn): boolean {
+  return !column.primaryKey && (column.unique || column.references !== null);
+}
+
+function indexSteps(collection: string, column: StoredColumn): MongoStep[] {
+  return indexed(column) ? [{ op: 'createIndex', collection, field: column.documentPath, unique: column.unique }] : [];
+}

@@ -1,0 +1,105 @@
+/**
+ * Reading `src/db/storage.json` back. It comes from the out-dir, which may come from a pull
+ * request: every value is checked before any of it reaches a migration. Names must be
+ * identifiers and SQL types must look like types, so a tampered file cannot put SQL of its own
+ * into the next migration.
+ */
+import { FIELD_TYPES, type FieldType, type Literal, type ReferentialAction } from '../../ir/types.js';
+import { STORAGE_FORMAT, type Fill, type Reference, type StorageModel, type StoredColumn, type StoredTable } from './model.js';
+
+/** The model, or what is wrong with the text (a sentence naming the place). */
+export function parseStorageModel(text: string): StorageModel | { readonly problem: string } {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    return { problem: `it is not JSON (${(error as Error).message})` };
+  }
+  try {
+    return storage(data);
+  } catch (error) {
+    if (error instanceof ShapeError) return { problem: error.message };
+    throw error;
+  }
+}
+
+class ShapeError extends Error {}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const SQL_TYPE = /^[a-z][a-z ]*(\(\d+(, \d+)?\))?$/;
+const ACTIONS: readonly ReferentialAction[] = ['cascade', 'restrict', 'nullify'];
+
+function fail(where: string, what: string): never {
+  throw new ShapeError(`${where} ${what}`);
+}
+
+function object(value: unknown, where: string, keys: readonly string[]): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(where, 'must be an object');
+  const extra = Object.keys(value).filter((k) => !keys.includes(k));
+  if (extra.length) fail(where, `has unknown keys: ${extra.join(', ')}`);
+  return value as Record<string, unknown>;
+}
+
+function text(value: unknown, where: string, pattern: RegExp): string {
+  if (typeof value !== 'string' || !pattern.test(value)) fail(where, `must match ${pattern}`);
+  return value;
+}
+
+function flag(value: unknown, where: string): boolean {
+  if (typeof value !== 'boolean') fail(where, 'must be true or false');
+  return value;
+}
+
+function storage(data: unknown): StorageModel {
+  const root = object(data, 'the file', ['format', 'tables']);
+  if (root['format'] !== STORAGE_FORMAT) fail('"format"', `must be ${STORAGE_FORMAT} (written by another version of svcgen?)`);
+  if (!Array.isArray(root['tables'])) fail('"tables"', 'must be a list');
+  const tables = root['tables'].map((t, i) => table(t, `tables[${i}]`));
+  const names = tables.map((t) => t.name);
+  if (new Set(names).size !== names.length) fail('"tables"', 'names a table twice');
+  return { format: STORAGE_FORMAT, tables };
+}
+
+function table(value: unknown, where: string): StoredTable {
+  const t = object(value, where, ['name', 'model', 'columns']);
+  if (!Array.isArray(t['columns'])) fail(`${where}.columns`, 'must be a list');
+  const columns = t['columns'].map((c, i) => column(c, `${where}.columns[${i}]`));
+  if (new Set(columns.map((c) => c.name)).size !== columns.length) fail(`${where}.columns`, 'names a column twice');
+  return { name: text(t['name'], `${where}.name`, IDENTIFIER), model: text(t['model'], `${where}.model`, IDENTIFIER), columns };
+}
+
+function column(value: unknown, where: string): StoredColumn {
+  const c = object(value, where, ['name', 'type', 'sqlite', 'postgres', 'primaryKey', 'generated', 'notNull', 'unique', 'fill', 'references', 'documentPath']);
+  if (!FIELD_TYPES.includes(c['type'] as FieldType)) fail(`${where}.type`, 'must be a field type');
+  return {
+    name: text(c['name'], `${where}.name`, IDENTIFIER),
+    type: c['type'] as FieldType,
+    sqlite: text(c['sqlite'], `${where}.sqlite`, SQL_TYPE),
+    postgres: text(c['postgres'], `${where}.postgres`, SQL_TYPE),
+    primaryKey: flag(c['primaryKey'], `${where}.primaryKey`),
+    generated: flag(c['generated'], `${where}.generated`),
+    notNull: flag(c['notNull'], `${where}.notNull`),
+    unique: flag(c['unique'], `${where}.unique`),
+    fill: fill(c['fill'], `${where}.fill`),
+    references: c['references'] === null ? null : reference(c['references'], `${where}.references`),
+    documentPath: text(c['documentPath'], `${where}.documentPath`, IDENTIFIER),
+  };
+}
+
+function fill(value: unknown, where: string): Fill {
+  const f = object(value, where, ['kind', 'value']);
+  if (f['kind'] === 'none' || f['kind'] === 'now') return { kind: f['kind'] };
+  if (f['kind'] !== 'literal' || !('value' in f)) fail(where, 'must be {"kind": "none" | "now"} or {"kind": "literal", "value": …}');
+  return { kind: 'literal', value: f['value'] as Literal };
+}
+
+function reference(value: unknown, where: string): Reference {
+  const r = object(value, where, ['table', 'column', 'onDelete', 'onUpdate']);
+  const action = (v: unknown, w: string) => (ACTIONS.includes(v as ReferentialAction) ? (v as ReferentialAction) : fail(w, `must be one of ${ACTIONS.join(', ')}`));
+  return {
+    table: text(r['table'], `${where}.table`, IDENTIFIER),
+    column: text(r['column'], `${where}.column`, IDENTIFIER),
+    onDelete: action(r['onDelete'], `${where}.onDelete`),
+    onUpdate: action(r['onUpdate'], `${where}.onUpdate`),
+  };
+}

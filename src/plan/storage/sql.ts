@@ -1,0 +1,232 @@
+/**
+ * The SQL of a migration: the changes of `diff.ts` as SQLite and PostgreSQL statements.
+ *
+ * SQLite alters a table in place only for what ALTER TABLE can do (rename a table or column, add
+ * a plain column, drop a plain column); anything else rebuilds the table with the documented
+ * procedure (create the new shape, copy, drop the old table, rename, recreate its indexes). The
+ * service's migration runner turns foreign keys off around the migration's transaction and checks
+ * them before it commits, so a rebuild neither cascades into child rows nor leaves a broken link.
+ *
+ * PostgreSQL alters in place. Constraints are dropped by what they are (a lookup in pg_constraint),
+ * not by name, so a constraint named by an earlier table or column name is found all the same.
+ */
+import type { Literal } from '../../ir/types.js';
+import { addForeignKey, columnSql, createLinkIndex, createTable, linkIndexes, linkIndexName, q, type Dialect, type MigrationSql } from './ddl.js';
+import type { ColumnChange, TableChange } from './diff.js';
+import type { StoredColumn, StoredTable } from './model.js';
+
+export function migrationSql(changes: readonly TableChange[]): MigrationSql {
+  return { sqlite: sqliteSql(changes), postgres: postgresSql(changes) };
+}
+
+// --- SQLite ---------------------------------------------------------------------------------------
+
+function sqliteSql(changes: readonly TableChange[]): string {
+  const out: string[] = [];
+  for (const c of changes) if (c.kind === 'alter' && c.before.name !== c.after.name) out.push(renameTable(c.before.name, c.after.name));
+  for (const c of changes) if (c.kind === 'create') out.push(createTable(c.table, 'sqlite'), ...linkIndexes(c.table));
+  for (const c of changes) if (c.kind === 'alter') out.push(...alterSqlite(c.before, c.after, c.columns));
+  const dropped = changes.filter((c) => c.kind === 'drop').map((c) => c.table.name);
+  out.push(...dropped.map((t) => `drop table ${q(t)};`));
+  return out.join('\n\n');
+}
+
+function renameTable(from: string, to: string): string {
+  return `alter table ${q(from)} rename to ${q(to)};`;
+}
+
+/** In place when ALTER TABLE can do every change, else one rebuild. */
+function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly ColumnChange[]): string[] {
+  if (columns.some((c) => !inPlaceOnSqlite(c))) return rebuild(before, after, columns);
+  const out: string[] = [];
+  // Link indexes are named after the table and column: a rename makes new ones.
+  for (const c of columns) {
+    if (c.kind === 'change' && c.aspects.has('name')) {
+      out.push(`alter table ${q(after.name)} rename column ${q(c.before.name)} to ${q(c.after.name)};`);
+      if (c.after.references) out.push(`drop index if exists ${q(linkIndexName(before.name, c.before.name))};`, createLinkIndex(after.name, c.after.name));
+    }
+  }
+  if (before.name !== after.name) {
+    for (const c of after.columns.filter((x) => x.references)) {
+      const old = columns.find((x) => x.kind === 'change' && x.after.name === c.name);
+      const oldName = old?.kind === 'change' ? old.before.name : c.name;
+      if (old?.kind === 'change' && old.aspects.has('name')) continue; // done above
+      out.push(`drop index if exists ${q(linkIndexName(before.name, oldName))};`, createLinkIndex(after.name, c.name));
+    }
+  }
+  for (const c of columns) {
+    if (c.kind === 'add') {
+      // Rows that exist get the default: a constant one as the column's DEFAULT, the time by an update.
+      const fill = c.column.fill;
+      const constant = fill.kind === 'literal' ? ` default ${literalSql(c.column, fill.value, 'sqlite')}` : '';
+      out.push(`alter table ${q(after.name)} add column ${addedColumnSqlite(c.column)}${constant};`);
+      if (fill.kind === 'now') out.push(`update ${q(after.name)} set ${q(c.column.name)} = ${nowSql(c.column, 'sqlite')};`);
+      if (c.column.references) out.push(createLinkIndex(after.name, c.column.name));
+    }
+    if (c.kind === 'drop') out.push(`alter table ${q(after.name)} drop column ${q(c.column.name)};`);
+  }
+  return out;
+}
+
+/** `add column` takes a column-level REFERENCES (a table-level FOREIGN KEY cannot be added). */
+function addedColumnSqlite(column: StoredColumn): string {
+  const ref = column.references;
+  if (!ref) return columnSql(column, 'sqlite');
+  const on = (a: string) => (a === 'nullify' ? 'set null' : a);
+  return `${columnSql(column, 'sqlite')} references ${q(ref.table)} (${q(ref.column)}) on delete ${on(ref.onDelete)} on update ${on(ref.onUpdate)}`;
+}
+
+function inPlaceOnSqlite(c: ColumnChange): boolean {
+  const plain = (col: StoredColumn) => !col.primaryKey && !col.unique;
+  switch (c.kind) {
+    case 'add':
+      // A NOT NULL column needs a constant default; a foreign key column must default to null.
+      return plain(c.column) && (!c.column.notNull || (c.column.fill.kind === 'literal' && !c.column.references));
+    case 'drop':
+      // DROP COLUMN refuses indexed, unique, key and foreign key columns.
+      return plain(c.column) && !c.column.references;
+    case 'change':
+      // SQLite stores by affinity: varchar(50) and varchar(200), integer and bigint are one column type.
+      return [...c.aspects].every((a) => a === 'name' || a === 'documentPath' || (a === 'type' && sameOnSqlite(c.before, c.after)));
+  }
+}
+
+function sameOnSqlite(a: StoredColumn, b: StoredColumn): boolean {
+  return a.sqlite === b.sqlite && (a.type === 'boolean') === (b.type === 'boolean');
+}
+
+/** The 12-step procedure of https://www.sqlite.org/lang_altertable.html, less what the runner does (steps 1, 2, 10–12). */
+function rebuild(before: StoredTable, after: StoredTable, columns: readonly ColumnChange[]): string[] {
+  const temporary = `svc_new_${after.name}`;
+  const sourceOf = new Map<string, string>();
+  for (const c of columns) if (c.kind === 'change') sourceOf.set(c.after.name, c.before.name);
+  const added = new Set(columns.flatMap((c) => (c.kind === 'add' ? [c.column.name] : [])));
+  const values = after.columns.map((column) => {
+    if (added.has(column.name)) return fillSql(column, 'sqlite') ?? 'null';
+    const source = q(sourceOf.get(column.name) ?? column.name);
+    const fill = column.notNull ? fillSql(column, 'sqlite') : undefined;
+    return fill ? `coalesce(${source}, ${fill})` : source;
+  });
+  return [
+    createTable(after, 'sqlite', temporary),
+    `insert into ${q(temporary)} (${after.columns.map((c) => q(c.name)).join(', ')})\n  select ${values.join(', ')} from ${q(after.name)};`,
+    `drop table ${q(after.name)};`,
+    renameTable(temporary, after.name),
+    ...linkIndexes(after),
+  ];
+}
+
+// --- PostgreSQL -----------------------------------------------------------------------------------
+
+function postgresSql(changes: readonly TableChange[]): string {
+  const out: string[] = [];
+  const constraints: string[] = [];
+  for (const c of changes) {
+    if (c.kind !== 'alter' || c.before.name === c.after.name) continue;
+    out.push(renameTable(c.before.name, c.after.name));
+    for (const col of c.before.columns.filter((x) => x.references))
+      out.push(`alter index if exists ${q(linkIndexName(c.before.name, col.name))} rename to ${q(linkIndexName(c.after.name, col.name))};`);
+  }
+  for (const c of changes) if (c.kind === 'create') out.push(createTable(c.table, 'postgres'));
+  for (const c of changes) if (c.kind === 'alter') out.push(...alterPostgres(c.after, c.columns, constraints));
+  for (const c of changes) if (c.kind === 'create') constraints.push(...c.table.columns.filter((x) => x.references).map((x) => addForeignKey(c.table.name, x)), ...linkIndexes(c.table));
+  out.push(...constraints);
+  const dropped = changes.filter((c) => c.kind === 'drop').map((c) => q(c.table.name));
+  if (dropped.length) out.push(`drop table ${dropped.join(', ')};`);
+  return out.join('\n\n');
+}
+
+function alterPostgres(table: StoredTable, columns: readonly ColumnChange[], constraints: string[]): string[] {
+  const t = q(table.name);
+  const out: string[] = [];
+  for (const c of columns) {
+    if (c.kind !== 'change') continue;
+    const { before, after, aspects } = c;
+    const col = q(after.name);
+    if (aspects.has('name')) {
+      out.push(`alter table ${t} rename column ${q(before.name)} to ${col};`);
+      if (before.references) out.push(`alter index if exists ${q(linkIndexName(table.name, before.name))} rename to ${q(linkIndexName(table.name, after.name))};`);
+    }
+    if (aspects.has('reference') && before.references) out.push(dropConstraints(table.name, after.name, 'f'));
+    if (aspects.has('notUnique')) out.push(dropConstraints(table.name, after.name, 'u'));
+    if (aspects.has('type')) out.push(alterType(t, col, before, after));
+    if (aspects.has('notNull')) {
+      const fill = fillSql(after, 'postgres');
+      if (fill) out.push(`update ${t} set ${col} = ${fill} where ${col} is null;`);
+      out.push(`alter table ${t} alter column ${col} set not null;`);
+    }
+    if (aspects.has('nullable')) out.push(`alter table ${t} alter column ${col} drop not null;`);
+    if (aspects.has('unique')) out.push(addUnique(table.name, after.name));
+    if (aspects.has('reference') && after.references) {
+      constraints.push(addForeignKey(table.name, after));
+      if (!before.references) constraints.push(createLinkIndex(table.name, after.name));
+    }
+    if (aspects.has('reference') && !after.references) out.push(`drop index if exists ${q(linkIndexName(table.name, after.name))};`);
+  }
+  for (const c of columns) {
+    if (c.kind !== 'add') continue;
+    const column = c.column;
+    const fill = fillSql(column, 'postgres');
+    // Added without NOT NULL, filled, then constrained: rows that exist get the fill.
+    out.push(`alter table ${t} add column ${columnSql({ ...column, notNull: false, unique: false }, 'postgres')};`);
+    if (fill) out.push(`update ${t} set ${q(column.name)} = ${fill};`);
+    if (column.notNull) out.push(`alter table ${t} alter column ${q(column.name)} set not null;`);
+    if (column.unique) out.push(addUnique(table.name, column.name));
+    if (column.references) constraints.push(addForeignKey(table.name, column), createLinkIndex(table.name, column.name));
+  }
+  for (const c of columns) if (c.kind === 'drop') out.push(`alter table ${t} drop column ${q(c.column.name)};`);
+  return out;
+}
+
+/**
+ * Text to text converts as an assignment would, which refuses a value that is too long (an
+ * explicit cast would cut it short); other conversions need the explicit cast.
+ */
+function alterType(table: string, column: string, before: StoredColumn, after: StoredColumn): string {
+  const text = (t: string) => t === 'text' || t.startsWith('varchar(');
+  const using = text(before.postgres) && text(after.postgres) ? '' : ` using ${column}::${after.postgres}`;
+  return `alter table ${table} alter column ${column} type ${after.postgres}${using};`;
+}
+
+function addUnique(table: string, column: string): string {
+  return `alter table ${q(table)} add constraint ${q(`${table}_${column}_key`)} unique (${q(column)});`;
+}
+
+/** Drops the one-column constraints of `kind` (`f` foreign key, `u` unique) on a column, whatever their names. */
+function dropConstraints(table: string, column: string, kind: 'f' | 'u'): string {
+  const relation = `'${q(table).replace(/'/g, "''")}'::regclass`;
+  return [
+    'do $$ declare name text; begin',
+    `  for name in select c.conname from pg_constraint c join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1]`,
+    `    where c.conrelid = ${relation} and c.contype = '${kind}' and cardinality(c.conkey) = 1 and a.attname = ${sqlString(column)}`,
+    `  loop execute format('alter table %I drop constraint %I', ${sqlString(table)}, name); end loop;`,
+    'end $$;',
+  ].join('\n');
+}
+
+// --- values ---------------------------------------------------------------------------------------
+
+/** What rows without a value get, as SQL; undefined when nothing is known (a callable default). */
+function fillSql(column: StoredColumn, dialect: Dialect): string | undefined {
+  const fill = column.fill;
+  if (fill.kind === 'literal') return literalSql(column, fill.value, dialect);
+  if (fill.kind === 'now') return nowSql(column, dialect);
+  return undefined;
+}
+
+function nowSql(column: StoredColumn, dialect: Dialect): string {
+  if (dialect === 'postgres') return column.type === 'date' ? 'current_date' : column.type === 'time' ? 'localtime(0)' : 'now()';
+  const format = column.type === 'date' ? '%Y-%m-%d' : column.type === 'time' ? '%H:%M:%S' : '%Y-%m-%dT%H:%M:%SZ';
+  return `strftime('${format}', 'now')`;
+}
+
+function literalSql(column: StoredColumn, value: Literal, dialect: Dialect): string {
+  if (typeof value === 'boolean') return dialect === 'sqlite' ? (value ? '1' : '0') : String(value);
+  if (typeof value === 'number') return String(value);
+  const text = typeof value === 'string' && !['list', 'dict', 'pickle'].includes(column.type) ? value : JSON.stringify(value);
+  return column.postgres === 'jsonb' && dialect === 'postgres' ? `${sqlString(text)}::jsonb` : sqlString(text);
+}
+
+function sqlString(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}

@@ -1,0 +1,187 @@
+/**
+ * Schema evolution in the generator (contract §1): fixtures/evolution/v1…v7 generated one after
+ * the other into one out-dir. Each version's new migration and storage model are golden files
+ * (snapshots/evolution/); the refusals (data loss, rows that need a value, renames that name
+ * nothing, a tampered or missing history) write nothing; `--check` fails while a migration is
+ * missing. test/e2e/evolution.e2e.test.ts runs the migrations on real databases.
+ */
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { repoRoot } from '../support/paths.js';
+
+const VERSIONS = ['v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'v7'] as const;
+/** Versions that drop data: generated with --allow-data-loss. */
+const LOSSY = new Set(['v6', 'v7']);
+
+/** A work folder with `api/` (the API of one version) and `out/` (the project). */
+function workspace(): { dir: string; use(version: string): void; generate(...flags: string[]): ReturnType<typeof runCli> } {
+  const dir = mkdtempSync(join(tmpdir(), 'svcgen-evolution-'));
+  return {
+    dir,
+    use(version) {
+      rmSync(join(dir, 'api'), { recursive: true, force: true });
+      cpSync(join(repoRoot, 'fixtures/evolution', version), join(dir, 'api'), { recursive: true });
+    },
+    generate: (...flags) => runCli(['generate', 'api/api.raml', '-o', 'out', ...flags], dir),
+  };
+}
+
+const migrationsOf = (dir: string) => readdirSync(join(dir, 'out/src/db/migrations')).sort();
+
+/** Every file of the out-dir, path → content. */
+function tree(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const visit = (rel: string) => {
+    for (const entry of readdirSync(join(dir, rel), { withFileTypes: true })) {
+      const path = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) visit(path);
+      else out.set(path, readFileSync(join(dir, path), 'utf8'));
+    }
+  };
+  visit('');
+  return out;
+}
+
+describe('the library API through seven versions', () => {
+  const work = workspace();
+  const written = new Map<string, string[]>();
+
+  beforeAll(async () => {
+    for (const version of VERSIONS) {
+      work.use(version);
+      const before = existsSync(join(work.dir, 'out/src/db/migrations')) ? migrationsOf(work.dir) : [];
+      const run = await work.generate(...(LOSSY.has(version) ? ['--allow-data-loss'] : []));
+      if (run.code !== 0) throw new Error(`${version}: ${run.stderr}`);
+      written.set(version, migrationsOf(work.dir).filter((m) => !before.includes(m)));
+      const storage = readFileSync(join(work.dir, 'out/src/db/storage.json'), 'utf8');
+      writeFileSync(join(work.dir, `storage-${version}.json`), storage);
+    }
+  }, 120_000);
+
+  it.each(VERSIONS)('%s writes one new migration, and the storage model it leaves (golden files)', async (version) => {
+    const added = written.get(version)!;
+    expect(added).toHaveLength(1);
+    const golden = join(repoRoot, 'snapshots/evolution', version);
+    await expect(readFileSync(join(work.dir, 'out/src/db/migrations', added[0]!), 'utf8')).toMatchFileSnapshot(join(golden, added[0]!));
+    await expect(readFileSync(join(work.dir, `storage-${version}.json`), 'utf8')).toMatchFileSnapshot(join(golden, 'storage.json'));
+  });
+
+  it('numbers migrations in order and lists them all in src/db/migrations.ts', () => {
+    const names = migrationsOf(work.dir).map((f) => f.replace(/\.ts$/, ''));
+    expect(names.map((n) => n.slice(0, 4))).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007']);
+    const index = readFileSync(join(work.dir, 'out/src/db/migrations.ts'), 'utf8');
+    for (const name of names) expect(index).toContain(`from './migrations/${name}.js'`);
+  });
+
+  it('says in the migration what --allow-data-loss let it drop', () => {
+    const v6 = readFileSync(join(work.dir, 'out/src/db/migrations', written.get('v6')![0]!), 'utf8');
+    expect(v6).toContain('It drops data (written with --allow-data-loss)');
+    expect(v6).toContain('field Author.nickname is removed');
+    expect(v6).toContain('model Profile is removed');
+  });
+
+  it('writes nothing new when the API did not change, and keeps earlier migrations byte for byte', async () => {
+    const before = tree(work.dir);
+    const run = await work.generate();
+    expect(run.code, run.stderr).toBe(0);
+    expect(tree(work.dir)).toEqual(before);
+  });
+});
+
+describe('refusals', () => {
+  /** An out-dir generated at `version`, with the API of `next` in api/. */
+  async function at(version: string, next: string) {
+    const work = workspace();
+    work.use(version);
+    expect((await work.generate()).code).toBe(0);
+    work.use(next);
+    return { work, before: tree(join(work.dir, 'out')) };
+  }
+
+  it('--check fails while the API needs a migration that is not there, naming it', async () => {
+    const { work } = await at('v1', 'v2');
+    const check = await work.generate('--check');
+    expect(check.code).toBe(1);
+    expect(check.stdout).toMatch(/add\s+src\/db\/migrations\/0002_\w+\.ts/);
+    expect((await work.generate()).code).toBe(0);
+    expect((await work.generate('--check')).code).toBe(0);
+  });
+
+  it('data loss is refused without --allow-data-loss, naming each field and model, and nothing is written', async () => {
+    const { work, before } = await at('v5', 'v6');
+    const run = await work.generate();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('error SVC3101: field Author.nickname is removed');
+    expect(run.stderr).toContain('error SVC3101: model Profile is removed');
+    expect(tree(join(work.dir, 'out'))).toEqual(before);
+    const check = await work.generate('--check');
+    expect(check.code).toBe(1);
+    const allowed = await work.generate('--allow-data-loss');
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(allowed.stderr).toContain('warning SVC3101');
+  });
+
+  it('a required field without a default is refused: stored rows would have no value', async () => {
+    const { work, before } = await at('v1', 'v1');
+    const schema = join(work.dir, 'api/schemas/book.json');
+    const book = JSON.parse(readFileSync(schema, 'utf8'));
+    book.properties.edition = { type: 'integer', _db_settings: { type: 'integer', required: true } };
+    writeFileSync(schema, JSON.stringify(book));
+    const run = await work.generate();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/schemas\/book.json:\d+:\d+ - error SVC3102: required field Book.edition is added/);
+    expect(tree(join(work.dir, 'out'))).toEqual(before);
+  });
+
+  it('a renamed_from that names no field of the previous version is an error, not ignored', async () => {
+    const { work } = await at('v1', 'v1');
+    const schema = join(work.dir, 'api/schemas/author.json');
+    const author = JSON.parse(readFileSync(schema, 'utf8'));
+    author.properties.motto = { type: 'string', _db_settings: { type: 'string', renamed_from: 'slogan' } };
+    writeFileSync(schema, JSON.stringify(author));
+    const run = await work.generate();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('error SVC3103: "renamed_from" of Author.motto names no field of the previous version (slogan)');
+  });
+
+  it('a renamed_from already applied is not applied again', async () => {
+    const { work } = await at('v3', 'v4');
+    expect((await work.generate()).code).toBe(0);
+    const count = migrationsOf(work.dir).length;
+    expect((await work.generate()).code).toBe(0);
+    expect(migrationsOf(work.dir)).toHaveLength(count);
+  });
+
+  it('a tampered storage model is refused before anything reaches a migration', async () => {
+    const { work, before } = await at('v1', 'v2');
+    const file = join(work.dir, 'out/src/db/storage.json');
+    const storage = JSON.parse(readFileSync(file, 'utf8'));
+    storage.tables[0].columns[1].postgres = 'text; drop table "user"; --';
+    writeFileSync(file, JSON.stringify(storage));
+    const run = await work.generate();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('error SVC3105: src/db/storage.json cannot be read: tables[0].columns[1].postgres must match');
+    expect(tree(join(work.dir, 'out'))).toEqual(new Map([...before, ['src/db/storage.json', JSON.stringify(storage)]]));
+  });
+
+  it('a deleted migration stops the run: databases that ran it need it', async () => {
+    const { work } = await at('v1', 'v2');
+    expect((await work.generate()).code).toBe(0);
+    const [, second] = migrationsOf(work.dir);
+    rmSync(join(work.dir, 'out/src/db/migrations', second!));
+    const run = await work.generate();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`error SVC3106: migration src/db/migrations/${second} was written by svcgen and is gone`);
+  });
+
+  it('migrations without a storage model are refused: svcgen cannot tell what they leave', async () => {
+    const { work } = await at('v1', 'v2');
+    rmSync(join(work.dir, 'out/src/db/storage.json'));
+    const run = await work.generate();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('error SVC3104: src/db/storage.json is missing, but the project has migrations');
+  });
+});
