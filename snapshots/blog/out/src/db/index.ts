@@ -61,7 +61,7 @@ function repositories(engine: Engine): Repositories {
  * `mongodb.url`, creating the unique indexes.
  */
 export async function openDatabase(config: Config, options: OpenOptions = {}): Promise<Database> {
-  if (config.engine === 'svc_mongodb') return openMongo(config.mongodbUrl, models, repositories, options);
+  if (config.engine === 'svc_mongodb') return openMongo(config.mongodbUrl, models, migrations, repositories, options);
   const sql = openSql(config.databaseUrl, {
     root: config.root,
     ...(options.onQuery ? { onQuery: options.onQuery } : {}),

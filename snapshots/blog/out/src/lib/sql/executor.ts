@@ -37,6 +37,14 @@ export interface SqlExecutor {
 export interface SqlDatabase extends SqlExecutor {
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Runs `work` with SQLite's foreign key enforcement off, alone on the database (migrations).
+   * Rebuilding a table (create a copy, drop the old one, rename) with it on would make the DROP
+   * delete or unlink the rows that point at the table; the pragma is ignored inside a
+   * transaction, so it is switched here, outside, and back on when `work` ends. `work` gets an
+   * executor whose transactions run in this turn. On PostgreSQL, a plain call.
+   */
+  withoutForeignKeys<T>(work: (db: SqlExecutor) => Promise<T>): Promise<T>;
 }
 
 export interface SqlOptions {
@@ -62,9 +70,10 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
   const path = memory ? ':memory:' : resolve(root, file);
   if (!memory) mkdirSync(dirname(path), { recursive: true });
   const writer = new Database(path);
+  // First: processes opening one new file at once wait for each other while it turns to WAL.
+  writer.pragma('busy_timeout = 5000');
   writer.pragma('journal_mode = WAL');
   writer.pragma('foreign_keys = ON');
-  writer.pragma('busy_timeout = 5000');
   writer.pragma('synchronous = NORMAL');
   // An in-memory database exists only on its own connection.
   const reader = memory ? writer : new Database(path, { readonly: true });
@@ -83,6 +92,29 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
     transaction: (work) => work(inTransaction),
   };
 
+  // A transaction on the writer; the caller holds the lock.
+  const immediate = async <T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> => {
+    writer.exec('BEGIN IMMEDIATE');
+    try {
+      const result = await work(inTransaction);
+      writer.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (writer.inTransaction) writer.exec('ROLLBACK');
+      throw error;
+    }
+  };
+
+  // Inside `withoutForeignKeys`, which holds the lock: every statement on the writer.
+  const alone: SqlExecutor = {
+    dialect: 'sqlite',
+    inTransaction: false,
+    all: (q) => immediate(async (tx) => tx.all(q)),
+    run: (q) => immediate(async (tx) => tx.run(q)),
+    execute: (script) => immediate(async (tx) => tx.execute(script)),
+    transaction: immediate,
+  };
+
   const db: SqlDatabase = {
     dialect: 'sqlite',
     inTransaction: false,
@@ -95,17 +127,22 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
     async transaction(work) {
       const release = await lock.acquire();
       try {
-        writer.exec('BEGIN IMMEDIATE');
-        try {
-          const result = await work(inTransaction);
-          writer.exec('COMMIT');
-          return result;
-        } catch (error) {
-          if (writer.inTransaction) writer.exec('ROLLBACK');
-          throw error;
-        }
+        return await immediate(work);
       } finally {
         release();
+      }
+    },
+    async withoutForeignKeys(work) {
+      const release = await lock.acquire();
+      try {
+        writer.pragma('foreign_keys = OFF');
+        return await work(alone);
+      } finally {
+        try {
+          writer.pragma('foreign_keys = ON');
+        } finally {
+          release();
+        }
       }
     },
     async ping() {
@@ -232,6 +269,7 @@ function openPostgres(url: string, onQuery: ((sql: string) => void) | undefined)
         client.release();
       }
     },
+    withoutForeignKeys: (work) => work(db),
     async ping() {
       await pool.query('select 1');
     },
