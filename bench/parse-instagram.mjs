@@ -11,7 +11,9 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { median, ms, table } from './lib.mjs';
 
-const file = fileURLToPath(new URL('../../shared/conformance/raml-0.8-tck/Instagram/api.raml', import.meta.url));
+// The RAML 0.8 TCK corpus, as the tests find it (RAML_TCK_DIR, default ../shared/conformance/raml-0.8-tck).
+const tck = process.env.RAML_TCK_DIR ?? fileURLToPath(new URL('../../shared/conformance/raml-0.8-tck', import.meta.url));
+const file = `${tck}/Instagram/api.raml`;
 const self = fileURLToPath(import.meta.url);
 const bin = fileURLToPath(new URL('../bin/svcgen.js', import.meta.url));
 

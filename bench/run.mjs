@@ -2,6 +2,7 @@
 // `npm run bench`: runs every benchmark and prints its table. `--save` also writes bench/RESULTS.md.
 // `npm run bench -- parse` runs only the benchmarks whose name contains "parse"; with `--save` it
 // replaces (or appends) only their sections of RESULTS.md.
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 
@@ -19,6 +20,7 @@ const args = process.argv.slice(2);
 const save = args.includes('--save');
 const filter = args.find((a) => !a.startsWith('--'));
 const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, ${os.platform()}`;
+const commit = commitOf();
 const sections = [];
 console.log(`svcgen benchmarks — ${machine}\n`);
 for (const bench of benchmarks) {
@@ -33,7 +35,7 @@ const results = new URL('./RESULTS.md', import.meta.url);
 if (save && filter && existsSync(results)) {
   writeFileSync(results, sections.reduce(withSection, readFileSync(results, 'utf8')));
 } else if (save) {
-  const header = `# Benchmark results\n\nProduced by \`npm run bench -- --save\` on ${new Date().toISOString().slice(0, 10)} (${machine}).\nThis VM's noise is about ±30 %; ratios come from contenders measured side by side in the same run.\n\n`;
+  const header = `# Benchmark results\n\nProduced by \`npm run bench -- --save\` at commit ${commit} on ${new Date().toISOString().slice(0, 10)} (${machine}), every section in one run.\nThis VM's noise is about ±30 %; ratios come from contenders measured side by side in the same run.\n\n`;
   writeFileSync(results, header + sections.join('\n'));
 }
 
@@ -44,4 +46,15 @@ function withSection(text, section) {
   if (start < 0) return `${text.trimEnd()}\n\n${section}`;
   const end = text.indexOf('\n## ', start + title.length);
   return text.slice(0, start) + section + (end < 0 ? '' : text.slice(end));
+}
+
+/** The commit measured, marked when the work tree has changes that are not in it. */
+function commitOf() {
+  try {
+    const git = (...a) => execFileSync('git', a, { encoding: 'utf8', cwd: new URL('..', import.meta.url) }).trim();
+    const dirty = git('status', '--porcelain', '--untracked-files=no') !== '';
+    return `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' (with uncommitted changes)' : ''}`;
+  } catch {
+    return 'unknown';
+  }
 }

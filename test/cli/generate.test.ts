@@ -52,16 +52,19 @@ describe('svcgen generate', () => {
   it('refuses to overwrite an edited generated file, naming it; --force overwrites', async () => {
     const { raml, out } = starter();
     await generate(raml, out);
-    writeFileSync(join(raml, '..', 'items.json'), readFileSync(join(raml, '..', 'items.json'), 'utf8').replace('"description"', '"summary"'));
+    // A rename the schema declares: a migration, not data loss.
+    const items = readFileSync(join(raml, '..', 'items.json'), 'utf8');
+    writeFileSync(join(raml, '..', 'items.json'), items.replace('"description"', '"summary"').replace(/("summary":[^}]*"_db_settings": \{)/, '$1 "renamed_from": "description",'));
     writeFileSync(join(out, 'src/models/item.ts'), '// my change\n');
     const refused = await generate(raml, out);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('refusing to overwrite src/models/item.ts');
     expect(readFileSync(join(out, 'src/models/item.ts'), 'utf8')).toBe('// my change\n');
-    expect(readFileSync(join(out, 'src/db/migrations.ts'), 'utf8')).not.toContain('summary');
+    expect(existsSync(join(out, 'src/db/migrations/0002_rename_item_description_to_summary.ts'))).toBe(false);
     const forced = await generate(raml, out, '--force');
     expect(forced.code).toBe(0);
     expect(readFileSync(join(out, 'src/models/item.ts'), 'utf8')).toContain('summary');
+    expect(readFileSync(join(out, 'src/db/migrations/0002_rename_item_description_to_summary.ts'), 'utf8')).toContain('rename column "description" to "summary"');
   });
 
   it('refuses to write over files it did not write (a folder that is not its output)', async () => {

@@ -85,7 +85,11 @@ describe('regenerating the events fixture', () => {
     writeFileSync(join(out, 'src/custom/handlers/set-slug.ts'), MY_SET_SLUG);
     edit(raml, (t) => t.replace(/\n\/projects:[\s\S]*?\n(?=\/tasks:)/, '\n'));
     edit(schema('task'), (t) => t.replace(/,\s*"project_id": \{[\s\S]*?\}\s*\}/, ''));
-    const run = await generate(raml, out);
+    // Removing a model drops its table: refused until the user says so.
+    const refused = await generate(raml, out);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('error SVC3101: model Project is removed');
+    const run = await generate(raml, out, '--allow-data-loss');
     expect(run.code, run.stderr).toBe(0);
     for (const gone of ['src/models/project.ts', 'src/repositories/project.ts', 'src/routes/projects.ts']) expect(existsSync(join(out, gone)), gone).toBe(false);
     const unused = ['add-open-tasks', 'close-tasks', 'refuse-frozen', 'set-slug'].map((h) => `src/custom/handlers/${h}.ts`);

@@ -94,7 +94,9 @@ async function expectRefused(ws: Workspace, code: string, flags: readonly string
 /** Changes the API so that a run would change, add and delete files. */
 function changeApi(ws: Workspace): void {
   const schema = join(ws.dir, 'api', 'items.json');
-  writeFileSync(schema, readFileSync(schema, 'utf8').replace('"description"', '"summary"'));
+  // A declared rename: the run writes a migration instead of refusing to drop data.
+  const text = readFileSync(schema, 'utf8').replace('"description"', '"summary"');
+  writeFileSync(schema, text.replace(/("summary":[^}]*"_db_settings": \{)/, '$1 "renamed_from": "description",'));
 }
 
 describe('a tampered manifest', () => {
@@ -145,7 +147,7 @@ describe('a tampered manifest', () => {
     ['files missing', JSON.stringify(valid, null, 2), 1, 'the manifest has no "files"'],
     ['another generator', JSON.stringify({ ...valid, generator: 'other', files: {} }, null, 2), 2, '"generator" must be "svcgen"'],
     ['raml not a string', JSON.stringify({ ...valid, raml: 7, files: {} }, null, 2), 3, '"raml" must be a string'],
-    ['an unknown owner', JSON.stringify({ ...valid, files: { 'src/app.ts': { owner: 'root' } } }, null, 2), 6, '"owner" of "src/app.ts" must be "generated" or "user"'],
+    ['an unknown owner', JSON.stringify({ ...valid, files: { 'src/app.ts': { owner: 'root' } } }, null, 2), 6, '"owner" of "src/app.ts" must be "generated", "migration" or "user"'],
     ['a numeric hash', JSON.stringify({ ...valid, files: { 'src/app.ts': { owner: 'generated', sha256: 42 } } }, null, 2), 7, '"sha256" of "src/app.ts" must be a SHA-256 hash'],
     ['a short hash', JSON.stringify({ ...valid, files: { 'src/app.ts': { owner: 'generated', sha256: 'abc' } } }, null, 2), 7, '"sha256" of "src/app.ts" must be a SHA-256 hash'],
     ['a generated file without hash', JSON.stringify({ ...valid, files: { 'src/app.ts': { owner: 'generated' } } }, null, 2), 5, 'has no "sha256"'],
@@ -253,7 +255,7 @@ describe('symbolic links in the out-dir', () => {
     const run = await runCli(['generate', 'api/api.raml', '-o', 'out', '--format', 'json'], dir);
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toEqual([
-      expect.objectContaining({ severity: 'error', code: 'SVC3003', file: 'out/src', line: 1, column: 1, message: expect.stringContaining('refusing to write src/app.ts') }),
+      expect.objectContaining({ severity: 'error', code: 'SVC3003', file: 'out/src', line: 1, column: 1, message: expect.stringContaining('src is a symbolic link that leads outside the out-dir') }),
     ]);
     expect(readdirSync(join(dir, 'elsewhere'))).toEqual([]);
     expect(readdirSync(join(dir, 'out'))).toEqual(['src']);

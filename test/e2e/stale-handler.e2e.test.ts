@@ -3,7 +3,7 @@
  * exactly the user code that no longer fits, and nowhere else. The events fixture's stubs are
  * filled in (test/support/events-code.ts), then two fields those handlers use are removed.
  */
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
@@ -15,7 +15,7 @@ const area = join(repoRoot, '.tmp', 'e2e-stale');
 const api = join(area, 'api');
 const out = join(area, 'out');
 
-const generate = () => runCli(['generate', join(api, 'api.raml'), '-o', out], area);
+const generate = (...flags: string[]) => runCli(['generate', join(api, 'api.raml'), '-o', out, ...flags], area);
 const typecheck = () => tool(out, 'tsc', ['--noEmit', '-p', 'tsconfig.json']);
 
 function removeProperty(schema: string, name: string): void {
@@ -44,9 +44,11 @@ describe('a schema change that makes user code stale', () => {
   it('after it, tsc fails in the two handlers that use the removed fields, and nowhere else', async () => {
     removeProperty('project', 'slug');
     removeProperty('user', 'active');
-    const run = await generate();
+    // Removing fields drops their columns: a migration, written only when the user allows it.
+    const run = await generate('--allow-data-loss');
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/0 added, [1-9]\d* changed/);
+    expect(run.stderr).toMatch(/1 added, [1-9]\d* changed/);
+    expect(readdirSync(join(out, 'src/db/migrations'))).toEqual(['0001_initial.ts', '0002_project_user.ts']);
     const after = await typecheck();
     expect(after.exitCode).not.toBe(0);
     const errors = (after.all ?? '').split('\n').filter((line) => /error TS\d+/.test(line));
