@@ -42,6 +42,8 @@ export interface GenerateOptions {
 
 export interface GeneratedProject {
   readonly tree: OutputTree;
+  /** What the tree was generated from (`inputKey`), for the manifest. */
+  readonly inputKey: string;
   /** The schema's evolution; null when an earlier run's tree was reused (the same input: nothing new). */
   readonly migrations: MigrationPlan | null;
 }
@@ -54,8 +56,9 @@ export interface PreviousOutput {
 }
 
 export async function generateProject(ir: ServiceIR, options: GenerateOptions): Promise<GeneratedProject> {
-  const reused = options.previous?.tree(inputKey(ir, options.ramlFile));
-  if (reused) return { tree: reused, migrations: null };
+  const key = inputKey(ir, options.ramlFile, (options.history?.migrations ?? []).map((m) => m.name));
+  const reused = options.previous?.tree(key);
+  if (reused) return { tree: reused, inputKey: key, migrations: null };
   const plan = await planProject(ir, {
     ...(options.history ? { history: options.history } : {}),
     allowDataLoss: options.allowDataLoss ?? false,
@@ -68,12 +71,16 @@ export async function generateProject(ir: ServiceIR, options: GenerateOptions): 
       return produced;
     }),
   );
-  return { tree: new Map(files.map((f) => [f.path, f])), migrations: plan.migrations };
+  const tree = new Map(files.map((f) => [f.path, f]));
+  return { tree, inputKey: inputKey(ir, options.ramlFile, plan.migrations.names), migrations: plan.migrations };
 }
 
-/** Everything the output depends on: equal keys, equal trees. */
-export function inputKey(ir: ServiceIR, ramlFile: string): string {
-  return contentHash(`${buildFingerprint()}\0${ramlFile}\0${JSON.stringify(ir)}`);
+/**
+ * Everything the output depends on: equal keys, equal trees. The migrations are those of the
+ * output: a run that adds one records the key the next run (with that migration on disk) computes.
+ */
+export function inputKey(ir: ServiceIR, ramlFile: string, migrations: readonly string[]): string {
+  return contentHash(`${buildFingerprint()}\0${ramlFile}\0${JSON.stringify(ir)}\0${migrations.join(',')}`);
 }
 
 async function produce(file: PlannedFile, options: GenerateOptions): Promise<OutputFile> {

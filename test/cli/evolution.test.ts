@@ -147,6 +147,18 @@ describe('refusals', () => {
     expect(run.stderr).toContain('error SVC3103: "renamed_from" of Author.motto names no field of the previous version (slogan)');
   });
 
+  it('a migration module of your own (a data migration) is listed and kept, and the next one is numbered after it', async () => {
+    const { work } = await at('v1', 'v1');
+    const mine = "import type { Migration } from '../../lib/migrate.js';\nexport const migration: Migration = { name: '0002_backfill', sqlite: 'update book set pages = 1', postgres: 'update book set pages = 1' };\n";
+    writeFileSync(join(work.dir, 'out/src/db/migrations/0002_backfill.ts'), mine);
+    expect((await work.generate()).code).toBe(0);
+    expect(readFileSync(join(work.dir, 'out/src/db/migrations.ts'), 'utf8')).toContain("from './migrations/0002_backfill.js'");
+    work.use('v2');
+    expect((await work.generate()).code).toBe(0);
+    expect(migrationsOf(work.dir)).toEqual(['0001_initial.ts', '0002_backfill.ts', '0003_author_book_publisher.ts']);
+    expect(readFileSync(join(work.dir, 'out/src/db/migrations/0002_backfill.ts'), 'utf8')).toBe(mine);
+  });
+
   it('a renamed_from already applied is not applied again', async () => {
     const { work } = await at('v3', 'v4');
     expect((await work.generate()).code).toBe(0);

@@ -4,7 +4,7 @@
  */
 import { basename, relative, resolve } from 'node:path';
 import { DiagnosticBag, hasErrors } from '../../diagnostics/diagnostic.js';
-import { generateProject, inputKey } from '../../generate.js';
+import { generateProject } from '../../generate.js';
 import { analyze } from '../../pipeline.js';
 import { planChanges, type Change } from '../../write/changes.js';
 import { shortDiff } from '../../write/diff.js';
@@ -48,7 +48,7 @@ export async function runGenerate(io: Io, file: string, flags: GenerateFlags): P
   if (!history) return refuse(io, bag, flags, shown);
   const ramlFile = basename(file);
   const progress = progressLine(io);
-  const { tree, migrations } = await generateProject(analysis.ir, {
+  const { tree, migrations, inputKey } = await generateProject(analysis.ir, {
     ramlFile,
     // --check trusts nothing in the out-dir (it may come from a pull request): it generates afresh.
     ...(flags.check ? {} : { previous: previousOutput(out.real, out.manifest) }),
@@ -71,7 +71,7 @@ export async function runGenerate(io: Io, file: string, flags: GenerateFlags): P
   reportOutcomes(changes, out.shown, ramlFile, bag);
   if (bag.hasErrors) return refuse(io, bag, flags, shown);
   const unused = changes.filter((c) => c.kind === 'unused').map((c) => c.path);
-  applyChanges(out.real, changes, manifestOf(tree, ramlFile, inputKey(analysis.ir, ramlFile), unused), out.manifest);
+  applyChanges(out.real, changes, manifestOf(tree, ramlFile, inputKey, unused), out.manifest);
   printDiagnostics(io, bag.sorted(), flags.format);
   io.stderr(`svcgen: ${shown} — ${summary(changes)}\n`);
   return ExitCode.ok;
