@@ -24,6 +24,10 @@ create table "svc_new_author" (
 insert into "svc_new_author" ("id", "name", "bio", "nickname", "rating")
   select "id", "name", "bio", "nickname", "rating" from "author";
 
+delete from sqlite_sequence where name = 'svc_new_author';
+
+insert into sqlite_sequence (name, seq) select 'svc_new_author', seq from sqlite_sequence where name = 'author';
+
 drop table "author";
 
 alter table "svc_new_author" rename to "author";
@@ -43,6 +47,10 @@ create table "svc_new_book" (
 
 insert into "svc_new_book" ("id", "title", "pages", "author_id", "isbn", "in_print", "publisher_id", "format")
   select "id", "title", "pages", "author_id", "isbn", "in_print", "publisher_id", 'paperback' from "book";
+
+delete from sqlite_sequence where name = 'svc_new_book';
+
+insert into sqlite_sequence (name, seq) select 'svc_new_book', seq from sqlite_sequence where name = 'book';
 
 drop table "book";
 

@@ -32,6 +32,10 @@ create table "svc_new_book" (
 insert into "svc_new_book" ("id", "title", "pages", "author_id", "isbn", "in_print", "imprint_id", "format")
   select "id", "title", "pages", "author_id", "isbn", "in_print", "publisher_id", coalesce("format", 'paperback') from "book";
 
+delete from sqlite_sequence where name = 'svc_new_book';
+
+insert into sqlite_sequence (name, seq) select 'svc_new_book', seq from sqlite_sequence where name = 'book';
+
 drop table "book";
 
 alter table "svc_new_book" rename to "book";

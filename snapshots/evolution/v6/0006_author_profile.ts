@@ -23,6 +23,10 @@ create table "svc_new_author" (
 insert into "svc_new_author" ("id", "name", "biography", "rating")
   select "id", "name", "biography", "rating" from "author";
 
+delete from sqlite_sequence where name = 'svc_new_author';
+
+insert into sqlite_sequence (name, seq) select 'svc_new_author', seq from sqlite_sequence where name = 'author';
+
 drop table "author";
 
 alter table "svc_new_author" rename to "author";

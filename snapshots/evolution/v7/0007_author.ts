@@ -23,5 +23,5 @@ alter table "author" add column "joined_at" timestamptz;
 
 update "author" set "joined_at" = now();
 `,
-  mongodb: [],
+  mongodb: [{ op: 'setMissingNow', collection: 'author', field: 'joined_at' }],
 };

@@ -1,9 +1,10 @@
 /**
  * The MongoDB steps of a migration (lib/migrate.ts `MongoStep`): documents have no schema, so
  * only what the stored data must follow is a step: renamed collections and document fields,
- * values for documents that lack a field that became required or was added with a default,
- * fields and collections dropped, and the unique and link indexes. The service also reconciles
- * its indexes with the model at every start; the steps make the history explicit.
+ * values for documents that lack a field that became required or was added with a default (a
+ * literal, or the time of the migration), fields and collections dropped, and the unique and link
+ * indexes. The service also reconciles its indexes with the model at every start; the steps make
+ * the history explicit.
  */
 import type { Literal } from '../../ir/types.js';
 import type { ColumnChange, TableChange } from './diff.js';
@@ -15,6 +16,7 @@ export type MongoStep =
   | { readonly op: 'renameField'; readonly collection: string; readonly from: string; readonly to: string }
   | { readonly op: 'unsetField'; readonly collection: string; readonly field: string }
   | { readonly op: 'setMissing'; readonly collection: string; readonly field: string; readonly value: Literal }
+  | { readonly op: 'setMissingNow'; readonly collection: string; readonly field: string }
   | { readonly op: 'createIndex'; readonly collection: string; readonly field: string; readonly unique: boolean }
   | { readonly op: 'dropIndex'; readonly collection: string; readonly field: string };
 
@@ -49,9 +51,15 @@ function columnSteps(table: StoredTable, change: ColumnChange): MongoStep[] {
   return steps;
 }
 
-/** Documents without a value get the literal default (a time default has no one value to write). */
+/**
+ * Documents without a value get the default: a literal, or the time of the migration (`{{now}}`),
+ * as the SQL migrations give rows; a callable default has no value known here.
+ */
 function fill(collection: string, column: StoredColumn): MongoStep[] {
-  return column.fill.kind === 'literal' ? [{ op: 'setMissing', collection, field: column.documentPath, value: column.fill.value }] : [];
+  const field = column.documentPath;
+  if (column.fill.kind === 'literal') return [{ op: 'setMissing', collection, field, value: column.fill.value }];
+  if (column.fill.kind === 'now') return [{ op: 'setMissingNow', collection, field }];
+  return [];
 }
 
 function indexed(column: StoredColumn): boolean {

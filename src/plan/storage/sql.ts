@@ -110,9 +110,23 @@ function rebuild(before: StoredTable, after: StoredTable, columns: readonly Colu
   return [
     createTable(after, 'sqlite', temporary),
     `insert into ${q(temporary)} (${after.columns.map((c) => q(c.name)).join(', ')})\n  select ${values.join(', ')} from ${q(after.name)};`,
+    ...(after.columns.some((c) => c.generated) ? keepKeyCounter(after.name, temporary) : []),
     `drop table ${q(after.name)};`,
     renameTable(temporary, after.name),
     ...linkIndexes(after),
+  ];
+}
+
+/**
+ * AUTOINCREMENT never gives a key twice, because sqlite_sequence remembers the highest one ever
+ * given: the new table takes over the old one's, or a row deleted before the rebuild would see
+ * its key given again (to a new row, which old links and URLs would then reach). The rename that
+ * follows carries the entry over to the table's name.
+ */
+function keepKeyCounter(table: string, temporary: string): string[] {
+  return [
+    `delete from sqlite_sequence where name = ${sqlString(temporary)};`,
+    `insert into sqlite_sequence (name, seq) select ${sqlString(temporary)}, seq from sqlite_sequence where name = ${sqlString(table)};`,
   ];
 }
 

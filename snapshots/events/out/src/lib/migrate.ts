@@ -37,6 +37,8 @@ export type MongoStep =
   | { readonly op: 'renameField'; readonly collection: string; readonly from: string; readonly to: string }
   | { readonly op: 'unsetField'; readonly collection: string; readonly field: string }
   | { readonly op: 'setMissing'; readonly collection: string; readonly field: string; readonly value: unknown }
+  /** The time of the migration, as the field's `{{now}}` default would give it. */
+  | { readonly op: 'setMissingNow'; readonly collection: string; readonly field: string }
   | { readonly op: 'createIndex'; readonly collection: string; readonly field: string; readonly unique: boolean }
   | { readonly op: 'dropIndex'; readonly collection: string; readonly field: string };
 

@@ -16,7 +16,8 @@ import { randomUUID } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { checksum, MigrationError, pendingOf, WAIT_SECONDS, type Migration, type MongoStep } from '../migrate.js';
 import type { ModelRegistry } from '../model.js';
-import { documentPath } from './repository.js';
+import { now as currentTime } from '../values.js';
+import { COUNTERS, documentPath } from './repository.js';
 import { toMongo } from './values.js';
 
 interface MigrationRecord {
@@ -83,13 +84,10 @@ async function applyStep(db: Db, models: ModelRegistry, migration: string, step:
         .collection(step.collection)
         .updateMany({ [step.field]: { $exists: true } }, { $unset: { [step.field]: '' } });
       return;
-    case 'setMissing': {
-      const value = storedValue(models, step.collection, step.field, step.value);
-      // Null is never stored (an absent field is null): there is nothing to set.
-      if (value === undefined) return;
-      await db.collection(step.collection).updateMany({ [step.field]: null }, { $set: { [step.field]: value } });
-      return;
-    }
+    case 'setMissing':
+      return setMissing(db, step, storedValue(models, step.collection, step.field, step.value));
+    case 'setMissingNow':
+      return setMissing(db, step, storedValue(models, step.collection, step.field, currentTime()));
     case 'createIndex':
       return createIndex(db.collection(step.collection), migration, step.field, step.unique);
     case 'dropIndex':
@@ -99,19 +97,42 @@ async function applyStep(db: Db, models: ModelRegistry, migration: string, step:
   }
 }
 
-/** Renamed when `from` exists and `to` does not (or is empty): so again, after it ran, it does nothing. */
+/** Documents without a value for the step's field get `value`. */
+async function setMissing(db: Db, step: { collection: string; field: string }, value: unknown): Promise<void> {
+  // Null is never stored (an absent field is null): there is nothing to set.
+  if (value === undefined) return;
+  await db.collection(step.collection).updateMany({ [step.field]: null }, { $set: { [step.field]: value } });
+}
+
+/**
+ * Renamed when `from` exists and `to` does not (or is empty): so again, after it ran, it does
+ * nothing. The counter of generated keys goes with the documents (after them, so that a refused
+ * rename leaves it), or the renamed model would give its keys from 1 again, to documents whose
+ * keys are taken.
+ */
 async function renameCollection(db: Db, migration: string, from: string, to: string): Promise<void> {
-  if (!(await collectionExists(db, from))) return;
-  if (await collectionExists(db, to)) {
-    if (await db.collection(to).findOne({})) {
-      throw new MigrationError(
-        `migration ${migration} cannot rename collection ${from} to ${to}: both exist and ${to} has documents`,
-      );
+  if (await collectionExists(db, from)) {
+    if (await collectionExists(db, to)) {
+      if (await db.collection(to).findOne({})) {
+        throw new MigrationError(
+          `migration ${migration} cannot rename collection ${from} to ${to}: both exist and ${to} has documents`,
+        );
+      }
+      await db.renameCollection(from, to, { dropTarget: true });
+    } else {
+      await db.renameCollection(from, to);
     }
-    await db.renameCollection(from, to, { dropTarget: true });
-    return;
   }
-  await db.renameCollection(from, to);
+  await moveKeyCounter(db, from, to);
+}
+
+/** `to` counts on from `from`'s highest key (or its own, if higher); done again, it does nothing. */
+async function moveKeyCounter(db: Db, from: string, to: string): Promise<void> {
+  const counters = db.collection<{ _id: string; seq: number }>(COUNTERS);
+  const counter = await counters.findOne({ _id: from });
+  if (!counter) return;
+  await counters.updateOne({ _id: to }, { $max: { seq: counter.seq } }, { upsert: true });
+  await counters.deleteOne({ _id: from });
 }
 
 /**
