@@ -7,7 +7,7 @@ import type { Migration } from '../../lib/migrate.js';
  * - Author.joined_at added
  *
  * It drops data (written with --allow-data-loss):
- * - field Author.name narrows from varchar(200) to varchar(120): stored values are converted, and a value that does not fit makes the migration fail
+ * - field Author.name narrows from varchar(200) to varchar(120): stored values are converted (on PostgreSQL a value that does not fit makes the migration fail; SQLite and MongoDB keep it as it is)
  */
 export const migration: Migration = {
   name: '0007_author',

@@ -163,7 +163,7 @@ function checkChange(model: string, a: StoredColumn, b: StoredColumn, aspects: R
       kind: 'dataLoss',
       model,
       field,
-      message: `field ${model}.${field} narrows from ${a.postgres} to ${b.postgres}: stored values are converted, and a value that does not fit makes the migration fail`,
+      message: `field ${model}.${field} narrows from ${a.postgres} to ${b.postgres}: stored values are converted (on PostgreSQL a value that does not fit makes the migration fail; SQLite and MongoDB keep it as it is)`,
       hint: 'keep the type, or run generate with --allow-data-loss to convert',
     });
   }

@@ -27,6 +27,22 @@ export interface FieldFilter<V = Scalar> {
   hasSome?: readonly V[];
 }
 
+/** Every key of `FieldFilter`: an object of only these keys is a filter, not a value. */
+export const FILTER_OPERATORS: readonly string[] = [
+  'equals',
+  'not',
+  'in',
+  'notIn',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'contains',
+  'startsWith',
+  'has',
+  'hasSome',
+] satisfies (keyof FieldFilter)[];
+
 /** Conditions on a model: field conditions are ANDed; `AND`, `OR` and `NOT` combine whole conditions. */
 export type Where<T> = { [K in keyof T]?: FilterOf<T[K]> } & {
   AND?: readonly Where<T>[];

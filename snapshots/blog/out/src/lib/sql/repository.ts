@@ -10,6 +10,7 @@ import {
   attachRelated,
   ConstraintViolation,
   RecordNotFound,
+  FILTER_OPERATORS as OPERATORS,
   relatedKeyFilter,
   UnknownReference,
   type FieldFilter,
@@ -32,21 +33,6 @@ export interface SqlContext {
   readonly compiler: Kysely<any>;
   readonly models: ModelRegistry;
 }
-
-const OPERATORS = [
-  'equals',
-  'not',
-  'in',
-  'notIn',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'contains',
-  'startsWith',
-  'has',
-  'hasSome',
-];
 
 export class SqlRepository<T extends object, Create = Partial<T>, Update = Partial<T>> implements Repository<
   T,

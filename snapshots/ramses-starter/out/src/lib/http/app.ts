@@ -26,7 +26,15 @@ export function createApp(options: AppOptions): FastifyInstance {
     bodyLimit: options.bodyLimit,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false } },
+    ajv: {
+      customOptions: {
+        allErrors: true,
+        coerceTypes: false,
+        removeAdditional: false,
+        useDefaults: false,
+        allowUnionTypes: true,
+      },
+    },
     routerOptions: { ignoreDuplicateSlashes: false },
   });
   // Bodies are JSON objects; anything else is a 415, not text silently ignored.

@@ -7,7 +7,7 @@
  * case, and a condition on a relationship kept on the other side asks the other collection first.
  * Commands run one after another: inside a transaction MongoDB takes one at a time.
  */
-import { relatedKeyFilter, type FieldFilter, type Where } from '../repository.js';
+import { FILTER_OPERATORS as OPERATORS, relatedKeyFilter, type FieldFilter, type Where } from '../repository.js';
 import type { MongoRepository } from './repository.js';
 
 type Rec = Record<string, unknown>;
@@ -15,21 +15,6 @@ export type MongoFilter = Record<string, unknown>;
 
 /** Matches no document. */
 const NOTHING: MongoFilter = { _id: { $in: [] } };
-
-const OPERATORS = [
-  'equals',
-  'not',
-  'in',
-  'notIn',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'contains',
-  'startsWith',
-  'has',
-  'hasSome',
-];
 
 /** Where the condition is true, and where it is false (never where it is unknown). */
 interface Truth {
