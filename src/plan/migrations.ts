@@ -142,7 +142,7 @@ function columnChangeText(change: ColumnChange): string {
   const { before, after, aspects } = change;
   const what = [...aspects].filter((a) => a !== 'name' && !(a === 'documentPath' && aspects.has('name'))).map((a) => {
     if (a === 'type') return `${before.postgres} to ${after.postgres}`;
-    if (a === 'reference') return after.references ? `foreign key to ${after.references.table} (on delete ${after.references.onDelete})` : 'no longer a foreign key';
+    if (a === 'reference') return after.references ? `foreign key to ${after.references.table} (on delete ${after.references.onDelete === 'nullify' ? 'set null' : after.references.onDelete})` : 'no longer a foreign key';
     if (a === 'documentPath') return `MongoDB field ${before.documentPath} to ${after.documentPath}`;
     return ASPECTS[a];
   });

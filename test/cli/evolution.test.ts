@@ -167,6 +167,24 @@ describe('refusals', () => {
     expect(migrationsOf(work.dir)).toHaveLength(count);
   });
 
+  it('a rename whose old name is taken again by a new field is applied once, however often it is generated', async () => {
+    const { work } = await at('v1', 'v1');
+    const schema = join(work.dir, 'api/schemas/author.json');
+    const author = JSON.parse(readFileSync(schema, 'utf8'));
+    author.properties.alias = { type: ['string', 'null'], _db_settings: { type: 'string', renamed_from: 'nickname' } };
+    author.properties.nickname = { type: ['string', 'null'], _db_settings: { type: 'string', unique: true } };
+    writeFileSync(schema, JSON.stringify(author));
+    const run = await work.generate();
+    expect(run.code, run.stderr).toBe(0);
+    const [, second] = migrationsOf(work.dir);
+    expect(readFileSync(join(work.dir, 'out/src/db/migrations', second!), 'utf8')).toContain('rename column "nickname" to "alias"');
+    for (let i = 0; i < 2; i++) {
+      const again = await work.generate();
+      expect(again.code, again.stderr).toBe(0);
+      expect(migrationsOf(work.dir)).toHaveLength(2);
+    }
+  });
+
   it('a tampered storage model is refused before anything reaches a migration', async () => {
     const { work, before } = await at('v1', 'v2');
     const file = join(work.dir, 'out/src/db/storage.json');

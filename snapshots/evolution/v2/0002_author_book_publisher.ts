@@ -43,7 +43,7 @@ update "book" set "in_print" = true;
 
 alter table "book" add column "publisher_id" integer;
 
-alter table "book" add constraint "book_publisher_id_fkey" foreign key ("publisher_id") references "publisher" ("id") on delete set null on update cascade;
+alter table "book" add foreign key ("publisher_id") references "publisher" ("id") on delete set null on update cascade;
 
 create index "book_publisher_id_idx" on "book" ("publisher_id");
 `,

@@ -63,13 +63,13 @@ create index "book_publisher_id_idx" on "book" ("publisher_id");
   postgres: `
 alter table "author" alter column "name" type varchar(200);
 
-alter table "author" add constraint "author_nickname_key" unique ("nickname");
+alter table "author" add unique ("nickname");
 
 alter table "author" alter column "rating" type integer using "rating"::integer;
 
 alter table "book" alter column "pages" type bigint using "pages"::bigint;
 
-alter table "book" add constraint "book_isbn_key" unique ("isbn");
+alter table "book" add unique ("isbn");
 
 alter table "book" add column "format" text;
 

@@ -49,6 +49,10 @@ alter table "publisher" rename to "imprint";
 
 alter table "author" rename column "bio" to "biography";
 
+alter table "book" rename column "publisher_id" to "imprint_id";
+
+alter index if exists "book_publisher_id_idx" rename to "book_imprint_id_idx";
+
 do $$ declare name text; begin
   for name in select c.conname from pg_constraint c join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1]
     where c.conrelid = '"book"'::regclass and c.contype = 'f' and cardinality(c.conkey) = 1 and a.attname = 'author_id'
@@ -61,11 +65,7 @@ do $$ declare name text; begin
   loop execute format('alter table %I drop constraint %I', 'book', name); end loop;
 end $$;
 
-alter table "book" rename column "publisher_id" to "imprint_id";
-
-alter index if exists "book_publisher_id_idx" rename to "book_imprint_id_idx";
-
-alter table "book" add constraint "book_author_id_fkey" foreign key ("author_id") references "author" ("id") on delete cascade on update cascade;
+alter table "book" add foreign key ("author_id") references "author" ("id") on delete cascade on update cascade;
 `,
   mongodb: [
     { op: 'renameCollection', from: 'publisher', to: 'imprint' },

@@ -57,7 +57,7 @@ update "book" set "pages" = 0 where "pages" is null;
 
 alter table "book" alter column "pages" set not null;
 
-alter table "profile" add constraint "profile_author_id_fkey" foreign key ("author_id") references "author" ("id") on delete set null on update cascade;
+alter table "profile" add foreign key ("author_id") references "author" ("id") on delete set null on update cascade;
 
 create index "profile_author_id_idx" on "profile" ("author_id");
 `,

@@ -4,6 +4,7 @@
  * is these statements for every table; later migrations reuse them for new tables and for
  * SQLite table rebuilds, so a table looks the same however it came to be.
  */
+import { createHash } from 'node:crypto';
 import type { ReferentialAction } from '../../ir/types.js';
 import type { StorageModel, StoredColumn, StoredTable } from './model.js';
 
@@ -19,10 +20,13 @@ export interface MigrationSql {
 /** Every table from nothing (the first migration). */
 export function initialSql(model: StorageModel): MigrationSql {
   const tables = model.tables;
-  const indexes = tables.flatMap((t) => linkIndexes(t));
   return {
-    sqlite: [...tables.map((t) => createTable(t, 'sqlite')), ...indexes].join('\n\n'),
-    postgres: [...tables.map((t) => createTable(t, 'postgres')), ...tables.flatMap((t) => addForeignKeys(t)), ...indexes].join('\n\n'),
+    sqlite: [...tables.map((t) => createTable(t, 'sqlite')), ...tables.flatMap((t) => linkIndexes(t, 'sqlite'))].join('\n\n'),
+    postgres: [
+      ...tables.map((t) => createTable(t, 'postgres')),
+      ...tables.flatMap((t) => addForeignKeys(t)),
+      ...tables.flatMap((t) => linkIndexes(t, 'postgres')),
+    ].join('\n\n'),
   };
 }
 
@@ -58,20 +62,31 @@ export function addForeignKeys(table: StoredTable): string[] {
 }
 
 export function addForeignKey(table: string, column: StoredColumn): string {
-  return `alter table ${q(table)} add constraint ${q(`${table}_${column.name}_fkey`)} ${foreignKeyClause(column)};`;
+  return `alter table ${q(table)} add constraint ${q(identifier(`${table}_${column.name}_fkey`, 'postgres'))} ${foreignKeyClause(column)};`;
 }
 
 /** Every foreign key column is indexed: deletes of the referenced row, and joins, look it up. */
-export function linkIndexes(table: StoredTable): string[] {
-  return table.columns.filter((c) => c.references).map((c) => createLinkIndex(table.name, c.name));
+export function linkIndexes(table: StoredTable, dialect: Dialect): string[] {
+  return table.columns.filter((c) => c.references).map((c) => createLinkIndex(table.name, c.name, dialect));
 }
 
-export function createLinkIndex(table: string, column: string): string {
-  return `create index ${q(linkIndexName(table, column))} on ${q(table)} (${q(column)});`;
+export function createLinkIndex(table: string, column: string, dialect: Dialect): string {
+  return `create index ${q(linkIndexName(table, column, dialect))} on ${q(table)} (${q(column)});`;
 }
 
-export function linkIndexName(table: string, column: string): string {
-  return `${table}_${column}_idx`;
+export function linkIndexName(table: string, column: string, dialect: Dialect): string {
+  return identifier(`${table}_${column}_idx`, dialect);
+}
+
+/**
+ * PostgreSQL cuts names at 63 bytes, so two long names could become one: a longer name keeps its
+ * start and ends with a hash of the whole. (SQLite has no limit; its names stay as they were.)
+ */
+export function identifier(name: string, dialect: Dialect): string {
+  if (dialect === 'sqlite' || Buffer.byteLength(name) <= 63) return name;
+  let start = name.slice(0, 54);
+  while (Buffer.byteLength(start) > 54) start = start.slice(0, -1);
+  return `${start}_${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
 }
 
 /** Identifiers are quoted: tables such as `user` are reserved words in PostgreSQL. */

@@ -45,14 +45,22 @@ export function diffStorage(previous: StorageModel, next: StorageModel, renames:
   const findings: Finding[] = [];
   const before = new Map(previous.tables.map((t) => [t.name, t]));
   const after = new Map(next.tables.map((t) => [t.name, t]));
-  const oldNameOf = tableRenames(before, after, renames, findings);
-  const matched = new Set([...after.keys()].map((name) => oldNameOf.get(name) ?? name).filter((name) => before.has(name)));
+  const oldNameOf = appliedRenames(renames.tables, before, new Set(after.keys()), (name, from) => {
+    const m = after.get(name)!.model;
+    findings.push({ kind: 'rename', model: m, message: `"_renamed_from" of ${m} names no model of the previous version (${from})`, hint: `previous models: ${[...before.values()].map((t) => t.model).join(', ') || 'none'}` });
+  });
+  const sourceOf = (name: string) => matchedName(name, oldNameOf);
+  const matched = new Set([...after.keys()].map(sourceOf).filter((name): name is string => name !== undefined && before.has(name)));
+  // A reference to a renamed table is the same reference (the databases follow the rename); one
+  // to a dropped table is not, even when another table takes its name.
+  const currentTable = (name: string) => (matched.has(name) ? ([...after.keys()].find((n) => sourceOf(n) === name) ?? name) : `${name} (dropped)`);
   const changes: TableChange[] = [];
   for (const table of next.tables) {
-    const old = before.get(oldNameOf.get(table.name) ?? table.name);
+    const source = sourceOf(table.name);
+    const old = source === undefined ? undefined : before.get(source);
     if (!old) changes.push({ kind: 'create', table });
     else {
-      const columns = diffColumns(old, table, renames, oldNameOf, findings);
+      const columns = diffColumns(old, table, renames, currentTable, findings);
       if (columns.length || old.name !== table.name) changes.push({ kind: 'alter', before: old, after: table, columns });
     }
   }
@@ -69,54 +77,66 @@ export function diffStorage(previous: StorageModel, next: StorageModel, renames:
   return { changes, findings };
 }
 
-/** New table → old table, for the `_renamed_from` hints that name a table of the previous model. */
-function tableRenames(before: ReadonlyMap<string, StoredTable>, after: ReadonlyMap<string, StoredTable>, renames: Renames, findings: Finding[]): Map<string, string> {
+/**
+ * The renames to apply, new name → old name, from the hints (`new → old`). A hint the previous
+ * version was generated with too has been applied (the storage model keeps it). Otherwise it
+ * applies when the previous version has the old name, and the old data follows it, even where the
+ * new version has a field of the old name too (a new one) or renames another onto it (a swap). A
+ * hint whose old name the previous version lacks names nothing (reported), unless the previous
+ * version has the new name already.
+ */
+function appliedRenames(
+  hints: ReadonlyMap<string, string>,
+  before: ReadonlyMap<string, { readonly renamedFrom: string | null }>,
+  after: ReadonlySet<string>,
+  reportNothing: (name: string, from: string) => void,
+): Map<string, string> {
   const out = new Map<string, string>();
-  for (const [name, from] of renames.tables) {
-    if (before.has(name)) continue; // applied already: the previous model has the new name
-    const table = after.get(name)!;
-    if (!before.has(from)) {
-      findings.push({ kind: 'rename', model: table.model, message: `"_renamed_from" of ${table.model} names no model of the previous version (${from})`, hint: `previous models: ${[...before.values()].map((t) => t.model).join(', ') || 'none'}` });
-    } else if (after.has(from)) {
-      findings.push({ kind: 'rename', model: table.model, message: `${table.model} is "_renamed_from" ${from}, which the API still has` });
-    } else out.set(name, from);
+  for (const [name, from] of hints) {
+    if (!after.has(name) || before.get(name)?.renamedFrom === from) continue;
+    if (before.has(from)) out.set(name, from);
+    else if (!before.has(name)) reportNothing(name, from);
   }
   return out;
+}
+
+/** The previous name of `name`: its rename's source, or itself unless it was renamed away. */
+function matchedName(name: string, oldNameOf: ReadonlyMap<string, string>): string | undefined {
+  const renamed = oldNameOf.get(name);
+  if (renamed !== undefined) return renamed;
+  return [...oldNameOf.values()].includes(name) ? undefined : name;
 }
 
 function diffColumns(
   before: StoredTable,
   after: StoredTable,
   renames: Renames,
-  tableRenamed: ReadonlyMap<string, string>,
+  currentTable: (name: string) => string,
   findings: Finding[],
 ): ColumnChange[] {
-  // A reference to a renamed table is the same reference (the databases follow the rename).
-  const newTableOf = new Map([...tableRenamed].map(([to, from]) => [from, to]));
   const old = new Map(before.columns.map((c) => [c.name, c]));
-  const oldNameOf = new Map<string, string>();
-  for (const column of after.columns) {
-    const from = renames.columns.get(`${after.name}.${column.name}`);
-    if (from === undefined || old.has(column.name)) continue; // no hint, or applied already
-    if (!old.has(from)) {
-      findings.push({ kind: 'rename', model: after.model, field: column.name, message: `"renamed_from" of ${after.model}.${column.name} names no field of the previous version (${from})`, hint: `previous fields: ${before.columns.map((c) => c.name).join(', ')}` });
-    } else if (after.columns.some((c) => c.name === from)) {
-      findings.push({ kind: 'rename', model: after.model, field: column.name, message: `${after.model}.${column.name} is "renamed_from" ${from}, which the model still has` });
-    } else oldNameOf.set(column.name, from);
-  }
+  const hints = new Map([...renames.columns].flatMap(([key, from]) => (key.startsWith(`${after.name}.`) ? [[key.slice(after.name.length + 1), from] as const] : [])));
+  const oldNameOf = appliedRenames(hints, old, new Set(after.columns.map((c) => c.name)), (name, from) =>
+    findings.push({ kind: 'rename', model: after.model, field: name, message: `"renamed_from" of ${after.model}.${name} names no field of the previous version (${from})`, hint: `previous fields: ${before.columns.map((c) => c.name).join(', ')}` }),
+  );
   const changes: ColumnChange[] = [];
   const kept = new Set<string>();
   for (const column of after.columns) {
-    const previous = old.get(oldNameOf.get(column.name) ?? column.name);
+    const source = matchedName(column.name, oldNameOf);
+    const previous = source === undefined ? undefined : old.get(source);
     if (!previous) {
       changes.push({ kind: 'add', column });
-      if (column.notNull && column.fill.kind === 'none' && !column.generated) {
+      if (column.primaryKey) {
+        findings.push({ kind: 'unsupported', model: after.model, field: column.name, message: `${after.model}.${column.name} is a new primary key, which a migration cannot give stored rows`, hint: 'keep the primary key; add a new model for data keyed differently' });
+      } else if (column.unique && column.fill.kind !== 'none') {
+        findings.push({ kind: 'needsFill', model: after.model, field: column.name, message: `unique field ${after.model}.${column.name} is added with a default, which every stored row would share`, hint: 'add it without a default (stored rows get no value), then fill in unique values' });
+      } else if (column.notNull && column.fill.kind === 'none' && !column.generated) {
         findings.push({ kind: 'needsFill', model: after.model, field: column.name, message: `required field ${after.model}.${column.name} is added, and the rows already stored have no value for it`, hint: 'give it a literal "default" (existing rows get it), or add it as optional first' });
       }
       continue;
     }
     kept.add(previous.name);
-    const aspects = columnAspects(previous, column, (table) => newTableOf.get(table) ?? table);
+    const aspects = columnAspects(previous, column, currentTable);
     if (aspects.size) changes.push({ kind: 'change', before: previous, after: column, aspects });
     checkChange(after.model, previous, column, aspects, findings);
   }
@@ -154,8 +174,8 @@ function columnAspects(a: StoredColumn, b: StoredColumn, currentTable: (name: st
 
 function checkChange(model: string, a: StoredColumn, b: StoredColumn, aspects: ReadonlySet<Aspect>, findings: Finding[]): void {
   const field = b.name;
-  if (a.primaryKey !== b.primaryKey || a.generated !== b.generated) {
-    findings.push({ kind: 'unsupported', model, field, message: `${model}.${field} changes whether it is the primary key, which a migration cannot do`, hint: 'keep the primary key; add a new model for data keyed differently' });
+  if (a.primaryKey !== b.primaryKey || a.generated !== b.generated || (a.primaryKey && aspects.has('type'))) {
+    findings.push({ kind: 'unsupported', model, field, message: `${model}.${field} changes as a primary key (whether it is one, or its type), which a migration cannot do`, hint: 'keep the primary key; add a new model for data keyed differently' });
     return;
   }
   if (aspects.has('type') && !widens(a, b)) {

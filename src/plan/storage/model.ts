@@ -23,6 +23,8 @@ export interface StoredTable {
   readonly model: string;
   /** In the schema's order. */
   readonly columns: readonly StoredColumn[];
+  /** The `_renamed_from` hint (as a table name) this version was generated with: applied once, then kept only as history. */
+  readonly renamedFrom: string | null;
 }
 
 export interface StoredColumn {
@@ -42,6 +44,8 @@ export interface StoredColumn {
   readonly references: Reference | null;
   /** Where a MongoDB document keeps the value: `_id` for the key, the relationship's name for a link. */
   readonly documentPath: string;
+  /** The `renamed_from` hint this version was generated with: applied once, then kept only as history. */
+  readonly renamedFrom: string | null;
 }
 
 export type Fill = { readonly kind: 'literal'; readonly value: Literal } | { readonly kind: 'now' } | { readonly kind: 'none' };
@@ -64,7 +68,12 @@ export function storedFields(model: Model): Field[] {
 }
 
 function storedTable(model: Model, types: FieldTypes): StoredTable {
-  return { name: model.table, model: model.name, columns: storedFields(model).map((f) => storedColumn(model, f, types)) };
+  return {
+    name: model.table,
+    model: model.name,
+    columns: storedFields(model).map((f) => storedColumn(model, f, types)),
+    renamedFrom: model.renamedFrom?.toLowerCase() ?? null,
+  };
 }
 
 function storedColumn(model: Model, field: Field, types: FieldTypes): StoredColumn {
@@ -83,6 +92,7 @@ function storedColumn(model: Model, field: Field, types: FieldTypes): StoredColu
     fill: fillOf(field),
     references: fk ? { table: fk.model.toLowerCase(), column: fk.column, onDelete: fk.onDelete, onUpdate: fk.onUpdate } : null,
     documentPath: documentPath(model, field),
+    renamedFrom: field.renamedFrom,
   };
 }
 

@@ -61,15 +61,20 @@ function storage(data: unknown): StorageModel {
 }
 
 function table(value: unknown, where: string): StoredTable {
-  const t = object(value, where, ['name', 'model', 'columns']);
+  const t = object(value, where, ['name', 'model', 'columns', 'renamedFrom']);
   if (!Array.isArray(t['columns'])) fail(`${where}.columns`, 'must be a list');
   const columns = t['columns'].map((c, i) => column(c, `${where}.columns[${i}]`));
   if (new Set(columns.map((c) => c.name)).size !== columns.length) fail(`${where}.columns`, 'names a column twice');
-  return { name: text(t['name'], `${where}.name`, IDENTIFIER), model: text(t['model'], `${where}.model`, IDENTIFIER), columns };
+  return {
+    name: text(t['name'], `${where}.name`, IDENTIFIER),
+    model: text(t['model'], `${where}.model`, IDENTIFIER),
+    columns,
+    renamedFrom: t['renamedFrom'] === null ? null : text(t['renamedFrom'], `${where}.renamedFrom`, IDENTIFIER),
+  };
 }
 
 function column(value: unknown, where: string): StoredColumn {
-  const c = object(value, where, ['name', 'type', 'sqlite', 'postgres', 'primaryKey', 'generated', 'notNull', 'unique', 'fill', 'references', 'documentPath']);
+  const c = object(value, where, ['name', 'type', 'sqlite', 'postgres', 'primaryKey', 'generated', 'notNull', 'unique', 'fill', 'references', 'documentPath', 'renamedFrom']);
   if (!FIELD_TYPES.includes(c['type'] as FieldType)) fail(`${where}.type`, 'must be a field type');
   return {
     name: text(c['name'], `${where}.name`, IDENTIFIER),
@@ -83,6 +88,7 @@ function column(value: unknown, where: string): StoredColumn {
     fill: fill(c['fill'], `${where}.fill`),
     references: c['references'] === null ? null : reference(c['references'], `${where}.references`),
     documentPath: text(c['documentPath'], `${where}.documentPath`, IDENTIFIER),
+    renamedFrom: c['renamedFrom'] === null ? null : text(c['renamedFrom'], `${where}.renamedFrom`, IDENTIFIER),
   };
 }
 

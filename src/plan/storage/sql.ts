@@ -11,7 +11,7 @@
  * not by name, so a constraint named by an earlier table or column name is found all the same.
  */
 import type { Literal } from '../../ir/types.js';
-import { addForeignKey, columnSql, createLinkIndex, createTable, linkIndexes, linkIndexName, q, type Dialect, type MigrationSql } from './ddl.js';
+import { columnSql, foreignKeyClause, createLinkIndex, createTable, linkIndexes, linkIndexName, q, type Dialect, type MigrationSql } from './ddl.js';
 import type { ColumnChange, TableChange } from './diff.js';
 import type { StoredColumn, StoredTable } from './model.js';
 
@@ -19,15 +19,53 @@ export function migrationSql(changes: readonly TableChange[]): MigrationSql {
   return { sqlite: sqliteSql(changes), postgres: postgresSql(changes) };
 }
 
+// --- renames ------------------------------------------------------------------------------------
+
+/**
+ * Renames in an order the databases accept, when a new name is still taken: by something that is
+ * dropped (moved aside first, dropped under the name it was moved to), or by something renamed
+ * away in the same migration (a swap or a chain: renamed through a temporary name).
+ */
+interface RenamePlan {
+  /** `[from, to]` in order. */
+  readonly steps: readonly (readonly [string, string])[];
+  /** The name a dropped table or column has when it is dropped. */
+  dropName(name: string): string;
+}
+
+function renamePlan(renames: readonly (readonly [string, string])[], existing: ReadonlySet<string>, dropped: readonly string[]): RenamePlan {
+  const targets = new Set(renames.map(([, to]) => to));
+  const moved = new Map(dropped.filter((d) => targets.has(d)).map((d) => [d, `svc_dropped_${d}`]));
+  const first: (readonly [string, string])[] = [...moved];
+  const second: (readonly [string, string])[] = [];
+  for (const [from, to] of renames) {
+    if (existing.has(to) && !moved.has(to)) {
+      first.push([from, `svc_renaming_${from}`]);
+      second.push([`svc_renaming_${from}`, to]);
+    } else first.push([from, to]);
+  }
+  return { steps: [...first, ...second], dropName: (name) => moved.get(name) ?? name };
+}
+
+function tableRenames(changes: readonly TableChange[]): RenamePlan {
+  const renames = changes.flatMap((c) => (c.kind === 'alter' && c.before.name !== c.after.name ? [[c.before.name, c.after.name] as const] : []));
+  const existing = new Set(changes.flatMap((c) => (c.kind === 'alter' || c.kind === 'drop' ? [c.kind === 'alter' ? c.before.name : c.table.name] : [])));
+  return renamePlan(renames, existing, changes.flatMap((c) => (c.kind === 'drop' ? [c.table.name] : [])));
+}
+
+function columnRenames(before: StoredTable, columns: readonly ColumnChange[]): RenamePlan {
+  const renames = columns.flatMap((c) => (c.kind === 'change' && c.aspects.has('name') ? [[c.before.name, c.after.name] as const] : []));
+  return renamePlan(renames, new Set(before.columns.map((c) => c.name)), columns.flatMap((c) => (c.kind === 'drop' ? [c.column.name] : [])));
+}
+
 // --- SQLite ---------------------------------------------------------------------------------------
 
 function sqliteSql(changes: readonly TableChange[]): string {
-  const out: string[] = [];
-  for (const c of changes) if (c.kind === 'alter' && c.before.name !== c.after.name) out.push(renameTable(c.before.name, c.after.name));
-  for (const c of changes) if (c.kind === 'create') out.push(createTable(c.table, 'sqlite'), ...linkIndexes(c.table));
+  const renames = tableRenames(changes);
+  const out = renames.steps.map(([from, to]) => renameTable(from, to));
+  for (const c of changes) if (c.kind === 'create') out.push(createTable(c.table, 'sqlite'), ...linkIndexes(c.table, 'sqlite'));
   for (const c of changes) if (c.kind === 'alter') out.push(...alterSqlite(c.before, c.after, c.columns));
-  const dropped = changes.filter((c) => c.kind === 'drop').map((c) => c.table.name);
-  out.push(...dropped.map((t) => `drop table ${q(t)};`));
+  for (const c of changes) if (c.kind === 'drop') out.push(`drop table ${q(renames.dropName(c.table.name))};`);
   return out.join('\n\n');
 }
 
@@ -38,21 +76,15 @@ function renameTable(from: string, to: string): string {
 /** In place when ALTER TABLE can do every change, else one rebuild. */
 function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly ColumnChange[]): string[] {
   if (columns.some((c) => !inPlaceOnSqlite(c))) return rebuild(before, after, columns);
-  const out: string[] = [];
-  // Link indexes are named after the table and column: a rename makes new ones.
-  for (const c of columns) {
-    if (c.kind === 'change' && c.aspects.has('name')) {
-      out.push(`alter table ${q(after.name)} rename column ${q(c.before.name)} to ${q(c.after.name)};`);
-      if (c.after.references) out.push(`drop index if exists ${q(linkIndexName(before.name, c.before.name))};`, createLinkIndex(after.name, c.after.name));
-    }
-  }
-  if (before.name !== after.name) {
-    for (const c of after.columns.filter((x) => x.references)) {
-      const old = columns.find((x) => x.kind === 'change' && x.after.name === c.name);
-      const oldName = old?.kind === 'change' ? old.before.name : c.name;
-      if (old?.kind === 'change' && old.aspects.has('name')) continue; // done above
-      out.push(`drop index if exists ${q(linkIndexName(before.name, oldName))};`, createLinkIndex(after.name, c.name));
-    }
+  const renames = columnRenames(before, columns);
+  const out = renames.steps.map(([from, to]) => `alter table ${q(after.name)} rename column ${q(from)} to ${q(to)};`);
+  // Link indexes are named after the table and column: a renamed table or column gets new ones.
+  const added = new Set(columns.flatMap((c) => (c.kind === 'add' ? [c.column.name] : [])));
+  for (const column of after.columns.filter((x) => x.references && !added.has(x.name))) {
+    const change = columns.find((x) => x.kind === 'change' && x.after.name === column.name);
+    const oldName = change?.kind === 'change' ? change.before.name : column.name;
+    if (before.name === after.name && oldName === column.name) continue;
+    out.push(`drop index if exists ${q(linkIndexName(before.name, oldName, 'sqlite'))};`, createLinkIndex(after.name, column.name, 'sqlite'));
   }
   for (const c of columns) {
     if (c.kind === 'add') {
@@ -61,9 +93,9 @@ function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly 
       const constant = fill.kind === 'literal' ? ` default ${literalSql(c.column, fill.value, 'sqlite')}` : '';
       out.push(`alter table ${q(after.name)} add column ${addedColumnSqlite(c.column)}${constant};`);
       if (fill.kind === 'now') out.push(`update ${q(after.name)} set ${q(c.column.name)} = ${nowSql(c.column, 'sqlite')};`);
-      if (c.column.references) out.push(createLinkIndex(after.name, c.column.name));
+      if (c.column.references) out.push(createLinkIndex(after.name, c.column.name, 'sqlite'));
     }
-    if (c.kind === 'drop') out.push(`alter table ${q(after.name)} drop column ${q(c.column.name)};`);
+    if (c.kind === 'drop') out.push(`alter table ${q(after.name)} drop column ${q(renames.dropName(c.column.name))};`);
   }
   return out;
 }
@@ -107,13 +139,37 @@ function rebuild(before: StoredTable, after: StoredTable, columns: readonly Colu
     const fill = column.notNull ? fillSql(column, 'sqlite') : undefined;
     return fill ? `coalesce(${source}, ${fill})` : source;
   });
+  const guards = columns.flatMap((c) => (c.kind === 'change' && c.aspects.has('type') && !sameOnSqlite(c.before, c.after) ? conversionGuard(after, c.before, c.after) : []));
   return [
+    ...guards,
     createTable(after, 'sqlite', temporary),
     `insert into ${q(temporary)} (${after.columns.map((c) => q(c.name)).join(', ')})\n  select ${values.join(', ')} from ${q(after.name)};`,
     ...(after.columns.some((c) => c.generated) ? keepKeyCounter(after.name, temporary) : []),
     `drop table ${q(after.name)};`,
     renameTable(temporary, after.name),
-    ...linkIndexes(after),
+    ...linkIndexes(after, 'sqlite'),
+  ];
+}
+
+/**
+ * SQLite would keep a value that does not convert (the text "a dozen" in an integer column, read
+ * back as nothing): the migration fails instead, as PostgreSQL's cast does, naming the field in
+ * the failed CHECK. Values that convert are copied and take the new column's type.
+ */
+function conversionGuard(table: StoredTable, before: StoredColumn, after: StoredColumn): string[] {
+  const value = q(before.name);
+  const fits: Partial<Record<string, string>> = {
+    integer: `cast(${value} as integer) = ${value}`,
+    real: `cast(${value} as real) = ${value}`,
+  };
+  const json = after.type === 'list' ? `json_valid(${value}) and json_type(${value}) = 'array'` : `json_valid(${value})`;
+  const condition = after.type === 'boolean' ? `${value} in (0, 1)` : after.sqlite === 'text' && ['list', 'dict', 'pickle'].includes(after.type) ? json : fits[after.sqlite];
+  if (!condition) return [];
+  const rule = `${table.model}.${after.name}: a stored value does not convert to ${after.type}`;
+  return [
+    `create temp table "svc_conversion_check" ("ok" integer constraint ${q(rule)} check ("ok"));`,
+    `insert into "svc_conversion_check" select 0 from ${q(table.name)} where ${value} is not null and not (${condition}) limit 1;`,
+    `drop table "svc_conversion_check";`,
   ];
 }
 
@@ -135,32 +191,43 @@ function keepKeyCounter(table: string, temporary: string): string[] {
 function postgresSql(changes: readonly TableChange[]): string {
   const out: string[] = [];
   const constraints: string[] = [];
+  const renames = tableRenames(changes);
+  // A table moved aside to be dropped gives up its index names first.
+  for (const c of changes) {
+    if (c.kind === 'drop' && renames.dropName(c.table.name) !== c.table.name)
+      out.push(...c.table.columns.filter((x) => x.references).map((x) => `drop index if exists ${q(linkIndexName(c.table.name, x.name, 'postgres'))};`));
+  }
+  out.push(...renames.steps.map(([from, to]) => renameTable(from, to)));
   for (const c of changes) {
     if (c.kind !== 'alter' || c.before.name === c.after.name) continue;
-    out.push(renameTable(c.before.name, c.after.name));
     for (const col of c.before.columns.filter((x) => x.references))
-      out.push(`alter index if exists ${q(linkIndexName(c.before.name, col.name))} rename to ${q(linkIndexName(c.after.name, col.name))};`);
+      out.push(`alter index if exists ${q(linkIndexName(c.before.name, col.name, 'postgres'))} rename to ${q(linkIndexName(c.after.name, col.name, 'postgres'))};`);
   }
   for (const c of changes) if (c.kind === 'create') out.push(createTable(c.table, 'postgres'));
-  for (const c of changes) if (c.kind === 'alter') out.push(...alterPostgres(c.after, c.columns, constraints));
-  for (const c of changes) if (c.kind === 'create') constraints.push(...c.table.columns.filter((x) => x.references).map((x) => addForeignKey(c.table.name, x)), ...linkIndexes(c.table));
+  for (const c of changes) if (c.kind === 'alter') out.push(...alterPostgres(c.before, c.after, c.columns, constraints));
+  for (const c of changes) if (c.kind === 'create') constraints.push(...c.table.columns.filter((x) => x.references).map((x) => addReference(c.table.name, x)), ...linkIndexes(c.table, 'postgres'));
   out.push(...constraints);
-  const dropped = changes.filter((c) => c.kind === 'drop').map((c) => q(c.table.name));
+  const dropped = changes.filter((c) => c.kind === 'drop').map((c) => q(renames.dropName(c.table.name)));
   if (dropped.length) out.push(`drop table ${dropped.join(', ')};`);
   return out.join('\n\n');
 }
 
-function alterPostgres(table: StoredTable, columns: readonly ColumnChange[], constraints: string[]): string[] {
+function alterPostgres(old: StoredTable, table: StoredTable, columns: readonly ColumnChange[], constraints: string[]): string[] {
   const t = q(table.name);
-  const out: string[] = [];
+  const renames = columnRenames(old, columns);
+  // A column moved aside to be dropped gives up its index name first.
+  const out = columns.flatMap((c) =>
+    c.kind === 'drop' && c.column.references && renames.dropName(c.column.name) !== c.column.name ? [`drop index if exists ${q(linkIndexName(table.name, c.column.name, 'postgres'))};`] : [],
+  );
+  out.push(...renames.steps.map(([from, to]) => `alter table ${t} rename column ${q(from)} to ${q(to)};`));
+  for (const c of columns) {
+    if (c.kind === 'change' && c.aspects.has('name') && c.before.references)
+      out.push(`alter index if exists ${q(linkIndexName(table.name, c.before.name, 'postgres'))} rename to ${q(linkIndexName(table.name, c.after.name, 'postgres'))};`);
+  }
   for (const c of columns) {
     if (c.kind !== 'change') continue;
     const { before, after, aspects } = c;
     const col = q(after.name);
-    if (aspects.has('name')) {
-      out.push(`alter table ${t} rename column ${q(before.name)} to ${col};`);
-      if (before.references) out.push(`alter index if exists ${q(linkIndexName(table.name, before.name))} rename to ${q(linkIndexName(table.name, after.name))};`);
-    }
     if (aspects.has('reference') && before.references) out.push(dropConstraints(table.name, after.name, 'f'));
     if (aspects.has('notUnique')) out.push(dropConstraints(table.name, after.name, 'u'));
     if (aspects.has('type')) out.push(alterType(t, col, before, after));
@@ -172,10 +239,10 @@ function alterPostgres(table: StoredTable, columns: readonly ColumnChange[], con
     if (aspects.has('nullable')) out.push(`alter table ${t} alter column ${col} drop not null;`);
     if (aspects.has('unique')) out.push(addUnique(table.name, after.name));
     if (aspects.has('reference') && after.references) {
-      constraints.push(addForeignKey(table.name, after));
-      if (!before.references) constraints.push(createLinkIndex(table.name, after.name));
+      constraints.push(addReference(table.name, after));
+      if (!before.references) constraints.push(createLinkIndex(table.name, after.name, 'postgres'));
     }
-    if (aspects.has('reference') && !after.references) out.push(`drop index if exists ${q(linkIndexName(table.name, after.name))};`);
+    if (aspects.has('reference') && !after.references) out.push(`drop index if exists ${q(linkIndexName(table.name, after.name, 'postgres'))};`);
   }
   for (const c of columns) {
     if (c.kind !== 'add') continue;
@@ -186,9 +253,9 @@ function alterPostgres(table: StoredTable, columns: readonly ColumnChange[], con
     if (fill) out.push(`update ${t} set ${q(column.name)} = ${fill};`);
     if (column.notNull) out.push(`alter table ${t} alter column ${q(column.name)} set not null;`);
     if (column.unique) out.push(addUnique(table.name, column.name));
-    if (column.references) constraints.push(addForeignKey(table.name, column), createLinkIndex(table.name, column.name));
+    if (column.references) constraints.push(addReference(table.name, column), createLinkIndex(table.name, column.name, 'postgres'));
   }
-  for (const c of columns) if (c.kind === 'drop') out.push(`alter table ${t} drop column ${q(c.column.name)};`);
+  for (const c of columns) if (c.kind === 'drop') out.push(`alter table ${t} drop column ${q(renames.dropName(c.column.name))};`);
   return out;
 }
 
@@ -202,8 +269,13 @@ function alterType(table: string, column: string, before: StoredColumn, after: S
   return `alter table ${table} alter column ${column} type ${after.postgres}${using};`;
 }
 
+/** Constraints added by migrations are left for PostgreSQL to name (a renamed column's may still hold the name). */
 function addUnique(table: string, column: string): string {
-  return `alter table ${q(table)} add constraint ${q(`${table}_${column}_key`)} unique (${q(column)});`;
+  return `alter table ${q(table)} add unique (${q(column)});`;
+}
+
+function addReference(table: string, column: StoredColumn): string {
+  return `alter table ${q(table)} add ${foreignKeyClause(column)};`;
 }
 
 /** Drops the one-column constraints of `kind` (`f` foreign key, `u` unique) on a column, whatever their names. */

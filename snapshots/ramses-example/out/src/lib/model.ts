@@ -145,8 +145,11 @@ export function defineModel<T>(spec: ModelSpec<T>): Model<T> {
  */
 export function withDefaults(model: Model, data: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const out = { ...data };
-  for (const field of model.columns)
-    if (out[field.name] === undefined && field.default) out[field.name] = field.default();
+  for (const field of model.columns) {
+    // A foreign key's default is for objects created without a link: a link given wins.
+    const linked = field.type === 'foreign_key' && field.relation !== undefined && out[field.relation] !== undefined;
+    if (out[field.name] === undefined && field.default && !linked) out[field.name] = field.default();
+  }
   return out;
 }
 

@@ -153,7 +153,7 @@ async function checkForeignKeys(tx: SqlExecutor, migration: Migration): Promise<
 }
 
 function scriptError(migration: Migration, error: unknown): Error {
-  const e = error as { code?: string; message?: string };
+  const e = error as { code?: string; message?: string; detail?: string };
   if (e.code === '55P03') {
     return new MigrationError(
       `migration ${migration.name} waited more than ${TABLE_LOCK_TIMEOUT} for a table that another transaction holds (a running instance or another client); nothing of it was applied, start again when that transaction has ended`,
@@ -161,7 +161,8 @@ function scriptError(migration: Migration, error: unknown): Error {
     );
   }
   return new MigrationError(
-    `migration ${migration.name} failed: ${e.message ?? String(error)}; nothing of it was applied (the migrations before it were)`,
+    // PostgreSQL says which value is at fault in `detail` (e.g. the duplicated key).
+    `migration ${migration.name} failed: ${e.message ?? String(error)}${e.detail ? ` (${e.detail})` : ''}; nothing of it was applied (the migrations before it were): fix the data it names and start again, or change the API and generate from the project as it was before this migration`,
     { cause: error },
   );
 }

@@ -170,7 +170,7 @@ class Actions {
           );
         }
         const created = await this.repository(db).create({
-          data: { ...withDefaults(this.model, data), ...link },
+          data: withDefaults(this.model, { ...data, ...link }),
           include: includeFor(this.model, this.services.db.models),
         });
         await this.hideRefusedEmbeds(request, [created]);

@@ -1,0 +1,207 @@
+/**
+ * The SQL of migrations (src/plan/storage/sql.ts) run on real SQLite and PostgreSQL databases for
+ * the changes that are easy to get wrong: a rename onto a name that is being dropped, a swap, a
+ * table renamed onto a dropped table's name, a value that does not convert, a renamed model that
+ * gains a link in the same step, a unique field added after a rename freed its constraint name,
+ * names longer than PostgreSQL keeps. Each case plans the first and second version of a small API
+ * in process, runs both as the service's runner does, and checks the rows.
+ */
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { analyze } from '../../src/pipeline.js';
+import { FieldTypes } from '../../src/plan/field-types.js';
+import { renamesOf } from '../../src/plan/migrations.js';
+import { initialSql } from '../../src/plan/storage/ddl.js';
+import { diffStorage } from '../../src/plan/storage/diff.js';
+import { storageModel } from '../../src/plan/storage/model.js';
+import { migrationSql } from '../../src/plan/storage/sql.js';
+import { freshPostgresDatabase } from '../support/postgres.js';
+import { generatedProject } from '../support/project.js';
+
+type Schema = Record<string, unknown>;
+type Api = Record<string, Schema>;
+
+const pk = { type: 'integer', _db_settings: { type: 'id_field', primary_key: true } };
+const text = (settings: Schema = {}) => ({ type: ['string', 'null'], _db_settings: { type: 'string', ...settings } });
+const link = (target: string) => ({ _db_settings: { type: 'foreign_key', ref_document: target, ref_column: `${target.toLowerCase()}.id`, ref_column_type: 'id_field' } });
+const many = (document: string, backref: string, foreignKeys?: string) => ({ _db_settings: { type: 'relationship', document, backref_name: backref, ...(foreignKeys ? { foreign_keys: foreignKeys } : {}) } });
+
+/** The storage model of an API given as resource → schema properties. */
+function storageOf(api: Api) {
+  const dir = mkdtempSync(join(tmpdir(), 'svcgen-migration-sql-'));
+  mkdirSync(join(dir, 'schemas'));
+  const raml = ['#%RAML 0.8', '---', 'title: Cases', 'baseUri: http://{host}/{version}', 'version: v1', 'mediaType: application/json', ''];
+  for (const [resource, properties] of Object.entries(api)) {
+    const title = resource.replace(/s$/, '').replace(/^./, (c) => c.toUpperCase());
+    const extra = properties['_renamed_from'] ? { _renamed_from: properties['_renamed_from'] } : {};
+    const props = Object.fromEntries(Object.entries(properties).filter(([k]) => k !== '_renamed_from'));
+    writeFileSync(join(dir, 'schemas', `${resource}.json`), JSON.stringify({ type: 'object', title, ...extra, properties: props }));
+    raml.push(`/${resource}:`, '    get:', '    post:', '        body:', '            application/json:', `                schema: !include schemas/${resource}.json`);
+  }
+  writeFileSync(join(dir, 'api.raml'), raml.join('\n'));
+  const analysis = analyze(join(dir, 'api.raml'));
+  const errors = analysis.diagnostics.filter((d) => d.severity === 'error');
+  if (!analysis.ir || errors.length) throw new Error(errors.map((d) => d.message).join('\n'));
+  return { storage: storageModel(analysis.ir, new FieldTypes(analysis.ir)), ir: analysis.ir };
+}
+
+interface Database {
+  run(sql: string): Promise<void>;
+  rows(sql: string): Promise<Record<string, unknown>[]>;
+  /** Runs a migration as the service's runner does. */
+  migrate(sql: string): Promise<void>;
+}
+
+let projectDir: string;
+const load = (name: string) => createRequire(join(projectDir, 'node_modules', 'noop.js'))(name);
+
+function sqlite(): Database {
+  const Sqlite = load('better-sqlite3');
+  const db = new Sqlite(':memory:');
+  db.pragma('foreign_keys = ON');
+  return {
+    run: async (sql) => void db.exec(sql),
+    rows: async (sql) => db.prepare(sql).all(),
+    async migrate(sql) {
+      db.pragma('foreign_keys = OFF');
+      try {
+        db.exec('begin');
+        try {
+          db.exec(sql);
+          const broken = db.prepare('pragma foreign_key_check').all();
+          if (broken.length) throw new Error(`foreign_key_check: ${JSON.stringify(broken)}`);
+          db.exec('commit');
+        } catch (error) {
+          db.exec('rollback');
+          throw error;
+        }
+      } finally {
+        db.pragma('foreign_keys = ON');
+      }
+    },
+  };
+}
+
+async function postgres(): Promise<Database> {
+  const { url } = await freshPostgresDatabase(projectDir, 'migration_sql');
+  const pg = load('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return {
+    run: async (sql) => void (await client.query(sql)),
+    rows: async (sql) => (await client.query(sql)).rows,
+    async migrate(sql) {
+      await client.query('begin');
+      try {
+        await client.query(sql);
+        await client.query('commit');
+      } catch (error) {
+        await client.query('rollback');
+        throw error;
+      }
+    },
+  };
+}
+
+/** A database at `first`, with `seed` run, migrated to `second`. */
+async function evolve(engine: 'sqlite' | 'postgres', first: Api, second: Api, seed: string): Promise<Database> {
+  const a = storageOf(first);
+  const b = storageOf(second);
+  const diff = diffStorage(a.storage, b.storage, renamesOf(b.ir));
+  const db = engine === 'sqlite' ? sqlite() : await postgres();
+  await db.migrate(initialSql(a.storage)[engine]);
+  await db.run(seed);
+  await db.migrate(migrationSql(diff.changes)[engine]);
+  return db;
+}
+
+beforeAll(async () => {
+  projectDir = await generatedProject('filters', 'e2e-migration-sql');
+});
+
+describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) => {
+  it('renames a field onto the name of a field that is dropped: the renamed values win', async () => {
+    const db = await evolve(
+      engine,
+      { books: { id: pk, title: text(), old_title: text() } },
+      { books: { id: pk, title: text({ renamed_from: 'old_title' }) } },
+      `insert into "book" ("title", "old_title") values ('short', 'the long one');`,
+    );
+    expect(await db.rows('select "id", "title" from "book"')).toEqual([{ id: 1, title: 'the long one' }]);
+  });
+
+  it('swaps two fields by renaming each to the other', async () => {
+    const db = await evolve(
+      engine,
+      { people: { id: pk, first: text(), last: text() } },
+      { people: { id: pk, first: text({ renamed_from: 'last' }), last: text({ renamed_from: 'first' }) } },
+      `insert into "people" ("first", "last") values ('Ada', 'Lovelace');`.replace('"people"', '"person"'),
+    );
+    expect(await db.rows('select "first", "last" from "person"')).toEqual([{ first: 'Lovelace', last: 'Ada' }]);
+  });
+
+  it('renames a model onto the name of a model that is dropped, with links to it', async () => {
+    const db = await evolve(
+      engine,
+      { authors: { id: pk, name: text() }, writers: { id: pk, pen_name: text() } },
+      {
+        authors: { _renamed_from: 'Writer', id: pk, pen_name: text(), books: many('Book', 'author') },
+        books: { id: pk, title: text(), author_id: link('Author') },
+      },
+      `insert into "author" ("name") values ('old author'); insert into "writer" ("pen_name") values ('Ellis Bell');`,
+    );
+    expect(await db.rows('select "id", "pen_name" from "author"')).toEqual([{ id: 1, pen_name: 'Ellis Bell' }]);
+    await db.run(`insert into "book" ("title", "author_id") values ('Wuthering Heights', 1);`);
+    await expect(db.run(`insert into "book" ("title", "author_id") values ('nobody', 99);`)).rejects.toThrow(/foreign key/i);
+  });
+
+  it('a value that does not convert to the new type fails the migration, and nothing of it is applied', async () => {
+    const first = { items: { id: pk, size: text() } };
+    const second = { items: { id: pk, size: { type: ['integer', 'null'], _db_settings: { type: 'integer' } } } };
+    const db = await evolve(engine, first, first, `insert into "item" ("size") values ('12'), ('a dozen');`);
+    const diff = diffStorage(storageOf(first).storage, storageOf(second).storage, renamesOf(storageOf(second).ir));
+    await expect(db.migrate(migrationSql(diff.changes)[engine])).rejects.toThrow(engine === 'sqlite' ? /Item\.size: a stored value does not convert to integer/ : /invalid input syntax for type integer/);
+    expect(await db.rows('select "size" from "item" order by "id"')).toEqual([{ size: '12' }, { size: 'a dozen' }]);
+    const ok = await evolve(engine, first, second, `insert into "item" ("size") values ('12'), (null);`);
+    expect(await ok.rows('select "size" from "item" order by "id"')).toEqual([{ size: 12 }, { size: null }]);
+  });
+
+  it('renames a model and gives another model a link to it in one step', async () => {
+    const db = await evolve(
+      engine,
+      { publishers: { id: pk, name: text() }, books: { id: pk, title: text() } },
+      {
+        imprints: { _renamed_from: 'Publisher', id: pk, name: text(), books: many('Book', 'imprint') },
+        books: { id: pk, title: text(), imprint_id: link('Imprint') },
+      },
+      `insert into "publisher" ("name") values ('Penguin'); insert into "book" ("title") values ('Emma');`,
+    );
+    await db.run(`update "book" set "imprint_id" = 1;`);
+    expect(await db.rows('select "title", "imprint_id" from "book"')).toEqual([{ title: 'Emma', imprint_id: 1 }]);
+  });
+
+  it('adds a unique field with the name a renamed unique field had', async () => {
+    const db = await evolve(
+      engine,
+      { users: { id: pk, email: text({ unique: true }) } },
+      { users: { id: pk, contact_email: text({ unique: true, renamed_from: 'email' }), email: text({ unique: true }) } },
+      `insert into "user" ("email") values ('a@example.com');`,
+    );
+    expect(await db.rows('select "contact_email", "email" from "user"')).toEqual([{ contact_email: 'a@example.com', email: null }]);
+    await expect(db.run(`insert into "user" ("contact_email") values ('a@example.com');`)).rejects.toThrow(/unique/i);
+  });
+
+  it('keeps names longer than PostgreSQL does apart', async () => {
+    const long = 'a_field_with_a_name_long_enough_to_be_cut_by_postgresql';
+    const api = {
+      targets: { id: pk, first_holders: many('Holder', 'first_target', `Holder.${long}_one`), second_holders: many('Holder', 'second_target', `Holder.${long}_two`) },
+      holders: { id: pk, [`${long}_one`]: link('Target'), [`${long}_two`]: link('Target') },
+    };
+    const db = await evolve(engine, { targets: { id: pk } }, api, `insert into "target" default values;`);
+    await db.run(`insert into "holder" ("${long}_one", "${long}_two") values (1, 1);`);
+    expect(await db.rows('select count(*) as n from "holder"')).toEqual([{ n: engine === 'sqlite' ? 1 : '1' }]);
+  });
+});
