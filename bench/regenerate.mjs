@@ -1,6 +1,6 @@
 // Regenerating a 100-resource API (generate-api.mjs: handlers, processors, ACLs, relationships),
 // each run a fresh `svcgen generate` process as CI runs it: cold (empty folder), unchanged (nothing
-// to write: the earlier tree is reused), `--check` on an unchanged project, and after one schema
+// to write: the earlier tree is reused), `--check` on an unchanged project (generates afresh), and after one schema
 // changed (only the files it changes are formatted again). Rounds alternate the scenarios.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,7 +40,7 @@ export async function run({ rounds = 5, resources = 100 } = {}) {
   rmSync(work, { recursive: true, force: true });
   const cold = median(times.cold);
   const row = (label, values) => [label, ms(median(values)), ms(Math.min(...values)), ms(Math.max(...values)), `${(cold / median(values)).toFixed(1)}×`];
-  const worst = Math.max(median(times.unchanged), median(times.check));
+  const unchanged = median(times.unchanged);
   return {
     title: `Regenerating a ${resources}-resource API (${files} files), a fresh process each run`,
     text: table([
@@ -50,6 +50,6 @@ export async function run({ rounds = 5, resources = 100 } = {}) {
       row('--check, up to date', times.check),
       row('one schema changed', times.oneChanged),
     ]),
-    summary: `${rounds} alternating rounds. Unchanged regeneration and --check take ${ms(worst)} (target: well under 1 s: ${worst < 1000 ? 'met' : 'NOT met'}): the earlier tree is reused when the service model, the RAML file name and svcgen's build are the same and every file is on disk as written. After a change, only files whose rendering changed go through prettier.`,
+    summary: `${rounds} alternating rounds. Unchanged regeneration takes ${ms(unchanged)} (target: well under 1 s: ${unchanged < 1000 ? 'met' : 'NOT met'}): the earlier tree is reused when the service model, the RAML file name, the migrations and svcgen's build are the same and every file is on disk as written. After a change, only files whose rendering changed go through prettier. --check reuses nothing (the out-dir may come from a pull request, manifest and all), so it costs a cold generation: reported, no target until generation itself is faster.`,
   };
 }
