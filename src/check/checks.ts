@@ -58,14 +58,17 @@ function checkSchemas(diagnostics: DiagnosticBag, api: RamlApi): void {
   visit(api.resources);
 }
 
-/** Paths the generated service serves itself (contract §2: `{base}/health`). */
-const RESERVED_PATHS = ['/health'];
+/** Paths the generated service serves itself (contract §2: `{base}/health`, `{base}/openapi.json`), and what they are. */
+const RESERVED_PATHS: readonly (readonly [string, string])[] = [
+  ['/health', 'its health check'],
+  ['/openapi.json', 'its OpenAPI document'],
+];
 
 function checkReservedRoutes(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   for (const route of ir.routes) {
-    const reserved = RESERVED_PATHS.find((p) => route.path === p || route.path.startsWith(`${p}/`));
+    const reserved = RESERVED_PATHS.find(([p]) => route.path === p || route.path.startsWith(`${p}/`));
     if (!reserved) continue;
-    diagnostics.report('SVC2073', `${route.ramlPath} is taken: the service answers ${reserved} itself (its health check)`, {
+    diagnostics.report('SVC2073', `${route.ramlPath} is taken: the service answers ${reserved[0]} itself (${reserved[1]})`, {
       span: sources.routes.get(route.path),
       hint: 'rename the resource',
     });

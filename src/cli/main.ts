@@ -61,18 +61,19 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
 
   program
     .command('inspect')
-    .description('print an intermediate form (JSON) or the ACL matrix (text) on stdout')
+    .description('print an intermediate form (JSON), the ACL matrix (text) or the OpenAPI document (JSON) on stdout')
     .argument('<api.raml>', 'the RAML 0.8 file')
-    .addOption(new Option('--ir', 'the service model (models, routes, auth, ACLs, handlers)').conflicts(['tck', 'acl']))
-    .addOption(new Option('--tck', 'the expanded RAML in the JSON shape of the RAML 0.8 TCK').conflicts('acl'))
-    .addOption(new Option('--acl', 'who may use each route when auth = true (anonymous, member, owner, admin)'))
-    .action((file: string, opts: { ir?: boolean; tck?: boolean; acl?: boolean }) => {
-      if (!opts.ir && !opts.tck && !opts.acl) {
-        io.stderr('svcgen inspect: choose what to print: --ir, --tck or --acl\n');
+    .addOption(new Option('--ir', 'the service model (models, routes, auth, ACLs, handlers)').conflicts(['tck', 'acl', 'openapi']))
+    .addOption(new Option('--tck', 'the expanded RAML in the JSON shape of the RAML 0.8 TCK').conflicts(['acl', 'openapi']))
+    .addOption(new Option('--acl', 'who may use each route when auth = true (anonymous, member, owner, admin)').conflicts('openapi'))
+    .addOption(new Option('--openapi', 'the OpenAPI 3.1 document of the generated service (its openapi.json)'))
+    .action((file: string, opts: { ir?: boolean; tck?: boolean; acl?: boolean; openapi?: boolean }) => {
+      if (!opts.ir && !opts.tck && !opts.acl && !opts.openapi) {
+        io.stderr('svcgen inspect: choose what to print: --ir, --tck, --acl or --openapi\n');
         setExit(ExitCode.usage);
         return;
       }
-      setExit(runInspect(io, file, opts.tck ? 'tck' : opts.acl ? 'acl' : 'ir'));
+      setExit(runInspect(io, file, opts.tck ? 'tck' : opts.acl ? 'acl' : opts.openapi ? 'openapi' : 'ir'));
     });
 
   return program;

@@ -137,7 +137,7 @@ export const codes = {
   SVC2070: { severity: 'warning', title: 'route without ACL', explanation: 'With authentication on, a resource whose `securedBy` names no x-ACL may be used by `g:admin` only.' },
   SVC2071: { severity: 'warning', title: 'unused ACL', explanation: 'An x-ACL scheme guards no resource.' },
   SVC2072: { severity: 'warning', title: 'ACLs without authentication', explanation: 'x-ACLs apply only when an x-Ticket or x-ApiKey scheme authenticates users.' },
-  SVC2073: { severity: 'error', title: 'reserved route', explanation: 'The generated service answers `{base}/health` itself (its health check); a resource there would collide with it.' },
+  SVC2073: { severity: 'error', title: 'reserved route', explanation: 'The generated service answers `{base}/health` (its health check) and `{base}/openapi.json` (its OpenAPI document) itself; a resource there would collide with it.' },
 
   // --- writing the out-dir (contract §1, §1.1): the out-dir and its manifest are untrusted input ---------
   SVC3001: { severity: 'error', title: 'invalid manifest', explanation: '`.svcgen/manifest.json` in the out-dir is not a manifest svcgen wrote: not JSON, or a value of the wrong shape. svcgen writes and deletes nothing, because the manifest decides what it may overwrite and delete.' },

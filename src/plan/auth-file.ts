@@ -15,7 +15,7 @@ export function authView(ir: ServiceIR, auth: Auth) {
   const user = ir.models.find((m) => m.name === auth.userModel)!;
   const userNames = modelNames(user);
   const credentialNames = modelNames({ name: CREDENTIAL_MODEL });
-  const selfRoute = ir.routes.some((r) => r.kind === 'item' && r.model === user.name && r.parent === null && r.path.startsWith('/users/:') && r.operations.some((o) => o.action === 'show'));
+  const selfRoute = userRouteServesSelf(ir, user);
   return {
     userModel: userNames.variable,
     userBodies: userNames.bodies,
@@ -36,6 +36,11 @@ export function authView(ir: ServiceIR, auth: Auth) {
       item: acl.item.map(aclLine),
     })),
   };
+}
+
+/** The API's own `GET /users/{key}` answers `/users/self`; otherwise the auth routes add `GET /users/self`. */
+export function userRouteServesSelf(ir: ServiceIR, user: Model): boolean {
+  return ir.routes.some((r) => r.kind === 'item' && r.model === user.name && r.parent === null && r.path.startsWith('/users/:') && r.operations.some((o) => o.action === 'show'));
 }
 
 function aclLine(entry: AclEntry): string {

@@ -122,8 +122,13 @@ function fieldSpec(model: Model, field: Field, types: FieldTypes): Record<string
     // A one-to-one link is unique too (the SQL migrations say the same; the document engine makes indexes of it).
     unique: (field.unique || types.isOneToOneLink(model, field)) && !field.primaryKey ? true : undefined,
     // Contract §5: the user's password is stored as an argon2id hash and never returned.
-    secret: model.isAuthModel && field.name === 'password' ? true : undefined,
+    secret: isSecretField(model, field) ? true : undefined,
   };
+}
+
+/** Contract §5: the user's password is stored as an argon2id hash and never returned (nor documented as returned). */
+export function isSecretField(model: Model, field: Field): boolean {
+  return model.isAuthModel && field.name === 'password';
 }
 
 /** A default as a function: literals are rebuilt on every call, so no two objects share a list. */

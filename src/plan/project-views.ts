@@ -152,7 +152,8 @@ function exampleCollection(ir: ServiceIR) {
   return route && model ? { path: `${ir.basePath}${route.ramlPath}`, sortField: model.primaryKey } : null;
 }
 
-function routeSummary(kind: string, model: string, action: string): string {
+/** A one-line summary of what an action does on a route, for the README and the OpenAPI document. */
+export function routeSummary(kind: string, model: string, action: string): string {
   const what: Record<string, string> = {
     index: kind === 'attribute' ? 'read the field' : `list ${model} objects`,
     create: kind === 'attribute' ? 'merge into the field' : `create ${withArticle(model)}`,

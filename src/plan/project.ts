@@ -14,6 +14,7 @@ import { eventsView, handlerStubView, processorStubView } from './events-file.js
 import { routeGroups, routesView } from './route-file.js';
 import { testsView } from './test-file.js';
 import { aclTestView, authView, principalStubView } from './auth-file.js';
+import { openApiDocument, openApiJson, openApiModule } from './openapi/document.js';
 import { migrationsIndexView, NO_HISTORY, planMigrations, STORAGE_FILE, storageJson, type MigrationHistory, type MigrationPlan } from './migrations.js';
 
 export type FileSource =
@@ -53,6 +54,9 @@ export async function planProject(ir: ServiceIR, options: PlanOptions = {}): Pro
   add('service.ini', 'Settings of the service; every key can be overridden by an SVC_<KEY> environment variable.', template('service.ini', serviceIniView(ir)), 'user');
   add('README.md', 'How to run the service, and its HTTP API.', template('README.md', readmeView(ir)));
   add('src/app.ts', 'The service as a Fastify instance: every route plugin below the base path.', template('app.ts', appView(ir)));
+  const openapi = openApiDocument(ir);
+  add('openapi.json', '', { kind: 'text', content: openApiJson(openapi) });
+  add('src/openapi.ts', 'The OpenAPI document (openapi.json), served at {base}/openapi.json.', { kind: 'text', content: openApiModule(openapi) });
   add('src/events.ts', 'The event handlers and field processors of every model, and the types they are checked against.', template('events.ts', eventsView(ir)));
   add('src/custom/extend.ts', 'Your own plugins and routes.', template('extend-stub.ts', {}), 'user');
   add('src/config.ts', 'Reads service.ini and the SVC_* environment variables.', template('config.ts', configView(ir)));

@@ -3,6 +3,8 @@
  * sub-resource, a self-referencing relationship, two relationships to one model, every
  * ref_ondelete, embedding two levels deep, a string primary key, decimals, CORS.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api } from '../support/http.js';
@@ -17,9 +19,10 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
   let service: RunningService;
   let api: Api;
   let author: number;
+  let dir: string;
 
   beforeAll(async () => {
-    const dir = await builtProject('blog', 'e2e');
+    dir = await builtProject('blog', 'e2e');
     database = await testDatabase(engine, dir, 'blog');
     service = await startService(dir, { ...database.env, SVC_CORS_ENABLE: 'true', SVC_CORS_ALLOW_ORIGINS: APP_ORIGIN }, BASE);
     api = apiClient(service.origin, BASE);
@@ -36,6 +39,13 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
   it('serves below a base path with an extra segment', async () => {
     expect((await api('GET', '/health')).status).toBe(200);
     expect((await fetch(`${service.origin}/v2/authors`)).status).toBe(404);
+  });
+
+  it('serves its OpenAPI document at {base}/openapi.json: the project’s openapi.json', async () => {
+    const reply = await api('GET', '/openapi.json');
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual(JSON.parse(readFileSync(join(dir, 'openapi.json'), 'utf8')));
+    expect(reply.body.servers).toEqual([{ url: BASE }]);
   });
 
   describe('a nested collection', () => {

@@ -11,7 +11,9 @@ import type { ServiceEvents } from './lib/events.js';
 import type { Services } from './lib/http/actions.js';
 import { createApp } from './lib/http/app.js';
 import { healthRoute } from './lib/http/health.js';
+import { openApiRoute } from './lib/http/openapi.js';
 import { openPolicy } from './lib/http/policy.js';
+import { OPENAPI_DOCUMENT } from './openapi.js';
 import { auditEntriesRoutes } from './routes/audit-entries.js';
 import { projectsRoutes } from './routes/projects.js';
 import { tasksRoutes } from './routes/tasks.js';
@@ -68,6 +70,7 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     async (api) => {
       await auth?.register(api);
       healthRoute(api, db, config.cors);
+      openApiRoute(api, OPENAPI_DOCUMENT, config.cors);
       await api.register(auditEntriesRoutes(services));
       await api.register(projectsRoutes(services));
       await api.register(tasksRoutes(services));

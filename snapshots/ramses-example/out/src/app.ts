@@ -11,7 +11,9 @@ import type { ServiceEvents } from './lib/events.js';
 import type { Services } from './lib/http/actions.js';
 import { createApp } from './lib/http/app.js';
 import { healthRoute } from './lib/http/health.js';
+import { openApiRoute } from './lib/http/openapi.js';
 import { openPolicy } from './lib/http/policy.js';
+import { OPENAPI_DOCUMENT } from './openapi.js';
 import { storiesRoutes } from './routes/stories.js';
 import { usersRoutes } from './routes/users.js';
 
@@ -66,6 +68,7 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     async (api) => {
       await auth?.register(api);
       healthRoute(api, db, config.cors);
+      openApiRoute(api, OPENAPI_DOCUMENT, config.cors);
       await api.register(storiesRoutes(services));
       await api.register(usersRoutes(services));
     },

@@ -8,7 +8,9 @@ import type { ServiceEvents } from './lib/events.js';
 import type { Services } from './lib/http/actions.js';
 import { createApp } from './lib/http/app.js';
 import { healthRoute } from './lib/http/health.js';
+import { openApiRoute } from './lib/http/openapi.js';
 import { openPolicy } from './lib/http/policy.js';
+import { OPENAPI_DOCUMENT } from './openapi.js';
 import { itemsRoutes } from './routes/items.js';
 
 /** Where every route lives (from the RAML's baseUri). */
@@ -58,6 +60,7 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
   await app.register(
     async (api) => {
       healthRoute(api, db, config.cors);
+      openApiRoute(api, OPENAPI_DOCUMENT, config.cors);
       await api.register(itemsRoutes(services));
     },
     { prefix: BASE_PATH },

@@ -1,0 +1,74 @@
+/**
+ * The OpenAPI 3.1 document of a generated service (contract §2: served at `{base}/openapi.json`),
+ * made from the IR alone, like the code it describes. The generated project ships it as
+ * `openapi.json`; `svcgen inspect --openapi` prints it. Output is deterministic: paths and
+ * components are sorted, everything else follows the IR's order; no timestamps.
+ */
+import type { ServiceIR } from '../../ir/types.js';
+import { groupOf } from '../names.js';
+import { OpenApiContext, sorted, type Json } from './context.js';
+import { componentParameters } from './parameters.js';
+import { OperationIds, routePaths } from './paths.js';
+import { componentResponses } from './responses.js';
+import { componentSchemas } from './schemas.js';
+import { securitySchemes } from './security.js';
+import { AUTH_TAG, SERVICE_TAG, servicePaths } from './service-paths.js';
+
+export function openApiDocument(ir: ServiceIR): Json {
+  const ctx = new OpenApiContext(ir);
+  const ids = new OperationIds();
+  const paths = [...routePaths(ctx, ids), ...servicePaths(ctx, ids)];
+  const schemes = securitySchemes(ctx);
+  return {
+    openapi: '3.1.0',
+    info: { title: ir.title, version: ir.version ?? '1.0.0', ...description(ir) },
+    servers: [{ url: ir.basePath || '/' }],
+    tags: tags(ir),
+    paths: sorted(paths),
+    components: {
+      schemas: sorted(componentSchemas(ctx)),
+      parameters: sorted(componentParameters(ctx)),
+      responses: sorted(componentResponses(ctx)),
+      ...(schemes.length ? { securitySchemes: sorted(schemes) } : {}),
+    },
+  };
+}
+
+/** The document as the project's `openapi.json` holds it. */
+export function openApiJson(document: Json): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+/** The RAML's `documentation` sections, as Markdown. */
+function description(ir: ServiceIR): Json {
+  const sections = ir.documentation.map((d) => `## ${d.title}\n\n${d.content.trim()}`);
+  if (ir.auth) sections.push('Authentication and the x-ACLs apply when service.ini says `auth = true`.');
+  return sections.length ? { description: sections.join('\n\n') } : {};
+}
+
+/** One tag per top-level resource (described by its RAML displayName), then the service's own. */
+function tags(ir: ServiceIR): Json[] {
+  const groups = new Map<string, Json>();
+  for (const route of ir.routes) {
+    const group = groupOf(route);
+    if (groups.has(group)) continue;
+    const top = ir.routes.find((r) => groupOf(r) === group && r.parent === null && r.kind === 'collection');
+    groups.set(group, { name: group, ...(top?.displayName ? { description: top.displayName } : {}) });
+  }
+  return [...groups.values(), ...(ir.auth && !groups.has(AUTH_TAG.name) ? [AUTH_TAG] : []), ...(!groups.has(SERVICE_TAG.name) ? [SERVICE_TAG] : [])];
+}
+
+/**
+ * `src/openapi.ts`: the document as a module, so that `npm run build` puts it in dist/ with the
+ * route that serves it and the built service needs nothing outside dist/ and node_modules
+ * (reading ../openapi.json at start-up would tie it to the project folder). One line, left alone
+ * by prettier: openapi.json beside it is the readable copy.
+ */
+export function openApiModule(document: Json): string {
+  return [
+    '/** The OpenAPI 3.1 document of the service, as openapi.json holds it. */',
+    '// prettier-ignore',
+    `export const OPENAPI_DOCUMENT: Readonly<Record<string, unknown>> = ${JSON.stringify(document)};`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,130 @@
+/**
+ * Path and query parameters. Path parameters hold keys (contract §4.1: lookup is by primary key,
+ * whatever the RAML calls the parameter). Query parameters are the collection query language
+ * (contract §4.2), with exactly the operators the runtime's `lib/http/query.ts` accepts on each
+ * field: `_limit`… are shared components, each model's filters are components named
+ * `<Model>.<parameter>`, referenced by its collection reads and bulk changes.
+ */
+import type { Field, Model, Route } from '../../ir/types.js';
+import { isSecretField } from '../model-file.js';
+import { type Json, type OpenApiContext } from './context.js';
+
+const parameterRef = (name: string): Json => ({ $ref: `#/components/parameters/${name}` });
+
+/** The query parameters every collection read takes, besides the filters. */
+const PAGING: readonly [string, Json][] = [
+  ['_limit', query('_limit', { type: 'integer', minimum: 0 }, 'Items per page (default 20; at most max_limit, public_max_limit for anonymous callers).')],
+  ['_page', query('_page', { type: 'integer', minimum: 0 }, 'Zero-based page number; not with _start.')],
+  ['_start', query('_start', { type: 'integer', minimum: 0 }, 'Offset of the first item; not with _page.')],
+  ['_sort', query('_sort', { type: 'string' }, 'Fields to sort by, comma-separated; `-name` sorts descending.')],
+  ['_fields', query('_fields', { type: 'string' }, 'Fields to return, comma-separated (`-name`: all but those).')],
+  ['_count', query('_count', { type: 'string' }, 'When present (any value): answer only `{"count": N}`.')],
+];
+
+function query(name: string, schema: Json, description: string, extra: Json = {}): Json {
+  return { name, in: 'query', description, schema, ...extra };
+}
+
+/** `components/parameters`: the paging parameters and every filter of every model a route lists or changes in bulk. */
+export function componentParameters(ctx: OpenApiContext): [string, Json][] {
+  const filtered = new Set(ctx.ir.routes.filter((r) => r.kind === 'collection').map((r) => r.model));
+  return [...PAGING, ...ctx.models.filter((m) => filtered.has(m.name)).flatMap((m) => filterParameters(ctx, m).map(([name, p]) => [`${m.name}.${name}`, p] as [string, Json]))];
+}
+
+/** The query parameters of a collection read (`index`) or of a bulk change (filters only). */
+export function collectionQuery(ctx: OpenApiContext, model: Model, paging: boolean): Json[] {
+  const filters = filterParameters(ctx, model).map(([name]) => parameterRef(`${model.name}.${name}`));
+  return paging ? [...PAGING.map(([name]) => parameterRef(name)), ...filters] : filters;
+}
+
+/** An item read takes `_fields` only. */
+export function itemQuery(): Json[] {
+  return [parameterRef('_fields')];
+}
+
+type Operator = '' | 'gt' | 'gte' | 'lt' | 'lte' | 'ne' | 'in' | 'contains' | 'startswith' | 'isnull';
+
+const MEANING: Readonly<Record<Operator, string>> = {
+  '': 'equal to one of the values',
+  gt: 'greater than',
+  gte: 'greater than or equal to',
+  lt: 'less than',
+  lte: 'less than or equal to',
+  ne: 'equal to none of the values',
+  in: 'equal to one of the values',
+  contains: 'containing the text (case-insensitive)',
+  startswith: 'starting with the text',
+  isnull: 'null (true) or not (false)',
+};
+
+/**
+ * The operators `lib/http/query.ts` accepts on a field: dicts, files and pickles only `__isnull`;
+ * lists and to-many relationships what asks which values they hold (`=`, `__in`, `__ne`,
+ * `__isnull`); the text operators only on text; comparisons on the rest.
+ */
+export function operatorsOf(ctx: OpenApiContext, model: Model, field: Field): readonly Operator[] {
+  const storage = ctx.types.storage(model, field);
+  if ((storage === 'json' || storage === 'blob') && field.type !== 'list') return ['isnull'];
+  if (field.type === 'list' || ctx.types.isToMany(model, field)) return ['', 'in', 'ne', 'isnull'];
+  const text = storage === 'text';
+  return ['', 'gt', 'gte', 'lt', 'lte', 'ne', 'in', ...(text ? (['contains', 'startswith'] as const) : []), 'isnull'];
+}
+
+function filterParameters(ctx: OpenApiContext, model: Model): [string, Json][] {
+  return model.fields
+    .filter((f) => !isSecretField(model, f))
+    .flatMap((field) => {
+      const many = field.type === 'list' || ctx.types.isToMany(model, field);
+      return operatorsOf(ctx, model, field).map((op): [string, Json] => {
+        const name = op === '' ? field.name : `${field.name}__${op}`;
+        const meaning = many && op !== 'isnull' ? `holds ${op === 'ne' ? 'none' : 'any'} of the values` : `is ${MEANING[op]}`;
+        return [name, query(name, filterSchema(ctx, model, field, op), `${model.name} objects whose ${field.name} ${meaning}.`, listStyle(op))];
+      });
+    });
+}
+
+/** `field=a,b`, `__in` and `__ne` take comma-separated values (OpenAPI's form style, not exploded). */
+function listStyle(op: Operator): Json {
+  return op === '' || op === 'in' || op === 'ne' ? { style: 'form', explode: false } : {};
+}
+
+function filterSchema(ctx: OpenApiContext, model: Model, field: Field, op: Operator): Json {
+  if (op === 'isnull') return { type: 'boolean' };
+  if (op === 'contains' || op === 'startswith') return { type: 'string' };
+  const value = scalarSchema(ctx, model, field);
+  return op === '' || op === 'in' || op === 'ne' ? { type: 'array', items: value } : value;
+}
+
+/** One value a filter compares with: a list's item, a related object's key, or the field's own type. */
+function scalarSchema(ctx: OpenApiContext, model: Model, field: Field): Json {
+  const relation = field.type === 'relationship' ? model.relationships.find((r) => r.name === field.name) : undefined;
+  if (relation) return ctx.types.keySchema(relation.target);
+  const { description: _description, ...base } = ctx.types.baseSchema(model, field);
+  if (field.type === 'list') return (base['items'] as Json | undefined) ?? { type: 'string' };
+  return base;
+}
+
+/** The path parameters of a route, each typed by the key of the model whose item it names. */
+export function pathParameters(ctx: OpenApiContext, route: Route): Json[] {
+  const byPath = new Map(ctx.ir.routes.map((r) => [r.path, r]));
+  return route.path
+    .split('/')
+    .filter((s) => s.startsWith(':'))
+    .map((segment) => {
+      const name = segment.slice(1);
+      const model = modelOfParameter(byPath, route, name);
+      const schema = model ? ctx.types.keySchema(model) : { type: 'string' };
+      const description = model ? `The ${ctx.model(model).primaryKey} of the ${model}.` : 'A key.';
+      return { name, in: 'path', required: true, description, schema };
+    });
+}
+
+/** Whose key a path parameter holds: the route's item, its parent's, or (deeper) a grandparent's. */
+function modelOfParameter(byPath: ReadonlyMap<string, Route>, route: Route, name: string): string | null {
+  for (let r: Route | undefined = route, depth = 0; r && depth < 32; depth++) {
+    if (r.itemParam === name) return r.model;
+    if (r.parent?.param === name) return r.parent.model;
+    r = r.parent ? byPath.get(r.parent.path) : undefined;
+  }
+  return null;
+}

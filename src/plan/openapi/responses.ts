@@ -1,0 +1,50 @@
+/**
+ * The error responses (contract §4.4): one component per status, all with the one `Error` body,
+ * and which of them each operation can give.
+ */
+import type { Action, HttpMethod, Route } from '../../ir/types.js';
+import { type Json, type OpenApiContext } from './context.js';
+
+const ERRORS: Readonly<Record<number, { readonly name: string; readonly description: string }>> = {
+  400: { name: 'BadRequest', description: 'A malformed body or query: `errors` names each field or parameter.' },
+  401: { name: 'Unauthorized', description: 'Not logged in (or wrong credentials), where that is required.' },
+  403: { name: 'Forbidden', description: 'Logged in, but not allowed (by the ACL, field privacy, or a handler).' },
+  404: { name: 'NotFound', description: 'No such object (or parent object).' },
+  409: { name: 'Conflict', description: 'A unique value is taken, or related objects prevent a delete.' },
+  413: { name: 'PayloadTooLarge', description: 'The body is larger than body_limit.' },
+  415: { name: 'UnsupportedMediaType', description: 'The body is not application/json.' },
+  429: { name: 'TooManyRequests', description: 'Too many failed logins: try again after Retry-After seconds.' },
+  500: { name: 'InternalServerError', description: 'A failure of the service: the body has only a request id, which the log has the details under.' },
+  503: { name: 'ServiceUnavailable', description: 'The database does not answer: try again after Retry-After seconds.' },
+};
+
+export function componentResponses(ctx: OpenApiContext): [string, Json][] {
+  const statuses = Object.keys(ERRORS).map(Number).filter((s) => ctx.ir.auth || (s !== 401 && s !== 403 && s !== 429));
+  return statuses.map((status) => {
+    const { name, description } = ERRORS[status]!;
+    const retry = status === 429 || status === 503 ? { headers: { 'Retry-After': { description: 'Seconds.', schema: { type: 'integer' } } } } : {};
+    return [name, { description, ...retry, content: { 'application/json': { schema: ctx.sharedRef('Error') } } }];
+  });
+}
+
+/** `{ "404": { $ref } … }` for the statuses given. */
+export function errorResponses(statuses: Iterable<number>): Record<string, Json> {
+  return Object.fromEntries([...new Set(statuses)].sort((a, b) => a - b).map((s) => [String(s), { $ref: `#/components/responses/${ERRORS[s]!.name}` }]));
+}
+
+const WRITES_BODY: ReadonlySet<HttpMethod> = new Set(['POST', 'PUT', 'PATCH']);
+/** Actions that may hit a unique value, or a foreign key that restricts deletes. */
+const CONFLICTS: ReadonlySet<Action> = new Set(['create', 'update', 'replace', 'update_many', 'delete', 'delete_many']);
+
+/** The error statuses an operation of a route can answer with. */
+export function routeErrors(ctx: OpenApiContext, route: Route, method: HttpMethod, action: Action): number[] {
+  const statuses = [500, 503];
+  const options = action === 'collection_options' || action === 'item_options';
+  if (WRITES_BODY.has(method) && !options) statuses.push(400, 413, 415);
+  // Reads and bulk changes parse the query (filters, _fields).
+  if (route.kind !== 'attribute' && ['index', 'show', 'update_many', 'delete_many'].includes(action)) statuses.push(400);
+  if (route.kind !== 'collection' || route.parent) statuses.push(404);
+  if (CONFLICTS.has(action) && route.kind !== 'attribute') statuses.push(409);
+  if (ctx.ir.auth) statuses.push(401, 403);
+  return statuses;
+}

@@ -1,0 +1,111 @@
+/**
+ * `components/schemas`: per model the object as the API returns it (`<Model>`), the bodies the
+ * service validates (`<Model>Create`, also PUT's; `<Model>Update`, PATCH's), the collection
+ * envelope (`<Model>Collection`); and the shapes every service shares: the error and status body
+ * (contract §4.4), the `_count` answer, the login body and the token answer.
+ */
+import type { Field, Model } from '../../ir/types.js';
+import { withArticle } from '../names.js';
+import { isSecretField } from '../model-file.js';
+import { type Json, type OpenApiContext } from './context.js';
+
+export function componentSchemas(ctx: OpenApiContext): [string, Json][] {
+  const names = (name: Parameters<OpenApiContext['sharedName']>[0]) => ctx.sharedName(name);
+  return [
+    ...ctx.models.flatMap((model) => modelSchemas(ctx, model)),
+    [names('Error'), statusSchema('An error (contract §4.4): every failure has this one shape; `errors` lists the problems of each field.', {})],
+    [names('Status'), statusSchema('The answer of a delete, a logout, and of changes to many objects (then with `count`).', { count: { type: 'integer', minimum: 0, description: 'How many objects changed.' } })],
+    [names('Token'), statusSchema('A new API token (also in the WWW-Authenticate header: `ApiKey <username>:<token>`).', { token: { type: 'string' } }, ['token'])],
+    [names('Count'), closed({ count: { type: 'integer', minimum: 0 } }, ['count'], 'The answer to `_count`: how many objects the filters select.')],
+    [names('Login'), closed({ login: { type: 'string', minLength: 1, maxLength: 320, description: 'Username or e-mail address (case-insensitive).' }, password: { type: 'string', minLength: 1 } }, ['login', 'password'], 'Credentials.')],
+  ];
+}
+
+function modelSchemas(ctx: OpenApiContext, model: Model): [string, Json][] {
+  const names = ctx.modelSchemaNames(model);
+  const writable = model.fields.filter((f) => !f.generated && f.type !== 'foreign_key');
+  const bodyProperties = Object.fromEntries(writable.map((f) => [f.name, ctx.types.bodySchema(model, f)]));
+  const requiredOnCreate = writable.filter((f) => f.requiredOnCreate).map((f) => f.name);
+  return [
+    [names.item, itemSchema(ctx, model)],
+    [names.create, closed(bodyProperties, requiredOnCreate, `The data that creates ${withArticle(model.name)} (POST), or replaces one (PUT: absent optional fields return to their default).`)],
+    [names.update, closed(bodyProperties, [], `The fields of ${withArticle(model.name)} to change (PATCH); the others stay as they are.`)],
+    [names.collection, collectionSchema(ctx, model)],
+  ];
+}
+
+/** The object as the API shows it: the fields the caller may see (or asked for with `_fields`), then `_type`, `_pk`, `_self`. */
+function itemSchema(ctx: OpenApiContext, model: Model): Json {
+  const shown = model.fields.filter((f) => !isSecretField(model, f));
+  const properties: Json = Object.fromEntries(shown.map((f) => [f.name, shownValue(ctx, model, f)]));
+  properties['_type'] = { const: model.name };
+  properties['_pk'] = { type: 'string', description: 'The primary key, as a string.' };
+  properties['_self'] = { type: 'string', format: 'uri', description: 'The URL of the object.' };
+  const schema = closed(properties, ['_type', '_pk', '_self'], `${model.title ?? withArticle(model.name)} (${model.schemaFile}). Fields the caller may not see, or did not ask for with _fields, are left out.`);
+  return schema;
+}
+
+/**
+ * A relationship listed in `_nested_relationships` holds the related objects themselves, or only
+ * their keys where the caller may not view them (or past the nesting depth).
+ */
+function shownValue(ctx: OpenApiContext, model: Model, field: Field): Json {
+  const value = ctx.types.valueSchema(model, field);
+  const relation = model.relationships.find((r) => r.name === field.name);
+  if (!relation || model.nestingDepth === 0 || !model.nestedRelationships.includes(field.name)) return value;
+  const keyOrObject = { anyOf: [ctx.types.keySchema(relation.target), ctx.modelRef(relation.target, 'item')] };
+  if (relation.cardinality === 'many') return { type: 'array', items: keyOrObject };
+  return { anyOf: [...keyOrObject.anyOf, { type: 'null' }] };
+}
+
+function collectionSchema(ctx: OpenApiContext, model: Model): Json {
+  const whole = { type: 'integer', minimum: 0 };
+  return closed(
+    {
+      total: { ...whole, description: 'How many objects the filters select.' },
+      count: { ...whole, description: 'How many are in this page.' },
+      start: { ...whole, description: 'The offset of the page.' },
+      took: { ...whole, description: 'Milliseconds.' },
+      fields: { type: 'string', description: '`_fields` as written.' },
+      data: { type: 'array', items: ctx.modelRef(model.name, 'item') },
+    },
+    ['total', 'count', 'start', 'took', 'fields', 'data'],
+    `A page of ${model.name} objects.`,
+  );
+}
+
+function statusSchema(description: string, extra: Json, extraRequired: readonly string[] = []): Json {
+  return closed(
+    {
+      status_code: { type: 'integer' },
+      title: { type: 'string' },
+      explanation: { type: 'string' },
+      message: { type: ['string', 'null'] },
+      timestamp: { type: 'string', description: 'YYYY-MM-DDTHH:MM:SSZ' },
+      request_url: { type: 'string' },
+      errors: { type: 'array', items: closed({ field: { type: 'string' }, message: { type: 'string' } }, ['field', 'message']) },
+      request_id: { type: 'string', description: 'Of a 5xx: the id the log has the details under.' },
+      ...extra,
+    },
+    ['status_code', 'title', 'explanation', 'message', 'timestamp', 'request_url', ...extraRequired],
+    description,
+  );
+}
+
+function closed(properties: Json, required: readonly string[], description?: string): Json {
+  return {
+    type: 'object',
+    ...(description ? { description } : {}),
+    ...(required.length ? { required: [...required] } : {}),
+    properties,
+    additionalProperties: false,
+  };
+}
+
+/** The value of a dict or list field, as its attribute route answers it. */
+export function attributeSchema(ctx: OpenApiContext, model: Model, fieldName: string): Json {
+  const field = model.fields.find((f) => f.name === fieldName);
+  if (!field) return {};
+  const { description: _description, ...base } = ctx.types.baseSchema(model, field);
+  return base;
+}

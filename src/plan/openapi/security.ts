@@ -1,0 +1,40 @@
+/**
+ * Authentication in the document (contract §5, §6): the x-Ticket cookie and the x-ApiKey
+ * `Authorization` header as security schemes, named as the RAML names them, and for each operation
+ * whether it needs them: an operation an anonymous caller may use (the ACL matrix of
+ * `svcgen inspect --acl` says so) takes them optionally (`{}` first), the others require one.
+ * It all applies when service.ini says `auth = true`; with `auth = false` nothing is checked.
+ */
+import type { Operation, Route } from '../../ir/types.js';
+import { type Json, type OpenApiContext } from './context.js';
+
+export function securitySchemes(ctx: OpenApiContext): [string, Json][] {
+  const auth = ctx.ir.auth;
+  if (!auth) return [];
+  const schemes: [string, Json][] = [];
+  if (auth.ticket) {
+    schemes.push([schemeName(auth.ticket.scheme), { type: 'apiKey', in: 'cookie', name: auth.ticket.cookieName, description: 'The signed ticket set by POST /auth/login and /auth/register (x-Ticket).' }]);
+  }
+  if (auth.apiKey) {
+    schemes.push([schemeName(auth.apiKey.scheme), { type: 'apiKey', in: 'header', name: 'Authorization', description: '`ApiKey <username>:<token>`, with the token from POST /auth/token (x-ApiKey).' }]);
+  }
+  return schemes;
+}
+
+/** The security of a route's operation, or nothing when the API has no auth. */
+export function operationSecurity(ctx: OpenApiContext, route: Route, operation: Operation): Json {
+  if (!ctx.ir.auth) return {};
+  const row = ctx.matrixRow(route, operation);
+  return { security: requirements(ctx, row?.outcomes.anonymous === 'allow' ? 'optional' : 'required') };
+}
+
+/** `optional`: anyone may call it, and a logged-in caller is recognised (what they see may differ). */
+export function requirements(ctx: OpenApiContext, kind: 'optional' | 'required'): Json[] {
+  const each = securitySchemes(ctx).map(([name]) => ({ [name]: [] }));
+  return kind === 'optional' ? [{}, ...each] : each;
+}
+
+/** Component names allow letters, digits, `.`, `-` and `_`. */
+function schemeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, '_');
+}

@@ -1,0 +1,283 @@
+/**
+ * The OpenAPI 3.1 document of a generated service (src/plan/openapi/): valid against the OpenAPI
+ * meta-schema and JSON Schema 2020-12, listing exactly the IR's routes and methods, with the
+ * filters the runtime accepts per field type, the security the ACL matrix implies, and shipped in
+ * the project as openapi.json and src/openapi.ts. Served at {base}/openapi.json: test/e2e/blog-http.
+ */
+import { join } from 'node:path';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import { aclMatrix } from '../../src/acl/matrix.js';
+import type { ServiceIR } from '../../src/ir/types.js';
+import { analyze } from '../../src/pipeline.js';
+import { openApiDocument, openApiJson } from '../../src/plan/openapi/document.js';
+import { openApiPath } from '../../src/plan/openapi/paths.js';
+import { runCli } from '../support/cli.js';
+import { raml, writeTree } from '../support/files.js';
+import { generateFixture, SNAPSHOT_FIXTURES } from '../support/generated.js';
+import { repoRoot } from '../support/paths.js';
+
+type Json = Record<string, any>;
+
+const FIXTURES = [...SNAPSHOT_FIXTURES, 'filters', 'embedding'];
+
+function irOf(fixture: string): ServiceIR {
+  const analysis = analyze(join(repoRoot, 'fixtures', fixture, 'api.raml'), { cwd: repoRoot });
+  if (!analysis.ir) throw new Error(`${fixture} has errors`);
+  return analysis.ir;
+}
+
+function documentOf(fixture: string): Json {
+  return openApiDocument(irOf(fixture)) as Json;
+}
+
+/** `GET /stories/{id}`, for every operation of the document. */
+function operationsOf(document: Json): string[] {
+  return Object.entries(document['paths'] as Json).flatMap(([path, item]) =>
+    Object.keys(item as Json)
+      .filter((key) => key !== 'parameters')
+      .map((method) => `${method.toUpperCase()} ${path}`),
+  );
+}
+
+function operation(document: Json, method: string, path: string): Json {
+  const found = document['paths'][path]?.[method.toLowerCase()];
+  if (!found) throw new Error(`no ${method} ${path}`);
+  return found;
+}
+
+/** Every schema in the document: the component schemas and each `schema` of a parameter, body or answer. */
+function schemasOf(document: Json): [string, unknown][] {
+  const found: [string, unknown][] = Object.entries(document['components']['schemas'] as Json).map(([name, s]) => [`#/components/schemas/${name}`, s]);
+  const walk = (value: unknown, at: string): void => {
+    if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${at}/${i}`));
+    else if (value && typeof value === 'object') {
+      for (const [key, v] of Object.entries(value)) {
+        if (key === 'schema') found.push([`${at}/schema`, v]);
+        else walk(v, `${at}/${key}`);
+      }
+    }
+  };
+  walk(document['paths'], '#/paths');
+  walk(document['components']['parameters'], '#/components/parameters');
+  walk(document['components']['responses'], '#/components/responses');
+  return found;
+}
+
+describe.each(FIXTURES)('the OpenAPI document of %s', (fixture) => {
+  it('is valid OpenAPI 3.1 and every $ref resolves', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(documentOf(fixture));
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+    expect(() => validator.resolveRefs()).not.toThrow();
+  });
+
+  it('holds valid JSON Schema 2020-12 (the dialect of OpenAPI 3.1) wherever it has a schema', () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    const schemas = schemasOf(documentOf(fixture));
+    expect(schemas.length).toBeGreaterThan(10);
+    for (const [at, schema] of schemas) expect(ajv.validateSchema(schema as object) ? null : ajv.errors, at).toBeNull();
+  });
+
+  it('lists exactly the routes and methods of the IR (HEAD with GET), and the service’s own', () => {
+    const ir = irOf(fixture);
+    const fromIr = ir.routes.flatMap((r) => r.operations.filter((o) => o.method !== 'HEAD').map((o) => `${o.method} ${openApiPath(r.path)}`));
+    const own = ['GET /health', 'GET /openapi.json'];
+    const auth = ir.auth
+      ? [
+          'POST /auth/register',
+          ...(ir.auth.ticket ? ['POST /auth/login', 'GET /auth/logout', 'POST /auth/logout'] : []),
+          ...(ir.auth.apiKey ? ['POST /auth/token', 'POST /auth/reset_token'] : []),
+        ]
+      : [];
+    const listed = operationsOf(documentOf(fixture));
+    // `/users/self` is added when the API's own user route does not answer it.
+    const extra = listed.filter((o) => o === 'GET /users/self');
+    expect(listed.sort()).toEqual([...fromIr, ...own, ...auth, ...extra].sort());
+    expect(new Set(listed).size).toBe(listed.length);
+  });
+
+  it('is shipped in the project as openapi.json and src/openapi.ts, the same document', async () => {
+    const tree = await generateFixture(fixture);
+    const document = documentOf(fixture);
+    expect(tree.get('openapi.json')!.content).toBe(openApiJson(document));
+    const module = tree.get('src/openapi.ts')!.content;
+    const literal = module.slice(module.indexOf('= {') + 2, module.lastIndexOf(';'));
+    expect(JSON.parse(literal)).toEqual(document);
+    expect(tree.get('src/app.ts')!.content).toContain('openApiRoute(api, OPENAPI_DOCUMENT, config.cors);');
+  });
+
+  it('says the same bytes every time, on the command line too', async () => {
+    const file = join(repoRoot, 'fixtures', fixture, 'api.raml');
+    const [a, b] = [await runCli(['inspect', file, '--openapi'], repoRoot), await runCli(['inspect', file, '--openapi'], repoRoot)];
+    expect(a.code).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+    expect(a.stdout).toBe(openApiJson(documentOf(fixture)));
+  });
+});
+
+describe('filters (fixtures/filters): the operators lib/http/query.ts accepts on each type', () => {
+  const document = documentOf('filters');
+  const parameters = document['components']['parameters'] as Json;
+  const operatorsOf = (model: string, field: string) =>
+    Object.keys(parameters)
+      .filter((name) => name === `${model}.${field}` || name.startsWith(`${model}.${field}__`))
+      .map((name) => name.slice(`${model}.${field}`.length).replace(/^__/, '') || '=')
+      .sort();
+  const ALL = ['=', 'gt', 'gte', 'in', 'isnull', 'lt', 'lte', 'ne'];
+
+  it('text fields take every operator, contains and startswith included', () => {
+    expect(operatorsOf('Item', 'code')).toEqual([...ALL, 'contains', 'startswith'].sort());
+    expect(operatorsOf('Item', 'note')).toEqual([...ALL, 'contains', 'startswith'].sort());
+  });
+
+  it('numbers, booleans, dates, times and to-one links take comparisons, not the text operators', () => {
+    for (const field of ['count', 'big', 'ratio', 'price', 'active', 'seen_at', 'day', 'clock', 'wait', 'owner', 'owner_id']) {
+      expect(operatorsOf('Item', field), field).toEqual(ALL);
+    }
+  });
+
+  it('list fields and to-many relationships take only =, __in, __ne and __isnull', () => {
+    for (const [model, field] of [['Item', 'tags'], ['Item', 'nums'], ['Item', 'labels'], ['Owner', 'items']]) {
+      expect(operatorsOf(model!, field!), field).toEqual(['=', 'in', 'isnull', 'ne']);
+    }
+  });
+
+  it('dict fields take only __isnull', () => {
+    expect(operatorsOf('Item', 'meta')).toEqual(['isnull']);
+  });
+
+  it('types each value by the field: comma lists as form arrays, keys of related objects, booleans for __isnull', () => {
+    expect(parameters['Item.count__in']).toMatchObject({ in: 'query', style: 'form', explode: false, schema: { type: 'array', items: { type: 'integer' } } });
+    expect(parameters['Item.count__gt'].schema).toMatchObject({ type: 'integer' });
+    expect(parameters['Item.seen_at__lt'].schema).toEqual({ type: 'string', format: 'date-time' });
+    expect(parameters['Item.nums'].schema).toEqual({ type: 'array', items: { type: 'integer' } });
+    expect(parameters['Item.owner__gte'].schema).toMatchObject({ type: 'integer' });
+    expect(parameters['Item.code__contains'].schema).toEqual({ type: 'string' });
+    expect(parameters['Item.meta__isnull'].schema).toEqual({ type: 'boolean' });
+  });
+
+  it('collection reads take paging and filters; bulk changes the filters only; item reads _fields', () => {
+    const refs = (op: Json) => (op['parameters'] as Json[]).map((p) => String(p['$ref']).replace('#/components/parameters/', ''));
+    const read = refs(operation(document, 'GET', '/items'));
+    expect(read.slice(0, 6)).toEqual(['_limit', '_page', '_start', '_sort', '_fields', '_count']);
+    expect(read).toContain('Item.code__startswith');
+    expect(refs(operation(document, 'GET', '/owners/{id}/items'))).toEqual(read);
+    const bulk = refs(operation(document, 'PATCH', '/items'));
+    expect(bulk).toEqual(read.slice(6));
+    expect(refs(operation(document, 'GET', '/items/{id}'))).toEqual(['_fields']);
+    expect(operation(document, 'GET', '/items')['responses']['200'].content['application/json'].schema).toEqual({
+      anyOf: [{ $ref: '#/components/schemas/ItemCollection' }, { $ref: '#/components/schemas/Count' }],
+    });
+  });
+});
+
+describe('security (fixtures/ramses-example: an x-Ticket cookie, x-ACLs with {{dynamic}} principals)', () => {
+  const ir = irOf('ramses-example');
+  const document = documentOf('ramses-example');
+  const OPTIONAL = [{}, { x_ticket_auth: [] }];
+  const REQUIRED = [{ x_ticket_auth: [] }];
+
+  it('names the ticket cookie as a scheme', () => {
+    expect(document['components']['securitySchemes']).toEqual({ x_ticket_auth: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'ramses_auth_tkt' }) });
+  });
+
+  it('makes auth optional exactly where the ACL matrix lets anonymous callers in', () => {
+    const rows = aclMatrix(ir);
+    expect(rows.length).toBeGreaterThan(20);
+    for (const row of rows) {
+      const op = operation(document, row.operation.method, openApiPath(row.route.path));
+      expect(op['security'], `${row.operation.method} ${row.route.path}`).toEqual(row.outcomes.anonymous === 'allow' ? OPTIONAL : REQUIRED);
+      expect(Object.keys(op['responses'])).toEqual(expect.arrayContaining(['401', '403']));
+    }
+    expect(operation(document, 'GET', '/stories')['security']).toEqual(OPTIONAL);
+    expect(operation(document, 'POST', '/stories')['security']).toEqual(REQUIRED);
+    expect(operation(document, 'PATCH', '/stories/{id}')['security']).toEqual(REQUIRED);
+    expect(operation(document, 'GET', '/users/{username}/settings')['security']).toEqual(REQUIRED);
+  });
+
+  it('documents the ticket routes, not the token ones; the password is written, never shown nor filtered', () => {
+    expect(operation(document, 'POST', '/auth/login')['requestBody'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Login' });
+    expect(operation(document, 'POST', '/auth/logout')['security']).toEqual(OPTIONAL);
+    expect(document['paths']['/auth/token']).toBeUndefined();
+    const schemas = document['components']['schemas'];
+    expect(Object.keys(schemas['User'].properties)).not.toContain('password');
+    expect(Object.keys(schemas['UserCreate'].properties)).toContain('password');
+    expect(Object.keys(document['components']['parameters']).filter((p) => p.startsWith('User.password'))).toEqual([]);
+  });
+
+  it('an API token (fixtures/blog) is an Authorization header, with its routes', () => {
+    const blog = documentOf('blog');
+    expect(blog['components']['securitySchemes']).toEqual({ token_auth: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'Authorization' }) });
+    expect(operation(blog, 'POST', '/auth/token')['responses']['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Token' });
+    expect(blog['paths']['/auth/login']).toBeUndefined();
+  });
+
+  it('an API without auth (fixtures/ramses-starter) has no schemes, no security and no 401/403', () => {
+    const starter = documentOf('ramses-starter');
+    expect(starter['components']['securitySchemes']).toBeUndefined();
+    expect(Object.keys(starter['paths']).some((p) => p.startsWith('/auth'))).toBe(false);
+    const operations = operationsOf(starter);
+    expect(operations.length).toBe(7);
+    for (const [method, path] of operations.map((o) => o.split(' '))) {
+      const op = operation(starter, method!, path!);
+      expect(op['security']).toBeUndefined();
+      expect(Object.keys(op['responses'])).not.toContain('401');
+    }
+  });
+});
+
+describe('bodies, answers and parameters', () => {
+  it('POST and PUT take <Model>Create with the fields required on create; PATCH <Model>Update', () => {
+    const ir = irOf('ramses-starter');
+    const document = documentOf('ramses-starter');
+    const item = ir.models.find((m) => m.name === 'Item')!;
+    const create = document['components']['schemas']['ItemCreate'];
+    expect(create.required ?? []).toEqual(item.fields.filter((f) => f.requiredOnCreate && !f.generated).map((f) => f.name));
+    expect(create.additionalProperties).toBe(false);
+    const body = (method: string, path: string) => operation(document, method, path)['requestBody'].content['application/json'].schema;
+    expect(body('POST', '/items')).toEqual({ $ref: '#/components/schemas/ItemCreate' });
+    expect(body('PATCH', '/items/{id}')).toEqual({ $ref: '#/components/schemas/ItemUpdate' });
+    expect(operation(document, 'DELETE', '/items/{id}')['responses']['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Status' });
+    expect(document['servers']).toEqual([{ url: '/v1' }]);
+    expect(document['openapi']).toBe('3.1.0');
+  });
+
+  it('every object carries _type, _pk and _self; a page has the envelope; errors have the one body', () => {
+    const schemas = documentOf('blog')['components']['schemas'];
+    expect(schemas['Post'].required).toEqual(['_type', '_pk', '_self']);
+    expect(schemas['Post'].properties['_type']).toEqual({ const: 'Post' });
+    expect(schemas['PostCollection'].required).toEqual(['total', 'count', 'start', 'took', 'fields', 'data']);
+    expect(schemas['Error'].required).toEqual(['status_code', 'title', 'explanation', 'message', 'timestamp', 'request_url']);
+    expect(schemas['Status'].properties['count']).toMatchObject({ type: 'integer' });
+  });
+
+  it('types each path parameter by the key of the model it names (fixtures/blog)', () => {
+    const document = documentOf('blog');
+    const parameters = document['paths']['/posts/{slug}/comments/{id}'].parameters as Json[];
+    expect(parameters.map((p) => [p['name'], p['in'], p['required'], p['schema'].type])).toEqual([
+      ['slug', 'path', true, 'string'],
+      ['id', 'path', true, 'integer'],
+    ]);
+  });
+
+  it('OPTIONS only where the RAML lists it (fixtures/events)', () => {
+    const document = documentOf('events');
+    expect(document['paths']['/tasks'].options).toBeDefined();
+    expect(document['paths']['/projects'].options).toBeUndefined();
+    expect(operation(document, 'OPTIONS', '/tasks')['responses']['200'].headers.Allow).toBeDefined();
+  });
+});
+
+describe('{base}/openapi.json is the service’s own', () => {
+  it('a RAML resource there is an error (SVC2073), like /health', () => {
+    const schema = JSON.stringify({ type: 'object', properties: { id: { type: 'id_field', _db_settings: { type: 'id_field', primary_key: true } } } });
+    const dir = writeTree({ 'api.raml': raml(`title: T\n/openapi.json:\n  get:\n  post:\n    body:\n      application/json:\n        schema: !include doc.json\n`), 'doc.json': schema });
+    const analysis = analyze(join(dir, 'api.raml'), { cwd: dir });
+    const reserved = analysis.diagnostics.filter((d) => d.code === 'SVC2073');
+    expect(reserved.map((d) => d.message)).toEqual(['/openapi.json is taken: the service answers /openapi.json itself (its OpenAPI document)']);
+  });
+});
