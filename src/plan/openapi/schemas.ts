@@ -7,7 +7,7 @@
 import type { Field, Model } from '../../ir/types.js';
 import { withArticle } from '../names.js';
 import { isSecretField } from '../model-file.js';
-import { type Json, type OpenApiContext } from './context.js';
+import type { Json, OpenApiContext } from './context.js';
 
 export function componentSchemas(ctx: OpenApiContext): [string, Json][] {
   const names = (name: Parameters<OpenApiContext['sharedName']>[0]) => ctx.sharedName(name);
@@ -41,8 +41,7 @@ function itemSchema(ctx: OpenApiContext, model: Model): Json {
   properties['_type'] = { const: model.name };
   properties['_pk'] = { type: 'string', description: 'The primary key, as a string.' };
   properties['_self'] = { type: 'string', format: 'uri', description: 'The URL of the object.' };
-  const schema = closed(properties, ['_type', '_pk', '_self'], `${model.title ?? withArticle(model.name)} (${model.schemaFile}). Fields the caller may not see, or did not ask for with _fields, are left out.`);
-  return schema;
+  return closed(properties, ['_type', '_pk', '_self'], `${model.title ?? withArticle(model.name)} (${model.schemaFile}). Fields the caller may not see, or did not ask for with _fields, are left out.`);
 }
 
 /**
