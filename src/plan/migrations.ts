@@ -43,6 +43,8 @@ export interface NewMigration {
 export interface MigrationView {
   /** The doc comment: what changed, and what it drops. */
   readonly doc: string;
+  /** The same lines, for `npm run migrate -- --dry-run`. */
+  readonly summary: string;
   readonly name: string;
   readonly sqlite: string;
   readonly postgres: string;
@@ -86,7 +88,7 @@ function newMigration(number: number, what: string, summary: string[], drops: st
   return {
     name,
     path: `${MIGRATIONS_DIR}/${name}.ts`,
-    view: { name: quote(name), doc: docComment(summary, drops), sqlite: script(sql.sqlite), postgres: script(sql.postgres), mongodb: mongodb.length ? `[\n${mongodb.map((s) => `    ${literal(s)},`).join('\n')}\n  ]` : '[]' },
+    view: { name: quote(name), doc: docComment(summary, drops), summary: literal([...summary, ...drops.map((d) => `drops data: ${d}`)]), sqlite: script(sql.sqlite), postgres: script(sql.postgres), mongodb: mongodb.length ? `[\n${mongodb.map((s) => `    ${literal(s)},`).join('\n')}\n  ]` : '[]' },
   };
 }
 

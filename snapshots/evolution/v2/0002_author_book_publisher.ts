@@ -11,6 +11,13 @@ import type { Migration } from '../../lib/migrate.js';
  */
 export const migration: Migration = {
   name: '0002_author_book_publisher',
+  summary: [
+    'Author.rating added',
+    'Book.isbn added',
+    'Book.in_print added',
+    'Book.publisher_id added',
+    'new model Publisher (table publisher)',
+  ],
   sqlite: `
 create table "publisher" (
   "id" integer primary key autoincrement,

@@ -12,6 +12,14 @@ import type { Migration } from '../../lib/migrate.js';
  */
 export const migration: Migration = {
   name: '0003_author_book',
+  summary: [
+    'Author.name: varchar(50) to varchar(200)',
+    'Author.nickname: now unique',
+    'Author.rating: smallint to integer',
+    'Book.pages: integer to bigint',
+    'Book.isbn: now unique',
+    'Book.format added',
+  ],
   sqlite: `
 create table "svc_new_author" (
   "id" integer primary key autoincrement,

@@ -11,6 +11,13 @@ import type { Migration } from '../../lib/migrate.js';
  */
 export const migration: Migration = {
   name: '0004_author_book_imprint',
+  summary: [
+    'Author.bio renamed to biography',
+    'Book.author_id: foreign key to author (on delete cascade)',
+    'Book.isbn: no longer unique',
+    'Book.publisher_id renamed to imprint_id',
+    'model Publisher renamed to Imprint (table publisher to imprint)',
+  ],
   sqlite: `
 alter table "publisher" rename to "imprint";
 

@@ -8,6 +8,7 @@ import type { Migration } from '../../lib/migrate.js';
  */
 export const migration: Migration = {
   name: '0005_book_profile',
+  summary: ['Book.pages: now required', 'new model Profile (table profile)'],
   sqlite: `
 create table "profile" (
   "id" integer primary key autoincrement,

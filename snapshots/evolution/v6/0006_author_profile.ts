@@ -12,6 +12,12 @@ import type { Migration } from '../../lib/migrate.js';
  */
 export const migration: Migration = {
   name: '0006_author_profile',
+  summary: [
+    'Author.nickname removed',
+    'model Profile removed (table profile dropped)',
+    'drops data: field Author.nickname is removed: its values are dropped',
+    'drops data: model Profile is removed: table profile and every Profile in it are dropped',
+  ],
   sqlite: `
 create table "svc_new_author" (
   "id" integer primary key autoincrement,

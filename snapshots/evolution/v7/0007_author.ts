@@ -11,6 +11,11 @@ import type { Migration } from '../../lib/migrate.js';
  */
 export const migration: Migration = {
   name: '0007_author',
+  summary: [
+    'Author.name: varchar(200) to varchar(120)',
+    'Author.joined_at added',
+    'drops data: field Author.name narrows from varchar(200) to varchar(120): stored values are converted (on PostgreSQL a value that does not fit makes the migration fail; SQLite and MongoDB keep it as it is)',
+  ],
   sqlite: `
 alter table "author" add column "joined_at" text;
 

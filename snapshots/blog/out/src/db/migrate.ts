@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   try {
     if (dryRun) {
       const planned = await planMigrations(sql, migrations);
-      printPlan(planned.map((m) => ({ name: m.name, text: m.script.trim() })));
+      printPlan(planned.map((m) => ({ name: m.name, text: m.script.trim(), summary: summaryOf(m.name) })));
       return;
     }
     const applied = await migrate(sql, migrations);
@@ -45,7 +45,11 @@ async function migrateMongoDatabase(config: Config): Promise<void> {
 async function planMongo(config: Config): Promise<void> {
   const pending = await onMongo(config, (client) => pendingMongoMigrations(client.db(), migrations));
   printPlan(
-    pending.map((m) => ({ name: m.name, text: (m.mongodb ?? []).length ? JSON.stringify(m.mongodb, null, 2) : '' })),
+    pending.map((m) => ({
+      name: m.name,
+      text: (m.mongodb ?? []).length ? JSON.stringify(m.mongodb, null, 2) : '',
+      summary: m.summary ?? [],
+    })),
   );
 }
 
@@ -59,7 +63,11 @@ async function onMongo<T>(config: Config, work: (client: MongoClient) => Promise
   }
 }
 
-function printPlan(pending: readonly { name: string; text: string }[]): void {
+function summaryOf(name: string): readonly string[] {
+  return migrations.find((m) => m.name === name)?.summary ?? [];
+}
+
+function printPlan(pending: readonly { name: string; text: string; summary: readonly string[] }[]): void {
   if (pending.length === 0) {
     console.log('the database is up to date (dry run: nothing to apply)');
     return;
@@ -67,6 +75,7 @@ function printPlan(pending: readonly { name: string; text: string }[]): void {
   console.log(`dry run: ${pending.length} migration(s) to apply, none applied`);
   for (const migration of pending) {
     console.log(`\n-- ${migration.name}`);
+    for (const line of migration.summary) console.log(`--   ${line}`);
     console.log(migration.text || '-- (nothing to run on this database; it would only be recorded)');
   }
 }

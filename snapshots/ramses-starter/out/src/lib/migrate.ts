@@ -23,6 +23,8 @@ import type { Dialect } from './values.js';
 export interface Migration {
   /** `0002_add_story_subtitle` */
   readonly name: string;
+  /** What it changes, and what it drops, as svcgen wrote it: for people (`npm run migrate -- --dry-run`), not checksummed. */
+  readonly summary?: readonly string[];
   /** One SQL script (several statements); '' when there is nothing to do. */
   readonly sqlite: string;
   readonly postgres: string;

@@ -7,6 +7,7 @@ import type { Migration } from '../../lib/migrate.js';
  */
 export const migration: Migration = {
   name: '0001_initial',
+  summary: ['every table of the API'],
   sqlite: `
 create table "auditentry" (
   "id" integer primary key autoincrement,
