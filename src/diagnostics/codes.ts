@@ -55,6 +55,8 @@ export const codes = {
   SVC1116: { severity: 'error', title: 'empty protocols', explanation: '`protocols` must be a non-empty list of `HTTP` and/or `HTTPS`.' },
   SVC1117: { severity: 'warning', title: 'deprecated or unusual form', explanation: 'The construct is accepted for compatibility but is not portable RAML 0.8.' },
   SVC1118: { severity: 'warning', title: 'unknown schema name', explanation: 'A body `schema` is a single word that is not a declared schema name, so it would be used as literal schema text. It is probably a typo.' },
+  SVC1119: { severity: 'error', title: 'facet does not fit the parameter type', explanation: '`enum`, `pattern`, `minLength` and `maxLength` apply only to `string` parameters (the default type), `minimum` and `maximum` only to `number` and `integer` parameters; `date`, `boolean` and `file` parameters have none of them.' },
+  SVC1120: { severity: 'error', title: 'file parameter outside a form', explanation: '`type: file` is only for form parameters (`formParameters` of a `multipart/form-data` or `application/x-www-form-urlencoded` body); a URI, query or header parameter cannot carry a file.' },
 
   // --- resource types and traits ----------------------------------------------------------------
   SVC1201: { severity: 'error', title: 'unknown resource type', explanation: 'The resource type is not declared in `resourceTypes`.' },
@@ -137,7 +139,7 @@ export const codes = {
   SVC2070: { severity: 'warning', title: 'route without ACL', explanation: 'With authentication on, a resource whose `securedBy` names no x-ACL may be used by `g:admin` only.' },
   SVC2071: { severity: 'warning', title: 'unused ACL', explanation: 'An x-ACL scheme guards no resource.' },
   SVC2072: { severity: 'warning', title: 'ACLs without authentication', explanation: 'x-ACLs apply only when an x-Ticket or x-ApiKey scheme authenticates users.' },
-  SVC2073: { severity: 'error', title: 'reserved route', explanation: 'The generated service answers `{base}/health` (its health check) and `{base}/openapi.json` (its OpenAPI document) itself; a resource there would collide with it.' },
+  SVC2073: { severity: 'error', title: 'reserved route', explanation: 'The generated service answers `{base}/health` (its health check), `{base}/openapi.json` (its OpenAPI document) and `{base}/docs` (its API reference page, with `docs/…` assets) itself; a resource there would collide with it.' },
 
   // --- writing the out-dir (contract §1, §1.1): the out-dir and its manifest are untrusted input ---------
   SVC3001: { severity: 'error', title: 'invalid manifest', explanation: '`.svcgen/manifest.json` in the out-dir is not a manifest svcgen wrote: not JSON, or a value of the wrong shape. svcgen writes and deletes nothing, because the manifest decides what it may overwrite and delete.' },

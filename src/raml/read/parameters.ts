@@ -5,7 +5,8 @@
 import { isMap, isNull, isScalar, isSeq, toPlain, type YEntry, type YMap, type YNode } from '../../load/ynode.js';
 import type { NamedParameter, NamedParameters, ParameterDefinition } from '../model.js';
 import { requiredKey } from '../merge.js';
-import { booleanValue, describe, entrySpan, mapValue, numberValue, readEntries, report, stringValue, type ReadContext } from './context.js';
+import { booleanValue, describe, entrySpan, hasParameters, mapValue, numberValue, readEntries, report, stringValue, type ReadContext } from './context.js';
+import { checkFacets } from './parameter-facets.js';
 import type { Building } from '../../util/mutable.js';
 
 export const PARAMETER_TYPES = ['string', 'number', 'integer', 'date', 'boolean', 'file'] as const;
@@ -14,35 +15,43 @@ export function readNamedParameters(ctx: ReadContext, e: YEntry): NamedParameter
   const map = mapValue(ctx, e, 'a mapping of parameter names to definitions');
   if (!map) return undefined;
   const out = new Map<string, ParameterDefinition>();
+  const inForm = requiredKey(e.key.text) === 'formParameters';
   for (const p of map.entries) {
     const name = ctx.template ? requiredKey(p.key.text) : p.key.text;
-    const definition = readDefinition(ctx, name, p);
+    const definition = readDefinition(ctx, name, p, inForm);
     if (definition) out.set(name, definition);
   }
   return out;
 }
 
-function readDefinition(ctx: ReadContext, name: string, e: YEntry): ParameterDefinition | undefined {
+function readDefinition(ctx: ReadContext, name: string, e: YEntry, inForm: boolean): ParameterDefinition | undefined {
   const node = e.value;
   if (isSeq(node)) {
-    // "Named parameters with multiple types": a list of alternative definitions.
+    // "Named parameters with multiple types": a list of alternative definitions, at least one.
+    if (node.items.length === 0) {
+      report(ctx, 'SVC1103', `parameter "${name}" is an empty list of types`, {
+        span: entrySpan(e),
+        hint: `leave the value empty (\`${name}:\`) for a string parameter, or list one definition per type: \`${name}: [{type: string}, {type: integer}]\``,
+      });
+      return undefined;
+    }
     const alternatives: NamedParameter[] = [];
     for (const item of node.items) {
       if (!isMap(item)) {
         report(ctx, 'SVC1103', `each definition of parameter "${name}" must be a mapping, not ${describe(item)}`, { span: item.span });
         continue;
       }
-      alternatives.push(readParameter(ctx, name, item));
+      alternatives.push(readParameter(ctx, name, item, inForm));
     }
     return alternatives;
   }
-  if (isMap(node)) return readParameter(ctx, name, node);
+  if (isMap(node)) return readParameter(ctx, name, node, inForm);
   if (isNull(node) || ctx.template) return { name, node };
   report(ctx, 'SVC1103', `parameter "${name}" must be a mapping of its properties, not ${describe(node)}`, { span: entrySpan(e) });
   return undefined;
 }
 
-function readParameter(ctx: ReadContext, name: string, map: YMap): NamedParameter {
+function readParameter(ctx: ReadContext, name: string, map: YMap, inForm: boolean): NamedParameter {
   const p: Building<NamedParameter> = { name, node: map };
   const extras = new Map<string, unknown>();
   readEntries(ctx, map, `parameter "${name}"`, {
@@ -61,6 +70,7 @@ function readParameter(ctx: ReadContext, name: string, map: YMap): NamedParamete
     default: (e) => (p.default = toPlain(e.value)),
   }, extras);
   if (extras.size) p.extras = extras;
+  checkFacets(ctx, name, map, inForm);
   if (isTextType(p.type)) textValues(p, map);
   const parameter = p as NamedParameter;
   if (!ctx.template) checkValues(ctx, parameter, map);
@@ -93,10 +103,23 @@ function readEnum(ctx: ReadContext, e: YEntry): readonly (string | number | bool
     report(ctx, 'SVC1103', `"enum" must be a list of values, not ${describe(e.value)}`, { span: entrySpan(e) });
     return undefined;
   }
+  if (e.value.items.length === 0) {
+    report(ctx, 'SVC1105', '"enum" must list at least one value', { span: entrySpan(e), hint: 'list the allowed values, or remove `enum` to allow any value' });
+    return undefined;
+  }
   const values: (string | number | boolean | null)[] = [];
+  const seen = new Set<string>();
   for (const item of e.value.items) {
-    if (isScalar(item)) values.push(item.value);
-    else report(ctx, 'SVC1103', `enum values must be scalars, not ${describe(item)}`, { span: item.span });
+    if (!isScalar(item)) {
+      report(ctx, 'SVC1103', `enum values must be scalars, not ${describe(item)}`, { span: item.span });
+      continue;
+    }
+    // Parameter values arrive as text, so `1` and `"1"` are the same value.
+    if (seen.has(item.text) && !(ctx.template && hasParameters(item.text))) {
+      report(ctx, 'SVC1105', `enum value "${item.text}" is listed twice`, { span: item.span, hint: 'remove the repeated value' });
+    }
+    seen.add(item.text);
+    values.push(item.value);
   }
   return values;
 }

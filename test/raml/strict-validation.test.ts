@@ -1,0 +1,112 @@
+/**
+ * RAML 0.8 validation as strict as the reference parsers (issue 19): each rule reports a located
+ * diagnostic on the mistake, and stays quiet on the correct forms next to it. The invalid
+ * fixtures (fixtures/invalid) pin the messages; test/raml/differential.test.ts checks that
+ * raml-1-parser rejects them too.
+ */
+import { describe, expect, it } from 'vitest';
+import { raml } from '../support/files.js';
+import { brief, readFiles } from '../support/front-end.js';
+
+/** `CODE api.raml:line:column` of every diagnostic with one of `codes`. */
+function found(text: string, codes: readonly string[]): string[] {
+  const result = readFiles({ 'api.raml': raml(text) });
+  return brief(result.diagnostics.filter((d) => codes.includes(d.code)), result.dir);
+}
+
+describe('named parameter facets fit the type (SVC1119, SVC1120)', () => {
+  it('reports string facets on numbers and number facets on strings, dates and booleans, at the facet', () => {
+    const text = `
+title: T
+/items:
+  get:
+    queryParameters:
+      page: {type: integer, pattern: x, minLength: 1}
+      q: {minimum: 1}
+      day: {type: date, enum: [a], maximum: 2}
+      flag: {type: boolean, maxLength: 1}
+      alt:
+        - {type: number, pattern: x}
+        - {type: string, pattern: x}
+`;
+    expect(found(text, ['SVC1119'])).toEqual([
+      'SVC1119 api.raml:6:29',
+      'SVC1119 api.raml:6:41',
+      'SVC1119 api.raml:7:11',
+      'SVC1119 api.raml:8:25',
+      'SVC1119 api.raml:8:36',
+      'SVC1119 api.raml:9:29',
+      'SVC1119 api.raml:11:26',
+    ]);
+  });
+
+  it('accepts every facet on the type it belongs to', () => {
+    const text = `
+title: T
+/items:
+  get:
+    queryParameters:
+      s: {type: string, enum: [a], pattern: a, minLength: 1, maxLength: 2}
+      plain: {enum: [a], pattern: a}
+      n: {type: number, minimum: 1, maximum: 2}
+      i: {type: integer, minimum: 1, maximum: 2}
+      d: {type: date, default: x}
+`;
+    expect(found(text, ['SVC1119', 'SVC1120'])).toEqual([]);
+  });
+
+  it('reports a facet in a trait where it is declared, even unapplied; a <<parameter>> type is not judged', () => {
+    const text = `
+title: T
+traits:
+  - paged:
+      queryParameters:
+        page: {type: integer, pattern: x}
+        any: {type: <<kind>>, pattern: x}
+/items:
+  get:
+`;
+    expect(found(text, ['SVC1119'])).toEqual(['SVC1119 api.raml:6:31']);
+  });
+
+  it('allows type file only in form parameters', () => {
+    const text = `
+title: T
+baseUri: http://example.com/{tenant}
+baseUriParameters:
+  tenant: {type: file}
+/items:
+  get:
+    headers:
+      h: {type: file}
+    queryParameters:
+      q: {type: file}
+  post:
+    body:
+      multipart/form-data:
+        formParameters:
+          upload: {type: file}
+          either: [{type: file}, {type: string}]
+`;
+    expect(found(text, ['SVC1120', 'SVC1119'])).toEqual(['SVC1120 api.raml:5:18', 'SVC1120 api.raml:9:17', 'SVC1120 api.raml:11:17']);
+  });
+});
+
+describe('enum and multi-typed parameter lists are not empty, enum values not repeated (SVC1105, SVC1103)', () => {
+  it('reports enum: [] and each repeated enum value, at the repeat', () => {
+    const text = `
+title: T
+/items:
+  get:
+    queryParameters:
+      a: {enum: []}
+      b: {enum: [x, y, x, '1', 1]}
+      c: {enum: [x, y]}
+`;
+    expect(found(text, ['SVC1105'])).toEqual(['SVC1105 api.raml:6:11', 'SVC1105 api.raml:7:24', 'SVC1105 api.raml:7:32']);
+  });
+
+  it('reports a parameter that is an empty list of types', () => {
+    expect(found('title: T\n/items:\n  get:\n    queryParameters:\n      since: []\n      until:\n', ['SVC1103'])).toEqual(['SVC1103 api.raml:6:7']);
+  });
+});
