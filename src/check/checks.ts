@@ -62,6 +62,7 @@ function checkSchemas(diagnostics: DiagnosticBag, api: RamlApi): void {
 const RESERVED_PATHS: readonly (readonly [string, string])[] = [
   ['/health', 'its health check'],
   ['/openapi.json', 'its OpenAPI document'],
+  ['/docs', 'its API reference page'],
 ];
 
 function checkReservedRoutes(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {

@@ -17,6 +17,8 @@ const DEPENDENCIES = {
   // 6.x: the 7.x driver needs Node 20.19.
   mongodb: '^6.22.0',
   pg: '^8.23.1',
+  // The assets of the /docs page, served from node_modules (it works offline).
+  'swagger-ui-dist': '^5.35.0',
 };
 const DEV_DEPENDENCIES = {
   '@types/better-sqlite3': '^7.6.13',
@@ -82,6 +84,7 @@ export function appView(ir: ServiceIR) {
   return {
     auth: ir.auth !== null,
     basePath: quote(ir.basePath),
+    title: quote(ir.title),
     plugins: groups.map((g) => ({ name: routeGroupNames(g).plugin, file: routeGroupNames(g).file })),
   };
 }

@@ -11,6 +11,7 @@ import type { ServiceEvents } from './lib/events.js';
 import type { Services } from './lib/http/actions.js';
 import { createApp } from './lib/http/app.js';
 import { healthRoute } from './lib/http/health.js';
+import { docsRoutes } from './lib/http/docs.js';
 import { openApiRoute } from './lib/http/openapi.js';
 import { openPolicy } from './lib/http/policy.js';
 import { OPENAPI_DOCUMENT } from './openapi.js';
@@ -71,6 +72,7 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
       await auth?.register(api);
       healthRoute(api, db, config.cors);
       openApiRoute(api, OPENAPI_DOCUMENT, config.cors);
+      if (config.docs) docsRoutes(api, 'Blog API', config.cors);
       await api.register(addressesRoutes(services));
       await api.register(authorsRoutes(services));
       await api.register(commentsRoutes(services));

@@ -27,6 +27,8 @@ export interface Config {
     readonly allowCredentials: boolean;
   };
   readonly logLevel: string;
+  /** `docs.enable`: serve the browsable API reference at `{base}/docs`. */
+  readonly docs: boolean;
   /** Every setting as text, by key (for settings that RAML names, such as the ticket secret). */
   readonly settings: ReadonlyMap<string, string>;
   /** Where service.ini was read from, for relative paths (the SQLite file). */
@@ -63,6 +65,7 @@ const STANDARD_KEYS = [
   'cors.allow_origins',
   'cors.allow_credentials',
   'log.level',
+  'docs.enable',
 ];
 
 export function loadConfig(source: ConfigSource): Config {
@@ -102,6 +105,7 @@ export function loadConfig(source: ConfigSource): Config {
       allowCredentials: read.boolean('cors.allow_credentials', false),
     },
     logLevel: read.choice('log.level', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    docs: read.boolean('docs.enable', true),
     settings,
     root: resolve(file, '..'),
   };

@@ -1,0 +1,54 @@
+/**
+ * `GET {base}/docs` (contract §2, `docs.enable`): a browsable reference of the API, Swagger UI
+ * over `{base}/openapi.json`. Its assets come from the `swagger-ui-dist` package in node_modules,
+ * so the page works without a network. Only the files the page loads are served.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { completeRoute, type CorsSettings } from './routing.js';
+
+const ASSETS: Readonly<Record<string, string>> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'favicon-32x32.png': 'image/png',
+};
+
+export function docsRoutes(app: FastifyInstance, title: string, cors: CorsSettings): void {
+  const folder = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  // Read once: the files never change while the service runs.
+  const files = new Map(Object.keys(ASSETS).map((name) => [name, readFileSync(join(folder, name))]));
+  const page = docsPage(title);
+  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
+  completeRoute(app, '/docs', ['GET'], cors);
+  for (const [name, content] of files) {
+    app.get(`/docs/${name}`, async (_request, reply) => {
+      reply.header('cache-control', 'public, max-age=3600');
+      return reply.type(ASSETS[name]!).send(content);
+    });
+    completeRoute(app, `/docs/${name}`, ['GET'], cors);
+  }
+}
+
+/** Relative URLs: `docs/…` and `openapi.json` resolve below the base path, wherever it is. */
+function docsPage(title: string): string {
+  const text = title.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>${text} — API reference</title>
+<link rel="icon" href="docs/favicon-32x32.png">
+<link rel="stylesheet" href="docs/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="docs/swagger-ui-bundle.js"></script>
+<script>
+window.ui = SwaggerUIBundle({ url: 'openapi.json', dom_id: '#swagger-ui', deepLinking: true });
+</script>
+</body>
+</html>
+`;
+}
