@@ -11,7 +11,7 @@
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { Span } from '../diagnostics/source.js';
 import { limits } from '../load/budget.js';
-import { get, isMap, isNull, isScalar, isSeq, type YEntry, type YMap, type YNode, type YScalar } from '../load/ynode.js';
+import { get, isAlreadyReported, isMap, isNull, isScalar, isSeq, type YEntry, type YMap, type YNode, type YScalar } from '../load/ynode.js';
 import { didYouMean } from '../util/suggest.js';
 import { BODY_PROPERTIES, isMethodName, isResourceKey } from './grammar.js';
 import { dropOptionalKeys, isOptionalKey, mergeInto, requiredKey } from './merge.js';
@@ -209,6 +209,14 @@ class Expander {
         if (!isScalar(p.value)) {
           this.diagnostics.report('SVC1105', `the value of parameter "${p.key.text}" must be text`, { span: p.value.span });
           continue;
+        }
+        // RAML 0.8 §Parameters: every parameter used MUST be given a value; `p:` alone is null.
+        // It is still substituted (as empty text), so that it is not also reported as missing.
+        if (p.value.value === null && !isAlreadyReported(p.value)) {
+          this.diagnostics.report('SVC1121', `parameter "${p.key.text}" of ${kind} "${only.key.text}" has no value`, {
+            span: p.key.span,
+            hint: `give it a value: \`${p.key.text}: …\` (write \`${p.key.text}: ""\` for empty text)`,
+          });
         }
         if ((RESERVED_PARAMETERS as readonly string[]).includes(p.key.text)) {
           this.diagnostics.report('SVC1206', `"${p.key.text}" is computed by RAML and cannot be given`, { span: p.key.span });

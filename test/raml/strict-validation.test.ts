@@ -110,3 +110,44 @@ title: T
     expect(found('title: T\n/items:\n  get:\n    queryParameters:\n      since: []\n      until:\n', ['SVC1103'])).toEqual(['SVC1103 api.raml:6:7']);
   });
 });
+
+describe('a value where one is required (SVC1121)', () => {
+  it('reports an empty title, mediaType, documentation title and content, and security scheme type', () => {
+    const text = `
+title:
+mediaType:
+documentation:
+  - title:
+    content: x
+  - {title: y, content: }
+securitySchemes:
+  - token: {type: }
+/items:
+  get:
+`;
+    expect(found(text, ['SVC1121', 'SVC1104'])).toEqual([
+      'SVC1121 api.raml:2:1',
+      'SVC1121 api.raml:3:1',
+      'SVC1121 api.raml:5:5',
+      'SVC1121 api.raml:7:16',
+      'SVC1121 api.raml:9:13',
+    ]);
+  });
+
+  it('reports a trait or resource type parameter given no value, once, at its name', () => {
+    const text = `
+title: T
+traits:
+  - t: {description: <<p>>}
+resourceTypes:
+  - c: {description: <<q>>}
+/items:
+  type: {c: {q: }}
+  get:
+    is: [t: {p: }]
+  post:
+    is: [t: {p: ""}]
+`;
+    expect(found(text, ['SVC1121', 'SVC1204'])).toEqual(['SVC1121 api.raml:8:14', 'SVC1121 api.raml:10:14']);
+  });
+});

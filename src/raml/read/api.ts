@@ -4,7 +4,7 @@ import { isAlreadyReported, isScalar, isSeq, type YEntry, type YMap, type YScala
 import { declarationEntries } from '../expand.js';
 import { isResourceKey } from '../grammar.js';
 import type { DocumentationItem, NamedParameters, RamlApi, Resource, ResourceTypeDeclaration, SchemaDeclaration, TraitDeclaration } from '../model.js';
-import { describe, entrySpan, looksLikePath, mapValue, readEntries, report, stringValue, type ReadContext } from './context.js';
+import { describe, entrySpan, looksLikePath, mapValue, readEntries, report, requiredStringValue, stringValue, type ReadContext } from './context.js';
 import { isMediaType, readMethod } from './method.js';
 import { readNamedParameters } from './parameters.js';
 import { checkSchemaText } from './schema-text.js';
@@ -33,7 +33,7 @@ export function readApi({ root, declarationsRoot, ctx: base }: ApiReadInput): Ra
   readEntries(ctx, { ...root, entries: root.entries.filter((e) => !isResourceKey(e.key.text)) }, 'the API root', {
     title: (e) => {
       titleSeen = true;
-      api.title = stringValue(ctx, e);
+      api.title = requiredStringValue(ctx, e, 'name the API: `title: My API`');
     },
     version: (e) => (api.version = stringValue(ctx, e)),
     baseUri: (e) => {
@@ -82,7 +82,7 @@ function readBaseUriParameters(ctx: ReadContext, e: YEntry): NamedParameters | u
 }
 
 function readMediaType(ctx: ReadContext, e: YEntry): string | undefined {
-  const text = stringValue(ctx, e);
+  const text = requiredStringValue(ctx, e, 'give the default media type (`mediaType: application/json`), or remove the line');
   if (text !== undefined && !isMediaType(text)) report(ctx, 'SVC1109', `"${text}" is not a media type`, { span: e.value.span, hint: 'media types look like `application/json`' });
   return text;
 }
@@ -131,8 +131,8 @@ function readDocumentation(ctx: ReadContext, e: YEntry): DocumentationItem[] | u
     if (!map) continue;
     const doc: Building<DocumentationItem> = { node: item };
     readEntries(ctx, map, 'documentation', {
-      title: (x) => (doc.title = stringValue(ctx, x)),
-      content: (x) => (doc.content = stringValue(ctx, x)),
+      title: (x) => (doc.title = requiredStringValue(ctx, x, 'give the section a heading: `title: Getting started`')),
+      content: (x) => (doc.content = requiredStringValue(ctx, x, 'write the text (Markdown), or include it: `content: !include docs/intro.md`')),
     });
     for (const required of ['title', 'content'] as const) {
       if (doc[required] === undefined && !map.entries.some((x) => x.key.text === required)) {

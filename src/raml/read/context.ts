@@ -78,6 +78,18 @@ export function stringValue(ctx: ReadContext, e: YEntry): string | undefined {
   return undefined;
 }
 
+/**
+ * Text of a property that needs a value: `key:` with nothing after it is null in YAML, which
+ * RAML 0.8 does not accept for it (the reference parsers say "value is not provided").
+ */
+export function requiredStringValue(ctx: ReadContext, e: YEntry, hint: string): string | undefined {
+  if (isNull(e.value) && !isAlreadyReported(e.value)) {
+    report(ctx, 'SVC1121', `"${e.key.text}" has no value`, { span: entrySpan(e), hint });
+    return undefined;
+  }
+  return stringValue(ctx, e);
+}
+
 export function booleanValue(ctx: ReadContext, e: YEntry): boolean | undefined {
   const node = e.value;
   if (isScalar(node) && typeof node.value === 'boolean') return node.value;

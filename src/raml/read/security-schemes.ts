@@ -3,7 +3,7 @@ import { isNull, isScalar, type YEntry, type YMap } from '../../load/ynode.js';
 import { didYouMean } from '../../util/suggest.js';
 import { declarationEntries } from '../expand.js';
 import type { SecurityScheme } from '../model.js';
-import { mapValue, readEntries, report, stringValue, type ReadContext } from './context.js';
+import { mapValue, readEntries, report, requiredStringValue, stringValue, type ReadContext } from './context.js';
 import { readMethod } from './method.js';
 import type { Building } from '../../util/mutable.js';
 
@@ -31,7 +31,7 @@ function readScheme(ctx: ReadContext, d: YEntry, map: YMap): SecurityScheme {
   readEntries(ctx, map, `security scheme "${d.key.text}"`, {
     type: (x) => {
       typeEntry = x;
-      scheme.type = stringValue(ctx, x);
+      scheme.type = requiredStringValue(ctx, x, `use one of ${STANDARD_SCHEME_TYPES.join(', ')}, or a custom type starting with "x-"`);
     },
     description: (x) => (scheme.description = stringValue(ctx, x)),
     describedBy: (x) => {
