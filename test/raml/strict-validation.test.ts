@@ -151,3 +151,15 @@ resourceTypes:
     expect(found(text, ['SVC1121', 'SVC1204'])).toEqual(['SVC1121 api.raml:8:14', 'SVC1121 api.raml:10:14']);
   });
 });
+
+describe('one mistake, one diagnostic', () => {
+  it('reports a title whose !include fails at the include, not also as a missing title', () => {
+    const result = readFiles({ 'api.raml': raml('title: !include title.md\n/items:\n  get:\n') });
+    expect(brief(result.diagnostics, result.dir)).toEqual(['SVC1010 api.raml:2:8']);
+  });
+
+  it('still reports an API without a title', () => {
+    const result = readFiles({ 'api.raml': raml('/items:\n  get:\n') });
+    expect(brief(result.diagnostics, result.dir)).toEqual(['SVC1104 api.raml:1:1']);
+  });
+});

@@ -29,12 +29,8 @@ export function readApi({ root, declarationsRoot, ctx: base }: ApiReadInput): Ra
   const api: Building<RamlApi> = { node: root, schemas, traits: [], resourceTypes: [], securitySchemes: [] };
   const resources: Resource[] = [];
   let baseUriEntry: YEntry | undefined;
-  let titleSeen = false;
   readEntries(ctx, { ...root, entries: root.entries.filter((e) => !isResourceKey(e.key.text)) }, 'the API root', {
-    title: (e) => {
-      titleSeen = true;
-      api.title = requiredStringValue(ctx, e, 'name the API: `title: My API`');
-    },
+    title: (e) => (api.title = requiredStringValue(ctx, e, 'name the API: `title: My API`')),
     version: (e) => (api.version = stringValue(ctx, e)),
     baseUri: (e) => {
       baseUriEntry = e;
@@ -54,7 +50,8 @@ export function readApi({ root, declarationsRoot, ctx: base }: ApiReadInput): Ra
     securitySchemes: (e) => (api.securitySchemes = readSecuritySchemes(ctx, e)),
     securedBy: (e) => (api.securedBy = readSecuredBy(ctx, e)),
   });
-  if (!titleSeen) report(ctx, 'SVC1104', 'the API has no title', { span: { source: root.span.source, start: 0, end: 10 }, hint: 'add `title: My API`' });
+  // A title whose !include failed is there: its include error says it all.
+  if (!root.entries.some((e) => e.key.text === 'title')) report(ctx, 'SVC1104', 'the API has no title', { span: { source: root.span.source, start: 0, end: 10 }, hint: 'add `title: My API`' });
   for (const e of root.entries) {
     if (!isResourceKey(e.key.text)) continue;
     const resource = readResource(ctx, e, '');
