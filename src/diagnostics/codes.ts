@@ -58,6 +58,7 @@ export const codes = {
   SVC1119: { severity: 'error', title: 'facet does not fit the parameter type', explanation: '`enum`, `pattern`, `minLength` and `maxLength` apply only to `string` parameters (the default type), `minimum` and `maximum` only to `number` and `integer` parameters; `date`, `boolean` and `file` parameters have none of them.' },
   SVC1120: { severity: 'error', title: 'file parameter outside a form', explanation: '`type: file` is only for form parameters (`formParameters` of a `multipart/form-data` or `application/x-www-form-urlencoded` body); a URI, query or header parameter cannot carry a file.' },
   SVC1121: { severity: 'error', title: 'missing value', explanation: 'The property needs a value but has none: in YAML, `key:` with nothing after it is null. RAML 0.8 requires a value for `title`, `mediaType`, the `title` and `content` of documentation, the `type` of a security scheme, and every parameter passed to a resource type or trait.' },
+  SVC1122: { severity: 'error', title: 'misplaced form parameters', explanation: '`formParameters` describe the fields of a request form: they cannot appear in a response body, nor beside `schema` or `example` in the same body.' },
 
   // --- resource types and traits ----------------------------------------------------------------
   SVC1201: { severity: 'error', title: 'unknown resource type', explanation: 'The resource type is not declared in `resourceTypes`.' },

@@ -204,6 +204,13 @@ class Expander {
     }
     const params = new Map<string, YScalar>();
     const paramKeys = new Map<string, YScalar>();
+    if (!isMap(only.value) && !isNull(only.value)) {
+      this.diagnostics.report('SVC1103', `the parameters of ${kind} "${only.key.text}" must be a mapping {name: value}, not a ${isSeq(only.value) ? 'list' : 'scalar'}`, {
+        span: only.value.span,
+        hint: `write \`${only.key.text}: { parameter: value }\``,
+      });
+      return undefined;
+    }
     if (isMap(only.value)) {
       for (const p of only.value.entries) {
         if (!isScalar(p.value)) {

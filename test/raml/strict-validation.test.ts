@@ -163,3 +163,83 @@ describe('one mistake, one diagnostic', () => {
     expect(brief(result.diagnostics, result.dir)).toEqual(['SVC1104 api.raml:1:1']);
   });
 });
+
+describe('structure (SVC1103, SVC1122, SVC1210)', () => {
+  it('reports an empty item of "is", at the item', () => {
+    const text = `
+title: T
+traits:
+  - t: {description: x}
+/items:
+  is: [t, ~]
+  get:
+    is:
+      - t
+      -
+`;
+    expect(found(text, ['SVC1103'])).toEqual(['SVC1103 api.raml:6:11', 'SVC1103 api.raml:10:7']);
+  });
+
+  it('reports securitySchemes that are not a list, and an empty type mapping', () => {
+    const text = `
+title: T
+securitySchemes: basic
+resourceTypes:
+  - c: {get: }
+/items:
+  type: {}
+  get:
+/others:
+  type: c
+`;
+    expect(found(text, ['SVC1103'])).toEqual(['SVC1103 api.raml:3:1', 'SVC1103 api.raml:7:3']);
+  });
+
+  it('reports trait and resource type parameters given as a list, not also as missing values', () => {
+    const text = `
+title: T
+traits:
+  - t: {description: <<p>>}
+resourceTypes:
+  - c: {description: <<q>>}
+/items:
+  type: {c: [q]}
+  get:
+    is: [t: [p]]
+`;
+    expect(found(text, ['SVC1103', 'SVC1204'])).toEqual(['SVC1103 api.raml:8:13', 'SVC1103 api.raml:10:13']);
+  });
+
+  it('reports formParameters beside a schema or example, and in a response, at formParameters', () => {
+    const text = `
+title: T
+/items:
+  post:
+    body:
+      application/x-www-form-urlencoded:
+        formParameters: {a: }
+        example: a=1
+      multipart/form-data:
+        formParameters: {a: }
+    responses:
+      200:
+        body:
+          application/json:
+            formParameters: {a: }
+`;
+    expect(found(text, ['SVC1122'])).toEqual(['SVC1122 api.raml:7:9', 'SVC1122 api.raml:15:13']);
+  });
+
+  it('reports the second security scheme of one name, at its name', () => {
+    const text = `
+title: T
+securitySchemes:
+  - basic: {type: Basic Authentication}
+  - digest: {type: Digest Authentication}
+  - basic: {type: Digest Authentication}
+/items:
+  get:
+`;
+    expect(found(text, ['SVC1210'])).toEqual(['SVC1210 api.raml:6:5']);
+  });
+});

@@ -4,7 +4,7 @@ import { isAlreadyReported, isScalar, isSeq, type YEntry, type YMap, type YScala
 import { declarationEntries } from '../expand.js';
 import { isResourceKey } from '../grammar.js';
 import type { DocumentationItem, NamedParameters, RamlApi, Resource, ResourceTypeDeclaration, SchemaDeclaration, TraitDeclaration } from '../model.js';
-import { describe, entrySpan, looksLikePath, mapValue, readEntries, report, requiredStringValue, stringValue, type ReadContext } from './context.js';
+import { checkDeclarationList, describe, entrySpan, looksLikePath, mapValue, readEntries, report, requiredStringValue, stringValue, type ReadContext } from './context.js';
 import { isMediaType, readMethod } from './method.js';
 import { readNamedParameters } from './parameters.js';
 import { checkSchemaText } from './schema-text.js';
@@ -159,17 +159,6 @@ function readResourceTypes(ctx: ReadContext, e: YEntry): ResourceTypeDeclaration
     if (resourceType) out.push({ name: d.key.text, nameNode: d.key, resourceType });
   }
   return out;
-}
-
-function checkDeclarationList(ctx: ReadContext, e: YEntry): void {
-  if (isSeq(e.value)) {
-    for (const item of e.value.items) {
-      if (item.kind !== 'map') report(ctx, 'SVC1103', `each item of "${e.key.text}" must be a mapping {name: definition}, not ${describe(item)}`, { span: item.span });
-    }
-    return;
-  }
-  if (e.value.kind === 'scalar' && e.value.value === null) return;
-  report(ctx, 'SVC1103', `"${e.key.text}" must be a list of {name: definition}, not ${describe(e.value)}`, { span: entrySpan(e) });
 }
 
 /** RAML 0.8 §Base URI: a URI template; `{version}` needs a root `version`. */

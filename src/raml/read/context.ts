@@ -138,6 +138,18 @@ export function readEntries(
   }
 }
 
+/** `traits`, `resourceTypes` and `securitySchemes`: a list of {name: definition} (or empty). */
+export function checkDeclarationList(ctx: ReadContext, e: YEntry): void {
+  if (isSeq(e.value)) {
+    for (const item of e.value.items) {
+      if (item.kind !== 'map' && !isAlreadyReported(item)) report(ctx, 'SVC1103', `each item of "${e.key.text}" must be a mapping {name: definition}, not ${describe(item)}`, { span: item.span });
+    }
+    return;
+  }
+  if (e.value.kind === 'scalar' && e.value.value === null) return;
+  report(ctx, 'SVC1103', `"${e.key.text}" must be a list of {name: definition}, not ${describe(e.value)}`, { span: entrySpan(e) });
+}
+
 /** Properties whose parameterized value is just text (so it stays on the object, substituted later). */
 const SCALAR_PROPERTIES: ReadonlySet<string> = new Set(['description', 'displayName', 'usage', 'example', 'schema', 'title', 'content']);
 

@@ -1,5 +1,6 @@
 /** RAML 0.8 §Methods, §Body and §Responses. Also reads trait declarations (partial methods). */
-import { isNull, isScalar, isSeq, type YEntry, type YMap, type YScalar } from '../../load/ynode.js';
+import { span, type Span } from '../../diagnostics/source.js';
+import { isAlreadyReported, isNull, isScalar, isSeq, type YEntry, type YMap, type YScalar } from '../../load/ynode.js';
 import { requiredKey } from '../merge.js';
 import type { Body, Method, Response, SchemaReference } from '../model.js';
 import {
@@ -49,7 +50,17 @@ export function readIs(ctx: ReadContext, e: YEntry): unknown {
     report(ctx, 'SVC1103', `"is" must be a list of traits, not ${describe(e.value)}`, { span: entrySpan(e), hint: `write \`is: [ ${isScalar(e.value) ? e.value.text : '…'} ]\`` });
     return undefined;
   }
+  // RAML 0.8 §Applying Resource Types and Traits: each item is a trait name, {name: {parameters}} or a trait.
+  for (const item of isSeq(e.value) ? e.value.items : []) {
+    if (isNull(item) && !isAlreadyReported(item)) report(ctx, 'SVC1103', 'an item of "is" is empty: it must name a trait', { span: dashOf(item.span), hint: 'remove the empty item, or write the trait name' });
+  }
   return plainOrUndefined(e.value);
+}
+
+/** An empty block item has an empty span just after its `-`: point at the dash instead. */
+function dashOf(at: Span): Span {
+  const before = at.start - 1;
+  return at.start === at.end && at.source.text[before] === '-' ? span(at.source, before, at.start) : at;
 }
 
 export function readBodies(ctx: ReadContext, e: YEntry, inResponse: boolean): readonly Body[] | undefined {
@@ -68,7 +79,7 @@ export function readBodies(ctx: ReadContext, e: YEntry, inResponse: boolean): re
     if (inResponse && isFormMediaType(mediaType)) {
       report(ctx, 'SVC1117', `form media types (${mediaType}) describe requests, not responses`, { span: b.key.span });
     }
-    const body = readBody(ctx, mediaType, b);
+    const body = readBody(ctx, mediaType, b, inResponse);
     if (body) bodies.push(body);
   }
   return bodies;
@@ -90,7 +101,7 @@ function isFormMediaType(mediaType: string): boolean {
   return mediaType === 'application/x-www-form-urlencoded' || mediaType === 'multipart/form-data';
 }
 
-function readBody(ctx: ReadContext, mediaType: string, e: YEntry): Body | undefined {
+function readBody(ctx: ReadContext, mediaType: string, e: YEntry, inResponse: boolean): Body | undefined {
   const map = mapValue(ctx, e, 'a body declaration (schema, example, formParameters)');
   if (!map) return undefined;
   const body: Building<Body> = { mediaType, node: e.value };
@@ -101,7 +112,25 @@ function readBody(ctx: ReadContext, mediaType: string, e: YEntry): Body | undefi
     formParameters: (f) => (body.formParameters = readNamedParameters(ctx, f)),
   }, extras);
   if (extras.size) body.extras = extras;
+  checkFormParameters(ctx, map, inResponse);
   return body as Body;
+}
+
+/** RAML 0.8 §Web Forms: form parameters describe a request form, instead of a schema and example. */
+function checkFormParameters(ctx: ReadContext, body: YMap, inResponse: boolean): void {
+  const form = body.entries.find((x) => requiredKey(x.key.text) === 'formParameters');
+  if (!form) return;
+  if (inResponse) {
+    report(ctx, 'SVC1122', '"formParameters" cannot describe a response body', { span: form.key.span, hint: 'describe the response with `schema` and `example`' });
+    return;
+  }
+  const other = body.entries.find((x) => ['schema', 'example'].includes(requiredKey(x.key.text)));
+  if (other) {
+    report(ctx, 'SVC1122', `"formParameters" cannot be used together with "${requiredKey(other.key.text)}" in one body`, {
+      span: form.key.span,
+      hint: 'a form body is described by its formParameters; remove `schema` and `example`, or the formParameters',
+    });
+  }
 }
 
 function readExample(ctx: ReadContext, e: YEntry, mediaType: string): string | number | boolean | undefined {

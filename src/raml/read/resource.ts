@@ -56,6 +56,10 @@ export function readResource(ctx: ReadContext, e: YEntry, parentPath: string, op
 
 function readType(ctx: ReadContext, e: YEntry): unknown {
   const node = e.value;
+  if (isMap(node) && node.entries.length === 0) {
+    report(ctx, 'SVC1103', '"type" is an empty mapping: it must name a resource type', { span: entrySpan(e), hint: 'write `type: name` or `type: { name: { parameter: value } }`' });
+    return undefined;
+  }
   if (isMap(node) || isNull(node) || node.kind === 'scalar') return plainOrUndefined(node);
   report(ctx, 'SVC1103', `"type" must be a resource type name or {name: {parameters}}, not ${describe(node)}`, { span: entrySpan(e) });
   return undefined;

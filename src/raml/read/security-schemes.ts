@@ -3,7 +3,7 @@ import { isNull, isScalar, type YEntry, type YMap } from '../../load/ynode.js';
 import { didYouMean } from '../../util/suggest.js';
 import { declarationEntries } from '../expand.js';
 import type { SecurityScheme } from '../model.js';
-import { mapValue, readEntries, report, requiredStringValue, stringValue, type ReadContext } from './context.js';
+import { checkDeclarationList, mapValue, readEntries, report, requiredStringValue, stringValue, type ReadContext } from './context.js';
 import { readMethod } from './method.js';
 import type { Building } from '../../util/mutable.js';
 
@@ -16,8 +16,15 @@ const REQUIRED_SETTINGS: Readonly<Record<string, readonly string[]>> = {
 };
 
 export function readSecuritySchemes(ctx: ReadContext, e: YEntry): SecurityScheme[] {
+  checkDeclarationList(ctx, e);
   const schemes: SecurityScheme[] = [];
+  const seen = new Set<string>();
   for (const d of declarationEntries(e.value)) {
+    if (seen.has(d.key.text)) {
+      report(ctx, 'SVC1210', `security scheme "${d.key.text}" is declared twice`, { span: d.key.span, hint: 'rename one of them: `securedBy` names a scheme by its name' });
+      continue;
+    }
+    seen.add(d.key.text);
     const map = mapValue(ctx, d, 'a security scheme (type, description, describedBy, settings)');
     if (map) schemes.push(readScheme(ctx, d, map));
   }
