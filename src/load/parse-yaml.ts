@@ -92,9 +92,10 @@ function reportYamlProblems(doc: Document.Parsed, source: SourceFile, diagnostic
       // The yaml package recurses while composing and reports absurd nesting this way.
       diagnostics.report('SVC1009', 'the file nests too deeply to be read', { span: span(source, start, end) });
     } else if (error.code === 'DUPLICATE_KEY') {
-      const key = /^[^:\r\n]*/.exec(source.text.slice(start))?.[0].trim() ?? '';
+      const at = keyStart(source.text, start);
+      const key = /^[^:\r\n]*/.exec(source.text.slice(at))?.[0].trim() ?? '';
       diagnostics.report('SVC1005', key ? `duplicate key "${key}"` : 'duplicate key', {
-        span: span(source, start, start + Math.max(1, key.length)),
+        span: span(source, at, at + Math.max(1, key.length)),
         hint: 'a repeated key would silently replace the first one; merge the two entries',
       });
     } else {
@@ -112,6 +113,16 @@ function reportYamlProblems(doc: Document.Parsed, source: SourceFile, diagnostic
     }
   }
   return !doc.errors.some((e) => e.code !== 'DUPLICATE_KEY');
+}
+
+/**
+ * The yaml package places a repeated key's error where the previous value ends, which is the end
+ * of the previous line when that value is empty (`get:`): the key itself comes after the blanks
+ * and comments from there.
+ */
+function keyStart(text: string, from: number): number {
+  const rest = /^(?:\s|#[^\n]*)*/.exec(text.slice(from))?.[0] ?? '';
+  return from + rest.length;
 }
 
 function tagHint(tag: string): string {

@@ -243,3 +243,11 @@ securitySchemes:
     expect(found(text, ['SVC1210'])).toEqual(['SVC1210 api.raml:6:5']);
   });
 });
+
+describe('repeats (SVC1005)', () => {
+  it('reports a repeated key whose value is empty at the repeat, with its name', () => {
+    const result = readFiles({ 'api.raml': raml('title: T\n/items:\n  get:\n  # a comment\n\n  get:\n  post: {queryParameters: {a: , a: }}\n') });
+    expect(brief(result.diagnostics, result.dir)).toEqual(['SVC1005 api.raml:7:3', 'SVC1005 api.raml:8:33']);
+    expect(result.diagnostics.map((d) => d.message)).toEqual(['duplicate key "get"', 'duplicate key "a"']);
+  });
+});
