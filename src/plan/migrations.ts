@@ -8,7 +8,7 @@
 import type { ServiceIR } from '../ir/types.js';
 import type { FieldTypes } from './field-types.js';
 import { commentText, literal, quote, templateLiteral } from './literal.js';
-import { initialSql, type MigrationSql } from './storage/ddl.js';
+import { initialSql, referentialAction, type MigrationSql } from './storage/ddl.js';
 import { diffStorage, type Aspect, type ColumnChange, type Finding, type Renames, type TableChange } from './storage/diff.js';
 import { storageModel, type StorageModel } from './storage/model.js';
 import { mongoSteps, type MongoStep } from './storage/mongo.js';
@@ -144,7 +144,7 @@ function columnChangeText(change: ColumnChange): string {
   const { before, after, aspects } = change;
   const what = [...aspects].filter((a) => a !== 'name' && !(a === 'documentPath' && aspects.has('name'))).map((a) => {
     if (a === 'type') return `${before.postgres} to ${after.postgres}`;
-    if (a === 'reference') return after.references ? `foreign key to ${after.references.table} (on delete ${after.references.onDelete === 'nullify' ? 'set null' : after.references.onDelete})` : 'no longer a foreign key';
+    if (a === 'reference') return after.references ? `foreign key to ${after.references.table} (on delete ${referentialAction(after.references.onDelete)})` : 'no longer a foreign key';
     if (a === 'documentPath') return `MongoDB field ${before.documentPath} to ${after.documentPath}`;
     return ASPECTS[a];
   });

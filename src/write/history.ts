@@ -5,12 +5,13 @@
  * checked as for writing, the storage model is checked value by value, and a migration the
  * manifest records but the disk lacks is an error (a database may have run it).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import { MIGRATION_NAME, MIGRATIONS_DIR, NO_HISTORY, STORAGE_FILE, type ExistingMigration, type MigrationHistory } from '../plan/migrations.js';
 import { parseStorageModel } from '../plan/storage/snapshot.js';
 import { checkReadPaths, fileAt, type OutDir } from './out-dir.js';
+import { readText } from './previous.js';
 
 /** The history, or undefined when it cannot be trusted (reported). */
 export function readHistory(out: OutDir, bag: DiagnosticBag): MigrationHistory | undefined {
@@ -55,12 +56,4 @@ function migrationFiles(realOut: string): string[] {
     .filter((f) => f.endsWith('.ts') && MIGRATION_NAME.test(f.slice(0, -3)))
     .map((f) => f.slice(0, -3))
     .sort();
-}
-
-function readText(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
 }

@@ -41,7 +41,8 @@ export function previousOutput(outDir: string, manifest: Manifest | null): Previ
   };
 }
 
-function readText(file: string): string | undefined {
+/** A file's text, or undefined when it cannot be read. */
+export function readText(file: string): string | undefined {
   try {
     return readFileSync(file, 'utf8');
   } catch {

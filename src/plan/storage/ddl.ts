@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ReferentialAction } from '../../ir/types.js';
-import type { StorageModel, StoredColumn, StoredTable } from './model.js';
+import type { Reference, StorageModel, StoredColumn, StoredTable } from './model.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -52,8 +52,17 @@ export function columnSql(column: StoredColumn, dialect: Dialect): string {
 }
 
 export function foreignKeyClause(column: StoredColumn): string {
-  const ref = column.references!;
-  return `foreign key (${q(column.name)}) references ${q(ref.table)} (${q(ref.column)}) on delete ${ON[ref.onDelete]} on update ${ON[ref.onUpdate]}`;
+  return `foreign key (${q(column.name)}) ${referenceClause(column.references!)}`;
+}
+
+/** `references "t" ("c") on delete … on update …`: a column's (SQLite `add column`) or a foreign key's. */
+export function referenceClause(ref: Reference): string {
+  return `references ${q(ref.table)} (${q(ref.column)}) on delete ${referentialAction(ref.onDelete)} on update ${referentialAction(ref.onUpdate)}`;
+}
+
+/** The SQL of a referential action (`nullify` is `set null`). */
+export function referentialAction(action: ReferentialAction): string {
+  return ON[action];
 }
 
 /** PostgreSQL: the table's foreign keys, added once every table exists. */

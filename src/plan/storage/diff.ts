@@ -50,10 +50,14 @@ export function diffStorage(previous: StorageModel, next: StorageModel, renames:
     findings.push({ kind: 'rename', model: m, message: `"_renamed_from" of ${m} names no model of the previous version (${from})`, hint: `previous models: ${[...before.values()].map((t) => t.model).join(', ') || 'none'}` });
   });
   const sourceOf = (name: string) => matchedName(name, oldNameOf);
-  const matched = new Set([...after.keys()].map(sourceOf).filter((name): name is string => name !== undefined && before.has(name)));
+  /** Old table → its name now, for every table kept (renamed or not). */
+  const kept = new Map([...after.keys()].flatMap((name) => {
+    const source = sourceOf(name);
+    return source !== undefined && before.has(source) ? [[source, name] as const] : [];
+  }));
   // A reference to a renamed table is the same reference (the databases follow the rename); one
   // to a dropped table is not, even when another table takes its name.
-  const currentTable = (name: string) => (matched.has(name) ? ([...after.keys()].find((n) => sourceOf(n) === name) ?? name) : `${name} (dropped)`);
+  const currentTable = (name: string) => kept.get(name) ?? `${name} (dropped)`;
   const changes: TableChange[] = [];
   for (const table of next.tables) {
     const source = sourceOf(table.name);
@@ -65,7 +69,7 @@ export function diffStorage(previous: StorageModel, next: StorageModel, renames:
     }
   }
   for (const table of previous.tables) {
-    if (matched.has(table.name)) continue;
+    if (kept.has(table.name)) continue;
     changes.push({ kind: 'drop', table });
     findings.push({
       kind: 'dataLoss',

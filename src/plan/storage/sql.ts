@@ -11,7 +11,7 @@
  * not by name, so a constraint named by an earlier table or column name is found all the same.
  */
 import type { Literal } from '../../ir/types.js';
-import { columnSql, foreignKeyClause, createLinkIndex, createTable, linkIndexes, linkIndexName, q, type Dialect, type MigrationSql } from './ddl.js';
+import { columnSql, foreignKeyClause, referenceClause, createLinkIndex, createTable, linkIndexes, linkIndexName, q, type Dialect, type MigrationSql } from './ddl.js';
 import type { ColumnChange, TableChange } from './diff.js';
 import type { StoredColumn, StoredTable } from './model.js';
 
@@ -103,9 +103,7 @@ function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly 
 /** `add column` takes a column-level REFERENCES (a table-level FOREIGN KEY cannot be added). */
 function addedColumnSqlite(column: StoredColumn): string {
   const ref = column.references;
-  if (!ref) return columnSql(column, 'sqlite');
-  const on = (a: string) => (a === 'nullify' ? 'set null' : a);
-  return `${columnSql(column, 'sqlite')} references ${q(ref.table)} (${q(ref.column)}) on delete ${on(ref.onDelete)} on update ${on(ref.onUpdate)}`;
+  return ref ? `${columnSql(column, 'sqlite')} ${referenceClause(ref)}` : columnSql(column, 'sqlite');
 }
 
 function inPlaceOnSqlite(c: ColumnChange): boolean {
