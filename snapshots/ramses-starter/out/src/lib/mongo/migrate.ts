@@ -17,6 +17,7 @@ import type { Collection, Db } from 'mongodb';
 import { checksum, MigrationError, pendingOf, WAIT_SECONDS, type Migration, type MongoStep } from '../migrate.js';
 import type { ModelRegistry } from '../model.js';
 import { now as currentTime } from '../values.js';
+import { collectionExists, isSvcgenIndex, svcgenIndex } from './indexes.js';
 import { COUNTERS, documentPath } from './repository.js';
 import { toMongo } from './values.js';
 
@@ -141,12 +142,13 @@ async function moveKeyCounter(db: Db, from: string, to: string): Promise<void> {
  * kind on the field (a link that becomes unique) goes first: MongoDB keeps one index per key.
  */
 async function createIndex(collection: Collection, migration: string, field: string, unique: boolean): Promise<void> {
-  const name = `${field}_${unique ? 'unique' : 'link'}`;
+  const { key, ...options } = svcgenIndex(field, unique);
+  const name = options.name;
   const existing = await svcgenIndexes(collection, field);
   if (existing.includes(name)) return;
   for (const other of existing) await collection.dropIndex(other);
   try {
-    await collection.createIndex({ [field]: 1 }, { name, ...(unique ? { unique: true, sparse: true } : {}) });
+    await collection.createIndex(key, options);
   } catch (error) {
     throw new MigrationError(
       `migration ${migration} cannot create the index ${name} of ${collection.collectionName}: ${(error as Error).message}${unique ? ' (values that must be unique are not)' : ''}`,
@@ -159,7 +161,7 @@ async function createIndex(collection: Collection, migration: string, field: str
 async function svcgenIndexes(collection: Collection, field: string): Promise<string[]> {
   const indexes = await ignoreMissing(collection.listIndexes().toArray());
   return (indexes ?? [])
-    .filter((i) => /_(unique|link)$/.test(String(i['name'])))
+    .filter((i) => isSvcgenIndex(i['name']))
     .filter((i) => JSON.stringify(i['key']) === JSON.stringify({ [field]: 1 }))
     .map((i) => String(i['name']));
 }
@@ -175,10 +177,6 @@ function storedValue(models: ModelRegistry, collection: string, path: string, va
     if (field) return toMongo(value, field);
   }
   return value ?? undefined;
-}
-
-async function collectionExists(db: Db, name: string): Promise<boolean> {
-  return db.listCollections({ name }, { nameOnly: true }).hasNext();
 }
 
 /** The result of `work`, or undefined when MongoDB says the collection does not exist (NamespaceNotFound). */

@@ -14,6 +14,7 @@ import { repositoryByName, type RepositoryFactory, type ServiceDatabase } from '
 import type { Model, ModelRegistry } from '../model.js';
 import { ConfigError } from '../config.js';
 import type { Migration } from '../migrate.js';
+import { collectionExists, isSvcgenIndex, svcgenIndex } from './indexes.js';
 import { migrateMongo } from './migrate.js';
 import { COUNTERS, documentPath, MongoRepository, type MongoContext } from './repository.js';
 
@@ -130,14 +131,7 @@ async function createIndexes(db: Db, models: ModelRegistry): Promise<void> {
     const collection = db.collection(model.table);
     const wanted = model.columns
       .filter((f) => !f.primaryKey && (f.unique || f.type === 'foreign_key'))
-      .map((f) => {
-        const path = documentPath(model, f.column!);
-        return {
-          key: { [path]: 1 as const },
-          name: `${path}_${f.unique ? 'unique' : 'link'}`,
-          ...(f.unique ? { unique: true, sparse: true } : {}),
-        };
-      });
+      .map((f) => svcgenIndex(documentPath(model, f.column!), f.unique === true));
     const existing = await collection
       .listIndexes()
       .toArray()
@@ -145,7 +139,7 @@ async function createIndexes(db: Db, models: ModelRegistry): Promise<void> {
     for (const index of existing) {
       const same = wanted.find((w) => w.name === index['name']);
       const changed = !same || JSON.stringify(same.key) !== JSON.stringify(index['key']);
-      if (changed && /_(unique|link)$/.test(String(index['name']))) await collection.dropIndex(String(index['name']));
+      if (changed && isSvcgenIndex(index['name'])) await collection.dropIndex(String(index['name']));
     }
     try {
       if (wanted.length) await collection.createIndexes(wanted);
@@ -158,7 +152,7 @@ async function createIndexes(db: Db, models: ModelRegistry): Promise<void> {
 }
 
 async function ensureCollection(db: Db, name: string): Promise<void> {
-  if (await db.listCollections({ name }, { nameOnly: true }).hasNext()) return;
+  if (await collectionExists(db, name)) return;
   try {
     await db.createCollection(name);
   } catch (error) {

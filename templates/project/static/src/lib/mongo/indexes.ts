@@ -1,0 +1,24 @@
+/**
+ * svcgen's own MongoDB indexes, named after the document field they index: `<field>_unique`
+ * (sparse, so that objects without a value do not collide, as with SQL unique columns) and
+ * `<field>_link` (a link's). Start-up reconciliation (database.ts) and migrations (migrate.ts)
+ * create and recognise them the same way.
+ */
+import type { Db } from 'mongodb';
+
+export function svcgenIndex(field: string, unique: boolean) {
+  return {
+    key: { [field]: 1 as const },
+    name: `${field}_${unique ? 'unique' : 'link'}`,
+    ...(unique ? { unique: true, sparse: true } : {}),
+  };
+}
+
+/** An index svcgen made (and may drop): other indexes are the user's. */
+export function isSvcgenIndex(name: unknown): boolean {
+  return /_(unique|link)$/.test(String(name));
+}
+
+export async function collectionExists(db: Db, name: string): Promise<boolean> {
+  return db.listCollections({ name }, { nameOnly: true }).hasNext();
+}
