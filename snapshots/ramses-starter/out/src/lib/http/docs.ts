@@ -17,16 +17,19 @@ const ASSETS: Readonly<Record<string, string>> = {
 };
 
 export function docsRoutes(app: FastifyInstance, title: string, cors: CorsSettings): void {
+  // Found at start-up (a missing package stops the service there), read on first use (about 2 MB
+  // that most starts, and every test app, never serve), then kept: the files never change.
   const folder = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-  // Read once: the files never change while the service runs.
-  const files = new Map(Object.keys(ASSETS).map((name) => [name, readFileSync(join(folder, name))]));
+  const files = new Map<string, Buffer>();
   const page = docsPage(title);
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
   completeRoute(app, '/docs', ['GET'], cors);
-  for (const [name, content] of files) {
+  for (const [name, type] of Object.entries(ASSETS)) {
     app.get(`/docs/${name}`, async (_request, reply) => {
+      let content = files.get(name);
+      if (!content) files.set(name, (content = readFileSync(join(folder, name))));
       reply.header('cache-control', 'public, max-age=3600');
-      return reply.type(ASSETS[name]!).send(content);
+      return reply.type(type).send(content);
     });
     completeRoute(app, `/docs/${name}`, ['GET'], cors);
   }
