@@ -19,6 +19,7 @@ export function authView(ir: ServiceIR, auth: Auth) {
   return {
     userModel: userNames.variable,
     userBodies: userNames.bodies,
+    userResponse: userNames.response,
     userFile: userNames.file,
     credentialModel: credentialNames.variable,
     credentialFile: credentialNames.file,

@@ -226,6 +226,11 @@ export class FieldTypes {
   }
 }
 
+/** Contract §5: the user's password is stored as an argon2id hash and never returned (nor documented as returned). */
+export function isSecretField(model: Model, field: Field): boolean {
+  return model.isAuthModel && field.name === 'password';
+}
+
 /** Ranges of the integer column types (PostgreSQL's integer, smallint; bigint limited to what JSON numbers hold exactly). */
 const INT32 = [-2147483648, 2147483647] as const;
 const INTEGER_RANGE = {

@@ -1,10 +1,12 @@
 /**
  * The view of `src/models/<model>.ts`: the model's TypeScript types (from JSON Schema, through
- * json-schema-to-typescript), its `defineModel` spec and the JSON Schemas of its request bodies.
+ * json-schema-to-typescript), its `defineModel` spec and the JSON Schemas of its request bodies
+ * and of the object as answers show it.
  */
 import { compile } from 'json-schema-to-typescript';
 import type { Field, Model, Relationship, Route, ServiceIR, ValueSource } from '../ir/types.js';
-import type { FieldTypes } from './field-types.js';
+import { isSecretField, type FieldTypes } from './field-types.js';
+import { shownObjectSchema } from './openapi/schemas.js';
 import { literal, raw } from './literal.js';
 import { camel, defaultModule, modelNames, withArticle } from './names.js';
 
@@ -14,6 +16,10 @@ export interface ModelView {
   readonly article: string;
   readonly variable: string;
   readonly bodies: string;
+  readonly response: string;
+  readonly page: string;
+  /** The JSON Schema of the object as answers show it (the OpenAPI document's, with embedded objects as plain objects). */
+  readonly responseSchema: string;
   readonly usesNow: boolean;
   readonly defaultImports: readonly { readonly name: string; readonly from: string }[];
   /** TypeScript declarations of the record, create and update types. */
@@ -45,6 +51,9 @@ export async function modelView(ir: ServiceIR, model: Model, types: FieldTypes):
     article: withArticle(model.name),
     variable: names.variable,
     bodies: names.bodies,
+    response: names.response,
+    page: names.page,
+    responseSchema: literal(shownObjectSchema(types, model, (target) => ({ type: 'object', description: `the ${target}, embedded` }))),
     usesNow: model.fields.some((f) => f.default?.kind === 'now' || f.onUpdate?.kind === 'now'),
     defaultImports: [...new Set(callables.map((c) => c.name))].sort().map((name) => ({ name: camel(name), from: `../${defaultModule(name)}.js` })),
     types: declarations.join('\n\n'),
@@ -124,11 +133,6 @@ function fieldSpec(model: Model, field: Field, types: FieldTypes): Record<string
     // Contract §5: the user's password is stored as an argon2id hash and never returned.
     secret: isSecretField(model, field) ? true : undefined,
   };
-}
-
-/** Contract §5: the user's password is stored as an argon2id hash and never returned (nor documented as returned). */
-export function isSecretField(model: Model, field: Field): boolean {
-  return model.isAuthModel && field.name === 'password';
 }
 
 /** A default as a function: literals are rebuilt on every call, so no two objects share a list. */

@@ -17,6 +17,9 @@ export function modelNames(model: Pick<Model, 'name'>) {
     file: kebab(model.name),
     variable: `${base}Model`,
     bodies: `${base}Bodies`,
+    /** The object as answers show it, and a page of them (route response schemas). */
+    response: `${base}Response`,
+    page: `${base}Page`,
     /** The type of an event of this model, in src/events.ts. */
     event: `${model.name}Event`,
     repository: `${model.name}Repository`,

@@ -76,7 +76,7 @@ export async function planProject(ir: ServiceIR, options: PlanOptions = {}): Pro
     add(`src/repositories/${names.file}.ts`, `The type of the ${model.name} repository.`, template('repository.ts', { name: model.name, ...names }));
   }
   for (const [group, routes] of routeGroups(ir)) {
-    add(`src/routes/${routeGroupNames(group).file}.ts`, `The routes below /${group}.`, template('routes.ts', routesView(ir, group, routes)));
+    add(`src/routes/${routeGroupNames(group).file}.ts`, `The routes below /${group}.`, template('routes.ts', routesView(ir, group, routes, types)));
   }
   if (ir.auth) {
     add('src/auth.ts', 'The authentication schemes, the user model and the x-ACLs of the API.', template('auth.ts', authView(ir, ir.auth)));

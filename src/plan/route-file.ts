@@ -2,8 +2,9 @@
  * The view of `src/routes/<group>.ts`: one Fastify plugin per top-level resource, registering
  * every route below it with the actions of contract §4 and the 405/OPTIONS completion.
  */
-import type { Action, Model, Route, ServiceIR } from '../ir/types.js';
+import type { Action, Model, Operation, Route, ServiceIR } from '../ir/types.js';
 import { isSafeIdentifier } from '../ir/naming.js';
+import type { FieldTypes } from './field-types.js';
 import { commentText, literal, quote, raw } from './literal.js';
 import { camel, groupOf, kebab, modelNames, routeGroupNames, withArticle } from './names.js';
 
@@ -43,6 +44,21 @@ const BODY: Partial<Record<Action, 'create' | 'update' | 'replace'>> = {
   update_many: 'update',
 };
 
+/** The query parameters each action takes (lib/http/schemas.ts); the others take none that matter. */
+const QUERY: Partial<Record<Action, string>> = { index: 'listQuery', show: 'itemQuery' };
+
+/** What each action answers with: its status and the schema (`page`/`response`: the model's, from its file). */
+const ANSWER: Partial<Record<Action, readonly [number, 'page' | 'response' | 'statusAnswer']>> = {
+  index: [200, 'page'],
+  show: [200, 'response'],
+  create: [201, 'response'],
+  update: [200, 'response'],
+  replace: [200, 'response'],
+  delete: [200, 'statusAnswer'],
+  update_many: [200, 'statusAnswer'],
+  delete_many: [200, 'statusAnswer'],
+};
+
 export function routeGroups(ir: ServiceIR): Map<string, Route[]> {
   const groups = new Map<string, Route[]>();
   for (const route of ir.routes) {
@@ -52,47 +68,86 @@ export function routeGroups(ir: ServiceIR): Map<string, Route[]> {
   return groups;
 }
 
-export function routesView(ir: ServiceIR, group: string, routes: readonly Route[]): RoutesView {
+export function routesView(ir: ServiceIR, group: string, routes: readonly Route[], types: FieldTypes): RoutesView {
   const models = new Map(ir.models.map((m) => [m.name, m]));
+  const served = routes.flatMap((route) => servedOperations(route).map((operation) => ({ route, operation })));
   const used = [...new Set(routes.flatMap((r) => (r.parent ? [r.model, r.parent.model] : [r.model])))].sort();
   const imports = used.map((name) => {
     const names = modelNames({ name });
-    const needsBodies = routes.some((r) => r.model === name && r.kind !== 'attribute' && r.operations.some((o) => BODY[o.action]));
-    return { names: needsBodies ? [names.variable, names.bodies] : [names.variable], from: `../models/${names.file}.js` };
+    const own = served.filter(({ route }) => route.model === name && route.kind !== 'attribute').map(({ operation }) => operation.action);
+    const wanted = [names.variable, ...(own.some((a) => BODY[a]) ? [names.bodies] : []), ...(own.some((a) => ANSWER[a]?.[1] === 'response') ? [names.response] : []), ...(own.includes('index') ? [names.page] : [])];
+    return { names: wanted, from: `../models/${names.file}.js` };
   });
+  const shared = [...(routes.some((r) => pathParameterNames(r).length) ? ['pathParams'] : []), ...new Set(served.flatMap(({ operation }) => [QUERY[operation.action], ANSWER[operation.action]?.[1] === 'statusAnswer' ? 'statusAnswer' : undefined]))].filter((n): n is string => n !== undefined);
+  const schemaImport = { names: [...new Set(shared)].sort(), from: '../lib/http/schemas.js' };
   // Route variables must not shadow the plugin's own names or the imports.
-  const taken = new Set<string>(['app', 'services', 'actionsFor', 'completeRoute', ...imports.flatMap((i) => i.names)]);
+  const taken = new Set<string>(['app', 'services', 'actionsFor', 'completeRoute', ...schemaImport.names, ...imports.flatMap((i) => i.names)]);
   return {
     doc: commentText(`Routes below /${group}.`),
     plugin: routeGroupNames(group).plugin,
-    imports: imports.map((i) => ({ names: i.names.join(', '), from: i.from })),
-    routes: routes.map((route) => routeView(route, models.get(route.model)!, uniqueName(variableOf(route), taken))),
+    imports: [schemaImport, ...imports].map((i) => ({ names: i.names.join(', '), from: i.from })),
+    routes: routes.map((route) => routeView(route, models.get(route.model)!, uniqueName(variableOf(route), taken), types)),
   };
 }
 
-function routeView(route: Route, model: Model, variable: string): RouteView {
-  const names = modelNames(model);
-  const served = route.operations.filter((o) => HANDLER[o.action]);
+/** The operations a route registers a handler for (OPTIONS and HEAD are completed by routing). */
+function servedOperations(route: Route): readonly Operation[] {
+  return route.operations.filter((o) => HANDLER[o.action] && o.method !== 'HEAD');
+}
+
+function routeView(route: Route, model: Model, variable: string, types: FieldTypes): RouteView {
+  const served = servedOperations(route);
   const methods = [...new Set(route.operations.map((o) => o.method))].sort();
   return {
     comment: commentText(`${methods.join(', ')} ${route.ramlPath} — ${describe(route)}`),
     variable,
     spec: literal({
       kind: route.kind,
-      model: raw(route.kind === 'attribute' ? modelNames({ name: route.parent!.model }).variable : names.variable),
+      model: raw(route.kind === 'attribute' ? modelNames({ name: route.parent!.model }).variable : modelNames(model).variable),
       itemParam: route.itemParam ?? undefined,
       parent: route.parent ? { model: raw(modelNames({ name: route.parent.model }).variable), param: route.parent.param, field: route.parent.field } : undefined,
       acl: route.acl,
     }),
     path: quote(route.path),
-    handlers: served
-      .filter((o) => o.method !== 'HEAD')
-      .map((o) => {
-        const body = route.kind === 'attribute' ? (o.action === 'create' ? "{ type: 'object' }" : undefined) : BODY[o.action] ? `${names.bodies}.${BODY[o.action]}` : undefined;
-        return { method: o.method.toLowerCase(), options: body ? `{ schema: { body: ${body} }, preValidation: ${variable}.guard }, ` : '', handler: `${variable}.${HANDLER[o.action]!}` };
-      }),
+    handlers: served.map((o) => {
+      const schema = routeSchema(route, model, o.action, types);
+      const guard = schema.body ? `, preValidation: ${variable}.guard` : '';
+      return { method: o.method.toLowerCase(), options: `{ schema: ${objectText(schema)}${guard} }, `, handler: `${variable}.${HANDLER[o.action]!}` };
+    }),
     allowed: literal(methods),
   };
+}
+
+/**
+ * The Fastify schema of one handler, as source text per part: its path parameters, query
+ * parameters, body and answer (attribute routes answer with the field's value).
+ */
+function routeSchema(route: Route, model: Model, action: Action, types: FieldTypes): Record<string, string> {
+  const names = modelNames(model);
+  const params = pathParameterNames(route);
+  const schema: Record<string, string> = params.length ? { params: `pathParams(${params.map(quote).join(', ')})` } : {};
+  if (route.kind === 'attribute') {
+    const owner = types.model(route.parent!.model);
+    const { description: _description, ...value } = types.baseSchema(owner, owner.fields.find((f) => f.name === route.attribute)!);
+    if (action === 'create') schema['body'] = "{ type: 'object' }";
+    schema['response'] = `{ ${action === 'create' ? 201 : 200}: ${literal(value)} }`;
+    return schema;
+  }
+  const query = QUERY[action];
+  if (query) schema['querystring'] = query;
+  if (BODY[action]) schema['body'] = `${names.bodies}.${BODY[action]}`;
+  const answer = ANSWER[action];
+  if (answer) schema['response'] = `{ ${answer[0]}: ${answer[1] === 'statusAnswer' ? 'statusAnswer' : names[answer[1]]} }`;
+  return schema;
+}
+
+/** `/posts/:slug/comments/:id` → `['slug', 'id']`. */
+function pathParameterNames(route: Route): string[] {
+  return route.path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
+}
+
+function objectText(parts: Record<string, string>): string {
+  return `{ ${Object.entries(parts).map(([key, value]) => `${key}: ${value}`).join(', ')} }`;
 }
 
 function describe(route: Route): string {

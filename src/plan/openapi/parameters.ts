@@ -6,7 +6,7 @@
  * `<Model>.<parameter>`, referenced by its collection reads and bulk changes.
  */
 import type { Field, Model, Route } from '../../ir/types.js';
-import { isSecretField } from '../model-file.js';
+import { isSecretField } from '../field-types.js';
 import { type Json, type OpenApiContext } from './context.js';
 
 const parameterRef = (name: string): Json => ({ $ref: `#/components/parameters/${name}` });

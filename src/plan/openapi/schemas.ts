@@ -6,7 +6,7 @@
  */
 import type { Field, Model } from '../../ir/types.js';
 import { withArticle } from '../names.js';
-import { isSecretField } from '../model-file.js';
+import { isSecretField, type FieldTypes } from '../field-types.js';
 import type { Json, OpenApiContext } from './context.js';
 
 export function componentSchemas(ctx: OpenApiContext): [string, Json][] {
@@ -34,10 +34,19 @@ function modelSchemas(ctx: OpenApiContext, model: Model): [string, Json][] {
   ];
 }
 
-/** The object as the API shows it: the fields the caller may see (or asked for with `_fields`), then `_type`, `_pk`, `_self`. */
+/** The object as the API shows it, in the document: embedded related objects are references. */
 function itemSchema(ctx: OpenApiContext, model: Model): Json {
+  return shownObjectSchema(ctx.types, model, (target) => ctx.modelRef(target, 'item'));
+}
+
+/**
+ * The object as the API shows it: the fields the caller may see (or asked for with `_fields`),
+ * then `_type`, `_pk`, `_self`. Also the answer schema of the model's routes, where an embedded
+ * object is `embedded(target)`.
+ */
+export function shownObjectSchema(types: FieldTypes, model: Model, embedded: (target: string) => Json): Json {
   const shown = model.fields.filter((f) => !isSecretField(model, f));
-  const properties: Json = Object.fromEntries(shown.map((f) => [f.name, shownValue(ctx, model, f)]));
+  const properties: Json = Object.fromEntries(shown.map((f) => [f.name, shownValue(types, model, f, embedded)]));
   properties['_type'] = { const: model.name };
   properties['_pk'] = { type: 'string', description: 'The primary key, as a string.' };
   properties['_self'] = { type: 'string', format: 'uri', description: 'The URL of the object.' };
@@ -48,11 +57,11 @@ function itemSchema(ctx: OpenApiContext, model: Model): Json {
  * A relationship listed in `_nested_relationships` holds the related objects themselves, or only
  * their keys where the caller may not view them (or past the nesting depth).
  */
-function shownValue(ctx: OpenApiContext, model: Model, field: Field): Json {
-  const value = ctx.types.valueSchema(model, field);
+function shownValue(types: FieldTypes, model: Model, field: Field, embedded: (target: string) => Json): Json {
+  const value = types.valueSchema(model, field);
   const relation = model.relationships.find((r) => r.name === field.name);
   if (!relation || model.nestingDepth === 0 || !model.nestedRelationships.includes(field.name)) return value;
-  const keyOrObject = { anyOf: [ctx.types.keySchema(relation.target), ctx.modelRef(relation.target, 'item')] };
+  const keyOrObject = { anyOf: [types.keySchema(relation.target), embedded(relation.target)] };
   if (relation.cardinality === 'many') return { type: 'array', items: keyOrObject };
   return { anyOf: [...keyOrObject.anyOf, { type: 'null' }] };
 }

@@ -2,25 +2,34 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor, type Services } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { addressModel, addressBodies } from '../models/address.js';
+import { itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import { addressModel, addressBodies, addressResponse, addressPage } from '../models/address.js';
 
 /** Routes below /addresses. */
 export function addressesRoutes(services: Services): FastifyPluginAsync {
   return async (app) => {
     // GET, POST /addresses — the Address collection
     const addresses = actionsFor(services, { kind: 'collection', model: addressModel, acl: null });
-    app.get('/addresses', addresses.index);
+    app.get('/addresses', { schema: { querystring: listQuery, response: { 200: addressPage } } }, addresses.index);
     app.post(
       '/addresses',
-      { schema: { body: addressBodies.create }, preValidation: addresses.guard },
+      { schema: { body: addressBodies.create, response: { 201: addressResponse } }, preValidation: addresses.guard },
       addresses.create,
     );
     completeRoute(app, '/addresses', ['GET', 'POST'], services.cors, addresses.options);
 
     // DELETE, GET /addresses/{id} — one Address, by id
     const addressesItem = actionsFor(services, { kind: 'item', model: addressModel, itemParam: 'id', acl: null });
-    app.get('/addresses/:id', addressesItem.show);
-    app.delete('/addresses/:id', addressesItem.delete);
+    app.get(
+      '/addresses/:id',
+      { schema: { params: pathParams('id'), querystring: itemQuery, response: { 200: addressResponse } } },
+      addressesItem.show,
+    );
+    app.delete(
+      '/addresses/:id',
+      { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
+      addressesItem.delete,
+    );
     completeRoute(app, '/addresses/:id', ['DELETE', 'GET'], services.cors, addressesItem.options);
   };
 }

@@ -2,36 +2,63 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor, type Services } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { addressModel, addressBodies } from '../models/address.js';
-import { authorModel, authorBodies } from '../models/author.js';
-import { postModel, postBodies } from '../models/post.js';
+import { itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import { addressModel, addressBodies, addressResponse } from '../models/address.js';
+import { authorModel, authorBodies, authorResponse, authorPage } from '../models/author.js';
+import { postModel, postBodies, postResponse, postPage } from '../models/post.js';
 
 /** Routes below /authors. */
 export function authorsRoutes(services: Services): FastifyPluginAsync {
   return async (app) => {
     // DELETE, GET, PATCH, POST, PUT /authors — the Author collection
     const authors = actionsFor(services, { kind: 'collection', model: authorModel, acl: 'readable' });
-    app.get('/authors', authors.index);
-    app.post('/authors', { schema: { body: authorBodies.create }, preValidation: authors.guard }, authors.create);
-    app.patch('/authors', { schema: { body: authorBodies.update }, preValidation: authors.guard }, authors.updateMany);
-    app.put('/authors', { schema: { body: authorBodies.update }, preValidation: authors.guard }, authors.updateMany);
-    app.delete('/authors', authors.deleteMany);
+    app.get('/authors', { schema: { querystring: listQuery, response: { 200: authorPage } } }, authors.index);
+    app.post(
+      '/authors',
+      { schema: { body: authorBodies.create, response: { 201: authorResponse } }, preValidation: authors.guard },
+      authors.create,
+    );
+    app.patch(
+      '/authors',
+      { schema: { body: authorBodies.update, response: { 200: statusAnswer } }, preValidation: authors.guard },
+      authors.updateMany,
+    );
+    app.put(
+      '/authors',
+      { schema: { body: authorBodies.update, response: { 200: statusAnswer } }, preValidation: authors.guard },
+      authors.updateMany,
+    );
+    app.delete('/authors', { schema: { response: { 200: statusAnswer } } }, authors.deleteMany);
     completeRoute(app, '/authors', ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'], services.cors, authors.options);
 
     // DELETE, GET, PATCH, PUT /authors/{id} — one Author, by id
     const authorsItem = actionsFor(services, { kind: 'item', model: authorModel, itemParam: 'id', acl: 'readable' });
-    app.get('/authors/:id', authorsItem.show);
+    app.get(
+      '/authors/:id',
+      { schema: { params: pathParams('id'), querystring: itemQuery, response: { 200: authorResponse } } },
+      authorsItem.show,
+    );
     app.patch(
       '/authors/:id',
-      { schema: { body: authorBodies.update }, preValidation: authorsItem.guard },
+      {
+        schema: { params: pathParams('id'), body: authorBodies.update, response: { 200: authorResponse } },
+        preValidation: authorsItem.guard,
+      },
       authorsItem.update,
     );
     app.put(
       '/authors/:id',
-      { schema: { body: authorBodies.replace }, preValidation: authorsItem.guard },
+      {
+        schema: { params: pathParams('id'), body: authorBodies.replace, response: { 200: authorResponse } },
+        preValidation: authorsItem.guard,
+      },
       authorsItem.replace,
     );
-    app.delete('/authors/:id', authorsItem.delete);
+    app.delete(
+      '/authors/:id',
+      { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
+      authorsItem.delete,
+    );
     completeRoute(app, '/authors/:id', ['DELETE', 'GET', 'PATCH', 'PUT'], services.cors, authorsItem.options);
 
     // DELETE, GET, PATCH, POST, PUT /authors/{id}/address — the Address of an Author (address)
@@ -41,23 +68,40 @@ export function authorsRoutes(services: Services): FastifyPluginAsync {
       parent: { model: authorModel, param: 'id', field: 'address' },
       acl: null,
     });
-    app.get('/authors/:id/address', authorsAddress.show);
+    app.get(
+      '/authors/:id/address',
+      { schema: { params: pathParams('id'), querystring: itemQuery, response: { 200: addressResponse } } },
+      authorsAddress.show,
+    );
     app.post(
       '/authors/:id/address',
-      { schema: { body: addressBodies.create }, preValidation: authorsAddress.guard },
+      {
+        schema: { params: pathParams('id'), body: addressBodies.create, response: { 201: addressResponse } },
+        preValidation: authorsAddress.guard,
+      },
       authorsAddress.create,
     );
     app.put(
       '/authors/:id/address',
-      { schema: { body: addressBodies.replace }, preValidation: authorsAddress.guard },
+      {
+        schema: { params: pathParams('id'), body: addressBodies.replace, response: { 200: addressResponse } },
+        preValidation: authorsAddress.guard,
+      },
       authorsAddress.replace,
     );
     app.patch(
       '/authors/:id/address',
-      { schema: { body: addressBodies.update }, preValidation: authorsAddress.guard },
+      {
+        schema: { params: pathParams('id'), body: addressBodies.update, response: { 200: addressResponse } },
+        preValidation: authorsAddress.guard,
+      },
       authorsAddress.update,
     );
-    app.delete('/authors/:id/address', authorsAddress.delete);
+    app.delete(
+      '/authors/:id/address',
+      { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
+      authorsAddress.delete,
+    );
     completeRoute(
       app,
       '/authors/:id/address',
@@ -73,10 +117,21 @@ export function authorsRoutes(services: Services): FastifyPluginAsync {
       parent: { model: authorModel, param: 'id', field: 'links' },
       acl: 'readable',
     });
-    app.get('/authors/:id/links', authorsLinks.index);
+    app.get(
+      '/authors/:id/links',
+      { schema: { params: pathParams('id'), response: { 200: { type: 'object', additionalProperties: true } } } },
+      authorsLinks.index,
+    );
     app.post(
       '/authors/:id/links',
-      { schema: { body: { type: 'object' } }, preValidation: authorsLinks.guard },
+      {
+        schema: {
+          params: pathParams('id'),
+          body: { type: 'object' },
+          response: { 201: { type: 'object', additionalProperties: true } },
+        },
+        preValidation: authorsLinks.guard,
+      },
       authorsLinks.create,
     );
     completeRoute(app, '/authors/:id/links', ['GET', 'POST'], services.cors, authorsLinks.options);
@@ -88,10 +143,17 @@ export function authorsRoutes(services: Services): FastifyPluginAsync {
       parent: { model: authorModel, param: 'id', field: 'posts' },
       acl: null,
     });
-    app.get('/authors/:id/posts', authorsPosts.index);
+    app.get(
+      '/authors/:id/posts',
+      { schema: { params: pathParams('id'), querystring: listQuery, response: { 200: postPage } } },
+      authorsPosts.index,
+    );
     app.post(
       '/authors/:id/posts',
-      { schema: { body: postBodies.create }, preValidation: authorsPosts.guard },
+      {
+        schema: { params: pathParams('id'), body: postBodies.create, response: { 201: postResponse } },
+        preValidation: authorsPosts.guard,
+      },
       authorsPosts.create,
     );
     completeRoute(app, '/authors/:id/posts', ['GET', 'POST'], services.cors, authorsPosts.options);

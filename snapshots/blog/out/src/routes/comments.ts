@@ -2,26 +2,42 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor, type Services } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { commentModel, commentBodies } from '../models/comment.js';
+import { itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import { commentModel, commentBodies, commentResponse, commentPage } from '../models/comment.js';
 
 /** Routes below /comments. */
 export function commentsRoutes(services: Services): FastifyPluginAsync {
   return async (app) => {
     // GET, POST /comments — the Comment collection
     const comments = actionsFor(services, { kind: 'collection', model: commentModel, acl: null });
-    app.get('/comments', comments.index);
-    app.post('/comments', { schema: { body: commentBodies.create }, preValidation: comments.guard }, comments.create);
+    app.get('/comments', { schema: { querystring: listQuery, response: { 200: commentPage } } }, comments.index);
+    app.post(
+      '/comments',
+      { schema: { body: commentBodies.create, response: { 201: commentResponse } }, preValidation: comments.guard },
+      comments.create,
+    );
     completeRoute(app, '/comments', ['GET', 'POST'], services.cors, comments.options);
 
     // DELETE, GET, PATCH /comments/{id} — one Comment, by id
     const commentsItem = actionsFor(services, { kind: 'item', model: commentModel, itemParam: 'id', acl: null });
-    app.get('/comments/:id', commentsItem.show);
+    app.get(
+      '/comments/:id',
+      { schema: { params: pathParams('id'), querystring: itemQuery, response: { 200: commentResponse } } },
+      commentsItem.show,
+    );
     app.patch(
       '/comments/:id',
-      { schema: { body: commentBodies.update }, preValidation: commentsItem.guard },
+      {
+        schema: { params: pathParams('id'), body: commentBodies.update, response: { 200: commentResponse } },
+        preValidation: commentsItem.guard,
+      },
       commentsItem.update,
     );
-    app.delete('/comments/:id', commentsItem.delete);
+    app.delete(
+      '/comments/:id',
+      { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
+      commentsItem.delete,
+    );
     completeRoute(app, '/comments/:id', ['DELETE', 'GET', 'PATCH'], services.cors, commentsItem.options);
   };
 }

@@ -2,33 +2,52 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor, type Services } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { commentModel, commentBodies } from '../models/comment.js';
-import { postModel, postBodies } from '../models/post.js';
+import { itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import { commentModel, commentBodies, commentResponse, commentPage } from '../models/comment.js';
+import { postModel, postBodies, postResponse, postPage } from '../models/post.js';
 
 /** Routes below /posts. */
 export function postsRoutes(services: Services): FastifyPluginAsync {
   return async (app) => {
     // DELETE, GET, POST /posts — the Post collection
     const posts = actionsFor(services, { kind: 'collection', model: postModel, acl: null });
-    app.get('/posts', posts.index);
-    app.post('/posts', { schema: { body: postBodies.create }, preValidation: posts.guard }, posts.create);
-    app.delete('/posts', posts.deleteMany);
+    app.get('/posts', { schema: { querystring: listQuery, response: { 200: postPage } } }, posts.index);
+    app.post(
+      '/posts',
+      { schema: { body: postBodies.create, response: { 201: postResponse } }, preValidation: posts.guard },
+      posts.create,
+    );
+    app.delete('/posts', { schema: { response: { 200: statusAnswer } } }, posts.deleteMany);
     completeRoute(app, '/posts', ['DELETE', 'GET', 'POST'], services.cors, posts.options);
 
     // DELETE, GET, PATCH, PUT /posts/{slug} — one Post, by slug
     const postsItem = actionsFor(services, { kind: 'item', model: postModel, itemParam: 'slug', acl: null });
-    app.get('/posts/:slug', postsItem.show);
+    app.get(
+      '/posts/:slug',
+      { schema: { params: pathParams('slug'), querystring: itemQuery, response: { 200: postResponse } } },
+      postsItem.show,
+    );
     app.patch(
       '/posts/:slug',
-      { schema: { body: postBodies.update }, preValidation: postsItem.guard },
+      {
+        schema: { params: pathParams('slug'), body: postBodies.update, response: { 200: postResponse } },
+        preValidation: postsItem.guard,
+      },
       postsItem.update,
     );
     app.put(
       '/posts/:slug',
-      { schema: { body: postBodies.replace }, preValidation: postsItem.guard },
+      {
+        schema: { params: pathParams('slug'), body: postBodies.replace, response: { 200: postResponse } },
+        preValidation: postsItem.guard,
+      },
       postsItem.replace,
     );
-    app.delete('/posts/:slug', postsItem.delete);
+    app.delete(
+      '/posts/:slug',
+      { schema: { params: pathParams('slug'), response: { 200: statusAnswer } } },
+      postsItem.delete,
+    );
     completeRoute(app, '/posts/:slug', ['DELETE', 'GET', 'PATCH', 'PUT'], services.cors, postsItem.options);
 
     // GET, POST /posts/{slug}/comments — the Comment objects of a Post (comments)
@@ -38,10 +57,17 @@ export function postsRoutes(services: Services): FastifyPluginAsync {
       parent: { model: postModel, param: 'slug', field: 'comments' },
       acl: null,
     });
-    app.get('/posts/:slug/comments', postsComments.index);
+    app.get(
+      '/posts/:slug/comments',
+      { schema: { params: pathParams('slug'), querystring: listQuery, response: { 200: commentPage } } },
+      postsComments.index,
+    );
     app.post(
       '/posts/:slug/comments',
-      { schema: { body: commentBodies.create }, preValidation: postsComments.guard },
+      {
+        schema: { params: pathParams('slug'), body: commentBodies.create, response: { 201: commentResponse } },
+        preValidation: postsComments.guard,
+      },
       postsComments.create,
     );
     completeRoute(app, '/posts/:slug/comments', ['GET', 'POST'], services.cors, postsComments.options);
@@ -54,8 +80,16 @@ export function postsRoutes(services: Services): FastifyPluginAsync {
       parent: { model: postModel, param: 'slug', field: 'comments' },
       acl: null,
     });
-    app.get('/posts/:slug/comments/:id', postsCommentsItem.show);
-    app.delete('/posts/:slug/comments/:id', postsCommentsItem.delete);
+    app.get(
+      '/posts/:slug/comments/:id',
+      { schema: { params: pathParams('slug', 'id'), querystring: itemQuery, response: { 200: commentResponse } } },
+      postsCommentsItem.show,
+    );
+    app.delete(
+      '/posts/:slug/comments/:id',
+      { schema: { params: pathParams('slug', 'id'), response: { 200: statusAnswer } } },
+      postsCommentsItem.delete,
+    );
     completeRoute(app, '/posts/:slug/comments/:id', ['DELETE', 'GET'], services.cors, postsCommentsItem.options);
 
     // GET, POST /posts/{slug}/tags — the tags field of a Post
@@ -65,10 +99,21 @@ export function postsRoutes(services: Services): FastifyPluginAsync {
       parent: { model: postModel, param: 'slug', field: 'tags' },
       acl: null,
     });
-    app.get('/posts/:slug/tags', postsTags.index);
+    app.get(
+      '/posts/:slug/tags',
+      { schema: { params: pathParams('slug'), response: { 200: { type: 'array', items: { type: 'string' } } } } },
+      postsTags.index,
+    );
     app.post(
       '/posts/:slug/tags',
-      { schema: { body: { type: 'object' } }, preValidation: postsTags.guard },
+      {
+        schema: {
+          params: pathParams('slug'),
+          body: { type: 'object' },
+          response: { 201: { type: 'array', items: { type: 'string' } } },
+        },
+        preValidation: postsTags.guard,
+      },
       postsTags.create,
     );
     completeRoute(app, '/posts/:slug/tags', ['GET', 'POST'], services.cors, postsTags.options);

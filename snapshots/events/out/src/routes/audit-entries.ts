@@ -2,17 +2,25 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor, type Services } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { auditEntryModel, auditEntryBodies } from '../models/audit-entry.js';
+import { listQuery } from '../lib/http/schemas.js';
+import { auditEntryModel, auditEntryBodies, auditEntryResponse, auditEntryPage } from '../models/audit-entry.js';
 
 /** Routes below /audit_entries. */
 export function auditEntriesRoutes(services: Services): FastifyPluginAsync {
   return async (app) => {
     // GET, POST /audit_entries — the AuditEntry collection
     const auditEntries = actionsFor(services, { kind: 'collection', model: auditEntryModel, acl: 'open' });
-    app.get('/audit_entries', auditEntries.index);
+    app.get(
+      '/audit_entries',
+      { schema: { querystring: listQuery, response: { 200: auditEntryPage } } },
+      auditEntries.index,
+    );
     app.post(
       '/audit_entries',
-      { schema: { body: auditEntryBodies.create }, preValidation: auditEntries.guard },
+      {
+        schema: { body: auditEntryBodies.create, response: { 201: auditEntryResponse } },
+        preValidation: auditEntries.guard,
+      },
       auditEntries.create,
     );
     completeRoute(app, '/audit_entries', ['GET', 'POST'], services.cors, auditEntries.options);

@@ -2,37 +2,56 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor, type Services } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { projectModel, projectBodies } from '../models/project.js';
+import { itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import { projectModel, projectBodies, projectResponse, projectPage } from '../models/project.js';
 
 /** Routes below /projects. */
 export function projectsRoutes(services: Services): FastifyPluginAsync {
   return async (app) => {
     // DELETE, GET, PATCH, POST /projects — the Project collection
     const projects = actionsFor(services, { kind: 'collection', model: projectModel, acl: 'open' });
-    app.get('/projects', projects.index);
-    app.post('/projects', { schema: { body: projectBodies.create }, preValidation: projects.guard }, projects.create);
+    app.get('/projects', { schema: { querystring: listQuery, response: { 200: projectPage } } }, projects.index);
+    app.post(
+      '/projects',
+      { schema: { body: projectBodies.create, response: { 201: projectResponse } }, preValidation: projects.guard },
+      projects.create,
+    );
     app.patch(
       '/projects',
-      { schema: { body: projectBodies.update }, preValidation: projects.guard },
+      { schema: { body: projectBodies.update, response: { 200: statusAnswer } }, preValidation: projects.guard },
       projects.updateMany,
     );
-    app.delete('/projects', projects.deleteMany);
+    app.delete('/projects', { schema: { response: { 200: statusAnswer } } }, projects.deleteMany);
     completeRoute(app, '/projects', ['DELETE', 'GET', 'PATCH', 'POST'], services.cors, projects.options);
 
     // DELETE, GET, PATCH, PUT /projects/{id} — one Project, by id
     const projectsItem = actionsFor(services, { kind: 'item', model: projectModel, itemParam: 'id', acl: 'open' });
-    app.get('/projects/:id', projectsItem.show);
+    app.get(
+      '/projects/:id',
+      { schema: { params: pathParams('id'), querystring: itemQuery, response: { 200: projectResponse } } },
+      projectsItem.show,
+    );
     app.patch(
       '/projects/:id',
-      { schema: { body: projectBodies.update }, preValidation: projectsItem.guard },
+      {
+        schema: { params: pathParams('id'), body: projectBodies.update, response: { 200: projectResponse } },
+        preValidation: projectsItem.guard,
+      },
       projectsItem.update,
     );
     app.put(
       '/projects/:id',
-      { schema: { body: projectBodies.replace }, preValidation: projectsItem.guard },
+      {
+        schema: { params: pathParams('id'), body: projectBodies.replace, response: { 200: projectResponse } },
+        preValidation: projectsItem.guard,
+      },
       projectsItem.replace,
     );
-    app.delete('/projects/:id', projectsItem.delete);
+    app.delete(
+      '/projects/:id',
+      { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
+      projectsItem.delete,
+    );
     completeRoute(app, '/projects/:id', ['DELETE', 'GET', 'PATCH', 'PUT'], services.cors, projectsItem.options);
   };
 }

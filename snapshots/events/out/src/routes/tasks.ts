@@ -2,23 +2,47 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor, type Services } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { taskModel, taskBodies } from '../models/task.js';
+import { itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import { taskModel, taskBodies, taskResponse, taskPage } from '../models/task.js';
 
 /** Routes below /tasks. */
 export function tasksRoutes(services: Services): FastifyPluginAsync {
   return async (app) => {
     // GET, OPTIONS, PATCH, POST /tasks — the Task collection
     const tasks = actionsFor(services, { kind: 'collection', model: taskModel, acl: 'open' });
-    app.get('/tasks', tasks.index);
-    app.post('/tasks', { schema: { body: taskBodies.create }, preValidation: tasks.guard }, tasks.create);
-    app.patch('/tasks', { schema: { body: taskBodies.update }, preValidation: tasks.guard }, tasks.updateMany);
+    app.get('/tasks', { schema: { querystring: listQuery, response: { 200: taskPage } } }, tasks.index);
+    app.post(
+      '/tasks',
+      { schema: { body: taskBodies.create, response: { 201: taskResponse } }, preValidation: tasks.guard },
+      tasks.create,
+    );
+    app.patch(
+      '/tasks',
+      { schema: { body: taskBodies.update, response: { 200: statusAnswer } }, preValidation: tasks.guard },
+      tasks.updateMany,
+    );
     completeRoute(app, '/tasks', ['GET', 'OPTIONS', 'PATCH', 'POST'], services.cors, tasks.options);
 
     // DELETE, GET, OPTIONS, PATCH /tasks/{id} — one Task, by id
     const tasksItem = actionsFor(services, { kind: 'item', model: taskModel, itemParam: 'id', acl: 'open' });
-    app.get('/tasks/:id', tasksItem.show);
-    app.patch('/tasks/:id', { schema: { body: taskBodies.update }, preValidation: tasksItem.guard }, tasksItem.update);
-    app.delete('/tasks/:id', tasksItem.delete);
+    app.get(
+      '/tasks/:id',
+      { schema: { params: pathParams('id'), querystring: itemQuery, response: { 200: taskResponse } } },
+      tasksItem.show,
+    );
+    app.patch(
+      '/tasks/:id',
+      {
+        schema: { params: pathParams('id'), body: taskBodies.update, response: { 200: taskResponse } },
+        preValidation: tasksItem.guard,
+      },
+      tasksItem.update,
+    );
+    app.delete(
+      '/tasks/:id',
+      { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
+      tasksItem.delete,
+    );
     completeRoute(app, '/tasks/:id', ['DELETE', 'GET', 'OPTIONS', 'PATCH'], services.cors, tasksItem.options);
   };
 }

@@ -2,23 +2,35 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor, type Services } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { userModel, userBodies } from '../models/user.js';
+import { itemQuery, listQuery, pathParams } from '../lib/http/schemas.js';
+import { userModel, userBodies, userResponse, userPage } from '../models/user.js';
 
 /** Routes below /users. */
 export function usersRoutes(services: Services): FastifyPluginAsync {
   return async (app) => {
     // GET, POST /users — the User collection
     const users = actionsFor(services, { kind: 'collection', model: userModel, acl: 'open' });
-    app.get('/users', users.index);
-    app.post('/users', { schema: { body: userBodies.create }, preValidation: users.guard }, users.create);
+    app.get('/users', { schema: { querystring: listQuery, response: { 200: userPage } } }, users.index);
+    app.post(
+      '/users',
+      { schema: { body: userBodies.create, response: { 201: userResponse } }, preValidation: users.guard },
+      users.create,
+    );
     completeRoute(app, '/users', ['GET', 'POST'], services.cors, users.options);
 
     // GET, PATCH /users/{username} — one User, by username
     const usersItem = actionsFor(services, { kind: 'item', model: userModel, itemParam: 'username', acl: 'open' });
-    app.get('/users/:username', usersItem.show);
+    app.get(
+      '/users/:username',
+      { schema: { params: pathParams('username'), querystring: itemQuery, response: { 200: userResponse } } },
+      usersItem.show,
+    );
     app.patch(
       '/users/:username',
-      { schema: { body: userBodies.update }, preValidation: usersItem.guard },
+      {
+        schema: { params: pathParams('username'), body: userBodies.update, response: { 200: userResponse } },
+        preValidation: usersItem.guard,
+      },
       usersItem.update,
     );
     completeRoute(app, '/users/:username', ['GET', 'PATCH'], services.cors, usersItem.options);

@@ -2,17 +2,26 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor, type Services } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { storyModel, storyBodies } from '../models/story.js';
+import { itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import { storyModel, storyBodies, storyResponse, storyPage } from '../models/story.js';
 
 /** Routes below /stories. */
 export function storiesRoutes(services: Services): FastifyPluginAsync {
   return async (app) => {
     // DELETE, GET, HEAD, OPTIONS, PATCH, POST /stories — the Story collection
     const stories = actionsFor(services, { kind: 'collection', model: storyModel, acl: 'item_owner_acl' });
-    app.get('/stories', stories.index);
-    app.post('/stories', { schema: { body: storyBodies.create }, preValidation: stories.guard }, stories.create);
-    app.patch('/stories', { schema: { body: storyBodies.update }, preValidation: stories.guard }, stories.updateMany);
-    app.delete('/stories', stories.deleteMany);
+    app.get('/stories', { schema: { querystring: listQuery, response: { 200: storyPage } } }, stories.index);
+    app.post(
+      '/stories',
+      { schema: { body: storyBodies.create, response: { 201: storyResponse } }, preValidation: stories.guard },
+      stories.create,
+    );
+    app.patch(
+      '/stories',
+      { schema: { body: storyBodies.update, response: { 200: statusAnswer } }, preValidation: stories.guard },
+      stories.updateMany,
+    );
+    app.delete('/stories', { schema: { response: { 200: statusAnswer } } }, stories.deleteMany);
     completeRoute(
       app,
       '/stories',
@@ -28,16 +37,30 @@ export function storiesRoutes(services: Services): FastifyPluginAsync {
       itemParam: 'id',
       acl: 'item_owner_acl',
     });
-    app.get('/stories/:id', storiesItem.show);
-    app.delete('/stories/:id', storiesItem.delete);
+    app.get(
+      '/stories/:id',
+      { schema: { params: pathParams('id'), querystring: itemQuery, response: { 200: storyResponse } } },
+      storiesItem.show,
+    );
+    app.delete(
+      '/stories/:id',
+      { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
+      storiesItem.delete,
+    );
     app.patch(
       '/stories/:id',
-      { schema: { body: storyBodies.update }, preValidation: storiesItem.guard },
+      {
+        schema: { params: pathParams('id'), body: storyBodies.update, response: { 200: storyResponse } },
+        preValidation: storiesItem.guard,
+      },
       storiesItem.update,
     );
     app.put(
       '/stories/:id',
-      { schema: { body: storyBodies.replace }, preValidation: storiesItem.guard },
+      {
+        schema: { params: pathParams('id'), body: storyBodies.replace, response: { 200: storyResponse } },
+        preValidation: storiesItem.guard,
+      },
       storiesItem.replace,
     );
     completeRoute(

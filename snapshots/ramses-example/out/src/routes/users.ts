@@ -2,17 +2,26 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor, type Services } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { profileModel, profileBodies } from '../models/profile.js';
-import { userModel, userBodies } from '../models/user.js';
+import { itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import { profileModel, profileBodies, profileResponse } from '../models/profile.js';
+import { userModel, userBodies, userResponse, userPage } from '../models/user.js';
 
 /** Routes below /users. */
 export function usersRoutes(services: Services): FastifyPluginAsync {
   return async (app) => {
     // GET, HEAD, OPTIONS, PATCH, POST /users — the User collection
     const users = actionsFor(services, { kind: 'collection', model: userModel, acl: 'user_self_acl' });
-    app.get('/users', users.index);
-    app.post('/users', { schema: { body: userBodies.create }, preValidation: users.guard }, users.create);
-    app.patch('/users', { schema: { body: userBodies.update }, preValidation: users.guard }, users.updateMany);
+    app.get('/users', { schema: { querystring: listQuery, response: { 200: userPage } } }, users.index);
+    app.post(
+      '/users',
+      { schema: { body: userBodies.create, response: { 201: userResponse } }, preValidation: users.guard },
+      users.create,
+    );
+    app.patch(
+      '/users',
+      { schema: { body: userBodies.update, response: { 200: statusAnswer } }, preValidation: users.guard },
+      users.updateMany,
+    );
     completeRoute(app, '/users', ['GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST'], services.cors, users.options);
 
     // DELETE, GET, PATCH, PUT /users/{username} — one User, by username
@@ -22,18 +31,32 @@ export function usersRoutes(services: Services): FastifyPluginAsync {
       itemParam: 'username',
       acl: 'user_self_acl',
     });
-    app.get('/users/:username', usersItem.show);
+    app.get(
+      '/users/:username',
+      { schema: { params: pathParams('username'), querystring: itemQuery, response: { 200: userResponse } } },
+      usersItem.show,
+    );
     app.patch(
       '/users/:username',
-      { schema: { body: userBodies.update }, preValidation: usersItem.guard },
+      {
+        schema: { params: pathParams('username'), body: userBodies.update, response: { 200: userResponse } },
+        preValidation: usersItem.guard,
+      },
       usersItem.update,
     );
     app.put(
       '/users/:username',
-      { schema: { body: userBodies.replace }, preValidation: usersItem.guard },
+      {
+        schema: { params: pathParams('username'), body: userBodies.replace, response: { 200: userResponse } },
+        preValidation: usersItem.guard,
+      },
       usersItem.replace,
     );
-    app.delete('/users/:username', usersItem.delete);
+    app.delete(
+      '/users/:username',
+      { schema: { params: pathParams('username'), response: { 200: statusAnswer } } },
+      usersItem.delete,
+    );
     completeRoute(app, '/users/:username', ['DELETE', 'GET', 'PATCH', 'PUT'], services.cors, usersItem.options);
 
     // GET, POST /users/{username}/groups — the groups field of a User
@@ -43,10 +66,26 @@ export function usersRoutes(services: Services): FastifyPluginAsync {
       parent: { model: userModel, param: 'username', field: 'groups' },
       acl: 'user_self_acl',
     });
-    app.get('/users/:username/groups', usersGroups.index);
+    app.get(
+      '/users/:username/groups',
+      {
+        schema: {
+          params: pathParams('username'),
+          response: { 200: { type: 'array', items: { type: 'string', enum: ['admin', 'user'] } } },
+        },
+      },
+      usersGroups.index,
+    );
     app.post(
       '/users/:username/groups',
-      { schema: { body: { type: 'object' } }, preValidation: usersGroups.guard },
+      {
+        schema: {
+          params: pathParams('username'),
+          body: { type: 'object' },
+          response: { 201: { type: 'array', items: { type: 'string', enum: ['admin', 'user'] } } },
+        },
+        preValidation: usersGroups.guard,
+      },
       usersGroups.create,
     );
     completeRoute(app, '/users/:username/groups', ['GET', 'POST'], services.cors, usersGroups.options);
@@ -58,15 +97,25 @@ export function usersRoutes(services: Services): FastifyPluginAsync {
       parent: { model: userModel, param: 'username', field: 'profile' },
       acl: 'user_profile_acl',
     });
-    app.get('/users/:username/profile', usersProfile.show);
+    app.get(
+      '/users/:username/profile',
+      { schema: { params: pathParams('username'), querystring: itemQuery, response: { 200: profileResponse } } },
+      usersProfile.show,
+    );
     app.post(
       '/users/:username/profile',
-      { schema: { body: profileBodies.create }, preValidation: usersProfile.guard },
+      {
+        schema: { params: pathParams('username'), body: profileBodies.create, response: { 201: profileResponse } },
+        preValidation: usersProfile.guard,
+      },
       usersProfile.create,
     );
     app.patch(
       '/users/:username/profile',
-      { schema: { body: profileBodies.update }, preValidation: usersProfile.guard },
+      {
+        schema: { params: pathParams('username'), body: profileBodies.update, response: { 200: profileResponse } },
+        preValidation: usersProfile.guard,
+      },
       usersProfile.update,
     );
     completeRoute(app, '/users/:username/profile', ['GET', 'PATCH', 'POST'], services.cors, usersProfile.options);
@@ -78,10 +127,21 @@ export function usersRoutes(services: Services): FastifyPluginAsync {
       parent: { model: userModel, param: 'username', field: 'settings' },
       acl: 'user_self_acl',
     });
-    app.get('/users/:username/settings', usersSettings.index);
+    app.get(
+      '/users/:username/settings',
+      { schema: { params: pathParams('username'), response: { 200: { type: 'object', additionalProperties: true } } } },
+      usersSettings.index,
+    );
     app.post(
       '/users/:username/settings',
-      { schema: { body: { type: 'object' } }, preValidation: usersSettings.guard },
+      {
+        schema: {
+          params: pathParams('username'),
+          body: { type: 'object' },
+          response: { 201: { type: 'object', additionalProperties: true } },
+        },
+        preValidation: usersSettings.guard,
+      },
       usersSettings.create,
     );
     completeRoute(app, '/users/:username/settings', ['GET', 'POST'], services.cors, usersSettings.options);

@@ -2,22 +2,42 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor, type Services } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { itemModel, itemBodies } from '../models/item.js';
+import { itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import { itemModel, itemBodies, itemResponse, itemPage } from '../models/item.js';
 
 /** Routes below /items. */
 export function itemsRoutes(services: Services): FastifyPluginAsync {
   return async (app) => {
     // GET, POST /items — the Item collection
     const items = actionsFor(services, { kind: 'collection', model: itemModel, acl: null });
-    app.get('/items', items.index);
-    app.post('/items', { schema: { body: itemBodies.create }, preValidation: items.guard }, items.create);
+    app.get('/items', { schema: { querystring: listQuery, response: { 200: itemPage } } }, items.index);
+    app.post(
+      '/items',
+      { schema: { body: itemBodies.create, response: { 201: itemResponse } }, preValidation: items.guard },
+      items.create,
+    );
     completeRoute(app, '/items', ['GET', 'POST'], services.cors, items.options);
 
     // DELETE, GET, PATCH /items/{id} — one Item, by id
     const itemsItem = actionsFor(services, { kind: 'item', model: itemModel, itemParam: 'id', acl: null });
-    app.get('/items/:id', itemsItem.show);
-    app.delete('/items/:id', itemsItem.delete);
-    app.patch('/items/:id', { schema: { body: itemBodies.update }, preValidation: itemsItem.guard }, itemsItem.update);
+    app.get(
+      '/items/:id',
+      { schema: { params: pathParams('id'), querystring: itemQuery, response: { 200: itemResponse } } },
+      itemsItem.show,
+    );
+    app.delete(
+      '/items/:id',
+      { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
+      itemsItem.delete,
+    );
+    app.patch(
+      '/items/:id',
+      {
+        schema: { params: pathParams('id'), body: itemBodies.update, response: { 200: itemResponse } },
+        preValidation: itemsItem.guard,
+      },
+      itemsItem.update,
+    );
     completeRoute(app, '/items/:id', ['DELETE', 'GET', 'PATCH'], services.cors, itemsItem.options);
   };
 }

@@ -82,7 +82,7 @@ export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: Query
   return query;
 }
 
-/** `_fields` on item reads. */
+/** `_fields` on item reads (the route schema, lib/http/schemas.ts, allows no other parameter, and this one once). */
 export function parseItemFields(
   modelOfRoute: Model,
   raw: RawQuery,
@@ -90,11 +90,8 @@ export function parseItemFields(
 ): readonly string[] | undefined {
   const model = asSeenBy(modelOfRoute, visible);
   const errors: FieldError[] = [];
-  for (const name of Object.keys(raw))
-    if (name !== '_fields') errors.push({ field: name, message: 'is not a query parameter of item reads' });
   const text = raw['_fields'];
   const fields = typeof text === 'string' && text !== '' ? projection(model, text, '_fields', errors) : undefined;
-  if (Array.isArray(text)) errors.push({ field: '_fields', message: 'is given more than once' });
   if (errors.length)
     throw badRequest(`invalid query: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
   return fields;

@@ -17,6 +17,8 @@ export interface AuthSpec {
   readonly credentialModel: AnyModel;
   /** JSON Schema of a new user (the user model's create body): `POST /auth/register`. */
   readonly registerBody: object;
+  /** JSON Schema of a user as answers show them (the user model's response schema). */
+  readonly userResponse: object;
   /** Whether the user model is served as `/users/{key}` (then `GET /users/self` is that route). */
   readonly userRouteIsSelf: boolean;
   readonly ticket: {

@@ -6,7 +6,8 @@ import { HttpError } from '../errors.js';
 import { completeRoute, type CorsSettings } from './routing.js';
 
 export function healthRoute(app: FastifyInstance, db: ServiceDatabase, cors: CorsSettings): void {
-  app.get('/health', async (request, reply) => {
+  const answer = { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } } as const;
+  app.get('/health', { schema: { response: { 200: answer } } }, async (request, reply) => {
     try {
       await db.ping();
     } catch (error) {

@@ -11,6 +11,7 @@ import { requestUrl } from '../http/actions.js';
 import { hideRefusedEmbeds } from '../http/embedded.js';
 import type { Policy } from '../http/policy.js';
 import { completeRoute } from '../http/routing.js';
+import { statusAnswer, tokenAnswer } from '../http/schemas.js';
 import { includeFor, serialize } from '../http/serialize.js';
 import { credentials, userKeyOf, userModel, users, type AuthContext } from './context.js';
 import { clearTicket, callerOf, crossSite, logIn } from './identity.js';
@@ -44,42 +45,50 @@ export function authRoutes(
       models: ctx.db.models,
     }).object(model, user);
 
-  api.post('/auth/register', { schema: { body: ctx.spec.registerBody } }, async (request, reply) => {
-    refuseCrossSite(ctx, request);
-    const body = checkRegistration(model, { ...(request.body as Rec) });
-    const token = ctx.spec.apiKey ? newToken() : null;
-    let user: Rec = {};
-    const response = await inTransaction(
-      ctx.db,
-      eventRun(ctx, request, 'register'),
-      body,
-      (data) => hashSecrets(model, withDefaults(model, data)),
-      async (db, data) => {
-        user = await users(ctx, db).create({ data, include: includeFor(model, db.models) });
-        if (token) await saveToken(ctx, db, user, token);
-        await hideRefused(request, user);
-        return user;
-      },
-      (created) => own(request, created),
-    );
-    await logIn(ctx, request, reply, user);
-    if (token) reply.header('www-authenticate', `ApiKey ${String(user['username'])}:${token}`);
-    return reply.code(201).send(response);
-  });
+  api.post(
+    '/auth/register',
+    { schema: { body: ctx.spec.registerBody, response: { 201: ctx.spec.userResponse } } },
+    async (request, reply) => {
+      refuseCrossSite(ctx, request);
+      const body = checkRegistration(model, { ...(request.body as Rec) });
+      const token = ctx.spec.apiKey ? newToken() : null;
+      let user: Rec = {};
+      const response = await inTransaction(
+        ctx.db,
+        eventRun(ctx, request, 'register'),
+        body,
+        (data) => hashSecrets(model, withDefaults(model, data)),
+        async (db, data) => {
+          user = await users(ctx, db).create({ data, include: includeFor(model, db.models) });
+          if (token) await saveToken(ctx, db, user, token);
+          await hideRefused(request, user);
+          return user;
+        },
+        (created) => own(request, created),
+      );
+      await logIn(ctx, request, reply, user);
+      if (token) reply.header('www-authenticate', `ApiKey ${String(user['username'])}:${token}`);
+      return reply.code(201).send(response);
+    },
+  );
   completeRoute(api, '/auth/register', ['POST'], ctx.config.cors);
 
   if (ctx.spec.ticket) {
-    api.post('/auth/login', { schema: { body: LOGIN_BODY } }, async (request, reply) => {
-      refuseCrossSite(ctx, request);
-      const user = await checkPassword(ctx, request, hashSecrets);
-      // Before-login handlers may still refuse (throw): the ticket is issued after them.
-      const response = await withEvents(ctx.db, eventRun(ctx, request, 'login', user), async () => {
-        await hideRefused(request, user);
-        return own(request, user);
-      });
-      await logIn(ctx, request, reply, user);
-      return response;
-    });
+    api.post(
+      '/auth/login',
+      { schema: { body: LOGIN_BODY, response: { 200: ctx.spec.userResponse } } },
+      async (request, reply) => {
+        refuseCrossSite(ctx, request);
+        const user = await checkPassword(ctx, request, hashSecrets);
+        // Before-login handlers may still refuse (throw): the ticket is issued after them.
+        const response = await withEvents(ctx.db, eventRun(ctx, request, 'login', user), async () => {
+          await hideRefused(request, user);
+          return own(request, user);
+        });
+        await logIn(ctx, request, reply, user);
+        return response;
+      },
+    );
     completeRoute(api, '/auth/login', ['POST'], ctx.config.cors);
     const logout = async (request: FastifyRequest, reply: FastifyReply) => {
       refuseCrossSite(ctx, request);
@@ -96,8 +105,9 @@ export function authRoutes(
       clearTicket(ctx, request, reply);
       return response;
     };
-    api.get('/auth/logout', logout);
-    api.post('/auth/logout', logout);
+    const loggedOut = { schema: { response: { 200: statusAnswer } } };
+    api.get('/auth/logout', loggedOut, logout);
+    api.post('/auth/logout', loggedOut, logout);
     completeRoute(api, '/auth/logout', ['GET', 'POST'], ctx.config.cors);
   }
 
@@ -110,14 +120,15 @@ export function authRoutes(
       reply.header('www-authenticate', `ApiKey ${String(user['username'])}:${token}`);
       return { ...statusBody(200, message, requestUrl(request)), token };
     };
-    api.post('/auth/token', { schema: { body: LOGIN_BODY } }, claim('Token claimed'));
-    api.post('/auth/reset_token', { schema: { body: LOGIN_BODY } }, claim('Token reset'));
+    const claimed = { schema: { body: LOGIN_BODY, response: { 200: tokenAnswer } } };
+    api.post('/auth/token', claimed, claim('Token claimed'));
+    api.post('/auth/reset_token', claimed, claim('Token reset'));
     completeRoute(api, '/auth/token', ['POST'], ctx.config.cors);
     completeRoute(api, '/auth/reset_token', ['POST'], ctx.config.cors);
   }
 
   if (!ctx.spec.userRouteIsSelf) {
-    api.get('/users/self', async (request) => {
+    api.get('/users/self', { schema: { response: { 200: ctx.spec.userResponse } } }, async (request) => {
       if (!request.user) throw new HttpError(401, 'log in to see yourself');
       return own(request, request.user);
     });

@@ -1,0 +1,78 @@
+/**
+ * The route schemas every resource shares (contract §4): path parameters, the query parameters
+ * Fastify checks before a handler runs, and the answers (a page, a status) around each model's
+ * own object schema. The query language itself (values, operators, filters) is lib/http/query.ts's:
+ * it knows what each caller may see, so the schemas only say which parameters exist and that
+ * each is given once.
+ */
+
+/** A parameter given once (a repeated one arrives as a list, which query.ts refuses by name). */
+const once = { type: 'string' } as const;
+
+/** GET on a collection: paging, sorting, fields, `_count`; any other parameter is a filter. */
+export const listQuery = {
+  type: 'object',
+  properties: { _limit: once, _page: once, _start: once, _sort: once, _fields: once, _count: {} },
+} as const;
+
+/** GET on one object: `_fields` only. */
+export const itemQuery = { type: 'object', properties: { _fields: once }, additionalProperties: false } as const;
+
+const params = new Map<string, object>();
+
+/** The path parameters of a route, each a key as written in the URL (a key of the wrong type is a 404, not a 400). */
+export function pathParams(...names: string[]): object {
+  const key = names.join('/');
+  let schema = params.get(key);
+  if (!schema) {
+    schema = {
+      type: 'object',
+      required: names,
+      properties: Object.fromEntries(names.map((name) => [name, { type: 'string', minLength: 1 }])),
+    };
+    params.set(key, schema);
+  }
+  return schema;
+}
+
+const whole = { type: 'integer', minimum: 0 } as const;
+
+/** A page of objects: the collection envelope around the model's object schema. */
+export function pageOf(item: object) {
+  return {
+    type: 'object',
+    required: ['total', 'count', 'start', 'took', 'fields', 'data'],
+    properties: {
+      total: whole,
+      count: whole,
+      start: whole,
+      took: whole,
+      fields: once,
+      data: { type: 'array', items: item },
+    },
+    additionalProperties: false,
+  } as const;
+}
+
+/** The answer of a delete, and of changes to many objects (with `count`): lib/errors.ts's status body. */
+export const statusAnswer = {
+  type: 'object',
+  required: ['status_code', 'title', 'explanation', 'message', 'timestamp', 'request_url'],
+  properties: {
+    status_code: { type: 'integer' },
+    title: { type: 'string' },
+    explanation: { type: 'string' },
+    message: { type: ['string', 'null'] },
+    timestamp: { type: 'string' },
+    request_url: { type: 'string' },
+    count: whole,
+  },
+  additionalProperties: false,
+} as const;
+
+/** A new API token (`POST /auth/token`, `/auth/reset_token`). */
+export const tokenAnswer = {
+  ...statusAnswer,
+  required: [...statusAnswer.required, 'token'],
+  properties: { ...statusAnswer.properties, token: { type: 'string' } },
+} as const;
