@@ -15,6 +15,8 @@ import { get, isAlreadyReported, isMap, isNull, isScalar, isSeq, type YEntry, ty
 import { didYouMean } from '../util/suggest.js';
 import { BODY_PROPERTIES, isMethodName, isResourceKey } from './grammar.js';
 import { dropOptionalKeys, isOptionalKey, mergeInto, requiredKey } from './merge.js';
+import { isScalarProperty, reportOptionalScalar } from './read/context.js';
+import { checkOptionalRepeats } from './template-checks.js';
 import { ParameterUse, RESERVED_PARAMETERS, referencedNames, substituteScalar, type ParameterValues } from './parameters.js';
 
 export interface Declaration {
@@ -26,6 +28,8 @@ export interface Declaration {
 export interface Declarations {
   readonly resourceTypes: ReadonlyMap<string, Declaration>;
   readonly traits: ReadonlyMap<string, Declaration>;
+  /** Resource types in a cycle of `type:`, reported where they are declared. */
+  readonly cyclicTypes?: ReadonlySet<string>;
 }
 
 /** A use of a type or trait: a name with parameters, or an inline definition. */
@@ -93,10 +97,12 @@ class Expander {
       ['resourcePath', resourcePath],
       ['resourcePathName', resourcePathName(resourcePath)],
     ]);
+    this.reportOptionalKeys(own);
     const typeNode = get(own, 'type');
     const typeBody = typeNode && !isNull(typeNode) ? this.resolveType(typeNode, reserved, []) : undefined;
     let merged = typeBody ? (mergeInto(own, typeBody) as YMap) : own;
     merged = this.applyTraits(merged, own, typeBody, reserved);
+    if (!merged.entries.some((e) => isMethodName(e.key.text))) this.checkUnappliedTraits(own, typeBody, reserved);
     merged = dropOptionalKeys(merged) as YMap;
     const nested = all
       .filter((e) => isResourceKey(e.key.text))
@@ -129,6 +135,35 @@ class Expander {
     return { kind: 'map', entries, span: resource.span };
   }
 
+  /**
+   * A resource without methods applies its traits to nothing, but they are still checked as if
+   * applied (their parameters given, their functions known), as raml-1-parser does.
+   */
+  checkUnappliedTraits(own: YMap, typeBody: YMap | undefined, reserved: ReadonlyMap<string, string>): void {
+    for (const ref of [...listItems(get(own, 'is')), ...listItems(get(typeBody, 'is'))]) {
+      this.instantiateTrait(ref, reserved, new Set(['methodName']));
+    }
+  }
+
+  /**
+   * RAML 0.8 §Optional Properties: "a resource type or trait definition MAY append a question
+   * mark". On a resource itself a `key?` would be dropped without a word, so it is reported.
+   * `type` and `is` values are templates (or their parameters), checked when applied.
+   */
+  reportOptionalKeys(node: YNode): void {
+    if (!isMap(node)) return;
+    for (const e of node.entries) {
+      if (isOptionalKey(e.key.text)) {
+        this.diagnostics.report('SVC1102', `unknown property "${e.key.text}": only resource types and traits can mark a property optional with "?"`, {
+          span: e.key.span,
+          hint: `write "${requiredKey(e.key.text)}" without "?"`,
+        });
+      } else if (e.key.text !== 'type' && e.key.text !== 'is') {
+        this.reportOptionalKeys(e.value);
+      }
+    }
+  }
+
   /** A resource type with its parameters applied and its parent types merged in (child wins). */
   resolveType(refNode: YNode, reserved: ReadonlyMap<string, string>, chain: readonly string[]): YMap | undefined {
     const ref = this.parseRef(refNode, 'resource type');
@@ -148,7 +183,11 @@ class Expander {
         return undefined;
       }
       if (chain.includes(name)) {
-        this.diagnostics.report('SVC1203', `resource types inherit in a cycle: ${[...chain, name].join(' → ')}`, { span: ref.nameNode.span });
+        // A cycle through declared names was reported at the declaration; one through a
+        // `type: <<parameter>>` shows only now.
+        if (!this.declarations.cyclicTypes?.has(name)) {
+          this.diagnostics.report('SVC1203', `resource types inherit in a cycle: ${[...chain, name].join(' → ')}`, { span: ref.nameNode.span });
+        }
         return undefined;
       }
       this.checkNoNestedResources(declaration);
@@ -168,12 +207,12 @@ class Expander {
     return own;
   }
 
-  instantiateTrait(refNode: YNode, reserved: ReadonlyMap<string, string>): YMap | undefined {
+  instantiateTrait(refNode: YNode, reserved: ReadonlyMap<string, string>, passThrough: ReadonlySet<string> = new Set()): YMap | undefined {
     const ref = this.parseRef(refNode, 'trait');
     if (!ref) return undefined;
     let body: YNode;
     if (ref.inline) {
-      body = this.instantiate(ref.inline, ref, reserved, new Set(), 'inline trait');
+      body = this.instantiate(ref.inline, ref, reserved, passThrough, 'inline trait');
     } else {
       const declaration = this.declarations.traits.get(ref.name!);
       if (!declaration) {
@@ -183,7 +222,7 @@ class Expander {
         });
         return undefined;
       }
-      body = this.instantiate(declaration.body, ref, reserved, new Set(), `trait "${ref.name}"`);
+      body = this.instantiate(declaration.body, ref, reserved, passThrough, `trait "${ref.name}"`);
     }
     if (!isMap(body)) return undefined;
     const kept = body.entries.filter((e) => e.key.text !== 'usage' && e.key.text !== 'displayName');
@@ -257,6 +296,7 @@ class Expander {
       case 'seq':
         return { kind: 'seq', items: node.items.map((item) => this.copy(item, use)), span: node.span };
       case 'map':
+        checkOptionalRepeats(node, this.diagnostics);
         return {
           kind: 'map',
           span: node.span,
@@ -268,14 +308,13 @@ class Expander {
     }
   }
 
-  /** RAML 0.8 §Optional Properties: only non-scalar properties can be optional. */
+  /**
+   * RAML 0.8 §Optional Properties: only non-scalar properties can be optional. Declared
+   * templates are checked by the reader; this catches inline ones (`is: [{description?: x}]`).
+   * A mapping or list value is a parameter or header named like a property, not the property.
+   */
   checkOptionalScalar(e: YEntry): void {
-    if (isOptionalKey(e.key.text) && isScalar(e.value) && e.value.value !== null) {
-      this.diagnostics.report('SVC1112', `"${e.key.text}" is a scalar property and cannot be optional`, {
-        span: e.key.span,
-        hint: `write "${requiredKey(e.key.text)}" without "?"`,
-      });
-    }
+    if (isOptionalKey(e.key.text) && isScalarProperty(requiredKey(e.key.text)) && isScalar(e.value)) reportOptionalScalar(this, e);
   }
 
   charge(at: Span): boolean {

@@ -10,6 +10,7 @@ import { isMap, isSeq, type YMap, type YNode } from '../load/ynode.js';
 import { collectDeclarations, expandApi, mediaTypeOf, pivotMethodBodies, pivotResourceBodies } from './expand.js';
 import type { RamlApi } from './model.js';
 import { readApi } from './read/api.js';
+import { checkDeclaredTemplates } from './template-checks.js';
 
 export interface FrontEndResult {
   /** Undefined only when the file could not be loaded or is not a RAML 0.8 mapping at all. */
@@ -37,10 +38,11 @@ export function readRaml(file: string, options: FrontEndOptions = {}): FrontEndR
 }
 
 export function readLoaded(root: YMap, diagnostics: DiagnosticBag): RamlApi {
-  const declarations = {
+  const declared = {
     traits: collectDeclarations(root, 'traits', diagnostics),
     resourceTypes: collectDeclarations(root, 'resourceTypes', diagnostics),
   };
+  const declarations = { ...declared, cyclicTypes: checkDeclaredTemplates(declared, diagnostics) };
   const expanded = expandApi(root, declarations, diagnostics);
   return readApi({ root: expanded, declarationsRoot: pivotDeclarations(root), ctx: { diagnostics } });
 }

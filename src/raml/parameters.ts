@@ -16,6 +16,49 @@ const REFERENCE = /^\s*([^|\s]+)\s*(?:\|\s*(\S*)\s*)?$/;
 
 export const RESERVED_PARAMETERS = ['resourcePath', 'resourcePathName', 'methodName'] as const;
 
+/** RAML 0.8 §Parameters: the only functions a parameter value can be transformed with. */
+export const PARAMETER_FUNCTIONS = ['!singularize', '!pluralize'] as const;
+
+/** `<<name>>` or `<<name | !function>>`, read; or why it cannot be read. */
+export type ParameterReference = { readonly name: string; readonly fn?: string } | { readonly problem: string };
+
+export function parseReference(inner: string): ParameterReference {
+  if (inner.trim() === '') return { problem: 'a parameter reference needs a name: <<name>>' };
+  const match = REFERENCE.exec(inner);
+  if (!match) return { problem: `malformed parameter reference <<${inner}>>: write <<name>> or <<name | !function>>` };
+  return match[2] === undefined ? { name: match[1]! } : { name: match[1]!, fn: match[2] };
+}
+
+/**
+ * Checks every `<<…>>` of a template string where it is written, applied or not: a blank or
+ * malformed reference (SVC1209) and an unknown function (SVC1207). The same diagnostics as
+ * when the template is applied, at the same place, so the bag keeps one of each.
+ */
+export function checkReferences(text: string, at: Span, diagnostics: DiagnosticBag): void {
+  if (!text.includes('<<')) return;
+  for (const match of text.matchAll(PARAMETER)) {
+    const where = subSpan(at, text, match.index, match[0].length);
+    const ref = parseReference(match[1]!);
+    if ('problem' in ref) reportMalformed(ref.problem, where, diagnostics);
+    else if (ref.fn !== undefined && !isKnownFunction(ref.fn)) reportUnknownFunction(ref.fn, where, diagnostics);
+  }
+}
+
+function isKnownFunction(fn: string): boolean {
+  return (PARAMETER_FUNCTIONS as readonly string[]).includes(fn);
+}
+
+function reportMalformed(problem: string, at: Span, diagnostics: DiagnosticBag): void {
+  diagnostics.report('SVC1209', problem, { span: at, hint: 'parameter names are written between << and >>, without spaces inside the name' });
+}
+
+function reportUnknownFunction(fn: string, at: Span, diagnostics: DiagnosticBag): void {
+  diagnostics.report('SVC1207', `unknown parameter function ${fn}`, {
+    span: at,
+    hint: didYouMean(fn, PARAMETER_FUNCTIONS) ?? 'use !singularize or !pluralize',
+  });
+}
+
 /** Parameter values for one application of a resource type or trait. */
 export interface ParameterValues {
   /** Values given at the application site, by name. */
@@ -50,13 +93,12 @@ export class ParameterUse {
   }
 
   resolve(inner: string, at: Span): string | undefined {
-    const match = REFERENCE.exec(inner);
-    if (!match) {
-      this.diagnostics.report('SVC1204', `malformed parameter reference <<${inner}>>`, { span: at, severity: 'warning' });
+    const ref = parseReference(inner);
+    if ('problem' in ref) {
+      reportMalformed(ref.problem, at, this.diagnostics);
       return undefined;
     }
-    const name = match[1]!;
-    const fn = match[2];
+    const { name, fn } = ref;
     if (this.values.passThrough.has(name)) return undefined;
     let value = this.values.reserved.get(name);
     if (value === undefined) {
@@ -89,10 +131,7 @@ export class ParameterUse {
       case '!pluralize':
         return pluralize.plural(value);
       default:
-        this.diagnostics.report('SVC1207', `unknown parameter function ${fn}`, {
-          span: at,
-          hint: didYouMean(fn, ['!singularize', '!pluralize']) ?? 'use !singularize or !pluralize',
-        });
+        reportUnknownFunction(fn, at, this.diagnostics);
         return undefined;
     }
   }
@@ -111,7 +150,8 @@ export function substituteScalar(node: YScalar, use: ParameterUse): YScalar {
   if (typeof node.value !== 'string' || !node.text.includes('<<')) return node;
   const text = use.substitute(node.text, node.span);
   if (text === node.text) return node;
-  const value: ScalarValue = node.style === 'plain' ? coreScalar(text) : text;
+  // An empty value stays empty text (r1 prints `description: ""`), not the null `key:` would be.
+  const value: ScalarValue = node.style === 'plain' && text !== '' ? coreScalar(text) : text;
   return { ...node, text, value };
 }
 
@@ -119,8 +159,8 @@ export function substituteScalar(node: YScalar, use: ParameterUse): YScalar {
 export function referencedNames(text: string): string[] {
   const names: string[] = [];
   for (const match of text.matchAll(PARAMETER)) {
-    const name = REFERENCE.exec(match[1] ?? '')?.[1];
-    if (name) names.push(name);
+    const ref = parseReference(match[1] ?? '');
+    if ('name' in ref) names.push(ref.name);
   }
   return names;
 }

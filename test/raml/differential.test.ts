@@ -80,6 +80,8 @@ const STRICTER_THAN_R1: Record<string, string> = {
   'SVC1101-not-raml-08': 'r1 also reads RAML 1.0; svcgen reads RAML 0.8 only',
   'SVC1103-wrong-kind-empty-item-in-is':
     'r1 skips an empty item of "is" beside others; RAML 0.8 §Applying Resource Types and Traits: "The value of the is attribute MUST be an array of any number of elements, each of which MUST be a) one or more trait keys (names) included in the traits declaration, or b) one or more trait definition maps"',
+  'SVC1102-unknown-property-optional-on-resource':
+    'r1 reads `get?:` on a resource as `get:`; RAML 0.8 §Optional Properties gives the "?" suffix to templates only: "a resource type or trait definition MAY append a question mark ("?") suffix to the name of any non-scalar property"',
 };
 
 describe('invalid RAML is rejected like raml-1-parser does', () => {

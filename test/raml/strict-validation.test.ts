@@ -251,3 +251,176 @@ describe('repeats (SVC1005)', () => {
     expect(result.diagnostics.map((d) => d.message)).toEqual(['duplicate key "get"', 'duplicate key "a"']);
   });
 });
+
+describe('templates are checked where they are declared, applied or not', () => {
+  it('reports x? beside x in one mapping of a trait or resource type, at the second (SVC1005)', () => {
+    const text = `
+title: T
+traits:
+  - t:
+      headers: {a: }
+      headers?: {b: }
+resourceTypes:
+  - c:
+      get?:
+      get:
+        queryParameters: {q: , q?: }
+/items:
+  get:
+`;
+    expect(found(text, ['SVC1005'])).toEqual(['SVC1005 api.raml:6:7', 'SVC1005 api.raml:10:7', 'SVC1005 api.raml:11:32']);
+  });
+
+  it('reports optional scalar properties in traits, resource types and their descendants (SVC1112)', () => {
+    const text = `
+title: T
+traits:
+  - t:
+      usage?: x
+      description?:
+      queryParameters:
+        q: {required?: true, type?: string}
+      body:
+        application/json: {schema?: s, example?: e}
+      responses:
+        200: {description?: d}
+resourceTypes:
+  - c:
+      displayName?: C
+      type?: d
+      get?:
+        description?: x
+  - d:
+/items:
+  get:
+`;
+    expect(found(text, ['SVC1112'])).toEqual([
+      'SVC1112 api.raml:5:7',
+      'SVC1112 api.raml:6:7',
+      'SVC1112 api.raml:8:13',
+      'SVC1112 api.raml:8:30',
+      'SVC1112 api.raml:10:28',
+      'SVC1112 api.raml:10:40',
+      'SVC1112 api.raml:12:15',
+      'SVC1112 api.raml:15:7',
+      'SVC1112 api.raml:16:7',
+      'SVC1112 api.raml:18:9',
+    ]);
+  });
+
+  it('accepts optional non-scalar properties, and parameters named like scalar properties', () => {
+    const text = `
+title: T
+traits:
+  - t:
+      headers?: {h: }
+      queryParameters:
+        type?: {type: string}
+      responses: {200?: }
+resourceTypes:
+  - c:
+      is?: [t]
+      securedBy?: [null]
+      uriParameters?: {id: }
+/items:
+  get:
+`;
+    expect(found(text, ['SVC1112', 'SVC1102', 'SVC1005'])).toEqual([]);
+  });
+
+  it('reports unknown functions and blank or malformed parameter names, once each, applied or not (SVC1207, SVC1209)', () => {
+    const text = `
+title: T
+traits:
+  - t:
+      description: <<p | !upper>> and << >>
+  - u:
+      description: <<a b>> <<p | !pluralize>>
+/items:
+  get:
+    is: [t: {p: x}]
+`;
+    expect(found(text, ['SVC1207', 'SVC1209'])).toEqual(['SVC1207 api.raml:5:20', 'SVC1209 api.raml:5:39', 'SVC1209 api.raml:7:20']);
+  });
+
+  it('reports a cycle of resource types at its first declaration, once, applied or not (SVC1203)', () => {
+    const text = `
+title: T
+resourceTypes:
+  - a: {type: b}
+  - b: {type: {a: {}}}
+  - self: {type: self}
+  - fine: {type: a}
+/items:
+  type: fine
+`;
+    expect(found(text, ['SVC1203'])).toEqual(['SVC1203 api.raml:4:5', 'SVC1203 api.raml:6:5']);
+  });
+
+  it('reports "is" and "is?" inside a trait (SVC1102)', () => {
+    const text = `
+title: T
+traits:
+  - t: {is: [u]}
+  - u: {is?: [t]}
+/items:
+  get:
+`;
+    expect(found(text, ['SVC1102'])).toEqual(['SVC1102 api.raml:4:9', 'SVC1102 api.raml:5:9']);
+  });
+
+  it('says where a misplaced property belongs (SVC1102)', () => {
+    const result = readFiles({ 'api.raml': raml('title: T\n/items:\n  title: x\n  get:\n    usage: u\n    type: t\n') });
+    expect(result.diagnostics.map((d) => `${d.code} ${d.message}`)).toEqual([
+      'SVC1102 "title" cannot appear in resource /items: it is a property of the API root',
+      'SVC1102 "usage" cannot appear in method get: only resource types and traits have a usage; "neither resources nor methods allow a property named usage" (RAML 0.8 §Usage)',
+      'SVC1102 "type" cannot appear in method get: only resources and resource types have a type',
+    ]);
+  });
+
+  it('reports optional properties outside resource types and traits instead of dropping them (SVC1102)', () => {
+    const text = `
+title: T
+/items:
+  description?: x
+  get?:
+  post:
+    queryParameters: {q?: }
+  type: {c: {}}
+resourceTypes:
+  - c: {get?: }
+`;
+    expect(found(text, ['SVC1102'])).toEqual(['SVC1102 api.raml:4:3', 'SVC1102 api.raml:5:3', 'SVC1102 api.raml:7:23']);
+  });
+
+  it('checks the traits of a resource without methods as if applied (SVC1204)', () => {
+    const text = `
+title: T
+traits:
+  - t: {description: <<p>> <<methodName>>}
+resourceTypes:
+  - c: {description: <<q>>}
+/items:
+  is: [t]
+/others:
+  type: c
+/fine:
+  is: [t: {p: x}]
+`;
+    expect(found(text, ['SVC1204'])).toEqual(['SVC1204 api.raml:8:8', 'SVC1204 api.raml:10:9']);
+  });
+});
+
+describe('lax where the reference parsers and the spec are', () => {
+  it('accepts enum with no value and a description in a body', () => {
+    const text = `
+title: T
+/items:
+  post:
+    queryParameters: {q: {enum: }}
+    body:
+      application/json: {description: the new item}
+`;
+    expect(found(text, ['SVC1103', 'SVC1102', 'SVC1105'])).toEqual([]);
+  });
+});

@@ -127,16 +127,41 @@ export function readEntries(
       extras.set(name, toPlain(e.value));
       continue;
     }
+    if (handler && ctx.template && isOptionalKey(key) && isScalarProperty(name)) {
+      reportOptionalScalar(ctx, e);
+      continue;
+    }
     if (handler) {
       handler(e);
       continue;
     }
-    report(ctx, 'SVC1102', `unknown property "${key}" in ${where}`, {
+    const belongs = PLACE_OF[key];
+    report(ctx, 'SVC1102', belongs ? `"${key}" cannot appear in ${where}: ${belongs}` : `unknown property "${key}" in ${where}`, {
       span: e.key.span,
       hint: didYouMean(key, Object.keys(handlers)) ?? `allowed here: ${Object.keys(handlers).join(', ')}`,
     });
   }
 }
+
+const AT_ROOT = 'it is a property of the API root';
+
+/** Where a RAML 0.8 property belongs, for one that is written at a place that does not allow it. */
+const PLACE_OF: Readonly<Record<string, string>> = {
+  usage: 'only resource types and traits have a usage; "neither resources nor methods allow a property named usage" (RAML 0.8 §Usage)',
+  type: 'only resources and resource types have a type',
+  is: 'only resources, methods, resource types and traits apply traits with "is"',
+  uriParameters: 'URI parameters are declared on the resource whose URI has them',
+  displayName: 'only resources, resource types, traits and named parameters have a displayName',
+  title: AT_ROOT,
+  version: AT_ROOT,
+  baseUri: AT_ROOT,
+  mediaType: AT_ROOT,
+  schemas: AT_ROOT,
+  documentation: AT_ROOT,
+  traits: AT_ROOT,
+  resourceTypes: AT_ROOT,
+  securitySchemes: AT_ROOT,
+};
 
 /** `traits`, `resourceTypes` and `securitySchemes`: a list of {name: definition} (or empty). */
 export function checkDeclarationList(ctx: ReadContext, e: YEntry): void {
@@ -148,6 +173,27 @@ export function checkDeclarationList(ctx: ReadContext, e: YEntry): void {
   }
   if (e.value.kind === 'scalar' && e.value.value === null) return;
   report(ctx, 'SVC1103', `"${e.key.text}" must be a list of {name: definition}, not ${describe(e.value)}`, { span: entrySpan(e) });
+}
+
+/**
+ * Properties whose value is one scalar. RAML 0.8 §Optional Properties: "using the optional
+ * marker ("?") in a scalar property such as usage or displayName MUST be rejected".
+ */
+const SCALAR_VALUED: ReadonlySet<string> = new Set([
+  'description', 'displayName', 'usage', 'example', 'schema', 'title', 'content', 'type',
+  'default', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'required', 'repeat',
+]);
+
+export function isScalarProperty(name: string): boolean {
+  return SCALAR_VALUED.has(name);
+}
+
+/** The message of SVC1112, shared with the expander (which checks inline templates as it applies them). */
+export function reportOptionalScalar(ctx: Pick<ReadContext, 'diagnostics'>, e: YEntry): void {
+  ctx.diagnostics.report('SVC1112', `"${e.key.text}" is a scalar property and cannot be optional`, {
+    span: e.key.span,
+    hint: `write "${requiredKey(e.key.text)}" without "?"`,
+  });
 }
 
 /** Properties whose parameterized value is just text (so it stays on the object, substituted later). */

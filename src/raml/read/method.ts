@@ -38,10 +38,22 @@ export function readMethod(ctx: ReadContext, name: string, map: YMap, options: {
   if (options.trait) {
     handlers['usage'] = (e) => (m.usage = stringValue(ctx, e));
     handlers['displayName'] = (e) => (m.displayName = stringValue(ctx, e));
+    handlers['is'] = (e) => reportTraitInTrait(ctx, e);
   }
   readEntries(ctx, map, options.where ?? `method ${name}`, handlers, extras);
   if (extras.size) m.extras = extras;
   return m as Method;
+}
+
+/**
+ * RAML 0.8 §Resource Types and Traits: methods apply traits with `is`, and a trait is applied to
+ * a method, so traits do not apply other traits (both reference parsers reject it).
+ */
+function reportTraitInTrait(ctx: ReadContext, e: YEntry): void {
+  report(ctx, 'SVC1102', `"${e.key.text}" cannot be used in a trait: a trait cannot apply other traits`, {
+    span: e.key.span,
+    hint: 'apply both traits where the trait is used: `is: [first, second]`',
+  });
 }
 
 /** `is:` a list of trait names, `{name: {parameters}}` or inline traits; checked when applied. */
@@ -110,6 +122,8 @@ function readBody(ctx: ReadContext, mediaType: string, e: YEntry, inResponse: bo
     schema: (s) => (body.schema = readSchemaReference(ctx, s, mediaType)),
     example: (x) => (body.example = readExample(ctx, x, mediaType)),
     formParameters: (f) => (body.formParameters = readNamedParameters(ctx, f)),
+    // Not in RAML 0.8's list for a body, but both reference parsers accept it (and RAML 1.0 has it).
+    description: (d) => (body.description = stringValue(ctx, d)),
   }, extras);
   if (extras.size) body.extras = extras;
   checkFormParameters(ctx, map, inResponse);
