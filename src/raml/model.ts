@@ -88,6 +88,8 @@ export interface Body {
   /** The example as YAML reads it (usually text; a plain `15` is a number). */
   readonly example?: string | number | boolean;
   readonly formParameters?: NamedParameters;
+  /** Accepted as the reference parsers accept it; RAML 0.8 does not list it for bodies. */
+  readonly description?: string;
   readonly extras?: Extras;
   readonly node: YNode;
 }

@@ -99,6 +99,8 @@ function readType(ctx: ReadContext, e: YEntry): string | undefined {
 }
 
 function readEnum(ctx: ReadContext, e: YEntry): readonly (string | number | boolean | null)[] | undefined {
+  // `enum:` with no value lists nothing, so it restricts nothing: both reference parsers accept it.
+  if (isNull(e.value)) return undefined;
   if (!isSeq(e.value)) {
     report(ctx, 'SVC1103', `"enum" must be a list of values, not ${describe(e.value)}`, { span: entrySpan(e) });
     return undefined;

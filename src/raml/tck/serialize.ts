@@ -5,7 +5,7 @@
  */
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { positionAt } from '../../diagnostics/source.js';
-import { toPlain } from '../../load/ynode.js';
+import { get, isMap, isNull, toPlain, type YNode } from '../../load/ynode.js';
 import type {
   Body,
   Extras,
@@ -80,8 +80,9 @@ class TckPrinter {
   readonly methodProtocols: string[] | undefined;
 
   constructor(readonly raml: RamlApi) {
-    const scheme = /^(https?):\/\//i.exec(raml.baseUri ?? '')?.[1];
-    this.methodProtocols = scheme ? [scheme.toUpperCase()] : undefined;
+    // A baseUri without a scheme (`example.com/api`, `{host}/api`) is read as HTTP.
+    const scheme = /^(https?):\/\//i.exec(raml.baseUri ?? '')?.[1] ?? 'HTTP';
+    this.methodProtocols = raml.baseUri !== undefined ? [scheme.toUpperCase()] : undefined;
   }
 
   api(): JsonObject {
@@ -119,12 +120,12 @@ class TckPrinter {
 
   resource(r: Resource, inheritedSecuredBy: readonly SecurityReference[] | undefined): JsonObject {
     const out: JsonObject = { relativeUri: r.relativeUri };
-    set(out, 'type', r.type as Json | undefined);
-    set(out, 'is', r.is as Json | undefined);
+    set(out, 'type', templateRef(r.type));
+    set(out, 'is', templateRefs(r.is));
     const effectiveSecuredBy = r.securedBy ?? inheritedSecuredBy;
     set(out, 'securedBy', effectiveSecuredBy ? securedBy(effectiveSecuredBy) : undefined);
     set(out, 'uriParameters', this.uriParameters(r));
-    set(out, 'baseUriParameters', r.baseUriParameters ? parameterList(r.baseUriParameters) : undefined);
+    set(out, 'baseUriParameters', parameterList(r.baseUriParameters));
     if (r.methods.length) out['methods'] = r.methods.map((m) => this.method(m, effectiveSecuredBy));
     if (r.resources.length) out['resources'] = r.resources.map((child) => this.resource(child, this.raml.securedBy));
     out['displayName'] = r.displayName ?? r.relativeUri;
@@ -156,15 +157,15 @@ class TckPrinter {
 
   methodBody(m: Method): JsonObject {
     const out: JsonObject = {};
-    set(out, 'responses', m.responses ? responses(m.responses) : undefined);
-    set(out, 'body', m.body ? bodies(m.body) : undefined);
+    set(out, 'responses', this.responses(m.responses));
+    set(out, 'body', this.bodies(m.body, m.node));
     set(out, 'protocols', m.protocols ? [...m.protocols] : undefined);
     set(out, 'securedBy', m.securedBy ? securedBy(m.securedBy) : undefined);
-    set(out, 'queryParameters', m.queryParameters ? parameters(m.queryParameters, false) : undefined);
-    set(out, 'headers', m.headers ? parameters(m.headers, false) : undefined);
-    set(out, 'baseUriParameters', m.baseUriParameters ? parameterList(m.baseUriParameters) : undefined);
+    set(out, 'queryParameters', parameters(m.queryParameters, false));
+    set(out, 'headers', parameters(m.headers, false));
+    set(out, 'baseUriParameters', parameterList(m.baseUriParameters));
     set(out, 'description', m.description);
-    set(out, 'is', m.is as Json | undefined);
+    set(out, 'is', templateRefs(m.is));
     set(out, 'usage', m.usage);
     set(out, 'displayName', m.displayName);
     addExtras(out, m.extras);
@@ -186,12 +187,12 @@ class TckPrinter {
   resourceType(name: string, r: Resource): JsonObject {
     const out: JsonObject = { name };
     set(out, 'usage', r.usage);
-    set(out, 'type', r.type as Json | undefined);
-    set(out, 'is', r.is as Json | undefined);
+    set(out, 'type', templateRef(r.type));
+    set(out, 'is', templateRefs(r.is));
     const typeSecuredBy = r.securedBy ?? this.raml.securedBy;
     set(out, 'securedBy', typeSecuredBy ? securedBy(typeSecuredBy) : undefined);
-    if (r.uriParameters) out['uriParameters'] = parameterList(r.uriParameters);
-    set(out, 'baseUriParameters', r.baseUriParameters ? parameterList(r.baseUriParameters) : undefined);
+    set(out, 'uriParameters', parameterList(r.uriParameters));
+    set(out, 'baseUriParameters', parameterList(r.baseUriParameters));
     set(out, 'displayName', r.displayName);
     set(out, 'description', r.description);
     for (const m of r.methods) {
@@ -202,6 +203,30 @@ class TckPrinter {
       out[m.method] = method;
     }
     addExtras(out, r.extras);
+    return out;
+  }
+
+  /**
+   * An empty `body:` (null or `{}`) with a default media type is a body of that media type
+   * (RAML 0.8 §Default Media Type), printed as r1 does; an empty body otherwise is left out.
+   */
+  bodies(list: readonly Body[] | undefined, owner: YNode): JsonObject | undefined {
+    const mediaType = this.raml.mediaType;
+    if (list?.length === 0 && mediaType !== undefined && isEmpty(isMap(owner) ? get(owner, 'body') : undefined)) return { [mediaType]: { name: mediaType } };
+    return list?.length ? bodies(list) : undefined;
+  }
+
+  responses(list: readonly Response[] | undefined): JsonObject | undefined {
+    if (!list?.length) return undefined;
+    const out: JsonObject = {};
+    for (const r of list) {
+      const response: JsonObject = { code: r.code };
+      set(response, 'description', r.description);
+      set(response, 'headers', parameters(r.headers, false));
+      set(response, 'body', this.bodies(r.body, r.node));
+      addExtras(response, r.extras);
+      out[r.code] = response;
+    }
     return out;
   }
 
@@ -233,14 +258,17 @@ function implicitParameter(name: string): JsonObject {
   return { name, displayName: name, type: 'string', required: true, repeat: false };
 }
 
-function parameters(params: NamedParameters, uri: boolean): JsonObject | undefined {
+/** r1 leaves out a parameter list that ends up empty (`headers:` alone, or only optional names). */
+function parameters(params: NamedParameters | undefined, uri: boolean): JsonObject | undefined {
+  if (!params?.size) return undefined;
   const out: JsonObject = {};
   for (const [name, definition] of params) out[name] = parameterDefinition(definition, uri);
   return out;
 }
 
 /** r1 quirk: base URI parameters of resources and methods, and a resource type's URI parameters, print as lists. */
-function parameterList(params: NamedParameters): Json {
+function parameterList(params: NamedParameters | undefined): Json | undefined {
+  if (!params?.size) return undefined;
   return [...params.values()].map((d) => parameterDefinition(d, true));
 }
 
@@ -262,7 +290,7 @@ function parameter(p: NamedParameter, uri: boolean): JsonObject {
     repeat: p.repeat ?? false,
   };
   set(out, 'description', p.description);
-  set(out, 'enum', p.enum ? [...p.enum] : undefined);
+  set(out, 'enum', p.enum ? [...p.enum] : nullEnum(p));
   set(out, 'pattern', p.pattern);
   set(out, 'minLength', p.minLength);
   set(out, 'maxLength', p.maxLength);
@@ -282,25 +310,43 @@ function bodies(list: readonly Body[]): JsonObject {
       body['schema'] = b.schema.written;
       body['schemaContent'] = b.schema.content;
     }
-    set(body, 'example', b.example);
-    set(body, 'formParameters', b.formParameters ? parameters(b.formParameters, false) : undefined);
+    set(body, 'description', b.description);
+    set(body, 'example', b.example ?? nullExample(b));
+    set(body, 'formParameters', parameters(b.formParameters, false));
     addExtras(body, b.extras);
     out[b.mediaType] = body;
   }
   return out;
 }
 
-function responses(list: readonly Response[]): JsonObject {
-  const out: JsonObject = {};
-  for (const r of list) {
-    const response: JsonObject = { code: r.code };
-    set(response, 'description', r.description);
-    set(response, 'headers', r.headers ? parameters(r.headers, false) : undefined);
-    set(response, 'body', r.body ? bodies(r.body) : undefined);
-    addExtras(response, r.extras);
-    out[r.code] = response;
-  }
-  return out;
+function isEmpty(node: YNode | undefined): boolean {
+  return isNull(node) || (isMap(node) && node.entries.length === 0);
+}
+
+/** r1 quirk: `enum:` with no value prints as `[null]` (svcgen reads it as no restriction). */
+function nullEnum(p: NamedParameter): Json[] | undefined {
+  return isMap(p.node) && p.node.entries.some((e) => e.key.text === 'enum' && isNull(e.value)) ? [null] : undefined;
+}
+
+/** r1 prints `example:` with no value as `example: null`. */
+function nullExample(b: Body): null | undefined {
+  return isMap(b.node) && b.node.entries.some((e) => e.key.text === 'example' && isNull(e.value)) ? null : undefined;
+}
+
+/**
+ * A use of a trait or resource type without parameters (`t: {}` or `t:`) prints as its bare
+ * name, as r1 prints it: it means the same as `t`.
+ */
+function templateRef(ref: unknown): Json | undefined {
+  if (ref === null || typeof ref !== 'object' || Array.isArray(ref)) return ref as Json | undefined;
+  const keys = Object.keys(ref);
+  const value = keys.length === 1 ? (ref as Record<string, unknown>)[keys[0]!] : undefined;
+  const bare = keys.length === 1 && (value === null || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value!).length === 0));
+  return bare ? keys[0]! : (ref as Json);
+}
+
+function templateRefs(refs: unknown): Json | undefined {
+  return Array.isArray(refs) ? refs.map((ref) => templateRef(ref) ?? null) : (refs as Json | undefined);
 }
 
 function securedBy(refs: readonly SecurityReference[]): Json {
