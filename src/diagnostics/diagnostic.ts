@@ -10,11 +10,20 @@ export interface Diagnostic {
   readonly span?: Span;
   /** What to do about it ("did you mean `User`?"). */
   readonly hint?: string;
+  /** Another place the problem involves: the first of two repeated keys or declarations. */
+  readonly related?: RelatedLocation;
+}
+
+export interface RelatedLocation {
+  readonly span: Span;
+  /** What is there, said as a note: `first declared here`. */
+  readonly message: string;
 }
 
 export interface DiagnosticInit {
   readonly span?: Span | undefined;
   readonly hint?: string | undefined;
+  readonly related?: RelatedLocation | undefined;
   /** Override the catalogue severity (rare: e.g. a check that is only a warning in templates). */
   readonly severity?: Severity;
 }
@@ -31,6 +40,7 @@ export class DiagnosticBag {
     };
     if (init.span) diagnostic.span = init.span;
     if (init.hint) diagnostic.hint = init.hint;
+    if (init.related) diagnostic.related = init.related;
     this.#items.push(diagnostic);
   }
 

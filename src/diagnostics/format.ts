@@ -19,6 +19,7 @@ export interface DiagnosticJson {
   endLine?: number;
   endColumn?: number;
   hint?: string;
+  related?: { message: string; file: string; line: number; column: number };
 }
 
 export function displayPath(path: string, cwd: string): string {
@@ -39,6 +40,10 @@ export function toJson(d: Diagnostic, cwd: string): DiagnosticJson {
     out.endColumn = end.column;
   }
   if (d.hint) out.hint = d.hint;
+  if (d.related) {
+    const at = positionAt(d.related.span.source, d.related.span.start);
+    out.related = { message: d.related.message, file: displayPath(d.related.span.source.path, cwd), line: at.line, column: at.column };
+  }
   return out;
 }
 
@@ -71,6 +76,10 @@ export function formatDiagnostic(d: Diagnostic, options: FormatOptions): string 
     lines.push(head, ...(d.span.source.text === '' ? [] : ['', ...codeFrame(d.span, c)]));
   } else {
     lines.push(head);
+  }
+  if (d.related) {
+    const at = positionAt(d.related.span.source, d.related.span.start);
+    lines.push(`${c.bold('note')}: ${d.related.message} at ${c.cyan(displayPath(d.related.span.source.path, options.cwd))}:${c.yellow(String(at.line))}:${c.yellow(String(at.column))}`);
   }
   if (d.hint) lines.push(`${c.bold('help')}: ${d.hint}`);
   return lines.join('\n');

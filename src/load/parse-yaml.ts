@@ -94,9 +94,11 @@ function reportYamlProblems(doc: Document.Parsed, source: SourceFile, diagnostic
     } else if (error.code === 'DUPLICATE_KEY') {
       const at = keyStart(source.text, start);
       const key = /^[^:\r\n]*/.exec(source.text.slice(at))?.[0].trim() ?? '';
+      const first = firstKeyBefore(doc, at);
       diagnostics.report('SVC1005', key ? `duplicate key "${key}"` : 'duplicate key', {
         span: span(source, at, at + Math.max(1, key.length)),
         hint: 'a repeated key would silently replace the first one; merge the two entries',
+        related: first === undefined ? undefined : { span: span(source, first[0], first[1]), message: 'first written here' },
       });
     } else {
       diagnostics.report('SVC1004', message, { span: span(source, start, end) });
@@ -113,6 +115,23 @@ function reportYamlProblems(doc: Document.Parsed, source: SourceFile, diagnostic
     }
   }
   return !doc.errors.some((e) => e.code !== 'DUPLICATE_KEY');
+}
+
+/** Where the first of two equal keys is, given where the repeat starts (the yaml package keeps both pairs). */
+function firstKeyBefore(doc: Document.Parsed, repeatAt: number): [number, number] | undefined {
+  const { isScalar: isYamlScalar, visit } = yaml();
+  let found: [number, number] | undefined;
+  visit(doc, {
+    Map(_, map) {
+      const keys = map.items.map((pair) => pair.key).filter((key): key is Scalar => isYamlScalar(key) && key.range !== undefined && key.range !== null);
+      const repeat = keys.find((key) => key.range![0] === repeatAt);
+      if (!repeat) return undefined;
+      const first = keys.find((key) => key.value === repeat.value);
+      if (first && first !== repeat) found = [first.range![0], first.range![1]];
+      return visit.BREAK;
+    },
+  });
+  return found;
 }
 
 /**

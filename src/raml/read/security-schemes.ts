@@ -1,5 +1,5 @@
 /** RAML 0.8 §Security: `securitySchemes` declarations. */
-import { isNull, isScalar, type YEntry, type YMap } from '../../load/ynode.js';
+import { isNull, isScalar, type YEntry, type YMap, type YScalar } from '../../load/ynode.js';
 import { didYouMean } from '../../util/suggest.js';
 import { declarationEntries } from '../expand.js';
 import type { SecurityScheme } from '../model.js';
@@ -18,13 +18,18 @@ const REQUIRED_SETTINGS: Readonly<Record<string, readonly string[]>> = {
 export function readSecuritySchemes(ctx: ReadContext, e: YEntry): SecurityScheme[] {
   checkDeclarationList(ctx, e);
   const schemes: SecurityScheme[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, YScalar>();
   for (const d of declarationEntries(e.value)) {
-    if (seen.has(d.key.text)) {
-      report(ctx, 'SVC1210', `security scheme "${d.key.text}" is declared twice`, { span: d.key.span, hint: 'rename one of them: `securedBy` names a scheme by its name' });
+    const first = seen.get(d.key.text);
+    if (first) {
+      report(ctx, 'SVC1210', `security scheme "${d.key.text}" is declared twice`, {
+        span: d.key.span,
+        hint: 'rename one of them: `securedBy` names a scheme by its name',
+        related: { span: first.span, message: 'first declared here' },
+      });
       continue;
     }
-    seen.add(d.key.text);
+    seen.set(d.key.text, d.key);
     const map = mapValue(ctx, d, 'a security scheme (type, description, describedBy, settings)');
     if (map) schemes.push(readScheme(ctx, d, map));
   }
