@@ -30,7 +30,8 @@ export function readRaml(file: string, options: FrontEndOptions = {}): FrontEndR
   if (document.root === undefined) return { document, diagnostics: diagnostics.sorted() };
   if (!isMap(document.root)) {
     const what = document.root.kind === 'scalar' && document.root.value === null ? 'empty' : `a ${document.root.kind === 'seq' ? 'list' : 'scalar'}`;
-    diagnostics.report('SVC1103', `the document must be a mapping of RAML properties, but it is ${what}`, { span: fileSpan(document.rootFile) });
+    const at = what === 'empty' ? fileSpan(document.rootFile) : document.root.span;
+    diagnostics.report('SVC1103', `the document must be a mapping of RAML properties, but it is ${what}`, { span: at });
     return { document, diagnostics: diagnostics.sorted() };
   }
   const api = readLoaded(document.root, diagnostics);

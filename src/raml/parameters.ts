@@ -12,7 +12,8 @@ import { didYouMean } from '../util/suggest.js';
 import { coreScalar } from './core-schema.js';
 
 const PARAMETER = /<<([^<>]*?)>>/g;
-const REFERENCE = /^\s*([^|\s]+)\s*(?:\|\s*(\S*)\s*)?$/;
+/** `name` or `name | !function`; a name may hold spaces (`<<a b>>` names the parameter "a b", as in raml-1-parser). */
+const REFERENCE = /^\s*([^|]*?)\s*(?:\|\s*(\S*)\s*)?$/;
 
 export const RESERVED_PARAMETERS = ['resourcePath', 'resourcePathName', 'methodName'] as const;
 
@@ -23,8 +24,8 @@ export const PARAMETER_FUNCTIONS = ['!singularize', '!pluralize'] as const;
 export type ParameterReference = { readonly name: string; readonly fn?: string } | { readonly problem: string };
 
 export function parseReference(inner: string): ParameterReference {
-  if (inner.trim() === '') return { problem: 'a parameter reference needs a name: <<name>>' };
   const match = REFERENCE.exec(inner);
+  if (match?.[1] === '' || inner.trim() === '') return { problem: 'a parameter reference needs a name: <<name>>' };
   if (!match) return { problem: `malformed parameter reference <<${inner}>>: write <<name>> or <<name | !function>>` };
   return match[2] === undefined ? { name: match[1]! } : { name: match[1]!, fn: match[2] };
 }
@@ -49,7 +50,7 @@ function isKnownFunction(fn: string): boolean {
 }
 
 function reportMalformed(problem: string, at: Span, diagnostics: DiagnosticBag): void {
-  diagnostics.report('SVC1209', problem, { span: at, hint: 'parameter names are written between << and >>, without spaces inside the name' });
+  diagnostics.report('SVC1209', problem, { span: at, hint: 'write <<name>>, or <<name | !singularize>> / <<name | !pluralize>>' });
 }
 
 function reportUnknownFunction(fn: string, at: Span, diagnostics: DiagnosticBag): void {
@@ -73,10 +74,17 @@ export interface ParameterValues {
   readonly appliedAt: Span;
 }
 
-/** Tracks which given parameters a template used, to warn about the others. */
+/**
+ * Tracks which given parameters a template used, to warn about the others, and reports the ones
+ * it needs but was not given. Inside an optional property (`post?:`) a missing value is only
+ * reported if the property is applied after all (`reportDeferred`): a resource without `post`
+ * needs no value for a parameter used only there, as in raml-1-parser.
+ */
 export class ParameterUse {
   readonly used = new Set<string>();
   readonly #missingReported = new Set<string>();
+  #optionalDepth = 0;
+  readonly #deferred: { readonly name: string; readonly node: Span; readonly at: Span }[] = [];
 
   constructor(
     readonly values: ParameterValues,
@@ -87,12 +95,26 @@ export class ParameterUse {
   substitute(text: string, at: Span): string {
     if (!text.includes('<<')) return text;
     return text.replace(PARAMETER, (whole, inner: string, offset: number) => {
-      const replacement = this.resolve(inner, subSpan(at, text, offset, whole.length));
+      const replacement = this.resolve(inner, subSpan(at, text, offset, whole.length), at);
       return replacement ?? whole;
     });
   }
 
-  resolve(inner: string, at: Span): string | undefined {
+  /** Copying the value of an optional property (`key?`) of the template, or done with it. */
+  enterOptional(): void {
+    this.#optionalDepth++;
+  }
+
+  leaveOptional(): void {
+    this.#optionalDepth--;
+  }
+
+  /** Reports the values missing inside optional properties whose text (`node`) was applied. */
+  reportDeferred(applied: (node: Span) => boolean): void {
+    for (const { name, node, at } of this.#deferred) if (applied(node)) this.reportMissing(name, at);
+  }
+
+  resolve(inner: string, at: Span, node: Span = at): string | undefined {
     const ref = parseReference(inner);
     if ('problem' in ref) {
       reportMalformed(ref.problem, at, this.diagnostics);
@@ -109,19 +131,23 @@ export class ParameterUse {
       }
     }
     if (value === undefined) {
-      if (!this.#missingReported.has(name)) {
-        this.#missingReported.add(name);
-        const candidates = [...this.values.given.keys(), ...this.values.reserved.keys()];
-        const usedAt = positionAt(at.source, at.start);
-        this.diagnostics.report('SVC1204', `${this.values.what} needs a value for parameter "${name}"`, {
-          span: this.values.appliedAt,
-          hint: didYouMean(name, candidates) ?? `it is used at ${basename(at.source.path)}:${usedAt.line}:${usedAt.column}${passItAs(this.values.what, name)}`,
-        });
-      }
+      if (this.#optionalDepth > 0) this.#deferred.push({ name, node, at });
+      else this.reportMissing(name, at);
       return undefined;
     }
     if (fn === undefined) return value;
     return this.transform(fn, value, at);
+  }
+
+  reportMissing(name: string, at: Span): void {
+    if (this.#missingReported.has(name)) return;
+    this.#missingReported.add(name);
+    const candidates = [...this.values.given.keys(), ...this.values.reserved.keys()];
+    const usedAt = positionAt(at.source, at.start);
+    this.diagnostics.report('SVC1204', `${this.values.what} needs a value for parameter "${name}"`, {
+      span: this.values.appliedAt,
+      hint: didYouMean(name, candidates) ?? `it is used at ${basename(at.source.path)}:${usedAt.line}:${usedAt.column}${passItAs(this.values.what, name)}`,
+    });
   }
 
   transform(fn: string, value: string, at: Span): string | undefined {

@@ -8,13 +8,16 @@
  */
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../src/pipeline.js';
 import { readRaml } from '../../src/raml/front-end.js';
 import { toTckDocument } from '../../src/raml/tck/serialize.js';
 import { oracleTck } from '../support/oracle.js';
 import { repoRoot } from '../support/paths.js';
-import { stripMetadata } from '../support/tck.js';
+import { writeTree } from '../support/files.js';
+import { stripMetadata, tckVerdict } from '../support/tck.js';
+import { differentialCases } from './differential/cases.js';
+import { DIFFERENT_BY_DESIGN } from './differential/known-differences.js';
 
 /**
  * Where svcgen deliberately prints something else than raml-1-parser (JSON path → why). These
@@ -102,3 +105,55 @@ describe('invalid RAML is rejected like raml-1-parser does', () => {
     else expect(theirs.filter((e) => !e.isWarning).length).toBeGreaterThan(0);
   });
 });
+
+/**
+ * Several hundred small documents of our own (test/raml/differential/), each judged by the TCK
+ * rule against raml-1-parser: when r1 reports an error, svcgen reports one on the same first
+ * line; otherwise neither does and the printed specifications are equal. The cases where svcgen
+ * deliberately answers otherwise are listed, with the reason, in known-differences.ts.
+ */
+describe('small documents judged by the TCK rule against raml-1-parser', () => {
+  const verdicts = new Map<string, boolean>();
+  afterAll(() => {
+    const agreeing = [...verdicts.values()].filter(Boolean).length;
+    console.log(`differential: svcgen agrees with raml-1-parser on ${agreeing} of ${verdicts.size} small documents by the TCK rule (${((100 * agreeing) / verdicts.size).toFixed(1)} %); ${Object.keys(DIFFERENT_BY_DESIGN).length} differ by design (known-differences.ts)`);
+  });
+
+  it('has at least 300 cases with distinct names', () => {
+    expect(differentialCases.length).toBeGreaterThanOrEqual(300);
+    expect(new Set(differentialCases.map((c) => c.name)).size).toBe(differentialCases.length);
+  });
+
+  it('lists no known difference for a case that does not exist', () => {
+    const names = new Set(differentialCases.map((c) => c.name));
+    expect(Object.keys(DIFFERENT_BY_DESIGN).filter((name) => !names.has(name))).toEqual([]);
+  });
+
+  it.each(differentialCases.map((c) => [c.name, c] as const))('%s', (name, c) => {
+    const dir = writeTree({ 'api.raml': `#%RAML 0.8\n${c.raml}`, ...c.files });
+    const file = join(dir, 'api.raml');
+    const theirs = oracleTck(file);
+    const ours = svcgenTck(file);
+    const verdict = tckVerdict(theirs, ours);
+    verdicts.set(name, verdict.pass);
+    const why = `${verdict.why}\n  raml-1-parser: ${firstError(theirs.errors)}\n  svcgen: ${firstError(ours.errors)}${specificationDifferences(theirs, ours)}`;
+    if (name in DIFFERENT_BY_DESIGN) {
+      // An entry for a case that now agrees is stale: remove it.
+      expect(verdict.pass, 'this case now agrees with raml-1-parser: remove it from known-differences.ts').toBe(false);
+    } else {
+      expect(verdict.pass, why).toBe(true);
+    }
+  });
+});
+
+type ErrorLike = { isWarning?: boolean; code: string; message?: string; range: { start: { line: number; column?: number } } };
+
+function firstError(errors: readonly ErrorLike[]): string {
+  const hard = errors.filter((e) => !e.isWarning).sort((a, b) => a.range.start.line - b.range.start.line)[0];
+  return hard ? `${hard.range.start.line + 1}:${(hard.range.start.column ?? 0) + 1} ${hard.code} ${hard.message ?? ''}` : 'no error';
+}
+
+function specificationDifferences(theirs: { specification: unknown }, ours: { specification: unknown }): string {
+  const paths = differences(stripMetadata(theirs.specification), stripMetadata(ours.specification));
+  return paths.length ? `\n  specification differs at ${paths.slice(0, 5).join(', ')}` : '';
+}

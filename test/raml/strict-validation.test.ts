@@ -158,9 +158,9 @@ describe('one mistake, one diagnostic', () => {
     expect(brief(result.diagnostics, result.dir)).toEqual(['SVC1010 api.raml:2:8']);
   });
 
-  it('still reports an API without a title', () => {
+  it('still reports an API without a title, at its first property', () => {
     const result = readFiles({ 'api.raml': raml('/items:\n  get:\n') });
-    expect(brief(result.diagnostics, result.dir)).toEqual(['SVC1104 api.raml:1:1']);
+    expect(brief(result.diagnostics, result.dir)).toEqual(['SVC1104 api.raml:2:1']);
   });
 });
 
@@ -210,7 +210,7 @@ resourceTypes:
     expect(found(text, ['SVC1103', 'SVC1204'])).toEqual(['SVC1103 api.raml:8:13', 'SVC1103 api.raml:10:13']);
   });
 
-  it('reports formParameters beside a schema or example, and in a response, at formParameters', () => {
+  it('reports formParameters beside a schema or example, and in a response, at the body (its media type)', () => {
     const text = `
 title: T
 /items:
@@ -227,7 +227,7 @@ title: T
           application/json:
             formParameters: {a: }
 `;
-    expect(found(text, ['SVC1122'])).toEqual(['SVC1122 api.raml:7:9', 'SVC1122 api.raml:15:13']);
+    expect(found(text, ['SVC1122'])).toEqual(['SVC1122 api.raml:6:7', 'SVC1122 api.raml:14:11']);
   });
 
   it('reports the second security scheme of one name, at its name', () => {
@@ -335,7 +335,7 @@ traits:
   - t:
       description: <<p | !upper>> and << >>
   - u:
-      description: <<a b>> <<p | !pluralize>>
+      description: <<a | b c>> <<p | !pluralize>>
 /items:
   get:
     is: [t: {p: x}]
@@ -422,5 +422,48 @@ title: T
       application/json: {description: the new item}
 `;
     expect(found(text, ['SVC1103', 'SVC1102', 'SVC1105'])).toEqual([]);
+  });
+});
+
+describe('references of resource types, where declared (SVC1201, SVC1202)', () => {
+  it('reports an unknown parent type and unknown traits of a type and its methods, applied or not', () => {
+    const text = `
+title: T
+traits:
+  - t:
+resourceTypes:
+  - c:
+      type: nothing
+      is: [t, missing]
+      get:
+        is: [{gone: {p: 1}}]
+  - d:
+      type: {c: {}}
+      is: [{description: inline}]
+/items:
+  get:
+`;
+    expect(found(text, ['SVC1201', 'SVC1202'])).toEqual(['SVC1201 api.raml:7:13', 'SVC1202 api.raml:8:15', 'SVC1202 api.raml:10:15']);
+  });
+});
+
+describe('missing parameter values inside optional properties', () => {
+  it('needs no value for a parameter used only where an optional property is not applied', () => {
+    const text = `
+title: T
+resourceTypes:
+  - collection:
+      get:
+      post?:
+        body:
+          application/json:
+            schema: <<schema>>
+/items:
+  type: collection
+/others:
+  type: collection
+  post:
+`;
+    expect(found(text, ['SVC1204'])).toEqual(['SVC1204 api.raml:13:9']);
   });
 });

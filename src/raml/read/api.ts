@@ -1,10 +1,10 @@
 /** RAML 0.8 §Root Section: the API as a whole. */
-import { positionAt } from '../../diagnostics/source.js';
+import type { Span } from '../../diagnostics/source.js';
 import { isAlreadyReported, isScalar, isSeq, type YEntry, type YMap, type YScalar } from '../../load/ynode.js';
 import { declarationEntries } from '../expand.js';
 import { isResourceKey } from '../grammar.js';
 import type { DocumentationItem, NamedParameters, RamlApi, Resource, ResourceTypeDeclaration, SchemaDeclaration, TraitDeclaration } from '../model.js';
-import { checkDeclarationList, describe, entrySpan, looksLikePath, mapValue, readEntries, report, requiredStringValue, stringValue, type ReadContext } from './context.js';
+import { checkDeclarationList, describe, entrySpan, reportNotAList, looksLikePath, mapValue, readEntries, report, requiredStringValue, stringValue, type ReadContext } from './context.js';
 import { isMediaType, readMethod } from './method.js';
 import { readNamedParameters } from './parameters.js';
 import { checkSchemaText } from './schema-text.js';
@@ -51,7 +51,7 @@ export function readApi({ root, declarationsRoot, ctx: base }: ApiReadInput): Ra
     securedBy: (e) => (api.securedBy = readSecuredBy(ctx, e)),
   });
   // A title whose !include failed is there: its include error says it all.
-  if (!root.entries.some((e) => e.key.text === 'title')) report(ctx, 'SVC1104', 'the API has no title', { span: { source: root.span.source, start: 0, end: 10 }, hint: 'add `title: My API`' });
+  if (!root.entries.some((e) => e.key.text === 'title')) report(ctx, 'SVC1104', 'the API has no title', { span: rootStart(root), hint: 'add `title: My API`' });
   for (const e of root.entries) {
     if (!isResourceKey(e.key.text)) continue;
     const resource = readResource(ctx, e, '');
@@ -61,6 +61,12 @@ export function readApi({ root, declarationsRoot, ctx: base }: ApiReadInput): Ra
   checkBaseUri(ctx, api, baseUriEntry);
   checkDuplicateResources(ctx, resources);
   return api as RamlApi;
+}
+
+/** Where the API's properties begin (the first key), or the `#%RAML 0.8` line of an empty API. */
+function rootStart(root: YMap): Span {
+  const first = root.entries[0]?.key.span;
+  return first && first.source === root.span.source ? first : { source: root.span.source, start: 0, end: 10 };
 }
 
 function entryOf(map: YMap, key: string): YEntry | undefined {
@@ -88,17 +94,18 @@ function readSchemas(ctx: ReadContext, root: YMap): SchemaDeclaration[] {
   const e = entryOf(root, 'schemas');
   if (!e) return [];
   if (!isSeq(e.value)) {
-    report(ctx, 'SVC1103', `"schemas" must be a list of {name: schema}, not ${describe(e.value)}`, { span: entrySpan(e) });
+    reportNotAList(ctx, e, '{name: schema}');
   }
   const out: SchemaDeclaration[] = [];
-  const seen = new Set<string>();
+  const seen = new Map<string, YScalar>();
   for (const d of declarationEntries(e.value)) {
     const name = d.key.text;
-    if (seen.has(name)) {
-      report(ctx, 'SVC1210', `schema "${name}" is declared twice`, { span: d.key.span });
+    const first = seen.get(name);
+    if (first) {
+      report(ctx, 'SVC1210', `schema "${name}" is declared twice`, { span: d.key.span, related: { span: first.span, message: 'first declared here' } });
       continue;
     }
-    seen.add(name);
+    seen.set(name, d.key);
     if (isAlreadyReported(d.value)) continue;
     if (!isScalar(d.value) || d.value.value === null || typeof d.value.value !== 'string') {
       report(ctx, 'SVC1113', `schema "${name}" must be a string (the schema text or an !include)`, { span: entrySpan(d) });
@@ -183,14 +190,10 @@ function checkDuplicateResources(ctx: ReadContext, resources: readonly Resource[
   const visit = (list: readonly Resource[]) => {
     for (const r of list) {
       const first = seen.get(r.path);
-      if (first) report(ctx, 'SVC1111', `resource ${r.path} is declared twice`, { span: r.keyNode.span, hint: `first declared at line ${lineOf(first)}` });
+      if (first) report(ctx, 'SVC1111', `resource ${r.path} is declared twice`, { span: r.keyNode.span, related: { span: first.keyNode.span, message: `first declared as ${first.path}` } });
       else seen.set(r.path, r);
       visit(r.resources);
     }
   };
   visit(resources);
-}
-
-function lineOf(r: Resource): number {
-  return positionAt(r.keyNode.span.source, r.keyNode.span.start).line;
 }

@@ -90,17 +90,24 @@ export function requiredStringValue(ctx: ReadContext, e: YEntry, hint: string): 
   return stringValue(ctx, e);
 }
 
+/**
+ * A boolean; quoted `"true"` and `"false"` too: RAML 0.8 §required says the value "must be
+ * either 'true' … or 'false'", and both reference parsers read the quoted forms so.
+ */
 export function booleanValue(ctx: ReadContext, e: YEntry): boolean | undefined {
   const node = e.value;
   if (isScalar(node) && typeof node.value === 'boolean') return node.value;
+  if (isScalar(node) && node.style === 'quoted' && (node.text === 'true' || node.text === 'false')) return node.text === 'true';
   if (isScalar(node) && node.value === null) return undefined;
   report(ctx, 'SVC1105', `"${e.key.text}" must be true or false, not ${describe(node)}`, { span: entrySpan(e) });
   return undefined;
 }
 
+/** A number; a quoted number (`"5"`) too, as both reference parsers read it. */
 export function numberValue(ctx: ReadContext, e: YEntry): number | undefined {
   const node = e.value;
   if (isScalar(node) && typeof node.value === 'number' && Number.isFinite(node.value)) return node.value;
+  if (isScalar(node) && node.style === 'quoted' && /^-?\d+(\.\d+)?$/.test(node.text)) return Number(node.text);
   if (isScalar(node) && node.value === null) return undefined;
   report(ctx, 'SVC1105', `"${e.key.text}" must be a number, not ${describe(node)}`, { span: entrySpan(e) });
   return undefined;
@@ -172,7 +179,19 @@ export function checkDeclarationList(ctx: ReadContext, e: YEntry): void {
     return;
   }
   if (e.value.kind === 'scalar' && e.value.value === null) return;
-  report(ctx, 'SVC1103', `"${e.key.text}" must be a list of {name: definition}, not ${describe(e.value)}`, { span: entrySpan(e) });
+  reportNotAList(ctx, e, '{name: definition}');
+}
+
+/**
+ * A declaration list written as a mapping is reported at its first name, which is the line to
+ * change (`- name:`); any other value at the property.
+ */
+export function reportNotAList(ctx: ReadContext, e: YEntry, item: string): void {
+  const first = isMap(e.value) ? e.value.entries[0] : undefined;
+  report(ctx, 'SVC1103', `"${e.key.text}" must be a list of ${item}, not ${describe(e.value)}`, {
+    span: first ? first.key.span : entrySpan(e),
+    hint: first ? `make each declaration an item of the list: \`- ${first.key.text}:\`` : undefined,
+  });
 }
 
 /**

@@ -126,22 +126,25 @@ function readBody(ctx: ReadContext, mediaType: string, e: YEntry, inResponse: bo
     description: (d) => (body.description = stringValue(ctx, d)),
   }, extras);
   if (extras.size) body.extras = extras;
-  checkFormParameters(ctx, map, inResponse);
+  // Reported at the body (its media type), where raml-1-parser reports it too.
+  checkFormParameters(ctx, map, inResponse, e.key);
   return body as Body;
 }
 
 /** RAML 0.8 §Web Forms: form parameters describe a request form, instead of a schema and example. */
-function checkFormParameters(ctx: ReadContext, body: YMap, inResponse: boolean): void {
+function checkFormParameters(ctx: ReadContext, body: YMap, inResponse: boolean, mediaTypeKey: YScalar): void {
   const form = body.entries.find((x) => requiredKey(x.key.text) === 'formParameters');
   if (!form) return;
+  const related = { span: form.key.span, message: 'the form parameters are here' };
   if (inResponse) {
-    report(ctx, 'SVC1122', '"formParameters" cannot describe a response body', { span: form.key.span, hint: 'describe the response with `schema` and `example`' });
+    report(ctx, 'SVC1122', `"formParameters" cannot describe a response body (${mediaTypeKey.text})`, { span: mediaTypeKey.span, related, hint: 'describe the response with `schema` and `example`' });
     return;
   }
   const other = body.entries.find((x) => ['schema', 'example'].includes(requiredKey(x.key.text)));
   if (other) {
-    report(ctx, 'SVC1122', `"formParameters" cannot be used together with "${requiredKey(other.key.text)}" in one body`, {
-      span: form.key.span,
+    report(ctx, 'SVC1122', `body ${mediaTypeKey.text} has "formParameters" together with "${requiredKey(other.key.text)}"`, {
+      span: mediaTypeKey.span,
+      related,
       hint: 'a form body is described by its formParameters; remove `schema` and `example`, or the formParameters',
     });
   }

@@ -5,7 +5,7 @@
  */
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { positionAt } from '../../diagnostics/source.js';
-import { get, isMap, isNull, toPlain, type YNode } from '../../load/ynode.js';
+import { get, isMap, isNull, toPlain, type YMap, type YNode } from '../../load/ynode.js';
 import type {
   Body,
   Extras,
@@ -50,7 +50,8 @@ export function toTckDocument(api: RamlApi | undefined, diagnostics: readonly Di
     ramlVersion: 'RAML08',
     type: 'Api',
     specification: api ? new TckPrinter(api).api() : {},
-    errors: diagnostics.map((d) => tckError(d, rootDir)),
+    // r1 reports a repeat at both places: the related location (the first) is an error too.
+    errors: diagnostics.flatMap((d) => (d.related ? [tckError(d, rootDir), tckError({ ...d, span: d.related.span, message: `${d.message} (${d.related.message})` }, rootDir)] : [tckError(d, rootDir)])),
   };
 }
 
@@ -89,8 +90,8 @@ class TckPrinter {
     const a = this.raml;
     const out: JsonObject = {};
     set(out, 'title', a.title);
-    set(out, 'version', a.version);
-    set(out, 'baseUri', a.baseUri);
+    set(out, 'version', a.version ?? writtenNull(a.node, 'version'));
+    set(out, 'baseUri', a.baseUri ?? writtenNull(a.node, 'baseUri'));
     if (a.baseUri !== undefined) set(out, 'baseUriParameters', this.baseUriParameters(a.baseUri, a.baseUriParameters));
     set(out, 'protocols', a.protocols ? [...a.protocols] : this.methodProtocols);
     set(out, 'mediaType', a.mediaType);
@@ -345,8 +346,15 @@ function templateRef(ref: unknown): Json | undefined {
   return bare ? keys[0]! : (ref as Json);
 }
 
+/** r1 quirk: an empty `is: []` prints as `[null]`. */
 function templateRefs(refs: unknown): Json | undefined {
+  if (Array.isArray(refs) && refs.length === 0) return [null];
   return Array.isArray(refs) ? refs.map((ref) => templateRef(ref) ?? null) : (refs as Json | undefined);
+}
+
+/** r1 prints an optional root property written with no value (`version:`) as null. */
+function writtenNull(root: YMap, key: string): null | undefined {
+  return isNull(get(root, key)) ? null : undefined;
 }
 
 function securedBy(refs: readonly SecurityReference[]): Json {

@@ -1,0 +1,8 @@
+/** Every case of the differential suite, by topic. */
+import type { DifferentialCase } from './case.js';
+import { namedParameterCases } from './named-parameters.js';
+import { shapeCases } from './shape.js';
+import { structureCases } from './structure.js';
+import { templateCases } from './templates.js';
+
+export const differentialCases: readonly DifferentialCase[] = [...namedParameterCases, ...structureCases, ...templateCases, ...shapeCases];
