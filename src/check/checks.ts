@@ -65,9 +65,13 @@ const RESERVED_PATHS: readonly (readonly [string, string])[] = [
   ['/docs', 'its API reference page'],
 ];
 
+/** With authentication, `{base}/auth/…` are its routes (contract §5). */
+const AUTH_PATH = ['/auth', 'its login, logout, registration and token routes'] as const;
+
 function checkReservedRoutes(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
+  const reservedPaths = ir.auth ? [...RESERVED_PATHS, AUTH_PATH] : RESERVED_PATHS;
   for (const route of ir.routes) {
-    const reserved = RESERVED_PATHS.find(([p]) => route.path === p || route.path.startsWith(`${p}/`));
+    const reserved = reservedPaths.find(([p]) => route.path === p || route.path.startsWith(`${p}/`));
     if (!reserved) continue;
     diagnostics.report('SVC2073', `${route.ramlPath} is taken: the service answers ${reserved[0]} itself (${reserved[1]})`, {
       span: sources.routes.get(route.path),

@@ -5,7 +5,7 @@
  * hardening of reliability.md §1–§4 (tampered, expired, replayed tickets, CSRF, enumeration,
  * brute force, secrets never shown).
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueTicket, ticketKeys, verifyTicket } from '../../templates/project/static/src/lib/auth/ticket.js';
@@ -128,6 +128,12 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
   afterAll(async () => {
     await service?.stop();
     await database?.drop();
+  });
+
+  it('serves the project’s openapi.json as it is: with auth = true it describes the auth routes and security', async () => {
+    const reply = await api('GET', '/openapi.json');
+    expect(reply.body).toEqual(JSON.parse(readFileSync(join(dir, 'openapi.json'), 'utf8')));
+    expect(Object.keys(reply.body.paths)).toContain('/auth/login');
   });
 
   describe('registering and logging in', () => {

@@ -107,7 +107,11 @@ describe.each(FIXTURES)('the OpenAPI document of %s', (fixture) => {
     const module = tree.get('src/openapi.ts')!.content;
     const literal = module.slice(module.indexOf('= {') + 2, module.lastIndexOf(';'));
     expect(JSON.parse(literal)).toEqual(document);
-    expect(tree.get('src/app.ts')!.content).toContain('openApiRoute(api, OPENAPI_DOCUMENT, config.cors);');
+    // With auth = false a service that declares authentication serves the document without it (lib/http/openapi.ts).
+    const served = document['components'] && (document['components'] as Record<string, unknown>)['securitySchemes']
+      ? 'openApiRoute(api, config.auth ? OPENAPI_DOCUMENT : withoutAuth(OPENAPI_DOCUMENT), config.cors);'
+      : 'openApiRoute(api, OPENAPI_DOCUMENT, config.cors);';
+    expect(tree.get('src/app.ts')!.content).toContain(served);
   });
 
   it('says the same bytes every time, on the command line too', async () => {
@@ -279,5 +283,17 @@ describe('{base}/openapi.json is the service’s own', () => {
     const analysis = analyze(join(dir, 'api.raml'), { cwd: dir });
     const reserved = analysis.diagnostics.filter((d) => d.code === 'SVC2073');
     expect(reserved.map((d) => d.message)).toEqual(['/openapi.json is taken: the service answers /openapi.json itself (its OpenAPI document)']);
+  });
+
+  it('with authentication, /auth is the service’s too (its login routes); without, it is the API’s', () => {
+    const schema = JSON.stringify({ type: 'object', properties: { id: { type: 'id_field', _db_settings: { type: 'id_field', primary_key: true } } } });
+    const auth = 'securitySchemes:\n  - token:\n      type: x-ApiKey\nsecuredBy: [token]\n';
+    const resource = `/auth:\n  get:\n  post:\n    body:\n      application/json:\n        schema: !include doc.json\n`;
+    const reservedIn = (head: string) => {
+      const dir = writeTree({ 'api.raml': raml(`title: T\n${head}${resource}`), 'doc.json': schema });
+      return analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.filter((d) => d.code === 'SVC2073').map((d) => d.message);
+    };
+    expect(reservedIn(auth)).toEqual(['/auth is taken: the service answers /auth itself (its login, logout, registration and token routes)']);
+    expect(reservedIn('')).toEqual([]);
   });
 });

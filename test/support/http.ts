@@ -1,4 +1,10 @@
-/** A small HTTP client for the end-to-end tests: JSON in, JSON (or text) out. */
+/**
+ * A small HTTP client for the end-to-end tests: JSON in, JSON (or text) out. Every answer is
+ * checked against the OpenAPI document the service serves (support/conformance.ts): an answer the
+ * document does not describe fails the request.
+ */
+import { ResponseContract } from './conformance.js';
+
 export interface Reply {
   readonly status: number;
   readonly headers: Headers;
@@ -12,13 +18,29 @@ export interface RequestOptions {
   /** Sent as is (with `headers['content-type']`), instead of JSON. */
   readonly raw?: string;
   readonly headers?: Record<string, string>;
+  /** Why this answer is not checked against the document (an event handler's own error status). */
+  readonly undocumented?: string;
 }
 
 export type Api = (method: string, path: string, body?: unknown, options?: RequestOptions) => Promise<Reply>;
 
+const contracts = new Map<string, Promise<ResponseContract>>();
+
+/** The document of the service at `origin + basePath`, fetched once. */
+export function contractOf(origin: string, basePath: string): Promise<ResponseContract> {
+  const key = `${origin}${basePath}`;
+  let contract = contracts.get(key);
+  if (!contract) {
+    contract = ResponseContract.load(origin, basePath);
+    contracts.set(key, contract);
+  }
+  return contract;
+}
+
 /** Requests below `origin + basePath`; an absolute URL (an object's `_self`) is used as it is. */
 export function apiClient(origin: string, basePath: string): Api {
   return async (method, path, body, options = {}) => {
+    const contract = await contractOf(origin, basePath);
     const url = /^https?:\/\//.test(path) ? path : `${origin}${basePath}${path}`;
     const headers: Record<string, string> = { ...options.headers };
     let payload: string | undefined = options.raw;
@@ -33,6 +55,10 @@ export function apiClient(origin: string, basePath: string): Api {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
       parsed = undefined;
+    }
+    if (options.undocumented === undefined) {
+      const problems = contract.problems({ method, url, requestHeaders: headers, status: response.status, headers: response.headers, text });
+      if (problems.length) throw new Error(`the answer is not what the service's OpenAPI document says:\n${problems.join('\n')}`);
     }
     return { status: response.status, headers: response.headers, text, body: parsed };
   };

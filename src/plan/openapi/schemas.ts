@@ -50,7 +50,16 @@ export function shownObjectSchema(types: FieldTypes, model: Model, embedded: (ta
   properties['_type'] = { const: model.name };
   properties['_pk'] = { type: 'string', description: 'The primary key, as a string.' };
   properties['_self'] = { type: 'string', format: 'uri', description: 'The URL of the object.' };
-  return closed(properties, ['_type', '_pk', '_self'], `${model.title ?? withArticle(model.name)} (${model.schemaFile}). Fields the caller may not see, or did not ask for with _fields, are left out.`);
+  const description = `${model.title ?? withArticle(model.name)} (${model.schemaFile}). Fields the caller may not see, or did not ask for with _fields, are left out.`;
+  const handlers = afterHandlers(model);
+  if (handlers.length === 0) return closed(properties, ['_type', '_pk', '_self'], description);
+  // An after handler may add fields to the answer (contract §7): the object stays open to them.
+  const { additionalProperties: _closed, ...open } = closed(properties, ['_type', '_pk', '_self'], `${description} After handlers (${handlers.join(', ')}) may add fields.`);
+  return open;
+}
+
+function afterHandlers(model: Model): string[] {
+  return [...new Set(model.eventHandlers.filter((b) => b.phase === 'after').flatMap((b) => b.handlers))].sort();
 }
 
 /**

@@ -12,7 +12,7 @@ import type { Services } from './lib/http/actions.js';
 import { createApp } from './lib/http/app.js';
 import { healthRoute } from './lib/http/health.js';
 import { docsRoutes } from './lib/http/docs.js';
-import { openApiRoute } from './lib/http/openapi.js';
+import { openApiRoute, withoutAuth } from './lib/http/openapi.js';
 import { openPolicy } from './lib/http/policy.js';
 import { OPENAPI_DOCUMENT } from './openapi.js';
 import { auditEntriesRoutes } from './routes/audit-entries.js';
@@ -71,7 +71,8 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     async (api) => {
       await auth?.register(api);
       healthRoute(api, db, config.cors);
-      openApiRoute(api, OPENAPI_DOCUMENT, config.cors);
+      // The document describes the API with its authentication; without it, that part goes.
+      openApiRoute(api, config.auth ? OPENAPI_DOCUMENT : withoutAuth(OPENAPI_DOCUMENT), config.cors);
       if (config.docs) docsRoutes(api, 'Events API', config.cors);
       await api.register(auditEntriesRoutes(services));
       await api.register(projectsRoutes(services));

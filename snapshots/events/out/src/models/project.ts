@@ -142,7 +142,7 @@ export const projectBodies = {
 export const projectResponse = {
   type: 'object',
   description:
-    'Project (schemas/project.json). Fields the caller may not see, or did not ask for with _fields, are left out.',
+    'Project (schemas/project.json). Fields the caller may not see, or did not ask for with _fields, are left out. After handlers (add_open_tasks, audit, close_tasks, refuse_frozen) may add fields.',
   required: ['_type', '_pk', '_self'],
   properties: {
     id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
@@ -154,7 +154,6 @@ export const projectResponse = {
     _pk: { type: 'string', description: 'The primary key, as a string.' },
     _self: { type: 'string', format: 'uri', description: 'The URL of the object.' },
   },
-  additionalProperties: false,
 } as const;
 
 export const projectPage = pageOf(projectResponse);

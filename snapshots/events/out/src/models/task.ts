@@ -153,7 +153,7 @@ export const taskBodies = {
 export const taskResponse = {
   type: 'object',
   description:
-    'Task (schemas/task.json). Fields the caller may not see, or did not ask for with _fields, are left out.',
+    'Task (schemas/task.json). Fields the caller may not see, or did not ask for with _fields, are left out. After handlers (audit) may add fields.',
   required: ['_type', '_pk', '_self'],
   properties: {
     id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
@@ -170,7 +170,6 @@ export const taskResponse = {
     _pk: { type: 'string', description: 'The primary key, as a string.' },
     _self: { type: 'string', format: 'uri', description: 'The URL of the object.' },
   },
-  additionalProperties: false,
 } as const;
 
 export const taskPage = pageOf(taskResponse);

@@ -174,7 +174,7 @@ export const userBodies = {
 export const userResponse = {
   type: 'object',
   description:
-    'User (schemas/user.json). Fields the caller may not see, or did not ask for with _fields, are left out.',
+    'User (schemas/user.json). Fields the caller may not see, or did not ask for with _fields, are left out. After handlers (audit, count_login) may add fields.',
   required: ['_type', '_pk', '_self'],
   properties: {
     username: { type: 'string', maxLength: 50 },
@@ -187,7 +187,6 @@ export const userResponse = {
     _pk: { type: 'string', description: 'The primary key, as a string.' },
     _self: { type: 'string', format: 'uri', description: 'The URL of the object.' },
   },
-  additionalProperties: false,
 } as const;
 
 export const userPage = pageOf(userResponse);

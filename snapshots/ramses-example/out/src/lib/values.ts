@@ -48,9 +48,9 @@ export function now(): string {
   return `${new Date().toISOString().slice(0, 19)}Z`;
 }
 
-/** A value from the database, as the service shows it. */
+/** A value from the database, as the service shows it. A list is never null: one never set holds nothing. */
 export function fromDb(value: unknown, field: FieldSpec): unknown {
-  if (value === null || value === undefined) return null;
+  if (value === null || value === undefined) return field.type === 'list' ? [] : null;
   switch (field.storage) {
     case 'integer':
     case 'real':

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { HttpError, statusBody, type FieldError } from '../errors.js';
+import { HttpError, badRequest, statusBody, type FieldError } from '../errors.js';
 import { ConstraintViolation, RecordNotFound, UnknownReference } from '../repository.js';
 import { requestUrl } from './actions.js';
 import { allowedOrigin, type CorsSettings } from './routing.js';
@@ -64,6 +64,15 @@ export function createApp(options: AppOptions): FastifyInstance {
       if (options.cors.allowCredentials) reply.header('access-control-allow-credentials', 'true');
     }
   });
+  // PostgreSQL text and jsonb cannot hold U+0000: no engine gets it, so all three answer alike,
+  // with a 400 rather than the database's error.
+  app.addHook('preValidation', async (request) => {
+    const where = nulCharacterIn({ body: request.body, query: request.query, path: request.params });
+    if (where)
+      throw badRequest(`${where} contains the NUL character (\\u0000), which no text may hold`, [
+        { field: where.replace(/^(body|query|path)\./, ''), message: 'contains the NUL character' },
+      ]);
+  });
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const { status, message, errors, headers } = describe(error);
     // A deliberate 503 (load shedding, /health) is not a failure: no stack trace at level error.
@@ -87,6 +96,19 @@ export function createApp(options: AppOptions): FastifyInstance {
       .send(statusBody(404, `${request.url.split('?')[0]} is not a resource of this service`, requestUrl(request))),
   );
   return app;
+}
+
+/** Where in a request's body, query or path a text (or a key) holds U+0000: `body.name`, `query.q`… or null. */
+function nulCharacterIn(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') return value.includes('\0') ? path : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, item] of Object.entries(value)) {
+    const at = path ? `${path}.${key}` : key;
+    if (key.includes('\0')) return at;
+    const found = nulCharacterIn(item, at);
+    if (found) return found;
+  }
+  return null;
 }
 
 interface Described {

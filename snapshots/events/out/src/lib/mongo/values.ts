@@ -21,7 +21,7 @@ export function toMongo(value: unknown, field: FieldSpec): unknown {
 
 /** A stored value, as the service shows it. */
 export function fromMongo(value: unknown, field: FieldSpec): unknown {
-  if (value === null || value === undefined) return null;
+  if (value === null || value === undefined) return fromDb(null, field);
   const binary = value as { _bsontype?: string; buffer?: Uint8Array };
   if (binary._bsontype === 'Binary' && binary.buffer) return fromDb(Buffer.from(binary.buffer), field);
   return fromDb(value, field);

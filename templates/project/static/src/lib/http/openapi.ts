@@ -2,11 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import { completeRoute, type CorsSettings } from './routing.js';
 
-export function openApiRoute(
-  app: FastifyInstance,
-  document: Readonly<Record<string, unknown>>,
-  cors: CorsSettings,
-): void {
+type Json = Record<string, unknown>;
+
+export function openApiRoute(app: FastifyInstance, document: Readonly<Json>, cors: CorsSettings): void {
   // Serialized once: the document never changes while the service runs.
   const text = JSON.stringify(document);
   app.get('/openapi.json', async (_request, reply) => {
@@ -14,4 +12,42 @@ export function openApiRoute(
     return reply.type('application/json; charset=utf-8').send(text);
   });
   completeRoute(app, '/openapi.json', ['GET'], cors);
+}
+
+/** The statuses only authentication answers with. */
+const AUTH_STATUSES = ['401', '403', '429'];
+const AUTH_RESPONSES = ['Unauthorized', 'Forbidden', 'TooManyRequests'];
+
+/**
+ * The document of a service running with auth = false: the generated one describes the API with
+ * its authentication, so the auth routes, security requirements and 401/403/429 answers go.
+ */
+export function withoutAuth(document: Readonly<Json>): Json {
+  const paths: Json = {};
+  for (const [path, item] of Object.entries(document['paths'] as Json)) {
+    const kept = Object.entries(item as Json).flatMap(([key, value]) => {
+      const operation = value as Json;
+      if (!isOperation(key, operation)) return [[key, value]];
+      if ((operation['tags'] as string[] | undefined)?.includes('auth')) return [];
+      const { security: _security, ...rest } = operation;
+      return [[key, { ...rest, responses: omit(operation['responses'] as Json, AUTH_STATUSES) }]];
+    });
+    if (kept.some(([key, value]) => isOperation(String(key), value as Json))) paths[path] = Object.fromEntries(kept);
+  }
+  const components = document['components'] as Json;
+  const { securitySchemes: _schemes, ...otherComponents } = components;
+  return {
+    ...document,
+    tags: (document['tags'] as Json[]).filter((tag) => tag['name'] !== 'auth'),
+    paths,
+    components: { ...otherComponents, responses: omit(components['responses'] as Json, AUTH_RESPONSES) },
+  };
+}
+
+function isOperation(key: string, value: Json): boolean {
+  return key !== 'parameters' && typeof value === 'object' && value !== null && 'responses' in value;
+}
+
+function omit(object: Json, keys: readonly string[]): Json {
+  return Object.fromEntries(Object.entries(object).filter(([key]) => !keys.includes(key)));
 }

@@ -1,0 +1,158 @@
+/**
+ * Every answer of a generated service, checked against the OpenAPI document the service serves
+ * (`{base}/openapi.json`): the path and method must be documented (or the answer is the
+ * documented 404/405), the status must be one the operation lists, and a JSON body must match the
+ * schema documented for that status. The end-to-end suites' HTTP client (support/http.ts) runs
+ * it on every request, so a route, status or field the document does not describe fails the test
+ * that met it.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+
+type Json = Record<string, unknown>;
+
+export interface Exchange {
+  readonly method: string;
+  /** The whole URL requested. */
+  readonly url: string;
+  readonly requestHeaders: Readonly<Record<string, string>>;
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+}
+
+interface PathTemplate {
+  readonly template: string;
+  readonly pattern: RegExp;
+  /** Literal segments win over parameters (`/users/self` before `/users/{id}`). */
+  readonly literals: number;
+  readonly item: Json;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'patch'] as const;
+
+export class ResponseContract {
+  readonly #paths: readonly PathTemplate[];
+  readonly #base: string;
+  readonly #ajv: Ajv2020;
+  readonly #validators = new Map<string, ValidateFunction>();
+
+  constructor(
+    readonly document: Json,
+    /** The path of the service's base URL (`/api/v2`). */
+    basePath: string,
+  ) {
+    this.#base = basePath.replace(/\/$/, '');
+    this.#paths = Object.entries(document['paths'] as Json)
+      .map(([template, item]) => pathTemplate(template, item as Json))
+      .sort((a, b) => b.literals - a.literals);
+    this.#ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(this.#ajv);
+    this.#ajv.addSchema(document, 'openapi');
+  }
+
+  /** The service's document, as it serves it. */
+  static async load(origin: string, basePath: string): Promise<ResponseContract> {
+    const response = await fetch(`${origin}${basePath}/openapi.json`);
+    if (response.status !== 200) throw new Error(`${origin}${basePath}/openapi.json answered ${response.status}: every service serves its document`);
+    return new ResponseContract((await response.json()) as Json, basePath);
+  }
+
+  /** What is wrong with this answer, as sentences; empty when it is what the document says. */
+  problems(exchange: Exchange): string[] {
+    const url = new URL(exchange.url);
+    const method = exchange.method.toLowerCase();
+    // CORS preflights are the browser's protocol, not operations of the API.
+    if (method === 'options' && Object.keys(exchange.requestHeaders).some((h) => h.toLowerCase() === 'access-control-request-method')) return [];
+    if (!url.pathname.startsWith(`${this.#base}/`) && url.pathname !== this.#base) return this.#errorAnswer(exchange, [404]);
+    const path = url.pathname.slice(this.#base.length) || '/';
+    const template = this.#paths.find((p) => p.pattern.test(path));
+    if (!template) return this.#errorAnswer(exchange, [404]);
+    // HEAD answers as GET does, without a body.
+    const documented = method === 'head' ? 'get' : method;
+    const operation = template.item[documented] as Json | undefined;
+    if (!operation) {
+      const problems = this.#errorAnswer(exchange, [405]);
+      if (exchange.status === 405 && !exchange.headers.get('allow')) problems.push('a 405 without an Allow header');
+      return problems;
+    }
+    const responses = operation['responses'] as Json;
+    const where = `${exchange.method} ${template.template} (${path})`;
+    const listed = responses[String(exchange.status)] as Json | undefined;
+    if (!listed) return [`${where}: status ${exchange.status} is not documented (documented: ${Object.keys(responses).join(', ')}); body: ${exchange.text.slice(0, 300)}`];
+    if (method === 'head') return [];
+    return this.#bodyProblems(where, exchange, responsePointer(listed, `/paths/${escapePointer(template.template)}/${documented}/responses/${exchange.status}`));
+  }
+
+  /** An answer of no documented operation: a 404 (no such path) or 405 (no such method), with the error body. */
+  #errorAnswer(exchange: Exchange, statuses: readonly number[]): string[] {
+    const where = `${exchange.method} ${exchange.url}`;
+    if (!statuses.includes(exchange.status)) return [`${where}: is no documented path or method, so it must be a ${statuses.join('/')}, not ${exchange.status}`];
+    return exchange.method === 'HEAD' ? [] : this.#bodyProblems(where, exchange, '/components/responses/NotFound');
+  }
+
+  /** The body against the response object at `pointer` (a JSON pointer into the document). */
+  #bodyProblems(where: string, exchange: Exchange, pointer: string): string[] {
+    const content = (this.#at(pointer) as Json | undefined)?.['content'] as Json | undefined;
+    if (!content) return exchange.text === '' ? [] : [`${where}: answered ${exchange.status} with a body the document does not describe: ${exchange.text.slice(0, 200)}`];
+    const type = exchange.headers.get('content-type') ?? '';
+    if (!type.startsWith('application/json')) return [`${where}: answered ${exchange.status} as ${type || 'no content type'}, documented as application/json`];
+    let body: unknown;
+    try {
+      body = JSON.parse(exchange.text);
+    } catch {
+      return [`${where}: the ${exchange.status} body is not JSON: ${exchange.text.slice(0, 200)}`];
+    }
+    const validate = this.#validator(`${pointer}/content/application~1json/schema`);
+    if (validate(body)) return [];
+    const errors = (validate.errors ?? []).slice(0, 8).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    return [`${where}: the ${exchange.status} body does not match the document:\n  ${errors.join('\n  ')}\n  body: ${exchange.text.slice(0, 500)}`];
+  }
+
+  #validator(pointer: string): ValidateFunction {
+    let validate = this.#validators.get(pointer);
+    if (!validate) {
+      validate = this.#ajv.compile({ $ref: `openapi#${pointer.split('/').map(encodeURIComponent).join('/')}` });
+      this.#validators.set(pointer, validate);
+    }
+    return validate;
+  }
+
+  #at(pointer: string): unknown {
+    return pointer
+      .slice(1)
+      .split('/')
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .reduce<unknown>((node, key) => (node as Json | undefined)?.[key], this.document);
+  }
+}
+
+/** Where a response object is: its `$ref` (into `components/responses`) when it is one, else `location`. */
+function responsePointer(response: Json, location: string): string {
+  return typeof response['$ref'] === 'string' ? response['$ref'].slice(1) : location;
+}
+
+function pathTemplate(template: string, item: Json): PathTemplate {
+  const segments = template.split('/').filter(Boolean);
+  const source = segments.map((s) => (/^\{[^}]+\}$/.test(s) ? '[^/]+' : escapeRegExp(s))).join('/');
+  return { template, pattern: new RegExp(`^/${source}/?$`), literals: segments.filter((s) => !s.startsWith('{')).length, item: onlyOperations(item) };
+}
+
+function onlyOperations(item: Json): Json {
+  return Object.fromEntries(Object.entries(item).filter(([key]) => (METHODS as readonly string[]).includes(key)));
+}
+
+function escapePointer(template: string): string {
+  return template.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The formats the document uses, as the contract writes them. */
+function addFormats(ajv: Ajv2020): void {
+  ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
+  ajv.addFormat('date', /^\d{4}-\d{2}-\d{2}$/);
+  ajv.addFormat('uri', /^[a-z][a-z0-9+.-]*:\/\/\S+$/i);
+  ajv.addFormat('email', /^[^@\s]+@[^@\s]+$/);
+}
