@@ -23,7 +23,7 @@ export const codes = {
   SVC1002: { severity: 'error', title: 'file too large', explanation: 'A single input file may be at most 5 MiB, and all files together at most 20 MiB. Split the API or remove generated blobs.' },
   SVC1003: { severity: 'error', title: 'not a text file', explanation: 'The file contains NUL bytes or is not valid UTF-8 text. RAML and JSON inputs must be UTF-8 text.' },
   SVC1004: { severity: 'error', title: 'YAML syntax error', explanation: 'The file is not well-formed YAML 1.2.' },
-  SVC1005: { severity: 'error', title: 'duplicate key', explanation: 'A key appears twice in the same mapping; the second would silently replace the first. In resource types and traits, `x?` and `x` are the same property too.' },
+  SVC1005: { severity: 'error', title: 'duplicate key', explanation: 'A key appears twice in the same mapping; the second would silently replace the first. In resource types and traits, `x?` and `x` are the same property too. Reported at the repeat, with a note where the first one is.' },
   SVC1006: { severity: 'error', title: 'unsupported YAML construct', explanation: 'RAML allows only scalar mapping keys and one YAML document per file; merge keys (`<<`) are not YAML 1.2.' },
   SVC1007: { severity: 'error', title: 'unknown YAML tag', explanation: 'Only `!include` and the standard YAML tags (`!!str`, `!!null`, ...) are understood.' },
   SVC1008: { severity: 'error', title: 'document too large after expansion', explanation: 'Aliases or repeated includes expand to more nodes than svcgen accepts (1,000,000). This protects against "billion laughs" and include fan-out bombs.' },
@@ -47,7 +47,7 @@ export const codes = {
   SVC1108: { severity: 'error', title: 'invalid URI template', explanation: 'The URI or URI template is malformed (unbalanced braces, empty parameter name, unsupported scheme).' },
   SVC1109: { severity: 'error', title: 'invalid media type', explanation: 'A media type must look like `type/subtype`.' },
   SVC1110: { severity: 'error', title: 'invalid response code', explanation: 'Response codes are three-digit HTTP status codes.' },
-  SVC1111: { severity: 'error', title: 'duplicate resource', explanation: 'Two resources resolve to the same URI.' },
+  SVC1111: { severity: 'error', title: 'duplicate resource', explanation: 'Two resources resolve to the same URI. Reported at the second, with a note where the first one is.' },
   SVC1112: { severity: 'error', title: 'optional scalar property', explanation: 'Only mappings (methods, `headers`, `body`, response codes, ...) can be made optional with `?`; a scalar property (`description`, `usage`, `displayName`, `type`, `schema`, `example`, a named parameter\'s `required`, …) cannot. Checked where the resource type or trait is declared, whether it is applied or not.' },
   SVC1113: { severity: 'error', title: 'invalid schema declaration', explanation: 'A named schema must be a string (inline text or an `!include`) and names must be unique.' },
   SVC1114: { severity: 'warning', title: 'example does not match its type', explanation: 'An `example` or `default` of a named parameter does not fit the parameter type.' },
@@ -61,16 +61,16 @@ export const codes = {
   SVC1122: { severity: 'error', title: 'misplaced form parameters', explanation: '`formParameters` describe the fields of a request form: they cannot appear in a response body, nor beside `schema` or `example` in the same body.' },
 
   // --- resource types and traits ----------------------------------------------------------------
-  SVC1201: { severity: 'error', title: 'unknown resource type', explanation: 'The resource type is not declared in `resourceTypes`.' },
-  SVC1202: { severity: 'error', title: 'unknown trait', explanation: 'The trait is not declared in `traits`.' },
+  SVC1201: { severity: 'error', title: 'unknown resource type', explanation: 'The resource type is not declared in `resourceTypes`. Also checked where a resource type names its parent, applied or not.' },
+  SVC1202: { severity: 'error', title: 'unknown trait', explanation: 'The trait is not declared in `traits`. Also checked in the `is` of a resource type and of its methods, applied or not.' },
   SVC1203: { severity: 'error', title: 'resource type cycle', explanation: 'Resource types inherit from each other in a cycle. Reported at the first type of the cycle where it is declared, whether any resource uses it or not.' },
-  SVC1204: { severity: 'error', title: 'missing parameter value', explanation: 'A resource type or trait uses `<<name>>` but the place that applies it gives no value for `name`.' },
+  SVC1204: { severity: 'error', title: 'missing parameter value', explanation: 'A resource type or trait uses `<<name>>` but the place that applies it gives no value for `name`. A parameter used only inside an optional property (`post?:`) that the resource or method does not have needs no value there.' },
   SVC1205: { severity: 'warning', title: 'unused parameter', explanation: 'A value is given for a parameter that the resource type or trait never uses.' },
   SVC1206: { severity: 'error', title: 'reserved parameter given', explanation: '`resourcePath`, `resourcePathName` and `methodName` are computed by RAML and cannot be passed.' },
   SVC1207: { severity: 'error', title: 'unknown parameter function', explanation: 'Only `!singularize` and `!pluralize` can transform a parameter value. Checked where the resource type or trait is declared, whether it is applied or not.' },
   SVC1208: { severity: 'error', title: 'nested resource in a resource type', explanation: 'A resource type describes one resource; it cannot declare nested resources.' },
   SVC1209: { severity: 'error', title: 'malformed parameter reference', explanation: 'A `<<…>>` in a resource type or trait must name a parameter: `<<name>>`, or `<<name | !function>>`. A blank name (`<< >>`) or text that is not one name (`<<a b>>`) is reported where the template is declared, whether it is applied or not.' },
-  SVC1210: { severity: 'error', title: 'duplicate declaration', explanation: 'Two resource types, traits, schemas or security schemes have the same name.' },
+  SVC1210: { severity: 'error', title: 'duplicate declaration', explanation: 'Two resource types, traits, schemas or security schemes have the same name. Reported at the second, with a note where the first one is.' },
 
   // --- security -----------------------------------------------------------------------------------
   SVC1301: { severity: 'error', title: 'unknown security scheme', explanation: '`securedBy` names a scheme that is not declared in `securitySchemes`.' },

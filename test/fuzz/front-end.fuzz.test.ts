@@ -84,9 +84,12 @@ const key = fc.constantFrom(
   'type', 'is', 'get', 'post', 'put', 'delete', 'patch', 'get?', 'body', 'body?', 'responses', '200', '200?', 'headers', 'queryParameters',
   'uriParameters', 'baseUriParameters', 'formParameters', 'schema', 'example', 'description', 'displayName', 'usage', 'required', 'enum',
   'application/json', '/items', '/{id}', '/users{ext}', '<<param>>', 'settings', 'describedBy', 'protocols', 'repeat', 'default', 'minimum',
+  // Template syntax checked where declared (issue 19): optional keys, bad references.
+  'is?', 'usage?', 'description?', 'type?', 'headers?', 'queryParameters?', 'post?', '<< >>', '<<p | !upper>>', '<<a b>>', '<<p>>?',
 );
 const leaf = fc.oneof(
   fc.constantFrom('<<resourcePathName | !singularize>>', '<<param>>', '<<methodName>>', 'collection', 'x-Ticket', 'HTTP', 'true', 'null', '{}', '{"type": "object"}', 'schemas/a.json'),
+  fc.constantFrom('<<p | !pluralize>>', '<< >>', '<<>>', '<<p | >>', 'TRUE', 'a', 'b', 'c'),
   fc.string({ maxLength: 12 }),
   fc.integer(),
   fc.boolean(),
@@ -100,6 +103,17 @@ const { node: tree } = fc.letrec<{ node: unknown; list: unknown[]; map: Record<s
 /** Structured documents, with some values replaced by includes of the other fuzzed files. */
 const structured = tree.map((value) => `#%RAML 0.8\n${stringify(value).replace(/: schemas\/a\.json$/gm, ': !include a.json').replace(/: collection$/gm, ': !include a.raml')}`);
 
+/**
+ * Resource types and traits that use each other: random bodies, parents, parameters and `is`
+ * lists over three names, so that cycles, optional properties and missing values meet.
+ */
+const templateName = fc.constantFrom('a', 'b', 'c');
+const templateUse = fc.oneof(templateName, fc.dictionary(templateName, fc.oneof(fc.constant(null), fc.dictionary(fc.constantFrom('p', 'q'), leaf, { maxKeys: 2 })), { minKeys: 1, maxKeys: 1 }));
+const declarations = fc.array(fc.dictionary(templateName, fc.oneof(tree, fc.record({ type: templateUse, 'get?': tree, description: leaf })), { maxKeys: 2 }), { maxLength: 3 });
+const templated = fc
+  .record({ traits: declarations, resourceTypes: declarations, '/items': fc.record({ type: templateUse, is: fc.array(templateUse, { maxLength: 3 }), get: tree }, { requiredKeys: [] }) })
+  .map((value) => `#%RAML 0.8\ntitle: T\n${stringify(value)}`);
+
 const randomText = fc.oneof(
   fc.string({ maxLength: 400 }),
   fc.string({ unit: 'binary', maxLength: 400 }),
@@ -112,7 +126,7 @@ const brokenJson = fc
   .map(([t, ms]) => ms.reduce(mutate, t));
 
 const input = fc.record({
-  root: fc.oneof(mutatedSeed, structured, withHeader, randomText),
+  root: fc.oneof(mutatedSeed, structured, templated, withHeader, randomText),
   include: fc.oneof(mutatedSeed, structured, randomText),
   json: brokenJson,
 });
