@@ -145,10 +145,12 @@ class Expander {
 
   /** Missing values inside optional properties that the resource took after all. */
   reportDeferredMissing(resource: YMap): void {
+    const waiting = this.#uses.filter((use) => use.hasDeferred);
+    this.#uses = [];
+    if (waiting.length === 0) return;
     const applied = new Set<Span>();
     collectSpans(resource, applied);
-    for (const use of this.#uses) use.reportDeferred((node) => applied.has(node));
-    this.#uses = [];
+    for (const use of waiting) use.reportDeferred((node) => applied.has(node));
   }
 
   /**

@@ -109,6 +109,10 @@ export class ParameterUse {
     this.#optionalDepth--;
   }
 
+  get hasDeferred(): boolean {
+    return this.#deferred.length > 0;
+  }
+
   /** Reports the values missing inside optional properties whose text (`node`) was applied. */
   reportDeferred(applied: (node: Span) => boolean): void {
     for (const { name, node, at } of this.#deferred) if (applied(node)) this.reportMissing(name, at);

@@ -13,7 +13,7 @@ import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import { get, isAlreadyReported, isMap, isNull, isScalar, isSeq, type YMap, type YNode, type YScalar } from '../load/ynode.js';
 import { isMethodName } from './grammar.js';
 import type { Declaration, Declarations } from './expand.js';
-import { requiredKey } from './merge.js';
+import { isOptionalKey, requiredKey } from './merge.js';
 import { checkReferences } from './parameters.js';
 
 /** Checks every declared template; returns the resource types that are part of a cycle. */
@@ -82,6 +82,7 @@ export function checkTemplateNode(node: YNode, diagnostics: DiagnosticBag): void
  * reader already). Reported at the second, like any repeated key.
  */
 export function checkOptionalRepeats(map: YMap, diagnostics: DiagnosticBag): void {
+  if (!map.entries.some((e) => isOptionalKey(e.key.text))) return; // the common case, kept cheap
   const first = new Map<string, YScalar>();
   for (const e of map.entries) {
     const name = requiredKey(e.key.text);
