@@ -12,6 +12,7 @@ const benchmarks = [
   { name: 'generate', load: () => import('./generate.mjs') },
   { name: 'regenerate', load: () => import('./regenerate.mjs') },
   { name: 'serve', load: () => import('./serve.mjs') },
+  { name: 'route-schemas', load: () => import('./route-schemas.mjs') },
   { name: 'mongodb', load: () => import('./serve-mongodb.mjs') },
   { name: 'login', load: () => import('./login.mjs') },
 ];

@@ -25,12 +25,12 @@ export const SCENARIOS = [
   { name: 'POST create', path: '/v1/items', method: 'POST', body: JSON.stringify({ name: 'bench', description: 'a new item' }), headers: { 'content-type': 'application/json' } },
 ];
 
-/** ramses-starter, generated and compiled into `work/generated`; returns its folder and node_modules. */
-export async function builtStarter(work) {
+/** ramses-starter, generated (by the svcgen in `generator`, this one by default) and compiled into `work/generated`; returns its folder and node_modules. */
+export async function builtStarter(work, generator = root) {
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   const project = join(work, 'generated');
-  execFileSync(process.execPath, [join(root, 'bin/svcgen.js'), 'generate', join(root, 'fixtures/ramses-starter/api.raml'), '-o', project], { stdio: 'ignore' });
+  execFileSync(process.execPath, [join(generator, 'bin/svcgen.js'), 'generate', join(root, 'fixtures/ramses-starter/api.raml'), '-o', project], { stdio: 'ignore' });
   const modules = await linkDependencies(project);
   execFileSync(join(modules, '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: project, stdio: 'inherit' });
   return { project, modules };

@@ -146,7 +146,8 @@ describe('/health', () => {
       await database.drop();
       const reply = await fetch(`${service.origin}/v1/health`);
       expect(reply.status).toBe(503);
-      expect(await reply.json()).toMatchObject({ status_code: 503, message: 'the database does not answer' });
+      expect(await reply.json()).toMatchObject({ status_code: 503, message: 'the database does not answer; try again in a moment' });
+      expect(reply.headers.get('retry-after')).toBe('2');
     } finally {
       await service.stop();
     }

@@ -14,6 +14,8 @@ export interface Config {
   readonly engine: 'svc_sqla' | 'svc_mongodb';
   readonly databaseUrl: string;
   readonly mongodbUrl: string;
+  /** Milliseconds: waiting for a database connection, and for one statement or command, before a 503. */
+  readonly databaseTimeouts: DatabaseTimeouts;
   readonly auth: boolean;
   readonly authTimeout: number;
   readonly authReissueTime: number;
@@ -35,6 +37,11 @@ export interface Config {
   readonly root: string;
 }
 
+export interface DatabaseTimeouts {
+  readonly connect: number;
+  readonly query: number;
+}
+
 export class ConfigError extends Error {}
 
 export interface ConfigSource {
@@ -52,6 +59,8 @@ const STANDARD_KEYS = [
   'engine',
   'database.url',
   'mongodb.url',
+  'database.connect_timeout',
+  'database.query_timeout',
   'auth',
   'auth.timeout',
   'auth.reissue_time',
@@ -86,6 +95,10 @@ export function loadConfig(source: ConfigSource): Config {
     engine: read.choice('engine', 'svc_sqla', ['svc_sqla', 'svc_mongodb']),
     databaseUrl: read.text('database.url', 'sqlite:./data/service.db'),
     mongodbUrl: read.text('mongodb.url', source.defaults.mongodbUrl),
+    databaseTimeouts: {
+      connect: read.integer('database.connect_timeout', 2000, 1),
+      query: read.integer('database.query_timeout', 30000, 1),
+    },
     auth: read.boolean('auth', false),
     authTimeout: read.integer('auth.timeout', 86400, 1),
     authReissueTime: read.integer('auth.reissue_time', 3600, 0),

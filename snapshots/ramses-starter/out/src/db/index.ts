@@ -36,9 +36,14 @@ function repositories(engine: Engine): Repositories {
  * `mongodb.url`, creating the unique indexes.
  */
 export async function openDatabase(config: Config, options: OpenOptions = {}): Promise<Database> {
-  if (config.engine === 'svc_mongodb') return openMongo(config.mongodbUrl, models, migrations, repositories, options);
+  if (config.engine === 'svc_mongodb')
+    return openMongo(config.mongodbUrl, models, migrations, repositories, {
+      ...options,
+      timeouts: config.databaseTimeouts,
+    });
   const sql = openSql(config.databaseUrl, {
     root: config.root,
+    timeouts: config.databaseTimeouts,
     ...(options.onQuery ? { onQuery: options.onQuery } : {}),
   });
   try {

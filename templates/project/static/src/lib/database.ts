@@ -1,4 +1,5 @@
 /** The storage the service runs on, whatever the engine (contract §2: chosen in service.ini). */
+import { HttpError } from './errors.js';
 import type { Model, ModelRegistry } from './model.js';
 import type { Repository, Where } from './repository.js';
 
@@ -49,4 +50,58 @@ export function repositoryByName(repositories: object): (model: string) => Engin
     if (!repository) throw new Error(`no repository for model ${model}`);
     return repository;
   };
+}
+
+/** PostgreSQL's SQLSTATEs of a server that is going away, not taking connections, or cancelled a slow statement. */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
+/** Socket errors of a server that cannot be reached. */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+/** SQLite: another connection held the database longer than the busy timeout. */
+const BUSY = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED']);
+/** The MongoDB driver's errors for a server it cannot reach or lost. */
+const MONGO_UNAVAILABLE = new Set([
+  'MongoServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoTopologyClosedError',
+  'MongoNotConnectedError',
+]);
+/** node-postgres says these in words only. */
+const PG_CONNECTION_LOST = /timeout exceeded when trying to connect|Connection terminated|is not queryable/;
+
+/**
+ * Whether `error` (or what caused it) says the database is down, unreachable or overloaded rather
+ * than that the request was wrong: the service answers 503 with Retry-After, and carries on; the
+ * drivers reconnect by themselves when the database is back.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (
+    let e = error, depth = 0;
+    e && typeof e === 'object' && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
+    const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown };
+    if (
+      typeof code === 'string' &&
+      (UNAVAILABLE_STATES.has(code) || /^08[0-9A-Z]{3}$/.test(code) || UNREACHABLE.has(code) || BUSY.has(code))
+    )
+      return true;
+    if (typeof name === 'string' && MONGO_UNAVAILABLE.has(name)) return true;
+    if (typeof message === 'string' && PG_CONNECTION_LOST.test(message)) return true;
+  }
+  return false;
+}
+
+/** The answer while the database does not answer: 503, try again in a moment. */
+export function databaseUnavailable(): HttpError {
+  return new HttpError(503, 'the database does not answer; try again in a moment', undefined, { 'retry-after': '2' });
 }

@@ -189,6 +189,8 @@ async function inTurn<T>(session: SqlExecutor, work: (tx: SqlExecutor) => Promis
 
 /** The advisory lock, held until the transaction ends; then table locks wait TABLE_LOCK_TIMEOUT at most. */
 async function takePostgresTurn(tx: SqlExecutor): Promise<void> {
+  // A migration may rebuild a large table: database.query_timeout is for requests, not for it.
+  await tx.execute(`set local statement_timeout = 0`);
   await tx.execute(`set local lock_timeout = '${WAIT_SECONDS}s'`);
   try {
     await tx.all({ sql: 'select pg_advisory_xact_lock($1)', parameters: [MIGRATION_LOCK] });

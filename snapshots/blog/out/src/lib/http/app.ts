@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { HttpError, badRequest, statusBody, type FieldError } from '../errors.js';
+import { databaseUnavailable, isDatabaseUnavailable } from '../database.js';
 import { ConstraintViolation, RecordNotFound, UnknownReference } from '../repository.js';
 import { requestUrl } from './actions.js';
 import { allowedOrigin, type CorsSettings } from './routing.js';
@@ -73,7 +74,10 @@ export function createApp(options: AppOptions): FastifyInstance {
         { field: where.replace(/^(body|query|path)\./, ''), message: 'contains the NUL character' },
       ]);
   });
-  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+  app.setErrorHandler(async (thrown: FastifyError, request, reply) => {
+    // The database down (or too slow) is no failure of the request: a 503 the client may retry.
+    if (isDatabaseUnavailable(thrown)) request.log.error({ err: thrown }, 'the database does not answer');
+    const error = isDatabaseUnavailable(thrown) ? databaseUnavailable() : thrown;
     const { status, message, errors, headers } = describe(error);
     // A deliberate 503 (load shedding, /health) is not a failure: no stack trace at level error.
     if (status >= 500 && !(error instanceof HttpError)) request.log.error({ err: error }, 'request failed');
@@ -118,7 +122,7 @@ interface Described {
   headers?: Readonly<Record<string, string>>;
 }
 
-function describe(error: FastifyError): Described {
+function describe(error: FastifyError | HttpError): Described {
   if (error instanceof HttpError)
     return {
       status: error.statusCode,

@@ -13,7 +13,7 @@
 import { MongoClient, type ClientSession, type Db } from 'mongodb';
 import { repositoryByName, type RepositoryFactory, type ServiceDatabase } from '../database.js';
 import type { Model, ModelRegistry } from '../model.js';
-import { ConfigError } from '../config.js';
+import { ConfigError, type DatabaseTimeouts } from '../config.js';
 import type { Migration } from '../migrate.js';
 import { collectionExists, isSvcgenIndex, svcgenIndex } from './indexes.js';
 import { migrateMongo } from './migrate.js';
@@ -24,6 +24,8 @@ export interface MongoOptions {
   readonly onQuery?: (statement: string) => void;
   /** Called once at start-up when the server cannot run transactions. */
   readonly onWarning?: (message: string) => void;
+  /** How long a command waits for a reachable server before it fails (a 503): database.connect_timeout. */
+  readonly timeouts?: DatabaseTimeouts;
 }
 
 const ATTEMPTS = 3;
@@ -35,7 +37,10 @@ export async function openMongo<R extends object>(
   make: RepositoryFactory<R>,
   options: MongoOptions = {},
 ): Promise<ServiceDatabase<R> & R> {
-  const client = new MongoClient(url, { monitorCommands: Boolean(options.onQuery), serverSelectionTimeoutMS: 5_000 });
+  const client = new MongoClient(url, {
+    monitorCommands: Boolean(options.onQuery),
+    serverSelectionTimeoutMS: options.timeouts?.connect ?? 5_000,
+  });
   if (options.onQuery) {
     const log = options.onQuery;
     client.on('commandStarted', (e) => log(`${e.databaseName}.${e.commandName} ${JSON.stringify(e.command)}`));

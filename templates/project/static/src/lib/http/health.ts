@@ -1,7 +1,6 @@
 /** `GET {base}/health` (contract §2): 200 when the database answers, 503 when it does not. */
 import type { FastifyInstance } from 'fastify';
-import type { ServiceDatabase } from '../database.js';
-import { HttpError } from '../errors.js';
+import { databaseUnavailable, type ServiceDatabase } from '../database.js';
 import { completeRoute, type CorsSettings } from './routing.js';
 
 export function healthRoute(app: FastifyInstance, db: ServiceDatabase, cors: CorsSettings): void {
@@ -11,7 +10,7 @@ export function healthRoute(app: FastifyInstance, db: ServiceDatabase, cors: Cor
       await db.ping();
     } catch (error) {
       request.log.error({ err: error }, 'health check: the database does not answer');
-      throw new HttpError(503, 'the database does not answer');
+      throw databaseUnavailable();
     }
     reply.header('cache-control', 'no-store');
     return { status: 'ok' };

@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { ConfigError } from '../config.js';
+import { ConfigError, type DatabaseTimeouts } from '../config.js';
 import type { Dialect } from '../values.js';
 
 export interface Compiled {
@@ -51,12 +51,14 @@ export interface SqlOptions {
   readonly root?: string;
   /** Called with every statement run (the service logs them at level debug). */
   readonly onQuery?: (sql: string) => void;
+  /** PostgreSQL: how long to wait for a connection and for a statement (service.ini's database.*_timeout). */
+  readonly timeouts?: DatabaseTimeouts;
 }
 
 export function openSql(url: string, options: SqlOptions = {}): SqlDatabase {
   if (url.startsWith('sqlite:'))
     return openSqlite(url.slice('sqlite:'.length), options.root ?? process.cwd(), options.onQuery);
-  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options.onQuery);
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options);
   throw new ConfigError(
     `database.url must start with sqlite: or postgres://, not "${url.replace(/:[^:@/]*@/, ':***@')}"`,
   );
@@ -209,11 +211,15 @@ const RAW_TYPES = new Set([20, 1700, 1082, 1083, 1114, 1184]); // int8, numeric,
 
 const MAX_PREPARED = 1000;
 
-function openPostgres(url: string, onQuery: ((sql: string) => void) | undefined): SqlDatabase {
+function openPostgres(url: string, { onQuery, timeouts = { connect: 2000, query: 30000 } }: SqlOptions): SqlDatabase {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
-    connectionTimeoutMillis: 2000,
+    connectionTimeoutMillis: timeouts.connect,
+    // The server cancels a statement that runs longer (57014, a 503); keep-alive notices a server
+    // that is gone without closing the connection.
+    statement_timeout: timeouts.query,
+    keepAlive: true,
     options: '-c TimeZone=UTC',
     types: {
       getTypeParser: ((oid: number, format?: string) =>
