@@ -190,4 +190,31 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
     expect(await db.post.count()).toBe(before);
     expect(await db.post.count({ where: { views: 99 } })).toBe(0);
   });
+
+  // PostgreSQL only: SQLite runs one write transaction at a time, MongoDB has no deadlocks to lose.
+  if (engine === 'postgres')
+  it('runs a transaction that lost a deadlock again: two read-modify-writes in opposite orders both land', async () => {
+    // Each locks one author, waits for the other to do the same, then wants the other's lock:
+    // PostgreSQL ends one with a deadlock (40P01); the executor runs that one again.
+    let ready = 0;
+    const bothLocked = async () => {
+      ready++;
+      while (ready < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    let attempts = 0;
+    const transfer = (from: Rec, to: Rec) =>
+      db.transaction(async (tx) => {
+        attempts++;
+        const source = (await tx.author.update({ where: { id: from['id'] }, data: { karma: ((await tx.author.findUnique({ where: { id: from['id'] } }))!['karma'] as number) - 1 } }))!;
+        if (attempts <= 2) await bothLocked();
+        await tx.author.update({ where: { id: to['id'] }, data: { karma: ((await tx.author.findUnique({ where: { id: to['id'] } }))!['karma'] as number) + 1 } });
+        return source;
+      });
+    const one = await db.author.create({ data: { name: 'One', email: 'one@example.com', karma: 10 } });
+    const two = await db.author.create({ data: { name: 'Two', email: 'two@example.com', karma: 20 } });
+    await Promise.all([transfer(one, two), transfer(two, one)]);
+    expect(attempts).toBe(3);
+    expect((await db.author.findUnique({ where: { id: one['id'] } }))!['karma']).toBe(10);
+    expect((await db.author.findUnique({ where: { id: two['id'] } }))!['karma']).toBe(20);
+  });
 });

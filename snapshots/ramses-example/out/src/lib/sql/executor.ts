@@ -10,6 +10,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ConfigError, type DatabaseTimeouts } from '../config.js';
@@ -212,6 +213,10 @@ const RAW_TYPES = new Set([20, 1700, 1082, 1083, 1114, 1184]); // int8, numeric,
 
 const MAX_PREPARED = 1000;
 
+/** serialization_failure, deadlock_detected: the transaction may succeed when run again. */
+const RETRYABLE = new Set(['40001', '40P01']);
+const TRANSACTION_ATTEMPTS = 4;
+
 function openPostgres(url: string, { onQuery, timeouts = { connect: 2000, query: 30000 } }: SqlOptions): SqlDatabase {
   const pool = new pg.Pool({
     connectionString: url,
@@ -257,22 +262,34 @@ function openPostgres(url: string, { onQuery, timeouts = { connect: 2000, query:
     };
     return executor;
   };
+  const once = async <T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      try {
+        const result = await work(on(client, true));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      client.release();
+    }
+  };
   const db: SqlDatabase = {
     ...on(pool, false),
+    // A deadlock or a serialization failure undoes the whole transaction; PostgreSQL's advice is to
+    // run it again. A few times, after a short random pause; any other error is the caller's.
     async transaction(work) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+      for (let attempt = 1; ; attempt++) {
         try {
-          const result = await work(on(client, true));
-          await client.query('COMMIT');
-          return result;
+          return await once(work);
         } catch (error) {
-          await client.query('ROLLBACK').catch(() => undefined);
-          throw error;
+          if (attempt >= TRANSACTION_ATTEMPTS || !RETRYABLE.has((error as { code?: string }).code ?? '')) throw error;
+          await sleep(Math.random() * 20 * attempt);
         }
-      } finally {
-        client.release();
       }
     },
     withoutForeignKeys: (work) => work(db),
