@@ -55,6 +55,7 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
   const app = createApp({
     logLevel: config.logLevel,
     bodyLimit: config.bodyLimit,
+    timeouts: config.httpTimeouts,
     cors: config.cors,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });

@@ -23,6 +23,8 @@ export interface Config {
   readonly publicMaxLimit: number;
   readonly maxLimit: number;
   readonly bodyLimit: number;
+  /** Milliseconds a client has to send a whole request (headers and body), and an idle connection is kept open. */
+  readonly httpTimeouts: HttpTimeouts;
   readonly cors: {
     readonly enable: boolean;
     readonly allowOrigins: readonly string[];
@@ -40,6 +42,11 @@ export interface Config {
 export interface DatabaseTimeouts {
   readonly connect: number;
   readonly query: number;
+}
+
+export interface HttpTimeouts {
+  readonly request: number;
+  readonly keepAlive: number;
 }
 
 export class ConfigError extends Error {}
@@ -70,6 +77,8 @@ const STANDARD_KEYS = [
   'public_max_limit',
   'max_limit',
   'body_limit',
+  'http.request_timeout',
+  'http.keep_alive_timeout',
   'cors.enable',
   'cors.allow_origins',
   'cors.allow_credentials',
@@ -108,6 +117,10 @@ export function loadConfig(source: ConfigSource): Config {
     publicMaxLimit: read.integer('public_max_limit', 100, 1),
     maxLimit: read.integer('max_limit', 1000, 1),
     bodyLimit: read.integer('body_limit', 1048576, 1),
+    httpTimeouts: {
+      request: read.integer('http.request_timeout', 30000, 1),
+      keepAlive: read.integer('http.keep_alive_timeout', 72000, 1),
+    },
     cors: {
       enable: read.boolean('cors.enable', false),
       allowOrigins: read

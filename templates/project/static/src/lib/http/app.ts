@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { HttpError, badRequest, statusBody, type FieldError } from '../errors.js';
+import type { HttpTimeouts } from '../config.js';
 import { databaseUnavailable, isDatabaseUnavailable } from '../database.js';
 import { ConstraintViolation, RecordNotFound, UnknownReference } from '../repository.js';
 import { requestUrl } from './actions.js';
@@ -14,6 +15,7 @@ import { allowedOrigin, type CorsSettings } from './routing.js';
 export interface AppOptions {
   readonly logLevel: string;
   readonly bodyLimit: number;
+  readonly timeouts: HttpTimeouts;
   readonly cors: CorsSettings;
   /** Tests pass `false` to keep their output clean. */
   readonly logger?: FastifyServerOptions['logger'];
@@ -24,6 +26,14 @@ export function createApp(options: AppOptions): FastifyInstance {
     logger: options.logger ?? { level: options.logLevel },
     genReqId: () => randomUUID(),
     bodyLimit: options.bodyLimit,
+    // A client that sends its headers or body too slowly (slowloris) gets a 408 and loses the
+    // connection; Node looks for them every second rather than every 30.
+    requestTimeout: options.timeouts.request,
+    keepAliveTimeout: options.timeouts.keepAlive,
+    http: {
+      headersTimeout: options.timeouts.request,
+      connectionsCheckingInterval: Math.min(1000, options.timeouts.request),
+    },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     ajv: {
