@@ -94,18 +94,26 @@ function sqlString(text: string): string {
 
 // --- migrations -----------------------------------------------------------------------------------
 
-/** The altered tables whose search objects a migration rebuilds on `dialect`. */
-export function rebuiltSearches(changes: readonly TableChange[], dialect: Dialect): { before: StoredTable; after: StoredTable }[] {
-  return changes.flatMap((c) => (c.kind === 'alter' && searchRebuilt(c, dialect) ? [{ before: c.before, after: c.after }] : []));
+type Alter = Extract<TableChange, { kind: 'alter' }>;
+
+/**
+ * The altered tables whose search objects a migration rebuilds: what they index changed, or the
+ * table changes under them in a way they cannot follow. `tableRebuilt` (SQLite): the migration
+ * copies the table into a new one, which gives its rows new rowids and drops its triggers.
+ */
+export function rebuiltSearches(changes: readonly TableChange[], tableRebuilt: (change: Alter) => boolean): { before: StoredTable; after: StoredTable }[] {
+  return changes.flatMap((c) => (c.kind === 'alter' && searchRebuilt(c, tableRebuilt) ? [{ before: c.before, after: c.after }] : []));
 }
 
-function searchRebuilt(change: Extract<TableChange, { kind: 'alter' }>, dialect: Dialect): boolean {
-  const { before, after, columns } = change;
+function searchRebuilt(change: Alter, tableRebuilt: (change: Alter) => boolean): boolean {
+  const { before, after } = change;
   if (before.search.length === 0 && after.search.length === 0) return false;
-  if (!sameSearch(before, after) || before.name !== after.name) return true;
-  // SQLite may rebuild the table (new rowids); PostgreSQL cannot change the type of a column a vector is made from.
-  if (dialect === 'sqlite') return columns.length > 0;
-  return columns.some((c) => c.kind === 'change' && before.search.includes(c.before.name));
+  return !sameSearch(before, after) || before.name !== after.name || tableRebuilt(change);
+}
+
+/** PostgreSQL cannot change the type of a column a vector is generated from: the vectors go first. */
+export function vectorSourceChanged(change: Alter): boolean {
+  return change.columns.some((c) => c.kind === 'change' && change.before.search.includes(c.before.name));
 }
 
 /** The same fields searched, in the same order. */
