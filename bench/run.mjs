@@ -14,6 +14,7 @@ const benchmarks = [
   { name: 'serve', load: () => import('./serve.mjs') },
   { name: 'mongodb', load: () => import('./serve-mongodb.mjs') },
   { name: 'login', load: () => import('./login.mjs') },
+  { name: 'search', load: () => import('./search.mjs') },
 ];
 
 const args = process.argv.slice(2);

@@ -123,6 +123,7 @@ export const taskModel = defineModel<Task>({
   publicFields: null,
   authFields: null,
   hiddenFields: [],
+  searchFields: ['title'],
   viewRoute: { kind: 'item', acl: 'open' },
   selfPath: (record) => `/tasks/${encodeURIComponent(String(record.id))}`,
 });

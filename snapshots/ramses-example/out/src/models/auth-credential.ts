@@ -104,6 +104,7 @@ export const authCredentialModel = defineModel<AuthCredential>({
   publicFields: null,
   authFields: null,
   hiddenFields: [],
+  searchFields: [],
   viewRoute: null,
   selfPath: () => null,
 });

@@ -19,8 +19,10 @@ import {
   type Repository,
   type Where,
 } from '../repository.js';
+import { searchOf, unordered, type SearchFilter } from '../search.js';
 import { fromDb, toDb } from '../values.js';
 import type { Compiled, SqlExecutor } from './executor.js';
+import { rankedMatches, relevance, searchCondition, type SearchTarget } from './search.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- Kysely is used with table names known at run time. */
 type AnyDB = Record<string, Record<string, unknown>>;
@@ -32,6 +34,8 @@ export interface SqlContext {
   readonly executor: SqlExecutor;
   readonly compiler: Kysely<any>;
   readonly models: ModelRegistry;
+  /** PostgreSQL's text search configuration for `q` (service.ini `search.language`). */
+  readonly searchLanguage: string;
 }
 
 export class SqlRepository<T extends object, Create = Partial<T>, Update = Partial<T>> implements Repository<
@@ -54,6 +58,10 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     return this.ctx.executor.dialect;
   }
 
+  get searchTarget(): SearchTarget {
+    return { model: this.model as Model, dialect: this.dialect, language: this.ctx.searchLanguage };
+  }
+
   table() {
     return this.ctx.compiler.selectFrom(this.model.table);
   }
@@ -63,6 +71,17 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   async findMany(args: FindManyArgs<T> = {}): Promise<T[]> {
     let query = this.table().select(this.selectedColumns(args.select));
     if (args.where) query = query.where((eb) => this.condition(eb, args.where as Where<Rec>));
+    const search = unordered(args.orderBy) ? searchOf(args.where) : undefined;
+    if (search && search.words.length && search.fields.length) {
+      // No order asked for: the best matches first (then by key).
+      if (this.dialect === 'sqlite')
+        query = query
+          .innerJoin(rankedMatches(this.model as Model, search).as('svc_search'), (join) =>
+            join.onRef('svc_search.svc_rowid' as never, '=', `${this.model.table}.rowid` as never),
+          )
+          .orderBy(sql`svc_search.svc_rank`);
+      else query = query.orderBy(relevance(this.searchTarget, search), 'desc');
+    }
     for (const [field, direction] of this.ordering(args.orderBy)) query = query.orderBy(field, direction);
     if (args.take !== undefined) query = query.limit(args.take);
     // SQLite takes an offset only after a limit (-1: none); PostgreSQL refuses a negative limit.
@@ -135,8 +154,8 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       const values = this.columnValues(data);
       const insert = this.cachedWrite('insert', values, () =>
         Object.keys(values).length
-          ? this.ctx.compiler.insertInto(this.model.table).values(values).returningAll().compile()
-          : this.ctx.compiler.insertInto(this.model.table).defaultValues().returningAll().compile(),
+          ? this.ctx.compiler.insertInto(this.model.table).values(values).returning(this.allColumns()).compile()
+          : this.ctx.compiler.insertInto(this.model.table).defaultValues().returning(this.allColumns()).compile(),
       );
       const rows = await this.run(() => tx.all<Row>(insert));
       await this.linkRelations(tx, this.record(rows[0]!), data);
@@ -217,7 +236,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         .updateTable(this.model.table)
         .set(values)
         .where(pk, '=', key as never)
-        .returningAll()
+        .returning(this.allColumns())
         .compile();
     // The key is the last parameter; a change of the key itself is rare enough to compile each time.
     const query = pk in values ? compile() : this.cachedWrite('update', { ...values, [pk]: key }, compile);
@@ -247,6 +266,11 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
 
   pkField(): FieldSpec {
     return this.model.field(this.model.primaryKey)!;
+  }
+
+  /** The model's columns: never `*`, which on PostgreSQL would read the search vectors too. */
+  allColumns(): string[] {
+    return this.model.columns.map((f) => f.column!);
   }
 
   selectedColumns(select?: FindManyArgs<T>['select']): string[] {
@@ -527,6 +551,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         parts.push(
           eb.not(eb.and((Array.isArray(value) ? value : [value]).map((w: Where<Rec>) => this.condition(eb, w)))),
         );
+      else if (name === 'SEARCH') parts.push(searchCondition(this.searchTarget, value as SearchFilter));
       else parts.push(this.fieldCondition(eb, name, value));
     }
     return eb.and(parts);
@@ -672,7 +697,8 @@ function byKeySql(model: Model, ctx: SqlContext): string {
   if (!byDialect) byKeyCache.set(model, (byDialect = new Map()));
   let text = byDialect.get(ctx.executor.dialect);
   if (text === undefined) {
-    text = ctx.compiler.selectFrom(model.table).selectAll().where(model.primaryKey, '=', 0).compile().sql;
+    const columns = model.columns.map((f) => f.column!);
+    text = ctx.compiler.selectFrom(model.table).select(columns).where(model.primaryKey, '=', 0).compile().sql;
     byDialect.set(ctx.executor.dialect, text);
   }
   return text;
