@@ -34,7 +34,7 @@ export function ftsTable(table: string): string {
 }
 
 export function vectorColumn(field: string): string {
-  return `svc_search_${field}`;
+  return identifier(`svc_search_${field}`, 'postgres');
 }
 
 /** The statements that create a table's search objects; none for a table without text fields. */
