@@ -33,8 +33,9 @@ export function mongoSteps(changes: readonly TableChange[]): MongoStep[] {
     if (c.kind === 'create' && c.table.search.length) steps.push(...wordSteps(c.table));
     if (c.kind === 'drop') steps.push({ op: 'dropCollection', collection: c.table.name });
     if (c.kind === 'alter') steps.push(...c.columns.flatMap((col) => columnSteps(c.after, col)));
-    // After the fields moved: the words are named by the fields' new names.
-    if (c.kind === 'alter' && !sameSearch(c.before, c.after)) steps.push(...wordSteps(c.after));
+    // After the fields moved and were filled: the words are named by the fields' new names, and a
+    // searched field that old documents got a value for has words to index.
+    if (c.kind === 'alter' && (!sameSearch(c.before, c.after) || filledSearchedField(c.after, c.columns))) steps.push(...wordSteps(c.after));
   }
   return steps;
 }
@@ -66,6 +67,10 @@ function fill(collection: string, column: StoredColumn): MongoStep[] {
   if (column.fill.kind === 'literal') return [{ op: 'setMissing', collection, field, value: column.fill.value }];
   if (column.fill.kind === 'now') return [{ op: 'setMissingNow', collection, field }];
   return [];
+}
+
+function filledSearchedField(table: StoredTable, changes: readonly ColumnChange[]): boolean {
+  return changes.some((c) => c.kind === 'change' && c.aspects.has('notNull') && c.after.fill.kind !== 'none' && table.search.includes(c.after.name));
 }
 
 function indexed(column: StoredColumn): boolean {
