@@ -13,6 +13,7 @@
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { median, table } from './lib.mjs';
 import { builtStarter, start } from './serve.mjs';
@@ -32,12 +33,17 @@ export async function run({ rounds = 3, seconds = 4, connections = 10 } = {}) {
   const ratios = [];
   for (const engine of ['sqlite', 'postgres']) {
     const database = await freshDatabase(engine, requireProject);
-    const server = await start(process.execPath, [join(project, 'dist/server.js')], {
-      cwd: project,
-      env: (port) => ({ PORT: String(port), SVC_DATABASE_URL: database.url, SVC_CONFIG: join(work, 'none.ini'), SVC_LOG_LEVEL: 'warn' }),
-    });
+    const serve = () =>
+      start(process.execPath, [join(project, 'dist/server.js')], {
+        cwd: project,
+        env: (port) => ({ PORT: String(port), SVC_DATABASE_URL: database.url, SVC_CONFIG: join(work, 'none.ini'), SVC_LOG_LEVEL: 'warn' }),
+      });
+    // The service's migration makes the tables and search indexes; the corpus goes in with the service stopped.
+    (await serve()).stop();
+    await sleep(1000);
+    await database.seed(corpus);
+    const server = await serve();
     try {
-      await database.seed(corpus);
       for (const probe of probes) {
         const search = { name: 'search', path: `/v1/items?q=${probe.word}&_limit=20` };
         const scan = { name: 'LIKE', path: `/v1/items?description__contains=${probe.word}&_limit=20` };
@@ -73,7 +79,7 @@ function load(url, scenario, seconds, connections) {
   return new Promise((resolve, reject) => {
     autocannon({ url: `${url}${scenario.path}`, connections, duration: seconds }, (error, result) => {
       if (error) return reject(error);
-      if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${scenario.name} on ${url}: ${result.non2xx} non-2xx, ${result.errors} errors`));
+      if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${scenario.name} on ${url}: ${result.non2xx} non-2xx (${JSON.stringify(result.statusCodeStats)}), ${result.errors} errors`));
       resolve({ rps: result.requests.average, p99: result.latency.p99 });
     });
   });

@@ -97,8 +97,17 @@ export function searchOf(where: unknown): SearchFilter | undefined {
   return undefined;
 }
 
-/** No order asked for (no `_sort`): a search then returns the best matches first. */
-export function unordered(orderBy: unknown): boolean {
+/**
+ * The search a `findMany` orders its results by (best first): the one its `where` asks for, when
+ * it asks for no order (no `_sort`) and the search can match something.
+ */
+export function rankingSearch(args: { where?: unknown; orderBy?: unknown }): SearchFilter | undefined {
+  if (!unordered(args.orderBy)) return undefined;
+  const search = searchOf(args.where);
+  return search && search.words.length && search.fields.length ? search : undefined;
+}
+
+function unordered(orderBy: unknown): boolean {
   if (orderBy === undefined) return true;
   return Array.isArray(orderBy) ? orderBy.length === 0 : Object.keys(orderBy as object).length === 0;
 }

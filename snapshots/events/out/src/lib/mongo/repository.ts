@@ -22,7 +22,7 @@ import {
   type Repository,
   type Where,
 } from '../repository.js';
-import { searchOf, unordered } from '../search.js';
+import { rankingSearch } from '../search.js';
 import { mongoFilter, type MongoFilter } from './filter.js';
 import { changesWords, documentWords, rankedPipeline, SEARCH_FIELD } from './search.js';
 import { fromMongo, toMongo } from './values.js';
@@ -71,29 +71,18 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
     // MongoDB reads `limit: 0` as no limit at all.
     if (args.take === 0) return [];
     const filter = await this.filter(args.where);
-    const search = unordered(args.orderBy) ? searchOf(args.where) : undefined;
     const projection = args.select ? this.projection(args.select as Rec) : undefined;
-    const docs =
-      search && search.words.length && search.fields.length
-        ? await this.collection
-            .aggregate(
-              rankedPipeline(this.model as Model, filter, search, {
-                ...(args.skip ? { skip: args.skip } : {}),
-                ...(args.take !== undefined ? { take: args.take } : {}),
-                ...(projection ? { projection } : {}),
-              }),
-              this.options,
-            )
-            .toArray()
-        : await this.collection
-            .find(filter, {
-              ...this.options,
-              sort: this.ordering(args.orderBy),
-              ...(args.skip ? { skip: args.skip } : {}),
-              ...(args.take !== undefined ? { limit: args.take } : {}),
-              ...(projection ? { projection } : {}),
-            })
-            .toArray();
+    const page = {
+      ...(args.skip ? { skip: args.skip } : {}),
+      ...(args.take !== undefined ? { limit: args.take } : {}),
+      ...(projection ? { projection } : {}),
+    };
+    const search = rankingSearch(args);
+    const docs = search
+      ? await this.collection
+          .aggregate(rankedPipeline(this.model as Model, filter, search, page), this.options)
+          .toArray()
+      : await this.collection.find(filter, { ...this.options, sort: this.ordering(args.orderBy), ...page }).toArray();
     const records = await this.records(docs, args.include);
     if (!args.select) return records;
     const kept = this.selectedNames(args.select as Rec, args.include ?? {});

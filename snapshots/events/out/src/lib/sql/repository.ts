@@ -4,7 +4,14 @@
  * run by the executor. Relationships whose foreign key is in another table are read with one
  * query per relationship for a whole page of objects (never one query per object).
  */
-import { sql, type ExpressionBuilder, type Expression, type Kysely, type SqlBool } from 'kysely';
+import {
+  sql,
+  type ExpressionBuilder,
+  type Expression,
+  type Kysely,
+  type SelectQueryBuilder,
+  type SqlBool,
+} from 'kysely';
 import { keyOfWhere, keyValue, type FieldSpec, type Model, type ModelRegistry, type RelationSpec } from '../model.js';
 import {
   attachRelated,
@@ -19,7 +26,7 @@ import {
   type Repository,
   type Where,
 } from '../repository.js';
-import { searchOf, unordered, type SearchFilter } from '../search.js';
+import { rankingSearch, type SearchFilter } from '../search.js';
 import { fromDb, toDb } from '../values.js';
 import type { Compiled, SqlExecutor } from './executor.js';
 import { rankedMatches, relevance, searchCondition, type SearchTarget } from './search.js';
@@ -71,17 +78,8 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   async findMany(args: FindManyArgs<T> = {}): Promise<T[]> {
     let query = this.table().select(this.selectedColumns(args.select));
     if (args.where) query = query.where((eb) => this.condition(eb, args.where as Where<Rec>));
-    const search = unordered(args.orderBy) ? searchOf(args.where) : undefined;
-    if (search && search.words.length && search.fields.length) {
-      // No order asked for: the best matches first (then by key).
-      if (this.dialect === 'sqlite')
-        query = query
-          .innerJoin(rankedMatches(this.model as Model, search).as('svc_search'), (join) =>
-            join.onRef('svc_search.svc_rowid' as never, '=', `${this.model.table}.rowid` as never),
-          )
-          .orderBy(sql`svc_search.svc_rank`);
-      else query = query.orderBy(relevance(this.searchTarget, search), 'desc');
-    }
+    const search = rankingSearch(args);
+    if (search) query = this.bestFirst(query, search);
     for (const [field, direction] of this.ordering(args.orderBy)) query = query.orderBy(field, direction);
     if (args.take !== undefined) query = query.limit(args.take);
     // SQLite takes an offset only after a limit (-1: none); PostgreSQL refuses a negative limit.
@@ -92,6 +90,16 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
           : query.offset(args.skip);
     const rows = await this.ctx.executor.all<Row>(query.compile());
     return this.records(rows, args.include);
+  }
+
+  /** A search without `_sort`: the best matches first (then by key, as every list). */
+  bestFirst<Q extends SelectQueryBuilder<AnyDB, string, Row>>(query: Q, search: SearchFilter): Q {
+    if (this.dialect === 'postgres') return query.orderBy(relevance(this.searchTarget, search), 'desc') as Q;
+    return query
+      .innerJoin(rankedMatches(this.model as Model, search).as('svc_search'), (join) =>
+        join.onRef('svc_search.svc_rowid' as never, '=', `${this.model.table}.rowid` as never),
+      )
+      .orderBy(sql`svc_search.svc_rank`) as unknown as Q;
   }
 
   async findFirst(args: FindManyArgs<T> = {}): Promise<T | null> {

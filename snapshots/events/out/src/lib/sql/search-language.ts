@@ -6,11 +6,10 @@
  * the configured language and rebuilds the ones that do not (after a change of the setting),
  * before it serves a request: indexed words and query words are always made the same way.
  */
-import { createHash } from 'node:crypto';
 import { ConfigError } from '../config.js';
 import type { ModelRegistry } from '../model.js';
 import type { SqlDatabase, SqlExecutor } from './executor.js';
-import { vectorColumn } from './search.js';
+import { pgIdentifier, vectorColumn } from './search.js';
 
 export async function alignSearchLanguage(db: SqlDatabase, models: ModelRegistry, language: string): Promise<void> {
   if (db.dialect !== 'postgres') return;
@@ -60,19 +59,11 @@ async function rebuildVector(tx: SqlExecutor, table: string, field: string, lang
     [
       `alter table ${q(table)} drop column ${q(column)};`,
       `alter table ${q(table)} add column ${q(column)} tsvector generated always as (to_tsvector('${language}'::regconfig, svc_search_fold(${q(field)}))) stored;`,
-      `create index ${q(identifier(`${table}_${field}_search_idx`))} on ${q(table)} using gin (${q(column)});`,
+      `create index ${q(pgIdentifier(`${table}_${field}_search_idx`))} on ${q(table)} using gin (${q(column)});`,
     ].join('\n'),
   );
 }
 
 function q(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
-}
-
-/** PostgreSQL cuts names at 63 bytes: a longer one keeps its start and ends with a hash of the whole (as svcgen names them). */
-function identifier(name: string): string {
-  if (Buffer.byteLength(name) <= 63) return name;
-  let start = name.slice(0, 54);
-  while (Buffer.byteLength(start) > 54) start = start.slice(0, -1);
-  return `${start}_${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
 }

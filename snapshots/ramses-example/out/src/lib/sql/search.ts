@@ -11,6 +11,7 @@
  *
  * Words are canonical (lib/search.ts) and always bound parameters: no user text is ever syntax.
  */
+import { createHash } from 'node:crypto';
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Model } from '../model.js';
 import { fieldWeights, type SearchFilter } from '../search.js';
@@ -30,7 +31,15 @@ export function ftsTable(table: string): string {
 
 /** The PostgreSQL `tsvector` column of a field (src/plan/storage/search.ts creates it). */
 export function vectorColumn(field: string): string {
-  return `svc_search_${field}`;
+  return pgIdentifier(`svc_search_${field}`);
+}
+
+/** PostgreSQL cuts names at 63 bytes: a longer one keeps its start and ends with a hash of the whole (as svcgen names them). */
+export function pgIdentifier(name: string): string {
+  if (Buffer.byteLength(name) <= 63) return name;
+  let start = name.slice(0, 54);
+  while (Buffer.byteLength(start) > 54) start = start.slice(0, -1);
+  return `${start}_${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
 }
 
 /** The rows that match: a condition on the model's table. */

@@ -29,7 +29,7 @@ export function rankedPipeline(
   model: Model,
   filter: Document,
   search: SearchFilter,
-  page: { skip?: number; take?: number; projection?: Document },
+  page: { skip?: number; limit?: number; projection?: Document },
 ): Document[] {
   const weights = fieldWeights(model);
   const words = { $ifNull: [`$${SEARCH_FIELD}`, []] };
@@ -41,7 +41,7 @@ export function rankedPipeline(
     { $addFields: { svc_score: { $add: perField } } },
     { $sort: { svc_score: -1, _id: 1 } },
     ...(page.skip ? [{ $skip: page.skip }] : []),
-    ...(page.take !== undefined ? [{ $limit: page.take }] : []),
+    ...(page.limit !== undefined ? [{ $limit: page.limit }] : []),
     { $project: page.projection ?? { svc_score: 0, [SEARCH_FIELD]: 0 } },
   ];
 }
