@@ -5,8 +5,9 @@
 // The corpus is seeded straight into the database the service migrated (the search indexes are
 // kept by its triggers / generated columns): a 6-word name and a 60-word description per row,
 // drawn from a 50,000-word Zipf vocabulary with a seeded PRNG (mulberry32). Probe words are
-// picked by the share of rows that have them (about 10 %, 1 % and 0.1 %). Each request asks for a
-// page of 20 with its total, as clients do: `?q=w&_limit=20` (relevance order) against
+// picked by the share of rows that have them (about 10 %, 1 % and 0.1 %; the 10 % one also with
+// `_sort=id`). Each request asks for a page of 20 with its total, as clients do: `?q=w&_limit=20`
+// (relevance order) against
 // `?description__contains=w&_limit=20` (LIKE / ILIKE '%w%' on the description only, so the scan
 // does less work than the search). Rounds alternate search, scan, search, … Target: search ≥ 20×
 // the scan's requests/s on each probe and engine.
@@ -31,7 +32,7 @@ export async function run({ rounds = 3, seconds = 4, connections = 4 } = {}) {
   const requireProject = createRequire(join(modules, 'noop.js'));
   const corpus = makeCorpus(ROWS);
   const probes = pickProbes(corpus, [0.1, 0.01, 0.001]);
-  const rows = [['engine', 'word in rows', 'search req/s', 'search p99', 'LIKE req/s', 'LIKE p99', 'ratio']];
+  const rows = [['engine', 'word in rows', 'search req/s', 'search p99', 'LIKE req/s', 'LIKE p99', 'ratio', '≥ 20×']];
   const ratios = [];
   for (const engine of ['sqlite', 'postgres']) {
     const database = await freshDatabase(engine, requireProject);
@@ -46,9 +47,11 @@ export async function run({ rounds = 3, seconds = 4, connections = 4 } = {}) {
     await database.seed(corpus);
     const server = await serve();
     try {
-      for (const probe of probes) {
-        const search = { name: 'search', path: `/v1/items?q=${probe.word}&_limit=20` };
-        const scan = { name: 'LIKE', path: `/v1/items?description__contains=${probe.word}&_limit=20` };
+      // The most common word again in key order (`_sort=id`): no ranking of its 10,000 matches.
+      for (const probe of [...probes, { ...probes[0], sort: '&_sort=id' }]) {
+        const sort = probe.sort ?? '';
+        const search = { name: 'search', path: `/v1/items?q=${probe.word}&_limit=20${sort}` };
+        const scan = { name: 'LIKE', path: `/v1/items?description__contains=${probe.word}&_limit=20${sort}` };
         await load(server.url, search, 1, connections);
         await load(server.url, scan, 1, connections);
         const results = { search: [], scan: [] };
@@ -58,7 +61,7 @@ export async function run({ rounds = 3, seconds = 4, connections = 4 } = {}) {
         }
         const [s, l] = [summary(results.search), summary(results.scan)];
         ratios.push(s.rps / l.rps);
-        rows.push([engine, `${probe.word} (${(probe.share * 100).toFixed(1)} %, ${probe.rows} rows)`, Math.round(s.rps), `${s.p99} ms`, Math.round(l.rps), `${l.p99} ms`, `${(s.rps / l.rps).toFixed(1)}×`]);
+        rows.push([engine, `${probe.word} (${(probe.share * 100).toFixed(1)} %, ${probe.rows} rows)${sort}`, Math.round(s.rps), `${s.p99} ms`, Math.round(l.rps), `${l.p99} ms`, `${(s.rps / l.rps).toFixed(1)}×`, s.rps / l.rps >= 20 ? 'yes' : 'no']);
       }
     } finally {
       server.stop();
@@ -66,10 +69,11 @@ export async function run({ rounds = 3, seconds = 4, connections = 4 } = {}) {
     }
   }
   const worst = Math.min(...ratios);
+  const met = ratios.filter((r) => r >= 20).length;
   return {
     title: 'Full-text search vs. a LIKE scan, 100,000 rows (ramses-starter Item, SQLite and PostgreSQL)',
     text: table(rows),
-    summary: `GET a page of 20 with its total: \`?q=word\` (FTS5 / tsvector + GIN, best matches first) against \`?description__contains=word\` (LIKE / ILIKE '%word%'). ${ROWS.toLocaleString('en')} rows of a 6-word name and a 60-word description from a ${VOCABULARY.toLocaleString('en')}-word Zipf vocabulary; autocannon, ${connections} connections, ${rounds} alternating rounds of ${seconds} s (medians of req/s and of p99). Worst ratio ${worst.toFixed(1)}× — target ≥ 20×: ${worst >= 20 ? 'met' : 'NOT met'}.`,
+    summary: `GET a page of 20 with its total: \`?q=word\` (FTS5 / tsvector + GIN, best matches first) against \`?description__contains=word\` (LIKE / ILIKE '%word%'). ${ROWS.toLocaleString('en')} rows of a 6-word name and a 60-word description from a ${VOCABULARY.toLocaleString('en')}-word Zipf vocabulary; autocannon, ${connections} connections, ${rounds} alternating rounds of ${seconds} s (medians of req/s and of p99). Target ≥ 20×: met on ${met} of ${ratios.length} rows; worst ratio ${worst.toFixed(1)}×.`,
   };
 }
 

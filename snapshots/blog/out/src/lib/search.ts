@@ -98,6 +98,13 @@ export function searchOf(where: unknown): SearchFilter | undefined {
   return undefined;
 }
 
+/** The search a `where` asks for when it is its only condition (`q` without filters, on a top-level collection). */
+export function searchOnly(where: unknown): SearchFilter | undefined {
+  if (typeof where !== 'object' || where === null) return undefined;
+  const keys = Object.keys(where).filter((k) => (where as Record<string, unknown>)[k] !== undefined);
+  return keys.length === 1 && keys[0] === 'SEARCH' ? (where as { SEARCH: SearchFilter }).SEARCH : undefined;
+}
+
 /**
  * The search a `findMany` orders its results by (best first): the one its `where` asks for, when
  * it asks for no order (no `_sort`) and the search can match something.

@@ -26,10 +26,10 @@ import {
   type Repository,
   type Where,
 } from '../repository.js';
-import { rankingSearch, type SearchFilter } from '../search.js';
+import { rankingSearch, searchOnly, type SearchFilter } from '../search.js';
 import { fromDb, toDb } from '../values.js';
 import type { Compiled, SqlExecutor } from './executor.js';
-import { rankedMatches, relevance, searchCondition, type SearchTarget } from './search.js';
+import { countMatches, rankedMatches, relevance, searchCondition, type SearchTarget } from './search.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- Kysely is used with table names known at run time. */
 type AnyDB = Record<string, Record<string, unknown>>;
@@ -77,9 +77,16 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
 
   async findMany(args: FindManyArgs<T> = {}): Promise<T[]> {
     let query = this.table().select(this.selectedColumns(args.select));
-    if (args.where) query = query.where((eb) => this.condition(eb, args.where as Where<Rec>));
     const search = rankingSearch(args);
-    if (search) query = this.bestFirst(query, search);
+    // SQLite joins the ranked matches: when the search is the only condition, that join is the whole
+    // of it, and the page is the best matches (ties in key order: the key must be the rowid).
+    const matchesOnly =
+      search !== undefined &&
+      this.dialect === 'sqlite' &&
+      searchOnly(args.where) !== undefined &&
+      this.pkField().storage === 'integer';
+    if (args.where && !matchesOnly) query = query.where((eb) => this.condition(eb, args.where as Where<Rec>));
+    if (search) query = this.bestFirst(query, search, matchesOnly ? pageEnd(args) : undefined);
     for (const [field, direction] of this.ordering(args.orderBy)) query = query.orderBy(field, direction);
     if (args.take !== undefined) query = query.limit(args.take);
     // SQLite takes an offset only after a limit (-1: none); PostgreSQL refuses a negative limit.
@@ -92,11 +99,14 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     return this.records(rows, args.include);
   }
 
-  /** A search without `_sort`: the best matches first (then by key, as every list). */
-  bestFirst<Q extends SelectQueryBuilder<AnyDB, string, Row>>(query: Q, search: SearchFilter): Q {
+  /**
+   * A search without `_sort`: the best matches first (then by key, as every list). `best`: on
+   * SQLite, only that many best matches are needed (nothing else filters them).
+   */
+  bestFirst<Q extends SelectQueryBuilder<AnyDB, string, Row>>(query: Q, search: SearchFilter, best?: number): Q {
     if (this.dialect === 'postgres') return query.orderBy(relevance(this.searchTarget, search), 'desc') as Q;
     return query
-      .innerJoin(rankedMatches(this.model as Model, search).as('svc_search'), (join) =>
+      .innerJoin(rankedMatches(this.model as Model, search, best).as('svc_search'), (join) =>
         join.onRef('svc_search.svc_rowid' as never, '=', `${this.model.table}.rowid` as never),
       )
       .orderBy(sql`svc_search.svc_rank`) as unknown as Q;
@@ -127,6 +137,14 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   }
 
   async count(args: { where?: Where<T> } = {}): Promise<number> {
+    // SQLite counts a search alone in its index, without reading the table.
+    const search = this.dialect === 'sqlite' ? searchOnly(args.where) : undefined;
+    if (search) {
+      const rows = await this.ctx.executor.all<{ n: unknown }>(
+        countMatches(this.model as Model, search).compile(this.ctx.compiler),
+      );
+      return Number(rows[0]?.n ?? 0);
+    }
     let query = this.table().select((eb) => eb.fn.countAll().as('n'));
     if (args.where) query = query.where((eb) => this.condition(eb, args.where as Where<Rec>));
     const rows = await this.ctx.executor.all<{ n: unknown }>(query.compile());
@@ -710,6 +728,11 @@ function byKeySql(model: Model, ctx: SqlContext): string {
     byDialect.set(ctx.executor.dialect, text);
   }
   return text;
+}
+
+/** How many rows a page reads from the start: its offset and its length (all, without a limit). */
+function pageEnd(args: { skip?: number; take?: number }): number | undefined {
+  return args.take === undefined ? undefined : (args.skip ?? 0) + args.take;
 }
 
 function isFilter(value: unknown): value is FieldFilter<unknown> {

@@ -86,11 +86,20 @@ function tsquery(language: string, word: string): RawBuilder<unknown> {
  * SQLite: the matches with their BM25 score (`svc_rank`, smaller is better), to join on the
  * table's rowid. A field's weight counts only when the caller may search it; the others weigh 0.
  */
-export function rankedMatches(model: Model, search: SearchFilter): RawBuilder<unknown> {
+export function rankedMatches(model: Model, search: SearchFilter, best?: number): RawBuilder<unknown> {
   const weights = fieldWeights(model);
   const perColumn = model.searchFields.map((f) => sql.lit(search.fields.includes(f) ? weights.get(f)! : 0));
   const fts = sql.id(ftsTable(model.table));
-  return sql`(select rowid as svc_rowid, bm25(${fts}, ${sql.join(perColumn)}) as svc_rank from ${fts} where ${fts} match ${ftsQuery(search)})`;
+  // Only the `best` first: the ranks of the others are computed, never sorted nor joined.
+  const top = best === undefined ? sql`` : sql` order by svc_rank, rowid limit ${sql.lit(best)}`;
+  return sql`(select rowid as svc_rowid, bm25(${fts}, ${sql.join(perColumn)}) as svc_rank from ${fts} where ${fts} match ${ftsQuery(search)}${top})`;
+}
+
+/** SQLite: how many rows match, from the index alone. */
+export function countMatches(model: Model, search: SearchFilter): RawBuilder<{ n: number }> {
+  if (search.words.length === 0 || search.fields.length === 0) return sql<{ n: number }>`select 0 as n`;
+  const fts = sql.id(ftsTable(model.table));
+  return sql<{ n: number }>`select count(*) as n from ${fts} where ${fts} match ${ftsQuery(search)}`;
 }
 
 /** PostgreSQL: the relevance of a row (larger is better): each searched field's `ts_rank`, weighted. */
