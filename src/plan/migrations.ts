@@ -12,6 +12,7 @@ import { initialSql, referentialAction, type MigrationSql } from './storage/ddl.
 import { diffStorage, type Aspect, type ColumnChange, type Finding, type Renames, type TableChange } from './storage/diff.js';
 import { storageModel, type StorageModel } from './storage/model.js';
 import { mongoSteps, type MongoStep } from './storage/mongo.js';
+import { sameSearch } from './storage/search.js';
 import { migrationSql } from './storage/sql.js';
 
 export const STORAGE_FILE = 'src/db/storage.json';
@@ -122,6 +123,7 @@ function describe(changes: readonly TableChange[]): string[] {
     else {
       if (c.before.name !== c.after.name) lines.push(`model ${c.before.model} renamed to ${c.after.model} (table ${c.before.name} to ${c.after.name})`);
       for (const col of c.columns) lines.push(`${c.after.model}.${columnChangeText(col)}`);
+      if (!sameSearch(c.before, c.after)) lines.push(c.after.search.length ? `${c.after.model}: full-text search on ${c.after.search.join(', ')}` : `${c.after.model}: no full-text search`);
     }
   }
   return lines;
@@ -172,6 +174,7 @@ function singleSlug(change: TableChange): string | undefined {
   if (change.kind === 'create') return `create_${change.table.name}`;
   if (change.kind === 'drop') return `drop_${change.table.name}`;
   if (change.before.name !== change.after.name) return change.columns.length ? undefined : `rename_${change.before.name}_to_${change.after.name}`;
+  if (change.columns.length === 0) return `search_${change.after.name}`;
   if (change.columns.length !== 1) return undefined;
   const col = change.columns[0]!;
   if (col.kind === 'add') return `add_${change.after.name}_${col.column.name}`;

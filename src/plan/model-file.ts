@@ -9,6 +9,7 @@ import { isSecretField, type FieldTypes } from './field-types.js';
 import { shownObjectSchema } from './openapi/schemas.js';
 import { literal, raw } from './literal.js';
 import { camel, defaultModule, modelNames, withArticle } from './names.js';
+import { searchFields } from './search.js';
 
 export interface ModelView {
   readonly name: string;
@@ -94,6 +95,7 @@ function modelSpec(ir: ServiceIR, model: Model, types: FieldTypes): Record<strin
     publicFields: model.publicFields ? [...model.publicFields] : null,
     authFields: model.authFields ? [...model.authFields] : null,
     hiddenFields: [...model.hiddenFields],
+    searchFields: searchFields(model).map((f) => f.name),
     viewRoute: viewRoute(ir, model),
     selfPath: raw(selfPath(ir, model)),
   };

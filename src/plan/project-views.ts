@@ -7,6 +7,7 @@ import type { FieldTypes } from './field-types.js';
 import { commentText, literal, quote, templateLiteral } from './literal.js';
 import { modelNames, routeGroupNames, groupOf, withArticle } from './names.js';
 import { modelSamples } from './samples.js';
+import { searchFields } from './search.js';
 
 /** Versions the generated project depends on: the newest majors that still run on Node 20. */
 const DEPENDENCIES = {
@@ -121,6 +122,7 @@ export function readmeView(ir: ServiceIR) {
       schemaFile: cell(m.schemaFile),
       primaryKey: m.primaryKey,
       fields: m.fields.map((f) => ({ name: f.name, type: cell(fieldType(m, f)), rules: cell(rules(f)) })),
+      searched: searchFields(m).map((f) => `\`${f.name}\``).join(', '),
     })),
     example: exampleCollection(ir),
     auth: readmeAuth(ir),

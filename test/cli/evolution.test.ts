@@ -91,6 +91,32 @@ describe('the library API through seven versions', () => {
   });
 });
 
+describe('projects generated before full-text search', () => {
+  it('get one migration that creates the search indexes of every table, and a storage model that lists them', async () => {
+    const work = workspace();
+    work.use('v1');
+    expect((await work.generate()).code).toBe(0);
+    // storage.json as svcgen wrote it before search: no "search" in its tables.
+    const file = join(work.dir, 'out/src/db/storage.json');
+    const storage = JSON.parse(readFileSync(file, 'utf8'));
+    for (const table of storage.tables) delete table.search;
+    writeFileSync(file, `${JSON.stringify(storage, null, 2)}\n`);
+    // --force: the manifest knows the file as this svcgen wrote it (an older one wrote it so).
+    expect((await work.generate('--force')).code).toBe(0);
+    const [first, added] = migrationsOf(work.dir);
+    expect(first).toBe('0001_initial.ts');
+    const migration = readFileSync(join(work.dir, 'out/src/db/migrations', added!), 'utf8');
+    expect(migration).toContain(' * - Author: full-text search on name, bio, nickname');
+    expect(migration).toContain(' * - Book: full-text search on title');
+    expect(migration).toContain(`create virtual table "svc_search_author" using fts5("name", "bio", "nickname", content='author'`);
+    expect(migration).toContain(`insert into "svc_search_book" ("svc_search_book") values ('rebuild');`);
+    expect(migration).toContain('alter table "author" add column "svc_search_bio" tsvector generated always as');
+    expect(migration).toContain(`{ op: 'indexWords', collection: 'author', fields: { name: 'name', bio: 'bio', nickname: 'nickname' } }`);
+    expect(JSON.parse(readFileSync(file, 'utf8')).tables.map((t: { search: string[] }) => t.search)).toEqual([['name', 'bio', 'nickname'], ['title']]);
+    expect((await work.generate('--check')).code).toBe(0);
+  });
+});
+
 describe('refusals', () => {
   /** An out-dir generated at `version`, with the API of `next` in api/. */
   async function at(version: string, next: string) {
@@ -205,6 +231,17 @@ describe('refusals', () => {
     const run = await work.generate();
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`error SVC3106: migration src/db/migrations/${second} was written by svcgen and is gone`);
+  });
+
+  it('a search column that is not a column of its table is refused as tampering', async () => {
+    const { work } = await at('v1', 'v1');
+    const file = join(work.dir, 'out/src/db/storage.json');
+    const storage = JSON.parse(readFileSync(file, 'utf8'));
+    storage.tables[0].search = ['name', 'nosuch'];
+    writeFileSync(file, JSON.stringify(storage));
+    const run = await work.generate();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('error SVC3105: src/db/storage.json cannot be read: tables[0].search[1] must name a column of the table');
   });
 
   it('migrations without a storage model are refused: svcgen cannot tell what they leave', async () => {

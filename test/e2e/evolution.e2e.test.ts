@@ -7,7 +7,8 @@
  * every row written at an earlier version is still there with its values (as the new version
  * names them), the migration filled what it should in old rows, what is new works, new rows are
  * written, and no key is given twice (not after a SQLite table rebuild, nor a renamed MongoDB
- * collection). A second database left at v2 is started with v4 directly: both migrations in that
+ * collection), and full-text search finds every row by the words of its text fields as they
+ * are named at each version. A second database left at v2 is started with v4 directly: both migrations in that
  * one start. The CLI side: `--check` fails while a migration is missing, data loss is refused
  * without --allow-data-loss. test/cli/evolution.test.ts has the golden migrations
  * (snapshots/evolution/).
@@ -17,6 +18,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { words } from '../../templates/project/static/src/lib/search.js';
 import { runCli, type CliRun } from '../support/cli.js';
 import { ENGINES, testDatabase, type Engine, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api, type Reply } from '../support/http.js';
@@ -247,6 +249,34 @@ async function expectLibrary({ api, v, lib }: Session): Promise<void> {
     const profiles = await listAll(api, '/profiles');
     expect(profiles).toEqual([...lib.profiles.values()].map((p) => expect.objectContaining({ id: p.id, website: p.website, author: p.author })));
   }
+  await expectSearch({ api, v, lib });
+}
+
+/**
+ * Full-text search follows the schema: each row is found by the first word of each text field,
+ * under the field's name at this version (a renamed field, a renamed model, a field added since),
+ * and exactly the rows whose field has that word are; a removed field cannot be searched.
+ */
+async function expectSearch({ api, v, lib }: Session): Promise<void> {
+  const texts: [path: string, id: number, field: string, text: string | null][] = [];
+  for (const a of lib.authors.values()) {
+    texts.push(['/authors', a.id, 'name', a.name], ['/authors', a.id, v >= 4 ? 'biography' : 'bio', a.bio]);
+    if (v < 6) texts.push(['/authors', a.id, 'nickname', a.nickname]);
+  }
+  for (const b of lib.books.values()) {
+    texts.push(['/books', b.id, 'title', b.title]);
+    if (v >= 2) texts.push(['/books', b.id, 'isbn', b.isbn]);
+  }
+  if (v >= 2) for (const [id, name] of lib.publishers) texts.push([v >= 4 ? '/imprints' : '/publishers', id, 'name', name]);
+  for (const [path, id, field, text] of texts) {
+    const word = text === null ? undefined : words(text)[0];
+    if (word === undefined) continue;
+    const reply = await api('GET', `${path}?q=${encodeURIComponent(word)}&_search_fields=${field}&_limit=100&_sort=id`);
+    expect(reply.status, `${path} ${field}=${word}: ${reply.text}`).toBe(200);
+    const expected = texts.filter(([p, , f, t]) => p === path && f === field && t !== null && words(t).includes(word)).map(([, i]) => i);
+    expect((reply.body.data as Row[]).map((r) => r['id']), `${path} q=${word} in ${field}`).toEqual([...new Set(expected)].sort((x, y) => x - y));
+  }
+  if (v >= 6) expect((await api('GET', '/authors?q=ada&_search_fields=nickname')).status).toBe(400);
 }
 
 /** The reply was a 201; its key is one never given before for `model`. */
@@ -354,6 +384,15 @@ async function expectSqliteIntact(engine: Engine, url: string): Promise<void> {
   if (engine !== 'sqlite') return;
   expect(await query(engine, url, 'pragma foreign_key_check')).toEqual([]);
   expect(await query(engine, url, 'pragma integrity_check')).toEqual([{ integrity_check: 'ok' }]);
+  // FTS5 compares each search index with its table (it throws on a difference): the migrations'
+  // rebuilds and renames left them in step.
+  const Database = projectRequire()('better-sqlite3') as new (file: string) => { exec(sql: string): void; close(): void };
+  const db = new Database(url.slice('sqlite:'.length));
+  try {
+    for (const table of ['author', 'book', 'imprint']) db.exec(`insert into svc_search_${table} (svc_search_${table}, rank) values ('integrity-check', 1);`);
+  } finally {
+    db.close();
+  }
 }
 
 /** Log lines that say something went wrong (pino level 40 and up), or that mention a migration. */

@@ -3,7 +3,7 @@
  * the changes that are easy to get wrong: a rename onto a name that is being dropped, a swap, a
  * table renamed onto a dropped table's name, a value that does not convert, a renamed model that
  * gains a link in the same step, a unique field added after a rename freed its constraint name,
- * names longer than PostgreSQL keeps. Each case plans the first and second version of a small API
+ * names longer than PostgreSQL keeps, search indexes following their fields. Each case plans the first and second version of a small API
  * in process, runs both as the service's runner does, and checks the rows.
  */
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -14,7 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../src/pipeline.js';
 import { FieldTypes } from '../../src/plan/field-types.js';
 import { renamesOf } from '../../src/plan/migrations.js';
-import { initialSql } from '../../src/plan/storage/ddl.js';
+import { identifier, initialSql } from '../../src/plan/storage/ddl.js';
 import { diffStorage } from '../../src/plan/storage/diff.js';
 import { storageModel } from '../../src/plan/storage/model.js';
 import { migrationSql } from '../../src/plan/storage/sql.js';
@@ -203,5 +203,29 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
     const db = await evolve(engine, { targets: { id: pk } }, api, `insert into "target" default values;`);
     await db.run(`insert into "holder" ("${long}_one", "${long}_two") values (1, 1);`);
     expect(await db.rows('select count(*) as n from "holder"')).toEqual([{ n: engine === 'sqlite' ? 1 : '1' }]);
+  });
+
+  it('search follows a renamed searched field, a new one, a type change and a long name; old rows are found', async () => {
+    const long = 'a_text_field_with_a_name_long_enough_to_be_cut_by_postgresql';
+    const db = await evolve(
+      engine,
+      { books: { id: pk, title: text({ max_length: 50 }), [long]: text() } },
+      { books: { id: pk, heading: text({ renamed_from: 'title', max_length: 200 }), [long]: text(), blurb: text() } },
+      `insert into "book" ("title", "${long}") values ('The Hobbit', 'Naïve dragons'), ('Earthsea', 'A wizard');`,
+    );
+    await db.run(`insert into "book" ("heading", "blurb") values ('Dune', 'Spice and sand');`);
+    const found = async (field: string, word: string) => {
+      const sql =
+        engine === 'sqlite'
+          ? `select rowid as id from "svc_search_book" where "svc_search_book" match '{"${field}"} : ("${word}")'`
+          : `select "id" from "book" where "${identifier(`svc_search_${field}`, 'postgres')}" @@ plainto_tsquery('simple', svc_search_fold('${word}'))`;
+      return (await db.rows(sql)).map((r) => Number(r['id']));
+    };
+    expect(await found('heading', 'hobbit')).toEqual([1]);
+    expect(await found(long, 'naive')).toEqual([1]);
+    expect(await found(long, 'wizard')).toEqual([2]);
+    expect(await found('blurb', 'sand')).toEqual([3]);
+    expect(await found('heading', 'dune')).toEqual([3]);
+    if (engine === 'sqlite') await db.run(`insert into "svc_search_book" ("svc_search_book", rank) values ('integrity-check', 1);`);
   });
 });

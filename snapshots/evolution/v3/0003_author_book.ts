@@ -21,6 +21,22 @@ export const migration: Migration = {
     'Book.format added',
   ],
   sqlite: `
+drop trigger if exists "svc_search_author_insert";
+
+drop trigger if exists "svc_search_author_delete";
+
+drop trigger if exists "svc_search_author_update";
+
+drop table if exists "svc_search_author";
+
+drop trigger if exists "svc_search_book_insert";
+
+drop trigger if exists "svc_search_book_delete";
+
+drop trigger if exists "svc_search_book_update";
+
+drop table if exists "svc_search_book";
+
 create table "svc_new_author" (
   "id" integer primary key autoincrement,
   "name" text not null,
@@ -67,8 +83,46 @@ alter table "svc_new_book" rename to "book";
 create index "book_author_id_idx" on "book" ("author_id");
 
 create index "book_publisher_id_idx" on "book" ("publisher_id");
+
+create virtual table "svc_search_author" using fts5("name", "bio", "nickname", content='author', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_author_insert" after insert on "author" begin
+  insert into "svc_search_author" (rowid, "name", "bio", "nickname") values (new.rowid, new."name", new."bio", new."nickname");
+end;
+
+create trigger "svc_search_author_delete" after delete on "author" begin
+  insert into "svc_search_author" ("svc_search_author", rowid, "name", "bio", "nickname") values ('delete', old.rowid, old."name", old."bio", old."nickname");
+end;
+
+create trigger "svc_search_author_update" after update of "name", "bio", "nickname", "id" on "author" begin
+  insert into "svc_search_author" ("svc_search_author", rowid, "name", "bio", "nickname") values ('delete', old.rowid, old."name", old."bio", old."nickname");
+  insert into "svc_search_author" (rowid, "name", "bio", "nickname") values (new.rowid, new."name", new."bio", new."nickname");
+end;
+
+insert into "svc_search_author" ("svc_search_author") values ('rebuild');
+
+create virtual table "svc_search_book" using fts5("title", "isbn", content='book', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_book_insert" after insert on "book" begin
+  insert into "svc_search_book" (rowid, "title", "isbn") values (new.rowid, new."title", new."isbn");
+end;
+
+create trigger "svc_search_book_delete" after delete on "book" begin
+  insert into "svc_search_book" ("svc_search_book", rowid, "title", "isbn") values ('delete', old.rowid, old."title", old."isbn");
+end;
+
+create trigger "svc_search_book_update" after update of "title", "isbn", "id" on "book" begin
+  insert into "svc_search_book" ("svc_search_book", rowid, "title", "isbn") values ('delete', old.rowid, old."title", old."isbn");
+  insert into "svc_search_book" (rowid, "title", "isbn") values (new.rowid, new."title", new."isbn");
+end;
+
+insert into "svc_search_book" ("svc_search_book") values ('rebuild');
 `,
   postgres: `
+alter table "author" drop column if exists "svc_search_name", drop column if exists "svc_search_bio", drop column if exists "svc_search_nickname";
+
+alter table "book" drop column if exists "svc_search_title", drop column if exists "svc_search_isbn";
+
 alter table "author" alter column "name" type varchar(200);
 
 alter table "author" add unique ("nickname");
@@ -84,6 +138,27 @@ alter table "book" add column "format" text;
 update "book" set "format" = 'paperback';
 
 alter table "book" alter column "format" set not null;
+
+create or replace function svc_search_fold(value text) returns text
+  language sql immutable parallel safe
+  return regexp_replace(
+    regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'),
+    '[^[:alnum:]]+', ' ', 'g');
+
+alter table "author" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("name"))) stored;
+create index "author_name_search_idx" on "author" using gin ("svc_search_name");
+
+alter table "author" add column "svc_search_bio" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("bio"))) stored;
+create index "author_bio_search_idx" on "author" using gin ("svc_search_bio");
+
+alter table "author" add column "svc_search_nickname" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("nickname"))) stored;
+create index "author_nickname_search_idx" on "author" using gin ("svc_search_nickname");
+
+alter table "book" add column "svc_search_title" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("title"))) stored;
+create index "book_title_search_idx" on "book" using gin ("svc_search_title");
+
+alter table "book" add column "svc_search_isbn" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("isbn"))) stored;
+create index "book_isbn_search_idx" on "book" using gin ("svc_search_isbn");
 `,
   mongodb: [
     { op: 'createIndex', collection: 'author', field: 'nickname', unique: true },

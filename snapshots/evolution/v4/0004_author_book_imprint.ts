@@ -4,6 +4,7 @@ import type { Migration } from '../../lib/migrate.js';
 /**
  * What changed:
  * - Author.bio renamed to biography
+ * - Author: full-text search on name, biography, nickname
  * - Book.author_id: foreign key to author (on delete cascade)
  * - Book.isbn: no longer unique
  * - Book.publisher_id renamed to imprint_id
@@ -13,12 +14,37 @@ export const migration: Migration = {
   name: '0004_author_book_imprint',
   summary: [
     'Author.bio renamed to biography',
+    'Author: full-text search on name, biography, nickname',
     'Book.author_id: foreign key to author (on delete cascade)',
     'Book.isbn: no longer unique',
     'Book.publisher_id renamed to imprint_id',
     'model Publisher renamed to Imprint (table publisher to imprint)',
   ],
   sqlite: `
+drop trigger if exists "svc_search_author_insert";
+
+drop trigger if exists "svc_search_author_delete";
+
+drop trigger if exists "svc_search_author_update";
+
+drop table if exists "svc_search_author";
+
+drop trigger if exists "svc_search_book_insert";
+
+drop trigger if exists "svc_search_book_delete";
+
+drop trigger if exists "svc_search_book_update";
+
+drop table if exists "svc_search_book";
+
+drop trigger if exists "svc_search_publisher_insert";
+
+drop trigger if exists "svc_search_publisher_delete";
+
+drop trigger if exists "svc_search_publisher_update";
+
+drop table if exists "svc_search_publisher";
+
 alter table "publisher" rename to "imprint";
 
 alter table "author" rename column "bio" to "biography";
@@ -50,8 +76,65 @@ alter table "svc_new_book" rename to "book";
 create index "book_author_id_idx" on "book" ("author_id");
 
 create index "book_imprint_id_idx" on "book" ("imprint_id");
+
+create virtual table "svc_search_author" using fts5("name", "biography", "nickname", content='author', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_author_insert" after insert on "author" begin
+  insert into "svc_search_author" (rowid, "name", "biography", "nickname") values (new.rowid, new."name", new."biography", new."nickname");
+end;
+
+create trigger "svc_search_author_delete" after delete on "author" begin
+  insert into "svc_search_author" ("svc_search_author", rowid, "name", "biography", "nickname") values ('delete', old.rowid, old."name", old."biography", old."nickname");
+end;
+
+create trigger "svc_search_author_update" after update of "name", "biography", "nickname", "id" on "author" begin
+  insert into "svc_search_author" ("svc_search_author", rowid, "name", "biography", "nickname") values ('delete', old.rowid, old."name", old."biography", old."nickname");
+  insert into "svc_search_author" (rowid, "name", "biography", "nickname") values (new.rowid, new."name", new."biography", new."nickname");
+end;
+
+insert into "svc_search_author" ("svc_search_author") values ('rebuild');
+
+create virtual table "svc_search_book" using fts5("title", "isbn", content='book', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_book_insert" after insert on "book" begin
+  insert into "svc_search_book" (rowid, "title", "isbn") values (new.rowid, new."title", new."isbn");
+end;
+
+create trigger "svc_search_book_delete" after delete on "book" begin
+  insert into "svc_search_book" ("svc_search_book", rowid, "title", "isbn") values ('delete', old.rowid, old."title", old."isbn");
+end;
+
+create trigger "svc_search_book_update" after update of "title", "isbn", "id" on "book" begin
+  insert into "svc_search_book" ("svc_search_book", rowid, "title", "isbn") values ('delete', old.rowid, old."title", old."isbn");
+  insert into "svc_search_book" (rowid, "title", "isbn") values (new.rowid, new."title", new."isbn");
+end;
+
+insert into "svc_search_book" ("svc_search_book") values ('rebuild');
+
+create virtual table "svc_search_imprint" using fts5("name", content='imprint', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_imprint_insert" after insert on "imprint" begin
+  insert into "svc_search_imprint" (rowid, "name") values (new.rowid, new."name");
+end;
+
+create trigger "svc_search_imprint_delete" after delete on "imprint" begin
+  insert into "svc_search_imprint" ("svc_search_imprint", rowid, "name") values ('delete', old.rowid, old."name");
+end;
+
+create trigger "svc_search_imprint_update" after update of "name", "id" on "imprint" begin
+  insert into "svc_search_imprint" ("svc_search_imprint", rowid, "name") values ('delete', old.rowid, old."name");
+  insert into "svc_search_imprint" (rowid, "name") values (new.rowid, new."name");
+end;
+
+insert into "svc_search_imprint" ("svc_search_imprint") values ('rebuild');
 `,
   postgres: `
+alter table "author" drop column if exists "svc_search_name", drop column if exists "svc_search_bio", drop column if exists "svc_search_nickname";
+
+alter table "book" drop column if exists "svc_search_title", drop column if exists "svc_search_isbn";
+
+alter table "publisher" drop column if exists "svc_search_name";
+
 alter table "publisher" rename to "imprint";
 
 alter table "author" rename column "bio" to "biography";
@@ -73,10 +156,35 @@ do $$ declare name text; begin
 end $$;
 
 alter table "book" add foreign key ("author_id") references "author" ("id") on delete cascade on update cascade;
+
+create or replace function svc_search_fold(value text) returns text
+  language sql immutable parallel safe
+  return regexp_replace(
+    regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'),
+    '[^[:alnum:]]+', ' ', 'g');
+
+alter table "author" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("name"))) stored;
+create index "author_name_search_idx" on "author" using gin ("svc_search_name");
+
+alter table "author" add column "svc_search_biography" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("biography"))) stored;
+create index "author_biography_search_idx" on "author" using gin ("svc_search_biography");
+
+alter table "author" add column "svc_search_nickname" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("nickname"))) stored;
+create index "author_nickname_search_idx" on "author" using gin ("svc_search_nickname");
+
+alter table "book" add column "svc_search_title" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("title"))) stored;
+create index "book_title_search_idx" on "book" using gin ("svc_search_title");
+
+alter table "book" add column "svc_search_isbn" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("isbn"))) stored;
+create index "book_isbn_search_idx" on "book" using gin ("svc_search_isbn");
+
+alter table "imprint" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("name"))) stored;
+create index "imprint_name_search_idx" on "imprint" using gin ("svc_search_name");
 `,
   mongodb: [
     { op: 'renameCollection', from: 'publisher', to: 'imprint' },
     { op: 'renameField', collection: 'author', from: 'bio', to: 'biography' },
+    { op: 'indexWords', collection: 'author', fields: { name: 'name', biography: 'biography', nickname: 'nickname' } },
     { op: 'dropIndex', collection: 'book', field: 'author' },
     { op: 'createIndex', collection: 'book', field: 'author', unique: false },
     { op: 'dropIndex', collection: 'book', field: 'isbn' },

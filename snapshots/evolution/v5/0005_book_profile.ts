@@ -10,6 +10,14 @@ export const migration: Migration = {
   name: '0005_book_profile',
   summary: ['Book.pages: now required', 'new model Profile (table profile)'],
   sqlite: `
+drop trigger if exists "svc_search_book_insert";
+
+drop trigger if exists "svc_search_book_delete";
+
+drop trigger if exists "svc_search_book_update";
+
+drop table if exists "svc_search_book";
+
 create table "profile" (
   "id" integer primary key autoincrement,
   "website" text,
@@ -46,6 +54,40 @@ alter table "svc_new_book" rename to "book";
 create index "book_author_id_idx" on "book" ("author_id");
 
 create index "book_imprint_id_idx" on "book" ("imprint_id");
+
+create virtual table "svc_search_profile" using fts5("website", content='profile', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_profile_insert" after insert on "profile" begin
+  insert into "svc_search_profile" (rowid, "website") values (new.rowid, new."website");
+end;
+
+create trigger "svc_search_profile_delete" after delete on "profile" begin
+  insert into "svc_search_profile" ("svc_search_profile", rowid, "website") values ('delete', old.rowid, old."website");
+end;
+
+create trigger "svc_search_profile_update" after update of "website", "id" on "profile" begin
+  insert into "svc_search_profile" ("svc_search_profile", rowid, "website") values ('delete', old.rowid, old."website");
+  insert into "svc_search_profile" (rowid, "website") values (new.rowid, new."website");
+end;
+
+insert into "svc_search_profile" ("svc_search_profile") values ('rebuild');
+
+create virtual table "svc_search_book" using fts5("title", "isbn", content='book', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_book_insert" after insert on "book" begin
+  insert into "svc_search_book" (rowid, "title", "isbn") values (new.rowid, new."title", new."isbn");
+end;
+
+create trigger "svc_search_book_delete" after delete on "book" begin
+  insert into "svc_search_book" ("svc_search_book", rowid, "title", "isbn") values ('delete', old.rowid, old."title", old."isbn");
+end;
+
+create trigger "svc_search_book_update" after update of "title", "isbn", "id" on "book" begin
+  insert into "svc_search_book" ("svc_search_book", rowid, "title", "isbn") values ('delete', old.rowid, old."title", old."isbn");
+  insert into "svc_search_book" (rowid, "title", "isbn") values (new.rowid, new."title", new."isbn");
+end;
+
+insert into "svc_search_book" ("svc_search_book") values ('rebuild');
 `,
   postgres: `
 create table "profile" (
@@ -61,9 +103,19 @@ alter table "book" alter column "pages" set not null;
 alter table "profile" add foreign key ("author_id") references "author" ("id") on delete set null on update cascade;
 
 create index "profile_author_id_idx" on "profile" ("author_id");
+
+create or replace function svc_search_fold(value text) returns text
+  language sql immutable parallel safe
+  return regexp_replace(
+    regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'),
+    '[^[:alnum:]]+', ' ', 'g');
+
+alter table "profile" add column "svc_search_website" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("website"))) stored;
+create index "profile_website_search_idx" on "profile" using gin ("svc_search_website");
 `,
   mongodb: [
     { op: 'setMissing', collection: 'book', field: 'pages', value: 0 },
     { op: 'createIndex', collection: 'profile', field: 'author', unique: true },
+    { op: 'indexWords', collection: 'profile', fields: { website: 'website' } },
   ],
 };

@@ -4,6 +4,7 @@ import type { Migration } from '../../lib/migrate.js';
 /**
  * What changed:
  * - Author.nickname removed
+ * - Author: full-text search on name, biography
  * - model Profile removed (table profile dropped)
  *
  * It drops data (written with --allow-data-loss):
@@ -14,11 +15,28 @@ export const migration: Migration = {
   name: '0006_author_profile',
   summary: [
     'Author.nickname removed',
+    'Author: full-text search on name, biography',
     'model Profile removed (table profile dropped)',
     'drops data: field Author.nickname is removed: its values are dropped',
     'drops data: model Profile is removed: table profile and every Profile in it are dropped',
   ],
   sqlite: `
+drop trigger if exists "svc_search_author_insert";
+
+drop trigger if exists "svc_search_author_delete";
+
+drop trigger if exists "svc_search_author_update";
+
+drop table if exists "svc_search_author";
+
+drop trigger if exists "svc_search_profile_insert";
+
+drop trigger if exists "svc_search_profile_delete";
+
+drop trigger if exists "svc_search_profile_update";
+
+drop table if exists "svc_search_profile";
+
 create table "svc_new_author" (
   "id" integer primary key autoincrement,
   "name" text not null,
@@ -38,15 +56,47 @@ drop table "author";
 alter table "svc_new_author" rename to "author";
 
 drop table "profile";
+
+create virtual table "svc_search_author" using fts5("name", "biography", content='author', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_author_insert" after insert on "author" begin
+  insert into "svc_search_author" (rowid, "name", "biography") values (new.rowid, new."name", new."biography");
+end;
+
+create trigger "svc_search_author_delete" after delete on "author" begin
+  insert into "svc_search_author" ("svc_search_author", rowid, "name", "biography") values ('delete', old.rowid, old."name", old."biography");
+end;
+
+create trigger "svc_search_author_update" after update of "name", "biography", "id" on "author" begin
+  insert into "svc_search_author" ("svc_search_author", rowid, "name", "biography") values ('delete', old.rowid, old."name", old."biography");
+  insert into "svc_search_author" (rowid, "name", "biography") values (new.rowid, new."name", new."biography");
+end;
+
+insert into "svc_search_author" ("svc_search_author") values ('rebuild');
 `,
   postgres: `
+alter table "author" drop column if exists "svc_search_name", drop column if exists "svc_search_biography", drop column if exists "svc_search_nickname";
+
 alter table "author" drop column "nickname";
 
 drop table "profile";
+
+create or replace function svc_search_fold(value text) returns text
+  language sql immutable parallel safe
+  return regexp_replace(
+    regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'),
+    '[^[:alnum:]]+', ' ', 'g');
+
+alter table "author" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("name"))) stored;
+create index "author_name_search_idx" on "author" using gin ("svc_search_name");
+
+alter table "author" add column "svc_search_biography" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("biography"))) stored;
+create index "author_biography_search_idx" on "author" using gin ("svc_search_biography");
 `,
   mongodb: [
     { op: 'dropIndex', collection: 'author', field: 'nickname' },
     { op: 'unsetField', collection: 'author', field: 'nickname' },
+    { op: 'indexWords', collection: 'author', fields: { name: 'name', biography: 'biography' } },
     { op: 'dropCollection', collection: 'profile' },
   ],
 };

@@ -7,6 +7,7 @@
  */
 import type { Field, Model, Route } from '../../ir/types.js';
 import { isSecretField } from '../field-types.js';
+import { searchFields } from '../search.js';
 import { type Json, type OpenApiContext } from './context.js';
 
 const parameterRef = (name: string): Json => ({ $ref: `#/components/parameters/${name}` });
@@ -21,19 +22,34 @@ const PAGING: readonly [string, Json][] = [
   ['_count', query('_count', { type: 'string' }, 'When present (any value): answer only `{"count": N}`.')],
 ];
 
+/** Full-text search (contract §4.2): on collection reads and bulk changes of models with text fields. */
+const SEARCH_QUERY = query('q', { type: 'string', maxLength: 512 }, 'Full-text search: objects with every word (whole words, any case, accents ignored; punctuation separates words and is never syntax) in their text fields, best matches first without _sort. At most 32 words.');
+
+function searchFieldsParameter(model: Model): Json {
+  const names = searchFields(model).map((f) => f.name);
+  const description = `The text fields q searches, comma-separated (default: every one the caller may read: ${names.join(', ')}).`;
+  return query('_search_fields', { type: 'array', items: { type: 'string', enum: names } }, description, { style: 'form', explode: false });
+}
+
+function searchParameters(model: Model): Json[] {
+  return searchFields(model).length ? [parameterRef('q'), parameterRef(`${model.name}._search_fields`)] : [];
+}
+
 function query(name: string, schema: Json, description: string, extra: Json = {}): Json {
   return { name, in: 'query', description, schema, ...extra };
 }
 
 /** `components/parameters`: the paging parameters and every filter of every model a route lists or changes in bulk. */
 export function componentParameters(ctx: OpenApiContext): [string, Json][] {
-  const filtered = new Set(ctx.ir.routes.filter((r) => r.kind === 'collection').map((r) => r.model));
-  return [...PAGING, ...ctx.models.filter((m) => filtered.has(m.name)).flatMap((m) => filterParameters(ctx, m).map(([name, p]) => [`${m.name}.${name}`, p] as [string, Json]))];
+  const filtered = ctx.models.filter((m) => ctx.ir.routes.some((r) => r.kind === 'collection' && r.model === m.name));
+  const searched = filtered.filter((m) => searchFields(m).length);
+  const search: [string, Json][] = searched.length ? [['q', SEARCH_QUERY], ...searched.map((m): [string, Json] => [`${m.name}._search_fields`, searchFieldsParameter(m)])] : [];
+  return [...PAGING, ...search, ...filtered.flatMap((m) => filterParameters(ctx, m).map(([name, p]) => [`${m.name}.${name}`, p] as [string, Json]))];
 }
 
 /** The query parameters of a collection read (`index`) or of a bulk change (filters only). */
 export function collectionQuery(ctx: OpenApiContext, model: Model, paging: boolean): Json[] {
-  const filters = filterParameters(ctx, model).map(([name]) => parameterRef(`${model.name}.${name}`));
+  const filters = [...searchParameters(model), ...filterParameters(ctx, model).map(([name]) => parameterRef(`${model.name}.${name}`))];
   return paging ? [...PAGING.map(([name]) => parameterRef(name)), ...filters] : filters;
 }
 

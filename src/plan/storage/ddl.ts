@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { ReferentialAction } from '../../ir/types.js';
 import type { Reference, StorageModel, StoredColumn, StoredTable } from './model.js';
+import { createSearch, searchFunctions } from './search.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -21,11 +22,17 @@ export interface MigrationSql {
 export function initialSql(model: StorageModel): MigrationSql {
   const tables = model.tables;
   return {
-    sqlite: [...tables.map((t) => createTable(t, 'sqlite')), ...tables.flatMap((t) => linkIndexes(t, 'sqlite'))].join('\n\n'),
+    sqlite: [
+      ...tables.map((t) => createTable(t, 'sqlite')),
+      ...tables.flatMap((t) => linkIndexes(t, 'sqlite')),
+      ...tables.flatMap((t) => createSearch(t, 'sqlite')),
+    ].join('\n\n'),
     postgres: [
       ...tables.map((t) => createTable(t, 'postgres')),
       ...tables.flatMap((t) => addForeignKeys(t)),
       ...tables.flatMap((t) => linkIndexes(t, 'postgres')),
+      ...searchFunctions(tables),
+      ...tables.flatMap((t) => createSearch(t, 'postgres')),
     ].join('\n\n'),
   };
 }

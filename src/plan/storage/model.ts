@@ -7,6 +7,7 @@
 import type { Field, FieldType, Literal, Model, ReferentialAction, ServiceIR } from '../../ir/types.js';
 import type { FieldTypes } from '../field-types.js';
 import { holdsKey } from '../model-file.js';
+import { searchFields } from '../search.js';
 
 /** Raised when the shape of storage.json changes in a way old files cannot be read as. */
 export const STORAGE_FORMAT = 1;
@@ -25,6 +26,8 @@ export interface StoredTable {
   readonly columns: readonly StoredColumn[];
   /** The `_renamed_from` hint (as a table name) this version was generated with: applied once, then kept only as history. */
   readonly renamedFrom: string | null;
+  /** The columns full-text search indexes (storage/search.ts), in the schema's order; none: no search index. */
+  readonly search: readonly string[];
 }
 
 export interface StoredColumn {
@@ -73,6 +76,7 @@ function storedTable(model: Model, types: FieldTypes): StoredTable {
     model: model.name,
     columns: storedFields(model).map((f) => storedColumn(model, f, types)),
     renamedFrom: model.renamedFrom?.toLowerCase() ?? null,
+    search: searchFields(model).map((f) => f.name),
   };
 }
 

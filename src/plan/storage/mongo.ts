@@ -9,6 +9,7 @@
 import type { Literal } from '../../ir/types.js';
 import type { ColumnChange, TableChange } from './diff.js';
 import type { StoredColumn, StoredTable } from './model.js';
+import { sameSearch, wordSteps } from './search.js';
 
 export type MongoStep =
   | { readonly op: 'renameCollection'; readonly from: string; readonly to: string }
@@ -18,7 +19,9 @@ export type MongoStep =
   | { readonly op: 'setMissing'; readonly collection: string; readonly field: string; readonly value: Literal }
   | { readonly op: 'setMissingNow'; readonly collection: string; readonly field: string }
   | { readonly op: 'createIndex'; readonly collection: string; readonly field: string; readonly unique: boolean }
-  | { readonly op: 'dropIndex'; readonly collection: string; readonly field: string };
+  | { readonly op: 'dropIndex'; readonly collection: string; readonly field: string }
+  | { readonly op: 'indexWords'; readonly collection: string; readonly fields: Readonly<Record<string, string>> }
+  | { readonly op: 'dropWords'; readonly collection: string };
 
 export function mongoSteps(changes: readonly TableChange[]): MongoStep[] {
   // Collections are renamed first: the other steps name them by their new names.
@@ -27,8 +30,12 @@ export function mongoSteps(changes: readonly TableChange[]): MongoStep[] {
   );
   for (const c of changes) {
     if (c.kind === 'create') steps.push(...c.table.columns.flatMap((col) => indexSteps(c.table.name, col)));
+    if (c.kind === 'create' && c.table.search.length) steps.push(...wordSteps(c.table));
     if (c.kind === 'drop') steps.push({ op: 'dropCollection', collection: c.table.name });
     if (c.kind === 'alter') steps.push(...c.columns.flatMap((col) => columnSteps(c.after, col)));
+    // After the fields moved and were filled: the words are named by the fields' new names, and a
+    // searched field that old documents got a value for has words to index.
+    if (c.kind === 'alter' && (!sameSearch(c.before, c.after) || filledSearchedField(c.after, c.columns))) steps.push(...wordSteps(c.after));
   }
   return steps;
 }
@@ -60,6 +67,10 @@ function fill(collection: string, column: StoredColumn): MongoStep[] {
   if (column.fill.kind === 'literal') return [{ op: 'setMissing', collection, field, value: column.fill.value }];
   if (column.fill.kind === 'now') return [{ op: 'setMissingNow', collection, field }];
   return [];
+}
+
+function filledSearchedField(table: StoredTable, changes: readonly ColumnChange[]): boolean {
+  return changes.some((c) => c.kind === 'change' && c.aspects.has('notNull') && c.after.fill.kind !== 'none' && table.search.includes(c.after.name));
 }
 
 function indexed(column: StoredColumn): boolean {

@@ -61,7 +61,7 @@ function storage(data: unknown): StorageModel {
 }
 
 function table(value: unknown, where: string): StoredTable {
-  const t = object(value, where, ['name', 'model', 'columns', 'renamedFrom']);
+  const t = object(value, where, ['name', 'model', 'columns', 'renamedFrom', 'search']);
   if (!Array.isArray(t['columns'])) fail(`${where}.columns`, 'must be a list');
   const columns = t['columns'].map((c, i) => column(c, `${where}.columns[${i}]`));
   if (new Set(columns.map((c) => c.name)).size !== columns.length) fail(`${where}.columns`, 'names a column twice');
@@ -70,6 +70,8 @@ function table(value: unknown, where: string): StoredTable {
     model: text(t['model'], `${where}.model`, IDENTIFIER),
     columns,
     renamedFrom: t['renamedFrom'] === null ? null : text(t['renamedFrom'], `${where}.renamedFrom`, IDENTIFIER),
+    // Absent in files written before full-text search: nothing indexed yet (the next migration adds it).
+    search: t['search'] === undefined ? [] : searchColumns(t['search'], `${where}.search`, columns),
   };
 }
 
@@ -90,6 +92,15 @@ function column(value: unknown, where: string): StoredColumn {
     documentPath: text(c['documentPath'], `${where}.documentPath`, IDENTIFIER),
     renamedFrom: c['renamedFrom'] === null ? null : text(c['renamedFrom'], `${where}.renamedFrom`, IDENTIFIER),
   };
+}
+
+function searchColumns(value: unknown, where: string, columns: readonly StoredColumn[]): string[] {
+  if (!Array.isArray(value)) fail(where, 'must be a list');
+  return value.map((v, i) => {
+    const name = text(v, `${where}[${i}]`, IDENTIFIER);
+    if (!columns.some((c) => c.name === name)) fail(`${where}[${i}]`, 'must name a column of the table');
+    return name;
+  });
 }
 
 function fill(value: unknown, where: string): Fill {

@@ -14,6 +14,7 @@ import type { Literal } from '../../ir/types.js';
 import { columnSql, foreignKeyClause, referenceClause, createLinkIndex, createTable, linkIndexes, linkIndexName, q, type Dialect, type MigrationSql } from './ddl.js';
 import type { ColumnChange, TableChange } from './diff.js';
 import type { StoredColumn, StoredTable } from './model.js';
+import { createSearch, dropSearch, rebuiltSearches, searchFunctions, vectorSourceChanged } from './search.js';
 
 export function migrationSql(changes: readonly TableChange[]): MigrationSql {
   return { sqlite: sqliteSql(changes), postgres: postgresSql(changes) };
@@ -62,10 +63,15 @@ function columnRenames(before: StoredTable, columns: readonly ColumnChange[]): R
 
 function sqliteSql(changes: readonly TableChange[]): string {
   const renames = tableRenames(changes);
-  const out = renames.steps.map(([from, to]) => renameTable(from, to));
+  const searches = rebuiltSearches(changes, (c) => c.columns.some((x) => !inPlaceOnSqlite(x)));
+  // A dropped table's search goes first too: its FTS table is not dropped with it.
+  const out = [...searches.flatMap((s) => dropSearch(s.before, 'sqlite')), ...changes.flatMap((c) => (c.kind === 'drop' ? dropSearch(c.table, 'sqlite') : []))];
+  out.push(...renames.steps.map(([from, to]) => renameTable(from, to)));
   for (const c of changes) if (c.kind === 'create') out.push(createTable(c.table, 'sqlite'), ...linkIndexes(c.table, 'sqlite'));
   for (const c of changes) if (c.kind === 'alter') out.push(...alterSqlite(c.before, c.after, c.columns));
   for (const c of changes) if (c.kind === 'drop') out.push(`drop table ${q(renames.dropName(c.table.name))};`);
+  for (const c of changes) if (c.kind === 'create') out.push(...createSearch(c.table, 'sqlite'));
+  out.push(...searches.flatMap((s) => createSearch(s.after, 'sqlite')));
   return out.join('\n\n');
 }
 
@@ -187,7 +193,9 @@ function keepKeyCounter(table: string, temporary: string): string[] {
 // --- PostgreSQL -----------------------------------------------------------------------------------
 
 function postgresSql(changes: readonly TableChange[]): string {
-  const out: string[] = [];
+  const searches = rebuiltSearches(changes, vectorSourceChanged);
+  // Vectors go before the columns they are made from change (by the table's name before the migration).
+  const out: string[] = searches.flatMap((s) => dropSearch(s.before, 'postgres'));
   const constraints: string[] = [];
   const renames = tableRenames(changes);
   // A table moved aside to be dropped gives up its index names first.
@@ -207,6 +215,8 @@ function postgresSql(changes: readonly TableChange[]): string {
   out.push(...constraints);
   const dropped = changes.filter((c) => c.kind === 'drop').map((c) => q(renames.dropName(c.table.name)));
   if (dropped.length) out.push(`drop table ${dropped.join(', ')};`);
+  const searched = [...changes.flatMap((c) => (c.kind === 'create' ? [c.table] : [])), ...searches.map((s) => s.after)];
+  out.push(...searchFunctions(searched), ...searched.flatMap((t) => createSearch(t, 'postgres')));
   return out.join('\n\n');
 }
 

@@ -155,6 +155,7 @@ export const addressModel = defineModel<Address>({
   publicFields: null,
   authFields: null,
   hiddenFields: [],
+  searchFields: ['street', 'city', 'code'],
   viewRoute: { kind: 'item', acl: null },
   selfPath: (record) => `/addresses/${encodeURIComponent(String(record.id))}`,
 });

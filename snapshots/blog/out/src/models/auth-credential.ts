@@ -105,6 +105,7 @@ export const authCredentialModel = defineModel<AuthCredential>({
   publicFields: null,
   authFields: null,
   hiddenFields: [],
+  searchFields: [],
   viewRoute: null,
   selfPath: () => null,
 });

@@ -229,6 +229,7 @@ export const authorModel = defineModel<Author>({
   publicFields: null,
   authFields: null,
   hiddenFields: [],
+  searchFields: ['name', 'email', 'bio'],
   viewRoute: { kind: 'item', acl: 'readable' },
   selfPath: (record) => `/authors/${encodeURIComponent(String(record.id))}`,
 });

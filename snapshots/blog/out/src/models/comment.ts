@@ -226,6 +226,7 @@ export const commentModel = defineModel<Comment>({
   publicFields: null,
   authFields: null,
   hiddenFields: [],
+  searchFields: ['text'],
   viewRoute: { kind: 'item', acl: null },
   selfPath: (record) => `/comments/${encodeURIComponent(String(record.id))}`,
 });

@@ -313,6 +313,7 @@ export const postModel = defineModel<Post>({
   publicFields: null,
   authFields: null,
   hiddenFields: [],
+  searchFields: ['slug', 'title', 'body'],
   viewRoute: { kind: 'item', acl: null },
   selfPath: (record) => `/posts/${encodeURIComponent(String(record.slug))}`,
 });

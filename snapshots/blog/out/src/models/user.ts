@@ -129,6 +129,7 @@ export const userModel = defineModel<User>({
   publicFields: null,
   authFields: null,
   hiddenFields: [],
+  searchFields: ['username', 'email'],
   viewRoute: null,
   selfPath: () => null,
 });

@@ -5,6 +5,7 @@ import { migrate } from '../lib/migrate.js';
 import { openMongo } from '../lib/mongo/database.js';
 import { sqlDatabase } from '../lib/sql/database.js';
 import { openSql } from '../lib/sql/executor.js';
+import { alignSearchLanguage } from '../lib/sql/search-language.js';
 import { models } from '../models/index.js';
 import {
   auditEntryModel,
@@ -74,9 +75,10 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
   });
   try {
     await migrate(sql, migrations);
+    await alignSearchLanguage(sql, models, config.searchLanguage);
   } catch (error) {
     await sql.close();
     throw error;
   }
-  return sqlDatabase(sql, models, repositories);
+  return sqlDatabase(sql, models, repositories, { searchLanguage: config.searchLanguage });
 }

@@ -42,7 +42,11 @@ export type MongoStep =
   /** The time of the migration, as the field's `{{now}}` default would give it. */
   | { readonly op: 'setMissingNow'; readonly collection: string; readonly field: string }
   | { readonly op: 'createIndex'; readonly collection: string; readonly field: string; readonly unique: boolean }
-  | { readonly op: 'dropIndex'; readonly collection: string; readonly field: string };
+  | { readonly op: 'dropIndex'; readonly collection: string; readonly field: string }
+  /** Full-text search: every document's words (`_search`) from these fields (name → document path), and their index. */
+  | { readonly op: 'indexWords'; readonly collection: string; readonly fields: Readonly<Record<string, string>> }
+  /** No field is searched any more: the words and their index go. */
+  | { readonly op: 'dropWords'; readonly collection: string };
 
 /** The database does not match the code, or a migration could not be applied: the service does not start. */
 export class MigrationError extends ConfigError {}

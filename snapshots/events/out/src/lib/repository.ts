@@ -5,6 +5,7 @@
  * Routes, handlers (`event.db`) and tests use only this.
  */
 import type { RelationSpec } from './model.js';
+import type { SearchFilter } from './search.js';
 
 export type Scalar = string | number | boolean | null;
 
@@ -43,11 +44,16 @@ export const FILTER_OPERATORS: readonly string[] = [
   'hasSome',
 ] satisfies (keyof FieldFilter)[];
 
-/** Conditions on a model: field conditions are ANDed; `AND`, `OR` and `NOT` combine whole conditions. */
+/**
+ * Conditions on a model: field conditions are ANDed; `AND`, `OR` and `NOT` combine whole
+ * conditions; `SEARCH` is full-text search. A `findMany` without `orderBy` whose `where` searches
+ * (at its top, or in its top-level `AND`s) returns the best matches first.
+ */
 export type Where<T> = { [K in keyof T]?: FilterOf<T[K]> } & {
   AND?: readonly Where<T>[];
   OR?: readonly Where<T>[];
   NOT?: Where<T> | readonly Where<T>[];
+  SEARCH?: SearchFilter;
 };
 
 // Fields of unknown type (generic code over any model) take any condition.

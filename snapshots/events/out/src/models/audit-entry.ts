@@ -89,6 +89,7 @@ export const auditEntryModel = defineModel<AuditEntry>({
   publicFields: null,
   authFields: null,
   hiddenFields: [],
+  searchFields: ['model', 'action'],
   viewRoute: { kind: 'collection', acl: 'open' },
   selfPath: () => null,
 });

@@ -116,6 +116,7 @@ export const projectModel = defineModel<Project>({
   publicFields: null,
   authFields: null,
   hiddenFields: [],
+  searchFields: ['name', 'slug'],
   viewRoute: { kind: 'item', acl: 'open' },
   selfPath: (record) => `/projects/${encodeURIComponent(String(record.id))}`,
 });

@@ -124,6 +124,7 @@ export const taskModel = defineModel<Task>({
   publicFields: null,
   authFields: null,
   hiddenFields: [],
+  searchFields: ['title'],
   viewRoute: { kind: 'item', acl: 'open' },
   selfPath: (record) => `/tasks/${encodeURIComponent(String(record.id))}`,
 });

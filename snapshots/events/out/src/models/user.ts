@@ -139,6 +139,7 @@ export const userModel = defineModel<User>({
   publicFields: null,
   authFields: null,
   hiddenFields: ['password'],
+  searchFields: ['username', 'email', 'display_name'],
   viewRoute: { kind: 'item', acl: 'open' },
   selfPath: (record) => `/users/${encodeURIComponent(String(record.username))}`,
 });

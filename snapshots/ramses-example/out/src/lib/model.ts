@@ -111,6 +111,8 @@ export interface ModelSpec<T = Record<string, unknown>> {
   readonly publicFields: readonly string[] | null;
   readonly authFields: readonly string[] | null;
   readonly hiddenFields: readonly string[];
+  /** The fields full-text search (`q`) looks in, in the schema's order (lib/search.ts). */
+  readonly searchFields: readonly string[];
   /**
    * The route whose x-ACL decides who may view an object of this model wherever it appears
    * (embedded in another's response too): its own item route, else its collection route; null

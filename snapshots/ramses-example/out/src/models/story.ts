@@ -425,6 +425,7 @@ export const storyModel = defineModel<Story>({
   publicFields: ['id', 'start_date', 'due_date', 'name'],
   authFields: ['id', 'start_date', 'due_date', 'name', 'description', 'progress'],
   hiddenFields: [],
+  searchFields: ['name', 'description', 'unicode_name', 'unicode_description'],
   viewRoute: { kind: 'item', acl: 'item_owner_acl' },
   selfPath: (record) => `/stories/${encodeURIComponent(String(record.id))}`,
 });

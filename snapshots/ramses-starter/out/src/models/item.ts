@@ -74,6 +74,7 @@ export const itemModel = defineModel<Item>({
   publicFields: null,
   authFields: null,
   hiddenFields: [],
+  searchFields: ['name', 'description'],
   viewRoute: { kind: 'item', acl: null },
   selfPath: (record) => `/items/${encodeURIComponent(String(record.id))}`,
 });

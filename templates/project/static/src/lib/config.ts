@@ -32,6 +32,8 @@ export interface Config {
   readonly logLevel: string;
   /** `docs.enable`: serve the browsable API reference at `{base}/docs`. */
   readonly docs: boolean;
+  /** `search.language`: PostgreSQL's text search configuration for `q` (`simple`: no stemming, no stop words). */
+  readonly searchLanguage: string;
   /** Every setting as text, by key (for settings that RAML names, such as the ticket secret). */
   readonly settings: ReadonlyMap<string, string>;
   /** Where service.ini was read from, for relative paths (the SQLite file). */
@@ -83,6 +85,7 @@ const STANDARD_KEYS = [
   'cors.allow_credentials',
   'log.level',
   'docs.enable',
+  'search.language',
 ];
 
 export function loadConfig(source: ConfigSource): Config {
@@ -131,6 +134,7 @@ export function loadConfig(source: ConfigSource): Config {
     },
     logLevel: read.choice('log.level', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     docs: read.boolean('docs.enable', true),
+    searchLanguage: read.identifier('search.language', 'simple'),
     settings,
     root: resolve(file, '..'),
   };
@@ -181,6 +185,15 @@ class Reader {
     if (['true', '1', 'yes', 'on'].includes(text)) return true;
     if (['false', '0', 'no', 'off'].includes(text)) return false;
     throw new ConfigError(`${key} must be true or false, not "${text}" (set in service.ini or ${envName(key)})`);
+  }
+
+  /** A name the database knows (a PostgreSQL text search configuration): letters, digits and `_`. */
+  identifier(key: string, fallback: string): string {
+    const text = this.text(key, fallback);
+    if (/^[a-z_][a-z0-9_]{0,62}$/.test(text)) return text;
+    throw new ConfigError(
+      `${key} must be a lower-case name of letters, digits and _ (such as simple or english), not "${text}" (set in service.ini or ${envName(key)})`,
+    );
   }
 
   choice<C extends string>(key: string, fallback: C, choices: readonly C[]): C {

@@ -81,6 +81,91 @@ create index "comment_parent_id_idx" on "comment" ("parent_id");
 create index "post_author_id_idx" on "post" ("author_id");
 
 create index "post_reviewer_id_idx" on "post" ("reviewer_id");
+
+create virtual table "svc_search_address" using fts5("street", "city", "code", content='address', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_address_insert" after insert on "address" begin
+  insert into "svc_search_address" (rowid, "street", "city", "code") values (new.rowid, new."street", new."city", new."code");
+end;
+
+create trigger "svc_search_address_delete" after delete on "address" begin
+  insert into "svc_search_address" ("svc_search_address", rowid, "street", "city", "code") values ('delete', old.rowid, old."street", old."city", old."code");
+end;
+
+create trigger "svc_search_address_update" after update of "street", "city", "code", "id" on "address" begin
+  insert into "svc_search_address" ("svc_search_address", rowid, "street", "city", "code") values ('delete', old.rowid, old."street", old."city", old."code");
+  insert into "svc_search_address" (rowid, "street", "city", "code") values (new.rowid, new."street", new."city", new."code");
+end;
+
+insert into "svc_search_address" ("svc_search_address") values ('rebuild');
+
+create virtual table "svc_search_author" using fts5("name", "email", "bio", content='author', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_author_insert" after insert on "author" begin
+  insert into "svc_search_author" (rowid, "name", "email", "bio") values (new.rowid, new."name", new."email", new."bio");
+end;
+
+create trigger "svc_search_author_delete" after delete on "author" begin
+  insert into "svc_search_author" ("svc_search_author", rowid, "name", "email", "bio") values ('delete', old.rowid, old."name", old."email", old."bio");
+end;
+
+create trigger "svc_search_author_update" after update of "name", "email", "bio", "id" on "author" begin
+  insert into "svc_search_author" ("svc_search_author", rowid, "name", "email", "bio") values ('delete', old.rowid, old."name", old."email", old."bio");
+  insert into "svc_search_author" (rowid, "name", "email", "bio") values (new.rowid, new."name", new."email", new."bio");
+end;
+
+insert into "svc_search_author" ("svc_search_author") values ('rebuild');
+
+create virtual table "svc_search_comment" using fts5("text", content='comment', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_comment_insert" after insert on "comment" begin
+  insert into "svc_search_comment" (rowid, "text") values (new.rowid, new."text");
+end;
+
+create trigger "svc_search_comment_delete" after delete on "comment" begin
+  insert into "svc_search_comment" ("svc_search_comment", rowid, "text") values ('delete', old.rowid, old."text");
+end;
+
+create trigger "svc_search_comment_update" after update of "text", "id" on "comment" begin
+  insert into "svc_search_comment" ("svc_search_comment", rowid, "text") values ('delete', old.rowid, old."text");
+  insert into "svc_search_comment" (rowid, "text") values (new.rowid, new."text");
+end;
+
+insert into "svc_search_comment" ("svc_search_comment") values ('rebuild');
+
+create virtual table "svc_search_post" using fts5("slug", "title", "body", content='post', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_post_insert" after insert on "post" begin
+  insert into "svc_search_post" (rowid, "slug", "title", "body") values (new.rowid, new."slug", new."title", new."body");
+end;
+
+create trigger "svc_search_post_delete" after delete on "post" begin
+  insert into "svc_search_post" ("svc_search_post", rowid, "slug", "title", "body") values ('delete', old.rowid, old."slug", old."title", old."body");
+end;
+
+create trigger "svc_search_post_update" after update of "slug", "title", "body" on "post" begin
+  insert into "svc_search_post" ("svc_search_post", rowid, "slug", "title", "body") values ('delete', old.rowid, old."slug", old."title", old."body");
+  insert into "svc_search_post" (rowid, "slug", "title", "body") values (new.rowid, new."slug", new."title", new."body");
+end;
+
+insert into "svc_search_post" ("svc_search_post") values ('rebuild');
+
+create virtual table "svc_search_user" using fts5("username", "email", content='user', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_user_insert" after insert on "user" begin
+  insert into "svc_search_user" (rowid, "username", "email") values (new.rowid, new."username", new."email");
+end;
+
+create trigger "svc_search_user_delete" after delete on "user" begin
+  insert into "svc_search_user" ("svc_search_user", rowid, "username", "email") values ('delete', old.rowid, old."username", old."email");
+end;
+
+create trigger "svc_search_user_update" after update of "username", "email" on "user" begin
+  insert into "svc_search_user" ("svc_search_user", rowid, "username", "email") values ('delete', old.rowid, old."username", old."email");
+  insert into "svc_search_user" (rowid, "username", "email") values (new.rowid, new."username", new."email");
+end;
+
+insert into "svc_search_user" ("svc_search_user") values ('rebuild');
 `,
   postgres: `
 create table "address" (
@@ -160,6 +245,48 @@ create index "comment_parent_id_idx" on "comment" ("parent_id");
 create index "post_author_id_idx" on "post" ("author_id");
 
 create index "post_reviewer_id_idx" on "post" ("reviewer_id");
+
+create or replace function svc_search_fold(value text) returns text
+  language sql immutable parallel safe
+  return regexp_replace(
+    regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'),
+    '[^[:alnum:]]+', ' ', 'g');
+
+alter table "address" add column "svc_search_street" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("street"))) stored;
+create index "address_street_search_idx" on "address" using gin ("svc_search_street");
+
+alter table "address" add column "svc_search_city" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("city"))) stored;
+create index "address_city_search_idx" on "address" using gin ("svc_search_city");
+
+alter table "address" add column "svc_search_code" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("code"))) stored;
+create index "address_code_search_idx" on "address" using gin ("svc_search_code");
+
+alter table "author" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("name"))) stored;
+create index "author_name_search_idx" on "author" using gin ("svc_search_name");
+
+alter table "author" add column "svc_search_email" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("email"))) stored;
+create index "author_email_search_idx" on "author" using gin ("svc_search_email");
+
+alter table "author" add column "svc_search_bio" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("bio"))) stored;
+create index "author_bio_search_idx" on "author" using gin ("svc_search_bio");
+
+alter table "comment" add column "svc_search_text" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("text"))) stored;
+create index "comment_text_search_idx" on "comment" using gin ("svc_search_text");
+
+alter table "post" add column "svc_search_slug" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("slug"))) stored;
+create index "post_slug_search_idx" on "post" using gin ("svc_search_slug");
+
+alter table "post" add column "svc_search_title" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("title"))) stored;
+create index "post_title_search_idx" on "post" using gin ("svc_search_title");
+
+alter table "post" add column "svc_search_body" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("body"))) stored;
+create index "post_body_search_idx" on "post" using gin ("svc_search_body");
+
+alter table "user" add column "svc_search_username" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("username"))) stored;
+create index "user_username_search_idx" on "user" using gin ("svc_search_username");
+
+alter table "user" add column "svc_search_email" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("email"))) stored;
+create index "user_email_search_idx" on "user" using gin ("svc_search_email");
 `,
   mongodb: [],
 };

@@ -22,7 +22,9 @@ import {
   type Repository,
   type Where,
 } from '../repository.js';
+import { rankingSearch } from '../search.js';
 import { mongoFilter, type MongoFilter } from './filter.js';
+import { changesWords, documentWords, rankedPipeline, SEARCH_FIELD } from './search.js';
 import { fromMongo, toMongo } from './values.js';
 
 type Rec = Record<string, unknown>;
@@ -69,15 +71,18 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
     // MongoDB reads `limit: 0` as no limit at all.
     if (args.take === 0) return [];
     const filter = await this.filter(args.where);
-    const docs = await this.collection
-      .find(filter, {
-        ...this.options,
-        sort: this.ordering(args.orderBy),
-        ...(args.skip ? { skip: args.skip } : {}),
-        ...(args.take !== undefined ? { limit: args.take } : {}),
-        ...(args.select ? { projection: this.projection(args.select as Rec) } : {}),
-      })
-      .toArray();
+    const projection = args.select ? this.projection(args.select as Rec) : undefined;
+    const page = {
+      ...(args.skip ? { skip: args.skip } : {}),
+      ...(args.take !== undefined ? { limit: args.take } : {}),
+      ...(projection ? { projection } : {}),
+    };
+    const search = rankingSearch(args);
+    const docs = search
+      ? await this.collection
+          .aggregate(rankedPipeline(this.model as Model, filter, search, page), this.options)
+          .toArray()
+      : await this.collection.find(filter, { ...this.options, sort: this.ordering(args.orderBy), ...page }).toArray();
     const records = await this.records(docs, args.include);
     if (!args.select) return records;
     const kept = this.selectedNames(args.select as Rec, args.include ?? {});
@@ -142,6 +147,7 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
       await self.checkReferences(data);
       self.checkRequiredLinks(data, 'create');
       const doc = self.document(data);
+      if (self.model.searchFields.length) doc[SEARCH_FIELD] = documentWords(self.model as Model, doc);
       if (self.pkField().generated) {
         if (doc._id === undefined) doc._id = await self.nextKey();
         else await self.keyTaken(doc._id);
@@ -175,6 +181,7 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
               )
             : await self.collection.findOne(filter, self.options);
       if (!doc) throw new RecordNotFound(self.model.name, self.keyOf(args.where as Rec));
+      if (changesWords(self.model as Model, change)) await self.refreshWords([doc]);
       await self.linkRelations({ [self.model.primaryKey]: key }, data);
       return (await self.records([doc], args.include))[0]!;
     });
@@ -191,6 +198,10 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
       const change = self.change(data);
       if (change)
         await self.write(() => self.collection.updateMany({ _id: { $in: keys } as never }, change, self.options));
+      if (changesWords(self.model as Model, change)) {
+        const changed = await self.collection.find({ _id: { $in: keys } as never }, self.options).toArray();
+        await self.refreshWords(changed);
+      }
       for (const key of keys) await self.linkRelations({ [self.model.primaryKey]: key }, data);
       return { count: keys.length };
     });
@@ -249,6 +260,18 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
       }
     }
     await this.collection.deleteMany({ _id: { $in: keys } as never }, this.options);
+  }
+
+  /** Stores the words of documents whose text changed (`_search`, see search.ts). */
+  async refreshWords(docs: readonly Document[]): Promise<void> {
+    if (docs.length === 0) return;
+    const writes = docs.map((doc) => ({
+      updateOne: {
+        filter: { _id: doc._id },
+        update: { $set: { [SEARCH_FIELD]: documentWords(this.model as Model, doc) } },
+      },
+    }));
+    await this.collection.bulkWrite(writes, this.options);
   }
 
   /**

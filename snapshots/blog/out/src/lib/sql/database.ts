@@ -9,14 +9,20 @@ import { sqlCompiler } from './compiler.js';
 import type { SqlDatabase, SqlExecutor } from './executor.js';
 import { SqlRepository } from './repository.js';
 
+export interface SqlSettings {
+  /** PostgreSQL's text search configuration for `q` (service.ini `search.language`). */
+  readonly searchLanguage: string;
+}
+
 export function sqlDatabase<R extends object>(
   sql: SqlDatabase,
   models: ModelRegistry,
   make: RepositoryFactory<R>,
+  settings: SqlSettings = { searchLanguage: 'simple' },
 ): ServiceDatabase<R> & R {
   const compiler = sqlCompiler(sql.dialect);
   const bind = (executor: SqlExecutor): ServiceDatabase<R> & R => {
-    const ctx = { executor, compiler, models };
+    const ctx = { executor, compiler, models, searchLanguage: settings.searchLanguage };
     const repositories = make({
       repository: <T extends object, C, U>(model: Model<T>) => new SqlRepository<T, C, U>(model, ctx),
     });

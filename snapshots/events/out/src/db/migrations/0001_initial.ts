@@ -48,6 +48,74 @@ create table "user" (
 );
 
 create index "task_project_id_idx" on "task" ("project_id");
+
+create virtual table "svc_search_auditentry" using fts5("model", "action", content='auditentry', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_auditentry_insert" after insert on "auditentry" begin
+  insert into "svc_search_auditentry" (rowid, "model", "action") values (new.rowid, new."model", new."action");
+end;
+
+create trigger "svc_search_auditentry_delete" after delete on "auditentry" begin
+  insert into "svc_search_auditentry" ("svc_search_auditentry", rowid, "model", "action") values ('delete', old.rowid, old."model", old."action");
+end;
+
+create trigger "svc_search_auditentry_update" after update of "model", "action", "id" on "auditentry" begin
+  insert into "svc_search_auditentry" ("svc_search_auditentry", rowid, "model", "action") values ('delete', old.rowid, old."model", old."action");
+  insert into "svc_search_auditentry" (rowid, "model", "action") values (new.rowid, new."model", new."action");
+end;
+
+insert into "svc_search_auditentry" ("svc_search_auditentry") values ('rebuild');
+
+create virtual table "svc_search_project" using fts5("name", "slug", content='project', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_project_insert" after insert on "project" begin
+  insert into "svc_search_project" (rowid, "name", "slug") values (new.rowid, new."name", new."slug");
+end;
+
+create trigger "svc_search_project_delete" after delete on "project" begin
+  insert into "svc_search_project" ("svc_search_project", rowid, "name", "slug") values ('delete', old.rowid, old."name", old."slug");
+end;
+
+create trigger "svc_search_project_update" after update of "name", "slug", "id" on "project" begin
+  insert into "svc_search_project" ("svc_search_project", rowid, "name", "slug") values ('delete', old.rowid, old."name", old."slug");
+  insert into "svc_search_project" (rowid, "name", "slug") values (new.rowid, new."name", new."slug");
+end;
+
+insert into "svc_search_project" ("svc_search_project") values ('rebuild');
+
+create virtual table "svc_search_task" using fts5("title", content='task', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_task_insert" after insert on "task" begin
+  insert into "svc_search_task" (rowid, "title") values (new.rowid, new."title");
+end;
+
+create trigger "svc_search_task_delete" after delete on "task" begin
+  insert into "svc_search_task" ("svc_search_task", rowid, "title") values ('delete', old.rowid, old."title");
+end;
+
+create trigger "svc_search_task_update" after update of "title", "id" on "task" begin
+  insert into "svc_search_task" ("svc_search_task", rowid, "title") values ('delete', old.rowid, old."title");
+  insert into "svc_search_task" (rowid, "title") values (new.rowid, new."title");
+end;
+
+insert into "svc_search_task" ("svc_search_task") values ('rebuild');
+
+create virtual table "svc_search_user" using fts5("username", "email", "display_name", content='user', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_user_insert" after insert on "user" begin
+  insert into "svc_search_user" (rowid, "username", "email", "display_name") values (new.rowid, new."username", new."email", new."display_name");
+end;
+
+create trigger "svc_search_user_delete" after delete on "user" begin
+  insert into "svc_search_user" ("svc_search_user", rowid, "username", "email", "display_name") values ('delete', old.rowid, old."username", old."email", old."display_name");
+end;
+
+create trigger "svc_search_user_update" after update of "username", "email", "display_name" on "user" begin
+  insert into "svc_search_user" ("svc_search_user", rowid, "username", "email", "display_name") values ('delete', old.rowid, old."username", old."email", old."display_name");
+  insert into "svc_search_user" (rowid, "username", "email", "display_name") values (new.rowid, new."username", new."email", new."display_name");
+end;
+
+insert into "svc_search_user" ("svc_search_user") values ('rebuild');
 `,
   postgres: `
 create table "auditentry" (
@@ -90,6 +158,36 @@ create table "user" (
 alter table "task" add constraint "task_project_id_fkey" foreign key ("project_id") references "project" ("id") on delete cascade on update cascade;
 
 create index "task_project_id_idx" on "task" ("project_id");
+
+create or replace function svc_search_fold(value text) returns text
+  language sql immutable parallel safe
+  return regexp_replace(
+    regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'),
+    '[^[:alnum:]]+', ' ', 'g');
+
+alter table "auditentry" add column "svc_search_model" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("model"))) stored;
+create index "auditentry_model_search_idx" on "auditentry" using gin ("svc_search_model");
+
+alter table "auditentry" add column "svc_search_action" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("action"))) stored;
+create index "auditentry_action_search_idx" on "auditentry" using gin ("svc_search_action");
+
+alter table "project" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("name"))) stored;
+create index "project_name_search_idx" on "project" using gin ("svc_search_name");
+
+alter table "project" add column "svc_search_slug" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("slug"))) stored;
+create index "project_slug_search_idx" on "project" using gin ("svc_search_slug");
+
+alter table "task" add column "svc_search_title" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("title"))) stored;
+create index "task_title_search_idx" on "task" using gin ("svc_search_title");
+
+alter table "user" add column "svc_search_username" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("username"))) stored;
+create index "user_username_search_idx" on "user" using gin ("svc_search_username");
+
+alter table "user" add column "svc_search_email" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("email"))) stored;
+create index "user_email_search_idx" on "user" using gin ("svc_search_email");
+
+alter table "user" add column "svc_search_display_name" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("display_name"))) stored;
+create index "user_display_name_search_idx" on "user" using gin ("svc_search_display_name");
 `,
   mongodb: [],
 };

@@ -2,7 +2,8 @@
 /**
  * svcgen's own MongoDB indexes, named after the document field they index: `<field>_unique`
  * (sparse, so that objects without a value do not collide, as with SQL unique columns) and
- * `<field>_link` (a link's). Start-up reconciliation (database.ts) and migrations (migrate.ts)
+ * `<field>_link` (a link's), and `svc_search` on the words of full-text search (`_search`, see
+ * search.ts). Start-up reconciliation (database.ts) and migrations (migrate.ts)
  * create and recognise them the same way.
  */
 import type { Db } from 'mongodb';
@@ -15,9 +16,12 @@ export function svcgenIndex(field: string, unique: boolean) {
   };
 }
 
+/** The multikey index of the words of full-text search. */
+export const SEARCH_INDEX = { key: { _search: 1 as const }, name: 'svc_search' };
+
 /** An index svcgen made (and may drop): other indexes are the user's. */
 export function isSvcgenIndex(name: unknown): boolean {
-  return /_(unique|link)$/.test(String(name));
+  return /_(unique|link)$/.test(String(name)) || name === SEARCH_INDEX.name;
 }
 
 export async function collectionExists(db: Db, name: string): Promise<boolean> {

@@ -4,7 +4,14 @@
  * run by the executor. Relationships whose foreign key is in another table are read with one
  * query per relationship for a whole page of objects (never one query per object).
  */
-import { sql, type ExpressionBuilder, type Expression, type Kysely, type SqlBool } from 'kysely';
+import {
+  sql,
+  type ExpressionBuilder,
+  type Expression,
+  type Kysely,
+  type SelectQueryBuilder,
+  type SqlBool,
+} from 'kysely';
 import { keyOfWhere, keyValue, type FieldSpec, type Model, type ModelRegistry, type RelationSpec } from '../model.js';
 import {
   attachRelated,
@@ -19,8 +26,10 @@ import {
   type Repository,
   type Where,
 } from '../repository.js';
+import { rankingSearch, searchOnly, type SearchFilter } from '../search.js';
 import { fromDb, toDb } from '../values.js';
 import type { Compiled, SqlExecutor } from './executor.js';
+import { countMatches, rankedMatches, relevance, searchCondition, type SearchTarget } from './search.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- Kysely is used with table names known at run time. */
 type AnyDB = Record<string, Record<string, unknown>>;
@@ -32,6 +41,8 @@ export interface SqlContext {
   readonly executor: SqlExecutor;
   readonly compiler: Kysely<any>;
   readonly models: ModelRegistry;
+  /** PostgreSQL's text search configuration for `q` (service.ini `search.language`). */
+  readonly searchLanguage: string;
 }
 
 export class SqlRepository<T extends object, Create = Partial<T>, Update = Partial<T>> implements Repository<
@@ -54,6 +65,10 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     return this.ctx.executor.dialect;
   }
 
+  get searchTarget(): SearchTarget {
+    return { model: this.model as Model, dialect: this.dialect, language: this.ctx.searchLanguage };
+  }
+
   table() {
     return this.ctx.compiler.selectFrom(this.model.table);
   }
@@ -62,7 +77,16 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
 
   async findMany(args: FindManyArgs<T> = {}): Promise<T[]> {
     let query = this.table().select(this.selectedColumns(args.select));
-    if (args.where) query = query.where((eb) => this.condition(eb, args.where as Where<Rec>));
+    const search = rankingSearch(args);
+    // SQLite joins the ranked matches: when the search is the only condition, that join is the whole
+    // of it, and the page is the best matches (ties in key order: the key must be the rowid).
+    const matchesOnly =
+      search !== undefined &&
+      this.dialect === 'sqlite' &&
+      searchOnly(args.where) !== undefined &&
+      this.pkField().storage === 'integer';
+    if (args.where && !matchesOnly) query = query.where((eb) => this.condition(eb, args.where as Where<Rec>));
+    if (search) query = this.bestFirst(query, search, matchesOnly ? pageEnd(args) : undefined);
     for (const [field, direction] of this.ordering(args.orderBy)) query = query.orderBy(field, direction);
     if (args.take !== undefined) query = query.limit(args.take);
     // SQLite takes an offset only after a limit (-1: none); PostgreSQL refuses a negative limit.
@@ -73,6 +97,19 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
           : query.offset(args.skip);
     const rows = await this.ctx.executor.all<Row>(query.compile());
     return this.records(rows, args.include);
+  }
+
+  /**
+   * A search without `_sort`: the best matches first (then by key, as every list). `best`: on
+   * SQLite, only that many best matches are needed (nothing else filters them).
+   */
+  bestFirst<Q extends SelectQueryBuilder<AnyDB, string, Row>>(query: Q, search: SearchFilter, best?: number): Q {
+    if (this.dialect === 'postgres') return query.orderBy(relevance(this.searchTarget, search), 'desc') as Q;
+    return query
+      .innerJoin(rankedMatches(this.model as Model, search, best).as('svc_search'), (join) =>
+        join.onRef('svc_search.svc_rowid' as never, '=', `${this.model.table}.rowid` as never),
+      )
+      .orderBy(sql`svc_search.svc_rank`) as unknown as Q;
   }
 
   async findFirst(args: FindManyArgs<T> = {}): Promise<T | null> {
@@ -100,6 +137,14 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   }
 
   async count(args: { where?: Where<T> } = {}): Promise<number> {
+    // SQLite counts a search alone in its index, without reading the table.
+    const search = this.dialect === 'sqlite' ? searchOnly(args.where) : undefined;
+    if (search) {
+      const rows = await this.ctx.executor.all<{ n: unknown }>(
+        countMatches(this.model as Model, search).compile(this.ctx.compiler),
+      );
+      return Number(rows[0]?.n ?? 0);
+    }
     let query = this.table().select((eb) => eb.fn.countAll().as('n'));
     if (args.where) query = query.where((eb) => this.condition(eb, args.where as Where<Rec>));
     const rows = await this.ctx.executor.all<{ n: unknown }>(query.compile());
@@ -135,8 +180,8 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       const values = this.columnValues(data);
       const insert = this.cachedWrite('insert', values, () =>
         Object.keys(values).length
-          ? this.ctx.compiler.insertInto(this.model.table).values(values).returningAll().compile()
-          : this.ctx.compiler.insertInto(this.model.table).defaultValues().returningAll().compile(),
+          ? this.ctx.compiler.insertInto(this.model.table).values(values).returning(this.allColumns()).compile()
+          : this.ctx.compiler.insertInto(this.model.table).defaultValues().returning(this.allColumns()).compile(),
       );
       const rows = await this.run(() => tx.all<Row>(insert));
       await this.linkRelations(tx, this.record(rows[0]!), data);
@@ -217,7 +262,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         .updateTable(this.model.table)
         .set(values)
         .where(pk, '=', key as never)
-        .returningAll()
+        .returning(this.allColumns())
         .compile();
     // The key is the last parameter; a change of the key itself is rare enough to compile each time.
     const query = pk in values ? compile() : this.cachedWrite('update', { ...values, [pk]: key }, compile);
@@ -247,6 +292,11 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
 
   pkField(): FieldSpec {
     return this.model.field(this.model.primaryKey)!;
+  }
+
+  /** The model's columns: never `*`, which on PostgreSQL would read the search vectors too. */
+  allColumns(): string[] {
+    return this.model.columns.map((f) => f.column!);
   }
 
   selectedColumns(select?: FindManyArgs<T>['select']): string[] {
@@ -527,6 +577,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         parts.push(
           eb.not(eb.and((Array.isArray(value) ? value : [value]).map((w: Where<Rec>) => this.condition(eb, w)))),
         );
+      else if (name === 'SEARCH') parts.push(searchCondition(this.searchTarget, value as SearchFilter));
       else parts.push(this.fieldCondition(eb, name, value));
     }
     return eb.and(parts);
@@ -672,10 +723,16 @@ function byKeySql(model: Model, ctx: SqlContext): string {
   if (!byDialect) byKeyCache.set(model, (byDialect = new Map()));
   let text = byDialect.get(ctx.executor.dialect);
   if (text === undefined) {
-    text = ctx.compiler.selectFrom(model.table).selectAll().where(model.primaryKey, '=', 0).compile().sql;
+    const columns = model.columns.map((f) => f.column!);
+    text = ctx.compiler.selectFrom(model.table).select(columns).where(model.primaryKey, '=', 0).compile().sql;
     byDialect.set(ctx.executor.dialect, text);
   }
   return text;
+}
+
+/** How many rows a page reads from the start: its offset and its length (all, without a limit). */
+function pageEnd(args: { skip?: number; take?: number }): number | undefined {
+  return args.take === undefined ? undefined : (args.skip ?? 0) + args.take;
 }
 
 function isFilter(value: unknown): value is FieldFilter<unknown> {

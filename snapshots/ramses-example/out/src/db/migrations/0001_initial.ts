@@ -70,6 +70,57 @@ create index "profile_user_id_idx" on "profile" ("user_id");
 create index "story_owner_id_idx" on "story" ("owner_id");
 
 create index "story_assignee_id_idx" on "story" ("assignee_id");
+
+create virtual table "svc_search_profile" using fts5("address", content='profile', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_profile_insert" after insert on "profile" begin
+  insert into "svc_search_profile" (rowid, "address") values (new.rowid, new."address");
+end;
+
+create trigger "svc_search_profile_delete" after delete on "profile" begin
+  insert into "svc_search_profile" ("svc_search_profile", rowid, "address") values ('delete', old.rowid, old."address");
+end;
+
+create trigger "svc_search_profile_update" after update of "address", "id" on "profile" begin
+  insert into "svc_search_profile" ("svc_search_profile", rowid, "address") values ('delete', old.rowid, old."address");
+  insert into "svc_search_profile" (rowid, "address") values (new.rowid, new."address");
+end;
+
+insert into "svc_search_profile" ("svc_search_profile") values ('rebuild');
+
+create virtual table "svc_search_story" using fts5("name", "description", "unicode_name", "unicode_description", content='story', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_story_insert" after insert on "story" begin
+  insert into "svc_search_story" (rowid, "name", "description", "unicode_name", "unicode_description") values (new.rowid, new."name", new."description", new."unicode_name", new."unicode_description");
+end;
+
+create trigger "svc_search_story_delete" after delete on "story" begin
+  insert into "svc_search_story" ("svc_search_story", rowid, "name", "description", "unicode_name", "unicode_description") values ('delete', old.rowid, old."name", old."description", old."unicode_name", old."unicode_description");
+end;
+
+create trigger "svc_search_story_update" after update of "name", "description", "unicode_name", "unicode_description", "id" on "story" begin
+  insert into "svc_search_story" ("svc_search_story", rowid, "name", "description", "unicode_name", "unicode_description") values ('delete', old.rowid, old."name", old."description", old."unicode_name", old."unicode_description");
+  insert into "svc_search_story" (rowid, "name", "description", "unicode_name", "unicode_description") values (new.rowid, new."name", new."description", new."unicode_name", new."unicode_description");
+end;
+
+insert into "svc_search_story" ("svc_search_story") values ('rebuild');
+
+create virtual table "svc_search_user" using fts5("username", "email", "first_name", "last_name", content='user', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_user_insert" after insert on "user" begin
+  insert into "svc_search_user" (rowid, "username", "email", "first_name", "last_name") values (new.rowid, new."username", new."email", new."first_name", new."last_name");
+end;
+
+create trigger "svc_search_user_delete" after delete on "user" begin
+  insert into "svc_search_user" ("svc_search_user", rowid, "username", "email", "first_name", "last_name") values ('delete', old.rowid, old."username", old."email", old."first_name", old."last_name");
+end;
+
+create trigger "svc_search_user_update" after update of "username", "email", "first_name", "last_name" on "user" begin
+  insert into "svc_search_user" ("svc_search_user", rowid, "username", "email", "first_name", "last_name") values ('delete', old.rowid, old."username", old."email", old."first_name", old."last_name");
+  insert into "svc_search_user" (rowid, "username", "email", "first_name", "last_name") values (new.rowid, new."username", new."email", new."first_name", new."last_name");
+end;
+
+insert into "svc_search_user" ("svc_search_user") values ('rebuild');
 `,
   postgres: `
 create table "auth_credential" (
@@ -136,6 +187,39 @@ create index "profile_user_id_idx" on "profile" ("user_id");
 create index "story_owner_id_idx" on "story" ("owner_id");
 
 create index "story_assignee_id_idx" on "story" ("assignee_id");
+
+create or replace function svc_search_fold(value text) returns text
+  language sql immutable parallel safe
+  return regexp_replace(
+    regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'),
+    '[^[:alnum:]]+', ' ', 'g');
+
+alter table "profile" add column "svc_search_address" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("address"))) stored;
+create index "profile_address_search_idx" on "profile" using gin ("svc_search_address");
+
+alter table "story" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("name"))) stored;
+create index "story_name_search_idx" on "story" using gin ("svc_search_name");
+
+alter table "story" add column "svc_search_description" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("description"))) stored;
+create index "story_description_search_idx" on "story" using gin ("svc_search_description");
+
+alter table "story" add column "svc_search_unicode_name" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("unicode_name"))) stored;
+create index "story_unicode_name_search_idx" on "story" using gin ("svc_search_unicode_name");
+
+alter table "story" add column "svc_search_unicode_description" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("unicode_description"))) stored;
+create index "story_unicode_description_search_idx" on "story" using gin ("svc_search_unicode_description");
+
+alter table "user" add column "svc_search_username" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("username"))) stored;
+create index "user_username_search_idx" on "user" using gin ("svc_search_username");
+
+alter table "user" add column "svc_search_email" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("email"))) stored;
+create index "user_email_search_idx" on "user" using gin ("svc_search_email");
+
+alter table "user" add column "svc_search_first_name" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("first_name"))) stored;
+create index "user_first_name_search_idx" on "user" using gin ("svc_search_first_name");
+
+alter table "user" add column "svc_search_last_name" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("last_name"))) stored;
+create index "user_last_name_search_idx" on "user" using gin ("svc_search_last_name");
 `,
   mongodb: [],
 };

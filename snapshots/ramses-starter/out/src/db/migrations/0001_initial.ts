@@ -14,6 +14,23 @@ create table "item" (
   "name" text not null,
   "description" text
 );
+
+create virtual table "svc_search_item" using fts5("name", "description", content='item', tokenize='unicode61 remove_diacritics 2');
+
+create trigger "svc_search_item_insert" after insert on "item" begin
+  insert into "svc_search_item" (rowid, "name", "description") values (new.rowid, new."name", new."description");
+end;
+
+create trigger "svc_search_item_delete" after delete on "item" begin
+  insert into "svc_search_item" ("svc_search_item", rowid, "name", "description") values ('delete', old.rowid, old."name", old."description");
+end;
+
+create trigger "svc_search_item_update" after update of "name", "description", "id" on "item" begin
+  insert into "svc_search_item" ("svc_search_item", rowid, "name", "description") values ('delete', old.rowid, old."name", old."description");
+  insert into "svc_search_item" (rowid, "name", "description") values (new.rowid, new."name", new."description");
+end;
+
+insert into "svc_search_item" ("svc_search_item") values ('rebuild');
 `,
   postgres: `
 create table "item" (
@@ -21,6 +38,18 @@ create table "item" (
   "name" text not null,
   "description" text
 );
+
+create or replace function svc_search_fold(value text) returns text
+  language sql immutable parallel safe
+  return regexp_replace(
+    regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'),
+    '[^[:alnum:]]+', ' ', 'g');
+
+alter table "item" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("name"))) stored;
+create index "item_name_search_idx" on "item" using gin ("svc_search_name");
+
+alter table "item" add column "svc_search_description" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("description"))) stored;
+create index "item_description_search_idx" on "item" using gin ("svc_search_description");
 `,
   mongodb: [],
 };

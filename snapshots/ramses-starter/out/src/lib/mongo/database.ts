@@ -15,7 +15,7 @@ import { repositoryByName, type RepositoryFactory, type ServiceDatabase } from '
 import type { Model, ModelRegistry } from '../model.js';
 import { ConfigError, type DatabaseTimeouts } from '../config.js';
 import type { Migration } from '../migrate.js';
-import { collectionExists, isSvcgenIndex, svcgenIndex } from './indexes.js';
+import { collectionExists, isSvcgenIndex, SEARCH_INDEX, svcgenIndex } from './indexes.js';
 import { migrateMongo } from './migrate.js';
 import { COUNTERS, documentPath, MongoRepository, type MongoContext } from './repository.js';
 
@@ -128,16 +128,17 @@ async function supportsTransactions(db: Db): Promise<boolean> {
 
 /**
  * Unique fields get unique indexes (sparse: objects without a value do not collide), links plain
- * ones. svcgen's indexes the model no longer wants (a field no longer unique) are dropped first.
+ * ones, searched models one on their words. svcgen's indexes the model no longer wants (a field no longer unique) are dropped first.
  */
 async function createIndexes(db: Db, models: ModelRegistry): Promise<void> {
   // Collections exist before any transaction writes to them (older servers cannot create them inside one).
   for (const name of [COUNTERS, ...[...models.values()].map((m) => m.table)]) await ensureCollection(db, name);
   for (const model of models.values()) {
     const collection = db.collection(model.table);
-    const wanted = model.columns
+    const wanted: { key: Record<string, 1>; name: string }[] = model.columns
       .filter((f) => !f.primaryKey && (f.unique || f.type === 'foreign_key'))
       .map((f) => svcgenIndex(documentPath(model, f.column!), f.unique === true));
+    if (model.searchFields.length) wanted.push(SEARCH_INDEX);
     const existing = await collection
       .listIndexes()
       .toArray()

@@ -8,7 +8,9 @@
  * Commands run one after another: inside a transaction MongoDB takes one at a time.
  */
 import { FILTER_OPERATORS as OPERATORS, relatedKeyFilter, type FieldFilter, type Where } from '../repository.js';
+import type { SearchFilter } from '../search.js';
 import type { MongoRepository } from './repository.js';
+import { searchMatch } from './search.js';
 
 type Rec = Record<string, unknown>;
 export type MongoFilter = Record<string, unknown>;
@@ -41,7 +43,8 @@ async function truth(repository: MongoRepository<Rec>, where: Where<Rec>): Promi
       const list: Truth[] = [];
       for (const w of Array.isArray(value) ? value : [value]) list.push(await truth(repository, w as Where<Rec>));
       parts.push(not(and(list)));
-    } else parts.push(await fieldTruth(repository, name, value));
+    } else if (name === 'SEARCH') parts.push(certain(searchMatch(value as SearchFilter)));
+    else parts.push(await fieldTruth(repository, name, value));
   }
   return and(parts);
 }

@@ -1,11 +1,13 @@
 /**
  * The query language of collection reads (contract §4.2): `_limit`, `_page`, `_start`, `_sort`,
- * `_fields`, `_count`, and filters `field=value` / `field__op=value`. Every mistake is a 400 that
+ * `_fields`, `_count`, full-text search `q` / `_search_fields`, and filters `field=value` /
+ * `field__op=value`. Every mistake is a 400 that
  * names the parameter; values are parsed by the field's type and passed on as bound parameters.
  */
 import { badRequest, type FieldError } from '../errors.js';
 import { wholeNumber, type FieldSpec, type Model } from '../model.js';
 import type { FieldFilter, Where } from '../repository.js';
+import { MAX_QUERY_LENGTH, MAX_QUERY_WORDS, queryWords, type SearchFilter } from '../search.js';
 import { parseDate, parseDatetime, parseTime } from '../values.js';
 
 export interface ListQuery {
@@ -55,10 +57,6 @@ export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: Query
     }
     return value;
   };
-  for (const name of ['q', '_search_fields']) {
-    if (raw[name] !== undefined)
-      errors.push({ field: name, message: 'full-text search is not available in this service' });
-  }
   const limit = integer(one('_limit'), '_limit', errors) ?? limits.defaultLimit;
   const page = integer(one('_page'), '_page', errors);
   const start = integer(one('_start'), '_start', errors);
@@ -67,8 +65,9 @@ export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: Query
   const take = Math.min(limit, limits.maxLimit);
   const skip = start ?? (page ?? 0) * take;
   const fieldsText = one('_fields') ?? '';
+  const search = searchFilter(model, one('q'), one('_search_fields'), errors);
   const query: ListQuery = {
-    where: filters(model, raw, errors),
+    where: search ? { ...filters(model, raw, errors), SEARCH: search } : filters(model, raw, errors),
     orderBy: sorting(model, one('_sort'), errors),
     skip,
     take,
@@ -111,6 +110,50 @@ function asSeenBy(model: Model, visible: ReadonlySet<string> | null | undefined)
       return f && !hidden(f) ? f : undefined;
     },
   };
+}
+
+/**
+ * `q` and `_search_fields`: the words to find, in the fields this caller may read. A field they
+ * may not read is as unknown as a typo, so that the answer does not tell it exists. An empty `q`
+ * searches nothing (no condition); one with no words (`q=+++`) matches nothing.
+ */
+function searchFilter(
+  model: Model,
+  q: string | undefined,
+  fieldsText: string | undefined,
+  errors: FieldError[],
+): SearchFilter | undefined {
+  const readable = model.searchFields.filter((name) => model.field(name) !== undefined);
+  const fields = fieldsText === undefined ? readable : searchFieldList(model, readable, fieldsText, errors);
+  if (q === undefined || q.trim() === '') return undefined;
+  if (q.length > MAX_QUERY_LENGTH) {
+    errors.push({ field: 'q', message: `is longer than ${MAX_QUERY_LENGTH} characters` });
+    return undefined;
+  }
+  const found = queryWords(q);
+  if (found.words.length > MAX_QUERY_WORDS) {
+    errors.push({ field: 'q', message: `has more than ${MAX_QUERY_WORDS} words` });
+    return undefined;
+  }
+  return { ...found, fields };
+}
+
+/** `_search_fields=a,b`: searchable fields this caller may read, kept in the model's order. */
+function searchFieldList(model: Model, readable: readonly string[], text: string, errors: FieldError[]): string[] {
+  const names = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const name of names) {
+    if (readable.includes(name)) continue;
+    const field = model.field(name);
+    errors.push({
+      field: '_search_fields',
+      message: field ? `cannot search in ${name}: it is not a text field` : `names unknown field ${name}`,
+    });
+  }
+  if (names.length === 0) errors.push({ field: '_search_fields', message: 'names no field' });
+  return readable.filter((name) => names.includes(name));
 }
 
 function integer(text: string | undefined, name: string, errors: FieldError[]): number | undefined {

@@ -12,12 +12,14 @@
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { Collection, Db } from 'mongodb';
+import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { checksum, MigrationError, pendingOf, WAIT_SECONDS, type Migration, type MongoStep } from '../migrate.js';
 import type { ModelRegistry } from '../model.js';
 import { now as currentTime } from '../values.js';
-import { collectionExists, isSvcgenIndex, svcgenIndex } from './indexes.js';
+import { searchTokens } from '../search.js';
+import { collectionExists, isSvcgenIndex, SEARCH_INDEX, svcgenIndex } from './indexes.js';
 import { COUNTERS, documentPath } from './repository.js';
+import { SEARCH_FIELD } from './search.js';
 import { toMongo } from './values.js';
 
 interface MigrationRecord {
@@ -94,7 +96,34 @@ async function applyStep(db: Db, models: ModelRegistry, migration: string, step:
       for (const index of await svcgenIndexes(db.collection(step.collection), step.field))
         await db.collection(step.collection).dropIndex(index);
       return;
+    case 'indexWords':
+      return indexWords(db.collection(step.collection), step.fields);
+    case 'dropWords':
+      await ignoreMissing(db.collection(step.collection).dropIndex(SEARCH_INDEX.name));
+      await db
+        .collection(step.collection)
+        .updateMany({ [SEARCH_FIELD]: { $exists: true } }, { $unset: { [SEARCH_FIELD]: '' } });
+      return;
   }
+}
+
+/**
+ * Every document's words, from the fields the search now covers (name → document path), in
+ * batches; then their index. Done again, it writes the same words.
+ */
+async function indexWords(collection: Collection, fields: Readonly<Record<string, string>>): Promise<void> {
+  const projection = Object.fromEntries(Object.values(fields).map((path) => [path, 1]));
+  let batch: AnyBulkWriteOperation[] = [];
+  for await (const doc of collection.find({}, { projection })) {
+    const words = searchTokens(Object.entries(fields).map(([name, path]) => [name, doc[path]] as const));
+    batch.push({ updateOne: { filter: { _id: doc._id }, update: { $set: { [SEARCH_FIELD]: words } } } });
+    if (batch.length === 1000) {
+      await collection.bulkWrite(batch);
+      batch = [];
+    }
+  }
+  if (batch.length) await collection.bulkWrite(batch);
+  await collection.createIndex(SEARCH_INDEX.key, { name: SEARCH_INDEX.name });
 }
 
 /** Documents without a value for the step's field get `value`. */

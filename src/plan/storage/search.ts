@@ -1,0 +1,129 @@
+/**
+ * The full-text search indexes of the storage model (contract §4.2; the generated runtime's
+ * lib/sql/search.ts and lib/mongo/search.ts query them under the same names):
+ *
+ * - SQLite: an FTS5 table `svc_search_<table>` over the text columns, external content (it
+ *   stores no copy of the text), tokenizer `unicode61 remove_diacritics 2`, kept in step by
+ *   three triggers and filled by `rebuild`.
+ * - PostgreSQL: per text field, a stored generated `tsvector` column `svc_search_<field>` of
+ *   `svc_search_fold(field)` (lower case, no diacritics, only letters and digits: the words
+ *   SQLite's tokenizer makes) with a GIN index. One column per field, so that a caller who may
+ *   search only some fields is answered from the indexes. The configuration is `simple` here;
+ *   the service switches the columns to service.ini's `search.language` at start-up.
+ * - MongoDB: the words of each document in `_search`, written by the repository; the migration
+ *   steps fill them for stored documents and index them.
+ *
+ * A table's search objects are rebuilt whole when what they index changes (a searched field
+ * added, removed or renamed, the table renamed, or on SQLite rebuilt): dropped first, before the
+ * table changes under them, and created last.
+ */
+import type { MongoStep } from './mongo.js';
+import { identifier, q, type Dialect } from './ddl.js';
+import type { TableChange } from './diff.js';
+import type { StoredTable } from './model.js';
+
+/** The database's words of a text, as lib/search.ts `words` makes them on every engine. */
+const FOLD_FUNCTION = `create or replace function svc_search_fold(value text) returns text
+  language sql immutable parallel safe
+  return regexp_replace(
+    regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'),
+    '[^[:alnum:]]+', ' ', 'g');`;
+
+export function ftsTable(table: string): string {
+  return `svc_search_${table}`;
+}
+
+export function vectorColumn(field: string): string {
+  return identifier(`svc_search_${field}`, 'postgres');
+}
+
+/** The statements that create a table's search objects; none for a table without text fields. */
+export function createSearch(table: StoredTable, dialect: Dialect): string[] {
+  if (table.search.length === 0) return [];
+  return dialect === 'sqlite' ? createFts(table) : table.search.map((field) => addVector(table.name, field));
+}
+
+/** The statements that drop a table's search objects, by the names it has before the migration. */
+export function dropSearch(table: StoredTable, dialect: Dialect): string[] {
+  if (table.search.length === 0) return [];
+  if (dialect === 'sqlite')
+    return [
+      ...TRIGGERS.map((t) => `drop trigger if exists ${q(`${ftsTable(table.name)}_${t}`)};`),
+      `drop table if exists ${q(ftsTable(table.name))};`,
+    ];
+  // The GIN index goes with its column.
+  return [`alter table ${q(table.name)} ${table.search.map((f) => `drop column if exists ${q(vectorColumn(f))}`).join(', ')};`];
+}
+
+/** PostgreSQL: the fold function, before the first vector column that calls it. */
+export function searchFunctions(tables: readonly StoredTable[]): string[] {
+  return tables.some((t) => t.search.length) ? [FOLD_FUNCTION] : [];
+}
+
+const TRIGGERS = ['insert', 'delete', 'update'] as const;
+
+function createFts(table: StoredTable): string[] {
+  const fts = ftsTable(table.name);
+  const columns = table.search.map(q).join(', ');
+  const values = (row: 'new' | 'old') => table.search.map((c) => `${row}.${q(c)}`).join(', ');
+  const insert = `insert into ${q(fts)} (rowid, ${columns}) values (new.rowid, ${values('new')});`;
+  // FTS5 removes a row's words given the values it indexed (the 'delete' command).
+  const remove = `insert into ${q(fts)} (${q(fts)}, rowid, ${columns}) values ('delete', old.rowid, ${values('old')});`;
+  const key = table.columns.find((c) => c.primaryKey)?.name;
+  const watched = [...table.search, ...(key && !table.search.includes(key) ? [key] : [])].map(q).join(', ');
+  return [
+    `create virtual table ${q(fts)} using fts5(${columns}, content=${sqlString(table.name)}, tokenize='unicode61 remove_diacritics 2');`,
+    `create trigger ${q(`${fts}_insert`)} after insert on ${q(table.name)} begin\n  ${insert}\nend;`,
+    `create trigger ${q(`${fts}_delete`)} after delete on ${q(table.name)} begin\n  ${remove}\nend;`,
+    `create trigger ${q(`${fts}_update`)} after update of ${watched} on ${q(table.name)} begin\n  ${remove}\n  ${insert}\nend;`,
+    `insert into ${q(fts)} (${q(fts)}) values ('rebuild');`,
+  ];
+}
+
+function addVector(table: string, field: string): string {
+  const column = q(vectorColumn(field));
+  return [
+    `alter table ${q(table)} add column ${column} tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold(${q(field)}))) stored;`,
+    `create index ${q(identifier(`${table}_${field}_search_idx`, 'postgres'))} on ${q(table)} using gin (${column});`,
+  ].join('\n');
+}
+
+function sqlString(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+// --- migrations -----------------------------------------------------------------------------------
+
+type Alter = Extract<TableChange, { kind: 'alter' }>;
+
+/**
+ * The altered tables whose search objects a migration rebuilds: what they index changed, or the
+ * table changes under them in a way they cannot follow. `tableRebuilt` (SQLite): the migration
+ * copies the table into a new one, which gives its rows new rowids and drops its triggers.
+ */
+export function rebuiltSearches(changes: readonly TableChange[], tableRebuilt: (change: Alter) => boolean): { before: StoredTable; after: StoredTable }[] {
+  return changes.flatMap((c) => (c.kind === 'alter' && searchRebuilt(c, tableRebuilt) ? [{ before: c.before, after: c.after }] : []));
+}
+
+function searchRebuilt(change: Alter, tableRebuilt: (change: Alter) => boolean): boolean {
+  const { before, after } = change;
+  if (before.search.length === 0 && after.search.length === 0) return false;
+  return !sameSearch(before, after) || before.name !== after.name || tableRebuilt(change);
+}
+
+/** PostgreSQL cannot change the type of a column a vector is generated from: the vectors go first. */
+export function vectorSourceChanged(change: Alter): boolean {
+  return change.columns.some((c) => c.kind === 'change' && change.before.search.includes(c.before.name));
+}
+
+/** The same fields searched, in the same order. */
+export function sameSearch(a: StoredTable, b: StoredTable): boolean {
+  return a.search.join(',') === b.search.join(',');
+}
+
+/** The MongoDB steps for a table's words: fill and index them, or drop them. */
+export function wordSteps(table: StoredTable): MongoStep[] {
+  if (table.search.length === 0) return [{ op: 'dropWords', collection: table.name }];
+  const paths = new Map(table.columns.map((c) => [c.name, c.documentPath]));
+  return [{ op: 'indexWords', collection: table.name, fields: Object.fromEntries(table.search.map((f) => [f, paths.get(f) ?? f])) }];
+}
