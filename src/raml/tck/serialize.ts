@@ -300,8 +300,12 @@ function parameter(p: NamedParameter, uri: boolean): JsonObject {
   set(out, 'example', p.example as Json | undefined);
   set(out, 'default', p.default as Json | undefined);
   addExtras(out, p.extras);
+  for (const facet of NUMERIC_FACETS) if (typeof out[facet] === 'string' && (out[facet] as string).includes('<<')) out[facet] = null;
   return out;
 }
+
+/** r1 quirk: a numeric facet given by a `<<parameter>>` prints as null in the echo of a declaration. */
+const NUMERIC_FACETS = ['minimum', 'maximum', 'minLength', 'maxLength'] as const;
 
 function bodies(list: readonly Body[]): JsonObject {
   const out: JsonObject = {};

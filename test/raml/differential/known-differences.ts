@@ -29,7 +29,6 @@ export const DIFFERENT_BY_DESIGN: Readonly<Record<string, string>> = {
   'functions/raml-1-function-lowercamelcase': 'as functions/raml-1-function: RAML 0.8 has !singularize and !pluralize only',
   'functions/unknown-in-key': 'same verdict; r1 reports a mistake in a parameterized key with no value on the line after it (where the YAML null value ends), svcgen at the key',
   'functions/blank-name-in-key': 'same verdict; r1 reports a mistake in a parameterized key with no value on the line after it (where the YAML null value ends), svcgen at the key',
-  'expansion/numeric-parameter': 'r1 prints the unsubstituted `maximum: <<max>>` of the trait declaration as null; svcgen echoes it as written (the applied method has 50 in both)',
   'expansion/inline-trait':
     'r1 reads a one-key inline trait as the name of an undeclared trait; RAML 0.8 §Resource Types and Traits: "Each trait element in that array may be defined inline (directly or via an !include), or it may be the name of a trait"',
   'lax/root-uri-parameters':
