@@ -79,8 +79,6 @@ export function declarationEntries(node: YNode | undefined): YEntry[] {
 class Expander {
   #budget = 0;
   #overBudget = false;
-  /** The templates applied to the resource being expanded, whose missing values may wait (ParameterUse). */
-  #uses: ParameterUse[] = [];
   readonly #nestedReported = new Set<string>();
 
   constructor(
@@ -104,14 +102,12 @@ class Expander {
       ['resourcePathName', resourcePathName(resourcePath)],
     ]);
     this.reportOptionalKeys(own);
-    this.#uses = [];
     const typeNode = get(own, 'type');
     const typeBody = typeNode && !isNull(typeNode) ? this.resolveType(typeNode, reserved, []) : undefined;
     let merged = typeBody ? (mergeInto(own, typeBody) as YMap) : own;
     merged = this.applyTraits(merged, own, typeBody, reserved);
     if (!merged.entries.some((e) => isMethodName(e.key.text))) this.checkUnappliedTraits(own, typeBody, reserved);
     merged = dropOptionalKeys(merged) as YMap;
-    this.reportDeferredMissing(merged);
     const nested = all
       .filter((e) => isResourceKey(e.key.text))
       .map((e) => ({ key: e.key, value: this.expandResource(e.value, e.key.text, resourcePath) }));
@@ -143,23 +139,13 @@ class Expander {
     return { kind: 'map', entries, span: resource.span };
   }
 
-  /** Missing values inside optional properties that the resource took after all. */
-  reportDeferredMissing(resource: YMap): void {
-    const waiting = this.#uses.filter((use) => use.hasDeferred);
-    this.#uses = [];
-    if (waiting.length === 0) return;
-    const applied = new Set<Span>();
-    collectSpans(resource, applied);
-    for (const use of waiting) use.reportDeferred((node) => applied.has(node));
-  }
-
   /**
    * A resource without methods applies its traits to nothing, but they are still checked as if
    * applied (their parameters given, their functions known), as raml-1-parser does.
    */
   checkUnappliedTraits(own: YMap, typeBody: YMap | undefined, reserved: ReadonlyMap<string, string>): void {
     for (const ref of [...listItems(get(own, 'is')), ...listItems(get(typeBody, 'is'))]) {
-      this.instantiateTrait(ref, reserved, new Set(['methodName']), { deferOptional: false });
+      this.instantiateTrait(ref, reserved, new Set(['methodName']));
     }
   }
 
@@ -225,12 +211,12 @@ class Expander {
     return own;
   }
 
-  instantiateTrait(refNode: YNode, reserved: ReadonlyMap<string, string>, passThrough: ReadonlySet<string> = new Set(), options = { deferOptional: true }): YMap | undefined {
+  instantiateTrait(refNode: YNode, reserved: ReadonlyMap<string, string>, passThrough: ReadonlySet<string> = new Set()): YMap | undefined {
     const ref = this.parseRef(refNode, 'trait');
     if (!ref) return undefined;
     let body: YNode;
     if (ref.inline) {
-      body = this.instantiate(ref.inline, ref, reserved, passThrough, 'inline trait', options.deferOptional);
+      body = this.instantiate(ref.inline, ref, reserved, passThrough, 'inline trait');
     } else {
       const declaration = this.declarations.traits.get(ref.name!);
       if (!declaration) {
@@ -240,7 +226,7 @@ class Expander {
         });
         return undefined;
       }
-      body = this.instantiate(declaration.body, ref, reserved, passThrough, `trait "${ref.name}"`, options.deferOptional);
+      body = this.instantiate(declaration.body, ref, reserved, passThrough, `trait "${ref.name}"`);
     }
     if (!isMap(body)) return undefined;
     const kept = body.entries.filter((e) => e.key.text !== 'usage' && e.key.text !== 'displayName');
@@ -294,12 +280,10 @@ class Expander {
   }
 
   /** A fresh copy of a template with every `<<parameter>>` substituted. */
-  instantiate(body: YNode, ref: TemplateRef, reserved: ReadonlyMap<string, string>, passThrough: ReadonlySet<string>, what: string, deferOptional = true): YNode {
+  instantiate(body: YNode, ref: TemplateRef, reserved: ReadonlyMap<string, string>, passThrough: ReadonlySet<string>, what: string): YNode {
     const values: ParameterValues = { given: ref.params, reserved, passThrough, what, appliedAt: ref.nameNode.span };
     const use = new ParameterUse(values, this.diagnostics);
     const copy = this.copy(body, use);
-    if (deferOptional) this.#uses.push(use);
-    else use.reportDeferred(() => true);
     for (const [name, keyNode] of ref.paramKeys) {
       if (!use.used.has(name) && !mentions(body, name)) {
         this.diagnostics.report('SVC1205', `parameter "${name}" is not used by ${what}`, { span: keyNode.span });
@@ -322,11 +306,7 @@ class Expander {
           span: node.span,
           entries: node.entries.map((e) => {
             this.checkOptionalScalar(e);
-            const optional = isOptionalKey(e.key.text);
-            if (optional) use.enterOptional();
-            const entry = { key: substituteScalar(e.key, use), value: this.copy(e.value, use) };
-            if (optional) use.leaveOptional();
-            return entry;
+            return { key: substituteScalar(e.key, use), value: this.copy(e.value, use) };
           }),
         };
     }
@@ -425,17 +405,6 @@ function plainRef(node: YNode): unknown {
   if (isMap(node)) return node.entries.map((e) => [e.key.text, plainRef(e.value)]);
   if (isSeq(node)) return node.items.map(plainRef);
   return null;
-}
-
-/** The spans of every key and scalar below `node`: copied template text keeps its span. */
-function collectSpans(node: YNode, into: Set<Span>): void {
-  if (node.kind === 'scalar') into.add(node.span);
-  else if (node.kind === 'seq') for (const item of node.items) collectSpans(item, into);
-  else
-    for (const e of node.entries) {
-      into.add(e.key.span);
-      collectSpans(e.value, into);
-    }
 }
 
 function emptyMap(at: Span): YMap {

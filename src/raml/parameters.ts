@@ -74,17 +74,10 @@ export interface ParameterValues {
   readonly appliedAt: Span;
 }
 
-/**
- * Tracks which given parameters a template used, to warn about the others, and reports the ones
- * it needs but was not given. Inside an optional property (`post?:`) a missing value is only
- * reported if the property is applied after all (`reportDeferred`): a resource without `post`
- * needs no value for a parameter used only there, as in raml-1-parser.
- */
+/** Tracks which given parameters a template used, to warn about the others. */
 export class ParameterUse {
   readonly used = new Set<string>();
   readonly #missingReported = new Set<string>();
-  #optionalDepth = 0;
-  readonly #deferred: { readonly name: string; readonly node: Span; readonly at: Span }[] = [];
 
   constructor(
     readonly values: ParameterValues,
@@ -95,30 +88,12 @@ export class ParameterUse {
   substitute(text: string, at: Span): string {
     if (!text.includes('<<')) return text;
     return text.replace(PARAMETER, (whole, inner: string, offset: number) => {
-      const replacement = this.resolve(inner, subSpan(at, text, offset, whole.length), at);
+      const replacement = this.resolve(inner, subSpan(at, text, offset, whole.length));
       return replacement ?? whole;
     });
   }
 
-  /** Copying the value of an optional property (`key?`) of the template, or done with it. */
-  enterOptional(): void {
-    this.#optionalDepth++;
-  }
-
-  leaveOptional(): void {
-    this.#optionalDepth--;
-  }
-
-  get hasDeferred(): boolean {
-    return this.#deferred.length > 0;
-  }
-
-  /** Reports the values missing inside optional properties whose text (`node`) was applied. */
-  reportDeferred(applied: (node: Span) => boolean): void {
-    for (const { name, node, at } of this.#deferred) if (applied(node)) this.reportMissing(name, at);
-  }
-
-  resolve(inner: string, at: Span, node: Span = at): string | undefined {
+  resolve(inner: string, at: Span): string | undefined {
     const ref = parseReference(inner);
     if ('problem' in ref) {
       reportMalformed(ref.problem, at, this.diagnostics);
@@ -135,8 +110,7 @@ export class ParameterUse {
       }
     }
     if (value === undefined) {
-      if (this.#optionalDepth > 0) this.#deferred.push({ name, node, at });
-      else this.reportMissing(name, at);
+      this.reportMissing(name, at);
       return undefined;
     }
     if (fn === undefined) return value;

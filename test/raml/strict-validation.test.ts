@@ -448,7 +448,7 @@ resourceTypes:
 });
 
 describe('missing parameter values inside optional properties', () => {
-  it('needs no value for a parameter used only where an optional property is not applied', () => {
+  it('needs a value for every parameter of an applied template, also one used only inside an optional property (RAML 0.8 §Parameters)', () => {
     const text = `
 title: T
 resourceTypes:
@@ -464,6 +464,6 @@ resourceTypes:
   type: collection
   post:
 `;
-    expect(found(text, ['SVC1204'])).toEqual(['SVC1204 api.raml:13:9']);
+    expect(found(text, ['SVC1204'])).toEqual(['SVC1204 api.raml:11:9', 'SVC1204 api.raml:13:9']);
   });
 });

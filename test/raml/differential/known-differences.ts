@@ -31,6 +31,8 @@ export const DIFFERENT_BY_DESIGN: Readonly<Record<string, string>> = {
   'functions/blank-name-in-key': 'same verdict; r1 reports a mistake in a parameterized key with no value on the line after it (where the YAML null value ends), svcgen at the key',
   'expansion/inline-trait':
     'r1 reads a one-key inline trait as the name of an undeclared trait; RAML 0.8 §Resource Types and Traits: "Each trait element in that array may be defined inline (directly or via an !include), or it may be the name of a trait"',
+  'without-methods/type-with-optional-method':
+    'r1 asks no value for a parameter used only inside an optional method the resource does not have; RAML 0.8 §Parameters: resource types and traits "MAY contain parameters, whose values MUST be specified when applying the resource type or trait"',
   'lax/root-uri-parameters':
     'r1 echoes a root `uriParameters` unread; svcgen reads it as the baseUriParameters (with warning SVC1117), as RAML 0.8 §Base URI parameters says: "The uriParameters property MUST be a map in which each key MUST be the name of the URI parameter as defined in the baseUri property"',
   'lax/yaml-true-capitalised': YAML_12,
