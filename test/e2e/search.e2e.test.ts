@@ -44,7 +44,7 @@ function matches(book: Rec, q: string, fields: readonly string[]): boolean {
   return wanted.length > 0 && wanted.every((w) => have.has(w));
 }
 
-const HOSTILE = ['"', "'", '*', '(', ')', 'NEAR(', 'NEAR', 'OR', 'AND', 'NOT', '-', ':', '\\', '%', '_', '^', '+', '{', '}', '[', ']', '|', '&', '!', '<->', ':*', "'; drop table book; --", '\u0000', '\u001f', 'é', '‐', '—', '«', '»', '😀', '\t', '\n'];
+const HOSTILE = ['"', "'", '*', '(', ')', 'NEAR(', 'NEAR', 'OR', 'AND', 'NOT', '-', ':', '\\', '%', '_', '^', '+', '{', '}', '[', ']', '|', '&', '!', '<->', ':*', "'; drop table book; --", '\u001f', 'é', '‐', '—', '«', '»', '😀', '\t', '\n'];
 
 describe.each(ENGINES)('full-text search on %s', (engine) => {
   let dir: string;
@@ -134,6 +134,8 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
       const reply = await get('anonymous', q(text));
       expect(reply.status, `${JSON.stringify(text)}: ${reply.text}`).toBe(200);
     }
+    // U+0000 is no text at all (PostgreSQL cannot hold it): a 400 anywhere in a request (lib/http/app.ts).
+    expect((await get('anonymous', q('hob\u0000bit'))).status).toBe(400);
     expect(await found('anonymous', q('-hobbit'))).toEqual(await found('anonymous', q('hobbit')));
     expect(await found('anonymous', q('title:quokka'))).toEqual(['quotes']);
     expect(await found('anonymous', q('"AND" OR NOT'))).toEqual(['quotes']);
@@ -269,7 +271,7 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
     const text = fc.tuple(fc.array(token, { minLength: 1, maxLength: 4 }), separator).map(([parts, sep]) => parts.join(sep));
     const who = fc.constantFrom<Who>('anonymous', 'admin');
     await fc.assert(
-      fc.asyncProperty(text, who, async (search, caller) => {
+      fc.asyncProperty(text.filter((search) => !search.includes('\u0000')), who, async (search, caller) => {
         const reply = await get(caller, `${q(search)}&_limit=100`);
         expect(reply.status, `${JSON.stringify(search)}: ${reply.text}`).toBe(200);
         const expected = Object.keys(BOOKS)

@@ -56,6 +56,7 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     logLevel: config.logLevel,
     bodyLimit: config.bodyLimit,
     timeouts: config.httpTimeouts,
+    trustProxy: config.trustProxy,
     cors: config.cors,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });

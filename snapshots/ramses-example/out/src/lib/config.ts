@@ -25,6 +25,11 @@ export interface Config {
   readonly bodyLimit: number;
   /** Milliseconds a client has to send a whole request (headers and body), and an idle connection is kept open. */
   readonly httpTimeouts: HttpTimeouts;
+  /**
+   * `http.trust_proxy`: which proxies in front may say, in X-Forwarded-*, the client's address
+   * (the login throttle counts by it), protocol (Secure cookies, `_self` URLs) and host.
+   */
+  readonly trustProxy: TrustProxy;
   readonly cors: {
     readonly enable: boolean;
     readonly allowOrigins: readonly string[];
@@ -50,6 +55,9 @@ export interface HttpTimeouts {
   readonly request: number;
   readonly keepAlive: number;
 }
+
+/** No proxy, every proxy, the number of proxies in front, or their addresses (CIDR, `loopback`…). */
+export type TrustProxy = boolean | number | readonly string[];
 
 export class ConfigError extends Error {}
 
@@ -81,6 +89,7 @@ const STANDARD_KEYS = [
   'body_limit',
   'http.request_timeout',
   'http.keep_alive_timeout',
+  'http.trust_proxy',
   'cors.enable',
   'cors.allow_origins',
   'cors.allow_credentials',
@@ -124,6 +133,7 @@ export function loadConfig(source: ConfigSource): Config {
       request: read.integer('http.request_timeout', 30000, 1),
       keepAlive: read.integer('http.keep_alive_timeout', 72000, 1),
     },
+    trustProxy: read.trustProxy('http.trust_proxy'),
     cors: {
       enable: read.boolean('cors.enable', false),
       allowOrigins: read
@@ -186,6 +196,20 @@ class Reader {
     if (['true', '1', 'yes', 'on'].includes(text)) return true;
     if (['false', '0', 'no', 'off'].includes(text)) return false;
     throw new ConfigError(`${key} must be true or false, not "${text}" (set in service.ini or ${envName(key)})`);
+  }
+
+  trustProxy(key: string): TrustProxy {
+    const text = this.settings.get(key)?.trim() ?? '';
+    const lower = text.toLowerCase();
+    if (['', 'false', '0', 'no', 'off'].includes(lower)) return false;
+    if (['true', 'yes', 'on'].includes(lower)) return true;
+    if (/^[1-9][0-9]?$/.test(text)) return Number(text);
+    const addresses = text.split(',').map((s) => s.trim());
+    const named = ['loopback', 'linklocal', 'uniquelocal'];
+    if (addresses.every((a) => named.includes(a) || /^[0-9a-f.:]+(\/[0-9]{1,3})?$/i.test(a))) return addresses;
+    throw new ConfigError(
+      `${key} must be false, true, a number of proxies, or their addresses separated by commas (10.0.0.0/8, loopback), not "${text}" (set in service.ini or ${envName(key)})`,
+    );
   }
 
   /** A name the database knows (a PostgreSQL text search configuration): letters, digits and `_`. */

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { HttpError, badRequest, statusBody, type FieldError } from '../errors.js';
-import type { HttpTimeouts } from '../config.js';
+import type { HttpTimeouts, TrustProxy } from '../config.js';
 import { databaseUnavailable, isDatabaseUnavailable } from '../database.js';
 import { ConstraintViolation, RecordNotFound, UnknownReference } from '../repository.js';
 import { requestUrl } from './actions.js';
@@ -16,6 +16,7 @@ export interface AppOptions {
   readonly logLevel: string;
   readonly bodyLimit: number;
   readonly timeouts: HttpTimeouts;
+  readonly trustProxy: TrustProxy;
   readonly cors: CorsSettings;
   /** Tests pass `false` to keep their output clean. */
   readonly logger?: FastifyServerOptions['logger'];
@@ -30,6 +31,7 @@ export function createApp(options: AppOptions): FastifyInstance {
     // connection; Node looks for them every second rather than every 30.
     requestTimeout: options.timeouts.request,
     keepAliveTimeout: options.timeouts.keepAlive,
+    trustProxy: fastifyTrustProxy(options.trustProxy),
     http: {
       headersTimeout: options.timeouts.request,
       connectionsCheckingInterval: Math.min(1000, options.timeouts.request),
@@ -109,6 +111,12 @@ export function createApp(options: AppOptions): FastifyInstance {
       .send(statusBody(404, `${request.url.split('?')[0]} is not a resource of this service`, requestUrl(request))),
   );
   return app;
+}
+
+/** `n` proxies in front: the `n` nearest hops are believed (Fastify's types take no number). */
+function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return typeof trust === 'boolean' ? trust : [...trust];
 }
 
 /** Where in a request's body, query or path a text (or a key) holds U+0000: `body.name`, `query.q`… or null. */
