@@ -315,10 +315,11 @@ class Expander {
   /**
    * RAML 0.8 §Optional Properties: only non-scalar properties can be optional. Declared
    * templates are checked by the reader; this catches inline ones (`is: [{description?: x}]`).
-   * A mapping or list value is a parameter or header named like a property, not the property.
+   * An empty, mapping or list value may be a parameter or header named like a property (the
+   * reader, which knows the place, tells them apart in declared templates).
    */
   checkOptionalScalar(e: YEntry): void {
-    if (isOptionalKey(e.key.text) && isScalarProperty(requiredKey(e.key.text)) && isScalar(e.value)) reportOptionalScalar(this, e);
+    if (isOptionalKey(e.key.text) && isScalarProperty(requiredKey(e.key.text)) && isScalar(e.value) && e.value.value !== null) reportOptionalScalar(this, e);
   }
 
   charge(at: Span): boolean {

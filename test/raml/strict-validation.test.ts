@@ -308,6 +308,10 @@ resourceTypes:
     ]);
   });
 
+  it('reports an optional scalar property whose value is a <<parameter>> (SVC1112)', () => {
+    expect(found('title: T\ntraits:\n  - t:\n      queryParameters:\n        q: {type?: <<kind>>}\n/items:\n  get:\n', ['SVC1112'])).toEqual(['SVC1112 api.raml:6:13']);
+  });
+
   it('accepts optional non-scalar properties, and parameters named like scalar properties', () => {
     const text = `
 title: T

@@ -4,7 +4,7 @@ import { isAlreadyReported, isScalar, isSeq, type YEntry, type YMap, type YScala
 import { declarationEntries } from '../expand.js';
 import { isResourceKey } from '../grammar.js';
 import type { DocumentationItem, NamedParameters, RamlApi, Resource, ResourceTypeDeclaration, SchemaDeclaration, TraitDeclaration } from '../model.js';
-import { checkDeclarationList, describe, entrySpan, reportNotAList, looksLikePath, mapValue, readEntries, report, requiredStringValue, stringValue, type ReadContext } from './context.js';
+import { checkDeclarationList, entrySpan, reportNotAList, looksLikePath, mapValue, readEntries, report, requiredStringValue, stringValue, type ReadContext } from './context.js';
 import { isMediaType, readMethod } from './method.js';
 import { readNamedParameters } from './parameters.js';
 import { checkSchemaText } from './schema-text.js';

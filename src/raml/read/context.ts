@@ -130,12 +130,12 @@ export function readEntries(
     const key = e.key.text;
     const name = ctx.template && isOptionalKey(key) ? requiredKey(key) : key;
     const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
-    if (ctx.template && extras && (hasParameters(key) || (handler && isParameterized(ctx, e.value) && !SCALAR_PROPERTIES.has(name)))) {
-      extras.set(name, toPlain(e.value));
-      continue;
-    }
     if (handler && ctx.template && isOptionalKey(key) && isScalarProperty(name)) {
       reportOptionalScalar(ctx, e);
+      continue;
+    }
+    if (ctx.template && extras && (hasParameters(key) || (handler && isParameterized(ctx, e.value) && !SCALAR_PROPERTIES.has(name)))) {
+      extras.set(name, toPlain(e.value));
       continue;
     }
     if (handler) {
