@@ -1,7 +1,9 @@
 /**
  * Cases of the differential suite where svcgen deliberately answers otherwise than
- * raml-1-parser 1.1.67 (case name → why). Each reason quotes the RAML 0.8 specification
- * (raml-org/raml-spec, versions/raml-08/raml-08.md) where it is clear and r1 does not follow it.
+ * raml-1-parser 1.1.67 (case name → why). A verdict or an expansion that differs quotes the
+ * RAML 0.8 specification (raml-org/raml-spec, versions/raml-08/raml-08.md) where it is clear and
+ * r1 does not follow it; three entries are the same verdict with r1 pointing at another line
+ * ("same verdict"). A case that comes to agree fails the suite until its entry is removed.
  */
 const YAML_12 =
   'r1 rejects it; RAML 0.8 §Markup Language: "This specification uses YAML 1.2 [YAML] as its core format", and the YAML 1.2 core schema reads true|True|TRUE and false|False|FALSE as booleans';
