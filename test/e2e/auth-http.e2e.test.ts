@@ -136,6 +136,19 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
     expect(Object.keys(reply.body.paths)).toContain('/auth/login');
   });
 
+  it('lets no cache keep an answer: cache-control no-store on logins, reads, writes and errors; the document may be revalidated', async () => {
+    const answers = [
+      await login('root', 'root-password'),
+      await api('GET', '/users?_limit=1'),
+      await api('GET', '/users/alice'),
+      await api('POST', '/users', {}),
+      await api('GET', '/no-such-path'),
+      await api('GET', '/health'),
+    ];
+    for (const reply of answers) expect(reply.headers.get('cache-control'), `${reply.status} ${reply.text.slice(0, 80)}`).toBe('no-store');
+    expect((await api('GET', '/openapi.json')).headers.get('cache-control')).toBe('no-cache');
+  });
+
   describe('registering and logging in', () => {
     it('registers a user: 201, logged in with a cookie, no password in the answer', async () => {
       const reply = await register('dave');

@@ -69,6 +69,9 @@ export function createApp(options: AppOptions): FastifyInstance {
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
+    // Answers depend on who asks (ACLs, field privacy) and change with every write: no cache keeps
+    // them unless a route says otherwise (the OpenAPI document, the docs page's assets).
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     if (closing) reply.header('connection', 'close');
     const origin = request.headers.origin;
     if (options.cors.enable && origin && allowedOrigin(origin, options.cors)) {

@@ -55,11 +55,11 @@ const authorized = new WeakMap<FastifyRequest, Rec>();
 export function actionsFor(services: Services, route: RouteSpec) {
   const a = new Actions(services, route);
   return {
-    index: ((req, reply) => a.index(req, reply)) as Handler,
+    index: ((req) => a.index(req)) as Handler,
     create: ((req, reply) => a.create(req, reply)) as Handler,
     updateMany: ((req) => a.updateMany(req)) as Handler,
     deleteMany: ((req) => a.deleteMany(req)) as Handler,
-    show: ((req, reply) => a.show(req, reply)) as Handler,
+    show: ((req) => a.show(req)) as Handler,
     update: ((req, reply) => a.update(req, reply, 'update')) as Handler,
     replace: ((req, reply) => a.update(req, reply, 'replace')) as Handler,
     delete: ((req) => a.delete(req)) as Handler,
@@ -89,7 +89,7 @@ class Actions {
 
   // --- reads -------------------------------------------------------------------------------------
 
-  async index(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  async index(request: FastifyRequest): Promise<unknown> {
     if (this.route.kind === 'attribute') return this.attribute(request);
     const started = performance.now();
     await this.policy.authorize(request, 'view', this.route);
@@ -118,7 +118,6 @@ class Actions {
       await this.hideRefusedEmbeds(request, records);
       const serializer = this.serializer(request, query.fields);
       const data = records.map((r) => serializer.object(this.model, r));
-      reply.header('cache-control', 'no-store');
       return {
         total,
         count: data.length,
@@ -130,12 +129,11 @@ class Actions {
     });
   }
 
-  async show(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  async show(request: FastifyRequest): Promise<unknown> {
     const fields = parseItemFields(this.model, request.query as Query, this.policy.visibleFields(request, this.model));
     const object = await this.authorizedObject(request, 'view');
     return this.withEvents(request, 'show', object, async () => {
       await this.hideRefusedEmbeds(request, [object]);
-      reply.header('cache-control', 'no-store');
       return this.serializer(request, fields).object(this.model, object);
     });
   }
