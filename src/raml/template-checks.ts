@@ -10,6 +10,7 @@
  * - resource types do not inherit from each other in a cycle (SVC1203).
  */
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
+import { didYouMean } from '../util/suggest.js';
 import { get, isAlreadyReported, isMap, isNull, isScalar, isSeq, type YMap, type YNode, type YScalar } from '../load/ynode.js';
 import { isMethodName } from './grammar.js';
 import type { Declaration, Declarations } from './expand.js';
@@ -32,12 +33,14 @@ export function checkDeclaredTemplates(declarations: Declarations, diagnostics: 
 function checkTypeReferences(body: YNode, declarations: Declarations, diagnostics: DiagnosticBag): void {
   if (!isMap(body)) return;
   const parent = namedReference(get(body, 'type'), declarations.resourceTypes);
-  if (parent && !declarations.resourceTypes.has(parent.text)) diagnostics.report('SVC1201', `unknown resource type "${parent.text}"`, { span: parent.span });
+  if (parent && !declarations.resourceTypes.has(parent.text)) {
+    diagnostics.report('SVC1201', `unknown resource type "${parent.text}"`, { span: parent.span, hint: didYouMean(parent.text, declarations.resourceTypes.keys()) });
+  }
   const traitLists = [get(body, 'is'), get(body, 'is?'), ...body.entries.filter((e) => isMethodName(requiredKey(e.key.text)) && isMap(e.value)).map((e) => get(e.value as YMap, 'is'))];
   for (const list of traitLists) {
     for (const item of isSeq(list) ? list.items : []) {
       const trait = namedReference(item, declarations.traits);
-      if (trait && !declarations.traits.has(trait.text)) diagnostics.report('SVC1202', `unknown trait "${trait.text}"`, { span: trait.span });
+      if (trait && !declarations.traits.has(trait.text)) diagnostics.report('SVC1202', `unknown trait "${trait.text}"`, { span: trait.span, hint: didYouMean(trait.text, declarations.traits.keys()) });
     }
   }
 }
