@@ -18,6 +18,8 @@ export interface Config {
   readonly auth: boolean;
   readonly authTimeout: number;
   readonly authReissueTime: number;
+  /** `auth.cookie_host_prefix`: the ticket cookie is `__Host-<name>`, always Secure (HTTPS only). */
+  readonly authCookieHostPrefix: boolean;
   readonly system: { readonly user: string; readonly password: string; readonly email: string } | null;
   readonly publicMaxLimit: number;
   readonly maxLimit: number;
@@ -80,6 +82,7 @@ const STANDARD_KEYS = [
   'auth',
   'auth.timeout',
   'auth.reissue_time',
+  'auth.cookie_host_prefix',
   'system.user',
   'system.password',
   'system.email',
@@ -122,6 +125,7 @@ export function loadConfig(source: ConfigSource): Config {
     auth: read.boolean('auth', false),
     authTimeout: read.integer('auth.timeout', 86400, 1),
     authReissueTime: read.integer('auth.reissue_time', 3600, 0),
+    authCookieHostPrefix: read.boolean('auth.cookie_host_prefix', false),
     system: system.every((v) => v !== undefined && v !== '')
       ? { user: system[0]!, password: system[1]!, email: system[2]! }
       : null,

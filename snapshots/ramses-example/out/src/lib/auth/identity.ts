@@ -89,7 +89,7 @@ async function byApiKey(ctx: AuthContext, request: FastifyRequest) {
 
 async function byTicket(ctx: AuthContext, request: FastifyRequest, reply: FastifyReply) {
   const ticket = ctx.spec.ticket;
-  const value = ticket && ctx.keys ? request.cookies[ticket.cookieName] : undefined;
+  const value = ticket && ctx.keys ? request.cookies[cookieName(ctx, ticket)] : undefined;
   if (!value || !ctx.keys) return undefined;
   const verified = verifyTicket(ctx.keys, value);
   const now = Math.floor(ctx.now() / 1000);
@@ -138,16 +138,32 @@ export function setTicket(
     epoch,
     fingerprint: fingerprint(user['password']),
   });
-  reply.setCookie(ticket.cookieName, value, { ...cookieOptions(request, ticket), maxAge: ctx.config.authTimeout });
+  reply.setCookie(cookieName(ctx, ticket), value, {
+    ...cookieOptions(ctx, request, ticket),
+    maxAge: ctx.config.authTimeout,
+  });
 }
 
 export function clearTicket(ctx: AuthContext, request: FastifyRequest, reply: FastifyReply): void {
   const ticket = ctx.spec.ticket;
   if (!ticket) return;
-  reply.setCookie(ticket.cookieName, '', { ...cookieOptions(request, ticket), maxAge: 0, expires: new Date(0) });
+  reply.setCookie(cookieName(ctx, ticket), '', {
+    ...cookieOptions(ctx, request, ticket),
+    maxAge: 0,
+    expires: new Date(0),
+  });
 }
 
-/** Host-only, HttpOnly unless the RAML says otherwise, SameSite=Lax, Secure over HTTPS. */
-function cookieOptions(request: FastifyRequest, ticket: { readonly httpOnly: boolean }) {
-  return { path: '/', httpOnly: ticket.httpOnly, sameSite: 'lax', secure: request.protocol === 'https' } as const;
+/**
+ * Host-only, HttpOnly unless the RAML says otherwise, SameSite=Lax, Secure over HTTPS, and always
+ * with the `__Host-` prefix (which browsers keep only when Secure, host-only, Path=/).
+ */
+function cookieOptions(ctx: AuthContext, request: FastifyRequest, ticket: { readonly httpOnly: boolean }) {
+  const secure = ctx.config.authCookieHostPrefix || request.protocol === 'https';
+  return { path: '/', httpOnly: ticket.httpOnly, sameSite: 'lax', secure } as const;
+}
+
+/** The ticket cookie's name: the RAML's, with `__Host-` before it when auth.cookie_host_prefix says so. */
+function cookieName(ctx: AuthContext, ticket: { readonly cookieName: string }): string {
+  return ctx.config.authCookieHostPrefix ? `__Host-${ticket.cookieName}` : ticket.cookieName;
 }
