@@ -1,11 +1,12 @@
 /**
- * The command line (contract §1): `generate`, `validate`, `inspect`. Parses flags, calls the
+ * The command line (contract §1): `generate`, `validate`, `inspect`, `init`. Parses flags, calls the
  * pipeline, prints, and maps the outcome to an exit code. Anything thrown here is a bug.
  */
 import { Command, CommanderError, Option } from 'commander';
 import { ExitCode } from './exit-codes.js';
 import { processIo, type Io, type OutputFormat } from './output.js';
 import { runGenerate } from './commands/generate.js';
+import { runInit } from './commands/init.js';
 import { runInspect } from './commands/inspect.js';
 import { runValidate } from './commands/validate.js';
 import { SVCGEN_VERSION } from '../version.js';
@@ -74,6 +75,14 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
         return;
       }
       setExit(runInspect(io, file, opts.tck ? 'tck' : opts.acl ? 'acl' : opts.openapi ? 'openapi' : 'ir'));
+    });
+
+  program
+    .command('init')
+    .description('write a small working API (api.raml, schemas, a README saying what to edit) into [dir], a new or empty folder')
+    .argument('[dir]', 'where to write it', '.')
+    .action((dir: string) => {
+      setExit(runInit(io, dir));
     });
 
   return program;
