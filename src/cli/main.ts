@@ -9,6 +9,7 @@ import { runGenerate } from './commands/generate.js';
 import { runInit } from './commands/init.js';
 import { runInspect } from './commands/inspect.js';
 import { runValidate } from './commands/validate.js';
+import { runWatch } from './commands/watch.js';
 import { SVCGEN_VERSION } from '../version.js';
 
 export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
@@ -25,6 +26,14 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
     io.stderr(`svcgen: internal error — this is a bug in svcgen. Please report it with the input that caused it.\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return ExitCode.internal;
   }
+}
+
+/** Settles on Ctrl-C (SIGINT) or SIGTERM: how a watch ends, with exit code 0. */
+function interrupted(): Promise<string> {
+  return new Promise((settle) => {
+    process.once('SIGINT', settle);
+    process.once('SIGTERM', settle);
+  });
 }
 
 const formatOption = () => new Option('--format <format>', 'diagnostics as text (with code frames) or json').choices(['text', 'json']).default('text');
@@ -46,9 +55,10 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--dry-run', 'print what would be added, changed or deleted, without writing')
     .option('--force', 'overwrite generated files even if they were edited')
     .option('--allow-data-loss', 'let the new migration drop what the API no longer has (removed models and fields, narrowed types)')
+    .addOption(new Option('--watch', 'generate again whenever the RAML or a file it includes changes (Ctrl-C to stop)').conflicts(['check', 'dryRun']))
     .addOption(formatOption())
-    .action(async (file: string, opts: { out: string; check?: boolean; dryRun?: boolean; force?: boolean; allowDataLoss?: boolean; format: OutputFormat }) => {
-      setExit(await runGenerate(io, file, opts));
+    .action(async (file: string, opts: { out: string; check?: boolean; dryRun?: boolean; force?: boolean; allowDataLoss?: boolean; watch?: boolean; format: OutputFormat }) => {
+      setExit(opts.watch ? await runWatch(io, file, opts, interrupted()) : await runGenerate(io, file, opts));
     });
 
   program

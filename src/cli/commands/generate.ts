@@ -30,10 +30,13 @@ export interface GenerateFlags {
 /**
  * Every diagnostic of a run (the API's and the write stage's) is printed once, at the end, so
  * `--format json` prints one array. The out-dir is untrusted input: every path is checked before
- * anything is written, in every mode (write/out-dir.ts).
+ * anything is written, in every mode (write/out-dir.ts). `onRead` is told which files the API was
+ * read from.
  */
-export async function runGenerate(io: Io, file: string, flags: GenerateFlags): Promise<number> {
+export async function runGenerate(io: Io, file: string, flags: GenerateFlags, onRead?: (files: readonly string[]) => void): Promise<number> {
   const analysis = analyze(file, { cwd: io.cwd });
+  // --watch watches every file the API was read from, the includes too.
+  onRead?.(analysis.document?.files.map((f) => f.path) ?? []);
   if (hasErrors(analysis.diagnostics) || !analysis.ir) {
     printDiagnostics(io, analysis.diagnostics, flags.format);
     return ExitCode.failed;
