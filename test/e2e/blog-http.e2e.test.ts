@@ -239,6 +239,18 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
     }
   });
 
+  it('a dict nested deeper than 64 levels is a 400, however deep (10,000 levels was a 500: a stack overflow)', async () => {
+    const author = (await api('POST', '/authors', { name: 'Deep', email: 'deep@example.com' })).body.id;
+    const nested = (levels: number) => `{"links":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}`;
+    for (const levels of [65, 10_000]) {
+      const reply = await api('PATCH', `/authors/${author}`, undefined, { raw: nested(levels), headers: { 'content-type': 'application/json' } });
+      expect(reply.status, `${levels}: ${reply.text.slice(0, 200)}`).toBe(400);
+      expect(reply.body.errors).toEqual([{ field: 'links', message: 'is nested deeper than 64 levels' }]);
+    }
+    const fine = await api('PATCH', `/authors/${author}`, undefined, { raw: nested(60), headers: { 'content-type': 'application/json' } });
+    expect(fine.status, fine.text.slice(0, 200)).toBe(200);
+  });
+
   describe('values', () => {
     it('a string primary key is the URL key; it cannot change', async () => {
       await post('string-key');

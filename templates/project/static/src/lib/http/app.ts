@@ -5,11 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { HttpError, badRequest, statusBody, type FieldError } from '../errors.js';
+import { HttpError, statusBody, type FieldError } from '../errors.js';
 import type { HttpTimeouts, TrustProxy } from '../config.js';
 import { databaseUnavailable, isDatabaseUnavailable } from '../database.js';
 import { ConstraintViolation, RecordNotFound, UnknownReference } from '../repository.js';
 import { requestUrl } from './actions.js';
+import { requestShapeProblem } from './request-shape.js';
 import { allowedOrigin, type CorsSettings } from './routing.js';
 
 export interface AppOptions {
@@ -79,14 +80,10 @@ export function createApp(options: AppOptions): FastifyInstance {
       if (options.cors.allowCredentials) reply.header('access-control-allow-credentials', 'true');
     }
   });
-  // PostgreSQL text and jsonb cannot hold U+0000: no engine gets it, so all three answer alike,
-  // with a 400 rather than the database's error.
+  // U+0000 (which PostgreSQL cannot store) and absurd nesting are a 400 on every engine, not a 500.
   app.addHook('preValidation', async (request) => {
-    const where = nulCharacterIn({ body: request.body, query: request.query, path: request.params });
-    if (where)
-      throw badRequest(`${where} contains the NUL character (\\u0000), which no text may hold`, [
-        { field: where.replace(/^(body|query|path)\./, ''), message: 'contains the NUL character' },
-      ]);
+    const problem = requestShapeProblem({ body: request.body, query: request.query, path: request.params });
+    if (problem) throw problem;
   });
   app.setErrorHandler(async (thrown: FastifyError, request, reply) => {
     // The database down (or too slow) is no failure of the request: a 503 the client may retry.
@@ -120,19 +117,6 @@ export function createApp(options: AppOptions): FastifyInstance {
 function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (typeof trust === 'number') return (_address, hop) => hop < trust;
   return typeof trust === 'boolean' ? trust : [...trust];
-}
-
-/** Where in a request's body, query or path a text (or a key) holds U+0000: `body.name`, `query.q`… or null. */
-function nulCharacterIn(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return value.includes('\0') ? path : null;
-  if (value === null || typeof value !== 'object') return null;
-  for (const [key, item] of Object.entries(value)) {
-    const at = path ? `${path}.${key}` : key;
-    if (key.includes('\0')) return at;
-    const found = nulCharacterIn(item, at);
-    if (found) return found;
-  }
-  return null;
 }
 
 interface Described {

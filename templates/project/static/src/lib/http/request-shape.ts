@@ -1,0 +1,59 @@
+/**
+ * What no request may hold, whatever its route: text (or a key) with U+0000, which PostgreSQL
+ * text and jsonb cannot store, and JSON nested deeper than any API needs, which would exhaust the
+ * stack of whatever walks it next. Checked before validation, without recursion, so that the
+ * answer is a 400 naming where, on every engine, and never a 500.
+ */
+import { badRequest, type HttpError } from '../errors.js';
+
+/** Levels of objects and lists in one value. */
+export const MAX_DEPTH = 64;
+
+interface Node {
+  readonly value: unknown;
+  readonly key: string;
+  readonly parent: Node | null;
+  readonly depth: number;
+}
+
+/** The 400 for the first problem found in the request's body, query or path parameters, or null. */
+export function requestShapeProblem(parts: { body: unknown; query: unknown; path: unknown }): HttpError | null {
+  const stack: Node[] = [{ value: parts, key: '', parent: null, depth: -1 }];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    const { value, depth } = node;
+    if (typeof value === 'string') {
+      if (value.includes('\0')) return nulCharacter(node);
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_DEPTH) return tooDeep(node);
+    for (const [key, child] of Object.entries(value)) {
+      const entry = { value: child, key, parent: node, depth: depth + 1 };
+      if (key.includes('\0')) return nulCharacter(entry);
+      stack.push(entry);
+    }
+  }
+  return null;
+}
+
+/** `body.links.home`: where a node is, from the part of the request it is in. */
+function pathOf(node: Node): string[] {
+  const keys: string[] = [];
+  for (let n: Node | null = node; n && n.parent; n = n.parent) keys.unshift(n.key);
+  return keys;
+}
+
+function nulCharacter(node: Node): HttpError {
+  const [part, ...field] = pathOf(node);
+  const where = field.join('.');
+  return badRequest(`${part}.${where} contains the NUL character (\\u0000), which no text may hold`, [
+    { field: where, message: 'contains the NUL character' },
+  ]);
+}
+
+function tooDeep(node: Node): HttpError {
+  const [part, first] = pathOf(node);
+  return badRequest(`${part}.${first} is nested deeper than ${MAX_DEPTH} levels`, [
+    { field: first ?? part ?? '(body)', message: `is nested deeper than ${MAX_DEPTH} levels` },
+  ]);
+}
