@@ -53,8 +53,12 @@ export function repositoryByName(repositories: object): (model: string) => Engin
   };
 }
 
-/** PostgreSQL's SQLSTATEs of a server that is going away, not taking connections, or cancelled a slow statement. */
-const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
+/**
+ * PostgreSQL's SQLSTATEs of a server that is going away, not taking connections, cancelled a slow
+ * statement, or kept failing a transaction on contention (serialization, deadlock) however often
+ * it was run again (lib/sql/executor.ts).
+ */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '57014', '40001', '40P01']);
 /** Socket errors of a server that cannot be reached. */
 const UNREACHABLE = new Set([
   'ECONNREFUSED',
