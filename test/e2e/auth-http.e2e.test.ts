@@ -136,7 +136,7 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
     expect(Object.keys(reply.body.paths)).toContain('/auth/login');
   });
 
-  it('lets no cache keep an answer: cache-control no-store on logins, reads, writes and errors; the document may be revalidated', async () => {
+  it('lets no cache keep an answer and no browser sniff one: no-store and nosniff on logins, reads, writes and errors; the document may be revalidated', async () => {
     const answers = [
       await login('root', 'root-password'),
       await api('GET', '/users?_limit=1'),
@@ -145,7 +145,10 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
       await api('GET', '/no-such-path'),
       await api('GET', '/health'),
     ];
-    for (const reply of answers) expect(reply.headers.get('cache-control'), `${reply.status} ${reply.text.slice(0, 80)}`).toBe('no-store');
+    for (const reply of answers) {
+      expect(reply.headers.get('cache-control'), `${reply.status} ${reply.text.slice(0, 80)}`).toBe('no-store');
+      expect(reply.headers.get('x-content-type-options')).toBe('nosniff');
+    }
     expect((await api('GET', '/openapi.json')).headers.get('cache-control')).toBe('no-cache');
   });
 
