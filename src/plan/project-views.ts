@@ -18,6 +18,8 @@ const DEPENDENCIES = {
   // 6.x: the 7.x driver needs Node 20.19.
   mongodb: '^6.22.0',
   pg: '^8.23.1',
+  // Readable logs when the service writes to a terminal (`npm run dev`); JSON lines otherwise.
+  'pino-pretty': '^13.2.0',
   // The assets of the /docs page, served from node_modules (it works offline).
   'swagger-ui-dist': '^5.35.0',
 };
@@ -34,6 +36,8 @@ const DEV_DEPENDENCIES = {
 export const AUTH_DEPENDENCIES = {
   '@fastify/cookie': '^11.1.5',
   argon2: '^0.45.1',
+  // Verifies the bcrypt hashes of users brought over from Ramses (replaced by argon2id at login); pure JS.
+  bcryptjs: '^3.0.3',
 };
 
 export function packageJson(ir: ServiceIR): string {

@@ -4,8 +4,12 @@
  * stored as a PHC string. A hash costs tens of milliseconds and 19 MiB, so at most `concurrency`
  * run at once and at most `queueLimit` wait; beyond that the service answers 503 with Retry-After
  * instead of running out of memory under a burst of logins.
+ *
+ * Users brought over from Ramses have bcrypt hashes (`$2a$`, `$2b$`, `$2y$`): those verify too, and
+ * the login route replaces them with argon2id on the first successful login (`rehash`).
  */
 import argon2 from 'argon2';
+import bcrypt from 'bcryptjs';
 import { HttpError, badRequest } from '../errors.js';
 
 /** Passwords longer than this are refused before hashing (OWASP asks for at least 64 characters). */
@@ -43,6 +47,10 @@ export class PasswordHasher {
    */
   async verify(stored: string | null | undefined, password: string): Promise<{ ok: boolean; rehash: boolean }> {
     if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) return { ok: false, rehash: false };
+    if (typeof stored === 'string' && isBcryptHash(stored)) {
+      const ok = await this.#limited(() => bcrypt.compare(password, stored).catch(() => false));
+      return { ok, rehash: ok };
+    }
     const usable = typeof stored === 'string' && stored.startsWith('$argon2');
     this.#dummy ??= argon2.hash('svcgen: no such user', OPTIONS);
     const hash = usable ? stored : await this.#dummy;
@@ -63,6 +71,15 @@ export class PasswordHasher {
       else this.#running--;
     }
   }
+}
+
+/**
+ * A bcrypt hash as Ramses (py-bcrypt), PHP and OpenBSD write it: `$2a$`, `$2b$` or `$2y$`, a
+ * two-digit cost, then 53 characters of salt and digest. The three prefixes compute the same hash
+ * for every password Ramses could store (they differ only on bugs of old C implementations).
+ */
+export function isBcryptHash(stored: string): boolean {
+  return /^\$2[aby]\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}$/.test(stored);
 }
 
 function checkLength(password: string, field: string): void {
