@@ -52,6 +52,8 @@ export function packageJson(ir: ServiceIR): string {
       build: 'tsc -p tsconfig.build.json',
       prestart: 'npm run build',
       start: 'node dist/server.js',
+      // tsc --watch and node --watch dist/server.js (scripts/dev.mjs): no dependency of its own.
+      dev: 'node scripts/dev.mjs',
       migrate: 'npm run build && node dist/db/migrate.js',
       typecheck: 'tsc --noEmit',
       test: 'vitest run',
@@ -114,6 +116,7 @@ export function readmeView(ir: ServiceIR) {
   return {
     title: md(ir.title),
     basePath: ir.basePath || '/',
+    healthPath: `${ir.basePath}/health`,
     documentation: ir.documentation.map((d) => ({ title: md(d.title), content: d.content.trim() })),
     routes: ir.routes.flatMap((route) =>
       route.operations

@@ -5,6 +5,7 @@
  */
 import type { Owner } from '../render/header.js';
 import { staticTemplates } from '../render/templates.js';
+import { containerView } from './container-files.js';
 import type { ServiceIR } from '../ir/types.js';
 import { appView, configView, modelsView, packageJson, readmeView, serviceIniView, samplesView } from './project-views.js';
 import { FieldTypes } from './field-types.js';
@@ -53,6 +54,8 @@ export async function planProject(ir: ServiceIR, options: PlanOptions = {}): Pro
   add('package.json', '', { kind: 'text', content: packageJson(ir) });
   add('service.ini', 'Settings of the service; every key can be overridden by an SVC_<KEY> environment variable.', template('service.ini', serviceIniView(ir)), 'user');
   add('README.md', 'How to run the service, and its HTTP API.', template('README.md', readmeView(ir)));
+  add('Dockerfile', 'The service in a container: build, then run as an unprivileged user.', template('Dockerfile', containerView(ir)));
+  add('compose.yaml', 'The service and a PostgreSQL server (MongoDB commented out) for docker compose.', template('compose.yaml', containerView(ir)));
   add('src/app.ts', 'The service as a Fastify instance: every route plugin below the base path.', template('app.ts', appView(ir)));
   const openapi = openApiDocument(ir);
   add('openapi.json', '', { kind: 'text', content: openApiJson(openapi) });

@@ -16,6 +16,8 @@ export function header(path: string, owner: Owner, ramlFile: string, purpose: st
   if (/\.(ts|js|mjs|cjs)$/.test(path)) return `// ${line}\n`;
   if (path.endsWith('.md')) return `<!-- ${line.replace(/--/g, '—')} -->\n`;
   if (path.endsWith('.ini')) return `; ${line}\n`;
-  if (path === '.gitignore' || path.endsWith('.yaml') || path.endsWith('.yml')) return `# ${line}\n`;
+  if (['.gitignore', '.dockerignore', 'Dockerfile'].includes(path) || path.endsWith('.yaml') || path.endsWith('.yml')) {
+    return `# ${line}\n`;
+  }
   return '';
 }

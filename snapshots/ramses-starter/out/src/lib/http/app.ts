@@ -24,9 +24,21 @@ export interface AppOptions {
   readonly logger?: FastifyServerOptions['logger'];
 }
 
+/**
+ * Logs are JSON lines (for log collectors), except on a terminal, where a developer reads them
+ * (`npm run dev`): there pino-pretty prints one readable line per entry, in a worker thread.
+ */
+function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  if (!process.stdout.isTTY) return { level };
+  return {
+    level,
+    transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } },
+  };
+}
+
 export function createApp(options: AppOptions): FastifyInstance {
   const app = Fastify({
-    logger: options.logger ?? { level: options.logLevel },
+    logger: options.logger ?? loggerOptions(options.logLevel),
     genReqId: () => randomUUID(),
     bodyLimit: options.bodyLimit,
     // A client that sends its headers or body too slowly (slowloris) gets a 408 and loses the
