@@ -34,6 +34,7 @@ function baselineGenerator(commit) {
 }
 
 export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
+  rmSync(work, { recursive: true, force: true }); // databases of an earlier run hold its migrations
   const before = await builtStarter(join(work, 'before'), baselineGenerator(BASELINE));
   const after = await builtStarter(join(work, 'after'));
   const serialise = await serialisation(after.modules);
