@@ -85,12 +85,6 @@ function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
   return a.message < b.message ? -1 : a.message > b.message ? 1 : 0;
 }
 
-/** A pipeline stage result: a value (possibly partial) plus what was found on the way. */
-export interface Result<T> {
-  readonly value: T;
-  readonly diagnostics: readonly Diagnostic[];
-}
-
 export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
   return diagnostics.some((d) => d.severity === 'error');
 }
