@@ -2,7 +2,7 @@
  * Users brought over from Ramses (issue 18): their bcrypt hashes (`$2a$`, `$2b$`, `$2y$`) verify
  * at login and are replaced by argon2id on the first success. The hasher is the built project's
  * (dist/lib/auth/passwords.js), checked against hashes from bcryptjs and Openwall's
- * crypt_blowfish test vectors; then a user row written straight into SQLite, as a migration
+ * crypt_blowfish test vectors; then a user row written straight into SQLite and PostgreSQL, as a migration
  * script would, logs in over HTTP. A Ramses ApiKey token is no credential (not carried over).
  */
 import { createRequire } from 'node:module';
@@ -20,6 +20,8 @@ const BASE = '/v1';
 interface Hasher {
   verify(stored: string | null | undefined, password: string): Promise<{ ok: boolean; rehash: boolean }>;
 }
+type PgClient = { connect(): Promise<void>; query(sql: string, values: unknown[]): Promise<{ rows: { password: string }[] }>; end(): Promise<void> };
+type SqliteDb = { prepare(sql: string): { get(...args: unknown[]): { password: string } | undefined }; close(): void };
 interface Bcrypt {
   hash(password: string, rounds: number): Promise<string>;
 }
@@ -101,20 +103,30 @@ describe('an ApiKey token of Ramses (docs/migrating-from-ramses.md: not carried 
   });
 });
 
-describe('a user row with a bcrypt hash, written into the database', () => {
+describe.each(['sqlite', 'postgres'] as const)('a user row with a bcrypt hash, written into the database (%s)', (engine) => {
   let database: TestDatabase;
   let service: RunningService;
   let api: Api;
   let bcrypt: Bcrypt;
 
-  const storedPassword = () => {
-    const Database = createRequire(join(dir, 'node_modules', 'noop.js'))('better-sqlite3') as new (file: string, options: object) => {
-      prepare(sql: string): { get(...args: unknown[]): { password: string } | undefined };
-      close(): void;
-    };
+  /** The user's stored hash, read behind the service's back. */
+  const storedPassword = async (): Promise<string | undefined> => {
+    const modules = createRequire(join(dir, 'node_modules', 'noop.js'));
+    const sql = 'select password from "user" where username = $1';
+    if (engine === 'postgres') {
+      const pg = modules('pg') as { Client: new (options: { connectionString: string }) => PgClient };
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        return (await client.query(sql, ['ada'])).rows[0]?.password;
+      } finally {
+        await client.end();
+      }
+    }
+    const Database = modules('better-sqlite3') as new (file: string, options: object) => SqliteDb;
     const db = new Database(database.url.slice('sqlite:'.length), { readonly: true });
     try {
-      return db.prepare('select password from "user" where username = ?').get('ada')?.password;
+      return db.prepare(sql.replace('$1', '?')).get('ada')?.password;
     } finally {
       db.close();
     }
@@ -122,17 +134,12 @@ describe('a user row with a bcrypt hash, written into the database', () => {
 
   beforeAll(async () => {
     bcrypt = createRequire(join(dir, 'node_modules', 'noop.js'))('bcryptjs') as Bcrypt;
-    database = await testDatabase('sqlite', dir, 'legacy_passwords');
+    database = await testDatabase(engine, dir, 'legacy_passwords');
     service = await startService(dir, { ...database.env, SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'x'.repeat(48) }, BASE);
     api = apiClient(service.origin, BASE);
     // As Ramses (py-bcrypt through cryptacular) stored it: `$2a$`, here at cost 4 to keep the test quick.
     const legacy = withPrefix(await bcrypt.hash('ramses password', 4), 'a');
-    await runSql(
-      'sqlite',
-      database.url,
-      dir,
-      `insert into "user" (username, email, password, groups) values ('ada', 'ada@example.com', '${legacy}', '["user"]')`,
-    );
+    await runSql(engine, database.url, dir, `insert into "user" (username, email, password, groups) values ('ada', 'ada@example.com', '${legacy}', '["user"]')`);
   }, 120_000);
 
   afterAll(async () => {
@@ -141,10 +148,10 @@ describe('a user row with a bcrypt hash, written into the database', () => {
   });
 
   it('refuses a wrong password and leaves the hash alone', async () => {
-    const before = storedPassword();
+    const before = await storedPassword();
     const wrong = await api('POST', '/auth/login', { login: 'ada', password: 'not the password' });
     expect(wrong.status, wrong.text).toBe(401);
-    expect(storedPassword()).toBe(before);
+    expect(await storedPassword()).toBe(before);
     expect(before).toMatch(/^\$2a\$04\$/);
   });
 
@@ -156,7 +163,7 @@ describe('a user row with a bcrypt hash, written into the database', () => {
     const cookie = /^(ramses_auth_tkt=[^;]+)/.exec(login.headers.get('set-cookie')!)![1]!;
     expect((await api('GET', '/users/self', undefined, { headers: { cookie } })).status).toBe(200);
 
-    expect(storedPassword()).toMatch(/^\$argon2id\$/);
+    expect(await storedPassword()).toMatch(/^\$argon2id\$/);
     const again = await api('POST', '/auth/login', { login: 'ada', password: 'ramses password' });
     expect(again.status, again.text).toBe(200);
     expect((await api('POST', '/auth/login', { login: 'ada', password: 'Ramses password' })).status).toBe(401);
