@@ -5,6 +5,7 @@
  * A 500 says "Internal Server Error" and a request id; the details go to the log, never to the client.
  */
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { HttpError, statusBody, type FieldError } from '../errors.js';
 import type { HttpTimeouts, TrustProxy } from '../config.js';
@@ -29,11 +30,21 @@ export interface AppOptions {
  * (`npm run dev`): there pino-pretty prints one readable line per entry, in a worker thread.
  */
 function loggerOptions(level: string): FastifyServerOptions['logger'] {
-  if (!process.stdout.isTTY) return { level };
+  if (!process.stdout.isTTY || !installed('pino-pretty')) return { level };
   return {
     level,
     transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } },
   };
+}
+
+/** Whether a package can be loaded: a project installed without pino-pretty still starts, with JSON logs. */
+function installed(name: string): boolean {
+  try {
+    createRequire(import.meta.url).resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export function createApp(options: AppOptions): FastifyInstance {
