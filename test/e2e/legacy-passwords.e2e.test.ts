@@ -2,15 +2,16 @@
  * Users brought over from Ramses (issue 18): their bcrypt hashes (`$2a$`, `$2b$`, `$2y$`) verify
  * at login and are replaced by argon2id on the first success. The hasher is the built project's
  * (dist/lib/auth/passwords.js), checked against hashes from bcryptjs and Openwall's
- * crypt_blowfish test vectors; then a user row written straight into SQLite and PostgreSQL, as a migration
- * script would, logs in over HTTP. A Ramses ApiKey token is no credential (not carried over).
+ * crypt_blowfish test vectors; then a user row written straight into SQLite, PostgreSQL and
+ * MongoDB, as a migration script would, logs in over HTTP. A Ramses ApiKey token is no credential (not carried over).
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readApiKeyHeader } from '../../templates/project/static/src/lib/auth/tokens.js';
-import { runSql, testDatabase, type TestDatabase } from '../support/databases.js';
+import { MongoClient, type Collection } from 'mongodb';
+import { ENGINES, runSql, testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api } from '../support/http.js';
 import { builtProject } from '../support/project.js';
 import { startService, type RunningService } from '../support/server.js';
@@ -103,16 +104,27 @@ describe('an ApiKey token of Ramses (docs/migrating-from-ramses.md: not carried 
   });
 });
 
-describe.each(['sqlite', 'postgres'] as const)('a user row with a bcrypt hash, written into the database (%s)', (engine) => {
+describe.each(ENGINES)('a user row with a bcrypt hash, written into the database (%s)', (engine) => {
   let database: TestDatabase;
   let service: RunningService;
   let api: Api;
   let bcrypt: Bcrypt;
 
+  /** The `user` collection (the primary key, username, is `_id`), behind the service's back. */
+  const onMongo = async <R>(work: (users: Collection) => Promise<R>): Promise<R> => {
+    const client = new MongoClient(database.url);
+    try {
+      return await work(client.db().collection('user'));
+    } finally {
+      await client.close();
+    }
+  };
+
   /** The user's stored hash, read behind the service's back. */
   const storedPassword = async (): Promise<string | undefined> => {
     const modules = createRequire(join(dir, 'node_modules', 'noop.js'));
     const sql = 'select password from "user" where username = $1';
+    if (engine === 'mongodb') return onMongo(async (users) => (await users.findOne({ _id: 'ada' as never }))?.['password'] as string | undefined);
     if (engine === 'postgres') {
       const pg = modules('pg') as { Client: new (options: { connectionString: string }) => PgClient };
       const client = new pg.Client({ connectionString: database.url });
@@ -139,7 +151,8 @@ describe.each(['sqlite', 'postgres'] as const)('a user row with a bcrypt hash, w
     api = apiClient(service.origin, BASE);
     // As Ramses (py-bcrypt through cryptacular) stored it: `$2a$`, here at cost 4 to keep the test quick.
     const legacy = withPrefix(await bcrypt.hash('ramses password', 4), 'a');
-    await runSql(engine, database.url, dir, `insert into "user" (username, email, password, groups) values ('ada', 'ada@example.com', '${legacy}', '["user"]')`);
+    if (engine === 'mongodb') await onMongo((users) => users.insertOne({ _id: 'ada' as never, email: 'ada@example.com', password: legacy, groups: ['user'] }));
+    else await runSql(engine, database.url, dir, `insert into "user" (username, email, password, groups) values ('ada', 'ada@example.com', '${legacy}', '["user"]')`);
   }, 120_000);
 
   afterAll(async () => {
