@@ -67,7 +67,7 @@ for (const file of walk(corpus)) {
   const want = JSON.parse(readFileSync(file.replace(/\.raml$/, '-tck.json'), 'utf8'));
   let got;
   try {
-    const out = execFileSync(cmd[0], [...cmd.slice(1), file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 30000, maxBuffer: 64 << 20 });
+    const out = execFileSync(cmd[0], [...cmd.slice(1), file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 120000, maxBuffer: 64 << 20 });
     got = JSON.parse(out);
   } catch (e) {
     try { got = JSON.parse(e.stdout); } catch { got = null; }

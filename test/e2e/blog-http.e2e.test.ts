@@ -240,7 +240,7 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
   });
 
   it('a dict nested deeper than 64 levels is a 400, however deep (10,000 levels was a 500: a stack overflow)', async () => {
-    const author = (await api('POST', '/authors', { name: 'Deep', email: 'deep@example.com' })).body.id;
+    const author = (await api('POST', '/authors', { name: 'Nested', email: 'nested@example.com' })).body.id;
     const nested = (levels: number) => `{"links":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}`;
     for (const levels of [65, 10_000]) {
       const reply = await api('PATCH', `/authors/${author}`, undefined, { raw: nested(levels), headers: { 'content-type': 'application/json' } });
