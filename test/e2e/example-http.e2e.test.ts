@@ -323,7 +323,7 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
         ['reads=many', 'reads'],
         ['due_date__gt=yesterday', 'due_date__gt'],
         ['completed=maybe', 'completed'],
-        ['q=words', 'q'],
+        ['q=words&_search_fields=nope', '_search_fields'],
       ] as const) {
         const reply = await api('GET', `/stories?${q}`);
         expect(reply.status, q).toBe(400);
