@@ -283,3 +283,42 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
     );
   });
 });
+
+describe('search.language on PostgreSQL', () => {
+  let database: TestDatabase;
+  let service: RunningService | undefined;
+  let api: Api;
+  const settings = { SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: SECRET, SVC_SYSTEM_USER: 'root', SVC_SYSTEM_PASSWORD: 'root-password', SVC_SYSTEM_EMAIL: 'root@example.com' };
+  const titles = async (query: string) => ((await api('GET', `/books?${query}`)).body.data as Rec[]).map((b) => b['title']);
+
+  afterAll(async () => {
+    await service?.stop();
+    await database?.drop();
+  });
+
+  it('indexes again with the configured language at start-up: stemming, and stop words are no condition', async () => {
+    const dir = await builtProject('search', 'e2e-search');
+    database = await testDatabase('postgres', dir, 'search_language');
+    service = await startService(dir, { ...database.env, ...settings }, BASE);
+    api = apiClient(service.origin, BASE);
+    const login = await api('POST', '/auth/login', { login: 'root', password: 'root-password' });
+    const cookie = `${COOKIE}=${new RegExp(`${COOKIE}=([^;]*)`).exec(login.headers.get('set-cookie') ?? '')![1]}`;
+    for (const title of ['The Hobbit', 'Tales of Earthsea']) expect((await api('POST', '/books', { title }, { headers: { cookie } })).status).toBe(201);
+    expect(await titles('q=tale')).toEqual([]);
+    expect(await titles('q=the%20hobbit')).toEqual(['The Hobbit']);
+    await service.stop();
+    service = await startService(dir, { ...database.env, ...settings, SVC_SEARCH_LANGUAGE: 'english' }, BASE);
+    api = apiClient(service.origin, BASE);
+    expect(await titles('q=tale')).toEqual(['Tales of Earthsea']);
+    expect(await titles('q=the%20hobbit')).toEqual(['The Hobbit']);
+    expect(await titles('q=the')).toEqual([]);
+  });
+
+  it('refuses to start with a language PostgreSQL does not have, naming the setting', async () => {
+    await service?.stop();
+    const dir = await builtProject('search', 'e2e-search');
+    await expect(startService(dir, { ...database.env, ...settings, SVC_SEARCH_LANGUAGE: 'klingon' }, BASE)).rejects.toThrow(/search\.language: PostgreSQL has no text search configuration "klingon"/);
+    service = undefined;
+  });
+});
+

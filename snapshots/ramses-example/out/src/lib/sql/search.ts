@@ -57,6 +57,9 @@ export function searchCondition(target: SearchTarget, search: SearchFilter): Exp
     if (target.language !== 'simple') matches.unshift(sql`numnode(${query}) = 0`);
     return sql`(${sql.join(matches, sql` or `)})`;
   });
+  // … unless every word is one: `q=the` finds nothing, as a `q` without words.
+  if (target.language !== 'simple')
+    everyWord.push(sql`numnode(${tsquery(target.language, search.words.join(' '))}) > 0`);
   return sql<SqlBool>`(${sql.join(everyWord, sql` and `)})`;
 }
 
