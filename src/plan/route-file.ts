@@ -70,24 +70,45 @@ export function routeGroups(ir: ServiceIR): Map<string, Route[]> {
 
 export function routesView(ir: ServiceIR, group: string, routes: readonly Route[], types: FieldTypes): RoutesView {
   const models = new Map(ir.models.map((m) => [m.name, m]));
-  const served = routes.flatMap((route) => servedOperations(route).map((operation) => ({ route, operation })));
+  // Attribute routes answer with a field's value: they use none of the model's or the shared schemas.
+  const actionsOf = (model?: string) =>
+    routes.filter((r) => r.kind !== 'attribute' && (model === undefined || r.model === model)).flatMap((r) => servedOperations(r).map((o) => o.action));
   const used = [...new Set(routes.flatMap((r) => (r.parent ? [r.model, r.parent.model] : [r.model])))].sort();
-  const imports = used.map((name) => {
-    const names = modelNames({ name });
-    const own = served.filter(({ route }) => route.model === name && route.kind !== 'attribute').map(({ operation }) => operation.action);
-    const wanted = [names.variable, ...(own.some((a) => BODY[a]) ? [names.bodies] : []), ...(own.some((a) => ANSWER[a]?.[1] === 'response') ? [names.response] : []), ...(own.includes('index') ? [names.page] : [])];
-    return { names: wanted, from: `../models/${names.file}.js` };
-  });
-  const shared = [...(routes.some((r) => pathParameterNames(r).length) ? ['pathParams'] : []), ...new Set(served.flatMap(({ operation }) => [QUERY[operation.action], ANSWER[operation.action]?.[1] === 'statusAnswer' ? 'statusAnswer' : undefined]))].filter((n): n is string => n !== undefined);
-  const schemaImport = { names: [...new Set(shared)].sort(), from: '../lib/http/schemas.js' };
+  const imports = [
+    { names: sharedSchemaNames(routes, actionsOf()), from: '../lib/http/schemas.js' },
+    ...used.map((name) => ({ names: modelImportNames(name, actionsOf(name)), from: `../models/${modelNames({ name }).file}.js` })),
+  ];
   // Route variables must not shadow the plugin's own names or the imports.
-  const taken = new Set<string>(['app', 'services', 'actionsFor', 'completeRoute', ...schemaImport.names, ...imports.flatMap((i) => i.names)]);
+  const taken = new Set<string>(['app', 'services', 'actionsFor', 'completeRoute', ...imports.flatMap((i) => i.names)]);
   return {
     doc: commentText(`Routes below /${group}.`),
     plugin: routeGroupNames(group).plugin,
-    imports: [schemaImport, ...imports].map((i) => ({ names: i.names.join(', '), from: i.from })),
+    imports: imports.filter((i) => i.names.length).map((i) => ({ names: i.names.join(', '), from: i.from })),
     routes: routes.map((route) => routeView(route, models.get(route.model)!, uniqueName(variableOf(route), taken), types)),
   };
+}
+
+/** What a route file takes from a model's file: the model, and the schemas its handlers use. */
+function modelImportNames(model: string, actions: readonly Action[]): string[] {
+  const names = modelNames({ name: model });
+  return [
+    names.variable,
+    ...(actions.some((a) => BODY[a]) ? [names.bodies] : []),
+    ...(actions.some((a) => ANSWER[a]?.[1] === 'response') ? [names.response] : []),
+    ...(actions.includes('index') ? [names.page] : []),
+  ];
+}
+
+/** What a route file takes from lib/http/schemas.ts. */
+function sharedSchemaNames(routes: readonly Route[], actions: readonly Action[]): string[] {
+  const names = new Set<string>();
+  if (routes.some((r) => pathParameterNames(r).length)) names.add('pathParams');
+  for (const action of actions) {
+    const query = QUERY[action];
+    if (query) names.add(query);
+    if (ANSWER[action]?.[1] === 'statusAnswer') names.add('statusAnswer');
+  }
+  return [...names].sort();
 }
 
 /** The operations a route registers a handler for (OPTIONS and HEAD are completed by routing). */
