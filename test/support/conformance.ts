@@ -118,12 +118,18 @@ export class ResponseContract {
   }
 
   #at(pointer: string): unknown {
-    return pointer
-      .slice(1)
-      .split('/')
-      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-      .reduce<unknown>((node, key) => (node as Json | undefined)?.[key], this.document);
+    return atPointer(this.document, pointer);
   }
+}
+
+/** The value at a JSON pointer (`/components/schemas/Post`; a `#` before it is allowed), or undefined. */
+export function atPointer(document: Json, pointer: string): unknown {
+  return pointer
+    .replace(/^#/, '')
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<unknown>((node, key) => (node as Json | undefined)?.[key], document);
 }
 
 /** Where a response object is: its `$ref` (into `components/responses`) when it is one, else `location`. */

@@ -4,6 +4,7 @@
  * keywords are those svcgen's documents use; anything else is any small JSON value.
  */
 import fc from 'fast-check';
+import { atPointer } from './conformance.js';
 
 type Json = Record<string, unknown>;
 
@@ -34,17 +35,10 @@ export class SchemaArbitraries {
 
   resolve(schema: Json): Json {
     let s = schema;
-    for (let i = 0; typeof s['$ref'] === 'string' && i < 10; i++) s = this.at(s['$ref'] as string);
+    for (let i = 0; typeof s['$ref'] === 'string' && i < 10; i++) s = atPointer(this.document, s['$ref'] as string) as Json;
     return s;
   }
 
-  at(ref: string): Json {
-    return ref
-      .slice(2)
-      .split('/')
-      .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'))
-      .reduce<unknown>((node, key) => (node as Json)[key], this.document) as Json;
-  }
 
   private ofType(type: string, s: Json, depth: number): fc.Arbitrary<unknown> {
     switch (type) {
