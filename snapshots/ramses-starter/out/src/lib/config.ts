@@ -53,6 +53,9 @@ export interface DatabaseTimeouts {
   readonly query: number;
 }
 
+/** `database.connect_timeout` and `database.query_timeout` when service.ini says nothing. */
+export const DATABASE_TIMEOUTS: DatabaseTimeouts = { connect: 2000, query: 30000 };
+
 export interface HttpTimeouts {
   readonly request: number;
   readonly keepAlive: number;
@@ -120,8 +123,8 @@ export function loadConfig(source: ConfigSource): Config {
     databaseUrl: read.text('database.url', 'sqlite:./data/service.db'),
     mongodbUrl: read.text('mongodb.url', source.defaults.mongodbUrl),
     databaseTimeouts: {
-      connect: read.integer('database.connect_timeout', 2000, 1),
-      query: read.integer('database.query_timeout', 30000, 1),
+      connect: read.integer('database.connect_timeout', DATABASE_TIMEOUTS.connect, 1),
+      query: read.integer('database.query_timeout', DATABASE_TIMEOUTS.query, 1),
     },
     auth: read.boolean('auth', false),
     authTimeout: read.integer('auth.timeout', 86400, 1),

@@ -111,8 +111,9 @@ export function createApp(options: AppOptions): FastifyInstance {
   });
   app.setErrorHandler(async (thrown: FastifyError, request, reply) => {
     // The database down (or too slow) is no failure of the request: a 503 the client may retry.
-    if (isDatabaseUnavailable(thrown)) request.log.error({ err: thrown }, 'the database does not answer');
-    const error = isDatabaseUnavailable(thrown) ? databaseUnavailable() : thrown;
+    const unavailable = isDatabaseUnavailable(thrown);
+    if (unavailable) request.log.error({ err: thrown }, 'the database does not answer');
+    const error = unavailable ? databaseUnavailable() : thrown;
     const { status, message, errors, headers } = describe(error);
     // A deliberate 503 (load shedding, /health) is not a failure: no stack trace at level error.
     if (status >= 500 && !(error instanceof HttpError)) request.log.error({ err: error }, 'request failed');

@@ -13,7 +13,7 @@ import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { ConfigError, type DatabaseTimeouts } from '../config.js';
+import { ConfigError, DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../config.js';
 import type { Dialect } from '../values.js';
 
 export interface Compiled {
@@ -217,7 +217,7 @@ const MAX_PREPARED = 1000;
 const RETRYABLE = new Set(['40001', '40P01']);
 const TRANSACTION_ATTEMPTS = 4;
 
-function openPostgres(url: string, { onQuery, timeouts = { connect: 2000, query: 30000 } }: SqlOptions): SqlDatabase {
+function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: SqlOptions): SqlDatabase {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
