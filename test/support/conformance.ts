@@ -140,7 +140,7 @@ function responsePointer(response: Json, location: string): string {
 function pathTemplate(template: string, item: Json): PathTemplate {
   const segments = template.split('/').filter(Boolean);
   const source = segments.map((s) => (/^\{[^}]+\}$/.test(s) ? '[^/]+' : escapeRegExp(s))).join('/');
-  return { template, pattern: new RegExp(`^/${source}/?$`), literals: segments.filter((s) => !s.startsWith('{')).length, item: onlyOperations(item) };
+  return { template, pattern: new RegExp(`^/${source}$`), literals: segments.filter((s) => !s.startsWith('{')).length, item: onlyOperations(item) };
 }
 
 function onlyOperations(item: Json): Json {

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { HttpError, statusBody, type FieldError } from '../errors.js';
+import { HttpError, notFound, statusBody, type FieldError } from '../errors.js';
 import type { HttpTimeouts, TrustProxy } from '../config.js';
 import { databaseUnavailable, isDatabaseUnavailable } from '../database.js';
 import { ConstraintViolation, RecordNotFound, UnknownReference } from '../repository.js';
@@ -104,8 +104,11 @@ export function createApp(options: AppOptions): FastifyInstance {
       if (options.cors.allowCredentials) reply.header('access-control-allow-credentials', 'true');
     }
   });
-  // U+0000 (which PostgreSQL cannot store) and absurd nesting are a 400 on every engine, not a 500.
   app.addHook('preValidation', async (request) => {
+    // `/posts/` reaches `/posts/:id` with an empty key; like any URL that names nothing, a 404
+    // that says so (Ramses answered trailing slashes 404 too).
+    if (Object.values(request.params as Record<string, string>).includes('')) throw notFound(notAResource(request.url));
+    // U+0000 (which PostgreSQL cannot store) and absurd nesting are a 400 on every engine, not a 500.
     const problem = requestShapeProblem({ body: request.body, query: request.query, path: request.params });
     if (problem) throw problem;
   });
@@ -131,11 +134,13 @@ export function createApp(options: AppOptions): FastifyInstance {
     return reply.code(status).type('application/json').send(body);
   });
   app.setNotFoundHandler(async (request, reply) =>
-    reply
-      .code(404)
-      .send(statusBody(404, `${request.url.split('?')[0]} is not a resource of this service`, requestUrl(request))),
+    reply.code(404).send(statusBody(404, notAResource(request.url), requestUrl(request))),
   );
   return app;
+}
+
+function notAResource(url: string): string {
+  return `${url.split('?')[0]} is not a resource of this service`;
 }
 
 /** `n` proxies in front: the `n` nearest hops are believed (Fastify's types take no number). */

@@ -21,7 +21,7 @@ export const itemQuery = { type: 'object', properties: { _fields: once }, additi
 
 const params = new Map<string, object>();
 
-/** The path parameters of a route, each a key as written in the URL (a key of the wrong type, or none, is a 404, not a 400). */
+/** The path parameters of a route, each a key as written in the URL (a key of the wrong type is a 404 from the repository, an empty one a 404 from app.ts, never a 400). */
 export function pathParams(...names: string[]): object {
   const key = names.join('/');
   let schema = params.get(key);
