@@ -174,8 +174,8 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   // --- writes --------------------------------------------------------------------------------------
 
   async create(args: { data: Create; include?: Include<T> }): Promise<T> {
-    return this.ctx.executor.transaction(async (tx) => {
-      const data = args.data as Rec;
+    const data = args.data as Rec;
+    return this.atomically(this.linksIn(data), async (tx) => {
       await this.checkReferences(tx, data);
       const values = this.columnValues(data);
       const insert = this.cachedWrite('insert', values, () =>
@@ -191,9 +191,9 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   }
 
   async update(args: { where: Partial<T>; data: Update; include?: Include<T> }): Promise<T> {
-    return this.ctx.executor.transaction(async (tx) => {
+    const data = args.data as Rec;
+    return this.atomically(this.linksIn(data), async (tx) => {
       const key = this.keyOf(args.where as Rec);
-      const data = args.data as Rec;
       await this.checkReferences(tx, data);
       const values = this.columnValues(data);
       const value = this.keyValue(key);
@@ -225,19 +225,18 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     });
   }
 
+  /** One statement: `delete … returning` the row as it was. */
   async delete(args: { where: Partial<T> }): Promise<T> {
-    return this.ctx.executor.transaction(async (tx) => {
-      const key = this.keyOf(args.where as Rec);
-      const existing = await this.withExecutor(tx).findUnique({
-        where: { [this.model.primaryKey]: key } as Partial<T>,
-      });
-      if (!existing) throw new RecordNotFound(this.model.name, key);
-      const query = this.ctx.compiler
-        .deleteFrom(this.model.table)
-        .where(this.model.primaryKey, '=', this.keyValue(key) as never);
-      await this.run(() => tx.run(query.compile()));
-      return existing;
-    });
+    const key = this.keyOf(args.where as Rec);
+    const value = this.keyValue(key);
+    if (value === undefined) throw new RecordNotFound(this.model.name, key);
+    const query = this.ctx.compiler
+      .deleteFrom(this.model.table)
+      .where(this.model.primaryKey, '=', value as never)
+      .returning(this.allColumns());
+    const rows = await this.run(() => this.ctx.executor.all<Row>(query.compile()));
+    if (rows.length === 0) throw new RecordNotFound(this.model.name, key);
+    return this.record(rows[0]!) as T;
   }
 
   async deleteMany(args: { where?: Where<T> } = {}): Promise<{ count: number }> {
@@ -281,6 +280,19 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       writeCache(this.model, this.dialect).set(key, text);
     }
     return { sql: text, parameters: Object.values(values) };
+  }
+
+  /**
+   * Whether a write of `data` sets relationships: their keys are checked and their links set by
+   * statements of their own, so the write needs a transaction. Without, it is one statement.
+   */
+  linksIn(data: Rec): boolean {
+    return this.model.relations.some((r) => data[r.name] !== undefined);
+  }
+
+  /** `work` in a transaction when `needed`, else on the repository's executor as it is. */
+  atomically<R>(needed: boolean, work: (executor: SqlExecutor) => Promise<R>): Promise<R> {
+    return needed ? this.ctx.executor.transaction(work) : work(this.ctx.executor);
   }
 
   /** The same repository, running on another executor (a transaction). */
