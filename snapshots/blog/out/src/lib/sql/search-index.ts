@@ -12,12 +12,16 @@
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Model } from '../model.js';
 import type { SqlDatabase, SqlExecutor } from './executor.js';
-import { ftsTable } from './search.js';
 
 /** Rows per batch: a few milliseconds of the writer. */
 const BATCH = 500;
 /** How long after a write the background catches up: writes in between share the batch. */
 const DELAY_MS = 100;
+
+/** The FTS5 table of a model's table (src/plan/storage/search.ts creates it). */
+export function ftsTable(table: string): string {
+  return `svc_search_${table}`;
+}
 
 export class SearchIndexer {
   readonly #statements = new Map<string, Statements>();
