@@ -12,7 +12,7 @@ import { initialSql, referentialAction, type MigrationSql } from './storage/ddl.
 import { diffStorage, type Aspect, type ColumnChange, type Finding, type Renames, type TableChange } from './storage/diff.js';
 import { storageModel, type StorageModel } from './storage/model.js';
 import { mongoSteps, type MongoStep } from './storage/mongo.js';
-import { sameSearch } from './storage/search.js';
+import { sameSearch, searchIndexChanged } from './storage/search.js';
 import { migrationSql } from './storage/sql.js';
 
 export const STORAGE_FILE = 'src/db/storage.json';
@@ -124,6 +124,7 @@ function describe(changes: readonly TableChange[]): string[] {
       if (c.before.name !== c.after.name) lines.push(`model ${c.before.model} renamed to ${c.after.model} (table ${c.before.name} to ${c.after.name})`);
       for (const col of c.columns) lines.push(`${c.after.model}.${columnChangeText(col)}`);
       if (!sameSearch(c.before, c.after)) lines.push(c.after.search.length ? `${c.after.model}: full-text search on ${c.after.search.join(', ')}` : `${c.after.model}: no full-text search`);
+      else if (searchIndexChanged(c.before, c.after)) lines.push(`${c.after.model}: SQLite's search index rebuilt, to be caught up in batches instead of on every write`);
     }
   }
   return lines;

@@ -108,11 +108,40 @@ describe('projects generated before full-text search', () => {
     const migration = readFileSync(join(work.dir, 'out/src/db/migrations', added!), 'utf8');
     expect(migration).toContain(' * - Author: full-text search on name, bio, nickname');
     expect(migration).toContain(' * - Book: full-text search on title');
-    expect(migration).toContain(`create virtual table "svc_search_author" using fts5("name", "bio", "nickname", content='author'`);
-    expect(migration).toContain(`insert into "svc_search_book" ("svc_search_book") values ('rebuild');`);
+    expect(migration).toContain(`create virtual table "svc_search_author" using fts5("name", "bio", "nickname", content='', contentless_delete=1`);
+    expect(migration).toContain(`insert into "svc_search_book" (rowid, "title") select rowid, "title" from "book";`);
     expect(migration).toContain('alter table "author" add column "svc_search_bio" tsvector generated always as');
     expect(migration).toContain(`{ op: 'indexWords', collection: 'author', fields: { name: 'name', bio: 'bio', nickname: 'nickname' } }`);
     expect(JSON.parse(readFileSync(file, 'utf8')).tables.map((t: { search: string[] }) => t.search)).toEqual([['name', 'bio', 'nickname'], ['title']]);
+    expect((await work.generate('--check')).code).toBe(0);
+  });
+});
+
+describe('projects whose SQLite search index is kept by triggers (svcgen before it was caught up in batches)', () => {
+  it('get one migration that rebuilds it on SQLite only: PostgreSQL and MongoDB keep theirs', async () => {
+    const work = workspace();
+    work.use('v1');
+    expect((await work.generate()).code).toBe(0);
+    // storage.json as svcgen wrote it then: no "searchIndex" in its tables.
+    const file = join(work.dir, 'out/src/db/storage.json');
+    const storage = JSON.parse(readFileSync(file, 'utf8'));
+    for (const table of storage.tables) delete table.searchIndex;
+    writeFileSync(file, `${JSON.stringify(storage, null, 2)}\n`);
+    expect((await work.generate('--force')).code).toBe(0);
+    const [, added] = migrationsOf(work.dir);
+    const migration = readFileSync(join(work.dir, 'out/src/db/migrations', added!), 'utf8');
+    expect(migration).toContain(" * - Author: SQLite's search index rebuilt, to be caught up in batches instead of on every write");
+    // The old objects go, by their names, before the new ones come.
+    const sqlite = /sqlite: `([^`]*)`/.exec(migration)![1]!;
+    expect(sqlite.indexOf('drop trigger if exists "svc_search_author_insert";')).toBeGreaterThanOrEqual(0);
+    expect(sqlite.indexOf('drop table if exists "svc_search_author";')).toBeLessThan(sqlite.indexOf('create virtual table "svc_search_author"'));
+    // The old kind has no state table: nothing may delete from it before it is created.
+    expect(sqlite.indexOf('create table if not exists "svc_search_state"')).toBeLessThan(sqlite.indexOf('svc_search_state" where'));
+    expect(sqlite).not.toContain('delete from "svc_search_state"');
+    expect(sqlite).toContain(`insert or replace into "svc_search_state" ("name", "indexed_to") values ('author', coalesce((select max(rowid) from "author"), 0));`);
+    expect(/postgres: `([^`]*)`/.exec(migration)?.[1]?.trim() ?? '').toBe('');
+    expect(migration).not.toContain('indexWords');
+    expect(JSON.parse(readFileSync(file, 'utf8')).tables.map((t: { searchIndex: number }) => t.searchIndex)).toEqual([2, 2]);
     expect((await work.generate('--check')).code).toBe(0);
   });
 });

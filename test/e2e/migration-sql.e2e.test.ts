@@ -20,6 +20,9 @@ import { storageModel } from '../../src/plan/storage/model.js';
 import { migrationSql } from '../../src/plan/storage/sql.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 import { generatedProject } from '../support/project.js';
+import type { SqlDatabase } from '../../templates/project/static/src/lib/sql/executor.js';
+import { SearchIndexer } from '../../templates/project/static/src/lib/sql/search-index.js';
+import type { Model } from '../../templates/project/static/src/lib/model.js';
 
 type Schema = Record<string, unknown>;
 type Api = Record<string, Schema>;
@@ -53,6 +56,8 @@ interface Database {
   rows(sql: string): Promise<Record<string, unknown>[]>;
   /** Runs a migration as the service's runner does. */
   migrate(sql: string): Promise<void>;
+  /** SQLite: what the service does before a search, the search index takes the rows written since (the runtime's search-index.ts). */
+  catchUpSearch(table: string, fields: readonly string[]): Promise<void>;
 }
 
 let projectDir: string;
@@ -62,9 +67,39 @@ function sqlite(): Database {
   const Sqlite = load('better-sqlite3');
   const db = new Sqlite(':memory:');
   db.pragma('foreign_keys = ON');
+  // The runtime's executor interface over this connection, for its search indexer.
+  const executor = (inTransaction: boolean): SqlDatabase => {
+    const self: SqlDatabase = {
+      dialect: 'sqlite',
+      inTransaction,
+      all: async (q) => { const s = db.prepare(q.sql); return s.reader ? s.all(...q.parameters) : (s.run(...q.parameters), []); },
+      run: async (q) => db.prepare(q.sql).run(...q.parameters).changes,
+      execute: async (script) => void db.exec(script),
+      async transaction(work) {
+        db.exec('begin immediate');
+        try {
+          const result = await work(executor(true));
+          db.exec('commit');
+          return result;
+        } catch (error) {
+          db.exec('rollback');
+          throw error;
+        }
+      },
+      withoutForeignKeys: (work) => work(self),
+      ping: async () => undefined,
+      close: async () => undefined,
+    };
+    return self;
+  };
   return {
     run: async (sql) => void db.exec(sql),
     rows: async (sql) => db.prepare(sql).all(),
+    async catchUpSearch(table, fields) {
+      const model = { name: table, table, searchFields: fields, field: (name: string) => ({ column: name }) } as unknown as Model;
+      const outside = executor(false);
+      await new SearchIndexer(outside).catchUp(outside, model);
+    },
     async migrate(sql) {
       db.pragma('foreign_keys = OFF');
       try {
@@ -93,6 +128,8 @@ async function postgres(): Promise<Database> {
   return {
     run: async (sql) => void (await client.query(sql)),
     rows: async (sql) => (await client.query(sql)).rows,
+    // PostgreSQL's search vectors are generated with the row.
+    catchUpSearch: async () => undefined,
     async migrate(sql) {
       await client.query('begin');
       try {
@@ -214,6 +251,7 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
       `insert into "book" ("title", "${long}") values ('The Hobbit', 'Naïve dragons'), ('Earthsea', 'A wizard');`,
     );
     await db.run(`insert into "book" ("heading", "blurb") values ('Dune', 'Spice and sand');`);
+    await db.catchUpSearch('book', ['heading', long, 'blurb']);
     const found = async (field: string, word: string) => {
       const sql =
         engine === 'sqlite'

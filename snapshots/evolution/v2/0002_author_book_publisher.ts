@@ -29,6 +29,10 @@ drop trigger if exists "svc_search_book_update";
 
 drop table if exists "svc_search_book";
 
+drop table if exists "svc_search_book_stale";
+
+delete from "svc_search_state" where "name" = 'book';
+
 create table "publisher" (
   "id" integer primary key autoincrement,
   "name" text not null
@@ -44,39 +48,51 @@ alter table "book" add column "publisher_id" integer references "publisher" ("id
 
 create index "book_publisher_id_idx" on "book" ("publisher_id");
 
-create virtual table "svc_search_publisher" using fts5("name", content='publisher', tokenize='unicode61 remove_diacritics 2');
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
 
-create trigger "svc_search_publisher_insert" after insert on "publisher" begin
-  insert into "svc_search_publisher" (rowid, "name") values (new.rowid, new."name");
+create virtual table "svc_search_publisher" using fts5("name", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_publisher_stale" ("changed" integer primary key);
+
+create trigger "svc_search_publisher_insert" after insert on "publisher" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'publisher') begin
+  insert or ignore into "svc_search_publisher_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_publisher_delete" after delete on "publisher" begin
-  insert into "svc_search_publisher" ("svc_search_publisher", rowid, "name") values ('delete', old.rowid, old."name");
+create trigger "svc_search_publisher_delete" after delete on "publisher" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'publisher') begin
+  insert or ignore into "svc_search_publisher_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_publisher_update" after update of "name", "id" on "publisher" begin
-  insert into "svc_search_publisher" ("svc_search_publisher", rowid, "name") values ('delete', old.rowid, old."name");
-  insert into "svc_search_publisher" (rowid, "name") values (new.rowid, new."name");
+  insert or ignore into "svc_search_publisher_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_publisher_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_publisher" ("svc_search_publisher") values ('rebuild');
+insert into "svc_search_publisher" (rowid, "name") select rowid, "name" from "publisher";
 
-create virtual table "svc_search_book" using fts5("title", "isbn", content='book', tokenize='unicode61 remove_diacritics 2');
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('publisher', coalesce((select max(rowid) from "publisher"), 0));
 
-create trigger "svc_search_book_insert" after insert on "book" begin
-  insert into "svc_search_book" (rowid, "title", "isbn") values (new.rowid, new."title", new."isbn");
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
+
+create virtual table "svc_search_book" using fts5("title", "isbn", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_book_stale" ("changed" integer primary key);
+
+create trigger "svc_search_book_insert" after insert on "book" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'book') begin
+  insert or ignore into "svc_search_book_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_book_delete" after delete on "book" begin
-  insert into "svc_search_book" ("svc_search_book", rowid, "title", "isbn") values ('delete', old.rowid, old."title", old."isbn");
+create trigger "svc_search_book_delete" after delete on "book" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'book') begin
+  insert or ignore into "svc_search_book_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_book_update" after update of "title", "isbn", "id" on "book" begin
-  insert into "svc_search_book" ("svc_search_book", rowid, "title", "isbn") values ('delete', old.rowid, old."title", old."isbn");
-  insert into "svc_search_book" (rowid, "title", "isbn") values (new.rowid, new."title", new."isbn");
+  insert or ignore into "svc_search_book_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_book_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_book" ("svc_search_book") values ('rebuild');
+insert into "svc_search_book" (rowid, "title", "isbn") select rowid, "title", "isbn" from "book";
+
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('book', coalesce((select max(rowid) from "book"), 0));
 `,
   postgres: `
 alter table "book" drop column if exists "svc_search_title";

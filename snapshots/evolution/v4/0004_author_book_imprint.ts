@@ -29,6 +29,10 @@ drop trigger if exists "svc_search_author_update";
 
 drop table if exists "svc_search_author";
 
+drop table if exists "svc_search_author_stale";
+
+delete from "svc_search_state" where "name" = 'author';
+
 drop trigger if exists "svc_search_book_insert";
 
 drop trigger if exists "svc_search_book_delete";
@@ -37,6 +41,10 @@ drop trigger if exists "svc_search_book_update";
 
 drop table if exists "svc_search_book";
 
+drop table if exists "svc_search_book_stale";
+
+delete from "svc_search_state" where "name" = 'book';
+
 drop trigger if exists "svc_search_publisher_insert";
 
 drop trigger if exists "svc_search_publisher_delete";
@@ -44,6 +52,10 @@ drop trigger if exists "svc_search_publisher_delete";
 drop trigger if exists "svc_search_publisher_update";
 
 drop table if exists "svc_search_publisher";
+
+drop table if exists "svc_search_publisher_stale";
+
+delete from "svc_search_state" where "name" = 'publisher';
 
 alter table "publisher" rename to "imprint";
 
@@ -77,56 +89,74 @@ create index "book_author_id_idx" on "book" ("author_id");
 
 create index "book_imprint_id_idx" on "book" ("imprint_id");
 
-create virtual table "svc_search_author" using fts5("name", "biography", "nickname", content='author', tokenize='unicode61 remove_diacritics 2');
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
 
-create trigger "svc_search_author_insert" after insert on "author" begin
-  insert into "svc_search_author" (rowid, "name", "biography", "nickname") values (new.rowid, new."name", new."biography", new."nickname");
+create virtual table "svc_search_author" using fts5("name", "biography", "nickname", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_author_stale" ("changed" integer primary key);
+
+create trigger "svc_search_author_insert" after insert on "author" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'author') begin
+  insert or ignore into "svc_search_author_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_author_delete" after delete on "author" begin
-  insert into "svc_search_author" ("svc_search_author", rowid, "name", "biography", "nickname") values ('delete', old.rowid, old."name", old."biography", old."nickname");
+create trigger "svc_search_author_delete" after delete on "author" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'author') begin
+  insert or ignore into "svc_search_author_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_author_update" after update of "name", "biography", "nickname", "id" on "author" begin
-  insert into "svc_search_author" ("svc_search_author", rowid, "name", "biography", "nickname") values ('delete', old.rowid, old."name", old."biography", old."nickname");
-  insert into "svc_search_author" (rowid, "name", "biography", "nickname") values (new.rowid, new."name", new."biography", new."nickname");
+  insert or ignore into "svc_search_author_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_author_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_author" ("svc_search_author") values ('rebuild');
+insert into "svc_search_author" (rowid, "name", "biography", "nickname") select rowid, "name", "biography", "nickname" from "author";
 
-create virtual table "svc_search_book" using fts5("title", "isbn", content='book', tokenize='unicode61 remove_diacritics 2');
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('author', coalesce((select max(rowid) from "author"), 0));
 
-create trigger "svc_search_book_insert" after insert on "book" begin
-  insert into "svc_search_book" (rowid, "title", "isbn") values (new.rowid, new."title", new."isbn");
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
+
+create virtual table "svc_search_book" using fts5("title", "isbn", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_book_stale" ("changed" integer primary key);
+
+create trigger "svc_search_book_insert" after insert on "book" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'book') begin
+  insert or ignore into "svc_search_book_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_book_delete" after delete on "book" begin
-  insert into "svc_search_book" ("svc_search_book", rowid, "title", "isbn") values ('delete', old.rowid, old."title", old."isbn");
+create trigger "svc_search_book_delete" after delete on "book" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'book') begin
+  insert or ignore into "svc_search_book_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_book_update" after update of "title", "isbn", "id" on "book" begin
-  insert into "svc_search_book" ("svc_search_book", rowid, "title", "isbn") values ('delete', old.rowid, old."title", old."isbn");
-  insert into "svc_search_book" (rowid, "title", "isbn") values (new.rowid, new."title", new."isbn");
+  insert or ignore into "svc_search_book_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_book_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_book" ("svc_search_book") values ('rebuild');
+insert into "svc_search_book" (rowid, "title", "isbn") select rowid, "title", "isbn" from "book";
 
-create virtual table "svc_search_imprint" using fts5("name", content='imprint', tokenize='unicode61 remove_diacritics 2');
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('book', coalesce((select max(rowid) from "book"), 0));
 
-create trigger "svc_search_imprint_insert" after insert on "imprint" begin
-  insert into "svc_search_imprint" (rowid, "name") values (new.rowid, new."name");
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
+
+create virtual table "svc_search_imprint" using fts5("name", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_imprint_stale" ("changed" integer primary key);
+
+create trigger "svc_search_imprint_insert" after insert on "imprint" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'imprint') begin
+  insert or ignore into "svc_search_imprint_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_imprint_delete" after delete on "imprint" begin
-  insert into "svc_search_imprint" ("svc_search_imprint", rowid, "name") values ('delete', old.rowid, old."name");
+create trigger "svc_search_imprint_delete" after delete on "imprint" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'imprint') begin
+  insert or ignore into "svc_search_imprint_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_imprint_update" after update of "name", "id" on "imprint" begin
-  insert into "svc_search_imprint" ("svc_search_imprint", rowid, "name") values ('delete', old.rowid, old."name");
-  insert into "svc_search_imprint" (rowid, "name") values (new.rowid, new."name");
+  insert or ignore into "svc_search_imprint_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_imprint_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_imprint" ("svc_search_imprint") values ('rebuild');
+insert into "svc_search_imprint" (rowid, "name") select rowid, "name" from "imprint";
+
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('imprint', coalesce((select max(rowid) from "imprint"), 0));
 `,
   postgres: `
 alter table "author" drop column if exists "svc_search_name", drop column if exists "svc_search_bio", drop column if exists "svc_search_nickname";

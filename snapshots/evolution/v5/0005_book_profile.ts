@@ -18,6 +18,10 @@ drop trigger if exists "svc_search_book_update";
 
 drop table if exists "svc_search_book";
 
+drop table if exists "svc_search_book_stale";
+
+delete from "svc_search_state" where "name" = 'book';
+
 create table "profile" (
   "id" integer primary key autoincrement,
   "website" text,
@@ -55,39 +59,51 @@ create index "book_author_id_idx" on "book" ("author_id");
 
 create index "book_imprint_id_idx" on "book" ("imprint_id");
 
-create virtual table "svc_search_profile" using fts5("website", content='profile', tokenize='unicode61 remove_diacritics 2');
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
 
-create trigger "svc_search_profile_insert" after insert on "profile" begin
-  insert into "svc_search_profile" (rowid, "website") values (new.rowid, new."website");
+create virtual table "svc_search_profile" using fts5("website", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_profile_stale" ("changed" integer primary key);
+
+create trigger "svc_search_profile_insert" after insert on "profile" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'profile') begin
+  insert or ignore into "svc_search_profile_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_profile_delete" after delete on "profile" begin
-  insert into "svc_search_profile" ("svc_search_profile", rowid, "website") values ('delete', old.rowid, old."website");
+create trigger "svc_search_profile_delete" after delete on "profile" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'profile') begin
+  insert or ignore into "svc_search_profile_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_profile_update" after update of "website", "id" on "profile" begin
-  insert into "svc_search_profile" ("svc_search_profile", rowid, "website") values ('delete', old.rowid, old."website");
-  insert into "svc_search_profile" (rowid, "website") values (new.rowid, new."website");
+  insert or ignore into "svc_search_profile_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_profile_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_profile" ("svc_search_profile") values ('rebuild');
+insert into "svc_search_profile" (rowid, "website") select rowid, "website" from "profile";
 
-create virtual table "svc_search_book" using fts5("title", "isbn", content='book', tokenize='unicode61 remove_diacritics 2');
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('profile', coalesce((select max(rowid) from "profile"), 0));
 
-create trigger "svc_search_book_insert" after insert on "book" begin
-  insert into "svc_search_book" (rowid, "title", "isbn") values (new.rowid, new."title", new."isbn");
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
+
+create virtual table "svc_search_book" using fts5("title", "isbn", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_book_stale" ("changed" integer primary key);
+
+create trigger "svc_search_book_insert" after insert on "book" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'book') begin
+  insert or ignore into "svc_search_book_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_book_delete" after delete on "book" begin
-  insert into "svc_search_book" ("svc_search_book", rowid, "title", "isbn") values ('delete', old.rowid, old."title", old."isbn");
+create trigger "svc_search_book_delete" after delete on "book" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'book') begin
+  insert or ignore into "svc_search_book_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_book_update" after update of "title", "isbn", "id" on "book" begin
-  insert into "svc_search_book" ("svc_search_book", rowid, "title", "isbn") values ('delete', old.rowid, old."title", old."isbn");
-  insert into "svc_search_book" (rowid, "title", "isbn") values (new.rowid, new."title", new."isbn");
+  insert or ignore into "svc_search_book_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_book_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_book" ("svc_search_book") values ('rebuild');
+insert into "svc_search_book" (rowid, "title", "isbn") select rowid, "title", "isbn" from "book";
+
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('book', coalesce((select max(rowid) from "book"), 0));
 `,
   postgres: `
 create table "profile" (

@@ -29,6 +29,10 @@ drop trigger if exists "svc_search_author_update";
 
 drop table if exists "svc_search_author";
 
+drop table if exists "svc_search_author_stale";
+
+delete from "svc_search_state" where "name" = 'author';
+
 drop trigger if exists "svc_search_profile_insert";
 
 drop trigger if exists "svc_search_profile_delete";
@@ -36,6 +40,10 @@ drop trigger if exists "svc_search_profile_delete";
 drop trigger if exists "svc_search_profile_update";
 
 drop table if exists "svc_search_profile";
+
+drop table if exists "svc_search_profile_stale";
+
+delete from "svc_search_state" where "name" = 'profile';
 
 create table "svc_new_author" (
   "id" integer primary key autoincrement,
@@ -57,22 +65,28 @@ alter table "svc_new_author" rename to "author";
 
 drop table "profile";
 
-create virtual table "svc_search_author" using fts5("name", "biography", content='author', tokenize='unicode61 remove_diacritics 2');
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
 
-create trigger "svc_search_author_insert" after insert on "author" begin
-  insert into "svc_search_author" (rowid, "name", "biography") values (new.rowid, new."name", new."biography");
+create virtual table "svc_search_author" using fts5("name", "biography", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_author_stale" ("changed" integer primary key);
+
+create trigger "svc_search_author_insert" after insert on "author" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'author') begin
+  insert or ignore into "svc_search_author_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_author_delete" after delete on "author" begin
-  insert into "svc_search_author" ("svc_search_author", rowid, "name", "biography") values ('delete', old.rowid, old."name", old."biography");
+create trigger "svc_search_author_delete" after delete on "author" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'author') begin
+  insert or ignore into "svc_search_author_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_author_update" after update of "name", "biography", "id" on "author" begin
-  insert into "svc_search_author" ("svc_search_author", rowid, "name", "biography") values ('delete', old.rowid, old."name", old."biography");
-  insert into "svc_search_author" (rowid, "name", "biography") values (new.rowid, new."name", new."biography");
+  insert or ignore into "svc_search_author_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_author_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_author" ("svc_search_author") values ('rebuild');
+insert into "svc_search_author" (rowid, "name", "biography") select rowid, "name", "biography" from "author";
+
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('author', coalesce((select max(rowid) from "author"), 0));
 `,
   postgres: `
 alter table "author" drop column if exists "svc_search_name", drop column if exists "svc_search_biography", drop column if exists "svc_search_nickname";

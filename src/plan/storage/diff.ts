@@ -5,7 +5,7 @@
  * existing rows cannot follow without a value nobody gave, is a finding for the caller to refuse.
  */
 import type { StorageModel, StoredColumn, StoredTable } from './model.js';
-import { sameSearch } from './search.js';
+import { sameSearch, searchIndexChanged } from './search.js';
 
 export interface Renames {
   /** New table → its name in the previous model. */
@@ -66,7 +66,7 @@ export function diffStorage(previous: StorageModel, next: StorageModel, renames:
     if (!old) changes.push({ kind: 'create', table });
     else {
       const columns = diffColumns(old, table, renames, currentTable, findings);
-      if (columns.length || old.name !== table.name || !sameSearch(old, table)) changes.push({ kind: 'alter', before: old, after: table, columns });
+      if (columns.length || old.name !== table.name || !sameSearch(old, table) || searchIndexChanged(old, table)) changes.push({ kind: 'alter', before: old, after: table, columns });
     }
   }
   for (const table of previous.tables) {

@@ -12,6 +12,13 @@ import { searchFields } from '../search.js';
 /** Raised when the shape of storage.json changes in a way old files cannot be read as. */
 export const STORAGE_FORMAT = 1;
 
+/**
+ * How SQLite's search index is kept (storage/search.ts): 1, in step with every write by FTS5
+ * triggers (svcgen before 2026-11-22); 2, caught up in batches by the service, the writes only
+ * marking what changed. Storage files without it were written by version 1.
+ */
+export const SEARCH_INDEX = 2;
+
 export interface StorageModel {
   readonly format: typeof STORAGE_FORMAT;
   /** Sorted by name. */
@@ -28,6 +35,8 @@ export interface StoredTable {
   readonly renamedFrom: string | null;
   /** The columns full-text search indexes (storage/search.ts), in the schema's order; none: no search index. */
   readonly search: readonly string[];
+  /** How SQLite keeps that index (`SEARCH_INDEX`): a change rebuilds it in the next migration. */
+  readonly searchIndex: number;
 }
 
 export interface StoredColumn {
@@ -77,6 +86,7 @@ function storedTable(model: Model, types: FieldTypes): StoredTable {
     columns: storedFields(model).map((f) => storedColumn(model, f, types)),
     renamedFrom: model.renamedFrom?.toLowerCase() ?? null,
     search: searchFields(model).map((f) => f.name),
+    searchIndex: SEARCH_INDEX,
   };
 }
 

@@ -2,9 +2,12 @@
  * The full-text search indexes of the storage model (contract §4.2; the generated runtime's
  * lib/sql/search.ts and lib/mongo/search.ts query them under the same names):
  *
- * - SQLite: an FTS5 table `svc_search_<table>` over the text columns, external content (it
- *   stores no copy of the text), tokenizer `unicode61 remove_diacritics 2`, kept in step by
- *   three triggers and filled by `rebuild`.
+ * - SQLite: an FTS5 table `svc_search_<table>` over the text columns, contentless (it stores no
+ *   copy of the text; rows are deleted by rowid), tokenizer `unicode61 remove_diacritics 2`. The
+ *   service catches it up in batches (the runtime's lib/sql/search-index.ts): rows beyond
+ *   `svc_search_state.indexed_to` are new; triggers put the rowids of rows indexed before and
+ *   changed or deleted since into `svc_search_<table>_stale`. A write thus costs one small
+ *   marker at most, where an FTS5 insert per transaction cost a small insert ~40 % of a POST.
  * - PostgreSQL: per text field, a stored generated `tsvector` column `svc_search_<field>` of
  *   `svc_search_fold(field)` (lower case, no diacritics, only letters and digits: the words
  *   SQLite's tokenizer makes) with a GIN index. One column per field, so that a caller who may
@@ -33,6 +36,14 @@ export function ftsTable(table: string): string {
   return `svc_search_${table}`;
 }
 
+/** SQLite: the rowids of indexed rows changed or deleted since (lib/sql/search-index.ts reads it). */
+export function staleTable(table: string): string {
+  return `svc_search_${table}_stale`;
+}
+
+/** SQLite: per table, the highest rowid the index has taken (one table for the database). */
+export const SEARCH_STATE = 'svc_search_state';
+
 export function vectorColumn(field: string): string {
   return identifier(`svc_search_${field}`, 'postgres');
 }
@@ -50,6 +61,9 @@ export function dropSearch(table: StoredTable, dialect: Dialect): string[] {
     return [
       ...TRIGGERS.map((t) => `drop trigger if exists ${q(`${ftsTable(table.name)}_${t}`)};`),
       `drop table if exists ${q(ftsTable(table.name))};`,
+      ...(table.searchIndex >= 2
+        ? [`drop table if exists ${q(staleTable(table.name))};`, `delete from ${q(SEARCH_STATE)} where "name" = ${sqlString(table.name)};`]
+        : []),
     ];
   // The GIN index goes with its column.
   return [`alter table ${q(table.name)} ${table.search.map((f) => `drop column if exists ${q(vectorColumn(f))}`).join(', ')};`];
@@ -63,20 +77,24 @@ export function searchFunctions(tables: readonly StoredTable[]): string[] {
 const TRIGGERS = ['insert', 'delete', 'update'] as const;
 
 function createFts(table: StoredTable): string[] {
-  const fts = ftsTable(table.name);
+  const fts = q(ftsTable(table.name));
+  const stale = q(staleTable(table.name));
+  const name = sqlString(table.name);
   const columns = table.search.map(q).join(', ');
-  const values = (row: 'new' | 'old') => table.search.map((c) => `${row}.${q(c)}`).join(', ');
-  const insert = `insert into ${q(fts)} (rowid, ${columns}) values (new.rowid, ${values('new')});`;
-  // FTS5 removes a row's words given the values it indexed (the 'delete' command).
-  const remove = `insert into ${q(fts)} (${q(fts)}, rowid, ${columns}) values ('delete', old.rowid, ${values('old')});`;
   const key = table.columns.find((c) => c.primaryKey)?.name;
   const watched = [...table.search, ...(key && !table.search.includes(key) ? [key] : [])].map(q).join(', ');
+  // A row at or below the mark was indexed (or its rowid was, before it was deleted): mark it stale.
+  const indexed = (row: 'new' | 'old') => `${row}.rowid <= (select "indexed_to" from ${q(SEARCH_STATE)} where "name" = ${name})`;
+  const markStale = (row: 'new' | 'old') => `insert or ignore into ${stale} ("changed") values (${row}.rowid);`;
   return [
-    `create virtual table ${q(fts)} using fts5(${columns}, content=${sqlString(table.name)}, tokenize='unicode61 remove_diacritics 2');`,
-    `create trigger ${q(`${fts}_insert`)} after insert on ${q(table.name)} begin\n  ${insert}\nend;`,
-    `create trigger ${q(`${fts}_delete`)} after delete on ${q(table.name)} begin\n  ${remove}\nend;`,
-    `create trigger ${q(`${fts}_update`)} after update of ${watched} on ${q(table.name)} begin\n  ${remove}\n  ${insert}\nend;`,
-    `insert into ${q(fts)} (${q(fts)}) values ('rebuild');`,
+    `create table if not exists ${q(SEARCH_STATE)} ("name" text primary key, "indexed_to" integer not null);`,
+    `create virtual table ${fts} using fts5(${columns}, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');`,
+    `create table ${stale} ("changed" integer primary key);`,
+    `create trigger ${q(`${ftsTable(table.name)}_insert`)} after insert on ${q(table.name)} when ${indexed('new')} begin\n  ${markStale('new')}\nend;`,
+    `create trigger ${q(`${ftsTable(table.name)}_delete`)} after delete on ${q(table.name)} when ${indexed('old')} begin\n  ${markStale('old')}\nend;`,
+    `create trigger ${q(`${ftsTable(table.name)}_update`)} after update of ${watched} on ${q(table.name)} begin\n  ${markStale('old')}\n  ${markStale('new')}\nend;`,
+    `insert into ${fts} (rowid, ${columns}) select rowid, ${columns} from ${q(table.name)};`,
+    `insert or replace into ${q(SEARCH_STATE)} ("name", "indexed_to") values (${name}, coalesce((select max(rowid) from ${q(table.name)}), 0));`,
   ];
 }
 
@@ -109,6 +127,11 @@ function searchRebuilt(change: Alter, tableRebuilt: (change: Alter) => boolean):
   const { before, after } = change;
   if (before.search.length === 0 && after.search.length === 0) return false;
   return !sameSearch(before, after) || before.name !== after.name || tableRebuilt(change);
+}
+
+/** SQLite keeps the index another way than the earlier version did (`SEARCH_INDEX`): it is rebuilt. */
+export function searchIndexChanged(before: StoredTable, after: StoredTable): boolean {
+  return before.search.length > 0 && after.search.length > 0 && before.searchIndex !== after.searchIndex;
 }
 
 /** PostgreSQL cannot change the type of a column a vector is generated from: the vectors go first. */

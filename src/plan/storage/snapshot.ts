@@ -5,7 +5,7 @@
  * into the next migration.
  */
 import { FIELD_TYPES, type FieldType, type Literal, type ReferentialAction } from '../../ir/types.js';
-import { STORAGE_FORMAT, type Fill, type Reference, type StorageModel, type StoredColumn, type StoredTable } from './model.js';
+import { SEARCH_INDEX, STORAGE_FORMAT, type Fill, type Reference, type StorageModel, type StoredColumn, type StoredTable } from './model.js';
 
 /** The model, or what is wrong with the text (a sentence naming the place). */
 export function parseStorageModel(text: string): StorageModel | { readonly problem: string } {
@@ -61,7 +61,7 @@ function storage(data: unknown): StorageModel {
 }
 
 function table(value: unknown, where: string): StoredTable {
-  const t = object(value, where, ['name', 'model', 'columns', 'renamedFrom', 'search']);
+  const t = object(value, where, ['name', 'model', 'columns', 'renamedFrom', 'search', 'searchIndex']);
   if (!Array.isArray(t['columns'])) fail(`${where}.columns`, 'must be a list');
   const columns = t['columns'].map((c, i) => column(c, `${where}.columns[${i}]`));
   if (new Set(columns.map((c) => c.name)).size !== columns.length) fail(`${where}.columns`, 'names a column twice');
@@ -72,6 +72,7 @@ function table(value: unknown, where: string): StoredTable {
     renamedFrom: t['renamedFrom'] === null ? null : text(t['renamedFrom'], `${where}.renamedFrom`, IDENTIFIER),
     // Absent in files written before full-text search: nothing indexed yet (the next migration adds it).
     search: t['search'] === undefined ? [] : searchColumns(t['search'], `${where}.search`, columns),
+    searchIndex: t['searchIndex'] === undefined ? 1 : searchIndex(t['searchIndex'], `${where}.searchIndex`),
   };
 }
 
@@ -92,6 +93,11 @@ function column(value: unknown, where: string): StoredColumn {
     documentPath: text(c['documentPath'], `${where}.documentPath`, IDENTIFIER),
     renamedFrom: c['renamedFrom'] === null ? null : text(c['renamedFrom'], `${where}.renamedFrom`, IDENTIFIER),
   };
+}
+
+function searchIndex(value: unknown, where: string): number {
+  if (value !== 1 && value !== SEARCH_INDEX) fail(where, `must be 1 or ${SEARCH_INDEX} (written by another version of svcgen?)`);
+  return value;
 }
 
 function searchColumns(value: unknown, where: string, columns: readonly StoredColumn[]): string[] {

@@ -14,7 +14,7 @@ import type { Literal } from '../../ir/types.js';
 import { columnSql, foreignKeyClause, referenceClause, createLinkIndex, createTable, linkIndexes, linkIndexName, q, type Dialect, type MigrationSql } from './ddl.js';
 import type { ColumnChange, TableChange } from './diff.js';
 import type { StoredColumn, StoredTable } from './model.js';
-import { createSearch, dropSearch, rebuiltSearches, searchFunctions, vectorSourceChanged } from './search.js';
+import { createSearch, dropSearch, rebuiltSearches, searchFunctions, searchIndexChanged, vectorSourceChanged } from './search.js';
 
 export function migrationSql(changes: readonly TableChange[]): MigrationSql {
   return { sqlite: sqliteSql(changes), postgres: postgresSql(changes) };
@@ -63,7 +63,7 @@ function columnRenames(before: StoredTable, columns: readonly ColumnChange[]): R
 
 function sqliteSql(changes: readonly TableChange[]): string {
   const renames = tableRenames(changes);
-  const searches = rebuiltSearches(changes, (c) => c.columns.some((x) => !inPlaceOnSqlite(x)));
+  const searches = rebuiltSearches(changes, (c) => c.columns.some((x) => !inPlaceOnSqlite(x)) || searchIndexChanged(c.before, c.after));
   // A dropped table's search goes first too: its FTS table is not dropped with it.
   const out = [...searches.flatMap((s) => dropSearch(s.before, 'sqlite')), ...changes.flatMap((c) => (c.kind === 'drop' ? dropSearch(c.table, 'sqlite') : []))];
   out.push(...renames.steps.map(([from, to]) => renameTable(from, to)));

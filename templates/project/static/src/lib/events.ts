@@ -148,6 +148,8 @@ export async function runAfter(run: EventRun, db: unknown, data: Rec, response: 
  * One action in one transaction with its events: before handlers and processors may change the
  * data, `work` writes it, after handlers may change what `present` made of the result. When
  * nothing runs before, `prepare` (password hashing: slow) runs before the transaction opens.
+ * `atomic`: `work` is one repository write, all or nothing by itself; with no handlers around it
+ * no transaction is opened for it (a plain insert is then one statement, not BEGIN … COMMIT).
  */
 export async function inTransaction<D extends ServiceDatabase, R>(
   database: D,
@@ -156,7 +158,9 @@ export async function inTransaction<D extends ServiceDatabase, R>(
   prepare: (data: Rec) => Promise<Rec>,
   work: (db: D, data: Rec) => Promise<R>,
   present: (result: R) => unknown,
+  atomic = false,
 ): Promise<unknown> {
+  if (atomic && !hasHandlers(run)) return present(await work(database, await prepare(body)));
   const prepared = runsBefore(run) ? null : await prepare(body);
   return database.transaction(async (tx) => {
     const db = tx as unknown as D;

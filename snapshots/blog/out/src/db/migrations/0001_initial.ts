@@ -82,90 +82,120 @@ create index "post_author_id_idx" on "post" ("author_id");
 
 create index "post_reviewer_id_idx" on "post" ("reviewer_id");
 
-create virtual table "svc_search_address" using fts5("street", "city", "code", content='address', tokenize='unicode61 remove_diacritics 2');
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
 
-create trigger "svc_search_address_insert" after insert on "address" begin
-  insert into "svc_search_address" (rowid, "street", "city", "code") values (new.rowid, new."street", new."city", new."code");
+create virtual table "svc_search_address" using fts5("street", "city", "code", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_address_stale" ("changed" integer primary key);
+
+create trigger "svc_search_address_insert" after insert on "address" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'address') begin
+  insert or ignore into "svc_search_address_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_address_delete" after delete on "address" begin
-  insert into "svc_search_address" ("svc_search_address", rowid, "street", "city", "code") values ('delete', old.rowid, old."street", old."city", old."code");
+create trigger "svc_search_address_delete" after delete on "address" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'address') begin
+  insert or ignore into "svc_search_address_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_address_update" after update of "street", "city", "code", "id" on "address" begin
-  insert into "svc_search_address" ("svc_search_address", rowid, "street", "city", "code") values ('delete', old.rowid, old."street", old."city", old."code");
-  insert into "svc_search_address" (rowid, "street", "city", "code") values (new.rowid, new."street", new."city", new."code");
+  insert or ignore into "svc_search_address_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_address_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_address" ("svc_search_address") values ('rebuild');
+insert into "svc_search_address" (rowid, "street", "city", "code") select rowid, "street", "city", "code" from "address";
 
-create virtual table "svc_search_author" using fts5("name", "email", "bio", content='author', tokenize='unicode61 remove_diacritics 2');
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('address', coalesce((select max(rowid) from "address"), 0));
 
-create trigger "svc_search_author_insert" after insert on "author" begin
-  insert into "svc_search_author" (rowid, "name", "email", "bio") values (new.rowid, new."name", new."email", new."bio");
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
+
+create virtual table "svc_search_author" using fts5("name", "email", "bio", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_author_stale" ("changed" integer primary key);
+
+create trigger "svc_search_author_insert" after insert on "author" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'author') begin
+  insert or ignore into "svc_search_author_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_author_delete" after delete on "author" begin
-  insert into "svc_search_author" ("svc_search_author", rowid, "name", "email", "bio") values ('delete', old.rowid, old."name", old."email", old."bio");
+create trigger "svc_search_author_delete" after delete on "author" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'author') begin
+  insert or ignore into "svc_search_author_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_author_update" after update of "name", "email", "bio", "id" on "author" begin
-  insert into "svc_search_author" ("svc_search_author", rowid, "name", "email", "bio") values ('delete', old.rowid, old."name", old."email", old."bio");
-  insert into "svc_search_author" (rowid, "name", "email", "bio") values (new.rowid, new."name", new."email", new."bio");
+  insert or ignore into "svc_search_author_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_author_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_author" ("svc_search_author") values ('rebuild');
+insert into "svc_search_author" (rowid, "name", "email", "bio") select rowid, "name", "email", "bio" from "author";
 
-create virtual table "svc_search_comment" using fts5("text", content='comment', tokenize='unicode61 remove_diacritics 2');
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('author', coalesce((select max(rowid) from "author"), 0));
 
-create trigger "svc_search_comment_insert" after insert on "comment" begin
-  insert into "svc_search_comment" (rowid, "text") values (new.rowid, new."text");
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
+
+create virtual table "svc_search_comment" using fts5("text", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_comment_stale" ("changed" integer primary key);
+
+create trigger "svc_search_comment_insert" after insert on "comment" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'comment') begin
+  insert or ignore into "svc_search_comment_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_comment_delete" after delete on "comment" begin
-  insert into "svc_search_comment" ("svc_search_comment", rowid, "text") values ('delete', old.rowid, old."text");
+create trigger "svc_search_comment_delete" after delete on "comment" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'comment') begin
+  insert or ignore into "svc_search_comment_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_comment_update" after update of "text", "id" on "comment" begin
-  insert into "svc_search_comment" ("svc_search_comment", rowid, "text") values ('delete', old.rowid, old."text");
-  insert into "svc_search_comment" (rowid, "text") values (new.rowid, new."text");
+  insert or ignore into "svc_search_comment_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_comment_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_comment" ("svc_search_comment") values ('rebuild');
+insert into "svc_search_comment" (rowid, "text") select rowid, "text" from "comment";
 
-create virtual table "svc_search_post" using fts5("slug", "title", "body", content='post', tokenize='unicode61 remove_diacritics 2');
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('comment', coalesce((select max(rowid) from "comment"), 0));
 
-create trigger "svc_search_post_insert" after insert on "post" begin
-  insert into "svc_search_post" (rowid, "slug", "title", "body") values (new.rowid, new."slug", new."title", new."body");
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
+
+create virtual table "svc_search_post" using fts5("slug", "title", "body", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_post_stale" ("changed" integer primary key);
+
+create trigger "svc_search_post_insert" after insert on "post" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'post') begin
+  insert or ignore into "svc_search_post_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_post_delete" after delete on "post" begin
-  insert into "svc_search_post" ("svc_search_post", rowid, "slug", "title", "body") values ('delete', old.rowid, old."slug", old."title", old."body");
+create trigger "svc_search_post_delete" after delete on "post" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'post') begin
+  insert or ignore into "svc_search_post_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_post_update" after update of "slug", "title", "body" on "post" begin
-  insert into "svc_search_post" ("svc_search_post", rowid, "slug", "title", "body") values ('delete', old.rowid, old."slug", old."title", old."body");
-  insert into "svc_search_post" (rowid, "slug", "title", "body") values (new.rowid, new."slug", new."title", new."body");
+  insert or ignore into "svc_search_post_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_post_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_post" ("svc_search_post") values ('rebuild');
+insert into "svc_search_post" (rowid, "slug", "title", "body") select rowid, "slug", "title", "body" from "post";
 
-create virtual table "svc_search_user" using fts5("username", "email", content='user', tokenize='unicode61 remove_diacritics 2');
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('post', coalesce((select max(rowid) from "post"), 0));
 
-create trigger "svc_search_user_insert" after insert on "user" begin
-  insert into "svc_search_user" (rowid, "username", "email") values (new.rowid, new."username", new."email");
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
+
+create virtual table "svc_search_user" using fts5("username", "email", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_user_stale" ("changed" integer primary key);
+
+create trigger "svc_search_user_insert" after insert on "user" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'user') begin
+  insert or ignore into "svc_search_user_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_user_delete" after delete on "user" begin
-  insert into "svc_search_user" ("svc_search_user", rowid, "username", "email") values ('delete', old.rowid, old."username", old."email");
+create trigger "svc_search_user_delete" after delete on "user" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'user') begin
+  insert or ignore into "svc_search_user_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_user_update" after update of "username", "email" on "user" begin
-  insert into "svc_search_user" ("svc_search_user", rowid, "username", "email") values ('delete', old.rowid, old."username", old."email");
-  insert into "svc_search_user" (rowid, "username", "email") values (new.rowid, new."username", new."email");
+  insert or ignore into "svc_search_user_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_user_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_user" ("svc_search_user") values ('rebuild');
+insert into "svc_search_user" (rowid, "username", "email") select rowid, "username", "email" from "user";
+
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('user', coalesce((select max(rowid) from "user"), 0));
 `,
   postgres: `
 create table "address" (

@@ -30,6 +30,7 @@ import { rankingSearch, searchOnly, type SearchFilter } from '../search.js';
 import { fromDb, toDb } from '../values.js';
 import type { Compiled, SqlExecutor } from './executor.js';
 import { countMatches, rankedMatches, relevance, searchCondition, type SearchTarget } from './search.js';
+import type { SearchIndexer } from './search-index.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- Kysely is used with table names known at run time. */
 type AnyDB = Record<string, Record<string, unknown>>;
@@ -43,6 +44,8 @@ export interface SqlContext {
   readonly models: ModelRegistry;
   /** PostgreSQL's text search configuration for `q` (service.ini `search.language`). */
   readonly searchLanguage: string;
+  /** SQLite: catches the search index up (search-index.ts). */
+  readonly searchIndex?: SearchIndexer | undefined;
 }
 
 export class SqlRepository<T extends object, Create = Partial<T>, Update = Partial<T>> implements Repository<
@@ -76,6 +79,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   // --- reads ---------------------------------------------------------------------------------------
 
   async findMany(args: FindManyArgs<T> = {}): Promise<T[]> {
+    await this.searchable(args.where);
     let query = this.table().select(this.selectedColumns(args.select));
     const search = rankingSearch(args);
     // SQLite joins the ranked matches: when the search is the only condition, that join is the whole
@@ -137,6 +141,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   }
 
   async count(args: { where?: Where<T> } = {}): Promise<number> {
+    await this.searchable(args.where);
     // SQLite counts a search alone in its index, without reading the table.
     const search = this.dialect === 'sqlite' ? searchOnly(args.where) : undefined;
     if (search) {
@@ -153,11 +158,23 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
 
   /** The primary keys of the objects that match, in key order. */
   async keys(where?: Where<T>): Promise<unknown[]> {
+    await this.searchable(where);
     const pk = this.model.primaryKey;
     let query = this.table().select(pk).orderBy(pk);
     if (where) query = query.where((eb) => this.condition(eb, where as Where<Rec>));
     const rows = await this.ctx.executor.all<Row>(query.compile());
     return rows.map((r) => fromDb(r[pk], this.pkField()));
+  }
+
+  /** SQLite: before a search reads the index, the index takes every write so far (search-index.ts). */
+  async searchable(where: unknown): Promise<void> {
+    if (this.ctx.searchIndex && searches(where))
+      await this.ctx.searchIndex.catchUp(this.ctx.executor, this.model as Model);
+  }
+
+  /** After a write: SQLite's search index catches up soon. */
+  written(): void {
+    this.ctx.searchIndex?.written(this.model as Model);
   }
 
   /** PostgreSQL: `select … for update`. SQLite needs nothing: one transaction writes at a time. */
@@ -174,8 +191,8 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   // --- writes --------------------------------------------------------------------------------------
 
   async create(args: { data: Create; include?: Include<T> }): Promise<T> {
-    return this.ctx.executor.transaction(async (tx) => {
-      const data = args.data as Rec;
+    const data = args.data as Rec;
+    return this.atomically(this.linksIn(data), async (tx) => {
       await this.checkReferences(tx, data);
       const values = this.columnValues(data);
       const insert = this.cachedWrite('insert', values, () =>
@@ -185,21 +202,23 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       );
       const rows = await this.run(() => tx.all<Row>(insert));
       await this.linkRelations(tx, this.record(rows[0]!), data);
+      this.written();
       // The row as inserted (RETURNING); relationships are read after linking them.
       return (await this.records(rows, args.include, tx))[0]!;
     });
   }
 
   async update(args: { where: Partial<T>; data: Update; include?: Include<T> }): Promise<T> {
-    return this.ctx.executor.transaction(async (tx) => {
+    const data = args.data as Rec;
+    return this.atomically(this.linksIn(data), async (tx) => {
       const key = this.keyOf(args.where as Rec);
-      const data = args.data as Rec;
       await this.checkReferences(tx, data);
       const values = this.columnValues(data);
       const value = this.keyValue(key);
       const rows = value === undefined ? [] : await this.updateByKey(tx, value, values);
       if (rows.length === 0) throw new RecordNotFound(this.model.name, key);
       await this.linkRelations(tx, this.record(rows[0]!), data);
+      this.written();
       return (await this.records(rows, args.include, tx))[0]!;
     });
   }
@@ -221,23 +240,24 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         }
       }
       for (const key of keys) await this.linkRelations(tx, { [this.model.primaryKey]: key }, data);
+      this.written();
       return { count: keys.length };
     });
   }
 
+  /** One statement: `delete … returning` the row as it was. */
   async delete(args: { where: Partial<T> }): Promise<T> {
-    return this.ctx.executor.transaction(async (tx) => {
-      const key = this.keyOf(args.where as Rec);
-      const existing = await this.withExecutor(tx).findUnique({
-        where: { [this.model.primaryKey]: key } as Partial<T>,
-      });
-      if (!existing) throw new RecordNotFound(this.model.name, key);
-      const query = this.ctx.compiler
-        .deleteFrom(this.model.table)
-        .where(this.model.primaryKey, '=', this.keyValue(key) as never);
-      await this.run(() => tx.run(query.compile()));
-      return existing;
-    });
+    const key = this.keyOf(args.where as Rec);
+    const value = this.keyValue(key);
+    if (value === undefined) throw new RecordNotFound(this.model.name, key);
+    const query = this.ctx.compiler
+      .deleteFrom(this.model.table)
+      .where(this.model.primaryKey, '=', value as never)
+      .returning(this.allColumns());
+    const rows = await this.run(() => this.ctx.executor.all<Row>(query.compile()));
+    if (rows.length === 0) throw new RecordNotFound(this.model.name, key);
+    this.written();
+    return this.record(rows[0]!) as T;
   }
 
   async deleteMany(args: { where?: Where<T> } = {}): Promise<{ count: number }> {
@@ -249,6 +269,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
           .where(this.model.primaryKey, 'in', chunk.map((k) => this.keyValue(k)) as never);
         await this.run(() => tx.run(query.compile()));
       }
+      this.written();
       return { count: keys.length };
     });
   }
@@ -281,6 +302,19 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       writeCache(this.model, this.dialect).set(key, text);
     }
     return { sql: text, parameters: Object.values(values) };
+  }
+
+  /**
+   * Whether a write of `data` sets relationships: their keys are checked and their links set by
+   * statements of their own, so the write needs a transaction. Without, it is one statement.
+   */
+  linksIn(data: Rec): boolean {
+    return this.model.relations.some((r) => data[r.name] !== undefined);
+  }
+
+  /** `work` in a transaction when `needed`, else on the repository's executor as it is. */
+  atomically<R>(needed: boolean, work: (executor: SqlExecutor) => Promise<R>): Promise<R> {
+    return needed ? this.ctx.executor.transaction(work) : work(this.ctx.executor);
   }
 
   /** The same repository, running on another executor (a transaction). */
@@ -731,6 +765,15 @@ function byKeySql(model: Model, ctx: SqlContext): string {
 }
 
 /** How many rows a page reads from the start: its offset and its length (all, without a limit). */
+/** Whether a `where` searches, anywhere in it (routes put the search at the top; handlers may not). */
+function searches(where: unknown): boolean {
+  if (typeof where !== 'object' || where === null) return false;
+  if (Array.isArray(where)) return where.some(searches);
+  return Object.entries(where).some(
+    ([key, value]) => key === 'SEARCH' || ((key === 'AND' || key === 'OR' || key === 'NOT') && searches(value)),
+  );
+}
+
 function pageEnd(args: { skip?: number; take?: number }): number | undefined {
   return args.take === undefined ? undefined : (args.skip ?? 0) + args.take;
 }

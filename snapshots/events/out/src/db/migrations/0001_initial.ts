@@ -49,73 +49,97 @@ create table "user" (
 
 create index "task_project_id_idx" on "task" ("project_id");
 
-create virtual table "svc_search_auditentry" using fts5("model", "action", content='auditentry', tokenize='unicode61 remove_diacritics 2');
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
 
-create trigger "svc_search_auditentry_insert" after insert on "auditentry" begin
-  insert into "svc_search_auditentry" (rowid, "model", "action") values (new.rowid, new."model", new."action");
+create virtual table "svc_search_auditentry" using fts5("model", "action", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_auditentry_stale" ("changed" integer primary key);
+
+create trigger "svc_search_auditentry_insert" after insert on "auditentry" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'auditentry') begin
+  insert or ignore into "svc_search_auditentry_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_auditentry_delete" after delete on "auditentry" begin
-  insert into "svc_search_auditentry" ("svc_search_auditentry", rowid, "model", "action") values ('delete', old.rowid, old."model", old."action");
+create trigger "svc_search_auditentry_delete" after delete on "auditentry" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'auditentry') begin
+  insert or ignore into "svc_search_auditentry_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_auditentry_update" after update of "model", "action", "id" on "auditentry" begin
-  insert into "svc_search_auditentry" ("svc_search_auditentry", rowid, "model", "action") values ('delete', old.rowid, old."model", old."action");
-  insert into "svc_search_auditentry" (rowid, "model", "action") values (new.rowid, new."model", new."action");
+  insert or ignore into "svc_search_auditentry_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_auditentry_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_auditentry" ("svc_search_auditentry") values ('rebuild');
+insert into "svc_search_auditentry" (rowid, "model", "action") select rowid, "model", "action" from "auditentry";
 
-create virtual table "svc_search_project" using fts5("name", "slug", content='project', tokenize='unicode61 remove_diacritics 2');
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('auditentry', coalesce((select max(rowid) from "auditentry"), 0));
 
-create trigger "svc_search_project_insert" after insert on "project" begin
-  insert into "svc_search_project" (rowid, "name", "slug") values (new.rowid, new."name", new."slug");
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
+
+create virtual table "svc_search_project" using fts5("name", "slug", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_project_stale" ("changed" integer primary key);
+
+create trigger "svc_search_project_insert" after insert on "project" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'project') begin
+  insert or ignore into "svc_search_project_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_project_delete" after delete on "project" begin
-  insert into "svc_search_project" ("svc_search_project", rowid, "name", "slug") values ('delete', old.rowid, old."name", old."slug");
+create trigger "svc_search_project_delete" after delete on "project" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'project') begin
+  insert or ignore into "svc_search_project_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_project_update" after update of "name", "slug", "id" on "project" begin
-  insert into "svc_search_project" ("svc_search_project", rowid, "name", "slug") values ('delete', old.rowid, old."name", old."slug");
-  insert into "svc_search_project" (rowid, "name", "slug") values (new.rowid, new."name", new."slug");
+  insert or ignore into "svc_search_project_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_project_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_project" ("svc_search_project") values ('rebuild');
+insert into "svc_search_project" (rowid, "name", "slug") select rowid, "name", "slug" from "project";
 
-create virtual table "svc_search_task" using fts5("title", content='task', tokenize='unicode61 remove_diacritics 2');
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('project', coalesce((select max(rowid) from "project"), 0));
 
-create trigger "svc_search_task_insert" after insert on "task" begin
-  insert into "svc_search_task" (rowid, "title") values (new.rowid, new."title");
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
+
+create virtual table "svc_search_task" using fts5("title", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_task_stale" ("changed" integer primary key);
+
+create trigger "svc_search_task_insert" after insert on "task" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'task') begin
+  insert or ignore into "svc_search_task_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_task_delete" after delete on "task" begin
-  insert into "svc_search_task" ("svc_search_task", rowid, "title") values ('delete', old.rowid, old."title");
+create trigger "svc_search_task_delete" after delete on "task" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'task') begin
+  insert or ignore into "svc_search_task_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_task_update" after update of "title", "id" on "task" begin
-  insert into "svc_search_task" ("svc_search_task", rowid, "title") values ('delete', old.rowid, old."title");
-  insert into "svc_search_task" (rowid, "title") values (new.rowid, new."title");
+  insert or ignore into "svc_search_task_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_task_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_task" ("svc_search_task") values ('rebuild');
+insert into "svc_search_task" (rowid, "title") select rowid, "title" from "task";
 
-create virtual table "svc_search_user" using fts5("username", "email", "display_name", content='user', tokenize='unicode61 remove_diacritics 2');
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('task', coalesce((select max(rowid) from "task"), 0));
 
-create trigger "svc_search_user_insert" after insert on "user" begin
-  insert into "svc_search_user" (rowid, "username", "email", "display_name") values (new.rowid, new."username", new."email", new."display_name");
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
+
+create virtual table "svc_search_user" using fts5("username", "email", "display_name", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_user_stale" ("changed" integer primary key);
+
+create trigger "svc_search_user_insert" after insert on "user" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'user') begin
+  insert or ignore into "svc_search_user_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_user_delete" after delete on "user" begin
-  insert into "svc_search_user" ("svc_search_user", rowid, "username", "email", "display_name") values ('delete', old.rowid, old."username", old."email", old."display_name");
+create trigger "svc_search_user_delete" after delete on "user" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'user') begin
+  insert or ignore into "svc_search_user_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_user_update" after update of "username", "email", "display_name" on "user" begin
-  insert into "svc_search_user" ("svc_search_user", rowid, "username", "email", "display_name") values ('delete', old.rowid, old."username", old."email", old."display_name");
-  insert into "svc_search_user" (rowid, "username", "email", "display_name") values (new.rowid, new."username", new."email", new."display_name");
+  insert or ignore into "svc_search_user_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_user_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_user" ("svc_search_user") values ('rebuild');
+insert into "svc_search_user" (rowid, "username", "email", "display_name") select rowid, "username", "email", "display_name" from "user";
+
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('user', coalesce((select max(rowid) from "user"), 0));
 `,
   postgres: `
 create table "auditentry" (

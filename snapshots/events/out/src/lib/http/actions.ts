@@ -175,6 +175,8 @@ class Actions {
         return created;
       },
       (created) => this.present(request, reply, created),
+      // Under a parent (and for a singular one, checked first) the link is read before the insert.
+      !this.route.parent,
     );
   }
 
@@ -200,6 +202,7 @@ class Actions {
         return updated;
       },
       (updated) => this.present(request, reply, updated),
+      true,
     );
   }
 
@@ -212,6 +215,7 @@ class Actions {
       object,
       async (db) => this.repository(db).delete({ where: { [this.model.primaryKey]: object[this.model.primaryKey] } }),
       () => statusBody(200, 'Deleted', requestUrl(request)),
+      true,
     );
   }
 
@@ -307,6 +311,7 @@ class Actions {
   /**
    * Runs a write in one transaction with the model's handlers: before handlers and processors
    * may change the data, after handlers the response; if anything throws, nothing is written.
+   * `atomic`: `work` is a single repository write (see `inTransaction`).
    */
   async write<R>(
     request: FastifyRequest,
@@ -315,9 +320,10 @@ class Actions {
     instance: Rec | undefined,
     work: (db: ServiceDatabase, data: Rec) => Promise<R>,
     present: (result: R) => unknown,
+    atomic = false,
   ): Promise<unknown> {
     const run = this.eventRun(request, action, instance);
-    return inTransaction(this.services.db, run, body, (data) => this.hashSecrets(data), work, present);
+    return inTransaction(this.services.db, run, body, (data) => this.hashSecrets(data), work, present, atomic);
   }
 
   /** Reads run their handlers inside a transaction only when there are handlers. */

@@ -16,17 +16,13 @@ import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Model } from '../model.js';
 import { fieldWeights, type SearchFilter } from '../search.js';
 import type { Dialect } from '../values.js';
+import { ftsTable } from './search-index.js';
 
 export interface SearchTarget {
   readonly model: Model;
   readonly dialect: Dialect;
   /** PostgreSQL's text search configuration (`search.language`). */
   readonly language: string;
-}
-
-/** The FTS5 table of a model's table (src/plan/storage/search.ts creates it). */
-export function ftsTable(table: string): string {
-  return `svc_search_${table}`;
 }
 
 /** The PostgreSQL `tsvector` column of a field (src/plan/storage/search.ts creates it). */

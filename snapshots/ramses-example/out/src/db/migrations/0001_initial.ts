@@ -71,56 +71,74 @@ create index "story_owner_id_idx" on "story" ("owner_id");
 
 create index "story_assignee_id_idx" on "story" ("assignee_id");
 
-create virtual table "svc_search_profile" using fts5("address", content='profile', tokenize='unicode61 remove_diacritics 2');
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
 
-create trigger "svc_search_profile_insert" after insert on "profile" begin
-  insert into "svc_search_profile" (rowid, "address") values (new.rowid, new."address");
+create virtual table "svc_search_profile" using fts5("address", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_profile_stale" ("changed" integer primary key);
+
+create trigger "svc_search_profile_insert" after insert on "profile" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'profile') begin
+  insert or ignore into "svc_search_profile_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_profile_delete" after delete on "profile" begin
-  insert into "svc_search_profile" ("svc_search_profile", rowid, "address") values ('delete', old.rowid, old."address");
+create trigger "svc_search_profile_delete" after delete on "profile" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'profile') begin
+  insert or ignore into "svc_search_profile_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_profile_update" after update of "address", "id" on "profile" begin
-  insert into "svc_search_profile" ("svc_search_profile", rowid, "address") values ('delete', old.rowid, old."address");
-  insert into "svc_search_profile" (rowid, "address") values (new.rowid, new."address");
+  insert or ignore into "svc_search_profile_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_profile_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_profile" ("svc_search_profile") values ('rebuild');
+insert into "svc_search_profile" (rowid, "address") select rowid, "address" from "profile";
 
-create virtual table "svc_search_story" using fts5("name", "description", "unicode_name", "unicode_description", content='story', tokenize='unicode61 remove_diacritics 2');
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('profile', coalesce((select max(rowid) from "profile"), 0));
 
-create trigger "svc_search_story_insert" after insert on "story" begin
-  insert into "svc_search_story" (rowid, "name", "description", "unicode_name", "unicode_description") values (new.rowid, new."name", new."description", new."unicode_name", new."unicode_description");
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
+
+create virtual table "svc_search_story" using fts5("name", "description", "unicode_name", "unicode_description", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_story_stale" ("changed" integer primary key);
+
+create trigger "svc_search_story_insert" after insert on "story" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'story') begin
+  insert or ignore into "svc_search_story_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_story_delete" after delete on "story" begin
-  insert into "svc_search_story" ("svc_search_story", rowid, "name", "description", "unicode_name", "unicode_description") values ('delete', old.rowid, old."name", old."description", old."unicode_name", old."unicode_description");
+create trigger "svc_search_story_delete" after delete on "story" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'story') begin
+  insert or ignore into "svc_search_story_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_story_update" after update of "name", "description", "unicode_name", "unicode_description", "id" on "story" begin
-  insert into "svc_search_story" ("svc_search_story", rowid, "name", "description", "unicode_name", "unicode_description") values ('delete', old.rowid, old."name", old."description", old."unicode_name", old."unicode_description");
-  insert into "svc_search_story" (rowid, "name", "description", "unicode_name", "unicode_description") values (new.rowid, new."name", new."description", new."unicode_name", new."unicode_description");
+  insert or ignore into "svc_search_story_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_story_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_story" ("svc_search_story") values ('rebuild');
+insert into "svc_search_story" (rowid, "name", "description", "unicode_name", "unicode_description") select rowid, "name", "description", "unicode_name", "unicode_description" from "story";
 
-create virtual table "svc_search_user" using fts5("username", "email", "first_name", "last_name", content='user', tokenize='unicode61 remove_diacritics 2');
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('story', coalesce((select max(rowid) from "story"), 0));
 
-create trigger "svc_search_user_insert" after insert on "user" begin
-  insert into "svc_search_user" (rowid, "username", "email", "first_name", "last_name") values (new.rowid, new."username", new."email", new."first_name", new."last_name");
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
+
+create virtual table "svc_search_user" using fts5("username", "email", "first_name", "last_name", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_user_stale" ("changed" integer primary key);
+
+create trigger "svc_search_user_insert" after insert on "user" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'user') begin
+  insert or ignore into "svc_search_user_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_user_delete" after delete on "user" begin
-  insert into "svc_search_user" ("svc_search_user", rowid, "username", "email", "first_name", "last_name") values ('delete', old.rowid, old."username", old."email", old."first_name", old."last_name");
+create trigger "svc_search_user_delete" after delete on "user" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'user') begin
+  insert or ignore into "svc_search_user_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_user_update" after update of "username", "email", "first_name", "last_name" on "user" begin
-  insert into "svc_search_user" ("svc_search_user", rowid, "username", "email", "first_name", "last_name") values ('delete', old.rowid, old."username", old."email", old."first_name", old."last_name");
-  insert into "svc_search_user" (rowid, "username", "email", "first_name", "last_name") values (new.rowid, new."username", new."email", new."first_name", new."last_name");
+  insert or ignore into "svc_search_user_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_user_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_user" ("svc_search_user") values ('rebuild');
+insert into "svc_search_user" (rowid, "username", "email", "first_name", "last_name") select rowid, "username", "email", "first_name", "last_name" from "user";
+
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('user', coalesce((select max(rowid) from "user"), 0));
 `,
   postgres: `
 create table "auth_credential" (

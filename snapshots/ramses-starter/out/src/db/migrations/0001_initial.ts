@@ -15,22 +15,28 @@ create table "item" (
   "description" text
 );
 
-create virtual table "svc_search_item" using fts5("name", "description", content='item', tokenize='unicode61 remove_diacritics 2');
+create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
 
-create trigger "svc_search_item_insert" after insert on "item" begin
-  insert into "svc_search_item" (rowid, "name", "description") values (new.rowid, new."name", new."description");
+create virtual table "svc_search_item" using fts5("name", "description", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
+
+create table "svc_search_item_stale" ("changed" integer primary key);
+
+create trigger "svc_search_item_insert" after insert on "item" when new.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'item') begin
+  insert or ignore into "svc_search_item_stale" ("changed") values (new.rowid);
 end;
 
-create trigger "svc_search_item_delete" after delete on "item" begin
-  insert into "svc_search_item" ("svc_search_item", rowid, "name", "description") values ('delete', old.rowid, old."name", old."description");
+create trigger "svc_search_item_delete" after delete on "item" when old.rowid <= (select "indexed_to" from "svc_search_state" where "name" = 'item') begin
+  insert or ignore into "svc_search_item_stale" ("changed") values (old.rowid);
 end;
 
 create trigger "svc_search_item_update" after update of "name", "description", "id" on "item" begin
-  insert into "svc_search_item" ("svc_search_item", rowid, "name", "description") values ('delete', old.rowid, old."name", old."description");
-  insert into "svc_search_item" (rowid, "name", "description") values (new.rowid, new."name", new."description");
+  insert or ignore into "svc_search_item_stale" ("changed") values (old.rowid);
+  insert or ignore into "svc_search_item_stale" ("changed") values (new.rowid);
 end;
 
-insert into "svc_search_item" ("svc_search_item") values ('rebuild');
+insert into "svc_search_item" (rowid, "name", "description") select rowid, "name", "description" from "item";
+
+insert or replace into "svc_search_state" ("name", "indexed_to") values ('item', coalesce((select max(rowid) from "item"), 0));
 `,
   postgres: `
 create table "item" (

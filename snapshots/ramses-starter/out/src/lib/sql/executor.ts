@@ -108,6 +108,16 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
     }
   };
 
+  // One statement is a transaction by itself (autocommit): it needs the writer, not BEGIN … COMMIT.
+  const autocommit = async <T>(statement: () => T): Promise<T> => {
+    const release = await lock.acquire();
+    try {
+      return statement();
+    } finally {
+      release();
+    }
+  };
+
   // Inside `withoutForeignKeys`, which holds the lock: every statement on the writer.
   const alone: SqlExecutor = {
     dialect: 'sqlite',
@@ -124,8 +134,8 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
     // Reads go to the reader. Writes, and reads of an in-memory database (which has one
     // connection), wait for the running transaction: on the writer's connection they would join
     // it, or see what it has not committed.
-    all: async (q) => (!memory && isRead(q.sql) ? onReader.all(q) : db.transaction(async (tx) => tx.all(q))),
-    run: (q) => db.transaction(async (tx) => tx.run(q)),
+    all: async (q) => (!memory && isRead(q.sql) ? onReader.all(q) : autocommit(() => onWriter.all(q))),
+    run: (q) => autocommit(() => onWriter.run(q)),
     execute: (script) => db.transaction(async (tx) => tx.execute(script)),
     async transaction(work) {
       const release = await lock.acquire();

@@ -174,6 +174,8 @@ class Actions {
         return created;
       },
       (created) => this.present(request, reply, created),
+      // Under a parent (and for a singular one, checked first) the link is read before the insert.
+      !this.route.parent,
     );
   }
 
@@ -199,6 +201,7 @@ class Actions {
         return updated;
       },
       (updated) => this.present(request, reply, updated),
+      true,
     );
   }
 
@@ -211,6 +214,7 @@ class Actions {
       object,
       async (db) => this.repository(db).delete({ where: { [this.model.primaryKey]: object[this.model.primaryKey] } }),
       () => statusBody(200, 'Deleted', requestUrl(request)),
+      true,
     );
   }
 
@@ -306,6 +310,7 @@ class Actions {
   /**
    * Runs a write in one transaction with the model's handlers: before handlers and processors
    * may change the data, after handlers the response; if anything throws, nothing is written.
+   * `atomic`: `work` is a single repository write (see `inTransaction`).
    */
   async write<R>(
     request: FastifyRequest,
@@ -314,9 +319,10 @@ class Actions {
     instance: Rec | undefined,
     work: (db: ServiceDatabase, data: Rec) => Promise<R>,
     present: (result: R) => unknown,
+    atomic = false,
   ): Promise<unknown> {
     const run = this.eventRun(request, action, instance);
-    return inTransaction(this.services.db, run, body, (data) => this.hashSecrets(data), work, present);
+    return inTransaction(this.services.db, run, body, (data) => this.hashSecrets(data), work, present, atomic);
   }
 
   /** Reads run their handlers inside a transaction only when there are handlers. */

@@ -7,6 +7,7 @@ import type { Model, ModelRegistry } from '../model.js';
 import { sqlCompiler } from './compiler.js';
 import type { SqlDatabase, SqlExecutor } from './executor.js';
 import { SqlRepository } from './repository.js';
+import { SearchIndexer } from './search-index.js';
 
 export interface SqlSettings {
   /** PostgreSQL's text search configuration for `q` (service.ini `search.language`). */
@@ -20,8 +21,10 @@ export function sqlDatabase<R extends object>(
   settings: SqlSettings = { searchLanguage: 'simple' },
 ): ServiceDatabase<R> & R {
   const compiler = sqlCompiler(sql.dialect);
+  // PostgreSQL's search columns are generated with the row: nothing to catch up.
+  const searchIndex = sql.dialect === 'sqlite' ? new SearchIndexer(sql) : undefined;
   const bind = (executor: SqlExecutor): ServiceDatabase<R> & R => {
-    const ctx = { executor, compiler, models, searchLanguage: settings.searchLanguage };
+    const ctx = { executor, compiler, models, searchLanguage: settings.searchLanguage, searchIndex };
     const repositories = make({
       repository: <T extends object, C, U>(model: Model<T>) => new SqlRepository<T, C, U>(model, ctx),
     });
@@ -31,7 +34,10 @@ export function sqlDatabase<R extends object>(
       repository: repositoryByName(repositories),
       transaction: (work) => executor.transaction((tx) => work(tx === executor ? bound : bind(tx))),
       ping: () => sql.ping(),
-      close: () => sql.close(),
+      close: () => {
+        searchIndex?.close();
+        return sql.close();
+      },
     };
     const bound = Object.assign(db, repositories);
     return bound;

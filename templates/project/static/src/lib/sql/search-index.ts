@@ -1,0 +1,137 @@
+/**
+ * SQLite's search index is caught up, not kept in step with every write. An FTS5 insert in each
+ * small transaction writes a new index segment each time (it cost a POST about 40 %); in batches
+ * it costs a fraction. So the migrations' triggers only mark what changed: a row beyond
+ * `svc_search_state.indexed_to` is new, and a row at or below it that changed or was deleted has
+ * its rowid in `svc_search_<table>_stale`. This module moves those rows into the index: shortly
+ * after writes, in the background, in batches that hold the writer briefly; and always before a
+ * search reads the index, so that a search sees every write before it (of any process on the
+ * database file: the marks are in the database).
+ */
+import { setImmediate as yieldToRequests } from 'node:timers/promises';
+import type { Model } from '../model.js';
+import type { SqlDatabase, SqlExecutor } from './executor.js';
+
+/** Rows per batch: a few milliseconds of the writer. */
+const BATCH = 500;
+/** How long after a write the background catches up: writes in between share the batch. */
+const DELAY_MS = 100;
+
+/** The FTS5 table of a model's table (src/plan/storage/search.ts creates it). */
+export function ftsTable(table: string): string {
+  return `svc_search_${table}`;
+}
+
+export class SearchIndexer {
+  readonly #statements = new Map<string, Statements>();
+  readonly #scheduled = new Map<string, NodeJS.Timeout>();
+  #closed = false;
+
+  constructor(readonly db: SqlDatabase) {}
+
+  /** After a write of `model`: catch up soon, in the background. */
+  written(model: Model): void {
+    if (this.#closed || model.searchFields.length === 0 || this.#scheduled.has(model.name)) return;
+    const timer = setTimeout(() => void this.#inBackground(model), DELAY_MS);
+    timer.unref();
+    this.#scheduled.set(model.name, timer);
+  }
+
+  /** Before a search of `model` on `executor`: the index takes every row marked so far. */
+  async catchUp(executor: SqlExecutor, model: Model): Promise<void> {
+    const statements = this.#of(model);
+    if (executor.inTransaction) {
+      // The transaction's own writes too; its rollback undoes the catching up with them.
+      while (await this.#batch(executor, statements));
+      return;
+    }
+    if (!(await this.#pending(statements))) return;
+    while (await this.db.transaction((tx) => this.#batch(tx, statements)));
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const timer of this.#scheduled.values()) clearTimeout(timer);
+    this.#scheduled.clear();
+  }
+
+  async #inBackground(model: Model): Promise<void> {
+    this.#scheduled.delete(model.name);
+    const statements = this.#of(model);
+    try {
+      while (!this.#closed && (await this.db.transaction((tx) => this.#batch(tx, statements)))) await yieldToRequests();
+    } catch {
+      // The database is busy or gone: the marks stay, and the next search (or write) catches up.
+    }
+  }
+
+  /** Whether anything is marked, read without the writer (most searches find nothing to do). */
+  async #pending(statements: Statements): Promise<boolean> {
+    const rows = await this.db.all<{ pending: number }>({ sql: statements.pending, parameters: [] });
+    return Boolean(rows[0]?.pending);
+  }
+
+  /** One batch in the transaction `tx`; true when there may be more. */
+  async #batch(tx: SqlExecutor, s: Statements): Promise<boolean> {
+    const mark = Number((await tx.all<{ n: number }>({ sql: s.mark, parameters: [] }))[0]?.n ?? 0);
+    const stale = (await tx.all<{ changed: number }>({ sql: s.stale, parameters: [BATCH] })).map((r) => r.changed);
+    if (stale.length) {
+      const keys = JSON.stringify(stale);
+      await tx.run({ sql: s.unindex, parameters: [keys] });
+      await tx.run({ sql: s.reindex, parameters: [keys, mark] });
+      await tx.run({ sql: s.unmark, parameters: [keys] });
+    }
+    const last = (await tx.all<{ n: number | null }>({ sql: s.newRows, parameters: [mark, BATCH] }))[0]?.n ?? null;
+    if (last !== null) {
+      await tx.run({ sql: s.index, parameters: [mark, last] });
+      await tx.run({ sql: s.advance, parameters: [last] });
+    }
+    return stale.length === BATCH || last !== null;
+  }
+
+  #of(model: Model): Statements {
+    let statements = this.#statements.get(model.name);
+    if (!statements) {
+      statements = statementsOf(model);
+      this.#statements.set(model.name, statements);
+    }
+    return statements;
+  }
+}
+
+interface Statements {
+  readonly pending: string;
+  readonly mark: string;
+  readonly stale: string;
+  readonly unindex: string;
+  readonly reindex: string;
+  readonly unmark: string;
+  readonly newRows: string;
+  readonly index: string;
+  readonly advance: string;
+}
+
+/** The SQL of one model's catching up (the names are src/plan/storage/search.ts's). */
+function statementsOf(model: Model): Statements {
+  const table = id(model.table);
+  const fts = id(ftsTable(model.table));
+  const stale = id(`${ftsTable(model.table)}_stale`);
+  const columns = model.searchFields.map((name) => id(model.field(name)!.column!)).join(', ');
+  const mark = `(select "indexed_to" from "svc_search_state" where "name" = '${model.table.replace(/'/g, "''")}')`;
+  const keys = `(select value from json_each(?))`;
+  return {
+    pending: `select exists (select 1 from ${stale}) or exists (select 1 from ${table} where rowid > ${mark}) as pending`,
+    mark: `select ${mark} as n`,
+    stale: `select "changed" from ${stale} order by "changed" limit ?`,
+    unindex: `delete from ${fts} where rowid in ${keys}`,
+    reindex: `insert into ${fts} (rowid, ${columns}) select rowid, ${columns} from ${table} where rowid in ${keys} and rowid <= ?`,
+    unmark: `delete from ${stale} where "changed" in ${keys}`,
+    newRows: `select max(rowid) as n from (select rowid from ${table} where rowid > ? order by rowid limit ?)`,
+    index: `insert into ${fts} (rowid, ${columns}) select rowid, ${columns} from ${table} where rowid > ? and rowid <= ?`,
+    advance: `update "svc_search_state" set "indexed_to" = ? where "name" = '${model.table.replace(/'/g, "''")}'`,
+  };
+}
+
+function id(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
