@@ -5,6 +5,7 @@
 // Usage: node server-pg.mjs <node_modules> <postgres url> <port>
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { body, notFound, present, self } from './shapes.mjs';
 
 const [modules, url, port] = process.argv.slice(2);
 const require = createRequire(join(modules, 'noop.js'));
@@ -19,10 +20,6 @@ const count = { name: 'count', text: 'select count(*)::int as n from item' };
 const insert = (name, description) => ({ name: 'insert', text: 'insert into item (name, description) values ($1, $2) returning id, name, description', values: [name, description] });
 
 const app = Fastify({ logger: { level: 'info' } });
-const self = (request, id) => `${request.protocol}://${request.host}/v1/items/${id}`;
-const present = (request, row) => ({ ...row, _type: 'Item', _pk: String(row.id), _self: self(request, row.id) });
-const notFound = (request, reply, message) =>
-  reply.code(404).send({ status_code: 404, title: 'Not Found', explanation: 'The resource could not be found.', message, timestamp: new Date().toISOString().slice(0, 19) + 'Z', request_url: `${request.protocol}://${request.host}${request.url}` });
 
 app.get('/v1/items/:id', async (request, reply) => {
   const id = /^\d{1,9}$/.test(request.params.id) ? Number(request.params.id) : undefined;
@@ -40,7 +37,6 @@ app.get('/v1/items', async (request) => {
   return { total: total.rows[0].n, count: data.length, start, took: Math.round(performance.now() - started), fields: '', data };
 });
 
-const body = { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string' }, description: { type: ['string', 'null'] } } };
 app.post('/v1/items', { schema: { body } }, async (request, reply) => {
   const row = (await pool.query(insert(request.body.name, request.body.description ?? null))).rows[0];
   reply.code(201).header('location', self(request, row.id));

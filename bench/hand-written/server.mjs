@@ -4,6 +4,7 @@
 // logging. Usage: node server.mjs <node_modules> <sqlite file> <port>
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { body, notFound, present, self } from './shapes.mjs';
 
 const [modules, file, port] = process.argv.slice(2);
 const require = createRequire(join(modules, 'noop.js'));
@@ -20,10 +21,6 @@ const count = db.prepare('select count(*) as n from item');
 const insert = db.prepare('insert into item (name, description) values (?, ?) returning id, name, description');
 
 const app = Fastify({ logger: { level: 'info' } });
-const self = (request, id) => `${request.protocol}://${request.host}/v1/items/${id}`;
-const present = (request, row) => ({ ...row, _type: 'Item', _pk: String(row.id), _self: self(request, row.id) });
-const notFound = (request, reply, message) =>
-  reply.code(404).send({ status_code: 404, title: 'Not Found', explanation: 'The resource could not be found.', message, timestamp: new Date().toISOString().slice(0, 19) + 'Z', request_url: `${request.protocol}://${request.host}${request.url}` });
 
 app.get('/v1/items/:id', async (request, reply) => {
   const id = /^\d+$/.test(request.params.id) ? Number(request.params.id) : undefined;
@@ -39,7 +36,6 @@ app.get('/v1/items', async (request) => {
   return { total: count.get().n, count: data.length, start, took: Math.round(performance.now() - started), fields: '', data };
 });
 
-const body = { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string' }, description: { type: ['string', 'null'] } } };
 app.post('/v1/items', { schema: { body } }, async (request, reply) => {
   const row = insert.get(request.body.name, request.body.description ?? null);
   reply.code(201).header('location', self(request, row.id));
