@@ -7,9 +7,9 @@
  * case, and a condition on a relationship kept on the other side asks the other collection first.
  * Commands run one after another: inside a transaction MongoDB takes one at a time.
  */
+import type { Model } from '../model.js';
 import { FILTER_OPERATORS as OPERATORS, relatedKeyFilter, type FieldFilter, type Where } from '../repository.js';
 import type { SearchFilter } from '../search.js';
-import type { MongoRepository } from './repository.js';
 import { searchMatch } from './search.js';
 
 type Rec = Record<string, unknown>;
@@ -18,20 +18,32 @@ export type MongoFilter = Record<string, unknown>;
 /** Matches no document. */
 const NOTHING: MongoFilter = { _id: { $in: [] } };
 
+/** What a filter needs of the repository of the model it filters (MongoRepository is one). */
+export interface FilterSource {
+  readonly model: Model;
+  /** Where a document keeps a field (`_id` for the key). */
+  pathOf(name: string): string;
+  /** Where a document keeps a column (a foreign key: the relationship's name). */
+  pathOfColumn(column: string): string;
+  /** A value as the documents store it. */
+  valueFor(name: string, value: unknown): unknown;
+  /** The distinct values at `path` of the documents that match. */
+  distinct(path: string, filter: MongoFilter): Promise<unknown[]>;
+  /** The source of another model, in the same session. */
+  repositoryOf(model: string): FilterSource;
+}
+
 /** Where the condition is true, and where it is false (never where it is unknown). */
 interface Truth {
   readonly yes: MongoFilter;
   readonly no: MongoFilter;
 }
 
-export async function mongoFilter(
-  repository: MongoRepository<Rec>,
-  where: Where<Rec> | undefined,
-): Promise<MongoFilter> {
+export async function mongoFilter(repository: FilterSource, where: Where<Rec> | undefined): Promise<MongoFilter> {
   return where ? (await truth(repository, where)).yes : {};
 }
 
-async function truth(repository: MongoRepository<Rec>, where: Where<Rec>): Promise<Truth> {
+async function truth(repository: FilterSource, where: Where<Rec>): Promise<Truth> {
   const parts: Truth[] = [];
   for (const [name, value] of Object.entries(where)) {
     if (value === undefined) continue;
@@ -49,7 +61,7 @@ async function truth(repository: MongoRepository<Rec>, where: Where<Rec>): Promi
   return and(parts);
 }
 
-async function fieldTruth(repository: MongoRepository<Rec>, name: string, value: unknown): Promise<Truth> {
+async function fieldTruth(repository: FilterSource, name: string, value: unknown): Promise<Truth> {
   const filter: FieldFilter<unknown> = isFilter(value) ? value : { equals: value };
   const relation = repository.model.relation(name);
   // EXISTS in SQL: true or false, never unknown.
@@ -144,7 +156,7 @@ function or(list: Truth[]): Truth {
  * related object at all.
  */
 async function relatedFilter(
-  repository: MongoRepository<Rec>,
+  repository: FilterSource,
   name: string,
   filter: FieldFilter<unknown>,
 ): Promise<MongoFilter> {

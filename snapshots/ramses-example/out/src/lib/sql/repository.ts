@@ -6,21 +6,17 @@
  */
 import {
   sql,
-  type ExpressionBuilder,
   type Expression,
+  type ExpressionBuilder,
   type Kysely,
   type SelectQueryBuilder,
   type SqlBool,
 } from 'kysely';
-import { keyOfWhere, keyValue, type FieldSpec, type Model, type ModelRegistry, type RelationSpec } from '../model.js';
+import { keyOfWhere, keyValue, type FieldSpec, type Model, type ModelRegistry } from '../model.js';
 import {
   attachRelated,
-  ConstraintViolation,
   RecordNotFound,
-  FILTER_OPERATORS as OPERATORS,
-  relatedKeyFilter,
   UnknownReference,
-  type FieldFilter,
   type FindManyArgs,
   type Include,
   type Repository,
@@ -29,12 +25,13 @@ import {
 import { rankingSearch, searchOnly, type SearchFilter } from '../search.js';
 import { fromDb, toDb } from '../values.js';
 import type { Compiled, SqlExecutor } from './executor.js';
-import { countMatches, rankedMatches, relevance, searchCondition, type SearchTarget } from './search.js';
+import { countMatches, rankedMatches, relevance, type SearchTarget } from './search.js';
 import type { SearchIndexer } from './search-index.js';
+import { condition, type ConditionSource } from './conditions.js';
+import { constraintViolation } from './constraints.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- Kysely is used with table names known at run time. */
 type AnyDB = Record<string, Record<string, unknown>>;
-type Eb = ExpressionBuilder<AnyDB, string>;
 type Row = Record<string, unknown>;
 type Rec = Record<string, unknown>;
 
@@ -89,7 +86,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       this.dialect === 'sqlite' &&
       searchOnly(args.where) !== undefined &&
       this.pkField().storage === 'integer';
-    if (args.where && !matchesOnly) query = query.where((eb) => this.condition(eb, args.where as Where<Rec>));
+    if (args.where && !matchesOnly) query = query.where((eb) => this.conditionOf(eb, args.where));
     if (search) query = this.bestFirst(query, search, matchesOnly ? pageEnd(args) : undefined);
     for (const [field, direction] of this.ordering(args.orderBy)) query = query.orderBy(field, direction);
     if (args.take !== undefined) query = query.limit(args.take);
@@ -151,7 +148,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       return Number(rows[0]?.n ?? 0);
     }
     let query = this.table().select((eb) => eb.fn.countAll().as('n'));
-    if (args.where) query = query.where((eb) => this.condition(eb, args.where as Where<Rec>));
+    if (args.where) query = query.where((eb) => this.conditionOf(eb, args.where));
     const rows = await this.ctx.executor.all<{ n: unknown }>(query.compile());
     return Number(rows[0]?.n ?? 0);
   }
@@ -161,7 +158,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     await this.searchable(where);
     const pk = this.model.primaryKey;
     let query = this.table().select(pk).orderBy(pk);
-    if (where) query = query.where((eb) => this.condition(eb, where as Where<Rec>));
+    if (where) query = query.where((eb) => this.conditionOf(eb, where));
     const rows = await this.ctx.executor.all<Row>(query.compile());
     return rows.map((r) => fromDb(r[pk], this.pkField()));
   }
@@ -315,6 +312,16 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   /** `work` in a transaction when `needed`, else on the repository's executor as it is. */
   atomically<R>(needed: boolean, work: (executor: SqlExecutor) => Promise<R>): Promise<R> {
     return needed ? this.ctx.executor.transaction(work) : work(this.ctx.executor);
+  }
+
+  /** The SQL of a `where` (conditions.ts): this repository is its source, for any `T`. */
+  conditionOf(eb: ExpressionBuilder<AnyDB, string>, where: Where<T> | undefined): Expression<SqlBool> {
+    return condition(this as unknown as ConditionSource, eb, (where ?? {}) as Where<Rec>);
+  }
+
+  /** The repository of another model, on this one's executor (conditions.ts follows relationships so). */
+  related(model: string): SqlRepository<Rec> {
+    return this.repositoryOf(model, this.ctx.executor);
   }
 
   /** The same repository, running on another executor (a transaction). */
@@ -552,187 +559,8 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     try {
       return await write();
     } catch (error) {
-      throw this.constraint(error) ?? error;
+      throw constraintViolation(error, this.model as Model) ?? error;
     }
-  }
-
-  constraint(error: unknown): ConstraintViolation | undefined {
-    const e = error as { code?: string; message?: string; detail?: string; column?: string; constraint?: string };
-    const message = e.message ?? '';
-    if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e.code === '23505') {
-      const columns =
-        e.code === '23505'
-          ? (/Key \(([^)]*)\)/.exec(e.detail ?? '')?.[1] ?? '').split(', ')
-          : [...message.matchAll(/\w+\.(\w+)/g)].map((m) => m[1]!);
-      return new ConstraintViolation('unique', this.fieldsOf(columns), message);
-    }
-    // RESTRICT is its own code: 23001 in PostgreSQL, a "trigger" constraint in SQLite. Links are
-    // checked before writes (checkReferences), so what breaks a foreign key is a delete that a
-    // RESTRICT relationship prevents: name those relationships.
-    const restrict = e.code === '23001' || (e.code === 'SQLITE_CONSTRAINT_TRIGGER' && /FOREIGN KEY/i.test(message));
-    if (e.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || e.code === '23503' || restrict) {
-      return new ConstraintViolation(
-        'foreign_key',
-        this.model.relations.filter((r) => r.onDelete === 'restrict').map((r) => r.name),
-        message,
-      );
-    }
-    if (e.code === 'SQLITE_CONSTRAINT_NOTNULL' || e.code === '23502') {
-      const column = e.column ?? /\w+\.(\w+)/.exec(message)?.[1] ?? '';
-      return new ConstraintViolation('not_null', this.fieldsOf([column]), message);
-    }
-    // PostgreSQL refuses values its column types cannot hold (out of range, too long): a client's mistake.
-    if (e.code && ['22001', '22003', '22007', '22008', '22P02'].includes(e.code))
-      return new ConstraintViolation('invalid', e.column ? this.fieldsOf([e.column]) : [], message);
-    return undefined;
-  }
-
-  /** The fields clients know for columns: a foreign key column is named by the relationship it holds. */
-  fieldsOf(columns: readonly string[]): string[] {
-    return columns
-      .filter(Boolean)
-      .map(
-        (c) =>
-          this.model.relations.find((r) => r.local && r.foreignKey === c)?.name ??
-          this.model.columns.find((f) => f.column === c)?.name ??
-          c,
-      );
-  }
-
-  // --- conditions ----------------------------------------------------------------------------------
-
-  condition(eb: Eb, where: Where<Rec>): Expression<SqlBool> {
-    const parts: Expression<SqlBool>[] = [];
-    for (const [name, value] of Object.entries(where)) {
-      if (value === undefined) continue;
-      if (name === 'AND') parts.push(eb.and((value as Where<Rec>[]).map((w) => this.condition(eb, w))));
-      else if (name === 'OR') parts.push(eb.or((value as Where<Rec>[]).map((w) => this.condition(eb, w))));
-      else if (name === 'NOT')
-        parts.push(
-          eb.not(eb.and((Array.isArray(value) ? value : [value]).map((w: Where<Rec>) => this.condition(eb, w)))),
-        );
-      else if (name === 'SEARCH') parts.push(searchCondition(this.searchTarget, value as SearchFilter));
-      else parts.push(this.fieldCondition(eb, name, value));
-    }
-    return eb.and(parts);
-  }
-
-  /** `table`: how the query names this model's table (an alias in subqueries). */
-  fieldCondition(eb: Eb, name: string, value: unknown, table: string = this.model.table): Expression<SqlBool> {
-    const filter: FieldFilter<unknown> = isFilter(value) ? value : { equals: value };
-    const relation = this.model.relation(name);
-    if (relation && !relation.local) return this.relatedCondition(eb, relation, filter);
-    const column = `${table}.${this.columnOf(name)}`;
-    const field = this.model.field(name) ?? this.model.columns.find((c) => c.column === this.columnOf(name))!;
-    const convert = (v: unknown) =>
-      relation ? this.repositoryOf(relation.target, this.ctx.executor).keyValue(v) : this.dbValue(v, field);
-    const parts: Expression<SqlBool>[] = [];
-    const ref = eb.ref(column);
-    for (const [op, operand] of Object.entries(filter)) {
-      switch (op) {
-        case 'equals':
-          parts.push(operand === null ? eb(ref, 'is', null) : eb(ref, '=', convert(operand) as never));
-          break;
-        case 'not':
-          parts.push(
-            isFilter(operand)
-              ? eb.not(this.fieldCondition(eb, name, operand, table))
-              : operand === null
-                ? eb(ref, 'is not', null)
-                : eb.or([eb(ref, '!=', convert(operand) as never), eb(ref, 'is', null)]),
-          );
-          break;
-        case 'in':
-        case 'notIn': {
-          const list = (operand as unknown[]).map(convert).filter((v) => v !== undefined);
-          if (op === 'in') parts.push(list.length ? eb(ref, 'in', list as never) : sql<SqlBool>`1 = 0`);
-          else if (list.length) parts.push(eb(ref, 'not in', list as never));
-          break;
-        }
-        case 'gt':
-        case 'gte':
-        case 'lt':
-        case 'lte':
-          parts.push(eb(ref, ({ gt: '>', gte: '>=', lt: '<', lte: '<=' } as const)[op], convert(operand) as never));
-          break;
-        case 'contains':
-        case 'startsWith': {
-          const pattern = `${op === 'contains' ? '%' : ''}${escapeLike(String(operand))}%`;
-          parts.push(
-            this.dialect === 'postgres'
-              ? sql<SqlBool>`${ref}::text ilike ${pattern} escape '\\'`
-              : sql<SqlBool>`${ref} like ${pattern} escape '\\'`,
-          );
-          break;
-        }
-        case 'has':
-          parts.push(this.jsonHasSome(ref, [operand]));
-          break;
-        case 'hasSome':
-          parts.push(this.jsonHasSome(ref, operand as unknown[]));
-          break;
-        default:
-          if (!OPERATORS.includes(op)) throw new Error(`unknown filter operator ${op}`);
-      }
-    }
-    return eb.and(parts);
-  }
-
-  /**
-   * A list field holds one of the values. True or false, never unknown: a null list holds
-   * nothing, as an object with no related objects does, so that `NOT` includes it on both.
-   */
-  jsonHasSome(ref: Expression<unknown>, values: readonly unknown[]): Expression<SqlBool> {
-    if (values.length === 0) return sql<SqlBool>`1 = 0`;
-    if (this.dialect === 'postgres') {
-      const any = sql.join(
-        values.map((v) => sql`${ref} @> ${JSON.stringify([v])}::jsonb`),
-        sql` or `,
-      );
-      return sql<SqlBool>`coalesce(${any}, false)`;
-    }
-    // json_each gives JSON true/false as 1/0, and better-sqlite3 binds no booleans.
-    const bound = values.map((v) => (typeof v === 'boolean' ? Number(v) : v) as never);
-    return sql<SqlBool>`exists (select 1 from json_each(${ref}) where json_each.value in (${sql.join(bound)}))`;
-  }
-
-  /**
-   * A relationship kept in the target's table: which related objects there are. `has`, `hasSome`,
-   * `equals` and the other comparisons ask whether some related object's key matches; `not`
-   * negates a whole condition (`not: { hasSome: [1, 2] }`: related to neither), `equals: null`
-   * means no related object at all. True or false, never unknown (EXISTS).
-   */
-  relatedCondition(eb: Eb, relation: RelationSpec, filter: FieldFilter<unknown>): Expression<SqlBool> {
-    const target = this.repositoryOf(relation.target, this.ctx.executor);
-    const parts: Expression<SqlBool>[] = [];
-    for (const [op, operand] of Object.entries(filter)) {
-      if (operand === undefined) continue;
-      if (op === 'not') {
-        parts.push(eb.not(this.relatedCondition(eb, relation, isFilter(operand) ? operand : { equals: operand })));
-      } else if (op === 'equals' && operand === null) {
-        parts.push(eb.not(eb.exists(this.relatedRows(eb, relation, target))));
-      } else {
-        const keyFilter = relatedKeyFilter(op, operand);
-        const sub = this.relatedRows(eb, relation, target).where((tb) =>
-          target.fieldCondition(tb as unknown as Eb, target.model.primaryKey, keyFilter, RELATED),
-        );
-        parts.push(eb.exists(sub));
-      }
-    }
-    return eb.and(parts);
-  }
-
-  /** The related rows, under an alias: the target may be this model's own table (a self-reference). */
-  relatedRows(eb: Eb, relation: RelationSpec, target: SqlRepository<Rec>) {
-    return eb
-      .selectFrom(`${target.model.table} as ${RELATED}`)
-      .select(sql`1`.as('one'))
-      .whereRef(`${RELATED}.${relation.foreignKey}`, '=', `${this.model.table}.${this.model.primaryKey}`);
-  }
-
-  dbValue(value: unknown, field: FieldSpec): unknown {
-    if (field.storage === 'integer' && typeof value === 'string' && /^-?\d+$/.test(value)) return Number(value);
-    return toDb(value, field, this.dialect);
   }
 }
 
@@ -748,8 +576,6 @@ function writeCache(model: object, dialect: string): Map<string, string> {
 }
 
 /** The alias of related rows in subqueries. */
-const RELATED = 'svc_related';
-
 const byKeyCache = new WeakMap<Model, Map<string, string>>();
 
 function byKeySql(model: Model, ctx: SqlContext): string {
@@ -776,19 +602,6 @@ function searches(where: unknown): boolean {
 
 function pageEnd(args: { skip?: number; take?: number }): number | undefined {
   return args.take === undefined ? undefined : (args.skip ?? 0) + args.take;
-}
-
-function isFilter(value: unknown): value is FieldFilter<unknown> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    Object.keys(value).every((k) => OPERATORS.includes(k))
-  );
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 function unique<V>(values: readonly V[]): V[] {

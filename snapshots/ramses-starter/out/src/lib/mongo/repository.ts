@@ -23,7 +23,7 @@ import {
   type Where,
 } from '../repository.js';
 import { rankingSearch } from '../search.js';
-import { mongoFilter, type MongoFilter } from './filter.js';
+import { mongoFilter, type FilterSource, type MongoFilter } from './filter.js';
 import { changesWords, documentWords, rankedPipeline, SEARCH_FIELD } from './search.js';
 import { fromMongo, toMongo } from './values.js';
 
@@ -577,6 +577,6 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
   }
 
   async filter(where: Where<T> | undefined): Promise<MongoFilter> {
-    return mongoFilter(this as unknown as MongoRepository<Rec>, where as Where<Rec> | undefined);
+    return mongoFilter(this as unknown as FilterSource, where as Where<Rec> | undefined);
   }
 }

@@ -1,0 +1,49 @@
+/**
+ * Constraint errors of SQLite and PostgreSQL as `ConstraintViolation`s that name the fields a client
+ * knows (lib/http/app.ts turns them into 409s and 400s).
+ */
+import type { Model } from '../model.js';
+import { ConstraintViolation } from '../repository.js';
+
+export function constraintViolation(error: unknown, model: Model): ConstraintViolation | undefined {
+  const e = error as { code?: string; message?: string; detail?: string; column?: string; constraint?: string };
+  const message = e.message ?? '';
+  if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e.code === '23505') {
+    const columns =
+      e.code === '23505'
+        ? (/Key \(([^)]*)\)/.exec(e.detail ?? '')?.[1] ?? '').split(', ')
+        : [...message.matchAll(/\w+\.(\w+)/g)].map((m) => m[1]!);
+    return new ConstraintViolation('unique', fieldsOf(model, columns), message);
+  }
+  // RESTRICT is its own code: 23001 in PostgreSQL, a "trigger" constraint in SQLite. Links are
+  // checked before writes (checkReferences), so what breaks a foreign key is a delete that a
+  // RESTRICT relationship prevents: name those relationships.
+  const restrict = e.code === '23001' || (e.code === 'SQLITE_CONSTRAINT_TRIGGER' && /FOREIGN KEY/i.test(message));
+  if (e.code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || e.code === '23503' || restrict) {
+    return new ConstraintViolation(
+      'foreign_key',
+      model.relations.filter((r) => r.onDelete === 'restrict').map((r) => r.name),
+      message,
+    );
+  }
+  if (e.code === 'SQLITE_CONSTRAINT_NOTNULL' || e.code === '23502') {
+    const column = e.column ?? /\w+\.(\w+)/.exec(message)?.[1] ?? '';
+    return new ConstraintViolation('not_null', fieldsOf(model, [column]), message);
+  }
+  // PostgreSQL refuses values its column types cannot hold (out of range, too long): a client's mistake.
+  if (e.code && ['22001', '22003', '22007', '22008', '22P02'].includes(e.code))
+    return new ConstraintViolation('invalid', e.column ? fieldsOf(model, [e.column]) : [], message);
+  return undefined;
+}
+
+/** The fields clients know for columns: a foreign key column is named by the relationship it holds. */
+function fieldsOf(model: Model, columns: readonly string[]): string[] {
+  return columns
+    .filter(Boolean)
+    .map(
+      (c) =>
+        model.relations.find((r) => r.local && r.foreignKey === c)?.name ??
+        model.columns.find((f) => f.column === c)?.name ??
+        c,
+    );
+}
