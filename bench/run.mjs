@@ -16,6 +16,7 @@ const benchmarks = [
   { name: 'mongodb', load: () => import('./serve-mongodb.mjs') },
   { name: 'login', load: () => import('./login.mjs') },
   { name: 'search', load: () => import('./search.mjs') },
+  { name: 'load-mixed', load: () => import('./load.mjs') },
 ];
 
 const args = process.argv.slice(2);
