@@ -1,9 +1,10 @@
 /**
  * Bulk changes under item ACLs: a variant of ramses-example whose collection rules let every member
- * PATCH and DELETE /stories in bulk, while the item rules let only a story's owner (and admins)
- * change it. A bulk request is checked object by object inside its transaction: one that touches
- * a story the caller may not change is refused as a whole (403) and changes nothing; one that
- * touches only the caller's own stories goes through.
+ * PATCH and DELETE /stories in bulk, while the item rules give a story's owner (and admins) update
+ * and delete and deny them to everyone else. The deny line is what narrows: as in Pyramid, an item
+ * whose rules do not match the caller falls back to the collection's. A bulk request is checked
+ * object by object inside its transaction: one that touches a story the caller may not change is
+ * refused as a whole (403) and changes nothing; one that touches only the caller's own goes through.
  */
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,8 +27,11 @@ beforeAll(async () => {
   rmSync(work, { recursive: true, force: true });
   cpSync(join(repoRoot, 'fixtures/ramses-example'), api, { recursive: true });
   const raml = join(api, 'api.raml');
-  const members = readFileSync(raml, 'utf8').replace('allow authenticated create\n', 'allow authenticated create,update,delete\n');
+  const members = readFileSync(raml, 'utf8')
+    .replace('allow authenticated create\n', 'allow authenticated create,update,delete\n')
+    .replace('allow {{item_owner}} view, update\n', 'allow {{item_owner}} view, update, delete\n                deny everyone update, delete\n');
   expect(members).toContain('allow authenticated create,update,delete');
+  expect(members).toContain('deny everyone update, delete');
   writeFileSync(raml, members);
   dir = join(work, 'project');
   const generated = await runCli(['generate', raml, '-o', dir], repoRoot);
@@ -75,7 +79,15 @@ describe.each(ENGINES)('bulk changes under item ACLs on %s', (engine) => {
     expect((await as('bob', 'PATCH', '/stories?name__in=a1,b1', { description: 'bob was here' })).status).toBe(403);
     expect(await stories()).toEqual(before);
     expect((await as('bob', 'DELETE', '/stories?name__in=a2,b2')).status).toBe(403);
+    expect((await as('bob', 'DELETE', '/stories')).status).toBe(403);
     expect(await stories()).toEqual(before);
+  });
+
+  it('answers one object as the bulk check does: others may not change it, the owner may', async () => {
+    const [a1] = (await as('root', 'GET', '/stories?name=a1')).body.data;
+    expect((await as('bob', 'PATCH', `/stories/${a1.id}`, { description: 'bob was here' })).status).toBe(403);
+    expect((await as('bob', 'DELETE', `/stories/${a1.id}`)).status).toBe(403);
+    expect((await as('alice', 'PATCH', `/stories/${a1.id}`, { description: 'as written' })).status).toBe(200);
   });
 
   it('lets a member change their own stories in bulk, and nobody else’s', async () => {
