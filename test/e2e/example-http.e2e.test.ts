@@ -201,6 +201,17 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       expect(after.text).not.toContain('polluted');
     });
 
+    it('takes a MongoDB operator in a body as a value, never as an operator: 400', async () => {
+      const created = await api('POST', '/stories', story('operators'));
+      for (const body of [{ name: { $ne: null } }, { name: { $gt: '' } }, { $set: { name: 'x' } }, { 'name.$': 'x' }]) {
+        expect((await api('PATCH', `/stories/${created.body.id}`, body)).status, JSON.stringify(body)).toBe(400);
+        expect((await api('PATCH', '/stories?name=operators', body)).status, JSON.stringify(body)).toBe(400);
+        expect((await api('POST', '/stories', { ...story('operators-2'), ...body })).status, JSON.stringify(body)).toBe(400);
+      }
+      expect((await api('GET', `/stories/${created.body.id}`)).body.name).toBe('operators');
+      expect((await api('GET', '/stories?name=operators-2')).body.total).toBe(0);
+    });
+
     it('rejects __proto__ and constructor keys', async () => {
       const reply = await api('POST', '/stories', undefined, { raw: '{"name":"p","description":"d","__proto__":{"admin":true}}', headers: { 'content-type': 'application/json' } });
       expect(reply.status).toBe(400);
@@ -359,6 +370,7 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
         ['__proto__=1', '__proto__'],
         ['api_key=0123456789abcdef', 'api_key'],
         ['_m=DELETE', '_m'],
+        ['name[$ne]=x', 'name[$ne]'],
       ] as const) {
         const reply = await query(q);
         expect(reply.status, q).toBe(400);
