@@ -4,9 +4,12 @@
 // percentiles, and the errors and non-2xx answers, which must be 0: every request is valid.
 //
 // The load average before and after is printed with the figures: this machine's cores are shared,
-// and latencies measured while something else runs are not the service's alone.
+// and latencies measured while something else runs are not the service's alone. The service's
+// resident memory and open file descriptors are read (Linux /proc) before and after the run: a
+// leak shows as growth.
 // LOAD_SECONDS shortens the run (e.g. to try the script); the results file holds 60 s runs.
 import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -31,7 +34,7 @@ const MIX = [itemRead, pageRead, create, itemRead, pageRead, change, itemRead, c
 export async function run({ seconds = Number(process.env.LOAD_SECONDS ?? 60), connections = 20 } = {}) {
   const { project } = await builtStarter(work);
   const requireProject = createRequire(join(project, 'node_modules', 'noop.js'));
-  const rows = [['engine', 'requests', 'req/s', 'p50', 'p99', 'max', 'errors', 'timeouts', 'non-2xx', 'load avg before → after']];
+  const rows = [['engine', 'requests', 'req/s', 'p50', 'p99', 'max', 'errors', 'timeouts', 'non-2xx', 'RSS MiB before → after', 'open fds', 'load avg before → after']];
   const failures = [];
   for (const engine of ['sqlite', 'postgres']) {
     const database = await freshDatabase(engine, requireProject);
@@ -41,10 +44,24 @@ export async function run({ seconds = Number(process.env.LOAD_SECONDS ?? 60), co
     });
     try {
       await seed(server.url, SEEDED);
-      const before = os.loadavg()[0];
+      await mixedLoad(server.url, 5, connections); // warm-up: the measured run starts from a warm process
+      const before = { load: os.loadavg()[0], ...processUse(server.pid) };
       const result = await mixedLoad(server.url, seconds, connections);
-      const after = os.loadavg()[0];
-      rows.push([engine, result.requests.total, Math.round(result.requests.average), `${result.latency.p50} ms`, `${result.latency.p99} ms`, `${result.latency.max} ms`, result.errors, result.timeouts, result.non2xx, `${before.toFixed(2)} → ${after.toFixed(2)}`]);
+      const after = { load: os.loadavg()[0], ...processUse(server.pid) };
+      rows.push([
+        engine,
+        result.requests.total,
+        Math.round(result.requests.average),
+        `${result.latency.p50} ms`,
+        `${result.latency.p99} ms`,
+        `${result.latency.max} ms`,
+        result.errors,
+        result.timeouts,
+        result.non2xx,
+        `${before.rssMiB} → ${after.rssMiB}`,
+        `${before.fds} → ${after.fds}`,
+        `${before.load.toFixed(2)} → ${after.load.toFixed(2)}`,
+      ]);
       if (result.errors || result.timeouts || result.non2xx) failures.push(engine);
     } finally {
       server.stop();
@@ -56,9 +73,15 @@ export async function run({ seconds = Number(process.env.LOAD_SECONDS ?? 60), co
     text: table(rows),
     summary:
       `autocannon, ${connections} connections, ${seconds} s per engine; each connection repeats 4 GET /items/{random seeded id}, 3 GET /items?_limit=20, 2 POST /items, 1 PATCH /items/{random seeded id} ` +
-      `on a table seeded with ${SEEDED} items. Errors, timeouts and non-2xx must be 0: ${failures.length ? `NOT met on ${failures.join(', ')}` : 'met'}. ` +
+      `on a table seeded with ${SEEDED} items, after a 5 s warm-up. Errors, timeouts and non-2xx must be 0: ${failures.length ? `NOT met on ${failures.join(', ')}` : 'met'}. ` +
       `${os.cpus().length} cores, shared with whatever else runs (the load average is the machine's, 1-minute).`,
   };
+}
+
+/** The resident memory (MiB) and the open file descriptors of process `pid`. */
+function processUse(pid) {
+  const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return { rssMiB: Math.round(Number(rss) / 1024), fds: readdirSync(`/proc/${pid}/fd`).length };
 }
 
 function mixedLoad(url, seconds, connections) {

@@ -79,7 +79,7 @@ export async function start(command, args, { cwd, env, portArg } = {}) {
   for (let i = 0; i < 200; i++) {
     try {
       await fetch(`${url}/v1/items?_limit=1`);
-      return { url, stop: () => child.kill('SIGTERM') };
+      return { url, pid: child.pid, stop: () => child.kill('SIGTERM') };
     } catch {
       await sleep(100);
     }
