@@ -67,7 +67,7 @@ describe.each(['ramses-starter', 'ramses-example', 'blog'])('%s: nothing is serv
 
   it('has a route table of the document’s paths (auth on where the API has auth) and the docs page, and refuses TRACE', async () => {
     const dir = await builtProject(fixture, 'e2e-service');
-    const auth = fixture === 'ramses-starter' ? {} : { SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'route-table-secret-0123456789abcdef' };
+    const auth: Record<string, string> = fixture === 'ramses-starter' ? {} : { SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'route-table-secret-0123456789abcdef' };
     type App = { ready(): Promise<void>; printRoutes(o: object): string; inject(o: object): Promise<{ statusCode: number; json(): { paths: object } }>; close(): Promise<void> };
     const db = await openProjectDatabase<{ close(): Promise<void> }>(dir, { SVC_DATABASE_URL: 'sqlite::memory:', ...auth });
     const { loadServiceConfig } = await import(pathToFileURL(join(dir, 'dist/config.js')).href);
