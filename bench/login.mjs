@@ -20,7 +20,7 @@ import { linkDependencies } from '../scripts/project-deps.mjs';
 import { table } from './lib.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const work = join(root, '.tmp', 'bench-login');
+export const work = join(root, '.tmp', 'bench-login');
 const autocannon = createRequire(import.meta.url)('autocannon');
 
 const PASSWORD = 'password-123';
@@ -53,7 +53,7 @@ export async function run({ seconds = 10, loginConnections = 32, readConnections
 }
 
 /** Generates ramses-example, links the shared dependencies and compiles it; returns the project folder. */
-async function build() {
+export async function build() {
   const project = join(work, 'generated');
   execFileSync(process.execPath, [join(root, 'bin/svcgen.js'), 'generate', join(root, 'fixtures/ramses-example/api.raml'), '-o', project], { stdio: 'ignore' });
   const modules = await linkDependencies(project);
@@ -62,7 +62,7 @@ async function build() {
 }
 
 /** Starts the service with auth on and a system admin; resolves once GET /v1/health answers 200. */
-async function start(project) {
+export async function start(project) {
   const port = await freePort();
   const env = {
     ...process.env,
@@ -96,7 +96,7 @@ async function start(project) {
 }
 
 /** Registers u1…u<count> (201 each); returns u1's login cookie. */
-async function register(url, count) {
+export async function register(url, count) {
   let cookie;
   for (let i = 1; i <= count; i++) {
     const body = { username: `u${i}`, email: `u${i}@example.com`, password: PASSWORD };

@@ -15,7 +15,9 @@ const benchmarks = [
   { name: 'route-schemas', load: () => import('./route-schemas.mjs') },
   { name: 'mongodb', load: () => import('./serve-mongodb.mjs') },
   { name: 'login', load: () => import('./login.mjs') },
+  { name: 'enumeration', load: () => import('./login-enumeration.mjs') },
   { name: 'search', load: () => import('./search.mjs') },
+  { name: 'load-mixed', load: () => import('./load.mjs') },
 ];
 
 const args = process.argv.slice(2);

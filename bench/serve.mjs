@@ -115,7 +115,7 @@ export async function start(command, args, { cwd, env, portArg, ready = '/v1/ite
   for (let i = 0; i < 200; i++) {
     try {
       await fetch(`${url}${ready}`);
-      return { url, stop: () => child.kill('SIGTERM') };
+      return { url, pid: child.pid, stop: () => child.kill('SIGTERM') };
     } catch {
       await sleep(100);
     }

@@ -93,7 +93,7 @@ export const codes = {
   SVC2013: { severity: 'warning', title: 'unknown schema key', explanation: 'A root key of the schema starts with `_` but is not one svcgen reads; it is probably misspelt.' },
   SVC2014: { severity: 'error', title: 'no primary key', explanation: 'Every model needs exactly one field with `"primary_key": true`.' },
   SVC2015: { severity: 'error', title: 'several primary keys', explanation: 'Every model needs exactly one primary key; composite keys are not supported.' },
-  SVC2016: { severity: 'error', title: 'path segment not served', explanation: 'svcgen serves path segments that are a name (`stories`) or one parameter (`{id}`), not a mix such as `{name}.{ext}`.' },
+  SVC2016: { severity: 'error', title: 'path segment not served', explanation: 'svcgen serves path segments that are a name (`stories`) or one parameter (`{id}`), not a mix such as `{name}.{ext}`, and no `:`, `*`, `?`, `#` or spaces, which the router and URLs read as syntax.' },
   SVC2017: { severity: 'warning', title: 'model defined twice', explanation: 'Two resources give different schemas for the same model; the first one is used.' },
   SVC2018: { severity: 'error', title: 'no schema for a model', explanation: 'A collection resource needs a model, defined by a `post` body schema on this or another resource with the same name.' },
   SVC2019: { severity: 'error', title: 'resource starts with a parameter', explanation: 'A `{parameter}` at the top of the API has no collection to look items up in.' },
@@ -104,7 +104,7 @@ export const codes = {
   SVC2024: { severity: 'warning', title: 'security scheme not used', explanation: 'svcgen implements x-Ticket, x-ApiKey and x-ACL; other schemes, and authentication schemes missing from the root `securedBy`, have no effect.' },
   SVC2025: { severity: 'error', title: 'invalid x-Ticket settings', explanation: 'x-Ticket needs `secret` (the name of the service.ini key holding the signing secret); `hashalg` is sha256 or sha512; `cookie_name` must be a valid cookie name.' },
   SVC2026: { severity: 'warning', title: 'ignored scheme setting', explanation: 'The security scheme setting is not used (some ticket options are read from service.ini instead).' },
-  SVC2027: { severity: 'error', title: 'parameter in the base path', explanation: 'Only `{version}` (and host parameters) may appear in `baseUri`; the service is mounted on a fixed base path.' },
+  SVC2027: { severity: 'error', title: 'parameter in the base path', explanation: 'Only `{version}` (and host parameters) may appear in `baseUri`; the service is mounted on a fixed base path, which holds no `:`, `*`, `?`, `#` or spaces (the router would read them as a parameter or a wildcard).' },
 
   // --- access control -------------------------------------------------------------------------------
   SVC2030: { severity: 'error', title: 'invalid ACL rule', explanation: 'An x-ACL rule reads `allow|deny <principal> <permission>[, <permission>…]`.' },

@@ -5,82 +5,31 @@
  * hardening of reliability.md §1–§4 (tampered, expired, replayed tickets, CSRF, enumeration,
  * brute force, secrets never shown).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueTicket, ticketKeys, verifyTicket } from '../../templates/project/static/src/lib/auth/ticket.js';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api, type Reply } from '../support/http.js';
-import { generatedProject, tool } from '../support/project.js';
+import { generatedProject } from '../support/project.js';
+import { withRamsesFunctions } from '../support/ramses-example.js';
 import { startService, type RunningService } from '../support/server.js';
 
 const SECRET = 'e2e-ticket-secret-0123456789abcdef0123456789';
 const COOKIE = 'ramses_auth_tkt';
 const PASSWORD = 'password-123';
 
-/** The Python functions of ramses-example (ramses_example/__init__.py), in TypeScript. */
-const PRINCIPALS: Record<string, string> = {
-  'item-owner': `import type { FastifyRequest } from 'fastify';
-import { grant, user, type AclResult, type AclRule } from '../../lib/auth/index.js';
-import type { Story } from '../../models/story.js';
-
-/** Gives the story's owner the line's permissions (view, update). */
-export function itemOwner(_request: FastifyRequest, object: Story | undefined, rule: AclRule): AclResult {
-  const owner = object?.owner;
-  return owner != null ? grant(rule, user(typeof owner === 'object' ? String((owner as { username: string }).username) : owner)) : undefined;
-}
-`,
-  'user-self': `import type { FastifyRequest } from 'fastify';
-import { grant, user, type AclResult, type AclRule } from '../../lib/auth/index.js';
-import type { User } from '../../models/user.js';
-
-/** Gives a user the line's permission (update) on themselves. */
-export function userSelf(_request: FastifyRequest, object: User | undefined, rule: AclRule): AclResult {
-  return object ? grant(rule, user(object.username)) : undefined;
-}
-`,
-  'user-profile': `import type { FastifyRequest } from 'fastify';
-import { grant, user, type AclResult, type AclRule } from '../../lib/auth/index.js';
-import type { Profile } from '../../models/profile.js';
-
-/** Gives the user in the URL every permission on their profile. */
-export function userProfile(request: FastifyRequest, _object: Profile | undefined, rule: AclRule): AclResult {
-  const { username } = request.params as { username?: string };
-  return username ? grant(rule, user(username)) : undefined;
-}
-`,
-};
-
-/** ramses_example's set_item_owner handler and lowercase processor. */
-const EVENTS: Record<string, string> = {
-  'handlers/set-item-owner': `import type { SetItemOwnerEvent } from '../../events.js';
-
-/** Makes the caller the owner of the story they create, unless the body names one. */
-export async function setItemOwner(event: SetItemOwnerEvent): Promise<void> {
-  const user = event.view.request.user;
-  if (user && !('owner' in event.fields)) event.setFieldValue('owner', String(user['username']));
-}
-`,
-  'processors/lowercase': `import type { LowercaseArgs } from '../../events.js';
-
-export function lowercase({ new_value }: LowercaseArgs): LowercaseArgs['new_value'] {
-  return new_value.toLowerCase().trim();
-}
-`,
-};
-
 let dir: string;
 
 beforeAll(async () => {
   dir = await generatedProject('ramses-example', 'e2e-auth');
-  for (const [file, code] of Object.entries(PRINCIPALS)) writeFileSync(join(dir, 'src/custom/principals', `${file}.ts`), code);
-  for (const [module, code] of Object.entries(EVENTS)) writeFileSync(join(dir, 'src/custom', `${module}.ts`), code);
-  const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
-  if (build.exitCode !== 0) throw new Error(`build failed:\n${build.all}`);
+  await withRamsesFunctions(dir);
 }, 600_000);
 
 describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
   let database: TestDatabase;
+  let settings: Record<string, string>;
   let service: RunningService;
   let api: Api;
   const cookies = new Map<string, string>();
@@ -105,21 +54,18 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
 
   beforeAll(async () => {
     database = await testDatabase(engine, dir, 'auth');
-    service = await startService(
-      dir,
-      {
-        ...database.env,
-        SVC_AUTH: 'true',
-        SVC_AUTH_TKT_SECRET: SECRET,
-        SVC_AUTH_TIMEOUT: '1200',
-        SVC_AUTH_REISSUE_TIME: '120',
-        SVC_SYSTEM_USER: 'root',
-        SVC_SYSTEM_PASSWORD: 'root-password',
-        SVC_SYSTEM_EMAIL: 'root@example.com',
-        SVC_PUBLIC_MAX_LIMIT: '2',
-      },
-      '/v1',
-    );
+    settings = {
+      ...database.env,
+      SVC_AUTH: 'true',
+      SVC_AUTH_TKT_SECRET: SECRET,
+      SVC_AUTH_TIMEOUT: '1200',
+      SVC_AUTH_REISSUE_TIME: '120',
+      SVC_SYSTEM_USER: 'root',
+      SVC_SYSTEM_PASSWORD: 'root-password',
+      SVC_SYSTEM_EMAIL: 'root@example.com',
+      SVC_PUBLIC_MAX_LIMIT: '2',
+    };
+    service = await startService(dir, settings, '/v1');
     api = apiClient(service.origin, '/v1');
     expect((await login('root', 'root-password')).status).toBe(200);
     for (const name of ['alice', 'bob', 'carol']) expect((await register(name)).status).toBe(201);
@@ -186,8 +132,11 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
       const unknown = await api('POST', '/auth/login', { login: 'nobody-at-all', password: 'not-her-password' });
       expect(wrong.status).toBe(401);
       expect(unknown.status).toBe(401);
-      expect(unknown.body.message).toBe(wrong.body.message);
+      const { timestamp: _wrongAt, ...wrongBody } = wrong.body;
+      const { timestamp: _unknownAt, ...unknownBody } = unknown.body;
+      expect(unknownBody).toEqual(wrongBody);
       expect(wrong.headers.get('set-cookie')).toBeNull();
+      expect(unknown.headers.get('set-cookie')).toBeNull();
     });
 
     it('logs in by username or email, in any case', async () => {
@@ -246,6 +195,23 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
       expect((await api('PATCH', `/stories/${storyId}`, { name: 'stolen' })).status).toBe(401);
       expect((await as('alice', 'DELETE', `/stories/${storyId}`)).status).toBe(403);
       expect((await api('GET', `/stories/${storyId}`)).body.name).toBe('renamed');
+    });
+
+    it('refuses PUT and DELETE of the story to others, and leaves it as it was', async () => {
+      const before = (await as('root', 'GET', `/stories/${storyId}`)).body;
+      expect((await as('bob', 'PUT', `/stories/${storyId}`, { name: 'replaced', description: 'by bob' })).status).toBe(403);
+      expect((await as('bob', 'DELETE', `/stories/${storyId}`)).status).toBe(403);
+      expect((await as('root', 'GET', `/stories/${storyId}`)).body).toEqual(before);
+    });
+
+    it('takes a user out of admin at once: the same cookie loses the admin rights on its next request', async () => {
+      expect((await register('gina')).status).toBe(201);
+      expect((await as('root', 'PATCH', '/users/gina', { groups: ['user', 'admin'] })).status).toBe(200);
+      expect((await as('gina', 'POST', '/stories', { name: 'g1', description: 'priced', price: 1 })).status).toBe(201);
+      expect((await as('root', 'PATCH', '/users/gina', { groups: ['user'] })).status).toBe(200);
+      const after = await as('gina', 'POST', '/stories', { name: 'g2', description: 'priced', price: 1 });
+      expect(after.status).toBe(403);
+      expect(after.body.errors).toEqual([{ field: 'price', message: 'is not yours to write' }]);
     });
 
     it('refuses before reading the body or looking the item up', async () => {
@@ -326,6 +292,11 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
       return `${COOKIE}=${issueTicket(keys, { ...ticket, issuedAt: seconds })}`;
     };
     const self = (cookie: string) => api('GET', '/users/self', undefined, { headers: { cookie } });
+    /** Waits for the next second to begin; returns it, in seconds. */
+    const secondStart = async () => {
+      await sleep(1000 - (Date.now() % 1000) + 5);
+      return now();
+    };
 
     it('refuses a tampered ticket: the caller is anonymous', async () => {
       const value = cookies.get('alice')!;
@@ -336,22 +307,49 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
       expect((await self(`${COOKIE}=${other}`)).status).toBe(401);
     });
 
-    it('expires after auth.timeout, refuses tickets from the future, and reissues after auth.reissue_time', async () => {
-      expect((await self(reissued(now() - 1201))).status).toBe(401);
+    it('expires after auth.timeout, refuses tickets from the future, and reissues after auth.reissue_time, at the second', async () => {
+      // Each ticket is signed at the start of a second, so the service counts the age the test meant.
+      const at = async (age: number) => self(reissued((await secondStart()) - age));
+      expect((await at(1199)).status).toBe(200);
+      expect((await at(1201)).status).toBe(401);
       expect((await self(reissued(now() + 3600))).status).toBe(401);
-      const fresh = await self(reissued(now() - 100));
+      const fresh = await at(119);
       expect(fresh.status).toBe(200);
-      expect(fresh.headers.get('set-cookie')).toBeNull();
-      const old = await self(reissued(now() - 200));
-      expect(old.status).toBe(200);
-      expect(old.headers.get('set-cookie')).toMatch(/^ramses_auth_tkt=/);
+      expect(fresh.headers.getSetCookie()).toEqual([]);
+      const due = await at(121);
+      expect(due.status).toBe(200);
+      expect(due.headers.getSetCookie()).toHaveLength(1);
+      expect(due.headers.getSetCookie()[0]).toMatch(/^ramses_auth_tkt=[^;]+;.*Max-Age=1200/);
+    });
+
+    it('does not reissue a ticket that is due on logout: one Set-Cookie, the cleared one', async () => {
+      await register('hank');
+      const ticket = verifyTicket(keys, cookies.get('hank')!.split('=')[1]!)!;
+      const due = `${COOKIE}=${issueTicket(keys, { ...ticket, issuedAt: now() - 200 })}`;
+      const out = await api('POST', '/auth/logout', undefined, { headers: { cookie: due } });
+      expect(out.status).toBe(200);
+      expect(out.headers.getSetCookie()).toHaveLength(1);
+      expect(out.headers.getSetCookie()[0]).toMatch(/^ramses_auth_tkt=;.*Max-Age=0/);
+      expect((await self(due)).status).toBe(401);
     });
 
     it('refuses cookie writes from another site (CSRF): 403, nothing changed', async () => {
+      const before = (await as('root', 'GET', '/users/alice')).body;
       const crossSite = await as('alice', 'PATCH', '/users/alice', { first_name: 'Evil' }, { 'sec-fetch-site': 'cross-site' });
       expect(crossSite.status).toBe(403);
       const foreign = await as('alice', 'PATCH', '/users/alice', { first_name: 'Evil' }, { origin: 'https://evil.example' });
       expect(foreign.status).toBe(403);
+      expect((await as('root', 'GET', '/users/alice')).body).toEqual(before);
+      // POST and DELETE too, by an admin's cookie, which the ACLs would let through.
+      const stories = async () => (await as('root', 'GET', '/stories?_limit=100&_fields=id')).body.total;
+      const count = await stories();
+      expect((await as('root', 'POST', '/stories', { name: 'csrf', description: 'planted' }, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+      expect(await stories()).toBe(count);
+      const victim = (await as('root', 'POST', '/stories', { name: 'victim', description: 'stays' })).body._pk;
+      expect((await as('root', 'DELETE', `/stories/${victim}`, undefined, { origin: 'https://evil.example' })).status).toBe(403);
+      expect((await as('root', 'DELETE', '/stories', undefined, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+      expect((await as('root', 'GET', `/stories/${victim}`)).status).toBe(200);
+      expect(await stories()).toBe(count + 1);
       expect((await as('alice', 'PATCH', '/users/alice', { first_name: 'Alice' }, { 'sec-fetch-site': 'same-origin' })).status).toBe(200);
       expect((await as('root', 'GET', '/users/alice')).body.first_name).toBe('Alice');
     });
@@ -374,6 +372,40 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
       expect((await self(frank)).status).toBe(401);
       await register('frank'); // the same name again: the old ticket stays worthless
       expect((await self(frank)).status).toBe(401);
+    });
+
+    it('rotates secrets: with [new, old] an old-key cookie is accepted and reissued under the new key; with [new] alone it is refused', async () => {
+      const NEW = 'rotated-ticket-secret-0123456789abcdef0123';
+      expect((await register('ivan')).status).toBe(201);
+      const cookie = cookies.get('ivan')!;
+      const withBoth = await startService(dir, { ...settings, SVC_AUTH_TKT_SECRET: `${NEW},${SECRET}` }, '/v1');
+      try {
+        const reply = await fetch(`${withBoth.origin}/v1/users/self`, { headers: { cookie } });
+        expect(reply.status).toBe(200);
+        expect(reply.headers.getSetCookie()).toHaveLength(1);
+        const value = /^ramses_auth_tkt=([^;]+);/.exec(reply.headers.getSetCookie()[0]!)![1]!;
+        expect(verifyTicket(ticketKeys([NEW], 'sha512'), value)).toMatchObject({ oldKey: false });
+        expect(verifyTicket(keys, value)).toBeNull();
+      } finally {
+        await withBoth.stop();
+      }
+      const newOnly = await startService(dir, { ...settings, SVC_AUTH_TKT_SECRET: NEW }, '/v1');
+      try {
+        expect((await fetch(`${newOnly.origin}/v1/users/self`, { headers: { cookie } })).status).toBe(401);
+      } finally {
+        await newOnly.stop();
+      }
+    });
+
+    it('refuses a cross-site logout, by GET or POST: 403, and the cookie still works', async () => {
+      expect((await register('jack')).status).toBe(201);
+      for (const method of ['GET', 'POST']) {
+        const reply = await as('jack', method, '/auth/logout', undefined, { 'sec-fetch-site': 'cross-site' });
+        expect(reply.status).toBe(403);
+        expect(reply.headers.get('set-cookie')).toBeNull();
+      }
+      expect((await as('jack', 'GET', '/auth/logout', undefined, { origin: 'https://evil.example' })).status).toBe(403);
+      expect((await self(cookies.get('jack')!)).status).toBe(200);
     });
 
     it('clears the cookie on logout, by GET or POST', async () => {

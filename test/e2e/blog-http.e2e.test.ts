@@ -290,6 +290,14 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
       expect(reply.headers.get('access-control-allow-methods')).toContain('PATCH');
     });
 
+    it('answers a plain OPTIONS (no Origin: not a preflight) as with CORS off: the route’s Allow, no CORS headers', async () => {
+      const reply = await api('OPTIONS', '/posts');
+      expect(reply.status).toBe(405);
+      expect(reply.headers.get('allow')).toBe('DELETE, GET, HEAD, POST');
+      expect(reply.headers.get('access-control-allow-origin')).toBeNull();
+      expect(reply.headers.get('access-control-allow-methods')).toBeNull();
+    });
+
     it('adds the CORS headers to responses for allowed origins only', async () => {
       const allowed = await api('GET', '/posts', undefined, { headers: { origin: APP_ORIGIN } });
       expect(allowed.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);

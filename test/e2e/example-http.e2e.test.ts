@@ -3,7 +3,7 @@
  * `npm start` runs), driven over HTTP on SQLite and on PostgreSQL: contract §2–§4.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { breakStoryTable, ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
+import { breakStoryTable, ENGINES, plantStrayColumn, testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api } from '../support/http.js';
 import { builtProject } from '../support/project.js';
 import { startService, type RunningService } from '../support/server.js';
@@ -116,6 +116,18 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       expect((await api('GET', `/stories/${created.body.id}?_fields=nope`)).status).toBe(400);
     });
 
+    it('shows only the fields the model declares, whatever else the table holds', async () => {
+      const created = await api('POST', '/stories', story('stray'));
+      await api('GET', `/stories/${created.body.id}`); // statements prepared before the column came
+      await plantStrayColumn(engine, database.url, dir, 'story');
+      const item = await api('GET', `/stories/${created.body.id}`);
+      const list = await api('GET', '/stories?name=stray');
+      expect(item.status).toBe(200);
+      expect(list.body.total).toBe(1);
+      expect(`${item.text}${list.text}`).not.toContain('stray value');
+      expect(item.body).not.toHaveProperty('stray');
+    });
+
     it('answers 404 for a missing item and for a key of the wrong type', async () => {
       const missing = await api('GET', '/stories/999999');
       expect(missing.status).toBe(404);
@@ -165,6 +177,39 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       const reply = await api('POST', '/stories', story('big', { description: 'x'.repeat(30_000) }));
       expect(reply.status).toBe(413);
       expect(reply.body.status_code).toBe(413);
+    });
+
+    it('takes a body of exactly body_limit bytes and answers 413 to one byte more', async () => {
+      const sized = (bytes: number) => {
+        const frame = JSON.stringify(story('edge', { description: '' }));
+        return JSON.stringify(story('edge', { description: 'x'.repeat(bytes - frame.length) }));
+      };
+      expect(Buffer.byteLength(sized(20_000))).toBe(20_000);
+      const atLimit = await api('POST', '/stories', undefined, { raw: sized(20_000), headers: { 'content-type': 'application/json' } });
+      expect([201, 400], atLimit.text.slice(0, 200)).toContain(atLimit.status);
+      const over = await api('POST', '/stories', undefined, { raw: sized(20_001), headers: { 'content-type': 'application/json' } });
+      expect(over.status).toBe(413);
+    });
+
+    it('rejects __proto__ however it is spelled, and pollutes no object', async () => {
+      const escaped = await api('POST', '/stories', undefined, { raw: '{"name":"p","description":"d","\\u005f_proto__":{"polluted":"yes"}}', headers: { 'content-type': 'application/json' } });
+      expect(escaped.status).toBe(400);
+      const nested = await api('POST', '/users', undefined, { raw: '{"username":"proto","email":"proto@example.com","password":"secret-pw","settings":{"\\u005f_proto__":{"polluted":"yes"}}}', headers: { 'content-type': 'application/json' } });
+      expect(nested.status).toBe(400);
+      const after = await api('POST', '/stories', story('clean'));
+      expect(after.status).toBe(201);
+      expect(after.text).not.toContain('polluted');
+    });
+
+    it('takes a MongoDB operator in a body as a value, never as an operator: 400', async () => {
+      const created = await api('POST', '/stories', story('operators'));
+      for (const body of [{ name: { $ne: null } }, { name: { $gt: '' } }, { $set: { name: 'x' } }, { 'name.$': 'x' }]) {
+        expect((await api('PATCH', `/stories/${created.body.id}`, body)).status, JSON.stringify(body)).toBe(400);
+        expect((await api('PATCH', '/stories?name=operators', body)).status, JSON.stringify(body)).toBe(400);
+        expect((await api('POST', '/stories', { ...story('operators-2'), ...body })).status, JSON.stringify(body)).toBe(400);
+      }
+      expect((await api('GET', `/stories/${created.body.id}`)).body.name).toBe('operators');
+      expect((await api('GET', '/stories?name=operators-2')).body.total).toBe(0);
     });
 
     it('rejects __proto__ and constructor keys', async () => {
@@ -314,6 +359,34 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       const reply = await api('GET', `/stories?name=${encodeURIComponent("x' OR '1'='1")}`);
       expect(reply.status).toBe(200);
       expect(reply.body.total).toBe(0);
+    });
+
+    it('refuses what an attacker tries in a query string, naming it: 400, and nothing changes', async () => {
+      const total = (await query('_count')).body.count;
+      for (const [q, field] of [
+        ['_sort=name;drop table story', '_sort'],
+        ['_limit=5&_limit=7', '_limit'],
+        ['hasOwnProperty=1', 'hasOwnProperty'],
+        ['__proto__=1', '__proto__'],
+        ['api_key=0123456789abcdef', 'api_key'],
+        ['_m=DELETE', '_m'],
+        ['name[$ne]=x', 'name[$ne]'],
+      ] as const) {
+        const reply = await query(q);
+        expect(reply.status, q).toBe(400);
+        expect(reply.body.errors.map((e: { field: string }) => e.field), q).toContain(field);
+      }
+      expect((await query('_count')).body.count).toBe(total);
+    });
+
+    it('knows no method tunnelling: X-HTTP-Method-Override and ?_m on a write are ignored, nothing is deleted', async () => {
+      const target = (await api('GET', '/stories?name=q00')).body.data[0];
+      const patched = await api('PATCH', `/stories/${target.id}`, { reads: 7 }, { headers: { 'x-http-method-override': 'DELETE' } });
+      expect(patched.status).toBe(200);
+      expect(patched.body.reads).toBe(7);
+      expect((await api('POST', '/stories', story('override'), { headers: { 'x-http-method-override': 'DELETE' } })).status).toBe(201);
+      expect((await api('PATCH', `/stories/${target.id}?_m=DELETE`, { reads: 8 })).status).toBe(200);
+      expect((await api('GET', `/stories/${target.id}`)).body.reads).toBe(8);
     });
 
     it('answers 400 naming an unknown field, operator or unparsable value', async () => {

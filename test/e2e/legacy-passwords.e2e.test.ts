@@ -23,6 +23,10 @@ interface Hasher {
 }
 type PgClient = { connect(): Promise<void>; query(sql: string, values: unknown[]): Promise<{ rows: { password: string }[] }>; end(): Promise<void> };
 type SqliteDb = { prepare(sql: string): { get(...args: unknown[]): { password: string } | undefined }; close(): void };
+interface Argon2 {
+  readonly argon2id: number;
+  hash(password: string, options: { type: number; memoryCost: number; timeCost: number; parallelism: number }): Promise<string>;
+}
 interface Bcrypt {
   hash(password: string, rounds: number): Promise<string>;
 }
@@ -78,6 +82,15 @@ describe('the PasswordHasher of a generated project', () => {
     }
     const unicode = await bcrypt.hash('pässwörd ✓', 4);
     expect((await hasher.verify(unicode, 'pässwörd ✓')).ok).toBe(true);
+  });
+
+  it('asks for a rehash of an argon2id hash made with weaker settings than the current ones, not of a current one', async () => {
+    const argon2 = createRequire(join(dir, 'node_modules', 'noop.js'))('argon2') as Argon2;
+    const weak = await argon2.hash('correct horse battery', { type: argon2.argon2id, memoryCost: 4096, timeCost: 1, parallelism: 1 });
+    expect(await hasher.verify(weak, 'correct horse battery')).toEqual({ ok: true, rehash: true });
+    expect(await hasher.verify(weak, 'wrong horse battery')).toEqual({ ok: false, rehash: false });
+    const current = await argon2.hash('correct horse battery', { type: argon2.argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 });
+    expect(await hasher.verify(current, 'correct horse battery')).toEqual({ ok: true, rehash: false });
   });
 
   it('treats anything that is not a well-formed bcrypt or argon2 hash as no password at all', async () => {

@@ -3,16 +3,17 @@
  * every route the RAML lists; start-up refuses bad settings with a message naming the key;
  * SIGTERM lets requests in flight finish; the database file lives where service.ini says.
  */
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../src/pipeline.js';
 import { runSql, testDatabase } from '../support/databases.js';
 import { apiClient } from '../support/http.js';
-import { builtProject, fixtureRaml, generatedProject } from '../support/project.js';
+import { builtProject, fixtureRaml, generatedProject, openProjectDatabase } from '../support/project.js';
 import { startService } from '../support/server.js';
 
 describe.each(['ramses-starter', 'ramses-example', 'blog'])('%s: every route the RAML lists is served', (fixture) => {
@@ -39,6 +40,52 @@ describe.each(['ramses-starter', 'ramses-example', 'blog'])('%s: every route the
     } finally {
       await service.stop();
       await database.drop();
+    }
+  });
+});
+
+/**
+ * The paths of `app.printRoutes({ commonPrefix: false })`: a tree, one node a line, indented four
+ * characters a level, each node's text the part of the path after its parent's.
+ */
+function routeTable(printed: string): string[] {
+  const stack: string[] = [];
+  const paths: string[] = [];
+  for (const line of printed.split('\n')) {
+    const node = /^((?:[│ ] {3})*)[├└]── (.*?)(?: \(([^)]*)\))?$/.exec(line);
+    if (!node) continue;
+    stack.length = node[1]!.length / 4;
+    stack.push(node[2]!);
+    if (node[3] && node[3] !== '-') paths.push(stack.join(''));
+  }
+  return paths;
+}
+
+describe.each(['ramses-starter', 'ramses-example', 'blog'])('%s: nothing is served that the OpenAPI document does not list', (fixture) => {
+  const ir = analyze(fixtureRaml(fixture)).ir!;
+  beforeAll(() => builtProject(fixture, 'e2e-service'));
+
+  it('has a route table of the document’s paths (auth on where the API has auth) and the docs page, and refuses TRACE', async () => {
+    const dir = await builtProject(fixture, 'e2e-service');
+    const auth: Record<string, string> = fixture === 'ramses-starter' ? {} : { SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'route-table-secret-0123456789abcdef' };
+    type App = { ready(): Promise<void>; printRoutes(o: object): string; inject(o: object): Promise<{ statusCode: number; json(): { paths: object } }>; close(): Promise<void> };
+    const db = await openProjectDatabase<{ close(): Promise<void> }>(dir, { SVC_DATABASE_URL: 'sqlite::memory:', ...auth });
+    const { loadServiceConfig } = await import(pathToFileURL(join(dir, 'dist/config.js')).href);
+    const { buildApp } = await import(pathToFileURL(join(dir, 'dist/app.js')).href);
+    const app = (await buildApp(loadServiceConfig({ SVC_CONFIG: join(dir, 'none.ini'), SVC_DATABASE_URL: 'sqlite::memory:', ...auth }), db, { logger: false })) as App;
+    try {
+      await app.ready();
+      const document = (await app.inject({ method: 'GET', url: `${ir.basePath}/openapi.json` })).json();
+      const documented = Object.keys(document.paths).map((p) => `${ir.basePath}${p.replace(/\{(\w+)\}/g, ':$1')}`);
+      const docsPage = ['', '/swagger-ui.css', '/swagger-ui-bundle.js', '/favicon-32x32.png'].map((asset) => `${ir.basePath}/docs${asset}`);
+      expect(routeTable(app.printRoutes({ commonPrefix: false })).sort()).toEqual([...documented, ...docsPage].sort());
+      for (const path of documented.slice(0, 3)) {
+        const trace = await app.inject({ method: 'TRACE', url: path.replace(/:\w+/g, '1') });
+        expect([404, 405], path).toContain(trace.statusCode);
+      }
+    } finally {
+      await app.close();
+      await db.close();
     }
   });
 });
@@ -93,6 +140,8 @@ describe('start-up', () => {
     [{ SVC_DATABASE_URL: 'mysql://x' }, /database.url must start with sqlite: or postgres:\/\//],
     [{ SVC_DATABASE_URL: 'postgres://user:hunter2@127.0.0.1:1/db' }, /cannot open the database: .*check database.url/],
     [{ SVC_AUTH: 'true' }, /auth = true/],
+    [{ SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'x'.repeat(31) }, /auth_tkt_secret is too short: each secret needs 32 bytes or more/],
+    [{ SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: `${'n'.repeat(32)},${'o'.repeat(31)}` }, /auth_tkt_secret is too short/],
     [{ SVC_CORS_ALLOW_CREDENTIALS: 'true', SVC_CORS_ALLOW_ORIGINS: '*' }, /cors.allow_origins cannot be \*/],
   ])('refuses %o with a message that names the setting', async (env, message) => {
     const result = await start(env);
@@ -184,5 +233,56 @@ describe('SIGTERM', () => {
     expect(await service.stop()).toBe(0);
     await expect(fetch(`${service.origin}/v1/health`)).rejects.toThrow();
     await database.drop();
+  });
+
+  it('drains under load on kept-alive connections: each answer a 201 or a 503, every 201 kept, exit 0', async () => {
+    const database = await testDatabase('sqlite', dir, 'drain');
+    const service = await startService(dir, { SVC_DATABASE_URL: database.url }, '/v1');
+    const agent = new Agent({ keepAlive: true, maxSockets: 20 });
+    const statuses: Record<string, number> = {};
+    const acknowledged: number[] = [];
+    let signalled = false;
+    const create = (name: string) =>
+      new Promise<{ status: number; text: string; closes: boolean } | null>((resolve) => {
+        const req = request(`${service.origin}/v1/items`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => void (text += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text, closes: res.headers.connection === 'close' }));
+        });
+        req.on('error', () => resolve(null));
+        req.end(JSON.stringify({ name }));
+      });
+    const client = async (c: number) => {
+      for (let i = 0; ; i++) {
+        const reply = await create(`drain ${c}-${i}`);
+        const status = reply ? String(reply.status) : 'connection closed';
+        statuses[status] = (statuses[status] ?? 0) + 1;
+        if (!reply) return expect(signalled, 'a connection failed before SIGTERM').toBe(true);
+        if (reply.status === 201) acknowledged.push(JSON.parse(reply.text).id);
+        else {
+          expect(reply.status, reply.text).toBe(503);
+          expect(signalled).toBe(true);
+        }
+        if (signalled && reply.status === 503) expect(reply.closes).toBe(true);
+      }
+    };
+    const load = Promise.all(Array.from({ length: 20 }, (_, c) => client(c)));
+    await sleep(1000);
+    signalled = true;
+    service.signal('SIGTERM');
+    await load;
+    agent.destroy();
+    expect(await service.stop()).toBe(0);
+    const again = await startService(dir, { SVC_DATABASE_URL: database.url }, '/v1');
+    try {
+      const stored = (await (await fetch(`${again.origin}/v1/items?_limit=1000&_fields=id`)).json()) as { data: { id: number }[] };
+      const present = new Set(stored.data.map((o) => o.id));
+      expect(acknowledged.length).toBeGreaterThan(20);
+      expect(acknowledged.filter((id) => !present.has(id))).toEqual([]);
+      console.log(`SIGTERM under load: ${JSON.stringify(statuses)}`);
+    } finally {
+      await again.stop();
+      await database.drop();
+    }
   });
 });

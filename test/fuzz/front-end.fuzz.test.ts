@@ -2,19 +2,24 @@
  * Fuzzing the front end (fast-check): mutated real RAML, structured random RAML, random bytes and
  * broken JSON schemas. Properties: it never throws, never takes long, and always returns either a
  * model or at least one located error. Runs 1,000 cases by default; `npm run fuzz` runs 100,000.
+ * The whole generator (checks, plan, render, format) runs on a hundredth as many mutated example
+ * APIs, each a copy of a fixture folder with its RAML or one of its schemas changed.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
+import { generateProject } from '../../src/generate.js';
+import { analyze } from '../../src/pipeline.js';
 import { readRaml } from '../../src/raml/front-end.js';
 import { repoRoot, tckDir } from '../support/paths.js';
 
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 1000);
 const SEED = process.env['FUZZ_SEED'] === undefined ? undefined : Number(process.env['FUZZ_SEED']);
 const MAX_MS_PER_CASE = 2_000;
+const WHOLE_RUNS = Math.max(10, Math.round(RUNS / 100));
 
 function inputFiles(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir).sort()) {
@@ -159,4 +164,42 @@ describe('front end under fuzzing', () => {
       { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), endOnFailure: true },
     );
   }, Math.max(120_000, RUNS * 50));
+});
+
+/** A fixture folder and one of its files (api.raml or a schema) changed by a few mutations. */
+const exampleFolders = ['ramses-example', 'ramses-starter', 'blog', 'events'].map((d) => join(repoRoot, 'fixtures', d));
+const mutatedExample = fc
+  .tuple(fc.constantFrom(...exampleFolders), fc.nat(), fc.array(mutation, { minLength: 1, maxLength: 2 }))
+  .map(([folder, pick, ms]) => {
+    const files = inputFiles(folder).map((f) => f.slice(folder.length + 1));
+    const file = files[pick % files.length]!;
+    return { folder, file, text: ms.reduce(mutate, readFileSync(join(folder, file), 'utf8')) };
+  });
+
+describe('the whole generator under fuzzing', () => {
+  let generated = 0;
+  afterAll(() => console.log(`whole generator: ${generated} of ${WHOLE_RUNS} mutated APIs generated, the rest refused with errors`));
+
+  it(`generates a project from every API its checks accept, and explains every refusal (${WHOLE_RUNS} cases)`, async () => {
+    await fc.assert(
+      fc.asyncProperty(mutatedExample, async ({ folder, file, text }) => {
+        const dir = join(work, `whole-${caseNumber++}`);
+        cpSync(folder, dir, { recursive: true });
+        writeFileSync(join(dir, file), text);
+        try {
+          const analysis = analyze(join(dir, 'api.raml'), { cwd: dir });
+          for (const d of analysis.diagnostics) expect(d.message).not.toBe('');
+          if (analysis.diagnostics.some((d) => d.severity === 'error')) return;
+          generated++;
+          expect(analysis.ir).toBeDefined();
+          const project = await generateProject(analysis.ir!, { ramlFile: 'api.raml' });
+          expect([...project.tree.keys()]).toEqual(expect.arrayContaining(['package.json', 'src/app.ts', 'openapi.json']));
+          for (const output of project.tree.values()) expect(output.content, output.path).not.toBe('');
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      }),
+      { numRuns: WHOLE_RUNS, ...(SEED === undefined ? {} : { seed: SEED }), endOnFailure: true },
+    );
+  }, Math.max(300_000, WHOLE_RUNS * 10_000));
 });

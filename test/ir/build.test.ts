@@ -72,6 +72,23 @@ describe('fields', () => {
     });
     expect(model(ir, 'Item').fields.find((f) => f.name === 'code')!.validation).toEqual({ pattern: '^[A-Z]+$' });
   });
+
+  it('honours draft-03 "required": true on a property, and "required": false', () => {
+    const { ir, codes } = build({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+      'item.json': schema({ id, name: { type: 'string', required: true, ...str() }, note: { type: 'string', required: false, ...str() } }),
+    });
+    expect(codes.filter((c) => !c.endsWith('w'))).toEqual([]);
+    expect(model(ir, 'Item').fields.find((f) => f.name === 'name')).toMatchObject({ required: true, requiredOnCreate: true });
+    expect(model(ir, 'Item').fields.find((f) => f.name === 'note')).toMatchObject({ required: false });
+  });
+
+  it.each(['__proto__', 'constructor', 'prototype'])('refuses a field named %s (SVC2004), and pollutes nothing', (name) => {
+    const dir = writeTree({ 'api.raml': raml(`title: T\n${post('/items', 'item.json')}`), 'item.json': `{"type": "object", "properties": {"id": ${JSON.stringify(id)}, "${name}": ${JSON.stringify(str())}}}` });
+    const result = analyze(join(dir, 'api.raml'), { cwd: dir });
+    expect(result.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code)).toEqual(['SVC2004']);
+    expect(Object.prototype).not.toHaveProperty('_db_settings');
+  });
 });
 
 describe('relationships', () => {
@@ -160,6 +177,16 @@ ${post('/stories', 'story.json')}  /{id}:
   it('takes the base path from baseUri with {version}', () => {
     expect(codes).toEqual([]);
     expect(ir.basePath).toBe('/v2/api');
+  });
+
+  it.each(['it:ems', 'it*ems', 'it?ems', 'it#ems', 'it ems'])('refuses the segment %s, which the router or a URL would read as syntax (SVC2016)', (segment) => {
+    const { codes } = build({ 'api.raml': raml(`title: T\n${post(`/${segment}`, 'item.json')}`), 'item.json': schema({ id }) });
+    expect(codes).toEqual(['SVC2016']);
+  });
+
+  it.each(['/v1/a*b', '/v1/:id', '/v1/a b'])('refuses the base path %s (SVC2027)', (path) => {
+    const { codes } = build({ 'api.raml': raml(`title: T\nbaseUri: "http://example.com${path}"\n${post('/items', 'item.json')}`), 'item.json': schema({ id }) });
+    expect(codes).toEqual(['SVC2027']);
   });
 
   it('classifies nested resources', () => {

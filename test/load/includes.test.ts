@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DiagnosticBag } from '../../src/diagnostics/diagnostic.js';
 import { loadRaml } from '../../src/load/load-raml.js';
+import { analyze } from '../../src/pipeline.js';
 import { get, isMap, isScalar, toPlain, type YMap } from '../../src/load/ynode.js';
 import { raml, writeTree } from '../support/files.js';
 import { brief } from '../support/front-end.js';
@@ -86,6 +87,26 @@ describe('includes', () => {
     expect(messages).toEqual(['include cycle: a.raml → b.raml → a.raml']);
   });
 
+  it('reports an include of itself as a cycle', () => {
+    const { diagnostics, messages } = load({ 'api.raml': raml('title: T\nx: !include a.raml\n'), 'a.raml': 'y: !include a.raml\n' });
+    expect(diagnostics).toEqual(['SVC1012 a.raml:1:4']);
+    expect(messages).toEqual(['include cycle: a.raml → a.raml']);
+  });
+
+  it('refuses a NUL byte in an include path, before looking for the file', () => {
+    const { diagnostics, messages } = load({ 'api.raml': raml('title: T\nx: !include "a.json\\0.png"\n'), 'a.json': '{}' });
+    expect(diagnostics).toEqual(['SVC1014 api.raml:3:4']);
+    expect(messages).toEqual(['include path contains a NUL character']);
+  });
+
+  it('never reads /dev/zero, named or behind a symbolic link in the API folder', () => {
+    const dir = writeTree({ 'api.raml': raml('title: T\nx: !include /dev/zero\ny: !include zero.md\n') });
+    symlinkSync('/dev/zero', join(dir, 'zero.md'));
+    const diagnostics = new DiagnosticBag();
+    loadRaml(join(dir, 'api.raml'), diagnostics, { cwd: dir }); // reading it would never end
+    expect(brief(diagnostics.sorted(), dir)).toEqual(['SVC1011 api.raml:3:4', 'SVC1011 api.raml:4:4']);
+  });
+
   it('refuses a symbolic link that leaves the API folder', () => {
     const outside = writeTree({ 'secret.json': '{"secret": true}' });
     const dir = writeTree({ 'api.raml': raml('title: T\nx: !include link.json\n') });
@@ -132,6 +153,18 @@ describe('limits', () => {
   it('reports nesting deeper than 256 levels', () => {
     const { diagnostics } = load({ 'api.raml': raml(`title: T\nx: ${'['.repeat(300)}${']'.repeat(300)}\n`) });
     expect(diagnostics).toEqual(['SVC1009 api.raml:3:260']);
+  });
+
+  it('reports a JSON schema nested 10,000 levels deep, without a stack overflow', () => {
+    const deep = `{"type": "object", "properties": {"x": ${'{"items": '.repeat(10_000)}{}${'}'.repeat(10_000)}}}`;
+    const dir = writeTree({
+      'api.raml': raml('title: T\n/items:\n  post:\n    body:\n      application/json:\n        schema: !include item.json\n'),
+      'item.json': deep,
+    });
+    const analysis = analyze(join(dir, 'api.raml'), { cwd: dir });
+    const problems = analysis.diagnostics.filter((d) => d.severity === 'error');
+    expect(problems.map((d) => d.message)).toEqual([expect.stringMatching(/nesting deeper than 256 levels/)]);
+    expect(brief(problems, dir)).toEqual([expect.stringMatching(/^SVC\d{4} item\.json:1:\d+$/)]);
   });
 
   it('survives nesting that overflows the YAML parser', () => {

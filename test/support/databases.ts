@@ -4,7 +4,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './paths.js';
 import { createRequire } from 'node:module';
-import { failCommands, freshMongoDatabase } from './mongodb.js';
+import { failCommands, freshMongoDatabase, setOnEvery } from './mongodb.js';
 import { freshPostgresDatabase, runPostgres } from './postgres.js';
 
 export const ENGINES = ['sqlite', 'postgres', 'mongodb'] as const;
@@ -43,6 +43,12 @@ export async function testDatabase(engine: Engine, projectDir: string, label: st
 export async function breakStoryTable(engine: Engine, url: string, projectDir: string): Promise<void> {
   if (engine === 'mongodb') return failCommands(url, 'story', ['find', 'aggregate']);
   return runSql(engine, url, projectDir, 'alter table story rename to story_gone');
+}
+
+/** Gives every row of `table` a column `stray` = 'stray value' that no model declares, behind the service's back. */
+export async function plantStrayColumn(engine: Engine, url: string, projectDir: string, table: string): Promise<void> {
+  if (engine === 'mongodb') return setOnEvery(url, table, 'stray', 'stray value');
+  return runSql(engine, url, projectDir, `alter table ${table} add column stray varchar(20) default 'stray value'`);
 }
 
 /** Runs `sql` on a test database directly, behind the service's back (with the generated project's drivers). */

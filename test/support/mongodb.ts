@@ -41,6 +41,11 @@ export async function failCommands(
   );
 }
 
+/** Sets `field` to `value` on every document of `collection`, behind the service's back. */
+export async function setOnEvery(url: string, collection: string, field: string, value: string): Promise<void> {
+  await onDatabase(url, (client) => client.db().collection(collection).updateMany({}, { $set: { [field]: value } }));
+}
+
 async function onDatabase<R>(url: string, work: (client: MongoClient) => Promise<R>): Promise<R> {
   const client = new MongoClient(url);
   try {

@@ -13,7 +13,7 @@ import type { AclEntry, EventBinding, Field, Model, ServiceIR, UserFunction } fr
 import { defineModels, reportMissingModels } from './definitions.js';
 import { readEventHandlers, type HandlerUse } from './events.js';
 import type { ModelDraft, NameList } from './models.js';
-import { pathTree } from './paths.js';
+import { pathTree, ROUTER_SYNTAX, ROUTER_SYNTAX_MEANS } from './paths.js';
 import { Poisoned, type PoisonedView } from './poisoned.js';
 import { resolveRelationships } from './relationships.js';
 import { buildRoutes } from './routes.js';
@@ -155,6 +155,13 @@ function basePath(diagnostics: DiagnosticBag, api: RamlApi): string {
     });
   }
   const clean = path.replace(/\{[^}]*\}/g, '').replace(/\/+/g, '/').replace(/\/$/, '');
+  if (ROUTER_SYNTAX.test(clean)) {
+    const entry = api.node.entries.find((e) => e.key.text === 'baseUri');
+    diagnostics.report('SVC2027', `the base path of baseUri is "${clean}": ${ROUTER_SYNTAX_MEANS}`, {
+      span: entry?.value.span,
+      hint: 'use letters, digits, "-", "_" or "." in the base path',
+    });
+  }
   return clean === '' || clean === '/' ? '' : clean.startsWith('/') ? clean : `/${clean}`;
 }
 

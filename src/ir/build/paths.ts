@@ -6,6 +6,14 @@ import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
 import type { RamlApi, Resource } from '../../raml/model.js';
 
+/**
+ * Characters that are syntax to the router or to URLs: ":" starts a parameter and "*" a wildcard
+ * in Fastify's routes (a "*" mid-path stops the service at start-up); "?" and "#" end a path;
+ * spaces and control characters are not URL characters.
+ */
+export const ROUTER_SYNTAX = /[:*?#\s\p{Cc}]/u;
+export const ROUTER_SYNTAX_MEANS = 'the router reads ":" and "*" as a parameter and a wildcard, and "?", "#" and spaces end or break a URL path';
+
 export interface PathNode {
   /** `users`, or `{username}`. */
   readonly segment: string;
@@ -44,6 +52,13 @@ function place(resource: Resource, parent: PathNode, diagnostics: DiagnosticBag)
       diagnostics.report('SVC2016', `svcgen serves path segments that are a name or one {parameter}, not "${segment}"`, {
         span: resource.keyNode.span,
         hint: segment.includes('mediaTypeExtension') ? 'the service always speaks JSON; drop {mediaTypeExtension}' : 'split it into separate segments',
+      });
+      return undefined;
+    }
+    if (param === null && ROUTER_SYNTAX.test(segment)) {
+      diagnostics.report('SVC2016', `svcgen serves path segments that are a name or one {parameter}, not "${segment}": ${ROUTER_SYNTAX_MEANS}`, {
+        span: resource.keyNode.span,
+        hint: 'use letters, digits, "-", "_" or "." in a name',
       });
       return undefined;
     }

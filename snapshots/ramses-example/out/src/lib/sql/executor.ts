@@ -274,6 +274,12 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
   };
   const once = async <T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> => {
     const client = await pool.connect();
+    // The pool stops listening for a connection's errors while it is lent out: a server that goes
+    // away between two statements of this transaction would otherwise crash the process. The
+    // statements fail by themselves (a 503); a lost connection is dropped, not given back.
+    let lost: Error | undefined;
+    const onLost = (error: Error) => void (lost = error);
+    client.on('error', onLost);
     try {
       await client.query('BEGIN');
       try {
@@ -285,7 +291,8 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
         throw error;
       }
     } finally {
-      client.release();
+      client.removeListener('error', onLost);
+      client.release(lost);
     }
   };
   const db: SqlDatabase = {

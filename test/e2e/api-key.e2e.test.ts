@@ -1,0 +1,106 @@
+/**
+ * The blog with `auth = true`: API tokens (x-ApiKey) and the user model svcgen synthesizes, on
+ * SQLite and PostgreSQL. A token works only with the user it was issued to and only in the
+ * Authorization header; the database holds its digest, never the token; passwords follow the
+ * synthesized model's policy (8 characters at least) and are always hashed, whatever they look like.
+ */
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readApiKeyHeader } from '../../templates/project/static/src/lib/auth/tokens.js';
+import { testDatabase, type TestDatabase } from '../support/databases.js';
+import { apiClient, type Api, type Reply } from '../support/http.js';
+import { builtProject } from '../support/project.js';
+import { startService, type RunningService } from '../support/server.js';
+
+const BASE = '/api/v2';
+
+type Row = Record<string, unknown>;
+
+/** Every row of `table`, read behind the service's back. */
+async function dump(engine: 'sqlite' | 'postgres', url: string, dir: string, table: string): Promise<Row[]> {
+  const require = createRequire(join(dir, 'node_modules', 'noop.js'));
+  if (engine === 'postgres') {
+    const { Client } = require('pg') as { Client: new (o: { connectionString: string }) => { connect(): Promise<void>; query(sql: string): Promise<{ rows: Row[] }>; end(): Promise<void> } };
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      return (await client.query(`select * from "${table}"`)).rows;
+    } finally {
+      await client.end();
+    }
+  }
+  const Database = require('better-sqlite3') as new (file: string) => { prepare(sql: string): { all(): Row[] }; close(): void };
+  const db = new Database(url.slice('sqlite:'.length));
+  try {
+    return db.prepare(`select * from "${table}"`).all();
+  } finally {
+    db.close();
+  }
+}
+
+describe.each(['sqlite', 'postgres'] as const)('the blog with auth (x-ApiKey, synthesized user model) on %s', (engine) => {
+  let dir: string;
+  let database: TestDatabase;
+  let service: RunningService;
+  let api: Api;
+  const tokens = new Map<string, string>();
+
+  const keyOf = (reply: Reply) => readApiKeyHeader(reply.headers.get('www-authenticate') ?? undefined)?.token;
+  const register = async (username: string, password: string) => {
+    const reply = await api('POST', '/auth/register', { username, email: `${username}@example.com`, password });
+    if (reply.status === 201) tokens.set(username, keyOf(reply)!);
+    return reply;
+  };
+  const self = (authorization: string, query = '') => api('GET', `/users/self${query}`, undefined, { headers: { authorization } });
+
+  beforeAll(async () => {
+    dir = await builtProject('blog', 'e2e-api-key');
+    database = await testDatabase(engine, dir, 'api_key');
+    service = await startService(dir, { ...database.env, SVC_AUTH: 'true' }, BASE);
+    api = apiClient(service.origin, BASE);
+    for (const name of ['alice', 'bob']) expect((await register(name, 'password-123')).status).toBe(201);
+  }, 120_000);
+
+  afterAll(async () => {
+    await service?.stop();
+    await database?.drop();
+  });
+
+  it("accepts a token only for its own user and only in the Authorization header: `ApiKey alice:<bob's token>` and ?api_key= are anonymous", async () => {
+    expect((await self(`ApiKey alice:${tokens.get('alice')}`)).body.username).toBe('alice');
+    expect((await self(`ApiKey alice:${tokens.get('bob')}`)).status).toBe(401);
+    expect((await self(`ApiKey bob:${tokens.get('alice')}`)).status).toBe(401);
+    const byQuery = await api('GET', `/users/self?api_key=${tokens.get('alice')}`);
+    expect(byQuery.status).toBe(401);
+    expect((await api('GET', `/users/self?api_key=alice:${tokens.get('alice')}`)).status).toBe(401);
+  });
+
+  it('stores only a digest of each token, and a hash of each password', async () => {
+    const credentials = await dump(engine, database.url, dir, 'auth_credential');
+    const users = await dump(engine, database.url, dir, 'user');
+    const stored = JSON.stringify([credentials, users]);
+    for (const token of tokens.values()) expect(stored).not.toContain(token);
+    expect(stored).not.toContain('password-123');
+    expect(credentials.map((c) => c['token_digest'])).toEqual(expect.arrayContaining([expect.stringMatching(/^[0-9a-f]{64}$/), expect.stringMatching(/^[0-9a-f]{64}$/)]));
+    for (const user of users) expect(user['password']).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
+  });
+
+  it('takes passwords of 8 to 1,024 bytes: 7 characters is a 400, 8 and 64 are accepted', async () => {
+    const short = await register('carol', '7-chars');
+    expect(short.status).toBe(400);
+    expect(short.body.errors).toEqual([expect.objectContaining({ field: 'password' })]);
+    expect((await register('carol', '8-chars!')).status).toBe(201);
+    expect((await register('dave', 'd'.repeat(64))).status).toBe(201);
+    expect((await api('POST', '/auth/token', { login: 'dave', password: 'd'.repeat(64) })).status).toBe(200);
+  });
+
+  it('hashes a password that looks like a hash: it is a password like any other', async () => {
+    const lookalike = '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$3J2wJ1dJr2n7fM6fBqUxqcm4yJv8Dqf9WY6xFSgHQzE';
+    expect((await register('erin', lookalike)).status).toBe(201);
+    const [erin] = (await dump(engine, database.url, dir, 'user')).filter((u) => u['username'] === 'erin');
+    expect(erin!['password']).not.toBe(lookalike);
+    expect(erin!['password']).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
+    expect((await api('POST', '/auth/token', { login: 'erin', password: lookalike })).status).toBe(200);
+  });
+});
