@@ -77,6 +77,12 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
 
   async findMany(args: FindManyArgs<T> = {}): Promise<T[]> {
     await this.searchable(args.where);
+    const query = noConditions(args.where) ? this.pageStatement(args) : this.findQuery(args).compile();
+    const rows = await this.ctx.executor.all<Row>(query);
+    return this.records(rows, args.include);
+  }
+
+  findQuery(args: FindManyArgs<T>) {
     let query = this.table().select(this.selectedColumns(args.select));
     const search = rankingSearch(args);
     // SQLite joins the ranked matches: when the search is the only condition, that join is the whole
@@ -96,8 +102,38 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         args.take === undefined && this.dialect === 'sqlite'
           ? query.limit(-1).offset(args.skip)
           : query.offset(args.skip);
-    const rows = await this.ctx.executor.all<Row>(query.compile());
-    return this.records(rows, args.include);
+    return query;
+  }
+
+  /**
+   * A page with no conditions, the commonest list: its SQL depends only on the fields, the order
+   * and whether there is a limit and an offset, so it is compiled once per such shape (by Kysely,
+   * with stand-ins for the two numbers), not on every request.
+   */
+  pageStatement(args: FindManyArgs<T>): Compiled {
+    const key = JSON.stringify([
+      args.select ?? null,
+      args.orderBy ?? null,
+      args.take !== undefined,
+      Boolean(args.skip),
+    ]);
+    const cache = statementCache(this.model, this.dialect, 'page');
+    let shape = cache.get(key);
+    if (!shape) {
+      const stand = {
+        ...args,
+        where: undefined,
+        take: args.take === undefined ? undefined : TAKE,
+        skip: args.skip ? SKIP : 0,
+      };
+      const compiled = this.findQuery(stand).compile();
+      shape = { sql: compiled.sql, parameters: compiled.parameters };
+      if (cache.size < MAX_SHAPES) cache.set(key, shape);
+    }
+    return {
+      sql: shape.sql,
+      parameters: shape.parameters.map((p) => (p === TAKE ? args.take : p === SKIP ? args.skip : p)),
+    };
   }
 
   /**
@@ -148,9 +184,21 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       return Number(rows[0]?.n ?? 0);
     }
     let query = this.table().select((eb) => eb.fn.countAll().as('n'));
+    if (noConditions(args.where)) {
+      const rows = await this.ctx.executor.all<{ n: unknown }>(this.countStatement(query));
+      return Number(rows[0]?.n ?? 0);
+    }
     if (args.where) query = query.where((eb) => this.conditionOf(eb, args.where));
     const rows = await this.ctx.executor.all<{ n: unknown }>(query.compile());
     return Number(rows[0]?.n ?? 0);
+  }
+
+  /** `select count(*)` of the whole table, compiled once. */
+  countStatement(query: { compile(): Compiled }): Compiled {
+    const cache = statementCache(this.model, this.dialect, 'count');
+    let compiled = cache.get('');
+    if (!compiled) cache.set('', (compiled = query.compile()));
+    return compiled;
   }
 
   /** The primary keys of the objects that match, in key order. */
@@ -598,6 +646,27 @@ function searches(where: unknown): boolean {
   return Object.entries(where).some(
     ([key, value]) => key === 'SEARCH' || ((key === 'AND' || key === 'OR' || key === 'NOT') && searches(value)),
   );
+}
+
+/** Stand-ins for a page's limit and offset while its SQL is compiled (pageStatement). */
+const TAKE = -7_770_001;
+const SKIP = -7_770_002;
+const MAX_SHAPES = 200;
+
+const statementCaches = new WeakMap<object, Map<string, Map<string, Compiled>>>();
+
+/** Compiled statements of a model, dialect and kind, by shape. */
+function statementCache(model: object, dialect: string, kind: string): Map<string, Compiled> {
+  let byKind = statementCaches.get(model);
+  if (!byKind) statementCaches.set(model, (byKind = new Map()));
+  let cache = byKind.get(`${dialect}:${kind}`);
+  if (!cache) byKind.set(`${dialect}:${kind}`, (cache = new Map()));
+  return cache;
+}
+
+/** No condition at all: `{}` (a list without filters) or nothing. */
+function noConditions(where: unknown): boolean {
+  return where === undefined || Object.values(where as object).every((v) => v === undefined);
 }
 
 function pageEnd(args: { skip?: number; take?: number }): number | undefined {
