@@ -25,6 +25,12 @@ create table "auth_credential" (
   "token_digest" text unique
 );
 
+create table "auth_login_failure" (
+  "attempt_key" text primary key not null,
+  "failures" integer not null,
+  "window_ends" text not null
+);
+
 create table "author" (
   "id" integer primary key autoincrement,
   "name" text not null,
@@ -181,6 +187,12 @@ create table "auth_credential" (
   "user_key" varchar(255) primary key not null,
   "session_epoch" integer not null,
   "token_digest" varchar(64) unique
+);
+
+create table "auth_login_failure" (
+  "attempt_key" varchar(64) primary key not null,
+  "failures" integer not null,
+  "window_ends" timestamptz not null
 );
 
 create table "author" (

@@ -40,6 +40,10 @@ export interface Services {
   readonly events?: ServiceEvents;
   readonly basePath: string;
   readonly defaultLimit: number;
+  /** `max_offset`: the furthest a page may start. */
+  readonly maxOffset: number;
+  /** `bulk_max`: the most objects one collection PATCH, PUT or DELETE may change. */
+  readonly bulkMax: number;
   readonly cors: CorsSettings;
 }
 
@@ -96,6 +100,7 @@ class Actions {
     const query = parseListQuery(this.model, request.query as Query, {
       defaultLimit: this.services.defaultLimit,
       maxLimit: this.policy.maxLimit(request),
+      maxOffset: this.services.maxOffset,
       visible: this.policy.visibleFields(request, this.model),
     });
     return this.withEvents(request, 'index', undefined, async (db) => {
@@ -231,7 +236,7 @@ class Actions {
       body,
       undefined,
       async (db, data) => {
-        const objects = await this.repository(db).findMany({ where });
+        const objects = await this.bulkObjects(db, where);
         for (const object of objects) await this.policy.authorize(request, 'update', this.route, object);
         const values = this.withUpdateDefaults(data);
         for (const object of objects)
@@ -254,7 +259,7 @@ class Actions {
       {},
       undefined,
       async (db) => {
-        const objects = await this.repository(db).findMany({ where });
+        const objects = await this.bulkObjects(db, where);
         for (const object of objects) await this.policy.authorize(request, 'delete', this.route, object);
         const keys = objects.map((o) => o[this.model.primaryKey]);
         for (let i = 0; i < keys.length; i += BULK_SLICE) {
@@ -530,6 +535,22 @@ class Actions {
       visible: this.policy.visibleFields(request, this.model),
     });
     return combine(parsed.where, await this.scope(this.services.db, request));
+  }
+
+  /**
+   * The objects a bulk change selects, or a 400 naming `bulk_max` when there are more: a filter
+   * typed wrong must not rewrite a whole table, and nothing is changed.
+   */
+  async bulkObjects(db: ServiceDatabase, where: Where<Rec>): Promise<Rec[]> {
+    const max = this.services.bulkMax;
+    const objects = await this.repository(db).findMany({ where, take: max + 1 });
+    if (objects.length > max) {
+      throw badRequest(
+        `this change selects more than ${max} ${this.model.name} objects, the most one request may change (bulk_max); narrow the filters or change them in parts`,
+        [{ field: '(query)', message: `selects more than ${max} objects` }],
+      );
+    }
+    return objects;
   }
 
   /** Embedded objects the caller may not view become keys (lib/http/embedded.ts). */
