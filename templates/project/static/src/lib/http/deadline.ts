@@ -1,30 +1,39 @@
 /**
- * `http.handler_timeout`: Fastify answers 503 when a request takes longer, and aborts
- * `request.signal` with FST_ERR_HANDLER_TIMEOUT. The work goes on (an event handler cannot be
- * stopped from outside), so a transaction looks at the signal before it commits: a request that
- * was already answered 503 writes nothing.
+ * `http.handler_timeout`: a request still unanswered after this many milliseconds (a slow event
+ * handler, a query waiting on a lock) is answered 503 with Retry-After. The work goes on (an
+ * event handler cannot be stopped from outside), so a transaction asks `assertInTime` before it
+ * commits: a request that was already answered 503 writes nothing.
+ *
+ * Fastify 5's own `handlerTimeout` is not used: on Node 20 its timer is cleared as soon as a
+ * request's body has been read (the request stream's `close`), so it never fires for writes.
  */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from '../errors.js';
 
-const TIMEOUT_CODE = 'FST_ERR_HANDLER_TIMEOUT';
+const timedOut = new WeakSet<FastifyRequest>();
 
-export function isHandlerTimeout(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === TIMEOUT_CODE;
+export function handlerDeadline(app: FastifyInstance, ms: number): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const timer = setTimeout(() => {
+      if (reply.sent) return;
+      timedOut.add(request);
+      void reply.send(handlerTimedOut());
+    }, ms);
+    // The response is complete, or the client is gone: either way, nothing left to time out.
+    reply.raw.once('close', () => clearTimeout(timer));
+  });
 }
 
-/** The answer to a request that ran out of time. */
-export function handlerTimedOut(): HttpError {
+/** Throws (undoing the transaction) once the request has been answered 503 for taking too long. */
+export function assertInTime(request: FastifyRequest): void {
+  if (timedOut.has(request)) throw handlerTimedOut();
+}
+
+function handlerTimedOut(): HttpError {
   return new HttpError(
     503,
     'the request took longer than the service allows (http.handler_timeout); nothing it changed was saved',
     undefined,
     { 'retry-after': '1' },
   );
-}
-
-/** Throws (undoing the transaction) once the request has been answered 503 for taking too long. */
-export function assertInTime(request: FastifyRequest): void {
-  // A client that hangs up aborts the signal too; its request still completes: only the timeout undoes it.
-  if (request.signal.aborted && isHandlerTimeout(request.signal.reason)) throw handlerTimedOut();
 }
