@@ -252,3 +252,18 @@ describe('refusals', () => {
     expect(run.stderr).toContain('error SVC3104: src/db/storage.json is missing, but the project has migrations');
   });
 });
+
+describe('a project generated before the login throttle lived in the database', () => {
+  it('gets a migration that creates its table, and nothing else changes in the schema', async () => {
+    // The history of the blog project as svcgen wrote it before AuthLoginFailure existed (manifest,
+    // storage model, first migration); every other file is produced again.
+    const dir = mkdtempSync(join(tmpdir(), 'svcgen-upgrade-'));
+    cpSync(join(repoRoot, 'fixtures/upgrade/blog-before-login-throttle'), join(dir, 'out'), { recursive: true });
+    const run = await runCli(['generate', join(repoRoot, 'fixtures/blog/api.raml'), '-o', 'out'], dir);
+    expect(run.code, run.stderr).toBe(0);
+    expect(migrationsOf(dir)).toEqual(['0001_initial.ts', '0002_create_auth_login_failure.ts']);
+    const migration = readFileSync(join(dir, 'out/src/db/migrations/0002_create_auth_login_failure.ts'), 'utf8');
+    expect(migration).toContain('create table "auth_login_failure"');
+    expect(migration).not.toMatch(/alter table|drop /);
+  });
+});
