@@ -12,7 +12,7 @@ import type { HttpTimeouts, TrustProxy } from '../config.js';
 import { databaseUnavailable, isDatabaseUnavailable } from '../database.js';
 import { ConstraintViolation, RecordNotFound, UnknownReference } from '../repository.js';
 import { requestUrl } from './actions.js';
-import { handlerTimedOut, isHandlerTimeout } from './deadline.js';
+import { handlerDeadline } from './deadline.js';
 import { boundedRegExp } from './patterns.js';
 import { requestShapeProblem } from './request-shape.js';
 import { allowedOrigin, type CorsSettings } from './routing.js';
@@ -58,9 +58,6 @@ export function createApp(options: AppOptions): FastifyInstance {
     // connection; Node looks for them every second rather than every 30.
     requestTimeout: options.timeouts.request,
     keepAliveTimeout: options.timeouts.keepAlive,
-    // A request still unanswered after this (a slow event handler, a query waiting on a lock) gets
-    // a 503; its transaction sees the aborted request.signal and does not commit (deadline.ts).
-    handlerTimeout: options.timeouts.handler,
     trustProxy: fastifyTrustProxy(options.trustProxy),
     http: {
       headersTimeout: options.timeouts.request,
@@ -93,6 +90,7 @@ export function createApp(options: AppOptions): FastifyInstance {
     { parseAs: 'string' },
     app.getDefaultJsonParser('error', 'error'),
   );
+  handlerDeadline(app, options.timeouts.handler);
   // While shutting down, responses close their connection: a kept-alive connection would hold the
   // server open long after the last request.
   let closing = false;
@@ -124,7 +122,7 @@ export function createApp(options: AppOptions): FastifyInstance {
     // The database down (or too slow) is no failure of the request: a 503 the client may retry.
     const unavailable = isDatabaseUnavailable(thrown);
     if (unavailable) request.log.error({ err: thrown }, 'the database does not answer');
-    const error = unavailable ? databaseUnavailable() : isHandlerTimeout(thrown) ? handlerTimedOut() : thrown;
+    const error = unavailable ? databaseUnavailable() : thrown;
     const { status, message, errors, headers } = describe(error);
     // A deliberate 503 (load shedding, /health) is not a failure: no stack trace at level error.
     if (status >= 500 && !(error instanceof HttpError)) request.log.error({ err: error }, 'request failed');
