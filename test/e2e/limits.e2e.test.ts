@@ -1,6 +1,6 @@
 /**
- * The limits that keep one client from hurting the others (issue 16), on SQLite and PostgreSQL,
- * with the events fixture (its before handler of Project creates is made slow on request):
+ * The limits that keep one client from hurting the others (issue 16), on SQLite, PostgreSQL and
+ * MongoDB, with the events fixture (its before handler of Project creates is made slow on request):
  * `http.handler_timeout` (503, nothing the request wrote is saved), `bulk_max`, `max_offset`,
  * `rate_limit.writes` and `rate_limit.auth` (429 with Retry-After, per client address, which
  * X-Forwarded-For does not change without `http.trust_proxy`), and JSON-schema patterns given a
@@ -10,7 +10,7 @@ import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabase, type TestDatabase } from '../support/databases.js';
+import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
 import { writeEventsCode } from '../support/events-code.js';
 import { runCli } from '../support/cli.js';
 import { apiClient, type Api, type Reply } from '../support/http.js';
@@ -79,7 +79,7 @@ function expectErrorBody(reply: Reply, status: number): void {
   expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
 }
 
-describe.each(['sqlite', 'postgres'] as const)('limits on %s', (engine) => {
+describe.each(ENGINES)('limits on %s', (engine) => {
   let database: TestDatabase;
   let service: RunningService;
   let limited: RunningService;
