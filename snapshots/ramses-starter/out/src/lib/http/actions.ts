@@ -13,6 +13,7 @@ import type { Where } from '../repository.js';
 import type { Permission, Policy } from './policy.js';
 import type { CorsSettings } from './routing.js';
 import { parseItemFields, parseListQuery, parseValue } from './query.js';
+import { untilAnswered } from './deadline.js';
 import { hideRefusedEmbeds } from './embedded.js';
 import { includeFor, serialize, type Serializer } from './serialize.js';
 
@@ -58,15 +59,19 @@ const authorized = new WeakMap<FastifyRequest, Rec>();
 /** The handlers of one route, bound to it. */
 export function actionsFor(services: Services, route: RouteSpec) {
   const a = new Actions(services, route);
+  const handler =
+    (work: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>): Handler =>
+    (req, reply) =>
+      untilAnswered(req, reply, work(req, reply));
   return {
-    index: ((req) => a.index(req)) as Handler,
-    create: ((req, reply) => a.create(req, reply)) as Handler,
-    updateMany: ((req) => a.updateMany(req)) as Handler,
-    deleteMany: ((req) => a.deleteMany(req)) as Handler,
-    show: ((req) => a.show(req)) as Handler,
-    update: ((req, reply) => a.update(req, reply, 'update')) as Handler,
-    replace: ((req, reply) => a.update(req, reply, 'replace')) as Handler,
-    delete: ((req) => a.delete(req)) as Handler,
+    index: handler((req) => a.index(req)),
+    create: handler((req, reply) => a.create(req, reply)),
+    updateMany: handler((req) => a.updateMany(req)),
+    deleteMany: handler((req) => a.deleteMany(req)),
+    show: handler((req) => a.show(req)),
+    update: handler((req, reply) => a.update(req, reply, 'update')),
+    replace: handler((req, reply) => a.update(req, reply, 'replace')),
+    delete: handler((req) => a.delete(req)),
     options: (req: FastifyRequest) => a.options(req),
     /** Before the body is validated: a caller who may not write here gets 401/403, not a 400 about the body. */
     guard: (req: FastifyRequest) => a.guard(req),

@@ -7,7 +7,7 @@
  * Fastify 5's own `handlerTimeout` is not used: on Node 20 its timer is cleared as soon as a
  * request's body has been read (the request stream's `close`), so it never fires for writes.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../errors.js';
 
 const timedOut = new WeakSet<FastifyRequest>();
@@ -27,6 +27,24 @@ export function handlerDeadline(app: FastifyInstance, ms: number): void {
 /** Throws (undoing the transaction) once the request has been answered 503 for taking too long. */
 export function assertInTime(request: FastifyRequest): void {
   if (timedOut.has(request)) throw handlerTimedOut();
+}
+
+/**
+ * The end of a route's work, however late: once the request was answered 503 for taking too long,
+ * what the work returns or throws has nobody to go to (and the log already has the 503).
+ */
+export async function untilAnswered<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  work: Promise<T>,
+): Promise<T | FastifyReply> {
+  try {
+    const result = await work;
+    return timedOut.has(request) ? reply : result;
+  } catch (error) {
+    if (timedOut.has(request)) return reply;
+    throw error;
+  }
 }
 
 function handlerTimedOut(): HttpError {
