@@ -296,6 +296,7 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
     it('adds the CORS headers to responses for allowed origins only', async () => {
       const allowed = await api('GET', '/posts', undefined, { headers: { origin: APP_ORIGIN } });
       expect(allowed.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+      expect(allowed.headers.get('access-control-expose-headers')).toBe('ETag, Location, Retry-After');
       const other = await api('GET', '/posts', undefined, { headers: { origin: 'https://evil.example' } });
       expect(other.headers.get('access-control-allow-origin')).toBeNull();
       const preflight = await api('OPTIONS', '/posts', undefined, { headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });

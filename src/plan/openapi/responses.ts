@@ -11,6 +11,7 @@ const ERRORS: Readonly<Record<number, { readonly name: string; readonly descript
   403: { name: 'Forbidden', description: 'Logged in, but not allowed (by the ACL, field privacy, or a handler).' },
   404: { name: 'NotFound', description: 'No such object (or parent object).' },
   409: { name: 'Conflict', description: 'A unique value is taken, or related objects prevent a delete.' },
+  412: { name: 'PreconditionFailed', description: 'If-Match names another ETag: the object changed since it was read, and nothing was changed.' },
   413: { name: 'PayloadTooLarge', description: 'The body is larger than body_limit.' },
   415: { name: 'UnsupportedMediaType', description: 'The body is not application/json.' },
   429: { name: 'TooManyRequests', description: 'Too many failed logins, or more requests than rate_limit.writes or rate_limit.auth allow: try again after Retry-After seconds.' },
@@ -35,6 +36,8 @@ export function errorResponses(statuses: Iterable<number>): Record<string, Json>
 const WRITES_BODY: ReadonlySet<HttpMethod> = new Set(['POST', 'PUT', 'PATCH']);
 /** Requests that rate_limit.writes counts. */
 const WRITES: ReadonlySet<HttpMethod> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Item actions that If-Match makes conditional. */
+const CONDITIONAL: ReadonlySet<Action> = new Set(['update', 'replace', 'delete']);
 /** Actions that may hit a unique value, or a foreign key that restricts deletes. */
 const CONFLICTS: ReadonlySet<Action> = new Set(['create', 'update', 'replace', 'update_many', 'delete', 'delete_many']);
 
@@ -48,6 +51,7 @@ export function routeErrors(ctx: OpenApiContext, route: Route, method: HttpMetho
   if (route.kind !== 'attribute' && ['index', 'show', 'update_many', 'delete_many'].includes(action)) statuses.push(400);
   if (route.kind !== 'collection' || route.parent) statuses.push(404);
   if (CONFLICTS.has(action) && route.kind !== 'attribute') statuses.push(409);
+  if (CONDITIONAL.has(action) && (route.kind === 'item' || route.kind === 'singular')) statuses.push(412);
   if (ctx.ir.auth) statuses.push(401, 403);
   return statuses;
 }

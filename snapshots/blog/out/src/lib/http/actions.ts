@@ -14,6 +14,7 @@ import type { Permission, Policy } from './policy.js';
 import type { CorsSettings } from './routing.js';
 import { parseItemFields, parseListQuery, parseValue } from './query.js';
 import { untilAnswered } from './deadline.js';
+import { checkIfMatch, etagOf, hasIfMatch } from './etag.js';
 import { hideRefusedEmbeds } from './embedded.js';
 import { includeFor, serialize, type Serializer } from './serialize.js';
 
@@ -68,7 +69,7 @@ export function actionsFor(services: Services, route: RouteSpec) {
     create: handler((req, reply) => a.create(req, reply)),
     updateMany: handler((req) => a.updateMany(req)),
     deleteMany: handler((req) => a.deleteMany(req)),
-    show: handler((req) => a.show(req)),
+    show: handler((req, reply) => a.show(req, reply)),
     update: handler((req, reply) => a.update(req, reply, 'update')),
     replace: handler((req, reply) => a.update(req, reply, 'replace')),
     delete: handler((req) => a.delete(req)),
@@ -139,11 +140,13 @@ class Actions {
     });
   }
 
-  async show(request: FastifyRequest): Promise<unknown> {
+  async show(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const fields = parseItemFields(this.model, request.query as Query, this.policy.visibleFields(request, this.model));
     const object = await this.authorizedObject(request, 'view');
     return this.withEvents(request, 'show', object, async () => {
       await this.hideRefusedEmbeds(request, [object]);
+      // Of the whole object, whatever `_fields` asks for: the tag a later If-Match compares with.
+      reply.header('etag', etagOf(this.serializer(request).object(this.model, object)));
       return this.serializer(request, fields).object(this.model, object);
     });
   }
@@ -200,6 +203,7 @@ class Actions {
       body,
       object,
       async (db, data) => {
+        await this.checkUnchanged(db, request, object);
         const values = action === 'replace' ? this.replacement(data) : this.withUpdateDefaults(data);
         const updated = await this.repository(db).update({
           where: { [this.model.primaryKey]: object[this.model.primaryKey] },
@@ -220,7 +224,10 @@ class Actions {
       'delete',
       {},
       object,
-      async (db) => this.repository(db).delete({ where: { [this.model.primaryKey]: object[this.model.primaryKey] } }),
+      async (db) => {
+        await this.checkUnchanged(db, request, object);
+        return this.repository(db).delete({ where: { [this.model.primaryKey]: object[this.model.primaryKey] } });
+      },
       () => statusBody(200, 'Deleted', requestUrl(request)),
     );
   }
@@ -577,7 +584,26 @@ class Actions {
   present(request: FastifyRequest, reply: FastifyReply, object: Rec): Rec {
     const body = this.serializer(request).object(this.model, object);
     if (typeof body['_self'] === 'string') reply.header('location', body['_self']);
+    reply.header('etag', etagOf(body));
     return body;
+  }
+
+  /**
+   * If-Match: the object, read again under a row lock in the write's transaction, must still be
+   * the one the caller saw (412 otherwise, and nothing is written).
+   */
+  async checkUnchanged(db: ServiceDatabase, request: FastifyRequest, object: Rec): Promise<void> {
+    if (!hasIfMatch(request)) return;
+    const key = object[this.model.primaryKey];
+    const repository = this.repository(db);
+    await repository.lockForUpdate(key);
+    const current = await repository.findUnique({
+      where: { [this.model.primaryKey]: key },
+      include: includeFor(this.model, this.services.db.models),
+    });
+    if (!current) throw notFound(`${this.model.name} ${String(key)} not found`);
+    await this.hideRefusedEmbeds(request, [current]);
+    checkIfMatch(request, etagOf(this.serializer(request).object(this.model, current)));
   }
 }
 

@@ -106,6 +106,8 @@ export function createApp(options: AppOptions): FastifyInstance {
     const origin = request.headers.origin;
     if (options.cors.enable && origin && allowedOrigin(origin, options.cors)) {
       reply.header('access-control-allow-origin', origin);
+      // Browsers hide other headers from scripts: these are what clients of the API read.
+      reply.header('access-control-expose-headers', 'ETag, Location, Retry-After');
       reply.header('vary', 'Origin');
       if (options.cors.allowCredentials) reply.header('access-control-allow-credentials', 'true');
     }
