@@ -263,7 +263,7 @@ describe('JSON Schema references', () => {
     expect(codes).toEqual([]);
     const fields = model(ir, 'Item').fields;
     expect(fields.find((f) => f.name === 'code')!.validation).toEqual({ maxLength: 4, pattern: '^[A-Z]+$' });
-    expect(fields.find((f) => f.name === 'tags')!.validation).toEqual({ items: { minLength: 2 } });
+    expect(fields.find((f) => f.name === 'tags')!.validation).toEqual({ items: { type: 'string', minLength: 2 } });
   });
 
   it('reports a $ref it cannot follow (SVC2029) and leaves no $ref for the validator', () => {

@@ -37,7 +37,7 @@ export function patternProblem(pattern: string): PatternProblem | undefined {
 }
 
 type Node =
-  | { kind: 'chars'; sets: readonly RegExp[] }
+  | { kind: 'chars'; set: CharSet }
   | { kind: 'empty' }
   | { kind: 'sequence'; items: readonly Node[] }
   | { kind: 'choice'; options: readonly Node[] }
@@ -60,12 +60,17 @@ function findBacktracking(node: Node): string | undefined {
       if (inner) return inner;
       if (!node.unbounded) return undefined;
       const nested = repeatInside(node.body, firstChars(node.body));
-      if (nested) return `repeats ${nested.text} inside ${node.text}, and both can take the same characters: matching can take exponential time`;
+      if (nested) return `repeats ${shown(nested.text)} inside ${shown(node.text)}, and both can take the same characters: matching can take exponential time`;
       const overlap = overlappingChoice(node.body);
-      if (overlap) return `repeats a choice whose alternatives can start alike (${overlap}) in ${node.text}: matching can take exponential time`;
+      if (overlap) return `repeats a choice whose alternatives can start alike (${overlap}) in ${shown(node.text)}: matching can take exponential time`;
       return undefined;
     }
   }
+}
+
+/** A part of the pattern as a message quotes it: long ones shortened. */
+function shown(text: string): string {
+  return text.length > 40 ? `${text.slice(0, 39)}…` : text;
 }
 
 function firstOf(values: readonly (string | undefined)[]): string | undefined {
@@ -78,11 +83,11 @@ function firstOf(values: readonly (string | undefined)[]): string | undefined {
  * splits between the two in many ways, and a failed match tries them all. `(-[a-z]+)*` is fine
  * (`[a-z]+` never eats the `-` that starts the next round); `(a+)+` and `(\w+\.?)*` are not.
  */
-function repeatInside(node: Node, follow: RegExp[]): Extract<Node, { kind: 'repeat' }> | undefined {
+function repeatInside(node: Node, follow: CharSet): Extract<Node, { kind: 'repeat' }> | undefined {
   switch (node.kind) {
     case 'repeat': {
       if (node.unbounded && canMatchText(node.body) && intersect(allChars(node.body), follow)) return node;
-      return repeatInside(node.body, [...follow, ...firstChars(node.body)]);
+      return repeatInside(node.body, union(follow, firstChars(node.body)));
     }
     case 'sequence': {
       let after = follow;
@@ -90,7 +95,7 @@ function repeatInside(node: Node, follow: RegExp[]): Extract<Node, { kind: 'repe
         const item = node.items[i]!;
         const found = repeatInside(item, after);
         if (found) return found;
-        after = canBeEmpty(item) ? [...firstChars(item), ...after] : firstChars(item);
+        after = canBeEmpty(item) ? union(firstChars(item), after) : firstChars(item);
       }
       return undefined;
     }
@@ -102,16 +107,16 @@ function repeatInside(node: Node, follow: RegExp[]): Extract<Node, { kind: 'repe
 }
 
 /** Every character `node` can match, anywhere in it. */
-function allChars(node: Node): RegExp[] {
+function allChars(node: Node): CharSet {
   switch (node.kind) {
     case 'chars':
-      return [...node.sets];
+      return node.set;
     case 'empty':
-      return [];
+      return NO_CHARS;
     case 'sequence':
-      return node.items.flatMap(allChars);
+      return node.items.map(allChars).reduce(union, NO_CHARS);
     case 'choice':
-      return node.options.flatMap(allChars);
+      return node.options.map(allChars).reduce(union, NO_CHARS);
     case 'repeat':
       return allChars(node.body);
   }
@@ -121,9 +126,13 @@ function overlappingChoice(node: Node): string | undefined {
   if (node.kind === 'sequence') return firstOf(node.items.map(overlappingChoice));
   if (node.kind === 'repeat') return overlappingChoice(node.body);
   if (node.kind !== 'choice') return undefined;
+  // Each alternative against all those before it: linear in their number.
   const starts = node.options.map(firstChars);
-  for (let i = 0; i < starts.length; i++)
-    for (let j = i + 1; j < starts.length; j++) if (intersect(starts[i]!, starts[j]!)) return `alternatives ${i + 1} and ${j + 1}`;
+  let before = NO_CHARS;
+  for (let j = 0; j < starts.length; j++) {
+    if (intersect(starts[j]!, before)) return `alternatives ${starts.findIndex((set) => intersect(set, starts[j]!)) + 1} and ${j + 1}`;
+    before = union(before, starts[j]!);
+  }
   return firstOf(node.options.map(overlappingChoice));
 }
 
@@ -143,22 +152,22 @@ function canMatchText(node: Node): boolean {
 }
 
 /** The characters a match of `node` can start with (none for one that matches no text). */
-function firstChars(node: Node): RegExp[] {
+function firstChars(node: Node): CharSet {
   switch (node.kind) {
     case 'chars':
-      return [...node.sets];
+      return node.set;
     case 'empty':
-      return [];
+      return NO_CHARS;
     case 'sequence': {
-      const out: RegExp[] = [];
+      let out = NO_CHARS;
       for (const item of node.items) {
-        out.push(...firstChars(item));
+        out = union(out, firstChars(item));
         if (!canBeEmpty(item)) break;
       }
       return out;
     }
     case 'choice':
-      return node.options.flatMap(firstChars);
+      return node.options.map(firstChars).reduce(union, NO_CHARS);
     case 'repeat':
       return firstChars(node.body);
   }
@@ -179,14 +188,34 @@ function canBeEmpty(node: Node): boolean {
   }
 }
 
-/** Whether two sets of one-character patterns share a character (checked over the Basic Multilingual Plane). */
-function intersect(a: readonly RegExp[], b: readonly RegExp[]): boolean {
-  if (a.length === 0 || b.length === 0) return false;
-  for (let code = 0; code <= 0xffff; code++) {
-    const c = String.fromCharCode(code);
-    if (a.some((r) => r.test(c)) && b.some((r) => r.test(c))) return true;
-  }
-  return false;
+/**
+ * Sets of characters, as bits over a sample of them: all of Latin-1, and one character of each
+ * other kind a class tends to name (letters and digits of other scripts, spaces, separators).
+ * Two classes overlap for this reading when they share a sampled character.
+ */
+type CharSet = Uint32Array;
+
+const SAMPLE = [
+  ...Array.from({ length: 256 }, (_, code) => String.fromCharCode(code)),
+  ...['\u0100', '\u0416', '\u05d0', '\u0663', '\u0939', '\u2003', '\u2028', '\u3000', '\u4e2d', '\uac00', '\ufeff', '\uff10', '\ud83d'],
+];
+const WORDS = Math.ceil(SAMPLE.length / 32);
+const NO_CHARS: CharSet = new Uint32Array(WORDS);
+
+function charSet(oneChar: RegExp): CharSet {
+  const set = new Uint32Array(WORDS);
+  SAMPLE.forEach((c, i) => {
+    if (oneChar.test(c)) set[i >>> 5]! |= 1 << (i & 31);
+  });
+  return set;
+}
+
+function union(a: CharSet, b: CharSet): CharSet {
+  return a.map((word, i) => word | b[i]!);
+}
+
+function intersect(a: CharSet, b: CharSet): boolean {
+  return a.some((word, i) => (word & b[i]!) !== 0);
 }
 
 /** A reader of the regular expressions JSON schemas use (ECMAScript syntax, `u` flag). */
@@ -251,9 +280,9 @@ class Parser {
       case '$':
         return { kind: 'empty' };
       case '.':
-        return { kind: 'chars', sets: [/./u] };
+        return ANY_CHAR;
       default:
-        return { kind: 'chars', sets: [literal(c)] };
+        return { kind: 'chars', set: charSet(literal(c)) };
     }
   }
 
@@ -273,7 +302,7 @@ class Parser {
       const c = this.source[this.at++];
       if (c === '\\') this.at++;
       else if (c === ']' && this.at - 1 > start + 1 + (this.source[start + 1] === '^' ? 1 : 0)) {
-        return { kind: 'chars', sets: [new RegExp(this.source.slice(start, this.at), 'u')] };
+        return { kind: 'chars', set: charSet(new RegExp(this.source.slice(start, this.at), 'u')) };
       }
     }
     throw new Error('unclosed class');
@@ -288,18 +317,20 @@ class Parser {
     // A back reference matches text decided earlier: treated as any text.
     if (/[1-9]/.test(c)) {
       this.at++;
-      return { kind: 'chars', sets: [/./u] };
+      return ANY_CHAR;
     }
     const escape = /^(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|c[A-Za-z]|[pP]\{[^}]*\}|k<[^>]*>|.)/u.exec(this.source.slice(this.at))![0];
     this.at += escape.length;
-    if (escape.startsWith('k<')) return { kind: 'chars', sets: [/./u] };
-    return { kind: 'chars', sets: [new RegExp(`\\${escape}`, 'u')] };
+    if (escape.startsWith('k<')) return ANY_CHAR;
+    return { kind: 'chars', set: charSet(new RegExp(`\\${escape}`, 'u')) };
   }
 
   private peek(): string | undefined {
     return this.source[this.at];
   }
 }
+
+const ANY_CHAR: Node = { kind: 'chars', set: charSet(/./u) };
 
 function literal(c: string): RegExp {
   return new RegExp(c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'), 'u');

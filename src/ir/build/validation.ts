@@ -6,7 +6,7 @@
  * error (lib/http/app.ts bounds the text any pattern sees, too).
  */
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
-import { isMap, isScalar, toPlain, type YMap, type YNode } from '../../load/ynode.js';
+import { isMap, isScalar, isSeq, toPlain, type YMap, type YNode } from '../../load/ynode.js';
 import type { Literal } from '../types.js';
 import { patternProblem } from './pattern-safety.js';
 
@@ -31,16 +31,28 @@ export function validationKeywords(ctx: ValidationContext, property: YMap): Reco
     for (const e of schema.entries) {
       if (!VALIDATION_KEYWORDS.has(e.key.text)) continue;
       if (e.key.text === 'pattern') checkPattern(ctx, e.value);
-      out[e.key.text] = e.key.text === 'items' ? items(ctx, e.value) : (toPlain(e.value) as Literal);
+      out[e.key.text] = e.key.text === 'items' ? items({ ...ctx, where: `${ctx.where} items` }, e.value) : (toPlain(e.value) as Literal);
     }
   }
   return out;
 }
 
-/** `items`: one schema (whose `$ref` and patterns are handled as a property's), or a list of them. */
+/**
+ * `items` as the validator gets it: every keyword (an item schema is all validation), with each
+ * `$ref` in it followed or reported and each `pattern` checked, however deep.
+ */
 function items(ctx: ValidationContext, node: YNode): Literal {
-  if (isMap(node)) return validationKeywords({ ...ctx, where: `${ctx.where} items` }, node) as Literal;
-  return toPlain(node) as Literal;
+  if (isSeq(node)) return node.items.map((item) => items(ctx, item)) as Literal;
+  if (!isMap(node)) return toPlain(node) as Literal;
+  const out: Record<string, Literal> = {};
+  for (const schema of [...referenced(ctx, node), node]) {
+    for (const e of schema.entries) {
+      if (e.key.text === '$ref') continue;
+      if (e.key.text === 'pattern') checkPattern(ctx, e.value);
+      out[e.key.text] = items(ctx, e.value);
+    }
+  }
+  return out;
 }
 
 /** The schema a property's `$ref` names, when it is local and plain; reported otherwise. */

@@ -304,7 +304,7 @@ const userProperties = {
   first_name: { type: ['string', 'null'], maxLength: 50 },
   last_name: { type: ['string', 'null'], maxLength: 50 },
   last_login: { type: ['string', 'null'], format: 'date-time' },
-  groups: { type: 'array', items: { enum: ['admin', 'user'] } },
+  groups: { type: 'array', items: { type: 'string', enum: ['admin', 'user'] } },
   status: { enum: ['active', 'inactive', 'blocked', null] },
   settings: { type: ['object', 'null'], additionalProperties: true },
 } as const;
@@ -349,7 +349,7 @@ export const userResponse = {
     first_name: { type: ['string', 'null'], maxLength: 50 },
     last_name: { type: ['string', 'null'], maxLength: 50 },
     last_login: { type: ['string', 'null'], format: 'date-time' },
-    groups: { type: 'array', items: { enum: ['admin', 'user'] } },
+    groups: { type: 'array', items: { type: 'string', enum: ['admin', 'user'] } },
     status: { enum: ['active', 'inactive', 'blocked', null] },
     settings: { type: ['object', 'null'], additionalProperties: true },
     _type: { const: 'User' },
