@@ -94,6 +94,11 @@ describe('start-up', () => {
     [{ SVC_DATABASE_URL: 'postgres://user:hunter2@127.0.0.1:1/db' }, /cannot open the database: .*check database.url/],
     [{ SVC_AUTH: 'true' }, /auth = true/],
     [{ SVC_CORS_ALLOW_CREDENTIALS: 'true', SVC_CORS_ALLOW_ORIGINS: '*' }, /cors.allow_origins cannot be \*/],
+    [{ SVC_HTTP_HANDLER_TIMEOUT: '0' }, /http.handler_timeout must be a whole number from 1 to/],
+    [{ SVC_RATE_LIMIT_WRITES: '-5' }, /rate_limit.writes must be a whole number from 0 to/],
+    [{ SVC_RATE_LIMIT_WINDOW: '10' }, /rate_limit.window must be a whole number from 1000 to/],
+    [{ SVC_BULK_MAX: 'all' }, /bulk_max must be a whole number from 1 to/],
+    [{ SVC_MAX_OFFSET: '1.5' }, /max_offset must be a whole number from 0 to/],
   ])('refuses %o with a message that names the setting', async (env, message) => {
     const result = await start(env);
     expect(result.exitCode).toBe(1);
