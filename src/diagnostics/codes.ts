@@ -105,6 +105,8 @@ export const codes = {
   SVC2025: { severity: 'error', title: 'invalid x-Ticket settings', explanation: 'x-Ticket needs `secret` (the name of the service.ini key holding the signing secret); `hashalg` is sha256 or sha512; `cookie_name` must be a valid cookie name.' },
   SVC2026: { severity: 'warning', title: 'ignored scheme setting', explanation: 'The security scheme setting is not used (some ticket options are read from service.ini instead).' },
   SVC2027: { severity: 'error', title: 'parameter in the base path', explanation: 'Only `{version}` (and host parameters) may appear in `baseUri`; the service is mounted on a fixed base path, which holds no `:`, `*`, `?`, `#` or spaces (the router would read them as a parameter or a wildcard).' },
+  SVC2028: { severity: 'error', title: 'unsafe pattern', explanation: 'A JSON-schema `pattern` is not a regular expression, or has a shape that can take exponential time to match (a repeated part that repeats itself, such as `(a+)+`, or a repeated choice whose alternatives start alike, such as `(a|ab)*`): one request could keep the generated server busy. Rewrite it so that each repeated part is unambiguous.' },
+  SVC2029: { severity: 'warning', title: 'reference not followed', explanation: 'A property\'s `$ref` points outside its schema file, at a missing place, or at another `$ref`; svcgen follows only `#/definitions/<name>` (any JSON pointer) in the same file. The constraints of the schema it names are not checked by the generated service.' },
 
   // --- access control -------------------------------------------------------------------------------
   SVC2030: { severity: 'error', title: 'invalid ACL rule', explanation: 'An x-ACL rule reads `allow|deny <principal> <permission>[, <permission>…]`.' },

@@ -6,7 +6,7 @@
  */
 import { aclMatrix, CALLERS, type MatrixRow } from '../acl/matrix.js';
 import type { AclEntry, Auth, Model, ServiceIR, UserFunction } from '../ir/types.js';
-import { CREDENTIAL_MODEL } from '../ir/build/user-model.js';
+import { CREDENTIAL_MODEL, LOGIN_FAILURE_MODEL } from '../ir/build/user-model.js';
 import { commentText, literal, quote } from './literal.js';
 import { camel, modelNames, principalModule } from './names.js';
 import { RouteTests } from './test-file.js';
@@ -15,6 +15,7 @@ export function authView(ir: ServiceIR, auth: Auth) {
   const user = ir.models.find((m) => m.name === auth.userModel)!;
   const userNames = modelNames(user);
   const credentialNames = modelNames({ name: CREDENTIAL_MODEL });
+  const loginFailureNames = modelNames({ name: LOGIN_FAILURE_MODEL });
   const selfRoute = userRouteServesSelf(ir, user);
   return {
     userModel: userNames.variable,
@@ -23,6 +24,8 @@ export function authView(ir: ServiceIR, auth: Auth) {
     userFile: userNames.file,
     credentialModel: credentialNames.variable,
     credentialFile: credentialNames.file,
+    loginFailureModel: loginFailureNames.variable,
+    loginFailureFile: loginFailureNames.file,
     principals: ir.userCode.principals.map((p) => ({ functionName: camel(p.name), module: principalModule(p.name) })),
     spec: {
       userRouteIsSelf: String(selfRoute),

@@ -11,6 +11,8 @@ import { searchFields } from './search.js';
 
 /** Versions the generated project depends on: the newest majors that still run on Node 20. */
 const DEPENDENCIES = {
+  // Per-client limits on writes and on the auth routes (`[rate_limit]` in service.ini).
+  '@fastify/rate-limit': '^11.2.0',
   'better-sqlite3': '^12.11.1',
   fastify: '^5.12.8',
   ini: '^6.0.0',

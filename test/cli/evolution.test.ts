@@ -281,3 +281,25 @@ describe('refusals', () => {
     expect(run.stderr).toContain('error SVC3104: src/db/storage.json is missing, but the project has migrations');
   });
 });
+
+describe('a project generated before the login throttle lived in the database', () => {
+  it('gets a migration that creates its table, and nothing else changes in the schema', async () => {
+    // The history of the blog project as svcgen wrote it before AuthLoginFailure existed (manifest,
+    // storage model, first migration); every other file is produced again.
+    const dir = mkdtempSync(join(tmpdir(), 'svcgen-upgrade-'));
+    cpSync(join(repoRoot, 'fixtures/upgrade/blog-before-login-throttle'), join(dir, 'out'), { recursive: true });
+    const run = await runCli(['generate', join(repoRoot, 'fixtures/blog/api.raml'), '-o', 'out'], dir);
+    expect(run.code, run.stderr).toBe(0);
+    const [first, added, ...more] = migrationsOf(dir);
+    expect([first, more]).toEqual(['0001_initial.ts', []]);
+    const migration = readFileSync(join(dir, 'out/src/db/migrations', added!), 'utf8');
+    expect(migration).toContain('create table "auth_login_failure"');
+    // That history also predates SQLite's caught-up search index: its rebuild is the only other change.
+    const changes = migration.match(/^ \* - .*$/gm)!;
+    expect(changes.filter((c) => !c.endsWith("SQLite's search index rebuilt, to be caught up in batches instead of on every write"))).toEqual([
+      ' * - new model AuthLoginFailure (table auth_login_failure)',
+    ]);
+    expect(migration).not.toMatch(/alter table/);
+    expect(migration.match(/^drop .*$/gm)!.every((d) => /^drop (trigger|table) if exists "svc_search_\w+";$/.test(d))).toBe(true);
+  });
+});

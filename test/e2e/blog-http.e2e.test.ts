@@ -50,7 +50,10 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
     expect(reply.body.components.securitySchemes).toBeUndefined();
     expect(reply.body.components.schemas).toEqual(generated.components.schemas);
     const operations = Object.values(reply.body.paths).flatMap((item) => Object.values(item as object)) as { security?: unknown; responses?: object }[];
-    expect(operations.filter((o) => o.security || ['401', '403', '429'].some((s) => s in (o.responses ?? {})))).toEqual([]);
+    expect(operations.filter((o) => o.security || ['401', '403'].some((s) => s in (o.responses ?? {})))).toEqual([]);
+    // Rate limits (rate_limit.writes) apply with auth off too: writes keep their 429, reads have none.
+    expect(reply.body.paths['/posts'].post.responses).toHaveProperty('429');
+    expect(reply.body.paths['/posts'].get.responses).not.toHaveProperty('429');
     expect(reply.body.paths['/posts'].get.responses).toEqual(expect.objectContaining({ '200': generated.paths['/posts'].get.responses['200'] }));
     expect(reply.body.servers).toEqual([{ url: BASE }]);
   });
@@ -301,6 +304,7 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
     it('adds the CORS headers to responses for allowed origins only', async () => {
       const allowed = await api('GET', '/posts', undefined, { headers: { origin: APP_ORIGIN } });
       expect(allowed.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+      expect(allowed.headers.get('access-control-expose-headers')).toBe('ETag, Location, Retry-After');
       const other = await api('GET', '/posts', undefined, { headers: { origin: 'https://evil.example' } });
       expect(other.headers.get('access-control-allow-origin')).toBeNull();
       const preflight = await api('OPTIONS', '/posts', undefined, { headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });

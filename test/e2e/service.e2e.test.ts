@@ -143,6 +143,11 @@ describe('start-up', () => {
     [{ SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'x'.repeat(31) }, /auth_tkt_secret is too short: each secret needs 32 bytes or more/],
     [{ SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: `${'n'.repeat(32)},${'o'.repeat(31)}` }, /auth_tkt_secret is too short/],
     [{ SVC_CORS_ALLOW_CREDENTIALS: 'true', SVC_CORS_ALLOW_ORIGINS: '*' }, /cors.allow_origins cannot be \*/],
+    [{ SVC_HTTP_HANDLER_TIMEOUT: '0' }, /http.handler_timeout must be a whole number from 1 to/],
+    [{ SVC_RATE_LIMIT_WRITES: '-5' }, /rate_limit.writes must be a whole number from 0 to/],
+    [{ SVC_RATE_LIMIT_WINDOW: '10' }, /rate_limit.window must be a whole number from 1000 to/],
+    [{ SVC_BULK_MAX: 'all' }, /bulk_max must be a whole number from 1 to/],
+    [{ SVC_MAX_OFFSET: '1.5' }, /max_offset must be a whole number from 0 to/],
   ])('refuses %o with a message that names the setting', async (env, message) => {
     const result = await start(env);
     expect(result.exitCode).toBe(1);

@@ -2,15 +2,27 @@
  * Two instances of one service on one database (issue 16), on PostgreSQL and on one SQLite file:
  * concurrent writes through both stay consistent — a unique value is taken once, changes of
  * different fields of one object both land, every acknowledged create is there, and two bulk
- * changes of one batch leave it all one or all the other.
+ * changes of one batch leave it all one or all the other. On every engine (MongoDB too), the
+ * login throttle is shared.
  */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabase, type TestDatabase } from '../support/databases.js';
+import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api } from '../support/http.js';
-import { builtProject } from '../support/project.js';
+import { builtProject, openProjectDatabase } from '../support/project.js';
 import { startService, type RunningService } from '../support/server.js';
 
 const BASE = '/api/v2';
+
+interface ThrottleDatabase {
+  repository(model: string): { count(args: object): Promise<number> };
+  close(): Promise<void>;
+}
+type ThrottleClass = new (db: ThrottleDatabase, model: string, now: () => number) => {
+  failed(login: string, ip: string): Promise<void>;
+  check(login: string, ip: string): Promise<void>;
+};
 
 describe.each(['sqlite', 'postgres'] as const)('two instances on one %s database', (engine) => {
   let database: TestDatabase;
@@ -64,6 +76,75 @@ describe.each(['sqlite', 'postgres'] as const)('two instances on one %s database
       expect([one.status, two.status]).toEqual([200, 200]);
       const karmas = new Set((await b('GET', '/authors?name__startswith=batch-&_limit=100&_fields=karma')).body.data.map((o: { karma: number }) => o.karma));
       expect(karmas.size, `round ${round}: ${[...karmas].join(', ')}`).toBe(1);
+    }
+  });
+});
+
+/**
+ * The brute-force brake counts failed logins in the database (issue 16): failures through either
+ * instance add up, the lockout holds on both, and a rotating X-Forwarded-For (not believed:
+ * `http.trust_proxy` is off) does not make a new client.
+ */
+describe.each(ENGINES)('the login throttle of two instances on one %s database', (engine) => {
+  let database: TestDatabase;
+  const services: RunningService[] = [];
+  let a: Api;
+  let b: Api;
+  const AUTH = { SVC_AUTH: 'true', SVC_SYSTEM_USER: 'root', SVC_SYSTEM_PASSWORD: 'root-password', SVC_SYSTEM_EMAIL: 'root@example.com' };
+
+  beforeAll(async () => {
+    const dir = await builtProject('blog', 'e2e-two-instances');
+    database = await testDatabase(engine, dir, 'two_instances_throttle');
+    for (let i = 0; i < 2; i++) services.push(await startService(dir, { ...database.env, ...AUTH }, BASE));
+    [a, b] = services.map((s) => apiClient(s.origin, BASE)) as [Api, Api];
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const service of services) await service.stop();
+    await database?.drop();
+  });
+
+  const token = (api: Api, login: string, password: string, forwardedFor: string) =>
+    api('POST', '/auth/token', { login, password }, { headers: { 'x-forwarded-for': forwardedFor } });
+
+  it('five failures through either instance lock the login out on both, whatever X-Forwarded-For says', async () => {
+    for (let i = 0; i < 5; i++) expect((await token(i % 2 ? a : b, 'root', 'wrong-password', `203.0.113.${i}`)).status).toBe(401);
+    for (const api of [a, b]) {
+      const locked = await token(api, 'root', 'root-password', '198.51.100.1');
+      expect(locked.status).toBe(429);
+      expect(locked.body).toMatchObject({ status_code: 429 });
+      expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    // The count is per login: another one from the same address is not locked out.
+    expect((await token(a, 'nobody', 'wrong-password', '203.0.113.1')).status).toBe(401);
+  });
+
+  it('a restart forgets nothing: a new instance still refuses the locked-out login', async () => {
+    const dir = await builtProject('blog', 'e2e-two-instances');
+    const third = await startService(dir, { ...database.env, ...AUTH }, BASE);
+    try {
+      expect((await token(apiClient(third.origin, BASE), 'root', 'root-password', '192.0.2.1')).status).toBe(429);
+    } finally {
+      await third.stop();
+    }
+  });
+
+  it('starts counting again once the window is over, and deletes the rows of windows that are over', async () => {
+    const dir = await builtProject('blog', 'e2e-two-instances');
+    const db = await openProjectDatabase<ThrottleDatabase>(dir, database.env);
+    const { LoginThrottle } = (await import(pathToFileURL(join(dir, 'dist/lib/auth/throttle.js')).href)) as { LoginThrottle: ThrottleClass };
+    try {
+      let now = Date.parse('2030-01-01T00:00:00Z');
+      const throttle = new LoginThrottle(db, 'AuthLoginFailure', () => now);
+      for (let i = 0; i < 5; i++) await throttle.failed('Mallory', '192.0.2.7');
+      await expect(throttle.check('mallory', '192.0.2.7')).rejects.toMatchObject({ statusCode: 429 });
+      now += 61_000;
+      await expect(throttle.check('mallory', '192.0.2.7')).resolves.toBeUndefined();
+      // A new window for another login clears the rows whose window is over (Mallory's, and the HTTP test's).
+      await throttle.failed('eve', '192.0.2.8');
+      expect(await db.repository('AuthLoginFailure').count({})).toBe(1);
+    } finally {
+      await db.close();
     }
   });
 });

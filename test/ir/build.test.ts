@@ -272,3 +272,33 @@ describe('events', () => {
     expect(ir.userCode.handlers.map((h) => h.name)).toEqual(['audit', 'notify', 'owner', 'stamp']);
   });
 });
+
+describe('JSON Schema references', () => {
+  it('follows a local $ref: the constraints of the schema it names are checked, the property\'s own win', () => {
+    const definitions = { code: { type: 'string', maxLength: 8, pattern: '^[A-Z]+$' }, tags: { type: 'string', minLength: 2 } };
+    const { ir, codes } = build({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+      'item.json': schema(
+        {
+          id,
+          code: { $ref: '#/definitions/code', maxLength: 4, ...str() },
+          tags: { type: 'array', items: { $ref: '#/definitions/tags' }, _db_settings: { type: 'list', item_type: 'string' } },
+        },
+        { definitions },
+      ),
+    });
+    expect(codes).toEqual([]);
+    const fields = model(ir, 'Item').fields;
+    expect(fields.find((f) => f.name === 'code')!.validation).toEqual({ maxLength: 4, pattern: '^[A-Z]+$' });
+    expect(fields.find((f) => f.name === 'tags')!.validation).toEqual({ items: { type: 'string', minLength: 2 } });
+  });
+
+  it('reports a $ref it cannot follow (SVC2029) and leaves no $ref for the validator', () => {
+    const { ir, codes } = build({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+      'item.json': schema({ id, code: { $ref: 'other.json#/code', ...str() }, tags: { type: 'array', items: { $ref: '#/nowhere' }, _db_settings: { type: 'list', item_type: 'string' } } }),
+    });
+    expect(codes).toEqual(['SVC2029w', 'SVC2029w']);
+    expect(JSON.stringify(model(ir, 'Item').fields.map((f) => f.validation))).not.toContain('$ref');
+  });
+});

@@ -49,8 +49,6 @@ insert into "svc_search_author" (rowid, "name", "bio", "nickname") select rowid,
 
 insert or replace into "svc_search_state" ("name", "indexed_to") values ('author', coalesce((select max(rowid) from "author"), 0));
 
-create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
-
 create virtual table "svc_search_book" using fts5("title", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 
 create table "svc_search_book_stale" ("changed" integer primary key);

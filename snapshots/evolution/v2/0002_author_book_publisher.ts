@@ -71,8 +71,6 @@ insert into "svc_search_publisher" (rowid, "name") select rowid, "name" from "pu
 
 insert or replace into "svc_search_state" ("name", "indexed_to") values ('publisher', coalesce((select max(rowid) from "publisher"), 0));
 
-create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
-
 create virtual table "svc_search_book" using fts5("title", "isbn", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 
 create table "svc_search_book_stale" ("changed" integer primary key);

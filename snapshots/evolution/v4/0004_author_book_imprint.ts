@@ -112,8 +112,6 @@ insert into "svc_search_author" (rowid, "name", "biography", "nickname") select 
 
 insert or replace into "svc_search_state" ("name", "indexed_to") values ('author', coalesce((select max(rowid) from "author"), 0));
 
-create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
-
 create virtual table "svc_search_book" using fts5("title", "isbn", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 
 create table "svc_search_book_stale" ("changed" integer primary key);
@@ -134,8 +132,6 @@ end;
 insert into "svc_search_book" (rowid, "title", "isbn") select rowid, "title", "isbn" from "book";
 
 insert or replace into "svc_search_state" ("name", "indexed_to") values ('book', coalesce((select max(rowid) from "book"), 0));
-
-create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
 
 create virtual table "svc_search_imprint" using fts5("name", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 

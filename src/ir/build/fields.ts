@@ -7,6 +7,7 @@ import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
 import { get, isMap, isScalar, isSeq, toPlain, type YEntry, type YMap, type YNode } from '../../load/ynode.js';
 import { didYouMean } from '../../util/suggest.js';
+import { validationKeywords } from './validation.js';
 import { fieldNameProblem, isSafeIdentifier } from '../naming.js';
 import { FIELD_TYPES, type Field, type FieldType, type Literal, type ReferentialAction, type ScalarFieldType, type ValueSource } from '../types.js';
 
@@ -40,12 +41,6 @@ const SETTINGS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
 const PROPERTY_KEYS: ReadonlySet<string> = new Set(['_processors', '_backref_processors']);
 
 const IGNORED_SETTINGS = new Set(['name', 'index', 'autoincrement', 'collation', 'convert_unicode', 'asdecimal', 'timezone', 'length', 'backref_uselist', 'lazy']);
-
-/** JSON Schema keywords of a property that validate its value (contract §3: differs from Ramses). */
-const VALIDATION_KEYWORDS = new Set([
-  'minLength', 'maxLength', 'pattern', 'format', 'enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
-  'multipleOf', 'minItems', 'maxItems', 'uniqueItems', 'items', 'minProperties', 'maxProperties',
-]);
 
 export const SCALAR_TYPES: readonly ScalarFieldType[] = FIELD_TYPES.filter((t): t is ScalarFieldType => !['list', 'dict', 'relationship', 'pickle'].includes(t));
 
@@ -91,6 +86,8 @@ export interface FieldDraft {
 interface FieldContext {
   readonly diagnostics: DiagnosticBag;
   readonly model: string;
+  /** The schema's root, where local `$ref`s point. */
+  readonly root?: YMap;
 }
 
 /** Reads one schema property; undefined when it is documentation only (no `_db_settings`) or unusable. */
@@ -135,7 +132,7 @@ export function readField(ctx: FieldContext, property: YEntry, rootRequired: Rea
     foreignKey: null,
     relationship: null,
     processors: [],
-    validation: type === 'relationship' ? {} : validationKeywords(property.value),
+    validation: type === 'relationship' ? {} : validationKeywords({ diagnostics: ctx.diagnostics, where: `${ctx.model}.${name}`, root: ctx.root }, property.value),
     synthesized: false,
     renamedFrom: reader.string('renamed_from'),
   };
@@ -175,14 +172,6 @@ function readType(ctx: FieldContext, name: string, entry: YEntry | undefined): F
 function draft3Required(property: YMap): boolean {
   const required = get(property, 'required');
   return isScalar(required) && required.value === true;
-}
-
-function validationKeywords(property: YMap): Record<string, Literal> {
-  const out: Record<string, Literal> = {};
-  for (const e of property.entries) {
-    if (VALIDATION_KEYWORDS.has(e.key.text)) out[e.key.text] = toPlain(e.value) as Literal;
-  }
-  return out;
 }
 
 function readNameList(ctx: FieldContext, property: YMap, key: string): { names: string[]; spans: Span[] } {

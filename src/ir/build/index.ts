@@ -18,7 +18,7 @@ import { Poisoned, type PoisonedView } from './poisoned.js';
 import { resolveRelationships } from './relationships.js';
 import { buildRoutes } from './routes.js';
 import { readAcls, readAuthSchemes } from './security.js';
-import { addCredentialModel, settleUserModel } from './user-model.js';
+import { addCredentialModel, addLoginFailureModel, settleUserModel } from './user-model.js';
 
 /** Where IR objects come from, for the checks that run after building. */
 export interface IrSources {
@@ -52,7 +52,10 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
   defineModels(definitions, tree);
   const schemes = readAuthSchemes(diagnostics, api);
   const userModel = settleUserModel(diagnostics, models, schemes.span);
-  if (userModel && schemes.span) addCredentialModel(diagnostics, models, schemes.span);
+  if (userModel && schemes.span) {
+    addCredentialModel(diagnostics, models, schemes.span);
+    addLoginFailureModel(diagnostics, models, schemes.span);
+  }
   reportMissingModels(definitions, tree);
   resolveRelationships({ diagnostics, models, poisoned });
   for (const model of models.values()) checkFieldLists(diagnostics, model, poisoned);

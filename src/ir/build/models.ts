@@ -60,7 +60,7 @@ export interface ModelSource {
 
 export function readModel(diagnostics: DiagnosticBag, source: ModelSource, document: SchemaDocument): ModelDraft {
   const root = document.root;
-  const ctx = { diagnostics, model: source.name };
+  const ctx = { diagnostics, model: source.name, root };
   checkRootKeys(diagnostics, root);
   const required = requiredNames(root);
   const fields: FieldDraft[] = [];

@@ -105,6 +105,8 @@ function completeUserModel(diagnostics: DiagnosticBag, user: ModelDraft): void {
 
 /** The model svcgen keeps the auth credentials in (not part of the API). */
 export const CREDENTIAL_MODEL = 'AuthCredential';
+/** The model svcgen counts failed logins in (not part of the API). */
+export const LOGIN_FAILURE_MODEL = 'AuthLoginFailure';
 
 /**
  * Contract §5: logging out, changing the password and deleting the user invalidate tickets issued
@@ -113,14 +115,7 @@ export const CREDENTIAL_MODEL = 'AuthCredential';
  * so no route or serializer can ever show them.
  */
 export function addCredentialModel(diagnostics: DiagnosticBag, models: Map<string, ModelDraft>, at: Span): void {
-  const taken = models.get(CREDENTIAL_MODEL);
-  if (taken) {
-    diagnostics.report('SVC2017', `model ${CREDENTIAL_MODEL} is the name svcgen gives its store of login credentials`, {
-      span: taken.definedAt,
-      hint: 'rename the resource',
-    });
-    return;
-  }
+  if (nameTaken(diagnostics, models, CREDENTIAL_MODEL, 'its store of login credentials')) return;
   const fields = [
     synthesizedField('user_key', { primaryKey: true, required: true, maxLength: 255, helpText: "the user's primary key, as text" }),
     synthesizedField('session_epoch', { type: 'integer', required: true, default: { kind: 'literal', value: 0 }, helpText: 'tickets issued before the last logout or password change carry an older epoch' }),
@@ -136,4 +131,35 @@ export function addCredentialModel(diagnostics: DiagnosticBag, models: Map<strin
     internal: true,
     primaryKey: 'user_key',
   });
+}
+
+/**
+ * The brute-force brake counts failed logins per login and client address in the database, not
+ * in one process's memory: every instance behind a balancer sees the same count, and a restart
+ * does not forget it.
+ */
+export function addLoginFailureModel(diagnostics: DiagnosticBag, models: Map<string, ModelDraft>, at: Span): void {
+  if (nameTaken(diagnostics, models, LOGIN_FAILURE_MODEL, 'its count of failed logins')) return;
+  const fields = [
+    synthesizedField('attempt_key', { primaryKey: true, required: true, maxLength: 64, helpText: 'SHA-256 of the login and the client address, hex' }),
+    synthesizedField('failures', { type: 'integer', required: true, default: { kind: 'literal', value: 0 }, helpText: 'failed logins in the current window' }),
+    synthesizedField('window_ends', { type: 'datetime', required: true, helpText: 'when the count starts again (older rows are deleted)' }),
+  ];
+  models.set(LOGIN_FAILURE_MODEL, {
+    ...synthesizedModel(at, fields),
+    name: LOGIN_FAILURE_MODEL,
+    table: 'auth_login_failure',
+    plural: 'auth_login_failures',
+    schemaFile: '(svcgen: failed logins)',
+    title: 'Failed logins',
+    internal: true,
+    primaryKey: 'attempt_key',
+  });
+}
+
+function nameTaken(diagnostics: DiagnosticBag, models: ReadonlyMap<string, ModelDraft>, name: string, what: string): boolean {
+  const taken = models.get(name);
+  if (!taken) return false;
+  diagnostics.report('SVC2017', `model ${name} is the name svcgen gives ${what}`, { span: taken.definedAt, hint: 'rename the resource' });
+  return true;
 }

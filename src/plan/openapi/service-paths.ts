@@ -33,7 +33,7 @@ function authPaths(ctx: OpenApiContext, auth: Auth, ids: OperationIds): [string,
       summary: `Create ${withArticle(user.name)} and log in`,
       description: 'Anyone may register; only admins set groups.',
       requestBody: json(ctx.modelRef(user.name, 'create'), true),
-      responses: { '201': { description: 'The new user, logged in.', headers: { ...cookie, ...token }, ...content(userBody) }, ...errorResponses([400, 403, 409, 413, 415, 500, 503]) },
+      responses: { '201': { description: 'The new user, logged in.', headers: { ...cookie, ...token }, ...content(userBody) }, ...errorResponses([400, 403, 409, 413, 415, 429, 500, 503]) },
     }) }],
   ];
   if (auth.ticket) {
@@ -44,7 +44,7 @@ function authPaths(ctx: OpenApiContext, auth: Auth, ids: OperationIds): [string,
     }) }]);
     const logout = (method: string) => op(method, '/auth/logout', {
       summary: 'Log out (every ticket of the user stops working)',
-      responses: { '200': { description: 'Logged out; the cookie is cleared.', headers: cookie, ...content(ctx.sharedRef('Status')) }, ...errorResponses([403, 500, 503]) },
+      responses: { '200': { description: 'Logged out; the cookie is cleared.', headers: cookie, ...content(ctx.sharedRef('Status')) }, ...errorResponses([403, 429, 500, 503]) },
       security: requirements(ctx, 'optional'),
     });
     paths.push(['/auth/logout', inMethodOrder([['get', logout('GET')], ['post', logout('POST')]])]);

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { ReferentialAction } from '../../ir/types.js';
 import type { Reference, StorageModel, StoredColumn, StoredTable } from './model.js';
-import { createSearch, searchFunctions } from './search.js';
+import { createSearch, searchFunctions, searchState } from './search.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -25,6 +25,7 @@ export function initialSql(model: StorageModel): MigrationSql {
     sqlite: [
       ...tables.map((t) => createTable(t, 'sqlite')),
       ...tables.flatMap((t) => linkIndexes(t, 'sqlite')),
+      ...searchState(tables),
       ...tables.flatMap((t) => createSearch(t, 'sqlite')),
     ].join('\n\n'),
     postgres: [

@@ -69,6 +69,13 @@ export function dropSearch(table: StoredTable, dialect: Dialect): string[] {
   return [`alter table ${q(table.name)} ${table.search.map((f) => `drop column if exists ${q(vectorColumn(f))}`).join(', ')};`];
 }
 
+/** SQLite: the table of how far each search index is caught up, before the first index that needs it. */
+export function searchState(tables: readonly StoredTable[]): string[] {
+  return tables.some((t) => t.search.length)
+    ? [`create table if not exists ${q(SEARCH_STATE)} ("name" text primary key, "indexed_to" integer not null);`]
+    : [];
+}
+
 /** PostgreSQL: the fold function, before the first vector column that calls it. */
 export function searchFunctions(tables: readonly StoredTable[]): string[] {
   return tables.some((t) => t.search.length) ? [FOLD_FUNCTION] : [];
@@ -87,7 +94,6 @@ function createFts(table: StoredTable): string[] {
   const indexed = (row: 'new' | 'old') => `${row}.rowid <= (select "indexed_to" from ${q(SEARCH_STATE)} where "name" = ${name})`;
   const markStale = (row: 'new' | 'old') => `insert or ignore into ${stale} ("changed") values (${row}.rowid);`;
   return [
-    `create table if not exists ${q(SEARCH_STATE)} ("name" text primary key, "indexed_to" integer not null);`,
     `create virtual table ${fts} using fts5(${columns}, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');`,
     `create table ${stale} ("changed" integer primary key);`,
     `create trigger ${q(`${ftsTable(table.name)}_insert`)} after insert on ${q(table.name)} when ${indexed('new')} begin\n  ${markStale('new')}\nend;`,

@@ -14,7 +14,7 @@ import type { Literal } from '../../ir/types.js';
 import { columnSql, foreignKeyClause, referenceClause, createLinkIndex, createTable, linkIndexes, linkIndexName, q, type Dialect, type MigrationSql } from './ddl.js';
 import type { ColumnChange, TableChange } from './diff.js';
 import type { StoredColumn, StoredTable } from './model.js';
-import { createSearch, dropSearch, rebuiltSearches, searchFunctions, searchIndexChanged, vectorSourceChanged } from './search.js';
+import { createSearch, dropSearch, rebuiltSearches, searchFunctions, searchIndexChanged, searchState, vectorSourceChanged } from './search.js';
 
 export function migrationSql(changes: readonly TableChange[]): MigrationSql {
   return { sqlite: sqliteSql(changes), postgres: postgresSql(changes) };
@@ -70,6 +70,7 @@ function sqliteSql(changes: readonly TableChange[]): string {
   for (const c of changes) if (c.kind === 'create') out.push(createTable(c.table, 'sqlite'), ...linkIndexes(c.table, 'sqlite'));
   for (const c of changes) if (c.kind === 'alter') out.push(...alterSqlite(c.before, c.after, c.columns));
   for (const c of changes) if (c.kind === 'drop') out.push(`drop table ${q(renames.dropName(c.table.name))};`);
+  out.push(...searchState([...changes.flatMap((c) => (c.kind === 'create' ? [c.table] : [])), ...searches.map((s) => s.after)]));
   for (const c of changes) if (c.kind === 'create') out.push(...createSearch(c.table, 'sqlite'));
   out.push(...searches.flatMap((s) => createSearch(s.after, 'sqlite')));
   return out.join('\n\n');

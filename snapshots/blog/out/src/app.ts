@@ -14,6 +14,7 @@ import { healthRoute } from './lib/http/health.js';
 import { docsRoutes } from './lib/http/docs.js';
 import { openApiRoute, withoutAuth } from './lib/http/openapi.js';
 import { openPolicy } from './lib/http/policy.js';
+import { rateLimits } from './lib/http/rate-limit.js';
 import { OPENAPI_DOCUMENT } from './openapi.js';
 import { addressesRoutes } from './routes/addresses.js';
 import { authorsRoutes } from './routes/authors.js';
@@ -60,6 +61,7 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     cors: config.cors,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
+  await rateLimits(app, config.rateLimit, `${BASE_PATH}/auth/`);
   const services: Services = {
     db,
     policy: auth?.policy ?? openPolicy(config.maxLimit),
@@ -67,6 +69,8 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     events,
     basePath: BASE_PATH,
     defaultLimit: DEFAULT_LIMIT,
+    maxOffset: config.maxOffset,
+    bulkMax: config.bulkMax,
     cors: config.cors,
   };
   await app.register(

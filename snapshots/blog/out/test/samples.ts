@@ -2,6 +2,7 @@
 import type {
   AddressCreate,
   AuthCredentialCreate,
+  AuthLoginFailureCreate,
   AuthorCreate,
   CommentCreate,
   PostCreate,
@@ -20,6 +21,11 @@ export const samples = {
     user_key: `user_key-${n}`,
     session_epoch: 1,
     token_digest: `token_digest-${n}`,
+  }),
+  AuthLoginFailure: (n: number): AuthLoginFailureCreate => ({
+    attempt_key: `attempt_key-${n}`,
+    failures: 1,
+    window_ends: '2026-01-02T03:04:05Z',
   }),
   Author: (n: number): AuthorCreate => ({
     name: `name-${n}`,
@@ -60,6 +66,7 @@ export const samples = {
 export const changes = {
   Address: { street: 'changed' },
   AuthCredential: {},
+  AuthLoginFailure: {},
   Author: { name: 'changed' },
   Comment: { text: 'changed' },
   Post: { title: 'changed' },

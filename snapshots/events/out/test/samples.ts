@@ -2,6 +2,7 @@
 import type {
   AuditEntryCreate,
   AuthCredentialCreate,
+  AuthLoginFailureCreate,
   ProjectCreate,
   TaskCreate,
   UserCreate,
@@ -14,6 +15,11 @@ export const samples = {
     user_key: `user_key-${n}`,
     session_epoch: 1,
     token_digest: `token_digest-${n}`,
+  }),
+  AuthLoginFailure: (n: number): AuthLoginFailureCreate => ({
+    attempt_key: `attempt_key-${n}`,
+    failures: 1,
+    window_ends: '2026-01-02T03:04:05Z',
   }),
   Project: (n: number): ProjectCreate => ({ name: `name-${n}`, slug: `slug-${n}`, status: 'open' }),
   Task: (n: number): TaskCreate => ({ title: `title-${n}`, done: true }),
@@ -32,6 +38,7 @@ export const samples = {
 export const changes = {
   AuditEntry: { model: 'changed' },
   AuthCredential: {},
+  AuthLoginFailure: {},
   Project: { name: 'changed' },
   Task: { title: 'changed' },
   User: { display_name: 'changed' },

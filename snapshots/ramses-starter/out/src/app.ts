@@ -11,6 +11,7 @@ import { healthRoute } from './lib/http/health.js';
 import { docsRoutes } from './lib/http/docs.js';
 import { openApiRoute } from './lib/http/openapi.js';
 import { openPolicy } from './lib/http/policy.js';
+import { rateLimits } from './lib/http/rate-limit.js';
 import { OPENAPI_DOCUMENT } from './openapi.js';
 import { itemsRoutes } from './routes/items.js';
 
@@ -52,12 +53,15 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     cors: config.cors,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
+  await rateLimits(app, config.rateLimit, `${BASE_PATH}/auth/`);
   const services: Services = {
     db,
     policy: openPolicy(config.maxLimit),
     events,
     basePath: BASE_PATH,
     defaultLimit: DEFAULT_LIMIT,
+    maxOffset: config.maxOffset,
+    bulkMax: config.bulkMax,
     cors: config.cors,
   };
   await app.register(

@@ -14,12 +14,19 @@ import {
   type AuthCredentialCreate,
   type AuthCredentialUpdate,
 } from '../models/auth-credential.js';
+import {
+  authLoginFailureModel,
+  type AuthLoginFailure,
+  type AuthLoginFailureCreate,
+  type AuthLoginFailureUpdate,
+} from '../models/auth-login-failure.js';
 import { authorModel, type Author, type AuthorCreate, type AuthorUpdate } from '../models/author.js';
 import { commentModel, type Comment, type CommentCreate, type CommentUpdate } from '../models/comment.js';
 import { postModel, type Post, type PostCreate, type PostUpdate } from '../models/post.js';
 import { userModel, type User, type UserCreate, type UserUpdate } from '../models/user.js';
 import type { AddressRepository } from '../repositories/address.js';
 import type { AuthCredentialRepository } from '../repositories/auth-credential.js';
+import type { AuthLoginFailureRepository } from '../repositories/auth-login-failure.js';
 import type { AuthorRepository } from '../repositories/author.js';
 import type { CommentRepository } from '../repositories/comment.js';
 import type { PostRepository } from '../repositories/post.js';
@@ -30,6 +37,7 @@ import { migrations } from './migrations.js';
 export interface Repositories {
   readonly address: AddressRepository;
   readonly authCredential: AuthCredentialRepository;
+  readonly authLoginFailure: AuthLoginFailureRepository;
   readonly author: AuthorRepository;
   readonly comment: CommentRepository;
   readonly post: PostRepository;
@@ -49,6 +57,9 @@ function repositories(engine: Engine): Repositories {
   return {
     address: engine.repository<Address, AddressCreate, AddressUpdate>(addressModel),
     authCredential: engine.repository<AuthCredential, AuthCredentialCreate, AuthCredentialUpdate>(authCredentialModel),
+    authLoginFailure: engine.repository<AuthLoginFailure, AuthLoginFailureCreate, AuthLoginFailureUpdate>(
+      authLoginFailureModel,
+    ),
     author: engine.repository<Author, AuthorCreate, AuthorUpdate>(authorModel),
     comment: engine.repository<Comment, CommentCreate, CommentUpdate>(commentModel),
     post: engine.repository<Post, PostCreate, PostUpdate>(postModel),

@@ -37,6 +37,7 @@ const EXPLANATIONS: Readonly<Record<number, string>> = {
   404: 'The resource could not be found.',
   405: 'The method is not allowed for this resource.',
   409: 'There was a conflict when trying to complete your request.',
+  412: 'A precondition of the request (If-Match) is not met.',
   413: 'The request body is larger than the server accepts.',
   415: 'The request media type is not supported; send application/json.',
   429: 'Too many requests.',

@@ -2,6 +2,7 @@
 import { modelRegistry } from '../lib/model.js';
 import { addressModel } from './address.js';
 import { authCredentialModel } from './auth-credential.js';
+import { authLoginFailureModel } from './auth-login-failure.js';
 import { authorModel } from './author.js';
 import { commentModel } from './comment.js';
 import { postModel } from './post.js';
@@ -9,6 +10,7 @@ import { userModel } from './user.js';
 
 export * from './address.js';
 export * from './auth-credential.js';
+export * from './auth-login-failure.js';
 export * from './author.js';
 export * from './comment.js';
 export * from './post.js';
@@ -18,6 +20,7 @@ export * from './user.js';
 export const models = modelRegistry([
   addressModel,
   authCredentialModel,
+  authLoginFailureModel,
   authorModel,
   commentModel,
   postModel,

@@ -19,11 +19,18 @@ import {
   type AuthCredentialCreate,
   type AuthCredentialUpdate,
 } from '../models/auth-credential.js';
+import {
+  authLoginFailureModel,
+  type AuthLoginFailure,
+  type AuthLoginFailureCreate,
+  type AuthLoginFailureUpdate,
+} from '../models/auth-login-failure.js';
 import { projectModel, type Project, type ProjectCreate, type ProjectUpdate } from '../models/project.js';
 import { taskModel, type Task, type TaskCreate, type TaskUpdate } from '../models/task.js';
 import { userModel, type User, type UserCreate, type UserUpdate } from '../models/user.js';
 import type { AuditEntryRepository } from '../repositories/audit-entry.js';
 import type { AuthCredentialRepository } from '../repositories/auth-credential.js';
+import type { AuthLoginFailureRepository } from '../repositories/auth-login-failure.js';
 import type { ProjectRepository } from '../repositories/project.js';
 import type { TaskRepository } from '../repositories/task.js';
 import type { UserRepository } from '../repositories/user.js';
@@ -33,6 +40,7 @@ import { migrations } from './migrations.js';
 export interface Repositories {
   readonly auditEntry: AuditEntryRepository;
   readonly authCredential: AuthCredentialRepository;
+  readonly authLoginFailure: AuthLoginFailureRepository;
   readonly project: ProjectRepository;
   readonly task: TaskRepository;
   readonly user: UserRepository;
@@ -51,6 +59,9 @@ function repositories(engine: Engine): Repositories {
   return {
     auditEntry: engine.repository<AuditEntry, AuditEntryCreate, AuditEntryUpdate>(auditEntryModel),
     authCredential: engine.repository<AuthCredential, AuthCredentialCreate, AuthCredentialUpdate>(authCredentialModel),
+    authLoginFailure: engine.repository<AuthLoginFailure, AuthLoginFailureCreate, AuthLoginFailureUpdate>(
+      authLoginFailureModel,
+    ),
     project: engine.repository<Project, ProjectCreate, ProjectUpdate>(projectModel),
     task: engine.repository<Task, TaskCreate, TaskUpdate>(taskModel),
     user: engine.repository<User, UserCreate, UserUpdate>(userModel),

@@ -8,6 +8,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Model } from './model.js';
 import type { ServiceDatabase } from './database.js';
+import { assertInTime } from './http/deadline.js';
 
 type Rec = Record<string, unknown>;
 
@@ -166,7 +167,10 @@ export async function inTransaction<D extends ServiceDatabase, R>(
   return database.transaction(async (tx) => {
     const db = tx as unknown as D;
     const data = prepared ?? (await prepare(await runBefore(run, db, body)));
-    return runAfter(run, db, data, present(await work(db, data)));
+    const response = await runAfter(run, db, data, present(await work(db, data)));
+    // Answered 503 meanwhile (http.handler_timeout): throwing rolls the transaction back.
+    assertInTime(run.request);
+    return response;
   });
 }
 
@@ -180,7 +184,9 @@ export async function withEvents<D extends ServiceDatabase, R>(
   return database.transaction(async (tx) => {
     const db = tx as unknown as D;
     await runBefore(run, db, {});
-    return runAfter(run, db, {}, await work(db));
+    const response = await runAfter(run, db, {}, await work(db));
+    assertInTime(run.request);
+    return response;
   });
 }
 

@@ -2,15 +2,24 @@
 import { modelRegistry } from '../lib/model.js';
 import { auditEntryModel } from './audit-entry.js';
 import { authCredentialModel } from './auth-credential.js';
+import { authLoginFailureModel } from './auth-login-failure.js';
 import { projectModel } from './project.js';
 import { taskModel } from './task.js';
 import { userModel } from './user.js';
 
 export * from './audit-entry.js';
 export * from './auth-credential.js';
+export * from './auth-login-failure.js';
 export * from './project.js';
 export * from './task.js';
 export * from './user.js';
 
 /** Every model by name, for following relationships. */
-export const models = modelRegistry([auditEntryModel, authCredentialModel, projectModel, taskModel, userModel]);
+export const models = modelRegistry([
+  auditEntryModel,
+  authCredentialModel,
+  authLoginFailureModel,
+  projectModel,
+  taskModel,
+  userModel,
+]);

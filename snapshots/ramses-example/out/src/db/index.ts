@@ -13,10 +13,17 @@ import {
   type AuthCredentialCreate,
   type AuthCredentialUpdate,
 } from '../models/auth-credential.js';
+import {
+  authLoginFailureModel,
+  type AuthLoginFailure,
+  type AuthLoginFailureCreate,
+  type AuthLoginFailureUpdate,
+} from '../models/auth-login-failure.js';
 import { profileModel, type Profile, type ProfileCreate, type ProfileUpdate } from '../models/profile.js';
 import { storyModel, type Story, type StoryCreate, type StoryUpdate } from '../models/story.js';
 import { userModel, type User, type UserCreate, type UserUpdate } from '../models/user.js';
 import type { AuthCredentialRepository } from '../repositories/auth-credential.js';
+import type { AuthLoginFailureRepository } from '../repositories/auth-login-failure.js';
 import type { ProfileRepository } from '../repositories/profile.js';
 import type { StoryRepository } from '../repositories/story.js';
 import type { UserRepository } from '../repositories/user.js';
@@ -25,6 +32,7 @@ import { migrations } from './migrations.js';
 /** The repositories of every model: what routes, handlers (`event.db`) and tests use. */
 export interface Repositories {
   readonly authCredential: AuthCredentialRepository;
+  readonly authLoginFailure: AuthLoginFailureRepository;
   readonly profile: ProfileRepository;
   readonly story: StoryRepository;
   readonly user: UserRepository;
@@ -42,6 +50,9 @@ export interface OpenOptions {
 function repositories(engine: Engine): Repositories {
   return {
     authCredential: engine.repository<AuthCredential, AuthCredentialCreate, AuthCredentialUpdate>(authCredentialModel),
+    authLoginFailure: engine.repository<AuthLoginFailure, AuthLoginFailureCreate, AuthLoginFailureUpdate>(
+      authLoginFailureModel,
+    ),
     profile: engine.repository<Profile, ProfileCreate, ProfileUpdate>(profileModel),
     story: engine.repository<Story, StoryCreate, StoryUpdate>(storyModel),
     user: engine.repository<User, UserCreate, UserUpdate>(userModel),

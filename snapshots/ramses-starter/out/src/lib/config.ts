@@ -24,9 +24,15 @@ export interface Config {
   readonly system: { readonly user: string; readonly password: string; readonly email: string } | null;
   readonly publicMaxLimit: number;
   readonly maxLimit: number;
+  /** `max_offset`: the furthest a page may start (`_start`, or `_page` × `_limit`); deep offsets make the database skip rows one by one. */
+  readonly maxOffset: number;
+  /** `bulk_max`: the most objects one collection PATCH, PUT or DELETE may change. */
+  readonly bulkMax: number;
   readonly bodyLimit: number;
   /** Milliseconds a client has to send a whole request (headers and body), and an idle connection is kept open. */
   readonly httpTimeouts: HttpTimeouts;
+  /** `rate_limit.*`: requests per client (by `request.ip`) and window; 0 turns a limit off. */
+  readonly rateLimit: RateLimits;
   /**
    * `http.trust_proxy`: which proxies in front may say, in X-Forwarded-*, the client's address
    * (the login throttle counts by it), protocol (Secure cookies, `_self` URLs) and host.
@@ -59,6 +65,17 @@ export const DATABASE_TIMEOUTS: DatabaseTimeouts = { connect: 2000, query: 30000
 export interface HttpTimeouts {
   readonly request: number;
   readonly keepAlive: number;
+  /** Milliseconds a request may take from arrival to answer (handlers included) before a 503. */
+  readonly handler: number;
+}
+
+export interface RateLimits {
+  /** Requests that change something (POST, PUT, PATCH, DELETE) outside the auth routes. */
+  readonly writes: number;
+  /** Requests to the auth routes (login, register, logout, token). */
+  readonly auth: number;
+  /** Milliseconds over which both are counted. */
+  readonly window: number;
 }
 
 /** No proxy, every proxy, the number of proxies in front, or their addresses (CIDR, `loopback`…). */
@@ -92,9 +109,15 @@ const STANDARD_KEYS = [
   'system.email',
   'public_max_limit',
   'max_limit',
+  'max_offset',
+  'bulk_max',
   'body_limit',
   'http.request_timeout',
   'http.keep_alive_timeout',
+  'http.handler_timeout',
+  'rate_limit.writes',
+  'rate_limit.auth',
+  'rate_limit.window',
   'http.trust_proxy',
   'cors.enable',
   'cors.allow_origins',
@@ -135,10 +158,20 @@ export function loadConfig(source: ConfigSource): Config {
       : null,
     publicMaxLimit: read.integer('public_max_limit', 100, 1),
     maxLimit: read.integer('max_limit', 1000, 1),
+    maxOffset: read.integer('max_offset', 100000, 0),
+    bulkMax: read.integer('bulk_max', 10000, 1),
     bodyLimit: read.integer('body_limit', 1048576, 1),
     httpTimeouts: {
       request: read.integer('http.request_timeout', 30000, 1),
       keepAlive: read.integer('http.keep_alive_timeout', 72000, 1),
+      handler: read.integer('http.handler_timeout', 30000, 1),
+    },
+    // Off unless set: a gateway in front usually limits already, and a limit that is too low
+    // refuses honest clients behind one shared address.
+    rateLimit: {
+      writes: read.integer('rate_limit.writes', 0, 0),
+      auth: read.integer('rate_limit.auth', 0, 0),
+      window: read.integer('rate_limit.window', 60000, 1000),
     },
     trustProxy: read.trustProxy('http.trust_proxy'),
     cors: {

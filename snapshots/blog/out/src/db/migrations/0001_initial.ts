@@ -25,6 +25,12 @@ create table "auth_credential" (
   "token_digest" text unique
 );
 
+create table "auth_login_failure" (
+  "attempt_key" text primary key not null,
+  "failures" integer not null,
+  "window_ends" text not null
+);
+
 create table "author" (
   "id" integer primary key autoincrement,
   "name" text not null,
@@ -105,8 +111,6 @@ insert into "svc_search_address" (rowid, "street", "city", "code") select rowid,
 
 insert or replace into "svc_search_state" ("name", "indexed_to") values ('address', coalesce((select max(rowid) from "address"), 0));
 
-create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
-
 create virtual table "svc_search_author" using fts5("name", "email", "bio", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 
 create table "svc_search_author_stale" ("changed" integer primary key);
@@ -127,8 +131,6 @@ end;
 insert into "svc_search_author" (rowid, "name", "email", "bio") select rowid, "name", "email", "bio" from "author";
 
 insert or replace into "svc_search_state" ("name", "indexed_to") values ('author', coalesce((select max(rowid) from "author"), 0));
-
-create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
 
 create virtual table "svc_search_comment" using fts5("text", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 
@@ -151,8 +153,6 @@ insert into "svc_search_comment" (rowid, "text") select rowid, "text" from "comm
 
 insert or replace into "svc_search_state" ("name", "indexed_to") values ('comment', coalesce((select max(rowid) from "comment"), 0));
 
-create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
-
 create virtual table "svc_search_post" using fts5("slug", "title", "body", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 
 create table "svc_search_post_stale" ("changed" integer primary key);
@@ -173,8 +173,6 @@ end;
 insert into "svc_search_post" (rowid, "slug", "title", "body") select rowid, "slug", "title", "body" from "post";
 
 insert or replace into "svc_search_state" ("name", "indexed_to") values ('post', coalesce((select max(rowid) from "post"), 0));
-
-create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
 
 create virtual table "svc_search_user" using fts5("username", "email", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 
@@ -211,6 +209,12 @@ create table "auth_credential" (
   "user_key" varchar(255) primary key not null,
   "session_epoch" integer not null,
   "token_digest" varchar(64) unique
+);
+
+create table "auth_login_failure" (
+  "attempt_key" varchar(64) primary key not null,
+  "failures" integer not null,
+  "window_ends" timestamptz not null
 );
 
 create table "author" (

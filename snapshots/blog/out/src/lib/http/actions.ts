@@ -13,6 +13,8 @@ import type { Where } from '../repository.js';
 import type { Permission, Policy } from './policy.js';
 import type { CorsSettings } from './routing.js';
 import { parseItemFields, parseListQuery, parseValue } from './query.js';
+import { untilAnswered } from './deadline.js';
+import { checkIfMatch, etagOf, hasIfMatch } from './etag.js';
 import { hideRefusedEmbeds } from './embedded.js';
 import { includeFor, serialize, type Serializer } from './serialize.js';
 
@@ -40,6 +42,10 @@ export interface Services {
   readonly events?: ServiceEvents;
   readonly basePath: string;
   readonly defaultLimit: number;
+  /** `max_offset`: the furthest a page may start. */
+  readonly maxOffset: number;
+  /** `bulk_max`: the most objects one collection PATCH, PUT or DELETE may change. */
+  readonly bulkMax: number;
   readonly cors: CorsSettings;
 }
 
@@ -54,15 +60,19 @@ const authorized = new WeakMap<FastifyRequest, Rec>();
 /** The handlers of one route, bound to it. */
 export function actionsFor(services: Services, route: RouteSpec) {
   const a = new Actions(services, route);
+  const handler =
+    (work: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>): Handler =>
+    (req, reply) =>
+      untilAnswered(req, reply, work(req, reply));
   return {
-    index: ((req) => a.index(req)) as Handler,
-    create: ((req, reply) => a.create(req, reply)) as Handler,
-    updateMany: ((req) => a.updateMany(req)) as Handler,
-    deleteMany: ((req) => a.deleteMany(req)) as Handler,
-    show: ((req) => a.show(req)) as Handler,
-    update: ((req, reply) => a.update(req, reply, 'update')) as Handler,
-    replace: ((req, reply) => a.update(req, reply, 'replace')) as Handler,
-    delete: ((req) => a.delete(req)) as Handler,
+    index: handler((req) => a.index(req)),
+    create: handler((req, reply) => a.create(req, reply)),
+    updateMany: handler((req) => a.updateMany(req)),
+    deleteMany: handler((req) => a.deleteMany(req)),
+    show: handler((req, reply) => a.show(req, reply)),
+    update: handler((req, reply) => a.update(req, reply, 'update')),
+    replace: handler((req, reply) => a.update(req, reply, 'replace')),
+    delete: handler((req) => a.delete(req)),
     options: (req: FastifyRequest) => a.options(req),
     /** Before the body is validated: a caller who may not write here gets 401/403, not a 400 about the body. */
     guard: (req: FastifyRequest) => a.guard(req),
@@ -96,6 +106,7 @@ class Actions {
     const query = parseListQuery(this.model, request.query as Query, {
       defaultLimit: this.services.defaultLimit,
       maxLimit: this.policy.maxLimit(request),
+      maxOffset: this.services.maxOffset,
       visible: this.policy.visibleFields(request, this.model),
     });
     return this.withEvents(request, 'index', undefined, async (db) => {
@@ -129,11 +140,13 @@ class Actions {
     });
   }
 
-  async show(request: FastifyRequest): Promise<unknown> {
+  async show(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const fields = parseItemFields(this.model, request.query as Query, this.policy.visibleFields(request, this.model));
     const object = await this.authorizedObject(request, 'view');
     return this.withEvents(request, 'show', object, async () => {
       await this.hideRefusedEmbeds(request, [object]);
+      // Of the whole object, whatever `_fields` asks for: the tag a later If-Match compares with.
+      reply.header('etag', etagOf(this.serializer(request).object(this.model, object)));
       return this.serializer(request, fields).object(this.model, object);
     });
   }
@@ -192,6 +205,7 @@ class Actions {
       body,
       object,
       async (db, data) => {
+        await this.checkUnchanged(db, request, object);
         const values = action === 'replace' ? this.replacement(data) : this.withUpdateDefaults(data);
         const updated = await this.repository(db).update({
           where: { [this.model.primaryKey]: object[this.model.primaryKey] },
@@ -213,7 +227,10 @@ class Actions {
       'delete',
       {},
       object,
-      async (db) => this.repository(db).delete({ where: { [this.model.primaryKey]: object[this.model.primaryKey] } }),
+      async (db) => {
+        await this.checkUnchanged(db, request, object);
+        return this.repository(db).delete({ where: { [this.model.primaryKey]: object[this.model.primaryKey] } });
+      },
       () => statusBody(200, 'Deleted', requestUrl(request)),
       true,
     );
@@ -235,7 +252,7 @@ class Actions {
       body,
       undefined,
       async (db, data) => {
-        const objects = await this.repository(db).findMany({ where });
+        const objects = await this.bulkObjects(db, where);
         for (const object of objects) await this.policy.authorize(request, 'update', this.route, object);
         const values = this.withUpdateDefaults(data);
         for (const object of objects)
@@ -258,7 +275,7 @@ class Actions {
       {},
       undefined,
       async (db) => {
-        const objects = await this.repository(db).findMany({ where });
+        const objects = await this.bulkObjects(db, where);
         for (const object of objects) await this.policy.authorize(request, 'delete', this.route, object);
         const keys = objects.map((o) => o[this.model.primaryKey]);
         for (let i = 0; i < keys.length; i += BULK_SLICE) {
@@ -538,6 +555,22 @@ class Actions {
     return combine(parsed.where, await this.scope(this.services.db, request));
   }
 
+  /**
+   * The objects a bulk change selects, or a 400 naming `bulk_max` when there are more: a filter
+   * typed wrong must not rewrite a whole table, and nothing is changed.
+   */
+  async bulkObjects(db: ServiceDatabase, where: Where<Rec>): Promise<Rec[]> {
+    const max = this.services.bulkMax;
+    const objects = await this.repository(db).findMany({ where, take: max + 1 });
+    if (objects.length > max) {
+      throw badRequest(
+        `this change selects more than ${max} ${this.model.name} objects, the most one request may change (bulk_max); narrow the filters or change them in parts`,
+        [{ field: '(query)', message: `selects more than ${max} objects` }],
+      );
+    }
+    return objects;
+  }
+
   /** Embedded objects the caller may not view become keys (lib/http/embedded.ts). */
   hideRefusedEmbeds(request: FastifyRequest, records: readonly Rec[]): Promise<void> {
     return hideRefusedEmbeds(this.policy, request, this.model, records, this.services.db.models);
@@ -557,7 +590,26 @@ class Actions {
   present(request: FastifyRequest, reply: FastifyReply, object: Rec): Rec {
     const body = this.serializer(request).object(this.model, object);
     if (typeof body['_self'] === 'string') reply.header('location', body['_self']);
+    reply.header('etag', etagOf(body));
     return body;
+  }
+
+  /**
+   * If-Match: the object, read again under a row lock in the write's transaction, must still be
+   * the one the caller saw (412 otherwise, and nothing is written).
+   */
+  async checkUnchanged(db: ServiceDatabase, request: FastifyRequest, object: Rec): Promise<void> {
+    if (!hasIfMatch(request)) return;
+    const key = object[this.model.primaryKey];
+    const repository = this.repository(db);
+    await repository.lockForUpdate(key);
+    const current = await repository.findUnique({
+      where: { [this.model.primaryKey]: key },
+      include: includeFor(this.model, this.services.db.models),
+    });
+    if (!current) throw notFound(`${this.model.name} ${String(key)} not found`);
+    await this.hideRefusedEmbeds(request, [current]);
+    checkIfMatch(request, etagOf(this.serializer(request).object(this.model, current)));
   }
 }
 

@@ -22,6 +22,12 @@ create table "auth_credential" (
   "token_digest" text unique
 );
 
+create table "auth_login_failure" (
+  "attempt_key" text primary key not null,
+  "failures" integer not null,
+  "window_ends" text not null
+);
+
 create table "project" (
   "id" integer primary key autoincrement,
   "name" text not null,
@@ -72,8 +78,6 @@ insert into "svc_search_auditentry" (rowid, "model", "action") select rowid, "mo
 
 insert or replace into "svc_search_state" ("name", "indexed_to") values ('auditentry', coalesce((select max(rowid) from "auditentry"), 0));
 
-create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
-
 create virtual table "svc_search_project" using fts5("name", "slug", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 
 create table "svc_search_project_stale" ("changed" integer primary key);
@@ -95,8 +99,6 @@ insert into "svc_search_project" (rowid, "name", "slug") select rowid, "name", "
 
 insert or replace into "svc_search_state" ("name", "indexed_to") values ('project', coalesce((select max(rowid) from "project"), 0));
 
-create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
-
 create virtual table "svc_search_task" using fts5("title", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 
 create table "svc_search_task_stale" ("changed" integer primary key);
@@ -117,8 +119,6 @@ end;
 insert into "svc_search_task" (rowid, "title") select rowid, "title" from "task";
 
 insert or replace into "svc_search_state" ("name", "indexed_to") values ('task', coalesce((select max(rowid) from "task"), 0));
-
-create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
 
 create virtual table "svc_search_user" using fts5("username", "email", "display_name", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 
@@ -153,6 +153,12 @@ create table "auth_credential" (
   "user_key" varchar(255) primary key not null,
   "session_epoch" integer not null,
   "token_digest" varchar(64) unique
+);
+
+create table "auth_login_failure" (
+  "attempt_key" varchar(64) primary key not null,
+  "failures" integer not null,
+  "window_ends" timestamptz not null
 );
 
 create table "project" (

@@ -53,7 +53,7 @@ export async function startAuth(
     basePath: options.basePath,
     hasher: options.hasher,
     events: options.events?.get(spec.userModel.name),
-    throttle: new LoginThrottle(),
+    throttle: new LoginThrottle(db, spec.loginFailureModel.name, options.now),
     keys: spec.ticket ? ticketKeys(ticketSecrets(config, spec.ticket.secretSetting), spec.ticket.hashalg) : null,
     now: options.now ?? Date.now,
   };

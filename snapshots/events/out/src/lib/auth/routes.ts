@@ -179,14 +179,14 @@ async function checkPassword(
 ): Promise<Rec> {
   const { login, password } = request.body as { login: string; password: string };
   const name = normalize(login);
-  ctx.throttle.check(name, request.ip);
+  await ctx.throttle.check(name, request.ip);
   const user = await findByLogin(ctx, name, login);
   const { ok, rehash } = await ctx.hasher.verify(user?.['password'] as string | undefined, password);
   if (!user || !ok) {
-    ctx.throttle.failed(name, request.ip);
+    await ctx.throttle.failed(name, request.ip);
     throw new HttpError(401, 'wrong login or password');
   }
-  ctx.throttle.succeeded(name, request.ip);
+  await ctx.throttle.succeeded(name, request.ip);
   if (!rehash) return user;
   // The hashing parameters were raised since this hash was made: store a stronger one.
   const model = userModel(ctx);

@@ -15,6 +15,12 @@ create table "auth_credential" (
   "token_digest" text unique
 );
 
+create table "auth_login_failure" (
+  "attempt_key" text primary key not null,
+  "failures" integer not null,
+  "window_ends" text not null
+);
+
 create table "profile" (
   "id" integer primary key autoincrement,
   "created_at" text,
@@ -94,8 +100,6 @@ insert into "svc_search_profile" (rowid, "address") select rowid, "address" from
 
 insert or replace into "svc_search_state" ("name", "indexed_to") values ('profile', coalesce((select max(rowid) from "profile"), 0));
 
-create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
-
 create virtual table "svc_search_story" using fts5("name", "description", "unicode_name", "unicode_description", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 
 create table "svc_search_story_stale" ("changed" integer primary key);
@@ -116,8 +120,6 @@ end;
 insert into "svc_search_story" (rowid, "name", "description", "unicode_name", "unicode_description") select rowid, "name", "description", "unicode_name", "unicode_description" from "story";
 
 insert or replace into "svc_search_state" ("name", "indexed_to") values ('story', coalesce((select max(rowid) from "story"), 0));
-
-create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
 
 create virtual table "svc_search_user" using fts5("username", "email", "first_name", "last_name", content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');
 
@@ -145,6 +147,12 @@ create table "auth_credential" (
   "user_key" varchar(255) primary key not null,
   "session_epoch" integer not null,
   "token_digest" varchar(64) unique
+);
+
+create table "auth_login_failure" (
+  "attempt_key" varchar(64) primary key not null,
+  "failures" integer not null,
+  "window_ends" timestamptz not null
 );
 
 create table "profile" (

@@ -15,6 +15,8 @@ export interface AuthSpec {
   readonly userModel: AnyModel;
   /** Session epochs and token digests, one per user (never routed). */
   readonly credentialModel: AnyModel;
+  /** Failed logins per login and client address, for the brute-force brake (never routed). */
+  readonly loginFailureModel: AnyModel;
   /** JSON Schema of a new user (the user model's create body): `POST /auth/register`. */
   readonly registerBody: object;
   /** JSON Schema of a user as answers show them (the user model's response schema). */

@@ -28,6 +28,8 @@ export interface QueryLimits {
   readonly defaultLimit: number;
   /** The largest `_limit` this caller may have. */
   readonly maxLimit: number;
+  /** The furthest a page may start (`max_offset`); undefined: no limit (bulk changes take no paging). */
+  readonly maxOffset?: number;
   /** The fields this caller may see (null: all): the others cannot be filtered, sorted or asked for. */
   readonly visible?: ReadonlySet<string> | null;
 }
@@ -65,6 +67,12 @@ export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: Query
     errors.push({ field: '_page', message: 'cannot be combined with _start' });
   const take = Math.min(limit, limits.maxLimit);
   const skip = start ?? (page ?? 0) * take;
+  if (limits.maxOffset !== undefined && skip > limits.maxOffset) {
+    errors.push({
+      field: start === undefined ? '_page' : '_start',
+      message: `starts past row ${limits.maxOffset} (max_offset); narrow the query with filters or _sort instead`,
+    });
+  }
   const fieldsText = one('_fields') ?? '';
   const search = searchFilter(model, one('q'), one('_search_fields'), errors);
   const query: ListQuery = {

@@ -15,13 +15,13 @@ export function openApiRoute(app: FastifyInstance, document: Readonly<Json>, cor
   completeRoute(app, '/openapi.json', ['GET'], cors);
 }
 
-/** The statuses only authentication answers with. */
-const AUTH_STATUSES = ['401', '403', '429'];
-const AUTH_RESPONSES = ['Unauthorized', 'Forbidden', 'TooManyRequests'];
+/** The statuses only authentication answers with (429 stays: rate limits apply with auth off too). */
+const AUTH_STATUSES = ['401', '403'];
+const AUTH_RESPONSES = ['Unauthorized', 'Forbidden'];
 
 /**
  * The document of a service running with auth = false: the generated one describes the API with
- * its authentication, so the auth routes, security requirements and 401/403/429 answers go.
+ * its authentication, so the auth routes, security requirements and 401/403 answers go.
  */
 export function withoutAuth(document: Readonly<Json>): Json {
   const paths: Json = {};

@@ -1,49 +1,84 @@
 /**
- * Brute-force brake for logins (reliability §2, API2): after `limit` failed attempts for one
- * login from one address within `windowMs`, further attempts get 429 with Retry-After until the
- * window ends. The counts live in this process: behind a load balancer each instance counts its own.
+ * Brute-force brake for logins: after `limit` failed attempts for one login from one address
+ * within `windowMs`, further attempts get 429 with Retry-After until the window ends. The counts
+ * live in the database (the AuthLoginFailure model), so every instance of the service sees the
+ * same count and a restart forgets nothing. The address is `request.ip`: it follows
+ * `http.trust_proxy`, so X-Forwarded-For from anyone but a trusted proxy changes nothing.
  */
-import { HttpError } from '../errors.js';
+import { createHash } from 'node:crypto';
+import type { EngineRepository, ServiceDatabase } from '../database.js';
+import { formatTimestamp, HttpError } from '../errors.js';
+import { ConstraintViolation } from '../repository.js';
+
+type Rec = Record<string, unknown>;
 
 export class LoginThrottle {
-  readonly #failures = new Map<string, { count: number; until: number }>();
-
   constructor(
+    readonly db: ServiceDatabase,
+    /** The model that holds the counts (AuthSpec.loginFailureModel). */
+    readonly modelName: string,
+    readonly now: () => number = Date.now,
     readonly limit = 5,
     readonly windowMs = 60_000,
-    readonly maxEntries = 100_000,
-    readonly now: () => number = Date.now,
   ) {}
 
   /** Throws 429 while `login` from `ip` is locked out. */
-  check(login: string, ip: string): void {
-    const entry = this.#failures.get(key(login, ip));
-    if (!entry) return;
-    const left = entry.until - this.now();
-    if (left <= 0) this.#failures.delete(key(login, ip));
-    else if (entry.count >= this.limit) {
+  async check(login: string, ip: string): Promise<void> {
+    const row = await this.repository(this.db).findUnique({ where: { attempt_key: attemptKey(login, ip) } });
+    const left = row ? endsAt(row) - this.now() : 0;
+    if (row && left > 0 && Number(row['failures']) >= this.limit) {
       throw new HttpError(429, 'too many failed logins; try again later', undefined, {
         'retry-after': String(Math.ceil(left / 1000)),
       });
     }
   }
 
-  failed(login: string, ip: string): void {
-    const k = key(login, ip);
-    const entry = this.#failures.get(k);
-    if (entry && entry.until > this.now()) entry.count++;
-    else {
-      // Oldest first: drop the first entries when the map is full (a flood of made-up logins).
-      if (this.#failures.size >= this.maxEntries) this.#failures.delete(this.#failures.keys().next().value!);
-      this.#failures.set(k, { count: 1, until: this.now() + this.windowMs });
+  async failed(login: string, ip: string): Promise<void> {
+    const key = attemptKey(login, ip);
+    try {
+      await this.count(key);
+    } catch (error) {
+      // Another instance created the row for this key at the same moment: count on it.
+      if (!(error instanceof ConstraintViolation && error.kind === 'unique')) throw error;
+      await this.count(key);
     }
   }
 
-  succeeded(login: string, ip: string): void {
-    this.#failures.delete(key(login, ip));
+  async succeeded(login: string, ip: string): Promise<void> {
+    await this.repository(this.db).deleteMany({ where: { attempt_key: attemptKey(login, ip) } });
+  }
+
+  /** Adds one failure under a row lock, starting a new window when the last one is over. */
+  private count(key: string): Promise<void> {
+    return this.db.transaction(async (tx) => {
+      const repository = this.repository(tx);
+      await repository.lockForUpdate(key);
+      const row = await repository.findUnique({ where: { attempt_key: key } });
+      const now = this.now();
+      if (row && endsAt(row) > now) {
+        await repository.update({ where: { attempt_key: key }, data: { failures: Number(row['failures']) + 1 } });
+        return;
+      }
+      const window = { failures: 1, window_ends: formatTimestamp(new Date(now + this.windowMs)) };
+      if (row) await repository.update({ where: { attempt_key: key }, data: window });
+      else {
+        // Forget the windows that are over, so made-up logins cannot fill the table.
+        await repository.deleteMany({ where: { window_ends: { lt: formatTimestamp(new Date(now)) } } });
+        await repository.create({ data: { attempt_key: key, ...window } });
+      }
+    });
+  }
+
+  private repository(db: ServiceDatabase): EngineRepository {
+    return db.repository(this.modelName);
   }
 }
 
-function key(login: string, ip: string): string {
-  return `${login.toLowerCase()}\0${ip}`;
+/** One key per lower-cased login and address, of fixed length whatever the login's. */
+function attemptKey(login: string, ip: string): string {
+  return createHash('sha256').update(`${login.toLowerCase()}\0${ip}`).digest('hex');
+}
+
+function endsAt(row: Rec): number {
+  return Date.parse(String(row['window_ends']));
 }

@@ -1,0 +1,57 @@
+/**
+ * `http.handler_timeout`: a request still unanswered after this many milliseconds (a slow event
+ * handler, a query waiting on a lock) is answered 503 with Retry-After. The work goes on (an
+ * event handler cannot be stopped from outside), so a transaction asks `assertInTime` before it
+ * commits: a request that was already answered 503 writes nothing.
+ *
+ * Fastify 5's own `handlerTimeout` is not used: on Node 20 its timer is cleared as soon as a
+ * request's body has been read (the request stream's `close`), so it never fires for writes.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { HttpError } from '../errors.js';
+
+const timedOut = new WeakSet<FastifyRequest>();
+
+export function handlerDeadline(app: FastifyInstance, ms: number): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const timer = setTimeout(() => {
+      if (reply.sent) return;
+      timedOut.add(request);
+      void reply.send(handlerTimedOut());
+    }, ms);
+    // The response is complete, or the client is gone: either way, nothing left to time out.
+    reply.raw.once('close', () => clearTimeout(timer));
+  });
+}
+
+/** Throws (undoing the transaction) once the request has been answered 503 for taking too long. */
+export function assertInTime(request: FastifyRequest): void {
+  if (timedOut.has(request)) throw handlerTimedOut();
+}
+
+/**
+ * The end of a route's work, however late: once the request was answered 503 for taking too long,
+ * what the work returns or throws has nobody to go to (and the log already has the 503).
+ */
+export async function untilAnswered<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  work: Promise<T>,
+): Promise<T | FastifyReply> {
+  try {
+    const result = await work;
+    return timedOut.has(request) ? reply : result;
+  } catch (error) {
+    if (timedOut.has(request)) return reply;
+    throw error;
+  }
+}
+
+function handlerTimedOut(): HttpError {
+  return new HttpError(
+    503,
+    'the request took longer than the service allows (http.handler_timeout); nothing it changed was saved',
+    undefined,
+    { 'retry-after': '1' },
+  );
+}

@@ -1,0 +1,37 @@
+/**
+ * `rate_limit.writes` and `rate_limit.auth`: requests per client address (`request.ip`, which
+ * follows `http.trust_proxy`) and window, counted by @fastify/rate-limit. Over the limit: 429 with
+ * Retry-After and the service's error body. The counts live in each instance's memory: with N
+ * instances behind a balancer a client gets up to N times the limit.
+ */
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RateLimits } from '../config.js';
+import { HttpError } from '../errors.js';
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Client addresses remembered per limit; the oldest are forgotten first. */
+const REMEMBERED_CLIENTS = 10_000;
+
+type Limiter = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+/** Adds the limits that are on (not 0); `authPrefix` is where the auth routes live (`/v1/auth/`). */
+export async function rateLimits(app: FastifyInstance, limits: RateLimits, authPrefix: string): Promise<void> {
+  if (limits.writes === 0 && limits.auth === 0) return;
+  await app.register(rateLimit, {
+    global: false,
+    cache: REMEMBERED_CLIENTS,
+    errorResponseBuilder: (_request, context) =>
+      new HttpError(429, `too many requests from your address; try again in ${context.after}`, undefined, {
+        'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),
+      }),
+  });
+  const limiter = (max: number): Limiter | null =>
+    max === 0 ? null : (app.rateLimit({ max, timeWindow: limits.window }) as Limiter);
+  const writes = limiter(limits.writes);
+  const auth = limiter(limits.auth);
+  app.addHook('onRequest', async (request, reply) => {
+    const limit = request.url.startsWith(authPrefix) ? auth : WRITES.has(request.method) ? writes : null;
+    if (limit) await limit(request, reply);
+  });
+}
