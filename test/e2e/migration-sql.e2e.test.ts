@@ -20,7 +20,7 @@ import { storageModel } from '../../src/plan/storage/model.js';
 import { migrationSql } from '../../src/plan/storage/sql.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 import { generatedProject } from '../support/project.js';
-import type { SqlDatabase } from '../../templates/project/static/src/lib/sql/executor.js';
+import type { SqlDatabase } from '../../templates/project/static/src/lib/sql/types.js';
 import { SearchIndexer } from '../../templates/project/static/src/lib/sql/search-index.js';
 import type { Model } from '../../templates/project/static/src/lib/model.js';
 

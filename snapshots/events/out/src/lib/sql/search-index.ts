@@ -11,7 +11,7 @@
  */
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Model } from '../model.js';
-import type { SqlDatabase, SqlExecutor } from './executor.js';
+import type { SqlDatabase, SqlExecutor } from './types.js';
 
 /** Rows per batch: a few milliseconds of the writer. */
 const BATCH = 500;

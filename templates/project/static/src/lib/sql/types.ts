@@ -1,0 +1,38 @@
+/**
+ * What runs SQL, as the repositories and migrations see it; executor.ts implements it on SQLite and
+ * PostgreSQL. Apart from the drivers, so that code which only passes statements along (the search
+ * indexer) depends on no driver.
+ */
+import type { Dialect } from '../values.js';
+
+export interface Compiled {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+}
+
+export interface SqlExecutor {
+  readonly dialect: Dialect;
+  /** Rows of a query (or of a write with RETURNING). */
+  all<R = Record<string, unknown>>(query: Compiled): Promise<R[]>;
+  /** Runs a write; resolves with the number of rows it changed. */
+  run(query: Compiled): Promise<number>;
+  /** Runs a script of statements without parameters (migrations). */
+  execute(script: string): Promise<void>;
+  /** Runs `work` in one transaction: all of it is committed, or none of it. */
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** True inside `transaction`. */
+  readonly inTransaction: boolean;
+}
+
+export interface SqlDatabase extends SqlExecutor {
+  ping(): Promise<void>;
+  close(): Promise<void>;
+  /**
+   * Runs `work` with SQLite's foreign key enforcement off, alone on the database (migrations).
+   * Rebuilding a table (create a copy, drop the old one, rename) with it on would make the DROP
+   * delete or unlink the rows that point at the table; the pragma is ignored inside a
+   * transaction, so it is switched here, outside, and back on when `work` ends. `work` gets an
+   * executor whose transactions run in this turn. On PostgreSQL, a plain call.
+   */
+  withoutForeignKeys<T>(work: (db: SqlExecutor) => Promise<T>): Promise<T>;
+}
