@@ -1,9 +1,9 @@
 /**
- * Two instances of one service on one database (issue 16), on PostgreSQL and on one SQLite file:
- * concurrent writes through both stay consistent — a unique value is taken once, changes of
- * different fields of one object both land, every acknowledged create is there, and two bulk
- * changes of one batch leave it all one or all the other. On every engine (MongoDB too), the
- * login throttle is shared.
+ * Two instances of one service on one database (issue 16), on PostgreSQL, one SQLite file and
+ * MongoDB (svcgen's test server, or MONGO_URL): concurrent writes through both stay consistent — a
+ * unique value is taken once, changes of different fields of one object both land, every
+ * acknowledged create is there, and two bulk changes of one batch leave it all one or all the
+ * other. The login throttle is shared.
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -24,7 +24,7 @@ type ThrottleClass = new (db: ThrottleDatabase, model: string, now: () => number
   check(login: string, ip: string): Promise<void>;
 };
 
-describe.each(['sqlite', 'postgres'] as const)('two instances on one %s database', (engine) => {
+describe.each(ENGINES)('two instances on one %s database', (engine) => {
   let database: TestDatabase;
   const services: RunningService[] = [];
   let a: Api;
