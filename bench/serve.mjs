@@ -8,7 +8,7 @@
 // logging requests at level info (to /dev/null). Rounds alternate A B C A B C … so that the VM's
 // noise hits all alike; the table shows the medians of the rounds.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -51,7 +51,7 @@ const PATHS = {
 export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
   const { project, modules } = await builtStarter(work);
   const platformatic = platformaticModules(root, modules);
-  const rows = [['engine', 'scenario', 'generated req/s', 'hand-written req/s', 'Platformatic req/s', '÷ hand-written', '÷ Platformatic', 'p99 ms gen / hand / Platf.', 'p99 ÷ hand-written']];
+  const rows = [['engine', 'scenario', 'generated req/s', 'hand-written req/s', 'Platformatic req/s', '÷ hand-written', '÷ Platformatic', 'p99 ms gen / hand / Platf.', 'p99 ÷ hand-written', 'server CPU µs/request gen / hand / Platf.']];
   const misses = [];
   for (const engine of ['sqlite', 'postgres']) {
     const databases = await benchDatabases(engine);
@@ -66,12 +66,13 @@ export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
         const results = Object.fromEntries(CONTENDERS.map((name) => [name, []]));
         const at = (name) => ({ ...scenario, path: PATHS[name][scenario.name] });
         for (const name of CONTENDERS) await measure(servers[name].url, at(name), 1, connections); // warm-up
-        for (let r = 0; r < rounds; r++) for (const name of CONTENDERS) results[name].push(await measure(servers[name].url, at(name), seconds, connections));
+        for (let r = 0; r < rounds; r++) for (const name of CONTENDERS) results[name].push(await measuredWithCpu(servers[name], at(name), seconds, connections));
         const rps = (name) => median(results[name].map((x) => x.rps));
         const p99 = (name) => median(results[name].map((x) => x.p99));
+        const cpu = (name) => Math.round(median(results[name].map((x) => x.cpuMicros)));
         const [g, h, p] = CONTENDERS.map(rps);
         const latency = p99('generated') / p99('hand-written');
-        rows.push([engine, scenario.name, Math.round(g), Math.round(h), Math.round(p), `${(g / h).toFixed(2)}×`, `${(g / p).toFixed(2)}×`, CONTENDERS.map((n) => p99(n)).join(' / '), `${latency.toFixed(2)}×`]);
+        rows.push([engine, scenario.name, Math.round(g), Math.round(h), Math.round(p), `${(g / h).toFixed(2)}×`, `${(g / p).toFixed(2)}×`, CONTENDERS.map((n) => p99(n)).join(' / '), `${latency.toFixed(2)}×`, CONTENDERS.map(cpu).join(' / ')]);
         if (g / h < 1 || latency > 1.2 || g / p < 1.2) misses.push(`${engine} ${scenario.name}`);
       }
     } finally {
@@ -81,8 +82,21 @@ export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
   return {
     title: 'Serving: generated vs. hand-written Fastify and Platformatic DB 2.x (ramses-starter Item, SQLite and PostgreSQL)',
     text: table(rows),
-    summary: `autocannon, ${connections} connections, ${rounds} alternating rounds of ${seconds} s per server and scenario (medians of req/s and of p99), 1,000 rows. Hand-written: Fastify with prepared statements (better-sqlite3 / node-postgres, page and count at once on PostgreSQL); Platformatic DB 2.61 (sql-mapper + sql-openapi, SQLite in WAL), counting its total. Target ≥ 1.0× hand-written with p99 ≤ 1.2× of it, and ≥ 1.2× Platformatic: ${misses.length ? `NOT met for ${misses.join(', ')}` : 'met'}.`,
+    summary: `autocannon, ${connections} connections, ${rounds} alternating rounds of ${seconds} s per server and scenario (medians of req/s, of p99 and of the server process's CPU time per request, user + system from /proc), 1,000 rows. Hand-written: Fastify with prepared statements (better-sqlite3 / node-postgres, page and count at once on PostgreSQL); Platformatic DB 2.61 (sql-mapper + sql-openapi, SQLite in WAL), counting its total. Target ≥ 1.0× hand-written with p99 ≤ 1.2× of it, and ≥ 1.2× Platformatic: ${misses.length ? `NOT met for ${misses.join(', ')}` : 'met'}.`,
   };
+}
+
+/** A measurement with the CPU time the server process spent per request (user + system, from /proc), which the machine's noise does not inflate as it does latency. */
+async function measuredWithCpu(server, scenario, seconds, connections) {
+  const before = cpuMicros(server.pid);
+  const result = await measure(server.url, scenario, seconds, connections);
+  return { ...result, cpuMicros: (cpuMicros(server.pid) - before) / result.total };
+}
+
+function cpuMicros(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime, fields 14 and 15 of stat (counted from 1, the command being field 2), in clock ticks of 10 ms.
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
 /** One database per contender: SQLite files in the work folder, or fresh PostgreSQL databases on the test cluster. */
@@ -146,7 +160,7 @@ export function measure(url, scenario, seconds, connections) {
     autocannon({ url: `${url}${scenario.path}`, method: scenario.method ?? 'GET', body: scenario.body, headers: scenario.headers, connections, duration: seconds }, (error, result) => {
       if (error) return reject(error);
       if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${scenario.name} on ${url}: ${result.non2xx} non-2xx, ${result.errors} errors`));
-      resolve({ rps: result.requests.average, p99: result.latency.p99 });
+      resolve({ rps: result.requests.average, p99: result.latency.p99, total: result.requests.total });
     });
   });
 }
