@@ -161,7 +161,13 @@ export async function inTransaction<D extends ServiceDatabase, R>(
   present: (result: R) => unknown,
   atomic = false,
 ): Promise<unknown> {
-  if (atomic && !hasHandlers(run)) return present(await work(database, await prepare(body)));
+  if (atomic && !hasHandlers(run)) {
+    const data = await prepare(body);
+    // Answered 503 meanwhile (slow password hashing): nothing is written. A statement already
+    // running when the deadline passes can still land, as a commit already running can.
+    assertInTime(run.request);
+    return present(await work(database, data));
+  }
   const prepared = runsBefore(run) ? null : await prepare(body);
   return database.transaction(async (tx) => {
     const db = tx as unknown as D;

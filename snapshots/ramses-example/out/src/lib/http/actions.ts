@@ -216,7 +216,8 @@ class Actions {
         return updated;
       },
       (updated) => this.present(request, reply, updated),
-      true,
+      // If-Match reads the object again under a row lock: that takes the transaction.
+      !hasIfMatch(request),
     );
   }
 
@@ -232,7 +233,7 @@ class Actions {
         return this.repository(db).delete({ where: { [this.model.primaryKey]: object[this.model.primaryKey] } });
       },
       () => statusBody(200, 'Deleted', requestUrl(request)),
-      true,
+      !hasIfMatch(request),
     );
   }
 
