@@ -197,6 +197,21 @@ const MAX_PREPARED = 1000;
 const RETRYABLE = new Set(['40001', '40P01']);
 const TRANSACTION_ATTEMPTS = 4;
 
+/**
+ * A deadlock or a serialization failure undoes the whole transaction; PostgreSQL's advice is to
+ * run it again. A few times, after a short random pause; any other error is the caller's.
+ */
+async function retried<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (n >= TRANSACTION_ATTEMPTS || !RETRYABLE.has((error as { code?: string }).code ?? '')) throw error;
+      await sleep(Math.random() * 20 * n);
+    }
+  }
+}
+
 function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: SqlOptions): SqlDatabase {
   const pool = new pg.Pool({
     connectionString: url,
@@ -231,11 +246,14 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
       : { text: q.sql, values: q.parameters as unknown[] };
   };
   const on = (client: pg.Pool | pg.PoolClient, transaction: boolean): SqlExecutor => {
+    // A statement on its own is a transaction of its own: run again like one (in a transaction,
+    // the whole transaction runs again instead).
+    const query = (q: Compiled) => (transaction ? client.query(config(q)) : retried(() => client.query(config(q))));
     const executor: SqlExecutor = {
       dialect: 'postgres',
       inTransaction: transaction,
-      all: async <R>(q: Compiled) => (await client.query(config(q))).rows as R[],
-      run: async (q) => (await client.query(config(q))).rowCount ?? 0,
+      all: async <R>(q: Compiled) => (await query(q)).rows as R[],
+      run: async (q) => (await query(q)).rowCount ?? 0,
       execute: async (script) => void (await client.query(script)),
       // Nested transactions join the one that is running.
       transaction: (work) => (transaction ? work(executor) : db.transaction(work)),
@@ -267,18 +285,7 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
   };
   const db: SqlDatabase = {
     ...on(pool, false),
-    // A deadlock or a serialization failure undoes the whole transaction; PostgreSQL's advice is to
-    // run it again. A few times, after a short random pause; any other error is the caller's.
-    async transaction(work) {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await once(work);
-        } catch (error) {
-          if (attempt >= TRANSACTION_ATTEMPTS || !RETRYABLE.has((error as { code?: string }).code ?? '')) throw error;
-          await sleep(Math.random() * 20 * attempt);
-        }
-      }
-    },
+    transaction: (work) => retried(() => once(work)),
     withoutForeignKeys: (work) => work(db),
     async ping() {
       await pool.query('select 1');
