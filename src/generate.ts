@@ -9,7 +9,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { ServiceIR } from './ir/types.js';
-import { formatSource } from './format/format.js';
+import type { Formatter } from './format/format.js';
+import { startFormatterPool } from './format/pool.js';
 import type { MigrationHistory, MigrationPlan } from './plan/migrations.js';
 import { planProject, type PlannedFile } from './plan/project.js';
 import { header, type Owner } from './render/header.js';
@@ -59,20 +60,26 @@ export async function generateProject(ir: ServiceIR, options: GenerateOptions): 
   const key = inputKey(ir, options.ramlFile, (options.history?.migrations ?? []).map((m) => m.name));
   const reused = options.previous?.tree(key);
   if (reused) return { tree: reused, inputKey: key, migrations: null };
-  const plan = await planProject(ir, {
-    ...(options.history ? { history: options.history } : {}),
-    allowDataLoss: options.allowDataLoss ?? false,
-  });
-  let done = 0;
-  const files = await Promise.all(
-    plan.files.map(async (file) => {
-      const produced = await produce(file, options);
-      options.onProgress?.(++done, plan.files.length);
-      return produced;
-    }),
-  );
-  const tree = new Map(files.map((f) => [f.path, f]));
-  return { tree, inputKey: inputKey(ir, options.ramlFile, plan.migrations.names), migrations: plan.migrations };
+  // Started before planning: the workers load prettier meanwhile.
+  const formatter = startFormatterPool();
+  try {
+    const plan = await planProject(ir, {
+      ...(options.history ? { history: options.history } : {}),
+      allowDataLoss: options.allowDataLoss ?? false,
+    });
+    let done = 0;
+    const files = await Promise.all(
+      plan.files.map(async (file) => {
+        const produced = await produce(file, formatter, options);
+        options.onProgress?.(++done, plan.files.length);
+        return produced;
+      }),
+    );
+    const tree = new Map(files.map((f) => [f.path, f]));
+    return { tree, inputKey: inputKey(ir, options.ramlFile, plan.migrations.names), migrations: plan.migrations };
+  } finally {
+    await formatter.close();
+  }
 }
 
 /**
@@ -83,7 +90,7 @@ export function inputKey(ir: ServiceIR, ramlFile: string, migrations: readonly s
   return contentHash(`${buildFingerprint()}\0${ramlFile}\0${JSON.stringify(ir)}\0${migrations.join(',')}`);
 }
 
-async function produce(file: PlannedFile, options: GenerateOptions): Promise<OutputFile> {
+async function produce(file: PlannedFile, formatter: Formatter, options: GenerateOptions): Promise<OutputFile> {
   const head = header(file.path, file.owner, options.ramlFile, file.purpose);
   const { path, owner } = file;
   if (file.source.kind === 'verbatim') return { path, owner, content: file.source.content };
@@ -91,7 +98,7 @@ async function produce(file: PlannedFile, options: GenerateOptions): Promise<Out
   if (file.source.kind !== 'template') return { path, owner, content: head + file.source.content };
   const rendered = render(file.source.template, file.source.view);
   const source = contentHash(`${buildFingerprint()}\0${head}\0${rendered}`);
-  const content = options.previous?.file(path, owner, source) ?? head + (await formatSource(path, rendered));
+  const content = options.previous?.file(path, owner, source) ?? head + (await formatter.format(path, rendered));
   return { path, owner, content, source };
 }
 

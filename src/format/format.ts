@@ -7,17 +7,33 @@ import type { Options } from 'prettier';
 
 export const PRETTIER_OPTIONS = { printWidth: 120, singleQuote: true, trailingComma: 'all' } as const satisfies Options;
 
+/** Formats one file by its path; `close` ends whatever the formatter started. */
+export interface Formatter {
+  format(path: string, text: string): Promise<string>;
+  close(): Promise<void>;
+}
+
 let prettier: Promise<typeof import('prettier')> | undefined;
 
 export async function formatSource(path: string, text: string): Promise<string> {
-  const parser = parserOf(path);
-  if (!parser) return text;
+  const options = prettierOptions(path);
+  if (!options) return text;
   prettier ??= import('prettier');
-  return (await prettier).format(text, { ...PRETTIER_OPTIONS, parser, filepath: path });
+  return (await prettier).format(text, options);
+}
+
+/**
+ * The options for a file, or undefined when prettier leaves it alone. TypeScript is parsed with
+ * babel-ts: half again as fast as prettier's `typescript` parser, and the same output for the
+ * code svcgen generates (the golden trees are formatted with it).
+ */
+export function prettierOptions(path: string): Options | undefined {
+  const parser = parserOf(path);
+  return parser ? { ...PRETTIER_OPTIONS, parser, filepath: path } : undefined;
 }
 
 function parserOf(path: string): string | undefined {
-  if (path.endsWith('.ts')) return 'typescript';
+  if (path.endsWith('.ts')) return 'babel-ts';
   if (path.endsWith('.json')) return 'json';
   if (path.endsWith('.md')) return 'markdown';
   return undefined;
