@@ -7,26 +7,15 @@
  * (service model, RAML file name, svcgen's build) is the same, else each file whose rendering is
  * the same, so only changed files pay for prettier.
  */
-import { createHash } from 'node:crypto';
 import type { ServiceIR } from './ir/types.js';
 import type { Formatter } from './format/format.js';
 import { startFormatterPool } from './format/pool.js';
 import type { MigrationHistory, MigrationPlan } from './plan/migrations.js';
 import { planProject, type PlannedFile } from './plan/project.js';
-import { header, type Owner } from './render/header.js';
+import { contentHash, type OutputFile, type OutputTree, type PreviousOutput } from './output.js';
+import { header } from './render/header.js';
 import { render } from './render/templates.js';
 import { buildFingerprint } from './version.js';
-
-export interface OutputFile {
-  readonly path: string;
-  readonly owner: Owner;
-  readonly content: string;
-  /** For rendered files: a hash of the rendering before formatting (same rendering, same content). */
-  readonly source?: string;
-}
-
-/** The generated project, by path, in path order. */
-export type OutputTree = ReadonlyMap<string, OutputFile>;
 
 export interface GenerateOptions {
   /** The RAML file's name as the headers cite it. */
@@ -47,13 +36,6 @@ export interface GeneratedProject {
   readonly inputKey: string;
   /** The schema's evolution; null when an earlier run's tree was reused (the same input: nothing new). */
   readonly migrations: MigrationPlan | null;
-}
-
-export interface PreviousOutput {
-  /** The whole earlier tree, when it was generated from `inputKey` and is on disk as written. */
-  tree(inputKey: string): OutputTree | undefined;
-  /** A file's earlier content, when it came from the same rendering (`source`) and is on disk as written. */
-  file(path: string, owner: Owner, source: string): string | undefined;
 }
 
 export async function generateProject(ir: ServiceIR, options: GenerateOptions): Promise<GeneratedProject> {
@@ -100,8 +82,4 @@ async function produce(file: PlannedFile, formatter: Formatter, options: Generat
   const source = contentHash(`${buildFingerprint()}\0${head}\0${rendered}`);
   const content = options.previous?.file(path, owner, source) ?? head + (await formatter.format(path, rendered));
   return { path, owner, content, source };
-}
-
-export function contentHash(content: string): string {
-  return createHash('sha256').update(content).digest('hex');
 }

@@ -3,18 +3,15 @@
  * reported at the places in the RAML and schemas that the user has to change.
  */
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
-import type { IrSources } from '../ir/build/index.js';
+import type { IrSources } from '../ir/sources.js';
 import type { ServiceIR, UserFunction } from '../ir/types.js';
 import type { Span } from '../diagnostics/source.js';
 import { kebab } from '../ir/naming.js';
-import { checkSchemaSyntax } from '../ir/schema-document.js';
-import type { RamlApi, Resource } from '../raml/model.js';
 
-export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources, api: RamlApi): void {
+export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   checkReservedRoutes(diagnostics, ir, sources);
   checkRoutesWithoutAcl(diagnostics, ir, sources);
   checkUnusedAcls(diagnostics, ir, sources);
-  checkSchemas(diagnostics, api);
   checkUserFunctionNames(diagnostics, ir, sources);
 }
 
@@ -40,22 +37,6 @@ function checkUserFunctionNames(diagnostics: DiagnosticBag, ir: ServiceIR, sourc
       });
     }
   }
-}
-
-/** Every JSON schema of the API parses (model schemas were read already; the rest are documentation). */
-function checkSchemas(diagnostics: DiagnosticBag, api: RamlApi): void {
-  for (const s of api.schemas) checkSchemaSyntax(s.node, diagnostics);
-  const visit = (resources: readonly Resource[]) => {
-    for (const r of resources) {
-      for (const m of r.methods) {
-        for (const b of [...(m.body ?? []), ...(m.responses ?? []).flatMap((x) => x.body ?? [])]) {
-          if (b.schema && !b.schema.declaration) checkSchemaSyntax(b.schema.contentNode, diagnostics);
-        }
-      }
-      visit(r.resources);
-    }
-  };
-  visit(api.resources);
 }
 
 /** Paths the generated service serves itself (contract §2: `{base}/health`, `{base}/openapi.json`), and what they are. */

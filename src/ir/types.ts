@@ -162,6 +162,12 @@ export const AUTH_ACTIONS = ['login', 'logout', 'register'] as const;
 export type AuthAction = (typeof AUTH_ACTIONS)[number];
 export type EventAction = Action | AuthAction;
 
+/**
+ * The model svcgen adds with authentication to keep login credentials in (session epochs, token
+ * digests): internal, never served by a route.
+ */
+export const CREDENTIAL_MODEL = 'AuthCredential';
+
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 export type Permission = 'view' | 'create' | 'update' | 'delete' | 'options';
 

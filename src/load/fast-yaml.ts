@@ -9,7 +9,7 @@
  * Why it exists: the `yaml` package spends most of svcgen's front-end time composing documents
  * (see bench/parse-instagram.mjs); this reader is several times faster on typical RAML.
  */
-import { coreScalar } from '../raml/core-schema.js';
+import { coreScalar } from './core-schema.js';
 import type { RawEntry, RawMap, RawNode, RawScalar, RawSeq } from './raw-yaml.js';
 
 /** The input needs the full YAML reader. Not an error in the input by itself. */

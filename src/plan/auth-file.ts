@@ -5,8 +5,7 @@
  * ACL matrix (src/acl/matrix.ts).
  */
 import { aclMatrix, CALLERS, type MatrixRow } from '../acl/matrix.js';
-import type { AclEntry, Auth, Model, ServiceIR, UserFunction } from '../ir/types.js';
-import { CREDENTIAL_MODEL } from '../ir/build/user-model.js';
+import { CREDENTIAL_MODEL, type AclEntry, type Auth, type Model, type ServiceIR, type UserFunction } from '../ir/types.js';
 import { commentText, literal, quote } from './literal.js';
 import { camel, modelNames, principalModule } from './names.js';
 import { RouteTests } from './test-file.js';

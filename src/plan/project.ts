@@ -3,8 +3,8 @@
  * generated project with its owner, its purpose (for the header) and how to produce it. Nothing
  * here touches the disk; `render` turns the plan into contents.
  */
-import type { Owner } from '../render/header.js';
-import { staticTemplates } from '../render/templates.js';
+import type { Owner } from '../output.js';
+import { staticTemplates } from './static-files.js';
 import { containerView } from './container-files.js';
 import type { ServiceIR } from '../ir/types.js';
 import { appView, configView, modelsView, packageJson, readmeView, serviceIniView, samplesView } from './project-views.js';

@@ -5,8 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { contentHash, type OutputTree } from '../generate.js';
-import type { Owner } from '../render/header.js';
+import { contentHash, type Owner, type OutputTree } from '../output.js';
 import type { Manifest } from './manifest.js';
 
 /**

@@ -7,7 +7,7 @@ import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import { span, type SourceFile, type Span } from '../diagnostics/source.js';
 import { parseJsonLocated } from '../load/json.js';
 import type { YMap, YNode } from '../load/ynode.js';
-import type { Owner } from '../render/header.js';
+import type { Owner } from '../output.js';
 import type { Manifest, ManifestEntry } from './manifest.js';
 import { lexicalProblem } from './paths.js';
 

@@ -7,8 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { contentHash, type OutputTree } from '../generate.js';
-import type { Owner } from '../render/header.js';
+import { contentHash, type Owner, type OutputTree } from '../output.js';
 
 export const MANIFEST_PATH = '.svcgen/manifest.json';
 

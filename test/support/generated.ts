@@ -1,6 +1,7 @@
 /** The fixtures with golden generated trees, and generating them in memory. */
 import { join } from 'node:path';
-import { generateProject, type OutputTree } from '../../src/generate.js';
+import { generateProject } from '../../src/generate.js';
+import type { OutputTree } from '../../src/output.js';
 import { analyze } from '../../src/pipeline.js';
 import { repoRoot } from './paths.js';
 

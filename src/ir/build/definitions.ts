@@ -10,7 +10,7 @@ import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import { positionAt } from '../../diagnostics/source.js';
 import type { Body, Resource, SchemaReference } from '../../raml/model.js';
 import { modelNameOf } from '../naming.js';
-import { readSchemaDocument } from '../schema-document.js';
+import { readSchemaDocument } from '../../raml/schema-document.js';
 import { checkPrimaryKey, readModel, type ModelDraft } from './models.js';
 import { walk, type PathNode } from './paths.js';
 import type { Poisoned } from './poisoned.js';

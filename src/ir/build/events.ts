@@ -9,17 +9,12 @@ import { didYouMean } from '../../util/suggest.js';
 import { isSafeIdentifier } from '../naming.js';
 import { ACTIONS, AUTH_ACTIONS, type EventAction, type EventBinding } from '../types.js';
 import type { ModelDraft } from './models.js';
+import type { HandlerUse } from '../sources.js';
 
 /** `set` = every action that writes fields (contract §7). */
 const SET_ACTIONS: readonly EventAction[] = ['create', 'update', 'replace', 'update_many', 'register'];
 
 const ALL_TAGS = ['before', 'after'].flatMap((phase) => [...ACTIONS, ...AUTH_ACTIONS, 'set'].map((a) => `${phase}_${a}`));
-
-export interface HandlerUse {
-  readonly name: string;
-  readonly tag: string;
-  readonly span: Span;
-}
 
 export function readEventHandlers(diagnostics: DiagnosticBag, model: ModelDraft): { bindings: EventBinding[]; uses: HandlerUse[] } {
   const entry = model.eventHandlers;

@@ -11,28 +11,15 @@ import { didYouMean } from '../../util/suggest.js';
 import { slug } from '../naming.js';
 import type { AclEntry, EventBinding, Field, Model, ServiceIR, UserFunction } from '../types.js';
 import { defineModels, reportMissingModels } from './definitions.js';
-import { readEventHandlers, type HandlerUse } from './events.js';
+import { readEventHandlers } from './events.js';
 import type { ModelDraft, NameList } from './models.js';
 import { pathTree } from './paths.js';
-import { Poisoned, type PoisonedView } from './poisoned.js';
+import { Poisoned } from './poisoned.js';
+import type { HandlerUse, IrSources } from '../sources.js';
 import { resolveRelationships } from './relationships.js';
 import { buildRoutes } from './routes.js';
 import { readAcls, readAuthSchemes } from './security.js';
 import { addCredentialModel, settleUserModel } from './user-model.js';
-
-/** Where IR objects come from, for the checks that run after building. */
-export interface IrSources {
-  readonly models: ReadonlyMap<string, Span>;
-  /** `Model.field` → the property name in the schema. */
-  readonly fields: ReadonlyMap<string, Span>;
-  /** Route path → the RAML resource key. */
-  readonly routes: ReadonlyMap<string, Span>;
-  readonly acls: ReadonlyMap<string, Span>;
-  readonly aclEntries: ReadonlyMap<AclEntry, Span>;
-  readonly handlers: readonly (HandlerUse & { readonly model: string })[];
-  /** What the build left out because of a reported error: the checks say nothing more about it. */
-  readonly poisoned: PoisonedView;
-}
 
 export interface IrResult {
   readonly ir: ServiceIR;

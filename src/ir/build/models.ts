@@ -6,7 +6,7 @@ import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
 import { get, isMap, isScalar, isSeq, type YEntry, type YMap } from '../../load/ynode.js';
 import { didYouMean } from '../../util/suggest.js';
-import type { SchemaDocument } from '../schema-document.js';
+import type { SchemaDocument } from '../../raml/schema-document.js';
 import type { Relationship } from '../types.js';
 import { readField, type FieldDraft, type MutableField } from './fields.js';
 

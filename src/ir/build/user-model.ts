@@ -7,6 +7,7 @@ import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
 import type { MutableField } from './fields.js';
 import { authFields, synthesizedField, type ModelDraft } from './models.js';
+import { CREDENTIAL_MODEL } from '../types.js';
 
 export function settleUserModel(diagnostics: DiagnosticBag, models: Map<string, ModelDraft>, authAt: Span | null): ModelDraft | undefined {
   const marked = [...models.values()].filter((m) => m.isAuthModel);
@@ -102,9 +103,6 @@ function completeUserModel(diagnostics: DiagnosticBag, user: ModelDraft): void {
     });
   }
 }
-
-/** The model svcgen keeps the auth credentials in (not part of the API). */
-export const CREDENTIAL_MODEL = 'AuthCredential';
 
 /**
  * Contract §5: logging out, changing the password and deleting the user invalidate tickets issued

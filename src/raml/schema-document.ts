@@ -8,7 +8,7 @@ import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import { span, type SourceFile, type Span } from '../diagnostics/source.js';
 import { parseJsonLocated } from '../load/json.js';
 import { isMap, type YMap, type YScalar } from '../load/ynode.js';
-import type { SchemaReference } from '../raml/model.js';
+import type { Resource, RamlApi, SchemaReference } from './model.js';
 
 export interface SchemaDocument {
   readonly root: YMap;
@@ -21,6 +21,26 @@ const cache = new WeakMap<YScalar, SchemaDocument | null>();
 /** A model schema: problems are errors (the model cannot be built). */
 export function readSchemaDocument(ref: SchemaReference, diagnostics: DiagnosticBag): SchemaDocument | undefined {
   return cached(ref.contentNode, () => read(ref.contentNode, diagnostics, 'SVC2001'));
+}
+
+/**
+ * Every JSON schema of the API parses: the declared ones and every body's. Run after the service
+ * model is built, which reads the model schemas first, as errors (a model cannot be built from a
+ * broken schema); the rest are documentation, and a broken one is only a warning.
+ */
+export function checkBodySchemas(api: RamlApi, diagnostics: DiagnosticBag): void {
+  for (const s of api.schemas) checkSchemaSyntax(s.node, diagnostics);
+  const visit = (resources: readonly Resource[]) => {
+    for (const r of resources) {
+      for (const m of r.methods) {
+        for (const b of [...(m.body ?? []), ...(m.responses ?? []).flatMap((x) => x.body ?? [])]) {
+          if (b.schema && !b.schema.declaration) checkSchemaSyntax(b.schema.contentNode, diagnostics);
+        }
+      }
+      visit(r.resources);
+    }
+  };
+  visit(api.resources);
 }
 
 /**

@@ -2,7 +2,7 @@
  * The YAML 1.2 core schema's reading of a plain scalar, used when a template parameter is
  * substituted into a plain scalar (the result is typed as if it had been written there).
  */
-import type { ScalarValue } from '../load/ynode.js';
+import type { ScalarValue } from './ynode.js';
 
 export function coreScalar(text: string): ScalarValue {
   if (/^(?:~|null|Null|NULL)?$/.test(text)) return null;
