@@ -14,7 +14,7 @@ import type { MigrationHistory, MigrationPlan } from './plan/migrations.js';
 import { planProject, type PlannedFile } from './plan/project.js';
 import { contentHash, type OutputFile, type OutputTree, type PreviousOutput } from './output.js';
 import { header } from './render/header.js';
-import { render } from './render/templates.js';
+import { renderSource } from './render/templates.js';
 import { buildFingerprint } from './version.js';
 
 export interface GenerateOptions {
@@ -78,7 +78,7 @@ async function produce(file: PlannedFile, formatter: Formatter, options: Generat
   if (file.source.kind === 'verbatim') return { path, owner, content: file.source.content };
   // Static files are kept formatted in svcgen's repository (a test checks it).
   if (file.source.kind !== 'template') return { path, owner, content: head + file.source.content };
-  const rendered = render(file.source.template, file.source.view);
+  const rendered = renderSource(file.source);
   const source = contentHash(`${buildFingerprint()}\0${head}\0${rendered}`);
   const content = options.previous?.file(path, owner, source) ?? head + (await formatter.format(path, rendered));
   return { path, owner, content, source };

@@ -43,7 +43,15 @@ export function userRouteServesSelf(ir: ServiceIR, user: Model): boolean {
   return ir.routes.some((r) => r.kind === 'item' && r.model === user.name && r.parent === null && r.path.startsWith('/users/:') && r.operations.some((o) => o.action === 'show'));
 }
 
-function aclLine(entry: AclEntry): string {
+/** One line of an x-ACL, as the runtime's AclEntry: each value as source text. */
+export interface AclEntryView {
+  readonly action: string;
+  readonly principal: string;
+  readonly permissions: string;
+  readonly text: string;
+}
+
+function aclLine(entry: AclEntry): AclEntryView {
   const p = entry.principal;
   const principal =
     p.kind === 'everyone' || p.kind === 'authenticated'
@@ -53,7 +61,7 @@ function aclLine(entry: AclEntry): string {
         : p.kind === 'user'
           ? `{ user: ${quote(p.id)} }`
           : `{ dynamic: ${quote(p.name)}, call: ${camel(p.name)} }`;
-  return `{ action: ${quote(entry.action)}, principal: ${principal}, permissions: ${literal([...entry.permissions])}, text: ${quote(entry.text)} }`;
+  return { action: quote(entry.action), principal, permissions: literal([...entry.permissions]), text: quote(entry.text) };
 }
 
 export function principalStubView(ir: ServiceIR, principal: UserFunction) {

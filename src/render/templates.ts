@@ -8,12 +8,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Handlebars from 'handlebars';
 import { TEMPLATE_ROOT } from '../plan/static-files.js';
+import type { TemplateName, TemplateSource, Views } from '../plan/views.js';
 
 const handlebars = Handlebars.create();
 const compiled = new Map<string, Handlebars.TemplateDelegate>();
 
-/** Renders `templates/project/<name>.hbs` with `view`. */
-export function render(name: string, view: object): string {
+/** Renders `templates/project/<name>.hbs` with its view. */
+export function render<K extends TemplateName>(name: K, view: Views[K]): string {
   let template = compiled.get(name);
   if (!template) {
     const source = readFileSync(join(TEMPLATE_ROOT, `${name}.hbs`), 'utf8');
@@ -21,4 +22,9 @@ export function render(name: string, view: object): string {
     compiled.set(name, template);
   }
   return template(view);
+}
+
+/** Renders a planned template file (the view that goes with its template, whichever it is). */
+export function renderSource<K extends TemplateName>(source: TemplateSource<K>): string {
+  return render(source.template, source.view);
 }

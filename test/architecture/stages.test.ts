@@ -19,7 +19,10 @@ const STAGES = ['load', 'raml', 'ir', 'check|acl', 'plan', 'render', 'format', '
 const LEAVES = ['diagnostics', 'util', 'version.ts', 'output.ts'];
 const ORCHESTRATORS = ['cli', 'pipeline.ts', 'generate.ts'];
 
-type Layer = { readonly kind: 'stage'; readonly rank: number; readonly name: string } | { readonly kind: 'leaf' | 'orchestrator'; readonly name: string };
+type Layer =
+  | { readonly kind: 'stage'; readonly rank: number; readonly name: string }
+  | { readonly kind: 'leaf'; readonly name: string }
+  | { readonly kind: 'orchestrator'; readonly name: string };
 
 const srcRoot = join(repoRoot, 'src');
 
