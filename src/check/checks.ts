@@ -15,7 +15,7 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkUserFunctionNames(diagnostics, ir, sources);
 }
 
-/** `set_owner` and `setOwner` would be one module and one function (contract §1.1: one module per name). */
+/** `set_owner` and `setOwner` would be one module and one function (one module per name). */
 function checkUserFunctionNames(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   const kinds: readonly [string, readonly UserFunction[], (f: UserFunction) => Span | undefined][] = [
     ['handler', ir.userCode.handlers, (f) => sources.handlers.find((h) => h.name === f.name)?.span],
@@ -39,14 +39,14 @@ function checkUserFunctionNames(diagnostics: DiagnosticBag, ir: ServiceIR, sourc
   }
 }
 
-/** Paths the generated service serves itself (contract §2: `{base}/health`, `{base}/openapi.json`), and what they are. */
+/** Paths the generated service serves itself (`{base}/health`, `{base}/openapi.json`), and what they are. */
 const RESERVED_PATHS: readonly (readonly [string, string])[] = [
   ['/health', 'its health check'],
   ['/openapi.json', 'its OpenAPI document'],
   ['/docs', 'its API reference page'],
 ];
 
-/** With authentication, `{base}/auth/…` are its routes (contract §5). */
+/** With authentication, `{base}/auth/…` are its routes. */
 const AUTH_PATH = ['/auth', 'its login, logout, registration and token routes'] as const;
 
 function checkReservedRoutes(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
@@ -61,7 +61,7 @@ function checkReservedRoutes(diagnostics: DiagnosticBag, ir: ServiceIR, sources:
   }
 }
 
-/** Contract §6: with auth, a route without x-ACL is for g:admin only — probably not what was meant. */
+/** With auth, a route without x-ACL is for g:admin only — probably not what was meant. */
 function checkRoutesWithoutAcl(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   if (!ir.auth) return;
   const reported = new Set<string>();

@@ -1,5 +1,5 @@
 /**
- * Views of the files authentication adds to a project whose API configures it (contract §5, §6):
+ * Views of the files authentication adds to a project whose API configures it:
  * `src/auth.ts` (the schemes, the user model and every x-ACL as data), one user-owned module per
  * `{{dynamic}}` principal, and `test/acl.test.ts`, which checks the running service against the
  * ACL matrix (src/acl/matrix.ts).

@@ -1,5 +1,5 @@
 /**
- * The whole output tree as a value (contract §1: "plan the output tree"): every file of the
+ * The whole output tree as a value: every file of the
  * generated project with its owner, its purpose (for the header) and how to produce it. Nothing
  * here touches the disk; `render` turns the plan into contents.
  */

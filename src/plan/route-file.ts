@@ -1,6 +1,7 @@
 /**
  * The view of `src/routes/<group>.ts`: one Fastify plugin per top-level resource, registering
- * every route below it with the actions of contract §4 and the 405/OPTIONS completion.
+ * every route below it with its actions (index, create, show, update, …; see the generated
+ * README) and the 405/OPTIONS completion.
  */
 import type { Action, Model, Operation, Route, ServiceIR } from '../ir/types.js';
 import { isSafeIdentifier } from '../ir/naming.js';

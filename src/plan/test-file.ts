@@ -1,7 +1,7 @@
 /**
  * The view of the generated project's `test/api.test.ts`: for every route the RAML lists, tests
  * that drive it through Fastify's `inject` on an in-memory SQLite database: each listed method
- * answers as contract §4 says, unlisted methods get 405, unknown keys 404.
+ * answers with its status and body, unlisted methods get 405, unknown keys 404.
  */
 import type { Model, Operation, Route, ServiceIR } from '../ir/types.js';
 import { quote } from './literal.js';

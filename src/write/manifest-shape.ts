@@ -1,5 +1,5 @@
 /**
- * Reads `.svcgen/manifest.json` as the untrusted input it is (contract §1): the manifest decides
+ * Reads `.svcgen/manifest.json` as the untrusted input it is: the manifest decides
  * what svcgen may overwrite and delete, so anything but the shape svcgen writes (manifest.ts) is
  * a located SVC3001, and a path that is not a plain relative path an SVC3002 — never a guess.
  */

@@ -1,5 +1,5 @@
 /**
- * Contract §3: which resources define models. A static resource with a `post` body schema
+ * Which resources define models. A static resource with a `post` body schema
  * defines the model named after its segment (`/stories` → `Story`); under an item, a segment
  * that names a relationship defines that relationship's model, and one that names a `dict` or
  * `list` field is an attribute of the parent and defines nothing. The first schema wins. A

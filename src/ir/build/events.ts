@@ -1,9 +1,8 @@
 /**
- * Contract §7: `_event_handlers` of a schema: tags `before_<action>` / `after_<action>` (also the
+ * `_event_handlers` of a schema: tags `before_<action>` / `after_<action>` (also the
  * actions with underscores, which crashed Ramses) and `set`, each a list of handler names.
  */
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
-import type { Span } from '../../diagnostics/source.js';
 import { isMap, isScalar, isSeq } from '../../load/ynode.js';
 import { didYouMean } from '../../util/suggest.js';
 import { isSafeIdentifier } from '../naming.js';
@@ -11,7 +10,7 @@ import { ACTIONS, AUTH_ACTIONS, type EventAction, type EventBinding } from '../t
 import type { ModelDraft } from './models.js';
 import type { HandlerUse } from '../sources.js';
 
-/** `set` = every action that writes fields (contract §7). */
+/** `set` = every action that writes fields. */
 const SET_ACTIONS: readonly EventAction[] = ['create', 'update', 'replace', 'update_many', 'register'];
 
 const ALL_TAGS = ['before', 'after'].flatMap((phase) => [...ACTIONS, ...AUTH_ACTIONS, 'set'].map((a) => `${phase}_${a}`));

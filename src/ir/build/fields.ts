@@ -1,5 +1,5 @@
 /**
- * Contract §3: a schema property becomes a field when it has `_db_settings`. This reads one
+ * A schema property becomes a field when it has `_db_settings`. This reads one
  * property into a field draft, checking types and parameters; relationships and foreign keys are
  * resolved later, when every model is known.
  */
@@ -10,7 +10,7 @@ import { didYouMean } from '../../util/suggest.js';
 import { fieldNameProblem, isSafeIdentifier } from '../naming.js';
 import { FIELD_TYPES, type Field, type FieldType, type Literal, type ReferentialAction, type ScalarFieldType, type ValueSource } from '../types.js';
 
-/** `_db_settings.type` spellings from Ramses' documentation, accepted as aliases (contract §3). */
+/** `_db_settings.type` spellings from Ramses' documentation, accepted as aliases. */
 const TYPE_ALIASES: Readonly<Record<string, FieldType>> = {
   unicodetext: 'unicode_text',
   biginteger: 'big_integer',
@@ -41,7 +41,7 @@ const PROPERTY_KEYS: ReadonlySet<string> = new Set(['_processors', '_backref_pro
 
 const IGNORED_SETTINGS = new Set(['name', 'index', 'autoincrement', 'collation', 'convert_unicode', 'asdecimal', 'timezone', 'length', 'backref_uselist', 'lazy']);
 
-/** JSON Schema keywords of a property that validate its value (contract §3: differs from Ramses). */
+/** JSON Schema keywords of a property that validate its value (differs from Ramses). */
 const VALIDATION_KEYWORDS = new Set([
   'minLength', 'maxLength', 'pattern', 'format', 'enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
   'multipleOf', 'minItems', 'maxItems', 'uniqueItems', 'items', 'minProperties', 'maxProperties',

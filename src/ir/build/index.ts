@@ -9,7 +9,7 @@ import type { Span } from '../../diagnostics/source.js';
 import type { RamlApi } from '../../raml/model.js';
 import { didYouMean } from '../../util/suggest.js';
 import { slug } from '../naming.js';
-import type { AclEntry, EventBinding, Field, Model, ServiceIR, UserFunction } from '../types.js';
+import type { EventBinding, Field, Model, ServiceIR, UserFunction } from '../types.js';
 import { defineModels, reportMissingModels } from './definitions.js';
 import { readEventHandlers } from './events.js';
 import type { ModelDraft, NameList } from './models.js';
@@ -77,7 +77,7 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
   return { ir, sources };
 }
 
-/** Privacy lists and `_nested_relationships` name fields of the model (contract §6, §3.1). */
+/** Privacy lists and `_nested_relationships` name fields of the model. */
 function checkFieldLists(diagnostics: DiagnosticBag, model: ModelDraft, poisoned: Poisoned): void {
   const names = model.fields.map((f) => f.field.name);
   const check = (list: NameList | null, key: string, allowed: readonly string[], what: 'field' | 'relationship') => {
@@ -127,7 +127,7 @@ function finishModel(draft: ModelDraft, eventHandlers: EventBinding[]): Model {
   };
 }
 
-/** Contract §4.1: the base path is the path of `baseUri` with `{version}` replaced. */
+/** The base path is the path of `baseUri` with `{version}` replaced. */
 function basePath(diagnostics: DiagnosticBag, api: RamlApi): string {
   const uri = api.baseUri;
   if (!uri) return '';
@@ -162,7 +162,7 @@ function routeSpans(api: RamlApi, routes: readonly import('../types.js').Route[]
   return out;
 }
 
-/** Contract §1.1: the user-owned functions, with the models that use them (to type their stubs). */
+/** The user-owned functions, with the models that use them (to type their stubs). */
 function userCode(models: readonly Model[], acls: readonly import('../types.js').Acl[], routes: readonly import('../types.js').Route[]): ServiceIR['userCode'] {
   const handlers = new Collector();
   const processors = new Collector();

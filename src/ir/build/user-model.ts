@@ -1,5 +1,5 @@
 /**
- * Contract §5: with authentication configured, one model is the user model: the schema with
+ * With authentication configured, one model is the user model: the schema with
  * `"_auth_model": true`, else a model named `User`, else a default `User` that svcgen generates.
  * It gets `username`, `email`, `password` and `groups` where the schema lacks them.
  */
@@ -105,7 +105,7 @@ function completeUserModel(diagnostics: DiagnosticBag, user: ModelDraft): void {
 }
 
 /**
- * Contract §5: logging out, changing the password and deleting the user invalidate tickets issued
+ * Logging out, changing the password and deleting the user invalidate tickets issued
  * before, and API tokens are stored hashed. Both need state per user: a session epoch that tickets
  * carry, and the token's digest. They live in a model of their own, away from the user's fields,
  * so no route or serializer can ever show them.

@@ -1,6 +1,6 @@
 /**
  * SQL for the storage model's tables, as one dialect writes them: `create table`, foreign keys
- * (contract §3.1 referential actions) and the index every foreign key gets. The first migration
+ * (with the schema's referential actions, `ref_ondelete`/`ref_onupdate`) and the index every foreign key gets. The first migration
  * is these statements for every table; later migrations reuse them for new tables and for
  * SQLite table rebuilds, so a table looks the same however it came to be.
  */

@@ -1,5 +1,5 @@
 /**
- * The full-text search indexes of the storage model (contract §4.2; the generated runtime's
+ * The full-text search indexes of the storage model (the generated runtime's
  * lib/sql/search.ts and lib/mongo/search.ts query them under the same names):
  *
  * - SQLite: an FTS5 table `svc_search_<table>` over the text columns, external content (it

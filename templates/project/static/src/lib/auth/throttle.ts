@@ -1,5 +1,5 @@
 /**
- * Brute-force brake for logins (reliability §2, API2): after `limit` failed attempts for one
+ * Brute-force brake for logins (OWASP API Security Top 10, API2: broken authentication): after `limit` failed attempts for one
  * login from one address within `windowMs`, further attempts get 429 with Retry-After until the
  * window ends. The counts live in this process: behind a load balancer each instance counts its own.
  */
