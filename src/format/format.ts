@@ -3,6 +3,7 @@
  * `.prettierrc.json` it ships), so a user who runs prettier on the project changes nothing.
  * Prettier is loaded on first use: `validate` and `inspect` never pay for it.
  */
+import type * as Prettier from 'prettier';
 import type { Options } from 'prettier';
 
 export const PRETTIER_OPTIONS = { printWidth: 120, singleQuote: true, trailingComma: 'all' } as const satisfies Options;
@@ -13,7 +14,7 @@ export interface Formatter {
   close(): Promise<void>;
 }
 
-let prettier: Promise<typeof import('prettier')> | undefined;
+let prettier: Promise<typeof Prettier> | undefined;
 
 export async function formatSource(path: string, text: string): Promise<string> {
   const options = prettierOptions(path);

@@ -244,7 +244,7 @@ class FastYaml {
   key(line: Line, pos: number, colon: number): RawScalar {
     const c = this.text[pos];
     if (c === '"' || c === "'") {
-      const close = this.quoteEnd(line, pos)!;
+      const close = this.quoteEnd(line, pos);
       return this.quoted(pos, close);
     }
     let end = colon;

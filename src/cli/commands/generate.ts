@@ -32,7 +32,7 @@ export async function runGenerate(io: Io, file: string, flags: GenerateFlags, on
     force: Boolean(flags.force),
     allowDataLoss: Boolean(flags.allowDataLoss),
     ...(onRead ? { onRead } : {}),
-    ...(progress ? { onProgress: progress.update } : {}),
+    ...(progress ? { onProgress: (done: number, total: number) => progress.update(done, total) } : {}),
   });
   progress?.end();
   if (result.status === 'invalid') {

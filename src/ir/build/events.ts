@@ -65,7 +65,7 @@ export function readEventHandlers(diagnostics: DiagnosticBag, model: ModelDraft)
       byEvent.set(key, binding);
     }
   }
-  const order = (b: EventBinding) => [...ACTIONS, ...AUTH_ACTIONS].indexOf(b.action as never) * 2 + (b.phase === 'after' ? 1 : 0);
+  const order = (b: EventBinding) => [...ACTIONS, ...AUTH_ACTIONS].indexOf(b.action) * 2 + (b.phase === 'after' ? 1 : 0);
   const bindings = [...byEvent.values()].filter((b) => b.handlers.length > 0).sort((a, b) => order(a) - order(b));
   return { bindings, uses };
 }

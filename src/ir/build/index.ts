@@ -9,7 +9,7 @@ import type { Span } from '../../diagnostics/source.js';
 import type { RamlApi } from '../../raml/model.js';
 import { didYouMean } from '../../util/suggest.js';
 import { slug } from '../naming.js';
-import type { EventBinding, Field, Model, ServiceIR, UserFunction } from '../types.js';
+import type { Acl, EventBinding, Field, Model, Route, ServiceIR, UserFunction } from '../types.js';
 import { defineModels, reportMissingModels } from './definitions.js';
 import { readEventHandlers } from './events.js';
 import type { ModelDraft, NameList } from './models.js';
@@ -145,7 +145,7 @@ function basePath(diagnostics: DiagnosticBag, api: RamlApi): string {
   return clean === '' || clean === '/' ? '' : clean.startsWith('/') ? clean : `/${clean}`;
 }
 
-function routeSpans(api: RamlApi, routes: readonly import('../types.js').Route[]): Map<string, Span> {
+function routeSpans(api: RamlApi, routes: readonly Route[]): Map<string, Span> {
   const byRamlPath = new Map<string, Span>();
   const visit = (list: RamlApi['resources']) => {
     for (const r of list) {
@@ -163,7 +163,7 @@ function routeSpans(api: RamlApi, routes: readonly import('../types.js').Route[]
 }
 
 /** The user-owned functions, with the models that use them (to type their stubs). */
-function userCode(models: readonly Model[], acls: readonly import('../types.js').Acl[], routes: readonly import('../types.js').Route[]): ServiceIR['userCode'] {
+function userCode(models: readonly Model[], acls: readonly Acl[], routes: readonly Route[]): ServiceIR['userCode'] {
   const handlers = new Collector();
   const processors = new Collector();
   const principals = new Collector();

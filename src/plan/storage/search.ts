@@ -18,7 +18,7 @@
  * table changes under them, and created last.
  */
 import type { MongoStep } from './mongo.js';
-import { identifier, q, type Dialect } from './ddl.js';
+import { identifier, q, type Dialect } from './identifiers.js';
 import type { TableChange } from './diff.js';
 import type { StoredTable } from './model.js';
 

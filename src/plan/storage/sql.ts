@@ -11,7 +11,8 @@
  * not by name, so a constraint named by an earlier table or column name is found all the same.
  */
 import type { Literal } from '../../ir/types.js';
-import { columnSql, foreignKeyClause, referenceClause, createLinkIndex, createTable, linkIndexes, linkIndexName, q, type Dialect, type MigrationSql } from './ddl.js';
+import { columnSql, foreignKeyClause, referenceClause, createLinkIndex, createTable, linkIndexes, linkIndexName, type MigrationSql } from './ddl.js';
+import { q, type Dialect } from './identifiers.js';
 import type { ColumnChange, TableChange } from './diff.js';
 import type { StoredColumn, StoredTable } from './model.js';
 import { createSearch, dropSearch, rebuiltSearches, searchFunctions, vectorSourceChanged } from './search.js';
