@@ -8,6 +8,7 @@
  * the same, so only changed files pay for prettier.
  */
 import type { ServiceIR } from './ir/types.js';
+import { loadPrettier } from './format/format.js';
 import { startFormatter } from './format/pool.js';
 import type { MigrationHistory, MigrationPlan } from './plan/migrations.js';
 import { planProject, type PlannedFile } from './plan/project.js';
@@ -41,6 +42,7 @@ export async function generateProject(ir: ServiceIR, options: GenerateOptions): 
   const key = inputKey(ir, options.ramlFile, (options.history?.migrations ?? []).map((m) => m.name));
   const reused = options.previous?.tree(key);
   if (reused) return { tree: reused, inputKey: key, migrations: null };
+  void loadPrettier();
   const plan = await planProject(ir, {
     ...(options.history ? { history: options.history } : {}),
     allowDataLoss: options.allowDataLoss ?? false,

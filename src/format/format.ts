@@ -19,8 +19,13 @@ let prettier: Promise<typeof Prettier> | undefined;
 export async function formatSource(path: string, text: string): Promise<string> {
   const options = prettierOptions(path);
   if (!options) return text;
+  return (await loadPrettier()).format(text, options);
+}
+
+/** Starts loading prettier (once): called early, the loading overlaps the work before formatting. */
+export function loadPrettier(): Promise<typeof Prettier> {
   prettier ??= import('prettier');
-  return (await prettier).format(text, options);
+  return prettier;
 }
 
 /**
