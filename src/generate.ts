@@ -8,8 +8,7 @@
  * the same, so only changed files pay for prettier.
  */
 import type { ServiceIR } from './ir/types.js';
-import { loadPrettier } from './format/format.js';
-import { startFormatter } from './format/pool.js';
+import { formatSource, loadPrettier } from './format/format.js';
 import type { MigrationHistory, MigrationPlan } from './plan/migrations.js';
 import { planProject, type PlannedFile } from './plan/project.js';
 import { contentHash, type OutputFile, type OutputTree, type PreviousOutput } from './output.js';
@@ -42,27 +41,22 @@ export async function generateProject(ir: ServiceIR, options: GenerateOptions): 
   const key = inputKey(ir, options.ramlFile, (options.history?.migrations ?? []).map((m) => m.name));
   const reused = options.previous?.tree(key);
   if (reused) return { tree: reused, inputKey: key, migrations: null };
+  // Loading prettier overlaps planning and rendering.
   void loadPrettier();
   const plan = await planProject(ir, {
     ...(options.history ? { history: options.history } : {}),
     allowDataLoss: options.allowDataLoss ?? false,
   });
-  const rendered = plan.files.map((file) => renderFile(file, options));
-  const formatter = startFormatter(rendered.reduce((n, r) => n + (r.pending?.length ?? 0), 0));
-  try {
-    let done = 0;
-    const files = await Promise.all(
-      rendered.map(async (r) => {
-        const file = r.pending === undefined ? r.file : { ...r.file, content: r.file.content + (await formatter.format(r.file.path, r.pending)) };
-        options.onProgress?.(++done, rendered.length);
-        return file;
-      }),
-    );
-    const tree = new Map(files.map((f) => [f.path, f]));
-    return { tree, inputKey: inputKey(ir, options.ramlFile, plan.migrations.names), migrations: plan.migrations };
-  } finally {
-    await formatter.close();
-  }
+  let done = 0;
+  const files = await Promise.all(
+    plan.files.map(async (file) => {
+      const produced = await produce(file, options);
+      options.onProgress?.(++done, plan.files.length);
+      return produced;
+    }),
+  );
+  const tree = new Map(files.map((f) => [f.path, f]));
+  return { tree, inputKey: inputKey(ir, options.ramlFile, plan.migrations.names), migrations: plan.migrations };
 }
 
 /**
@@ -73,21 +67,14 @@ export function inputKey(ir: ServiceIR, ramlFile: string, migrations: readonly s
   return contentHash(`${buildFingerprint()}\0${ramlFile}\0${JSON.stringify(ir)}\0${migrations.join(',')}`);
 }
 
-/** A planned file with its content, or with its header as content and `pending` text to format and append. */
-interface RenderedFile {
-  readonly file: OutputFile;
-  readonly pending?: string;
-}
-
-function renderFile(file: PlannedFile, options: GenerateOptions): RenderedFile {
+async function produce(file: PlannedFile, options: GenerateOptions): Promise<OutputFile> {
   const head = header(file.path, file.owner, options.ramlFile, file.purpose);
   const { path, owner } = file;
-  if (file.source.kind === 'verbatim') return { file: { path, owner, content: file.source.content } };
+  if (file.source.kind === 'verbatim') return { path, owner, content: file.source.content };
   // Static files are kept formatted in svcgen's repository (a test checks it).
-  if (file.source.kind !== 'template') return { file: { path, owner, content: head + file.source.content } };
+  if (file.source.kind !== 'template') return { path, owner, content: head + file.source.content };
   const rendered = renderSource(file.source);
   const source = contentHash(`${buildFingerprint()}\0${head}\0${rendered}`);
-  const earlier = options.previous?.file(path, owner, source);
-  if (earlier !== undefined) return { file: { path, owner, content: earlier, source } };
-  return { file: { path, owner, content: head, source }, pending: rendered };
+  const content = options.previous?.file(path, owner, source) ?? head + (await formatSource(path, rendered));
+  return { path, owner, content, source };
 }

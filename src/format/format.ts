@@ -1,18 +1,15 @@
 /**
  * Rendered TypeScript goes through prettier with the generated project's own settings (the
  * `.prettierrc.json` it ships), so a user who runs prettier on the project changes nothing.
- * Prettier is loaded on first use: `validate` and `inspect` never pay for it.
+ * Prettier is loaded on first use: `validate` and `inspect` never pay for it. It runs in this
+ * thread: sharing files out to worker threads cost each worker its own loading and warming of
+ * prettier and, on the shared 2-core machines measured, made generation slower, not faster
+ * (bench/RESULTS.md).
  */
 import type * as Prettier from 'prettier';
 import type { Options } from 'prettier';
 
 export const PRETTIER_OPTIONS = { printWidth: 120, singleQuote: true, trailingComma: 'all' } as const satisfies Options;
-
-/** Formats one file by its path; `close` ends whatever the formatter started. */
-export interface Formatter {
-  format(path: string, text: string): Promise<string>;
-  close(): Promise<void>;
-}
 
 let prettier: Promise<typeof Prettier> | undefined;
 
