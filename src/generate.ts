@@ -7,25 +7,14 @@
  * (service model, RAML file name, svcgen's build) is the same, else each file whose rendering is
  * the same, so only changed files pay for prettier.
  */
-import { createHash } from 'node:crypto';
 import type { ServiceIR } from './ir/types.js';
-import { formatSource } from './format/format.js';
+import { formatSource, loadPrettier } from './format/format.js';
 import type { MigrationHistory, MigrationPlan } from './plan/migrations.js';
 import { planProject, type PlannedFile } from './plan/project.js';
-import { header, type Owner } from './render/header.js';
-import { render } from './render/templates.js';
+import { contentHash, type OutputFile, type OutputTree, type PreviousOutput } from './output.js';
+import { header } from './render/header.js';
+import { renderSource } from './render/templates.js';
 import { buildFingerprint } from './version.js';
-
-export interface OutputFile {
-  readonly path: string;
-  readonly owner: Owner;
-  readonly content: string;
-  /** For rendered files: a hash of the rendering before formatting (same rendering, same content). */
-  readonly source?: string;
-}
-
-/** The generated project, by path, in path order. */
-export type OutputTree = ReadonlyMap<string, OutputFile>;
 
 export interface GenerateOptions {
   /** The RAML file's name as the headers cite it. */
@@ -48,17 +37,12 @@ export interface GeneratedProject {
   readonly migrations: MigrationPlan | null;
 }
 
-export interface PreviousOutput {
-  /** The whole earlier tree, when it was generated from `inputKey` and is on disk as written. */
-  tree(inputKey: string): OutputTree | undefined;
-  /** A file's earlier content, when it came from the same rendering (`source`) and is on disk as written. */
-  file(path: string, owner: Owner, source: string): string | undefined;
-}
-
 export async function generateProject(ir: ServiceIR, options: GenerateOptions): Promise<GeneratedProject> {
   const key = inputKey(ir, options.ramlFile, (options.history?.migrations ?? []).map((m) => m.name));
   const reused = options.previous?.tree(key);
   if (reused) return { tree: reused, inputKey: key, migrations: null };
+  // Loading prettier overlaps planning and rendering.
+  void loadPrettier();
   const plan = await planProject(ir, {
     ...(options.history ? { history: options.history } : {}),
     allowDataLoss: options.allowDataLoss ?? false,
@@ -89,12 +73,8 @@ async function produce(file: PlannedFile, options: GenerateOptions): Promise<Out
   if (file.source.kind === 'verbatim') return { path, owner, content: file.source.content };
   // Static files are kept formatted in svcgen's repository (a test checks it).
   if (file.source.kind !== 'template') return { path, owner, content: head + file.source.content };
-  const rendered = render(file.source.template, file.source.view);
+  const rendered = renderSource(file.source);
   const source = contentHash(`${buildFingerprint()}\0${head}\0${rendered}`);
   const content = options.previous?.file(path, owner, source) ?? head + (await formatSource(path, rendered));
   return { path, owner, content, source };
-}
-
-export function contentHash(content: string): string {
-  return createHash('sha256').update(content).digest('hex');
 }

@@ -1,12 +1,26 @@
 /**
- * The analysis half of the pipeline, shared by every command: load → expand → read the RAML,
- * then build the service model (IR) and check it. Bad input gives diagnostics, never exceptions.
+ * The pipeline's use cases. `analyze`, shared by every command: load → expand → read the RAML,
+ * then build the service model (IR) and check it. `generate`: analyse, generate the project in
+ * memory (plan → render → format), then compare it with the out-dir and write what changed. Bad
+ * input gives diagnostics, never exceptions.
  */
+import { basename, relative, resolve } from 'node:path';
 import { checkIr } from './check/checks.js';
-import { DiagnosticBag, hasErrors, sortDiagnostics } from './diagnostics/diagnostic.js';
-import { buildIr, type IrSources } from './ir/build/index.js';
+import { DiagnosticBag, hasErrors, sortDiagnostics, type Diagnostic } from './diagnostics/diagnostic.js';
+import { generateProject } from './generate.js';
+import { buildIr } from './ir/build/index.js';
+import type { IrSources } from './ir/sources.js';
 import type { ServiceIR } from './ir/types.js';
+import { reportMigrationFindings } from './plan/migration-findings.js';
 import { readRaml, type FrontEndResult } from './raml/front-end.js';
+import { checkBodySchemas } from './raml/schema-document.js';
+import { planChanges, type Change } from './write/changes.js';
+import { readHistory } from './write/history.js';
+import { manifestOf } from './write/manifest.js';
+import { reportOutcomes } from './write/outcomes.js';
+import { checkPlannedPaths, openOutDir } from './write/out-dir.js';
+import { previousOutput } from './write/previous.js';
+import { applyChanges } from './write/write.js';
 
 export interface Analysis extends FrontEndResult {
   readonly ir?: ServiceIR;
@@ -19,6 +33,71 @@ export function analyze(file: string, options: { cwd?: string } = {}): Analysis 
   if (!front.api || !front.document || hasErrors(front.diagnostics)) return front;
   const diagnostics = new DiagnosticBag();
   const { ir, sources } = buildIr(front.api, diagnostics, { rootDir: front.document.rootDir });
-  checkIr(diagnostics, ir, sources, front.api);
+  checkBodySchemas(front.api, diagnostics);
+  checkIr(diagnostics, ir, sources);
   return { ...front, ir, sources, diagnostics: sortDiagnostics([...front.diagnostics, ...diagnostics.sorted()]) };
+}
+
+export interface GenerateRequest {
+  /** The RAML file, relative to `cwd`. */
+  readonly file: string;
+  readonly cwd: string;
+  /** The out-dir, relative to `cwd`. */
+  readonly out: string;
+  /** `write` the changes; `check` or `dry-run`: only find them. */
+  readonly mode: 'write' | 'check' | 'dry-run';
+  /** `--force`: overwrite generated files even if they were edited. */
+  readonly force: boolean;
+  /** `--allow-data-loss`: a migration may drop data (it says so in a comment). */
+  readonly allowDataLoss: boolean;
+  /** Told which files the API was read from (the includes too), even when it has errors. */
+  readonly onRead?: (files: readonly string[]) => void;
+  /** Called as files are produced (for a progress line). */
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+export type GenerateResult =
+  /** The API has errors: nothing was generated. */
+  | { readonly status: 'invalid'; readonly diagnostics: readonly Diagnostic[] }
+  /** Something in the out-dir, or in the schema's evolution, forbids writing: nothing was written. */
+  | { readonly status: 'refused'; readonly diagnostics: readonly Diagnostic[]; readonly shown: string }
+  /** The changes found, and written in `write` mode. */
+  | { readonly status: 'done'; readonly diagnostics: readonly Diagnostic[]; readonly shown: string; readonly changes: readonly Change[] };
+
+/**
+ * The out-dir is untrusted input: every path is checked before anything is written, in every mode
+ * (write/out-dir.ts). `check` trusts nothing in it (it may come from a pull request): it generates
+ * afresh instead of reusing the earlier tree.
+ */
+export async function generate(request: GenerateRequest): Promise<GenerateResult> {
+  const analysis = analyze(request.file, { cwd: request.cwd });
+  request.onRead?.(analysis.document?.files.map((f) => f.path) ?? []);
+  if (hasErrors(analysis.diagnostics) || !analysis.ir) return { status: 'invalid', diagnostics: analysis.diagnostics };
+  const bag = new DiagnosticBag();
+  for (const d of analysis.diagnostics) bag.add(d);
+  const outDir = resolve(request.cwd, request.out);
+  const shown = relative(request.cwd, outDir) || '.';
+  const refused = (): GenerateResult => ({ status: 'refused', diagnostics: bag.sorted(), shown });
+  const out = openOutDir(outDir, bag);
+  if (!out) return refused();
+  const history = readHistory(out, bag);
+  if (!history) return refused();
+  const ramlFile = basename(request.file);
+  const { tree, migrations, inputKey } = await generateProject(analysis.ir, {
+    ramlFile,
+    ...(request.mode === 'check' ? {} : { previous: previousOutput(out.real, out.manifest) }),
+    history,
+    allowDataLoss: request.allowDataLoss,
+    ...(request.onProgress ? { onProgress: request.onProgress } : {}),
+  });
+  if (migrations) reportMigrationFindings(migrations.findings, analysis.sources, request.allowDataLoss, bag);
+  if (bag.hasErrors || !checkPlannedPaths(out, tree.keys(), bag)) return refused();
+  const changes = planChanges(out.real, tree, out.manifest, request.force);
+  if (request.mode === 'write') {
+    reportOutcomes(changes, out.shown, ramlFile, bag);
+    if (bag.hasErrors) return refused();
+    const unused = changes.filter((c) => c.kind === 'unused').map((c) => c.path);
+    applyChanges(out.real, changes, manifestOf(tree, ramlFile, inputKey, unused), out.manifest);
+  }
+  return { status: 'done', diagnostics: bag.sorted(), shown, changes };
 }

@@ -1,5 +1,5 @@
 /**
- * The effective permission matrix of an API (contract §6): for every route and method, what each
+ * The effective permission matrix of an API: for every route and method, what each
  * kind of caller gets when auth is on. `svcgen inspect --acl` prints it and the generated project's
  * `test/acl.test.ts` checks the running service against it. It follows the runtime's rules
  * (lib/auth/acl.ts): first matching line decides, item rules then collection rules, no match
@@ -104,7 +104,7 @@ function matches(entry: AclEntry, caller: CallerKind): boolean {
   }
 }
 
-/** Contract §6: anonymous callers see `_public_fields`, logged-in ones `_auth_fields` (absent: all), never `_hidden_fields`. */
+/** Anonymous callers see `_public_fields`, logged-in ones `_auth_fields` (absent: all), never `_hidden_fields`. */
 function seesField(model: Model, caller: CallerKind, field: string): boolean {
   const listed = caller === 'anonymous' ? model.publicFields : model.authFields;
   return (listed === null || listed.includes(field)) && !model.hiddenFields.includes(field);

@@ -3,22 +3,19 @@
  * reported at the places in the RAML and schemas that the user has to change.
  */
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
-import type { IrSources } from '../ir/build/index.js';
+import type { IrSources } from '../ir/sources.js';
 import type { ServiceIR, UserFunction } from '../ir/types.js';
 import type { Span } from '../diagnostics/source.js';
 import { kebab } from '../ir/naming.js';
-import { checkSchemaSyntax } from '../ir/schema-document.js';
-import type { RamlApi, Resource } from '../raml/model.js';
 
-export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources, api: RamlApi): void {
+export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   checkReservedRoutes(diagnostics, ir, sources);
   checkRoutesWithoutAcl(diagnostics, ir, sources);
   checkUnusedAcls(diagnostics, ir, sources);
-  checkSchemas(diagnostics, api);
   checkUserFunctionNames(diagnostics, ir, sources);
 }
 
-/** `set_owner` and `setOwner` would be one module and one function (contract §1.1: one module per name). */
+/** `set_owner` and `setOwner` would be one module and one function (one module per name). */
 function checkUserFunctionNames(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   const kinds: readonly [string, readonly UserFunction[], (f: UserFunction) => Span | undefined][] = [
     ['handler', ir.userCode.handlers, (f) => sources.handlers.find((h) => h.name === f.name)?.span],
@@ -42,30 +39,14 @@ function checkUserFunctionNames(diagnostics: DiagnosticBag, ir: ServiceIR, sourc
   }
 }
 
-/** Every JSON schema of the API parses (model schemas were read already; the rest are documentation). */
-function checkSchemas(diagnostics: DiagnosticBag, api: RamlApi): void {
-  for (const s of api.schemas) checkSchemaSyntax(s.node, diagnostics);
-  const visit = (resources: readonly Resource[]) => {
-    for (const r of resources) {
-      for (const m of r.methods) {
-        for (const b of [...(m.body ?? []), ...(m.responses ?? []).flatMap((x) => x.body ?? [])]) {
-          if (b.schema && !b.schema.declaration) checkSchemaSyntax(b.schema.contentNode, diagnostics);
-        }
-      }
-      visit(r.resources);
-    }
-  };
-  visit(api.resources);
-}
-
-/** Paths the generated service serves itself (contract §2: `{base}/health`, `{base}/openapi.json`), and what they are. */
+/** Paths the generated service serves itself (`{base}/health`, `{base}/openapi.json`), and what they are. */
 const RESERVED_PATHS: readonly (readonly [string, string])[] = [
   ['/health', 'its health check'],
   ['/openapi.json', 'its OpenAPI document'],
   ['/docs', 'its API reference page'],
 ];
 
-/** With authentication, `{base}/auth/…` are its routes (contract §5). */
+/** With authentication, `{base}/auth/…` are its routes. */
 const AUTH_PATH = ['/auth', 'its login, logout, registration and token routes'] as const;
 
 function checkReservedRoutes(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
@@ -80,7 +61,7 @@ function checkReservedRoutes(diagnostics: DiagnosticBag, ir: ServiceIR, sources:
   }
 }
 
-/** Contract §6: with auth, a route without x-ACL is for g:admin only — probably not what was meant. */
+/** With auth, a route without x-ACL is for g:admin only — probably not what was meant. */
 function checkRoutesWithoutAcl(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   if (!ir.auth) return;
   const reported = new Set<string>();

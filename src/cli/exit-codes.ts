@@ -1,4 +1,4 @@
-/** Process exit codes (contract §1). */
+/** Process exit codes. */
 export const ExitCode = {
   ok: 0,
   /** The input has errors, or `--check` found the output out of date. */

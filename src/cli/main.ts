@@ -1,15 +1,10 @@
 /**
- * The command line (contract §1): `generate`, `validate`, `inspect`, `init`. Parses flags, calls the
+ * The command line: `generate`, `validate`, `inspect`, `init`. Parses flags, calls the
  * pipeline, prints, and maps the outcome to an exit code. Anything thrown here is a bug.
  */
 import { Command, CommanderError, Option } from 'commander';
 import { ExitCode } from './exit-codes.js';
 import { processIo, type Io, type OutputFormat } from './output.js';
-import { runGenerate } from './commands/generate.js';
-import { runInit } from './commands/init.js';
-import { runInspect } from './commands/inspect.js';
-import { runValidate } from './commands/validate.js';
-import { runWatch } from './commands/watch.js';
 import { SVCGEN_VERSION } from '../version.js';
 
 export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
@@ -58,7 +53,15 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .addOption(new Option('--watch', 'generate again whenever the RAML or a file it includes changes (Ctrl-C to stop)').conflicts(['check', 'dryRun']))
     .addOption(formatOption())
     .action(async (file: string, opts: { out: string; check?: boolean; dryRun?: boolean; force?: boolean; allowDataLoss?: boolean; watch?: boolean; format: OutputFormat }) => {
-      setExit(opts.watch ? await runWatch(io, file, opts, interrupted()) : await runGenerate(io, file, opts));
+      // Each command is loaded when it runs: `validate` never loads the generator (handlebars,
+      // json-schema-to-typescript), nor `generate` the TCK printer.
+      if (opts.watch) {
+        const { runWatch } = await import('./commands/watch.js');
+        setExit(await runWatch(io, file, opts, interrupted()));
+      } else {
+        const { runGenerate } = await import('./commands/generate.js');
+        setExit(await runGenerate(io, file, opts));
+      }
     });
 
   program
@@ -66,7 +69,8 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .description('check the API description and print every problem found')
     .argument('<api.raml>', 'the RAML 0.8 file')
     .addOption(formatOption())
-    .action((file: string, opts: { format: OutputFormat }) => {
+    .action(async (file: string, opts: { format: OutputFormat }) => {
+      const { runValidate } = await import('./commands/validate.js');
       setExit(runValidate(io, file, opts));
     });
 
@@ -78,12 +82,13 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .addOption(new Option('--tck', 'the expanded RAML in the JSON shape of the RAML 0.8 TCK').conflicts(['acl', 'openapi']))
     .addOption(new Option('--acl', 'who may use each route when auth = true (anonymous, member, owner, admin)').conflicts('openapi'))
     .addOption(new Option('--openapi', 'the OpenAPI 3.1 document of the generated service (its openapi.json)'))
-    .action((file: string, opts: { ir?: boolean; tck?: boolean; acl?: boolean; openapi?: boolean }) => {
+    .action(async (file: string, opts: { ir?: boolean; tck?: boolean; acl?: boolean; openapi?: boolean }) => {
       if (!opts.ir && !opts.tck && !opts.acl && !opts.openapi) {
         io.stderr('svcgen inspect: choose what to print: --ir, --tck, --acl or --openapi\n');
         setExit(ExitCode.usage);
         return;
       }
+      const { runInspect } = await import('./commands/inspect.js');
       setExit(runInspect(io, file, opts.tck ? 'tck' : opts.acl ? 'acl' : opts.openapi ? 'openapi' : 'ir'));
     });
 
@@ -91,7 +96,8 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .command('init')
     .description('write a small working API (api.raml, schemas, a README saying what to edit) into [dir], a new or empty folder')
     .argument('[dir]', 'where to write it', '.')
-    .action((dir: string) => {
+    .action(async (dir: string) => {
+      const { runInit } = await import('./commands/init.js');
       setExit(runInit(io, dir));
     });
 

@@ -9,7 +9,7 @@ export interface Io {
   readonly cwd: string;
   /** Colours are used only on a terminal and never when NO_COLOR is set. */
   readonly color: boolean;
-  /** stderr is a terminal: long runs show their progress there (contract §1). */
+  /** stderr is a terminal: long runs show their progress there. */
   readonly progress?: boolean;
 }
 

@@ -146,7 +146,7 @@ export const codes = {
   SVC2072: { severity: 'warning', title: 'ACLs without authentication', explanation: 'x-ACLs apply only when an x-Ticket or x-ApiKey scheme authenticates users.' },
   SVC2073: { severity: 'error', title: 'reserved route', explanation: 'The generated service answers `{base}/health` (its health check), `{base}/openapi.json` (its OpenAPI document) and `{base}/docs` (its API reference page, with `docs/…` assets) itself; a resource there would collide with it.' },
 
-  // --- writing the out-dir (contract §1, §1.1): the out-dir and its manifest are untrusted input ---------
+  // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: { severity: 'error', title: 'invalid manifest', explanation: '`.svcgen/manifest.json` in the out-dir is not a manifest svcgen wrote: not JSON, or a value of the wrong shape. svcgen writes and deletes nothing, because the manifest decides what it may overwrite and delete.' },
   SVC3002: { severity: 'error', title: 'unsafe path', explanation: 'A path svcgen would write or delete (from the manifest or the planned tree) is not a plain relative path inside the out-dir: it is absolute, has a drive letter, `..`, `.` or empty segments, a backslash or a NUL. svcgen writes and deletes nothing in that run.' },
   SVC3003: { severity: 'error', title: 'path through a symbolic link', explanation: 'A path svcgen would write or delete goes through a symbolic link in the out-dir that leads outside it (or nowhere). svcgen never writes or deletes outside the out-dir, so it writes and deletes nothing in that run. The out-dir itself may be a link.' },

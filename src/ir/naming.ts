@@ -2,7 +2,7 @@
 import pluralize from 'pluralize';
 
 /**
- * Contract §3: the model of `/stories` is `Story`, of `/alien-users` is `AlienUser`: the route
+ * The model of `/stories` is `Story`, of `/alien-users` is `AlienUser`: the route
  * segment split into words at anything that is not a letter or digit, the last word singularized,
  * every word capitalized.
  */

@@ -2,9 +2,6 @@
  * The service model (IR): everything the generator renders, derived once from the expanded RAML
  * and the JSON schemas. It is plain, readonly, JSON-serialisable data (`svcgen inspect --ir`
  * prints it); source locations live beside it in `IrSources`, not inside it.
- *
- * Names follow the contract (shared/spec/contract.md): models §3, relationships §3.1, routes
- * §4, auth §5, ACLs §6, handlers and processors §7.
  */
 
 export interface ServiceIR {
@@ -57,7 +54,7 @@ export interface Model {
    * stored and migrated like the others, but never routed or documented as part of the API.
    */
   readonly internal: boolean;
-  /** Field visibility (contract §6): null means "all fields". */
+  /** Field visibility: null means "all fields". */
   readonly publicFields: readonly string[] | null;
   readonly authFields: readonly string[] | null;
   readonly hiddenFields: readonly string[];
@@ -162,6 +159,15 @@ export const AUTH_ACTIONS = ['login', 'logout', 'register'] as const;
 export type AuthAction = (typeof AUTH_ACTIONS)[number];
 export type EventAction = Action | AuthAction;
 
+/**
+ * The model svcgen adds with authentication to keep login credentials in (session epochs, token
+ * digests): internal, never served by a route.
+ */
+export const CREDENTIAL_MODEL = 'AuthCredential';
+
+/** The model svcgen adds with authentication to count failed logins in (the login throttle): internal too. */
+export const LOGIN_FAILURE_MODEL = 'AuthLoginFailure';
+
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 export type Permission = 'view' | 'create' | 'update' | 'delete' | 'options';
 
@@ -173,7 +179,7 @@ export interface Operation {
 }
 
 /**
- * One URL the service answers (contract §4.1):
+ * One URL the service answers:
  * - `collection` / `item`: a model's collection and its items (possibly nested under a parent item);
  * - `singular`: a one-to-one related object of a parent item (`/users/{username}/profile`);
  * - `attribute`: a `dict` or `list` field of a parent item (`/users/{username}/settings`).

@@ -9,7 +9,7 @@
  * Why it exists: the `yaml` package spends most of svcgen's front-end time composing documents
  * (see bench/parse-instagram.mjs); this reader is several times faster on typical RAML.
  */
-import { coreScalar } from '../raml/core-schema.js';
+import { coreScalar } from './core-schema.js';
 import type { RawEntry, RawMap, RawNode, RawScalar, RawSeq } from './raw-yaml.js';
 
 /** The input needs the full YAML reader. Not an error in the input by itself. */
@@ -244,7 +244,7 @@ class FastYaml {
   key(line: Line, pos: number, colon: number): RawScalar {
     const c = this.text[pos];
     if (c === '"' || c === "'") {
-      const close = this.quoteEnd(line, pos)!;
+      const close = this.quoteEnd(line, pos);
       return this.quoted(pos, close);
     }
     let end = colon;

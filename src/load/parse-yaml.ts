@@ -7,6 +7,7 @@
  * shared, and the expanded size and nesting depth are bounded.
  */
 import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import type { Document, Node as YamlNode, Scalar } from 'yaml';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import { span, type SourceFile, type Span } from '../diagnostics/source.js';
@@ -52,9 +53,9 @@ export function readRaw(source: SourceFile, diagnostics: DiagnosticBag): RawNode
 // --- the `yaml` package ----------------------------------------------------------------------
 
 /** Loaded on first use: most files never need it, and loading it costs ~20 ms per run. */
-let yamlPackage: typeof import('yaml') | undefined;
-function yaml(): typeof import('yaml') {
-  yamlPackage ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
+let yamlPackage: typeof Yaml | undefined;
+function yaml(): typeof Yaml {
+  yamlPackage ??= createRequire(import.meta.url)('yaml') as typeof Yaml;
   return yamlPackage;
 }
 
@@ -207,7 +208,7 @@ class YamlAdapter {
 
   scalar(node: Scalar, start: number, end: number): RawScalar {
     const value = node.value;
-    const plainValue: RawScalar['value'] = value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : String(value);
+    const plainValue: RawScalar['value'] = value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : scalarText(value);
     const style = node.type === 'PLAIN' ? 'plain' : node.type === 'BLOCK_FOLDED' || node.type === 'BLOCK_LITERAL' ? 'block' : 'quoted';
     const text = node.type === 'PLAIN' ? (node.source ?? (plainValue === null ? '' : String(plainValue))) : String(plainValue ?? '');
     if (node.tag === INCLUDE_TAG) {
@@ -228,7 +229,7 @@ class YamlAdapter {
       this.diagnostics.report('SVC1006', 'mapping keys must be plain scalars', { span: span(this.source, start, end) });
       return undefined;
     }
-    const text = node.type === 'PLAIN' ? (node.source ?? String(node.value ?? '')) : String(node.value ?? '');
+    const text = node.type === 'PLAIN' ? (node.source ?? scalarText(node.value)) : scalarText(node.value);
     if (text === '<<' && node.type === 'PLAIN') {
       this.diagnostics.report('SVC1006', 'YAML merge keys (`<<`) are not part of YAML 1.2', {
         span: span(this.source, start, end),
@@ -347,4 +348,14 @@ class Converter {
   nullAt(raw: RawNode): YScalar {
     return scalar(null, this.span(raw));
   }
+}
+
+/**
+ * A scalar's value as text. The yaml package's core schema gives strings, numbers, booleans, null
+ * and, for huge integers, bigints; anything else (no tag svcgen accepts makes one) reads as ''.
+ */
+function scalarText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return '';
 }

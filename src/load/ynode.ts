@@ -77,14 +77,6 @@ export function scalar(value: ScalarValue, span: Span, text: string = value === 
   return { kind: 'scalar', value, text, style: 'plain', span };
 }
 
-export function mapNode(entries: readonly YEntry[], span: Span): YMap {
-  return { kind: 'map', entries, span };
-}
-
-export function seqNode(items: readonly YNode[], span: Span): YSeq {
-  return { kind: 'seq', items, span };
-}
-
 /** Plain JavaScript value of a node (for settings blobs, examples and tests). Keys keep their order. */
 export function toPlain(node: YNode): unknown {
   switch (node.kind) {

@@ -1,12 +1,11 @@
 /**
- * Views of the files authentication adds to a project whose API configures it (contract §5, §6):
+ * Views of the files authentication adds to a project whose API configures it:
  * `src/auth.ts` (the schemes, the user model and every x-ACL as data), one user-owned module per
  * `{{dynamic}}` principal, and `test/acl.test.ts`, which checks the running service against the
  * ACL matrix (src/acl/matrix.ts).
  */
 import { aclMatrix, CALLERS, type MatrixRow } from '../acl/matrix.js';
-import type { AclEntry, Auth, Model, ServiceIR, UserFunction } from '../ir/types.js';
-import { CREDENTIAL_MODEL, LOGIN_FAILURE_MODEL } from '../ir/build/user-model.js';
+import { CREDENTIAL_MODEL, LOGIN_FAILURE_MODEL, type AclEntry, type Auth, type Model, type ServiceIR, type UserFunction } from '../ir/types.js';
 import { commentText, literal, quote } from './literal.js';
 import { camel, modelNames, principalModule } from './names.js';
 import { RouteTests } from './test-file.js';
@@ -47,7 +46,15 @@ export function userRouteServesSelf(ir: ServiceIR, user: Model): boolean {
   return ir.routes.some((r) => r.kind === 'item' && r.model === user.name && r.parent === null && r.path.startsWith('/users/:') && r.operations.some((o) => o.action === 'show'));
 }
 
-function aclLine(entry: AclEntry): string {
+/** One line of an x-ACL, as the runtime's AclEntry: each value as source text. */
+export interface AclEntryView {
+  readonly action: string;
+  readonly principal: string;
+  readonly permissions: string;
+  readonly text: string;
+}
+
+function aclLine(entry: AclEntry): AclEntryView {
   const p = entry.principal;
   const principal =
     p.kind === 'everyone' || p.kind === 'authenticated'
@@ -57,7 +64,7 @@ function aclLine(entry: AclEntry): string {
         : p.kind === 'user'
           ? `{ user: ${quote(p.id)} }`
           : `{ dynamic: ${quote(p.name)}, call: ${camel(p.name)} }`;
-  return `{ action: ${quote(entry.action)}, principal: ${principal}, permissions: ${literal([...entry.permissions])}, text: ${quote(entry.text)} }`;
+  return { action: quote(entry.action), principal, permissions: literal([...entry.permissions]), text: quote(entry.text) };
 }
 
 export function principalStubView(ir: ServiceIR, principal: UserFunction) {

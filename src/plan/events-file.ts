@@ -1,5 +1,5 @@
 /**
- * Views of the event files (contract §7, §1.1): `src/events.ts` (generated: the types each
+ * Views of the event files: `src/events.ts` (generated: the types each
  * user function is checked against, and every model's handlers and processors as the runtime
  * runs them) and one user-owned stub per handler and per processor, typed by `src/events.ts`:
  * when the API changes, `tsc` points at the stub that no longer fits.

@@ -226,7 +226,7 @@ export class FieldTypes {
   }
 }
 
-/** Contract §5: the user's password is stored as an argon2id hash and never returned (nor documented as returned). */
+/** The user's password is stored as an argon2id hash and never returned (nor documented as returned). */
 export function isSecretField(model: Model, field: Field): boolean {
   return model.isAuthModel && field.name === 'password';
 }

@@ -1,6 +1,6 @@
 /**
  * Values → TypeScript source. Every string from the API goes through JSON.stringify, so names,
- * descriptions and enum values cannot break out of a literal (reliability §6: code emission);
+ * descriptions and enum values cannot break out of a literal (no code can be injected through the API);
  * `raw` marks the few places that are code (function references), built from checked identifiers.
  */
 const RAW = Symbol('raw');

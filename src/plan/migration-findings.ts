@@ -5,7 +5,7 @@
  */
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { DiagnosticCode } from '../diagnostics/codes.js';
-import type { IrSources } from '../ir/build/index.js';
+import type { IrSources } from '../ir/sources.js';
 import type { Finding } from './storage/diff.js';
 
 const CODES: Readonly<Record<Finding['kind'], DiagnosticCode>> = {

@@ -1,5 +1,5 @@
 /**
- * Schema evolution (contract §1): the project keeps the storage model it was generated from
+ * Schema evolution: the project keeps the storage model it was generated from
  * (`src/db/storage.json`) and one module per migration (`src/db/migrations/NNNN_<what>.ts`).
  * When the API's storage differs from the kept one, the next migration holds the difference
  * for SQLite, PostgreSQL and MongoDB. Migrations once written are passed through untouched: the

@@ -132,7 +132,7 @@ function fieldSpec(model: Model, field: Field, types: FieldTypes): Record<string
     range: types.integerRange(model, field) ?? undefined,
     // A one-to-one link is unique too (the SQL migrations say the same; the document engine makes indexes of it).
     unique: (field.unique || types.isOneToOneLink(model, field)) && !field.primaryKey ? true : undefined,
-    // Contract §5: the user's password is stored as an argon2id hash and never returned.
+    // The user's password is stored as an argon2id hash and never returned.
     secret: isSecretField(model, field) ? true : undefined,
   };
 }

@@ -3,8 +3,7 @@
  * migrations, the model registry and the test samples. Each is plain data for its template.
  */
 import type { Field, Model, ServiceIR } from '../ir/types.js';
-import type { FieldTypes } from './field-types.js';
-import { commentText, literal, quote, templateLiteral } from './literal.js';
+import { commentText, literal, quote } from './literal.js';
 import { modelNames, routeGroupNames, groupOf, withArticle } from './names.js';
 import { modelSamples } from './samples.js';
 import { searchFields } from './search.js';

@@ -1,10 +1,11 @@
 /**
- * The whole output tree as a value (contract §1: "plan the output tree"): every file of the
+ * The whole output tree as a value: every file of the
  * generated project with its owner, its purpose (for the header) and how to produce it. Nothing
  * here touches the disk; `render` turns the plan into contents.
  */
-import type { Owner } from '../render/header.js';
-import { staticTemplates } from '../render/templates.js';
+import type { Owner } from '../output.js';
+import { staticTemplates } from './static-files.js';
+import { templateSource as template, type DefaultStubView, type TemplateSource } from './views.js';
 import { containerView } from './container-files.js';
 import type { ServiceIR } from '../ir/types.js';
 import { appView, configView, modelsView, packageJson, readmeView, serviceIniView, samplesView } from './project-views.js';
@@ -19,7 +20,7 @@ import { openApiDocument, openApiJson, openApiModule } from './openapi/document.
 import { migrationsIndexView, NO_HISTORY, planMigrations, STORAGE_FILE, storageJson, type MigrationHistory, type MigrationPlan } from './migrations.js';
 
 export type FileSource =
-  | { readonly kind: 'template'; readonly template: string; readonly view: object }
+  | TemplateSource
   | { readonly kind: 'static'; readonly content: string }
   | { readonly kind: 'text'; readonly content: string }
   /** A file kept as it is on disk, header and all (a migration written by an earlier run). */
@@ -49,7 +50,6 @@ export async function planProject(ir: ServiceIR, options: PlanOptions = {}): Pro
   const types = new FieldTypes(ir);
   const files: PlannedFile[] = [];
   const add = (path: string, purpose: string, source: FileSource, owner: Owner = 'generated') => files.push({ path, owner, purpose, source });
-  const template = (name: string, view: object): FileSource => ({ kind: 'template', template: name, view });
 
   add('package.json', '', { kind: 'text', content: packageJson(ir) });
   add('service.ini', 'Settings of the service; every key can be overridden by an SVC_<KEY> environment variable.', template('service.ini', serviceIniView(ir)), 'user');
@@ -110,7 +110,7 @@ export async function planProject(ir: ServiceIR, options: PlanOptions = {}): Pro
 /** Runtime and test files that only APIs with authentication get (they need argon2 and @fastify/cookie). */
 const AUTH_ONLY = ['src/lib/auth/', 'test/acl-helpers.ts'];
 
-function defaultStubView(name: string, usedBy: readonly { readonly model: string; readonly field?: string }[]) {
+function defaultStubView(name: string, usedBy: readonly { readonly model: string; readonly field?: string }[]): DefaultStubView {
   return { placeholder: `{{${name}}}`, functionName: camel(name), usedBy: usedBy.map((u) => `${u.model}.${u.field ?? '?'}`).join(', ') };
 }
 

@@ -1,6 +1,7 @@
 /**
  * The view of `src/routes/<group>.ts`: one Fastify plugin per top-level resource, registering
- * every route below it with the actions of contract §4 and the 405/OPTIONS completion.
+ * every route below it with its actions (index, create, show, update, …; see the generated
+ * README) and the 405/OPTIONS completion.
  */
 import type { Action, Model, Operation, Route, ServiceIR } from '../ir/types.js';
 import { isSafeIdentifier } from '../ir/naming.js';
@@ -20,8 +21,18 @@ export interface RouteView {
   readonly variable: string;
   readonly spec: string;
   readonly path: string;
-  readonly handlers: readonly { readonly method: string; readonly options: string; readonly handler: string }[];
+  readonly handlers: readonly HandlerView[];
   readonly allowed: string;
+}
+
+/** `app.<method>(path, { schema, preValidation }, handler)`. */
+export interface HandlerView {
+  readonly method: string;
+  /** The Fastify schema's parts (`params`, `querystring`, `body`, `response`), each as source text. */
+  readonly schema: readonly { readonly part: string; readonly value: string }[];
+  /** Whether the request is authorized before its body is validated (`preValidation`), so a caller who may not write learns nothing from validation errors. */
+  readonly guard: boolean;
+  readonly handler: string;
 }
 
 /** Action → the handler of `actionsFor` that serves it (OPTIONS and HEAD are completed by routing). */
@@ -132,8 +143,12 @@ function routeView(route: Route, model: Model, variable: string, types: FieldTyp
     path: quote(route.path),
     handlers: served.map((o) => {
       const schema = routeSchema(route, model, o.action, types);
-      const guard = schema.body ? `, preValidation: ${variable}.guard` : '';
-      return { method: o.method.toLowerCase(), options: `{ schema: ${objectText(schema)}${guard} }, `, handler: `${variable}.${HANDLER[o.action]!}` };
+      return {
+        method: o.method.toLowerCase(),
+        schema: Object.entries(schema).map(([part, value]) => ({ part, value })),
+        guard: 'body' in schema,
+        handler: HANDLER[o.action]!,
+      };
     }),
     allowed: literal(methods),
   };
@@ -165,10 +180,6 @@ function routeSchema(route: Route, model: Model, action: Action, types: FieldTyp
 /** `/posts/:slug/comments/:id` → `['slug', 'id']`. */
 function pathParameterNames(route: Route): string[] {
   return route.path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
-}
-
-function objectText(parts: Record<string, string>): string {
-  return `{ ${Object.entries(parts).map(([key, value]) => `${key}: ${value}`).join(', ')} }`;
 }
 
 function describe(route: Route): string {

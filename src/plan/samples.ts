@@ -36,7 +36,7 @@ export function modelSamples(model: Model): ModelSamples {
 /** Written by clients, not a link, and something a sample can satisfy. */
 function sampled(field: Field): boolean {
   if (field.generated || field.type === 'relationship' || field.type === 'foreign_key') return false;
-  const hard = 'pattern' in field.validation || 'const' in field.validation || ('format' in field.validation && !KNOWN_FORMATS.has(String(field.validation['format'])));
+  const hard = 'pattern' in field.validation || 'const' in field.validation || ('format' in field.validation && !isKnownFormat(field.validation['format']));
   return field.requiredOnCreate || !hard;
 }
 
@@ -128,4 +128,8 @@ function listOf(field: Field): string {
     default:
       return "['a', 'b']";
   }
+}
+
+function isKnownFormat(format: unknown): boolean {
+  return typeof format === 'string' && KNOWN_FORMATS.has(format);
 }

@@ -1,5 +1,5 @@
 /**
- * Which fields full-text search (`q`, contract §4.2) looks in: the text fields of a routed model,
+ * Which fields full-text search (`q`) looks in: the text fields of a routed model,
  * never a password. The generated model spec lists them (`searchFields`), the storage model
  * indexes them, and the OpenAPI document names them: one rule for all three.
  */

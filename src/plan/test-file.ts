@@ -1,7 +1,7 @@
 /**
  * The view of the generated project's `test/api.test.ts`: for every route the RAML lists, tests
  * that drive it through Fastify's `inject` on an in-memory SQLite database: each listed method
- * answers as contract §4 says, unlisted methods get 405, unknown keys 404.
+ * answers with its status and body, unlisted methods get 405, unknown keys 404.
  */
 import type { Model, Operation, Route, ServiceIR } from '../ir/types.js';
 import { quote } from './literal.js';
@@ -10,27 +10,52 @@ import { withArticle } from './names.js';
 export interface TestsView {
   /** Some model has a secret field (the user's password), so expectations leave it out. */
   readonly usesShown: boolean;
-  readonly suites: readonly { readonly title: string; readonly tests: readonly { readonly title: string; readonly body: string }[] }[];
+  readonly suites: readonly { readonly title: string; readonly tests: readonly TestView[] }[];
 }
+
+/**
+ * One test of `test/api.test.ts`: `kind` names the partial of api.test.ts.hbs that writes its
+ * body; values are source text (quoted where they are strings in the test).
+ */
+export type TestView = { readonly title: string; readonly seed: SeedView; readonly url: string; readonly model: string; readonly name: string; readonly link: string } & (
+  | { readonly kind: 'index'; readonly seedNonChild: boolean }
+  | { readonly kind: 'create'; readonly shown: string; readonly secrets: readonly string[]; readonly parentLink: { readonly field: string; readonly parent: string } | null }
+  | { readonly kind: 'show'; readonly checksKey: boolean }
+  | { readonly kind: 'update'; readonly method: 'PATCH' | 'PUT'; readonly replace: boolean; readonly keepKey: string | null; readonly shown: string; readonly secrets: readonly string[]; readonly checksLocation: boolean }
+  | { readonly kind: 'delete' }
+  | { readonly kind: 'updateMany'; readonly method: string; readonly primaryKey: string }
+  | { readonly kind: 'deleteMany'; readonly primaryKey: string }
+  | { readonly kind: 'options'; readonly allowed: string }
+  | { readonly kind: 'missingItem'; readonly missingUrl: string }
+  | { readonly kind: 'methodNotAllowed'; readonly method: string; readonly sendsBody: boolean; readonly allowed: string }
+  | { readonly kind: 'attributeRead'; readonly attribute: string; readonly empty: string }
+  | { readonly kind: 'attributeMerge'; readonly listItem: string | null }
+);
+
+/** What a test seeds before its request: the parent of a nested route, the item of an item route, the object of a singular one. */
+export interface SeedView {
+  /** The parent's model, quoted, or null. */
+  readonly parent: string | null;
+  readonly item: boolean;
+  readonly singular: boolean;
+}
+
+type TestOf<K extends TestView['kind']> = Omit<Extract<TestView, { kind: K }>, 'seed' | 'url' | 'model' | 'name' | 'link'>;
 
 export function testsView(ir: ServiceIR): TestsView {
   const models = new Map(ir.models.map((m) => [m.name, m]));
   const suites = ir.routes.map((route) => ({
-      title: quote(`${[...new Set(route.operations.map((o) => o.method))].sort().join(', ')} ${route.ramlPath}`),
-      tests: testsOf(route, models).map((t) => ({ title: quote(t.title), body: t.body.join('\n') })),
+    title: quote(`${[...new Set(route.operations.map((o) => o.method))].sort().join(', ')} ${route.ramlPath}`),
+    tests: testsOf(route, models).map((t) => ({ ...t, title: quote(t.title) })),
   }));
-  return { usesShown: suites.some((s) => s.tests.some((t) => t.body.includes('shown('))), suites };
+  const usesShown = suites.some((s) => s.tests.some((t) => 'shown' in t && t.shown.startsWith('shown(')));
+  return { usesShown, suites };
 }
 
-interface Test {
-  readonly title: string;
-  readonly body: readonly string[];
-}
-
-function testsOf(route: Route, models: ReadonlyMap<string, Model>): Test[] {
+function testsOf(route: Route, models: ReadonlyMap<string, Model>): TestView[] {
   const model = models.get(route.model)!;
   const has = (action: Operation['action']) => route.operations.some((o) => o.action === action);
-  const tests: Test[] = [];
+  const tests: TestView[] = [];
   const builder = new RouteTests(route, model, models);
   for (const op of route.operations) {
     const test = builder.test(op);
@@ -42,7 +67,7 @@ function testsOf(route: Route, models: ReadonlyMap<string, Model>): Test[] {
   return tests;
 }
 
-/** Code for the tests of one route. Lines are joined by the template; prettier lays them out. */
+/** The tests of one route, as views for api.test.ts.hbs; prettier lays the code out. */
 export class RouteTests {
   constructor(
     readonly route: Route,
@@ -54,30 +79,36 @@ export class RouteTests {
     return this.model.name;
   }
 
-  /** Seeds the parent (nested routes) and the item (item routes); names the URL. */
-  setup(item: boolean): { lines: string[]; url: string } {
-    const lines: string[] = [];
+  /** What to seed for a test (the item only when `item`), and the request's URL as the body of a template literal. */
+  seeding(item: boolean): { seed: SeedView; url: string } {
     const parent = this.route.parent;
     let url = this.route.path;
-    if (parent) {
-      lines.push(`const parent = await service.seed(${quote(parent.model)});`);
-      url = url.replace(`:${parent.param}`, `\${service.key(${quote(parent.model)}, parent)}`);
-    }
-    if (item && this.route.kind === 'item') {
-      lines.push(`const item = await service.seed(${quote(this.name)}${this.link()});`);
-      url = url.replace(`:${this.route.itemParam}`, `\${service.key(${quote(this.name)}, item)}`);
-    }
-    if (item && this.route.kind === 'singular') lines.push(`await service.seed(${quote(this.name)}${this.link()});`);
-    return { lines, url: url.replace(/[`\\]/g, (c) => `\\${c}`) };
+    if (parent) url = url.replace(`:${parent.param}`, `\${service.key(${quote(parent.model)}, parent)}`);
+    if (item && this.route.kind === 'item') url = url.replace(`:${this.route.itemParam}`, `\${service.key(${quote(this.name)}, item)}`);
+    const seed = { parent: parent ? quote(parent.model) : null, item: item && this.route.kind === 'item', singular: item && this.route.kind === 'singular' };
+    return { seed, url: url.replace(/[`\\]/g, (c) => `\\${c}`) };
+  }
+
+  /** The seeding as lines of code, for test/acl.test.ts. */
+  setup(item: boolean): { lines: string[]; url: string } {
+    const { seed, url } = this.seeding(item);
+    const lines = [
+      ...(seed.parent ? [`const parent = await service.seed(${seed.parent});`] : []),
+      ...(seed.item ? [`const item = await service.seed(${quote(this.name)}${this.link()});`] : []),
+      ...(seed.singular ? [`await service.seed(${quote(this.name)}${this.link()});`] : []),
+    ];
+    return { lines, url };
+  }
+
+  /** A test of this route: the parts every test has, and those of its kind. */
+  view<K extends TestView['kind']>(item: boolean, test: TestOf<K>): TestView {
+    // TypeScript cannot see that the common parts and one kind's parts make that kind's view.
+    return { ...this.seeding(item), model: quote(this.name), name: this.name, link: this.link(), ...test } as TestView;
   }
 
   /** Secret fields (the user's password) are written but never shown: expectations leave them out. */
   shown(variable: string): string {
     return this.secrets().length ? `shown(${quote(this.name)}, ${variable})` : variable;
-  }
-
-  secretsNotShown(body: string): string[] {
-    return this.secrets().map((f) => `expect(${body}).not.toHaveProperty(${quote(f)});`);
   }
 
   secrets(): string[] {
@@ -96,7 +127,7 @@ export class RouteTests {
     return inverse ? `, { ${inverse}: service.key(${quote(this.route.parent!.model)}, parent) }` : '';
   }
 
-  test(op: Operation): Test | undefined {
+  test(op: Operation): TestView | undefined {
     if (this.route.kind === 'attribute') return op.action === 'index' ? this.attributeRead() : op.action === 'create' ? this.attributeMerge() : undefined;
     switch (op.action) {
       case 'index':
@@ -121,180 +152,88 @@ export class RouteTests {
     }
   }
 
-  index(): Test {
-    const { lines, url } = this.setup(false);
-    const inverse = this.inverse();
-    return {
-      title: `GET lists ${this.name} objects a page at a time`,
-      body: [
-        ...lines,
-        `await service.seed(${quote(this.name)}${this.link()});`,
-        `await service.seed(${quote(this.name)}${this.link()});`,
-        ...(inverse ? [`await service.seed(${quote(this.name)}); // not the parent's: not listed`] : []),
-        `const response = await service.request('GET', \`${url}?_limit=1\`);`,
-        'expect(response.statusCode).toBe(200);',
-        'const body = response.json();',
-        'expect(body).toMatchObject({ total: 2, count: 1, start: 0 });',
-        `expect(body.data[0]).toMatchObject({ _type: ${quote(this.name)} });`,
-      ],
-    };
+  index(): TestView {
+    return this.view<'index'>(false, { kind: 'index', title: `GET lists ${this.name} objects a page at a time`, seedNonChild: this.inverse() !== null });
   }
 
-  create(): Test {
-    const { lines, url } = this.setup(false);
+  create(): TestView {
     const inverse = this.inverse();
-    return {
+    return this.view<'create'>(false, {
+      kind: 'create',
       title: `POST creates ${withArticle(this.name)}: 201 with Location`,
-      body: [
-        ...lines,
-        `const data = samples.${this.name}(1);`,
-        `const response = await service.request('POST', \`${url}\`, data);`,
-        'expect(response.statusCode).toBe(201);',
-        'const body = response.json();',
-        `expect(body).toMatchObject({ ...${this.shown('data')}, _type: ${quote(this.name)} });`,
-        ...this.secretsNotShown('body'),
-        ...(inverse ? [`expect(body.${inverse}).toBe(service.key(${quote(this.route.parent!.model)}, parent));`] : []),
-        "expect(response.headers['location']).toBe(body._self);",
-        "expect((await service.request('GET', body._self)).statusCode).toBe(200);",
-      ],
-    };
+      shown: this.shown('data'),
+      secrets: this.secrets().map(quote),
+      parentLink: inverse ? { field: inverse, parent: quote(this.route.parent!.model) } : null,
+    });
   }
 
-  show(): Test {
-    const { lines, url } = this.setup(true);
-    return {
-      title: `GET reads ${withArticle(this.name)}`,
-      body: [
-        ...lines,
-        `const response = await service.request('GET', \`${url}\`);`,
-        'expect(response.statusCode).toBe(200);',
-        `expect(response.json()).toMatchObject({ _type: ${quote(this.name)} });`,
-        ...(this.route.kind === 'item' ? [`expect(response.json()._pk).toBe(String(service.key(${quote(this.name)}, item)));`] : []),
-      ],
-    };
+  show(): TestView {
+    return this.view<'show'>(true, { kind: 'show', title: `GET reads ${withArticle(this.name)}`, checksKey: this.route.kind === 'item' });
   }
 
-  update(method: 'PATCH' | 'PUT'): Test {
-    const { lines, url } = this.setup(true);
+  update(method: 'PATCH' | 'PUT'): TestView {
     const key = this.model.fields.find((f) => f.name === this.model.primaryKey)!;
-    const keepKey = !key.generated && this.route.kind === 'item' ? `, ${key.name}: service.key(${quote(this.name)}, item)` : '';
-    const data = method === 'PUT' ? `{ ...samples.${this.name}(2)${keepKey} }` : `changes.${this.name}`;
-    return {
+    return this.view<'update'>(true, {
+      kind: 'update',
       title: method === 'PUT' ? `PUT replaces ${withArticle(this.name)}` : `PATCH changes ${withArticle(this.name)}`,
-      body: [
-        ...lines,
-        `const data = ${data};`,
-        `const response = await service.request('${method}', \`${url}\`, data);`,
-        'expect(response.statusCode).toBe(200);',
-        `expect(response.json()).toMatchObject(${this.shown('data')});`,
-        ...this.secretsNotShown('response.json()'),
-        ...(this.route.kind === 'item' ? ["expect(response.headers['location']).toBe(response.json()._self);"] : []),
-      ],
-    };
+      method,
+      replace: method === 'PUT',
+      keepKey: !key.generated && this.route.kind === 'item' ? key.name : null,
+      shown: this.shown('data'),
+      secrets: this.secrets().map(quote),
+      checksLocation: this.route.kind === 'item',
+    });
   }
 
-  delete(): Test {
-    const { lines, url } = this.setup(true);
-    return {
-      title: `DELETE removes ${withArticle(this.name)}`,
-      body: [
-        ...lines,
-        `const response = await service.request('DELETE', \`${url}\`);`,
-        'expect(response.statusCode).toBe(200);',
-        "expect(response.json()).toMatchObject({ status_code: 200, message: 'Deleted' });",
-        `expect((await service.request('GET', \`${url}\`)).statusCode).toBe(404);`,
-      ],
-    };
+  delete(): TestView {
+    return this.view<'delete'>(true, { kind: 'delete', title: `DELETE removes ${withArticle(this.name)}` });
   }
 
-  updateMany(method: string): Test {
-    const { lines, url } = this.setup(false);
-    return {
-      title: `${method} changes the ${this.name} objects the filters select, in one go`,
-      body: [
-        ...lines,
-        `const chosen = await service.seed(${quote(this.name)}${this.link()});`,
-        `await service.seed(${quote(this.name)}${this.link()});`,
-        `const response = await service.request('${method}', \`${url}?${this.model.primaryKey}=\${service.key(${quote(this.name)}, chosen)}\`, changes.${this.name});`,
-        'expect(response.statusCode).toBe(200);',
-        `expect(response.json()).toMatchObject({ count: 1, message: 'Updated 1 ${this.name}(s) objects' });`,
-      ],
-    };
+  updateMany(method: string): TestView {
+    return this.view<'updateMany'>(false, { kind: 'updateMany', title: `${method} changes the ${this.name} objects the filters select, in one go`, method, primaryKey: this.model.primaryKey });
   }
 
-  deleteMany(): Test {
-    const { lines, url } = this.setup(false);
-    return {
-      title: `DELETE removes the ${this.name} objects the filters select`,
-      body: [
-        ...lines,
-        `const chosen = await service.seed(${quote(this.name)}${this.link()});`,
-        `await service.seed(${quote(this.name)}${this.link()});`,
-        `const response = await service.request('DELETE', \`${url}?${this.model.primaryKey}=\${service.key(${quote(this.name)}, chosen)}\`);`,
-        'expect(response.statusCode).toBe(200);',
-        `expect(response.json()).toMatchObject({ count: 1, message: 'Deleted 1 ${this.name}(s) objects' });`,
-        `expect((await service.request('GET', \`${url}\`)).json().total).toBe(1);`,
-      ],
-    };
+  deleteMany(): TestView {
+    return this.view<'deleteMany'>(false, { kind: 'deleteMany', title: `DELETE removes the ${this.name} objects the filters select`, primaryKey: this.model.primaryKey });
   }
 
-  options(): Test {
-    const { lines, url } = this.setup(false);
-    return {
-      title: 'OPTIONS names the allowed methods',
-      body: [...lines, `const response = await service.request('OPTIONS', \`${url}\`);`, 'expect(response.statusCode).toBe(200);', `expect(response.headers['allow']).toBe(${quote(this.allowed())});`],
-    };
+  options(): TestView {
+    return this.view<'options'>(false, { kind: 'options', title: 'OPTIONS names the allowed methods', allowed: quote(this.allowed()) });
   }
 
-  missingItem(): Test {
+  missingItem(): TestView {
     const key = this.model.fields.find((f) => f.name === this.model.primaryKey)!;
     const missing = key.type === 'id_field' || key.type.endsWith('integer') ? '999999999' : 'no-such-key';
-    const { lines, url } = this.setup(false);
-    return {
-      title: `GET of an unknown ${this.name} is a 404`,
-      body: [
-        ...lines,
-        `const response = await service.request('GET', \`${url.replace(`:${this.route.itemParam}`, missing)}\`);`,
-        'expect(response.statusCode).toBe(404);',
-        'expect(response.json()).toMatchObject({ status_code: 404 });',
-      ],
-    };
+    const missingUrl = this.seeding(false).url.replace(`:${this.route.itemParam}`, missing);
+    return this.view<'missingItem'>(false, { kind: 'missingItem', title: `GET of an unknown ${this.name} is a 404`, missingUrl });
   }
 
-  methodNotAllowed(method: string): Test {
-    const { lines, url } = this.setup(this.route.kind === 'item');
-    return {
+  methodNotAllowed(method: string): TestView {
+    return this.view<'methodNotAllowed'>(this.route.kind === 'item', {
+      kind: 'methodNotAllowed',
       title: `${method} is not allowed: 405 with Allow`,
-      body: [
-        ...lines,
-        `const response = await service.request('${method}', \`${url}\`${method === 'GET' || method === 'DELETE' ? '' : ', {}'});`,
-        'expect(response.statusCode).toBe(405);',
-        `expect(response.headers['allow']).toBe(${quote(this.allowed())});`,
-      ],
-    };
+      method,
+      sendsBody: method !== 'GET' && method !== 'DELETE',
+      allowed: quote(this.allowed()),
+    });
   }
 
-  attributeRead(): Test {
-    const { lines, url } = this.setup(false);
-    return {
+  attributeRead(): TestView {
+    return this.view<'attributeRead'>(false, {
+      kind: 'attributeRead',
       title: `GET reads the ${this.route.attribute} of ${withArticle(this.name)}`,
-      body: [...lines, `const response = await service.request('GET', \`${url}\`);`, 'expect(response.statusCode).toBe(200);', `expect(response.json()).toEqual(parent.${this.route.attribute} ?? ${this.isList() ? '[]' : '{}'});`],
-    };
+      attribute: this.route.attribute!,
+      empty: this.isList() ? '[]' : '{}',
+    });
   }
 
-  attributeMerge(): Test {
-    const { lines, url } = this.setup(false);
+  attributeMerge(): TestView {
     const list = this.isList();
-    return {
+    return this.view<'attributeMerge'>(false, {
+      kind: 'attributeMerge',
       title: `POST ${list ? 'adds to' : 'merges into'} the ${this.route.attribute} of ${withArticle(this.name)}`,
-      body: [
-        ...lines,
-        `const response = await service.request('POST', \`${url}\`, { ${list ? `[${this.listItem()}]: true` : "added: 'value'"} });`,
-        'expect(response.statusCode).toBe(201);',
-        list ? `expect(response.json()).toContain(${this.listItem()});` : "expect(response.json()).toMatchObject({ added: 'value' });",
-        `expect((await service.request('GET', \`${url}\`)).json()).toEqual(response.json());`,
-      ],
-    };
+      listItem: list ? this.listItem() : null,
+    });
   }
 
   isList(): boolean {

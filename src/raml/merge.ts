@@ -9,7 +9,7 @@
  *   templates are merged: until then it is kept as `name?` (so a later template that brings
  *   `name` picks it up), and `dropOptionalKeys` removes what is left.
  */
-import { isMap, isNull, type YEntry, type YMap, type YNode } from '../load/ynode.js';
+import { isMap, isNull, type YEntry, type YMap, type YNode, type YSeq } from '../load/ynode.js';
 import { toPlain } from '../load/ynode.js';
 
 export function isOptionalKey(key: string): boolean {
@@ -67,7 +67,7 @@ function withValue(entry: YEntry, value: YNode): YEntry {
   return value === entry.value ? entry : { key: entry.key, value };
 }
 
-function uniteSequences(target: import('../load/ynode.js').YSeq, template: import('../load/ynode.js').YSeq): YNode {
+function uniteSequences(target: YSeq, template: YSeq): YNode {
   const seen = new Set(target.items.map(canonical));
   const items = [...target.items];
   for (const item of template.items) {

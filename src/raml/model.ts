@@ -7,7 +7,6 @@
  * Every object keeps the YAML node it was read from (`node`) so later stages can point
  * diagnostics at it.
  */
-import type { SourceFile } from '../diagnostics/source.js';
 import type { ScalarValue, YMap, YNode, YScalar } from '../load/ynode.js';
 
 /** Keys the reader did not recognise but kept, in templates only (`<<param>>: value`). */
@@ -168,9 +167,4 @@ export interface SecurityScheme {
   readonly settings?: YMap;
   readonly nameNode: YScalar;
   readonly node: YNode;
-}
-
-/** Where a schema or example text came from, for diagnostics inside it. */
-export function textOrigin(node: YScalar): SourceFile | undefined {
-  return node.includedFile;
 }

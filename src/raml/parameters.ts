@@ -9,7 +9,7 @@ import { basename } from 'node:path';
 import { positionAt, span as makeSpan, type Span } from '../diagnostics/source.js';
 import type { ScalarValue, YScalar } from '../load/ynode.js';
 import { didYouMean } from '../util/suggest.js';
-import { coreScalar } from './core-schema.js';
+import { coreScalar } from '../load/core-schema.js';
 
 const PARAMETER = /<<([^<>]*?)>>/g;
 /** `name` or `name | !function`; a name may hold spaces (`<<a b>>` names the parameter "a b", as in raml-1-parser). */

@@ -1,12 +1,11 @@
 /**
- * What writing the tree would do to the out-dir (contract §1.1), decided before anything is
+ * What writing the tree would do to the out-dir, decided before anything is
  * written: add, change, delete, keep — or refuse, for a generated file the user has edited or a
  * file svcgen did not write. `outDir` is the real out-dir, its paths already checked (paths.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { contentHash, type OutputTree } from '../generate.js';
-import type { Owner } from '../render/header.js';
+import { contentHash, type Owner, type OutputTree } from '../output.js';
 import type { Manifest } from './manifest.js';
 
 /**

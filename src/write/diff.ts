@@ -27,7 +27,7 @@ function middle(removed: readonly string[], added: readonly string[]): string[] 
   if (removed.length * added.length > 250_000) return [...removed.map((l) => `-${l}`), ...added.map((l) => `+${l}`)];
   const n = removed.length;
   const m = added.length;
-  const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  const lcs: number[][] = Array.from({ length: n + 1 }, () => Array.from<number>({ length: m + 1 }).fill(0));
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) lcs[i]![j] = removed[i] === added[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
   }

@@ -1,5 +1,5 @@
 /**
- * The schema's history as the out-dir holds it (contract §1, schema evolution): the storage model
+ * The schema's history as the out-dir holds it: the storage model
  * the latest migration leaves (`src/db/storage.json`) and the migration modules already written
  * (`src/db/migrations/NNNN_*.ts`). Like the rest of the out-dir it is untrusted: paths are
  * checked as for writing, the storage model is checked value by value, and a migration the

@@ -1,5 +1,5 @@
 /**
- * Reads `.svcgen/manifest.json` as the untrusted input it is (contract §1): the manifest decides
+ * Reads `.svcgen/manifest.json` as the untrusted input it is: the manifest decides
  * what svcgen may overwrite and delete, so anything but the shape svcgen writes (manifest.ts) is
  * a located SVC3001, and a path that is not a plain relative path an SVC3002 — never a guess.
  */
@@ -7,7 +7,7 @@ import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import { span, type SourceFile, type Span } from '../diagnostics/source.js';
 import { parseJsonLocated } from '../load/json.js';
 import type { YMap, YNode } from '../load/ynode.js';
-import type { Owner } from '../render/header.js';
+import type { Owner } from '../output.js';
 import type { Manifest, ManifestEntry } from './manifest.js';
 import { lexicalProblem } from './paths.js';
 

@@ -1,5 +1,5 @@
 /**
- * `.svcgen/manifest.json` in the out-dir (contract §1.1): every file svcgen wrote and its owner;
+ * `.svcgen/manifest.json` in the out-dir: every file svcgen wrote and its owner;
  * for generated files the hash of what svcgen wrote (it tells an edited generated file from an
  * unedited one, and a stale generated file from a user's own) and the hash of its rendering;
  * and the key of the input the tree was generated from (write/previous.ts reuses the tree when
@@ -7,8 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { contentHash, type OutputTree } from '../generate.js';
-import type { Owner } from '../render/header.js';
+import { contentHash, type Owner, type OutputTree } from '../output.js';
 
 export const MANIFEST_PATH = '.svcgen/manifest.json';
 

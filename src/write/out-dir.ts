@@ -1,5 +1,5 @@
 /**
- * Opening the out-dir as the untrusted input it is (contract §1): resolve it once, read and check
+ * Opening the out-dir as the untrusted input it is: resolve it once, read and check
  * its manifest, and check every path svcgen would write, delete or read there (paths.ts) — all
  * before anything is written. Problems are diagnostics (SVC3001–SVC3004), never exceptions.
  */

@@ -1,5 +1,5 @@
 /**
- * What a write run has to say about the files it did not write as planned (contract §1.1), as
+ * What a write run has to say about the files it did not write as planned, as
  * diagnostics located at those files: refusals are errors (nothing written), files kept are
  * warnings (reported on every run until the user acts).
  */

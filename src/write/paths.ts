@@ -1,5 +1,5 @@
 /**
- * The out-dir is untrusted input (contract §1: it may come from a pull request): every path svcgen
+ * The out-dir is untrusted input (it may come from a pull request): every path svcgen
  * writes or deletes, whether the plan or the manifest names it, must stay inside the out-dir —
  * lexically (no `..`, no absolute paths) and on disk (no symbolic link leading outside). These
  * checks run on every path before anything is written, so a refused path means nothing written.

@@ -7,8 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { contentHash, type OutputFile, type OutputTree, type PreviousOutput } from '../generate.js';
-import type { Owner } from '../render/header.js';
+import { contentHash, type Owner, type OutputFile, type OutputTree, type PreviousOutput } from '../output.js';
 import type { Manifest } from './manifest.js';
 
 export function previousOutput(outDir: string, manifest: Manifest | null): PreviousOutput | undefined {

@@ -1,7 +1,7 @@
 /**
  * The login ticket of generated services (templates/project/static/src/lib/auth/ticket.ts):
  * golden vectors, so a change of format (which would log every user out) cannot slip in, and the
- * tampering cases of reliability.md §1.2 and test plan rows 1–2.
+ * tampering cases of docs/reliability.md (rows 1–2 of its table).
  */
 import { describe, expect, it } from 'vitest';
 import {

@@ -1,4 +1,4 @@
-/** The command line (contract §1): commands, exit codes, output formats. */
+/** The command line: commands, exit codes, output formats. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';

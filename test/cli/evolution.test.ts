@@ -1,5 +1,5 @@
 /**
- * Schema evolution in the generator (contract §1): fixtures/evolution/v1…v7 generated one after
+ * Schema evolution in the generator: fixtures/evolution/v1…v7 generated one after
  * the other into one out-dir. Each version's new migration and storage model are golden files
  * (snapshots/evolution/); the refusals (data loss, rows that need a value, renames that name
  * nothing, a tampered or missing history) write nothing; `--check` fails while a migration is

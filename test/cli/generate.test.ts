@@ -1,5 +1,5 @@
 /**
- * `svcgen generate` on disk (contract §1, §1.1): writes only what changed, keeps user-owned files,
+ * `svcgen generate` on disk: writes only what changed, keeps user-owned files,
  * refuses to overwrite edited generated files unless --force, deletes stale unedited ones,
  * `--check` for CI, `--dry-run`, and a located error (exit 1, nothing written) for bad input.
  */

@@ -1,5 +1,5 @@
 /**
- * Regeneration never loses user code (contract §1.1), on the events fixture, whose handlers and
+ * Regeneration never loses user code, on the events fixture, whose handlers and
  * processors give it user-owned stubs: identical bytes for identical input, filled-in stubs kept,
  * new handler names get stubs, a removed resource takes its generated files with it and leaves
  * its stubs (reported as unused), and `--check` in a CI script.

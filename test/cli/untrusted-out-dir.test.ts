@@ -1,5 +1,5 @@
 /**
- * The out-dir and its manifest are untrusted input (contract §1: in CI they come from a pull
+ * The out-dir and its manifest are untrusted input (in CI they come from a pull
  * request): svcgen never writes or deletes anything outside the out-dir, through `..`, absolute
  * paths or symbolic links, in any mode. A tampered manifest or a link leading outside is a coded
  * diagnostic (exit 1), and then nothing is written or deleted, inside the out-dir or out.

@@ -3,7 +3,7 @@
  * under fixtures/invalid/<CODE>-<what>/ whose `svcgen validate` output (or, for the write stage,
  * `svcgen generate api.raml -o out` into the fixture's prepared `out/`) is a golden
  * snapshots/invalid/<case>/diagnostics.txt, and docs/diagnostics.md lists every code. No run
- * changes anything in the fixture outside `out/` (the out-dir is untrusted input, contract §1).
+ * changes anything in the fixture outside `out/` (the out-dir is untrusted input).
  */
 import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,8 +1,8 @@
 /**
  * ramses-example with `auth = true`, built and started as a process, over HTTP on SQLite and
- * PostgreSQL (contract §5, §6): the Ramses example's Python functions (principals, the
+ * PostgreSQL: the Ramses example's Python functions (principals, the
  * set_item_owner handler, the lowercase processor) ported to TypeScript in its user-owned stubs; anonymous callers, members, owners and admins; field privacy; and the
- * hardening of reliability.md §1–§4 (tampered, expired, replayed tickets, CSRF, enumeration,
+ * hardening of docs/reliability.md (tampered, expired, replayed tickets, CSRF, enumeration,
  * brute force, secrets never shown).
  */
 import { readFileSync } from 'node:fs';

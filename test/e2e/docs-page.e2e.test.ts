@@ -1,5 +1,5 @@
 /**
- * The API reference page (`{base}/docs`, contract §2) in a real browser: headless Chromium
+ * The API reference page (`{base}/docs`) in a real browser: headless Chromium
  * (Debian's `chromium`, driven by playwright-core) loads it from the service alone — every request
  * the page makes stays on 127.0.0.1, so it works offline — and shows every top-level resource of
  * the API. A screenshot is kept in .tmp/artifacts/ for people to look at. `docs.enable = false`

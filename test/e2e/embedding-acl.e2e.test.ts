@@ -1,5 +1,5 @@
 /**
- * Embedding under ACLs (contract §6) on every engine, with fixtures/embedding: a team embeds its
+ * Embedding under ACLs on every engine, with fixtures/embedding: a team embeds its
  * members (two levels: each member embeds its badge) and its note. Members are denied to the
  * group "outsiders"; notes and badges have no x-ACL (admins only). An embedded object the caller
  * may not view is shown as its key, on every route that embeds: collection and item reads, nested

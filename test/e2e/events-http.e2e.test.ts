@@ -1,5 +1,5 @@
 /**
- * Event handlers and field processors over HTTP (contract §7), on SQLite and PostgreSQL: the
+ * Event handlers and field processors over HTTP, on SQLite and PostgreSQL: the
  * events fixture's user-owned stubs are filled in below (as a user would), the project is
  * compiled with them and started with `auth = true`. Then: a before handler sets a field, an
  * after handler edits the response, a handler writes another model through `event.db` in the

@@ -1,5 +1,5 @@
 /**
- * Schema evolution on real databases, over HTTP (contract §1): fixtures/evolution/v1…v7, one
+ * Schema evolution on real databases, over HTTP: fixtures/evolution/v1…v7, one
  * API (Library: Author, Book, Publisher→Imprint, Profile) through seven versions, generated one
  * after the other into one out-dir as a user would (each version compiled once), then run on
  * SQLite, PostgreSQL and MongoDB, version after version on one database: after every

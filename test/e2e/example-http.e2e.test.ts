@@ -1,6 +1,6 @@
 /**
  * ramses-example, generated, built and started as a process (`node dist/server.js`, what
- * `npm start` runs), driven over HTTP on SQLite and on PostgreSQL: contract §2–§4.
+ * `npm start` runs), driven over HTTP on SQLite and on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { breakStoryTable, ENGINES, plantStrayColumn, testDatabase, type TestDatabase } from '../support/databases.js';

@@ -1,22 +1,22 @@
 /**
  * Every golden tree type-checks under `strict` (`tsc --noEmit` in a copy of
- * snapshots/<fixture>/out), and the generated project's own test suite passes on SQLite, on
+ * snapshots/<fixture>/out with its files of snapshots/runtime), and the generated project's own test suite passes on SQLite, on
  * PostgreSQL and on MongoDB (svcgen's test server, or MONGO_URL).
  */
-import { cpSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/paths.js';
 import { mongoServer } from '../support/mongodb.js';
 import { postgresServer } from '../support/postgres.js';
 import { linkDependencies, tool } from '../support/project.js';
-import { SNAPSHOT_FIXTURES } from '../support/generated.js';
+import { copyGoldenProject, SNAPSHOT_FIXTURES } from '../support/generated.js';
 
 describe.each(SNAPSHOT_FIXTURES)('the generated %s project', (fixture) => {
   const copy = async () => {
     const dir = join(repoRoot, '.tmp', 'snapshot-projects', fixture);
     rmSync(dir, { recursive: true, force: true });
-    cpSync(join(repoRoot, 'snapshots', fixture, 'out'), dir, { recursive: true });
+    await copyGoldenProject(fixture, dir);
     await linkDependencies(dir);
     return dir;
   };

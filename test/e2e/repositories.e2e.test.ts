@@ -1,5 +1,5 @@
 /**
- * Contract §8: both engines implement the same Prisma-style repositories and pass the same suite.
+ * Both engines implement the same Prisma-style repositories and pass the same suite.
  * The blog project's compiled repositories (dist/db) are opened on SQLite, PostgreSQL and MongoDB
  * and used directly, as handlers (`event.db`) and tests use them: filters and operators, AND/OR/NOT,
  * sort, paging, select, include, count, writes through both sides of a relationship, bulk writes,

@@ -1,5 +1,5 @@
 /**
- * Full-text search (`q`, `_search_fields`; contract §4.2) over HTTP on SQLite (FTS5),
+ * Full-text search (`q`, `_search_fields`) over HTTP on SQLite (FTS5),
  * PostgreSQL (tsvector + GIN) and MongoDB (the `_search` words), with one set of expectations
  * for all three (fixtures/search, auth on): whole words, every word, case and diacritics
  * ignored, relevance where the engines agree, field privacy, combination with filters, sorting,

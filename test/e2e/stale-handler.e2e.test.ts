@@ -1,5 +1,5 @@
 /**
- * The promise of contract §1.1: when the API changes, `tsc` in the generated project points at
+ * The promise that regeneration never loses user code: when the API changes, `tsc` in the generated project points at
  * exactly the user code that no longer fits, and nowhere else. The events fixture's stubs are
  * filled in (test/support/events-code.ts), then two fields those handlers use are removed.
  */

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import * as prettier from 'prettier';
 import { PRETTIER_OPTIONS } from '../../src/format/format.js';
-import { staticTemplates } from '../../src/render/templates.js';
+import { staticTemplates } from '../../src/plan/static-files.js';
 
 describe('templates/project/static', () => {
   it.each(staticTemplates().filter((f) => /\.(ts|json)$/.test(f.path)).map((f) => [f.path, f.content]))('%s is formatted', async (path, content) => {

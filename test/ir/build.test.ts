@@ -1,4 +1,4 @@
-/** The service model: naming, fields, relationships, routes, auth, ACLs and events (contract §3–§7). */
+/** The service model: naming, fields, relationships, routes, auth, ACLs and events. */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { modelNameOf, slug } from '../../src/ir/naming.js';

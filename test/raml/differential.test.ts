@@ -1,6 +1,6 @@
 /**
  * Differential tests against raml-1-parser (the parser the TCK encodes) on RAML written for what
- * the TCK does not cover (shared/reference/raml08.md §2 and §5): nested includes relative to the
+ * the TCK does not cover: nested includes relative to the
  * including file, !singularize/!pluralize, <<methodName>>, optional properties below method level
  * and through type chains, merge precedence, multi-typed parameters, {*} headers, base URI
  * parameter overrides, securedBy inheritance, and the default media type inside templates.

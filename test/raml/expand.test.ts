@@ -1,5 +1,5 @@
 /**
- * Resource types, traits and the default media type (raml08.md §1.6, §1.8 and §5): what the
+ * Resource types, traits and the default media type: what the
  * expanded resource says, as concrete values.
  */
 import { describe, expect, it } from 'vitest';

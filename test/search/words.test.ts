@@ -1,6 +1,6 @@
 /**
  * The words of full-text search (templates/project/static/src/lib/search.ts): the one definition
- * every engine's index and query follow (reference/search.md §5, §6.2): punctuation and the
+ * every engine's index and query follow: punctuation and the
  * operators of the engines' query languages separate words, case and diacritics do not count.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The query language's filters (contract §4.2) written a second time, over plain records, as the
+ * The query language's filters written a second time, over plain records, as the
  * expectation the engines are checked against: which objects `GET ?filters` returns, or that it
  * is a 400. Independent of the runtime's code on purpose. Text comparisons assume ASCII values
  * and a byte-order collation (the test cluster is initialised with --no-locale).

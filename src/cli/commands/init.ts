@@ -1,5 +1,5 @@
 /**
- * `svcgen init [dir]` (contract §1): writes a small working API to start from (templates/init/:
+ * `svcgen init [dir]`: writes a small working API to start from (templates/init/:
  * api.raml, schemas with a relationship, x-ACLs, an event handler, and a README saying what to
  * edit). It writes only into a new or empty folder, so it never overwrites anyone's work.
  */

@@ -1,5 +1,5 @@
 /**
- * `svcgen generate api.raml -o out --watch` (contract §1): generates, then again whenever the RAML
+ * `svcgen generate api.raml -o out --watch`: generates, then again whenever the RAML
  * or a file it includes changes, printing the diagnostics of every run. A run that finds errors
  * writes nothing and the watch goes on; it stops, with exit code 0, when `stop` settles (Ctrl-C).
  */

@@ -1,5 +1,5 @@
 /**
- * Contract §3: which resources define models. A static resource with a `post` body schema
+ * Which resources define models. A static resource with a `post` body schema
  * defines the model named after its segment (`/stories` → `Story`); under an item, a segment
  * that names a relationship defines that relationship's model, and one that names a `dict` or
  * `list` field is an attribute of the parent and defines nothing. The first schema wins. A
@@ -10,7 +10,7 @@ import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import { positionAt } from '../../diagnostics/source.js';
 import type { Body, Resource, SchemaReference } from '../../raml/model.js';
 import { modelNameOf } from '../naming.js';
-import { readSchemaDocument } from '../schema-document.js';
+import { readSchemaDocument } from '../../raml/schema-document.js';
 import { checkPrimaryKey, readModel, type ModelDraft } from './models.js';
 import { walk, type PathNode } from './paths.js';
 import type { Poisoned } from './poisoned.js';

@@ -1,25 +1,19 @@
 /**
- * Contract §7: `_event_handlers` of a schema: tags `before_<action>` / `after_<action>` (also the
+ * `_event_handlers` of a schema: tags `before_<action>` / `after_<action>` (also the
  * actions with underscores, which crashed Ramses) and `set`, each a list of handler names.
  */
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
-import type { Span } from '../../diagnostics/source.js';
 import { isMap, isScalar, isSeq } from '../../load/ynode.js';
 import { didYouMean } from '../../util/suggest.js';
 import { isSafeIdentifier } from '../naming.js';
 import { ACTIONS, AUTH_ACTIONS, type EventAction, type EventBinding } from '../types.js';
 import type { ModelDraft } from './models.js';
+import type { HandlerUse } from '../sources.js';
 
-/** `set` = every action that writes fields (contract §7). */
+/** `set` = every action that writes fields. */
 const SET_ACTIONS: readonly EventAction[] = ['create', 'update', 'replace', 'update_many', 'register'];
 
 const ALL_TAGS = ['before', 'after'].flatMap((phase) => [...ACTIONS, ...AUTH_ACTIONS, 'set'].map((a) => `${phase}_${a}`));
-
-export interface HandlerUse {
-  readonly name: string;
-  readonly tag: string;
-  readonly span: Span;
-}
 
 export function readEventHandlers(diagnostics: DiagnosticBag, model: ModelDraft): { bindings: EventBinding[]; uses: HandlerUse[] } {
   const entry = model.eventHandlers;
@@ -71,7 +65,7 @@ export function readEventHandlers(diagnostics: DiagnosticBag, model: ModelDraft)
       byEvent.set(key, binding);
     }
   }
-  const order = (b: EventBinding) => [...ACTIONS, ...AUTH_ACTIONS].indexOf(b.action as never) * 2 + (b.phase === 'after' ? 1 : 0);
+  const order = (b: EventBinding) => [...ACTIONS, ...AUTH_ACTIONS].indexOf(b.action) * 2 + (b.phase === 'after' ? 1 : 0);
   const bindings = [...byEvent.values()].filter((b) => b.handlers.length > 0).sort((a, b) => order(a) - order(b));
   return { bindings, uses };
 }

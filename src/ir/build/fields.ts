@@ -1,5 +1,5 @@
 /**
- * Contract §3: a schema property becomes a field when it has `_db_settings`. This reads one
+ * A schema property becomes a field when it has `_db_settings`. This reads one
  * property into a field draft, checking types and parameters; relationships and foreign keys are
  * resolved later, when every model is known.
  */
@@ -11,7 +11,7 @@ import { validationKeywords } from './validation.js';
 import { fieldNameProblem, isSafeIdentifier } from '../naming.js';
 import { FIELD_TYPES, type Field, type FieldType, type Literal, type ReferentialAction, type ScalarFieldType, type ValueSource } from '../types.js';
 
-/** `_db_settings.type` spellings from Ramses' documentation, accepted as aliases (contract §3). */
+/** `_db_settings.type` spellings from Ramses' documentation, accepted as aliases. */
 const TYPE_ALIASES: Readonly<Record<string, FieldType>> = {
   unicodetext: 'unicode_text',
   biginteger: 'big_integer',

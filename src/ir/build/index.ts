@@ -9,30 +9,17 @@ import type { Span } from '../../diagnostics/source.js';
 import type { RamlApi } from '../../raml/model.js';
 import { didYouMean } from '../../util/suggest.js';
 import { slug } from '../naming.js';
-import type { AclEntry, EventBinding, Field, Model, ServiceIR, UserFunction } from '../types.js';
+import type { Acl, EventBinding, Field, Model, Route, ServiceIR, UserFunction } from '../types.js';
 import { defineModels, reportMissingModels } from './definitions.js';
-import { readEventHandlers, type HandlerUse } from './events.js';
+import { readEventHandlers } from './events.js';
 import type { ModelDraft, NameList } from './models.js';
 import { pathTree, ROUTER_SYNTAX, ROUTER_SYNTAX_MEANS } from './paths.js';
-import { Poisoned, type PoisonedView } from './poisoned.js';
+import { Poisoned } from './poisoned.js';
+import type { HandlerUse, IrSources } from '../sources.js';
 import { resolveRelationships } from './relationships.js';
 import { buildRoutes } from './routes.js';
 import { readAcls, readAuthSchemes } from './security.js';
 import { addCredentialModel, addLoginFailureModel, settleUserModel } from './user-model.js';
-
-/** Where IR objects come from, for the checks that run after building. */
-export interface IrSources {
-  readonly models: ReadonlyMap<string, Span>;
-  /** `Model.field` → the property name in the schema. */
-  readonly fields: ReadonlyMap<string, Span>;
-  /** Route path → the RAML resource key. */
-  readonly routes: ReadonlyMap<string, Span>;
-  readonly acls: ReadonlyMap<string, Span>;
-  readonly aclEntries: ReadonlyMap<AclEntry, Span>;
-  readonly handlers: readonly (HandlerUse & { readonly model: string })[];
-  /** What the build left out because of a reported error: the checks say nothing more about it. */
-  readonly poisoned: PoisonedView;
-}
 
 export interface IrResult {
   readonly ir: ServiceIR;
@@ -93,7 +80,7 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
   return { ir, sources };
 }
 
-/** Privacy lists and `_nested_relationships` name fields of the model (contract §6, §3.1). */
+/** Privacy lists and `_nested_relationships` name fields of the model. */
 function checkFieldLists(diagnostics: DiagnosticBag, model: ModelDraft, poisoned: Poisoned): void {
   const names = model.fields.map((f) => f.field.name);
   const check = (list: NameList | null, key: string, allowed: readonly string[], what: 'field' | 'relationship') => {
@@ -143,7 +130,7 @@ function finishModel(draft: ModelDraft, eventHandlers: EventBinding[]): Model {
   };
 }
 
-/** Contract §4.1: the base path is the path of `baseUri` with `{version}` replaced. */
+/** The base path is the path of `baseUri` with `{version}` replaced. */
 function basePath(diagnostics: DiagnosticBag, api: RamlApi): string {
   const uri = api.baseUri;
   if (!uri) return '';
@@ -168,7 +155,7 @@ function basePath(diagnostics: DiagnosticBag, api: RamlApi): string {
   return clean === '' || clean === '/' ? '' : clean.startsWith('/') ? clean : `/${clean}`;
 }
 
-function routeSpans(api: RamlApi, routes: readonly import('../types.js').Route[]): Map<string, Span> {
+function routeSpans(api: RamlApi, routes: readonly Route[]): Map<string, Span> {
   const byRamlPath = new Map<string, Span>();
   const visit = (list: RamlApi['resources']) => {
     for (const r of list) {
@@ -185,8 +172,8 @@ function routeSpans(api: RamlApi, routes: readonly import('../types.js').Route[]
   return out;
 }
 
-/** Contract §1.1: the user-owned functions, with the models that use them (to type their stubs). */
-function userCode(models: readonly Model[], acls: readonly import('../types.js').Acl[], routes: readonly import('../types.js').Route[]): ServiceIR['userCode'] {
+/** The user-owned functions, with the models that use them (to type their stubs). */
+function userCode(models: readonly Model[], acls: readonly Acl[], routes: readonly Route[]): ServiceIR['userCode'] {
   const handlers = new Collector();
   const processors = new Collector();
   const principals = new Collector();

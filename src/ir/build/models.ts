@@ -1,12 +1,12 @@
 /**
- * Contract §3: one model per resource that has a `post` body schema. Reads a schema's root
+ * One model per resource that has a `post` body schema. Reads a schema's root
  * (`properties`, privacy lists, `_auth_model`, `_nesting_depth`, …) into a model draft.
  */
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
 import { get, isMap, isScalar, isSeq, type YEntry, type YMap } from '../../load/ynode.js';
 import { didYouMean } from '../../util/suggest.js';
-import type { SchemaDocument } from '../schema-document.js';
+import type { SchemaDocument } from '../../raml/schema-document.js';
 import type { Relationship } from '../types.js';
 import { readField, type FieldDraft, type MutableField } from './fields.js';
 
@@ -160,7 +160,7 @@ function nestingDepth(diagnostics: DiagnosticBag, root: YMap): number {
   return 1;
 }
 
-/** Contract §3: exactly one primary key. */
+/** Exactly one primary key. */
 export function checkPrimaryKey(diagnostics: DiagnosticBag, model: ModelDraft): void {
   if (model.withoutProperties) return;
   const keys = model.fields.filter((f) => f.field.primaryKey);
@@ -215,7 +215,7 @@ export function synthesizedField(name: string, overrides: Partial<MutableField>)
   };
 }
 
-/** Contract §5: the user model's four fields, added where the schema lacks them. */
+/** The user model's four fields, added where the schema lacks them. */
 export function authFields(hasPrimaryKey: boolean): MutableField[] {
   return [
     synthesizedField('username', { primaryKey: !hasPrimaryKey, required: true, unique: true, minLength: 1, maxLength: 50, helpText: 'login name' }),

@@ -5,7 +5,9 @@
  * first error, and since diagnostics are printed by place, the echo often comes before its
  * cause. Build steps record here what they could not build; later steps stay silent about it.
  */
-export class Poisoned {
+import type { PoisonedView } from '../sources.js';
+
+export class Poisoned implements PoisonedView {
   /** Models whose fields are unknown. */
   readonly #models = new Set<string>();
   /** Of those, the ones without a schema that was read: the backrefs they would add are unknown too. */
@@ -59,6 +61,3 @@ export class Poisoned {
     return this.#acls.has(name);
   }
 }
-
-/** What the check stage may ask after building. */
-export type PoisonedView = Pick<Poisoned, 'hasModel' | 'hasField' | 'mayBeBackref' | 'hasAcl'>;

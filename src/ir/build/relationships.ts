@@ -1,5 +1,5 @@
 /**
- * Relationships (service spec §2.2–2.4, contract §3.1): every `type: relationship` field gets its
+ * Relationships: every `type: relationship` field gets its
  * generated backref on the target model and the `foreign_key` field that stores it (on the
  * target for one-to-many; on either side for one-to-one). Problems are reported where the user
  * has to fix them; a relationship to a model whose schema is broken or missing is not a problem of
@@ -249,7 +249,7 @@ function keyType(model: ModelDraft): ScalarFieldType {
   return (pk?.field.type ?? 'string') as ScalarFieldType;
 }
 
-/** Spec §2.3 rule 4: several relationships from one model to another each need `foreign_keys`. Returns those that lack it. */
+/** Several relationships from one model to another each need `foreign_keys`. Returns those that lack it. */
 function checkForeignKeysNeeded(ctx: Context, declarations: readonly Declaration[]): RelationshipDecl[] {
   const failed: RelationshipDecl[] = [];
   const byPair = new Map<string, RelationshipDecl[]>();
@@ -270,7 +270,7 @@ function checkForeignKeysNeeded(ctx: Context, declarations: readonly Declaration
   return failed;
 }
 
-/** Spec §2.4: a one-to-one is declared on one side; `uselist: false` on both sides is a mistake. Returns the second sides. */
+/** A one-to-one is declared on one side; `uselist: false` on both sides is a mistake. Returns the second sides. */
 function checkOneToOneOnBothSides(ctx: Context, declarations: readonly Declaration[]): RelationshipDecl[] {
   const failed: RelationshipDecl[] = [];
   const oneToOne = declarations.filter((d) => !d.decl.uselist);

@@ -1,5 +1,5 @@
 /**
- * Contract §4.1: the routes. A static resource is a model's collection, its `{param}` child the
+ * The routes. A static resource is a model's collection, its `{param}` child the
  * items (looked up by primary key, whatever the parameter is called). Below an item, a segment is
  * a nested collection (a to-many relationship or backref of the parent), a singular sub-resource
  * (a to-one relationship) or an attribute sub-resource (a `dict` or `list` field). Nothing is
@@ -18,7 +18,7 @@ import type { Poisoned } from './poisoned.js';
 
 type Kind = Route['kind'];
 
-/** Method → action, per kind of route (service spec §4.2; singular routes act on one object). */
+/** Method → action, per kind of route (as Ramses maps them; singular routes act on one object). */
 const ACTION_TABLE: Readonly<Record<Kind, Partial<Record<HttpMethod, Action>>>> = {
   collection: { GET: 'index', HEAD: 'index', POST: 'create', PUT: 'update_many', PATCH: 'update_many', DELETE: 'delete_many', OPTIONS: 'collection_options' },
   item: { GET: 'show', HEAD: 'show', PUT: 'replace', PATCH: 'update', DELETE: 'delete', OPTIONS: 'item_options' },

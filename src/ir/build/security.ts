@@ -1,5 +1,5 @@
 /**
- * Contract §5 and §6: the `x-Ticket` / `x-ApiKey` schemes that authenticate, and the `x-ACL`
+ * The `x-Ticket` / `x-ApiKey` schemes that authenticate, and the `x-ACL`
  * schemes, parsed into entries (`allow|deny <principal> <permissions>`).
  */
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';

@@ -1,5 +1,5 @@
 /**
- * Contract §5: with authentication configured, one model is the user model: the schema with
+ * With authentication configured, one model is the user model: the schema with
  * `"_auth_model": true`, else a model named `User`, else a default `User` that svcgen generates.
  * It gets `username`, `email`, `password` and `groups` where the schema lacks them.
  */
@@ -7,6 +7,7 @@ import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
 import type { MutableField } from './fields.js';
 import { authFields, synthesizedField, type ModelDraft } from './models.js';
+import { CREDENTIAL_MODEL, LOGIN_FAILURE_MODEL } from '../types.js';
 
 export function settleUserModel(diagnostics: DiagnosticBag, models: Map<string, ModelDraft>, authAt: Span | null): ModelDraft | undefined {
   const marked = [...models.values()].filter((m) => m.isAuthModel);
@@ -103,13 +104,8 @@ function completeUserModel(diagnostics: DiagnosticBag, user: ModelDraft): void {
   }
 }
 
-/** The model svcgen keeps the auth credentials in (not part of the API). */
-export const CREDENTIAL_MODEL = 'AuthCredential';
-/** The model svcgen counts failed logins in (not part of the API). */
-export const LOGIN_FAILURE_MODEL = 'AuthLoginFailure';
-
 /**
- * Contract §5: logging out, changing the password and deleting the user invalidate tickets issued
+ * Logging out, changing the password and deleting the user invalidate tickets issued
  * before, and API tokens are stored hashed. Both need state per user: a session epoch that tickets
  * carry, and the token's digest. They live in a model of their own, away from the user's fields,
  * so no route or serializer can ever show them.

@@ -10,7 +10,7 @@ import { isMap, isScalar, isSeq, toPlain, type YMap, type YNode } from '../../lo
 import type { Literal } from '../types.js';
 import { patternProblem } from './pattern-safety.js';
 
-/** JSON Schema keywords of a property that validate its value (contract §3: differs from Ramses). */
+/** JSON Schema keywords of a property that the service checks values against (beside `_db_settings`). */
 const VALIDATION_KEYWORDS = new Set([
   'minLength', 'maxLength', 'pattern', 'format', 'enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
   'multipleOf', 'minItems', 'maxItems', 'uniqueItems', 'items', 'minProperties', 'maxProperties',

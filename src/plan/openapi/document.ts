@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 document of a generated service (contract §2: served at `{base}/openapi.json`),
+ * The OpenAPI 3.1 document of a generated service (served at `{base}/openapi.json`),
  * made from the IR alone, like the code it describes. The generated project ships it as
  * `openapi.json`; `svcgen inspect --openapi` prints it. Output is deterministic: paths and
  * components are sorted, everything else follows the IR's order; no timestamps.

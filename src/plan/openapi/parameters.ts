@@ -1,7 +1,7 @@
 /**
- * Path and query parameters. Path parameters hold keys (contract §4.1: lookup is by primary key,
- * whatever the RAML calls the parameter). Query parameters are the collection query language
- * (contract §4.2), with exactly the operators the runtime's `lib/http/query.ts` accepts on each
+ * Path and query parameters. Path parameters hold keys (lookup is by primary key,
+ * whatever the RAML calls the parameter). Query parameters are the collection query language,
+ * with exactly the operators the runtime's `lib/http/query.ts` accepts on each
  * field: `_limit`… are shared components, each model's filters are components named
  * `<Model>.<parameter>`, referenced by its collection reads and bulk changes.
  */
@@ -22,7 +22,7 @@ const PAGING: readonly [string, Json][] = [
   ['_count', query('_count', { type: 'string' }, 'When present (any value): answer only `{"count": N}`.')],
 ];
 
-/** Full-text search (contract §4.2): on collection reads and bulk changes of models with text fields. */
+/** Full-text search: on collection reads and bulk changes of models with text fields. */
 const SEARCH_QUERY = query('q', { type: 'string', maxLength: 512 }, 'Full-text search: objects with every word (whole words, any case, accents ignored; punctuation separates words and is never syntax) in their text fields, best matches first without _sort. At most 32 words.');
 
 function searchFieldsParameter(model: Model): Json {

@@ -1,5 +1,5 @@
 /**
- * `paths`: every route of the IR with exactly the methods it serves (contract §4.1; HEAD goes
+ * `paths`: every route of the IR with exactly the methods it serves (HEAD goes
  * with GET and is not listed), each with its parameters, body, answers and security.
  */
 import type { Model, Operation, Route } from '../../ir/types.js';

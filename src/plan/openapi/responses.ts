@@ -1,5 +1,5 @@
 /**
- * The error responses (contract §4.4): one component per status, all with the one `Error` body,
+ * The error responses: one component per status, all with the one `Error` body,
  * and which of them each operation can give.
  */
 import type { Action, HttpMethod, Route } from '../../ir/types.js';

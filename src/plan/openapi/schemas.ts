@@ -2,7 +2,7 @@
  * `components/schemas`: per model the object as the API returns it (`<Model>`), the bodies the
  * service validates (`<Model>Create`, also PUT's; `<Model>Update`, PATCH's), the collection
  * envelope (`<Model>Collection`); and the shapes every service shares: the error and status body
- * (contract §4.4), the `_count` answer, the login body and the token answer.
+ * (one shape for every failure), the `_count` answer, the login body and the token answer.
  */
 import type { Field, Model } from '../../ir/types.js';
 import { withArticle } from '../names.js';
@@ -13,7 +13,7 @@ export function componentSchemas(ctx: OpenApiContext): [string, Json][] {
   const names = (name: Parameters<OpenApiContext['sharedName']>[0]) => ctx.sharedName(name);
   return [
     ...ctx.models.flatMap((model) => modelSchemas(ctx, model)),
-    [names('Error'), statusSchema('An error (contract §4.4): every failure has this one shape; `errors` lists the problems of each field.', {})],
+    [names('Error'), statusSchema('An error: every failure has this one shape; `errors` lists the problems of each field.', {})],
     [names('Status'), statusSchema('The answer of a delete, a logout, and of changes to many objects (then with `count`).', { count: { type: 'integer', minimum: 0, description: 'How many objects changed.' } })],
     [names('Token'), statusSchema('A new API token (also in the WWW-Authenticate header: `ApiKey <username>:<token>`).', { token: { type: 'string' } }, ['token'])],
     [names('Count'), closed({ count: { type: 'integer', minimum: 0 } }, ['count'], 'The answer to `_count`: how many objects the filters select.')],
@@ -53,7 +53,7 @@ export function shownObjectSchema(types: FieldTypes, model: Model, embedded: (ta
   const description = `${model.title ?? withArticle(model.name)} (${model.schemaFile}). Fields the caller may not see, or did not ask for with _fields, are left out.`;
   const handlers = afterHandlers(model);
   if (handlers.length === 0) return closed(properties, ['_type', '_pk', '_self'], description);
-  // An after handler may add fields to the answer (contract §7): the object stays open to them.
+  // An after handler may add fields to the answer: the object stays open to them.
   const { additionalProperties: _closed, ...open } = closed(properties, ['_type', '_pk', '_self'], `${description} After handlers (${handlers.join(', ')}) may add fields.`);
   return open;
 }

@@ -1,5 +1,5 @@
 /**
- * Authentication in the document (contract §5, §6): the x-Ticket cookie and the x-ApiKey
+ * Authentication in the document: the x-Ticket cookie and the x-ApiKey
  * `Authorization` header as security schemes, named as the RAML names them, and for each operation
  * whether it needs them: an operation an anonymous caller may use (the ACL matrix of
  * `svcgen inspect --acl` says so) takes them optionally (`{}` first), the others require one.

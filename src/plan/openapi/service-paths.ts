@@ -1,6 +1,6 @@
 /**
  * The routes every service adds to its API's: `/health`, `/openapi.json`, and with auth the
- * routes of contract §5 (`lib/auth/routes.ts`): register, login and logout (x-Ticket), token and
+ * auth routes (`lib/auth/routes.ts`): register, login and logout (x-Ticket), token and
  * reset_token (x-ApiKey), and `/users/self` when the API's own user route does not answer it.
  */
 import type { Auth } from '../../ir/types.js';

@@ -1,15 +1,14 @@
 /**
  * SQL for the storage model's tables, as one dialect writes them: `create table`, foreign keys
- * (contract §3.1 referential actions) and the index every foreign key gets. The first migration
+ * (with the schema's referential actions, `ref_ondelete`/`ref_onupdate`) and the index every foreign key gets. The first migration
  * is these statements for every table; later migrations reuse them for new tables and for
  * SQLite table rebuilds, so a table looks the same however it came to be.
  */
-import { createHash } from 'node:crypto';
 import type { ReferentialAction } from '../../ir/types.js';
 import type { Reference, StorageModel, StoredColumn, StoredTable } from './model.js';
+import { identifier, q, type Dialect } from './identifiers.js';
 import { createSearch, searchFunctions, searchState } from './search.js';
 
-export type Dialect = 'sqlite' | 'postgres';
 
 const ON: Readonly<Record<ReferentialAction, string>> = { cascade: 'cascade', restrict: 'restrict', nullify: 'set null' };
 
@@ -93,20 +92,4 @@ export function createLinkIndex(table: string, column: string, dialect: Dialect)
 
 export function linkIndexName(table: string, column: string, dialect: Dialect): string {
   return identifier(`${table}_${column}_idx`, dialect);
-}
-
-/**
- * PostgreSQL cuts names at 63 bytes, so two long names could become one: a longer name keeps its
- * start and ends with a hash of the whole. (SQLite has no limit; its names stay as they were.)
- */
-export function identifier(name: string, dialect: Dialect): string {
-  if (dialect === 'sqlite' || Buffer.byteLength(name) <= 63) return name;
-  let start = name.slice(0, 54);
-  while (Buffer.byteLength(start) > 54) start = start.slice(0, -1);
-  return `${start}_${createHash('sha256').update(name).digest('hex').slice(0, 8)}`;
-}
-
-/** Identifiers are quoted: tables such as `user` are reserved words in PostgreSQL. */
-export function q(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }

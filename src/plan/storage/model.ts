@@ -1,7 +1,7 @@
 /**
  * The storage model: what the databases hold for a version of the API, as plain data. svcgen
  * keeps it in the generated project (`src/db/storage.json`) so that the next run can compare
- * the new API's storage with it and write a migration for the difference (contract §1). It has
+ * the new API's storage with it and write a migration for the difference. It has
  * only what the schema depends on: tables, columns, their SQL types, constraints and links.
  */
 import type { Field, FieldType, Literal, Model, ReferentialAction, ServiceIR } from '../../ir/types.js';

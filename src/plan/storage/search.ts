@@ -1,5 +1,5 @@
 /**
- * The full-text search indexes of the storage model (contract §4.2; the generated runtime's
+ * The full-text search indexes of the storage model (the generated runtime's
  * lib/sql/search.ts and lib/mongo/search.ts query them under the same names):
  *
  * - SQLite: an FTS5 table `svc_search_<table>` over the text columns, contentless (it stores no
@@ -21,7 +21,7 @@
  * table changes under them, and created last.
  */
 import type { MongoStep } from './mongo.js';
-import { identifier, q, type Dialect } from './ddl.js';
+import { identifier, q, type Dialect } from './identifiers.js';
 import type { TableChange } from './diff.js';
 import type { StoredTable } from './model.js';
 

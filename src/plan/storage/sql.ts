@@ -11,7 +11,8 @@
  * not by name, so a constraint named by an earlier table or column name is found all the same.
  */
 import type { Literal } from '../../ir/types.js';
-import { columnSql, foreignKeyClause, referenceClause, createLinkIndex, createTable, linkIndexes, linkIndexName, q, type Dialect, type MigrationSql } from './ddl.js';
+import { columnSql, foreignKeyClause, referenceClause, createLinkIndex, createTable, linkIndexes, linkIndexName, type MigrationSql } from './ddl.js';
+import { q, type Dialect } from './identifiers.js';
 import type { ColumnChange, TableChange } from './diff.js';
 import type { StoredColumn, StoredTable } from './model.js';
 import { createSearch, dropSearch, rebuiltSearches, searchFunctions, searchIndexChanged, searchState, vectorSourceChanged } from './search.js';
@@ -82,7 +83,7 @@ function renameTable(from: string, to: string): string {
 
 /** In place when ALTER TABLE can do every change, else one rebuild. */
 function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly ColumnChange[]): string[] {
-  if (columns.some((c) => !inPlaceOnSqlite(c))) return rebuild(before, after, columns);
+  if (columns.some((c) => !inPlaceOnSqlite(c))) return rebuild(after, columns);
   const renames = columnRenames(before, columns);
   const out = renames.steps.map(([from, to]) => `alter table ${q(after.name)} rename column ${q(from)} to ${q(to)};`);
   // Link indexes are named after the table and column: a renamed table or column gets new ones.
@@ -133,7 +134,7 @@ function sameOnSqlite(a: StoredColumn, b: StoredColumn): boolean {
 }
 
 /** The 12-step procedure of https://www.sqlite.org/lang_altertable.html, less what the runner does (steps 1, 2, 10–12). */
-function rebuild(before: StoredTable, after: StoredTable, columns: readonly ColumnChange[]): string[] {
+function rebuild(after: StoredTable, columns: readonly ColumnChange[]): string[] {
   const temporary = `svc_new_${after.name}`;
   const sourceOf = new Map<string, string>();
   for (const c of columns) if (c.kind === 'change') sourceOf.set(c.after.name, c.before.name);

@@ -119,7 +119,7 @@ function readSchemas(ctx: ReadContext, root: YMap): SchemaDeclaration[] {
       });
     }
     else checkSchemaText(ctx.diagnostics, d.value, d.value.value, []);
-    out.push({ name, content: d.value.value, node: d.value as YScalar });
+    out.push({ name, content: d.value.value, node: d.value });
   }
   return out;
 }

@@ -1,4 +1,5 @@
 /** `protocols` (RAML 0.8 §Protocols) and `securedBy` (§Usage: Applying a Security Scheme). */
+import type { Span } from '../../diagnostics/source.js';
 import { isMap, isNull, isScalar, isSeq, toPlain, type YEntry } from '../../load/ynode.js';
 import { didYouMean } from '../../util/suggest.js';
 import type { SecurityReference } from '../model.js';
@@ -54,7 +55,7 @@ export function readSecuredBy(ctx: ReadContext, e: YEntry): readonly SecurityRef
   return refs;
 }
 
-function checkKnown(ctx: ReadContext, name: string, span: import('../../diagnostics/source.js').Span): void {
+function checkKnown(ctx: ReadContext, name: string, span: Span): void {
   if (ctx.securitySchemes.has(name) || (ctx.template && hasParameters(name))) return;
   report(ctx, 'SVC1301', `unknown security scheme "${name}"`, {
     span,

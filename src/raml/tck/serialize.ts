@@ -57,8 +57,8 @@ export function toTckDocument(api: RamlApi | undefined, diagnostics: readonly Di
 
 function tckError(d: Diagnostic, rootDir: string): TckError {
   const source = d.span?.source;
-  const start = source ? positionAt(source, d.span!.start) : { line: 1, column: 1 };
-  const end = source ? positionAt(source, d.span!.end) : start;
+  const start = source ? positionAt(source, d.span.start) : { line: 1, column: 1 };
+  const end = source ? positionAt(source, d.span.end) : start;
   const error: TckError = {
     code: d.code,
     message: d.message,
@@ -300,7 +300,7 @@ function parameter(p: NamedParameter, uri: boolean): JsonObject {
   set(out, 'example', p.example as Json | undefined);
   set(out, 'default', p.default as Json | undefined);
   addExtras(out, p.extras);
-  for (const facet of NUMERIC_FACETS) if (typeof out[facet] === 'string' && (out[facet] as string).includes('<<')) out[facet] = null;
+  for (const facet of NUMERIC_FACETS) if (typeof out[facet] === 'string' && out[facet].includes('<<')) out[facet] = null;
   return out;
 }
 
@@ -346,7 +346,7 @@ function templateRef(ref: unknown): Json | undefined {
   if (ref === null || typeof ref !== 'object' || Array.isArray(ref)) return ref as Json | undefined;
   const keys = Object.keys(ref);
   const value = keys.length === 1 ? (ref as Record<string, unknown>)[keys[0]!] : undefined;
-  const bare = keys.length === 1 && (value === null || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value!).length === 0));
+  const bare = keys.length === 1 && (value === null || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0));
   return bare ? keys[0]! : (ref as Json);
 }
 

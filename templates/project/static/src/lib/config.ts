@@ -1,5 +1,5 @@
 /**
- * service.ini, with every key overridable from the environment (contract §2): `SVC_<KEY>` with
+ * service.ini, with every key overridable from the environment: `SVC_<KEY>` with
  * dots and dashes as underscores, upper-cased (`database.url` → `SVC_DATABASE_URL`), and `PORT`.
  * Wrong values stop the service at start-up with a message that names the key.
  */

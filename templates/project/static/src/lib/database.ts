@@ -1,4 +1,4 @@
-/** The storage the service runs on, whatever the engine (contract §2: chosen in service.ini). */
+/** The storage the service runs on, whatever the engine (chosen in service.ini). */
 import { HttpError } from './errors.js';
 import type { Model, ModelRegistry } from './model.js';
 import type { Repository, Where } from './repository.js';

@@ -44,7 +44,7 @@ const EXPLANATIONS: Readonly<Record<number, string>> = {
   503: 'The server is currently unavailable.',
 };
 
-/** The body of every error and status response (contract §4.4). */
+/** The body of every error and status response. */
 export interface StatusBody {
   status_code: number;
   title: string;

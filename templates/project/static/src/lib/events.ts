@@ -1,5 +1,5 @@
 /**
- * Event handlers and field processors (contract §7). Handlers listed for `before_<action>` run
+ * Event handlers and field processors. Handlers listed for `before_<action>` run
  * before the action, `after_<action>` after it, in list order; processors run before writes of
  * their field, after the before handlers. Everything runs inside the action's transaction: a
  * handler that throws undoes the whole request, and its HttpError is the response.
@@ -84,7 +84,7 @@ export function serviceEvents(...entries: (readonly [string, ModelEvents])[]): S
   return new Map(entries);
 }
 
-/** Actions whose fields processors rewrite (contract §7). */
+/** Actions whose fields processors rewrite. */
 const PROCESSED: ReadonlySet<Action> = new Set(['create', 'update', 'replace', 'update_many', 'register']);
 
 export interface EventRun {

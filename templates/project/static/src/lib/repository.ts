@@ -1,5 +1,5 @@
 /**
- * The repository interface every model has on every engine (contract §8), shaped like Prisma
+ * The repository interface every model has on every engine, shaped like Prisma
  * Client: `findMany({ where, orderBy, skip, take, select, include })`, `create({ data })`, …
  * Routes, handlers (`event.db`) and tests use only this.
  */

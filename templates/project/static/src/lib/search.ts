@@ -1,5 +1,5 @@
 /**
- * Full-text search (`q`, `_search_fields`; contract §4.2), the part every engine shares: what a
+ * Full-text search (`q`, `_search_fields`), the part every engine shares: what a
  * word is, and which fields a search looks in. The engines index the same words: SQLite FTS5's
  * `unicode61 remove_diacritics 2` tokenizer, PostgreSQL's `svc_search_fold` before
  * `to_tsvector`, and on MongoDB the `_search` array this module's `searchTokens` fills.

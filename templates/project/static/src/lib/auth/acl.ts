@@ -1,5 +1,5 @@
 /**
- * Access control lists (contract §6): `allow|deny <principal> <permissions>` rules, read in order;
+ * Access control lists: `allow|deny <principal> <permissions>` rules, read in order;
  * the first rule that matches one of the caller's principals decides, and when none does the
  * request is denied. Item routes read the item rules, then the collection rules. A `{{name}}`
  * principal is a user-owned function that returns rules for this request and object.
@@ -50,7 +50,7 @@ export interface Acl {
   readonly item: readonly AclLine[];
 }
 
-/** The principals of a request (contract §5). */
+/** The principals of a request. */
 export interface Caller {
   /** The user's primary key as text, or null when anonymous. */
   readonly id: string | null;

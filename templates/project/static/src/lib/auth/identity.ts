@@ -1,5 +1,5 @@
 /**
- * Who is calling (contract §5): the user of a valid `Authorization: ApiKey user:token` header, or
+ * Who is calling: the user of a valid `Authorization: ApiKey user:token` header, or
  * of a valid login cookie; anyone else is anonymous. Groups are read from the user on every
  * request, so removing a user from `admin` takes effect at once. A cookie-authenticated request
  * that changes something must come from the service's own site (CSRF).

@@ -1,5 +1,5 @@
 /**
- * Authentication and access control, switched on by `auth = true` (contract §5, §6). `startAuth`
+ * Authentication and access control, switched on by `auth = true`. `startAuth`
  * checks the settings (refusing to start without a strong ticket secret), creates the system
  * admin from service.ini, and gives the ACL policy and the plugin that identifies every request
  * and serves the auth routes.

@@ -1,5 +1,5 @@
 /**
- * Password hashing (contract §5): argon2id with OWASP's minimum cost (19 MiB, 2 passes, 1 lane),
+ * Password hashing: argon2id with OWASP's minimum cost (19 MiB, 2 passes, 1 lane),
  * stored as a PHC string. A hash costs tens of milliseconds and 19 MiB, so at most `concurrency`
  * run at once and at most `queueLimit` wait; beyond that the service answers 503 with Retry-After
  * instead of running out of memory under a burst of logins.

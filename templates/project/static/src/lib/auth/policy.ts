@@ -1,5 +1,5 @@
 /**
- * The policy with `auth = true` (contract §6): every route asks its x-ACL (resources without one
+ * The policy with `auth = true`: every route asks its x-ACL (resources without one
  * are for `g:admin` only); anonymous callers who are refused get 401, logged-in ones 403. Fields:
  * anonymous callers see `_public_fields`, logged-in ones `_auth_fields`, nobody but admins sees
  * `_hidden_fields`, and nobody ever sees a password hash. Writing a field one cannot see is a 403,

@@ -1,5 +1,5 @@
 /**
- * The auth routes below the base path (contract §5): `POST /auth/register`, `POST /auth/login`,
+ * The auth routes below the base path: `POST /auth/register`, `POST /auth/login`,
  * `GET`/`POST /auth/logout`, with x-ApiKey `POST /auth/token` and `POST /auth/reset_token`, and
  * `GET /users/self` when the user model has no item route of its own to answer it.
  */

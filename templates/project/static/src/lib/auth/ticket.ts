@@ -1,5 +1,5 @@
 /**
- * The login cookie (contract §5, x-Ticket): the user's key, the time it was issued, the user's
+ * The login cookie: the user's key, the time it was issued, the user's
  * session epoch and a fingerprint of the user's password hash, signed with an HMAC (`hashalg`).
  * It is parsed strictly before anything is hashed, compared in constant time, and carries no
  * groups: those are read from the user on each request. Logging out raises the epoch and changing

@@ -1,5 +1,5 @@
 /**
- * API tokens (contract §5, x-ApiKey): 32 random bytes, shown to the user once and stored only as
+ * API tokens: 32 random bytes, shown to the user once and stored only as
  * a SHA-256 digest, compared in constant time. The digest covers the fingerprint of the user's
  * password hash too, so changing the password revokes the token. Tokens are read from the Authorization header
  * only, never from a query string (which ends up in logs).

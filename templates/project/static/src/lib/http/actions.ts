@@ -1,5 +1,6 @@
 /**
- * What each route does (contract §4): the actions of service spec §4.2 on collections, items,
+ * What each route does: the actions of Ramses (index, create, show, update, replace, delete,
+ * update_many, delete_many) on collections, items,
  * singular sub-resources (`/users/{username}/profile`) and attribute sub-resources
  * (`/users/{username}/settings`). Every write runs in one transaction with its event handlers.
  */

@@ -1,6 +1,6 @@
 /**
  * The Fastify instance every generated service starts from: JSON bodies only, the service's one
- * error shape for every failure (contract §4.4), request ids in logs, CORS and security headers.
+ * error shape for every failure, request ids in logs, CORS and security headers.
  * A 500 says "Internal Server Error" and a request id; the details go to the log, never to the client.
  */
 import { randomUUID } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * `GET {base}/docs` (contract §2, `docs.enable`): a browsable reference of the API, Swagger UI
+ * `GET {base}/docs`: a browsable reference of the API, Swagger UI
  * over `{base}/openapi.json`. Its assets come from the `swagger-ui-dist` package in node_modules,
  * so the page works without a network. Only the files the page loads are served.
  */

@@ -1,5 +1,5 @@
 /**
- * Embedding never shows more than the related model's own routes would (contract §6): a related
+ * Embedding never shows more than the related model's own routes would: a related
  * object the caller may not view, by the x-ACL of that model's route (`Model.viewRoute`), is
  * shown as its key, as a relationship that is not embedded is. Its own relationships are then
  * not followed either. Decisions that do not depend on the object are made once per model.

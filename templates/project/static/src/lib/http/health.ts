@@ -1,4 +1,4 @@
-/** `GET {base}/health` (contract §2): 200 when the database answers, 503 when it does not. */
+/** `GET {base}/health`: 200 when the database answers, 503 when it does not. */
 import type { FastifyInstance } from 'fastify';
 import { databaseUnavailable, type ServiceDatabase } from '../database.js';
 import { completeRoute, type CorsSettings } from './routing.js';

@@ -1,4 +1,4 @@
-/** `GET {base}/openapi.json` (contract §2): the service's OpenAPI 3.1 document, to anyone (no auth). */
+/** `GET {base}/openapi.json`: the service's OpenAPI 3.1 document, to anyone (no auth). */
 import type { FastifyInstance } from 'fastify';
 import { completeRoute, type CorsSettings } from './routing.js';
 

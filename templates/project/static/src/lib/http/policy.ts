@@ -1,6 +1,6 @@
 /**
  * Who may do what, and who sees which fields. With `auth = false` every request may do
- * everything the RAML lists and sees every field but secrets (contract §2); with `auth = true`
+ * everything the RAML lists and sees every field but secrets; with `auth = true`
  * the ACL policy of lib/auth replaces this one.
  */
 import type { FastifyRequest } from 'fastify';

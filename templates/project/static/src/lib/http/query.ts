@@ -1,5 +1,5 @@
 /**
- * The query language of collection reads (contract §4.2): `_limit`, `_page`, `_start`, `_sort`,
+ * The query language of collection reads: `_limit`, `_page`, `_start`, `_sort`,
  * `_fields`, `_count`, full-text search `q` / `_search_fields`, and filters `field=value` /
  * `field__op=value`. Every mistake is a 400 that
  * names the parameter; values are parsed by the field's type and passed on as bound parameters.

@@ -1,5 +1,5 @@
 /**
- * Contract §4.1: a known path answers the methods the RAML lists; any other method gets 405 with
+ * A known path answers the methods the RAML lists; any other method gets 405 with
  * an `Allow` header (and a JSON body); OPTIONS, when listed, answers 200 with `Allow`. With CORS
  * on, preflight requests are answered on every path, listed or not.
  */

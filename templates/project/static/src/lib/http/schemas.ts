@@ -1,5 +1,5 @@
 /**
- * The route schemas every resource shares (contract §4): path parameters, the query parameters
+ * The route schemas every resource shares: path parameters, the query parameters
  * Fastify checks before a handler runs, and the answers (a page, a status) around each model's
  * own object schema. The query language itself (values, operators, filters) is lib/http/query.ts's:
  * it knows what each caller may see, so the schemas only say which parameters exist and that

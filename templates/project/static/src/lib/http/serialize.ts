@@ -1,5 +1,5 @@
 /**
- * Objects as the API shows them (contract §4.2): the fields in schema order (only those asked for
+ * Objects as the API shows them: the fields in schema order (only those asked for
  * with `_fields`, and only those the caller may see), then `_type`, `_pk` and `_self`. Related
  * objects listed in `_nested_relationships` are embedded, up to `_nesting_depth`.
  */

@@ -1,5 +1,5 @@
 /**
- * The repository of one model on MongoDB (contract §8: the same interface and behaviour as the
+ * The repository of one model on MongoDB (the same interface and behaviour as the
  * SQL engine). A document holds the model's columns, with the primary key as `_id` and nulls left
  * out; a relationship is stored once, as the related key on the side that holds it (under the
  * relationship's name), so both sides stay consistent by construction. What SQL constraints do —
@@ -530,7 +530,7 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
     await this.collection.updateMany(filter, { $unset: { [path]: '' } }, this.options);
   }
 
-  /** Relationship values must name objects that exist (contract §3.1: an unknown key is a 400). */
+  /** Relationship values must name objects that exist (an unknown key is a 400). */
   async checkReferences(data: Rec): Promise<void> {
     for (const relation of this.model.relations) {
       const value = data[relation.name];

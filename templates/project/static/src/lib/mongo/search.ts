@@ -1,5 +1,5 @@
 /**
- * Full-text search on MongoDB (contract §4.2). `$text` cannot require every word as a whole
+ * Full-text search on MongoDB. `$text` cannot require every word as a whole
  * word (its words are ORed, and quoted phrases match inside words), so each document keeps its
  * words in `_search` (`<field>␟<word>`, lib/search.ts), multikey-indexed: a search is one `$in`
  * per word over the fields the caller may search, and relevance counts the words each field

@@ -534,7 +534,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     return values;
   }
 
-  /** Relationship values must name objects that exist (contract §3.1: an unknown key is a 400). */
+  /** Relationship values must name objects that exist (an unknown key is a 400). */
   async checkReferences(executor: SqlExecutor, data: Rec): Promise<void> {
     for (const relation of this.model.relations) {
       const value = data[relation.name];

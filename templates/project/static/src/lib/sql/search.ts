@@ -1,5 +1,5 @@
 /**
- * Full-text search on SQL (contract §4.2), over the indexes the migrations create:
+ * Full-text search on SQL, over the indexes the migrations create:
  *
  * - SQLite: the FTS5 table `svc_search_<table>` (external content: it indexes the table's text
  *   columns and is kept in step by triggers). A search is one MATCH of quoted words, restricted

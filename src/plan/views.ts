@@ -1,0 +1,63 @@
+/**
+ * The plan→render boundary: each project template (`templates/project/<name>.hbs`) and the view it
+ * is rendered with. A template sees only its view, so this map is everything a template can use.
+ */
+import type { aclTestView, authView, principalStubView } from './auth-file.js';
+import type { containerView } from './container-files.js';
+import type { eventsView, handlerStubView, processorStubView } from './events-file.js';
+import type { MigrationView, migrationsIndexView } from './migrations.js';
+import type { ModelView } from './model-file.js';
+import type { modelNames } from './names.js';
+import type { appView, configView, modelsView, readmeView, samplesView, serviceIniView } from './project-views.js';
+import type { RoutesView } from './route-file.js';
+import type { TestsView } from './test-file.js';
+
+export interface Views {
+  'acl.test.ts': ReturnType<typeof aclTestView>;
+  'api.test.ts': TestsView;
+  'app.ts': ReturnType<typeof appView>;
+  'auth.ts': ReturnType<typeof authView>;
+  'compose.yaml': ReturnType<typeof containerView>;
+  'config.ts': ReturnType<typeof configView>;
+  'db.ts': ReturnType<typeof modelsView>;
+  'default-stub.ts': DefaultStubView;
+  Dockerfile: ReturnType<typeof containerView>;
+  'events.ts': ReturnType<typeof eventsView>;
+  'extend-stub.ts': Record<string, never>;
+  'handler-stub.ts': ReturnType<typeof handlerStubView>;
+  'migration.ts': MigrationView;
+  'migrations.ts': ReturnType<typeof migrationsIndexView>;
+  'model.ts': ModelView;
+  'models-index.ts': ReturnType<typeof modelsView>;
+  'principal-stub.ts': ReturnType<typeof principalStubView>;
+  'processor-stub.ts': ReturnType<typeof processorStubView>;
+  'README.md': ReturnType<typeof readmeView>;
+  'repository.ts': RepositoryView;
+  'routes.ts': RoutesView;
+  'samples.ts': ReturnType<typeof samplesView>;
+  'service.ini': ReturnType<typeof serviceIniView>;
+}
+
+export type TemplateName = keyof Views;
+
+type TemplateSources = { [T in TemplateName]: { readonly kind: 'template'; readonly template: T; readonly view: Views[T] } };
+
+/** A template with its view; `TemplateSource<K>` for one template, the union of all by default. */
+export type TemplateSource<K extends TemplateName = TemplateName> = TemplateSources[K];
+
+/** A planned template file: the one place a template and its view are put together. */
+export function templateSource<K extends TemplateName>(template: K, view: Views[K]): TemplateSource<K> {
+  // TypeScript cannot see that an object of a generic K is a member of the mapped union.
+  return { kind: 'template', template, view } as TemplateSource<K>;
+}
+
+/** `src/repositories/<model>.ts`: the repository type of one model. */
+export type RepositoryView = ReturnType<typeof modelNames> & { readonly name: string };
+
+/** A user-owned stub for a `{{name}}` default value. */
+export interface DefaultStubView {
+  readonly placeholder: string;
+  readonly functionName: string;
+  /** `Model.field, …`: where the default is used. */
+  readonly usedBy: string;
+}
