@@ -197,7 +197,7 @@ type CharSet = Uint32Array;
 
 const SAMPLE = [
   ...Array.from({ length: 256 }, (_, code) => String.fromCharCode(code)),
-  ...['\u0100', '\u0416', '\u05d0', '\u0663', '\u0939', '\u2003', '\u2028', '\u3000', '\u4e2d', '\uac00', '\ufeff', '\uff10', '\ud83d'],
+  '\u0100', '\u0416', '\u05d0', '\u0663', '\u0939', '\u2003', '\u2028', '\u3000', '\u4e2d', '\uac00', '\ufeff', '\uff10', '\ud83d',
 ];
 const WORDS = Math.ceil(SAMPLE.length / 32);
 const NO_CHARS: CharSet = new Uint32Array(WORDS);
