@@ -42,7 +42,7 @@ export function validationKeywords(ctx: ValidationContext, property: YMap): Reco
  * `$ref` in it followed or reported and each `pattern` checked, however deep.
  */
 function items(ctx: ValidationContext, node: YNode): Literal {
-  if (isSeq(node)) return node.items.map((item) => items(ctx, item)) as Literal;
+  if (isSeq(node)) return node.items.map((item) => items(ctx, item));
   if (!isMap(node)) return toPlain(node) as Literal;
   const out: Record<string, Literal> = {};
   for (const schema of [...referenced(ctx, node), node]) {
