@@ -172,6 +172,14 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
     expect(names(await get('anonymous', `${q('hobbit')}&_sort=id`))).toEqual(['hobbit', 'earthsea', 'history']);
   });
 
+  it('q on a model with no text field matches nothing: 200, not an error', async () => {
+    expect((await as('admin', 'POST', '/ratings', { stars: 4, votes: 10 })).status).toBe(201);
+    const reply = await as('anonymous', 'GET', `/ratings?${q('four')}`);
+    expect([reply.status, reply.body?.total, reply.body?.data]).toEqual([200, 0, []]);
+    expect((await as('anonymous', 'GET', `/ratings?${q('four')}&_count=1`)).body).toEqual({ count: 0 });
+    expect((await as('anonymous', 'GET', '/ratings')).body.total).toBe(1);
+  });
+
   it('_search_fields restricts the search to those fields', async () => {
     expect(await found('anonymous', `${q('hobbit')}&_search_fields=body`)).toEqual(['earthsea']);
     expect(await found('anonymous', `${q('hobbit')}&_search_fields=title`)).toEqual(['history', 'hobbit']);

@@ -40,6 +40,8 @@ export class SearchIndexer {
 
   /** Before a search of `model` on `executor`: the index takes every row marked so far. */
   async catchUp(executor: SqlExecutor, model: Model): Promise<void> {
+    // No text field, no index: such a search matches nothing, and there is nothing to catch up.
+    if (model.searchFields.length === 0) return;
     const statements = this.#of(model);
     if (executor.inTransaction) {
       // The transaction's own writes too; its rollback undoes the catching up with them.
