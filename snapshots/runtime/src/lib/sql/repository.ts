@@ -117,19 +117,15 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       args.take !== undefined,
       Boolean(args.skip),
     ]);
-    const cache = statementCache(this.model, this.dialect, 'page');
-    let shape = cache.get(key);
-    if (!shape) {
+    const shape = compiledOnce(this.model, this.dialect, `page:${key}`, () => {
       const stand = {
         ...args,
         where: undefined,
         take: args.take === undefined ? undefined : TAKE,
         skip: args.skip ? SKIP : 0,
       };
-      const compiled = this.findQuery(stand).compile();
-      shape = { sql: compiled.sql, parameters: compiled.parameters };
-      if (cache.size < MAX_SHAPES) cache.set(key, shape);
-    }
+      return this.findQuery(stand).compile();
+    });
     return {
       sql: shape.sql,
       parameters: shape.parameters.map((p) => (p === TAKE ? args.take : p === SKIP ? args.skip : p)),
@@ -183,22 +179,15 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       );
       return Number(rows[0]?.n ?? 0);
     }
-    let query = this.table().select((eb) => eb.fn.countAll().as('n'));
-    if (noConditions(args.where)) {
-      const rows = await this.ctx.executor.all<{ n: unknown }>(this.countStatement(query));
-      return Number(rows[0]?.n ?? 0);
-    }
-    if (args.where) query = query.where((eb) => this.conditionOf(eb, args.where));
-    const rows = await this.ctx.executor.all<{ n: unknown }>(query.compile());
+    const counted = () => this.table().select((eb) => eb.fn.countAll().as('n'));
+    // The whole table's count is compiled once; with conditions, for each request.
+    const query = noConditions(args.where)
+      ? compiledOnce(this.model, this.dialect, 'count', () => counted().compile())
+      : counted()
+          .where((eb) => this.conditionOf(eb, args.where))
+          .compile();
+    const rows = await this.ctx.executor.all<{ n: unknown }>(query);
     return Number(rows[0]?.n ?? 0);
-  }
-
-  /** `select count(*)` of the whole table, compiled once. */
-  countStatement(query: { compile(): Compiled }): Compiled {
-    const cache = statementCache(this.model, this.dialect, 'count');
-    let compiled = cache.get('');
-    if (!compiled) cache.set('', (compiled = query.compile()));
-    return compiled;
   }
 
   /** The primary keys of the objects that match, in key order. */
@@ -340,12 +329,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
    * the column names, and their parameters are the values in order (the key last, for updates).
    */
   cachedWrite(kind: 'insert' | 'update', values: Row, compile: () => Compiled): Compiled {
-    const key = `${kind}:${Object.keys(values).join(',')}`;
-    let text = writeCache(this.model, this.dialect).get(key);
-    if (text === undefined) {
-      text = compile().sql;
-      writeCache(this.model, this.dialect).set(key, text);
-    }
+    const { sql: text } = compiledOnce(this.model, this.dialect, `${kind}:${Object.keys(values).join(',')}`, compile);
     return { sql: text, parameters: Object.values(values) };
   }
 
@@ -612,33 +596,29 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   }
 }
 
-const writeCaches = new WeakMap<object, Map<string, Map<string, string>>>();
+/**
+ * Statements compiled once per model, dialect and shape: inserts and updates by column list, pages
+ * without conditions, the count of a table, the read by key. The shapes are the column sets and
+ * page forms clients send; a model's cache starts over past 1,000 of them.
+ */
+const compiledStatements = new WeakMap<object, Map<string, Compiled>>();
 
-/** Compiled insert/update SQL of a model and dialect, by column list (a bounded number: the column sets clients send). */
-function writeCache(model: object, dialect: string): Map<string, string> {
-  let byDialect = writeCaches.get(model);
-  if (!byDialect) writeCaches.set(model, (byDialect = new Map()));
-  let cache = byDialect.get(dialect);
-  if (!cache || cache.size > 1000) byDialect.set(dialect, (cache = new Map()));
-  return cache;
+function compiledOnce(model: object, dialect: string, shape: string, compile: () => Compiled): Compiled {
+  let cache = compiledStatements.get(model);
+  if (!cache || cache.size > 1000) compiledStatements.set(model, (cache = new Map()));
+  const key = `${dialect}:${shape}`;
+  let compiled = cache.get(key);
+  if (!compiled) cache.set(key, (compiled = compile()));
+  return compiled;
 }
-
-/** The alias of related rows in subqueries. */
-const byKeyCache = new WeakMap<Model, Map<string, string>>();
 
 function byKeySql(model: Model, ctx: SqlContext): string {
-  let byDialect = byKeyCache.get(model);
-  if (!byDialect) byKeyCache.set(model, (byDialect = new Map()));
-  let text = byDialect.get(ctx.executor.dialect);
-  if (text === undefined) {
-    const columns = model.columns.map((f) => f.column!);
-    text = ctx.compiler.selectFrom(model.table).select(columns).where(model.primaryKey, '=', 0).compile().sql;
-    byDialect.set(ctx.executor.dialect, text);
-  }
-  return text;
+  const columns = model.columns.map((f) => f.column!);
+  return compiledOnce(model, ctx.executor.dialect, 'byKey', () =>
+    ctx.compiler.selectFrom(model.table).select(columns).where(model.primaryKey, '=', 0).compile(),
+  ).sql;
 }
 
-/** How many rows a page reads from the start: its offset and its length (all, without a limit). */
 /** Whether a `where` searches, anywhere in it (routes put the search at the top; handlers may not). */
 function searches(where: unknown): boolean {
   if (typeof where !== 'object' || where === null) return false;
@@ -651,24 +631,13 @@ function searches(where: unknown): boolean {
 /** Stand-ins for a page's limit and offset while its SQL is compiled (pageStatement). */
 const TAKE = -7_770_001;
 const SKIP = -7_770_002;
-const MAX_SHAPES = 200;
-
-const statementCaches = new WeakMap<object, Map<string, Map<string, Compiled>>>();
-
-/** Compiled statements of a model, dialect and kind, by shape. */
-function statementCache(model: object, dialect: string, kind: string): Map<string, Compiled> {
-  let byKind = statementCaches.get(model);
-  if (!byKind) statementCaches.set(model, (byKind = new Map()));
-  let cache = byKind.get(`${dialect}:${kind}`);
-  if (!cache) byKind.set(`${dialect}:${kind}`, (cache = new Map()));
-  return cache;
-}
 
 /** No condition at all: `{}` (a list without filters) or nothing. */
 function noConditions(where: unknown): boolean {
   return where === undefined || Object.values(where as object).every((v) => v === undefined);
 }
 
+/** How many rows a page reads from the start: its offset and its length (all, without a limit). */
 function pageEnd(args: { skip?: number; take?: number }): number | undefined {
   return args.take === undefined ? undefined : (args.skip ?? 0) + args.take;
 }

@@ -120,7 +120,9 @@ function statementsOf(model: Model): Statements {
   const fts = id(ftsTable(model.table));
   const stale = id(`${ftsTable(model.table)}_stale`);
   const columns = model.searchFields.map((name) => id(model.field(name)!.column!)).join(', ');
-  const mark = `(select "indexed_to" from "svc_search_state" where "name" = '${model.table.replace(/'/g, "''")}')`;
+  // This table's row of svc_search_state.
+  const ownRow = `"name" = '${model.table.replace(/'/g, "''")}'`;
+  const mark = `(select "indexed_to" from "svc_search_state" where ${ownRow})`;
   const keys = `(select value from json_each(?))`;
   return {
     pending: `select exists (select 1 from ${stale}) or exists (select 1 from ${table} where rowid > ${mark}) as pending`,
@@ -131,7 +133,7 @@ function statementsOf(model: Model): Statements {
     unmark: `delete from ${stale} where "changed" in ${keys}`,
     newRows: `select max(rowid) as n from (select rowid from ${table} where rowid > ? order by rowid limit ?)`,
     index: `insert into ${fts} (rowid, ${columns}) select rowid, ${columns} from ${table} where rowid > ? and rowid <= ?`,
-    advance: `update "svc_search_state" set "indexed_to" = ? where "name" = '${model.table.replace(/'/g, "''")}'`,
+    advance: `update "svc_search_state" set "indexed_to" = ? where ${ownRow}`,
   };
 }
 
