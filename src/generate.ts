@@ -5,10 +5,10 @@
  * Regeneration is made cheap without giving up that: an earlier run's output (`PreviousOutput`,
  * read by `write/previous.ts`) is reused where it cannot differ — the whole tree when the input
  * (service model, RAML file name, svcgen's build) is the same, else each file whose rendering is
- * the same, so only changed files pay for prettier.
+ * the same, so only changed files pay for formatting.
  */
 import type { ServiceIR } from './ir/types.js';
-import { formatSource, loadPrettier } from './format/format.js';
+import { formatSource, loadFormatter } from './format/format.js';
 import type { MigrationHistory, MigrationPlan } from './plan/migrations.js';
 import { planProject, type PlannedFile } from './plan/project.js';
 import { contentHash, type OutputFile, type OutputTree, type PreviousOutput } from './output.js';
@@ -41,8 +41,8 @@ export async function generateProject(ir: ServiceIR, options: GenerateOptions): 
   const key = inputKey(ir, options.ramlFile, (options.history?.migrations ?? []).map((m) => m.name));
   const reused = options.previous?.tree(key);
   if (reused) return { tree: reused, inputKey: key, migrations: null };
-  // Loading prettier overlaps planning and rendering.
-  void loadPrettier();
+  // Loading the formatter overlaps planning and rendering.
+  void loadFormatter();
   const plan = await planProject(ir, {
     ...(options.history ? { history: options.history } : {}),
     allowDataLoss: options.allowDataLoss ?? false,
