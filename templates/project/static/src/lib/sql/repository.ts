@@ -21,10 +21,10 @@ import {
   type Repository,
   type Where,
 } from '../repository.js';
-import { rankingSearch, searchOnly, type SearchFilter } from '../search.js';
+import { rankingSearch, searchOf, searchOnly, withoutSearch, type SearchFilter } from '../search.js';
 import { fromDb, toDb } from '../values.js';
 import type { Compiled, SqlExecutor } from './executor.js';
-import { countMatches, rankedMatches, relevance, type SearchTarget } from './search.js';
+import { countMatches, matchingRowids, rankedMatches, relevance, type SearchTarget } from './search.js';
 import type { SearchIndexer } from './search-index.js';
 import { condition, type ConditionSource } from './conditions.js';
 import { constraintViolation } from './constraints.js';
@@ -91,9 +91,17 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       this.dialect === 'sqlite' &&
       searchOnly(args.where) !== undefined &&
       this.pkField().storage === 'integer';
-    if (args.where && !matchesOnly) query = query.where((eb) => this.conditionOf(eb, args.where));
+    const inKeyOrder = search ? undefined : this.searchInKeyOrder(args);
+    const where = inKeyOrder ? withoutSearch(args.where) : args.where;
+    if (where && !matchesOnly) query = query.where((eb) => this.conditionOf(eb, where));
     if (search) query = this.bestFirst(query, search, matchesOnly ? pageEnd(args) : undefined);
-    for (const [field, direction] of this.ordering(args.orderBy)) query = query.orderBy(field, direction);
+    if (inKeyOrder) {
+      query = query
+        .innerJoin(matchingRowids(this.model as Model, inKeyOrder.search).as('svc_search'), (join) =>
+          join.onRef('svc_search.svc_rowid' as never, '=', `${this.model.table}.rowid` as never),
+        )
+        .orderBy(sql.ref('svc_search.svc_rowid'), inKeyOrder.direction);
+    } else for (const [field, direction] of this.ordering(args.orderBy)) query = query.orderBy(field, direction);
     if (args.take !== undefined) query = query.limit(args.take);
     // SQLite takes an offset only after a limit (-1: none); PostgreSQL refuses a negative limit.
     if (args.skip)
@@ -129,6 +137,19 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       sql: shape.sql,
       parameters: shape.parameters.map((p) => (p === TAKE ? args.take : p === SKIP ? args.skip : p)),
     };
+  }
+
+  /**
+   * SQLite, a search sorted by the key first (`_sort=id`, `_sort=-id`: newest first) when the key
+   * is the rowid: the page is read from the index in its own order (`matchingRowids`). Nothing
+   * after the key changes the order of distinct keys, so the rest of the sort is moot.
+   */
+  searchInKeyOrder(args: FindManyArgs<T>): { search: SearchFilter; direction: 'asc' | 'desc' } | undefined {
+    if (this.dialect !== 'sqlite' || this.pkField().storage !== 'integer') return undefined;
+    const search = searchOf(args.where);
+    if (!search?.words.length || !search.fields.length) return undefined;
+    const [first] = this.ordering(args.orderBy);
+    return first && first[0] === this.model.primaryKey ? { search, direction: first[1] } : undefined;
   }
 
   /**
