@@ -24,7 +24,11 @@ function generate(raml, out, formatter) {
     execFileSync(command[0], command.slice(1), { stdio: 'ignore', env });
     return { wall: performance.now() - start, cpu: NaN };
   }
-  const report = execFileSync(TIME, ['-f', 'cpu %U %S', ...command], { env, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  const report = execFileSync(TIME, ['-f', 'cpu %U %S', ...command], {
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const wall = performance.now() - start;
   const [user, system] = report.trim().split('\n').pop().split(' ').slice(1).map(Number);
   return { wall, cpu: (user + system) * 1000 };
@@ -33,7 +37,9 @@ function generate(raml, out, formatter) {
 function files(dir, prefix = '') {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    return statSync(path).isDirectory() ? files(path, `${prefix}${name}/`) : [[`${prefix}${name}`, readFileSync(path, 'utf8')]];
+    return statSync(path).isDirectory()
+      ? files(path, `${prefix}${name}/`)
+      : [[`${prefix}${name}`, readFileSync(path, 'utf8')]];
   });
 }
 
@@ -52,16 +58,33 @@ export async function run({ rounds = 5 } = {}) {
     ['100 resources', generateApi(join(work, 'api'), 100)],
     ['ramses-example', join(root, 'fixtures/ramses-example/api.raml')],
   ];
-  const rows = [['cold, fresh process, empty folder', 'oxfmt wall', 'prettier wall', 'oxfmt CPU', 'prettier CPU', 'prettier ÷ oxfmt (wall)']];
+  const rows = [
+    [
+      'cold, fresh process, empty folder',
+      'oxfmt wall',
+      'prettier wall',
+      'oxfmt CPU',
+      'prettier CPU',
+      'prettier ÷ oxfmt (wall)',
+    ],
+  ];
   for (const [name, raml] of apis) {
     const times = { oxfmt: [], prettier: [] };
     for (let r = 0; r < rounds; r++) {
-      for (const formatter of ['oxfmt', 'prettier']) times[formatter].push(generate(raml, join(work, formatter), formatter));
+      for (const formatter of ['oxfmt', 'prettier'])
+        times[formatter].push(generate(raml, join(work, formatter), formatter));
     }
     assertSameTrees(join(work, 'oxfmt'), join(work, 'prettier'));
     const m = (f, k) => median(times[f].map((t) => t[k]));
     const s = (v) => (Number.isNaN(v) ? 'n/a' : `${(v / 1000).toFixed(2)} s`);
-    rows.push([name, s(m('oxfmt', 'wall')), s(m('prettier', 'wall')), s(m('oxfmt', 'cpu')), s(m('prettier', 'cpu')), `${(m('prettier', 'wall') / m('oxfmt', 'wall')).toFixed(1)}×`]);
+    rows.push([
+      name,
+      s(m('oxfmt', 'wall')),
+      s(m('prettier', 'wall')),
+      s(m('oxfmt', 'cpu')),
+      s(m('prettier', 'cpu')),
+      `${(m('prettier', 'wall') / m('oxfmt', 'wall')).toFixed(1)}×`,
+    ]);
   }
   rmSync(work, { recursive: true, force: true });
   return {
