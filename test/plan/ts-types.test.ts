@@ -53,6 +53,7 @@ describe('ts-types: the types of models as json-schema-to-typescript prints them
   const literal = fc.oneof(
     fc.string({ maxLength: 6 }),
     fc.integer({ min: -5, max: 5 }),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
     fc.boolean(),
     fc.constant(null),
   );
