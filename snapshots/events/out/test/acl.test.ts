@@ -53,9 +53,10 @@ const matrix: [method: Method, route: Route, anonymous: Outcome, member: Outcome
   ['PATCH', '/users/{username}', 'allowed', 'allowed', 'allowed', 'allowed'],
 ];
 
-const cases = matrix.flatMap(([method, route, ...outcomes]) =>
-  CALLERS.map((caller, i): [Method, Route, CallerKind, Outcome] => [method, route, caller, outcomes[i]!]),
-);
+const cases = matrix.flatMap(([method, route, anonymous, member, owner, admin]) => {
+  const outcomes: Record<CallerKind, Outcome> = { anonymous, member, owner, admin };
+  return CALLERS.map((caller): [Method, Route, CallerKind, Outcome] => [method, route, caller, outcomes[caller]]);
+});
 
 let service: AclService;
 
