@@ -86,13 +86,13 @@ function processUse(pid) {
 
 function mixedLoad(url, seconds, connections) {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections, duration: seconds, requests: MIX }, (error, result) => (error ? reject(error) : resolve(result)));
+    autocannon({ url, connections, duration: seconds, requests: MIX }, (/** @type {Error | null} */ error, result) => (error ? reject(error) : resolve(result)));
   });
 }
 
 /** A new SQLite file, or a new database on the test cluster of scripts/postgres.sh. */
 async function freshDatabase(engine, requireProject) {
-  if (engine === 'sqlite') return { url: `sqlite:${join(work, `load-${Date.now()}.db`)}`, drop: async () => undefined };
+  if (engine === 'sqlite') return { url: `sqlite:${join(work, `load-${Date.now()}.db`)}`, drop: () => Promise.resolve() };
   const admin = execFileSync('bash', [join(root, 'scripts/postgres.sh'), 'start'], { encoding: 'utf8' }).trim().split('\n').pop();
   const name = `svcgen_bench_load_${Date.now()}`;
   const { Client } = requireProject('pg');

@@ -141,7 +141,7 @@ function load(url, { path, connections, setupRequest }, seconds) {
   const statuses = {};
   const okLatencies = [];
   return new Promise((resolve, reject) => {
-    const instance = autocannon({ url: `${url}${path}`, connections, duration: seconds, requests: [setupRequest ? { setupRequest } : {}] }, (error, result) => {
+    const instance = autocannon({ url: `${url}${path}`, connections, duration: seconds, requests: [setupRequest ? { setupRequest } : {}] }, (/** @type {Error | null} */ error, result) => {
       if (error) return reject(error);
       const ok = okLatencies.length;
       resolve({ ok, perSecond: ok / seconds, p50: percentile(okLatencies, 0.5), p99: percentile(okLatencies, 0.99), statuses, errors: result.errors, timeouts: result.timeouts });

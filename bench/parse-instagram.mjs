@@ -28,7 +28,7 @@ const contenders = {
       if (!result.api || result.api.resources.length !== 6) throw new Error('svcgen did not read Instagram');
     };
   },
-  'raml-1-parser': async () => {
+  'raml-1-parser': () => {
     const r1 = createRequire(import.meta.url)('raml-1-parser');
     return () => {
       const api = r1.loadRAMLSync(file, []).expand().toJSON({ serializeMetadata: false });
@@ -55,7 +55,7 @@ function coldRun(args) {
   return performance.now() - start;
 }
 
-export async function run({ rounds = 5, iterations = 20, coldRounds = 5 } = {}) {
+export function run({ rounds = 5, iterations = 20, coldRounds = 5 } = {}) {
   const warm = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]));
   for (let r = 0; r < rounds; r++) {
     for (const name of Object.keys(contenders)) {
@@ -91,6 +91,6 @@ const args = process.argv.slice(2);
 if (args[0] === '--worker') {
   await worker(args[1], Number(args[2]));
 } else if (process.argv[1] === self) {
-  const result = await run();
+  const result = run();
   console.log(`${result.title}\n${result.text}\n${result.summary}`);
 }

@@ -19,7 +19,7 @@ function svcgen(raml, out, ...flags) {
   return performance.now() - start;
 }
 
-export async function run({ rounds = 5, resources = 100 } = {}) {
+export function run({ rounds = 5, resources = 100 } = {}) {
   rmSync(work, { recursive: true, force: true });
   const raml = generateApi(join(work, 'api'), resources);
   const out = join(work, 'out');

@@ -86,7 +86,7 @@ function summary(results) {
 
 function load(url, scenario, seconds, connections) {
   return new Promise((resolve, reject) => {
-    autocannon({ url: `${url}${scenario.path}`, connections, duration: seconds }, (error, result) => {
+    autocannon({ url: `${url}${scenario.path}`, connections, duration: seconds }, (/** @type {Error | null} */ error, result) => {
       if (error) return reject(error);
       if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${scenario.name} on ${url}: ${result.non2xx} non-2xx (${JSON.stringify(result.statusCodeStats)}), ${result.errors} errors`));
       resolve({ rps: result.requests.average, p99: result.latency.p99 });
@@ -150,7 +150,7 @@ export async function freshDatabase(engine, requireProject) {
     const file = join(work, `search-${Date.now()}.db`);
     return {
       url: `sqlite:${file}`,
-      seed: async (corpus) => {
+      seed: (corpus) => {
         const Database = requireProject('better-sqlite3');
         const db = new Database(file);
         db.pragma('busy_timeout = 10000');
@@ -159,7 +159,7 @@ export async function freshDatabase(engine, requireProject) {
         db.exec('analyze');
         db.close();
       },
-      drop: async () => undefined,
+      drop: () => Promise.resolve(),
     };
   }
   const admin = execFileSync('bash', [join(root, 'scripts/postgres.sh'), 'start'], { encoding: 'utf8' }).trim().split('\n').pop();

@@ -157,7 +157,7 @@ export async function load(url, scenario, seconds, connections) {
 /** Requests per second (mean) and p99 latency (ms) of one autocannon run; any non-2xx answer or error fails it. */
 export function measure(url, scenario, seconds, connections) {
   return new Promise((resolve, reject) => {
-    autocannon({ url: `${url}${scenario.path}`, method: scenario.method ?? 'GET', body: scenario.body, headers: scenario.headers, connections, duration: seconds }, (error, result) => {
+    autocannon({ url: `${url}${scenario.path}`, method: scenario.method ?? 'GET', body: scenario.body, headers: scenario.headers, connections, duration: seconds }, (/** @type {Error | null} */ error, result) => {
       if (error) return reject(error);
       if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${scenario.name} on ${url}: ${result.non2xx} non-2xx, ${result.errors} errors`));
       resolve({ rps: result.requests.average, p99: result.latency.p99, total: result.requests.total });

@@ -13,7 +13,6 @@ import type { IrSources } from './ir/sources.js';
 import type { ServiceIR } from './ir/types.js';
 import { reportMigrationFindings } from './plan/migration-findings.js';
 import { readRaml, type FrontEndResult } from './raml/front-end.js';
-import { checkBodySchemas } from './raml/schema-document.js';
 import { planChanges, type Change } from './write/changes.js';
 import { readHistory } from './write/history.js';
 import { manifestOf } from './write/manifest.js';
@@ -33,9 +32,10 @@ export function analyze(file: string, options: { cwd?: string } = {}): Analysis 
   if (!front.api || !front.document || hasErrors(front.diagnostics)) return front;
   const diagnostics = new DiagnosticBag();
   const { ir, sources } = buildIr(front.api, diagnostics, { rootDir: front.document.rootDir });
-  checkBodySchemas(front.api, diagnostics);
   checkIr(diagnostics, ir, sources);
-  return { ...front, ir, sources, diagnostics: sortDiagnostics([...front.diagnostics, ...diagnostics.sorted()]) };
+  // A model schema's problems are the build's errors (SVC2001), said once: not its warnings too.
+  const schemaWarnings = front.schemaWarnings.filter((w) => !sources.modelSchemas.has(w.schema)).map((w) => w.diagnostic);
+  return { ...front, ir, sources, diagnostics: sortDiagnostics([...front.diagnostics, ...schemaWarnings, ...diagnostics.sorted()]) };
 }
 
 export interface GenerateRequest {

@@ -23,7 +23,7 @@ export function idKey(value) {
 /** The value at a dotted path. */
 function pathValue(doc, path) {
   let value = doc;
-  for (const part of path.split('.')) value = value == null ? undefined : value[part];
+  for (const part of path.split('.')) value = value?.[part];
   return value;
 }
 

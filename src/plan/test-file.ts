@@ -89,17 +89,6 @@ export class RouteTests {
     return { seed, url: url.replace(/[`\\]/g, (c) => `\\${c}`) };
   }
 
-  /** The seeding as lines of code, for test/acl.test.ts. */
-  setup(item: boolean): { lines: string[]; url: string } {
-    const { seed, url } = this.seeding(item);
-    const lines = [
-      ...(seed.parent ? [`const parent = await service.seed(${seed.parent});`] : []),
-      ...(seed.item ? [`const item = await service.seed(${quote(this.name)}${this.link()});`] : []),
-      ...(seed.singular ? [`await service.seed(${quote(this.name)}${this.link()});`] : []),
-    ];
-    return { lines, url };
-  }
-
   /** A test of this route: the parts every test has, and those of its kind. */
   view<K extends TestView['kind']>(item: boolean, test: TestOf<K>): TestView {
     // TypeScript cannot see that the common parts and one kind's parts make that kind's view.

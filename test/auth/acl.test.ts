@@ -28,7 +28,7 @@ interface Caller {
 }
 interface AclModule {
   readonly ALL_PERMISSIONS: readonly Permission[];
-  decide(acl: Acl, caller: Caller, permission: Permission, request: object, object?: Record<string, unknown>): Promise<{ allowed: boolean }>;
+  readonly decide: (acl: Acl, caller: Caller, permission: Permission, request: object, object?: Record<string, unknown>) => Promise<{ allowed: boolean }>;
 }
 const { ALL_PERMISSIONS, decide } = (await import(new URL('../../templates/project/static/src/lib/auth/acl.ts', import.meta.url).href)) as AclModule;
 

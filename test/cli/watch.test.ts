@@ -31,7 +31,7 @@ describe('svcgen generate --watch', () => {
 
     const watch = execa('node', [svcgenBin, 'generate', 'api.raml', '-o', 'service', '--watch'], { cwd: dir, reject: false, env: { NO_COLOR: '1' } });
     let stderr = '';
-    watch.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+    watch.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
     const watching = () => count(stderr, 'for changes (Ctrl-C to stop)');
     try {
       await until('the first run', () => watching() === 1);

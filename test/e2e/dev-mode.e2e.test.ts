@@ -34,7 +34,7 @@ describe('npm run dev', () => {
       env: { PATH: `${join(dir, 'node_modules', '.bin')}:${process.env['PATH']}`, PORT: String(port), SVC_CONFIG: join(dir, 'no-service.ini'), SVC_DATABASE_URL: 'sqlite::memory:' },
     });
     let output = '';
-    dev.all!.on('data', (chunk: Buffer) => void (output += chunk.toString()));
+    dev.all.on('data', (chunk: Buffer) => void (output += chunk.toString()));
     const get = async (path: string) => {
       const response = await fetch(`http://127.0.0.1:${port}${path}`);
       return response.ok ? response.json() : undefined;
@@ -42,7 +42,7 @@ describe('npm run dev', () => {
     try {
       expect(await until('the service', () => get('/v1/health'), () => output)).toEqual({ status: 'ok' });
       // A change made before tsc watches would go unseen (as it would for a user typing that fast).
-      await until('tsc to watch', async () => (output.includes('Watching for file changes') ? true : undefined), () => output);
+      await until('tsc to watch', () => Promise.resolve(output.includes('Watching for file changes') ? true : undefined), () => output);
       await new Promise((settle) => setTimeout(settle, 1000));
       const extend = join(dir, 'src/custom/extend.ts');
       writeFileSync(
@@ -59,6 +59,6 @@ describe('npm run dev', () => {
     }
     const ended = await dev;
     expect(ended.exitCode === 0 || ended.signal === 'SIGINT' || ended.exitCode === 130, output).toBe(true);
-    await expect(fetch(`http://127.0.0.1:${port}/v1/health`)).rejects.toThrow();
+    await expect(fetch(`http://127.0.0.1:${port}/v1/health`)).rejects.toThrow('fetch failed');
   }, 240_000);
 });

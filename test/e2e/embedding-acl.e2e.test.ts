@@ -15,16 +15,18 @@ const BASE = '/v1';
 const PASSWORD = 'password-123';
 
 type Rec = Record<string, unknown>;
+/** An object the service created: its key (a number on SQL engines, a string on MongoDB) goes into URLs. */
+type Created = Rec & { readonly id: number | string };
 
 describe.each(ENGINES)('embedding under ACLs on %s', (engine) => {
   let database: TestDatabase;
   let service: RunningService;
   let api: Api;
   const cookies: Record<string, Record<string, string>> = {};
-  let team: Rec;
-  let member: Rec;
-  let badge: Rec;
-  let note: Rec;
+  let team: Created;
+  let member: Created;
+  let badge: Created;
+  let note: Created;
 
   const as = (who: string) => ({ headers: cookies[who] ?? {} });
   const login = async (username: string, password: string) => {

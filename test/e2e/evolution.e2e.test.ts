@@ -268,7 +268,7 @@ async function expectSearch({ api, v, lib }: Session): Promise<void> {
     if (v >= 2) texts.push(['/books', b.id, 'isbn', b.isbn]);
   }
   if (v >= 2) for (const [id, name] of lib.publishers) texts.push([v >= 4 ? '/imprints' : '/publishers', id, 'name', name]);
-  for (const [path, id, field, text] of texts) {
+  for (const [path, , field, text] of texts) {
     const word = text === null ? undefined : words(text)[0];
     if (word === undefined) continue;
     const reply = await api('GET', `${path}?q=${encodeURIComponent(word)}&_search_fields=${field}&_limit=100&_sort=id`);
@@ -524,7 +524,7 @@ describe.each(ENGINES)('the library API evolving on %s', (engine) => {
       lib.authors.delete(key('cascade'));
       for (const book of [key('cascade1'), key('cascade2')]) {
         expect((await s.api('GET', `/books/${book}`)).status).toBe(404);
-        lib.books.delete(book!);
+        lib.books.delete(book);
       }
       keys.set('faber', await addPublisher(s, 'Faber'));
       keys.set('twin', await addBook(s, { title: 'Same ISBN, later', isbn: '978-0-00-000001-1', publisher: key('faber'), author: key('austen') }));

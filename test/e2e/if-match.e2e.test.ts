@@ -67,7 +67,7 @@ describe.each(ENGINES)('If-Match on %s', (engine) => {
       const id = await newAuthor(`race-${round}`);
       const tag = await etag(id);
       const replies = await Promise.all([1, 2].map((karma) => api('PATCH', `/authors/${id}`, { karma }, ifMatch(tag))));
-      const statuses = replies.map((r) => r.status).sort();
+      const statuses = replies.map((r) => r.status).sort((a, b) => a - b);
       expect(statuses, replies.map((r) => r.text).join('\n')).toEqual([200, 412]);
       const winner = replies.find((r) => r.status === 200)!.body.karma;
       expect((await api('GET', `/authors/${id}`)).body.karma).toBe(winner);

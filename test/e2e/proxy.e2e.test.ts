@@ -31,6 +31,7 @@ describe.each([
     await database?.drop();
   });
 
+  // oxlint-disable-next-line vitest/valid-title -- one string or the other, whichever the setting makes true
   it(setting === 'loopback' ? 'links objects at the forwarded protocol and host' : 'ignores X-Forwarded-* and links at the address it was reached on', async () => {
     const api = apiClient(service.origin, BASE);
     const reply = await api('POST', '/items', { name: 'forwarded' }, { headers: FORWARDED });

@@ -192,8 +192,7 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
   });
 
   // PostgreSQL only: SQLite runs one write transaction at a time, MongoDB has no deadlocks to lose.
-  if (engine === 'postgres')
-  it('runs a transaction that lost a deadlock again: two read-modify-writes in opposite orders both land', async () => {
+  it.runIf(engine === 'postgres')('runs a transaction that lost a deadlock again: two read-modify-writes in opposite orders both land', async () => {
     // Each locks one author, waits for the other to do the same, then wants the other's lock:
     // PostgreSQL ends one with a deadlock (40P01); the executor runs that one again.
     let ready = 0;
@@ -205,7 +204,7 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
     const transfer = (from: Rec, to: Rec) =>
       db.transaction(async (tx) => {
         attempts++;
-        const source = (await tx.author.update({ where: { id: from['id'] }, data: { karma: ((await tx.author.findUnique({ where: { id: from['id'] } }))!['karma'] as number) - 1 } }))!;
+        const source = (await tx.author.update({ where: { id: from['id'] }, data: { karma: ((await tx.author.findUnique({ where: { id: from['id'] } }))!['karma'] as number) - 1 } }));
         if (attempts <= 2) await bothLocked();
         await tx.author.update({ where: { id: to['id'] }, data: { karma: ((await tx.author.findUnique({ where: { id: to['id'] } }))!['karma'] as number) + 1 } });
         return source;

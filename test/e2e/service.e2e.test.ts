@@ -236,7 +236,7 @@ describe('SIGTERM', () => {
     });
     expect(await response).toBe(201);
     expect(await service.stop()).toBe(0);
-    await expect(fetch(`${service.origin}/v1/health`)).rejects.toThrow();
+    await expect(fetch(`${service.origin}/v1/health`)).rejects.toThrow('fetch failed');
     await database.drop();
   });
 

@@ -8,6 +8,10 @@ import { parse } from 'yaml';
 import { generateFixture, SNAPSHOT_FIXTURES } from '../support/generated.js';
 
 /** The base path each fixture's baseUri gives. */
+/** compose.yaml as parsed. */
+// oxlint-disable-next-line typescript/no-explicit-any -- its services are walked by path: a member that is not there fails the test where it is read
+type Compose = { services: Record<string, any>; volumes: Record<string, unknown> };
+
 const BASE_PATHS: Record<string, string> = { 'ramses-example': '/v1', 'ramses-starter': '/v1', blog: '/api/v2', events: '/v1' };
 
 /** The instructions of a Dockerfile, continuation lines joined, comments dropped. */
@@ -66,7 +70,7 @@ describe.each(SNAPSHOT_FIXTURES)('the container files of %s', (fixture) => {
   it('compose.yaml: the service on PostgreSQL, with MongoDB as a one-member replica set commented out', async () => {
     const tree = await generateFixture(fixture);
     const text = tree.get('compose.yaml')!.content;
-    const compose = parse(text) as { services: Record<string, any>; volumes: Record<string, unknown> };
+    const compose = parse(text) as Compose;
     const { service, postgres } = compose.services;
     expect(Object.keys(compose.services)).toEqual(['service', 'postgres']);
     expect(service.build).toBe('.');
@@ -81,7 +85,7 @@ describe.each(SNAPSHOT_FIXTURES)('the container files of %s', (fixture) => {
     expect(postgres.volumes).toEqual(['postgres-data:/var/lib/postgresql/data']);
 
     // Uncommented, the MongoDB lines make a valid file: a replica set named as the URL says.
-    const uncommented = parse(text.replace(/^(\s*)# (mongodb|  |SVC_ENGINE|SVC_MONGODB_URL|  condition)/gm, '$1$2')) as { services: Record<string, any>; volumes: Record<string, unknown> };
+    const uncommented = parse(text.replace(/^(\s*)# (mongodb|  |SVC_ENGINE|SVC_MONGODB_URL|  condition)/gm, '$1$2')) as Compose;
     const mongo = uncommented.services['mongodb'];
     expect(mongo.command).toEqual(['--replSet', 'rs0', '--bind_ip_all']);
     expect(mongo.healthcheck.test.at(-1)).toContain("rs.initiate({ _id: 'rs0', members: [{ _id: 0, host: 'mongodb:27017' }] })");

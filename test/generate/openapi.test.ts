@@ -18,6 +18,7 @@ import { raml, writeTree } from '../support/files.js';
 import { generateFixture, SNAPSHOT_FIXTURES } from '../support/generated.js';
 import { repoRoot } from '../support/paths.js';
 
+// oxlint-disable-next-line typescript/no-explicit-any -- OpenAPI documents walked by path: a member that is not there fails the test where it is read
 type Json = Record<string, any>;
 
 const FIXTURES = [...SNAPSHOT_FIXTURES, 'filters', 'embedding'];
@@ -29,7 +30,7 @@ function irOf(fixture: string): ServiceIR {
 }
 
 function documentOf(fixture: string): Json {
-  return openApiDocument(irOf(fixture)) as Json;
+  return openApiDocument(irOf(fixture));
 }
 
 /** `GET /stories/{id}`, for every operation of the document. */

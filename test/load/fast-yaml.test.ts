@@ -131,8 +131,8 @@ describe('fast YAML reader', () => {
     indent: fc.constantFrom(2, 4),
     indentSeq: fc.boolean(),
     flowCollectionPadding: fc.boolean(),
-    defaultStringType: fc.constantFrom('PLAIN', 'QUOTE_DOUBLE', 'QUOTE_SINGLE', 'BLOCK_LITERAL') as fc.Arbitrary<'PLAIN' | 'QUOTE_DOUBLE' | 'QUOTE_SINGLE' | 'BLOCK_LITERAL'>,
-    collectionStyle: fc.constantFrom('any', 'block', 'flow') as fc.Arbitrary<'any' | 'block' | 'flow'>,
+    defaultStringType: fc.constantFrom('PLAIN', 'QUOTE_DOUBLE', 'QUOTE_SINGLE', 'BLOCK_LITERAL'),
+    collectionStyle: fc.constantFrom('any', 'block', 'flow'),
   });
 
   it('agrees on YAML generated from random values', () => {

@@ -30,6 +30,7 @@ const corpus = tckDir !== undefined && existsSync(tckDir) ? tckDir : undefined;
 const all = corpus ? cases(corpus).filter((file) => !SKIPPED.has(relative(corpus, file))) : [];
 if (!tckDir) console.warn(tckMissing);
 
+// oxlint-disable-next-line vitest/valid-title -- a string either way: skipped, the title says how to get the corpus
 describe.skipIf(!tckDir)(tckDir ? 'RAML 0.8 TCK' : `RAML 0.8 TCK (skipped: ${tckMissing})`, () => {
   it('has the 118 offline cases', () => {
     expect(corpus, `RAML_TCK_DIR=${tckDir} does not exist`).toBeDefined();

@@ -33,8 +33,9 @@ export async function testDatabase(engine: Engine, projectDir: string, label: st
   return {
     url: `sqlite:${file}`,
     env: { SVC_DATABASE_URL: `sqlite:${file}` },
-    drop: async () => {
+    drop: () => {
       for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+      return Promise.resolve();
     },
   };
 }

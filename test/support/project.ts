@@ -59,7 +59,7 @@ export function builtProject(fixture: string, area: string): Promise<string> {
  * settings: for tests that use the repositories directly, as handlers do.
  */
 export async function openProjectDatabase<D>(dir: string, env: Record<string, string>): Promise<D> {
-  const { loadServiceConfig } = (await import(pathToFileURL(join(dir, 'dist/config.js')).href)) as { loadServiceConfig(env: Record<string, string>): unknown };
-  const { openDatabase } = (await import(pathToFileURL(join(dir, 'dist/db/index.js')).href)) as { openDatabase(config: unknown): Promise<D> };
+  const { loadServiceConfig } = (await import(pathToFileURL(join(dir, 'dist/config.js')).href)) as { loadServiceConfig: (env: Record<string, string>) => unknown };
+  const { openDatabase } = (await import(pathToFileURL(join(dir, 'dist/db/index.js')).href)) as { openDatabase: (config: unknown) => Promise<D> };
   return openDatabase(loadServiceConfig({ SVC_CONFIG: join(dir, 'none.ini'), ...env }));
 }

@@ -35,7 +35,7 @@ export class SchemaArbitraries {
 
   resolve(schema: Json): Json {
     let s = schema;
-    for (let i = 0; typeof s['$ref'] === 'string' && i < 10; i++) s = atPointer(this.document, s['$ref'] as string) as Json;
+    for (let i = 0; typeof s['$ref'] === 'string' && i < 10; i++) s = atPointer(this.document, s['$ref']) as Json;
     return s;
   }
 
@@ -74,7 +74,7 @@ export class SchemaArbitraries {
     const fits = (text: string) => text.length >= minLength && text.length <= num(s['maxLength'], Infinity);
     if (s['format'] === 'date-time') return isoDate().map((d) => `${d.toISOString().slice(0, 19)}Z`);
     if (s['format'] === 'date') return isoDate().map((d) => d.toISOString().slice(0, 10));
-    if (typeof s['pattern'] === 'string') return fc.stringMatching(new RegExp(s['pattern'] as string)).filter(fits);
+    if (typeof s['pattern'] === 'string') return fc.stringMatching(new RegExp(s['pattern'])).filter(fits);
     return fc.string({ minLength, maxLength: Math.max(minLength, maxLength), unit: 'grapheme' });
   }
 

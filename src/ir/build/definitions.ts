@@ -8,6 +8,7 @@
 import { relative, sep } from 'node:path';
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import { positionAt } from '../../diagnostics/source.js';
+import type { YScalar } from '../../load/ynode.js';
 import type { Body, Resource, SchemaReference } from '../../raml/model.js';
 import { modelNameOf } from '../naming.js';
 import { readSchemaDocument } from '../../raml/schema-document.js';
@@ -21,6 +22,8 @@ export interface DefinitionContext {
   readonly models: Map<string, ModelDraft>;
   /** Models whose schema could not be read, or that are missing (reported): nothing more is said about them. */
   readonly poisoned: Poisoned;
+  /** The schemas read as models' (their problems are errors, reported here). */
+  readonly modelSchemas: Set<YScalar>;
 }
 
 /** Reads every model a resource defines, parents before children. */
@@ -94,6 +97,7 @@ function define(ctx: DefinitionContext, name: string, node: PathNode, schema: Sc
     }
     return;
   }
+  ctx.modelSchemas.add(schema.contentNode);
   const document = readSchemaDocument(schema, ctx.diagnostics);
   if (!document) {
     ctx.poisoned.addUnreadModel(name);

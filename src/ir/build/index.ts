@@ -6,6 +6,7 @@
  */
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
+import type { YScalar } from '../../load/ynode.js';
 import type { RamlApi } from '../../raml/model.js';
 import { didYouMean } from '../../util/suggest.js';
 import { slug } from '../naming.js';
@@ -35,7 +36,7 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
   const tree = pathTree(api, diagnostics);
   const models = new Map<string, ModelDraft>();
   const poisoned = new Poisoned();
-  const definitions = { diagnostics, rootDir: options.rootDir, models, poisoned };
+  const definitions = { diagnostics, rootDir: options.rootDir, models, poisoned, modelSchemas: new Set<YScalar>() };
   defineModels(definitions, tree);
   const schemes = readAuthSchemes(diagnostics, api);
   const userModel = settleUserModel(diagnostics, models, schemes.span);
@@ -76,6 +77,7 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
     aclEntries: new Map(acls.flatMap((a) => [...a.entrySpans])),
     handlers: handlerUses,
     poisoned,
+    modelSchemas: definitions.modelSchemas,
   };
   return { ir, sources };
 }

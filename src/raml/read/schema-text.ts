@@ -1,7 +1,7 @@
 /**
  * A light check of schema text at the RAML level: a bare word that names no declared schema is
- * probably a typo. (JSON syntax is checked once, after the model schemas are read: see
- * `checkSchemaSyntax`.)
+ * probably a typo. (JSON syntax is checked once the model is read: see `checkBodySchemas` in
+ * schema-document.ts.)
  */
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { YScalar } from '../../load/ynode.js';
