@@ -52,7 +52,7 @@ function assertSameTrees(a, b) {
   if (left.size !== right.size) throw new Error('oxfmt and prettier generated different sets of files');
 }
 
-export async function run({ rounds = 5 } = {}) {
+export function run({ rounds = 5 } = {}) {
   rmSync(work, { recursive: true, force: true });
   const apis = [
     ['100 resources', generateApi(join(work, 'api'), 100)],
