@@ -39,7 +39,12 @@ export async function run({ rounds = 3, seconds = 4, connections = 4 } = {}) {
     const serve = () =>
       start(process.execPath, [join(project, 'dist/server.js')], {
         cwd: project,
-        env: (port) => ({ PORT: String(port), SVC_DATABASE_URL: database.url, SVC_CONFIG: join(work, 'none.ini'), SVC_LOG_LEVEL: 'warn' }),
+        env: (port) => ({
+          PORT: String(port),
+          SVC_DATABASE_URL: database.url,
+          SVC_CONFIG: join(work, 'none.ini'),
+          SVC_LOG_LEVEL: 'warn',
+        }),
       });
     // The service's migration makes the tables and search indexes; the corpus goes in with the service stopped.
     (await serve()).stop();
@@ -64,7 +69,16 @@ export async function run({ rounds = 3, seconds = 4, connections = 4 } = {}) {
         }
         const [s, l] = [summary(results.search), summary(results.scan)];
         ratios.push(s.rps / l.rps);
-        rows.push([engine, `${probe.word} (${(probe.share * 100).toFixed(1)} %, ${probe.rows} rows)${sort}`, Math.round(s.rps), `${s.p99} ms`, Math.round(l.rps), `${l.p99} ms`, `${(s.rps / l.rps).toFixed(1)}×`, s.rps / l.rps >= 20 ? 'yes' : 'no']);
+        rows.push([
+          engine,
+          `${probe.word} (${(probe.share * 100).toFixed(1)} %, ${probe.rows} rows)${sort}`,
+          Math.round(s.rps),
+          `${s.p99} ms`,
+          Math.round(l.rps),
+          `${l.p99} ms`,
+          `${(s.rps / l.rps).toFixed(1)}×`,
+          s.rps / l.rps >= 20 ? 'yes' : 'no',
+        ]);
       }
     } finally {
       server.stop();
@@ -86,11 +100,19 @@ function summary(results) {
 
 function load(url, scenario, seconds, connections) {
   return new Promise((resolve, reject) => {
-    autocannon({ url: `${url}${scenario.path}`, connections, duration: seconds }, (/** @type {Error | null} */ error, result) => {
-      if (error) return reject(error);
-      if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${scenario.name} on ${url}: ${result.non2xx} non-2xx (${JSON.stringify(result.statusCodeStats)}), ${result.errors} errors`));
-      resolve({ rps: result.requests.average, p99: result.latency.p99 });
-    });
+    autocannon(
+      { url: `${url}${scenario.path}`, connections, duration: seconds },
+      (/** @type {Error | null} */ error, result) => {
+        if (error) return reject(error);
+        if (result.non2xx > 0 || result.errors > 0)
+          return reject(
+            new Error(
+              `${scenario.name} on ${url}: ${result.non2xx} non-2xx (${JSON.stringify(result.statusCodeStats)}), ${result.errors} errors`,
+            ),
+          );
+        resolve({ rps: result.requests.average, p99: result.latency.p99 });
+      },
+    );
   });
 }
 
@@ -135,10 +157,13 @@ export function makeCorpus(count) {
 /** For each wanted share, a word that that share of the rows has in its description. */
 export function pickProbes(corpus, shares) {
   const rowsWith = new Map();
-  for (const row of corpus) for (const word of new Set(row.description.split(' '))) rowsWith.set(word, (rowsWith.get(word) ?? 0) + 1);
+  for (const row of corpus)
+    for (const word of new Set(row.description.split(' '))) rowsWith.set(word, (rowsWith.get(word) ?? 0) + 1);
   return shares.map((share) => {
     let best;
-    for (const [word, rows] of rowsWith) if (!best || Math.abs(rows / corpus.length - share) < Math.abs(best.rows / corpus.length - share)) best = { word, rows };
+    for (const [word, rows] of rowsWith)
+      if (!best || Math.abs(rows / corpus.length - share) < Math.abs(best.rows / corpus.length - share))
+        best = { word, rows };
     return { ...best, share: best.rows / corpus.length };
   });
 }
@@ -162,7 +187,10 @@ export async function freshDatabase(engine, requireProject) {
       drop: () => Promise.resolve(),
     };
   }
-  const admin = execFileSync('bash', [join(root, 'scripts/postgres.sh'), 'start'], { encoding: 'utf8' }).trim().split('\n').pop();
+  const admin = execFileSync('bash', [join(root, 'scripts/postgres.sh'), 'start'], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop();
   const name = `svcgen_bench_search_${Date.now()}`;
   const { Client } = requireProject('pg');
   const sql = async (url, text, values) => {
@@ -185,7 +213,10 @@ export async function freshDatabase(engine, requireProject) {
       try {
         for (let i = 0; i < corpus.length; i += 1000) {
           const slice = corpus.slice(i, i + 1000);
-          await client.query('insert into item (name, description) select * from unnest($1::text[], $2::text[])', [slice.map((r) => r.name), slice.map((r) => r.description)]);
+          await client.query('insert into item (name, description) select * from unnest($1::text[], $2::text[])', [
+            slice.map((r) => r.name),
+            slice.map((r) => r.description),
+          ]);
         }
         // What autovacuum would do next: merge the GIN indexes' pending list, into which the bulk
         // load went and which every search would otherwise read through (~1.5 ms a word and field).

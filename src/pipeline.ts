@@ -34,8 +34,15 @@ export function analyze(file: string, options: { cwd?: string } = {}): Analysis 
   const { ir, sources } = buildIr(front.api, diagnostics, { rootDir: front.document.rootDir });
   checkIr(diagnostics, ir, sources);
   // A model schema's problems are the build's errors (SVC2001), said once: not its warnings too.
-  const schemaWarnings = front.schemaWarnings.filter((w) => !sources.modelSchemas.has(w.schema)).map((w) => w.diagnostic);
-  return { ...front, ir, sources, diagnostics: sortDiagnostics([...front.diagnostics, ...schemaWarnings, ...diagnostics.sorted()]) };
+  const schemaWarnings = front.schemaWarnings
+    .filter((w) => !sources.modelSchemas.has(w.schema))
+    .map((w) => w.diagnostic);
+  return {
+    ...front,
+    ir,
+    sources,
+    diagnostics: sortDiagnostics([...front.diagnostics, ...schemaWarnings, ...diagnostics.sorted()]),
+  };
 }
 
 export interface GenerateRequest {
@@ -62,7 +69,12 @@ export type GenerateResult =
   /** Something in the out-dir, or in the schema's evolution, forbids writing: nothing was written. */
   | { readonly status: 'refused'; readonly diagnostics: readonly Diagnostic[]; readonly shown: string }
   /** The changes found, and written in `write` mode. */
-  | { readonly status: 'done'; readonly diagnostics: readonly Diagnostic[]; readonly shown: string; readonly changes: readonly Change[] };
+  | {
+      readonly status: 'done';
+      readonly diagnostics: readonly Diagnostic[];
+      readonly shown: string;
+      readonly changes: readonly Change[];
+    };
 
 /**
  * The out-dir is untrusted input: every path is checked before anything is written, in every mode

@@ -36,7 +36,14 @@ app.get('/v1/items', async (request) => {
   const limit = Math.min(Number(request.query._limit ?? 20), 1000);
   const start = Number(request.query._start ?? 0);
   const data = page.all(limit, start).map((row) => present(request, row));
-  return { total: count.get().n, count: data.length, start, took: Math.round(performance.now() - started), fields: '', data };
+  return {
+    total: count.get().n,
+    count: data.length,
+    start,
+    took: Math.round(performance.now() - started),
+    fields: '',
+    data,
+  };
 });
 
 app.post('/v1/items', { schema: { body } }, async (request, reply) => {

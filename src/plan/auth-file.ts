@@ -5,7 +5,16 @@
  * ACL matrix (src/acl/matrix.ts).
  */
 import { aclMatrix, CALLERS, type CallerKind, type MatrixRow } from '../acl/matrix.js';
-import { CREDENTIAL_MODEL, LOGIN_FAILURE_MODEL, type AclEntry, type Auth, type Model, type Route, type ServiceIR, type UserFunction } from '../ir/types.js';
+import {
+  CREDENTIAL_MODEL,
+  LOGIN_FAILURE_MODEL,
+  type AclEntry,
+  type Auth,
+  type Model,
+  type Route,
+  type ServiceIR,
+  type UserFunction,
+} from '../ir/types.js';
 import { commentText, literal, quote } from './literal.js';
 import { camel, modelNames, principalModule } from './names.js';
 import { RouteTests } from './test-file.js';
@@ -29,7 +38,12 @@ export function authView(ir: ServiceIR, auth: Auth) {
     spec: {
       userRouteIsSelf: String(selfRoute),
       ticket: auth.ticket
-        ? literal({ secretSetting: auth.ticket.secretSetting, hashalg: auth.ticket.hashalg, cookieName: auth.ticket.cookieName, httpOnly: auth.ticket.httpOnly })
+        ? literal({
+            secretSetting: auth.ticket.secretSetting,
+            hashalg: auth.ticket.hashalg,
+            cookieName: auth.ticket.cookieName,
+            httpOnly: auth.ticket.httpOnly,
+          })
         : 'null',
       apiKey: String(auth.apiKey !== null),
     },
@@ -43,7 +57,14 @@ export function authView(ir: ServiceIR, auth: Auth) {
 
 /** The API's own `GET /users/{key}` answers `/users/self`; otherwise the auth routes add `GET /users/self`. */
 export function userRouteServesSelf(ir: ServiceIR, user: Model): boolean {
-  return ir.routes.some((r) => r.kind === 'item' && r.model === user.name && r.parent === null && r.path.startsWith('/users/:') && r.operations.some((o) => o.action === 'show'));
+  return ir.routes.some(
+    (r) =>
+      r.kind === 'item' &&
+      r.model === user.name &&
+      r.parent === null &&
+      r.path.startsWith('/users/:') &&
+      r.operations.some((o) => o.action === 'show'),
+  );
 }
 
 /** One line of an x-ACL, as the runtime's AclEntry: each value as source text. */
@@ -64,14 +85,23 @@ function aclLine(entry: AclEntry): AclEntryView {
         : p.kind === 'user'
           ? `{ user: ${quote(p.id)} }`
           : `{ dynamic: ${quote(p.name)}, call: ${camel(p.name)} }`;
-  return { action: quote(entry.action), principal, permissions: literal([...entry.permissions]), text: quote(entry.text) };
+  return {
+    action: quote(entry.action),
+    principal,
+    permissions: literal([...entry.permissions]),
+    text: quote(entry.text),
+  };
 }
 
 export function principalStubView(ir: ServiceIR, principal: UserFunction) {
   const models = [...new Set(principal.usedBy.map((u) => u.model).filter((m) => m !== ''))].sort();
   const lines = ir.acls
     .filter((acl) => principal.usedBy.some((u) => u.acl === acl.name))
-    .flatMap((acl) => [...acl.collection.map((e) => ({ e, section: 'collection' })), ...acl.item.map((e) => ({ e, section: 'item' }))].filter(({ e }) => e.principal.kind === 'dynamic' && e.principal.name === principal.name).map(({ e, section }) => `${acl.name} (${section}): ${e.text}`));
+    .flatMap((acl) =>
+      [...acl.collection.map((e) => ({ e, section: 'collection' })), ...acl.item.map((e) => ({ e, section: 'item' }))]
+        .filter(({ e }) => e.principal.kind === 'dynamic' && e.principal.name === principal.name)
+        .map(({ e, section }) => `${acl.name} (${section}): ${e.text}`),
+    );
   return {
     placeholder: `{{${principal.name}}}`,
     functionName: camel(principal.name),
@@ -99,7 +129,9 @@ export function aclTestView(ir: ServiceIR) {
       path: quote(route.path),
       model: quote(route.model),
       itemParam: route.kind === 'item' && route.itemParam ? quote(route.itemParam) : null,
-      parent: route.parent ? { model: quote(route.parent.model), param: quote(route.parent.param), link: link(route, models) } : null,
+      parent: route.parent
+        ? { model: quote(route.parent.model), param: quote(route.parent.param), link: link(route, models) }
+        : null,
     })),
     rows: rows.map((row) => ({
       method: quote(row.operation.method),

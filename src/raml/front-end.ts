@@ -35,7 +35,10 @@ export function readRaml(file: string, options: FrontEndOptions = {}): FrontEndR
   if (!document) return { diagnostics: diagnostics.sorted(), schemaWarnings: [] };
   if (document.root === undefined) return { document, diagnostics: diagnostics.sorted(), schemaWarnings: [] };
   if (!isMap(document.root)) {
-    const what = document.root.kind === 'scalar' && document.root.value === null ? 'empty' : `a ${document.root.kind === 'seq' ? 'list' : 'scalar'}`;
+    const what =
+      document.root.kind === 'scalar' && document.root.value === null
+        ? 'empty'
+        : `a ${document.root.kind === 'seq' ? 'list' : 'scalar'}`;
     const at = what === 'empty' ? fileSpan(document.rootFile) : document.root.span;
     diagnostics.report('SVC1103', `the document must be a mapping of RAML properties, but it is ${what}`, { span: at });
     return { document, diagnostics: diagnostics.sorted(), schemaWarnings: [] };
@@ -66,8 +69,10 @@ function pivotDeclarations(root: YMap): YMap {
   return {
     ...root,
     entries: root.entries.map((e) => {
-      if (e.key.text === 'resourceTypes') return { key: e.key, value: pivotList(e.value, (b) => (isMap(b) ? pivotResourceBodies(b, mediaType) : b)) };
-      if (e.key.text === 'traits') return { key: e.key, value: pivotList(e.value, (b) => pivotMethodBodies(b, mediaType)) };
+      if (e.key.text === 'resourceTypes')
+        return { key: e.key, value: pivotList(e.value, (b) => (isMap(b) ? pivotResourceBodies(b, mediaType) : b)) };
+      if (e.key.text === 'traits')
+        return { key: e.key, value: pivotList(e.value, (b) => pivotMethodBodies(b, mediaType)) };
       return e;
     }),
   };

@@ -40,7 +40,8 @@ export interface SchemaWarning {
 export function readSchemaDocument(ref: SchemaReference, diagnostics: DiagnosticBag): SchemaDocument | undefined {
   const { root, source, problems } = reading(ref.contentNode);
   for (const p of problems) {
-    if (p.duplicateKey) diagnostics.report('SVC1005', p.message, { span: p.span, hint: DUPLICATE_KEY_HINT, severity: 'error' });
+    if (p.duplicateKey)
+      diagnostics.report('SVC1005', p.message, { span: p.span, hint: DUPLICATE_KEY_HINT, severity: 'error' });
     else diagnostics.report('SVC2001', `the schema is not valid JSON: ${p.message}`, { span: p.span });
   }
   if (!root) return undefined;
@@ -58,7 +59,8 @@ export function readSchemaDocument(ref: SchemaReference, diagnostics: Diagnostic
  */
 export function checkBodySchemas(api: RamlApi): SchemaWarning[] {
   const warnings: SchemaWarning[] = [];
-  const check = (node: YScalar) => warnings.push(...checkSchemaSyntax(node).map((diagnostic) => ({ schema: node, diagnostic })));
+  const check = (node: YScalar) =>
+    warnings.push(...checkSchemaSyntax(node).map((diagnostic) => ({ schema: node, diagnostic })));
   for (const s of api.schemas) check(s.node);
   const visit = (resources: readonly Resource[]) => {
     for (const r of resources) {
@@ -80,7 +82,8 @@ function checkSchemaSyntax(node: YScalar): Diagnostic[] {
   if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return [];
   const diagnostics = new DiagnosticBag();
   for (const p of reading(node).problems) {
-    if (p.duplicateKey) diagnostics.report('SVC1005', p.message, { span: p.span, hint: DUPLICATE_KEY_HINT, severity: 'warning' });
+    if (p.duplicateKey)
+      diagnostics.report('SVC1005', p.message, { span: p.span, hint: DUPLICATE_KEY_HINT, severity: 'warning' });
     else diagnostics.report('SVC1115', `the schema is not valid JSON: ${p.message}`, { span: p.span });
   }
   return [...diagnostics.sorted()];
@@ -93,7 +96,15 @@ function reading(node: YScalar): Reading {
   if (!read) {
     const { text, source, locate } = where(node);
     const { node: root, problems } = parseJsonLocated(text, locate);
-    read = { root, source, problems: problems.map((p) => ({ span: locate(p.offset, p.end), message: p.message, duplicateKey: p.duplicateKey !== undefined })) };
+    read = {
+      root,
+      source,
+      problems: problems.map((p) => ({
+        span: locate(p.offset, p.end),
+        message: p.message,
+        duplicateKey: p.duplicateKey !== undefined,
+      })),
+    };
     cache.set(node, read);
   }
   return read;

@@ -48,7 +48,9 @@ describe.skipIf(!tckDir)(tckDir ? 'RAML 0.8 TCK' : `RAML 0.8 TCK (skipped: ${tck
 
   it('passes the checker through the CLI', async () => {
     const checker = join(repoRoot, 'scripts/tck-check.mjs');
-    const { stdout } = await execa('node', [checker, tckDir!, '--', 'node', svcgenBin, 'inspect', '--tck'], { cwd: repoRoot });
+    const { stdout } = await execa('node', [checker, tckDir!, '--', 'node', svcgenBin, 'inspect', '--tck'], {
+      cwd: repoRoot,
+    });
     // The whole report on failure: which case, and why (a case that timed out says "no JSON output").
     expect(stdout.trim().split('\n').at(-1), stdout).toBe('tck: 118 passed, 0 failed');
     // 118 CLI processes, one after the other: ~30 s on a quiet machine, 180 s was too little on a

@@ -42,7 +42,9 @@ describe('withoutSearch', () => {
     expect(withoutSearch({ shelf: 'fiction', SEARCH: search })).toEqual({ shelf: 'fiction', SEARCH: undefined });
     const nested = { AND: [{ year: { gt: 1950 } }, { AND: [{ shelf: 'fiction', SEARCH: search }] }] };
     expect(searchOf(nested)).toBe(search);
-    expect(withoutSearch(nested)).toEqual({ AND: [{ year: { gt: 1950 } }, { AND: [{ shelf: 'fiction', SEARCH: undefined }] }] });
+    expect(withoutSearch(nested)).toEqual({
+      AND: [{ year: { gt: 1950 } }, { AND: [{ shelf: 'fiction', SEARCH: undefined }] }],
+    });
     expect(nested.AND[1]).toEqual({ AND: [{ shelf: 'fiction', SEARCH: search }] });
   });
 

@@ -79,7 +79,10 @@ function nestedModel(ctx: DefinitionContext, node: PathNode, parentModel: string
 function postSchema(resource: Resource | undefined): SchemaReference | undefined {
   const bodies: readonly Body[] = resource?.methods.find((m) => m.method === 'post')?.body ?? [];
   const withSchema = bodies.filter((b) => b.schema);
-  const pick = withSchema.find((b) => b.mediaType === 'application/json') ?? withSchema.find((b) => /[/+]json\b/.test(b.mediaType)) ?? withSchema[0];
+  const pick =
+    withSchema.find((b) => b.mediaType === 'application/json') ??
+    withSchema.find((b) => /[/+]json\b/.test(b.mediaType)) ??
+    withSchema[0];
   return pick?.schema;
 }
 
@@ -90,10 +93,14 @@ function define(ctx: DefinitionContext, name: string, node: PathNode, schema: Sc
   if (existing) {
     if (existing.schemaFile !== schemaFileOf(ctx, schema)) {
       const line = positionAt(existing.definedAt.source, existing.definedAt.start).line;
-      ctx.diagnostics.report('SVC2017', `model ${name} is already defined by the schema at line ${line}; this schema is ignored`, {
-        span: schema.node.span,
-        hint: 'a model has one schema; include the same file in both places',
-      });
+      ctx.diagnostics.report(
+        'SVC2017',
+        `model ${name} is already defined by the schema at line ${line}; this schema is ignored`,
+        {
+          span: schema.node.span,
+          hint: 'a model has one schema; include the same file in both places',
+        },
+      );
     }
     return;
   }
@@ -103,7 +110,11 @@ function define(ctx: DefinitionContext, name: string, node: PathNode, schema: Sc
     ctx.poisoned.addUnreadModel(name);
     return;
   }
-  const draft = readModel(ctx.diagnostics, { name, plural: node.segment, schemaFile: schemaFileOf(ctx, schema), definedAt: schema.node.span }, document);
+  const draft = readModel(
+    ctx.diagnostics,
+    { name, plural: node.segment, schemaFile: schemaFileOf(ctx, schema), definedAt: schema.node.span },
+    document,
+  );
   checkPrimaryKey(ctx.diagnostics, draft);
   ctx.models.set(name, draft);
   // Reported already: the model is served, but nothing is said about the fields it lacks.

@@ -7,7 +7,12 @@ import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { YScalar } from '../../load/ynode.js';
 import { didYouMean } from '../../util/suggest.js';
 
-export function checkSchemaText(diagnostics: DiagnosticBag, node: YScalar, text: string, declaredNames: Iterable<string>): void {
+export function checkSchemaText(
+  diagnostics: DiagnosticBag,
+  node: YScalar,
+  text: string,
+  declaredNames: Iterable<string>,
+): void {
   const trimmed = text.trim();
   if (/^[\w.-]+$/.test(trimmed) && node.style !== 'include') {
     diagnostics.report('SVC1118', `"${trimmed}" is neither a declared schema nor JSON or XML schema text`, {
