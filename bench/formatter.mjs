@@ -3,7 +3,7 @@
 // empty folder, alternating, for the 100-resource API of generate-api.mjs and for ramses-example.
 // Wall time, and CPU time (user + system of the process, all threads) where /usr/bin/time exists.
 // The two trees must be byte-identical, or the benchmark fails.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -24,13 +24,14 @@ function generate(raml, out, formatter) {
     execFileSync(command[0], command.slice(1), { stdio: 'ignore', env });
     return { wall: performance.now() - start, cpu: NaN };
   }
-  const report = execFileSync(TIME, ['-f', 'cpu %U %S', ...command], {
+  const { status, stderr } = spawnSync(TIME, ['-f', 'cpu %U %S', ...command], {
     env,
     encoding: 'utf8',
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  if (status !== 0) throw new Error(`svcgen generate failed:\n${stderr}`);
   const wall = performance.now() - start;
-  const [user, system] = report.trim().split('\n').pop().split(' ').slice(1).map(Number);
+  const [user, system] = stderr.trim().split('\n').pop().split(' ').slice(1).map(Number);
   return { wall, cpu: (user + system) * 1000 };
 }
 
