@@ -109,8 +109,8 @@ describe.each(FIXTURES)('the OpenAPI document of %s', (fixture) => {
     expect(JSON.parse(literal)).toEqual(document);
     // With auth = false a service that declares authentication serves the document without it (lib/http/openapi.ts).
     const served = document['components'] && (document['components'] as Record<string, unknown>)['securitySchemes']
-      ? 'openApiRoute(api, config.auth ? OPENAPI_DOCUMENT : withoutAuth(OPENAPI_DOCUMENT), config.cors);'
-      : 'openApiRoute(api, OPENAPI_DOCUMENT, config.cors);';
+      ? 'openApiRoute(api, config.auth ? OPENAPI_DOCUMENT : withoutAuth(OPENAPI_DOCUMENT));'
+      : 'openApiRoute(api, OPENAPI_DOCUMENT);';
     expect(tree.get('src/app.ts')!.content).toContain(served);
   });
 
