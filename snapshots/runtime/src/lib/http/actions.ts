@@ -14,8 +14,6 @@ import { RouteContext, type RouteSpec } from './route-context.js';
 import type { Services } from './services.js';
 import { create, deleteObject, update } from './writes.js';
 
-export type { RouteSpec } from './route-context.js';
-
 export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 /** The handlers of one route, bound to it. */
@@ -40,6 +38,7 @@ export function actionsFor(services: Services, route: RouteSpec) {
   };
 }
 
+/** Whether the caller may write here at all, decided before the body is validated. */
 async function guard(ctx: RouteContext, request: FastifyRequest): Promise<void> {
   const kind = ctx.route.kind;
   if (kind === 'collection' || (kind === 'singular' && request.method === 'POST')) {

@@ -1,6 +1,7 @@
 /**
  * Attribute sub-resources (`/users/{username}/settings`): a dict or list field of the parent item,
- * read with GET and merged into with POST, as Ramses did (PATCH and PUT on the item replace it).
+ * read with GET and merged into with POST, Ramses' way. (PATCH and PUT on the item replace the
+ * whole value.)
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, type FieldError } from '../errors.js';

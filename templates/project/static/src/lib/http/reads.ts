@@ -1,6 +1,6 @@
 /**
  * The reads of collections and items: GET of a page (with the query language, `_count`, `_fields`)
- * and of one object, with its ETag. Reads run their event handlers only when there are some.
+ * and of one object, with its ETag. A read takes a transaction only when the model has handlers for it.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseItemFields, parseListQuery } from './query.js';
