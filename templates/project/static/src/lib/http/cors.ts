@@ -14,10 +14,13 @@ export interface CorsSettings {
   readonly allowCredentials: boolean;
 }
 
-/** Browsers hide other headers from scripts: these are what clients of the API read. */
-const EXPOSED_HEADERS = ['ETag', 'Location', 'Retry-After'];
+/**
+ * Browsers hide other headers from scripts: these are what clients of the API read. (Written as
+ * sent, here and below: the plugin would join a list on every request.)
+ */
+const EXPOSED_HEADERS = 'ETag, Location, Retry-After';
 /** What a preflight may ask for; a method a path does not serve is then its 405. */
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+const METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 
 export async function cors(app: FastifyInstance, settings: CorsSettings): Promise<void> {
   if (!settings.enable) return;
@@ -33,7 +36,7 @@ export async function cors(app: FastifyInstance, settings: CorsSettings): Promis
   const none: FastifyCorsOptions = { origin: false };
   await app.register(fastifyCors, {
     hook: 'onRequest',
-    // Chosen by the request's headers alone, from options made once: nothing is built per request.
+    // The options are made once; a request only picks one, by its headers.
     delegator: (request: FastifyRequest, callback) =>
       callback(null, request.headers.origin === undefined ? none : isPreflight(request) ? preflight : actual),
   });
