@@ -1,8 +1,9 @@
 /**
  * What the route plugins share, decorated once on the Fastify instance as `app.services`: each
  * route plugin reads it when it registers its routes and binds its actions to it, so a request
- * looks nothing up. Wrapped with fastify-plugin, the decoration reaches the route plugins
- * registered beside it (and src/custom/extend.ts, on the root instance).
+ * looks nothing up. Wrapped with fastify-plugin, the decoration lands on the instance that
+ * registers it (the root), not in a context of its own: every route plugin sees it, and so does
+ * src/custom/extend.ts.
  */
 import fp from 'fastify-plugin';
 import type { ServiceDatabase } from '../database.js';
