@@ -27,7 +27,8 @@ export function run({ resources = 200, rounds = 15 } = {}) {
       checkIr(diagnostics, ir, sources, front.api);
       const t3 = performance.now();
       const errors = [...front.diagnostics, ...diagnostics.sorted()].filter((d) => d.severity === 'error');
-      if (errors.length || ir.routes.length !== resources * 2) throw new Error(`unexpected result: ${errors.map((e) => e.message).join('; ')}`);
+      if (errors.length || ir.routes.length !== resources * 2)
+        throw new Error(`unexpected result: ${errors.map((e) => e.message).join('; ')}`);
       if (r === 0) firstRun = t3 - t0;
       if (r < 3) continue; // warm-up
       times.front.push(t1 - t0);

@@ -39,10 +39,25 @@ export function generateApi(dir, count) {
   ];
   for (let i = 0; i < count; i++) lines.push(`  - thing${i}: !include schemas/thing${i}.json`);
   for (let i = 0; i < count; i++) {
-    lines.push(`/thing${i}s:`, '  type: collection', '  securedBy: [owner_acl]', '  patch:', '  /{id}:', '    get:', '    patch:', '    put:', '    delete:');
+    lines.push(
+      `/thing${i}s:`,
+      '  type: collection',
+      '  securedBy: [owner_acl]',
+      '  patch:',
+      '  /{id}:',
+      '    get:',
+      '    patch:',
+      '    put:',
+      '    delete:',
+    );
     const properties = {
       id: { _db_settings: { type: 'id_field', primary_key: true } },
-      name: { type: 'string', minLength: 1, _db_settings: { type: 'string', required: true, max_length: 200 }, _processors: ['trim'] },
+      name: {
+        type: 'string',
+        minLength: 1,
+        _db_settings: { type: 'string', required: true, max_length: 200 },
+        _processors: ['trim'],
+      },
       body: { _db_settings: { type: 'text' } },
       count: { _db_settings: { type: 'integer', default: 0, min_value: 0 } },
       price: { _db_settings: { type: 'decimal', scale: 2 } },
@@ -51,11 +66,28 @@ export function generateApi(dir, count) {
       meta: { _db_settings: { type: 'dict' } },
       created_at: { _db_settings: { type: 'datetime', default: '{{now}}' } },
       ...(i > 0
-        ? { parent_id: { _db_settings: { type: 'foreign_key', ref_document: `Thing${i - 1}`, ref_column: `thing${i - 1}.id`, ref_column_type: 'id_field' } } }
+        ? {
+            parent_id: {
+              _db_settings: {
+                type: 'foreign_key',
+                ref_document: `Thing${i - 1}`,
+                ref_column: `thing${i - 1}.id`,
+                ref_column_type: 'id_field',
+              },
+            },
+          }
         : {}),
-      ...(i < count - 1 ? { children: { _db_settings: { type: 'relationship', document: `Thing${i + 1}`, backref_name: 'parent' } } } : {}),
+      ...(i < count - 1
+        ? { children: { _db_settings: { type: 'relationship', document: `Thing${i + 1}`, backref_name: 'parent' } } }
+        : {}),
     };
-    const schema = { type: 'object', title: `Thing ${i}`, _public_fields: ['id', 'name'], _event_handlers: { before_create: ['set_owner'], after_set: ['audit'] }, properties };
+    const schema = {
+      type: 'object',
+      title: `Thing ${i}`,
+      _public_fields: ['id', 'name'],
+      _event_handlers: { before_create: ['set_owner'], after_set: ['audit'] },
+      properties,
+    };
     writeFileSync(join(dir, 'schemas', `thing${i}.json`), `${JSON.stringify(schema, null, 2)}\n`);
   }
   writeFileSync(join(dir, 'api.raml'), `${lines.join('\n')}\n`);

@@ -47,7 +47,12 @@ export async function run({ rounds = 5, warmRounds = 10 } = {}) {
     text: table([
       ['', 'median', 'min', 'max'],
       ['cold: fresh process, empty folder', ms(median(cold)), ms(Math.min(...cold)), ms(Math.max(...cold))],
-      ['unchanged: fresh process, nothing to write', ms(median(unchanged)), ms(Math.min(...unchanged)), ms(Math.max(...unchanged))],
+      [
+        'unchanged: fresh process, nothing to write',
+        ms(median(unchanged)),
+        ms(Math.min(...unchanged)),
+        ms(Math.max(...unchanged)),
+      ],
       ['warm: in process, second time on', ms(median(warm)), ms(Math.min(...warm)), ms(Math.max(...warm))],
     ]),
     summary: `${rounds} cold and unchanged runs, ${warmRounds} warm runs. Cold includes starting Node and loading prettier; most of the warm time is prettier.`,

@@ -21,7 +21,9 @@ export function sideBySide(contenders, { warmup = 3, rounds = 15 } = {}) {
       times[name].push(performance.now() - start);
     }
   }
-  return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, { median: median(v), min: Math.min(...v), max: Math.max(...v) }]));
+  return Object.fromEntries(
+    Object.entries(times).map(([k, v]) => [k, { median: median(v), min: Math.min(...v), max: Math.max(...v) }]),
+  );
 }
 
 export function ms(n) {

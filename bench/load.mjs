@@ -26,15 +26,40 @@ const json = { 'content-type': 'application/json' };
 const anItem = (request) => ({ ...request, path: `/v1/items/${1 + Math.floor(Math.random() * SEEDED)}` });
 const itemRead = { method: 'GET', setupRequest: anItem };
 const pageRead = { method: 'GET', path: '/v1/items?_limit=20&_sort=-id' };
-const create = { method: 'POST', path: '/v1/items', headers: json, body: JSON.stringify({ name: 'load', description: 'written under load' }) };
-const change = { method: 'PATCH', headers: json, body: JSON.stringify({ description: 'changed under load' }), setupRequest: anItem };
+const create = {
+  method: 'POST',
+  path: '/v1/items',
+  headers: json,
+  body: JSON.stringify({ name: 'load', description: 'written under load' }),
+};
+const change = {
+  method: 'PATCH',
+  headers: json,
+  body: JSON.stringify({ description: 'changed under load' }),
+  setupRequest: anItem,
+};
 /** One round of a connection: 7 reads, 3 writes. */
 const MIX = [itemRead, pageRead, create, itemRead, pageRead, change, itemRead, create, pageRead, itemRead];
 
 export async function run({ seconds = Number(process.env.LOAD_SECONDS ?? 60), connections = 20 } = {}) {
   const { project } = await builtStarter(work);
   const requireProject = createRequire(join(project, 'node_modules', 'noop.js'));
-  const rows = [['engine', 'requests', 'req/s', 'p50', 'p99', 'max', 'errors', 'timeouts', 'non-2xx', 'RSS MiB before → after', 'open fds', 'load avg before → after']];
+  const rows = [
+    [
+      'engine',
+      'requests',
+      'req/s',
+      'p50',
+      'p99',
+      'max',
+      'errors',
+      'timeouts',
+      'non-2xx',
+      'RSS MiB before → after',
+      'open fds',
+      'load avg before → after',
+    ],
+  ];
   const failures = [];
   for (const engine of ['sqlite', 'postgres']) {
     const database = await freshDatabase(engine, requireProject);
@@ -86,14 +111,20 @@ function processUse(pid) {
 
 function mixedLoad(url, seconds, connections) {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections, duration: seconds, requests: MIX }, (error, result) => (error ? reject(error) : resolve(result)));
+    autocannon({ url, connections, duration: seconds, requests: MIX }, (/** @type {Error | null} */ error, result) =>
+      error ? reject(error) : resolve(result),
+    );
   });
 }
 
 /** A new SQLite file, or a new database on the test cluster of scripts/postgres.sh. */
 async function freshDatabase(engine, requireProject) {
-  if (engine === 'sqlite') return { url: `sqlite:${join(work, `load-${Date.now()}.db`)}`, drop: async () => undefined };
-  const admin = execFileSync('bash', [join(root, 'scripts/postgres.sh'), 'start'], { encoding: 'utf8' }).trim().split('\n').pop();
+  if (engine === 'sqlite')
+    return { url: `sqlite:${join(work, `load-${Date.now()}.db`)}`, drop: () => Promise.resolve() };
+  const admin = execFileSync('bash', [join(root, 'scripts/postgres.sh'), 'start'], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop();
   const name = `svcgen_bench_load_${Date.now()}`;
   const { Client } = requireProject('pg');
   const sql = async (text) => {

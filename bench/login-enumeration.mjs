@@ -19,9 +19,16 @@ export async function run() {
     const times = { 'wrong password': [], 'unknown user': [] };
     const answers = new Set();
     for (let i = 1; i <= ROUNDS; i++) {
-      for (const [kind, login] of [['wrong password', `u${i}`], ['unknown user', `nobody${i}`]]) {
+      for (const [kind, login] of [
+        ['wrong password', `u${i}`],
+        ['unknown user', `nobody${i}`],
+      ]) {
         const started = performance.now();
-        const response = await fetch(`${server.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login, password: 'not the password' }) });
+        const response = await fetch(`${server.url}/v1/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ login, password: 'not the password' }),
+        });
         const { timestamp: _timestamp, ...body } = await response.json();
         times[kind].push(performance.now() - started);
         answers.add(`${response.status} ${JSON.stringify(body)}`);
@@ -30,7 +37,15 @@ export async function run() {
     const wrong = median(times['wrong password']);
     const unknown = median(times['unknown user']);
     const ratio = wrong / unknown;
-    const rows = [['', 'median', 'min', 'max'], ...Object.entries(times).map(([kind, t]) => [kind, `${median(t).toFixed(1)} ms`, `${Math.min(...t).toFixed(1)} ms`, `${Math.max(...t).toFixed(1)} ms`])];
+    const rows = [
+      ['', 'median', 'min', 'max'],
+      ...Object.entries(times).map(([kind, t]) => [
+        kind,
+        `${median(t).toFixed(1)} ms`,
+        `${Math.min(...t).toFixed(1)} ms`,
+        `${Math.max(...t).toFixed(1)} ms`,
+      ]),
+    ];
     return {
       title: 'Failed logins: wrong password vs. unknown user (ramses-example, auth on)',
       text: table(rows),

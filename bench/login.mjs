@@ -45,7 +45,15 @@ export async function run({ seconds = 10, loginConnections = 32, readConnections
     await drain(server.url);
     const alone = { logins: (await phase(logins))[0], reads: (await phase(reads))[0] };
     const [loginsMixed, readsMixed] = await phase(logins, reads);
-    return report({ alone, mixed: { logins: loginsMixed, reads: readsMixed }, seconds, loginConnections, readConnections, users, server });
+    return report({
+      alone,
+      mixed: { logins: loginsMixed, reads: readsMixed },
+      seconds,
+      loginConnections,
+      readConnections,
+      users,
+      server,
+    });
   } finally {
     await server.stop();
     rmSync(work, { recursive: true, force: true });
@@ -55,7 +63,11 @@ export async function run({ seconds = 10, loginConnections = 32, readConnections
 /** Generates ramses-example, links the shared dependencies and compiles it; returns the project folder. */
 export async function build() {
   const project = join(work, 'generated');
-  execFileSync(process.execPath, [join(root, 'bin/svcgen.js'), 'generate', join(root, 'fixtures/ramses-example/api.raml'), '-o', project], { stdio: 'ignore' });
+  execFileSync(
+    process.execPath,
+    [join(root, 'bin/svcgen.js'), 'generate', join(root, 'fixtures/ramses-example/api.raml'), '-o', project],
+    { stdio: 'ignore' },
+  );
   const modules = await linkDependencies(project);
   execFileSync(join(modules, '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: project, stdio: 'inherit' });
   return project;
@@ -76,9 +88,14 @@ export async function start(project) {
     SVC_SYSTEM_PASSWORD: 'bench-admin-password',
     SVC_SYSTEM_EMAIL: 'admin@example.com',
   };
-  const child = spawn(process.execPath, [join(project, 'dist/server.js')], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(project, 'dist/server.js')], {
+    cwd: project,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output = [];
-  for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk) => output.push(...String(chunk).split('\n').filter(Boolean)));
+  for (const stream of [child.stdout, child.stderr])
+    stream.on('data', (chunk) => output.push(...String(chunk).split('\n').filter(Boolean)));
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
@@ -87,7 +104,10 @@ export async function start(project) {
   };
   for (let i = 0; i < 200; i++) {
     if (child.exitCode !== null) break;
-    const status = await fetch(`${url}/v1/health`).then((r) => r.status, () => 0);
+    const status = await fetch(`${url}/v1/health`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return { url, output, stop };
     await sleep(100);
   }
@@ -100,9 +120,16 @@ export async function register(url, count) {
   let cookie;
   for (let i = 1; i <= count; i++) {
     const body = { username: `u${i}`, email: `u${i}@example.com`, password: PASSWORD };
-    const response = await fetch(`${url}/v1/auth/register`, { method: 'POST', headers: jsonHeaders(), body: JSON.stringify(body) });
+    const response = await fetch(`${url}/v1/auth/register`, {
+      method: 'POST',
+      headers: jsonHeaders(),
+      body: JSON.stringify(body),
+    });
     if (response.status !== 201) throw new Error(`registering u${i}: ${response.status} ${await response.text()}`);
-    cookie ??= response.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    cookie ??= response.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
   }
   return cookie;
 }
@@ -111,7 +138,11 @@ export async function register(url, count) {
 async function seedStories(url, cookie, count) {
   for (let i = 0; i < count; i++) {
     const body = { name: `story ${i}`, description: `seeded story number ${i}` };
-    const response = await fetch(`${url}/v1/stories`, { method: 'POST', headers: { ...jsonHeaders(), cookie }, body: JSON.stringify(body) });
+    const response = await fetch(`${url}/v1/stories`, {
+      method: 'POST',
+      headers: { ...jsonHeaders(), cookie },
+      body: JSON.stringify(body),
+    });
     if (response.status !== 201) throw new Error(`seeding story ${i}: ${response.status} ${await response.text()}`);
   }
 }
@@ -121,7 +152,12 @@ function rotatingLogin(count) {
   let next = 0;
   return (request) => {
     next = (next % count) + 1;
-    return { ...request, method: 'POST', headers: jsonHeaders(), body: JSON.stringify({ login: `u${next}`, password: PASSWORD }) };
+    return {
+      ...request,
+      method: 'POST',
+      headers: jsonHeaders(),
+      body: JSON.stringify({ login: `u${next}`, password: PASSWORD }),
+    };
   };
 }
 
@@ -132,7 +168,13 @@ function rotatingLogin(count) {
  */
 async function drain(url) {
   await Promise.all(
-    Array.from({ length: 4 }, () => fetch(`${url}/v1/auth/login`, { method: 'POST', headers: jsonHeaders(), body: JSON.stringify({ login: 'u1', password: PASSWORD }) }).then((r) => r.text())),
+    Array.from({ length: 4 }, () =>
+      fetch(`${url}/v1/auth/login`, {
+        method: 'POST',
+        headers: jsonHeaders(),
+        body: JSON.stringify({ login: 'u1', password: PASSWORD }),
+      }).then((r) => r.text()),
+    ),
   );
 }
 
@@ -141,11 +183,22 @@ function load(url, { path, connections, setupRequest }, seconds) {
   const statuses = {};
   const okLatencies = [];
   return new Promise((resolve, reject) => {
-    const instance = autocannon({ url: `${url}${path}`, connections, duration: seconds, requests: [setupRequest ? { setupRequest } : {}] }, (error, result) => {
-      if (error) return reject(error);
-      const ok = okLatencies.length;
-      resolve({ ok, perSecond: ok / seconds, p50: percentile(okLatencies, 0.5), p99: percentile(okLatencies, 0.99), statuses, errors: result.errors, timeouts: result.timeouts });
-    });
+    const instance = autocannon(
+      { url: `${url}${path}`, connections, duration: seconds, requests: [setupRequest ? { setupRequest } : {}] },
+      (/** @type {Error | null} */ error, result) => {
+        if (error) return reject(error);
+        const ok = okLatencies.length;
+        resolve({
+          ok,
+          perSecond: ok / seconds,
+          p50: percentile(okLatencies, 0.5),
+          p99: percentile(okLatencies, 0.99),
+          statuses,
+          errors: result.errors,
+          timeouts: result.timeouts,
+        });
+      },
+    );
     instance.on('response', (_client, status, _bytes, latency) => {
       statuses[status] = (statuses[status] ?? 0) + 1;
       if (status >= 200 && status < 300) okLatencies.push(latency);
@@ -172,7 +225,9 @@ function report({ alone, mixed, seconds, loginConnections, readConnections, user
     return [Math.round(r.perSecond), ms(r.p50), ms(r.p99), r.statuses[503] ?? 0, oddities(r)];
   }
   const ratio = mixed.reads.p99 / alone.reads.p99;
-  const serverLines = server.output.length ? ` The service wrote ${server.output.length} lines at level warn or above; the first: ${server.output[0]}` : ' The service wrote nothing at level warn or above.';
+  const serverLines = server.output.length
+    ? ` The service wrote ${server.output.length} lines at level warn or above; the first: ${server.output[0]}`
+    : ' The service wrote nothing at level warn or above.';
   return {
     title: `Logins under load: argon2id m=19 MiB t=2 p=1, ${os.cpus().length}-core VM (ramses-example, auth on)`,
     text: table(rows),

@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { median, ms, table } from './lib.mjs';
 
 // The RAML 0.8 TCK corpus, as the tests find it (RAML_TCK_DIR, default ../shared/conformance/raml-0.8-tck).
-const tck = process.env.RAML_TCK_DIR ?? fileURLToPath(new URL('../../shared/conformance/raml-0.8-tck', import.meta.url));
+const tck =
+  process.env.RAML_TCK_DIR ?? fileURLToPath(new URL('../../shared/conformance/raml-0.8-tck', import.meta.url));
 const file = `${tck}/Instagram/api.raml`;
 const self = fileURLToPath(import.meta.url);
 const bin = fileURLToPath(new URL('../bin/svcgen.js', import.meta.url));
@@ -28,7 +29,7 @@ const contenders = {
       if (!result.api || result.api.resources.length !== 6) throw new Error('svcgen did not read Instagram');
     };
   },
-  'raml-1-parser': async () => {
+  'raml-1-parser': () => {
     const r1 = createRequire(import.meta.url)('raml-1-parser');
     return () => {
       const api = r1.loadRAMLSync(file, []).expand().toJSON({ serializeMetadata: false });
@@ -55,7 +56,7 @@ function coldRun(args) {
   return performance.now() - start;
 }
 
-export async function run({ rounds = 5, iterations = 20, coldRounds = 5 } = {}) {
+export function run({ rounds = 5, iterations = 20, coldRounds = 5 } = {}) {
   const warm = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]));
   for (let r = 0; r < rounds; r++) {
     for (const name of Object.keys(contenders)) {
@@ -79,10 +80,27 @@ export async function run({ rounds = 5, iterations = 20, coldRounds = 5 } = {}) 
     title: 'Parse + expand Instagram (TCK, ~55 includes)',
     text: table([
       ['', 'svcgen', 'raml-1-parser', 'ratio'],
-      [`warm, median of ${rounds * iterations} runs`, ms(w('svcgen')), ms(w('raml-1-parser')), `${warmRatio.toFixed(1)}×`],
-      [`cold process (start → exit), median of ${coldRounds}`, ms(c('svcgen')), ms(c('raml-1-parser')), `${coldRatio.toFixed(1)}×`],
+      [
+        `warm, median of ${rounds * iterations} runs`,
+        ms(w('svcgen')),
+        ms(w('raml-1-parser')),
+        `${warmRatio.toFixed(1)}×`,
+      ],
+      [
+        `cold process (start → exit), median of ${coldRounds}`,
+        ms(c('svcgen')),
+        ms(c('raml-1-parser')),
+        `${coldRatio.toFixed(1)}×`,
+      ],
     ]),
-    metrics: { warmSvcgenMs: w('svcgen'), warmR1Ms: w('raml-1-parser'), warmRatio, coldSvcgenMs: c('svcgen'), coldR1Ms: c('raml-1-parser'), coldRatio },
+    metrics: {
+      warmSvcgenMs: w('svcgen'),
+      warmR1Ms: w('raml-1-parser'),
+      warmRatio,
+      coldSvcgenMs: c('svcgen'),
+      coldR1Ms: c('raml-1-parser'),
+      coldRatio,
+    },
     summary: `warm: svcgen is ${warmRatio.toFixed(1)}× faster than raml-1-parser (target ≥ 10×); cold: ${coldRatio.toFixed(1)}× (Node's own start-up, ~80 ms, bounds this one)`,
   };
 }
@@ -91,6 +109,6 @@ const args = process.argv.slice(2);
 if (args[0] === '--worker') {
   await worker(args[1], Number(args[2]));
 } else if (process.argv[1] === self) {
-  const result = await run();
+  const result = run();
   console.log(`${result.title}\n${result.text}\n${result.summary}`);
 }

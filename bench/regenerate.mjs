@@ -15,11 +15,13 @@ const work = join(root, '.tmp', 'bench-regenerate');
 
 function svcgen(raml, out, ...flags) {
   const start = performance.now();
-  execFileSync(process.execPath, [join(root, 'bin/svcgen.js'), 'generate', raml, '-o', out, ...flags], { stdio: 'ignore' });
+  execFileSync(process.execPath, [join(root, 'bin/svcgen.js'), 'generate', raml, '-o', out, ...flags], {
+    stdio: 'ignore',
+  });
   return performance.now() - start;
 }
 
-export async function run({ rounds = 5, resources = 100 } = {}) {
+export function run({ rounds = 5, resources = 100 } = {}) {
   rmSync(work, { recursive: true, force: true });
   const raml = generateApi(join(work, 'api'), resources);
   const out = join(work, 'out');
@@ -39,7 +41,13 @@ export async function run({ rounds = 5, resources = 100 } = {}) {
   }
   rmSync(work, { recursive: true, force: true });
   const cold = median(times.cold);
-  const row = (label, values) => [label, ms(median(values)), ms(Math.min(...values)), ms(Math.max(...values)), `${(cold / median(values)).toFixed(1)}×`];
+  const row = (label, values) => [
+    label,
+    ms(median(values)),
+    ms(Math.min(...values)),
+    ms(Math.max(...values)),
+    `${(cold / median(values)).toFixed(1)}×`,
+  ];
   const unchanged = median(times.unchanged);
   return {
     title: `Regenerating a ${resources}-resource API (${files} files), a fresh process each run`,

@@ -11,6 +11,7 @@ const benchmarks = [
   { name: 'check-200', load: () => import('./check-200.mjs') },
   { name: 'generate', load: () => import('./generate.mjs') },
   { name: 'regenerate', load: () => import('./regenerate.mjs') },
+  { name: 'formatter', load: () => import('./formatter.mjs') },
   { name: 'serve', load: () => import('./serve.mjs') },
   { name: 'route-schemas', load: () => import('./route-schemas.mjs') },
   { name: 'mongodb', load: () => import('./serve-mongodb.mjs') },

@@ -21,7 +21,10 @@ export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
   const mongoUrl = new URL(process.env.MONGO_URL ?? mongo.url);
   mongoUrl.pathname = `/svcgen_bench_${Date.now()}`;
   const service = (env) =>
-    start(process.execPath, [join(project, 'dist/server.js')], { cwd: project, env: (port) => ({ PORT: String(port), SVC_CONFIG: join(work, 'none.ini'), ...env }) });
+    start(process.execPath, [join(project, 'dist/server.js')], {
+      cwd: project,
+      env: (port) => ({ PORT: String(port), SVC_CONFIG: join(work, 'none.ini'), ...env }),
+    });
   const servers = {
     SQLite: await service({ SVC_DATABASE_URL: `sqlite:${join(work, 'generated.db')}` }),
     MongoDB: await service({ SVC_ENGINE: 'svc_mongodb', SVC_MONGODB_URL: mongoUrl.href }),
@@ -33,7 +36,8 @@ export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
       const results = { SQLite: [], MongoDB: [] };
       for (const server of Object.values(servers)) await load(server.url, scenario, 1, connections); // warm-up
       for (let r = 0; r < rounds; r++) {
-        for (const [name, server] of Object.entries(servers)) results[name].push(await load(server.url, scenario, seconds, connections));
+        for (const [name, server] of Object.entries(servers))
+          results[name].push(await load(server.url, scenario, seconds, connections));
       }
       const s = median(results.SQLite);
       const m = median(results.MongoDB);
@@ -52,7 +56,9 @@ export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
 
 async function startTestServer() {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(root, 'scripts/mongo-test-server/index.mjs'), '--port', String(port)], { stdio: 'ignore' });
+  const child = spawn(process.execPath, [join(root, 'scripts/mongo-test-server/index.mjs'), '--port', String(port)], {
+    stdio: 'ignore',
+  });
   const { connect } = await import('node:net');
   for (let i = 0; i < 100; i++) {
     const ok = await new Promise((resolve) => {

@@ -25,7 +25,13 @@ const autocannon = createRequire(import.meta.url)('autocannon');
 export const SCENARIOS = [
   { name: 'GET one item', path: '/v1/items/500' },
   { name: 'GET a page of 20', path: '/v1/items?_limit=20' },
-  { name: 'POST create', path: '/v1/items', method: 'POST', body: JSON.stringify({ name: 'bench', description: 'a new item' }), headers: { 'content-type': 'application/json' } },
+  {
+    name: 'POST create',
+    path: '/v1/items',
+    method: 'POST',
+    body: JSON.stringify({ name: 'bench', description: 'a new item' }),
+    headers: { 'content-type': 'application/json' },
+  },
 ];
 
 /** ramses-starter, generated (by the svcgen in `generator`, this one by default) and compiled into `work/generated`; returns its folder and node_modules. */
@@ -33,7 +39,11 @@ export async function builtStarter(work, generator = root) {
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   const project = join(work, 'generated');
-  execFileSync(process.execPath, [join(generator, 'bin/svcgen.js'), 'generate', join(root, 'fixtures/ramses-starter/api.raml'), '-o', project], { stdio: 'ignore' });
+  execFileSync(
+    process.execPath,
+    [join(generator, 'bin/svcgen.js'), 'generate', join(root, 'fixtures/ramses-starter/api.raml'), '-o', project],
+    { stdio: 'ignore' },
+  );
   const modules = await linkDependencies(project);
   execFileSync(join(modules, '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: project, stdio: 'inherit' });
   return { project, modules };
@@ -44,21 +54,61 @@ const CONTENDERS = ['generated', 'hand-written', 'Platformatic'];
 /** Each contender's URLs for the scenarios: Platformatic names its routes after the table and pages with `limit`, counting with `totalCount`. */
 const PATHS = {
   generated: { 'GET one item': '/v1/items/500', 'GET a page of 20': '/v1/items?_limit=20', 'POST create': '/v1/items' },
-  'hand-written': { 'GET one item': '/v1/items/500', 'GET a page of 20': '/v1/items?_limit=20', 'POST create': '/v1/items' },
-  Platformatic: { 'GET one item': '/v1/item/500', 'GET a page of 20': '/v1/item?limit=20&totalCount=true', 'POST create': '/v1/item' },
+  'hand-written': {
+    'GET one item': '/v1/items/500',
+    'GET a page of 20': '/v1/items?_limit=20',
+    'POST create': '/v1/items',
+  },
+  Platformatic: {
+    'GET one item': '/v1/item/500',
+    'GET a page of 20': '/v1/item?limit=20&totalCount=true',
+    'POST create': '/v1/item',
+  },
 };
 
 export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
   const { project, modules } = await builtStarter(work);
   const platformatic = platformaticModules(root, modules);
-  const rows = [['engine', 'scenario', 'generated req/s', 'hand-written req/s', 'Platformatic req/s', '÷ hand-written', '÷ Platformatic', 'p99 ms gen / hand / Platf.', 'p99 ÷ hand-written', 'server CPU µs/request gen / hand / Platf.']];
+  const rows = [
+    [
+      'engine',
+      'scenario',
+      'generated req/s',
+      'hand-written req/s',
+      'Platformatic req/s',
+      '÷ hand-written',
+      '÷ Platformatic',
+      'p99 ms gen / hand / Platf.',
+      'p99 ÷ hand-written',
+      'server CPU µs/request gen / hand / Platf.',
+    ],
+  ];
   const misses = [];
   for (const engine of ['sqlite', 'postgres']) {
     const databases = await benchDatabases(engine);
     const servers = {
-      generated: await start(process.execPath, [join(project, 'dist/server.js')], { cwd: project, env: (port) => ({ PORT: String(port), SVC_DATABASE_URL: databases.generated, SVC_CONFIG: join(work, 'none.ini') }) }),
-      'hand-written': await start(process.execPath, [join(root, 'bench/hand-written', engine === 'sqlite' ? 'server.mjs' : 'server-pg.mjs'), modules, engine === 'sqlite' ? databases['hand-written'].slice('sqlite:'.length) : databases['hand-written']], { portArg: true }),
-      Platformatic: await start(process.execPath, [join(root, 'bench/platformatic/server.mjs'), platformatic, databases.Platformatic], { portArg: true, ready: '/v1/item?limit=1' }),
+      generated: await start(process.execPath, [join(project, 'dist/server.js')], {
+        cwd: project,
+        env: (port) => ({
+          PORT: String(port),
+          SVC_DATABASE_URL: databases.generated,
+          SVC_CONFIG: join(work, 'none.ini'),
+        }),
+      }),
+      'hand-written': await start(
+        process.execPath,
+        [
+          join(root, 'bench/hand-written', engine === 'sqlite' ? 'server.mjs' : 'server-pg.mjs'),
+          modules,
+          engine === 'sqlite' ? databases['hand-written'].slice('sqlite:'.length) : databases['hand-written'],
+        ],
+        { portArg: true },
+      ),
+      Platformatic: await start(
+        process.execPath,
+        [join(root, 'bench/platformatic/server.mjs'), platformatic, databases.Platformatic],
+        { portArg: true, ready: '/v1/item?limit=1' },
+      ),
     };
     try {
       for (const name of CONTENDERS) await seed(servers[name].url, 1000, PATHS[name]['POST create']);
@@ -66,13 +116,26 @@ export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
         const results = Object.fromEntries(CONTENDERS.map((name) => [name, []]));
         const at = (name) => ({ ...scenario, path: PATHS[name][scenario.name] });
         for (const name of CONTENDERS) await measure(servers[name].url, at(name), 1, connections); // warm-up
-        for (let r = 0; r < rounds; r++) for (const name of CONTENDERS) results[name].push(await measuredWithCpu(servers[name], at(name), seconds, connections));
+        for (let r = 0; r < rounds; r++)
+          for (const name of CONTENDERS)
+            results[name].push(await measuredWithCpu(servers[name], at(name), seconds, connections));
         const rps = (name) => median(results[name].map((x) => x.rps));
         const p99 = (name) => median(results[name].map((x) => x.p99));
         const cpu = (name) => Math.round(median(results[name].map((x) => x.cpuMicros)));
         const [g, h, p] = CONTENDERS.map(rps);
         const latency = p99('generated') / p99('hand-written');
-        rows.push([engine, scenario.name, Math.round(g), Math.round(h), Math.round(p), `${(g / h).toFixed(2)}×`, `${(g / p).toFixed(2)}×`, CONTENDERS.map((n) => p99(n)).join(' / '), `${latency.toFixed(2)}×`, CONTENDERS.map(cpu).join(' / ')]);
+        rows.push([
+          engine,
+          scenario.name,
+          Math.round(g),
+          Math.round(h),
+          Math.round(p),
+          `${(g / h).toFixed(2)}×`,
+          `${(g / p).toFixed(2)}×`,
+          CONTENDERS.map((n) => p99(n)).join(' / '),
+          `${latency.toFixed(2)}×`,
+          CONTENDERS.map(cpu).join(' / '),
+        ]);
         if (g / h < 1 || latency > 1.2 || g / p < 1.2) misses.push(`${engine} ${scenario.name}`);
       }
     } finally {
@@ -80,7 +143,8 @@ export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
     }
   }
   return {
-    title: 'Serving: generated vs. hand-written Fastify and Platformatic DB 2.x (ramses-starter Item, SQLite and PostgreSQL)',
+    title:
+      'Serving: generated vs. hand-written Fastify and Platformatic DB 2.x (ramses-starter Item, SQLite and PostgreSQL)',
     text: table(rows),
     summary: `autocannon, ${connections} connections, ${rounds} alternating rounds of ${seconds} s per server and scenario (medians of req/s, of p99 and of the server process's CPU time per request, user + system from /proc), 1,000 rows. Hand-written: Fastify with prepared statements (better-sqlite3 / node-postgres, page and count at once on PostgreSQL); Platformatic DB 2.61 (sql-mapper + sql-openapi, SQLite in WAL), counting its total. Target ≥ 1.0× hand-written with p99 ≤ 1.2× of it, and ≥ 1.2× Platformatic: ${misses.length ? `NOT met for ${misses.join(', ')}` : 'met'}.`,
   };
@@ -101,8 +165,12 @@ function cpuMicros(pid) {
 
 /** One database per contender: SQLite files in the work folder, or fresh PostgreSQL databases on the test cluster. */
 async function benchDatabases(engine) {
-  if (engine === 'sqlite') return Object.fromEntries(CONTENDERS.map((name) => [name, `sqlite:${join(work, `${name}.db`)}`]));
-  const admin = execFileSync('bash', [join(root, 'scripts/postgres.sh'), 'start'], { encoding: 'utf8' }).trim().split('\n').pop();
+  if (engine === 'sqlite')
+    return Object.fromEntries(CONTENDERS.map((name) => [name, `sqlite:${join(work, `${name}.db`)}`]));
+  const admin = execFileSync('bash', [join(root, 'scripts/postgres.sh'), 'start'], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop();
   const { Client } = createRequire(join(work, 'generated', 'node_modules', 'noop.js'))('pg');
   const client = new Client({ connectionString: admin });
   await client.connect();
@@ -124,7 +192,11 @@ async function benchDatabases(engine) {
 
 export async function start(command, args, { cwd, env, portArg, ready = '/v1/items?_limit=1' } = {}) {
   const port = await freePort();
-  const child = spawn(command, portArg ? [...args, String(port)] : args, { cwd, env: { ...process.env, ...(env ? env(port) : {}) }, stdio: 'ignore' });
+  const child = spawn(command, portArg ? [...args, String(port)] : args, {
+    cwd,
+    env: { ...process.env, ...(env ? env(port) : {}) },
+    stdio: 'ignore',
+  });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
     try {
@@ -142,7 +214,11 @@ export async function seed(url, count, path = '/v1/items') {
   for (let i = 0; i < count; i += 20) {
     await Promise.all(
       Array.from({ length: 20 }, (_, j) =>
-        fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `item ${i + j}`, description: `seeded item number ${i + j}` }) }).then((r) => {
+        fetch(`${url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `item ${i + j}`, description: `seeded item number ${i + j}` }),
+        }).then((r) => {
           if (!r.ok) throw new Error(`seeding ${url}: ${r.status}`);
         }),
       ),
@@ -157,10 +233,21 @@ export async function load(url, scenario, seconds, connections) {
 /** Requests per second (mean) and p99 latency (ms) of one autocannon run; any non-2xx answer or error fails it. */
 export function measure(url, scenario, seconds, connections) {
   return new Promise((resolve, reject) => {
-    autocannon({ url: `${url}${scenario.path}`, method: scenario.method ?? 'GET', body: scenario.body, headers: scenario.headers, connections, duration: seconds }, (error, result) => {
-      if (error) return reject(error);
-      if (result.non2xx > 0 || result.errors > 0) return reject(new Error(`${scenario.name} on ${url}: ${result.non2xx} non-2xx, ${result.errors} errors`));
-      resolve({ rps: result.requests.average, p99: result.latency.p99, total: result.requests.total });
-    });
+    autocannon(
+      {
+        url: `${url}${scenario.path}`,
+        method: scenario.method ?? 'GET',
+        body: scenario.body,
+        headers: scenario.headers,
+        connections,
+        duration: seconds,
+      },
+      (/** @type {Error | null} */ error, result) => {
+        if (error) return reject(error);
+        if (result.non2xx > 0 || result.errors > 0)
+          return reject(new Error(`${scenario.name} on ${url}: ${result.non2xx} non-2xx, ${result.errors} errors`));
+        resolve({ rps: result.requests.average, p99: result.latency.p99, total: result.requests.total });
+      },
+    );
   });
 }

@@ -30,7 +30,14 @@ export async function linkDependencies(dir) {
 export async function installedDependencies(packageJson) {
   const pkg = JSON.parse(packageJson);
   const dependencies = sorted({ ...(await optionalDependencies()), ...pkg.dependencies });
-  const manifest = { name: 'svcgen-project-deps', private: true, type: 'module', dependencies, devDependencies: pkg.devDependencies, allowScripts: pkg.allowScripts };
+  const manifest = {
+    name: 'svcgen-project-deps',
+    private: true,
+    type: 'module',
+    dependencies,
+    devDependencies: pkg.devDependencies,
+    allowScripts: pkg.allowScripts,
+  };
   const text = `${JSON.stringify(manifest, null, 2)}\n`;
   const root = join(repoRoot, '.tmp', 'project-deps');
   const dir = join(root, createHash('sha256').update(text).digest('hex').slice(0, 16));
@@ -48,7 +55,8 @@ export async function installedDependencies(packageJson) {
       }
       break;
     }
-    if (Date.now() - started > INSTALL_TIMEOUT_MS) throw new Error(`waited too long for another process installing ${dir}`);
+    if (Date.now() - started > INSTALL_TIMEOUT_MS)
+      throw new Error(`waited too long for another process installing ${dir}`);
     await sleep(1000);
   }
   return join(dir, 'node_modules');
@@ -90,7 +98,9 @@ async function install(dir, packageJson, done) {
       env: { ...process.env, ...(nodedir ? { npm_config_nodedir: nodedir } : {}) },
     });
   } catch (error) {
-    throw new Error(`npm install of the generated project's dependencies failed:\n${error.stdout ?? ''}${error.stderr ?? error.message}`);
+    throw new Error(
+      `npm install of the generated project's dependencies failed:\n${error.stdout ?? ''}${error.stderr ?? error.message}`,
+    );
   }
   writeFileSync(done, new Date().toISOString());
 }

@@ -34,7 +34,9 @@ if (sep < 0 || cmd.length === 0) {
 }
 if (!existsSync(corpus) || !statSync(corpus).isDirectory()) {
   console.error(`tck: no RAML 0.8 TCK at ${corpus}`);
-  console.error('set RAML_TCK_DIR to a checkout of the RAML 0.8 TCK (src/parser/test/data/TCK/raml-0.8 of github.com/raml-org/raml-js-parser-2)');
+  console.error(
+    'set RAML_TCK_DIR to a checkout of the RAML 0.8 TCK (src/parser/test/data/TCK/raml-0.8 of github.com/raml-org/raml-js-parser-2)',
+  );
   process.exit(2);
 }
 
@@ -56,10 +58,13 @@ function strip(v) {
   return v;
 }
 function errs(doc) {
-  return (doc.errors || []).map(e => ({ warning: !!e.isWarning, line: e.range?.start?.line ?? -1 }))
+  return (doc.errors || [])
+    .map((e) => ({ warning: !!e.isWarning, line: e.range?.start?.line ?? -1 }))
     .sort((a, b) => a.line - b.line || Number(a.warning) - Number(b.warning));
 }
-let pass = 0, fail = 0, warnSame = 0;
+let pass = 0,
+  fail = 0,
+  warnSame = 0;
 const failures = [];
 for (const file of walk(corpus)) {
   const rel = relative(corpus, file);
@@ -67,15 +72,27 @@ for (const file of walk(corpus)) {
   const want = JSON.parse(readFileSync(file.replace(/\.raml$/, '-tck.json'), 'utf8'));
   let got;
   try {
-    const out = execFileSync(cmd[0], [...cmd.slice(1), file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 120000, maxBuffer: 64 << 20 });
+    const out = execFileSync(cmd[0], [...cmd.slice(1), file], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 120000,
+      maxBuffer: 64 << 20,
+    });
     got = JSON.parse(out);
   } catch (e) {
-    try { got = JSON.parse(e.stdout); } catch { got = null; }
+    try {
+      got = JSON.parse(e.stdout);
+    } catch {
+      got = null;
+    }
   }
-  let ok = false, why = 'no JSON output';
+  let ok = false,
+    why = 'no JSON output';
   if (got && typeof got === 'object') {
-    const we = errs(want), ge = errs(got);
-    const wh = we.filter(e => !e.warning), gh = ge.filter(e => !e.warning);
+    const we = errs(want),
+      ge = errs(got);
+    const wh = we.filter((e) => !e.warning),
+      gh = ge.filter((e) => !e.warning);
     if (wh.length) {
       ok = gh.length > 0 && gh[0].line === wh[0].line;
       why = gh.length ? `first error on line ${gh[0].line}, expected ${wh[0].line}` : 'no error reported';
@@ -85,10 +102,15 @@ for (const file of walk(corpus)) {
       ok = isDeepStrictEqual(strip(want.specification), strip(got.specification));
       why = 'specification differs';
     }
-    const ww = we.filter(e => e.warning).map(e => e.line), gw = ge.filter(e => e.warning).map(e => e.line);
+    const ww = we.filter((e) => e.warning).map((e) => e.line),
+      gw = ge.filter((e) => e.warning).map((e) => e.line);
     if (isDeepStrictEqual(ww, gw)) warnSame++;
   }
-  if (ok) pass++; else { fail++; failures.push(`${rel}: ${why}`); }
+  if (ok) pass++;
+  else {
+    fail++;
+    failures.push(`${rel}: ${why}`);
+  }
 }
 if (verbose || fail) for (const f of failures.slice(0, verbose ? 1000 : 15)) console.log('  fail', f);
 console.log(`warnings identical: ${warnSame}/${pass + fail}`);

@@ -38,7 +38,11 @@ export interface GeneratedProject {
 }
 
 export async function generateProject(ir: ServiceIR, options: GenerateOptions): Promise<GeneratedProject> {
-  const key = inputKey(ir, options.ramlFile, (options.history?.migrations ?? []).map((m) => m.name));
+  const key = inputKey(
+    ir,
+    options.ramlFile,
+    (options.history?.migrations ?? []).map((m) => m.name),
+  );
   const reused = options.previous?.tree(key);
   if (reused) return { tree: reused, inputKey: key, migrations: null };
   // Loading the formatter overlaps planning and rendering.

@@ -13,7 +13,6 @@ import type { IrSources } from './ir/sources.js';
 import type { ServiceIR } from './ir/types.js';
 import { reportMigrationFindings } from './plan/migration-findings.js';
 import { readRaml, type FrontEndResult } from './raml/front-end.js';
-import { checkBodySchemas } from './raml/schema-document.js';
 import { planChanges, type Change } from './write/changes.js';
 import { readHistory } from './write/history.js';
 import { manifestOf } from './write/manifest.js';
@@ -33,9 +32,17 @@ export function analyze(file: string, options: { cwd?: string } = {}): Analysis 
   if (!front.api || !front.document || hasErrors(front.diagnostics)) return front;
   const diagnostics = new DiagnosticBag();
   const { ir, sources } = buildIr(front.api, diagnostics, { rootDir: front.document.rootDir });
-  checkBodySchemas(front.api, diagnostics);
   checkIr(diagnostics, ir, sources);
-  return { ...front, ir, sources, diagnostics: sortDiagnostics([...front.diagnostics, ...diagnostics.sorted()]) };
+  // A model schema's problems are the build's errors (SVC2001), said once: not its warnings too.
+  const schemaWarnings = front.schemaWarnings
+    .filter((w) => !sources.modelSchemas.has(w.schema))
+    .map((w) => w.diagnostic);
+  return {
+    ...front,
+    ir,
+    sources,
+    diagnostics: sortDiagnostics([...front.diagnostics, ...schemaWarnings, ...diagnostics.sorted()]),
+  };
 }
 
 export interface GenerateRequest {
@@ -62,7 +69,12 @@ export type GenerateResult =
   /** Something in the out-dir, or in the schema's evolution, forbids writing: nothing was written. */
   | { readonly status: 'refused'; readonly diagnostics: readonly Diagnostic[]; readonly shown: string }
   /** The changes found, and written in `write` mode. */
-  | { readonly status: 'done'; readonly diagnostics: readonly Diagnostic[]; readonly shown: string; readonly changes: readonly Change[] };
+  | {
+      readonly status: 'done';
+      readonly diagnostics: readonly Diagnostic[];
+      readonly shown: string;
+      readonly changes: readonly Change[];
+    };
 
 /**
  * The out-dir is untrusted input: every path is checked before anything is written, in every mode

@@ -8,7 +8,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const SVCGEN_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const SVCGEN_VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 let fingerprint: string | undefined;
 
@@ -16,7 +18,10 @@ export function buildFingerprint(): string {
   if (fingerprint) return fingerprint;
   const hash = createHash('sha256').update(SVCGEN_VERSION);
   // This file's folder holds svcgen's code: dist/ when built, src/ under the tests.
-  for (const dir of [fileURLToPath(new URL('.', import.meta.url)), fileURLToPath(new URL('../templates', import.meta.url))]) {
+  for (const dir of [
+    fileURLToPath(new URL('.', import.meta.url)),
+    fileURLToPath(new URL('../templates', import.meta.url)),
+  ]) {
     for (const file of filesBelow(dir)) hash.update(file).update(readFileSync(file));
   }
   fingerprint = hash.digest('hex');

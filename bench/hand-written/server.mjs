@@ -6,6 +6,9 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { body, notFound, present, self } from './shapes.mjs';
 
+// oxlint-disable typescript/require-await -- async handlers, as Fastify's guide writes them and as
+// the generated service has them: the baseline pays for the same promise per request.
+
 const [modules, file, port] = process.argv.slice(2);
 const require = createRequire(join(modules, 'noop.js'));
 const Fastify = require('fastify');
@@ -33,7 +36,14 @@ app.get('/v1/items', async (request) => {
   const limit = Math.min(Number(request.query._limit ?? 20), 1000);
   const start = Number(request.query._start ?? 0);
   const data = page.all(limit, start).map((row) => present(request, row));
-  return { total: count.get().n, count: data.length, start, took: Math.round(performance.now() - started), fields: '', data };
+  return {
+    total: count.get().n,
+    count: data.length,
+    start,
+    took: Math.round(performance.now() - started),
+    fields: '',
+    data,
+  };
 });
 
 app.post('/v1/items', { schema: { body } }, async (request, reply) => {

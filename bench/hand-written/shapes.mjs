@@ -5,6 +5,18 @@ export const self = (request, id) => `${request.protocol}://${request.host}/v1/i
 export const present = (request, row) => ({ ...row, _type: 'Item', _pk: String(row.id), _self: self(request, row.id) });
 
 export const notFound = (request, reply, message) =>
-  reply.code(404).send({ status_code: 404, title: 'Not Found', explanation: 'The resource could not be found.', message, timestamp: new Date().toISOString().slice(0, 19) + 'Z', request_url: `${request.protocol}://${request.host}${request.url}` });
+  reply.code(404).send({
+    status_code: 404,
+    title: 'Not Found',
+    explanation: 'The resource could not be found.',
+    message,
+    timestamp: new Date().toISOString().slice(0, 19) + 'Z',
+    request_url: `${request.protocol}://${request.host}${request.url}`,
+  });
 
-export const body = { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string' }, description: { type: ['string', 'null'] } } };
+export const body = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: { name: { type: 'string' }, description: { type: ['string', 'null'] } },
+};

@@ -14,10 +14,18 @@ export function platformaticModules(root, projectModules) {
   const modules = join(dir, 'node_modules');
   const done = join(modules, '.installed');
   if (existsSync(done)) return modules;
-  const sqliteVersion = JSON.parse(readFileSync(join(projectModules, 'better-sqlite3', 'package.json'), 'utf8')).version;
+  const sqliteVersion = JSON.parse(
+    readFileSync(join(projectModules, 'better-sqlite3', 'package.json'), 'utf8'),
+  ).version;
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'bench-platformatic', private: true, overrides: { 'better-sqlite3': sqliteVersion } }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', ...PACKAGES], { cwd: dir, stdio: 'inherit' });
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'bench-platformatic', private: true, overrides: { 'better-sqlite3': sqliteVersion } }),
+  );
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', ...PACKAGES], {
+    cwd: dir,
+    stdio: 'inherit',
+  });
   const binary = join('better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
   mkdirSync(join(modules, 'better-sqlite3', 'build', 'Release'), { recursive: true });
   copyFileSync(join(projectModules, binary), join(modules, binary));

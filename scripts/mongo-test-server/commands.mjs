@@ -9,7 +9,13 @@ export function handshake(server) {
   // A one-member replica set: the driver then offers sessions and transactions. Without a
   // replica set name, a standalone server (sessions, no transactions).
   const replicaSet = server.replicaSet
-    ? { setName: server.replicaSet, setVersion: 1, hosts: [server.address], primary: server.address, me: server.address }
+    ? {
+        setName: server.replicaSet,
+        setVersion: 1,
+        hosts: [server.address],
+        primary: server.address,
+        me: server.address,
+      }
     : {};
   return {
     ismaster: true,
@@ -38,9 +44,11 @@ export const COMMANDS = {
   ping: () => ({ ok: 1 }),
   /** MongoDB's test command (servers started with enableTestCommands): makes commands fail on purpose. */
   configureFailPoint(command, { server }) {
-    if (command.configureFailPoint !== 'failCommand') throw new CommandError(2, 'BadValue', `unknown fail point ${command.configureFailPoint}`);
+    if (command.configureFailPoint !== 'failCommand')
+      throw new CommandError(2, 'BadValue', `unknown fail point ${command.configureFailPoint}`);
     const mode = command.mode;
-    server.failPoint = mode === 'off' ? null : { ...command.data, remaining: typeof mode === 'object' ? mode.times : Infinity };
+    server.failPoint =
+      mode === 'off' ? null : { ...command.data, remaining: typeof mode === 'object' ? mode.times : Infinity };
     return { ok: 1 };
   },
   buildInfo: () => ({ version: '6.0.0-svcgen-test', versionArray: [6, 0, 0, 0], ok: 1 }),
@@ -103,31 +111,39 @@ export const COMMANDS = {
     const collection = store.collection(db, command.update);
     const upserted = [];
     let modified = 0;
-    const reply = writeEach(command.updates ?? [], (spec, index) => {
-      const matches = collection.find(spec.q ?? {});
-      const targets = spec.multi ? matches : matches.slice(0, 1);
-      if (targets.length === 0 && spec.upsert) {
-        const doc = store.modify(collection, store.insert(collection, equalities(spec.q)), spec.u);
-        upserted.push({ index, _id: doc._id });
-        return { n: 1 };
-      }
-      for (const doc of targets) {
-        store.modify(collection, doc, spec.u);
-        modified++;
-      }
-      return { n: targets.length };
-    }, store);
+    const reply = writeEach(
+      command.updates ?? [],
+      (spec, index) => {
+        const matches = collection.find(spec.q ?? {});
+        const targets = spec.multi ? matches : matches.slice(0, 1);
+        if (targets.length === 0 && spec.upsert) {
+          const doc = store.modify(collection, store.insert(collection, equalities(spec.q)), spec.u);
+          upserted.push({ index, _id: doc._id });
+          return { n: 1 };
+        }
+        for (const doc of targets) {
+          store.modify(collection, doc, spec.u);
+          modified++;
+        }
+        return { n: targets.length };
+      },
+      store,
+    );
     return { ...reply, nModified: modified, ...(upserted.length ? { upserted } : {}) };
   },
 
   delete(command, { store, db }) {
     const collection = store.collection(db, command.delete);
-    return writeEach(command.deletes ?? [], (spec) => {
-      const matches = collection.find(spec.q ?? {});
-      const targets = spec.limit === 1 ? matches.slice(0, 1) : matches;
-      for (const doc of targets) store.remove(collection, doc);
-      return { n: targets.length };
-    }, store);
+    return writeEach(
+      command.deletes ?? [],
+      (spec) => {
+        const matches = collection.find(spec.q ?? {});
+        const targets = spec.limit === 1 ? matches.slice(0, 1) : matches;
+        for (const doc of targets) store.remove(collection, doc);
+        return { n: targets.length };
+      },
+      store,
+    );
   },
 
   findAndModify(command, { store, db }) {
@@ -153,12 +169,20 @@ export const COMMANDS = {
     const collection = store.collection(db, command.createIndexes);
     const before = collection.indexes.length;
     for (const spec of command.indexes ?? []) collection.createIndex(spec);
-    return { createdCollectionAutomatically: false, numIndexesBefore: before, numIndexesAfter: collection.indexes.length, ok: 1 };
+    return {
+      createdCollectionAutomatically: false,
+      numIndexesBefore: before,
+      numIndexesAfter: collection.indexes.length,
+      ok: 1,
+    };
   },
 
   dropIndexes(command, { store, db }) {
     const collection = store.collection(db, command.dropIndexes, false);
-    const names = command.index === '*' ? collection?.indexes.filter((i) => i.name !== '_id_').map((i) => i.name) ?? [] : [command.index];
+    const names =
+      command.index === '*'
+        ? (collection?.indexes.filter((i) => i.name !== '_id_').map((i) => i.name) ?? [])
+        : [command.index];
     if (collection) collection.indexes = collection.indexes.filter((i) => !names.includes(i.name));
     return { nIndexesWas: collection?.indexes.length ?? 0, ok: 1 };
   },
@@ -166,11 +190,22 @@ export const COMMANDS = {
   listIndexes(command, { store, db }) {
     const collection = store.collection(db, command.listIndexes, false);
     if (!collection) throw new CommandError(26, 'NamespaceNotFound', `ns does not exist: ${db}.${command.listIndexes}`);
-    return cursorReply(db, command.listIndexes, collection.indexes.map(({ name, key, unique, sparse }) => ({ v: 2, key, name, ...(unique ? { unique } : {}), ...(sparse ? { sparse } : {}) })));
+    return cursorReply(
+      db,
+      command.listIndexes,
+      collection.indexes.map(({ name, key, unique, sparse }) => ({
+        v: 2,
+        key,
+        name,
+        ...(unique ? { unique } : {}),
+        ...(sparse ? { sparse } : {}),
+      })),
+    );
   },
 
   create(command, { store, db }) {
-    if (store.collection(db, command.create, false)) throw new CommandError(48, 'NamespaceExists', `Collection ${db}.${command.create} already exists.`);
+    if (store.collection(db, command.create, false))
+      throw new CommandError(48, 'NamespaceExists', `Collection ${db}.${command.create} already exists.`);
     store.collection(db, command.create);
     return { ok: 1 };
   },
@@ -178,7 +213,13 @@ export const COMMANDS = {
   listCollections(command, { store, db }) {
     const names = [...(store.databases.get(db)?.keys() ?? [])];
     const query = new Query(command.filter ?? {});
-    return cursorReply(db, '$cmd.listCollections', names.map((name) => ({ name, type: 'collection', options: {}, info: { readOnly: false } })).filter((c) => query.test(c)));
+    return cursorReply(
+      db,
+      '$cmd.listCollections',
+      names
+        .map((name) => ({ name, type: 'collection', options: {}, info: { readOnly: false } }))
+        .filter((c) => query.test(c)),
+    );
   },
 
   /** Sent to the admin database with namespaces (`db.collection`); the collection keeps its documents and indexes. */
@@ -186,8 +227,10 @@ export const COMMANDS = {
     const from = namespace(command.renameCollection);
     const to = namespace(command.to);
     const source = store.collection(from.db, from.name, false);
-    if (!source) throw new CommandError(26, 'NamespaceNotFound', `Source collection ${command.renameCollection} does not exist`);
-    if (store.collection(to.db, to.name, false) && !command.dropTarget) throw new CommandError(48, 'NamespaceExists', `target namespace ${command.to} exists`);
+    if (!source)
+      throw new CommandError(26, 'NamespaceNotFound', `Source collection ${command.renameCollection} does not exist`);
+    if (store.collection(to.db, to.name, false) && !command.dropTarget)
+      throw new CommandError(48, 'NamespaceExists', `target namespace ${command.to} exists`);
     store.databases.get(from.db).delete(from.name);
     if (!store.databases.has(to.db)) store.databases.set(to.db, new Map());
     source.name = command.to;
@@ -228,7 +271,13 @@ function writeEach(statements, write, store) {
       n += write(statements[index], index).n;
     } catch (error) {
       if (!(error instanceof CommandError) || error.code !== 11000) throw error;
-      const writeError = { index, code: error.code, errmsg: error.message, keyPattern: error.keyPattern, keyValue: error.keyValue };
+      const writeError = {
+        index,
+        code: error.code,
+        errmsg: error.message,
+        keyPattern: error.keyPattern,
+        keyValue: error.keyValue,
+      };
       if (store?.recording) store.abort();
       return { n, writeErrors: [writeError], ok: 1 };
     }
@@ -241,7 +290,13 @@ function equalities(query = {}) {
   const doc = {};
   for (const [key, value] of Object.entries(query)) {
     if (key.startsWith('$') || key.includes('.')) continue;
-    if (value === null || typeof value !== 'object' || value instanceof Date || !Object.keys(value).some((k) => k.startsWith('$'))) doc[key] = value;
+    if (
+      value === null ||
+      typeof value !== 'object' ||
+      value instanceof Date ||
+      !Object.keys(value).some((k) => k.startsWith('$'))
+    )
+      doc[key] = value;
   }
   return doc;
 }

@@ -9,4 +9,8 @@ export interface MongoTestServer {
 }
 
 /** `replicaSet: null` poses as a standalone server (no transactions). */
-export function startMongoTestServer(options?: { port?: number; host?: string; replicaSet?: string | null }): Promise<MongoTestServer>;
+export function startMongoTestServer(options?: {
+  port?: number;
+  host?: string;
+  replicaSet?: string | null;
+}): Promise<MongoTestServer>;

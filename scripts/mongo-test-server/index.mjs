@@ -55,24 +55,42 @@ export async function startMongoTestServer({ port = 0, host = '127.0.0.1', repli
     const name = Object.keys(command)[0];
     server.commands.set(name, (server.commands.get(name) ?? 0) + 1);
     const handler = COMMANDS[name];
-    if (!handler) return failure(new CommandError(59, 'CommandNotFound', `no such command: '${name}' (the svcgen test server implements ${Object.keys(COMMANDS).join(', ')})`));
+    if (!handler)
+      return failure(
+        new CommandError(
+          59,
+          'CommandNotFound',
+          `no such command: '${name}' (the svcgen test server implements ${Object.keys(COMMANDS).join(', ')})`,
+        ),
+      );
     const context = { store, server, db: command.$db ?? 'test' };
     const injected = failPointError(server, name, command, context.db);
     if (injected) return injected;
     if (LOCK_FREE.has(name)) return handler(command, context);
     const inTransaction = command.autocommit === false;
     if (inTransaction && !server.replicaSet) {
-      return failure(new CommandError(20, 'IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos'));
+      return failure(
+        new CommandError(
+          20,
+          'IllegalOperation',
+          'Transaction numbers are only allowed on a replica set member or mongos',
+        ),
+      );
     }
     const session = inTransaction ? sessionKey(command) : Symbol('no transaction');
     // A collection that does not exist is not created by a command that only names it (a read, as in MongoDB).
-    const collection = typeof command[name] === 'string' && !ON_NAMESPACES.has(name) ? (store.collection(context.db, command[name], false) ?? NOT_WRITTEN) : null;
+    const collection =
+      typeof command[name] === 'string' && !ON_NAMESPACES.has(name)
+        ? (store.collection(context.db, command[name], false) ?? NOT_WRITTEN)
+        : null;
     try {
       return await store.withTurn(session, collection, inTransaction, () => {
         if (inTransaction && command.startTransaction) store.begin(session, command.txnNumber);
         else if (inTransaction && !ownsTransaction(store, session, command)) {
           if (name === 'abortTransaction') return { ok: 1 };
-          throw new CommandError(251, 'NoSuchTransaction', 'the transaction was aborted (an error, or idle too long)', ['TransientTransactionError']);
+          throw new CommandError(251, 'NoSuchTransaction', 'the transaction was aborted (an error, or idle too long)', [
+            'TransientTransactionError',
+          ]);
         }
         if (inTransaction) store.record();
         try {

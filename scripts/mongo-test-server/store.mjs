@@ -23,7 +23,7 @@ export function idKey(value) {
 /** The value at a dotted path. */
 function pathValue(doc, path) {
   let value = doc;
-  for (const part of path.split('.')) value = value == null ? undefined : value[part];
+  for (const part of path.split('.')) value = value?.[part];
   return value;
 }
 
@@ -43,7 +43,11 @@ export class Collection {
     // A lookup by `_id` (the engine's commonest) needs no scan.
     const keys = Object.keys(filter);
     const id = filter._id;
-    if (keys.length === 1 && keys[0] === '_id' && (id === null || typeof id !== 'object' || id instanceof Date || id instanceof ObjectId)) {
+    if (
+      keys.length === 1 &&
+      keys[0] === '_id' &&
+      (id === null || typeof id !== 'object' || id instanceof Date || id instanceof ObjectId)
+    ) {
       const doc = this.docs.get(idKey(id));
       return doc ? [doc] : [];
     }
@@ -106,15 +110,35 @@ export class Collection {
     const named = this.indexes.find((i) => i.name === spec.name);
     // As MongoDB: the same index again is nothing; another index under a taken name or key is an error.
     if (named && sameKey(named) && options(named) === options(spec)) return false;
-    if (named) throw new CommandError(86, 'IndexKeySpecsConflict', `an index named ${spec.name} exists with other options or keys`);
+    if (named)
+      throw new CommandError(
+        86,
+        'IndexKeySpecsConflict',
+        `an index named ${spec.name} exists with other options or keys`,
+      );
     const keyed = this.indexes.find(sameKey);
-    if (keyed) throw new CommandError(85, 'IndexOptionsConflict', `an index on ${JSON.stringify(spec.key)} exists with another name: ${keyed.name}`);
-    const index = { name: spec.name, key: spec.key, unique: Boolean(spec.unique), sparse: Boolean(spec.sparse), entries: new Map() };
+    if (keyed)
+      throw new CommandError(
+        85,
+        'IndexOptionsConflict',
+        `an index on ${JSON.stringify(spec.key)} exists with another name: ${keyed.name}`,
+      );
+    const index = {
+      name: spec.name,
+      key: spec.key,
+      unique: Boolean(spec.unique),
+      sparse: Boolean(spec.sparse),
+      entries: new Map(),
+    };
     for (const [key, doc] of this.docs) {
       const entry = this.indexKey(index, doc);
       if (entry === null) continue;
       if (index.unique && index.entries.has(entry)) {
-        throw new CommandError(11000, 'DuplicateKey', `E11000 duplicate key error collection: ${this.name} index: ${spec.name}`);
+        throw new CommandError(
+          11000,
+          'DuplicateKey',
+          `E11000 duplicate key error collection: ${this.name} index: ${spec.name}`,
+        );
       }
       index.entries.set(entry, key);
     }
@@ -158,7 +182,11 @@ export class Store {
     const stored = doc._id === undefined ? { _id: new ObjectId(), ...doc } : doc;
     const key = idKey(stored._id);
     if (collection.docs.has(key)) {
-      const error = new CommandError(11000, 'DuplicateKey', `E11000 duplicate key error collection: ${collection.name} index: _id_ dup key: { _id: ${JSON.stringify(stored._id)} }`);
+      const error = new CommandError(
+        11000,
+        'DuplicateKey',
+        `E11000 duplicate key error collection: ${collection.name} index: _id_ dup key: { _id: ${JSON.stringify(stored._id)} }`,
+      );
       error.keyPattern = { _id: 1 };
       error.keyValue = { _id: stored._id };
       throw error;
@@ -180,7 +208,11 @@ export class Store {
     const isOperators = Object.keys(u).some((k) => k.startsWith('$'));
     if (!isOperators) return this.replace(collection, previous, u);
     // A copy through BSON keeps BSON values (Binary, ObjectId), which structuredClone would not.
-    const copy = BSON.deserialize(BSON.serialize(previous), { promoteLongs: true, promoteValues: true, promoteBuffers: false });
+    const copy = BSON.deserialize(BSON.serialize(previous), {
+      promoteLongs: true,
+      promoteValues: true,
+      promoteBuffers: false,
+    });
     applyUpdate(copy, u, undefined, undefined, { cloneMode: 'deep' });
     return this.replace(collection, previous, copy);
   }
@@ -205,7 +237,8 @@ export class Store {
       if (!open || open.session === session) break;
       if (!transactional && collection && !open.written.has(collection)) break;
       if (Date.now() - open.touched > 10_000) this.abort();
-      else if (Date.now() - started > 10_000) throw new CommandError(24, 'LockTimeout', 'waited 10 s for another transaction');
+      else if (Date.now() - started > 10_000)
+        throw new CommandError(24, 'LockTimeout', 'waited 10 s for another transaction');
       else await new Promise((resolve) => this.waiting.push(resolve) && setTimeout(resolve, 100));
     }
     try {

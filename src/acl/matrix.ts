@@ -28,12 +28,29 @@ export interface MatrixRow {
 }
 
 /** User ids of the callers in the matrix (and in the generated test). */
-export const CALLER_IDS: Readonly<Record<CallerKind, string | null>> = { anonymous: null, member: 'member', owner: 'owner', admin: 'admin' };
-const GROUPS: Readonly<Record<CallerKind, readonly string[]>> = { anonymous: [], member: ['user'], owner: ['user'], admin: ['admin'] };
+export const CALLER_IDS: Readonly<Record<CallerKind, string | null>> = {
+  anonymous: null,
+  member: 'member',
+  owner: 'owner',
+  admin: 'admin',
+};
+const GROUPS: Readonly<Record<CallerKind, readonly string[]>> = {
+  anonymous: [],
+  member: ['user'],
+  owner: ['user'],
+  admin: ['admin'],
+};
 
 const ADMIN_ONLY: Acl = {
   name: '(none: g:admin only)',
-  collection: [{ action: 'allow', principal: { kind: 'group', group: 'admin' }, permissions: ['view', 'create', 'update', 'delete', 'options'], text: 'allow g:admin all' }],
+  collection: [
+    {
+      action: 'allow',
+      principal: { kind: 'group', group: 'admin' },
+      permissions: ['view', 'create', 'update', 'delete', 'options'],
+      text: 'allow g:admin all',
+    },
+  ],
   item: [],
 };
 
@@ -60,7 +77,9 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
         route,
         operation,
         scope,
-        outcomes: Object.fromEntries(decisions.map(([c, d]) => [c, d.allowed ? 'allow' : c === 'anonymous' ? 401 : 403])) as Record<CallerKind, Outcome>,
+        outcomes: Object.fromEntries(
+          decisions.map(([c, d]) => [c, d.allowed ? 'allow' : c === 'anonymous' ? 401 : 403]),
+        ) as Record<CallerKind, Outcome>,
         lines: Object.fromEntries(decisions.map(([c, d]) => [c, d.line])) as Record<CallerKind, string | null>,
       });
     }
@@ -74,11 +93,17 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
  */
 function usesItemRules(route: Route, operation: Operation, acl: Acl): boolean {
   if (route.kind === 'collection') return false;
-  if (operation.action === 'item_options' || (route.kind === 'attribute' && operation.method === 'OPTIONS')) return !acl.item.some((e) => e.principal.kind === 'dynamic');
+  if (operation.action === 'item_options' || (route.kind === 'attribute' && operation.method === 'OPTIONS'))
+    return !acl.item.some((e) => e.principal.kind === 'dynamic');
   return !(route.kind === 'singular' && operation.action === 'create');
 }
 
-function decide(acl: Acl, scope: 'item' | 'collection', caller: CallerKind, permission: Permission): { allowed: boolean; line: string | null } {
+function decide(
+  acl: Acl,
+  scope: 'item' | 'collection',
+  caller: CallerKind,
+  permission: Permission,
+): { allowed: boolean; line: string | null } {
   const lists = scope === 'item' ? [acl.item, acl.collection] : [acl.collection];
   for (const list of lists) {
     const hit = list.find((entry) => entry.permissions.includes(permission) && matches(entry, caller));
@@ -122,7 +147,12 @@ export function printMatrix(ir: ServiceIR, rows: readonly MatrixRow[]): string {
     ]),
   ];
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-  const lines = table.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+  const lines = table.map((row) =>
+    row
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd(),
+  );
   return [
     `Who may use each route of ${ir.title} when auth = true (allow, or the status of a refusal).`,
     'member: a logged-in user in group "user"; owner: a member for whom the route\'s {{dynamic}} principals stand; admin: group "admin".',

@@ -19,7 +19,11 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
 function checkUserFunctionNames(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   const kinds: readonly [string, readonly UserFunction[], (f: UserFunction) => Span | undefined][] = [
     ['handler', ir.userCode.handlers, (f) => sources.handlers.find((h) => h.name === f.name)?.span],
-    ['processor', ir.userCode.processors, (f) => f.usedBy.map((u) => sources.fields.get(`${u.model}.${u.field}`)).find(Boolean)],
+    [
+      'processor',
+      ir.userCode.processors,
+      (f) => f.usedBy.map((u) => sources.fields.get(`${u.model}.${u.field}`)).find(Boolean),
+    ],
   ];
   for (const [kind, functions, spanOf] of kinds) {
     const byModule = new Map<string, string>();
@@ -54,10 +58,14 @@ function checkReservedRoutes(diagnostics: DiagnosticBag, ir: ServiceIR, sources:
   for (const route of ir.routes) {
     const reserved = reservedPaths.find(([p]) => route.path === p || route.path.startsWith(`${p}/`));
     if (!reserved) continue;
-    diagnostics.report('SVC2073', `${route.ramlPath} is taken: the service answers ${reserved[0]} itself (${reserved[1]})`, {
-      span: sources.routes.get(route.path),
-      hint: 'rename the resource',
-    });
+    diagnostics.report(
+      'SVC2073',
+      `${route.ramlPath} is taken: the service answers ${reserved[0]} itself (${reserved[1]})`,
+      {
+        span: sources.routes.get(route.path),
+        hint: 'rename the resource',
+      },
+    );
   }
 }
 
@@ -71,7 +79,9 @@ function checkRoutesWithoutAcl(diagnostics: DiagnosticBag, ir: ServiceIR, source
     const names = ir.acls.map((a) => a.name);
     diagnostics.report('SVC2070', `${route.ramlPath} has no x-ACL, so with auth on only g:admin may use it`, {
       span: sources.routes.get(route.path),
-      hint: names.length ? `add \`securedBy: [${names[0]}]\` (x-ACLs: ${names.join(', ')})` : 'declare an x-ACL security scheme and add it to the resource\'s securedBy',
+      hint: names.length
+        ? `add \`securedBy: [${names[0]}]\` (x-ACLs: ${names.join(', ')})`
+        : "declare an x-ACL security scheme and add it to the resource's securedBy",
     });
   }
 }
@@ -81,13 +91,20 @@ function checkUnusedAcls(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrS
   for (const acl of ir.acls) {
     // Also used when it guards a resource that an error left without a route: that error is the news.
     if (used.has(acl.name) || sources.poisoned.hasAcl(acl.name)) continue;
-    diagnostics.report('SVC2071', `x-ACL "${acl.name}" guards no route`, { span: sources.acls.get(acl.name), hint: `add it to a resource: securedBy: [${acl.name}]` });
+    diagnostics.report('SVC2071', `x-ACL "${acl.name}" guards no route`, {
+      span: sources.acls.get(acl.name),
+      hint: `add it to a resource: securedBy: [${acl.name}]`,
+    });
   }
   if (!ir.auth && ir.routes.some((r) => r.acl !== null)) {
     const first = ir.acls.find((a) => used.has(a.name));
-    diagnostics.report('SVC2072', 'x-ACLs apply only with authentication, and no x-Ticket or x-ApiKey scheme is in the root securedBy', {
-      span: first ? sources.acls.get(first.name) : undefined,
-      hint: 'declare an x-Ticket scheme and add it to the root securedBy',
-    });
+    diagnostics.report(
+      'SVC2072',
+      'x-ACLs apply only with authentication, and no x-Ticket or x-ApiKey scheme is in the root securedBy',
+      {
+        span: first ? sources.acls.get(first.name) : undefined,
+        hint: 'declare an x-Ticket scheme and add it to the root securedBy',
+      },
+    );
   }
 }

@@ -18,7 +18,9 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
       // --help and --version end here with exit code 0; usage errors with 2.
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
-    io.stderr(`svcgen: internal error — this is a bug in svcgen. Please report it with the input that caused it.\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.stderr(
+      `svcgen: internal error — this is a bug in svcgen. Please report it with the input that caused it.\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return ExitCode.internal;
   }
 }
@@ -31,7 +33,10 @@ function interrupted(): Promise<string> {
   });
 }
 
-const formatOption = () => new Option('--format <format>', 'diagnostics as text (with code frames) or json').choices(['text', 'json']).default('text');
+const formatOption = () =>
+  new Option('--format <format>', 'diagnostics as text (with code frames) or json')
+    .choices(['text', 'json'])
+    .default('text');
 
 function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command('svcgen')
@@ -49,20 +54,41 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--check', 'do not write; exit 1 if the output is out of date (for CI)')
     .option('--dry-run', 'print what would be added, changed or deleted, without writing')
     .option('--force', 'overwrite generated files even if they were edited')
-    .option('--allow-data-loss', 'let the new migration drop what the API no longer has (removed models and fields, narrowed types)')
-    .addOption(new Option('--watch', 'generate again whenever the RAML or a file it includes changes (Ctrl-C to stop)').conflicts(['check', 'dryRun']))
+    .option(
+      '--allow-data-loss',
+      'let the new migration drop what the API no longer has (removed models and fields, narrowed types)',
+    )
+    .addOption(
+      new Option(
+        '--watch',
+        'generate again whenever the RAML or a file it includes changes (Ctrl-C to stop)',
+      ).conflicts(['check', 'dryRun']),
+    )
     .addOption(formatOption())
-    .action(async (file: string, opts: { out: string; check?: boolean; dryRun?: boolean; force?: boolean; allowDataLoss?: boolean; watch?: boolean; format: OutputFormat }) => {
-      // Each command is loaded when it runs: `validate` never loads the generator (handlebars,
-      // json-schema-to-typescript), nor `generate` the TCK printer.
-      if (opts.watch) {
-        const { runWatch } = await import('./commands/watch.js');
-        setExit(await runWatch(io, file, opts, interrupted()));
-      } else {
-        const { runGenerate } = await import('./commands/generate.js');
-        setExit(await runGenerate(io, file, opts));
-      }
-    });
+    .action(
+      async (
+        file: string,
+        opts: {
+          out: string;
+          check?: boolean;
+          dryRun?: boolean;
+          force?: boolean;
+          allowDataLoss?: boolean;
+          watch?: boolean;
+          format: OutputFormat;
+        },
+      ) => {
+        // Each command is loaded when it runs: `validate` never loads the generator (handlebars,
+        // json-schema-to-typescript), nor `generate` the TCK printer.
+        if (opts.watch) {
+          const { runWatch } = await import('./commands/watch.js');
+          setExit(await runWatch(io, file, opts, interrupted()));
+        } else {
+          const { runGenerate } = await import('./commands/generate.js');
+          setExit(await runGenerate(io, file, opts));
+        }
+      },
+    );
 
   program
     .command('validate')
@@ -78,9 +104,21 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .command('inspect')
     .description('print an intermediate form (JSON), the ACL matrix (text) or the OpenAPI document (JSON) on stdout')
     .argument('<api.raml>', 'the RAML 0.8 file')
-    .addOption(new Option('--ir', 'the service model (models, routes, auth, ACLs, handlers)').conflicts(['tck', 'acl', 'openapi']))
-    .addOption(new Option('--tck', 'the expanded RAML in the JSON shape of the RAML 0.8 TCK').conflicts(['acl', 'openapi']))
-    .addOption(new Option('--acl', 'who may use each route when auth = true (anonymous, member, owner, admin)').conflicts('openapi'))
+    .addOption(
+      new Option('--ir', 'the service model (models, routes, auth, ACLs, handlers)').conflicts([
+        'tck',
+        'acl',
+        'openapi',
+      ]),
+    )
+    .addOption(
+      new Option('--tck', 'the expanded RAML in the JSON shape of the RAML 0.8 TCK').conflicts(['acl', 'openapi']),
+    )
+    .addOption(
+      new Option('--acl', 'who may use each route when auth = true (anonymous, member, owner, admin)').conflicts(
+        'openapi',
+      ),
+    )
     .addOption(new Option('--openapi', 'the OpenAPI 3.1 document of the generated service (its openapi.json)'))
     .action(async (file: string, opts: { ir?: boolean; tck?: boolean; acl?: boolean; openapi?: boolean }) => {
       if (!opts.ir && !opts.tck && !opts.acl && !opts.openapi) {
@@ -94,7 +132,9 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
 
   program
     .command('init')
-    .description('write a small working API (api.raml, schemas, a README saying what to edit) into [dir], a new or empty folder')
+    .description(
+      'write a small working API (api.raml, schemas, a README saying what to edit) into [dir], a new or empty folder',
+    )
     .argument('[dir]', 'where to write it', '.')
     .action(async (dir: string) => {
       const { runInit } = await import('./commands/init.js');

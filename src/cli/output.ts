@@ -48,7 +48,13 @@ export function progressLine(io: Io): { update(done: number, total: number): voi
 /** Prints diagnostics: JSON on stdout (always an array) or text with code frames on stderr. */
 export function printDiagnostics(io: Io, diagnostics: readonly Diagnostic[], format: OutputFormat): void {
   if (format === 'json') {
-    io.stdout(`${JSON.stringify(diagnostics.map((d) => toJson(d, io.cwd)), null, 2)}\n`);
+    io.stdout(
+      `${JSON.stringify(
+        diagnostics.map((d) => toJson(d, io.cwd)),
+        null,
+        2,
+      )}\n`,
+    );
     return;
   }
   if (diagnostics.length) io.stderr(formatDiagnostics(diagnostics, { cwd: io.cwd, color: io.color }));

@@ -19,149 +19,701 @@ export interface CodeInfo {
 
 export const codes = {
   // --- files, YAML and includes ------------------------------------------------------------
-  SVC1001: { severity: 'error', title: 'file cannot be read', explanation: 'The API file (or a file it includes) does not exist or cannot be read.' },
-  SVC1002: { severity: 'error', title: 'file too large', explanation: 'A single input file may be at most 5 MiB, and all files together at most 20 MiB. Split the API or remove generated blobs.' },
-  SVC1003: { severity: 'error', title: 'not a text file', explanation: 'The file contains NUL bytes or is not valid UTF-8 text. RAML and JSON inputs must be UTF-8 text.' },
+  SVC1001: {
+    severity: 'error',
+    title: 'file cannot be read',
+    explanation: 'The API file (or a file it includes) does not exist or cannot be read.',
+  },
+  SVC1002: {
+    severity: 'error',
+    title: 'file too large',
+    explanation:
+      'A single input file may be at most 5 MiB, and all files together at most 20 MiB. Split the API or remove generated blobs.',
+  },
+  SVC1003: {
+    severity: 'error',
+    title: 'not a text file',
+    explanation: 'The file contains NUL bytes or is not valid UTF-8 text. RAML and JSON inputs must be UTF-8 text.',
+  },
   SVC1004: { severity: 'error', title: 'YAML syntax error', explanation: 'The file is not well-formed YAML 1.2.' },
-  SVC1005: { severity: 'error', title: 'duplicate key', explanation: 'A key appears twice in the same mapping; the second would silently replace the first. In resource types and traits, `x?` and `x` are the same property too. Reported at the repeat, with a note where the first one is.' },
-  SVC1006: { severity: 'error', title: 'unsupported YAML construct', explanation: 'RAML allows only scalar mapping keys and one YAML document per file; merge keys (`<<`) are not YAML 1.2.' },
-  SVC1007: { severity: 'error', title: 'unknown YAML tag', explanation: 'Only `!include` and the standard YAML tags (`!!str`, `!!null`, ...) are understood.' },
-  SVC1008: { severity: 'error', title: 'document too large after expansion', explanation: 'Aliases or repeated includes expand to more nodes than svcgen accepts (1,000,000). This protects against "billion laughs" and include fan-out bombs.' },
-  SVC1009: { severity: 'error', title: 'nesting too deep', explanation: 'The document nests mappings or sequences deeper than 256 levels.' },
-  SVC1010: { severity: 'error', title: 'included file not found', explanation: 'The file named by `!include` does not exist. Include paths are relative to the file that contains the `!include`.' },
-  SVC1011: { severity: 'error', title: 'include outside the API folder', explanation: 'An `!include` resolves to a file outside the folder of the root RAML file. svcgen refuses it so that an API description cannot read arbitrary files.' },
-  SVC1012: { severity: 'error', title: 'include cycle', explanation: 'A file includes itself, directly or through other files.' },
-  SVC1013: { severity: 'error', title: 'remote include', explanation: 'Includes over HTTP(S) or other URLs are not fetched; download the file next to the API instead.' },
-  SVC1014: { severity: 'error', title: 'invalid include', explanation: '`!include` must be followed by a file path (a plain scalar); the path cannot contain `<<parameters>>`.' },
-  SVC1015: { severity: 'error', title: 'include target is not a file', explanation: 'The `!include` path names a directory or a special file.' },
-  SVC1016: { severity: 'error', title: 'missing !include tag', explanation: 'The value looks like a path to a file but has no `!include` tag, so it would be used as literal text.' },
+  SVC1005: {
+    severity: 'error',
+    title: 'duplicate key',
+    explanation:
+      'A key appears twice in the same mapping; the second would silently replace the first. In resource types and traits, `x?` and `x` are the same property too. Reported at the repeat, with a note where the first one is.',
+  },
+  SVC1006: {
+    severity: 'error',
+    title: 'unsupported YAML construct',
+    explanation:
+      'RAML allows only scalar mapping keys and one YAML document per file; merge keys (`<<`) are not YAML 1.2.',
+  },
+  SVC1007: {
+    severity: 'error',
+    title: 'unknown YAML tag',
+    explanation: 'Only `!include` and the standard YAML tags (`!!str`, `!!null`, ...) are understood.',
+  },
+  SVC1008: {
+    severity: 'error',
+    title: 'document too large after expansion',
+    explanation:
+      'Aliases or repeated includes expand to more nodes than svcgen accepts (1,000,000). This protects against "billion laughs" and include fan-out bombs.',
+  },
+  SVC1009: {
+    severity: 'error',
+    title: 'nesting too deep',
+    explanation: 'The document nests mappings or sequences deeper than 256 levels.',
+  },
+  SVC1010: {
+    severity: 'error',
+    title: 'included file not found',
+    explanation:
+      'The file named by `!include` does not exist. Include paths are relative to the file that contains the `!include`.',
+  },
+  SVC1011: {
+    severity: 'error',
+    title: 'include outside the API folder',
+    explanation:
+      'An `!include` resolves to a file outside the folder of the root RAML file. svcgen refuses it so that an API description cannot read arbitrary files.',
+  },
+  SVC1012: {
+    severity: 'error',
+    title: 'include cycle',
+    explanation: 'A file includes itself, directly or through other files.',
+  },
+  SVC1013: {
+    severity: 'error',
+    title: 'remote include',
+    explanation: 'Includes over HTTP(S) or other URLs are not fetched; download the file next to the API instead.',
+  },
+  SVC1014: {
+    severity: 'error',
+    title: 'invalid include',
+    explanation:
+      '`!include` must be followed by a file path (a plain scalar); the path cannot contain `<<parameters>>`.',
+  },
+  SVC1015: {
+    severity: 'error',
+    title: 'include target is not a file',
+    explanation: 'The `!include` path names a directory or a special file.',
+  },
+  SVC1016: {
+    severity: 'error',
+    title: 'missing !include tag',
+    explanation:
+      'The value looks like a path to a file but has no `!include` tag, so it would be used as literal text.',
+  },
 
   // --- RAML structure -------------------------------------------------------------------------
-  SVC1101: { severity: 'error', title: 'not a RAML 0.8 document', explanation: 'The first line of the root file must be exactly `#%RAML 0.8`.' },
-  SVC1102: { severity: 'error', title: 'unknown property', explanation: 'The key is not a RAML 0.8 property at this place; when it is a property of another place (`usage` in a method, `title` in a resource), the message says where it belongs. Optional properties (`key?`) exist only in resource types and traits, and a trait cannot apply other traits with `is`.' },
-  SVC1103: { severity: 'error', title: 'wrong kind of value', explanation: 'The value has the wrong shape here (for example a list where a mapping is expected).' },
-  SVC1104: { severity: 'error', title: 'missing required property', explanation: 'A property that RAML 0.8 requires is missing.' },
-  SVC1105: { severity: 'error', title: 'invalid value', explanation: 'The value is not one of the values RAML 0.8 allows here.' },
-  SVC1106: { severity: 'error', title: 'missing version', explanation: '`baseUri` uses `{version}` but the API has no `version`.' },
-  SVC1107: { severity: 'error', title: 'reserved parameter', explanation: '`version` is a reserved base URI parameter; its value is the root `version` and it cannot be declared.' },
-  SVC1108: { severity: 'error', title: 'invalid URI template', explanation: 'The URI or URI template is malformed (unbalanced braces, empty parameter name, unsupported scheme).' },
-  SVC1109: { severity: 'error', title: 'invalid media type', explanation: 'A media type must look like `type/subtype`.' },
-  SVC1110: { severity: 'error', title: 'invalid response code', explanation: 'Response codes are three-digit HTTP status codes.' },
-  SVC1111: { severity: 'error', title: 'duplicate resource', explanation: 'Two resources resolve to the same URI. Reported at the second, with a note where the first one is.' },
-  SVC1112: { severity: 'error', title: 'optional scalar property', explanation: 'Only mappings (methods, `headers`, `body`, response codes, ...) can be made optional with `?`; a scalar property (`description`, `usage`, `displayName`, `type`, `schema`, `example`, a named parameter\'s `required`, …) cannot. Checked where the resource type or trait is declared, whether it is applied or not.' },
-  SVC1113: { severity: 'error', title: 'invalid schema declaration', explanation: 'A named schema must be a string (inline text or an `!include`) and names must be unique.' },
-  SVC1114: { severity: 'warning', title: 'example does not match its type', explanation: 'An `example` or `default` of a named parameter does not fit the parameter type.' },
-  SVC1115: { severity: 'warning', title: 'invalid JSON schema', explanation: 'A body schema looks like JSON but does not parse.' },
-  SVC1116: { severity: 'error', title: 'empty protocols', explanation: '`protocols` must be a non-empty list of `HTTP` and/or `HTTPS`.' },
-  SVC1117: { severity: 'warning', title: 'deprecated or unusual form', explanation: 'The construct is accepted for compatibility but is not portable RAML 0.8.' },
-  SVC1118: { severity: 'warning', title: 'unknown schema name', explanation: 'A body `schema` is a single word that is not a declared schema name, so it would be used as literal schema text. It is probably a typo.' },
-  SVC1119: { severity: 'error', title: 'facet does not fit the parameter type', explanation: '`enum`, `pattern`, `minLength` and `maxLength` apply only to `string` parameters (the default type), `minimum` and `maximum` only to `number` and `integer` parameters; `date`, `boolean` and `file` parameters have none of them.' },
-  SVC1120: { severity: 'error', title: 'file parameter outside a form', explanation: '`type: file` is only for form parameters (`formParameters` of a `multipart/form-data` or `application/x-www-form-urlencoded` body); a URI, query or header parameter cannot carry a file.' },
-  SVC1121: { severity: 'error', title: 'missing value', explanation: 'The property needs a value but has none: in YAML, `key:` with nothing after it is null. RAML 0.8 requires a value for `title`, `mediaType`, the `title` and `content` of documentation, the `type` of a security scheme, and every parameter passed to a resource type or trait.' },
-  SVC1122: { severity: 'error', title: 'misplaced form parameters', explanation: '`formParameters` describe the fields of a request form: they cannot appear in a response body, nor beside `schema` or `example` in the same body.' },
+  SVC1101: {
+    severity: 'error',
+    title: 'not a RAML 0.8 document',
+    explanation: 'The first line of the root file must be exactly `#%RAML 0.8`.',
+  },
+  SVC1102: {
+    severity: 'error',
+    title: 'unknown property',
+    explanation:
+      'The key is not a RAML 0.8 property at this place; when it is a property of another place (`usage` in a method, `title` in a resource), the message says where it belongs. Optional properties (`key?`) exist only in resource types and traits, and a trait cannot apply other traits with `is`.',
+  },
+  SVC1103: {
+    severity: 'error',
+    title: 'wrong kind of value',
+    explanation: 'The value has the wrong shape here (for example a list where a mapping is expected).',
+  },
+  SVC1104: {
+    severity: 'error',
+    title: 'missing required property',
+    explanation: 'A property that RAML 0.8 requires is missing.',
+  },
+  SVC1105: {
+    severity: 'error',
+    title: 'invalid value',
+    explanation: 'The value is not one of the values RAML 0.8 allows here.',
+  },
+  SVC1106: {
+    severity: 'error',
+    title: 'missing version',
+    explanation: '`baseUri` uses `{version}` but the API has no `version`.',
+  },
+  SVC1107: {
+    severity: 'error',
+    title: 'reserved parameter',
+    explanation:
+      '`version` is a reserved base URI parameter; its value is the root `version` and it cannot be declared.',
+  },
+  SVC1108: {
+    severity: 'error',
+    title: 'invalid URI template',
+    explanation: 'The URI or URI template is malformed (unbalanced braces, empty parameter name, unsupported scheme).',
+  },
+  SVC1109: {
+    severity: 'error',
+    title: 'invalid media type',
+    explanation: 'A media type must look like `type/subtype`.',
+  },
+  SVC1110: {
+    severity: 'error',
+    title: 'invalid response code',
+    explanation: 'Response codes are three-digit HTTP status codes.',
+  },
+  SVC1111: {
+    severity: 'error',
+    title: 'duplicate resource',
+    explanation: 'Two resources resolve to the same URI. Reported at the second, with a note where the first one is.',
+  },
+  SVC1112: {
+    severity: 'error',
+    title: 'optional scalar property',
+    explanation:
+      "Only mappings (methods, `headers`, `body`, response codes, ...) can be made optional with `?`; a scalar property (`description`, `usage`, `displayName`, `type`, `schema`, `example`, a named parameter's `required`, …) cannot. Checked where the resource type or trait is declared, whether it is applied or not.",
+  },
+  SVC1113: {
+    severity: 'error',
+    title: 'invalid schema declaration',
+    explanation: 'A named schema must be a string (inline text or an `!include`) and names must be unique.',
+  },
+  SVC1114: {
+    severity: 'warning',
+    title: 'example does not match its type',
+    explanation: 'An `example` or `default` of a named parameter does not fit the parameter type.',
+  },
+  SVC1115: {
+    severity: 'warning',
+    title: 'invalid JSON schema',
+    explanation: 'A body schema looks like JSON but does not parse.',
+  },
+  SVC1116: {
+    severity: 'error',
+    title: 'empty protocols',
+    explanation: '`protocols` must be a non-empty list of `HTTP` and/or `HTTPS`.',
+  },
+  SVC1117: {
+    severity: 'warning',
+    title: 'deprecated or unusual form',
+    explanation: 'The construct is accepted for compatibility but is not portable RAML 0.8.',
+  },
+  SVC1118: {
+    severity: 'warning',
+    title: 'unknown schema name',
+    explanation:
+      'A body `schema` is a single word that is not a declared schema name, so it would be used as literal schema text. It is probably a typo.',
+  },
+  SVC1119: {
+    severity: 'error',
+    title: 'facet does not fit the parameter type',
+    explanation:
+      '`enum`, `pattern`, `minLength` and `maxLength` apply only to `string` parameters (the default type), `minimum` and `maximum` only to `number` and `integer` parameters; `date`, `boolean` and `file` parameters have none of them.',
+  },
+  SVC1120: {
+    severity: 'error',
+    title: 'file parameter outside a form',
+    explanation:
+      '`type: file` is only for form parameters (`formParameters` of a `multipart/form-data` or `application/x-www-form-urlencoded` body); a URI, query or header parameter cannot carry a file.',
+  },
+  SVC1121: {
+    severity: 'error',
+    title: 'missing value',
+    explanation:
+      'The property needs a value but has none: in YAML, `key:` with nothing after it is null. RAML 0.8 requires a value for `title`, `mediaType`, the `title` and `content` of documentation, the `type` of a security scheme, and every parameter passed to a resource type or trait.',
+  },
+  SVC1122: {
+    severity: 'error',
+    title: 'misplaced form parameters',
+    explanation:
+      '`formParameters` describe the fields of a request form: they cannot appear in a response body, nor beside `schema` or `example` in the same body.',
+  },
 
   // --- resource types and traits ----------------------------------------------------------------
-  SVC1201: { severity: 'error', title: 'unknown resource type', explanation: 'The resource type is not declared in `resourceTypes`. Also checked where a resource type names its parent, applied or not.' },
-  SVC1202: { severity: 'error', title: 'unknown trait', explanation: 'The trait is not declared in `traits`. Also checked in the `is` of a resource type and of its methods, applied or not.' },
-  SVC1203: { severity: 'error', title: 'resource type cycle', explanation: 'Resource types inherit from each other in a cycle. Reported at the first type of the cycle where it is declared, whether any resource uses it or not.' },
-  SVC1204: { severity: 'error', title: 'missing parameter value', explanation: 'A resource type or trait uses `<<name>>` but the place that applies it gives no value for `name`. RAML 0.8 says the values "MUST be specified when applying the resource type or trait": every parameter it uses needs one, also one used only inside an optional property (`post?:`).' },
-  SVC1205: { severity: 'warning', title: 'unused parameter', explanation: 'A value is given for a parameter that the resource type or trait never uses.' },
-  SVC1206: { severity: 'error', title: 'reserved parameter given', explanation: '`resourcePath`, `resourcePathName` and `methodName` are computed by RAML and cannot be passed.' },
-  SVC1207: { severity: 'error', title: 'unknown parameter function', explanation: 'Only `!singularize` and `!pluralize` can transform a parameter value. Checked where the resource type or trait is declared, whether it is applied or not.' },
-  SVC1208: { severity: 'error', title: 'nested resource in a resource type', explanation: 'A resource type describes one resource; it cannot declare nested resources.' },
-  SVC1209: { severity: 'error', title: 'malformed parameter reference', explanation: 'A `<<…>>` in a resource type or trait must name a parameter: `<<name>>`, or `<<name | !function>>`. A blank name (`<< >>`) or text that is not one name (`<<a b>>`) is reported where the template is declared, whether it is applied or not.' },
-  SVC1210: { severity: 'error', title: 'duplicate declaration', explanation: 'Two resource types, traits, schemas or security schemes have the same name. Reported at the second, with a note where the first one is.' },
+  SVC1201: {
+    severity: 'error',
+    title: 'unknown resource type',
+    explanation:
+      'The resource type is not declared in `resourceTypes`. Also checked where a resource type names its parent, applied or not.',
+  },
+  SVC1202: {
+    severity: 'error',
+    title: 'unknown trait',
+    explanation:
+      'The trait is not declared in `traits`. Also checked in the `is` of a resource type and of its methods, applied or not.',
+  },
+  SVC1203: {
+    severity: 'error',
+    title: 'resource type cycle',
+    explanation:
+      'Resource types inherit from each other in a cycle. Reported at the first type of the cycle where it is declared, whether any resource uses it or not.',
+  },
+  SVC1204: {
+    severity: 'error',
+    title: 'missing parameter value',
+    explanation:
+      'A resource type or trait uses `<<name>>` but the place that applies it gives no value for `name`. RAML 0.8 says the values "MUST be specified when applying the resource type or trait": every parameter it uses needs one, also one used only inside an optional property (`post?:`).',
+  },
+  SVC1205: {
+    severity: 'warning',
+    title: 'unused parameter',
+    explanation: 'A value is given for a parameter that the resource type or trait never uses.',
+  },
+  SVC1206: {
+    severity: 'error',
+    title: 'reserved parameter given',
+    explanation: '`resourcePath`, `resourcePathName` and `methodName` are computed by RAML and cannot be passed.',
+  },
+  SVC1207: {
+    severity: 'error',
+    title: 'unknown parameter function',
+    explanation:
+      'Only `!singularize` and `!pluralize` can transform a parameter value. Checked where the resource type or trait is declared, whether it is applied or not.',
+  },
+  SVC1208: {
+    severity: 'error',
+    title: 'nested resource in a resource type',
+    explanation: 'A resource type describes one resource; it cannot declare nested resources.',
+  },
+  SVC1209: {
+    severity: 'error',
+    title: 'malformed parameter reference',
+    explanation:
+      'A `<<…>>` in a resource type or trait must name a parameter: `<<name>>`, or `<<name | !function>>`. A blank name (`<< >>`) or text that is not one name (`<<a b>>`) is reported where the template is declared, whether it is applied or not.',
+  },
+  SVC1210: {
+    severity: 'error',
+    title: 'duplicate declaration',
+    explanation:
+      'Two resource types, traits, schemas or security schemes have the same name. Reported at the second, with a note where the first one is.',
+  },
 
   // --- security -----------------------------------------------------------------------------------
-  SVC1301: { severity: 'error', title: 'unknown security scheme', explanation: '`securedBy` names a scheme that is not declared in `securitySchemes`.' },
-  SVC1302: { severity: 'error', title: 'unknown security scheme type', explanation: 'A scheme type is one of `OAuth 1.0`, `OAuth 2.0`, `Basic Authentication`, `Digest Authentication` or `x-<name>`.' },
-  SVC1303: { severity: 'error', title: 'missing security setting', explanation: 'The scheme type requires this setting.' },
-  SVC1304: { severity: 'error', title: 'invalid securedBy', explanation: '`securedBy` is a list of scheme names, `null`, or `{name: {parameters}}`.' },
+  SVC1301: {
+    severity: 'error',
+    title: 'unknown security scheme',
+    explanation: '`securedBy` names a scheme that is not declared in `securitySchemes`.',
+  },
+  SVC1302: {
+    severity: 'error',
+    title: 'unknown security scheme type',
+    explanation:
+      'A scheme type is one of `OAuth 1.0`, `OAuth 2.0`, `Basic Authentication`, `Digest Authentication` or `x-<name>`.',
+  },
+  SVC1303: {
+    severity: 'error',
+    title: 'missing security setting',
+    explanation: 'The scheme type requires this setting.',
+  },
+  SVC1304: {
+    severity: 'error',
+    title: 'invalid securedBy',
+    explanation: '`securedBy` is a list of scheme names, `null`, or `{name: {parameters}}`.',
+  },
   // --- the service model: schemas, models and fields ------------------------------------------------
-  SVC2001: { severity: 'error', title: 'invalid JSON schema', explanation: 'A model schema is not valid JSON (RFC 8259): no comments, no trailing commas, strings in double quotes.' },
-  SVC2002: { severity: 'error', title: 'schema is not a model', explanation: 'A schema used by a `post` body must be a JSON object whose `properties` are the model fields.' },
-  SVC2003: { severity: 'error', title: 'invalid _db_settings', explanation: '`_db_settings` of a property must be an object.' },
-  SVC2004: { severity: 'error', title: 'unusable field name', explanation: 'Field names start with a letter and contain letters, digits and `_`. Names starting with `_`, `q`, and names containing `__` are reserved for query parameters and filter operators.' },
-  SVC2005: { severity: 'error', title: 'unknown field type', explanation: 'The `_db_settings.type` (or `item_type`) is not a type svcgen knows. Types: string, text, unicode, unicode_text, integer, big_integer, small_integer, float, decimal, boolean, datetime, date, time, interval, choice, list, dict, id_field, file, pickle, foreign_key, relationship.' },
-  SVC2006: { severity: 'error', title: 'invalid schema list', explanation: 'Keys such as `_processors`, `_public_fields` or `_event_handlers` have a fixed shape (a list of names, or an object of lists).' },
-  SVC2007: { severity: 'error', title: 'invalid function name', explanation: 'Handlers, processors, dynamic principals and callable defaults become TypeScript functions in modules named after them, so their names must be identifiers.' },
-  SVC2008: { severity: 'error', title: 'inconsistent field parameters', explanation: 'The field parameters contradict each other or the type (a `choice` without `choices`, a `list` without `item_type`, an `id_field` that is not the primary key, min greater than max, …).' },
-  SVC2009: { severity: 'warning', title: 'pickle stored as JSON', explanation: 'There is no Python in the generated service, so a `pickle` field holds JSON.' },
-  SVC2010: { severity: 'error', title: 'invalid field parameter', explanation: 'A field parameter has the wrong kind of value (a number where true/false is expected, an unknown referential action, …).' },
-  SVC2011: { severity: 'error', title: 'missing field parameter', explanation: 'Relationships need `document` (and `backref_name`); foreign keys need `ref_document`, `ref_column` and `ref_column_type`.' },
-  SVC2012: { severity: 'warning', title: 'ignored field parameter', explanation: 'The parameter means nothing for this field type, so it has no effect.' },
-  SVC2013: { severity: 'warning', title: 'unknown schema key', explanation: 'A root key of the schema starts with `_` but is not one svcgen reads; it is probably misspelt.' },
-  SVC2014: { severity: 'error', title: 'no primary key', explanation: 'Every model needs exactly one field with `"primary_key": true`.' },
-  SVC2015: { severity: 'error', title: 'several primary keys', explanation: 'Every model needs exactly one primary key; composite keys are not supported.' },
-  SVC2016: { severity: 'error', title: 'path segment not served', explanation: 'svcgen serves path segments that are a name (`stories`) or one parameter (`{id}`), not a mix such as `{name}.{ext}`, and no `:`, `*`, `?`, `#` or spaces, which the router and URLs read as syntax.' },
-  SVC2017: { severity: 'warning', title: 'model defined twice', explanation: 'Two resources give different schemas for the same model; the first one is used.' },
-  SVC2018: { severity: 'error', title: 'no schema for a model', explanation: 'A collection resource needs a model, defined by a `post` body schema on this or another resource with the same name.' },
-  SVC2019: { severity: 'error', title: 'resource starts with a parameter', explanation: 'A `{parameter}` at the top of the API has no collection to look items up in.' },
-  SVC2020: { severity: 'error', title: 'unknown nested resource', explanation: 'Below an item, a resource must be named after a relationship (a nested collection or a singular sub-resource) or a `dict`/`list` field (an attribute) of the parent model.' },
-  SVC2021: { severity: 'error', title: 'several item parameters', explanation: 'Items are looked up by primary key, so a collection has one `{parameter}` child.' },
-  SVC2022: { severity: 'error', title: 'misplaced nesting', explanation: 'Singular and attribute sub-resources have no items, and attribute sub-resources have no nested resources.' },
-  SVC2023: { severity: 'warning', title: 'method not served', explanation: 'The RAML lists a method that this kind of route has no action for (for example `post` on an item); it is not served.' },
-  SVC2024: { severity: 'warning', title: 'security scheme not used', explanation: 'svcgen implements x-Ticket, x-ApiKey and x-ACL; other schemes, and authentication schemes missing from the root `securedBy`, have no effect.' },
-  SVC2025: { severity: 'error', title: 'invalid x-Ticket settings', explanation: 'x-Ticket needs `secret` (the name of the service.ini key holding the signing secret); `hashalg` is sha256 or sha512; `cookie_name` must be a valid cookie name.' },
-  SVC2026: { severity: 'warning', title: 'ignored scheme setting', explanation: 'The security scheme setting is not used (some ticket options are read from service.ini instead).' },
-  SVC2027: { severity: 'error', title: 'parameter in the base path', explanation: 'Only `{version}` (and host parameters) may appear in `baseUri`; the service is mounted on a fixed base path, which holds no `:`, `*`, `?`, `#` or spaces (the router would read them as a parameter or a wildcard).' },
-  SVC2028: { severity: 'error', title: 'unsafe pattern', explanation: 'A JSON-schema `pattern` is not a regular expression, or has a shape that can take exponential time to match (a repeated part that repeats itself, such as `(a+)+`, or a repeated choice whose alternatives start alike, such as `(a|ab)*`): one request could keep the generated server busy. Rewrite it so that each repeated part is unambiguous.' },
-  SVC2029: { severity: 'warning', title: 'reference not followed', explanation: 'A property\'s `$ref` points outside its schema file, at a missing place, or at another `$ref`; svcgen follows only `#/definitions/<name>` (any JSON pointer) in the same file. The constraints of the schema it names are not checked by the generated service.' },
+  SVC2001: {
+    severity: 'error',
+    title: 'invalid JSON schema',
+    explanation:
+      'A model schema is not valid JSON (RFC 8259): no comments, no trailing commas, strings in double quotes.',
+  },
+  SVC2002: {
+    severity: 'error',
+    title: 'schema is not a model',
+    explanation: 'A schema used by a `post` body must be a JSON object whose `properties` are the model fields.',
+  },
+  SVC2003: {
+    severity: 'error',
+    title: 'invalid _db_settings',
+    explanation: '`_db_settings` of a property must be an object.',
+  },
+  SVC2004: {
+    severity: 'error',
+    title: 'unusable field name',
+    explanation:
+      'Field names start with a letter and contain letters, digits and `_`. Names starting with `_`, `q`, and names containing `__` are reserved for query parameters and filter operators.',
+  },
+  SVC2005: {
+    severity: 'error',
+    title: 'unknown field type',
+    explanation:
+      'The `_db_settings.type` (or `item_type`) is not a type svcgen knows. Types: string, text, unicode, unicode_text, integer, big_integer, small_integer, float, decimal, boolean, datetime, date, time, interval, choice, list, dict, id_field, file, pickle, foreign_key, relationship.',
+  },
+  SVC2006: {
+    severity: 'error',
+    title: 'invalid schema list',
+    explanation:
+      'Keys such as `_processors`, `_public_fields` or `_event_handlers` have a fixed shape (a list of names, or an object of lists).',
+  },
+  SVC2007: {
+    severity: 'error',
+    title: 'invalid function name',
+    explanation:
+      'Handlers, processors, dynamic principals and callable defaults become TypeScript functions in modules named after them, so their names must be identifiers.',
+  },
+  SVC2008: {
+    severity: 'error',
+    title: 'inconsistent field parameters',
+    explanation:
+      'The field parameters contradict each other or the type (a `choice` without `choices`, a `list` without `item_type`, an `id_field` that is not the primary key, min greater than max, …).',
+  },
+  SVC2009: {
+    severity: 'warning',
+    title: 'pickle stored as JSON',
+    explanation: 'There is no Python in the generated service, so a `pickle` field holds JSON.',
+  },
+  SVC2010: {
+    severity: 'error',
+    title: 'invalid field parameter',
+    explanation:
+      'A field parameter has the wrong kind of value (a number where true/false is expected, an unknown referential action, …).',
+  },
+  SVC2011: {
+    severity: 'error',
+    title: 'missing field parameter',
+    explanation:
+      'Relationships need `document` (and `backref_name`); foreign keys need `ref_document`, `ref_column` and `ref_column_type`.',
+  },
+  SVC2012: {
+    severity: 'warning',
+    title: 'ignored field parameter',
+    explanation: 'The parameter means nothing for this field type, so it has no effect.',
+  },
+  SVC2013: {
+    severity: 'warning',
+    title: 'unknown schema key',
+    explanation: 'A root key of the schema starts with `_` but is not one svcgen reads; it is probably misspelt.',
+  },
+  SVC2014: {
+    severity: 'error',
+    title: 'no primary key',
+    explanation: 'Every model needs exactly one field with `"primary_key": true`.',
+  },
+  SVC2015: {
+    severity: 'error',
+    title: 'several primary keys',
+    explanation: 'Every model needs exactly one primary key; composite keys are not supported.',
+  },
+  SVC2016: {
+    severity: 'error',
+    title: 'path segment not served',
+    explanation:
+      'svcgen serves path segments that are a name (`stories`) or one parameter (`{id}`), not a mix such as `{name}.{ext}`, and no `:`, `*`, `?`, `#` or spaces, which the router and URLs read as syntax.',
+  },
+  SVC2017: {
+    severity: 'warning',
+    title: 'model defined twice',
+    explanation: 'Two resources give different schemas for the same model; the first one is used.',
+  },
+  SVC2018: {
+    severity: 'error',
+    title: 'no schema for a model',
+    explanation:
+      'A collection resource needs a model, defined by a `post` body schema on this or another resource with the same name.',
+  },
+  SVC2019: {
+    severity: 'error',
+    title: 'resource starts with a parameter',
+    explanation: 'A `{parameter}` at the top of the API has no collection to look items up in.',
+  },
+  SVC2020: {
+    severity: 'error',
+    title: 'unknown nested resource',
+    explanation:
+      'Below an item, a resource must be named after a relationship (a nested collection or a singular sub-resource) or a `dict`/`list` field (an attribute) of the parent model.',
+  },
+  SVC2021: {
+    severity: 'error',
+    title: 'several item parameters',
+    explanation: 'Items are looked up by primary key, so a collection has one `{parameter}` child.',
+  },
+  SVC2022: {
+    severity: 'error',
+    title: 'misplaced nesting',
+    explanation:
+      'Singular and attribute sub-resources have no items, and attribute sub-resources have no nested resources.',
+  },
+  SVC2023: {
+    severity: 'warning',
+    title: 'method not served',
+    explanation:
+      'The RAML lists a method that this kind of route has no action for (for example `post` on an item); it is not served.',
+  },
+  SVC2024: {
+    severity: 'warning',
+    title: 'security scheme not used',
+    explanation:
+      'svcgen implements x-Ticket, x-ApiKey and x-ACL; other schemes, and authentication schemes missing from the root `securedBy`, have no effect.',
+  },
+  SVC2025: {
+    severity: 'error',
+    title: 'invalid x-Ticket settings',
+    explanation:
+      'x-Ticket needs `secret` (the name of the service.ini key holding the signing secret); `hashalg` is sha256 or sha512; `cookie_name` must be a valid cookie name.',
+  },
+  SVC2026: {
+    severity: 'warning',
+    title: 'ignored scheme setting',
+    explanation: 'The security scheme setting is not used (some ticket options are read from service.ini instead).',
+  },
+  SVC2027: {
+    severity: 'error',
+    title: 'parameter in the base path',
+    explanation:
+      'Only `{version}` (and host parameters) may appear in `baseUri`; the service is mounted on a fixed base path, which holds no `:`, `*`, `?`, `#` or spaces (the router would read them as a parameter or a wildcard).',
+  },
+  SVC2028: {
+    severity: 'error',
+    title: 'unsafe pattern',
+    explanation:
+      'A JSON-schema `pattern` is not a regular expression, or has a shape that can take exponential time to match (a repeated part that repeats itself, such as `(a+)+`, or a repeated choice whose alternatives start alike, such as `(a|ab)*`): one request could keep the generated server busy. Rewrite it so that each repeated part is unambiguous.',
+  },
+  SVC2029: {
+    severity: 'warning',
+    title: 'reference not followed',
+    explanation:
+      "A property's `$ref` points outside its schema file, at a missing place, or at another `$ref`; svcgen follows only `#/definitions/<name>` (any JSON pointer) in the same file. The constraints of the schema it names are not checked by the generated service.",
+  },
 
   // --- access control -------------------------------------------------------------------------------
-  SVC2030: { severity: 'error', title: 'invalid ACL rule', explanation: 'An x-ACL rule reads `allow|deny <principal> <permission>[, <permission>…]`.' },
-  SVC2031: { severity: 'error', title: 'unknown ACL permission', explanation: 'Permissions are view, create, update, delete, options and all.' },
-  SVC2032: { severity: 'warning', title: 'bare admin principal', explanation: 'A principal that is not `everyone`, `authenticated`, `g:<group>` or `{{function}}` is a user id, so `admin` means the user named admin, not the admin group (`g:admin`).' },
-  SVC2033: { severity: 'warning', title: 'ACL without collection rules', explanation: 'An x-ACL without `collection` rules denies every collection route. (Ramses allowed everything.)' },
+  SVC2030: {
+    severity: 'error',
+    title: 'invalid ACL rule',
+    explanation: 'An x-ACL rule reads `allow|deny <principal> <permission>[, <permission>…]`.',
+  },
+  SVC2031: {
+    severity: 'error',
+    title: 'unknown ACL permission',
+    explanation: 'Permissions are view, create, update, delete, options and all.',
+  },
+  SVC2032: {
+    severity: 'warning',
+    title: 'bare admin principal',
+    explanation:
+      'A principal that is not `everyone`, `authenticated`, `g:<group>` or `{{function}}` is a user id, so `admin` means the user named admin, not the admin group (`g:admin`).',
+  },
+  SVC2033: {
+    severity: 'warning',
+    title: 'ACL without collection rules',
+    explanation: 'An x-ACL without `collection` rules denies every collection route. (Ramses allowed everything.)',
+  },
 
   // --- events -----------------------------------------------------------------------------------------
-  SVC2040: { severity: 'error', title: 'unknown event', explanation: 'Event tags are `before_<action>` or `after_<action>`, with actions index, create, update_many, delete_many, collection_options, show, update, replace, delete, item_options, login, logout, register and set.' },
-  SVC2041: { severity: 'warning', title: 'event never fires', explanation: 'login, logout and register events fire for the user model only.' },
-  SVC2042: { severity: 'error', title: 'user functions share a module', explanation: 'Each handler, processor, principal and default gets a module named after it (`set_owner` → `set-owner.ts`, function `setOwner`); two names that differ only in case or separators would share one.' },
+  SVC2040: {
+    severity: 'error',
+    title: 'unknown event',
+    explanation:
+      'Event tags are `before_<action>` or `after_<action>`, with actions index, create, update_many, delete_many, collection_options, show, update, replace, delete, item_options, login, logout, register and set.',
+  },
+  SVC2041: {
+    severity: 'warning',
+    title: 'event never fires',
+    explanation: 'login, logout and register events fire for the user model only.',
+  },
+  SVC2042: {
+    severity: 'error',
+    title: 'user functions share a module',
+    explanation:
+      'Each handler, processor, principal and default gets a module named after it (`set_owner` → `set-owner.ts`, function `setOwner`); two names that differ only in case or separators would share one.',
+  },
 
   // --- relationships ----------------------------------------------------------------------------------
-  SVC2050: { severity: 'error', title: 'unknown related model', explanation: 'A relationship `document` or foreign key `ref_document` names a model that no resource defines.' },
-  SVC2051: { severity: 'error', title: 'relationship without backref', explanation: 'A relationship needs `backref_name`: the field svcgen adds to the target model.' },
-  SVC2052: { severity: 'error', title: 'backref collides with a field', explanation: 'The backref field svcgen would add to the target model already exists there (as a field with `_db_settings`).' },
-  SVC2053: { severity: 'error', title: 'one-to-one declared twice', explanation: 'A one-to-one relationship is declared on one of its two models; the other side is the generated backref.' },
-  SVC2054: { severity: 'error', title: 'duplicate backref', explanation: 'Two relationships would add a backref with the same name to the same model.' },
-  SVC2055: { severity: 'error', title: 'invalid foreign_keys', explanation: '`foreign_keys` names the foreign key field this relationship uses, as `<Model>.<field>`, and that field must reference the relationship\'s model.' },
-  SVC2056: { severity: 'error', title: 'ambiguous foreign key', explanation: 'When one model has several relationships to another, or the target has several foreign keys to it, each relationship says which one it uses with `foreign_keys`.' },
-  SVC2057: { severity: 'warning', title: 'foreign key added', explanation: 'No `foreign_key` field stores the relationship (Ramses needed none for MongoDB), so svcgen adds one for the SQL engine.' },
-  SVC2058: { severity: 'error', title: 'foreign key references no primary key', explanation: '`ref_column` must be `<table>.<primary key>` of the referenced model, e.g. `user.username`.' },
-  SVC2059: { severity: 'error', title: 'foreign key type mismatch', explanation: '`ref_column_type` must match the type of the referenced primary key.' },
-  SVC2060: { severity: 'error', title: 'unused foreign key', explanation: 'A foreign key field can only be set through a relationship (its backref), so one must use it.' },
-  SVC2061: { severity: 'error', title: 'unknown field in a list', explanation: '`_public_fields`, `_auth_fields`, `_hidden_fields` and `_nested_relationships` name fields (or relationships) of the model.' },
+  SVC2050: {
+    severity: 'error',
+    title: 'unknown related model',
+    explanation: 'A relationship `document` or foreign key `ref_document` names a model that no resource defines.',
+  },
+  SVC2051: {
+    severity: 'error',
+    title: 'relationship without backref',
+    explanation: 'A relationship needs `backref_name`: the field svcgen adds to the target model.',
+  },
+  SVC2052: {
+    severity: 'error',
+    title: 'backref collides with a field',
+    explanation:
+      'The backref field svcgen would add to the target model already exists there (as a field with `_db_settings`).',
+  },
+  SVC2053: {
+    severity: 'error',
+    title: 'one-to-one declared twice',
+    explanation:
+      'A one-to-one relationship is declared on one of its two models; the other side is the generated backref.',
+  },
+  SVC2054: {
+    severity: 'error',
+    title: 'duplicate backref',
+    explanation: 'Two relationships would add a backref with the same name to the same model.',
+  },
+  SVC2055: {
+    severity: 'error',
+    title: 'invalid foreign_keys',
+    explanation:
+      "`foreign_keys` names the foreign key field this relationship uses, as `<Model>.<field>`, and that field must reference the relationship's model.",
+  },
+  SVC2056: {
+    severity: 'error',
+    title: 'ambiguous foreign key',
+    explanation:
+      'When one model has several relationships to another, or the target has several foreign keys to it, each relationship says which one it uses with `foreign_keys`.',
+  },
+  SVC2057: {
+    severity: 'warning',
+    title: 'foreign key added',
+    explanation:
+      'No `foreign_key` field stores the relationship (Ramses needed none for MongoDB), so svcgen adds one for the SQL engine.',
+  },
+  SVC2058: {
+    severity: 'error',
+    title: 'foreign key references no primary key',
+    explanation: '`ref_column` must be `<table>.<primary key>` of the referenced model, e.g. `user.username`.',
+  },
+  SVC2059: {
+    severity: 'error',
+    title: 'foreign key type mismatch',
+    explanation: '`ref_column_type` must match the type of the referenced primary key.',
+  },
+  SVC2060: {
+    severity: 'error',
+    title: 'unused foreign key',
+    explanation: 'A foreign key field can only be set through a relationship (its backref), so one must use it.',
+  },
+  SVC2061: {
+    severity: 'error',
+    title: 'unknown field in a list',
+    explanation:
+      '`_public_fields`, `_auth_fields`, `_hidden_fields` and `_nested_relationships` name fields (or relationships) of the model.',
+  },
 
   // --- users and authentication -----------------------------------------------------------------------
-  SVC2063: { severity: 'error', title: 'several user models', explanation: 'Only one schema can be `"_auth_model": true`.' },
-  SVC2064: { severity: 'warning', title: 'implicit user model', explanation: 'Authentication is configured and a model is named User, so it holds the users; say so with `"_auth_model": true`.' },
-  SVC2065: { severity: 'warning', title: 'user model without authentication', explanation: 'A schema is `_auth_model`, but no x-Ticket or x-ApiKey scheme is in the root `securedBy`.' },
-  SVC2066: { severity: 'warning', title: 'weak user model', explanation: 'The user model lets passwords be short, or logs in with fields that are not unique.' },
-  SVC2067: { severity: 'warning', title: 'password processors', explanation: 'svcgen hashes passwords itself (argon2id), after the field\'s processors run; a processor that hashes would hash twice.' },
+  SVC2063: {
+    severity: 'error',
+    title: 'several user models',
+    explanation: 'Only one schema can be `"_auth_model": true`.',
+  },
+  SVC2064: {
+    severity: 'warning',
+    title: 'implicit user model',
+    explanation:
+      'Authentication is configured and a model is named User, so it holds the users; say so with `"_auth_model": true`.',
+  },
+  SVC2065: {
+    severity: 'warning',
+    title: 'user model without authentication',
+    explanation: 'A schema is `_auth_model`, but no x-Ticket or x-ApiKey scheme is in the root `securedBy`.',
+  },
+  SVC2066: {
+    severity: 'warning',
+    title: 'weak user model',
+    explanation: 'The user model lets passwords be short, or logs in with fields that are not unique.',
+  },
+  SVC2067: {
+    severity: 'warning',
+    title: 'password processors',
+    explanation:
+      "svcgen hashes passwords itself (argon2id), after the field's processors run; a processor that hashes would hash twice.",
+  },
 
   // --- whole-service checks ---------------------------------------------------------------------------
-  SVC2070: { severity: 'warning', title: 'route without ACL', explanation: 'With authentication on, a resource whose `securedBy` names no x-ACL may be used by `g:admin` only.' },
+  SVC2070: {
+    severity: 'warning',
+    title: 'route without ACL',
+    explanation: 'With authentication on, a resource whose `securedBy` names no x-ACL may be used by `g:admin` only.',
+  },
   SVC2071: { severity: 'warning', title: 'unused ACL', explanation: 'An x-ACL scheme guards no resource.' },
-  SVC2072: { severity: 'warning', title: 'ACLs without authentication', explanation: 'x-ACLs apply only when an x-Ticket or x-ApiKey scheme authenticates users.' },
-  SVC2073: { severity: 'error', title: 'reserved route', explanation: 'The generated service answers `{base}/health` (its health check), `{base}/openapi.json` (its OpenAPI document) and `{base}/docs` (its API reference page, with `docs/…` assets) itself; a resource there would collide with it.' },
+  SVC2072: {
+    severity: 'warning',
+    title: 'ACLs without authentication',
+    explanation: 'x-ACLs apply only when an x-Ticket or x-ApiKey scheme authenticates users.',
+  },
+  SVC2073: {
+    severity: 'error',
+    title: 'reserved route',
+    explanation:
+      'The generated service answers `{base}/health` (its health check), `{base}/openapi.json` (its OpenAPI document) and `{base}/docs` (its API reference page, with `docs/…` assets) itself; a resource there would collide with it.',
+  },
 
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
-  SVC3001: { severity: 'error', title: 'invalid manifest', explanation: '`.svcgen/manifest.json` in the out-dir is not a manifest svcgen wrote: not JSON, or a value of the wrong shape. svcgen writes and deletes nothing, because the manifest decides what it may overwrite and delete.' },
-  SVC3002: { severity: 'error', title: 'unsafe path', explanation: 'A path svcgen would write or delete (from the manifest or the planned tree) is not a plain relative path inside the out-dir: it is absolute, has a drive letter, `..`, `.` or empty segments, a backslash or a NUL. svcgen writes and deletes nothing in that run.' },
-  SVC3003: { severity: 'error', title: 'path through a symbolic link', explanation: 'A path svcgen would write or delete goes through a symbolic link in the out-dir that leads outside it (or nowhere). svcgen never writes or deletes outside the out-dir, so it writes and deletes nothing in that run. The out-dir itself may be a link.' },
-  SVC3004: { severity: 'error', title: 'wrong kind of file', explanation: 'The out-dir is not a folder; or, inside it, where svcgen needs a folder there is a file, or where it needs a file there is a folder (or a device, pipe or socket). svcgen replaces neither, even with `--force`, and writes nothing in that run.' },
-  SVC3005: { severity: 'error', title: 'edited generated file', explanation: 'A generated file was changed since svcgen wrote it. svcgen does not overwrite it unless `--force`; move your changes to the user-owned files.' },
-  SVC3006: { severity: 'error', title: 'file not written by svcgen', explanation: 'A file svcgen would write is already there and the manifest does not record svcgen writing it (or records it as yours). svcgen does not overwrite it unless `--force`.' },
-  SVC3007: { severity: 'warning', title: 'edited stale file kept', explanation: 'svcgen no longer generates this file, but it was edited since svcgen wrote it, so svcgen keeps it instead of deleting it. Delete it if it is not needed.' },
-  SVC3008: { severity: 'warning', title: 'unused stub', explanation: 'A user-owned stub (handler, processor, principal or default) that the API no longer refers to. svcgen never deletes your code: it is kept and reported on every run until you delete it.' },
+  SVC3001: {
+    severity: 'error',
+    title: 'invalid manifest',
+    explanation:
+      '`.svcgen/manifest.json` in the out-dir is not a manifest svcgen wrote: not JSON, or a value of the wrong shape. svcgen writes and deletes nothing, because the manifest decides what it may overwrite and delete.',
+  },
+  SVC3002: {
+    severity: 'error',
+    title: 'unsafe path',
+    explanation:
+      'A path svcgen would write or delete (from the manifest or the planned tree) is not a plain relative path inside the out-dir: it is absolute, has a drive letter, `..`, `.` or empty segments, a backslash or a NUL. svcgen writes and deletes nothing in that run.',
+  },
+  SVC3003: {
+    severity: 'error',
+    title: 'path through a symbolic link',
+    explanation:
+      'A path svcgen would write or delete goes through a symbolic link in the out-dir that leads outside it (or nowhere). svcgen never writes or deletes outside the out-dir, so it writes and deletes nothing in that run. The out-dir itself may be a link.',
+  },
+  SVC3004: {
+    severity: 'error',
+    title: 'wrong kind of file',
+    explanation:
+      'The out-dir is not a folder; or, inside it, where svcgen needs a folder there is a file, or where it needs a file there is a folder (or a device, pipe or socket). svcgen replaces neither, even with `--force`, and writes nothing in that run.',
+  },
+  SVC3005: {
+    severity: 'error',
+    title: 'edited generated file',
+    explanation:
+      'A generated file was changed since svcgen wrote it. svcgen does not overwrite it unless `--force`; move your changes to the user-owned files.',
+  },
+  SVC3006: {
+    severity: 'error',
+    title: 'file not written by svcgen',
+    explanation:
+      'A file svcgen would write is already there and the manifest does not record svcgen writing it (or records it as yours). svcgen does not overwrite it unless `--force`.',
+  },
+  SVC3007: {
+    severity: 'warning',
+    title: 'edited stale file kept',
+    explanation:
+      'svcgen no longer generates this file, but it was edited since svcgen wrote it, so svcgen keeps it instead of deleting it. Delete it if it is not needed.',
+  },
+  SVC3008: {
+    severity: 'warning',
+    title: 'unused stub',
+    explanation:
+      'A user-owned stub (handler, processor, principal or default) that the API no longer refers to. svcgen never deletes your code: it is kept and reported on every run until you delete it.',
+  },
   // --- schema evolution (migrations) ---------------------------------------------------------------
-  SVC3101: { severity: 'error', title: 'change drops data', explanation: 'The new version of the API removes a model or field, or narrows a type, so the migration would drop or convert stored data. svcgen writes nothing unless `generate` runs with `--allow-data-loss`; then the migration says in a comment what it drops (and this is a warning). If the field or model was renamed, say so with `renamed_from` (fields, in `_db_settings`) or `_renamed_from` (models, at the top of the schema): the data is kept.' },
-  SVC3102: { severity: 'error', title: 'stored rows need a value', explanation: 'A required field is added, or a field becomes required, and the rows already stored have no value for it. Give the field a literal `default`: the migration fills it in. (A callable default cannot be run by a migration.)' },
-  SVC3103: { severity: 'error', title: 'rename names nothing', explanation: '`renamed_from` (or a model\'s `_renamed_from`) must name a field (model) of the previous version of the API that the new version no longer has. Renames are never guessed; a hint that names nothing is an error rather than being ignored.' },
-  SVC3104: { severity: 'error', title: 'change a migration cannot make', explanation: 'The schema change cannot be written as a migration: a field changes whether it is the primary key, or the project has migrations but no `src/db/storage.json` to compare the API with.' },
-  SVC3105: { severity: 'error', title: 'storage model unreadable', explanation: '`src/db/storage.json` in the out-dir is not a storage model svcgen wrote (not JSON, or a value of the wrong shape). svcgen compares the API with it to write the next migration, so it writes nothing; restore the file from version control.' },
-  SVC3106: { severity: 'error', title: 'migration deleted', explanation: 'A migration module svcgen wrote (`src/db/migrations/NNNN_*.ts`) is no longer in the out-dir. Databases that ran it expect it and new databases need it: restore it from version control.' },
+  SVC3101: {
+    severity: 'error',
+    title: 'change drops data',
+    explanation:
+      'The new version of the API removes a model or field, or narrows a type, so the migration would drop or convert stored data. svcgen writes nothing unless `generate` runs with `--allow-data-loss`; then the migration says in a comment what it drops (and this is a warning). If the field or model was renamed, say so with `renamed_from` (fields, in `_db_settings`) or `_renamed_from` (models, at the top of the schema): the data is kept.',
+  },
+  SVC3102: {
+    severity: 'error',
+    title: 'stored rows need a value',
+    explanation:
+      'A required field is added, or a field becomes required, and the rows already stored have no value for it. Give the field a literal `default`: the migration fills it in. (A callable default cannot be run by a migration.)',
+  },
+  SVC3103: {
+    severity: 'error',
+    title: 'rename names nothing',
+    explanation:
+      "`renamed_from` (or a model's `_renamed_from`) must name a field (model) of the previous version of the API that the new version no longer has. Renames are never guessed; a hint that names nothing is an error rather than being ignored.",
+  },
+  SVC3104: {
+    severity: 'error',
+    title: 'change a migration cannot make',
+    explanation:
+      'The schema change cannot be written as a migration: a field changes whether it is the primary key, or the project has migrations but no `src/db/storage.json` to compare the API with.',
+  },
+  SVC3105: {
+    severity: 'error',
+    title: 'storage model unreadable',
+    explanation:
+      '`src/db/storage.json` in the out-dir is not a storage model svcgen wrote (not JSON, or a value of the wrong shape). svcgen compares the API with it to write the next migration, so it writes nothing; restore the file from version control.',
+  },
+  SVC3106: {
+    severity: 'error',
+    title: 'migration deleted',
+    explanation:
+      'A migration module svcgen wrote (`src/db/migrations/NNNN_*.ts`) is no longer in the out-dir. Databases that ran it expect it and new databases need it: restore it from version control.',
+  },
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof codes;

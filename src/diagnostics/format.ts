@@ -42,7 +42,12 @@ export function toJson(d: Diagnostic, cwd: string): DiagnosticJson {
   if (d.hint) out.hint = d.hint;
   if (d.related) {
     const at = positionAt(d.related.span.source, d.related.span.start);
-    out.related = { message: d.related.message, file: displayPath(d.related.span.source.path, cwd), line: at.line, column: at.column };
+    out.related = {
+      message: d.related.message,
+      file: displayPath(d.related.span.source.path, cwd),
+      line: at.line,
+      column: at.column,
+    };
   }
   return out;
 }
@@ -79,7 +84,9 @@ export function formatDiagnostic(d: Diagnostic, options: FormatOptions): string 
   }
   if (d.related) {
     const at = positionAt(d.related.span.source, d.related.span.start);
-    lines.push(`${c.bold('note')}: ${d.related.message} at ${c.cyan(displayPath(d.related.span.source.path, options.cwd))}:${c.yellow(String(at.line))}:${c.yellow(String(at.column))}`);
+    lines.push(
+      `${c.bold('note')}: ${d.related.message} at ${c.cyan(displayPath(d.related.span.source.path, options.cwd))}:${c.yellow(String(at.line))}:${c.yellow(String(at.column))}`,
+    );
   }
   if (d.hint) lines.push(`${c.bold('help')}: ${d.hint}`);
   return lines.join('\n');
@@ -119,7 +126,7 @@ function codeFrame(s: Span, c: typeof plain): string[] {
     }
     const text = lineText(s.source, line).replace(/\t/g, ' ');
     const from = line === start.line ? start.column - 1 : firstNonSpace(text);
-    const to = line === lastLine ? Math.max(from + 1, (line === end.line ? end.column : text.length)) : text.length;
+    const to = line === lastLine ? Math.max(from + 1, line === end.line ? end.column : text.length) : text.length;
     const [visible, offset] = clip(text, from);
     const markerStart = Math.max(0, from - offset) + (offset > 0 ? 1 : 0);
     const markerLength = Math.max(1, Math.min(to, offset + (offset > 0 ? visible.length - 1 : visible.length)) - from);

@@ -46,13 +46,16 @@ export function isSafeIdentifier(name: string): boolean {
 
 /** Field names: identifiers that are not reserved words and cannot be mistaken for query syntax. */
 export function fieldNameProblem(name: string): string | undefined {
-  if (name.startsWith('_')) return 'names starting with "_" are reserved for query parameters (_limit, _sort, _fields, …)';
+  if (name.startsWith('_'))
+    return 'names starting with "_" are reserved for query parameters (_limit, _sort, _fields, …)';
   if (name === 'q') return '"q" is the full-text search query parameter';
   if (name.includes('__')) return '"__" separates a field from a filter operator (name__gt)';
-  if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(name)) return 'field names must start with a letter and contain only letters, digits and "_"';
+  if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(name))
+    return 'field names must start with a letter and contain only letters, digits and "_"';
   // Field names are only ever object keys in the generated code, so `class` or `default` are fine;
   // these three would be unsafe as keys of plain objects.
-  if (name === 'constructor' || name === 'prototype' || name === '__proto__') return `"${name}" cannot be used as a field name`;
+  if (name === 'constructor' || name === 'prototype' || name === '__proto__')
+    return `"${name}" cannot be used as a field name`;
   return undefined;
 }
 

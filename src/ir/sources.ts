@@ -4,6 +4,7 @@
  * at the places the user has to change: the checks, and the migration findings of plan.
  */
 import type { Span } from '../diagnostics/source.js';
+import type { YScalar } from '../load/ynode.js';
 import type { AclEntry } from './types.js';
 
 export interface IrSources {
@@ -17,6 +18,8 @@ export interface IrSources {
   readonly handlers: readonly (HandlerUse & { readonly model: string })[];
   /** What the build left out because of a reported error: the checks say nothing more about it. */
   readonly poisoned: PoisonedView;
+  /** The schemas read as models' schemas: their problems are the build's errors, not the RAML stage's warnings. */
+  readonly modelSchemas: ReadonlySet<YScalar>;
 }
 
 /** An event handler named in a model's schema (`_event_handlers`). */

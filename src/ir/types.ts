@@ -23,8 +23,28 @@ export interface ServiceIR {
 // --- models -------------------------------------------------------------------------------------
 
 export const FIELD_TYPES = [
-  'string', 'text', 'unicode', 'unicode_text', 'integer', 'big_integer', 'small_integer', 'float', 'decimal', 'boolean',
-  'datetime', 'date', 'time', 'interval', 'choice', 'list', 'dict', 'id_field', 'file', 'pickle', 'foreign_key', 'relationship',
+  'string',
+  'text',
+  'unicode',
+  'unicode_text',
+  'integer',
+  'big_integer',
+  'small_integer',
+  'float',
+  'decimal',
+  'boolean',
+  'datetime',
+  'date',
+  'time',
+  'interval',
+  'choice',
+  'list',
+  'dict',
+  'id_field',
+  'file',
+  'pickle',
+  'foreign_key',
+  'relationship',
 ] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
@@ -151,8 +171,16 @@ export interface Relationship {
 // --- routes -------------------------------------------------------------------------------------
 
 export const ACTIONS = [
-  'index', 'create', 'update_many', 'delete_many', 'collection_options',
-  'show', 'update', 'replace', 'delete', 'item_options',
+  'index',
+  'create',
+  'update_many',
+  'delete_many',
+  'collection_options',
+  'show',
+  'update',
+  'replace',
+  'delete',
+  'item_options',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 export const AUTH_ACTIONS = ['login', 'logout', 'register'] as const;
@@ -275,5 +303,10 @@ export interface UserCode {
 /** A user-owned function and the models (and fields) that use it, for typing its stub. */
 export interface UserFunction {
   readonly name: string;
-  readonly usedBy: readonly { readonly model: string; readonly field?: string; readonly acl?: string; readonly event?: string }[];
+  readonly usedBy: readonly {
+    readonly model: string;
+    readonly field?: string;
+    readonly acl?: string;
+    readonly event?: string;
+  }[];
 }

@@ -59,7 +59,13 @@ class FastYaml {
       const end = newline === -1 ? text.length : newline;
       let content = start;
       while (content < end && text.charCodeAt(content) === 32) content++;
-      this.lines.push({ start, end, next: newline === -1 ? text.length : newline + 1, content: content === end ? -1 : content, indent: content - start });
+      this.lines.push({
+        start,
+        end,
+        next: newline === -1 ? text.length : newline + 1,
+        content: content === end ? -1 : content,
+        indent: content - start,
+      });
       if (newline === -1) break;
       start = newline + 1;
     }
@@ -123,7 +129,12 @@ class FastYaml {
   /** From `pos`: skip spaces; if a comment follows, skip it. Returns the offset reached (≤ line.end). */
   restOfLine(line: Line, pos: number): number {
     while (pos < line.end && this.text.charCodeAt(pos) === 32) pos++;
-    if (pos < line.end && this.text.charCodeAt(pos) === 35 && (pos === line.start || this.text.charCodeAt(pos - 1) === 32)) return line.end;
+    if (
+      pos < line.end &&
+      this.text.charCodeAt(pos) === 35 &&
+      (pos === line.start || this.text.charCodeAt(pos - 1) === 32)
+    )
+      return line.end;
     return pos;
   }
 
@@ -226,7 +237,8 @@ class FastYaml {
       while (p < line.end && t.charCodeAt(p) === 32) p++;
       return t[p] === ':' && this.isSpaceOrEnd(line, p + 1) ? p : -1;
     }
-    if (c === undefined || '-?:,[]{}#&*!|>%@`'.includes(c)) return c === '-' || c === '?' || c === ':' ? this.plainKeyEnd(line, pos, true) : -1;
+    if (c === undefined || '-?:,[]{}#&*!|>%@`'.includes(c))
+      return c === '-' || c === '?' || c === ':' ? this.plainKeyEnd(line, pos, true) : -1;
     return this.plainKeyEnd(line, pos, false);
   }
 
@@ -265,7 +277,8 @@ class FastYaml {
     if (next < this.lines.length) {
       const nextLine = this.lines[next]!;
       const isSeq = this.text[nextLine.content] === '-' && this.isSpaceOrEnd(nextLine, nextLine.content + 1);
-      if (nextLine.indent > mapIndent || (nextLine.indent === mapIndent && isSeq)) return this.node(next, nextLine.content, mapIndent);
+      if (nextLine.indent > mapIndent || (nextLine.indent === mapIndent && isSeq))
+        return this.node(next, nextLine.content, mapIndent);
     }
     return this.empty(afterSpaces, i);
   }
@@ -273,7 +286,11 @@ class FastYaml {
   /** An empty value. With a comment after it, the `yaml` package's ranges get intricate: hand over. */
   empty(at: number, i: number): Parsed<RawScalar> {
     if (at < this.lines[i]!.end) unsupported();
-    return { node: { kind: 'scalar', value: null, text: '', style: 'plain', start: at, end: at }, nodeEnd: at, lastLine: i };
+    return {
+      node: { kind: 'scalar', value: null, text: '', style: 'plain', start: at, end: at },
+      nodeEnd: at,
+      lastLine: i,
+    };
   }
 
   blockSeq(first: number, start: number): Parsed<RawSeq> {
@@ -323,7 +340,11 @@ class FastYaml {
     if (',[]{}#&*!|>\'"%@`'.includes(first)) unsupported();
     this.noContinuation(i, owner);
     const text = t.slice(col, end);
-    return { node: { kind: 'scalar', value: coreScalar(text), text, style: 'plain', start: col, end }, nodeEnd: line.next, lastLine: i };
+    return {
+      node: { kind: 'scalar', value: coreScalar(text), text, style: 'plain', start: col, end },
+      nodeEnd: line.next,
+      lastLine: i,
+    };
   }
 
   /** A plain or quoted scalar that goes on over the next lines is left to the full reader. */
@@ -402,7 +423,11 @@ class FastYaml {
     const body = folded ? fold(lines) : lines.join('\n');
     const value = lines.length === 0 ? '' : strip ? body : `${body}\n`;
     const end = last === i ? line.next : this.lines[last]!.next;
-    return { node: { kind: 'scalar', value, text: value, style: 'block', start: col, end }, nodeEnd: end, lastLine: last };
+    return {
+      node: { kind: 'scalar', value, text: value, style: 'block', start: col, end },
+      nodeEnd: end,
+      lastLine: last,
+    };
   }
 
   // --- flow collections ----------------------------------------------------------------------
@@ -518,7 +543,8 @@ class FlowReader {
 
   valueOrEmpty(close: string): RawNode {
     const c = this.text[this.pos];
-    if (c === ',' || c === close) return { kind: 'scalar', value: null, text: '', style: 'plain', start: this.pos, end: this.pos };
+    if (c === ',' || c === close)
+      return { kind: 'scalar', value: null, text: '', style: 'plain', start: this.pos, end: this.pos };
     return this.item();
   }
 
@@ -552,7 +578,8 @@ class FlowReader {
     const t = this.text;
     const start = this.pos;
     const first = t[start];
-    if (first === undefined || '#&*!|>\'"%@`'.includes(first) || first === ',' || first === ']' || first === '}') unsupported();
+    if (first === undefined || '#&*!|>\'"%@`'.includes(first) || first === ',' || first === ']' || first === '}')
+      unsupported();
     if ('-?:'.includes(first) && ' ,[]{}\n'.includes(t[start + 1] ?? ' ')) unsupported();
     let end = start;
     let p = start;
@@ -602,7 +629,9 @@ function closingQuote(t: string, pos: number, end: number): number {
 }
 
 function keyIdentity(key: RawScalar): string {
-  return key.style === 'plain' && typeof key.value !== 'string' ? `${typeof key.value}:${String(key.value)}` : `string:${String(key.value)}`;
+  return key.style === 'plain' && typeof key.value !== 'string'
+    ? `${typeof key.value}:${String(key.value)}`
+    : `string:${String(key.value)}`;
 }
 
 /** Folded block scalar: line breaks between lines become spaces, empty lines become breaks. */
@@ -624,7 +653,18 @@ function fold(lines: readonly string[]): string {
   return out;
 }
 
-const ESCAPES: Readonly<Record<string, string>> = { '\\': '\\', '"': '"', '/': '/', n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', '0': '\0', ' ': ' ' };
+const ESCAPES: Readonly<Record<string, string>> = {
+  '\\': '\\',
+  '"': '"',
+  '/': '/',
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  b: '\b',
+  f: '\f',
+  '0': '\0',
+  ' ': ' ',
+};
 
 function unescapeDouble(raw: string): string {
   if (!raw.includes('\\')) return raw;

@@ -102,7 +102,8 @@ class JsonReader {
       const keyStart = this.pos;
       const name = this.string();
       const key = this.scalar(name, keyStart, 'quoted');
-      if (seen.has(name)) this.problems.push({ message: `duplicate key "${name}"`, offset: keyStart, end: this.pos, duplicateKey: name });
+      if (seen.has(name))
+        this.problems.push({ message: `duplicate key "${name}"`, offset: keyStart, end: this.pos, duplicateKey: name });
       seen.add(name);
       this.space();
       if (this.text[this.pos] !== ':') throw new Failure(`expected ":" after "${name}"`, this.pos);
@@ -121,7 +122,10 @@ class JsonReader {
         this.pos++;
         return { kind: 'map', entries, span: this.locate(start, this.pos) };
       }
-      throw new Failure(c === undefined ? 'unterminated object: expected "}"' : 'expected "," or "}" after a property value', this.pos);
+      throw new Failure(
+        c === undefined ? 'unterminated object: expected "}"' : 'expected "," or "}" after a property value',
+        this.pos,
+      );
     }
   }
 
@@ -148,7 +152,10 @@ class JsonReader {
         this.pos++;
         return { kind: 'seq', items, span: this.locate(start, this.pos) };
       }
-      throw new Failure(c === undefined ? 'unterminated array: expected "]"' : 'expected "," or "]" after an array item', this.pos);
+      throw new Failure(
+        c === undefined ? 'unterminated array: expected "]"' : 'expected "," or "]" after an array item',
+        this.pos,
+      );
     }
   }
 
@@ -210,10 +217,16 @@ class JsonReader {
 
   literal(): YScalar {
     const start = this.pos;
-    const match = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(this.text.slice(start, start + 400));
+    const match = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(
+      this.text.slice(start, start + 400),
+    );
     if (!match || match[0] === '') {
       const word = /^[^\s,:\]}]*/.exec(this.text.slice(start, start + 40))?.[0] || this.text[start] || '';
-      throw new Failure(`unexpected ${word.startsWith("'") ? 'single quote (JSON strings use double quotes)' : `"${word}"`}`, start, start + Math.max(1, word.length));
+      throw new Failure(
+        `unexpected ${word.startsWith("'") ? 'single quote (JSON strings use double quotes)' : `"${word}"`}`,
+        start,
+        start + Math.max(1, word.length),
+      );
     }
     this.pos += match[0].length;
     const raw = match[0];

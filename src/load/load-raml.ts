@@ -38,7 +38,11 @@ export interface LoadOptions {
   readonly cwd?: string;
 }
 
-export function loadRaml(file: string, diagnostics: DiagnosticBag, options: LoadOptions = {}): LoadedDocument | undefined {
+export function loadRaml(
+  file: string,
+  diagnostics: DiagnosticBag,
+  options: LoadOptions = {},
+): LoadedDocument | undefined {
   const cwd = options.cwd ?? process.cwd();
   const absolute = resolve(cwd, file);
   const rootFile = readSource(absolute, diagnostics, undefined, displayPath(absolute, cwd));
@@ -66,7 +70,11 @@ function checkHeader(source: SourceFile, diagnostics: DiagnosticBag): boolean {
   const firstUsed = lines.findIndex((line) => line.trim() !== '');
   const firstLine = lines[Math.max(0, firstUsed)] ?? '';
   if (RAML_08_HEADER.test(firstLine)) {
-    if (firstUsed > 0) diagnostics.report('SVC1101', 'blank lines before `#%RAML 0.8`; the header should be the first line', { span: fileSpan(source), severity: 'warning' });
+    if (firstUsed > 0)
+      diagnostics.report('SVC1101', 'blank lines before `#%RAML 0.8`; the header should be the first line', {
+        span: fileSpan(source),
+        severity: 'warning',
+      });
     return true;
   }
   const version = /^#%RAML\s+(\S+)/.exec(firstLine)?.[1];
@@ -139,7 +147,9 @@ class IncludeLoader {
     if (++this.#includeCount > limits.maxIncludes) {
       if (!this.#limitState.reported) {
         this.#limitState.reported = true;
-        this.diagnostics.report('SVC1008', `more than ${limits.maxIncludes.toLocaleString('en-US')} includes`, { span: at });
+        this.diagnostics.report('SVC1008', `more than ${limits.maxIncludes.toLocaleString('en-US')} includes`, {
+          span: at,
+        });
       }
       return nothing;
     }
@@ -157,7 +167,11 @@ class IncludeLoader {
     const source = readSource(target, this.diagnostics, at, this.show(target));
     if (!source) return nothing;
     if (this.#totalBytes + source.text.length > limits.maxTotalBytes) {
-      this.diagnostics.report('SVC1002', `the included files together exceed ${limits.maxTotalBytes / (1024 * 1024)} MiB`, { span: at });
+      this.diagnostics.report(
+        'SVC1002',
+        `the included files together exceed ${limits.maxTotalBytes / (1024 * 1024)} MiB`,
+        { span: at },
+      );
       return nothing;
     }
     if (YAML_EXTENSIONS.has(extname(target).toLowerCase())) return this.parseFile(source, target) ?? nothing;
@@ -169,7 +183,14 @@ class IncludeLoader {
 
   /** A text include: the file's content as a string, located at the `!include`. */
   textNode(source: SourceFile, at: Span): YScalar {
-    const text: YScalar = { kind: 'scalar', value: source.text, text: source.text, style: 'include', span: at, includedFile: source };
+    const text: YScalar = {
+      kind: 'scalar',
+      value: source.text,
+      text: source.text,
+      style: 'include',
+      span: at,
+      includedFile: source,
+    };
     this.#sizes.set(text, 1);
     return text;
   }
@@ -219,7 +240,9 @@ class IncludeLoader {
       }
       this.diagnostics.report('SVC1010', `included file not found: ${path}`, {
         span: at,
-        hint: this.suggestSibling(path, resolved) ?? `paths are relative to the including file's folder, ${this.show(dirname(from.path))}`,
+        hint:
+          this.suggestSibling(path, resolved) ??
+          `paths are relative to the including file's folder, ${this.show(dirname(from.path))}`,
       });
       return undefined;
     }

@@ -64,7 +64,12 @@ const includeTag = { tag: INCLUDE_TAG, resolve: (value: string) => value };
 export function readWithYamlPackage(source: SourceFile, diagnostics: DiagnosticBag): RawNode | null | undefined {
   let documents: Document.Parsed[];
   try {
-    documents = yaml().parseAllDocuments(source.text, { customTags: [includeTag], uniqueKeys: true, prettyErrors: false, strict: true }) as Document.Parsed[];
+    documents = yaml().parseAllDocuments(source.text, {
+      customTags: [includeTag],
+      uniqueKeys: true,
+      prettyErrors: false,
+      strict: true,
+    }) as Document.Parsed[];
   } catch (error) {
     // The yaml package recurses while composing; absurd nesting overflows the stack.
     if (error instanceof RangeError) {
@@ -78,7 +83,9 @@ export function readWithYamlPackage(source: SourceFile, diagnostics: DiagnosticB
   if (!first) return null;
   for (const extra of documents.slice(1)) {
     const at = extra.range[0];
-    diagnostics.report('SVC1006', 'a RAML file holds one YAML document; found another one', { span: span(source, at, at + 3) });
+    diagnostics.report('SVC1006', 'a RAML file holds one YAML document; found another one', {
+      span: span(source, at, at + 3),
+    });
   }
   if (!reportYamlProblems(first, source, diagnostics)) return undefined;
   return first.contents ? new YamlAdapter(source, diagnostics, first).node(first.contents, 0) : null;
@@ -99,7 +106,8 @@ function reportYamlProblems(doc: Document.Parsed, source: SourceFile, diagnostic
       diagnostics.report('SVC1005', key ? `duplicate key "${key}"` : 'duplicate key', {
         span: span(source, at, at + Math.max(1, key.length)),
         hint: 'a repeated key would silently replace the first one; merge the two entries',
-        related: first === undefined ? undefined : { span: span(source, first[0], first[1]), message: 'first written here' },
+        related:
+          first === undefined ? undefined : { span: span(source, first[0], first[1]), message: 'first written here' },
       });
     } else {
       diagnostics.report('SVC1004', message, { span: span(source, start, end) });
@@ -112,7 +120,10 @@ function reportYamlProblems(doc: Document.Parsed, source: SourceFile, diagnostic
       if (tag === INCLUDE_TAG) continue; // `!include` on a mapping or list: reported when converting
       diagnostics.report('SVC1007', `unknown tag ${tag}`, { span: span(source, start, end), hint: tagHint(tag) });
     } else {
-      diagnostics.report('SVC1004', firstLine(warning.message), { span: span(source, start, end), severity: 'warning' });
+      diagnostics.report('SVC1004', firstLine(warning.message), {
+        span: span(source, start, end),
+        severity: 'warning',
+      });
     }
   }
   return !doc.errors.some((e) => e.code !== 'DUPLICATE_KEY');
@@ -124,7 +135,9 @@ function firstKeyBefore(doc: Document.Parsed, repeatAt: number): [number, number
   let found: [number, number] | undefined;
   visit(doc, {
     Map(_, map) {
-      const keys = map.items.map((pair) => pair.key).filter((key): key is Scalar => isYamlScalar(key) && key.range !== undefined && key.range !== null);
+      const keys = map.items
+        .map((pair) => pair.key)
+        .filter((key): key is Scalar => isYamlScalar(key) && key.range !== undefined && key.range !== null);
       const repeat = keys.find((key) => key.range![0] === repeatAt);
       if (!repeat) return undefined;
       const first = keys.find((key) => key.value === repeat.value);
@@ -147,7 +160,8 @@ function keyStart(text: string, from: number): number {
 
 function tagHint(tag: string): string {
   const rest = tag.slice(INCLUDE_TAG.length);
-  if (tag.startsWith(INCLUDE_TAG) && /[/.]/.test(rest)) return `put a space between the tag and the path: \`${INCLUDE_TAG} ${rest}\``;
+  if (tag.startsWith(INCLUDE_TAG) && /[/.]/.test(rest))
+    return `put a space between the tag and the path: \`${INCLUDE_TAG} ${rest}\``;
   if (tag.startsWith('!inc') || tag.startsWith('!Inc')) return `did you mean \`${INCLUDE_TAG}\`?`;
   return 'RAML understands only `!include`';
 }
@@ -182,7 +196,9 @@ class YamlAdapter {
     if (depth > limits.maxDepth + 1) return { kind: 'scalar', value: null, text: '', style: 'plain', start, end };
     if (isAlias(node)) {
       const target = node.resolve(this.doc);
-      return target ? { kind: 'alias', target: this.node(target, depth), start, end } : { kind: 'scalar', value: null, text: '', style: 'plain', start, end };
+      return target
+        ? { kind: 'alias', target: this.node(target, depth), start, end }
+        : { kind: 'scalar', value: null, text: '', style: 'plain', start, end };
     }
     if (isYamlScalar(node)) return this.scalar(node, start, end);
     if (isYamlMap(node) || isYamlSeq(node)) {
@@ -194,13 +210,19 @@ class YamlAdapter {
         if (!isPair(pair)) continue;
         const key = this.key(pair.key as YamlNode | null);
         if (!key) continue;
-        const value = pair.value ? this.node(pair.value as YamlNode, depth + 1) : ({ kind: 'scalar', value: null, text: '', style: 'plain', start: key.end, end: key.end } as const);
+        const value = pair.value
+          ? this.node(pair.value as YamlNode, depth + 1)
+          : ({ kind: 'scalar', value: null, text: '', style: 'plain', start: key.end, end: key.end } as const);
         entries.push({ key, value });
       }
       return { kind: 'map', entries, start, end };
     }
     if (isYamlSeq(node)) {
-      const items = node.items.map((item) => (item ? this.node(item as YamlNode, depth + 1) : ({ kind: 'scalar', value: null, text: '', style: 'plain', start, end } as const)));
+      const items = node.items.map((item) =>
+        item
+          ? this.node(item as YamlNode, depth + 1)
+          : ({ kind: 'scalar', value: null, text: '', style: 'plain', start, end } as const),
+      );
       return { kind: 'seq', items, start, end };
     }
     return { kind: 'scalar', value: null, text: '', style: 'plain', start, end };
@@ -208,17 +230,44 @@ class YamlAdapter {
 
   scalar(node: Scalar, start: number, end: number): RawScalar {
     const value = node.value;
-    const plainValue: RawScalar['value'] = value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : scalarText(value);
-    const style = node.type === 'PLAIN' ? 'plain' : node.type === 'BLOCK_FOLDED' || node.type === 'BLOCK_LITERAL' ? 'block' : 'quoted';
-    const text = node.type === 'PLAIN' ? (node.source ?? (plainValue === null ? '' : String(plainValue))) : String(plainValue ?? '');
+    const plainValue: RawScalar['value'] =
+      value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+        ? value
+        : scalarText(value);
+    const style =
+      node.type === 'PLAIN'
+        ? 'plain'
+        : node.type === 'BLOCK_FOLDED' || node.type === 'BLOCK_LITERAL'
+          ? 'block'
+          : 'quoted';
+    const text =
+      node.type === 'PLAIN'
+        ? (node.source ?? (plainValue === null ? '' : String(plainValue)))
+        : String(plainValue ?? '');
     if (node.tag === INCLUDE_TAG) {
       const tagStart = this.source.text.lastIndexOf(INCLUDE_TAG, start);
       const path = typeof node.value === 'string' ? node.value : '';
-      return { kind: 'scalar', value: path, text: path, style: 'plain', start, end, includeTagStart: tagStart >= 0 && start - tagStart < 200 ? tagStart : start };
+      return {
+        kind: 'scalar',
+        value: path,
+        text: path,
+        style: 'plain',
+        start,
+        end,
+        includeTagStart: tagStart >= 0 && start - tagStart < 200 ? tagStart : start,
+      };
     }
     // An unknown tag was reported while parsing; its value means nothing to us.
     const unknownTag = node.tag !== undefined && !node.tag.startsWith('tag:yaml.org,2002:');
-    return { kind: 'scalar', value: unknownTag ? null : plainValue, text, style, start, end, ...(unknownTag ? { unknownTag: true } : {}) };
+    return {
+      kind: 'scalar',
+      value: unknownTag ? null : plainValue,
+      text,
+      style,
+      start,
+      end,
+      ...(unknownTag ? { unknownTag: true } : {}),
+    };
   }
 
   /** Keys are scalars; anything else (and the YAML 1.1 merge key `<<`) is refused. */
@@ -237,7 +286,8 @@ class YamlAdapter {
       });
       return undefined;
     }
-    const value = node.value === null || typeof node.value === 'number' || typeof node.value === 'boolean' ? node.value : text;
+    const value =
+      node.value === null || typeof node.value === 'number' || typeof node.value === 'boolean' ? node.value : text;
     return { kind: 'scalar', value, text, style: node.type === 'PLAIN' ? 'plain' : 'quoted', start, end };
   }
 }
@@ -274,10 +324,14 @@ class Converter {
     this.#tooLarge = true;
     if (this.options.limitState.reported) return false;
     this.options.limitState.reported = true;
-    this.options.diagnostics.report('SVC1008', `the document expands to more than ${limits.maxNodes.toLocaleString('en-US')} nodes`, {
-      span: at,
-      hint: 'look for aliases or includes that repeat large parts many times',
-    });
+    this.options.diagnostics.report(
+      'SVC1008',
+      `the document expands to more than ${limits.maxNodes.toLocaleString('en-US')} nodes`,
+      {
+        span: at,
+        hint: 'look for aliases or includes that repeat large parts many times',
+      },
+    );
     return false;
   }
 

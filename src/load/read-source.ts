@@ -13,7 +13,12 @@ let scratch: Buffer | undefined;
  * binary, not UTF-8). Problems are reported at `includedAt` (the `!include`), or at the file itself
  * for the root file.
  */
-export function readSource(path: string, diagnostics: DiagnosticBag, includedAt: Span | undefined, shownAs: string): SourceFile | undefined {
+export function readSource(
+  path: string,
+  diagnostics: DiagnosticBag,
+  includedAt: Span | undefined,
+  shownAs: string,
+): SourceFile | undefined {
   // Problems with the root file point at the file itself (line 1), so they are located too.
   const at = includedAt ?? { source: { path, text: '' }, start: 0, end: 0 };
   let length: number;
@@ -22,19 +27,25 @@ export function readSource(path: string, diagnostics: DiagnosticBag, includedAt:
     fd = openSync(path, 'r');
     length = readAll(fd);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EISDIR') diagnostics.report('SVC1015', `${shownAs} is not a regular file`, { span: at });
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR')
+      diagnostics.report('SVC1015', `${shownAs} is not a regular file`, { span: at });
     else diagnostics.report('SVC1001', `cannot read ${shownAs}: ${describeFsError(error)}`, { span: at });
     return undefined;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
   if (length > limits.maxFileBytes) {
-    diagnostics.report('SVC1002', `${shownAs} is larger than the limit of ${formatBytes(limits.maxFileBytes)}`, { span: at });
+    diagnostics.report('SVC1002', `${shownAs} is larger than the limit of ${formatBytes(limits.maxFileBytes)}`, {
+      span: at,
+    });
     return undefined;
   }
   const text = decodeText(scratch!.subarray(0, length));
   if (text === undefined) {
-    diagnostics.report('SVC1003', `${shownAs} is not UTF-8 text`, { span: at, hint: 'RAML and JSON inputs must be UTF-8 text files' });
+    diagnostics.report('SVC1003', `${shownAs} is not UTF-8 text`, {
+      span: at,
+      hint: 'RAML and JSON inputs must be UTF-8 text files',
+    });
     return undefined;
   }
   return { path, text };

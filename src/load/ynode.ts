@@ -88,7 +88,12 @@ export function toPlain(node: YNode): unknown {
       const out: Record<string, unknown> = {};
       // defineProperty, not assignment: a `__proto__` key must stay an ordinary property.
       for (const e of node.entries) {
-        Object.defineProperty(out, e.key.text, { value: toPlain(e.value), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, e.key.text, {
+          value: toPlain(e.value),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return out;
     }

@@ -4,8 +4,17 @@
  * `{{dynamic}}` principal, and `test/acl.test.ts`, which checks the running service against the
  * ACL matrix (src/acl/matrix.ts).
  */
-import { aclMatrix, CALLERS, type MatrixRow } from '../acl/matrix.js';
-import { CREDENTIAL_MODEL, LOGIN_FAILURE_MODEL, type AclEntry, type Auth, type Model, type ServiceIR, type UserFunction } from '../ir/types.js';
+import { aclMatrix, CALLERS, type CallerKind, type MatrixRow } from '../acl/matrix.js';
+import {
+  CREDENTIAL_MODEL,
+  LOGIN_FAILURE_MODEL,
+  type AclEntry,
+  type Auth,
+  type Model,
+  type Route,
+  type ServiceIR,
+  type UserFunction,
+} from '../ir/types.js';
 import { commentText, literal, quote } from './literal.js';
 import { camel, modelNames, principalModule } from './names.js';
 import { RouteTests } from './test-file.js';
@@ -29,7 +38,12 @@ export function authView(ir: ServiceIR, auth: Auth) {
     spec: {
       userRouteIsSelf: String(selfRoute),
       ticket: auth.ticket
-        ? literal({ secretSetting: auth.ticket.secretSetting, hashalg: auth.ticket.hashalg, cookieName: auth.ticket.cookieName, httpOnly: auth.ticket.httpOnly })
+        ? literal({
+            secretSetting: auth.ticket.secretSetting,
+            hashalg: auth.ticket.hashalg,
+            cookieName: auth.ticket.cookieName,
+            httpOnly: auth.ticket.httpOnly,
+          })
         : 'null',
       apiKey: String(auth.apiKey !== null),
     },
@@ -43,7 +57,14 @@ export function authView(ir: ServiceIR, auth: Auth) {
 
 /** The API's own `GET /users/{key}` answers `/users/self`; otherwise the auth routes add `GET /users/self`. */
 export function userRouteServesSelf(ir: ServiceIR, user: Model): boolean {
-  return ir.routes.some((r) => r.kind === 'item' && r.model === user.name && r.parent === null && r.path.startsWith('/users/:') && r.operations.some((o) => o.action === 'show'));
+  return ir.routes.some(
+    (r) =>
+      r.kind === 'item' &&
+      r.model === user.name &&
+      r.parent === null &&
+      r.path.startsWith('/users/:') &&
+      r.operations.some((o) => o.action === 'show'),
+  );
 }
 
 /** One line of an x-ACL, as the runtime's AclEntry: each value as source text. */
@@ -64,14 +85,23 @@ function aclLine(entry: AclEntry): AclEntryView {
         : p.kind === 'user'
           ? `{ user: ${quote(p.id)} }`
           : `{ dynamic: ${quote(p.name)}, call: ${camel(p.name)} }`;
-  return { action: quote(entry.action), principal, permissions: literal([...entry.permissions]), text: quote(entry.text) };
+  return {
+    action: quote(entry.action),
+    principal,
+    permissions: literal([...entry.permissions]),
+    text: quote(entry.text),
+  };
 }
 
 export function principalStubView(ir: ServiceIR, principal: UserFunction) {
   const models = [...new Set(principal.usedBy.map((u) => u.model).filter((m) => m !== ''))].sort();
   const lines = ir.acls
     .filter((acl) => principal.usedBy.some((u) => u.acl === acl.name))
-    .flatMap((acl) => [...acl.collection.map((e) => ({ e, section: 'collection' })), ...acl.item.map((e) => ({ e, section: 'item' }))].filter(({ e }) => e.principal.kind === 'dynamic' && e.principal.name === principal.name).map(({ e, section }) => `${acl.name} (${section}): ${e.text}`));
+    .flatMap((acl) =>
+      [...acl.collection.map((e) => ({ e, section: 'collection' })), ...acl.item.map((e) => ({ e, section: 'item' }))]
+        .filter(({ e }) => e.principal.kind === 'dynamic' && e.principal.name === principal.name)
+        .map(({ e, section }) => `${acl.name} (${section}): ${e.text}`),
+    );
   return {
     placeholder: `{{${principal.name}}}`,
     functionName: camel(principal.name),
@@ -83,32 +113,42 @@ export function principalStubView(ir: ServiceIR, principal: UserFunction) {
 
 // --- test/acl.test.ts ---------------------------------------------------------------------------
 
+/**
+ * The ACL matrix as the test's table: the routes it reaches (what to seed for the URL's keys), and
+ * one row per route and method with what each caller gets, in the order of CALLERS. Values are
+ * source text.
+ */
 export function aclTestView(ir: ServiceIR) {
+  const rows = aclMatrix(ir);
+  const routes = ir.routes.filter((route) => rows.some((row) => row.route === route));
   const models = new Map(ir.models.map((m) => [m.name, m]));
   return {
-    cases: aclMatrix(ir).flatMap((row) => CALLERS.map((caller) => aclCase(row, caller, models))),
+    routes: routes.map((route) => ({
+      ramlPath: quote(route.ramlPath),
+      kind: quote(route.kind),
+      path: quote(route.path),
+      model: quote(route.model),
+      itemParam: route.kind === 'item' && route.itemParam ? quote(route.itemParam) : null,
+      parent: route.parent
+        ? { model: quote(route.parent.model), param: quote(route.parent.param), link: link(route, models) }
+        : null,
+    })),
+    rows: rows.map((row) => ({
+      method: quote(row.operation.method),
+      route: quote(row.route.ramlPath),
+      outcomes: CALLERS.map((caller) => outcomeOf(row, caller)),
+    })),
   };
 }
 
-function aclCase(row: MatrixRow, caller: (typeof CALLERS)[number], models: ReadonlyMap<string, Model>) {
-  const tests = new RouteTests(row.route, models.get(row.route.model)!, models);
-  const itemScoped = row.route.kind !== 'collection' && !(row.route.kind === 'singular' && row.operation.action === 'create');
-  const { lines, url } = tests.setup(itemScoped);
+function outcomeOf(row: MatrixRow, caller: CallerKind): string {
   const outcome = row.outcomes[caller];
-  const body = bodyFor(row, caller, models);
-  return {
-    title: quote(`${row.operation.method} ${row.route.ramlPath} as ${caller}: ${outcome === 'allow' ? 'allowed' : outcome}`),
-    setup: lines.join('\n'),
-    request: `await service.requestAs(${quote(caller)}, ${quote(row.operation.method)}, \`${url}\`${body ? `, ${body}` : ''})`,
-    expectation: outcome === 'allow' ? 'expectAllowed(response);' : `expect(response.statusCode, response.body).toBe(${outcome});`,
-  };
+  return outcome === 'allow' ? quote('allowed') : String(outcome);
 }
 
-/** A body for the request: the model's sample without the fields the caller may not write (field privacy is not what this test is about), or `{}`. */
-function bodyFor(row: MatrixRow, caller: string, models: ReadonlyMap<string, Model>): string | null {
-  const action = row.operation.action;
-  if (row.route.kind === 'attribute') return action === 'create' ? '{}' : null;
-  if (action === 'update' || action === 'update_many') return '{}';
-  if (action === 'create' || action === 'replace') return `service.writableSample(${quote(models.get(row.route.model)!.name)}, ${quote(caller)})`;
-  return null;
+/** The field of a nested route's objects that points at the parent, quoted, or null (attribute routes: the parent's own field). */
+function link(route: Route, models: ReadonlyMap<string, Model>): string | null {
+  const tests = new RouteTests(route, models.get(route.model)!, models);
+  const inverse = tests.inverse();
+  return inverse === null ? null : quote(inverse);
 }

@@ -14,7 +14,13 @@ const RESERVED = ['modelEvents', 'serviceEvents', 'EVENTS', 'Event', 'ProcessorA
 export function eventsView(ir: ServiceIR) {
   const locals = localNames(ir);
   const models = ir.models.filter((m) => m.eventHandlers.length > 0 || m.fields.some((f) => f.processors.length > 0));
-  const typed = [...new Set([...models.map((m) => m.name), ...ir.userCode.handlers.flatMap(usedModels), ...ir.userCode.processors.flatMap(usedModels)])].sort();
+  const typed = [
+    ...new Set([
+      ...models.map((m) => m.name),
+      ...ir.userCode.handlers.flatMap(usedModels),
+      ...ir.userCode.processors.flatMap(usedModels),
+    ]),
+  ].sort();
   return {
     modelImports: typed.map((name) => {
       const names = modelNames({ name });
@@ -25,7 +31,9 @@ export function eventsView(ir: ServiceIR) {
       ...ir.userCode.handlers.map((h) => userImport(h.name, locals.handlers.get(h.name)!, handlerModule(h.name))),
       ...ir.userCode.processors.map((p) => userImport(p.name, locals.processors.get(p.name)!, processorModule(p.name))),
     ].sort((a, b) => (a.from < b.from ? -1 : 1)),
-    modelEventTypes: typed.filter((name) => ir.userCode.handlers.some((h) => usedModels(h).includes(name))).map((name) => ({ name: modelNames({ name }).event, model: name })),
+    modelEventTypes: typed
+      .filter((name) => ir.userCode.handlers.some((h) => usedModels(h).includes(name)))
+      .map((name) => ({ name: modelNames({ name }).event, model: name })),
     handlerTypes: ir.userCode.handlers.map((h) => ({
       type: `${pascal(h.name)}Event`,
       doc: commentText(`\`${h.name}\`: ${h.usedBy.map((u) => `${u.event} of ${u.model}`).join(', ')}.`),
@@ -53,7 +61,10 @@ function modelEventsView(model: Model, locals: LocalNames) {
     variable: modelNames(model).variable,
     before: phase('before'),
     after: phase('after'),
-    processors: processed.map((f) => ({ field: f.name, chain: f.processors.map((p) => locals.processors.get(p)!).join(', ') })),
+    processors: processed.map((f) => ({
+      field: f.name,
+      chain: f.processors.map((p) => locals.processors.get(p)!).join(', '),
+    })),
   };
 }
 
@@ -69,7 +80,10 @@ interface LocalNames {
 
 /** The name each user function has in src/events.ts: its own, unless a model, a type or a function of the other kind has it. */
 function localNames(ir: ServiceIR): LocalNames {
-  const taken = new Set([...RESERVED, ...ir.models.flatMap((m) => [m.name, modelNames(m).variable, modelNames(m).event])]);
+  const taken = new Set([
+    ...RESERVED,
+    ...ir.models.flatMap((m) => [m.name, modelNames(m).variable, modelNames(m).event]),
+  ]);
   const allocate = (functions: readonly UserFunction[], suffix: string) => {
     const out = new Map<string, string>();
     for (const f of functions) {
@@ -81,7 +95,10 @@ function localNames(ir: ServiceIR): LocalNames {
     }
     return out;
   };
-  return { handlers: allocate(ir.userCode.handlers, 'Handler'), processors: allocate(ir.userCode.processors, 'Processor') };
+  return {
+    handlers: allocate(ir.userCode.handlers, 'Handler'),
+    processors: allocate(ir.userCode.processors, 'Processor'),
+  };
 }
 
 function usedModels(f: UserFunction): string[] {

@@ -49,7 +49,8 @@ export class FieldTypes {
 
   /** Foreign keys and relationships are stored like the key they hold. */
   storage(model: Model, field: Field): Storage {
-    if (field.type === 'foreign_key') return this.storage(this.model(field.foreignKey!.model), this.key(field.foreignKey!.model));
+    if (field.type === 'foreign_key')
+      return this.storage(this.model(field.foreignKey!.model), this.key(field.foreignKey!.model));
     if (field.type === 'relationship') {
       const relation = model.relationships.find((r) => r.name === field.name)!;
       return this.storage(this.model(relation.target), this.key(relation.target));
@@ -73,7 +74,11 @@ export class FieldTypes {
     const key = this.keySchema(relation.target);
     if (key['type'] !== 'integer') return this.valueSchema(model, field);
     const either = { ...key, type: ['integer', 'string'], pattern: '^-?[0-9]+$' };
-    return this.withFieldRules(model, field, relation.cardinality === 'many' ? { type: 'array', items: either } : either);
+    return this.withFieldRules(
+      model,
+      field,
+      relation.cardinality === 'many' ? { type: 'array', items: either } : either,
+    );
   }
 
   private withFieldRules(model: Model, field: Field, base: Record<string, unknown>): Record<string, unknown> {
@@ -83,7 +88,9 @@ export class FieldTypes {
   }
 
   isToMany(model: Model, field: Field): boolean {
-    return field.type === 'relationship' && model.relationships.find((r) => r.name === field.name)?.cardinality === 'many';
+    return (
+      field.type === 'relationship' && model.relationships.find((r) => r.name === field.name)?.cardinality === 'many'
+    );
   }
 
   baseSchema(model: Model, field: Field): Record<string, unknown> {
@@ -146,13 +153,17 @@ export class FieldTypes {
   /** A foreign key that holds a one-to-one relationship (both sides to-one). */
   isOneToOneLink(model: Model, field: Field): boolean {
     const relationship = model.relationships.find((r) => r.name === field.foreignKey?.relationship);
-    if (!relationship || relationship.cardinality !== 'one' || relationship.foreignKey.field !== field.name) return false;
-    return this.model(relationship.target).relationships.find((r) => r.name === relationship.inverse)?.cardinality === 'one';
+    if (!relationship || relationship.cardinality !== 'one' || relationship.foreignKey.field !== field.name)
+      return false;
+    return (
+      this.model(relationship.target).relationships.find((r) => r.name === relationship.inverse)?.cardinality === 'one'
+    );
   }
 
   /** The whole numbers an integer column holds (the PostgreSQL type's range), or null. */
   integerRange(model: Model, field: Field): readonly [number, number] | null {
-    if (field.type === 'foreign_key') return this.integerRange(this.model(field.foreignKey!.model), this.key(field.foreignKey!.model));
+    if (field.type === 'foreign_key')
+      return this.integerRange(this.model(field.foreignKey!.model), this.key(field.foreignKey!.model));
     if (field.type === 'relationship') {
       const relation = model.relationships.find((r) => r.name === field.name)!;
       return this.integerRange(this.model(relation.target), this.key(relation.target));
@@ -203,7 +214,9 @@ export class FieldTypes {
       case 'float':
         return 'double precision';
       case 'decimal':
-        return field.precision !== null || field.scale !== null ? `numeric(${field.precision ?? DEFAULT_PRECISION}, ${field.scale ?? 0})` : 'numeric';
+        return field.precision !== null || field.scale !== null
+          ? `numeric(${field.precision ?? DEFAULT_PRECISION}, ${field.scale ?? 0})`
+          : 'numeric';
       case 'boolean':
         return 'boolean';
       case 'datetime':

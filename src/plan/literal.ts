@@ -31,13 +31,21 @@ export function literal(value: unknown): string {
 
 /** A string literal in single quotes (the generated code's style), safe for any content. */
 export function quote(text: string): string {
-  const json = JSON.stringify(text).slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'").replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  const json = JSON.stringify(text)
+    .slice(1, -1)
+    .replace(/\\"/g, '"')
+    .replace(/'/g, "\\'")
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
   return `'${json}'`;
 }
 
 /** Text for inside a comment: no `*\/`, no line breaks that could end a `//` comment. */
 export function commentText(text: string): string {
-  return text.replace(/\*\//g, '* /').replace(/[\r\n\u2028\u2029]+/g, ' ').trim();
+  return text
+    .replace(/\*\//g, '* /')
+    .replace(/[\r\n\u2028\u2029]+/g, ' ')
+    .trim();
 }
 
 /** A multi-line string as a template literal (for SQL), with nothing interpolated. */

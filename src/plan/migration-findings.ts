@@ -15,9 +15,16 @@ const CODES: Readonly<Record<Finding['kind'], DiagnosticCode>> = {
   unsupported: 'SVC3104',
 };
 
-export function reportMigrationFindings(findings: readonly Finding[], sources: IrSources | undefined, allowDataLoss: boolean, bag: DiagnosticBag): void {
+export function reportMigrationFindings(
+  findings: readonly Finding[],
+  sources: IrSources | undefined,
+  allowDataLoss: boolean,
+  bag: DiagnosticBag,
+): void {
   for (const finding of findings) {
-    const span = (finding.field ? sources?.fields.get(`${finding.model}.${finding.field}`) : undefined) ?? sources?.models.get(finding.model);
+    const span =
+      (finding.field ? sources?.fields.get(`${finding.model}.${finding.field}`) : undefined) ??
+      sources?.models.get(finding.model);
     const allowed = finding.kind === 'dataLoss' && allowDataLoss;
     bag.report(CODES[finding.kind], allowed ? `${finding.message} (allowed by --allow-data-loss)` : finding.message, {
       span,

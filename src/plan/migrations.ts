@@ -9,7 +9,14 @@ import type { ServiceIR } from '../ir/types.js';
 import type { FieldTypes } from './field-types.js';
 import { commentText, literal, quote, templateLiteral } from './literal.js';
 import { initialSql, referentialAction, type MigrationSql } from './storage/ddl.js';
-import { diffStorage, type Aspect, type ColumnChange, type Finding, type Renames, type TableChange } from './storage/diff.js';
+import {
+  diffStorage,
+  type Aspect,
+  type ColumnChange,
+  type Finding,
+  type Renames,
+  type TableChange,
+} from './storage/diff.js';
 import { storageModel, type StorageModel } from './storage/model.js';
 import { mongoSteps, type MongoStep } from './storage/mongo.js';
 import { sameSearch, searchIndexChanged } from './storage/search.js';
@@ -64,13 +71,30 @@ export interface MigrationPlan {
 /** A migration name: four digits and a slug (`0002_add_story_subtitle`). */
 export const MIGRATION_NAME = /^(\d{4})_[a-z0-9_]+$/;
 
-export function planMigrations(ir: ServiceIR, types: FieldTypes, history: MigrationHistory, options: { allowDataLoss: boolean }): MigrationPlan {
+export function planMigrations(
+  ir: ServiceIR,
+  types: FieldTypes,
+  history: MigrationHistory,
+  options: { allowDataLoss: boolean },
+): MigrationPlan {
   const storage = storageModel(ir, types);
   const names = history.migrations.map((m) => m.name);
   if (history.storage === null) {
     // A new project, or one generated before svcgen kept its history: the first migration is
     // every table (the same SQL as then, so databases created by it accept it as applied).
-    if (names.length) return { storage, names, added: null, findings: [{ kind: 'unsupported', model: '', message: `${STORAGE_FILE} is missing, but the project has migrations: svcgen cannot tell what they leave` }] };
+    if (names.length)
+      return {
+        storage,
+        names,
+        added: null,
+        findings: [
+          {
+            kind: 'unsupported',
+            model: '',
+            message: `${STORAGE_FILE} is missing, but the project has migrations: svcgen cannot tell what they leave`,
+          },
+        ],
+      };
     const added = newMigration(1, 'initial', ['every table of the API'], [], initialSql(storage), []);
     return { storage, names: [added.name], added, findings: [] };
   }
@@ -78,24 +102,46 @@ export function planMigrations(ir: ServiceIR, types: FieldTypes, history: Migrat
   if (diff.changes.length === 0) return { storage, names, added: null, findings: diff.findings };
   const drops = diff.findings.filter((f) => f.kind === 'dataLoss').map((f) => f.message);
   const number = Math.max(0, ...names.map((n) => Number(MIGRATION_NAME.exec(n)?.[1] ?? 0))) + 1;
-  const added = newMigration(number, slug(diff.changes), describe(diff.changes), options.allowDataLoss ? drops : [], migrationSql(diff.changes), mongoSteps(diff.changes));
+  const added = newMigration(
+    number,
+    slug(diff.changes),
+    describe(diff.changes),
+    options.allowDataLoss ? drops : [],
+    migrationSql(diff.changes),
+    mongoSteps(diff.changes),
+  );
   return { storage, names: [...names, added.name], added, findings: diff.findings };
 }
 
-function newMigration(number: number, what: string, summary: string[], drops: string[], sql: MigrationSql, mongodb: MongoStep[]): NewMigration {
+function newMigration(
+  number: number,
+  what: string,
+  summary: string[],
+  drops: string[],
+  sql: MigrationSql,
+  mongodb: MongoStep[],
+): NewMigration {
   const name = `${String(number).padStart(4, '0')}_${what}`;
   // The first migration's scripts keep the shape they always had: their checksums are recorded in databases.
   const script = (text: string) => (text === '' ? "''" : templateLiteral(`\n${text}\n`));
   return {
     name,
     path: `${MIGRATIONS_DIR}/${name}.ts`,
-    view: { name: quote(name), doc: docComment(summary, drops), summary: literal([...summary, ...drops.map((d) => `drops data: ${d}`)]), sqlite: script(sql.sqlite), postgres: script(sql.postgres), mongodb: mongodb.length ? `[\n${mongodb.map((s) => `    ${literal(s)},`).join('\n')}\n  ]` : '[]' },
+    view: {
+      name: quote(name),
+      doc: docComment(summary, drops),
+      summary: literal([...summary, ...drops.map((d) => `drops data: ${d}`)]),
+      sqlite: script(sql.sqlite),
+      postgres: script(sql.postgres),
+      mongodb: mongodb.length ? `[\n${mongodb.map((s) => `    ${literal(s)},`).join('\n')}\n  ]` : '[]',
+    },
   };
 }
 
 function docComment(summary: readonly string[], drops: readonly string[]): string {
   const lines = ['What changed:', ...summary.map((s) => `- ${commentText(s)}`)];
-  if (drops.length) lines.push('', 'It drops data (written with --allow-data-loss):', ...drops.map((d) => `- ${commentText(d)}`));
+  if (drops.length)
+    lines.push('', 'It drops data (written with --allow-data-loss):', ...drops.map((d) => `- ${commentText(d)}`));
   return `/**\n${lines.map((l) => (l ? ` * ${l}` : ' *')).join('\n')}\n */`;
 }
 
@@ -109,7 +155,8 @@ export function renamesOf(ir: ServiceIR): Renames {
   const columns = new Map<string, string>();
   for (const model of ir.models) {
     if (model.renamedFrom) tables.set(model.table, model.renamedFrom.toLowerCase());
-    for (const field of model.fields) if (field.renamedFrom) columns.set(`${model.table}.${field.name}`, field.renamedFrom);
+    for (const field of model.fields)
+      if (field.renamedFrom) columns.set(`${model.table}.${field.name}`, field.renamedFrom);
   }
   return { tables, columns };
 }
@@ -121,10 +168,19 @@ function describe(changes: readonly TableChange[]): string[] {
     if (c.kind === 'create') lines.push(`new model ${c.table.model} (table ${c.table.name})`);
     else if (c.kind === 'drop') lines.push(`model ${c.table.model} removed (table ${c.table.name} dropped)`);
     else {
-      if (c.before.name !== c.after.name) lines.push(`model ${c.before.model} renamed to ${c.after.model} (table ${c.before.name} to ${c.after.name})`);
+      if (c.before.name !== c.after.name)
+        lines.push(`model ${c.before.model} renamed to ${c.after.model} (table ${c.before.name} to ${c.after.name})`);
       for (const col of c.columns) lines.push(`${c.after.model}.${columnChangeText(col)}`);
-      if (!sameSearch(c.before, c.after)) lines.push(c.after.search.length ? `${c.after.model}: full-text search on ${c.after.search.join(', ')}` : `${c.after.model}: no full-text search`);
-      else if (searchIndexChanged(c.before, c.after)) lines.push(`${c.after.model}: SQLite's search index rebuilt, to be caught up in batches instead of on every write`);
+      if (!sameSearch(c.before, c.after))
+        lines.push(
+          c.after.search.length
+            ? `${c.after.model}: full-text search on ${c.after.search.join(', ')}`
+            : `${c.after.model}: no full-text search`,
+        );
+      else if (searchIndexChanged(c.before, c.after))
+        lines.push(
+          `${c.after.model}: SQLite's search index rebuilt, to be caught up in batches instead of on every write`,
+        );
     }
   }
   return lines;
@@ -145,12 +201,17 @@ function columnChangeText(change: ColumnChange): string {
   if (change.kind === 'add') return `${change.column.name} added`;
   if (change.kind === 'drop') return `${change.column.name} removed`;
   const { before, after, aspects } = change;
-  const what = [...aspects].filter((a) => a !== 'name' && !(a === 'documentPath' && aspects.has('name'))).map((a) => {
-    if (a === 'type') return `${before.postgres} to ${after.postgres}`;
-    if (a === 'reference') return after.references ? `foreign key to ${after.references.table} (on delete ${referentialAction(after.references.onDelete)})` : 'no longer a foreign key';
-    if (a === 'documentPath') return `MongoDB field ${before.documentPath} to ${after.documentPath}`;
-    return ASPECTS[a];
-  });
+  const what = [...aspects]
+    .filter((a) => a !== 'name' && !(a === 'documentPath' && aspects.has('name')))
+    .map((a) => {
+      if (a === 'type') return `${before.postgres} to ${after.postgres}`;
+      if (a === 'reference')
+        return after.references
+          ? `foreign key to ${after.references.table} (on delete ${referentialAction(after.references.onDelete)})`
+          : 'no longer a foreign key';
+      if (a === 'documentPath') return `MongoDB field ${before.documentPath} to ${after.documentPath}`;
+      return ASPECTS[a];
+    });
   const name = aspects.has('name') ? `${before.name} renamed to ${after.name}` : after.name;
   return what.length ? `${name}: ${what.join(', ')}` : name;
 }
@@ -174,13 +235,16 @@ function slug(changes: readonly TableChange[]): string {
 function singleSlug(change: TableChange): string | undefined {
   if (change.kind === 'create') return `create_${change.table.name}`;
   if (change.kind === 'drop') return `drop_${change.table.name}`;
-  if (change.before.name !== change.after.name) return change.columns.length ? undefined : `rename_${change.before.name}_to_${change.after.name}`;
+  if (change.before.name !== change.after.name)
+    return change.columns.length ? undefined : `rename_${change.before.name}_to_${change.after.name}`;
   if (change.columns.length === 0) return `search_${change.after.name}`;
   if (change.columns.length !== 1) return undefined;
   const col = change.columns[0]!;
   if (col.kind === 'add') return `add_${change.after.name}_${col.column.name}`;
   if (col.kind === 'drop') return `drop_${change.after.name}_${col.column.name}`;
-  return col.aspects.has('name') ? `rename_${change.after.name}_${col.before.name}_to_${col.after.name}` : `alter_${change.after.name}_${col.after.name}`;
+  return col.aspects.has('name')
+    ? `rename_${change.after.name}_${col.before.name}_to_${col.after.name}`
+    : `alter_${change.after.name}_${col.after.name}`;
 }
 
 export function storageJson(storage: StorageModel): string {

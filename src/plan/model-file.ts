@@ -1,15 +1,15 @@
 /**
- * The view of `src/models/<model>.ts`: the model's TypeScript types (from JSON Schema, through
- * json-schema-to-typescript), its `defineModel` spec and the JSON Schemas of its request bodies
- * and of the object as answers show it.
+ * The view of `src/models/<model>.ts`: the model's TypeScript types (from JSON Schema: ts-types.ts,
+ * or json-schema-to-typescript for what that does not print), its `defineModel` spec and the JSON
+ * Schemas of its request bodies and of the object as answers show it.
  */
-import { compile } from 'json-schema-to-typescript';
 import type { Field, Model, Relationship, Route, ServiceIR, ValueSource } from '../ir/types.js';
 import { isSecretField, type FieldTypes } from './field-types.js';
 import { shownObjectSchema } from './openapi/schemas.js';
 import { literal, raw } from './literal.js';
 import { camel, defaultModule, modelNames, withArticle } from './names.js';
 import { searchFields } from './search.js';
+import { interfaceSource } from './ts-types.js';
 
 export interface ModelView {
   readonly name: string;
@@ -34,19 +34,47 @@ export interface ModelView {
 
 type Schema = Record<string, unknown>;
 
-export async function modelView(ir: ServiceIR, model: Model, types: FieldTypes): Promise<ModelView> {
+/** A TypeScript type of a model, as a JSON Schema of an object. */
+export interface TypeDeclaration {
+  readonly name: string;
+  readonly description: string;
+  readonly schema: Schema;
+}
+
+/** The record, create and update types of a model. */
+export function typeDeclarations(model: Model, types: FieldTypes): readonly TypeDeclaration[] {
   const names = modelNames(model);
   const schemas = new Map(model.fields.map((f) => [f.name, types.valueSchema(model, f)]));
-  const record = objectSchema(model.fields, schemas, model.fields);
   const writable = model.fields.filter((f) => !f.generated && f.type !== 'foreign_key');
-  const create = objectSchema(writable, schemas, writable.filter((f) => f.requiredOnCreate));
-  const update = objectSchema(writable, schemas, []);
-  const declarations = await Promise.all([
-    typeOf(record, model.name, `${model.title ?? withArticle(model.name)}, as the repositories return it (${model.schemaFile}).`),
-    typeOf(create, names.create, `The data that creates ${withArticle(model.name)}.`),
-    typeOf(update, names.update, `The data that updates ${withArticle(model.name)}: only the fields to change.`),
-  ]);
-  const callables = model.fields.flatMap((f) => [f.default, f.onUpdate]).filter((v): v is Extract<ValueSource, { kind: 'callable' }> => v?.kind === 'callable');
+  return [
+    {
+      name: model.name,
+      description: `${model.title ?? withArticle(model.name)}, as the repositories return it (${model.schemaFile}).`,
+      schema: objectSchema(model.fields, schemas, model.fields),
+    },
+    {
+      name: names.create,
+      description: `The data that creates ${withArticle(model.name)}.`,
+      schema: objectSchema(
+        writable,
+        schemas,
+        writable.filter((f) => f.requiredOnCreate),
+      ),
+    },
+    {
+      name: names.update,
+      description: `The data that updates ${withArticle(model.name)}: only the fields to change.`,
+      schema: objectSchema(writable, schemas, []),
+    },
+  ];
+}
+
+export async function modelView(ir: ServiceIR, model: Model, types: FieldTypes): Promise<ModelView> {
+  const names = modelNames(model);
+  const declarations = await Promise.all(typeDeclarations(model, types).map(typeSource));
+  const callables = model.fields
+    .flatMap((f) => [f.default, f.onUpdate])
+    .filter((v): v is Extract<ValueSource, { kind: 'callable' }> => v?.kind === 'callable');
   return {
     name: model.name,
     article: withArticle(model.name),
@@ -54,9 +82,13 @@ export async function modelView(ir: ServiceIR, model: Model, types: FieldTypes):
     bodies: names.bodies,
     response: names.response,
     page: names.page,
-    responseSchema: literal(shownObjectSchema(types, model, (target) => ({ type: 'object', description: `the ${target}, embedded` }))),
+    responseSchema: literal(
+      shownObjectSchema(types, model, (target) => ({ type: 'object', description: `the ${target}, embedded` })),
+    ),
     usesNow: model.fields.some((f) => f.default?.kind === 'now' || f.onUpdate?.kind === 'now'),
-    defaultImports: [...new Set(callables.map((c) => c.name))].sort().map((name) => ({ name: camel(name), from: `../${defaultModule(name)}.js` })),
+    defaultImports: [...new Set(callables.map((c) => c.name))]
+      .sort()
+      .map((name) => ({ name: camel(name), from: `../${defaultModule(name)}.js` })),
     types: declarations.join('\n\n'),
     spec: literal(modelSpec(ir, model, types)),
     // Every field is listed, so that a foreign key or generated key in a body gets its own message
@@ -67,11 +99,34 @@ export async function modelView(ir: ServiceIR, model: Model, types: FieldTypes):
   };
 }
 
-function objectSchema(fields: readonly Field[], schemas: ReadonlyMap<string, Schema>, required: readonly Field[]): Schema {
-  return { type: 'object', additionalProperties: false, required: required.map((f) => f.name), properties: Object.fromEntries(fields.map((f) => [f.name, schemas.get(f.name)!])) };
+function objectSchema(
+  fields: readonly Field[],
+  schemas: ReadonlyMap<string, Schema>,
+  required: readonly Field[],
+): Schema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: required.map((f) => f.name),
+    properties: Object.fromEntries(fields.map((f) => [f.name, schemas.get(f.name)!])),
+  };
 }
 
-async function typeOf(schema: Schema, name: string, description: string): Promise<string> {
+/** The declaration of a type: printed here where ts-types.ts can, else by json-schema-to-typescript (loaded only then). */
+export async function typeSource(declaration: TypeDeclaration): Promise<string> {
+  const { name, description, schema } = declaration;
+  const quick = interfaceSource(
+    name,
+    description,
+    schema['properties'] as Record<string, Schema>,
+    schema['required'] as string[],
+  );
+  return quick ?? compiledType(declaration);
+}
+
+/** json-schema-to-typescript's declaration of a type. */
+export async function compiledType({ name, description, schema }: TypeDeclaration): Promise<string> {
+  const { compile } = await import('json-schema-to-typescript');
   const text = await compile({ ...schema, description }, name, {
     bannerComment: '',
     format: false,
@@ -89,7 +144,15 @@ function modelSpec(ir: ServiceIR, model: Model, types: FieldTypes): Record<strin
     table: model.table,
     primaryKey: model.primaryKey,
     fields: model.fields.map((f) => fieldSpec(model, f, types)),
-    relations: model.relationships.map((r) => ({ name: r.name, target: r.target, cardinality: r.cardinality, inverse: r.inverse, foreignKey: r.foreignKey.field, local: holdsKey(model, r), onDelete: r.onDelete })),
+    relations: model.relationships.map((r) => ({
+      name: r.name,
+      target: r.target,
+      cardinality: r.cardinality,
+      inverse: r.inverse,
+      foreignKey: r.foreignKey.field,
+      local: holdsKey(model, r),
+      onDelete: r.onDelete,
+    })),
     nestedRelationships: [...model.nestedRelationships],
     nestingDepth: model.nestingDepth,
     publicFields: model.publicFields ? [...model.publicFields] : null,
@@ -112,7 +175,12 @@ export function holdsKey(model: Model, relationship: Relationship): boolean {
 }
 
 function fieldSpec(model: Model, field: Field, types: FieldTypes): Record<string, unknown> {
-  const relation = field.type === 'relationship' ? field.relationship : field.type === 'foreign_key' ? field.foreignKey?.relationship : null;
+  const relation =
+    field.type === 'relationship'
+      ? field.relationship
+      : field.type === 'foreign_key'
+        ? field.foreignKey?.relationship
+        : null;
   return {
     name: field.name,
     type: field.type,
@@ -179,7 +247,9 @@ function selfPath(ir: ServiceIR, model: Model): string {
 function viewRoute(ir: ServiceIR, model: Model): { kind: 'item' | 'collection'; acl: string | null } | null {
   const serving = ir.routes.filter((r) => r.model === model.name && r.kind !== 'attribute');
   const route =
-    serving.find((r) => r.kind === 'item' && !r.parent) ?? serving.find((r) => r.kind === 'collection' && !r.parent) ?? serving[0];
+    serving.find((r) => r.kind === 'item' && !r.parent) ??
+    serving.find((r) => r.kind === 'collection' && !r.parent) ??
+    serving[0];
   if (!route) return null;
   return { kind: route.kind === 'collection' ? 'collection' : 'item', acl: route.acl };
 }

@@ -110,7 +110,11 @@ export function samplesView(ir: ServiceIR) {
   return {
     models: ir.models.map((m) => {
       const samples = modelSamples(m);
-      return { name: m.name, sample: `(n: number): ${m.name}Create => ({ ${samples.properties} })`, change: samples.change ? `{ ${samples.change.field}: ${samples.change.value} }` : '{}' };
+      return {
+        name: m.name,
+        sample: `(n: number): ${m.name}Create => ({ ${samples.properties} })`,
+        change: samples.change ? `{ ${samples.change.field}: ${samples.change.value} }` : '{}',
+      };
     }),
   };
 }
@@ -126,21 +130,36 @@ export function readmeView(ir: ServiceIR) {
     routes: ir.routes.flatMap((route) =>
       route.operations
         .filter((o) => o.method !== 'HEAD')
-        .map((o) => ({ method: o.method, path: cell(`${ir.basePath}${route.ramlPath}`), action: o.action, description: cell(o.description ?? routeSummary(route.kind, route.model, o.action)) })),
+        .map((o) => ({
+          method: o.method,
+          path: cell(`${ir.basePath}${route.ramlPath}`),
+          action: o.action,
+          description: cell(o.description ?? routeSummary(route.kind, route.model, o.action)),
+        })),
     ),
-    models: ir.models.filter((m) => !m.internal).map((m) => ({
-      name: m.name,
-      table: m.table,
-      schemaFile: cell(m.schemaFile),
-      primaryKey: m.primaryKey,
-      fields: m.fields.map((f) => ({ name: f.name, type: cell(fieldType(m, f)), rules: cell(rules(f)) })),
-      searched: searchFields(m).map((f) => `\`${f.name}\``).join(', '),
-    })),
+    models: ir.models
+      .filter((m) => !m.internal)
+      .map((m) => ({
+        name: m.name,
+        table: m.table,
+        schemaFile: cell(m.schemaFile),
+        primaryKey: m.primaryKey,
+        fields: m.fields.map((f) => ({ name: f.name, type: cell(fieldType(m, f)), rules: cell(rules(f)) })),
+        searched: searchFields(m)
+          .map((f) => `\`${f.name}\``)
+          .join(', '),
+      })),
     example: exampleCollection(ir),
     auth: readmeAuth(ir),
     custom: {
-      handlers: ir.userCode.handlers.map((h) => ({ name: h.name, uses: cell(h.usedBy.map((u) => `${u.event} of ${u.model}`).join(', ')) })),
-      processors: ir.userCode.processors.map((p) => ({ name: p.name, uses: cell(p.usedBy.map((u) => `${u.model}.${u.field}`).join(', ')) })),
+      handlers: ir.userCode.handlers.map((h) => ({
+        name: h.name,
+        uses: cell(h.usedBy.map((u) => `${u.event} of ${u.model}`).join(', ')),
+      })),
+      processors: ir.userCode.processors.map((p) => ({
+        name: p.name,
+        uses: cell(p.usedBy.map((u) => `${u.model}.${u.field}`).join(', ')),
+      })),
       exampleRepository: modelNames(ir.models.find((m) => !m.internal) ?? { name: 'Item' }).property,
     },
   };
@@ -151,7 +170,9 @@ function readmeAuth(ir: ServiceIR) {
   if (!auth) return null;
   const usersRoute = ir.routes.find((r) => r.model === auth.userModel && r.kind === 'item' && r.parent === null);
   return {
-    schemes: [auth.ticket ? 'cookie logins (x-Ticket)' : null, auth.apiKey ? 'API tokens (x-ApiKey)' : null].filter(Boolean).join(' and '),
+    schemes: [auth.ticket ? 'cookie logins (x-Ticket)' : null, auth.apiKey ? 'API tokens (x-ApiKey)' : null]
+      .filter(Boolean)
+      .join(' and '),
     secretSetting: auth.ticket?.secretSetting ?? null,
     ticket: auth.ticket !== null,
     cookieName: auth.ticket?.cookieName ?? '',
@@ -164,7 +185,9 @@ function readmeAuth(ir: ServiceIR) {
 
 /** The first top-level collection that takes POST, for the README's curl examples. */
 function exampleCollection(ir: ServiceIR) {
-  const route = ir.routes.find((r) => r.kind === 'collection' && !r.parent && r.operations.some((o) => o.action === 'create'));
+  const route = ir.routes.find(
+    (r) => r.kind === 'collection' && !r.parent && r.operations.some((o) => o.action === 'create'),
+  );
   const model = route && ir.models.find((m) => m.name === route.model);
   return route && model ? { path: `${ir.basePath}${route.ramlPath}`, sortField: model.primaryKey } : null;
 }
@@ -192,7 +215,8 @@ function fieldType(model: Model, field: Field): string {
     const r = model.relationships.find((x) => x.name === field.name)!;
     return r.cardinality === 'many' ? `keys of ${r.target}` : `key of ${r.target}`;
   }
-  if (field.type === 'foreign_key') return `foreign key → ${field.foreignKey!.model}.${field.foreignKey!.column} (read-only)`;
+  if (field.type === 'foreign_key')
+    return `foreign key → ${field.foreignKey!.model}.${field.foreignKey!.column} (read-only)`;
   if (field.type === 'list') return `list of ${field.itemType ?? 'string'}`;
   return field.type;
 }
@@ -208,8 +232,14 @@ function rules(field: Field): string {
   if (field.minValue !== null) parts.push(`≥ ${field.minValue}`);
   if (field.maxValue !== null) parts.push(`≤ ${field.maxValue}`);
   if (field.choices) parts.push(`one of ${field.choices.map((c) => JSON.stringify(c)).join(', ')}`);
-  if (field.default) parts.push(`default ${field.default.kind === 'literal' ? JSON.stringify(field.default.value) : field.default.kind === 'now' ? 'now' : `{{${field.default.name}}}`}`);
-  if (field.onUpdate) parts.push(`on update ${field.onUpdate.kind === 'literal' ? JSON.stringify(field.onUpdate.value) : field.onUpdate.kind === 'now' ? 'now' : `{{${field.onUpdate.name}}}`}`);
+  if (field.default)
+    parts.push(
+      `default ${field.default.kind === 'literal' ? JSON.stringify(field.default.value) : field.default.kind === 'now' ? 'now' : `{{${field.default.name}}}`}`,
+    );
+  if (field.onUpdate)
+    parts.push(
+      `on update ${field.onUpdate.kind === 'literal' ? JSON.stringify(field.onUpdate.value) : field.onUpdate.kind === 'now' ? 'now' : `{{${field.onUpdate.name}}}`}`,
+    );
   if (field.helpText) parts.push(field.helpText);
   return parts.join('; ');
 }
@@ -220,5 +250,8 @@ function cell(text: string): string {
 }
 
 function md(text: string): string {
-  return text.replace(/[\r\n]+/g, ' ').replace(/</g, '&lt;').trim();
+  return text
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/</g, '&lt;')
+    .trim();
 }

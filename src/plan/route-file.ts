@@ -83,11 +83,16 @@ export function routesView(ir: ServiceIR, group: string, routes: readonly Route[
   const models = new Map(ir.models.map((m) => [m.name, m]));
   // Attribute routes answer with a field's value: they use none of the model's or the shared schemas.
   const actionsOf = (model?: string) =>
-    routes.filter((r) => r.kind !== 'attribute' && (model === undefined || r.model === model)).flatMap((r) => servedOperations(r).map((o) => o.action));
+    routes
+      .filter((r) => r.kind !== 'attribute' && (model === undefined || r.model === model))
+      .flatMap((r) => servedOperations(r).map((o) => o.action));
   const used = [...new Set(routes.flatMap((r) => (r.parent ? [r.model, r.parent.model] : [r.model])))].sort();
   const imports = [
     { names: sharedSchemaNames(routes, actionsOf()), from: '../lib/http/schemas.js' },
-    ...used.map((name) => ({ names: modelImportNames(name, actionsOf(name)), from: `../models/${modelNames({ name }).file}.js` })),
+    ...used.map((name) => ({
+      names: modelImportNames(name, actionsOf(name)),
+      from: `../models/${modelNames({ name }).file}.js`,
+    })),
   ];
   // Route variables must not shadow the plugin's own names or the imports.
   const plugin = routeGroupNames(group).plugin;
@@ -96,7 +101,9 @@ export function routesView(ir: ServiceIR, group: string, routes: readonly Route[
     doc: commentText(`Routes below /${group}.`),
     plugin,
     imports: imports.filter((i) => i.names.length).map((i) => ({ names: i.names.join(', '), from: i.from })),
-    routes: routes.map((route) => routeView(route, models.get(route.model)!, uniqueName(variableOf(route), taken), types)),
+    routes: routes.map((route) =>
+      routeView(route, models.get(route.model)!, uniqueName(variableOf(route), taken), types),
+    ),
   };
 }
 
@@ -136,9 +143,17 @@ function routeView(route: Route, model: Model, variable: string, types: FieldTyp
     variable,
     spec: literal({
       kind: route.kind,
-      model: raw(route.kind === 'attribute' ? modelNames({ name: route.parent!.model }).variable : modelNames(model).variable),
+      model: raw(
+        route.kind === 'attribute' ? modelNames({ name: route.parent!.model }).variable : modelNames(model).variable,
+      ),
       itemParam: route.itemParam ?? undefined,
-      parent: route.parent ? { model: raw(modelNames({ name: route.parent.model }).variable), param: route.parent.param, field: route.parent.field } : undefined,
+      parent: route.parent
+        ? {
+            model: raw(modelNames({ name: route.parent.model }).variable),
+            param: route.parent.param,
+            field: route.parent.field,
+          }
+        : undefined,
       acl: route.acl,
     }),
     path: quote(route.path),
@@ -165,7 +180,10 @@ function routeSchema(route: Route, model: Model, action: Action, types: FieldTyp
   const schema: Record<string, string> = params.length ? { params: `pathParams(${params.map(quote).join(', ')})` } : {};
   if (route.kind === 'attribute') {
     const owner = types.model(route.parent!.model);
-    const { description: _description, ...value } = types.baseSchema(owner, owner.fields.find((f) => f.name === route.attribute)!);
+    const { description: _description, ...value } = types.baseSchema(
+      owner,
+      owner.fields.find((f) => f.name === route.attribute)!,
+    );
     if (action === 'create') schema['body'] = "{ type: 'object' }";
     schema['response'] = `{ ${action === 'create' ? 201 : 200}: ${literal(value)} }`;
     return schema;
@@ -174,19 +192,25 @@ function routeSchema(route: Route, model: Model, action: Action, types: FieldTyp
   if (query) schema['querystring'] = query;
   if (BODY[action]) schema['body'] = `${names.bodies}.${BODY[action]}`;
   const answer = ANSWER[action];
-  if (answer) schema['response'] = `{ ${answer[0]}: ${answer[1] === 'statusAnswer' ? 'statusAnswer' : names[answer[1]]} }`;
+  if (answer)
+    schema['response'] = `{ ${answer[0]}: ${answer[1] === 'statusAnswer' ? 'statusAnswer' : names[answer[1]]} }`;
   return schema;
 }
 
 /** `/posts/:slug/comments/:id` → `['slug', 'id']`. */
 function pathParameterNames(route: Route): string[] {
-  return route.path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
+  return route.path
+    .split('/')
+    .filter((s) => s.startsWith(':'))
+    .map((s) => s.slice(1));
 }
 
 function describe(route: Route): string {
   switch (route.kind) {
     case 'collection':
-      return route.parent ? `the ${route.model} objects of ${withArticle(route.parent.model)} (${route.parent.field})` : `the ${route.model} collection`;
+      return route.parent
+        ? `the ${route.model} objects of ${withArticle(route.parent.model)} (${route.parent.field})`
+        : `the ${route.model} collection`;
     case 'item':
       return `one ${route.model}, by ${route.itemParam}`;
     case 'singular':

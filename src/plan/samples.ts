@@ -36,7 +36,10 @@ export function modelSamples(model: Model): ModelSamples {
 /** Written by clients, not a link, and something a sample can satisfy. */
 function sampled(field: Field): boolean {
   if (field.generated || field.type === 'relationship' || field.type === 'foreign_key') return false;
-  const hard = 'pattern' in field.validation || 'const' in field.validation || ('format' in field.validation && !isKnownFormat(field.validation['format']));
+  const hard =
+    'pattern' in field.validation ||
+    'const' in field.validation ||
+    ('format' in field.validation && !isKnownFormat(field.validation['format']));
   return field.requiredOnCreate || !hard;
 }
 
@@ -45,7 +48,9 @@ const TEMPORAL = { datetime: '2026-01-02T03:04:05Z', date: '2026-01-02', time: '
 const KNOWN_FORMATS = new Set(['email', 'uri', 'url', 'date-time', 'date', 'time', 'uuid']);
 
 function sampleValue(field: Field): string {
-  const choices = field.choices ?? (Array.isArray(field.validation['enum']) ? (field.validation['enum'] as readonly Literal[]) : null);
+  const choices =
+    field.choices ??
+    (Array.isArray(field.validation['enum']) ? (field.validation['enum'] as readonly Literal[]) : null);
   switch (field.type) {
     case 'string':
     case 'text':

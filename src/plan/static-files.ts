@@ -21,7 +21,10 @@ let staticFiles: readonly StaticFile[] | undefined;
 
 /** Every file under `templates/project/static/`, by its path in the generated project. */
 export function staticTemplates(): readonly StaticFile[] {
-  staticFiles ??= walk(STATIC_ROOT).map((file) => ({ path: relative(STATIC_ROOT, file).split(sep).join('/'), content: readFileSync(file, 'utf8') }));
+  staticFiles ??= walk(STATIC_ROOT).map((file) => ({
+    path: relative(STATIC_ROOT, file).split(sep).join('/'),
+    content: readFileSync(file, 'utf8'),
+  }));
   return staticFiles;
 }
 

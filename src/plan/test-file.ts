@@ -17,17 +17,42 @@ export interface TestsView {
  * One test of `test/api.test.ts`: `kind` names the partial of api.test.ts.hbs that writes its
  * body; values are source text (quoted where they are strings in the test).
  */
-export type TestView = { readonly title: string; readonly seed: SeedView; readonly url: string; readonly model: string; readonly name: string; readonly link: string } & (
+export type TestView = {
+  readonly title: string;
+  readonly seed: SeedView;
+  readonly url: string;
+  readonly model: string;
+  readonly name: string;
+  readonly link: string;
+} & (
   | { readonly kind: 'index'; readonly seedNonChild: boolean }
-  | { readonly kind: 'create'; readonly shown: string; readonly secrets: readonly string[]; readonly parentLink: { readonly field: string; readonly parent: string } | null }
+  | {
+      readonly kind: 'create';
+      readonly shown: string;
+      readonly secrets: readonly string[];
+      readonly parentLink: { readonly field: string; readonly parent: string } | null;
+    }
   | { readonly kind: 'show'; readonly checksKey: boolean }
-  | { readonly kind: 'update'; readonly method: 'PATCH' | 'PUT'; readonly replace: boolean; readonly keepKey: string | null; readonly shown: string; readonly secrets: readonly string[]; readonly checksLocation: boolean }
+  | {
+      readonly kind: 'update';
+      readonly method: 'PATCH' | 'PUT';
+      readonly replace: boolean;
+      readonly keepKey: string | null;
+      readonly shown: string;
+      readonly secrets: readonly string[];
+      readonly checksLocation: boolean;
+    }
   | { readonly kind: 'delete' }
   | { readonly kind: 'updateMany'; readonly method: string; readonly primaryKey: string }
   | { readonly kind: 'deleteMany'; readonly primaryKey: string }
   | { readonly kind: 'options'; readonly allowed: string }
   | { readonly kind: 'missingItem'; readonly missingUrl: string }
-  | { readonly kind: 'methodNotAllowed'; readonly method: string; readonly sendsBody: boolean; readonly allowed: string }
+  | {
+      readonly kind: 'methodNotAllowed';
+      readonly method: string;
+      readonly sendsBody: boolean;
+      readonly allowed: string;
+    }
   | { readonly kind: 'attributeRead'; readonly attribute: string; readonly empty: string }
   | { readonly kind: 'attributeMerge'; readonly listItem: string | null }
 );
@@ -40,7 +65,10 @@ export interface SeedView {
   readonly singular: boolean;
 }
 
-type TestOf<K extends TestView['kind']> = Omit<Extract<TestView, { kind: K }>, 'seed' | 'url' | 'model' | 'name' | 'link'>;
+type TestOf<K extends TestView['kind']> = Omit<
+  Extract<TestView, { kind: K }>,
+  'seed' | 'url' | 'model' | 'name' | 'link'
+>;
 
 export function testsView(ir: ServiceIR): TestsView {
   const models = new Map(ir.models.map((m) => [m.name, m]));
@@ -62,7 +90,9 @@ function testsOf(route: Route, models: ReadonlyMap<string, Model>): TestView[] {
     if (test && !tests.some((t) => t.title === test.title)) tests.push(test);
   }
   if (route.kind === 'item' && has('show')) tests.push(builder.missingItem());
-  const refused = (['PUT', 'PATCH', 'DELETE', 'POST'] as const).find((m) => !route.operations.some((o) => o.method === m));
+  const refused = (['PUT', 'PATCH', 'DELETE', 'POST'] as const).find(
+    (m) => !route.operations.some((o) => o.method === m),
+  );
   if (refused) tests.push(builder.methodNotAllowed(refused));
   return tests;
 }
@@ -84,20 +114,14 @@ export class RouteTests {
     const parent = this.route.parent;
     let url = this.route.path;
     if (parent) url = url.replace(`:${parent.param}`, `\${service.key(${quote(parent.model)}, parent)}`);
-    if (item && this.route.kind === 'item') url = url.replace(`:${this.route.itemParam}`, `\${service.key(${quote(this.name)}, item)}`);
-    const seed = { parent: parent ? quote(parent.model) : null, item: item && this.route.kind === 'item', singular: item && this.route.kind === 'singular' };
+    if (item && this.route.kind === 'item')
+      url = url.replace(`:${this.route.itemParam}`, `\${service.key(${quote(this.name)}, item)}`);
+    const seed = {
+      parent: parent ? quote(parent.model) : null,
+      item: item && this.route.kind === 'item',
+      singular: item && this.route.kind === 'singular',
+    };
     return { seed, url: url.replace(/[`\\]/g, (c) => `\\${c}`) };
-  }
-
-  /** The seeding as lines of code, for test/acl.test.ts. */
-  setup(item: boolean): { lines: string[]; url: string } {
-    const { seed, url } = this.seeding(item);
-    const lines = [
-      ...(seed.parent ? [`const parent = await service.seed(${seed.parent});`] : []),
-      ...(seed.item ? [`const item = await service.seed(${quote(this.name)}${this.link()});`] : []),
-      ...(seed.singular ? [`await service.seed(${quote(this.name)}${this.link()});`] : []),
-    ];
-    return { lines, url };
   }
 
   /** A test of this route: the parts every test has, and those of its kind. */
@@ -128,7 +152,8 @@ export class RouteTests {
   }
 
   test(op: Operation): TestView | undefined {
-    if (this.route.kind === 'attribute') return op.action === 'index' ? this.attributeRead() : op.action === 'create' ? this.attributeMerge() : undefined;
+    if (this.route.kind === 'attribute')
+      return op.action === 'index' ? this.attributeRead() : op.action === 'create' ? this.attributeMerge() : undefined;
     switch (op.action) {
       case 'index':
         return this.index();
@@ -153,7 +178,11 @@ export class RouteTests {
   }
 
   index(): TestView {
-    return this.view<'index'>(false, { kind: 'index', title: `GET lists ${this.name} objects a page at a time`, seedNonChild: this.inverse() !== null });
+    return this.view<'index'>(false, {
+      kind: 'index',
+      title: `GET lists ${this.name} objects a page at a time`,
+      seedNonChild: this.inverse() !== null,
+    });
   }
 
   create(): TestView {
@@ -168,7 +197,11 @@ export class RouteTests {
   }
 
   show(): TestView {
-    return this.view<'show'>(true, { kind: 'show', title: `GET reads ${withArticle(this.name)}`, checksKey: this.route.kind === 'item' });
+    return this.view<'show'>(true, {
+      kind: 'show',
+      title: `GET reads ${withArticle(this.name)}`,
+      checksKey: this.route.kind === 'item',
+    });
   }
 
   update(method: 'PATCH' | 'PUT'): TestView {
@@ -190,22 +223,39 @@ export class RouteTests {
   }
 
   updateMany(method: string): TestView {
-    return this.view<'updateMany'>(false, { kind: 'updateMany', title: `${method} changes the ${this.name} objects the filters select, in one go`, method, primaryKey: this.model.primaryKey });
+    return this.view<'updateMany'>(false, {
+      kind: 'updateMany',
+      title: `${method} changes the ${this.name} objects the filters select, in one go`,
+      method,
+      primaryKey: this.model.primaryKey,
+    });
   }
 
   deleteMany(): TestView {
-    return this.view<'deleteMany'>(false, { kind: 'deleteMany', title: `DELETE removes the ${this.name} objects the filters select`, primaryKey: this.model.primaryKey });
+    return this.view<'deleteMany'>(false, {
+      kind: 'deleteMany',
+      title: `DELETE removes the ${this.name} objects the filters select`,
+      primaryKey: this.model.primaryKey,
+    });
   }
 
   options(): TestView {
-    return this.view<'options'>(false, { kind: 'options', title: 'OPTIONS names the allowed methods', allowed: quote(this.allowed()) });
+    return this.view<'options'>(false, {
+      kind: 'options',
+      title: 'OPTIONS names the allowed methods',
+      allowed: quote(this.allowed()),
+    });
   }
 
   missingItem(): TestView {
     const key = this.model.fields.find((f) => f.name === this.model.primaryKey)!;
     const missing = key.type === 'id_field' || key.type.endsWith('integer') ? '999999999' : 'no-such-key';
     const missingUrl = this.seeding(false).url.replace(`:${this.route.itemParam}`, missing);
-    return this.view<'missingItem'>(false, { kind: 'missingItem', title: `GET of an unknown ${this.name} is a 404`, missingUrl });
+    return this.view<'missingItem'>(false, {
+      kind: 'missingItem',
+      title: `GET of an unknown ${this.name} is a 404`,
+      missingUrl,
+    });
   }
 
   methodNotAllowed(method: string): TestView {

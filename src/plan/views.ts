@@ -40,7 +40,9 @@ export interface Views {
 
 export type TemplateName = keyof Views;
 
-type TemplateSources = { [T in TemplateName]: { readonly kind: 'template'; readonly template: T; readonly view: Views[T] } };
+type TemplateSources = {
+  [T in TemplateName]: { readonly kind: 'template'; readonly template: T; readonly view: Views[T] };
+};
 
 /** A template with its view; `TemplateSource<K>` for one template, the union of all by default. */
 export type TemplateSource<K extends TemplateName = TemplateName> = TemplateSources[K];

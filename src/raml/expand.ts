@@ -11,13 +11,30 @@
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { Span } from '../diagnostics/source.js';
 import { limits } from '../load/budget.js';
-import { get, isAlreadyReported, isMap, isNull, isScalar, isSeq, type YEntry, type YMap, type YNode, type YScalar } from '../load/ynode.js';
+import {
+  get,
+  isAlreadyReported,
+  isMap,
+  isNull,
+  isScalar,
+  isSeq,
+  type YEntry,
+  type YMap,
+  type YNode,
+  type YScalar,
+} from '../load/ynode.js';
 import { didYouMean } from '../util/suggest.js';
 import { BODY_PROPERTIES, isMethodName, isResourceKey } from './grammar.js';
 import { dropOptionalKeys, isOptionalKey, mergeInto, requiredKey } from './merge.js';
 import { isScalarProperty, reportOptionalScalar } from './read/context.js';
 import { checkOptionalRepeats } from './template-checks.js';
-import { ParameterUse, RESERVED_PARAMETERS, referencedNames, substituteScalar, type ParameterValues } from './parameters.js';
+import {
+  ParameterUse,
+  RESERVED_PARAMETERS,
+  referencedNames,
+  substituteScalar,
+  type ParameterValues,
+} from './parameters.js';
 
 export interface Declaration {
   readonly name: string;
@@ -52,7 +69,11 @@ export function mediaTypeOf(root: YMap): string | undefined {
 }
 
 /** Reads `traits:` / `resourceTypes:` (a list of maps of name → definition) into a lookup. */
-export function collectDeclarations(root: YMap, key: 'traits' | 'resourceTypes', diagnostics: DiagnosticBag): Map<string, Declaration> {
+export function collectDeclarations(
+  root: YMap,
+  key: 'traits' | 'resourceTypes',
+  diagnostics: DiagnosticBag,
+): Map<string, Declaration> {
   const found = new Map<string, Declaration>();
   for (const { key: nameNode, value } of declarationEntries(get(root, key))) {
     const name = nameNode.text;
@@ -88,7 +109,9 @@ class Expander {
   ) {}
 
   expandRoot(root: YMap): YMap {
-    const entries = root.entries.map((e) => (isResourceKey(e.key.text) ? { key: e.key, value: this.expandResource(e.value, e.key.text, '') } : e));
+    const entries = root.entries.map((e) =>
+      isResourceKey(e.key.text) ? { key: e.key, value: this.expandResource(e.value, e.key.text, '') } : e,
+    );
     return { kind: 'map', entries, span: root.span };
   }
 
@@ -96,7 +119,11 @@ class Expander {
     if (!isMap(node) && !isNull(node)) return node; // the reader reports the wrong shape
     const resourcePath = parentPath + relativeUri;
     const all = isMap(node) ? node.entries : [];
-    const own: YMap = this.pivotResource({ kind: 'map', entries: all.filter((e) => !isResourceKey(e.key.text)), span: node.span });
+    const own: YMap = this.pivotResource({
+      kind: 'map',
+      entries: all.filter((e) => !isResourceKey(e.key.text)),
+      span: node.span,
+    });
     const reserved = new Map([
       ['resourcePath', resourcePath],
       ['resourcePathName', resourcePathName(resourcePath)],
@@ -158,10 +185,14 @@ class Expander {
     if (!isMap(node)) return;
     for (const e of node.entries) {
       if (isOptionalKey(e.key.text)) {
-        this.diagnostics.report('SVC1102', `unknown property "${e.key.text}": only resource types and traits can mark a property optional with "?"`, {
-          span: e.key.span,
-          hint: `write "${requiredKey(e.key.text)}" without "?"`,
-        });
+        this.diagnostics.report(
+          'SVC1102',
+          `unknown property "${e.key.text}": only resource types and traits can mark a property optional with "?"`,
+          {
+            span: e.key.span,
+            hint: `write "${requiredKey(e.key.text)}" without "?"`,
+          },
+        );
       } else if (e.key.text !== 'type' && e.key.text !== 'is') {
         this.reportOptionalKeys(e.value);
       }
@@ -182,7 +213,9 @@ class Expander {
       if (!declaration) {
         this.diagnostics.report('SVC1201', `unknown resource type "${name}"`, {
           span: ref.nameNode.span,
-          hint: didYouMean(name, this.declarations.resourceTypes.keys()) ?? declaredHint(this.declarations.resourceTypes, 'resourceTypes'),
+          hint:
+            didYouMean(name, this.declarations.resourceTypes.keys()) ??
+            declaredHint(this.declarations.resourceTypes, 'resourceTypes'),
         });
         return undefined;
       }
@@ -190,7 +223,9 @@ class Expander {
         // A cycle through declared names was reported at the declaration; one through a
         // `type: <<parameter>>` shows only now.
         if (!this.declarations.cyclicTypes?.has(name)) {
-          this.diagnostics.report('SVC1203', `resource types inherit in a cycle: ${[...chain, name].join(' → ')}`, { span: ref.nameNode.span });
+          this.diagnostics.report('SVC1203', `resource types inherit in a cycle: ${[...chain, name].join(' → ')}`, {
+            span: ref.nameNode.span,
+          });
         }
         return undefined;
       }
@@ -211,7 +246,11 @@ class Expander {
     return own;
   }
 
-  instantiateTrait(refNode: YNode, reserved: ReadonlyMap<string, string>, passThrough: ReadonlySet<string> = new Set()): YMap | undefined {
+  instantiateTrait(
+    refNode: YNode,
+    reserved: ReadonlyMap<string, string>,
+    passThrough: ReadonlySet<string> = new Set(),
+  ): YMap | undefined {
     const ref = this.parseRef(refNode, 'trait');
     if (!ref) return undefined;
     let body: YNode;
@@ -222,7 +261,8 @@ class Expander {
       if (!declaration) {
         this.diagnostics.report('SVC1202', `unknown trait "${ref.name}"`, {
           span: ref.nameNode.span,
-          hint: didYouMean(ref.name!, this.declarations.traits.keys()) ?? declaredHint(this.declarations.traits, 'traits'),
+          hint:
+            didYouMean(ref.name!, this.declarations.traits.keys()) ?? declaredHint(this.declarations.traits, 'traits'),
         });
         return undefined;
       }
@@ -248,16 +288,22 @@ class Expander {
     const params = new Map<string, YScalar>();
     const paramKeys = new Map<string, YScalar>();
     if (!isMap(only.value) && !isNull(only.value)) {
-      this.diagnostics.report('SVC1103', `the parameters of ${kind} "${only.key.text}" must be a mapping {name: value}, not a ${isSeq(only.value) ? 'list' : 'scalar'}`, {
-        span: only.value.span,
-        hint: `write \`${only.key.text}: { parameter: value }\``,
-      });
+      this.diagnostics.report(
+        'SVC1103',
+        `the parameters of ${kind} "${only.key.text}" must be a mapping {name: value}, not a ${isSeq(only.value) ? 'list' : 'scalar'}`,
+        {
+          span: only.value.span,
+          hint: `write \`${only.key.text}: { parameter: value }\``,
+        },
+      );
       return undefined;
     }
     if (isMap(only.value)) {
       for (const p of only.value.entries) {
         if (!isScalar(p.value)) {
-          this.diagnostics.report('SVC1105', `the value of parameter "${p.key.text}" must be text`, { span: p.value.span });
+          this.diagnostics.report('SVC1105', `the value of parameter "${p.key.text}" must be text`, {
+            span: p.value.span,
+          });
           continue;
         }
         // RAML 0.8 §Parameters: every parameter used MUST be given a value; `p:` alone is null.
@@ -269,7 +315,9 @@ class Expander {
           });
         }
         if ((RESERVED_PARAMETERS as readonly string[]).includes(p.key.text)) {
-          this.diagnostics.report('SVC1206', `"${p.key.text}" is computed by RAML and cannot be given`, { span: p.key.span });
+          this.diagnostics.report('SVC1206', `"${p.key.text}" is computed by RAML and cannot be given`, {
+            span: p.key.span,
+          });
           continue;
         }
         params.set(p.key.text, p.value);
@@ -280,7 +328,13 @@ class Expander {
   }
 
   /** A fresh copy of a template with every `<<parameter>>` substituted. */
-  instantiate(body: YNode, ref: TemplateRef, reserved: ReadonlyMap<string, string>, passThrough: ReadonlySet<string>, what: string): YNode {
+  instantiate(
+    body: YNode,
+    ref: TemplateRef,
+    reserved: ReadonlyMap<string, string>,
+    passThrough: ReadonlySet<string>,
+    what: string,
+  ): YNode {
     const values: ParameterValues = { given: ref.params, reserved, passThrough, what, appliedAt: ref.nameNode.span };
     const use = new ParameterUse(values, this.diagnostics);
     const copy = this.copy(body, use);
@@ -319,14 +373,24 @@ class Expander {
    * reader, which knows the place, tells them apart in declared templates).
    */
   checkOptionalScalar(e: YEntry): void {
-    if (isOptionalKey(e.key.text) && isScalarProperty(requiredKey(e.key.text)) && isScalar(e.value) && e.value.value !== null) reportOptionalScalar(this, e);
+    if (
+      isOptionalKey(e.key.text) &&
+      isScalarProperty(requiredKey(e.key.text)) &&
+      isScalar(e.value) &&
+      e.value.value !== null
+    )
+      reportOptionalScalar(this, e);
   }
 
   charge(at: Span): boolean {
     if (this.#overBudget) return false;
     if (++this.#budget <= limits.maxNodes) return true;
     this.#overBudget = true;
-    this.diagnostics.report('SVC1008', `applying resource types and traits creates more than ${limits.maxNodes.toLocaleString('en-US')} nodes`, { span: at });
+    this.diagnostics.report(
+      'SVC1008',
+      `applying resource types and traits creates more than ${limits.maxNodes.toLocaleString('en-US')} nodes`,
+      { span: at },
+    );
     return false;
   }
 
@@ -335,10 +399,14 @@ class Expander {
     const nested = declaration.body.entries.find((e) => isResourceKey(e.key.text));
     if (!nested) return;
     this.#nestedReported.add(declaration.name);
-    this.diagnostics.report('SVC1208', `resource type "${declaration.name}" declares the nested resource ${nested.key.text}`, {
-      span: nested.key.span,
-      hint: 'declare nested resources on the resource itself',
-    });
+    this.diagnostics.report(
+      'SVC1208',
+      `resource type "${declaration.name}" declares the nested resource ${nested.key.text}`,
+      {
+        span: nested.key.span,
+        hint: 'declare nested resources on the resource itself',
+      },
+    );
   }
 
   pivotResource(resource: YMap): YMap {
@@ -355,7 +423,9 @@ class Expander {
 /** Applies the default media type to the bodies of every method of a resource (or resource type). */
 export function pivotResourceBodies(resource: YMap, mediaType: string | undefined): YMap {
   if (!mediaType) return resource;
-  return mapEntries(resource, (e) => (isMethodName(requiredKey(e.key.text)) ? { key: e.key, value: pivotMethodBodies(e.value, mediaType) } : e));
+  return mapEntries(resource, (e) =>
+    isMethodName(requiredKey(e.key.text)) ? { key: e.key, value: pivotMethodBodies(e.value, mediaType) } : e,
+  );
 }
 
 /** `body: {schema: …}` means `body: {<mediaType>: {schema: …}}`, in methods and in responses. */
@@ -366,7 +436,14 @@ export function pivotMethodBodies<T extends YNode>(method: T, mediaType: string 
     if (key === 'body') return { key: e.key, value: pivotBody(e.value, mediaType) };
     if (key === 'responses' && isMap(e.value)) {
       const responses = mapEntries(e.value, (r) =>
-        isMap(r.value) ? { key: r.key, value: mapEntries(r.value, (b) => (requiredKey(b.key.text) === 'body' ? { key: b.key, value: pivotBody(b.value, mediaType) } : b)) } : r,
+        isMap(r.value)
+          ? {
+              key: r.key,
+              value: mapEntries(r.value, (b) =>
+                requiredKey(b.key.text) === 'body' ? { key: b.key, value: pivotBody(b.value, mediaType) } : b,
+              ),
+            }
+          : r,
       );
       return { key: e.key, value: responses };
     }
@@ -435,5 +512,7 @@ function mentions(node: YNode, name: string): boolean {
 
 function declaredHint(table: ReadonlyMap<string, Declaration>, key: string): string {
   const names = [...table.keys()];
-  return names.length ? `declared in ${key}: ${names.slice(0, 8).join(', ')}` : `declare it under \`${key}:\` at the root of the API`;
+  return names.length
+    ? `declared in ${key}: ${names.slice(0, 8).join(', ')}`
+    : `declare it under \`${key}:\` at the root of the API`;
 }

@@ -1,7 +1,7 @@
 /**
  * The RAML front end: load (with includes) → expand (resource types, traits, default media
- * type) → read into the typed model. Never throws on bad input: everything wrong is a diagnostic,
- * and as much of the model as could be read is returned.
+ * type) → read into the typed model → check that its JSON schemas parse. Never throws on bad
+ * input: everything wrong is a diagnostic, and as much of the model as could be read is returned.
  */
 import { DiagnosticBag, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { fileSpan } from '../diagnostics/source.js';
@@ -10,6 +10,7 @@ import { isMap, isSeq, type YMap, type YNode } from '../load/ynode.js';
 import { collectDeclarations, expandApi, mediaTypeOf, pivotMethodBodies, pivotResourceBodies } from './expand.js';
 import type { RamlApi } from './model.js';
 import { readApi } from './read/api.js';
+import { checkBodySchemas, type SchemaWarning } from './schema-document.js';
 import { checkDeclaredTemplates } from './template-checks.js';
 
 export interface FrontEndResult {
@@ -17,6 +18,11 @@ export interface FrontEndResult {
   readonly api?: RamlApi;
   readonly document?: LoadedDocument;
   readonly diagnostics: readonly Diagnostic[];
+  /**
+   * Body schemas that look like JSON and do not parse (SVC1115): warnings, unless the IR reads the
+   * schema as a model's, where they are errors. Apart from `diagnostics` until then.
+   */
+  readonly schemaWarnings: readonly SchemaWarning[];
 }
 
 export interface FrontEndOptions {
@@ -26,16 +32,19 @@ export interface FrontEndOptions {
 export function readRaml(file: string, options: FrontEndOptions = {}): FrontEndResult {
   const diagnostics = new DiagnosticBag();
   const document = loadRaml(file, diagnostics, options);
-  if (!document) return { diagnostics: diagnostics.sorted() };
-  if (document.root === undefined) return { document, diagnostics: diagnostics.sorted() };
+  if (!document) return { diagnostics: diagnostics.sorted(), schemaWarnings: [] };
+  if (document.root === undefined) return { document, diagnostics: diagnostics.sorted(), schemaWarnings: [] };
   if (!isMap(document.root)) {
-    const what = document.root.kind === 'scalar' && document.root.value === null ? 'empty' : `a ${document.root.kind === 'seq' ? 'list' : 'scalar'}`;
+    const what =
+      document.root.kind === 'scalar' && document.root.value === null
+        ? 'empty'
+        : `a ${document.root.kind === 'seq' ? 'list' : 'scalar'}`;
     const at = what === 'empty' ? fileSpan(document.rootFile) : document.root.span;
     diagnostics.report('SVC1103', `the document must be a mapping of RAML properties, but it is ${what}`, { span: at });
-    return { document, diagnostics: diagnostics.sorted() };
+    return { document, diagnostics: diagnostics.sorted(), schemaWarnings: [] };
   }
   const api = readLoaded(document.root, diagnostics);
-  return { api, document, diagnostics: diagnostics.sorted() };
+  return { api, document, diagnostics: diagnostics.sorted(), schemaWarnings: checkBodySchemas(api) };
 }
 
 export function readLoaded(root: YMap, diagnostics: DiagnosticBag): RamlApi {
@@ -60,8 +69,10 @@ function pivotDeclarations(root: YMap): YMap {
   return {
     ...root,
     entries: root.entries.map((e) => {
-      if (e.key.text === 'resourceTypes') return { key: e.key, value: pivotList(e.value, (b) => (isMap(b) ? pivotResourceBodies(b, mediaType) : b)) };
-      if (e.key.text === 'traits') return { key: e.key, value: pivotList(e.value, (b) => pivotMethodBodies(b, mediaType)) };
+      if (e.key.text === 'resourceTypes')
+        return { key: e.key, value: pivotList(e.value, (b) => (isMap(b) ? pivotResourceBodies(b, mediaType) : b)) };
+      if (e.key.text === 'traits')
+        return { key: e.key, value: pivotList(e.value, (b) => pivotMethodBodies(b, mediaType)) };
       return e;
     }),
   };

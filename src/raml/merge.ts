@@ -38,7 +38,8 @@ function mergeMaps(target: YMap, template: YMap): YMap {
       const real = indexOf(requiredKey(name));
       const pending = real === -1 ? indexOf(name) : -1;
       if (real !== -1) entries[real] = withValue(entries[real]!, mergeInto(entries[real]!.value, value));
-      else if (pending !== -1) entries[pending] = withValue(entries[pending]!, mergeInto(entries[pending]!.value, value));
+      else if (pending !== -1)
+        entries[pending] = withValue(entries[pending]!, mergeInto(entries[pending]!.value, value));
       else entries.push({ key, value });
       continue;
     }

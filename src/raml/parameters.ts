@@ -50,7 +50,10 @@ function isKnownFunction(fn: string): boolean {
 }
 
 function reportMalformed(problem: string, at: Span, diagnostics: DiagnosticBag): void {
-  diagnostics.report('SVC1209', problem, { span: at, hint: 'write <<name>>, or <<name | !singularize>> / <<name | !pluralize>>' });
+  diagnostics.report('SVC1209', problem, {
+    span: at,
+    hint: 'write <<name>>, or <<name | !singularize>> / <<name | !pluralize>>',
+  });
 }
 
 function reportUnknownFunction(fn: string, at: Span, diagnostics: DiagnosticBag): void {
@@ -124,7 +127,9 @@ export class ParameterUse {
     const usedAt = positionAt(at.source, at.start);
     this.diagnostics.report('SVC1204', `${this.values.what} needs a value for parameter "${name}"`, {
       span: this.values.appliedAt,
-      hint: didYouMean(name, candidates) ?? `it is used at ${basename(at.source.path)}:${usedAt.line}:${usedAt.column}${passItAs(this.values.what, name)}`,
+      hint:
+        didYouMean(name, candidates) ??
+        `it is used at ${basename(at.source.path)}:${usedAt.line}:${usedAt.column}${passItAs(this.values.what, name)}`,
     });
   }
 

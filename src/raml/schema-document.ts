@@ -4,10 +4,10 @@
  * positions (JSON ignores the indentation around it); any other inline schema is located at its
  * scalar.
  */
-import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
+import { DiagnosticBag, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { span, type SourceFile, type Span } from '../diagnostics/source.js';
 import { parseJsonLocated } from '../load/json.js';
-import { isMap, type YMap, type YScalar } from '../load/ynode.js';
+import { isMap, type YMap, type YNode, type YScalar } from '../load/ynode.js';
 import type { Resource, RamlApi, SchemaReference } from './model.js';
 
 export interface SchemaDocument {
@@ -16,69 +16,98 @@ export interface SchemaDocument {
   readonly source: SourceFile;
 }
 
-const cache = new WeakMap<YScalar, SchemaDocument | null>();
+/** A schema's text as read: its JSON tree (as far as it parses) and what is wrong with it. */
+interface Reading {
+  readonly root: YNode | undefined;
+  readonly source: SourceFile;
+  readonly problems: readonly { readonly span: Span; readonly message: string; readonly duplicateKey: boolean }[];
+}
+
+// Each schema's text is parsed once: the RAML stage's check and the IR's reading of a model schema share it.
+const cache = new WeakMap<YScalar, Reading>();
+
+/**
+ * A problem of a body schema that looks like JSON (SVC1115, or a duplicate key as SVC1005), a
+ * warning: nothing is built from such a schema. `schema` is the schema's node: when the IR reads
+ * it as a model schema, its problems are errors instead, and the IR reports them.
+ */
+export interface SchemaWarning {
+  readonly schema: YScalar;
+  readonly diagnostic: Diagnostic;
+}
 
 /** A model schema: problems are errors (the model cannot be built). */
 export function readSchemaDocument(ref: SchemaReference, diagnostics: DiagnosticBag): SchemaDocument | undefined {
-  return cached(ref.contentNode, () => read(ref.contentNode, diagnostics, 'SVC2001'));
-}
-
-/**
- * Every JSON schema of the API parses: the declared ones and every body's. Run after the service
- * model is built, which reads the model schemas first, as errors (a model cannot be built from a
- * broken schema); the rest are documentation, and a broken one is only a warning.
- */
-export function checkBodySchemas(api: RamlApi, diagnostics: DiagnosticBag): void {
-  for (const s of api.schemas) checkSchemaSyntax(s.node, diagnostics);
-  const visit = (resources: readonly Resource[]) => {
-    for (const r of resources) {
-      for (const m of r.methods) {
-        for (const b of [...(m.body ?? []), ...(m.responses ?? []).flatMap((x) => x.body ?? [])]) {
-          if (b.schema && !b.schema.declaration) checkSchemaSyntax(b.schema.contentNode, diagnostics);
-        }
-      }
-      visit(r.resources);
-    }
-  };
-  visit(api.resources);
-}
-
-/**
- * Any other body schema that looks like JSON: problems are warnings (nothing is built from it).
- * A schema already read as a model schema is not read or reported again.
- */
-export function checkSchemaSyntax(node: YScalar, diagnostics: DiagnosticBag): void {
-  const trimmed = node.text.trimStart();
-  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return;
-  cached(node, () => read(node, diagnostics, 'SVC1115'));
-}
-
-function cached(node: YScalar, compute: () => SchemaDocument | undefined): SchemaDocument | undefined {
-  const hit = cache.get(node);
-  if (hit !== undefined) return hit ?? undefined;
-  const document = compute();
-  cache.set(node, document ?? null);
-  return document;
-}
-
-function read(node: YScalar, diagnostics: DiagnosticBag, code: 'SVC2001' | 'SVC1115'): SchemaDocument | undefined {
-  const { text, source, locate } = where(node);
-  const { node: root, problems } = parseJsonLocated(text, locate);
+  const { root, source, problems } = reading(ref.contentNode);
   for (const p of problems) {
-    const at = locate(p.offset, p.end);
-    if (p.duplicateKey !== undefined) {
-      diagnostics.report('SVC1005', p.message, { span: at, hint: 'JSON keeps only the last one; remove or rename the other', severity: code === 'SVC2001' ? 'error' : 'warning' });
-    } else {
-      diagnostics.report(code, `the schema is not valid JSON: ${p.message}`, { span: at });
-    }
+    if (p.duplicateKey)
+      diagnostics.report('SVC1005', p.message, { span: p.span, hint: DUPLICATE_KEY_HINT, severity: 'error' });
+    else diagnostics.report('SVC2001', `the schema is not valid JSON: ${p.message}`, { span: p.span });
   }
-  if (code === 'SVC1115') return root && isMap(root) ? { root, source } : undefined;
   if (!root) return undefined;
   if (!isMap(root)) {
     diagnostics.report('SVC2002', 'a model schema must be a JSON object with "properties"', { span: root.span });
     return undefined;
   }
   return { root, source };
+}
+
+/**
+ * Every JSON schema of the API parses: the declared ones and every body's. Run by the RAML stage,
+ * before anything is built; which schemas are model schemas only the IR knows, so the warnings are
+ * handed on with their schemas, and those of model schemas give way to the IR's errors.
+ */
+export function checkBodySchemas(api: RamlApi): SchemaWarning[] {
+  const warnings: SchemaWarning[] = [];
+  const check = (node: YScalar) =>
+    warnings.push(...checkSchemaSyntax(node).map((diagnostic) => ({ schema: node, diagnostic })));
+  for (const s of api.schemas) check(s.node);
+  const visit = (resources: readonly Resource[]) => {
+    for (const r of resources) {
+      for (const m of r.methods) {
+        for (const b of [...(m.body ?? []), ...(m.responses ?? []).flatMap((x) => x.body ?? [])]) {
+          if (b.schema && !b.schema.declaration) check(b.schema.contentNode);
+        }
+      }
+      visit(r.resources);
+    }
+  };
+  visit(api.resources);
+  return warnings;
+}
+
+/** A body schema that looks like JSON: its problems, as warnings. Any other text is not JSON's to judge. */
+function checkSchemaSyntax(node: YScalar): Diagnostic[] {
+  const trimmed = node.text.trimStart();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return [];
+  const diagnostics = new DiagnosticBag();
+  for (const p of reading(node).problems) {
+    if (p.duplicateKey)
+      diagnostics.report('SVC1005', p.message, { span: p.span, hint: DUPLICATE_KEY_HINT, severity: 'warning' });
+    else diagnostics.report('SVC1115', `the schema is not valid JSON: ${p.message}`, { span: p.span });
+  }
+  return [...diagnostics.sorted()];
+}
+
+const DUPLICATE_KEY_HINT = 'JSON keeps only the last one; remove or rename the other';
+
+function reading(node: YScalar): Reading {
+  let read = cache.get(node);
+  if (!read) {
+    const { text, source, locate } = where(node);
+    const { node: root, problems } = parseJsonLocated(text, locate);
+    read = {
+      root,
+      source,
+      problems: problems.map((p) => ({
+        span: locate(p.offset, p.end),
+        message: p.message,
+        duplicateKey: p.duplicateKey !== undefined,
+      })),
+    };
+    cache.set(node, read);
+  }
+  return read;
 }
 
 interface Located {

@@ -11,7 +11,17 @@
  */
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import { didYouMean } from '../util/suggest.js';
-import { get, isAlreadyReported, isMap, isNull, isScalar, isSeq, type YMap, type YNode, type YScalar } from '../load/ynode.js';
+import {
+  get,
+  isAlreadyReported,
+  isMap,
+  isNull,
+  isScalar,
+  isSeq,
+  type YMap,
+  type YNode,
+  type YScalar,
+} from '../load/ynode.js';
 import { isMethodName } from './grammar.js';
 import type { Declaration, Declarations } from './expand.js';
 import { isOptionalKey, requiredKey } from './merge.js';
@@ -22,7 +32,8 @@ export function checkDeclaredTemplates(declarations: Declarations, diagnostics: 
   for (const table of [declarations.traits, declarations.resourceTypes]) {
     for (const declaration of table.values()) checkTemplateNode(declaration.body, diagnostics);
   }
-  for (const declaration of declarations.resourceTypes.values()) checkTypeReferences(declaration.body, declarations, diagnostics);
+  for (const declaration of declarations.resourceTypes.values())
+    checkTypeReferences(declaration.body, declarations, diagnostics);
   return reportTypeCycles(declarations.resourceTypes, diagnostics);
 }
 
@@ -34,13 +45,26 @@ function checkTypeReferences(body: YNode, declarations: Declarations, diagnostic
   if (!isMap(body)) return;
   const parent = namedReference(get(body, 'type'), declarations.resourceTypes);
   if (parent && !declarations.resourceTypes.has(parent.text)) {
-    diagnostics.report('SVC1201', `unknown resource type "${parent.text}"`, { span: parent.span, hint: didYouMean(parent.text, declarations.resourceTypes.keys()) });
+    diagnostics.report('SVC1201', `unknown resource type "${parent.text}"`, {
+      span: parent.span,
+      hint: didYouMean(parent.text, declarations.resourceTypes.keys()),
+    });
   }
-  const traitLists = [get(body, 'is'), get(body, 'is?'), ...body.entries.filter((e) => isMethodName(requiredKey(e.key.text)) && isMap(e.value)).map((e) => get(e.value as YMap, 'is'))];
+  const traitLists = [
+    get(body, 'is'),
+    get(body, 'is?'),
+    ...body.entries
+      .filter((e) => isMethodName(requiredKey(e.key.text)) && isMap(e.value))
+      .map((e) => get(e.value as YMap, 'is')),
+  ];
   for (const list of traitLists) {
     for (const item of isSeq(list) ? list.items : []) {
       const trait = namedReference(item, declarations.traits);
-      if (trait && !declarations.traits.has(trait.text)) diagnostics.report('SVC1202', `unknown trait "${trait.text}"`, { span: trait.span, hint: didYouMean(trait.text, declarations.traits.keys()) });
+      if (trait && !declarations.traits.has(trait.text))
+        diagnostics.report('SVC1202', `unknown trait "${trait.text}"`, {
+          span: trait.span,
+          hint: didYouMean(trait.text, declarations.traits.keys()),
+        });
     }
   }
 }
@@ -95,11 +119,15 @@ export function checkOptionalRepeats(map: YMap, diagnostics: DiagnosticBag): voi
       continue;
     }
     if (earlier.text === e.key.text) continue;
-    diagnostics.report('SVC1005', `"${e.key.text}" repeats "${earlier.text}": an optional property and the property itself are the same property`, {
-      span: e.key.span,
-      related: { span: earlier.span, message: 'first written here' },
-      hint: `keep one of them: "${name}?" applies only where the resource or method has "${name}", "${name}" applies everywhere`,
-    });
+    diagnostics.report(
+      'SVC1005',
+      `"${e.key.text}" repeats "${earlier.text}": an optional property and the property itself are the same property`,
+      {
+        span: e.key.span,
+        related: { span: earlier.span, message: 'first written here' },
+        hint: `keep one of them: "${name}?" applies only where the resource or method has "${name}", "${name}" applies everywhere`,
+      },
+    );
   }
 }
 
@@ -129,7 +157,11 @@ function reportTypeCycles(types: ReadonlyMap<string, Declaration>, diagnostics: 
 /** The names along `type:` from `start`, ending at the first repeat (or where the chain ends). */
 function chainFrom(start: string, types: ReadonlyMap<string, Declaration>): string[] {
   const chain = [start];
-  for (let parent = parentName(types.get(start)!.body, types); parent !== undefined; parent = parentName(types.get(parent)!.body, types)) {
+  for (
+    let parent = parentName(types.get(start)!.body, types);
+    parent !== undefined;
+    parent = parentName(types.get(parent)!.body, types)
+  ) {
     chain.push(parent);
     if (chain.indexOf(parent) !== chain.length - 1) break;
   }

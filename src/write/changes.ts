@@ -32,12 +32,19 @@ export function planChanges(outDir: string, tree: OutputTree, previous: Manifest
     const before = readIfExists(join(outDir, file.path));
     if (before === undefined) changes.push({ path: file.path, kind: 'add', owner: file.owner, after: file.content });
     // A migration already in the out-dir is in the tree as it is on disk: never rewritten.
-    else if (file.owner === 'user' || file.owner === 'migration' || before === file.content) changes.push({ path: file.path, kind: 'keep', owner: file.owner, before });
+    else if (file.owner === 'user' || file.owner === 'migration' || before === file.content)
+      changes.push({ path: file.path, kind: 'keep', owner: file.owner, before });
     else {
       const recorded = previous?.files[file.path];
       const unedited = recorded?.owner === 'generated' && asWritten(before, recorded.sha256);
       const refused = recorded?.owner === 'generated' ? 'conflict' : 'foreign';
-      changes.push({ path: file.path, kind: unedited || force ? 'change' : refused, owner: file.owner, before, after: file.content });
+      changes.push({
+        path: file.path,
+        kind: unedited || force ? 'change' : refused,
+        owner: file.owner,
+        before,
+        after: file.content,
+      });
     }
   }
   for (const [path, recorded] of Object.entries(previous?.files ?? {})) {

@@ -19,7 +19,9 @@ export function shortDiff(before: string, after: string, maxLines = 40): string 
     ...middle(removed, added),
     ...a.slice(a.length - tail, a.length - tail + context).map((l) => ` ${l}`),
   ];
-  return lines.length > maxLines ? [...lines.slice(0, maxLines), `… ${lines.length - maxLines} more lines`].join('\n') : lines.join('\n');
+  return lines.length > maxLines
+    ? [...lines.slice(0, maxLines), `… ${lines.length - maxLines} more lines`].join('\n')
+    : lines.join('\n');
 }
 
 /** The changed middle as a line diff (LCS) when small enough, else all removed then all added. */
@@ -29,7 +31,8 @@ function middle(removed: readonly string[], added: readonly string[]): string[] 
   const m = added.length;
   const lcs: number[][] = Array.from({ length: n + 1 }, () => Array.from<number>({ length: m + 1 }).fill(0));
   for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) lcs[i]![j] = removed[i] === added[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+    for (let j = m - 1; j >= 0; j--)
+      lcs[i]![j] = removed[i] === added[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
   }
   const out: string[] = [];
   let i = 0;

@@ -8,7 +8,14 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
-import { MIGRATION_NAME, MIGRATIONS_DIR, NO_HISTORY, STORAGE_FILE, type ExistingMigration, type MigrationHistory } from '../plan/migrations.js';
+import {
+  MIGRATION_NAME,
+  MIGRATIONS_DIR,
+  NO_HISTORY,
+  STORAGE_FILE,
+  type ExistingMigration,
+  type MigrationHistory,
+} from '../plan/migrations.js';
 import { parseStorageModel } from '../plan/storage/snapshot.js';
 import { checkReadPaths, fileAt, type OutDir } from './out-dir.js';
 import { readText } from './previous.js';

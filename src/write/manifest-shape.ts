@@ -12,14 +12,18 @@ import type { Manifest, ManifestEntry } from './manifest.js';
 import { lexicalProblem } from './paths.js';
 
 const HASH = /^[0-9a-f]{64}$/;
-const START_OVER = 'svcgen reads only the manifest it writes; if the out-dir is yours, delete `.svcgen/manifest.json` and generate again (with --force to overwrite the generated files svcgen then no longer recognises)';
+const START_OVER =
+  'svcgen reads only the manifest it writes; if the out-dir is yours, delete `.svcgen/manifest.json` and generate again (with --force to overwrite the generated files svcgen then no longer recognises)';
 
 /** The manifest in `source`, or undefined when it is not one (reported into `bag`). */
 export function parseManifest(source: SourceFile, bag: DiagnosticBag): Manifest | undefined {
   const before = bag.size;
   const { node, problems } = parseJsonLocated(source.text, (start, end) => span(source, start, end));
   for (const p of problems) {
-    const message = p.duplicateKey !== undefined ? `the manifest has the key "${p.duplicateKey}" twice` : `the manifest is not valid JSON: ${p.message}`;
+    const message =
+      p.duplicateKey !== undefined
+        ? `the manifest has the key "${p.duplicateKey}" twice`
+        : `the manifest is not valid JSON: ${p.message}`;
     bag.report('SVC3001', message, { span: span(source, p.offset, p.end), hint: START_OVER });
   }
   if (!node) return undefined;
@@ -32,7 +36,11 @@ function readRoot(node: YNode, bag: DiagnosticBag): Manifest | undefined {
   unknownKeys(node, ['generator', 'raml', 'input', 'files'], 'the manifest', bag);
   const generator = field(node, 'generator');
   if (generator?.kind !== 'scalar' || generator.value !== 'svcgen') {
-    invalid(generator?.span ?? node.span, generator ? '"generator" must be "svcgen"' : 'the manifest has no "generator": "svcgen"', bag);
+    invalid(
+      generator?.span ?? node.span,
+      generator ? '"generator" must be "svcgen"' : 'the manifest has no "generator": "svcgen"',
+      bag,
+    );
   }
   const raml = requiredString(node, 'raml', bag);
   const input = optionalString(node, 'input', bag);
@@ -47,7 +55,11 @@ function readFiles(node: YMap, bag: DiagnosticBag): Record<string, ManifestEntry
   // No prototype: a path such as `__proto__` or `constructor` is an ordinary key here.
   const files = Object.create(null) as Record<string, ManifestEntry>;
   for (const { key, value } of node.entries) {
-    const problem = lexicalProblem(key.text) ?? (key.text === '.svcgen' || key.text.startsWith('.svcgen/') ? 'it is in `.svcgen/`, svcgen\'s own folder' : undefined);
+    const problem =
+      lexicalProblem(key.text) ??
+      (key.text === '.svcgen' || key.text.startsWith('.svcgen/')
+        ? "it is in `.svcgen/`, svcgen's own folder"
+        : undefined);
     if (problem) {
       bag.report('SVC3002', `refusing the manifest entry ${JSON.stringify(key.text)}: ${problem}`, {
         span: key.span,
@@ -67,9 +79,16 @@ function readEntry(node: YNode, path: string, bag: DiagnosticBag): ManifestEntry
   if (!expectMap(node, what, bag)) return undefined;
   unknownKeys(node, ['owner', 'sha256', 'source', 'unused'], what, bag);
   const ownerNode = field(node, 'owner');
-  const owner = ownerNode?.kind === 'scalar' && OWNERS.includes(ownerNode.value as Owner) ? (ownerNode.value as Owner) : undefined;
+  const owner =
+    ownerNode?.kind === 'scalar' && OWNERS.includes(ownerNode.value as Owner) ? (ownerNode.value as Owner) : undefined;
   if (!owner) {
-    invalid(ownerNode?.span ?? node.span, ownerNode ? `"owner" of ${JSON.stringify(path)} must be "generated", "migration" or "user"` : `${what} has no "owner"`, bag);
+    invalid(
+      ownerNode?.span ?? node.span,
+      ownerNode
+        ? `"owner" of ${JSON.stringify(path)} must be "generated", "migration" or "user"`
+        : `${what} has no "owner"`,
+      bag,
+    );
     return undefined;
   }
   const sha256 = hash(node, 'sha256', path, bag);
@@ -79,10 +98,16 @@ function readEntry(node: YNode, path: string, bag: DiagnosticBag): ManifestEntry
     invalid(unusedNode.span, `"unused" of ${JSON.stringify(path)} can only be true, on a user-owned file`, bag);
   }
   if (owner === 'generated' || owner === 'migration') {
-    if (sha256 === undefined && !field(node, 'sha256')) invalid(node.span, `${what} has no "sha256": svcgen records the hash of every file it writes`, bag);
+    if (sha256 === undefined && !field(node, 'sha256'))
+      invalid(node.span, `${what} has no "sha256": svcgen records the hash of every file it writes`, bag);
     return { owner, ...(sha256 !== undefined ? { sha256 } : {}), ...(source !== undefined ? { source } : {}) };
   }
-  if (source !== undefined) invalid(field(node, 'source')!.span, `"source" of ${JSON.stringify(path)}: a user-owned file has no rendering hash`, bag);
+  if (source !== undefined)
+    invalid(
+      field(node, 'source')!.span,
+      `"source" of ${JSON.stringify(path)}: a user-owned file has no rendering hash`,
+      bag,
+    );
   // Manifests of earlier versions record a hash for user-owned files too; it is not used.
   return { owner, ...(unusedNode ? { unused: true } : {}) };
 }
@@ -91,7 +116,11 @@ function hash(node: YMap, key: string, path: string, bag: DiagnosticBag): string
   const value = field(node, key);
   if (!value) return undefined;
   if (value.kind === 'scalar' && typeof value.value === 'string' && HASH.test(value.value)) return value.value;
-  invalid(value.span, `"${key}" of ${JSON.stringify(path)} must be a SHA-256 hash: 64 lowercase hexadecimal digits in a string`, bag);
+  invalid(
+    value.span,
+    `"${key}" of ${JSON.stringify(path)} must be a SHA-256 hash: 64 lowercase hexadecimal digits in a string`,
+    bag,
+  );
   return undefined;
 }
 
@@ -116,7 +145,8 @@ function expectMap(node: YNode, what: string, bag: DiagnosticBag): node is YMap 
 }
 
 function unknownKeys(node: YMap, known: readonly string[], what: string, bag: DiagnosticBag): void {
-  for (const { key } of node.entries) if (!known.includes(key.text)) invalid(key.span, `unknown key "${key.text}" in ${what}`, bag);
+  for (const { key } of node.entries)
+    if (!known.includes(key.text)) invalid(key.span, `unknown key "${key.text}" in ${what}`, bag);
 }
 
 function field(node: YMap, key: string): YNode | undefined {

@@ -24,8 +24,12 @@ export function openOutDir(shown: string, bag: DiagnosticBag): OutDir | undefine
   const resolved = resolveOutDir(shown);
   if ('problem' in resolved) {
     const { problem, at } = resolved;
-    const why = at === shown ? `it is ${problem}` : `its path runs through ${problem === 'not a folder' ? 'a file' : problem}`;
-    bag.report('SVC3004', `refusing to write the out-dir: ${why}`, { span: fileAt(at), hint: 'name a folder (or a path where svcgen can create one) with -o' });
+    const why =
+      at === shown ? `it is ${problem}` : `its path runs through ${problem === 'not a folder' ? 'a file' : problem}`;
+    bag.report('SVC3004', `refusing to write the out-dir: ${why}`, {
+      span: fileAt(at),
+      hint: 'name a folder (or a path where svcgen can create one) with -o',
+    });
     return undefined;
   }
   const out = { shown, real: resolved.real };
@@ -40,7 +44,12 @@ export function openOutDir(shown: string, bag: DiagnosticBag): OutDir | undefine
  * False when one is refused (reported).
  */
 export function checkPlannedPaths(out: OutDir, paths: Iterable<string>, bag: DiagnosticBag): boolean {
-  return checkPaths(out, [...paths].filter((path) => !out.manifest?.files[path]), 'write', bag);
+  return checkPaths(
+    out,
+    [...paths].filter((path) => !out.manifest?.files[path]),
+    'write',
+    bag,
+  );
 }
 
 /** Checks paths svcgen reads from the out-dir (the schema's history): false when one is refused (reported). */
@@ -59,13 +68,20 @@ type Use = 'write' | 'manifest' | 'read';
  * Checks `paths` (false when one is refused). A link or file in the way is reported once, with the
  * first path it stops, not once per file below it.
  */
-function checkPaths(out: { shown: string; real: string }, paths: readonly string[], use: Use, bag: DiagnosticBag): boolean {
+function checkPaths(
+  out: { shown: string; real: string },
+  paths: readonly string[],
+  use: Use,
+  bag: DiagnosticBag,
+): boolean {
   const refused = new Map<string, { path: string; problem: DiskProblem; more: number }>();
   let unsafe = false;
   for (const path of paths) {
     const lexical = lexicalProblem(path);
     if (lexical) {
-      bag.report('SVC3002', `${refusing(use, path)}: ${lexical}`, { hint: 'svcgen writes and deletes only plain relative paths inside the out-dir' });
+      bag.report('SVC3002', `${refusing(use, path)}: ${lexical}`, {
+        hint: 'svcgen writes and deletes only plain relative paths inside the out-dir',
+      });
       unsafe = true;
       continue;
     }
@@ -91,10 +107,14 @@ function refusing(use: Use, path: string): string {
 
 function report(out: { shown: string }, what: string, problem: DiskProblem, bag: DiagnosticBag): void {
   if (problem.kind === 'link') {
-    bag.report('SVC3003', `${what}: ${problem.link} is a symbolic link that leads ${problem.leads === 'nowhere' ? 'nowhere' : 'outside the out-dir'}`, {
-      span: fileAt(join(out.shown, problem.link)),
-      hint: 'svcgen never writes or deletes outside the out-dir; replace the link with a folder or file of its own (the out-dir itself may be a link)',
-    });
+    bag.report(
+      'SVC3003',
+      `${what}: ${problem.link} is a symbolic link that leads ${problem.leads === 'nowhere' ? 'nowhere' : 'outside the out-dir'}`,
+      {
+        span: fileAt(join(out.shown, problem.link)),
+        hint: 'svcgen never writes or deletes outside the out-dir; replace the link with a folder or file of its own (the out-dir itself may be a link)',
+      },
+    );
     return;
   }
   const kind = problem.expected === 'folder' ? 'is not a folder' : 'is not a regular file';

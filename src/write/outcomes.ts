@@ -26,11 +26,19 @@ export function reportOutcomes(changes: readonly Change[], outDir: string, ramlF
         });
         break;
       case 'stale-edited':
-        bag.report('SVC3007', `kept ${path}: svcgen no longer generates it, but it was edited; delete it if it is not needed`, { span });
+        bag.report(
+          'SVC3007',
+          `kept ${path}: svcgen no longer generates it, but it was edited; delete it if it is not needed`,
+          { span },
+        );
         break;
       case 'unused':
         // User code is never deleted: a stub the API stopped using is named on every run until the user deletes it.
-        bag.report('SVC3008', `unused ${path}: ${ramlFile} no longer refers to it; kept (yours: delete it when you no longer need it)`, { span });
+        bag.report(
+          'SVC3008',
+          `unused ${path}: ${ramlFile} no longer refers to it; kept (yours: delete it when you no longer need it)`,
+          { span },
+        );
         break;
       default:
         break;

@@ -11,10 +11,16 @@ import type { Change } from './changes.js';
 import { MANIFEST_PATH, manifestText, type Manifest } from './manifest.js';
 
 /** `previous`: the manifest found before the run (rewritten only when it changes). */
-export function applyChanges(outDir: string, changes: readonly Change[], manifest: Manifest, previous: Manifest | null): void {
+export function applyChanges(
+  outDir: string,
+  changes: readonly Change[],
+  manifest: Manifest,
+  previous: Manifest | null,
+): void {
   for (const change of changes) {
     const file = join(outDir, change.path);
-    if ((change.kind === 'add' || change.kind === 'change') && change.after !== undefined) writeAtomically(file, change.after);
+    if ((change.kind === 'add' || change.kind === 'change') && change.after !== undefined)
+      writeAtomically(file, change.after);
     else if (change.kind === 'delete') rmSync(file, { force: true });
   }
   const text = manifestText(manifest);

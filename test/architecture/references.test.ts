@@ -12,7 +12,13 @@ const OUTSIDE_REFERENCE = /\b(?:contract|service spec|spec|reliability|raml08\.m
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? (e.name === 'node_modules' ? [] : filesUnder(join(dir, e.name))) : /\.(ts|mjs|js|hbs|md|sh)$/.test(e.name) ? [join(dir, e.name)] : [],
+    e.isDirectory()
+      ? e.name === 'node_modules'
+        ? []
+        : filesUnder(join(dir, e.name))
+      : /\.(ts|mjs|js|hbs|md|sh)$/.test(e.name)
+        ? [join(dir, e.name)]
+        : [],
   );
 }
 
@@ -21,7 +27,11 @@ describe('references', () => {
     const found = ROOTS.flatMap((root) => filesUnder(join(repoRoot, root))).flatMap((file) =>
       readFileSync(file, 'utf8')
         .split('\n')
-        .flatMap((line, i) => (OUTSIDE_REFERENCE.test(line) && !line.includes('OUTSIDE_REFERENCE') ? [`${relative(repoRoot, file)}:${i + 1}: ${line.trim()}`] : [])),
+        .flatMap((line, i) =>
+          OUTSIDE_REFERENCE.test(line) && !line.includes('OUTSIDE_REFERENCE')
+            ? [`${relative(repoRoot, file)}:${i + 1}: ${line.trim()}`]
+            : [],
+        ),
     );
     expect(found).toEqual([]);
   });

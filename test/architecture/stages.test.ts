@@ -39,7 +39,8 @@ function layerOf(pathInSrc: string): Layer | undefined {
 function violation(from: Layer, to: Layer): string | undefined {
   if (from.kind === 'orchestrator') return undefined;
   if (to.kind === 'orchestrator') return `${to.name} is an orchestrator: no stage or leaf imports it`;
-  if (from.kind === 'leaf') return to.kind === 'leaf' ? undefined : `the shared leaf ${from.name} imports the stage ${to.name}`;
+  if (from.kind === 'leaf')
+    return to.kind === 'leaf' ? undefined : `the shared leaf ${from.name} imports the stage ${to.name}`;
   if (to.kind === 'leaf') return undefined;
   if (to.rank > from.rank) return `${from.name} imports the later stage ${to.name}`;
   if (to.rank === from.rank && to.name !== from.name) return `${from.name} and ${to.name} are at the same rank`;
@@ -47,14 +48,21 @@ function violation(from: Layer, to: Layer): string | undefined {
 }
 
 function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 /** Relative imports, static and dynamic, type-only ones too: a type is a dependency all the same. */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const specifiers = [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^import\s+)'(\.[^']+)'/gm)].map((m) => m[1]!);
-  return specifiers.map((s) => relative(srcRoot, resolve(dirname(file), s)).split(sep).join('/').replace(/\.js$/, '.ts'));
+  return specifiers.map((s) =>
+    relative(srcRoot, resolve(dirname(file), s))
+      .split(sep)
+      .join('/')
+      .replace(/\.js$/, '.ts'),
+  );
 }
 
 describe('stage boundaries', () => {

@@ -28,9 +28,17 @@ interface Caller {
 }
 interface AclModule {
   readonly ALL_PERMISSIONS: readonly Permission[];
-  decide(acl: Acl, caller: Caller, permission: Permission, request: object, object?: Record<string, unknown>): Promise<{ allowed: boolean }>;
+  readonly decide: (
+    acl: Acl,
+    caller: Caller,
+    permission: Permission,
+    request: object,
+    object?: Record<string, unknown>,
+  ) => Promise<{ allowed: boolean }>;
 }
-const { ALL_PERMISSIONS, decide } = (await import(new URL('../../templates/project/static/src/lib/auth/acl.ts', import.meta.url).href)) as AclModule;
+const { ALL_PERMISSIONS, decide } = (await import(
+  new URL('../../templates/project/static/src/lib/auth/acl.ts', import.meta.url).href
+)) as AclModule;
 
 /** Pyramid's principals of a caller: Everyone, Authenticated and the user id when logged in, g:<group> per group. */
 function principalsOf(caller: Caller): string[] {
@@ -50,22 +58,33 @@ function pyramidPermits(lineage: readonly (readonly AclLine[])[], caller: Caller
   for (const acl of lineage) {
     for (const ace of acl) {
       const permissions = ace.permissions as readonly string[] | 'all';
-      if (principals.has(pyramidName(ace.principal)) && (permissions === 'all' || permissions.includes(permission))) return ace.action === 'allow';
+      if (principals.has(pyramidName(ace.principal)) && (permissions === 'all' || permissions.includes(permission)))
+        return ace.action === 'allow';
     }
   }
   return false; // Pyramid's default: no ACE matched, permission denied
 }
 
-const principal = fc.oneof(fc.constant<Principal>('everyone'), fc.constant<Principal>('authenticated'), fc.constantFrom('admin', 'user', 'editor').map((g) => ({ group: g })), fc.constantFrom('ann', 'bob').map((u) => ({ user: u })));
-const line = fc.record({
-  action: fc.constantFrom('allow' as const, 'deny' as const),
-  principal,
-  permissions: fc.oneof(fc.subarray([...ALL_PERMISSIONS], { minLength: 1 }), fc.constant([...ALL_PERMISSIONS])),
-}).map((l): AclLine => ({ ...l, text: `${l.action} ${pyramidName(l.principal)} ${l.permissions.join(',')}` }));
+const principal = fc.oneof(
+  fc.constant<Principal>('everyone'),
+  fc.constant<Principal>('authenticated'),
+  fc.constantFrom('admin', 'user', 'editor').map((g) => ({ group: g })),
+  fc.constantFrom('ann', 'bob').map((u) => ({ user: u })),
+);
+const line = fc
+  .record({
+    action: fc.constantFrom('allow' as const, 'deny' as const),
+    principal,
+    permissions: fc.oneof(fc.subarray([...ALL_PERMISSIONS], { minLength: 1 }), fc.constant([...ALL_PERMISSIONS])),
+  })
+  .map((l): AclLine => ({ ...l, text: `${l.action} ${pyramidName(l.principal)} ${l.permissions.join(',')}` }));
 const acl = fc.record({ collection: fc.array(line, { maxLength: 5 }), item: fc.array(line, { maxLength: 5 }) });
 const caller = fc.oneof(
   fc.constant<Caller>({ id: null, groups: new Set() }),
-  fc.record({ id: fc.constantFrom('ann', 'bob', 'cid'), groups: fc.subarray(['admin', 'user', 'editor']).map((g) => new Set(g)) }),
+  fc.record({
+    id: fc.constantFrom('ann', 'bob', 'cid'),
+    groups: fc.subarray(['admin', 'user', 'editor']).map((g) => new Set(g)),
+  }),
 );
 const request = {};
 
@@ -83,11 +102,22 @@ describe('ACL decisions, against Pyramid', () => {
   });
 
   it('falls back to the collection rules when the item section is blank, and narrows only by a deny', async () => {
-    const line = (text: string, action: 'allow' | 'deny', principal: Principal, permissions: Permission[]): AclLine => ({ action, principal, permissions, text });
+    const line = (
+      text: string,
+      action: 'allow' | 'deny',
+      principal: Principal,
+      permissions: Permission[],
+    ): AclLine => ({ action, principal, permissions, text });
     const member: Caller = { id: 'bob', groups: new Set(['user']) };
     const collection = [line('allow authenticated update', 'allow', 'authenticated', ['update'])];
     expect((await decide({ collection, item: [] }, member, 'update', request, { id: 1 })).allowed).toBe(true);
-    const narrowed = { collection, item: [line('allow ann update', 'allow', { user: 'ann' }, ['update']), line('deny everyone update', 'deny', 'everyone', ['update'])] };
+    const narrowed = {
+      collection,
+      item: [
+        line('allow ann update', 'allow', { user: 'ann' }, ['update']),
+        line('deny everyone update', 'deny', 'everyone', ['update']),
+      ],
+    };
     expect((await decide(narrowed, member, 'update', request, { id: 1 })).allowed).toBe(false);
     expect((await decide(narrowed, { id: 'ann', groups: new Set() }, 'update', request, { id: 1 })).allowed).toBe(true);
     expect((await decide({ collection: [], item: [] }, member, 'view', request)).allowed).toBe(false);

@@ -14,12 +14,21 @@ import {
 import { readApiKeyHeader, sameDigest, tokenDigest } from '../../templates/project/static/src/lib/auth/tokens.js';
 
 const SECRET = 's3cr3t-0123456789abcdef0123456789abcdef';
-const TICKET = { userKey: 'alice', issuedAt: 1700000000, epoch: 3, fingerprint: fingerprint('$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA') };
+const TICKET = {
+  userKey: 'alice',
+  issuedAt: 1700000000,
+  epoch: 3,
+  fingerprint: fingerprint('$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA'),
+};
 
 describe('x-Ticket', () => {
   it('has stable golden values for sha256 and sha512', () => {
-    expect(issueTicket(ticketKeys([SECRET], 'sha256'), TICKET)).toMatchInlineSnapshot(`"YWxpY2U.6553f100.3.dd0e830325d138ca.2eac112a48d69b8f74792f3e1eb96f6ec09bc69d31d986d7330f5f8abcbd827f"`);
-    expect(issueTicket(ticketKeys([SECRET], 'sha512'), TICKET)).toMatchInlineSnapshot(`"YWxpY2U.6553f100.3.dd0e830325d138ca.547e7eba60e2e11c161f8a45ae59c834fc5e16610339fc0c37f1a1b767337b2b6f8cd142c7262b29a454aaf70ac23762232a617c1b2eae2c449348204c5dd470"`);
+    expect(issueTicket(ticketKeys([SECRET], 'sha256'), TICKET)).toMatchInlineSnapshot(
+      `"YWxpY2U.6553f100.3.dd0e830325d138ca.2eac112a48d69b8f74792f3e1eb96f6ec09bc69d31d986d7330f5f8abcbd827f"`,
+    );
+    expect(issueTicket(ticketKeys([SECRET], 'sha512'), TICKET)).toMatchInlineSnapshot(
+      `"YWxpY2U.6553f100.3.dd0e830325d138ca.547e7eba60e2e11c161f8a45ae59c834fc5e16610339fc0c37f1a1b767337b2b6f8cd142c7262b29a454aaf70ac23762232a617c1b2eae2c449348204c5dd470"`,
+    );
   });
 
   it('reads back what it issued, for any user key', () => {
@@ -37,7 +46,8 @@ describe('x-Ticket', () => {
       const c = good[i]!;
       const other = c === '0' ? '1' : c === '.' ? '!' : '0';
       expect(verifyTicket(keys, good.slice(0, i) + other + good.slice(i + 1)), `position ${i}`).toBeNull();
-      if (c.toUpperCase() !== c) expect(verifyTicket(keys, good.slice(0, i) + c.toUpperCase() + good.slice(i + 1))).toBeNull();
+      if (c.toUpperCase() !== c)
+        expect(verifyTicket(keys, good.slice(0, i) + c.toUpperCase() + good.slice(i + 1))).toBeNull();
     }
     for (const bad of [good.slice(0, -1), `${good}0`, `${good}!`, '', '.', 'x'.repeat(5000), good.replace('.', '..')]) {
       expect(verifyTicket(keys, bad)).toBeNull();
@@ -49,13 +59,19 @@ describe('x-Ticket', () => {
     const good = issueTicket(keys, TICKET);
     expect(verifyTicket(ticketKeys([`${SECRET}x`], 'sha256'), good)).toBeNull();
     expect(verifyTicket(ticketKeys([SECRET], 'sha512'), good)).toBeNull();
-    const swapped = good.replace(Buffer.from('alice').toString('base64url'), Buffer.from('admin').toString('base64url'));
+    const swapped = good.replace(
+      Buffer.from('alice').toString('base64url'),
+      Buffer.from('admin').toString('base64url'),
+    );
     expect(verifyTicket(keys, swapped)).toBeNull();
   });
 
   it('verifies with an older secret while a new one signs, and says so (to reissue)', () => {
     const old = issueTicket(ticketKeys(['old-secret-old-secret-old-secret-0'], 'sha512'), TICKET);
-    const rotated = ticketKeys(splitSecrets('new-secret-new-secret-new-secret-0, old-secret-old-secret-old-secret-0'), 'sha512');
+    const rotated = ticketKeys(
+      splitSecrets('new-secret-new-secret-new-secret-0, old-secret-old-secret-old-secret-0'),
+      'sha512',
+    );
     expect(verifyTicket(rotated, old)).toMatchObject({ userKey: 'alice', oldKey: true });
     expect(verifyTicket(ticketKeys(['new-secret-new-secret-new-secret-0'], 'sha512'), old)).toBeNull();
   });
@@ -74,7 +90,14 @@ describe('x-ApiKey tokens', () => {
     const token = 'ab'.repeat(32);
     expect(readApiKeyHeader(`ApiKey alice:${token}`)).toEqual({ user: 'alice', token });
     expect(readApiKeyHeader(`apikey alice:${token}`)).toEqual({ user: 'alice', token });
-    for (const bad of [undefined, '', `Bearer ${token}`, `ApiKey alice:${token.slice(1)}`, `ApiKey alice ${token}`, `ApiKey :${token}`]) {
+    for (const bad of [
+      undefined,
+      '',
+      `Bearer ${token}`,
+      `ApiKey alice:${token.slice(1)}`,
+      `ApiKey alice ${token}`,
+      `ApiKey :${token}`,
+    ]) {
       expect(readApiKeyHeader(bad)).toBeNull();
     }
   });

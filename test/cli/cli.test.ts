@@ -26,14 +26,17 @@ describe('svcgen', () => {
     for (const command of ['generate', 'validate', 'inspect']) expect(run.stdout).toContain(command);
   });
 
-  it.each([[['frobnicate']], [['validate']], [['validate', 'a.raml', '--format', 'xml']], [['inspect', 'a.raml']], [['generate', 'a.raml']]])(
-    'exits 2 on wrong usage: %j',
-    async (args) => {
-      const run = await svcgen(args);
-      expect(run.exitCode).toBe(2);
-      expect(run.stderr).not.toBe('');
-    },
-  );
+  it.each([
+    [['frobnicate']],
+    [['validate']],
+    [['validate', 'a.raml', '--format', 'xml']],
+    [['inspect', 'a.raml']],
+    [['generate', 'a.raml']],
+  ])('exits 2 on wrong usage: %j', async (args) => {
+    const run = await svcgen(args);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).not.toBe('');
+  });
 
   it('validates the Ramses example', async () => {
     const run = await svcgen(['validate', join(repoRoot, 'fixtures/ramses-example/api.raml')]);
@@ -80,21 +83,29 @@ describe('svcgen', () => {
   it('uses colours only on a terminal', async () => {
     const dir = writeTree({ 'api.raml': raml('title: T\nx: 1\n') });
     const run = await svcgen(['validate', 'api.raml'], dir);
-    expect(run.stderr).not.toMatch(/\u001b\[/);
+    expect(run.stderr).not.toContain('\u001b[');
   });
 
   it('prints the TCK document', async () => {
     const dir = writeTree({ 'api.raml': raml('title: T\n/a:\n  get:\n') });
     const run = await svcgen(['inspect', 'api.raml', '--tck'], dir);
     expect(run.exitCode).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ ramlVersion: 'RAML08', type: 'Api', specification: { title: 'T', resources: [{ relativeUri: '/a' }] }, errors: [] });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      ramlVersion: 'RAML08',
+      type: 'Api',
+      specification: { title: 'T', resources: [{ relativeUri: '/a' }] },
+      errors: [],
+    });
   });
 
   it('prints the ACL matrix: who may use each route with auth on', async () => {
     const run = await svcgen(['inspect', join(repoRoot, 'fixtures/ramses-example/api.raml'), '--acl']);
     expect(run.exitCode).toBe(0);
     const row = (method: string, path: string) =>
-      run.stdout.split('\n').find((l) => new RegExp(`^${method}\\s+${path.replace(/[{}/]/g, '\\$&')}\\s`).test(l))?.split(/\s+/);
+      run.stdout
+        .split('\n')
+        .find((l) => new RegExp(`^${method}\\s+${path.replace(/[{}/]/g, '\\$&')}\\s`).test(l))
+        ?.split(/\s+/);
     expect(run.stdout.split('\n')[3]).toMatch(/^method\s+route\s+x-ACL\s+anonymous\s+member\s+owner\s+admin$/);
     // anonymous, member, owner ({{item_owner}}), admin
     expect(row('GET', '/v1/stories')?.slice(3)).toEqual(['allow', 'allow', 'allow', 'allow']);

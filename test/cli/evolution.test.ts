@@ -17,7 +17,11 @@ const VERSIONS = ['v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'v7'] as const;
 const LOSSY = new Set(['v6', 'v7']);
 
 /** A work folder with `api/` (the API of one version) and `out/` (the project). */
-function workspace(): { dir: string; use(version: string): void; generate(...flags: string[]): ReturnType<typeof runCli> } {
+function workspace(): {
+  dir: string;
+  use(version: string): void;
+  generate(...flags: string[]): ReturnType<typeof runCli>;
+} {
   const dir = mkdtempSync(join(tmpdir(), 'svcgen-evolution-'));
   return {
     dir,
@@ -55,7 +59,10 @@ describe('the library API through seven versions', () => {
       const before = existsSync(join(work.dir, 'out/src/db/migrations')) ? migrationsOf(work.dir) : [];
       const run = await work.generate(...(LOSSY.has(version) ? ['--allow-data-loss'] : []));
       if (run.code !== 0) throw new Error(`${version}: ${run.stderr}`);
-      written.set(version, migrationsOf(work.dir).filter((m) => !before.includes(m)));
+      written.set(
+        version,
+        migrationsOf(work.dir).filter((m) => !before.includes(m)),
+      );
       const storage = readFileSync(join(work.dir, 'out/src/db/storage.json'), 'utf8');
       writeFileSync(join(work.dir, `storage-${version}.json`), storage);
     }
@@ -65,8 +72,12 @@ describe('the library API through seven versions', () => {
     const added = written.get(version)!;
     expect(added).toHaveLength(1);
     const golden = join(repoRoot, 'snapshots/evolution', version);
-    await expect(readFileSync(join(work.dir, 'out/src/db/migrations', added[0]!), 'utf8')).toMatchFileSnapshot(join(golden, added[0]!));
-    await expect(readFileSync(join(work.dir, `storage-${version}.json`), 'utf8')).toMatchFileSnapshot(join(golden, 'storage.json'));
+    await expect(readFileSync(join(work.dir, 'out/src/db/migrations', added[0]!), 'utf8')).toMatchFileSnapshot(
+      join(golden, added[0]!),
+    );
+    await expect(readFileSync(join(work.dir, `storage-${version}.json`), 'utf8')).toMatchFileSnapshot(
+      join(golden, 'storage.json'),
+    );
   });
 
   it('numbers migrations in order and lists them all in src/db/migrations.ts', () => {
@@ -108,11 +119,18 @@ describe('projects generated before full-text search', () => {
     const migration = readFileSync(join(work.dir, 'out/src/db/migrations', added!), 'utf8');
     expect(migration).toContain(' * - Author: full-text search on name, bio, nickname');
     expect(migration).toContain(' * - Book: full-text search on title');
-    expect(migration).toContain(`create virtual table "svc_search_author" using fts5("name", "bio", "nickname", content='', contentless_delete=1`);
+    expect(migration).toContain(
+      `create virtual table "svc_search_author" using fts5("name", "bio", "nickname", content='', contentless_delete=1`,
+    );
     expect(migration).toContain(`insert into "svc_search_book" (rowid, "title") select rowid, "title" from "book";`);
     expect(migration).toContain('alter table "author" add column "svc_search_bio" tsvector generated always as');
-    expect(migration).toContain(`{ op: 'indexWords', collection: 'author', fields: { name: 'name', bio: 'bio', nickname: 'nickname' } }`);
-    expect(JSON.parse(readFileSync(file, 'utf8')).tables.map((t: { search: string[] }) => t.search)).toEqual([['name', 'bio', 'nickname'], ['title']]);
+    expect(migration).toContain(
+      `{ op: 'indexWords', collection: 'author', fields: { name: 'name', bio: 'bio', nickname: 'nickname' } }`,
+    );
+    expect(JSON.parse(readFileSync(file, 'utf8')).tables.map((t: { search: string[] }) => t.search)).toEqual([
+      ['name', 'bio', 'nickname'],
+      ['title'],
+    ]);
     expect((await work.generate('--check')).code).toBe(0);
   });
 });
@@ -130,18 +148,28 @@ describe('projects whose SQLite search index is kept by triggers (svcgen before 
     expect((await work.generate('--force')).code).toBe(0);
     const [, added] = migrationsOf(work.dir);
     const migration = readFileSync(join(work.dir, 'out/src/db/migrations', added!), 'utf8');
-    expect(migration).toContain(" * - Author: SQLite's search index rebuilt, to be caught up in batches instead of on every write");
+    expect(migration).toContain(
+      " * - Author: SQLite's search index rebuilt, to be caught up in batches instead of on every write",
+    );
     // The old objects go, by their names, before the new ones come.
     const sqlite = /sqlite: `([^`]*)`/.exec(migration)![1]!;
     expect(sqlite.indexOf('drop trigger if exists "svc_search_author_insert";')).toBeGreaterThanOrEqual(0);
-    expect(sqlite.indexOf('drop table if exists "svc_search_author";')).toBeLessThan(sqlite.indexOf('create virtual table "svc_search_author"'));
+    expect(sqlite.indexOf('drop table if exists "svc_search_author";')).toBeLessThan(
+      sqlite.indexOf('create virtual table "svc_search_author"'),
+    );
     // The old kind has no state table: nothing may delete from it before it is created.
-    expect(sqlite.indexOf('create table if not exists "svc_search_state"')).toBeLessThan(sqlite.indexOf('svc_search_state" where'));
+    expect(sqlite.indexOf('create table if not exists "svc_search_state"')).toBeLessThan(
+      sqlite.indexOf('svc_search_state" where'),
+    );
     expect(sqlite).not.toContain('delete from "svc_search_state"');
-    expect(sqlite).toContain(`insert or replace into "svc_search_state" ("name", "indexed_to") values ('author', coalesce((select max(rowid) from "author"), 0));`);
+    expect(sqlite).toContain(
+      `insert or replace into "svc_search_state" ("name", "indexed_to") values ('author', coalesce((select max(rowid) from "author"), 0));`,
+    );
     expect(/postgres: `([^`]*)`/.exec(migration)?.[1]?.trim() ?? '').toBe('');
     expect(migration).not.toContain('indexWords');
-    expect(JSON.parse(readFileSync(file, 'utf8')).tables.map((t: { searchIndex: number }) => t.searchIndex)).toEqual([2, 2]);
+    expect(JSON.parse(readFileSync(file, 'utf8')).tables.map((t: { searchIndex: number }) => t.searchIndex)).toEqual([
+      2, 2,
+    ]);
     expect((await work.generate('--check')).code).toBe(0);
   });
 });
@@ -199,15 +227,20 @@ describe('refusals', () => {
     writeFileSync(schema, JSON.stringify(author));
     const run = await work.generate();
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('error SVC3103: "renamed_from" of Author.motto names no field of the previous version (slogan)');
+    expect(run.stderr).toContain(
+      'error SVC3103: "renamed_from" of Author.motto names no field of the previous version (slogan)',
+    );
   });
 
   it('a migration module of your own (a data migration) is listed and kept, and the next one is numbered after it', async () => {
     const { work } = await at('v1', 'v1');
-    const mine = "import type { Migration } from '../../lib/migrate.js';\nexport const migration: Migration = { name: '0002_backfill', sqlite: 'update book set pages = 1', postgres: 'update book set pages = 1' };\n";
+    const mine =
+      "import type { Migration } from '../../lib/migrate.js';\nexport const migration: Migration = { name: '0002_backfill', sqlite: 'update book set pages = 1', postgres: 'update book set pages = 1' };\n";
     writeFileSync(join(work.dir, 'out/src/db/migrations/0002_backfill.ts'), mine);
     expect((await work.generate()).code).toBe(0);
-    expect(readFileSync(join(work.dir, 'out/src/db/migrations.ts'), 'utf8')).toContain("from './migrations/0002_backfill.js'");
+    expect(readFileSync(join(work.dir, 'out/src/db/migrations.ts'), 'utf8')).toContain(
+      "from './migrations/0002_backfill.js'",
+    );
     work.use('v2');
     expect((await work.generate()).code).toBe(0);
     expect(migrationsOf(work.dir)).toEqual(['0001_initial.ts', '0002_backfill.ts', '0003_author_book_publisher.ts']);
@@ -232,7 +265,9 @@ describe('refusals', () => {
     const run = await work.generate();
     expect(run.code, run.stderr).toBe(0);
     const [, second] = migrationsOf(work.dir);
-    expect(readFileSync(join(work.dir, 'out/src/db/migrations', second!), 'utf8')).toContain('rename column "nickname" to "alias"');
+    expect(readFileSync(join(work.dir, 'out/src/db/migrations', second!), 'utf8')).toContain(
+      'rename column "nickname" to "alias"',
+    );
     for (let i = 0; i < 2; i++) {
       const again = await work.generate();
       expect(again.code, again.stderr).toBe(0);
@@ -248,7 +283,9 @@ describe('refusals', () => {
     writeFileSync(file, JSON.stringify(storage));
     const run = await work.generate();
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('error SVC3105: src/db/storage.json cannot be read: tables[0].columns[1].postgres must match');
+    expect(run.stderr).toContain(
+      'error SVC3105: src/db/storage.json cannot be read: tables[0].columns[1].postgres must match',
+    );
     expect(tree(join(work.dir, 'out'))).toEqual(new Map([...before, ['src/db/storage.json', JSON.stringify(storage)]]));
   });
 
@@ -259,7 +296,9 @@ describe('refusals', () => {
     rmSync(join(work.dir, 'out/src/db/migrations', second!));
     const run = await work.generate();
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`error SVC3106: migration src/db/migrations/${second} was written by svcgen and is gone`);
+    expect(run.stderr).toContain(
+      `error SVC3106: migration src/db/migrations/${second} was written by svcgen and is gone`,
+    );
   });
 
   it('a search column that is not a column of its table is refused as tampering', async () => {
@@ -270,7 +309,9 @@ describe('refusals', () => {
     writeFileSync(file, JSON.stringify(storage));
     const run = await work.generate();
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('error SVC3105: src/db/storage.json cannot be read: tables[0].search[1] must name a column of the table');
+    expect(run.stderr).toContain(
+      'error SVC3105: src/db/storage.json cannot be read: tables[0].search[1] must name a column of the table',
+    );
   });
 
   it('migrations without a storage model are refused: svcgen cannot tell what they leave', async () => {
@@ -296,10 +337,14 @@ describe('a project generated before the login throttle lived in the database', 
     expect(migration).toContain('create table "auth_login_failure"');
     // That history also predates SQLite's caught-up search index: its rebuild is the only other change.
     const changes = migration.match(/^ \* - .*$/gm)!;
-    expect(changes.filter((c) => !c.endsWith("SQLite's search index rebuilt, to be caught up in batches instead of on every write"))).toEqual([
-      ' * - new model AuthLoginFailure (table auth_login_failure)',
-    ]);
+    expect(
+      changes.filter(
+        (c) => !c.endsWith("SQLite's search index rebuilt, to be caught up in batches instead of on every write"),
+      ),
+    ).toEqual([' * - new model AuthLoginFailure (table auth_login_failure)']);
     expect(migration).not.toMatch(/alter table/);
-    expect(migration.match(/^drop .*$/gm)!.every((d) => /^drop (trigger|table) if exists "svc_search_\w+";$/.test(d))).toBe(true);
+    expect(
+      migration.match(/^drop .*$/gm)!.every((d) => /^drop (trigger|table) if exists "svc_search_\w+";$/.test(d)),
+    ).toBe(true);
   });
 });

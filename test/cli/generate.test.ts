@@ -18,7 +18,8 @@ function starter(): { dir: string; raml: string; out: string } {
   return { dir, raml: join(dir, 'api', 'api.raml'), out: join(dir, 'out') };
 }
 
-const generate = (raml: string, out: string, ...flags: string[]) => runCli(['generate', raml, '-o', out, ...flags], join(out, '..'));
+const generate = (raml: string, out: string, ...flags: string[]) =>
+  runCli(['generate', raml, '-o', out, ...flags], join(out, '..'));
 
 describe('svcgen generate', () => {
   it('writes the project, a manifest, and says what it did', async () => {
@@ -26,9 +27,13 @@ describe('svcgen generate', () => {
     const run = await generate(raml, out);
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/\d+ added, 0 changed, 0 deleted, 0 unchanged/);
-    for (const file of ['package.json', 'service.ini', 'src/app.ts', 'src/routes/items.ts', '.svcgen/manifest.json']) expect(existsSync(join(out, file)), file).toBe(true);
+    for (const file of ['package.json', 'service.ini', 'src/app.ts', 'src/routes/items.ts', '.svcgen/manifest.json'])
+      expect(existsSync(join(out, file)), file).toBe(true);
     const manifest = JSON.parse(readFileSync(join(out, '.svcgen/manifest.json'), 'utf8'));
-    expect(manifest.files['src/app.ts']).toMatchObject({ owner: 'generated', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(manifest.files['src/app.ts']).toMatchObject({
+      owner: 'generated',
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(manifest.files['service.ini'].owner).toBe('user');
   });
 
@@ -54,7 +59,12 @@ describe('svcgen generate', () => {
     await generate(raml, out);
     // A rename the schema declares: a migration, not data loss.
     const items = readFileSync(join(raml, '..', 'items.json'), 'utf8');
-    writeFileSync(join(raml, '..', 'items.json'), items.replace('"description"', '"summary"').replace(/("summary":[^}]*"_db_settings": \{)/, '$1 "renamed_from": "description",'));
+    writeFileSync(
+      join(raml, '..', 'items.json'),
+      items
+        .replace('"description"', '"summary"')
+        .replace(/("summary":[^}]*"_db_settings": \{)/, '$1 "renamed_from": "description",'),
+    );
     writeFileSync(join(out, 'src/models/item.ts'), '// my change\n');
     const refused = await generate(raml, out);
     expect(refused.code).toBe(1);
@@ -64,7 +74,9 @@ describe('svcgen generate', () => {
     const forced = await generate(raml, out, '--force');
     expect(forced.code).toBe(0);
     expect(readFileSync(join(out, 'src/models/item.ts'), 'utf8')).toContain('summary');
-    expect(readFileSync(join(out, 'src/db/migrations/0002_rename_item_description_to_summary.ts'), 'utf8')).toContain('rename column "description" to "summary"');
+    expect(readFileSync(join(out, 'src/db/migrations/0002_rename_item_description_to_summary.ts'), 'utf8')).toContain(
+      'rename column "description" to "summary"',
+    );
   });
 
   it('refuses to write over files it did not write (a folder that is not its output)', async () => {
@@ -102,7 +114,10 @@ describe('svcgen generate', () => {
     const { raml, out } = starter();
     await generate(raml, out);
     expect((await generate(raml, out, '--check')).code).toBe(0);
-    writeFileSync(join(out, 'src/app.ts'), readFileSync(join(out, 'src/app.ts'), 'utf8').replace("BASE_PATH = '/v1'", "BASE_PATH = '/v9'"));
+    writeFileSync(
+      join(out, 'src/app.ts'),
+      readFileSync(join(out, 'src/app.ts'), 'utf8').replace("BASE_PATH = '/v1'", "BASE_PATH = '/v9'"),
+    );
     const run = await generate(raml, out, '--check');
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('src/app.ts');

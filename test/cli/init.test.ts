@@ -16,7 +16,9 @@ describe('svcgen init', () => {
     const cwd = fresh();
     const init = await runCli(['init', 'notes'], cwd);
     expect(init.code, init.stderr).toBe(0);
-    expect(init.stderr).toContain('wrote a starter API to notes: README.md, api.raml, schemas/note.json, schemas/notebook.json, schemas/user.json');
+    expect(init.stderr).toContain(
+      'wrote a starter API to notes: README.md, api.raml, schemas/note.json, schemas/notebook.json, schemas/user.json',
+    );
     expect(init.stderr).toContain('next: svcgen generate notes/api.raml -o notes/service');
     expect(readFileSync(join(cwd, 'notes', 'README.md'), 'utf8')).toMatch(/## What to edit/);
 
@@ -27,11 +29,23 @@ describe('svcgen init', () => {
     const generate = await runCli(['generate', 'notes/api.raml', '-o', 'notes/service'], cwd);
     expect(generate.code, generate.stderr).toBe(0);
     const service = join(cwd, 'notes', 'service');
-    for (const file of ['src/routes/notebooks.ts', 'src/routes/notes.ts', 'src/routes/users.ts', 'src/custom/handlers/set-owner.ts', 'src/custom/principals/owner.ts', 'src/models/note.ts']) {
+    for (const file of [
+      'src/routes/notebooks.ts',
+      'src/routes/notes.ts',
+      'src/routes/users.ts',
+      'src/custom/handlers/set-owner.ts',
+      'src/custom/principals/owner.ts',
+      'src/models/note.ts',
+    ]) {
       expect(existsSync(join(service, file)), file).toBe(true);
     }
     const readme = readFileSync(join(service, 'README.md'), 'utf8');
-    for (const route of ['| POST   | `/api/v1/notebooks/{id}/notes`', '| PATCH  | `/api/v1/notes/{id}`', '`POST /api/v1/auth/login`']) expect(readme).toContain(route);
+    for (const route of [
+      '| POST   | `/api/v1/notebooks/{id}/notes`',
+      '| PATCH  | `/api/v1/notes/{id}`',
+      '`POST /api/v1/auth/login`',
+    ])
+      expect(readme).toContain(route);
   });
 
   it('writes into the current folder when it is empty', async () => {
@@ -47,7 +61,9 @@ describe('svcgen init', () => {
     writeFileSync(join(cwd, 'mine', 'api.raml'), 'my own API\n');
     const run = await runCli(['init', 'mine'], cwd);
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe('svcgen init: mine is not empty (it has api.raml); init writes only into a new or empty folder, so that it overwrites nothing\n');
+    expect(run.stderr).toBe(
+      'svcgen init: mine is not empty (it has api.raml); init writes only into a new or empty folder, so that it overwrites nothing\n',
+    );
     expect(readdirSync(join(cwd, 'mine'))).toEqual(['api.raml']);
     expect(readFileSync(join(cwd, 'mine', 'api.raml'), 'utf8')).toBe('my own API\n');
   });

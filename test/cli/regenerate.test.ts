@@ -16,10 +16,16 @@ import { repoRoot } from '../support/paths.js';
 function eventsApi(): { dir: string; raml: string; out: string; schema: (name: string) => string } {
   const dir = mkdtempSync(join(tmpdir(), 'svcgen-regenerate-'));
   cpSync(join(repoRoot, 'fixtures', 'events'), join(dir, 'api'), { recursive: true });
-  return { dir, raml: join(dir, 'api', 'api.raml'), out: join(dir, 'out'), schema: (name) => join(dir, 'api', 'schemas', `${name}.json`) };
+  return {
+    dir,
+    raml: join(dir, 'api', 'api.raml'),
+    out: join(dir, 'out'),
+    schema: (name) => join(dir, 'api', 'schemas', `${name}.json`),
+  };
 }
 
-const generate = (raml: string, out: string, ...flags: string[]) => runCli(['generate', raml, '-o', out, ...flags], join(out, '..'));
+const generate = (raml: string, out: string, ...flags: string[]) =>
+  runCli(['generate', raml, '-o', out, ...flags], join(out, '..'));
 
 /** Every file below `dir`, path → content. */
 function tree(dir: string): Map<string, string> {
@@ -68,13 +74,17 @@ describe('regenerating the events fixture', () => {
     const { raml, out, schema } = eventsApi();
     await generate(raml, out);
     writeFileSync(join(out, 'src/custom/handlers/set-slug.ts'), MY_SET_SLUG);
-    edit(schema('project'), (t) => t.replace('"before_create": ["set_slug"]', '"before_create": ["set_slug", "notify_team"]'));
+    edit(schema('project'), (t) =>
+      t.replace('"before_create": ["set_slug"]', '"before_create": ["set_slug", "notify_team"]'),
+    );
     const run = await generate(raml, out);
     expect(run.code).toBe(0);
     // Added: the new stub. Changed: src/events.ts and the README that lists the handlers.
     expect(run.stderr).toMatch(/1 added, 2 changed, 0 deleted/);
     expect(readFileSync(join(out, 'src/custom/handlers/set-slug.ts'), 'utf8')).toBe(MY_SET_SLUG);
-    expect(readFileSync(join(out, 'src/custom/handlers/notify-team.ts'), 'utf8')).toContain('export async function notifyTeam(event: NotifyTeamEvent)');
+    expect(readFileSync(join(out, 'src/custom/handlers/notify-team.ts'), 'utf8')).toContain(
+      'export async function notifyTeam(event: NotifyTeamEvent)',
+    );
     expect(readFileSync(join(out, 'src/events.ts'), 'utf8')).toContain('before: { create: [setSlug, notifyTeam]');
     expect(readFileSync(join(out, 'README.md'), 'utf8')).toContain('- `notify_team`: before_create of Project');
   });
@@ -91,8 +101,11 @@ describe('regenerating the events fixture', () => {
     expect(refused.stderr).toContain('error SVC3101: model Project is removed');
     const run = await generate(raml, out, '--allow-data-loss');
     expect(run.code, run.stderr).toBe(0);
-    for (const gone of ['src/models/project.ts', 'src/repositories/project.ts', 'src/routes/projects.ts']) expect(existsSync(join(out, gone)), gone).toBe(false);
-    const unused = ['add-open-tasks', 'close-tasks', 'refuse-frozen', 'set-slug'].map((h) => `src/custom/handlers/${h}.ts`);
+    for (const gone of ['src/models/project.ts', 'src/repositories/project.ts', 'src/routes/projects.ts'])
+      expect(existsSync(join(out, gone)), gone).toBe(false);
+    const unused = ['add-open-tasks', 'close-tasks', 'refuse-frozen', 'set-slug'].map(
+      (h) => `src/custom/handlers/${h}.ts`,
+    );
     for (const stub of unused) {
       expect(existsSync(join(out, stub)), stub).toBe(true);
       expect(run.stderr).toContain(`unused ${stub}: api.raml no longer refers to it`);
@@ -132,11 +145,16 @@ describe('regenerating the events fixture', () => {
     const { dir, raml, out, schema } = eventsApi();
     await generate(raml, out);
     const script = join(dir, 'ci.sh');
-    writeFileSync(script, `set -euo pipefail\nnode "${join(repoRoot, 'bin', 'svcgen.js')}" generate api/api.raml -o out --check\necho "generated code is up to date"\n`);
+    writeFileSync(
+      script,
+      `set -euo pipefail\nnode "${join(repoRoot, 'bin', 'svcgen.js')}" generate api/api.raml -o out --check\necho "generated code is up to date"\n`,
+    );
     const ok = await execa('bash', [script], { cwd: dir, reject: false, env: { NO_COLOR: '1' } });
     expect(ok.exitCode, ok.stderr).toBe(0);
     expect(ok.stdout).toContain('generated code is up to date');
-    edit(schema('project'), (t) => t.replace('"max_length": 100 } },\n        "slug"', '"max_length": 120 } },\n        "slug"'));
+    edit(schema('project'), (t) =>
+      t.replace('"max_length": 100 } },\n        "slug"', '"max_length": 120 } },\n        "slug"'),
+    );
     const stale = await execa('bash', [script], { cwd: dir, reject: false, env: { NO_COLOR: '1' } });
     expect(stale.exitCode).toBe(1);
     expect(stale.stdout).toContain('change   src/models/project.ts');

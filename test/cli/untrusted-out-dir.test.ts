@@ -5,7 +5,20 @@
  * diagnostic (exit 1), and then nothing is written or deleted, inside the out-dir or out.
  */
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { execa } from 'execa';
@@ -54,7 +67,8 @@ function workspace(): Workspace {
     out,
     victim,
     manifest: () => JSON.parse(readFileSync(manifestFile, 'utf8')),
-    writeManifest: (value) => writeFileSync(manifestFile, typeof value === 'string' ? value : JSON.stringify(value, null, 2)),
+    writeManifest: (value) =>
+      writeFileSync(manifestFile, typeof value === 'string' ? value : JSON.stringify(value, null, 2)),
     generate: (...flags) => runCli(['generate', 'api/api.raml', '-o', 'out', ...flags], dir),
   };
 }
@@ -78,7 +92,12 @@ function listing(dir: string, skip?: string): Map<string, string> {
 }
 
 /** Runs `generate` with `flags` and checks that it refused with `code` and changed nothing anywhere. */
-async function expectRefused(ws: Workspace, code: string, flags: readonly string[], outside: readonly string[] = []): Promise<string> {
+async function expectRefused(
+  ws: Workspace,
+  code: string,
+  flags: readonly string[],
+  outside: readonly string[] = [],
+): Promise<string> {
   const before = listing(ws.dir);
   const outsideBefore = outside.map((folder) => listing(folder));
   const run = await ws.generate(...flags);
@@ -109,7 +128,9 @@ describe('a tampered manifest', () => {
       ws.writeManifest(manifest);
       changeApi(ws);
       const stderr = await expectRefused(ws, 'SVC3002', flags);
-      expect(stderr).toMatch(/out\/\.svcgen\/manifest\.json:\d+:5 - error SVC3002: refusing the manifest entry "\.\.\/victim\.txt": it has a `\.\.` segment/);
+      expect(stderr).toMatch(
+        /out\/\.svcgen\/manifest\.json:\d+:5 - error SVC3002: refusing the manifest entry "\.\.\/victim\.txt": it has a `\.\.` segment/,
+      );
       expect(stderr).toContain('refusing the manifest entry "src/../../victim.txt"');
     });
 
@@ -129,7 +150,7 @@ describe('a tampered manifest', () => {
     ['a `.` segment', './src/app.ts', 'it has a `.` segment'],
     ['an empty segment', 'src//app.ts', 'it has an empty segment'],
     ['a NUL', 'src/app.ts\u0000.txt', 'it contains a NUL character'],
-    ['svcgen\'s own folder', '.svcgen/manifest.json', "it is in `.svcgen/`, svcgen's own folder"],
+    ["svcgen's own folder", '.svcgen/manifest.json', "it is in `.svcgen/`, svcgen's own folder"],
   ])('refuses an entry with %s (SVC3002), even with --force', async (_, path, reason) => {
     const ws = workspace();
     const manifest = ws.manifest();
@@ -143,18 +164,72 @@ describe('a tampered manifest', () => {
   it.each([
     ['not JSON', '{ "generator": "svcgen",\n  "files": {', 2, 'the manifest is not valid JSON'],
     ['not an object', '[]', 1, 'the manifest must be a JSON object, not an array'],
-    ['files an array', JSON.stringify({ ...valid, files: [] }, null, 2), 4, '"files" must be a JSON object, not an array'],
+    [
+      'files an array',
+      JSON.stringify({ ...valid, files: [] }, null, 2),
+      4,
+      '"files" must be a JSON object, not an array',
+    ],
     ['files missing', JSON.stringify(valid, null, 2), 1, 'the manifest has no "files"'],
-    ['another generator', JSON.stringify({ ...valid, generator: 'other', files: {} }, null, 2), 2, '"generator" must be "svcgen"'],
+    [
+      'another generator',
+      JSON.stringify({ ...valid, generator: 'other', files: {} }, null, 2),
+      2,
+      '"generator" must be "svcgen"',
+    ],
     ['raml not a string', JSON.stringify({ ...valid, raml: 7, files: {} }, null, 2), 3, '"raml" must be a string'],
-    ['an unknown owner', JSON.stringify({ ...valid, files: { 'src/app.ts': { owner: 'root' } } }, null, 2), 6, '"owner" of "src/app.ts" must be "generated", "migration" or "user"'],
-    ['a numeric hash', JSON.stringify({ ...valid, files: { 'src/app.ts': { owner: 'generated', sha256: 42 } } }, null, 2), 7, '"sha256" of "src/app.ts" must be a SHA-256 hash'],
-    ['a short hash', JSON.stringify({ ...valid, files: { 'src/app.ts': { owner: 'generated', sha256: 'abc' } } }, null, 2), 7, '"sha256" of "src/app.ts" must be a SHA-256 hash'],
-    ['a generated file without hash', JSON.stringify({ ...valid, files: { 'src/app.ts': { owner: 'generated' } } }, null, 2), 5, 'has no "sha256"'],
-    ['an entry that is a string', JSON.stringify({ ...valid, files: { 'src/app.ts': 'generated' } }, null, 2), 5, 'the entry of "src/app.ts" must be a JSON object, not a string'],
-    ['an unknown key', JSON.stringify({ ...valid, files: {}, extra: true }, null, 2), 5, 'unknown key "extra" in the manifest'],
-    ['unused on a generated file', JSON.stringify({ ...valid, files: { 'src/app.ts': { owner: 'generated', sha256: hash('x'), unused: true } } }, null, 2), 8, '"unused" of "src/app.ts" can only be true'],
-    ['a path twice', `{\n  "generator": "svcgen",\n  "raml": "api.raml",\n  "files": {\n    "src/app.ts": { "owner": "user" },\n    "src/app.ts": { "owner": "user" }\n  }\n}\n`, 6, 'the manifest has the key "src/app.ts" twice'],
+    [
+      'an unknown owner',
+      JSON.stringify({ ...valid, files: { 'src/app.ts': { owner: 'root' } } }, null, 2),
+      6,
+      '"owner" of "src/app.ts" must be "generated", "migration" or "user"',
+    ],
+    [
+      'a numeric hash',
+      JSON.stringify({ ...valid, files: { 'src/app.ts': { owner: 'generated', sha256: 42 } } }, null, 2),
+      7,
+      '"sha256" of "src/app.ts" must be a SHA-256 hash',
+    ],
+    [
+      'a short hash',
+      JSON.stringify({ ...valid, files: { 'src/app.ts': { owner: 'generated', sha256: 'abc' } } }, null, 2),
+      7,
+      '"sha256" of "src/app.ts" must be a SHA-256 hash',
+    ],
+    [
+      'a generated file without hash',
+      JSON.stringify({ ...valid, files: { 'src/app.ts': { owner: 'generated' } } }, null, 2),
+      5,
+      'has no "sha256"',
+    ],
+    [
+      'an entry that is a string',
+      JSON.stringify({ ...valid, files: { 'src/app.ts': 'generated' } }, null, 2),
+      5,
+      'the entry of "src/app.ts" must be a JSON object, not a string',
+    ],
+    [
+      'an unknown key',
+      JSON.stringify({ ...valid, files: {}, extra: true }, null, 2),
+      5,
+      'unknown key "extra" in the manifest',
+    ],
+    [
+      'unused on a generated file',
+      JSON.stringify(
+        { ...valid, files: { 'src/app.ts': { owner: 'generated', sha256: hash('x'), unused: true } } },
+        null,
+        2,
+      ),
+      8,
+      '"unused" of "src/app.ts" can only be true',
+    ],
+    [
+      'a path twice',
+      `{\n  "generator": "svcgen",\n  "raml": "api.raml",\n  "files": {\n    "src/app.ts": { "owner": "user" },\n    "src/app.ts": { "owner": "user" }\n  }\n}\n`,
+      6,
+      'the manifest has the key "src/app.ts" twice',
+    ],
   ])('is a located SVC3001 when %s: exit 1, nothing written, even with --force', async (_, text, line, message) => {
     const ws = workspace();
     ws.writeManifest(text);
@@ -172,7 +247,13 @@ describe('a tampered manifest', () => {
     ws.writeManifest(manifest);
     const run = await ws.generate('--format', 'json');
     expect(run.code).toBe(1);
-    const diagnostics = JSON.parse(run.stdout) as { code: string; severity: string; file: string; line: number; message: string }[];
+    const diagnostics = JSON.parse(run.stdout) as {
+      code: string;
+      severity: string;
+      file: string;
+      line: number;
+      message: string;
+    }[];
     const text = readFileSync(join(ws.out, '.svcgen/manifest.json'), 'utf8').split('\n');
     const escape = diagnostics.find((d) => d.code === 'SVC3002')!;
     expect(escape).toMatchObject({ severity: 'error', file: 'out/.svcgen/manifest.json' });
@@ -205,7 +286,9 @@ describe('symbolic links in the out-dir', () => {
       ws.writeManifest(manifest);
       rmSync(join(elsewhere, 'src/app.ts'));
       const stderr = await expectRefused(ws, 'SVC3003', flags, [elsewhere]);
-      expect(stderr).toMatch(/out\/src:1:1 - error SVC3003: refusing \S+ \(listed in the manifest\) \(and the other paths below src\): src is a symbolic link that leads outside the out-dir/);
+      expect(stderr).toMatch(
+        /out\/src:1:1 - error SVC3003: refusing \S+ \(listed in the manifest\) \(and the other paths below src\): src is a symbolic link that leads outside the out-dir/,
+      );
       expect(existsSync(join(elsewhere, 'src/app.ts'))).toBe(false);
       expect(readFileSync(join(elsewhere, 'src/routes/old.ts'), 'utf8')).toBe('old\n');
     });
@@ -219,7 +302,9 @@ describe('symbolic links in the out-dir', () => {
       ws.writeManifest(manifest);
       changeApi(ws);
       const stderr = await expectRefused(ws, 'SVC3003', flags);
-      expect(stderr).toContain('out/src/app.ts:1:1 - error SVC3003: refusing src/app.ts (listed in the manifest): src/app.ts is a symbolic link that leads outside the out-dir');
+      expect(stderr).toContain(
+        'out/src/app.ts:1:1 - error SVC3003: refusing src/app.ts (listed in the manifest): src/app.ts is a symbolic link that leads outside the out-dir',
+      );
     });
 
     it('refuses a .svcgen/ that links outside: no manifest is written there (SVC3003)', async () => {
@@ -231,7 +316,9 @@ describe('symbolic links in the out-dir', () => {
       symlinkSync(elsewhere, join(dir, 'out', '.svcgen'));
       const run = await runCli(['generate', 'api/api.raml', '-o', 'out', ...flags], dir);
       expect(run.code).toBe(1);
-      expect(run.stderr).toContain('out/.svcgen:1:1 - error SVC3003: refusing to write .svcgen/manifest.json: .svcgen is a symbolic link that leads outside the out-dir');
+      expect(run.stderr).toContain(
+        'out/.svcgen:1:1 - error SVC3003: refusing to write .svcgen/manifest.json: .svcgen is a symbolic link that leads outside the out-dir',
+      );
       expect(readdirSync(elsewhere)).toEqual([]);
       expect(readdirSync(join(dir, 'out'))).toEqual(['.svcgen']);
     });
@@ -255,7 +342,14 @@ describe('symbolic links in the out-dir', () => {
     const run = await runCli(['generate', 'api/api.raml', '-o', 'out', '--format', 'json'], dir);
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toEqual([
-      expect.objectContaining({ severity: 'error', code: 'SVC3003', file: 'out/src', line: 1, column: 1, message: expect.stringContaining('src is a symbolic link that leads outside the out-dir') }),
+      expect.objectContaining({
+        severity: 'error',
+        code: 'SVC3003',
+        file: 'out/src',
+        line: 1,
+        column: 1,
+        message: expect.stringContaining('src is a symbolic link that leads outside the out-dir'),
+      }),
     ]);
     expect(readdirSync(join(dir, 'elsewhere'))).toEqual([]);
     expect(readdirSync(join(dir, 'out'))).toEqual(['src']);
@@ -281,10 +375,16 @@ describe('symbolic links in the out-dir', () => {
     rmSync(join(ws.out, 'service.ini'));
     await execa('mkfifo', [join(ws.out, 'service.ini')]);
     // In a child process: a read of the pipe would block forever, and in-process nothing could end it.
-    const run = await execa(process.execPath, [join(repoRoot, 'bin/svcgen.js'), 'generate', 'api/api.raml', '-o', 'out'], { cwd: ws.dir, reject: false, timeout: 30_000, env: { NO_COLOR: '1' } });
+    const run = await execa(
+      process.execPath,
+      [join(repoRoot, 'bin/svcgen.js'), 'generate', 'api/api.raml', '-o', 'out'],
+      { cwd: ws.dir, reject: false, timeout: 30_000, env: { NO_COLOR: '1' } },
+    );
     expect(run.timedOut).toBe(false);
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toContain('out/service.ini:1:1 - error SVC3004: refusing service.ini (listed in the manifest): service.ini is not a regular file');
+    expect(run.stderr).toContain(
+      'out/service.ini:1:1 - error SVC3004: refusing service.ini (listed in the manifest): service.ini is not a regular file',
+    );
   });
 
   it('refuses a file where it needs a folder, and an out-dir that is a file (SVC3004)', async () => {
@@ -313,8 +413,19 @@ describe('write outcomes are diagnostics', () => {
     const run = await ws.generate('--format', 'json');
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toEqual([
-      expect.objectContaining({ severity: 'error', code: 'SVC3005', file: 'out/src/models/item.ts', message: 'refusing to overwrite src/models/item.ts: it was changed since svcgen wrote it', hint: expect.stringContaining('--force') }),
-      expect.objectContaining({ severity: 'error', code: 'SVC3006', file: 'out/src/routes/items.ts', message: 'refusing to overwrite src/routes/items.ts: svcgen did not write it' }),
+      expect.objectContaining({
+        severity: 'error',
+        code: 'SVC3005',
+        file: 'out/src/models/item.ts',
+        message: 'refusing to overwrite src/models/item.ts: it was changed since svcgen wrote it',
+        hint: expect.stringContaining('--force'),
+      }),
+      expect.objectContaining({
+        severity: 'error',
+        code: 'SVC3006',
+        file: 'out/src/routes/items.ts',
+        message: 'refusing to overwrite src/routes/items.ts: svcgen did not write it',
+      }),
     ]);
     expect(listing(ws.dir)).toEqual(before);
   });
@@ -330,8 +441,19 @@ describe('write outcomes are diagnostics', () => {
     const run = await ws.generate('--format', 'json');
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual([
-      expect.objectContaining({ severity: 'warning', code: 'SVC3008', file: 'out/src/custom/old-stub.ts', message: 'unused src/custom/old-stub.ts: api.raml no longer refers to it; kept (yours: delete it when you no longer need it)' }),
-      expect.objectContaining({ severity: 'warning', code: 'SVC3007', file: 'out/src/routes/old.ts', message: expect.stringMatching(/^kept src\/routes\/old\.ts: svcgen no longer generates it, but it was edited/) }),
+      expect.objectContaining({
+        severity: 'warning',
+        code: 'SVC3008',
+        file: 'out/src/custom/old-stub.ts',
+        message:
+          'unused src/custom/old-stub.ts: api.raml no longer refers to it; kept (yours: delete it when you no longer need it)',
+      }),
+      expect.objectContaining({
+        severity: 'warning',
+        code: 'SVC3007',
+        file: 'out/src/routes/old.ts',
+        message: expect.stringMatching(/^kept src\/routes\/old\.ts: svcgen no longer generates it, but it was edited/),
+      }),
     ]);
     expect(readFileSync(join(ws.out, 'src/routes/old.ts'), 'utf8')).toBe('// edited\n');
     expect(ws.manifest().files['src/custom/old-stub.ts']).toEqual({ owner: 'user', unused: true });

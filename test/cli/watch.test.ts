@@ -29,9 +29,13 @@ describe('svcgen generate --watch', () => {
     const model = join(dir, 'service', 'src', 'models', 'note.ts');
     const edit = (from: string, to: string) => writeFileSync(schema, readFileSync(schema, 'utf8').replace(from, to));
 
-    const watch = execa('node', [svcgenBin, 'generate', 'api.raml', '-o', 'service', '--watch'], { cwd: dir, reject: false, env: { NO_COLOR: '1' } });
+    const watch = execa('node', [svcgenBin, 'generate', 'api.raml', '-o', 'service', '--watch'], {
+      cwd: dir,
+      reject: false,
+      env: { NO_COLOR: '1' },
+    });
     let stderr = '';
-    watch.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+    watch.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
     const watching = () => count(stderr, 'for changes (Ctrl-C to stop)');
     try {
       await until('the first run', () => watching() === 1);
@@ -39,7 +43,10 @@ describe('svcgen generate --watch', () => {
       expect(stderr).toContain('svcgen: watching 4 files of api.raml');
       expect(readFileSync(model, 'utf8')).not.toContain('priority');
 
-      edit('"done": {', '"priority": { "type": ["integer", "null"], "_db_settings": { "type": "integer" } },\n        "done": {');
+      edit(
+        '"done": {',
+        '"priority": { "type": ["integer", "null"], "_db_settings": { "type": "integer" } },\n        "done": {',
+      );
       await until('the model to have the new field', () => readFileSync(model, 'utf8').includes('priority'));
       await until('the second run to end', () => watching() === 2);
       expect(stderr).toContain('svcgen: schemas/note.json changed; generating again');

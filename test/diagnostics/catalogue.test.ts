@@ -5,7 +5,18 @@
  * snapshots/invalid/<case>/diagnostics.txt, and docs/diagnostics.md lists every code. No run
  * changes anything in the fixture outside `out/` (the out-dir is untrusted input).
  */
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -100,9 +111,23 @@ describe('diagnostic catalogue', () => {
   });
 
   it('is documented in docs/diagnostics.md', async () => {
-    const lines = ['# svcgen diagnostics', '', 'Every problem svcgen reports has a stable code. This page is generated from `src/diagnostics/codes.ts`.', ''];
+    const lines = [
+      '# svcgen diagnostics',
+      '',
+      'Every problem svcgen reports has a stable code. This page is generated from `src/diagnostics/codes.ts`.',
+      '',
+    ];
     for (const [code, info] of Object.entries(codes)) {
-      lines.push(`## ${code} — ${info.title}`, '', `Severity: ${info.severity}.`, '', info.explanation, '', `Example: \`fixtures/invalid/${fixtures.find((f) => f.startsWith(`${code}-`)) ?? '—'}\`.`, '');
+      lines.push(
+        `## ${code} — ${info.title}`,
+        '',
+        `Severity: ${info.severity}.`,
+        '',
+        info.explanation,
+        '',
+        `Example: \`fixtures/invalid/${fixtures.find((f) => f.startsWith(`${code}-`)) ?? '—'}\`.`,
+        '',
+      );
     }
     await expect(lines.join('\n')).toMatchFileSnapshot(join(repoRoot, 'docs/diagnostics.md'));
   });

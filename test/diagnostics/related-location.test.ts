@@ -14,9 +14,19 @@ function duplicated() {
 describe('related location', () => {
   it('is a note in text, `related` in JSON, and a second error in the TCK output', () => {
     const { result, repeat } = duplicated();
-    expect(formatDiagnostic(repeat, { cwd: result.dir, color: false })).toContain('note: first written here at api.raml:4:3');
-    expect(toJson(repeat, result.dir).related).toEqual({ message: 'first written here', file: 'api.raml', line: 4, column: 3 });
-    const errors = toTckDocument(result.api, result.diagnostics, result.dir).errors.map((e) => [e.code, e.range.start.line]);
+    expect(formatDiagnostic(repeat, { cwd: result.dir, color: false })).toContain(
+      'note: first written here at api.raml:4:3',
+    );
+    expect(toJson(repeat, result.dir).related).toEqual({
+      message: 'first written here',
+      file: 'api.raml',
+      line: 4,
+      column: 3,
+    });
+    const errors = toTckDocument(result.api, result.diagnostics, result.dir).errors.map((e) => [
+      e.code,
+      e.range.start.line,
+    ]);
     expect(errors).toEqual([
       ['SVC1005', 4],
       ['SVC1005', 3],

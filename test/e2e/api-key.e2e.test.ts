@@ -21,7 +21,13 @@ type Row = Record<string, unknown>;
 async function dump(engine: 'sqlite' | 'postgres', url: string, dir: string, table: string): Promise<Row[]> {
   const require = createRequire(join(dir, 'node_modules', 'noop.js'));
   if (engine === 'postgres') {
-    const { Client } = require('pg') as { Client: new (o: { connectionString: string }) => { connect(): Promise<void>; query(sql: string): Promise<{ rows: Row[] }>; end(): Promise<void> } };
+    const { Client } = require('pg') as {
+      Client: new (o: { connectionString: string }) => {
+        connect(): Promise<void>;
+        query(sql: string): Promise<{ rows: Row[] }>;
+        end(): Promise<void>;
+      };
+    };
     const client = new Client({ connectionString: url });
     await client.connect();
     try {
@@ -30,7 +36,10 @@ async function dump(engine: 'sqlite' | 'postgres', url: string, dir: string, tab
       await client.end();
     }
   }
-  const Database = require('better-sqlite3') as new (file: string) => { prepare(sql: string): { all(): Row[] }; close(): void };
+  const Database = require('better-sqlite3') as new (file: string) => {
+    prepare(sql: string): { all(): Row[] };
+    close(): void;
+  };
   const db = new Database(url.slice('sqlite:'.length));
   try {
     return db.prepare(`select * from "${table}"`).all();
@@ -39,68 +48,75 @@ async function dump(engine: 'sqlite' | 'postgres', url: string, dir: string, tab
   }
 }
 
-describe.each(['sqlite', 'postgres'] as const)('the blog with auth (x-ApiKey, synthesized user model) on %s', (engine) => {
-  let dir: string;
-  let database: TestDatabase;
-  let service: RunningService;
-  let api: Api;
-  const tokens = new Map<string, string>();
+describe.each(['sqlite', 'postgres'] as const)(
+  'the blog with auth (x-ApiKey, synthesized user model) on %s',
+  (engine) => {
+    let dir: string;
+    let database: TestDatabase;
+    let service: RunningService;
+    let api: Api;
+    const tokens = new Map<string, string>();
 
-  const keyOf = (reply: Reply) => readApiKeyHeader(reply.headers.get('www-authenticate') ?? undefined)?.token;
-  const register = async (username: string, password: string) => {
-    const reply = await api('POST', '/auth/register', { username, email: `${username}@example.com`, password });
-    if (reply.status === 201) tokens.set(username, keyOf(reply)!);
-    return reply;
-  };
-  const self = (authorization: string, query = '') => api('GET', `/users/self${query}`, undefined, { headers: { authorization } });
+    const keyOf = (reply: Reply) => readApiKeyHeader(reply.headers.get('www-authenticate') ?? undefined)?.token;
+    const register = async (username: string, password: string) => {
+      const reply = await api('POST', '/auth/register', { username, email: `${username}@example.com`, password });
+      if (reply.status === 201) tokens.set(username, keyOf(reply)!);
+      return reply;
+    };
+    const self = (authorization: string, query = '') =>
+      api('GET', `/users/self${query}`, undefined, { headers: { authorization } });
 
-  beforeAll(async () => {
-    dir = await builtProject('blog', 'e2e-api-key');
-    database = await testDatabase(engine, dir, 'api_key');
-    service = await startService(dir, { ...database.env, SVC_AUTH: 'true' }, BASE);
-    api = apiClient(service.origin, BASE);
-    for (const name of ['alice', 'bob']) expect((await register(name, 'password-123')).status).toBe(201);
-  }, 120_000);
+    beforeAll(async () => {
+      dir = await builtProject('blog', 'e2e-api-key');
+      database = await testDatabase(engine, dir, 'api_key');
+      service = await startService(dir, { ...database.env, SVC_AUTH: 'true' }, BASE);
+      api = apiClient(service.origin, BASE);
+      for (const name of ['alice', 'bob']) expect((await register(name, 'password-123')).status).toBe(201);
+    }, 120_000);
 
-  afterAll(async () => {
-    await service?.stop();
-    await database?.drop();
-  });
+    afterAll(async () => {
+      await service?.stop();
+      await database?.drop();
+    });
 
-  it("accepts a token only for its own user and only in the Authorization header: `ApiKey alice:<bob's token>` and ?api_key= are anonymous", async () => {
-    expect((await self(`ApiKey alice:${tokens.get('alice')}`)).body.username).toBe('alice');
-    expect((await self(`ApiKey alice:${tokens.get('bob')}`)).status).toBe(401);
-    expect((await self(`ApiKey bob:${tokens.get('alice')}`)).status).toBe(401);
-    const byQuery = await api('GET', `/users/self?api_key=${tokens.get('alice')}`);
-    expect(byQuery.status).toBe(401);
-    expect((await api('GET', `/users/self?api_key=alice:${tokens.get('alice')}`)).status).toBe(401);
-  });
+    it("accepts a token only for its own user and only in the Authorization header: `ApiKey alice:<bob's token>` and ?api_key= are anonymous", async () => {
+      expect((await self(`ApiKey alice:${tokens.get('alice')}`)).body.username).toBe('alice');
+      expect((await self(`ApiKey alice:${tokens.get('bob')}`)).status).toBe(401);
+      expect((await self(`ApiKey bob:${tokens.get('alice')}`)).status).toBe(401);
+      const byQuery = await api('GET', `/users/self?api_key=${tokens.get('alice')}`);
+      expect(byQuery.status).toBe(401);
+      expect((await api('GET', `/users/self?api_key=alice:${tokens.get('alice')}`)).status).toBe(401);
+    });
 
-  it('stores only a digest of each token, and a hash of each password', async () => {
-    const credentials = await dump(engine, database.url, dir, 'auth_credential');
-    const users = await dump(engine, database.url, dir, 'user');
-    const stored = JSON.stringify([credentials, users]);
-    for (const token of tokens.values()) expect(stored).not.toContain(token);
-    expect(stored).not.toContain('password-123');
-    expect(credentials.map((c) => c['token_digest'])).toEqual(expect.arrayContaining([expect.stringMatching(/^[0-9a-f]{64}$/), expect.stringMatching(/^[0-9a-f]{64}$/)]));
-    for (const user of users) expect(user['password']).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
-  });
+    it('stores only a digest of each token, and a hash of each password', async () => {
+      const credentials = await dump(engine, database.url, dir, 'auth_credential');
+      const users = await dump(engine, database.url, dir, 'user');
+      const stored = JSON.stringify([credentials, users]);
+      for (const token of tokens.values()) expect(stored).not.toContain(token);
+      expect(stored).not.toContain('password-123');
+      expect(credentials.map((c) => c['token_digest'])).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^[0-9a-f]{64}$/), expect.stringMatching(/^[0-9a-f]{64}$/)]),
+      );
+      for (const user of users) expect(user['password']).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
+    });
 
-  it('takes passwords of 8 to 1,024 bytes: 7 characters is a 400, 8 and 64 are accepted', async () => {
-    const short = await register('carol', '7-chars');
-    expect(short.status).toBe(400);
-    expect(short.body.errors).toEqual([expect.objectContaining({ field: 'password' })]);
-    expect((await register('carol', '8-chars!')).status).toBe(201);
-    expect((await register('dave', 'd'.repeat(64))).status).toBe(201);
-    expect((await api('POST', '/auth/token', { login: 'dave', password: 'd'.repeat(64) })).status).toBe(200);
-  });
+    it('takes passwords of 8 to 1,024 bytes: 7 characters is a 400, 8 and 64 are accepted', async () => {
+      const short = await register('carol', '7-chars');
+      expect(short.status).toBe(400);
+      expect(short.body.errors).toEqual([expect.objectContaining({ field: 'password' })]);
+      expect((await register('carol', '8-chars!')).status).toBe(201);
+      expect((await register('dave', 'd'.repeat(64))).status).toBe(201);
+      expect((await api('POST', '/auth/token', { login: 'dave', password: 'd'.repeat(64) })).status).toBe(200);
+    });
 
-  it('hashes a password that looks like a hash: it is a password like any other', async () => {
-    const lookalike = '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$3J2wJ1dJr2n7fM6fBqUxqcm4yJv8Dqf9WY6xFSgHQzE';
-    expect((await register('erin', lookalike)).status).toBe(201);
-    const [erin] = (await dump(engine, database.url, dir, 'user')).filter((u) => u['username'] === 'erin');
-    expect(erin!['password']).not.toBe(lookalike);
-    expect(erin!['password']).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
-    expect((await api('POST', '/auth/token', { login: 'erin', password: lookalike })).status).toBe(200);
-  });
-});
+    it('hashes a password that looks like a hash: it is a password like any other', async () => {
+      const lookalike =
+        '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$3J2wJ1dJr2n7fM6fBqUxqcm4yJv8Dqf9WY6xFSgHQzE';
+      expect((await register('erin', lookalike)).status).toBe(201);
+      const [erin] = (await dump(engine, database.url, dir, 'user')).filter((u) => u['username'] === 'erin');
+      expect(erin!['password']).not.toBe(lookalike);
+      expect(erin!['password']).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
+      expect((await api('POST', '/auth/token', { login: 'erin', password: lookalike })).status).toBe(200);
+    });
+  },
+);

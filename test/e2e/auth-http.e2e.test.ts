@@ -41,7 +41,11 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
   const ticketOf = (reply: Reply) => /ramses_auth_tkt=([^;]*)/.exec(reply.headers.get('set-cookie') ?? '')?.[1];
 
   async function register(username: string): Promise<Reply> {
-    const reply = await api('POST', '/auth/register', { username, email: `${username}@example.com`, password: PASSWORD });
+    const reply = await api('POST', '/auth/register', {
+      username,
+      email: `${username}@example.com`,
+      password: PASSWORD,
+    });
     if (reply.status === 201) cookies.set(username, `${COOKIE}=${ticketOf(reply)}`);
     return reply;
   }
@@ -102,7 +106,12 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
     it('registers a user: 201, logged in with a cookie, no password in the answer', async () => {
       const reply = await register('dave');
       expect(reply.status).toBe(201);
-      expect(reply.body).toMatchObject({ username: 'dave', email: 'dave@example.com', groups: ['user'], _type: 'User' });
+      expect(reply.body).toMatchObject({
+        username: 'dave',
+        email: 'dave@example.com',
+        groups: ['user'],
+        _type: 'User',
+      });
       expect(reply.body).not.toHaveProperty('password');
       const cookie = reply.headers.get('set-cookie')!;
       expect(cookie).toMatch(/HttpOnly/);
@@ -110,21 +119,38 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
       expect(cookie).toMatch(/Path=\//);
       expect(cookie).toMatch(/Max-Age=1200/);
       expect(cookie).not.toMatch(/Domain=/);
-      expect((await as('dave', 'GET', '/users/self')).body).toMatchObject({ username: 'dave', email: 'dave@example.com' });
+      expect((await as('dave', 'GET', '/users/self')).body).toMatchObject({
+        username: 'dave',
+        email: 'dave@example.com',
+      });
     });
 
     it('refuses a taken username or email, whatever its case: 409', async () => {
       expect((await register('ALICE')).status).toBe(409);
-      const reply = await api('POST', '/auth/register', { username: 'alice2', email: 'Alice@Example.com', password: PASSWORD });
+      const reply = await api('POST', '/auth/register', {
+        username: 'alice2',
+        email: 'Alice@Example.com',
+        password: PASSWORD,
+      });
       expect(reply.status).toBe(409);
     });
 
     it('refuses groups and short passwords from new users', async () => {
-      const withGroups = await api('POST', '/auth/register', { username: 'eve', email: 'eve@example.com', password: PASSWORD, groups: ['admin'] });
+      const withGroups = await api('POST', '/auth/register', {
+        username: 'eve',
+        email: 'eve@example.com',
+        password: PASSWORD,
+        groups: ['admin'],
+      });
       expect(withGroups.status).toBe(403);
       expect(withGroups.body.errors).toEqual([{ field: 'groups', message: 'only admins change groups' }]);
-      expect((await api('POST', '/auth/register', { username: 'eve', email: 'eve@example.com', password: 'pw' })).status).toBe(400);
-      expect((await api('POST', '/auth/register', { username: 'eve', email: 'eve@example.com', password: 'x'.repeat(1025) })).status).toBe(400);
+      expect(
+        (await api('POST', '/auth/register', { username: 'eve', email: 'eve@example.com', password: 'pw' })).status,
+      ).toBe(400);
+      expect(
+        (await api('POST', '/auth/register', { username: 'eve', email: 'eve@example.com', password: 'x'.repeat(1025) }))
+          .status,
+      ).toBe(400);
     });
 
     it('answers a wrong password and an unknown user alike: 401, same message', async () => {
@@ -145,7 +171,8 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
     });
 
     it('locks a login out after five failures in a minute: 429 with Retry-After', async () => {
-      for (let i = 0; i < 5; i++) expect((await api('POST', '/auth/login', { login: 'carol', password: 'wrong-password' })).status).toBe(401);
+      for (let i = 0; i < 5; i++)
+        expect((await api('POST', '/auth/login', { login: 'carol', password: 'wrong-password' })).status).toBe(401);
       const locked = await api('POST', '/auth/login', { login: 'carol', password: PASSWORD });
       expect(locked.status).toBe(429);
       expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -171,7 +198,11 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
 
     it("makes the creator the owner (Ramses' set_item_owner, before_create)", async () => {
       expect((await as('root', 'GET', `/stories/${storyId}`)).body.owner).toBe('alice');
-      const byRoot = await as('root', 'POST', '/stories', { name: 'given', description: 'owner in the body', owner: 'bob' });
+      const byRoot = await as('root', 'POST', '/stories', {
+        name: 'given',
+        description: 'owner in the body',
+        owner: 'bob',
+      });
       expect((await as('root', 'GET', `/stories/${byRoot.body._pk}`)).body.owner).toBe('bob');
     });
 
@@ -199,7 +230,9 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
 
     it('refuses PUT and DELETE of the story to others, and leaves it as it was', async () => {
       const before = (await as('root', 'GET', `/stories/${storyId}`)).body;
-      expect((await as('bob', 'PUT', `/stories/${storyId}`, { name: 'replaced', description: 'by bob' })).status).toBe(403);
+      expect((await as('bob', 'PUT', `/stories/${storyId}`, { name: 'replaced', description: 'by bob' })).status).toBe(
+        403,
+      );
       expect((await as('bob', 'DELETE', `/stories/${storyId}`)).status).toBe(403);
       expect((await as('root', 'GET', `/stories/${storyId}`)).body).toEqual(before);
     });
@@ -248,7 +281,12 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
 
   describe('field privacy', () => {
     it('shows anonymous callers the public fields, members the auth fields, admins all', async () => {
-      const created = await as('root', 'POST', '/stories', { name: 'fields', description: 'secret text', price: 5, owner: 'alice' });
+      const created = await as('root', 'POST', '/stories', {
+        name: 'fields',
+        description: 'secret text',
+        price: 5,
+        owner: 'alice',
+      });
       const id = created.body._pk;
       const anonymous = (await api('GET', `/stories/${id}`)).body;
       expect(Object.keys(anonymous).sort()).toEqual(['_pk', '_self', '_type', 'due_date', 'id', 'name', 'start_date']);
@@ -303,7 +341,10 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
       const flipped = value.slice(0, -3) + (value.at(-3) === '0' ? '1' : '0') + value.slice(-2);
       expect((await self(flipped)).status).toBe(401);
       expect((await self(`${COOKIE}=${'a'.repeat(5000)}`)).status).toBe(401);
-      const other = issueTicket(ticketKeys(['another-secret-another-secret-0123'], 'sha512'), verifyTicket(keys, value.split('=')[1]!)!);
+      const other = issueTicket(
+        ticketKeys(['another-secret-another-secret-0123'], 'sha512'),
+        verifyTicket(keys, value.split('=')[1]!)!,
+      );
       expect((await self(`${COOKIE}=${other}`)).status).toBe(401);
     });
 
@@ -335,22 +376,49 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
 
     it('refuses cookie writes from another site (CSRF): 403, nothing changed', async () => {
       const before = (await as('root', 'GET', '/users/alice')).body;
-      const crossSite = await as('alice', 'PATCH', '/users/alice', { first_name: 'Evil' }, { 'sec-fetch-site': 'cross-site' });
+      const crossSite = await as(
+        'alice',
+        'PATCH',
+        '/users/alice',
+        { first_name: 'Evil' },
+        { 'sec-fetch-site': 'cross-site' },
+      );
       expect(crossSite.status).toBe(403);
-      const foreign = await as('alice', 'PATCH', '/users/alice', { first_name: 'Evil' }, { origin: 'https://evil.example' });
+      const foreign = await as(
+        'alice',
+        'PATCH',
+        '/users/alice',
+        { first_name: 'Evil' },
+        { origin: 'https://evil.example' },
+      );
       expect(foreign.status).toBe(403);
       expect((await as('root', 'GET', '/users/alice')).body).toEqual(before);
       // POST and DELETE too, by an admin's cookie, which the ACLs would let through.
       const stories = async () => (await as('root', 'GET', '/stories?_limit=100&_fields=id')).body.total;
       const count = await stories();
-      expect((await as('root', 'POST', '/stories', { name: 'csrf', description: 'planted' }, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+      expect(
+        (
+          await as(
+            'root',
+            'POST',
+            '/stories',
+            { name: 'csrf', description: 'planted' },
+            { 'sec-fetch-site': 'cross-site' },
+          )
+        ).status,
+      ).toBe(403);
       expect(await stories()).toBe(count);
       const victim = (await as('root', 'POST', '/stories', { name: 'victim', description: 'stays' })).body._pk;
-      expect((await as('root', 'DELETE', `/stories/${victim}`, undefined, { origin: 'https://evil.example' })).status).toBe(403);
+      expect(
+        (await as('root', 'DELETE', `/stories/${victim}`, undefined, { origin: 'https://evil.example' })).status,
+      ).toBe(403);
       expect((await as('root', 'DELETE', '/stories', undefined, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
       expect((await as('root', 'GET', `/stories/${victim}`)).status).toBe(200);
       expect(await stories()).toBe(count + 1);
-      expect((await as('alice', 'PATCH', '/users/alice', { first_name: 'Alice' }, { 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+      expect(
+        (await as('alice', 'PATCH', '/users/alice', { first_name: 'Alice' }, { 'sec-fetch-site': 'same-origin' }))
+          .status,
+      ).toBe(200);
       expect((await as('root', 'GET', '/users/alice')).body.first_name).toBe('Alice');
     });
 

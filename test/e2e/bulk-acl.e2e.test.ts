@@ -29,7 +29,10 @@ beforeAll(async () => {
   const raml = join(api, 'api.raml');
   const members = readFileSync(raml, 'utf8')
     .replace('allow authenticated create\n', 'allow authenticated create,update,delete\n')
-    .replace('allow {{item_owner}} view, update\n', 'allow {{item_owner}} view, update, delete\n                deny everyone update, delete\n');
+    .replace(
+      'allow {{item_owner}} view, update\n',
+      'allow {{item_owner}} view, update, delete\n                deny everyone update, delete\n',
+    );
   expect(members).toContain('allow authenticated create,update,delete');
   expect(members).toContain('deny everyone update, delete');
   writeFileSync(raml, members);
@@ -45,13 +48,25 @@ describe.each(ENGINES)('bulk changes under item ACLs on %s', (engine) => {
   let service: RunningService;
   let api: Api;
   const cookies = new Map<string, string>();
-  const as = (who: string, method: string, path: string, body?: unknown) => api(method, path, body, { headers: { cookie: cookies.get(who)! } });
+  const as = (who: string, method: string, path: string, body?: unknown) =>
+    api(method, path, body, { headers: { cookie: cookies.get(who)! } });
   const stories = async () =>
-    Object.fromEntries(((await as('root', 'GET', '/stories?_limit=100&_sort=name')).body.data as { name: string; description: string }[]).map((s) => [s.name, s.description]));
+    Object.fromEntries(
+      (
+        (await as('root', 'GET', '/stories?_limit=100&_sort=name')).body.data as { name: string; description: string }[]
+      ).map((s) => [s.name, s.description]),
+    );
 
   beforeAll(async () => {
     database = await testDatabase(engine, dir, 'bulk_acl');
-    const env = { ...database.env, SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'bulk-acl-secret-0123456789abcdef0123', SVC_SYSTEM_USER: 'root', SVC_SYSTEM_PASSWORD: 'root-password', SVC_SYSTEM_EMAIL: 'root@example.com' };
+    const env = {
+      ...database.env,
+      SVC_AUTH: 'true',
+      SVC_AUTH_TKT_SECRET: 'bulk-acl-secret-0123456789abcdef0123',
+      SVC_SYSTEM_USER: 'root',
+      SVC_SYSTEM_PASSWORD: 'root-password',
+      SVC_SYSTEM_EMAIL: 'root@example.com',
+    };
     service = await startService(dir, env, BASE);
     api = apiClient(service.origin, BASE);
     const login = async (name: string, reply: Promise<{ status: number; headers: Headers }>) => {
@@ -60,8 +75,17 @@ describe.each(ENGINES)('bulk changes under item ACLs on %s', (engine) => {
       cookies.set(name, /ramses_auth_tkt=[^;]*/.exec(answered.headers.get('set-cookie') ?? '')![0]);
     };
     await login('root', api('POST', '/auth/login', { login: 'root', password: 'root-password' }));
-    for (const name of ['alice', 'bob']) await login(name, api('POST', '/auth/register', { username: name, email: `${name}@example.com`, password: PASSWORD }));
-    for (const [who, name] of [['alice', 'a1'], ['alice', 'a2'], ['bob', 'b1'], ['bob', 'b2']] as const) {
+    for (const name of ['alice', 'bob'])
+      await login(
+        name,
+        api('POST', '/auth/register', { username: name, email: `${name}@example.com`, password: PASSWORD }),
+      );
+    for (const [who, name] of [
+      ['alice', 'a1'],
+      ['alice', 'a2'],
+      ['bob', 'b1'],
+      ['bob', 'b2'],
+    ] as const) {
       expect((await as(who, 'POST', '/stories', { name, description: 'as written' })).status).toBe(201);
     }
   }, 120_000);

@@ -19,7 +19,11 @@ describe('auth.cookie_host_prefix = true', () => {
   beforeAll(async () => {
     const dir = await builtProject('ramses-example', 'e2e-cookie-prefix');
     database = await testDatabase('sqlite', dir, 'cookie_prefix');
-    service = await startService(dir, { ...database.env, SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'x'.repeat(48), SVC_AUTH_COOKIE_HOST_PREFIX: 'true' }, BASE);
+    service = await startService(
+      dir,
+      { ...database.env, SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'x'.repeat(48), SVC_AUTH_COOKIE_HOST_PREFIX: 'true' },
+      BASE,
+    );
     api = apiClient(service.origin, BASE);
   }, 120_000);
 
@@ -29,7 +33,11 @@ describe('auth.cookie_host_prefix = true', () => {
   });
 
   it('sets __Host-ramses_auth_tkt, Secure, Path=/, no Domain; that cookie logs in, the bare name does not', async () => {
-    const registered = await api('POST', '/auth/register', { username: 'hana', email: 'hana@example.com', password: 'a long enough password' });
+    const registered = await api('POST', '/auth/register', {
+      username: 'hana',
+      email: 'hana@example.com',
+      password: 'a long enough password',
+    });
     expect(registered.status, registered.text).toBe(201);
     const cookie = registered.headers.get('set-cookie')!;
     expect(cookie).toMatch(/^__Host-ramses_auth_tkt=[^;]+;/);
@@ -37,9 +45,15 @@ describe('auth.cookie_host_prefix = true', () => {
     expect(cookie).toMatch(/; Path=\//);
     expect(cookie).not.toMatch(/Domain=/);
     const value = /^__Host-ramses_auth_tkt=([^;]+)/.exec(cookie)![1];
-    expect((await api('GET', '/users/self', undefined, { headers: { cookie: `__Host-ramses_auth_tkt=${value}` } })).status).toBe(200);
-    expect((await api('GET', '/users/self', undefined, { headers: { cookie: `ramses_auth_tkt=${value}` } })).status).toBe(401);
-    const out = await api('POST', '/auth/logout', undefined, { headers: { cookie: `__Host-ramses_auth_tkt=${value}` } });
+    expect(
+      (await api('GET', '/users/self', undefined, { headers: { cookie: `__Host-ramses_auth_tkt=${value}` } })).status,
+    ).toBe(200);
+    expect(
+      (await api('GET', '/users/self', undefined, { headers: { cookie: `ramses_auth_tkt=${value}` } })).status,
+    ).toBe(401);
+    const out = await api('POST', '/auth/logout', undefined, {
+      headers: { cookie: `__Host-ramses_auth_tkt=${value}` },
+    });
     expect(out.headers.get('set-cookie')).toMatch(/^__Host-ramses_auth_tkt=;.*Max-Age=0/);
   });
 });
@@ -52,7 +66,11 @@ describe('the login cookie without the prefix, behind a trusted proxy', () => {
   beforeAll(async () => {
     const dir = await builtProject('ramses-example', 'e2e-cookie-prefix');
     database = await testDatabase('sqlite', dir, 'cookie_secure');
-    service = await startService(dir, { ...database.env, SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'y'.repeat(48), SVC_HTTP_TRUST_PROXY: 'loopback' }, BASE);
+    service = await startService(
+      dir,
+      { ...database.env, SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'y'.repeat(48), SVC_HTTP_TRUST_PROXY: 'loopback' },
+      BASE,
+    );
     api = apiClient(service.origin, BASE);
   }, 120_000);
 
@@ -62,7 +80,12 @@ describe('the login cookie without the prefix, behind a trusted proxy', () => {
   });
 
   const register = (username: string, headers: Record<string, string> = {}) =>
-    api('POST', '/auth/register', { username, email: `${username}@example.com`, password: 'a long enough password' }, { headers });
+    api(
+      'POST',
+      '/auth/register',
+      { username, email: `${username}@example.com`, password: 'a long enough password' },
+      { headers },
+    );
 
   it('is Secure when the proxy says the client used https, and not over plain http; either way under 4,096 bytes', async () => {
     const https = (await register('ines', { 'x-forwarded-proto': 'https' })).headers.getSetCookie();

@@ -15,7 +15,11 @@ import { builtProject } from '../support/project.js';
 import { startService, type RunningService } from '../support/server.js';
 
 const BASE = '/v1';
-type PgClient = { connect(): Promise<void>; query(sql: string): Promise<{ rows: Record<string, unknown>[] }>; end(): Promise<void> };
+type PgClient = {
+  connect(): Promise<void>;
+  query(sql: string): Promise<{ rows: Record<string, unknown>[] }>;
+  end(): Promise<void>;
+};
 
 describe('PostgreSQL errors under a running service', () => {
   let dir: string;
@@ -24,7 +28,9 @@ describe('PostgreSQL errors under a running service', () => {
   let api: Api;
   const sql = (text: string) => runSql('postgres', database.url, dir, text);
   const attempts = async () => {
-    const pg = createRequire(join(dir, 'node_modules', 'noop.js'))('pg') as { Client: new (o: { connectionString: string }) => PgClient };
+    const pg = createRequire(join(dir, 'node_modules', 'noop.js'))('pg') as {
+      Client: new (o: { connectionString: string }) => PgClient;
+    };
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
@@ -79,7 +85,9 @@ describe('PostgreSQL errors under a running service', () => {
   });
 
   it('answers a NOT NULL that only the database knows with a 400 naming the field', async () => {
-    await sql("update item set description = '' where description is null; alter table item alter column description set not null");
+    await sql(
+      "update item set description = '' where description is null; alter table item alter column description set not null",
+    );
     const reply = await api('POST', '/items', { name: 'no description' });
     expect(reply.status, reply.text).toBe(400);
     expect(reply.body.errors).toEqual([{ field: 'description', message: 'is required' }]);
@@ -105,7 +113,10 @@ describe('a SQLite file locked by another process', () => {
 
   it('answers a write 503 with Retry-After once the busy timeout has passed, and writes again when the lock goes', async () => {
     const api = apiClient(service.origin, BASE);
-    const Database = createRequire(join(dir, 'node_modules', 'noop.js'))('better-sqlite3') as new (file: string) => { exec(sql: string): void; close(): void };
+    const Database = createRequire(join(dir, 'node_modules', 'noop.js'))('better-sqlite3') as new (file: string) => {
+      exec(sql: string): void;
+      close(): void;
+    };
     const other = new Database(database.url.slice('sqlite:'.length));
     try {
       other.exec('begin exclusive');

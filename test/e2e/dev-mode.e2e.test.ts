@@ -10,15 +10,23 @@ import { describe, expect, it } from 'vitest';
 import { generatedProject } from '../support/project.js';
 import { freePort } from '../../scripts/free-port.mjs';
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, output: () => string, timeoutMs = 90_000): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  output: () => string,
+  timeoutMs = 90_000,
+): Promise<T> {
   const started = Date.now();
   for (;;) {
     const value = await probe().catch(() => undefined);
     if (value !== undefined) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}; npm run dev printed:\n${output()
+    if (Date.now() - started > timeoutMs)
+      throw new Error(
+        `timed out waiting for ${what}; npm run dev printed:\n${output()
           .split('\n')
           .filter((line) => !line.includes('"reqId"'))
-          .join('\n')}`);
+          .join('\n')}`,
+      );
     await new Promise((settle) => setTimeout(settle, 200));
   }
 }
@@ -31,18 +39,33 @@ describe('npm run dev', () => {
       cwd: dir,
       reject: false,
       all: true,
-      env: { PATH: `${join(dir, 'node_modules', '.bin')}:${process.env['PATH']}`, PORT: String(port), SVC_CONFIG: join(dir, 'no-service.ini'), SVC_DATABASE_URL: 'sqlite::memory:' },
+      env: {
+        PATH: `${join(dir, 'node_modules', '.bin')}:${process.env['PATH']}`,
+        PORT: String(port),
+        SVC_CONFIG: join(dir, 'no-service.ini'),
+        SVC_DATABASE_URL: 'sqlite::memory:',
+      },
     });
     let output = '';
-    dev.all!.on('data', (chunk: Buffer) => void (output += chunk.toString()));
+    dev.all.on('data', (chunk: Buffer) => void (output += chunk.toString()));
     const get = async (path: string) => {
       const response = await fetch(`http://127.0.0.1:${port}${path}`);
       return response.ok ? response.json() : undefined;
     };
     try {
-      expect(await until('the service', () => get('/v1/health'), () => output)).toEqual({ status: 'ok' });
+      expect(
+        await until(
+          'the service',
+          () => get('/v1/health'),
+          () => output,
+        ),
+      ).toEqual({ status: 'ok' });
       // A change made before tsc watches would go unseen (as it would for a user typing that fast).
-      await until('tsc to watch', async () => (output.includes('Watching for file changes') ? true : undefined), () => output);
+      await until(
+        'tsc to watch',
+        () => Promise.resolve(output.includes('Watching for file changes') ? true : undefined),
+        () => output,
+      );
       await new Promise((settle) => setTimeout(settle, 1000));
       const extend = join(dir, 'src/custom/extend.ts');
       writeFileSync(
@@ -52,13 +75,19 @@ describe('npm run dev', () => {
           "export async function extend(context: AppContext): Promise<void> {\n  context.app.get('/hello', async () => ({ hello: 'dev' }));\n}",
         ),
       );
-      expect(await until('the restarted service with the new route', () => get('/hello'), () => output)).toEqual({ hello: 'dev' });
+      expect(
+        await until(
+          'the restarted service with the new route',
+          () => get('/hello'),
+          () => output,
+        ),
+      ).toEqual({ hello: 'dev' });
       expect(output).toContain("Restarting 'dist/server.js'");
     } finally {
       dev.kill('SIGINT');
     }
     const ended = await dev;
     expect(ended.exitCode === 0 || ended.signal === 'SIGINT' || ended.exitCode === 130, output).toBe(true);
-    await expect(fetch(`http://127.0.0.1:${port}/v1/health`)).rejects.toThrow();
+    await expect(fetch(`http://127.0.0.1:${port}/v1/health`)).rejects.toThrow('fetch failed');
   }, 240_000);
 });

@@ -33,7 +33,10 @@ describe.each([
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium is needed for this test: install it (Debian: apt-get install chromium) or set CHROMIUM_PATH (looked for ${CHROMIUM})`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(
+        `Chromium is needed for this test: install it (Debian: apt-get install chromium) or set CHROMIUM_PATH (looked for ${CHROMIUM})`,
+      );
     const dir = await builtProject(fixture, 'e2e-docs');
     database = await testDatabase('sqlite', dir, `docs-${fixture}`);
     service = await startService(dir, database.env, base);
@@ -68,7 +71,9 @@ describe.each([
 
   it('serves only the page and its assets, and docs.enable = false turns it off', async () => {
     expect((await fetch(`${service.origin}${base}/docs/package.json`)).status).toBe(404);
-    expect((await fetch(`${service.origin}${base}/docs/swagger-ui-bundle.js`)).headers.get('content-type')).toContain('javascript');
+    expect((await fetch(`${service.origin}${base}/docs/swagger-ui-bundle.js`)).headers.get('content-type')).toContain(
+      'javascript',
+    );
     const dir = await builtProject(fixture, 'e2e-docs');
     const off = await startService(dir, { ...database.env, SVC_DOCS_ENABLE: 'false' }, base);
     try {

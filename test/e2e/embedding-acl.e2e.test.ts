@@ -15,16 +15,18 @@ const BASE = '/v1';
 const PASSWORD = 'password-123';
 
 type Rec = Record<string, unknown>;
+/** An object the service created: its key (a number on SQL engines, a string on MongoDB) goes into URLs. */
+type Created = Rec & { readonly id: number | string };
 
 describe.each(ENGINES)('embedding under ACLs on %s', (engine) => {
   let database: TestDatabase;
   let service: RunningService;
   let api: Api;
   const cookies: Record<string, Record<string, string>> = {};
-  let team: Rec;
-  let member: Rec;
-  let badge: Rec;
-  let note: Rec;
+  let team: Created;
+  let member: Created;
+  let badge: Created;
+  let note: Created;
 
   const as = (who: string) => ({ headers: cookies[who] ?? {} });
   const login = async (username: string, password: string) => {
@@ -51,8 +53,16 @@ describe.each(ENGINES)('embedding under ACLs on %s', (engine) => {
     );
     api = apiClient(service.origin, BASE);
     await login('root', 'root-password');
-    for (const [username, groups] of [['olga', ['user', 'outsiders']], ['ivan', ['user']]] as const) {
-      const created = await api('POST', '/users', { username, email: `${username}@example.com`, password: PASSWORD, groups }, as('root'));
+    for (const [username, groups] of [
+      ['olga', ['user', 'outsiders']],
+      ['ivan', ['user']],
+    ] as const) {
+      const created = await api(
+        'POST',
+        '/users',
+        { username, email: `${username}@example.com`, password: PASSWORD, groups },
+        as('root'),
+      );
       expect(created.status, created.text).toBe(201);
       await login(username, PASSWORD);
     }
@@ -69,7 +79,11 @@ describe.each(ENGINES)('embedding under ACLs on %s', (engine) => {
 
   /** What a team shows of its members and note: objects (with the member's badge) or keys. */
   const shape = (t: Rec) => ({
-    members: (t['members'] as unknown[]).map((m) => (typeof m === 'object' ? { name: (m as Rec)['name'], badge: typeof (m as Rec)['badge'] === 'object' ? 'object' : (m as Rec)['badge'] } : m)),
+    members: (t['members'] as unknown[]).map((m) =>
+      typeof m === 'object'
+        ? { name: (m as Rec)['name'], badge: typeof (m as Rec)['badge'] === 'object' ? 'object' : (m as Rec)['badge'] }
+        : m,
+    ),
     note: typeof t['note'] === 'object' && t['note'] !== null ? 'object' : t['note'],
   });
 
@@ -99,8 +113,13 @@ describe.each(ENGINES)('embedding under ACLs on %s', (engine) => {
     expect(created.status, created.text).toBe(201);
     expect(shape(created.body)).toEqual({ members: [member['id']], note: null });
     // The member moved to the new team; ivan, who may view members, sees it embedded there.
-    expect(shape((await api('GET', `/teams/${created.body.id}`, undefined, as('ivan'))).body)).toEqual({ members: [{ name: 'mia', badge: badge['id'] }], note: null });
-    expect(JSON.stringify(listed.body) + JSON.stringify(patched.body) + JSON.stringify(created.body)).not.toContain('mia');
+    expect(shape((await api('GET', `/teams/${created.body.id}`, undefined, as('ivan'))).body)).toEqual({
+      members: [{ name: 'mia', badge: badge['id'] }],
+      note: null,
+    });
+    expect(JSON.stringify(listed.body) + JSON.stringify(patched.body) + JSON.stringify(created.body)).not.toContain(
+      'mia',
+    );
   });
 
   it('a nested collection follows the ACL of its own route', async () => {

@@ -57,12 +57,17 @@ function tree(dir: string): Map<string, string> {
   const out = new Map<string, string>();
   if (!existsSync(dir)) return out;
   for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) out.set(join(entry.parentPath, entry.name).slice(dir.length + 1), readFileSync(join(entry.parentPath, entry.name), 'utf8'));
+    if (entry.isFile())
+      out.set(
+        join(entry.parentPath, entry.name).slice(dir.length + 1),
+        readFileSync(join(entry.parentPath, entry.name), 'utf8'),
+      );
   }
   return out;
 }
 
-const migrationFiles = () => (existsSync(join(OUT, 'src/db/migrations')) ? readdirSync(join(OUT, 'src/db/migrations')).sort() : []);
+const migrationFiles = () =>
+  existsSync(join(OUT, 'src/db/migrations')) ? readdirSync(join(OUT, 'src/db/migrations')).sort() : [];
 
 /** Puts `version`'s API in work/api, generates it into work/out, and copies the project to build-vN. */
 async function generate(version: number): Promise<Generation> {
@@ -82,7 +87,12 @@ async function generate(version: number): Promise<Generation> {
   const checkAfter = await svcgen('--check');
   cpSync(OUT, buildOf(version), { recursive: true, filter: (source) => !source.includes('node_modules') });
   const added = migrationFiles().filter((m) => !before.includes(m));
-  return { ...(checkBefore ? { checkBefore } : {}), ...(refused ? { refused, untouchedByRefusal } : {}), checkAfter, added };
+  return {
+    ...(checkBefore ? { checkBefore } : {}),
+    ...(refused ? { refused, untouchedByRefusal } : {}),
+    checkAfter,
+    added,
+  };
 }
 
 async function compile(version: number): Promise<void> {
@@ -105,7 +115,15 @@ const migrationNames = () => [...generations.values()].flatMap((g) => g.added).m
 describe('regenerating the library API version after version', () => {
   it('each version adds exactly one migration', () => {
     expect(VERSIONS.map((v) => generations.get(v)!.added.length)).toEqual(VERSIONS.map(() => 1));
-    expect(migrationNames().map((name) => name.slice(0, 4))).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007']);
+    expect(migrationNames().map((name) => name.slice(0, 4))).toEqual([
+      '0001',
+      '0002',
+      '0003',
+      '0004',
+      '0005',
+      '0006',
+      '0007',
+    ]);
   });
 
   it('--check fails while a version’s migration is missing, naming it, and passes once it is written', () => {
@@ -114,7 +132,11 @@ describe('regenerating the library API version after version', () => {
       expect(checkBefore!.code, `v${version}`).toBe(1);
       if (!LOSSY.has(version)) expect(checkBefore!.stdout, `v${version}`).toContain(`src/db/migrations/${added[0]}`);
     }
-    for (const version of VERSIONS) expect(generations.get(version)!.checkAfter.code, `v${version}: ${generations.get(version)!.checkAfter.stdout}`).toBe(0);
+    for (const version of VERSIONS)
+      expect(
+        generations.get(version)!.checkAfter.code,
+        `v${version}: ${generations.get(version)!.checkAfter.stdout}`,
+      ).toBe(0);
   });
 
   it('a version that drops data is refused without --allow-data-loss (SVC3101) and writes nothing', () => {
@@ -234,20 +256,30 @@ async function listAll(api: Api, path: string): Promise<Row[]> {
 /** Every row written so far is there, with its values, as version `v` names them; nothing else is. */
 async function expectLibrary({ api, v, lib }: Session): Promise<void> {
   const authors = await listAll(api, '/authors');
-  expect(authors).toEqual([...lib.authors.values()].sort((a, b) => a.id - b.id).map((a) => expect.objectContaining(authorAt(lib, a, v))));
+  expect(authors).toEqual(
+    [...lib.authors.values()].sort((a, b) => a.id - b.id).map((a) => expect.objectContaining(authorAt(lib, a, v))),
+  );
   const books = await listAll(api, '/books');
-  expect(books).toEqual([...lib.books.values()].sort((a, b) => a.id - b.id).map((b) => expect.objectContaining(bookAt(b, v))));
+  expect(books).toEqual(
+    [...lib.books.values()].sort((a, b) => a.id - b.id).map((b) => expect.objectContaining(bookAt(b, v))),
+  );
   const gone = goneFrom(v);
   expect(authors.flatMap((a) => gone.author.filter((f) => f in a))).toEqual([]);
   expect(books.flatMap((b) => gone.book.filter((f) => f in b))).toEqual([]);
   if (v >= 2) {
     const publishers = await listAll(api, v >= 4 ? '/imprints' : '/publishers');
-    const expected = [...lib.publishers].sort(([a], [b]) => a - b).map(([id, name]) => ({ id, name, books: lib.booksOf('publisher', id).sort(byId) }));
+    const expected = [...lib.publishers]
+      .sort(([a], [b]) => a - b)
+      .map(([id, name]) => ({ id, name, books: lib.booksOf('publisher', id).sort(byId) }));
     expect(publishers).toEqual(expected.map((p) => expect.objectContaining(p)));
   }
   if (v === 5) {
     const profiles = await listAll(api, '/profiles');
-    expect(profiles).toEqual([...lib.profiles.values()].map((p) => expect.objectContaining({ id: p.id, website: p.website, author: p.author })));
+    expect(profiles).toEqual(
+      [...lib.profiles.values()].map((p) =>
+        expect.objectContaining({ id: p.id, website: p.website, author: p.author }),
+      ),
+    );
   }
   await expectSearch({ api, v, lib });
 }
@@ -267,14 +299,20 @@ async function expectSearch({ api, v, lib }: Session): Promise<void> {
     texts.push(['/books', b.id, 'title', b.title]);
     if (v >= 2) texts.push(['/books', b.id, 'isbn', b.isbn]);
   }
-  if (v >= 2) for (const [id, name] of lib.publishers) texts.push([v >= 4 ? '/imprints' : '/publishers', id, 'name', name]);
-  for (const [path, id, field, text] of texts) {
+  if (v >= 2)
+    for (const [id, name] of lib.publishers) texts.push([v >= 4 ? '/imprints' : '/publishers', id, 'name', name]);
+  for (const [path, , field, text] of texts) {
     const word = text === null ? undefined : words(text)[0];
     if (word === undefined) continue;
     const reply = await api('GET', `${path}?q=${encodeURIComponent(word)}&_search_fields=${field}&_limit=100&_sort=id`);
     expect(reply.status, `${path} ${field}=${word}: ${reply.text}`).toBe(200);
-    const expected = texts.filter(([p, , f, t]) => p === path && f === field && t !== null && words(t).includes(word)).map(([, i]) => i);
-    expect((reply.body.data as Row[]).map((r) => r['id']), `${path} q=${word} in ${field}`).toEqual([...new Set(expected)].sort((x, y) => x - y));
+    const expected = texts
+      .filter(([p, , f, t]) => p === path && f === field && t !== null && words(t).includes(word))
+      .map(([, i]) => i);
+    expect(
+      (reply.body.data as Row[]).map((r) => r['id']),
+      `${path} q=${word} in ${field}`,
+    ).toEqual([...new Set(expected)].sort((x, y) => x - y));
   }
   if (v >= 6) expect((await api('GET', '/authors?q=ada&_search_fields=nickname')).status).toBe(400);
 }
@@ -369,10 +407,15 @@ async function query(engine: 'sqlite' | 'postgres', url: string, sql: string): P
 
 /** The names of the migrations the database records as applied, in order. */
 async function appliedMigrations(engine: Engine, url: string): Promise<string[]> {
-  if (engine !== 'mongodb') return (await query(engine, url, 'select name from svc_migrations order by name')).map((r) => String(r['name']));
+  if (engine !== 'mongodb')
+    return (await query(engine, url, 'select name from svc_migrations order by name')).map((r) => String(r['name']));
   const client = new MongoClient(url);
   try {
-    const records = await client.db().collection<{ _id: string }>('svc_migrations').find({ _id: { $ne: 'lock' } }).toArray();
+    const records = await client
+      .db()
+      .collection<{ _id: string }>('svc_migrations')
+      .find({ _id: { $ne: 'lock' } })
+      .toArray();
     return records.map((r) => r._id).sort();
   } finally {
     await client.close();
@@ -386,10 +429,14 @@ async function expectSqliteIntact(engine: Engine, url: string): Promise<void> {
   expect(await query(engine, url, 'pragma integrity_check')).toEqual([{ integrity_check: 'ok' }]);
   // FTS5 compares each search index with its table (it throws on a difference): the migrations'
   // rebuilds and renames left them in step.
-  const Database = projectRequire()('better-sqlite3') as new (file: string) => { exec(sql: string): void; close(): void };
+  const Database = projectRequire()('better-sqlite3') as new (file: string) => {
+    exec(sql: string): void;
+    close(): void;
+  };
   const db = new Database(url.slice('sqlite:'.length));
   try {
-    for (const table of ['author', 'book', 'imprint']) db.exec(`insert into svc_search_${table} (svc_search_${table}, rank) values ('integrity-check', 1);`);
+    for (const table of ['author', 'book', 'imprint'])
+      db.exec(`insert into svc_search_${table} (svc_search_${table}, rank) values ('integrity-check', 1);`);
   } finally {
     db.close();
   }
@@ -409,7 +456,13 @@ function troubles(output: string, engine: Engine): string[] {
  * Starts version `v` on `database`, checks that it applied exactly the migrations up to its own
  * and logged no trouble, runs `work`, and stops it.
  */
-async function atVersion(engine: Engine, database: TestDatabase, lib: Library, v: number, work: (s: Session) => Promise<void>): Promise<void> {
+async function atVersion(
+  engine: Engine,
+  database: TestDatabase,
+  lib: Library,
+  v: number,
+  work: (s: Session) => Promise<void>,
+): Promise<void> {
   const service = await startService(buildOf(v), database.env, BASE);
   try {
     expect(await appliedMigrations(engine, database.url)).toEqual(migrationNames().slice(0, v));
@@ -443,9 +496,18 @@ describe.each(ENGINES)('the library API evolving on %s', (engine) => {
 
   it('v1: authors and books are written', async () => {
     await at(1, async (s) => {
-      keys.set('ada', await addAuthor(s, { name: 'Ada Lovelace', bio: 'Wrote the first program', nickname: 'ada', rating: null }));
-      keys.set('charlotte', await addAuthor(s, { name: 'Charlotte Brontë', bio: null, nickname: 'currer', rating: null }));
-      keys.set('anon', await addAuthor(s, { name: 'Anonymous', bio: 'Line one,\n“line” two', nickname: null, rating: null }));
+      keys.set(
+        'ada',
+        await addAuthor(s, { name: 'Ada Lovelace', bio: 'Wrote the first program', nickname: 'ada', rating: null }),
+      );
+      keys.set(
+        'charlotte',
+        await addAuthor(s, { name: 'Charlotte Brontë', bio: null, nickname: 'currer', rating: null }),
+      );
+      keys.set(
+        'anon',
+        await addAuthor(s, { name: 'Anonymous', bio: 'Line one,\n“line” two', nickname: null, rating: null }),
+      );
       keys.set('notes', await addBook(s, { title: 'Notes on the Analytical Engine', author: key('ada') }));
       keys.set('eyre', await addBook(s, { title: 'Jane Eyre', pages: 532, author: key('charlotte') }));
       keys.set('beowulf', await addBook(s, { title: 'Beowulf' }));
@@ -457,14 +519,29 @@ describe.each(ENGINES)('the library API evolving on %s', (engine) => {
   it('v2: old books are in print, old authors have no rating; publishers, ratings and ISBNs are written', async () => {
     await at(2, async (s) => {
       await expectLibrary(s);
-      const old = (await listAll(s.api, '/books')).filter((b) => [key('notes'), key('eyre'), key('beowulf')].includes(b['id'] as number));
-      expect(old.map((b) => [b['in_print'], b['isbn'], b['publisher']])).toEqual([[true, null, null], [true, null, null], [true, null, null]]);
+      const old = (await listAll(s.api, '/books')).filter((b) =>
+        [key('notes'), key('eyre'), key('beowulf')].includes(b['id'] as number),
+      );
+      expect(old.map((b) => [b['in_print'], b['isbn'], b['publisher']])).toEqual([
+        [true, null, null],
+        [true, null, null],
+        [true, null, null],
+      ]);
       keys.set('penguin', await addPublisher(s, 'Penguin'));
       await patch(s.api, `/books/${key('notes')}`, { publisher: key('penguin'), isbn: '978-0-00-000001-1' });
       Object.assign(lib.books.get(key('notes'))!, { publisher: key('penguin'), isbn: '978-0-00-000001-1' });
       await patch(s.api, `/authors/${key('ada')}`, { rating: 5 });
       lib.authors.get(key('ada'))!.rating = 5;
-      keys.set('persuasion', await addBook(s, { title: 'Persuasion', author: key('charlotte'), isbn: '978-2', inPrint: false, publisher: key('penguin') }));
+      keys.set(
+        'persuasion',
+        await addBook(s, {
+          title: 'Persuasion',
+          author: key('charlotte'),
+          isbn: '978-2',
+          inPrint: false,
+          publisher: key('penguin'),
+        }),
+      );
       keys.set('austen', await addAuthor(s, { name: 'Jane Austen', bio: 'Novelist', nickname: 'jane', rating: 4 }));
       // Not wide enough yet: a small integer, an integer, 50 characters.
       expect((await s.api('PATCH', `/authors/${key('austen')}`, { rating: 100_000 })).status).toBe(400);
@@ -497,7 +574,10 @@ describe.each(ENGINES)('the library API evolving on %s', (engine) => {
       lib.books.get(key('eyre'))!.pages = 5_000_000_000;
       expect((await s.api('POST', '/authors', { name: 'Ada again', nickname: 'ada' })).status).toBe(409);
       expect((await s.api('POST', '/books', { title: 'Same ISBN', isbn: '978-0-00-000001-1' })).status).toBe(409);
-      keys.set('hardcover', await addBook(s, { title: 'Villette', author: key('charlotte'), isbn: '978-3', format: 'hardcover' }));
+      keys.set(
+        'hardcover',
+        await addBook(s, { title: 'Villette', author: key('charlotte'), isbn: '978-3', format: 'hardcover' }),
+      );
       expect((await s.api('POST', '/books', { title: 'Not yet', format: 'ebook' })).status).toBe(400);
       // Deleting an author still leaves their books, unlinked (on delete set null) …
       const leaving = await addAuthor(s, { name: 'Leaving', bio: null, nickname: null, rating: null });
@@ -506,9 +586,15 @@ describe.each(ENGINES)('the library API evolving on %s', (engine) => {
       lib.authors.delete(leaving);
       lib.books.get(left)!.author = null;
       // … which v4 changes (on delete cascade) for these, written before it.
-      keys.set('cascade', await addAuthor(s, { name: 'Cascading', bio: 'Goes with the books', nickname: 'cascade', rating: 1 }));
+      keys.set(
+        'cascade',
+        await addAuthor(s, { name: 'Cascading', bio: 'Goes with the books', nickname: 'cascade', rating: 1 }),
+      );
       keys.set('cascade1', await addBook(s, { title: 'Cascade one', author: key('cascade') }));
-      keys.set('cascade2', await addBook(s, { title: 'Cascade two', author: key('cascade'), publisher: key('penguin') }));
+      keys.set(
+        'cascade2',
+        await addBook(s, { title: 'Cascade two', author: key('cascade'), publisher: key('penguin') }),
+      );
       await expectLibrary(s);
     });
   });
@@ -517,18 +603,35 @@ describe.each(ENGINES)('the library API evolving on %s', (engine) => {
     await at(4, async (s) => {
       await expectLibrary(s);
       expect((await s.api('GET', `/authors/${key('ada')}`)).body.biography).toBe('Wrote the first program');
-      expect((await s.api('GET', `/imprints/${key('penguin')}`)).body).toMatchObject({ id: key('penguin'), name: 'Penguin' });
-      expect((await s.api('GET', `/books/${key('notes')}`)).body).toMatchObject({ imprint: key('penguin'), imprint_id: key('penguin') });
+      expect((await s.api('GET', `/imprints/${key('penguin')}`)).body).toMatchObject({
+        id: key('penguin'),
+        name: 'Penguin',
+      });
+      expect((await s.api('GET', `/books/${key('notes')}`)).body).toMatchObject({
+        imprint: key('penguin'),
+        imprint_id: key('penguin'),
+      });
       expect((await s.api('GET', '/publishers')).status).toBe(404);
       await remove(s.api, `/authors/${key('cascade')}`);
       lib.authors.delete(key('cascade'));
       for (const book of [key('cascade1'), key('cascade2')]) {
         expect((await s.api('GET', `/books/${book}`)).status).toBe(404);
-        lib.books.delete(book!);
+        lib.books.delete(book);
       }
       keys.set('faber', await addPublisher(s, 'Faber'));
-      keys.set('twin', await addBook(s, { title: 'Same ISBN, later', isbn: '978-0-00-000001-1', publisher: key('faber'), author: key('austen') }));
-      keys.set('woolf', await addAuthor(s, { name: 'Virginia Woolf', bio: 'Essays and novels', nickname: 'virginia', rating: 9 }));
+      keys.set(
+        'twin',
+        await addBook(s, {
+          title: 'Same ISBN, later',
+          isbn: '978-0-00-000001-1',
+          publisher: key('faber'),
+          author: key('austen'),
+        }),
+      );
+      keys.set(
+        'woolf',
+        await addAuthor(s, { name: 'Virginia Woolf', bio: 'Essays and novels', nickname: 'virginia', rating: 9 }),
+      );
       await expectLibrary(s);
     });
   });
@@ -543,8 +646,14 @@ describe.each(ENGINES)('the library API evolving on %s', (engine) => {
       const profileId = created(lib, 'profile', profile);
       lib.profiles.set(profileId, { id: profileId, website: 'https://ada.example', author: key('ada') });
       expect((await s.api('GET', `/authors/${key('ada')}`)).body.profile).toBe(profileId);
-      expect((await s.api('POST', '/profiles', { website: 'https://two.example', author: key('ada') })).status).toBe(409);
-      const woolfProfile = created(lib, 'profile', await s.api('POST', '/profiles', { website: 'https://woolf.example', author: key('woolf') }));
+      expect((await s.api('POST', '/profiles', { website: 'https://two.example', author: key('ada') })).status).toBe(
+        409,
+      );
+      const woolfProfile = created(
+        lib,
+        'profile',
+        await s.api('POST', '/profiles', { website: 'https://woolf.example', author: key('woolf') }),
+      );
       lib.profiles.set(woolfProfile, { id: woolfProfile, website: 'https://woolf.example', author: key('woolf') });
       keys.set('waves', await addBook(s, { title: 'The Waves', author: key('woolf'), format: 'ebook', pages: 300 }));
       keys.set('orlando', await addBook(s, { title: 'Orlando', author: key('woolf') }));
@@ -561,7 +670,10 @@ describe.each(ENGINES)('the library API evolving on %s', (engine) => {
       expect((await s.api('POST', '/authors', { name: 'Nick', nickname: 'nick' })).status).toBe(400);
       expect((await s.api('PATCH', `/authors/${key('ada')}`, { nickname: 'ada' })).status).toBe(400);
       keys.set('eliot', await addAuthor(s, { name: 'George Eliot', bio: 'Pen name', nickname: null, rating: 7 }));
-      keys.set('middlemarch', await addBook(s, { title: 'Middlemarch', author: key('eliot'), publisher: key('faber'), pages: 880 }));
+      keys.set(
+        'middlemarch',
+        await addBook(s, { title: 'Middlemarch', author: key('eliot'), publisher: key('faber'), pages: 880 }),
+      );
       await expectLibrary(s);
     });
   });
@@ -574,7 +686,10 @@ describe.each(ENGINES)('the library API evolving on %s', (engine) => {
       const joined = new Set((await listAll(s.api, '/authors')).map((a) => a['joined_at'] as string));
       expect(joined.size).toBe(1);
       const [time] = joined;
-      expect(time! >= started && time! <= `${new Date().toISOString().slice(0, 19)}Z`, `${time} is not between ${started} and now`).toBe(true);
+      expect(
+        time! >= started && time! <= `${new Date().toISOString().slice(0, 19)}Z`,
+        `${time} is not between ${started} and now`,
+      ).toBe(true);
       expect((await s.api('POST', '/authors', { name: name(121) })).status).toBe(400);
       keys.set('newest', await addAuthor(s, { name: name(120), bio: null, nickname: null, rating: null }));
       expect(lib.authors.get(key('newest'))!.joinedAt).toMatch(ISO_TIME);
@@ -591,17 +706,34 @@ describe.each(ENGINES)('the library API evolving on %s', (engine) => {
     const row = (name: string) => rows.get(name) ?? expect.fail(`no row ${name} was written`);
     try {
       await atVersion(engine, behind, old, 2, async (s) => {
-        rows.set('author', await addAuthor(s, { name: 'Behind', bio: 'Two versions behind', nickname: 'behind', rating: 3 }));
+        rows.set(
+          'author',
+          await addAuthor(s, { name: 'Behind', bio: 'Two versions behind', nickname: 'behind', rating: 3 }),
+        );
         rows.set('publisher', await addPublisher(s, 'Old House'));
-        rows.set('book', await addBook(s, { title: 'Kept', author: row('author'), isbn: '1-2', publisher: row('publisher') }));
+        rows.set(
+          'book',
+          await addBook(s, { title: 'Kept', author: row('author'), isbn: '1-2', publisher: row('publisher') }),
+        );
         rows.set('plain', await addBook(s, { title: 'Plain', inPrint: false }));
       });
       expect(await appliedMigrations(engine, behind.url)).toEqual(migrationNames().slice(0, 2));
       await atVersion(engine, behind, old, 4, async (s) => {
         await expectLibrary(s);
-        expect((await s.api('GET', `/authors/${row('author')}`)).body).toMatchObject({ biography: 'Two versions behind', nickname: 'behind', rating: 3 });
-        expect((await s.api('GET', `/imprints/${row('publisher')}`)).body).toMatchObject({ name: 'Old House', books: [row('book')] });
-        expect((await s.api('GET', `/books/${row('book')}`)).body).toMatchObject({ imprint: row('publisher'), format: 'paperback', in_print: true });
+        expect((await s.api('GET', `/authors/${row('author')}`)).body).toMatchObject({
+          biography: 'Two versions behind',
+          nickname: 'behind',
+          rating: 3,
+        });
+        expect((await s.api('GET', `/imprints/${row('publisher')}`)).body).toMatchObject({
+          name: 'Old House',
+          books: [row('book')],
+        });
+        expect((await s.api('GET', `/books/${row('book')}`)).body).toMatchObject({
+          imprint: row('publisher'),
+          format: 'paperback',
+          in_print: true,
+        });
         await addBook(s, { title: 'New', publisher: row('publisher'), format: 'hardcover' });
         await addPublisher(s, 'New House');
         await remove(s.api, `/authors/${row('author')}`);

@@ -9,7 +9,12 @@ import { builtProject } from '../support/project.js';
 import { startService, type RunningService } from '../support/server.js';
 
 const story = (name: string, extra: Record<string, unknown> = {}) => ({ name, description: `about ${name}`, ...extra });
-const user = (username: string, extra: Record<string, unknown> = {}) => ({ username, email: `${username}@example.com`, password: 'secret-pw', ...extra });
+const user = (username: string, extra: Record<string, unknown> = {}) => ({
+  username,
+  email: `${username}@example.com`,
+  password: 'secret-pw',
+  ...extra,
+});
 
 describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
   let dir: string;
@@ -39,7 +44,12 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
     it('answers an unknown path with a 404 in the error shape', async () => {
       const reply = await api('GET', '/nowhere');
       expect(reply.status).toBe(404);
-      expect(reply.body).toMatchObject({ status_code: 404, title: 'Not Found', explanation: expect.any(String), request_url: `${service.origin}/v1/nowhere` });
+      expect(reply.body).toMatchObject({
+        status_code: 404,
+        title: 'Not Found',
+        explanation: expect.any(String),
+        request_url: `${service.origin}/v1/nowhere`,
+      });
       expect(reply.body.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     });
 
@@ -75,7 +85,15 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       const reply = await api('POST', '/users', user('alice'));
       expect(reply.status).toBe(201);
       expect(reply.headers.get('location')).toBe(`${service.origin}/v1/users/alice`);
-      expect(reply.body).toMatchObject({ username: 'alice', groups: ['user'], status: 'active', first_name: '', _type: 'User', _pk: 'alice', _self: `${service.origin}/v1/users/alice` });
+      expect(reply.body).toMatchObject({
+        username: 'alice',
+        groups: ['user'],
+        status: 'active',
+        first_name: '',
+        _type: 'User',
+        _pk: 'alice',
+        _self: `${service.origin}/v1/users/alice`,
+      });
       expect(reply.body.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     });
 
@@ -100,13 +118,26 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       expect(created.status, created.text).toBe(201);
       const read = await api('GET', `/stories/${created.body.id}`);
       expect(read.status).toBe(200);
-      expect(read.body).toMatchObject({ ...values, start_date: '2026-03-04T03:06:07Z', _type: 'Story', _pk: String(created.body.id) });
+      expect(read.body).toMatchObject({
+        ...values,
+        start_date: '2026-03-04T03:06:07Z',
+        _type: 'Story',
+        _pk: String(created.body.id),
+      });
     });
 
     it('rejects values outside a type’s range', async () => {
-      const reply = await api('POST', '/stories', story('range', { rating: 40000, reads: 2 ** 31, valid_date: '2026-02-30' }));
+      const reply = await api(
+        'POST',
+        '/stories',
+        story('range', { rating: 40000, reads: 2 ** 31, valid_date: '2026-02-30' }),
+      );
       expect(reply.status).toBe(400);
-      expect(reply.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['rating', 'reads', 'valid_date']);
+      expect(reply.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
+        'rating',
+        'reads',
+        'valid_date',
+      ]);
     });
 
     it('returns only the fields asked for with _fields', async () => {
@@ -164,9 +195,21 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
     });
 
     it('answers 415 to a body that is not JSON, 400 to malformed JSON, arrays and scalars', async () => {
-      expect((await api('POST', '/stories', undefined, { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(415);
-      expect((await api('POST', '/stories', undefined, { raw: 'hello', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
-      const malformed = await api('POST', '/stories', undefined, { raw: '{"name": ', headers: { 'content-type': 'application/json' } });
+      expect(
+        (
+          await api('POST', '/stories', undefined, {
+            raw: 'name=x',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          })
+        ).status,
+      ).toBe(415);
+      expect(
+        (await api('POST', '/stories', undefined, { raw: 'hello', headers: { 'content-type': 'text/plain' } })).status,
+      ).toBe(415);
+      const malformed = await api('POST', '/stories', undefined, {
+        raw: '{"name": ',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(malformed.status).toBe(400);
       expect(malformed.body.status_code).toBe(400);
       expect((await api('POST', '/stories', [story('a')])).status).toBe(400);
@@ -185,16 +228,28 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
         return JSON.stringify(story('edge', { description: 'x'.repeat(bytes - frame.length) }));
       };
       expect(Buffer.byteLength(sized(20_000))).toBe(20_000);
-      const atLimit = await api('POST', '/stories', undefined, { raw: sized(20_000), headers: { 'content-type': 'application/json' } });
+      const atLimit = await api('POST', '/stories', undefined, {
+        raw: sized(20_000),
+        headers: { 'content-type': 'application/json' },
+      });
       expect([201, 400], atLimit.text.slice(0, 200)).toContain(atLimit.status);
-      const over = await api('POST', '/stories', undefined, { raw: sized(20_001), headers: { 'content-type': 'application/json' } });
+      const over = await api('POST', '/stories', undefined, {
+        raw: sized(20_001),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(over.status).toBe(413);
     });
 
     it('rejects __proto__ however it is spelled, and pollutes no object', async () => {
-      const escaped = await api('POST', '/stories', undefined, { raw: '{"name":"p","description":"d","\\u005f_proto__":{"polluted":"yes"}}', headers: { 'content-type': 'application/json' } });
+      const escaped = await api('POST', '/stories', undefined, {
+        raw: '{"name":"p","description":"d","\\u005f_proto__":{"polluted":"yes"}}',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(escaped.status).toBe(400);
-      const nested = await api('POST', '/users', undefined, { raw: '{"username":"proto","email":"proto@example.com","password":"secret-pw","settings":{"\\u005f_proto__":{"polluted":"yes"}}}', headers: { 'content-type': 'application/json' } });
+      const nested = await api('POST', '/users', undefined, {
+        raw: '{"username":"proto","email":"proto@example.com","password":"secret-pw","settings":{"\\u005f_proto__":{"polluted":"yes"}}}',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(nested.status).toBe(400);
       const after = await api('POST', '/stories', story('clean'));
       expect(after.status).toBe(201);
@@ -206,16 +261,24 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       for (const body of [{ name: { $ne: null } }, { name: { $gt: '' } }, { $set: { name: 'x' } }, { 'name.$': 'x' }]) {
         expect((await api('PATCH', `/stories/${created.body.id}`, body)).status, JSON.stringify(body)).toBe(400);
         expect((await api('PATCH', '/stories?name=operators', body)).status, JSON.stringify(body)).toBe(400);
-        expect((await api('POST', '/stories', { ...story('operators-2'), ...body })).status, JSON.stringify(body)).toBe(400);
+        expect((await api('POST', '/stories', { ...story('operators-2'), ...body })).status, JSON.stringify(body)).toBe(
+          400,
+        );
       }
       expect((await api('GET', `/stories/${created.body.id}`)).body.name).toBe('operators');
       expect((await api('GET', '/stories?name=operators-2')).body.total).toBe(0);
     });
 
     it('rejects __proto__ and constructor keys', async () => {
-      const reply = await api('POST', '/stories', undefined, { raw: '{"name":"p","description":"d","__proto__":{"admin":true}}', headers: { 'content-type': 'application/json' } });
+      const reply = await api('POST', '/stories', undefined, {
+        raw: '{"name":"p","description":"d","__proto__":{"admin":true}}',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(reply.status).toBe(400);
-      const constructor = await api('POST', '/stories', undefined, { raw: '{"name":"p","description":"d","constructor":{"prototype":{}}}', headers: { 'content-type': 'application/json' } });
+      const constructor = await api('POST', '/stories', undefined, {
+        raw: '{"name":"p","description":"d","constructor":{"prototype":{}}}',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(constructor.status).toBe(400);
     });
 
@@ -286,7 +349,17 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
 
     beforeAll(async () => {
       for (const [i, name] of names.entries()) {
-        const reply = await api('POST', '/stories', story(name, { progress: i / 24, completed: i % 2 === 0, reads: i, due_date: i < 5 ? null : `2026-01-${String(i).padStart(2, '0')}T00:00:00Z`, unicode_name: i === 3 ? "O'Brien %_\\" : `Name ${i}` }));
+        const reply = await api(
+          'POST',
+          '/stories',
+          story(name, {
+            progress: i / 24,
+            completed: i % 2 === 0,
+            reads: i,
+            due_date: i < 5 ? null : `2026-01-${String(i).padStart(2, '0')}T00:00:00Z`,
+            unicode_name: i === 3 ? "O'Brien %_\\" : `Name ${i}`,
+          }),
+        );
         expect(reply.status).toBe(201);
       }
     });
@@ -374,17 +447,27 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       ] as const) {
         const reply = await query(q);
         expect(reply.status, q).toBe(400);
-        expect(reply.body.errors.map((e: { field: string }) => e.field), q).toContain(field);
+        expect(
+          reply.body.errors.map((e: { field: string }) => e.field),
+          q,
+        ).toContain(field);
       }
       expect((await query('_count')).body.count).toBe(total);
     });
 
     it('knows no method tunnelling: X-HTTP-Method-Override and ?_m on a write are ignored, nothing is deleted', async () => {
       const target = (await api('GET', '/stories?name=q00')).body.data[0];
-      const patched = await api('PATCH', `/stories/${target.id}`, { reads: 7 }, { headers: { 'x-http-method-override': 'DELETE' } });
+      const patched = await api(
+        'PATCH',
+        `/stories/${target.id}`,
+        { reads: 7 },
+        { headers: { 'x-http-method-override': 'DELETE' } },
+      );
       expect(patched.status).toBe(200);
       expect(patched.body.reads).toBe(7);
-      expect((await api('POST', '/stories', story('override'), { headers: { 'x-http-method-override': 'DELETE' } })).status).toBe(201);
+      expect(
+        (await api('POST', '/stories', story('override'), { headers: { 'x-http-method-override': 'DELETE' } })).status,
+      ).toBe(201);
       expect((await api('PATCH', `/stories/${target.id}?_m=DELETE`, { reads: 8 })).status).toBe(200);
       expect((await api('GET', `/stories/${target.id}`)).body.reads).toBe(8);
     });
@@ -400,7 +483,10 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       ] as const) {
         const reply = await api('GET', `/stories?${q}`);
         expect(reply.status, q).toBe(400);
-        expect(reply.body.errors.map((e: { field: string }) => e.field), q).toContain(field);
+        expect(
+          reply.body.errors.map((e: { field: string }) => e.field),
+          q,
+        ).toContain(field);
       }
     });
 
@@ -514,7 +600,10 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       expect((await api('GET', '/stories/-3000000000')).status).toBe(404);
       const filter = await api('GET', '/stories?reads__gt=3000000000');
       expect(filter.status).toBe(400);
-      expect(filter.body.errors[0]).toEqual({ field: 'reads__gt', message: '"3000000000" is not a whole number from -2147483648 to 2147483647' });
+      expect(filter.body.errors[0]).toEqual({
+        field: 'reads__gt',
+        message: '"3000000000" is not a whole number from -2147483648 to 2147483647',
+      });
       expect((await api('POST', '/stories', story('range', { available_for: 3_000_000_000 }))).status).toBe(400);
       expect((await api('POST', '/stories', story('range', { price: 1e30 }))).status).toBe(400);
       expect((await api('POST', '/stories', story('range', { assignee: 'x'.repeat(100) }))).status).toBe(400);
@@ -530,9 +619,13 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
 
     it('concurrent merges into a dict attribute all land', async () => {
       await api('POST', '/users', user('merger'));
-      const replies = await Promise.all(Array.from({ length: 12 }, (_, i) => api('POST', '/users/merger/settings', { [`key${i}`]: i })));
+      const replies = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => api('POST', '/users/merger/settings', { [`key${i}`]: i })),
+      );
       expect(replies.map((r) => r.status)).toEqual(Array(12).fill(201));
-      expect(Object.keys((await api('GET', '/users/merger/settings')).body).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `key${i}`).sort());
+      expect(Object.keys((await api('GET', '/users/merger/settings')).body).sort()).toEqual(
+        Array.from({ length: 12 }, (_, i) => `key${i}`).sort(),
+      );
     });
   });
 

@@ -156,7 +156,12 @@ function filterOf(world: World): fc.Arbitrary<Filter> {
   return fc.constantFrom(...Object.keys(KINDS)).chain((field) => {
     const valid = texts(world, field);
     const invalid = INVALID[KINDS[field]!];
-    const value = invalid.length ? fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...valid) }, { weight: 1, arbitrary: fc.constantFrom(...invalid) }) : fc.constantFrom(...valid);
+    const value = invalid.length
+      ? fc.oneof(
+          { weight: 12, arbitrary: fc.constantFrom(...valid) },
+          { weight: 1, arbitrary: fc.constantFrom(...invalid) },
+        )
+      : fc.constantFrom(...valid);
     return fc.record({
       field: fc.constant(field),
       op: fc.constantFrom(...OPERATORS),
@@ -166,7 +171,8 @@ function filterOf(world: World): fc.Arbitrary<Filter> {
   });
 }
 
-const queryOf = (world: World) => fc.uniqueArray(filterOf(world), { minLength: 1, maxLength: 3, selector: (f) => `${f.field}__${f.op}` });
+const queryOf = (world: World) =>
+  fc.uniqueArray(filterOf(world), { minLength: 1, maxLength: 3, selector: (f) => `${f.field}__${f.op}` });
 
 const codes = (reply: { body: { data: { code: string }[] } }) => reply.body.data.map((r) => r.code).sort();
 const sortedCodes = (records: readonly Rec[]) => records.map((r) => String(r['code'])).sort();
@@ -206,7 +212,9 @@ describe.each(ENGINES)('filters and bulk writes on %s', (engine) => {
     const none = all().filter((r) => !(r['tags'] as string[]).some((t) => t === 'red' || t === 'blue'));
     expect(codes(await get('tags__ne=red,blue'))).toEqual(sortedCodes(none));
     expect((await get('tags=poetry,drama')).body.total).toBe(0);
-    expect(codes(await get('nums=1,3'))).toEqual(sortedCodes(all().filter((r) => (r['nums'] as number[]).some((n) => n === 1 || n === 3))));
+    expect(codes(await get('nums=1,3'))).toEqual(
+      sortedCodes(all().filter((r) => (r['nums'] as number[]).some((n) => n === 1 || n === 3))),
+    );
   });
 
   it('a to-many relationship: labels=1,2 matches objects related to any of the keys', async () => {
@@ -216,11 +224,22 @@ describe.each(ENGINES)('filters and bulk writes on %s', (engine) => {
     expect(codes(await get(`labels=${a},${b}`))).toEqual(sortedCodes(want));
     expect(codes(await get(`labels=${a}&labels=${b}`))).toEqual(sortedCodes(want));
     expect(codes(await get(`labels__ne=${a},${b}`))).toEqual(sortedCodes(all().filter((r) => !want.includes(r))));
-    expect(codes(await get('labels__isnull=true'))).toEqual(sortedCodes(all().filter((r) => (r['labels'] as number[]).length === 0)));
+    expect(codes(await get('labels__isnull=true'))).toEqual(
+      sortedCodes(all().filter((r) => (r['labels'] as number[]).length === 0)),
+    );
   });
 
   it('refuses, naming it, a filter it cannot apply; never drops one', async () => {
-    for (const query of ['tags__gt=red', 'tags__contains=re', 'labels__lt=3', 'meta=x', 'count__gt=1,2', 'count=abc', 'nosuch=1', 'count__near=1']) {
+    for (const query of [
+      'tags__gt=red',
+      'tags__contains=re',
+      'labels__lt=3',
+      'meta=x',
+      'count__gt=1,2',
+      'count=abc',
+      'nosuch=1',
+      'count__near=1',
+    ]) {
       const reply = await get(query);
       expect(reply.status, query).toBe(400);
       expect(reply.body.errors[0].field, query).toBe(query.split('=')[0]);
@@ -230,20 +249,35 @@ describe.each(ENGINES)('filters and bulk writes on %s', (engine) => {
   it('takes the _pk the API returns wherever a key is written or filtered', async () => {
     const { api } = world;
     const owner = (await api('GET', `/owners/${world.owners[1]}`)).body;
-    const labels = [(await api('POST', '/labels', { name: 'pk-a' })).body, (await api('POST', '/labels', { name: 'pk-b' })).body];
+    const labels = [
+      (await api('POST', '/labels', { name: 'pk-a' })).body,
+      (await api('POST', '/labels', { name: 'pk-b' })).body,
+    ];
     expect(typeof owner._pk).toBe('string');
-    const created = await api('POST', '/items', { code: 'pk-item', owner: owner._pk, labels: labels.map((l) => l._pk) });
+    const created = await api('POST', '/items', {
+      code: 'pk-item',
+      owner: owner._pk,
+      labels: labels.map((l) => l._pk),
+    });
     expect(created.status, created.text).toBe(201);
     expect(created.body).toMatchObject({ owner: owner.id, owner_id: owner.id, labels: labels.map((l) => l.id) });
     const item = created.body;
     try {
       expect(codes(await get(`owner=${owner._pk}&code=pk-item`))).toEqual(['pk-item']);
       expect(codes(await get(`labels=${labels[0]._pk}`))).toEqual(['pk-item']);
-      expect((await api('GET', `/items/${item._pk}/labels`)).body.data.map((l: Rec) => l['name']).sort()).toEqual(['pk-a', 'pk-b']);
+      expect((await api('GET', `/items/${item._pk}/labels`)).body.data.map((l: Rec) => l['name']).sort()).toEqual([
+        'pk-a',
+        'pk-b',
+      ]);
       const relinked = await api('PATCH', `/labels/${labels[0]._pk}`, { item: item._pk });
       expect(relinked.status, relinked.text).toBe(200);
       expect(relinked.body.item).toBe(item.id);
-      for (const [value, status] of [['99999999', 400], ['12345678901234567890', 400], ['abc', 400], ['3.0', 400]] as const) {
+      for (const [value, status] of [
+        ['99999999', 400],
+        ['12345678901234567890', 400],
+        ['abc', 400],
+        ['3.0', 400],
+      ] as const) {
         const reply = await api('PATCH', `/items/${item._pk}`, { owner: value });
         expect(reply.status, `${value}: ${reply.text}`).toBe(status);
         expect(reply.body.errors[0].field).toBe('owner');
@@ -303,7 +337,10 @@ describe.each(ENGINES)('filters and bulk writes on %s', (engine) => {
         const query = queryString(filters);
         const want = select(filters);
         const reply = await world.api('DELETE', `/items?${query}`);
-        if (want === 'error') return void expect(reply.status, `${query}: ${reply.text}`).toBe(400);
+        if (want === 'error') {
+          expect(reply.status, `${query}: ${reply.text}`).toBe(400);
+          return;
+        }
         expect(reply.status, reply.text).toBe(200);
         expect(reply.body.count, query).toBe(want.length);
         const left = all().filter((r) => !want.includes(r));

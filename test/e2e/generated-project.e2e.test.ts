@@ -41,15 +41,23 @@ describe.each(SNAPSHOT_FIXTURES)('the generated %s project', (fixture) => {
   // indexes): on a busy 2-core machine that takes longer than the default minute.
   const SERVER_SUITE_TIMEOUT = 180_000;
 
-  it('passes its own tests on PostgreSQL (TEST_DATABASE_URL)', async () => {
-    const result = await tool(await projectDir(), 'vitest', ['run'], { TEST_DATABASE_URL: await postgresServer() });
-    expect(result.exitCode, result.all).toBe(0);
-    expect(result.all).toMatch(/Tests\s+\d+ passed/);
-  }, SERVER_SUITE_TIMEOUT);
+  it(
+    'passes its own tests on PostgreSQL (TEST_DATABASE_URL)',
+    async () => {
+      const result = await tool(await projectDir(), 'vitest', ['run'], { TEST_DATABASE_URL: await postgresServer() });
+      expect(result.exitCode, result.all).toBe(0);
+      expect(result.all).toMatch(/Tests\s+\d+ passed/);
+    },
+    SERVER_SUITE_TIMEOUT,
+  );
 
-  it('passes its own tests on MongoDB (TEST_DATABASE_URL=mongodb://…)', async () => {
-    const result = await tool(await projectDir(), 'vitest', ['run'], { TEST_DATABASE_URL: await mongoServer() });
-    expect(result.exitCode, result.all).toBe(0);
-    expect(result.all).toMatch(/Tests\s+\d+ passed/);
-  }, SERVER_SUITE_TIMEOUT);
+  it(
+    'passes its own tests on MongoDB (TEST_DATABASE_URL=mongodb://…)',
+    async () => {
+      const result = await tool(await projectDir(), 'vitest', ['run'], { TEST_DATABASE_URL: await mongoServer() });
+      expect(result.exitCode, result.all).toBe(0);
+      expect(result.all).toMatch(/Tests\s+\d+ passed/);
+    },
+    SERVER_SUITE_TIMEOUT,
+  );
 });

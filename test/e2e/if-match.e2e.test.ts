@@ -29,7 +29,8 @@ describe.each(ENGINES)('If-Match on %s', (engine) => {
     await database?.drop();
   });
 
-  const newAuthor = async (name: string) => (await api('POST', '/authors', { name, email: `${name}@example.com`, karma: 0 })).body.id as number;
+  const newAuthor = async (name: string) =>
+    (await api('POST', '/authors', { name, email: `${name}@example.com`, karma: 0 })).body.id as number;
   const etag = async (id: number) => (await api('GET', `/authors/${id}`)).headers.get('etag')!;
   const ifMatch = (tag: string) => ({ headers: { 'if-match': tag } });
 
@@ -53,8 +54,14 @@ describe.each(ENGINES)('If-Match on %s', (engine) => {
     expect((await api('PATCH', `/authors/${id}`, { karma: 5 })).status).toBe(200);
     const refused = await api('PATCH', `/authors/${id}`, { karma: 6 }, ifMatch(stale));
     expect(refused.status).toBe(412);
-    expect(refused.body).toMatchObject({ status_code: 412, message: expect.stringContaining('changed since you read it') });
-    expect((await api('PUT', `/authors/${id}`, { name: 'stale', email: 'stale@example.com', karma: 7 }, ifMatch(stale))).status).toBe(412);
+    expect(refused.body).toMatchObject({
+      status_code: 412,
+      message: expect.stringContaining('changed since you read it'),
+    });
+    expect(
+      (await api('PUT', `/authors/${id}`, { name: 'stale', email: 'stale@example.com', karma: 7 }, ifMatch(stale)))
+        .status,
+    ).toBe(412);
     expect((await api('DELETE', `/authors/${id}`, undefined, ifMatch(stale))).status).toBe(412);
     expect((await api('GET', `/authors/${id}`)).body.karma).toBe(5);
     // A weak tag never matches (If-Match compares strongly); `*` matches any existing object.
@@ -67,7 +74,7 @@ describe.each(ENGINES)('If-Match on %s', (engine) => {
       const id = await newAuthor(`race-${round}`);
       const tag = await etag(id);
       const replies = await Promise.all([1, 2].map((karma) => api('PATCH', `/authors/${id}`, { karma }, ifMatch(tag))));
-      const statuses = replies.map((r) => r.status).sort();
+      const statuses = replies.map((r) => r.status).sort((a, b) => a - b);
       expect(statuses, replies.map((r) => r.text).join('\n')).toEqual([200, 412]);
       const winner = replies.find((r) => r.status === 200)!.body.karma;
       expect((await api('GET', `/authors/${id}`)).body.karma).toBe(winner);

@@ -49,7 +49,11 @@ describe('the svcgen init starter, finished as its README says', () => {
     const principal = join(dir, 'src/custom/principals/owner.ts');
     edit(principal, "import type { AclResult, AclRule } from '../../lib/auth/index.js';", snippets.principalImport);
     edit(principal, '  return undefined;', `  ${snippets.principalReturn}`);
-    edit(join(dir, 'src/custom/handlers/set-owner.ts'), 'export async function setOwner(event: SetOwnerEvent): Promise<void> {}', snippets.handler);
+    edit(
+      join(dir, 'src/custom/handlers/set-owner.ts'),
+      'export async function setOwner(event: SetOwnerEvent): Promise<void> {}',
+      snippets.handler,
+    );
   }, 300_000);
 
   afterAll(async () => {
@@ -74,7 +78,11 @@ describe('the svcgen init starter, finished as its README says', () => {
     service = await startService(dir, { ...database.env, SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'x'.repeat(48) }, BASE);
     api = apiClient(service.origin, BASE);
     const cookieOf = async (username: string) => {
-      const registered = await api('POST', '/auth/register', { username, email: `${username}@example.com`, password: 'a long enough password' });
+      const registered = await api('POST', '/auth/register', {
+        username,
+        email: `${username}@example.com`,
+        password: 'a long enough password',
+      });
       expect(registered.status, registered.text).toBe(201);
       return /^(notes_auth=[^;]+)/.exec(registered.headers.get('set-cookie')!)![1]!;
     };
@@ -85,12 +93,21 @@ describe('the svcgen init starter, finished as its README says', () => {
     expect(notebook.status, notebook.text).toBe(201);
     const id = (notebook.body as { id: number }).id;
     expect((await api('GET', `/notebooks/${id}`)).body).toMatchObject({ name: 'Ideas', owner: 'alice' });
-    const note = await api('POST', `/notebooks/${id}/notes`, { text: 'write the README' }, { headers: { cookie: alice } });
+    const note = await api(
+      'POST',
+      `/notebooks/${id}/notes`,
+      { text: 'write the README' },
+      { headers: { cookie: alice } },
+    );
     expect(note.status, note.text).toBe(201);
     expect(note.body).toMatchObject({ owner: 'alice', notebook: id });
 
-    expect((await api('PATCH', `/notebooks/${id}`, { name: 'Mine now' }, { headers: { cookie: bob } })).status).toBe(403);
-    expect((await api('PATCH', `/notebooks/${id}`, { name: 'Plans' }, { headers: { cookie: alice } })).status).toBe(200);
+    expect((await api('PATCH', `/notebooks/${id}`, { name: 'Mine now' }, { headers: { cookie: bob } })).status).toBe(
+      403,
+    );
+    expect((await api('PATCH', `/notebooks/${id}`, { name: 'Plans' }, { headers: { cookie: alice } })).status).toBe(
+      200,
+    );
     expect((await api('GET', '/notes?q=readme')).body).toMatchObject({ total: 1 });
   }, 120_000);
 });

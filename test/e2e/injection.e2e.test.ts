@@ -52,7 +52,12 @@ function api(): string {
     properties: {
       id: { type: ['integer', 'null'], _db_settings: { type: 'id_field', required: true, primary_key: true } },
       name: { type: 'string', description: PAYLOADS[5], _db_settings: { type: 'string', required: true } },
-      note: { type: ['string', 'null'], description: PAYLOADS[4], default: PAYLOADS[3], _db_settings: { type: 'text', default: PAYLOADS[3] } },
+      note: {
+        type: ['string', 'null'],
+        description: PAYLOADS[4],
+        default: PAYLOADS[3],
+        _db_settings: { type: 'text', default: PAYLOADS[3] },
+      },
       kind: { type: ['string', 'null'], enum: PAYLOADS, _db_settings: { type: 'choice', choices: PAYLOADS } },
     },
   };

@@ -21,11 +21,18 @@ const BASE = '/v1';
 interface Hasher {
   verify(stored: string | null | undefined, password: string): Promise<{ ok: boolean; rehash: boolean }>;
 }
-type PgClient = { connect(): Promise<void>; query(sql: string, values: unknown[]): Promise<{ rows: { password: string }[] }>; end(): Promise<void> };
+type PgClient = {
+  connect(): Promise<void>;
+  query(sql: string, values: unknown[]): Promise<{ rows: { password: string }[] }>;
+  end(): Promise<void>;
+};
 type SqliteDb = { prepare(sql: string): { get(...args: unknown[]): { password: string } | undefined }; close(): void };
 interface Argon2 {
   readonly argon2id: number;
-  hash(password: string, options: { type: number; memoryCost: number; timeCost: number; parallelism: number }): Promise<string>;
+  hash(
+    password: string,
+    options: { type: number; memoryCost: number; timeCost: number; parallelism: number },
+  ): Promise<string>;
 }
 interface Bcrypt {
   hash(password: string, rounds: number): Promise<string>;
@@ -78,7 +85,10 @@ describe('the PasswordHasher of a generated project', () => {
     expect(made).toMatch(/^\$2[ab]\$04\$/);
     for (const minor of ['a', 'b', 'y'] as const) {
       expect(await hasher.verify(withPrefix(made, minor), 'correct horse battery')).toEqual({ ok: true, rehash: true });
-      expect(await hasher.verify(withPrefix(made, minor), 'correct horse battery ')).toEqual({ ok: false, rehash: false });
+      expect(await hasher.verify(withPrefix(made, minor), 'correct horse battery ')).toEqual({
+        ok: false,
+        rehash: false,
+      });
     }
     const unicode = await bcrypt.hash('pässwörd ✓', 4);
     expect((await hasher.verify(unicode, 'pässwörd ✓')).ok).toBe(true);
@@ -86,10 +96,20 @@ describe('the PasswordHasher of a generated project', () => {
 
   it('asks for a rehash of an argon2id hash made with weaker settings than the current ones, not of a current one', async () => {
     const argon2 = createRequire(join(dir, 'node_modules', 'noop.js'))('argon2') as Argon2;
-    const weak = await argon2.hash('correct horse battery', { type: argon2.argon2id, memoryCost: 4096, timeCost: 1, parallelism: 1 });
+    const weak = await argon2.hash('correct horse battery', {
+      type: argon2.argon2id,
+      memoryCost: 4096,
+      timeCost: 1,
+      parallelism: 1,
+    });
     expect(await hasher.verify(weak, 'correct horse battery')).toEqual({ ok: true, rehash: true });
     expect(await hasher.verify(weak, 'wrong horse battery')).toEqual({ ok: false, rehash: false });
-    const current = await argon2.hash('correct horse battery', { type: argon2.argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 });
+    const current = await argon2.hash('correct horse battery', {
+      type: argon2.argon2id,
+      memoryCost: 19456,
+      timeCost: 2,
+      parallelism: 1,
+    });
     expect(await hasher.verify(current, 'correct horse battery')).toEqual({ ok: true, rehash: false });
   });
 
@@ -113,7 +133,10 @@ describe('the PasswordHasher of a generated project', () => {
 describe('an ApiKey token of Ramses (docs/migrating-from-ramses.md: not carried over)', () => {
   it('is not a credential: 32 hex characters (a uuid4) are read as no ApiKey header at all', () => {
     expect(readApiKeyHeader(`ApiKey ada:${'0123456789abcdef'.repeat(2)}`)).toBeNull();
-    expect(readApiKeyHeader(`ApiKey ada:${'0123456789abcdef'.repeat(4)}`)).toEqual({ user: 'ada', token: '0123456789abcdef'.repeat(4) });
+    expect(readApiKeyHeader(`ApiKey ada:${'0123456789abcdef'.repeat(4)}`)).toEqual({
+      user: 'ada',
+      token: '0123456789abcdef'.repeat(4),
+    });
   });
 });
 
@@ -137,7 +160,10 @@ describe.each(ENGINES)('a user row with a bcrypt hash, written into the database
   const storedPassword = async (): Promise<string | undefined> => {
     const modules = createRequire(join(dir, 'node_modules', 'noop.js'));
     const sql = 'select password from "user" where username = $1';
-    if (engine === 'mongodb') return onMongo(async (users) => (await users.findOne({ _id: 'ada' as never }))?.['password'] as string | undefined);
+    if (engine === 'mongodb')
+      return onMongo(
+        async (users) => (await users.findOne({ _id: 'ada' as never }))?.['password'] as string | undefined,
+      );
     if (engine === 'postgres') {
       const pg = modules('pg') as { Client: new (options: { connectionString: string }) => PgClient };
       const client = new pg.Client({ connectionString: database.url });
@@ -164,8 +190,17 @@ describe.each(ENGINES)('a user row with a bcrypt hash, written into the database
     api = apiClient(service.origin, BASE);
     // As Ramses (py-bcrypt through cryptacular) stored it: `$2a$`, here at cost 4 to keep the test quick.
     const legacy = withPrefix(await bcrypt.hash('ramses password', 4), 'a');
-    if (engine === 'mongodb') await onMongo((users) => users.insertOne({ _id: 'ada' as never, email: 'ada@example.com', password: legacy, groups: ['user'] }));
-    else await runSql(engine, database.url, dir, `insert into "user" (username, email, password, groups) values ('ada', 'ada@example.com', '${legacy}', '["user"]')`);
+    if (engine === 'mongodb')
+      await onMongo((users) =>
+        users.insertOne({ _id: 'ada' as never, email: 'ada@example.com', password: legacy, groups: ['user'] }),
+      );
+    else
+      await runSql(
+        engine,
+        database.url,
+        dir,
+        `insert into "user" (username, email, password, groups) values ('ada', 'ada@example.com', '${legacy}', '["user"]')`,
+      );
   }, 120_000);
 
   afterAll(async () => {

@@ -64,7 +64,10 @@ let dir: string;
 beforeAll(async () => {
   dir = join(repoRoot, '.tmp/e2e-limits/events');
   rmSync(dir, { recursive: true, force: true });
-  const generated = await runCli(['generate', eventsWithPattern(join(repoRoot, '.tmp/e2e-limits/api')), '-o', dir], repoRoot);
+  const generated = await runCli(
+    ['generate', eventsWithPattern(join(repoRoot, '.tmp/e2e-limits/api')), '-o', dir],
+    repoRoot,
+  );
   if (generated.code !== 0) throw new Error(`svcgen generate failed:\n${generated.stderr}`);
   await linkDependencies(dir);
   writeEventsCode(dir);
@@ -75,7 +78,11 @@ beforeAll(async () => {
 
 function expectErrorBody(reply: Reply, status: number): void {
   expect(reply.status, reply.text).toBe(status);
-  expect(reply.body).toMatchObject({ status_code: status, message: expect.any(String), request_url: expect.any(String) });
+  expect(reply.body).toMatchObject({
+    status_code: status,
+    message: expect.any(String),
+    request_url: expect.any(String),
+  });
   expect(Number(reply.headers.get('retry-after'))).toBeGreaterThan(0);
 }
 
@@ -90,10 +97,20 @@ describe.each(ENGINES)('limits on %s', (engine) => {
     database = await testDatabase(engine, dir, 'limits');
     service = await startService(
       dir,
-      { ...database.env, ...AUTH, SVC_HTTP_HANDLER_TIMEOUT: String(HANDLER_TIMEOUT), SVC_BULK_MAX: '5', SVC_MAX_OFFSET: '50' },
+      {
+        ...database.env,
+        ...AUTH,
+        SVC_HTTP_HANDLER_TIMEOUT: String(HANDLER_TIMEOUT),
+        SVC_BULK_MAX: '5',
+        SVC_MAX_OFFSET: '50',
+      },
       '/v1',
     );
-    limited = await startService(dir, { ...database.env, ...AUTH, SVC_RATE_LIMIT_WRITES: '3', SVC_RATE_LIMIT_AUTH: '4' }, '/v1');
+    limited = await startService(
+      dir,
+      { ...database.env, ...AUTH, SVC_RATE_LIMIT_WRITES: '3', SVC_RATE_LIMIT_AUTH: '4' },
+      '/v1',
+    );
     api = apiClient(service.origin, '/v1');
     limitedApi = apiClient(limited.origin, '/v1');
   }, 120_000);
@@ -118,7 +135,8 @@ describe.each(ENGINES)('limits on %s', (engine) => {
   }, 30_000);
 
   it('refuses a bulk change that selects more than bulk_max objects with a 400 naming it, and changes nothing', async () => {
-    for (let i = 0; i < 6; i++) expect((await api('POST', '/projects', { name: `bulk-${i}`, status: 'open' })).status).toBe(201);
+    for (let i = 0; i < 6; i++)
+      expect((await api('POST', '/projects', { name: `bulk-${i}`, status: 'open' })).status).toBe(201);
     const patch = await api('PATCH', '/projects?name__startswith=bulk-', { status: 'closed' });
     expect(patch.status, patch.text).toBe(400);
     expect(patch.body.message).toContain('bulk_max');
@@ -128,7 +146,9 @@ describe.each(ENGINES)('limits on %s', (engine) => {
     expect(after.body.total).toBe(6);
     expect(after.body.data.every((p: { status: string }) => p.status === 'open')).toBe(true);
     // Five is allowed.
-    expect((await api('PATCH', '/projects?name__in=bulk-0,bulk-1,bulk-2,bulk-3,bulk-4', { status: 'closed' })).body.count).toBe(5);
+    expect(
+      (await api('PATCH', '/projects?name__in=bulk-0,bulk-1,bulk-2,bulk-3,bulk-4', { status: 'closed' })).body.count,
+    ).toBe(5);
   });
 
   it('refuses a page that starts past max_offset with a 400 naming the parameter', async () => {
@@ -146,7 +166,12 @@ describe.each(ENGINES)('limits on %s', (engine) => {
     for (let i = 0; i < 3; i++) statuses.push((await limitedApi('POST', '/projects', { name: `limited-${i}` })).status);
     expect(statuses).toEqual([201, 201, 201]);
     // http.trust_proxy is off: a made-up X-Forwarded-For is not a new client.
-    const over = await limitedApi('POST', '/projects', { name: 'limited-3' }, { headers: { 'x-forwarded-for': '203.0.113.9' } });
+    const over = await limitedApi(
+      'POST',
+      '/projects',
+      { name: 'limited-3' },
+      { headers: { 'x-forwarded-for': '203.0.113.9' } },
+    );
     expectErrorBody(over, 429);
     expect((await limitedApi('DELETE', '/projects?name=limited-0')).status).toBe(429);
     expect((await limitedApi('GET', '/projects?name__startswith=limited-')).body.total).toBe(3);
@@ -154,15 +179,23 @@ describe.each(ENGINES)('limits on %s', (engine) => {
 
   it('limits the auth routes per client address (rate_limit.auth), however X-Forwarded-For changes', async () => {
     const login = (i: number) =>
-      limitedApi('POST', '/auth/login', { login: 'root', password: 'wrong' }, { headers: { 'x-forwarded-for': `198.51.100.${i}` } });
+      limitedApi(
+        'POST',
+        '/auth/login',
+        { login: 'root', password: 'wrong' },
+        { headers: { 'x-forwarded-for': `198.51.100.${i}` } },
+      );
     for (let i = 0; i < 4; i++) expect((await login(i)).status).toBe(401);
     expectErrorBody(await login(4), 429);
   });
 
   it('checks a pattern against a long hostile value without backtracking through it: 400, and the service still answers', async () => {
     const hostile = `${'a'.repeat(50_000)}!`;
-    const replies = await Promise.all(Array.from({ length: 4 }, () => api('POST', '/tasks', { title: 'x', code: hostile })));
-    for (const reply of replies) expect(reply.body.errors).toEqual([{ field: 'code', message: expect.stringContaining('pattern') }]);
+    const replies = await Promise.all(
+      Array.from({ length: 4 }, () => api('POST', '/tasks', { title: 'x', code: hostile })),
+    );
+    for (const reply of replies)
+      expect(reply.body.errors).toEqual([{ field: 'code', message: expect.stringContaining('pattern') }]);
     // A long value that matches is refused too (the bound), a short one is fine.
     expect((await api('POST', '/tasks', { title: 'x', code: 'a'.repeat(5000) })).status).toBe(400);
     expect((await api('POST', '/tasks', { title: 'x', code: 'abc123' })).status).toBe(201);

@@ -30,20 +30,52 @@ type Api = Record<string, Schema>;
 
 const pk = { type: 'integer', _db_settings: { type: 'id_field', primary_key: true } };
 const text = (settings: Schema = {}) => ({ type: ['string', 'null'], _db_settings: { type: 'string', ...settings } });
-const link = (target: string) => ({ _db_settings: { type: 'foreign_key', ref_document: target, ref_column: `${target.toLowerCase()}.id`, ref_column_type: 'id_field' } });
-const many = (document: string, backref: string, foreignKeys?: string) => ({ _db_settings: { type: 'relationship', document, backref_name: backref, ...(foreignKeys ? { foreign_keys: foreignKeys } : {}) } });
+const link = (target: string) => ({
+  _db_settings: {
+    type: 'foreign_key',
+    ref_document: target,
+    ref_column: `${target.toLowerCase()}.id`,
+    ref_column_type: 'id_field',
+  },
+});
+const many = (document: string, backref: string, foreignKeys?: string) => ({
+  _db_settings: {
+    type: 'relationship',
+    document,
+    backref_name: backref,
+    ...(foreignKeys ? { foreign_keys: foreignKeys } : {}),
+  },
+});
 
 /** The storage model of an API given as resource → schema properties. */
 function storageOf(api: Api) {
   const dir = mkdtempSync(join(tmpdir(), 'svcgen-migration-sql-'));
   mkdirSync(join(dir, 'schemas'));
-  const raml = ['#%RAML 0.8', '---', 'title: Cases', 'baseUri: http://{host}/{version}', 'version: v1', 'mediaType: application/json', ''];
+  const raml = [
+    '#%RAML 0.8',
+    '---',
+    'title: Cases',
+    'baseUri: http://{host}/{version}',
+    'version: v1',
+    'mediaType: application/json',
+    '',
+  ];
   for (const [resource, properties] of Object.entries(api)) {
     const title = resource.replace(/s$/, '').replace(/^./, (c) => c.toUpperCase());
     const extra = properties['_renamed_from'] ? { _renamed_from: properties['_renamed_from'] } : {};
     const props = Object.fromEntries(Object.entries(properties).filter(([k]) => k !== '_renamed_from'));
-    writeFileSync(join(dir, 'schemas', `${resource}.json`), JSON.stringify({ type: 'object', title, ...extra, properties: props }));
-    raml.push(`/${resource}:`, '    get:', '    post:', '        body:', '            application/json:', `                schema: !include schemas/${resource}.json`);
+    writeFileSync(
+      join(dir, 'schemas', `${resource}.json`),
+      JSON.stringify({ type: 'object', title, ...extra, properties: props }),
+    );
+    raml.push(
+      `/${resource}:`,
+      '    get:',
+      '    post:',
+      '        body:',
+      '            application/json:',
+      `                schema: !include schemas/${resource}.json`,
+    );
   }
   writeFileSync(join(dir, 'api.raml'), raml.join('\n'));
   const analysis = analyze(join(dir, 'api.raml'));
@@ -64,6 +96,8 @@ interface Database {
 let projectDir: string;
 const load = (name: string) => createRequire(join(projectDir, 'node_modules', 'noop.js'))(name);
 
+// oxlint-disable typescript/require-await -- better-sqlite3 answers at once; these are the async
+// interfaces over it, where `async` makes a failed statement a rejection, as on PostgreSQL.
 function sqlite(): Database {
   const Sqlite = load('better-sqlite3');
   const db = new Sqlite(':memory:');
@@ -73,7 +107,10 @@ function sqlite(): Database {
     const self: SqlDatabase = {
       dialect: 'sqlite',
       inTransaction,
-      all: async (q) => { const s = db.prepare(q.sql); return s.reader ? s.all(...q.parameters) : (s.run(...q.parameters), []); },
+      all: async (q) => {
+        const s = db.prepare(q.sql);
+        return s.reader ? s.all(...q.parameters) : (s.run(...q.parameters), []);
+      },
       run: async (q) => db.prepare(q.sql).run(...q.parameters).changes,
       execute: async (script) => void db.exec(script),
       async transaction(work) {
@@ -88,8 +125,8 @@ function sqlite(): Database {
         }
       },
       withoutForeignKeys: (work) => work(self),
-      ping: async () => undefined,
-      close: async () => undefined,
+      ping: () => Promise.resolve(),
+      close: () => Promise.resolve(),
     };
     return self;
   };
@@ -97,7 +134,12 @@ function sqlite(): Database {
     run: async (sql) => void db.exec(sql),
     rows: async (sql) => db.prepare(sql).all(),
     async catchUpSearch(table, fields) {
-      const model = { name: table, table, searchFields: fields, field: (name: string) => ({ column: name }) } as unknown as Model;
+      const model = {
+        name: table,
+        table,
+        searchFields: fields,
+        field: (name: string) => ({ column: name }),
+      } as unknown as Model;
       const outside = executor(false);
       await new SearchIndexer(outside).catchUp(outside, model);
     },
@@ -121,6 +163,8 @@ function sqlite(): Database {
   };
 }
 
+// oxlint-enable typescript/require-await
+
 async function postgres(): Promise<Database> {
   const { url } = await freshPostgresDatabase(projectDir, 'migration_sql');
   const pg = load('pg');
@@ -130,7 +174,7 @@ async function postgres(): Promise<Database> {
     run: async (sql) => void (await client.query(sql)),
     rows: async (sql) => (await client.query(sql)).rows,
     // PostgreSQL's search vectors are generated with the row.
-    catchUpSearch: async () => undefined,
+    catchUpSearch: () => Promise.resolve(),
     async migrate(sql) {
       await client.query('begin');
       try {
@@ -193,7 +237,9 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
     );
     expect(await db.rows('select "id", "pen_name" from "author"')).toEqual([{ id: 1, pen_name: 'Ellis Bell' }]);
     await db.run(`insert into "book" ("title", "author_id") values ('Wuthering Heights', 1);`);
-    await expect(db.run(`insert into "book" ("title", "author_id") values ('nobody', 99);`)).rejects.toThrow(/foreign key/i);
+    await expect(db.run(`insert into "book" ("title", "author_id") values ('nobody', 99);`)).rejects.toThrow(
+      /foreign key/i,
+    );
   });
 
   it('a value that does not convert to the new type fails the migration, and nothing of it is applied', async () => {
@@ -201,7 +247,11 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
     const second = { items: { id: pk, size: { type: ['integer', 'null'], _db_settings: { type: 'integer' } } } };
     const db = await evolve(engine, first, first, `insert into "item" ("size") values ('12'), ('a dozen');`);
     const diff = diffStorage(storageOf(first).storage, storageOf(second).storage, renamesOf(storageOf(second).ir));
-    await expect(db.migrate(migrationSql(diff.changes)[engine])).rejects.toThrow(engine === 'sqlite' ? /Item\.size: a stored value does not convert to integer/ : /invalid input syntax for type integer/);
+    await expect(db.migrate(migrationSql(diff.changes)[engine])).rejects.toThrow(
+      engine === 'sqlite'
+        ? /Item\.size: a stored value does not convert to integer/
+        : /invalid input syntax for type integer/,
+    );
     expect(await db.rows('select "size" from "item" order by "id"')).toEqual([{ size: '12' }, { size: 'a dozen' }]);
     const ok = await evolve(engine, first, second, `insert into "item" ("size") values ('12'), (null);`);
     expect(await ok.rows('select "size" from "item" order by "id"')).toEqual([{ size: 12 }, { size: null }]);
@@ -225,17 +275,25 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
     const db = await evolve(
       engine,
       { users: { id: pk, email: text({ unique: true }) } },
-      { users: { id: pk, contact_email: text({ unique: true, renamed_from: 'email' }), email: text({ unique: true }) } },
+      {
+        users: { id: pk, contact_email: text({ unique: true, renamed_from: 'email' }), email: text({ unique: true }) },
+      },
       `insert into "user" ("email") values ('a@example.com');`,
     );
-    expect(await db.rows('select "contact_email", "email" from "user"')).toEqual([{ contact_email: 'a@example.com', email: null }]);
+    expect(await db.rows('select "contact_email", "email" from "user"')).toEqual([
+      { contact_email: 'a@example.com', email: null },
+    ]);
     await expect(db.run(`insert into "user" ("contact_email") values ('a@example.com');`)).rejects.toThrow(/unique/i);
   });
 
   it('keeps names longer than PostgreSQL does apart', async () => {
     const long = 'a_field_with_a_name_long_enough_to_be_cut_by_postgresql';
     const api = {
-      targets: { id: pk, first_holders: many('Holder', 'first_target', `Holder.${long}_one`), second_holders: many('Holder', 'second_target', `Holder.${long}_two`) },
+      targets: {
+        id: pk,
+        first_holders: many('Holder', 'first_target', `Holder.${long}_one`),
+        second_holders: many('Holder', 'second_target', `Holder.${long}_two`),
+      },
       holders: { id: pk, [`${long}_one`]: link('Target'), [`${long}_two`]: link('Target') },
     };
     const db = await evolve(engine, { targets: { id: pk } }, api, `insert into "target" default values;`);
@@ -265,6 +323,7 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
     expect(await found(long, 'wizard')).toEqual([2]);
     expect(await found('blurb', 'sand')).toEqual([3]);
     expect(await found('heading', 'dune')).toEqual([3]);
-    if (engine === 'sqlite') await db.run(`insert into "svc_search_book" ("svc_search_book", rank) values ('integrity-check', 1);`);
+    if (engine === 'sqlite')
+      await db.run(`insert into "svc_search_book" ("svc_search_book", rank) values ('integrity-check', 1);`);
   });
 });

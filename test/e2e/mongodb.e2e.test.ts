@@ -27,7 +27,13 @@ beforeAll(async () => {
 }, 600_000);
 
 const run = (script: string, env: Record<string, string>) =>
-  execa('node', [join('dist', script)], { cwd: dir, env: { SVC_CONFIG: join(dir, 'none.ini'), ...env }, reject: false, all: true, timeout: 30_000 });
+  execa('node', [join('dist', script)], {
+    cwd: dir,
+    env: { SVC_CONFIG: join(dir, 'none.ini'), ...env },
+    reject: false,
+    all: true,
+    timeout: 30_000,
+  });
 
 describe('the MongoDB engine', () => {
   it('npm run migrate creates the unique indexes (sparse: objects without a value do not collide)', async () => {
@@ -39,7 +45,11 @@ describe('the MongoDB engine', () => {
       const client = new MongoClient(database.url);
       try {
         const indexes = await client.db().collection('user').listIndexes().toArray();
-        expect(indexes.find((i) => i.name === 'email_unique')).toMatchObject({ key: { email: 1 }, unique: true, sparse: true });
+        expect(indexes.find((i) => i.name === 'email_unique')).toMatchObject({
+          key: { email: 1 },
+          unique: true,
+          sparse: true,
+        });
         const profile = await client.db().collection('profile').listIndexes().toArray();
         // A one-to-one link is unique: one profile per user (kept under the relationship's name).
         expect(profile.find((i) => i.name === 'user_unique')).toMatchObject({ key: { user: 1 }, unique: true });
@@ -55,7 +65,11 @@ describe('the MongoDB engine', () => {
     const database = await freshMongoDatabase('retry');
     const db = await openProjectDatabase<StoryDb>(dir, { SVC_ENGINE: 'svc_mongodb', SVC_MONGODB_URL: database.url });
     try {
-      await failCommands(database.url, 'story', ['insert'], { times: 1, errorCode: 112, errorLabels: ['TransientTransactionError'] });
+      await failCommands(database.url, 'story', ['insert'], {
+        times: 1,
+        errorCode: 112,
+        errorLabels: ['TransientTransactionError'],
+      });
       let runs = 0;
       await db.transaction(async (tx) => {
         runs++;
@@ -66,7 +80,9 @@ describe('the MongoDB engine', () => {
       // Any other failure is not retried: it is the request's answer.
       await failCommands(database.url, 'story', ['insert'], { times: 1, errorCode: 8000 });
       runs = 0;
-      await expect(db.transaction(async (tx) => (runs++, tx.story.create({ data: { name: 'x', description: 'y' } })))).rejects.toMatchObject({ code: 8000 });
+      await expect(
+        db.transaction(async (tx) => (runs++, tx.story.create({ data: { name: 'x', description: 'y' } }))),
+      ).rejects.toMatchObject({ code: 8000 });
       expect(runs).toBe(1);
     } finally {
       await db.close();
@@ -89,7 +105,9 @@ describe('the MongoDB engine', () => {
       const url = server.url.replace('/?', '/standalone?');
       const service = await startService(dir, { SVC_ENGINE: 'svc_mongodb', SVC_MONGODB_URL: url }, '/v1');
       try {
-        await expect.poll(() => service.output(), { timeout: 5000 }).toContain('runs no transactions (a standalone server)');
+        await expect
+          .poll(() => service.output(), { timeout: 5000 })
+          .toContain('runs no transactions (a standalone server)');
         const api = apiClient(service.origin, '/v1');
         const created = await api('POST', '/stories', { name: 'alone', description: 'no replica set' });
         expect(created.status).toBe(201);

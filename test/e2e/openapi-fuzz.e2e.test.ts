@@ -39,14 +39,24 @@ const knownKeys: Record<string, string[]> = { id: ['1'], slug: ['first'] };
 /** Objects of every model, again: bulk deletes empty the tables now and then. */
 async function seed(api: Api): Promise<void> {
   for (const n of [1, 2, 3]) {
-    const author = await api('POST', '/authors', { name: `Author ${n}`, email: `author${n}-${Date.now()}@example.com` });
+    const author = await api('POST', '/authors', {
+      name: `Author ${n}`,
+      email: `author${n}-${Date.now()}@example.com`,
+    });
     const slug = ['first', 'second', 'third'][n - 1];
     await api('POST', '/posts', { slug, title: `Post number ${n}`, author: author.body?.id ?? null, tags: ['a'] });
     await api('POST', `/posts/${slug}/comments`, { body: `comment ${n}` });
     if (author.status === 201) await api('POST', `/authors/${author.body.id}/address`, { city: 'Oslo' });
   }
-  const keys = async (path: string, key: string) => ((await api('GET', `${path}?_limit=5&_fields=${key}`)).body?.data ?? []).map((o: Record<string, unknown>) => String(o[key]));
-  knownKeys['id'] = [...(await keys('/authors', 'id')), ...(await keys('/comments', 'id')), ...(await keys('/addresses', 'id'))];
+  const keys = async (path: string, key: string) =>
+    ((await api('GET', `${path}?_limit=5&_fields=${key}`)).body?.data ?? []).map((o: Record<string, unknown>) =>
+      String(o[key]),
+    );
+  knownKeys['id'] = [
+    ...(await keys('/authors', 'id')),
+    ...(await keys('/comments', 'id')),
+    ...(await keys('/addresses', 'id')),
+  ];
   knownKeys['slug'] = await keys('/posts', 'slug');
 }
 
@@ -58,8 +68,15 @@ function operationsOf(document: Json, arbitraries: SchemaArbitraries): Operation
       .map(([method, operation]) => {
         const op = operation as Json;
         const own = ((op['parameters'] as Json[] | undefined) ?? []).map((p) => arbitraries.resolve(p));
-        const body = ((op['requestBody'] as Json | undefined)?.['content'] as Json | undefined)?.['application/json'] as Json | undefined;
-        return { template, method: method.toUpperCase(), parameters: [...shared, ...own], body: body?.['schema'] as Json | undefined };
+        const body = ((op['requestBody'] as Json | undefined)?.['content'] as Json | undefined)?.[
+          'application/json'
+        ] as Json | undefined;
+        return {
+          template,
+          method: method.toUpperCase(),
+          parameters: [...shared, ...own],
+          body: body?.['schema'] as Json | undefined,
+        };
       });
   });
 }
@@ -79,22 +96,35 @@ function requestOf(operation: Operation, arbitraries: SchemaArbitraries): fc.Arb
   const documented = operation.parameters.filter((p) => p['in'] === 'query');
   const parameter = (p: Json) =>
     fc
-      .oneof({ weight: 3, arbitrary: arbitraries.valid((p['schema'] as Json | undefined) ?? {}) }, { weight: 1, arbitrary: smallJson() })
+      .oneof(
+        { weight: 3, arbitrary: arbitraries.valid((p['schema'] as Json | undefined) ?? {}) },
+        { weight: 1, arbitrary: smallJson() },
+      )
       .map((value) => [String(p['name']), queryValue(value)] as const);
   const none: fc.Arbitrary<(readonly [string, string])[]> = fc.constant([]);
   const query = fc
     .shuffledSubarray(documented, { maxLength: Math.min(2, documented.length) })
     .chain((chosen) => (chosen.length ? fc.tuple(...chosen.map(parameter)) : none));
-  const stray = rarely(fc.tuple(fc.constantFrom('zzz', '_limit', 'q', '__proto__', 'slug__gt'), fc.string({ maxLength: 6 })), 10);
+  const stray = rarely(
+    fc.tuple(fc.constantFrom('zzz', '_limit', 'q', '__proto__', 'slug__gt'), fc.string({ maxLength: 6 })),
+    10,
+  );
   const body = operation.body
-    ? fc.oneof({ weight: 3, arbitrary: arbitraries.valid(operation.body) }, { weight: 1, arbitrary: arbitraries.invalid(operation.body) })
+    ? fc.oneof(
+        { weight: 3, arbitrary: arbitraries.valid(operation.body) },
+        { weight: 1, arbitrary: arbitraries.invalid(operation.body) },
+      )
     : fc.constant(undefined);
   const raw = operation.body ? rarely(fc.constantFrom('{', 'not json', '{"a":1}{', '[1,2'), 20) : fc.constant(null);
-  return fc.record({ parts: fc.tuple(...pathParts), query, stray, body, raw }).map(({ parts, query, stray, body, raw }) => {
-    const pairs = [...query, ...(stray ? [stray] : [])];
-    const search = pairs.length ? `?${new URLSearchParams(pairs.map(([k, v]): [string, string] => [k, v])).toString()}` : '';
-    return { method: operation.method, path: `${parts.join('/')}${search}`, body, raw: raw ?? undefined };
-  });
+  return fc
+    .record({ parts: fc.tuple(...pathParts), query, stray, body, raw })
+    .map(({ parts, query, stray, body, raw }) => {
+      const pairs = [...query, ...(stray ? [stray] : [])];
+      const search = pairs.length
+        ? `?${new URLSearchParams(pairs.map(([k, v]): [string, string] => [k, v])).toString()}`
+        : '';
+      return { method: operation.method, path: `${parts.join('/')}${search}`, body, raw: raw ?? undefined };
+    });
 }
 
 /** A value once in `every` draws, else null. */
@@ -137,23 +167,45 @@ describe.each(['sqlite', 'postgres'] as const)('the OpenAPI-driven fuzzer on %s'
       fc.asyncProperty(fc.oneof(...operations.map((o) => requestOf(o, arbitraries))), async (request) => {
         // Bulk deletes empty the tables now and then: the seeded keys come back every 100 requests.
         if (++sent % 100 === 0) await seed(api);
-        const reply = request.raw !== undefined
-          ? await api(request.method, request.path, undefined, { raw: request.raw, headers: { 'content-type': 'application/json' } })
-          : await api(request.method, request.path, request.body);
+        const reply =
+          request.raw !== undefined
+            ? await api(request.method, request.path, undefined, {
+                raw: request.raw,
+                headers: { 'content-type': 'application/json' },
+              })
+            : await api(request.method, request.path, request.body);
         statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
-        expect(reply.status, `${request.method} ${request.path} ${JSON.stringify(request.body)} → ${reply.text}`).toBeLessThan(500);
+        expect(
+          reply.status,
+          `${request.method} ${request.path} ${JSON.stringify(request.body)} → ${reply.text}`,
+        ).toBeLessThan(500);
       }),
-      { numRuns: RUNS, endOnFailure: true, seed: process.env['FUZZ_SEED'] ? Number(process.env['FUZZ_SEED']) : undefined },
+      {
+        numRuns: RUNS,
+        endOnFailure: true,
+        seed: process.env['FUZZ_SEED'] ? Number(process.env['FUZZ_SEED']) : undefined,
+      },
     );
     // The fuzzer must reach the handlers, not only the validation: successes and refusals alike.
-    const count = (from: number, to: number) => [...statuses].filter(([s]) => s >= from && s < to).reduce((n, [, c]) => n + c, 0);
+    const count = (from: number, to: number) =>
+      [...statuses].filter(([s]) => s >= from && s < to).reduce((n, [, c]) => n + c, 0);
     expect(count(200, 300), JSON.stringify([...statuses])).toBeGreaterThan(RUNS / 5);
     expect(count(400, 500), JSON.stringify([...statuses])).toBeGreaterThan(RUNS / 10);
   });
 
   it('answers paths a URL parser rewrites or that end in a slash with documented answers', async () => {
     const key = knownKeys['slug']?.[0] ?? 'first';
-    const paths = ['/posts/', '/posts/.', '/posts/%2e', '/posts/..', '/posts//', `/posts/${key}/`, `/posts/${key}/.`, '/posts/./', '//posts'];
+    const paths = [
+      '/posts/',
+      '/posts/.',
+      '/posts/%2e',
+      '/posts/..',
+      '/posts//',
+      `/posts/${key}/`,
+      `/posts/${key}/.`,
+      '/posts/./',
+      '//posts',
+    ];
     for (const path of paths) {
       for (const method of ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const) {
         const reply = await api(method, path, method === 'GET' || method === 'DELETE' ? undefined : {});

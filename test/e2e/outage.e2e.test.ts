@@ -28,7 +28,10 @@ async function expectUnavailable(api: Api, method: string, path: string, body?: 
   const reply = await api(method, path, body);
   expect(reply.status, `${method} ${path}: ${reply.text}`).toBe(503);
   expect(reply.headers.get('retry-after')).toBe('2');
-  expect(reply.body).toMatchObject({ status_code: 503, message: 'the database does not answer; try again in a moment' });
+  expect(reply.body).toMatchObject({
+    status_code: 503,
+    message: 'the database does not answer; try again in a moment',
+  });
   expect(performance.now() - started).toBeLessThan(CONNECT_TIMEOUT + 4000);
   return reply;
 }
@@ -40,7 +43,8 @@ async function untilServing(api: Api, path: string, withinMs: number): Promise<n
     const reply = await api('GET', path);
     if (reply.status === 200) return performance.now() - started;
     expect(reply.status).toBe(503);
-    if (performance.now() - started > withinMs) throw new Error(`still ${reply.status} after ${withinMs} ms: ${reply.text}`);
+    if (performance.now() - started > withinMs)
+      throw new Error(`still ${reply.status} after ${withinMs} ms: ${reply.text}`);
     await sleep(200);
   }
 }
@@ -49,14 +53,23 @@ describe('PostgreSQL stopped and started again under a running service', () => {
   let service: RunningService;
   let api: Api;
   // Commits are synchronous here: a crash may take an unacknowledged write with it, never an acknowledged one.
-  const cluster = { SVCGEN_PG_PORT: '', SVCGEN_PG_DIR: join(tmpdir(), `svcgen-pg-outage-${process.pid}`), SVCGEN_PG_SYNCHRONOUS_COMMIT: 'on' };
-  const pg = (command: 'start' | 'stop' | 'crash') => execa('bash', [join(repoRoot, 'scripts/postgres.sh'), command], { env: cluster });
+  const cluster = {
+    SVCGEN_PG_PORT: '',
+    SVCGEN_PG_DIR: join(tmpdir(), `svcgen-pg-outage-${process.pid}`),
+    SVCGEN_PG_SYNCHRONOUS_COMMIT: 'on',
+  };
+  const pg = (command: 'start' | 'stop' | 'crash') =>
+    execa('bash', [join(repoRoot, 'scripts/postgres.sh'), command], { env: cluster });
 
   beforeAll(async () => {
     cluster.SVCGEN_PG_PORT = String(await freePort());
     const url = (await pg('start')).stdout.trim().split('\n').pop()!;
     const dir = await builtProject('ramses-starter', 'e2e-outage');
-    service = await startService(dir, { SVC_DATABASE_URL: url, SVC_DATABASE_CONNECT_TIMEOUT: String(CONNECT_TIMEOUT) }, BASE);
+    service = await startService(
+      dir,
+      { SVC_DATABASE_URL: url, SVC_DATABASE_CONNECT_TIMEOUT: String(CONNECT_TIMEOUT) },
+      BASE,
+    );
     api = apiClient(service.origin, BASE);
   }, 120_000);
 
@@ -91,51 +104,57 @@ describe('PostgreSQL stopped and started again under a running service', () => {
   it.each([
     ['a crash (stop -m immediate, then start)', 'crash', 500],
     ['a 10 s outage (stop -m fast, start 10 s later)', 'stop', 10_000],
-  ] as const)('rides out %s under load: same process, only 2xx and 503, each in bounded time, every 201 kept', async (_fault, command, downMs) => {
-    const tag = command === 'crash' ? 'crash' : 'outage';
-    const statuses: Record<string, number> = {};
-    const acknowledged: number[] = [];
-    let slowestMs = 0;
-    let loading = true;
-    const client = async (n: number) => {
-      for (let i = 0; loading; i++) {
-        const started = performance.now();
-        const request = i % 2 ? api('GET', '/items?_limit=5') : api('POST', '/items', { name: `${tag} ${n}-${i}` });
-        const reply = await request.catch(() => null);
-        slowestMs = Math.max(slowestMs, performance.now() - started);
-        const status = reply ? String(reply.status) : 'connection lost';
-        statuses[status] = (statuses[status] ?? 0) + 1;
-        if (!reply) return;
-        if (reply.status === 201) acknowledged.push(reply.body.id);
-        if (reply.status === 503) expect(reply.headers.get('retry-after')).toBe('2');
-        else expect([200, 201], reply.text).toContain(reply.status);
-        // A client that is told to come back does not hammer the service meanwhile.
-        if (reply.status === 503) await sleep(100);
+  ] as const)(
+    'rides out %s under load: same process, only 2xx and 503, each in bounded time, every 201 kept',
+    async (_fault, command, downMs) => {
+      const tag = command === 'crash' ? 'crash' : 'outage';
+      const statuses: Record<string, number> = {};
+      const acknowledged: number[] = [];
+      let slowestMs = 0;
+      let loading = true;
+      const client = async (n: number) => {
+        for (let i = 0; loading; i++) {
+          const started = performance.now();
+          const request = i % 2 ? api('GET', '/items?_limit=5') : api('POST', '/items', { name: `${tag} ${n}-${i}` });
+          const reply = await request.catch(() => null);
+          slowestMs = Math.max(slowestMs, performance.now() - started);
+          const status = reply ? String(reply.status) : 'connection lost';
+          statuses[status] = (statuses[status] ?? 0) + 1;
+          if (!reply) return;
+          if (reply.status === 201) acknowledged.push(reply.body.id);
+          if (reply.status === 503) expect(reply.headers.get('retry-after')).toBe('2');
+          else expect([200, 201], reply.text).toContain(reply.status);
+          // A client that is told to come back does not hammer the service meanwhile.
+          if (reply.status === 503) await sleep(100);
+        }
+      };
+      const load = Promise.all(Array.from({ length: 8 }, (_, n) => client(n)));
+      await sleep(1000);
+      await pg(command);
+      await sleep(downMs);
+      await pg('start');
+      await sleep(200);
+      expect(service.process.exitCode, `the service ended:\n${service.output().slice(-3000)}`).toBeNull();
+      const backAfter = await untilServing(api, '/items', 15_000);
+      await sleep(1000);
+      loading = false;
+      await load;
+      console.log(
+        `PostgreSQL ${tag} under load: ${JSON.stringify({ statuses, slowestAnswerMs: Math.round(slowestMs), servingAgainAfterMs: Math.round(backAfter) })}`,
+      );
+      expect(statuses['connection lost']).toBeUndefined();
+      expect(statuses['503']).toBeGreaterThan(0);
+      expect(slowestMs).toBeLessThan(CONNECT_TIMEOUT + 4000);
+      const present = new Set<number>();
+      for (let page = 0; ; page++) {
+        const reply = await api('GET', `/items?_limit=1000&_page=${page}&_fields=id&name__startswith=${tag}`);
+        for (const o of reply.body.data) present.add(o.id);
+        if (reply.body.data.length < 1000) break;
       }
-    };
-    const load = Promise.all(Array.from({ length: 8 }, (_, n) => client(n)));
-    await sleep(1000);
-    await pg(command);
-    await sleep(downMs);
-    await pg('start');
-    await sleep(200);
-    expect(service.process.exitCode, `the service ended:\n${service.output().slice(-3000)}`).toBeNull();
-    const backAfter = await untilServing(api, '/items', 15_000);
-    await sleep(1000);
-    loading = false;
-    await load;
-    console.log(`PostgreSQL ${tag} under load: ${JSON.stringify({ statuses, slowestAnswerMs: Math.round(slowestMs), servingAgainAfterMs: Math.round(backAfter) })}`);
-    expect(statuses['connection lost']).toBeUndefined();
-    expect(statuses['503']).toBeGreaterThan(0);
-    expect(slowestMs).toBeLessThan(CONNECT_TIMEOUT + 4000);
-    const present = new Set<number>();
-    for (let page = 0; ; page++) {
-      const reply = await api('GET', `/items?_limit=1000&_page=${page}&_fields=id&name__startswith=${tag}`);
-      for (const o of reply.body.data) present.add(o.id);
-      if (reply.body.data.length < 1000) break;
-    }
-    expect(acknowledged.filter((id) => !present.has(id))).toEqual([]);
-  }, 60_000);
+      expect(acknowledged.filter((id) => !present.has(id))).toEqual([]);
+    },
+    60_000,
+  );
 });
 
 describe('the MongoDB server gone and back under a running service', () => {
@@ -150,7 +169,11 @@ describe('the MongoDB server gone and back under a running service', () => {
     const dir = await builtProject('ramses-starter', 'e2e-outage');
     const url = new URL(server.url);
     url.pathname = '/svcgen_outage';
-    service = await startService(dir, { SVC_ENGINE: 'svc_mongodb', SVC_MONGODB_URL: url.href, SVC_DATABASE_CONNECT_TIMEOUT: String(CONNECT_TIMEOUT) }, BASE);
+    service = await startService(
+      dir,
+      { SVC_ENGINE: 'svc_mongodb', SVC_MONGODB_URL: url.href, SVC_DATABASE_CONNECT_TIMEOUT: String(CONNECT_TIMEOUT) },
+      BASE,
+    );
     api = apiClient(service.origin, BASE);
   }, 120_000);
 

@@ -35,7 +35,14 @@ describe.each(['sqlite', 'postgres'] as const)('the statements sent to %s', (eng
       const value = encodeURIComponent(payload);
       const created = await api('POST', '/stories', { name: payload, description: payload });
       expect(created.status, created.text).toBe(201);
-      for (const query of [`name=${value}`, `name__contains=${value}`, `name__startswith=${value}`, `description__in=${value},x`, `q=${value}`, `name__ne=${value}&_sort=-name`]) {
+      for (const query of [
+        `name=${value}`,
+        `name__contains=${value}`,
+        `name__startswith=${value}`,
+        `description__in=${value},x`,
+        `q=${value}`,
+        `name__ne=${value}&_sort=-name`,
+      ]) {
         const reply = await api('GET', `/stories?${query}`);
         expect(reply.status, `${query}: ${reply.text}`).toBeLessThan(500);
       }
@@ -50,7 +57,9 @@ describe.each(['sqlite', 'postgres'] as const)('the statements sent to %s', (eng
       .split('\n')
       .filter((line) => line.includes('"msg":"query"'))
       .map((line) => String(JSON.parse(line).query));
-    expect(statements.filter((s) => /^\s*(select|insert|update|delete)/i.test(s)).length).toBeGreaterThan(PAYLOADS.length * 8);
+    expect(statements.filter((s) => /^\s*(select|insert|update|delete)/i.test(s)).length).toBeGreaterThan(
+      PAYLOADS.length * 8,
+    );
     expect(statements.filter((s) => s.includes(MARKER))).toEqual([]);
   });
 });

@@ -45,10 +45,24 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
   beforeAll(async () => {
     database = await testDatabase(engine, dir, 'repositories');
     db = await openProjectDatabase<Db>(dir, database.env);
-    ada = await db.author.create({ data: { name: 'Ada', email: 'ada@example.com', karma: 5, joined_at: '2026-01-01T00:00:00Z' } });
-    bob = await db.author.create({ data: { name: 'bob', email: 'bob@example.com', karma: 1, joined_at: '2026-01-02T00:00:00Z' } });
+    ada = await db.author.create({
+      data: { name: 'Ada', email: 'ada@example.com', karma: 5, joined_at: '2026-01-01T00:00:00Z' },
+    });
+    bob = await db.author.create({
+      data: { name: 'bob', email: 'bob@example.com', karma: 1, joined_at: '2026-01-02T00:00:00Z' },
+    });
     for (const [i, status] of ['draft', 'published', 'published'].entries()) {
-      await db.post.create({ data: { slug: `p${i}`, title: `Post ${i}`, status, score: i * 10, tags: i ? ['x', `t${i}`] : [], author: ada['id'], views: 0 } });
+      await db.post.create({
+        data: {
+          slug: `p${i}`,
+          title: `Post ${i}`,
+          status,
+          score: i * 10,
+          tags: i ? ['x', `t${i}`] : [],
+          author: ada['id'],
+          views: 0,
+        },
+      });
     }
   }, 120_000);
 
@@ -60,18 +74,44 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
   const slugs = (rows: Rec[]) => rows.map((r) => r['slug']);
 
   it('filters with every operator, and AND / OR / NOT', async () => {
-    expect(slugs(await db.post.findMany({ where: { status: 'published' }, orderBy: { slug: 'asc' } }))).toEqual(['p1', 'p2']);
+    expect(slugs(await db.post.findMany({ where: { status: 'published' }, orderBy: { slug: 'asc' } }))).toEqual([
+      'p1',
+      'p2',
+    ]);
     expect(slugs(await db.post.findMany({ where: { score: { gte: 10, lt: 20 } } }))).toEqual(['p1']);
-    expect(slugs(await db.post.findMany({ where: { slug: { in: ['p0', 'p2', 'nope'] } }, orderBy: { slug: 'asc' } }))).toEqual(['p0', 'p2']);
-    expect(slugs(await db.post.findMany({ where: { slug: { notIn: ['p0'] } }, orderBy: { slug: 'asc' } }))).toEqual(['p1', 'p2']);
+    expect(
+      slugs(await db.post.findMany({ where: { slug: { in: ['p0', 'p2', 'nope'] } }, orderBy: { slug: 'asc' } })),
+    ).toEqual(['p0', 'p2']);
+    expect(slugs(await db.post.findMany({ where: { slug: { notIn: ['p0'] } }, orderBy: { slug: 'asc' } }))).toEqual([
+      'p1',
+      'p2',
+    ]);
     expect(slugs(await db.post.findMany({ where: { title: { contains: 'POST 1' } } }))).toEqual(['p1']);
-    expect(slugs(await db.post.findMany({ where: { title: { startsWith: 'post' } }, orderBy: { slug: 'asc' } }))).toEqual(['p0', 'p1', 'p2']);
+    expect(
+      slugs(await db.post.findMany({ where: { title: { startsWith: 'post' } }, orderBy: { slug: 'asc' } })),
+    ).toEqual(['p0', 'p1', 'p2']);
     expect(slugs(await db.post.findMany({ where: { tags: { has: 't2' } } }))).toEqual(['p2']);
-    expect(slugs(await db.post.findMany({ where: { status: { not: 'draft' } }, orderBy: { slug: 'desc' } }))).toEqual(['p2', 'p1']);
-    expect(slugs(await db.post.findMany({ where: { OR: [{ slug: 'p0' }, { score: 20 }] }, orderBy: { slug: 'asc' } }))).toEqual(['p0', 'p2']);
-    expect(slugs(await db.post.findMany({ where: { NOT: { slug: 'p0' }, AND: [{ score: { gt: 0 } }] }, orderBy: { slug: 'asc' } }))).toEqual(['p1', 'p2']);
+    expect(slugs(await db.post.findMany({ where: { status: { not: 'draft' } }, orderBy: { slug: 'desc' } }))).toEqual([
+      'p2',
+      'p1',
+    ]);
+    expect(
+      slugs(await db.post.findMany({ where: { OR: [{ slug: 'p0' }, { score: 20 }] }, orderBy: { slug: 'asc' } })),
+    ).toEqual(['p0', 'p2']);
+    expect(
+      slugs(
+        await db.post.findMany({
+          where: { NOT: { slug: 'p0' }, AND: [{ score: { gt: 0 } }] },
+          orderBy: { slug: 'asc' },
+        }),
+      ),
+    ).toEqual(['p1', 'p2']);
     // A null matches `equals: null`, and `not` a value matches nulls too; `notIn` never matches null.
-    expect(slugs(await db.post.findMany({ where: { reviewer: null }, orderBy: { slug: 'asc' } }))).toEqual(['p0', 'p1', 'p2']);
+    expect(slugs(await db.post.findMany({ where: { reviewer: null }, orderBy: { slug: 'asc' } }))).toEqual([
+      'p0',
+      'p1',
+      'p2',
+    ]);
     expect((await db.author.findMany({ where: { bio: { not: 'x' } } })).length).toBe(2);
     expect((await db.author.findMany({ where: { bio: { notIn: ['x'] } } })).length).toBe(0);
     // SQL's three truth values: a condition on a null is unknown, and so is its NOT.
@@ -83,17 +123,27 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
     expect(await db.author.count({ where: { bio: { notIn: [] } } })).toBe(2);
     expect(await db.author.count({ where: { NOT: { name: { in: [] } } } })).toBe(2);
     // Datetimes compare as times.
-    expect((await db.author.findMany({ where: { joined_at: { gt: '2026-01-01T12:00:00Z' } } })).map((a) => a['name'])).toEqual(['bob']);
+    expect(
+      (await db.author.findMany({ where: { joined_at: { gt: '2026-01-01T12:00:00Z' } } })).map((a) => a['name']),
+    ).toEqual(['bob']);
   });
 
   it('filters on a relationship from either side', async () => {
-    expect(slugs(await db.post.findMany({ where: { author: ada['id'] }, orderBy: { slug: 'asc' } }))).toEqual(['p0', 'p1', 'p2']);
+    expect(slugs(await db.post.findMany({ where: { author: ada['id'] }, orderBy: { slug: 'asc' } }))).toEqual([
+      'p0',
+      'p1',
+      'p2',
+    ]);
     expect((await db.author.findMany({ where: { posts: { has: 'p1' } } })).map((a) => a['name'])).toEqual(['Ada']);
     expect((await db.author.findMany({ where: { posts: null } })).map((a) => a['name'])).toEqual(['bob']);
   });
 
   it('sorts, pages, selects and counts', async () => {
-    expect(slugs(await db.post.findMany({ orderBy: [{ status: 'asc' }, { score: 'desc' }] }))).toEqual(['p0', 'p2', 'p1']);
+    expect(slugs(await db.post.findMany({ orderBy: [{ status: 'asc' }, { score: 'desc' }] }))).toEqual([
+      'p0',
+      'p2',
+      'p1',
+    ]);
     expect(slugs(await db.post.findMany({ orderBy: { score: 'asc' }, skip: 1, take: 1 }))).toEqual(['p1']);
     expect(await db.post.findMany({ take: 0 })).toEqual([]);
     const selected = await db.post.findFirst({ where: { slug: 'p1' }, select: { title: true } });
@@ -114,10 +164,18 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
   it('writes links from either side, and keeps both sides consistent', async () => {
     await db.author.update({ where: { id: bob['id'] }, data: { posts: ['p2'] } });
     expect((await db.post.findUnique({ where: { slug: 'p2' } }))?.['author']).toBe(bob['id']);
-    expect((await db.author.findUnique({ where: { id: ada['id'] }, include: { posts: true } }))?.['posts']).toEqual(['p0', 'p1']);
+    expect((await db.author.findUnique({ where: { id: ada['id'] }, include: { posts: true } }))?.['posts']).toEqual([
+      'p0',
+      'p1',
+    ]);
     const address = await db.address.create({ data: { author: ada['id'], city: 'Rome' } });
-    expect((await db.author.findUnique({ where: { id: ada['id'] }, include: { address: true } }))?.['address']).toBe(address['id']);
-    await expect(db.post.update({ where: { slug: 'p2' }, data: { author: 999_999 } })).rejects.toMatchObject({ name: 'UnknownReference', field: 'author' });
+    expect((await db.author.findUnique({ where: { id: ada['id'] }, include: { address: true } }))?.['address']).toBe(
+      address['id'],
+    );
+    await expect(db.post.update({ where: { slug: 'p2' }, data: { author: 999_999 } })).rejects.toMatchObject({
+      name: 'UnknownReference',
+      field: 'author',
+    });
     await db.author.update({ where: { id: bob['id'] }, data: { posts: [] } });
     expect((await db.post.findUnique({ where: { slug: 'p2' } }))?.['author']).toBeNull();
     await db.post.update({ where: { slug: 'p2' }, data: { author: ada['id'] } });
@@ -126,27 +184,42 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
   it('updates and deletes many, and names what it cannot find or would duplicate', async () => {
     expect(await db.post.updateMany({ where: { status: 'published' }, data: { views: 7 } })).toEqual({ count: 2 });
     expect((await db.post.findMany({ where: { views: 7 } })).length).toBe(2);
-    await expect(db.author.create({ data: { name: 'Ada 2', email: 'ada@example.com', joined_at: '2026-01-03T00:00:00Z' } })).rejects.toMatchObject({
+    await expect(
+      db.author.create({ data: { name: 'Ada 2', email: 'ada@example.com', joined_at: '2026-01-03T00:00:00Z' } }),
+    ).rejects.toMatchObject({
       name: 'ConstraintViolation',
       kind: 'unique',
       fields: ['email'],
     });
-    await expect(db.author.update({ where: { id: bob['id'] }, data: { email: 'ada@example.com' } })).rejects.toMatchObject({
+    await expect(
+      db.author.update({ where: { id: bob['id'] }, data: { email: 'ada@example.com' } }),
+    ).rejects.toMatchObject({
       name: 'ConstraintViolation',
       kind: 'unique',
       fields: ['email'],
     });
-    await expect(db.post.update({ where: { slug: 'ghost' }, data: { title: 'x' } })).rejects.toMatchObject({ name: 'RecordNotFound' });
+    await expect(db.post.update({ where: { slug: 'ghost' }, data: { title: 'x' } })).rejects.toMatchObject({
+      name: 'RecordNotFound',
+    });
     await expect(db.post.delete({ where: { slug: 'ghost' } })).rejects.toMatchObject({ name: 'RecordNotFound' });
     expect(await db.post.deleteMany({ where: { slug: 'nothing' } })).toEqual({ count: 0 });
   });
 
   it('applies ondelete rules: RESTRICT refuses, CASCADE deletes, NULLIFY unlinks', async () => {
-    const author = await db.author.create({ data: { name: 'Temp', email: 'temp@example.com', joined_at: '2026-01-04T00:00:00Z' } });
-    await db.post.create({ data: { slug: 'temp', title: 'Temp post', author: author['id'], reviewer: ada['id'], tags: [], views: 0 } });
-    const comment = await db.comment.create({ data: { text: 'hi', post: 'temp', posted_at: '2026-01-04T00:00:00Z', spam: false } });
+    const author = await db.author.create({
+      data: { name: 'Temp', email: 'temp@example.com', joined_at: '2026-01-04T00:00:00Z' },
+    });
+    await db.post.create({
+      data: { slug: 'temp', title: 'Temp post', author: author['id'], reviewer: ada['id'], tags: [], views: 0 },
+    });
+    const comment = await db.comment.create({
+      data: { text: 'hi', post: 'temp', posted_at: '2026-01-04T00:00:00Z', spam: false },
+    });
     // comment.post_id is RESTRICT: the post cannot go while a comment points at it.
-    await expect(db.post.delete({ where: { slug: 'temp' } })).rejects.toMatchObject({ name: 'ConstraintViolation', kind: 'foreign_key' });
+    await expect(db.post.delete({ where: { slug: 'temp' } })).rejects.toMatchObject({
+      name: 'ConstraintViolation',
+      kind: 'foreign_key',
+    });
     await db.comment.delete({ where: { id: comment['id'] } });
     // post.author_id is CASCADE: deleting the author deletes the post.
     await db.author.delete({ where: { id: author['id'] } });
@@ -158,18 +231,25 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
   });
 
   it('generates keys above one given explicitly', async () => {
-    const given = await db.author.create({ data: { id: 1000, name: 'Given', email: 'given@example.com', joined_at: '2026-01-06T00:00:00Z' } });
+    const given = await db.author.create({
+      data: { id: 1000, name: 'Given', email: 'given@example.com', joined_at: '2026-01-06T00:00:00Z' },
+    });
     expect(given['id']).toBe(1000);
     const next = [
-      await db.author.create({ data: { name: 'Next 1', email: 'next1@example.com', joined_at: '2026-01-06T00:00:00Z' } }),
-      await db.author.create({ data: { name: 'Next 2', email: 'next2@example.com', joined_at: '2026-01-06T00:00:00Z' } }),
+      await db.author.create({
+        data: { name: 'Next 1', email: 'next1@example.com', joined_at: '2026-01-06T00:00:00Z' },
+      }),
+      await db.author.create({
+        data: { name: 'Next 2', email: 'next2@example.com', joined_at: '2026-01-06T00:00:00Z' },
+      }),
     ].map((a) => a['id']);
     expect(new Set([...next, 1000]).size).toBe(3);
     await db.author.deleteMany({ where: { id: { in: [1000, ...next] } } });
   });
 
   it('cascades through a self-reference, even round a cycle', async () => {
-    const comment = (data: Rec) => db.comment.create({ data: { text: 'c', post: 'p0', posted_at: '2026-01-05T00:00:00Z', spam: false, ...data } });
+    const comment = (data: Rec) =>
+      db.comment.create({ data: { text: 'c', post: 'p0', posted_at: '2026-01-05T00:00:00Z', spam: false, ...data } });
     const first = await comment({});
     const second = await comment({ parent: first['id'] });
     const third = await comment({ parent: second['id'] });
@@ -192,29 +272,37 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
   });
 
   // PostgreSQL only: SQLite runs one write transaction at a time, MongoDB has no deadlocks to lose.
-  if (engine === 'postgres')
-  it('runs a transaction that lost a deadlock again: two read-modify-writes in opposite orders both land', async () => {
-    // Each locks one author, waits for the other to do the same, then wants the other's lock:
-    // PostgreSQL ends one with a deadlock (40P01); the executor runs that one again.
-    let ready = 0;
-    const bothLocked = async () => {
-      ready++;
-      while (ready < 2) await new Promise((resolve) => setTimeout(resolve, 5));
-    };
-    let attempts = 0;
-    const transfer = (from: Rec, to: Rec) =>
-      db.transaction(async (tx) => {
-        attempts++;
-        const source = (await tx.author.update({ where: { id: from['id'] }, data: { karma: ((await tx.author.findUnique({ where: { id: from['id'] } }))!['karma'] as number) - 1 } }))!;
-        if (attempts <= 2) await bothLocked();
-        await tx.author.update({ where: { id: to['id'] }, data: { karma: ((await tx.author.findUnique({ where: { id: to['id'] } }))!['karma'] as number) + 1 } });
-        return source;
-      });
-    const one = await db.author.create({ data: { name: 'One', email: 'one@example.com', karma: 10 } });
-    const two = await db.author.create({ data: { name: 'Two', email: 'two@example.com', karma: 20 } });
-    await Promise.all([transfer(one, two), transfer(two, one)]);
-    expect(attempts).toBe(3);
-    expect((await db.author.findUnique({ where: { id: one['id'] } }))!['karma']).toBe(10);
-    expect((await db.author.findUnique({ where: { id: two['id'] } }))!['karma']).toBe(20);
-  });
+  it.runIf(engine === 'postgres')(
+    'runs a transaction that lost a deadlock again: two read-modify-writes in opposite orders both land',
+    async () => {
+      // Each locks one author, waits for the other to do the same, then wants the other's lock:
+      // PostgreSQL ends one with a deadlock (40P01); the executor runs that one again.
+      let ready = 0;
+      const bothLocked = async () => {
+        ready++;
+        while (ready < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      };
+      let attempts = 0;
+      const transfer = (from: Rec, to: Rec) =>
+        db.transaction(async (tx) => {
+          attempts++;
+          const source = await tx.author.update({
+            where: { id: from['id'] },
+            data: { karma: ((await tx.author.findUnique({ where: { id: from['id'] } }))!['karma'] as number) - 1 },
+          });
+          if (attempts <= 2) await bothLocked();
+          await tx.author.update({
+            where: { id: to['id'] },
+            data: { karma: ((await tx.author.findUnique({ where: { id: to['id'] } }))!['karma'] as number) + 1 },
+          });
+          return source;
+        });
+      const one = await db.author.create({ data: { name: 'One', email: 'one@example.com', karma: 10 } });
+      const two = await db.author.create({ data: { name: 'Two', email: 'two@example.com', karma: 20 } });
+      await Promise.all([transfer(one, two), transfer(two, one)]);
+      expect(attempts).toBe(3);
+      expect((await db.author.findUnique({ where: { id: one['id'] } }))!['karma']).toBe(10);
+      expect((await db.author.findUnique({ where: { id: two['id'] } }))!['karma']).toBe(20);
+    },
+  );
 });

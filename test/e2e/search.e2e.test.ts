@@ -24,31 +24,50 @@ type Rec = Record<string, unknown>;
 
 /** The books, by a name the tests use. Anonymous callers read title and body; members the note too; admins the secret too. */
 const BOOKS: Readonly<Record<string, Rec>> = {
-  hobbit: { title: 'The Hobbit', body: 'A tale of a journey, by Tolkien', note: 'first edition', secret: 'dragon gold', year: 1937, shelf: 'fiction' },
+  hobbit: {
+    title: 'The Hobbit',
+    body: 'A tale of a journey, by Tolkien',
+    note: 'first edition',
+    secret: 'dragon gold',
+    year: 1937,
+    shelf: 'fiction',
+  },
   earthsea: { title: 'Earthsea', body: "Le Guin's wizard meets a hobbit once", year: 1968, shelf: 'fiction' },
   cafe: { title: 'Naïve Café', body: 'isbn-310 C++ primer foo_bar jane.doe@example.com', year: 2001, shelf: 'science' },
   dogs: { title: 'Concatenate dogs', body: 'cats and more cats', year: 2010, shelf: 'science' },
   history: { title: 'Hobbit history', body: 'notes and maps', year: 1990, shelf: 'history' },
   tolstoy: { title: 'ВОЙНА и мир', body: 'Толстой', year: 1869, shelf: 'fiction' },
   tokyo: { title: '東京 guide', body: null, year: 2020, shelf: 'history' },
-  quotes: { title: 'Quotes', body: 'He said "AND" OR NOT near(x) title:quokka -minus 100% \\ back', year: 1999, shelf: 'fiction' },
+  quotes: {
+    title: 'Quotes',
+    body: 'He said "AND" OR NOT near(x) title:quokka -minus 100% \\ back',
+    year: 1999,
+    shelf: 'fiction',
+  },
 };
 
 /** Readable text fields per audience: what a search may look in. */
-const READABLE = { anonymous: ['title', 'body'], member: ['title', 'body', 'note'], admin: ['title', 'body', 'note', 'secret'] } as const;
+const READABLE = {
+  anonymous: ['title', 'body'],
+  member: ['title', 'body', 'note'],
+  admin: ['title', 'body', 'note', 'secret'],
+} as const;
 type Who = keyof typeof READABLE;
 
 /** The oracle: every word of `q` is a word of one of the fields the caller may search (an empty `q` is no search). */
 function matches(book: Rec, q: string, fields: readonly string[]): boolean {
   if (q.trim() === '') return true;
-  const have = new Set(fields.flatMap((f) => (typeof book[f] === 'string' ? words(book[f] as string) : [])));
+  const have = new Set(fields.flatMap((f) => (typeof book[f] === 'string' ? words(book[f]) : [])));
   const wanted = words(q);
   return wanted.length > 0 && wanted.every((w) => have.has(w));
 }
 
 /** Rows of a query on a SQLite test database, read with the generated project's driver. */
 function sqliteRows(projectDir: string, url: string, query: string): Rec[] {
-  const Database = createRequire(join(projectDir, 'node_modules', 'noop.js'))('better-sqlite3') as new (file: string, options: object) => { prepare(sql: string): { all(): Rec[] }; close(): void };
+  const Database = createRequire(join(projectDir, 'node_modules', 'noop.js'))('better-sqlite3') as new (
+    file: string,
+    options: object,
+  ) => { prepare(sql: string): { all(): Rec[] }; close(): void };
   const db = new Database(url.slice('sqlite:'.length), { readonly: true });
   try {
     return db.prepare(query).all();
@@ -57,7 +76,44 @@ function sqliteRows(projectDir: string, url: string, query: string): Rec[] {
   }
 }
 
-const HOSTILE = ['"', "'", '*', '(', ')', 'NEAR(', 'NEAR', 'OR', 'AND', 'NOT', '-', ':', '\\', '%', '_', '^', '+', '{', '}', '[', ']', '|', '&', '!', '<->', ':*', "'; drop table book; --", '\u001f', 'é', '‐', '—', '«', '»', '😀', '\t', '\n'];
+const HOSTILE = [
+  '"',
+  "'",
+  '*',
+  '(',
+  ')',
+  'NEAR(',
+  'NEAR',
+  'OR',
+  'AND',
+  'NOT',
+  '-',
+  ':',
+  '\\',
+  '%',
+  '_',
+  '^',
+  '+',
+  '{',
+  '}',
+  '[',
+  ']',
+  '|',
+  '&',
+  '!',
+  '<->',
+  ':*',
+  "'; drop table book; --",
+  '\u001f',
+  'é',
+  '‐',
+  '—',
+  '«',
+  '»',
+  '😀',
+  '\t',
+  '\n',
+];
 
 describe.each(ENGINES)('full-text search on %s', (engine) => {
   let dir: string;
@@ -96,7 +152,11 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
     );
     api = apiClient(service.origin, BASE);
     cookies.set('admin', await login('root', 'root-password'));
-    const member = await api('POST', '/auth/register', { username: 'mia', email: 'mia@example.com', password: 'password-123' });
+    const member = await api('POST', '/auth/register', {
+      username: 'mia',
+      email: 'mia@example.com',
+      password: 'password-123',
+    });
     expect(member.status, member.text).toBe(201);
     cookies.set('member', await login('mia', 'password-123'));
     for (const [name, book] of Object.entries(BOOKS)) {
@@ -135,8 +195,21 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
   });
 
   it('splits words at punctuation, as the documents are split', async () => {
-    for (const text of ['310', 'isbn-310', 'guin', "Le Guin's", 'c', 'C++', 'foo', 'bar', 'example', 'jane.doe@example.com']) {
-      const expected = Object.keys(BOOKS).filter((name) => matches(BOOKS[name]!, text, READABLE.anonymous)).sort();
+    for (const text of [
+      '310',
+      'isbn-310',
+      'guin',
+      "Le Guin's",
+      'c',
+      'C++',
+      'foo',
+      'bar',
+      'example',
+      'jane.doe@example.com',
+    ]) {
+      const expected = Object.keys(BOOKS)
+        .filter((name) => matches(BOOKS[name]!, text, READABLE.anonymous))
+        .sort();
       expect(await found('anonymous', q(text)), text).toEqual(expected);
       expect(expected.length, text).toBeGreaterThan(0);
     }
@@ -172,6 +245,20 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
     expect(names(await get('anonymous', `${q('hobbit')}&_sort=id`))).toEqual(['hobbit', 'earthsea', 'history']);
   });
 
+  it('sorts matches by key both ways, with filters and pages (SQLite reads them from its index in key order)', async () => {
+    const byKey = names(await get('anonymous', `${q('hobbit')}&_sort=id`));
+    const newestFirst = [...byKey].reverse();
+    expect(names(await get('anonymous', `${q('hobbit')}&_sort=-id`))).toEqual(newestFirst);
+    expect(names(await get('anonymous', `${q('hobbit')}&_sort=-id,title`))).toEqual(newestFirst);
+    const pages = [0, 1, 2].map(async (p) =>
+      names(await get('anonymous', `${q('hobbit')}&_sort=-id&_limit=1&_page=${p}`)),
+    );
+    expect((await Promise.all(pages)).flat()).toEqual(newestFirst);
+    const fiction = await get('anonymous', `${q('hobbit')}&shelf=fiction&_sort=-id&_limit=1`);
+    expect([fiction.body.total, names(fiction)]).toEqual([2, newestFirst.filter((n) => n !== 'history').slice(0, 1)]);
+    expect((await get('anonymous', `${q('hobbit zanzibar')}&_sort=id`)).body.total).toBe(0);
+  });
+
   it('q on a model with no text field matches nothing: 200, not an error', async () => {
     expect((await as('admin', 'POST', '/ratings', { stars: 4, votes: 10 })).status).toBe(201);
     const reply = await as('anonymous', 'GET', `/ratings?${q('four')}`);
@@ -183,7 +270,11 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
   it('_search_fields restricts the search to those fields', async () => {
     expect(await found('anonymous', `${q('hobbit')}&_search_fields=body`)).toEqual(['earthsea']);
     expect(await found('anonymous', `${q('hobbit')}&_search_fields=title`)).toEqual(['history', 'hobbit']);
-    expect(await found('anonymous', `${q('hobbit')}&_search_fields=title,body`)).toEqual(['earthsea', 'history', 'hobbit']);
+    expect(await found('anonymous', `${q('hobbit')}&_search_fields=title,body`)).toEqual([
+      'earthsea',
+      'history',
+      'hobbit',
+    ]);
     expect(await found('anonymous', `${q('earthsea hobbit')}&_search_fields=body`)).toEqual([]);
   });
 
@@ -205,8 +296,12 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
     expect((await get('member', `${q('hobbit')}&_search_fields=note`)).status).toBe(200);
     expect((await get('admin', `${q('hobbit')}&_search_fields=secret`)).status).toBe(200);
     expect((await get('anonymous', `${q('a')}&q=b`)).status).toBe(400);
-    expect((await get('anonymous', q('x'.repeat(513)))).body.errors).toEqual([{ field: 'q', message: 'is longer than 512 characters' }]);
-    expect((await get('anonymous', q(Array.from({ length: 33 }, (_, i) => `w${i}`).join(' ')))).body.errors).toEqual([{ field: 'q', message: 'has more than 32 words' }]);
+    expect((await get('anonymous', q('x'.repeat(513)))).body.errors).toEqual([
+      { field: 'q', message: 'is longer than 512 characters' },
+    ]);
+    expect((await get('anonymous', q(Array.from({ length: 33 }, (_, i) => `w${i}`).join(' ')))).body.errors).toEqual([
+      { field: 'q', message: 'has more than 32 words' },
+    ]);
   });
 
   it('never matches on a field the caller cannot read', async () => {
@@ -227,7 +322,9 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
     expect(names(page)).toEqual(['earthsea']);
     expect(names(await get('anonymous', `${q('hobbit')}&_sort=year&_start=2`))).toEqual(['history']);
     const fields = await get('anonymous', `${q('tolkien')}&_fields=title`);
-    expect(fields.body.data).toEqual([{ title: 'The Hobbit', _type: 'Book', _pk: String(ids.get('hobbit')), _self: expect.any(String) }]);
+    expect(fields.body.data).toEqual([
+      { title: 'The Hobbit', _type: 'Book', _pk: String(ids.get('hobbit')), _self: expect.any(String) },
+    ]);
     expect((await get('anonymous', `${q('hobbit')}&_count`)).body).toEqual({ count: 3 });
     // Relevance order pages too: the pages together are the whole ordered list.
     const whole = names(await get('anonymous', q('hobbit')));
@@ -242,8 +339,12 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
       { code: 'r-two', text: 'Too long by half' },
     ])
       expect((await as('admin', 'POST', `/books/${hobbit}/reviews`, review)).status).toBe(201);
-    expect((await as('admin', 'POST', '/reviews', { code: 'r-three', text: 'A hobbit cameo', book: ids.get('earthsea') })).status).toBe(201);
-    const codes = async (path: string) => ((await as('anonymous', 'GET', path)).body.data as Rec[]).map((r) => r['code']).sort();
+    expect(
+      (await as('admin', 'POST', '/reviews', { code: 'r-three', text: 'A hobbit cameo', book: ids.get('earthsea') }))
+        .status,
+    ).toBe(201);
+    const codes = async (path: string) =>
+      ((await as('anonymous', 'GET', path)).body.data as Rec[]).map((r) => String(r['code'])).sort();
     expect(await codes(`/books/${hobbit}/reviews?${q('hobbit')}`)).toEqual(['r-one']);
     expect(await codes(`/reviews?${q('hobbit')}`)).toEqual(['r-one', 'r-three']);
     expect(await codes(`/reviews?${q('three')}`)).toEqual(['r-three']);
@@ -252,7 +353,11 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
 
   it('follows writes: updates, deletes, and bulk PATCH/DELETE touch exactly what GET returns', async () => {
     const temp: Record<string, number> = {};
-    for (const [name, title] of [['t1', 'Ephemeral red'], ['t2', 'Ephemeral blue'], ['t3', 'Lasting red']] as const) {
+    for (const [name, title] of [
+      ['t1', 'Ephemeral red'],
+      ['t2', 'Ephemeral blue'],
+      ['t3', 'Lasting red'],
+    ] as const) {
       const reply = await as('admin', 'POST', '/books', { title, body: 'scratch copy', shelf: 'science' });
       temp[name] = reply.body.id;
       nameOf.set(reply.body.id, name);
@@ -278,55 +383,81 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
     expect(await found('anonymous', q('ephemeral lasting reworded scratch'))).toEqual([]);
     if (engine === 'sqlite') {
       // FTS5 checks its index's structure (a contentless index has no text to compare with).
-      await runSql('sqlite', database.url, dir, "insert into svc_search_book (svc_search_book, rank) values ('integrity-check', 1);");
+      await runSql(
+        'sqlite',
+        database.url,
+        dir,
+        "insert into svc_search_book (svc_search_book, rank) values ('integrity-check', 1);",
+      );
     }
   });
 
   // SQLite only: its index is caught up by the service (PostgreSQL's vectors are generated with the row).
-  if (engine === 'sqlite')
-    it('SQLite: finds what another process wrote, changed and deleted; the background catches up after writes', async () => {
-    // Behind the service's back: the triggers mark the rows, the next search indexes them.
-    const write = (statement: string) => runSql('sqlite', database.url, dir, statement);
-    await write("insert into book (title, body) values ('Behind the back', 'zanzibar')");
-    expect(await found('anonymous', q('zanzibar'))).toHaveLength(1);
-    await write("update book set body = 'quagga' where title = 'Behind the back'");
-    expect(await found('anonymous', q('zanzibar'))).toEqual([]);
-    expect(await found('anonymous', q('quagga'))).toHaveLength(1);
-    await write("delete from book where title = 'Behind the back'");
-    expect(await found('anonymous', q('quagga'))).toEqual([]);
-    // A key given below the mark (a reused rowid) is marked too, not missed.
-    const low = Math.min(...ids.values()) + 100_000;
-    await write(`insert into book (id, title) values (${low}, 'high key'); delete from book where id = ${low}; insert into book (id, title) values (${low - 1}, 'lower key okapi')`);
-    expect(await found('anonymous', q('okapi'))).toHaveLength(1);
-    await write(`delete from book where id = ${low - 1}`);
+  it.runIf(engine === 'sqlite')(
+    'SQLite: finds what another process wrote, changed and deleted; the background catches up after writes',
+    async () => {
+      // Behind the service's back: the triggers mark the rows, the next search indexes them.
+      const write = (statement: string) => runSql('sqlite', database.url, dir, statement);
+      await write("insert into book (title, body) values ('Behind the back', 'zanzibar')");
+      expect(await found('anonymous', q('zanzibar'))).toHaveLength(1);
+      await write("update book set body = 'quagga' where title = 'Behind the back'");
+      expect(await found('anonymous', q('zanzibar'))).toEqual([]);
+      expect(await found('anonymous', q('quagga'))).toHaveLength(1);
+      await write("delete from book where title = 'Behind the back'");
+      expect(await found('anonymous', q('quagga'))).toEqual([]);
+      // A key given below the mark (a reused rowid) is marked too, not missed.
+      const low = Math.min(...ids.values()) + 100_000;
+      await write(
+        `insert into book (id, title) values (${low}, 'high key'); delete from book where id = ${low}; insert into book (id, title) values (${low - 1}, 'lower key okapi')`,
+      );
+      expect(await found('anonymous', q('okapi'))).toHaveLength(1);
+      await write(`delete from book where id = ${low - 1}`);
 
-    // Through the service, without a search: the background takes the write within a moment.
-    const created = await as('admin', 'POST', '/books', { title: 'Background gnu' });
-    expect(created.status).toBe(201);
-    const state = () =>
-      sqliteRows(dir, database.url, "select (select count(*) from svc_search_book_stale) as stale, (select indexed_to from svc_search_state where name = 'book') as mark, (select max(rowid) from book) as top");
-    await expect.poll(state, { timeout: 5000, interval: 50 }).toEqual([{ stale: 0, mark: Number(created.body.id), top: Number(created.body.id) }]);
-    expect((await as('admin', 'DELETE', `/books/${created.body.id}`)).status).toBe(200);
-  });
+      // Through the service, without a search: the background takes the write within a moment.
+      const created = await as('admin', 'POST', '/books', { title: 'Background gnu' });
+      expect(created.status).toBe(201);
+      const state = () =>
+        sqliteRows(
+          dir,
+          database.url,
+          "select (select count(*) from svc_search_book_stale) as stale, (select indexed_to from svc_search_state where name = 'book') as mark, (select max(rowid) from book) as top",
+        );
+      await expect
+        .poll(state, { timeout: 5000, interval: 50 })
+        .toEqual([{ stale: 0, mark: Number(created.body.id), top: Number(created.body.id) }]);
+      expect((await as('admin', 'DELETE', `/books/${created.body.id}`)).status).toBe(200);
+    },
+  );
 
   it('answers hostile text like its words: the oracle of whole words in readable fields', async () => {
     // The words as written: SQLite keeps the diacritics of non-Latin letters (й), so a search
     // for the form without them (и) finds them on PostgreSQL and MongoDB only (see the README).
-    const written = (b: Rec) => `${b['title']} ${b['body'] ?? ''}`.toLowerCase().split(/[^\p{L}\p{N}]+/u);
+    const written = (b: Rec) =>
+      [b['title'], b['body']]
+        .filter((text) => typeof text === 'string')
+        .join(' ')
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u);
     const vocabulary = [...new Set(Object.values(BOOKS).flatMap(written))].filter(Boolean);
     const token = fc.oneof(fc.constantFrom(...vocabulary), fc.constantFrom(...HOSTILE), fc.string({ maxLength: 4 }));
     const separator = fc.constantFrom(' ', '', '-', '"', '  ', ',', '.');
-    const text = fc.tuple(fc.array(token, { minLength: 1, maxLength: 4 }), separator).map(([parts, sep]) => parts.join(sep));
+    const text = fc
+      .tuple(fc.array(token, { minLength: 1, maxLength: 4 }), separator)
+      .map(([parts, sep]) => parts.join(sep));
     const who = fc.constantFrom<Who>('anonymous', 'admin');
     await fc.assert(
-      fc.asyncProperty(text.filter((search) => !search.includes('\u0000')), who, async (search, caller) => {
-        const reply = await get(caller, `${q(search)}&_limit=100`);
-        expect(reply.status, `${JSON.stringify(search)}: ${reply.text}`).toBe(200);
-        const expected = Object.keys(BOOKS)
-          .filter((name) => matches(BOOKS[name]!, search, READABLE[caller]))
-          .sort();
-        expect(names(reply).sort(), JSON.stringify(search)).toEqual(expected);
-      }),
+      fc.asyncProperty(
+        text.filter((search) => !search.includes('\u0000')),
+        who,
+        async (search, caller) => {
+          const reply = await get(caller, `${q(search)}&_limit=100`);
+          expect(reply.status, `${JSON.stringify(search)}: ${reply.text}`).toBe(200);
+          const expected = Object.keys(BOOKS)
+            .filter((name) => matches(BOOKS[name]!, search, READABLE[caller]))
+            .sort();
+          expect(names(reply).sort(), JSON.stringify(search)).toEqual(expected);
+        },
+      ),
       { numRuns: Number(process.env['FUZZ_RUNS'] ?? 60) },
     );
   });
@@ -336,8 +467,15 @@ describe('search.language on PostgreSQL', () => {
   let database: TestDatabase;
   let service: RunningService | undefined;
   let api: Api;
-  const settings = { SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: SECRET, SVC_SYSTEM_USER: 'root', SVC_SYSTEM_PASSWORD: 'root-password', SVC_SYSTEM_EMAIL: 'root@example.com' };
-  const titles = async (query: string) => ((await api('GET', `/books?${query}`)).body.data as Rec[]).map((b) => b['title']);
+  const settings = {
+    SVC_AUTH: 'true',
+    SVC_AUTH_TKT_SECRET: SECRET,
+    SVC_SYSTEM_USER: 'root',
+    SVC_SYSTEM_PASSWORD: 'root-password',
+    SVC_SYSTEM_EMAIL: 'root@example.com',
+  };
+  const titles = async (query: string) =>
+    ((await api('GET', `/books?${query}`)).body.data as Rec[]).map((b) => b['title']);
 
   afterAll(async () => {
     await service?.stop();
@@ -351,7 +489,8 @@ describe('search.language on PostgreSQL', () => {
     api = apiClient(service.origin, BASE);
     const login = await api('POST', '/auth/login', { login: 'root', password: 'root-password' });
     const cookie = `${COOKIE}=${new RegExp(`${COOKIE}=([^;]*)`).exec(login.headers.get('set-cookie') ?? '')![1]}`;
-    for (const title of ['The Hobbit', 'Tales of Earthsea']) expect((await api('POST', '/books', { title }, { headers: { cookie } })).status).toBe(201);
+    for (const title of ['The Hobbit', 'Tales of Earthsea'])
+      expect((await api('POST', '/books', { title }, { headers: { cookie } })).status).toBe(201);
     expect(await titles('q=tale')).toEqual([]);
     expect(await titles('q=the%20hobbit')).toEqual(['The Hobbit']);
     await service.stop();
@@ -365,8 +504,9 @@ describe('search.language on PostgreSQL', () => {
   it('refuses to start with a language PostgreSQL does not have, naming the setting', async () => {
     await service?.stop();
     const dir = await builtProject('search', 'e2e-search');
-    await expect(startService(dir, { ...database.env, ...settings, SVC_SEARCH_LANGUAGE: 'klingon' }, BASE)).rejects.toThrow(/search\.language: PostgreSQL has no text search configuration "klingon"/);
+    await expect(
+      startService(dir, { ...database.env, ...settings, SVC_SEARCH_LANGUAGE: 'klingon' }, BASE),
+    ).rejects.toThrow(/search\.language: PostgreSQL has no text search configuration "klingon"/);
     service = undefined;
   });
 });
-

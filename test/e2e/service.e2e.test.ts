@@ -61,34 +61,56 @@ function routeTable(printed: string): string[] {
   return paths;
 }
 
-describe.each(['ramses-starter', 'ramses-example', 'blog'])('%s: nothing is served that the OpenAPI document does not list', (fixture) => {
-  const ir = analyze(fixtureRaml(fixture)).ir!;
-  beforeAll(() => builtProject(fixture, 'e2e-service'));
+describe.each(['ramses-starter', 'ramses-example', 'blog'])(
+  '%s: nothing is served that the OpenAPI document does not list',
+  (fixture) => {
+    const ir = analyze(fixtureRaml(fixture)).ir!;
+    beforeAll(() => builtProject(fixture, 'e2e-service'));
 
-  it('has a route table of the document’s paths (auth on where the API has auth) and the docs page, and refuses TRACE', async () => {
-    const dir = await builtProject(fixture, 'e2e-service');
-    const auth: Record<string, string> = fixture === 'ramses-starter' ? {} : { SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'route-table-secret-0123456789abcdef' };
-    type App = { ready(): Promise<void>; printRoutes(o: object): string; inject(o: object): Promise<{ statusCode: number; json(): { paths: object } }>; close(): Promise<void> };
-    const db = await openProjectDatabase<{ close(): Promise<void> }>(dir, { SVC_DATABASE_URL: 'sqlite::memory:', ...auth });
-    const { loadServiceConfig } = await import(pathToFileURL(join(dir, 'dist/config.js')).href);
-    const { buildApp } = await import(pathToFileURL(join(dir, 'dist/app.js')).href);
-    const app = (await buildApp(loadServiceConfig({ SVC_CONFIG: join(dir, 'none.ini'), SVC_DATABASE_URL: 'sqlite::memory:', ...auth }), db, { logger: false })) as App;
-    try {
-      await app.ready();
-      const document = (await app.inject({ method: 'GET', url: `${ir.basePath}/openapi.json` })).json();
-      const documented = Object.keys(document.paths).map((p) => `${ir.basePath}${p.replace(/\{(\w+)\}/g, ':$1')}`);
-      const docsPage = ['', '/swagger-ui.css', '/swagger-ui-bundle.js', '/favicon-32x32.png'].map((asset) => `${ir.basePath}/docs${asset}`);
-      expect(routeTable(app.printRoutes({ commonPrefix: false })).sort()).toEqual([...documented, ...docsPage].sort());
-      for (const path of documented.slice(0, 3)) {
-        const trace = await app.inject({ method: 'TRACE', url: path.replace(/:\w+/g, '1') });
-        expect([404, 405], path).toContain(trace.statusCode);
+    it('has a route table of the document’s paths (auth on where the API has auth) and the docs page, and refuses TRACE', async () => {
+      const dir = await builtProject(fixture, 'e2e-service');
+      const auth: Record<string, string> =
+        fixture === 'ramses-starter'
+          ? {}
+          : { SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'route-table-secret-0123456789abcdef' };
+      type App = {
+        ready(): Promise<void>;
+        printRoutes(o: object): string;
+        inject(o: object): Promise<{ statusCode: number; json(): { paths: object } }>;
+        close(): Promise<void>;
+      };
+      const db = await openProjectDatabase<{ close(): Promise<void> }>(dir, {
+        SVC_DATABASE_URL: 'sqlite::memory:',
+        ...auth,
+      });
+      const { loadServiceConfig } = await import(pathToFileURL(join(dir, 'dist/config.js')).href);
+      const { buildApp } = await import(pathToFileURL(join(dir, 'dist/app.js')).href);
+      const app = (await buildApp(
+        loadServiceConfig({ SVC_CONFIG: join(dir, 'none.ini'), SVC_DATABASE_URL: 'sqlite::memory:', ...auth }),
+        db,
+        { logger: false },
+      )) as App;
+      try {
+        await app.ready();
+        const document = (await app.inject({ method: 'GET', url: `${ir.basePath}/openapi.json` })).json();
+        const documented = Object.keys(document.paths).map((p) => `${ir.basePath}${p.replace(/\{(\w+)\}/g, ':$1')}`);
+        const docsPage = ['', '/swagger-ui.css', '/swagger-ui-bundle.js', '/favicon-32x32.png'].map(
+          (asset) => `${ir.basePath}/docs${asset}`,
+        );
+        expect(routeTable(app.printRoutes({ commonPrefix: false })).sort()).toEqual(
+          [...documented, ...docsPage].sort(),
+        );
+        for (const path of documented.slice(0, 3)) {
+          const trace = await app.inject({ method: 'TRACE', url: path.replace(/:\w+/g, '1') });
+          expect([404, 405], path).toContain(trace.statusCode);
+        }
+      } finally {
+        await app.close();
+        await db.close();
       }
-    } finally {
-      await app.close();
-      await db.close();
-    }
-  });
-});
+    });
+  },
+);
 
 describe('npm start', () => {
   let dir: string;
@@ -131,7 +153,13 @@ describe('start-up', () => {
   const start = (env: Record<string, string>, ini?: string) => {
     const file = join(dir, `startup-${Object.keys(env).join('-') || 'ini'}.ini`);
     if (ini !== undefined) writeFileSync(file, ini);
-    return execa('node', ['dist/server.js'], { cwd: dir, env: { SVC_CONFIG: file, PORT: '0', ...env }, reject: false, all: true, timeout: 30_000 });
+    return execa('node', ['dist/server.js'], {
+      cwd: dir,
+      env: { SVC_CONFIG: file, PORT: '0', ...env },
+      reject: false,
+      all: true,
+      timeout: 30_000,
+    });
   };
 
   it.each([
@@ -140,7 +168,10 @@ describe('start-up', () => {
     [{ SVC_DATABASE_URL: 'mysql://x' }, /database.url must start with sqlite: or postgres:\/\//],
     [{ SVC_DATABASE_URL: 'postgres://user:hunter2@127.0.0.1:1/db' }, /cannot open the database: .*check database.url/],
     [{ SVC_AUTH: 'true' }, /auth = true/],
-    [{ SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'x'.repeat(31) }, /auth_tkt_secret is too short: each secret needs 32 bytes or more/],
+    [
+      { SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'x'.repeat(31) },
+      /auth_tkt_secret is too short: each secret needs 32 bytes or more/,
+    ],
     [{ SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: `${'n'.repeat(32)},${'o'.repeat(31)}` }, /auth_tkt_secret is too short/],
     [{ SVC_CORS_ALLOW_CREDENTIALS: 'true', SVC_CORS_ALLOW_ORIGINS: '*' }, /cors.allow_origins cannot be \*/],
     [{ SVC_HTTP_HANDLER_TIMEOUT: '0' }, /http.handler_timeout must be a whole number from 1 to/],
@@ -164,7 +195,13 @@ describe('start-up', () => {
 
   it('npm run migrate applies the migrations once, then finds the database up to date', async () => {
     const database = await testDatabase('sqlite', dir, 'migrate');
-    const migrate = () => execa('node', ['dist/db/migrate.js'], { cwd: dir, env: { SVC_CONFIG: join(dir, 'none.ini'), SVC_DATABASE_URL: database.url }, reject: false, all: true });
+    const migrate = () =>
+      execa('node', ['dist/db/migrate.js'], {
+        cwd: dir,
+        env: { SVC_CONFIG: join(dir, 'none.ini'), SVC_DATABASE_URL: database.url },
+        reject: false,
+        all: true,
+      });
     const first = await migrate();
     expect(first.exitCode, first.all).toBe(0);
     expect(first.all).toContain('applied 0001_initial');
@@ -174,7 +211,9 @@ describe('start-up', () => {
 
   it('several instances starting at once on one PostgreSQL database migrate it once', async () => {
     const database = await testDatabase('postgres', dir, 'concurrent-migrate');
-    const services = await Promise.all([0, 1, 2].map(() => startService(dir, { SVC_DATABASE_URL: database.url }, '/v1')));
+    const services = await Promise.all(
+      [0, 1, 2].map(() => startService(dir, { SVC_DATABASE_URL: database.url }, '/v1')),
+    );
     for (const service of services) expect((await fetch(`${service.origin}/v1/health`)).status).toBe(200);
     await Promise.all(services.map((s) => s.stop()));
     await database.drop();
@@ -182,7 +221,12 @@ describe('start-up', () => {
 
   it('refuses to start on a database whose applied migration has changed', async () => {
     const database = await testDatabase('sqlite', dir, 'migration-changed');
-    await runSql('sqlite', database.url, dir, "create table svc_migrations (name varchar(200) primary key, checksum varchar(64) not null, applied_at varchar(32) not null); insert into svc_migrations values ('0001_initial', 'old', 'then')");
+    await runSql(
+      'sqlite',
+      database.url,
+      dir,
+      "create table svc_migrations (name varchar(200) primary key, checksum varchar(64) not null, applied_at varchar(32) not null); insert into svc_migrations values ('0001_initial', 'old', 'then')",
+    );
     const result = await start({ SVC_DATABASE_URL: database.url });
     expect(result.exitCode).toBe(1);
     expect(result.all).toMatch(/migration 0001_initial was applied to this database but has changed since/);
@@ -200,7 +244,10 @@ describe('/health', () => {
       await database.drop();
       const reply = await fetch(`${service.origin}/v1/health`);
       expect(reply.status).toBe(503);
-      expect(await reply.json()).toMatchObject({ status_code: 503, message: 'the database does not answer; try again in a moment' });
+      expect(await reply.json()).toMatchObject({
+        status_code: 503,
+        message: 'the database does not answer; try again in a moment',
+      });
       expect(reply.headers.get('retry-after')).toBe('2');
     } finally {
       await service.stop();
@@ -223,10 +270,19 @@ describe('SIGTERM', () => {
     const url = new URL(`${service.origin}/v1/items`);
     const body = JSON.stringify({ name: 'in flight' });
     const response = new Promise<number>((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on('error', reject);
       req.write(body.slice(0, 5));
       setTimeout(() => {
@@ -236,7 +292,7 @@ describe('SIGTERM', () => {
     });
     expect(await response).toBe(201);
     expect(await service.stop()).toBe(0);
-    await expect(fetch(`${service.origin}/v1/health`)).rejects.toThrow();
+    await expect(fetch(`${service.origin}/v1/health`)).rejects.toThrow('fetch failed');
     await database.drop();
   });
 
@@ -249,11 +305,17 @@ describe('SIGTERM', () => {
     let signalled = false;
     const create = (name: string) =>
       new Promise<{ status: number; text: string; closes: boolean } | null>((resolve) => {
-        const req = request(`${service.origin}/v1/items`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
-          let text = '';
-          res.on('data', (chunk: Buffer) => void (text += chunk.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text, closes: res.headers.connection === 'close' }));
-        });
+        const req = request(
+          `${service.origin}/v1/items`,
+          { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+          (res) => {
+            let text = '';
+            res.on('data', (chunk: Buffer) => void (text += chunk.toString()));
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, text, closes: res.headers.connection === 'close' }),
+            );
+          },
+        );
         req.on('error', () => resolve(null));
         req.end(JSON.stringify({ name }));
       });
@@ -283,7 +345,9 @@ describe('SIGTERM', () => {
       // Every page: more than a page of 1,000 is acknowledged when writes are fast.
       const present = new Set<number>();
       for (let start = 0; ; start += 1000) {
-        const page = (await (await fetch(`${again.origin}/v1/items?_limit=1000&_start=${start}&_fields=id`)).json()) as { data: { id: number }[] };
+        const page = (await (
+          await fetch(`${again.origin}/v1/items?_limit=1000&_start=${start}&_fields=id`)
+        ).json()) as { data: { id: number }[] };
         for (const o of page.data) present.add(o.id);
         if (page.data.length < 1000) break;
       }

@@ -44,9 +44,19 @@ function expectSqliteIntact(dir: string, url: string): void {
 }
 
 /** Writes until `stop()`; what the service acknowledged is recorded, what failed (the kill) is not. */
-async function writer(api: Api, tag: string, created: number[], figures: Figures, stopped: () => boolean): Promise<void> {
+async function writer(
+  api: Api,
+  tag: string,
+  created: number[],
+  figures: Figures,
+  stopped: () => boolean,
+): Promise<void> {
   for (let n = 0; !stopped(); n++) {
-    const reply = await api('POST', '/authors', { name: `${tag}-${n}`, email: `${tag}-${n}@example.com`, karma: 0 }).catch(() => null);
+    const reply = await api('POST', '/authors', {
+      name: `${tag}-${n}`,
+      email: `${tag}-${n}@example.com`,
+      karma: 0,
+    }).catch(() => null);
     const status = reply ? String(reply.status) : 'connection lost';
     figures.statuses[status] = (figures.statuses[status] ?? 0) + 1;
     if (reply?.status === 201) created.push(reply.body.id);
@@ -55,7 +65,12 @@ async function writer(api: Api, tag: string, created: number[], figures: Figures
 }
 
 /** One bulk change of a batch: every object of `tag` gets karma `value`, or (unanswered) none may be half changed. */
-async function bulkChange(api: Api, tag: string, value: number, figures: Figures): Promise<{ tag: string; value: number; acknowledged: boolean }> {
+async function bulkChange(
+  api: Api,
+  tag: string,
+  value: number,
+  figures: Figures,
+): Promise<{ tag: string; value: number; acknowledged: boolean }> {
   const reply = await api('PATCH', `/authors?name__startswith=${tag}-`, { karma: value }).catch(() => null);
   if (reply?.status === 200) figures.bulkAcknowledged++;
   return { tag, value, acknowledged: reply?.status === 200 };
@@ -76,52 +91,75 @@ describe.each(['sqlite', 'postgres'] as const)('SIGKILL during concurrent writes
     await database?.drop();
   });
 
-  it(`loses no acknowledged write and tears no bulk change over ${CYCLES} kills`, async () => {
-    const figures: Figures = { cycles: 0, created: 0, createsLost: 0, bulkAcknowledged: 0, bulkTorn: 0, slowestRestartMs: 0, statuses: {} };
-    const acknowledged: number[] = [];
-    const bulks: { tag: string; value: number; acknowledged: boolean }[] = [];
-    for (let cycle = 0; cycle < CYCLES; cycle++) {
-      const starting = performance.now();
+  it(
+    `loses no acknowledged write and tears no bulk change over ${CYCLES} kills`,
+    async () => {
+      const figures: Figures = {
+        cycles: 0,
+        created: 0,
+        createsLost: 0,
+        bulkAcknowledged: 0,
+        bulkTorn: 0,
+        slowestRestartMs: 0,
+        statuses: {},
+      };
+      const acknowledged: number[] = [];
+      const bulks: { tag: string; value: number; acknowledged: boolean }[] = [];
+      for (let cycle = 0; cycle < CYCLES; cycle++) {
+        const starting = performance.now();
+        service = await startService(dir, database.env, BASE);
+        if (cycle > 0)
+          figures.slowestRestartMs = Math.max(figures.slowestRestartMs, Math.round(performance.now() - starting));
+        const api = apiClient(service.origin, BASE);
+        // A batch that the bulk changes of this cycle work on, created before the writers start.
+        const batch = `c${cycle}-batch`;
+        for (let i = 0; i < 20; i++)
+          expect(
+            (await api('POST', '/authors', { name: `${batch}-${i}`, email: `${batch}-${i}@example.com`, karma: 0 }))
+              .status,
+          ).toBe(201);
+        let killed = false;
+        const writers = Array.from({ length: WRITERS }, (_, w) =>
+          writer(api, `c${cycle}-w${w}`, acknowledged, figures, () => killed),
+        );
+        const changes = (async () => {
+          for (let value = 1; !killed; value++) bulks.push(await bulkChange(api, batch, value, figures));
+        })();
+        await sleep(200 + Math.random() * 600);
+        service.signal('SIGKILL');
+        killed = true;
+        await service.stop();
+        await Promise.all([...writers, changes]);
+        if (engine === 'sqlite') expectSqliteIntact(dir, database.url);
+        figures.cycles++;
+      }
       service = await startService(dir, database.env, BASE);
-      if (cycle > 0) figures.slowestRestartMs = Math.max(figures.slowestRestartMs, Math.round(performance.now() - starting));
       const api = apiClient(service.origin, BASE);
-      // A batch that the bulk changes of this cycle work on, created before the writers start.
-      const batch = `c${cycle}-batch`;
-      for (let i = 0; i < 20; i++) expect((await api('POST', '/authors', { name: `${batch}-${i}`, email: `${batch}-${i}@example.com`, karma: 0 })).status).toBe(201);
-      let killed = false;
-      const writers = Array.from({ length: WRITERS }, (_, w) => writer(api, `c${cycle}-w${w}`, acknowledged, figures, () => killed));
-      const changes = (async () => {
-        for (let value = 1; !killed; value++) bulks.push(await bulkChange(api, batch, value, figures));
-      })();
-      await sleep(200 + Math.random() * 600);
-      service.signal('SIGKILL');
-      killed = true;
-      await service.stop();
-      await Promise.all([...writers, changes]);
-      if (engine === 'sqlite') expectSqliteIntact(dir, database.url);
-      figures.cycles++;
-    }
-    service = await startService(dir, database.env, BASE);
-    const api = apiClient(service.origin, BASE);
-    const present = new Set<number>();
-    for (let page = 0; ; page++) {
-      const reply = await api('GET', `/authors?_limit=1000&_page=${page}&_fields=id`);
-      for (const o of reply.body.data) present.add(o.id);
-      if (reply.body.data.length < 1000) break;
-    }
-    figures.created = acknowledged.length;
-    figures.createsLost = acknowledged.filter((id) => !present.has(id)).length;
-    for (const cycle of Array.from({ length: CYCLES }, (_, c) => c)) {
-      const batch = `c${cycle}-batch`;
-      const karmas = new Set((await api('GET', `/authors?name__startswith=${batch}-&_limit=100&_fields=karma`)).body.data.map((o: { karma: number }) => o.karma));
-      if (karmas.size !== 1) figures.bulkTorn++;
-      const last = bulks.filter((b) => b.tag === batch && b.acknowledged).at(-1);
-      // The last acknowledged change, or a later one that committed unanswered, holds.
-      if (last) expect(Math.max(...(karmas as Set<number>))).toBeGreaterThanOrEqual(last.value);
-    }
-    console.log(`faults on ${engine}: ${JSON.stringify(figures)}`);
-    expect(figures.created).toBeGreaterThan(CYCLES * 5);
-    expect(figures.createsLost).toBe(0);
-    expect(figures.bulkTorn).toBe(0);
-  }, 60_000 + CYCLES * 20_000);
+      const present = new Set<number>();
+      for (let page = 0; ; page++) {
+        const reply = await api('GET', `/authors?_limit=1000&_page=${page}&_fields=id`);
+        for (const o of reply.body.data) present.add(o.id);
+        if (reply.body.data.length < 1000) break;
+      }
+      figures.created = acknowledged.length;
+      figures.createsLost = acknowledged.filter((id) => !present.has(id)).length;
+      for (const cycle of Array.from({ length: CYCLES }, (_, c) => c)) {
+        const batch = `c${cycle}-batch`;
+        const karmas = new Set(
+          (await api('GET', `/authors?name__startswith=${batch}-&_limit=100&_fields=karma`)).body.data.map(
+            (o: { karma: number }) => o.karma,
+          ),
+        );
+        if (karmas.size !== 1) figures.bulkTorn++;
+        const last = bulks.filter((b) => b.tag === batch && b.acknowledged).at(-1);
+        // The last acknowledged change, or a later one that committed unanswered, holds.
+        if (last) expect(Math.max(...(karmas as Set<number>))).toBeGreaterThanOrEqual(last.value);
+      }
+      console.log(`faults on ${engine}: ${JSON.stringify(figures)}`);
+      expect(figures.created).toBeGreaterThan(CYCLES * 5);
+      expect(figures.createsLost).toBe(0);
+      expect(figures.bulkTorn).toBe(0);
+    },
+    60_000 + CYCLES * 20_000,
+  );
 });

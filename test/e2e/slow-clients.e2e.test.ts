@@ -46,7 +46,10 @@ describe('slow clients', () => {
 
   it('cuts off a request whose headers never end, and one whose body never comes, with 408', async () => {
     const slowHeaders = stall(service.origin, `GET ${BASE}/items HTTP/1.1\r\nHost: x\r\nX-Slow: `);
-    const slowBody = stall(service.origin, `POST ${BASE}/items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`);
+    const slowBody = stall(
+      service.origin,
+      `POST ${BASE}/items HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`,
+    );
     // Meanwhile everyone else is served.
     expect((await api('POST', '/items', { name: 'not slow' })).status).toBe(201);
     for (const { answer, closedAfterMs } of await Promise.all([slowHeaders, slowBody])) {

@@ -66,7 +66,7 @@ describe('the formatter of generated files', () => {
     vi.stubEnv('SVCGEN_FORMATTER', 'prettier');
     vi.resetModules();
     try {
-      const fresh: typeof import('../../src/format/format.js') = await import('../../src/format/format.js');
+      const fresh = await import('../../src/format/format.js');
       expect(await fresh.loadFormatter()).toBeUndefined();
       for (const file of tree.values()) {
         if (!prettierOptions(file.path) || file.source === undefined) continue;

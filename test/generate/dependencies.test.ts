@@ -21,11 +21,16 @@ function importsOf(source: string): string[] {
 describe.each(SNAPSHOT_FIXTURES)('the generated %s project', (fixture) => {
   it('declares every package it imports', async () => {
     const tree = await generateFixture(fixture);
-    const pkg = JSON.parse(tree.get('package.json')!.content) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    const pkg = JSON.parse(tree.get('package.json')!.content) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
     const missing: string[] = [];
     for (const file of tree.values()) {
       if (!/\.(ts|mts|js|mjs)$/.test(file.path)) continue;
-      const declared = file.path.startsWith('src/') ? pkg.dependencies : { ...pkg.dependencies, ...pkg.devDependencies };
+      const declared = file.path.startsWith('src/')
+        ? pkg.dependencies
+        : { ...pkg.dependencies, ...pkg.devDependencies };
       for (const specifier of importsOf(file.content)) {
         const name = packageOf(specifier);
         if (name && !(name in declared) && !(`@types/${name}` in declared)) missing.push(`${file.path}: ${name}`);

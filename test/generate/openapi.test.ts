@@ -18,6 +18,7 @@ import { raml, writeTree } from '../support/files.js';
 import { generateFixture, SNAPSHOT_FIXTURES } from '../support/generated.js';
 import { repoRoot } from '../support/paths.js';
 
+// oxlint-disable-next-line typescript/no-explicit-any -- OpenAPI documents walked by path: a member that is not there fails the test where it is read
 type Json = Record<string, any>;
 
 const FIXTURES = [...SNAPSHOT_FIXTURES, 'filters', 'embedding'];
@@ -29,7 +30,7 @@ function irOf(fixture: string): ServiceIR {
 }
 
 function documentOf(fixture: string): Json {
-  return openApiDocument(irOf(fixture)) as Json;
+  return openApiDocument(irOf(fixture));
 }
 
 /** `GET /stories/{id}`, for every operation of the document. */
@@ -49,7 +50,10 @@ function operation(document: Json, method: string, path: string): Json {
 
 /** Every schema in the document: the component schemas and each `schema` of a parameter, body or answer. */
 function schemasOf(document: Json): [string, unknown][] {
-  const found: [string, unknown][] = Object.entries(document['components']['schemas'] as Json).map(([name, s]) => [`#/components/schemas/${name}`, s]);
+  const found: [string, unknown][] = Object.entries(document['components']['schemas'] as Json).map(([name, s]) => [
+    `#/components/schemas/${name}`,
+    s,
+  ]);
   const walk = (value: unknown, at: string): void => {
     if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${at}/${i}`));
     else if (value && typeof value === 'object') {
@@ -84,7 +88,9 @@ describe.each(FIXTURES)('the OpenAPI document of %s', (fixture) => {
 
   it('lists exactly the routes and methods of the IR (HEAD with GET), and the service’s own', () => {
     const ir = irOf(fixture);
-    const fromIr = ir.routes.flatMap((r) => r.operations.filter((o) => o.method !== 'HEAD').map((o) => `${o.method} ${openApiPath(r.path)}`));
+    const fromIr = ir.routes.flatMap((r) =>
+      r.operations.filter((o) => o.method !== 'HEAD').map((o) => `${o.method} ${openApiPath(r.path)}`),
+    );
     const own = ['GET /health', 'GET /openapi.json'];
     const auth = ir.auth
       ? [
@@ -108,15 +114,19 @@ describe.each(FIXTURES)('the OpenAPI document of %s', (fixture) => {
     const literal = module.slice(module.indexOf('= {') + 2, module.lastIndexOf(';'));
     expect(JSON.parse(literal)).toEqual(document);
     // With auth = false a service that declares authentication serves the document without it (lib/http/openapi.ts).
-    const served = document['components'] && (document['components'] as Record<string, unknown>)['securitySchemes']
-      ? 'openApiRoute(api, config.auth ? OPENAPI_DOCUMENT : withoutAuth(OPENAPI_DOCUMENT));'
-      : 'openApiRoute(api, OPENAPI_DOCUMENT);';
+    const served =
+      document['components'] && (document['components'] as Record<string, unknown>)['securitySchemes']
+        ? 'openApiRoute(api, config.auth ? OPENAPI_DOCUMENT : withoutAuth(OPENAPI_DOCUMENT));'
+        : 'openApiRoute(api, OPENAPI_DOCUMENT);';
     expect(tree.get('src/app.ts')!.content).toContain(served);
   });
 
   it('says the same bytes every time, on the command line too', async () => {
     const file = join(repoRoot, 'fixtures', fixture, 'api.raml');
-    const [a, b] = [await runCli(['inspect', file, '--openapi'], repoRoot), await runCli(['inspect', file, '--openapi'], repoRoot)];
+    const [a, b] = [
+      await runCli(['inspect', file, '--openapi'], repoRoot),
+      await runCli(['inspect', file, '--openapi'], repoRoot),
+    ];
     expect(a.code).toBe(0);
     expect(a.stdout).toBe(b.stdout);
     expect(a.stdout).toBe(openApiJson(documentOf(fixture)));
@@ -139,13 +149,30 @@ describe('filters (fixtures/filters): the operators lib/http/query.ts accepts on
   });
 
   it('numbers, booleans, dates, times and to-one links take comparisons, not the text operators', () => {
-    for (const field of ['count', 'big', 'ratio', 'price', 'active', 'seen_at', 'day', 'clock', 'wait', 'owner', 'owner_id']) {
+    for (const field of [
+      'count',
+      'big',
+      'ratio',
+      'price',
+      'active',
+      'seen_at',
+      'day',
+      'clock',
+      'wait',
+      'owner',
+      'owner_id',
+    ]) {
       expect(operatorsOf('Item', field), field).toEqual(ALL);
     }
   });
 
   it('list fields and to-many relationships take only =, __in, __ne and __isnull', () => {
-    for (const [model, field] of [['Item', 'tags'], ['Item', 'nums'], ['Item', 'labels'], ['Owner', 'items']]) {
+    for (const [model, field] of [
+      ['Item', 'tags'],
+      ['Item', 'nums'],
+      ['Item', 'labels'],
+      ['Owner', 'items'],
+    ]) {
       expect(operatorsOf(model!, field!), field).toEqual(['=', 'in', 'isnull', 'ne']);
     }
   });
@@ -155,7 +182,12 @@ describe('filters (fixtures/filters): the operators lib/http/query.ts accepts on
   });
 
   it('types each value by the field: comma lists as form arrays, keys of related objects, booleans for __isnull', () => {
-    expect(parameters['Item.count__in']).toMatchObject({ in: 'query', style: 'form', explode: false, schema: { type: 'array', items: { type: 'integer' } } });
+    expect(parameters['Item.count__in']).toMatchObject({
+      in: 'query',
+      style: 'form',
+      explode: false,
+      schema: { type: 'array', items: { type: 'integer' } },
+    });
     expect(parameters['Item.count__gt'].schema).toMatchObject({ type: 'integer' });
     expect(parameters['Item.seen_at__lt'].schema).toEqual({ type: 'string', format: 'date-time' });
     expect(parameters['Item.nums'].schema).toEqual({ type: 'array', items: { type: 'integer' } });
@@ -165,7 +197,8 @@ describe('filters (fixtures/filters): the operators lib/http/query.ts accepts on
   });
 
   it('collection reads take paging and filters; bulk changes the filters only; item reads _fields', () => {
-    const refs = (op: Json) => (op['parameters'] as Json[]).map((p) => String(p['$ref']).replace('#/components/parameters/', ''));
+    const refs = (op: Json) =>
+      (op['parameters'] as Json[]).map((p) => String(p['$ref']).replace('#/components/parameters/', ''));
     const read = refs(operation(document, 'GET', '/items'));
     expect(read.slice(0, 6)).toEqual(['_limit', '_page', '_start', '_sort', '_fields', '_count']);
     expect(read).toContain('Item.code__startswith');
@@ -186,7 +219,9 @@ describe('security (fixtures/ramses-example: an x-Ticket cookie, x-ACLs with {{d
   const REQUIRED = [{ x_ticket_auth: [] }];
 
   it('names the ticket cookie as a scheme', () => {
-    expect(document['components']['securitySchemes']).toEqual({ x_ticket_auth: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'ramses_auth_tkt' }) });
+    expect(document['components']['securitySchemes']).toEqual({
+      x_ticket_auth: expect.objectContaining({ type: 'apiKey', in: 'cookie', name: 'ramses_auth_tkt' }),
+    });
   });
 
   it('makes auth optional exactly where the ACL matrix lets anonymous callers in', () => {
@@ -194,7 +229,9 @@ describe('security (fixtures/ramses-example: an x-Ticket cookie, x-ACLs with {{d
     expect(rows.length).toBeGreaterThan(20);
     for (const row of rows) {
       const op = operation(document, row.operation.method, openApiPath(row.route.path));
-      expect(op['security'], `${row.operation.method} ${row.route.path}`).toEqual(row.outcomes.anonymous === 'allow' ? OPTIONAL : REQUIRED);
+      expect(op['security'], `${row.operation.method} ${row.route.path}`).toEqual(
+        row.outcomes.anonymous === 'allow' ? OPTIONAL : REQUIRED,
+      );
       expect(Object.keys(op['responses'])).toEqual(expect.arrayContaining(['401', '403']));
     }
     expect(operation(document, 'GET', '/stories')['security']).toEqual(OPTIONAL);
@@ -204,7 +241,9 @@ describe('security (fixtures/ramses-example: an x-Ticket cookie, x-ACLs with {{d
   });
 
   it('documents the ticket routes, not the token ones; the password is written, never shown nor filtered', () => {
-    expect(operation(document, 'POST', '/auth/login')['requestBody'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Login' });
+    expect(operation(document, 'POST', '/auth/login')['requestBody'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Login',
+    });
     expect(operation(document, 'POST', '/auth/logout')['security']).toEqual(OPTIONAL);
     expect(document['paths']['/auth/token']).toBeUndefined();
     const schemas = document['components']['schemas'];
@@ -215,8 +254,12 @@ describe('security (fixtures/ramses-example: an x-Ticket cookie, x-ACLs with {{d
 
   it('an API token (fixtures/blog) is an Authorization header, with its routes', () => {
     const blog = documentOf('blog');
-    expect(blog['components']['securitySchemes']).toEqual({ token_auth: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'Authorization' }) });
-    expect(operation(blog, 'POST', '/auth/token')['responses']['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Token' });
+    expect(blog['components']['securitySchemes']).toEqual({
+      token_auth: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'Authorization' }),
+    });
+    expect(operation(blog, 'POST', '/auth/token')['responses']['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Token',
+    });
     expect(blog['paths']['/auth/login']).toBeUndefined();
   });
 
@@ -240,12 +283,17 @@ describe('bodies, answers and parameters', () => {
     const document = documentOf('ramses-starter');
     const item = ir.models.find((m) => m.name === 'Item')!;
     const create = document['components']['schemas']['ItemCreate'];
-    expect(create.required ?? []).toEqual(item.fields.filter((f) => f.requiredOnCreate && !f.generated).map((f) => f.name));
+    expect(create.required ?? []).toEqual(
+      item.fields.filter((f) => f.requiredOnCreate && !f.generated).map((f) => f.name),
+    );
     expect(create.additionalProperties).toBe(false);
-    const body = (method: string, path: string) => operation(document, method, path)['requestBody'].content['application/json'].schema;
+    const body = (method: string, path: string) =>
+      operation(document, method, path)['requestBody'].content['application/json'].schema;
     expect(body('POST', '/items')).toEqual({ $ref: '#/components/schemas/ItemCreate' });
     expect(body('PATCH', '/items/{id}')).toEqual({ $ref: '#/components/schemas/ItemUpdate' });
-    expect(operation(document, 'DELETE', '/items/{id}')['responses']['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Status' });
+    expect(operation(document, 'DELETE', '/items/{id}')['responses']['200'].content['application/json'].schema).toEqual(
+      { $ref: '#/components/schemas/Status' },
+    );
     expect(document['servers']).toEqual([{ url: '/v1' }]);
     expect(document['openapi']).toBe('3.1.0');
   });
@@ -255,7 +303,14 @@ describe('bodies, answers and parameters', () => {
     expect(schemas['Post'].required).toEqual(['_type', '_pk', '_self']);
     expect(schemas['Post'].properties['_type']).toEqual({ const: 'Post' });
     expect(schemas['PostCollection'].required).toEqual(['total', 'count', 'start', 'took', 'fields', 'data']);
-    expect(schemas['Error'].required).toEqual(['status_code', 'title', 'explanation', 'message', 'timestamp', 'request_url']);
+    expect(schemas['Error'].required).toEqual([
+      'status_code',
+      'title',
+      'explanation',
+      'message',
+      'timestamp',
+      'request_url',
+    ]);
     expect(schemas['Status'].properties['count']).toMatchObject({ type: 'integer' });
   });
 
@@ -278,22 +333,39 @@ describe('bodies, answers and parameters', () => {
 
 describe('{base}/openapi.json is the service’s own', () => {
   it('a RAML resource there is an error (SVC2073), like /health', () => {
-    const schema = JSON.stringify({ type: 'object', properties: { id: { type: 'id_field', _db_settings: { type: 'id_field', primary_key: true } } } });
-    const dir = writeTree({ 'api.raml': raml(`title: T\n/openapi.json:\n  get:\n  post:\n    body:\n      application/json:\n        schema: !include doc.json\n`), 'doc.json': schema });
+    const schema = JSON.stringify({
+      type: 'object',
+      properties: { id: { type: 'id_field', _db_settings: { type: 'id_field', primary_key: true } } },
+    });
+    const dir = writeTree({
+      'api.raml': raml(
+        `title: T\n/openapi.json:\n  get:\n  post:\n    body:\n      application/json:\n        schema: !include doc.json\n`,
+      ),
+      'doc.json': schema,
+    });
     const analysis = analyze(join(dir, 'api.raml'), { cwd: dir });
     const reserved = analysis.diagnostics.filter((d) => d.code === 'SVC2073');
-    expect(reserved.map((d) => d.message)).toEqual(['/openapi.json is taken: the service answers /openapi.json itself (its OpenAPI document)']);
+    expect(reserved.map((d) => d.message)).toEqual([
+      '/openapi.json is taken: the service answers /openapi.json itself (its OpenAPI document)',
+    ]);
   });
 
   it('with authentication, /auth is the service’s too (its login routes); without, it is the API’s', () => {
-    const schema = JSON.stringify({ type: 'object', properties: { id: { type: 'id_field', _db_settings: { type: 'id_field', primary_key: true } } } });
+    const schema = JSON.stringify({
+      type: 'object',
+      properties: { id: { type: 'id_field', _db_settings: { type: 'id_field', primary_key: true } } },
+    });
     const auth = 'securitySchemes:\n  - token:\n      type: x-ApiKey\nsecuredBy: [token]\n';
     const resource = `/auth:\n  get:\n  post:\n    body:\n      application/json:\n        schema: !include doc.json\n`;
     const reservedIn = (head: string) => {
       const dir = writeTree({ 'api.raml': raml(`title: T\n${head}${resource}`), 'doc.json': schema });
-      return analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.filter((d) => d.code === 'SVC2073').map((d) => d.message);
+      return analyze(join(dir, 'api.raml'), { cwd: dir })
+        .diagnostics.filter((d) => d.code === 'SVC2073')
+        .map((d) => d.message);
     };
-    expect(reservedIn(auth)).toEqual(['/auth is taken: the service answers /auth itself (its login, logout, registration and token routes)']);
+    expect(reservedIn(auth)).toEqual([
+      '/auth is taken: the service answers /auth itself (its login, logout, registration and token routes)',
+    ]);
     expect(reservedIn('')).toEqual([]);
   });
 });

@@ -5,7 +5,11 @@ import { PRETTIER_OPTIONS } from '../../src/format/format.js';
 import { staticTemplates } from '../../src/plan/static-files.js';
 
 describe('templates/project/static', () => {
-  it.each(staticTemplates().filter((f) => /\.(ts|json)$/.test(f.path)).map((f) => [f.path, f.content]))('%s is formatted', async (path, content) => {
+  it.each(
+    staticTemplates()
+      .filter((f) => /\.(ts|json)$/.test(f.path))
+      .map((f) => [f.path, f.content]),
+  )('%s is formatted', async (path, content) => {
     expect(await prettier.check(content, { ...PRETTIER_OPTIONS, filepath: path })).toBe(true);
   });
 });

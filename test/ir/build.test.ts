@@ -21,7 +21,8 @@ function model(ir: ServiceIR, name: string): Model {
 const id = { _db_settings: { type: 'id_field', primary_key: true } };
 const str = (extra: object = {}) => ({ _db_settings: { type: 'string', ...extra } });
 const schema = (properties: object, root: object = {}) => JSON.stringify({ type: 'object', ...root, properties });
-const post = (path: string, file: string, extra = '') => `${path}:\n  get:\n  post:\n    body:\n      application/json:\n        schema: !include ${file}\n${extra}`;
+const post = (path: string, file: string, extra = '') =>
+  `${path}:\n  get:\n  post:\n    body:\n      application/json:\n        schema: !include ${file}\n${extra}`;
 
 describe('naming', () => {
   it.each([
@@ -46,21 +47,41 @@ describe('fields', () => {
   it('turns only properties with _db_settings into fields, in schema order', () => {
     const { ir } = build({
       'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
-      'item.json': schema({ id, note: { type: 'string' }, name: str({ required: true, max_length: 20 }), count: { _db_settings: { type: 'biginteger' } } }),
+      'item.json': schema({
+        id,
+        note: { type: 'string' },
+        name: str({ required: true, max_length: 20 }),
+        count: { _db_settings: { type: 'biginteger' } },
+      }),
     });
     const item = model(ir, 'Item');
-    expect(item.fields.map((f) => [f.name, f.type])).toEqual([['id', 'id_field'], ['name', 'string'], ['count', 'big_integer']]);
-    expect(item.fields.find((f) => f.name === 'name')).toMatchObject({ required: true, requiredOnCreate: true, maxLength: 20 });
+    expect(item.fields.map((f) => [f.name, f.type])).toEqual([
+      ['id', 'id_field'],
+      ['name', 'string'],
+      ['count', 'big_integer'],
+    ]);
+    expect(item.fields.find((f) => f.name === 'name')).toMatchObject({
+      required: true,
+      requiredOnCreate: true,
+      maxLength: 20,
+    });
     expect(item.fields.find((f) => f.name === 'id')).toMatchObject({ generated: true, requiredOnCreate: false });
   });
 
   it('reads callable defaults: now is built in, other names are user functions', () => {
     const { ir } = build({
       'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
-      'item.json': schema({ id, at: { _db_settings: { type: 'datetime', default: '{{datetime.datetime.utcnow}}', onupdate: '{{now}}' } }, slug: str({ default: '{{make_slug}}' }) }),
+      'item.json': schema({
+        id,
+        at: { _db_settings: { type: 'datetime', default: '{{datetime.datetime.utcnow}}', onupdate: '{{now}}' } },
+        slug: str({ default: '{{make_slug}}' }),
+      }),
     });
     const item = model(ir, 'Item');
-    expect(item.fields.find((f) => f.name === 'at')).toMatchObject({ default: { kind: 'now' }, onUpdate: { kind: 'now' } });
+    expect(item.fields.find((f) => f.name === 'at')).toMatchObject({
+      default: { kind: 'now' },
+      onUpdate: { kind: 'now' },
+    });
     expect(item.fields.find((f) => f.name === 'slug')!.default).toEqual({ kind: 'callable', name: 'make_slug' });
     expect(ir.userCode.callables).toEqual([{ name: 'make_slug', usedBy: [{ model: 'Item', field: 'slug' }] }]);
   });
@@ -76,64 +97,181 @@ describe('fields', () => {
   it('honours draft-03 "required": true on a property, and "required": false', () => {
     const { ir, codes } = build({
       'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
-      'item.json': schema({ id, name: { type: 'string', required: true, ...str() }, note: { type: 'string', required: false, ...str() } }),
+      'item.json': schema({
+        id,
+        name: { type: 'string', required: true, ...str() },
+        note: { type: 'string', required: false, ...str() },
+      }),
     });
     expect(codes.filter((c) => !c.endsWith('w'))).toEqual([]);
-    expect(model(ir, 'Item').fields.find((f) => f.name === 'name')).toMatchObject({ required: true, requiredOnCreate: true });
+    expect(model(ir, 'Item').fields.find((f) => f.name === 'name')).toMatchObject({
+      required: true,
+      requiredOnCreate: true,
+    });
     expect(model(ir, 'Item').fields.find((f) => f.name === 'note')).toMatchObject({ required: false });
   });
 
-  it.each(['__proto__', 'constructor', 'prototype'])('refuses a field named %s (SVC2004), and pollutes nothing', (name) => {
-    const dir = writeTree({ 'api.raml': raml(`title: T\n${post('/items', 'item.json')}`), 'item.json': `{"type": "object", "properties": {"id": ${JSON.stringify(id)}, "${name}": ${JSON.stringify(str())}}}` });
-    const result = analyze(join(dir, 'api.raml'), { cwd: dir });
-    expect(result.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code)).toEqual(['SVC2004']);
-    expect(Object.prototype).not.toHaveProperty('_db_settings');
-  });
+  it.each(['__proto__', 'constructor', 'prototype'])(
+    'refuses a field named %s (SVC2004), and pollutes nothing',
+    (name) => {
+      const dir = writeTree({
+        'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+        'item.json': `{"type": "object", "properties": {"id": ${JSON.stringify(id)}, "${name}": ${JSON.stringify(str())}}}`,
+      });
+      const result = analyze(join(dir, 'api.raml'), { cwd: dir });
+      expect(result.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code)).toEqual(['SVC2004']);
+      expect(Object.prototype).not.toHaveProperty('_db_settings');
+    },
+  );
 });
 
 describe('relationships', () => {
-  const user = schema({ username: str({ primary_key: true }), stories: { _db_settings: { type: 'relationship', document: 'Story', backref_name: 'owner' } } });
-  const story = (extra: object = {}) => schema({ id, owner_id: { _db_settings: { type: 'foreign_key', ref_document: 'User', ref_column: 'user.username', ref_column_type: 'string', ...extra } } });
+  const user = schema({
+    username: str({ primary_key: true }),
+    stories: { _db_settings: { type: 'relationship', document: 'Story', backref_name: 'owner' } },
+  });
+  const story = (extra: object = {}) =>
+    schema({
+      id,
+      owner_id: {
+        _db_settings: {
+          type: 'foreign_key',
+          ref_document: 'User',
+          ref_column: 'user.username',
+          ref_column_type: 'string',
+          ...extra,
+        },
+      },
+    });
 
   it('adds the backref to the target and links both sides through the foreign key', () => {
-    const { ir, codes } = build({ 'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/stories', 'story.json')}`), 'user.json': user, 'story.json': story({ ref_ondelete: 'CASCADE' }) });
+    const { ir, codes } = build({
+      'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/stories', 'story.json')}`),
+      'user.json': user,
+      'story.json': story({ ref_ondelete: 'CASCADE' }),
+    });
     expect(codes).toEqual([]);
     expect(model(ir, 'User').relationships).toEqual([
-      { name: 'stories', target: 'Story', inverse: 'owner', cardinality: 'many', declared: true, foreignKey: { model: 'Story', field: 'owner_id' }, onDelete: 'cascade', documentOnDelete: null },
+      {
+        name: 'stories',
+        target: 'Story',
+        inverse: 'owner',
+        cardinality: 'many',
+        declared: true,
+        foreignKey: { model: 'Story', field: 'owner_id' },
+        onDelete: 'cascade',
+        documentOnDelete: null,
+      },
     ]);
     expect(model(ir, 'Story').relationships).toEqual([
-      { name: 'owner', target: 'User', inverse: 'stories', cardinality: 'one', declared: false, foreignKey: { model: 'Story', field: 'owner_id' }, onDelete: 'nullify', documentOnDelete: null },
+      {
+        name: 'owner',
+        target: 'User',
+        inverse: 'stories',
+        cardinality: 'one',
+        declared: false,
+        foreignKey: { model: 'Story', field: 'owner_id' },
+        onDelete: 'nullify',
+        documentOnDelete: null,
+      },
     ]);
     expect(model(ir, 'Story').fields.find((f) => f.name === 'owner_id')!.foreignKey).toEqual({
-      model: 'User', column: 'username', columnType: 'string', onDelete: 'cascade', onUpdate: 'cascade', relationship: 'owner',
+      model: 'User',
+      column: 'username',
+      columnType: 'string',
+      onDelete: 'cascade',
+      onUpdate: 'cascade',
+      relationship: 'owner',
     });
-    expect(model(ir, 'Story').fields.find((f) => f.name === 'owner')).toMatchObject({ type: 'relationship', synthesized: true, relationship: 'owner' });
+    expect(model(ir, 'Story').fields.find((f) => f.name === 'owner')).toMatchObject({
+      type: 'relationship',
+      synthesized: true,
+      relationship: 'owner',
+    });
   });
 
   it('finds a one-to-one foreign key on either side', () => {
-    const withKeyOnUser = schema({ username: str({ primary_key: true }), profile_id: { _db_settings: { type: 'foreign_key', ref_document: 'Profile', ref_column: 'profile.id', ref_column_type: 'id_field' } }, profile: { _db_settings: { type: 'relationship', document: 'Profile', backref_name: 'user', uselist: false } } });
-    const { ir, codes } = build({ 'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/profiles', 'profile.json')}`), 'user.json': withKeyOnUser, 'profile.json': schema({ id }) });
+    const withKeyOnUser = schema({
+      username: str({ primary_key: true }),
+      profile_id: {
+        _db_settings: {
+          type: 'foreign_key',
+          ref_document: 'Profile',
+          ref_column: 'profile.id',
+          ref_column_type: 'id_field',
+        },
+      },
+      profile: { _db_settings: { type: 'relationship', document: 'Profile', backref_name: 'user', uselist: false } },
+    });
+    const { ir, codes } = build({
+      'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/profiles', 'profile.json')}`),
+      'user.json': withKeyOnUser,
+      'profile.json': schema({ id }),
+    });
     expect(codes).toEqual([]);
-    expect(model(ir, 'User').relationships[0]).toMatchObject({ name: 'profile', cardinality: 'one', foreignKey: { model: 'User', field: 'profile_id' } });
-    expect(model(ir, 'User').fields.find((f) => f.name === 'profile_id')!.foreignKey).toMatchObject({ model: 'Profile', column: 'id', relationship: 'profile' });
+    expect(model(ir, 'User').relationships[0]).toMatchObject({
+      name: 'profile',
+      cardinality: 'one',
+      foreignKey: { model: 'User', field: 'profile_id' },
+    });
+    expect(model(ir, 'User').fields.find((f) => f.name === 'profile_id')!.foreignKey).toMatchObject({
+      model: 'Profile',
+      column: 'id',
+      relationship: 'profile',
+    });
   });
 
   it('uses foreign_keys to tell several relationships to one model apart', () => {
     const twoKeys = schema({
       username: str({ primary_key: true }),
-      stories: { _db_settings: { type: 'relationship', document: 'Story', backref_name: 'owner', foreign_keys: 'Story.owner_id' } },
-      assigned: { _db_settings: { type: 'relationship', document: 'Story', backref_name: 'assignee', foreign_keys: 'Story.assignee_id' } },
+      stories: {
+        _db_settings: {
+          type: 'relationship',
+          document: 'Story',
+          backref_name: 'owner',
+          foreign_keys: 'Story.owner_id',
+        },
+      },
+      assigned: {
+        _db_settings: {
+          type: 'relationship',
+          document: 'Story',
+          backref_name: 'assignee',
+          foreign_keys: 'Story.assignee_id',
+        },
+      },
     });
-    const fk = { _db_settings: { type: 'foreign_key', ref_document: 'User', ref_column: 'user.username', ref_column_type: 'string' } };
-    const { ir, codes } = build({ 'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/stories', 'story.json')}`), 'user.json': twoKeys, 'story.json': schema({ id, owner_id: fk, assignee_id: fk }) });
+    const fk = {
+      _db_settings: {
+        type: 'foreign_key',
+        ref_document: 'User',
+        ref_column: 'user.username',
+        ref_column_type: 'string',
+      },
+    };
+    const { ir, codes } = build({
+      'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/stories', 'story.json')}`),
+      'user.json': twoKeys,
+      'story.json': schema({ id, owner_id: fk, assignee_id: fk }),
+    });
     expect(codes).toEqual([]);
-    expect(model(ir, 'Story').relationships.map((r) => [r.name, r.foreignKey.field])).toEqual([['assignee', 'assignee_id'], ['owner', 'owner_id']]);
+    expect(model(ir, 'Story').relationships.map((r) => [r.name, r.foreignKey.field])).toEqual([
+      ['assignee', 'assignee_id'],
+      ['owner', 'owner_id'],
+    ]);
   });
 
   it('adds a missing foreign key, with a warning', () => {
-    const { ir, codes } = build({ 'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/stories', 'story.json')}`), 'user.json': user, 'story.json': schema({ id }) });
+    const { ir, codes } = build({
+      'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/stories', 'story.json')}`),
+      'user.json': user,
+      'story.json': schema({ id }),
+    });
     expect(codes).toEqual(['SVC2057w']);
-    expect(model(ir, 'Story').fields.find((f) => f.name === 'owner_username')).toMatchObject({ type: 'foreign_key', synthesized: true });
+    expect(model(ir, 'Story').fields.find((f) => f.name === 'owner_username')).toMatchObject({
+      type: 'foreign_key',
+      synthesized: true,
+    });
   });
 });
 
@@ -169,8 +307,28 @@ ${post('/stories', 'story.json')}  /{id}:
       stories: { _db_settings: { type: 'relationship', document: 'Story', backref_name: 'owner' } },
       profile: { _db_settings: { type: 'relationship', document: 'Profile', backref_name: 'user', uselist: false } },
     }),
-    'story.json': schema({ id, owner_id: { _db_settings: { type: 'foreign_key', ref_document: 'User', ref_column: 'user.username', ref_column_type: 'string' } } }),
-    'profile.json': schema({ id, user_id: { _db_settings: { type: 'foreign_key', ref_document: 'User', ref_column: 'user.username', ref_column_type: 'string' } } }),
+    'story.json': schema({
+      id,
+      owner_id: {
+        _db_settings: {
+          type: 'foreign_key',
+          ref_document: 'User',
+          ref_column: 'user.username',
+          ref_column_type: 'string',
+        },
+      },
+    }),
+    'profile.json': schema({
+      id,
+      user_id: {
+        _db_settings: {
+          type: 'foreign_key',
+          ref_document: 'User',
+          ref_column: 'user.username',
+          ref_column_type: 'string',
+        },
+      },
+    }),
   };
   const { ir, codes } = build(files);
 
@@ -179,13 +337,22 @@ ${post('/stories', 'story.json')}  /{id}:
     expect(ir.basePath).toBe('/v2/api');
   });
 
-  it.each(['it:ems', 'it*ems', 'it?ems', 'it#ems', 'it ems'])('refuses the segment %s, which the router or a URL would read as syntax (SVC2016)', (segment) => {
-    const { codes } = build({ 'api.raml': raml(`title: T\n${post(`/${segment}`, 'item.json')}`), 'item.json': schema({ id }) });
-    expect(codes).toEqual(['SVC2016']);
-  });
+  it.each(['it:ems', 'it*ems', 'it?ems', 'it#ems', 'it ems'])(
+    'refuses the segment %s, which the router or a URL would read as syntax (SVC2016)',
+    (segment) => {
+      const { codes } = build({
+        'api.raml': raml(`title: T\n${post(`/${segment}`, 'item.json')}`),
+        'item.json': schema({ id }),
+      });
+      expect(codes).toEqual(['SVC2016']);
+    },
+  );
 
   it.each(['/v1/a*b', '/v1/:id', '/v1/a b'])('refuses the base path %s (SVC2027)', (path) => {
-    const { codes } = build({ 'api.raml': raml(`title: T\nbaseUri: "http://example.com${path}"\n${post('/items', 'item.json')}`), 'item.json': schema({ id }) });
+    const { codes } = build({
+      'api.raml': raml(`title: T\nbaseUri: "http://example.com${path}"\n${post('/items', 'item.json')}`),
+      'item.json': schema({ id }),
+    });
     expect(codes).toEqual(['SVC2027']);
   });
 
@@ -202,12 +369,18 @@ ${post('/stories', 'story.json')}  /{id}:
   });
 
   it('maps each listed method to its action and permission', () => {
-    expect(ir.routes.find((r) => r.path === '/users/:name')!.operations.map((o) => [o.method, o.action, o.permission])).toEqual([
+    expect(
+      ir.routes.find((r) => r.path === '/users/:name')!.operations.map((o) => [o.method, o.action, o.permission]),
+    ).toEqual([
       ['GET', 'show', 'view'],
       ['PUT', 'replace', 'update'],
       ['HEAD', 'show', 'view'],
     ]);
-    expect(ir.routes.find((r) => r.path === '/stories/:id')!.operations.map((o) => o.action)).toEqual(['show', 'delete', 'item_options']);
+    expect(ir.routes.find((r) => r.path === '/stories/:id')!.operations.map((o) => o.action)).toEqual([
+      'show',
+      'delete',
+      'item_options',
+    ]);
     expect(ir.routes.find((r) => r.kind === 'item' && r.model === 'User')!.itemParam).toBe('name');
   });
 });
@@ -231,7 +404,17 @@ ${post('/items', 'item.json', '  securedBy: [owner_acl]\n')}${extra}`);
   it('generates the default user model and reads the ticket settings', () => {
     const { ir, codes } = build({ 'api.raml': api('          allow everyone view'), 'item.json': item });
     expect(codes).toEqual([]);
-    expect(ir.auth).toEqual({ userModel: 'User', apiKey: null, ticket: { scheme: 'ticket', secretSetting: 'auth_tkt_secret', hashalg: 'sha512', cookieName: 'sid', httpOnly: false } });
+    expect(ir.auth).toEqual({
+      userModel: 'User',
+      apiKey: null,
+      ticket: {
+        scheme: 'ticket',
+        secretSetting: 'auth_tkt_secret',
+        hashalg: 'sha512',
+        cookieName: 'sid',
+        httpOnly: false,
+      },
+    });
     const user = model(ir, 'User');
     expect(user).toMatchObject({ isDefaultUserModel: true, isAuthModel: true, primaryKey: 'username' });
     expect(user.fields.map((f) => f.name)).toEqual(['username', 'email', 'password', 'groups']);
@@ -239,7 +422,9 @@ ${post('/items', 'item.json', '  securedBy: [owner_acl]\n')}${extra}`);
 
   it('parses rules in order, expands all, reads principals', () => {
     const { ir } = build({
-      'api.raml': api('          allow g:Admin all\n          deny {{Item_Owner}} delete\n          allow authenticated view, create\n          allow alice options; allow everyone view'),
+      'api.raml': api(
+        '          allow g:Admin all\n          deny {{Item_Owner}} delete\n          allow authenticated view, create\n          allow alice options; allow everyone view',
+      ),
       'item.json': item,
     });
     expect(ir.acls[0]!.collection.map((e) => [e.action, e.principal, e.permissions])).toEqual([
@@ -259,7 +444,12 @@ describe('events', () => {
   it('expands set and keeps list order across tags', () => {
     const { ir, codes } = build({
       'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
-      'item.json': schema({ id }, { _event_handlers: { before_set: ['stamp'], before_create: ['owner', 'audit'], after_update_many: ['notify'] } }),
+      'item.json': schema(
+        { id },
+        {
+          _event_handlers: { before_set: ['stamp'], before_create: ['owner', 'audit'], after_update_many: ['notify'] },
+        },
+      ),
     });
     expect(codes).toEqual([]);
     expect(model(ir, 'Item').eventHandlers).toEqual([
@@ -274,15 +464,22 @@ describe('events', () => {
 });
 
 describe('JSON Schema references', () => {
-  it('follows a local $ref: the constraints of the schema it names are checked, the property\'s own win', () => {
-    const definitions = { code: { type: 'string', maxLength: 8, pattern: '^[A-Z]+$' }, tags: { type: 'string', minLength: 2 } };
+  it("follows a local $ref: the constraints of the schema it names are checked, the property's own win", () => {
+    const definitions = {
+      code: { type: 'string', maxLength: 8, pattern: '^[A-Z]+$' },
+      tags: { type: 'string', minLength: 2 },
+    };
     const { ir, codes } = build({
       'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
       'item.json': schema(
         {
           id,
           code: { $ref: '#/definitions/code', maxLength: 4, ...str() },
-          tags: { type: 'array', items: { $ref: '#/definitions/tags' }, _db_settings: { type: 'list', item_type: 'string' } },
+          tags: {
+            type: 'array',
+            items: { $ref: '#/definitions/tags' },
+            _db_settings: { type: 'list', item_type: 'string' },
+          },
         },
         { definitions },
       ),
@@ -296,7 +493,11 @@ describe('JSON Schema references', () => {
   it('reports a $ref it cannot follow (SVC2029) and leaves no $ref for the validator', () => {
     const { ir, codes } = build({
       'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
-      'item.json': schema({ id, code: { $ref: 'other.json#/code', ...str() }, tags: { type: 'array', items: { $ref: '#/nowhere' }, _db_settings: { type: 'list', item_type: 'string' } } }),
+      'item.json': schema({
+        id,
+        code: { $ref: 'other.json#/code', ...str() },
+        tags: { type: 'array', items: { $ref: '#/nowhere' }, _db_settings: { type: 'list', item_type: 'string' } },
+      }),
     });
     expect(codes).toEqual(['SVC2029w', 'SVC2029w']);
     expect(JSON.stringify(model(ir, 'Item').fields.map((f) => f.validation))).not.toContain('$ref');

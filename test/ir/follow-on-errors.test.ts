@@ -14,23 +14,39 @@ import { raml, writeTree } from '../support/files.js';
 function build(files: Record<string, string>): { ir: ServiceIR; diagnostics: readonly Diagnostic[]; codes: string[] } {
   const dir = writeTree(files);
   const result = analyze(join(dir, 'api.raml'), { cwd: dir });
-  return { ir: result.ir!, diagnostics: result.diagnostics, codes: result.diagnostics.map((d) => `${d.code}${d.severity === 'warning' ? 'w' : ''}`) };
+  return {
+    ir: result.ir!,
+    diagnostics: result.diagnostics,
+    codes: result.diagnostics.map((d) => `${d.code}${d.severity === 'warning' ? 'w' : ''}`),
+  };
 }
 
 const id = { _db_settings: { type: 'id_field', primary_key: true } };
 const key = { _db_settings: { type: 'string', primary_key: true } };
-const schema = (properties: object, root: object = {}) => JSON.stringify({ type: 'object', ...root, properties }, null, 2);
-const relationship = (document: string, backref: string, extra: object = {}) => ({ _db_settings: { type: 'relationship', document, backref_name: backref, ...extra } });
-const foreignKey = (document: string, column: string, type: string) => ({ _db_settings: { type: 'foreign_key', ref_document: document, ref_column: column, ref_column_type: type } });
-const post = (path: string, file: string, extra = '') => `${path}:\n  get:\n  post:\n    body:\n      application/json:\n        schema: !include ${file}\n${extra}`;
+const schema = (properties: object, root: object = {}) =>
+  JSON.stringify({ type: 'object', ...root, properties }, null, 2);
+const relationship = (document: string, backref: string, extra: object = {}) => ({
+  _db_settings: { type: 'relationship', document, backref_name: backref, ...extra },
+});
+const foreignKey = (document: string, column: string, type: string) => ({
+  _db_settings: { type: 'foreign_key', ref_document: document, ref_column: column, ref_column_type: type },
+});
+const post = (path: string, file: string, extra = '') =>
+  `${path}:\n  get:\n  post:\n    body:\n      application/json:\n        schema: !include ${file}\n${extra}`;
 /** Not valid JSON: a trailing comma. */
-const broken = '{ "type": "object", "properties": { "id": { "_db_settings": { "type": "id_field", "primary_key": true } }, } }';
+const broken =
+  '{ "type": "object", "properties": { "id": { "_db_settings": { "type": "id_field", "primary_key": true } }, } }';
 
 describe('follow-on errors', () => {
   it('a schema that does not parse: its relationship, the route below it and the list naming it say nothing', () => {
     const { codes, ir } = build({
-      'api.raml': raml(`title: T\n${post('/authors', 'author.json', '  /{slug}:\n    get:\n    /biography:\n      get:\n')}${post('/biographies', 'biography.json')}`),
-      'author.json': schema({ slug: key, biography: relationship('Biography', 'author', { uselist: false }) }, { _nested_relationships: ['biography'] }),
+      'api.raml': raml(
+        `title: T\n${post('/authors', 'author.json', '  /{slug}:\n    get:\n    /biography:\n      get:\n')}${post('/biographies', 'biography.json')}`,
+      ),
+      'author.json': schema(
+        { slug: key, biography: relationship('Biography', 'author', { uselist: false }) },
+        { _nested_relationships: ['biography'] },
+      ),
       'biography.json': broken,
     });
     expect(codes).toEqual(['SVC2001']);
@@ -45,7 +61,10 @@ describe('follow-on errors', () => {
           `${post('/stories', 'story.json', '  /{id}:\n    get:\n    /owner:\n      get:\n')}`,
       ),
       'user.json': broken,
-      'story.json': schema({ id, owner_id: foreignKey('User', 'user.username', 'string') }, { _nested_relationships: ['owner'], _public_fields: ['owner'] }),
+      'story.json': schema(
+        { id, owner_id: foreignKey('User', 'user.username', 'string') },
+        { _nested_relationships: ['owner'], _public_fields: ['owner'] },
+      ),
     });
     // The routes have no x-ACL (SVC2070, a warning of its own); nothing else is said.
     expect(codes.filter((c) => c !== 'SVC2070w')).toEqual(['SVC2001']);
@@ -53,9 +72,17 @@ describe('follow-on errors', () => {
 
   it('a relationship to an unknown model: routes to it and to its backref, lists and its foreign key say nothing', () => {
     const { codes, diagnostics } = build({
-      'api.raml': raml(`title: T\n${post('/users', 'user.json', '  /{username}:\n    get:\n    /stories:\n      get:\n')}${post('/stories', 'story.json', '  /{id}:\n    get:\n    /owner:\n      get:\n')}`),
-      'user.json': schema({ username: key, stories: relationship('Stroy', 'owner') }, { _nested_relationships: ['stories'] }),
-      'story.json': schema({ id, owner_id: foreignKey('User', 'user.username', 'string') }, { _nested_relationships: ['owner'] }),
+      'api.raml': raml(
+        `title: T\n${post('/users', 'user.json', '  /{username}:\n    get:\n    /stories:\n      get:\n')}${post('/stories', 'story.json', '  /{id}:\n    get:\n    /owner:\n      get:\n')}`,
+      ),
+      'user.json': schema(
+        { username: key, stories: relationship('Stroy', 'owner') },
+        { _nested_relationships: ['stories'] },
+      ),
+      'story.json': schema(
+        { id, owner_id: foreignKey('User', 'user.username', 'string') },
+        { _nested_relationships: ['owner'] },
+      ),
     });
     expect(codes).toEqual(['SVC2050']);
     expect(diagnostics[0]!.hint).toBe('did you mean `Story`?');
@@ -63,7 +90,9 @@ describe('follow-on errors', () => {
 
   it('a collection without a schema: relationships and foreign keys to its model and routes below its items say nothing', () => {
     const { codes, ir } = build({
-      'api.raml': raml(`title: T\n/authors:\n  get:\n  /{slug}:\n    get:\n    /books:\n      get:\n${post('/books', 'book.json')}${post('/prizes', 'prize.json')}`),
+      'api.raml': raml(
+        `title: T\n/authors:\n  get:\n  /{slug}:\n    get:\n    /books:\n      get:\n${post('/books', 'book.json')}${post('/prizes', 'prize.json')}`,
+      ),
       'book.json': schema({ id, author_slug: foreignKey('Author', 'author.slug', 'string') }),
       'prize.json': schema({ id, winners: relationship('Author', 'prize') }),
     });
@@ -74,7 +103,9 @@ describe('follow-on errors', () => {
 
   it('a schema without properties: routes below its items and relationships to it say nothing', () => {
     const { codes } = build({
-      'api.raml': raml(`title: T\n${post('/tags', 'tag.json', '  /{id}:\n    get:\n    /items:\n      get:\n')}${post('/items', 'item.json')}`),
+      'api.raml': raml(
+        `title: T\n${post('/tags', 'tag.json', '  /{id}:\n    get:\n    /items:\n      get:\n')}${post('/items', 'item.json')}`,
+      ),
       'tag.json': JSON.stringify({ type: 'object' }),
       'item.json': schema({ id, tag: relationship('Tag', 'items', { uselist: false }) }),
     });
@@ -83,7 +114,9 @@ describe('follow-on errors', () => {
 
   it('an x-ACL used only by a resource that an error left without a route is not "unused"', () => {
     const { codes } = build({
-      'api.raml': raml(`title: T\nsecuritySchemes:\n  - acl:\n      type: x-ACL\n      settings:\n        collection: allow everyone view\n/authors:\n  securedBy: [acl]\n  get:\n`),
+      'api.raml': raml(
+        `title: T\nsecuritySchemes:\n  - acl:\n      type: x-ACL\n      settings:\n        collection: allow everyone view\n/authors:\n  securedBy: [acl]\n  get:\n`,
+      ),
     });
     expect(codes).toEqual(['SVC2018']);
   });
@@ -91,7 +124,11 @@ describe('follow-on errors', () => {
   it('still reports an unknown nested resource, and its hint lists only what is served', () => {
     const { codes, diagnostics } = build({
       'api.raml': raml(`title: T\n${post('/authors', 'author.json', '  /{slug}:\n    get:\n    /bio:\n      get:\n')}`),
-      'author.json': schema({ slug: key, biography: relationship('Biography', 'author', { uselist: false }), tags: { _db_settings: { type: 'list', item_type: 'string' } } }),
+      'author.json': schema({
+        slug: key,
+        biography: relationship('Biography', 'author', { uselist: false }),
+        tags: { _db_settings: { type: 'list', item_type: 'string' } },
+      }),
     });
     expect(codes).toEqual(['SVC2020', 'SVC2050']);
     const unknownNested = diagnostics.find((d) => d.code === 'SVC2020')!;
@@ -102,7 +139,9 @@ describe('follow-on errors', () => {
 
   it('still reports a name that is not a relationship when every schema was read', () => {
     const { codes } = build({
-      'api.raml': raml(`title: T\n${post('/authors', 'author.json', '  /{slug}:\n    get:\n    /books:\n      get:\n')}`),
+      'api.raml': raml(
+        `title: T\n${post('/authors', 'author.json', '  /{slug}:\n    get:\n    /books:\n      get:\n')}`,
+      ),
       'author.json': schema({ slug: key }, { _nested_relationships: ['books'] }),
     });
     expect(codes).toEqual(['SVC2020', 'SVC2061']);

@@ -6,7 +6,17 @@
 import { describe, expect, it } from 'vitest';
 import { patternProblem } from '../../src/ir/build/pattern-safety.js';
 
-const UNSAFE = ['(a+)+$', '^(a*)*b$', '(\\w*\\s?)*$', '^\\w+([.-]?\\w+)*@x$', '(a|ab)*c', '^(\\d|\\w)+$', '(x+x+)+y', '^(a{1,20})+$', '^(?:[a-z]+-?)+$'];
+const UNSAFE = [
+  '(a+)+$',
+  '^(a*)*b$',
+  '(\\w*\\s?)*$',
+  '^\\w+([.-]?\\w+)*@x$',
+  '(a|ab)*c',
+  '^(\\d|\\w)+$',
+  '(x+x+)+y',
+  '^(a{1,20})+$',
+  '^(?:[a-z]+-?)+$',
+];
 const SAFE = [
   '^[a-z0-9-]+$',
   '^[a-z]+(-[a-z]+)*$',
@@ -30,8 +40,10 @@ describe('patternProblem', () => {
   });
 
   it('reports a pattern that is no regular expression', () => {
-    expect(patternProblem('[a-')).toMatchObject({ slow: false, message: expect.stringContaining('not a valid regular expression') });
+    expect(patternProblem('[a-')).toMatchObject({
+      slow: false,
+      message: expect.stringContaining('not a valid regular expression'),
+    });
     expect(patternProblem('a{1,3}{2}')).toMatchObject({ slow: false });
   });
-
 });

@@ -108,7 +108,10 @@ describe('fast YAML reader', () => {
   });
 
   it.each([
-    ['flow collections with implicit pairs', 'is: [ paged: { size: 10 }, audited ]\ntype: { collection: { item: "a, b" } }\n'],
+    [
+      'flow collections with implicit pairs',
+      'is: [ paged: { size: 10 }, audited ]\ntype: { collection: { item: "a, b" } }\n',
+    ],
     ['block scalars', 'a: |\n  one\n\n  two\nb: >-\n  folded\n  text\n\n  para\nc: |-\n  x\n'],
     ['quoted keys and escapes', '"*/*": x\n\'a\'\'b\': "tab\\there \\u00e9"\n'],
     ['sequences of mappings', 'a:\n- x: 1\n  y: [2]\n-\n  z: 3\n- - nested? no\n'],
@@ -122,43 +125,90 @@ describe('fast YAML reader', () => {
   const value = fc.letrec<{ node: unknown }>((tie) => ({
     node: fc.oneof(
       { depthSize: 'small' },
-      fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null), fc.constantFrom('/users/{id}', 'application/json', '<<param>>', 'a: b', '# x', '- x', 'yes', '1.0', '')),
+      fc.oneof(
+        fc.string({ maxLength: 20 }),
+        fc.integer(),
+        fc.double({ noNaN: true }),
+        fc.boolean(),
+        fc.constant(null),
+        fc.constantFrom('/users/{id}', 'application/json', '<<param>>', 'a: b', '# x', '- x', 'yes', '1.0', ''),
+      ),
       fc.array(tie('node'), { maxLength: 4 }),
-      fc.dictionary(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom('get', '200', '/items', 'a b', '?', '-')), tie('node'), { maxKeys: 4 }),
+      fc.dictionary(
+        fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom('get', '200', '/items', 'a b', '?', '-')),
+        tie('node'),
+        { maxKeys: 4 },
+      ),
     ),
   })).node;
   const options = fc.record({
     indent: fc.constantFrom(2, 4),
     indentSeq: fc.boolean(),
     flowCollectionPadding: fc.boolean(),
-    defaultStringType: fc.constantFrom('PLAIN', 'QUOTE_DOUBLE', 'QUOTE_SINGLE', 'BLOCK_LITERAL') as fc.Arbitrary<'PLAIN' | 'QUOTE_DOUBLE' | 'QUOTE_SINGLE' | 'BLOCK_LITERAL'>,
-    collectionStyle: fc.constantFrom('any', 'block', 'flow') as fc.Arbitrary<'any' | 'block' | 'flow'>,
+    defaultStringType: fc.constantFrom('PLAIN', 'QUOTE_DOUBLE', 'QUOTE_SINGLE', 'BLOCK_LITERAL'),
+    collectionStyle: fc.constantFrom('any', 'block', 'flow'),
   });
 
-  it('agrees on YAML generated from random values', () => {
-    fc.assert(
-      fc.property(value, options, (v, o) => {
-        expectAgreement(stringify(v, o));
-      }),
-      { numRuns: RUNS },
-    );
-  }, Math.max(60_000, RUNS * 20));
+  it(
+    'agrees on YAML generated from random values',
+    () => {
+      fc.assert(
+        fc.property(value, options, (v, o) => {
+          expectAgreement(stringify(v, o));
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    Math.max(60_000, RUNS * 20),
+  );
 
-  it('never accepts what the yaml package reads differently (mutated RAML)', () => {
-    const texts = corpus.map((f) => readFileSync(f, 'utf8'));
-    const edit = fc.record({ at: fc.nat(), cut: fc.nat({ max: 6 }), insert: fc.constantFrom('', ' ', '  ', '\n', ':', ': ', '- ', '#', ' #', '"', "'", '[', ']', '{', '}', ',', '|', '>', '-', '!include ', '\\', '?', 'x') });
-    fc.assert(
-      fc.property(fc.nat({ max: texts.length - 1 }), fc.array(edit, { minLength: 1, maxLength: 4 }), (i, edits) => {
-        let text = texts[i]!;
-        for (const e of edits) {
-          const at = e.at % (text.length + 1);
-          text = text.slice(0, at) + e.insert + text.slice(at + e.cut);
-        }
-        expectAgreement(text);
-      }),
-      { numRuns: RUNS * 3 },
-    );
-  }, Math.max(60_000, RUNS * 60));
+  it(
+    'never accepts what the yaml package reads differently (mutated RAML)',
+    () => {
+      const texts = corpus.map((f) => readFileSync(f, 'utf8'));
+      const edit = fc.record({
+        at: fc.nat(),
+        cut: fc.nat({ max: 6 }),
+        insert: fc.constantFrom(
+          '',
+          ' ',
+          '  ',
+          '\n',
+          ':',
+          ': ',
+          '- ',
+          '#',
+          ' #',
+          '"',
+          "'",
+          '[',
+          ']',
+          '{',
+          '}',
+          ',',
+          '|',
+          '>',
+          '-',
+          '!include ',
+          '\\',
+          '?',
+          'x',
+        ),
+      });
+      fc.assert(
+        fc.property(fc.nat({ max: texts.length - 1 }), fc.array(edit, { minLength: 1, maxLength: 4 }), (i, edits) => {
+          let text = texts[i]!;
+          for (const e of edits) {
+            const at = e.at % (text.length + 1);
+            text = text.slice(0, at) + e.insert + text.slice(at + e.cut);
+          }
+          expectAgreement(text);
+        }),
+        { numRuns: RUNS * 3 },
+      );
+    },
+    Math.max(60_000, RUNS * 60),
+  );
 });
 
 describe('fast YAML reader: found by the property tests', () => {

@@ -13,7 +13,13 @@ function load(files: Record<string, string | Uint8Array>) {
   const dir = writeTree(files);
   const diagnostics = new DiagnosticBag();
   const document = loadRaml(join(dir, 'api.raml'), diagnostics, { cwd: dir });
-  return { document, root: document?.root as YMap, diagnostics: brief(diagnostics.sorted(), dir), dir, messages: diagnostics.sorted().map((d) => d.message) };
+  return {
+    document,
+    root: document?.root as YMap,
+    diagnostics: brief(diagnostics.sorted(), dir),
+    dir,
+    messages: diagnostics.sorted().map((d) => d.message),
+  };
 }
 
 describe('includes', () => {
@@ -29,7 +35,9 @@ describe('includes', () => {
 
   it('splices .raml, .yaml and .yml as YAML and keeps JSON, Markdown and other files as text', () => {
     const { root, diagnostics } = load({
-      'api.raml': raml('title: T\na: !include a.yaml\nb: !include b.yml\nc: !include c.json\nd: !include d.md\ne: !include e.xsd\n'),
+      'api.raml': raml(
+        'title: T\na: !include a.yaml\nb: !include b.yml\nc: !include c.json\nd: !include d.md\ne: !include e.xsd\n',
+      ),
       'a.yaml': 'x: 1\n',
       'b.yml': '[1, 2]\n',
       'c.json': '{"x": 1}\n',
@@ -47,29 +55,90 @@ describe('includes', () => {
   });
 
   it('locates nodes of included YAML in the included file', () => {
-    const { root } = load({ 'api.raml': raml('title: T\nx: !include sub/x.raml\n'), 'sub/x.raml': '#%RAML 0.8\na:\n  b: 1\n' });
+    const { root } = load({
+      'api.raml': raml('title: T\nx: !include sub/x.raml\n'),
+      'sub/x.raml': '#%RAML 0.8\na:\n  b: 1\n',
+    });
     const x = get(root, 'x');
     expect(isMap(x) && x.span.source.path.endsWith('sub/x.raml')).toBe(true);
   });
 
   it('accepts an anchor on an include and an alias to it', () => {
-    const { root, diagnostics } = load({ 'api.raml': raml('title: T\na: &inc !include x.yaml\nb: *inc\n'), 'x.yaml': 'k: v\n' });
+    const { root, diagnostics } = load({
+      'api.raml': raml('title: T\na: &inc !include x.yaml\nb: *inc\n'),
+      'x.yaml': 'k: v\n',
+    });
     expect(diagnostics).toEqual([]);
     expect(toPlain(root)).toMatchObject({ a: { k: 'v' }, b: { k: 'v' } });
   });
 
   it.each([
-    ['a missing file, with a suggestion', { 'api.raml': raml('title: T\nx: !include shemas.json\n'), 'schemas.json': '{}' }, ['SVC1010 api.raml:3:4'], 'included file not found: shemas.json'],
-    ['a path outside the API folder', { 'api.raml': raml('title: T\nx: !include ../outside.json\n') }, ['SVC1011 api.raml:3:4'], 'include leaves the API folder: ../outside.json'],
-    ['an absolute path', { 'api.raml': raml('title: T\nx: !include /etc/hostname\n') }, ['SVC1011 api.raml:3:4'], 'include leaves the API folder: /etc/hostname'],
-    ['a URL', { 'api.raml': raml('title: T\nx: !include http://127.0.0.1:1/x.json\n') }, ['SVC1013 api.raml:3:4'], 'svcgen does not fetch remote includes: http://127.0.0.1:1/x.json'],
-    ['a file: URL', { 'api.raml': raml('title: T\nx: !include file:///etc/passwd\n') }, ['SVC1013 api.raml:3:4'], 'svcgen does not fetch remote includes: file:///etc/passwd'],
-    ['a directory', { 'api.raml': raml('title: T\nx: !include sub\n'), 'sub/a.json': '{}' }, ['SVC1015 api.raml:3:4'], 'sub is not a regular file'],
-    ['an empty path', { 'api.raml': raml('title: T\nx: !include\n') }, ['SVC1014 api.raml:3:4'], '!include needs a file path'],
-    ['a parameter in the path', { 'api.raml': raml('title: T\nx: !include <<name>>.json\n') }, ['SVC1014 api.raml:3:4'], 'include paths cannot use parameters: <<name>>.json'],
-    ['binary content', { 'api.raml': raml('title: T\nx: !include logo.png\n'), 'logo.png': new Uint8Array([0x89, 0x50, 0, 1, 2]) }, ['SVC1003 api.raml:3:4'], 'logo.png is not UTF-8 text'],
-    ['invalid UTF-8', { 'api.raml': raml('title: T\nx: !include latin1.md\n'), 'latin1.md': new Uint8Array([0x63, 0x61, 0x66, 0xe9]) }, ['SVC1003 api.raml:3:4'], 'latin1.md is not UTF-8 text'],
-    ['include on a mapping', { 'api.raml': raml('title: T\nx: !include\n  a: 1\n') }, ['SVC1014 api.raml:4:3'], '!include must be followed by a file path'],
+    [
+      'a missing file, with a suggestion',
+      { 'api.raml': raml('title: T\nx: !include shemas.json\n'), 'schemas.json': '{}' },
+      ['SVC1010 api.raml:3:4'],
+      'included file not found: shemas.json',
+    ],
+    [
+      'a path outside the API folder',
+      { 'api.raml': raml('title: T\nx: !include ../outside.json\n') },
+      ['SVC1011 api.raml:3:4'],
+      'include leaves the API folder: ../outside.json',
+    ],
+    [
+      'an absolute path',
+      { 'api.raml': raml('title: T\nx: !include /etc/hostname\n') },
+      ['SVC1011 api.raml:3:4'],
+      'include leaves the API folder: /etc/hostname',
+    ],
+    [
+      'a URL',
+      { 'api.raml': raml('title: T\nx: !include http://127.0.0.1:1/x.json\n') },
+      ['SVC1013 api.raml:3:4'],
+      'svcgen does not fetch remote includes: http://127.0.0.1:1/x.json',
+    ],
+    [
+      'a file: URL',
+      { 'api.raml': raml('title: T\nx: !include file:///etc/passwd\n') },
+      ['SVC1013 api.raml:3:4'],
+      'svcgen does not fetch remote includes: file:///etc/passwd',
+    ],
+    [
+      'a directory',
+      { 'api.raml': raml('title: T\nx: !include sub\n'), 'sub/a.json': '{}' },
+      ['SVC1015 api.raml:3:4'],
+      'sub is not a regular file',
+    ],
+    [
+      'an empty path',
+      { 'api.raml': raml('title: T\nx: !include\n') },
+      ['SVC1014 api.raml:3:4'],
+      '!include needs a file path',
+    ],
+    [
+      'a parameter in the path',
+      { 'api.raml': raml('title: T\nx: !include <<name>>.json\n') },
+      ['SVC1014 api.raml:3:4'],
+      'include paths cannot use parameters: <<name>>.json',
+    ],
+    [
+      'binary content',
+      { 'api.raml': raml('title: T\nx: !include logo.png\n'), 'logo.png': new Uint8Array([0x89, 0x50, 0, 1, 2]) },
+      ['SVC1003 api.raml:3:4'],
+      'logo.png is not UTF-8 text',
+    ],
+    [
+      'invalid UTF-8',
+      { 'api.raml': raml('title: T\nx: !include latin1.md\n'), 'latin1.md': new Uint8Array([0x63, 0x61, 0x66, 0xe9]) },
+      ['SVC1003 api.raml:3:4'],
+      'latin1.md is not UTF-8 text',
+    ],
+    [
+      'include on a mapping',
+      { 'api.raml': raml('title: T\nx: !include\n  a: 1\n') },
+      ['SVC1014 api.raml:4:3'],
+      '!include must be followed by a file path',
+    ],
   ])('reports %s at the !include', (_what, files, expected, message) => {
     const { diagnostics, messages } = load(files);
     expect(diagnostics).toEqual(expected);
@@ -88,13 +157,19 @@ describe('includes', () => {
   });
 
   it('reports an include of itself as a cycle', () => {
-    const { diagnostics, messages } = load({ 'api.raml': raml('title: T\nx: !include a.raml\n'), 'a.raml': 'y: !include a.raml\n' });
+    const { diagnostics, messages } = load({
+      'api.raml': raml('title: T\nx: !include a.raml\n'),
+      'a.raml': 'y: !include a.raml\n',
+    });
     expect(diagnostics).toEqual(['SVC1012 a.raml:1:4']);
     expect(messages).toEqual(['include cycle: a.raml → a.raml']);
   });
 
   it('refuses a NUL byte in an include path, before looking for the file', () => {
-    const { diagnostics, messages } = load({ 'api.raml': raml('title: T\nx: !include "a.json\\0.png"\n'), 'a.json': '{}' });
+    const { diagnostics, messages } = load({
+      'api.raml': raml('title: T\nx: !include "a.json\\0.png"\n'),
+      'a.json': '{}',
+    });
     expect(diagnostics).toEqual(['SVC1014 api.raml:3:4']);
     expect(messages).toEqual(['include path contains a NUL character']);
   });
@@ -118,7 +193,10 @@ describe('includes', () => {
   });
 
   it('reports the first error only once for a file included many times', () => {
-    const { diagnostics } = load({ 'api.raml': raml('title: T\na: !include x.yaml\nb: !include x.yaml\n'), 'x.yaml': 'k: [\n' });
+    const { diagnostics } = load({
+      'api.raml': raml('title: T\na: !include x.yaml\nb: !include x.yaml\n'),
+      'x.yaml': 'k: [\n',
+    });
     expect(diagnostics.filter((d) => d.startsWith('SVC1004'))).toHaveLength(1);
   });
 });
@@ -126,7 +204,10 @@ describe('includes', () => {
 describe('limits', () => {
   it('stops a billion-laughs alias bomb quickly', () => {
     let text = 'title: T\nl0: &l0 [a, a, a, a, a, a, a, a, a, a]\n';
-    for (let i = 1; i < 10; i++) text += `l${i}: &l${i} [${Array(10).fill(`*l${i - 1}`).join(', ')}]\n`;
+    for (let i = 1; i < 10; i++)
+      text += `l${i}: &l${i} [${Array(10)
+        .fill(`*l${i - 1}`)
+        .join(', ')}]\n`;
     const started = performance.now();
     const { diagnostics, document } = load({ 'api.raml': raml(text) });
     expect(performance.now() - started).toBeLessThan(5_000);
@@ -136,7 +217,13 @@ describe('limits', () => {
 
   it('stops an include fan-out bomb quickly', () => {
     const files: Record<string, string> = { 'api.raml': raml('title: T\nx: !include f1.yaml\n') };
-    for (let i = 1; i <= 12; i++) files[`f${i}.yaml`] = i < 12 ? `[${Array(10).fill(`!include f${i + 1}.yaml`).join(', ')}]\n` : 'leaf\n';
+    for (let i = 1; i <= 12; i++)
+      files[`f${i}.yaml`] =
+        i < 12
+          ? `[${Array(10)
+              .fill(`!include f${i + 1}.yaml`)
+              .join(', ')}]\n`
+          : 'leaf\n';
     const started = performance.now();
     const { diagnostics, document } = load(files);
     expect(performance.now() - started).toBeLessThan(5_000);
@@ -146,7 +233,10 @@ describe('limits', () => {
   });
 
   it('refuses a file over 5 MiB without parsing it', () => {
-    const { diagnostics } = load({ 'api.raml': raml('title: T\nx: !include big.md\n'), 'big.md': 'x'.repeat(5 * 1024 * 1024 + 1) });
+    const { diagnostics } = load({
+      'api.raml': raml('title: T\nx: !include big.md\n'),
+      'big.md': 'x'.repeat(5 * 1024 * 1024 + 1),
+    });
     expect(diagnostics).toEqual(['SVC1002 api.raml:3:4']);
   });
 
@@ -158,7 +248,9 @@ describe('limits', () => {
   it('reports a JSON schema nested 10,000 levels deep, without a stack overflow', () => {
     const deep = `{"type": "object", "properties": {"x": ${'{"items": '.repeat(10_000)}{}${'}'.repeat(10_000)}}}`;
     const dir = writeTree({
-      'api.raml': raml('title: T\n/items:\n  post:\n    body:\n      application/json:\n        schema: !include item.json\n'),
+      'api.raml': raml(
+        'title: T\n/items:\n  post:\n    body:\n      application/json:\n        schema: !include item.json\n',
+      ),
       'item.json': deep,
     });
     const analysis = analyze(join(dir, 'api.raml'), { cwd: dir });

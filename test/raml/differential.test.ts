@@ -25,7 +25,8 @@ import { DIFFERENT_BY_DESIGN } from './differential/known-differences.js';
  */
 const KNOWN_DIFFERENCES: Record<string, Record<string, string>> = {
   templates: {
-    '/resources/0/resources/0/methods/0/responses/200/code': 'r1 prints a response code that came from a <<parameter>> as a number',
+    '/resources/0/resources/0/methods/0/responses/200/code':
+      'r1 prints a response code that came from a <<parameter>> as a number',
   },
 };
 
@@ -33,7 +34,8 @@ function differences(a: unknown, b: unknown, path = '', out: string[] = []): str
   if (JSON.stringify(a) === JSON.stringify(b)) return out;
   if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    for (const key of keys) differences((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${path}/${key}`, out);
+    for (const key of keys)
+      differences((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${path}/${key}`, out);
     return out;
   }
   out.push(path);
@@ -114,7 +116,9 @@ describe('small documents judged by the TCK rule against raml-1-parser', () => {
   const verdicts = new Map<string, boolean>();
   afterAll(() => {
     const agreeing = [...verdicts.values()].filter(Boolean).length;
-    console.log(`differential: svcgen agrees with raml-1-parser on ${agreeing} of ${verdicts.size} small documents by the TCK rule (${((100 * agreeing) / verdicts.size).toFixed(1)} %); ${Object.keys(DIFFERENT_BY_DESIGN).length} differ by design (known-differences.ts)`);
+    console.log(
+      `differential: svcgen agrees with raml-1-parser on ${agreeing} of ${verdicts.size} small documents by the TCK rule (${((100 * agreeing) / verdicts.size).toFixed(1)} %); ${Object.keys(DIFFERENT_BY_DESIGN).length} differ by design (known-differences.ts)`,
+    );
   });
 
   it('has at least 300 cases with distinct names', () => {
@@ -144,11 +148,18 @@ describe('small documents judged by the TCK rule against raml-1-parser', () => {
   });
 });
 
-type ErrorLike = { isWarning?: boolean; code: string; message?: string; range: { start: { line: number; column?: number } } };
+type ErrorLike = {
+  isWarning?: boolean;
+  code: string;
+  message?: string;
+  range: { start: { line: number; column?: number } };
+};
 
 function firstError(errors: readonly ErrorLike[]): string {
   const hard = errors.filter((e) => !e.isWarning).sort((a, b) => a.range.start.line - b.range.start.line)[0];
-  return hard ? `${hard.range.start.line + 1}:${(hard.range.start.column ?? 0) + 1} ${hard.code} ${hard.message ?? ''}` : 'no error';
+  return hard
+    ? `${hard.range.start.line + 1}:${(hard.range.start.column ?? 0) + 1} ${hard.code} ${hard.message ?? ''}`
+    : 'no error';
 }
 
 function specificationDifferences(theirs: { specification: unknown }, ours: { specification: unknown }): string {

@@ -126,7 +126,9 @@ resourceTypes:
   it('merges an optional key only where the target has it', () => {
     expect([...method(a, '/withHeaders', 'get').headers!.keys()]).toEqual(['X-Own', 'X-Opt']);
     expect(method(a, '/withoutHeaders', 'get').headers).toBeUndefined();
-    expect(method(a, '/withHeaders', 'get').responses!.map((r) => [r.code, r.description])).toEqual([['200', 'only if 200 exists']]);
+    expect(method(a, '/withHeaders', 'get').responses!.map((r) => [r.code, r.description])).toEqual([
+      ['200', 'only if 200 exists'],
+    ]);
     expect(method(a, '/withoutHeaders', 'get').responses).toEqual([]);
   });
 
@@ -139,7 +141,9 @@ resourceTypes:
   });
 
   it('refuses an optional scalar property', () => {
-    const result = readFiles({ 'api.raml': raml('title: T\ntraits:\n  - t: { description?: x }\n/a:\n  get:\n    is: [t]\n') });
+    const result = readFiles({
+      'api.raml': raml('title: T\ntraits:\n  - t: { description?: x }\n/a:\n  get:\n    is: [t]\n'),
+    });
     expect(codes(result.diagnostics)).toEqual(['SVC1112']);
   });
 });
@@ -192,8 +196,12 @@ resourceTypes:
   });
 
   it('reports a missing value where the type is applied', () => {
-    const result = readFiles({ 'api.raml': raml('title: T\nresourceTypes:\n  - c: { description: <<thing>> }\n/a:\n  type: c\n') });
-    expect(result.diagnostics.map((d) => `${d.code} ${d.message}`)).toEqual(['SVC1204 resource type "c" needs a value for parameter "thing"']);
+    const result = readFiles({
+      'api.raml': raml('title: T\nresourceTypes:\n  - c: { description: <<thing>> }\n/a:\n  type: c\n'),
+    });
+    expect(result.diagnostics.map((d) => `${d.code} ${d.message}`)).toEqual([
+      'SVC1204 resource type "c" needs a value for parameter "thing"',
+    ]);
   });
 });
 
@@ -225,7 +233,9 @@ resourceTypes:
 
   it('applies inside types and traits before merging', () => {
     const post = method(a, '/items', 'post');
-    expect(post.body!.map((b) => [b.mediaType, b.schema?.written, b.example])).toEqual([['application/json', 'item', '{"id": 1}']]);
+    expect(post.body!.map((b) => [b.mediaType, b.schema?.written, b.example])).toEqual([
+      ['application/json', 'item', '{"id": 1}'],
+    ]);
     expect(post.responses![0]!.body![0]!.mediaType).toBe('application/json');
   });
 
@@ -233,7 +243,9 @@ resourceTypes:
     const post = method(a, '/items', 'post');
     expect(post.body![0]!.schema).toMatchObject({ written: 'item', content: '{"type": "object"}' });
     expect(post.body![0]!.schema!.declaration?.name).toBe('item');
-    expect(post.responses![0]!.body![0]!.schema).toMatchObject({ written: '{"type": "object", "required": ["message"]}' });
+    expect(post.responses![0]!.body![0]!.schema).toMatchObject({
+      written: '{"type": "object", "required": ["message"]}',
+    });
     expect(post.responses![0]!.body![0]!.schema!.declaration).toBeUndefined();
   });
 });
@@ -261,7 +273,10 @@ traits:
     expect(a.securedBy).toEqual([expect.objectContaining({ name: 'ticket' })]);
     expect(resource(a, '/a').securedBy).toEqual([expect.objectContaining({ name: 'acl' })]);
     expect(method(a, '/a', 'get').securedBy).toBeUndefined();
-    expect(method(a, '/a', 'post').securedBy).toEqual([null, expect.objectContaining({ name: 'basic', parameters: { realm: 'x' } })]);
+    expect(method(a, '/a', 'post').securedBy).toEqual([
+      null,
+      expect.objectContaining({ name: 'basic', parameters: { realm: 'x' } }),
+    ]);
     expect(method(a, '/a', 'put').securedBy).toEqual([expect.objectContaining({ name: 'basic' })]);
   });
 });

@@ -11,7 +11,10 @@ import { brief, readFiles } from '../support/front-end.js';
 /** `CODE api.raml:line:column` of every diagnostic with one of `codes`. */
 function found(text: string, codes: readonly string[]): string[] {
   const result = readFiles({ 'api.raml': raml(text) });
-  return brief(result.diagnostics.filter((d) => codes.includes(d.code)), result.dir);
+  return brief(
+    result.diagnostics.filter((d) => codes.includes(d.code)),
+    result.dir,
+  );
 }
 
 describe('named parameter facets fit the type (SVC1119, SVC1120)', () => {
@@ -88,7 +91,11 @@ baseUriParameters:
           upload: {type: file}
           either: [{type: file}, {type: string}]
 `;
-    expect(found(text, ['SVC1120', 'SVC1119'])).toEqual(['SVC1120 api.raml:5:18', 'SVC1120 api.raml:9:17', 'SVC1120 api.raml:11:17']);
+    expect(found(text, ['SVC1120', 'SVC1119'])).toEqual([
+      'SVC1120 api.raml:5:18',
+      'SVC1120 api.raml:9:17',
+      'SVC1120 api.raml:11:17',
+    ]);
   });
 });
 
@@ -103,11 +110,17 @@ title: T
       b: {enum: [x, y, x, '1', 1]}
       c: {enum: [x, y]}
 `;
-    expect(found(text, ['SVC1105'])).toEqual(['SVC1105 api.raml:6:11', 'SVC1105 api.raml:7:24', 'SVC1105 api.raml:7:32']);
+    expect(found(text, ['SVC1105'])).toEqual([
+      'SVC1105 api.raml:6:11',
+      'SVC1105 api.raml:7:24',
+      'SVC1105 api.raml:7:32',
+    ]);
   });
 
   it('reports a parameter that is an empty list of types', () => {
-    expect(found('title: T\n/items:\n  get:\n    queryParameters:\n      since: []\n      until:\n', ['SVC1103'])).toEqual(['SVC1103 api.raml:6:7']);
+    expect(
+      found('title: T\n/items:\n  get:\n    queryParameters:\n      since: []\n      until:\n', ['SVC1103']),
+    ).toEqual(['SVC1103 api.raml:6:7']);
   });
 });
 
@@ -246,7 +259,9 @@ securitySchemes:
 
 describe('repeats (SVC1005)', () => {
   it('reports a repeated key whose value is empty at the repeat, with its name', () => {
-    const result = readFiles({ 'api.raml': raml('title: T\n/items:\n  get:\n  # a comment\n\n  get:\n  post: {queryParameters: {a: , a: }}\n') });
+    const result = readFiles({
+      'api.raml': raml('title: T\n/items:\n  get:\n  # a comment\n\n  get:\n  post: {queryParameters: {a: , a: }}\n'),
+    });
     expect(brief(result.diagnostics, result.dir)).toEqual(['SVC1005 api.raml:7:3', 'SVC1005 api.raml:8:33']);
     expect(result.diagnostics.map((d) => d.message)).toEqual(['duplicate key "get"', 'duplicate key "a"']);
   });
@@ -268,7 +283,11 @@ resourceTypes:
 /items:
   get:
 `;
-    expect(found(text, ['SVC1005'])).toEqual(['SVC1005 api.raml:6:7', 'SVC1005 api.raml:10:7', 'SVC1005 api.raml:11:32']);
+    expect(found(text, ['SVC1005'])).toEqual([
+      'SVC1005 api.raml:6:7',
+      'SVC1005 api.raml:10:7',
+      'SVC1005 api.raml:11:32',
+    ]);
   });
 
   it('reports optional scalar properties in traits, resource types and their descendants (SVC1112)', () => {
@@ -309,7 +328,11 @@ resourceTypes:
   });
 
   it('reports an optional scalar property whose value is a <<parameter>> (SVC1112)', () => {
-    expect(found('title: T\ntraits:\n  - t:\n      queryParameters:\n        q: {type?: <<kind>>}\n/items:\n  get:\n', ['SVC1112'])).toEqual(['SVC1112 api.raml:6:13']);
+    expect(
+      found('title: T\ntraits:\n  - t:\n      queryParameters:\n        q: {type?: <<kind>>}\n/items:\n  get:\n', [
+        'SVC1112',
+      ]),
+    ).toEqual(['SVC1112 api.raml:6:13']);
   });
 
   it('accepts optional non-scalar properties, and parameters named like scalar properties', () => {
@@ -344,7 +367,11 @@ traits:
   get:
     is: [t: {p: x}]
 `;
-    expect(found(text, ['SVC1207', 'SVC1209'])).toEqual(['SVC1207 api.raml:5:20', 'SVC1209 api.raml:5:39', 'SVC1209 api.raml:7:20']);
+    expect(found(text, ['SVC1207', 'SVC1209'])).toEqual([
+      'SVC1207 api.raml:5:20',
+      'SVC1209 api.raml:5:39',
+      'SVC1209 api.raml:7:20',
+    ]);
   });
 
   it('reports a cycle of resource types at its first declaration, once, applied or not (SVC1203)', () => {
@@ -374,7 +401,9 @@ traits:
   });
 
   it('says where a misplaced property belongs (SVC1102)', () => {
-    const result = readFiles({ 'api.raml': raml('title: T\n/items:\n  title: x\n  get:\n    usage: u\n    type: t\n') });
+    const result = readFiles({
+      'api.raml': raml('title: T\n/items:\n  title: x\n  get:\n    usage: u\n    type: t\n'),
+    });
     expect(result.diagnostics.map((d) => `${d.code} ${d.message}`)).toEqual([
       'SVC1102 "title" cannot appear in resource /items: it is a property of the API root',
       'SVC1102 "usage" cannot appear in method get: only resource types and traits have a usage; "neither resources nor methods allow a property named usage" (RAML 0.8 §Usage)',
@@ -447,7 +476,11 @@ resourceTypes:
 /items:
   get:
 `;
-    expect(found(text, ['SVC1201', 'SVC1202'])).toEqual(['SVC1201 api.raml:7:13', 'SVC1202 api.raml:8:15', 'SVC1202 api.raml:10:15']);
+    expect(found(text, ['SVC1201', 'SVC1202'])).toEqual([
+      'SVC1201 api.raml:7:13',
+      'SVC1202 api.raml:8:15',
+      'SVC1202 api.raml:10:15',
+    ]);
   });
 });
 

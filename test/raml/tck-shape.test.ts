@@ -49,26 +49,38 @@ baseUri: http://example.com/{a}
   });
 
   it('keeps example: null and prints enum: with no value as [null]', () => {
-    const method = firstMethod(tck('title: T\n/items:\n  post:\n    queryParameters: {q: {enum: }}\n    body:\n      application/json: {example: }\n'));
+    const method = firstMethod(
+      tck(
+        'title: T\n/items:\n  post:\n    queryParameters: {q: {enum: }}\n    body:\n      application/json: {example: }\n',
+      ),
+    );
     expect(method.body['application/json']).toEqual({ name: 'application/json', example: null });
     expect(method.queryParameters.q.enum).toEqual([null]);
   });
 
   it('prints a trait or resource type used without parameters as its bare name', () => {
-    const spec = tck('title: T\ntraits:\n  - t: {description: x}\nresourceTypes:\n  - c: {get: }\n/items:\n  type: {c: {}}\n  get:\n    is: [t: {}, t: ]\n');
+    const spec = tck(
+      'title: T\ntraits:\n  - t: {description: x}\nresourceTypes:\n  - c: {get: }\n/items:\n  type: {c: {}}\n  get:\n    is: [t: {}, t: ]\n',
+    );
     expect(spec['resources'][0].type).toBe('c');
     expect(firstMethod(spec).is).toEqual(['t', 't']);
   });
 
   it('applies the default media type to an empty body, in requests and responses', () => {
-    const method = firstMethod(tck('title: T\nmediaType: application/json\n/items:\n  get:\n    body:\n    responses:\n      200:\n        body: {}\n'));
+    const method = firstMethod(
+      tck(
+        'title: T\nmediaType: application/json\n/items:\n  get:\n    body:\n    responses:\n      200:\n        body: {}\n',
+      ),
+    );
     expect(method.body).toEqual({ 'application/json': { name: 'application/json' } });
     expect(method.responses['200'].body).toEqual({ 'application/json': { name: 'application/json' } });
     expect(firstMethod(tck('title: T\n/items:\n  get:\n    body:\n')).body).toBeUndefined();
   });
 
   it('keeps a description that a parameter made empty as ""', () => {
-    const spec = tck('title: T\ntraits:\n  - t: {description: <<p>>}\nresourceTypes:\n  - c: {description: <<p>>}\n/items:\n  type: {c: {p: ""}}\n  get:\n    is: [t: {p: ""}]\n');
+    const spec = tck(
+      'title: T\ntraits:\n  - t: {description: <<p>>}\nresourceTypes:\n  - c: {description: <<p>>}\n/items:\n  type: {c: {p: ""}}\n  get:\n    is: [t: {p: ""}]\n',
+    );
     expect(spec['resources'][0].description).toBe('');
     expect(firstMethod(spec).description).toBe('');
   });

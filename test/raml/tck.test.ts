@@ -30,6 +30,7 @@ const corpus = tckDir !== undefined && existsSync(tckDir) ? tckDir : undefined;
 const all = corpus ? cases(corpus).filter((file) => !SKIPPED.has(relative(corpus, file))) : [];
 if (!tckDir) console.warn(tckMissing);
 
+// oxlint-disable-next-line vitest/valid-title -- a string either way: skipped, the title says how to get the corpus
 describe.skipIf(!tckDir)(tckDir ? 'RAML 0.8 TCK' : `RAML 0.8 TCK (skipped: ${tckMissing})`, () => {
   it('has the 118 offline cases', () => {
     expect(corpus, `RAML_TCK_DIR=${tckDir} does not exist`).toBeDefined();
@@ -47,7 +48,9 @@ describe.skipIf(!tckDir)(tckDir ? 'RAML 0.8 TCK' : `RAML 0.8 TCK (skipped: ${tck
 
   it('passes the checker through the CLI', async () => {
     const checker = join(repoRoot, 'scripts/tck-check.mjs');
-    const { stdout } = await execa('node', [checker, tckDir!, '--', 'node', svcgenBin, 'inspect', '--tck'], { cwd: repoRoot });
+    const { stdout } = await execa('node', [checker, tckDir!, '--', 'node', svcgenBin, 'inspect', '--tck'], {
+      cwd: repoRoot,
+    });
     // The whole report on failure: which case, and why (a case that timed out says "no JSON output").
     expect(stdout.trim().split('\n').at(-1), stdout).toBe('tck: 118 passed, 0 failed');
     // 118 CLI processes, one after the other: ~30 s on a quiet machine, 180 s was too little on a

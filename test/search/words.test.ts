@@ -4,7 +4,7 @@
  * operators of the engines' query languages separate words, case and diacritics do not count.
  */
 import { describe, expect, it } from 'vitest';
-import { queryWords, words } from '../../templates/project/static/src/lib/search.js';
+import { queryWords, searchOf, withoutSearch, words } from '../../templates/project/static/src/lib/search.js';
 
 describe('words', () => {
   it.each([
@@ -32,5 +32,26 @@ describe('queryWords', () => {
     expect(queryWords('Hobbit hobbit HOBBIT')).toEqual({ words: ['hobbit'] });
     expect(queryWords('Война и ВОЙНА')).toEqual({ words: ['воина', 'и'], spellings: { воина: ['война'] } });
     expect(queryWords('naïve')).toEqual({ words: ['naive'], spellings: { naive: ['naïve'] } });
+  });
+});
+
+describe('withoutSearch', () => {
+  const search = { words: ['hobbit'], fields: ['title'] };
+
+  it('takes the search out where searchOf finds it, at the top or in ANDs, and keeps every other condition', () => {
+    expect(withoutSearch({ shelf: 'fiction', SEARCH: search })).toEqual({ shelf: 'fiction', SEARCH: undefined });
+    const nested = { AND: [{ year: { gt: 1950 } }, { AND: [{ shelf: 'fiction', SEARCH: search }] }] };
+    expect(searchOf(nested)).toBe(search);
+    expect(withoutSearch(nested)).toEqual({
+      AND: [{ year: { gt: 1950 } }, { AND: [{ shelf: 'fiction', SEARCH: undefined }] }],
+    });
+    expect(nested.AND[1]).toEqual({ AND: [{ shelf: 'fiction', SEARCH: search }] });
+  });
+
+  it('leaves alone a search it does not reach through ANDs alone', () => {
+    const inOr = { OR: [{ SEARCH: search }, { shelf: 'fiction' }] };
+    expect(searchOf(inOr)).toBeUndefined();
+    expect(withoutSearch(inOr)).toBe(inOr);
+    expect(withoutSearch(undefined)).toBeUndefined();
   });
 });

@@ -11,7 +11,13 @@ export interface CliRun {
 export async function runCli(argv: readonly string[], cwd: string, { terminal = false } = {}): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
-  const io: Io = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), cwd, color: false, progress: terminal };
+  const io: Io = {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    cwd,
+    color: false,
+    progress: terminal,
+  };
   const code = await main(argv, io);
   return { code, stdout, stderr };
 }

@@ -53,7 +53,10 @@ export class ResponseContract {
   /** The service's document, as it serves it. */
   static async load(origin: string, basePath: string): Promise<ResponseContract> {
     const response = await fetch(`${origin}${basePath}/openapi.json`);
-    if (response.status !== 200) throw new Error(`${origin}${basePath}/openapi.json answered ${response.status}: every service serves its document`);
+    if (response.status !== 200)
+      throw new Error(
+        `${origin}${basePath}/openapi.json answered ${response.status}: every service serves its document`,
+      );
     return new ResponseContract((await response.json()) as Json, basePath);
   }
 
@@ -62,8 +65,13 @@ export class ResponseContract {
     const url = new URL(exchange.url);
     const method = exchange.method.toLowerCase();
     // CORS preflights are the browser's protocol, not operations of the API.
-    if (method === 'options' && Object.keys(exchange.requestHeaders).some((h) => h.toLowerCase() === 'access-control-request-method')) return [];
-    if (!url.pathname.startsWith(`${this.#base}/`) && url.pathname !== this.#base) return this.#errorAnswer(exchange, [404]);
+    if (
+      method === 'options' &&
+      Object.keys(exchange.requestHeaders).some((h) => h.toLowerCase() === 'access-control-request-method')
+    )
+      return [];
+    if (!url.pathname.startsWith(`${this.#base}/`) && url.pathname !== this.#base)
+      return this.#errorAnswer(exchange, [404]);
     const path = url.pathname.slice(this.#base.length) || '/';
     const template = this.#paths.find((p) => p.pattern.test(path));
     if (!template) return this.#errorAnswer(exchange, [404]);
@@ -78,24 +86,40 @@ export class ResponseContract {
     const responses = operation['responses'] as Json;
     const where = `${exchange.method} ${template.template} (${path})`;
     const listed = responses[String(exchange.status)] as Json | undefined;
-    if (!listed) return [`${where}: status ${exchange.status} is not documented (documented: ${Object.keys(responses).join(', ')}); body: ${exchange.text.slice(0, 300)}`];
+    if (!listed)
+      return [
+        `${where}: status ${exchange.status} is not documented (documented: ${Object.keys(responses).join(', ')}); body: ${exchange.text.slice(0, 300)}`,
+      ];
     if (method === 'head') return [];
-    return this.#bodyProblems(where, exchange, responsePointer(listed, `/paths/${escapePointer(template.template)}/${documented}/responses/${exchange.status}`));
+    return this.#bodyProblems(
+      where,
+      exchange,
+      responsePointer(listed, `/paths/${escapePointer(template.template)}/${documented}/responses/${exchange.status}`),
+    );
   }
 
   /** An answer of no documented operation: a 404 (no such path) or 405 (no such method), with the error body. */
   #errorAnswer(exchange: Exchange, statuses: readonly number[]): string[] {
     const where = `${exchange.method} ${exchange.url}`;
-    if (!statuses.includes(exchange.status)) return [`${where}: is no documented path or method, so it must be a ${statuses.join('/')}, not ${exchange.status}`];
+    if (!statuses.includes(exchange.status))
+      return [
+        `${where}: is no documented path or method, so it must be a ${statuses.join('/')}, not ${exchange.status}`,
+      ];
     return exchange.method === 'HEAD' ? [] : this.#bodyProblems(where, exchange, '/components/responses/NotFound');
   }
 
   /** The body against the response object at `pointer` (a JSON pointer into the document). */
   #bodyProblems(where: string, exchange: Exchange, pointer: string): string[] {
     const content = (this.#at(pointer) as Json | undefined)?.['content'] as Json | undefined;
-    if (!content) return exchange.text === '' ? [] : [`${where}: answered ${exchange.status} with a body the document does not describe: ${exchange.text.slice(0, 200)}`];
+    if (!content)
+      return exchange.text === ''
+        ? []
+        : [
+            `${where}: answered ${exchange.status} with a body the document does not describe: ${exchange.text.slice(0, 200)}`,
+          ];
     const type = exchange.headers.get('content-type') ?? '';
-    if (!type.startsWith('application/json')) return [`${where}: answered ${exchange.status} as ${type || 'no content type'}, documented as application/json`];
+    if (!type.startsWith('application/json'))
+      return [`${where}: answered ${exchange.status} as ${type || 'no content type'}, documented as application/json`];
     let body: unknown;
     try {
       body = JSON.parse(exchange.text);
@@ -104,8 +128,12 @@ export class ResponseContract {
     }
     const validate = this.#validator(`${pointer}/content/application~1json/schema`);
     if (validate(body)) return [];
-    const errors = (validate.errors ?? []).slice(0, 8).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
-    return [`${where}: the ${exchange.status} body does not match the document:\n  ${errors.join('\n  ')}\n  body: ${exchange.text.slice(0, 500)}`];
+    const errors = (validate.errors ?? [])
+      .slice(0, 8)
+      .map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    return [
+      `${where}: the ${exchange.status} body does not match the document:\n  ${errors.join('\n  ')}\n  body: ${exchange.text.slice(0, 500)}`,
+    ];
   }
 
   #validator(pointer: string): ValidateFunction {
@@ -140,7 +168,12 @@ function responsePointer(response: Json, location: string): string {
 function pathTemplate(template: string, item: Json): PathTemplate {
   const segments = template.split('/').filter(Boolean);
   const source = segments.map((s) => (/^\{[^}]+\}$/.test(s) ? '[^/]+' : escapeRegExp(s))).join('/');
-  return { template, pattern: new RegExp(`^/${source}$`), literals: segments.filter((s) => !s.startsWith('{')).length, item: onlyOperations(item) };
+  return {
+    template,
+    pattern: new RegExp(`^/${source}$`),
+    literals: segments.filter((s) => !s.startsWith('{')).length,
+    item: onlyOperations(item),
+  };
 }
 
 function onlyOperations(item: Json): Json {

@@ -33,8 +33,9 @@ export async function testDatabase(engine: Engine, projectDir: string, label: st
   return {
     url: `sqlite:${file}`,
     env: { SVC_DATABASE_URL: `sqlite:${file}` },
-    drop: async () => {
+    drop: () => {
       for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+      return Promise.resolve();
     },
   };
 }
@@ -52,9 +53,16 @@ export async function plantStrayColumn(engine: Engine, url: string, projectDir: 
 }
 
 /** Runs `sql` on a test database directly, behind the service's back (with the generated project's drivers). */
-export async function runSql(engine: Exclude<Engine, 'mongodb'>, url: string, projectDir: string, sql: string): Promise<void> {
+export async function runSql(
+  engine: Exclude<Engine, 'mongodb'>,
+  url: string,
+  projectDir: string,
+  sql: string,
+): Promise<void> {
   if (engine === 'postgres') return runPostgres(projectDir, url, sql);
-  const Database = createRequire(join(projectDir, 'node_modules', 'noop.js'))('better-sqlite3') as new (file: string) => { exec(sql: string): void; close(): void };
+  const Database = createRequire(join(projectDir, 'node_modules', 'noop.js'))('better-sqlite3') as new (
+    file: string,
+  ) => { exec(sql: string): void; close(): void };
   const db = new Database(url.slice('sqlite:'.length));
   try {
     db.exec(sql);

@@ -82,6 +82,6 @@ export function capitalize({ new_value }: CapitalizeArgs): CapitalizeArgs['new_v
 };
 
 export function writeEventsCode(dir: string): void {
-  for (const [module, code] of Object.entries(EVENTS_FIXTURE_CODE)) writeFileSync(join(dir, 'src/custom', `${module}.ts`), code);
+  for (const [module, code] of Object.entries(EVENTS_FIXTURE_CODE))
+    writeFileSync(join(dir, 'src/custom', `${module}.ts`), code);
 }
-

@@ -6,7 +6,8 @@
  */
 
 /** How a field compares: a scalar kind, a list of scalars, a to-many relationship (keys), or a dict (no filters). */
-export type FieldKind = 'text' | 'int' | 'num' | 'bool' | 'datetime' | 'date' | 'time' | 'list-text' | 'list-int' | 'to-many' | 'dict';
+export type FieldKind =
+  'text' | 'int' | 'num' | 'bool' | 'datetime' | 'date' | 'time' | 'list-text' | 'list-int' | 'to-many' | 'dict';
 
 export const OPERATORS = ['', 'in', 'ne', 'gt', 'gte', 'lt', 'lte', 'contains', 'startswith', 'isnull'] as const;
 export type Operator = (typeof OPERATORS)[number];
@@ -32,7 +33,11 @@ export function queryString(filters: readonly Filter[]): string {
 }
 
 /** The records `filters` select, or 'error' when the request is a 400. */
-export function expected(kinds: Readonly<Record<string, FieldKind>>, records: readonly Rec[], filters: readonly Filter[]): Rec[] | 'error' {
+export function expected(
+  kinds: Readonly<Record<string, FieldKind>>,
+  records: readonly Rec[],
+  filters: readonly Filter[],
+): Rec[] | 'error' {
   const predicates: ((r: Rec) => boolean)[] = [];
   for (const f of filters) {
     const predicate = filterPredicate(kinds[f.field]!, f);
@@ -56,7 +61,9 @@ function filterPredicate(kind: FieldKind, f: Filter): Predicate | 'error' {
   if (f.op === 'contains' || f.op === 'startswith') {
     if (kind !== 'text' || texts.length !== 1) return 'error';
     const needle = texts[0]!.toLowerCase();
-    return (v) => typeof v === 'string' && (f.op === 'contains' ? v.toLowerCase().includes(needle) : v.toLowerCase().startsWith(needle));
+    return (v) =>
+      typeof v === 'string' &&
+      (f.op === 'contains' ? v.toLowerCase().includes(needle) : v.toLowerCase().startsWith(needle));
   }
   const values = texts.flatMap((t) => t.split(',')).map((t) => parse(kind, t));
   if (values.some((v) => v === undefined)) return 'error';

@@ -5,7 +5,10 @@ import { readRaml, type FrontEndResult } from '../../src/raml/front-end.js';
 import { writeTree } from './files.js';
 
 /** Runs the front end on files written to a temporary folder; `api.raml` is the root. */
-export function readFiles(files: Record<string, string | Uint8Array>, root = 'api.raml'): FrontEndResult & { dir: string } {
+export function readFiles(
+  files: Record<string, string | Uint8Array>,
+  root = 'api.raml',
+): FrontEndResult & { dir: string } {
   const dir = writeTree(files);
   return { ...readRaml(join(dir, root), { cwd: dir }), dir };
 }
@@ -15,7 +18,8 @@ export function brief(diagnostics: readonly Diagnostic[], cwd?: string): string[
   return diagnostics.map((d) => {
     if (!d.span) return `${d.code}`;
     const { line, column } = positionAt(d.span.source, d.span.start);
-    const file = cwd && d.span.source.path.startsWith(cwd) ? d.span.source.path.slice(cwd.length + 1) : d.span.source.path;
+    const file =
+      cwd && d.span.source.path.startsWith(cwd) ? d.span.source.path.slice(cwd.length + 1) : d.span.source.path;
     return `${d.code} ${file}:${line}:${column}`;
   });
 }

@@ -57,8 +57,16 @@ export function apiClient(origin: string, basePath: string): Api {
       parsed = undefined;
     }
     if (options.undocumented === undefined) {
-      const problems = contract.problems({ method, url, requestHeaders: headers, status: response.status, headers: response.headers, text });
-      if (problems.length) throw new Error(`the answer is not what the service's OpenAPI document says:\n${problems.join('\n')}`);
+      const problems = contract.problems({
+        method,
+        url,
+        requestHeaders: headers,
+        status: response.status,
+        headers: response.headers,
+        text,
+      });
+      if (problems.length)
+        throw new Error(`the answer is not what the service's OpenAPI document says:\n${problems.join('\n')}`);
     }
     return { status: response.status, headers: response.headers, text, body: parsed };
   };

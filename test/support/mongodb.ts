@@ -11,7 +11,9 @@ import { startMongoTestServer } from '../../scripts/mongo-test-server/index.mjs'
 let server: Promise<string> | undefined;
 
 export function mongoServer(): Promise<string> {
-  server ??= process.env['MONGO_URL'] ? Promise.resolve(process.env['MONGO_URL']) : startMongoTestServer().then((s) => s.url);
+  server ??= process.env['MONGO_URL']
+    ? Promise.resolve(process.env['MONGO_URL'])
+    : startMongoTestServer().then((s) => s.url);
   return server;
 }
 
@@ -19,7 +21,10 @@ export function mongoServer(): Promise<string> {
 export async function freshMongoDatabase(label: string): Promise<{ url: string; drop(): Promise<void> }> {
   const url = new URL(await mongoServer());
   url.pathname = `/svcgen_${label.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`;
-  return { url: url.toString(), drop: async () => void (await onDatabase(url.toString(), (client) => client.db().dropDatabase())) };
+  return {
+    url: url.toString(),
+    drop: async () => void (await onDatabase(url.toString(), (client) => client.db().dropDatabase())),
+  };
 }
 
 /**
@@ -30,20 +35,34 @@ export async function failCommands(
   url: string,
   collection: string,
   commands: readonly string[],
-  { times, errorCode = 8000, errorLabels }: { times?: number; errorCode?: number; errorLabels?: readonly string[] } = {},
+  {
+    times,
+    errorCode = 8000,
+    errorLabels,
+  }: { times?: number; errorCode?: number; errorLabels?: readonly string[] } = {},
 ): Promise<void> {
   await onDatabase(url, (client) =>
     client.db('admin').command({
       configureFailPoint: 'failCommand',
       mode: times === undefined ? 'alwaysOn' : { times },
-      data: { failCommands: commands, errorCode, namespace: `${client.db().databaseName}.${collection}`, ...(errorLabels ? { errorLabels } : {}) },
+      data: {
+        failCommands: commands,
+        errorCode,
+        namespace: `${client.db().databaseName}.${collection}`,
+        ...(errorLabels ? { errorLabels } : {}),
+      },
     }),
   );
 }
 
 /** Sets `field` to `value` on every document of `collection`, behind the service's back. */
 export async function setOnEvery(url: string, collection: string, field: string, value: string): Promise<void> {
-  await onDatabase(url, (client) => client.db().collection(collection).updateMany({}, { $set: { [field]: value } }));
+  await onDatabase(url, (client) =>
+    client
+      .db()
+      .collection(collection)
+      .updateMany({}, { $set: { [field]: value } }),
+  );
 }
 
 async function onDatabase<R>(url: string, work: (client: MongoClient) => Promise<R>): Promise<R> {

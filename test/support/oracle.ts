@@ -29,6 +29,8 @@ export function oracleTck(file: string): { specification: unknown; errors: R1Err
   const api = parser.loadRAMLSync(file, []);
   const expanded = api.expand();
   expanded.setAttributeDefaults(true);
-  const json = JSON.parse(JSON.stringify(expanded.toJSON({ rootNodeDetails: true, serializeMetadata: true, sourceMap: true }))) as { specification: unknown };
+  const json = JSON.parse(
+    JSON.stringify(expanded.toJSON({ rootNodeDetails: true, serializeMetadata: true, sourceMap: true })),
+  ) as { specification: unknown };
   return { specification: json.specification, errors: api.errors() };
 }

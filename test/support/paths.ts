@@ -14,7 +14,11 @@ const defaultTckDir = resolve(repoRoot, '../shared/conformance/raml-0.8-tck');
  * tests are then skipped with {@link tckMissing}. A `RAML_TCK_DIR` that does not exist is kept, so
  * the tests that read it fail rather than skip.
  */
-export const tckDir: string | undefined = process.env['RAML_TCK_DIR'] ? resolve(process.env['RAML_TCK_DIR']) : existsSync(defaultTckDir) ? defaultTckDir : undefined;
+export const tckDir: string | undefined = process.env['RAML_TCK_DIR']
+  ? resolve(process.env['RAML_TCK_DIR'])
+  : existsSync(defaultTckDir)
+    ? defaultTckDir
+    : undefined;
 
 /** Why the TCK tests are skipped, and how to run them. */
 export const tckMissing =

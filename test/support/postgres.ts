@@ -16,7 +16,9 @@ export function postgresServer(): Promise<string> {
     if (process.env['SVCGEN_PG_URL']) return process.env['SVCGEN_PG_URL'];
     const started = await execa('bash', [join(repoRoot, 'scripts/postgres.sh'), 'start'], { reject: false, all: true });
     if (started.exitCode !== 0) {
-      throw new Error(`PostgreSQL is needed for these tests and could not be started (set SVCGEN_PG_URL, or install PostgreSQL):\n${started.all}`);
+      throw new Error(
+        `PostgreSQL is needed for these tests and could not be started (set SVCGEN_PG_URL, or install PostgreSQL):\n${started.all}`,
+      );
     }
     return started.stdout.trim().split('\n').pop()!;
   })();
@@ -27,7 +29,9 @@ type PgClient = { connect(): Promise<void>; query(sql: string): Promise<unknown>
 
 /** Runs `sql` on the PostgreSQL database `url` with the `pg` of a generated project's dependencies. */
 export async function runPostgres(projectDir: string, url: string, sql: string): Promise<void> {
-  const pg = createRequire(join(projectDir, 'node_modules', 'noop.js'))('pg') as { Client: new (options: { connectionString: string }) => PgClient };
+  const pg = createRequire(join(projectDir, 'node_modules', 'noop.js'))('pg') as {
+    Client: new (options: { connectionString: string }) => PgClient;
+  };
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -38,7 +42,10 @@ export async function runPostgres(projectDir: string, url: string, sql: string):
 }
 
 /** A new, empty database; `drop` removes it. */
-export async function freshPostgresDatabase(projectDir: string, label: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function freshPostgresDatabase(
+  projectDir: string,
+  label: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
   const admin = await postgresServer();
   const name = `svcgen_${label.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`;
   await runPostgres(projectDir, admin, `create database ${name}`);

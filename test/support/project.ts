@@ -29,7 +29,13 @@ export async function linkDependencies(dir: string): Promise<void> {
 
 /** Runs a tool of the shared dependencies (`tsc`, `vitest`) in `dir`. */
 export function tool(dir: string, name: string, args: readonly string[], env: Record<string, string> = {}) {
-  return execa(join(dir, 'node_modules', '.bin', name), args, { cwd: dir, reject: false, all: true, env: { ...env, FORCE_COLOR: '0', NO_COLOR: '1' }, timeout: 300_000 });
+  return execa(join(dir, 'node_modules', '.bin', name), args, {
+    cwd: dir,
+    reject: false,
+    all: true,
+    env: { ...env, FORCE_COLOR: '0', NO_COLOR: '1' },
+    timeout: 300_000,
+  });
 }
 
 const built = new Map<string, Promise<string>>();
@@ -59,7 +65,11 @@ export function builtProject(fixture: string, area: string): Promise<string> {
  * settings: for tests that use the repositories directly, as handlers do.
  */
 export async function openProjectDatabase<D>(dir: string, env: Record<string, string>): Promise<D> {
-  const { loadServiceConfig } = (await import(pathToFileURL(join(dir, 'dist/config.js')).href)) as { loadServiceConfig(env: Record<string, string>): unknown };
-  const { openDatabase } = (await import(pathToFileURL(join(dir, 'dist/db/index.js')).href)) as { openDatabase(config: unknown): Promise<D> };
+  const { loadServiceConfig } = (await import(pathToFileURL(join(dir, 'dist/config.js')).href)) as {
+    loadServiceConfig: (env: Record<string, string>) => unknown;
+  };
+  const { openDatabase } = (await import(pathToFileURL(join(dir, 'dist/db/index.js')).href)) as {
+    openDatabase: (config: unknown) => Promise<D>;
+  };
   return openDatabase(loadServiceConfig({ SVC_CONFIG: join(dir, 'none.ini'), ...env }));
 }

@@ -60,7 +60,8 @@ export function lowercase({ new_value }: LowercaseArgs): LowercaseArgs['new_valu
 
 /** Writes the functions into the generated project `dir` and builds it. */
 export async function withRamsesFunctions(dir: string): Promise<void> {
-  for (const [file, code] of Object.entries(PRINCIPALS)) writeFileSync(join(dir, 'src/custom/principals', `${file}.ts`), code);
+  for (const [file, code] of Object.entries(PRINCIPALS))
+    writeFileSync(join(dir, 'src/custom/principals', `${file}.ts`), code);
   for (const [module, code] of Object.entries(EVENTS)) writeFileSync(join(dir, 'src/custom', `${module}.ts`), code);
   const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
   if (build.exitCode !== 0) throw new Error(`build failed:\n${build.all}`);

@@ -16,7 +16,8 @@ export class SchemaArbitraries {
     const s = this.resolve(schema);
     if ('const' in s) return fc.constant(s['const']);
     if (Array.isArray(s['enum'])) return fc.constantFrom(...(s['enum'] as unknown[]));
-    if (Array.isArray(s['anyOf'])) return fc.oneof(...(s['anyOf'] as Json[]).map((branch) => this.valid(branch, depth)));
+    if (Array.isArray(s['anyOf']))
+      return fc.oneof(...(s['anyOf'] as Json[]).map((branch) => this.valid(branch, depth)));
     const types = Array.isArray(s['type']) ? (s['type'] as string[]) : typeof s['type'] === 'string' ? [s['type']] : [];
     if (types.length === 0) return smallJson();
     return fc.oneof(...types.map((type) => this.ofType(type, s, depth)));
@@ -28,17 +29,18 @@ export class SchemaArbitraries {
     const properties = (s['properties'] as Json | undefined) ?? {};
     const names = Object.keys(properties);
     const wrongField = names.length
-      ? fc.tuple(this.valid(s), fc.constantFrom(...names), smallJson()).map(([value, name, junk]) => ({ ...(value as Json), [name]: junk }))
+      ? fc
+          .tuple(this.valid(s), fc.constantFrom(...names), smallJson())
+          .map(([value, name, junk]) => ({ ...(value as Json), [name]: junk }))
       : smallJson();
     return fc.oneof(smallJson(), wrongField, fc.constant({ not_a_field: 1 }), fc.constant([]));
   }
 
   resolve(schema: Json): Json {
     let s = schema;
-    for (let i = 0; typeof s['$ref'] === 'string' && i < 10; i++) s = atPointer(this.document, s['$ref'] as string) as Json;
+    for (let i = 0; typeof s['$ref'] === 'string' && i < 10; i++) s = atPointer(this.document, s['$ref']) as Json;
     return s;
   }
-
 
   private ofType(type: string, s: Json, depth: number): fc.Arbitrary<unknown> {
     switch (type) {
@@ -51,16 +53,29 @@ export class SchemaArbitraries {
         const max = Math.min(num(s['maximum'], 1000), 1000);
         // Mostly the small keys that exist (links to related objects are integers too).
         const small = fc.integer({ min: Math.max(min, 1), max: Math.min(max, 3) });
-        return min <= 3 && max >= 1 ? fc.oneof({ weight: 3, arbitrary: small }, { weight: 1, arbitrary: fc.integer({ min, max }) }) : fc.integer({ min, max });
+        return min <= 3 && max >= 1
+          ? fc.oneof({ weight: 3, arbitrary: small }, { weight: 1, arbitrary: fc.integer({ min, max }) })
+          : fc.integer({ min, max });
       }
       case 'number':
         return fc
-          .double({ min: Math.max(num(s['minimum'], -1000), -1000), max: Math.min(num(s['maximum'], 1000), 1000), noNaN: true, noDefaultInfinity: true })
-          .filter((n) => (s['exclusiveMaximum'] === undefined || n < num(s['exclusiveMaximum'], 0)) && (s['exclusiveMinimum'] === undefined || n > num(s['exclusiveMinimum'], 0)));
+          .double({
+            min: Math.max(num(s['minimum'], -1000), -1000),
+            max: Math.min(num(s['maximum'], 1000), 1000),
+            noNaN: true,
+            noDefaultInfinity: true,
+          })
+          .filter(
+            (n) =>
+              (s['exclusiveMaximum'] === undefined || n < num(s['exclusiveMaximum'], 0)) &&
+              (s['exclusiveMinimum'] === undefined || n > num(s['exclusiveMinimum'], 0)),
+          );
       case 'string':
         return this.string(s);
       case 'array':
-        return depth > 2 ? fc.constant([]) : fc.array(this.valid((s['items'] as Json | undefined) ?? {}, depth + 1), { maxLength: 3 });
+        return depth > 2
+          ? fc.constant([])
+          : fc.array(this.valid((s['items'] as Json | undefined) ?? {}, depth + 1), { maxLength: 3 });
       case 'object':
         return depth > 2 ? fc.constant({}) : this.object(s, depth);
       default:
@@ -74,7 +89,7 @@ export class SchemaArbitraries {
     const fits = (text: string) => text.length >= minLength && text.length <= num(s['maxLength'], Infinity);
     if (s['format'] === 'date-time') return isoDate().map((d) => `${d.toISOString().slice(0, 19)}Z`);
     if (s['format'] === 'date') return isoDate().map((d) => d.toISOString().slice(0, 10));
-    if (typeof s['pattern'] === 'string') return fc.stringMatching(new RegExp(s['pattern'] as string)).filter(fits);
+    if (typeof s['pattern'] === 'string') return fc.stringMatching(new RegExp(s['pattern'])).filter(fits);
     return fc.string({ minLength, maxLength: Math.max(minLength, maxLength), unit: 'grapheme' });
   }
 
@@ -99,7 +114,25 @@ function isoDate(): fc.Arbitrary<Date> {
 
 /** Small JSON values of every kind, with text that tends to break parsers and query builders. */
 export function smallJson(): fc.Arbitrary<unknown> {
-  const hostile = fc.constantFrom("'", '"', '\\', '%', '_', '*', '(', ')', '--', ';', '\u0000', '𝄞', '../', 'null', '1e309', '-0', '{"$gt":""}');
+  const hostile = fc.constantFrom(
+    "'",
+    '"',
+    '\\',
+    '%',
+    '_',
+    '*',
+    '(',
+    ')',
+    '--',
+    ';',
+    '\u0000',
+    '𝄞',
+    '../',
+    'null',
+    '1e309',
+    '-0',
+    '{"$gt":""}',
+  );
   return fc.oneof(
     fc.constant(null),
     fc.boolean(),

@@ -16,7 +16,11 @@ export interface RunningService {
   stop(signal?: NodeJS.Signals): Promise<number | undefined>;
 }
 
-export async function startService(dir: string, env: Record<string, string>, basePath: string): Promise<RunningService> {
+export async function startService(
+  dir: string,
+  env: Record<string, string>,
+  basePath: string,
+): Promise<RunningService> {
   const port = await freePort();
   const child = execa('node', [join(dir, 'dist/server.js')], {
     cwd: dir,

@@ -15,7 +15,8 @@ export function stripMetadata(value: unknown): unknown {
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value).sort()) {
-      if (key !== '__METADATA__' && key !== 'sourceMap') out[key] = stripMetadata((value as Record<string, unknown>)[key]);
+      if (key !== '__METADATA__' && key !== 'sourceMap')
+        out[key] = stripMetadata((value as Record<string, unknown>)[key]);
     }
     return out;
   }

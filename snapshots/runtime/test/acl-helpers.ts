@@ -19,7 +19,28 @@ import { startTestService, type TestService } from './helpers.js';
 import { samples } from './samples.js';
 
 type Rec = Record<string, unknown>;
-export type CallerKind = 'anonymous' | 'member' | 'owner' | 'admin';
+
+/** The callers of the matrix, in the order of its columns. */
+export const CALLERS = ['anonymous', 'member', 'owner', 'admin'] as const;
+export type CallerKind = (typeof CALLERS)[number];
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+
+/** What a caller gets: 'allowed', or the status it is refused with. */
+export type Outcome = 'allowed' | 401 | 403;
+
+/** A route of the API, as much of it as a request to it needs. */
+export interface AclRoute {
+  readonly kind: 'collection' | 'item' | 'singular' | 'attribute';
+  /** The path with Fastify's `:param`s, below the base path. */
+  readonly path: string;
+  /** The model of the route's objects (of an attribute route: of the object that has the field). */
+  readonly model: string;
+  /** An item route's parameter for the item's key. */
+  readonly itemParam?: string;
+  /** A nested route's parent: its model, the parameter for its key, and the field of `model` that points at it. */
+  readonly parent?: { readonly model: string; readonly param: string; readonly link?: string };
+}
 
 export interface AclService extends TestService {
   requestAs(
@@ -28,6 +49,11 @@ export interface AclService extends TestService {
     path: string,
     body?: unknown,
   ): Promise<LightMyRequestResponse>;
+  /**
+   * `method` on `route` as `caller`, after seeding what the URL names: the parent of a nested
+   * route, the item of an item route, the object of a singular one (unless the request creates it).
+   */
+  send(caller: CallerKind, method: Method, route: AclRoute): Promise<LightMyRequestResponse>;
   /** A sample `model` object without the fields `caller` may not write. */
   writableSample(model: string, caller: CallerKind): Rec;
 }
@@ -55,9 +81,25 @@ export async function startAclService(): Promise<AclService> {
     headers.set(name, await logIn(service, name));
   }
   let counter = 0;
-  return {
+  const acl: AclService = {
     ...service,
     requestAs: (caller, method, path, body) => service.request(method, path, body, headers.get(caller)),
+    async send(caller, method, route) {
+      let url = route.path;
+      let link: Rec | undefined;
+      if (route.parent) {
+        const { model, param } = route.parent;
+        const key = service.key(model, await service.seed(model));
+        url = url.replace(`:${param}`, () => String(key));
+        if (route.parent.link) link = { [route.parent.link]: key };
+      }
+      if (route.kind === 'item') {
+        const key = service.key(route.model, await service.seed(route.model, link));
+        url = url.replace(`:${route.itemParam}`, () => String(key));
+      }
+      if (route.kind === 'singular' && method !== 'POST') await service.seed(route.model, link);
+      return acl.requestAs(caller, method, url, bodyFor(acl, route, method, caller));
+    },
     writableSample(name, caller) {
       const model = models.get(name)!;
       const sample = (samples as unknown as Record<string, (n: number) => Rec>)[name]!(100_000 + ++counter);
@@ -69,6 +111,19 @@ export async function startAclService(): Promise<AclService> {
       return Object.fromEntries(Object.entries(sample).filter(([field]) => mayWrite(field)));
     },
   };
+  return acl;
+}
+
+/**
+ * The body of a request: what creates or replaces an object is a sample without the fields the
+ * caller may not write (field privacy is not what the matrix is about); changes, to one object or
+ * to those a collection's filters select, and what is merged into an attribute are `{}`.
+ */
+function bodyFor(service: AclService, route: AclRoute, method: Method, caller: CallerKind): Rec | undefined {
+  if (route.kind === 'attribute') return method === 'POST' ? {} : undefined;
+  if (method === 'PATCH' || (method === 'PUT' && route.kind === 'collection')) return {};
+  if (method === 'POST' || method === 'PUT') return service.writableSample(route.model, caller);
+  return undefined;
 }
 
 /** Allowed: neither refused (401, 403) nor failed (5xx); what else it answers depends on the body. */

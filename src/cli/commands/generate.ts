@@ -22,7 +22,12 @@ export interface GenerateFlags {
  * Every diagnostic of a run (the API's and the write stage's) is printed once, at the end, so
  * `--format json` prints one array. `onRead` is told which files the API was read from.
  */
-export async function runGenerate(io: Io, file: string, flags: GenerateFlags, onRead?: (files: readonly string[]) => void): Promise<number> {
+export async function runGenerate(
+  io: Io,
+  file: string,
+  flags: GenerateFlags,
+  onRead?: (files: readonly string[]) => void,
+): Promise<number> {
   const progress = progressLine(io);
   const result = await generate({
     file,
@@ -62,7 +67,13 @@ function refuse(io: Io, diagnostics: readonly Diagnostic[], flags: GenerateFlags
  * `--check`: exit 1 when writing would change anything, listing each file with a short diff (on
  * stdout; on stderr with `--format json`, where stdout holds the diagnostics).
  */
-function check(io: Io, diagnostics: readonly Diagnostic[], format: OutputFormat, changes: readonly Change[], shown: string): number {
+function check(
+  io: Io,
+  diagnostics: readonly Diagnostic[],
+  format: OutputFormat,
+  changes: readonly Change[],
+  shown: string,
+): number {
   printDiagnostics(io, diagnostics, format);
   const list = format === 'json' ? io.stderr : io.stdout;
   // Unused stubs are the user's to delete; generating again would not change them.
@@ -73,7 +84,8 @@ function check(io: Io, diagnostics: readonly Diagnostic[], format: OutputFormat,
   }
   for (const change of stale) {
     list(`${describe(change)}\n`);
-    if (change.before !== undefined && change.after !== undefined) list(`${indent(shortDiff(change.before, change.after))}\n`);
+    if (change.before !== undefined && change.after !== undefined)
+      list(`${indent(shortDiff(change.before, change.after))}\n`);
   }
   io.stderr(`svcgen: ${shown} is out of date (${summary(changes)}); run svcgen generate to update it\n`);
   return ExitCode.failed;
@@ -96,7 +108,12 @@ function describe(change: Change): string {
 
 function summary(changes: readonly Change[]): string {
   const count = (kind: Change['kind']) => changes.filter((c) => c.kind === kind).length;
-  const parts = [`${count('add')} added`, `${count('change')} changed`, `${count('delete')} deleted`, `${count('keep')} unchanged`];
+  const parts = [
+    `${count('add')} added`,
+    `${count('change')} changed`,
+    `${count('delete')} deleted`,
+    `${count('keep')} unchanged`,
+  ];
   if (count('conflict')) parts.push(`${count('conflict')} edited`);
   if (count('foreign')) parts.push(`${count('foreign')} not written by svcgen`);
   if (count('unused')) parts.push(`${count('unused')} unused`);

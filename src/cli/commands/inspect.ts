@@ -18,7 +18,14 @@ export function runInspect(io: Io, file: string, what: 'ir' | 'tck' | 'acl' | 'o
     return hasErrors(result.diagnostics) ? ExitCode.failed : ExitCode.ok;
   }
   const analysis = analyze(file, { cwd: io.cwd });
-  if (analysis.ir) io.stdout(what === 'acl' ? printMatrix(analysis.ir, aclMatrix(analysis.ir)) : what === 'openapi' ? openApiJson(openApiDocument(analysis.ir)) : printIr(analysis.ir));
+  if (analysis.ir)
+    io.stdout(
+      what === 'acl'
+        ? printMatrix(analysis.ir, aclMatrix(analysis.ir))
+        : what === 'openapi'
+          ? openApiJson(openApiDocument(analysis.ir))
+          : printIr(analysis.ir),
+    );
   printDiagnostics(io, analysis.diagnostics, 'text');
   return hasErrors(analysis.diagnostics) || !analysis.ir ? ExitCode.failed : ExitCode.ok;
 }

@@ -33,10 +33,14 @@ export async function runWatch(io: Io, file: string, flags: GenerateFlags, stop:
       await runGenerate(io, file, flags, (files) => (watched = new Set([root, ...files])));
     } catch (error) {
       // A bug in svcgen should not end the loop the user is working in: say so, keep watching.
-      io.stderr(`svcgen: internal error — this is a bug in svcgen. Please report it with the input that caused it.\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      io.stderr(
+        `svcgen: internal error — this is a bug in svcgen. Please report it with the input that caused it.\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
     }
     watchFolders(watchers, watched, onEvent);
-    io.stderr(`svcgen: watching ${watched.size} file${watched.size === 1 ? '' : 's'} of ${shown(io, root)} for changes (Ctrl-C to stop)\n`);
+    io.stderr(
+      `svcgen: watching ${watched.size} file${watched.size === 1 ? '' : 's'} of ${shown(io, root)} for changes (Ctrl-C to stop)\n`,
+    );
   };
 
   /** Runs one generation at a time; changes seen during a run make one more run after it. */
@@ -73,7 +77,11 @@ export async function runWatch(io: Io, file: string, flags: GenerateFlags, stop:
  * Watches the folders of the watched files (not the files: an editor that saves by renaming a new
  * file over the old one would leave a file watcher on the deleted one).
  */
-function watchFolders(watchers: Map<string, FSWatcher>, files: ReadonlySet<string>, onEvent: (path: string) => void): void {
+function watchFolders(
+  watchers: Map<string, FSWatcher>,
+  files: ReadonlySet<string>,
+  onEvent: (path: string) => void,
+): void {
   const folders = new Set([...files].map((f) => dirname(f)));
   for (const [folder, watcher] of watchers) {
     if (folders.has(folder)) continue;

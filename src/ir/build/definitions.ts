@@ -8,6 +8,7 @@
 import { relative, sep } from 'node:path';
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import { positionAt } from '../../diagnostics/source.js';
+import type { YScalar } from '../../load/ynode.js';
 import type { Body, Resource, SchemaReference } from '../../raml/model.js';
 import { modelNameOf } from '../naming.js';
 import { readSchemaDocument } from '../../raml/schema-document.js';
@@ -21,6 +22,8 @@ export interface DefinitionContext {
   readonly models: Map<string, ModelDraft>;
   /** Models whose schema could not be read, or that are missing (reported): nothing more is said about them. */
   readonly poisoned: Poisoned;
+  /** The schemas read as models' (their problems are errors, reported here). */
+  readonly modelSchemas: Set<YScalar>;
 }
 
 /** Reads every model a resource defines, parents before children. */
@@ -76,7 +79,10 @@ function nestedModel(ctx: DefinitionContext, node: PathNode, parentModel: string
 function postSchema(resource: Resource | undefined): SchemaReference | undefined {
   const bodies: readonly Body[] = resource?.methods.find((m) => m.method === 'post')?.body ?? [];
   const withSchema = bodies.filter((b) => b.schema);
-  const pick = withSchema.find((b) => b.mediaType === 'application/json') ?? withSchema.find((b) => /[/+]json\b/.test(b.mediaType)) ?? withSchema[0];
+  const pick =
+    withSchema.find((b) => b.mediaType === 'application/json') ??
+    withSchema.find((b) => /[/+]json\b/.test(b.mediaType)) ??
+    withSchema[0];
   return pick?.schema;
 }
 
@@ -87,19 +93,28 @@ function define(ctx: DefinitionContext, name: string, node: PathNode, schema: Sc
   if (existing) {
     if (existing.schemaFile !== schemaFileOf(ctx, schema)) {
       const line = positionAt(existing.definedAt.source, existing.definedAt.start).line;
-      ctx.diagnostics.report('SVC2017', `model ${name} is already defined by the schema at line ${line}; this schema is ignored`, {
-        span: schema.node.span,
-        hint: 'a model has one schema; include the same file in both places',
-      });
+      ctx.diagnostics.report(
+        'SVC2017',
+        `model ${name} is already defined by the schema at line ${line}; this schema is ignored`,
+        {
+          span: schema.node.span,
+          hint: 'a model has one schema; include the same file in both places',
+        },
+      );
     }
     return;
   }
+  ctx.modelSchemas.add(schema.contentNode);
   const document = readSchemaDocument(schema, ctx.diagnostics);
   if (!document) {
     ctx.poisoned.addUnreadModel(name);
     return;
   }
-  const draft = readModel(ctx.diagnostics, { name, plural: node.segment, schemaFile: schemaFileOf(ctx, schema), definedAt: schema.node.span }, document);
+  const draft = readModel(
+    ctx.diagnostics,
+    { name, plural: node.segment, schemaFile: schemaFileOf(ctx, schema), definedAt: schema.node.span },
+    document,
+  );
   checkPrimaryKey(ctx.diagnostics, draft);
   ctx.models.set(name, draft);
   // Reported already: the model is served, but nothing is said about the fields it lacks.

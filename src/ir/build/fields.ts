@@ -9,7 +9,15 @@ import { get, isMap, isScalar, isSeq, toPlain, type YEntry, type YMap, type YNod
 import { didYouMean } from '../../util/suggest.js';
 import { validationKeywords } from './validation.js';
 import { fieldNameProblem, isSafeIdentifier } from '../naming.js';
-import { FIELD_TYPES, type Field, type FieldType, type Literal, type ReferentialAction, type ScalarFieldType, type ValueSource } from '../types.js';
+import {
+  FIELD_TYPES,
+  type Field,
+  type FieldType,
+  type Literal,
+  type ReferentialAction,
+  type ScalarFieldType,
+  type ValueSource,
+} from '../types.js';
 
 /** `_db_settings.type` spellings from Ramses' documentation, accepted as aliases. */
 const TYPE_ALIASES: Readonly<Record<string, FieldType>> = {
@@ -19,7 +27,16 @@ const TYPE_ALIASES: Readonly<Record<string, FieldType>> = {
   binary: 'file',
 };
 
-const COMMON_SETTINGS = ['type', 'primary_key', 'required', 'unique', 'default', 'onupdate', 'help_text', 'renamed_from'];
+const COMMON_SETTINGS = [
+  'type',
+  'primary_key',
+  'required',
+  'unique',
+  'default',
+  'onupdate',
+  'help_text',
+  'renamed_from',
+];
 const SETTINGS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
   string: ['min_length', 'max_length'],
   text: ['min_length', 'max_length'],
@@ -40,9 +57,22 @@ const SETTINGS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
 /** Keys of a schema property (not of its `_db_settings`) that users put inside by mistake. */
 const PROPERTY_KEYS: ReadonlySet<string> = new Set(['_processors', '_backref_processors']);
 
-const IGNORED_SETTINGS = new Set(['name', 'index', 'autoincrement', 'collation', 'convert_unicode', 'asdecimal', 'timezone', 'length', 'backref_uselist', 'lazy']);
+const IGNORED_SETTINGS = new Set([
+  'name',
+  'index',
+  'autoincrement',
+  'collation',
+  'convert_unicode',
+  'asdecimal',
+  'timezone',
+  'length',
+  'backref_uselist',
+  'lazy',
+]);
 
-export const SCALAR_TYPES: readonly ScalarFieldType[] = FIELD_TYPES.filter((t): t is ScalarFieldType => !['list', 'dict', 'relationship', 'pickle'].includes(t));
+export const SCALAR_TYPES: readonly ScalarFieldType[] = FIELD_TYPES.filter(
+  (t): t is ScalarFieldType => !['list', 'dict', 'relationship', 'pickle'].includes(t),
+);
 
 /** A `type: relationship` field as written, before its target is resolved. */
 export interface RelationshipDecl {
@@ -91,18 +121,27 @@ interface FieldContext {
 }
 
 /** Reads one schema property; undefined when it is documentation only (no `_db_settings`) or unusable. */
-export function readField(ctx: FieldContext, property: YEntry, rootRequired: ReadonlySet<string>): FieldDraft | undefined {
+export function readField(
+  ctx: FieldContext,
+  property: YEntry,
+  rootRequired: ReadonlySet<string>,
+): FieldDraft | undefined {
   const name = property.key.text;
   if (!isMap(property.value)) return undefined;
   const settingsEntry = property.value.entries.find((e) => e.key.text === '_db_settings');
   if (!settingsEntry) return undefined;
   if (!isMap(settingsEntry.value)) {
-    ctx.diagnostics.report('SVC2003', `"_db_settings" of "${name}" must be an object`, { span: settingsEntry.value.span });
+    ctx.diagnostics.report('SVC2003', `"_db_settings" of "${name}" must be an object`, {
+      span: settingsEntry.value.span,
+    });
     return undefined;
   }
   const problem = fieldNameProblem(name);
   if (problem) {
-    ctx.diagnostics.report('SVC2004', `field "${name}" of ${ctx.model} cannot be used: ${problem}`, { span: property.key.span, hint: 'rename the property' });
+    ctx.diagnostics.report('SVC2004', `field "${name}" of ${ctx.model} cannot be used: ${problem}`, {
+      span: property.key.span,
+      hint: 'rename the property',
+    });
     return undefined;
   }
   const settings = settingsEntry.value;
@@ -132,7 +171,13 @@ export function readField(ctx: FieldContext, property: YEntry, rootRequired: Rea
     foreignKey: null,
     relationship: null,
     processors: [],
-    validation: type === 'relationship' ? {} : validationKeywords({ diagnostics: ctx.diagnostics, where: `${ctx.model}.${name}`, root: ctx.root }, property.value),
+    validation:
+      type === 'relationship'
+        ? {}
+        : validationKeywords(
+            { diagnostics: ctx.diagnostics, where: `${ctx.model}.${name}`, root: ctx.root },
+            property.value,
+          ),
     synthesized: false,
     renamedFrom: reader.string('renamed_from'),
   };
@@ -143,7 +188,9 @@ export function readField(ctx: FieldContext, property: YEntry, rootRequired: Rea
     nameSpan: property.key.span,
     typeSpan: typeEntry?.value.span ?? property.key.span,
     processorSpans: processors.spans,
-    ...(type === 'relationship' ? { relationship: reader.relationship(readNameList(ctx, property.value, '_backref_processors').names) } : {}),
+    ...(type === 'relationship'
+      ? { relationship: reader.relationship(readNameList(ctx, property.value, '_backref_processors').names) }
+      : {}),
     ...(type === 'foreign_key' ? { foreignKey: reader.foreignKey() } : {}),
   };
   reader.reportUnknown();
@@ -184,12 +231,17 @@ function readNameList(ctx: FieldContext, property: YMap, key: string): { names: 
   const names: string[] = [];
   const spans: Span[] = [];
   for (const item of node.items) {
-    const name = isScalar(item) && typeof item.value === 'string' ? item.text.replace(/^\{\{(.*)\}\}$/, '$1').trim() : undefined;
+    const name =
+      isScalar(item) && typeof item.value === 'string' ? item.text.replace(/^\{\{(.*)\}\}$/, '$1').trim() : undefined;
     if (name === undefined || !isSafeIdentifier(name)) {
-      ctx.diagnostics.report('SVC2007', `${name === undefined ? 'a function name' : `"${name}"`} in "${key}" is not a valid function name`, {
-        span: item.span,
-        hint: 'names are used as TypeScript identifiers and module names: letters, digits, "_" and "$", not starting with a digit',
-      });
+      ctx.diagnostics.report(
+        'SVC2007',
+        `${name === undefined ? 'a function name' : `"${name}"`} in "${key}" is not a valid function name`,
+        {
+          span: item.span,
+          hint: 'names are used as TypeScript identifiers and module names: letters, digits, "_" and "$", not starting with a digit',
+        },
+      );
       continue;
     }
     names.push(name);
@@ -203,25 +255,51 @@ function checkTypeRules(ctx: FieldContext, draft: FieldDraft, settings: YMap): v
   const f = draft.field;
   const at = (key: string) => settings.entries.find((e) => e.key.text === key)?.key.span ?? draft.typeSpan;
   if (f.type === 'choice' && !f.choices?.length) {
-    ctx.diagnostics.report('SVC2008', `choice field "${f.name}" needs "choices"`, { span: draft.typeSpan, hint: 'add "choices": ["a", "b"] to _db_settings' });
+    ctx.diagnostics.report('SVC2008', `choice field "${f.name}" needs "choices"`, {
+      span: draft.typeSpan,
+      hint: 'add "choices": ["a", "b"] to _db_settings',
+    });
   }
   if (f.type === 'list' && !f.itemType) {
-    ctx.diagnostics.report('SVC2008', `list field "${f.name}" needs "item_type"`, { span: draft.typeSpan, hint: 'add "item_type": "string" (or another scalar type) to _db_settings' });
+    ctx.diagnostics.report('SVC2008', `list field "${f.name}" needs "item_type"`, {
+      span: draft.typeSpan,
+      hint: 'add "item_type": "string" (or another scalar type) to _db_settings',
+    });
   }
   if (f.type === 'id_field' && !f.primaryKey) {
-    ctx.diagnostics.report('SVC2008', `"${f.name}" is an id_field but not the primary key`, { span: draft.typeSpan, hint: 'add "primary_key": true, or use "integer"' });
+    ctx.diagnostics.report('SVC2008', `"${f.name}" is an id_field but not the primary key`, {
+      span: draft.typeSpan,
+      hint: 'add "primary_key": true, or use "integer"',
+    });
   }
   if (f.type === 'pickle') {
-    ctx.diagnostics.report('SVC2009', `"${f.name}" is a pickle field; svcgen stores it as JSON`, { span: draft.typeSpan, hint: 'Python pickles cannot exist here; use "dict" or "list" to say what it holds' });
+    ctx.diagnostics.report('SVC2009', `"${f.name}" is a pickle field; svcgen stores it as JSON`, {
+      span: draft.typeSpan,
+      hint: 'Python pickles cannot exist here; use "dict" or "list" to say what it holds',
+    });
   }
   if (f.minLength !== null && f.maxLength !== null && f.minLength > f.maxLength) {
-    ctx.diagnostics.report('SVC2008', `"${f.name}": min_length ${f.minLength} is greater than max_length ${f.maxLength}`, { span: at('min_length') });
+    ctx.diagnostics.report(
+      'SVC2008',
+      `"${f.name}": min_length ${f.minLength} is greater than max_length ${f.maxLength}`,
+      { span: at('min_length') },
+    );
   }
   if (f.minValue !== null && f.maxValue !== null && f.minValue > f.maxValue) {
-    ctx.diagnostics.report('SVC2008', `"${f.name}": min_value ${f.minValue} is greater than max_value ${f.maxValue}`, { span: at('min_value') });
+    ctx.diagnostics.report('SVC2008', `"${f.name}": min_value ${f.minValue} is greater than max_value ${f.maxValue}`, {
+      span: at('min_value'),
+    });
   }
-  if (f.primaryKey && !['id_field', 'string', 'unicode', 'text', 'unicode_text', 'integer', 'big_integer', 'small_integer'].includes(f.type)) {
-    ctx.diagnostics.report('SVC2008', `"${f.name}" cannot be a primary key: type ${f.type}`, { span: draft.typeSpan, hint: 'primary keys are id_field, string or integer fields' });
+  if (
+    f.primaryKey &&
+    !['id_field', 'string', 'unicode', 'text', 'unicode_text', 'integer', 'big_integer', 'small_integer'].includes(
+      f.type,
+    )
+  ) {
+    ctx.diagnostics.report('SVC2008', `"${f.name}" cannot be a primary key: type ${f.type}`, {
+      span: draft.typeSpan,
+      hint: 'primary keys are id_field, string or integer fields',
+    });
   }
 }
 
@@ -244,7 +322,9 @@ class SettingsReader {
   }
 
   report(e: YEntry, expected: string): void {
-    this.ctx.diagnostics.report('SVC2010', `"${e.key.text}" of "${this.field}" must be ${expected}`, { span: e.value.span });
+    this.ctx.diagnostics.report('SVC2010', `"${e.key.text}" of "${this.field}" must be ${expected}`, {
+      span: e.value.span,
+    });
   }
 
   boolean(key: string): boolean | null {
@@ -283,12 +363,19 @@ class SettingsReader {
     if (typeof value !== 'string') return { kind: 'literal', value };
     const callable = /^\{\{\s*(.*?)\s*\}\}$/.exec(value)?.[1];
     if (callable === undefined) return { kind: 'literal', value };
-    if (callable === 'now' || callable === 'datetime.datetime.utcnow' || callable === 'datetime.datetime.now') return { kind: 'now' };
+    if (callable === 'now' || callable === 'datetime.datetime.utcnow' || callable === 'datetime.datetime.now')
+      return { kind: 'now' };
     if (!isSafeIdentifier(callable)) {
-      this.ctx.diagnostics.report('SVC2007', `"${callable}" in "${key}" of "${this.field}" is not a valid function name`, {
-        span: e.value.span,
-        hint: callable.includes('.') ? 'Python dotted paths cannot be called here; name a function instead, e.g. {{make_slug}}, and write it in the generated stub' : 'use letters, digits and "_"',
-      });
+      this.ctx.diagnostics.report(
+        'SVC2007',
+        `"${callable}" in "${key}" of "${this.field}" is not a valid function name`,
+        {
+          span: e.value.span,
+          hint: callable.includes('.')
+            ? 'Python dotted paths cannot be called here; name a function instead, e.g. {{make_slug}}, and write it in the generated stub'
+            : 'use letters, digits and "_"',
+        },
+      );
       return null;
     }
     return { kind: 'callable', name: callable };
@@ -297,7 +384,8 @@ class SettingsReader {
   choices(): Literal[] | null {
     const e = this.entry('choices');
     if (!e) return null;
-    if (isSeq(e.value) && e.value.items.every(isScalar)) return e.value.items.map((i) => (i as { value: Literal }).value);
+    if (isSeq(e.value) && e.value.items.every(isScalar))
+      return e.value.items.map((i) => (i as { value: Literal }).value);
     this.report(e, 'a list of values');
     return null;
   }
@@ -306,7 +394,9 @@ class SettingsReader {
     const e = this.entry('item_type');
     if (!e) return null;
     const written = isScalar(e.value) && typeof e.value.value === 'string' ? e.value.text.toLowerCase() : '';
-    const type = (SCALAR_TYPES as readonly string[]).includes(written) ? (written as ScalarFieldType) : (TYPE_ALIASES[written] as ScalarFieldType | undefined);
+    const type = (SCALAR_TYPES as readonly string[]).includes(written)
+      ? (written as ScalarFieldType)
+      : (TYPE_ALIASES[written] as ScalarFieldType | undefined);
     if (type && SCALAR_TYPES.includes(type)) return type;
     this.ctx.diagnostics.report('SVC2005', `unknown item_type "${written}" for "${this.field}"`, {
       span: e.value.span,
@@ -321,7 +411,15 @@ class SettingsReader {
     const e = this.entry(key);
     if (!e) return fallback;
     const written = isScalar(e.value) ? e.value.text.toUpperCase() : '';
-    const action = ({ CASCADE: 'cascade', RESTRICT: 'restrict', NULLIFY: 'nullify', 'SET NULL': 'nullify', DO_NOTHING: 'nullify' } as const)[written as 'CASCADE'];
+    const action = (
+      {
+        CASCADE: 'cascade',
+        RESTRICT: 'restrict',
+        NULLIFY: 'nullify',
+        'SET NULL': 'nullify',
+        DO_NOTHING: 'nullify',
+      } as const
+    )[written as 'CASCADE'];
     if (action) return action;
     this.ctx.diagnostics.report('SVC2010', `"${e.key.text}" of "${this.field}" must be CASCADE, RESTRICT or NULLIFY`, {
       span: e.value.span,
@@ -338,7 +436,8 @@ class SettingsReader {
     return {
       document: document.value,
       documentSpan: document.span,
-      backrefName: backref && isScalar(backref.value) && typeof backref.value.value === 'string' ? backref.value.text : null,
+      backrefName:
+        backref && isScalar(backref.value) && typeof backref.value.value === 'string' ? backref.value.text : null,
       backrefSpan: backref?.value.span ?? document.span,
       uselist: uselist ?? true,
       foreignKeys: foreignKeys && isScalar(foreignKeys.value) ? foreignKeys.value.text : null,
@@ -367,8 +466,11 @@ class SettingsReader {
 
   requiredString(key: string, what: string): { value: string; span: Span } {
     const e = this.entry(key);
-    if (e && isScalar(e.value) && typeof e.value.value === 'string' && e.value.text !== '') return { value: e.value.text, span: e.value.span };
-    this.ctx.diagnostics.report('SVC2011', `${this.type} field "${this.field}" needs "${key}": ${what}`, { span: e?.value.span ?? this.settings.span });
+    if (e && isScalar(e.value) && typeof e.value.value === 'string' && e.value.text !== '')
+      return { value: e.value.text, span: e.value.span };
+    this.ctx.diagnostics.report('SVC2011', `${this.type} field "${this.field}" needs "${key}": ${what}`, {
+      span: e?.value.span ?? this.settings.span,
+    });
     return { value: '', span: e?.value.span ?? this.settings.span };
   }
 
@@ -377,7 +479,8 @@ class SettingsReader {
     const known = new Set([...COMMON_SETTINGS, ...(SETTINGS_BY_TYPE[this.type] ?? [])]);
     for (const e of this.settings.entries) {
       const key = e.key.text;
-      if (known.has(key) || IGNORED_SETTINGS.has(key) || (this.type === 'relationship' && key.startsWith('backref_'))) continue;
+      if (known.has(key) || IGNORED_SETTINGS.has(key) || (this.type === 'relationship' && key.startsWith('backref_')))
+        continue;
       const elsewhere = Object.entries(SETTINGS_BY_TYPE).find(([, keys]) => keys.includes(key))?.[0];
       this.ctx.diagnostics.report('SVC2012', `"${key}" means nothing for ${this.type} field "${this.field}"`, {
         span: e.key.span,

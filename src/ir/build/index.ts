@@ -6,6 +6,7 @@
  */
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
+import type { YScalar } from '../../load/ynode.js';
 import type { RamlApi } from '../../raml/model.js';
 import { didYouMean } from '../../util/suggest.js';
 import { slug } from '../naming.js';
@@ -35,7 +36,7 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
   const tree = pathTree(api, diagnostics);
   const models = new Map<string, ModelDraft>();
   const poisoned = new Poisoned();
-  const definitions = { diagnostics, rootDir: options.rootDir, models, poisoned };
+  const definitions = { diagnostics, rootDir: options.rootDir, models, poisoned, modelSchemas: new Set<YScalar>() };
   defineModels(definitions, tree);
   const schemes = readAuthSchemes(diagnostics, api);
   const userModel = settleUserModel(diagnostics, models, schemes.span);
@@ -47,7 +48,10 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
   resolveRelationships({ diagnostics, models, poisoned });
   for (const model of models.values()) checkFieldLists(diagnostics, model, poisoned);
   const acls = readAcls(diagnostics, api);
-  const routes = buildRoutes({ diagnostics, api, models, poisoned, aclSchemes: new Set(acls.map((a) => a.acl.name)) }, tree);
+  const routes = buildRoutes(
+    { diagnostics, api, models, poisoned, aclSchemes: new Set(acls.map((a) => a.acl.name)) },
+    tree,
+  );
   const handlerUses: (HandlerUse & { model: string })[] = [];
   const bindings = new Map<string, EventBinding[]>();
   for (const model of models.values()) {
@@ -55,27 +59,39 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
     bindings.set(model.name, b);
     handlerUses.push(...uses.map((u) => ({ ...u, model: model.name })));
   }
-  const finished = [...models.values()].sort((a, b) => (a.name < b.name ? -1 : 1)).map((m) => finishModel(m, bindings.get(m.name) ?? []));
+  const finished = [...models.values()]
+    .sort((a, b) => (a.name < b.name ? -1 : 1))
+    .map((m) => finishModel(m, bindings.get(m.name) ?? []));
   const ir: ServiceIR = {
     name: slug(api.title ?? 'service'),
     title: api.title ?? 'Service',
     version: api.version ?? null,
     basePath: basePath(diagnostics, api),
-    documentation: (api.documentation ?? []).flatMap((d) => (d.title !== undefined && d.content !== undefined ? [{ title: d.title, content: d.content }] : [])),
+    documentation: (api.documentation ?? []).flatMap((d) =>
+      d.title !== undefined && d.content !== undefined ? [{ title: d.title, content: d.content }] : [],
+    ),
     models: finished,
     routes,
-    auth: userModel && schemes.span ? { userModel: userModel.name, ticket: schemes.ticket, apiKey: schemes.apiKey } : null,
+    auth:
+      userModel && schemes.span ? { userModel: userModel.name, ticket: schemes.ticket, apiKey: schemes.apiKey } : null,
     acls: acls.map((a) => a.acl).sort((a, b) => (a.name < b.name ? -1 : 1)),
-    userCode: userCode(finished, acls.map((a) => a.acl), routes),
+    userCode: userCode(
+      finished,
+      acls.map((a) => a.acl),
+      routes,
+    ),
   };
   const sources: IrSources = {
     models: new Map([...models.values()].map((m) => [m.name, m.definedAt])),
-    fields: new Map([...models.values()].flatMap((m) => m.fields.map((f) => [`${m.name}.${f.field.name}`, f.nameSpan] as const))),
+    fields: new Map(
+      [...models.values()].flatMap((m) => m.fields.map((f) => [`${m.name}.${f.field.name}`, f.nameSpan] as const)),
+    ),
     routes: routeSpans(api, routes),
     acls: new Map(acls.map((a) => [a.acl.name, a.span])),
     aclEntries: new Map(acls.flatMap((a) => [...a.entrySpans])),
     handlers: handlerUses,
     poisoned,
+    modelSchemas: definitions.modelSchemas,
   };
   return { ir, sources };
 }
@@ -90,14 +106,21 @@ function checkFieldLists(diagnostics: DiagnosticBag, model: ModelDraft, poisoned
       if (names.includes(name) ? poisoned.hasField(model.name, name) : poisoned.mayBeBackref(model.name, name)) return;
       diagnostics.report('SVC2061', `"${name}" in ${key} is not a ${what} of ${model.name}`, {
         span: list.spans[i]!,
-        hint: didYouMean(name, allowed) ?? (allowed.length ? `${what}s of ${model.name}: ${allowed.join(', ')}` : `${model.name} has no ${what}s`),
+        hint:
+          didYouMean(name, allowed) ??
+          (allowed.length ? `${what}s of ${model.name}: ${allowed.join(', ')}` : `${model.name} has no ${what}s`),
       });
     });
   };
   check(model.publicFields, '_public_fields', names, 'field');
   check(model.authFields, '_auth_fields', names, 'field');
   check(model.hiddenFields, '_hidden_fields', names, 'field');
-  check(model.nestedRelationships, '_nested_relationships', model.relationships.map((r) => r.name), 'relationship');
+  check(
+    model.nestedRelationships,
+    '_nested_relationships',
+    model.relationships.map((r) => r.name),
+    'relationship',
+  );
 }
 
 function finishModel(draft: ModelDraft, eventHandlers: EventBinding[]): Model {
@@ -139,12 +162,19 @@ function basePath(diagnostics: DiagnosticBag, api: RamlApi): string {
   const params = [...path.matchAll(/\{([^}]*)\}/g)].map((m) => m[1]);
   if (params.length) {
     const entry = api.node.entries.find((e) => e.key.text === 'baseUri');
-    diagnostics.report('SVC2027', `the base path of baseUri uses {${params.join('}, {')}}; svcgen serves a fixed base path`, {
-      span: entry?.value.span,
-      hint: 'parameters are fine in the host part (http://{host}:{port}/{version}), not in the path',
-    });
+    diagnostics.report(
+      'SVC2027',
+      `the base path of baseUri uses {${params.join('}, {')}}; svcgen serves a fixed base path`,
+      {
+        span: entry?.value.span,
+        hint: 'parameters are fine in the host part (http://{host}:{port}/{version}), not in the path',
+      },
+    );
   }
-  const clean = path.replace(/\{[^}]*\}/g, '').replace(/\/+/g, '/').replace(/\/$/, '');
+  const clean = path
+    .replace(/\{[^}]*\}/g, '')
+    .replace(/\/+/g, '/')
+    .replace(/\/$/, '');
   if (ROUTER_SYNTAX.test(clean)) {
     const entry = api.node.entries.find((e) => e.key.text === 'baseUri');
     diagnostics.report('SVC2027', `the base path of baseUri is "${clean}": ${ROUTER_SYNTAX_MEANS}`, {
@@ -166,7 +196,9 @@ function routeSpans(api: RamlApi, routes: readonly Route[]): Map<string, Span> {
   visit(api.resources);
   const out = new Map<string, Span>();
   for (const route of routes) {
-    const at = byRamlPath.get(route.ramlPath) ?? [...byRamlPath.entries()].find(([p]) => p.replace(/\/+/g, '/') === route.ramlPath)?.[1];
+    const at =
+      byRamlPath.get(route.ramlPath) ??
+      [...byRamlPath.entries()].find(([p]) => p.replace(/\/+/g, '/') === route.ramlPath)?.[1];
     if (at) out.set(route.path, at);
   }
   return out;
@@ -179,10 +211,12 @@ function userCode(models: readonly Model[], acls: readonly Acl[], routes: readon
   const principals = new Collector();
   const callables = new Collector();
   for (const model of models) {
-    for (const b of model.eventHandlers) for (const h of b.handlers) handlers.add(h, { model: model.name, event: `${b.phase}_${b.action}` });
+    for (const b of model.eventHandlers)
+      for (const h of b.handlers) handlers.add(h, { model: model.name, event: `${b.phase}_${b.action}` });
     for (const f of model.fields) {
       for (const p of f.processors) processors.add(p, { model: model.name, field: f.name });
-      for (const v of [f.default, f.onUpdate]) if (v?.kind === 'callable') callables.add(v.name, { model: model.name, field: f.name });
+      for (const v of [f.default, f.onUpdate])
+        if (v?.kind === 'callable') callables.add(v.name, { model: model.name, field: f.name });
     }
   }
   for (const acl of acls) {
@@ -193,7 +227,12 @@ function userCode(models: readonly Model[], acls: readonly Acl[], routes: readon
       for (const model of guarded) principals.add(entry.principal.name, { model, acl: acl.name });
     }
   }
-  return { handlers: handlers.list(), processors: processors.list(), principals: principals.list(), callables: callables.list() };
+  return {
+    handlers: handlers.list(),
+    processors: processors.list(),
+    principals: principals.list(),
+    callables: callables.list(),
+  };
 }
 
 class Collector {

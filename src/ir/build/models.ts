@@ -46,8 +46,24 @@ export interface ModelDraft {
 }
 
 const ROOT_KEYS = [
-  '$schema', 'id', '$id', 'title', 'description', 'type', 'required', 'properties', 'definitions', 'additionalProperties', 'examples',
-  '_auth_fields', '_public_fields', '_hidden_fields', '_nested_relationships', '_nesting_depth', '_auth_model', '_event_handlers',
+  '$schema',
+  'id',
+  '$id',
+  'title',
+  'description',
+  'type',
+  'required',
+  'properties',
+  'definitions',
+  'additionalProperties',
+  'examples',
+  '_auth_fields',
+  '_public_fields',
+  '_hidden_fields',
+  '_nested_relationships',
+  '_nesting_depth',
+  '_auth_model',
+  '_event_handlers',
   '_renamed_from',
 ];
 
@@ -66,7 +82,10 @@ export function readModel(diagnostics: DiagnosticBag, source: ModelSource, docum
   const fields: FieldDraft[] = [];
   const properties = get(root, 'properties');
   if (properties === undefined) {
-    diagnostics.report('SVC2002', `the schema of ${source.name} has no "properties"`, { span: root.span, hint: 'list the model fields under "properties", each with "_db_settings"' });
+    diagnostics.report('SVC2002', `the schema of ${source.name} has no "properties"`, {
+      span: root.span,
+      hint: 'list the model fields under "properties", each with "_db_settings"',
+    });
   } else if (!isMap(properties)) {
     diagnostics.report('SVC2002', `"properties" of ${source.name} must be an object`, { span: properties.span });
   } else {
@@ -111,7 +130,12 @@ function checkRootKeys(diagnostics: DiagnosticBag, root: YMap): void {
     if (!key.startsWith('_') || ROOT_KEYS.includes(key)) continue;
     diagnostics.report('SVC2013', `unknown schema key "${key}"`, {
       span: e.key.span,
-      hint: didYouMean(key, ROOT_KEYS.filter((k) => k.startsWith('_'))) ?? 'svcgen reads _auth_fields, _public_fields, _hidden_fields, _nested_relationships, _nesting_depth, _auth_model, _event_handlers and _renamed_from',
+      hint:
+        didYouMean(
+          key,
+          ROOT_KEYS.filter((k) => k.startsWith('_')),
+        ) ??
+        'svcgen reads _auth_fields, _public_fields, _hidden_fields, _nested_relationships, _nesting_depth, _auth_model, _event_handlers and _renamed_from',
     });
   }
 }
@@ -147,15 +171,25 @@ function nameList(diagnostics: DiagnosticBag, root: YMap, key: string): NameList
 function renamedFrom(diagnostics: DiagnosticBag, root: YMap): string | null {
   const e = root.entries.find((x) => x.key.text === '_renamed_from');
   if (!e) return null;
-  if (isScalar(e.value) && typeof e.value.value === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(e.value.value)) return e.value.value;
-  diagnostics.report('SVC2010', '"_renamed_from" must be the model\'s previous name, e.g. "Article"', { span: e.value.span });
+  if (isScalar(e.value) && typeof e.value.value === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(e.value.value))
+    return e.value.value;
+  diagnostics.report('SVC2010', '"_renamed_from" must be the model\'s previous name, e.g. "Article"', {
+    span: e.value.span,
+  });
   return null;
 }
 
 function nestingDepth(diagnostics: DiagnosticBag, root: YMap): number {
   const e = root.entries.find((x) => x.key.text === '_nesting_depth');
   if (!e) return 1;
-  if (isScalar(e.value) && typeof e.value.value === 'number' && Number.isInteger(e.value.value) && e.value.value >= 0 && e.value.value <= 10) return e.value.value;
+  if (
+    isScalar(e.value) &&
+    typeof e.value.value === 'number' &&
+    Number.isInteger(e.value.value) &&
+    e.value.value >= 0 &&
+    e.value.value <= 10
+  )
+    return e.value.value;
   diagnostics.report('SVC2010', '"_nesting_depth" must be a whole number from 0 to 10', { span: e.value.span });
   return 1;
 }
@@ -176,10 +210,14 @@ export function checkPrimaryKey(diagnostics: DiagnosticBag, model: ModelDraft): 
     return;
   }
   for (const extra of keys.slice(1)) {
-    diagnostics.report('SVC2015', `model ${model.name} has more than one primary key: ${keys.map((k) => k.field.name).join(', ')}`, {
-      span: extra.nameSpan,
-      hint: 'composite keys are not supported; keep "primary_key" on one field and make the others "unique"',
-    });
+    diagnostics.report(
+      'SVC2015',
+      `model ${model.name} has more than one primary key: ${keys.map((k) => k.field.name).join(', ')}`,
+      {
+        span: extra.nameSpan,
+        hint: 'composite keys are not supported; keep "primary_key" on one field and make the others "unique"',
+      },
+    );
   }
   model.primaryKey = keys[0]!.field.name;
 }
@@ -218,9 +256,30 @@ export function synthesizedField(name: string, overrides: Partial<MutableField>)
 /** The user model's four fields, added where the schema lacks them. */
 export function authFields(hasPrimaryKey: boolean): MutableField[] {
   return [
-    synthesizedField('username', { primaryKey: !hasPrimaryKey, required: true, unique: true, minLength: 1, maxLength: 50, helpText: 'login name' }),
-    synthesizedField('email', { required: true, unique: true, validation: { format: 'email' }, helpText: 'e-mail address' }),
-    synthesizedField('password', { required: true, minLength: 8, helpText: 'stored as an argon2id hash, never returned' }),
-    synthesizedField('groups', { type: 'list', itemType: 'string', default: { kind: 'literal', value: ['user'] }, helpText: 'g:<group> principals; only admins can change them' }),
+    synthesizedField('username', {
+      primaryKey: !hasPrimaryKey,
+      required: true,
+      unique: true,
+      minLength: 1,
+      maxLength: 50,
+      helpText: 'login name',
+    }),
+    synthesizedField('email', {
+      required: true,
+      unique: true,
+      validation: { format: 'email' },
+      helpText: 'e-mail address',
+    }),
+    synthesizedField('password', {
+      required: true,
+      minLength: 8,
+      helpText: 'stored as an argon2id hash, never returned',
+    }),
+    synthesizedField('groups', {
+      type: 'list',
+      itemType: 'string',
+      default: { kind: 'literal', value: ['user'] },
+      helpText: 'g:<group> principals; only admins can change them',
+    }),
   ];
 }

@@ -12,7 +12,8 @@ import type { RamlApi, Resource } from '../../raml/model.js';
  * spaces and control characters are not URL characters.
  */
 export const ROUTER_SYNTAX = /[:*?#\s\p{Cc}]/u;
-export const ROUTER_SYNTAX_MEANS = 'the router reads ":" and "*" as a parameter and a wildcard, and "?", "#" and spaces end or break a URL path';
+export const ROUTER_SYNTAX_MEANS =
+  'the router reads ":" and "*" as a parameter and a wildcard, and "?", "#" and spaces end or break a URL path';
 
 export interface PathNode {
   /** `users`, or `{username}`. */
@@ -28,7 +29,14 @@ export interface PathNode {
 }
 
 export function pathTree(api: RamlApi, diagnostics: DiagnosticBag): PathNode {
-  const root: PathNode = { segment: '', param: null, ramlPath: '', resource: undefined, span: api.node.span, children: [] };
+  const root: PathNode = {
+    segment: '',
+    param: null,
+    ramlPath: '',
+    resource: undefined,
+    span: api.node.span,
+    children: [],
+  };
   const visit = (resources: readonly Resource[], parent: PathNode) => {
     for (const resource of resources) {
       const node = place(resource, parent, diagnostics);
@@ -42,29 +50,49 @@ export function pathTree(api: RamlApi, diagnostics: DiagnosticBag): PathNode {
 function place(resource: Resource, parent: PathNode, diagnostics: DiagnosticBag): PathNode | undefined {
   const segments = resource.relativeUri.split('/').filter((s) => s !== '');
   if (segments.length === 0) {
-    diagnostics.report('SVC2016', `a resource at "${resource.path}" has no name to serve`, { span: resource.keyNode.span, hint: 'give it a path such as /items' });
+    diagnostics.report('SVC2016', `a resource at "${resource.path}" has no name to serve`, {
+      span: resource.keyNode.span,
+      hint: 'give it a path such as /items',
+    });
     return undefined;
   }
   let node = parent;
   for (const segment of segments) {
     const param = /^\{([^{}]+)\}$/.exec(segment)?.[1] ?? null;
     if (param === null && segment.includes('{')) {
-      diagnostics.report('SVC2016', `svcgen serves path segments that are a name or one {parameter}, not "${segment}"`, {
-        span: resource.keyNode.span,
-        hint: segment.includes('mediaTypeExtension') ? 'the service always speaks JSON; drop {mediaTypeExtension}' : 'split it into separate segments',
-      });
+      diagnostics.report(
+        'SVC2016',
+        `svcgen serves path segments that are a name or one {parameter}, not "${segment}"`,
+        {
+          span: resource.keyNode.span,
+          hint: segment.includes('mediaTypeExtension')
+            ? 'the service always speaks JSON; drop {mediaTypeExtension}'
+            : 'split it into separate segments',
+        },
+      );
       return undefined;
     }
     if (param === null && ROUTER_SYNTAX.test(segment)) {
-      diagnostics.report('SVC2016', `svcgen serves path segments that are a name or one {parameter}, not "${segment}": ${ROUTER_SYNTAX_MEANS}`, {
-        span: resource.keyNode.span,
-        hint: 'use letters, digits, "-", "_" or "." in a name',
-      });
+      diagnostics.report(
+        'SVC2016',
+        `svcgen serves path segments that are a name or one {parameter}, not "${segment}": ${ROUTER_SYNTAX_MEANS}`,
+        {
+          span: resource.keyNode.span,
+          hint: 'use letters, digits, "-", "_" or "." in a name',
+        },
+      );
       return undefined;
     }
     let child = node.children.find((c) => c.segment === segment);
     if (!child) {
-      child = { segment, param, ramlPath: `${node.ramlPath}/${segment}`, resource: undefined, span: resource.keyNode.span, children: [] };
+      child = {
+        segment,
+        param,
+        ramlPath: `${node.ramlPath}/${segment}`,
+        resource: undefined,
+        span: resource.keyNode.span,
+        children: [],
+      };
       node.children.push(child);
     }
     node = child;

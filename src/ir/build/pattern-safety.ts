@@ -23,7 +23,10 @@ export function patternProblem(pattern: string): PatternProblem | undefined {
   try {
     new RegExp(pattern, 'u');
   } catch (error) {
-    return { message: `is not a valid regular expression (${(error as Error).message.replace(/^Invalid regular expression: /, '')})`, slow: false };
+    return {
+      message: `is not a valid regular expression (${(error as Error).message.replace(/^Invalid regular expression: /, '')})`,
+      slow: false,
+    };
   }
   let tree: Node;
   try {
@@ -60,9 +63,11 @@ function findBacktracking(node: Node): string | undefined {
       if (inner) return inner;
       if (!node.unbounded) return undefined;
       const nested = repeatInside(node.body, firstChars(node.body));
-      if (nested) return `repeats ${shown(nested.text)} inside ${shown(node.text)}, and both can take the same characters: matching can take exponential time`;
+      if (nested)
+        return `repeats ${shown(nested.text)} inside ${shown(node.text)}, and both can take the same characters: matching can take exponential time`;
       const overlap = overlappingChoice(node.body);
-      if (overlap) return `repeats a choice whose alternatives can start alike (${overlap}) in ${shown(node.text)}: matching can take exponential time`;
+      if (overlap)
+        return `repeats a choice whose alternatives can start alike (${overlap}) in ${shown(node.text)}: matching can take exponential time`;
       return undefined;
     }
   }
@@ -130,7 +135,8 @@ function overlappingChoice(node: Node): string | undefined {
   const starts = node.options.map(firstChars);
   let before = NO_CHARS;
   for (let j = 0; j < starts.length; j++) {
-    if (intersect(starts[j]!, before)) return `alternatives ${starts.findIndex((set) => intersect(set, starts[j]!)) + 1} and ${j + 1}`;
+    if (intersect(starts[j]!, before))
+      return `alternatives ${starts.findIndex((set) => intersect(set, starts[j]!)) + 1} and ${j + 1}`;
     before = union(before, starts[j]!);
   }
   return firstOf(node.options.map(overlappingChoice));
@@ -197,7 +203,19 @@ type CharSet = Uint32Array;
 
 const SAMPLE = [
   ...Array.from({ length: 256 }, (_, code) => String.fromCharCode(code)),
-  '\u0100', '\u0416', '\u05d0', '\u0663', '\u0939', '\u2003', '\u2028', '\u3000', '\u4e2d', '\uac00', '\ufeff', '\uff10', '\ud83d',
+  '\u0100',
+  '\u0416',
+  '\u05d0',
+  '\u0663',
+  '\u0939',
+  '\u2003',
+  '\u2028',
+  '\u3000',
+  '\u4e2d',
+  '\uac00',
+  '\ufeff',
+  '\uff10',
+  '\ud83d',
 ];
 const WORDS = Math.ceil(SAMPLE.length / 32);
 const NO_CHARS: CharSet = new Uint32Array(WORDS);
@@ -263,7 +281,13 @@ class Parser {
       max = comma === undefined ? min : high === undefined || high === '' ? Infinity : Number(high);
     } else return atom;
     if (this.peek() === '?') this.at++;
-    const repeat: Node = { kind: 'repeat', body: atom, min, unbounded: max >= LARGE_REPEAT, text: this.source.slice(start, this.at) };
+    const repeat: Node = {
+      kind: 'repeat',
+      body: atom,
+      min,
+      unbounded: max >= LARGE_REPEAT,
+      text: this.source.slice(start, this.at),
+    };
     return this.quantified(repeat, start);
   }
 
@@ -319,7 +343,9 @@ class Parser {
       this.at++;
       return ANY_CHAR;
     }
-    const escape = /^(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|c[A-Za-z]|[pP]\{[^}]*\}|k<[^>]*>|.)/u.exec(this.source.slice(this.at))![0];
+    const escape = /^(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|c[A-Za-z]|[pP]\{[^}]*\}|k<[^>]*>|.)/u.exec(
+      this.source.slice(this.at),
+    )![0];
     this.at += escape.length;
     if (escape.startsWith('k<')) return ANY_CHAR;
     return { kind: 'chars', set: charSet(new RegExp(`\\${escape}`, 'u')) };

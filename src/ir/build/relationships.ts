@@ -42,10 +42,14 @@ export function resolveRelationships(ctx: Context): void {
   const backrefs = new Map<string, Span>();
   const declarations: Declaration[] = [];
   for (const model of ctx.models.values()) {
-    for (const field of model.fields) if (field.relationship) declarations.push({ model, field, decl: field.relationship });
+    for (const field of model.fields)
+      if (field.relationship) declarations.push({ model, field, decl: field.relationship });
   }
   // A relationship that fails is reported once; the foreign keys it would have used are not "unused".
-  const skipped = new Set([...checkForeignKeysNeeded(ctx, declarations), ...checkOneToOneOnBothSides(ctx, declarations)]);
+  const skipped = new Set([
+    ...checkForeignKeysNeeded(ctx, declarations),
+    ...checkOneToOneOnBothSides(ctx, declarations),
+  ]);
   const failedPairs = new Set<string>();
   for (const d of declarations) {
     d.field.field.relationship = d.field.field.name;
@@ -72,7 +76,14 @@ function pairKey(a: string, b: string): string {
 }
 
 /** Resolves one declared relationship; false when it cannot be (and that was reported). */
-function resolveOne(ctx: Context, model: ModelDraft, field: FieldDraft, decl: RelationshipDecl, claimed: Set<FieldDraft>, backrefs: Map<string, Span>): boolean {
+function resolveOne(
+  ctx: Context,
+  model: ModelDraft,
+  field: FieldDraft,
+  decl: RelationshipDecl,
+  claimed: Set<FieldDraft>,
+  backrefs: Map<string, Span>,
+): boolean {
   const name = field.field.name;
   // No `document` was reported when the field was read; a broken or missing model's schema, when it was read.
   if (decl.document === '' || ctx.poisoned.hasModel(decl.document)) return false;
@@ -80,16 +91,21 @@ function resolveOne(ctx: Context, model: ModelDraft, field: FieldDraft, decl: Re
   if (!target) {
     ctx.diagnostics.report('SVC2050', `relationship "${name}" points to unknown model "${decl.document}"`, {
       span: decl.documentSpan,
-      hint: didYouMean(decl.document, ctx.models.keys()) ?? `models: ${[...ctx.models.keys()].sort().join(', ') || 'none'}`,
+      hint:
+        didYouMean(decl.document, ctx.models.keys()) ?? `models: ${[...ctx.models.keys()].sort().join(', ') || 'none'}`,
     });
     return false;
   }
   const backref = decl.backrefName;
   if (backref === null || backref === '') {
-    ctx.diagnostics.report('SVC2051', `relationship "${name}" needs "backref_name": the field svcgen adds to ${target.name}`, {
-      span: decl.documentSpan,
-      hint: `add "backref_name": "${model.name.charAt(0).toLowerCase()}${model.name.slice(1)}"`,
-    });
+    ctx.diagnostics.report(
+      'SVC2051',
+      `relationship "${name}" needs "backref_name": the field svcgen adds to ${target.name}`,
+      {
+        span: decl.documentSpan,
+        hint: `add "backref_name": "${model.name.charAt(0).toLowerCase()}${model.name.slice(1)}"`,
+      },
+    );
     return false;
   }
   const backrefKey = `${target.name}.${backref}`;
@@ -102,10 +118,14 @@ function resolveOne(ctx: Context, model: ModelDraft, field: FieldDraft, decl: Re
   }
   const clash = target.fields.find((f) => f.field.name === backref);
   if (clash) {
-    ctx.diagnostics.report('SVC2052', `backref "${backref}" of relationship "${name}" collides with field "${backref}" of ${target.name}`, {
-      span: decl.backrefSpan,
-      hint: `rename the backref, or the field of ${target.name}`,
-    });
+    ctx.diagnostics.report(
+      'SVC2052',
+      `backref "${backref}" of relationship "${name}" collides with field "${backref}" of ${target.name}`,
+      {
+        span: decl.backrefSpan,
+        hint: `rename the backref, or the field of ${target.name}`,
+      },
+    );
     return false;
   }
   backrefs.set(backrefKey, decl.backrefSpan);
@@ -168,16 +188,27 @@ interface FoundKey {
  * the one foreign key of the target that references the model (for one-to-one, of either side),
  * or synthesized with a warning when the schemas have none.
  */
-function findForeignKey(ctx: Context, model: ModelDraft, target: ModelDraft, field: FieldDraft, decl: RelationshipDecl, claimed: Set<FieldDraft>): FoundKey | undefined {
+function findForeignKey(
+  ctx: Context,
+  model: ModelDraft,
+  target: ModelDraft,
+  field: FieldDraft,
+  decl: RelationshipDecl,
+  claimed: Set<FieldDraft>,
+): FoundKey | undefined {
   const name = field.field.name;
   if (decl.foreignKeys !== null) return namedForeignKey(ctx, model, target, decl);
   const onTarget = unclaimedKeys(target, model, claimed);
   if (onTarget.length === 1) return { model: target, field: onTarget[0]! };
   if (onTarget.length > 1) {
-    ctx.diagnostics.report('SVC2056', `relationship "${name}" could use any of ${onTarget.map((f) => `${target.name}.${f.field.name}`).join(', ')}`, {
-      span: decl.documentSpan,
-      hint: `say which one: "foreign_keys": "${target.name}.${onTarget[0]!.field.name}"`,
-    });
+    ctx.diagnostics.report(
+      'SVC2056',
+      `relationship "${name}" could use any of ${onTarget.map((f) => `${target.name}.${f.field.name}`).join(', ')}`,
+      {
+        span: decl.documentSpan,
+        hint: `say which one: "foreign_keys": "${target.name}.${onTarget[0]!.field.name}"`,
+      },
+    );
     return undefined;
   }
   if (!decl.uselist) {
@@ -187,25 +218,51 @@ function findForeignKey(ctx: Context, model: ModelDraft, target: ModelDraft, fie
   return synthesize(ctx, model, target, decl);
 }
 
-function namedForeignKey(ctx: Context, model: ModelDraft, target: ModelDraft, decl: RelationshipDecl): FoundKey | undefined {
+function namedForeignKey(
+  ctx: Context,
+  model: ModelDraft,
+  target: ModelDraft,
+  decl: RelationshipDecl,
+): FoundKey | undefined {
   const written = decl.foreignKeys!;
-  const [owner, fieldName] = written.includes('.') ? [written.slice(0, written.indexOf('.')), written.slice(written.indexOf('.') + 1)] : ['', written];
-  const holder = owner === target.name || owner === target.table ? target : owner === model.name || owner === model.table ? model : undefined;
+  const [owner, fieldName] = written.includes('.')
+    ? [written.slice(0, written.indexOf('.')), written.slice(written.indexOf('.') + 1)]
+    : ['', written];
+  const holder =
+    owner === target.name || owner === target.table
+      ? target
+      : owner === model.name || owner === model.table
+        ? model
+        : undefined;
   const candidates = [target, ...(decl.uselist ? [] : [model])];
   const field = holder?.fields.find((f) => f.field.name === fieldName);
   if (!holder || !field || !field.foreignKey) {
-    const names = candidates.flatMap((m) => m.fields.filter((f) => f.foreignKey).map((f) => `${m.name}.${f.field.name}`));
-    ctx.diagnostics.report('SVC2055', `"foreign_keys": "${written}" does not name a foreign_key field of ${target.name}`, {
-      span: decl.foreignKeysSpan ?? decl.documentSpan,
-      hint: didYouMean(written, names) ?? (names.length ? `foreign keys: ${names.join(', ')}` : `add a foreign_key field to ${target.name} and name it as "${target.name}.<field>"`),
-    });
+    const names = candidates.flatMap((m) =>
+      m.fields.filter((f) => f.foreignKey).map((f) => `${m.name}.${f.field.name}`),
+    );
+    ctx.diagnostics.report(
+      'SVC2055',
+      `"foreign_keys": "${written}" does not name a foreign_key field of ${target.name}`,
+      {
+        span: decl.foreignKeysSpan ?? decl.documentSpan,
+        hint:
+          didYouMean(written, names) ??
+          (names.length
+            ? `foreign keys: ${names.join(', ')}`
+            : `add a foreign_key field to ${target.name} and name it as "${target.name}.<field>"`),
+      },
+    );
     return undefined;
   }
   const referenced = holder === target ? model : target;
   if (field.foreignKey.refDocument !== referenced.name) {
-    ctx.diagnostics.report('SVC2055', `${holder.name}.${fieldName} references ${field.foreignKey.refDocument}, not ${referenced.name}`, {
-      span: decl.foreignKeysSpan ?? decl.documentSpan,
-    });
+    ctx.diagnostics.report(
+      'SVC2055',
+      `${holder.name}.${fieldName} references ${field.foreignKey.refDocument}, not ${referenced.name}`,
+      {
+        span: decl.foreignKeysSpan ?? decl.documentSpan,
+      },
+    );
     return undefined;
   }
   return { model: holder, field };
@@ -221,7 +278,10 @@ function synthesize(ctx: Context, model: ModelDraft, target: ModelDraft, decl: R
   const name = `${decl.backrefName}_${model.primaryKey}`;
   if (target.fields.some((f) => f.field.name === name)) return undefined;
   const field: FieldDraft = {
-    field: synthesizedField(name, { type: 'foreign_key', helpText: `key of the ${model.name} in ${decl.backrefName} (added by svcgen)` }),
+    field: synthesizedField(name, {
+      type: 'foreign_key',
+      helpText: `key of the ${model.name} in ${decl.backrefName} (added by svcgen)`,
+    }),
     nameSpan: decl.documentSpan,
     typeSpan: decl.documentSpan,
     processorSpans: [],
@@ -237,10 +297,14 @@ function synthesize(ctx: Context, model: ModelDraft, target: ModelDraft, decl: R
     },
   };
   target.fields.push(field);
-  ctx.diagnostics.report('SVC2057', `no foreign_key field on ${target.name} stores this relationship; svcgen adds ${target.table}.${name}`, {
-    span: decl.documentSpan,
-    hint: `declare it to choose its name and ref_ondelete: "${name}": {"_db_settings": {"type": "foreign_key", "ref_document": "${model.name}", "ref_column": "${model.table}.${model.primaryKey}", "ref_column_type": "${keyType(model)}"}}`,
-  });
+  ctx.diagnostics.report(
+    'SVC2057',
+    `no foreign_key field on ${target.name} stores this relationship; svcgen adds ${target.table}.${name}`,
+    {
+      span: decl.documentSpan,
+      hint: `declare it to choose its name and ref_ondelete: "${name}": {"_db_settings": {"type": "foreign_key", "ref_document": "${model.name}", "ref_column": "${model.table}.${model.primaryKey}", "ref_column_type": "${keyType(model)}"}}`,
+    },
+  );
   return { model: target, field };
 }
 
@@ -261,10 +325,14 @@ function checkForeignKeysNeeded(ctx: Context, declarations: readonly Declaration
     if (decls.length < 2) continue;
     for (const decl of decls.filter((d) => d.foreignKeys === null)) {
       failed.push(decl);
-      ctx.diagnostics.report('SVC2056', `${pair.replace('→', ' has several relationships to ')}; each needs "foreign_keys"`, {
-        span: decl.documentSpan,
-        hint: `name the foreign key this one uses: "foreign_keys": "${decl.document}.<foreign_key field>"`,
-      });
+      ctx.diagnostics.report(
+        'SVC2056',
+        `${pair.replace('→', ' has several relationships to ')}; each needs "foreign_keys"`,
+        {
+          span: decl.documentSpan,
+          hint: `name the foreign key this one uses: "foreign_keys": "${decl.document}.<foreign_key field>"`,
+        },
+      );
     }
   }
   return failed;
@@ -278,10 +346,14 @@ function checkOneToOneOnBothSides(ctx: Context, declarations: readonly Declarati
     const b = oneToOne.find((x) => x.model.name === a.decl.document && x.decl.document === a.model.name);
     if (!b || a.model.name > b.model.name || a === b) continue;
     failed.push(b.decl);
-    ctx.diagnostics.report('SVC2053', `the one-to-one between ${a.model.name} and ${b.model.name} is declared on both sides`, {
-      span: b.decl.documentSpan,
-      hint: `declare it on one side only; svcgen adds the other side as the backref ("${a.decl.backrefName ?? '…'}")`,
-    });
+    ctx.diagnostics.report(
+      'SVC2053',
+      `the one-to-one between ${a.model.name} and ${b.model.name} is declared on both sides`,
+      {
+        span: b.decl.documentSpan,
+        hint: `declare it on one side only; svcgen adds the other side as the backref ("${a.decl.backrefName ?? '…'}")`,
+      },
+    );
   }
   return failed;
 }
@@ -294,32 +366,56 @@ function checkForeignKeyFields(ctx: Context, claimed: ReadonlySet<FieldDraft>, f
       if (!fk || field.field.synthesized || ctx.poisoned.hasModel(fk.refDocument)) continue;
       const referenced = ctx.models.get(fk.refDocument);
       if (fk.refDocument !== '' && !referenced) {
-        ctx.diagnostics.report('SVC2050', `foreign key "${field.field.name}" references unknown model "${fk.refDocument}"`, {
-          span: fk.refDocumentSpan,
-          hint: didYouMean(fk.refDocument, ctx.models.keys()),
-        });
+        ctx.diagnostics.report(
+          'SVC2050',
+          `foreign key "${field.field.name}" references unknown model "${fk.refDocument}"`,
+          {
+            span: fk.refDocumentSpan,
+            hint: didYouMean(fk.refDocument, ctx.models.keys()),
+          },
+        );
         continue;
       }
       if (!referenced) continue;
       const expected = `${referenced.table}.${referenced.primaryKey}`;
       if (fk.refColumn !== '' && referenced.primaryKey && fk.refColumn !== expected) {
-        ctx.diagnostics.report('SVC2058', `ref_column "${fk.refColumn}" of "${field.field.name}" is not the primary key of ${referenced.name}`, {
-          span: fk.refColumnSpan,
-          hint: `write "ref_column": "${expected}"`,
-        });
+        ctx.diagnostics.report(
+          'SVC2058',
+          `ref_column "${fk.refColumn}" of "${field.field.name}" is not the primary key of ${referenced.name}`,
+          {
+            span: fk.refColumnSpan,
+            hint: `write "ref_column": "${expected}"`,
+          },
+        );
       }
       const pkType = keyType(referenced);
-      if (fk.refColumnType !== '' && referenced.primaryKey && !(KEY_TYPES[pkType] ?? [pkType]).includes(fk.refColumnType)) {
-        ctx.diagnostics.report('SVC2059', `ref_column_type "${fk.refColumnType}" of "${field.field.name}" does not match ${referenced.name}.${referenced.primaryKey} (${pkType})`, {
-          span: fk.refColumnTypeSpan,
-          hint: `write "ref_column_type": "${pkType === 'id_field' ? 'id_field' : pkType}"`,
-        });
+      if (
+        fk.refColumnType !== '' &&
+        referenced.primaryKey &&
+        !(KEY_TYPES[pkType] ?? [pkType]).includes(fk.refColumnType)
+      ) {
+        ctx.diagnostics.report(
+          'SVC2059',
+          `ref_column_type "${fk.refColumnType}" of "${field.field.name}" does not match ${referenced.name}.${referenced.primaryKey} (${pkType})`,
+          {
+            span: fk.refColumnTypeSpan,
+            hint: `write "ref_column_type": "${pkType === 'id_field' ? 'id_field' : pkType}"`,
+          },
+        );
       }
-      if (!claimed.has(field) && !failedPairs.has(pairKey(model.name, referenced.name)) && !failedPairs.has(`${referenced.name}|*`)) {
-        ctx.diagnostics.report('SVC2060', `foreign key "${field.field.name}" of ${model.name} is not used by any relationship`, {
-          span: field.nameSpan,
-          hint: `add a relationship to ${referenced.name}'s schema, e.g. "${model.plural}": {"_db_settings": {"type": "relationship", "document": "${model.name}", "backref_name": "${field.field.name.replace(/_[a-z]+$/, '')}"}}`,
-        });
+      if (
+        !claimed.has(field) &&
+        !failedPairs.has(pairKey(model.name, referenced.name)) &&
+        !failedPairs.has(`${referenced.name}|*`)
+      ) {
+        ctx.diagnostics.report(
+          'SVC2060',
+          `foreign key "${field.field.name}" of ${model.name} is not used by any relationship`,
+          {
+            span: field.nameSpan,
+            hint: `add a relationship to ${referenced.name}'s schema, e.g. "${model.plural}": {"_db_settings": {"type": "relationship", "document": "${model.name}", "backref_name": "${field.field.name.replace(/_[a-z]+$/, '')}"}}`,
+          },
+        );
       }
     }
   }

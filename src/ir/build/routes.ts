@@ -20,9 +20,25 @@ type Kind = Route['kind'];
 
 /** Method → action, per kind of route (as Ramses maps them; singular routes act on one object). */
 const ACTION_TABLE: Readonly<Record<Kind, Partial<Record<HttpMethod, Action>>>> = {
-  collection: { GET: 'index', HEAD: 'index', POST: 'create', PUT: 'update_many', PATCH: 'update_many', DELETE: 'delete_many', OPTIONS: 'collection_options' },
+  collection: {
+    GET: 'index',
+    HEAD: 'index',
+    POST: 'create',
+    PUT: 'update_many',
+    PATCH: 'update_many',
+    DELETE: 'delete_many',
+    OPTIONS: 'collection_options',
+  },
   item: { GET: 'show', HEAD: 'show', PUT: 'replace', PATCH: 'update', DELETE: 'delete', OPTIONS: 'item_options' },
-  singular: { GET: 'show', HEAD: 'show', POST: 'create', PUT: 'replace', PATCH: 'update', DELETE: 'delete', OPTIONS: 'item_options' },
+  singular: {
+    GET: 'show',
+    HEAD: 'show',
+    POST: 'create',
+    PUT: 'replace',
+    PATCH: 'update',
+    DELETE: 'delete',
+    OPTIONS: 'item_options',
+  },
   attribute: { GET: 'index', HEAD: 'index', POST: 'create', OPTIONS: 'collection_options' },
 };
 
@@ -86,7 +102,8 @@ export function buildRoutes(ctx: Context, root: PathNode): Route[] {
 function poisonAclsOfUnserved(ctx: Context, root: PathNode, served: ReadonlySet<string>): void {
   for (const { node } of walk(root)) {
     if (!node.resource || served.has(node.ramlPath)) continue;
-    for (const ref of node.resource.securedBy ?? []) if (ref !== null && ctx.aclSchemes.has(ref.name)) ctx.poisoned.addAcl(ref.name);
+    for (const ref of node.resource.securedBy ?? [])
+      if (ref !== null && ctx.aclSchemes.has(ref.name)) ctx.poisoned.addAcl(ref.name);
   }
 }
 
@@ -109,60 +126,108 @@ interface ItemInfo {
   readonly acl: string | null;
 }
 
-function itemRoute(ctx: Context, node: PathNode, parent: PathNode, parentServed: Served | undefined, parentItem: ItemInfo | undefined): ItemInfo | undefined {
+function itemRoute(
+  ctx: Context,
+  node: PathNode,
+  parent: PathNode,
+  parentServed: Served | undefined,
+  parentItem: ItemInfo | undefined,
+): ItemInfo | undefined {
   if (parent.param === null && parent.segment === '') {
-    ctx.diagnostics.report('SVC2019', `a resource cannot start with a parameter: ${node.ramlPath}`, { span: node.span, hint: 'put it under a collection, e.g. /items/{id}' });
+    ctx.diagnostics.report('SVC2019', `a resource cannot start with a parameter: ${node.ramlPath}`, {
+      span: node.span,
+      hint: 'put it under a collection, e.g. /items/{id}',
+    });
     return undefined;
   }
   if (parentItem !== undefined || !parentServed || parentServed.kind === 'attribute') return undefined;
   if (parentServed.kind !== 'collection') {
-    ctx.diagnostics.report('SVC2022', `${node.ramlPath}: a ${parentServed.kind} sub-resource has no items`, { span: node.span });
+    ctx.diagnostics.report('SVC2022', `${node.ramlPath}: a ${parentServed.kind} sub-resource has no items`, {
+      span: node.span,
+    });
     return undefined;
   }
   const dynamicSiblings = parent.children.filter((c) => c.param !== null);
   if (dynamicSiblings.length > 1 && dynamicSiblings[0] !== node) {
-    ctx.diagnostics.report('SVC2021', `${parent.ramlPath} has more than one item parameter: ${dynamicSiblings.map((c) => c.segment).join(', ')}`, {
-      span: node.span,
-      hint: 'items are looked up by primary key; keep one {parameter} under a collection',
-    });
+    ctx.diagnostics.report(
+      'SVC2021',
+      `${parent.ramlPath} has more than one item parameter: ${dynamicSiblings.map((c) => c.segment).join(', ')}`,
+      {
+        span: node.span,
+        hint: 'items are looked up by primary key; keep one {parameter} under a collection',
+      },
+    );
     return undefined;
   }
   const path = fastifyPath(node);
   const param = path.slice(path.lastIndexOf(':') + 1);
   const acl = aclOf(ctx, node.resource, parentServed.acl);
   const parentLink = parentServed.route?.parent ?? parentServed.parent;
-  const route = makeRoute(ctx, node, 'item', parentServed.model, { itemParam: param, parent: parentLink, attribute: null, acl });
+  const route = makeRoute(ctx, node, 'item', parentServed.model, {
+    itemParam: param,
+    parent: parentLink,
+    attribute: null,
+    acl,
+  });
   return { model: parentServed.model, route, path, param, acl };
 }
 
 function nested(ctx: Context, node: PathNode, parentItem: ItemInfo): Served | undefined {
   const parentModel = ctx.models.get(parentItem.model)!;
   const field = parentModel.fields.find((f) => f.field.name === node.segment);
-  const parent = (f: string): RouteParent => ({ model: parentModel.name, param: parentItem.param, field: f, path: parentItem.path });
+  const parent = (f: string): RouteParent => ({
+    model: parentModel.name,
+    param: parentItem.param,
+    field: f,
+    path: parentItem.path,
+  });
   if (field && (field.field.type === 'dict' || field.field.type === 'list')) {
     if (node.children.length) {
-      ctx.diagnostics.report('SVC2022', `${node.ramlPath}: an attribute sub-resource has no nested resources`, { span: node.children[0]!.span });
+      ctx.diagnostics.report('SVC2022', `${node.ramlPath}: an attribute sub-resource has no nested resources`, {
+        span: node.children[0]!.span,
+      });
     }
     // Reading or merging into a field of the item is using the item: the item's ACL guards it.
     const acl = aclOf(ctx, node.resource, parentItem.acl);
-    const route = makeRoute(ctx, node, 'attribute', parentModel.name, { itemParam: null, parent: parent(field.field.name), attribute: field.field.name, acl });
+    const route = makeRoute(ctx, node, 'attribute', parentModel.name, {
+      itemParam: null,
+      parent: parent(field.field.name),
+      attribute: field.field.name,
+      acl,
+    });
     return { kind: 'attribute', model: parentModel.name, route, acl, parent: parent(field.field.name) };
   }
   const relationship = parentModel.relationships.find((r) => r.name === node.segment);
   if (!relationship && isPoisoned(ctx, parentModel, field, node.segment)) return undefined;
   if (!relationship) {
     // What is served, not what is declared: a relationship field that failed to resolve is not.
-    const served = (f: FieldDraft) => f.field.type === 'dict' || f.field.type === 'list' || parentModel.relationships.some((r) => r.name === f.field.name);
+    const served = (f: FieldDraft) =>
+      f.field.type === 'dict' ||
+      f.field.type === 'list' ||
+      parentModel.relationships.some((r) => r.name === f.field.name);
     const candidates = parentModel.fields.filter(served).map((f) => f.field.name);
-    ctx.diagnostics.report('SVC2020', `${node.ramlPath}: "${node.segment}" is not a relationship, dict or list field of ${parentModel.name}`, {
-      span: node.span,
-      hint: didYouMean(node.segment, candidates) ?? (candidates.length ? `below an item, svcgen serves these fields of ${parentModel.name}: ${candidates.join(', ')}` : `${parentModel.name} has no relationship, dict or list field to serve here`),
-    });
+    ctx.diagnostics.report(
+      'SVC2020',
+      `${node.ramlPath}: "${node.segment}" is not a relationship, dict or list field of ${parentModel.name}`,
+      {
+        span: node.span,
+        hint:
+          didYouMean(node.segment, candidates) ??
+          (candidates.length
+            ? `below an item, svcgen serves these fields of ${parentModel.name}: ${candidates.join(', ')}`
+            : `${parentModel.name} has no relationship, dict or list field to serve here`),
+      },
+    );
     return undefined;
   }
   const kind: Kind = relationship.cardinality === 'one' ? 'singular' : 'collection';
   const acl = aclOf(ctx, node.resource, null);
-  const route = makeRoute(ctx, node, kind, relationship.target, { itemParam: null, parent: parent(relationship.name), attribute: null, acl });
+  const route = makeRoute(ctx, node, kind, relationship.target, {
+    itemParam: null,
+    parent: parent(relationship.name),
+    attribute: null,
+    acl,
+  });
   return { kind, model: relationship.target, route, acl, parent: parent(relationship.name) };
 }
 
@@ -199,10 +264,14 @@ function operations(ctx: Context, resource: Resource, kind: Kind): Operation[] {
     const method = m.method.toUpperCase() as HttpMethod;
     const action = ACTION_TABLE[kind][method];
     if (!action) {
-      ctx.diagnostics.report('SVC2023', `${m.method} on ${resource.path} is not served: ${kind === 'item' || kind === 'attribute' ? 'an' : 'a'} ${kind} route has no ${m.method} action`, {
-        span: methodSpan(resource, m),
-        hint: kind === 'item' && m.method === 'post' ? 'create items with post on the collection' : undefined,
-      });
+      ctx.diagnostics.report(
+        'SVC2023',
+        `${m.method} on ${resource.path} is not served: ${kind === 'item' || kind === 'attribute' ? 'an' : 'a'} ${kind} route has no ${m.method} action`,
+        {
+          span: methodSpan(resource, m),
+          hint: kind === 'item' && m.method === 'post' ? 'create items with post on the collection' : undefined,
+        },
+      );
       continue;
     }
     // Merging into a dict or list field changes the item it belongs to.
@@ -224,7 +293,8 @@ function methodSpan(resource: Resource, m: Method): Span {
 /** The route's x-ACL: the first x-ACL of the resource's `securedBy` (or the root's), else `inherited`. */
 function aclOf(ctx: Context, resource: Resource | undefined, inherited: string | null): string | null {
   const own = resource?.securedBy;
-  const first = (refs: readonly SecurityReference[] | undefined) => refs?.find((r) => r !== null && ctx.aclSchemes.has(r.name))?.name ?? null;
+  const first = (refs: readonly SecurityReference[] | undefined) =>
+    refs?.find((r) => r !== null && ctx.aclSchemes.has(r.name))?.name ?? null;
   if (own) return first(own) ?? inherited;
   return inherited ?? first(ctx.api.securedBy);
 }

@@ -13,7 +13,10 @@ import type { Acl, AclEntry, Permission, Principal, TicketScheme } from '../type
 export const PERMISSIONS: readonly Permission[] = ['view', 'create', 'update', 'delete', 'options'];
 const TICKET_SETTINGS = ['secret', 'hashalg', 'cookie_name', 'http_only'];
 /** Pyramid ticket options that svcgen takes from service.ini instead. */
-const TICKET_INI_SETTINGS: Readonly<Record<string, string>> = { timeout: 'auth.timeout', reissue_time: 'auth.reissue_time' };
+const TICKET_INI_SETTINGS: Readonly<Record<string, string>> = {
+  timeout: 'auth.timeout',
+  reissue_time: 'auth.reissue_time',
+};
 
 export interface AuthSchemes {
   readonly ticket: TicketScheme | null;
@@ -30,18 +33,26 @@ export function readAuthSchemes(diagnostics: DiagnosticBag, api: RamlApi): AuthS
   for (const scheme of api.securitySchemes) {
     if (scheme.type !== 'x-Ticket' && scheme.type !== 'x-ApiKey') {
       if (scheme.type !== 'x-ACL' && scheme.type !== undefined) {
-        diagnostics.report('SVC2024', `security scheme "${scheme.name}" (${scheme.type}) is not implemented by svcgen and is ignored`, {
-          span: scheme.nameNode.span,
-          hint: 'svcgen implements x-Ticket (cookie), x-ApiKey (token) and x-ACL',
-        });
+        diagnostics.report(
+          'SVC2024',
+          `security scheme "${scheme.name}" (${scheme.type}) is not implemented by svcgen and is ignored`,
+          {
+            span: scheme.nameNode.span,
+            hint: 'svcgen implements x-Ticket (cookie), x-ApiKey (token) and x-ACL',
+          },
+        );
       }
       continue;
     }
     if (!rootSecuredBy.has(scheme.name)) {
-      diagnostics.report('SVC2024', `security scheme "${scheme.name}" is declared but not in the root securedBy, so it is not used`, {
-        span: scheme.nameNode.span,
-        hint: `add it: securedBy: [${scheme.name}]`,
-      });
+      diagnostics.report(
+        'SVC2024',
+        `security scheme "${scheme.name}" is declared but not in the root securedBy, so it is not used`,
+        {
+          span: scheme.nameNode.span,
+          hint: `add it: securedBy: [${scheme.name}]`,
+        },
+      );
       continue;
     }
     if (scheme.type === 'x-Ticket') ticket ??= readTicket(diagnostics, scheme);
@@ -59,10 +70,14 @@ function readTicket(diagnostics: DiagnosticBag, scheme: SecurityScheme): TicketS
   const secret = setting(scheme, 'secret');
   const secretName = secret && isScalar(secret.value) ? secret.value.text : '';
   if (!/^[A-Za-z0-9_.-]+$/.test(secretName)) {
-    diagnostics.report('SVC2025', `x-Ticket scheme "${scheme.name}" needs "secret": the name of the service.ini setting that holds the signing secret`, {
-      span: secret?.value.span ?? scheme.nameNode.span,
-      hint: 'write `secret: auth_tkt_secret` and put `auth_tkt_secret = <32+ random bytes>` in service.ini',
-    });
+    diagnostics.report(
+      'SVC2025',
+      `x-Ticket scheme "${scheme.name}" needs "secret": the name of the service.ini setting that holds the signing secret`,
+      {
+        span: secret?.value.span ?? scheme.nameNode.span,
+        hint: 'write `secret: auth_tkt_secret` and put `auth_tkt_secret = <32+ random bytes>` in service.ini',
+      },
+    );
     return null;
   }
   const hashalgEntry = setting(scheme, 'hashalg');
@@ -76,19 +91,37 @@ function readTicket(diagnostics: DiagnosticBag, scheme: SecurityScheme): TicketS
   const cookie = setting(scheme, 'cookie_name');
   const cookieName = cookie && isScalar(cookie.value) ? cookie.value.text : 'auth_tkt';
   if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(cookieName)) {
-    diagnostics.report('SVC2025', `"${cookieName}" is not a valid cookie name`, { span: cookie?.value.span ?? scheme.nameNode.span });
+    diagnostics.report('SVC2025', `"${cookieName}" is not a valid cookie name`, {
+      span: cookie?.value.span ?? scheme.nameNode.span,
+    });
   }
   const httpOnlyEntry = setting(scheme, 'http_only');
-  const httpOnly = !(httpOnlyEntry && isScalar(httpOnlyEntry.value) && String(httpOnlyEntry.value.value).toLowerCase() === 'false');
+  const httpOnly = !(
+    httpOnlyEntry &&
+    isScalar(httpOnlyEntry.value) &&
+    String(httpOnlyEntry.value.value).toLowerCase() === 'false'
+  );
   for (const e of scheme.settings?.entries ?? []) {
     if (TICKET_SETTINGS.includes(e.key.text)) continue;
     const ini = TICKET_INI_SETTINGS[e.key.text];
-    diagnostics.report('SVC2026', `x-Ticket setting "${e.key.text}" is ${ini ? 'read from service.ini' : 'not used by svcgen'}`, {
-      span: e.key.span,
-      hint: ini ? `set \`${ini}\` in service.ini` : didYouMean(e.key.text, TICKET_SETTINGS) ?? `svcgen reads ${TICKET_SETTINGS.join(', ')}`,
-    });
+    diagnostics.report(
+      'SVC2026',
+      `x-Ticket setting "${e.key.text}" is ${ini ? 'read from service.ini' : 'not used by svcgen'}`,
+      {
+        span: e.key.span,
+        hint: ini
+          ? `set \`${ini}\` in service.ini`
+          : (didYouMean(e.key.text, TICKET_SETTINGS) ?? `svcgen reads ${TICKET_SETTINGS.join(', ')}`),
+      },
+    );
   }
-  return { scheme: scheme.name, secretSetting: secretName, hashalg: hashalg === 'sha512' ? 'sha512' : 'sha256', cookieName, httpOnly };
+  return {
+    scheme: scheme.name,
+    secretSetting: secretName,
+    hashalg: hashalg === 'sha512' ? 'sha512' : 'sha256',
+    cookieName,
+    httpOnly,
+  };
 }
 
 function readApiKey(diagnostics: DiagnosticBag, scheme: SecurityScheme): { scheme: string } {
@@ -117,7 +150,10 @@ export function readAcls(diagnostics: DiagnosticBag, api: RamlApi): AclSource[] 
     const item = section('item');
     for (const e of scheme.settings?.entries ?? []) {
       if (e.key.text !== 'collection' && e.key.text !== 'item') {
-        diagnostics.report('SVC2026', `x-ACL setting "${e.key.text}" is not used`, { span: e.key.span, hint: didYouMean(e.key.text, ['collection', 'item']) ?? 'an x-ACL has `collection` and `item` rules' });
+        diagnostics.report('SVC2026', `x-ACL setting "${e.key.text}" is not used`, {
+          span: e.key.span,
+          hint: didYouMean(e.key.text, ['collection', 'item']) ?? 'an x-ACL has `collection` and `item` rules',
+        });
       }
     }
     out.push({ acl: { name: scheme.name, collection, item }, entrySpans: spans, span: scheme.nameNode.span });
@@ -125,14 +161,23 @@ export function readAcls(diagnostics: DiagnosticBag, api: RamlApi): AclSource[] 
   return out;
 }
 
-function readSection(diagnostics: DiagnosticBag, scheme: SecurityScheme, key: 'collection' | 'item', spans: Map<AclEntry, Span>): AclEntry[] {
+function readSection(
+  diagnostics: DiagnosticBag,
+  scheme: SecurityScheme,
+  key: 'collection' | 'item',
+  spans: Map<AclEntry, Span>,
+): AclEntry[] {
   const e = setting(scheme, key);
   if (!e || !isScalar(e.value) || e.value.value === null || String(e.value.value).trim() === '') {
     if (key === 'collection') {
-      diagnostics.report('SVC2033', `x-ACL "${scheme.name}" has no collection rules, so no one may use its collection routes`, {
-        span: e?.key.span ?? scheme.nameNode.span,
-        hint: 'Ramses allowed everything here; svcgen denies. Add rules such as `allow everyone view`',
-      });
+      diagnostics.report(
+        'SVC2033',
+        `x-ACL "${scheme.name}" has no collection rules, so no one may use its collection routes`,
+        {
+          span: e?.key.span ?? scheme.nameNode.span,
+          hint: 'Ramses allowed everything here; svcgen denies. Add rules such as `allow everyone view`',
+        },
+      );
     }
     return [];
   }
@@ -168,13 +213,19 @@ function readEntry(diagnostics: DiagnosticBag, text: string, at: Span): AclEntry
   const words = text.split(/\s+/);
   const action = words[0]!.toLowerCase();
   if (action !== 'allow' && action !== 'deny') {
-    diagnostics.report('SVC2030', `ACL rules start with allow or deny, not "${words[0]}"`, { span: at, hint: didYouMean(action, ['allow', 'deny']) ?? 'write `allow <principal> <permissions>`' });
+    diagnostics.report('SVC2030', `ACL rules start with allow or deny, not "${words[0]}"`, {
+      span: at,
+      hint: didYouMean(action, ['allow', 'deny']) ?? 'write `allow <principal> <permissions>`',
+    });
     return undefined;
   }
   const principalText = words[1];
   const permissionText = words.slice(2).join(' ');
   if (!principalText || permissionText.trim() === '') {
-    diagnostics.report('SVC2030', `incomplete ACL rule "${text}"`, { span: at, hint: 'write `allow <principal> <permission>[, <permission>…]`' });
+    diagnostics.report('SVC2030', `incomplete ACL rule "${text}"`, {
+      span: at,
+      hint: 'write `allow <principal> <permission>[, <permission>…]`',
+    });
     return undefined;
   }
   const principal = readPrincipal(diagnostics, principalText, at);
@@ -192,7 +243,10 @@ function readPrincipal(diagnostics: DiagnosticBag, written: string, at: Span): P
   if (dynamic !== undefined) {
     const name = dynamic.toLowerCase();
     if (!isSafeIdentifier(name)) {
-      diagnostics.report('SVC2007', `"${dynamic}" is not a valid function name for a dynamic principal`, { span: at, hint: 'use letters, digits and "_", e.g. {{item_owner}}' });
+      diagnostics.report('SVC2007', `"${dynamic}" is not a valid function name for a dynamic principal`, {
+        span: at,
+        hint: 'use letters, digits and "_", e.g. {{item_owner}}',
+      });
       return undefined;
     }
     return { kind: 'dynamic', name };
@@ -221,10 +275,18 @@ function readPermissions(diagnostics: DiagnosticBag, written: string, at: Span):
       continue;
     }
     ok = false;
-    const legacy: Readonly<Record<string, string>> = { get: 'view', post: 'create', put: 'update', patch: 'update', head: 'view' };
+    const legacy: Readonly<Record<string, string>> = {
+      get: 'view',
+      post: 'create',
+      put: 'update',
+      patch: 'update',
+      head: 'view',
+    };
     diagnostics.report('SVC2031', `unknown ACL permission "${raw.trim()}"`, {
       span: at,
-      hint: legacy[name] ? `permissions are named by action since Ramses 0.5: use ${legacy[name]}` : didYouMean(name, [...PERMISSIONS, 'all']) ?? `use ${PERMISSIONS.join(', ')} or all`,
+      hint: legacy[name]
+        ? `permissions are named by action since Ramses 0.5: use ${legacy[name]}`
+        : (didYouMean(name, [...PERMISSIONS, 'all']) ?? `use ${PERMISSIONS.join(', ')} or all`),
     });
   }
   return ok ? PERMISSIONS.filter((p) => out.has(p)) : undefined;

@@ -9,7 +9,11 @@ import type { MutableField } from './fields.js';
 import { authFields, synthesizedField, type ModelDraft } from './models.js';
 import { CREDENTIAL_MODEL, LOGIN_FAILURE_MODEL } from '../types.js';
 
-export function settleUserModel(diagnostics: DiagnosticBag, models: Map<string, ModelDraft>, authAt: Span | null): ModelDraft | undefined {
+export function settleUserModel(
+  diagnostics: DiagnosticBag,
+  models: Map<string, ModelDraft>,
+  authAt: Span | null,
+): ModelDraft | undefined {
   const marked = [...models.values()].filter((m) => m.isAuthModel);
   for (const extra of marked.slice(1)) {
     diagnostics.report('SVC2063', `${extra.name} and ${marked[0]!.name} are both marked "_auth_model"`, {
@@ -20,10 +24,14 @@ export function settleUserModel(diagnostics: DiagnosticBag, models: Map<string, 
   }
   if (!authAt) {
     if (marked[0]) {
-      diagnostics.report('SVC2065', `${marked[0].name} is the "_auth_model", but no x-Ticket or x-ApiKey scheme is in the root securedBy, so no one can log in`, {
-        span: marked[0].authModelSpan ?? marked[0].definedAt,
-        hint: 'declare an x-Ticket scheme and add it to the root securedBy',
-      });
+      diagnostics.report(
+        'SVC2065',
+        `${marked[0].name} is the "_auth_model", but no x-Ticket or x-ApiKey scheme is in the root securedBy, so no one can log in`,
+        {
+          span: marked[0].authModelSpan ?? marked[0].definedAt,
+          hint: 'declare an x-Ticket scheme and add it to the root securedBy',
+        },
+      );
     }
     return marked[0];
   }
@@ -31,7 +39,10 @@ export function settleUserModel(diagnostics: DiagnosticBag, models: Map<string, 
   if (!user && models.has('User')) {
     user = models.get('User')!;
     user.isAuthModel = true;
-    diagnostics.report('SVC2064', 'User is used as the user model', { span: user.definedAt, hint: 'say so in its schema: "_auth_model": true' });
+    diagnostics.report('SVC2064', 'User is used as the user model', {
+      span: user.definedAt,
+      hint: 'say so in its schema: "_auth_model": true',
+    });
   }
   if (!user) {
     user = defaultUserModel(authAt);
@@ -56,7 +67,10 @@ function defaultUserModel(at: Span): ModelDraft {
 }
 
 /** A model svcgen adds itself: its fields, and none of the settings a schema gives. */
-function synthesizedModel(at: Span, fields: readonly MutableField[]): Omit<ModelDraft, 'name' | 'table' | 'plural' | 'schemaFile' | 'title' | 'primaryKey'> {
+function synthesizedModel(
+  at: Span,
+  fields: readonly MutableField[],
+): Omit<ModelDraft, 'name' | 'table' | 'plural' | 'schemaFile' | 'title' | 'primaryKey'> {
   return {
     definedAt: at,
     fields: fields.map((field) => ({ field, nameSpan: at, typeSpan: at, processorSpans: [] })),
@@ -84,23 +98,34 @@ function completeUserModel(diagnostics: DiagnosticBag, user: ModelDraft): void {
   }
   const password = user.fields.find((f) => f.field.name === 'password')!;
   if ((password.field.minLength ?? 0) < 8 && !password.field.synthesized) {
-    diagnostics.report('SVC2066', `passwords of ${user.name} may be as short as ${password.field.minLength ?? 0} characters`, {
-      span: password.nameSpan,
-      hint: 'NIST SP 800-63B asks for at least 8: "min_length": 8',
-    });
+    diagnostics.report(
+      'SVC2066',
+      `passwords of ${user.name} may be as short as ${password.field.minLength ?? 0} characters`,
+      {
+        span: password.nameSpan,
+        hint: 'NIST SP 800-63B asks for at least 8: "min_length": 8',
+      },
+    );
   }
   for (const name of ['username', 'email'] as const) {
     const f = user.fields.find((x) => x.field.name === name)!;
     if (!f.field.unique && !f.field.primaryKey) {
-      diagnostics.report('SVC2066', `${user.name}.${name} must be unique to log in with it; svcgen makes it unique`, { span: f.nameSpan, hint: 'add "unique": true' });
+      diagnostics.report('SVC2066', `${user.name}.${name} must be unique to log in with it; svcgen makes it unique`, {
+        span: f.nameSpan,
+        hint: 'add "unique": true',
+      });
       f.field.unique = true;
     }
   }
   if (password.field.processors.length) {
-    diagnostics.report('SVC2067', `svcgen hashes ${user.name}.password itself (argon2id); its processors get the plain password and what they return is hashed`, {
-      span: password.processorSpans[0] ?? password.nameSpan,
-      hint: 'remove hashing processors such as "encrypt"',
-    });
+    diagnostics.report(
+      'SVC2067',
+      `svcgen hashes ${user.name}.password itself (argon2id); its processors get the plain password and what they return is hashed`,
+      {
+        span: password.processorSpans[0] ?? password.nameSpan,
+        hint: 'remove hashing processors such as "encrypt"',
+      },
+    );
   }
 }
 
@@ -113,9 +138,23 @@ function completeUserModel(diagnostics: DiagnosticBag, user: ModelDraft): void {
 export function addCredentialModel(diagnostics: DiagnosticBag, models: Map<string, ModelDraft>, at: Span): void {
   if (nameTaken(diagnostics, models, CREDENTIAL_MODEL, 'its store of login credentials')) return;
   const fields = [
-    synthesizedField('user_key', { primaryKey: true, required: true, maxLength: 255, helpText: "the user's primary key, as text" }),
-    synthesizedField('session_epoch', { type: 'integer', required: true, default: { kind: 'literal', value: 0 }, helpText: 'tickets issued before the last logout or password change carry an older epoch' }),
-    synthesizedField('token_digest', { unique: true, maxLength: 64, helpText: 'SHA-256 of the API token (x-ApiKey), hex' }),
+    synthesizedField('user_key', {
+      primaryKey: true,
+      required: true,
+      maxLength: 255,
+      helpText: "the user's primary key, as text",
+    }),
+    synthesizedField('session_epoch', {
+      type: 'integer',
+      required: true,
+      default: { kind: 'literal', value: 0 },
+      helpText: 'tickets issued before the last logout or password change carry an older epoch',
+    }),
+    synthesizedField('token_digest', {
+      unique: true,
+      maxLength: 64,
+      helpText: 'SHA-256 of the API token (x-ApiKey), hex',
+    }),
   ];
   models.set(CREDENTIAL_MODEL, {
     ...synthesizedModel(at, fields),
@@ -137,9 +176,23 @@ export function addCredentialModel(diagnostics: DiagnosticBag, models: Map<strin
 export function addLoginFailureModel(diagnostics: DiagnosticBag, models: Map<string, ModelDraft>, at: Span): void {
   if (nameTaken(diagnostics, models, LOGIN_FAILURE_MODEL, 'its count of failed logins')) return;
   const fields = [
-    synthesizedField('attempt_key', { primaryKey: true, required: true, maxLength: 64, helpText: 'SHA-256 of the login and the client address, hex' }),
-    synthesizedField('failures', { type: 'integer', required: true, default: { kind: 'literal', value: 0 }, helpText: 'failed logins in the current window' }),
-    synthesizedField('window_ends', { type: 'datetime', required: true, helpText: 'when the count starts again (older rows are deleted)' }),
+    synthesizedField('attempt_key', {
+      primaryKey: true,
+      required: true,
+      maxLength: 64,
+      helpText: 'SHA-256 of the login and the client address, hex',
+    }),
+    synthesizedField('failures', {
+      type: 'integer',
+      required: true,
+      default: { kind: 'literal', value: 0 },
+      helpText: 'failed logins in the current window',
+    }),
+    synthesizedField('window_ends', {
+      type: 'datetime',
+      required: true,
+      helpText: 'when the count starts again (older rows are deleted)',
+    }),
   ];
   models.set(LOGIN_FAILURE_MODEL, {
     ...synthesizedModel(at, fields),
@@ -153,9 +206,17 @@ export function addLoginFailureModel(diagnostics: DiagnosticBag, models: Map<str
   });
 }
 
-function nameTaken(diagnostics: DiagnosticBag, models: ReadonlyMap<string, ModelDraft>, name: string, what: string): boolean {
+function nameTaken(
+  diagnostics: DiagnosticBag,
+  models: ReadonlyMap<string, ModelDraft>,
+  name: string,
+  what: string,
+): boolean {
   const taken = models.get(name);
   if (!taken) return false;
-  diagnostics.report('SVC2017', `model ${name} is the name svcgen gives ${what}`, { span: taken.definedAt, hint: 'rename the resource' });
+  diagnostics.report('SVC2017', `model ${name} is the name svcgen gives ${what}`, {
+    span: taken.definedAt,
+    hint: 'rename the resource',
+  });
   return true;
 }

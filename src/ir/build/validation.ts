@@ -12,8 +12,23 @@ import { patternProblem } from './pattern-safety.js';
 
 /** JSON Schema keywords of a property that the service checks values against (beside `_db_settings`). */
 const VALIDATION_KEYWORDS = new Set([
-  'minLength', 'maxLength', 'pattern', 'format', 'enum', 'const', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
-  'multipleOf', 'minItems', 'maxItems', 'uniqueItems', 'items', 'minProperties', 'maxProperties',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'enum',
+  'const',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'items',
+  'minProperties',
+  'maxProperties',
 ]);
 
 export interface ValidationContext {
@@ -31,7 +46,10 @@ export function validationKeywords(ctx: ValidationContext, property: YMap): Reco
     for (const e of schema.entries) {
       if (!VALIDATION_KEYWORDS.has(e.key.text)) continue;
       if (e.key.text === 'pattern') checkPattern(ctx, e.value);
-      out[e.key.text] = e.key.text === 'items' ? items({ ...ctx, where: `${ctx.where} items` }, e.value) : (toPlain(e.value) as Literal);
+      out[e.key.text] =
+        e.key.text === 'items'
+          ? items({ ...ctx, where: `${ctx.where} items` }, e.value)
+          : (toPlain(e.value) as Literal);
     }
   }
   return out;
@@ -59,12 +77,17 @@ function items(ctx: ValidationContext, node: YNode): Literal {
 function referenced(ctx: ValidationContext, property: YMap): YMap[] {
   const ref = property.entries.find((e) => e.key.text === '$ref');
   if (!ref) return [];
-  const target = isScalar(ref.value) && typeof ref.value.value === 'string' ? resolve(ctx.root, ref.value.value) : undefined;
+  const target =
+    isScalar(ref.value) && typeof ref.value.value === 'string' ? resolve(ctx.root, ref.value.value) : undefined;
   if (target && !target.entries.some((e) => e.key.text === '$ref')) return [target];
-  ctx.diagnostics.report('SVC2029', `${ctx.where}: svcgen cannot follow "$ref" ${isScalar(ref.value) ? JSON.stringify(ref.value.text) : ''}, so the constraints of the schema it names are not checked`, {
-    span: ref.value.span,
-    hint: 'write the constraints on the property itself, or point $ref at "#/definitions/<name>" in the same file (no further $ref there)',
-  });
+  ctx.diagnostics.report(
+    'SVC2029',
+    `${ctx.where}: svcgen cannot follow "$ref" ${isScalar(ref.value) ? JSON.stringify(ref.value.text) : ''}, so the constraints of the schema it names are not checked`,
+    {
+      span: ref.value.span,
+      hint: 'write the constraints on the property itself, or point $ref at "#/definitions/<name>" in the same file (no further $ref there)',
+    },
+  );
   return [];
 }
 
@@ -81,7 +104,9 @@ function resolve(root: YMap | undefined, ref: string): YMap | undefined {
 
 function checkPattern(ctx: ValidationContext, node: YNode): void {
   if (!isScalar(node) || typeof node.value !== 'string') {
-    ctx.diagnostics.report('SVC2028', `${ctx.where}: "pattern" must be a regular expression in a string`, { span: node.span });
+    ctx.diagnostics.report('SVC2028', `${ctx.where}: "pattern" must be a regular expression in a string`, {
+      span: node.span,
+    });
     return;
   }
   const problem = patternProblem(node.value);

@@ -32,7 +32,12 @@ export class OpenApiContext {
   }
 
   modelSchemaNames(model: Pick<Model, 'name'>) {
-    return { item: model.name, create: `${model.name}Create`, update: `${model.name}Update`, collection: `${model.name}Collection` };
+    return {
+      item: model.name,
+      create: `${model.name}Create`,
+      update: `${model.name}Update`,
+      collection: `${model.name}Collection`,
+    };
   }
 
   sharedName(name: SharedSchema): string {

@@ -55,7 +55,11 @@ function tags(ir: ServiceIR): Json[] {
     const top = ir.routes.find((r) => groupOf(r) === group && r.parent === null && r.kind === 'collection');
     groups.set(group, { name: group, ...(top?.displayName ? { description: top.displayName } : {}) });
   }
-  return [...groups.values(), ...(ir.auth && !groups.has(AUTH_TAG.name) ? [AUTH_TAG] : []), ...(!groups.has(SERVICE_TAG.name) ? [SERVICE_TAG] : [])];
+  return [
+    ...groups.values(),
+    ...(ir.auth && !groups.has(AUTH_TAG.name) ? [AUTH_TAG] : []),
+    ...(!groups.has(SERVICE_TAG.name) ? [SERVICE_TAG] : []),
+  ];
 }
 
 /**

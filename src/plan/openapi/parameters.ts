@@ -14,7 +14,14 @@ const parameterRef = (name: string): Json => ({ $ref: `#/components/parameters/$
 
 /** The query parameters every collection read takes, besides the filters. */
 const PAGING: readonly [string, Json][] = [
-  ['_limit', query('_limit', { type: 'integer', minimum: 0 }, 'Items per page (default 20; at most max_limit, public_max_limit for anonymous callers).')],
+  [
+    '_limit',
+    query(
+      '_limit',
+      { type: 'integer', minimum: 0 },
+      'Items per page (default 20; at most max_limit, public_max_limit for anonymous callers).',
+    ),
+  ],
   ['_page', query('_page', { type: 'integer', minimum: 0 }, 'Zero-based page number; not with _start.')],
   ['_start', query('_start', { type: 'integer', minimum: 0 }, 'Offset of the first item; not with _page.')],
   ['_sort', query('_sort', { type: 'string' }, 'Fields to sort by, comma-separated; `-name` sorts descending.')],
@@ -23,12 +30,19 @@ const PAGING: readonly [string, Json][] = [
 ];
 
 /** Full-text search: on collection reads and bulk changes of models with text fields. */
-const SEARCH_QUERY = query('q', { type: 'string', maxLength: 512 }, 'Full-text search: objects with every word (whole words, any case, accents ignored; punctuation separates words and is never syntax) in their text fields, best matches first without _sort. At most 32 words.');
+const SEARCH_QUERY = query(
+  'q',
+  { type: 'string', maxLength: 512 },
+  'Full-text search: objects with every word (whole words, any case, accents ignored; punctuation separates words and is never syntax) in their text fields, best matches first without _sort. At most 32 words.',
+);
 
 function searchFieldsParameter(model: Model): Json {
   const names = searchFields(model).map((f) => f.name);
   const description = `The text fields q searches, comma-separated (default: every one the caller may read: ${names.join(', ')}).`;
-  return query('_search_fields', { type: 'array', items: { type: 'string', enum: names } }, description, { style: 'form', explode: false });
+  return query('_search_fields', { type: 'array', items: { type: 'string', enum: names } }, description, {
+    style: 'form',
+    explode: false,
+  });
 }
 
 function searchParameters(model: Model): Json[] {
@@ -43,13 +57,25 @@ function query(name: string, schema: Json, description: string, extra: Json = {}
 export function componentParameters(ctx: OpenApiContext): [string, Json][] {
   const filtered = ctx.models.filter((m) => ctx.ir.routes.some((r) => r.kind === 'collection' && r.model === m.name));
   const searched = filtered.filter((m) => searchFields(m).length);
-  const search: [string, Json][] = searched.length ? [['q', SEARCH_QUERY], ...searched.map((m): [string, Json] => [`${m.name}._search_fields`, searchFieldsParameter(m)])] : [];
-  return [...PAGING, ...search, ...filtered.flatMap((m) => filterParameters(ctx, m).map(([name, p]) => [`${m.name}.${name}`, p] as [string, Json]))];
+  const search: [string, Json][] = searched.length
+    ? [
+        ['q', SEARCH_QUERY],
+        ...searched.map((m): [string, Json] => [`${m.name}._search_fields`, searchFieldsParameter(m)]),
+      ]
+    : [];
+  return [
+    ...PAGING,
+    ...search,
+    ...filtered.flatMap((m) => filterParameters(ctx, m).map(([name, p]) => [`${m.name}.${name}`, p] as [string, Json])),
+  ];
 }
 
 /** The query parameters of a collection read (`index`) or of a bulk change (filters only). */
 export function collectionQuery(ctx: OpenApiContext, model: Model, paging: boolean): Json[] {
-  const filters = [...searchParameters(model), ...filterParameters(ctx, model).map(([name]) => parameterRef(`${model.name}.${name}`))];
+  const filters = [
+    ...searchParameters(model),
+    ...filterParameters(ctx, model).map(([name]) => parameterRef(`${model.name}.${name}`)),
+  ];
   return paging ? [...PAGING.map(([name]) => parameterRef(name)), ...filters] : filters;
 }
 
@@ -93,8 +119,17 @@ function filterParameters(ctx: OpenApiContext, model: Model): [string, Json][] {
       const many = field.type === 'list' || ctx.types.isToMany(model, field);
       return operatorsOf(ctx, model, field).map((op): [string, Json] => {
         const name = op === '' ? field.name : `${field.name}__${op}`;
-        const meaning = many && op !== 'isnull' ? `holds ${op === 'ne' ? 'none' : 'any'} of the values` : `is ${MEANING[op]}`;
-        return [name, query(name, filterSchema(ctx, model, field, op), `${model.name} objects whose ${field.name} ${meaning}.`, listStyle(op))];
+        const meaning =
+          many && op !== 'isnull' ? `holds ${op === 'ne' ? 'none' : 'any'} of the values` : `is ${MEANING[op]}`;
+        return [
+          name,
+          query(
+            name,
+            filterSchema(ctx, model, field, op),
+            `${model.name} objects whose ${field.name} ${meaning}.`,
+            listStyle(op),
+          ),
+        ];
       });
     });
 }

@@ -30,13 +30,24 @@ export function routePaths(ctx: OpenApiContext, operationIds: OperationIds): [st
 }
 
 export function inMethodOrder(operations: readonly [string, Json][]): Json {
-  return Object.fromEntries([...operations].sort(([a], [b]) => METHOD_ORDER.indexOf(a as never) - METHOD_ORDER.indexOf(b as never)));
+  return Object.fromEntries(
+    [...operations].sort(([a], [b]) => METHOD_ORDER.indexOf(a as never) - METHOD_ORDER.indexOf(b as never)),
+  );
 }
 
 function operation(ctx: OpenApiContext, route: Route, op: Operation, operationIds: OperationIds): Json {
   const model = ctx.model(route.model);
   const body = requestBody(ctx, route, model, op);
-  const query = route.kind === 'attribute' ? [] : op.action === 'index' ? collectionQuery(ctx, model, true) : op.action === 'show' ? itemQuery() : op.action === 'update_many' || op.action === 'delete_many' ? collectionQuery(ctx, model, false) : [];
+  const query =
+    route.kind === 'attribute'
+      ? []
+      : op.action === 'index'
+        ? collectionQuery(ctx, model, true)
+        : op.action === 'show'
+          ? itemQuery()
+          : op.action === 'update_many' || op.action === 'delete_many'
+            ? collectionQuery(ctx, model, false)
+            : [];
   return {
     tags: [groupOf(route)],
     summary: routeSummary(route.kind, route.model, op.action),
@@ -52,10 +63,18 @@ function operation(ctx: OpenApiContext, route: Route, op: Operation, operationId
 function requestBody(ctx: OpenApiContext, route: Route, model: Model, op: Operation): Json | null {
   if (route.kind === 'attribute') {
     if (op.action !== 'create') return null;
-    const merge = attributeField(route, model)?.type === 'list' ? 'each key is an item to add ("-item" removes it)' : 'its keys are merged into the field';
+    const merge =
+      attributeField(route, model)?.type === 'list'
+        ? 'each key is an item to add ("-item" removes it)'
+        : 'its keys are merged into the field';
     return json({ type: 'object', description: `A JSON object: ${merge}.` }, true);
   }
-  const which = op.action === 'create' || op.action === 'replace' ? 'create' : op.action === 'update' || op.action === 'update_many' ? 'update' : null;
+  const which =
+    op.action === 'create' || op.action === 'replace'
+      ? 'create'
+      : op.action === 'update' || op.action === 'update_many'
+        ? 'update'
+        : null;
   return which ? json(ctx.modelRef(model.name, which), true) : null;
 }
 
@@ -66,23 +85,46 @@ function success(ctx: OpenApiContext, route: Route, op: Operation): Json {
   if (route.kind === 'attribute') {
     const value = attributeSchema(ctx, model, route.attribute ?? '');
     if (op.action === 'index') return { '200': { description: `The ${route.attribute} field.`, ...content(value) } };
-    if (op.action === 'create') return { '201': { description: `The ${route.attribute} field after the merge.`, ...content(value) } };
+    if (op.action === 'create')
+      return { '201': { description: `The ${route.attribute} field after the merge.`, ...content(value) } };
   }
   switch (op.action) {
     case 'index':
-      return { '200': { description: `A page of ${model.name} objects, or their count with _count.`, ...content({ anyOf: [ctx.modelRef(model.name, 'collection'), ctx.sharedRef('Count')] }) } };
+      return {
+        '200': {
+          description: `A page of ${model.name} objects, or their count with _count.`,
+          ...content({ anyOf: [ctx.modelRef(model.name, 'collection'), ctx.sharedRef('Count')] }),
+        },
+      };
     case 'show':
       return { '200': { description: `The ${model.name}.`, ...content(ctx.modelRef(model.name, 'item')) } };
     case 'create':
-      return { '201': { description: `The new ${model.name}${route.parent ? `, linked to the ${route.parent.model}` : ''}.`, headers: location, ...content(ctx.modelRef(model.name, 'item')) } };
+      return {
+        '201': {
+          description: `The new ${model.name}${route.parent ? `, linked to the ${route.parent.model}` : ''}.`,
+          headers: location,
+          ...content(ctx.modelRef(model.name, 'item')),
+        },
+      };
     case 'update':
     case 'replace':
-      return { '200': { description: `The ${model.name} as it is now.`, headers: location, ...content(ctx.modelRef(model.name, 'item')) } };
+      return {
+        '200': {
+          description: `The ${model.name} as it is now.`,
+          headers: location,
+          ...content(ctx.modelRef(model.name, 'item')),
+        },
+      };
     case 'delete':
       return { '200': { description: 'Deleted.', ...content(ctx.sharedRef('Status')) } };
     case 'update_many':
     case 'delete_many':
-      return { '200': { description: `How many ${model.name} objects changed (all of them, or none).`, ...content(ctx.sharedRef('Status')) } };
+      return {
+        '200': {
+          description: `How many ${model.name} objects changed (all of them, or none).`,
+          ...content(ctx.sharedRef('Status')),
+        },
+      };
     case 'collection_options':
     case 'item_options':
       return { '200': { description: 'The methods this path serves, in Allow.', headers: allow } };
@@ -106,7 +148,10 @@ export class OperationIds {
   readonly #taken = new Set<string>();
 
   take(method: string, path: string): string {
-    const words = path.split('/').filter(Boolean).map((s) => (s.startsWith(':') ? `By${pascalWord(s.slice(1))}` : pascalWord(s)));
+    const words = path
+      .split('/')
+      .filter(Boolean)
+      .map((s) => (s.startsWith(':') ? `By${pascalWord(s.slice(1))}` : pascalWord(s)));
     const base = `${method.toLowerCase()}${words.join('')}`;
     let id = base;
     for (let i = 2; this.#taken.has(id); i++) id = `${base}${i}`;

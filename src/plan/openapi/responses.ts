@@ -11,26 +11,49 @@ const ERRORS: Readonly<Record<number, { readonly name: string; readonly descript
   403: { name: 'Forbidden', description: 'Logged in, but not allowed (by the ACL, field privacy, or a handler).' },
   404: { name: 'NotFound', description: 'No such object (or parent object).' },
   409: { name: 'Conflict', description: 'A unique value is taken, or related objects prevent a delete.' },
-  412: { name: 'PreconditionFailed', description: 'If-Match names another ETag: the object changed since it was read, and nothing was changed.' },
+  412: {
+    name: 'PreconditionFailed',
+    description: 'If-Match names another ETag: the object changed since it was read, and nothing was changed.',
+  },
   413: { name: 'PayloadTooLarge', description: 'The body is larger than body_limit.' },
   415: { name: 'UnsupportedMediaType', description: 'The body is not application/json.' },
-  429: { name: 'TooManyRequests', description: 'Too many failed logins, or more requests than rate_limit.writes or rate_limit.auth allow: try again after Retry-After seconds.' },
-  500: { name: 'InternalServerError', description: 'A failure of the service: the body has only a request id, which the log has the details under.' },
-  503: { name: 'ServiceUnavailable', description: 'The database does not answer, or the request took longer than http.handler_timeout (nothing it changed is saved): try again after Retry-After seconds.' },
+  429: {
+    name: 'TooManyRequests',
+    description:
+      'Too many failed logins, or more requests than rate_limit.writes or rate_limit.auth allow: try again after Retry-After seconds.',
+  },
+  500: {
+    name: 'InternalServerError',
+    description: 'A failure of the service: the body has only a request id, which the log has the details under.',
+  },
+  503: {
+    name: 'ServiceUnavailable',
+    description:
+      'The database does not answer, or the request took longer than http.handler_timeout (nothing it changed is saved): try again after Retry-After seconds.',
+  },
 };
 
 export function componentResponses(ctx: OpenApiContext): [string, Json][] {
-  const statuses = Object.keys(ERRORS).map(Number).filter((s) => ctx.ir.auth || (s !== 401 && s !== 403));
+  const statuses = Object.keys(ERRORS)
+    .map(Number)
+    .filter((s) => ctx.ir.auth || (s !== 401 && s !== 403));
   return statuses.map((status) => {
     const { name, description } = ERRORS[status]!;
-    const retry = status === 429 || status === 503 ? { headers: { 'Retry-After': { description: 'Seconds.', schema: { type: 'integer' } } } } : {};
+    const retry =
+      status === 429 || status === 503
+        ? { headers: { 'Retry-After': { description: 'Seconds.', schema: { type: 'integer' } } } }
+        : {};
     return [name, { description, ...retry, content: { 'application/json': { schema: ctx.sharedRef('Error') } } }];
   });
 }
 
 /** `{ "404": { $ref } … }` for the statuses given. */
 export function errorResponses(statuses: Iterable<number>): Record<string, Json> {
-  return Object.fromEntries([...new Set(statuses)].sort((a, b) => a - b).map((s) => [String(s), { $ref: `#/components/responses/${ERRORS[s]!.name}` }]));
+  return Object.fromEntries(
+    [...new Set(statuses)]
+      .sort((a, b) => a - b)
+      .map((s) => [String(s), { $ref: `#/components/responses/${ERRORS[s]!.name}` }]),
+  );
 }
 
 const WRITES_BODY: ReadonlySet<HttpMethod> = new Set(['POST', 'PUT', 'PATCH']);
@@ -48,7 +71,8 @@ export function routeErrors(ctx: OpenApiContext, route: Route, method: HttpMetho
   if (WRITES_BODY.has(method) && !options) statuses.push(400, 413, 415);
   if (WRITES.has(method)) statuses.push(429);
   // Reads and bulk changes parse the query (filters, _fields).
-  if (route.kind !== 'attribute' && ['index', 'show', 'update_many', 'delete_many'].includes(action)) statuses.push(400);
+  if (route.kind !== 'attribute' && ['index', 'show', 'update_many', 'delete_many'].includes(action))
+    statuses.push(400);
   if (route.kind !== 'collection' || route.parent) statuses.push(404);
   if (CONFLICTS.has(action) && route.kind !== 'attribute') statuses.push(409);
   if (CONDITIONAL.has(action) && (route.kind === 'item' || route.kind === 'singular')) statuses.push(412);

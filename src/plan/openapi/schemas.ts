@@ -13,11 +13,48 @@ export function componentSchemas(ctx: OpenApiContext): [string, Json][] {
   const names = (name: Parameters<OpenApiContext['sharedName']>[0]) => ctx.sharedName(name);
   return [
     ...ctx.models.flatMap((model) => modelSchemas(ctx, model)),
-    [names('Error'), statusSchema('An error: every failure has this one shape; `errors` lists the problems of each field.', {})],
-    [names('Status'), statusSchema('The answer of a delete, a logout, and of changes to many objects (then with `count`).', { count: { type: 'integer', minimum: 0, description: 'How many objects changed.' } })],
-    [names('Token'), statusSchema('A new API token (also in the WWW-Authenticate header: `ApiKey <username>:<token>`).', { token: { type: 'string' } }, ['token'])],
-    [names('Count'), closed({ count: { type: 'integer', minimum: 0 } }, ['count'], 'The answer to `_count`: how many objects the filters select.')],
-    [names('Login'), closed({ login: { type: 'string', minLength: 1, maxLength: 320, description: 'Username or e-mail address (case-insensitive).' }, password: { type: 'string', minLength: 1 } }, ['login', 'password'], 'Credentials.')],
+    [
+      names('Error'),
+      statusSchema('An error: every failure has this one shape; `errors` lists the problems of each field.', {}),
+    ],
+    [
+      names('Status'),
+      statusSchema('The answer of a delete, a logout, and of changes to many objects (then with `count`).', {
+        count: { type: 'integer', minimum: 0, description: 'How many objects changed.' },
+      }),
+    ],
+    [
+      names('Token'),
+      statusSchema(
+        'A new API token (also in the WWW-Authenticate header: `ApiKey <username>:<token>`).',
+        { token: { type: 'string' } },
+        ['token'],
+      ),
+    ],
+    [
+      names('Count'),
+      closed(
+        { count: { type: 'integer', minimum: 0 } },
+        ['count'],
+        'The answer to `_count`: how many objects the filters select.',
+      ),
+    ],
+    [
+      names('Login'),
+      closed(
+        {
+          login: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 320,
+            description: 'Username or e-mail address (case-insensitive).',
+          },
+          password: { type: 'string', minLength: 1 },
+        },
+        ['login', 'password'],
+        'Credentials.',
+      ),
+    ],
   ];
 }
 
@@ -28,8 +65,22 @@ function modelSchemas(ctx: OpenApiContext, model: Model): [string, Json][] {
   const requiredOnCreate = writable.filter((f) => f.requiredOnCreate).map((f) => f.name);
   return [
     [names.item, itemSchema(ctx, model)],
-    [names.create, closed(bodyProperties, requiredOnCreate, `The data that creates ${withArticle(model.name)} (POST), or replaces one (PUT: absent optional fields return to their default).`)],
-    [names.update, closed(bodyProperties, [], `The fields of ${withArticle(model.name)} to change (PATCH); the others stay as they are.`)],
+    [
+      names.create,
+      closed(
+        bodyProperties,
+        requiredOnCreate,
+        `The data that creates ${withArticle(model.name)} (POST), or replaces one (PUT: absent optional fields return to their default).`,
+      ),
+    ],
+    [
+      names.update,
+      closed(
+        bodyProperties,
+        [],
+        `The fields of ${withArticle(model.name)} to change (PATCH); the others stay as they are.`,
+      ),
+    ],
     [names.collection, collectionSchema(ctx, model)],
   ];
 }
@@ -54,7 +105,11 @@ export function shownObjectSchema(types: FieldTypes, model: Model, embedded: (ta
   const handlers = afterHandlers(model);
   if (handlers.length === 0) return closed(properties, ['_type', '_pk', '_self'], description);
   // An after handler may add fields to the answer: the object stays open to them.
-  const { additionalProperties: _closed, ...open } = closed(properties, ['_type', '_pk', '_self'], `${description} After handlers (${handlers.join(', ')}) may add fields.`);
+  const { additionalProperties: _closed, ...open } = closed(
+    properties,
+    ['_type', '_pk', '_self'],
+    `${description} After handlers (${handlers.join(', ')}) may add fields.`,
+  );
   return open;
 }
 
@@ -100,7 +155,10 @@ function statusSchema(description: string, extra: Json, extraRequired: readonly 
       message: { type: ['string', 'null'] },
       timestamp: { type: 'string', description: 'YYYY-MM-DDTHH:MM:SSZ' },
       request_url: { type: 'string' },
-      errors: { type: 'array', items: closed({ field: { type: 'string' }, message: { type: 'string' } }, ['field', 'message']) },
+      errors: {
+        type: 'array',
+        items: closed({ field: { type: 'string' }, message: { type: 'string' } }, ['field', 'message']),
+      },
       request_id: { type: 'string', description: 'Of a 5xx: the id the log has the details under.' },
       ...extra,
     },

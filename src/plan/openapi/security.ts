@@ -13,10 +13,26 @@ export function securitySchemes(ctx: OpenApiContext): [string, Json][] {
   if (!auth) return [];
   const schemes: [string, Json][] = [];
   if (auth.ticket) {
-    schemes.push([schemeName(auth.ticket.scheme), { type: 'apiKey', in: 'cookie', name: auth.ticket.cookieName, description: 'The signed ticket set by POST /auth/login and /auth/register (x-Ticket).' }]);
+    schemes.push([
+      schemeName(auth.ticket.scheme),
+      {
+        type: 'apiKey',
+        in: 'cookie',
+        name: auth.ticket.cookieName,
+        description: 'The signed ticket set by POST /auth/login and /auth/register (x-Ticket).',
+      },
+    ]);
   }
   if (auth.apiKey) {
-    schemes.push([schemeName(auth.apiKey.scheme), { type: 'apiKey', in: 'header', name: 'Authorization', description: '`ApiKey <username>:<token>`, with the token from POST /auth/token (x-ApiKey).' }]);
+    schemes.push([
+      schemeName(auth.apiKey.scheme),
+      {
+        type: 'apiKey',
+        in: 'header',
+        name: 'Authorization',
+        description: '`ApiKey <username>:<token>`, with the token from POST /auth/token (x-ApiKey).',
+      },
+    ]);
   }
   return schemes;
 }

@@ -17,12 +17,22 @@ export interface Renames {
 export type TableChange =
   | { readonly kind: 'create'; readonly table: StoredTable }
   | { readonly kind: 'drop'; readonly table: StoredTable }
-  | { readonly kind: 'alter'; readonly before: StoredTable; readonly after: StoredTable; readonly columns: readonly ColumnChange[] };
+  | {
+      readonly kind: 'alter';
+      readonly before: StoredTable;
+      readonly after: StoredTable;
+      readonly columns: readonly ColumnChange[];
+    };
 
 export type ColumnChange =
   | { readonly kind: 'add'; readonly column: StoredColumn }
   | { readonly kind: 'drop'; readonly column: StoredColumn }
-  | { readonly kind: 'change'; readonly before: StoredColumn; readonly after: StoredColumn; readonly aspects: ReadonlySet<Aspect> };
+  | {
+      readonly kind: 'change';
+      readonly before: StoredColumn;
+      readonly after: StoredColumn;
+      readonly aspects: ReadonlySet<Aspect>;
+    };
 
 /** What about a kept column changed. `type`: its SQL type (or SQLite's boolean check). */
 export type Aspect = 'name' | 'type' | 'notNull' | 'nullable' | 'unique' | 'notUnique' | 'reference' | 'documentPath';
@@ -48,14 +58,21 @@ export function diffStorage(previous: StorageModel, next: StorageModel, renames:
   const after = new Map(next.tables.map((t) => [t.name, t]));
   const oldNameOf = appliedRenames(renames.tables, before, new Set(after.keys()), (name, from) => {
     const m = after.get(name)!.model;
-    findings.push({ kind: 'rename', model: m, message: `"_renamed_from" of ${m} names no model of the previous version (${from})`, hint: `previous models: ${[...before.values()].map((t) => t.model).join(', ') || 'none'}` });
+    findings.push({
+      kind: 'rename',
+      model: m,
+      message: `"_renamed_from" of ${m} names no model of the previous version (${from})`,
+      hint: `previous models: ${[...before.values()].map((t) => t.model).join(', ') || 'none'}`,
+    });
   });
   const sourceOf = (name: string) => matchedName(name, oldNameOf);
   /** Old table → its name now, for every table kept (renamed or not). */
-  const kept = new Map([...after.keys()].flatMap((name) => {
-    const source = sourceOf(name);
-    return source !== undefined && before.has(source) ? [[source, name] as const] : [];
-  }));
+  const kept = new Map(
+    [...after.keys()].flatMap((name) => {
+      const source = sourceOf(name);
+      return source !== undefined && before.has(source) ? [[source, name] as const] : [];
+    }),
+  );
   // A reference to a renamed table is the same reference (the databases follow the rename); one
   // to a dropped table is not, even when another table takes its name.
   const currentTable = (name: string) => kept.get(name) ?? `${name} (dropped)`;
@@ -66,7 +83,8 @@ export function diffStorage(previous: StorageModel, next: StorageModel, renames:
     if (!old) changes.push({ kind: 'create', table });
     else {
       const columns = diffColumns(old, table, renames, currentTable, findings);
-      if (columns.length || old.name !== table.name || !sameSearch(old, table) || searchIndexChanged(old, table)) changes.push({ kind: 'alter', before: old, after: table, columns });
+      if (columns.length || old.name !== table.name || !sameSearch(old, table) || searchIndexChanged(old, table))
+        changes.push({ kind: 'alter', before: old, after: table, columns });
     }
   }
   for (const table of previous.tables) {
@@ -120,9 +138,19 @@ function diffColumns(
   findings: Finding[],
 ): ColumnChange[] {
   const old = new Map(before.columns.map((c) => [c.name, c]));
-  const hints = new Map([...renames.columns].flatMap(([key, from]) => (key.startsWith(`${after.name}.`) ? [[key.slice(after.name.length + 1), from] as const] : [])));
+  const hints = new Map(
+    [...renames.columns].flatMap(([key, from]) =>
+      key.startsWith(`${after.name}.`) ? [[key.slice(after.name.length + 1), from] as const] : [],
+    ),
+  );
   const oldNameOf = appliedRenames(hints, old, new Set(after.columns.map((c) => c.name)), (name, from) =>
-    findings.push({ kind: 'rename', model: after.model, field: name, message: `"renamed_from" of ${after.model}.${name} names no field of the previous version (${from})`, hint: `previous fields: ${before.columns.map((c) => c.name).join(', ')}` }),
+    findings.push({
+      kind: 'rename',
+      model: after.model,
+      field: name,
+      message: `"renamed_from" of ${after.model}.${name} names no field of the previous version (${from})`,
+      hint: `previous fields: ${before.columns.map((c) => c.name).join(', ')}`,
+    }),
   );
   const changes: ColumnChange[] = [];
   const kept = new Set<string>();
@@ -132,11 +160,29 @@ function diffColumns(
     if (!previous) {
       changes.push({ kind: 'add', column });
       if (column.primaryKey) {
-        findings.push({ kind: 'unsupported', model: after.model, field: column.name, message: `${after.model}.${column.name} is a new primary key, which a migration cannot give stored rows`, hint: 'keep the primary key; add a new model for data keyed differently' });
+        findings.push({
+          kind: 'unsupported',
+          model: after.model,
+          field: column.name,
+          message: `${after.model}.${column.name} is a new primary key, which a migration cannot give stored rows`,
+          hint: 'keep the primary key; add a new model for data keyed differently',
+        });
       } else if (column.unique && column.fill.kind !== 'none') {
-        findings.push({ kind: 'needsFill', model: after.model, field: column.name, message: `unique field ${after.model}.${column.name} is added with a default, which every stored row would share`, hint: 'add it without a default (stored rows get no value), then fill in unique values' });
+        findings.push({
+          kind: 'needsFill',
+          model: after.model,
+          field: column.name,
+          message: `unique field ${after.model}.${column.name} is added with a default, which every stored row would share`,
+          hint: 'add it without a default (stored rows get no value), then fill in unique values',
+        });
       } else if (column.notNull && column.fill.kind === 'none' && !column.generated) {
-        findings.push({ kind: 'needsFill', model: after.model, field: column.name, message: `required field ${after.model}.${column.name} is added, and the rows already stored have no value for it`, hint: 'give it a literal "default" (existing rows get it), or add it as optional first' });
+        findings.push({
+          kind: 'needsFill',
+          model: after.model,
+          field: column.name,
+          message: `required field ${after.model}.${column.name} is added, and the rows already stored have no value for it`,
+          hint: 'give it a literal "default" (existing rows get it), or add it as optional first',
+        });
       }
       continue;
     }
@@ -166,7 +212,8 @@ function renameHint(setting: string, where: string): string {
 function columnAspects(a: StoredColumn, b: StoredColumn, currentTable: (name: string) => string): Set<Aspect> {
   const aspects = new Set<Aspect>();
   if (a.name !== b.name) aspects.add('name');
-  if (a.sqlite !== b.sqlite || a.postgres !== b.postgres || (a.type === 'boolean') !== (b.type === 'boolean')) aspects.add('type');
+  if (a.sqlite !== b.sqlite || a.postgres !== b.postgres || (a.type === 'boolean') !== (b.type === 'boolean'))
+    aspects.add('type');
   if (!a.notNull && b.notNull) aspects.add('notNull');
   if (a.notNull && !b.notNull) aspects.add('nullable');
   if (!a.unique && b.unique) aspects.add('unique');
@@ -177,10 +224,22 @@ function columnAspects(a: StoredColumn, b: StoredColumn, currentTable: (name: st
   return aspects;
 }
 
-function checkChange(model: string, a: StoredColumn, b: StoredColumn, aspects: ReadonlySet<Aspect>, findings: Finding[]): void {
+function checkChange(
+  model: string,
+  a: StoredColumn,
+  b: StoredColumn,
+  aspects: ReadonlySet<Aspect>,
+  findings: Finding[],
+): void {
   const field = b.name;
   if (a.primaryKey !== b.primaryKey || a.generated !== b.generated || (a.primaryKey && aspects.has('type'))) {
-    findings.push({ kind: 'unsupported', model, field, message: `${model}.${field} changes as a primary key (whether it is one, or its type), which a migration cannot do`, hint: 'keep the primary key; add a new model for data keyed differently' });
+    findings.push({
+      kind: 'unsupported',
+      model,
+      field,
+      message: `${model}.${field} changes as a primary key (whether it is one, or its type), which a migration cannot do`,
+      hint: 'keep the primary key; add a new model for data keyed differently',
+    });
     return;
   }
   if (aspects.has('type') && !widens(a, b)) {
@@ -193,7 +252,13 @@ function checkChange(model: string, a: StoredColumn, b: StoredColumn, aspects: R
     });
   }
   if (aspects.has('notNull') && b.fill.kind === 'none') {
-    findings.push({ kind: 'needsFill', model, field, message: `field ${model}.${field} becomes required, and stored rows may have no value for it`, hint: 'give it a literal "default" (rows without a value get it)' });
+    findings.push({
+      kind: 'needsFill',
+      model,
+      field,
+      message: `field ${model}.${field} becomes required, and stored rows may have no value for it`,
+      hint: 'give it a literal "default" (rows without a value get it)',
+    });
   }
 }
 
@@ -202,8 +267,10 @@ export function widens(a: StoredColumn, b: StoredColumn): boolean {
   if ((a.type === 'boolean') !== (b.type === 'boolean')) return false;
   if (a.postgres === b.postgres) return a.sqlite === b.sqlite;
   const ints = ['smallint', 'integer', 'bigint'];
-  if (ints.includes(a.postgres) && ints.includes(b.postgres)) return ints.indexOf(b.postgres) >= ints.indexOf(a.postgres);
-  const text = (t: string) => (t === 'text' ? Infinity : /^varchar\((\d+)\)$/.exec(t) ? Number(/^varchar\((\d+)\)$/.exec(t)![1]) : undefined);
+  if (ints.includes(a.postgres) && ints.includes(b.postgres))
+    return ints.indexOf(b.postgres) >= ints.indexOf(a.postgres);
+  const text = (t: string) =>
+    t === 'text' ? Infinity : /^varchar\((\d+)\)$/.exec(t) ? Number(/^varchar\((\d+)\)$/.exec(t)![1]) : undefined;
   const [from, to] = [text(a.postgres), text(b.postgres)];
   if (from !== undefined && to !== undefined) return to >= from;
   const numeric = (t: string) => /^numeric(?:\((\d+), (\d+)\))?$/.exec(t);

@@ -60,7 +60,8 @@ export interface StoredColumn {
   readonly renamedFrom: string | null;
 }
 
-export type Fill = { readonly kind: 'literal'; readonly value: Literal } | { readonly kind: 'now' } | { readonly kind: 'none' };
+export type Fill =
+  { readonly kind: 'literal'; readonly value: Literal } | { readonly kind: 'now' } | { readonly kind: 'none' };
 
 export interface Reference {
   readonly table: string;
@@ -70,7 +71,9 @@ export interface Reference {
 }
 
 export function storageModel(ir: ServiceIR, types: FieldTypes): StorageModel {
-  const tables = ir.models.map((m) => storedTable(m, types)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const tables = ir.models
+    .map((m) => storedTable(m, types))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { format: STORAGE_FORMAT, tables };
 }
 
@@ -104,7 +107,9 @@ function storedColumn(model: Model, field: Field, types: FieldTypes): StoredColu
     // A one-to-one link is unique: one object on each side.
     unique: (field.unique || types.isOneToOneLink(model, field)) && !field.primaryKey,
     fill: fillOf(field),
-    references: fk ? { table: fk.model.toLowerCase(), column: fk.column, onDelete: fk.onDelete, onUpdate: fk.onUpdate } : null,
+    references: fk
+      ? { table: fk.model.toLowerCase(), column: fk.column, onDelete: fk.onDelete, onUpdate: fk.onUpdate }
+      : null,
     documentPath: documentPath(model, field),
     renamedFrom: field.renamedFrom,
   };

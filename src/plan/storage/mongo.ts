@@ -26,7 +26,9 @@ export type MongoStep =
 export function mongoSteps(changes: readonly TableChange[]): MongoStep[] {
   // Collections are renamed first: the other steps name them by their new names.
   const steps: MongoStep[] = changes.flatMap((c) =>
-    c.kind === 'alter' && c.before.name !== c.after.name ? [{ op: 'renameCollection' as const, from: c.before.name, to: c.after.name }] : [],
+    c.kind === 'alter' && c.before.name !== c.after.name
+      ? [{ op: 'renameCollection' as const, from: c.before.name, to: c.after.name }]
+      : [],
   );
   for (const c of changes) {
     if (c.kind === 'create') steps.push(...c.table.columns.flatMap((col) => indexSteps(c.table.name, col)));
@@ -35,7 +37,8 @@ export function mongoSteps(changes: readonly TableChange[]): MongoStep[] {
     if (c.kind === 'alter') steps.push(...c.columns.flatMap((col) => columnSteps(c.after, col)));
     // After the fields moved and were filled: the words are named by the fields' new names, and a
     // searched field that old documents got a value for has words to index.
-    if (c.kind === 'alter' && (!sameSearch(c.before, c.after) || filledSearchedField(c.after, c.columns))) steps.push(...wordSteps(c.after));
+    if (c.kind === 'alter' && (!sameSearch(c.before, c.after) || filledSearchedField(c.after, c.columns)))
+      steps.push(...wordSteps(c.after));
   }
   return steps;
 }
@@ -44,7 +47,9 @@ function columnSteps(table: StoredTable, change: ColumnChange): MongoStep[] {
   const collection = table.name;
   if (change.kind === 'add') return [...fill(collection, change.column), ...indexSteps(collection, change.column)];
   if (change.kind === 'drop') {
-    const index = indexed(change.column) ? [{ op: 'dropIndex', collection, field: change.column.documentPath } as const] : [];
+    const index = indexed(change.column)
+      ? [{ op: 'dropIndex', collection, field: change.column.documentPath } as const]
+      : [];
     return [...index, { op: 'unsetField', collection, field: change.column.documentPath }];
   }
   const { before, after, aspects } = change;
@@ -70,7 +75,13 @@ function fill(collection: string, column: StoredColumn): MongoStep[] {
 }
 
 function filledSearchedField(table: StoredTable, changes: readonly ColumnChange[]): boolean {
-  return changes.some((c) => c.kind === 'change' && c.aspects.has('notNull') && c.after.fill.kind !== 'none' && table.search.includes(c.after.name));
+  return changes.some(
+    (c) =>
+      c.kind === 'change' &&
+      c.aspects.has('notNull') &&
+      c.after.fill.kind !== 'none' &&
+      table.search.includes(c.after.name),
+  );
 }
 
 function indexed(column: StoredColumn): boolean {

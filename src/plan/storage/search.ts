@@ -62,11 +62,16 @@ export function dropSearch(table: StoredTable, dialect: Dialect): string[] {
       ...TRIGGERS.map((t) => `drop trigger if exists ${q(`${ftsTable(table.name)}_${t}`)};`),
       `drop table if exists ${q(ftsTable(table.name))};`,
       ...(table.searchIndex >= 2
-        ? [`drop table if exists ${q(staleTable(table.name))};`, `delete from ${q(SEARCH_STATE)} where "name" = ${sqlString(table.name)};`]
+        ? [
+            `drop table if exists ${q(staleTable(table.name))};`,
+            `delete from ${q(SEARCH_STATE)} where "name" = ${sqlString(table.name)};`,
+          ]
         : []),
     ];
   // The GIN index goes with its column.
-  return [`alter table ${q(table.name)} ${table.search.map((f) => `drop column if exists ${q(vectorColumn(f))}`).join(', ')};`];
+  return [
+    `alter table ${q(table.name)} ${table.search.map((f) => `drop column if exists ${q(vectorColumn(f))}`).join(', ')};`,
+  ];
 }
 
 /** SQLite: the table of how far each search index is caught up, before the first index that needs it. */
@@ -91,7 +96,8 @@ function createFts(table: StoredTable): string[] {
   const key = table.columns.find((c) => c.primaryKey)?.name;
   const watched = [...table.search, ...(key && !table.search.includes(key) ? [key] : [])].map(q).join(', ');
   // A row at or below the mark was indexed (or its rowid was, before it was deleted): mark it stale.
-  const indexed = (row: 'new' | 'old') => `${row}.rowid <= (select "indexed_to" from ${q(SEARCH_STATE)} where "name" = ${name})`;
+  const indexed = (row: 'new' | 'old') =>
+    `${row}.rowid <= (select "indexed_to" from ${q(SEARCH_STATE)} where "name" = ${name})`;
   const markStale = (row: 'new' | 'old') => `insert or ignore into ${stale} ("changed") values (${row}.rowid);`;
   return [
     `create virtual table ${fts} using fts5(${columns}, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');`,
@@ -125,8 +131,13 @@ type Alter = Extract<TableChange, { kind: 'alter' }>;
  * table changes under them in a way they cannot follow. `tableRebuilt` (SQLite): the migration
  * copies the table into a new one, which gives its rows new rowids and drops its triggers.
  */
-export function rebuiltSearches(changes: readonly TableChange[], tableRebuilt: (change: Alter) => boolean): { before: StoredTable; after: StoredTable }[] {
-  return changes.flatMap((c) => (c.kind === 'alter' && searchRebuilt(c, tableRebuilt) ? [{ before: c.before, after: c.after }] : []));
+export function rebuiltSearches(
+  changes: readonly TableChange[],
+  tableRebuilt: (change: Alter) => boolean,
+): { before: StoredTable; after: StoredTable }[] {
+  return changes.flatMap((c) =>
+    c.kind === 'alter' && searchRebuilt(c, tableRebuilt) ? [{ before: c.before, after: c.after }] : [],
+  );
 }
 
 function searchRebuilt(change: Alter, tableRebuilt: (change: Alter) => boolean): boolean {
@@ -154,5 +165,11 @@ export function sameSearch(a: StoredTable, b: StoredTable): boolean {
 export function wordSteps(table: StoredTable): MongoStep[] {
   if (table.search.length === 0) return [{ op: 'dropWords', collection: table.name }];
   const paths = new Map(table.columns.map((c) => [c.name, c.documentPath]));
-  return [{ op: 'indexWords', collection: table.name, fields: Object.fromEntries(table.search.map((f) => [f, paths.get(f) ?? f])) }];
+  return [
+    {
+      op: 'indexWords',
+      collection: table.name,
+      fields: Object.fromEntries(table.search.map((f) => [f, paths.get(f) ?? f])),
+    },
+  ];
 }

@@ -5,7 +5,15 @@
  * into the next migration.
  */
 import { FIELD_TYPES, type FieldType, type Literal, type ReferentialAction } from '../../ir/types.js';
-import { SEARCH_INDEX, STORAGE_FORMAT, type Fill, type Reference, type StorageModel, type StoredColumn, type StoredTable } from './model.js';
+import {
+  SEARCH_INDEX,
+  STORAGE_FORMAT,
+  type Fill,
+  type Reference,
+  type StorageModel,
+  type StoredColumn,
+  type StoredTable,
+} from './model.js';
 
 /** The model, or what is wrong with the text (a sentence naming the place). */
 export function parseStorageModel(text: string): StorageModel | { readonly problem: string } {
@@ -52,7 +60,8 @@ function flag(value: unknown, where: string): boolean {
 
 function storage(data: unknown): StorageModel {
   const root = object(data, 'the file', ['format', 'tables']);
-  if (root['format'] !== STORAGE_FORMAT) fail('"format"', `must be ${STORAGE_FORMAT} (written by another version of svcgen?)`);
+  if (root['format'] !== STORAGE_FORMAT)
+    fail('"format"', `must be ${STORAGE_FORMAT} (written by another version of svcgen?)`);
   if (!Array.isArray(root['tables'])) fail('"tables"', 'must be a list');
   const tables = root['tables'].map((t, i) => table(t, `tables[${i}]`));
   const names = tables.map((t) => t.name);
@@ -77,7 +86,20 @@ function table(value: unknown, where: string): StoredTable {
 }
 
 function column(value: unknown, where: string): StoredColumn {
-  const c = object(value, where, ['name', 'type', 'sqlite', 'postgres', 'primaryKey', 'generated', 'notNull', 'unique', 'fill', 'references', 'documentPath', 'renamedFrom']);
+  const c = object(value, where, [
+    'name',
+    'type',
+    'sqlite',
+    'postgres',
+    'primaryKey',
+    'generated',
+    'notNull',
+    'unique',
+    'fill',
+    'references',
+    'documentPath',
+    'renamedFrom',
+  ]);
   if (!FIELD_TYPES.includes(c['type'] as FieldType)) fail(`${where}.type`, 'must be a field type');
   return {
     name: text(c['name'], `${where}.name`, IDENTIFIER),
@@ -96,7 +118,8 @@ function column(value: unknown, where: string): StoredColumn {
 }
 
 function searchIndex(value: unknown, where: string): number {
-  if (value !== 1 && value !== SEARCH_INDEX) fail(where, `must be 1 or ${SEARCH_INDEX} (written by another version of svcgen?)`);
+  if (value !== 1 && value !== SEARCH_INDEX)
+    fail(where, `must be 1 or ${SEARCH_INDEX} (written by another version of svcgen?)`);
   return value;
 }
 
@@ -112,13 +135,17 @@ function searchColumns(value: unknown, where: string, columns: readonly StoredCo
 function fill(value: unknown, where: string): Fill {
   const f = object(value, where, ['kind', 'value']);
   if (f['kind'] === 'none' || f['kind'] === 'now') return { kind: f['kind'] };
-  if (f['kind'] !== 'literal' || !('value' in f)) fail(where, 'must be {"kind": "none" | "now"} or {"kind": "literal", "value": …}');
+  if (f['kind'] !== 'literal' || !('value' in f))
+    fail(where, 'must be {"kind": "none" | "now"} or {"kind": "literal", "value": …}');
   return { kind: 'literal', value: f['value'] as Literal };
 }
 
 function reference(value: unknown, where: string): Reference {
   const r = object(value, where, ['table', 'column', 'onDelete', 'onUpdate']);
-  const action = (v: unknown, w: string) => (ACTIONS.includes(v as ReferentialAction) ? (v as ReferentialAction) : fail(w, `must be one of ${ACTIONS.join(', ')}`));
+  const action = (v: unknown, w: string) =>
+    ACTIONS.includes(v as ReferentialAction)
+      ? (v as ReferentialAction)
+      : fail(w, `must be one of ${ACTIONS.join(', ')}`);
   return {
     table: text(r['table'], `${where}.table`, IDENTIFIER),
     column: text(r['column'], `${where}.column`, IDENTIFIER),

@@ -11,11 +11,28 @@
  * not by name, so a constraint named by an earlier table or column name is found all the same.
  */
 import type { Literal } from '../../ir/types.js';
-import { columnSql, foreignKeyClause, referenceClause, createLinkIndex, createTable, linkIndexes, linkIndexName, type MigrationSql } from './ddl.js';
+import {
+  columnSql,
+  foreignKeyClause,
+  referenceClause,
+  createLinkIndex,
+  createTable,
+  linkIndexes,
+  linkIndexName,
+  type MigrationSql,
+} from './ddl.js';
 import { q, type Dialect } from './identifiers.js';
 import type { ColumnChange, TableChange } from './diff.js';
 import type { StoredColumn, StoredTable } from './model.js';
-import { createSearch, dropSearch, rebuiltSearches, searchFunctions, searchIndexChanged, searchState, vectorSourceChanged } from './search.js';
+import {
+  createSearch,
+  dropSearch,
+  rebuiltSearches,
+  searchFunctions,
+  searchIndexChanged,
+  searchState,
+  vectorSourceChanged,
+} from './search.js';
 
 export function migrationSql(changes: readonly TableChange[]): MigrationSql {
   return { sqlite: sqliteSql(changes), postgres: postgresSql(changes) };
@@ -35,7 +52,11 @@ interface RenamePlan {
   dropName(name: string): string;
 }
 
-function renamePlan(renames: readonly (readonly [string, string])[], existing: ReadonlySet<string>, dropped: readonly string[]): RenamePlan {
+function renamePlan(
+  renames: readonly (readonly [string, string])[],
+  existing: ReadonlySet<string>,
+  dropped: readonly string[],
+): RenamePlan {
   const targets = new Set(renames.map(([, to]) => to));
   const moved = new Map(dropped.filter((d) => targets.has(d)).map((d) => [d, `svc_dropped_${d}`]));
   const first: (readonly [string, string])[] = [...moved];
@@ -50,28 +71,56 @@ function renamePlan(renames: readonly (readonly [string, string])[], existing: R
 }
 
 function tableRenames(changes: readonly TableChange[]): RenamePlan {
-  const renames = changes.flatMap((c) => (c.kind === 'alter' && c.before.name !== c.after.name ? [[c.before.name, c.after.name] as const] : []));
-  const existing = new Set(changes.flatMap((c) => (c.kind === 'alter' || c.kind === 'drop' ? [c.kind === 'alter' ? c.before.name : c.table.name] : [])));
-  return renamePlan(renames, existing, changes.flatMap((c) => (c.kind === 'drop' ? [c.table.name] : [])));
+  const renames = changes.flatMap((c) =>
+    c.kind === 'alter' && c.before.name !== c.after.name ? [[c.before.name, c.after.name] as const] : [],
+  );
+  const existing = new Set(
+    changes.flatMap((c) =>
+      c.kind === 'alter' || c.kind === 'drop' ? [c.kind === 'alter' ? c.before.name : c.table.name] : [],
+    ),
+  );
+  return renamePlan(
+    renames,
+    existing,
+    changes.flatMap((c) => (c.kind === 'drop' ? [c.table.name] : [])),
+  );
 }
 
 function columnRenames(before: StoredTable, columns: readonly ColumnChange[]): RenamePlan {
-  const renames = columns.flatMap((c) => (c.kind === 'change' && c.aspects.has('name') ? [[c.before.name, c.after.name] as const] : []));
-  return renamePlan(renames, new Set(before.columns.map((c) => c.name)), columns.flatMap((c) => (c.kind === 'drop' ? [c.column.name] : [])));
+  const renames = columns.flatMap((c) =>
+    c.kind === 'change' && c.aspects.has('name') ? [[c.before.name, c.after.name] as const] : [],
+  );
+  return renamePlan(
+    renames,
+    new Set(before.columns.map((c) => c.name)),
+    columns.flatMap((c) => (c.kind === 'drop' ? [c.column.name] : [])),
+  );
 }
 
 // --- SQLite ---------------------------------------------------------------------------------------
 
 function sqliteSql(changes: readonly TableChange[]): string {
   const renames = tableRenames(changes);
-  const searches = rebuiltSearches(changes, (c) => c.columns.some((x) => !inPlaceOnSqlite(x)) || searchIndexChanged(c.before, c.after));
+  const searches = rebuiltSearches(
+    changes,
+    (c) => c.columns.some((x) => !inPlaceOnSqlite(x)) || searchIndexChanged(c.before, c.after),
+  );
   // A dropped table's search goes first too: its FTS table is not dropped with it.
-  const out = [...searches.flatMap((s) => dropSearch(s.before, 'sqlite')), ...changes.flatMap((c) => (c.kind === 'drop' ? dropSearch(c.table, 'sqlite') : []))];
+  const out = [
+    ...searches.flatMap((s) => dropSearch(s.before, 'sqlite')),
+    ...changes.flatMap((c) => (c.kind === 'drop' ? dropSearch(c.table, 'sqlite') : [])),
+  ];
   out.push(...renames.steps.map(([from, to]) => renameTable(from, to)));
-  for (const c of changes) if (c.kind === 'create') out.push(createTable(c.table, 'sqlite'), ...linkIndexes(c.table, 'sqlite'));
+  for (const c of changes)
+    if (c.kind === 'create') out.push(createTable(c.table, 'sqlite'), ...linkIndexes(c.table, 'sqlite'));
   for (const c of changes) if (c.kind === 'alter') out.push(...alterSqlite(c.before, c.after, c.columns));
   for (const c of changes) if (c.kind === 'drop') out.push(`drop table ${q(renames.dropName(c.table.name))};`);
-  out.push(...searchState([...changes.flatMap((c) => (c.kind === 'create' ? [c.table] : [])), ...searches.map((s) => s.after)]));
+  out.push(
+    ...searchState([
+      ...changes.flatMap((c) => (c.kind === 'create' ? [c.table] : [])),
+      ...searches.map((s) => s.after),
+    ]),
+  );
   for (const c of changes) if (c.kind === 'create') out.push(...createSearch(c.table, 'sqlite'));
   out.push(...searches.flatMap((s) => createSearch(s.after, 'sqlite')));
   return out.join('\n\n');
@@ -92,7 +141,10 @@ function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly 
     const change = columns.find((x) => x.kind === 'change' && x.after.name === column.name);
     const oldName = change?.kind === 'change' ? change.before.name : column.name;
     if (before.name === after.name && oldName === column.name) continue;
-    out.push(`drop index if exists ${q(linkIndexName(before.name, oldName, 'sqlite'))};`, createLinkIndex(after.name, column.name, 'sqlite'));
+    out.push(
+      `drop index if exists ${q(linkIndexName(before.name, oldName, 'sqlite'))};`,
+      createLinkIndex(after.name, column.name, 'sqlite'),
+    );
   }
   for (const c of columns) {
     if (c.kind === 'add') {
@@ -100,7 +152,8 @@ function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly 
       const fill = c.column.fill;
       const constant = fill.kind === 'literal' ? ` default ${literalSql(c.column, fill.value, 'sqlite')}` : '';
       out.push(`alter table ${q(after.name)} add column ${addedColumnSqlite(c.column)}${constant};`);
-      if (fill.kind === 'now') out.push(`update ${q(after.name)} set ${q(c.column.name)} = ${nowSql(c.column, 'sqlite')};`);
+      if (fill.kind === 'now')
+        out.push(`update ${q(after.name)} set ${q(c.column.name)} = ${nowSql(c.column, 'sqlite')};`);
       if (c.column.references) out.push(createLinkIndex(after.name, c.column.name, 'sqlite'));
     }
     if (c.kind === 'drop') out.push(`alter table ${q(after.name)} drop column ${q(renames.dropName(c.column.name))};`);
@@ -125,7 +178,9 @@ function inPlaceOnSqlite(c: ColumnChange): boolean {
       return plain(c.column) && !c.column.references;
     case 'change':
       // SQLite stores by affinity: varchar(50) and varchar(200), integer and bigint are one column type.
-      return [...c.aspects].every((a) => a === 'name' || a === 'documentPath' || (a === 'type' && sameOnSqlite(c.before, c.after)));
+      return [...c.aspects].every(
+        (a) => a === 'name' || a === 'documentPath' || (a === 'type' && sameOnSqlite(c.before, c.after)),
+      );
   }
 }
 
@@ -145,7 +200,11 @@ function rebuild(after: StoredTable, columns: readonly ColumnChange[]): string[]
     const fill = column.notNull ? fillSql(column, 'sqlite') : undefined;
     return fill ? `coalesce(${source}, ${fill})` : source;
   });
-  const guards = columns.flatMap((c) => (c.kind === 'change' && c.aspects.has('type') && !sameOnSqlite(c.before, c.after) ? conversionGuard(after, c.before, c.after) : []));
+  const guards = columns.flatMap((c) =>
+    c.kind === 'change' && c.aspects.has('type') && !sameOnSqlite(c.before, c.after)
+      ? conversionGuard(after, c.before, c.after)
+      : [],
+  );
   return [
     ...guards,
     createTable(after, 'sqlite', temporary),
@@ -168,8 +227,14 @@ function conversionGuard(table: StoredTable, before: StoredColumn, after: Stored
     integer: `cast(${value} as integer) = ${value}`,
     real: `cast(${value} as real) = ${value}`,
   };
-  const json = after.type === 'list' ? `json_valid(${value}) and json_type(${value}) = 'array'` : `json_valid(${value})`;
-  const condition = after.type === 'boolean' ? `${value} in (0, 1)` : after.sqlite === 'text' && ['list', 'dict', 'pickle'].includes(after.type) ? json : fits[after.sqlite];
+  const json =
+    after.type === 'list' ? `json_valid(${value}) and json_type(${value}) = 'array'` : `json_valid(${value})`;
+  const condition =
+    after.type === 'boolean'
+      ? `${value} in (0, 1)`
+      : after.sqlite === 'text' && ['list', 'dict', 'pickle'].includes(after.type)
+        ? json
+        : fits[after.sqlite];
   if (!condition) return [];
   const rule = `${table.model}.${after.name}: a stored value does not convert to ${after.type}`;
   return [
@@ -203,17 +268,29 @@ function postgresSql(changes: readonly TableChange[]): string {
   // A table moved aside to be dropped gives up its index names first.
   for (const c of changes) {
     if (c.kind === 'drop' && renames.dropName(c.table.name) !== c.table.name)
-      out.push(...c.table.columns.filter((x) => x.references).map((x) => `drop index if exists ${q(linkIndexName(c.table.name, x.name, 'postgres'))};`));
+      out.push(
+        ...c.table.columns
+          .filter((x) => x.references)
+          .map((x) => `drop index if exists ${q(linkIndexName(c.table.name, x.name, 'postgres'))};`),
+      );
   }
   out.push(...renames.steps.map(([from, to]) => renameTable(from, to)));
   for (const c of changes) {
     if (c.kind !== 'alter' || c.before.name === c.after.name) continue;
     for (const col of c.before.columns.filter((x) => x.references))
-      out.push(`alter index if exists ${q(linkIndexName(c.before.name, col.name, 'postgres'))} rename to ${q(linkIndexName(c.after.name, col.name, 'postgres'))};`);
+      out.push(
+        `alter index if exists ${q(linkIndexName(c.before.name, col.name, 'postgres'))} rename to ${q(linkIndexName(c.after.name, col.name, 'postgres'))};`,
+      );
   }
   for (const c of changes) if (c.kind === 'create') out.push(createTable(c.table, 'postgres'));
-  for (const c of changes) if (c.kind === 'alter') out.push(...alterPostgres(c.before, c.after, c.columns, constraints));
-  for (const c of changes) if (c.kind === 'create') constraints.push(...c.table.columns.filter((x) => x.references).map((x) => addReference(c.table.name, x)), ...linkIndexes(c.table, 'postgres'));
+  for (const c of changes)
+    if (c.kind === 'alter') out.push(...alterPostgres(c.before, c.after, c.columns, constraints));
+  for (const c of changes)
+    if (c.kind === 'create')
+      constraints.push(
+        ...c.table.columns.filter((x) => x.references).map((x) => addReference(c.table.name, x)),
+        ...linkIndexes(c.table, 'postgres'),
+      );
   out.push(...constraints);
   const dropped = changes.filter((c) => c.kind === 'drop').map((c) => q(renames.dropName(c.table.name)));
   if (dropped.length) out.push(`drop table ${dropped.join(', ')};`);
@@ -222,17 +299,26 @@ function postgresSql(changes: readonly TableChange[]): string {
   return out.join('\n\n');
 }
 
-function alterPostgres(old: StoredTable, table: StoredTable, columns: readonly ColumnChange[], constraints: string[]): string[] {
+function alterPostgres(
+  old: StoredTable,
+  table: StoredTable,
+  columns: readonly ColumnChange[],
+  constraints: string[],
+): string[] {
   const t = q(table.name);
   const renames = columnRenames(old, columns);
   // A column moved aside to be dropped gives up its index name first.
   const out = columns.flatMap((c) =>
-    c.kind === 'drop' && c.column.references && renames.dropName(c.column.name) !== c.column.name ? [`drop index if exists ${q(linkIndexName(table.name, c.column.name, 'postgres'))};`] : [],
+    c.kind === 'drop' && c.column.references && renames.dropName(c.column.name) !== c.column.name
+      ? [`drop index if exists ${q(linkIndexName(table.name, c.column.name, 'postgres'))};`]
+      : [],
   );
   out.push(...renames.steps.map(([from, to]) => `alter table ${t} rename column ${q(from)} to ${q(to)};`));
   for (const c of columns) {
     if (c.kind === 'change' && c.aspects.has('name') && c.before.references)
-      out.push(`alter index if exists ${q(linkIndexName(table.name, c.before.name, 'postgres'))} rename to ${q(linkIndexName(table.name, c.after.name, 'postgres'))};`);
+      out.push(
+        `alter index if exists ${q(linkIndexName(table.name, c.before.name, 'postgres'))} rename to ${q(linkIndexName(table.name, c.after.name, 'postgres'))};`,
+      );
   }
   for (const c of columns) {
     if (c.kind !== 'change') continue;
@@ -252,7 +338,8 @@ function alterPostgres(old: StoredTable, table: StoredTable, columns: readonly C
       constraints.push(addReference(table.name, after));
       if (!before.references) constraints.push(createLinkIndex(table.name, after.name, 'postgres'));
     }
-    if (aspects.has('reference') && !after.references) out.push(`drop index if exists ${q(linkIndexName(table.name, after.name, 'postgres'))};`);
+    if (aspects.has('reference') && !after.references)
+      out.push(`drop index if exists ${q(linkIndexName(table.name, after.name, 'postgres'))};`);
   }
   for (const c of columns) {
     if (c.kind !== 'add') continue;
@@ -263,9 +350,11 @@ function alterPostgres(old: StoredTable, table: StoredTable, columns: readonly C
     if (fill) out.push(`update ${t} set ${q(column.name)} = ${fill};`);
     if (column.notNull) out.push(`alter table ${t} alter column ${q(column.name)} set not null;`);
     if (column.unique) out.push(addUnique(table.name, column.name));
-    if (column.references) constraints.push(addReference(table.name, column), createLinkIndex(table.name, column.name, 'postgres'));
+    if (column.references)
+      constraints.push(addReference(table.name, column), createLinkIndex(table.name, column.name, 'postgres'));
   }
-  for (const c of columns) if (c.kind === 'drop') out.push(`alter table ${t} drop column ${q(renames.dropName(c.column.name))};`);
+  for (const c of columns)
+    if (c.kind === 'drop') out.push(`alter table ${t} drop column ${q(renames.dropName(c.column.name))};`);
   return out;
 }
 
@@ -311,7 +400,8 @@ function fillSql(column: StoredColumn, dialect: Dialect): string | undefined {
 }
 
 function nowSql(column: StoredColumn, dialect: Dialect): string {
-  if (dialect === 'postgres') return column.type === 'date' ? 'current_date' : column.type === 'time' ? 'localtime(0)' : 'now()';
+  if (dialect === 'postgres')
+    return column.type === 'date' ? 'current_date' : column.type === 'time' ? 'localtime(0)' : 'now()';
   const format = column.type === 'date' ? '%Y-%m-%d' : column.type === 'time' ? '%H:%M:%S' : '%Y-%m-%dT%H:%M:%SZ';
   return `strftime('${format}', 'now')`;
 }
@@ -319,7 +409,8 @@ function nowSql(column: StoredColumn, dialect: Dialect): string {
 function literalSql(column: StoredColumn, value: Literal, dialect: Dialect): string {
   if (typeof value === 'boolean') return dialect === 'sqlite' ? (value ? '1' : '0') : String(value);
   if (typeof value === 'number') return String(value);
-  const text = typeof value === 'string' && !['list', 'dict', 'pickle'].includes(column.type) ? value : JSON.stringify(value);
+  const text =
+    typeof value === 'string' && !['list', 'dict', 'pickle'].includes(column.type) ? value : JSON.stringify(value);
   return column.postgres === 'jsonb' && dialect === 'postgres' ? `${sqlString(text)}::jsonb` : sqlString(text);
 }
 

@@ -3,8 +3,27 @@ import type { Span } from '../../diagnostics/source.js';
 import { isAlreadyReported, isScalar, isSeq, type YEntry, type YMap, type YScalar } from '../../load/ynode.js';
 import { declarationEntries } from '../expand.js';
 import { isResourceKey } from '../grammar.js';
-import type { DocumentationItem, NamedParameters, RamlApi, Resource, ResourceTypeDeclaration, SchemaDeclaration, TraitDeclaration } from '../model.js';
-import { checkDeclarationList, entrySpan, reportNotAList, looksLikePath, mapValue, readEntries, report, requiredStringValue, stringValue, type ReadContext } from './context.js';
+import type {
+  DocumentationItem,
+  NamedParameters,
+  RamlApi,
+  Resource,
+  ResourceTypeDeclaration,
+  SchemaDeclaration,
+  TraitDeclaration,
+} from '../model.js';
+import {
+  checkDeclarationList,
+  entrySpan,
+  reportNotAList,
+  looksLikePath,
+  mapValue,
+  readEntries,
+  report,
+  requiredStringValue,
+  stringValue,
+  type ReadContext,
+} from './context.js';
 import { isMediaType, readMethod } from './method.js';
 import { readNamedParameters } from './parameters.js';
 import { checkSchemaText } from './schema-text.js';
@@ -24,7 +43,12 @@ export interface ApiReadInput {
 export function readApi({ root, declarationsRoot, ctx: base }: ApiReadInput): RamlApi {
   const schemas = readSchemas({ ...base, template: false, schemas: new Map(), securitySchemes: new Set() }, root);
   const schemeNames = new Set(declarationEntries(entryOf(root, 'securitySchemes')?.value).map((d) => d.key.text));
-  const ctx: ReadContext = { ...base, template: false, schemas: new Map(schemas.map((s) => [s.name, s])), securitySchemes: schemeNames };
+  const ctx: ReadContext = {
+    ...base,
+    template: false,
+    schemas: new Map(schemas.map((s) => [s.name, s])),
+    securitySchemes: schemeNames,
+  };
   const templateCtx: ReadContext = { ...ctx, template: true };
   const api: Building<RamlApi> = { node: root, schemas, traits: [], resourceTypes: [], securitySchemes: [] };
   const resources: Resource[] = [];
@@ -38,7 +62,10 @@ export function readApi({ root, declarationsRoot, ctx: base }: ApiReadInput): Ra
     },
     baseUriParameters: (e) => (api.baseUriParameters = readBaseUriParameters(ctx, e)),
     uriParameters: (e) => {
-      report(ctx, 'SVC1117', 'root "uriParameters" is read as "baseUriParameters"', { span: e.key.span, hint: 'rename it to `baseUriParameters:`' });
+      report(ctx, 'SVC1117', 'root "uriParameters" is read as "baseUriParameters"', {
+        span: e.key.span,
+        hint: 'rename it to `baseUriParameters:`',
+      });
       api.baseUriParameters = readBaseUriParameters(ctx, e);
     },
     protocols: (e) => (api.protocols = readProtocols(ctx, e)),
@@ -46,12 +73,14 @@ export function readApi({ root, declarationsRoot, ctx: base }: ApiReadInput): Ra
     schemas: () => undefined,
     documentation: (e) => (api.documentation = readDocumentation(ctx, e)),
     traits: (e) => (api.traits = readTraits(templateCtx, entryOf(declarationsRoot, 'traits') ?? e)),
-    resourceTypes: (e) => (api.resourceTypes = readResourceTypes(templateCtx, entryOf(declarationsRoot, 'resourceTypes') ?? e)),
+    resourceTypes: (e) =>
+      (api.resourceTypes = readResourceTypes(templateCtx, entryOf(declarationsRoot, 'resourceTypes') ?? e)),
     securitySchemes: (e) => (api.securitySchemes = readSecuritySchemes(ctx, e)),
     securedBy: (e) => (api.securedBy = readSecuredBy(ctx, e)),
   });
   // A title whose !include failed is there: its include error says it all.
-  if (!root.entries.some((e) => e.key.text === 'title')) report(ctx, 'SVC1104', 'the API has no title', { span: rootStart(root), hint: 'add `title: My API`' });
+  if (!root.entries.some((e) => e.key.text === 'title'))
+    report(ctx, 'SVC1104', 'the API has no title', { span: rootStart(root), hint: 'add `title: My API`' });
   for (const e of root.entries) {
     if (!isResourceKey(e.key.text)) continue;
     const resource = readResource(ctx, e, '');
@@ -79,14 +108,24 @@ function readBaseUriParameters(ctx: ReadContext, e: YEntry): NamedParameters | u
   if (version) {
     const node = Array.isArray(version) ? e.value : (version as { node: YMap }).node;
     const key = (e.value as YMap).entries?.find((p) => p.key.text === 'version')?.key;
-    report(ctx, 'SVC1107', '"version" cannot be declared: its value is the root `version`', { span: key?.span ?? node.span });
+    report(ctx, 'SVC1107', '"version" cannot be declared: its value is the root `version`', {
+      span: key?.span ?? node.span,
+    });
   }
   return params;
 }
 
 function readMediaType(ctx: ReadContext, e: YEntry): string | undefined {
-  const text = requiredStringValue(ctx, e, 'give the default media type (`mediaType: application/json`), or remove the line');
-  if (text !== undefined && !isMediaType(text)) report(ctx, 'SVC1109', `"${text}" is not a media type`, { span: e.value.span, hint: 'media types look like `application/json`' });
+  const text = requiredStringValue(
+    ctx,
+    e,
+    'give the default media type (`mediaType: application/json`), or remove the line',
+  );
+  if (text !== undefined && !isMediaType(text))
+    report(ctx, 'SVC1109', `"${text}" is not a media type`, {
+      span: e.value.span,
+      hint: 'media types look like `application/json`',
+    });
   return text;
 }
 
@@ -102,23 +141,32 @@ function readSchemas(ctx: ReadContext, root: YMap): SchemaDeclaration[] {
     const name = d.key.text;
     const first = seen.get(name);
     if (first) {
-      report(ctx, 'SVC1210', `schema "${name}" is declared twice`, { span: d.key.span, related: { span: first.span, message: 'first declared here' } });
+      report(ctx, 'SVC1210', `schema "${name}" is declared twice`, {
+        span: d.key.span,
+        related: { span: first.span, message: 'first declared here' },
+      });
       continue;
     }
     seen.set(name, d.key);
     if (isAlreadyReported(d.value)) continue;
     if (!isScalar(d.value) || d.value.value === null || typeof d.value.value !== 'string') {
-      report(ctx, 'SVC1113', `schema "${name}" must be a string (the schema text or an !include)`, { span: entrySpan(d) });
+      report(ctx, 'SVC1113', `schema "${name}" must be a string (the schema text or an !include)`, {
+        span: entrySpan(d),
+      });
       continue;
     }
     if (looksLikePath(d.value)) {
-      report(ctx, 'SVC1016', `"${d.value.text}" looks like a file name, but without !include it is used as the schema text`, {
-        span: entrySpan(d),
-        hint: `write \`${name}: !include ${d.value.text}\``,
-        severity: 'warning',
-      });
-    }
-    else checkSchemaText(ctx.diagnostics, d.value, d.value.value, []);
+      report(
+        ctx,
+        'SVC1016',
+        `"${d.value.text}" looks like a file name, but without !include it is used as the schema text`,
+        {
+          span: entrySpan(d),
+          hint: `write \`${name}: !include ${d.value.text}\``,
+          severity: 'warning',
+        },
+      );
+    } else checkSchemaText(ctx.diagnostics, d.value, d.value.value, []);
     out.push({ name, content: d.value.value, node: d.value });
   }
   return out;
@@ -136,7 +184,12 @@ function readDocumentation(ctx: ReadContext, e: YEntry): DocumentationItem[] | u
     const doc: Building<DocumentationItem> = { node: item };
     readEntries(ctx, map, 'documentation', {
       title: (x) => (doc.title = requiredStringValue(ctx, x, 'give the section a heading: `title: Getting started`')),
-      content: (x) => (doc.content = requiredStringValue(ctx, x, 'write the text (Markdown), or include it: `content: !include docs/intro.md`')),
+      content: (x) =>
+        (doc.content = requiredStringValue(
+          ctx,
+          x,
+          'write the text (Markdown), or include it: `content: !include docs/intro.md`',
+        )),
     });
     for (const required of ['title', 'content'] as const) {
       if (doc[required] === undefined && !map.entries.some((x) => x.key.text === required)) {
@@ -153,7 +206,12 @@ function readTraits(ctx: ReadContext, e: YEntry): TraitDeclaration[] {
   const out: TraitDeclaration[] = [];
   for (const d of declarationEntries(e.value)) {
     const map = mapValue(ctx, d, 'a trait (a partial method)');
-    if (map) out.push({ name: d.key.text, nameNode: d.key, trait: readMethod(ctx, d.key.text, map, { trait: true, where: `trait "${d.key.text}"` }) });
+    if (map)
+      out.push({
+        name: d.key.text,
+        nameNode: d.key,
+        trait: readMethod(ctx, d.key.text, map, { trait: true, where: `trait "${d.key.text}"` }),
+      });
   }
   return out;
 }
@@ -181,7 +239,10 @@ function checkBaseUri(ctx: ReadContext, api: Building<RamlApi>, e: YEntry | unde
     report(ctx, 'SVC1108', `baseUri scheme "${scheme}" is not http or https`, { span: e.value.span });
   }
   if (uriParameterNames(api.baseUri).includes('version') && api.version === undefined) {
-    report(ctx, 'SVC1106', 'baseUri uses {version} but the API has no version', { span: e.value.span, hint: 'add `version: v1` at the root' });
+    report(ctx, 'SVC1106', 'baseUri uses {version} but the API has no version', {
+      span: e.value.span,
+      hint: 'add `version: v1` at the root',
+    });
   }
 }
 
@@ -190,7 +251,11 @@ function checkDuplicateResources(ctx: ReadContext, resources: readonly Resource[
   const visit = (list: readonly Resource[]) => {
     for (const r of list) {
       const first = seen.get(r.path);
-      if (first) report(ctx, 'SVC1111', `resource ${r.path} is declared twice`, { span: r.keyNode.span, related: { span: first.keyNode.span, message: `first declared as ${first.path}` } });
+      if (first)
+        report(ctx, 'SVC1111', `resource ${r.path} is declared twice`, {
+          span: r.keyNode.span,
+          related: { span: first.keyNode.span, message: `first declared as ${first.path}` },
+        });
       else seen.set(r.path, r);
       visit(r.resources);
     }

@@ -5,7 +5,18 @@
 import type { DiagnosticCode } from '../../diagnostics/codes.js';
 import type { DiagnosticBag, DiagnosticInit } from '../../diagnostics/diagnostic.js';
 import { span, type Span } from '../../diagnostics/source.js';
-import { isAlreadyReported, isMap, isNull, isScalar, isSeq, toPlain, type YEntry, type YMap, type YNode, type YScalar } from '../../load/ynode.js';
+import {
+  isAlreadyReported,
+  isMap,
+  isNull,
+  isScalar,
+  isSeq,
+  toPlain,
+  type YEntry,
+  type YMap,
+  type YNode,
+  type YScalar,
+} from '../../load/ynode.js';
 import { didYouMean } from '../../util/suggest.js';
 import { isOptionalKey, requiredKey } from '../merge.js';
 import type { SchemaDeclaration } from '../model.js';
@@ -24,7 +35,11 @@ export function report(ctx: ReadContext, code: DiagnosticCode, message: string, 
 
 /** From the start of the key to the end of the value: where "this property is wrong" points. */
 export function entrySpan(e: YEntry): Span {
-  return span(e.key.span.source, e.key.span.start, e.value.span.source === e.key.span.source ? Math.max(e.key.span.end, e.value.span.end) : e.key.span.end);
+  return span(
+    e.key.span.source,
+    e.key.span.start,
+    e.value.span.source === e.key.span.source ? Math.max(e.key.span.end, e.value.span.end) : e.key.span.end,
+  );
 }
 
 export function hasParameters(text: string): boolean {
@@ -53,10 +68,15 @@ export function mapValue(ctx: ReadContext, e: YEntry, what: string): YMap | unde
   if (isMap(node)) return node;
   if (isNull(node)) return { kind: 'map', entries: [], span: node.span };
   if (looksLikePath(node)) {
-    report(ctx, 'SVC1016', `"${e.key.text}" must be ${what}; "${(node as YScalar).text}" looks like a file name without !include`, {
-      span: entrySpan(e),
-      hint: `write \`${e.key.text}: !include ${(node as YScalar).text}\``,
-    });
+    report(
+      ctx,
+      'SVC1016',
+      `"${e.key.text}" must be ${what}; "${(node as YScalar).text}" looks like a file name without !include`,
+      {
+        span: entrySpan(e),
+        hint: `write \`${e.key.text}: !include ${(node as YScalar).text}\``,
+      },
+    );
     return undefined;
   }
   report(ctx, 'SVC1103', `"${e.key.text}" must be ${what}, not ${describe(node)}`, { span: entrySpan(e) });
@@ -97,7 +117,8 @@ export function requiredStringValue(ctx: ReadContext, e: YEntry, hint: string): 
 export function booleanValue(ctx: ReadContext, e: YEntry): boolean | undefined {
   const node = e.value;
   if (isScalar(node) && typeof node.value === 'boolean') return node.value;
-  if (isScalar(node) && node.style === 'quoted' && (node.text === 'true' || node.text === 'false')) return node.text === 'true';
+  if (isScalar(node) && node.style === 'quoted' && (node.text === 'true' || node.text === 'false'))
+    return node.text === 'true';
   if (isScalar(node) && node.value === null) return undefined;
   report(ctx, 'SVC1105', `"${e.key.text}" must be true or false, not ${describe(node)}`, { span: entrySpan(e) });
   return undefined;
@@ -134,7 +155,11 @@ export function readEntries(
       reportOptionalScalar(ctx, e);
       continue;
     }
-    if (ctx.template && extras && (hasParameters(key) || (handler && isParameterized(ctx, e.value) && !SCALAR_PROPERTIES.has(name)))) {
+    if (
+      ctx.template &&
+      extras &&
+      (hasParameters(key) || (handler && isParameterized(ctx, e.value) && !SCALAR_PROPERTIES.has(name)))
+    ) {
       extras.set(name, toPlain(e.value));
       continue;
     }
@@ -143,10 +168,15 @@ export function readEntries(
       continue;
     }
     const belongs = PLACE_OF[key];
-    report(ctx, 'SVC1102', belongs ? `"${key}" cannot appear in ${where}: ${belongs}` : `unknown property "${key}" in ${where}`, {
-      span: e.key.span,
-      hint: didYouMean(key, Object.keys(handlers)) ?? `allowed here: ${Object.keys(handlers).join(', ')}`,
-    });
+    report(
+      ctx,
+      'SVC1102',
+      belongs ? `"${key}" cannot appear in ${where}: ${belongs}` : `unknown property "${key}" in ${where}`,
+      {
+        span: e.key.span,
+        hint: didYouMean(key, Object.keys(handlers)) ?? `allowed here: ${Object.keys(handlers).join(', ')}`,
+      },
+    );
   }
 }
 
@@ -154,7 +184,8 @@ const AT_ROOT = 'it is a property of the API root';
 
 /** Where a RAML 0.8 property belongs, for one that is written at a place that does not allow it. */
 const PLACE_OF: Readonly<Record<string, string>> = {
-  usage: 'only resource types and traits have a usage; "neither resources nor methods allow a property named usage" (RAML 0.8 §Usage)',
+  usage:
+    'only resource types and traits have a usage; "neither resources nor methods allow a property named usage" (RAML 0.8 §Usage)',
   type: 'only resources and resource types have a type',
   is: 'only resources, methods, resource types and traits apply traits with "is"',
   uriParameters: 'URI parameters are declared on the resource whose URI has them',
@@ -174,7 +205,13 @@ const PLACE_OF: Readonly<Record<string, string>> = {
 export function checkDeclarationList(ctx: ReadContext, e: YEntry): void {
   if (isSeq(e.value)) {
     for (const item of e.value.items) {
-      if (item.kind !== 'map' && !isAlreadyReported(item)) report(ctx, 'SVC1103', `each item of "${e.key.text}" must be a mapping {name: definition}, not ${describe(item)}`, { span: item.span });
+      if (item.kind !== 'map' && !isAlreadyReported(item))
+        report(
+          ctx,
+          'SVC1103',
+          `each item of "${e.key.text}" must be a mapping {name: definition}, not ${describe(item)}`,
+          { span: item.span },
+        );
     }
     return;
   }
@@ -199,8 +236,22 @@ export function reportNotAList(ctx: ReadContext, e: YEntry, item: string): void 
  * marker ("?") in a scalar property such as usage or displayName MUST be rejected".
  */
 const SCALAR_VALUED: ReadonlySet<string> = new Set([
-  'description', 'displayName', 'usage', 'example', 'schema', 'title', 'content', 'type',
-  'default', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'required', 'repeat',
+  'description',
+  'displayName',
+  'usage',
+  'example',
+  'schema',
+  'title',
+  'content',
+  'type',
+  'default',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'required',
+  'repeat',
 ]);
 
 export function isScalarProperty(name: string): boolean {
@@ -216,7 +267,15 @@ export function reportOptionalScalar(ctx: Pick<ReadContext, 'diagnostics'>, e: Y
 }
 
 /** Properties whose parameterized value is just text (so it stays on the object, substituted later). */
-const SCALAR_PROPERTIES: ReadonlySet<string> = new Set(['description', 'displayName', 'usage', 'example', 'schema', 'title', 'content']);
+const SCALAR_PROPERTIES: ReadonlySet<string> = new Set([
+  'description',
+  'displayName',
+  'usage',
+  'example',
+  'schema',
+  'title',
+  'content',
+]);
 
 export function plainOrUndefined(node: YNode): unknown {
   return isNull(node) ? undefined : toPlain(node);

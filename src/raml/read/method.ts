@@ -21,7 +21,12 @@ import { readProtocols, readSecuredBy } from './security-refs.js';
 import type { Building } from '../../util/mutable.js';
 
 /** The properties of a method; `trait` adds what only declarations may say. */
-export function readMethod(ctx: ReadContext, name: string, map: YMap, options: { trait?: boolean; where?: string } = {}): Method {
+export function readMethod(
+  ctx: ReadContext,
+  name: string,
+  map: YMap,
+  options: { trait?: boolean; where?: string } = {},
+): Method {
   const m: Building<Method> = { method: name, node: map };
   const extras = new Map<string, unknown>();
   const handlers: Record<string, (e: YEntry) => void> = {
@@ -59,12 +64,19 @@ function reportTraitInTrait(ctx: ReadContext, e: YEntry): void {
 /** `is:` a list of trait names, `{name: {parameters}}` or inline traits; checked when applied. */
 export function readIs(ctx: ReadContext, e: YEntry): unknown {
   if (!isSeq(e.value) && !isNull(e.value)) {
-    report(ctx, 'SVC1103', `"is" must be a list of traits, not ${describe(e.value)}`, { span: entrySpan(e), hint: `write \`is: [ ${isScalar(e.value) ? e.value.text : '…'} ]\`` });
+    report(ctx, 'SVC1103', `"is" must be a list of traits, not ${describe(e.value)}`, {
+      span: entrySpan(e),
+      hint: `write \`is: [ ${isScalar(e.value) ? e.value.text : '…'} ]\``,
+    });
     return undefined;
   }
   // RAML 0.8 §Applying Resource Types and Traits: each item is a trait name, {name: {parameters}} or a trait.
   for (const item of isSeq(e.value) ? e.value.items : []) {
-    if (isNull(item) && !isAlreadyReported(item)) report(ctx, 'SVC1103', 'an item of "is" is empty: it must name a trait', { span: dashOf(item.span), hint: 'remove the empty item, or write the trait name' });
+    if (isNull(item) && !isAlreadyReported(item))
+      report(ctx, 'SVC1103', 'an item of "is" is empty: it must name a trait', {
+        span: dashOf(item.span),
+        hint: 'remove the empty item, or write the trait name',
+      });
   }
   return plainOrUndefined(e.value);
 }
@@ -104,7 +116,8 @@ export function isMediaType(text: string): boolean {
 }
 
 function mediaTypeHint(text: string): string {
-  if (['schema', 'example', 'formParameters'].includes(text)) return 'set a default `mediaType:` at the root of the API, or name the media type: `application/json:`';
+  if (['schema', 'example', 'formParameters'].includes(text))
+    return 'set a default `mediaType:` at the root of the API, or name the media type: `application/json:`';
   const slashless = /^(application|text|multipart|image)(.+)$/.exec(text);
   return slashless ? `did you mean \`${slashless[1]}/${slashless[2]}\`?` : 'media types look like `application/json`';
 }
@@ -118,13 +131,19 @@ function readBody(ctx: ReadContext, mediaType: string, e: YEntry, inResponse: bo
   if (!map) return undefined;
   const body: Building<Body> = { mediaType, node: e.value };
   const extras = new Map<string, unknown>();
-  readEntries(ctx, map, `body ${mediaType}`, {
-    schema: (s) => (body.schema = readSchemaReference(ctx, s, mediaType)),
-    example: (x) => (body.example = readExample(ctx, x, mediaType)),
-    formParameters: (f) => (body.formParameters = readNamedParameters(ctx, f)),
-    // Not in RAML 0.8's list for a body, but both reference parsers accept it (and RAML 1.0 has it).
-    description: (d) => (body.description = stringValue(ctx, d)),
-  }, extras);
+  readEntries(
+    ctx,
+    map,
+    `body ${mediaType}`,
+    {
+      schema: (s) => (body.schema = readSchemaReference(ctx, s, mediaType)),
+      example: (x) => (body.example = readExample(ctx, x, mediaType)),
+      formParameters: (f) => (body.formParameters = readNamedParameters(ctx, f)),
+      // Not in RAML 0.8's list for a body, but both reference parsers accept it (and RAML 1.0 has it).
+      description: (d) => (body.description = stringValue(ctx, d)),
+    },
+    extras,
+  );
   if (extras.size) body.extras = extras;
   // Reported at the body (its media type), where raml-1-parser reports it too.
   checkFormParameters(ctx, map, inResponse, e.key);
@@ -137,16 +156,25 @@ function checkFormParameters(ctx: ReadContext, body: YMap, inResponse: boolean, 
   if (!form) return;
   const related = { span: form.key.span, message: 'the form parameters are here' };
   if (inResponse) {
-    report(ctx, 'SVC1122', `"formParameters" cannot describe a response body (${mediaTypeKey.text})`, { span: mediaTypeKey.span, related, hint: 'describe the response with `schema` and `example`' });
+    report(ctx, 'SVC1122', `"formParameters" cannot describe a response body (${mediaTypeKey.text})`, {
+      span: mediaTypeKey.span,
+      related,
+      hint: 'describe the response with `schema` and `example`',
+    });
     return;
   }
   const other = body.entries.find((x) => ['schema', 'example'].includes(requiredKey(x.key.text)));
   if (other) {
-    report(ctx, 'SVC1122', `body ${mediaTypeKey.text} has "formParameters" together with "${requiredKey(other.key.text)}"`, {
-      span: mediaTypeKey.span,
-      related,
-      hint: 'a form body is described by its formParameters; remove `schema` and `example`, or the formParameters',
-    });
+    report(
+      ctx,
+      'SVC1122',
+      `body ${mediaTypeKey.text} has "formParameters" together with "${requiredKey(other.key.text)}"`,
+      {
+        span: mediaTypeKey.span,
+        related,
+        hint: 'a form body is described by its formParameters; remove `schema` and `example`, or the formParameters',
+      },
+    );
   }
 }
 
@@ -166,7 +194,9 @@ function readExample(ctx: ReadContext, e: YEntry, mediaType: string): string | n
 function readSchemaReference(ctx: ReadContext, e: YEntry, mediaType: string): SchemaReference | undefined {
   const node = e.value;
   if (!isScalar(node)) {
-    report(ctx, 'SVC1103', `"schema" must be a schema name or schema text, not ${describe(node)}`, { span: entrySpan(e) });
+    report(ctx, 'SVC1103', `"schema" must be a schema name or schema text, not ${describe(node)}`, {
+      span: entrySpan(e),
+    });
     return undefined;
   }
   if (node.value === null) return undefined;
@@ -209,11 +239,17 @@ function readResponse(ctx: ReadContext, code: string, e: YEntry): Response | und
   if (!map) return undefined;
   const response: Building<Response> = { code, node: e.value };
   const extras = new Map<string, unknown>();
-  readEntries(ctx, map, `response ${code}`, {
-    description: (d) => (response.description = stringValue(ctx, d)),
-    headers: (h) => (response.headers = readNamedParameters(ctx, h)),
-    body: (b) => (response.body = readBodies(ctx, b, true)),
-  }, extras);
+  readEntries(
+    ctx,
+    map,
+    `response ${code}`,
+    {
+      description: (d) => (response.description = stringValue(ctx, d)),
+      headers: (h) => (response.headers = readNamedParameters(ctx, h)),
+      body: (b) => (response.body = readBodies(ctx, b, true)),
+    },
+    extras,
+  );
   if (extras.size) response.extras = extras;
   return response as Response;
 }

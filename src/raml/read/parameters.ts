@@ -5,7 +5,18 @@
 import { isMap, isNull, isScalar, isSeq, toPlain, type YEntry, type YMap, type YNode } from '../../load/ynode.js';
 import type { NamedParameter, NamedParameters, ParameterDefinition } from '../model.js';
 import { requiredKey } from '../merge.js';
-import { booleanValue, describe, entrySpan, hasParameters, mapValue, numberValue, readEntries, report, stringValue, type ReadContext } from './context.js';
+import {
+  booleanValue,
+  describe,
+  entrySpan,
+  hasParameters,
+  mapValue,
+  numberValue,
+  readEntries,
+  report,
+  stringValue,
+  type ReadContext,
+} from './context.js';
 import { checkFacets } from './parameter-facets.js';
 import type { Building } from '../../util/mutable.js';
 
@@ -38,7 +49,9 @@ function readDefinition(ctx: ReadContext, name: string, e: YEntry, inForm: boole
     const alternatives: NamedParameter[] = [];
     for (const item of node.items) {
       if (!isMap(item)) {
-        report(ctx, 'SVC1103', `each definition of parameter "${name}" must be a mapping, not ${describe(item)}`, { span: item.span });
+        report(ctx, 'SVC1103', `each definition of parameter "${name}" must be a mapping, not ${describe(item)}`, {
+          span: item.span,
+        });
         continue;
       }
       alternatives.push(readParameter(ctx, name, item, inForm));
@@ -47,28 +60,36 @@ function readDefinition(ctx: ReadContext, name: string, e: YEntry, inForm: boole
   }
   if (isMap(node)) return readParameter(ctx, name, node, inForm);
   if (isNull(node) || ctx.template) return { name, node };
-  report(ctx, 'SVC1103', `parameter "${name}" must be a mapping of its properties, not ${describe(node)}`, { span: entrySpan(e) });
+  report(ctx, 'SVC1103', `parameter "${name}" must be a mapping of its properties, not ${describe(node)}`, {
+    span: entrySpan(e),
+  });
   return undefined;
 }
 
 function readParameter(ctx: ReadContext, name: string, map: YMap, inForm: boolean): NamedParameter {
   const p: Building<NamedParameter> = { name, node: map };
   const extras = new Map<string, unknown>();
-  readEntries(ctx, map, `parameter "${name}"`, {
-    displayName: (e) => (p.displayName = stringValue(ctx, e)),
-    description: (e) => (p.description = stringValue(ctx, e)),
-    type: (e) => (p.type = readType(ctx, e)),
-    enum: (e) => (p.enum = readEnum(ctx, e)),
-    pattern: (e) => (p.pattern = readPattern(ctx, e)),
-    minLength: (e) => (p.minLength = numberValue(ctx, e)),
-    maxLength: (e) => (p.maxLength = numberValue(ctx, e)),
-    minimum: (e) => (p.minimum = numberValue(ctx, e)),
-    maximum: (e) => (p.maximum = numberValue(ctx, e)),
-    example: (e) => (p.example = toPlain(e.value)),
-    repeat: (e) => (p.repeat = booleanValue(ctx, e)),
-    required: (e) => (p.required = booleanValue(ctx, e)),
-    default: (e) => (p.default = toPlain(e.value)),
-  }, extras);
+  readEntries(
+    ctx,
+    map,
+    `parameter "${name}"`,
+    {
+      displayName: (e) => (p.displayName = stringValue(ctx, e)),
+      description: (e) => (p.description = stringValue(ctx, e)),
+      type: (e) => (p.type = readType(ctx, e)),
+      enum: (e) => (p.enum = readEnum(ctx, e)),
+      pattern: (e) => (p.pattern = readPattern(ctx, e)),
+      minLength: (e) => (p.minLength = numberValue(ctx, e)),
+      maxLength: (e) => (p.maxLength = numberValue(ctx, e)),
+      minimum: (e) => (p.minimum = numberValue(ctx, e)),
+      maximum: (e) => (p.maximum = numberValue(ctx, e)),
+      example: (e) => (p.example = toPlain(e.value)),
+      repeat: (e) => (p.repeat = booleanValue(ctx, e)),
+      required: (e) => (p.required = booleanValue(ctx, e)),
+      default: (e) => (p.default = toPlain(e.value)),
+    },
+    extras,
+  );
   if (extras.size) p.extras = extras;
   checkFacets(ctx, name, map, inForm);
   if (isTextType(p.type)) textValues(p, map);
@@ -87,14 +108,18 @@ function textValues(p: Building<NamedParameter>, map: YMap): void {
   for (const e of map.entries) {
     if (e.key.text === 'example') p.example = asText(e.value);
     else if (e.key.text === 'default') p.default = asText(e.value);
-    else if (e.key.text === 'enum' && p.enum && isSeq(e.value)) p.enum = e.value.items.filter(isScalar).map((item) => (item.value === null ? null : item.text));
+    else if (e.key.text === 'enum' && p.enum && isSeq(e.value))
+      p.enum = e.value.items.filter(isScalar).map((item) => (item.value === null ? null : item.text));
   }
 }
 
 function readType(ctx: ReadContext, e: YEntry): string | undefined {
   const type = stringValue(ctx, e);
   if (type === undefined || (PARAMETER_TYPES as readonly string[]).includes(type) || ctx.template) return type;
-  report(ctx, 'SVC1105', `unknown parameter type "${type}"`, { span: e.value.span, hint: `use one of ${PARAMETER_TYPES.join(', ')}` });
+  report(ctx, 'SVC1105', `unknown parameter type "${type}"`, {
+    span: e.value.span,
+    hint: `use one of ${PARAMETER_TYPES.join(', ')}`,
+  });
   return undefined;
 }
 
@@ -106,7 +131,10 @@ function readEnum(ctx: ReadContext, e: YEntry): readonly (string | number | bool
     return undefined;
   }
   if (e.value.items.length === 0) {
-    report(ctx, 'SVC1105', '"enum" must list at least one value', { span: entrySpan(e), hint: 'list the allowed values, or remove `enum` to allow any value' });
+    report(ctx, 'SVC1105', '"enum" must list at least one value', {
+      span: entrySpan(e),
+      hint: 'list the allowed values, or remove `enum` to allow any value',
+    });
     return undefined;
   }
   const values: (string | number | boolean | null)[] = [];
@@ -118,7 +146,10 @@ function readEnum(ctx: ReadContext, e: YEntry): readonly (string | number | bool
     }
     // Parameter values arrive as text, so `1` and `"1"` are the same value.
     if (seen.has(item.text) && !(ctx.template && hasParameters(item.text))) {
-      report(ctx, 'SVC1105', `enum value "${item.text}" is listed twice`, { span: item.span, hint: 'remove the repeated value' });
+      report(ctx, 'SVC1105', `enum value "${item.text}" is listed twice`, {
+        span: item.span,
+        hint: 'remove the repeated value',
+      });
     }
     seen.add(item.text);
     values.push(item.value);
@@ -135,7 +166,9 @@ function readPattern(ctx: ReadContext, e: YEntry): string | undefined {
     try {
       new RegExp(pattern);
     } catch (error) {
-      report(ctx, 'SVC1105', `"pattern" is not a valid regular expression: ${(error as Error).message}`, { span: e.value.span });
+      report(ctx, 'SVC1105', `"pattern" is not a valid regular expression: ${(error as Error).message}`, {
+        span: e.value.span,
+      });
     }
   }
   return pattern;
@@ -150,7 +183,8 @@ function checkValues(ctx: ReadContext, p: NamedParameter, map: YMap): void {
     const problem = typeProblem(type, entry.value.value);
     if (!problem) continue;
     const message = `${key} ${JSON.stringify(entry.value.value)} of parameter "${p.name}" ${problem}`;
-    if (key === 'default') report(ctx, 'SVC1105', message, { span: entry.key.span, hint: `the parameter has type ${type}` });
+    if (key === 'default')
+      report(ctx, 'SVC1105', message, { span: entry.key.span, hint: `the parameter has type ${type}` });
     else report(ctx, 'SVC1114', message, { span: entry.value.span, hint: `the parameter has type ${type}` });
   }
 }

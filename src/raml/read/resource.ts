@@ -4,13 +4,27 @@ import { isMap, isNull, type YEntry, type YMap, type YScalar } from '../../load/
 import { isMethodName, isResourceKey, METHOD_NAMES } from '../grammar.js';
 import { requiredKey } from '../merge.js';
 import type { Method, Resource } from '../model.js';
-import { describe, entrySpan, mapValue, plainOrUndefined, readEntries, report, stringValue, type ReadContext } from './context.js';
+import {
+  describe,
+  entrySpan,
+  mapValue,
+  plainOrUndefined,
+  readEntries,
+  report,
+  stringValue,
+  type ReadContext,
+} from './context.js';
 import { readIs, readMethod } from './method.js';
 import { readNamedParameters } from './parameters.js';
 import { readSecuredBy } from './security-refs.js';
 import type { Building } from '../../util/mutable.js';
 
-export function readResource(ctx: ReadContext, e: YEntry, parentPath: string, options: { resourceType?: boolean } = {}): Resource | undefined {
+export function readResource(
+  ctx: ReadContext,
+  e: YEntry,
+  parentPath: string,
+  options: { resourceType?: boolean } = {},
+): Resource | undefined {
   const relativeUri = e.key.text;
   if (!options.resourceType) checkRelativeUri(ctx, e.key);
   const map = mapValue(ctx, e, 'a resource (methods, nested resources, …)');
@@ -47,7 +61,13 @@ export function readResource(ctx: ReadContext, e: YEntry, parentPath: string, op
   }
   const ownMap: YMap = { kind: 'map', entries: own, span: map.span };
   reportMisspelledMethods(ctx, ownMap, handlers);
-  readEntries(ctx, withoutMisspelledMethods(ownMap), options.resourceType ? 'resource type' : `resource ${relativeUri}`, handlers, extras);
+  readEntries(
+    ctx,
+    withoutMisspelledMethods(ownMap),
+    options.resourceType ? 'resource type' : `resource ${relativeUri}`,
+    handlers,
+    extras,
+  );
   if (extras.size) r.extras = extras;
   r.methods = methods;
   r.resources = resources;
@@ -57,11 +77,16 @@ export function readResource(ctx: ReadContext, e: YEntry, parentPath: string, op
 function readType(ctx: ReadContext, e: YEntry): unknown {
   const node = e.value;
   if (isMap(node) && node.entries.length === 0) {
-    report(ctx, 'SVC1103', '"type" is an empty mapping: it must name a resource type', { span: entrySpan(e), hint: 'write `type: name` or `type: { name: { parameter: value } }`' });
+    report(ctx, 'SVC1103', '"type" is an empty mapping: it must name a resource type', {
+      span: entrySpan(e),
+      hint: 'write `type: name` or `type: { name: { parameter: value } }`',
+    });
     return undefined;
   }
   if (isMap(node) || isNull(node) || node.kind === 'scalar') return plainOrUndefined(node);
-  report(ctx, 'SVC1103', `"type" must be a resource type name or {name: {parameters}}, not ${describe(node)}`, { span: entrySpan(e) });
+  report(ctx, 'SVC1103', `"type" must be a resource type name or {name: {parameters}}, not ${describe(node)}`, {
+    span: entrySpan(e),
+  });
   return undefined;
 }
 
@@ -70,12 +95,20 @@ function reportMisspelledMethods(ctx: ReadContext, map: YMap, handlers: Record<s
   for (const x of map.entries) {
     const key = ctx.template ? requiredKey(x.key.text) : x.key.text;
     if (Object.hasOwn(handlers, key) || !isMethodName(key.toLowerCase())) continue;
-    report(ctx, 'SVC1102', `unknown property "${x.key.text}": method names are lower case`, { span: x.key.span, hint: `write \`${key.toLowerCase()}:\`` });
+    report(ctx, 'SVC1102', `unknown property "${x.key.text}": method names are lower case`, {
+      span: x.key.span,
+      hint: `write \`${key.toLowerCase()}:\``,
+    });
   }
 }
 
 function withoutMisspelledMethods(map: YMap): YMap {
-  return { ...map, entries: map.entries.filter((x) => !(isMethodName(requiredKey(x.key.text).toLowerCase()) && !isMethodName(requiredKey(x.key.text)))) };
+  return {
+    ...map,
+    entries: map.entries.filter(
+      (x) => !(isMethodName(requiredKey(x.key.text).toLowerCase()) && !isMethodName(requiredKey(x.key.text))),
+    ),
+  };
 }
 
 /** RAML 0.8 §Template URIs: `/segment`, with `{name}` parameters; braces balanced and named. */
@@ -99,7 +132,8 @@ export function checkRelativeUri(ctx: ReadContext, key: YScalar): void {
 }
 
 function badUri(ctx: ReadContext, key: YScalar, message: string, at: number): void {
-  const offset = key.span.source.text.slice(key.span.start, key.span.end) === key.text ? key.span.start + at : key.span.start;
+  const offset =
+    key.span.source.text.slice(key.span.start, key.span.end) === key.text ? key.span.start + at : key.span.start;
   report(ctx, 'SVC1108', `${key.text}: ${message}`, { span: span(key.span.source, offset, offset + 1) });
 }
 

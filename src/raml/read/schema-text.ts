@@ -1,13 +1,18 @@
 /**
  * A light check of schema text at the RAML level: a bare word that names no declared schema is
- * probably a typo. (JSON syntax is checked once, after the model schemas are read: see
- * `checkSchemaSyntax`.)
+ * probably a typo. (JSON syntax is checked once the model is read: see `checkBodySchemas` in
+ * schema-document.ts.)
  */
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { YScalar } from '../../load/ynode.js';
 import { didYouMean } from '../../util/suggest.js';
 
-export function checkSchemaText(diagnostics: DiagnosticBag, node: YScalar, text: string, declaredNames: Iterable<string>): void {
+export function checkSchemaText(
+  diagnostics: DiagnosticBag,
+  node: YScalar,
+  text: string,
+  declaredNames: Iterable<string>,
+): void {
   const trimmed = text.trim();
   if (/^[\w.-]+$/.test(trimmed) && node.style !== 'include') {
     diagnostics.report('SVC1118', `"${trimmed}" is neither a declared schema nor JSON or XML schema text`, {

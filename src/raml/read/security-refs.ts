@@ -9,7 +9,10 @@ const PROTOCOLS = ['HTTP', 'HTTPS'];
 
 export function readProtocols(ctx: ReadContext, e: YEntry): readonly string[] | undefined {
   if (!isSeq(e.value) || e.value.items.length === 0) {
-    report(ctx, 'SVC1116', '"protocols" must be a non-empty list of HTTP and/or HTTPS', { span: entrySpan(e), hint: 'write `protocols: [HTTP, HTTPS]`' });
+    report(ctx, 'SVC1116', '"protocols" must be a non-empty list of HTTP and/or HTTPS', {
+      span: entrySpan(e),
+      hint: 'write `protocols: [HTTP, HTTPS]`',
+    });
     return undefined;
   }
   const out: string[] = [];
@@ -19,7 +22,9 @@ export function readProtocols(ctx: ReadContext, e: YEntry): readonly string[] | 
     else
       report(ctx, 'SVC1105', `"${text || describe(item)}" is not a protocol; use HTTP or HTTPS`, {
         span: item.span,
-        hint: PROTOCOLS.includes(text.toUpperCase()) ? `protocol names are upper case: ${text.toUpperCase()}` : undefined,
+        hint: PROTOCOLS.includes(text.toUpperCase())
+          ? `protocol names are upper case: ${text.toUpperCase()}`
+          : undefined,
       });
   }
   return out;
@@ -47,10 +52,16 @@ export function readSecuredBy(ctx: ReadContext, e: YEntry): readonly SecurityRef
     if (isMap(item) && item.entries.length === 1) {
       const only = item.entries[0]!;
       checkKnown(ctx, only.key.text, only.key.span);
-      refs.push(isNull(only.value) ? { name: only.key.text, node: item } : { name: only.key.text, parameters: toPlain(only.value), node: item });
+      refs.push(
+        isNull(only.value)
+          ? { name: only.key.text, node: item }
+          : { name: only.key.text, parameters: toPlain(only.value), node: item },
+      );
       continue;
     }
-    report(ctx, 'SVC1304', 'each "securedBy" entry is a scheme name, null, or {name: {parameters}}', { span: item.span });
+    report(ctx, 'SVC1304', 'each "securedBy" entry is a scheme name, null, or {name: {parameters}}', {
+      span: item.span,
+    });
   }
   return refs;
 }
@@ -59,6 +70,10 @@ function checkKnown(ctx: ReadContext, name: string, span: Span): void {
   if (ctx.securitySchemes.has(name) || (ctx.template && hasParameters(name))) return;
   report(ctx, 'SVC1301', `unknown security scheme "${name}"`, {
     span,
-    hint: didYouMean(name, ctx.securitySchemes) ?? (ctx.securitySchemes.size ? `declared: ${[...ctx.securitySchemes].join(', ')}` : 'declare it under `securitySchemes:`'),
+    hint:
+      didYouMean(name, ctx.securitySchemes) ??
+      (ctx.securitySchemes.size
+        ? `declared: ${[...ctx.securitySchemes].join(', ')}`
+        : 'declare it under `securitySchemes:`'),
   });
 }

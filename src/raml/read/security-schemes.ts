@@ -3,11 +3,24 @@ import { isNull, isScalar, type YEntry, type YMap, type YScalar } from '../../lo
 import { didYouMean } from '../../util/suggest.js';
 import { declarationEntries } from '../expand.js';
 import type { SecurityScheme } from '../model.js';
-import { checkDeclarationList, mapValue, readEntries, report, requiredStringValue, stringValue, type ReadContext } from './context.js';
+import {
+  checkDeclarationList,
+  mapValue,
+  readEntries,
+  report,
+  requiredStringValue,
+  stringValue,
+  type ReadContext,
+} from './context.js';
 import { readMethod } from './method.js';
 import type { Building } from '../../util/mutable.js';
 
-export const STANDARD_SCHEME_TYPES = ['OAuth 1.0', 'OAuth 2.0', 'Basic Authentication', 'Digest Authentication'] as const;
+export const STANDARD_SCHEME_TYPES = [
+  'OAuth 1.0',
+  'OAuth 2.0',
+  'Basic Authentication',
+  'Digest Authentication',
+] as const;
 
 /** Settings each standard scheme type requires (RAML 0.8 §Settings). */
 const REQUIRED_SETTINGS: Readonly<Record<string, readonly string[]>> = {
@@ -43,12 +56,19 @@ function readScheme(ctx: ReadContext, d: YEntry, map: YMap): SecurityScheme {
   readEntries(ctx, map, `security scheme "${d.key.text}"`, {
     type: (x) => {
       typeEntry = x;
-      scheme.type = requiredStringValue(ctx, x, `use one of ${STANDARD_SCHEME_TYPES.join(', ')}, or a custom type starting with "x-"`);
+      scheme.type = requiredStringValue(
+        ctx,
+        x,
+        `use one of ${STANDARD_SCHEME_TYPES.join(', ')}, or a custom type starting with "x-"`,
+      );
     },
     description: (x) => (scheme.description = stringValue(ctx, x)),
     describedBy: (x) => {
       const method = mapValue(ctx, x, 'a partial method (headers, queryParameters, responses, …)');
-      if (method) scheme.describedBy = readMethod(ctx, 'describedBy', method, { where: 'describedBy (methods cannot be declared here)' });
+      if (method)
+        scheme.describedBy = readMethod(ctx, 'describedBy', method, {
+          where: 'describedBy (methods cannot be declared here)',
+        });
     },
     settings: (x) => {
       settingsEntry = x;
@@ -63,13 +83,19 @@ function readScheme(ctx: ReadContext, d: YEntry, map: YMap): SecurityScheme {
 
 function checkType(ctx: ReadContext, d: YEntry, type: string | undefined, typeEntry: YEntry | undefined): void {
   if (type === undefined) {
-    if (!typeEntry) report(ctx, 'SVC1104', `security scheme "${d.key.text}" has no type`, { span: d.key.span, hint: `add \`type: x-…\` or one of ${STANDARD_SCHEME_TYPES.join(', ')}` });
+    if (!typeEntry)
+      report(ctx, 'SVC1104', `security scheme "${d.key.text}" has no type`, {
+        span: d.key.span,
+        hint: `add \`type: x-…\` or one of ${STANDARD_SCHEME_TYPES.join(', ')}`,
+      });
     return;
   }
   if ((STANDARD_SCHEME_TYPES as readonly string[]).includes(type) || type.startsWith('x-')) return;
   report(ctx, 'SVC1302', `unknown security scheme type "${type}"`, {
     span: typeEntry?.value.span,
-    hint: didYouMean(type, [...STANDARD_SCHEME_TYPES, 'x-Ticket', 'x-ApiKey', 'x-ACL']) ?? `use ${STANDARD_SCHEME_TYPES.join(', ')} or a custom type starting with "x-"`,
+    hint:
+      didYouMean(type, [...STANDARD_SCHEME_TYPES, 'x-Ticket', 'x-ApiKey', 'x-ACL']) ??
+      `use ${STANDARD_SCHEME_TYPES.join(', ')} or a custom type starting with "x-"`,
   });
 }
 

@@ -45,13 +45,24 @@ interface TckPosition {
   position: number;
 }
 
-export function toTckDocument(api: RamlApi | undefined, diagnostics: readonly Diagnostic[], rootDir: string): TckDocument {
+export function toTckDocument(
+  api: RamlApi | undefined,
+  diagnostics: readonly Diagnostic[],
+  rootDir: string,
+): TckDocument {
   return {
     ramlVersion: 'RAML08',
     type: 'Api',
     specification: api ? new TckPrinter(api).api() : {},
     // r1 reports a repeat at both places: the related location (the first) is an error too.
-    errors: diagnostics.flatMap((d) => (d.related ? [tckError(d, rootDir), tckError({ ...d, span: d.related.span, message: `${d.message} (${d.related.message})` }, rootDir)] : [tckError(d, rootDir)])),
+    errors: diagnostics.flatMap((d) =>
+      d.related
+        ? [
+            tckError(d, rootDir),
+            tckError({ ...d, span: d.related.span, message: `${d.message} (${d.related.message})` }, rootDir),
+          ]
+        : [tckError(d, rootDir)],
+    ),
   };
 }
 
@@ -96,10 +107,13 @@ class TckPrinter {
     set(out, 'protocols', a.protocols ? [...a.protocols] : this.methodProtocols);
     set(out, 'mediaType', a.mediaType);
     if (a.schemas.length) out['schemas'] = a.schemas.map((s) => ({ [s.name]: s.content }));
-    if (a.documentation) out['documentation'] = a.documentation.map((d) => compact({ title: d.title, content: d.content }));
+    if (a.documentation)
+      out['documentation'] = a.documentation.map((d) => compact({ title: d.title, content: d.content }));
     if (a.traits.length) out['traits'] = a.traits.map((t) => ({ [t.name]: { ...this.trait(t.trait), name: t.name } }));
-    if (a.resourceTypes.length) out['resourceTypes'] = a.resourceTypes.map((t) => ({ [t.name]: this.resourceType(t.name, t.resourceType) }));
-    if (a.securitySchemes.length) out['securitySchemes'] = a.securitySchemes.map((s) => ({ [s.name]: this.securityScheme(s) }));
+    if (a.resourceTypes.length)
+      out['resourceTypes'] = a.resourceTypes.map((t) => ({ [t.name]: this.resourceType(t.name, t.resourceType) }));
+    if (a.securitySchemes.length)
+      out['securitySchemes'] = a.securitySchemes.map((s) => ({ [s.name]: this.securityScheme(s) }));
     set(out, 'securedBy', a.securedBy ? securedBy(a.securedBy) : undefined);
     if (a.resources.length) out['resources'] = a.resources.map((r) => this.resource(r, this.raml.securedBy));
     return out;
@@ -109,13 +123,21 @@ class TckPrinter {
     const out: JsonObject = {};
     for (const name of uriParameterNames(uri)) {
       if (name === 'version') {
-        out[name] = { name, displayName: name, type: 'string', required: true, repeat: false, ...(this.raml.version !== undefined ? { enum: [this.raml.version] } : {}) };
+        out[name] = {
+          name,
+          displayName: name,
+          type: 'string',
+          required: true,
+          repeat: false,
+          ...(this.raml.version !== undefined ? { enum: [this.raml.version] } : {}),
+        };
         continue;
       }
       const definition = declared?.get(name);
       out[name] = definition ? parameterDefinition(definition, true) : implicitParameter(name);
     }
-    for (const [name, definition] of declared ?? []) if (!(name in out)) out[name] = parameterDefinition(definition, true);
+    for (const [name, definition] of declared ?? [])
+      if (!(name in out)) out[name] = parameterDefinition(definition, true);
     return Object.keys(out).length ? out : undefined;
   }
 
@@ -143,7 +165,8 @@ class TckPrinter {
       const definition = r.uriParameters?.get(name);
       out[name] = definition ? parameterDefinition(definition, true) : implicitParameter(name);
     }
-    for (const [name, definition] of r.uriParameters ?? []) if (!(name in out)) out[name] = parameterDefinition(definition, true);
+    for (const [name, definition] of r.uriParameters ?? [])
+      if (!(name in out)) out[name] = parameterDefinition(definition, true);
     return Object.keys(out).length ? out : undefined;
   }
 
@@ -213,7 +236,8 @@ class TckPrinter {
    */
   bodies(list: readonly Body[] | undefined, owner: YNode): JsonObject | undefined {
     const mediaType = this.raml.mediaType;
-    if (list?.length === 0 && mediaType !== undefined && isEmpty(isMap(owner) ? get(owner, 'body') : undefined)) return { [mediaType]: { name: mediaType } };
+    if (list?.length === 0 && mediaType !== undefined && isEmpty(isMap(owner) ? get(owner, 'body') : undefined))
+      return { [mediaType]: { name: mediaType } };
     return list?.length ? bodies(list) : undefined;
   }
 
@@ -300,7 +324,8 @@ function parameter(p: NamedParameter, uri: boolean): JsonObject {
   set(out, 'example', p.example as Json | undefined);
   set(out, 'default', p.default as Json | undefined);
   addExtras(out, p.extras);
-  for (const facet of NUMERIC_FACETS) if (typeof out[facet] === 'string' && out[facet].includes('<<')) out[facet] = null;
+  for (const facet of NUMERIC_FACETS)
+    if (typeof out[facet] === 'string' && out[facet].includes('<<')) out[facet] = null;
   return out;
 }
 
@@ -346,7 +371,9 @@ function templateRef(ref: unknown): Json | undefined {
   if (ref === null || typeof ref !== 'object' || Array.isArray(ref)) return ref as Json | undefined;
   const keys = Object.keys(ref);
   const value = keys.length === 1 ? (ref as Record<string, unknown>)[keys[0]!] : undefined;
-  const bare = keys.length === 1 && (value === null || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0));
+  const bare =
+    keys.length === 1 &&
+    (value === null || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0));
   return bare ? keys[0]! : (ref as Json);
 }
 

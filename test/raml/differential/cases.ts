@@ -7,4 +7,11 @@ import { shapeCases } from './shape.js';
 import { structureCases } from './structure.js';
 import { templateCases } from './templates.js';
 
-export const differentialCases: readonly DifferentialCase[] = [...namedParameterCases, ...structureCases, ...templateCases, ...shapeCases, ...includeCases, ...securityAndUriCases];
+export const differentialCases: readonly DifferentialCase[] = [
+  ...namedParameterCases,
+  ...structureCases,
+  ...templateCases,
+  ...shapeCases,
+  ...includeCases,
+  ...securityAndUriCases,
+];

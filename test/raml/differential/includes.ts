@@ -3,7 +3,11 @@ import type { DifferentialCase } from './case.js';
 
 export const includeCases: DifferentialCase[] = [
   { name: 'includes/title-missing-file', raml: 'title: !include missing.md\n/items:\n  get:\n' },
-  { name: 'includes/title-from-file', raml: 'title: !include title.md\n/items:\n  get:\n', files: { 'title.md': 'Included title' } },
+  {
+    name: 'includes/title-from-file',
+    raml: 'title: !include title.md\n/items:\n  get:\n',
+    files: { 'title.md': 'Included title' },
+  },
   {
     name: 'includes/traits-list',
     raml: 'title: T\ntraits: !include traits.raml\n/items:\n  get:\n    is: [paged]\n',

@@ -36,7 +36,14 @@ function facetsElsewhere(): DifferentialCase[] {
       raml: `title: T\n/items:\n  post:\n    body:\n      multipart/form-data:\n        formParameters:\n          f: {type: file, ${text}}\n`,
     });
   }
-  for (const [type, facet] of [['integer', 'pattern'], ['boolean', 'enum'], ['date', 'minimum'], ['string', 'maximum'], ['number', 'maxLength'], ['string', 'pattern']] as const) {
+  for (const [type, facet] of [
+    ['integer', 'pattern'],
+    ['boolean', 'enum'],
+    ['date', 'minimum'],
+    ['string', 'maximum'],
+    ['number', 'maxLength'],
+    ['string', 'pattern'],
+  ] as const) {
     out.push({
       name: `facets/${facet}-on-${type}-in-unapplied-trait`,
       raml: `title: T\ntraits:\n  - t:\n      queryParameters:\n        q: {type: ${type}, ${FACETS[facet]}}\n/items:\n  get:\n`,
@@ -53,14 +60,22 @@ const fileParameters = group('file', {
   'in-query': 'title: T\n/items:\n  get:\n    queryParameters:\n      f: {type: file}\n',
   'in-headers': 'title: T\n/items:\n  get:\n    headers:\n      f: {type: file}\n',
   'in-uri-parameters': 'title: T\n/items/{id}:\n  uriParameters:\n    id: {type: file}\n  get:\n',
-  'in-base-uri-parameters': 'title: T\nbaseUri: http://example.com/{tenant}\nbaseUriParameters:\n  tenant: {type: file}\n/items:\n  get:\n',
-  'in-response-headers': 'title: T\n/items:\n  get:\n    responses:\n      200:\n        headers:\n          f: {type: file}\n',
-  'in-multipart-form': 'title: T\n/items:\n  post:\n    body:\n      multipart/form-data:\n        formParameters:\n          f: {type: file, required: true}\n',
-  'in-urlencoded-form': 'title: T\n/items:\n  post:\n    body:\n      application/x-www-form-urlencoded:\n        formParameters:\n          f: {type: file}\n',
-  'one-of-several-types-in-form': 'title: T\n/items:\n  post:\n    body:\n      multipart/form-data:\n        formParameters:\n          f: [{type: file}, {type: string}]\n',
-  'one-of-several-types-in-query': 'title: T\n/items:\n  get:\n    queryParameters:\n      f: [{type: string}, {type: file}]\n',
-  'in-unapplied-trait-query': 'title: T\ntraits:\n  - t:\n      queryParameters:\n        f: {type: file}\n/items:\n  get:\n',
-  'in-trait-form': 'title: T\ntraits:\n  - t:\n      body:\n        multipart/form-data:\n          formParameters:\n            f: {type: file}\n/items:\n  post:\n    is: [t]\n',
+  'in-base-uri-parameters':
+    'title: T\nbaseUri: http://example.com/{tenant}\nbaseUriParameters:\n  tenant: {type: file}\n/items:\n  get:\n',
+  'in-response-headers':
+    'title: T\n/items:\n  get:\n    responses:\n      200:\n        headers:\n          f: {type: file}\n',
+  'in-multipart-form':
+    'title: T\n/items:\n  post:\n    body:\n      multipart/form-data:\n        formParameters:\n          f: {type: file, required: true}\n',
+  'in-urlencoded-form':
+    'title: T\n/items:\n  post:\n    body:\n      application/x-www-form-urlencoded:\n        formParameters:\n          f: {type: file}\n',
+  'one-of-several-types-in-form':
+    'title: T\n/items:\n  post:\n    body:\n      multipart/form-data:\n        formParameters:\n          f: [{type: file}, {type: string}]\n',
+  'one-of-several-types-in-query':
+    'title: T\n/items:\n  get:\n    queryParameters:\n      f: [{type: string}, {type: file}]\n',
+  'in-unapplied-trait-query':
+    'title: T\ntraits:\n  - t:\n      queryParameters:\n        f: {type: file}\n/items:\n  get:\n',
+  'in-trait-form':
+    'title: T\ntraits:\n  - t:\n      body:\n        multipart/form-data:\n          formParameters:\n            f: {type: file}\n/items:\n  post:\n    is: [t]\n',
 });
 
 const enums = group('enum', {
@@ -68,13 +83,15 @@ const enums = group('enum', {
   'repeated-value': queryParameter('enum: [a, b, a]'),
   'repeated-number-and-text': "title: T\n/items:\n  get:\n    queryParameters:\n      q: {enum: [1, '1']}\n",
   'distinct-values': queryParameter('enum: [a, b, c]'),
-  'numbers': queryParameter('enum: [1, 2, 3]'),
+  numbers: queryParameter('enum: [1, 2, 3]'),
   'no-value': 'title: T\n/items:\n  get:\n    queryParameters:\n      q:\n        enum:\n',
-  'scalar': queryParameter('enum: a'),
-  'mapping': queryParameter('enum: {a: 1}'),
-  'in-unapplied-trait-repeated': 'title: T\ntraits:\n  - t:\n      queryParameters:\n        q: {enum: [x, x]}\n/items:\n  get:\n',
+  scalar: queryParameter('enum: a'),
+  mapping: queryParameter('enum: {a: 1}'),
+  'in-unapplied-trait-repeated':
+    'title: T\ntraits:\n  - t:\n      queryParameters:\n        q: {enum: [x, x]}\n/items:\n  get:\n',
   'in-unapplied-trait-empty': 'title: T\ntraits:\n  - t:\n      headers:\n        h: {enum: []}\n/items:\n  get:\n',
-  'repeated-in-form': 'title: T\n/items:\n  post:\n    body:\n      application/x-www-form-urlencoded:\n        formParameters:\n          a: {enum: [x, y, y]}\n',
+  'repeated-in-form':
+    'title: T\n/items:\n  post:\n    body:\n      application/x-www-form-urlencoded:\n        formParameters:\n          a: {enum: [x, y, y]}\n',
 });
 
 const values = group('values', {
@@ -113,8 +130,17 @@ const multipleTypes = group('multiple-types', {
   'empty-list': 'title: T\n/items:\n  get:\n    queryParameters:\n      since: []\n',
   'two-types': 'title: T\n/items:\n  get:\n    queryParameters:\n      since: [{type: date}, {type: integer}]\n',
   'scalar-item': 'title: T\n/items:\n  get:\n    queryParameters:\n      since: [{type: date}, integer]\n',
-  'facet-on-wrong-type': 'title: T\n/items:\n  get:\n    queryParameters:\n      since: [{type: date, pattern: x}, {type: string, pattern: x}]\n',
-  'empty-list-in-unapplied-trait': 'title: T\ntraits:\n  - t:\n      queryParameters:\n        since: []\n/items:\n  get:\n',
+  'facet-on-wrong-type':
+    'title: T\n/items:\n  get:\n    queryParameters:\n      since: [{type: date, pattern: x}, {type: string, pattern: x}]\n',
+  'empty-list-in-unapplied-trait':
+    'title: T\ntraits:\n  - t:\n      queryParameters:\n        since: []\n/items:\n  get:\n',
 });
 
-export const namedParameterCases: DifferentialCase[] = [...facetsByType(), ...facetsElsewhere(), ...fileParameters, ...enums, ...values, ...multipleTypes];
+export const namedParameterCases: DifferentialCase[] = [
+  ...facetsByType(),
+  ...facetsElsewhere(),
+  ...fileParameters,
+  ...enums,
+  ...values,
+  ...multipleTypes,
+];

@@ -25,11 +25,14 @@ const requiredValues = group('required-value', {
   'scheme-type-unknown': `title: T\nsecuritySchemes:\n  - s:\n      type: Token\n${M}`,
   'scheme-type-custom': `title: T\nsecuritySchemes:\n  - s:\n      type: x-token\n${M}`,
   'trait-parameter-null': 'title: T\ntraits:\n  - t: {description: <<p>>}\n/items:\n  get:\n    is: [t: {p: }]\n',
-  'trait-parameter-empty-text': 'title: T\ntraits:\n  - t: {description: <<p>>}\n/items:\n  get:\n    is: [t: {p: ""}]\n',
-  'resource-type-parameter-null': 'title: T\nresourceTypes:\n  - c: {description: <<p>>}\n/items:\n  type: {c: {p: }}\n  get:\n',
+  'trait-parameter-empty-text':
+    'title: T\ntraits:\n  - t: {description: <<p>>}\n/items:\n  get:\n    is: [t: {p: ""}]\n',
+  'resource-type-parameter-null':
+    'title: T\nresourceTypes:\n  - c: {description: <<p>>}\n/items:\n  type: {c: {p: }}\n  get:\n',
   'trait-parameter-missing': 'title: T\ntraits:\n  - t: {description: <<p>>}\n/items:\n  get:\n    is: [t]\n',
   'trait-parameter-unused': 'title: T\ntraits:\n  - t: {description: x}\n/items:\n  get:\n    is: [t: {p: 1}]\n',
-  'trait-parameter-reserved': 'title: T\ntraits:\n  - t: {description: <<methodName>>}\n/items:\n  get:\n    is: [t: {methodName: x}]\n',
+  'trait-parameter-reserved':
+    'title: T\ntraits:\n  - t: {description: <<methodName>>}\n/items:\n  get:\n    is: [t: {methodName: x}]\n',
 });
 
 const wrongKinds = group('wrong-kind', {
@@ -42,7 +45,8 @@ const wrongKinds = group('wrong-kind', {
   'type-empty-mapping': 'title: T\nresourceTypes:\n  - c:\n/items:\n  type: {}\n  get:\n',
   'type-list': 'title: T\nresourceTypes:\n  - c:\n/items:\n  type: [c]\n  get:\n',
   'type-unknown': 'title: T\n/items:\n  type: nothing\n  get:\n',
-  'type-parameters-as-list': 'title: T\nresourceTypes:\n  - c: {description: <<p>>}\n/items:\n  type: {c: [p]}\n  get:\n',
+  'type-parameters-as-list':
+    'title: T\nresourceTypes:\n  - c: {description: <<p>>}\n/items:\n  type: {c: [p]}\n  get:\n',
   'security-schemes-scalar': `title: T\nsecuritySchemes: basic\n${M}`,
   'security-schemes-mapping': `title: T\nsecuritySchemes:\n  basic: {type: Basic Authentication}\n${M}`,
   'traits-scalar': `title: T\ntraits: paged\n${M}`,
@@ -75,12 +79,17 @@ const wrongKinds = group('wrong-kind', {
 });
 
 const forms = group('forms', {
-  'beside-schema': "title: T\n/items:\n  post:\n    body:\n      application/x-www-form-urlencoded:\n        schema: '{}'\n        formParameters:\n          a:\n",
-  'beside-example': 'title: T\n/items:\n  post:\n    body:\n      application/x-www-form-urlencoded:\n        formParameters:\n          a:\n        example: a=1\n',
-  'in-response': 'title: T\n/items:\n  get:\n    responses:\n      200:\n        body:\n          application/json:\n            formParameters:\n              a:\n',
-  'fine': 'title: T\n/items:\n  post:\n    body:\n      multipart/form-data:\n        formParameters:\n          a: {description: x}\n',
-  'form-media-type-in-response': 'title: T\n/items:\n  get:\n    responses:\n      200:\n        body:\n          application/x-www-form-urlencoded:\n',
-  'beside-schema-in-trait': "title: T\ntraits:\n  - t:\n      body:\n        multipart/form-data:\n          schema: '{}'\n          formParameters: {a: }\n/items:\n  post:\n",
+  'beside-schema':
+    "title: T\n/items:\n  post:\n    body:\n      application/x-www-form-urlencoded:\n        schema: '{}'\n        formParameters:\n          a:\n",
+  'beside-example':
+    'title: T\n/items:\n  post:\n    body:\n      application/x-www-form-urlencoded:\n        formParameters:\n          a:\n        example: a=1\n',
+  'in-response':
+    'title: T\n/items:\n  get:\n    responses:\n      200:\n        body:\n          application/json:\n            formParameters:\n              a:\n',
+  fine: 'title: T\n/items:\n  post:\n    body:\n      multipart/form-data:\n        formParameters:\n          a: {description: x}\n',
+  'form-media-type-in-response':
+    'title: T\n/items:\n  get:\n    responses:\n      200:\n        body:\n          application/x-www-form-urlencoded:\n',
+  'beside-schema-in-trait':
+    "title: T\ntraits:\n  - t:\n      body:\n        multipart/form-data:\n          schema: '{}'\n          formParameters: {a: }\n/items:\n  post:\n",
 });
 
 const repeats = group('repeats', {
@@ -127,14 +136,16 @@ const misplaced = group('misplaced', {
   'headers-on-resource': 'title: T\n/items:\n  headers:\n    h:\n  get:\n',
   'display-name-in-method': 'title: T\n/items:\n  get:\n    displayName: List\n',
   'description-at-root': `title: T\ndescription: x\n${M}`,
-  'query-parameters-in-response': 'title: T\n/items:\n  get:\n    responses:\n      200:\n        queryParameters:\n          q:\n',
+  'query-parameters-in-response':
+    'title: T\n/items:\n  get:\n    responses:\n      200:\n        queryParameters:\n          q:\n',
   'schema-in-response': "title: T\n/items:\n  get:\n    responses:\n      200:\n        schema: '{}'\n",
   'example-in-method': 'title: T\n/items:\n  get:\n    example: x\n',
   'headers-in-body': 'title: T\n/items:\n  post:\n    body:\n      application/json:\n        headers:\n          h:\n',
   'method-in-method': 'title: T\n/items:\n  get:\n    post:\n',
   'method-upper-case': 'title: T\n/items:\n  GET:\n',
   'unknown-method': 'title: T\n/items:\n  fetch:\n',
-  'nested-resource-in-resource-type': 'title: T\nresourceTypes:\n  - c:\n      /sub:\n        get:\n/items:\n  type: c\n',
+  'nested-resource-in-resource-type':
+    'title: T\nresourceTypes:\n  - c:\n      /sub:\n        get:\n/items:\n  type: c\n',
   'nested-resource-in-trait': 'title: T\ntraits:\n  - t:\n      /sub:\n        get:\n/items:\n  get:\n',
   'method-in-trait': 'title: T\ntraits:\n  - t:\n      get:\n/items:\n  get:\n',
   'displayname-in-scheme': `title: T\nsecuritySchemes:\n  - s:\n      type: x-s\n      displayName: S\n${M}`,
@@ -142,4 +153,10 @@ const misplaced = group('misplaced', {
   'settings-in-described-by': `title: T\nsecuritySchemes:\n  - s:\n      type: x-s\n      describedBy:\n        settings: {a: 1}\n${M}`,
 });
 
-export const structureCases: DifferentialCase[] = [...requiredValues, ...wrongKinds, ...forms, ...repeats, ...misplaced];
+export const structureCases: DifferentialCase[] = [
+  ...requiredValues,
+  ...wrongKinds,
+  ...forms,
+  ...repeats,
+  ...misplaced,
+];

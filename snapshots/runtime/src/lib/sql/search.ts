@@ -94,6 +94,16 @@ export function rankedMatches(model: Model, search: SearchFilter, best?: number)
   return sql`(select rowid as svc_rowid, bm25(${fts}, ${sql.join(perColumn)}) as svc_rank from ${fts} where ${fts} match ${ftsQuery(search)}${top})`;
 }
 
+/**
+ * SQLite: the rowids of the matches (`svc_rowid`), to join on the table's rowid. FTS5 hands them
+ * over in rowid order, so a page in key order reads the index only as far as the page goes,
+ * where a condition on the rowid would look every match up and sort them all.
+ */
+export function matchingRowids(model: Model, search: SearchFilter): RawBuilder<unknown> {
+  const fts = sql.id(ftsTable(model.table));
+  return sql`(select rowid as svc_rowid from ${fts} where ${fts} match ${ftsQuery(search)})`;
+}
+
 /** SQLite: how many rows match, from the index alone. */
 export function countMatches(model: Model, search: SearchFilter): RawBuilder<{ n: number }> {
   if (search.words.length === 0 || search.fields.length === 0) return sql<{ n: number }>`select 0 as n`;

@@ -97,6 +97,19 @@ export function searchOf(where: unknown): SearchFilter | undefined {
   return undefined;
 }
 
+/**
+ * `where` without the search `searchOf` finds in it, for a query that applies the search itself:
+ * the search is reached through `AND`s only, so the rest joined with it is the same condition.
+ */
+export function withoutSearch<W>(where: W): W {
+  if (typeof where !== 'object' || where === null) return where;
+  const w = where as { SEARCH?: SearchFilter; AND?: readonly unknown[] };
+  if (w.SEARCH) return { ...where, SEARCH: undefined };
+  const at = (w.AND ?? []).findIndex((part) => searchOf(part) !== undefined);
+  if (at < 0) return where;
+  return { ...where, AND: w.AND!.map((part, i) => (i === at ? withoutSearch(part) : part)) };
+}
+
 /** The search a `where` asks for when it is its only condition (`q` without filters, on a top-level collection). */
 export function searchOnly(where: unknown): SearchFilter | undefined {
   if (typeof where !== 'object' || where === null) return undefined;

@@ -12,10 +12,8 @@
 import type { ClientSession, Collection, Db, Document } from 'mongodb';
 import { keyOfWhere, keyValue, type FieldSpec, type Model, type ModelRegistry, type RelationSpec } from '../model.js';
 import {
-  attachRelated,
   ConstraintViolation,
   RecordNotFound,
-  UnknownReference,
   type FindManyArgs,
   type Include,
   type Repository,
@@ -24,6 +22,7 @@ import {
 import { rankingSearch } from '../search.js';
 import { mongoFilter, type FilterSource, type MongoFilter } from './filter.js';
 import { changesWords, documentWords, rankedPipeline, SEARCH_FIELD } from './search.js';
+import { checkReferences, includeRelated, linkRelations, type RelationSource } from './relations.js';
 import { fromMongo, toMongo } from './values.js';
 
 type Rec = Record<string, unknown>;
@@ -143,7 +142,7 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
     return this.ctx.transaction(async (ctx) => {
       const self = this.on(ctx);
       const data = args.data as Rec;
-      await self.checkReferences(data);
+      await checkReferences(self.asRelationSource, data);
       self.checkRequiredLinks(data, 'create');
       const doc = self.document(data);
       if (self.model.searchFields.length) doc[SEARCH_FIELD] = documentWords(self.model as Model, doc);
@@ -153,7 +152,7 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
       }
       await self.write(() => self.collection.insertOne(doc, self.options));
       const record = self.record(doc);
-      await self.linkRelations(record, data);
+      await linkRelations(self.asRelationSource, record, data);
       return (await self.records([doc], args.include))[0]!;
     });
   }
@@ -166,7 +165,7 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
       if (self.model.primaryKey in data && self.keyValue(data[self.model.primaryKey]) !== key) {
         throw new Error(`${self.model.name}: MongoDB cannot change a primary key (_id)`);
       }
-      await self.checkReferences(data);
+      await checkReferences(self.asRelationSource, data);
       self.checkRequiredLinks(data, 'update');
       const change = self.change(data);
       const filter = { _id: key as never };
@@ -181,7 +180,7 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
             : await self.collection.findOne(filter, self.options);
       if (!doc) throw new RecordNotFound(self.model.name, self.keyOf(args.where as Rec));
       if (changesWords(self.model as Model, change)) await self.refreshWords([doc]);
-      await self.linkRelations({ [self.model.primaryKey]: key }, data);
+      await linkRelations(self.asRelationSource, { [self.model.primaryKey]: key }, data);
       return (await self.records([doc], args.include))[0]!;
     });
   }
@@ -192,7 +191,7 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
       const keys = await self.keys(args.where);
       if (keys.length === 0) return { count: 0 };
       const data = args.data as Rec;
-      await self.checkReferences(data);
+      await checkReferences(self.asRelationSource, data);
       self.checkRequiredLinks(data, 'update');
       const change = self.change(data);
       if (change)
@@ -201,7 +200,7 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
         const changed = await self.collection.find({ _id: { $in: keys } as never }, self.options).toArray();
         await self.refreshWords(changed);
       }
-      for (const key of keys) await self.linkRelations({ [self.model.primaryKey]: key }, data);
+      for (const key of keys) await linkRelations(self.asRelationSource, { [self.model.primaryKey]: key }, data);
       return { count: keys.length };
     });
   }
@@ -449,7 +448,12 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
 
   async records(docs: readonly Document[], include?: Include<T>): Promise<T[]> {
     const records = docs.map((doc) => this.record(doc));
-    if (include) await this.include(records, include as Record<string, true | { include?: Record<string, unknown> }>);
+    if (include)
+      await includeRelated(
+        this.asRelationSource,
+        records,
+        include as Record<string, true | { include?: Record<string, unknown> }>,
+      );
     return records as T[];
   }
 
@@ -465,53 +469,6 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
       );
     }
     return out;
-  }
-
-  /** Loads relationships for a page of records: one query per relationship. */
-  async include(records: Rec[], include: Record<string, true | { include?: Record<string, unknown> }>): Promise<void> {
-    if (records.length === 0) return;
-    for (const [name, how] of Object.entries(include)) {
-      const relation = this.model.relation(name);
-      if (!relation) continue;
-      const target = this.repositoryOf(relation.target);
-      if (relation.local) {
-        if (typeof how !== 'object') continue;
-        const keys = [...new Set(records.map((r) => r[name]).filter((k) => k !== null && k !== undefined))];
-        const related = await target.findMany({
-          where: { [target.model.primaryKey]: { in: keys } } as never,
-          ...(how.include ? { include: how.include as never } : {}),
-        });
-        const byKey = new Map(related.map((o) => [String(o[target.model.primaryKey]), o]));
-        for (const r of records) r[name] = r[name] == null ? null : (byKey.get(String(r[name])) ?? null);
-        continue;
-      }
-      await this.includeOtherSide(records, relation, target, how);
-    }
-  }
-
-  /** A relationship whose key the related objects hold: fetch the ones that point at this page. */
-  async includeOtherSide(
-    records: Rec[],
-    relation: RelationSpec,
-    target: MongoRepository<Rec>,
-    how: true | { include?: Record<string, unknown> },
-  ): Promise<void> {
-    const fkName = target.fieldOfColumn(relation.foreignKey);
-    const related = await target.findMany({
-      where: { [fkName]: { in: records.map((r) => r[this.model.primaryKey]) } } as never,
-      ...(typeof how === 'object'
-        ? how.include
-          ? { include: how.include as never }
-          : {}
-        : { select: { [fkName]: true } as never }),
-    });
-    attachRelated(records, related, {
-      relation,
-      key: this.model.primaryKey,
-      ownerField: fkName,
-      targetKey: target.model.primaryKey,
-      asObjects: typeof how === 'object',
-    });
   }
 
   /**
@@ -530,49 +487,9 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
     await this.collection.updateMany(filter, { $unset: { [path]: '' } }, this.options);
   }
 
-  /** Relationship values must name objects that exist (an unknown key is a 400). */
-  async checkReferences(data: Rec): Promise<void> {
-    for (const relation of this.model.relations) {
-      const value = data[relation.name];
-      if (value === undefined || value === null) continue;
-      const keys = Array.isArray(value) ? value : [value];
-      if (keys.length === 0) continue;
-      const target = this.repositoryOf(relation.target);
-      const valid = keys.map((k) => target.keyValue(k));
-      const have = new Set(
-        (await target.keys({ [target.model.primaryKey]: { in: valid.filter((k) => k !== undefined) } } as never)).map(
-          String,
-        ),
-      );
-      const missing = keys.filter((_, i) => valid[i] === undefined || !have.has(String(valid[i])));
-      if (missing.length) throw new UnknownReference(relation.name, relation.target, missing);
-    }
-  }
-
-  /** Relationships whose key the related objects hold: point exactly the given objects at `record`. */
-  async linkRelations(record: Rec, data: Rec): Promise<void> {
-    for (const relation of this.model.relations) {
-      if (relation.local || data[relation.name] === undefined) continue;
-      const target = this.repositoryOf(relation.target);
-      const value = data[relation.name];
-      const wanted = new Set(
-        (value === null ? [] : Array.isArray(value) ? value : [value]).map((k) => String(target.keyValue(k))),
-      );
-      const fk = target.pathOfColumn(relation.foreignKey);
-      const owner = this.keyValue(record[this.model.primaryKey]);
-      const linked = new Set(
-        (await target.keys({ [target.fieldOfColumn(relation.foreignKey)]: owner } as never)).map(String),
-      );
-      const key = (k: string) => target.keyValue(k);
-      // Unlink first: a one-to-one link is unique, so the new object can take it only once it is free.
-      const unlink = [...linked].filter((k) => !wanted.has(k)).map(key);
-      if (unlink.length) await target.unlink({ _id: { $in: unlink } }, fk, relation);
-      const link = [...wanted].filter((k) => !linked.has(k)).map(key);
-      if (link.length)
-        await target.write(() =>
-          target.collection.updateMany({ _id: { $in: link } as never }, { $set: { [fk]: owner } }, target.options),
-        );
-    }
+  /** This repository as relations.ts sees it. */
+  get asRelationSource(): RelationSource {
+    return this as unknown as RelationSource;
   }
 
   async filter(where: Where<T> | undefined): Promise<MongoFilter> {

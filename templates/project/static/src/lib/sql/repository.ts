@@ -12,22 +12,15 @@ import {
   type SqlBool,
 } from 'kysely';
 import { keyOfWhere, keyValue, type FieldSpec, type Model, type ModelRegistry } from '../model.js';
-import {
-  attachRelated,
-  RecordNotFound,
-  UnknownReference,
-  type FindManyArgs,
-  type Include,
-  type Repository,
-  type Where,
-} from '../repository.js';
-import { rankingSearch, searchOnly, type SearchFilter } from '../search.js';
+import { RecordNotFound, type FindManyArgs, type Include, type Repository, type Where } from '../repository.js';
+import { rankingSearch, searchOf, searchOnly, withoutSearch, type SearchFilter } from '../search.js';
 import { fromDb, toDb } from '../values.js';
 import type { Compiled, SqlExecutor } from './executor.js';
-import { countMatches, rankedMatches, relevance, type SearchTarget } from './search.js';
+import { countMatches, matchingRowids, rankedMatches, relevance, type SearchTarget } from './search.js';
 import type { SearchIndexer } from './search-index.js';
 import { condition, type ConditionSource } from './conditions.js';
 import { constraintViolation } from './constraints.js';
+import { checkReferences, chunks, includeRelated, linkRelations, type RelationSource } from './relations.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- Kysely is used with table names known at run time. */
 type AnyDB = Record<string, Record<string, unknown>>;
@@ -91,9 +84,17 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       this.dialect === 'sqlite' &&
       searchOnly(args.where) !== undefined &&
       this.pkField().storage === 'integer';
-    if (args.where && !matchesOnly) query = query.where((eb) => this.conditionOf(eb, args.where));
+    const inKeyOrder = search ? undefined : this.searchInKeyOrder(args);
+    const where = inKeyOrder ? withoutSearch(args.where) : args.where;
+    if (where && !matchesOnly) query = query.where((eb) => this.conditionOf(eb, where));
     if (search) query = this.bestFirst(query, search, matchesOnly ? pageEnd(args) : undefined);
-    for (const [field, direction] of this.ordering(args.orderBy)) query = query.orderBy(field, direction);
+    if (inKeyOrder) {
+      query = query
+        .innerJoin(matchingRowids(this.model as Model, inKeyOrder.search).as('svc_search'), (join) =>
+          join.onRef('svc_search.svc_rowid' as never, '=', `${this.model.table}.rowid` as never),
+        )
+        .orderBy(sql.ref('svc_search.svc_rowid'), inKeyOrder.direction);
+    } else for (const [field, direction] of this.ordering(args.orderBy)) query = query.orderBy(field, direction);
     if (args.take !== undefined) query = query.limit(args.take);
     // SQLite takes an offset only after a limit (-1: none); PostgreSQL refuses a negative limit.
     if (args.skip)
@@ -129,6 +130,19 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       sql: shape.sql,
       parameters: shape.parameters.map((p) => (p === TAKE ? args.take : p === SKIP ? args.skip : p)),
     };
+  }
+
+  /**
+   * SQLite, a search sorted by the key first (`_sort=id`, `_sort=-id`: newest first) when the key
+   * is the rowid: the page is read from the index in its own order (`matchingRowids`). Nothing
+   * after the key changes the order of distinct keys, so the rest of the sort is moot.
+   */
+  searchInKeyOrder(args: FindManyArgs<T>): { search: SearchFilter; direction: 'asc' | 'desc' } | undefined {
+    if (this.dialect !== 'sqlite' || this.pkField().storage !== 'integer') return undefined;
+    const search = searchOf(args.where);
+    if (!search?.words.length || !search.fields.length) return undefined;
+    const [first] = this.ordering(args.orderBy);
+    return first && first[0] === this.model.primaryKey ? { search, direction: first[1] } : undefined;
   }
 
   /**
@@ -226,7 +240,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   async create(args: { data: Create; include?: Include<T> }): Promise<T> {
     const data = args.data as Rec;
     return this.atomically(this.linksIn(data), async (tx) => {
-      await this.checkReferences(tx, data);
+      await checkReferences(this.asRelationSource, tx, data);
       const values = this.columnValues(data);
       const insert = this.cachedWrite('insert', values, () =>
         Object.keys(values).length
@@ -234,7 +248,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
           : this.ctx.compiler.insertInto(this.model.table).defaultValues().returning(this.allColumns()).compile(),
       );
       const rows = await this.run(() => tx.all<Row>(insert));
-      await this.linkRelations(tx, this.record(rows[0]!), data);
+      await linkRelations(this.asRelationSource, tx, this.record(rows[0]!), data);
       this.written();
       // The row as inserted (RETURNING); relationships are read after linking them.
       return (await this.records(rows, args.include, tx))[0]!;
@@ -245,12 +259,12 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     const data = args.data as Rec;
     return this.atomically(this.linksIn(data), async (tx) => {
       const key = this.keyOf(args.where as Rec);
-      await this.checkReferences(tx, data);
+      await checkReferences(this.asRelationSource, tx, data);
       const values = this.columnValues(data);
       const value = this.keyValue(key);
       const rows = value === undefined ? [] : await this.updateByKey(tx, value, values);
       if (rows.length === 0) throw new RecordNotFound(this.model.name, key);
-      await this.linkRelations(tx, this.record(rows[0]!), data);
+      await linkRelations(this.asRelationSource, tx, this.record(rows[0]!), data);
       this.written();
       return (await this.records(rows, args.include, tx))[0]!;
     });
@@ -261,7 +275,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       const keys = await this.withExecutor(tx).keys(args.where);
       if (keys.length === 0) return { count: 0 };
       const data = args.data as Rec;
-      await this.checkReferences(tx, data);
+      await checkReferences(this.asRelationSource, tx, data);
       const values = this.columnValues(data);
       if (Object.keys(values).length) {
         for (const chunk of chunks(keys)) {
@@ -272,7 +286,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
           await this.run(() => tx.run(update.compile()));
         }
       }
-      for (const key of keys) await this.linkRelations(tx, { [this.model.primaryKey]: key }, data);
+      for (const key of keys) await linkRelations(this.asRelationSource, tx, { [this.model.primaryKey]: key }, data);
       this.written();
       return { count: keys.length };
     });
@@ -407,7 +421,12 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   async records(rows: readonly Row[], include?: Include<T>, executor: SqlExecutor = this.ctx.executor): Promise<T[]> {
     const records = rows.map((row) => this.record(row));
     if (include)
-      await this.include(executor, records, include as Record<string, true | { include?: Record<string, unknown> }>);
+      await includeRelated(
+        this.asRelationSource,
+        executor,
+        records,
+        include as Record<string, true | { include?: Record<string, unknown> }>,
+      );
     return records as T[];
   }
 
@@ -420,54 +439,6 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       out[r.name] = fromDb(row[r.foreignKey], fk);
     }
     return out;
-  }
-
-  /** Loads relationships for a page of records: one query per relationship. */
-  async include(
-    executor: SqlExecutor,
-    records: Rec[],
-    include: Record<string, true | { include?: Record<string, unknown> }>,
-  ): Promise<void> {
-    if (records.length === 0) return;
-    for (const [name, how] of Object.entries(include)) {
-      const relation = this.model.relation(name);
-      if (!relation) continue;
-      const target = this.repositoryOf(relation.target, executor);
-      if (relation.local) {
-        if (typeof how === 'object') {
-          const keys = unique(records.map((r) => r[name]).filter((k) => k !== null && k !== undefined));
-          const related = await target.findIn(
-            target.model.primaryKey,
-            keys,
-            how.include ? { include: how.include as never } : {},
-          );
-          const byKey = new Map(related.map((o) => [String((o as Rec)[target.model.primaryKey]), o]));
-          for (const r of records)
-            r[name] = r[name] === null || r[name] === undefined ? null : (byKey.get(String(r[name])) ?? null);
-        }
-        continue;
-      }
-      // The foreign key is in the target's table: fetch the related objects that point at this page.
-      const keys = records.map((r) => r[this.model.primaryKey]);
-      const fk = relation.foreignKey;
-      const fkField = target.model.columns.find((c) => c.column === fk)!;
-      const related = await target.findIn(
-        fkField.name,
-        keys,
-        typeof how === 'object'
-          ? how.include
-            ? { include: how.include as never }
-            : {}
-          : { select: { [fkField.name]: true } as never },
-      );
-      attachRelated(records, related as Rec[], {
-        relation,
-        key: this.model.primaryKey,
-        ownerField: fkField.name,
-        targetKey: target.model.primaryKey,
-        asObjects: typeof how === 'object',
-      });
-    }
   }
 
   /** The objects whose `field` is one of `values`, in slices short enough for any database. */
@@ -518,71 +489,9 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     return values;
   }
 
-  /** Relationship values must name objects that exist (an unknown key is a 400). */
-  async checkReferences(executor: SqlExecutor, data: Rec): Promise<void> {
-    for (const relation of this.model.relations) {
-      const value = data[relation.name];
-      if (value === undefined || value === null) continue;
-      const keys = Array.isArray(value) ? value : [value];
-      if (keys.length === 0) continue;
-      const target = this.repositoryOf(relation.target, executor);
-      const valid = keys.map((k) => target.keyValue(k));
-      const have = new Set<string>();
-      for (const chunk of chunks(unique(valid.filter((k) => k !== undefined)))) {
-        for (const key of await target.keys({ [target.model.primaryKey]: { in: chunk } } as never))
-          have.add(String(key));
-      }
-      const missing = keys.filter((_, i) => valid[i] === undefined || !have.has(String(valid[i])));
-      if (missing.length) throw new UnknownReference(relation.name, relation.target, missing);
-    }
-  }
-
-  /** Relationships whose foreign key is in the target's table: point exactly the given objects at `record`. */
-  async linkRelations(executor: SqlExecutor, record: Rec, data: Rec): Promise<void> {
-    for (const relation of this.model.relations) {
-      if (relation.local || !(relation.name in data) || data[relation.name] === undefined) continue;
-      const target = this.repositoryOf(relation.target, executor);
-      const value = data[relation.name];
-      const wanted = new Set(
-        (value === null ? [] : Array.isArray(value) ? value : [value]).map((k) => String(target.keyValue(k))),
-      );
-      const fk = relation.foreignKey;
-      const owner = this.keyValue(record[this.model.primaryKey]);
-      const fkField = target.model.columns.find((c) => c.column === fk)!;
-      const linked = new Set((await target.keys({ [fkField.name]: owner } as never)).map(String));
-      // Unlink first: a one-to-one link is unique, so the new object can take it only once it is free.
-      await this.setLink(
-        executor,
-        target,
-        fk,
-        [...linked].filter((k) => !wanted.has(k)),
-        null,
-      );
-      await this.setLink(
-        executor,
-        target,
-        fk,
-        [...wanted].filter((k) => !linked.has(k)),
-        owner,
-      );
-    }
-  }
-
-  /** Points the target's objects `keys` at `owner` (or at nothing) through the foreign key column `fk`. */
-  async setLink(
-    executor: SqlExecutor,
-    target: SqlRepository<Rec>,
-    fk: string,
-    keys: readonly string[],
-    owner: unknown,
-  ): Promise<void> {
-    for (const chunk of chunks(keys.map((k) => target.keyValue(k)))) {
-      const update = this.ctx.compiler
-        .updateTable(target.model.table)
-        .set({ [fk]: owner } as never)
-        .where(target.model.primaryKey, 'in', chunk as never);
-      await this.run(() => executor.run(update.compile()));
-    }
+  /** This repository as relations.ts sees it. */
+  get asRelationSource(): RelationSource {
+    return this as unknown as RelationSource;
   }
 
   /** Runs a write, turning constraint errors of either database into `ConstraintViolation`. */
@@ -639,17 +548,6 @@ function noConditions(where: unknown): boolean {
 /** How many rows a page reads from the start: its offset and its length (all, without a limit). */
 function pageEnd(args: { skip?: number; take?: number }): number | undefined {
   return args.take === undefined ? undefined : (args.skip ?? 0) + args.take;
-}
-
-function unique<V>(values: readonly V[]): V[] {
-  return [...new Set(values)];
-}
-
-/** Long key lists go to the database in slices (SQLite allows 32,766 parameters). */
-function chunks<V>(values: readonly V[], size = 500): V[][] {
-  const out: V[][] = [];
-  for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size));
-  return out;
 }
 
 export type { Compiled };
