@@ -10,10 +10,14 @@ import { searchFields } from './search.js';
 
 /** Versions the generated project depends on: the newest majors that still run on Node 20. */
 const DEPENDENCIES = {
+  // CORS (`[cors]` in service.ini): the headers, and the answers to preflight requests.
+  '@fastify/cors': '^11.4.3',
   // Per-client limits on writes and on the auth routes (`[rate_limit]` in service.ini).
   '@fastify/rate-limit': '^11.2.0',
   'better-sqlite3': '^12.11.1',
   fastify: '^5.12.8',
+  // What the route plugins share, decorated once on the instance (lib/http/services.ts).
+  'fastify-plugin': '^6.0.1',
   ini: '^6.0.0',
   kysely: '^0.28.18',
   // 6.x: the 7.x driver needs Node 20.19.

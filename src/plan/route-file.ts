@@ -95,10 +95,11 @@ export function routesView(ir: ServiceIR, group: string, routes: readonly Route[
     })),
   ];
   // Route variables must not shadow the plugin's own names or the imports.
-  const taken = new Set<string>(['app', 'services', 'actionsFor', 'completeRoute', ...imports.flatMap((i) => i.names)]);
+  const plugin = routeGroupNames(group).plugin;
+  const taken = new Set<string>(['app', plugin, 'actionsFor', 'completeRoute', ...imports.flatMap((i) => i.names)]);
   return {
     doc: commentText(`Routes below /${group}.`),
-    plugin: routeGroupNames(group).plugin,
+    plugin,
     imports: imports.filter((i) => i.names.length).map((i) => ({ names: i.names.join(', '), from: i.from })),
     routes: routes.map((route) =>
       routeView(route, models.get(route.model)!, uniqueName(variableOf(route), taken), types),

@@ -5,10 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api } from '../support/http.js';
-import { builtProject } from '../support/project.js';
+import { builtProject, openProjectDatabase } from '../support/project.js';
 import { startService, type RunningService } from '../support/server.js';
 
 const BASE = '/api/v2';
@@ -365,12 +366,143 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
       const allowed = await api('GET', '/posts', undefined, { headers: { origin: APP_ORIGIN } });
       expect(allowed.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
       expect(allowed.headers.get('access-control-expose-headers')).toBe('ETag, Location, Retry-After');
+      expect(allowed.headers.get('access-control-allow-credentials')).toBeNull();
+      expect(allowed.headers.get('vary')).toBe('Origin');
       const other = await api('GET', '/posts', undefined, { headers: { origin: 'https://evil.example' } });
       expect(other.headers.get('access-control-allow-origin')).toBeNull();
       const preflight = await api('OPTIONS', '/posts', undefined, {
         headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
       });
       expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+      // Errors too: a script must be able to read why its request failed.
+      const missing = await api('GET', '/posts/no-such-post', undefined, { headers: { origin: APP_ORIGIN } });
+      expect(missing.status).toBe(404);
+      expect(missing.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+      // Without an Origin no CORS header, but a cache still learns that the answer depends on it.
+      const plain = await api('GET', '/posts');
+      expect(plain.headers.get('access-control-allow-origin')).toBeNull();
+      expect(plain.headers.get('vary')).toBe('Origin');
     });
+
+    it('answers a preflight from an allowed origin before the route: 204, the origin, the methods, the headers asked for', async () => {
+      // /posts does not list OPTIONS: without the preflight headers the same request is a 405.
+      const reply = await api('OPTIONS', '/posts', undefined, {
+        headers: {
+          origin: APP_ORIGIN,
+          'access-control-request-method': 'PATCH',
+          'access-control-request-headers': 'content-type, if-match',
+        },
+      });
+      expect(reply.status).toBe(204);
+      expect(reply.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+      expect(reply.headers.get('access-control-allow-methods')).toContain('PATCH');
+      expect(reply.headers.get('access-control-allow-headers')).toBe('content-type, if-match');
+      expect(reply.headers.get('access-control-max-age')).toBe('600');
+      // Both fields the answer depends on, in one Vary.
+      expect(reply.headers.get('vary')).toBe('Origin, Access-Control-Request-Headers');
+    });
+
+    it('answers a preflight from a refused origin 204 without allowing anything, and never runs the route', async () => {
+      const reply = await api('OPTIONS', '/posts', undefined, {
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'DELETE' },
+      });
+      expect(reply.status).toBe(204);
+      expect(reply.headers.get('access-control-allow-origin')).toBeNull();
+      expect(reply.headers.get('allow')).toBeNull();
+    });
+
+    it('leaves an OPTIONS with an Origin but no Access-Control-Request-Method (a browser’s actual OPTIONS request) to its route', async () => {
+      const reply = await api('OPTIONS', '/posts', undefined, { headers: { origin: APP_ORIGIN } });
+      expect(reply.status).toBe(405);
+      expect(reply.headers.get('allow')).toBe('DELETE, GET, HEAD, POST');
+      expect(reply.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+    });
+  });
+});
+
+describe('CORS settings (blog, in process)', () => {
+  type Reply = { statusCode: number; headers: Record<string, string | undefined> };
+  type App = {
+    get(path: string, handler: (request: unknown, reply: HeaderReply) => unknown): void;
+    inject(options: object): Promise<Reply>;
+    close(): Promise<void>;
+  };
+  type HeaderReply = { getHeader(name: string): unknown; header(name: string, value: string): void };
+  let dir: string;
+  const opened: { close(): Promise<void> }[] = [];
+
+  beforeAll(async () => {
+    dir = await builtProject('blog', 'e2e');
+  });
+
+  afterAll(async () => {
+    for (const closable of opened.reverse()) await closable.close();
+  });
+
+  /** The service with `settings` as SVC_* variables, on a database in memory. */
+  async function service(settings: Record<string, string>): Promise<App> {
+    const env = {
+      SVC_CONFIG: join(dir, 'none.ini'),
+      SVC_DATABASE_URL: 'sqlite::memory:',
+      SVC_CORS_ENABLE: 'true',
+      ...settings,
+    };
+    const db = await openProjectDatabase<{ close(): Promise<void> }>(dir, env);
+    opened.push(db);
+    const { loadServiceConfig } = await import(pathToFileURL(join(dir, 'dist/config.js')).href);
+    const { buildApp } = await import(pathToFileURL(join(dir, 'dist/app.js')).href);
+    const app = (await buildApp(loadServiceConfig(env), db, { logger: false })) as App;
+    opened.push(app);
+    return app;
+  }
+
+  it('says Access-Control-Allow-Credentials to the allowed origins when cors.allow_credentials is on, on answers and preflights', async () => {
+    const app = await service({ SVC_CORS_ALLOW_ORIGINS: APP_ORIGIN, SVC_CORS_ALLOW_CREDENTIALS: 'true' });
+    const answer = await app.inject({ method: 'GET', url: `${BASE}/posts`, headers: { origin: APP_ORIGIN } });
+    expect(answer.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
+    expect(answer.headers['access-control-allow-credentials']).toBe('true');
+    const preflight = await app.inject({
+      method: 'OPTIONS',
+      url: `${BASE}/posts`,
+      headers: { origin: APP_ORIGIN, 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers['access-control-allow-credentials']).toBe('true');
+    const anonymous = await app.inject({ method: 'GET', url: `${BASE}/posts` });
+    expect(anonymous.headers['access-control-allow-credentials']).toBeUndefined();
+  });
+
+  it('answers any origin with * when cors.allow_origins is * (never with credentials: config.ts refuses the pair)', async () => {
+    const app = await service({ SVC_CORS_ALLOW_ORIGINS: '*' });
+    const answer = await app.inject({
+      method: 'GET',
+      url: `${BASE}/posts`,
+      headers: { origin: 'https://anywhere.example' },
+    });
+    expect(answer.headers['access-control-allow-origin']).toBe('*');
+    expect(answer.headers['access-control-allow-credentials']).toBeUndefined();
+  });
+
+  it('adds Origin to the Vary a route adds to, instead of putting it in its place', async () => {
+    const app = await service({ SVC_CORS_ALLOW_ORIGINS: APP_ORIGIN });
+    // A route whose answer also depends on the language adds that to the Vary it finds.
+    app.get(`${BASE}/greeting`, (_request, reply) => {
+      reply.header('vary', [reply.getHeader('vary'), 'Accept-Language'].filter(Boolean).join(', '));
+      return { hello: 'world' };
+    });
+    const answer = await app.inject({ method: 'GET', url: `${BASE}/greeting`, headers: { origin: APP_ORIGIN } });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers['vary']).toBe('Origin, Accept-Language');
+    expect(answer.headers['access-control-allow-origin']).toBe(APP_ORIGIN);
+  });
+
+  it('leaves OPTIONS without preflight headers as it is with CORS off: the route’s Allow, or its 405', async () => {
+    const app = await service({ SVC_CORS_ALLOW_ORIGINS: APP_ORIGIN });
+    const plain = await app.inject({ method: 'OPTIONS', url: `${BASE}/posts` });
+    expect(plain.statusCode).toBe(405);
+    expect(plain.headers['allow']).toBe('DELETE, GET, HEAD, POST');
+    expect(plain.headers['access-control-allow-origin']).toBeUndefined();
+    // An unknown path stays unknown, preflight headers or not.
+    expect((await app.inject({ method: 'OPTIONS', url: `${BASE}/nothing-here` })).statusCode).toBe(404);
   });
 });

@@ -116,8 +116,8 @@ describe.each(FIXTURES)('the OpenAPI document of %s', (fixture) => {
     // With auth = false a service that declares authentication serves the document without it (lib/http/openapi.ts).
     const served =
       document['components'] && (document['components'] as Record<string, unknown>)['securitySchemes']
-        ? 'openApiRoute(api, config.auth ? OPENAPI_DOCUMENT : withoutAuth(OPENAPI_DOCUMENT), config.cors);'
-        : 'openApiRoute(api, OPENAPI_DOCUMENT, config.cors);';
+        ? 'openApiRoute(api, config.auth ? OPENAPI_DOCUMENT : withoutAuth(OPENAPI_DOCUMENT));'
+        : 'openApiRoute(api, OPENAPI_DOCUMENT);';
     expect(tree.get('src/app.ts')!.content).toContain(served);
   });
 

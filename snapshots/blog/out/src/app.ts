@@ -8,13 +8,14 @@ import type { Config } from './lib/config.js';
 import { secretHasher, startAuth, type AuthSpec } from './lib/auth/index.js';
 import { PasswordHasher } from './lib/auth/passwords.js';
 import type { ServiceEvents } from './lib/events.js';
-import type { Services } from './lib/http/actions.js';
 import { createApp } from './lib/http/app.js';
+import { cors } from './lib/http/cors.js';
 import { healthRoute } from './lib/http/health.js';
 import { docsRoutes } from './lib/http/docs.js';
 import { openApiRoute, withoutAuth } from './lib/http/openapi.js';
 import { openPolicy } from './lib/http/policy.js';
 import { rateLimits } from './lib/http/rate-limit.js';
+import { services } from './lib/http/services.js';
 import { OPENAPI_DOCUMENT } from './openapi.js';
 import { addressesRoutes } from './routes/addresses.js';
 import { authorsRoutes } from './routes/authors.js';
@@ -58,11 +59,11 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     bodyLimit: config.bodyLimit,
     timeouts: config.httpTimeouts,
     trustProxy: config.trustProxy,
-    cors: config.cors,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
+  await cors(app, config.cors);
   await rateLimits(app, config.rateLimit, `${BASE_PATH}/auth/`);
-  const services: Services = {
+  await app.register(services, {
     db,
     policy: auth?.policy ?? openPolicy(config.maxLimit),
     hashSecrets: secretHasher(hasher),
@@ -71,19 +72,18 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     defaultLimit: DEFAULT_LIMIT,
     maxOffset: config.maxOffset,
     bulkMax: config.bulkMax,
-    cors: config.cors,
-  };
+  });
   await app.register(
     async (api) => {
       await auth?.register(api);
-      healthRoute(api, db, config.cors);
+      healthRoute(api, db);
       // The document describes the API with its authentication; without it, that part goes.
-      openApiRoute(api, config.auth ? OPENAPI_DOCUMENT : withoutAuth(OPENAPI_DOCUMENT), config.cors);
-      if (config.docs) docsRoutes(api, 'Blog API', config.cors);
-      await api.register(addressesRoutes(services));
-      await api.register(authorsRoutes(services));
-      await api.register(commentsRoutes(services));
-      await api.register(postsRoutes(services));
+      openApiRoute(api, config.auth ? OPENAPI_DOCUMENT : withoutAuth(OPENAPI_DOCUMENT));
+      if (config.docs) docsRoutes(api, 'Blog API');
+      await api.register(addressesRoutes);
+      await api.register(authorsRoutes);
+      await api.register(commentsRoutes);
+      await api.register(postsRoutes);
     },
     { prefix: BASE_PATH },
   );

@@ -8,13 +8,14 @@ import type { Config } from './lib/config.js';
 import { secretHasher, startAuth, type AuthSpec } from './lib/auth/index.js';
 import { PasswordHasher } from './lib/auth/passwords.js';
 import type { ServiceEvents } from './lib/events.js';
-import type { Services } from './lib/http/actions.js';
 import { createApp } from './lib/http/app.js';
+import { cors } from './lib/http/cors.js';
 import { healthRoute } from './lib/http/health.js';
 import { docsRoutes } from './lib/http/docs.js';
 import { openApiRoute, withoutAuth } from './lib/http/openapi.js';
 import { openPolicy } from './lib/http/policy.js';
 import { rateLimits } from './lib/http/rate-limit.js';
+import { services } from './lib/http/services.js';
 import { OPENAPI_DOCUMENT } from './openapi.js';
 import { storiesRoutes } from './routes/stories.js';
 import { usersRoutes } from './routes/users.js';
@@ -56,11 +57,11 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     bodyLimit: config.bodyLimit,
     timeouts: config.httpTimeouts,
     trustProxy: config.trustProxy,
-    cors: config.cors,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
+  await cors(app, config.cors);
   await rateLimits(app, config.rateLimit, `${BASE_PATH}/auth/`);
-  const services: Services = {
+  await app.register(services, {
     db,
     policy: auth?.policy ?? openPolicy(config.maxLimit),
     hashSecrets: secretHasher(hasher),
@@ -69,17 +70,16 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     defaultLimit: DEFAULT_LIMIT,
     maxOffset: config.maxOffset,
     bulkMax: config.bulkMax,
-    cors: config.cors,
-  };
+  });
   await app.register(
     async (api) => {
       await auth?.register(api);
-      healthRoute(api, db, config.cors);
+      healthRoute(api, db);
       // The document describes the API with its authentication; without it, that part goes.
-      openApiRoute(api, config.auth ? OPENAPI_DOCUMENT : withoutAuth(OPENAPI_DOCUMENT), config.cors);
-      if (config.docs) docsRoutes(api, 'Example REST API', config.cors);
-      await api.register(storiesRoutes(services));
-      await api.register(usersRoutes(services));
+      openApiRoute(api, config.auth ? OPENAPI_DOCUMENT : withoutAuth(OPENAPI_DOCUMENT));
+      if (config.docs) docsRoutes(api, 'Example REST API');
+      await api.register(storiesRoutes);
+      await api.register(usersRoutes);
     },
     { prefix: BASE_PATH },
   );

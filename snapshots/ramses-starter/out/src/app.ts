@@ -5,13 +5,14 @@ import type { Database } from './db/index.js';
 import { EVENTS } from './events.js';
 import { ConfigError, type Config } from './lib/config.js';
 import type { ServiceEvents } from './lib/events.js';
-import type { Services } from './lib/http/actions.js';
 import { createApp } from './lib/http/app.js';
+import { cors } from './lib/http/cors.js';
 import { healthRoute } from './lib/http/health.js';
 import { docsRoutes } from './lib/http/docs.js';
 import { openApiRoute } from './lib/http/openapi.js';
 import { openPolicy } from './lib/http/policy.js';
 import { rateLimits } from './lib/http/rate-limit.js';
+import { services } from './lib/http/services.js';
 import { OPENAPI_DOCUMENT } from './openapi.js';
 import { itemsRoutes } from './routes/items.js';
 
@@ -50,11 +51,11 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     bodyLimit: config.bodyLimit,
     timeouts: config.httpTimeouts,
     trustProxy: config.trustProxy,
-    cors: config.cors,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
+  await cors(app, config.cors);
   await rateLimits(app, config.rateLimit, `${BASE_PATH}/auth/`);
-  const services: Services = {
+  await app.register(services, {
     db,
     policy: openPolicy(config.maxLimit),
     events,
@@ -62,14 +63,13 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     defaultLimit: DEFAULT_LIMIT,
     maxOffset: config.maxOffset,
     bulkMax: config.bulkMax,
-    cors: config.cors,
-  };
+  });
   await app.register(
     async (api) => {
-      healthRoute(api, db, config.cors);
-      openApiRoute(api, OPENAPI_DOCUMENT, config.cors);
-      if (config.docs) docsRoutes(api, 'Items API', config.cors);
-      await api.register(itemsRoutes(services));
+      healthRoute(api, db);
+      openApiRoute(api, OPENAPI_DOCUMENT);
+      if (config.docs) docsRoutes(api, 'Items API');
+      await api.register(itemsRoutes);
     },
     { prefix: BASE_PATH },
   );

@@ -7,7 +7,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../errors.js';
-import { allowedOrigin } from '../http/routing.js';
+import { allowedOrigin } from '../http/cors.js';
 import { ANONYMOUS, type Caller } from './acl.js';
 import { credentials, userKeyOf, userModel, users, type AuthContext } from './context.js';
 import { readApiKeyHeader, sameDigest, tokenDigest } from './tokens.js';

@@ -4,6 +4,7 @@
  * with `_fields`, and only those the caller may see), then `_type`, `_pk` and `_self`. Related
  * objects listed in `_nested_relationships` are embedded, up to `_nesting_depth`.
  */
+import type { FastifyRequest } from 'fastify';
 import type { Model, ModelRegistry } from '../model.js';
 import type { Include } from '../repository.js';
 
@@ -68,4 +69,9 @@ export function includeFor(model: Model, models: ModelRegistry, depth: number = 
   }
   if (depth === model.nestingDepth) includes.set(model, include);
   return include;
+}
+
+/** The URL a request named: `request_url` of error bodies, `_self` of objects without a URL of their own. */
+export function requestUrl(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}${request.url}`;
 }

@@ -7,12 +7,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, badRequest, statusBody } from '../errors.js';
 import { inTransaction, withEvents, type Action, type EventRun } from '../events.js';
 import { withDefaults, type Model } from '../model.js';
-import { requestUrl } from '../http/actions.js';
 import { hideRefusedEmbeds } from '../http/embedded.js';
 import type { Policy } from '../http/policy.js';
 import { completeRoute } from '../http/routing.js';
 import { statusAnswer, tokenAnswer } from '../http/schemas.js';
-import { includeFor, serialize } from '../http/serialize.js';
+import { includeFor, requestUrl, serialize } from '../http/serialize.js';
 import { credentials, userKeyOf, userModel, users, type AuthContext } from './context.js';
 import { clearTicket, callerOf, crossSite, logIn } from './identity.js';
 import { fieldsFor } from './policy.js';
@@ -71,7 +70,7 @@ export function authRoutes(
       return reply.code(201).send(response);
     },
   );
-  completeRoute(api, '/auth/register', ['POST'], ctx.config.cors);
+  completeRoute(api, '/auth/register', ['POST']);
 
   if (ctx.spec.ticket) {
     api.post(
@@ -89,7 +88,7 @@ export function authRoutes(
         return response;
       },
     );
-    completeRoute(api, '/auth/login', ['POST'], ctx.config.cors);
+    completeRoute(api, '/auth/login', ['POST']);
     const logout = async (request: FastifyRequest, reply: FastifyReply) => {
       refuseCrossSite(ctx, request);
       const id = callerOf(request).id;
@@ -108,7 +107,7 @@ export function authRoutes(
     const loggedOut = { schema: { response: { 200: statusAnswer } } };
     api.get('/auth/logout', loggedOut, logout);
     api.post('/auth/logout', loggedOut, logout);
-    completeRoute(api, '/auth/logout', ['GET', 'POST'], ctx.config.cors);
+    completeRoute(api, '/auth/logout', ['GET', 'POST']);
   }
 
   if (ctx.spec.apiKey) {
@@ -123,8 +122,8 @@ export function authRoutes(
     const claimed = { schema: { body: LOGIN_BODY, response: { 200: tokenAnswer } } };
     api.post('/auth/token', claimed, claim('Token claimed'));
     api.post('/auth/reset_token', claimed, claim('Token reset'));
-    completeRoute(api, '/auth/token', ['POST'], ctx.config.cors);
-    completeRoute(api, '/auth/reset_token', ['POST'], ctx.config.cors);
+    completeRoute(api, '/auth/token', ['POST']);
+    completeRoute(api, '/auth/reset_token', ['POST']);
   }
 
   if (!ctx.spec.userRouteIsSelf) {
@@ -132,7 +131,7 @@ export function authRoutes(
       if (!request.user) throw new HttpError(401, 'log in to see yourself');
       return own(request, request.user);
     });
-    completeRoute(api, '/users/self', ['GET'], ctx.config.cors);
+    completeRoute(api, '/users/self', ['GET']);
   }
 }
 

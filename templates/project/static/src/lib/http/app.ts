@@ -1,6 +1,6 @@
 /**
  * The Fastify instance every generated service starts from: JSON bodies only, the service's one
- * error shape for every failure, request ids in logs, CORS and security headers.
+ * error shape for every failure, request ids in logs, security headers (CORS: lib/http/cors.ts).
  * A 500 says "Internal Server Error" and a request id; the details go to the log, never to the client.
  */
 import { randomUUID } from 'node:crypto';
@@ -10,18 +10,16 @@ import { HttpError, notFound, statusBody, type FieldError } from '../errors.js';
 import type { HttpTimeouts, TrustProxy } from '../config.js';
 import { databaseUnavailable, isDatabaseUnavailable } from '../database.js';
 import { ConstraintViolation, RecordNotFound, UnknownReference } from '../repository.js';
-import { requestUrl } from './actions.js';
+import { requestUrl } from './serialize.js';
 import { handlerDeadline } from './deadline.js';
 import { boundedRegExp } from './patterns.js';
 import { requestShapeProblem } from './request-shape.js';
-import { allowedOrigin, type CorsSettings } from './routing.js';
 
 export interface AppOptions {
   readonly logLevel: string;
   readonly bodyLimit: number;
   readonly timeouts: HttpTimeouts;
   readonly trustProxy: TrustProxy;
-  readonly cors: CorsSettings;
   /** Tests pass `false` to keep their output clean. */
   readonly logger?: FastifyServerOptions['logger'];
 }
@@ -96,20 +94,12 @@ export function createApp(options: AppOptions): FastifyInstance {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', async (_request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
     // Answers depend on who asks (ACLs, field privacy) and change with every write: no cache keeps
     // them unless a route says otherwise (the OpenAPI document, the docs page's assets).
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     if (closing) reply.header('connection', 'close');
-    const origin = request.headers.origin;
-    if (options.cors.enable && origin && allowedOrigin(origin, options.cors)) {
-      reply.header('access-control-allow-origin', origin);
-      // Browsers hide other headers from scripts: these are what clients of the API read.
-      reply.header('access-control-expose-headers', 'ETag, Location, Retry-After');
-      reply.header('vary', 'Origin');
-      if (options.cors.allowCredentials) reply.header('access-control-allow-credentials', 'true');
-    }
   });
   app.addHook('preValidation', async (request) => {
     // `/posts/` reaches `/posts/:id` with an empty key; like any URL that names nothing, a 404

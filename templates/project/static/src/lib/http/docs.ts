@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { completeRoute, type CorsSettings } from './routing.js';
+import { completeRoute } from './routing.js';
 
 const ASSETS: Readonly<Record<string, string>> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -15,14 +15,14 @@ const ASSETS: Readonly<Record<string, string>> = {
   'favicon-32x32.png': 'image/png',
 };
 
-export function docsRoutes(app: FastifyInstance, title: string, cors: CorsSettings): void {
+export function docsRoutes(app: FastifyInstance, title: string): void {
   // Found at start-up (a missing package stops the service there), read on first use (about 2 MB
   // that most starts, and every test app, never serve), then kept: the files never change.
   const folder = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const files = new Map<string, Buffer>();
   const page = docsPage(title);
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
-  completeRoute(app, '/docs', ['GET'], cors);
+  completeRoute(app, '/docs', ['GET']);
   for (const [name, type] of Object.entries(ASSETS)) {
     app.get(`/docs/${name}`, async (_request, reply) => {
       let content = files.get(name);
@@ -30,7 +30,7 @@ export function docsRoutes(app: FastifyInstance, title: string, cors: CorsSettin
       reply.header('cache-control', 'public, max-age=3600');
       return reply.type(type).send(content);
     });
-    completeRoute(app, `/docs/${name}`, ['GET'], cors);
+    completeRoute(app, `/docs/${name}`, ['GET']);
   }
 }
 

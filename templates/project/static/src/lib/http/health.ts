@@ -1,9 +1,9 @@
 /** `GET {base}/health`: 200 when the database answers, 503 when it does not. */
 import type { FastifyInstance } from 'fastify';
 import { databaseUnavailable, type ServiceDatabase } from '../database.js';
-import { completeRoute, type CorsSettings } from './routing.js';
+import { completeRoute } from './routing.js';
 
-export function healthRoute(app: FastifyInstance, db: ServiceDatabase, cors: CorsSettings): void {
+export function healthRoute(app: FastifyInstance, db: ServiceDatabase): void {
   const answer = { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } } as const;
   app.get('/health', { schema: { response: { 200: answer } } }, async (request) => {
     try {
@@ -14,5 +14,5 @@ export function healthRoute(app: FastifyInstance, db: ServiceDatabase, cors: Cor
     }
     return { status: 'ok' };
   });
-  completeRoute(app, '/health', ['GET'], cors);
+  completeRoute(app, '/health', ['GET']);
 }

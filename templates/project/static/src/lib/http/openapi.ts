@@ -1,17 +1,17 @@
 /** `GET {base}/openapi.json`: the service's OpenAPI 3.1 document, to anyone (no auth). */
 import type { FastifyInstance } from 'fastify';
-import { completeRoute, type CorsSettings } from './routing.js';
+import { completeRoute } from './routing.js';
 
 type Json = Record<string, unknown>;
 
-export function openApiRoute(app: FastifyInstance, document: Readonly<Json>, cors: CorsSettings): void {
+export function openApiRoute(app: FastifyInstance, document: Readonly<Json>): void {
   // Serialized once: the document never changes while the service runs.
   const text = JSON.stringify(document);
   app.get('/openapi.json', async (_request, reply) => {
     reply.header('cache-control', 'no-cache');
     return reply.type('application/json; charset=utf-8').send(text);
   });
-  completeRoute(app, '/openapi.json', ['GET'], cors);
+  completeRoute(app, '/openapi.json', ['GET']);
 }
 
 /** The statuses only authentication answers with (429 stays: rate limits apply with auth off too). */

@@ -1,0 +1,81 @@
+/**
+ * Attribute sub-resources (`/users/{username}/settings`): a dict or list field of the parent item,
+ * read with GET and merged into with POST, Ramses' way. (PATCH and PUT on the item replace the
+ * whole value.)
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { badRequest, type FieldError } from '../errors.js';
+import { generic, type FieldSpec } from '../model.js';
+import { parseValue } from './query.js';
+import type { Rec, RouteContext } from './route-context.js';
+
+/** GET: the dict or list value. */
+export async function attribute(ctx: RouteContext, request: FastifyRequest): Promise<unknown> {
+  const parent = await ctx.authorizedObject(request, 'view');
+  const name = ctx.route.parent!.field;
+  const seen = ctx.policy.visibleFields(request, generic(ctx.route.parent!.model), parent);
+  if (seen && !seen.has(name)) throw ctx.policy.refusal(request, `read ${name}`);
+  return parent[name] ?? (ctx.fieldOfParent().type === 'list' ? [] : {});
+}
+
+/** POST on a dict/list attribute: dict keys are merged; list items are added (`"-item"` removes). */
+export async function mergeAttribute(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<unknown> {
+  const body = ctx.body(request);
+  const parentModel = generic(ctx.route.parent!.model);
+  const name = ctx.route.parent!.field;
+  const field = ctx.fieldOfParent();
+  const parent = await ctx.authorizedObject(request, 'update');
+  ctx.policy.checkWritable(request, parentModel, [name], parent);
+  reply.code(201);
+  return ctx.write(
+    request,
+    'update',
+    { [name]: body },
+    parent,
+    async (db, data) => {
+      const repository = db.repository(parentModel.name);
+      const key = parent[parentModel.primaryKey];
+      // Read the value again, under a row lock: two merges at the same time must both land.
+      await repository.lockForUpdate(key);
+      const fresh = await repository.findUnique({ where: { [parentModel.primaryKey]: key } });
+      const current = (fresh?.[name] ?? (field.type === 'list' ? [] : {})) as Rec | unknown[];
+      const change = (data[name] ?? {}) as Rec;
+      const merged =
+        field.type === 'list' ? mergeList(field, current as unknown[], change) : { ...(current as Rec), ...change };
+      await repository.update({
+        where: { [parentModel.primaryKey]: key },
+        data: { ...ctx.withUpdateDefaults({ [name]: merged }) },
+      });
+      return merged;
+    },
+    (merged) => merged,
+  );
+}
+
+/** Ramses' list merge: each key of the body is an item to add, or (`"-item"`) to remove. */
+function mergeList(field: FieldSpec, current: readonly unknown[], body: Rec): unknown[] {
+  const out = [...current];
+  const errors: FieldError[] = [];
+  for (const key of Object.keys(body)) {
+    const remove = key.startsWith('-');
+    const item = parseValue(field, remove ? key.slice(1) : key);
+    if (item === undefined || (field.choices && !field.choices.includes(item))) {
+      errors.push({
+        field: key,
+        message: field.choices
+          ? `is not one of ${field.choices.join(', ')}`
+          : `is not a valid ${field.itemType ?? 'string'}`,
+      });
+      continue;
+    }
+    const index = out.findIndex((x) => x === item);
+    if (remove && index !== -1) out.splice(index, 1);
+    if (!remove && index === -1) out.push(item);
+  }
+  if (errors.length) throw badRequest('invalid list items', errors);
+  return out;
+}

@@ -1,0 +1,100 @@
+/**
+ * PATCH, PUT and DELETE on a collection: the objects a GET with the same filters would list (no
+ * paging), changed in one transaction, each checked against its item ACL, and never more than
+ * `bulk_max` of them.
+ */
+import type { FastifyRequest } from 'fastify';
+import { badRequest, statusBody } from '../errors.js';
+import type { ServiceDatabase } from '../database.js';
+import type { Where } from '../repository.js';
+import { parseListQuery } from './query.js';
+import { requestUrl } from './serialize.js';
+import { checkBody } from './writes.js';
+import { combine, type Query, type Rec, type RouteContext } from './route-context.js';
+
+/** Keys per statement in bulk deletes (SQLite takes at most 32,766 parameters). */
+const BULK_SLICE = 500;
+
+/** PATCH/PUT on a collection: the objects matching the filters, in one transaction, each checked against its item ACL. */
+export async function updateMany(ctx: RouteContext, request: FastifyRequest): Promise<unknown> {
+  const body = ctx.body(request);
+  checkBody(ctx, request, body, 'update_many');
+  if (ctx.model.primaryKey in body)
+    throw badRequest(`the primary key ${ctx.model.primaryKey} cannot change`, [
+      { field: ctx.model.primaryKey, message: 'cannot be changed' },
+    ]);
+  await ctx.policy.authorize(request, 'update', ctx.route);
+  const where = await bulkWhere(ctx, request);
+  return ctx.write(
+    request,
+    'update_many',
+    body,
+    undefined,
+    async (db, data) => {
+      const objects = await bulkObjects(ctx, db, where);
+      for (const object of objects) await ctx.policy.authorize(request, 'update', ctx.route, object);
+      const values = ctx.withUpdateDefaults(data);
+      for (const object of objects)
+        await ctx.repository(db).update({
+          where: { [ctx.model.primaryKey]: object[ctx.model.primaryKey] },
+          data: values,
+        });
+      return objects.length;
+    },
+    (count) => statusBody(200, `Updated ${count} ${ctx.model.name}(s) objects`, requestUrl(request), { count }),
+  );
+}
+
+export async function deleteMany(ctx: RouteContext, request: FastifyRequest): Promise<unknown> {
+  await ctx.policy.authorize(request, 'delete', ctx.route);
+  const where = await bulkWhere(ctx, request);
+  return ctx.write(
+    request,
+    'delete_many',
+    {},
+    undefined,
+    async (db) => {
+      const objects = await bulkObjects(ctx, db, where);
+      for (const object of objects) await ctx.policy.authorize(request, 'delete', ctx.route, object);
+      const keys = objects.map((o) => o[ctx.model.primaryKey]);
+      for (let i = 0; i < keys.length; i += BULK_SLICE) {
+        await ctx.repository(db).deleteMany({
+          where: { [ctx.model.primaryKey]: { in: keys.slice(i, i + BULK_SLICE) } },
+        });
+      }
+      return keys.length;
+    },
+    (count) => statusBody(200, `Deleted ${count} ${ctx.model.name}(s) objects`, requestUrl(request), { count }),
+  );
+}
+
+/** Collection PATCH/PUT/DELETE select objects with the same filters as GET (no paging). */
+export async function bulkWhere(ctx: RouteContext, request: FastifyRequest): Promise<Where<Rec>> {
+  const query = request.query as Query;
+  for (const name of ['_limit', '_page', '_start', '_sort', '_fields', '_count']) {
+    if (query[name] !== undefined)
+      throw badRequest(`${name} does not apply to bulk changes`, [{ field: name, message: 'does not apply here' }]);
+  }
+  const parsed = parseListQuery(ctx.model, query, {
+    defaultLimit: 0,
+    maxLimit: 0,
+    visible: ctx.policy.visibleFields(request, ctx.model),
+  });
+  return combine(parsed.where, await ctx.scope(ctx.services.db, request));
+}
+
+/**
+ * The objects a bulk change selects, or a 400 naming `bulk_max` when there are more: a filter
+ * typed wrong must not rewrite a whole table, and nothing is changed.
+ */
+export async function bulkObjects(ctx: RouteContext, db: ServiceDatabase, where: Where<Rec>): Promise<Rec[]> {
+  const max = ctx.services.bulkMax;
+  const objects = await ctx.repository(db).findMany({ where, take: max + 1 });
+  if (objects.length > max) {
+    throw badRequest(
+      `this change selects more than ${max} ${ctx.model.name} objects, the most one request may change (bulk_max); narrow the filters or change them in parts`,
+      [{ field: '(query)', message: `selects more than ${max} objects` }],
+    );
+  }
+  return objects;
+}

@@ -1,0 +1,62 @@
+/**
+ * The reads of collections and items: GET of a page (with the query language, `_count`, `_fields`)
+ * and of one object, with its ETag. A read takes a transaction only when the model has handlers for it.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { parseItemFields, parseListQuery } from './query.js';
+import { etagOf } from './etag.js';
+import { includeFor } from './serialize.js';
+import { attribute } from './attributes.js';
+import { combine, type Query, type RouteContext } from './route-context.js';
+
+export async function index(ctx: RouteContext, request: FastifyRequest): Promise<unknown> {
+  if (ctx.route.kind === 'attribute') return attribute(ctx, request);
+  const started = performance.now();
+  await ctx.policy.authorize(request, 'view', ctx.route);
+  const query = parseListQuery(ctx.model, request.query as Query, {
+    defaultLimit: ctx.services.defaultLimit,
+    maxLimit: ctx.policy.maxLimit(request),
+    maxOffset: ctx.services.maxOffset,
+    visible: ctx.policy.visibleFields(request, ctx.model),
+  });
+  return ctx.withEvents(request, 'index', undefined, async (db) => {
+    const scope = await ctx.scope(db, request);
+    const where = combine(query.where, scope);
+    const repository = ctx.repository(db);
+    if (query.count) return { count: await repository.count({ where }) };
+    const count = () => repository.count({ where });
+    const find = () =>
+      repository.findMany({
+        where,
+        orderBy: query.orderBy,
+        skip: query.skip,
+        take: query.take,
+        include: includeFor(ctx.model, ctx.services.db.models),
+      });
+    // Inside a transaction (index handlers) one query at a time: MongoDB takes no more.
+    const [total, records] =
+      db === ctx.services.db ? await Promise.all([count(), find()]) : [await count(), await find()];
+    await ctx.hideRefusedEmbeds(request, records);
+    const serializer = ctx.serializer(request, query.fields);
+    const data = records.map((r) => serializer.object(ctx.model, r));
+    return {
+      total,
+      count: data.length,
+      start: query.skip,
+      took: Math.round(performance.now() - started),
+      fields: query.fieldsText,
+      data,
+    };
+  });
+}
+
+export async function show(ctx: RouteContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const fields = parseItemFields(ctx.model, request.query as Query, ctx.policy.visibleFields(request, ctx.model));
+  const object = await ctx.authorizedObject(request, 'view');
+  return ctx.withEvents(request, 'show', object, async () => {
+    await ctx.hideRefusedEmbeds(request, [object]);
+    // Of the whole object, whatever `_fields` asks for: the tag a later If-Match compares with.
+    reply.header('etag', etagOf(ctx.serializer(request).object(ctx.model, object)));
+    return ctx.serializer(request, fields).object(ctx.model, object);
+  });
+}

@@ -1,0 +1,241 @@
+/**
+ * One route as its actions see it (lib/http/actions.ts): its model, the services, and the steps
+ * the reads, writes and bulk changes share — finding the object the URL names, scoping a nested
+ * route to its parent, running a write in one transaction with its event handlers, presenting
+ * an object. Made once per route, when the routes are registered.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { badRequest, notFound } from '../errors.js';
+import { inTransaction, withEvents, type Action, type EventRun } from '../events.js';
+import { generic, type AnyModel, type Model } from '../model.js';
+import type { EngineRepository, ServiceDatabase } from '../database.js';
+import type { Where } from '../repository.js';
+import type { Permission, Policy } from './policy.js';
+import type { Services } from './services.js';
+import { checkIfMatch, etagOf, hasIfMatch } from './etag.js';
+import { hideRefusedEmbeds } from './embedded.js';
+import { includeFor, requestUrl, serialize, type Serializer } from './serialize.js';
+
+export type Rec = Record<string, unknown>;
+export type Query = Record<string, string | string[] | undefined>;
+
+export interface RouteSpec {
+  readonly kind: 'collection' | 'item' | 'singular' | 'attribute';
+  /** The model whose objects the route serves (the parent's model, for an attribute route). */
+  readonly model: AnyModel;
+  /** The path parameter with the item's key (item routes). */
+  readonly itemParam?: string;
+  /** Nested routes: the parent item, and its relationship (or dict/list field) this route follows. */
+  readonly parent?: { readonly model: AnyModel; readonly param: string; readonly field: string };
+  readonly acl: string | null;
+}
+
+/** The object a request was authorized on (by the guard, before its body was validated), so it is read once. */
+const authorized = new WeakMap<FastifyRequest, Rec>();
+
+export class RouteContext {
+  constructor(
+    readonly services: Services,
+    readonly route: RouteSpec,
+  ) {}
+
+  get model(): Model {
+    return generic(this.route.model);
+  }
+
+  get policy(): Policy {
+    return this.services.policy;
+  }
+
+  repository(db: ServiceDatabase = this.services.db): EngineRepository {
+    return db.repository(this.model.name);
+  }
+
+  /**
+   * Runs a write in one transaction with the model's handlers: before handlers and processors
+   * may change the data, after handlers the response; if anything throws, nothing is written.
+   * `atomic`: `work` is a single repository write (see `inTransaction`).
+   */
+  async write<R>(
+    request: FastifyRequest,
+    action: Action,
+    body: Rec,
+    instance: Rec | undefined,
+    work: (db: ServiceDatabase, data: Rec) => Promise<R>,
+    present: (result: R) => unknown,
+    atomic = false,
+  ): Promise<unknown> {
+    const run = this.eventRun(request, action, instance);
+    return inTransaction(this.services.db, run, body, (data) => this.hashSecrets(data), work, present, atomic);
+  }
+
+  /** Reads run their handlers inside a transaction only when there are handlers. */
+  async withEvents(
+    request: FastifyRequest,
+    action: Action,
+    instance: Rec | undefined,
+    work: (db: ServiceDatabase) => Promise<unknown>,
+  ): Promise<unknown> {
+    return withEvents(this.services.db, this.eventRun(request, action, instance), work);
+  }
+
+  eventRun(request: FastifyRequest, action: Action, instance: Rec | undefined): EventRun {
+    return {
+      model: this.model,
+      events: this.services.events?.get(this.model.name),
+      action,
+      request,
+      ...(instance ? { instance } : {}),
+    };
+  }
+
+  body(request: FastifyRequest): Rec {
+    const body = request.body;
+    if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw badRequest('the request body must be a JSON object');
+    }
+    return body as Rec;
+  }
+
+  async hashSecrets(data: Rec): Promise<Rec> {
+    return this.services.hashSecrets ? this.services.hashSecrets(this.model, data) : data;
+  }
+
+  /**
+   * The object the URL names (for an attribute route, the parent item), once the caller may use
+   * `permission` on it. When the decision does not depend on the object, it is made first: a
+   * refused caller cannot probe which keys exist.
+   */
+  async authorizedObject(request: FastifyRequest, permission: Permission): Promise<Rec> {
+    const checked = authorized.get(request);
+    if (checked) return checked;
+    const early = !this.policy.needsObject(this.route);
+    if (early) await this.policy.authorize(request, permission, this.route, {});
+    const object =
+      this.route.kind === 'attribute' ? await this.parent(this.services.db, request) : await this.load(request);
+    if (!early) await this.policy.authorize(request, permission, this.route, object);
+    authorized.set(request, object);
+    return object;
+  }
+
+  withUpdateDefaults(data: Rec): Rec {
+    const out: Rec = { ...data };
+    for (const field of this.model.fields)
+      if (field.onUpdate && !(field.name in data)) out[field.name] = field.onUpdate();
+    return out;
+  }
+
+  /** The item the URL names (404 if there is none, or if it is not the parent's). */
+  async load(request: FastifyRequest): Promise<Rec> {
+    const db = this.services.db;
+    if (this.route.kind === 'singular') {
+      const found = await this.repository(db).findFirst({
+        where: await this.scope(db, request),
+        include: includeFor(this.model, db.models),
+      });
+      if (!found)
+        throw notFound(
+          `${this.route.parent!.model.name} ${String((request.params as Rec)[this.route.parent!.param])} has no ${this.route.parent!.field}`,
+        );
+      return found;
+    }
+    const key = this.policy.itemKey(request, this.model, (request.params as Rec)[this.route.itemParam!]);
+    const repository = this.repository(db);
+    const scope = await this.scope(db, request);
+    const found =
+      repository.keyValue(key) === undefined
+        ? null
+        : Object.keys(scope).length
+          ? await repository.findFirst({
+              where: combine({ [this.model.primaryKey]: repository.keyValue(key) }, scope),
+              include: includeFor(this.model, db.models),
+            })
+          : await repository.findUnique({
+              where: { [this.model.primaryKey]: key },
+              include: includeFor(this.model, db.models),
+            });
+    if (!found) throw notFound(`${this.model.name} ${String(key)} not found`);
+    return found;
+  }
+
+  /** Nested routes: the field of this route's objects that points at the parent item. */
+  get inverse(): string | undefined {
+    const parent = this.route.parent;
+    return parent && this.route.kind !== 'attribute' ? parent.model.relation(parent.field)!.inverse : undefined;
+  }
+
+  /** Nested routes: only the parent's related objects. The same condition links a new object to the parent. */
+  async scope(db: ServiceDatabase, request: FastifyRequest): Promise<Rec> {
+    const inverse = this.inverse;
+    return inverse ? { [inverse]: await this.parentKey(db, request) } : {};
+  }
+
+  async parentKey(db: ServiceDatabase, request: FastifyRequest): Promise<unknown> {
+    const parent = await this.parent(db, request);
+    return parent[this.route.parent!.model.primaryKey];
+  }
+
+  async parent(db: ServiceDatabase, request: FastifyRequest): Promise<Rec> {
+    const parent = this.route.parent!;
+    const key = this.policy.itemKey(request, generic(parent.model), (request.params as Rec)[parent.param]);
+    const repository = db.repository(parent.model.name);
+    const found =
+      repository.keyValue(key) === undefined
+        ? null
+        : await repository.findUnique({ where: { [parent.model.primaryKey]: key } });
+    if (!found) throw notFound(`${parent.model.name} ${String(key)} not found`);
+    return found;
+  }
+
+  fieldOfParent() {
+    return this.route.parent!.model.field(this.route.parent!.field)!;
+  }
+
+  /** Embedded objects the caller may not view become keys (lib/http/embedded.ts). */
+  hideRefusedEmbeds(request: FastifyRequest, records: readonly Rec[]): Promise<void> {
+    return hideRefusedEmbeds(this.policy, request, this.model, records, this.services.db.models);
+  }
+
+  serializer(request: FastifyRequest, fields?: readonly string[]): Serializer {
+    return serialize({
+      baseUrl: `${request.protocol}://${request.host}${this.services.basePath}`,
+      requestUrl: requestUrl(request),
+      fields,
+      visible: (model, record) => this.policy.visibleFields(request, model, record),
+      models: this.services.db.models,
+    });
+  }
+
+  /** The response of a create or update: the object, with `Location` naming its URL. */
+  present(request: FastifyRequest, reply: FastifyReply, object: Rec): Rec {
+    const body = this.serializer(request).object(this.model, object);
+    if (typeof body['_self'] === 'string') reply.header('location', body['_self']);
+    reply.header('etag', etagOf(body));
+    return body;
+  }
+
+  /**
+   * If-Match: the object, read again under a row lock in the write's transaction, must still be
+   * the one the caller saw (412 otherwise, and nothing is written).
+   */
+  async checkUnchanged(db: ServiceDatabase, request: FastifyRequest, object: Rec): Promise<void> {
+    if (!hasIfMatch(request)) return;
+    const key = object[this.model.primaryKey];
+    const repository = this.repository(db);
+    await repository.lockForUpdate(key);
+    const current = await repository.findUnique({
+      where: { [this.model.primaryKey]: key },
+      include: includeFor(this.model, this.services.db.models),
+    });
+    if (!current) throw notFound(`${this.model.name} ${String(key)} not found`);
+    await this.hideRefusedEmbeds(request, [current]);
+    checkIfMatch(request, etagOf(this.serializer(request).object(this.model, current)));
+  }
+}
+
+/** Both conditions (either may be empty). */
+export function combine(a: Where<Rec>, b: Where<Rec>): Where<Rec> {
+  if (Object.keys(b).length === 0) return a;
+  if (Object.keys(a).length === 0) return b;
+  return { AND: [a, b] };
+}

@@ -1,0 +1,43 @@
+/**
+ * What the route plugins share, decorated once on the Fastify instance as `app.services`: each
+ * route plugin reads it when it registers its routes and binds its actions to it, so a request
+ * looks nothing up. Wrapped with fastify-plugin, the decoration lands on the instance that
+ * registers it (the root), not in a context of its own: every route plugin sees it, and so does
+ * src/custom/extend.ts.
+ */
+import fp from 'fastify-plugin';
+import type { ServiceDatabase } from '../database.js';
+import type { ServiceEvents } from '../events.js';
+import type { Model } from '../model.js';
+import type { Policy } from './policy.js';
+
+type Rec = Record<string, unknown>;
+
+export interface Services {
+  readonly db: ServiceDatabase;
+  readonly policy: Policy;
+  /** Replaces the secrets (passwords) in data to be written by their hashes. */
+  readonly hashSecrets?: (model: Model, data: Rec) => Promise<Rec>;
+  /** The handlers and processors of every model (src/events.ts). */
+  readonly events?: ServiceEvents;
+  readonly basePath: string;
+  readonly defaultLimit: number;
+  /** `max_offset`: the furthest a page may start. */
+  readonly maxOffset: number;
+  /** `bulk_max`: the most objects one collection PATCH, PUT or DELETE may change. */
+  readonly bulkMax: number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The database, the ACL policy, the event handlers and the settings the routes use. */
+    readonly services: Services;
+  }
+}
+
+export const services = fp<Services>(
+  async (app, options) => {
+    app.decorate('services', options);
+  },
+  { name: 'services', fastify: '5.x' },
+);
