@@ -4,7 +4,7 @@
  * Client: `findMany({ where, orderBy, skip, take, select, include })`, `create({ data })`, …
  * Routes, handlers (`event.db`) and tests use only this.
  */
-import type { RelationSpec } from './model.js';
+import type { Model, RelationSpec } from './model.js';
 import type { SearchFilter } from './search.js';
 
 export type Scalar = string | number | boolean | null;
@@ -134,6 +134,33 @@ export class UnknownReference extends Error {
   ) {
     super(`${model} ${keys.map(String).join(', ')} not found`);
     this.name = 'UnknownReference';
+  }
+}
+
+/** What checking a relationship's values needs of the related model, on either engine. */
+export interface ReferenceTarget {
+  /** The key a value stands for, as the database stores it; undefined when it cannot be a key. */
+  keyValue(key: unknown): unknown;
+  /** Which of `keys` are keys of stored objects (as strings). */
+  existing(keys: readonly unknown[]): Promise<Set<string>>;
+}
+
+/** Relationship values must name objects that exist: an unknown key is an `UnknownReference` (a 400). */
+export async function checkReferences(
+  model: Model,
+  data: Record<string, unknown>,
+  targetOf: (relation: RelationSpec) => ReferenceTarget,
+): Promise<void> {
+  for (const relation of model.relations) {
+    const value = data[relation.name];
+    if (value === undefined || value === null) continue;
+    const keys = Array.isArray(value) ? value : [value];
+    if (keys.length === 0) continue;
+    const target = targetOf(relation);
+    const valid = keys.map((k) => target.keyValue(k));
+    const have = await target.existing(valid.filter((k) => k !== undefined));
+    const missing = keys.filter((_, i) => valid[i] === undefined || !have.has(String(valid[i])));
+    if (missing.length) throw new UnknownReference(relation.name, relation.target, missing);
   }
 }
 

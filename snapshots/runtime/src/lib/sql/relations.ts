@@ -6,7 +6,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Model } from '../model.js';
-import { attachRelated, UnknownReference, type FindManyArgs, type Where } from '../repository.js';
+import { attachRelated, checkReferences as checkEveryReference, type FindManyArgs, type Where } from '../repository.js';
 import type { SqlExecutor } from './executor.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- Kysely is used with table names known at run time. */
@@ -78,22 +78,21 @@ export async function includeRelated(
   }
 }
 
-/** Relationship values must name objects that exist (an unknown key is a 400). */
-export async function checkReferences(source: RelationSource, executor: SqlExecutor, data: Rec): Promise<void> {
-  for (const relation of source.model.relations) {
-    const value = data[relation.name];
-    if (value === undefined || value === null) continue;
-    const keys = Array.isArray(value) ? value : [value];
-    if (keys.length === 0) continue;
+/** Relationship values must name objects that exist (an unknown key is a 400); long key lists in slices. */
+export function checkReferences(source: RelationSource, executor: SqlExecutor, data: Rec): Promise<void> {
+  return checkEveryReference(source.model, data, (relation) => {
     const target = source.repositoryOf(relation.target, executor);
-    const valid = keys.map((k) => target.keyValue(k));
-    const have = new Set<string>();
-    for (const chunk of chunks(unique(valid.filter((k) => k !== undefined)))) {
-      for (const key of await target.keys({ [target.model.primaryKey]: { in: chunk } } as never)) have.add(String(key));
-    }
-    const missing = keys.filter((_, i) => valid[i] === undefined || !have.has(String(valid[i])));
-    if (missing.length) throw new UnknownReference(relation.name, relation.target, missing);
-  }
+    return {
+      keyValue: (key) => target.keyValue(key),
+      existing: async (keys) => {
+        const have = new Set<string>();
+        for (const chunk of chunks(unique(keys)))
+          for (const key of await target.keys({ [target.model.primaryKey]: { in: chunk } } as never))
+            have.add(String(key));
+        return have;
+      },
+    };
+  });
 }
 
 /** Relationships whose foreign key is in the target's table: point exactly the given objects at `record`. */

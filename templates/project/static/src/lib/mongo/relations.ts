@@ -5,7 +5,7 @@
  */
 import type { ClientSession, Collection, Document } from 'mongodb';
 import type { Model, RelationSpec } from '../model.js';
-import { attachRelated, UnknownReference, type FindManyArgs, type Where } from '../repository.js';
+import { attachRelated, checkReferences as checkEveryReference, type FindManyArgs, type Where } from '../repository.js';
 import type { MongoFilter } from './filter.js';
 
 type Rec = Record<string, unknown>;
@@ -85,22 +85,15 @@ async function includeOtherSide(
 }
 
 /** Relationship values must name objects that exist (an unknown key is a 400). */
-export async function checkReferences(source: RelationSource, data: Rec): Promise<void> {
-  for (const relation of source.model.relations) {
-    const value = data[relation.name];
-    if (value === undefined || value === null) continue;
-    const keys = Array.isArray(value) ? value : [value];
-    if (keys.length === 0) continue;
+export function checkReferences(source: RelationSource, data: Rec): Promise<void> {
+  return checkEveryReference(source.model, data, (relation) => {
     const target = source.repositoryOf(relation.target);
-    const valid = keys.map((k) => target.keyValue(k));
-    const have = new Set(
-      (await target.keys({ [target.model.primaryKey]: { in: valid.filter((k) => k !== undefined) } } as never)).map(
-        String,
-      ),
-    );
-    const missing = keys.filter((_, i) => valid[i] === undefined || !have.has(String(valid[i])));
-    if (missing.length) throw new UnknownReference(relation.name, relation.target, missing);
-  }
+    return {
+      keyValue: (key) => target.keyValue(key),
+      existing: async (keys) =>
+        new Set((await target.keys({ [target.model.primaryKey]: { in: keys } } as never)).map(String)),
+    };
+  });
 }
 
 /** Relationships whose key the related objects hold: point exactly the given objects at `record`. */
