@@ -71,7 +71,7 @@ export function typeDeclarations(model: Model, types: FieldTypes): readonly Type
 
 export async function modelView(ir: ServiceIR, model: Model, types: FieldTypes): Promise<ModelView> {
   const names = modelNames(model);
-  const declarations = await Promise.all(typeDeclarations(model, types).map(typeSource));
+  const declarations = await Promise.all(typeDeclarations(model, types).map(declarationSource));
   const callables = model.fields
     .flatMap((f) => [f.default, f.onUpdate])
     .filter((v): v is Extract<ValueSource, { kind: 'callable' }> => v?.kind === 'callable');
@@ -113,15 +113,9 @@ function objectSchema(
 }
 
 /** The declaration of a type: printed here where ts-types.ts can, else by json-schema-to-typescript (loaded only then). */
-export async function typeSource(declaration: TypeDeclaration): Promise<string> {
+async function declarationSource(declaration: TypeDeclaration): Promise<string> {
   const { name, description, schema } = declaration;
-  const quick = interfaceSource(
-    name,
-    description,
-    schema['properties'] as Record<string, Schema>,
-    schema['required'] as string[],
-  );
-  return quick ?? compiledType(declaration);
+  return interfaceSource(name, description, schema) ?? compiledType(declaration);
 }
 
 /** json-schema-to-typescript's declaration of a type. */

@@ -37,13 +37,13 @@ const SCALARS: Readonly<Record<string, string>> = {
   null: 'null',
 };
 
-/** `export interface <name> { … }` under its doc comment, or undefined if a schema needs json-schema-to-typescript. */
-export function interfaceSource(
-  name: string,
-  description: string,
-  properties: Readonly<Record<string, Schema>>,
-  required: readonly string[],
-): string | undefined {
+/**
+ * `export interface <name> { … }` under its doc comment, for a JSON Schema of an object
+ * (`properties`, `required`), or undefined if a schema needs json-schema-to-typescript.
+ */
+export function interfaceSource(name: string, description: string, objectSchema: Schema): string | undefined {
+  const properties = objectSchema['properties'] as Readonly<Record<string, Schema>>;
+  const required = objectSchema['required'] as readonly string[];
   const lines: string[] = [];
   for (const [key, schema] of Object.entries(properties)) {
     const type = typeSource(schema, ['description']);

@@ -12,20 +12,11 @@ import * as prettier from 'prettier';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { generateApi } from '../../bench/generate-api.mjs';
 import { formatSource, loadFormatter, prettierOptions } from '../../src/format/format.js';
-import { generateProject } from '../../src/generate.js';
 import type { OutputTree } from '../../src/output.js';
-import { analyze } from '../../src/pipeline.js';
-import { repoRoot } from '../support/paths.js';
+import { generateApiProject, generateFixture, GENERATING_FIXTURES } from '../support/generated.js';
 
-const FIXTURES = ['ramses-example', 'ramses-starter', 'blog', 'events', 'embedding', 'filters', 'search'];
 const work = mkdtempSync(join(tmpdir(), 'svcgen-formatter-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-async function generated(raml: string): Promise<OutputTree> {
-  const analysis = analyze(raml, { cwd: repoRoot });
-  if (!analysis.ir) throw new Error(`${raml} has errors`);
-  return (await generateProject(analysis.ir, { ramlFile: 'api.raml' })).tree;
-}
 
 /** The one-line owner header is added after formatting (a file is formatted without it). */
 function withoutHeader(content: string): string {
@@ -49,12 +40,12 @@ describe('the formatter of generated files', () => {
     expect(await loadFormatter()).toBeTypeOf('function');
   });
 
-  it.each(FIXTURES)('prints %s as prettier does', async (fixture) => {
-    await expectPrettierLayout(await generated(join(repoRoot, 'fixtures', fixture, 'api.raml')));
+  it.each(GENERATING_FIXTURES)('prints %s as prettier does', async (fixture) => {
+    await expectPrettierLayout(await generateFixture(fixture));
   });
 
   it('prints a synthetic API of 12 resources as prettier does', async () => {
-    await expectPrettierLayout(await generated(generateApi(join(work, 'synthetic'), 12)));
+    await expectPrettierLayout(await generateApiProject(generateApi(join(work, 'synthetic'), 12)));
   });
 
   it('leaves a file it cannot parse to prettier, whose error is the one reported', async () => {
@@ -62,7 +53,7 @@ describe('the formatter of generated files', () => {
   });
 
   it('is prettier under SVCGEN_FORMATTER=prettier, with the same output', async () => {
-    const tree = await generated(join(repoRoot, 'fixtures', 'ramses-starter', 'api.raml'));
+    const tree = await generateFixture('ramses-starter');
     vi.stubEnv('SVCGEN_FORMATTER', 'prettier');
     vi.resetModules();
     try {

@@ -9,34 +9,27 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateApi } from '../../bench/generate-api.mjs';
-import { analyze } from '../../src/pipeline.js';
 import { FieldTypes } from '../../src/plan/field-types.js';
 import { compiledType, typeDeclarations, type TypeDeclaration } from '../../src/plan/model-file.js';
 import { interfaceSource } from '../../src/plan/ts-types.js';
-import { repoRoot } from '../support/paths.js';
+import { GENERATING_FIXTURES, serviceModel } from '../support/generated.js';
+import { fixtureRaml } from '../support/project.js';
 
-const FIXTURES = ['ramses-example', 'ramses-starter', 'blog', 'events', 'embedding', 'filters', 'search'];
 const work = mkdtempSync(join(tmpdir(), 'svcgen-ts-types-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function declarationsOf(raml: string): TypeDeclaration[] {
-  const { ir } = analyze(raml, { cwd: repoRoot });
-  if (!ir) throw new Error(`${raml} has errors`);
+  const ir = serviceModel(raml);
   const types = new FieldTypes(ir);
   return ir.models.flatMap((model) => typeDeclarations(model, types));
 }
 
 function quick({ name, description, schema }: TypeDeclaration): string | undefined {
-  return interfaceSource(
-    name,
-    description,
-    schema['properties'] as Record<string, Record<string, unknown>>,
-    schema['required'] as string[],
-  );
+  return interfaceSource(name, description, schema);
 }
 
 describe('ts-types: the types of models as json-schema-to-typescript prints them', () => {
-  it.each([...FIXTURES.map((f) => [f, join(repoRoot, 'fixtures', f, 'api.raml')]), ['a synthetic API', 'synthetic']])(
+  it.each([...GENERATING_FIXTURES.map((f) => [f, fixtureRaml(f)]), ['a synthetic API', 'synthetic']])(
     'prints every type of %s itself, as json-schema-to-typescript does',
     async (_name, raml) => {
       const declarations = declarationsOf(raml === 'synthetic' ? generateApi(join(work, 'api'), 6) : raml);

@@ -7,16 +7,31 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { staticTemplates } from '../../src/plan/static-files.js';
 import { generateProject } from '../../src/generate.js';
+import type { ServiceIR } from '../../src/ir/types.js';
 import type { OutputTree } from '../../src/output.js';
 import { analyze } from '../../src/pipeline.js';
 import { repoRoot } from './paths.js';
+import { fixtureRaml } from './project.js';
 
 export const SNAPSHOT_FIXTURES = ['ramses-example', 'ramses-starter', 'blog', 'events'];
 
-export async function generateFixture(fixture: string): Promise<OutputTree> {
-  const analysis = analyze(join(repoRoot, 'fixtures', fixture, 'api.raml'), { cwd: repoRoot });
-  if (!analysis.ir) throw new Error(`${fixture} has errors`);
-  return (await generateProject(analysis.ir, { ramlFile: 'api.raml' })).tree;
+/** Every bundled fixture that generates a project (the golden ones and those of other suites). */
+export const GENERATING_FIXTURES = [...SNAPSHOT_FIXTURES, 'embedding', 'filters', 'search'];
+
+/** The service model of an API that must have no errors. */
+export function serviceModel(raml: string): ServiceIR {
+  const analysis = analyze(raml, { cwd: repoRoot });
+  if (!analysis.ir) throw new Error(`${raml} has errors`);
+  return analysis.ir;
+}
+
+/** The project generated, in memory, from an API (a path) that must have no errors. */
+export async function generateApiProject(raml: string): Promise<OutputTree> {
+  return (await generateProject(serviceModel(raml), { ramlFile: 'api.raml' })).tree;
+}
+
+export function generateFixture(fixture: string): Promise<OutputTree> {
+  return generateApiProject(fixtureRaml(fixture));
 }
 
 /** The folder of the golden files that are the same in every generated project. */
