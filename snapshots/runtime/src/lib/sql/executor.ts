@@ -15,6 +15,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ConfigError, DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../config.js';
 import type { Dialect } from '../values.js';
+import { StatementNames } from './statement-names.js';
 import type { Compiled, SqlDatabase, SqlExecutor } from './types.js';
 
 export type { Compiled, SqlDatabase, SqlExecutor } from './types.js';
@@ -192,8 +193,6 @@ class Lock {
 
 const RAW_TYPES = new Set([20, 1700, 1082, 1083, 1114, 1184]); // int8, numeric, date, time, timestamp, timestamptz: converted by values.ts
 
-const MAX_PREPARED = 1000;
-
 /** serialization_failure, deadlock_detected: the transaction may succeed when run again. */
 const RETRYABLE = new Set(['40001', '40P01']);
 const TRANSACTION_ATTEMPTS = 4;
@@ -232,16 +231,11 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
   });
   // A connection the server drops is replaced by the pool; it must not crash the process.
   pool.on('error', () => undefined);
-  // The first 1,000 statement texts are prepared once per connection under a name; any other
-  // text (a name must never stand for two texts) runs unnamed.
-  const names = new Map<string, string>();
+  // Statements are prepared once per connection under a name, except those planned each time.
+  const names = new StatementNames();
   const config = (q: Compiled): pg.QueryConfig => {
     onQuery?.(q.sql);
-    let name = names.get(q.sql);
-    if (!name && names.size < MAX_PREPARED) {
-      name = `s${names.size}`;
-      names.set(q.sql, name);
-    }
+    const name = names.nameOf(q.sql);
     return name
       ? { name, text: q.sql, values: q.parameters as unknown[] }
       : { text: q.sql, values: q.parameters as unknown[] };

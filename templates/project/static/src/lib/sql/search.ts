@@ -9,6 +9,7 @@
  *   the indexes: each word must match one of the fields' vectors.
  *
  * Words are canonical (lib/search.ts) and always bound parameters: no user text is ever syntax.
+ * On PostgreSQL a statement with `@@` is planned for its words each time (statement-names.ts).
  */
 import { createHash } from 'node:crypto';
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
