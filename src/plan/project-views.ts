@@ -221,14 +221,18 @@ function fieldType(model: Model, field: Field): string {
   return field.type;
 }
 
+function characters(count: number): string {
+  return count === 1 ? '1 character' : `${count} characters`;
+}
+
 function rules(field: Field): string {
   const parts: string[] = [];
   if (field.primaryKey) parts.push('primary key');
   if (field.generated) parts.push('set by the service');
   if (field.requiredOnCreate) parts.push('required');
   if (field.unique) parts.push('unique');
-  if (field.minLength !== null) parts.push(`at least ${field.minLength} characters`);
-  if (field.maxLength !== null) parts.push(`at most ${field.maxLength} characters`);
+  if (field.minLength !== null) parts.push(`at least ${characters(field.minLength)}`);
+  if (field.maxLength !== null) parts.push(`at most ${characters(field.maxLength)}`);
   if (field.minValue !== null) parts.push(`≥ ${field.minValue}`);
   if (field.maxValue !== null) parts.push(`≤ ${field.maxValue}`);
   if (field.choices) parts.push(`one of ${field.choices.map((c) => JSON.stringify(c)).join(', ')}`);
