@@ -111,7 +111,11 @@ export function countMatches(model: Model, search: SearchFilter): RawBuilder<{ n
   return sql<{ n: number }>`select count(*) as n from ${fts} where ${fts} match ${ftsQuery(search)}`;
 }
 
-/** PostgreSQL: the relevance of a row (larger is better): each searched field's `ts_rank`, weighted. */
+/**
+ * PostgreSQL: the relevance of a row (larger is better): each searched field's `ts_rank`, weighted.
+ * A field without text (null) ranks 0: `ts_rank` of a null vector is null, which would make the
+ * whole sum null, and nulls come first in a descending order.
+ */
 export function relevance(target: SearchTarget, search: SearchFilter): RawBuilder<number> {
   const weights = fieldWeights(target.model);
   const anyWord = sql.join(
@@ -120,7 +124,7 @@ export function relevance(target: SearchTarget, search: SearchFilter): RawBuilde
   );
   const ranks = search.fields.map(
     (f) =>
-      sql`${sql.lit(weights.get(f)!)} * ts_rank(${sql.ref(`${target.model.table}.${vectorColumn(f)}`)}, ${anyWord})`,
+      sql`${sql.lit(weights.get(f)!)} * coalesce(ts_rank(${sql.ref(`${target.model.table}.${vectorColumn(f)}`)}, ${anyWord}), 0)`,
   );
   return sql<number>`(${sql.join(ranks, sql` + `)})`;
 }
