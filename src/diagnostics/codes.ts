@@ -326,7 +326,7 @@ export const codes = {
     severity: 'error',
     title: 'unusable field name',
     explanation:
-      'Field names start with a letter and contain letters, digits and `_`. Names starting with `_`, `q`, and names containing `__` are reserved for query parameters and filter operators.',
+      "Field names start with a letter and contain letters, digits and `_`. Names starting with `_`, `q`, and names containing `__` are reserved for query parameters and filter operators; `rowid` (in any case) is SQLite's id of a row, which a column of that name would hide.",
   },
   SVC2005: {
     severity: 'error',

@@ -56,6 +56,8 @@ export function fieldNameProblem(name: string): string | undefined {
   // these three would be unsafe as keys of plain objects.
   if (name === 'constructor' || name === 'prototype' || name === '__proto__')
     return `"${name}" cannot be used as a field name`;
+  // A column of that name (in any case) hides SQLite's row id, which the search index is keyed by.
+  if (name.toLowerCase() === 'rowid') return `"${name}" is SQLite's name for the id of a row`;
   return undefined;
 }
 

@@ -111,7 +111,7 @@ describe('fields', () => {
     expect(model(ir, 'Item').fields.find((f) => f.name === 'note')).toMatchObject({ required: false });
   });
 
-  it.each(['__proto__', 'constructor', 'prototype'])(
+  it.each(['__proto__', 'constructor', 'prototype', 'rowid', 'RowId'])(
     'refuses a field named %s (SVC2004), and pollutes nothing',
     (name) => {
       const dir = writeTree({

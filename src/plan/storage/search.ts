@@ -36,6 +36,15 @@ export function ftsTable(table: string): string {
   return `svc_search_${table}`;
 }
 
+/**
+ * SQLite: the FTS5 column of a searched field, its name but for the two FTS5 reserves for itself
+ * (`rank`, `rowid`, in any case: "reserved fts5 column name"), which get a `_` before them (no
+ * field name starts with one). The runtime's lib/sql/search-index.ts names them alike.
+ */
+export function ftsColumn(field: string): string {
+  return /^(rank|rowid)$/i.test(field) ? `_${field}` : field;
+}
+
 /** SQLite: the rowids of indexed rows changed or deleted since (lib/sql/search-index.ts reads it). */
 export function staleTable(table: string): string {
   return `svc_search_${table}_stale`;
@@ -93,6 +102,7 @@ function createFts(table: StoredTable): string[] {
   const stale = q(staleTable(table.name));
   const name = sqlString(table.name);
   const columns = table.search.map(q).join(', ');
+  const ftsColumns = table.search.map((f) => q(ftsColumn(f))).join(', ');
   const key = table.columns.find((c) => c.primaryKey)?.name;
   const watched = [...table.search, ...(key && !table.search.includes(key) ? [key] : [])].map(q).join(', ');
   // A row at or below the mark was indexed (or its rowid was, before it was deleted): mark it stale.
@@ -100,12 +110,12 @@ function createFts(table: StoredTable): string[] {
     `${row}.rowid <= (select "indexed_to" from ${q(SEARCH_STATE)} where "name" = ${name})`;
   const markStale = (row: 'new' | 'old') => `insert or ignore into ${stale} ("changed") values (${row}.rowid);`;
   return [
-    `create virtual table ${fts} using fts5(${columns}, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');`,
+    `create virtual table ${fts} using fts5(${ftsColumns}, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2');`,
     `create table ${stale} ("changed" integer primary key);`,
     `create trigger ${q(`${ftsTable(table.name)}_insert`)} after insert on ${q(table.name)} when ${indexed('new')} begin\n  ${markStale('new')}\nend;`,
     `create trigger ${q(`${ftsTable(table.name)}_delete`)} after delete on ${q(table.name)} when ${indexed('old')} begin\n  ${markStale('old')}\nend;`,
     `create trigger ${q(`${ftsTable(table.name)}_update`)} after update of ${watched} on ${q(table.name)} begin\n  ${markStale('old')}\n  ${markStale('new')}\nend;`,
-    `insert into ${fts} (rowid, ${columns}) select rowid, ${columns} from ${q(table.name)};`,
+    `insert into ${fts} (rowid, ${ftsColumns}) select rowid, ${columns} from ${q(table.name)};`,
     `insert or replace into ${q(SEARCH_STATE)} ("name", "indexed_to") values (${name}, coalesce((select max(rowid) from ${q(table.name)}), 0));`,
   ];
 }

@@ -23,6 +23,11 @@ export function ftsTable(table: string): string {
   return `svc_search_${table}`;
 }
 
+/** The FTS5 column of a searched field: its name, but `_rank` and `_rowid` for the names FTS5 reserves (svcgen's too). */
+export function ftsColumn(field: string): string {
+  return /^(rank|rowid)$/i.test(field) ? `_${field}` : field;
+}
+
 export class SearchIndexer {
   readonly #statements = new Map<string, Statements>();
   readonly #scheduled = new Map<string, NodeJS.Timeout>();
@@ -120,6 +125,7 @@ function statementsOf(model: Model): Statements {
   const fts = id(ftsTable(model.table));
   const stale = id(`${ftsTable(model.table)}_stale`);
   const columns = model.searchFields.map((name) => id(model.field(name)!.column!)).join(', ');
+  const ftsColumns = model.searchFields.map((name) => id(ftsColumn(name))).join(', ');
   // This table's row of svc_search_state.
   const ownRow = `"name" = '${model.table.replace(/'/g, "''")}'`;
   const mark = `(select "indexed_to" from "svc_search_state" where ${ownRow})`;
@@ -129,10 +135,10 @@ function statementsOf(model: Model): Statements {
     mark: `select ${mark} as n`,
     stale: `select "changed" from ${stale} order by "changed" limit ?`,
     unindex: `delete from ${fts} where rowid in ${keys}`,
-    reindex: `insert into ${fts} (rowid, ${columns}) select rowid, ${columns} from ${table} where rowid in ${keys} and rowid <= ?`,
+    reindex: `insert into ${fts} (rowid, ${ftsColumns}) select rowid, ${columns} from ${table} where rowid in ${keys} and rowid <= ?`,
     unmark: `delete from ${stale} where "changed" in ${keys}`,
     newRows: `select max(rowid) as n from (select rowid from ${table} where rowid > ? order by rowid limit ?)`,
-    index: `insert into ${fts} (rowid, ${columns}) select rowid, ${columns} from ${table} where rowid > ? and rowid <= ?`,
+    index: `insert into ${fts} (rowid, ${ftsColumns}) select rowid, ${columns} from ${table} where rowid > ? and rowid <= ?`,
     advance: `update "svc_search_state" set "indexed_to" = ? where ${ownRow}`,
   };
 }

@@ -17,7 +17,7 @@ import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Model } from '../model.js';
 import { fieldWeights, type SearchFilter } from '../search.js';
 import type { Dialect } from '../values.js';
-import { ftsTable } from './search-index.js';
+import { ftsColumn, ftsTable } from './search-index.js';
 
 export interface SearchTarget {
   readonly model: Model;
@@ -65,7 +65,7 @@ export function searchCondition(target: SearchTarget, search: SearchFilter): Exp
  * spellings ORed, under a column filter of the fields to search.
  */
 export function ftsQuery(search: SearchFilter): string {
-  const columns = search.fields.map(quoted).join(' ');
+  const columns = search.fields.map((f) => quoted(ftsColumn(f))).join(' ');
   const word = (w: string) => {
     const spellings = search.spellings?.[w] ?? [];
     return spellings.length ? `(${[w, ...spellings].map(quoted).join(' OR ')})` : quoted(w);
