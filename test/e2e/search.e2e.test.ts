@@ -340,7 +340,7 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
   it('searches nested collections, and string primary keys', async () => {
     const hobbit = ids.get('hobbit')!;
     for (const review of [
-      { code: 'r-one', text: 'A charming hobbit story' },
+      { code: 'r-one', text: 'A charming hobbit story', svc_score: 5 },
       { code: 'r-two', text: 'Too long by half', rank: 'Top critic' },
     ])
       expect((await as('admin', 'POST', `/books/${hobbit}/reviews`, review)).status).toBe(201);
@@ -359,6 +359,9 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
     expect(await codes(`/reviews?${q('critic')}&_search_fields=rank`)).toEqual(['r-two']);
     expect(await codes(`/reviews?${q('critic half')}&_search_fields=text,rank`)).toEqual(['r-two']);
     expect(await codes(`/reviews?${q('half')}&_search_fields=rank`)).toEqual([]);
+    // Best first, the fields as stored: none is taken for the relevance (MongoDB computes it in the documents).
+    const ranked = await as('anonymous', 'GET', `/reviews?${q('charming')}`);
+    expect((ranked.body.data as Rec[]).map((r) => [r['code'], r['svc_score']])).toEqual([['r-one', 5]]);
   });
 
   it('follows writes: updates, deletes, and bulk PATCH/DELETE touch exactly what GET returns', async () => {

@@ -14,6 +14,9 @@ import { documentPath } from './repository.js';
 /** The document field that holds the words; never returned (records are read field by field). */
 export const SEARCH_FIELD = '_search';
 
+/** A ranked page's score, for its order only: a name no field has (field names never start with `_`). */
+const SCORE_FIELD = '_svc_score';
+
 /** The documents that have every word in one of the fields. */
 export function searchMatch(search: SearchFilter): Document {
   if (search.words.length === 0 || search.fields.length === 0) return { _id: { $in: [] } };
@@ -39,11 +42,11 @@ export function rankedPipeline(
   }));
   return [
     { $match: filter },
-    { $addFields: { svc_score: { $add: perField } } },
-    { $sort: { svc_score: -1, _id: 1 } },
+    { $addFields: { [SCORE_FIELD]: { $add: perField } } },
+    { $sort: { [SCORE_FIELD]: -1, _id: 1 } },
     ...(page.skip ? [{ $skip: page.skip }] : []),
     ...(page.limit !== undefined ? [{ $limit: page.limit }] : []),
-    { $project: page.projection ?? { svc_score: 0, [SEARCH_FIELD]: 0 } },
+    { $project: page.projection ?? { [SCORE_FIELD]: 0, [SEARCH_FIELD]: 0 } },
   ];
 }
 
