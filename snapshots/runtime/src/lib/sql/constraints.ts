@@ -32,7 +32,9 @@ export function constraintViolation(error: unknown, model: Model): ConstraintVio
     return new ConstraintViolation('not_null', fieldsOf(model, [column]), message);
   }
   // PostgreSQL refuses values its column types cannot hold (out of range, too long): a client's mistake.
-  if (e.code && ['22001', '22003', '22007', '22008', '22P02'].includes(e.code))
+  // So are values too large for what it builds of them (54000): a text with more words than a
+  // search vector holds (1 MB), or a unique text too long for its index entry (8 kB).
+  if (e.code && ['22001', '22003', '22007', '22008', '22P02', '54000'].includes(e.code))
     return new ConstraintViolation('invalid', e.column ? fieldsOf(model, [e.column]) : [], message);
   return undefined;
 }
