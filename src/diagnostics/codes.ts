@@ -326,7 +326,7 @@ export const codes = {
     severity: 'error',
     title: 'unusable field name',
     explanation:
-      "Field names start with a letter and contain letters, digits and `_`. Names starting with `_`, `q`, and names containing `__` are reserved for query parameters and filter operators; `rowid` (in any case) is SQLite's id of a row, which a column of that name would hide.",
+      "Field names start with a letter and contain letters, digits and `_`. Names starting with `_`, `q`, and names containing `__` are reserved for query parameters and filter operators; `rowid` (in any case) is SQLite's id of a row, which a column of that name would hide; names starting with `svc_search_` are the search index's columns on PostgreSQL, which also cuts names longer than 63 characters.",
   },
   SVC2005: {
     severity: 'error',

@@ -44,6 +44,9 @@ export function isSafeIdentifier(name: string): boolean {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) && !RESERVED_WORDS.has(name);
 }
 
+/** PostgreSQL's longest name, in bytes (field names are ASCII). */
+const MAX_FIELD_NAME = 63;
+
 /** Field names: identifiers that are not reserved words and cannot be mistaken for query syntax. */
 export function fieldNameProblem(name: string): string | undefined {
   if (name.startsWith('_'))
@@ -58,6 +61,11 @@ export function fieldNameProblem(name: string): string | undefined {
     return `"${name}" cannot be used as a field name`;
   // A column of that name (in any case) hides SQLite's row id, which the search index is keyed by.
   if (name.toLowerCase() === 'rowid') return `"${name}" is SQLite's name for the id of a row`;
+  // PostgreSQL names the search vector of a text field `svc_search_<field>`.
+  if (name.startsWith('svc_search_')) return 'names starting with "svc_search_" are the search index\'s columns';
+  // A field is a column of its name, and PostgreSQL cuts a longer name without a word: the value
+  // would be stored, and then read back under another name, so never returned.
+  if (name.length > MAX_FIELD_NAME) return `field names are at most ${MAX_FIELD_NAME} characters (PostgreSQL's limit)`;
   return undefined;
 }
 

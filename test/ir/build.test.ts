@@ -111,7 +111,7 @@ describe('fields', () => {
     expect(model(ir, 'Item').fields.find((f) => f.name === 'note')).toMatchObject({ required: false });
   });
 
-  it.each(['__proto__', 'constructor', 'prototype', 'rowid', 'RowId'])(
+  it.each(['__proto__', 'constructor', 'prototype', 'rowid', 'RowId', 'svc_search_title', `a${'b'.repeat(63)}`])(
     'refuses a field named %s (SVC2004), and pollutes nothing',
     (name) => {
       const dir = writeTree({
@@ -123,6 +123,16 @@ describe('fields', () => {
       expect(Object.prototype).not.toHaveProperty('_db_settings');
     },
   );
+
+  it('accepts a field name of 63 characters, the longest PostgreSQL keeps whole', () => {
+    const name = `a${'b'.repeat(62)}`;
+    const dir = writeTree({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+      'item.json': `{"type": "object", "properties": {"id": ${JSON.stringify(id)}, "${name}": ${JSON.stringify(str())}}}`,
+    });
+    const result = analyze(join(dir, 'api.raml'), { cwd: dir });
+    expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  });
 });
 
 describe('relationships', () => {
