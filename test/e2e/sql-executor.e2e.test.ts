@@ -3,7 +3,8 @@
  * how a transaction that does not end as planned leaves its pooled connection. A connection lent
  * again while still inside a transaction would take its next user's autocommit writes into that
  * transaction: answered as written, seen by nobody else, undone when the connection closes (to
- * the SIGKILL test, acknowledged writes gone).
+ * the SIGKILL test, acknowledged writes gone). And a COMMIT that PostgreSQL answers with ROLLBACK
+ * saved nothing, so it must not resolve as if it had.
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -98,5 +99,20 @@ describe('the PostgreSQL executor', () => {
     // The pool lends the connection given back last first: the one whose ROLLBACK failed, were it kept.
     for (const name of ['after-1', 'after-2']) expect(await db.run(insert(name))).toBe(1);
     expect(await committedNames()).toEqual(['after-1', 'after-2']);
+  });
+
+  it('rejects a transaction whose COMMIT PostgreSQL answered with ROLLBACK (a failed statement was caught)', async () => {
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.run(insert('kept?'));
+        // A duplicate key: PostgreSQL aborts the whole transaction, whatever the caller does with the error.
+        await tx.run(insert('kept?')).catch(() => undefined);
+        return 'saved';
+      }),
+    ).rejects.toThrow(/rolled back/);
+    expect(await committedNames()).toEqual([]);
+    // The connection is outside any transaction again: it serves the next write.
+    expect(await db.run(insert('next'))).toBe(1);
+    expect(await committedNames()).toEqual(['next']);
   });
 });

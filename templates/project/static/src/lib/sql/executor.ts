@@ -212,6 +212,20 @@ async function retried<T>(attempt: () => Promise<T>): Promise<T> {
 }
 
 /**
+ * COMMIT of a transaction that a failed statement aborted is answered ROLLBACK, not an error
+ * (PostgreSQL undoes all of it, whatever the caller did with the statement's error): nothing was
+ * saved, so the caller must not be told it was.
+ */
+async function commit(client: pg.PoolClient): Promise<void> {
+  const { command } = await client.query('COMMIT');
+  if (command !== 'COMMIT') {
+    throw new Error(
+      'the transaction was rolled back, nothing of it was saved: one of its statements failed and its error was caught (PostgreSQL then undoes the whole transaction)',
+    );
+  }
+}
+
+/**
  * Why a connection that is up must not go back to the pool: the server last said it is inside a
  * transaction (its ROLLBACK failed, or never ran). Lent again, its next user's statements would
  * join that transaction: answered as done, seen by no other connection, undone when it closes.
@@ -277,7 +291,7 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
       await client.query('BEGIN');
       try {
         const result = await work(on(client, true));
-        await client.query('COMMIT');
+        await commit(client);
         return result;
       } catch (error) {
         // A ROLLBACK that failed may have left the transaction open.
