@@ -16,12 +16,41 @@ export interface RunningService {
   stop(signal?: NodeJS.Signals): Promise<number | undefined>;
 }
 
+/** How many ports `startService` tries when another process takes the one it picked first. */
+const PORT_ATTEMPTS = 3;
+
+/**
+ * Starts the service on a free port and resolves once it answers /health. The port is free when
+ * picked, not reserved: another process (a test file running beside this one) can take it before
+ * the service listens. /health would then be answered by that process while the service exits
+ * with EADDRINUSE, and every request meant for this service would go to the other one, its writes
+ * into another database. So an answer counts only once the service has said it listens on the
+ * port; on EADDRINUSE it starts again on another port.
+ */
 export async function startService(
   dir: string,
   env: Record<string, string>,
   basePath: string,
 ): Promise<RunningService> {
-  const port = await freePort();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServiceOn(dir, env, basePath, await freePort());
+    } catch (error) {
+      if (!(error instanceof PortTaken) || attempt >= PORT_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** The service exited at start-up because something else listens on its port. */
+export class PortTaken extends Error {}
+
+/** Starts the service on `port`; rejects with `PortTaken` when another process has it. */
+export async function startServiceOn(
+  dir: string,
+  env: Record<string, string>,
+  basePath: string,
+  port: number,
+): Promise<RunningService> {
   const child = execa('node', [join(dir, 'dist/server.js')], {
     cwd: dir,
     env: { PORT: String(port), SVC_CONFIG: join(dir, 'no-service.ini'), ...env },
@@ -49,15 +78,22 @@ export async function startService(
     },
   };
   for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`the service exited at start-up (${child.exitCode}):\n${output}`);
-    try {
-      const response = await fetch(`${origin}${basePath}/health`);
-      if (response.status === 200) return service;
-    } catch {
-      // not listening yet
+    if (child.exitCode !== null) {
+      await child;
+      const message = `the service exited at start-up (${child.exitCode}):\n${output}`;
+      throw output.includes('EADDRINUSE') ? new PortTaken(message) : new Error(message);
+    }
+    // Fastify's line (level info): until it is there, whoever answers on the port is not this service.
+    if (output.includes(`Server listening at ${origin}`)) {
+      try {
+        const response = await fetch(`${origin}${basePath}/health`);
+        if (response.status === 200) return service;
+      } catch {
+        // not answering yet: try again
+      }
     }
     await sleep(100);
   }
   await service.stop('SIGKILL');
-  throw new Error(`the service did not answer /health within 30 s:\n${output}`);
+  throw new Error(`the service did not say it listens on ${origin} and answer /health within 30 s:\n${output}`);
 }

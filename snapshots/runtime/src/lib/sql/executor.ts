@@ -212,6 +212,30 @@ async function retried<T>(attempt: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * COMMIT of a transaction that a failed statement aborted is answered ROLLBACK, not an error
+ * (PostgreSQL undoes all of it, whatever the caller did with the statement's error): nothing was
+ * saved, so the caller must not be told it was.
+ */
+async function commit(client: pg.PoolClient): Promise<void> {
+  const { command } = await client.query('COMMIT');
+  if (command !== 'COMMIT') {
+    throw new Error(
+      'the transaction was rolled back, nothing of it was saved: one of its statements failed and its error was caught (PostgreSQL then undoes the whole transaction)',
+    );
+  }
+}
+
+/**
+ * Why a connection that is up must not go back to the pool: the server last said it is inside a
+ * transaction (its ROLLBACK failed, or never ran). Lent again, its next user's statements would
+ * join that transaction: answered as done, seen by no other connection, undone when it closes.
+ */
+function notIdle(client: pg.PoolClient): Error | undefined {
+  const status = client.getTransactionStatus();
+  return status === 'I' ? undefined : new Error(`connection not given back: transaction status ${status}, not idle`);
+}
+
 function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: SqlOptions): SqlDatabase {
   const pool = new pg.Pool({
     connectionString: url,
@@ -259,7 +283,8 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
     const client = await pool.connect();
     // The pool stops listening for a connection's errors while it is lent out: a server that goes
     // away between two statements of this transaction would otherwise crash the process. The
-    // statements fail by themselves (a 503); a lost connection is dropped, not given back.
+    // statements fail by themselves (a 503); a lost connection is dropped, not given back, and so
+    // is one that may still be inside this transaction.
     let lost: Error | undefined;
     const onLost = (error: Error) => void (lost = error);
     client.on('error', onLost);
@@ -267,15 +292,16 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
       await client.query('BEGIN');
       try {
         const result = await work(on(client, true));
-        await client.query('COMMIT');
+        await commit(client);
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        // A ROLLBACK that failed may have left the transaction open.
+        await client.query('ROLLBACK').catch((failed: Error) => void (lost ??= failed));
         throw error;
       }
     } finally {
       client.removeListener('error', onLost);
-      client.release(lost);
+      client.release(lost ?? notIdle(client));
     }
   };
   const db: SqlDatabase = {
