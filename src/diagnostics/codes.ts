@@ -579,6 +579,12 @@ export const codes = {
     explanation:
       '`_public_fields`, `_auth_fields`, `_hidden_fields` and `_nested_relationships` name fields (or relationships) of the model.',
   },
+  SVC2062: {
+    severity: 'error',
+    title: 'foreign key name taken',
+    explanation:
+      'No `foreign_key` field stores the relationship, and the one svcgen would add (`<backref_name>_<primary key>`) has the name of a field that is not a foreign key.',
+  },
 
   // --- users and authentication -----------------------------------------------------------------------
   SVC2063: {

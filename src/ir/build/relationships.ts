@@ -276,7 +276,19 @@ function unclaimedKeys(holder: ModelDraft, referenced: ModelDraft, claimed: Set<
 function synthesize(ctx: Context, model: ModelDraft, target: ModelDraft, decl: RelationshipDecl): FoundKey | undefined {
   if (!model.primaryKey) return undefined;
   const name = `${decl.backrefName}_${model.primaryKey}`;
-  if (target.fields.some((f) => f.field.name === name)) return undefined;
+  const taken = target.fields.find((f) => f.field.name === name);
+  if (taken) {
+    ctx.diagnostics.report(
+      'SVC2062',
+      `no foreign_key field on ${target.name} stores this relationship, and ${target.name}.${name}, the one svcgen would add, is a ${taken.field.type} field`,
+      {
+        span: decl.documentSpan,
+        related: { span: taken.nameSpan, message: `${target.name}.${name} is declared here` },
+        hint: `make ${name} a foreign key: "${name}": {"_db_settings": {"type": "foreign_key", "ref_document": "${model.name}", "ref_column": "${model.table}.${model.primaryKey}", "ref_column_type": "${keyType(model)}"}}`,
+      },
+    );
+    return undefined;
+  }
   const field: FieldDraft = {
     field: synthesizedField(name, {
       type: 'foreign_key',
