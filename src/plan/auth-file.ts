@@ -34,7 +34,18 @@ export function authView(ir: ServiceIR, auth: Auth) {
     credentialFile: credentialNames.file,
     loginFailureModel: loginFailureNames.variable,
     loginFailureFile: loginFailureNames.file,
-    principals: ir.userCode.principals.map((p) => ({ functionName: camel(p.name), module: principalModule(p.name) })),
+    principals: ir.userCode.principals.map((p) => ({
+      name: quote(p.name),
+      functionName: camel(p.name),
+      module: principalModule(p.name),
+      objectType: objectTypeOf(principalModels(p)),
+    })),
+    // The user model's type comes with its other imports.
+    userType: ir.userCode.principals.some((p) => principalModels(p).includes(user.name)) ? user.name : null,
+    modelTypes: [...new Set(ir.userCode.principals.flatMap(principalModels))]
+      .filter((m) => m !== user.name)
+      .sort()
+      .map((m) => ({ name: m, file: modelNames({ name: m }).file })),
     spec: {
       userRouteIsSelf: String(selfRoute),
       ticket: auth.ticket
@@ -84,7 +95,7 @@ function aclLine(entry: AclEntry): AclEntryView {
         ? `{ group: ${quote(p.group)} }`
         : p.kind === 'user'
           ? `{ user: ${quote(p.id)} }`
-          : `{ dynamic: ${quote(p.name)}, call: ${camel(p.name)} }`;
+          : `${camel(p.name)}Principal`;
   return {
     action: quote(entry.action),
     principal,
@@ -93,8 +104,17 @@ function aclLine(entry: AclEntry): AclEntryView {
   };
 }
 
+/** The models whose ACLs name a principal: its object is one of theirs. */
+function principalModels(principal: UserFunction): string[] {
+  return [...new Set(principal.usedBy.map((u) => u.model).filter((m) => m !== ''))].sort();
+}
+
+function objectTypeOf(models: readonly string[]): string {
+  return models.length ? models.join(' | ') : 'Record<string, unknown>';
+}
+
 export function principalStubView(ir: ServiceIR, principal: UserFunction) {
-  const models = [...new Set(principal.usedBy.map((u) => u.model).filter((m) => m !== ''))].sort();
+  const models = principalModels(principal);
   const lines = ir.acls
     .filter((acl) => principal.usedBy.some((u) => u.acl === acl.name))
     .flatMap((acl) =>
@@ -106,7 +126,7 @@ export function principalStubView(ir: ServiceIR, principal: UserFunction) {
     placeholder: `{{${principal.name}}}`,
     functionName: camel(principal.name),
     imports: models.map((m) => ({ name: m, file: modelNames({ name: m }).file })),
-    objectType: models.length ? models.join(' | ') : 'Record<string, unknown>',
+    objectType: objectTypeOf(models),
     lines: lines.map(commentText),
   };
 }

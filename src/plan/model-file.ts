@@ -153,7 +153,7 @@ function modelSpec(ir: ServiceIR, model: Model, types: FieldTypes): Record<strin
     authFields: model.authFields ? [...model.authFields] : null,
     hiddenFields: [...model.hiddenFields],
     searchFields: searchFields(model).map((f) => f.name),
-    viewRoute: viewRoute(ir, model),
+    aclRoute: aclRoute(ir, model),
     selfPath: raw(selfPath(ir, model)),
   };
 }
@@ -235,10 +235,11 @@ function selfPath(ir: ServiceIR, model: Model): string {
 }
 
 /**
- * The route whose x-ACL says who may view the model's objects anywhere, embedded ones included:
- * the top-level item route, else the top-level collection, else the first route serving it.
+ * The route whose x-ACL says who may view or change the model's objects anywhere (embedded in
+ * another's answer, re-linked by another's write): the top-level item route, else the top-level
+ * collection, else the first route serving it.
  */
-function viewRoute(ir: ServiceIR, model: Model): { kind: 'item' | 'collection'; acl: string | null } | null {
+function aclRoute(ir: ServiceIR, model: Model): { kind: 'item' | 'collection'; acl: string | null } | null {
   const serving = ir.routes.filter((r) => r.model === model.name && r.kind !== 'attribute');
   const route =
     serving.find((r) => r.kind === 'item' && !r.parent) ??

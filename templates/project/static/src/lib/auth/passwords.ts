@@ -2,7 +2,10 @@
  * Password hashing: argon2id with OWASP's minimum cost (19 MiB, 2 passes, 1 lane),
  * stored as a PHC string. A hash costs tens of milliseconds and 19 MiB, so at most `concurrency`
  * run at once and at most `queueLimit` wait; beyond that the service answers 503 with Retry-After
- * instead of running out of memory under a burst of logins.
+ * instead of running out of memory under a burst of logins. The queue is shared fairly between
+ * client addresses: they are served in turn, and one address holding more than its share cannot
+ * keep another out (its newest waiter gives its place up), so a burst from one client does not
+ * turn everyone else's logins into 503s.
  *
  * Users brought over from Ramses have bcrypt hashes (`$2a$`, `$2b$`, `$2y$`): those verify too, and
  * the login route replaces them with argon2id on the first successful login (`rehash`).
@@ -24,51 +27,123 @@ export interface HasherOptions {
 }
 
 export class PasswordHasher {
-  readonly #concurrency: number;
-  readonly #queueLimit: number;
-  #running = 0;
-  readonly #waiting: (() => void)[] = [];
+  readonly #slots: FairSlots;
   #dummy: Promise<string> | undefined;
 
   constructor(options: HasherOptions = {}) {
-    this.#concurrency = options.concurrency ?? Number(process.env['UV_THREADPOOL_SIZE'] ?? 4);
-    this.#queueLimit = options.queueLimit ?? 32;
+    this.#slots = new FairSlots(
+      options.concurrency ?? Number(process.env['UV_THREADPOOL_SIZE'] ?? 4),
+      options.queueLimit ?? 32,
+    );
   }
 
-  async hash(password: string, field = 'password'): Promise<string> {
+  /** `client`: who asks (the client's address), for a fair share of the queue. */
+  async hash(password: string, field = 'password', client = ''): Promise<string> {
     checkLength(password, field);
-    return this.#limited(() => argon2.hash(password, OPTIONS));
+    return this.#slots.run(client, () => argon2.hash(password, OPTIONS));
   }
 
   /**
    * Whether `password` matches `stored`. Without a stored hash (an unknown user) a hash is still
    * verified, so that the answer takes as long either way and tells nobody which users exist.
    */
-  async verify(stored: string | null | undefined, password: string): Promise<{ ok: boolean; rehash: boolean }> {
+  async verify(
+    stored: string | null | undefined,
+    password: string,
+    client = '',
+  ): Promise<{ ok: boolean; rehash: boolean }> {
     if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) return { ok: false, rehash: false };
     if (typeof stored === 'string' && isBcryptHash(stored)) {
-      const ok = await this.#limited(() => bcrypt.compare(password, stored).catch(() => false));
+      const ok = await this.#slots.run(client, () => bcrypt.compare(password, stored).catch(() => false));
       return { ok, rehash: ok };
     }
     const usable = typeof stored === 'string' && stored.startsWith('$argon2');
     this.#dummy ??= argon2.hash('svcgen: no such user', OPTIONS);
     const hash = usable ? stored : await this.#dummy;
-    const ok = await this.#limited(() => argon2.verify(hash, password).catch(() => false));
+    const ok = await this.#slots.run(client, () => argon2.verify(hash, password).catch(() => false));
     return { ok: ok && usable, rehash: ok && usable && argon2.needsRehash(hash, OPTIONS) };
   }
+}
 
-  async #limited<T>(work: () => Promise<T>): Promise<T> {
-    if (this.#running < this.#concurrency) this.#running++;
-    else if (this.#waiting.length >= this.#queueLimit) {
-      throw new HttpError(503, 'too many logins at once; try again in a moment', undefined, { 'retry-after': '1' });
-    } else await new Promise<void>((resolve) => this.#waiting.push(resolve)); // a finishing hash hands its slot over
+/** The answer when the queue has no room for a client: try again in a moment. */
+function busy(): HttpError {
+  return new HttpError(503, 'too many logins at once; try again in a moment', undefined, { 'retry-after': '1' });
+}
+
+interface Waiter {
+  readonly start: () => void;
+  readonly refuse: (error: HttpError) => void;
+}
+
+/**
+ * `concurrency` slots for slow work, and a queue of at most `queueLimit` waiters shared fairly by
+ * clients: a freed slot goes to the clients in turn (round robin), and when the queue is full a
+ * client with fewer waiters than the busiest one takes the busiest one's newest place.
+ */
+export class FairSlots {
+  #running = 0;
+  #queued = 0;
+  /** Waiters by client, in the order the clients are next served. */
+  readonly #waiting = new Map<string, Waiter[]>();
+
+  constructor(
+    readonly concurrency: number,
+    readonly queueLimit: number,
+  ) {}
+
+  /** How many wait now (for tests and logs). */
+  get queued(): number {
+    return this.#queued;
+  }
+
+  async run<T>(client: string, work: () => Promise<T>): Promise<T> {
+    if (this.#running < this.concurrency) this.#running++;
+    else await this.#wait(client); // a finishing job hands its slot over
     try {
       return await work();
     } finally {
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#running--;
+      this.#handOver();
     }
+  }
+
+  #wait(client: string): Promise<void> {
+    if (this.#queued >= this.queueLimit && !this.#makeRoomFor(client)) return Promise.reject(busy());
+    return new Promise<void>((start, refuse) => {
+      const queue = this.#waiting.get(client) ?? [];
+      queue.push({ start, refuse });
+      this.#waiting.set(client, queue);
+      this.#queued++;
+    });
+  }
+
+  /** The queue is full: the busiest client's newest waiter gives its place up, if that is fairer. */
+  #makeRoomFor(client: string): boolean {
+    const mine = this.#waiting.get(client)?.length ?? 0;
+    let busiest: string | undefined;
+    for (const [other, queue] of this.#waiting)
+      if (busiest === undefined || queue.length > this.#waiting.get(busiest)!.length) busiest = other;
+    const theirs = busiest === undefined ? 0 : this.#waiting.get(busiest)!.length;
+    if (busiest === undefined || busiest === client || theirs <= mine + 1) return false;
+    const queue = this.#waiting.get(busiest)!;
+    queue.pop()!.refuse(busy());
+    this.#queued--;
+    if (queue.length === 0) this.#waiting.delete(busiest);
+    return true;
+  }
+
+  /** A slot is free: the next client in turn gets it, and goes to the back of the turn. */
+  #handOver(): void {
+    const next = this.#waiting.entries().next();
+    if (next.done) {
+      this.#running--;
+      return;
+    }
+    const [client, queue] = next.value;
+    const waiter = queue.shift()!;
+    this.#waiting.delete(client);
+    if (queue.length) this.#waiting.set(client, queue);
+    this.#queued--;
+    waiter.start();
   }
 }
 

@@ -1,9 +1,14 @@
 /**
- * Brute-force brake for logins: after `limit` failed attempts for one login from one address
- * within `windowMs`, further attempts get 429 with Retry-After until the window ends. The counts
- * live in the database (the AuthLoginFailure model), so every instance of the service sees the
- * same count and a restart forgets nothing. The address is `request.ip`: it follows
- * `http.trust_proxy`, so X-Forwarded-For from anyone but a trusted proxy changes nothing.
+ * Brute-force brake for logins: at most `limit` password guesses per account and client address
+ * within a window (`auth.login_attempts` in `auth.login_window` seconds); more get 429 with
+ * Retry-After until the window ends. A guess is counted when it starts, before the password is
+ * checked, under a row lock: a burst of parallel guesses gets no more through than guesses sent
+ * one by one. The account is the user a login names, by username or email alike (an unknown login
+ * is counted as written), so two spellings of one account share its count. A successful login
+ * clears the count. The counts live in the database (the AuthLoginFailure model), so every
+ * instance of the service sees the same count and a restart forgets nothing. The address is
+ * `request.ip`: it follows `http.trust_proxy`, so X-Forwarded-For from anyone but a trusted proxy
+ * changes nothing.
  */
 import { createHash } from 'node:crypto';
 import type { EngineRepository, ServiceDatabase } from '../database.js';
@@ -22,33 +27,27 @@ export class LoginThrottle {
     readonly windowMs = 60_000,
   ) {}
 
-  /** Throws 429 while `login` from `ip` is locked out. */
-  async check(login: string, ip: string): Promise<void> {
-    const row = await this.repository(this.db).findUnique({ where: { attempt_key: attemptKey(login, ip) } });
-    const left = row ? endsAt(row) - this.now() : 0;
-    if (row && left > 0 && Number(row['failures']) >= this.limit) {
-      throw new HttpError(429, 'too many failed logins; try again later', undefined, {
-        'retry-after': String(Math.ceil(left / 1000)),
-      });
-    }
-  }
-
-  async failed(login: string, ip: string): Promise<void> {
-    const key = attemptKey(login, ip);
+  /**
+   * Counts one guess at `account` from `ip`, before its password is checked; throws 429 (counting
+   * nothing) when the window's guesses are used up.
+   */
+  async attempt(account: string, ip: string): Promise<void> {
+    const key = attemptKey(account, ip);
     try {
       await this.count(key);
     } catch (error) {
-      // Another instance created the row for this key at the same moment: count on it.
+      // Another request created the row for this key at the same moment: count on it.
       if (!(error instanceof ConstraintViolation && error.kind === 'unique')) throw error;
       await this.count(key);
     }
   }
 
-  async succeeded(login: string, ip: string): Promise<void> {
-    await this.repository(this.db).deleteMany({ where: { attempt_key: attemptKey(login, ip) } });
+  /** The password was right: the account's guesses from this address start over. */
+  async succeeded(account: string, ip: string): Promise<void> {
+    await this.repository(this.db).deleteMany({ where: { attempt_key: attemptKey(account, ip) } });
   }
 
-  /** Adds one failure under a row lock, starting a new window when the last one is over. */
+  /** Adds one guess under a row lock, starting a new window when the last one is over. */
   private count(key: string): Promise<void> {
     return this.db.transaction(async (tx) => {
       const repository = this.repository(tx);
@@ -56,7 +55,13 @@ export class LoginThrottle {
       const row = await repository.findUnique({ where: { attempt_key: key } });
       const now = this.now();
       if (row && endsAt(row) > now) {
-        await repository.update({ where: { attempt_key: key }, data: { failures: Number(row['failures']) + 1 } });
+        const guesses = Number(row['failures']);
+        if (guesses >= this.limit) {
+          throw new HttpError(429, 'too many login attempts; try again later', undefined, {
+            'retry-after': String(Math.ceil((endsAt(row) - now) / 1000)),
+          });
+        }
+        await repository.update({ where: { attempt_key: key }, data: { failures: guesses + 1 } });
         return;
       }
       const window = { failures: 1, window_ends: formatTimestamp(new Date(now + this.windowMs)) };
@@ -74,9 +79,9 @@ export class LoginThrottle {
   }
 }
 
-/** One key per lower-cased login and address, of fixed length whatever the login's. */
-function attemptKey(login: string, ip: string): string {
-  return createHash('sha256').update(`${login.toLowerCase()}\0${ip}`).digest('hex');
+/** One key per account and address, of fixed length whatever the account's. */
+function attemptKey(account: string, ip: string): string {
+  return createHash('sha256').update(`${account}\0${ip}`).digest('hex');
 }
 
 function endsAt(row: Rec): number {

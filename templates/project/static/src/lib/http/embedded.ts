@@ -1,6 +1,6 @@
 /**
  * Embedding never shows more than the related model's own routes would: a related
- * object the caller may not view, by the x-ACL of that model's route (`Model.viewRoute`), is
+ * object the caller may not view, by the x-ACL of that model's route (`Model.aclRoute`), is
  * shown as its key, as a relationship that is not embedded is. Its own relationships are then
  * not followed either. Decisions that do not depend on the object are made once per model.
  */
@@ -21,7 +21,7 @@ export async function hideRefusedEmbeds(
   if (!policy.restricts || records.length === 0) return;
   const decisions = new Map<string, boolean>();
   const mayView = async (target: Model, object: Rec): Promise<boolean> => {
-    const route: RouteAccess = target.viewRoute ?? { kind: 'item', acl: null };
+    const route: RouteAccess = target.aclRoute ?? { kind: 'item', acl: null };
     const once = !policy.needsObject(route);
     if (once && decisions.has(target.name)) return decisions.get(target.name)!;
     const allowed = await policy.may(request, 'view', route, route.kind === 'item' ? object : undefined);

@@ -1,12 +1,41 @@
 /**
  * A known path answers the methods the RAML lists; any other method gets 405 with
- * an `Allow` header (and a JSON body); OPTIONS, when listed, answers 200 with `Allow`. CORS
- * preflight requests never get here: lib/http/cors.ts answers them first.
+ * an `Allow` header (and a JSON body), TRACE and methods the router does not know (PROPFIND…)
+ * too; OPTIONS, when listed, answers 200 with `Allow`. CORS preflight requests never get here:
+ * lib/http/cors.ts answers them first.
  */
 import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify';
 import { HttpError } from '../errors.js';
 
-const METHODS: readonly HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+/** The methods Fastify routes: the ones the RAML may list, and TRACE and QUERY, which it never does. */
+const METHODS: readonly HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'QUERY'];
+
+interface KnownPath {
+  readonly pattern: RegExp;
+  readonly allow: string;
+  /** As the RAML writes it: `/stories/{id}`. */
+  readonly path: string;
+}
+
+/** The paths completed on each server (shared by its encapsulated plugins), for methods the router does not know. */
+const knownPaths = new WeakMap<object, KnownPath[]>();
+
+/** The known path `url` names (its `Allow` header, its RAML form), or undefined when it names none. */
+export function knownPath(app: FastifyInstance, url: string): KnownPath | undefined {
+  const path = url.split('?')[0]!;
+  return knownPaths.get(app.server)?.find((known) => known.pattern.test(path));
+}
+
+/** `/stories/:id` as the RAML writes it, for messages: `/stories/{id}`. */
+export function ramlPath(path: string): string {
+  return path.replace(/:([^/]+)/g, '{$1}');
+}
+
+/** `/v1/stories/:id` → a pattern of the paths it routes. */
+function pathPattern(path: string): RegExp {
+  const segments = path.split('/').map((s) => (s.startsWith(':') ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  return new RegExp(`^${segments.join('/')}$`);
+}
 
 /** `allowed`: the methods the path serves (GET implies HEAD). Registers OPTIONS and 405s for the rest. */
 export function completeRoute(
@@ -19,6 +48,9 @@ export function completeRoute(
   const served = new Set(allowed);
   if (served.has('GET')) served.add('HEAD');
   const allow = [...served].sort().join(', ');
+  const paths = knownPaths.get(app.server) ?? [];
+  knownPaths.set(app.server, paths);
+  paths.push({ pattern: pathPattern(`${app.prefix}${path}`), allow, path: ramlPath(path) });
   const options = served.has('OPTIONS');
   const refuse = METHODS.filter((m) => !served.has(m) && !(m === 'OPTIONS' && options));
   if (options) {
@@ -34,7 +66,7 @@ export function completeRoute(
     url: path,
     exposeHeadRoute: false,
     handler: async (request) => {
-      throw new HttpError(405, `${request.method} is not allowed on ${path}`, undefined, { allow });
+      throw new HttpError(405, `${request.method} is not allowed on ${ramlPath(path)}`, undefined, { allow });
     },
   });
 }
