@@ -160,5 +160,28 @@ export function printMatrix(ir: ServiceIR, rows: readonly MatrixRow[]): string {
     lines[0]!,
     ...lines.slice(1),
     '',
+    ...listNote(ir),
   ].join('\n');
+}
+
+/**
+ * What a GET of a collection lists, beyond who may send it: the objects the caller may view by the
+ * item rules (the runtime's `selectable`, lib/auth/acl.ts).
+ */
+function listNote(ir: ServiceIR): string[] {
+  const dynamicView = ir.acls.some((acl) =>
+    acl.item.some((e) => e.principal.kind === 'dynamic' && e.permissions.includes('view')),
+  );
+  return [
+    'A GET of a collection lists only the objects the caller may view by its item rules (an item its own GET',
+    'refuses is not in the page, the total, the count or a search): a line of a group, a user, authenticated or',
+    'everyone decides for every object.',
+    ...(dynamicView
+      ? [
+          'A {{dynamic}} line decides in the database by its principal\'s `where` (src/custom/principals/); a principal',
+          'without one leaves the objects from its line on to the collection rules, as Ramses did.',
+        ]
+      : []),
+    '',
+  ];
 }

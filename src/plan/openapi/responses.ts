@@ -16,6 +16,10 @@ const ERRORS: Readonly<Record<number, { readonly name: string; readonly descript
     description: 'If-Match names another ETag: the object changed since it was read, and nothing was changed.',
   },
   413: { name: 'PayloadTooLarge', description: 'The body is larger than body_limit.' },
+  414: {
+    name: 'UriTooLong',
+    description: 'A part of the path (a key) is longer than 100 characters.',
+  },
   415: { name: 'UnsupportedMediaType', description: 'The body is not application/json.' },
   429: {
     name: 'TooManyRequests',
@@ -73,7 +77,8 @@ export function routeErrors(ctx: OpenApiContext, route: Route, method: HttpMetho
   // Reads and bulk changes parse the query (filters, _fields).
   if (route.kind !== 'attribute' && ['index', 'show', 'update_many', 'delete_many'].includes(action))
     statuses.push(400);
-  if (route.kind !== 'collection' || route.parent) statuses.push(404);
+  // A key in the path: not found, too long (414), or not percent-encoded right (400).
+  if (route.kind !== 'collection' || route.parent) statuses.push(400, 404, 414);
   if (CONFLICTS.has(action) && route.kind !== 'attribute') statuses.push(409);
   if (CONDITIONAL.has(action) && (route.kind === 'item' || route.kind === 'singular')) statuses.push(412);
   if (ctx.ir.auth) statuses.push(401, 403);

@@ -153,10 +153,10 @@ export function replacement(ctx: RouteContext, data: Rec, mayWrite: (name: strin
   for (const field of ctx.model.fields) {
     if (!field.writable || field.primaryKey) continue;
     if (field.name === ctx.inverse) continue;
-    if (!(field.name in data) && !mayWrite(field.name)) continue;
     if (field.name in data) out[field.name] = data[field.name];
-    else if (field.requiredOnCreate) missing.push({ field: field.name, message: 'is required' });
     else if (field.onUpdate) out[field.name] = field.onUpdate();
+    else if (!mayWrite(field.name)) continue;
+    else if (field.requiredOnCreate) missing.push({ field: field.name, message: 'is required' });
     else if (field.default) out[field.name] = field.default();
     else
       out[field.name] =

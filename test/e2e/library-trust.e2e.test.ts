@@ -1,0 +1,236 @@
+/**
+ * What a member may see, move and take, on every engine, with fixtures/library: members share a
+ * catalogue of authors, own the books and private notes they add (the `{{owner}}` principal, with
+ * a `where`), and a banned member may view no book (`deny g:banned view`).
+ *
+ * - Lists, counts and searches leave out what the item rules refuse: a banned member lists no book,
+ *   and a member lists only their own notes, with `total` exact (issue 34, item 6). Without the
+ *   principal's `where` the notes list shows what the collection rules allow, as Ramses did.
+ * - Writing a relationship moves the foreign keys of the objects it adds and drops: a member may
+ *   do it only with books they may update, whether they create an author, change one, change
+ *   several at once, or create a book under one (item 1).
+ * - A book embeds its author, and the author embedded in every book of a page carries no list of
+ *   its thousands of books: a page is bounded by its page size (item 5).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
+import { apiClient, type Api, type Reply } from '../support/http.js';
+import { OWNER_WITHOUT_WHERE, withLibraryFunctions } from '../support/library.js';
+import { generatedProject } from '../support/project.js';
+import { startService, type RunningService } from '../support/server.js';
+
+const BASE = '/v1';
+const PASSWORD = 'password-123';
+/** The books of the prolific author: enough that carrying their keys in every embedded copy shows. */
+const PROLIFIC = 300;
+
+type Rec = Record<string, unknown>;
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = await generatedProject('library', 'e2e-library');
+  await withLibraryFunctions(dir);
+}, 600_000);
+
+/** A running library service with logged-in callers. */
+function library(engine: (typeof ENGINES)[number], label: string) {
+  const cookies = new Map<string, string>();
+  const state = {
+    database: undefined as TestDatabase | undefined,
+    service: undefined as RunningService | undefined,
+    api: undefined as Api | undefined,
+  };
+  const as = (who: string | null, method: string, path: string, body?: unknown): Promise<Reply> =>
+    state.api!(method, path, body, { headers: who ? { cookie: cookies.get(who)! } : {} });
+  const start = async (project: string) => {
+    state.database = await testDatabase(engine, project, label);
+    state.service = await startService(
+      project,
+      {
+        ...state.database.env,
+        SVC_AUTH: 'true',
+        SVC_AUTH_TKT_SECRET: 'library-secret-0123456789abcdef0123456789',
+        SVC_SYSTEM_USER: 'root',
+        SVC_SYSTEM_PASSWORD: 'root-password',
+        SVC_SYSTEM_EMAIL: 'root@example.com',
+        SVC_RATE_LIMIT_AUTH: '0',
+      },
+      BASE,
+    );
+    state.api = apiClient(state.service.origin, BASE);
+    const keep = (name: string, reply: Reply) => {
+      expect(reply.status, reply.text).toBeLessThan(300);
+      cookies.set(name, /auth_tkt=[^;]*/.exec(reply.headers.get('set-cookie') ?? '')![0]);
+    };
+    keep('root', await state.api('POST', '/auth/login', { login: 'root', password: 'root-password' }));
+    for (const name of ['ann', 'ben', 'olga'])
+      keep(
+        name,
+        await state.api('POST', '/auth/register', { username: name, email: `${name}@example.com`, password: PASSWORD }),
+      );
+    // olga is banned: an admin puts her in the group.
+    expect((await as('root', 'PATCH', '/users/olga', { groups: ['user', 'banned'] })).status).toBe(200);
+  };
+  const stop = async () => {
+    await state.service?.stop();
+    await state.database?.drop();
+  };
+  return { as, start, stop };
+}
+
+describe.each(ENGINES)('the library on %s', (engine) => {
+  const { as, start, stop } = library(engine, 'library');
+  let annBook: Rec;
+  let benBook: Rec;
+  let catalogue: Rec;
+
+  /** The owner of each book, read as an admin. */
+  const owners = async (): Promise<Record<string, unknown>> =>
+    Object.fromEntries(
+      ((await as('root', 'GET', '/books?_limit=1000&_sort=id')).body.data as Rec[]).map((b) => [
+        b['title'],
+        b['owner'],
+      ]),
+    );
+  /** The key of a book's author (embedded in the book's answer), or null. */
+  const authorOf = async (book: Rec) =>
+    (((await as('root', 'GET', `/books/${book['id']}`)).body as Rec)['author'] as Rec | null)?.['id'] ?? null;
+
+  beforeAll(async () => {
+    await start(dir);
+    catalogue = (await as('ann', 'POST', '/authors', { name: 'Catalogue' })).body;
+    annBook = (await as('ann', 'POST', '/books', { title: "ann's book", summary: 'a tale of tangerines' })).body;
+    benBook = (await as('ben', 'POST', '/books', { title: "ben's book", summary: 'a tale of tangerines' })).body;
+    expect([annBook['owner'], benBook['owner']]).toEqual(['ann', 'ben']);
+    for (const [who, text] of [
+      ['ann', 'ann remembers tangerines'],
+      ['ann', 'ann again'],
+      ['ben', 'ben remembers tangerines'],
+    ] as const)
+      expect((await as(who, 'POST', '/notes', { text })).status).toBe(201);
+  }, 120_000);
+
+  afterAll(stop);
+
+  describe('lists under item rules', () => {
+    it('shows a banned member no book: not in a page, the total, a count or a search, as the item refuses it', async () => {
+      expect((await as('olga', 'GET', `/books/${annBook['id']}`)).status).toBe(403);
+      const page = await as('olga', 'GET', '/books');
+      expect([page.status, page.body.total, page.body.data]).toEqual([200, 0, []]);
+      expect((await as('olga', 'GET', '/books?_count')).body).toEqual({ count: 0 });
+      expect((await as('olga', 'GET', '/books?q=tangerines')).body.total).toBe(0);
+      // Nested under an author, too.
+      expect((await as('olga', 'GET', `/authors/${catalogue['id']}/books`)).body.total).toBe(0);
+      // Other members see them all.
+      expect((await as('ben', 'GET', '/books?q=tangerines')).body.total).toBe(2);
+    });
+
+    it("lists a member's own notes only, with an exact total, count and search", async () => {
+      const notes = await as('ann', 'GET', '/notes?_limit=1');
+      expect([notes.body.total, notes.body.count]).toEqual([2, 1]);
+      expect((await as('ann', 'GET', '/notes?_count')).body).toEqual({ count: 2 });
+      const found = await as('ann', 'GET', '/notes?q=tangerines');
+      expect(found.body.data.map((n: Rec) => n['text'])).toEqual(['ann remembers tangerines']);
+      expect((await as('ben', 'GET', '/notes')).body.total).toBe(1);
+      // A filter that names someone else's notes finds none of them.
+      expect((await as('ann', 'GET', '/notes?owner=ben')).body.total).toBe(0);
+      expect((await as('root', 'GET', '/notes')).body.total).toBe(3);
+    });
+  });
+
+  describe('relationship writes', () => {
+    it("refuses an author created with another member's book, and creates nothing", async () => {
+      const before = await as('root', 'GET', '/authors?_count');
+      const created = await as('ann', 'POST', '/authors', { name: 'Taker', books: [benBook['id']] });
+      expect(created.status, created.text).toBe(403);
+      expect(created.body.errors).toEqual([
+        { field: 'books', message: expect.stringContaining(`Book ${benBook['id']}`) },
+      ]);
+      expect((await as('root', 'GET', '/authors?_count')).body).toEqual(before.body);
+      expect(await authorOf(benBook)).toBeNull();
+      // With her own book, it is hers to link.
+      const own = await as('ann', 'POST', '/authors', { name: 'Ann Writer', books: [annBook['id']] });
+      expect(own.status, own.text).toBe(201);
+      expect(await authorOf(annBook)).toBe(own.body['id']);
+    });
+
+    it("refuses a PATCH, a PUT and a bulk PATCH of authors that would link or unlink another member's book", async () => {
+      const taker = (await as('ben', 'POST', '/authors', { name: 'Shared', books: [benBook['id']] })).body;
+      expect(await authorOf(benBook)).toBe(taker['id']);
+      // ann may edit the shared author, but not move ben's book: neither take it nor drop it.
+      expect((await as('ann', 'PATCH', `/authors/${taker['id']}`, { books: [annBook['id']] })).status).toBe(403);
+      expect((await as('ann', 'PATCH', `/authors/${taker['id']}`, { books: [] })).status).toBe(403);
+      expect((await as('ann', 'PUT', `/authors/${taker['id']}`, { name: 'Shared' })).status).toBe(403);
+      expect((await as('ann', 'PATCH', `/authors?name=Catalogue`, { books: [benBook['id']] })).status).toBe(403);
+      expect(await authorOf(benBook)).toBe(taker['id']);
+      // What she may write of the author goes through.
+      expect((await as('ann', 'PATCH', `/authors/${taker['id']}`, { name: 'Shared, renamed' })).status).toBe(200);
+      // An admin re-links freely.
+      expect((await as('root', 'PATCH', `/authors/${catalogue['id']}`, { books: [benBook['id']] })).status).toBe(200);
+      expect(await authorOf(benBook)).toBe(catalogue['id']);
+    });
+
+    it("refuses taking another member's books as one's own, through the user's own record", async () => {
+      const before = await owners();
+      const taken = await as('ann', 'PATCH', '/users/ann', { books: [annBook['id'], benBook['id']] });
+      expect(taken.status, taken.text).toBe(403);
+      expect(await owners()).toEqual(before);
+      // Dropping one's own book is one's own business.
+      expect((await as('ben', 'PATCH', '/users/ben', { books: [benBook['id']] })).status).toBe(200);
+    });
+
+    it('creates a book under an author, linked to it and owned by its creator', async () => {
+      const nested = await as('ben', 'POST', `/authors/${catalogue['id']}/books`, { title: 'nested' });
+      expect(nested.status, nested.text).toBe(201);
+      expect([nested.body['owner'], nested.body['author']?.['id']]).toEqual(['ben', catalogue['id']]);
+    });
+  });
+
+  describe('a page is bounded by its page size', () => {
+    it('embeds the author of every book without the keys of all its books', async () => {
+      const prolific = (await as('root', 'POST', '/authors', { name: 'Prolific' })).body;
+      for (let i = 0; i < PROLIFIC; i++) {
+        const book = await as('root', 'POST', '/books', { title: `volume ${i}`, author: prolific['id'] });
+        expect(book.status).toBe(201);
+      }
+      const page = await as('ben', 'GET', `/books?author=${prolific['id']}&_limit=100`);
+      expect(page.body.count).toBe(100);
+      for (const book of page.body.data as Rec[]) {
+        expect(book['author']).toMatchObject({ id: prolific['id'], name: 'Prolific', _type: 'Author' });
+        expect(book['author']).not.toHaveProperty('books');
+      }
+      // Each book is about 300 bytes: nothing near 100 copies of 300 keys.
+      expect(page.text.length).toBeLessThan(100 * 600);
+      // The author's own answer still lists every book.
+      const own = await as('ben', 'GET', `/authors/${prolific['id']}`);
+      expect((own.body['books'] as unknown[]).length).toBe(PROLIFIC);
+    });
+  });
+});
+
+describe('a principal without where on sqlite', () => {
+  const { as, start, stop } = library('sqlite', 'library_no_where');
+
+  beforeAll(async () => {
+    const plain = await generatedProject('library', 'e2e-library-no-where');
+    await withLibraryFunctions(plain, OWNER_WITHOUT_WHERE);
+    await start(plain);
+    for (const [who, text] of [
+      ['ann', 'ann remembers'],
+      ['ben', 'ben remembers'],
+    ] as const)
+      expect((await as(who, 'POST', '/notes', { text })).status).toBe(201);
+  }, 600_000);
+
+  afterAll(stop);
+
+  it('lists what the collection rules allow, as Ramses did, while each item is still refused', async () => {
+    const notes = await as('ann', 'GET', '/notes');
+    expect(notes.body.total).toBe(2);
+    const bens = (notes.body.data as Rec[]).find((n) => n['text'] === 'ben remembers')!;
+    expect((await as('ann', 'GET', `/notes/${bens['id']}`)).status).toBe(403);
+    // A banned member's rule is a fixed principal's: it still decides every book.
+    expect((await as('olga', 'GET', '/books')).body.total).toBe(0);
+  });
+});

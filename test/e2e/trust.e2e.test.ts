@@ -1,0 +1,283 @@
+/**
+ * What an adversarial probe of ramses-example found a member could do (issue 34), each tried
+ * again on every engine, with Ramses' own principals and auth on:
+ *
+ * - take another member's story or profile by linking it to themselves (register, PATCH, PUT);
+ * - undo their own demotion with a PUT that leaves `groups` out;
+ * - get more password guesses than the brake allows, in parallel or by username and email;
+ * - keep everyone else from logging in with a burst of made-up logins from one address;
+ * - store a date-time in a form that filters then miss on one engine;
+ * - register a name that looks like another's, or get an answer in another error shape.
+ *
+ * The service trusts X-Forwarded-For here (`http.trust_proxy`), so that each test speaks from
+ * addresses of its own, as clients behind a proxy would.
+ */
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
+import { apiClient, type Api, type Reply } from '../support/http.js';
+import { generatedProject } from '../support/project.js';
+import { withRamsesFunctions } from '../support/ramses-example.js';
+import { startService, type RunningService } from '../support/server.js';
+
+const BASE = '/v1';
+const PASSWORD = 'password-123';
+const COOKIE = 'ramses_auth_tkt';
+
+type Rec = Record<string, unknown>;
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = await generatedProject('ramses-example', 'e2e-trust');
+  await withRamsesFunctions(dir);
+}, 600_000);
+
+describe.each(ENGINES)('ramses-example against a member who takes what is not theirs, on %s', (engine) => {
+  let database: TestDatabase;
+  let service: RunningService;
+  let api: Api;
+  const cookies = new Map<string, string>();
+  let address = 0;
+  /** An address of its own for each caller that needs one (the rate limits count by address). */
+  const newAddress = () => `10.34.${Math.floor(++address / 250)}.${address % 250}`;
+
+  const as = (who: string | null, method: string, path: string, body?: unknown, from = '10.0.0.1') =>
+    api(method, path, body, {
+      headers: { 'x-forwarded-for': from, ...(who ? { cookie: cookies.get(who)! } : {}) },
+    });
+  const keep = (who: string, reply: Reply) => {
+    expect(reply.status, reply.text).toBeLessThan(300);
+    cookies.set(who, /ramses_auth_tkt=[^;]*/.exec(reply.headers.get('set-cookie') ?? '')![0]);
+  };
+  const register = (username: string, extra: Rec = {}, from = newAddress()) =>
+    as(
+      null,
+      'POST',
+      '/auth/register',
+      { username, email: `${username}@example.com`, password: PASSWORD, ...extra },
+      from,
+    );
+  const login = (name: string, password: string, from: string) =>
+    as(null, 'POST', '/auth/login', { login: name, password }, from);
+  const asRoot = (method: string, path: string, body?: unknown) => as('root', method, path, body, '10.0.0.2');
+
+  beforeAll(async () => {
+    database = await testDatabase(engine, dir, 'trust');
+    service = await startService(
+      dir,
+      {
+        ...database.env,
+        SVC_AUTH: 'true',
+        SVC_AUTH_TKT_SECRET: 'trust-secret-0123456789abcdef0123456789abcdef',
+        SVC_SYSTEM_USER: 'root',
+        SVC_SYSTEM_PASSWORD: 'root-password',
+        SVC_SYSTEM_EMAIL: 'root@example.com',
+        SVC_HTTP_TRUST_PROXY: 'true',
+      },
+      BASE,
+    );
+    api = apiClient(service.origin, BASE);
+    keep('root', await login('root', 'root-password', '10.0.0.2'));
+    for (const name of ['bob', 'mal']) keep(name, await register(name));
+  }, 120_000);
+
+  afterAll(async () => {
+    await service?.stop();
+    await database?.drop();
+  });
+
+  describe('relationship writes re-link only what the caller may update', () => {
+    let story: Rec;
+    let profile: Rec;
+    /** Who owns bob's story and whose profile bob's is, read as an admin. */
+    const links = async () => ({
+      story: (await asRoot('GET', `/stories/${story['id']}`)).body['owner'],
+      profile: (await asRoot('GET', '/users/bob')).body['profile']?.['id'] ?? null,
+    });
+
+    beforeAll(async () => {
+      story = (await as('bob', 'POST', '/stories', { name: "bob's", description: 'his' })).body;
+      profile = (await as('bob', 'POST', '/users/bob/profile', { address: 'Bob Street' })).body;
+      expect(await links()).toEqual({ story: 'bob', profile: profile['id'] });
+    });
+
+    it("refuses a registration that takes bob's story and profile: 403, and no user is created", async () => {
+      const taken = await register('thief', { stories: [story['id']], profile: profile['id'] });
+      expect(taken.status, taken.text).toBe(403);
+      expect(taken.body.errors.map((e: Rec) => e['field']).sort()).toEqual(['profile', 'profile', 'stories']);
+      expect(await links()).toEqual({ story: 'bob', profile: profile['id'] });
+      expect((await asRoot('GET', '/users/thief')).status).toBe(404);
+    });
+
+    it("refuses a member's PATCH and PUT of themselves that would take bob's story or profile", async () => {
+      for (const body of [
+        { stories: [story['id']] },
+        { assigned_stories: [story['id']] },
+        { profile: profile['id'] },
+      ]) {
+        const reply = await as('mal', 'PATCH', '/users/mal', body);
+        expect(reply.status, `${JSON.stringify(body)}: ${reply.text}`).toBe(403);
+      }
+      const put = await as('mal', 'PUT', '/users/mal', {
+        username: 'mal',
+        email: 'mal@example.com',
+        password: PASSWORD,
+        stories: [story['id']],
+      });
+      expect(put.status, put.text).toBe(403);
+      expect(await links()).toEqual({ story: 'bob', profile: profile['id'] });
+    });
+
+    it('lets a member link what they may update, and an admin link anything', async () => {
+      const own = (await as('mal', 'POST', '/stories', { name: "mal's", description: 'hers' })).body;
+      const assigned = await as('mal', 'PATCH', '/users/mal', { assigned_stories: [own['id']] });
+      expect(assigned.status, assigned.text).toBe(200);
+      expect(assigned.body['assigned_stories']).toEqual([own['id']]);
+      expect((await asRoot('PATCH', '/users/root', { stories: [story['id']] })).status).toBe(200);
+      expect((await links()).story).toBe('root');
+      expect((await asRoot('PATCH', '/users/bob', { stories: [story['id']] })).status).toBe(200);
+    });
+  });
+
+  describe("a member's PUT keeps what they may not write", () => {
+    it('keeps the groups an admin took away, and the owner of a story', async () => {
+      keep('demoted', await register('demoted'));
+      expect((await asRoot('PATCH', '/users/demoted', { groups: [] })).body['groups']).toEqual([]);
+      const put = await as('demoted', 'PUT', '/users/demoted', {
+        username: 'demoted',
+        email: 'demoted@example.com',
+        password: PASSWORD,
+      });
+      expect(put.status, put.text).toBe(200);
+      expect((await asRoot('GET', '/users/demoted')).body['groups']).toEqual([]);
+
+      const story = (await as('mal', 'POST', '/stories', { name: 'kept', description: 'd' })).body;
+      const replaced = await as('mal', 'PUT', `/stories/${story['id']}`, { name: 'replaced', description: 'd' });
+      expect(replaced.status, replaced.text).toBe(200);
+      expect((await asRoot('GET', `/stories/${story['id']}`)).body).toMatchObject({ name: 'replaced', owner: 'mal' });
+    });
+  });
+
+  describe('the login brake', () => {
+    it('lets at most five of 35 parallel guesses reach the password check', async () => {
+      keep('guessed', await register('guessed'));
+      const from = newAddress();
+      const guesses = await Promise.all(
+        Array.from({ length: 35 }, (_, i) => login('guessed', `wrong-password-${i}`, from)),
+      );
+      const statuses = guesses.map((g) => g.status);
+      expect(statuses.filter((s) => s === 401).length, String(statuses)).toBeLessThanOrEqual(5);
+      expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+      // The right password, too, waits for the window to end.
+      const right = await login('guessed', PASSWORD, from);
+      expect(right.status).toBe(429);
+      expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
+      // From another address the account is not locked.
+      expect((await login('guessed', PASSWORD, newAddress())).status).toBe(200);
+    });
+
+    it('counts guesses by username and by email as one account', async () => {
+      await register('twofaced');
+      const from = newAddress();
+      for (let i = 0; i < 5; i++) {
+        const name = i % 2 ? 'twofaced@example.com' : 'TwoFaced';
+        expect((await login(name, 'wrong-password', from)).status).toBe(401);
+      }
+      expect((await login('twofaced@example.com', PASSWORD, from)).status).toBe(429);
+    });
+
+    it("keeps serving other addresses' logins while one address sends 45 made-up ones at once", async () => {
+      const users = ['fair1', 'fair2', 'fair3', 'fair4'];
+      for (const name of users) await register(name);
+      const attacker = newAddress();
+      const flood = Array.from({ length: 45 }, (_, i) => login(`made-up-${i}`, 'wrong-password', attacker));
+      const honest = users.map((name) => login(name, PASSWORD, newAddress()));
+      const [flooded, served] = await Promise.all([Promise.all(flood), Promise.all(honest)]);
+      expect(served.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      expect(
+        flooded.every((r) => [401, 503].includes(r.status)),
+        String(flooded.map((r) => r.status)),
+      ).toBe(true);
+    });
+
+    it('limits the auth routes per address by default: 60 a minute, then 429', async () => {
+      const from = newAddress();
+      for (let i = 0; i < 60; i++) expect((await as(null, 'POST', '/auth/logout', undefined, from)).status).toBe(200);
+      const limited = await as(null, 'POST', '/auth/logout', undefined, from);
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await as(null, 'POST', '/auth/logout', undefined, newAddress())).status).toBe(200);
+    });
+  });
+
+  describe('date-times are stored in one form', () => {
+    it('finds a date-time by its one form whatever form it was written in, and rolls a leap second over', async () => {
+      const written = [
+        ['lower', '2020-01-01t00:00:00z'],
+        ['offset', '2020-01-01T05:30:00.900+05:30'],
+        ['leap', '2016-12-31T23:59:60Z'],
+      ] as const;
+      for (const [name, start] of written) {
+        const created = await asRoot('POST', '/stories', { name: `when ${name}`, description: 'd', start_date: start });
+        expect(created.status, created.text).toBe(201);
+      }
+      const shown = (await asRoot('GET', '/stories?name__startswith=when&_sort=name')).body.data.map(
+        (s: Rec) => s['start_date'],
+      );
+      expect(shown).toEqual(['2017-01-01T00:00:00Z', '2020-01-01T00:00:00Z', '2020-01-01T00:00:00Z']);
+      expect((await asRoot('GET', '/stories?start_date=2020-01-01T00:00:00Z')).body.total).toBe(2);
+      expect((await asRoot('GET', '/stories?start_date__gte=2020-01-01T00:00:00Z')).body.total).toBe(2);
+      expect((await asRoot('GET', '/stories?start_date=2017-01-01T00:00:00Z')).body.total).toBe(1);
+    });
+  });
+
+  describe('names and errors', () => {
+    it('refuses names with invisible characters or nothing in them, and takes combining marks as their letter', async () => {
+      for (const username of ['root\u200b', 'ro\u00adot', '   ', '\u0301root']) {
+        const reply = await register(username, { email: `${Math.random()}@example.com` });
+        expect(reply.status, `${JSON.stringify(username)}: ${reply.text}`).toBe(400);
+        expect(reply.body.errors[0].field).toBe('username');
+      }
+      expect((await register('cafe\u0301', { email: 'cafe1@example.com' })).status).toBe(201);
+      expect((await register('café', { email: 'cafe2@example.com' })).status).toBe(409);
+      expect((await register('spaced', { email: 'Spaced@Example.COM' })).body['email']).toBe('spaced@example.com');
+    });
+
+    it("answers what the router refuses in the service's error shape", async () => {
+      const badEncoding = await as(null, 'GET', '/stories/%E0%A4%A');
+      expect([badEncoding.status, badEncoding.body?.status_code]).toEqual([400, 400]);
+      const long = await as(null, 'GET', `/stories/${'7'.repeat(120)}`);
+      expect([long.status, long.body?.status_code]).toEqual([414, 414]);
+    });
+
+    it('answers TRACE and methods the router does not know with 405 and Allow, and OPTIONS of no item with 404', async () => {
+      for (const method of ['TRACE', 'PROPFIND']) {
+        const reply = await raw(service.origin, method, `${BASE}/stories/1`);
+        expect([reply.status, reply.allow, reply.body['status_code']]).toEqual([
+          405,
+          'DELETE, GET, HEAD, OPTIONS, PATCH, PUT',
+          405,
+        ]);
+        expect(reply.body['message']).toBe(`${method} is not allowed on /stories/{id}`);
+      }
+      expect((await as(null, 'OPTIONS', '/stories/999999')).status).toBe(404);
+      expect((await as(null, 'OPTIONS', '/stories')).status).toBe(200);
+    });
+  });
+});
+
+/** A request fetch() refuses to send (TRACE) or does not know (PROPFIND). */
+function raw(origin: string, method: string, path: string): Promise<{ status: number; allow: string; body: Rec }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${origin}${path}`, { method }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, allow: String(res.headers['allow'] ?? ''), body: JSON.parse(text) }),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

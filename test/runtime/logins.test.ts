@@ -1,0 +1,44 @@
+/**
+ * The one form of usernames and emails (issue 34): names that look like another's are the same
+ * name or refused, and lengths count the normalised name.
+ */
+import { describe, expect, it } from 'vitest';
+
+interface Limits {
+  readonly minLength?: number;
+  readonly maxLength?: number;
+}
+const { loginForm, loginProblem } = (await import(
+  new URL('../../templates/project/static/src/lib/auth/logins.ts', import.meta.url).href
+)) as { loginForm: (text: string) => string; loginProblem: (name: string, limits: Limits) => string | undefined };
+
+describe('login names', () => {
+  it('gives one form to spellings of one name', () => {
+    expect(loginForm('Cafe\u0301')).toBe(loginForm('café'));
+    expect(loginForm('\uff21lice ')).toBe('alice');
+    expect(loginForm(' Alice@Example.COM')).toBe('alice@example.com');
+  });
+
+  it.each([
+    ['admin\u200b', 'invisible'],
+    ['ad\u00admin', 'invisible'],
+    ['\u3164admin', 'invisible'],
+    ['ad\u0000min', 'control'],
+    ['\u0301admin', 'combining mark'],
+    ['x\u0301\u0302\u0303\u0304', 'stacks'],
+    ['', 'empty'],
+  ])('refuses %j (%s)', (name, why) => {
+    expect(loginProblem(loginForm(name), {})).toContain(why);
+  });
+
+  it('takes letters with marks, and other scripts', () => {
+    for (const name of ['josé', 'müller', 'क्षत्रिय', 'δημήτρης', '李雷'])
+      expect(loginProblem(loginForm(name), {})).toBeUndefined();
+  });
+
+  it('checks lengths on the normalised name', () => {
+    expect(loginProblem(loginForm('   '), { minLength: 1 })).toContain('empty');
+    expect(loginProblem(loginForm('\u3397'), { maxLength: 1 })).toContain('at most 1');
+    expect(loginProblem('ab', { minLength: 3 })).toContain('at least 3');
+  });
+});
