@@ -47,7 +47,11 @@ describe('the svcgen init starter, finished as its README says', () => {
 
     const snippets = readmeSnippets(readFileSync(join(root, 'notes', 'README.md'), 'utf8'));
     const principal = join(dir, 'src/custom/principals/owner.ts');
-    edit(principal, "import type { AclResult, AclRule } from '../../lib/auth/index.js';", snippets.principalImport);
+    edit(
+      principal,
+      "import type { AclResult, AclRule, PrincipalWhere } from '../../lib/auth/index.js';",
+      snippets.principalImport,
+    );
     edit(principal, '  return undefined;', `  ${snippets.principalReturn}`);
     edit(
       join(dir, 'src/custom/handlers/set-owner.ts'),

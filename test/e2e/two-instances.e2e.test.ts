@@ -24,8 +24,7 @@ type ThrottleClass = new (
   model: string,
   now: () => number,
 ) => {
-  failed(login: string, ip: string): Promise<void>;
-  check(login: string, ip: string): Promise<void>;
+  attempt(account: string, ip: string): Promise<void>;
 };
 
 describe.each(ENGINES)('two instances on one %s database', (engine) => {
@@ -167,12 +166,13 @@ describe.each(ENGINES)('the login throttle of two instances on one %s database',
     try {
       let now = Date.parse('2030-01-01T00:00:00Z');
       const throttle = new LoginThrottle(db, 'AuthLoginFailure', () => now);
-      for (let i = 0; i < 5; i++) await throttle.failed('Mallory', '192.0.2.7');
-      await expect(throttle.check('mallory', '192.0.2.7')).rejects.toMatchObject({ statusCode: 429 });
+      for (let i = 0; i < 5; i++) await throttle.attempt('login:mallory', '192.0.2.7');
+      await expect(throttle.attempt('login:mallory', '192.0.2.7')).rejects.toMatchObject({ statusCode: 429 });
       now += 61_000;
-      await expect(throttle.check('mallory', '192.0.2.7')).resolves.toBeUndefined();
+      await expect(throttle.attempt('login:mallory', '192.0.2.7')).resolves.toBeUndefined();
       // A new window for another login clears the rows whose window is over (Mallory's, and the HTTP test's).
-      await throttle.failed('eve', '192.0.2.8');
+      now += 61_000;
+      await throttle.attempt('login:eve', '192.0.2.8');
       expect(await db.repository('AuthLoginFailure').count({})).toBe(1);
     } finally {
       await db.close();

@@ -66,7 +66,7 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
   await app.register(services, {
     db,
     policy: auth?.policy ?? openPolicy(config.maxLimit),
-    hashSecrets: secretHasher(hasher),
+    prepareWrite: auth?.prepareWrite ?? secretHasher(hasher),
     events,
     basePath: BASE_PATH,
     defaultLimit: DEFAULT_LIMIT,

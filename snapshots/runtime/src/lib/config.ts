@@ -21,6 +21,8 @@ export interface Config {
   readonly authReissueTime: number;
   /** `auth.cookie_host_prefix`: the ticket cookie is `__Host-<name>`, always Secure (HTTPS only). */
   readonly authCookieHostPrefix: boolean;
+  /** `auth.login_attempts` per account and client address in `auth.login_window` seconds: more get 429. */
+  readonly loginAttempts: { readonly limit: number; readonly windowSeconds: number };
   readonly system: { readonly user: string; readonly password: string; readonly email: string } | null;
   readonly publicMaxLimit: number;
   readonly maxLimit: number;
@@ -104,6 +106,8 @@ const STANDARD_KEYS = [
   'auth.timeout',
   'auth.reissue_time',
   'auth.cookie_host_prefix',
+  'auth.login_attempts',
+  'auth.login_window',
   'system.user',
   'system.password',
   'system.email',
@@ -153,6 +157,10 @@ export function loadConfig(source: ConfigSource): Config {
     authTimeout: read.integer('auth.timeout', 86400, 1),
     authReissueTime: read.integer('auth.reissue_time', 3600, 0),
     authCookieHostPrefix: read.boolean('auth.cookie_host_prefix', false),
+    loginAttempts: {
+      limit: read.integer('auth.login_attempts', 5, 1),
+      windowSeconds: read.integer('auth.login_window', 60, 1),
+    },
     system: system.every((v) => v !== undefined && v !== '')
       ? { user: system[0]!, password: system[1]!, email: system[2]! }
       : null,
@@ -166,11 +174,12 @@ export function loadConfig(source: ConfigSource): Config {
       keepAlive: read.integer('http.keep_alive_timeout', 72000, 1),
       handler: read.integer('http.handler_timeout', 30000, 1),
     },
-    // Off unless set: a gateway in front usually limits already, and a limit that is too low
-    // refuses honest clients behind one shared address.
+    // Writes are not limited unless set: a gateway in front usually limits already, and a limit
+    // that is too low refuses honest clients behind one shared address. The auth routes are: one
+    // address guessing passwords or registering in bulk must not keep everyone else from logging in.
     rateLimit: {
       writes: read.integer('rate_limit.writes', 0, 0),
-      auth: read.integer('rate_limit.auth', 0, 0),
+      auth: read.integer('rate_limit.auth', 60, 0),
       window: read.integer('rate_limit.window', 60000, 1000),
     },
     trustProxy: read.trustProxy('http.trust_proxy'),

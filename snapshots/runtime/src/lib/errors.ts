@@ -39,6 +39,7 @@ const EXPLANATIONS: Readonly<Record<number, string>> = {
   409: 'There was a conflict when trying to complete your request.',
   412: 'A precondition of the request (If-Match) is not met.',
   413: 'The request body is larger than the server accepts.',
+  414: 'The request URI is longer than the server accepts.',
   415: 'The request media type is not supported; send application/json.',
   429: 'Too many requests.',
   500: 'The server has either erred or is incapable of performing the requested operation.',

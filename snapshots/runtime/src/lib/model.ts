@@ -114,11 +114,11 @@ export interface ModelSpec<T = Record<string, unknown>> {
   /** The fields full-text search (`q`) looks in, in the schema's order (lib/search.ts). */
   readonly searchFields: readonly string[];
   /**
-   * The route whose x-ACL decides who may view an object of this model wherever it appears
-   * (embedded in another's response too): its own item route, else its collection route; null
-   * when no route serves it (admins only, with auth on).
+   * The route whose x-ACL decides who may view or change an object of this model wherever it
+   * appears: embedded in another's response, or re-linked by another's relationship write. Its own
+   * item route, else its collection route; null when no route serves it (admins only, with auth on).
    */
-  readonly viewRoute: { readonly kind: 'item' | 'collection'; readonly acl: string | null } | null;
+  readonly aclRoute: { readonly kind: 'item' | 'collection'; readonly acl: string | null } | null;
   /** The path of an object's own URL below the base path (its `_self`), or null when it has none. */
   selfPath(record: T): string | null;
 }

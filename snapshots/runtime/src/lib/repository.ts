@@ -48,11 +48,16 @@ export const FILTER_OPERATORS: readonly string[] = [
  * Conditions on a model: field conditions are ANDed; `AND`, `OR` and `NOT` combine whole
  * conditions; `SEARCH` is full-text search. A `findMany` without `orderBy` whose `where` searches
  * (at its top, or in its top-level `AND`s) returns the best matches first.
+ *
+ * As in SQL (and Prisma), a comparison with a null is neither true nor false, and neither it nor
+ * its `NOT` matches: `NOT: { owner: 'ann' }` leaves out objects without an owner. `EXCEPT` is the
+ * objects the condition does not select, those included.
  */
 export type Where<T> = { [K in keyof T]?: FilterOf<T[K]> } & {
   AND?: readonly Where<T>[];
   OR?: readonly Where<T>[];
   NOT?: Where<T> | readonly Where<T>[];
+  EXCEPT?: Where<T>;
   SEARCH?: SearchFilter;
 };
 

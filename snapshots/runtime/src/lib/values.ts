@@ -9,21 +9,28 @@ import type { FieldSpec } from './model.js';
 export type Dialect = 'sqlite' | 'postgres';
 
 /**
- * Accepts ISO 8601 datetimes (with or without zone; without zone is UTC), dates, and what
- * PostgreSQL prints for timestamptz (`2026-01-02 03:04:05+00`).
+ * Accepts RFC 3339 and ISO 8601 datetimes (`T`, `t` or a space between date and time; `Z`, `z`, an
+ * offset, or none: UTC; seconds and their fraction optional), dates, and what PostgreSQL prints for
+ * timestamptz (`2026-01-02 03:04:05+00`). Gives one form, `YYYY-MM-DDTHH:MM:SSZ` in UTC, so that
+ * every engine stores, compares and sorts the same value: a fraction of a second is dropped (the
+ * service shows whole seconds), and a leap second (`23:59:60`) is the next minute's first, as
+ * PostgreSQL reads it.
  */
 export function parseDatetime(text: string): string | undefined {
   const m =
-    /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/.exec(
+    /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/.exec(
       text.trim(),
     );
   if (!m) return undefined;
   const [, y, mo, d, h = '00', mi = '00', s = '00', zone] = m;
   const offset =
     !zone || zone === 'Z' || zone === 'z' ? 'Z' : `${zone.slice(0, 3)}:${zone.length > 3 ? zone.slice(-2) : '00'}`;
-  if (!isCalendarDate(y!, mo!, d!) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
-  const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}${offset}`);
-  return Number.isNaN(date.getTime()) ? undefined : `${date.toISOString().slice(0, 19)}Z`;
+  const leap = s === '60';
+  if (!isCalendarDate(y!, mo!, d!) || Number(h) > 23 || Number(mi) > 59 || (Number(s) > 59 && !leap)) return undefined;
+  const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${leap ? '59' : s}${offset}`);
+  if (Number.isNaN(date.getTime())) return undefined;
+  if (leap) date.setTime(date.getTime() + 1000);
+  return `${date.toISOString().slice(0, 19)}Z`;
 }
 
 /** 2026-02-30 is not a date (JavaScript would roll it over to March 2). */

@@ -156,7 +156,7 @@ export const addressModel = defineModel<Address>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['street', 'city', 'code'],
-  viewRoute: { kind: 'item', acl: null },
+  aclRoute: { kind: 'item', acl: null },
   selfPath: (record) => `/addresses/${encodeURIComponent(String(record.id))}`,
 });
 

@@ -230,7 +230,7 @@ export const authorModel = defineModel<Author>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['name', 'email', 'bio'],
-  viewRoute: { kind: 'item', acl: 'readable' },
+  aclRoute: { kind: 'item', acl: 'readable' },
   selfPath: (record) => `/authors/${encodeURIComponent(String(record.id))}`,
 });
 

@@ -227,7 +227,7 @@ export const commentModel = defineModel<Comment>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['text'],
-  viewRoute: { kind: 'item', acl: null },
+  aclRoute: { kind: 'item', acl: null },
   selfPath: (record) => `/comments/${encodeURIComponent(String(record.id))}`,
 });
 

@@ -314,7 +314,7 @@ export const postModel = defineModel<Post>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['slug', 'title', 'body'],
-  viewRoute: { kind: 'item', acl: null },
+  aclRoute: { kind: 'item', acl: null },
   selfPath: (record) => `/posts/${encodeURIComponent(String(record.slug))}`,
 });
 

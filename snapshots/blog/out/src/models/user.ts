@@ -130,7 +130,7 @@ export const userModel = defineModel<User>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['username', 'email'],
-  viewRoute: null,
+  aclRoute: null,
   selfPath: () => null,
 });
 

@@ -125,7 +125,7 @@ export const taskModel = defineModel<Task>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['title'],
-  viewRoute: { kind: 'item', acl: 'open' },
+  aclRoute: { kind: 'item', acl: 'open' },
   selfPath: (record) => `/tasks/${encodeURIComponent(String(record.id))}`,
 });
 

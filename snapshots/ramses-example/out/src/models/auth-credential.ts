@@ -106,7 +106,7 @@ export const authCredentialModel = defineModel<AuthCredential>({
   authFields: null,
   hiddenFields: [],
   searchFields: [],
-  viewRoute: null,
+  aclRoute: null,
   selfPath: () => null,
 });
 

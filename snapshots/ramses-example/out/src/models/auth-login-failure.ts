@@ -105,7 +105,7 @@ export const authLoginFailureModel = defineModel<AuthLoginFailure>({
   authFields: null,
   hiddenFields: [],
   searchFields: [],
-  viewRoute: null,
+  aclRoute: null,
   selfPath: () => null,
 });
 

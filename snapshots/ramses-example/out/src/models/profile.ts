@@ -140,7 +140,7 @@ export const profileModel = defineModel<Profile>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['address'],
-  viewRoute: { kind: 'item', acl: 'user_profile_acl' },
+  aclRoute: { kind: 'item', acl: 'user_profile_acl' },
   selfPath: (record) => (record.user == null ? null : `/users/${encodeURIComponent(String(record.user))}/profile`),
 });
 

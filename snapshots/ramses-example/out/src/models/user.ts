@@ -282,7 +282,7 @@ export const userModel = defineModel<User>({
   authFields: ['username', 'first_name', 'last_name', 'stories'],
   hiddenFields: ['password'],
   searchFields: ['username', 'email', 'first_name', 'last_name'],
-  viewRoute: { kind: 'item', acl: 'user_self_acl' },
+  aclRoute: { kind: 'item', acl: 'user_self_acl' },
   selfPath: (record) => `/users/${encodeURIComponent(String(record.username))}`,
 });
 

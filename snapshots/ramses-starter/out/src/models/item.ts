@@ -75,7 +75,7 @@ export const itemModel = defineModel<Item>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['name', 'description'],
-  viewRoute: { kind: 'item', acl: null },
+  aclRoute: { kind: 'item', acl: null },
   selfPath: (record) => `/items/${encodeURIComponent(String(record.id))}`,
 });
 

@@ -35,6 +35,13 @@ export interface AuthSpec {
   readonly acls: Readonly<Record<string, Acl>>;
 }
 
+/** Makes data about to be written ready to store (secrets hashed; `client` queues fairly for that). */
+export type PrepareWrite = (
+  model: Model,
+  data: Record<string, unknown>,
+  client?: string,
+) => Promise<Record<string, unknown>>;
+
 export interface AuthContext {
   readonly spec: AuthSpec;
   readonly config: Config;

@@ -12,21 +12,34 @@ import type { ServiceDatabase } from '../database.js';
 import { generic, withDefaults, type Model } from '../model.js';
 import type { ServiceEvents } from '../events.js';
 import type { Policy } from '../http/policy.js';
-import { users, type AuthContext, type AuthSpec } from './context.js';
+import { users, type AuthContext, type AuthSpec, type PrepareWrite } from './context.js';
 import { identify } from './identity.js';
 import { PasswordHasher } from './passwords.js';
 import { aclPolicy } from './policy.js';
 import { authRoutes } from './routes.js';
+import { LOGIN_FIELDS, withLoginForms, type LengthLimits } from './logins.js';
 import { LoginThrottle } from './throttle.js';
 import { MIN_SECRET_BYTES, splitSecrets, ticketKeys } from './ticket.js';
 
-export type { AuthSpec } from './context.js';
-export { grant, group, user, type AclEntry, type AclResult, type AclRule, type DynamicPrincipal } from './acl.js';
+export type { AuthSpec, PrepareWrite } from './context.js';
+export {
+  dynamicPrincipal,
+  grant,
+  group,
+  user,
+  type AclEntry,
+  type AclResult,
+  type AclRule,
+  type DynamicPrincipal,
+  type PrincipalWhere,
+} from './acl.js';
 
 type Rec = Record<string, unknown>;
 
 export interface Auth {
   readonly policy: Policy;
+  /** The user model's usernames and emails in their one form (lib/auth/logins.ts), and secrets hashed. */
+  readonly prepareWrite: PrepareWrite;
   /** Registers the request hook and the auth routes (inside the base path). */
   register(api: FastifyInstance): Promise<void>;
 }
@@ -53,7 +66,13 @@ export async function startAuth(
     basePath: options.basePath,
     hasher: options.hasher,
     events: options.events?.get(spec.userModel.name),
-    throttle: new LoginThrottle(db, spec.loginFailureModel.name, options.now),
+    throttle: new LoginThrottle(
+      db,
+      spec.loginFailureModel.name,
+      options.now,
+      config.loginAttempts.limit,
+      config.loginAttempts.windowSeconds * 1000,
+    ),
     keys: spec.ticket ? ticketKeys(ticketSecrets(config, spec.ticket.secretSetting), spec.ticket.hashalg) : null,
     now: options.now ?? Date.now,
   };
@@ -65,13 +84,17 @@ export async function startAuth(
   const hashSecrets = secretHasher(options.hasher);
   await ensureSystemUser(ctx, hashSecrets);
   const policy = aclPolicy(ctx);
+  const limits = loginLimits(spec.registerBody);
+  const prepareWrite: PrepareWrite = (model, data, client) =>
+    hashSecrets(model, model.name === spec.userModel.name ? withLoginForms(data, limits) : data, client);
   return {
     policy,
+    prepareWrite,
     async register(api) {
       await api.register(cookie);
       api.decorateRequest('user', null);
       api.addHook('onRequest', (request, reply) => identify(ctx, request, reply));
-      authRoutes(api, ctx, policy, hashSecrets);
+      authRoutes(api, ctx, policy, prepareWrite);
     },
   };
 }
@@ -93,13 +116,19 @@ function ticketSecrets(config: Config, setting: string): string[] {
   return secrets;
 }
 
+/** The lengths the user model's create body allows its login fields (lib/auth/logins.ts checks them normalised). */
+function loginLimits(registerBody: object): Record<string, LengthLimits> {
+  const properties = (registerBody as { properties?: Record<string, LengthLimits> }).properties ?? {};
+  return Object.fromEntries(LOGIN_FIELDS.map((name) => [name, properties[name] ?? {}]));
+}
+
 /** Hashes the secret fields (passwords) of data about to be written; with auth on or off. */
-export function secretHasher(hasher: PasswordHasher): (model: Model, data: Rec) => Promise<Rec> {
-  return async (model, data) => {
+export function secretHasher(hasher: PasswordHasher): PrepareWrite {
+  return async (model, data, client) => {
     const secrets = model.fields.filter((f) => f.secret && typeof data[f.name] === 'string');
     if (secrets.length === 0) return data;
     const out = { ...data };
-    for (const field of secrets) out[field.name] = await hasher.hash(data[field.name] as string, field.name);
+    for (const field of secrets) out[field.name] = await hasher.hash(data[field.name] as string, field.name, client);
     return out;
   };
 }

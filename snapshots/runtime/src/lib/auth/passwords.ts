@@ -3,14 +3,18 @@
  * Password hashing: argon2id with OWASP's minimum cost (19 MiB, 2 passes, 1 lane),
  * stored as a PHC string. A hash costs tens of milliseconds and 19 MiB, so at most `concurrency`
  * run at once and at most `queueLimit` wait; beyond that the service answers 503 with Retry-After
- * instead of running out of memory under a burst of logins.
+ * instead of running out of memory under a burst of logins. The queue is shared fairly between
+ * client addresses: they are served in turn, and one address holding more than its share cannot
+ * keep another out (its newest waiter gives its place up), so a burst from one client does not
+ * turn everyone else's logins into 503s.
  *
  * Users brought over from Ramses have bcrypt hashes (`$2a$`, `$2b$`, `$2y$`): those verify too, and
  * the login route replaces them with argon2id on the first successful login (`rehash`).
  */
 import argon2 from 'argon2';
 import bcrypt from 'bcryptjs';
-import { HttpError, badRequest } from '../errors.js';
+import { badRequest } from '../errors.js';
+import { FairSlots } from './fair-slots.js';
 
 /** Passwords longer than this are refused before hashing (OWASP asks for at least 64 characters). */
 export const MAX_PASSWORD_BYTES = 1024;
@@ -25,51 +29,41 @@ export interface HasherOptions {
 }
 
 export class PasswordHasher {
-  readonly #concurrency: number;
-  readonly #queueLimit: number;
-  #running = 0;
-  readonly #waiting: (() => void)[] = [];
+  readonly #slots: FairSlots;
   #dummy: Promise<string> | undefined;
 
   constructor(options: HasherOptions = {}) {
-    this.#concurrency = options.concurrency ?? Number(process.env['UV_THREADPOOL_SIZE'] ?? 4);
-    this.#queueLimit = options.queueLimit ?? 32;
+    this.#slots = new FairSlots(
+      options.concurrency ?? Number(process.env['UV_THREADPOOL_SIZE'] ?? 4),
+      options.queueLimit ?? 32,
+    );
   }
 
-  async hash(password: string, field = 'password'): Promise<string> {
+  /** `client`: who asks (the client's address), for a fair share of the queue. */
+  async hash(password: string, field = 'password', client = ''): Promise<string> {
     checkLength(password, field);
-    return this.#limited(() => argon2.hash(password, OPTIONS));
+    return this.#slots.run(client, () => argon2.hash(password, OPTIONS));
   }
 
   /**
    * Whether `password` matches `stored`. Without a stored hash (an unknown user) a hash is still
    * verified, so that the answer takes as long either way and tells nobody which users exist.
    */
-  async verify(stored: string | null | undefined, password: string): Promise<{ ok: boolean; rehash: boolean }> {
+  async verify(
+    stored: string | null | undefined,
+    password: string,
+    client = '',
+  ): Promise<{ ok: boolean; rehash: boolean }> {
     if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) return { ok: false, rehash: false };
     if (typeof stored === 'string' && isBcryptHash(stored)) {
-      const ok = await this.#limited(() => bcrypt.compare(password, stored).catch(() => false));
+      const ok = await this.#slots.run(client, () => bcrypt.compare(password, stored).catch(() => false));
       return { ok, rehash: ok };
     }
     const usable = typeof stored === 'string' && stored.startsWith('$argon2');
     this.#dummy ??= argon2.hash('svcgen: no such user', OPTIONS);
     const hash = usable ? stored : await this.#dummy;
-    const ok = await this.#limited(() => argon2.verify(hash, password).catch(() => false));
+    const ok = await this.#slots.run(client, () => argon2.verify(hash, password).catch(() => false));
     return { ok: ok && usable, rehash: ok && usable && argon2.needsRehash(hash, OPTIONS) };
-  }
-
-  async #limited<T>(work: () => Promise<T>): Promise<T> {
-    if (this.#running < this.#concurrency) this.#running++;
-    else if (this.#waiting.length >= this.#queueLimit) {
-      throw new HttpError(503, 'too many logins at once; try again in a moment', undefined, { 'retry-after': '1' });
-    } else await new Promise<void>((resolve) => this.#waiting.push(resolve)); // a finishing hash hands its slot over
-    try {
-      return await work();
-    } finally {
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#running--;
-    }
   }
 }
 

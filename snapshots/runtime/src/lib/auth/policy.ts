@@ -10,7 +10,7 @@ import type { FastifyRequest } from 'fastify';
 import { HttpError } from '../errors.js';
 import type { Model } from '../model.js';
 import type { Permission, Policy, RouteAccess } from '../http/policy.js';
-import { ADMIN_ONLY, decide, decidesWithoutObject, type Acl } from './acl.js';
+import { ADMIN_ONLY, decide, decidesWithoutObject, selectable, type Acl } from './acl.js';
 import { userModel, type AuthContext } from './context.js';
 import { callerOf, isAdmin } from './identity.js';
 
@@ -39,6 +39,14 @@ export function aclPolicy(ctx: AuthContext): Policy {
           ctx.spec.apiKey ? { 'www-authenticate': 'ApiKey' } : undefined,
         )
       : new HttpError(403, `you may not ${what}`);
+  /** Admins write everything; others what they may see (secrets too: a new password), and never `groups`. */
+  const writable = (request: FastifyRequest, model: Model, object?: Record<string, unknown>) => {
+    if (isAdmin(callerOf(request))) return () => true;
+    const isUsers = model.name === users.name;
+    const seen = visible(model, audience(request, ownRecord(model, object)));
+    return (name: string) =>
+      !(isUsers && name === 'groups') && (seen === null || seen.has(name) || model.field(name)?.secret === true);
+  };
   return {
     refusal,
     async authorize(request, permission, route, object) {
@@ -48,17 +56,15 @@ export function aclPolicy(ctx: AuthContext): Policy {
     },
     may: async (request, permission, route, object) =>
       (await decide(aclOf(route), callerOf(request), permission, request, object)).allowed,
+    viewable: (request, route) => selectable(aclOf(route), callerOf(request), 'view', request),
     restricts: true,
     needsObject: (route) => !decidesWithoutObject(aclOf(route)),
     visibleFields: (request, model, object) => visible(model, audience(request, ownRecord(model, object))),
+    writable,
     checkWritable(request, model, fields, object) {
-      const caller = callerOf(request);
-      if (isAdmin(caller)) return;
+      const mayWrite = writable(request, model, object);
       const isUsers = model.name === users.name;
-      const seen = visible(model, audience(request, ownRecord(model, object)));
-      const refused = fields.filter(
-        (name) => (isUsers && name === 'groups') || (seen !== null && !seen.has(name) && !model.field(name)?.secret),
-      );
+      const refused = fields.filter((name) => !mayWrite(name));
       if (refused.length) {
         const error = refusal(request, `write ${refused.join(', ')}`);
         throw new HttpError(

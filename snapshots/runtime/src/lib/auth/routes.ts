@@ -9,15 +9,17 @@ import { HttpError, badRequest, statusBody } from '../errors.js';
 import { inTransaction, withEvents, type Action, type EventRun } from '../events.js';
 import { withDefaults, type Model } from '../model.js';
 import { hideRefusedEmbeds } from '../http/embedded.js';
+import { refusedRelinks, relinkRefusal } from '../http/relinks.js';
 import type { Policy } from '../http/policy.js';
 import { completeRoute } from '../http/routing.js';
 import { statusAnswer, tokenAnswer } from '../http/schemas.js';
 import { includeFor, requestUrl, serialize } from '../http/serialize.js';
-import { credentials, userKeyOf, userModel, users, type AuthContext } from './context.js';
+import { credentials, userKeyOf, userModel, users, type AuthContext, type PrepareWrite } from './context.js';
 import { clearTicket, callerOf, crossSite, logIn } from './identity.js';
 import { fieldsFor } from './policy.js';
 import { newToken, tokenDigest } from './tokens.js';
 import { fingerprint } from './ticket.js';
+import { loginForm } from './logins.js';
 
 type Rec = Record<string, unknown>;
 
@@ -28,12 +30,7 @@ const LOGIN_BODY = {
   properties: { login: { type: 'string', minLength: 1, maxLength: 320 }, password: { type: 'string', minLength: 1 } },
 } as const;
 
-export function authRoutes(
-  api: FastifyInstance,
-  ctx: AuthContext,
-  policy: Policy,
-  hashSecrets: (model: Model, data: Rec) => Promise<Rec>,
-): void {
+export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Policy, prepareWrite: PrepareWrite): void {
   const model = userModel(ctx);
   const hideRefused = (request: FastifyRequest, user: Rec) =>
     hideRefusedEmbeds(policy, request, model, [user], ctx.db.models);
@@ -51,14 +48,23 @@ export function authRoutes(
     async (request, reply) => {
       refuseCrossSite(ctx, request);
       const body = checkRegistration(model, { ...(request.body as Rec) });
+      const fields = Object.keys(body);
       const token = ctx.spec.apiKey ? newToken() : null;
       let user: Rec = {};
       const response = await inTransaction(
         ctx.db,
         eventRun(ctx, request, 'register'),
         body,
-        (data) => hashSecrets(model, withDefaults(model, data)),
+        (data) => prepareWrite(model, withDefaults(model, data), request.ip),
         async (db, data) => {
+          // Linking objects moves their links: a new user may link only what anyone may change.
+          const refused = await refusedRelinks(policy, request, db, { model, object: undefined, data, fields });
+          if (refused.length)
+            throw relinkRefusal(
+              403,
+              `a new user cannot change ${refused.map((r) => `${r.model} ${String(r.key)}`).join(', ')}`,
+              refused,
+            );
           user = await users(ctx, db).create({ data, include: includeFor(model, db.models) });
           if (token) await saveToken(ctx, db, user, token);
           await hideRefused(request, user);
@@ -79,7 +85,7 @@ export function authRoutes(
       { schema: { body: LOGIN_BODY, response: { 200: ctx.spec.userResponse } } },
       async (request, reply) => {
         refuseCrossSite(ctx, request);
-        const user = await checkPassword(ctx, request, hashSecrets);
+        const user = await checkPassword(ctx, request, prepareWrite);
         // Before-login handlers may still refuse (throw): the ticket is issued after them.
         const response = await withEvents(ctx.db, eventRun(ctx, request, 'login', user), async () => {
           await hideRefused(request, user);
@@ -114,7 +120,7 @@ export function authRoutes(
   if (ctx.spec.apiKey) {
     // Tokens are stored as digests, so a token cannot be shown twice: both routes issue a new one.
     const claim = (message: string) => async (request: FastifyRequest, reply: FastifyReply) => {
-      const user = await checkPassword(ctx, request, hashSecrets);
+      const user = await checkPassword(ctx, request, prepareWrite);
       const token = newToken();
       await ctx.db.transaction((db) => saveToken(ctx, db, user, token));
       reply.header('www-authenticate', `ApiKey ${String(user['username'])}:${token}`);
@@ -153,8 +159,7 @@ function checkRegistration(model: Model, body: Rec): Rec {
       })),
     );
   }
-  for (const name of ['username', 'email']) if (typeof body[name] === 'string') body[name] = normalize(body[name]);
-  if (body['username'] === 'self') {
+  if (typeof body['username'] === 'string' && loginForm(body['username']) === 'self') {
     throw badRequest('"self" cannot be a username: /users/self is the logged-in user', [
       { field: 'username', message: 'is reserved' },
     ]);
@@ -162,34 +167,24 @@ function checkRegistration(model: Model, body: Rec): Rec {
   return body;
 }
 
-/** Usernames and emails compare case-insensitively: `Alice@x` and `alice@x` are one account. */
-function normalize(text: string): string {
-  return text.normalize('NFKC').trim().toLowerCase();
-}
-
 /**
  * The user whose login and password the body gives, or 401 with one message for an unknown user
  * and a wrong password alike (and the same work: an unknown user's password is hashed too).
  */
-async function checkPassword(
-  ctx: AuthContext,
-  request: FastifyRequest,
-  hashSecrets: (model: Model, data: Rec) => Promise<Rec>,
-): Promise<Rec> {
+async function checkPassword(ctx: AuthContext, request: FastifyRequest, prepareWrite: PrepareWrite): Promise<Rec> {
   const { login, password } = request.body as { login: string; password: string };
-  const name = normalize(login);
-  await ctx.throttle.check(name, request.ip);
+  const name = loginForm(login);
   const user = await findByLogin(ctx, name, login);
-  const { ok, rehash } = await ctx.hasher.verify(user?.['password'] as string | undefined, password);
-  if (!user || !ok) {
-    await ctx.throttle.failed(name, request.ip);
-    throw new HttpError(401, 'wrong login or password');
-  }
-  await ctx.throttle.succeeded(name, request.ip);
+  // One count per account, whichever of its logins (username, email) the guess names.
+  const account = user ? `user:${userKeyOf(ctx, user)}` : `login:${name}`;
+  await ctx.throttle.attempt(account, request.ip);
+  const { ok, rehash } = await ctx.hasher.verify(user?.['password'] as string | undefined, password, request.ip);
+  if (!user || !ok) throw new HttpError(401, 'wrong login or password');
+  await ctx.throttle.succeeded(account, request.ip);
   if (!rehash) return user;
   // The hashing parameters were raised since this hash was made: store a stronger one.
   const model = userModel(ctx);
-  const data = await hashSecrets(model, { password });
+  const data = await prepareWrite(model, { password }, request.ip);
   return users(ctx).update({ where: { [model.primaryKey]: user[model.primaryKey] }, data });
 }
 

@@ -6,7 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
+} from 'fastify';
 import { HttpError, notFound, statusBody, type FieldError } from '../errors.js';
 import type { HttpTimeouts, TrustProxy } from '../config.js';
 import { databaseUnavailable, isDatabaseUnavailable } from '../database.js';
@@ -15,6 +20,7 @@ import { requestUrl } from './serialize.js';
 import { handlerDeadline } from './deadline.js';
 import { boundedRegExp } from './patterns.js';
 import { requestShapeProblem } from './request-shape.js';
+import { knownPath } from './routing.js';
 
 export interface AppOptions {
   readonly logLevel: string;
@@ -76,6 +82,18 @@ export function createApp(options: AppOptions): FastifyInstance {
       },
     },
     routerOptions: { ignoreDuplicateSlashes: false },
+    // What the router refuses before any route runs (a bad percent-encoding, a path parameter
+    // longer than 100 characters) is answered in the service's error shape too.
+    frameworkErrors: (error, request, reply) => {
+      const status: number = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 414 : 400;
+      const message =
+        status === 414 ? 'a part of the path is too long' : 'the path is not valid (a bad percent-encoding)';
+      request.log.info({ status, message }, 'request refused');
+      void (reply as FastifyReply)
+        .code(status)
+        .type('application/json')
+        .send(statusBody(status, message, requestUrl(request)));
+    },
   });
   // Answers are written by JSON.stringify, not by serializers compiled from the route schemas: on
   // Node 20 it is as fast for these objects (bench/RESULTS.md, "Route schemas"), and it never
@@ -89,6 +107,7 @@ export function createApp(options: AppOptions): FastifyInstance {
     app.getDefaultJsonParser('error', 'error'),
   );
   handlerDeadline(app, options.timeouts.handler);
+  if (options.trustProxy === false) warnOfUntrustedProxy(app);
   // While shutting down, responses close their connection: a kept-alive connection would hold the
   // server open long after the last request.
   let closing = false;
@@ -131,10 +150,33 @@ export function createApp(options: AppOptions): FastifyInstance {
           });
     return reply.code(status).type('application/json').send(body);
   });
-  app.setNotFoundHandler(async (request, reply) =>
-    reply.code(404).send(statusBody(404, notAResource(request.url), requestUrl(request))),
-  );
+  app.setNotFoundHandler(async (request, reply) => {
+    // A method the router does not know (PROPFIND…) on a known path: 405, as for any other.
+    const known = knownPath(app, request.url);
+    if (known) {
+      return reply
+        .code(405)
+        .header('allow', known.allow)
+        .send(statusBody(405, `${request.method} is not allowed on ${known.path}`, requestUrl(request)));
+    }
+    return reply.code(404).send(statusBody(404, notAResource(request.url), requestUrl(request)));
+  });
   return app;
+}
+
+/**
+ * Requests that come through a proxy the service does not trust all have the proxy's address: the
+ * rate limits and the login brake then count every client as one. Said once, in the log.
+ */
+function warnOfUntrustedProxy(app: FastifyInstance): void {
+  let warned = false;
+  app.addHook('onRequest', async (request) => {
+    if (warned || request.headers['x-forwarded-for'] === undefined) return;
+    warned = true;
+    request.log.warn(
+      'requests come through a proxy (X-Forwarded-For) but http.trust_proxy is off: the rate limits and the login brake count every client as the proxy; set http.trust_proxy to the proxy (see README.md)',
+    );
+  });
 }
 
 function notAResource(url: string): string {

@@ -35,11 +35,14 @@ export async function updateMany(ctx: RouteContext, request: FastifyRequest): Pr
       const objects = await bulkObjects(ctx, db, where);
       for (const object of objects) await ctx.policy.authorize(request, 'update', ctx.route, object);
       const values = ctx.withUpdateDefaults(data);
-      for (const object of objects)
+      for (const object of objects) {
+        // Each object's links as the objects before it left them: a key list moves from one to the next.
+        await ctx.checkRelinks(db, request, { object, data: values, fields: Object.keys(body) });
         await ctx.repository(db).update({
           where: { [ctx.model.primaryKey]: object[ctx.model.primaryKey] },
           data: values,
         });
+      }
       return objects.length;
     },
     (count) => statusBody(200, `Updated ${count} ${ctx.model.name}(s) objects`, requestUrl(request), { count }),

@@ -7,6 +7,7 @@
 import type { FastifyRequest } from 'fastify';
 import { HttpError } from '../errors.js';
 import type { Model } from '../model.js';
+import type { Where } from '../repository.js';
 
 export type Permission = 'view' | 'create' | 'update' | 'delete' | 'options';
 
@@ -35,6 +36,12 @@ export interface Policy {
     route: RouteAccess,
     object?: Record<string, unknown>,
   ): Promise<boolean>;
+  /**
+   * The objects of the route's collection the request may view by the item rules: all (`true`),
+   * none (`false`), or those a condition selects. Lists, counts and searches apply it, so that they
+   * show no object its own GET would refuse (lib/auth/acl.ts `selectable`).
+   */
+  viewable(request: FastifyRequest, route: RouteAccess): Promise<boolean | Where<Record<string, unknown>>>;
   /** False when every request may do everything (auth off): nothing needs hiding. */
   readonly restricts: boolean;
   /**
@@ -45,6 +52,8 @@ export interface Policy {
   needsObject(route: RouteAccess): boolean;
   /** The fields of `model` (of `object`, when given) this request may see (null: all). */
   visibleFields(request: FastifyRequest, model: Model, object?: Record<string, unknown>): ReadonlySet<string> | null;
+  /** Whether the request may write a field of `model` (of `object`, when given): `checkWritable`'s rule, field by field. */
+  writable(request: FastifyRequest, model: Model, object?: Record<string, unknown>): (field: string) => boolean;
   /** Throws 403 when the body writes fields (of `object`, when given) the request may not write. */
   checkWritable(
     request: FastifyRequest,
@@ -64,9 +73,11 @@ export function openPolicy(maxLimit: number): Policy {
   return {
     authorize: async () => undefined,
     may: async () => true,
+    viewable: async () => true,
     restricts: false,
     needsObject: () => false,
     visibleFields: () => null,
+    writable: () => () => true,
     checkWritable: () => undefined,
     maxLimit: () => maxLimit,
     itemKey: (_request, _model, key) => key,

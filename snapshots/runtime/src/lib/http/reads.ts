@@ -8,7 +8,8 @@ import { parseItemFields, parseListQuery } from './query.js';
 import { etagOf } from './etag.js';
 import { includeFor } from './serialize.js';
 import { attribute } from './attributes.js';
-import { combine, type Query, type RouteContext } from './route-context.js';
+import type { Where } from '../repository.js';
+import { combine, type Query, type Rec, type RouteContext } from './route-context.js';
 
 export async function index(ctx: RouteContext, request: FastifyRequest): Promise<unknown> {
   if (ctx.route.kind === 'attribute') return attribute(ctx, request);
@@ -20,9 +21,11 @@ export async function index(ctx: RouteContext, request: FastifyRequest): Promise
     maxOffset: ctx.services.maxOffset,
     visible: ctx.policy.visibleFields(request, ctx.model),
   });
+  // Objects the item rules keep from the caller are not in the page, the total or the count.
+  const viewable = await ctx.policy.viewable(request, ctx.route);
   return ctx.withEvents(request, 'index', undefined, async (db) => {
     const scope = await ctx.scope(db, request);
-    const where = combine(query.where, scope);
+    const where = combine(combine(query.where, scope), selection(ctx, viewable));
     const repository = ctx.repository(db);
     if (query.count) return { count: await repository.count({ where }) };
     const count = () => repository.count({ where });
@@ -49,6 +52,12 @@ export async function index(ctx: RouteContext, request: FastifyRequest): Promise
       data,
     };
   });
+}
+
+/** A selection as a condition: every object (none), no object, or those it selects. */
+function selection(ctx: RouteContext, viewable: boolean | Where<Rec>): Where<Rec> {
+  if (viewable === true) return {};
+  return viewable === false ? { [ctx.model.primaryKey]: { in: [] } } : viewable;
 }
 
 export async function show(ctx: RouteContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {

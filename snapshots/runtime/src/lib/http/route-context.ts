@@ -15,6 +15,7 @@ import type { Permission, Policy } from './policy.js';
 import type { Services } from './services.js';
 import { checkIfMatch, etagOf, hasIfMatch } from './etag.js';
 import { hideRefusedEmbeds } from './embedded.js';
+import { checkRelinks, type LinkWrite } from './relinks.js';
 import { includeFor, requestUrl, serialize, type Serializer } from './serialize.js';
 
 export type Rec = Record<string, unknown>;
@@ -67,7 +68,15 @@ export class RouteContext {
     atomic = false,
   ): Promise<unknown> {
     const run = this.eventRun(request, action, instance);
-    return inTransaction(this.services.db, run, body, (data) => this.hashSecrets(data), work, present, atomic);
+    return inTransaction(
+      this.services.db,
+      run,
+      body,
+      (data) => this.prepareWrite(data, request.ip),
+      work,
+      present,
+      atomic,
+    );
   }
 
   /** Reads run their handlers inside a transaction only when there are handlers. */
@@ -98,8 +107,9 @@ export class RouteContext {
     return body as Rec;
   }
 
-  async hashSecrets(data: Rec): Promise<Rec> {
-    return this.services.hashSecrets ? this.services.hashSecrets(this.model, data) : data;
+  /** Data ready to store (Services.prepareWrite); `client`: the address whose share of the hashing queue this takes. */
+  async prepareWrite(data: Rec, client?: string): Promise<Rec> {
+    return this.services.prepareWrite ? this.services.prepareWrite(this.model, data, client) : data;
   }
 
   /**
@@ -190,6 +200,11 @@ export class RouteContext {
 
   fieldOfParent() {
     return this.route.parent!.model.field(this.route.parent!.field)!;
+  }
+
+  /** A relationship write moves only links the caller may move (lib/http/relinks.ts): else 401/403. */
+  checkRelinks(db: ServiceDatabase, request: FastifyRequest, write: Omit<LinkWrite, 'model'>): Promise<void> {
+    return checkRelinks(this.policy, request, db, { model: this.model, ...write });
   }
 
   /** Embedded objects the caller may not view become keys (lib/http/embedded.ts). */

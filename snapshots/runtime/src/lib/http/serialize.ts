@@ -55,19 +55,32 @@ export function serialize(options: SerializeOptions): Serializer {
 
 const includes = new WeakMap<Model, Include<Rec>>();
 
-/** What to load with each object: every relationship's keys, and the nested ones as objects. */
-export function includeFor(model: Model, models: ModelRegistry, depth: number = model.nestingDepth): Include<Rec> {
-  const cached = depth === model.nestingDepth ? includes.get(model) : undefined;
+/**
+ * What to load with each object: every relationship's keys, and the nested ones as objects. An
+ * object embedded through a to-one link (a book's author) may stand in every object of a page
+ * (the author of a thousand books), so it carries no to-many lists (the author's 8,000 book keys,
+ * a thousand times over): a page stays bounded by its page size. Objects embedded through a
+ * to-many link are each their parent's alone, and keep theirs.
+ */
+export function includeFor(
+  model: Model,
+  models: ModelRegistry,
+  depth: number = model.nestingDepth,
+  throughToOne = false,
+): Include<Rec> {
+  const top = depth === model.nestingDepth && !throughToOne;
+  const cached = top ? includes.get(model) : undefined;
   if (cached) return cached;
   const include: Record<string, true | { include?: Record<string, unknown> }> = {};
   for (const relation of model.relations) {
+    if (throughToOne && relation.cardinality === 'many') continue;
     const target = models.get(relation.target);
     include[relation.name] =
       depth > 0 && target && model.nestedRelationships.includes(relation.name)
-        ? { include: includeFor(target, models, depth - 1) }
+        ? { include: includeFor(target, models, depth - 1, throughToOne || relation.cardinality === 'one') }
         : true;
   }
-  if (depth === model.nestingDepth) includes.set(model, include);
+  if (top) includes.set(model, include);
   return include;
 }
 

@@ -17,8 +17,11 @@ type Rec = Record<string, unknown>;
 export interface Services {
   readonly db: ServiceDatabase;
   readonly policy: Policy;
-  /** Replaces the secrets (passwords) in data to be written by their hashes. */
-  readonly hashSecrets?: (model: Model, data: Rec) => Promise<Rec>;
+  /**
+   * Makes data about to be written ready to store: secrets (passwords) replaced by their hashes
+   * (`client` queues fairly for that), with auth on the users' logins in their one form.
+   */
+  readonly prepareWrite?: (model: Model, data: Rec, client?: string) => Promise<Rec>;
   /** The handlers and processors of every model (src/events.ts). */
   readonly events?: ServiceEvents;
   readonly basePath: string;

@@ -30,16 +30,19 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
           `${ctx.route.parent!.model.name} ${String((request.params as Rec)[ctx.route.parent!.param])} already has a ${ctx.route.parent!.field}`,
         );
       }
+      const values = withDefaults(ctx.model, { ...data, ...link });
+      await ctx.checkRelinks(db, request, { object: undefined, data: values, fields: Object.keys(body) });
       const created = await ctx.repository(db).create({
-        data: withDefaults(ctx.model, { ...data, ...link }),
+        data: values,
         include: includeFor(ctx.model, ctx.services.db.models),
       });
       await ctx.hideRefusedEmbeds(request, [created]);
       return created;
     },
     (created) => ctx.present(request, reply, created),
-    // Under a parent (and for a singular one, checked first) the link is read before the insert.
-    !ctx.route.parent,
+    // Under a parent (and for a singular one, checked first) the link is read before the insert,
+    // and the objects a relationship would move are read before it too.
+    !ctx.route.parent && !movesLinks(ctx, body, 'create'),
   );
 }
 
@@ -61,7 +64,16 @@ export async function update(
     object,
     async (db, data) => {
       await ctx.checkUnchanged(db, request, object);
-      const values = action === 'replace' ? replacement(ctx, data) : ctx.withUpdateDefaults(data);
+      const values =
+        action === 'replace'
+          ? replacement(ctx, data, ctx.policy.writable(request, ctx.model, object))
+          : ctx.withUpdateDefaults(data);
+      // PUT empties the relationships it leaves out: those move links too.
+      const fields =
+        action === 'replace'
+          ? [...Object.keys(body), ...Object.keys(values).filter((n) => !(n in data))]
+          : Object.keys(body);
+      await ctx.checkRelinks(db, request, { object, data: values, fields });
       const updated = await ctx.repository(db).update({
         where: { [ctx.model.primaryKey]: object[ctx.model.primaryKey] },
         data: values,
@@ -71,8 +83,9 @@ export async function update(
       return updated;
     },
     (updated) => ctx.present(request, reply, updated),
-    // If-Match reads the object again under a row lock: that takes the transaction.
-    !hasIfMatch(request),
+    // If-Match reads the object again under a row lock, and the objects a relationship would move
+    // are read before the write: both take the transaction.
+    !hasIfMatch(request) && !movesLinks(ctx, body, action),
   );
 }
 
@@ -130,16 +143,21 @@ export function checkKeyUnchanged(ctx: RouteContext, body: Rec, object: Rec): vo
   delete body[pk];
 }
 
-/** PUT: absent optional fields return to their default (or null); absent required fields are a 400. */
-export function replacement(ctx: RouteContext, data: Rec): Rec {
+/**
+ * PUT: absent optional fields return to their default (or null); absent required fields are a 400.
+ * Fields the caller may not write (`mayWrite`: another member's `groups`, fields they may not see)
+ * keep their stored values: a PUT without them is not a way to reset them.
+ */
+export function replacement(ctx: RouteContext, data: Rec, mayWrite: (name: string) => boolean): Rec {
   const out: Rec = {};
   const missing: FieldError[] = [];
   for (const field of ctx.model.fields) {
     if (!field.writable || field.primaryKey) continue;
     if (field.name === ctx.inverse) continue;
     if (field.name in data) out[field.name] = data[field.name];
-    else if (field.requiredOnCreate) missing.push({ field: field.name, message: 'is required' });
     else if (field.onUpdate) out[field.name] = field.onUpdate();
+    else if (!mayWrite(field.name)) continue;
+    else if (field.requiredOnCreate) missing.push({ field: field.name, message: 'is required' });
     else if (field.default) out[field.name] = field.default();
     else
       out[field.name] =
@@ -151,6 +169,19 @@ export function replacement(ctx: RouteContext, data: Rec): Rec {
       missing,
     );
   return out;
+}
+
+/**
+ * Whether a write may move links the caller must be allowed to move (auth on, and the body sets
+ * relationships, or a PUT empties those it leaves out): the objects are read before the write.
+ */
+export function movesLinks(
+  ctx: RouteContext,
+  body: Rec,
+  action: 'create' | 'update' | 'replace' | 'update_many',
+): boolean {
+  if (!ctx.policy.restricts) return false;
+  return ctx.model.relations.some((r) => body[r.name] !== undefined || action === 'replace');
 }
 
 /**

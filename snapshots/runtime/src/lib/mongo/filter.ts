@@ -55,6 +55,9 @@ async function truth(repository: FilterSource, where: Where<Rec>): Promise<Truth
       const list: Truth[] = [];
       for (const w of Array.isArray(value) ? value : [value]) list.push(await truth(repository, w as Where<Rec>));
       parts.push(not(and(list)));
+    } else if (name === 'EXCEPT') {
+      // Where the condition is not true: false, or unknown (a comparison with a null).
+      parts.push(certain({ $nor: [(await truth(repository, value as Where<Rec>)).yes] }));
     } else if (name === 'SEARCH') parts.push(certain(searchMatch(value as SearchFilter)));
     else parts.push(await fieldTruth(repository, name, value));
   }

@@ -41,7 +41,11 @@ export function condition(source: ConditionSource, eb: Eb, where: Where<Rec>): E
       parts.push(
         eb.not(eb.and((Array.isArray(value) ? value : [value]).map((w: Where<Rec>) => condition(source, eb, w)))),
       );
-    else if (name === 'SEARCH') parts.push(searchCondition(source.searchTarget, value as SearchFilter));
+    else if (name === 'EXCEPT') {
+      // Where the condition is not true: false, or unknown (a comparison with a null).
+      const selected = condition(source, eb, value as Where<Rec>);
+      parts.push(sql<SqlBool>`not coalesce(${selected}, false)`);
+    } else if (name === 'SEARCH') parts.push(searchCondition(source.searchTarget, value as SearchFilter));
     else parts.push(fieldCondition(source, eb, name, value));
   }
   return eb.and(parts);

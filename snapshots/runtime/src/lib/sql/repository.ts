@@ -533,7 +533,8 @@ function searches(where: unknown): boolean {
   if (typeof where !== 'object' || where === null) return false;
   if (Array.isArray(where)) return where.some(searches);
   return Object.entries(where).some(
-    ([key, value]) => key === 'SEARCH' || ((key === 'AND' || key === 'OR' || key === 'NOT') && searches(value)),
+    ([key, value]) =>
+      key === 'SEARCH' || ((key === 'AND' || key === 'OR' || key === 'NOT' || key === 'EXCEPT') && searches(value)),
   );
 }
 

@@ -1,6 +1,6 @@
 // Created by svcgen from api.raml; this file is yours: svcgen never changes it. The {{item_owner}} ACL principal.
 import type { FastifyRequest } from 'fastify';
-import type { AclResult, AclRule } from '../../lib/auth/index.js';
+import type { AclResult, AclRule, PrincipalWhere } from '../../lib/auth/index.js';
 import type { Story } from '../../models/story.js';
 
 /**
@@ -16,3 +16,13 @@ import type { Story } from '../../models/story.js';
 export function itemOwner(request: FastifyRequest, object: Story | undefined, rule: AclRule): AclResult {
   return undefined;
 }
+
+/**
+ * The objects `itemOwner` gives the caller the rule on, as a condition the database applies
+ * to lists, counts and searches (so that they leave out what the caller may not view, and `total`
+ * stays exact): `true` for every object, `false` for none. Keep it in step with the function, e.g.
+ * for the owner:
+ *   return request.user ? { owner: String(request.user['username']) } : false;
+ * Without it (delete it), lists show what the collection rules allow once they reach this line.
+ */
+itemOwner.where = (request: FastifyRequest, rule: AclRule): PrincipalWhere<Story> => false;
