@@ -204,7 +204,8 @@ describe('DELETE, GET, OPTIONS, PATCH /tasks/{id}', () => {
   });
 
   it('OPTIONS names the allowed methods', async () => {
-    const response = await service.request('OPTIONS', `/tasks/:id`);
+    const item = await service.seed('Task');
+    const response = await service.request('OPTIONS', `/tasks/${service.key('Task', item)}`);
     expect(response.statusCode).toBe(200);
     expect(response.headers['allow']).toBe('DELETE, GET, HEAD, OPTIONS, PATCH');
   });

@@ -100,7 +100,8 @@ describe('DELETE, GET, HEAD, OPTIONS, PATCH, PUT /stories/{id}', () => {
   });
 
   it('OPTIONS names the allowed methods', async () => {
-    const response = await service.request('OPTIONS', `/stories/:id`);
+    const item = await service.seed('Story');
+    const response = await service.request('OPTIONS', `/stories/${service.key('Story', item)}`);
     expect(response.statusCode).toBe(200);
     expect(response.headers['allow']).toBe('DELETE, GET, HEAD, OPTIONS, PATCH, PUT');
   });
