@@ -1,7 +1,7 @@
 /**
  * PostgreSQL for the end-to-end tests: `SVCGEN_PG_URL` when set, else the throwaway cluster of
- * scripts/postgres.sh (started if needed; .ci/run installs PostgreSQL). Each suite gets a database
- * of its own.
+ * scripts/postgres.sh, started by the first test that needs it and shared by the test files (its
+ * server binaries come with `npm ci`; see the script). Each suite gets a database of its own.
  */
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -17,7 +17,7 @@ export function postgresServer(): Promise<string> {
     const started = await execa('bash', [join(repoRoot, 'scripts/postgres.sh'), 'start'], { reject: false, all: true });
     if (started.exitCode !== 0) {
       throw new Error(
-        `PostgreSQL is needed for these tests and could not be started (set SVCGEN_PG_URL, or install PostgreSQL):\n${started.all}`,
+        `PostgreSQL is needed for these tests and could not be started by scripts/postgres.sh (or set SVCGEN_PG_URL):\n${started.all}`,
       );
     }
     return started.stdout.trim().split('\n').pop()!;
