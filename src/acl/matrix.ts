@@ -178,7 +178,7 @@ function listNote(ir: ServiceIR): string[] {
     'everyone decides for every object.',
     ...(dynamicView
       ? [
-          'A {{dynamic}} line decides in the database by its principal\'s `where` (src/custom/principals/); a principal',
+          "A {{dynamic}} line decides in the database by its principal's `where` (src/custom/principals/); a principal",
           'without one leaves the objects from its line on to the collection rules, as Ramses did.',
         ]
       : []),

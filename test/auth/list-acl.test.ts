@@ -48,7 +48,7 @@ const { decide, selectable, grant, user } = (await import(
 /** `{{owner}}`: the object's owner gets the line's rule; its `where` selects the caller's objects. */
 const owner: Dynamic = Object.assign(
   (_request: Request, object: Rec | undefined, rule: Rule) =>
-    object?.['owner'] != null ? grant(rule, user(String(object['owner']))) : undefined,
+    typeof object?.['owner'] === 'string' ? grant(rule, user(object['owner'])) : undefined,
   { where: (request: Request) => (request.user ? { owner: request.user.username } : false) },
 );
 /** `{{anyone}}`: everyone gets the line's rule, on every object. */
@@ -92,10 +92,8 @@ function truth(where: Selection, object: Rec): boolean | null {
     if (key === 'AND') return and((value as Selection[]).map((w) => truth(w, object)));
     if (key === 'OR') return or((value as Selection[]).map((w) => truth(w, object)));
     if (key === 'EXCEPT') return truth(value as Selection, object) !== true;
-    const operand = value as { in?: unknown[] } | unknown;
-    if (operand && typeof operand === 'object' && 'in' in operand)
-      return (operand.in as unknown[]).includes(object[key]);
-    return object[key] === null ? null : object[key] === operand;
+    if (value && typeof value === 'object' && 'in' in value) return (value.in as unknown[]).includes(object[key]);
+    return object[key] === null ? null : object[key] === value;
   });
   return and(parts);
 }
@@ -128,7 +126,7 @@ describe('lists under item rules', () => {
 
   it('decide nothing in the database from a principal without where on: the collection rules list those objects', async () => {
     const plain: Dynamic = (_r, object, rule) =>
-      object?.['owner'] != null ? grant(rule, user(String(object['owner']))) : undefined;
+      typeof object?.['owner'] === 'string' ? grant(rule, user(object['owner'])) : undefined;
     const member: Caller = { id: 'ann', groups: new Set(['user']) };
     const acl = (item: AclLine[]): Acl => ({ collection: LIST_ALL, item });
     const line = (action: 'allow' | 'deny', principal: AclLine['principal']): AclLine => ({

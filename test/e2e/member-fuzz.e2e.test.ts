@@ -137,7 +137,7 @@ describe.each(['sqlite', 'postgres', 'mongodb'] as const)('a member who takes wh
       }),
       fc.record({
         method: fc.constantFrom('PATCH', 'PUT'),
-        path: story.map((id) => `/stories/${id}`),
+        path: story.map((id) => `/stories/${String(id)}`),
         body: links.map((l) => ({ name: 'taken', description: 'd', ...l })),
       }),
       fc.record({ method: fc.constant('PATCH'), path: fc.constant('/stories?name=taken'), body: links }),

@@ -22,7 +22,6 @@ import { startService, type RunningService } from '../support/server.js';
 
 const BASE = '/v1';
 const PASSWORD = 'password-123';
-const COOKIE = 'ramses_auth_tkt';
 
 type Rec = Record<string, unknown>;
 
@@ -92,7 +91,7 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
     let profile: Rec;
     /** Who owns bob's story and whose profile bob's is, read as an admin. */
     const links = async () => ({
-      story: (await asRoot('GET', `/stories/${story['id']}`)).body['owner'],
+      story: (await asRoot('GET', `/stories/${String(story['id'])}`)).body['owner'],
       profile: (await asRoot('GET', '/users/bob')).body['profile']?.['id'] ?? null,
     });
 
@@ -153,9 +152,15 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
       expect((await asRoot('GET', '/users/demoted')).body['groups']).toEqual([]);
 
       const story = (await as('mal', 'POST', '/stories', { name: 'kept', description: 'd' })).body;
-      const replaced = await as('mal', 'PUT', `/stories/${story['id']}`, { name: 'replaced', description: 'd' });
+      const replaced = await as('mal', 'PUT', `/stories/${String(story['id'])}`, {
+        name: 'replaced',
+        description: 'd',
+      });
       expect(replaced.status, replaced.text).toBe(200);
-      expect((await asRoot('GET', `/stories/${story['id']}`)).body).toMatchObject({ name: 'replaced', owner: 'mal' });
+      expect((await asRoot('GET', `/stories/${String(story['id'])}`)).body).toMatchObject({
+        name: 'replaced',
+        owner: 'mal',
+      });
     });
   });
 

@@ -16,7 +16,11 @@ const { FairSlots } = (await import(
 function gate(log: string[], name: string) {
   let release!: () => void;
   const done = new Promise<void>((resolve) => (release = resolve));
-  return { work: async () => void log.push(name) ?? (await done), release: () => release() };
+  const work = async () => {
+    log.push(name);
+    await done;
+  };
+  return { work, release: () => release() };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -70,7 +74,7 @@ describe('fair slots', () => {
     const jobs = Array.from({ length: 3 }, (_, i) => gate(log, `a${i}`));
     const runs = jobs.map((j) => slots.run('a', j.work));
     await settle();
-    await expect(slots.run('a', async () => 'late')).rejects.toMatchObject({ statusCode: 503 });
+    await expect(slots.run('a', () => Promise.resolve('late'))).rejects.toMatchObject({ statusCode: 503 });
     for (const job of jobs) {
       job.release();
       await settle();
