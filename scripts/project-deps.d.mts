@@ -1,3 +1,3 @@
 /** Types of project-deps.mjs. */
 export function linkDependencies(dir: string): Promise<string>;
-export function installedDependencies(packageJson: string): Promise<string>;
+export function installedDependencies(): Promise<string>;

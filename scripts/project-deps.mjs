@@ -13,30 +13,30 @@ import { promisify } from 'node:util';
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 const INSTALL_TIMEOUT_MS = 20 * 60_000;
 
-/** Links the shared node_modules for `dir`'s package.json into `dir`. */
+/** Links the shared node_modules of generated projects into `dir`. */
 export async function linkDependencies(dir) {
-  const modules = await installedDependencies(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const modules = await installedDependencies();
   rmSync(join(dir, 'node_modules'), { recursive: true, force: true });
   symlinkSync(modules, join(dir, 'node_modules'), 'dir');
   return modules;
 }
 
 /**
- * The node_modules folder with the dependencies of a generated package.json, installed if needed.
- * The dependencies that only some projects have (authentication's) are installed for every
- * project, so that a fresh machine installs (and compiles better-sqlite3) once, not once per set;
+ * The node_modules folder with the dependencies of generated projects, installed if needed: those
+ * of the runtime (runtime/package.json), which every generated package.json takes its versions
+ * from. The ones only some projects have (authentication's) are installed for every project, so
+ * that a fresh machine installs (and compiles better-sqlite3) once, not once per set;
  * test/generate/dependencies.test.ts checks that each project declares everything it imports.
  */
-export async function installedDependencies(packageJson) {
-  const pkg = JSON.parse(packageJson);
-  const dependencies = sorted({ ...(await optionalDependencies()), ...pkg.dependencies });
+export async function installedDependencies() {
+  const runtime = JSON.parse(readFileSync(join(repoRoot, 'runtime', 'package.json'), 'utf8'));
   const manifest = {
     name: 'svcgen-project-deps',
     private: true,
     type: 'module',
-    dependencies,
-    devDependencies: pkg.devDependencies,
-    allowScripts: pkg.allowScripts,
+    dependencies: runtime.dependencies,
+    devDependencies: runtime.devDependencies,
+    allowScripts: runtime.svcgen.allowScripts,
   };
   const text = `${JSON.stringify(manifest, null, 2)}\n`;
   const root = join(repoRoot, '.tmp', 'project-deps');
@@ -60,19 +60,6 @@ export async function installedDependencies(packageJson) {
     await sleep(1000);
   }
   return join(dir, 'node_modules');
-}
-
-/** The dependencies only some generated projects declare (from svcgen's build; none before it is built). */
-async function optionalDependencies() {
-  try {
-    return (await import('../dist/plan/project-views.js')).AUTH_DEPENDENCIES;
-  } catch {
-    return {};
-  }
-}
-
-function sorted(object) {
-  return Object.fromEntries(Object.entries(object).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
 function tryLock(lock) {

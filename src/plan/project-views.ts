@@ -2,50 +2,35 @@
  * Views of the project-level files: package.json, service.ini, README, app, config, database,
  * migrations, the model registry and the test samples. Each is plain data for its template.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Field, Model, ServiceIR } from '../ir/types.js';
+import { RUNTIME_ROOT } from '../util/svcgen-files.js';
 import { commentText, literal, quote } from './literal.js';
 import { modelNames, routeGroupNames, groupOf, withArticle } from './names.js';
 import { modelSamples } from './samples.js';
 import { searchFields } from './search.js';
 
-/** Versions the generated project depends on: the newest majors that still run on Node 20. */
-const DEPENDENCIES = {
-  // CORS (`[cors]` in service.ini): the headers, and the answers to preflight requests.
-  '@fastify/cors': '^11.4.3',
-  // Per-client limits on writes and on the auth routes (`[rate_limit]` in service.ini).
-  '@fastify/rate-limit': '^11.2.0',
-  'better-sqlite3': '^12.11.1',
-  fastify: '^5.12.8',
-  // What the route plugins share, decorated once on the instance (lib/http/services.ts).
-  'fastify-plugin': '^6.0.1',
-  ini: '^6.0.0',
-  kysely: '^0.28.18',
-  // 6.x: the 7.x driver needs Node 20.19.
-  mongodb: '^6.22.0',
-  pg: '^8.23.1',
-  // Readable logs when the service writes to a terminal (`npm run dev`); JSON lines otherwise.
-  'pino-pretty': '^13.2.0',
-  // The assets of the /docs page, served from node_modules (it works offline).
-  'swagger-ui-dist': '^5.35.0',
-};
-const DEV_DEPENDENCIES = {
-  '@types/better-sqlite3': '^7.6.13',
-  '@types/ini': '^4.1.1',
-  '@types/node': '^20.19.43',
-  '@types/pg': '^8.23.1',
-  typescript: '^7.0.2',
-  vitest: '^4.1.12',
-};
+/** runtime/package.json: what the runtime needs, the versions every generated project depends on. */
+interface RuntimePackage {
+  readonly dependencies: Readonly<Record<string, string>>;
+  readonly devDependencies: Readonly<Record<string, string>>;
+  readonly svcgen: {
+    /** Only APIs with authentication depend on these (scripts/runtime-deps.mjs installs them for every project). */
+    readonly authOnly: readonly string[];
+    readonly allowScripts: Readonly<Record<string, boolean>>;
+  };
+}
 
-/** What authentication adds (only to APIs that configure it; scripts/project-deps.mjs installs them for every project). */
-export const AUTH_DEPENDENCIES = {
-  '@fastify/cookie': '^11.1.5',
-  argon2: '^0.45.1',
-  // Verifies the bcrypt hashes of users brought over from Ramses (replaced by argon2id at login); pure JS.
-  bcryptjs: '^3.0.3',
-};
+let runtimePackage: RuntimePackage | undefined;
+
+function runtimeManifest(): RuntimePackage {
+  runtimePackage ??= JSON.parse(readFileSync(join(RUNTIME_ROOT, 'package.json'), 'utf8')) as RuntimePackage;
+  return runtimePackage;
+}
 
 export function packageJson(ir: ServiceIR): string {
+  const runtime = runtimeManifest();
   const pkg = {
     name: ir.name,
     version: '1.0.0',
@@ -63,16 +48,14 @@ export function packageJson(ir: ServiceIR): string {
       typecheck: 'tsc --noEmit',
       test: 'vitest run',
     },
-    dependencies: ir.auth ? sortKeys({ ...DEPENDENCIES, ...AUTH_DEPENDENCIES }) : DEPENDENCIES,
-    devDependencies: DEV_DEPENDENCIES,
+    dependencies: Object.fromEntries(
+      Object.entries(runtime.dependencies).filter(([name]) => ir.auth || !runtime.svcgen.authOnly.includes(name)),
+    ),
+    devDependencies: runtime.devDependencies,
     // npm 11 asks before running install scripts; better-sqlite3 needs its build.
-    allowScripts: { 'better-sqlite3': true },
+    allowScripts: runtime.svcgen.allowScripts,
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
-}
-
-function sortKeys<T extends Record<string, string>>(o: T): T {
-  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1))) as T;
 }
 
 export function serviceIniView(ir: ServiceIR) {

@@ -1,15 +1,12 @@
 /**
- * The project templates' folder (`templates/project/`), and its static files: the runtime library
- * and the other files every generated project gets as they are. They are kept prettier-clean in
- * svcgen's repository (test/generate/templates.test.ts), so generating copies them without
- * formatting.
+ * The runtime's files (runtime/README.md), by their path in a generated project: `runtime/src/`,
+ * `runtime/test/` and `runtime/scripts/` land in the project's own folders of those names, and
+ * `runtime/project/` at its root. They are kept prettier-clean in svcgen's repository, so
+ * generating copies them without formatting.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-export const TEMPLATE_ROOT = fileURLToPath(new URL('../../templates/project/', import.meta.url));
-const STATIC_ROOT = join(TEMPLATE_ROOT, 'static');
+import { RUNTIME_ROOT } from '../util/svcgen-files.js';
 
 export interface StaticFile {
   /** Its path in the generated project. */
@@ -17,15 +14,32 @@ export interface StaticFile {
   readonly content: string;
 }
 
+/** Runtime folders and where their files go in a project. */
+const PLACES: readonly { readonly from: string; readonly to: string }[] = [
+  { from: 'project', to: '' },
+  { from: 'scripts', to: 'scripts/' },
+  { from: 'src', to: 'src/' },
+  { from: 'test', to: 'test/' },
+];
+
 let staticFiles: readonly StaticFile[] | undefined;
 
-/** Every file under `templates/project/static/`, by its path in the generated project. */
+/** Every file of the runtime that projects get, by its path in the generated project. */
 export function staticTemplates(): readonly StaticFile[] {
-  staticFiles ??= walk(STATIC_ROOT).map((file) => ({
-    path: relative(STATIC_ROOT, file).split(sep).join('/'),
-    content: readFileSync(file, 'utf8'),
-  }));
+  staticFiles ??= PLACES.flatMap(({ from, to }) => {
+    const root = join(RUNTIME_ROOT, from);
+    return walk(root).map((file) => ({
+      path: `${to}${relative(root, file).split(sep).join('/')}`,
+      content: readFileSync(file, 'utf8'),
+    }));
+  }).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return staticFiles;
+}
+
+/** Where a project's runtime file comes from in svcgen's repository (`src/lib/model.ts` → `runtime/src/lib/model.ts`). */
+export function runtimeSource(path: string): string {
+  const place = PLACES.find((p) => p.to !== '' && path.startsWith(p.to)) ?? PLACES[0]!;
+  return join(RUNTIME_ROOT, place.from, path.slice(place.to.length));
 }
 
 function walk(dir: string): string[] {

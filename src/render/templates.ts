@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Handlebars from 'handlebars';
-import { TEMPLATE_ROOT } from '../plan/static-files.js';
+import { TEMPLATE_ROOT } from '../util/svcgen-files.js';
 import type { TemplateName, TemplateSource, Views } from '../plan/views.js';
 
 const handlebars = Handlebars.create();

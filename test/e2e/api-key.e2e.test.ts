@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readApiKeyHeader } from '../../templates/project/static/src/lib/auth/tokens.js';
+import { readApiKeyHeader } from '../../runtime/src/lib/auth/tokens.js';
 import { testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api, type Reply } from '../support/http.js';
 import { builtProject } from '../support/project.js';

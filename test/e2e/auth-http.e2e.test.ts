@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueTicket, ticketKeys, verifyTicket } from '../../templates/project/static/src/lib/auth/ticket.js';
+import { issueTicket, ticketKeys, verifyTicket } from '../../runtime/src/lib/auth/ticket.js';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api, type Reply } from '../support/http.js';
 import { generatedProject } from '../support/project.js';

@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { words } from '../../templates/project/static/src/lib/search.js';
+import { words } from '../../runtime/src/lib/search.js';
 import { runCli, type CliRun } from '../support/cli.js';
 import { ENGINES, testDatabase, type Engine, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api, type Reply } from '../support/http.js';

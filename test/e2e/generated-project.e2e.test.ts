@@ -1,6 +1,6 @@
 /**
  * Every golden tree type-checks under `strict` (`tsc --noEmit` in a copy of
- * snapshots/<fixture>/out with its files of snapshots/runtime), and the generated project's own test suite passes on SQLite, on
+ * snapshots/<fixture>/out with the runtime of runtime/), and the generated project's own test suite passes on SQLite, on
  * PostgreSQL and on MongoDB (svcgen's test server, or MONGO_URL).
  */
 import { rmSync } from 'node:fs';

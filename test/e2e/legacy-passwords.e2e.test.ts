@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readApiKeyHeader } from '../../templates/project/static/src/lib/auth/tokens.js';
+import { readApiKeyHeader } from '../../runtime/src/lib/auth/tokens.js';
 import { MongoClient, type Collection } from 'mongodb';
 import { ENGINES, runSql, testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api } from '../support/http.js';

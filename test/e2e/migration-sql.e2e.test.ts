@@ -21,9 +21,9 @@ import { storageModel } from '../../src/plan/storage/model.js';
 import { migrationSql } from '../../src/plan/storage/sql.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 import { generatedProject } from '../support/project.js';
-import type { SqlDatabase } from '../../templates/project/static/src/lib/sql/types.js';
-import { SearchIndexer } from '../../templates/project/static/src/lib/sql/search-index.js';
-import type { Model } from '../../templates/project/static/src/lib/model.js';
+import type { SqlDatabase } from '../../runtime/src/lib/sql/types.js';
+import { SearchIndexer } from '../../runtime/src/lib/sql/search-index.js';
+import type { Model } from '../../runtime/src/lib/model.js';
 
 type Schema = Record<string, unknown>;
 type Api = Record<string, Schema>;

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { words } from '../../templates/project/static/src/lib/search.js';
+import { words } from '../../runtime/src/lib/search.js';
 import { ENGINES, runSql, testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api, type Reply } from '../support/http.js';
 import { builtProject } from '../support/project.js';

@@ -5,15 +5,16 @@
  * relationships, ACLs, handlers and processors: if a new oxfmt (or a new template) prints a file
  * differently, this fails, before any golden tree is updated to match.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as prettier from 'prettier';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { generateApi } from '../../bench/generate-api.mjs';
-import { formatSource, loadFormatter, prettierOptions } from '../../src/format/format.js';
+import { formatSource, loadFormatter, PRETTIER_OPTIONS, prettierOptions } from '../../src/format/format.js';
 import type { OutputTree } from '../../src/output.js';
 import { generateApiProject, generateFixture, GENERATING_FIXTURES } from '../support/generated.js';
+import { repoRoot } from '../support/paths.js';
 
 const work = mkdtempSync(join(tmpdir(), 'svcgen-formatter-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -72,5 +73,13 @@ describe('the formatter of generated files', () => {
 
   it('keeps files it does not format as rendered', async () => {
     expect(await formatSource('service.ini', 'a  =  1\n')).toBe('a  =  1\n');
+  });
+});
+
+describe('one layout', () => {
+  it('formats svcgen, its runtime and generated projects alike: the runtime is copied unformatted', () => {
+    const read = (path: string) => JSON.parse(readFileSync(join(repoRoot, path), 'utf8')) as object;
+    expect(read('.prettierrc.json')).toEqual(PRETTIER_OPTIONS);
+    expect(read('runtime/project/.prettierrc.json')).toEqual(PRETTIER_OPTIONS);
   });
 });

@@ -8,9 +8,9 @@ interface Slots {
   run<T>(client: string, work: () => Promise<T>): Promise<T>;
   readonly queued: number;
 }
-const { FairSlots } = (await import(
-  new URL('../../templates/project/static/src/lib/auth/fair-slots.ts', import.meta.url).href
-)) as { FairSlots: new (concurrency: number, queueLimit: number) => Slots };
+const { FairSlots } = (await import(new URL('../../runtime/src/lib/auth/fair-slots.ts', import.meta.url).href)) as {
+  FairSlots: new (concurrency: number, queueLimit: number) => Slots;
+};
 
 /** A job that finishes when `release` is called, recording when it started. */
 function gate(log: string[], name: string) {

@@ -9,7 +9,7 @@ interface Limits {
   readonly maxLength?: number;
 }
 const { loginForm, loginProblem } = (await import(
-  new URL('../../templates/project/static/src/lib/auth/logins.ts', import.meta.url).href
+  new URL('../../runtime/src/lib/auth/logins.ts', import.meta.url).href
 )) as { loginForm: (text: string) => string; loginProblem: (name: string, limits: Limits) => string | undefined };
 
 describe('login names', () => {

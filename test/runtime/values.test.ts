@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 
-const { parseDatetime } = (await import(
-  new URL('../../templates/project/static/src/lib/values.ts', import.meta.url).href
-)) as { parseDatetime: (text: string) => string | undefined };
+const { parseDatetime } = (await import(new URL('../../runtime/src/lib/values.ts', import.meta.url).href)) as {
+  parseDatetime: (text: string) => string | undefined;
+};
 
 describe('parseDatetime', () => {
   it.each([

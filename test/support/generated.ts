@@ -1,9 +1,10 @@
 /**
  * The fixtures with golden generated trees, and generating them in memory. A fixture's golden tree
- * is in two places: the runtime library and the other files every project gets as they are, once,
- * in snapshots/runtime/; the fixture's own files in snapshots/<fixture>/out/.
+ * is its own files, in snapshots/<fixture>/out/; the runtime files every project gets as they are
+ * have one copy, their source in runtime/ (test/generate/snapshots.test.ts checks each generated
+ * one is its source with a header line).
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { staticTemplates } from '../../src/plan/static-files.js';
 import { generateProject } from '../../src/generate.js';
@@ -34,25 +35,23 @@ export function generateFixture(fixture: string): Promise<OutputTree> {
   return generateApiProject(fixtureRaml(fixture));
 }
 
-/** The folder of the golden files that are the same in every generated project. */
-export const RUNTIME_SNAPSHOT = join(repoRoot, 'snapshots', 'runtime');
-
 const runtimePaths = new Set(staticTemplates().map((f) => f.path));
 
-/** Whether a generated file is one of the files every project gets as they are. */
+/** Whether a generated file is one of the runtime's, which every project gets as they are. */
 export function isRuntimeFile(path: string): boolean {
   return runtimePaths.has(path);
 }
 
-/** Where the golden copy of a fixture's generated file is. */
+/** Where the golden copy of a fixture's own generated file is. */
 export function goldenPath(fixture: string, path: string): string {
-  return isRuntimeFile(path) ? join(RUNTIME_SNAPSHOT, path) : join(repoRoot, 'snapshots', fixture, 'out', path);
+  return join(repoRoot, 'snapshots', fixture, 'out', path);
 }
 
-/** Puts a fixture's whole golden project together in `dir`: its own files and the runtime files it has. */
+/** Puts a fixture's whole golden project together in `dir`: its own golden files and the runtime's. */
 export async function copyGoldenProject(fixture: string, dir: string): Promise<void> {
-  for (const path of (await generateFixture(fixture)).keys()) {
+  for (const [path, file] of await generateFixture(fixture)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
-    copyFileSync(goldenPath(fixture, path), join(dir, path));
+    if (isRuntimeFile(path)) writeFileSync(join(dir, path), file.content);
+    else copyFileSync(goldenPath(fixture, path), join(dir, path));
   }
 }

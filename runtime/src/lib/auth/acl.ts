@@ -1,0 +1,223 @@
+/**
+ * Access control lists: `allow|deny <principal> <permissions>` rules, read in order;
+ * the first rule that matches one of the caller's principals decides, and when none does the
+ * request is denied. Item routes read the item rules, then the collection rules. A `{{name}}`
+ * principal is a user-owned function that returns rules for this request and object.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { Where } from '../repository.js';
+
+export type Permission = 'view' | 'create' | 'update' | 'delete' | 'options';
+export const ALL_PERMISSIONS: readonly Permission[] = ['view', 'create', 'update', 'delete', 'options'];
+
+/** Who a rule is for. A user is named by their primary key. */
+export type Principal = 'everyone' | 'authenticated' | { readonly group: string } | { readonly user: string | number };
+
+/** A rule as a dynamic principal returns it. */
+export interface AclEntry {
+  readonly action: 'allow' | 'deny';
+  readonly principal: Principal;
+  readonly permissions: readonly Permission[] | 'all';
+}
+
+/** What a dynamic principal returns: rules, one rule, or nothing (the line then matches no one). */
+export type AclResult = readonly AclEntry[] | AclEntry | null | undefined | false;
+
+/** The line of the ACL that names the dynamic principal: its action and permissions. */
+export interface AclRule {
+  readonly action: 'allow' | 'deny';
+  readonly permissions: readonly Permission[];
+}
+
+/**
+ * `{{name}}` in an x-ACL: called with the request (`request.user` is the caller, or null), the
+ * object (item rules; undefined for collection rules) and the line it stands in.
+ */
+export interface DynamicPrincipal<T = Record<string, unknown>> {
+  (request: FastifyRequest, object: T | undefined, rule: AclRule): AclResult | Promise<AclResult>;
+  /**
+   * Optional, for item rules: the objects the function gives the caller the line's rule on, as a
+   * condition the database applies (`{ owner: request.user?.username ?? null }`), or `true` (every
+   * object) or `false` (none). Lists, counts and searches then leave out the objects the caller may
+   * not view, and `total` stays exact. It must agree with the function: an object it selects is one
+   * the function gives the caller `grant(rule, …)` on. Without it, lists show what the collection
+   * rules allow once the item rules reach this line.
+   */
+  where?: (request: FastifyRequest, rule: AclRule) => PrincipalWhere<T> | Promise<PrincipalWhere<T>>;
+}
+
+/** What a principal's `where` gives: a condition on the objects, or all (`true`) or none (`false`). */
+export type PrincipalWhere<T> = Where<T> | boolean;
+
+/** A dynamic principal as an ACL line holds it, whatever its object type. */
+export interface DynamicLine {
+  readonly dynamic: string;
+  readonly call: DynamicPrincipal<never>;
+}
+
+/** `{{name}}` of the ACLs: `call` typed by the objects of the ACLs that name it (src/auth.ts). */
+export function dynamicPrincipal<T>(name: string, call: DynamicPrincipal<T>): DynamicLine {
+  return { dynamic: name, call: call as unknown as DynamicPrincipal<never> };
+}
+
+/** One line of an x-ACL, as generated from the RAML. */
+export interface AclLine extends AclRule {
+  readonly principal: Principal | DynamicLine;
+  /** The line as written, for messages. */
+  readonly text: string;
+}
+
+export interface Acl {
+  readonly collection: readonly AclLine[];
+  readonly item: readonly AclLine[];
+}
+
+/** The principals of a request. */
+export interface Caller {
+  /** The user's primary key as text, or null when anonymous. */
+  readonly id: string | null;
+  readonly groups: ReadonlySet<string>;
+}
+
+export const ANONYMOUS: Caller = { id: null, groups: new Set() };
+
+/** The rule `rule` applied to `principal`: what a dynamic principal usually returns. */
+export function grant(rule: AclRule, principal: Principal): AclEntry {
+  return { action: rule.action, principal, permissions: rule.permissions };
+}
+
+export const user = (id: string | number): Principal => ({ user: id });
+export const group = (name: string): Principal => ({ group: name });
+
+/** An ACL that allows `g:admin` everything and nobody anything else: resources without an x-ACL. */
+export const ADMIN_ONLY: Acl = {
+  collection: [
+    { action: 'allow', principal: { group: 'admin' }, permissions: ALL_PERMISSIONS, text: 'allow g:admin all' },
+  ],
+  item: [],
+};
+
+export interface Decision {
+  readonly allowed: boolean;
+  /** The line that decided, or null when none matched. */
+  readonly line: string | null;
+}
+
+/**
+ * The decision for `permission`. `object` given: the item rules with that object, then the
+ * collection rules; otherwise the collection rules.
+ */
+export async function decide(
+  acl: Acl,
+  caller: Caller,
+  permission: Permission,
+  request: FastifyRequest,
+  object?: Record<string, unknown>,
+): Promise<Decision> {
+  if (object !== undefined) {
+    const item = await firstMatch(acl.item, caller, permission, request, object);
+    if (item) return item;
+  }
+  return (await firstMatch(acl.collection, caller, permission, request, undefined)) ?? { allowed: false, line: null };
+}
+
+/** Whether the item rules call no user function, so the decision does not depend on the object. */
+export function decidesWithoutObject(acl: Acl): boolean {
+  return acl.item.every((line) => !isDynamic(line.principal));
+}
+
+export function isDynamic(principal: AclLine['principal']): principal is DynamicLine {
+  return typeof principal === 'object' && 'dynamic' in principal;
+}
+
+/** Which objects of a list a caller may see: all, none, or those a condition selects. */
+export type Selection = boolean | Where<Record<string, unknown>>;
+
+/**
+ * The objects of a collection the caller may `permission` (view) by the item rules, as one
+ * condition for the database: the rules read in order, as `decide` reads them for one object. A
+ * line of a fixed principal (a group, `authenticated`, a user) decides every object it reaches;
+ * a `{{principal}}` line decides the objects its `where` selects; objects no line decides fall
+ * back to the collection rules, which let the caller list (`decide` ran them first). A
+ * `{{principal}}` without `where` cannot be decided in the database: from its line on, objects
+ * are shown as the collection rules allow (as Ramses lists did).
+ */
+export async function selectable(
+  acl: Acl,
+  caller: Caller,
+  permission: Permission,
+  request: FastifyRequest,
+): Promise<Selection> {
+  let allowed: Selection = false; // decided by an allow line so far
+  let decided: Selection = false; // decided by any line so far
+  let denied: Selection = false; // decided by a deny line so far
+  for (const line of acl.item) {
+    if (!line.permissions.includes(permission)) continue;
+    const principal = line.principal;
+    if (!isDynamic(principal)) {
+      if (!matches(principal, caller)) continue;
+      return line.action === 'allow' ? except(denied) : allowed;
+    }
+    const where = principal.call.where;
+    if (!where) return except(denied);
+    const selected = await where(request, { action: line.action, permissions: line.permissions });
+    const fresh = both(selected, except(decided));
+    if (line.action === 'allow') allowed = either(allowed, fresh);
+    else denied = either(denied, fresh);
+    decided = either(decided, selected);
+  }
+  return except(denied);
+}
+
+function either(a: Selection, b: Selection): Selection {
+  if (a === true || b === true) return true;
+  if (a === false) return b;
+  if (b === false) return a;
+  return { OR: [a, b] };
+}
+
+function both(a: Selection, b: Selection): Selection {
+  if (a === false || b === false) return false;
+  if (a === true) return b;
+  if (b === true) return a;
+  return { AND: [a, b] };
+}
+
+/** The objects `a` does not select (those it is unknown for, a comparison with a null, included). */
+function except(a: Selection): Selection {
+  return typeof a === 'boolean' ? !a : { EXCEPT: a };
+}
+
+async function firstMatch(
+  lines: readonly AclLine[],
+  caller: Caller,
+  permission: Permission,
+  request: FastifyRequest,
+  object: Record<string, unknown> | undefined,
+): Promise<Decision | undefined> {
+  for (const line of lines) {
+    const principal = line.principal;
+    const entries: readonly (AclEntry & { text?: string })[] = isDynamic(principal)
+      ? expand(await principal.call(request, object as never, { action: line.action, permissions: line.permissions }))
+      : [{ ...line, principal }];
+    for (const entry of entries) {
+      const permissions = entry.permissions === 'all' ? ALL_PERMISSIONS : entry.permissions;
+      if (permissions.includes(permission) && matches(entry.principal, caller)) {
+        return { allowed: entry.action === 'allow', line: line.text };
+      }
+    }
+  }
+  return undefined;
+}
+
+function expand(result: AclResult): readonly AclEntry[] {
+  if (!result) return [];
+  return Array.isArray(result) ? result : [result as AclEntry];
+}
+
+export function matches(principal: Principal, caller: Caller): boolean {
+  if (principal === 'everyone') return true;
+  if (principal === 'authenticated') return caller.id !== null;
+  if ('group' in principal) return caller.id !== null && caller.groups.has(principal.group);
+  return caller.id !== null && caller.id === String(principal.user);
+}

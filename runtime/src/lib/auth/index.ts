@@ -1,0 +1,155 @@
+/**
+ * Authentication and access control, switched on by `auth = true`. `startAuth`
+ * checks the settings (refusing to start without a strong ticket secret), creates the system
+ * admin from service.ini, and gives the ACL policy and the plugin that identifies every request
+ * and serves the auth routes.
+ */
+import cookie from '@fastify/cookie';
+import type { FastifyInstance } from 'fastify';
+import { ConfigError, envName, type Config } from '../config.js';
+import type { ServiceDatabase } from '../database.js';
+import { generic, withDefaults, type Model } from '../model.js';
+import type { ServiceEvents } from '../events.js';
+import type { Policy } from '../http/policy.js';
+import { users, type AuthContext, type AuthSpec, type PrepareWrite } from './context.js';
+import { identify } from './identity.js';
+import type { PasswordHasher } from './passwords.js';
+import { aclPolicy } from './policy.js';
+import { authRoutes } from './routes.js';
+import { LOGIN_FIELDS, withLoginForms, type LengthLimits } from './logins.js';
+import { LoginThrottle } from './throttle.js';
+import { MIN_SECRET_BYTES, splitSecrets, ticketKeys } from './ticket.js';
+
+export type { AuthSpec, PrepareWrite } from './context.js';
+export {
+  dynamicPrincipal,
+  grant,
+  group,
+  user,
+  type AclEntry,
+  type AclResult,
+  type AclRule,
+  type DynamicPrincipal,
+  type PrincipalWhere,
+} from './acl.js';
+
+type Rec = Record<string, unknown>;
+
+export interface Auth {
+  readonly policy: Policy;
+  /** The user model's usernames and emails in their one form (lib/auth/logins.ts), and secrets hashed. */
+  readonly prepareWrite: PrepareWrite;
+  /** Registers the request hook and the auth routes (inside the base path). */
+  register(api: FastifyInstance): Promise<void>;
+}
+
+export interface AuthOptions {
+  readonly basePath: string;
+  readonly hasher: PasswordHasher;
+  /** The handlers of register, login and logout are the user model's. */
+  readonly events?: ServiceEvents;
+  /** Milliseconds since 1970 (tests move it). */
+  readonly now?: () => number;
+}
+
+export async function startAuth(
+  config: Config,
+  db: ServiceDatabase,
+  spec: AuthSpec,
+  options: AuthOptions,
+): Promise<Auth> {
+  const ctx: AuthContext = {
+    spec,
+    config,
+    db,
+    basePath: options.basePath,
+    hasher: options.hasher,
+    events: options.events?.get(spec.userModel.name),
+    throttle: new LoginThrottle(
+      db,
+      spec.loginFailureModel.name,
+      options.now,
+      config.loginAttempts.limit,
+      config.loginAttempts.windowSeconds * 1000,
+    ),
+    keys: spec.ticket ? ticketKeys(ticketSecrets(config, spec.ticket.secretSetting), spec.ticket.hashalg) : null,
+    now: options.now ?? Date.now,
+  };
+  if (config.authReissueTime >= config.authTimeout && config.authReissueTime !== 0) {
+    throw new ConfigError(
+      'auth.reissue_time must be shorter than auth.timeout, or tickets expire before they are reissued',
+    );
+  }
+  const hashSecrets = secretHasher(options.hasher);
+  await ensureSystemUser(ctx, hashSecrets);
+  const policy = aclPolicy(ctx);
+  const limits = loginLimits(spec.registerBody);
+  const prepareWrite: PrepareWrite = (model, data, client) =>
+    hashSecrets(model, model.name === spec.userModel.name ? withLoginForms(data, limits) : data, client);
+  return {
+    policy,
+    prepareWrite,
+    async register(api) {
+      await api.register(cookie);
+      api.decorateRequest('user', null);
+      api.addHook('onRequest', (request, reply) => identify(ctx, request, reply));
+      authRoutes(api, ctx, policy, prepareWrite);
+    },
+  };
+}
+
+function ticketSecrets(config: Config, setting: string): string[] {
+  const secrets = splitSecrets(config.settings.get(setting) ?? '');
+  const env = envName(setting);
+  if (secrets.length === 0) {
+    throw new ConfigError(
+      `auth = true needs ${setting} (the login cookie's signing secret) in service.ini or ${env}: 32 or more random characters, e.g. from \`openssl rand -hex 32\``,
+    );
+  }
+  const short = secrets.find((s) => Buffer.byteLength(s, 'utf8') < MIN_SECRET_BYTES);
+  if (short !== undefined) {
+    throw new ConfigError(
+      `${setting} is too short: each secret needs ${MIN_SECRET_BYTES} bytes or more (e.g. \`openssl rand -hex 32\`)`,
+    );
+  }
+  return secrets;
+}
+
+/** The lengths the user model's create body allows its login fields (lib/auth/logins.ts checks them normalised). */
+function loginLimits(registerBody: object): Record<string, LengthLimits> {
+  const properties = (registerBody as { properties?: Record<string, LengthLimits> }).properties ?? {};
+  return Object.fromEntries(LOGIN_FIELDS.map((name) => [name, properties[name] ?? {}]));
+}
+
+/** Hashes the secret fields (passwords) of data about to be written; with auth on or off. */
+export function secretHasher(hasher: PasswordHasher): PrepareWrite {
+  return async (model, data, client) => {
+    const secrets = model.fields.filter((f) => f.secret && typeof data[f.name] === 'string');
+    if (secrets.length === 0) return data;
+    const out = { ...data };
+    for (const field of secrets) out[field.name] = await hasher.hash(data[field.name] as string, field.name, client);
+    return out;
+  };
+}
+
+/** `system.user`/`system.password`/`system.email`: an admin created at start-up when missing. */
+async function ensureSystemUser(
+  ctx: AuthContext,
+  hashSecrets: (model: Model, data: Rec) => Promise<Rec>,
+): Promise<void> {
+  const system = ctx.config.system;
+  if (!system) return;
+  const model = generic(ctx.spec.userModel);
+  const repository = users(ctx);
+  if (await repository.findFirst({ where: { username: system.user } })) return;
+  const data = await hashSecrets(
+    model,
+    withDefaults(model, { username: system.user, email: system.email, password: system.password, groups: ['admin'] }),
+  );
+  try {
+    await repository.create({ data });
+  } catch (error) {
+    // Another instance starting at the same moment created it first.
+    if (!(await repository.findFirst({ where: { username: system.user } }))) throw error;
+  }
+}

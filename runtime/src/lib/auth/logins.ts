@@ -1,0 +1,62 @@
+/**
+ * Usernames and emails, the names users log in with, have one form: NFKC-normalised (so `é` typed
+ * as `e` plus a combining accent, or a full-width `Ａ`, is the same name as its plain spelling),
+ * trimmed, lower-cased (`Alice@x` and `alice@x` are one account). A name that hides characters is
+ * refused: control, format and invisible characters (a zero-width space makes `admin\u200b` look
+ * like `admin`), private-use and unassigned ones, and combining marks with nothing to combine with
+ * or stacked more than three deep. Lengths are checked on the normalised form (`"   "` is empty).
+ */
+import { badRequest, type FieldError } from '../errors.js';
+import { characters } from '../text.js';
+
+type Rec = Record<string, unknown>;
+
+/** The fields users log in with. */
+export const LOGIN_FIELDS = ['username', 'email'] as const;
+
+/** The JSON Schema limits of a login field (from the user model's create body). */
+export interface LengthLimits {
+  readonly minLength?: number;
+  readonly maxLength?: number;
+}
+
+/** What a login names, in its one form, for looking a user up (nothing is refused here). */
+export function loginForm(text: string): string {
+  return text.normalize('NFKC').trim().toLowerCase();
+}
+
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
+const LONE_MARK = /(^|[^\p{L}\p{N}\p{M}])\p{M}/u;
+const STACKED_MARKS = /\p{M}{4,}/u;
+
+/** Why `name` cannot be a login, or undefined when it can. */
+export function loginProblem(name: string, limits: LengthLimits): string | undefined {
+  if (HIDDEN.test(name)) return 'contains an invisible, control or format character';
+  if (LONE_MARK.test(name)) return 'has a combining mark with no letter before it';
+  if (STACKED_MARKS.test(name)) return 'stacks more than three combining marks';
+  const length = characters(name);
+  if (length === 0) return 'cannot be empty or blank';
+  if (limits.minLength !== undefined && length < limits.minLength)
+    return `must be at least ${limits.minLength} character${limits.minLength === 1 ? '' : 's'} long, spaces at its ends left out`;
+  if (limits.maxLength !== undefined && length > limits.maxLength)
+    return `must be at most ${limits.maxLength} characters long once normalised`;
+  return undefined;
+}
+
+/**
+ * `data` with its usernames and emails in their one form; a 400 naming each that cannot be one.
+ * `limits`: each field's JSON Schema lengths.
+ */
+export function withLoginForms(data: Rec, limits: Readonly<Record<string, LengthLimits>>): Rec {
+  const errors: FieldError[] = [];
+  const out = { ...data };
+  for (const name of LOGIN_FIELDS) {
+    const value = data[name];
+    if (typeof value !== 'string') continue;
+    out[name] = loginForm(value);
+    const problem = loginProblem(out[name] as string, limits[name] ?? {});
+    if (problem) errors.push({ field: name, message: problem });
+  }
+  if (errors.length) throw badRequest(errors.map((e) => `${e.field} ${e.message}`).join('; '), errors);
+  return out;
+}

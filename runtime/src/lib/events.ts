@@ -1,0 +1,228 @@
+/**
+ * Event handlers and field processors. Handlers listed for `before_<action>` run
+ * before the action, `after_<action>` after it, in list order; processors run before writes of
+ * their field, after the before handlers. Everything runs inside the action's transaction: a
+ * handler that throws undoes the whole request, and its HttpError is the response.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { Model } from './model.js';
+import type { ServiceDatabase } from './database.js';
+import { assertInTime } from './http/deadline.js';
+
+type Rec = Record<string, unknown>;
+
+export type Action =
+  | 'index'
+  | 'create'
+  | 'update_many'
+  | 'delete_many'
+  | 'collection_options'
+  | 'show'
+  | 'update'
+  | 'replace'
+  | 'delete'
+  | 'item_options'
+  | 'login'
+  | 'logout'
+  | 'register';
+
+/** A field of the request, as handlers and processors see it. */
+export interface EventField<V = unknown> {
+  readonly name: string;
+  readonly new_value: V;
+}
+
+/** What a handler of model `T` gets; `DB` is the generated `Database` (its repositories). */
+export interface Event<T = Rec, DB = unknown> {
+  readonly model: Model<T>;
+  readonly action: Action;
+  /** The request's fields; test `'name' in event.fields` before using one. */
+  readonly fields: { readonly [K in keyof T]?: EventField<T[K]> };
+  /** The object the action works on (item actions, login, logout), or undefined. */
+  readonly instance?: T;
+  /** The response data (after events only). */
+  response?: unknown;
+  readonly view: { readonly request: FastifyRequest };
+  /** The repositories of every model, in this request's transaction. */
+  readonly db: DB;
+  /** Before: changes what is written. After: changes the response. */
+  setFieldValue<K extends keyof T & string>(name: K, value: T[K]): void;
+}
+
+export type Handler<T = Rec, DB = unknown> = (event: Event<T, DB>) => void | Promise<void>;
+
+/** What a processor of field `K` of model `T` gets. */
+export interface ProcessorArgs<T = Rec, K extends keyof T = keyof T, DB = unknown> {
+  readonly new_value: T[K];
+  readonly instance: T | undefined;
+  readonly field: EventField<T[K]>;
+  readonly request: FastifyRequest;
+  readonly model: Model<T>;
+  readonly event: Event<T, DB>;
+}
+
+/** Returns the value to write (the stub declares its type; the runtime writes what it returns). */
+export type Processor<T = Rec, K extends keyof T = keyof T, DB = unknown> = (args: ProcessorArgs<T, K, DB>) => unknown;
+
+/** The handlers and processors of one model. */
+export interface ModelEvents<T = Rec, DB = unknown> {
+  readonly before?: Partial<Record<Action, readonly Handler<T, DB>[]>>;
+  readonly after?: Partial<Record<Action, readonly Handler<T, DB>[]>>;
+  readonly processors?: { readonly [K in keyof T]?: readonly Processor<T, K, DB>[] };
+}
+
+/** The events of every model, by model name (src/events.ts builds it with `modelEvents`). */
+export type ServiceEvents = ReadonlyMap<string, ModelEvents>;
+
+/** Binds a model's handlers to it, checked against its type; `serviceEvents` collects them. */
+export function modelEvents<T, DB>(model: Model<T>, events: ModelEvents<T, DB>): readonly [string, ModelEvents] {
+  // Handlers are typed by their model; the runtime passes them that model's objects only.
+  return [model.name, events as unknown as ModelEvents];
+}
+
+export function serviceEvents(...entries: (readonly [string, ModelEvents])[]): ServiceEvents {
+  return new Map(entries);
+}
+
+/** Actions whose fields processors rewrite. */
+const PROCESSED: ReadonlySet<Action> = new Set(['create', 'update', 'replace', 'update_many', 'register']);
+
+export interface EventRun {
+  readonly model: Model;
+  readonly events: ModelEvents | undefined;
+  readonly action: Action;
+  readonly request: FastifyRequest;
+  readonly instance?: Rec;
+}
+
+export function hasHandlers(run: EventRun): boolean {
+  return runsBefore(run) || Boolean(run.events?.after?.[run.action]?.length);
+}
+
+/** Whether anything can change the data before it is written. */
+export function runsBefore({ events, action }: EventRun): boolean {
+  return Boolean(
+    events?.before?.[action]?.length ||
+    (PROCESSED.has(action) && events?.processors && Object.keys(events.processors).length),
+  );
+}
+
+/**
+ * Runs the before handlers and processors: returns the data to write, as they left it.
+ * `data` is not changed; a copy is.
+ */
+export async function runBefore(run: EventRun, db: unknown, data: Rec): Promise<Rec> {
+  const values = { ...data };
+  const event = makeEvent(run, db, values, () => undefined);
+  for (const handler of run.events?.before?.[run.action] ?? []) await handler(event);
+  if (!PROCESSED.has(run.action)) return values;
+  const processors = (run.events?.processors ?? {}) as Readonly<Record<string, readonly Processor[] | undefined>>;
+  for (const [name, chain] of Object.entries(processors)) {
+    if (!(name in values) || !chain?.length) continue;
+    let value = values[name];
+    for (const processor of chain) {
+      value = await processor({
+        new_value: value,
+        instance: run.instance,
+        field: { name, new_value: value },
+        request: run.request,
+        model: run.model,
+        event,
+      });
+    }
+    values[name] = value;
+  }
+  return values;
+}
+
+/** Runs the after handlers; returns the response, as they left it. */
+export async function runAfter(run: EventRun, db: unknown, data: Rec, response: unknown): Promise<unknown> {
+  const handlers = run.events?.after?.[run.action] ?? [];
+  if (handlers.length === 0) return response;
+  const event = makeEvent(run, db, { ...data }, (name, value) => setOnResponse(event.response, name, value));
+  event.response = response;
+  for (const handler of handlers) await handler(event);
+  return event.response;
+}
+
+/**
+ * One action in one transaction with its events: before handlers and processors may change the
+ * data, `work` writes it, after handlers may change what `present` made of the result. When
+ * nothing runs before, `prepare` (password hashing: slow) runs before the transaction opens.
+ * `atomic`: `work` is one repository write, all or nothing by itself; with no handlers around it
+ * no transaction is opened for it (a plain insert is then one statement, not BEGIN … COMMIT).
+ */
+export async function inTransaction<D extends ServiceDatabase, R>(
+  database: D,
+  run: EventRun,
+  body: Rec,
+  prepare: (data: Rec) => Promise<Rec>,
+  work: (db: D, data: Rec) => Promise<R>,
+  present: (result: R) => unknown,
+  atomic = false,
+): Promise<unknown> {
+  if (atomic && !hasHandlers(run)) {
+    const data = await prepare(body);
+    // Answered 503 meanwhile (slow password hashing): nothing is written. A statement already
+    // running when the deadline passes can still land, as a commit already running can.
+    assertInTime(run.request);
+    return present(await work(database, data));
+  }
+  const prepared = runsBefore(run) ? null : await prepare(body);
+  return database.transaction(async (tx) => {
+    const db = tx as unknown as D;
+    const data = prepared ?? (await prepare(await runBefore(run, db, body)));
+    const response = await runAfter(run, db, data, present(await work(db, data)));
+    // Answered 503 meanwhile (http.handler_timeout): throwing rolls the transaction back.
+    assertInTime(run.request);
+    return response;
+  });
+}
+
+/** A read (or login, logout, OPTIONS) with its events: in a transaction only when it has handlers. */
+export async function withEvents<D extends ServiceDatabase, R>(
+  database: D,
+  run: EventRun,
+  work: (db: D) => Promise<R>,
+): Promise<unknown> {
+  if (!hasHandlers(run)) return work(database);
+  return database.transaction(async (tx) => {
+    const db = tx as unknown as D;
+    await runBefore(run, db, {});
+    const response = await runAfter(run, db, {}, await work(db));
+    assertInTime(run.request);
+    return response;
+  });
+}
+
+function makeEvent(run: EventRun, db: unknown, values: Rec, afterSet: (name: string, value: unknown) => void): Event {
+  const fields = new Proxy(values, {
+    get: (target, name) => (typeof name === 'string' && name in target ? { name, new_value: target[name] } : undefined),
+    has: (target, name) => name in target,
+    ownKeys: (target) => Reflect.ownKeys(target),
+    getOwnPropertyDescriptor: (target, name) =>
+      typeof name === 'string' && name in target
+        ? { enumerable: true, configurable: true, value: { name, new_value: target[name] } }
+        : undefined,
+  }) as unknown as Event['fields'];
+  return {
+    model: run.model,
+    action: run.action,
+    fields,
+    ...(run.instance ? { instance: run.instance } : {}),
+    view: { request: run.request },
+    db,
+    setFieldValue(name, value) {
+      values[name] = value;
+      afterSet(name, value);
+    },
+  };
+}
+
+/** After events change the response object (or every object of a list response). */
+function setOnResponse(response: unknown, name: string, value: unknown): void {
+  if (!response || typeof response !== 'object') return;
+  const data = (response as { data?: unknown }).data;
+  const targets = Array.isArray(data) ? data : Array.isArray(response) ? response : [response];
+  for (const item of targets) if (item && typeof item === 'object') (item as Rec)[name] = value;
+}

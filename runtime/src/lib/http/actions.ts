@@ -1,0 +1,61 @@
+/**
+ * What each route does: the actions of Ramses (index, create, show, update, replace, delete,
+ * update_many, delete_many) on collections, items,
+ * singular sub-resources (`/users/{username}/profile`) and attribute sub-resources
+ * (`/users/{username}/settings`), bound to one route for its plugin to register. They live by
+ * concern: reads.ts, writes.ts, bulk.ts, attributes.ts, over route-context.ts.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { untilAnswered } from './deadline.js';
+import { deleteMany, updateMany } from './bulk.js';
+import { index, show } from './reads.js';
+import { RouteContext, type RouteSpec } from './route-context.js';
+import type { Services } from './services.js';
+import { create, deleteObject, update } from './writes.js';
+
+export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/** The handlers of one route, bound to it. */
+export function actionsFor(services: Services, route: RouteSpec) {
+  const ctx = new RouteContext(services, route);
+  const handler =
+    (work: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>): Handler =>
+    (req, reply) =>
+      untilAnswered(req, reply, work(req, reply));
+  return {
+    index: handler((req) => index(ctx, req)),
+    create: handler((req, reply) => create(ctx, req, reply)),
+    updateMany: handler((req) => updateMany(ctx, req)),
+    deleteMany: handler((req) => deleteMany(ctx, req)),
+    show: handler((req, reply) => show(ctx, req, reply)),
+    update: handler((req, reply) => update(ctx, req, reply, 'update')),
+    replace: handler((req, reply) => update(ctx, req, reply, 'replace')),
+    delete: handler((req) => deleteObject(ctx, req)),
+    options: (req: FastifyRequest) => options(ctx, req),
+    /** Before the body is validated: a caller who may not write here gets 401/403, not a 400 about the body. */
+    guard: (req: FastifyRequest) => guard(ctx, req),
+  };
+}
+
+/** Whether the caller may write here at all, decided before the body is validated. */
+async function guard(ctx: RouteContext, request: FastifyRequest): Promise<void> {
+  const kind = ctx.route.kind;
+  if (kind === 'collection' || (kind === 'singular' && request.method === 'POST')) {
+    await ctx.policy.authorize(request, request.method === 'POST' ? 'create' : 'update', ctx.route);
+  } else await ctx.authorizedObject(request, 'update');
+}
+
+/**
+ * OPTIONS names methods. The item rules decide when they need no item, else the collection rules;
+ * then, once the caller may ask, an item (or the parent of a sub-resource) that does not exist is a
+ * 404, as for GET.
+ */
+async function options(ctx: RouteContext, request: FastifyRequest): Promise<void> {
+  const kind = ctx.route.kind;
+  const itemRules = kind !== 'collection' && !ctx.policy.needsObject(ctx.route);
+  await ctx.policy.authorize(request, 'options', ctx.route, itemRules ? {} : undefined);
+  if (kind === 'item') await ctx.load(request);
+  else if (ctx.route.parent) await ctx.parent(ctx.services.db, request);
+  const action = ctx.route.kind === 'collection' ? 'collection_options' : 'item_options';
+  await ctx.withEvents(request, action, undefined, () => Promise.resolve(undefined));
+}

@@ -1,0 +1,85 @@
+/**
+ * Who may do what, and who sees which fields. With `auth = false` every request may do
+ * everything the RAML lists and sees every field but secrets; with `auth = true`
+ * the ACL policy of lib/auth replaces this one.
+ */
+import type { FastifyRequest } from 'fastify';
+import { HttpError } from '../errors.js';
+import type { Model } from '../model.js';
+import type { Where } from '../repository.js';
+
+export type Permission = 'view' | 'create' | 'update' | 'delete' | 'options';
+
+/** What the policy needs to know of a route. */
+export interface RouteAccess {
+  readonly kind: 'collection' | 'item' | 'singular' | 'attribute';
+  /** The x-ACL that guards the route; null: admins only. */
+  readonly acl: string | null;
+}
+
+export interface Policy {
+  /**
+   * Throws 401 (anonymous) or 403 unless the request may use `permission` on the route's
+   * collection (`object` undefined) or on `object` (item rules, then collection rules).
+   */
+  authorize(
+    request: FastifyRequest,
+    permission: Permission,
+    route: RouteAccess,
+    object?: Record<string, unknown>,
+  ): Promise<void>;
+  /** Whether `authorize` would allow it (no error): for decisions that hide rather than refuse. */
+  may(
+    request: FastifyRequest,
+    permission: Permission,
+    route: RouteAccess,
+    object?: Record<string, unknown>,
+  ): Promise<boolean>;
+  /**
+   * The objects of the route's collection the request may view by the item rules: all (`true`),
+   * none (`false`), or those a condition selects. Lists, counts and searches apply it, so that they
+   * show no object its own GET would refuse (lib/auth/acl.ts `selectable`).
+   */
+  viewable(request: FastifyRequest, route: RouteAccess): Promise<boolean | Where<Record<string, unknown>>>;
+  /** False when every request may do everything (auth off): nothing needs hiding. */
+  readonly restricts: boolean;
+  /**
+   * Whether deciding on an item needs the item (its ACL calls user functions). When it does not,
+   * the routes decide before looking the item up, so a refused caller learns nothing about which
+   * keys exist.
+   */
+  needsObject(route: RouteAccess): boolean;
+  /** The fields of `model` (of `object`, when given) this request may see (null: all). */
+  visibleFields(request: FastifyRequest, model: Model, object?: Record<string, unknown>): ReadonlySet<string> | null;
+  /** Whether the request may write a field of `model` (of `object`, when given): `checkWritable`'s rule, field by field. */
+  writable(request: FastifyRequest, model: Model, object?: Record<string, unknown>): (field: string) => boolean;
+  /** Throws 403 when the body writes fields (of `object`, when given) the request may not write. */
+  checkWritable(
+    request: FastifyRequest,
+    model: Model,
+    fields: readonly string[],
+    object?: Record<string, unknown>,
+  ): void;
+  /** The largest page this request may read. */
+  maxLimit(request: FastifyRequest): number;
+  /** The error that refuses `what` ("read settings"): 401 for anonymous callers, else 403. */
+  refusal(request: FastifyRequest, what: string): HttpError;
+  /** The key an item URL names, as the routes look it up (`/users/self` is the caller). */
+  itemKey(request: FastifyRequest, model: Model, key: unknown): unknown;
+}
+
+export function openPolicy(maxLimit: number): Policy {
+  return {
+    authorize: () => Promise.resolve(),
+    may: () => Promise.resolve(true),
+    viewable: () => Promise.resolve(true),
+    restricts: false,
+    needsObject: () => false,
+    visibleFields: () => null,
+    writable: () => () => true,
+    checkWritable: () => undefined,
+    maxLimit: () => maxLimit,
+    itemKey: (_request, _model, key) => key,
+    refusal: (_request, what) => new HttpError(403, `you may not ${what}`),
+  };
+}

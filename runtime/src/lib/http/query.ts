@@ -1,0 +1,394 @@
+/**
+ * The query language of collection reads: `_limit`, `_page`, `_start`, `_sort`,
+ * `_fields`, `_count`, full-text search `q` / `_search_fields`, and filters `field=value` /
+ * `field__op=value`. Every mistake is a 400 that
+ * names the parameter; values are parsed by the field's type and passed on as bound parameters.
+ */
+import { badRequest, type FieldError } from '../errors.js';
+import { wholeNumber, type FieldSpec, type Model } from '../model.js';
+import type { FieldFilter, Where } from '../repository.js';
+import { MAX_QUERY_LENGTH, MAX_QUERY_WORDS, queryWords, type SearchFilter } from '../search.js';
+import { parseDate, parseDatetime, parseTime } from '../values.js';
+
+export interface ListQuery {
+  readonly where: Where<Record<string, unknown>>;
+  readonly orderBy: Record<string, 'asc' | 'desc'>[];
+  readonly skip: number;
+  readonly take: number;
+  /** `_fields`: the fields to return, or undefined for all. */
+  readonly fields: readonly string[] | undefined;
+  /** `_fields` as written, echoed in the response. */
+  readonly fieldsText: string;
+  readonly count: boolean;
+}
+
+export interface QueryLimits {
+  /** `_limit` when none is given. */
+  readonly defaultLimit: number;
+  /** The largest `_limit` this caller may have. */
+  readonly maxLimit: number;
+  /** The furthest a page may start (`max_offset`); undefined: no limit (bulk changes take no paging). */
+  readonly maxOffset?: number;
+  /** The fields this caller may see (null: all): the others cannot be filtered, sorted or asked for. */
+  readonly visible?: ReadonlySet<string> | null;
+}
+
+const RESERVED = new Set(['_limit', '_page', '_start', '_sort', '_fields', '_count', 'q', '_search_fields']);
+const OPERATORS: Readonly<Record<string, keyof FieldFilter | 'isnull'>> = {
+  gt: 'gt',
+  gte: 'gte',
+  lt: 'lt',
+  lte: 'lte',
+  ne: 'not',
+  in: 'in',
+  contains: 'contains',
+  startswith: 'startsWith',
+  isnull: 'isnull',
+};
+
+type RawQuery = Record<string, string | string[] | undefined>;
+
+export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: QueryLimits): ListQuery {
+  const model = asSeenBy(modelOfRoute, limits.visible);
+  const errors: FieldError[] = [];
+  const one = (name: string): string | undefined => {
+    const value = raw[name];
+    if (Array.isArray(value)) {
+      errors.push({ field: name, message: 'is given more than once' });
+      return value[0];
+    }
+    return value;
+  };
+  const limit = integer(one('_limit'), '_limit', errors) ?? limits.defaultLimit;
+  const page = integer(one('_page'), '_page', errors);
+  const start = integer(one('_start'), '_start', errors);
+  if (page !== undefined && start !== undefined)
+    errors.push({ field: '_page', message: 'cannot be combined with _start' });
+  const take = Math.min(limit, limits.maxLimit);
+  const skip = start ?? (page ?? 0) * take;
+  if (limits.maxOffset !== undefined && skip > limits.maxOffset) {
+    errors.push({
+      field: start === undefined ? '_page' : '_start',
+      message: `starts past row ${limits.maxOffset} (max_offset); narrow the query with filters or _sort instead`,
+    });
+  }
+  const fieldsText = one('_fields') ?? '';
+  const search = searchFilter(model, one('q'), one('_search_fields'), errors);
+  const query: ListQuery = {
+    where: search ? { ...filters(model, raw, errors), SEARCH: search } : filters(model, raw, errors),
+    orderBy: sorting(model, one('_sort'), errors),
+    skip,
+    take,
+    fields: fieldsText === '' ? undefined : projection(model, fieldsText, '_fields', errors),
+    fieldsText,
+    count: raw['_count'] !== undefined,
+  };
+  if (errors.length)
+    throw badRequest(`invalid query: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
+  return query;
+}
+
+/** `_fields` on item reads (the route schema, lib/http/schemas.ts, allows no other parameter, and this one once). */
+export function parseItemFields(
+  modelOfRoute: Model,
+  raw: RawQuery,
+  visible?: ReadonlySet<string> | null,
+): readonly string[] | undefined {
+  const model = asSeenBy(modelOfRoute, visible);
+  const errors: FieldError[] = [];
+  const text = raw['_fields'];
+  const fields = typeof text === 'string' && text !== '' ? projection(model, text, '_fields', errors) : undefined;
+  if (errors.length)
+    throw badRequest(`invalid query: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
+  return fields;
+}
+
+/**
+ * The model as this caller sees it: fields they may not see, and secrets, are not there, so a
+ * query cannot filter or sort on them to learn their values (they are "unknown", like a typo).
+ */
+function asSeenBy(model: Model, visible: ReadonlySet<string> | null | undefined): Model {
+  const hidden = (f: FieldSpec) =>
+    f.secret === true || (visible !== null && visible !== undefined && !visible.has(f.name));
+  if (!model.fields.some(hidden)) return model;
+  return {
+    ...model,
+    fields: model.fields.filter((f) => !hidden(f)),
+    field: (name) => {
+      const f = model.field(name);
+      return f && !hidden(f) ? f : undefined;
+    },
+  };
+}
+
+/**
+ * `q` and `_search_fields`: the words to find, in the fields this caller may read. A field they
+ * may not read is as unknown as a typo, so that the answer does not tell it exists. An empty `q`
+ * searches nothing (no condition); one with no words (`q=+++`) matches nothing.
+ */
+function searchFilter(
+  model: Model,
+  q: string | undefined,
+  fieldsText: string | undefined,
+  errors: FieldError[],
+): SearchFilter | undefined {
+  const readable = model.searchFields.filter((name) => model.field(name) !== undefined);
+  const fields = fieldsText === undefined ? readable : searchFieldList(model, readable, fieldsText, errors);
+  if (q === undefined || q.trim() === '') return undefined;
+  if (q.length > MAX_QUERY_LENGTH) {
+    errors.push({ field: 'q', message: `is longer than ${MAX_QUERY_LENGTH} characters` });
+    return undefined;
+  }
+  const found = queryWords(q);
+  if (found.words.length > MAX_QUERY_WORDS) {
+    errors.push({ field: 'q', message: `has more than ${MAX_QUERY_WORDS} words` });
+    return undefined;
+  }
+  return { ...found, fields };
+}
+
+/** `_search_fields=a,b`: searchable fields this caller may read, kept in the model's order. */
+function searchFieldList(model: Model, readable: readonly string[], text: string, errors: FieldError[]): string[] {
+  const names = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const name of names) {
+    if (readable.includes(name)) continue;
+    const field = model.field(name);
+    errors.push({
+      field: '_search_fields',
+      message: field ? `cannot search in ${name}: it is not a text field` : `names unknown field ${name}`,
+    });
+  }
+  if (names.length === 0) errors.push({ field: '_search_fields', message: 'names no field' });
+  return readable.filter((name) => names.includes(name));
+}
+
+function integer(text: string | undefined, name: string, errors: FieldError[]): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    errors.push({ field: name, message: 'must be a whole number, 0 or more' });
+    return undefined;
+  }
+  return Number(text);
+}
+
+/** Fields a client can read and filter on: stored fields and relationships. */
+function readable(model: Model): string[] {
+  return model.fields.map((f) => f.name);
+}
+
+function projection(model: Model, text: string, param: string, errors: FieldError[]): string[] {
+  const names = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const excluded = names.every((n) => n.startsWith('-'));
+  if (!excluded && names.some((n) => n.startsWith('-'))) {
+    errors.push({ field: param, message: 'lists fields to return or fields to leave out (-name), not both' });
+    return [];
+  }
+  const all = readable(model);
+  const unknown = names.map((n) => n.replace(/^-/, '')).filter((n) => !all.includes(n));
+  if (unknown.length)
+    errors.push({ field: param, message: `names unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}` });
+  const listed = new Set(names.map((n) => n.replace(/^-/, '')));
+  return excluded ? all.filter((n) => !listed.has(n)) : all.filter((n) => listed.has(n));
+}
+
+function sorting(model: Model, text: string | undefined, errors: FieldError[]): Record<string, 'asc' | 'desc'>[] {
+  if (!text) return [];
+  const out: Record<string, 'asc' | 'desc'>[] = [];
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const descending = part.startsWith('-');
+    const name = part.replace(/^[-+]/, '');
+    const field = model.field(name);
+    const relation = model.relation(name);
+    const sortable =
+      field && (field.column !== null ? !['json', 'blob'].includes(field.storage) : relation?.local === true);
+    if (!sortable) {
+      errors.push({ field: '_sort', message: field ? `cannot sort by ${name}` : `names unknown field ${name}` });
+      continue;
+    }
+    out.push({ [name]: descending ? 'desc' : 'asc' });
+  }
+  return out;
+}
+
+function filters(model: Model, raw: RawQuery, errors: FieldError[]): Where<Record<string, unknown>> {
+  const and: Where<Record<string, unknown>>[] = [];
+  for (const [param, rawValue] of Object.entries(raw)) {
+    if (RESERVED.has(param) || rawValue === undefined) continue;
+    const [name, op] = param.includes('__')
+      ? [param.slice(0, param.indexOf('__')), param.slice(param.indexOf('__') + 2)]
+      : [param, ''];
+    const field = model.field(name);
+    if (!field || name.startsWith('_')) {
+      errors.push({
+        field: param,
+        message: name.startsWith('_') ? 'is not a query parameter' : `is not a field of ${model.name}`,
+      });
+      continue;
+    }
+    const operator = op === '' ? 'equals' : OPERATORS[op];
+    if (!operator) {
+      errors.push({
+        field: param,
+        message: `has an unknown operator "${op}" (use gt, gte, lt, lte, ne, in, contains, startswith, isnull)`,
+      });
+      continue;
+    }
+    const texts = (Array.isArray(rawValue) ? rawValue : [rawValue]).flatMap((v) =>
+      operator === 'contains' || operator === 'startsWith' ? [v] : v.split(','),
+    );
+    const condition = fieldFilter(model, field, operator, texts, param, errors);
+    if (condition) and.push(condition);
+  }
+  return and.length ? { AND: and } : {};
+}
+
+function fieldFilter(
+  model: Model,
+  field: FieldSpec,
+  operator: keyof FieldFilter | 'isnull',
+  texts: string[],
+  param: string,
+  errors: FieldError[],
+): Where<Record<string, unknown>> | undefined {
+  const on = (filter: FieldFilter<unknown> | undefined) => (filter ? { [field.name]: filter } : undefined);
+  if (operator === 'isnull') {
+    if (texts.length !== 1 || !['true', 'false'].includes(texts[0]!)) {
+      errors.push({ field: param, message: 'must be true or false' });
+      return undefined;
+    }
+    return on(texts[0] === 'true' ? { equals: null } : { not: null });
+  }
+  if (['json', 'blob'].includes(field.storage) && field.type !== 'list') {
+    errors.push({ field: param, message: `cannot filter on ${field.type} fields` });
+    return undefined;
+  }
+  if ((operator === 'contains' || operator === 'startsWith') && comparedStorage(field) !== 'text') {
+    errors.push({ field: param, message: `works on text fields only` });
+    return undefined;
+  }
+  const values: unknown[] = [];
+  for (const text of texts) {
+    const value = operator === 'contains' || operator === 'startsWith' ? text : parseValue(field, text);
+    if (value === undefined) {
+      errors.push({ field: param, message: `"${text}" is not ${describe(model, field)}` });
+      return undefined;
+    }
+    values.push(value);
+  }
+  if (holdsMany(model, field)) return on(manyFilter(model, field, operator, values, param, errors));
+  if (operator === 'equals' || operator === 'in')
+    return on(values.length === 1 && operator === 'equals' ? { equals: values[0] } : { in: values });
+  // `__ne=a,b`: equal to none of them; as with `__ne=a`, an object without a value is not equal.
+  if (operator === 'not') return { AND: values.map((v) => ({ [field.name]: { not: v } })) };
+  if (values.length !== 1) {
+    errors.push({ field: param, message: 'takes one value' });
+    return undefined;
+  }
+  return on({ [operator]: values[0] });
+}
+
+/** A list field, or a to-many relationship: a filter asks which values it holds. */
+function holdsMany(model: Model, field: FieldSpec): boolean {
+  return field.type === 'list' || (field.type === 'relationship' && model.relation(field.name)?.cardinality === 'many');
+}
+
+/**
+ * Filters on what a list or a to-many relationship holds: `field=a,b` and `field__in=a,b` match
+ * objects holding any of the values (related to any of the keys), `field__ne=a,b` objects holding
+ * none of them (an empty list or no related object included). Comparisons and text operators have
+ * no single meaning on several values: they are refused, never dropped.
+ */
+function manyFilter(
+  model: Model,
+  field: FieldSpec,
+  operator: keyof FieldFilter,
+  values: unknown[],
+  param: string,
+  errors: FieldError[],
+): FieldFilter<unknown> | undefined {
+  if (operator === 'equals' || operator === 'in') return { hasSome: values };
+  if (operator === 'not') return { not: { hasSome: values } };
+  const what = field.type === 'list' ? 'list field' : `to-many relationship of ${model.name}`;
+  errors.push({
+    field: param,
+    message: `cannot be used on ${field.name}, a ${what} (use ${field.name}=a,b for any of the values, ${field.name}__ne=a,b for none of them, or ${field.name}__isnull)`,
+  });
+  return undefined;
+}
+
+/** How the values a field compares with are stored: a list's items, or the field itself (a relationship has its key's). */
+function comparedStorage(field: FieldSpec): FieldSpec['storage'] {
+  if (field.type !== 'list') return field.storage;
+  const item = field.itemType ?? 'string';
+  return ['integer', 'big_integer', 'small_integer', 'interval', 'id_field'].includes(item)
+    ? 'integer'
+    : ['float', 'decimal'].includes(item)
+      ? 'real'
+      : item === 'boolean'
+        ? 'boolean'
+        : 'text';
+}
+
+/** A query-string value read by the field's type; undefined when it does not parse. */
+export function parseValue(field: FieldSpec, text: string): unknown {
+  const type = field.type === 'list' ? (field.itemType ?? 'string') : field.type;
+  switch (type) {
+    case 'integer':
+    case 'big_integer':
+    case 'small_integer':
+    case 'interval':
+    case 'id_field':
+      return field.type === 'list' ? wholeNumber({ ...field, range: undefined }, text) : wholeNumber(field, text);
+    case 'float':
+    case 'decimal':
+      return /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(text) ? Number(text) : undefined;
+    case 'boolean':
+      return text === 'true' ? true : text === 'false' ? false : undefined;
+    case 'datetime':
+      return parseDatetime(text);
+    case 'date':
+      return parseDate(text);
+    case 'time':
+      return parseTime(text);
+    case 'relationship':
+    case 'foreign_key':
+      return relatedKey(field, text);
+    case 'choice':
+      return field.choices?.find((c) => String(c) === text) ?? text;
+    default:
+      return text;
+  }
+}
+
+/** A related object's key: relationship and foreign key fields have the key's storage and range. */
+function relatedKey(field: FieldSpec, text: string): unknown {
+  return field.storage === 'integer' ? wholeNumber(field, text) : text;
+}
+
+function describe(model: Model, field: FieldSpec): string {
+  const type = field.type === 'list' ? (field.itemType ?? 'string') : field.type;
+  const words: Record<string, string> = {
+    integer: 'a whole number',
+    big_integer: 'a whole number',
+    small_integer: 'a whole number',
+    interval: 'a number of seconds',
+    id_field: 'a whole number',
+    float: 'a number',
+    decimal: 'a number',
+    boolean: 'true or false',
+    datetime: 'a date and time (YYYY-MM-DDTHH:MM:SSZ)',
+    date: 'a date (YYYY-MM-DD)',
+    time: 'a time (HH:MM:SS)',
+  };
+  const range = field.type !== 'list' && field.range ? ` from ${field.range[0]} to ${field.range[1]}` : '';
+  return words[type] ? `${words[type]}${range}` : `a valid ${field.name} of ${model.name}`;
+}

@@ -1,0 +1,181 @@
+/**
+ * A relationship write moves links: setting `stories` on a user points each listed story at the
+ * user and unlinks the stories left out; setting a one-to-one `profile` takes that profile from
+ * whoever had it. A caller may move a link only where they may change the objects it moves: every
+ * object whose foreign key the write changes and, for a one-to-one link, every object that loses
+ * its partner must pass the caller's `update` rules (the x-ACL of its model's route,
+ * `Model.aclRoute`). One that does not refuses the whole request, before anything is written.
+ * The object being written is the route's to authorize; a link kept in its own row moves no one
+ * else's foreign key.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { ServiceDatabase } from '../database.js';
+import { HttpError } from '../errors.js';
+import type { Model, RelationSpec } from '../model.js';
+import type { Policy, RouteAccess } from './policy.js';
+import { includeFor } from './serialize.js';
+import { text } from '../text.js';
+
+type Rec = Record<string, unknown>;
+
+/** Keys per statement when the objects a write moves are read. */
+const SLICE = 500;
+
+/** An object that a write would re-link and that the caller may not change. */
+export interface RefusedLink {
+  /** The relationship of the written object that moves it. */
+  readonly field: string;
+  readonly model: string;
+  readonly key: unknown;
+}
+
+export interface LinkWrite {
+  readonly model: Model;
+  /** The object as it is before the write; undefined for a new one. */
+  readonly object: Rec | undefined;
+  /** What will be written (after handlers and processors). */
+  readonly data: Rec;
+  /** The relationships the caller's request sets (the body's, and those PUT empties). */
+  readonly fields: readonly string[];
+}
+
+/** Throws the policy's refusal (401 anonymous, else 403) when the write moves a link the caller may not. */
+export async function checkRelinks(
+  policy: Policy,
+  request: FastifyRequest,
+  db: ServiceDatabase,
+  write: LinkWrite,
+): Promise<void> {
+  const refused = await refusedRelinks(policy, request, db, write);
+  if (refused.length === 0) return;
+  const error = policy.refusal(request, `change ${refused.map(describe).join(', ')}`);
+  throw relinkRefusal(error.statusCode, error.message, refused, error.headers);
+}
+
+/** The refusal of a write that would move links of objects the caller may not change. */
+export function relinkRefusal(
+  status: number,
+  message: string,
+  refused: readonly RefusedLink[],
+  headers?: Readonly<Record<string, string>>,
+): HttpError {
+  return new HttpError(
+    status,
+    `${message}, which this write would link or unlink`,
+    refused.map((r) => ({ field: r.field, message: `moves the link of ${describe(r)}, which you may not change` })),
+    headers,
+  );
+}
+
+/** The objects `write` would re-link that the caller may not update (none when auth is off). */
+export async function refusedRelinks(
+  policy: Policy,
+  request: FastifyRequest,
+  db: ServiceDatabase,
+  write: LinkWrite,
+): Promise<RefusedLink[]> {
+  if (!policy.restricts) return [];
+  const refused: RefusedLink[] = [];
+  const mayChange = async (model: Model, object: Rec): Promise<boolean> => {
+    const route: RouteAccess = model.aclRoute ?? { kind: 'item', acl: null };
+    return policy.may(request, 'update', route, route.kind === 'item' ? object : undefined);
+  };
+  for (const relation of write.model.relations) {
+    if (!write.fields.includes(relation.name) || write.data[relation.name] === undefined) continue;
+    const moved = relation.local
+      ? await lostPartners(db, write, relation)
+      : await movedOnTheOtherSide(db, write, relation);
+    for (const { model, object } of moved) {
+      if (!(await mayChange(model, object)))
+        refused.push({ field: relation.name, model: model.name, key: object[model.primaryKey] });
+    }
+  }
+  return refused;
+}
+
+interface Moved {
+  readonly model: Model;
+  readonly object: Rec;
+}
+
+/**
+ * A link kept on the other side (`stories` of a user: the story holds the key): the related
+ * objects it gains and loses; for a one-to-one link, also the objects the gained ones leave.
+ */
+async function movedOnTheOtherSide(db: ServiceDatabase, write: LinkWrite, relation: RelationSpec): Promise<Moved[]> {
+  const { model } = write;
+  const target = db.models.get(relation.target)!;
+  const related = db.repository(target.name);
+  const ownKey = write.object?.[model.primaryKey] ?? write.data[model.primaryKey];
+  const linked = new Set(
+    ownKey === undefined || ownKey === null ? [] : (await related.keys({ [relation.inverse]: ownKey })).map(String),
+  );
+  const wanted = keysOf(write.data[relation.name])
+    .map((k) => related.keyValue(k))
+    .filter((k) => k !== undefined);
+  const wantedText = new Set(wanted.map(String));
+  const gained = wanted.filter((k) => !linked.has(text(k)));
+  const lost = [...linked].filter((k) => !wantedText.has(k)).map((k) => related.keyValue(k));
+  const moving = [...new Set([...gained, ...lost])];
+  if (moving.length === 0) return [];
+  const objects: Rec[] = [];
+  // In slices: SQLite takes at most 32,766 parameters in one statement.
+  for (let i = 0; i < moving.length; i += SLICE) {
+    objects.push(
+      ...(await related.findMany({
+        where: { [target.primaryKey]: { in: moving.slice(i, i + SLICE) } },
+        include: includeFor(target, db.models),
+      })),
+    );
+  }
+  const out: Moved[] = objects.map((object) => ({ model: target, object }));
+  if (relation.cardinality === 'one') {
+    // A one-to-one link taken from another object: that object loses its partner.
+    const gainedText = new Set(gained.map(String));
+    for (const object of objects) {
+      if (!gainedText.has(text(object[target.primaryKey]))) continue;
+      const previous = keyOf(object[relation.inverse], model);
+      if (previous === null || text(previous) === text(ownKey)) continue;
+      const loser = await loadOne(db, model, previous);
+      if (loser) out.push({ model, object: loser });
+    }
+  }
+  return out;
+}
+
+/**
+ * A link kept in the written object's own row (`user` of a profile): it moves only that object's
+ * foreign key. For a one-to-one link the object it pointed at loses its partner; the object it
+ * will point at cannot have another (a unique key: 409).
+ */
+async function lostPartners(db: ServiceDatabase, write: LinkWrite, relation: RelationSpec): Promise<Moved[]> {
+  const target = db.models.get(relation.target)!;
+  if (target.relation(relation.inverse)?.cardinality !== 'one' || !write.object) return [];
+  const before = keyOf(write.object[relation.name], target);
+  const after = write.data[relation.name];
+  if (before === null || text(before) === text(keyOf(after, target))) return [];
+  const partner = await loadOne(db, target, before);
+  return partner ? [{ model: target, object: partner }] : [];
+}
+
+async function loadOne(db: ServiceDatabase, model: Model, key: unknown): Promise<Rec | null> {
+  return db.repository(model.name).findUnique({
+    where: { [model.primaryKey]: key },
+    include: includeFor(model, db.models),
+  });
+}
+
+/** The keys a relationship value names: a key, a list of them, or null. */
+function keysOf(value: unknown): unknown[] {
+  return value === null || value === undefined ? [] : Array.isArray(value) ? value : [value];
+}
+
+/** A related object's key, whether the record holds the key or the embedded object. */
+function keyOf(value: unknown, model: Model): unknown {
+  if (value === null || value === undefined) return null;
+  return typeof value === 'object' ? ((value as Rec)[model.primaryKey] ?? null) : value;
+}
+
+function describe(link: RefusedLink): string {
+  return `${link.model} ${text(link.key)}`;
+}

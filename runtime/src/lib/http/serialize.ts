@@ -1,0 +1,90 @@
+/**
+ * Objects as the API shows them: the fields in schema order (only those asked for
+ * with `_fields`, and only those the caller may see), then `_type`, `_pk` and `_self`. Related
+ * objects listed in `_nested_relationships` are embedded, up to `_nesting_depth`.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { Model, ModelRegistry } from '../model.js';
+import type { Include } from '../repository.js';
+import { text } from '../text.js';
+
+type Rec = Record<string, unknown>;
+
+export interface SerializeOptions {
+  /** `http://host/base`: `_self` is this plus the object's path. */
+  readonly baseUrl: string;
+  /** Objects without a URL of their own get the request's. */
+  readonly requestUrl: string;
+  /** `_fields`: the fields to show (top-level objects only). */
+  readonly fields?: readonly string[] | undefined;
+  readonly visible: (model: Model, record: Rec) => ReadonlySet<string> | null;
+  readonly models: ModelRegistry;
+}
+
+export interface Serializer {
+  object(model: Model, record: Rec): Rec;
+}
+
+export function serialize(options: SerializeOptions): Serializer {
+  const object = (model: Model, record: Rec, top: boolean): Rec => {
+    const visible = options.visible(model, record);
+    const only = top && options.fields ? new Set(options.fields) : null;
+    const out: Rec = {};
+    for (const field of model.fields) {
+      const name = field.name;
+      if (field.secret || !(name in record) || (visible && !visible.has(name)) || (only && !only.has(name))) continue;
+      const value = record[name];
+      const relation = field.type === 'relationship' ? model.relation(name) : undefined;
+      out[name] = relation && value !== null && typeof value === 'object' ? embed(relation.target, value) : value;
+    }
+    const pk = record[model.primaryKey];
+    out['_type'] = model.name;
+    out['_pk'] = pk === null || pk === undefined ? null : text(pk);
+    const path = model.selfPath(record);
+    out['_self'] = path === null ? options.requestUrl : `${options.baseUrl}${path}`;
+    return out;
+  };
+  const embed = (target: string, value: unknown): unknown => {
+    const model = options.models.get(target)!;
+    return Array.isArray(value)
+      ? value.map((v) => (v && typeof v === 'object' ? object(model, v as Rec, false) : v))
+      : object(model, value as Rec, false);
+  };
+  return { object: (model, record) => object(model, record, true) };
+}
+
+const includes = new WeakMap<Model, Include<Rec>>();
+
+/**
+ * What to load with each object: every relationship's keys, and the nested ones as objects. An
+ * object embedded through a to-one link (a book's author) may stand in every object of a page
+ * (the author of a thousand books), so it carries no to-many lists (the author's 8,000 book keys,
+ * a thousand times over): a page stays bounded by its page size. Objects embedded through a
+ * to-many link are each their parent's alone, and keep theirs.
+ */
+export function includeFor(
+  model: Model,
+  models: ModelRegistry,
+  depth: number = model.nestingDepth,
+  throughToOne = false,
+): Include<Rec> {
+  const top = depth === model.nestingDepth && !throughToOne;
+  const cached = top ? includes.get(model) : undefined;
+  if (cached) return cached;
+  const include: Record<string, true | { include?: Record<string, unknown> }> = {};
+  for (const relation of model.relations) {
+    if (throughToOne && relation.cardinality === 'many') continue;
+    const target = models.get(relation.target);
+    include[relation.name] =
+      depth > 0 && target && model.nestedRelationships.includes(relation.name)
+        ? { include: includeFor(target, models, depth - 1, throughToOne || relation.cardinality === 'one') }
+        : true;
+  }
+  if (top) includes.set(model, include);
+  return include;
+}
+
+/** The URL a request named: `request_url` of error bodies, `_self` of objects without a URL of their own. */
+export function requestUrl(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}${request.url}`;
+}

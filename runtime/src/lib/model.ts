@@ -1,0 +1,171 @@
+/**
+ * What the service knows about each model: its fields, how they are stored, its relationships.
+ * Each `src/models/<model>.ts` defines one with `defineModel`; the repositories, the query
+ * language, validation and serialization all read it.
+ */
+import { text } from './text.js';
+export type FieldType =
+  | 'string'
+  | 'text'
+  | 'unicode'
+  | 'unicode_text'
+  | 'integer'
+  | 'big_integer'
+  | 'small_integer'
+  | 'float'
+  | 'decimal'
+  | 'boolean'
+  | 'datetime'
+  | 'date'
+  | 'time'
+  | 'interval'
+  | 'choice'
+  | 'list'
+  | 'dict'
+  | 'id_field'
+  | 'file'
+  | 'pickle'
+  | 'foreign_key'
+  | 'relationship';
+
+/** How a value is kept in the databases (see values.ts). */
+export type Storage = 'text' | 'integer' | 'real' | 'boolean' | 'json' | 'datetime' | 'date' | 'time' | 'blob';
+
+export interface FieldSpec {
+  readonly name: string;
+  readonly type: FieldType;
+  readonly storage: Storage;
+  /** The column, or null for a relationship kept in another table's foreign key. */
+  readonly column: string | null;
+  readonly primaryKey: boolean;
+  /** Set by the database (an auto-increment id); never written by clients. */
+  readonly generated: boolean;
+  readonly required: boolean;
+  readonly requiredOnCreate: boolean;
+  /** Clients may send it (not generated, not a foreign key). */
+  readonly writable: boolean;
+  readonly default?: () => unknown;
+  readonly onUpdate?: () => unknown;
+  /** The relationship this field is (for `relationship` fields) or stores (for `foreign_key` fields). */
+  readonly relation?: string;
+  /** For `list` fields: the type of the items. */
+  readonly itemType?: FieldType;
+  readonly choices?: readonly unknown[];
+  /** For `decimal` fields: the digits kept after the point. */
+  readonly scale?: number;
+  /** For integer columns (and links to integer keys): the whole numbers the column holds. */
+  readonly range?: readonly [number, number];
+  /** A password: stored as a hash, never returned, never filtered or sorted on. */
+  readonly secret?: boolean;
+  /** No two objects share a value (null excepted): a unique column, or a unique index on MongoDB. */
+  readonly unique?: boolean;
+}
+
+/** A whole number the field's column can hold, or undefined. */
+export function wholeNumber(field: FieldSpec, value: unknown): number | undefined {
+  const n =
+    typeof value === 'number' ? value : typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n)) return undefined;
+  return field.range && (n < field.range[0] || n > field.range[1]) ? undefined : n;
+}
+
+/** A key as the databases compare it; undefined when it cannot be one (e.g. "abc" for an integer key). */
+export function keyValue(model: Model, key: unknown): unknown {
+  const field = model.field(model.primaryKey)!;
+  if (field.storage === 'integer') return wholeNumber(field, key);
+  return key === null || key === undefined ? undefined : text(key);
+}
+
+/** The key in `{ where: { <primary key>: key } }`, the only `where` that update and delete take. */
+export function keyOfWhere(model: Model, where: Record<string, unknown>): unknown {
+  const key = where[model.primaryKey];
+  if (key === undefined || Object.keys(where).length !== 1)
+    throw new Error(`${model.name}: update and delete take { where: { ${model.primaryKey} } }`);
+  return key;
+}
+
+export interface RelationSpec {
+  readonly name: string;
+  readonly target: string;
+  readonly cardinality: 'one' | 'many';
+  /** The name of the other side on the target. */
+  readonly inverse: string;
+  /** The foreign key column that links the two sides: in this model's table when `local`, else in the target's. */
+  readonly foreignKey: string;
+  /** This side holds the related key in its own table (a to-one link). */
+  readonly local: boolean;
+  /** What deleting an object of this model does to the related objects: delete them, unlink them, or refuse (409). */
+  readonly onDelete: 'cascade' | 'nullify' | 'restrict';
+}
+
+export interface ModelSpec<T = Record<string, unknown>> {
+  readonly name: string;
+  readonly table: string;
+  readonly primaryKey: keyof T & string;
+  readonly fields: readonly FieldSpec[];
+  readonly relations: readonly RelationSpec[];
+  /** Relationships embedded as objects in responses (`_nested_relationships`), and how deep. */
+  readonly nestedRelationships: readonly string[];
+  readonly nestingDepth: number;
+  /** Field visibility (auth on): null means every field. */
+  readonly publicFields: readonly string[] | null;
+  readonly authFields: readonly string[] | null;
+  readonly hiddenFields: readonly string[];
+  /** The fields full-text search (`q`) looks in, in the schema's order (lib/search.ts). */
+  readonly searchFields: readonly string[];
+  /**
+   * The route whose x-ACL decides who may view or change an object of this model wherever it
+   * appears: embedded in another's response, or re-linked by another's relationship write. Its own
+   * item route, else its collection route; null when no route serves it (admins only, with auth on).
+   */
+  readonly aclRoute: { readonly kind: 'item' | 'collection'; readonly acl: string | null } | null;
+  /** The path of an object's own URL below the base path (its `_self`), or null when it has none. */
+  selfPath(record: T): string | null;
+}
+
+export interface Model<T = Record<string, unknown>> extends ModelSpec<T> {
+  field(name: string): FieldSpec | undefined;
+  relation(name: string): RelationSpec | undefined;
+  /** Fields stored in this model's table, in order. */
+  readonly columns: readonly FieldSpec[];
+}
+
+export function defineModel<T>(spec: ModelSpec<T>): Model<T> {
+  const fields = new Map(spec.fields.map((f) => [f.name, f]));
+  const relations = new Map(spec.relations.map((r) => [r.name, r]));
+  return {
+    ...spec,
+    field: (name) => fields.get(name),
+    relation: (name) => relations.get(name),
+    columns: spec.fields.filter((f) => f.column !== null),
+  };
+}
+
+/**
+ * `data` with the defaults of the stored fields it leaves out. The routes apply defaults on
+ * create (repositories store what they are given).
+ */
+export function withDefaults(model: Model, data: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out = { ...data };
+  for (const field of model.columns) {
+    // A foreign key's default is for objects created without a link: a link given wins.
+    const linked = field.type === 'foreign_key' && field.relation !== undefined && out[field.relation] !== undefined;
+    if (out[field.name] === undefined && field.default && !linked) out[field.name] = field.default();
+  }
+  return out;
+}
+
+/** Every model of the service by name, for following relationships. */
+export type ModelRegistry = ReadonlyMap<string, Model>;
+
+/** A model of any record type (`Model<Story>` is one; it is not a `Model<Record<string, unknown>>`). */
+export type AnyModel = Model<never>;
+
+/** The same model, read generically: records as plain objects. */
+export function generic(model: AnyModel): Model {
+  return model as unknown as Model;
+}
+
+export function modelRegistry(models: readonly AnyModel[]): ModelRegistry {
+  return new Map(models.map((m) => [m.name, generic(m)]));
+}

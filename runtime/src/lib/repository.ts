@@ -1,0 +1,193 @@
+/**
+ * The repository interface every model has on every engine, shaped like Prisma
+ * Client: `findMany({ where, orderBy, skip, take, select, include })`, `create({ data })`, …
+ * Routes, handlers (`event.db`) and tests use only this.
+ */
+import type { Model, RelationSpec } from './model.js';
+import type { SearchFilter } from './search.js';
+import { text } from './text.js';
+
+export type Scalar = string | number | boolean | null;
+
+/** Conditions on one field. Several in one object must all hold. */
+export interface FieldFilter<V = Scalar> {
+  equals?: V | null;
+  not?: V | null | FieldFilter<V>;
+  in?: readonly V[];
+  notIn?: readonly V[];
+  gt?: V;
+  gte?: V;
+  lt?: V;
+  lte?: V;
+  /** Substring, case-insensitive. */
+  contains?: string;
+  startsWith?: string;
+  /** For list fields and to-many relationships: holds this value (a missing list holds nothing). */
+  has?: V;
+  /** For list fields and to-many relationships: holds at least one of these values. */
+  hasSome?: readonly V[];
+}
+
+/** Every key of `FieldFilter`: an object of only these keys is a filter, not a value. */
+export const FILTER_OPERATORS: readonly string[] = [
+  'equals',
+  'not',
+  'in',
+  'notIn',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'contains',
+  'startsWith',
+  'has',
+  'hasSome',
+] satisfies (keyof FieldFilter)[];
+
+/**
+ * Conditions on a model: field conditions are ANDed; `AND`, `OR` and `NOT` combine whole
+ * conditions; `SEARCH` is full-text search. A `findMany` without `orderBy` whose `where` searches
+ * (at its top, or in its top-level `AND`s) returns the best matches first.
+ *
+ * As in SQL (and Prisma), a comparison with a null is neither true nor false, and neither it nor
+ * its `NOT` matches: `NOT: { owner: 'ann' }` leaves out objects without an owner. `EXCEPT` is the
+ * objects the condition does not select, those included.
+ */
+export type Where<T> = { [K in keyof T]?: FilterOf<T[K]> } & {
+  AND?: readonly Where<T>[];
+  OR?: readonly Where<T>[];
+  NOT?: Where<T> | readonly Where<T>[];
+  EXCEPT?: Where<T>;
+  SEARCH?: SearchFilter;
+};
+
+// Fields of unknown type (generic code over any model) take any condition.
+type FilterOf<V> = unknown extends V
+  ? unknown
+  : V extends readonly (infer I)[]
+    ? I | FieldFilter<I>
+    : V extends Scalar
+      ? V | FieldFilter<V>
+      : never;
+
+/** A condition on a related object's key: `has` and `hasSome` ask for one key, or one of several. */
+export function relatedKeyFilter(op: string, operand: unknown): FieldFilter<unknown> {
+  if (op === 'has') return { equals: operand };
+  if (op === 'hasSome') return { in: operand as unknown[] };
+  return { [op]: operand };
+}
+
+export type OrderBy<T> = { [K in keyof T]?: 'asc' | 'desc' };
+
+/** Relationships to load: `true` gives the related keys, `{ include }` the related objects. */
+export type Include<T> = { [K in keyof T]?: true | { include?: Record<string, unknown> } };
+
+export interface FindManyArgs<T> {
+  where?: Where<T>;
+  orderBy?: OrderBy<T> | readonly OrderBy<T>[];
+  skip?: number;
+  take?: number;
+  /** Only these fields (the primary key is always included). */
+  select?: { [K in keyof T]?: boolean };
+  include?: Include<T>;
+}
+
+export interface Repository<T, Create = Partial<T>, Update = Partial<T>> {
+  findMany(args?: FindManyArgs<T>): Promise<T[]>;
+  findFirst(args?: FindManyArgs<T>): Promise<T | null>;
+  findUnique(args: { where: Partial<T>; include?: Include<T>; select?: FindManyArgs<T>['select'] }): Promise<T | null>;
+  count(args?: { where?: Where<T> }): Promise<number>;
+  create(args: { data: Create; include?: Include<T> }): Promise<T>;
+  /** Throws `RecordNotFound` when nothing matches. */
+  update(args: { where: Partial<T>; data: Update; include?: Include<T> }): Promise<T>;
+  updateMany(args: { where?: Where<T>; data: Update }): Promise<{ count: number }>;
+  /** Throws `RecordNotFound` when nothing matches. */
+  delete(args: { where: Partial<T> }): Promise<T>;
+  deleteMany(args?: { where?: Where<T> }): Promise<{ count: number }>;
+}
+
+/** `update` or `delete` found nothing to change. */
+export class RecordNotFound extends Error {
+  constructor(
+    readonly model: string,
+    readonly key: unknown,
+  ) {
+    super(`${model} ${String(key)} not found`);
+    this.name = 'RecordNotFound';
+  }
+}
+
+/** A write broke a unique or foreign-key constraint. */
+export class ConstraintViolation extends Error {
+  constructor(
+    /** `invalid`: a value the column cannot hold (too long, out of range) that validation let through. */
+    readonly kind: 'unique' | 'foreign_key' | 'not_null' | 'invalid',
+    readonly fields: readonly string[],
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ConstraintViolation';
+  }
+}
+
+/** A relationship write names objects that do not exist. */
+export class UnknownReference extends Error {
+  constructor(
+    readonly field: string,
+    readonly model: string,
+    readonly keys: readonly unknown[],
+  ) {
+    super(`${model} ${keys.map(String).join(', ')} not found`);
+    this.name = 'UnknownReference';
+  }
+}
+
+/** What checking a relationship's values needs of the related model, on either engine. */
+export interface ReferenceTarget {
+  /** The key a value stands for, as the database stores it; undefined when it cannot be a key. */
+  keyValue(key: unknown): unknown;
+  /** Which of `keys` are keys of stored objects (as strings). */
+  existing(keys: readonly unknown[]): Promise<Set<string>>;
+}
+
+/** Relationship values must name objects that exist: an unknown key is an `UnknownReference` (a 400). */
+export async function checkReferences(
+  model: Model,
+  data: Record<string, unknown>,
+  targetOf: (relation: RelationSpec) => ReferenceTarget,
+): Promise<void> {
+  for (const relation of model.relations) {
+    const value = data[relation.name];
+    if (value === undefined || value === null) continue;
+    const keys = Array.isArray(value) ? value : [value];
+    if (keys.length === 0) continue;
+    const target = targetOf(relation);
+    const valid = keys.map((k) => target.keyValue(k));
+    const have = await target.existing(valid.filter((k) => k !== undefined));
+    const missing = keys.filter((_, i) => valid[i] === undefined || !have.has(text(valid[i])));
+    if (missing.length) throw new UnknownReference(relation.name, relation.target, missing);
+  }
+}
+
+/**
+ * Sets `relation` on each record from related objects that hold its key in `ownerField` (a
+ * relationship kept on the other side, read for a whole page): a list, or the one object or null.
+ * `asObjects`: the related objects themselves, else their keys (`targetKey`).
+ */
+export function attachRelated(
+  records: Record<string, unknown>[],
+  related: readonly Record<string, unknown>[],
+  how: { relation: RelationSpec; key: string; ownerField: string; targetKey: string; asObjects: boolean },
+): void {
+  const groups = new Map<string, unknown[]>();
+  for (const o of related) {
+    const owner = String(o[how.ownerField]);
+    const group = groups.get(owner) ?? [];
+    group.push(how.asObjects ? o : o[how.targetKey]);
+    groups.set(owner, group);
+  }
+  for (const r of records) {
+    const list = groups.get(String(r[how.key])) ?? [];
+    r[how.relation.name] = how.relation.cardinality === 'many' ? list : (list[0] ?? null);
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * `where` → SQL: the conditions of the query language (lib/repository.ts `Where`) as Kysely
+ * expressions, values bound as parameters. Filters on a relationship kept in the other table
+ * become `exists` subqueries; a search becomes the engine's full-text match (search.ts).
+ */
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { FieldSpec, Model, RelationSpec } from '../model.js';
+import { FILTER_OPERATORS as OPERATORS, relatedKeyFilter, type FieldFilter, type Where } from '../repository.js';
+import type { SearchFilter } from '../search.js';
+import { toDb, type Dialect } from '../values.js';
+import { searchCondition, type SearchTarget } from './search.js';
+
+type AnyDB = Record<string, Record<string, unknown>>;
+type Eb = ExpressionBuilder<AnyDB, string>;
+type Rec = Record<string, unknown>;
+
+/** What conditions need of the repository of the model they filter (SqlRepository is one). */
+export interface ConditionSource {
+  readonly model: Model;
+  readonly dialect: Dialect;
+  readonly searchTarget: SearchTarget;
+  /** The column of a field or relationship. */
+  columnOf(name: string): string;
+  /** A key as the database stores it, or undefined when it cannot be one. */
+  keyValue(key: unknown): unknown;
+  /** The source of another model, on the same executor. */
+  related(model: string): ConditionSource;
+}
+
+/** Subqueries name the related table so: it may be the model's own (a self-reference). */
+const RELATED = 'svc_related';
+
+export function condition(source: ConditionSource, eb: Eb, where: Where<Rec>): Expression<SqlBool> {
+  const parts: Expression<SqlBool>[] = [];
+  for (const [name, value] of Object.entries(where)) {
+    if (value === undefined) continue;
+    if (name === 'AND') parts.push(eb.and((value as Where<Rec>[]).map((w) => condition(source, eb, w))));
+    else if (name === 'OR') parts.push(eb.or((value as Where<Rec>[]).map((w) => condition(source, eb, w))));
+    else if (name === 'NOT')
+      parts.push(
+        eb.not(eb.and((Array.isArray(value) ? value : [value]).map((w: Where<Rec>) => condition(source, eb, w)))),
+      );
+    else if (name === 'EXCEPT') {
+      // Where the condition is not true: false, or unknown (a comparison with a null).
+      const selected = condition(source, eb, value as Where<Rec>);
+      parts.push(sql<SqlBool>`not coalesce(${selected}, false)`);
+    } else if (name === 'SEARCH') parts.push(searchCondition(source.searchTarget, value as SearchFilter));
+    else parts.push(fieldCondition(source, eb, name, value));
+  }
+  return eb.and(parts);
+}
+
+/** `table`: how the query names the model's table (an alias in subqueries). */
+function fieldCondition(
+  source: ConditionSource,
+  eb: Eb,
+  name: string,
+  value: unknown,
+  table: string = source.model.table,
+): Expression<SqlBool> {
+  const { model } = source;
+  const filter: FieldFilter<unknown> = isFilter(value) ? value : { equals: value };
+  const relation = model.relation(name);
+  if (relation && !relation.local) return relatedCondition(source, eb, relation, filter);
+  const column = `${table}.${source.columnOf(name)}`;
+  const field = model.field(name) ?? model.columns.find((c) => c.column === source.columnOf(name))!;
+  const convert = (v: unknown) =>
+    relation ? source.related(relation.target).keyValue(v) : dbValue(v, field, source.dialect);
+  const parts: Expression<SqlBool>[] = [];
+  const ref = eb.ref(column);
+  for (const [op, operand] of Object.entries(filter)) {
+    switch (op) {
+      case 'equals':
+        parts.push(operand === null ? eb(ref, 'is', null) : eb(ref, '=', convert(operand) as never));
+        break;
+      case 'not':
+        parts.push(
+          isFilter(operand)
+            ? eb.not(fieldCondition(source, eb, name, operand, table))
+            : operand === null
+              ? eb(ref, 'is not', null)
+              : eb.or([eb(ref, '!=', convert(operand) as never), eb(ref, 'is', null)]),
+        );
+        break;
+      case 'in':
+      case 'notIn': {
+        const list = (operand as unknown[]).map(convert).filter((v) => v !== undefined);
+        if (op === 'in') parts.push(list.length ? eb(ref, 'in', list as never) : sql<SqlBool>`1 = 0`);
+        else if (list.length) parts.push(eb(ref, 'not in', list as never));
+        break;
+      }
+      case 'gt':
+      case 'gte':
+      case 'lt':
+      case 'lte':
+        parts.push(eb(ref, ({ gt: '>', gte: '>=', lt: '<', lte: '<=' } as const)[op], convert(operand) as never));
+        break;
+      case 'contains':
+      case 'startsWith': {
+        const pattern = `${op === 'contains' ? '%' : ''}${escapeLike(String(operand))}%`;
+        parts.push(
+          source.dialect === 'postgres'
+            ? sql<SqlBool>`${ref}::text ilike ${pattern} escape '\\'`
+            : sql<SqlBool>`${ref} like ${pattern} escape '\\'`,
+        );
+        break;
+      }
+      case 'has':
+        parts.push(jsonHasSome(source.dialect, ref, [operand]));
+        break;
+      case 'hasSome':
+        parts.push(jsonHasSome(source.dialect, ref, operand as unknown[]));
+        break;
+      default:
+        if (!OPERATORS.includes(op)) throw new Error(`unknown filter operator ${op}`);
+    }
+  }
+  return eb.and(parts);
+}
+
+/**
+ * A list field holds one of the values. True or false, never unknown: a null list holds
+ * nothing, as an object with no related objects does, so that `NOT` includes it on both.
+ */
+function jsonHasSome(dialect: Dialect, ref: Expression<unknown>, values: readonly unknown[]): Expression<SqlBool> {
+  if (values.length === 0) return sql<SqlBool>`1 = 0`;
+  if (dialect === 'postgres') {
+    const any = sql.join(
+      values.map((v) => sql`${ref} @> ${JSON.stringify([v])}::jsonb`),
+      sql` or `,
+    );
+    return sql<SqlBool>`coalesce(${any}, false)`;
+  }
+  // json_each gives JSON true/false as 1/0, and better-sqlite3 binds no booleans.
+  const bound = values.map((v) => (typeof v === 'boolean' ? Number(v) : v) as never);
+  return sql<SqlBool>`exists (select 1 from json_each(${ref}) where json_each.value in (${sql.join(bound)}))`;
+}
+
+/**
+ * A relationship kept in the target's table: which related objects there are. `has`, `hasSome`,
+ * `equals` and the other comparisons ask whether some related object's key matches; `not`
+ * negates a whole condition (`not: { hasSome: [1, 2] }`: related to neither), `equals: null`
+ * means no related object at all. True or false, never unknown (EXISTS).
+ */
+function relatedCondition(
+  source: ConditionSource,
+  eb: Eb,
+  relation: RelationSpec,
+  filter: FieldFilter<unknown>,
+): Expression<SqlBool> {
+  const target = source.related(relation.target);
+  const parts: Expression<SqlBool>[] = [];
+  for (const [op, operand] of Object.entries(filter)) {
+    if (operand === undefined) continue;
+    if (op === 'not') {
+      parts.push(eb.not(relatedCondition(source, eb, relation, isFilter(operand) ? operand : { equals: operand })));
+    } else if (op === 'equals' && operand === null) {
+      parts.push(eb.not(eb.exists(relatedRows(source, eb, relation, target))));
+    } else {
+      const keyFilter = relatedKeyFilter(op, operand);
+      const sub = relatedRows(source, eb, relation, target).where((tb) =>
+        fieldCondition(target, tb, target.model.primaryKey, keyFilter, RELATED),
+      );
+      parts.push(eb.exists(sub));
+    }
+  }
+  return eb.and(parts);
+}
+
+/** The related rows, under an alias: the target may be this model's own table (a self-reference). */
+function relatedRows(source: ConditionSource, eb: Eb, relation: RelationSpec, target: ConditionSource) {
+  return eb
+    .selectFrom(`${target.model.table} as ${RELATED}`)
+    .select(sql`1`.as('one'))
+    .whereRef(`${RELATED}.${relation.foreignKey}`, '=', `${source.model.table}.${source.model.primaryKey}`);
+}
+
+function dbValue(value: unknown, field: FieldSpec, dialect: Dialect): unknown {
+  if (field.storage === 'integer' && typeof value === 'string' && /^-?\d+$/.test(value)) return Number(value);
+  return toDb(value, field, dialect);
+}
+
+function isFilter(value: unknown): value is FieldFilter<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.keys(value).every((k) => OPERATORS.includes(k))
+  );
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

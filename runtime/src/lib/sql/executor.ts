@@ -1,0 +1,319 @@
+/**
+ * Runs compiled SQL. Kysely builds and compiles every query (see `compiler.ts`); executing it
+ * here instead of through a Kysely driver lets SQLite reuse prepared statements and keeps reads
+ * off a connection that is in the middle of another request's transaction.
+ *
+ * SQLite: one writer connection, used by one transaction at a time (an async lock), and one
+ * reader connection for everything outside transactions, which sees committed data only (WAL).
+ * PostgreSQL: a pool; a transaction holds one pooled client until it ends.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { ConfigError, DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../config.js';
+import { StatementNames } from './statement-names.js';
+import type { Compiled, SqlDatabase, SqlExecutor } from './types.js';
+
+export type { Compiled, SqlDatabase, SqlExecutor } from './types.js';
+
+export interface SqlOptions {
+  /** Relative SQLite paths are resolved from here (service.ini's folder). */
+  readonly root?: string;
+  /** Called with every statement run (the service logs them at level debug). */
+  readonly onQuery?: (sql: string) => void;
+  /** PostgreSQL: how long to wait for a connection and for a statement (service.ini's database.*_timeout). */
+  readonly timeouts?: DatabaseTimeouts;
+}
+
+export function openSql(url: string, options: SqlOptions = {}): SqlDatabase {
+  if (url.startsWith('sqlite:'))
+    return openSqlite(url.slice('sqlite:'.length), options.root ?? process.cwd(), options.onQuery);
+  if (/^postgres(ql)?:\/\//.test(url)) return openPostgres(url, options);
+  throw new ConfigError(
+    `database.url must start with sqlite: or postgres://, not "${url.replace(/:[^:@/]*@/, ':***@')}"`,
+  );
+}
+
+// --- SQLite ---------------------------------------------------------------------------------------
+
+function openSqlite(file: string, root: string, onQuery: ((sql: string) => void) | undefined): SqlDatabase {
+  const memory = file === ':memory:' || file === '';
+  const path = memory ? ':memory:' : resolve(root, file);
+  if (!memory) mkdirSync(dirname(path), { recursive: true });
+  const writer = new Database(path);
+  // First: processes opening one new file at once wait for each other while it turns to WAL.
+  writer.pragma('busy_timeout = 5000');
+  writer.pragma('journal_mode = WAL');
+  writer.pragma('foreign_keys = ON');
+  writer.pragma('synchronous = NORMAL');
+  // An in-memory database exists only on its own connection.
+  const reader = memory ? writer : new Database(path, { readonly: true });
+  if (reader !== writer) reader.pragma('busy_timeout = 5000');
+  const lock = new Lock();
+  const onWriter = new SqliteConnection(writer, onQuery);
+  const onReader = new SqliteConnection(reader, onQuery);
+
+  const inTransaction: SqlExecutor = {
+    dialect: 'sqlite',
+    inTransaction: true,
+    all: (q) => Promise.resolve(onWriter.all(q)),
+    run: (q) => Promise.resolve(onWriter.run(q)),
+    execute: (script) => Promise.resolve(void writer.exec(script)),
+    // Nested transactions join the one that is running.
+    transaction: (work) => work(inTransaction),
+  };
+
+  // A transaction on the writer; the caller holds the lock.
+  const immediate = async <T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> => {
+    writer.exec('BEGIN IMMEDIATE');
+    try {
+      const result = await work(inTransaction);
+      writer.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (writer.inTransaction) writer.exec('ROLLBACK');
+      throw error;
+    }
+  };
+
+  // One statement is a transaction by itself (autocommit): it needs the writer, not BEGIN … COMMIT.
+  const autocommit = async <T>(statement: () => T): Promise<T> => {
+    const release = await lock.acquire();
+    try {
+      return statement();
+    } finally {
+      release();
+    }
+  };
+
+  // Inside `withoutForeignKeys`, which holds the lock: every statement on the writer.
+  const alone: SqlExecutor = {
+    dialect: 'sqlite',
+    inTransaction: false,
+    all: (q) => immediate(async (tx) => tx.all(q)),
+    run: (q) => immediate(async (tx) => tx.run(q)),
+    execute: (script) => immediate(async (tx) => tx.execute(script)),
+    transaction: immediate,
+  };
+
+  const db: SqlDatabase = {
+    dialect: 'sqlite',
+    inTransaction: false,
+    // Reads go to the reader. Writes, and reads of an in-memory database (which has one
+    // connection), wait for the running transaction: on the writer's connection they would join
+    // it, or see what it has not committed.
+    all: async (q) => (!memory && isRead(q.sql) ? onReader.all(q) : autocommit(() => onWriter.all(q))),
+    run: (q) => autocommit(() => onWriter.run(q)),
+    execute: (script) => db.transaction(async (tx) => tx.execute(script)),
+    async transaction(work) {
+      const release = await lock.acquire();
+      try {
+        return await immediate(work);
+      } finally {
+        release();
+      }
+    },
+    async withoutForeignKeys(work) {
+      const release = await lock.acquire();
+      try {
+        writer.pragma('foreign_keys = OFF');
+        return await work(alone);
+      } finally {
+        try {
+          writer.pragma('foreign_keys = ON');
+        } finally {
+          release();
+        }
+      }
+    },
+    ping() {
+      reader.prepare('select 1').get();
+      return Promise.resolve();
+    },
+    close() {
+      if (reader !== writer) reader.close();
+      writer.close();
+      return Promise.resolve();
+    },
+  };
+  return db;
+}
+
+function isRead(sql: string): boolean {
+  return /^\s*(select|with)\b/i.test(sql);
+}
+
+class SqliteConnection {
+  readonly #statements = new Map<string, Database.Statement>();
+
+  constructor(
+    readonly db: Database.Database,
+    readonly onQuery: ((sql: string) => void) | undefined,
+  ) {}
+
+  statement(sql: string): Database.Statement {
+    this.onQuery?.(sql);
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      if (this.#statements.size > 500) this.#statements.clear();
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  all<R>(q: Compiled): R[] {
+    const statement = this.statement(q.sql);
+    if (statement.reader) return statement.all(...(q.parameters as unknown[])) as R[];
+    statement.run(...(q.parameters as unknown[]));
+    return [];
+  }
+
+  run(q: Compiled): number {
+    return this.statement(q.sql).run(...(q.parameters as unknown[])).changes;
+  }
+}
+
+/** A FIFO async lock: one holder at a time. */
+class Lock {
+  #tail: Promise<void> = Promise.resolve();
+
+  acquire(): Promise<() => void> {
+    let release!: () => void;
+    const next = new Promise<void>((r) => (release = r));
+    const ready = this.#tail.then(() => release);
+    this.#tail = this.#tail.then(() => next);
+    return ready;
+  }
+}
+
+// --- PostgreSQL -----------------------------------------------------------------------------------
+
+const RAW_TYPES = new Set([20, 1700, 1082, 1083, 1114, 1184]); // int8, numeric, date, time, timestamp, timestamptz: converted by values.ts
+
+/** serialization_failure, deadlock_detected: the transaction may succeed when run again. */
+const RETRYABLE = new Set(['40001', '40P01']);
+const TRANSACTION_ATTEMPTS = 4;
+
+/**
+ * A deadlock or a serialization failure undoes the whole transaction; PostgreSQL's advice is to
+ * run it again. A few times, after a short random pause; any other error is the caller's.
+ */
+async function retried<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (n >= TRANSACTION_ATTEMPTS || !RETRYABLE.has((error as { code?: string }).code ?? '')) throw error;
+      await sleep(Math.random() * 20 * n);
+    }
+  }
+}
+
+/**
+ * COMMIT of a transaction that a failed statement aborted is answered ROLLBACK, not an error
+ * (PostgreSQL undoes all of it, whatever the caller did with the statement's error): nothing was
+ * saved, so the caller must not be told it was.
+ */
+async function commit(client: pg.PoolClient): Promise<void> {
+  const { command } = await client.query('COMMIT');
+  if (command !== 'COMMIT') {
+    throw new Error(
+      'the transaction was rolled back, nothing of it was saved: one of its statements failed and its error was caught (PostgreSQL then undoes the whole transaction)',
+    );
+  }
+}
+
+/**
+ * Why a connection that is up must not go back to the pool: the server last said it is inside a
+ * transaction (its ROLLBACK failed, or never ran). Lent again, its next user's statements would
+ * join that transaction: answered as done, seen by no other connection, undone when it closes.
+ */
+function notIdle(client: pg.PoolClient): Error | undefined {
+  const status = client.getTransactionStatus();
+  return status === 'I' ? undefined : new Error(`connection not given back: transaction status ${status}, not idle`);
+}
+
+function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: SqlOptions): SqlDatabase {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: timeouts.connect,
+    // The server cancels a statement that runs longer (57014, a 503); keep-alive notices a server
+    // that is gone without closing the connection.
+    statement_timeout: timeouts.query,
+    keepAlive: true,
+    options: '-c TimeZone=UTC',
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        RAW_TYPES.has(oid)
+          ? (v: string) => v
+          : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  // A connection the server drops is replaced by the pool; it must not crash the process.
+  pool.on('error', () => undefined);
+  // Statements are prepared once per connection under a name, except those planned each time.
+  const names = new StatementNames();
+  const config = (q: Compiled): pg.QueryConfig => {
+    onQuery?.(q.sql);
+    const name = names.nameOf(q.sql);
+    return name
+      ? { name, text: q.sql, values: q.parameters as unknown[] }
+      : { text: q.sql, values: q.parameters as unknown[] };
+  };
+  const on = (client: pg.Pool | pg.PoolClient, transaction: boolean): SqlExecutor => {
+    // A statement on its own is a transaction of its own: run again like one (in a transaction,
+    // the whole transaction runs again instead).
+    const query = (q: Compiled) => (transaction ? client.query(config(q)) : retried(() => client.query(config(q))));
+    const executor: SqlExecutor = {
+      dialect: 'postgres',
+      inTransaction: transaction,
+      all: async <R>(q: Compiled) => (await query(q)).rows as R[],
+      run: async (q) => (await query(q)).rowCount ?? 0,
+      execute: async (script) => void (await client.query(script)),
+      // Nested transactions join the one that is running.
+      transaction: (work) => (transaction ? work(executor) : db.transaction(work)),
+    };
+    return executor;
+  };
+  const once = async <T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> => {
+    const client = await pool.connect();
+    // The pool stops listening for a connection's errors while it is lent out: a server that goes
+    // away between two statements of this transaction would otherwise crash the process. The
+    // statements fail by themselves (a 503); a lost connection is dropped, not given back, and so
+    // is one that may still be inside this transaction.
+    let lost: Error | undefined;
+    const onLost = (error: Error) => void (lost = error);
+    client.on('error', onLost);
+    try {
+      await client.query('BEGIN');
+      try {
+        const result = await work(on(client, true));
+        await commit(client);
+        return result;
+      } catch (error) {
+        // A ROLLBACK that failed may have left the transaction open.
+        await client.query('ROLLBACK').catch((failed: Error) => void (lost ??= failed));
+        throw error;
+      }
+    } finally {
+      client.removeListener('error', onLost);
+      client.release(lost ?? notIdle(client));
+    }
+  };
+  const db: SqlDatabase = {
+    ...on(pool, false),
+    transaction: (work) => retried(() => once(work)),
+    withoutForeignKeys: (work) => work(db),
+    async ping() {
+      await pool.query('select 1');
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+  return db;
+}

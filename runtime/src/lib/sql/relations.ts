@@ -1,0 +1,162 @@
+/**
+ * Relationships on SQL: loading them into a page of records (one query per relationship, never one
+ * per object), checking that the objects a write links to exist, and pointing the objects whose
+ * foreign key is in the other table at the object written.
+ */
+import type { Kysely } from 'kysely';
+import type { Model } from '../model.js';
+import { attachRelated, checkReferences as checkEveryReference, type FindManyArgs, type Where } from '../repository.js';
+import type { SqlExecutor } from './executor.js';
+import { text } from '../text.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- Kysely is used with table names known at run time. */
+type Rec = Record<string, unknown>;
+type Included = Record<string, true | { include?: Record<string, unknown> }>;
+
+/** What relationships need of the repository of a model (SqlRepository is one). */
+export interface RelationSource {
+  readonly model: Model;
+  readonly ctx: { readonly compiler: Kysely<any> };
+  /** The repository of a related model on `executor`. */
+  repositoryOf(model: string, executor: SqlExecutor): RelationSource;
+  /** A key as the database stores it, or undefined when it cannot be one. */
+  keyValue(key: unknown): unknown;
+  /** The primary keys of the objects that match. */
+  keys(where?: Where<Rec>): Promise<unknown[]>;
+  /** The objects whose `field` is one of `values`. */
+  findIn(field: string, values: readonly unknown[], args?: FindManyArgs<Rec>): Promise<Rec[]>;
+  /** Runs a write, turning constraint errors into `ConstraintViolation`. */
+  run<R>(write: () => Promise<R>): Promise<R>;
+}
+
+/** Loads relationships for a page of records: one query per relationship. */
+export async function includeRelated(
+  source: RelationSource,
+  executor: SqlExecutor,
+  records: Rec[],
+  include: Included,
+): Promise<void> {
+  if (records.length === 0) return;
+  for (const [name, how] of Object.entries(include)) {
+    const relation = source.model.relation(name);
+    if (!relation) continue;
+    const target = source.repositoryOf(relation.target, executor);
+    if (relation.local) {
+      if (typeof how === 'object') {
+        const keys = unique(records.map((r) => r[name]).filter((k) => k !== null && k !== undefined));
+        const related = await target.findIn(
+          target.model.primaryKey,
+          keys,
+          how.include ? { include: how.include as never } : {},
+        );
+        const byKey = new Map(related.map((o) => [String(o[target.model.primaryKey]), o]));
+        for (const r of records)
+          r[name] = r[name] === null || r[name] === undefined ? null : (byKey.get(text(r[name])) ?? null);
+      }
+      continue;
+    }
+    // The foreign key is in the target's table: fetch the related objects that point at this page.
+    const keys = records.map((r) => r[source.model.primaryKey]);
+    const fk = relation.foreignKey;
+    const fkField = target.model.columns.find((c) => c.column === fk)!;
+    const related = await target.findIn(
+      fkField.name,
+      keys,
+      typeof how === 'object'
+        ? how.include
+          ? { include: how.include as never }
+          : {}
+        : { select: { [fkField.name]: true } },
+    );
+    attachRelated(records, related, {
+      relation,
+      key: source.model.primaryKey,
+      ownerField: fkField.name,
+      targetKey: target.model.primaryKey,
+      asObjects: typeof how === 'object',
+    });
+  }
+}
+
+/** Relationship values must name objects that exist (an unknown key is a 400); long key lists in slices. */
+export function checkReferences(source: RelationSource, executor: SqlExecutor, data: Rec): Promise<void> {
+  return checkEveryReference(source.model, data, (relation) => {
+    const target = source.repositoryOf(relation.target, executor);
+    return {
+      keyValue: (key) => target.keyValue(key),
+      existing: async (keys) => {
+        const have = new Set<string>();
+        for (const chunk of chunks(unique(keys)))
+          for (const key of await target.keys({ [target.model.primaryKey]: { in: chunk } })) have.add(String(key));
+        return have;
+      },
+    };
+  });
+}
+
+/** Relationships whose foreign key is in the target's table: point exactly the given objects at `record`. */
+export async function linkRelations(
+  source: RelationSource,
+  executor: SqlExecutor,
+  record: Rec,
+  data: Rec,
+): Promise<void> {
+  for (const relation of source.model.relations) {
+    if (relation.local || !(relation.name in data) || data[relation.name] === undefined) continue;
+    const target = source.repositoryOf(relation.target, executor);
+    const value = data[relation.name];
+    const wanted = new Set(
+      (value === null ? [] : Array.isArray(value) ? value : [value]).map((k) => String(target.keyValue(k))),
+    );
+    const fk = relation.foreignKey;
+    const owner = source.keyValue(record[source.model.primaryKey]);
+    const fkField = target.model.columns.find((c) => c.column === fk)!;
+    const linked = new Set((await target.keys({ [fkField.name]: owner })).map(String));
+    // Unlink first: a one-to-one link is unique, so the new object can take it only once it is free.
+    await setLink(
+      source,
+      executor,
+      target,
+      fk,
+      [...linked].filter((k) => !wanted.has(k)),
+      null,
+    );
+    await setLink(
+      source,
+      executor,
+      target,
+      fk,
+      [...wanted].filter((k) => !linked.has(k)),
+      owner,
+    );
+  }
+}
+
+/** Points the target's objects `keys` at `owner` (or at nothing) through the foreign key column `fk`. */
+async function setLink(
+  source: RelationSource,
+  executor: SqlExecutor,
+  target: RelationSource,
+  fk: string,
+  keys: readonly string[],
+  owner: unknown,
+): Promise<void> {
+  for (const chunk of chunks(keys.map((k) => target.keyValue(k)))) {
+    const update = source.ctx.compiler
+      .updateTable(target.model.table)
+      .set({ [fk]: owner } as never)
+      .where(target.model.primaryKey, 'in', chunk as never);
+    await source.run(() => executor.run(update.compile()));
+  }
+}
+
+function unique<V>(values: readonly V[]): V[] {
+  return [...new Set(values)];
+}
+
+/** Long key lists go to the database in slices (SQLite allows 32,766 parameters). */
+export function chunks<V>(values: readonly V[], size = 500): V[][] {
+  const out: V[][] = [];
+  for (let i = 0; i < values.length; i += size) out.push(values.slice(i, i + size));
+  return out;
+}

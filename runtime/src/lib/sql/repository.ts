@@ -1,0 +1,554 @@
+/**
+ * The repository of one model on SQL (SQLite or PostgreSQL). Queries are built with Kysely and
+ * run by the executor. Relationships whose foreign key is in another table are read with one
+ * query per relationship for a whole page of objects (never one query per object).
+ */
+import {
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type SelectQueryBuilder,
+  type SqlBool,
+} from 'kysely';
+import { keyOfWhere, keyValue, type FieldSpec, type Model, type ModelRegistry } from '../model.js';
+import { RecordNotFound, type FindManyArgs, type Include, type Repository, type Where } from '../repository.js';
+import { rankingSearch, searchOf, searchOnly, withoutSearch, type SearchFilter } from '../search.js';
+import { fromDb, toDb } from '../values.js';
+import type { Compiled, SqlExecutor } from './executor.js';
+import { countMatches, matchingRowids, rankedMatches, relevance, type SearchTarget } from './search.js';
+import type { SearchIndexer } from './search-index.js';
+import { condition, type ConditionSource } from './conditions.js';
+import { constraintViolation } from './constraints.js';
+import { checkReferences, chunks, includeRelated, linkRelations, type RelationSource } from './relations.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- Kysely is used with table names known at run time. */
+type AnyDB = Record<string, Record<string, unknown>>;
+type Row = Record<string, unknown>;
+type Rec = Record<string, unknown>;
+
+export interface SqlContext {
+  readonly executor: SqlExecutor;
+  readonly compiler: Kysely<any>;
+  readonly models: ModelRegistry;
+  /** PostgreSQL's text search configuration for `q` (service.ini `search.language`). */
+  readonly searchLanguage: string;
+  /** SQLite: catches the search index up (search-index.ts). */
+  readonly searchIndex?: SearchIndexer | undefined;
+}
+
+export class SqlRepository<T extends object, Create = Partial<T>, Update = Partial<T>> implements Repository<
+  T,
+  Create,
+  Update
+> {
+  /** `select … from table where pk = ?`, compiled once per model: the hottest query of all. */
+  readonly #byKey: string;
+  readonly #related = new Map<string, SqlRepository<Rec>>();
+
+  constructor(
+    readonly model: Model<T>,
+    readonly ctx: SqlContext,
+  ) {
+    this.#byKey = byKeySql(model as Model, ctx);
+  }
+
+  get dialect() {
+    return this.ctx.executor.dialect;
+  }
+
+  get searchTarget(): SearchTarget {
+    return { model: this.model as Model, dialect: this.dialect, language: this.ctx.searchLanguage };
+  }
+
+  table() {
+    return this.ctx.compiler.selectFrom(this.model.table);
+  }
+
+  // --- reads ---------------------------------------------------------------------------------------
+
+  async findMany(args: FindManyArgs<T> = {}): Promise<T[]> {
+    await this.searchable(args.where);
+    const query = noConditions(args.where) ? this.pageStatement(args) : this.findQuery(args).compile();
+    const rows = await this.ctx.executor.all<Row>(query);
+    return this.records(rows, args.include);
+  }
+
+  findQuery(args: FindManyArgs<T>) {
+    let query = this.table().select(this.selectedColumns(args.select));
+    const search = rankingSearch(args);
+    // SQLite joins the ranked matches: when the search is the only condition, that join is the whole
+    // of it, and the page is the best matches (ties in key order: the key must be the rowid).
+    const matchesOnly =
+      search !== undefined &&
+      this.dialect === 'sqlite' &&
+      searchOnly(args.where) !== undefined &&
+      this.pkField().storage === 'integer';
+    const inKeyOrder = search ? undefined : this.searchInKeyOrder(args);
+    const where = inKeyOrder ? withoutSearch(args.where) : args.where;
+    if (where && !matchesOnly) query = query.where((eb) => this.conditionOf(eb, where));
+    if (search) query = this.bestFirst(query, search, matchesOnly ? pageEnd(args) : undefined);
+    if (inKeyOrder) {
+      query = query
+        .innerJoin(matchingRowids(this.model as Model, inKeyOrder.search).as('svc_search'), (join) =>
+          join.onRef('svc_search.svc_rowid' as never, '=', `${this.model.table}.rowid` as never),
+        )
+        .orderBy(sql.ref('svc_search.svc_rowid'), inKeyOrder.direction);
+    } else for (const [field, direction] of this.ordering(args.orderBy)) query = query.orderBy(field, direction);
+    if (args.take !== undefined) query = query.limit(args.take);
+    // SQLite takes an offset only after a limit (-1: none); PostgreSQL refuses a negative limit.
+    if (args.skip)
+      query =
+        args.take === undefined && this.dialect === 'sqlite'
+          ? query.limit(-1).offset(args.skip)
+          : query.offset(args.skip);
+    return query;
+  }
+
+  /**
+   * A page with no conditions, the commonest list: its SQL depends only on the fields, the order
+   * and whether there is a limit and an offset, so it is compiled once per such shape (by Kysely,
+   * with stand-ins for the two numbers), not on every request.
+   */
+  pageStatement(args: FindManyArgs<T>): Compiled {
+    const key = JSON.stringify([
+      args.select ?? null,
+      args.orderBy ?? null,
+      args.take !== undefined,
+      Boolean(args.skip),
+    ]);
+    const shape = compiledOnce(this.model, this.dialect, `page:${key}`, () => {
+      const stand = {
+        ...args,
+        where: undefined,
+        take: args.take === undefined ? undefined : TAKE,
+        skip: args.skip ? SKIP : 0,
+      };
+      return this.findQuery(stand).compile();
+    });
+    return {
+      sql: shape.sql,
+      parameters: shape.parameters.map((p) => (p === TAKE ? args.take : p === SKIP ? args.skip : p)),
+    };
+  }
+
+  /**
+   * SQLite, a search sorted by the key first (`_sort=id`, `_sort=-id`: newest first) when the key
+   * is the rowid: the page is read from the index in its own order (`matchingRowids`). Nothing
+   * after the key changes the order of distinct keys, so the rest of the sort is moot.
+   */
+  searchInKeyOrder(args: FindManyArgs<T>): { search: SearchFilter; direction: 'asc' | 'desc' } | undefined {
+    if (this.dialect !== 'sqlite' || this.pkField().storage !== 'integer') return undefined;
+    const search = searchOf(args.where);
+    if (!search?.words.length || !search.fields.length) return undefined;
+    const [first] = this.ordering(args.orderBy);
+    return first && first[0] === this.model.primaryKey ? { search, direction: first[1] } : undefined;
+  }
+
+  /**
+   * A search without `_sort`: the best matches first (then by key, as every list). `best`: on
+   * SQLite, only that many best matches are needed (nothing else filters them).
+   */
+  bestFirst<Q extends SelectQueryBuilder<AnyDB, string, Row>>(query: Q, search: SearchFilter, best?: number): Q {
+    if (this.dialect === 'postgres') return query.orderBy(relevance(this.searchTarget, search), 'desc') as Q;
+    return query
+      .innerJoin(rankedMatches(this.model as Model, search, best).as('svc_search'), (join) =>
+        join.onRef('svc_search.svc_rowid' as never, '=', `${this.model.table}.rowid` as never),
+      )
+      .orderBy(sql`svc_search.svc_rank`) as unknown as Q;
+  }
+
+  async findFirst(args: FindManyArgs<T> = {}): Promise<T | null> {
+    return (await this.findMany({ ...args, take: 1 }))[0] ?? null;
+  }
+
+  async findUnique(args: {
+    where: Partial<T>;
+    include?: Include<T>;
+    select?: FindManyArgs<T>['select'];
+  }): Promise<T | null> {
+    const where = args.where as Rec;
+    const keys = Object.keys(where);
+    if (keys.length === 1 && keys[0] === this.model.primaryKey && !args.select) {
+      const key = this.keyValue(where[this.model.primaryKey]);
+      if (key === undefined) return null;
+      const rows = await this.ctx.executor.all<Row>({ sql: this.#byKey, parameters: [key] });
+      return (await this.records(rows, args.include))[0] ?? null;
+    }
+    return this.findFirst({
+      where: args.where as Where<T>,
+      ...(args.include ? { include: args.include } : {}),
+      ...(args.select ? { select: args.select } : {}),
+    });
+  }
+
+  async count(args: { where?: Where<T> } = {}): Promise<number> {
+    await this.searchable(args.where);
+    // SQLite counts a search alone in its index, without reading the table.
+    const search = this.dialect === 'sqlite' ? searchOnly(args.where) : undefined;
+    if (search) {
+      const rows = await this.ctx.executor.all<{ n: unknown }>(
+        countMatches(this.model as Model, search).compile(this.ctx.compiler),
+      );
+      return Number(rows[0]?.n ?? 0);
+    }
+    const counted = () => this.table().select((eb) => eb.fn.countAll().as('n'));
+    // The whole table's count is compiled once; with conditions, for each request.
+    const query = noConditions(args.where)
+      ? compiledOnce(this.model, this.dialect, 'count', () => counted().compile())
+      : counted()
+          .where((eb) => this.conditionOf(eb, args.where))
+          .compile();
+    const rows = await this.ctx.executor.all<{ n: unknown }>(query);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** The primary keys of the objects that match, in key order. */
+  async keys(where?: Where<T>): Promise<unknown[]> {
+    await this.searchable(where);
+    const pk = this.model.primaryKey;
+    let query = this.table().select(pk).orderBy(pk);
+    if (where) query = query.where((eb) => this.conditionOf(eb, where));
+    const rows = await this.ctx.executor.all<Row>(query.compile());
+    return rows.map((r) => fromDb(r[pk], this.pkField()));
+  }
+
+  /** SQLite: before a search reads the index, the index takes every write so far (search-index.ts). */
+  async searchable(where: unknown): Promise<void> {
+    if (this.ctx.searchIndex && searches(where))
+      await this.ctx.searchIndex.catchUp(this.ctx.executor, this.model as Model);
+  }
+
+  /** After a write: SQLite's search index catches up soon. */
+  written(): void {
+    this.ctx.searchIndex?.written(this.model as Model);
+  }
+
+  /** PostgreSQL: `select … for update`. SQLite needs nothing: one transaction writes at a time. */
+  async lockForUpdate(key: unknown): Promise<void> {
+    const value = this.keyValue(key);
+    if (this.dialect !== 'postgres' || value === undefined) return;
+    const query = this.table()
+      .select(this.model.primaryKey)
+      .where(this.model.primaryKey, '=', value as never)
+      .forUpdate();
+    await this.ctx.executor.all(query.compile());
+  }
+
+  // --- writes --------------------------------------------------------------------------------------
+
+  async create(args: { data: Create; include?: Include<T> }): Promise<T> {
+    const data = args.data as Rec;
+    return this.atomically(this.linksIn(data), async (tx) => {
+      await checkReferences(this.asRelationSource, tx, data);
+      const values = this.columnValues(data);
+      const insert = this.cachedWrite('insert', values, () =>
+        Object.keys(values).length
+          ? this.ctx.compiler.insertInto(this.model.table).values(values).returning(this.allColumns()).compile()
+          : this.ctx.compiler.insertInto(this.model.table).defaultValues().returning(this.allColumns()).compile(),
+      );
+      const rows = await this.run(() => tx.all<Row>(insert));
+      await linkRelations(this.asRelationSource, tx, this.record(rows[0]!), data);
+      this.written();
+      // The row as inserted (RETURNING); relationships are read after linking them.
+      return (await this.records(rows, args.include, tx))[0]!;
+    });
+  }
+
+  async update(args: { where: Partial<T>; data: Update; include?: Include<T> }): Promise<T> {
+    const data = args.data as Rec;
+    return this.atomically(this.linksIn(data), async (tx) => {
+      const key = this.keyOf(args.where);
+      await checkReferences(this.asRelationSource, tx, data);
+      const values = this.columnValues(data);
+      const value = this.keyValue(key);
+      const rows = value === undefined ? [] : await this.updateByKey(tx, value, values);
+      if (rows.length === 0) throw new RecordNotFound(this.model.name, key);
+      await linkRelations(this.asRelationSource, tx, this.record(rows[0]!), data);
+      this.written();
+      return (await this.records(rows, args.include, tx))[0]!;
+    });
+  }
+
+  async updateMany(args: { where?: Where<T>; data: Update }): Promise<{ count: number }> {
+    return this.ctx.executor.transaction(async (tx) => {
+      const keys = await this.withExecutor(tx).keys(args.where);
+      if (keys.length === 0) return { count: 0 };
+      const data = args.data as Rec;
+      await checkReferences(this.asRelationSource, tx, data);
+      const values = this.columnValues(data);
+      if (Object.keys(values).length) {
+        for (const chunk of chunks(keys)) {
+          const update = this.ctx.compiler
+            .updateTable(this.model.table)
+            .set(values)
+            .where(this.model.primaryKey, 'in', chunk.map((k) => this.keyValue(k)) as never);
+          await this.run(() => tx.run(update.compile()));
+        }
+      }
+      for (const key of keys) await linkRelations(this.asRelationSource, tx, { [this.model.primaryKey]: key }, data);
+      this.written();
+      return { count: keys.length };
+    });
+  }
+
+  /** One statement: `delete … returning` the row as it was. */
+  async delete(args: { where: Partial<T> }): Promise<T> {
+    const key = this.keyOf(args.where);
+    const value = this.keyValue(key);
+    if (value === undefined) throw new RecordNotFound(this.model.name, key);
+    const query = this.ctx.compiler
+      .deleteFrom(this.model.table)
+      .where(this.model.primaryKey, '=', value as never)
+      .returning(this.allColumns());
+    const rows = await this.run(() => this.ctx.executor.all<Row>(query.compile()));
+    if (rows.length === 0) throw new RecordNotFound(this.model.name, key);
+    this.written();
+    return this.record(rows[0]!) as T;
+  }
+
+  async deleteMany(args: { where?: Where<T> } = {}): Promise<{ count: number }> {
+    return this.ctx.executor.transaction(async (tx) => {
+      const keys = await this.withExecutor(tx).keys(args.where);
+      for (const chunk of chunks(keys)) {
+        const query = this.ctx.compiler
+          .deleteFrom(this.model.table)
+          .where(this.model.primaryKey, 'in', chunk.map((k) => this.keyValue(k)) as never);
+        await this.run(() => tx.run(query.compile()));
+      }
+      this.written();
+      return { count: keys.length };
+    });
+  }
+
+  /** `update … set values where key = ? returning *` (or the row as it is, with nothing to set). */
+  async updateByKey(tx: SqlExecutor, key: unknown, values: Row): Promise<Row[]> {
+    const pk = this.model.primaryKey;
+    if (Object.keys(values).length === 0) return tx.all<Row>({ sql: this.#byKey, parameters: [key] });
+    const compile = () =>
+      this.ctx.compiler
+        .updateTable(this.model.table)
+        .set(values)
+        .where(pk, '=', key as never)
+        .returning(this.allColumns())
+        .compile();
+    // The key is the last parameter; a change of the key itself is rare enough to compile each time.
+    const query = pk in values ? compile() : this.cachedWrite('update', { ...values, [pk]: key }, compile);
+    return this.run(() => tx.all<Row>(query));
+  }
+
+  /**
+   * Inserts and updates by key are compiled once per set of columns: their SQL depends only on
+   * the column names, and their parameters are the values in order (the key last, for updates).
+   */
+  cachedWrite(kind: 'insert' | 'update', values: Row, compile: () => Compiled): Compiled {
+    const { sql: text } = compiledOnce(this.model, this.dialect, `${kind}:${Object.keys(values).join(',')}`, compile);
+    return { sql: text, parameters: Object.values(values) };
+  }
+
+  /**
+   * Whether a write of `data` sets relationships: their keys are checked and their links set by
+   * statements of their own, so the write needs a transaction. Without, it is one statement.
+   */
+  linksIn(data: Rec): boolean {
+    return this.model.relations.some((r) => data[r.name] !== undefined);
+  }
+
+  /** `work` in a transaction when `needed`, else on the repository's executor as it is. */
+  atomically<R>(needed: boolean, work: (executor: SqlExecutor) => Promise<R>): Promise<R> {
+    return needed ? this.ctx.executor.transaction(work) : work(this.ctx.executor);
+  }
+
+  /** The SQL of a `where` (conditions.ts): this repository is its source, for any `T`. */
+  conditionOf(eb: ExpressionBuilder<AnyDB, string>, where: Where<T> | undefined): Expression<SqlBool> {
+    return condition(this as unknown as ConditionSource, eb, where ?? {});
+  }
+
+  /** The repository of another model, on this one's executor (conditions.ts follows relationships so). */
+  related(model: string): SqlRepository<Rec> {
+    return this.repositoryOf(model, this.ctx.executor);
+  }
+
+  /** The same repository, running on another executor (a transaction). */
+  withExecutor(executor: SqlExecutor): SqlRepository<T, Create, Update> {
+    return executor === this.ctx.executor ? this : new SqlRepository(this.model, { ...this.ctx, executor });
+  }
+
+  // --- rows and records ----------------------------------------------------------------------------
+
+  pkField(): FieldSpec {
+    return this.model.field(this.model.primaryKey)!;
+  }
+
+  /** The model's columns: never `*`, which on PostgreSQL would read the search vectors too. */
+  allColumns(): string[] {
+    return this.model.columns.map((f) => f.column!);
+  }
+
+  selectedColumns(select?: FindManyArgs<T>['select']): string[] {
+    const columns = this.model.columns.filter(
+      (f) =>
+        !select || f.primaryKey || (select as Rec)[f.name] === true || this.selectedThroughRelation(select as Rec, f),
+    );
+    return columns.map((f) => f.column!);
+  }
+
+  /** A to-one relationship kept in a column of this table is selected through that column. */
+  selectedThroughRelation(select: Rec, column: FieldSpec): boolean {
+    return this.model.relations.some((r) => select[r.name] === true && r.local && r.foreignKey === column.column);
+  }
+
+  ordering(orderBy: FindManyArgs<T>['orderBy']): [string, 'asc' | 'desc'][] {
+    const list = orderBy === undefined ? [] : Array.isArray(orderBy) ? orderBy : [orderBy];
+    const out: [string, 'asc' | 'desc'][] = [];
+    for (const entry of list as Record<string, 'asc' | 'desc'>[]) {
+      for (const [name, direction] of Object.entries(entry)) out.push([this.columnOf(name), direction]);
+    }
+    if (!out.some(([column]) => column === this.model.primaryKey)) out.push([this.model.primaryKey, 'asc']);
+    return out;
+  }
+
+  /** The column that holds a field (or a to-one relationship kept in this table). */
+  columnOf(name: string): string {
+    const field = this.model.field(name);
+    if (field?.column) return field.column;
+    const relation = this.model.relation(name);
+    if (relation && relation.local) return relation.foreignKey;
+    throw new Error(`${this.model.name}.${name} is not a column`);
+  }
+
+  /** Rows → records: values converted, to-one relationships kept here filled in, others loaded as asked. */
+  async records(rows: readonly Row[], include?: Include<T>, executor: SqlExecutor = this.ctx.executor): Promise<T[]> {
+    const records = rows.map((row) => this.record(row));
+    if (include)
+      await includeRelated(
+        this.asRelationSource,
+        executor,
+        records,
+        include as Record<string, true | { include?: Record<string, unknown> }>,
+      );
+    return records as T[];
+  }
+
+  record(row: Row): Rec {
+    const out: Rec = {};
+    for (const f of this.model.columns) if (f.column! in row) out[f.name] = fromDb(row[f.column!], f);
+    for (const r of this.model.relations) {
+      if (!r.local || !(r.foreignKey in row)) continue;
+      const fk = this.model.columns.find((c) => c.column === r.foreignKey)!;
+      out[r.name] = fromDb(row[r.foreignKey], fk);
+    }
+    return out;
+  }
+
+  /** The objects whose `field` is one of `values`, in slices short enough for any database. */
+  async findIn(field: string, values: readonly unknown[], args: FindManyArgs<T> = {}): Promise<T[]> {
+    const found: T[] = [];
+    for (const chunk of chunks(values))
+      found.push(...(await this.findMany({ ...args, where: { [field]: { in: chunk } } as never })));
+    return found;
+  }
+
+  /** The repository of a related model on `executor` (kept, for this repository's own executor). */
+  repositoryOf(model: string, executor: SqlExecutor): SqlRepository<Rec> {
+    if (executor !== this.ctx.executor)
+      return new SqlRepository(this.ctx.models.get(model)!, { ...this.ctx, executor });
+    let repository = this.#related.get(model);
+    if (!repository) this.#related.set(model, (repository = new SqlRepository(this.ctx.models.get(model)!, this.ctx)));
+    return repository;
+  }
+
+  keyOf(where: Rec): unknown {
+    return keyOfWhere(this.model as Model, where);
+  }
+
+  /** A key as the database compares it; undefined when it cannot be a key (e.g. "abc" for an integer key). */
+  keyValue(key: unknown): unknown {
+    return keyValue(this.model as Model, key);
+  }
+
+  /** The values of fields stored in this table: own columns and to-one relationships kept here. */
+  columnValues(data: Rec): Row {
+    const values: Row = {};
+    for (const [name, value] of Object.entries(data)) {
+      if (value === undefined) continue;
+      const field = this.model.field(name);
+      if (field?.column) {
+        values[field.column] = toDb(value, field, this.dialect);
+        continue;
+      }
+      const relation = this.model.relation(name);
+      if (relation && relation.local) {
+        const fk = this.model.columns.find((c) => c.column === relation.foreignKey)!;
+        values[relation.foreignKey] =
+          value === null
+            ? null
+            : toDb(this.repositoryOf(relation.target, this.ctx.executor).keyValue(value), fk, this.dialect);
+      }
+    }
+    return values;
+  }
+
+  /** This repository as relations.ts sees it. */
+  get asRelationSource(): RelationSource {
+    return this as unknown as RelationSource;
+  }
+
+  /** Runs a write, turning constraint errors of either database into `ConstraintViolation`. */
+  async run<R>(write: () => Promise<R>): Promise<R> {
+    try {
+      return await write();
+    } catch (error) {
+      throw constraintViolation(error, this.model as Model) ?? error;
+    }
+  }
+}
+
+/**
+ * Statements compiled once per model, dialect and shape: inserts and updates by column list, pages
+ * without conditions, the count of a table, the read by key. The shapes are the column sets and
+ * page forms clients send; a model's cache starts over past 1,000 of them.
+ */
+const compiledStatements = new WeakMap<object, Map<string, Compiled>>();
+
+function compiledOnce(model: object, dialect: string, shape: string, compile: () => Compiled): Compiled {
+  let cache = compiledStatements.get(model);
+  if (!cache || cache.size > 1000) compiledStatements.set(model, (cache = new Map()));
+  const key = `${dialect}:${shape}`;
+  let compiled = cache.get(key);
+  if (!compiled) cache.set(key, (compiled = compile()));
+  return compiled;
+}
+
+function byKeySql(model: Model, ctx: SqlContext): string {
+  const columns = model.columns.map((f) => f.column!);
+  return compiledOnce(model, ctx.executor.dialect, 'byKey', () =>
+    ctx.compiler.selectFrom(model.table).select(columns).where(model.primaryKey, '=', 0).compile(),
+  ).sql;
+}
+
+/** Whether a `where` searches, anywhere in it (routes put the search at the top; handlers may not). */
+function searches(where: unknown): boolean {
+  if (typeof where !== 'object' || where === null) return false;
+  if (Array.isArray(where)) return where.some(searches);
+  return Object.entries(where).some(
+    ([key, value]) =>
+      key === 'SEARCH' || ((key === 'AND' || key === 'OR' || key === 'NOT' || key === 'EXCEPT') && searches(value)),
+  );
+}
+
+/** Stand-ins for a page's limit and offset while its SQL is compiled (pageStatement). */
+const TAKE = -7_770_001;
+const SKIP = -7_770_002;
+
+/** No condition at all: `{}` (a list without filters) or nothing. */
+function noConditions(where: unknown): boolean {
+  return where === undefined || Object.values(where as object).every((v) => v === undefined);
+}
+
+/** How many rows a page reads from the start: its offset and its length (all, without a limit). */
+function pageEnd(args: { skip?: number; take?: number }): number | undefined {
+  return args.take === undefined ? undefined : (args.skip ?? 0) + args.take;
+}
+
+export type { Compiled };

@@ -1,0 +1,135 @@
+/**
+ * The service under test: a fresh database for each test — in-memory SQLite, or, when
+ * `TEST_DATABASE_URL` names a PostgreSQL or MongoDB server, a new database there (dropped
+ * afterwards; MongoDB runs the service with engine = svc_mongodb) —
+ * requests injected into Fastify without a network, and `seed` to create objects with valid
+ * sample data.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { MongoClient } from 'mongodb';
+import pg from 'pg';
+import { BASE_PATH, buildApp, type BuildOptions } from '../src/app.js';
+import { loadServiceConfig } from '../src/config.js';
+import { openDatabase, type Database } from '../src/db/index.js';
+import { withDefaults } from '../src/lib/model.js';
+import { models } from '../src/models/index.js';
+import { samples } from './samples.js';
+
+type Rec = Record<string, unknown>;
+
+export interface TestService {
+  readonly app: FastifyInstance;
+  readonly db: Database;
+  /** A request below the base path (or to an absolute URL the service gave, such as `_self`). */
+  request(
+    method: InjectOptions['method'],
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<LightMyRequestResponse>;
+  /** Creates a `model` object with sample data (plus `data`), and what its required links need. */
+  seed(model: string, data?: Rec): Promise<Rec>;
+  /** The primary key of a record. */
+  key(model: string, record: Rec): string | number;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/** `data` as the service shows it: without secrets (passwords are stored hashed and never returned). */
+export function shown(model: string, data: object): Rec {
+  const spec = models.get(model)!;
+  return Object.fromEntries(Object.entries(data).filter(([name]) => !spec.field(name)?.secret));
+}
+
+export async function startTestService(
+  settings: Record<string, string> = {},
+  options: BuildOptions = {},
+): Promise<TestService> {
+  const database = await freshDatabase(process.env['TEST_DATABASE_URL']);
+  const config = loadServiceConfig({
+    SVC_CONFIG: 'test/no-service.ini',
+    ...database.settings,
+    ...settings,
+  });
+  const db = await openDatabase(config);
+  const app = await buildApp(config, db, { logger: false, ...options });
+  const service: TestService = {
+    app,
+    db,
+    request: (method, path, body, headers = {}) => {
+      const url = /^https?:\/\//.test(path) ? new URL(path).pathname + new URL(path).search : `${BASE_PATH}${path}`;
+      return app.inject({
+        method,
+        url,
+        headers,
+        ...(body === undefined ? {} : { payload: body as InjectOptions['payload'] }),
+      });
+    },
+    async seed(name, data = {}) {
+      const model = models.get(name)!;
+      const sample = (samples as unknown as Record<string, (n: number) => Rec>)[name]!(++counter);
+      const links: Rec = {};
+      for (const relation of model.relations) {
+        const field = model.field(relation.name);
+        if (field?.requiredOnCreate && !(relation.name in data))
+          links[relation.name] = service.key(relation.target, await service.seed(relation.target));
+      }
+      // Repositories store what they are given: defaults are the routes' job, so seeds add them.
+      return db.repository(name).create({ data: { ...withDefaults(model, sample), ...links, ...data } });
+    },
+    key: (name, record) => record[models.get(name)!.primaryKey] as string | number,
+    close: async () => {
+      await app.close();
+      await db.close();
+      await database.drop();
+    },
+  };
+  return service;
+}
+
+/** A database of its own for one test, and the settings that select it. */
+async function freshDatabase(
+  server: string | undefined,
+): Promise<{ settings: Record<string, string>; drop(): Promise<void> }> {
+  const name = `svc_test_${randomBytes(6).toString('hex')}`;
+  if (server && /^mongodb(\+srv)?:/.test(server)) {
+    const url = new URL(server);
+    url.pathname = `/${name}`;
+    return {
+      settings: { SVC_ENGINE: 'svc_mongodb', SVC_MONGODB_URL: url.href },
+      async drop() {
+        const client = new MongoClient(url.href);
+        try {
+          await client.db().dropDatabase();
+        } finally {
+          await client.close();
+        }
+      },
+    };
+  }
+  if (!server || !/^postgres(ql)?:/.test(server))
+    return { settings: { SVC_DATABASE_URL: server ?? 'sqlite::memory:' }, drop: () => Promise.resolve() };
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    settings: { SVC_DATABASE_URL: url.href },
+    async drop() {
+      const client = new pg.Client({ connectionString: server });
+      await client.connect();
+      try {
+        await client.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}

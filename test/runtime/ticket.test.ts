@@ -1,0 +1,108 @@
+/**
+ * The login ticket of generated services (runtime/src/lib/auth/ticket.ts):
+ * golden vectors, so a change of format (which would log every user out) cannot slip in, and the
+ * tampering cases of docs/reliability.md (rows 1–2 of its table).
+ */
+import { describe, expect, it } from 'vitest';
+import { fingerprint, issueTicket, splitSecrets, ticketKeys, verifyTicket } from '../../runtime/src/lib/auth/ticket.js';
+import { readApiKeyHeader, sameDigest, tokenDigest } from '../../runtime/src/lib/auth/tokens.js';
+
+const SECRET = 's3cr3t-0123456789abcdef0123456789abcdef';
+const TICKET = {
+  userKey: 'alice',
+  issuedAt: 1700000000,
+  epoch: 3,
+  fingerprint: fingerprint('$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA'),
+};
+
+describe('x-Ticket', () => {
+  it('has stable golden values for sha256 and sha512', () => {
+    expect(issueTicket(ticketKeys([SECRET], 'sha256'), TICKET)).toMatchInlineSnapshot(
+      `"YWxpY2U.6553f100.3.dd0e830325d138ca.2eac112a48d69b8f74792f3e1eb96f6ec09bc69d31d986d7330f5f8abcbd827f"`,
+    );
+    expect(issueTicket(ticketKeys([SECRET], 'sha512'), TICKET)).toMatchInlineSnapshot(
+      `"YWxpY2U.6553f100.3.dd0e830325d138ca.547e7eba60e2e11c161f8a45ae59c834fc5e16610339fc0c37f1a1b767337b2b6f8cd142c7262b29a454aaf70ac23762232a617c1b2eae2c449348204c5dd470"`,
+    );
+  });
+
+  it('reads back what it issued, for any user key', () => {
+    const keys = ticketKeys([SECRET], 'sha512');
+    for (const userKey of ['alice', '42', 'ünïcode', 'a/b+c=d', 'x'.repeat(250)]) {
+      const verified = verifyTicket(keys, issueTicket(keys, { ...TICKET, userKey }));
+      expect(verified).toEqual({ ...TICKET, userKey, oldKey: false });
+    }
+  });
+
+  it('refuses every changed character, case change, truncation or extension', () => {
+    const keys = ticketKeys([SECRET], 'sha256');
+    const good = issueTicket(keys, TICKET);
+    for (let i = 0; i < good.length; i++) {
+      const c = good[i]!;
+      const other = c === '0' ? '1' : c === '.' ? '!' : '0';
+      expect(verifyTicket(keys, good.slice(0, i) + other + good.slice(i + 1)), `position ${i}`).toBeNull();
+      if (c.toUpperCase() !== c)
+        expect(verifyTicket(keys, good.slice(0, i) + c.toUpperCase() + good.slice(i + 1))).toBeNull();
+    }
+    for (const bad of [good.slice(0, -1), `${good}0`, `${good}!`, '', '.', 'x'.repeat(5000), good.replace('.', '..')]) {
+      expect(verifyTicket(keys, bad)).toBeNull();
+    }
+  });
+
+  it('refuses another secret, another algorithm, and a swapped user', () => {
+    const keys = ticketKeys([SECRET], 'sha256');
+    const good = issueTicket(keys, TICKET);
+    expect(verifyTicket(ticketKeys([`${SECRET}x`], 'sha256'), good)).toBeNull();
+    expect(verifyTicket(ticketKeys([SECRET], 'sha512'), good)).toBeNull();
+    const swapped = good.replace(
+      Buffer.from('alice').toString('base64url'),
+      Buffer.from('admin').toString('base64url'),
+    );
+    expect(verifyTicket(keys, swapped)).toBeNull();
+  });
+
+  it('verifies with an older secret while a new one signs, and says so (to reissue)', () => {
+    const old = issueTicket(ticketKeys(['old-secret-old-secret-old-secret-0'], 'sha512'), TICKET);
+    const rotated = ticketKeys(
+      splitSecrets('new-secret-new-secret-new-secret-0, old-secret-old-secret-old-secret-0'),
+      'sha512',
+    );
+    expect(verifyTicket(rotated, old)).toMatchObject({ userKey: 'alice', oldKey: true });
+    expect(verifyTicket(ticketKeys(['new-secret-new-secret-new-secret-0'], 'sha512'), old)).toBeNull();
+  });
+
+  it('derives its key from the secret (HKDF): a plain HMAC with the secret is not a ticket', async () => {
+    const { createHmac } = await import('node:crypto');
+    const good = issueTicket(ticketKeys([SECRET], 'sha256'), TICKET);
+    const payload = good.slice(0, good.lastIndexOf('.'));
+    const forged = `${payload}.${createHmac('sha256', SECRET).update(payload).digest('hex')}`;
+    expect(verifyTicket(ticketKeys([SECRET], 'sha256'), forged)).toBeNull();
+  });
+});
+
+describe('x-ApiKey tokens', () => {
+  it('reads only `ApiKey user:<64 hex>` from the header', () => {
+    const token = 'ab'.repeat(32);
+    expect(readApiKeyHeader(`ApiKey alice:${token}`)).toEqual({ user: 'alice', token });
+    expect(readApiKeyHeader(`apikey alice:${token}`)).toEqual({ user: 'alice', token });
+    for (const bad of [
+      undefined,
+      '',
+      `Bearer ${token}`,
+      `ApiKey alice:${token.slice(1)}`,
+      `ApiKey alice ${token}`,
+      `ApiKey :${token}`,
+    ]) {
+      expect(readApiKeyHeader(bad)).toBeNull();
+    }
+  });
+
+  it('stores a digest that changes with the password', () => {
+    const token = 'cd'.repeat(32);
+    const digest = tokenDigest(token, fingerprint('hash-1'));
+    expect(digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(digest).not.toContain(token);
+    expect(sameDigest(digest, tokenDigest(token, fingerprint('hash-1')))).toBe(true);
+    expect(sameDigest(digest, tokenDigest(token, fingerprint('hash-2')))).toBe(false);
+    expect(sameDigest(digest, digest.slice(1))).toBe(false);
+  });
+});
