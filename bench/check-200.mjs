@@ -4,10 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { checkIr } from '../dist/check/checks.js';
-import { DiagnosticBag } from '../dist/diagnostics/diagnostic.js';
-import { buildIr } from '../dist/ir/build/index.js';
-import { readRaml } from '../dist/raml/front-end.js';
+import { checkIr } from '../dist/src/check/checks.js';
+import { DiagnosticBag } from '../dist/src/diagnostics/diagnostic.js';
+import { buildIr } from '../dist/src/ir/build/index.js';
+import { readRaml } from '../dist/src/raml/front-end.js';
 import { generateApi } from './generate-api.mjs';
 import { median, ms, table } from './lib.mjs';
 

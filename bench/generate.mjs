@@ -27,8 +27,8 @@ export async function run({ rounds = 5, warmRounds = 10 } = {}) {
     cold.push(cli());
     unchanged.push(cli());
   }
-  const { analyze } = await import('../dist/pipeline.js');
-  const { generateProject } = await import('../dist/generate.js');
+  const { analyze } = await import('../dist/src/pipeline.js');
+  const { generateProject } = await import('../dist/src/generate.js');
   const once = async () => {
     const start = performance.now();
     const { ir } = analyze(raml);

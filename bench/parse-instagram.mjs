@@ -23,7 +23,7 @@ const WARMUP = 100;
 
 const contenders = {
   svcgen: async () => {
-    const { readRaml } = await import('../dist/raml/front-end.js');
+    const { readRaml } = await import('../dist/src/raml/front-end.js');
     return () => {
       const result = readRaml(file);
       if (!result.api || result.api.resources.length !== 6) throw new Error('svcgen did not read Instagram');

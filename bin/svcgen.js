@@ -2,7 +2,7 @@
 // Thin launcher: the CLI lives in src/cli (compiled to dist/ by `npm install`/`npm run build`).
 import { existsSync } from 'node:fs';
 
-const entry = new URL('../dist/cli/main.js', import.meta.url);
+const entry = new URL('../dist/src/cli/main.js', import.meta.url);
 if (!existsSync(entry)) {
   console.error('svcgen is not built yet: run `npm install` (or `npm run build`) in the svcgen folder first.');
   process.exit(3);

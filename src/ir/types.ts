@@ -3,6 +3,8 @@
  * and the JSON schemas. It is plain, readonly, JSON-serialisable data (`svcgen inspect --ir`
  * prints it); source locations live beside it in `IrSources`, not inside it.
  */
+import type { FieldType } from '../../runtime/src/lib/model.js';
+import { everyMember } from '../util/every-member.js';
 
 export interface ServiceIR {
   /** A slug of the API title, e.g. `example-rest-api`: package name and default Mongo database. */
@@ -22,7 +24,8 @@ export interface ServiceIR {
 
 // --- models -------------------------------------------------------------------------------------
 
-export const FIELD_TYPES = [
+/** The field types `_db_settings.type` names: every one the runtime knows (lib/model.ts), checked by the compiler. */
+export const FIELD_TYPES = everyMember<FieldType>()([
   'string',
   'text',
   'unicode',
@@ -45,8 +48,8 @@ export const FIELD_TYPES = [
   'pickle',
   'foreign_key',
   'relationship',
-] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
+]);
+export type { FieldType };
 
 /** Types a field's value can have in a list or as a foreign key's referenced column. */
 export type ScalarFieldType = Exclude<FieldType, 'list' | 'dict' | 'relationship' | 'pickle'>;

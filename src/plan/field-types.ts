@@ -2,9 +2,11 @@
  * How each field type of the IR is stored (SQLite, PostgreSQL) and described to clients (JSON
  * Schema, from which the TypeScript types are generated). One table, so the three never disagree.
  */
+import type { Storage } from '../../runtime/src/lib/model.js';
 import type { Field, FieldType, Literal, Model, ServiceIR } from '../ir/types.js';
 
-export type Storage = 'text' | 'integer' | 'real' | 'boolean' | 'json' | 'datetime' | 'date' | 'time' | 'blob';
+/** How the runtime keeps a value in the databases (lib/model.ts, lib/values.ts). */
+export type { Storage };
 
 const STORAGE: Readonly<Record<Exclude<FieldType, 'foreign_key' | 'relationship' | 'choice'>, Storage>> = {
   string: 'text',

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Field, Model, ServiceIR } from '../ir/types.js';
+import { QUERY_OPERATORS } from '../../runtime/src/lib/query-operators.js';
 import { RUNTIME_ROOT } from '../util/svcgen-files.js';
 import { commentText, literal, quote } from './literal.js';
 import { modelNames, routeGroupNames, groupOf, withArticle } from './names.js';
@@ -104,8 +105,26 @@ export function samplesView(ir: ServiceIR) {
 
 // --- README ---------------------------------------------------------------------------------------
 
+/** What the values of each kind of operator look like in the README's table. */
+const SAMPLE_VALUES = { one: 'value', list: 'a,b', text: 'text', boolean: 'true' } as const;
+const TAKES = {
+  one: ' (one value)',
+  list: ' (comma-separated, or the parameter repeated)',
+  text: ' (commas are part of the text)',
+  boolean: '',
+} as const;
+
+/** The README's table of filter operators: the runtime's own table (runtime/src/lib/query-operators.ts). */
+function queryOperatorRows() {
+  return QUERY_OPERATORS.map((op) => ({
+    parameter: `field${op.suffix === '' ? '' : `__${op.suffix}`}=${SAMPLE_VALUES[op.takes]}`,
+    meaning: `${op.meaning}${TAKES[op.takes]}`,
+  }));
+}
+
 export function readmeView(ir: ServiceIR) {
   return {
+    operators: queryOperatorRows(),
     title: md(ir.title),
     basePath: ir.basePath || '/',
     healthPath: `${ir.basePath}/health`,

@@ -5,6 +5,7 @@
  */
 import type { Model, RelationSpec } from './model.js';
 import type { SearchFilter } from './search.js';
+import type { FilterOperator } from './query-operators.js';
 import { text } from './text.js';
 
 export type Scalar = string | number | boolean | null;
@@ -28,21 +29,13 @@ export interface FieldFilter<V = Scalar> {
   hasSome?: readonly V[];
 }
 
-/** Every key of `FieldFilter`: an object of only these keys is a filter, not a value. */
-export const FILTER_OPERATORS: readonly string[] = [
-  'equals',
-  'not',
-  'in',
-  'notIn',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'contains',
-  'startsWith',
-  'has',
-  'hasSome',
-] satisfies (keyof FieldFilter)[];
+/** Every key of `FieldFilter` (lib/query-operators.ts): an object of only these keys is a filter, not a value. */
+export { FILTER_OPERATORS, type FilterOperator } from './query-operators.js';
+
+/** `FieldFilter` has exactly the conditions of the operators' table, or this does not compile. */
+export type FieldFilterIsTheTable = Holds<Same<keyof FieldFilter, FilterOperator>>;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Holds<T extends true> = T;
 
 /**
  * Conditions on a model: field conditions are ANDed; `AND`, `OR` and `NOT` combine whole

@@ -5,6 +5,7 @@
  * field: `_limit`… are shared components, each model's filters are components named
  * `<Model>.<parameter>`, referenced by its collection reads and bulk changes.
  */
+import { operatorsFor, type QueryOperatorSpec } from '../../../runtime/src/lib/query-operators.js';
 import type { Field, Model, Route } from '../../ir/types.js';
 import { isSecretField } from '../field-types.js';
 import { searchFields } from '../search.js';
@@ -84,32 +85,18 @@ export function itemQuery(): Json[] {
   return [parameterRef('_fields')];
 }
 
-type Operator = '' | 'gt' | 'gte' | 'lt' | 'lte' | 'ne' | 'in' | 'contains' | 'startswith' | 'isnull';
-
-const MEANING: Readonly<Record<Operator, string>> = {
-  '': 'equal to one of the values',
-  gt: 'greater than',
-  gte: 'greater than or equal to',
-  lt: 'less than',
-  lte: 'less than or equal to',
-  ne: 'equal to none of the values',
-  in: 'equal to one of the values',
-  contains: 'containing the text (case-insensitive)',
-  startswith: 'starting with the text',
-  isnull: 'null (true) or not (false)',
-};
-
 /**
- * The operators `lib/http/query.ts` accepts on a field: dicts, files and pickles only `__isnull`;
- * lists and to-many relationships what asks which values they hold (`=`, `__in`, `__ne`,
- * `__isnull`); the text operators only on text; comparisons on the rest.
+ * The operators the runtime accepts on a field (its table, runtime/src/lib/query-operators.ts):
+ * dicts, files and pickles only `__isnull`; lists and to-many relationships what asks which
+ * values they hold (`=`, `__in`, `__ne`, `__isnull`); the text operators only on text;
+ * comparisons on the rest.
  */
-export function operatorsOf(ctx: OpenApiContext, model: Model, field: Field): readonly Operator[] {
+export function operatorsOf(ctx: OpenApiContext, model: Model, field: Field): readonly QueryOperatorSpec[] {
   const storage = ctx.types.storage(model, field);
-  if ((storage === 'json' || storage === 'blob') && field.type !== 'list') return ['isnull'];
-  if (field.type === 'list' || ctx.types.isToMany(model, field)) return ['', 'in', 'ne', 'isnull'];
-  const text = storage === 'text';
-  return ['', 'gt', 'gte', 'lt', 'lte', 'ne', 'in', ...(text ? (['contains', 'startswith'] as const) : []), 'isnull'];
+  const many = field.type === 'list' || ctx.types.isToMany(model, field);
+  // A list's items take no text operator: a filter on a list asks which values it holds.
+  const opaque = (storage === 'json' || storage === 'blob') && field.type !== 'list';
+  return operatorsFor({ kind: opaque ? 'opaque' : storage === 'text' ? 'text' : 'comparable', many });
 }
 
 function filterParameters(ctx: OpenApiContext, model: Model): [string, Json][] {
@@ -118,9 +105,9 @@ function filterParameters(ctx: OpenApiContext, model: Model): [string, Json][] {
     .flatMap((field) => {
       const many = field.type === 'list' || ctx.types.isToMany(model, field);
       return operatorsOf(ctx, model, field).map((op): [string, Json] => {
-        const name = op === '' ? field.name : `${field.name}__${op}`;
+        const name = op.suffix === '' ? field.name : `${field.name}__${op.suffix}`;
         const meaning =
-          many && op !== 'isnull' ? `holds ${op === 'ne' ? 'none' : 'any'} of the values` : `is ${MEANING[op]}`;
+          many && op.filter !== 'isnull' ? `holds ${op.filter === 'not' ? 'none' : 'any'} of the values` : op.meaning;
         return [
           name,
           query(
@@ -134,16 +121,16 @@ function filterParameters(ctx: OpenApiContext, model: Model): [string, Json][] {
     });
 }
 
-/** `field=a,b`, `__in` and `__ne` take comma-separated values (OpenAPI's form style, not exploded). */
-function listStyle(op: Operator): Json {
-  return op === '' || op === 'in' || op === 'ne' ? { style: 'form', explode: false } : {};
+/** Operators that take a list (`field=a,b`, `__in`, `__ne`) take comma-separated values (OpenAPI's form style, not exploded). */
+function listStyle(op: QueryOperatorSpec): Json {
+  return op.takes === 'list' ? { style: 'form', explode: false } : {};
 }
 
-function filterSchema(ctx: OpenApiContext, model: Model, field: Field, op: Operator): Json {
-  if (op === 'isnull') return { type: 'boolean' };
-  if (op === 'contains' || op === 'startswith') return { type: 'string' };
+function filterSchema(ctx: OpenApiContext, model: Model, field: Field, op: QueryOperatorSpec): Json {
+  if (op.takes === 'boolean') return { type: 'boolean' };
+  if (op.takes === 'text') return { type: 'string' };
   const value = scalarSchema(ctx, model, field);
-  return op === '' || op === 'in' || op === 'ne' ? { type: 'array', items: value } : value;
+  return op.takes === 'list' ? { type: 'array', items: value } : value;
 }
 
 /** One value a filter compares with: a list's item, a related object's key, or the field's own type. */

@@ -7,6 +7,13 @@
 import { badRequest, type FieldError } from '../errors.js';
 import { wholeNumber, type FieldSpec, type Model } from '../model.js';
 import type { FieldFilter, Where } from '../repository.js';
+import {
+  misapplied,
+  QUERY_OPERATORS,
+  queryOperator,
+  type FilteredField,
+  type QueryOperatorSpec,
+} from '../query-operators.js';
 import { MAX_QUERY_LENGTH, MAX_QUERY_WORDS, queryWords, type SearchFilter } from '../search.js';
 import { parseDate, parseDatetime, parseTime } from '../values.js';
 
@@ -34,17 +41,6 @@ export interface QueryLimits {
 }
 
 const RESERVED = new Set(['_limit', '_page', '_start', '_sort', '_fields', '_count', 'q', '_search_fields']);
-const OPERATORS: Readonly<Record<string, keyof FieldFilter | 'isnull'>> = {
-  gt: 'gt',
-  gte: 'gte',
-  lt: 'lt',
-  lte: 'lte',
-  ne: 'not',
-  in: 'in',
-  contains: 'contains',
-  startswith: 'startsWith',
-  isnull: 'isnull',
-};
 
 type RawQuery = Record<string, string | string[] | undefined>;
 
@@ -234,16 +230,14 @@ function filters(model: Model, raw: RawQuery, errors: FieldError[]): Where<Recor
       });
       continue;
     }
-    const operator = op === '' ? 'equals' : OPERATORS[op];
+    const operator = queryOperator(op);
     if (!operator) {
-      errors.push({
-        field: param,
-        message: `has an unknown operator "${op}" (use gt, gte, lt, lte, ne, in, contains, startswith, isnull)`,
-      });
+      const known = QUERY_OPERATORS.filter((o) => o.suffix !== '').map((o) => o.suffix);
+      errors.push({ field: param, message: `has an unknown operator "${op}" (use ${known.join(', ')})` });
       continue;
     }
     const texts = (Array.isArray(rawValue) ? rawValue : [rawValue]).flatMap((v) =>
-      operator === 'contains' || operator === 'startsWith' ? [v] : v.split(','),
+      operator.takes === 'text' ? [v] : v.split(','),
     );
     const condition = fieldFilter(model, field, operator, texts, param, errors);
     if (condition) and.push(condition);
@@ -254,75 +248,70 @@ function filters(model: Model, raw: RawQuery, errors: FieldError[]): Where<Recor
 function fieldFilter(
   model: Model,
   field: FieldSpec,
-  operator: keyof FieldFilter | 'isnull',
+  operator: QueryOperatorSpec,
   texts: string[],
   param: string,
   errors: FieldError[],
 ): Where<Record<string, unknown>> | undefined {
   const on = (filter: FieldFilter<unknown> | undefined) => (filter ? { [field.name]: filter } : undefined);
-  if (operator === 'isnull') {
+  const filtered = filteredField(model, field);
+  const why = misapplied(operator, filtered);
+  if (why !== undefined) {
+    errors.push({ field: param, message: misappliedMessage(model, field, why) });
+    return undefined;
+  }
+  if (operator.filter === 'isnull') {
     if (texts.length !== 1 || !['true', 'false'].includes(texts[0]!)) {
       errors.push({ field: param, message: 'must be true or false' });
       return undefined;
     }
     return on(texts[0] === 'true' ? { equals: null } : { not: null });
   }
-  if (['json', 'blob'].includes(field.storage) && field.type !== 'list') {
-    errors.push({ field: param, message: `cannot filter on ${field.type} fields` });
-    return undefined;
-  }
-  if ((operator === 'contains' || operator === 'startsWith') && comparedStorage(field) !== 'text') {
-    errors.push({ field: param, message: `works on text fields only` });
-    return undefined;
-  }
   const values: unknown[] = [];
   for (const text of texts) {
-    const value = operator === 'contains' || operator === 'startsWith' ? text : parseValue(field, text);
+    const value = operator.takes === 'text' ? text : parseValue(field, text);
     if (value === undefined) {
       errors.push({ field: param, message: `"${text}" is not ${describe(model, field)}` });
       return undefined;
     }
     values.push(value);
   }
-  if (holdsMany(model, field)) return on(manyFilter(model, field, operator, values, param, errors));
-  if (operator === 'equals' || operator === 'in')
-    return on(values.length === 1 && operator === 'equals' ? { equals: values[0] } : { in: values });
+  const filter = operator.filter;
+  if (filtered.many) return on(filter === 'not' ? { not: { hasSome: values } } : { hasSome: values });
+  if (filter === 'equals' || filter === 'in')
+    return on(values.length === 1 && filter === 'equals' ? { equals: values[0] } : { in: values });
   // `__ne=a,b`: equal to none of them; as with `__ne=a`, an object without a value is not equal.
-  if (operator === 'not') return { AND: values.map((v) => ({ [field.name]: { not: v } })) };
+  if (filter === 'not') return { AND: values.map((v) => ({ [field.name]: { not: v } })) };
   if (values.length !== 1) {
     errors.push({ field: param, message: 'takes one value' });
     return undefined;
   }
-  return on({ [operator]: values[0] });
+  return on({ [filter]: values[0] });
+}
+
+/** A field as the operators' table sees it (lib/query-operators.ts). */
+function filteredField(model: Model, field: FieldSpec): FilteredField {
+  const many = holdsMany(model, field);
+  const storage = comparedStorage(field);
+  const opaque = ['json', 'blob'].includes(field.storage) && field.type !== 'list';
+  return { kind: opaque ? 'opaque' : storage === 'text' ? 'text' : 'comparable', many };
+}
+
+/**
+ * Why an operator does not apply to a field, said to the client. On lists and to-many
+ * relationships, comparisons and text operators have no single meaning: they are refused, never
+ * dropped.
+ */
+function misappliedMessage(model: Model, field: FieldSpec, why: 'opaque' | 'many' | 'text'): string {
+  if (why === 'opaque') return `cannot filter on ${field.type} fields`;
+  if (why === 'text') return 'works on text fields only';
+  const what = field.type === 'list' ? 'list field' : `to-many relationship of ${model.name}`;
+  return `cannot be used on ${field.name}, a ${what} (use ${field.name}=a,b for any of the values, ${field.name}__ne=a,b for none of them, or ${field.name}__isnull)`;
 }
 
 /** A list field, or a to-many relationship: a filter asks which values it holds. */
 function holdsMany(model: Model, field: FieldSpec): boolean {
   return field.type === 'list' || (field.type === 'relationship' && model.relation(field.name)?.cardinality === 'many');
-}
-
-/**
- * Filters on what a list or a to-many relationship holds: `field=a,b` and `field__in=a,b` match
- * objects holding any of the values (related to any of the keys), `field__ne=a,b` objects holding
- * none of them (an empty list or no related object included). Comparisons and text operators have
- * no single meaning on several values: they are refused, never dropped.
- */
-function manyFilter(
-  model: Model,
-  field: FieldSpec,
-  operator: keyof FieldFilter,
-  values: unknown[],
-  param: string,
-  errors: FieldError[],
-): FieldFilter<unknown> | undefined {
-  if (operator === 'equals' || operator === 'in') return { hasSome: values };
-  if (operator === 'not') return { not: { hasSome: values } };
-  const what = field.type === 'list' ? 'list field' : `to-many relationship of ${model.name}`;
-  errors.push({
-    field: param,
-    message: `cannot be used on ${field.name}, a ${what} (use ${field.name}=a,b for any of the values, ${field.name}__ne=a,b for none of them, or ${field.name}__isnull)`,
-  });
-  return undefined;
 }
 
 /** How the values a field compares with are stored: a list's items, or the field itself (a relationship has its key's). */

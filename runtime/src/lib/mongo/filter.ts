@@ -7,7 +7,8 @@
  * Commands run one after another: inside a transaction MongoDB takes one at a time.
  */
 import type { Model } from '../model.js';
-import { FILTER_OPERATORS as OPERATORS, relatedKeyFilter, type FieldFilter, type Where } from '../repository.js';
+import { relatedKeyFilter, type FieldFilter, type Where } from '../repository.js';
+import { isFilterOperator } from '../query-operators.js';
 import type { SearchFilter } from '../search.js';
 import { searchMatch } from './search.js';
 
@@ -72,6 +73,8 @@ async function fieldTruth(repository: FilterSource, name: string, value: unknown
   const convert = (v: unknown) => repository.valueFor(name, v);
   const parts: Truth[] = [];
   for (const [op, operand] of Object.entries(filter)) {
+    if (!isFilterOperator(op)) throw new Error(`unknown filter operator ${op}`);
+    // Every condition of the operators' table (lib/query-operators.ts), or this does not compile.
     switch (op) {
       case 'equals':
         parts.push(operand === null ? certain({ [path]: null }) : nullable(path, matchValue(path, convert(operand))));
@@ -117,7 +120,7 @@ async function fieldTruth(repository: FilterSource, name: string, value: unknown
         break;
       }
       default:
-        throw new Error(`unknown filter operator ${op}`);
+        op satisfies never;
     }
   }
   return and(parts);
@@ -193,6 +196,6 @@ function isFilter(value: unknown): value is FieldFilter<unknown> {
     value !== null &&
     !Array.isArray(value) &&
     !(value instanceof Date) &&
-    Object.keys(value).every((k) => OPERATORS.includes(k))
+    Object.keys(value).every(isFilterOperator)
   );
 }

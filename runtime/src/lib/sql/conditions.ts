@@ -5,7 +5,8 @@
  */
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { FieldSpec, Model, RelationSpec } from '../model.js';
-import { FILTER_OPERATORS as OPERATORS, relatedKeyFilter, type FieldFilter, type Where } from '../repository.js';
+import { relatedKeyFilter, type FieldFilter, type Where } from '../repository.js';
+import { isFilterOperator } from '../query-operators.js';
 import type { SearchFilter } from '../search.js';
 import { toDb, type Dialect } from '../values.js';
 import { searchCondition, type SearchTarget } from './search.js';
@@ -69,6 +70,8 @@ function fieldCondition(
   const parts: Expression<SqlBool>[] = [];
   const ref = eb.ref(column);
   for (const [op, operand] of Object.entries(filter)) {
+    if (!isFilterOperator(op)) throw new Error(`unknown filter operator ${op}`);
+    // Every condition of the operators' table (lib/query-operators.ts), or this does not compile.
     switch (op) {
       case 'equals':
         parts.push(operand === null ? eb(ref, 'is', null) : eb(ref, '=', convert(operand) as never));
@@ -112,7 +115,7 @@ function fieldCondition(
         parts.push(jsonHasSome(source.dialect, ref, operand as unknown[]));
         break;
       default:
-        if (!OPERATORS.includes(op)) throw new Error(`unknown filter operator ${op}`);
+        op satisfies never;
     }
   }
   return eb.and(parts);
@@ -182,10 +185,7 @@ function dbValue(value: unknown, field: FieldSpec, dialect: Dialect): unknown {
 
 function isFilter(value: unknown): value is FieldFilter<unknown> {
   return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    Object.keys(value).every((k) => OPERATORS.includes(k))
+    typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).every(isFilterOperator)
   );
 }
 
