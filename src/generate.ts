@@ -9,8 +9,9 @@
  */
 import type { ServiceIR } from './ir/types.js';
 import { formatSource, loadFormatter } from './format/format.js';
-import type { MigrationHistory, MigrationPlan } from './plan/migrations.js';
-import { planProject, type PlannedFile } from './plan/project.js';
+import type { MigrationHistory } from './outdir/history.js';
+import type { MigrationPlan } from './plan/migrations/plan.js';
+import { planProject, type PlannedFile } from './plan/plan.js';
 import { contentHash, type OutputFile, type OutputTree, type PreviousOutput } from './output.js';
 import { header } from './render/header.js';
 import { renderSource } from './render/templates.js';

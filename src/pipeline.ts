@@ -11,14 +11,15 @@ import { generateProject } from './generate.js';
 import { buildIr } from './ir/build/index.js';
 import type { IrSources } from './ir/sources.js';
 import type { ServiceIR } from './ir/types.js';
-import { reportMigrationFindings } from './plan/migration-findings.js';
+import { reportMigrationFindings } from './plan/migrations/findings.js';
 import { readRaml, type FrontEndResult } from './raml/front-end.js';
+import { readHistory } from './outdir/history.js';
+import { filesOnDisk } from './outdir/on-disk.js';
+import { checkPlannedPaths, openOutDir } from './outdir/out-dir.js';
+import { previousOutput } from './outdir/previous.js';
 import { planChanges, type Change } from './write/changes.js';
-import { readHistory } from './write/history.js';
 import { manifestOf } from './write/manifest.js';
 import { reportOutcomes } from './write/outcomes.js';
-import { checkPlannedPaths, openOutDir } from './write/out-dir.js';
-import { previousOutput } from './write/previous.js';
 import { applyChanges } from './write/write.js';
 
 export interface Analysis extends FrontEndResult {
@@ -78,7 +79,7 @@ export type GenerateResult =
 
 /**
  * The out-dir is untrusted input: every path is checked before anything is written, in every mode
- * (write/out-dir.ts). `check` trusts nothing in it (it may come from a pull request): it generates
+ * (outdir/out-dir.ts). `check` trusts nothing in it (it may come from a pull request): it generates
  * afresh instead of reusing the earlier tree.
  */
 export async function generate(request: GenerateRequest): Promise<GenerateResult> {
@@ -104,7 +105,8 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
   });
   if (migrations) reportMigrationFindings(migrations.findings, analysis.sources, request.allowDataLoss, bag);
   if (bag.hasErrors || !checkPlannedPaths(out, tree.keys(), bag)) return refused();
-  const changes = planChanges(out.real, tree, out.manifest, request.force);
+  const disk = filesOnDisk(out.real, [...tree.keys(), ...Object.keys(out.manifest?.files ?? {})]);
+  const changes = planChanges(tree, disk, out.manifest, request.force);
   if (request.mode === 'write') {
     reportOutcomes(changes, out.shown, ramlFile, bag);
     if (bag.hasErrors) return refused();

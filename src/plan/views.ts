@@ -2,15 +2,18 @@
  * The plan→render boundary: each project template (`templates/project/<name>.hbs`) and the view it
  * is rendered with. A template sees only its view, so this map is everything a template can use.
  */
-import type { aclTestView, authView, principalStubView } from './auth-file.js';
-import type { containerView } from './container-files.js';
-import type { eventsView, handlerStubView, processorStubView } from './events-file.js';
-import type { MigrationView, migrationsIndexView } from './migrations.js';
-import type { ModelView } from './model-file.js';
-import type { modelNames } from './names.js';
-import type { appView, configView, modelsView, readmeView, samplesView, serviceIniView } from './project-views.js';
-import type { RoutesView } from './route-file.js';
-import type { TestsView } from './test-file.js';
+import type { aclTestView, authView, principalStubView } from './auth/views.js';
+import type { containerView } from './project/container.js';
+import type { eventsView, handlerStubView, processorStubView } from './events/views.js';
+import type { MigrationView, migrationsIndexView } from './migrations/plan.js';
+import type { ModelView } from './models/model-file.js';
+import type { modelNames } from './shared/names.js';
+import type { modelsView } from './models/views.js';
+import type { readmeView } from './project/readme.js';
+import type { appView, configView, serviceIniView } from './project/views.js';
+import type { samplesView } from './tests/samples-view.js';
+import type { RoutesView } from './routes/views.js';
+import type { TestsView } from './tests/views.js';
 
 export interface Views {
   'acl.test.ts': ReturnType<typeof aclTestView>;

@@ -27,6 +27,7 @@ import { didYouMean } from '../util/suggest.js';
 import { BODY_PROPERTIES, isMethodName, isResourceKey } from './grammar.js';
 import { dropOptionalKeys, isOptionalKey, mergeInto, requiredKey } from './merge.js';
 import { isScalarProperty, reportOptionalScalar } from './read/context.js';
+import type { Declaration, Declarations } from './declarations.js';
 import { checkOptionalRepeats } from './template-checks.js';
 import {
   ParameterUse,
@@ -35,19 +36,6 @@ import {
   substituteScalar,
   type ParameterValues,
 } from './parameters.js';
-
-export interface Declaration {
-  readonly name: string;
-  readonly nameNode: YScalar;
-  readonly body: YNode;
-}
-
-export interface Declarations {
-  readonly resourceTypes: ReadonlyMap<string, Declaration>;
-  readonly traits: ReadonlyMap<string, Declaration>;
-  /** Resource types in a cycle of `type:`, reported where they are declared. */
-  readonly cyclicTypes?: ReadonlySet<string>;
-}
 
 /** A use of a type or trait: a name with parameters, or an inline definition. */
 interface TemplateRef {

@@ -23,7 +23,7 @@ import {
   type YScalar,
 } from '../load/ynode.js';
 import { isMethodName } from './grammar.js';
-import type { Declaration, Declarations } from './expand.js';
+import type { Declaration, Declarations } from './declarations.js';
 import { isOptionalKey, requiredKey } from './merge.js';
 import { checkReferences } from './parameters.js';
 

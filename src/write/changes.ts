@@ -1,12 +1,11 @@
 /**
  * What writing the tree would do to the out-dir, decided before anything is
  * written: add, change, delete, keep — or refuse, for a generated file the user has edited or a
- * file svcgen did not write. `outDir` is the real out-dir, its paths already checked (paths.ts).
+ * file svcgen did not write, from what the out-dir holds now (outdir/on-disk.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { contentHash, type Owner, type OutputTree } from '../output.js';
-import type { Manifest } from './manifest.js';
+import type { Manifest } from '../outdir/manifest.js';
+import { UNREADABLE, type OnDisk } from '../outdir/on-disk.js';
 
 /**
  * `conflict`: a generated file the user edited (not overwritten without --force);
@@ -26,10 +25,10 @@ export interface Change {
   readonly after?: string;
 }
 
-export function planChanges(outDir: string, tree: OutputTree, previous: Manifest | null, force: boolean): Change[] {
+export function planChanges(tree: OutputTree, disk: OnDisk, previous: Manifest | null, force: boolean): Change[] {
   const changes: Change[] = [];
   for (const file of tree.values()) {
-    const before = readIfExists(join(outDir, file.path));
+    const before = disk.get(file.path);
     if (before === undefined) changes.push({ path: file.path, kind: 'add', owner: file.owner, after: file.content });
     // A migration already in the out-dir is in the tree as it is on disk: never rewritten.
     else if (file.owner === 'user' || file.owner === 'migration' || before === file.content)
@@ -50,7 +49,7 @@ export function planChanges(outDir: string, tree: OutputTree, previous: Manifest
   for (const [path, recorded] of Object.entries(previous?.files ?? {})) {
     // Migrations are never deleted (one missing from the disk stops the run first: write/history.ts).
     if (tree.has(path) || recorded.owner === 'migration') continue;
-    const before = readIfExists(join(outDir, path));
+    const before = disk.get(path);
     if (before === undefined) continue;
     if (recorded.owner === 'user') {
       changes.push({ path, kind: 'unused', owner: 'user', before });
@@ -62,19 +61,6 @@ export function planChanges(outDir: string, tree: OutputTree, previous: Manifest
   return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** Stands for a file that is there but cannot be read: never as svcgen wrote it. */
-const UNREADABLE = '\u0000unreadable';
-
 function asWritten(content: string, sha256: string | undefined): boolean {
   return content !== UNREADABLE && sha256 !== undefined && contentHash(content) === sha256;
-}
-
-function readIfExists(file: string): string | undefined {
-  if (!existsSync(file)) return undefined;
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    // An unreadable file where svcgen wants to write: it is not svcgen's.
-    return UNREADABLE;
-  }
 }

@@ -1,41 +1,6 @@
-/**
- * `.svcgen/manifest.json` in the out-dir: every file svcgen wrote and its owner;
- * for generated files the hash of what svcgen wrote (it tells an edited generated file from an
- * unedited one, and a stale generated file from a user's own) and the hash of its rendering;
- * and the key of the input the tree was generated from (write/previous.ts reuses the tree when
- * the key is the same).
- */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { contentHash, type Owner, type OutputTree } from '../output.js';
-
-export const MANIFEST_PATH = '.svcgen/manifest.json';
-
-export interface ManifestEntry {
-  readonly owner: Owner;
-  /** Generated files: the hash of the content svcgen wrote. */
-  readonly sha256?: string;
-  /** Rendered generated files: the hash of the rendering, before formatting. */
-  readonly source?: string;
-  /** A user-owned file the API no longer refers to (kept, reported on every run). */
-  readonly unused?: true;
-}
-
-export interface Manifest {
-  readonly generator: 'svcgen';
-  readonly raml: string;
-  readonly input?: string;
-  readonly files: Readonly<Record<string, ManifestEntry>>;
-}
-
-/** The manifest of a previous run, read from the real out-dir; null when there is none. */
-export function readManifestText(realOut: string): string | null | Error {
-  try {
-    return readFileSync(join(realOut, MANIFEST_PATH), 'utf8');
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : (error as Error);
-  }
-}
+/** The manifest a run writes, of the tree it wrote (its shape: outdir/manifest.ts). */
+import type { Manifest, ManifestEntry } from '../outdir/manifest.js';
+import { contentHash, type OutputTree } from '../output.js';
 
 /**
  * The manifest after writing `tree`, generated from `input`. User-owned files the API no longer

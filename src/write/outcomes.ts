@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { Change } from './changes.js';
-import { fileAt } from './out-dir.js';
+import { fileAt } from '../outdir/out-dir.js';
 
 export function reportOutcomes(changes: readonly Change[], outDir: string, ramlFile: string, bag: DiagnosticBag): void {
   for (const change of changes) {

@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Change } from './changes.js';
-import { MANIFEST_PATH, manifestText, type Manifest } from './manifest.js';
+import { MANIFEST_PATH, type Manifest } from '../outdir/manifest.js';
+import { manifestText } from './manifest.js';
 
 /** `previous`: the manifest found before the run (rewritten only when it changes). */
 export function applyChanges(

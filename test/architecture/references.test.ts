@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/paths.js';
 
-const ROOTS = ['src', 'test', 'templates', 'bench', 'scripts'];
+const ROOTS = ['src', 'runtime', 'test', 'templates', 'bench', 'scripts'];
 const OUTSIDE_REFERENCE = /\b(?:contract|service spec|spec|reliability|raml08\.md|search\.md)\s+§/i;
 
 function filesUnder(dir: string): string[] {

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateFixture, goldenPath, isRuntimeFile, SNAPSHOT_FIXTURES } from '../support/generated.js';
-import { runtimeSource, staticTemplates } from '../../src/plan/static-files.js';
+import { runtimeSource, staticTemplates } from '../../src/plan/runtime/files.js';
 import { repoRoot } from '../support/paths.js';
 
 function filesUnder(dir: string): string[] {

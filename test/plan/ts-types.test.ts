@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateApi } from '../../bench/generate-api.mjs';
-import { FieldTypes } from '../../src/plan/field-types.js';
-import { compiledType, typeDeclarations, type TypeDeclaration } from '../../src/plan/model-file.js';
-import { interfaceSource } from '../../src/plan/ts-types.js';
+import { FieldTypes } from '../../src/plan/shared/field-types.js';
+import { compiledType, typeDeclarations, type TypeDeclaration } from '../../src/plan/models/model-file.js';
+import { interfaceSource } from '../../src/plan/shared/ts-types.js';
 import { GENERATING_FIXTURES, serviceModel } from '../support/generated.js';
 import { fixtureRaml } from '../support/project.js';
 

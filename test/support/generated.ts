@@ -6,7 +6,7 @@
  */
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { staticTemplates } from '../../src/plan/static-files.js';
+import { staticTemplates } from '../../src/plan/runtime/files.js';
 import { generateProject } from '../../src/generate.js';
 import type { ServiceIR } from '../../src/ir/types.js';
 import type { OutputTree } from '../../src/output.js';

@@ -16,6 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ConfigError } from './config.js';
+import type { MongoStep } from './mongo/steps.js';
 import type { SqlDatabase, SqlExecutor } from './sql/executor.js';
 import type { Dialect } from './values.js';
 
@@ -31,21 +32,7 @@ export interface Migration {
   readonly mongodb?: readonly MongoStep[];
 }
 
-/** Field names are document paths: `_id` for the primary key, a link under its relationship's name. */
-export type MongoStep =
-  | { readonly op: 'renameCollection'; readonly from: string; readonly to: string }
-  | { readonly op: 'dropCollection'; readonly collection: string }
-  | { readonly op: 'renameField'; readonly collection: string; readonly from: string; readonly to: string }
-  | { readonly op: 'unsetField'; readonly collection: string; readonly field: string }
-  | { readonly op: 'setMissing'; readonly collection: string; readonly field: string; readonly value: unknown }
-  /** The time of the migration, as the field's `{{now}}` default would give it. */
-  | { readonly op: 'setMissingNow'; readonly collection: string; readonly field: string }
-  | { readonly op: 'createIndex'; readonly collection: string; readonly field: string; readonly unique: boolean }
-  | { readonly op: 'dropIndex'; readonly collection: string; readonly field: string }
-  /** Full-text search: every document's words (`_search`) from these fields (name → document path), and their index. */
-  | { readonly op: 'indexWords'; readonly collection: string; readonly fields: Readonly<Record<string, string>> }
-  /** No field is searched any more: the words and their index go. */
-  | { readonly op: 'dropWords'; readonly collection: string };
+export type { MongoStep } from './mongo/steps.js';
 
 /** The database does not match the code, or a migration could not be applied: the service does not start. */
 export class MigrationError extends ConfigError {}

@@ -4,7 +4,7 @@
  */
 import { aclMatrix, type MatrixRow } from '../../acl/matrix.js';
 import type { Model, Operation, Route, ServiceIR } from '../../ir/types.js';
-import { FieldTypes } from '../field-types.js';
+import { FieldTypes } from '../shared/field-types.js';
 
 export type Json = Record<string, unknown>;
 

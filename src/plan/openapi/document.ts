@@ -5,7 +5,7 @@
  * components are sorted, everything else follows the IR's order; no timestamps.
  */
 import type { ServiceIR } from '../../ir/types.js';
-import { groupOf } from '../names.js';
+import { groupOf } from '../shared/names.js';
 import { OpenApiContext, sorted, type Json } from './context.js';
 import { componentParameters } from './parameters.js';
 import { OperationIds, routePaths } from './paths.js';

@@ -7,8 +7,8 @@
  */
 import { operatorsFor, type QueryOperatorSpec } from '../../../runtime/src/lib/query-operators.js';
 import type { Field, Model, Route } from '../../ir/types.js';
-import { isSecretField } from '../field-types.js';
-import { searchFields } from '../search.js';
+import { isSecretField } from '../shared/field-types.js';
+import { searchFields } from '../shared/search.js';
 import { type Json, type OpenApiContext } from './context.js';
 
 const parameterRef = (name: string): Json => ({ $ref: `#/components/parameters/${name}` });

@@ -3,8 +3,8 @@
  * with GET and is not listed), each with its parameters, body, answers and security.
  */
 import type { Model, Operation, Route } from '../../ir/types.js';
-import { camel, groupOf } from '../names.js';
-import { routeSummary } from '../project-views.js';
+import { camel, groupOf } from '../shared/names.js';
+import { routeSummary } from '../project/readme.js';
 import { type Json, type OpenApiContext } from './context.js';
 import { collectionQuery, itemQuery, pathParameters } from './parameters.js';
 import { errorResponses, routeErrors } from './responses.js';

@@ -5,8 +5,8 @@
  * (one shape for every failure), the `_count` answer, the login body and the token answer.
  */
 import type { Field, Model } from '../../ir/types.js';
-import { withArticle } from '../names.js';
-import { isSecretField, type FieldTypes } from '../field-types.js';
+import { withArticle } from '../shared/names.js';
+import { isSecretField, type FieldTypes } from '../shared/field-types.js';
 import type { Json, OpenApiContext } from './context.js';
 
 export function componentSchemas(ctx: OpenApiContext): [string, Json][] {

@@ -4,8 +4,8 @@
  * reset_token (x-ApiKey), and `/users/self` when the API's own user route does not answer it.
  */
 import type { Auth } from '../../ir/types.js';
-import { userRouteServesSelf } from '../auth-file.js';
-import { withArticle } from '../names.js';
+import { userRouteServesSelf } from '../auth/views.js';
+import { withArticle } from '../shared/names.js';
 import { type Json, type OpenApiContext } from './context.js';
 import { content, inMethodOrder, json, type OperationIds } from './paths.js';
 import { errorResponses } from './responses.js';

@@ -1,0 +1,36 @@
+/**
+ * Authentication and access control, for APIs that describe them: the schemes and x-ACLs as data,
+ * the test of the ACL matrix, and the user's stub of each `{{principal}}` the ACLs name.
+ */
+import { planned, type Artifact } from '../artifact.js';
+import { principalModule } from '../shared/names.js';
+import { templateSource as template } from '../views.js';
+import { aclTestView, authView, principalStubView } from './views.js';
+
+export const auth: Artifact = {
+  name: 'auth',
+  files: ({ ir }) => [
+    ...(ir.auth
+      ? [
+          planned(
+            'src/auth.ts',
+            'The authentication schemes, the user model and the x-ACLs of the API.',
+            template('auth.ts', authView(ir, ir.auth)),
+          ),
+          planned(
+            'test/acl.test.ts',
+            'Checks every route against the ACL matrix (svcgen inspect --acl), for anonymous callers, members, owners and admins.',
+            template('acl.test.ts', aclTestView(ir)),
+          ),
+        ]
+      : []),
+    ...ir.userCode.principals.map((principal) =>
+      planned(
+        `src/${principalModule(principal.name)}.ts`,
+        `The {{${principal.name}}} ACL principal.`,
+        template('principal-stub.ts', principalStubView(ir, principal)),
+        'user',
+      ),
+    ),
+  ],
+};

@@ -1,0 +1,174 @@
+/**
+ * Views of the files authentication adds to a project whose API configures it:
+ * `src/auth.ts` (the schemes, the user model and every x-ACL as data), one user-owned module per
+ * `{{dynamic}}` principal, and `test/acl.test.ts`, which checks the running service against the
+ * ACL matrix (src/acl/matrix.ts).
+ */
+import { aclMatrix, CALLERS, type CallerKind, type MatrixRow } from '../../acl/matrix.js';
+import {
+  CREDENTIAL_MODEL,
+  LOGIN_FAILURE_MODEL,
+  type AclEntry,
+  type Auth,
+  type Model,
+  type Route,
+  type ServiceIR,
+  type UserFunction,
+} from '../../ir/types.js';
+import { commentText, literal, quote } from '../shared/literal.js';
+import { camel, modelNames, principalModule } from '../shared/names.js';
+import { RouteTests } from '../tests/views.js';
+
+export function authView(ir: ServiceIR, auth: Auth) {
+  const user = ir.models.find((m) => m.name === auth.userModel)!;
+  const userNames = modelNames(user);
+  const credentialNames = modelNames({ name: CREDENTIAL_MODEL });
+  const loginFailureNames = modelNames({ name: LOGIN_FAILURE_MODEL });
+  const selfRoute = userRouteServesSelf(ir, user);
+  return {
+    userModel: userNames.variable,
+    userBodies: userNames.bodies,
+    userResponse: userNames.response,
+    userFile: userNames.file,
+    credentialModel: credentialNames.variable,
+    credentialFile: credentialNames.file,
+    loginFailureModel: loginFailureNames.variable,
+    loginFailureFile: loginFailureNames.file,
+    principals: ir.userCode.principals.map((p) => ({
+      name: quote(p.name),
+      functionName: camel(p.name),
+      module: principalModule(p.name),
+      objectType: objectTypeOf(principalModels(p)),
+    })),
+    // The user model's type comes with its other imports.
+    userType: ir.userCode.principals.some((p) => principalModels(p).includes(user.name)) ? user.name : null,
+    modelTypes: [...new Set(ir.userCode.principals.flatMap(principalModels))]
+      .filter((m) => m !== user.name)
+      .sort()
+      .map((m) => ({ name: m, file: modelNames({ name: m }).file })),
+    spec: {
+      userRouteIsSelf: String(selfRoute),
+      ticket: auth.ticket
+        ? literal({
+            secretSetting: auth.ticket.secretSetting,
+            hashalg: auth.ticket.hashalg,
+            cookieName: auth.ticket.cookieName,
+            httpOnly: auth.ticket.httpOnly,
+          })
+        : 'null',
+      apiKey: String(auth.apiKey !== null),
+    },
+    acls: ir.acls.map((acl) => ({
+      name: quote(acl.name),
+      collection: acl.collection.map(aclLine),
+      item: acl.item.map(aclLine),
+    })),
+  };
+}
+
+/** The API's own `GET /users/{key}` answers `/users/self`; otherwise the auth routes add `GET /users/self`. */
+export function userRouteServesSelf(ir: ServiceIR, user: Model): boolean {
+  return ir.routes.some(
+    (r) =>
+      r.kind === 'item' &&
+      r.model === user.name &&
+      r.parent === null &&
+      r.path.startsWith('/users/:') &&
+      r.operations.some((o) => o.action === 'show'),
+  );
+}
+
+/** One line of an x-ACL, as the runtime's AclEntry: each value as source text. */
+export interface AclEntryView {
+  readonly action: string;
+  readonly principal: string;
+  readonly permissions: string;
+  readonly text: string;
+}
+
+function aclLine(entry: AclEntry): AclEntryView {
+  const p = entry.principal;
+  const principal =
+    p.kind === 'everyone' || p.kind === 'authenticated'
+      ? quote(p.kind)
+      : p.kind === 'group'
+        ? `{ group: ${quote(p.group)} }`
+        : p.kind === 'user'
+          ? `{ user: ${quote(p.id)} }`
+          : `${camel(p.name)}Principal`;
+  return {
+    action: quote(entry.action),
+    principal,
+    permissions: literal([...entry.permissions]),
+    text: quote(entry.text),
+  };
+}
+
+/** The models whose ACLs name a principal: its object is one of theirs. */
+function principalModels(principal: UserFunction): string[] {
+  return [...new Set(principal.usedBy.map((u) => u.model).filter((m) => m !== ''))].sort();
+}
+
+function objectTypeOf(models: readonly string[]): string {
+  return models.length ? models.join(' | ') : 'Record<string, unknown>';
+}
+
+export function principalStubView(ir: ServiceIR, principal: UserFunction) {
+  const models = principalModels(principal);
+  const lines = ir.acls
+    .filter((acl) => principal.usedBy.some((u) => u.acl === acl.name))
+    .flatMap((acl) =>
+      [...acl.collection.map((e) => ({ e, section: 'collection' })), ...acl.item.map((e) => ({ e, section: 'item' }))]
+        .filter(({ e }) => e.principal.kind === 'dynamic' && e.principal.name === principal.name)
+        .map(({ e, section }) => `${acl.name} (${section}): ${e.text}`),
+    );
+  return {
+    placeholder: `{{${principal.name}}}`,
+    functionName: camel(principal.name),
+    imports: models.map((m) => ({ name: m, file: modelNames({ name: m }).file })),
+    objectType: objectTypeOf(models),
+    lines: lines.map(commentText),
+  };
+}
+
+// --- test/acl.test.ts ---------------------------------------------------------------------------
+
+/**
+ * The ACL matrix as the test's table: the routes it reaches (what to seed for the URL's keys), and
+ * one row per route and method with what each caller gets, in the order of CALLERS. Values are
+ * source text.
+ */
+export function aclTestView(ir: ServiceIR) {
+  const rows = aclMatrix(ir);
+  const routes = ir.routes.filter((route) => rows.some((row) => row.route === route));
+  const models = new Map(ir.models.map((m) => [m.name, m]));
+  return {
+    routes: routes.map((route) => ({
+      ramlPath: quote(route.ramlPath),
+      kind: quote(route.kind),
+      path: quote(route.path),
+      model: quote(route.model),
+      itemParam: route.kind === 'item' && route.itemParam ? quote(route.itemParam) : null,
+      parent: route.parent
+        ? { model: quote(route.parent.model), param: quote(route.parent.param), link: link(route, models) }
+        : null,
+    })),
+    rows: rows.map((row) => ({
+      method: quote(row.operation.method),
+      route: quote(row.route.ramlPath),
+      outcomes: CALLERS.map((caller) => outcomeOf(row, caller)),
+    })),
+  };
+}
+
+function outcomeOf(row: MatrixRow, caller: CallerKind): string {
+  const outcome = row.outcomes[caller];
+  return outcome === 'allow' ? quote('allowed') : String(outcome);
+}
+
+/** The field of a nested route's objects that points at the parent, quoted, or null (attribute routes: the parent's own field). */
+function link(route: Route, models: ReadonlyMap<string, Model>): string | null {
+  const tests = new RouteTests(route, models.get(route.model)!, models);
+  const inverse = tests.inverse();
+  return inverse === null ? null : quote(inverse);
+}

@@ -1,0 +1,126 @@
+/**
+ * Views of the event files: `src/events.ts` (generated: the types each
+ * user function is checked against, and every model's handlers and processors as the runtime
+ * runs them) and one user-owned stub per handler and per processor, typed by `src/events.ts`:
+ * when the API changes, `tsc` points at the stub that no longer fits.
+ */
+import type { EventBinding, Model, ServiceIR, UserFunction } from '../../ir/types.js';
+import { commentText, quote } from '../shared/literal.js';
+import { camel, handlerModule, modelNames, pascal, processorModule } from '../shared/names.js';
+
+/** Names the generated events module declares itself; a user function named so is imported under an alias. */
+const RESERVED = ['modelEvents', 'serviceEvents', 'EVENTS', 'Event', 'ProcessorArgs', 'Database'];
+
+export function eventsView(ir: ServiceIR) {
+  const locals = localNames(ir);
+  const models = ir.models.filter((m) => m.eventHandlers.length > 0 || m.fields.some((f) => f.processors.length > 0));
+  const typed = [
+    ...new Set([
+      ...models.map((m) => m.name),
+      ...ir.userCode.handlers.flatMap(usedModels),
+      ...ir.userCode.processors.flatMap(usedModels),
+    ]),
+  ].sort();
+  return {
+    modelImports: typed.map((name) => {
+      const names = modelNames({ name });
+      const variable = models.some((m) => m.name === name) ? `${names.variable}, ` : '';
+      return { names: `${variable}type ${name}`, from: `./models/${names.file}.js` };
+    }),
+    userImports: [
+      ...ir.userCode.handlers.map((h) => userImport(h.name, locals.handlers.get(h.name)!, handlerModule(h.name))),
+      ...ir.userCode.processors.map((p) => userImport(p.name, locals.processors.get(p.name)!, processorModule(p.name))),
+    ].sort((a, b) => (a.from < b.from ? -1 : 1)),
+    modelEventTypes: typed
+      .filter((name) => ir.userCode.handlers.some((h) => usedModels(h).includes(name)))
+      .map((name) => ({ name: modelNames({ name }).event, model: name })),
+    handlerTypes: ir.userCode.handlers.map((h) => ({
+      type: `${pascal(h.name)}Event`,
+      doc: commentText(`\`${h.name}\`: ${h.usedBy.map((u) => `${u.event} of ${u.model}`).join(', ')}.`),
+      union: usedModels(h)
+        .map((m) => modelNames({ name: m }).event)
+        .join(' | '),
+    })),
+    processorTypes: ir.userCode.processors.map((p) => ({
+      type: `${pascal(p.name)}Args`,
+      doc: commentText(`\`${p.name}\`: ${p.usedBy.map((u) => `${u.model}.${u.field}`).join(', ')}.`),
+      union: p.usedBy.map((u) => `ProcessorArgs<${u.model}, ${quote(u.field ?? '')}, Database>`).join(' | '),
+    })),
+    models: models.map((m) => modelEventsView(m, locals)),
+  };
+}
+
+function modelEventsView(model: Model, locals: LocalNames) {
+  const phase = (p: EventBinding['phase']) =>
+    model.eventHandlers
+      .filter((b) => b.phase === p)
+      .map((b) => ({ action: b.action, handlers: b.handlers.map((h) => locals.handlers.get(h)!).join(', ') }));
+  const processed = model.fields.filter((f) => f.processors.length > 0);
+  return {
+    model: model.name,
+    variable: modelNames(model).variable,
+    before: phase('before'),
+    after: phase('after'),
+    processors: processed.map((f) => ({
+      field: f.name,
+      chain: f.processors.map((p) => locals.processors.get(p)!).join(', '),
+    })),
+  };
+}
+
+function userImport(name: string, local: string, module: string) {
+  const exported = camel(name);
+  return { names: local === exported ? exported : `${exported} as ${local}`, from: `./${module}.js` };
+}
+
+interface LocalNames {
+  readonly handlers: ReadonlyMap<string, string>;
+  readonly processors: ReadonlyMap<string, string>;
+}
+
+/** The name each user function has in src/events.ts: its own, unless a model, a type or a function of the other kind has it. */
+function localNames(ir: ServiceIR): LocalNames {
+  const taken = new Set([
+    ...RESERVED,
+    ...ir.models.flatMap((m) => [m.name, modelNames(m).variable, modelNames(m).event]),
+  ]);
+  const allocate = (functions: readonly UserFunction[], suffix: string) => {
+    const out = new Map<string, string>();
+    for (const f of functions) {
+      let local = camel(f.name);
+      if (taken.has(local)) local = `${local}${suffix}`;
+      while (taken.has(local)) local = `${local}_`;
+      taken.add(local);
+      out.set(f.name, local);
+    }
+    return out;
+  };
+  return {
+    handlers: allocate(ir.userCode.handlers, 'Handler'),
+    processors: allocate(ir.userCode.processors, 'Processor'),
+  };
+}
+
+function usedModels(f: UserFunction): string[] {
+  return [...new Set(f.usedBy.map((u) => u.model))].sort();
+}
+
+// --- user-owned stubs ---------------------------------------------------------------------------
+
+export function handlerStubView(handler: UserFunction) {
+  return {
+    name: handler.name,
+    functionName: camel(handler.name),
+    eventType: `${pascal(handler.name)}Event`,
+    uses: handler.usedBy.map((u) => commentText(`${u.model}: ${u.event}`)),
+  };
+}
+
+export function processorStubView(processor: UserFunction) {
+  return {
+    name: processor.name,
+    functionName: camel(processor.name),
+    argsType: `${pascal(processor.name)}Args`,
+    uses: processor.usedBy.map((u) => commentText(`${u.model}.${u.field}`)),
+  };
+}

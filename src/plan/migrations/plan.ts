@@ -1,0 +1,225 @@
+/**
+ * Schema evolution: the project keeps the storage model it was generated from
+ * (`src/db/storage.json`) and one module per migration (`src/db/migrations/NNNN_<what>.ts`).
+ * When the API's storage differs from the kept one, the next migration holds the difference
+ * for SQLite, PostgreSQL and MongoDB. Migrations once written are passed through untouched: the
+ * databases that ran them check their checksums at every start.
+ */
+import type { ServiceIR } from '../../ir/types.js';
+import type { FieldTypes } from '../shared/field-types.js';
+import { commentText, literal, quote, templateLiteral } from '../shared/literal.js';
+import { initialSql, referentialAction, type MigrationSql } from './storage/ddl.js';
+import type { Aspect, ColumnChange, TableChange } from './storage/changes.js';
+import { diffStorage, type Finding, type Renames } from './storage/diff.js';
+import { MIGRATION_NAME, MIGRATIONS_DIR, STORAGE_FILE, type MigrationHistory } from '../../outdir/history.js';
+import type { StorageModel } from '../../outdir/storage-model.js';
+import { storageModel } from './storage/model.js';
+import { mongoSteps, type MongoStep } from './storage/mongo.js';
+import { sameSearch, searchIndexChanged } from './storage/search.js';
+import { migrationSql } from './storage/sql.js';
+
+export interface NewMigration {
+  readonly name: string;
+  readonly path: string;
+  readonly view: MigrationView;
+}
+
+export interface MigrationView {
+  /** The doc comment: what changed, and what it drops. */
+  readonly doc: string;
+  /** The same lines, for `npm run migrate -- --dry-run`. */
+  readonly summary: string;
+  readonly name: string;
+  readonly sqlite: string;
+  readonly postgres: string;
+  readonly mongodb: string;
+}
+
+export interface MigrationPlan {
+  readonly storage: StorageModel;
+  /** The modules `src/db/migrations.ts` lists, in order: the existing ones and the new one. */
+  readonly names: readonly string[];
+  readonly added: NewMigration | null;
+  /** What the change does to stored data; `dataLoss` ones are refused unless allowed. */
+  readonly findings: readonly Finding[];
+}
+
+export function planMigrations(
+  ir: ServiceIR,
+  types: FieldTypes,
+  history: MigrationHistory,
+  options: { allowDataLoss: boolean },
+): MigrationPlan {
+  const storage = storageModel(ir, types);
+  const names = history.migrations.map((m) => m.name);
+  if (history.storage === null) {
+    // A new project, or one generated before svcgen kept its history: the first migration is
+    // every table (the same SQL as then, so databases created by it accept it as applied).
+    if (names.length)
+      return {
+        storage,
+        names,
+        added: null,
+        findings: [
+          {
+            kind: 'unsupported',
+            model: '',
+            message: `${STORAGE_FILE} is missing, but the project has migrations: svcgen cannot tell what they leave`,
+          },
+        ],
+      };
+    const added = newMigration(1, 'initial', ['every table of the API'], [], initialSql(storage), []);
+    return { storage, names: [added.name], added, findings: [] };
+  }
+  const diff = diffStorage(history.storage, storage, renamesOf(ir));
+  if (diff.changes.length === 0) return { storage, names, added: null, findings: diff.findings };
+  const drops = diff.findings.filter((f) => f.kind === 'dataLoss').map((f) => f.message);
+  const number = Math.max(0, ...names.map((n) => Number(MIGRATION_NAME.exec(n)?.[1] ?? 0))) + 1;
+  const added = newMigration(
+    number,
+    slug(diff.changes),
+    describe(diff.changes),
+    options.allowDataLoss ? drops : [],
+    migrationSql(diff.changes),
+    mongoSteps(diff.changes),
+  );
+  return { storage, names: [...names, added.name], added, findings: diff.findings };
+}
+
+function newMigration(
+  number: number,
+  what: string,
+  summary: string[],
+  drops: string[],
+  sql: MigrationSql,
+  mongodb: MongoStep[],
+): NewMigration {
+  const name = `${String(number).padStart(4, '0')}_${what}`;
+  // The first migration's scripts keep the shape they always had: their checksums are recorded in databases.
+  const script = (text: string) => (text === '' ? "''" : templateLiteral(`\n${text}\n`));
+  return {
+    name,
+    path: `${MIGRATIONS_DIR}/${name}.ts`,
+    view: {
+      name: quote(name),
+      doc: docComment(summary, drops),
+      summary: literal([...summary, ...drops.map((d) => `drops data: ${d}`)]),
+      sqlite: script(sql.sqlite),
+      postgres: script(sql.postgres),
+      mongodb: mongodb.length ? `[\n${mongodb.map((s) => `    ${literal(s)},`).join('\n')}\n  ]` : '[]',
+    },
+  };
+}
+
+function docComment(summary: readonly string[], drops: readonly string[]): string {
+  const lines = ['What changed:', ...summary.map((s) => `- ${commentText(s)}`)];
+  if (drops.length)
+    lines.push('', 'It drops data (written with --allow-data-loss):', ...drops.map((d) => `- ${commentText(d)}`));
+  return `/**\n${lines.map((l) => (l ? ` * ${l}` : ' *')).join('\n')}\n */`;
+}
+
+/** The `src/db/migrations.ts` view: every migration module, in order. */
+export function migrationsIndexView(names: readonly string[]) {
+  return { migrations: names.map((name) => ({ name, variable: `m${name.replace(/[^A-Za-z0-9]/g, '_')}` })) };
+}
+
+export function renamesOf(ir: ServiceIR): Renames {
+  const tables = new Map<string, string>();
+  const columns = new Map<string, string>();
+  for (const model of ir.models) {
+    if (model.renamedFrom) tables.set(model.table, model.renamedFrom.toLowerCase());
+    for (const field of model.fields)
+      if (field.renamedFrom) columns.set(`${model.table}.${field.name}`, field.renamedFrom);
+  }
+  return { tables, columns };
+}
+
+/** One line per change, for the migration's comment. */
+function describe(changes: readonly TableChange[]): string[] {
+  const lines: string[] = [];
+  for (const c of changes) {
+    if (c.kind === 'create') lines.push(`new model ${c.table.model} (table ${c.table.name})`);
+    else if (c.kind === 'drop') lines.push(`model ${c.table.model} removed (table ${c.table.name} dropped)`);
+    else {
+      if (c.before.name !== c.after.name)
+        lines.push(`model ${c.before.model} renamed to ${c.after.model} (table ${c.before.name} to ${c.after.name})`);
+      for (const col of c.columns) lines.push(`${c.after.model}.${columnChangeText(col)}`);
+      if (!sameSearch(c.before, c.after))
+        lines.push(
+          c.after.search.length
+            ? `${c.after.model}: full-text search on ${c.after.search.join(', ')}`
+            : `${c.after.model}: no full-text search`,
+        );
+      else if (searchIndexChanged(c.before, c.after))
+        lines.push(
+          `${c.after.model}: SQLite's search index rebuilt, to be caught up in batches instead of on every write`,
+        );
+    }
+  }
+  return lines;
+}
+
+const ASPECTS: Readonly<Record<Aspect, string>> = {
+  name: '',
+  type: 'type',
+  notNull: 'now required',
+  nullable: 'now optional',
+  unique: 'now unique',
+  notUnique: 'no longer unique',
+  reference: 'foreign key',
+  documentPath: 'MongoDB field',
+};
+
+function columnChangeText(change: ColumnChange): string {
+  if (change.kind === 'add') return `${change.column.name} added`;
+  if (change.kind === 'drop') return `${change.column.name} removed`;
+  const { before, after, aspects } = change;
+  const what = [...aspects]
+    .filter((a) => a !== 'name' && !(a === 'documentPath' && aspects.has('name')))
+    .map((a) => {
+      if (a === 'type') return `${before.postgres} to ${after.postgres}`;
+      if (a === 'reference')
+        return after.references
+          ? `foreign key to ${after.references.table} (on delete ${referentialAction(after.references.onDelete)})`
+          : 'no longer a foreign key';
+      if (a === 'documentPath') return `MongoDB field ${before.documentPath} to ${after.documentPath}`;
+      return ASPECTS[a];
+    });
+  const name = aspects.has('name') ? `${before.name} renamed to ${after.name}` : after.name;
+  return what.length ? `${name}: ${what.join(', ')}` : name;
+}
+
+/**
+ * A name for the migration: what one change does (`add_story_subtitle`, `create_comment`), else
+ * the tables it changes (`story_comment`), at most 50 characters.
+ */
+function slug(changes: readonly TableChange[]): string {
+  const single = changes.length === 1 ? singleSlug(changes[0]!) : undefined;
+  const words = single ? [single] : changes.map((c) => (c.kind === 'alter' ? c.after.name : c.table.name));
+  const clean = [...new Set(words.map((w) => w.toLowerCase().replace(/[^a-z0-9_]+/g, '_')))];
+  let out = clean[0]!.slice(0, 50);
+  for (const w of clean.slice(1)) {
+    if (out.length + w.length + 1 > 50) return `${out}_and_more`;
+    out += `_${w}`;
+  }
+  return out;
+}
+
+function singleSlug(change: TableChange): string | undefined {
+  if (change.kind === 'create') return `create_${change.table.name}`;
+  if (change.kind === 'drop') return `drop_${change.table.name}`;
+  if (change.before.name !== change.after.name)
+    return change.columns.length ? undefined : `rename_${change.before.name}_to_${change.after.name}`;
+  if (change.columns.length === 0) return `search_${change.after.name}`;
+  if (change.columns.length !== 1) return undefined;
+  const col = change.columns[0]!;
+  if (col.kind === 'add') return `add_${change.after.name}_${col.column.name}`;
+  if (col.kind === 'drop') return `drop_${change.after.name}_${col.column.name}`;
+  return col.aspects.has('name')
+    ? `rename_${change.after.name}_${col.before.name}_to_${col.after.name}`
+    : `alter_${change.after.name}_${col.after.name}`;
+}
+
+export function storageJson(storage: StorageModel): string {
+  return `${JSON.stringify(storage, null, 2)}\n`;
+}

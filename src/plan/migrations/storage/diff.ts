@@ -1,0 +1,263 @@
+/**
+ * What changed between two storage models, and what that does to stored data. Tables and
+ * columns are matched by name, or by an explicit `renamed_from` (renames are never guessed: a
+ * drop and an add of the same shape is a drop and an add). Each change that loses data, or that
+ * existing rows cannot follow without a value nobody gave, is a finding for the caller to refuse.
+ */
+import type { StorageModel, StoredColumn, StoredTable } from '../../../outdir/storage-model.js';
+import type { Aspect, ColumnChange, TableChange } from './changes.js';
+import { sameSearch, searchIndexChanged } from './search.js';
+
+export interface Renames {
+  /** New table → its name in the previous model. */
+  readonly tables: ReadonlyMap<string, string>;
+  /** `<new table>.<new column>` → the column's name in the previous model. */
+  readonly columns: ReadonlyMap<string, string>;
+}
+
+export interface Finding {
+  /** `dataLoss`: allowed with --allow-data-loss; the others are always refused. */
+  readonly kind: 'dataLoss' | 'needsFill' | 'unsupported' | 'rename';
+  /** The model (and field) it is about, in the new model where it exists there. */
+  readonly model: string;
+  readonly field?: string;
+  readonly message: string;
+  readonly hint?: string;
+}
+
+export interface StorageDiff {
+  readonly changes: readonly TableChange[];
+  readonly findings: readonly Finding[];
+}
+
+export function diffStorage(previous: StorageModel, next: StorageModel, renames: Renames): StorageDiff {
+  const findings: Finding[] = [];
+  const before = new Map(previous.tables.map((t) => [t.name, t]));
+  const after = new Map(next.tables.map((t) => [t.name, t]));
+  const oldNameOf = appliedRenames(renames.tables, before, new Set(after.keys()), (name, from) => {
+    const m = after.get(name)!.model;
+    findings.push({
+      kind: 'rename',
+      model: m,
+      message: `"_renamed_from" of ${m} names no model of the previous version (${from})`,
+      hint: `previous models: ${[...before.values()].map((t) => t.model).join(', ') || 'none'}`,
+    });
+  });
+  const sourceOf = (name: string) => matchedName(name, oldNameOf);
+  /** Old table → its name now, for every table kept (renamed or not). */
+  const kept = new Map(
+    [...after.keys()].flatMap((name) => {
+      const source = sourceOf(name);
+      return source !== undefined && before.has(source) ? [[source, name] as const] : [];
+    }),
+  );
+  // A reference to a renamed table is the same reference (the databases follow the rename); one
+  // to a dropped table is not, even when another table takes its name.
+  const currentTable = (name: string) => kept.get(name) ?? `${name} (dropped)`;
+  const changes: TableChange[] = [];
+  for (const table of next.tables) {
+    const source = sourceOf(table.name);
+    const old = source === undefined ? undefined : before.get(source);
+    if (!old) changes.push({ kind: 'create', table });
+    else {
+      const columns = diffColumns(old, table, renames, currentTable, findings);
+      if (columns.length || old.name !== table.name || !sameSearch(old, table) || searchIndexChanged(old, table))
+        changes.push({ kind: 'alter', before: old, after: table, columns });
+    }
+  }
+  for (const table of previous.tables) {
+    if (kept.has(table.name)) continue;
+    changes.push({ kind: 'drop', table });
+    findings.push({
+      kind: 'dataLoss',
+      model: table.model,
+      message: `model ${table.model} is removed: table ${table.name} and every ${table.model} in it are dropped`,
+      hint: renameHint(`"_renamed_from": "${table.model}"`, 'the schema of the model that replaces it'),
+    });
+  }
+  return { changes, findings };
+}
+
+/**
+ * The renames to apply, new name → old name, from the hints (`new → old`). A hint the previous
+ * version was generated with too has been applied (the storage model keeps it). Otherwise it
+ * applies when the previous version has the old name, and the old data follows it, even where the
+ * new version has a field of the old name too (a new one) or renames another onto it (a swap). A
+ * hint whose old name the previous version lacks names nothing (reported), unless the previous
+ * version has the new name already.
+ */
+function appliedRenames(
+  hints: ReadonlyMap<string, string>,
+  before: ReadonlyMap<string, { readonly renamedFrom: string | null }>,
+  after: ReadonlySet<string>,
+  reportNothing: (name: string, from: string) => void,
+): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [name, from] of hints) {
+    if (!after.has(name) || before.get(name)?.renamedFrom === from) continue;
+    if (before.has(from)) out.set(name, from);
+    else if (!before.has(name)) reportNothing(name, from);
+  }
+  return out;
+}
+
+/** The previous name of `name`: its rename's source, or itself unless it was renamed away. */
+function matchedName(name: string, oldNameOf: ReadonlyMap<string, string>): string | undefined {
+  const renamed = oldNameOf.get(name);
+  if (renamed !== undefined) return renamed;
+  return [...oldNameOf.values()].includes(name) ? undefined : name;
+}
+
+function diffColumns(
+  before: StoredTable,
+  after: StoredTable,
+  renames: Renames,
+  currentTable: (name: string) => string,
+  findings: Finding[],
+): ColumnChange[] {
+  const old = new Map(before.columns.map((c) => [c.name, c]));
+  const hints = new Map(
+    [...renames.columns].flatMap(([key, from]) =>
+      key.startsWith(`${after.name}.`) ? [[key.slice(after.name.length + 1), from] as const] : [],
+    ),
+  );
+  const oldNameOf = appliedRenames(hints, old, new Set(after.columns.map((c) => c.name)), (name, from) =>
+    findings.push({
+      kind: 'rename',
+      model: after.model,
+      field: name,
+      message: `"renamed_from" of ${after.model}.${name} names no field of the previous version (${from})`,
+      hint: `previous fields: ${before.columns.map((c) => c.name).join(', ')}`,
+    }),
+  );
+  const changes: ColumnChange[] = [];
+  const kept = new Set<string>();
+  for (const column of after.columns) {
+    const source = matchedName(column.name, oldNameOf);
+    const previous = source === undefined ? undefined : old.get(source);
+    if (!previous) {
+      changes.push({ kind: 'add', column });
+      if (column.primaryKey) {
+        findings.push({
+          kind: 'unsupported',
+          model: after.model,
+          field: column.name,
+          message: `${after.model}.${column.name} is a new primary key, which a migration cannot give stored rows`,
+          hint: 'keep the primary key; add a new model for data keyed differently',
+        });
+      } else if (column.unique && column.fill.kind !== 'none') {
+        findings.push({
+          kind: 'needsFill',
+          model: after.model,
+          field: column.name,
+          message: `unique field ${after.model}.${column.name} is added with a default, which every stored row would share`,
+          hint: 'add it without a default (stored rows get no value), then fill in unique values',
+        });
+      } else if (column.notNull && column.fill.kind === 'none' && !column.generated) {
+        findings.push({
+          kind: 'needsFill',
+          model: after.model,
+          field: column.name,
+          message: `required field ${after.model}.${column.name} is added, and the rows already stored have no value for it`,
+          hint: 'give it a literal "default" (existing rows get it), or add it as optional first',
+        });
+      }
+      continue;
+    }
+    kept.add(previous.name);
+    const aspects = columnAspects(previous, column, currentTable);
+    if (aspects.size) changes.push({ kind: 'change', before: previous, after: column, aspects });
+    checkChange(after.model, previous, column, aspects, findings);
+  }
+  for (const column of before.columns) {
+    if (kept.has(column.name)) continue;
+    changes.push({ kind: 'drop', column });
+    findings.push({
+      kind: 'dataLoss',
+      model: after.model,
+      field: column.name,
+      message: `field ${after.model}.${column.name} is removed: its values are dropped`,
+      hint: renameHint(`"renamed_from": "${column.name}"`, "the new field's _db_settings"),
+    });
+  }
+  return changes;
+}
+
+function renameHint(setting: string, where: string): string {
+  return `if it was renamed, say so with ${setting} in ${where}; to drop it, run generate with --allow-data-loss`;
+}
+
+function columnAspects(a: StoredColumn, b: StoredColumn, currentTable: (name: string) => string): Set<Aspect> {
+  const aspects = new Set<Aspect>();
+  if (a.name !== b.name) aspects.add('name');
+  if (a.sqlite !== b.sqlite || a.postgres !== b.postgres || (a.type === 'boolean') !== (b.type === 'boolean'))
+    aspects.add('type');
+  if (!a.notNull && b.notNull) aspects.add('notNull');
+  if (a.notNull && !b.notNull) aspects.add('nullable');
+  if (!a.unique && b.unique) aspects.add('unique');
+  if (a.unique && !b.unique) aspects.add('notUnique');
+  const reference = a.references && { ...a.references, table: currentTable(a.references.table) };
+  if (JSON.stringify(reference) !== JSON.stringify(b.references)) aspects.add('reference');
+  if (a.documentPath !== b.documentPath) aspects.add('documentPath');
+  return aspects;
+}
+
+function checkChange(
+  model: string,
+  a: StoredColumn,
+  b: StoredColumn,
+  aspects: ReadonlySet<Aspect>,
+  findings: Finding[],
+): void {
+  const field = b.name;
+  if (a.primaryKey !== b.primaryKey || a.generated !== b.generated || (a.primaryKey && aspects.has('type'))) {
+    findings.push({
+      kind: 'unsupported',
+      model,
+      field,
+      message: `${model}.${field} changes as a primary key (whether it is one, or its type), which a migration cannot do`,
+      hint: 'keep the primary key; add a new model for data keyed differently',
+    });
+    return;
+  }
+  if (aspects.has('type') && !widens(a, b)) {
+    findings.push({
+      kind: 'dataLoss',
+      model,
+      field,
+      message: `field ${model}.${field} narrows from ${a.postgres} to ${b.postgres}: stored values are converted (on PostgreSQL a value that does not fit makes the migration fail; SQLite and MongoDB keep it as it is)`,
+      hint: 'keep the type, or run generate with --allow-data-loss to convert',
+    });
+  }
+  if (aspects.has('notNull') && b.fill.kind === 'none') {
+    findings.push({
+      kind: 'needsFill',
+      model,
+      field,
+      message: `field ${model}.${field} becomes required, and stored rows may have no value for it`,
+      hint: 'give it a literal "default" (rows without a value get it)',
+    });
+  }
+}
+
+/** A type change that keeps every value: a larger integer, a longer or unbounded text, more digits. */
+export function widens(a: StoredColumn, b: StoredColumn): boolean {
+  if ((a.type === 'boolean') !== (b.type === 'boolean')) return false;
+  if (a.postgres === b.postgres) return a.sqlite === b.sqlite;
+  const ints = ['smallint', 'integer', 'bigint'];
+  if (ints.includes(a.postgres) && ints.includes(b.postgres))
+    return ints.indexOf(b.postgres) >= ints.indexOf(a.postgres);
+  const text = (t: string) =>
+    t === 'text' ? Infinity : /^varchar\((\d+)\)$/.exec(t) ? Number(/^varchar\((\d+)\)$/.exec(t)![1]) : undefined;
+  const [from, to] = [text(a.postgres), text(b.postgres)];
+  if (from !== undefined && to !== undefined) return to >= from;
+  const numeric = (t: string) => /^numeric(?:\((\d+), (\d+)\))?$/.exec(t);
+  const [x, y] = [numeric(a.postgres), numeric(b.postgres)];
+  if (x && y) {
+    if (!y[1]) return true;
+    if (!x[1]) return false;
+    const [p1, s1, p2, s2] = [x[1], x[2], y[1], y[2]].map(Number) as [number, number, number, number];
+    return s2 >= s1 && p2 - s2 >= p1 - s1;
+  }
+  return false;
+}

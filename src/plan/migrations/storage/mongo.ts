@@ -1,0 +1,83 @@
+/**
+ * The MongoDB steps of a migration (the runtime's `MongoStep`, lib/mongo/steps.ts): documents have no schema, so
+ * only what the stored data must follow is a step: renamed collections and document fields,
+ * values for documents that lack a field that became required or was added with a default (a
+ * literal, or the time of the migration), fields and collections dropped, and the unique and link
+ * indexes. The service also reconciles its indexes with the model at every start; the steps make
+ * the history explicit.
+ */
+import type { MongoStep } from '../../../../runtime/src/lib/mongo/steps.js';
+import type { ColumnChange, TableChange } from './changes.js';
+import type { StoredColumn, StoredTable } from '../../../outdir/storage-model.js';
+import { sameSearch, wordSteps } from './search.js';
+
+export type { MongoStep };
+
+export function mongoSteps(changes: readonly TableChange[]): MongoStep[] {
+  // Collections are renamed first: the other steps name them by their new names.
+  const steps: MongoStep[] = changes.flatMap((c) =>
+    c.kind === 'alter' && c.before.name !== c.after.name
+      ? [{ op: 'renameCollection' as const, from: c.before.name, to: c.after.name }]
+      : [],
+  );
+  for (const c of changes) {
+    if (c.kind === 'create') steps.push(...c.table.columns.flatMap((col) => indexSteps(c.table.name, col)));
+    if (c.kind === 'create' && c.table.search.length) steps.push(...wordSteps(c.table));
+    if (c.kind === 'drop') steps.push({ op: 'dropCollection', collection: c.table.name });
+    if (c.kind === 'alter') steps.push(...c.columns.flatMap((col) => columnSteps(c.after, col)));
+    // After the fields moved and were filled: the words are named by the fields' new names, and a
+    // searched field that old documents got a value for has words to index.
+    if (c.kind === 'alter' && (!sameSearch(c.before, c.after) || filledSearchedField(c.after, c.columns)))
+      steps.push(...wordSteps(c.after));
+  }
+  return steps;
+}
+
+function columnSteps(table: StoredTable, change: ColumnChange): MongoStep[] {
+  const collection = table.name;
+  if (change.kind === 'add') return [...fill(collection, change.column), ...indexSteps(collection, change.column)];
+  if (change.kind === 'drop') {
+    const index = indexed(change.column)
+      ? [{ op: 'dropIndex', collection, field: change.column.documentPath } as const]
+      : [];
+    return [...index, { op: 'unsetField', collection, field: change.column.documentPath }];
+  }
+  const { before, after, aspects } = change;
+  const steps: MongoStep[] = [];
+  const moved = before.documentPath !== after.documentPath;
+  const reindex = moved || aspects.has('unique') || aspects.has('notUnique') || aspects.has('reference');
+  if (reindex && indexed(before)) steps.push({ op: 'dropIndex', collection, field: before.documentPath });
+  if (moved) steps.push({ op: 'renameField', collection, from: before.documentPath, to: after.documentPath });
+  if (aspects.has('notNull')) steps.push(...fill(collection, after));
+  if (reindex) steps.push(...indexSteps(collection, after));
+  return steps;
+}
+
+/**
+ * Documents without a value get the default: a literal, or the time of the migration (`{{now}}`),
+ * as the SQL migrations give rows; a callable default has no value known here.
+ */
+function fill(collection: string, column: StoredColumn): MongoStep[] {
+  const field = column.documentPath;
+  if (column.fill.kind === 'literal') return [{ op: 'setMissing', collection, field, value: column.fill.value }];
+  if (column.fill.kind === 'now') return [{ op: 'setMissingNow', collection, field }];
+  return [];
+}
+
+function filledSearchedField(table: StoredTable, changes: readonly ColumnChange[]): boolean {
+  return changes.some(
+    (c) =>
+      c.kind === 'change' &&
+      c.aspects.has('notNull') &&
+      c.after.fill.kind !== 'none' &&
+      table.search.includes(c.after.name),
+  );
+}
+
+function indexed(column: StoredColumn): boolean {
+  return !column.primaryKey && (column.unique || column.references !== null);
+}
+
+function indexSteps(collection: string, column: StoredColumn): MongoStep[] {
+  return indexed(column) ? [{ op: 'createIndex', collection, field: column.documentPath, unique: column.unique }] : [];
+}

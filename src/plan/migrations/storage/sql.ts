@@ -1,0 +1,419 @@
+/**
+ * The SQL of a migration: the changes of `diff.ts` as SQLite and PostgreSQL statements.
+ *
+ * SQLite alters a table in place only for what ALTER TABLE can do (rename a table or column, add
+ * a plain column, drop a plain column); anything else rebuilds the table with the documented
+ * procedure (create the new shape, copy, drop the old table, rename, recreate its indexes). The
+ * service's migration runner turns foreign keys off around the migration's transaction and checks
+ * them before it commits, so a rebuild neither cascades into child rows nor leaves a broken link.
+ *
+ * PostgreSQL alters in place. Constraints are dropped by what they are (a lookup in pg_constraint),
+ * not by name, so a constraint named by an earlier table or column name is found all the same.
+ */
+import type { Literal } from '../../../ir/types.js';
+import {
+  columnSql,
+  foreignKeyClause,
+  referenceClause,
+  createLinkIndex,
+  createTable,
+  linkIndexes,
+  linkIndexName,
+  type MigrationSql,
+} from './ddl.js';
+import { q, type Dialect } from './identifiers.js';
+import type { ColumnChange, TableChange } from './changes.js';
+import type { StoredColumn, StoredTable } from '../../../outdir/storage-model.js';
+import {
+  createSearch,
+  dropSearch,
+  rebuiltSearches,
+  searchFunctions,
+  searchIndexChanged,
+  searchState,
+  vectorSourceChanged,
+} from './search.js';
+
+export function migrationSql(changes: readonly TableChange[]): MigrationSql {
+  return { sqlite: sqliteSql(changes), postgres: postgresSql(changes) };
+}
+
+// --- renames ------------------------------------------------------------------------------------
+
+/**
+ * Renames in an order the databases accept, when a new name is still taken: by something that is
+ * dropped (moved aside first, dropped under the name it was moved to), or by something renamed
+ * away in the same migration (a swap or a chain: renamed through a temporary name).
+ */
+interface RenamePlan {
+  /** `[from, to]` in order. */
+  readonly steps: readonly (readonly [string, string])[];
+  /** The name a dropped table or column has when it is dropped. */
+  dropName(name: string): string;
+}
+
+function renamePlan(
+  renames: readonly (readonly [string, string])[],
+  existing: ReadonlySet<string>,
+  dropped: readonly string[],
+): RenamePlan {
+  const targets = new Set(renames.map(([, to]) => to));
+  const moved = new Map(dropped.filter((d) => targets.has(d)).map((d) => [d, `svc_dropped_${d}`]));
+  const first: (readonly [string, string])[] = [...moved];
+  const second: (readonly [string, string])[] = [];
+  for (const [from, to] of renames) {
+    if (existing.has(to) && !moved.has(to)) {
+      first.push([from, `svc_renaming_${from}`]);
+      second.push([`svc_renaming_${from}`, to]);
+    } else first.push([from, to]);
+  }
+  return { steps: [...first, ...second], dropName: (name) => moved.get(name) ?? name };
+}
+
+function tableRenames(changes: readonly TableChange[]): RenamePlan {
+  const renames = changes.flatMap((c) =>
+    c.kind === 'alter' && c.before.name !== c.after.name ? [[c.before.name, c.after.name] as const] : [],
+  );
+  const existing = new Set(
+    changes.flatMap((c) =>
+      c.kind === 'alter' || c.kind === 'drop' ? [c.kind === 'alter' ? c.before.name : c.table.name] : [],
+    ),
+  );
+  return renamePlan(
+    renames,
+    existing,
+    changes.flatMap((c) => (c.kind === 'drop' ? [c.table.name] : [])),
+  );
+}
+
+function columnRenames(before: StoredTable, columns: readonly ColumnChange[]): RenamePlan {
+  const renames = columns.flatMap((c) =>
+    c.kind === 'change' && c.aspects.has('name') ? [[c.before.name, c.after.name] as const] : [],
+  );
+  return renamePlan(
+    renames,
+    new Set(before.columns.map((c) => c.name)),
+    columns.flatMap((c) => (c.kind === 'drop' ? [c.column.name] : [])),
+  );
+}
+
+// --- SQLite ---------------------------------------------------------------------------------------
+
+function sqliteSql(changes: readonly TableChange[]): string {
+  const renames = tableRenames(changes);
+  const searches = rebuiltSearches(
+    changes,
+    (c) => c.columns.some((x) => !inPlaceOnSqlite(x)) || searchIndexChanged(c.before, c.after),
+  );
+  // A dropped table's search goes first too: its FTS table is not dropped with it.
+  const out = [
+    ...searches.flatMap((s) => dropSearch(s.before, 'sqlite')),
+    ...changes.flatMap((c) => (c.kind === 'drop' ? dropSearch(c.table, 'sqlite') : [])),
+  ];
+  out.push(...renames.steps.map(([from, to]) => renameTable(from, to)));
+  for (const c of changes)
+    if (c.kind === 'create') out.push(createTable(c.table, 'sqlite'), ...linkIndexes(c.table, 'sqlite'));
+  for (const c of changes) if (c.kind === 'alter') out.push(...alterSqlite(c.before, c.after, c.columns));
+  for (const c of changes) if (c.kind === 'drop') out.push(`drop table ${q(renames.dropName(c.table.name))};`);
+  out.push(
+    ...searchState([
+      ...changes.flatMap((c) => (c.kind === 'create' ? [c.table] : [])),
+      ...searches.map((s) => s.after),
+    ]),
+  );
+  for (const c of changes) if (c.kind === 'create') out.push(...createSearch(c.table, 'sqlite'));
+  out.push(...searches.flatMap((s) => createSearch(s.after, 'sqlite')));
+  return out.join('\n\n');
+}
+
+function renameTable(from: string, to: string): string {
+  return `alter table ${q(from)} rename to ${q(to)};`;
+}
+
+/** In place when ALTER TABLE can do every change, else one rebuild. */
+function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly ColumnChange[]): string[] {
+  if (columns.some((c) => !inPlaceOnSqlite(c))) return rebuild(after, columns);
+  const renames = columnRenames(before, columns);
+  const out = renames.steps.map(([from, to]) => `alter table ${q(after.name)} rename column ${q(from)} to ${q(to)};`);
+  // Link indexes are named after the table and column: a renamed table or column gets new ones.
+  const added = new Set(columns.flatMap((c) => (c.kind === 'add' ? [c.column.name] : [])));
+  for (const column of after.columns.filter((x) => x.references && !added.has(x.name))) {
+    const change = columns.find((x) => x.kind === 'change' && x.after.name === column.name);
+    const oldName = change?.kind === 'change' ? change.before.name : column.name;
+    if (before.name === after.name && oldName === column.name) continue;
+    out.push(
+      `drop index if exists ${q(linkIndexName(before.name, oldName, 'sqlite'))};`,
+      createLinkIndex(after.name, column.name, 'sqlite'),
+    );
+  }
+  for (const c of columns) {
+    if (c.kind === 'add') {
+      // Rows that exist get the default: a constant one as the column's DEFAULT, the time by an update.
+      const fill = c.column.fill;
+      const constant = fill.kind === 'literal' ? ` default ${literalSql(c.column, fill.value, 'sqlite')}` : '';
+      out.push(`alter table ${q(after.name)} add column ${addedColumnSqlite(c.column)}${constant};`);
+      if (fill.kind === 'now')
+        out.push(`update ${q(after.name)} set ${q(c.column.name)} = ${nowSql(c.column, 'sqlite')};`);
+      if (c.column.references) out.push(createLinkIndex(after.name, c.column.name, 'sqlite'));
+    }
+    if (c.kind === 'drop') out.push(`alter table ${q(after.name)} drop column ${q(renames.dropName(c.column.name))};`);
+  }
+  return out;
+}
+
+/** `add column` takes a column-level REFERENCES (a table-level FOREIGN KEY cannot be added). */
+function addedColumnSqlite(column: StoredColumn): string {
+  const ref = column.references;
+  return ref ? `${columnSql(column, 'sqlite')} ${referenceClause(ref)}` : columnSql(column, 'sqlite');
+}
+
+function inPlaceOnSqlite(c: ColumnChange): boolean {
+  const plain = (col: StoredColumn) => !col.primaryKey && !col.unique;
+  switch (c.kind) {
+    case 'add':
+      // A NOT NULL column needs a constant default; a foreign key column must default to null.
+      return plain(c.column) && (!c.column.notNull || (c.column.fill.kind === 'literal' && !c.column.references));
+    case 'drop':
+      // DROP COLUMN refuses indexed, unique, key and foreign key columns.
+      return plain(c.column) && !c.column.references;
+    case 'change':
+      // SQLite stores by affinity: varchar(50) and varchar(200), integer and bigint are one column type.
+      return [...c.aspects].every(
+        (a) => a === 'name' || a === 'documentPath' || (a === 'type' && sameOnSqlite(c.before, c.after)),
+      );
+  }
+}
+
+function sameOnSqlite(a: StoredColumn, b: StoredColumn): boolean {
+  return a.sqlite === b.sqlite && (a.type === 'boolean') === (b.type === 'boolean');
+}
+
+/** The 12-step procedure of https://www.sqlite.org/lang_altertable.html, less what the runner does (steps 1, 2, 10–12). */
+function rebuild(after: StoredTable, columns: readonly ColumnChange[]): string[] {
+  const temporary = `svc_new_${after.name}`;
+  const sourceOf = new Map<string, string>();
+  for (const c of columns) if (c.kind === 'change') sourceOf.set(c.after.name, c.before.name);
+  const added = new Set(columns.flatMap((c) => (c.kind === 'add' ? [c.column.name] : [])));
+  const values = after.columns.map((column) => {
+    if (added.has(column.name)) return fillSql(column, 'sqlite') ?? 'null';
+    const source = q(sourceOf.get(column.name) ?? column.name);
+    const fill = column.notNull ? fillSql(column, 'sqlite') : undefined;
+    return fill ? `coalesce(${source}, ${fill})` : source;
+  });
+  const guards = columns.flatMap((c) =>
+    c.kind === 'change' && c.aspects.has('type') && !sameOnSqlite(c.before, c.after)
+      ? conversionGuard(after, c.before, c.after)
+      : [],
+  );
+  return [
+    ...guards,
+    createTable(after, 'sqlite', temporary),
+    `insert into ${q(temporary)} (${after.columns.map((c) => q(c.name)).join(', ')})\n  select ${values.join(', ')} from ${q(after.name)};`,
+    ...(after.columns.some((c) => c.generated) ? keepKeyCounter(after.name, temporary) : []),
+    `drop table ${q(after.name)};`,
+    renameTable(temporary, after.name),
+    ...linkIndexes(after, 'sqlite'),
+  ];
+}
+
+/**
+ * SQLite would keep a value that does not convert (the text "a dozen" in an integer column, read
+ * back as nothing): the migration fails instead, as PostgreSQL's cast does, naming the field in
+ * the failed CHECK. Values that convert are copied and take the new column's type.
+ */
+function conversionGuard(table: StoredTable, before: StoredColumn, after: StoredColumn): string[] {
+  const value = q(before.name);
+  const fits: Partial<Record<string, string>> = {
+    integer: `cast(${value} as integer) = ${value}`,
+    real: `cast(${value} as real) = ${value}`,
+  };
+  const json =
+    after.type === 'list' ? `json_valid(${value}) and json_type(${value}) = 'array'` : `json_valid(${value})`;
+  const condition =
+    after.type === 'boolean'
+      ? `${value} in (0, 1)`
+      : after.sqlite === 'text' && ['list', 'dict', 'pickle'].includes(after.type)
+        ? json
+        : fits[after.sqlite];
+  if (!condition) return [];
+  const rule = `${table.model}.${after.name}: a stored value does not convert to ${after.type}`;
+  return [
+    `create temp table "svc_conversion_check" ("ok" integer constraint ${q(rule)} check ("ok"));`,
+    `insert into "svc_conversion_check" select 0 from ${q(table.name)} where ${value} is not null and not (${condition}) limit 1;`,
+    `drop table "svc_conversion_check";`,
+  ];
+}
+
+/**
+ * AUTOINCREMENT never gives a key twice, because sqlite_sequence remembers the highest one ever
+ * given: the new table takes over the old one's, or a row deleted before the rebuild would see
+ * its key given again (to a new row, which old links and URLs would then reach). The rename that
+ * follows carries the entry over to the table's name.
+ */
+function keepKeyCounter(table: string, temporary: string): string[] {
+  return [
+    `delete from sqlite_sequence where name = ${sqlString(temporary)};`,
+    `insert into sqlite_sequence (name, seq) select ${sqlString(temporary)}, seq from sqlite_sequence where name = ${sqlString(table)};`,
+  ];
+}
+
+// --- PostgreSQL -----------------------------------------------------------------------------------
+
+function postgresSql(changes: readonly TableChange[]): string {
+  const searches = rebuiltSearches(changes, vectorSourceChanged);
+  // Vectors go before the columns they are made from change (by the table's name before the migration).
+  const out: string[] = searches.flatMap((s) => dropSearch(s.before, 'postgres'));
+  const constraints: string[] = [];
+  const renames = tableRenames(changes);
+  // A table moved aside to be dropped gives up its index names first.
+  for (const c of changes) {
+    if (c.kind === 'drop' && renames.dropName(c.table.name) !== c.table.name)
+      out.push(
+        ...c.table.columns
+          .filter((x) => x.references)
+          .map((x) => `drop index if exists ${q(linkIndexName(c.table.name, x.name, 'postgres'))};`),
+      );
+  }
+  out.push(...renames.steps.map(([from, to]) => renameTable(from, to)));
+  for (const c of changes) {
+    if (c.kind !== 'alter' || c.before.name === c.after.name) continue;
+    for (const col of c.before.columns.filter((x) => x.references))
+      out.push(
+        `alter index if exists ${q(linkIndexName(c.before.name, col.name, 'postgres'))} rename to ${q(linkIndexName(c.after.name, col.name, 'postgres'))};`,
+      );
+  }
+  for (const c of changes) if (c.kind === 'create') out.push(createTable(c.table, 'postgres'));
+  for (const c of changes)
+    if (c.kind === 'alter') out.push(...alterPostgres(c.before, c.after, c.columns, constraints));
+  for (const c of changes)
+    if (c.kind === 'create')
+      constraints.push(
+        ...c.table.columns.filter((x) => x.references).map((x) => addReference(c.table.name, x)),
+        ...linkIndexes(c.table, 'postgres'),
+      );
+  out.push(...constraints);
+  const dropped = changes.filter((c) => c.kind === 'drop').map((c) => q(renames.dropName(c.table.name)));
+  if (dropped.length) out.push(`drop table ${dropped.join(', ')};`);
+  const searched = [...changes.flatMap((c) => (c.kind === 'create' ? [c.table] : [])), ...searches.map((s) => s.after)];
+  out.push(...searchFunctions(searched), ...searched.flatMap((t) => createSearch(t, 'postgres')));
+  return out.join('\n\n');
+}
+
+function alterPostgres(
+  old: StoredTable,
+  table: StoredTable,
+  columns: readonly ColumnChange[],
+  constraints: string[],
+): string[] {
+  const t = q(table.name);
+  const renames = columnRenames(old, columns);
+  // A column moved aside to be dropped gives up its index name first.
+  const out = columns.flatMap((c) =>
+    c.kind === 'drop' && c.column.references && renames.dropName(c.column.name) !== c.column.name
+      ? [`drop index if exists ${q(linkIndexName(table.name, c.column.name, 'postgres'))};`]
+      : [],
+  );
+  out.push(...renames.steps.map(([from, to]) => `alter table ${t} rename column ${q(from)} to ${q(to)};`));
+  for (const c of columns) {
+    if (c.kind === 'change' && c.aspects.has('name') && c.before.references)
+      out.push(
+        `alter index if exists ${q(linkIndexName(table.name, c.before.name, 'postgres'))} rename to ${q(linkIndexName(table.name, c.after.name, 'postgres'))};`,
+      );
+  }
+  for (const c of columns) {
+    if (c.kind !== 'change') continue;
+    const { before, after, aspects } = c;
+    const col = q(after.name);
+    if (aspects.has('reference') && before.references) out.push(dropConstraints(table.name, after.name, 'f'));
+    if (aspects.has('notUnique')) out.push(dropConstraints(table.name, after.name, 'u'));
+    if (aspects.has('type')) out.push(alterType(t, col, before, after));
+    if (aspects.has('notNull')) {
+      const fill = fillSql(after, 'postgres');
+      if (fill) out.push(`update ${t} set ${col} = ${fill} where ${col} is null;`);
+      out.push(`alter table ${t} alter column ${col} set not null;`);
+    }
+    if (aspects.has('nullable')) out.push(`alter table ${t} alter column ${col} drop not null;`);
+    if (aspects.has('unique')) out.push(addUnique(table.name, after.name));
+    if (aspects.has('reference') && after.references) {
+      constraints.push(addReference(table.name, after));
+      if (!before.references) constraints.push(createLinkIndex(table.name, after.name, 'postgres'));
+    }
+    if (aspects.has('reference') && !after.references)
+      out.push(`drop index if exists ${q(linkIndexName(table.name, after.name, 'postgres'))};`);
+  }
+  for (const c of columns) {
+    if (c.kind !== 'add') continue;
+    const column = c.column;
+    const fill = fillSql(column, 'postgres');
+    // Added without NOT NULL, filled, then constrained: rows that exist get the fill.
+    out.push(`alter table ${t} add column ${columnSql({ ...column, notNull: false, unique: false }, 'postgres')};`);
+    if (fill) out.push(`update ${t} set ${q(column.name)} = ${fill};`);
+    if (column.notNull) out.push(`alter table ${t} alter column ${q(column.name)} set not null;`);
+    if (column.unique) out.push(addUnique(table.name, column.name));
+    if (column.references)
+      constraints.push(addReference(table.name, column), createLinkIndex(table.name, column.name, 'postgres'));
+  }
+  for (const c of columns)
+    if (c.kind === 'drop') out.push(`alter table ${t} drop column ${q(renames.dropName(c.column.name))};`);
+  return out;
+}
+
+/**
+ * Text to text converts as an assignment would, which refuses a value that is too long (an
+ * explicit cast would cut it short); other conversions need the explicit cast.
+ */
+function alterType(table: string, column: string, before: StoredColumn, after: StoredColumn): string {
+  const text = (t: string) => t === 'text' || t.startsWith('varchar(');
+  const using = text(before.postgres) && text(after.postgres) ? '' : ` using ${column}::${after.postgres}`;
+  return `alter table ${table} alter column ${column} type ${after.postgres}${using};`;
+}
+
+/** Constraints added by migrations are left for PostgreSQL to name (a renamed column's may still hold the name). */
+function addUnique(table: string, column: string): string {
+  return `alter table ${q(table)} add unique (${q(column)});`;
+}
+
+function addReference(table: string, column: StoredColumn): string {
+  return `alter table ${q(table)} add ${foreignKeyClause(column)};`;
+}
+
+/** Drops the one-column constraints of `kind` (`f` foreign key, `u` unique) on a column, whatever their names. */
+function dropConstraints(table: string, column: string, kind: 'f' | 'u'): string {
+  const relation = `'${q(table).replace(/'/g, "''")}'::regclass`;
+  return [
+    'do $$ declare name text; begin',
+    `  for name in select c.conname from pg_constraint c join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1]`,
+    `    where c.conrelid = ${relation} and c.contype = '${kind}' and cardinality(c.conkey) = 1 and a.attname = ${sqlString(column)}`,
+    `  loop execute format('alter table %I drop constraint %I', ${sqlString(table)}, name); end loop;`,
+    'end $$;',
+  ].join('\n');
+}
+
+// --- values ---------------------------------------------------------------------------------------
+
+/** What rows without a value get, as SQL; undefined when nothing is known (a callable default). */
+function fillSql(column: StoredColumn, dialect: Dialect): string | undefined {
+  const fill = column.fill;
+  if (fill.kind === 'literal') return literalSql(column, fill.value, dialect);
+  if (fill.kind === 'now') return nowSql(column, dialect);
+  return undefined;
+}
+
+function nowSql(column: StoredColumn, dialect: Dialect): string {
+  if (dialect === 'postgres')
+    return column.type === 'date' ? 'current_date' : column.type === 'time' ? 'localtime(0)' : 'now()';
+  const format = column.type === 'date' ? '%Y-%m-%d' : column.type === 'time' ? '%H:%M:%S' : '%Y-%m-%dT%H:%M:%SZ';
+  return `strftime('${format}', 'now')`;
+}
+
+function literalSql(column: StoredColumn, value: Literal, dialect: Dialect): string {
+  if (typeof value === 'boolean') return dialect === 'sqlite' ? (value ? '1' : '0') : String(value);
+  if (typeof value === 'number') return String(value);
+  const text =
+    typeof value === 'string' && !['list', 'dict', 'pickle'].includes(column.type) ? value : JSON.stringify(value);
+  return column.postgres === 'jsonb' && dialect === 'postgres' ? `${sqlString(text)}::jsonb` : sqlString(text);
+}
+
+function sqlString(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}

@@ -1,0 +1,65 @@
+/**
+ * The models and their storage: one module per model (types, fields, request bodies), its
+ * repository's type, the registry of every model, the database that opens them, and the user's
+ * stub of each callable default (`{{name}}`) the schemas name.
+ */
+import type { ServiceIR } from '../../ir/types.js';
+import { planned, type Artifact, type PlannedFile } from '../artifact.js';
+import { camel, defaultModule, modelNames } from '../shared/names.js';
+import { templateSource as template, type DefaultStubView } from '../views.js';
+import { modelView } from './model-file.js';
+import { modelsView } from './views.js';
+
+export const models: Artifact = {
+  name: 'models',
+  files: async ({ ir, types }) => [
+    planned('src/models/index.ts', 'Every model of the service.', template('models-index.ts', modelsView(ir))),
+    planned(
+      'src/db/index.ts',
+      'Opens the database named in service.ini, migrates it, and gives the repositories of every model.',
+      template('db.ts', modelsView(ir)),
+    ),
+    ...(
+      await Promise.all(
+        ir.models.map(async (model): Promise<PlannedFile[]> => {
+          const names = modelNames(model);
+          return [
+            planned(
+              `src/models/${names.file}.ts`,
+              `The ${model.name} model: its types, fields and request bodies.`,
+              template('model.ts', await modelView(ir, model, types)),
+            ),
+            planned(
+              `src/repositories/${names.file}.ts`,
+              `The type of the ${model.name} repository.`,
+              template('repository.ts', { name: model.name, ...names }),
+            ),
+          ];
+        }),
+      )
+    ).flat(),
+    ...defaultStubs(ir),
+  ],
+};
+
+function defaultStubs(ir: ServiceIR): PlannedFile[] {
+  return ir.userCode.callables.map((callable) =>
+    planned(
+      `src/${defaultModule(callable.name)}.ts`,
+      `The {{${callable.name}}} default value.`,
+      template('default-stub.ts', defaultStubView(callable.name, callable.usedBy)),
+      'user',
+    ),
+  );
+}
+
+function defaultStubView(
+  name: string,
+  usedBy: readonly { readonly model: string; readonly field?: string }[],
+): DefaultStubView {
+  return {
+    placeholder: `{{${name}}}`,
+    functionName: camel(name),
+    usedBy: usedBy.map((u) => `${u.model}.${u.field ?? '?'}`).join(', '),
+  };
+}

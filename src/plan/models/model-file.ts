@@ -1,0 +1,260 @@
+/**
+ * The view of `src/models/<model>.ts`: the model's TypeScript types (from JSON Schema: ts-types.ts,
+ * or json-schema-to-typescript for what that does not print), its `defineModel` spec and the JSON
+ * Schemas of its request bodies and of the object as answers show it.
+ */
+import type { Field, Model, Relationship, Route, ServiceIR, ValueSource } from '../../ir/types.js';
+import { isSecretField, type FieldTypes } from '../shared/field-types.js';
+import { shownObjectSchema } from '../openapi/schemas.js';
+import { literal, raw } from '../shared/literal.js';
+import { camel, defaultModule, modelNames, withArticle } from '../shared/names.js';
+import { searchFields } from '../shared/search.js';
+import { interfaceSource } from '../shared/ts-types.js';
+
+export interface ModelView {
+  readonly name: string;
+  /** "a Story", "an Item". */
+  readonly article: string;
+  readonly variable: string;
+  readonly bodies: string;
+  readonly response: string;
+  readonly page: string;
+  /** The JSON Schema of the object as answers show it (the OpenAPI document's, with embedded objects as plain objects). */
+  readonly responseSchema: string;
+  readonly usesNow: boolean;
+  readonly defaultImports: readonly { readonly name: string; readonly from: string }[];
+  /** TypeScript declarations of the record, create and update types. */
+  readonly types: string;
+  readonly spec: string;
+  /** The JSON Schemas of the body properties, shared by the three bodies. */
+  readonly properties: string;
+  readonly propertiesVariable: string;
+  readonly requiredOnCreate: string;
+}
+
+type Schema = Record<string, unknown>;
+
+/** A TypeScript type of a model, as a JSON Schema of an object. */
+export interface TypeDeclaration {
+  readonly name: string;
+  readonly description: string;
+  readonly schema: Schema;
+}
+
+/** The record, create and update types of a model. */
+export function typeDeclarations(model: Model, types: FieldTypes): readonly TypeDeclaration[] {
+  const names = modelNames(model);
+  const schemas = new Map(model.fields.map((f) => [f.name, types.valueSchema(model, f)]));
+  const writable = model.fields.filter((f) => !f.generated && f.type !== 'foreign_key');
+  return [
+    {
+      name: model.name,
+      description: `${model.title ?? withArticle(model.name)}, as the repositories return it (${model.schemaFile}).`,
+      schema: objectSchema(model.fields, schemas, model.fields),
+    },
+    {
+      name: names.create,
+      description: `The data that creates ${withArticle(model.name)}.`,
+      schema: objectSchema(
+        writable,
+        schemas,
+        writable.filter((f) => f.requiredOnCreate),
+      ),
+    },
+    {
+      name: names.update,
+      description: `The data that updates ${withArticle(model.name)}: only the fields to change.`,
+      schema: objectSchema(writable, schemas, []),
+    },
+  ];
+}
+
+export async function modelView(ir: ServiceIR, model: Model, types: FieldTypes): Promise<ModelView> {
+  const names = modelNames(model);
+  const declarations = await Promise.all(typeDeclarations(model, types).map(declarationSource));
+  const callables = model.fields
+    .flatMap((f) => [f.default, f.onUpdate])
+    .filter((v): v is Extract<ValueSource, { kind: 'callable' }> => v?.kind === 'callable');
+  return {
+    name: model.name,
+    article: withArticle(model.name),
+    variable: names.variable,
+    bodies: names.bodies,
+    response: names.response,
+    page: names.page,
+    responseSchema: literal(
+      shownObjectSchema(types, model, (target) => ({ type: 'object', description: `the ${target}, embedded` })),
+    ),
+    usesNow: model.fields.some((f) => f.default?.kind === 'now' || f.onUpdate?.kind === 'now'),
+    defaultImports: [...new Set(callables.map((c) => c.name))]
+      .sort()
+      .map((name) => ({ name: camel(name), from: `../${defaultModule(name)}.js` })),
+    types: declarations.join('\n\n'),
+    spec: literal(modelSpec(ir, model, types)),
+    // Every field is listed, so that a foreign key or generated key in a body gets its own message
+    // (the route explains what to send instead) rather than "not a field".
+    properties: literal(Object.fromEntries(model.fields.map((f) => [f.name, types.bodySchema(model, f)]))),
+    propertiesVariable: `${camel(model.name)}Properties`,
+    requiredOnCreate: literal(model.fields.filter((f) => f.requiredOnCreate).map((f) => f.name)),
+  };
+}
+
+function objectSchema(
+  fields: readonly Field[],
+  schemas: ReadonlyMap<string, Schema>,
+  required: readonly Field[],
+): Schema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: required.map((f) => f.name),
+    properties: Object.fromEntries(fields.map((f) => [f.name, schemas.get(f.name)!])),
+  };
+}
+
+/** The declaration of a type: printed here where ts-types.ts can, else by json-schema-to-typescript (loaded only then). */
+async function declarationSource(declaration: TypeDeclaration): Promise<string> {
+  const { name, description, schema } = declaration;
+  return interfaceSource(name, description, schema) ?? compiledType(declaration);
+}
+
+/** json-schema-to-typescript's declaration of a type. */
+export async function compiledType({ name, description, schema }: TypeDeclaration): Promise<string> {
+  const { compile } = await import('json-schema-to-typescript');
+  const text = await compile({ ...schema, description }, name, {
+    bannerComment: '',
+    format: false,
+    additionalProperties: false,
+    unknownAny: true,
+    declareExternallyReferenced: true,
+    strictIndexSignatures: false,
+  });
+  return text.trim();
+}
+
+function modelSpec(ir: ServiceIR, model: Model, types: FieldTypes): Record<string, unknown> {
+  return {
+    name: model.name,
+    table: model.table,
+    primaryKey: model.primaryKey,
+    fields: model.fields.map((f) => fieldSpec(model, f, types)),
+    relations: model.relationships.map((r) => ({
+      name: r.name,
+      target: r.target,
+      cardinality: r.cardinality,
+      inverse: r.inverse,
+      foreignKey: r.foreignKey.field,
+      local: holdsKey(model, r),
+      onDelete: r.onDelete,
+    })),
+    nestedRelationships: [...model.nestedRelationships],
+    nestingDepth: model.nestingDepth,
+    publicFields: model.publicFields ? [...model.publicFields] : null,
+    authFields: model.authFields ? [...model.authFields] : null,
+    hiddenFields: [...model.hiddenFields],
+    searchFields: searchFields(model).map((f) => f.name),
+    aclRoute: aclRoute(ir, model),
+    selfPath: raw(selfPath(ir, model)),
+  };
+}
+
+/**
+ * The side of a relationship whose table has the foreign key column, as its own value: a to-one
+ * side on the model with the column. In a self-reference both sides are that model; the column
+ * is the to-one side's (the backref's, for a one-to-one).
+ */
+export function holdsKey(model: Model, relationship: Relationship): boolean {
+  if (relationship.foreignKey.model !== model.name || relationship.cardinality !== 'one') return false;
+  return relationship.target !== model.name || !relationship.declared;
+}
+
+function fieldSpec(model: Model, field: Field, types: FieldTypes): Record<string, unknown> {
+  const relation =
+    field.type === 'relationship'
+      ? field.relationship
+      : field.type === 'foreign_key'
+        ? field.foreignKey?.relationship
+        : null;
+  return {
+    name: field.name,
+    type: field.type,
+    storage: types.storage(model, field),
+    column: field.type === 'relationship' ? null : field.name,
+    primaryKey: field.primaryKey,
+    generated: field.generated,
+    required: field.required,
+    requiredOnCreate: field.requiredOnCreate,
+    writable: !field.generated && field.type !== 'foreign_key',
+    default: valueFunction(field.default),
+    onUpdate: valueFunction(field.onUpdate),
+    relation: relation ?? undefined,
+    itemType: field.itemType ?? undefined,
+    choices: field.choices ? [...field.choices] : undefined,
+    scale: field.type === 'decimal' ? (field.scale ?? undefined) : undefined,
+    range: types.integerRange(model, field) ?? undefined,
+    // A one-to-one link is unique too (the SQL migrations say the same; the document engine makes indexes of it).
+    unique: (field.unique || types.isOneToOneLink(model, field)) && !field.primaryKey ? true : undefined,
+    // The user's password is stored as an argon2id hash and never returned.
+    secret: isSecretField(model, field) ? true : undefined,
+  };
+}
+
+/** A default as a function: literals are rebuilt on every call, so no two objects share a list. */
+function valueFunction(source: ValueSource | null): unknown {
+  if (!source) return undefined;
+  switch (source.kind) {
+    case 'literal':
+      return raw(`() => (${literal(source.value)})`);
+    case 'now':
+      return raw('now');
+    case 'callable':
+      return raw(camel(source.name));
+  }
+}
+
+/**
+ * `_self` of an object: its own item route when it has one at the top level; else a nested item
+ * or singular route whose parent key the object holds; else none (the request's URL is used).
+ */
+function selfPath(ir: ServiceIR, model: Model): string {
+  const routes = ir.routes.filter((r) => r.model === model.name && (r.kind === 'item' || r.kind === 'singular'));
+  const top = routes.find((r) => r.kind === 'item' && !r.parent);
+  if (top) return `(record) => ${pathExpression(top, { [top.itemParam!]: model.primaryKey })}`;
+  for (const route of routes) {
+    const parentModel = ir.models.find((m) => m.name === route.parent?.model);
+    const link = parentModel?.relationships.find((r) => r.name === route.parent!.field);
+    const inverse = model.relationships.find((r) => r.name === link?.inverse);
+    if (!route.parent || !inverse || inverse.cardinality !== 'one') continue;
+    const params: Record<string, string> = { [route.parent.param]: inverse.name };
+    if (route.itemParam) params[route.itemParam] = model.primaryKey;
+    // Deeper routes need keys of grandparents, which the object does not hold.
+    if (route.path.split('/').some((s) => s.startsWith(':') && !(s.slice(1) in params))) continue;
+    return `(record) => (record.${inverse.name} == null ? null : ${pathExpression(route, params)})`;
+  }
+  return '() => null';
+}
+
+/**
+ * The route whose x-ACL says who may view or change the model's objects anywhere (embedded in
+ * another's answer, re-linked by another's write): the top-level item route, else the top-level
+ * collection, else the first route serving it.
+ */
+function aclRoute(ir: ServiceIR, model: Model): { kind: 'item' | 'collection'; acl: string | null } | null {
+  const serving = ir.routes.filter((r) => r.model === model.name && r.kind !== 'attribute');
+  const route =
+    serving.find((r) => r.kind === 'item' && !r.parent) ??
+    serving.find((r) => r.kind === 'collection' && !r.parent) ??
+    serving[0];
+  if (!route) return null;
+  return { kind: route.kind === 'collection' ? 'collection' : 'item', acl: route.acl };
+}
+
+/** `/users/:username/profile` → a template literal filling each parameter from a record field. */
+function pathExpression(route: Route, params: Readonly<Record<string, string>>): string {
+  const parts = route.path.split('/').map((segment) => {
+    if (!segment.startsWith(':')) return segment.replace(/[`$\\]/g, (c) => `\\${c}`);
+    const field = params[segment.slice(1)];
+    return field === undefined ? segment : `\${encodeURIComponent(String(record.${field}))}`;
+  });
+  return `\`${parts.join('/')}\``;
+}

@@ -1,0 +1,167 @@
+/**
+ * The generated README: how to run the service, its routes, objects, query language, writing,
+ * errors and authentication. Plain data for templates/project/README.md.hbs.
+ */
+import type { Field, Model, ServiceIR } from '../../ir/types.js';
+import { QUERY_OPERATORS } from '../../../runtime/src/lib/query-operators.js';
+import { modelNames, withArticle } from '../shared/names.js';
+import { searchFields } from '../shared/search.js';
+
+// --- README ---------------------------------------------------------------------------------------
+
+/** What the values of each kind of operator look like in the README's table. */
+const SAMPLE_VALUES = { one: 'value', list: 'a,b', text: 'text', boolean: 'true' } as const;
+const TAKES = {
+  one: ' (one value)',
+  list: ' (comma-separated, or the parameter repeated)',
+  text: ' (commas are part of the text)',
+  boolean: '',
+} as const;
+
+/** The README's table of filter operators: the runtime's own table (runtime/src/lib/query-operators.ts). */
+function queryOperatorRows() {
+  return QUERY_OPERATORS.map((op) => ({
+    parameter: `field${op.suffix === '' ? '' : `__${op.suffix}`}=${SAMPLE_VALUES[op.takes]}`,
+    meaning: `${op.meaning}${TAKES[op.takes]}`,
+  }));
+}
+
+export function readmeView(ir: ServiceIR) {
+  return {
+    operators: queryOperatorRows(),
+    title: md(ir.title),
+    basePath: ir.basePath || '/',
+    healthPath: `${ir.basePath}/health`,
+    documentation: ir.documentation.map((d) => ({ title: md(d.title), content: d.content.trim() })),
+    routes: ir.routes.flatMap((route) =>
+      route.operations
+        .filter((o) => o.method !== 'HEAD')
+        .map((o) => ({
+          method: o.method,
+          path: cell(`${ir.basePath}${route.ramlPath}`),
+          action: o.action,
+          description: cell(o.description ?? routeSummary(route.kind, route.model, o.action)),
+        })),
+    ),
+    models: ir.models
+      .filter((m) => !m.internal)
+      .map((m) => ({
+        name: m.name,
+        table: m.table,
+        schemaFile: cell(m.schemaFile),
+        primaryKey: m.primaryKey,
+        fields: m.fields.map((f) => ({ name: f.name, type: cell(fieldType(m, f)), rules: cell(rules(f)) })),
+        searched: searchFields(m)
+          .map((f) => `\`${f.name}\``)
+          .join(', '),
+      })),
+    example: exampleCollection(ir),
+    auth: readmeAuth(ir),
+    custom: {
+      handlers: ir.userCode.handlers.map((h) => ({
+        name: h.name,
+        uses: cell(h.usedBy.map((u) => `${u.event} of ${u.model}`).join(', ')),
+      })),
+      processors: ir.userCode.processors.map((p) => ({
+        name: p.name,
+        uses: cell(p.usedBy.map((u) => `${u.model}.${u.field}`).join(', ')),
+      })),
+      exampleRepository: modelNames(ir.models.find((m) => !m.internal) ?? { name: 'Item' }).property,
+    },
+  };
+}
+
+function readmeAuth(ir: ServiceIR) {
+  const auth = ir.auth;
+  if (!auth) return null;
+  const usersRoute = ir.routes.find((r) => r.model === auth.userModel && r.kind === 'item' && r.parent === null);
+  return {
+    schemes: [auth.ticket ? 'cookie logins (x-Ticket)' : null, auth.apiKey ? 'API tokens (x-ApiKey)' : null]
+      .filter(Boolean)
+      .join(' and '),
+    secretSetting: auth.ticket?.secretSetting ?? null,
+    ticket: auth.ticket !== null,
+    cookieName: auth.ticket?.cookieName ?? '',
+    apiKey: auth.apiKey !== null,
+    usersPath: usersRoute ? usersRoute.ramlPath.split('/')[1] : 'users',
+    principals: ir.userCode.principals.length > 0,
+    placeholder: '{{name}}',
+  };
+}
+
+/** The first top-level collection that takes POST, for the README's curl examples. */
+function exampleCollection(ir: ServiceIR) {
+  const route = ir.routes.find(
+    (r) => r.kind === 'collection' && !r.parent && r.operations.some((o) => o.action === 'create'),
+  );
+  const model = route && ir.models.find((m) => m.name === route.model);
+  return route && model ? { path: `${ir.basePath}${route.ramlPath}`, sortField: model.primaryKey } : null;
+}
+
+/** A one-line summary of what an action does on a route, for the README and the OpenAPI document. */
+export function routeSummary(kind: string, model: string, action: string): string {
+  const what: Record<string, string> = {
+    index: kind === 'attribute' ? 'read the field' : `list ${model} objects`,
+    create: kind === 'attribute' ? 'merge into the field' : `create ${withArticle(model)}`,
+    update_many: `change the ${model} objects the filters select`,
+    delete_many: `delete the ${model} objects the filters select`,
+    show: `read ${withArticle(model)}`,
+    update: `change fields of ${withArticle(model)}`,
+    replace: `replace ${withArticle(model)}`,
+    delete: `delete ${withArticle(model)}`,
+    collection_options: 'list the allowed methods',
+    item_options: 'list the allowed methods',
+  };
+  const text = what[action] ?? action;
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function fieldType(model: Model, field: Field): string {
+  if (field.type === 'relationship') {
+    const r = model.relationships.find((x) => x.name === field.name)!;
+    return r.cardinality === 'many' ? `keys of ${r.target}` : `key of ${r.target}`;
+  }
+  if (field.type === 'foreign_key')
+    return `foreign key → ${field.foreignKey!.model}.${field.foreignKey!.column} (read-only)`;
+  if (field.type === 'list') return `list of ${field.itemType ?? 'string'}`;
+  return field.type;
+}
+
+function characters(count: number): string {
+  return count === 1 ? '1 character' : `${count} characters`;
+}
+
+function rules(field: Field): string {
+  const parts: string[] = [];
+  if (field.primaryKey) parts.push('primary key');
+  if (field.generated) parts.push('set by the service');
+  if (field.requiredOnCreate) parts.push('required');
+  if (field.unique) parts.push('unique');
+  if (field.minLength !== null) parts.push(`at least ${characters(field.minLength)}`);
+  if (field.maxLength !== null) parts.push(`at most ${characters(field.maxLength)}`);
+  if (field.minValue !== null) parts.push(`≥ ${field.minValue}`);
+  if (field.maxValue !== null) parts.push(`≤ ${field.maxValue}`);
+  if (field.choices) parts.push(`one of ${field.choices.map((c) => JSON.stringify(c)).join(', ')}`);
+  if (field.default)
+    parts.push(
+      `default ${field.default.kind === 'literal' ? JSON.stringify(field.default.value) : field.default.kind === 'now' ? 'now' : `{{${field.default.name}}}`}`,
+    );
+  if (field.onUpdate)
+    parts.push(
+      `on update ${field.onUpdate.kind === 'literal' ? JSON.stringify(field.onUpdate.value) : field.onUpdate.kind === 'now' ? 'now' : `{{${field.onUpdate.name}}}`}`,
+    );
+  if (field.helpText) parts.push(field.helpText);
+  return parts.join('; ');
+}
+
+/** Text in a Markdown table cell: no line breaks, no column separators. */
+function cell(text: string): string {
+  return md(text).replace(/\|/g, '\\|');
+}
+
+function md(text: string): string {
+  return text
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/</g, '&lt;')
+    .trim();
+}

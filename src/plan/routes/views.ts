@@ -1,0 +1,236 @@
+/**
+ * The view of `src/routes/<group>.ts`: one Fastify plugin per top-level resource, registering
+ * every route below it with its actions (index, create, show, update, …; see the generated
+ * README) and the 405/OPTIONS completion.
+ */
+import type { Action, Model, Operation, Route, ServiceIR } from '../../ir/types.js';
+import { isSafeIdentifier } from '../../ir/naming.js';
+import type { FieldTypes } from '../shared/field-types.js';
+import { commentText, literal, quote, raw } from '../shared/literal.js';
+import { camel, groupOf, kebab, modelNames, routeGroupNames, withArticle } from '../shared/names.js';
+
+export interface RoutesView {
+  readonly doc: string;
+  readonly plugin: string;
+  readonly imports: readonly { readonly names: string; readonly from: string }[];
+  readonly routes: readonly RouteView[];
+}
+
+export interface RouteView {
+  readonly comment: string;
+  readonly variable: string;
+  readonly spec: string;
+  readonly path: string;
+  readonly handlers: readonly HandlerView[];
+  readonly allowed: string;
+}
+
+/** `app.<method>(path, { schema, preValidation }, handler)`. */
+export interface HandlerView {
+  readonly method: string;
+  /** The Fastify schema's parts (`params`, `querystring`, `body`, `response`), each as source text. */
+  readonly schema: readonly { readonly part: string; readonly value: string }[];
+  /** Whether the request is authorized before its body is validated (`preValidation`), so a caller who may not write learns nothing from validation errors. */
+  readonly guard: boolean;
+  readonly handler: string;
+}
+
+/** Action → the handler of `actionsFor` that serves it (OPTIONS and HEAD are completed by routing). */
+const HANDLER: Partial<Record<Action, string>> = {
+  index: 'index',
+  create: 'create',
+  update_many: 'updateMany',
+  delete_many: 'deleteMany',
+  show: 'show',
+  update: 'update',
+  replace: 'replace',
+  delete: 'delete',
+};
+
+/** Which request body each action validates against (the model's `create`/`update`/`replace`). */
+const BODY: Partial<Record<Action, 'create' | 'update' | 'replace'>> = {
+  create: 'create',
+  update: 'update',
+  replace: 'replace',
+  update_many: 'update',
+};
+
+/** The query parameters each action takes (lib/http/schemas.ts); the others take none that matter. */
+const QUERY: Partial<Record<Action, string>> = { index: 'listQuery', show: 'itemQuery' };
+
+/** What each action answers with: its status and the schema (`page`/`response`: the model's, from its file). */
+const ANSWER: Partial<Record<Action, readonly [number, 'page' | 'response' | 'statusAnswer']>> = {
+  index: [200, 'page'],
+  show: [200, 'response'],
+  create: [201, 'response'],
+  update: [200, 'response'],
+  replace: [200, 'response'],
+  delete: [200, 'statusAnswer'],
+  update_many: [200, 'statusAnswer'],
+  delete_many: [200, 'statusAnswer'],
+};
+
+export function routeGroups(ir: ServiceIR): Map<string, Route[]> {
+  const groups = new Map<string, Route[]>();
+  for (const route of ir.routes) {
+    const group = groupOf(route);
+    groups.set(group, [...(groups.get(group) ?? []), route]);
+  }
+  return groups;
+}
+
+export function routesView(ir: ServiceIR, group: string, routes: readonly Route[], types: FieldTypes): RoutesView {
+  const models = new Map(ir.models.map((m) => [m.name, m]));
+  // Attribute routes answer with a field's value: they use none of the model's or the shared schemas.
+  const actionsOf = (model?: string) =>
+    routes
+      .filter((r) => r.kind !== 'attribute' && (model === undefined || r.model === model))
+      .flatMap((r) => servedOperations(r).map((o) => o.action));
+  const used = [...new Set(routes.flatMap((r) => (r.parent ? [r.model, r.parent.model] : [r.model])))].sort();
+  const imports = [
+    { names: sharedSchemaNames(routes, actionsOf()), from: '../lib/http/schemas.js' },
+    ...used.map((name) => ({
+      names: modelImportNames(name, actionsOf(name)),
+      from: `../models/${modelNames({ name }).file}.js`,
+    })),
+  ];
+  // Route variables must not shadow the plugin's own names or the imports.
+  const plugin = routeGroupNames(group).plugin;
+  const taken = new Set<string>(['app', plugin, 'actionsFor', 'completeRoute', ...imports.flatMap((i) => i.names)]);
+  return {
+    doc: commentText(`Routes below /${group}.`),
+    plugin,
+    imports: imports.filter((i) => i.names.length).map((i) => ({ names: i.names.join(', '), from: i.from })),
+    routes: routes.map((route) =>
+      routeView(route, models.get(route.model)!, uniqueName(variableOf(route), taken), types),
+    ),
+  };
+}
+
+/** What a route file takes from a model's file: the model, and the schemas its handlers use. */
+function modelImportNames(model: string, actions: readonly Action[]): string[] {
+  const names = modelNames({ name: model });
+  return [
+    names.variable,
+    ...(actions.some((a) => BODY[a]) ? [names.bodies] : []),
+    ...(actions.some((a) => ANSWER[a]?.[1] === 'response') ? [names.response] : []),
+    ...(actions.includes('index') ? [names.page] : []),
+  ];
+}
+
+/** What a route file takes from lib/http/schemas.ts. */
+function sharedSchemaNames(routes: readonly Route[], actions: readonly Action[]): string[] {
+  const names = new Set<string>();
+  if (routes.some((r) => pathParameterNames(r).length)) names.add('pathParams');
+  for (const action of actions) {
+    const query = QUERY[action];
+    if (query) names.add(query);
+    if (ANSWER[action]?.[1] === 'statusAnswer') names.add('statusAnswer');
+  }
+  return [...names].sort();
+}
+
+/** The operations a route registers a handler for (OPTIONS and HEAD are completed by routing). */
+function servedOperations(route: Route): readonly Operation[] {
+  return route.operations.filter((o) => HANDLER[o.action] && o.method !== 'HEAD');
+}
+
+function routeView(route: Route, model: Model, variable: string, types: FieldTypes): RouteView {
+  const served = servedOperations(route);
+  const methods = [...new Set(route.operations.map((o) => o.method))].sort();
+  return {
+    comment: commentText(`${methods.join(', ')} ${route.ramlPath} — ${describe(route)}`),
+    variable,
+    spec: literal({
+      kind: route.kind,
+      model: raw(
+        route.kind === 'attribute' ? modelNames({ name: route.parent!.model }).variable : modelNames(model).variable,
+      ),
+      itemParam: route.itemParam ?? undefined,
+      parent: route.parent
+        ? {
+            model: raw(modelNames({ name: route.parent.model }).variable),
+            param: route.parent.param,
+            field: route.parent.field,
+          }
+        : undefined,
+      acl: route.acl,
+    }),
+    path: quote(route.path),
+    handlers: served.map((o) => {
+      const schema = routeSchema(route, model, o.action, types);
+      return {
+        method: o.method.toLowerCase(),
+        schema: Object.entries(schema).map(([part, value]) => ({ part, value })),
+        guard: 'body' in schema,
+        handler: HANDLER[o.action]!,
+      };
+    }),
+    allowed: literal(methods),
+  };
+}
+
+/**
+ * The Fastify schema of one handler, as source text per part: its path parameters, query
+ * parameters, body and answer (attribute routes answer with the field's value).
+ */
+function routeSchema(route: Route, model: Model, action: Action, types: FieldTypes): Record<string, string> {
+  const names = modelNames(model);
+  const params = pathParameterNames(route);
+  const schema: Record<string, string> = params.length ? { params: `pathParams(${params.map(quote).join(', ')})` } : {};
+  if (route.kind === 'attribute') {
+    const owner = types.model(route.parent!.model);
+    const { description: _description, ...value } = types.baseSchema(
+      owner,
+      owner.fields.find((f) => f.name === route.attribute)!,
+    );
+    if (action === 'create') schema['body'] = "{ type: 'object' }";
+    schema['response'] = `{ ${action === 'create' ? 201 : 200}: ${literal(value)} }`;
+    return schema;
+  }
+  const query = QUERY[action];
+  if (query) schema['querystring'] = query;
+  if (BODY[action]) schema['body'] = `${names.bodies}.${BODY[action]}`;
+  const answer = ANSWER[action];
+  if (answer)
+    schema['response'] = `{ ${answer[0]}: ${answer[1] === 'statusAnswer' ? 'statusAnswer' : names[answer[1]]} }`;
+  return schema;
+}
+
+/** `/posts/:slug/comments/:id` → `['slug', 'id']`. */
+function pathParameterNames(route: Route): string[] {
+  return route.path
+    .split('/')
+    .filter((s) => s.startsWith(':'))
+    .map((s) => s.slice(1));
+}
+
+function describe(route: Route): string {
+  switch (route.kind) {
+    case 'collection':
+      return route.parent
+        ? `the ${route.model} objects of ${withArticle(route.parent.model)} (${route.parent.field})`
+        : `the ${route.model} collection`;
+    case 'item':
+      return `one ${route.model}, by ${route.itemParam}`;
+    case 'singular':
+      return `the ${route.model} of ${withArticle(route.parent!.model)} (${route.parent!.field})`;
+    case 'attribute':
+      return `the ${route.attribute} field of ${withArticle(route.model)}`;
+  }
+}
+
+/** `/users/:username/stories` → `usersStories`; item routes end in `Item`. */
+function variableOf(route: Route): string {
+  const statics = route.path.split('/').filter((s) => s !== '' && !s.startsWith(':'));
+  const base = camel(kebab(statics.join('-'))) || 'root';
+  return route.kind === 'item' ? `${base}Item` : base;
+}
+
+function uniqueName(wanted: string, taken: Set<string>): string {
+  const name = isSafeIdentifier(wanted) ? wanted : `${wanted}Route`;
+  let candidate = name;
+  for (let i = 2; taken.has(candidate); i++) candidate = `${name}${i}`;
+  taken.add(candidate);
+  return candidate;
+}

@@ -1,0 +1,306 @@
+/**
+ * How each field type of the IR is stored (SQLite, PostgreSQL) and described to clients (JSON
+ * Schema, from which the TypeScript types are generated). One table, so the three never disagree.
+ */
+import type { Storage } from '../../../runtime/src/lib/model.js';
+import type { Field, FieldType, Literal, Model, ServiceIR } from '../../ir/types.js';
+
+/** How the runtime keeps a value in the databases (lib/model.ts, lib/values.ts). */
+export type { Storage };
+
+const STORAGE: Readonly<Record<Exclude<FieldType, 'foreign_key' | 'relationship' | 'choice'>, Storage>> = {
+  string: 'text',
+  text: 'text',
+  unicode: 'text',
+  unicode_text: 'text',
+  integer: 'integer',
+  big_integer: 'integer',
+  small_integer: 'integer',
+  float: 'real',
+  decimal: 'real',
+  boolean: 'boolean',
+  datetime: 'datetime',
+  date: 'date',
+  time: 'time',
+  interval: 'integer',
+  list: 'json',
+  dict: 'json',
+  id_field: 'integer',
+  file: 'blob',
+  pickle: 'json',
+};
+
+export class FieldTypes {
+  readonly #models: ReadonlyMap<string, Model>;
+
+  constructor(ir: ServiceIR) {
+    this.#models = new Map(ir.models.map((m) => [m.name, m]));
+  }
+
+  model(name: string): Model {
+    const model = this.#models.get(name);
+    if (!model) throw new Error(`no model ${name}`);
+    return model;
+  }
+
+  /** The primary key field of a model. */
+  key(model: string): Field {
+    const m = this.model(model);
+    return m.fields.find((f) => f.name === m.primaryKey)!;
+  }
+
+  /** Foreign keys and relationships are stored like the key they hold. */
+  storage(model: Model, field: Field): Storage {
+    if (field.type === 'foreign_key')
+      return this.storage(this.model(field.foreignKey!.model), this.key(field.foreignKey!.model));
+    if (field.type === 'relationship') {
+      const relation = model.relationships.find((r) => r.name === field.name)!;
+      return this.storage(this.model(relation.target), this.key(relation.target));
+    }
+    if (field.type === 'choice') return choiceStorage(field.choices ?? []);
+    return STORAGE[field.type];
+  }
+
+  /** The JSON Schema of the value (`null` allowed unless the field is required). */
+  valueSchema(model: Model, field: Field): Record<string, unknown> {
+    return this.withFieldRules(model, field, this.baseSchema(model, field));
+  }
+
+  /**
+   * The JSON Schema of the value in a request body: as `valueSchema`, except that a link to an
+   * object with an integer key also takes the key's string form, the `_pk` the API returns.
+   */
+  bodySchema(model: Model, field: Field): Record<string, unknown> {
+    if (field.type !== 'relationship') return this.valueSchema(model, field);
+    const relation = model.relationships.find((r) => r.name === field.name)!;
+    const key = this.keySchema(relation.target);
+    if (key['type'] !== 'integer') return this.valueSchema(model, field);
+    const either = { ...key, type: ['integer', 'string'], pattern: '^-?[0-9]+$' };
+    return this.withFieldRules(
+      model,
+      field,
+      relation.cardinality === 'many' ? { type: 'array', items: either } : either,
+    );
+  }
+
+  private withFieldRules(model: Model, field: Field, base: Record<string, unknown>): Record<string, unknown> {
+    const schema = { ...base, ...this.bounds(field), ...(field.type === 'relationship' ? {} : field.validation) };
+    if (field.helpText) schema['description'] = field.helpText;
+    return field.required || field.type === 'list' || this.isToMany(model, field) ? schema : nullable(schema);
+  }
+
+  isToMany(model: Model, field: Field): boolean {
+    return (
+      field.type === 'relationship' && model.relationships.find((r) => r.name === field.name)?.cardinality === 'many'
+    );
+  }
+
+  baseSchema(model: Model, field: Field): Record<string, unknown> {
+    switch (field.type) {
+      case 'string':
+      case 'text':
+      case 'unicode':
+      case 'unicode_text':
+        return { type: 'string' };
+      case 'integer':
+      case 'id_field':
+      case 'small_integer':
+      case 'big_integer': {
+        const [minimum, maximum] = INTEGER_RANGE[field.type];
+        return { type: 'integer', minimum, maximum };
+      }
+      case 'interval':
+        return { type: 'integer', minimum: 0, maximum: INTEGER_RANGE.interval[1], description: 'seconds' };
+      case 'float':
+      case 'decimal':
+        return { type: 'number' };
+      case 'boolean':
+        return { type: 'boolean' };
+      case 'datetime':
+        return { type: 'string', format: 'date-time' };
+      case 'date':
+        return { type: 'string', format: 'date' };
+      case 'time':
+        return { type: 'string', pattern: '^([01]?\\d|2[0-3]):[0-5]\\d(:[0-5]\\d)?$' };
+      case 'choice':
+        return { enum: [...(field.choices ?? [])] };
+      case 'list': {
+        const item = itemSchema(field);
+        return { type: 'array', items: field.choices?.length ? { ...item, enum: [...field.choices] } : item };
+      }
+      case 'dict':
+        return { type: 'object', additionalProperties: true };
+      case 'file':
+        return { type: 'string', contentEncoding: 'base64' };
+      case 'pickle':
+        return {};
+      case 'foreign_key':
+        return this.keySchema(field.foreignKey!.model);
+      case 'relationship': {
+        const relation = model.relationships.find((r) => r.name === field.name)!;
+        const key = this.keySchema(relation.target);
+        return relation.cardinality === 'many' ? { type: 'array', items: key } : key;
+      }
+    }
+  }
+
+  /** A related object's key, as a client writes it: the target key's type and bounds. */
+  keySchema(model: string): Record<string, unknown> {
+    const target = this.model(model);
+    const key = this.key(model);
+    const { description: _description, ...base } = this.baseSchema(target, key);
+    return { ...base, ...this.bounds(key) };
+  }
+
+  /** A foreign key that holds a one-to-one relationship (both sides to-one). */
+  isOneToOneLink(model: Model, field: Field): boolean {
+    const relationship = model.relationships.find((r) => r.name === field.foreignKey?.relationship);
+    if (!relationship || relationship.cardinality !== 'one' || relationship.foreignKey.field !== field.name)
+      return false;
+    return (
+      this.model(relationship.target).relationships.find((r) => r.name === relationship.inverse)?.cardinality === 'one'
+    );
+  }
+
+  /** The whole numbers an integer column holds (the PostgreSQL type's range), or null. */
+  integerRange(model: Model, field: Field): readonly [number, number] | null {
+    if (field.type === 'foreign_key')
+      return this.integerRange(this.model(field.foreignKey!.model), this.key(field.foreignKey!.model));
+    if (field.type === 'relationship') {
+      const relation = model.relationships.find((r) => r.name === field.name)!;
+      return this.integerRange(this.model(relation.target), this.key(relation.target));
+    }
+    return field.type in INTEGER_RANGE ? INTEGER_RANGE[field.type as keyof typeof INTEGER_RANGE] : null;
+  }
+
+  bounds(field: Field): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    if (field.minLength !== null) out['minLength'] = field.minLength;
+    if (field.maxLength !== null) out['maxLength'] = field.maxLength;
+    if (field.minValue !== null) out['minimum'] = field.minValue;
+    if (field.maxValue !== null) out['maximum'] = field.maxValue;
+    // Decimals are rounded to their scale when stored (as PostgreSQL's numeric(p, s) does): a value
+    // must still fit the integer digits after rounding. (`multipleOf` cannot say "s digits": 0.1
+    // is no multiple of 1e-10 in floating point.)
+    if (field.type === 'decimal' && (field.precision !== null || field.scale !== null)) {
+      const scale = field.scale ?? 0;
+      const limit = 10 ** ((field.precision ?? DEFAULT_PRECISION) - scale) - 0.5 * 10 ** -scale;
+      out['exclusiveMaximum'] = limit;
+      out['exclusiveMinimum'] = -limit;
+    }
+    return out;
+  }
+
+  /** SQL column type. */
+  sqlType(model: Model, field: Field, dialect: 'sqlite' | 'postgres'): string {
+    if (field.type === 'foreign_key') {
+      const key = this.key(field.foreignKey!.model);
+      return key.type === 'id_field' ? 'integer' : this.sqlType(this.model(field.foreignKey!.model), key, dialect);
+    }
+    if (dialect === 'sqlite') return SQLITE[this.storage(model, field)];
+    switch (field.type) {
+      case 'string':
+      case 'unicode':
+        return field.maxLength !== null ? `varchar(${field.maxLength})` : 'text';
+      case 'text':
+      case 'unicode_text':
+        return 'text';
+      case 'integer':
+      case 'id_field':
+      case 'interval':
+        return 'integer';
+      case 'small_integer':
+        return 'smallint';
+      case 'big_integer':
+        return 'bigint';
+      case 'float':
+        return 'double precision';
+      case 'decimal':
+        return field.precision !== null || field.scale !== null
+          ? `numeric(${field.precision ?? DEFAULT_PRECISION}, ${field.scale ?? 0})`
+          : 'numeric';
+      case 'boolean':
+        return 'boolean';
+      case 'datetime':
+        return 'timestamptz';
+      case 'date':
+        return 'date';
+      case 'time':
+        return 'time';
+      case 'choice':
+        return CHOICE_COLUMN[choiceStorage(field.choices ?? [])] ?? 'text';
+      case 'list':
+      case 'dict':
+      case 'pickle':
+        return 'jsonb';
+      case 'file':
+        return 'bytea';
+      case 'relationship':
+        return 'text';
+    }
+  }
+}
+
+/** The user's password is stored as an argon2id hash and never returned (nor documented as returned). */
+export function isSecretField(model: Model, field: Field): boolean {
+  return model.isAuthModel && field.name === 'password';
+}
+
+/** Ranges of the integer column types (PostgreSQL's integer, smallint; bigint limited to what JSON numbers hold exactly). */
+const INT32 = [-2147483648, 2147483647] as const;
+const INTEGER_RANGE = {
+  integer: INT32,
+  id_field: INT32,
+  interval: INT32,
+  small_integer: [-32768, 32767],
+  big_integer: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+} as const;
+
+/** numeric(p, s) with only a scale given. */
+const DEFAULT_PRECISION = 38;
+
+const SQLITE: Readonly<Record<Storage, string>> = {
+  text: 'text',
+  integer: 'integer',
+  real: 'real',
+  boolean: 'integer',
+  json: 'text',
+  datetime: 'text',
+  date: 'text',
+  time: 'text',
+  blob: 'blob',
+};
+
+const CHOICE_COLUMN: Partial<Record<Storage, string>> = { text: 'text', integer: 'integer', real: 'double precision' };
+
+function choiceStorage(choices: readonly Literal[]): Storage {
+  if (choices.length && choices.every((c) => typeof c === 'number' && Number.isInteger(c))) return 'integer';
+  if (choices.length && choices.every((c) => typeof c === 'number')) return 'real';
+  return 'text';
+}
+
+function itemSchema(field: Field): Record<string, unknown> {
+  switch (field.itemType) {
+    case 'integer':
+    case 'big_integer':
+    case 'small_integer':
+    case 'interval':
+    case 'id_field':
+      return { type: 'integer' };
+    case 'float':
+    case 'decimal':
+      return { type: 'number' };
+    case 'boolean':
+      return { type: 'boolean' };
+    default:
+      return { type: 'string' };
+  }
+}
+
+function nullable(schema: Record<string, unknown>): Record<string, unknown> {
+  if ('enum' in schema) return { ...schema, enum: [...(schema['enum'] as unknown[]), null] };
+  if (typeof schema['type'] === 'string') return { ...schema, type: [schema['type'], 'null'] };
+  if (Array.isArray(schema['type'])) return { ...schema, type: [...(schema['type'] as string[]), 'null'] };
+  if (Object.keys(schema).length === 0 || !('type' in schema)) return schema;
+  return { anyOf: [schema, { type: 'null' }] };
+}

@@ -1,0 +1,17 @@
+/** The project's own tests: every route the RAML lists, with valid sample data for each model. */
+import { planned, type Artifact } from '../artifact.js';
+import { templateSource as template } from '../views.js';
+import { samplesView } from './samples-view.js';
+import { testsView } from './views.js';
+
+export const tests: Artifact = {
+  name: 'tests',
+  files: ({ ir }) => [
+    planned(
+      'test/api.test.ts',
+      'Tests of every route the RAML lists, on an in-memory SQLite database.',
+      template('api.test.ts', testsView(ir)),
+    ),
+    planned('test/samples.ts', 'Valid data for each model, for the tests.', template('samples.ts', samplesView(ir))),
+  ],
+};

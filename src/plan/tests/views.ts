@@ -1,0 +1,305 @@
+/**
+ * The view of the generated project's `test/api.test.ts`: for every route the RAML lists, tests
+ * that drive it through Fastify's `inject` on an in-memory SQLite database: each listed method
+ * answers with its status and body, unlisted methods get 405, unknown keys 404.
+ */
+import type { Model, Operation, Route, ServiceIR } from '../../ir/types.js';
+import { quote } from '../shared/literal.js';
+import { withArticle } from '../shared/names.js';
+
+export interface TestsView {
+  /** Some model has a secret field (the user's password), so expectations leave it out. */
+  readonly usesShown: boolean;
+  readonly suites: readonly { readonly title: string; readonly tests: readonly TestView[] }[];
+}
+
+/**
+ * One test of `test/api.test.ts`: `kind` names the partial of api.test.ts.hbs that writes its
+ * body; values are source text (quoted where they are strings in the test).
+ */
+export type TestView = {
+  readonly title: string;
+  readonly seed: SeedView;
+  readonly url: string;
+  readonly model: string;
+  readonly name: string;
+  readonly link: string;
+} & (
+  | { readonly kind: 'index'; readonly seedNonChild: boolean }
+  | {
+      readonly kind: 'create';
+      readonly shown: string;
+      readonly secrets: readonly string[];
+      readonly parentLink: { readonly field: string; readonly parent: string } | null;
+    }
+  | { readonly kind: 'show'; readonly checksKey: boolean }
+  | {
+      readonly kind: 'update';
+      readonly method: 'PATCH' | 'PUT';
+      readonly replace: boolean;
+      readonly keepKey: string | null;
+      readonly shown: string;
+      readonly secrets: readonly string[];
+      readonly checksLocation: boolean;
+    }
+  | { readonly kind: 'delete' }
+  | { readonly kind: 'updateMany'; readonly method: string; readonly primaryKey: string }
+  | { readonly kind: 'deleteMany'; readonly primaryKey: string }
+  | { readonly kind: 'options'; readonly allowed: string }
+  | { readonly kind: 'missingItem'; readonly missingUrl: string }
+  | {
+      readonly kind: 'methodNotAllowed';
+      readonly method: string;
+      readonly sendsBody: boolean;
+      readonly allowed: string;
+    }
+  | { readonly kind: 'attributeRead'; readonly attribute: string; readonly empty: string }
+  | { readonly kind: 'attributeMerge'; readonly listItem: string | null }
+);
+
+/** What a test seeds before its request: the parent of a nested route, the item of an item route, the object of a singular one. */
+export interface SeedView {
+  /** The parent's model, quoted, or null. */
+  readonly parent: string | null;
+  readonly item: boolean;
+  readonly singular: boolean;
+}
+
+type TestOf<K extends TestView['kind']> = Omit<
+  Extract<TestView, { kind: K }>,
+  'seed' | 'url' | 'model' | 'name' | 'link'
+>;
+
+export function testsView(ir: ServiceIR): TestsView {
+  const models = new Map(ir.models.map((m) => [m.name, m]));
+  const suites = ir.routes.map((route) => ({
+    title: quote(`${[...new Set(route.operations.map((o) => o.method))].sort().join(', ')} ${route.ramlPath}`),
+    tests: testsOf(route, models).map((t) => ({ ...t, title: quote(t.title) })),
+  }));
+  const usesShown = suites.some((s) => s.tests.some((t) => 'shown' in t && t.shown.startsWith('shown(')));
+  return { usesShown, suites };
+}
+
+function testsOf(route: Route, models: ReadonlyMap<string, Model>): TestView[] {
+  const model = models.get(route.model)!;
+  const has = (action: Operation['action']) => route.operations.some((o) => o.action === action);
+  const tests: TestView[] = [];
+  const builder = new RouteTests(route, model, models);
+  for (const op of route.operations) {
+    const test = builder.test(op);
+    if (test && !tests.some((t) => t.title === test.title)) tests.push(test);
+  }
+  if (route.kind === 'item' && has('show')) tests.push(builder.missingItem());
+  const refused = (['PUT', 'PATCH', 'DELETE', 'POST'] as const).find(
+    (m) => !route.operations.some((o) => o.method === m),
+  );
+  if (refused) tests.push(builder.methodNotAllowed(refused));
+  return tests;
+}
+
+/** The tests of one route, as views for api.test.ts.hbs; prettier lays the code out. */
+export class RouteTests {
+  constructor(
+    readonly route: Route,
+    readonly model: Model,
+    readonly models: ReadonlyMap<string, Model>,
+  ) {}
+
+  get name(): string {
+    return this.model.name;
+  }
+
+  /** What to seed for a test (the item only when `item`), and the request's URL as the body of a template literal. */
+  seeding(item: boolean): { seed: SeedView; url: string } {
+    const parent = this.route.parent;
+    let url = this.route.path;
+    if (parent) url = url.replace(`:${parent.param}`, `\${service.key(${quote(parent.model)}, parent)}`);
+    if (item && this.route.kind === 'item')
+      url = url.replace(`:${this.route.itemParam}`, `\${service.key(${quote(this.name)}, item)}`);
+    const seed = {
+      parent: parent ? quote(parent.model) : null,
+      item: item && this.route.kind === 'item',
+      singular: item && this.route.kind === 'singular',
+    };
+    return { seed, url: url.replace(/[`\\]/g, (c) => `\\${c}`) };
+  }
+
+  /** A test of this route: the parts every test has, and those of its kind. */
+  view<K extends TestView['kind']>(item: boolean, test: TestOf<K>): TestView {
+    // TypeScript cannot see that the common parts and one kind's parts make that kind's view.
+    return { ...this.seeding(item), model: quote(this.name), name: this.name, link: this.link(), ...test } as TestView;
+  }
+
+  /** Secret fields (the user's password) are written but never shown: expectations leave them out. */
+  shown(variable: string): string {
+    return this.secrets().length ? `shown(${quote(this.name)}, ${variable})` : variable;
+  }
+
+  secrets(): string[] {
+    return this.model.isAuthModel ? this.model.fields.filter((f) => f.name === 'password').map((f) => f.name) : [];
+  }
+
+  /** Nested routes: the field of the route's objects that points at the parent. */
+  inverse(): string | null {
+    const parent = this.route.parent;
+    if (!parent || this.route.kind === 'attribute') return null;
+    return this.models.get(parent.model)!.relationships.find((r) => r.name === parent.field)?.inverse ?? null;
+  }
+
+  link(): string {
+    const inverse = this.inverse();
+    return inverse ? `, { ${inverse}: service.key(${quote(this.route.parent!.model)}, parent) }` : '';
+  }
+
+  test(op: Operation): TestView | undefined {
+    if (this.route.kind === 'attribute')
+      return op.action === 'index' ? this.attributeRead() : op.action === 'create' ? this.attributeMerge() : undefined;
+    switch (op.action) {
+      case 'index':
+        return this.index();
+      case 'create':
+        return this.create();
+      case 'show':
+        return this.show();
+      case 'update':
+        return this.update('PATCH');
+      case 'replace':
+        return this.update('PUT');
+      case 'delete':
+        return this.delete();
+      case 'update_many':
+        return this.updateMany(op.method);
+      case 'delete_many':
+        return this.deleteMany();
+      case 'collection_options':
+      case 'item_options':
+        return this.options();
+    }
+  }
+
+  index(): TestView {
+    return this.view<'index'>(false, {
+      kind: 'index',
+      title: `GET lists ${this.name} objects a page at a time`,
+      seedNonChild: this.inverse() !== null,
+    });
+  }
+
+  create(): TestView {
+    const inverse = this.inverse();
+    return this.view<'create'>(false, {
+      kind: 'create',
+      title: `POST creates ${withArticle(this.name)}: 201 with Location`,
+      shown: this.shown('data'),
+      secrets: this.secrets().map(quote),
+      parentLink: inverse ? { field: inverse, parent: quote(this.route.parent!.model) } : null,
+    });
+  }
+
+  show(): TestView {
+    return this.view<'show'>(true, {
+      kind: 'show',
+      title: `GET reads ${withArticle(this.name)}`,
+      checksKey: this.route.kind === 'item',
+    });
+  }
+
+  update(method: 'PATCH' | 'PUT'): TestView {
+    const key = this.model.fields.find((f) => f.name === this.model.primaryKey)!;
+    return this.view<'update'>(true, {
+      kind: 'update',
+      title: method === 'PUT' ? `PUT replaces ${withArticle(this.name)}` : `PATCH changes ${withArticle(this.name)}`,
+      method,
+      replace: method === 'PUT',
+      keepKey: !key.generated && this.route.kind === 'item' ? key.name : null,
+      shown: this.shown('data'),
+      secrets: this.secrets().map(quote),
+      checksLocation: this.route.kind === 'item',
+    });
+  }
+
+  delete(): TestView {
+    return this.view<'delete'>(true, { kind: 'delete', title: `DELETE removes ${withArticle(this.name)}` });
+  }
+
+  updateMany(method: string): TestView {
+    return this.view<'updateMany'>(false, {
+      kind: 'updateMany',
+      title: `${method} changes the ${this.name} objects the filters select, in one go`,
+      method,
+      primaryKey: this.model.primaryKey,
+    });
+  }
+
+  deleteMany(): TestView {
+    return this.view<'deleteMany'>(false, {
+      kind: 'deleteMany',
+      title: `DELETE removes the ${this.name} objects the filters select`,
+      primaryKey: this.model.primaryKey,
+    });
+  }
+
+  options(): TestView {
+    // OPTIONS of an item that does not exist is a 404, as a GET: ask about one that does.
+    return this.view<'options'>(this.route.kind === 'item', {
+      kind: 'options',
+      title: 'OPTIONS names the allowed methods',
+      allowed: quote(this.allowed()),
+    });
+  }
+
+  missingItem(): TestView {
+    const key = this.model.fields.find((f) => f.name === this.model.primaryKey)!;
+    const missing = key.type === 'id_field' || key.type.endsWith('integer') ? '999999999' : 'no-such-key';
+    const missingUrl = this.seeding(false).url.replace(`:${this.route.itemParam}`, missing);
+    return this.view<'missingItem'>(false, {
+      kind: 'missingItem',
+      title: `GET of an unknown ${this.name} is a 404`,
+      missingUrl,
+    });
+  }
+
+  methodNotAllowed(method: string): TestView {
+    return this.view<'methodNotAllowed'>(this.route.kind === 'item', {
+      kind: 'methodNotAllowed',
+      title: `${method} is not allowed: 405 with Allow`,
+      method,
+      sendsBody: method !== 'GET' && method !== 'DELETE',
+      allowed: quote(this.allowed()),
+    });
+  }
+
+  attributeRead(): TestView {
+    return this.view<'attributeRead'>(false, {
+      kind: 'attributeRead',
+      title: `GET reads the ${this.route.attribute} of ${withArticle(this.name)}`,
+      attribute: this.route.attribute!,
+      empty: this.isList() ? '[]' : '{}',
+    });
+  }
+
+  attributeMerge(): TestView {
+    const list = this.isList();
+    return this.view<'attributeMerge'>(false, {
+      kind: 'attributeMerge',
+      title: `POST ${list ? 'adds to' : 'merges into'} the ${this.route.attribute} of ${withArticle(this.name)}`,
+      listItem: list ? this.listItem() : null,
+    });
+  }
+
+  isList(): boolean {
+    return this.model.fields.find((f) => f.name === this.route.attribute)?.type === 'list';
+  }
+
+  listItem(): string {
+    const field = this.model.fields.find((f) => f.name === this.route.attribute)!;
+    const choice = field.choices?.find((c) => typeof c === 'string' || typeof c === 'number');
+    return choice !== undefined ? quote(String(choice)) : quote('added');
+  }
+
+  allowed(): string {
+    const methods = new Set(this.route.operations.map((o) => o.method));
+    if (methods.has('GET')) methods.add('HEAD');
+    return [...methods].sort().join(', ');
+  }
+}
