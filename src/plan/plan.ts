@@ -29,7 +29,7 @@ export async function planProject(ir: ServiceIR, options: PlanOptions = {}): Pro
   const history = options.history ?? NO_HISTORY;
   const migrations = planMigrations(ir, types, history, { allowDataLoss: options.allowDataLoss ?? false });
   const ctx: PlanContext = { ir, types, history, migrations };
-  const planned = await Promise.all(ARTIFACTS.map((artifact) => artifact.files(ctx)));
+  const planned = await Promise.all(ARTIFACTS.map(async (artifact) => artifact.files(ctx)));
   const files = planned.flat().sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { files, migrations };
 }
