@@ -1,6 +1,7 @@
 /**
  * Starts the service: reads the settings, opens and migrates the database, listens. On SIGTERM
- * (or Ctrl-C) it stops taking connections, lets requests in flight finish, and closes the database.
+ * (or Ctrl-C) it stops taking connections, lets requests in flight finish, and closes the database
+ * (the app's database plugin does, once the app is closed).
  */
 import { buildApp } from './app.js';
 import { loadServiceConfig } from './config.js';
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
     onWarning: (message) => warnings.push(message),
     ...(traced ? { onQuery: (statement: string) => logQuery?.(statement) } : {}),
   });
+  // Until the app is built, the database is closed here; then by the app.
   const app = await buildApp(config, db).catch(async (error: unknown) => {
     await db.close();
     throw error;
@@ -37,7 +39,6 @@ async function main(): Promise<void> {
     }, DRAIN_TIMEOUT_MS).unref();
     try {
       await app.close();
-      await db.close();
     } finally {
       clearTimeout(timer);
     }

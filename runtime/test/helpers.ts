@@ -54,7 +54,11 @@ export async function startTestService(
     ...settings,
   });
   const db = await openDatabase(config);
-  const app = await buildApp(config, db, { logger: false, ...options });
+  // The app closes the database once built (its database plugin); until then, this does.
+  const app = await buildApp(config, db, { logger: false, ...options }).catch(async (error: unknown) => {
+    await db.close();
+    throw error;
+  });
   const service: TestService = {
     app,
     db,
@@ -82,7 +86,6 @@ export async function startTestService(
     key: (name, record) => record[models.get(name)!.primaryKey] as string | number,
     close: async () => {
       await app.close();
-      await db.close();
       await database.drop();
     },
   };

@@ -4,7 +4,7 @@
  */
 import type { aclTestView, authView, principalStubView } from './auth/views.js';
 import type { containerView } from './project/container.js';
-import type { eventsView, handlerStubView, processorStubView } from './events/views.js';
+import type { eventTypesView, handlerStubView, modelEventsView, processorStubView } from './events/views.js';
 import type { MigrationView, migrationsIndexView } from './migrations/plan.js';
 import type { ModelView } from './models/model-file.js';
 import type { modelNames } from './shared/names.js';
@@ -25,7 +25,8 @@ export interface Views {
   'db.ts': ReturnType<typeof modelsView>;
   'default-stub.ts': DefaultStubView;
   Dockerfile: ReturnType<typeof containerView>;
-  'events.ts': ReturnType<typeof eventsView>;
+  'events.ts': ReturnType<typeof eventTypesView>;
+  'model-events.ts': ReturnType<typeof modelEventsView>;
   'extend-stub.ts': Record<string, never>;
   'handler-stub.ts': ReturnType<typeof handlerStubView>;
   'migration.ts': MigrationView;

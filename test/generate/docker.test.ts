@@ -64,7 +64,10 @@ describe.each(SNAPSHOT_FIXTURES)('the container files of %s', (fixture) => {
       'src',
       'package.json',
       'service.ini',
+      'openapi.json',
     ]);
+    // src/app.ts reads the document from beside package.json: ../openapi.json from src/ and dist/ alike.
+    expect(tree.get('src/app.ts')!.content).toContain("new URL('../openapi.json', import.meta.url)");
     // The build stage builds with the project's own script, into what the start script runs.
     expect(lines).toContain('RUN npm run build && npm prune --omit=dev');
     expect(pkg.scripts['build']).toBe('tsc -p tsconfig.build.json');

@@ -1,19 +1,24 @@
 /**
- * Event handlers and field processors: the module that binds them to their models and types
- * them, and the user's stub of each handler and processor the schemas name.
+ * Event handlers and field processors: the types they are checked against, the module that binds
+ * them to their models, and the user's stub of each handler and processor the schemas name.
  */
 import { planned, type Artifact } from '../artifact.js';
 import { handlerModule, processorModule } from '../shared/names.js';
 import { templateSource as template } from '../views.js';
-import { eventsView, handlerStubView, processorStubView } from './views.js';
+import { eventTypesView, handlerStubView, modelEventsView, processorStubView } from './views.js';
 
 export const events: Artifact = {
   name: 'events',
   files: ({ ir }) => [
     planned(
       'src/events.ts',
-      'The event handlers and field processors of every model, and the types they are checked against.',
-      template('events.ts', eventsView(ir)),
+      'The types the event handlers and field processors of every model are checked against.',
+      template('events.ts', eventTypesView(ir)),
+    ),
+    planned(
+      'src/model-events.ts',
+      'The event handlers and field processors of every model, in the order they run.',
+      template('model-events.ts', modelEventsView(ir)),
     ),
     ...ir.userCode.handlers.map((handler) =>
       planned(

@@ -1,8 +1,9 @@
 /**
- * Views of the event files: `src/events.ts` (generated: the types each
- * user function is checked against, and every model's handlers and processors as the runtime
- * runs them) and one user-owned stub per handler and per processor, typed by `src/events.ts`:
- * when the API changes, `tsc` points at the stub that no longer fits.
+ * Views of the event files: `src/events.ts` (generated: the types each user function is checked
+ * against), `src/model-events.ts` (generated: every model's handlers and processors as the
+ * runtime runs them) and one user-owned stub per handler and per processor, typed by
+ * `src/events.ts`: when the API changes, `tsc` points at the stub that no longer fits. The stubs
+ * import the types, and model-events.ts imports the stubs: no import goes round.
  */
 import type { EventBinding, Model, ServiceIR, UserFunction } from '../../ir/types.js';
 import { commentText, quote } from '../shared/literal.js';
@@ -11,18 +12,38 @@ import { camel, handlerModule, modelNames, pascal, processorModule } from '../sh
 /** Names the generated events module declares itself; a user function named so is imported under an alias. */
 const RESERVED = ['modelEvents', 'serviceEvents', 'EVENTS', 'Event', 'ProcessorArgs', 'Database'];
 
-export function eventsView(ir: ServiceIR) {
-  const locals = localNames(ir);
-  const models = ir.models.filter((m) => m.eventHandlers.length > 0 || m.fields.some((f) => f.processors.length > 0));
-  const typed = [
-    ...new Set([
-      ...models.map((m) => m.name),
-      ...ir.userCode.handlers.flatMap(usedModels),
-      ...ir.userCode.processors.flatMap(usedModels),
-    ]),
-  ].sort();
+/** `src/events.ts`: the types each handler and processor is checked against. */
+export function eventTypesView(ir: ServiceIR) {
+  const typed = typedModels(ir);
+  const modelEventTypes = typed
+    .filter((name) => ir.userCode.handlers.some((h) => usedModels(h).includes(name)))
+    .map((name) => ({ name: modelNames({ name }).event, model: name }));
+  const processorTypes = ir.userCode.processors.map((p) => ({
+    type: `${pascal(p.name)}Args`,
+    doc: commentText(`\`${p.name}\`: ${p.usedBy.map((u) => `${u.model}.${u.field}`).join(', ')}.`),
+    union: p.usedBy.map((u) => `ProcessorArgs<${u.model}, ${quote(u.field ?? '')}, Database>`).join(' | '),
+  }));
   return {
-    modelImports: typed.map((name) => {
+    usesDatabase: modelEventTypes.length > 0 || processorTypes.length > 0,
+    modelTypeImports: typed.map((name) => ({ name, from: `./models/${modelNames({ name }).file}.js` })),
+    modelEventTypes,
+    handlerTypes: ir.userCode.handlers.map((h) => ({
+      type: `${pascal(h.name)}Event`,
+      doc: commentText(`\`${h.name}\`: ${h.usedBy.map((u) => `${u.event} of ${u.model}`).join(', ')}.`),
+      union: usedModels(h)
+        .map((m) => modelNames({ name: m }).event)
+        .join(' | '),
+    })),
+    processorTypes,
+  };
+}
+
+/** `src/model-events.ts`: every model's handlers and processors, bound as the runtime runs them. */
+export function modelEventsView(ir: ServiceIR) {
+  const locals = localNames(ir);
+  const models = boundModels(ir);
+  return {
+    modelImports: typedModels(ir).map((name) => {
       const names = modelNames({ name });
       const variable = models.some((m) => m.name === name) ? `${names.variable}, ` : '';
       return { names: `${variable}type ${name}`, from: `./models/${names.file}.js` };
@@ -31,26 +52,27 @@ export function eventsView(ir: ServiceIR) {
       ...ir.userCode.handlers.map((h) => userImport(h.name, locals.handlers.get(h.name)!, handlerModule(h.name))),
       ...ir.userCode.processors.map((p) => userImport(p.name, locals.processors.get(p.name)!, processorModule(p.name))),
     ].sort((a, b) => (a.from < b.from ? -1 : 1)),
-    modelEventTypes: typed
-      .filter((name) => ir.userCode.handlers.some((h) => usedModels(h).includes(name)))
-      .map((name) => ({ name: modelNames({ name }).event, model: name })),
-    handlerTypes: ir.userCode.handlers.map((h) => ({
-      type: `${pascal(h.name)}Event`,
-      doc: commentText(`\`${h.name}\`: ${h.usedBy.map((u) => `${u.event} of ${u.model}`).join(', ')}.`),
-      union: usedModels(h)
-        .map((m) => modelNames({ name: m }).event)
-        .join(' | '),
-    })),
-    processorTypes: ir.userCode.processors.map((p) => ({
-      type: `${pascal(p.name)}Args`,
-      doc: commentText(`\`${p.name}\`: ${p.usedBy.map((u) => `${u.model}.${u.field}`).join(', ')}.`),
-      union: p.usedBy.map((u) => `ProcessorArgs<${u.model}, ${quote(u.field ?? '')}, Database>`).join(' | '),
-    })),
-    models: models.map((m) => modelEventsView(m, locals)),
+    models: models.map((m) => modelBindingView(m, locals)),
   };
 }
 
-function modelEventsView(model: Model, locals: LocalNames) {
+/** The models with a handler or a processor. */
+function boundModels(ir: ServiceIR): Model[] {
+  return ir.models.filter((m) => m.eventHandlers.length > 0 || m.fields.some((f) => f.processors.length > 0));
+}
+
+/** The models whose types the event files name, sorted. */
+function typedModels(ir: ServiceIR): string[] {
+  return [
+    ...new Set([
+      ...boundModels(ir).map((m) => m.name),
+      ...ir.userCode.handlers.flatMap(usedModels),
+      ...ir.userCode.processors.flatMap(usedModels),
+    ]),
+  ].sort();
+}
+
+function modelBindingView(model: Model, locals: LocalNames) {
   const phase = (p: EventBinding['phase']) =>
     model.eventHandlers
       .filter((b) => b.phase === p)

@@ -61,18 +61,3 @@ function tags(ir: ServiceIR): Json[] {
     ...(!groups.has(SERVICE_TAG.name) ? [SERVICE_TAG] : []),
   ];
 }
-
-/**
- * `src/openapi.ts`: the document as a module, so that `npm run build` puts it in dist/ with the
- * route that serves it and the built service needs nothing outside dist/ and node_modules
- * (reading ../openapi.json at start-up would tie it to the project folder). One line, left alone
- * by prettier: openapi.json beside it is the readable copy.
- */
-export function openApiModule(document: Json): string {
-  return [
-    '/** The OpenAPI 3.1 document of the service, as openapi.json holds it. */',
-    '// prettier-ignore',
-    `export const OPENAPI_DOCUMENT: Readonly<Record<string, unknown>> = ${JSON.stringify(document)};`,
-    '',
-  ].join('\n');
-}

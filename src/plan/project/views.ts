@@ -24,7 +24,6 @@ export function appView(ir: ServiceIR) {
   return {
     auth: ir.auth !== null,
     basePath: quote(ir.basePath),
-    title: quote(ir.title),
     plugins: groups.map((g) => ({ name: routeGroupNames(g).plugin, file: routeGroupNames(g).file })),
   };
 }

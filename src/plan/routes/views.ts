@@ -25,9 +25,11 @@ export interface RouteView {
   readonly allowed: string;
 }
 
-/** `app.<method>(path, { schema, preValidation }, handler)`. */
+/** `app.<method><Generic>(path, { schema, preValidation }, handler)`. */
 export interface HandlerView {
   readonly method: string;
+  /** Fastify's route generic: the TypeScript types of the body, path and query parameters the schema checks. */
+  readonly generic: string;
   /** The Fastify schema's parts (`params`, `querystring`, `body`, `response`), each as source text. */
   readonly schema: readonly { readonly part: string; readonly value: string }[];
   /** Whether the request is authorized before its body is validated (`preValidation`), so a caller who may not write learns nothing from validation errors. */
@@ -57,6 +59,12 @@ const BODY: Partial<Record<Action, 'create' | 'update' | 'replace'>> = {
 
 /** The query parameters each action takes (lib/http/schemas.ts); the others take none that matter. */
 const QUERY: Partial<Record<Action, string>> = { index: 'listQuery', show: 'itemQuery' };
+
+/** The type of each of those query strings (lib/http/schemas.ts). */
+const QUERY_TYPE: Readonly<Record<string, string>> = { listQuery: 'ListQuery', itemQuery: 'ItemQuery' };
+
+/** The TypeScript type of each body (the model's file): a replacement needs what a creation needs. */
+const BODY_TYPE = { create: 'create', update: 'update', replace: 'create' } as const;
 
 /** What each action answers with: its status and the schema (`page`/`response`: the model's, from its file). */
 const ANSWER: Partial<Record<Action, readonly [number, 'page' | 'response' | 'statusAnswer']>> = {
@@ -110,9 +118,11 @@ export function routesView(ir: ServiceIR, group: string, routes: readonly Route[
 /** What a route file takes from a model's file: the model, and the schemas its handlers use. */
 function modelImportNames(model: string, actions: readonly Action[]): string[] {
   const names = modelNames({ name: model });
+  const bodies = [...new Set(actions.flatMap((a) => (BODY[a] ? [BODY_TYPE[BODY[a]]] : [])))].sort();
   return [
     names.variable,
     ...(actions.some((a) => BODY[a]) ? [names.bodies] : []),
+    ...bodies.map((body) => `type ${names[body]}`),
     ...(actions.some((a) => ANSWER[a]?.[1] === 'response') ? [names.response] : []),
     ...(actions.includes('index') ? [names.page] : []),
   ];
@@ -124,10 +134,14 @@ function sharedSchemaNames(routes: readonly Route[], actions: readonly Action[])
   if (routes.some((r) => pathParameterNames(r).length)) names.add('pathParams');
   for (const action of actions) {
     const query = QUERY[action];
-    if (query) names.add(query);
+    if (query) names.add(query).add(`type ${QUERY_TYPE[query]!}`);
     if (ANSWER[action]?.[1] === 'statusAnswer') names.add('statusAnswer');
   }
-  return [...names].sort();
+  return [...names].sort((a, b) => (withoutType(a) < withoutType(b) ? -1 : 1));
+}
+
+function withoutType(name: string): string {
+  return name.replace(/^type /, '');
 }
 
 /** The operations a route registers a handler for (OPTIONS and HEAD are completed by routing). */
@@ -161,6 +175,7 @@ function routeView(route: Route, model: Model, variable: string, types: FieldTyp
       const schema = routeSchema(route, model, o.action, types);
       return {
         method: o.method.toLowerCase(),
+        generic: routeGeneric(route, model, o.action),
         schema: Object.entries(schema).map(([part, value]) => ({ part, value })),
         guard: 'body' in schema,
         handler: HANDLER[o.action]!,
@@ -195,6 +210,25 @@ function routeSchema(route: Route, model: Model, action: Action, types: FieldTyp
   if (answer)
     schema['response'] = `{ ${answer[0]}: ${answer[1] === 'statusAnswer' ? 'statusAnswer' : names[answer[1]]} }`;
   return schema;
+}
+
+/**
+ * `<{ Params: { id: string }; Body: StoryCreate }>`: what the handler's request holds once the
+ * schema has passed it, for whoever adds a hook or a handler of their own to the route.
+ */
+function routeGeneric(route: Route, model: Model, action: Action): string {
+  const parts: string[] = [];
+  const params = pathParameterNames(route);
+  if (params.length) parts.push(`Params: { ${params.map((p) => `${quotedKey(p)}: string`).join('; ')} }`);
+  const query = route.kind === 'attribute' ? undefined : QUERY[action];
+  if (query) parts.push(`Querystring: ${QUERY_TYPE[query]!}`);
+  const body = route.kind === 'attribute' ? undefined : BODY[action];
+  if (body) parts.push(`Body: ${modelNames(model)[BODY_TYPE[body]]}`);
+  return parts.length ? `<{ ${parts.join('; ')} }>` : '';
+}
+
+function quotedKey(name: string): string {
+  return isSafeIdentifier(name) ? name : quote(name);
 }
 
 /** `/posts/:slug/comments/:id` → `['slug', 'id']`. */

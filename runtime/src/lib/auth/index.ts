@@ -5,7 +5,8 @@
  * and serves the auth routes.
  */
 import cookie from '@fastify/cookie';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
 import { ConfigError, envName, type Config } from '../config.js';
 import type { ServiceDatabase } from '../database.js';
 import { generic, withDefaults, type Model } from '../model.js';
@@ -39,8 +40,11 @@ export interface Auth {
   readonly policy: Policy;
   /** The user model's usernames and emails in their one form (lib/auth/logins.ts), and secrets hashed. */
   readonly prepareWrite: PrepareWrite;
-  /** Registers the request hook and the auth routes (inside the base path). */
-  register(api: FastifyInstance): Promise<void>;
+  /**
+   * Identifies the caller of every request and serves the auth routes: registered inside the base
+   * path, a fastify-plugin, so that its hook sees every route there.
+   */
+  readonly plugin: FastifyPluginAsync;
 }
 
 export interface AuthOptions {
@@ -89,12 +93,15 @@ export async function startAuth(
   return {
     policy,
     prepareWrite,
-    async register(api) {
-      await api.register(cookie);
-      api.decorateRequest('user', null);
-      api.addHook('onRequest', (request, reply) => identify(ctx, request, reply));
-      authRoutes(api, ctx, policy, prepareWrite);
-    },
+    plugin: fp(
+      async (api) => {
+        await api.register(cookie);
+        api.decorateRequest('user', null);
+        api.addHook('onRequest', (request, reply) => identify(ctx, request, reply));
+        authRoutes(api, ctx, policy, prepareWrite);
+      },
+      { name: 'authentication', fastify: '5.x' },
+    ),
   };
 }
 

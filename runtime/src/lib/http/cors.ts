@@ -6,7 +6,8 @@
  * which answers with `Allow` (or 405) as with CORS off.
  */
 import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 
 export interface CorsSettings {
   readonly enable: boolean;
@@ -22,8 +23,15 @@ const EXPOSED_HEADERS = 'ETag, Location, Retry-After';
 /** What a preflight may ask for; a method a path does not serve is then its 405. */
 const METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 
-export async function cors(app: FastifyInstance, settings: CorsSettings): Promise<void> {
-  if (!settings.enable) return;
+/** CORS for the whole service (a fastify-plugin: its hooks apply to every route); nothing when off. */
+export const cors = fp<CorsSettings>(
+  async (app, settings) => {
+    if (settings.enable) await app.register(fastifyCors, corsOptions(settings));
+  },
+  { name: 'cors', fastify: '5.x' },
+);
+
+function corsOptions(settings: CorsSettings) {
   const actual: FastifyCorsOptions = {
     // `*` never goes with credentials (config.ts refuses the pair), so it can be said as `*`.
     origin: settings.allowOrigins.includes('*') ? '*' : [...settings.allowOrigins],
@@ -34,12 +42,12 @@ export async function cors(app: FastifyInstance, settings: CorsSettings): Promis
   const preflight: FastifyCorsOptions = { ...actual, preflight: true, methods: METHODS, maxAge: 600 };
   // Without an Origin there is nothing to allow; the answer still says it varies with Origin.
   const none: FastifyCorsOptions = { origin: false };
-  await app.register(fastifyCors, {
-    hook: 'onRequest',
+  return {
+    hook: 'onRequest' as const,
     // The options are made once; a request only picks one, by its headers.
-    delegator: (request: FastifyRequest, callback) =>
+    delegator: (request: FastifyRequest, callback: (error: Error | null, options: FastifyCorsOptions) => void) =>
       callback(null, request.headers.origin === undefined ? none : isPreflight(request) ? preflight : actual),
-  });
+  };
 }
 
 function isPreflight(request: FastifyRequest): boolean {

@@ -1,17 +1,44 @@
-/** `GET {base}/openapi.json`: the service's OpenAPI 3.1 document, to anyone (no auth). */
-import type { FastifyInstance } from 'fastify';
+/**
+ * `GET {base}/openapi.json`: the service's OpenAPI 3.1 document, to anyone (no auth), and, with
+ * `docs.enable`, the browsable reference at `{base}/docs` (docs.ts). The document is the project's
+ * openapi.json, which svcgen generates; it is read once, at start-up.
+ */
+import { readFile } from 'node:fs/promises';
+import fp from 'fastify-plugin';
+import { docsRoutes } from './docs.js';
 import { completeRoute } from './routing.js';
 
 type Json = Record<string, unknown>;
 
-export function openApiRoute(app: FastifyInstance, document: Readonly<Json>): void {
-  // Serialized once: the document never changes while the service runs.
-  const text = JSON.stringify(document);
-  app.get('/openapi.json', async (_request, reply) => {
-    reply.header('cache-control', 'no-cache');
-    return reply.type('application/json; charset=utf-8').send(text);
-  });
-  completeRoute(app, '/openapi.json', ['GET']);
+export interface OpenApiOptions {
+  /** The project's openapi.json. */
+  readonly file: URL;
+  /** `auth` of service.ini: off, the document goes without its authentication (`withoutAuth`). */
+  readonly auth: boolean;
+  /** `docs.enable` of service.ini. */
+  readonly docs: boolean;
+}
+
+export const openApi = fp<OpenApiOptions>(
+  async (app, options) => {
+    const generated = JSON.parse(await readFile(options.file, 'utf8')) as Json;
+    const document = options.auth ? generated : withoutAuth(generated);
+    // Serialized once: the document never changes while the service runs.
+    const text = JSON.stringify(document);
+    app.get('/openapi.json', async (_request, reply) => {
+      reply.header('cache-control', 'no-cache');
+      return reply.type('application/json; charset=utf-8').send(text);
+    });
+    completeRoute(app, '/openapi.json', ['GET']);
+    if (options.docs) docsRoutes(app, titleOf(document));
+  },
+  { name: 'openapi', fastify: '5.x' },
+);
+
+/** The API's title, as the docs page shows it. */
+function titleOf(document: Json): string {
+  const title = (document['info'] as Json | undefined)?.['title'];
+  return typeof title === 'string' ? title : 'API';
 }
 
 /** The statuses only authentication answers with (429 stays: rate limits apply with auth off too). */
@@ -24,7 +51,7 @@ const AUTH_RESPONSES = ['Unauthorized', 'Forbidden'];
  */
 export function withoutAuth(document: Readonly<Json>): Json {
   const paths: Json = {};
-  for (const [path, item] of Object.entries(document['paths'] as Json)) {
+  for (const [path, item] of Object.entries((document['paths'] as Json | undefined) ?? {})) {
     const kept = Object.entries(item as Json).flatMap(([key, value]) => {
       const operation = value as Json;
       if (!isOperation(key, operation)) return [[key, value]];
@@ -34,13 +61,16 @@ export function withoutAuth(document: Readonly<Json>): Json {
     });
     if (kept.some(([key, value]) => isOperation(String(key), value as Json))) paths[path] = Object.fromEntries(kept);
   }
-  const components = document['components'] as Json;
+  const components = (document['components'] as Json | undefined) ?? {};
   const { securitySchemes: _schemes, ...otherComponents } = components;
   return {
     ...document,
-    tags: (document['tags'] as Json[]).filter((tag) => tag['name'] !== 'auth'),
+    tags: ((document['tags'] as Json[] | undefined) ?? []).filter((tag) => tag['name'] !== 'auth'),
     paths,
-    components: { ...otherComponents, responses: omit(components['responses'] as Json, AUTH_RESPONSES) },
+    components: {
+      ...otherComponents,
+      responses: omit((components['responses'] as Json | undefined) ?? {}, AUTH_RESPONSES),
+    },
   };
 }
 

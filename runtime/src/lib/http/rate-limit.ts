@@ -5,7 +5,8 @@
  * instances behind a balancer a client gets up to N times the limit.
  */
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import type { RateLimits } from '../config.js';
 import { HttpError } from '../errors.js';
 
@@ -15,23 +16,32 @@ const REMEMBERED_CLIENTS = 10_000;
 
 type Limiter = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
-/** Adds the limits that are on (not 0); `authPrefix` is where the auth routes live (`/v1/auth/`). */
-export async function rateLimits(app: FastifyInstance, limits: RateLimits, authPrefix: string): Promise<void> {
-  if (limits.writes === 0 && limits.auth === 0) return;
-  await app.register(rateLimit, {
-    global: false,
-    cache: REMEMBERED_CLIENTS,
-    errorResponseBuilder: (_request, context) =>
-      new HttpError(429, `too many requests from your address; try again in ${context.after}`, undefined, {
-        'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),
-      }),
-  });
-  const limiter = (max: number): Limiter | null =>
-    max === 0 ? null : (app.rateLimit({ max, timeWindow: limits.window }) as Limiter);
-  const writes = limiter(limits.writes);
-  const auth = limiter(limits.auth);
-  app.addHook('onRequest', async (request, reply) => {
-    const limit = request.url.startsWith(authPrefix) ? auth : WRITES.has(request.method) ? writes : null;
-    if (limit) await limit(request, reply);
-  });
+export interface RateLimitOptions {
+  readonly limits: RateLimits;
+  /** Where the auth routes live (`/v1/auth/`). */
+  readonly authPrefix: string;
 }
+
+/** The limits that are on (not 0), for every route (a fastify-plugin). */
+export const rateLimits = fp<RateLimitOptions>(
+  async (app, { limits, authPrefix }) => {
+    if (limits.writes === 0 && limits.auth === 0) return;
+    await app.register(rateLimit, {
+      global: false,
+      cache: REMEMBERED_CLIENTS,
+      errorResponseBuilder: (_request, context) =>
+        new HttpError(429, `too many requests from your address; try again in ${context.after}`, undefined, {
+          'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))),
+        }),
+    });
+    const limiter = (max: number): Limiter | null =>
+      max === 0 ? null : (app.rateLimit({ max, timeWindow: limits.window }) as Limiter);
+    const writes = limiter(limits.writes);
+    const auth = limiter(limits.auth);
+    app.addHook('onRequest', async (request, reply) => {
+      const limit = request.url.startsWith(authPrefix) ? auth : WRITES.has(request.method) ? writes : null;
+      if (limit) await limit(request, reply);
+    });
+  },
+  { name: 'rate-limits', fastify: '5.x' },
+);

@@ -15,6 +15,18 @@ export const listQuery = {
   properties: { _limit: once, _page: once, _start: once, _sort: once, _fields: once, _count: {} },
 } as const;
 
+/**
+ * A list route's query string as Fastify hands it over (the route's `Querystring`): paging,
+ * sorting and `_fields` by these names, and any other parameter a filter on the field it names
+ * (lib/http/query.ts checks each against what the caller may see).
+ */
+export type ListQuery = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+/** An item route's query string. */
+export interface ItemQuery {
+  readonly _fields?: string | readonly string[];
+}
+
 /** GET on one object: `_fields` only. */
 export const itemQuery = { type: 'object', properties: { _fields: once }, additionalProperties: false } as const;
 

@@ -3,28 +3,34 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { AUTH } from './auth.js';
 import { extend } from './custom/extend.js';
 import type { Database } from './db/index.js';
-import { EVENTS } from './events.js';
 import type { Config } from './lib/config.js';
 import { secretHasher, startAuth, type AuthSpec } from './lib/auth/index.js';
 import { PasswordHasher } from './lib/auth/passwords.js';
 import type { ServiceEvents } from './lib/events.js';
 import { createApp } from './lib/http/app.js';
 import { cors } from './lib/http/cors.js';
-import { healthRoute } from './lib/http/health.js';
-import { docsRoutes } from './lib/http/docs.js';
-import { openApiRoute, withoutAuth } from './lib/http/openapi.js';
+import { database } from './lib/http/database.js';
+import { errors } from './lib/http/error-handler.js';
+import { health } from './lib/http/health.js';
+import { openApi } from './lib/http/openapi.js';
 import { openPolicy } from './lib/http/policy.js';
 import { rateLimits } from './lib/http/rate-limit.js';
 import { services } from './lib/http/services.js';
-import { OPENAPI_DOCUMENT } from './openapi.js';
+import { EVENTS } from './model-events.js';
 import { storiesRoutes } from './routes/stories.js';
 import { usersRoutes } from './routes/users.js';
+
+/** What src/custom/extend.ts gets (it lives in src/app-context.ts). */
+export type { AppContext } from './app-context.js';
 
 /** Where every route lives (from the RAML's baseUri). */
 export const BASE_PATH = '/v1';
 
 /** Items per page when a request gives no `_limit`. */
 export const DEFAULT_LIMIT = 20;
+
+/** The OpenAPI document svcgen generated, beside package.json (the Dockerfile copies it too). */
+const OPENAPI_FILE = new URL('../openapi.json', import.meta.url);
 
 export interface BuildOptions {
   /** Tests pass `false` to keep their output quiet. */
@@ -35,16 +41,10 @@ export interface BuildOptions {
   readonly auth?: AuthSpec;
 }
 
-/** What src/custom/extend.ts gets. */
-export interface AppContext {
-  readonly app: FastifyInstance;
-  readonly db: Database;
-  readonly config: Config;
-  /** Where the API's routes live, e.g. `/v1`. */
-  readonly basePath: string;
-}
-
-/** The service on an open database, ready to listen (server.ts) or to take injected requests (tests). */
+/**
+ * The service on an open database, ready to listen (server.ts) or to take injected requests
+ * (tests). The app owns the database from here on: `app.close()` closes it.
+ */
 export async function buildApp(config: Config, db: Database, options: BuildOptions = {}): Promise<FastifyInstance> {
   const events = options.events ?? EVENTS;
   // Passwords are hashed whether or not auth is on: none is ever stored as sent.
@@ -59,8 +59,10 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     trustProxy: config.trustProxy,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
-  await cors(app, config.cors);
-  await rateLimits(app, config.rateLimit, `${BASE_PATH}/auth/`);
+  await app.register(errors);
+  await app.register(database, { db });
+  await app.register(cors, config.cors);
+  await app.register(rateLimits, { limits: config.rateLimit, authPrefix: `${BASE_PATH}/auth/` });
   await app.register(services, {
     db,
     policy: auth?.policy ?? openPolicy(config.maxLimit),
@@ -73,11 +75,9 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
   });
   await app.register(
     async (api) => {
-      await auth?.register(api);
-      healthRoute(api, db);
-      // The document describes the API with its authentication; without it, that part goes.
-      openApiRoute(api, config.auth ? OPENAPI_DOCUMENT : withoutAuth(OPENAPI_DOCUMENT));
-      if (config.docs) docsRoutes(api, 'Example REST API');
+      if (auth) await api.register(auth.plugin);
+      await api.register(health, { db });
+      await api.register(openApi, { file: OPENAPI_FILE, auth: config.auth, docs: config.docs });
       await api.register(storiesRoutes);
       await api.register(usersRoutes);
     },

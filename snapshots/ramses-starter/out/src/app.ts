@@ -2,25 +2,31 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { extend } from './custom/extend.js';
 import type { Database } from './db/index.js';
-import { EVENTS } from './events.js';
 import { ConfigError, type Config } from './lib/config.js';
 import type { ServiceEvents } from './lib/events.js';
 import { createApp } from './lib/http/app.js';
 import { cors } from './lib/http/cors.js';
-import { healthRoute } from './lib/http/health.js';
-import { docsRoutes } from './lib/http/docs.js';
-import { openApiRoute } from './lib/http/openapi.js';
+import { database } from './lib/http/database.js';
+import { errors } from './lib/http/error-handler.js';
+import { health } from './lib/http/health.js';
+import { openApi } from './lib/http/openapi.js';
 import { openPolicy } from './lib/http/policy.js';
 import { rateLimits } from './lib/http/rate-limit.js';
 import { services } from './lib/http/services.js';
-import { OPENAPI_DOCUMENT } from './openapi.js';
+import { EVENTS } from './model-events.js';
 import { itemsRoutes } from './routes/items.js';
+
+/** What src/custom/extend.ts gets (it lives in src/app-context.ts). */
+export type { AppContext } from './app-context.js';
 
 /** Where every route lives (from the RAML's baseUri). */
 export const BASE_PATH = '/v1';
 
 /** Items per page when a request gives no `_limit`. */
 export const DEFAULT_LIMIT = 20;
+
+/** The OpenAPI document svcgen generated, beside package.json (the Dockerfile copies it too). */
+const OPENAPI_FILE = new URL('../openapi.json', import.meta.url);
 
 export interface BuildOptions {
   /** Tests pass `false` to keep their output quiet. */
@@ -29,16 +35,10 @@ export interface BuildOptions {
   readonly events?: ServiceEvents;
 }
 
-/** What src/custom/extend.ts gets. */
-export interface AppContext {
-  readonly app: FastifyInstance;
-  readonly db: Database;
-  readonly config: Config;
-  /** Where the API's routes live, e.g. `/v1`. */
-  readonly basePath: string;
-}
-
-/** The service on an open database, ready to listen (server.ts) or to take injected requests (tests). */
+/**
+ * The service on an open database, ready to listen (server.ts) or to take injected requests
+ * (tests). The app owns the database from here on: `app.close()` closes it.
+ */
 export async function buildApp(config: Config, db: Database, options: BuildOptions = {}): Promise<FastifyInstance> {
   const events = options.events ?? EVENTS;
   if (config.auth) {
@@ -53,8 +53,10 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     trustProxy: config.trustProxy,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
-  await cors(app, config.cors);
-  await rateLimits(app, config.rateLimit, `${BASE_PATH}/auth/`);
+  await app.register(errors);
+  await app.register(database, { db });
+  await app.register(cors, config.cors);
+  await app.register(rateLimits, { limits: config.rateLimit, authPrefix: `${BASE_PATH}/auth/` });
   await app.register(services, {
     db,
     policy: openPolicy(config.maxLimit),
@@ -66,9 +68,8 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
   });
   await app.register(
     async (api) => {
-      healthRoute(api, db);
-      openApiRoute(api, OPENAPI_DOCUMENT);
-      if (config.docs) docsRoutes(api, 'Items API');
+      await api.register(health, { db });
+      await api.register(openApi, { file: OPENAPI_FILE, auth: config.auth, docs: config.docs });
       await api.register(itemsRoutes);
     },
     { prefix: BASE_PATH },

@@ -2,15 +2,19 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
-import { addressModel, addressBodies, addressResponse, addressPage } from '../models/address.js';
+import { type ItemQuery, type ListQuery, itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import { addressModel, addressBodies, type AddressCreate, addressResponse, addressPage } from '../models/address.js';
 
 /** Routes below /addresses. */
 export const addressesRoutes: FastifyPluginAsync = async (app) => {
   // GET, POST /addresses — the Address collection
   const addresses = actionsFor(app.services, { kind: 'collection', model: addressModel, acl: null });
-  app.get('/addresses', { schema: { querystring: listQuery, response: { 200: addressPage } } }, addresses.index);
-  app.post(
+  app.get<{ Querystring: ListQuery }>(
+    '/addresses',
+    { schema: { querystring: listQuery, response: { 200: addressPage } } },
+    addresses.index,
+  );
+  app.post<{ Body: AddressCreate }>(
     '/addresses',
     { schema: { body: addressBodies.create, response: { 201: addressResponse } }, preValidation: addresses.guard },
     addresses.create,
@@ -19,12 +23,12 @@ export const addressesRoutes: FastifyPluginAsync = async (app) => {
 
   // DELETE, GET /addresses/{id} — one Address, by id
   const addressesItem = actionsFor(app.services, { kind: 'item', model: addressModel, itemParam: 'id', acl: null });
-  app.get(
+  app.get<{ Params: { id: string }; Querystring: ItemQuery }>(
     '/addresses/:id',
     { schema: { params: pathParams('id'), querystring: itemQuery, response: { 200: addressResponse } } },
     addressesItem.show,
   );
-  app.delete(
+  app.delete<{ Params: { id: string } }>(
     '/addresses/:id',
     { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
     addressesItem.delete,

@@ -2,27 +2,44 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
-import { addressModel, addressBodies, addressResponse } from '../models/address.js';
-import { authorModel, authorBodies, authorResponse, authorPage } from '../models/author.js';
-import { postModel, postBodies, postResponse, postPage } from '../models/post.js';
+import { type ItemQuery, type ListQuery, itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import {
+  addressModel,
+  addressBodies,
+  type AddressCreate,
+  type AddressUpdate,
+  addressResponse,
+} from '../models/address.js';
+import {
+  authorModel,
+  authorBodies,
+  type AuthorCreate,
+  type AuthorUpdate,
+  authorResponse,
+  authorPage,
+} from '../models/author.js';
+import { postModel, postBodies, type PostCreate, postResponse, postPage } from '../models/post.js';
 
 /** Routes below /authors. */
 export const authorsRoutes: FastifyPluginAsync = async (app) => {
   // DELETE, GET, PATCH, POST, PUT /authors — the Author collection
   const authors = actionsFor(app.services, { kind: 'collection', model: authorModel, acl: 'readable' });
-  app.get('/authors', { schema: { querystring: listQuery, response: { 200: authorPage } } }, authors.index);
-  app.post(
+  app.get<{ Querystring: ListQuery }>(
+    '/authors',
+    { schema: { querystring: listQuery, response: { 200: authorPage } } },
+    authors.index,
+  );
+  app.post<{ Body: AuthorCreate }>(
     '/authors',
     { schema: { body: authorBodies.create, response: { 201: authorResponse } }, preValidation: authors.guard },
     authors.create,
   );
-  app.patch(
+  app.patch<{ Body: AuthorUpdate }>(
     '/authors',
     { schema: { body: authorBodies.update, response: { 200: statusAnswer } }, preValidation: authors.guard },
     authors.updateMany,
   );
-  app.put(
+  app.put<{ Body: AuthorUpdate }>(
     '/authors',
     { schema: { body: authorBodies.update, response: { 200: statusAnswer } }, preValidation: authors.guard },
     authors.updateMany,
@@ -32,12 +49,12 @@ export const authorsRoutes: FastifyPluginAsync = async (app) => {
 
   // DELETE, GET, PATCH, PUT /authors/{id} — one Author, by id
   const authorsItem = actionsFor(app.services, { kind: 'item', model: authorModel, itemParam: 'id', acl: 'readable' });
-  app.get(
+  app.get<{ Params: { id: string }; Querystring: ItemQuery }>(
     '/authors/:id',
     { schema: { params: pathParams('id'), querystring: itemQuery, response: { 200: authorResponse } } },
     authorsItem.show,
   );
-  app.patch(
+  app.patch<{ Params: { id: string }; Body: AuthorUpdate }>(
     '/authors/:id',
     {
       schema: { params: pathParams('id'), body: authorBodies.update, response: { 200: authorResponse } },
@@ -45,7 +62,7 @@ export const authorsRoutes: FastifyPluginAsync = async (app) => {
     },
     authorsItem.update,
   );
-  app.put(
+  app.put<{ Params: { id: string }; Body: AuthorCreate }>(
     '/authors/:id',
     {
       schema: { params: pathParams('id'), body: authorBodies.replace, response: { 200: authorResponse } },
@@ -53,7 +70,7 @@ export const authorsRoutes: FastifyPluginAsync = async (app) => {
     },
     authorsItem.replace,
   );
-  app.delete(
+  app.delete<{ Params: { id: string } }>(
     '/authors/:id',
     { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
     authorsItem.delete,
@@ -67,12 +84,12 @@ export const authorsRoutes: FastifyPluginAsync = async (app) => {
     parent: { model: authorModel, param: 'id', field: 'address' },
     acl: null,
   });
-  app.get(
+  app.get<{ Params: { id: string }; Querystring: ItemQuery }>(
     '/authors/:id/address',
     { schema: { params: pathParams('id'), querystring: itemQuery, response: { 200: addressResponse } } },
     authorsAddress.show,
   );
-  app.post(
+  app.post<{ Params: { id: string }; Body: AddressCreate }>(
     '/authors/:id/address',
     {
       schema: { params: pathParams('id'), body: addressBodies.create, response: { 201: addressResponse } },
@@ -80,7 +97,7 @@ export const authorsRoutes: FastifyPluginAsync = async (app) => {
     },
     authorsAddress.create,
   );
-  app.put(
+  app.put<{ Params: { id: string }; Body: AddressCreate }>(
     '/authors/:id/address',
     {
       schema: { params: pathParams('id'), body: addressBodies.replace, response: { 200: addressResponse } },
@@ -88,7 +105,7 @@ export const authorsRoutes: FastifyPluginAsync = async (app) => {
     },
     authorsAddress.replace,
   );
-  app.patch(
+  app.patch<{ Params: { id: string }; Body: AddressUpdate }>(
     '/authors/:id/address',
     {
       schema: { params: pathParams('id'), body: addressBodies.update, response: { 200: addressResponse } },
@@ -96,7 +113,7 @@ export const authorsRoutes: FastifyPluginAsync = async (app) => {
     },
     authorsAddress.update,
   );
-  app.delete(
+  app.delete<{ Params: { id: string } }>(
     '/authors/:id/address',
     { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
     authorsAddress.delete,
@@ -110,12 +127,12 @@ export const authorsRoutes: FastifyPluginAsync = async (app) => {
     parent: { model: authorModel, param: 'id', field: 'links' },
     acl: 'readable',
   });
-  app.get(
+  app.get<{ Params: { id: string } }>(
     '/authors/:id/links',
     { schema: { params: pathParams('id'), response: { 200: { type: 'object', additionalProperties: true } } } },
     authorsLinks.index,
   );
-  app.post(
+  app.post<{ Params: { id: string } }>(
     '/authors/:id/links',
     {
       schema: {
@@ -136,12 +153,12 @@ export const authorsRoutes: FastifyPluginAsync = async (app) => {
     parent: { model: authorModel, param: 'id', field: 'posts' },
     acl: null,
   });
-  app.get(
+  app.get<{ Params: { id: string }; Querystring: ListQuery }>(
     '/authors/:id/posts',
     { schema: { params: pathParams('id'), querystring: listQuery, response: { 200: postPage } } },
     authorsPosts.index,
   );
-  app.post(
+  app.post<{ Params: { id: string }; Body: PostCreate }>(
     '/authors/:id/posts',
     {
       schema: { params: pathParams('id'), body: postBodies.create, response: { 201: postResponse } },

@@ -2,15 +2,26 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
-import { commentModel, commentBodies, commentResponse, commentPage } from '../models/comment.js';
+import { type ItemQuery, type ListQuery, itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import {
+  commentModel,
+  commentBodies,
+  type CommentCreate,
+  type CommentUpdate,
+  commentResponse,
+  commentPage,
+} from '../models/comment.js';
 
 /** Routes below /comments. */
 export const commentsRoutes: FastifyPluginAsync = async (app) => {
   // GET, POST /comments — the Comment collection
   const comments = actionsFor(app.services, { kind: 'collection', model: commentModel, acl: null });
-  app.get('/comments', { schema: { querystring: listQuery, response: { 200: commentPage } } }, comments.index);
-  app.post(
+  app.get<{ Querystring: ListQuery }>(
+    '/comments',
+    { schema: { querystring: listQuery, response: { 200: commentPage } } },
+    comments.index,
+  );
+  app.post<{ Body: CommentCreate }>(
     '/comments',
     { schema: { body: commentBodies.create, response: { 201: commentResponse } }, preValidation: comments.guard },
     comments.create,
@@ -19,12 +30,12 @@ export const commentsRoutes: FastifyPluginAsync = async (app) => {
 
   // DELETE, GET, PATCH /comments/{id} — one Comment, by id
   const commentsItem = actionsFor(app.services, { kind: 'item', model: commentModel, itemParam: 'id', acl: null });
-  app.get(
+  app.get<{ Params: { id: string }; Querystring: ItemQuery }>(
     '/comments/:id',
     { schema: { params: pathParams('id'), querystring: itemQuery, response: { 200: commentResponse } } },
     commentsItem.show,
   );
-  app.patch(
+  app.patch<{ Params: { id: string }; Body: CommentUpdate }>(
     '/comments/:id',
     {
       schema: { params: pathParams('id'), body: commentBodies.update, response: { 200: commentResponse } },
@@ -32,7 +43,7 @@ export const commentsRoutes: FastifyPluginAsync = async (app) => {
     },
     commentsItem.update,
   );
-  app.delete(
+  app.delete<{ Params: { id: string } }>(
     '/comments/:id',
     { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
     commentsItem.delete,

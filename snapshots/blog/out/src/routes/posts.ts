@@ -2,16 +2,20 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
-import { commentModel, commentBodies, commentResponse, commentPage } from '../models/comment.js';
-import { postModel, postBodies, postResponse, postPage } from '../models/post.js';
+import { type ItemQuery, type ListQuery, itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import { commentModel, commentBodies, type CommentCreate, commentResponse, commentPage } from '../models/comment.js';
+import { postModel, postBodies, type PostCreate, type PostUpdate, postResponse, postPage } from '../models/post.js';
 
 /** Routes below /posts. */
 export const postsRoutes: FastifyPluginAsync = async (app) => {
   // DELETE, GET, POST /posts — the Post collection
   const posts = actionsFor(app.services, { kind: 'collection', model: postModel, acl: null });
-  app.get('/posts', { schema: { querystring: listQuery, response: { 200: postPage } } }, posts.index);
-  app.post(
+  app.get<{ Querystring: ListQuery }>(
+    '/posts',
+    { schema: { querystring: listQuery, response: { 200: postPage } } },
+    posts.index,
+  );
+  app.post<{ Body: PostCreate }>(
     '/posts',
     { schema: { body: postBodies.create, response: { 201: postResponse } }, preValidation: posts.guard },
     posts.create,
@@ -21,12 +25,12 @@ export const postsRoutes: FastifyPluginAsync = async (app) => {
 
   // DELETE, GET, PATCH, PUT /posts/{slug} — one Post, by slug
   const postsItem = actionsFor(app.services, { kind: 'item', model: postModel, itemParam: 'slug', acl: null });
-  app.get(
+  app.get<{ Params: { slug: string }; Querystring: ItemQuery }>(
     '/posts/:slug',
     { schema: { params: pathParams('slug'), querystring: itemQuery, response: { 200: postResponse } } },
     postsItem.show,
   );
-  app.patch(
+  app.patch<{ Params: { slug: string }; Body: PostUpdate }>(
     '/posts/:slug',
     {
       schema: { params: pathParams('slug'), body: postBodies.update, response: { 200: postResponse } },
@@ -34,7 +38,7 @@ export const postsRoutes: FastifyPluginAsync = async (app) => {
     },
     postsItem.update,
   );
-  app.put(
+  app.put<{ Params: { slug: string }; Body: PostCreate }>(
     '/posts/:slug',
     {
       schema: { params: pathParams('slug'), body: postBodies.replace, response: { 200: postResponse } },
@@ -42,7 +46,7 @@ export const postsRoutes: FastifyPluginAsync = async (app) => {
     },
     postsItem.replace,
   );
-  app.delete(
+  app.delete<{ Params: { slug: string } }>(
     '/posts/:slug',
     { schema: { params: pathParams('slug'), response: { 200: statusAnswer } } },
     postsItem.delete,
@@ -56,12 +60,12 @@ export const postsRoutes: FastifyPluginAsync = async (app) => {
     parent: { model: postModel, param: 'slug', field: 'comments' },
     acl: null,
   });
-  app.get(
+  app.get<{ Params: { slug: string }; Querystring: ListQuery }>(
     '/posts/:slug/comments',
     { schema: { params: pathParams('slug'), querystring: listQuery, response: { 200: commentPage } } },
     postsComments.index,
   );
-  app.post(
+  app.post<{ Params: { slug: string }; Body: CommentCreate }>(
     '/posts/:slug/comments',
     {
       schema: { params: pathParams('slug'), body: commentBodies.create, response: { 201: commentResponse } },
@@ -79,12 +83,12 @@ export const postsRoutes: FastifyPluginAsync = async (app) => {
     parent: { model: postModel, param: 'slug', field: 'comments' },
     acl: null,
   });
-  app.get(
+  app.get<{ Params: { slug: string; id: string }; Querystring: ItemQuery }>(
     '/posts/:slug/comments/:id',
     { schema: { params: pathParams('slug', 'id'), querystring: itemQuery, response: { 200: commentResponse } } },
     postsCommentsItem.show,
   );
-  app.delete(
+  app.delete<{ Params: { slug: string; id: string } }>(
     '/posts/:slug/comments/:id',
     { schema: { params: pathParams('slug', 'id'), response: { 200: statusAnswer } } },
     postsCommentsItem.delete,
@@ -98,12 +102,12 @@ export const postsRoutes: FastifyPluginAsync = async (app) => {
     parent: { model: postModel, param: 'slug', field: 'tags' },
     acl: null,
   });
-  app.get(
+  app.get<{ Params: { slug: string } }>(
     '/posts/:slug/tags',
     { schema: { params: pathParams('slug'), response: { 200: { type: 'array', items: { type: 'string' } } } } },
     postsTags.index,
   );
-  app.post(
+  app.post<{ Params: { slug: string } }>(
     '/posts/:slug/tags',
     {
       schema: {

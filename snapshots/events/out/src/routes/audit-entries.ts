@@ -2,19 +2,25 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { listQuery } from '../lib/http/schemas.js';
-import { auditEntryModel, auditEntryBodies, auditEntryResponse, auditEntryPage } from '../models/audit-entry.js';
+import { type ListQuery, listQuery } from '../lib/http/schemas.js';
+import {
+  auditEntryModel,
+  auditEntryBodies,
+  type AuditEntryCreate,
+  auditEntryResponse,
+  auditEntryPage,
+} from '../models/audit-entry.js';
 
 /** Routes below /audit_entries. */
 export const auditEntriesRoutes: FastifyPluginAsync = async (app) => {
   // GET, POST /audit_entries — the AuditEntry collection
   const auditEntries = actionsFor(app.services, { kind: 'collection', model: auditEntryModel, acl: 'open' });
-  app.get(
+  app.get<{ Querystring: ListQuery }>(
     '/audit_entries',
     { schema: { querystring: listQuery, response: { 200: auditEntryPage } } },
     auditEntries.index,
   );
-  app.post(
+  app.post<{ Body: AuditEntryCreate }>(
     '/audit_entries',
     {
       schema: { body: auditEntryBodies.create, response: { 201: auditEntryResponse } },

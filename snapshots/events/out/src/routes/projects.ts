@@ -2,20 +2,31 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
-import { projectModel, projectBodies, projectResponse, projectPage } from '../models/project.js';
+import { type ItemQuery, type ListQuery, itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import {
+  projectModel,
+  projectBodies,
+  type ProjectCreate,
+  type ProjectUpdate,
+  projectResponse,
+  projectPage,
+} from '../models/project.js';
 
 /** Routes below /projects. */
 export const projectsRoutes: FastifyPluginAsync = async (app) => {
   // DELETE, GET, PATCH, POST /projects — the Project collection
   const projects = actionsFor(app.services, { kind: 'collection', model: projectModel, acl: 'open' });
-  app.get('/projects', { schema: { querystring: listQuery, response: { 200: projectPage } } }, projects.index);
-  app.post(
+  app.get<{ Querystring: ListQuery }>(
+    '/projects',
+    { schema: { querystring: listQuery, response: { 200: projectPage } } },
+    projects.index,
+  );
+  app.post<{ Body: ProjectCreate }>(
     '/projects',
     { schema: { body: projectBodies.create, response: { 201: projectResponse } }, preValidation: projects.guard },
     projects.create,
   );
-  app.patch(
+  app.patch<{ Body: ProjectUpdate }>(
     '/projects',
     { schema: { body: projectBodies.update, response: { 200: statusAnswer } }, preValidation: projects.guard },
     projects.updateMany,
@@ -25,12 +36,12 @@ export const projectsRoutes: FastifyPluginAsync = async (app) => {
 
   // DELETE, GET, PATCH, PUT /projects/{id} — one Project, by id
   const projectsItem = actionsFor(app.services, { kind: 'item', model: projectModel, itemParam: 'id', acl: 'open' });
-  app.get(
+  app.get<{ Params: { id: string }; Querystring: ItemQuery }>(
     '/projects/:id',
     { schema: { params: pathParams('id'), querystring: itemQuery, response: { 200: projectResponse } } },
     projectsItem.show,
   );
-  app.patch(
+  app.patch<{ Params: { id: string }; Body: ProjectUpdate }>(
     '/projects/:id',
     {
       schema: { params: pathParams('id'), body: projectBodies.update, response: { 200: projectResponse } },
@@ -38,7 +49,7 @@ export const projectsRoutes: FastifyPluginAsync = async (app) => {
     },
     projectsItem.update,
   );
-  app.put(
+  app.put<{ Params: { id: string }; Body: ProjectCreate }>(
     '/projects/:id',
     {
       schema: { params: pathParams('id'), body: projectBodies.replace, response: { 200: projectResponse } },
@@ -46,7 +57,7 @@ export const projectsRoutes: FastifyPluginAsync = async (app) => {
     },
     projectsItem.replace,
   );
-  app.delete(
+  app.delete<{ Params: { id: string } }>(
     '/projects/:id',
     { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
     projectsItem.delete,

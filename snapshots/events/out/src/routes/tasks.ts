@@ -2,20 +2,24 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
-import { taskModel, taskBodies, taskResponse, taskPage } from '../models/task.js';
+import { type ItemQuery, type ListQuery, itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import { taskModel, taskBodies, type TaskCreate, type TaskUpdate, taskResponse, taskPage } from '../models/task.js';
 
 /** Routes below /tasks. */
 export const tasksRoutes: FastifyPluginAsync = async (app) => {
   // GET, OPTIONS, PATCH, POST /tasks — the Task collection
   const tasks = actionsFor(app.services, { kind: 'collection', model: taskModel, acl: 'open' });
-  app.get('/tasks', { schema: { querystring: listQuery, response: { 200: taskPage } } }, tasks.index);
-  app.post(
+  app.get<{ Querystring: ListQuery }>(
+    '/tasks',
+    { schema: { querystring: listQuery, response: { 200: taskPage } } },
+    tasks.index,
+  );
+  app.post<{ Body: TaskCreate }>(
     '/tasks',
     { schema: { body: taskBodies.create, response: { 201: taskResponse } }, preValidation: tasks.guard },
     tasks.create,
   );
-  app.patch(
+  app.patch<{ Body: TaskUpdate }>(
     '/tasks',
     { schema: { body: taskBodies.update, response: { 200: statusAnswer } }, preValidation: tasks.guard },
     tasks.updateMany,
@@ -24,12 +28,12 @@ export const tasksRoutes: FastifyPluginAsync = async (app) => {
 
   // DELETE, GET, OPTIONS, PATCH /tasks/{id} — one Task, by id
   const tasksItem = actionsFor(app.services, { kind: 'item', model: taskModel, itemParam: 'id', acl: 'open' });
-  app.get(
+  app.get<{ Params: { id: string }; Querystring: ItemQuery }>(
     '/tasks/:id',
     { schema: { params: pathParams('id'), querystring: itemQuery, response: { 200: taskResponse } } },
     tasksItem.show,
   );
-  app.patch(
+  app.patch<{ Params: { id: string }; Body: TaskUpdate }>(
     '/tasks/:id',
     {
       schema: { params: pathParams('id'), body: taskBodies.update, response: { 200: taskResponse } },
@@ -37,6 +41,10 @@ export const tasksRoutes: FastifyPluginAsync = async (app) => {
     },
     tasksItem.update,
   );
-  app.delete('/tasks/:id', { schema: { params: pathParams('id'), response: { 200: statusAnswer } } }, tasksItem.delete);
+  app.delete<{ Params: { id: string } }>(
+    '/tasks/:id',
+    { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
+    tasksItem.delete,
+  );
   completeRoute(app, '/tasks/:id', ['DELETE', 'GET', 'OPTIONS', 'PATCH'], tasksItem.options);
 };

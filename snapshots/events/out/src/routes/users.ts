@@ -2,15 +2,19 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { itemQuery, listQuery, pathParams } from '../lib/http/schemas.js';
-import { userModel, userBodies, userResponse, userPage } from '../models/user.js';
+import { type ItemQuery, type ListQuery, itemQuery, listQuery, pathParams } from '../lib/http/schemas.js';
+import { userModel, userBodies, type UserCreate, type UserUpdate, userResponse, userPage } from '../models/user.js';
 
 /** Routes below /users. */
 export const usersRoutes: FastifyPluginAsync = async (app) => {
   // GET, POST /users — the User collection
   const users = actionsFor(app.services, { kind: 'collection', model: userModel, acl: 'open' });
-  app.get('/users', { schema: { querystring: listQuery, response: { 200: userPage } } }, users.index);
-  app.post(
+  app.get<{ Querystring: ListQuery }>(
+    '/users',
+    { schema: { querystring: listQuery, response: { 200: userPage } } },
+    users.index,
+  );
+  app.post<{ Body: UserCreate }>(
     '/users',
     { schema: { body: userBodies.create, response: { 201: userResponse } }, preValidation: users.guard },
     users.create,
@@ -19,12 +23,12 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
 
   // GET, PATCH /users/{username} — one User, by username
   const usersItem = actionsFor(app.services, { kind: 'item', model: userModel, itemParam: 'username', acl: 'open' });
-  app.get(
+  app.get<{ Params: { username: string }; Querystring: ItemQuery }>(
     '/users/:username',
     { schema: { params: pathParams('username'), querystring: itemQuery, response: { 200: userResponse } } },
     usersItem.show,
   );
-  app.patch(
+  app.patch<{ Params: { username: string }; Body: UserUpdate }>(
     '/users/:username',
     {
       schema: { params: pathParams('username'), body: userBodies.update, response: { 200: userResponse } },

@@ -1,5 +1,5 @@
 // Created by svcgen from api.raml; this file is yours: svcgen never changes it. Your own plugins and routes.
-import type { AppContext } from '../app.js';
+import type { AppContext } from '../app-context.js';
 
 /**
  * Your own Fastify plugins, hooks and routes: called once, after the API's routes are

@@ -2,20 +2,31 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
-import { storyModel, storyBodies, storyResponse, storyPage } from '../models/story.js';
+import { type ItemQuery, type ListQuery, itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import {
+  storyModel,
+  storyBodies,
+  type StoryCreate,
+  type StoryUpdate,
+  storyResponse,
+  storyPage,
+} from '../models/story.js';
 
 /** Routes below /stories. */
 export const storiesRoutes: FastifyPluginAsync = async (app) => {
   // DELETE, GET, HEAD, OPTIONS, PATCH, POST /stories — the Story collection
   const stories = actionsFor(app.services, { kind: 'collection', model: storyModel, acl: 'item_owner_acl' });
-  app.get('/stories', { schema: { querystring: listQuery, response: { 200: storyPage } } }, stories.index);
-  app.post(
+  app.get<{ Querystring: ListQuery }>(
+    '/stories',
+    { schema: { querystring: listQuery, response: { 200: storyPage } } },
+    stories.index,
+  );
+  app.post<{ Body: StoryCreate }>(
     '/stories',
     { schema: { body: storyBodies.create, response: { 201: storyResponse } }, preValidation: stories.guard },
     stories.create,
   );
-  app.patch(
+  app.patch<{ Body: StoryUpdate }>(
     '/stories',
     { schema: { body: storyBodies.update, response: { 200: statusAnswer } }, preValidation: stories.guard },
     stories.updateMany,
@@ -30,17 +41,17 @@ export const storiesRoutes: FastifyPluginAsync = async (app) => {
     itemParam: 'id',
     acl: 'item_owner_acl',
   });
-  app.get(
+  app.get<{ Params: { id: string }; Querystring: ItemQuery }>(
     '/stories/:id',
     { schema: { params: pathParams('id'), querystring: itemQuery, response: { 200: storyResponse } } },
     storiesItem.show,
   );
-  app.delete(
+  app.delete<{ Params: { id: string } }>(
     '/stories/:id',
     { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
     storiesItem.delete,
   );
-  app.patch(
+  app.patch<{ Params: { id: string }; Body: StoryUpdate }>(
     '/stories/:id',
     {
       schema: { params: pathParams('id'), body: storyBodies.update, response: { 200: storyResponse } },
@@ -48,7 +59,7 @@ export const storiesRoutes: FastifyPluginAsync = async (app) => {
     },
     storiesItem.update,
   );
-  app.put(
+  app.put<{ Params: { id: string }; Body: StoryCreate }>(
     '/stories/:id',
     {
       schema: { params: pathParams('id'), body: storyBodies.replace, response: { 200: storyResponse } },

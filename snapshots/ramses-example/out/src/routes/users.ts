@@ -2,21 +2,31 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
-import { profileModel, profileBodies, profileResponse } from '../models/profile.js';
-import { userModel, userBodies, userResponse, userPage } from '../models/user.js';
+import { type ItemQuery, type ListQuery, itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import {
+  profileModel,
+  profileBodies,
+  type ProfileCreate,
+  type ProfileUpdate,
+  profileResponse,
+} from '../models/profile.js';
+import { userModel, userBodies, type UserCreate, type UserUpdate, userResponse, userPage } from '../models/user.js';
 
 /** Routes below /users. */
 export const usersRoutes: FastifyPluginAsync = async (app) => {
   // GET, HEAD, OPTIONS, PATCH, POST /users — the User collection
   const users = actionsFor(app.services, { kind: 'collection', model: userModel, acl: 'user_self_acl' });
-  app.get('/users', { schema: { querystring: listQuery, response: { 200: userPage } } }, users.index);
-  app.post(
+  app.get<{ Querystring: ListQuery }>(
+    '/users',
+    { schema: { querystring: listQuery, response: { 200: userPage } } },
+    users.index,
+  );
+  app.post<{ Body: UserCreate }>(
     '/users',
     { schema: { body: userBodies.create, response: { 201: userResponse } }, preValidation: users.guard },
     users.create,
   );
-  app.patch(
+  app.patch<{ Body: UserUpdate }>(
     '/users',
     { schema: { body: userBodies.update, response: { 200: statusAnswer } }, preValidation: users.guard },
     users.updateMany,
@@ -30,12 +40,12 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
     itemParam: 'username',
     acl: 'user_self_acl',
   });
-  app.get(
+  app.get<{ Params: { username: string }; Querystring: ItemQuery }>(
     '/users/:username',
     { schema: { params: pathParams('username'), querystring: itemQuery, response: { 200: userResponse } } },
     usersItem.show,
   );
-  app.patch(
+  app.patch<{ Params: { username: string }; Body: UserUpdate }>(
     '/users/:username',
     {
       schema: { params: pathParams('username'), body: userBodies.update, response: { 200: userResponse } },
@@ -43,7 +53,7 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
     },
     usersItem.update,
   );
-  app.put(
+  app.put<{ Params: { username: string }; Body: UserCreate }>(
     '/users/:username',
     {
       schema: { params: pathParams('username'), body: userBodies.replace, response: { 200: userResponse } },
@@ -51,7 +61,7 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
     },
     usersItem.replace,
   );
-  app.delete(
+  app.delete<{ Params: { username: string } }>(
     '/users/:username',
     { schema: { params: pathParams('username'), response: { 200: statusAnswer } } },
     usersItem.delete,
@@ -65,7 +75,7 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
     parent: { model: userModel, param: 'username', field: 'groups' },
     acl: 'user_self_acl',
   });
-  app.get(
+  app.get<{ Params: { username: string } }>(
     '/users/:username/groups',
     {
       schema: {
@@ -75,7 +85,7 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
     },
     usersGroups.index,
   );
-  app.post(
+  app.post<{ Params: { username: string } }>(
     '/users/:username/groups',
     {
       schema: {
@@ -96,12 +106,12 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
     parent: { model: userModel, param: 'username', field: 'profile' },
     acl: 'user_profile_acl',
   });
-  app.get(
+  app.get<{ Params: { username: string }; Querystring: ItemQuery }>(
     '/users/:username/profile',
     { schema: { params: pathParams('username'), querystring: itemQuery, response: { 200: profileResponse } } },
     usersProfile.show,
   );
-  app.post(
+  app.post<{ Params: { username: string }; Body: ProfileCreate }>(
     '/users/:username/profile',
     {
       schema: { params: pathParams('username'), body: profileBodies.create, response: { 201: profileResponse } },
@@ -109,7 +119,7 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
     },
     usersProfile.create,
   );
-  app.patch(
+  app.patch<{ Params: { username: string }; Body: ProfileUpdate }>(
     '/users/:username/profile',
     {
       schema: { params: pathParams('username'), body: profileBodies.update, response: { 200: profileResponse } },
@@ -126,12 +136,12 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
     parent: { model: userModel, param: 'username', field: 'settings' },
     acl: 'user_self_acl',
   });
-  app.get(
+  app.get<{ Params: { username: string } }>(
     '/users/:username/settings',
     { schema: { params: pathParams('username'), response: { 200: { type: 'object', additionalProperties: true } } } },
     usersSettings.index,
   );
-  app.post(
+  app.post<{ Params: { username: string } }>(
     '/users/:username/settings',
     {
       schema: {

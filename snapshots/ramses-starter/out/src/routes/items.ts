@@ -2,15 +2,19 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
-import { itemModel, itemBodies, itemResponse, itemPage } from '../models/item.js';
+import { type ItemQuery, type ListQuery, itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import { itemModel, itemBodies, type ItemCreate, type ItemUpdate, itemResponse, itemPage } from '../models/item.js';
 
 /** Routes below /items. */
 export const itemsRoutes: FastifyPluginAsync = async (app) => {
   // GET, POST /items — the Item collection
   const items = actionsFor(app.services, { kind: 'collection', model: itemModel, acl: null });
-  app.get('/items', { schema: { querystring: listQuery, response: { 200: itemPage } } }, items.index);
-  app.post(
+  app.get<{ Querystring: ListQuery }>(
+    '/items',
+    { schema: { querystring: listQuery, response: { 200: itemPage } } },
+    items.index,
+  );
+  app.post<{ Body: ItemCreate }>(
     '/items',
     { schema: { body: itemBodies.create, response: { 201: itemResponse } }, preValidation: items.guard },
     items.create,
@@ -19,13 +23,17 @@ export const itemsRoutes: FastifyPluginAsync = async (app) => {
 
   // DELETE, GET, PATCH /items/{id} — one Item, by id
   const itemsItem = actionsFor(app.services, { kind: 'item', model: itemModel, itemParam: 'id', acl: null });
-  app.get(
+  app.get<{ Params: { id: string }; Querystring: ItemQuery }>(
     '/items/:id',
     { schema: { params: pathParams('id'), querystring: itemQuery, response: { 200: itemResponse } } },
     itemsItem.show,
   );
-  app.delete('/items/:id', { schema: { params: pathParams('id'), response: { 200: statusAnswer } } }, itemsItem.delete);
-  app.patch(
+  app.delete<{ Params: { id: string } }>(
+    '/items/:id',
+    { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
+    itemsItem.delete,
+  );
+  app.patch<{ Params: { id: string }; Body: ItemUpdate }>(
     '/items/:id',
     {
       schema: { params: pathParams('id'), body: itemBodies.update, response: { 200: itemResponse } },

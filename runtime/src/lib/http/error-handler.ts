@@ -1,0 +1,219 @@
+/**
+ * The service's one error shape for every failure (lib/errors.ts `statusBody`), as a
+ * fastify-plugin over the whole app: the error handler turns what a route throws into its status
+ * and body (a database that does not answer: 503; a constraint: 409 or 400; a body or query the
+ * schemas refuse: 400 naming each problem), and a path that is no route is a 404, or a 405 when
+ * only its method is unknown (PROPFIND…). A 500 says "Internal Server Error" and a request id; the
+ * details go to the log, never to the client.
+ */
+import type { FastifyError, FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { HttpError, statusBody, type FieldError } from '../errors.js';
+import { databaseUnavailable, isDatabaseUnavailable } from '../database.js';
+import { ConstraintViolation, RecordNotFound, UnknownReference } from '../repository.js';
+import { requestUrl } from './serialize.js';
+import { knownPath } from './routing.js';
+
+export const errors = fp(
+  async (app: FastifyInstance) => {
+    app.setErrorHandler(async (thrown: FastifyError, request, reply) => {
+      // The database down (or too slow) is no failure of the request: a 503 the client may retry.
+      const unavailable = isDatabaseUnavailable(thrown);
+      if (unavailable) request.log.error({ err: thrown }, 'the database does not answer');
+      const error = unavailable ? databaseUnavailable() : thrown;
+      const { status, message, errors: problems, headers } = describe(error);
+      // A deliberate 503 (load shedding, /health) is not a failure: no stack trace at level error.
+      if (status >= 500 && !(error instanceof HttpError)) request.log.error({ err: error }, 'request failed');
+      else if (status >= 500) request.log.warn({ status, message }, 'request refused');
+      else request.log.info({ status, message }, 'request refused');
+      for (const [name, value] of Object.entries(headers ?? {})) reply.header(name, value);
+      // An unexpected failure says nothing about itself; a deliberate HttpError (503 from /health) may.
+      const body =
+        status >= 500 && !(error instanceof HttpError)
+          ? statusBody(status, 'Internal Server Error', requestUrl(request), { request_id: String(request.id) })
+          : statusBody(status, message, requestUrl(request), {
+              ...(problems?.length ? { errors: problems } : {}),
+              ...(status >= 500 ? { request_id: String(request.id) } : {}),
+            });
+      return reply.code(status).type('application/json').send(body);
+    });
+    app.setNotFoundHandler(async (request, reply) => {
+      // A method the router does not know (PROPFIND…) on a known path: 405, as for any other.
+      const known = knownPath(app, request.url);
+      if (known) {
+        return reply
+          .code(405)
+          .header('allow', known.allow)
+          .send(statusBody(405, `${request.method} is not allowed on ${known.path}`, requestUrl(request)));
+      }
+      return reply.code(404).send(statusBody(404, notAResource(request.url), requestUrl(request)));
+    });
+  },
+  { name: 'errors', fastify: '5.x' },
+);
+
+export function notAResource(url: string): string {
+  return `${url.split('?')[0]} is not a resource of this service`;
+}
+
+interface Described {
+  status: number;
+  message: string;
+  errors?: readonly FieldError[];
+  headers?: Readonly<Record<string, string>>;
+}
+
+function describe(error: FastifyError | HttpError): Described {
+  if (error instanceof HttpError)
+    return {
+      status: error.statusCode,
+      message: error.message,
+      ...(error.errors ? { errors: error.errors } : {}),
+      ...(error.headers ? { headers: error.headers } : {}),
+    };
+  if (error instanceof RecordNotFound) return { status: 404, message: error.message };
+  if (error instanceof UnknownReference) {
+    return {
+      status: 400,
+      message: `${error.field}: ${error.message}`,
+      errors: [{ field: error.field, message: `${error.model} ${error.keys.map(String).join(', ')} not found` }],
+    };
+  }
+  if (error instanceof ConstraintViolation) return constraint(error);
+  if (error.validation) return validation(error);
+  const status = error.statusCode ?? 500;
+  if (status < 500 && error.code?.startsWith('FST_')) return { status, message: fastifyMessage(error) };
+  return { status: 500, message: 'Internal Server Error' };
+}
+
+function constraint(error: ConstraintViolation): Described {
+  const fields = error.fields;
+  switch (error.kind) {
+    case 'unique': {
+      const named = fields.length ? fields : ['(unknown field)'];
+      return {
+        status: 409,
+        message: `${named.join(', ')} must be unique, and the value is taken`,
+        errors: named.map((field) => ({ field, message: 'is already taken' })),
+      };
+    }
+    case 'foreign_key':
+      return fields.length
+        ? {
+            status: 409,
+            message: `related objects still refer to this one (${fields.join(', ')}), so it cannot be deleted`,
+            errors: fields.map((field) => ({ field, message: 'has related objects that prevent deleting this one' })),
+          }
+        : { status: 409, message: 'other objects still refer to this one' };
+    case 'not_null':
+      return {
+        status: 400,
+        message: `${fields.join(', ')} is required`,
+        errors: fields.map((field) => ({ field, message: 'is required' })),
+      };
+    case 'invalid':
+      return {
+        status: 400,
+        message: 'a value does not fit its field (too long, or out of range)',
+        ...(fields.length ? { errors: fields.map((field) => ({ field, message: 'does not fit' })) } : {}),
+      };
+  }
+}
+
+/** JSON Schema errors of a body, or of the query or path parameters: one entry per problem. */
+function validation(error: FastifyError): Described {
+  const context =
+    error.validationContext === 'querystring' ? 'query' : error.validationContext === 'params' ? 'path' : 'body';
+  const errors: FieldError[] = [];
+  for (const e of error.validation ?? []) errors.push(...(context === 'body' ? bodyProblem(e) : parameterProblem(e)));
+  const unique = errors.filter((e, i) => errors.findIndex((x) => x.field === e.field && x.message === e.message) === i);
+  return {
+    status: 400,
+    message: `invalid ${context}: ${unique.map((e) => `${e.field} ${e.message}`).join('; ')}`,
+    errors: unique,
+  };
+}
+
+type SchemaProblem = NonNullable<FastifyError['validation']>[number];
+
+function bodyProblem(e: SchemaProblem): FieldError[] {
+  const params = e.params;
+  const path = e.instancePath.replace(/^\//, '').split('/').join('.');
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return [{ field: join(path, String(params['additionalProperty'])), message: 'is not a field here' }];
+    case 'required':
+      return [{ field: join(path, String(params['missingProperty'])), message: 'is required' }];
+    case 'type':
+      return [
+        path === ''
+          ? { field: '(body)', message: 'must be a JSON object' }
+          : { field: path, message: `must be ${typeWords(params['type'])}` },
+      ];
+    case 'enum':
+      return [
+        {
+          field: path,
+          message: `must be one of ${(params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
+        },
+      ];
+    case 'anyOf':
+    case 'oneOf':
+      return [];
+    default:
+      return [{ field: path || '(body)', message: e.message ?? 'is invalid' }];
+  }
+}
+
+/** Query and path parameters are strings (lib/http/schemas.ts): a list is a parameter given twice. */
+function parameterProblem(e: SchemaProblem): FieldError[] {
+  const params = e.params;
+  const name = e.instancePath.replace(/^\//, '');
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return [{ field: String(params['additionalProperty']), message: 'is not a query parameter here' }];
+    case 'required':
+      return [{ field: String(params['missingProperty']), message: 'is required' }];
+    case 'type':
+      return [{ field: name, message: 'is given more than once' }];
+    default:
+      return [{ field: name, message: e.message ?? 'is invalid' }];
+  }
+}
+
+/** JSON Schema type names as a client reads them: `integer,string,null` → "a whole number, a string or null". */
+function typeWords(type: unknown): string {
+  const words: Record<string, string> = {
+    integer: 'a whole number',
+    number: 'a number',
+    string: 'a string',
+    boolean: 'true or false',
+    array: 'a list',
+    object: 'an object',
+    null: 'null',
+  };
+  const list = (Array.isArray(type) ? type : String(type).split(',')).map((t: string) => words[t] ?? t);
+  return list.length > 1 ? `${list.slice(0, -1).join(', ')} or ${list.at(-1)}` : (list[0] ?? 'valid');
+}
+
+function join(path: string, name: string): string {
+  return path ? `${path}.${name}` : name;
+}
+
+function fastifyMessage(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'send the body as application/json';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'the request body is too large';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'the request body is empty; send a JSON object';
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'the request body is not valid JSON';
+    default:
+      return error.statusCode === 400 && /JSON|token|prototype|constructor/i.test(error.message)
+        ? 'the request body is not valid JSON (or uses __proto__ or constructor keys)'
+        : error.message.split('\n')[0]!;
+  }
+}
