@@ -182,6 +182,19 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
       expect((await login('guessed', PASSWORD, newAddress())).status).toBe(200);
     });
 
+    it('lets at most five through for each of several fresh accounts guessed at in parallel bursts', async () => {
+      // A fresh account has no row to lock yet: a burst must not read one being inserted and count twice.
+      for (let n = 0; n < 4; n++) {
+        const name = `burst${n}`;
+        await register(name);
+        const from = newAddress();
+        const guesses = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => login(i % 2 ? name : `${name}@example.com`, `wrong-${i}`, from)),
+        );
+        expect(guesses.filter((g) => g.status === 401).length, name).toBeLessThanOrEqual(5);
+      }
+    });
+
     it('counts guesses by username and by email as one account', async () => {
       await register('twofaced');
       const from = newAddress();
