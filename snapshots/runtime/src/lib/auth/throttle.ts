@@ -3,8 +3,8 @@
  * Brute-force brake for logins: at most `limit` password guesses per account and client address
  * within a window (`auth.login_attempts` in `auth.login_window` seconds); more get 429 with
  * Retry-After until the window ends. A guess is counted when it starts, before the password is
- * checked, under a row lock: a burst of parallel guesses gets no more through than guesses sent
- * one by one. The account is the user a login names, by username or email alike (an unknown login
+ * checked, under a lock of its row (made first when there is none): a burst of parallel guesses
+ * gets no more through than guesses sent one by one. The account is the user a login names, by username or email alike (an unknown login
  * is counted as written), so two spellings of one account share its count. A successful login
  * clears the count. The counts live in the database (the AuthLoginFailure model), so every
  * instance of the service sees the same count and a restart forgets nothing. The address is
@@ -34,12 +34,13 @@ export class LoginThrottle {
    */
   async attempt(account: string, ip: string): Promise<void> {
     const key = attemptKey(account, ip);
-    try {
-      await this.count(key);
-    } catch (error) {
-      // Another request created the row for this key at the same moment: count on it.
-      if (!(error instanceof ConstraintViolation && error.kind === 'unique')) throw error;
-      await this.count(key);
+    for (let tries = 0; ; tries++) {
+      if (await this.count(key)) return;
+      // The row a guess is counted on must exist before the transaction that locks it: a row
+      // another transaction inserts is not there to lock, and two guesses would both read it
+      // once it is committed, and count one.
+      if (tries === 3) throw new Error(`the login brake found no row to count on for ${key}`);
+      await this.ensureRow(key);
     }
   }
 
@@ -48,14 +49,21 @@ export class LoginThrottle {
     await this.repository(this.db).deleteMany({ where: { attempt_key: attemptKey(account, ip) } });
   }
 
-  /** Adds one guess under a row lock, starting a new window when the last one is over. */
-  private count(key: string): Promise<void> {
+  /**
+   * Adds one guess under a row lock, starting a new window when the last one is over; false when
+   * there is no row to lock (none yet, or a successful login just removed it).
+   */
+  private count(key: string): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const repository = this.repository(tx);
+      // Lock only a row that was there before: a row committed after the lock was asked for is
+      // read all the same, unlocked, by every guess at once.
+      if (!(await repository.findUnique({ where: { attempt_key: key } }))) return false;
       await repository.lockForUpdate(key);
       const row = await repository.findUnique({ where: { attempt_key: key } });
+      if (!row) return false;
       const now = this.now();
-      if (row && endsAt(row) > now) {
+      if (endsAt(row) > now) {
         const guesses = Number(row['failures']);
         if (guesses >= this.limit) {
           throw new HttpError(429, 'too many login attempts; try again later', undefined, {
@@ -63,16 +71,27 @@ export class LoginThrottle {
           });
         }
         await repository.update({ where: { attempt_key: key }, data: { failures: guesses + 1 } });
-        return;
+      } else {
+        const window = { failures: 1, window_ends: formatTimestamp(new Date(now + this.windowMs)) };
+        await repository.update({ where: { attempt_key: key }, data: window });
       }
-      const window = { failures: 1, window_ends: formatTimestamp(new Date(now + this.windowMs)) };
-      if (row) await repository.update({ where: { attempt_key: key }, data: window });
-      else {
-        // Forget the windows that are over, so made-up logins cannot fill the table.
-        await repository.deleteMany({ where: { window_ends: { lt: formatTimestamp(new Date(now)) } } });
-        await repository.create({ data: { attempt_key: key, ...window } });
-      }
+      return true;
     });
+  }
+
+  /** A row for `key` with no guess in it (a window already over), unless there is one. */
+  private async ensureRow(key: string): Promise<void> {
+    const repository = this.repository(this.db);
+    const now = this.now();
+    // Forget the windows long over, so made-up logins cannot fill the table; a row made a moment
+    // ago for a guess about to be counted is not one of them.
+    await repository.deleteMany({ where: { window_ends: { lt: formatTimestamp(new Date(now - this.windowMs)) } } });
+    try {
+      await repository.create({ data: { attempt_key: key, failures: 0, window_ends: formatTimestamp(new Date(now)) } });
+    } catch (error) {
+      // Another guess made it at the same moment: count on it.
+      if (!(error instanceof ConstraintViolation && error.kind === 'unique')) throw error;
+    }
   }
 
   private repository(db: ServiceDatabase): EngineRepository {
