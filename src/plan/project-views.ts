@@ -5,6 +5,7 @@
 import type { Field, Model, ServiceIR } from '../ir/types.js';
 import { commentText, literal, quote } from './literal.js';
 import { modelNames, routeGroupNames, groupOf, withArticle } from './names.js';
+import { OperationIds, operationKey, routeOperationIds } from './openapi/operation-ids.js';
 import { modelSamples } from './samples.js';
 import { searchFields } from './search.js';
 
@@ -122,6 +123,7 @@ export function samplesView(ir: ServiceIR) {
 // --- README ---------------------------------------------------------------------------------------
 
 export function readmeView(ir: ServiceIR) {
+  const operationIds = routeOperationIds(ir, new OperationIds());
   return {
     title: md(ir.title),
     basePath: ir.basePath || '/',
@@ -134,6 +136,7 @@ export function readmeView(ir: ServiceIR) {
           method: o.method,
           path: cell(`${ir.basePath}${route.ramlPath}`),
           action: o.action,
+          operationId: operationIds.get(operationKey(o.method, route.path)) ?? '',
           description: cell(o.description ?? routeSummary(route.kind, route.model, o.action)),
         })),
     ),
