@@ -217,6 +217,18 @@ describe.each(ENGINES)('filters and bulk writes on %s', (engine) => {
     );
   });
 
+  it('takes _sort and _fields comma-separated or repeated alike, on lists and items (as generated clients send arrays)', async () => {
+    const comma = await world.api('GET', '/items?_limit=1000&_sort=-count,code&_fields=code,count');
+    const repeated = await world.api('GET', '/items?_limit=1000&_sort=-count&_sort=code&_fields=code&_fields=count');
+    expect([repeated.status, repeated.body.fields]).toEqual([200, 'code,count']);
+    expect(repeated.body.data).toEqual(comma.body.data);
+    expect(comma.body.data.length).toBeGreaterThan(1);
+    const key = comma.body.data[0]._pk as string;
+    const item = await world.api('GET', `/items/${key}?_fields=code&_fields=count`);
+    expect([item.status, item.body]).toEqual([200, (await world.api('GET', `/items/${key}?_fields=code,count`)).body]);
+    expect(Object.keys(item.body).sort()).toEqual(['_pk', '_self', '_type', 'code', 'count']);
+  });
+
   it('a to-many relationship: labels=1,2 matches objects related to any of the keys', async () => {
     const [a, b] = world.labels;
     const want = all().filter((r) => (r['labels'] as number[]).some((l) => l === a || l === b));

@@ -127,7 +127,7 @@ describe('an API made of injection payloads', () => {
   it('keeps every payload as text: in the OpenAPI document, in stored values, on the docs page', async () => {
     const document = (await client('GET', '/openapi.json')).body;
     expect(document.info.title).toBe(PAYLOADS.join(' '));
-    expect(document.servers).toEqual([{ url: BASE }]);
+    expect(document.servers).toEqual([{ url: BASE, description: expect.stringContaining('full URL') }]);
     expect(document.paths['/things'].post.description).toBe(PAYLOADS[3]);
     for (const kind of PAYLOADS) {
       const created = await client('POST', '/things', { name: kind, kind });

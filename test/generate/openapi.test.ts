@@ -290,7 +290,7 @@ describe('bodies, answers and parameters', () => {
     expect(operation(document, 'DELETE', '/items/{id}')['responses']['200'].content['application/json'].schema).toEqual(
       { $ref: '#/components/schemas/Status' },
     );
-    expect(document['servers']).toEqual([{ url: '/v1' }]);
+    expect(document['servers']).toEqual([{ url: '/v1', description: expect.stringContaining('needs the full URL') }]);
     expect(document['openapi']).toBe('3.1.0');
   });
 

@@ -7,9 +7,11 @@
 import type { ServiceIR } from '../../ir/types.js';
 import { groupOf } from '../shared/names.js';
 import { OpenApiContext, sorted, type Json } from './context.js';
+import { OperationIds, routeOperationIds } from './operation-ids.js';
 import { componentParameters } from './parameters.js';
-import { OperationIds, routePaths } from './paths.js';
-import { componentResponses } from './responses.js';
+import { routePaths } from './paths.js';
+import { withoutUnusedComponents } from './prune.js';
+import { componentHeaders, componentResponses } from './responses.js';
 import { componentSchemas } from './schemas.js';
 import { securitySchemes } from './security.js';
 import { AUTH_TAG, SERVICE_TAG, servicePaths } from './service-paths.js';
@@ -17,22 +19,29 @@ import { AUTH_TAG, SERVICE_TAG, servicePaths } from './service-paths.js';
 export function openApiDocument(ir: ServiceIR): Json {
   const ctx = new OpenApiContext(ir);
   const ids = new OperationIds();
-  const paths = [...routePaths(ctx, ids), ...servicePaths(ctx, ids)];
+  const paths = [...routePaths(ctx, routeOperationIds(ir, ids)), ...servicePaths(ctx, ids)];
   const schemes = securitySchemes(ctx);
-  return {
+  return withoutUnusedComponents({
     openapi: '3.1.0',
     info: { title: ir.title, version: ir.version ?? '1.0.0', ...description(ir) },
-    servers: [{ url: ir.basePath || '/' }],
+    servers: [{ url: ir.basePath || '/', description: SERVER }],
+    // Without authentication no operation takes credentials: said once, for every operation.
+    ...(ir.auth ? {} : { security: [] }),
     tags: tags(ir),
     paths: sorted(paths),
     components: {
       schemas: sorted(componentSchemas(ctx)),
       parameters: sorted(componentParameters(ctx)),
       responses: sorted(componentResponses(ctx)),
+      headers: sorted(componentHeaders()),
       ...(schemes.length ? { securitySchemes: sorted(schemes) } : {}),
     },
-  };
+  });
 }
+
+/** The URL is relative to the document's own: a client outside a browser needs the host first. */
+const SERVER =
+  'The base path, relative to the host that serves this document: a client that did not load it from there (an SDK in Node, say) needs the full URL, such as http://localhost:3000 followed by this path.';
 
 /** The document as the project's `openapi.json` holds it. */
 export function openApiJson(document: Json): string {
@@ -53,7 +62,7 @@ function tags(ir: ServiceIR): Json[] {
     const group = groupOf(route);
     if (groups.has(group)) continue;
     const top = ir.routes.find((r) => groupOf(r) === group && r.parent === null && r.kind === 'collection');
-    groups.set(group, { name: group, ...(top?.displayName ? { description: top.displayName } : {}) });
+    groups.set(group, { name: group, description: top?.displayName ?? `/${group} and the routes below it.` });
   }
   return [
     ...groups.values(),

@@ -1,17 +1,39 @@
 /**
- * Path and query parameters. Path parameters hold keys (lookup is by primary key,
+ * Path, query and header parameters. Path parameters hold keys (lookup is by primary key,
  * whatever the RAML calls the parameter). Query parameters are the collection query language,
  * with exactly the operators the runtime's `lib/http/query.ts` accepts on each
  * field: `_limit`… are shared components, each model's filters are components named
- * `<Model>.<parameter>`, referenced by its collection reads and bulk changes.
+ * `<Model>.<parameter>`, referenced by its collection reads and bulk changes. A parameter that
+ * takes a list takes it comma-separated (`a=1,2`: the canonical form, `style: form` with
+ * `explode: false`) or repeated (`a=1&a=2`, what most generated clients send): the runtime reads
+ * both alike.
  */
 import { operatorsFor, type QueryOperatorSpec } from '../../../runtime/src/lib/query-operators.js';
 import type { Field, Model, Route } from '../../ir/types.js';
 import { isSecretField } from '../shared/field-types.js';
 import { searchFields } from '../shared/search.js';
 import { type Json, type OpenApiContext } from './context.js';
+import { keyExample } from './examples.js';
 
 const parameterRef = (name: string): Json => ({ $ref: `#/components/parameters/${name}` });
+
+/** A list in a query parameter: comma-separated, or the parameter repeated. */
+const LIST_STYLE = { style: 'form', explode: false } as const;
+
+/** `If-Match` on a change or delete of one object (lib/http/etag.ts). */
+export const ifMatch = (): Json => parameterRef('If-Match');
+
+const IF_MATCH_PARAMETER: Json = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  description:
+    'The ETag of the object as it was read: the change is made only if the object is still that one (else 412, and nothing changes). `*` matches any.',
+  schema: { type: 'string' },
+  example: '"3f1Tz5mQ0bWxJ9kLr2VhYcN8aPe"',
+};
+
+const NAMES = { type: 'array', items: { type: 'string' } } as const;
 
 /** The query parameters every collection read takes, besides the filters. */
 const PAGING: readonly [string, Json][] = [
@@ -25,8 +47,14 @@ const PAGING: readonly [string, Json][] = [
   ],
   ['_page', query('_page', { type: 'integer', minimum: 0 }, 'Zero-based page number; not with _start.')],
   ['_start', query('_start', { type: 'integer', minimum: 0 }, 'Offset of the first item; not with _page.')],
-  ['_sort', query('_sort', { type: 'string' }, 'Fields to sort by, comma-separated; `-name` sorts descending.')],
-  ['_fields', query('_fields', { type: 'string' }, 'Fields to return, comma-separated (`-name`: all but those).')],
+  [
+    '_sort',
+    query('_sort', NAMES, 'Fields to sort by, comma-separated or repeated; `-name` sorts descending.', LIST_STYLE),
+  ],
+  [
+    '_fields',
+    query('_fields', NAMES, 'Fields to return, comma-separated or repeated (`-name`: all but those).', LIST_STYLE),
+  ],
   ['_count', query('_count', { type: 'string' }, 'When present (any value): answer only `{"count": N}`.')],
 ];
 
@@ -39,11 +67,8 @@ const SEARCH_QUERY = query(
 
 function searchFieldsParameter(model: Model): Json {
   const names = searchFields(model).map((f) => f.name);
-  const description = `The text fields q searches, comma-separated (default: every one the caller may read: ${names.join(', ')}).`;
-  return query('_search_fields', { type: 'array', items: { type: 'string', enum: names } }, description, {
-    style: 'form',
-    explode: false,
-  });
+  const description = `The text fields q searches, comma-separated or repeated (default: every one the caller may read: ${names.join(', ')}).`;
+  return query('_search_fields', { type: 'array', items: { type: 'string', enum: names } }, description, LIST_STYLE);
 }
 
 function searchParameters(model: Model): Json[] {
@@ -65,6 +90,7 @@ export function componentParameters(ctx: OpenApiContext): [string, Json][] {
       ]
     : [];
   return [
+    ['If-Match', IF_MATCH_PARAMETER],
     ...PAGING,
     ...search,
     ...filtered.flatMap((m) => filterParameters(ctx, m).map(([name, p]) => [`${m.name}.${name}`, p] as [string, Json])),
@@ -121,9 +147,9 @@ function filterParameters(ctx: OpenApiContext, model: Model): [string, Json][] {
     });
 }
 
-/** Operators that take a list (`field=a,b`, `__in`, `__ne`) take comma-separated values (OpenAPI's form style, not exploded). */
+/** `field=a,b`, `__in` and `__ne` take lists: comma-separated (OpenAPI's form style, not exploded) or repeated. */
 function listStyle(op: QueryOperatorSpec): Json {
-  return op.takes === 'list' ? { style: 'form', explode: false } : {};
+  return op.takes === 'list' ? LIST_STYLE : {};
 }
 
 function filterSchema(ctx: OpenApiContext, model: Model, field: Field, op: QueryOperatorSpec): Json {
@@ -153,7 +179,8 @@ export function pathParameters(ctx: OpenApiContext, route: Route): Json[] {
       const model = modelOfParameter(byPath, route, name);
       const schema = model ? ctx.types.keySchema(model) : { type: 'string' };
       const description = model ? `The ${ctx.model(model).primaryKey} of the ${model}.` : 'A key.';
-      return { name, in: 'path', required: true, description, schema };
+      const example = model ? keyExample(ctx, model) : 'key';
+      return { name, in: 'path', required: true, description, schema, example };
     });
 }
 

@@ -2,12 +2,14 @@
  * `paths`: every route of the IR with exactly the methods it serves (HEAD goes
  * with GET and is not listed), each with its parameters, body, answers and security.
  */
-import type { Model, Operation, Route } from '../../ir/types.js';
-import { camel, groupOf } from '../shared/names.js';
+import type { Field, Model, Operation, Route } from '../../ir/types.js';
+import { groupOf } from '../shared/names.js';
 import { routeSummary } from '../project/readme.js';
 import { type Json, type OpenApiContext } from './context.js';
-import { collectionQuery, itemQuery, pathParameters } from './parameters.js';
-import { errorResponses, routeErrors } from './responses.js';
+import { bodyExample } from './examples.js';
+import { operationKey } from './operation-ids.js';
+import { collectionQuery, ifMatch, itemQuery, pathParameters } from './parameters.js';
+import { errorResponses, isConditional, routeErrors } from './responses.js';
 import { attributeSchema } from './schemas.js';
 import { operationSecurity } from './security.js';
 
@@ -19,7 +21,8 @@ export function openApiPath(path: string): string {
   return path.replace(/:([^/]+)/g, '{$1}');
 }
 
-export function routePaths(ctx: OpenApiContext, operationIds: OperationIds): [string, Json][] {
+/** The paths of the IR's routes; `operationIds` by `operationKey` (operation-ids.ts). */
+export function routePaths(ctx: OpenApiContext, operationIds: ReadonlyMap<string, string>): [string, Json][] {
   return ctx.ir.routes.map((route) => {
     const operations = route.operations
       .filter((o) => o.method !== 'HEAD')
@@ -35,7 +38,7 @@ export function inMethodOrder(operations: readonly [string, Json][]): Json {
   );
 }
 
-function operation(ctx: OpenApiContext, route: Route, op: Operation, operationIds: OperationIds): Json {
+function operation(ctx: OpenApiContext, route: Route, op: Operation, operationIds: ReadonlyMap<string, string>): Json {
   const model = ctx.model(route.model);
   const body = requestBody(ctx, route, model, op);
   const query =
@@ -48,12 +51,13 @@ function operation(ctx: OpenApiContext, route: Route, op: Operation, operationId
           : op.action === 'update_many' || op.action === 'delete_many'
             ? collectionQuery(ctx, model, false)
             : [];
+  const parameters = isConditional(route, op.action) ? [...query, ifMatch()] : query;
   return {
     tags: [groupOf(route)],
     summary: routeSummary(route.kind, route.model, op.action),
     ...(op.description ? { description: op.description.trim() } : {}),
-    operationId: operationIds.take(op.method, route.path),
-    ...(query.length ? { parameters: query } : {}),
+    operationId: operationIds.get(operationKey(op.method, route.path)),
+    ...(parameters.length ? { parameters } : {}),
     ...(body ? { requestBody: body } : {}),
     responses: { ...success(ctx, route, op), ...errorResponses(routeErrors(ctx, route, op.method, op.action)) },
     ...operationSecurity(ctx, route, op),
@@ -62,12 +66,8 @@ function operation(ctx: OpenApiContext, route: Route, op: Operation, operationId
 
 function requestBody(ctx: OpenApiContext, route: Route, model: Model, op: Operation): Json | null {
   if (route.kind === 'attribute') {
-    if (op.action !== 'create') return null;
-    const merge =
-      attributeField(route, model)?.type === 'list'
-        ? 'each key is an item to add ("-item" removes it)'
-        : 'its keys are merged into the field';
-    return json({ type: 'object', description: `A JSON object: ${merge}.` }, true);
+    const field = attributeField(route, model);
+    return op.action === 'create' && field ? json(mergeSchema(field), true) : null;
   }
   const which =
     op.action === 'create' || op.action === 'replace'
@@ -75,12 +75,60 @@ function requestBody(ctx: OpenApiContext, route: Route, model: Model, op: Operat
       : op.action === 'update' || op.action === 'update_many'
         ? 'update'
         : null;
-  return which ? json(ctx.modelRef(model.name, which), true) : null;
+  return which ? json(ctx.modelRef(model.name, which), true, bodyExample(ctx, model, which)) : null;
+}
+
+/**
+ * The body of a POST on an attribute: an object whose keys are merged into a dict, or are the
+ * items to add to a list (`"-item"` removes one), which then constrain its keys as the runtime
+ * reads them (lib/http/attributes.ts). Its values are free: `additionalProperties: true` says
+ * so, or typed clients would take it for an empty object.
+ */
+function mergeSchema(field: Field): Json {
+  if (field.type !== 'list')
+    return {
+      type: 'object',
+      description: 'A JSON object: its keys are merged into the field.',
+      additionalProperties: true,
+    };
+  const keys = listItemNames(field);
+  return {
+    type: 'object',
+    description: 'A JSON object: each key is an item to add ("-item" removes it); the values are not read.',
+    ...(keys ? { propertyNames: keys } : {}),
+    additionalProperties: true,
+  };
+}
+
+/** The keys that name an item of a list field, or one to remove (`-` first); null when any text is one. */
+function listItemNames(field: Field): Json | null {
+  if (field.choices?.length) {
+    const items = field.choices.map(String);
+    return { enum: [...items, ...items.map((item) => `-${item}`)] };
+  }
+  switch (field.itemType) {
+    case 'integer':
+    case 'big_integer':
+    case 'small_integer':
+    case 'interval':
+    case 'id_field':
+      return { pattern: '^-?[0-9]+$' };
+    case 'float':
+    case 'decimal':
+      return { pattern: '^-?-?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?$' };
+    case 'boolean':
+      return { enum: ['true', 'false', '-true', '-false'] };
+    default:
+      return null;
+  }
 }
 
 function success(ctx: OpenApiContext, route: Route, op: Operation): Json {
   const model = ctx.model(route.model);
-  const location = { Location: { description: 'The URL of the object (its _self).', schema: { type: 'string' } } };
+  const written = {
+    Location: { description: 'The URL of the object (its _self).', schema: { type: 'string' } },
+    ETag: etag(),
+  };
   const allow = { Allow: { description: 'The methods this path serves.', schema: { type: 'string' } } };
   if (route.kind === 'attribute') {
     const value = attributeSchema(ctx, model, route.attribute ?? '');
@@ -97,12 +145,18 @@ function success(ctx: OpenApiContext, route: Route, op: Operation): Json {
         },
       };
     case 'show':
-      return { '200': { description: `The ${model.name}.`, ...content(ctx.modelRef(model.name, 'item')) } };
+      return {
+        '200': {
+          description: `The ${model.name}.`,
+          headers: { ETag: etag() },
+          ...content(ctx.modelRef(model.name, 'item')),
+        },
+      };
     case 'create':
       return {
         '201': {
           description: `The new ${model.name}${route.parent ? `, linked to the ${route.parent.model}` : ''}.`,
-          headers: location,
+          headers: written,
           ...content(ctx.modelRef(model.name, 'item')),
         },
       };
@@ -111,7 +165,7 @@ function success(ctx: OpenApiContext, route: Route, op: Operation): Json {
       return {
         '200': {
           description: `The ${model.name} as it is now.`,
-          headers: location,
+          headers: written,
           ...content(ctx.modelRef(model.name, 'item')),
         },
       };
@@ -135,32 +189,13 @@ function attributeField(route: Route, model: Model) {
   return model.fields.find((f) => f.name === route.attribute);
 }
 
-export function content(schema: Json): Json {
-  return { content: { 'application/json': { schema } } };
+/** The ETag header of an answer that holds one object (lib/http/etag.ts): a shared component. */
+const etag = (): Json => ({ $ref: '#/components/headers/ETag' });
+
+export function content(schema: Json, example?: unknown): Json {
+  return { content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } } };
 }
 
-export function json(schema: Json, required: boolean): Json {
-  return { required, ...content(schema) };
-}
-
-/** operationIds: `getUsersByUsernameProfile`, unique in the document. */
-export class OperationIds {
-  readonly #taken = new Set<string>();
-
-  take(method: string, path: string): string {
-    const words = path
-      .split('/')
-      .filter(Boolean)
-      .map((s) => (s.startsWith(':') ? `By${pascalWord(s.slice(1))}` : pascalWord(s)));
-    const base = `${method.toLowerCase()}${words.join('')}`;
-    let id = base;
-    for (let i = 2; this.#taken.has(id); i++) id = `${base}${i}`;
-    this.#taken.add(id);
-    return id;
-  }
-}
-
-function pascalWord(text: string): string {
-  const word = camel(text);
-  return word.charAt(0).toUpperCase() + word.slice(1);
+export function json(schema: Json, required: boolean, example?: unknown): Json {
+  return { required, ...content(schema, example) };
 }

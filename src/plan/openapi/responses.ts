@@ -51,6 +51,20 @@ export function componentResponses(ctx: OpenApiContext): [string, Json][] {
   });
 }
 
+/** The headers answers share: the ETag of an object (lib/http/etag.ts). */
+export function componentHeaders(): [string, Json][] {
+  return [
+    [
+      'ETag',
+      {
+        description:
+          'A digest of the object as the caller sees it: send it back in If-Match to change or delete the object only if nobody changed it since.',
+        schema: { type: 'string' },
+      },
+    ],
+  ];
+}
+
 /** `{ "404": { $ref } … }` for the statuses given. */
 export function errorResponses(statuses: Iterable<number>): Record<string, Json> {
   return Object.fromEntries(
@@ -68,6 +82,11 @@ const CONDITIONAL: ReadonlySet<Action> = new Set(['update', 'replace', 'delete']
 /** Actions that may hit a unique value, or a foreign key that restricts deletes. */
 const CONFLICTS: ReadonlySet<Action> = new Set(['create', 'update', 'replace', 'update_many', 'delete', 'delete_many']);
 
+/** Whether If-Match makes the operation conditional: a change or delete of one object. */
+export function isConditional(route: Pick<Route, 'kind'>, action: Action): boolean {
+  return CONDITIONAL.has(action) && (route.kind === 'item' || route.kind === 'singular');
+}
+
 /** The error statuses an operation of a route can answer with. */
 export function routeErrors(ctx: OpenApiContext, route: Route, method: HttpMethod, action: Action): number[] {
   const statuses = [500, 503];
@@ -80,7 +99,7 @@ export function routeErrors(ctx: OpenApiContext, route: Route, method: HttpMetho
   // A key in the path: not found, too long (414), or not percent-encoded right (400).
   if (route.kind !== 'collection' || route.parent) statuses.push(400, 404, 414);
   if (CONFLICTS.has(action) && route.kind !== 'attribute') statuses.push(409);
-  if (CONDITIONAL.has(action) && (route.kind === 'item' || route.kind === 'singular')) statuses.push(412);
+  if (isConditional(route, action)) statuses.push(412);
   if (ctx.ir.auth) statuses.push(401, 403);
   return statuses;
 }

@@ -8,6 +8,7 @@ import type { Field, Model } from '../../ir/types.js';
 import { withArticle } from '../shared/names.js';
 import { isSecretField, type FieldTypes } from '../shared/field-types.js';
 import type { Json, OpenApiContext } from './context.js';
+import { passwordSchema, withServiceLimits } from './limits.js';
 
 export function componentSchemas(ctx: OpenApiContext): [string, Json][] {
   const names = (name: Parameters<OpenApiContext['sharedName']>[0]) => ctx.sharedName(name);
@@ -49,7 +50,7 @@ export function componentSchemas(ctx: OpenApiContext): [string, Json][] {
             maxLength: 320,
             description: 'Username or e-mail address (case-insensitive).',
           },
-          password: { type: 'string', minLength: 1 },
+          password: passwordSchema(),
         },
         ['login', 'password'],
         'Credentials.',
@@ -61,7 +62,9 @@ export function componentSchemas(ctx: OpenApiContext): [string, Json][] {
 function modelSchemas(ctx: OpenApiContext, model: Model): [string, Json][] {
   const names = ctx.modelSchemaNames(model);
   const writable = model.fields.filter((f) => !f.generated && f.type !== 'foreign_key');
-  const bodyProperties = Object.fromEntries(writable.map((f) => [f.name, ctx.types.bodySchema(model, f)]));
+  const bodyProperties = Object.fromEntries(
+    writable.map((f) => [f.name, withServiceLimits(ctx, model, f, ctx.types.bodySchema(model, f))]),
+  );
   const requiredOnCreate = writable.filter((f) => f.requiredOnCreate).map((f) => f.name);
   return [
     [names.item, itemSchema(ctx, model)],
@@ -104,13 +107,15 @@ export function shownObjectSchema(types: FieldTypes, model: Model, embedded: (ta
   const description = `${model.title ?? withArticle(model.name)} (${model.schemaFile}). Fields the caller may not see, or did not ask for with _fields, are left out.`;
   const handlers = afterHandlers(model);
   if (handlers.length === 0) return closed(properties, ['_type', '_pk', '_self'], description);
-  // An after handler may add fields to the answer: the object stays open to them.
-  const { additionalProperties: _closed, ...open } = closed(
-    properties,
-    ['_type', '_pk', '_self'],
-    `${description} After handlers (${handlers.join(', ')}) may add fields.`,
-  );
-  return open;
+  // An after handler may add fields to the answer: the object is open to them, and says so.
+  return {
+    ...closed(
+      properties,
+      ['_type', '_pk', '_self'],
+      `${description} After handlers (${handlers.join(', ')}) may add fields.`,
+    ),
+    additionalProperties: true,
+  };
 }
 
 function afterHandlers(model: Model): string[] {

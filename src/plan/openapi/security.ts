@@ -50,6 +50,11 @@ export function requirements(ctx: OpenApiContext, kind: 'optional' | 'required')
   return kind === 'optional' ? [{}, ...each] : each;
 }
 
+/** The security of an operation anyone may call with no credentials (they change nothing there). */
+export function publicSecurity(ctx: OpenApiContext): Json {
+  return ctx.ir.auth ? { security: [] } : {};
+}
+
 /** Component names allow letters, digits, `.`, `-` and `_`. */
 function schemeName(name: string): string {
   return name.replace(/[^A-Za-z0-9._-]/g, '_');

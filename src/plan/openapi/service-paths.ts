@@ -3,13 +3,15 @@
  * auth routes (`lib/auth/routes.ts`): register, login and logout (x-Ticket), token and
  * reset_token (x-ApiKey), and `/users/self` when the API's own user route does not answer it.
  */
-import type { Auth } from '../../ir/types.js';
+import type { Auth, Model } from '../../ir/types.js';
 import { userRouteServesSelf } from '../auth/views.js';
 import { withArticle } from '../shared/names.js';
 import { type Json, type OpenApiContext } from './context.js';
-import { content, inMethodOrder, json, type OperationIds } from './paths.js';
+import { bodyExample } from './examples.js';
+import type { OperationIds } from './operation-ids.js';
+import { content, inMethodOrder, json } from './paths.js';
 import { errorResponses } from './responses.js';
-import { requirements } from './security.js';
+import { publicSecurity, requirements } from './security.js';
 
 export const SERVICE_TAG = { name: 'service', description: 'The service itself: its health and this document.' };
 export const AUTH_TAG = { name: 'auth', description: 'Logging in and out (when service.ini says auth = true).' };
@@ -22,7 +24,7 @@ export function servicePaths(ctx: OpenApiContext, ids: OperationIds): [string, J
         get: {
           tags: [SERVICE_TAG.name],
           summary: 'Whether the service and its database answer',
-          operationId: ids.take('GET', '/health'),
+          operationId: ids.take('getHealth', 'GET'),
           responses: {
             '200': {
               description: 'The database answers.',
@@ -35,6 +37,7 @@ export function servicePaths(ctx: OpenApiContext, ids: OperationIds): [string, J
             },
             ...errorResponses([503]),
           },
+          ...publicSecurity(ctx),
         },
       },
     ],
@@ -44,8 +47,14 @@ export function servicePaths(ctx: OpenApiContext, ids: OperationIds): [string, J
         get: {
           tags: [SERVICE_TAG.name],
           summary: 'This document',
-          operationId: ids.take('GET', '/openapi.json'),
-          responses: { '200': { description: 'The OpenAPI document of the service.', ...content({ type: 'object' }) } },
+          operationId: ids.take('getOpenApiDocument', 'GET'),
+          responses: {
+            '200': {
+              description: 'The OpenAPI document of the service.',
+              ...content({ type: 'object', additionalProperties: true }),
+            },
+          },
+          ...publicSecurity(ctx),
         },
       },
     ],
@@ -67,23 +76,28 @@ function authPaths(ctx: OpenApiContext, auth: Auth, ids: OperationIds): [string,
         },
       }
     : {};
-  const op = (method: string, path: string, spec: Json): Json => ({
+  // Credentials come in the body: a ticket or token sent along changes nothing.
+  const op = (id: string, method: string, spec: Json): Json => ({
     tags: [AUTH_TAG.name],
-    operationId: ids.take(method, path),
+    operationId: ids.take(id, method),
+    security: [],
     ...spec,
   });
+  const login = () => json(ctx.sharedRef('Login'), true, loginExample(ctx, user));
   const paths: [string, Json][] = [
     [
       '/auth/register',
       {
-        post: op('POST', '/auth/register', {
+        post: op('register', 'POST', {
           summary: `Create ${withArticle(user.name)} and log in`,
           description: 'Anyone may register; only admins set groups.',
-          requestBody: json(ctx.modelRef(user.name, 'create'), true),
+          requestBody: json(ctx.modelRef(user.name, 'create'), true, registerExample(ctx, user)),
           responses: {
             '201': { description: 'The new user, logged in.', headers: { ...cookie, ...token }, ...content(userBody) },
             ...errorResponses([400, 403, 409, 413, 415, 429, 500, 503]),
           },
+          // An admin's credentials let them set groups.
+          security: requirements(ctx, 'optional'),
         }),
       },
     ],
@@ -92,9 +106,9 @@ function authPaths(ctx: OpenApiContext, auth: Auth, ids: OperationIds): [string,
     paths.push([
       '/auth/login',
       {
-        post: op('POST', '/auth/login', {
+        post: op('login', 'POST', {
           summary: 'Log in',
-          requestBody: json(ctx.sharedRef('Login'), true),
+          requestBody: login(),
           responses: {
             '200': { description: 'The user, logged in.', headers: cookie, ...content(userBody) },
             ...errorResponses([400, 401, 403, 413, 415, 429, 500, 503]),
@@ -103,7 +117,7 @@ function authPaths(ctx: OpenApiContext, auth: Auth, ids: OperationIds): [string,
       },
     ]);
     const logout = (method: string) =>
-      op(method, '/auth/logout', {
+      op('logout', method, {
         summary: 'Log out (every ticket of the user stops working)',
         responses: {
           '200': {
@@ -115,25 +129,27 @@ function authPaths(ctx: OpenApiContext, auth: Auth, ids: OperationIds): [string,
         },
         security: requirements(ctx, 'optional'),
       });
+    // POST first: it is the one that keeps the plain name.
+    const post = logout('POST');
     paths.push([
       '/auth/logout',
       inMethodOrder([
         ['get', logout('GET')],
-        ['post', logout('POST')],
+        ['post', post],
       ]),
     ]);
   }
   if (auth.apiKey) {
-    for (const [path, summary] of [
-      ['/auth/token', 'Get a new API token'],
-      ['/auth/reset_token', 'Replace the API token'],
+    for (const [path, id, summary] of [
+      ['/auth/token', 'createApiToken', 'Get a new API token'],
+      ['/auth/reset_token', 'resetApiToken', 'Replace the API token'],
     ] as const) {
       paths.push([
         path,
         {
-          post: op('POST', path, {
+          post: op(id, 'POST', {
             summary,
-            requestBody: json(ctx.sharedRef('Login'), true),
+            requestBody: login(),
             responses: {
               '200': {
                 description: 'The new token (tokens are stored hashed: each call makes a new one).',
@@ -151,7 +167,7 @@ function authPaths(ctx: OpenApiContext, auth: Auth, ids: OperationIds): [string,
     paths.push([
       '/users/self',
       {
-        get: op('GET', '/users/self', {
+        get: op('getSelf', 'GET', {
           summary: 'The logged-in user',
           responses: {
             '200': { description: 'The logged-in user.', ...content(userBody) },
@@ -163,4 +179,20 @@ function authPaths(ctx: OpenApiContext, auth: Auth, ids: OperationIds): [string,
     ]);
   }
   return paths;
+}
+
+/** A user's create example without what a new user may not set (lib/auth/routes.ts): groups, hidden fields but the password. */
+function registerExample(ctx: OpenApiContext, user: Model): Json {
+  const refused = new Set(['groups', ...user.hiddenFields.filter((name) => name !== 'password')]);
+  return Object.fromEntries(Object.entries(bodyExample(ctx, user, 'create')).filter(([name]) => !refused.has(name)));
+}
+
+/** The credentials of the user the register example makes. */
+function loginExample(ctx: OpenApiContext, user: Model): Json {
+  const registered = registerExample(ctx, user);
+  const login = ['username', 'email'].map((name) => registered[name]).find((v) => typeof v === 'string');
+  return {
+    login: login ?? 'alice',
+    password: typeof registered['password'] === 'string' ? registered['password'] : 'secret',
+  };
 }

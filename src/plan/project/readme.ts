@@ -5,6 +5,7 @@
 import type { Field, Model, ServiceIR } from '../../ir/types.js';
 import { QUERY_OPERATORS } from '../../../runtime/src/lib/query-operators.js';
 import { modelNames, withArticle } from '../shared/names.js';
+import { OperationIds, operationKey, routeOperationIds } from '../openapi/operation-ids.js';
 import { searchFields } from '../shared/search.js';
 
 // --- README ---------------------------------------------------------------------------------------
@@ -27,6 +28,7 @@ function queryOperatorRows() {
 }
 
 export function readmeView(ir: ServiceIR) {
+  const operationIds = routeOperationIds(ir, new OperationIds());
   return {
     operators: queryOperatorRows(),
     title: md(ir.title),
@@ -40,6 +42,7 @@ export function readmeView(ir: ServiceIR) {
           method: o.method,
           path: cell(`${ir.basePath}${route.ramlPath}`),
           action: o.action,
+          operationId: operationIds.get(operationKey(o.method, route.path)) ?? '',
           description: cell(o.description ?? routeSummary(route.kind, route.model, o.action)),
         })),
     ),

@@ -1,6 +1,8 @@
 /**
- * Sample data for the generated tests: for each model, an expression that builds valid create
- * data from a number `n` (unique fields differ for every `n`), and a change for update tests.
+ * Sample data: for each model, an expression that builds valid create data from a number `n`
+ * (unique fields differ for every `n`), and a change for update tests, for the generated tests;
+ * the same data as values, for the OpenAPI document's examples. Each sample is written once, as
+ * code and as the value that code makes, so the two never differ.
  * Relationships are left out: the tests' `seed` links required ones itself.
  */
 import type { Field, Literal, Model } from '../../ir/types.js';
@@ -13,24 +15,50 @@ export interface ModelSamples {
   readonly change: { readonly field: string; readonly value: string } | null;
 }
 
+/** A field's sample: as code using `n`, and as the value that code makes for a given `n`. */
+export interface Sample {
+  readonly code: string;
+  readonly value: (n: number) => unknown;
+}
+
+const CHANGED = 'changed';
+
 export function modelSamples(model: Model): ModelSamples {
-  const fields = model.fields.filter((f) => sampled(f));
-  const entries = fields.map((f) => `${f.name}: ${sampleValue(f)}`);
-  const changed = 'changed';
-  const changeable = fields.find(
+  const change = changeableField(model);
+  return {
+    properties: sampledFields(model)
+      .map((f) => `${f.name}: ${fieldSample(f).code}`)
+      .join(', '),
+    change: change ? { field: change.name, value: quote(CHANGED) } : null,
+  };
+}
+
+/** The create data `samples.<Model>(n)` of the generated tests makes (no relationships). */
+export function sampleObject(model: Model, n: number): Record<string, unknown> {
+  return Object.fromEntries(sampledFields(model).map((f) => [f.name, fieldSample(f).value(n)]));
+}
+
+/** The change `changes.<Model>` of the generated tests makes; null when the model has no field for it. */
+export function sampleChange(model: Model): Record<string, unknown> | null {
+  const change = changeableField(model);
+  return change ? { [change.name]: CHANGED } : null;
+}
+
+function sampledFields(model: Model): Field[] {
+  return model.fields.filter((f) => sampled(f));
+}
+
+function changeableField(model: Model): Field | undefined {
+  return sampledFields(model).find(
     (f) =>
       !f.primaryKey &&
       !f.unique &&
       ['string', 'text', 'unicode', 'unicode_text'].includes(f.type) &&
       !f.choices &&
       !('format' in f.validation || 'enum' in f.validation || 'pattern' in f.validation) &&
-      (f.maxLength ?? Infinity) >= changed.length &&
-      (f.minLength ?? 0) <= changed.length,
+      (f.maxLength ?? Infinity) >= CHANGED.length &&
+      (f.minLength ?? 0) <= CHANGED.length,
   );
-  return {
-    properties: entries.join(', '),
-    change: changeable ? { field: changeable.name, value: quote(changed) } : null,
-  };
 }
 
 /** Written by clients, not a link, and something a sample can satisfy. */
@@ -47,7 +75,16 @@ const TEMPORAL = { datetime: '2026-01-02T03:04:05Z', date: '2026-01-02', time: '
 
 const KNOWN_FORMATS = new Set(['email', 'uri', 'url', 'date-time', 'date', 'time', 'uuid']);
 
-function sampleValue(field: Field): string {
+/** A fixed value: its code is its literal. */
+function fixed(value: unknown): Sample {
+  return { code: literal(value), value: () => structuredClone(value) };
+}
+
+/**
+ * The sample of one field. Sampling a field the tests do not sample (a generated key, say) is
+ * fine: a path parameter's example is its key's sample.
+ */
+export function fieldSample(field: Field): Sample {
   const choices =
     field.choices ??
     (Array.isArray(field.validation['enum']) ? (field.validation['enum'] as readonly Literal[]) : null);
@@ -56,7 +93,7 @@ function sampleValue(field: Field): string {
     case 'text':
     case 'unicode':
     case 'unicode_text':
-      return choices?.length ? literal(choices[0]) : text(field);
+      return choices?.length ? fixed(choices[0]) : text(field);
     case 'integer':
     case 'big_integer':
     case 'small_integer':
@@ -65,60 +102,76 @@ function sampleValue(field: Field): string {
     case 'decimal':
       return number(field);
     case 'interval':
-      return String(Math.max(field.minValue ?? 60, 0));
+      return fixed(Math.max(field.minValue ?? 60, 0));
     case 'boolean':
-      return 'true';
+      return fixed(true);
     case 'datetime':
     case 'date':
     case 'time':
-      return quote(TEMPORAL[field.type]);
+      return fixed(TEMPORAL[field.type]);
     case 'choice':
-      return literal(choices?.[0] ?? null);
+      return fixed(choices?.[0] ?? null);
     case 'list':
-      return choices?.length ? `[${literal(choices[0])}]` : listOf(field);
+      return choices?.length ? { code: `[${literal(choices[0])}]`, value: () => [choices[0]] } : listOf(field);
     case 'dict':
-      return "{ key: 'value' }";
+      return { code: "{ key: 'value' }", value: () => ({ key: 'value' }) };
     case 'file':
-      return quote(Buffer.from('hello').toString('base64'));
+      return fixed(Buffer.from('hello').toString('base64'));
     case 'pickle':
-      return "{ any: ['json', 1] }";
+      return { code: "{ any: ['json', 1] }", value: () => ({ any: ['json', 1] }) };
     case 'relationship':
     case 'foreign_key':
-      return 'null';
+      return fixed(null);
   }
 }
 
-function text(field: Field): string {
+function text(field: Field): Sample {
+  const name = field.name;
   switch (field.validation['format']) {
     case 'email':
-      return `\`${field.name}\${n}@example.com\``;
+      return { code: `\`${name}\${n}@example.com\``, value: (n) => `${name}${n}@example.com` };
     case 'uri':
     case 'url':
-      return `\`https://example.com/${field.name}/\${n}\``;
+      return { code: `\`https://example.com/${name}/\${n}\``, value: (n) => `https://example.com/${name}/${n}` };
     case 'uuid':
-      return "`00000000-0000-4000-8000-${String(n).padStart(12, '0')}`";
+      return {
+        code: "`00000000-0000-4000-8000-${String(n).padStart(12, '0')}`",
+        value: (n) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+      };
     case 'date-time':
-      return quote(TEMPORAL.datetime);
+      return fixed(TEMPORAL.datetime);
     case 'date':
     case 'time':
-      return quote(TEMPORAL[field.validation['format']]);
+      return fixed(TEMPORAL[field.validation['format']]);
   }
   const min = field.minLength ?? 0;
   const max = field.maxLength;
   // Short fields hold just the number, zero-padded to their minimum length.
-  if (max !== null && max < field.name.length + 8) return `String(n).padStart(${Math.max(min, 1)}, '0').slice(-${max})`;
+  if (max !== null && max < name.length + 8) {
+    const width = Math.max(min, 1);
+    return {
+      code: `String(n).padStart(${width}, '0').slice(-${max})`,
+      value: (n) => String(n).padStart(width, '0').slice(-max),
+    };
+  }
   // `name-1` has at least the name's length plus two characters.
-  return min > field.name.length + 2 ? `\`${field.name}-\${n}\`.padEnd(${min}, 'x')` : `\`${field.name}-\${n}\``;
+  if (min > name.length + 2)
+    return { code: `\`${name}-\${n}\`.padEnd(${min}, 'x')`, value: (n) => `${name}-${n}`.padEnd(min, 'x') };
+  return { code: `\`${name}-\${n}\``, value: (n) => `${name}-${n}` };
 }
 
-function number(field: Field): string {
+function number(field: Field): Sample {
   const min = field.minValue ?? 1;
   const max = field.maxValue;
-  if (field.unique || field.primaryKey) return max !== null ? `Math.min(${max}, ${min} + n)` : `${min} + n`;
-  return String(max !== null ? Math.min(max, min) : min);
+  if (field.unique || field.primaryKey) {
+    return max !== null
+      ? { code: `Math.min(${max}, ${min} + n)`, value: (n) => Math.min(max, min + n) }
+      : { code: `${min} + n`, value: (n) => min + n };
+  }
+  return fixed(max !== null ? Math.min(max, min) : min);
 }
 
-function listOf(field: Field): string {
+function listOf(field: Field): Sample {
   switch (field.itemType) {
     case 'integer':
     case 'big_integer':
@@ -127,11 +180,11 @@ function listOf(field: Field): string {
     case 'decimal':
     case 'interval':
     case 'id_field':
-      return '[1, 2]';
+      return { code: '[1, 2]', value: () => [1, 2] };
     case 'boolean':
-      return '[true]';
+      return { code: '[true]', value: () => [true] };
     default:
-      return "['a', 'b']";
+      return { code: "['a', 'b']", value: () => ['a', 'b'] };
   }
 }
 

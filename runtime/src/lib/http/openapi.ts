@@ -22,7 +22,8 @@ export interface OpenApiOptions {
 export const openApi = fp<OpenApiOptions>(
   async (app, options) => {
     const generated = JSON.parse(await readFile(options.file, 'utf8')) as Json;
-    const document = options.auth ? generated : withoutAuth(generated);
+    // Only a document that describes authentication has any to leave out.
+    const document = options.auth || !describesAuth(generated) ? generated : withoutAuth(generated);
     // Serialized once: the document never changes while the service runs.
     const text = JSON.stringify(document);
     app.get('/openapi.json', async (_request, reply) => {
@@ -34,6 +35,10 @@ export const openApi = fp<OpenApiOptions>(
   },
   { name: 'openapi', fastify: '5.x' },
 );
+
+function describesAuth(document: Json): boolean {
+  return (document['components'] as Json | undefined)?.['securitySchemes'] !== undefined;
+}
 
 /** The API's title, as the docs page shows it. */
 function titleOf(document: Json): string {
@@ -47,7 +52,9 @@ const AUTH_RESPONSES = ['Unauthorized', 'Forbidden'];
 
 /**
  * The document of a service running with auth = false: the generated one describes the API with
- * its authentication, so the auth routes, security requirements and 401/403 answers go.
+ * its authentication, so the auth routes, security requirements and 401/403 answers go, and so do
+ * the components only they used (`Login`, `Token`…): no operation takes credentials (`security: []`,
+ * said once for all), and no component is left that no client could use.
  */
 export function withoutAuth(document: Readonly<Json>): Json {
   const paths: Json = {};
@@ -63,15 +70,50 @@ export function withoutAuth(document: Readonly<Json>): Json {
   }
   const components = (document['components'] as Json | undefined) ?? {};
   const { securitySchemes: _schemes, ...otherComponents } = components;
-  return {
+  return withoutUnusedComponents({
     ...document,
+    security: [],
     tags: ((document['tags'] as Json[] | undefined) ?? []).filter((tag) => tag['name'] !== 'auth'),
     paths,
     components: {
       ...otherComponents,
       responses: omit((components['responses'] as Json | undefined) ?? {}, AUTH_RESPONSES),
     },
+  });
+}
+
+const PRUNED = ['schemas', 'parameters', 'responses', 'headers', 'requestBodies', 'examples'];
+
+/** The document with only the components its paths reach, through `$ref`s (as svcgen writes it). */
+function withoutUnusedComponents(document: Json): Json {
+  const components = document['components'] as Record<string, Json | undefined>;
+  const used = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (value && typeof value === 'object') {
+      for (const [key, v] of Object.entries(value)) {
+        if (key === '$ref' && typeof v === 'string') follow(v);
+        else visit(v);
+      }
+    }
   };
+  const follow = (ref: string): void => {
+    if (used.has(ref)) return;
+    used.add(ref);
+    const [, , kind, name] = ref.split('/');
+    if (kind && name) visit(components[kind]?.[name.replace(/~1/g, '/').replace(/~0/g, '~')]);
+  };
+  visit(document['paths']);
+  const kept: Json = { ...components };
+  for (const kind of PRUNED) {
+    const all = components[kind];
+    if (!all) continue;
+    const pointer = (name: string) => `#/components/${kind}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    const reached = Object.entries(all).filter(([name]) => used.has(pointer(name)));
+    if (reached.length) kept[kind] = Object.fromEntries(reached);
+    else delete kept[kind];
+  }
+  return { ...document, components: kept };
 }
 
 function isOperation(key: string, value: Json): boolean {

@@ -55,6 +55,8 @@ export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: Query
     }
     return value;
   };
+  // Lists are written comma-separated or with the parameter repeated (as generated clients send arrays).
+  const list = (name: string): string | undefined => listText(raw[name]);
   const limit = integer(one('_limit'), '_limit', errors) ?? limits.defaultLimit;
   const page = integer(one('_page'), '_page', errors);
   const start = integer(one('_start'), '_start', errors);
@@ -68,11 +70,11 @@ export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: Query
       message: `starts past row ${limits.maxOffset} (max_offset); narrow the query with filters or _sort instead`,
     });
   }
-  const fieldsText = one('_fields') ?? '';
-  const search = searchFilter(model, one('q'), one('_search_fields'), errors);
+  const fieldsText = list('_fields') ?? '';
+  const search = searchFilter(model, one('q'), list('_search_fields'), errors);
   const query: ListQuery = {
     where: search ? { ...filters(model, raw, errors), SEARCH: search } : filters(model, raw, errors),
-    orderBy: sorting(model, one('_sort'), errors),
+    orderBy: sorting(model, list('_sort'), errors),
     skip,
     take,
     fields: fieldsText === '' ? undefined : projection(model, fieldsText, '_fields', errors),
@@ -92,11 +94,16 @@ export function parseItemFields(
 ): readonly string[] | undefined {
   const model = asSeenBy(modelOfRoute, visible);
   const errors: FieldError[] = [];
-  const text = raw['_fields'];
-  const fields = typeof text === 'string' && text !== '' ? projection(model, text, '_fields', errors) : undefined;
+  const text = listText(raw['_fields']);
+  const fields = text ? projection(model, text, '_fields', errors) : undefined;
   if (errors.length)
     throw badRequest(`invalid query: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
   return fields;
+}
+
+/** A list parameter as one comma-separated text: `a=x,y` and `a=x&a=y` are the same list. */
+function listText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(',') : value;
 }
 
 /**

@@ -2,17 +2,20 @@
  * The route schemas every resource shares: path parameters, the query parameters
  * Fastify checks before a handler runs, and the answers (a page, a status) around each model's
  * own object schema. The query language itself (values, operators, filters) is lib/http/query.ts's:
- * it knows what each caller may see, so the schemas only say which parameters exist and that
- * each is given once.
+ * it knows what each caller may see, so the schemas only say which parameters exist, that
+ * each is given once, and that the lists may be given as several.
  */
 
 /** A parameter given once (a repeated one arrives as a list, which query.ts refuses by name). */
 const once = { type: 'string' } as const;
 
+/** A list: comma-separated, or the parameter repeated (it then arrives as a list, which query.ts joins). */
+const list = { type: ['string', 'array'], items: { type: 'string' } } as const;
+
 /** GET on a collection: paging, sorting, fields, `_count`; any other parameter is a filter. */
 export const listQuery = {
   type: 'object',
-  properties: { _limit: once, _page: once, _start: once, _sort: once, _fields: once, _count: {} },
+  properties: { _limit: once, _page: once, _start: once, _sort: list, _fields: list, _count: {} },
 } as const;
 
 /**
@@ -28,7 +31,7 @@ export interface ItemQuery {
 }
 
 /** GET on one object: `_fields` only. */
-export const itemQuery = { type: 'object', properties: { _fields: once }, additionalProperties: false } as const;
+export const itemQuery = { type: 'object', properties: { _fields: list }, additionalProperties: false } as const;
 
 const params = new Map<string, object>();
 

@@ -155,6 +155,7 @@ export const projectResponse = {
     _pk: { type: 'string', description: 'The primary key, as a string.' },
     _self: { type: 'string', format: 'uri', description: 'The URL of the object.' },
   },
+  additionalProperties: true,
 } as const;
 
 export const projectPage = pageOf(projectResponse);

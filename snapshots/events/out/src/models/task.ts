@@ -171,6 +171,7 @@ export const taskResponse = {
     _pk: { type: 'string', description: 'The primary key, as a string.' },
     _self: { type: 'string', format: 'uri', description: 'The URL of the object.' },
   },
+  additionalProperties: true,
 } as const;
 
 export const taskPage = pageOf(taskResponse);

@@ -188,6 +188,7 @@ export const userResponse = {
     _pk: { type: 'string', description: 'The primary key, as a string.' },
     _self: { type: 'string', format: 'uri', description: 'The URL of the object.' },
   },
+  additionalProperties: true,
 } as const;
 
 export const userPage = pageOf(userResponse);

@@ -1,0 +1,1 @@
+export { default as openapiTS, astToString } from 'openapi-typescript';
