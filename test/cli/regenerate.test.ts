@@ -86,7 +86,8 @@ describe('regenerating the events fixture', () => {
     expect(readFileSync(join(out, 'src/custom/handlers/notify-team.ts'), 'utf8')).toContain(
       'export async function notifyTeam(event: NotifyTeamEvent)',
     );
-    expect(readFileSync(join(out, 'src/events.ts'), 'utf8')).toContain('before: { create: [setSlug, notifyTeam]');
+    expect(readFileSync(join(out, 'src/model-events.ts'), 'utf8')).toContain('before: { create: [setSlug, notifyTeam]');
+    expect(readFileSync(join(out, 'src/events.ts'), 'utf8')).toContain('export type NotifyTeamEvent = ');
     expect(readFileSync(join(out, 'README.md'), 'utf8')).toContain('- `notify_team`: before_create of Project');
   });
 
