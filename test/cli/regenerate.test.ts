@@ -79,13 +79,15 @@ describe('regenerating the events fixture', () => {
     );
     const run = await generate(raml, out);
     expect(run.code).toBe(0);
-    // Added: the new stub. Changed: src/events.ts and the README that lists the handlers.
-    expect(run.stderr).toMatch(/1 added, 2 changed, 0 deleted/);
+    // Added: the new stub. Changed: src/events.ts (its type), src/model-events.ts (its binding)
+    // and the README that lists the handlers.
+    expect(run.stderr).toMatch(/1 added, 3 changed, 0 deleted/);
     expect(readFileSync(join(out, 'src/custom/handlers/set-slug.ts'), 'utf8')).toBe(MY_SET_SLUG);
     expect(readFileSync(join(out, 'src/custom/handlers/notify-team.ts'), 'utf8')).toContain(
       'export async function notifyTeam(event: NotifyTeamEvent)',
     );
-    expect(readFileSync(join(out, 'src/events.ts'), 'utf8')).toContain('before: { create: [setSlug, notifyTeam]');
+    expect(readFileSync(join(out, 'src/model-events.ts'), 'utf8')).toContain('before: { create: [setSlug, notifyTeam]');
+    expect(readFileSync(join(out, 'src/events.ts'), 'utf8')).toContain('export type NotifyTeamEvent = ');
     expect(readFileSync(join(out, 'README.md'), 'utf8')).toContain('- `notify_team`: before_create of Project');
   });
 
