@@ -17,7 +17,6 @@ import { repoRoot } from './paths.js';
 
 export type Json = Record<string, unknown>;
 
-
 /** Every fixture that describes an API. */
 export const API_FIXTURES = [
   'blog',
