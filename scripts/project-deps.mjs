@@ -37,6 +37,8 @@ export async function installedDependencies() {
     dependencies: runtime.dependencies,
     devDependencies: runtime.devDependencies,
     allowScripts: runtime.svcgen.allowScripts,
+    overrides: runtime.overrides,
+    scarfSettings: runtime.scarfSettings,
   };
   const text = `${JSON.stringify(manifest, null, 2)}\n`;
   const root = join(repoRoot, '.tmp', 'project-deps');
@@ -78,12 +80,18 @@ async function install(dir, packageJson, done) {
   // Use the system's Node headers for native builds when they are there (see .ci/run).
   const nodedir = process.env.npm_config_nodedir ?? (existsSync('/usr/include/node/node.h') ? '/usr' : undefined);
   try {
-    await promisify(execFile)('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], {
-      cwd: dir,
-      timeout: INSTALL_TIMEOUT_MS,
-      maxBuffer: 64 * 1024 * 1024,
-      env: { ...process.env, ...(nodedir ? { npm_config_nodedir: nodedir } : {}) },
-    });
+    // Its warnings are kept (install.log): the install test reads them (no EBADENGINE).
+    const { stdout, stderr } = await promisify(execFile)(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--loglevel=warn'],
+      {
+        cwd: dir,
+        timeout: INSTALL_TIMEOUT_MS,
+        maxBuffer: 64 * 1024 * 1024,
+        env: { ...process.env, ...(nodedir ? { npm_config_nodedir: nodedir } : {}) },
+      },
+    );
+    writeFileSync(join(dir, 'install.log'), `${stdout}${stderr}`);
   } catch (error) {
     throw new Error(
       `npm install of the generated project's dependencies failed:\n${error.stdout ?? ''}${error.stderr ?? error.message}`,

@@ -17,8 +17,10 @@ async function main(): Promise<void> {
   let logQuery: ((statement: string) => void) | undefined;
   const traced = config.logLevel === 'debug' || config.logLevel === 'trace';
   const warnings: string[] = [];
+  let migrated: readonly string[] = [];
   const db = await openDatabase(config, {
     onWarning: (message) => warnings.push(message),
+    onMigrated: (names) => (migrated = names),
     ...(traced ? { onQuery: (statement: string) => logQuery?.(statement) } : {}),
   });
   // Until the app is built, the database is closed here; then by the app.
@@ -28,6 +30,9 @@ async function main(): Promise<void> {
   });
   logQuery = (query) => app.log.debug({ query }, 'query');
   for (const warning of warnings) app.log.warn(warning);
+  // One line when this start changed the schema: which migrations it applied.
+  if (migrated.length)
+    app.log.info({ migrations: migrated }, `applied ${migrated.length} migration(s): ${migrated.join(', ')}`);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

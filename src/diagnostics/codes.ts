@@ -614,6 +614,12 @@ export const codes = {
     explanation:
       "svcgen hashes passwords itself (argon2id), after the field's processors run; a processor that hashes would hash twice.",
   },
+  SVC2068: {
+    severity: 'warning',
+    title: 'unknown JSON type',
+    explanation:
+      "A property's JSON Schema `type` names no JSON type (`string`, `number`, `integer`, `boolean`, `object`, `array`, `null`): the OpenAPI document and the clients made from it would carry the mistake, whatever `_db_settings.type` says.",
+  },
 
   // --- whole-service checks ---------------------------------------------------------------------------
   SVC2070: {

@@ -9,6 +9,8 @@ import type { AclEntry } from './types.js';
 
 export interface IrSources {
   readonly models: ReadonlyMap<string, Span>;
+  /** Model → its schema's `properties`, in the schema file (models svcgen adds have none). */
+  readonly properties: ReadonlyMap<string, Span>;
   /** `Model.field` → the property name in the schema. */
   readonly fields: ReadonlyMap<string, Span>;
   /** Route path → the RAML resource key. */

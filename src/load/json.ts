@@ -53,6 +53,12 @@ class JsonReader {
     readonly locate: (start: number, end: number) => Span,
   ) {}
 
+  /** Reports the comma before `close` (the reader stands on `close`, which ends the object or array). */
+  trailingComma(close: '}' | ']'): void {
+    const comma = this.text.lastIndexOf(',', this.pos - 1);
+    this.problems.push({ message: `trailing comma before "${close}"`, offset: comma, end: comma + 1 });
+  }
+
   space(): void {
     const t = this.text;
     for (;;) {
@@ -111,13 +117,14 @@ class JsonReader {
       this.space();
       entries.push({ key, value: this.value(depth + 1) });
       this.space();
-      const c = this.text[this.pos];
-      if (c === ',') {
+      if (this.text[this.pos] === ',') {
         this.pos++;
         this.space();
-        if (this.text[this.pos] === '}') throw new Failure('trailing comma before "}"', this.pos - 1);
-        continue;
+        if (this.text[this.pos] !== '}') continue;
+        // A trailing comma is reported and read past: the next one is reported in the same run.
+        this.trailingComma('}');
       }
+      const c = this.text[this.pos];
       if (c === '}') {
         this.pos++;
         return { kind: 'map', entries, span: this.locate(start, this.pos) };
@@ -141,13 +148,13 @@ class JsonReader {
       this.space();
       items.push(this.value(depth + 1));
       this.space();
-      const c = this.text[this.pos];
-      if (c === ',') {
+      if (this.text[this.pos] === ',') {
         this.pos++;
         this.space();
-        if (this.text[this.pos] === ']') throw new Failure('trailing comma before "]"', this.pos - 1);
-        continue;
+        if (this.text[this.pos] !== ']') continue;
+        this.trailingComma(']');
       }
+      const c = this.text[this.pos];
       if (c === ']') {
         this.pos++;
         return { kind: 'seq', items, span: this.locate(start, this.pos) };

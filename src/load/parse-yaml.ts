@@ -8,7 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
-import type { Document, Node as YamlNode, Scalar } from 'yaml';
+import type { Document, Node as YamlNode, Scalar, YAMLError } from 'yaml';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import { span, type SourceFile, type Span } from '../diagnostics/source.js';
 import { limits } from './budget.js';
@@ -93,7 +93,7 @@ export function readWithYamlPackage(source: SourceFile, diagnostics: DiagnosticB
 
 /** Reports parse errors and warnings; returns false when the document cannot be used. */
 function reportYamlProblems(doc: Document.Parsed, source: SourceFile, diagnostics: DiagnosticBag): boolean {
-  for (const error of doc.errors) {
+  for (const error of rootCauses(doc.errors)) {
     const [start, end] = error.pos;
     const message = firstLine(error.message);
     if (/call stack/i.test(message)) {
@@ -110,7 +110,12 @@ function reportYamlProblems(doc: Document.Parsed, source: SourceFile, diagnostic
           first === undefined ? undefined : { span: span(source, first[0], first[1]), message: 'first written here' },
       });
     } else {
-      diagnostics.report('SVC1004', message, { span: span(source, start, end) });
+      diagnostics.report('SVC1004', message, {
+        span: span(source, start, end),
+        ...(error.code === 'TAB_AS_INDENT'
+          ? { hint: 'indent with spaces: YAML reads a tab as no indentation, so what follows may not parse either' }
+          : {}),
+      });
     }
   }
   for (const warning of doc.warnings) {
@@ -127,6 +132,17 @@ function reportYamlProblems(doc: Document.Parsed, source: SourceFile, diagnostic
     }
   }
   return !doc.errors.some((e) => e.code !== 'DUPLICATE_KEY');
+}
+
+/**
+ * The errors to report: after a tab used as indentation, the parser loses track of the structure
+ * and reports follow-on errors for the lines below it (a tab in the tenth line gave eight); those
+ * would hide the one thing to fix. Errors before the first tab, and the tabs, stay.
+ */
+function rootCauses(errors: readonly YAMLError[]): readonly YAMLError[] {
+  const tab = errors.find((e) => e.code === 'TAB_AS_INDENT');
+  if (!tab) return errors;
+  return errors.filter((e) => e.code === 'TAB_AS_INDENT' || e.pos[0] < tab.pos[0]);
 }
 
 /** Where the first of two equal keys is, given where the repeat starts (the yaml package keeps both pairs). */

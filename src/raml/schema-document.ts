@@ -44,7 +44,9 @@ export function readSchemaDocument(ref: SchemaReference, diagnostics: Diagnostic
       diagnostics.report('SVC1005', p.message, { span: p.span, hint: DUPLICATE_KEY_HINT, severity: 'error' });
     else diagnostics.report('SVC2001', `the schema is not valid JSON: ${p.message}`, { span: p.span });
   }
-  if (!root) return undefined;
+  // Past a trailing comma the reader goes on, to report the next one too; the schema is still not
+  // one to build a model from (nothing else about it is reported, so nothing follows from it).
+  if (!root || problems.some((p) => !p.duplicateKey)) return undefined;
   if (!isMap(root)) {
     diagnostics.report('SVC2002', 'a model schema must be a JSON object with "properties"', { span: root.span });
     return undefined;

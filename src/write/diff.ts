@@ -1,8 +1,9 @@
 /**
  * A short unified diff of two texts, for `--check` and `--dry-run` output: the changed lines with
- * two lines of context, cut after `maxLines`.
+ * two lines of context, cut after `maxLines`, each line cut after `maxWidth` characters (a CI log
+ * is read by people: a minified line would fill it).
  */
-export function shortDiff(before: string, after: string, maxLines = 40): string {
+export function shortDiff(before: string, after: string, maxLines = 40, maxWidth = 200): string {
   const a = before.split('\n');
   const b = after.split('\n');
   // Trim the common head and tail: most regenerations change a few lines of a long file.
@@ -18,10 +19,14 @@ export function shortDiff(before: string, after: string, maxLines = 40): string 
     ...a.slice(Math.max(0, head - context), head).map((l) => ` ${l}`),
     ...middle(removed, added),
     ...a.slice(a.length - tail, a.length - tail + context).map((l) => ` ${l}`),
-  ];
+  ].map((line) => clipped(line, maxWidth));
   return lines.length > maxLines
     ? [...lines.slice(0, maxLines), `… ${lines.length - maxLines} more lines`].join('\n')
     : lines.join('\n');
+}
+
+function clipped(line: string, width: number): string {
+  return line.length <= width ? line : `${line.slice(0, width)}… (${line.length - width} more characters)`;
 }
 
 /** The changed middle as a line diff (LCS) when small enough, else all removed then all added. */
@@ -37,13 +42,14 @@ function middle(removed: readonly string[], added: readonly string[]): string[] 
   const out: string[] = [];
   let i = 0;
   let j = 0;
+  // On a tie, the line that goes is printed before the line that comes, as diff does.
   while (i < n || j < m) {
     if (i < n && j < m && removed[i] === added[j]) {
       out.push(` ${removed[i]}`);
       i++;
       j++;
-    } else if (j < m && (i === n || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) out.push(`+${added[j++]}`);
-    else out.push(`-${removed[i++]}`);
+    } else if (i < n && (j === m || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) out.push(`-${removed[i++]}`);
+    else out.push(`+${added[j++]}`);
   }
   return out;
 }

@@ -26,6 +26,7 @@ const RUNTIME_VOCABULARY = [
   'runtime/src/lib/text.ts',
   'runtime/src/lib/query-operators.ts',
   'runtime/src/lib/mongo/steps.ts',
+  'runtime/src/lib/openapi-components.ts',
 ];
 const LEAVES = ['diagnostics', 'util', 'version.ts', 'output.ts'];
 const ORCHESTRATORS = ['cli', 'pipeline.ts', 'generate.ts'];

@@ -35,6 +35,15 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
   });
 
   describe('the service', () => {
+    it('says in one line which migrations its first start applied', () => {
+      const lines = service
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('migration(s)'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain('applied 1 migration(s): 0001_initial');
+    });
+
     it('answers /health', async () => {
       const reply = await api('GET', '/health');
       expect(reply.status).toBe(200);
@@ -517,9 +526,20 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
 
     it('PUT replaces: absent optional fields return to their defaults, absent required ones are a 400', async () => {
       const created = await api('POST', '/stories', story('put-me', { progress: 0.9, completed: true, reads: 7 }));
+      expect(created.body.created_at).toMatch(/^\d{4}-/);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
       const reply = await api('PUT', `/stories/${created.body.id}`, story('put-me-too'));
       expect(reply.status).toBe(200);
       expect(reply.body).toMatchObject({ name: 'put-me-too', progress: 0, completed: false, reads: 0, due_date: null });
+      // `created_at` (default {{now}}) is when the story was created, not when it was replaced.
+      expect(reply.body.created_at).toBe(created.body.created_at);
+      expect((await api('GET', `/stories/${created.body.id}`)).body.created_at).toBe(created.body.created_at);
+      const dated = await api(
+        'PUT',
+        `/stories/${created.body.id}`,
+        story('dated', { created_at: '2020-01-02T03:04:05Z' }),
+      );
+      expect(dated.body.created_at).toBe('2020-01-02T03:04:05Z');
       const missing = await api('PUT', `/stories/${created.body.id}`, { name: 'only' });
       expect(missing.status).toBe(400);
       expect(missing.body.errors).toEqual([{ field: 'description', message: 'is required' }]);

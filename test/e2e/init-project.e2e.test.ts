@@ -49,7 +49,7 @@ describe('the svcgen init starter, finished as its README says', () => {
     const principal = join(dir, 'src/custom/principals/owner.ts');
     edit(
       principal,
-      "import type { AclResult, AclRule, PrincipalWhere } from '../../lib/auth/index.js';",
+      "import type { AclResult, AclRule, PrincipalWhere, RequestBy } from '../../lib/auth/index.js';",
       snippets.principalImport,
     );
     edit(principal, '  return undefined;', `  ${snippets.principalReturn}`);

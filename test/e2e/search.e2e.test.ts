@@ -291,12 +291,12 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
 
   it('refuses _search_fields that are unknown, not text, or not readable by the caller, alike', async () => {
     const cases: [Who, string, string][] = [
-      ['anonymous', 'nosuch', 'names unknown field nosuch'],
+      ['anonymous', 'nosuch', 'names nosuch: no field of Book you may read'],
       ['anonymous', 'year', 'cannot search in year: it is not a text field'],
       ['anonymous', 'shelf', 'cannot search in shelf: it is not a text field'],
-      ['anonymous', 'note', 'names unknown field note'],
-      ['anonymous', 'secret', 'names unknown field secret'],
-      ['member', 'secret', 'names unknown field secret'],
+      ['anonymous', 'note', 'names note: no field of Book you may read'],
+      ['anonymous', 'secret', 'names secret: no field of Book you may read'],
+      ['member', 'secret', 'names secret: no field of Book you may read'],
       ['anonymous', '', 'names no field'],
     ];
     for (const [who, fields, message] of cases) {

@@ -164,6 +164,48 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
     });
   });
 
+  describe("_fields on one's own record, and on another's", () => {
+    it('names the fields of their own record a member may read, and refuses those of another alike with a typo', async () => {
+      const own = await as('bob', 'GET', '/users/bob?_fields=username,email');
+      expect(own.status, own.text).toBe(200);
+      expect(own.body).toMatchObject({ username: 'bob', email: 'bob@example.com' });
+      expect(Object.keys(own.body).filter((k) => !k.startsWith('_'))).toEqual(['username', 'email']);
+      const self = await as('bob', 'GET', '/users/self?_fields=username,profile');
+      expect(self.status, self.text).toBe(200);
+      expect(self.body).toHaveProperty('profile');
+      // Another member's email, and a field that does not exist, get the same answer.
+      const refused = (query: string) => as('mal', 'GET', `/users/bob?_fields=${query}`);
+      const hidden = await refused('username,email');
+      const typo = await refused('username,emial');
+      expect([hidden.status, typo.status]).toEqual([400, 400]);
+      expect(hidden.body.errors).toEqual([{ field: '_fields', message: 'names email: no field of User you may read' }]);
+      expect(typo.body.errors).toEqual([{ field: '_fields', message: 'names emial: no field of User you may read' }]);
+      // A list holds others' records: what it may be filtered or sorted by is what all of them show.
+      for (const query of ['email=bob@example.com', '_sort=email', '_fields=email']) {
+        const listed = await as('bob', 'GET', `/users?${query}`);
+        expect(listed.status, query).toBe(400);
+        expect(JSON.stringify(listed.body.errors), query).toContain('no field of User you may read');
+      }
+    });
+  });
+
+  describe('the auth routes answer with the user as the user reads themselves', () => {
+    it('register, login and /users/self show the same fields, and login sets last_login', async () => {
+      const registered = await register('carol');
+      keep('carol', registered);
+      expect(registered.body['last_login']).toBeNull();
+      const loggedIn = await login('carol', PASSWORD, newAddress());
+      expect(loggedIn.status, loggedIn.text).toBe(200);
+      const self = await as('carol', 'GET', '/users/self');
+      const shown = (body: Rec) => Object.keys(body).sort();
+      expect(shown(loggedIn.body)).toEqual(shown(registered.body));
+      expect(shown(self.body)).toEqual(shown(registered.body));
+      expect(loggedIn.body['last_login']).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+      expect(self.body['last_login']).toBe(loggedIn.body['last_login']);
+      expect(loggedIn.body['stories']).toEqual([]);
+    });
+  });
+
   describe('the login brake', () => {
     it('lets at most five of 35 parallel guesses reach the password check', async () => {
       keep('guessed', await register('guessed'));

@@ -410,6 +410,30 @@ securedBy: [ticket]
 ${post('/items', 'item.json', '  securedBy: [owner_acl]\n')}${extra}`);
   const item = schema({ id, owner: str() });
 
+  it('warns of a scheme left out of the root securedBy, with a hint that keeps the others in the list', () => {
+    const dir = writeTree({
+      'api.raml': raml(`title: T
+securitySchemes:
+  - ticket:
+      type: x-Ticket
+      settings: { secret: auth_tkt_secret }
+  - token:
+      type: x-ApiKey
+securedBy: [ticket]
+/items:
+  get:
+`),
+    });
+    const found = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.filter((d) => d.code === 'SVC2024');
+    expect(found.map((d) => [d.severity, d.message, d.hint])).toEqual([
+      [
+        'warning',
+        'security scheme "token" is declared but not in the root securedBy, so it is not used',
+        'add it to the list at the root: securedBy: [ticket, token]',
+      ],
+    ]);
+  });
+
   it('generates the default user model and reads the ticket settings', () => {
     const { ir, codes } = build({ 'api.raml': api('          allow everyone view'), 'item.json': item });
     expect(codes).toEqual([]);

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../src/diagnostics/diagnostic.js';
+import { positionAt } from '../../src/diagnostics/source.js';
 import type { ServiceIR } from '../../src/ir/types.js';
 import { analyze } from '../../src/pipeline.js';
 import { raml, writeTree } from '../support/files.js';
@@ -51,6 +52,22 @@ describe('follow-on errors', () => {
     });
     expect(codes).toEqual(['SVC2001']);
     expect(ir.routes.map((r) => r.path)).toEqual(['/authors', '/authors/:slug']);
+  });
+
+  it('a schema with three trailing commas: all three in one run, each where it is, and nothing else', () => {
+    const { diagnostics } = build({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+      'item.json':
+        '{\n  "type": "object",\n  "properties": {\n    "id": { "_db_settings": { "type": "id_field", "primary_key": true, } },\n  },\n}\n',
+    });
+    expect(diagnostics.map((d) => [d.code, d.span && positionAt(d.span.source, d.span.start).line])).toEqual([
+      ['SVC2001', 4],
+      ['SVC2001', 4],
+      ['SVC2001', 5],
+    ]);
+    expect(new Set(diagnostics.map((d) => d.message))).toEqual(
+      new Set(['the schema is not valid JSON: trailing comma before "}"']),
+    );
   });
 
   it('an unreadable user model: foreign keys to it, and backrefs it would add elsewhere, say nothing', () => {

@@ -192,6 +192,15 @@ describe('includes', () => {
     expect(toPlain(document!.root!)).toEqual({ title: 'T', x: null });
   });
 
+  it('reports a tab used as indentation alone, not the errors that follow from it', () => {
+    const { diagnostics } = load({
+      'api.raml': raml(
+        'title: T\nsecuritySchemes:\n  - ticket:\n\t    type: x-Ticket\n  - token:\n      type: x-ApiKey\n/a:\n  get:\n',
+      ),
+    });
+    expect(diagnostics).toEqual([expect.stringMatching(/^SVC1004 .*api\.raml:5:1/)]);
+  });
+
   it('reports the first error only once for a file included many times', () => {
     const { diagnostics } = load({
       'api.raml': raml('title: T\na: !include x.yaml\nb: !include x.yaml\n'),

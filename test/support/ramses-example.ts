@@ -7,7 +7,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tool } from './project.js';
 
-/** The Python functions of ramses-example (ramses_example/__init__.py), in TypeScript. */
+/**
+ * The Python functions of ramses-example (ramses_example/__init__.py), in TypeScript. The
+ * principals are written as stubs of earlier svcgen versions were (\`request: FastifyRequest\`):
+ * they must keep compiling against the typed \`RequestBy<User>\` of today's.
+ */
 export const PRINCIPALS: Record<string, string> = {
   'item-owner': `import type { FastifyRequest } from 'fastify';
 import { grant, user, type AclResult, type AclRule } from '../../lib/auth/index.js';
@@ -46,8 +50,9 @@ export const EVENTS: Record<string, string> = {
 
 /** Makes the caller the owner of the story they create, unless the body names one. */
 export async function setItemOwner(event: SetItemOwnerEvent): Promise<void> {
+  // \`request.user\` is a User (or null): no cast, as in the Python (\`event.set_field_value('owner', user)\`).
   const user = event.view.request.user;
-  if (user && !('owner' in event.fields)) event.setFieldValue('owner', String(user['username']));
+  if (user && !('owner' in event.fields)) event.setFieldValue('owner', user.username);
 }
 `,
   'processors/lowercase': `import type { LowercaseArgs } from '../../events.js';

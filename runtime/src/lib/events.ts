@@ -11,6 +11,14 @@ import { assertInTime } from './http/deadline.js';
 
 type Rec = Record<string, unknown>;
 
+// Declared here, where user code meets the request; lib/http/app.ts makes it null on every request.
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The logged-in user (set by lib/auth/identity.ts), or null: anonymous, or `auth = false`. */
+    user: Record<string, unknown> | null;
+  }
+}
+
 export type Action =
   | 'index'
   | 'create'
@@ -26,6 +34,12 @@ export type Action =
   | 'logout'
   | 'register';
 
+/**
+ * The request as user code sees it: `request.user` typed as the API's user model (`U`), or null
+ * when the caller is anonymous (always, with `auth = false`).
+ */
+export type RequestBy<U = Rec> = FastifyRequest & { readonly user: U | null };
+
 /** A field of the request, as handlers and processors see it. */
 export interface EventField<V = unknown> {
   readonly name: string;
@@ -33,7 +47,7 @@ export interface EventField<V = unknown> {
 }
 
 /** What a handler of model `T` gets; `DB` is the generated `Database` (its repositories). */
-export interface Event<T = Rec, DB = unknown> {
+export interface Event<T = Rec, DB = unknown, U = Rec> {
   readonly model: Model<T>;
   readonly action: Action;
   /** The request's fields; test `'name' in event.fields` before using one. */
@@ -42,41 +56,46 @@ export interface Event<T = Rec, DB = unknown> {
   readonly instance?: T;
   /** The response data (after events only). */
   response?: unknown;
-  readonly view: { readonly request: FastifyRequest };
+  readonly view: { readonly request: RequestBy<U> };
   /** The repositories of every model, in this request's transaction. */
   readonly db: DB;
   /** Before: changes what is written. After: changes the response. */
   setFieldValue<K extends keyof T & string>(name: K, value: T[K]): void;
 }
 
-export type Handler<T = Rec, DB = unknown> = (event: Event<T, DB>) => void | Promise<void>;
+export type Handler<T = Rec, DB = unknown, U = Rec> = (event: Event<T, DB, U>) => void | Promise<void>;
 
 /** What a processor of field `K` of model `T` gets. */
-export interface ProcessorArgs<T = Rec, K extends keyof T = keyof T, DB = unknown> {
+export interface ProcessorArgs<T = Rec, K extends keyof T = keyof T, DB = unknown, U = Rec> {
   readonly new_value: T[K];
   readonly instance: T | undefined;
   readonly field: EventField<T[K]>;
-  readonly request: FastifyRequest;
+  readonly request: RequestBy<U>;
   readonly model: Model<T>;
-  readonly event: Event<T, DB>;
+  readonly event: Event<T, DB, U>;
 }
 
 /** Returns the value to write (the stub declares its type; the runtime writes what it returns). */
-export type Processor<T = Rec, K extends keyof T = keyof T, DB = unknown> = (args: ProcessorArgs<T, K, DB>) => unknown;
+export type Processor<T = Rec, K extends keyof T = keyof T, DB = unknown, U = Rec> = (
+  args: ProcessorArgs<T, K, DB, U>,
+) => unknown;
 
 /** The handlers and processors of one model. */
-export interface ModelEvents<T = Rec, DB = unknown> {
-  readonly before?: Partial<Record<Action, readonly Handler<T, DB>[]>>;
-  readonly after?: Partial<Record<Action, readonly Handler<T, DB>[]>>;
-  readonly processors?: { readonly [K in keyof T]?: readonly Processor<T, K, DB>[] };
+export interface ModelEvents<T = Rec, DB = unknown, U = Rec> {
+  readonly before?: Partial<Record<Action, readonly Handler<T, DB, U>[]>>;
+  readonly after?: Partial<Record<Action, readonly Handler<T, DB, U>[]>>;
+  readonly processors?: { readonly [K in keyof T]?: readonly Processor<T, K, DB, U>[] };
 }
 
 /** The events of every model, by model name (src/events.ts builds it with `modelEvents`). */
 export type ServiceEvents = ReadonlyMap<string, ModelEvents>;
 
 /** Binds a model's handlers to it, checked against its type; `serviceEvents` collects them. */
-export function modelEvents<T, DB>(model: Model<T>, events: ModelEvents<T, DB>): readonly [string, ModelEvents] {
-  // Handlers are typed by their model; the runtime passes them that model's objects only.
+export function modelEvents<T, DB, U = Rec>(
+  model: Model<T>,
+  events: ModelEvents<T, DB, U>,
+): readonly [string, ModelEvents] {
+  // Handlers are typed by their model and the user model; the runtime passes them those objects only.
   return [model.name, events as unknown as ModelEvents];
 }
 

@@ -45,6 +45,11 @@ export interface FieldSpec {
   /** Clients may send it (not generated, not a foreign key). */
   readonly writable: boolean;
   readonly default?: () => unknown;
+  /**
+   * The default is computed when the object is created (`{{now}}`, a callable of the API), not a
+   * constant: a PUT that leaves the field out keeps the value it got then (Ramses set it to null).
+   */
+  readonly defaultIsComputed?: boolean;
   readonly onUpdate?: () => unknown;
   /** The relationship this field is (for `relationship` fields) or stores (for `foreign_key` fields). */
   readonly relation?: string;

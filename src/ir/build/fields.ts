@@ -120,6 +120,33 @@ interface FieldContext {
   readonly root?: YMap;
 }
 
+const JSON_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
+
+/**
+ * A property whose JSON Schema `type` names no JSON type (`"strin"`, `"date-time"`): the storage
+ * comes from `_db_settings`, but the OpenAPI document and its clients take the schema as written.
+ */
+function checkJsonType(ctx: FieldContext, name: string, property: YMap): void {
+  const type = get(property, 'type');
+  for (const item of isSeq(type) ? type.items : type ? [type] : []) {
+    if (!isScalar(item) || typeof item.value !== 'string' || JSON_TYPES.includes(item.value)) continue;
+    ctx.diagnostics.report('SVC2068', `"${item.value}" is not a JSON type (the "type" of "${name}" in ${ctx.model})`, {
+      span: item.span,
+      hint: jsonTypeHint(item.value),
+    });
+  }
+}
+
+function jsonTypeHint(written: string): string {
+  if (/^date(-?time)?$|^time$/i.test(written)) return `write "type": "string" with "format": "${formatOf(written)}"`;
+  return didYouMean(written, JSON_TYPES) ?? `use one of ${JSON_TYPES.join(', ')}`;
+}
+
+function formatOf(written: string): string {
+  const lower = written.toLowerCase();
+  return lower === 'datetime' ? 'date-time' : lower;
+}
+
 /** Reads one schema property; undefined when it is documentation only (no `_db_settings`) or unusable. */
 export function readField(
   ctx: FieldContext,
@@ -128,6 +155,7 @@ export function readField(
 ): FieldDraft | undefined {
   const name = property.key.text;
   if (!isMap(property.value)) return undefined;
+  checkJsonType(ctx, name, property.value);
   const settingsEntry = property.value.entries.find((e) => e.key.text === '_db_settings');
   if (!settingsEntry) return undefined;
   if (!isMap(settingsEntry.value)) {

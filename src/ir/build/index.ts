@@ -83,6 +83,9 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
   };
   const sources: IrSources = {
     models: new Map([...models.values()].map((m) => [m.name, m.definedAt])),
+    properties: new Map(
+      [...models.values()].flatMap((m) => (m.propertiesAt ? [[m.name, m.propertiesAt] as const] : [])),
+    ),
     fields: new Map(
       [...models.values()].flatMap((m) => m.fields.map((f) => [`${m.name}.${f.field.name}`, f.nameSpan] as const)),
     ),

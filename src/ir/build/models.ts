@@ -25,6 +25,8 @@ export interface ModelDraft {
   readonly title: string | null;
   /** Where the model comes from: the `schema:` of the POST body (or the resource, for generated models). */
   readonly definedAt: Span;
+  /** Its schema's `properties` (in the schema file): where a field it no longer has was. */
+  readonly propertiesAt?: Span;
   readonly fields: FieldDraft[];
   isAuthModel: boolean;
   readonly authModelSpan: Span | null;
@@ -97,6 +99,7 @@ export function readModel(diagnostics: DiagnosticBag, source: ModelSource, docum
   const authModel = root.entries.find((e) => e.key.text === '_auth_model');
   const draft: ModelDraft = {
     ...source,
+    propertiesAt: root.entries.find((e) => e.key.text === 'properties')?.key.span ?? root.span,
     table: source.name.toLowerCase(),
     title: stringOf(get(root, 'title')),
     fields,

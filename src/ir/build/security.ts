@@ -50,7 +50,8 @@ export function readAuthSchemes(diagnostics: DiagnosticBag, api: RamlApi): AuthS
         `security scheme "${scheme.name}" is declared but not in the root securedBy, so it is not used`,
         {
           span: scheme.nameNode.span,
-          hint: `add it: securedBy: [${scheme.name}]`,
+          // The whole list: read literally, a hint naming only this scheme would drop the others.
+          hint: `add it to the list at the root: securedBy: [${[...rootSecuredBy, scheme.name].join(', ')}]`,
         },
       );
       continue;

@@ -40,8 +40,9 @@ export function authView(ir: ServiceIR, auth: Auth) {
       module: principalModule(p.name),
       objectType: objectTypeOf(principalModels(p)),
     })),
-    // The user model's type comes with its other imports.
-    userType: ir.userCode.principals.some((p) => principalModels(p).includes(user.name)) ? user.name : null,
+    // The user model's type comes with its other imports: principals get the caller as one.
+    userType: ir.userCode.principals.length ? user.name : null,
+    userTypeName: user.name,
     modelTypes: [...new Set(ir.userCode.principals.flatMap(principalModels))]
       .filter((m) => m !== user.name)
       .sort()
@@ -115,6 +116,7 @@ function objectTypeOf(models: readonly string[]): string {
 
 export function principalStubView(ir: ServiceIR, principal: UserFunction) {
   const models = principalModels(principal);
+  const userModel = ir.auth?.userModel;
   const lines = ir.acls
     .filter((acl) => principal.usedBy.some((u) => u.acl === acl.name))
     .flatMap((acl) =>
@@ -125,8 +127,11 @@ export function principalStubView(ir: ServiceIR, principal: UserFunction) {
   return {
     placeholder: `{{${principal.name}}}`,
     functionName: camel(principal.name),
-    imports: models.map((m) => ({ name: m, file: modelNames({ name: m }).file })),
+    imports: [...new Set([...models, ...(userModel ? [userModel] : [])])]
+      .sort()
+      .map((m) => ({ name: m, file: modelNames({ name: m }).file })),
     objectType: objectTypeOf(models),
+    userType: userModel ?? 'Record<string, unknown>',
     lines: lines.map(commentText),
   };
 }

@@ -15,17 +15,19 @@ const RESERVED = ['modelEvents', 'serviceEvents', 'EVENTS', 'Event', 'ProcessorA
 /** `src/events.ts`: the types each handler and processor is checked against. */
 export function eventTypesView(ir: ServiceIR) {
   const typed = typedModels(ir);
+  const user = callerType(ir);
   const modelEventTypes = typed
     .filter((name) => ir.userCode.handlers.some((h) => usedModels(h).includes(name)))
-    .map((name) => ({ name: modelNames({ name }).event, model: name }));
+    .map((name) => ({ name: modelNames({ name }).event, model: name, user }));
   const processorTypes = ir.userCode.processors.map((p) => ({
     type: `${pascal(p.name)}Args`,
     doc: commentText(`\`${p.name}\`: ${p.usedBy.map((u) => `${u.model}.${u.field}`).join(', ')}.`),
-    union: p.usedBy.map((u) => `ProcessorArgs<${u.model}, ${quote(u.field ?? '')}, Database>`).join(' | '),
+    union: p.usedBy.map((u) => `ProcessorArgsOf<${u.model}, ${quote(u.field ?? '')}>`).join(' | '),
   }));
   return {
+    user,
     usesDatabase: modelEventTypes.length > 0 || processorTypes.length > 0,
-    modelTypeImports: typed.map((name) => ({ name, from: `./models/${modelNames({ name }).file}.js` })),
+    modelTypeImports: withCaller(ir, typed).map((name) => ({ name, from: `./models/${modelNames({ name }).file}.js` })),
     modelEventTypes,
     handlerTypes: ir.userCode.handlers.map((h) => ({
       type: `${pascal(h.name)}Event`,
@@ -43,7 +45,8 @@ export function modelEventsView(ir: ServiceIR) {
   const locals = localNames(ir);
   const models = boundModels(ir);
   return {
-    modelImports: typedModels(ir).map((name) => {
+    user: callerType(ir),
+    modelImports: withCaller(ir, typedModels(ir)).map((name) => {
       const names = modelNames({ name });
       const variable = models.some((m) => m.name === name) ? `${names.variable}, ` : '';
       return { names: `${variable}type ${name}`, from: `./models/${names.file}.js` };
@@ -54,6 +57,19 @@ export function modelEventsView(ir: ServiceIR) {
     ].sort((a, b) => (a.from < b.from ? -1 : 1)),
     models: models.map((m) => modelBindingView(m, locals)),
   };
+}
+
+/**
+ * `, User`: the type argument that types `request.user` as the API's user model, when it has
+ * authentication and the event files name any model (else none: the runtime's default).
+ */
+function callerType(ir: ServiceIR): string {
+  return ir.auth && typedModels(ir).length ? `, ${ir.auth.userModel}` : '';
+}
+
+/** The models the event files import, the user model too when `request.user` is typed by it. */
+function withCaller(ir: ServiceIR, typed: readonly string[]): string[] {
+  return ir.auth && typed.length ? [...new Set([...typed, ir.auth.userModel])].sort() : [...typed];
 }
 
 /** The models with a handler or a processor. */

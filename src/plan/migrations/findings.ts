@@ -22,9 +22,12 @@ export function reportMigrationFindings(
   bag: DiagnosticBag,
 ): void {
   for (const finding of findings) {
+    // A field still in the schema: its property. One that is gone: the schema's `properties`, in
+    // the schema file where it was (not the `!include` that names the file).
     const span =
-      (finding.field ? sources?.fields.get(`${finding.model}.${finding.field}`) : undefined) ??
-      sources?.models.get(finding.model);
+      (finding.field
+        ? (sources?.fields.get(`${finding.model}.${finding.field}`) ?? sources?.properties.get(finding.model))
+        : undefined) ?? sources?.models.get(finding.model);
     const allowed = finding.kind === 'dataLoss' && allowDataLoss;
     bag.report(CODES[finding.kind], allowed ? `${finding.message} (allowed by --allow-data-loss)` : finding.message, {
       span,

@@ -186,6 +186,7 @@ function fieldSpec(model: Model, field: Field, types: FieldTypes): Record<string
     requiredOnCreate: field.requiredOnCreate,
     writable: !field.generated && field.type !== 'foreign_key',
     default: valueFunction(field.default),
+    defaultIsComputed: field.default && field.default.kind !== 'literal' ? true : undefined,
     onUpdate: valueFunction(field.onUpdate),
     relation: relation ?? undefined,
     itemType: field.itemType ?? undefined,

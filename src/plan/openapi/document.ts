@@ -10,7 +10,7 @@ import { OpenApiContext, sorted, type Json } from './context.js';
 import { OperationIds, routeOperationIds } from './operation-ids.js';
 import { componentParameters } from './parameters.js';
 import { routePaths } from './paths.js';
-import { withoutUnusedComponents } from './prune.js';
+import { withoutUnusedComponents } from '../../../runtime/src/lib/openapi-components.js';
 import { componentHeaders, componentResponses } from './responses.js';
 import { componentSchemas } from './schemas.js';
 import { securitySchemes } from './security.js';

@@ -9,6 +9,9 @@ import { RUNTIME_ROOT } from '../../util/svcgen-files.js';
 
 /** runtime/package.json: what the runtime needs, the versions every generated project depends on. */
 interface RuntimePackage {
+  readonly engines: { readonly node: string };
+  readonly overrides: Readonly<Record<string, string>>;
+  readonly scarfSettings: { readonly enabled: boolean };
   readonly dependencies: Readonly<Record<string, string>>;
   readonly devDependencies: Readonly<Record<string, string>>;
   readonly svcgen: {
@@ -33,7 +36,8 @@ export function packageJson(ir: ServiceIR): string {
     description: ir.title,
     private: true,
     type: 'module',
-    engines: { node: '>=20.17' },
+    // The Node every dependency runs on (vitest's vite needs 20.19): what the Dockerfile's node:20 is.
+    engines: runtime.engines,
     scripts: {
       build: 'tsc -p tsconfig.build.json',
       prestart: 'npm run build',
@@ -50,6 +54,12 @@ export function packageJson(ir: ServiceIR): string {
     devDependencies: runtime.devDependencies,
     // npm 11 asks before running install scripts; better-sqlite3 needs its build.
     allowScripts: runtime.svcgen.allowScripts,
+    // Fastify's cookie support asks for cookie 2, which claims Node 22 (npm warns EBADENGINE on Node
+    // 20); cookie 1.1 has the same functions (parseCookie, stringifySetCookie) and runs on Node 18.
+    overrides: runtime.overrides,
+    // The docs page's swagger-ui-dist depends on @scarf/scarf, whose install script reports the
+    // install to scarf.sh: off, as a generated service should not phone home.
+    scarfSettings: runtime.scarfSettings,
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }

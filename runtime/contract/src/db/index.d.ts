@@ -7,6 +7,7 @@ export type Database = ServiceDatabase;
 export interface OpenOptions {
   readonly onQuery?: (statement: string) => void;
   readonly onWarning?: (message: string) => void;
+  readonly onMigrated?: (names: readonly string[]) => void;
 }
 
 export declare function openDatabase(config: Config, options?: OpenOptions): Promise<Database>;

@@ -6,6 +6,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Where } from '../repository.js';
+import type { RequestBy } from '../events.js';
 
 export type Permission = 'view' | 'create' | 'update' | 'delete' | 'options';
 export const ALL_PERMISSIONS: readonly Permission[] = ['view', 'create', 'update', 'delete', 'options'];
@@ -33,8 +34,8 @@ export interface AclRule {
  * `{{name}}` in an x-ACL: called with the request (`request.user` is the caller, or null), the
  * object (item rules; undefined for collection rules) and the line it stands in.
  */
-export interface DynamicPrincipal<T = Record<string, unknown>> {
-  (request: FastifyRequest, object: T | undefined, rule: AclRule): AclResult | Promise<AclResult>;
+export interface DynamicPrincipal<T = Record<string, unknown>, U = Record<string, unknown>> {
+  (request: RequestBy<U>, object: T | undefined, rule: AclRule): AclResult | Promise<AclResult>;
   /**
    * Optional, for item rules: the objects the function gives the caller the line's rule on, as a
    * condition the database applies (`{ owner: request.user?.username ?? null }`), or `true` (every
@@ -43,7 +44,7 @@ export interface DynamicPrincipal<T = Record<string, unknown>> {
    * the function gives the caller `grant(rule, …)` on. Without it, lists show what the collection
    * rules allow once the item rules reach this line.
    */
-  where?: (request: FastifyRequest, rule: AclRule) => PrincipalWhere<T> | Promise<PrincipalWhere<T>>;
+  where?: (request: RequestBy<U>, rule: AclRule) => PrincipalWhere<T> | Promise<PrincipalWhere<T>>;
 }
 
 /** What a principal's `where` gives: a condition on the objects, or all (`true`) or none (`false`). */
@@ -53,11 +54,20 @@ export type PrincipalWhere<T> = Where<T> | boolean;
 export interface DynamicLine {
   readonly dynamic: string;
   readonly call: DynamicPrincipal<never>;
+  /** Where the user writes it (`src/custom/principals/item-owner.ts`), for messages. */
+  readonly file?: string;
 }
 
-/** `{{name}}` of the ACLs: `call` typed by the objects of the ACLs that name it (src/auth.ts). */
-export function dynamicPrincipal<T>(name: string, call: DynamicPrincipal<T>): DynamicLine {
-  return { dynamic: name, call: call as unknown as DynamicPrincipal<never> };
+/**
+ * `{{name}}` of the ACLs: `call` typed by the objects of the ACLs that name it and by the user
+ * model (src/auth.ts).
+ */
+export function dynamicPrincipal<T, U = Record<string, unknown>>(
+  name: string,
+  call: DynamicPrincipal<T, U>,
+  file?: string,
+): DynamicLine {
+  return { dynamic: name, call: call as unknown as DynamicPrincipal<never>, ...(file === undefined ? {} : { file }) };
 }
 
 /** One line of an x-ACL, as generated from the RAML. */
@@ -221,3 +231,20 @@ export function matches(principal: Principal, caller: Caller): boolean {
   if ('group' in principal) return caller.id !== null && caller.groups.has(principal.group);
   return caller.id !== null && caller.id === String(principal.user);
 }
+
+/**
+ * The dynamic principals whose function is still the stub svcgen wrote (its body only
+ * `return undefined`): the ACL lines that name them match no one, which a service ported from
+ * Ramses should hear of at start-up. Judged by the function's source text, so it only warns.
+ */
+export function unwrittenPrincipals(acls: Readonly<Record<string, Acl>>): DynamicLine[] {
+  const found = new Map<string, DynamicLine>();
+  for (const acl of Object.values(acls)) {
+    for (const { principal } of [...acl.collection, ...acl.item]) {
+      if (isDynamic(principal) && STUB_BODY.test(principal.call.toString())) found.set(principal.dynamic, principal);
+    }
+  }
+  return [...found.values()].sort((a, b) => (a.dynamic < b.dynamic ? -1 : 1));
+}
+
+const STUB_BODY = /\)\s*(?::[^{]*)?\{\s*return(?:\s+undefined)?;?\s*\}\s*$/;

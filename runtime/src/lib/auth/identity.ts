@@ -12,13 +12,6 @@ import { credentials, userKeyOf, userModel, users, type AuthContext } from './co
 import { readApiKeyHeader, sameDigest, tokenDigest } from './tokens.js';
 import { fingerprint, issueTicket, verifyTicket } from './ticket.js';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The logged-in user, or null (always null with `auth = false`). */
-    user: Record<string, unknown> | null;
-  }
-}
-
 interface Identity extends Caller {
   /** How the caller proved who they are. */
   readonly via: 'cookie' | 'apikey' | null;

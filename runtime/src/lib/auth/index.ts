@@ -15,6 +15,7 @@ import type { Policy } from '../http/policy.js';
 import { users, type AuthContext, type AuthSpec, type PrepareWrite } from './context.js';
 import { identify } from './identity.js';
 import type { PasswordHasher } from './passwords.js';
+import { unwrittenPrincipals } from './acl.js';
 import { aclPolicy } from './policy.js';
 import { authRoutes } from './routes.js';
 import { LOGIN_FIELDS, withLoginForms, type LengthLimits } from './logins.js';
@@ -22,6 +23,7 @@ import { LoginThrottle } from './throttle.js';
 import { MIN_SECRET_BYTES, splitSecrets, ticketKeys } from './ticket.js';
 
 export type { AuthSpec, PrepareWrite } from './context.js';
+export type { RequestBy } from '../events.js';
 export {
   dynamicPrincipal,
   grant,
@@ -45,6 +47,8 @@ export interface Auth {
    * path, a fastify-plugin, so that its hook sees every route there.
    */
   readonly plugin: FastifyPluginAsync;
+  /** What the operator should hear at start-up (a principal whose function is still a stub). */
+  readonly warnings: readonly string[];
 }
 
 export interface AuthOptions {
@@ -93,10 +97,13 @@ export async function startAuth(
   return {
     policy,
     prepareWrite,
+    warnings: unwrittenPrincipals(spec.acls).map(
+      (line) =>
+        `the ACL principal {{${line.dynamic}}} returns nothing yet (${line.file ?? 'its function'} is still the stub svcgen wrote): the ACL lines that name it match no one`,
+    ),
     plugin: fp(
       async (api) => {
         await api.register(cookie);
-        api.decorateRequest('user', null);
         api.addHook('onRequest', (request, reply) => identify(ctx, request, reply));
         authRoutes(api, ctx, policy, prepareWrite);
       },

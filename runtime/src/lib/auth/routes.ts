@@ -4,7 +4,7 @@
  * `GET /users/self` when the user model has no item route of its own to answer it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { HttpError, badRequest, statusBody } from '../errors.js';
+import { HttpError, badRequest, formatTimestamp, statusBody } from '../errors.js';
 import { inTransaction, withEvents, type Action, type EventRun } from '../events.js';
 import { withDefaults, type Model } from '../model.js';
 import { hideRefusedEmbeds } from '../http/embedded.js';
@@ -85,10 +85,11 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
       async (request, reply) => {
         refuseCrossSite(ctx, request);
         const user = await checkPassword(ctx, request, prepareWrite);
-        // Before-login handlers may still refuse (throw): the ticket is issued after them.
-        const response = await withEvents(ctx.db, eventRun(ctx, request, 'login', user), async () => {
-          await hideRefused(request, user);
-          return own(request, user);
+        // Before-login handlers may still refuse (throw): `last_login` and the ticket come after them.
+        const response = await withEvents(ctx.db, eventRun(ctx, request, 'login', user), async (db) => {
+          const shown = await loggedIn(ctx, db, user);
+          await hideRefused(request, shown);
+          return own(request, shown);
         });
         await logIn(ctx, request, reply, user);
         return response;
@@ -185,6 +186,21 @@ async function checkPassword(ctx: AuthContext, request: FastifyRequest, prepareW
   const model = userModel(ctx);
   const data = await prepareWrite(model, { password }, request.ip);
   return users(ctx).update({ where: { [model.primaryKey]: user[model.primaryKey] }, data });
+}
+
+/**
+ * The user as the login answers it: with its relationships, as register and `/users/self` show
+ * it, and with `last_login` set to now when the user model has that field (Ramses' did).
+ */
+async function loggedIn(ctx: AuthContext, db: AuthContext['db'], user: Rec): Promise<Rec> {
+  const model = userModel(ctx);
+  const where = { [model.primaryKey]: user[model.primaryKey] };
+  const include = includeFor(model, ctx.db.models);
+  if (model.field('last_login')?.writable) {
+    const now = formatTimestamp(new Date(ctx.now()));
+    return users(ctx, db).update({ where, data: { last_login: now }, include });
+  }
+  return (await users(ctx, db).findUnique({ where, include })) ?? user;
 }
 
 async function findByLogin(ctx: AuthContext, normalized: string, written: string): Promise<Rec | null> {

@@ -99,6 +99,8 @@ export function createApp(options: AppOptions): FastifyInstance {
     { parseAs: 'string' },
     app.getDefaultJsonParser('error', 'error'),
   );
+  // Null until authentication says who calls, and always with auth off: handlers may read it either way.
+  app.decorateRequest('user', null);
   handlerDeadline(app, options.timeouts.handler);
   if (options.trustProxy === false) warnOfUntrustedProxy(app);
   // While shutting down, responses close their connection: a kept-alive connection would hold the

@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import fp from 'fastify-plugin';
 import { docsRoutes } from './docs.js';
+import { withoutUnusedComponents } from '../openapi-components.js';
 import { completeRoute } from './routing.js';
 
 type Json = Record<string, unknown>;
@@ -80,40 +81,6 @@ export function withoutAuth(document: Readonly<Json>): Json {
       responses: omit((components['responses'] as Json | undefined) ?? {}, AUTH_RESPONSES),
     },
   });
-}
-
-const PRUNED = ['schemas', 'parameters', 'responses', 'headers', 'requestBodies', 'examples'];
-
-/** The document with only the components its paths reach, through `$ref`s (as svcgen writes it). */
-function withoutUnusedComponents(document: Json): Json {
-  const components = document['components'] as Record<string, Json | undefined>;
-  const used = new Set<string>();
-  const visit = (value: unknown): void => {
-    if (Array.isArray(value)) value.forEach(visit);
-    else if (value && typeof value === 'object') {
-      for (const [key, v] of Object.entries(value)) {
-        if (key === '$ref' && typeof v === 'string') follow(v);
-        else visit(v);
-      }
-    }
-  };
-  const follow = (ref: string): void => {
-    if (used.has(ref)) return;
-    used.add(ref);
-    const [, , kind, name] = ref.split('/');
-    if (kind && name) visit(components[kind]?.[name.replace(/~1/g, '/').replace(/~0/g, '~')]);
-  };
-  visit(document['paths']);
-  const kept: Json = { ...components };
-  for (const kind of PRUNED) {
-    const all = components[kind];
-    if (!all) continue;
-    const pointer = (name: string) => `#/components/${kind}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-    const reached = Object.entries(all).filter(([name]) => used.has(pointer(name)));
-    if (reached.length) kept[kind] = Object.fromEntries(reached);
-    else delete kept[kind];
-  }
-  return { ...document, components: kept };
 }
 
 function isOperation(key: string, value: Json): boolean {

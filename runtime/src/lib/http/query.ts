@@ -107,6 +107,14 @@ function listText(value: string | string[] | undefined): string | undefined {
 }
 
 /**
+ * What a query is told of a name that is not a field it may use: one message for a typo and for a
+ * field the caller may not read, so that the answer does not tell which.
+ */
+function unreadable(model: Model, names: readonly string[]): string {
+  return `names ${names.join(', ')}: no field of ${model.name} you may read`;
+}
+
+/**
  * The model as this caller sees it: fields they may not see, and secrets, are not there, so a
  * query cannot filter or sort on them to learn their values (they are "unknown", like a typo).
  */
@@ -126,7 +134,7 @@ function asSeenBy(model: Model, visible: ReadonlySet<string> | null | undefined)
 
 /**
  * `q` and `_search_fields`: the words to find, in the fields this caller may read. A field they
- * may not read is as unknown as a typo, so that the answer does not tell it exists. An empty `q`
+ * may not read is refused as a typo is (`unreadable`), so that the answer does not tell it exists. An empty `q`
  * searches nothing (no condition); one with no words (`q=+++`) matches nothing.
  */
 function searchFilter(
@@ -161,7 +169,7 @@ function searchFieldList(model: Model, readable: readonly string[], text: string
     const field = model.field(name);
     errors.push({
       field: '_search_fields',
-      message: field ? `cannot search in ${name}: it is not a text field` : `names unknown field ${name}`,
+      message: field ? `cannot search in ${name}: it is not a text field` : unreadable(model, [name]),
     });
   }
   if (names.length === 0) errors.push({ field: '_search_fields', message: 'names no field' });
@@ -194,8 +202,7 @@ function projection(model: Model, text: string, param: string, errors: FieldErro
   }
   const all = readable(model);
   const unknown = names.map((n) => n.replace(/^-/, '')).filter((n) => !all.includes(n));
-  if (unknown.length)
-    errors.push({ field: param, message: `names unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}` });
+  if (unknown.length) errors.push({ field: param, message: unreadable(model, unknown) });
   const listed = new Set(names.map((n) => n.replace(/^-/, '')));
   return excluded ? all.filter((n) => !listed.has(n)) : all.filter((n) => listed.has(n));
 }
@@ -214,7 +221,7 @@ function sorting(model: Model, text: string | undefined, errors: FieldError[]): 
     const sortable =
       field && (field.column !== null ? !['json', 'blob'].includes(field.storage) : relation?.local === true);
     if (!sortable) {
-      errors.push({ field: '_sort', message: field ? `cannot sort by ${name}` : `names unknown field ${name}` });
+      errors.push({ field: '_sort', message: field ? `cannot sort by ${name}` : unreadable(model, [name]) });
       continue;
     }
     out.push({ [name]: descending ? 'desc' : 'asc' });
@@ -233,7 +240,7 @@ function filters(model: Model, raw: RawQuery, errors: FieldError[]): Where<Recor
     if (!field || name.startsWith('_')) {
       errors.push({
         field: param,
-        message: name.startsWith('_') ? 'is not a query parameter' : `is not a field of ${model.name}`,
+        message: name.startsWith('_') ? 'is not a query parameter' : unreadable(model, [name]),
       });
       continue;
     }

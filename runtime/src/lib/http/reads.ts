@@ -60,8 +60,13 @@ function selection(ctx: RouteContext, viewable: boolean | Where<Rec>): Where<Rec
 }
 
 export async function show(ctx: RouteContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-  const fields = parseItemFields(ctx.model, request.query as Query, ctx.policy.visibleFields(request, ctx.model));
   const object = await ctx.authorizedObject(request, 'view');
+  // The fields of this object the caller may read: on their own record, more than on others'.
+  const fields = parseItemFields(
+    ctx.model,
+    request.query as Query,
+    ctx.policy.visibleFields(request, ctx.model, object),
+  );
   return ctx.withEvents(request, 'show', object, async () => {
     await ctx.hideRefusedEmbeds(request, [object]);
     // Of the whole object, whatever `_fields` asks for: the tag a later If-Match compares with.

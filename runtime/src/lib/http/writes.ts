@@ -145,7 +145,8 @@ export function checkKeyUnchanged(ctx: RouteContext, body: Rec, object: Rec): vo
 /**
  * PUT: absent optional fields return to their default (or null); absent required fields are a 400.
  * Fields the caller may not write (`mayWrite`: another member's `groups`, fields they may not see)
- * keep their stored values: a PUT without them is not a way to reset them.
+ * keep their stored values: a PUT without them is not a way to reset them. So do fields whose
+ * default is computed at creation (`created_at`): a replacement is not a new object.
  */
 export function replacement(ctx: RouteContext, data: Rec, mayWrite: (name: string) => boolean): Rec {
   const out: Rec = {};
@@ -155,7 +156,7 @@ export function replacement(ctx: RouteContext, data: Rec, mayWrite: (name: strin
     if (field.name === ctx.inverse) continue;
     if (field.name in data) out[field.name] = data[field.name];
     else if (field.onUpdate) out[field.name] = field.onUpdate();
-    else if (!mayWrite(field.name)) continue;
+    else if (!mayWrite(field.name) || field.defaultIsComputed) continue;
     else if (field.requiredOnCreate) missing.push({ field: field.name, message: 'is required' });
     else if (field.default) out[field.name] = field.default();
     else

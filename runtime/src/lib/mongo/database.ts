@@ -24,6 +24,8 @@ export interface MongoOptions {
   readonly onQuery?: (statement: string) => void;
   /** Called once at start-up when the server cannot run transactions. */
   readonly onWarning?: (message: string) => void;
+  /** Called with the names of the migrations applied at this start, when there were any. */
+  readonly onMigrated?: (names: readonly string[]) => void;
   /** How long a command waits for a reachable server before it fails (a 503): database.connect_timeout. */
   readonly timeouts?: DatabaseTimeouts;
 }
@@ -55,7 +57,8 @@ export async function openMongo<R extends object>(
       );
     }
     // First the migrations (a renamed field, a dropped index), then the indexes the models want now.
-    await migrateMongo(db, models, migrations);
+    const applied = await migrateMongo(db, models, migrations);
+    if (applied.length) options.onMigrated?.(applied);
     await createIndexes(db, models);
     return mongoDatabase(client, db, models, make, transactions);
   } catch (error) {

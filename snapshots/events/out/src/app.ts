@@ -61,6 +61,7 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     trustProxy: config.trustProxy,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
+  for (const warning of auth?.warnings ?? []) app.log.warn(warning);
   await app.register(errors);
   await app.register(database, { db });
   await app.register(cors, config.cors);

@@ -6,11 +6,11 @@ import type { Task } from './models/task.js';
 import type { User } from './models/user.js';
 
 /** What a handler of Project gets. */
-export type ProjectEvent = Event<Project, Database>;
+export type ProjectEvent = Event<Project, Database, User>;
 /** What a handler of Task gets. */
-export type TaskEvent = Event<Task, Database>;
+export type TaskEvent = Event<Task, Database, User>;
 /** What a handler of User gets. */
-export type UserEvent = Event<User, Database>;
+export type UserEvent = Event<User, Database, User>;
 
 // The event each handler gets (a handler used by several models gets any of their events).
 /** `add_open_tasks`: after_show of Project. */
@@ -29,7 +29,9 @@ export type RefuseInactiveEvent = UserEvent;
 export type SetSlugEvent = ProjectEvent;
 
 // What each processor gets (`new_value` has the type of the field it processes).
+type ProcessorArgsOf<T, K extends keyof T> = ProcessorArgs<T, K, Database, User>;
+
 /** `capitalize`: Task.title, User.display_name. */
-export type CapitalizeArgs = ProcessorArgs<Task, 'title', Database> | ProcessorArgs<User, 'display_name', Database>;
+export type CapitalizeArgs = ProcessorArgsOf<Task, 'title'> | ProcessorArgsOf<User, 'display_name'>;
 /** `trim`: Task.title, User.display_name. */
-export type TrimArgs = ProcessorArgs<Task, 'title', Database> | ProcessorArgs<User, 'display_name', Database>;
+export type TrimArgs = ProcessorArgsOf<Task, 'title'> | ProcessorArgsOf<User, 'display_name'>;

@@ -16,11 +16,11 @@ import { trim } from './custom/processors/trim.js';
 
 /** The handlers and processors of every model, in the order they run. */
 export const EVENTS = serviceEvents(
-  modelEvents<Project, Database>(projectModel, {
+  modelEvents<Project, Database, User>(projectModel, {
     before: { create: [setSlug], delete_many: [audit] },
     after: { update_many: [audit], show: [addOpenTasks], update: [closeTasks, refuseFrozen] },
   }),
-  modelEvents<Task, Database>(taskModel, {
+  modelEvents<Task, Database, User>(taskModel, {
     before: { create: [audit], collection_options: [audit] },
     after: {
       index: [audit],
@@ -32,7 +32,7 @@ export const EVENTS = serviceEvents(
     },
     processors: { title: [trim, capitalize] },
   }),
-  modelEvents<User, Database>(userModel, {
+  modelEvents<User, Database, User>(userModel, {
     before: { login: [refuseInactive], logout: [audit] },
     after: { login: [countLogin], register: [audit] },
     processors: { display_name: [trim, capitalize] },

@@ -11,9 +11,17 @@ import { userSelf } from './custom/principals/user-self.js';
 
 // The ACLs' dynamic principals: each function (and its optional `where`) checked against the
 // objects of the ACLs that name it.
-const itemOwnerPrincipal = dynamicPrincipal<Story>('item_owner', itemOwner);
-const userProfilePrincipal = dynamicPrincipal<Profile>('user_profile', userProfile);
-const userSelfPrincipal = dynamicPrincipal<User>('user_self', userSelf);
+const itemOwnerPrincipal = dynamicPrincipal<Story, User>(
+  'item_owner',
+  itemOwner,
+  'src/custom/principals/item-owner.ts',
+);
+const userProfilePrincipal = dynamicPrincipal<Profile, User>(
+  'user_profile',
+  userProfile,
+  'src/custom/principals/user-profile.ts',
+);
+const userSelfPrincipal = dynamicPrincipal<User, User>('user_self', userSelf, 'src/custom/principals/user-self.ts');
 
 /** The API's authentication and ACLs, as its RAML declares them (used when service.ini says auth = true). */
 export const AUTH: AuthSpec = {

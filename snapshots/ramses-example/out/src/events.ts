@@ -5,14 +5,16 @@ import type { Story } from './models/story.js';
 import type { User } from './models/user.js';
 
 /** What a handler of Story gets. */
-export type StoryEvent = Event<Story, Database>;
+export type StoryEvent = Event<Story, Database, User>;
 
 // The event each handler gets (a handler used by several models gets any of their events).
 /** `set_item_owner`: before_create of Story. */
 export type SetItemOwnerEvent = StoryEvent;
 
 // What each processor gets (`new_value` has the type of the field it processes).
+type ProcessorArgsOf<T, K extends keyof T> = ProcessorArgs<T, K, Database, User>;
+
 /** `encrypt`: User.password. */
-export type EncryptArgs = ProcessorArgs<User, 'password', Database>;
+export type EncryptArgs = ProcessorArgsOf<User, 'password'>;
 /** `lowercase`: User.username, User.email. */
-export type LowercaseArgs = ProcessorArgs<User, 'username', Database> | ProcessorArgs<User, 'email', Database>;
+export type LowercaseArgs = ProcessorArgsOf<User, 'username'> | ProcessorArgsOf<User, 'email'>;

@@ -9,10 +9,10 @@ import { lowercase } from './custom/processors/lowercase.js';
 
 /** The handlers and processors of every model, in the order they run. */
 export const EVENTS = serviceEvents(
-  modelEvents<Story, Database>(storyModel, {
+  modelEvents<Story, Database, User>(storyModel, {
     before: { create: [setItemOwner] },
   }),
-  modelEvents<User, Database>(userModel, {
+  modelEvents<User, Database, User>(userModel, {
     processors: { username: [lowercase], email: [lowercase], password: [encrypt] },
   }),
 );

@@ -124,6 +124,7 @@ export const addressModel = defineModel<Address>({
       requiredOnCreate: false,
       writable: true,
       default: newAddressCode,
+      defaultIsComputed: true,
     },
     {
       name: 'author',

@@ -156,6 +156,7 @@ export const authorModel = defineModel<Author>({
       requiredOnCreate: false,
       writable: true,
       default: now,
+      defaultIsComputed: true,
     },
     {
       name: 'posts',

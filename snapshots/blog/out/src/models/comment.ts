@@ -115,6 +115,7 @@ export const commentModel = defineModel<Comment>({
       requiredOnCreate: false,
       writable: true,
       default: now,
+      defaultIsComputed: true,
     },
     {
       name: 'edited_at',

@@ -45,6 +45,8 @@ export interface OpenOptions {
   readonly onQuery?: (statement: string) => void;
   /** Called with what the operator should know about the database (MongoDB without transactions). */
   readonly onWarning?: (message: string) => void;
+  /** Called with the names of the migrations applied at this start, when there were any (server.ts logs them). */
+  readonly onMigrated?: (names: readonly string[]) => void;
 }
 
 function repositories(engine: Engine): Repositories {
@@ -76,7 +78,8 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
     ...(options.onQuery ? { onQuery: options.onQuery } : {}),
   });
   try {
-    await migrate(sql, migrations);
+    const applied = await migrate(sql, migrations);
+    if (applied.length) options.onMigrated?.(applied);
     await alignSearchLanguage(sql, models, config.searchLanguage);
   } catch (error) {
     await sql.close();

@@ -73,6 +73,7 @@ export const profileModel = defineModel<Profile>({
       requiredOnCreate: false,
       writable: true,
       default: now,
+      defaultIsComputed: true,
     },
     {
       name: 'updated_at',

@@ -143,6 +143,7 @@ export const storyModel = defineModel<Story>({
       requiredOnCreate: false,
       writable: true,
       default: now,
+      defaultIsComputed: true,
     },
     {
       name: 'updated_at',

@@ -86,6 +86,7 @@ export const userModel = defineModel<User>({
       requiredOnCreate: false,
       writable: true,
       default: now,
+      defaultIsComputed: true,
     },
     {
       name: 'updated_at',

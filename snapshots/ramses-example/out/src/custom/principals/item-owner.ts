@@ -1,19 +1,20 @@
 // Created by svcgen from api.raml; this file is yours: svcgen never changes it. The {{item_owner}} ACL principal.
-import type { FastifyRequest } from 'fastify';
-import type { AclResult, AclRule, PrincipalWhere } from '../../lib/auth/index.js';
+import type { AclResult, AclRule, PrincipalWhere, RequestBy } from '../../lib/auth/index.js';
 import type { Story } from '../../models/story.js';
+import type { User } from '../../models/user.js';
 
 /**
  * The `{{item_owner}}` principal, in:
  *   item_owner_acl (item): allow {{item_owner}} view, update
  *
- * Called when a request is checked against that line: `request.user` is the caller (null when
- * anonymous), `object` the object of an item route (undefined for collection rules), `rule` the
- * line's action and permissions. Return the rules it stands for, e.g. for the object's owner:
+ * Called when a request is checked against that line: `request.user` is the caller (a User,
+ * null when anonymous), `object` the object of an item route (undefined for collection rules),
+ * `rule` the line's action and permissions. Return the rules it stands for, e.g. for the object's
+ * owner:
  *   return object?.owner != null ? grant(rule, user(object.owner)) : undefined;
  * (`grant` and `user` come from '../../lib/auth/index.js'). Returning nothing: the line matches no one.
  */
-export function itemOwner(request: FastifyRequest, object: Story | undefined, rule: AclRule): AclResult {
+export function itemOwner(request: RequestBy<User>, object: Story | undefined, rule: AclRule): AclResult {
   return undefined;
 }
 
@@ -22,7 +23,7 @@ export function itemOwner(request: FastifyRequest, object: Story | undefined, ru
  * to lists, counts and searches (so that they leave out what the caller may not view, and `total`
  * stays exact): `true` for every object, `false` for none. Keep it in step with the function, e.g.
  * for the owner:
- *   return request.user ? { owner: String(request.user['username']) } : false;
+ *   return request.user ? { owner: request.user.username } : false;
  * Without it (delete it), lists show what the collection rules allow once they reach this line.
  */
-itemOwner.where = (request: FastifyRequest, rule: AclRule): PrincipalWhere<Story> => false;
+itemOwner.where = (request: RequestBy<User>, rule: AclRule): PrincipalWhere<Story> => false;

@@ -1,20 +1,21 @@
 // Created by svcgen from api.raml; this file is yours: svcgen never changes it. The {{user_profile}} ACL principal.
-import type { FastifyRequest } from 'fastify';
-import type { AclResult, AclRule, PrincipalWhere } from '../../lib/auth/index.js';
+import type { AclResult, AclRule, PrincipalWhere, RequestBy } from '../../lib/auth/index.js';
 import type { Profile } from '../../models/profile.js';
+import type { User } from '../../models/user.js';
 
 /**
  * The `{{user_profile}}` principal, in:
  *   user_profile_acl (collection): allow {{user_profile}} all
  *   user_profile_acl (item): allow {{user_profile}} all
  *
- * Called when a request is checked against that line: `request.user` is the caller (null when
- * anonymous), `object` the object of an item route (undefined for collection rules), `rule` the
- * line's action and permissions. Return the rules it stands for, e.g. for the object's owner:
+ * Called when a request is checked against that line: `request.user` is the caller (a User,
+ * null when anonymous), `object` the object of an item route (undefined for collection rules),
+ * `rule` the line's action and permissions. Return the rules it stands for, e.g. for the object's
+ * owner:
  *   return object?.owner != null ? grant(rule, user(object.owner)) : undefined;
  * (`grant` and `user` come from '../../lib/auth/index.js'). Returning nothing: the line matches no one.
  */
-export function userProfile(request: FastifyRequest, object: Profile | undefined, rule: AclRule): AclResult {
+export function userProfile(request: RequestBy<User>, object: Profile | undefined, rule: AclRule): AclResult {
   return undefined;
 }
 
@@ -23,7 +24,7 @@ export function userProfile(request: FastifyRequest, object: Profile | undefined
  * to lists, counts and searches (so that they leave out what the caller may not view, and `total`
  * stays exact): `true` for every object, `false` for none. Keep it in step with the function, e.g.
  * for the owner:
- *   return request.user ? { owner: String(request.user['username']) } : false;
+ *   return request.user ? { owner: request.user.username } : false;
  * Without it (delete it), lists show what the collection rules allow once they reach this line.
  */
-userProfile.where = (request: FastifyRequest, rule: AclRule): PrincipalWhere<Profile> => false;
+userProfile.where = (request: RequestBy<User>, rule: AclRule): PrincipalWhere<Profile> => false;

@@ -1,19 +1,19 @@
 // Created by svcgen from api.raml; this file is yours: svcgen never changes it. The {{user_self}} ACL principal.
-import type { FastifyRequest } from 'fastify';
-import type { AclResult, AclRule, PrincipalWhere } from '../../lib/auth/index.js';
+import type { AclResult, AclRule, PrincipalWhere, RequestBy } from '../../lib/auth/index.js';
 import type { User } from '../../models/user.js';
 
 /**
  * The `{{user_self}}` principal, in:
  *   user_self_acl (item): allow {{user_self}} update
  *
- * Called when a request is checked against that line: `request.user` is the caller (null when
- * anonymous), `object` the object of an item route (undefined for collection rules), `rule` the
- * line's action and permissions. Return the rules it stands for, e.g. for the object's owner:
+ * Called when a request is checked against that line: `request.user` is the caller (a User,
+ * null when anonymous), `object` the object of an item route (undefined for collection rules),
+ * `rule` the line's action and permissions. Return the rules it stands for, e.g. for the object's
+ * owner:
  *   return object?.owner != null ? grant(rule, user(object.owner)) : undefined;
  * (`grant` and `user` come from '../../lib/auth/index.js'). Returning nothing: the line matches no one.
  */
-export function userSelf(request: FastifyRequest, object: User | undefined, rule: AclRule): AclResult {
+export function userSelf(request: RequestBy<User>, object: User | undefined, rule: AclRule): AclResult {
   return undefined;
 }
 
@@ -22,7 +22,7 @@ export function userSelf(request: FastifyRequest, object: User | undefined, rule
  * to lists, counts and searches (so that they leave out what the caller may not view, and `total`
  * stays exact): `true` for every object, `false` for none. Keep it in step with the function, e.g.
  * for the owner:
- *   return request.user ? { owner: String(request.user['username']) } : false;
+ *   return request.user ? { owner: request.user.username } : false;
  * Without it (delete it), lists show what the collection rules allow once they reach this line.
  */
-userSelf.where = (request: FastifyRequest, rule: AclRule): PrincipalWhere<User> => false;
+userSelf.where = (request: RequestBy<User>, rule: AclRule): PrincipalWhere<User> => false;

@@ -1,11 +1,11 @@
 /**
- * The components the paths use, and nothing else: every component a document lists but no
- * operation reaches (`Token` without API tokens, `UserUpdate` where users cannot be changed, a
- * `*Collection` no route lists) would be a dead type in every client generated from it, and
- * linters flag it (redocly's no-unused-components, spectral's oas3-unused-component).
- * lib/http/openapi.ts prunes the same way the document it serves with auth off.
+ * The components an OpenAPI document's paths use, and nothing else: a component no operation
+ * reaches (`Token` without API tokens, `UserUpdate` where users cannot be changed) would be a dead
+ * type in every client generated from it, and linters flag it (redocly's no-unused-components,
+ * spectral's oas3-unused-component). svcgen prunes the document it generates with this, and
+ * lib/http/openapi.ts the one it serves with auth off. It imports nothing: svcgen reads it too.
  */
-import type { Json } from './context.js';
+type Json = Record<string, unknown>;
 
 const PRUNED = ['schemas', 'parameters', 'responses', 'headers', 'requestBodies', 'examples'] as const;
 

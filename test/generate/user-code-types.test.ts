@@ -1,0 +1,55 @@
+/**
+ * Porting a Ramses API's Python functions (issue 29): the stubs are typed by the API, the caller
+ * included (`request.user` is the user model's type, not a record to cast), and the generated
+ * README says where each Python idiom went.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { analyze } from '../../src/pipeline.js';
+import { eventTypesView } from '../../src/plan/events/views.js';
+import { generateFixture } from '../support/generated.js';
+import { repoRoot } from '../support/paths.js';
+
+describe('the types user code gets, and the porting table', () => {
+  it('types the caller of handlers, processors and principals as the user model', async () => {
+    const tree = await generateFixture('ramses-example');
+    const events = tree.get('src/events.ts')!.content;
+    expect(events).toContain('export type StoryEvent = Event<Story, Database, User>;');
+    expect(events).toContain('type ProcessorArgsOf<T, K extends keyof T> = ProcessorArgs<T, K, Database, User>;');
+    expect(tree.get('src/model-events.ts')!.content).toContain('modelEvents<Story, Database, User>(storyModel');
+    const principal = tree.get('src/custom/principals/item-owner.ts')!.content;
+    expect(principal).toContain(
+      'export function itemOwner(request: RequestBy<User>, object: Story | undefined, rule: AclRule): AclResult',
+    );
+    expect(tree.get('src/auth.ts')!.content).toContain('dynamicPrincipal<Story, User>(');
+  });
+
+  it('leaves the caller a plain record where the API has no authentication', () => {
+    const { ir } = analyze(join(repoRoot, 'fixtures/events/api.raml'), { cwd: repoRoot });
+    const view = eventTypesView({ ...ir!, auth: null });
+    expect(view.modelEventTypes.map((t) => `Event<${t.model}, Database${t.user}>`)).toEqual([
+      'Event<Project, Database>',
+      'Event<Task, Database>',
+      'Event<User, Database>',
+    ]);
+    expect(view.modelTypeImports.map((i) => i.name)).toEqual(['Project', 'Task', 'User']);
+  });
+
+  it('has a table from each Python idiom to its TypeScript', async () => {
+    const readme = (await generateFixture('ramses-example')).get('README.md')!.content;
+    const table = readme.slice(readme.indexOf('### Porting your Python code'));
+    for (const idiom of [
+      'event.set_field_value',
+      "event.fields['name'].new_value",
+      'event.instance',
+      'event.response',
+      'event.view.request.user',
+      'get_collection',
+      'get_item',
+      '_update_many',
+      '{{item_owner}}',
+      '@registry.add',
+    ])
+      expect(table, idiom).toContain(idiom);
+  });
+});
