@@ -1,5 +1,5 @@
 /**
- * `npm ci && npm test` needs nothing but Node and npm (issue 33). A copy of this checkout as git
+ * `npm ci && npm test` needs nothing but Node and npm (issue 33), and type-checks on a fresh clone. A copy of this checkout as git
  * sees it (tracked and untracked files; nothing ignored, so no node_modules, dist or .tmp) in an
  * empty folder is installed with `npm ci` and runs the browser test and a PostgreSQL test in a
  * child vitest, with CHROMIUM_PATH and SVCGEN_PG_URL unset and a PATH holding every command of this
@@ -152,4 +152,18 @@ describe('a machine with Node and npm only', () => {
     expect(readdirSync(join(checkout, '.tmp', 'chromium'))).toHaveLength(1);
     expect(existsSync(join(postgresDir, `postgresql-${npmPostgresVersion()}`))).toBe(true);
   }, 600_000);
+
+  it('type-checks as npm test does, on a clone where nothing has linked the runtime its dependencies yet', async () => {
+    // svcgen's tests import runtime modules that import Fastify's types: found only through
+    // runtime/node_modules, which a clone lacks until scripts/runtime-deps.mjs links it.
+    expect(existsSync(join(checkout, 'runtime', 'node_modules'))).toBe(false);
+    const check = await execa('npm', ['run', 'typecheck'], {
+      cwd: checkout,
+      env,
+      extendEnv: false,
+      reject: false,
+      all: true,
+    });
+    expect(check.exitCode, check.all).toBe(0);
+  }, 300_000);
 });
