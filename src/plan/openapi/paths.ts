@@ -3,6 +3,7 @@
  * with GET and is not listed), each with its parameters, body, answers and security.
  */
 import type { Field, Model, Operation, Route } from '../../ir/types.js';
+import { itemStorage } from '../shared/field-types.js';
 import { groupOf } from '../shared/names.js';
 import { routeSummary } from '../project/readme.js';
 import { type Json, type OpenApiContext } from './context.js';
@@ -106,15 +107,10 @@ function listItemNames(field: Field): Json | null {
     const items = field.choices.map(String);
     return { enum: [...items, ...items.map((item) => `-${item}`)] };
   }
-  switch (field.itemType) {
+  switch (itemStorage(field)) {
     case 'integer':
-    case 'big_integer':
-    case 'small_integer':
-    case 'interval':
-    case 'id_field':
       return { pattern: '^-?[0-9]+$' };
-    case 'float':
-    case 'decimal':
+    case 'real':
       return { pattern: '^-?-?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?$' };
     case 'boolean':
       return { enum: ['true', 'false', '-true', '-false'] };

@@ -279,16 +279,20 @@ function choiceStorage(choices: readonly Literal[]): Storage {
   return 'text';
 }
 
+/**
+ * How a list field's items are stored (`integer`, `real`, `boolean`…), as a field of their type
+ * would be; `text` for items of no storable type (a list of choices, of links).
+ */
+export function itemStorage(field: Field): Storage {
+  const type = field.itemType;
+  return type && type in STORAGE ? STORAGE[type as keyof typeof STORAGE] : 'text';
+}
+
 function itemSchema(field: Field): Record<string, unknown> {
-  switch (field.itemType) {
+  switch (itemStorage(field)) {
     case 'integer':
-    case 'big_integer':
-    case 'small_integer':
-    case 'interval':
-    case 'id_field':
       return { type: 'integer' };
-    case 'float':
-    case 'decimal':
+    case 'real':
       return { type: 'number' };
     case 'boolean':
       return { type: 'boolean' };
