@@ -27,7 +27,7 @@ describe('the types user code gets, and the porting table', () => {
   it('leaves the caller a plain record where the API has no authentication', () => {
     const { ir } = analyze(join(repoRoot, 'fixtures/events/api.raml'), { cwd: repoRoot });
     const view = eventTypesView({ ...ir!, auth: null });
-    expect(view.modelEventTypes.map((t) => `Event<${t.model}, Database${t.user}>`)).toEqual([
+    expect(view.modelEventTypes.map((t) => `Event<${t.model}, Database${view.user}>`)).toEqual([
       'Event<Project, Database>',
       'Event<Task, Database>',
       'Event<User, Database>',

@@ -15,10 +15,10 @@ const RESERVED = ['modelEvents', 'serviceEvents', 'EVENTS', 'Event', 'ProcessorA
 /** `src/events.ts`: the types each handler and processor is checked against. */
 export function eventTypesView(ir: ServiceIR) {
   const typed = typedModels(ir);
-  const user = callerType(ir);
+  const { user, imports } = caller(ir, typed);
   const modelEventTypes = typed
     .filter((name) => ir.userCode.handlers.some((h) => usedModels(h).includes(name)))
-    .map((name) => ({ name: modelNames({ name }).event, model: name, user }));
+    .map((name) => ({ name: modelNames({ name }).event, model: name }));
   const processorTypes = ir.userCode.processors.map((p) => ({
     type: `${pascal(p.name)}Args`,
     doc: commentText(`\`${p.name}\`: ${p.usedBy.map((u) => `${u.model}.${u.field}`).join(', ')}.`),
@@ -27,7 +27,7 @@ export function eventTypesView(ir: ServiceIR) {
   return {
     user,
     usesDatabase: modelEventTypes.length > 0 || processorTypes.length > 0,
-    modelTypeImports: withCaller(ir, typed).map((name) => ({ name, from: `./models/${modelNames({ name }).file}.js` })),
+    modelTypeImports: imports.map((name) => ({ name, from: `./models/${modelNames({ name }).file}.js` })),
     modelEventTypes,
     handlerTypes: ir.userCode.handlers.map((h) => ({
       type: `${pascal(h.name)}Event`,
@@ -44,9 +44,10 @@ export function eventTypesView(ir: ServiceIR) {
 export function modelEventsView(ir: ServiceIR) {
   const locals = localNames(ir);
   const models = boundModels(ir);
+  const { user, imports } = caller(ir, typedModels(ir));
   return {
-    user: callerType(ir),
-    modelImports: withCaller(ir, typedModels(ir)).map((name) => {
+    user,
+    modelImports: imports.map((name) => {
       const names = modelNames({ name });
       const variable = models.some((m) => m.name === name) ? `${names.variable}, ` : '';
       return { names: `${variable}type ${name}`, from: `./models/${names.file}.js` };
@@ -60,16 +61,13 @@ export function modelEventsView(ir: ServiceIR) {
 }
 
 /**
- * `, User`: the type argument that types `request.user` as the API's user model, when it has
- * authentication and the event files name any model (else none: the runtime's default).
+ * How the event files type the caller: `user` is the type argument that makes `request.user` the
+ * API's user model (`, User`), when it has authentication and the files name any model (else
+ * none: the runtime's default); `imports` are the models they import, that one included.
  */
-function callerType(ir: ServiceIR): string {
-  return ir.auth && typedModels(ir).length ? `, ${ir.auth.userModel}` : '';
-}
-
-/** The models the event files import, the user model too when `request.user` is typed by it. */
-function withCaller(ir: ServiceIR, typed: readonly string[]): string[] {
-  return ir.auth && typed.length ? [...new Set([...typed, ir.auth.userModel])].sort() : [...typed];
+function caller(ir: ServiceIR, typed: readonly string[]): { user: string; imports: string[] } {
+  if (!ir.auth || typed.length === 0) return { user: '', imports: [...typed] };
+  return { user: `, ${ir.auth.userModel}`, imports: [...new Set([...typed, ir.auth.userModel])].sort() };
 }
 
 /** The models with a handler or a processor. */
