@@ -151,7 +151,7 @@ export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
 }
 
 /** A measurement with the CPU time the server process spent per request (user + system, from /proc), which the machine's noise does not inflate as it does latency. */
-async function measuredWithCpu(server, scenario, seconds, connections) {
+export async function measuredWithCpu(server, scenario, seconds, connections) {
   const before = cpuMicros(server.pid);
   const result = await measure(server.url, scenario, seconds, connections);
   return { ...result, cpuMicros: (cpuMicros(server.pid) - before) / result.total };
@@ -164,19 +164,18 @@ function cpuMicros(pid) {
 }
 
 /** One database per contender: SQLite files in the work folder, or fresh PostgreSQL databases on the test cluster. */
-async function benchDatabases(engine) {
-  if (engine === 'sqlite')
-    return Object.fromEntries(CONTENDERS.map((name) => [name, `sqlite:${join(work, `${name}.db`)}`]));
+export async function benchDatabases(engine, dir = work, names = CONTENDERS) {
+  if (engine === 'sqlite') return Object.fromEntries(names.map((name) => [name, `sqlite:${join(dir, `${name}.db`)}`]));
   const admin = execFileSync('bash', [join(root, 'scripts/postgres.sh'), 'start'], { encoding: 'utf8' })
     .trim()
     .split('\n')
     .pop();
-  const { Client } = createRequire(join(work, 'generated', 'node_modules', 'noop.js'))('pg');
+  const { Client } = createRequire(join(dir, 'generated', 'node_modules', 'noop.js'))('pg');
   const client = new Client({ connectionString: admin });
   await client.connect();
   const urls = {};
   try {
-    for (const name of CONTENDERS) {
+    for (const name of names) {
       const database = `bench_serve_${name.replace(/\W/g, '_').toLowerCase()}`;
       await client.query(`drop database if exists ${database} with (force)`);
       await client.query(`create database ${database}`);

@@ -137,6 +137,36 @@ describe.each(ENGINES)('the library on %s', (engine) => {
       expect((await as('ann', 'GET', '/notes?owner=ben')).body.total).toBe(0);
       expect((await as('root', 'GET', '/notes')).body.total).toBe(3);
     });
+
+    it("pages a member's notes by next links (_after) without reaching anyone else's, even with a forged cursor", async () => {
+      const seen: unknown[] = [];
+      let page = await as('ann', 'GET', '/notes?_limit=1&_sort=text');
+      for (;;) {
+        expect(page.status, page.text).toBe(200);
+        seen.push(...page.body.data.map((n: Rec) => n['text']));
+        if (!page.body.next) break;
+        page = await as(
+          'ann',
+          'GET',
+          new URL(page.body.next as string).pathname.replace(/^\/v1/, '') + new URL(page.body.next as string).search,
+        );
+      }
+      expect(seen).toEqual(['ann again', 'ann remembers tangerines']);
+      // A cursor that starts before everything: still only ann's own notes.
+      const forged = Buffer.from(JSON.stringify(['text', 0, '', 0])).toString('base64url');
+      const all = await as('ann', 'GET', `/notes?_sort=text&_after=${forged}`);
+      expect(all.body.data.map((n: Rec) => n['text'])).toEqual(['ann again', 'ann remembers tangerines']);
+      // The banned member walks nothing.
+      expect(
+        (
+          await as(
+            'olga',
+            'GET',
+            `/books?_sort=title&_after=${Buffer.from(JSON.stringify(['title', 0, '', 0])).toString('base64url')}`,
+          )
+        ).body.data,
+      ).toEqual([]);
+    });
   });
 
   describe('relationship writes', () => {

@@ -14,6 +14,8 @@ export interface EngineRepository<T = Rec, Create = Partial<T>, Update = Partial
   readonly model: Model<T>;
   /** The key as the database compares it; undefined when it cannot be one (`abc` for an integer key). */
   keyValue(key: unknown): unknown;
+  /** Whether nulls sort after every value in ascending order (PostgreSQL), not before (SQLite, MongoDB). */
+  readonly nullsLast: boolean;
   /** The keys of the objects that match, in key order. */
   keys(where?: Where<T>): Promise<unknown[]>;
   /**

@@ -48,6 +48,14 @@ const PAGING: readonly [string, Json][] = [
   ['_page', query('_page', { type: 'integer', minimum: 0 }, 'Zero-based page number; not with _start.')],
   ['_start', query('_start', { type: 'integer', minimum: 0 }, 'Offset of the first item; not with _page.')],
   [
+    '_after',
+    query(
+      '_after',
+      { type: 'string' },
+      "A cursor from a page's `next` link: the page after it, in the same `_sort` order, as cheap as the first one; not with _start or _page.",
+    ),
+  ],
+  [
     '_sort',
     query('_sort', NAMES, 'Fields to sort by, comma-separated or repeated; `-name` sorts descending.', LIST_STYLE),
   ],

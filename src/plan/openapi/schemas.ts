@@ -144,6 +144,11 @@ function collectionSchema(ctx: OpenApiContext, model: Model): Json {
       start: { ...whole, description: 'The offset of the page.' },
       took: { ...whole, description: 'Milliseconds.' },
       fields: { type: 'string', description: '`_fields` as written.' },
+      next: {
+        type: 'string',
+        format: 'uri',
+        description: 'The URL of the next page (with `_after`), when there is one.',
+      },
       data: { type: 'array', items: ctx.modelRef(model.name, 'item') },
     },
     ['total', 'count', 'start', 'took', 'fields', 'data'],

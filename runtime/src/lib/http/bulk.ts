@@ -74,7 +74,7 @@ export async function deleteMany(ctx: RouteContext, request: FastifyRequest): Pr
 /** Collection PATCH/PUT/DELETE select objects with the same filters as GET (no paging). */
 export async function bulkWhere(ctx: RouteContext, request: FastifyRequest): Promise<Where<Rec>> {
   const query = request.query as Query;
-  for (const name of ['_limit', '_page', '_start', '_sort', '_fields', '_count']) {
+  for (const name of ['_limit', '_page', '_start', '_after', '_sort', '_fields', '_count']) {
     if (query[name] !== undefined)
       throw badRequest(`${name} does not apply to bulk changes`, [{ field: name, message: 'does not apply here' }]);
   }

@@ -16,12 +16,16 @@ import {
 } from '../query-operators.js';
 import { MAX_QUERY_LENGTH, MAX_QUERY_WORDS, queryWords, type SearchFilter } from '../search.js';
 import { parseDate, parseDatetime, parseTime } from '../values.js';
+import { decodeCursor, type Cursor } from './cursor.js';
 
 export interface ListQuery {
   readonly where: Where<Record<string, unknown>>;
   readonly orderBy: Record<string, 'asc' | 'desc'>[];
+  /** The offset of the page: `_start`, `_page` × `_limit`, or where the `_after` cursor's page starts. */
   readonly skip: number;
   readonly take: number;
+  /** `_after`: the page starts after the object this cursor names (lib/http/cursor.ts), not at `skip`. */
+  readonly after: Cursor | undefined;
   /** `_fields`: the fields to return, or undefined for all. */
   readonly fields: readonly string[] | undefined;
   /** `_fields` as written, echoed in the response. */
@@ -40,7 +44,7 @@ export interface QueryLimits {
   readonly visible?: ReadonlySet<string> | null;
 }
 
-const RESERVED = new Set(['_limit', '_page', '_start', '_sort', '_fields', '_count', 'q', '_search_fields']);
+const RESERVED = new Set(['_limit', '_page', '_start', '_after', '_sort', '_fields', '_count', 'q', '_search_fields']);
 
 type RawQuery = Record<string, string | string[] | undefined>;
 
@@ -63,20 +67,29 @@ export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: Query
   if (page !== undefined && start !== undefined)
     errors.push({ field: '_page', message: 'cannot be combined with _start' });
   const take = Math.min(limit, limits.maxLimit);
-  const skip = start ?? (page ?? 0) * take;
-  if (limits.maxOffset !== undefined && skip > limits.maxOffset) {
+  const orderBy = sorting(model, list('_sort'), errors);
+  const search = searchFilter(model, one('q'), list('_search_fields'), errors);
+  const after = cursorOf(
+    model,
+    one('_after'),
+    orderBy,
+    { paged: page !== undefined || start !== undefined, search },
+    errors,
+  );
+  const skip = after?.start ?? start ?? (page ?? 0) * take;
+  if (!after && limits.maxOffset !== undefined && skip > limits.maxOffset) {
     errors.push({
       field: start === undefined ? '_page' : '_start',
-      message: `starts past row ${limits.maxOffset} (max_offset); narrow the query with filters or _sort instead`,
+      message: `starts past row ${limits.maxOffset} (max_offset); follow the pages' next links (_after), or narrow the query with filters`,
     });
   }
   const fieldsText = list('_fields') ?? '';
-  const search = searchFilter(model, one('q'), list('_search_fields'), errors);
   const query: ListQuery = {
     where: search ? { ...filters(model, raw, errors), SEARCH: search } : filters(model, raw, errors),
-    orderBy: sorting(model, list('_sort'), errors),
+    orderBy,
     skip,
     take,
+    after,
     fields: fieldsText === '' ? undefined : projection(model, fieldsText, '_fields', errors),
     fieldsText,
     count: raw['_count'] !== undefined,
@@ -86,12 +99,33 @@ export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: Query
   return query;
 }
 
+/** `_after`: the cursor of a page's `next` link; not with `_start` or `_page`, nor in best-match order. */
+function cursorOf(
+  model: Model,
+  text: string | undefined,
+  orderBy: ListQuery['orderBy'],
+  context: { paged: boolean; search: SearchFilter | undefined },
+  errors: FieldError[],
+): Cursor | undefined {
+  if (text === undefined) return undefined;
+  if (context.paged) errors.push({ field: '_after', message: 'cannot be combined with _start or _page' });
+  else if (context.search && orderBy.length === 0)
+    errors.push({ field: '_after', message: 'pages in _sort order: with q, give _sort too (or page with _start)' });
+  else {
+    const cursor = decodeCursor(model, orderBy, text, parseValue);
+    if (typeof cursor !== 'string') return cursor;
+    errors.push({ field: '_after', message: cursor });
+  }
+  return undefined;
+}
+
 /** `_fields` on item reads (the route schema, lib/http/schemas.ts, allows no other parameter, and this one once). */
 export function parseItemFields(
   modelOfRoute: Model,
   raw: RawQuery,
   visible?: ReadonlySet<string> | null,
 ): readonly string[] | undefined {
+  if (raw['_fields'] === undefined) return undefined;
   const model = asSeenBy(modelOfRoute, visible);
   const errors: FieldError[] = [];
   const text = listText(raw['_fields']);

@@ -38,9 +38,11 @@ export const rateLimits = fp<RateLimitOptions>(
       max === 0 ? null : (app.rateLimit({ max, timeWindow: limits.window }) as Limiter);
     const writes = limiter(limits.writes);
     const auth = limiter(limits.auth);
-    app.addHook('onRequest', async (request, reply) => {
+    // A callback hook: reads, which no limit counts, pay no promise for it.
+    app.addHook('onRequest', (request, reply, done) => {
       const limit = request.url.startsWith(authPrefix) ? auth : WRITES.has(request.method) ? writes : null;
-      if (limit) await limit(request, reply);
+      if (limit) limit(request, reply).then(() => done(), done);
+      else done();
     });
   },
   { name: 'rate-limits', fastify: '5.x' },

@@ -3,7 +3,8 @@
  * and of one object, with its ETag. A read takes a transaction only when the model has handlers for it.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { parseItemFields, parseListQuery } from './query.js';
+import { parseItemFields, parseListQuery, type ListQuery } from './query.js';
+import { afterCursor, encodeCursor } from './cursor.js';
 import { etagOf } from './etag.js';
 import { includeFor } from './serialize.js';
 import { attribute } from './attributes.js';
@@ -28,17 +29,22 @@ export async function index(ctx: RouteContext, request: FastifyRequest): Promise
     const repository = ctx.repository(db);
     if (query.count) return { count: await repository.count({ where }) };
     const count = () => repository.count({ where });
+    // One row more than the page: whether there is a next page, without counting.
     const find = () =>
       repository.findMany({
-        where,
+        where: query.after
+          ? combine(where, afterCursor(ctx.model, query.orderBy, query.after, repository.nullsLast))
+          : where,
         orderBy: query.orderBy,
-        skip: query.skip,
-        take: query.take,
+        skip: query.after ? 0 : query.skip,
+        take: query.take === 0 ? 0 : query.take + 1,
         include: includeFor(ctx.model, ctx.services.db.models),
       });
     // Inside a transaction (index handlers) one query at a time: MongoDB takes no more.
-    const [total, records] =
+    const [total, found] =
       db === ctx.services.db ? await Promise.all([count(), find()]) : [await count(), await find()];
+    const records = found.slice(0, query.take);
+    const next = found.length > query.take ? nextPage(ctx, request, query, records) : undefined;
     await ctx.hideRefusedEmbeds(request, records);
     const serializer = ctx.serializer(request, query.fields);
     const data = records.map((r) => serializer.object(ctx.model, r));
@@ -48,9 +54,35 @@ export async function index(ctx: RouteContext, request: FastifyRequest): Promise
       start: query.skip,
       took: Math.round(performance.now() - started),
       fields: query.fieldsText,
+      ...(next === undefined ? {} : { next }),
       data,
     };
   });
+}
+
+/**
+ * The URL of the page after this one: the same query with `_after` = the cursor of this page's last
+ * object. Pages in best-match order (`q` without `_sort`) have no cursor: theirs names `_start`, up
+ * to `max_offset`.
+ */
+function nextPage(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  query: ListQuery,
+  records: readonly Rec[],
+): string | undefined {
+  const start = query.skip + records.length;
+  const ranked = query.where.SEARCH !== undefined && query.orderBy.length === 0;
+  if (ranked && start > (ctx.services.maxOffset ?? Infinity)) return undefined;
+  const url = new URL(request.url, 'http://service');
+  for (const name of ['_start', '_page', '_after']) url.searchParams.delete(name);
+  if (ranked) url.searchParams.set('_start', String(start));
+  else
+    url.searchParams.set(
+      '_after',
+      encodeCursor(ctx.model, query.orderBy, records.at(-1)!, start, ctx.services.db.models),
+    );
+  return `${request.protocol}://${request.host}${url.pathname}${url.search}`;
 }
 
 /** A selection as a condition: every object (none), no object, or those it selects. */
@@ -70,7 +102,8 @@ export async function show(ctx: RouteContext, request: FastifyRequest, reply: Fa
   return ctx.withEvents(request, 'show', object, async () => {
     await ctx.hideRefusedEmbeds(request, [object]);
     // Of the whole object, whatever `_fields` asks for: the tag a later If-Match compares with.
-    reply.header('etag', etagOf(ctx.serializer(request).object(ctx.model, object)));
-    return ctx.serializer(request, fields).object(ctx.model, object);
+    const whole = ctx.serializer(request).object(ctx.model, object);
+    reply.header('etag', etagOf(whole));
+    return fields ? ctx.serializer(request, fields).object(ctx.model, object) : whole;
   });
 }

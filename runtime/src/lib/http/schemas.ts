@@ -15,7 +15,7 @@ const list = { type: ['string', 'array'], items: { type: 'string' } } as const;
 /** GET on a collection: paging, sorting, fields, `_count`; any other parameter is a filter. */
 export const listQuery = {
   type: 'object',
-  properties: { _limit: once, _page: once, _start: once, _sort: list, _fields: list, _count: {} },
+  properties: { _limit: once, _page: once, _start: once, _after: once, _sort: list, _fields: list, _count: {} },
 } as const;
 
 /**
@@ -63,6 +63,7 @@ export function pageOf(item: object) {
       start: whole,
       took: whole,
       fields: once,
+      next: once,
       data: { type: 'array', items: item },
     },
     additionalProperties: false,

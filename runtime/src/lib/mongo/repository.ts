@@ -49,6 +49,9 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
     readonly ctx: MongoContext,
   ) {}
 
+  /** A null (or a field left out) sorts before every value, as on SQLite. */
+  readonly nullsLast = false;
+
   get collection(): Collection<Document> {
     return this.ctx.db.collection(this.model.table);
   }

@@ -57,6 +57,11 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     return this.ctx.executor.dialect;
   }
 
+  /** PostgreSQL puts nulls last in ascending order, SQLite first: pages follow each engine's order. */
+  get nullsLast(): boolean {
+    return this.dialect === 'postgres';
+  }
+
   get searchTarget(): SearchTarget {
     return { model: this.model as Model, dialect: this.dialect, language: this.ctx.searchLanguage };
   }
