@@ -5,7 +5,7 @@
 // Usage: node server-pg.mjs <node_modules> <postgres url> <port>
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { body, notFound, present, self } from './shapes.mjs';
+import { body, deleted, notFound, patch, present, self } from './shapes.mjs';
 
 const [modules, url, port] = process.argv.slice(2);
 const require = createRequire(join(modules, 'noop.js'));
@@ -28,6 +28,16 @@ const insert = (name, description) => ({
   text: 'insert into item (name, description) values ($1, $2) returning id, name, description',
   values: [name, description],
 });
+
+// A PATCH changes the fields it names: coalesce keeps the others (description may be set to null,
+// so whether it was sent is a parameter of its own).
+const update = (id, name, sent, description) => ({
+  name: 'update',
+  text: 'update item set name = coalesce($2, name), description = case when $3 then $4 else description end where id = $1 returning id, name, description',
+  values: [id, name, sent, description],
+});
+const remove = (id) => ({ name: 'delete', text: 'delete from item where id = $1', values: [id] });
+const key = (text) => (/^\d{1,9}$/.test(text) ? Number(text) : undefined);
 
 const app = Fastify({ logger: { level: 'info' } });
 
@@ -58,6 +68,24 @@ app.post('/v1/items', { schema: { body } }, async (request, reply) => {
   const row = (await pool.query(insert(request.body.name, request.body.description ?? null))).rows[0];
   reply.code(201).header('location', self(request, row.id));
   return present(request, row);
+});
+
+app.patch('/v1/items/:id', { schema: { body: patch } }, async (request, reply) => {
+  const id = key(request.params.id);
+  const sent = 'description' in request.body;
+  const row =
+    id === undefined
+      ? undefined
+      : (await pool.query(update(id, request.body.name ?? null, sent, request.body.description ?? null))).rows[0];
+  if (!row) return notFound(request, reply, `Item ${request.params.id} not found`);
+  reply.header('location', self(request, row.id));
+  return present(request, row);
+});
+
+app.delete('/v1/items/:id', async (request, reply) => {
+  const id = key(request.params.id);
+  const changes = id === undefined ? 0 : (await pool.query(remove(id))).rowCount;
+  return changes ? deleted(request) : notFound(request, reply, `Item ${request.params.id} not found`);
 });
 
 await app.listen({ host: '127.0.0.1', port: Number(port) });

@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { body, notFound, present, self } from './shapes.mjs';
+import { body, deleted, notFound, patch, present, self } from './shapes.mjs';
 
 // oxlint-disable typescript/require-await -- async handlers, as Fastify's guide writes them and as
 // the generated service has them: the baseline pays for the same promise per request.
@@ -27,6 +27,13 @@ export function handWrittenApp(modules, file, logger = { level: 'info' }) {
   const page = db.prepare('select id, name, description from item order by id limit ? offset ?');
   const count = db.prepare('select count(*) as n from item');
   const insert = db.prepare('insert into item (name, description) values (?, ?) returning id, name, description');
+  // A PATCH changes the fields it names: coalesce keeps the others (description may be set to null,
+  // so whether it was sent is a parameter of its own).
+  const update = db.prepare(
+    'update item set name = coalesce(?, name), description = case when ? then ? else description end where id = ? returning id, name, description',
+  );
+  const remove = db.prepare('delete from item where id = ?');
+  const key = (text) => (/^\d{1,15}$/.test(text) ? Number(text) : undefined);
 
   const app = Fastify({ logger });
 
@@ -58,6 +65,22 @@ export function handWrittenApp(modules, file, logger = { level: 'info' }) {
     reply.code(201).header('location', self(request, row.id));
     return present(request, row);
   });
+  app.patch('/v1/items/:id', { schema: { body: patch } }, async (request, reply) => {
+    const id = key(request.params.id);
+    const sent = 'description' in request.body;
+    const [row] =
+      id === undefined ? [] : update.all(request.body.name ?? null, sent ? 1 : 0, request.body.description ?? null, id);
+    if (!row) return notFound(request, reply, `Item ${request.params.id} not found`);
+    reply.header('location', self(request, row.id));
+    return present(request, row);
+  });
+
+  app.delete('/v1/items/:id', async (request, reply) => {
+    const id = key(request.params.id);
+    const changes = id === undefined ? 0 : remove.run(id).changes;
+    return changes ? deleted(request) : notFound(request, reply, `Item ${request.params.id} not found`);
+  });
+
   app.addHook('onClose', async () => db.close());
   return app;
 }

@@ -196,11 +196,11 @@ describe('filters (fixtures/filters): the operators lib/http/query.ts accepts on
     const refs = (op: Json) =>
       (op['parameters'] as Json[]).map((p) => String(p['$ref']).replace('#/components/parameters/', ''));
     const read = refs(operation(document, 'GET', '/items'));
-    expect(read.slice(0, 6)).toEqual(['_limit', '_page', '_start', '_sort', '_fields', '_count']);
+    expect(read.slice(0, 7)).toEqual(['_limit', '_page', '_start', '_after', '_sort', '_fields', '_count']);
     expect(read).toContain('Item.code__startswith');
     expect(refs(operation(document, 'GET', '/owners/{id}/items'))).toEqual(read);
     const bulk = refs(operation(document, 'PATCH', '/items'));
-    expect(bulk).toEqual(read.slice(6));
+    expect(bulk).toEqual(read.slice(7));
     expect(refs(operation(document, 'GET', '/items/{id}'))).toEqual(['_fields']);
     expect(operation(document, 'GET', '/items')['responses']['200'].content['application/json'].schema).toEqual({
       anyOf: [{ $ref: '#/components/schemas/ItemCollection' }, { $ref: '#/components/schemas/Count' }],
