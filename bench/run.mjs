@@ -19,6 +19,8 @@ const benchmarks = [
   { name: 'enumeration', load: () => import('./login-enumeration.mjs') },
   { name: 'search', load: () => import('./search.mjs') },
   { name: 'load-mixed', load: () => import('./load.mjs') },
+  { name: 'scale', load: () => import('./scale.mjs') },
+  { name: 'inject', load: () => import('./inject.mjs') },
 ];
 
 const args = process.argv.slice(2);
