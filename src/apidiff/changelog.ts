@@ -36,12 +36,12 @@ function entry(changes: readonly ApiChange[], release: string | undefined): stri
 }
 
 function line(c: ApiChange): string {
-  return `${escape(locationOf(c))}: ${CHANGE_KINDS[c.kind].title} — ${escape(c.message)}`;
+  return `\`${locationOf(c).replace(/`/g, "'")}\`: ${CHANGE_KINDS[c.kind].title} — ${escape(c.message)}`;
 }
 
-/** Markdown would read `_` and `*` in names as emphasis, and `<` as HTML. */
+/** Markdown would read `*` and a `_` that starts a word as emphasis, `<` as HTML and `[` as a link. */
 function escape(text: string): string {
-  return text.replace(/[\\`*_<>[\]]/g, (ch) => `\\${ch}`);
+  return text.replace(/[\\`*<>[\]]|(?<![A-Za-z0-9_])_/g, (ch) => `\\${ch}`);
 }
 
 /** Everything from the first entry (`## `) of the file as it was: its header and preamble are written anew. */

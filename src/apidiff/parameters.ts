@@ -61,8 +61,18 @@ export function compareQuery(
             ),
       ),
   );
+  const added = [...b.keys()].filter((n) => !a.has(n));
+  for (const name of added.filter((n) => b.get(n)?.parameter['required'] === true))
+    out.push(
+      change(
+        'parameter-required',
+        place(`query ${name}`),
+        'is new and required',
+        'clients that leave it out are refused',
+      ),
+    );
   groupedByField(
-    [...b.keys()].filter((n) => !a.has(n)),
+    added.filter((n) => b.get(n)?.parameter['required'] !== true),
     a,
     (field, names, filterWas) =>
       out.push(

@@ -48,7 +48,8 @@ function spanOf(c: ApiChange, sources: IrSources): Span | undefined {
   if (c.schema !== undefined) {
     const model = sources.models.has(c.schema) ? c.schema : c.schema.replace(/(Create|Update|Collection)$/, '');
     const field = c.path.split(/[.[]/)[0] ?? '';
-    return sources.fields.get(`${model}.${field}`) ?? sources.models.get(model);
+    // A field that is gone (or renamed): the schema's `properties`, where it was.
+    return sources.fields.get(`${model}.${field}`) ?? sources.properties.get(model) ?? sources.models.get(model);
   }
   for (const operation of c.operations) {
     const path = operation.slice(operation.indexOf(' ') + 1).replace(/\{([^}]*)\}/g, ':$1');
