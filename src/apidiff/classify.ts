@@ -34,7 +34,7 @@ export interface ClassifyOptions {
 
 export function classifyChanges(before: Json, after: Json, options: ClassifyOptions = {}): ApiChange[] {
   const out: ApiChange[] = [];
-  compareRoutes(before, after, out);
+  compareRoutes(before, after, out, new Map([...(options.renames?.values() ?? [])].flatMap((m) => [...m])));
   compareComponents(before, after, out, options);
   compareComponentParameters(before, after, parameterUsers(operationsOf(before).values()), out);
   return sortChanges(dedupe(out));
@@ -45,7 +45,8 @@ function shape(path: string): string {
   return path.replace(/\{[^}]*\}/g, '{}');
 }
 
-function compareRoutes(before: Json, after: Json, out: ApiChange[]): void {
+/** `renamed`: every field renamed with renamed_from, old name → new (the filters on it are renamed too). */
+function compareRoutes(before: Json, after: Json, out: ApiChange[], renamed: ReadonlyMap<string, string>): void {
   const was = operationsOf(before);
   const is = operationsOf(after);
   const paths = (ops: Map<string, OperationEntry>) => new Set([...ops.values()].map((o) => o.path));
@@ -71,7 +72,7 @@ function compareRoutes(before: Json, after: Json, out: ApiChange[]): void {
   for (const entry of was.values()) {
     const now = matched.get(entry.path);
     const counterpart = now === undefined ? undefined : is.get(`${entry.method.toUpperCase()} ${now}`);
-    if (counterpart) compareOperation(before, after, entry, counterpart, out);
+    if (counterpart) compareOperation(before, after, entry, counterpart, out, renamed);
     else if (now === undefined)
       out.push(
         change('route-removed', { operations: [entry.key], path: '' }, 'was removed', 'clients that call it get 404'),
@@ -93,10 +94,17 @@ function compareRoutes(before: Json, after: Json, out: ApiChange[]): void {
   }
 }
 
-function compareOperation(before: Json, after: Json, was: OperationEntry, is: OperationEntry, out: ApiChange[]): void {
+function compareOperation(
+  before: Json,
+  after: Json,
+  was: OperationEntry,
+  is: OperationEntry,
+  out: ApiChange[],
+  renamed: ReadonlyMap<string, string>,
+): void {
   const at = (path: string) => ({ operations: [was.key], path });
   comparePathParameters(before, after, was, is, out);
-  compareQuery(before, after, was, is, out);
+  compareQuery(before, after, was, is, out, renamed);
   compareRequestBody(was, is, at('request body'), out);
   compareAnswers(before, after, was, is, out);
   compareAccess(before, after, was, is, out);

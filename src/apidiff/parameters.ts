@@ -37,6 +37,7 @@ export function compareQuery(
   was: OperationEntry,
   is: OperationEntry,
   out: ApiChange[],
+  renamed: ReadonlyMap<string, string> = new Map(),
 ): void {
   const a = queryParameters(before, was);
   const b = queryParameters(after, is);
@@ -56,8 +57,12 @@ export function compareQuery(
           : change(
               'query-parameter-removed',
               place(`query ${field}`),
-              `was removed (${names.join(', ')})`,
-              'clients that send it are refused (400)',
+              renamed.has(field)
+                ? `was renamed to ${renamed.get(field)} with renamed_from (${names.join(', ')})`
+                : `was removed (${names.join(', ')})`,
+              renamed.has(field)
+                ? `clients must filter by ${renamed.get(field)}; those that send ${field} are refused (400)`
+                : 'clients that send it are refused (400)',
             ),
       ),
   );

@@ -109,6 +109,10 @@ describe('generate and the API contract', () => {
       /item\.json:\d+:\d+ - error SVC3111: breaks clients: Item\.note .*response field renamed — was renamed to remark \(renamed_from keeps the stored data/,
     );
     expect(run.stderr).toContain('keep note in the API too');
+    // Its filters are renamed with it: said so too.
+    expect(run.stderr).toContain(
+      'GET /items query note: query parameter removed — was renamed to remark with renamed_from',
+    );
     expect(run.stderr).not.toContain('SVC3101');
   });
 
