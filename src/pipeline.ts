@@ -153,7 +153,7 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
 /** What the new openapi.json changes for clients (nothing at the first generation). */
 function contractChanges(contract: PreviousContract, tree: OutputTree, ir: ServiceIR): ApiChange[] {
   const next = tree.get(CONTRACT_FILE);
-  if (!contract.document || !next) return [];
+  if (!contract.document || !next || contract.text === next.content) return [];
   return classifyChanges(contract.document, JSON.parse(next.content) as Record<string, unknown>, {
     renames: renamesOf(ir),
   });

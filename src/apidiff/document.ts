@@ -80,6 +80,9 @@ export function successResponses(doc: Json, operation: Json): Map<string, Json> 
 
 export type Direction = 'request' | 'response';
 
+/** Nesting deeper than any API needs is not followed: the documents are untrusted input. */
+const MAX_NESTING = 128;
+
 /**
  * Which component schemas clients send and which they receive, each with the operations that
  * use it: a schema reached from a request body is sent, from a success answer received
@@ -88,9 +91,10 @@ export type Direction = 'request' | 'response';
 export function schemaUses(doc: Json): Map<string, { directions: Set<Direction>; operations: Set<string> }> {
   const uses = new Map<string, { directions: Set<Direction>; operations: Set<string> }>();
   const schemas = componentSchemas(doc);
-  const visit = (node: unknown, direction: Direction, operation: string, seen: Set<string>): void => {
+  const visit = (node: unknown, direction: Direction, operation: string, seen: Set<string>, depth = 0): void => {
+    if (depth > MAX_NESTING) return;
     if (Array.isArray(node)) {
-      for (const item of node) visit(item, direction, operation, seen);
+      for (const item of node) visit(item, direction, operation, seen, depth + 1);
       return;
     }
     if (!isObject(node)) return;
@@ -102,10 +106,10 @@ export function schemaUses(doc: Json): Map<string, { directions: Set<Direction>;
       use.operations.add(operation);
       if (seen.has(name)) return;
       seen.add(name);
-      visit(schemas[name], direction, operation, seen);
+      visit(schemas[name], direction, operation, seen, depth + 1);
       return;
     }
-    for (const value of Object.values(node)) visit(value, direction, operation, seen);
+    for (const value of Object.values(node)) visit(value, direction, operation, seen, depth + 1);
   };
   for (const entry of operationsOf(doc).values()) {
     const body = resolvedBody(entry.operation);

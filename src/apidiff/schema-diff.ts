@@ -18,10 +18,18 @@ export interface SchemaComparison {
   readonly out: ApiChange[];
   /** Fields renamed at the schema's root (old name → new), said so instead of removed and added. */
   readonly renames?: ReadonlyMap<string, string> | undefined;
+  /** How deep in the schema this comparison is (see MAX_DEPTH). */
+  readonly depth?: number;
 }
 
+/**
+ * The documents are untrusted (an out-dir's openapi.json may come from a pull request): nesting
+ * deeper than any API needs is not followed, rather than exhausting the stack.
+ */
+export const MAX_DEPTH = 64;
+
 export function compareSchemas(before: unknown, after: unknown, place: SchemaPlace, cmp: SchemaComparison): void {
-  if (!isObject(before) || !isObject(after)) return;
+  if (!isObject(before) || !isObject(after) || (cmp.depth ?? 0) > MAX_DEPTH) return;
   const refBefore = refName(before);
   const refAfter = refName(after);
   // Component schemas are compared once each, apart (classify.ts): a reference to the same one is equal here.
@@ -36,7 +44,7 @@ export function compareSchemas(before: unknown, after: unknown, place: SchemaPla
       before['items'],
       after['items'],
       { ...place, path: `${place.path}[]` },
-      { ...cmp, renames: undefined },
+      { ...cmp, renames: undefined, depth: (cmp.depth ?? 0) + 1 },
     );
 }
 
@@ -48,7 +56,7 @@ function report(cmp: SchemaComparison, kind: ChangeKind, place: SchemaPlace, mes
 }
 
 /** The kinds of value a schema allows: JSON types, `ref:Name` for a component, `any` when unconstrained. */
-export function typeSet(schema: Json): Set<string> {
+export function typeSet(schema: Json, depth = 0): Set<string> {
   const types = new Set<string>();
   const name = refName(schema);
   if (name !== undefined) return new Set([`ref:${name}`]);
@@ -59,8 +67,8 @@ export function typeSet(schema: Json): Set<string> {
   if (values && types.size === 0) for (const v of values) types.add(jsonType(v));
   for (const key of ['anyOf', 'oneOf'] as const) {
     const alternatives = schema[key];
-    if (Array.isArray(alternatives))
-      for (const alt of alternatives) if (isObject(alt)) for (const t of typeSet(alt)) types.add(t);
+    if (Array.isArray(alternatives) && depth < MAX_DEPTH)
+      for (const alt of alternatives) if (isObject(alt)) for (const t of typeSet(alt, depth + 1)) types.add(t);
   }
   if (types.size === 0) types.add('any');
   return types;
@@ -229,7 +237,7 @@ function compareProperties(before: Json, after: Json, place: SchemaPlace, cmp: S
       else report(cmp, 'request-field-removed', at(name), 'was removed: clients that send it are refused');
       continue;
     }
-    compareSchemas(was[name], is[name], at(name), { ...cmp, renames: undefined });
+    compareSchemas(was[name], is[name], at(name), { ...cmp, renames: undefined, depth: (cmp.depth ?? 0) + 1 });
     if (receives(cmp) && required.was.has(name) && !required.is.has(name))
       report(
         cmp,

@@ -15,6 +15,8 @@ export const CHANGELOG_FILE = 'API-CHANGES.md';
 export interface PreviousContract {
   /** The last generated OpenAPI document; absent at the first generation or when unreadable (reported). */
   readonly document?: Record<string, unknown>;
+  /** Its text, as it is on disk (an unchanged contract is not compared at all). */
+  readonly text?: string;
   /** API-CHANGES.md as it is on disk, when it is there. */
   readonly changelog?: string;
 }
@@ -24,7 +26,10 @@ export function readPreviousContract(out: OutDir, bag: DiagnosticBag): PreviousC
   const changelog = readText(join(out.real, CHANGELOG_FILE));
   const text = readText(join(out.real, CONTRACT_FILE));
   const document = text === undefined ? undefined : parseDocument(text, join(out.shown, CONTRACT_FILE), bag);
-  return { ...(document ? { document } : {}), ...(changelog === undefined ? {} : { changelog }) };
+  return {
+    ...(document && text !== undefined ? { document, text } : {}),
+    ...(changelog === undefined ? {} : { changelog }),
+  };
 }
 
 function parseDocument(text: string, shown: string, bag: DiagnosticBag): Record<string, unknown> | undefined {

@@ -175,4 +175,15 @@ describe('classifyChanges', () => {
     ];
     for (const a of odd) for (const b of odd) expect(() => classifyChanges(a, b)).not.toThrow();
   });
+
+  it('does not follow nesting deeper than any API needs (an untrusted document cannot exhaust the stack)', () => {
+    const deep = (leaf: string) => {
+      let schema: Doc = { type: leaf };
+      // A tree, as a parsed file is: each level holds the next once.
+      for (let i = 0; i < 100_000; i++) schema = { type: 'array', items: { anyOf: [schema] } };
+      return doc((d) => (d.components.schemas.Thing.properties.deep = schema));
+    };
+    expect(() => classifyChanges(deep('string'), deep('integer'))).not.toThrow();
+    expect(classifyChanges(deep('string'), deep('string'))).toEqual([]);
+  });
 });
