@@ -62,8 +62,8 @@ function compareRoutes(before: Json, after: Json, out: ApiChange[], renamed: Rea
       out.push(
         change(
           'path-parameter-renamed',
-          { operations: [...was.values()].filter((o) => o.path === path).map((o) => o.key), path: `${path} → ${same}` },
-          'a path parameter was renamed',
+          { operations: [...was.values()].filter((o) => o.path === path).map((o) => o.key), path: '' },
+          `is ${same} now`,
           'clients that build the URL from the parameter, or generated SDKs that name it, must change',
         ),
       );

@@ -142,6 +142,10 @@ describe('classifyChanges', () => {
   it('tells a renamed path parameter from a removed route', () => {
     const path = (name: string) => doc((d) => (d.paths[`/things/{${name}}`] = { get: { responses: {} } }));
     expect(kinds(path('id'), path('key'))).toEqual(['B path-parameter-renamed']);
+    expect(classifyChanges(path('id'), path('key'))[0]).toMatchObject({
+      operations: ['GET /things/{id}'],
+      message: 'is /things/{key} now',
+    });
   });
 
   it('says renames given by renamed_from as renames', () => {

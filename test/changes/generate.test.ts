@@ -75,6 +75,11 @@ describe('generate and the API contract', () => {
     expect(run.stderr).toContain('svcgen: the API changes for clients (compatible):');
     expect(run.stderr).toContain('Item.color');
     expect(run.stderr).not.toContain('SVC3111');
+    // With --format json, stdout stays one JSON array (the diagnostics); the list is on stderr.
+    const json = await project(addColor).generate('--format', 'json');
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual([]);
+    expect(json.stderr).toContain('Item.color');
   });
 
   it('--check reports a breaking change the out-dir does not record', async () => {
