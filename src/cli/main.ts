@@ -1,5 +1,5 @@
 /**
- * The command line: `generate`, `validate`, `inspect`, `init`. Parses flags, calls the
+ * The command line: `generate`, `diff`, `validate`, `inspect`, `init`. Parses flags, calls the
  * pipeline, prints, and maps the outcome to an exit code. Anything thrown here is a bug.
  */
 import { Command, CommanderError, Option } from 'commander';
