@@ -21,6 +21,15 @@ import { planChanges, type Change } from './write/changes.js';
 import { manifestOf } from './write/manifest.js';
 import { reportOutcomes } from './write/outcomes.js';
 import { applyChanges } from './write/write.js';
+import type { ApiChange } from './apidiff/change.js';
+import { changelogWithEntry } from './apidiff/changelog.js';
+import { classifyChanges } from './apidiff/classify.js';
+import { renamesOf } from './apidiff/renames.js';
+import { reportBreakingChanges } from './apidiff/report.js';
+import { CHANGELOG_FILE, CONTRACT_FILE, readPreviousContract, type PreviousContract } from './outdir/contract.js';
+import type { Manifest } from './outdir/manifest.js';
+import type { OutputTree } from './output.js';
+import { header } from './render/header.js';
 
 export interface Analysis extends FrontEndResult {
   readonly ir?: ServiceIR;
@@ -58,6 +67,10 @@ export interface GenerateRequest {
   readonly force: boolean;
   /** `--allow-data-loss`: a migration may drop data (it says so in a comment). */
   readonly allowDataLoss: boolean;
+  /** `--allow-breaking`: the API may change in ways that break its clients (API-CHANGES.md says how). */
+  readonly allowBreaking?: boolean;
+  /** `--release <name>`: the title of the API-CHANGES.md entry this run adds. */
+  readonly release?: string;
   /** Told which files the API was read from (the includes too), even when it has errors. */
   readonly onRead?: (files: readonly string[]) => void;
   /** Called as files are produced (for a progress line). */
@@ -68,13 +81,20 @@ export type GenerateResult =
   /** The API has errors: nothing was generated. */
   | { readonly status: 'invalid'; readonly diagnostics: readonly Diagnostic[] }
   /** Something in the out-dir, or in the schema's evolution, forbids writing: nothing was written. */
-  | { readonly status: 'refused'; readonly diagnostics: readonly Diagnostic[]; readonly shown: string }
+  | {
+      readonly status: 'refused';
+      readonly diagnostics: readonly Diagnostic[];
+      readonly shown: string;
+      readonly apiChanges: readonly ApiChange[];
+    }
   /** The changes found, and written in `write` mode. */
   | {
       readonly status: 'done';
       readonly diagnostics: readonly Diagnostic[];
       readonly shown: string;
       readonly changes: readonly Change[];
+      /** What the new openapi.json changes for clients, compared with the out-dir's. */
+      readonly apiChanges: readonly ApiChange[];
     };
 
 /**
@@ -90,13 +110,19 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
   for (const d of analysis.diagnostics) bag.add(d);
   const outDir = resolve(request.cwd, request.out);
   const shown = relative(request.cwd, outDir) || '.';
-  const refused = (): GenerateResult => ({ status: 'refused', diagnostics: bag.sorted(), shown });
+  let apiChanges: readonly ApiChange[] = [];
+  const refused = (): GenerateResult => ({ status: 'refused', diagnostics: bag.sorted(), shown, apiChanges });
   const out = openOutDir(outDir, bag);
   if (!out) return refused();
   const history = readHistory(out, bag);
   if (!history) return refused();
+  const contract = readPreviousContract(out, bag);
   const ramlFile = basename(request.file);
-  const { tree, migrations, inputKey } = await generateProject(analysis.ir, {
+  const {
+    tree: project,
+    migrations,
+    inputKey,
+  } = await generateProject(analysis.ir, {
     ramlFile,
     ...(request.mode === 'check' ? {} : { previous: previousOutput(out.real, out.manifest) }),
     history,
@@ -104,6 +130,14 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
     ...(request.onProgress ? { onProgress: request.onProgress } : {}),
   });
   if (migrations) reportMigrationFindings(migrations.findings, analysis.sources, request.allowDataLoss, bag);
+  apiChanges = contractChanges(contract, project, analysis.ir);
+  reportBreakingChanges(
+    apiChanges,
+    analysis.sources,
+    { allowBreaking: request.allowBreaking ?? false, check: request.mode === 'check' },
+    bag,
+  );
+  const tree = withChangelog(project, contract, out.manifest, apiChanges, ramlFile, request.release);
   if (bag.hasErrors || !checkPlannedPaths(out, tree.keys(), bag)) return refused();
   const disk = filesOnDisk(out.real, [...tree.keys(), ...Object.keys(out.manifest?.files ?? {})]);
   const changes = planChanges(tree, disk, out.manifest, request.force);
@@ -113,5 +147,39 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
     const unused = changes.filter((c) => c.kind === 'unused').map((c) => c.path);
     applyChanges(out.real, changes, manifestOf(tree, ramlFile, inputKey, unused), out.manifest);
   }
-  return { status: 'done', diagnostics: bag.sorted(), shown, changes };
+  return { status: 'done', diagnostics: bag.sorted(), shown, changes, apiChanges };
+}
+
+/** What the new openapi.json changes for clients (nothing at the first generation). */
+function contractChanges(contract: PreviousContract, tree: OutputTree, ir: ServiceIR): ApiChange[] {
+  const next = tree.get(CONTRACT_FILE);
+  if (!contract.document || !next || contract.text === next.content) return [];
+  return classifyChanges(contract.document, JSON.parse(next.content) as Record<string, unknown>, {
+    renames: renamesOf(ir),
+  });
+}
+
+/**
+ * API-CHANGES.md is generated but keeps its earlier entries: a run that changes the API prepends
+ * one; any other run keeps the file as it is, while the manifest says svcgen wrote it. A file of
+ * that name svcgen did not write is left to the write stage, which refuses to overwrite it.
+ */
+function withChangelog(
+  tree: OutputTree,
+  contract: PreviousContract,
+  manifest: Manifest | null,
+  changes: readonly ApiChange[],
+  ramlFile: string,
+  release: string | undefined,
+): OutputTree {
+  const ours = manifest?.files[CHANGELOG_FILE]?.owner === 'generated';
+  let content: string;
+  if (changes.length) {
+    const purpose = 'What each regeneration changed for clients, newest first.';
+    content = `${header(CHANGELOG_FILE, 'generated', ramlFile, purpose)}\n${changelogWithEntry(contract.changelog, changes, release)}`;
+  } else if (ours && contract.changelog !== undefined) content = contract.changelog;
+  else return tree;
+  const files = new Map(tree);
+  files.set(CHANGELOG_FILE, { path: CHANGELOG_FILE, owner: 'generated', content });
+  return files;
 }

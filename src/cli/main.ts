@@ -1,5 +1,5 @@
 /**
- * The command line: `generate`, `validate`, `inspect`, `init`. Parses flags, calls the
+ * The command line: `generate`, `diff`, `validate`, `inspect`, `init`. Parses flags, calls the
  * pipeline, prints, and maps the outcome to an exit code. Anything thrown here is a bug.
  */
 import { Command, CommanderError, Option } from 'commander';
@@ -58,6 +58,11 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
       '--allow-data-loss',
       'let the new migration drop what the API no longer has (removed models and fields, narrowed types)',
     )
+    .option(
+      '--allow-breaking',
+      'let the new version of the API break its clients (removed routes or fields, narrower types…); the changes are recorded in <out-dir>/API-CHANGES.md',
+    )
+    .option('--release <name>', 'the title of the API-CHANGES.md entry this run adds (default: Unreleased)')
     .addOption(
       new Option(
         '--watch',
@@ -74,6 +79,8 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
           dryRun?: boolean;
           force?: boolean;
           allowDataLoss?: boolean;
+          allowBreaking?: boolean;
+          release?: string;
           watch?: boolean;
           format: OutputFormat;
         },
@@ -89,6 +96,23 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
         }
       },
     );
+
+  program
+    .command('diff')
+    .description(
+      'list what changes for clients between two versions of the API (each an api.raml or an openapi.json); exit 1 if anything breaks them',
+    )
+    .argument('<old>', 'the earlier version: an api.raml or an openapi.json')
+    .argument('<new>', 'the later version: an api.raml or an openapi.json')
+    .addOption(
+      new Option('--format <format>', 'the changes as text or as a JSON array')
+        .choices(['text', 'json'])
+        .default('text'),
+    )
+    .action(async (before: string, after: string, opts: { format: OutputFormat }) => {
+      const { runDiff } = await import('./commands/diff.js');
+      setExit(runDiff(io, before, after, opts));
+    });
 
   program
     .command('validate')

@@ -726,6 +726,19 @@ export const codes = {
     explanation:
       'A migration module svcgen wrote (`src/db/migrations/NNNN_*.ts`) is no longer in the out-dir. Databases that ran it expect it and new databases need it: restore it from version control.',
   },
+  // --- the API's contract with its clients ---------------------------------------------------------
+  SVC3111: {
+    severity: 'error',
+    title: 'change breaks clients',
+    explanation:
+      "The new version of the API changes what clients already rely on: a route or method removed, a response field removed or made nullable or optional, a field's type narrowed or changed, an enum value removed, a request field made required (or added as required), a query parameter or operator removed, a route guarded more strictly by its ACL, a path parameter renamed, a smaller page size. `generate` compares the out-dir's `openapi.json` (the contract clients were given) with the new one and writes nothing unless it runs with `--allow-breaking`; then this is a warning and the change is recorded in `API-CHANGES.md`. A field renamed with `renamed_from` keeps its stored data but is still renamed for clients. `--check` reports the breaking changes the out-dir does not record. `svcgen diff` lists the same changes between any two versions.",
+  },
+  SVC3112: {
+    severity: 'warning',
+    title: 'previous OpenAPI document unreadable',
+    explanation:
+      "The out-dir's `openapi.json` is not an OpenAPI document svcgen can read (not JSON, or not an object with `paths`), so svcgen cannot tell what the new version of the API changes for clients. It generates anyway and writes a new `openapi.json`; restore the old one from version control first to see the changes.",
+  },
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof codes;

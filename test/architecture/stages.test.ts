@@ -1,7 +1,7 @@
 /**
  * The pipeline's stages import only earlier stages (docs/architecture.md):
  *
- *   load → raml → ir → check, acl → outdir → plan → render → format → write
+ *   load → raml → ir → check, acl → outdir → plan → apidiff → render → format → write
  *
  * - A module may import its own stage and earlier ones, never a later one: a stage hands its
  *   result on and does not know who reads it.
@@ -19,7 +19,7 @@ import { describe, expect, it } from 'vitest';
 import { importGraph, sourceFiles } from '../support/imports.js';
 import { repoRoot } from '../support/paths.js';
 
-const STAGES = ['load', 'raml', 'ir', 'check|acl', 'outdir', 'plan', 'render', 'format', 'write'] as const;
+const STAGES = ['load', 'raml', 'ir', 'check|acl', 'outdir', 'plan', 'apidiff', 'render', 'format', 'write'] as const;
 /** The runtime's modules svcgen may import: they import nothing outside this list. */
 const RUNTIME_VOCABULARY = [
   'runtime/src/lib/model.ts',

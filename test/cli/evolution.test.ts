@@ -57,7 +57,8 @@ describe('the library API through seven versions', () => {
     for (const version of VERSIONS) {
       work.use(version);
       const before = existsSync(join(work.dir, 'out/src/db/migrations')) ? migrationsOf(work.dir) : [];
-      const run = await work.generate(...(LOSSY.has(version) ? ['--allow-data-loss'] : []));
+      // The versions change what clients see too (API-CHANGES.md records it); this test is about storage.
+      const run = await work.generate('--allow-breaking', ...(LOSSY.has(version) ? ['--allow-data-loss'] : []));
       if (run.code !== 0) throw new Error(`${version}: ${run.stderr}`);
       written.set(
         version,
@@ -204,9 +205,16 @@ describe('refusals', () => {
     expect(tree(join(work.dir, 'out'))).toEqual(before);
     const check = await work.generate('--check');
     expect(check.code).toBe(1);
-    const allowed = await work.generate('--allow-data-loss');
+    // The fields and routes are gone for clients too: that needs its own consent.
+    expect(run.stderr).toContain('error SVC3111: breaks clients: GET /profiles: route removed');
+    const dataOnly = await work.generate('--allow-data-loss');
+    expect(dataOnly.code).toBe(1);
+    expect(dataOnly.stderr).not.toContain('error SVC3101');
+    expect(tree(join(work.dir, 'out'))).toEqual(before);
+    const allowed = await work.generate('--allow-data-loss', '--allow-breaking');
     expect(allowed.code, allowed.stderr).toBe(0);
     expect(allowed.stderr).toContain('warning SVC3101');
+    expect(allowed.stderr).toContain('warning SVC3111');
   });
 
   it('a required field without a default is refused: stored rows would have no value', async () => {
@@ -251,7 +259,8 @@ describe('refusals', () => {
 
   it('a renamed_from already applied is not applied again', async () => {
     const { work } = await at('v3', 'v4');
-    expect((await work.generate()).code).toBe(0);
+    // v4's renames keep the data but change the JSON names clients use.
+    expect((await work.generate('--allow-breaking')).code).toBe(0);
     const count = migrationsOf(work.dir).length;
     expect((await work.generate()).code).toBe(0);
     expect(migrationsOf(work.dir)).toHaveLength(count);

@@ -66,12 +66,13 @@ describe('svcgen generate', () => {
         .replace(/("summary":[^}]*"_db_settings": \{)/, '$1 "renamed_from": "description",'),
     );
     writeFileSync(join(out, 'src/models/item.ts'), '// my change\n');
-    const refused = await generate(raml, out);
+    // The rename keeps the data, but clients see the field's new name: allowed, so that only the edit refuses.
+    const refused = await generate(raml, out, '--allow-breaking');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('refusing to overwrite src/models/item.ts');
     expect(readFileSync(join(out, 'src/models/item.ts'), 'utf8')).toBe('// my change\n');
     expect(existsSync(join(out, 'src/db/migrations/0002_rename_item_description_to_summary.ts'))).toBe(false);
-    const forced = await generate(raml, out, '--force');
+    const forced = await generate(raml, out, '--force', '--allow-breaking');
     expect(forced.code).toBe(0);
     expect(readFileSync(join(out, 'src/models/item.ts'), 'utf8')).toContain('summary');
     expect(readFileSync(join(out, 'src/db/migrations/0002_rename_item_description_to_summary.ts'), 'utf8')).toContain(

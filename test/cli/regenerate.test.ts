@@ -101,7 +101,9 @@ describe('regenerating the events fixture', () => {
     const refused = await generate(raml, out);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('error SVC3101: model Project is removed');
-    const run = await generate(raml, out, '--allow-data-loss');
+    // …and the routes clients call: refused until the user says so too.
+    expect(refused.stderr).toContain('error SVC3111: breaks clients: GET /projects: route removed');
+    const run = await generate(raml, out, '--allow-data-loss', '--allow-breaking');
     expect(run.code, run.stderr).toBe(0);
     for (const gone of ['src/models/project.ts', 'src/repositories/project.ts', 'src/routes/projects.ts'])
       expect(existsSync(join(out, gone)), gone).toBe(false);

@@ -113,9 +113,15 @@ async function expectRefused(
 /** Changes the API so that a run would change, add and delete files. */
 function changeApi(ws: Workspace): void {
   const schema = join(ws.dir, 'api', 'items.json');
-  // A declared rename: the run writes a migration instead of refusing to drop data.
-  const text = readFileSync(schema, 'utf8').replace('"description"', '"summary"');
-  writeFileSync(schema, text.replace(/("summary":[^}]*"_db_settings": \{)/, '$1 "renamed_from": "description",'));
+  // A new optional field: the run writes a migration, and breaks neither stored data nor clients.
+  const text = readFileSync(schema, 'utf8');
+  writeFileSync(
+    schema,
+    text.replace(
+      '"properties": {',
+      '"properties": {\n"summary": { "type": ["string", "null"], "_db_settings": { "type": "string" } },',
+    ),
+  );
 }
 
 describe('a tampered manifest', () => {

@@ -113,6 +113,9 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
         _type: 'User',
       });
       expect(reply.body).not.toHaveProperty('password');
+      // Like every create: Location names the new user's own URL (the API serves /users/{username}).
+      expect(reply.headers.get('location')).toBe(reply.body._self);
+      expect(reply.body._self).toMatch(/\/users\/dave$/);
       const cookie = reply.headers.get('set-cookie')!;
       expect(cookie).toMatch(/HttpOnly/);
       expect(cookie).toMatch(/SameSite=Lax/);

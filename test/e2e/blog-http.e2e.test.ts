@@ -90,6 +90,7 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
         author_id: author,
         _self: `${service.origin}${BASE}/posts/nested-1`,
       });
+      expect(created.headers.get('location')).toBe(created.body._self);
       await post('not-annes');
       const listed = await api('GET', `/authors/${author}/posts`);
       expect(listed.body.data.map((p: { slug: string }) => p.slug)).toEqual(['nested-1']);
@@ -129,9 +130,11 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
 
   describe('a singular sub-resource', () => {
     it('POST, GET, PUT, PATCH, DELETE on the one related object', async () => {
-      expect((await api('POST', `/authors/${author}/address`, { city: 'Oslo', location: [59.9, 10.7] })).status).toBe(
-        201,
-      );
+      const created = await api('POST', `/authors/${author}/address`, { city: 'Oslo', location: [59.9, 10.7] });
+      expect(created.status).toBe(201);
+      // Location names the new object's URL (its _self), as for every create.
+      expect(created.headers.get('location')).toBe(created.body._self);
+      expect(created.body._self).toMatch(/^http/);
       expect((await api('GET', `/authors/${author}/address`)).body).toMatchObject({
         city: 'Oslo',
         location: [59.9, 10.7],

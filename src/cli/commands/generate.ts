@@ -2,6 +2,8 @@
  * `svcgen generate api.raml -o out`: runs the generate use case (pipeline.ts) and tells what it
  * did — or, with `--check`, what is out of date; with `--dry-run`, what would change.
  */
+import type { ApiChange } from '../../apidiff/change.js';
+import { describeChange } from '../../apidiff/report.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { generate } from '../../pipeline.js';
 import type { Change } from '../../write/changes.js';
@@ -16,6 +18,8 @@ export interface GenerateFlags {
   readonly dryRun?: boolean;
   readonly force?: boolean;
   readonly allowDataLoss?: boolean;
+  readonly allowBreaking?: boolean;
+  readonly release?: string;
 }
 
 /**
@@ -36,6 +40,8 @@ export async function runGenerate(
     mode: flags.check ? 'check' : flags.dryRun ? 'dry-run' : 'write',
     force: Boolean(flags.force),
     allowDataLoss: Boolean(flags.allowDataLoss),
+    allowBreaking: Boolean(flags.allowBreaking),
+    ...(flags.release === undefined ? {} : { release: flags.release }),
     ...(onRead ? { onRead } : {}),
     ...(progress ? { onProgress: (done: number, total: number) => progress.update(done, total) } : {}),
   });
@@ -44,6 +50,7 @@ export async function runGenerate(
     printDiagnostics(io, result.diagnostics, flags.format);
     return ExitCode.failed;
   }
+  printCompatibleChanges(io, result.apiChanges);
   if (result.status === 'refused') return refuse(io, result.diagnostics, flags, result.shown);
   const { diagnostics, changes, shown } = result;
   if (flags.check) return check(io, diagnostics, flags.format, changes, shown);
@@ -55,6 +62,17 @@ export async function runGenerate(
   }
   io.stderr(`svcgen: ${shown} — ${summary(changes)}\n`);
   return ExitCode.ok;
+}
+
+/**
+ * The changes that do not break clients are no problem, so not diagnostics: one line each, only
+ * when the API changed (the breaking ones are the diagnostics).
+ */
+function printCompatibleChanges(io: Io, changes: readonly ApiChange[]): void {
+  const compatible = changes.filter((c) => !c.breaking);
+  if (compatible.length === 0) return;
+  io.stderr(`svcgen: the API changes for clients (compatible):\n`);
+  for (const c of compatible) io.stderr(`  ${describeChange(c)}\n`);
 }
 
 function refuse(io: Io, diagnostics: readonly Diagnostic[], flags: GenerateFlags, shown: string): number {

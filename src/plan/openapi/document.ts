@@ -19,7 +19,8 @@ import { AUTH_TAG, SERVICE_TAG, servicePaths } from './service-paths.js';
 export function openApiDocument(ir: ServiceIR): Json {
   const ctx = new OpenApiContext(ir);
   const ids = new OperationIds();
-  const paths = [...routePaths(ctx, routeOperationIds(ir, ids)), ...servicePaths(ctx, ids)];
+  const routeIds = routeOperationIds(ir, ids);
+  const paths = [...routePaths(ctx, routeIds), ...servicePaths(ctx, ids, routeIds)];
   const schemes = securitySchemes(ctx);
   return withoutUnusedComponents({
     openapi: '3.1.0',

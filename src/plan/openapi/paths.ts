@@ -13,6 +13,7 @@ import { collectionQuery, ifMatch, itemQuery, pathParameters } from './parameter
 import { errorResponses, isConditional, routeErrors } from './responses.js';
 import { attributeSchema } from './schemas.js';
 import { operationSecurity } from './security.js';
+import { createdObjectRoute, createLinks } from './links.js';
 
 /** OpenAPI's order of the methods in a path item (lower-cased keys). */
 export const METHOD_ORDER = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -60,7 +61,10 @@ function operation(ctx: OpenApiContext, route: Route, op: Operation, operationId
     operationId: operationIds.get(operationKey(op.method, route.path)),
     ...(parameters.length ? { parameters } : {}),
     ...(body ? { requestBody: body } : {}),
-    responses: { ...success(ctx, route, op), ...errorResponses(routeErrors(ctx, route, op.method, op.action)) },
+    responses: {
+      ...success(ctx, route, op, operationIds),
+      ...errorResponses(routeErrors(ctx, route, op.method, op.action)),
+    },
     ...operationSecurity(ctx, route, op),
   };
 }
@@ -119,7 +123,7 @@ function listItemNames(field: Field): Json | null {
   }
 }
 
-function success(ctx: OpenApiContext, route: Route, op: Operation): Json {
+function success(ctx: OpenApiContext, route: Route, op: Operation, operationIds: ReadonlyMap<string, string>): Json {
   const model = ctx.model(route.model);
   const written = {
     Location: { description: 'The URL of the object (its _self).', schema: { type: 'string' } },
@@ -154,6 +158,7 @@ function success(ctx: OpenApiContext, route: Route, op: Operation): Json {
           description: `The new ${model.name}${route.parent ? `, linked to the ${route.parent.model}` : ''}.`,
           headers: written,
           ...content(ctx.modelRef(model.name, 'item')),
+          ...createLinks(createdObjectRoute(ctx.ir, route), route.path, operationIds),
         },
       };
     case 'update':

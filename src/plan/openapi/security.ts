@@ -5,8 +5,12 @@
  * `svcgen inspect --acl` says so) takes them optionally (`{}` first), the others require one.
  * It all applies when service.ini says `auth = true`; with `auth = false` nothing is checked.
  */
+import { CALLERS } from '../../acl/matrix.js';
 import type { Operation, Route } from '../../ir/types.js';
 import { type Json, type OpenApiContext } from './context.js';
+
+/** The operation's extension naming who its ACL lets in (read by src/apidiff/access.ts). */
+export const ACCESS_EXTENSION = 'x-svcgen-access';
 
 export function securitySchemes(ctx: OpenApiContext): [string, Json][] {
   const auth = ctx.ir.auth;
@@ -37,11 +41,20 @@ export function securitySchemes(ctx: OpenApiContext): [string, Json][] {
   return schemes;
 }
 
-/** The security of a route's operation, or nothing when the API has no auth. */
+/**
+ * The security of a route's operation, or nothing when the API has no auth. `x-svcgen-access`
+ * names the kinds of caller its ACL lets in (the matrix's columns), which `security` cannot say:
+ * `svcgen diff` and `generate` compare it to tell a route newly guarded more strictly. Tools
+ * that do not know the extension ignore it, as OpenAPI says they must.
+ */
 export function operationSecurity(ctx: OpenApiContext, route: Route, operation: Operation): Json {
   if (!ctx.ir.auth) return {};
   const row = ctx.matrixRow(route, operation);
-  return { security: requirements(ctx, row?.outcomes.anonymous === 'allow' ? 'optional' : 'required') };
+  const allowed = row ? CALLERS.filter((caller) => row.outcomes[caller] === 'allow') : [];
+  return {
+    security: requirements(ctx, row?.outcomes.anonymous === 'allow' ? 'optional' : 'required'),
+    [ACCESS_EXTENSION]: allowed,
+  };
 }
 
 /** `optional`: anyone may call it, and a logged-in caller is recognised (what they see may differ). */

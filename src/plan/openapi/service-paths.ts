@@ -11,12 +11,20 @@ import { bodyExample } from './examples.js';
 import type { OperationIds } from './operation-ids.js';
 import { content, inMethodOrder, json } from './paths.js';
 import { errorResponses } from './responses.js';
+import { createLinks } from './links.js';
 import { publicSecurity, requirements } from './security.js';
+
+const LOCATION = { Location: { description: 'The URL of the new user (its _self).', schema: { type: 'string' } } };
 
 export const SERVICE_TAG = { name: 'service', description: 'The service itself: its health and this document.' };
 export const AUTH_TAG = { name: 'auth', description: 'Logging in and out (when service.ini says auth = true).' };
 
-export function servicePaths(ctx: OpenApiContext, ids: OperationIds): [string, Json][] {
+/** `routeIds`: the operationIds of the API's own routes (register links to the new user's). */
+export function servicePaths(
+  ctx: OpenApiContext,
+  ids: OperationIds,
+  routeIds: ReadonlyMap<string, string>,
+): [string, Json][] {
   const paths: [string, Json][] = [
     [
       '/health',
@@ -59,12 +67,19 @@ export function servicePaths(ctx: OpenApiContext, ids: OperationIds): [string, J
       },
     ],
   ];
-  return ctx.ir.auth ? [...paths, ...authPaths(ctx, ctx.ir.auth, ids)] : paths;
+  return ctx.ir.auth ? [...paths, ...authPaths(ctx, ctx.ir.auth, ids, routeIds)] : paths;
 }
 
-function authPaths(ctx: OpenApiContext, auth: Auth, ids: OperationIds): [string, Json][] {
+function authPaths(
+  ctx: OpenApiContext,
+  auth: Auth,
+  ids: OperationIds,
+  routeIds: ReadonlyMap<string, string>,
+): [string, Json][] {
   const user = ctx.model(auth.userModel);
   const userBody = ctx.modelRef(user.name, 'item');
+  // The users' own item route, when the API has one: the new user's URL (Location) and links.
+  const userRoute = ctx.ir.routes.find((r) => r.kind === 'item' && r.model === user.name && r.parent === null);
   const cookie = auth.ticket
     ? { 'Set-Cookie': { description: `The ticket (${auth.ticket.cookieName}).`, schema: { type: 'string' } } }
     : {};
@@ -93,7 +108,12 @@ function authPaths(ctx: OpenApiContext, auth: Auth, ids: OperationIds): [string,
           description: 'Anyone may register; only admins set groups.',
           requestBody: json(ctx.modelRef(user.name, 'create'), true, registerExample(ctx, user)),
           responses: {
-            '201': { description: 'The new user, logged in.', headers: { ...cookie, ...token }, ...content(userBody) },
+            '201': {
+              description: 'The new user, logged in.',
+              headers: { ...(userRoute ? LOCATION : {}), ...cookie, ...token },
+              ...content(userBody),
+              ...createLinks(userRoute, '/auth/register', routeIds),
+            },
             ...errorResponses([400, 403, 409, 413, 415, 429, 500, 503]),
           },
           // An admin's credentials let them set groups.

@@ -73,6 +73,10 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
       );
       await logIn(ctx, request, reply, user);
       if (token) reply.header('www-authenticate', `ApiKey ${String(user['username'])}:${token}`);
+      // Like every create: Location names the new user's URL (its _self), when the API serves
+      // users at one.
+      const self = model.selfPath(user);
+      if (self !== null) reply.header('location', `${request.protocol}://${request.host}${ctx.basePath}${self}`);
       return reply.code(201).send(response);
     },
   );

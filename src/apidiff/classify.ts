@@ -1,0 +1,226 @@
+/**
+ * The classifier: every client-visible difference between the OpenAPI document clients were
+ * written against (`before`) and the new one (`after`), each breaking or compatible. Pure: two
+ * documents in, a sorted list out. Operations are matched by method and path (a path whose only
+ * difference is a parameter's name is the same route, renamed); component schemas are compared
+ * once each, in the directions their operations use them.
+ */
+import { change, sortChanges, type ApiChange } from './change.js';
+import {
+  arrayAt,
+  componentSchemas,
+  isObject,
+  jsonSchemaOf,
+  objectAt,
+  operationsOf,
+  resolved,
+  resolvedBody,
+  schemaUses,
+  successResponses,
+  type Json,
+  type OperationEntry,
+} from './document.js';
+import { compareSchemas } from './schema-diff.js';
+import { compareAccess } from './access.js';
+import { compareComponentParameters, compareQuery, parameterUsers } from './parameters.js';
+
+export interface ClassifyOptions {
+  /**
+   * Fields renamed with `renamed_from`, by component schema (old name → new name): said as
+   * renames, which keep stored data but still change the JSON clients see.
+   */
+  readonly renames?: ReadonlyMap<string, ReadonlyMap<string, string>>;
+}
+
+export function classifyChanges(before: Json, after: Json, options: ClassifyOptions = {}): ApiChange[] {
+  const out: ApiChange[] = [];
+  compareRoutes(before, after, out, new Map([...(options.renames?.values() ?? [])].flatMap((m) => [...m])));
+  compareComponents(before, after, out, options);
+  compareComponentParameters(before, after, parameterUsers(operationsOf(before).values()), out);
+  return sortChanges(dedupe(out));
+}
+
+/** `/posts/{slug}` → `/posts/{}`: the route, whatever its parameters are called. */
+function shape(path: string): string {
+  return path.replace(/\{[^}]*\}/g, '{}');
+}
+
+/** `renamed`: every field renamed with renamed_from, old name → new (the filters on it are renamed too). */
+function compareRoutes(before: Json, after: Json, out: ApiChange[], renamed: ReadonlyMap<string, string>): void {
+  const was = operationsOf(before);
+  const is = operationsOf(after);
+  const paths = (ops: Map<string, OperationEntry>) => new Set([...ops.values()].map((o) => o.path));
+  const pathsBefore = paths(was);
+  const pathsAfter = paths(is);
+  const afterByShape = new Map([...pathsAfter].map((p) => [shape(p), p]));
+  const matched = new Map<string, string>();
+  for (const path of pathsBefore) {
+    const same = pathsAfter.has(path) ? path : afterByShape.get(shape(path));
+    if (same === undefined) continue;
+    matched.set(path, same);
+    if (same !== path)
+      out.push(
+        change(
+          'path-parameter-renamed',
+          { operations: [...was.values()].filter((o) => o.path === path).map((o) => o.key), path: '' },
+          `is ${same} now`,
+          'clients that build the URL from the parameter, or generated SDKs that name it, must change',
+        ),
+      );
+  }
+  const matchedAfter = new Set(matched.values());
+  for (const entry of was.values()) {
+    const now = matched.get(entry.path);
+    const counterpart = now === undefined ? undefined : is.get(`${entry.method.toUpperCase()} ${now}`);
+    if (counterpart) compareOperation(before, after, entry, counterpart, out, renamed);
+    else if (now === undefined)
+      out.push(
+        change('route-removed', { operations: [entry.key], path: '' }, 'was removed', 'clients that call it get 404'),
+      );
+    else
+      out.push(
+        change('method-removed', { operations: [entry.key], path: '' }, 'was removed', 'clients that call it get 405'),
+      );
+  }
+  const counterparts = new Set(
+    [...matched].flatMap(([from, to]) =>
+      [...was.values()].filter((o) => o.path === from).map((o) => `${o.method.toUpperCase()} ${to}`),
+    ),
+  );
+  for (const entry of is.values()) {
+    if (counterparts.has(entry.key)) continue;
+    const kind = matchedAfter.has(entry.path) ? 'method-added' : 'route-added';
+    out.push(change(kind, { operations: [entry.key], path: '' }, 'is new'));
+  }
+}
+
+function compareOperation(
+  before: Json,
+  after: Json,
+  was: OperationEntry,
+  is: OperationEntry,
+  out: ApiChange[],
+  renamed: ReadonlyMap<string, string>,
+): void {
+  const at = (path: string) => ({ operations: [was.key], path });
+  comparePathParameters(before, after, was, is, out);
+  compareQuery(before, after, was, is, out, renamed);
+  compareRequestBody(was, is, at('request body'), out);
+  compareAnswers(before, after, was, is, out);
+  compareAccess(before, after, was, is, out);
+}
+
+function comparePathParameters(
+  before: Json,
+  after: Json,
+  was: OperationEntry,
+  is: OperationEntry,
+  out: ApiChange[],
+): void {
+  const list = (doc: Json, entry: OperationEntry) =>
+    [...entry.pathParameters, ...arrayAt(entry.operation, 'parameters')]
+      .map((p) => resolved(doc, p, 'parameters'))
+      .filter((p) => p['in'] === 'path');
+  const a = list(before, was);
+  const b = list(after, is);
+  a.forEach((param, i) => {
+    const now = b[i];
+    if (!now) return;
+    compareSchemas(
+      param['schema'],
+      now['schema'],
+      { operations: [was.key], path: `path parameter ${String(param['name'])}` },
+      {
+        directions: new Set(['request']),
+        out,
+      },
+    );
+  });
+}
+
+function compareRequestBody(
+  was: OperationEntry,
+  is: OperationEntry,
+  place: { operations: string[]; path: string },
+  out: ApiChange[],
+): void {
+  const a = resolvedBody(was.operation);
+  const b = resolvedBody(is.operation);
+  if (!b) return; // A body no longer read: what clients send is ignored.
+  const requiredNow = b['required'] === true;
+  if (requiredNow && (!a || a['required'] !== true))
+    out.push(change('request-body-required', place, 'is now required', 'clients that send no body are refused'));
+  if (a) compareSchemas(jsonSchemaOf(a), jsonSchemaOf(b), place, { directions: new Set(['request']), out });
+}
+
+function compareAnswers(before: Json, after: Json, was: OperationEntry, is: OperationEntry, out: ApiChange[]): void {
+  const a = successResponses(before, was.operation);
+  const b = successResponses(after, is.operation);
+  for (const [status, response] of a) {
+    const now = b.get(status);
+    if (!now) {
+      const instead = [...b.keys()].join(', ') || 'no success status';
+      out.push(
+        change(
+          'response-changed',
+          { operations: [was.key], path: `${status} answer` },
+          `is gone (now ${instead})`,
+          'clients that check the status break',
+        ),
+      );
+      continue;
+    }
+    compareSchemas(
+      jsonSchemaOf(response),
+      jsonSchemaOf(now),
+      { operations: [was.key], path: `${status} answer` },
+      {
+        directions: new Set(['response']),
+        out,
+      },
+    );
+    for (const header of Object.keys(objectAt(response, 'headers')))
+      if (!(header in objectAt(now, 'headers')))
+        out.push(
+          change(
+            'response-changed',
+            { operations: [was.key], path: `${status} answer` },
+            `no longer sends the ${header} header`,
+          ),
+        );
+  }
+}
+
+function compareComponents(before: Json, after: Json, out: ApiChange[], options: ClassifyOptions): void {
+  const was = componentSchemas(before);
+  const is = componentSchemas(after);
+  const usesBefore = schemaUses(before);
+  const usesAfter = schemaUses(after);
+  for (const [name, schema] of Object.entries(was)) {
+    if (!isObject(is[name])) continue;
+    const use = usesBefore.get(name);
+    if (!use) continue; // Used by no operation: no client sees it.
+    const directions = new Set([...use.directions, ...(usesAfter.get(name)?.directions ?? [])]);
+    compareSchemas(
+      schema,
+      is[name],
+      { operations: [...use.operations].sort(), schema: name, path: '' },
+      {
+        directions,
+        out,
+        renames: options.renames?.get(name),
+      },
+    );
+  }
+}
+
+/** The same change said twice (a path item's parameter seen from each of its methods) is said once. */
+function dedupe(changes: readonly ApiChange[]): ApiChange[] {
+  const seen = new Set<string>();
+  return changes.filter((c) => {
+    const key = JSON.stringify(c);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,60 @@
+/**
+ * Breaking changes as diagnostics, like the data-loss findings of a migration: errors unless
+ * `--allow-breaking` (then warnings, and the change is recorded in API-CHANGES.md), located at
+ * the model or resource in the RAML that the user changed. Compatible changes are no problem:
+ * they are listed by the command, not reported.
+ */
+import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
+import type { Span } from '../diagnostics/source.js';
+import type { IrSources } from '../ir/sources.js';
+import { CHANGE_KINDS, locationOf, type ApiChange } from './change.js';
+
+export interface BreakingPolicy {
+  /** `--allow-breaking`: clients are told (API-CHANGES.md), so the change may be written. */
+  readonly allowBreaking: boolean;
+  /** `--check`: the out-dir holds the old contract, and records none of these changes. */
+  readonly check: boolean;
+}
+
+export function reportBreakingChanges(
+  changes: readonly ApiChange[],
+  sources: IrSources | undefined,
+  policy: BreakingPolicy,
+  bag: DiagnosticBag,
+): void {
+  for (const c of changes) {
+    if (!c.breaking) continue;
+    const what = describeChange(c);
+    const span = sources ? spanOf(c, sources) : undefined;
+    if (policy.allowBreaking) {
+      bag.report('SVC3111', `${what} (allowed by --allow-breaking)`, { span, severity: 'warning' });
+      continue;
+    }
+    const unrecorded = policy.check ? ' — API-CHANGES.md does not record it' : '';
+    bag.report('SVC3111', `breaks clients: ${what}${unrecorded}`, {
+      span,
+      hint: `${c.hint ? `${c.hint}. ` : ''}If clients can follow, generate with --allow-breaking: the change is recorded in API-CHANGES.md`,
+    });
+  }
+}
+
+/** `PostCreate.title (POST /posts): request field made required — is now required`. */
+export function describeChange(c: ApiChange): string {
+  return `${locationOf(c)}: ${CHANGE_KINDS[c.kind].title} — ${c.message}`;
+}
+
+/** Svcgen's component schemas are named after their model: `Post`, `PostCreate`, `PostUpdate`, `PostCollection`. */
+function spanOf(c: ApiChange, sources: IrSources): Span | undefined {
+  if (c.schema !== undefined) {
+    const model = sources.models.has(c.schema) ? c.schema : c.schema.replace(/(Create|Update|Collection)$/, '');
+    const field = c.path.split(/[.[]/)[0] ?? '';
+    // A field that is gone (or renamed): the schema's `properties`, where it was.
+    return sources.fields.get(`${model}.${field}`) ?? sources.properties.get(model) ?? sources.models.get(model);
+  }
+  for (const operation of c.operations) {
+    const path = operation.slice(operation.indexOf(' ') + 1).replace(/\{([^}]*)\}/g, ':$1');
+    const span = sources.routes.get(path);
+    if (span) return span;
+  }
+  return undefined;
+}

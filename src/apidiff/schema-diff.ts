@@ -1,0 +1,266 @@
+/**
+ * Comparing two JSON Schemas of the same place in the API, in the direction clients use it:
+ * what they send (a request body, a query parameter) may only accept more; what they receive
+ * (an answer) may only promise more. A schema both sent and received must keep both rules.
+ */
+import { change, type ApiChange, type ChangeKind } from './change.js';
+import { isObject, objectAt, refName, type Direction, type Json } from './document.js';
+
+export interface SchemaPlace {
+  readonly operations: readonly string[];
+  readonly schema?: string | undefined;
+  /** The field path inside the schema (`''` at its root). */
+  readonly path: string;
+}
+
+export interface SchemaComparison {
+  readonly directions: ReadonlySet<Direction>;
+  readonly out: ApiChange[];
+  /** Fields renamed at the schema's root (old name → new), said so instead of removed and added. */
+  readonly renames?: ReadonlyMap<string, string> | undefined;
+  /** How deep in the schema this comparison is (see MAX_DEPTH). */
+  readonly depth?: number;
+}
+
+/**
+ * The documents are untrusted (an out-dir's openapi.json may come from a pull request): nesting
+ * deeper than any API needs is not followed, rather than exhausting the stack.
+ */
+export const MAX_DEPTH = 64;
+
+export function compareSchemas(before: unknown, after: unknown, place: SchemaPlace, cmp: SchemaComparison): void {
+  if (!isObject(before) || !isObject(after) || (cmp.depth ?? 0) > MAX_DEPTH) return;
+  const refBefore = refName(before);
+  const refAfter = refName(after);
+  // Component schemas are compared once each, apart (classify.ts): a reference to the same one is equal here.
+  if (refBefore !== undefined && refBefore === refAfter) return;
+  compareTypes(before, after, place, cmp);
+  compareEnums(before, after, place, cmp);
+  compareFormats(before, after, place, cmp);
+  if (cmp.directions.has('request')) compareConstraints(before, after, place, cmp);
+  compareProperties(before, after, place, cmp);
+  if (isObject(before['items']) && isObject(after['items']))
+    compareSchemas(
+      before['items'],
+      after['items'],
+      { ...place, path: `${place.path}[]` },
+      { ...cmp, renames: undefined, depth: (cmp.depth ?? 0) + 1 },
+    );
+}
+
+const sends = (cmp: SchemaComparison) => cmp.directions.has('request');
+const receives = (cmp: SchemaComparison) => cmp.directions.has('response');
+
+function report(cmp: SchemaComparison, kind: ChangeKind, place: SchemaPlace, message: string, hint?: string): void {
+  cmp.out.push(change(kind, place, message, hint));
+}
+
+/** The kinds of value a schema allows: JSON types, `ref:Name` for a component, `any` when unconstrained. */
+export function typeSet(schema: Json, depth = 0): Set<string> {
+  const types = new Set<string>();
+  const name = refName(schema);
+  if (name !== undefined) return new Set([`ref:${name}`]);
+  const type = schema['type'];
+  if (typeof type === 'string') types.add(type);
+  if (Array.isArray(type)) for (const t of type) if (typeof t === 'string') types.add(t);
+  const values = Array.isArray(schema['enum']) ? schema['enum'] : 'const' in schema ? [schema['const']] : undefined;
+  if (values && types.size === 0) for (const v of values) types.add(jsonType(v));
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const alternatives = schema[key];
+    if (Array.isArray(alternatives) && depth < MAX_DEPTH)
+      for (const alt of alternatives) if (isObject(alt)) for (const t of typeSet(alt, depth + 1)) types.add(t);
+  }
+  if (types.size === 0) types.add('any');
+  return types;
+}
+
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+/** Whether every value of type set `inner` is a value of `outer` (a number takes integers; `any` takes all). */
+function covers(outer: ReadonlySet<string>, inner: ReadonlySet<string>): boolean {
+  if (outer.has('any')) return true;
+  return [...inner].every((t) => outer.has(t) || (t === 'integer' && outer.has('number')));
+}
+
+function shown(types: ReadonlySet<string>): string {
+  return [...types].map((t) => t.replace(/^ref:/, '')).join(' | ');
+}
+
+function compareTypes(before: Json, after: Json, place: SchemaPlace, cmp: SchemaComparison): void {
+  const was = typeSet(before);
+  const is = typeSet(after);
+  const nullable = { was: was.delete('null'), is: is.delete('null') };
+  const what = `type ${shown(was)} → ${shown(is)}`;
+  const wider = covers(is, was);
+  const narrower = covers(was, is);
+  if (!(wider && narrower)) {
+    if (wider && !receives(cmp)) report(cmp, 'type-widened', place, `${what} (accepts more)`);
+    else if (narrower && !sends(cmp))
+      report(cmp, 'response-narrowed', place, `${what} (answers hold fewer kinds of value)`);
+    else if (narrower) report(cmp, 'type-narrowed', place, `${what}: values clients send today are refused`);
+    else
+      report(
+        cmp,
+        'type-changed',
+        place,
+        what,
+        'clients written against the old type read or send the wrong kind of value',
+      );
+  }
+  if (!nullable.was && nullable.is) {
+    if (receives(cmp))
+      report(cmp, 'response-field-nullable', place, 'may now be null', 'clients that read it must handle null');
+    else report(cmp, 'type-widened', place, 'now accepts null');
+  } else if (nullable.was && !nullable.is) {
+    if (sends(cmp)) report(cmp, 'type-narrowed', place, 'no longer accepts null: clients that send null are refused');
+    else report(cmp, 'response-narrowed', place, 'is never null now');
+  }
+}
+
+function enumValues(schema: Json): unknown[] | undefined {
+  const values = schema['enum'];
+  return Array.isArray(values) ? values.filter((v) => v !== null) : undefined;
+}
+
+function compareEnums(before: Json, after: Json, place: SchemaPlace, cmp: SchemaComparison): void {
+  const was = enumValues(before);
+  const is = enumValues(after);
+  if (!was && !is) return;
+  if (was && !is) {
+    report(cmp, sends(cmp) ? 'constraint-relaxed' : 'type-changed', place, 'is no longer limited to a list of values');
+    return;
+  }
+  if (!was && is) {
+    if (sends(cmp))
+      report(
+        cmp,
+        'constraint-tightened',
+        place,
+        `is now limited to ${list(is)}`,
+        'clients that send other values are refused',
+      );
+    else report(cmp, 'response-narrowed', place, `is now one of ${list(is)}`);
+    return;
+  }
+  const text = (v: unknown) => JSON.stringify(v);
+  const removed = was!.filter((v) => !is!.some((w) => text(w) === text(v)));
+  const added = is!.filter((v) => !was!.some((w) => text(w) === text(v)));
+  if (removed.length) {
+    if (sends(cmp))
+      report(cmp, 'enum-value-removed', place, `no longer takes ${list(removed)}`, 'clients that send it are refused');
+    else report(cmp, 'response-narrowed', place, `no longer answers ${list(removed)}`);
+  }
+  if (added.length) report(cmp, 'enum-value-added', place, `takes ${list(added)} too`);
+}
+
+function list(values: readonly unknown[]): string {
+  return values.map((v) => JSON.stringify(v)).join(', ');
+}
+
+function compareFormats(before: Json, after: Json, place: SchemaPlace, cmp: SchemaComparison): void {
+  const was = typeof before['format'] === 'string' ? before['format'] : undefined;
+  const is = typeof after['format'] === 'string' ? after['format'] : undefined;
+  if (was === is) return;
+  const what = `format ${was ?? '(none)'} → ${is ?? '(none)'}`;
+  if ((sends(cmp) && is !== undefined) || (receives(cmp) && was !== undefined))
+    report(cmp, 'format-changed', place, what, 'clients parse or send the value in the old format');
+  else report(cmp, sends(cmp) ? 'constraint-relaxed' : 'response-narrowed', place, what);
+}
+
+/** Limits on what clients send: an upper bound that falls (or appears) refuses what it took. */
+const UPPER = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties'] as const;
+const LOWER = ['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties'] as const;
+
+function compareConstraints(before: Json, after: Json, place: SchemaPlace, cmp: SchemaComparison): void {
+  const num = (schema: Json, key: string) => (typeof schema[key] === 'number' ? schema[key] : undefined);
+  for (const key of [...UPPER, ...LOWER]) {
+    const was = num(before, key);
+    const is = num(after, key);
+    if (was === is) continue;
+    const upper = (UPPER as readonly string[]).includes(key);
+    const tighter = is !== undefined && (was === undefined || (upper ? is < was : is > was));
+    report(
+      cmp,
+      tighter ? 'constraint-tightened' : 'constraint-relaxed',
+      place,
+      `${key} ${was ?? '(none)'} → ${is ?? '(none)'}`,
+    );
+  }
+  for (const key of ['pattern', 'multipleOf', 'const'] as const) {
+    const was = before[key];
+    const is = after[key];
+    if (JSON.stringify(was) === JSON.stringify(is)) continue;
+    report(
+      cmp,
+      is === undefined ? 'constraint-relaxed' : 'constraint-tightened',
+      place,
+      `${key} ${show(was)} → ${show(is)}`,
+    );
+  }
+}
+
+function show(value: unknown): string {
+  return value === undefined ? '(none)' : JSON.stringify(value);
+}
+
+function requiredOf(schema: Json): Set<string> {
+  return new Set(Array.isArray(schema['required']) ? schema['required'].filter((r) => typeof r === 'string') : []);
+}
+
+function compareProperties(before: Json, after: Json, place: SchemaPlace, cmp: SchemaComparison): void {
+  const was = objectAt(before, 'properties');
+  const is = objectAt(after, 'properties');
+  const required = { was: requiredOf(before), is: requiredOf(after) };
+  const at = (name: string): SchemaPlace => ({ ...place, path: place.path ? `${place.path}.${name}` : name });
+  const renamedTo = new Map([...(cmp.renames ?? [])].filter(([old, now]) => old in was && !(old in is) && now in is));
+  const renamedFrom = new Set(renamedTo.values());
+  for (const name of Object.keys(was)) {
+    const renamed = renamedTo.get(name);
+    if (renamed !== undefined) {
+      report(
+        cmp,
+        receives(cmp) ? 'response-field-renamed' : 'request-field-renamed',
+        at(name),
+        `was renamed to ${renamed} (renamed_from keeps the stored data, but the JSON field name clients use changed)`,
+        `clients must read and send ${renamed}; keep ${name} in the API too if they cannot change yet`,
+      );
+      continue;
+    }
+    if (!(name in is)) {
+      if (receives(cmp))
+        report(cmp, 'response-field-removed', at(name), 'was removed', 'clients that read it get nothing');
+      else report(cmp, 'request-field-removed', at(name), 'was removed: clients that send it are refused');
+      continue;
+    }
+    compareSchemas(was[name], is[name], at(name), { ...cmp, renames: undefined, depth: (cmp.depth ?? 0) + 1 });
+    if (receives(cmp) && required.was.has(name) && !required.is.has(name))
+      report(
+        cmp,
+        'response-field-optional',
+        at(name),
+        'may now be missing from answers',
+        'clients that read it must handle its absence',
+      );
+    if (sends(cmp) && !required.was.has(name) && required.is.has(name))
+      report(cmp, 'request-field-required', at(name), 'is now required', 'clients that leave it out are refused');
+    if (sends(cmp) && !receives(cmp) && required.was.has(name) && !required.is.has(name))
+      report(cmp, 'request-field-optional', at(name), 'is optional now');
+  }
+  for (const name of Object.keys(is)) {
+    if (name in was || renamedFrom.has(name)) continue;
+    if (sends(cmp) && required.is.has(name))
+      report(
+        cmp,
+        'request-field-added-required',
+        at(name),
+        'is new and required',
+        'clients that do not send it are refused',
+      );
+    else report(cmp, receives(cmp) ? 'response-field-added' : 'request-field-added', at(name), 'is new');
+  }
+}

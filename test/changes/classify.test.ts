@@ -1,0 +1,193 @@
+/** The classifier as the pure function it is: two documents in, sorted changes out. */
+import { describe, expect, it } from 'vitest';
+import { classifyChanges } from '../../src/apidiff/classify.js';
+
+type Doc = Record<string, unknown>;
+// oxlint-disable-next-line typescript/no-explicit-any -- documents edited by path: a member that is not there fails the test where it is read
+type Loose = any;
+
+/** A document with one collection: GET answers `Thing`, POST takes `ThingCreate`. */
+function doc(edit: (d: Loose) => void = () => {}): Doc {
+  const d: Loose = {
+    openapi: '3.1.0',
+    paths: {
+      '/things': {
+        get: {
+          parameters: [
+            { $ref: '#/components/parameters/_limit' },
+            { name: 'size', in: 'query', schema: { type: 'integer' } },
+          ],
+          responses: { '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } } },
+        },
+        post: {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/ThingCreate' } } },
+          },
+          responses: { '201': { $ref: '#/components/responses/Created' } },
+          security: [{}, { key: [] }],
+        },
+      },
+    },
+    components: {
+      parameters: { _limit: { name: '_limit', in: 'query', schema: { type: 'integer', maximum: 100 } } },
+      responses: { Created: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } } },
+      schemas: {
+        Thing: {
+          type: 'object',
+          required: ['id'],
+          properties: {
+            id: { type: 'integer' },
+            size: { type: 'integer' },
+            part: { $ref: '#/components/schemas/Part' },
+          },
+        },
+        Part: { type: 'object', properties: { label: { type: 'string' } } },
+        ThingCreate: { type: 'object', properties: { size: { type: 'integer' }, tone: { enum: ['a', 'b'] } } },
+      },
+      securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'Authorization' } },
+    },
+  };
+  edit(d);
+  return d;
+}
+
+const kinds = (before: Doc, after: Doc) =>
+  classifyChanges(before, after).map((c) => `${c.breaking ? 'B' : 'c'} ${c.kind}`);
+
+describe('classifyChanges', () => {
+  it('finds nothing between equal documents', () => {
+    expect(classifyChanges(doc(), doc())).toEqual([]);
+  });
+
+  it('follows $refs into components, through responses and nested schemas, and says each once', () => {
+    const changes = classifyChanges(
+      doc(),
+      doc((d) => delete d.components.schemas.Part.properties.label),
+    );
+    expect(changes).toEqual([
+      expect.objectContaining({
+        kind: 'response-field-removed',
+        schema: 'Part',
+        path: 'label',
+        operations: ['GET /things', 'POST /things'],
+      }),
+    ]);
+  });
+
+  it('judges a schema by how clients use it: what they send may only accept more', () => {
+    expect(
+      kinds(
+        doc(),
+        doc((d) => (d.components.schemas.ThingCreate.properties.tone.enum = ['a'])),
+      ),
+    ).toEqual(['B enum-value-removed']);
+    expect(
+      kinds(
+        doc(),
+        doc((d) => (d.components.schemas.ThingCreate.properties.size.type = 'number')),
+      ),
+    ).toEqual(['c type-widened']);
+    expect(
+      kinds(
+        doc(),
+        doc((d) => (d.components.schemas.Thing.properties.size.type = 'number')),
+      ),
+    ).toEqual(['B type-changed']);
+    expect(
+      kinds(
+        doc(),
+        doc((d) => (d.components.schemas.Thing.properties.size.type = ['integer', 'null'])),
+      ),
+    ).toEqual(['B response-field-nullable']);
+  });
+
+  it('puts breaking changes first', () => {
+    const after = doc((d) => {
+      d.components.schemas.Thing.properties.extra = { type: 'string' };
+      d.components.schemas.Thing.required = [];
+    });
+    expect(kinds(doc(), after)).toEqual(['B response-field-optional', 'c response-field-added']);
+  });
+
+  it('sees credentials newly required, and the x-svcgen-access callers', () => {
+    expect(
+      kinds(
+        doc(),
+        doc((d) => (d.paths['/things'].post.security = [{ key: [] }])),
+      ),
+    ).toEqual(['B access-narrowed']);
+    const access = (callers: string[]) => doc((d) => (d.paths['/things'].post['x-svcgen-access'] = callers));
+    const narrowed = classifyChanges(access(['anonymous', 'member', 'admin']), access(['member', 'admin']));
+    expect(narrowed).toEqual([expect.objectContaining({ kind: 'access-narrowed', operations: ['POST /things'] })]);
+    expect(narrowed[0]!.message).toContain('anonymous');
+    expect(kinds(access(['admin']), access(['member', 'admin']))).toEqual(['c access-widened']);
+  });
+
+  it('compares query parameters and the page size', () => {
+    expect(
+      kinds(
+        doc(),
+        doc((d) => d.paths['/things'].get.parameters.pop()),
+      ),
+    ).toEqual(['B query-parameter-removed']);
+    expect(
+      kinds(
+        doc(),
+        doc((d) => (d.components.parameters._limit.schema.maximum = 10)),
+      ),
+    ).toEqual(['B page-size-lowered']);
+  });
+
+  it('tells a renamed path parameter from a removed route', () => {
+    const path = (name: string) => doc((d) => (d.paths[`/things/{${name}}`] = { get: { responses: {} } }));
+    expect(kinds(path('id'), path('key'))).toEqual(['B path-parameter-renamed']);
+    expect(classifyChanges(path('id'), path('key'))[0]).toMatchObject({
+      operations: ['GET /things/{id}'],
+      message: 'is /things/{key} now',
+    });
+  });
+
+  it('says renames given by renamed_from as renames', () => {
+    const after = doc((d) => {
+      d.components.schemas.Thing.properties.bulk = d.components.schemas.Thing.properties.size;
+      delete d.components.schemas.Thing.properties.size;
+    });
+    const changes = classifyChanges(doc(), after, { renames: new Map([['Thing', new Map([['size', 'bulk']])]]) });
+    expect(changes.map((c) => c.kind)).toEqual(['response-field-renamed']);
+    expect(changes[0]!.message).toContain('renamed_from keeps the stored data');
+  });
+
+  it('never throws on documents of the wrong shape', () => {
+    const odd: Doc[] = [
+      {},
+      { paths: null },
+      { paths: { '/x': 5, '/y': { get: 'no' } } },
+      { paths: { '/x': { get: { parameters: [null, 3, { $ref: 5 }], requestBody: [], responses: { '200': 'x' } } } } },
+      {
+        paths: {
+          '/x': {
+            get: {
+              responses: {
+                '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/Loop' } } } },
+              },
+            },
+          },
+        },
+        components: { schemas: { Loop: { $ref: '#/components/schemas/Loop', properties: { a: { items: 7 } } } } },
+      },
+    ];
+    for (const a of odd) for (const b of odd) expect(() => classifyChanges(a, b)).not.toThrow();
+  });
+
+  it('does not follow nesting deeper than any API needs (an untrusted document cannot exhaust the stack)', () => {
+    const deep = (leaf: string) => {
+      let schema: Doc = { type: leaf };
+      // A tree, as a parsed file is: each level holds the next once.
+      for (let i = 0; i < 100_000; i++) schema = { type: 'array', items: { anyOf: [schema] } };
+      return doc((d) => (d.components.schemas.Thing.properties.deep = schema));
+    };
+    expect(() => classifyChanges(deep('string'), deep('integer'))).not.toThrow();
+    expect(classifyChanges(deep('string'), deep('string'))).toEqual([]);
+  });
+});

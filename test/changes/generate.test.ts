@@ -1,0 +1,178 @@
+/**
+ * `generate` and the contract clients were given, beyond the table of changes: nothing said on an
+ * unchanged regeneration, the first generation, --release, entries kept newest first, --check,
+ * renames, and an openapi.json broken by hand.
+ */
+import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { baseApi, edited, writeApi, type ApiSource } from './api-source.js';
+
+let base: string;
+
+beforeAll(async () => {
+  base = mkdtempSync(join(tmpdir(), 'svcgen-contract-'));
+  writeApi(baseApi(), join(base, 'api'));
+  const run = await runCli(['generate', 'api/api.raml', '-o', 'out'], base);
+  if (run.code !== 0) throw new Error(run.stderr);
+}, 60_000);
+
+/** A copy of the base project, its API edited by `edit`. */
+function project(edit: (api: ApiSource) => void = () => {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'svcgen-contract-case-'));
+  cpSync(join(base, 'out'), join(dir, 'out'), { recursive: true });
+  const api = baseApi();
+  edit(api);
+  writeApi(api, join(dir, 'api'));
+  return {
+    dir,
+    edit(more: (api: ApiSource) => void) {
+      more(api);
+      writeApi(api, join(dir, 'api'));
+    },
+    generate: (...flags: string[]) => runCli(['generate', 'api/api.raml', '-o', 'out', ...flags], dir),
+    read: (path: string) => readFileSync(join(dir, 'out', path), 'utf8'),
+    has: (path: string) => existsSync(join(dir, 'out', path)),
+  };
+}
+
+const dropPatch = (a: ApiSource) => void (a.raml = edited(a.raml, '    patch:\n    delete:\n', '    delete:\n'));
+const addColor = (a: ApiSource) =>
+  void (a.item.properties['color'] = { type: 'string', _db_settings: { type: 'string' } });
+
+describe('generate and the API contract', () => {
+  it('says nothing about the API at the first generation, nor when it did not change', async () => {
+    expect(existsSync(join(base, 'out/API-CHANGES.md'))).toBe(false);
+    const p = project();
+    const run = await p.generate();
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toMatch(/SVC311|API changes|API-CHANGES/);
+    expect(p.has('API-CHANGES.md')).toBe(false);
+  });
+
+  it('titles the entry with --release and keeps earlier entries, newest first', async () => {
+    const p = project(addColor);
+    expect((await p.generate('--release', 'v1.1')).code).toBe(0);
+    p.edit(dropPatch);
+    expect((await p.generate('--allow-breaking', '--release', 'v2.0')).code).toBe(0);
+    const log = p.read('API-CHANGES.md');
+    expect([...log.matchAll(/^## (.*)$/gm)].map((m) => m[1])).toEqual(['v2.0', 'v1.1']);
+    expect(log.slice(log.indexOf('## v2.0'), log.indexOf('## v1.1'))).toContain('`PATCH /items/{id}`: method removed');
+    expect(log.slice(log.indexOf('## v1.1'))).toContain('`Item.color');
+    // Unchanged since: the file stays as it is, and so does the next run's.
+    const again = await p.generate();
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('0 added, 0 changed, 0 deleted');
+    expect(p.read('API-CHANGES.md')).toBe(log);
+    expect(log).not.toMatch(/\d{4}-\d{2}-\d{2}/);
+  });
+
+  it('prints the compatible changes as a list, not as diagnostics', async () => {
+    const run = await project(addColor).generate();
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('svcgen: the API changes for clients (compatible):');
+    expect(run.stderr).toContain('Item.color');
+    expect(run.stderr).not.toContain('SVC3111');
+    // With --format json, stdout stays one JSON array (the diagnostics); the list is on stderr.
+    const json = await project(addColor).generate('--format', 'json');
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual([]);
+    expect(json.stderr).toContain('Item.color');
+  });
+
+  it('--check reports a breaking change the out-dir does not record', async () => {
+    const p = project(dropPatch);
+    const run = await p.generate('--check');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('error SVC3111: breaks clients: PATCH /items/{id}: method removed');
+    expect(run.stderr).toContain('API-CHANGES.md does not record it');
+    expect(p.has('API-CHANGES.md')).toBe(false);
+    // Recorded (and written): up to date.
+    expect((await p.generate('--allow-breaking')).code).toBe(0);
+    const check = await p.generate('--check');
+    expect(check.code, check.stderr).toBe(0);
+    expect(check.stderr).toContain('is up to date');
+  });
+
+  it('--check on a compatible change: out of date, with no breaking change to report', async () => {
+    const run = await project(addColor).generate('--check');
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toContain('SVC3111');
+    expect(run.stdout).toContain('API-CHANGES.md');
+  });
+
+  it('says a field renamed with renamed_from is renamed for clients, located at the field', async () => {
+    const p = project((a) => {
+      a.item.properties['remark'] = { type: ['string', 'null'], _db_settings: { type: 'text', renamed_from: 'note' } };
+      delete a.item.properties['note'];
+    });
+    const run = await p.generate();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /item\.json:\d+:\d+ - error SVC3111: breaks clients: Item\.note .*response field renamed — was renamed to remark \(renamed_from keeps the stored data/,
+    );
+    expect(run.stderr).toContain('keep note in the API too');
+    // Its filters are renamed with it: said so too.
+    expect(run.stderr).toContain(
+      'GET /items query note: query parameter removed — was renamed to remark with renamed_from',
+    );
+    expect(run.stderr).not.toContain('SVC3101');
+  });
+
+  it('does not crash on an openapi.json broken by hand: a located warning, and the edit is not overwritten', async () => {
+    const p = project(dropPatch);
+    writeFileSync(join(p.dir, 'out/openapi.json'), '{ "paths": ');
+    const run = await p.generate();
+    expect(run.stderr).toMatch(
+      /out\/openapi\.json:1:1 - warning SVC3112: cannot tell what changes for clients: openapi\.json is not JSON/,
+    );
+    expect(run.stderr).toContain('SVC3005');
+    expect(run.code).toBe(1);
+    expect(p.read('openapi.json')).toBe('{ "paths": ');
+    const forced = await p.generate('--force');
+    expect(forced.code).toBe(0);
+    expect(JSON.parse(p.read('openapi.json'))).toHaveProperty('paths');
+  });
+
+  it('takes an openapi.json that is JSON but no OpenAPI document as nothing to compare with', async () => {
+    const p = project(dropPatch);
+    writeFileSync(join(p.dir, 'out/openapi.json'), '[1, 2]');
+    const run = await p.generate('--force');
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      'warning SVC3112: cannot tell what changes for clients: openapi.json is not a JSON object',
+    );
+  });
+});
+
+describe('svcgen diff on bad input', () => {
+  it('exits 2 when a side cannot be read or is not an OpenAPI document', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svcgen-diff-'));
+    writeApi(baseApi(), join(dir, 'api'));
+    writeFileSync(join(dir, 'list.json'), '[]');
+    writeFileSync(join(dir, 'broken.json'), '{');
+    writeFileSync(join(dir, 'bad.raml'), '#%RAML 0.8\n---\ntitle: [\n');
+    for (const [old, next, said] of [
+      ['missing.json', 'api/api.raml', 'cannot read missing.json'],
+      ['api/api.raml', 'list.json', 'list.json is not an OpenAPI document'],
+      ['broken.json', 'api/api.raml', 'cannot read broken.json'],
+      ['bad.raml', 'api/api.raml', 'bad.raml has errors'],
+    ] as const) {
+      const run = await runCli(['diff', old, next], dir);
+      expect(run.code, `${old} ${next}`).toBe(2);
+      expect(run.stderr).toContain(said);
+      expect(run.stdout).toBe('');
+    }
+  });
+
+  it('compares an api.raml with an openapi.json, and one version with itself', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svcgen-diff-'));
+    writeApi(baseApi(), join(dir, 'api'));
+    const same = await runCli(['diff', join(base, 'out/openapi.json'), 'api/api.raml', '--format', 'json'], dir);
+    expect(same.code).toBe(0);
+    expect(JSON.parse(same.stdout)).toEqual([]);
+    expect(same.stderr).toContain('no changes for clients');
+  });
+});
