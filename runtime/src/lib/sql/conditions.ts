@@ -178,7 +178,8 @@ function relatedRows(source: ConditionSource, eb: Eb, relation: RelationSpec, ta
     .whereRef(`${RELATED}.${relation.foreignKey}`, '=', `${source.model.table}.${source.model.primaryKey}`);
 }
 
-function dbValue(value: unknown, field: FieldSpec, dialect: Dialect): unknown {
+/** A value as a condition on `field` compares it (a key given as text, `"7"`, is the number 7). */
+export function dbValue(value: unknown, field: FieldSpec, dialect: Dialect): unknown {
   if (field.storage === 'integer' && typeof value === 'string' && /^-?\d+$/.test(value)) return Number(value);
   return toDb(value, field, dialect);
 }
