@@ -155,7 +155,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     const field = this.model.field(name);
     if (!field?.column || this.model.relation(name) || field.type === 'list' || !PLAIN.has(field.storage))
       return undefined;
-    const given = valuesOf(condition as unknown);
+    const given = valuesOf(condition);
     if (!given || given.some((v) => v === null || typeof v === 'object')) return undefined;
     const values = given.map((v) => dbValue(v, field, this.dialect)).filter((v) => v !== undefined);
     // An empty list matches nothing: the general way says so (`1 = 0`).
