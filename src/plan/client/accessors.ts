@@ -54,24 +54,40 @@ export interface Accessors {
   /** `posts: postsResource(http, '')` for each top-level resource. */
   readonly top: readonly { readonly name: string; readonly factory: string }[];
   readonly factories: readonly AccessorView[];
+  /** How a route is reached from the client: `posts`, then `comments(<the slug>)`. */
+  readonly access: ReadonlyMap<Route, readonly AccessStep[]>;
 }
 
-export function accessors(ir: ServiceIR, reserved: readonly string[]): Accessors {
+/** A step from the client to a route's accessor: a property, or a function of a parent's key. */
+export interface AccessStep {
+  readonly name: string;
+  /** The path parameter whose key the step takes, or null for a top-level resource. */
+  readonly param: string | null;
+}
+
+/** The client's accessors (`auth` is taken by the auth routes where the API has them). */
+export function clientAccessors(ir: ServiceIR): Accessors {
+  return accessors(ir, ir.auth ? ['auth'] : []);
+}
+
+function accessors(ir: ServiceIR, reserved: readonly string[]): Accessors {
   const root: Node = { statics: [], routes: [], children: new Map() };
   for (const route of ir.routes) place(root, route);
   const models = new Map(ir.models.map((m) => [m.name, m]));
   const factories: AccessorView[] = [];
-  const visit = (node: Node): string => {
+  const access = new Map<Route, readonly AccessStep[]>();
+  const visit = (node: Node, steps: readonly AccessStep[]): string => {
     const factory = `${camel(node.statics.join('-')) || 'root'}Resource`;
-    factories.push(accessorView(node, factory, models, visit));
+    for (const route of node.routes) access.set(route, steps);
+    factories.push(accessorView(node, factory, models, steps, visit));
     return factory;
   };
   const taken = new Set(reserved);
-  const top = [...root.children.values()].map((child) => ({
-    name: uniqueName(memberName(child), taken),
-    factory: visit(child),
-  }));
-  return { top, factories };
+  const top = [...root.children.values()].map((child) => {
+    const name = uniqueName(memberName(child), taken);
+    return { name, factory: visit(child, [{ name, param: null }]) };
+  });
+  return { top, factories, access };
 }
 
 /** `/posts/:slug/comments/:id` → below `posts`, then `comments`. */
@@ -114,18 +130,21 @@ function accessorView(
   node: Node,
   factory: string,
   models: ReadonlyMap<string, Model>,
-  visit: (node: Node) => string,
+  steps: readonly AccessStep[],
+  visit: (node: Node, steps: readonly AccessStep[]) => string,
 ): AccessorView {
   const members = node.routes.flatMap((route) => routeMembers(route, models.get(route.model)!));
   const taken = new Set(METHODS);
   const children = [...node.children.values()].map((child): MemberView => {
-    const param = keyParameter(child.routes[0]!.parent?.param ?? 'key');
     // A child is reached through an item of this resource: the key is the child's parent key.
+    const parentParam = child.routes[0]!.parent?.param ?? 'key';
+    const param = keyParameter(parentParam);
+    const name = uniqueName(memberName(child), taken);
     return {
-      name: uniqueName(memberName(child), taken),
+      name,
       doc: commentText(`${child.routes.map((r) => r.ramlPath).join(', ')}, below one item.`),
       params: `${param}: Key`,
-      body: `${visit(child)}(http, \`\${path}\${keySegment(${param})}\`)`,
+      body: `${visit(child, [...steps, { name, param: parentParam }])}(http, \`\${path}\${keySegment(${param})}\`)`,
     };
   });
   return {

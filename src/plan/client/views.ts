@@ -6,7 +6,7 @@ import type { ServiceIR } from '../../ir/types.js';
 import type { FieldTypes } from '../shared/field-types.js';
 import { commentText } from '../shared/literal.js';
 import { pascal } from '../shared/names.js';
-import { accessors, type AccessorView } from './accessors.js';
+import { clientAccessors, type AccessorView } from './accessors.js';
 import { clientTypeNames, modelTypes, OperatorSets, type OperatorSet } from './types.js';
 
 export interface ClientView {
@@ -35,7 +35,7 @@ export async function clientView(ir: ServiceIR, types: FieldTypes): Promise<Clie
   const declarations = [];
   for (const model of models) declarations.push(await modelTypes(model, types, sets));
   const user = ir.auth ? clientTypeNames({ name: ir.auth.userModel }) : undefined;
-  const tree = accessors(ir, ir.auth ? ['auth'] : []);
+  const tree = clientAccessors(ir);
   const code = [...declarations, ...tree.factories.flatMap((f) => f.members.map((m) => `${m.params} ${m.body}`))];
   return {
     title: commentText(ir.title),

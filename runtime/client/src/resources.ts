@@ -35,11 +35,18 @@ export interface WriteOptions {
   readonly ifMatch?: string | object;
 }
 
+// What the headers said of an object, kept beside it: the object stays the JSON the service sent.
 const etags = new WeakMap<object, string>();
+const locations = new WeakMap<object, string>();
 
 /** The ETag the service answered an object with (`get`, `update`, `replace`), if it sent one. */
 export function etagOf(object: object): string | undefined {
   return etags.get(object);
+}
+
+/** The `Location` the service answered a created or changed object with (its URL), if it sent one. */
+export function locationOf(object: object): string | undefined {
+  return locations.get(object);
 }
 
 /** `/posts/` + a key, encoded. */
@@ -134,9 +141,13 @@ export async function merge<V>(http: Http, path: string, value: object): Promise
 }
 
 function remember<T>(answer: Answer<T>): T {
-  const etag = answer.headers.get('etag');
-  if (etag !== null && typeof answer.body === 'object' && answer.body !== null) etags.set(answer.body, etag);
-  return answer.body;
+  const { body, headers } = answer;
+  if (typeof body !== 'object' || body === null) return body;
+  const etag = headers.get('etag');
+  const location = headers.get('location');
+  if (etag !== null) etags.set(body, etag);
+  if (location !== null) locations.set(body, location);
+  return body;
 }
 
 function ifMatch(options: WriteOptions): { ifMatch?: string } {
