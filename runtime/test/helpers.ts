@@ -114,7 +114,7 @@ export function injectFetch(app: FastifyInstance): Fetch {
   return async (url, init) => {
     const { pathname, search } = new URL(url);
     const response = await app.inject({
-      method: init.method as InjectOptions['method'],
+      method: init.method ?? 'GET',
       url: pathname + search,
       headers: init.headers as Record<string, string>,
       ...(typeof init.body === 'string' ? { payload: init.body } : {}),
