@@ -80,14 +80,17 @@ describe('the generated client (blog)', () => {
   beforeAll(async () => {
     dir = await generatedProject('blog', 'client-types');
     writeFileSync(join(dir, 'client-calls.ts'), CALLS);
+    // The README's example, as a user would paste it.
+    const readme = readFileSync(join(dir, 'README.md'), 'utf8');
+    writeFileSync(join(dir, 'readme-example.ts'), /## The typed client[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)![1]!);
     const config = { extends: './client/tsconfig.json', compilerOptions: { rootDir: '.', noEmit: true } };
     writeFileSync(
       join(dir, 'tsconfig.calls.json'),
-      JSON.stringify({ ...config, include: ['client/src', 'client-calls.ts'] }),
+      JSON.stringify({ ...config, include: ['client/src', 'client-calls.ts', 'readme-example.ts'] }),
     );
   }, 300_000);
 
-  it('refuses at compile time what the RAML does not enable, and accepts what it does', async () => {
+  it('refuses at compile time what the RAML does not enable, and accepts what it does (and the README example)', async () => {
     const result = await tool(dir, 'tsc', ['-p', 'tsconfig.calls.json']);
     expect(result.all).toBe('');
     expect(result.exitCode).toBe(0);

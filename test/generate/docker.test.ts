@@ -62,6 +62,8 @@ describe.each(SNAPSHOT_FIXTURES)('the container files of %s', (fixture) => {
       'tsconfig.json',
       'tsconfig.build.json',
       'src',
+      // npm run build compiles the typed client too (client/tsconfig.json).
+      'client',
       'package.json',
       'service.ini',
       'openapi.json',
