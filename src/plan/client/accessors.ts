@@ -6,7 +6,7 @@
  */
 import { isSafeIdentifier } from '../../ir/naming.js';
 import type { Action, Model, Route, ServiceIR } from '../../ir/types.js';
-import { commentText } from '../shared/literal.js';
+import { commentText, quote } from '../shared/literal.js';
 import { searchFields } from '../shared/search.js';
 import { camel, kebab, withArticle } from '../shared/names.js';
 import { clientTypeNames } from './types.js';
@@ -133,7 +133,7 @@ function accessorView(
   steps: readonly AccessStep[],
   visit: (node: Node, steps: readonly AccessStep[]) => string,
 ): AccessorView {
-  const members = node.routes.flatMap((route) => routeMembers(route, models.get(route.model)!));
+  const members = node.routes.flatMap((route) => routeMembers(route, models.get(route.model)!, models));
   const taken = new Set(METHODS);
   const children = [...node.children.values()].map((child): MemberView => {
     // A child is reached through an item of this resource: the key is the child's parent key.
@@ -157,7 +157,7 @@ function accessorView(
 
 const has = (route: Route, action: Action) => route.operations.some((o) => o.action === action);
 
-function routeMembers(route: Route, model: Model): MemberView[] {
+function routeMembers(route: Route, model: Model, models: ReadonlyMap<string, Model>): MemberView[] {
   switch (route.kind) {
     case 'collection':
       return collectionMembers(route, model);
@@ -166,7 +166,7 @@ function routeMembers(route: Route, model: Model): MemberView[] {
     case 'singular':
       return oneMembers(route, model, undefined);
     case 'attribute':
-      return attributeMembers(route);
+      return attributeMembers(route, models.get(route.parent!.model) ?? model);
   }
 }
 
@@ -288,17 +288,19 @@ function oneMembers(route: Route, model: Model, key: string | undefined): Member
   return members;
 }
 
-function attributeMembers(route: Route): MemberView[] {
+/** A dict or list field: its value as the parent's answers type it (an absent one reads as empty). */
+function attributeMembers(route: Route, owner: Model): MemberView[] {
+  const value = `NonNullable<${clientTypeNames(owner).item}[${quote(route.attribute!)}]>`;
   const members: MemberView[] = [];
   if (has(route, 'index'))
-    members.push(member('get', `The ${route.attribute} field's value.`, '', 'op.attribute<unknown>(http, path)'));
+    members.push(member('get', `The ${route.attribute} field's value.`, '', `op.attribute<${value}>(http, path)`));
   if (has(route, 'create'))
     members.push(
       member(
         'merge',
         `Merges keys into ${route.attribute} (a dict), or adds items to it (a list: \`{ item: true }\`, \`"-item"\` removes); answers the new value.`,
         'value: Readonly<Record<string, unknown>>',
-        'op.merge<unknown>(http, path, value)',
+        `op.merge<${value}>(http, path, value)`,
       ),
     );
   return members;

@@ -545,9 +545,9 @@ function authorsLinksResource(http: Http, prefix: string) {
   const path = `${prefix}/links`;
   return {
     /** The links field's value. */
-    get: () => op.attribute<unknown>(http, path),
+    get: () => op.attribute<NonNullable<Author['links']>>(http, path),
     /** Merges keys into links (a dict), or adds items to it (a list: `{ item: true }`, `"-item"` removes); answers the new value. */
-    merge: (value: Readonly<Record<string, unknown>>) => op.merge<unknown>(http, path, value),
+    merge: (value: Readonly<Record<string, unknown>>) => op.merge<NonNullable<Author['links']>>(http, path, value),
   };
 }
 
@@ -659,9 +659,9 @@ function postsTagsResource(http: Http, prefix: string) {
   const path = `${prefix}/tags`;
   return {
     /** The tags field's value. */
-    get: () => op.attribute<unknown>(http, path),
+    get: () => op.attribute<NonNullable<Post['tags']>>(http, path),
     /** Merges keys into tags (a dict), or adds items to it (a list: `{ item: true }`, `"-item"` removes); answers the new value. */
-    merge: (value: Readonly<Record<string, unknown>>) => op.merge<unknown>(http, path, value),
+    merge: (value: Readonly<Record<string, unknown>>) => op.merge<NonNullable<Post['tags']>>(http, path, value),
   };
 }
 

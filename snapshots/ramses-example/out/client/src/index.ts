@@ -413,9 +413,9 @@ function usersGroupsResource(http: Http, prefix: string) {
   const path = `${prefix}/groups`;
   return {
     /** The groups field's value. */
-    get: () => op.attribute<unknown>(http, path),
+    get: () => op.attribute<NonNullable<User['groups']>>(http, path),
     /** Merges keys into groups (a dict), or adds items to it (a list: `{ item: true }`, `"-item"` removes); answers the new value. */
-    merge: (value: Readonly<Record<string, unknown>>) => op.merge<unknown>(http, path, value),
+    merge: (value: Readonly<Record<string, unknown>>) => op.merge<NonNullable<User['groups']>>(http, path, value),
   };
 }
 
@@ -437,9 +437,9 @@ function usersSettingsResource(http: Http, prefix: string) {
   const path = `${prefix}/settings`;
   return {
     /** The settings field's value. */
-    get: () => op.attribute<unknown>(http, path),
+    get: () => op.attribute<NonNullable<User['settings']>>(http, path),
     /** Merges keys into settings (a dict), or adds items to it (a list: `{ item: true }`, `"-item"` removes); answers the new value. */
-    merge: (value: Readonly<Record<string, unknown>>) => op.merge<unknown>(http, path, value),
+    merge: (value: Readonly<Record<string, unknown>>) => op.merge<NonNullable<User['settings']>>(http, path, value),
   };
 }
 
