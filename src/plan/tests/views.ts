@@ -49,7 +49,14 @@ export type TestView = {
       readonly checksLocation: boolean;
     }
   | { readonly kind: 'delete' }
-  | { readonly kind: 'updateMany'; readonly method: string; readonly primaryKey: string; readonly keyCast: string }
+  | {
+      readonly kind: 'updateMany';
+      readonly method: string;
+      /** The client's `updateMany` sends this method (PATCH where the route has it); the other goes through its transport. */
+      readonly viaAccessor: boolean;
+      readonly primaryKey: string;
+      readonly keyCast: string;
+    }
   | { readonly kind: 'deleteMany'; readonly primaryKey: string; readonly keyCast: string }
   | { readonly kind: 'options'; readonly allowed: string }
   | { readonly kind: 'missingItem'; readonly missingKey: string }
@@ -253,6 +260,7 @@ export class RouteTests {
       kind: 'updateMany',
       title: `${method} changes the ${this.name} objects the filters select, in one go`,
       method,
+      viaAccessor: method === 'PATCH' || !this.route.operations.some((o) => o.method === 'PATCH'),
       primaryKey: this.model.primaryKey,
       keyCast: this.keyCast(),
     });

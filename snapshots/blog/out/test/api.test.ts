@@ -99,8 +99,9 @@ describe('DELETE, GET, PATCH, POST, PUT /authors', () => {
   it('PUT changes the Author objects the filters select, in one go', async () => {
     const chosen = await service.seed('Author');
     await service.seed('Author');
-    const changed = await api.authors.updateMany({ id: Number(service.key('Author', chosen)) }, changes.Author);
-    expect(changed).toBe(1);
+    const query = new URLSearchParams({ id: String(service.key('Author', chosen)) });
+    const answer = await service.http.send('PUT', `/authors`, { query, body: changes.Author });
+    expect(answer.body).toMatchObject({ count: 1, message: 'Updated 1 Author(s) objects' });
   });
 
   it('DELETE removes the Author objects the filters select', async () => {
