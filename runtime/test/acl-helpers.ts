@@ -2,10 +2,13 @@
  * The service with `auth = true` for the ACL matrix test: three users (member, owner, admin)
  * logged in once, requests sent as any of them or anonymously. Every `{{dynamic}}` principal is
  * replaced by one that stands for the user "owner" alone, so the test checks the ACLs of the RAML
- * whatever the user-owned principal functions do (test those with your own tests).
+ * whatever the user-owned principal functions do (test those with your own tests). Every request
+ * goes through the project's client (client/): its transport, one per caller, logged in by the
+ * client's own auth calls and holding that caller's ticket cookie or API token.
  */
-import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
+import { claimToken, login } from '../client/src/auth.js';
+import { ApiError, Http } from '../client/src/http.js';
 import { AUTH } from '../src/auth.js';
 import { grant, user, type AuthSpec } from '../src/lib/auth/index.js';
 import { isDynamic, type AclLine } from '../src/lib/auth/acl.js';
@@ -14,7 +17,8 @@ import { PasswordHasher } from '../src/lib/auth/passwords.js';
 import { fieldsFor } from '../src/lib/auth/policy.js';
 import { generic } from '../src/lib/model.js';
 import { models } from '../src/models/index.js';
-import { startTestService, type TestService } from './helpers.js';
+import { BASE_PATH } from '../src/app.js';
+import { injectFetch, startTestService, type TestService } from './helpers.js';
 import { samples } from './samples.js';
 
 type Rec = Record<string, unknown>;
@@ -27,6 +31,13 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 /** What a caller gets: 'allowed', or the status it is refused with. */
 export type Outcome = 'allowed' | 401 | 403;
+
+/** What the service answered a request with. */
+export interface Answered {
+  readonly statusCode: number;
+  /** The body as text, for the failure message. */
+  readonly body: string;
+}
 
 /** A route of the API, as much of it as a request to it needs. */
 export interface AclRoute {
@@ -42,17 +53,13 @@ export interface AclRoute {
 }
 
 export interface AclService extends TestService {
-  requestAs(
-    caller: CallerKind,
-    method: InjectOptions['method'],
-    path: string,
-    body?: unknown,
-  ): Promise<LightMyRequestResponse>;
+  /** `method` on `path` (below the base path) as `caller`, through the client; a refusal is an answer too. */
+  requestAs(caller: CallerKind, method: Method, path: string, body?: unknown): Promise<Answered>;
   /**
    * `method` on `route` as `caller`, after seeding what the URL names: the parent of a nested
    * route, the item of an item route, the object of a singular one (unless the request creates it).
    */
-  send(caller: CallerKind, method: Method, route: AclRoute): Promise<LightMyRequestResponse>;
+  send(caller: CallerKind, method: Method, route: AclRoute): Promise<Answered>;
   /** A sample `model` object without the fields `caller` may not write. */
   writableSample(model: string, caller: CallerKind): Rec;
 }
@@ -60,11 +67,34 @@ export interface AclService extends TestService {
 const PASSWORD = 'acl-matrix-password';
 const SECRET = 'acl-matrix-secret-acl-matrix-secret-0123456789';
 
-export async function startAclService(): Promise<AclService> {
+/** The settings that turn authentication on, with a ticket secret where the API has tickets. */
+export function authSettings(): Record<string, string> {
   const settings: Record<string, string> = { SVC_AUTH: 'true' };
   if (AUTH.ticket) settings[envName(AUTH.ticket.secretSetting)] = SECRET;
-  const service = await startTestService(settings, { auth: ownerOnly(AUTH, 'owner') });
-  const headers = new Map<CallerKind, Record<string, string>>([['anonymous', {}]]);
+  return settings;
+}
+
+/**
+ * A new user's registration, from the user model's sample: without what a user may not say of
+ * themselves (groups, fields hidden from them), with a username and password of its own.
+ */
+export function registration<T extends object>(
+  sample: (n: number) => T,
+  n: number,
+): T & { username: string; password: string } {
+  const model = models.get(AUTH.userModel.name)!;
+  const own = fieldsFor(model, 'self');
+  const allowed = (field: string) =>
+    field !== 'groups' && (own === null || own.has(field) || model.field(field)?.secret);
+  const data = Object.fromEntries(Object.entries(sample(200_000 + n)).filter(([field]) => allowed(field)));
+  // Only optional fields are left out (a user can give every field a registration requires).
+  return { ...(data as T), username: `user-${n}`, password: PASSWORD };
+}
+
+export async function startAclService(): Promise<AclService> {
+  const service = await startTestService(authSettings(), { auth: ownerOnly(AUTH, 'owner') });
+  const caller = () => new Http({ baseUrl: `http://localhost${BASE_PATH}`, fetch: injectFetch(service.app) });
+  const callers = new Map<CallerKind, Http>([['anonymous', caller()]]);
   const hasher = new PasswordHasher();
   for (const [name, groups] of [
     ['member', ['user']],
@@ -77,12 +107,12 @@ export async function startAclService(): Promise<AclService> {
       password: await hasher.hash(PASSWORD),
       groups: [...groups],
     });
-    headers.set(name, await logIn(service, name));
+    callers.set(name, await logIn(caller(), name));
   }
   let counter = 0;
   const acl: AclService = {
     ...service,
-    requestAs: (caller, method, path, body) => service.request(method, path, body, headers.get(caller)),
+    requestAs: (kind, method, path, body) => answered(callers.get(kind)!.send(method, path, { body })),
     async send(caller, method, route) {
       let url = route.path;
       let link: Rec | undefined;
@@ -125,8 +155,19 @@ function bodyFor(service: AclService, route: AclRoute, method: Method, caller: C
   return undefined;
 }
 
+/** The answer to a request, or the error it was refused with. */
+async function answered(request: Promise<{ status: number; body: unknown }>): Promise<Answered> {
+  try {
+    const { status, body } = await request;
+    return { statusCode: status, body: JSON.stringify(body) ?? '' };
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return { statusCode: error.status, body: JSON.stringify(error.body) ?? '' };
+  }
+}
+
 /** Allowed: neither refused (401, 403) nor failed (5xx); what else it answers depends on the body. */
-export function expectAllowed(response: LightMyRequestResponse): void {
+export function expectAllowed(response: Answered): void {
   expect([401, 403], response.body).not.toContain(response.statusCode);
   expect(response.statusCode, response.body).toBeLessThan(500);
 }
@@ -154,14 +195,10 @@ function ownerOnly(spec: AuthSpec, owner: string): AuthSpec {
   return { ...spec, acls };
 }
 
-async function logIn(service: TestService, username: string): Promise<Record<string, string>> {
-  if (AUTH.ticket) {
-    const response = await service.request('POST', '/auth/login', { login: username, password: PASSWORD });
-    expect(response.statusCode, response.body).toBe(200);
-    const cookie = response.cookies.find((c) => c.name === AUTH.ticket!.cookieName)!;
-    return { cookie: `${cookie.name}=${cookie.value}` };
-  }
-  const response = await service.request('POST', '/auth/token', { login: username, password: PASSWORD });
-  expect(response.statusCode, response.body).toBe(200);
-  return { authorization: `ApiKey ${username}:${response.json().token}` };
+/** Logs `username` in on `http` with the client's own calls: the ticket cookie, or an API token. */
+async function logIn(http: Http, username: string): Promise<Http> {
+  const credentials = { login: username, password: PASSWORD };
+  if (AUTH.ticket) await login(http, credentials);
+  else await claimToken(http, credentials);
+  return http;
 }

@@ -3,12 +3,15 @@
  * `TEST_DATABASE_URL` names a PostgreSQL or MongoDB server, a new database there (dropped
  * afterwards; MongoDB runs the service with engine = svc_mongodb) —
  * requests injected into Fastify without a network, and `seed` to create objects with valid
- * sample data.
+ * sample data. `api` is the project's typed client (client/), whose requests go into Fastify's
+ * `inject` rather than over a port: the tests use the client exactly as a caller would.
  */
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { MongoClient } from 'mongodb';
 import pg from 'pg';
+import { ApiError, Http, type Fetch } from '../client/src/http.js';
+import { createClient } from '../client/src/index.js';
 import { BASE_PATH, buildApp, type BuildOptions } from '../src/app.js';
 import { loadServiceConfig } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/index.js';
@@ -21,6 +24,12 @@ type Rec = Record<string, unknown>;
 export interface TestService {
   readonly app: FastifyInstance;
   readonly db: Database;
+  /** The typed client of the service. */
+  readonly api: ReturnType<typeof createClient>;
+  /** The client's transport, for requests no accessor makes (OPTIONS, a method a route does not allow). */
+  readonly http: Http;
+  /** GET of a URL the service gave (`_self`), through the client's transport. */
+  follow(url: string): Promise<unknown>;
   /** A request below the base path (or to an absolute URL the service gave, such as `_self`). */
   request(
     method: InjectOptions['method'],
@@ -59,9 +68,14 @@ export async function startTestService(
     await db.close();
     throw error;
   });
+  const client = { baseUrl: `http://localhost${BASE_PATH}`, fetch: injectFetch(app) };
   const service: TestService = {
     app,
     db,
+    api: createClient(client),
+    http: new Http(client),
+    follow: async (url) =>
+      (await new Http({ ...client, baseUrl: 'http://localhost' }).send('GET', new URL(url).pathname)).body,
     request: (method, path, body, headers = {}) => {
       const url = /^https?:\/\//.test(path) ? new URL(path).pathname + new URL(path).search : `${BASE_PATH}${path}`;
       return app.inject({
@@ -90,6 +104,39 @@ export async function startTestService(
     },
   };
   return service;
+}
+
+/**
+ * A `fetch` that hands each request to Fastify's `inject`: the client builds the URL, headers and
+ * body as it would for the network, and reads the answer as a `Response`.
+ */
+export function injectFetch(app: FastifyInstance): Fetch {
+  return async (url, init) => {
+    const { pathname, search } = new URL(url);
+    const response = await app.inject({
+      method: init.method ?? 'GET',
+      url: pathname + search,
+      headers: init.headers as Record<string, string>,
+      ...(typeof init.body === 'string' ? { payload: init.body } : {}),
+    });
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(response.headers))
+      for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value])
+        headers.append(name, String(one));
+    const empty = response.rawPayload.length === 0 || [204, 304].includes(response.statusCode);
+    return new Response(empty ? null : new Uint8Array(response.rawPayload), { status: response.statusCode, headers });
+  };
+}
+
+/** The `ApiError` a call is refused with; fails the test if the call succeeds or fails otherwise. */
+export async function refused(call: Promise<unknown>): Promise<ApiError> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('expected the service to refuse the request, and it answered with a 2xx');
 }
 
 /** A database of its own for one test, and the settings that select it. */

@@ -4,6 +4,7 @@
  */
 import type { Artifact } from './artifact.js';
 import { auth } from './auth/artifact.js';
+import { client } from './client/artifact.js';
 import { events } from './events/artifact.js';
 import { migrations } from './migrations/artifact.js';
 import { models } from './models/artifact.js';
@@ -22,5 +23,6 @@ export const ARTIFACTS: readonly Artifact[] = [
   auth,
   events,
   tests,
+  client,
   migrations,
 ];

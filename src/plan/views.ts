@@ -2,7 +2,8 @@
  * The plan→render boundary: each project template (`templates/project/<name>.hbs`) and the view it
  * is rendered with. A template sees only its view, so this map is everything a template can use.
  */
-import type { aclTestView, authView, principalStubView } from './auth/views.js';
+import type { aclTestView, authTestView, authView, principalStubView } from './auth/views.js';
+import type { ClientView } from './client/views.js';
 import type { containerView } from './project/container.js';
 import type { eventTypesView, handlerStubView, modelEventsView, processorStubView } from './events/views.js';
 import type { MigrationView, migrationsIndexView } from './migrations/plan.js';
@@ -20,6 +21,8 @@ export interface Views {
   'api.test.ts': TestsView;
   'app.ts': ReturnType<typeof appView>;
   'auth.ts': ReturnType<typeof authView>;
+  'auth.test.ts': ReturnType<typeof authTestView>;
+  'client.ts': ClientView;
   'compose.yaml': ReturnType<typeof containerView>;
   'config.ts': ReturnType<typeof configView>;
   'db.ts': ReturnType<typeof modelsView>;

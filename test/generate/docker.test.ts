@@ -62,6 +62,8 @@ describe.each(SNAPSHOT_FIXTURES)('the container files of %s', (fixture) => {
       'tsconfig.json',
       'tsconfig.build.json',
       'src',
+      // npm run build compiles the typed client too (client/tsconfig.json).
+      'client',
       'package.json',
       'service.ini',
       'openapi.json',
@@ -70,7 +72,7 @@ describe.each(SNAPSHOT_FIXTURES)('the container files of %s', (fixture) => {
     expect(tree.get('src/app.ts')!.content).toContain("new URL('../openapi.json', import.meta.url)");
     // The build stage builds with the project's own script, into what the start script runs.
     expect(lines).toContain('RUN npm run build && npm prune --omit=dev');
-    expect(pkg.scripts['build']).toBe('tsc -p tsconfig.build.json');
+    expect(pkg.scripts['build']).toBe('tsc -p tsconfig.build.json && tsc -p client/tsconfig.json');
     expect(JSON.parse(tree.get('tsconfig.build.json')!.content).compilerOptions.outDir).toBe('dist');
     expect(tree.has('src/server.ts')).toBe(true);
     expect(pkg.scripts['start']).toBe('node dist/server.js');

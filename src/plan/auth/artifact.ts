@@ -1,11 +1,11 @@
 /**
  * Authentication and access control, for APIs that describe them: the schemes and x-ACLs as data,
- * the test of the ACL matrix, and the user's stub of each `{{principal}}` the ACLs name.
+ * the tests of the ACL matrix and of the auth routes, and the user's stub of each `{{principal}}` the ACLs name.
  */
 import { planned, type Artifact } from '../artifact.js';
 import { principalModule } from '../shared/names.js';
 import { templateSource as template } from '../views.js';
-import { aclTestView, authView, principalStubView } from './views.js';
+import { aclTestView, authTestView, authView, principalStubView } from './views.js';
 
 export const auth: Artifact = {
   name: 'auth',
@@ -21,6 +21,11 @@ export const auth: Artifact = {
             'test/acl.test.ts',
             'Checks every route against the ACL matrix (svcgen inspect --acl), for anonymous callers, members, owners and admins.',
             template('acl.test.ts', aclTestView(ir)),
+          ),
+          planned(
+            'test/auth.test.ts',
+            'Registering, logging in and out, and API tokens, through the typed client.',
+            template('auth.test.ts', authTestView(ir.auth)),
           ),
         ]
       : []),

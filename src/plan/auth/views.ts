@@ -143,6 +143,16 @@ export function principalStubView(ir: ServiceIR, principal: UserFunction) {
  * one row per route and method with what each caller gets, in the order of CALLERS. Values are
  * source text.
  */
+/** The view of `test/auth.test.ts`: the auth routes the API's schemes mount, called through the client. */
+export function authTestView(auth: Auth) {
+  return {
+    userModel: quote(auth.userModel),
+    userName: auth.userModel,
+    ticket: auth.ticket !== null,
+    apiKey: auth.apiKey !== null,
+  };
+}
+
 export function aclTestView(ir: ServiceIR) {
   const rows = aclMatrix(ir);
   const routes = ir.routes.filter((route) => rows.some((row) => row.route === route));

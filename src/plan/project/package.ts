@@ -39,7 +39,8 @@ export function packageJson(ir: ServiceIR): string {
     // The Node every dependency runs on (vitest's vite needs 20.19): what the Dockerfile's node:20 is.
     engines: runtime.engines,
     scripts: {
-      build: 'tsc -p tsconfig.build.json',
+      // The service, then its typed client (client/: a package of its own, built to client/dist).
+      build: 'tsc -p tsconfig.build.json && tsc -p client/tsconfig.json',
       prestart: 'npm run build',
       start: 'node dist/server.js',
       // tsc --watch and node --watch dist/server.js (scripts/dev.mjs): no dependency of its own.

@@ -4,7 +4,10 @@
  */
 import type { Field, Model, ServiceIR } from '../../ir/types.js';
 import { QUERY_OPERATORS } from '../../../runtime/src/lib/query-operators.js';
-import { modelNames, withArticle } from '../shared/names.js';
+import { isSafeIdentifier } from '../../ir/naming.js';
+import { clientAccessors } from '../client/accessors.js';
+import { isSecretField } from '../shared/field-types.js';
+import { camel, modelNames, withArticle } from '../shared/names.js';
 import { OperationIds, operationKey, routeOperationIds } from '../openapi/operation-ids.js';
 import { searchFields } from '../shared/search.js';
 
@@ -32,6 +35,7 @@ export function readmeView(ir: ServiceIR) {
   return {
     operators: queryOperatorRows(),
     title: md(ir.title),
+    clientPackage: `${ir.name}-client`,
     basePath: ir.basePath || '/',
     healthPath: `${ir.basePath}/health`,
     documentation: ir.documentation.map((d) => ({ title: md(d.title), content: d.content.trim() })),
@@ -59,6 +63,7 @@ export function readmeView(ir: ServiceIR) {
           .join(', '),
       })),
     example: exampleCollection(ir),
+    clientExample: clientExample(ir),
     auth: readmeAuth(ir),
     custom: {
       handlers: ir.userCode.handlers.map((h) => ({
@@ -99,6 +104,31 @@ function exampleCollection(ir: ServiceIR) {
   );
   const model = route && ir.models.find((m) => m.name === route.model);
   return route && model ? { path: `${ir.basePath}${route.ramlPath}`, sortField: model.primaryKey } : null;
+}
+
+/**
+ * The README's five lines of the typed client: the first top-level collection it can list, filtered
+ * by a text field where the model has one, sorted by its key, newest first.
+ */
+function clientExample(ir: ServiceIR) {
+  const { access } = clientAccessors(ir);
+  const route = ir.routes.find(
+    (r) => r.kind === 'collection' && !r.parent && r.operations.some((o) => o.action === 'index'),
+  );
+  const model = route && ir.models.find((m) => m.name === route.model);
+  const accessor = route && access.get(route)?.[0]?.name;
+  if (!route || !model || !accessor) return null;
+  const text = model.fields.find(
+    (f) => f.type === 'string' && !f.primaryKey && !isSecretField(model, f) && /^[A-Za-z_]\w*$/.test(f.name),
+  );
+  const variable = camel(model.name);
+  return {
+    basePath: ir.basePath,
+    accessor,
+    variable: isSafeIdentifier(variable) && variable !== 'api' && variable !== 'page' ? variable : 'item',
+    where: text ? `where: { ${text.name}: { contains: 'a' } }, ` : '',
+    sortField: model.primaryKey,
+  };
 }
 
 /** A one-line summary of what an action does on a route, for the README and the OpenAPI document. */

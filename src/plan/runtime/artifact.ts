@@ -7,7 +7,7 @@ import { planned, type Artifact } from '../artifact.js';
 import { staticTemplates } from './files.js';
 
 /** Runtime and test files that only APIs with authentication get (they need argon2 and @fastify/cookie). */
-const AUTH_ONLY = ['src/lib/auth/', 'test/acl-helpers.ts'];
+const AUTH_ONLY = ['src/lib/auth/', 'test/acl-helpers.ts', 'client/src/auth.ts'];
 
 export const runtime: Artifact = {
   name: 'runtime',
@@ -20,5 +20,6 @@ export const runtime: Artifact = {
 function purposeOf(path: string): string {
   if (path.startsWith('src/lib/')) return 'Part of the service runtime, the same in every generated service.';
   if (path.startsWith('test/')) return 'Test helpers.';
+  if (path.startsWith('client/')) return 'Part of the typed client, the same in every generated project.';
   return '';
 }

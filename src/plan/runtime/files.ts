@@ -17,6 +17,7 @@ export interface StaticFile {
 /** Runtime folders and where their files go in a project. */
 const PLACES: readonly { readonly from: string; readonly to: string }[] = [
   { from: 'project', to: '' },
+  { from: 'client', to: 'client/' },
   { from: 'scripts', to: 'scripts/' },
   { from: 'src', to: 'src/' },
   { from: 'test', to: 'test/' },

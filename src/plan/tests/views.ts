@@ -6,6 +6,7 @@
 import type { Model, Operation, Route, ServiceIR } from '../../ir/types.js';
 import { quote } from '../shared/literal.js';
 import { withArticle } from '../shared/names.js';
+import { clientAccessors, type AccessStep } from '../client/accessors.js';
 
 export interface TestsView {
   /** Some model has a secret field (the user's password), so expectations leave it out. */
@@ -21,6 +22,10 @@ export type TestView = {
   readonly title: string;
   readonly seed: SeedView;
   readonly url: string;
+  /** The route's accessor on the client: `api.posts.comments(service.key('Post', parent))`. */
+  readonly api: string;
+  /** The seeded item's key (item routes; else empty), the first argument of the accessor's item methods. */
+  readonly itemKey: string;
   readonly model: string;
   readonly name: string;
   readonly link: string;
@@ -37,16 +42,24 @@ export type TestView = {
       readonly kind: 'update';
       readonly method: 'PATCH' | 'PUT';
       readonly replace: boolean;
-      readonly keepKey: string | null;
+      /** A replacement keeps the item's key (a key field the client writes): the field, and `String`/`Number` to type it. */
+      readonly keepKey: { readonly field: string; readonly cast: string } | null;
       readonly shown: string;
       readonly secrets: readonly string[];
       readonly checksLocation: boolean;
     }
   | { readonly kind: 'delete' }
-  | { readonly kind: 'updateMany'; readonly method: string; readonly primaryKey: string }
-  | { readonly kind: 'deleteMany'; readonly primaryKey: string }
+  | {
+      readonly kind: 'updateMany';
+      readonly method: string;
+      /** The client's `updateMany` sends this method (PATCH where the route has it); the other goes through its transport. */
+      readonly viaAccessor: boolean;
+      readonly primaryKey: string;
+      readonly keyCast: string;
+    }
+  | { readonly kind: 'deleteMany'; readonly primaryKey: string; readonly keyCast: string }
   | { readonly kind: 'options'; readonly allowed: string }
-  | { readonly kind: 'missingItem'; readonly missingUrl: string }
+  | { readonly kind: 'missingItem'; readonly missingKey: string }
   | {
       readonly kind: 'methodNotAllowed';
       readonly method: string;
@@ -67,24 +80,25 @@ export interface SeedView {
 
 type TestOf<K extends TestView['kind']> = Omit<
   Extract<TestView, { kind: K }>,
-  'seed' | 'url' | 'model' | 'name' | 'link'
+  'seed' | 'url' | 'api' | 'itemKey' | 'model' | 'name' | 'link'
 >;
 
 export function testsView(ir: ServiceIR): TestsView {
   const models = new Map(ir.models.map((m) => [m.name, m]));
+  const { access } = clientAccessors(ir);
   const suites = ir.routes.map((route) => ({
     title: quote(`${[...new Set(route.operations.map((o) => o.method))].sort().join(', ')} ${route.ramlPath}`),
-    tests: testsOf(route, models).map((t) => ({ ...t, title: quote(t.title) })),
+    tests: testsOf(route, models, access.get(route) ?? []).map((t) => ({ ...t, title: quote(t.title) })),
   }));
   const usesShown = suites.some((s) => s.tests.some((t) => 'shown' in t && t.shown.startsWith('shown(')));
   return { usesShown, suites };
 }
 
-function testsOf(route: Route, models: ReadonlyMap<string, Model>): TestView[] {
+function testsOf(route: Route, models: ReadonlyMap<string, Model>, access: readonly AccessStep[]): TestView[] {
   const model = models.get(route.model)!;
   const has = (action: Operation['action']) => route.operations.some((o) => o.action === action);
   const tests: TestView[] = [];
-  const builder = new RouteTests(route, model, models);
+  const builder = new RouteTests(route, model, models, access);
   for (const op of route.operations) {
     const test = builder.test(op);
     if (test && !tests.some((t) => t.title === test.title)) tests.push(test);
@@ -103,6 +117,8 @@ export class RouteTests {
     readonly route: Route,
     readonly model: Model,
     readonly models: ReadonlyMap<string, Model>,
+    /** How the client reaches the route (client/accessors.ts). */
+    readonly access: readonly AccessStep[] = [],
   ) {}
 
   get name(): string {
@@ -126,8 +142,25 @@ export class RouteTests {
 
   /** A test of this route: the parts every test has, and those of its kind. */
   view<K extends TestView['kind']>(item: boolean, test: TestOf<K>): TestView {
+    const itemKey = this.route.kind === 'item' ? `service.key(${quote(this.name)}, item)` : '';
     // TypeScript cannot see that the common parts and one kind's parts make that kind's view.
-    return { ...this.seeding(item), model: quote(this.name), name: this.name, link: this.link(), ...test } as TestView;
+    return {
+      ...this.seeding(item),
+      api: this.accessor(),
+      itemKey,
+      model: quote(this.name),
+      name: this.name,
+      link: this.link(),
+      ...test,
+    } as TestView;
+  }
+
+  /** The route's accessor on the client, with the seeded parent's key where the path names it. */
+  accessor(): string {
+    const parent = this.route.parent;
+    const key = (param: string) =>
+      param === parent?.param ? `service.key(${quote(parent.model)}, parent)` : quote(`:${param}`);
+    return ['api', ...this.access.map((s) => (s.param === null ? s.name : `${s.name}(${key(s.param)})`))].join('.');
   }
 
   /** Secret fields (the user's password) are written but never shown: expectations leave them out. */
@@ -211,7 +244,7 @@ export class RouteTests {
       title: method === 'PUT' ? `PUT replaces ${withArticle(this.name)}` : `PATCH changes ${withArticle(this.name)}`,
       method,
       replace: method === 'PUT',
-      keepKey: !key.generated && this.route.kind === 'item' ? key.name : null,
+      keepKey: !key.generated && this.route.kind === 'item' ? { field: key.name, cast: this.keyCast() } : null,
       shown: this.shown('data'),
       secrets: this.secrets().map(quote),
       checksLocation: this.route.kind === 'item',
@@ -227,7 +260,9 @@ export class RouteTests {
       kind: 'updateMany',
       title: `${method} changes the ${this.name} objects the filters select, in one go`,
       method,
+      viaAccessor: method === 'PATCH' || !this.route.operations.some((o) => o.method === 'PATCH'),
       primaryKey: this.model.primaryKey,
+      keyCast: this.keyCast(),
     });
   }
 
@@ -236,7 +271,14 @@ export class RouteTests {
       kind: 'deleteMany',
       title: `DELETE removes the ${this.name} objects the filters select`,
       primaryKey: this.model.primaryKey,
+      keyCast: this.keyCast(),
     });
+  }
+
+  /** `Number` or `String`: a key as the client's types have it (`service.key` gives either). */
+  keyCast(): string {
+    const key = this.model.fields.find((f) => f.name === this.model.primaryKey)!;
+    return key.type === 'id_field' || key.type.endsWith('integer') ? 'Number' : 'String';
   }
 
   options(): TestView {
@@ -251,11 +293,10 @@ export class RouteTests {
   missingItem(): TestView {
     const key = this.model.fields.find((f) => f.name === this.model.primaryKey)!;
     const missing = key.type === 'id_field' || key.type.endsWith('integer') ? '999999999' : 'no-such-key';
-    const missingUrl = this.seeding(false).url.replace(`:${this.route.itemParam}`, missing);
     return this.view<'missingItem'>(false, {
       kind: 'missingItem',
       title: `GET of an unknown ${this.name} is a 404`,
-      missingUrl,
+      missingKey: missing === '999999999' ? missing : quote(missing),
     });
   }
 
