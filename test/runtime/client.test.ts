@@ -37,8 +37,17 @@ const json =
   () =>
     new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 
-const page = (data: unknown[], start: number, total: number) =>
-  json({ total, count: data.length, start, took: 1, fields: '', data });
+/** A page as the service answers it; `next`: the cursor of the page after it, if any. */
+const page = (data: unknown[], start: number, total: number, next?: string) =>
+  json({
+    total,
+    count: data.length,
+    start,
+    took: 1,
+    fields: '',
+    ...(next === undefined ? {} : { next: `http://api.test/n?_limit=2&_after=${next}` }),
+    data,
+  });
 
 describe('the query string of a read', () => {
   it('writes values, lists (repeated) and operators (field__op) of where', () => {
@@ -147,24 +156,25 @@ describe('the transport', () => {
 });
 
 describe('pages and ETags', () => {
-  it('iterates over every page until the total', async () => {
-    const { fetch, sent } = fakeFetch(page([1, 2], 0, 5), page([3, 4], 2, 5), page([5], 4, 5));
+  it("follows each page's next cursor to the last page, which has none", async () => {
+    const { fetch, sent } = fakeFetch(page([1, 2], 14, 19, 'c1'), page([3, 4], 16, 19, 'c2'), page([5], 18, 19));
     const items: unknown[] = [];
     for await (const item of op.all(new Http({ baseUrl: 'http://api.test', fetch }), '/n', { limit: 2, page: 7 }))
       items.push(item);
     expect(items).toEqual([1, 2, 3, 4, 5]);
     expect(sent.map((s) => new URL(s.url).search)).toEqual([
-      '?_limit=2&_start=0',
-      '?_limit=2&_start=2',
-      '?_limit=2&_start=4',
+      '?_limit=2&_page=7',
+      '?_limit=2&_after=c1',
+      '?_limit=2&_after=c2',
     ]);
   });
 
-  it('stops at an empty page even if the total grew meanwhile', async () => {
-    const { fetch } = fakeFetch(page([1], 0, 9), page([], 1, 9));
+  it('stops at a page without next even if the total says there are more', async () => {
+    const { fetch, sent } = fakeFetch(page([1], 0, 9));
     const items: unknown[] = [];
     for await (const item of op.all(new Http({ baseUrl: 'http://api.test', fetch }), '/n')) items.push(item);
     expect(items).toEqual([1]);
+    expect(sent).toHaveLength(1);
   });
 
   it('remembers the ETag of an object read, and sends it as If-Match', async () => {

@@ -48,6 +48,8 @@ export interface ListQuery<W, F extends string> extends Selection<W> {
   readonly page?: number;
   /** Offset of the first item; not with `page`. */
   readonly start?: number;
+  /** The page after this cursor (`cursorOf` a page, from its `next` link); not with `page` or `start`. */
+  readonly after?: string;
 }
 
 /** A full-text search: the text, in some of the text fields (default: all the caller may read). */
@@ -61,6 +63,7 @@ export function listParameters(query: ListQuery<object, string> = {}): URLSearch
   if (query.limit !== undefined) params.set('_limit', String(query.limit));
   if (query.page !== undefined) params.set('_page', String(query.page));
   if (query.start !== undefined) params.set('_start', String(query.start));
+  if (query.after !== undefined) params.set('_after', query.after);
   if (query.sort?.length) params.set('_sort', query.sort.join(','));
   if (query.fields?.length) params.set('_fields', query.fields.join(','));
   return params;

@@ -19,6 +19,8 @@ export interface Page<T> {
   readonly took: number;
   /** `_fields` as the query wrote it. */
   readonly fields: string;
+  /** The URL of the next page, when there is one (its `_after` cursor is what `after` takes). */
+  readonly next?: string;
   readonly data: T[];
 }
 
@@ -58,16 +60,24 @@ export async function list<T>(http: Http, path: string, query?: ListQuery<object
   return (await http.send<Page<T>>('GET', path, { query: listParameters(query) })).body;
 }
 
-/** Every object the query selects, page after page (`limit` is the size of each page). */
+/**
+ * Every object the query selects, page after page (`limit` is the size of each page), following
+ * each page's `next` cursor: a deep page costs the service what the first one does, and no object
+ * is skipped or repeated when others are added or removed meanwhile.
+ */
 export async function* all<T>(http: Http, path: string, query: ListQuery<object, string> = {}): AsyncGenerator<T> {
-  let start = query.start ?? 0;
-  for (;;) {
-    const { page: _page, ...rest } = query;
-    const page = await list<T>(http, path, { ...rest, start });
+  let page = await list<T>(http, path, query);
+  yield* page.data;
+  const { page: _page, start: _start, ...rest } = query;
+  for (let after = cursorOf(page); after !== undefined; after = cursorOf(page)) {
+    page = await list<T>(http, path, { ...rest, after });
     yield* page.data;
-    start += page.count;
-    if (page.count === 0 || start >= page.total) return;
   }
+}
+
+/** The `_after` cursor of a page's `next` link, if it has one. */
+export function cursorOf(page: Page<unknown>): string | undefined {
+  return page.next === undefined ? undefined : (new URL(page.next).searchParams.get('_after') ?? undefined);
 }
 
 export async function count(http: Http, path: string, selection: Selection<object> = {}): Promise<number> {

@@ -8,7 +8,7 @@ import { keySegment, type Key, type ReadOptions, type WriteOptions } from './res
 export type { Credentials } from './auth.js';
 export { ApiError, type ClientOptions, type Fetch, type FieldError, type StatusBody } from './http.js';
 export type { ListQuery, SearchQuery, Selection, Sort } from './query.js';
-export { etagOf, locationOf, type Key, type Page, type ReadOptions, type WriteOptions } from './resources.js';
+export { cursorOf, etagOf, locationOf, type Key, type Page, type ReadOptions, type WriteOptions } from './resources.js';
 
 /** The operators the service allows on a number, date, time or boolean field. */
 type OnComparable = {
