@@ -138,7 +138,9 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
     bag,
   );
   const tree = withChangelog(project, contract, out.manifest, apiChanges, ramlFile, request.release);
-  if (bag.hasErrors || !checkPlannedPaths(out, tree.keys(), bag)) return refused();
+  // `check` goes on past a refused change (data loss, a break of clients): what is out of date is
+  // listed with it. An unsafe path stops every mode.
+  if (!checkPlannedPaths(out, tree.keys(), bag) || (bag.hasErrors && request.mode !== 'check')) return refused();
   const disk = filesOnDisk(out.real, [...tree.keys(), ...Object.keys(out.manifest?.files ?? {})]);
   const changes = planChanges(tree, disk, out.manifest, request.force);
   if (request.mode === 'write') {

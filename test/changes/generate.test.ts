@@ -88,6 +88,8 @@ describe('generate and the API contract', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('error SVC3111: breaks clients: PATCH /items/{id}: method removed');
     expect(run.stderr).toContain('API-CHANGES.md does not record it');
+    // …and lists what is out of date with it, as for any other change.
+    expect(run.stdout).toContain('openapi.json');
     expect(p.has('API-CHANGES.md')).toBe(false);
     // Recorded (and written): up to date.
     expect((await p.generate('--allow-breaking')).code).toBe(0);

@@ -44,10 +44,13 @@ describe('a schema change that makes user code stale', () => {
   it('after it, tsc fails in the two handlers that use the removed fields, and nowhere else', async () => {
     removeProperty('project', 'slug');
     removeProperty('user', 'active');
-    // Removing fields drops their columns: a migration, written only when the user allows it.
-    const run = await generate('--allow-data-loss');
+    // Removing fields drops their columns (a migration) and breaks clients that read them: written
+    // only when the user allows both.
+    const run = await generate('--allow-data-loss', '--allow-breaking');
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/1 added, [1-9]\d* changed/);
+    // Added: the migration, and API-CHANGES.md recording what changed for clients.
+    expect(run.stderr).toMatch(/2 added, [1-9]\d* changed/);
+    expect(readFileSync(join(out, 'API-CHANGES.md'), 'utf8')).toContain('GET /projects query slug');
     expect(readdirSync(join(out, 'src/db/migrations'))).toEqual(['0001_initial.ts', '0002_project_user.ts']);
     const after = await typecheck();
     expect(after.exitCode).not.toBe(0);

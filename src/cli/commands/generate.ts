@@ -96,7 +96,8 @@ function check(
   const list = format === 'json' ? io.stderr : io.stdout;
   // Unused stubs are the user's to delete; generating again would not change them.
   const stale = changes.filter((c) => c.kind !== 'keep' && c.kind !== 'unused');
-  if (stale.length === 0) {
+  const refusedChange = diagnostics.some((d) => d.severity === 'error');
+  if (stale.length === 0 && !refusedChange) {
     io.stderr(`svcgen: ${shown} is up to date\n`);
     return ExitCode.ok;
   }
