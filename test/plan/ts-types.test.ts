@@ -12,6 +12,7 @@ import { generateApi } from '../../bench/generate-api.mjs';
 import { FieldTypes } from '../../src/plan/shared/field-types.js';
 import { compiledType, typeDeclarations, type TypeDeclaration } from '../../src/plan/models/model-file.js';
 import { interfaceSource } from '../../src/plan/shared/ts-types.js';
+import { shownObjectSchema } from '../../src/plan/openapi/schemas.js';
 import { GENERATING_FIXTURES, serviceModel } from '../support/generated.js';
 import { fixtureRaml } from '../support/project.js';
 
@@ -28,6 +29,16 @@ function quick({ name, description, schema }: TypeDeclaration): string | undefin
   return interfaceSource(name, description, schema);
 }
 
+/** The typed client's answer types (src/plan/client/types.ts): `_type`'s const, embedded objects' types, open objects. */
+function answerDeclarationsOf(raml: string): TypeDeclaration[] {
+  const ir = serviceModel(raml);
+  const types = new FieldTypes(ir);
+  return ir.models.map((model) => {
+    const { description, ...schema } = shownObjectSchema(types, model, (target) => ({ tsType: target }));
+    return { name: model.name, description: String(description), schema };
+  });
+}
+
 describe('ts-types: the types of models as json-schema-to-typescript prints them', () => {
   it.each([...GENERATING_FIXTURES.map((f) => [f, fixtureRaml(f)]), ['a synthetic API', 'synthetic']])(
     'prints every type of %s itself, as json-schema-to-typescript does',
@@ -35,6 +46,17 @@ describe('ts-types: the types of models as json-schema-to-typescript prints them
       const declarations = declarationsOf(raml === 'synthetic' ? generateApi(join(work, 'api'), 6) : raml);
       expect(declarations.length).toBeGreaterThan(2);
       for (const declaration of declarations) {
+        const text = quick(declaration);
+        expect(text, `${declaration.name} is printed without json-schema-to-typescript`).toBeDefined();
+        expect(text, declaration.name).toBe(await compiledType(declaration));
+      }
+    },
+  );
+
+  it.each(GENERATING_FIXTURES.map((f) => [f, fixtureRaml(f)]))(
+    "prints the typed client's answer types of %s itself, as json-schema-to-typescript does",
+    async (_name, raml) => {
+      for (const declaration of answerDeclarationsOf(raml)) {
         const text = quick(declaration);
         expect(text, `${declaration.name} is printed without json-schema-to-typescript`).toBeDefined();
         expect(text, declaration.name).toBe(await compiledType(declaration));

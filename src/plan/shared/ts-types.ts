@@ -4,9 +4,11 @@
  *
  * Why not json-schema-to-typescript itself: loading and running it was a quarter of a cold
  * generation (bench/RESULTS.md, "Cold generation"), for schemas that are almost always a type or
- * two, an enum, a list or a dict. It still prints whatever this does not know: `interfaceSource`
- * answers undefined for a user's `items` with properties, tuples (`minItems`), `const`, and any
- * other keyword, and the caller hands that model to json-schema-to-typescript.
+ * two, an enum, a list or a dict — and, for the typed client's answers, a `const` (`_type`), a
+ * `tsType` (an embedded object's type), an `anyOf` of those (a key or the object) and an open
+ * object. It still prints whatever this does not know: `interfaceSource` answers undefined for a
+ * user's `items` with properties, tuples (`minItems`), and any other keyword, and the caller hands
+ * that model to json-schema-to-typescript.
  * test/plan/ts-types.test.ts holds the two to the same text, on every fixture's models and on
  * random schemas.
  */
@@ -52,12 +54,19 @@ export function interfaceSource(name: string, description: string, objectSchema:
     else if (schema['description'] !== undefined) return undefined;
     lines.push(`${keyName(key)}${required.includes(key) ? '' : '?'}: ${type}`);
   }
+  const open = objectSchema['additionalProperties'];
+  if (open === true) lines.push('[k: string]: unknown');
+  else if (open !== undefined && open !== false) return undefined;
   return [...docComment(description), `export interface ${name} {\n${lines.join('\n')}\n}`].join('\n');
 }
 
 /** The type of a value; `allowed`: further keywords this schema may have (a property's description). */
 function typeSource(schema: Schema, allowed: readonly string[] = []): string | undefined {
   const keywords = Object.keys(schema).filter((k) => !VALUE_ONLY.has(k) && !allowed.includes(k));
+  const only = (keyword: string) => keywords.every((k) => k === keyword);
+  if ('tsType' in schema) return only('tsType') && typeof schema['tsType'] === 'string' ? schema['tsType'] : undefined;
+  if ('const' in schema) return only('const') ? literalSource(schema['const']) : undefined;
+  if ('anyOf' in schema) return only('anyOf') ? unionSource(schema['anyOf']) : undefined;
   if ('enum' in schema)
     return keywords.every((k) => k === 'enum' || k === 'type') && enumWins(schema['type'])
       ? enumSource(schema['enum'])
@@ -76,6 +85,22 @@ function typeSource(schema: Schema, allowed: readonly string[] = []): string | u
   const members = types.map((t) => memberSource(t, schema));
   if (members.some((m) => m === undefined)) return undefined;
   return members.length === 1 ? members[0] : `(${members.join(' | ')})`;
+}
+
+/** A `const`: its JSON text, for a string, a finite number or a boolean. */
+function literalSource(value: unknown): string | undefined {
+  const literal =
+    typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+  return literal ? JSON.stringify(value) : undefined;
+}
+
+/** An `anyOf` of two or more schemas this prints: `(A | B | null)`. */
+function unionSource(members: unknown): string | undefined {
+  if (!Array.isArray(members) || members.length < 2) return undefined;
+  const types = members.map((m) =>
+    typeof m === 'object' && m !== null && !Array.isArray(m) ? typeSource(m as Schema) : undefined,
+  );
+  return types.some((t) => t === undefined) ? undefined : `(${types.join(' | ')})`;
 }
 
 function memberSource(type: unknown, schema: Schema): string | undefined {
