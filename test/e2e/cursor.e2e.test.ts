@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api } from '../support/http.js';
 import { builtProject } from '../support/project.js';
+import { seededRandom } from '../support/random.js';
 import { startService, type RunningService } from '../support/server.js';
 
 const BASE = '/v1';
@@ -31,18 +32,8 @@ const POOLS: Readonly<Record<string, readonly unknown[]>> = {
 };
 const SORTABLE = ['id', 'code', ...Object.keys(POOLS)];
 
-/** A small deterministic generator, so that every engine gets the same data. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 async function seed(api: Api): Promise<void> {
-  const next = random(11);
+  const next = seededRandom(11);
   // Items link to owner 1 unless told otherwise (owner_id's default).
   await api('POST', '/owners', { name: 'ann' });
   for (let i = 0; i < 30; i++) {

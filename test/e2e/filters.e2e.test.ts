@@ -10,6 +10,7 @@ import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.j
 import { expected, OPERATORS, queryString, type FieldKind, type Filter, type Rec } from '../support/filter-oracle.js';
 import { apiClient, type Api } from '../support/http.js';
 import { builtProject } from '../support/project.js';
+import { seededRandom } from '../support/random.js';
 import { startService, type RunningService } from '../support/server.js';
 
 const BASE = '/v1';
@@ -84,16 +85,6 @@ const INVALID: Readonly<Record<FieldKind, readonly string[]>> = {
   dict: ['x'],
 };
 
-/** A small deterministic generator, so that every engine gets the same data. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface World {
   readonly api: Api;
   readonly owners: number[];
@@ -103,7 +94,7 @@ interface World {
 }
 
 async function seed(api: Api): Promise<World> {
-  const next = random(7);
+  const next = seededRandom(7);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
   const owners: number[] = [];
   for (const name of ['ann', 'bo', 'cy']) owners.push((await api('POST', '/owners', { name })).body.id);

@@ -68,18 +68,10 @@ function whereType(model: Model, types: FieldTypes, sets: OperatorSets): string 
     .filter((f) => !isSecretField(model, f))
     .map(
       (f) =>
-        `readonly ${propertyName(f.name)}?: Filter<${valueType(model, f, types)}, ${sets.use(filtered(model, f, types))}>;`,
+        `readonly ${propertyName(f.name)}?: Filter<${valueType(model, f, types)}, ${sets.use(types.filtered(model, f))}>;`,
     );
   const doc = `/** Conditions on ${model.name} objects: a field's value (or values: any of them), or its operators. */`;
   return `${doc}\nexport interface ${clientTypeNames(model).where} {\n${lines.join('\n')}\n}`;
-}
-
-/** A field as the runtime's operator table sees it (as lib/http/query.ts and the OpenAPI parameters read it). */
-function filtered(model: Model, field: Field, types: FieldTypes): FilteredField {
-  const storage = types.storage(model, field);
-  const many = field.type === 'list' || types.isToMany(model, field);
-  const opaque = (storage === 'json' || storage === 'blob') && field.type !== 'list';
-  return { kind: opaque ? 'opaque' : storage === 'text' ? 'text' : 'comparable', many };
 }
 
 /** The type of one value a filter compares with: a list's item, a related object's key, or the field's own. */

@@ -126,11 +126,7 @@ export function itemQuery(): Json[] {
  * comparisons on the rest.
  */
 export function operatorsOf(ctx: OpenApiContext, model: Model, field: Field): readonly QueryOperatorSpec[] {
-  const storage = ctx.types.storage(model, field);
-  const many = field.type === 'list' || ctx.types.isToMany(model, field);
-  // A list's items take no text operator: a filter on a list asks which values it holds.
-  const opaque = (storage === 'json' || storage === 'blob') && field.type !== 'list';
-  return operatorsFor({ kind: opaque ? 'opaque' : storage === 'text' ? 'text' : 'comparable', many });
+  return operatorsFor(ctx.types.filtered(model, field));
 }
 
 function filterParameters(ctx: OpenApiContext, model: Model): [string, Json][] {

@@ -3,6 +3,7 @@
  * Schema, from which the TypeScript types are generated). One table, so the three never disagree.
  */
 import type { Storage } from '../../../runtime/src/lib/model.js';
+import type { FilteredField } from '../../../runtime/src/lib/query-operators.js';
 import type { Field, FieldType, Literal, Model, ServiceIR } from '../../ir/types.js';
 
 /** How the runtime keeps a value in the databases (lib/model.ts, lib/values.ts). */
@@ -87,6 +88,18 @@ export class FieldTypes {
     const schema = { ...base, ...this.bounds(field), ...(field.type === 'relationship' ? {} : field.validation) };
     if (field.helpText) schema['description'] = field.helpText;
     return field.required || field.type === 'list' || this.isToMany(model, field) ? schema : nullable(schema);
+  }
+
+  /**
+   * A field as the runtime's operator table sees it (runtime/src/lib/query-operators.ts): dicts,
+   * files and pickles are opaque; lists and to-many relationships hold many values (a list's items
+   * take no text operator: a filter on a list asks which values it holds); text; the rest compare.
+   */
+  filtered(model: Model, field: Field): FilteredField {
+    const storage = this.storage(model, field);
+    const many = field.type === 'list' || this.isToMany(model, field);
+    const opaque = (storage === 'json' || storage === 'blob') && field.type !== 'list';
+    return { kind: opaque ? 'opaque' : storage === 'text' ? 'text' : 'comparable', many };
   }
 
   isToMany(model: Model, field: Field): boolean {

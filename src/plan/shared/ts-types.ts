@@ -65,7 +65,8 @@ function typeSource(schema: Schema, allowed: readonly string[] = []): string | u
   const keywords = Object.keys(schema).filter((k) => !VALUE_ONLY.has(k) && !allowed.includes(k));
   const only = (keyword: string) => keywords.every((k) => k === keyword);
   if ('tsType' in schema) return only('tsType') && typeof schema['tsType'] === 'string' ? schema['tsType'] : undefined;
-  if ('const' in schema) return only('const') ? literalSource(schema['const']) : undefined;
+  // A property's own const only (`_type`): inside a list or a union json-schema-to-typescript prints it otherwise.
+  if ('const' in schema) return only('const') && allowed.length > 0 ? literalSource(schema['const']) : undefined;
   if ('anyOf' in schema) return only('anyOf') ? unionSource(schema['anyOf']) : undefined;
   if ('enum' in schema)
     return keywords.every((k) => k === 'enum' || k === 'type') && enumWins(schema['type'])
