@@ -21,6 +21,7 @@ const benchmarks = [
   { name: 'load-mixed', load: () => import('./load.mjs') },
   { name: 'scale', load: () => import('./scale.mjs') },
   { name: 'inject', load: () => import('./inject.mjs') },
+  { name: 'auth-cost', load: () => import('./auth-cost.mjs') },
 ];
 
 const args = process.argv.slice(2);
