@@ -104,6 +104,7 @@ export const COMMANDS = {
         return { n: 1 };
       },
       store,
+      command.ordered !== false,
     );
   },
 
@@ -261,28 +262,33 @@ function cursorReply(db, collection, documents) {
 }
 
 /**
- * Ordered writes: each statement in turn; the first error stops them, as a write error (and, in
- * a transaction, aborts it, as MongoDB does).
+ * Each statement in turn. A duplicate key is a write error: ordered writes stop at the first,
+ * unordered ones (`ordered: false`) go on with the next statement; in a transaction, the first
+ * aborts it, as MongoDB does.
  */
-function writeEach(statements, write, store) {
+function writeEach(statements, write, store, ordered = true) {
   let n = 0;
+  const writeErrors = [];
   for (let index = 0; index < statements.length; index++) {
     try {
       n += write(statements[index], index).n;
     } catch (error) {
       if (!(error instanceof CommandError) || error.code !== 11000) throw error;
-      const writeError = {
+      writeErrors.push({
         index,
         code: error.code,
         errmsg: error.message,
         keyPattern: error.keyPattern,
         keyValue: error.keyValue,
-      };
-      if (store?.recording) store.abort();
-      return { n, writeErrors: [writeError], ok: 1 };
+      });
+      if (store?.recording) {
+        store.abort();
+        break;
+      }
+      if (ordered) break;
     }
   }
-  return { n, ok: 1 };
+  return writeErrors.length ? { n, writeErrors, ok: 1 } : { n, ok: 1 };
 }
 
 /** The fields an upsert's query sets: its plain equalities. */

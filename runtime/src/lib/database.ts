@@ -2,6 +2,8 @@
 import { HttpError } from './errors.js';
 import type { Model, ModelRegistry } from './model.js';
 import type { Repository, Where } from './repository.js';
+import type { EventLog, NewEvent } from './outbox/types.js';
+import type { DeliveryStore } from './webhooks/types.js';
 
 type Rec = Record<string, unknown>;
 
@@ -40,6 +42,10 @@ export interface ServiceDatabase<R = unknown> {
   repository(model: string): EngineRepository;
   /** Runs `work` in one transaction; `work` gets the database bound to it. */
   transaction<T>(work: (db: ServiceDatabase<R> & R) => Promise<T>): Promise<T>;
+  /** Appends events to the outbox: inside `transaction`, in it (lib/outbox/). */
+  appendEvents(events: readonly NewEvent[]): Promise<void>;
+  /** The outbox's events and the webhooks' deliveries, read and changed outside any request. */
+  readonly outbox: { readonly log: EventLog; readonly deliveries: DeliveryStore };
   ping(): Promise<void>;
   close(): Promise<void>;
 }

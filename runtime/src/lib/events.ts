@@ -166,10 +166,9 @@ export async function runAfter(run: EventRun, db: unknown, data: Rec, response: 
 
 /**
  * One action in one transaction with its events: before handlers and processors may change the
- * data, `work` writes it, after handlers may change what `present` made of the result. When
- * nothing runs before, `prepare` (password hashing: slow) runs before the transaction opens.
- * `atomic`: `work` is one repository write, all or nothing by itself; with no handlers around it
- * no transaction is opened for it (a plain insert is then one statement, not BEGIN … COMMIT).
+ * data, `work` writes it (and appends its outbox events: lib/outbox/), after handlers may change
+ * what `present` made of the result. When nothing runs before, `prepare` (password hashing: slow)
+ * runs before the transaction opens.
  */
 export async function inTransaction<D extends ServiceDatabase, R>(
   database: D,
@@ -178,16 +177,10 @@ export async function inTransaction<D extends ServiceDatabase, R>(
   prepare: (data: Rec) => Promise<Rec>,
   work: (db: D, data: Rec) => Promise<R>,
   present: (result: R) => unknown,
-  atomic = false,
 ): Promise<unknown> {
-  if (atomic && !hasHandlers(run)) {
-    const data = await prepare(body);
-    // Answered 503 meanwhile (slow password hashing): nothing is written. A statement already
-    // running when the deadline passes can still land, as a commit already running can.
-    assertInTime(run.request);
-    return present(await work(database, data));
-  }
   const prepared = runsBefore(run) ? null : await prepare(body);
+  // Answered 503 meanwhile (slow password hashing): nothing is written.
+  assertInTime(run.request);
   return database.transaction(async (tx) => {
     const db = tx as unknown as D;
     const data = prepared ?? (await prepare(await runBefore(run, db, body)));

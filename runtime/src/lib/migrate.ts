@@ -14,6 +14,7 @@
  * at a time; a process that waits longer than its busy timeout tries again. Either way an
  * instance gives up after WAIT_SECONDS.
  */
+import { outboxSchema } from './outbox/schema.js';
 import { createHash } from 'node:crypto';
 import { ConfigError } from './config.js';
 import type { MongoStep } from './mongo/steps.js';
@@ -101,6 +102,8 @@ export async function migrate(db: SqlDatabase, migrations: readonly Migration[])
         await tx.execute(
           'create table if not exists svc_migrations (name varchar(200) primary key, checksum varchar(64) not null, applied_at varchar(32) not null)',
         );
+        // The outbox's tables are the service's own, not the API's: made here, whatever the migrations.
+        await tx.execute(outboxSchema(tx.dialect));
         const next = pendingOf(await appliedIn(tx), migrations, (m) => checksum(scriptOf(m, tx.dialect)))[0];
         if (next) await apply(tx, next);
         return next?.name;

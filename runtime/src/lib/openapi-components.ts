@@ -1,5 +1,5 @@
 /**
- * The components an OpenAPI document's paths use, and nothing else: a component no operation
+ * The components an OpenAPI document's paths and webhooks use, and nothing else: a component no operation
  * reaches (`Token` without API tokens, `UserUpdate` where users cannot be changed) would be a dead
  * type in every client generated from it, and linters flag it (redocly's no-unused-components,
  * spectral's oas3-unused-component). svcgen prunes the document it generates with this, and
@@ -28,6 +28,7 @@ export function withoutUnusedComponents(document: Json): Json {
     if (kind && name) visit(components[kind]?.[decodePointer(name)]);
   };
   visit(document['paths']);
+  visit(document['webhooks']);
   const kept: Json = { ...components };
   for (const kind of PRUNED) {
     const all = components[kind];

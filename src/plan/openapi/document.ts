@@ -15,12 +15,15 @@ import { componentHeaders, componentResponses } from './responses.js';
 import { componentSchemas } from './schemas.js';
 import { securitySchemes } from './security.js';
 import { AUTH_TAG, SERVICE_TAG, servicePaths } from './service-paths.js';
+import { EventSchemaNames, eventPaths, eventSchemas, eventWebhooks, EVENTS_TAG } from './event-paths.js';
+import { eventTypes } from '../shared/event-types.js';
 
 export function openApiDocument(ir: ServiceIR): Json {
   const ctx = new OpenApiContext(ir);
   const ids = new OperationIds();
   const routeIds = routeOperationIds(ir, ids);
-  const paths = [...routePaths(ctx, routeIds), ...servicePaths(ctx, ids, routeIds)];
+  const events = new EventSchemaNames(ctx);
+  const paths = [...routePaths(ctx, routeIds), ...servicePaths(ctx, ids, routeIds), ...eventPaths(ctx, ids, events)];
   const schemes = securitySchemes(ctx);
   return withoutUnusedComponents({
     openapi: '3.1.0',
@@ -30,8 +33,9 @@ export function openApiDocument(ir: ServiceIR): Json {
     ...(ir.auth ? {} : { security: [] }),
     tags: tags(ir),
     paths: sorted(paths),
+    ...eventWebhooks(ctx, events),
     components: {
-      schemas: sorted(componentSchemas(ctx)),
+      schemas: sorted([...componentSchemas(ctx), ...eventSchemas(ctx, events)]),
       parameters: sorted(componentParameters(ctx)),
       responses: sorted(componentResponses(ctx)),
       headers: sorted(componentHeaders()),
@@ -68,6 +72,7 @@ function tags(ir: ServiceIR): Json[] {
   return [
     ...groups.values(),
     ...(ir.auth && !groups.has(AUTH_TAG.name) ? [AUTH_TAG] : []),
+    ...(eventTypes(ir).size && !groups.has(EVENTS_TAG.name) ? [EVENTS_TAG] : []),
     ...(!groups.has(SERVICE_TAG.name) ? [SERVICE_TAG] : []),
   ];
 }

@@ -10,6 +10,7 @@ import { isSecretField } from '../shared/field-types.js';
 import { camel, modelNames, withArticle } from '../shared/names.js';
 import { OperationIds, operationKey, routeOperationIds } from '../openapi/operation-ids.js';
 import { searchFields } from '../shared/search.js';
+import { eventTypes } from '../shared/event-types.js';
 
 // --- README ---------------------------------------------------------------------------------------
 
@@ -65,6 +66,7 @@ export function readmeView(ir: ServiceIR) {
     example: exampleCollection(ir),
     clientExample: clientExample(ir),
     auth: readmeAuth(ir),
+    events: readmeEvents(ir),
     custom: {
       handlers: ir.userCode.handlers.map((h) => ({
         name: h.name,
@@ -77,6 +79,14 @@ export function readmeView(ir: ServiceIR) {
       exampleRepository: modelNames(ir.models.find((m) => !m.internal) ?? { name: 'Item' }).property,
     },
   };
+}
+
+/** The outbox's event types, for the README's "Events and webhooks" (null: no route changes anything). */
+function readmeEvents(ir: ServiceIR) {
+  const types = [...eventTypes(ir)].flatMap(([model, verbs]) => verbs.map((verb) => `${model}.${verb}`));
+  if (types.length === 0) return null;
+  const first = types[0]!;
+  return { types: types.map((t) => `\`${t}\``).join(', '), example: first, model: first.slice(0, first.indexOf('.')) };
 }
 
 function readmeAuth(ir: ServiceIR) {

@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, badRequest, formatTimestamp, statusBody } from '../errors.js';
 import { inTransaction, withEvents, type Action, type EventRun } from '../events.js';
+import { newEvent } from '../outbox/event.js';
 import { withDefaults, type Model } from '../model.js';
 import { hideRefusedEmbeds } from '../http/embedded.js';
 import { refusedRelinks, relinkRefusal } from '../http/relinks.js';
@@ -65,6 +66,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
               refused,
             );
           user = await users(ctx, db).create({ data, include: includeFor(model, db.models) });
+          await db.appendEvents([newEvent(db.models, model, 'register', user)]);
           if (token) await saveToken(ctx, db, user, token);
           await hideRefused(request, user);
           return user;

@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, type FieldError } from '../errors.js';
 import { generic, type FieldSpec } from '../model.js';
 import { parseValue } from './query.js';
+import { linkKeys } from './serialize.js';
 import type { Rec, RouteContext } from './route-context.js';
 
 /** GET: the dict or list value. */
@@ -46,10 +47,12 @@ export async function mergeAttribute(
       const change = (data[name] ?? {}) as Rec;
       const merged =
         field.type === 'list' ? mergeList(field, current as unknown[], change) : { ...(current as Rec), ...change };
-      await repository.update({
+      const updated = await repository.update({
         where: { [parentModel.primaryKey]: key },
         data: { ...ctx.withUpdateDefaults({ [name]: merged }) },
+        include: linkKeys(parentModel),
       });
+      await ctx.record(db, 'update', [updated]);
       return merged;
     },
     (merged) => merged,

@@ -8,7 +8,7 @@ import { badRequest, statusBody } from '../errors.js';
 import type { ServiceDatabase } from '../database.js';
 import type { Where } from '../repository.js';
 import { parseListQuery } from './query.js';
-import { requestUrl } from './serialize.js';
+import { linkKeys, requestUrl } from './serialize.js';
 import { checkBody } from './writes.js';
 import { combine, type Query, type Rec, type RouteContext } from './route-context.js';
 
@@ -37,10 +37,12 @@ export async function updateMany(ctx: RouteContext, request: FastifyRequest): Pr
       for (const object of objects) {
         // Each object's links as the objects before it left them: a key list moves from one to the next.
         await ctx.checkRelinks(db, request, { object, data: values, fields: Object.keys(body) });
-        await ctx.repository(db).update({
+        const updated = await ctx.repository(db).update({
           where: { [ctx.model.primaryKey]: object[ctx.model.primaryKey] },
           data: values,
+          include: linkKeys(ctx.model),
         });
+        await ctx.record(db, 'update', [updated]);
       }
       return objects.length;
     },
@@ -65,6 +67,7 @@ export async function deleteMany(ctx: RouteContext, request: FastifyRequest): Pr
           where: { [ctx.model.primaryKey]: { in: keys.slice(i, i + BULK_SLICE) } },
         });
       }
+      await ctx.record(db, 'delete', objects);
       return keys.length;
     },
     (count) => statusBody(200, `Deleted ${count} ${ctx.model.name}(s) objects`, requestUrl(request), { count }),
@@ -92,7 +95,8 @@ export async function bulkWhere(ctx: RouteContext, request: FastifyRequest): Pro
  */
 export async function bulkObjects(ctx: RouteContext, db: ServiceDatabase, where: Where<Rec>): Promise<Rec[]> {
   const max = ctx.services.bulkMax;
-  const objects = await ctx.repository(db).findMany({ where, take: max + 1 });
+  // With their links: the outbox's events name them.
+  const objects = await ctx.repository(db).findMany({ where, take: max + 1, include: linkKeys(ctx.model) });
   if (objects.length > max) {
     throw badRequest(
       `this change selects more than ${max} ${ctx.model.name} objects, the most one request may change (bulk_max); narrow the filters or change them in parts`,

@@ -16,6 +16,8 @@ import { checkIfMatch, etagOf, hasIfMatch } from './etag.js';
 import { hideRefusedEmbeds } from './embedded.js';
 import { checkRelinks, type LinkWrite } from './relinks.js';
 import { includeFor, requestUrl, serialize, type Serializer } from './serialize.js';
+import { newEvent } from '../outbox/event.js';
+import type { EventAction } from '../outbox/types.js';
 
 export type Rec = Record<string, unknown>;
 export type Query = Record<string, string | string[] | undefined>;
@@ -55,7 +57,7 @@ export class RouteContext {
   /**
    * Runs a write in one transaction with the model's handlers: before handlers and processors
    * may change the data, after handlers the response; if anything throws, nothing is written.
-   * `atomic`: `work` is a single repository write (see `inTransaction`).
+   * `work` records its changes in the outbox (`record`), in the same transaction.
    */
   async write<R>(
     request: FastifyRequest,
@@ -64,18 +66,17 @@ export class RouteContext {
     instance: Rec | undefined,
     work: (db: ServiceDatabase, data: Rec) => Promise<R>,
     present: (result: R) => unknown,
-    atomic = false,
   ): Promise<unknown> {
     const run = this.eventRun(request, action, instance);
-    return inTransaction(
-      this.services.db,
-      run,
-      body,
-      (data) => this.prepareWrite(data, request.ip),
-      work,
-      present,
-      atomic,
-    );
+    return inTransaction(this.services.db, run, body, (data) => this.prepareWrite(data, request.ip), work, present);
+  }
+
+  /**
+   * Appends the events of changed objects (`objects`: after the change; for a delete, before it)
+   * to the outbox on `db`, the write's transaction.
+   */
+  record(db: ServiceDatabase, action: EventAction, objects: readonly Rec[]): Promise<void> {
+    return db.appendEvents(objects.map((object) => newEvent(db.models, this.model, action, object)));
   }
 
   /** Reads run their handlers inside a transaction only when there are handlers. */

@@ -84,6 +84,11 @@ export function includeFor(
   return include;
 }
 
+/** Every relationship of `model` as keys: what the outbox's events carry (lib/outbox/event.ts). */
+export function linkKeys(model: Model): Include<Rec> {
+  return Object.fromEntries(model.relations.map((r) => [r.name, true]));
+}
+
 /** The URL a request named: `request_url` of error bodies, `_self` of objects without a URL of their own. */
 export function requestUrl(request: FastifyRequest): string {
   return `${request.protocol}://${request.host}${request.url}`;

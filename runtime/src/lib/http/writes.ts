@@ -6,7 +6,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, conflict, statusBody, type FieldError } from '../errors.js';
 import { withDefaults, wholeNumber, type Model } from '../model.js';
-import { hasIfMatch } from './etag.js';
 import { includeFor, requestUrl } from './serialize.js';
 import { mergeAttribute } from './attributes.js';
 import type { Rec, RouteContext } from './route-context.js';
@@ -35,13 +34,11 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
         data: values,
         include: includeFor(ctx.model, ctx.services.db.models),
       });
+      await ctx.record(db, 'create', [created]);
       await ctx.hideRefusedEmbeds(request, [created]);
       return created;
     },
     (created) => ctx.present(request, reply, created),
-    // Under a parent (and for a singular one, checked first) the link is read before the insert,
-    // and the objects a relationship would move are read before it too.
-    !ctx.route.parent && !movesLinks(ctx, body, 'create'),
   );
 }
 
@@ -78,13 +75,11 @@ export async function update(
         data: values,
         include: includeFor(ctx.model, ctx.services.db.models),
       });
+      await ctx.record(db, action, [updated]);
       await ctx.hideRefusedEmbeds(request, [updated]);
       return updated;
     },
     (updated) => ctx.present(request, reply, updated),
-    // If-Match reads the object again under a row lock, and the objects a relationship would move
-    // are read before the write: both take the transaction.
-    !hasIfMatch(request) && !movesLinks(ctx, body, action),
   );
 }
 
@@ -97,10 +92,10 @@ export async function deleteObject(ctx: RouteContext, request: FastifyRequest): 
     object,
     async (db) => {
       await ctx.checkUnchanged(db, request, object);
-      return ctx.repository(db).delete({ where: { [ctx.model.primaryKey]: object[ctx.model.primaryKey] } });
+      await ctx.repository(db).delete({ where: { [ctx.model.primaryKey]: object[ctx.model.primaryKey] } });
+      await ctx.record(db, 'delete', [object]);
     },
     () => statusBody(200, 'Deleted', requestUrl(request)),
-    !hasIfMatch(request),
   );
 }
 
@@ -169,19 +164,6 @@ export function replacement(ctx: RouteContext, data: Rec, mayWrite: (name: strin
       missing,
     );
   return out;
-}
-
-/**
- * Whether a write may move links the caller must be allowed to move (auth on, and the body sets
- * relationships, or a PUT empties those it leaves out): the objects are read before the write.
- */
-export function movesLinks(
-  ctx: RouteContext,
-  body: Rec,
-  action: 'create' | 'update' | 'replace' | 'update_many',
-): boolean {
-  if (!ctx.policy.restricts) return false;
-  return ctx.model.relations.some((r) => body[r.name] !== undefined || action === 'replace');
 }
 
 /**

@@ -18,6 +18,8 @@ import { collectionExists, isSvcgenIndex, SEARCH_INDEX, svcgenIndex } from './in
 import { migrateMongo } from './migrate.js';
 import { COUNTERS, MongoRepository, type MongoContext } from './repository.js';
 import { documentPath } from './values.js';
+import { appendMongo, MongoEventLog } from '../outbox/mongo-log.js';
+import { ensureMongoOutbox, MongoDeliveryStore } from '../webhooks/mongo-store.js';
 
 export interface MongoOptions {
   /** Called with every command the service sends (server.ts logs them at level debug). */
@@ -60,6 +62,7 @@ export async function openMongo<R extends object>(
     const applied = await migrateMongo(db, models, migrations);
     if (applied.length) options.onMigrated?.(applied);
     await createIndexes(db, models);
+    await ensureMongoOutbox(db);
     return mongoDatabase(client, db, models, make, transactions);
   } catch (error) {
     await client.close();
@@ -74,6 +77,7 @@ function mongoDatabase<R extends object>(
   make: RepositoryFactory<R>,
   transactions: boolean,
 ): ServiceDatabase<R> & R {
+  const outbox = { log: new MongoEventLog(db), deliveries: new MongoDeliveryStore(db) };
   const bind = (session: ClientSession | undefined): ServiceDatabase<R> & R => {
     const ctx: MongoContext = {
       db,
@@ -94,6 +98,8 @@ function mongoDatabase<R extends object>(
       models,
       repository: repositoryByName(repositories),
       transaction: (work) => (session || !transactions ? work(bound) : inTransaction(client, (s) => work(bind(s)))),
+      appendEvents: (events) => appendMongo(db, session, events),
+      outbox,
       ping: async () => void (await db.command({ ping: 1 })),
       close: () => client.close(),
     };

@@ -8,6 +8,8 @@ import { sqlCompiler } from './compiler.js';
 import type { SqlDatabase, SqlExecutor } from './executor.js';
 import { SqlRepository } from './repository.js';
 import { SearchIndexer } from './search-index.js';
+import { appendSql, SqlEventLog } from '../outbox/sql-log.js';
+import { SqlDeliveryStore } from '../webhooks/sql-store.js';
 
 export interface SqlSettings {
   /** PostgreSQL's text search configuration for `q` (service.ini `search.language`). */
@@ -23,6 +25,7 @@ export function sqlDatabase<R extends object>(
   const compiler = sqlCompiler(sql.dialect);
   // PostgreSQL's search columns are generated with the row: nothing to catch up.
   const searchIndex = sql.dialect === 'sqlite' ? new SearchIndexer(sql) : undefined;
+  const outbox = { log: new SqlEventLog(sql), deliveries: new SqlDeliveryStore(sql) };
   const bind = (executor: SqlExecutor): ServiceDatabase<R> & R => {
     const ctx = { executor, compiler, models, searchLanguage: settings.searchLanguage, searchIndex };
     const repositories = make({
@@ -33,6 +36,8 @@ export function sqlDatabase<R extends object>(
       models,
       repository: repositoryByName(repositories),
       transaction: (work) => executor.transaction((tx) => work(tx === executor ? bound : bind(tx))),
+      appendEvents: (events) => appendSql(executor, events),
+      outbox,
       ping: () => sql.ping(),
       close: () => {
         searchIndex?.close();

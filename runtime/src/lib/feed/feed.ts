@@ -1,0 +1,163 @@
+/**
+ * `GET {base}/_events`: the outbox as a change feed (Server-Sent Events, ./sse.ts). `id:` is the
+ * event's seq, `event:` its type, `data:` its JSON. A client that reconnects with `Last-Event-ID`
+ * (or `?last_event_id=`) gets every retained event after it, then the live ones: each connection
+ * reads the outbox from its own last seq, so there is no gap and no duplicate between the two.
+ * An id older than what is retained (or unknown) gets `event: reset`: reload, then follow.
+ *
+ * Every event goes only to a caller whose ACL lets them view its object (the object's own item
+ * ACL, as its GET would decide), with the fields their privacy level reads. The caller is who
+ * they were when they connected: after logging out, a client reconnects.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { badRequest } from '../errors.js';
+import type { Model } from '../model.js';
+import type { EventLog, ServiceEvent } from '../outbox/types.js';
+import { matchesEvent } from '../webhooks/settings.js';
+import { completeRoute } from '../http/routing.js';
+import { EventStream, lastEventId } from './sse.js';
+
+/** How often connections look for events written by other instances. */
+const POLL_MS = 500;
+/** Events read per query. */
+const PAGE = 500;
+
+type Rec = Record<string, unknown>;
+
+/** One open feed: it reads on from `cursor` when woken. */
+interface Listener {
+  cursor: number;
+  reading: boolean;
+  again: boolean;
+  pump(): void;
+}
+
+/** Wakes every open feed when there may be new events (a local write, or the poll). */
+export class FeedHub {
+  readonly listeners = new Set<Listener>();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(readonly log: EventLog) {}
+
+  start(): void {
+    this.#timer = setInterval(() => this.wake(), POLL_MS).unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    for (const listener of this.listeners) listener.cursor = Number.MAX_SAFE_INTEGER;
+    this.listeners.clear();
+  }
+
+  wake(): void {
+    for (const listener of this.listeners) listener.pump();
+  }
+}
+
+export function changeFeed(app: FastifyInstance, hub: FeedHub): void {
+  app.get('/_events', async (request, reply) => {
+    const query = request.query as Rec;
+    const from = lastEventId(request.headers, query);
+    if (from === 'invalid')
+      throw badRequest('Last-Event-ID must be the id (a whole number) of an event this feed sent', [
+        { field: 'Last-Event-ID', message: 'invalid' },
+      ]);
+    const types = typesOf(query['types']);
+    await openFeed(app, hub, request, reply, from, types);
+  });
+  completeRoute(app, '/_events', ['GET']);
+}
+
+function typesOf(value: unknown): readonly string[] {
+  const text = Array.isArray(value) ? value.join(',') : typeof value === 'string' ? value : '*';
+  const types = text
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+  for (const t of types)
+    if (!/^(\*|[A-Za-z_][\w]*\.(\*|[a-z_]+))$/.test(t))
+      throw badRequest(`types: "${t}" is not an event type (Story.create), Story.* or *`, [
+        { field: 'types', message: 'invalid' },
+      ]);
+  return types.length ? types : ['*'];
+}
+
+async function openFeed(
+  app: FastifyInstance,
+  hub: FeedHub,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  from: number | undefined,
+  types: readonly string[],
+): Promise<void> {
+  const log = hub.log;
+  const latest = await log.latest();
+  const oldest = await log.oldest();
+  // Events after `from` were pruned (or `from` is from another database): the client must reload.
+  const reset = from !== undefined && (from > latest || (oldest !== undefined ? from < oldest - 1 : from < latest));
+  reply.hijack();
+  const stream = new EventStream(reply.raw);
+  stream.open();
+  if (reset)
+    stream.send({
+      event: 'reset',
+      id: latest,
+      data: JSON.stringify({ reason: 'the events after Last-Event-ID are no longer retained: reload, then follow' }),
+    });
+  const visible = viewer(app, request);
+  const listener: Listener = {
+    cursor: from === undefined || reset ? latest : from,
+    reading: false,
+    again: false,
+    pump() {
+      if (this.reading) {
+        this.again = true;
+        return;
+      }
+      this.reading = true;
+      void readOn(this).finally(() => (this.reading = false));
+    },
+  };
+  const readOn = async (self: Listener) => {
+    try {
+      do {
+        self.again = false;
+        for (;;) {
+          const events = await log.after(self.cursor, PAGE);
+          for (const event of events) {
+            if (stream.closed) return;
+            self.cursor = event.seq;
+            if (!matchesEvent(types, event.type)) continue;
+            const shown = await visible(event);
+            if (shown) stream.send({ id: event.seq, event: event.type, data: JSON.stringify(shown) });
+          }
+          if (events.length < PAGE) break;
+        }
+      } while (self.again && !stream.closed);
+    } catch (error) {
+      request.log.warn({ err: error }, 'change feed: the outbox could not be read; the client may resume');
+      stream.close('the service could not read the events: reconnect with Last-Event-ID');
+    }
+  };
+  hub.listeners.add(listener);
+  stream.onClose(() => hub.listeners.delete(listener));
+  listener.pump();
+}
+
+/** The event as this caller may see it, or null when they may not view its object. */
+function viewer(app: FastifyInstance, request: FastifyRequest): (event: ServiceEvent) => Promise<ServiceEvent | null> {
+  const { policy, db } = app.services;
+  return async (event) => {
+    const model = db.models.get(event.type.slice(0, event.type.lastIndexOf('.'))) as Model | undefined;
+    if (!model) return null;
+    const object = event.data.object;
+    const route = model.aclRoute ?? { kind: 'item' as const, acl: null };
+    if (!(await policy.may(request, 'view', route, object))) return null;
+    const fields = policy.visibleFields(request, model, object);
+    if (fields === null) return event;
+    const shown: Rec = {};
+    for (const [name, value] of Object.entries(object))
+      if (fields.has(name) || name === '_type' || name === '_pk') shown[name] = value;
+    return { ...event, data: { ...event.data, object: shown } };
+  };
+}

@@ -1,0 +1,169 @@
+/**
+ * The outbox's routes and its delivery loop (lib/outbox/, lib/webhooks/, lib/feed/):
+ *
+ * - `GET {base}/_events`: the change feed (Server-Sent Events), each event sent only to callers
+ *   who may view its object, with the fields they may read (lib/feed/feed.ts);
+ * - the operators' routes, for admins (with auth on): `GET {base}/_webhooks`,
+ *   `GET {base}/_webhooks/{name}/deliveries`, `POST {base}/_webhooks/{name}/deliveries/{seq}/retry`,
+ *   `POST {base}/_webhooks/{name}/retry-dead`.
+ *
+ * The delivery loop starts when the app is ready and stops when it closes; every write this
+ * process answers wakes it (and the feed), so deliveries start within milliseconds.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { ServiceDatabase } from '../database.js';
+import { badRequest, notFound } from '../errors.js';
+import { changeFeed, FeedHub } from '../feed/feed.js';
+import { Dispatcher, webhookTargets, type DispatcherLog, type Target } from '../webhooks/dispatcher.js';
+import type { Delivery, DeliveryStatus, WebhookSettings } from '../webhooks/types.js';
+import { completeRoute } from './routing.js';
+
+export interface OutboxOptions {
+  readonly db: ServiceDatabase;
+  readonly settings: WebhookSettings;
+  /** The in-process subscribers (`onCommitted`), one target per model that has any. */
+  readonly local?: readonly Target[];
+}
+
+const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'dead'];
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export const outbox = fp<OutboxOptions>(
+  async (app, { db, settings, local = [] }) => {
+    const targets = settings.dispatch ? [...webhookTargets(settings), ...local] : [];
+    const dispatcher = new Dispatcher(db, settings, targets, app.log as unknown as DispatcherLog);
+    const hub = new FeedHub(db.outbox.log);
+    app.addHook('onReady', () => {
+      dispatcher.start();
+      hub.start();
+    });
+    app.addHook('onClose', async () => {
+      hub.stop();
+      await dispatcher.stop();
+    });
+    // A write answered: its events are committed (or it wrote none): deliver them now.
+    app.addHook('onResponse', (request, _reply, done) => {
+      if (WRITES.has(request.method)) {
+        dispatcher.wake();
+        hub.wake();
+      }
+      done();
+    });
+    changeFeed(app, hub);
+    operatorRoutes(app, db, settings, local, () => dispatcher.wake());
+  },
+  { name: 'outbox', fastify: '5.x', dependencies: ['services'] },
+);
+
+function operatorRoutes(
+  app: FastifyInstance,
+  db: ServiceDatabase,
+  settings: WebhookSettings,
+  local: readonly Target[],
+  wake: () => void,
+): void {
+  const store = db.outbox.deliveries;
+  const names = new Set([...settings.subscriptions.map((s) => s.name), ...local.map((t) => t.name)]);
+  const operator = async (request: FastifyRequest, what: string) => {
+    const policy = app.services.policy;
+    // An ACL of null is for admins only (everyone, with auth off).
+    if (!(await policy.may(request, 'view', { kind: 'collection', acl: null }))) throw policy.refusal(request, what);
+  };
+  const subscription = (request: FastifyRequest): string => {
+    const name = (request.params as { name: string }).name;
+    if (!names.has(name)) throw notFound(`no webhook subscription ${name}`);
+    return name;
+  };
+
+  app.get('/_webhooks', async (request) => {
+    await operator(request, 'read the webhooks');
+    const data = [];
+    for (const name of names) {
+      const found = settings.subscriptions.find((s) => s.name === name);
+      const counts = await store.counts(name);
+      data.push({
+        name,
+        url: found?.url ?? null,
+        events: found?.events ?? null,
+        pending: counts.pending,
+        delivered: counts.delivered,
+        dead: counts.dead,
+        last_error: counts.lastError,
+      });
+    }
+    return { data, dispatch: settings.dispatch };
+  });
+  completeRoute(app, '/_webhooks', ['GET']);
+
+  app.get('/_webhooks/:name/deliveries', async (request) => {
+    await operator(request, 'read the webhooks');
+    const name = subscription(request);
+    const query = request.query as Record<string, string | undefined>;
+    const status = query['status'];
+    if (status !== undefined && !STATUSES.includes(status as DeliveryStatus))
+      throw badRequest(`status must be one of ${STATUSES.join(', ')}`, [{ field: 'status', message: 'unknown' }]);
+    const limit = whole(query['_limit'], 20, 1, 1000, '_limit');
+    const after =
+      query['_after'] === undefined ? undefined : whole(query['_after'], 0, 0, Number.MAX_SAFE_INTEGER, '_after');
+    const rows = await store.list(name, status as DeliveryStatus | undefined, {
+      limit: limit + 1,
+      ...(after === undefined ? {} : { after }),
+    });
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      data: page.map(shown),
+      ...(rows.length > limit && last ? { next: nextUrl(request, last.seq) } : {}),
+    };
+  });
+  completeRoute(app, '/_webhooks/:name/deliveries', ['GET']);
+
+  app.post('/_webhooks/:name/deliveries/:seq/retry', async (request) => {
+    await operator(request, 'retry webhook deliveries');
+    const name = subscription(request);
+    const seq = whole((request.params as { seq: string }).seq, 0, 1, Number.MAX_SAFE_INTEGER, 'seq');
+    if (!(await store.retry(name, seq, Date.now()))) throw notFound(`webhook ${name} has no delivery of event #${seq}`);
+    wake();
+    return { retried: 1 };
+  });
+  completeRoute(app, '/_webhooks/:name/deliveries/:seq/retry', ['POST']);
+
+  app.post('/_webhooks/:name/retry-dead', async (request) => {
+    await operator(request, 'retry webhook deliveries');
+    const name = subscription(request);
+    const retried = await store.retryDead(name, Date.now());
+    wake();
+    return { retried };
+  });
+  completeRoute(app, '/_webhooks/:name/retry-dead', ['POST']);
+}
+
+function shown(d: Delivery) {
+  return {
+    seq: d.seq,
+    event_id: d.eventId,
+    type: d.type,
+    object: d.object,
+    status: d.status,
+    attempts: d.attempts,
+    next_attempt_at: d.status === 'pending' ? new Date(d.nextAt).toISOString() : null,
+    last_status: d.lastStatus,
+    last_error: d.lastError,
+    done_at: d.doneAt === null ? null : new Date(d.doneAt).toISOString(),
+  };
+}
+
+function whole(text: string | undefined, fallback: number, min: number, max: number, name: string): number {
+  if (text === undefined || text === '') return fallback;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < min || n > max)
+    throw badRequest(`${name} must be a whole number from ${min} to ${max}`, [{ field: name, message: 'invalid' }]);
+  return n;
+}
+
+function nextUrl(request: FastifyRequest, seq: number): string {
+  const url = new URL(request.url, `${request.protocol}://${request.host}`);
+  url.searchParams.set('_after', String(seq));
+  return url.href;
+}

@@ -1,0 +1,99 @@
+/**
+ * The outbox's own tables (collections on MongoDB), created by the runtime at start-up and by
+ * `npm run migrate`, apart from the models' migrations: they belong to the service, not to the API.
+ *
+ * - `svc_events`: the events, by `seq`. SQLite gives `seq` at append (one writer at a time: append
+ *   order is commit order). PostgreSQL's transactions commit in any order, so an event is appended
+ *   with `pos` (append order) and no `seq`, and the sequencer (`EventLog.sequence`) gives committed
+ *   events their `seq` in the order they became visible, one sequencer at a time (an advisory
+ *   lock). MongoDB: `_id` is the seq, taken from the `svc_counters` document `svc_events` in the
+ *   write's transaction.
+ * - `svc_deliveries`: one row per subscription and event it matched (lib/webhooks/types.ts).
+ * - `svc_webhook_cursors`: per subscription, the last seq fanned out into deliveries.
+ */
+import type { Dialect } from '../values.js';
+
+export const EVENTS = 'svc_events';
+export const DELIVERIES = 'svc_deliveries';
+export const CURSORS = 'svc_webhook_cursors';
+/** MongoDB: the `svc_counters` document whose `seq` the events take. */
+export const EVENT_COUNTER = 'svc_events';
+/** PostgreSQL: the advisory lock the sequencer holds while it numbers events. */
+export const SEQUENCER_LOCK = 7_263_580_101;
+
+const SQLITE = `
+create table if not exists svc_events (
+  seq integer primary key autoincrement,
+  id text not null unique,
+  type text not null,
+  model text not null,
+  pk text not null,
+  time text not null,
+  data text not null
+);
+create table if not exists svc_deliveries (
+  subscription text not null,
+  seq integer not null,
+  event_id text not null,
+  type text not null,
+  object text not null,
+  status text not null default 'pending',
+  attempts integer not null default 0,
+  next_at integer not null,
+  lease_owner text,
+  lease_until integer not null default 0,
+  last_error text,
+  last_status integer,
+  done_at integer,
+  primary key (subscription, seq)
+);
+create index if not exists svc_deliveries_due on svc_deliveries (subscription, status, next_at);
+create index if not exists svc_deliveries_object on svc_deliveries (subscription, object, seq) where status = 'pending';
+create index if not exists svc_deliveries_done on svc_deliveries (status, done_at);
+create table if not exists svc_webhook_cursors (
+  subscription text primary key,
+  seq integer not null
+);
+`;
+
+const POSTGRES = `
+create table if not exists svc_events (
+  pos bigserial primary key,
+  seq bigint unique,
+  id text not null unique,
+  type text not null,
+  model text not null,
+  pk text not null,
+  time text not null,
+  data jsonb not null
+);
+create index if not exists svc_events_unsequenced on svc_events (pos) where seq is null;
+create table if not exists svc_deliveries (
+  subscription text not null,
+  seq bigint not null,
+  event_id text not null,
+  type text not null,
+  object text not null,
+  status text not null default 'pending',
+  attempts integer not null default 0,
+  next_at bigint not null,
+  lease_owner text,
+  lease_until bigint not null default 0,
+  last_error text,
+  last_status integer,
+  done_at bigint,
+  primary key (subscription, seq)
+);
+create index if not exists svc_deliveries_due on svc_deliveries (subscription, status, next_at);
+create index if not exists svc_deliveries_object on svc_deliveries (subscription, object, seq) where status = 'pending';
+create index if not exists svc_deliveries_done on svc_deliveries (status, done_at);
+create table if not exists svc_webhook_cursors (
+  subscription text primary key,
+  seq bigint not null
+);
+`;
+
+/** The script that creates the outbox's tables when they are missing (run on every start: idempotent). */
+export function outboxSchema(dialect: Dialect): string {
+  return dialect === 'sqlite' ? SQLITE : POSTGRES;
+}

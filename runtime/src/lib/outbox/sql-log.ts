@@ -1,0 +1,118 @@
+/**
+ * The outbox on SQLite and PostgreSQL (tables in ./schema.ts). Appending runs on the write's own
+ * executor, inside its transaction. SQLite numbers events as it appends them: one writer at a
+ * time, so append order is commit order. PostgreSQL appends with no `seq`; `sequence` numbers
+ * what has committed, in the order it became visible, so that a reader that has seen seq n never
+ * sees a lower seq appear later.
+ */
+import type { SqlDatabase, SqlExecutor } from '../sql/types.js';
+import { eventData, eventIdentity, eventType, storedEvent } from './event.js';
+import { SEQUENCER_LOCK } from './schema.js';
+import type { EventLog, NewEvent, ServiceEvent } from './types.js';
+
+/** Rows per insert statement (7 parameters each: well under SQLite's and PostgreSQL's limits). */
+const APPEND_SLICE = 200;
+/** Events the sequencer numbers per transaction. */
+const SEQUENCE_BATCH = 5000;
+
+/** Appends `events` on `executor` (inside the write's transaction). */
+export async function appendSql(executor: SqlExecutor, events: readonly NewEvent[]): Promise<void> {
+  for (let i = 0; i < events.length; i += APPEND_SLICE) {
+    const slice = events.slice(i, i + APPEND_SLICE);
+    const parameters: unknown[] = [];
+    const rows = slice.map((event) => {
+      const { id, time } = eventIdentity();
+      const at = parameters.length;
+      parameters.push(id, eventType(event), event.model, event.pk, time, eventData(event));
+      return `(${[1, 2, 3, 4, 5, 6].map((n) => placeholder(executor, at + n)).join(', ')})`;
+    });
+    await executor.run({
+      sql: `insert into svc_events (id, type, model, pk, time, data) values ${rows.join(', ')}`,
+      parameters,
+    });
+  }
+}
+
+export class SqlEventLog implements EventLog {
+  constructor(readonly sql: SqlDatabase) {}
+
+  async after(seq: number, limit: number): Promise<ServiceEvent[]> {
+    const rows = await this.sql.all<Row>({
+      sql: `select seq, id, type, time, data from svc_events where seq > ${this.p(1)} order by seq limit ${this.p(2)}`,
+      parameters: [seq, limit],
+    });
+    return rows.map(storedEvent);
+  }
+
+  async bySeq(seqs: readonly number[]): Promise<ServiceEvent[]> {
+    if (seqs.length === 0) return [];
+    const list = seqs.map((_, i) => this.p(i + 1)).join(', ');
+    const rows = await this.sql.all<Row>({
+      sql: `select seq, id, type, time, data from svc_events where seq in (${list}) order by seq`,
+      parameters: [...seqs],
+    });
+    return rows.map(storedEvent);
+  }
+
+  async oldest(): Promise<number | undefined> {
+    const [row] = await this.sql.all<{ seq: unknown }>({
+      sql: 'select min(seq) as seq from svc_events',
+      parameters: [],
+    });
+    return row?.seq === null || row?.seq === undefined ? undefined : Number(row.seq);
+  }
+
+  async latest(): Promise<number> {
+    const [row] = await this.sql.all<{ seq: unknown }>({
+      sql: 'select max(seq) as seq from svc_events',
+      parameters: [],
+    });
+    return row?.seq === null || row?.seq === undefined ? 0 : Number(row.seq);
+  }
+
+  async sequence(): Promise<number> {
+    if (this.sql.dialect === 'sqlite') return 0;
+    return this.sql.transaction(async (tx) => {
+      // One sequencer at a time; another instance's turn is as good as this one's.
+      const [lock] = await tx.all<{ ok: boolean }>({
+        sql: `select pg_try_advisory_xact_lock(${SEQUENCER_LOCK}) as ok`,
+        parameters: [],
+      });
+      if (!lock?.ok) return 0;
+      // In append order among what has committed: the events of one object were appended under
+      // its row lock, so they are in order; events of different objects are numbered as they
+      // became visible.
+      return tx.run({
+        sql: `with todo as (select pos from svc_events where seq is null order by pos limit ${SEQUENCE_BATCH}),
+          base as (select coalesce(max(seq), 0) as top from svc_events),
+          numbered as (select pos, row_number() over (order by pos) as n from todo)
+          update svc_events e set seq = base.top + numbered.n from numbered, base where e.pos = numbered.pos`,
+        parameters: [],
+      });
+    });
+  }
+
+  async prune(before: Date, limit: number, needed: number | undefined): Promise<number> {
+    // The newest event stays too: PostgreSQL's sequencer numbers on from it.
+    return this.sql.run({
+      sql: `delete from svc_events where seq in (select seq from svc_events where seq < ${this.p(1)} and seq < (select max(seq) from svc_events) and time < ${this.p(2)} order by seq limit ${this.p(3)})`,
+      parameters: [needed ?? Number.MAX_SAFE_INTEGER, before.toISOString(), limit],
+    });
+  }
+
+  private p(n: number): string {
+    return placeholder(this.sql, n);
+  }
+}
+
+interface Row {
+  seq: unknown;
+  id: unknown;
+  type: unknown;
+  time: unknown;
+  data: unknown;
+}
+
+function placeholder(executor: SqlExecutor, n: number): string {
+  return executor.dialect === 'sqlite' ? '?' : `$${n}`;
+}
