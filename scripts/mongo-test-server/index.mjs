@@ -29,10 +29,15 @@ export async function startMongoTestServer({ port = 0, host = '127.0.0.1', repli
   const tcp = createServer((socket) => {
     server.connections++;
     sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+    socket.on('close', () => {
+      sockets.delete(socket);
+      // A client that went away (killed) leaves its transaction open: MongoDB would let it time
+      // out without holding anyone up; here, where transactions take turns, it is aborted now.
+      if (store.transaction && store.transaction.socket === socket) store.abort();
+    });
     socket.on('error', () => socket.destroy());
     const read = messageReader((header, body) => {
-      respond(header, body).then(
+      respond(header, body, socket).then(
         (reply) => socket.writable && socket.write(reply),
         () => socket.destroy(),
       );
@@ -46,12 +51,12 @@ export async function startMongoTestServer({ port = 0, host = '127.0.0.1', repli
     });
   });
 
-  async function respond(header, body) {
+  async function respond(header, body, socket) {
     const { command, legacy } = parseRequest(header, body);
-    return encodeReply(header, legacy, await execute(command));
+    return encodeReply(header, legacy, await execute(command, socket));
   }
 
-  async function execute(command) {
+  async function execute(command, socket) {
     const name = Object.keys(command)[0];
     server.commands.set(name, (server.commands.get(name) ?? 0) + 1);
     const handler = COMMANDS[name];
@@ -92,7 +97,10 @@ export async function startMongoTestServer({ port = 0, host = '127.0.0.1', repli
             'TransientTransactionError',
           ]);
         }
-        if (inTransaction) store.record();
+        if (inTransaction) {
+          store.record();
+          store.transaction.socket = socket;
+        }
         try {
           return handler(command, context);
         } catch (error) {

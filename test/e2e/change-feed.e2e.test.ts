@@ -80,9 +80,9 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
   });
 
   it('sends each caller only the events of objects they may view, with the fields they may read', async () => {
-    const [annFeed, benFeed, olgaFeed, anonymousFeed, rootFeed] = await Promise.all(
+    const [annFeed, benFeed, olgaFeed, anonymousFeed, rootFeed] = (await Promise.all(
       ['ann', 'ben', 'olga', null, 'root'].map((who) => follow(who)),
-    );
+    )) as [Feed, Feed, Feed, Feed, Feed];
     for (const feed of [annFeed, benFeed, olgaFeed, anonymousFeed, rootFeed]) expect(feed.status).toBe(200);
     const annNote = (await as('ann', 'POST', '/notes', { text: "ann's secret" })).body as Rec;
     const benNote = (await as('ben', 'POST', '/notes', { text: "ben's secret" })).body as Rec;

@@ -203,6 +203,7 @@ describe.each(ENGINES)('events and webhooks on %s', (engine) => {
     await sleep(300);
     await receiver.start(port);
     await receiver.waitFor(() => made.every((pk) => delivered().some((r) => r.pk === pk && r.type === 'Note.create')));
+    expect(made.every((pk) => delivered().some((r) => r.pk === pk && r.signed))).toBe(true);
   });
 
   it('prunes delivered events after events.retention; a feed asking for pruned ones is told to reload', async () => {

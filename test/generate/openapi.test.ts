@@ -4,6 +4,7 @@
  * filters the runtime accepts per field type, the security the ACL matrix implies, and shipped in
  * the project as openapi.json, which the service reads at start-up. Served at {base}/openapi.json: test/e2e/blog-http.
  */
+import { eventTypes } from '../../src/plan/shared/event-types.js';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -99,10 +100,20 @@ describe.each(FIXTURES)('the OpenAPI document of %s', (fixture) => {
           ...(ir.auth.apiKey ? ['POST /auth/token', 'POST /auth/reset_token'] : []),
         ]
       : [];
+    // The outbox's change feed and operators' routes (lib/http/outbox.ts), when a route changes objects.
+    const events = eventTypes(ir).size
+      ? [
+          'GET /_events',
+          'GET /_webhooks',
+          'GET /_webhooks/{name}/deliveries',
+          'POST /_webhooks/{name}/deliveries/{seq}/retry',
+          'POST /_webhooks/{name}/retry-dead',
+        ]
+      : [];
     const listed = operationsOf(documentOf(fixture));
     // `/users/self` is added when the API's own user route does not answer it.
     const extra = listed.filter((o) => o === 'GET /users/self');
-    expect(listed.sort()).toEqual([...fromIr, ...own, ...auth, ...extra].sort());
+    expect(listed.sort()).toEqual([...fromIr, ...own, ...auth, ...events, ...extra].sort());
     expect(new Set(listed).size).toBe(listed.length);
   });
 
@@ -264,7 +275,8 @@ describe('security (fixtures/ramses-example: an x-Ticket cookie, x-ACLs with {{d
     expect(starter['components']['securitySchemes']).toBeUndefined();
     expect(Object.keys(starter['paths']).some((p) => p.startsWith('/auth'))).toBe(false);
     const operations = operationsOf(starter);
-    expect(operations.length).toBe(7);
+    // Its 5 routes, /health, /openapi.json, and the outbox's 5.
+    expect(operations.length).toBe(12);
     for (const [method, path] of operations.map((o) => o.split(' '))) {
       const op = operation(starter, method!, path!);
       expect(op['security']).toBeUndefined();

@@ -218,6 +218,7 @@ describe('EventStream', () => {
     expect(refusedThenAccepted).toBe(false);
     expect(maxBuffered).toBeLessThanOrEqual(maxBufferedBytes + oneMessage);
     expect(stream.closed).toBe(true);
+    expect(stream.lastId).toBe(String(accepted));
     expect(closes).toBe(1);
 
     resumeReading(res);

@@ -64,7 +64,10 @@ function parse(block: string, messages: FeedMessage[], comments: string[]): void
     if (line.startsWith(':')) comments.push(line.slice(1).trim());
     else if (line.startsWith('id:')) id = line.slice(3).trim();
     else if (line.startsWith('event:')) event = line.slice(6).trim();
-    else if (line.startsWith('data:')) (data.push(line.slice(5).replace(/^ /, '')), (any = true));
+    else if (line.startsWith('data:')) {
+      data.push(line.slice(5).replace(/^ /, ''));
+      any = true;
+    }
   }
   if (any) messages.push({ id, event, data: data.join('\n') });
 }

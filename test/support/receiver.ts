@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const { verify } = (await import(new URL('../../runtime/src/lib/webhooks/signature.ts', import.meta.url).href)) as {
-  verify(secret: string, headers: Record<string, string | undefined>, body: string, now?: number): boolean;
+  verify: (secret: string, headers: Record<string, string | undefined>, body: string, now?: number) => boolean;
 };
 
 export interface Received {

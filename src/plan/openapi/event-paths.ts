@@ -118,6 +118,8 @@ export function eventWebhooks(ctx: OpenApiContext, names: EventSchemaNames): Jso
           ],
           requestBody: { required: true, content: { 'application/json': { schema: schemaRef(names.event) } } },
           responses: { '200': { description: 'Acknowledged (any 2xx).' } },
+          // The receiver checks the signature, not credentials of this API.
+          security: [],
         },
       },
     },
@@ -127,6 +129,9 @@ export function eventWebhooks(ctx: OpenApiContext, names: EventSchemaNames): Jso
 export function eventPaths(ctx: OpenApiContext, ids: OperationIds, names: EventSchemaNames): [string, Json][] {
   if (eventTypes(ctx.ir).size === 0) return [];
   const admin = ctx.ir.auth ? { security: requirements(ctx, 'required') } : {};
+  // Without auth nobody is refused.
+  const errors = (statuses: number[]) =>
+    errorResponses(ctx.ir.auth ? statuses : statuses.filter((s) => s !== 401 && s !== 403));
   const name = { name: 'name', in: 'path', required: true, schema: { type: 'string' } };
   const op = (id: string, method: string, spec: Json): Json => ({
     tags: [EVENTS_TAG.name],
@@ -158,7 +163,7 @@ export function eventPaths(ctx: OpenApiContext, ids: OperationIds, names: EventS
           ],
           responses: {
             '200': { description: 'The feed.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
-            ...errorResponses([400, 500, 503]),
+            ...errors([400, 500, 503]),
           },
           ...(ctx.ir.auth ? { security: requirements(ctx, 'optional') } : {}),
         }),
@@ -179,7 +184,7 @@ export function eventPaths(ctx: OpenApiContext, ids: OperationIds, names: EventS
                 properties: { data: { type: 'array', items: { type: 'object' } }, dispatch: { type: 'boolean' } },
               }),
             },
-            ...errorResponses([401, 403, 500, 503]),
+            ...errors([401, 403, 500, 503]),
           },
           ...admin,
         }),
@@ -210,7 +215,7 @@ export function eventPaths(ctx: OpenApiContext, ids: OperationIds, names: EventS
                 properties: { data: { type: 'array', items: schemaRef(names.delivery) }, next: { type: 'string' } },
               }),
             },
-            ...errorResponses([400, 401, 403, 404, 500, 503]),
+            ...errors([400, 401, 403, 404, 500, 503]),
           },
           ...admin,
         }),
@@ -227,7 +232,7 @@ export function eventPaths(ctx: OpenApiContext, ids: OperationIds, names: EventS
               description: 'Due now.',
               ...content({ type: 'object', properties: { retried: { type: 'integer' } } }),
             },
-            ...errorResponses([400, 401, 403, 404, 500, 503]),
+            ...errors([400, 401, 403, 404, 500, 503]),
           },
           ...admin,
         }),
@@ -244,7 +249,7 @@ export function eventPaths(ctx: OpenApiContext, ids: OperationIds, names: EventS
               description: 'How many are due again.',
               ...content({ type: 'object', properties: { retried: { type: 'integer' } } }),
             },
-            ...errorResponses([401, 403, 404, 500, 503]),
+            ...errors([401, 403, 404, 500, 503]),
           },
           ...admin,
         }),

@@ -11,7 +11,6 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from '../errors.js';
-import type { Model } from '../model.js';
 import type { EventLog, ServiceEvent } from '../outbox/types.js';
 import { matchesEvent } from '../webhooks/settings.js';
 import { completeRoute } from '../http/routing.js';
@@ -132,6 +131,9 @@ async function openFeed(
             if (shown) stream.send({ id: event.seq, event: event.type, data: JSON.stringify(shown) });
           }
           if (events.length < PAGE) break;
+          // A replay of many pages waits for the client to take each one: only a client that
+          // reads too slowly is cut off (./sse.ts), not one that is sent a lot at once.
+          await stream.drained();
         }
       } while (self.again && !stream.closed);
     } catch (error) {
@@ -148,7 +150,7 @@ async function openFeed(
 function viewer(app: FastifyInstance, request: FastifyRequest): (event: ServiceEvent) => Promise<ServiceEvent | null> {
   const { policy, db } = app.services;
   return async (event) => {
-    const model = db.models.get(event.type.slice(0, event.type.lastIndexOf('.'))) as Model | undefined;
+    const model = db.models.get(event.type.slice(0, event.type.lastIndexOf('.')));
     if (!model) return null;
     const object = event.data.object;
     const route = model.aclRoute ?? { kind: 'item' as const, acl: null };

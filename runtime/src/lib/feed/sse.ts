@@ -194,7 +194,7 @@ export class EventStream {
     this.#closed = true;
     clearInterval(this.#heartbeat);
     this.#heartbeat = undefined;
-    for (const done of [...this.#drainWaiters]) done();
+    for (const done of this.#drainWaiters) done();
     for (const hook of this.#closeHooks.splice(0)) hook();
   }
 }
@@ -238,7 +238,10 @@ const SEQ = /^\d{1,16}$/;
  * so it wins) or `?last_event_id=` (how a first connection names it, EventSource sending no
  * headers of its own). Undefined when neither is given; 'invalid' (a 400) when not a seq.
  */
-export function lastEventId(headers: IncomingHttpHeaders, query: Record<string, unknown>): number | undefined | 'invalid' {
+export function lastEventId(
+  headers: IncomingHttpHeaders,
+  query: Record<string, unknown>,
+): number | undefined | 'invalid' {
   const given = headers['last-event-id'] ?? query['last_event_id'];
   if (given === undefined) return undefined;
   return parseSeq(given);
@@ -246,7 +249,7 @@ export function lastEventId(headers: IncomingHttpHeaders, query: Record<string, 
 
 function parseSeq(value: unknown): number | 'invalid' {
   // A query string parser may already have made it a number; an array is a repeated parameter.
-  if (typeof value === 'number') return Number.isSafeInteger(value) ? value : 'invalid';
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : 'invalid';
   if (typeof value !== 'string' || !SEQ.test(value)) return 'invalid';
   const seq = Number(value);
   return Number.isSafeInteger(seq) ? seq : 'invalid';

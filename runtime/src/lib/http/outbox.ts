@@ -15,7 +15,7 @@ import fp from 'fastify-plugin';
 import type { ServiceDatabase } from '../database.js';
 import { badRequest, notFound } from '../errors.js';
 import { changeFeed, FeedHub } from '../feed/feed.js';
-import { Dispatcher, webhookTargets, type DispatcherLog, type Target } from '../webhooks/dispatcher.js';
+import { Dispatcher, webhookTargets, type Target } from '../webhooks/dispatcher.js';
 import type { Delivery, DeliveryStatus, WebhookSettings } from '../webhooks/types.js';
 import { completeRoute } from './routing.js';
 
@@ -32,7 +32,7 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export const outbox = fp<OutboxOptions>(
   async (app, { db, settings, local = [] }) => {
     const targets = settings.dispatch ? [...webhookTargets(settings), ...local] : [];
-    const dispatcher = new Dispatcher(db, settings, targets, app.log as unknown as DispatcherLog);
+    const dispatcher = new Dispatcher(db, settings, targets, app.log);
     const hub = new FeedHub(db.outbox.log);
     app.addHook('onReady', () => {
       dispatcher.start();

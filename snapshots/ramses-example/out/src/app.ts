@@ -14,8 +14,10 @@ import { errors } from './lib/http/error-handler.js';
 import { health } from './lib/http/health.js';
 import { openApi } from './lib/http/openapi.js';
 import { openPolicy } from './lib/http/policy.js';
+import { outbox } from './lib/http/outbox.js';
 import { rateLimits } from './lib/http/rate-limit.js';
 import { services } from './lib/http/services.js';
+import { webhookSettings } from './lib/webhooks/settings.js';
 import { EVENTS } from './model-events.js';
 import { storiesRoutes } from './routes/stories.js';
 import { usersRoutes } from './routes/users.js';
@@ -79,6 +81,7 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
       if (auth) await api.register(auth.plugin);
       await api.register(health, { db });
       await api.register(openApi, { file: OPENAPI_FILE, auth: config.auth, docs: config.docs });
+      await api.register(outbox, { db, settings: webhookSettings(config.settings) });
       await api.register(storiesRoutes);
       await api.register(usersRoutes);
     },

@@ -11,8 +11,10 @@ import { errors } from './lib/http/error-handler.js';
 import { health } from './lib/http/health.js';
 import { openApi } from './lib/http/openapi.js';
 import { openPolicy } from './lib/http/policy.js';
+import { outbox } from './lib/http/outbox.js';
 import { rateLimits } from './lib/http/rate-limit.js';
 import { services } from './lib/http/services.js';
+import { webhookSettings } from './lib/webhooks/settings.js';
 import { EVENTS } from './model-events.js';
 import { itemsRoutes } from './routes/items.js';
 
@@ -70,6 +72,7 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     async (api) => {
       await api.register(health, { db });
       await api.register(openApi, { file: OPENAPI_FILE, auth: config.auth, docs: config.docs });
+      await api.register(outbox, { db, settings: webhookSettings(config.settings) });
       await api.register(itemsRoutes);
     },
     { prefix: BASE_PATH },
