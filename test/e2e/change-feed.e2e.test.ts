@@ -5,6 +5,7 @@
  * what an anonymous GET would, fields are cut to what the caller may read, `?types=` filters, and
  * `Last-Event-ID` replays what followed it, then goes live, with no gap and no duplicate.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
 import { openFeed, type Feed, type FeedMessage } from '../support/feed.js';
@@ -156,5 +157,14 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
     await byQuery.until((ms) => ms.length >= 10);
     expect(Number(byQuery.messages[0]!.id)).toBe(Number(from) + 1);
     expect((await as('root', 'GET', '/_events?last_event_id=abc')).status).toBe(400);
+  });
+
+  it('ends open feeds when the service shuts down, with a last word, and exits cleanly', async () => {
+    const feed = await follow('root');
+    await feed.until(() => true);
+    // A feed left open would hold the shutdown until its drain timeout, then exit 1.
+    expect(await service.stop('SIGTERM')).toBe(0);
+    for (let i = 0; i < 100 && !feed.comments.some((c) => c.includes('shutting down')); i++) await sleep(20);
+    expect(feed.comments.some((c) => c.includes('shutting down'))).toBe(true);
   });
 });

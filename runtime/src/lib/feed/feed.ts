@@ -29,6 +29,8 @@ interface Listener {
   reading: boolean;
   again: boolean;
   pump(): void;
+  /** Ends the stream (the service is shutting down: the client resumes elsewhere by Last-Event-ID). */
+  close(): void;
 }
 
 /** Wakes every open feed when there may be new events (a local write, or the poll). */
@@ -42,9 +44,10 @@ export class FeedHub {
     this.#timer = setInterval(() => this.wake(), POLL_MS).unref();
   }
 
+  /** Ends every open feed: a server does not finish closing while one is open. */
   stop(): void {
     clearInterval(this.#timer);
-    for (const listener of this.listeners) listener.cursor = Number.MAX_SAFE_INTEGER;
+    for (const listener of [...this.listeners]) listener.close();
     this.listeners.clear();
   }
 
@@ -116,6 +119,7 @@ async function openFeed(
       this.reading = true;
       void readOn(this).finally(() => (this.reading = false));
     },
+    close: () => stream.close('the service is shutting down: reconnect with Last-Event-ID'),
   };
   const readOn = async (self: Listener) => {
     try {

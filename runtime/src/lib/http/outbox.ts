@@ -38,10 +38,12 @@ export const outbox = fp<OutboxOptions>(
       dispatcher.start();
       hub.start();
     });
-    app.addHook('onClose', async () => {
+    // Before the server closes: it waits for open connections, and a feed stays open.
+    app.addHook('preClose', (done) => {
       hub.stop();
-      await dispatcher.stop();
+      done();
     });
+    app.addHook('onClose', () => dispatcher.stop());
     // A write answered: its events are committed (or it wrote none): deliver them now.
     app.addHook('onResponse', (request, _reply, done) => {
       if (WRITES.has(request.method)) {
