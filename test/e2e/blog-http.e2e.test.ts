@@ -58,14 +58,22 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
     expect(reply.body.components.securitySchemes).toBeUndefined();
     expect(reply.body.security).toEqual([]);
     const schemas = reply.body.components.schemas as Record<string, unknown>;
+    // The union of all events loses the register events (nobody registers without auth); the rest is as generated.
     for (const [name, schema] of Object.entries(schemas))
-      expect(schema, name).toEqual(generated.components.schemas[name]);
+      if (name !== 'Event') expect(schema, name).toEqual(generated.components.schemas[name]);
+    expect(schemas['Event']).toEqual({
+      ...generated.components.schemas['Event'],
+      oneOf: generated.components.schemas['Event'].oneOf.filter(
+        (r: { $ref: string }) => r.$ref !== '#/components/schemas/UserEvent',
+      ),
+    });
     // What only the auth routes used goes with them: no client of the served document gets dead types (issue 32).
     expect(Object.keys(generated.components.schemas).filter((name) => !(name in schemas))).toEqual([
       'Login',
       'Token',
       'User',
       'UserCreate',
+      'UserEvent',
     ]);
     const operations = Object.values(reply.body.paths).flatMap((item) => Object.values(item as object)) as {
       security?: unknown;

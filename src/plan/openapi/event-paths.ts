@@ -11,6 +11,9 @@ import { content } from './paths.js';
 import { errorResponses } from './responses.js';
 import { requirements } from './security.js';
 
+/** Marks a model's event schema, for the runtime to find without knowing the models. */
+export const EVENT_SCHEMA_EXTENSION = 'x-svcgen-events';
+
 export const EVENTS_TAG = {
   name: 'events',
   description: 'The change feed, and the webhook deliveries of service.ini `webhooks.<name>.*` (admins only).',
@@ -44,6 +47,8 @@ export function eventSchemas(ctx: OpenApiContext, names: EventSchemaNames): [str
     {
       type: 'object',
       description: `A change of ${model} objects, as webhooks POST it and GET /_events sends it.`,
+      // The served document with auth off leaves out register events (lib/http/openapi.ts).
+      [EVENT_SCHEMA_EXTENSION]: true,
       required: ['id', 'seq', 'type', 'time', 'data'],
       properties: {
         id: { type: 'string', description: 'Unique and stable: an idempotency key (the webhook-id header).' },

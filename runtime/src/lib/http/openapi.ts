@@ -71,6 +71,8 @@ export function withoutAuth(document: Readonly<Json>): Json {
   }
   const components = (document['components'] as Json | undefined) ?? {};
   const { securitySchemes: _schemes, ...otherComponents } = components;
+  if (otherComponents['schemas'])
+    otherComponents['schemas'] = withoutRegisterEvents(otherComponents['schemas'] as Json);
   return withoutUnusedComponents({
     ...document,
     security: [],
@@ -81,6 +83,33 @@ export function withoutAuth(document: Readonly<Json>): Json {
       responses: omit((components['responses'] as Json | undefined) ?? {}, AUTH_RESPONSES),
     },
   });
+}
+
+/**
+ * Without auth nobody registers: `<User>.register` leaves the event schemas (marked
+ * `x-svcgen-events` by svcgen), a schema left with no type goes, and so does its place in the
+ * `oneOf` of all events.
+ */
+function withoutRegisterEvents(schemas: Json): Json {
+  const out: Json = {};
+  const dropped = new Set<string>();
+  for (const [name, value] of Object.entries(schemas)) {
+    const schema = value as Json;
+    const type = ((schema['properties'] as Json | undefined)?.['type'] as Json | undefined) ?? {};
+    if (schema['x-svcgen-events'] !== true || !Array.isArray(type['enum'])) {
+      out[name] = schema;
+      continue;
+    }
+    const kept = (type['enum'] as string[]).filter((t) => !t.endsWith('.register'));
+    if (kept.length === 0) dropped.add(`#/components/schemas/${name}`);
+    else out[name] = { ...schema, properties: { ...(schema['properties'] as Json), type: { ...type, enum: kept } } };
+  }
+  for (const [name, value] of Object.entries(out)) {
+    const oneOf = (value as Json)['oneOf'];
+    if (Array.isArray(oneOf) && oneOf.some((r) => dropped.has((r as Json)['$ref'] as string)))
+      out[name] = { ...(value as Json), oneOf: oneOf.filter((r) => !dropped.has((r as Json)['$ref'] as string)) };
+  }
+  return out;
 }
 
 function isOperation(key: string, value: Json): boolean {
