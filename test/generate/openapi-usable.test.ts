@@ -54,7 +54,7 @@ describe.each(API_FIXTURES)('the OpenAPI document of %s', (fixture) => {
     expect(new Set(ids).size).toBe(ids.length);
     for (const id of ids)
       expect(id).toMatch(
-        /^(list|create|get|update|replace|delete|options|register|login|logout|reset)[A-Z]?[A-Za-z]*$/,
+        /^(list|create|get|update|replace|delete|options|register|login|logout|reset|retry|receive)[A-Z]?[A-Za-z]*$/,
       );
   });
 

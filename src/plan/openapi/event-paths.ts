@@ -46,6 +46,7 @@ export function eventSchemas(ctx: OpenApiContext, names: EventSchemaNames): [str
     names.free(`${model}Event`),
     {
       type: 'object',
+      additionalProperties: false,
       description: `A change of ${model} objects, as webhooks POST it and GET /_events sends it.`,
       // The served document with auth off leaves out register events (lib/http/openapi.ts).
       [EVENT_SCHEMA_EXTENSION]: true,
@@ -57,6 +58,7 @@ export function eventSchemas(ctx: OpenApiContext, names: EventSchemaNames): [str
         time: { type: 'string', format: 'date-time' },
         data: {
           type: 'object',
+          additionalProperties: false,
           required: ['pk', 'object'],
           properties: {
             pk: { type: 'string', description: 'The key of the object (its _pk).' },
@@ -77,6 +79,7 @@ export function eventSchemas(ctx: OpenApiContext, names: EventSchemaNames): [str
       names.delivery,
       {
         type: 'object',
+        additionalProperties: false,
         required: ['seq', 'event_id', 'type', 'object', 'status', 'attempts'],
         properties: {
           seq: { type: 'integer', description: "The event's seq: the delivery's id within its subscription." },
@@ -147,7 +150,7 @@ export function eventPaths(ctx: OpenApiContext, ids: OperationIds, names: EventS
     [
       '/_events',
       {
-        get: op('followEvents', 'GET', {
+        get: op('getEvents', 'GET', {
           summary: 'The change feed (Server-Sent Events)',
           description:
             'Each event as `id: <seq>`, `event: <type>`, `data: <the event as JSON>`, only to callers who may view its object, with the fields they may read. With Last-Event-ID, every retained event after it first, then the live ones; `event: reset` when those are no longer retained. A heartbeat comment every 15 s.',
@@ -185,8 +188,12 @@ export function eventPaths(ctx: OpenApiContext, ids: OperationIds, names: EventS
                 'Each subscription of service.ini, its pending, delivered and dead deliveries, and its last error.',
               ...content({
                 type: 'object',
+                additionalProperties: false,
                 required: ['data'],
-                properties: { data: { type: 'array', items: { type: 'object' } }, dispatch: { type: 'boolean' } },
+                properties: {
+                  data: { type: 'array', items: { type: 'object', additionalProperties: true } },
+                  dispatch: { type: 'boolean' },
+                },
               }),
             },
             ...errors([401, 403, 500, 503]),
@@ -216,6 +223,7 @@ export function eventPaths(ctx: OpenApiContext, ids: OperationIds, names: EventS
               description: 'A page of deliveries; `next` links to the following page.',
               ...content({
                 type: 'object',
+                additionalProperties: false,
                 required: ['data'],
                 properties: { data: { type: 'array', items: schemaRef(names.delivery) }, next: { type: 'string' } },
               }),
@@ -235,7 +243,7 @@ export function eventPaths(ctx: OpenApiContext, ids: OperationIds, names: EventS
           responses: {
             '200': {
               description: 'Due now.',
-              ...content({ type: 'object', properties: { retried: { type: 'integer' } } }),
+              ...content({ type: 'object', additionalProperties: false, properties: { retried: { type: 'integer' } } }),
             },
             ...errors([400, 401, 403, 404, 500, 503]),
           },
@@ -252,7 +260,7 @@ export function eventPaths(ctx: OpenApiContext, ids: OperationIds, names: EventS
           responses: {
             '200': {
               description: 'How many are due again.',
-              ...content({ type: 'object', properties: { retried: { type: 'integer' } } }),
+              ...content({ type: 'object', additionalProperties: false, properties: { retried: { type: 'integer' } } }),
             },
             ...errors([401, 403, 404, 500, 503]),
           },

@@ -47,7 +47,7 @@ export class FeedHub {
   /** Ends every open feed: a server does not finish closing while one is open. */
   stop(): void {
     clearInterval(this.#timer);
-    for (const listener of [...this.listeners]) listener.close();
+    for (const listener of this.listeners) listener.close();
     this.listeners.clear();
   }
 
