@@ -19,6 +19,7 @@ import { migrateMongo } from './migrate.js';
 import { COUNTERS, MongoRepository, type MongoContext } from './repository.js';
 import { documentPath } from './values.js';
 import { appendMongo, MongoEventLog } from '../outbox/mongo-log.js';
+import { EVENT_SEQUENCE, EVENTS } from '../outbox/schema.js';
 import { ensureMongoOutbox, MongoDeliveryStore } from '../webhooks/mongo-store.js';
 
 export interface MongoOptions {
@@ -141,7 +142,8 @@ async function supportsTransactions(db: Db): Promise<boolean> {
  */
 async function createIndexes(db: Db, models: ModelRegistry): Promise<void> {
   // Collections exist before any transaction writes to them (older servers cannot create them inside one).
-  for (const name of [COUNTERS, ...[...models.values()].map((m) => m.table)]) await ensureCollection(db, name);
+  for (const name of [COUNTERS, EVENTS, EVENT_SEQUENCE, ...[...models.values()].map((m) => m.table)])
+    await ensureCollection(db, name);
   for (const model of models.values()) {
     const collection = db.collection(model.table);
     const wanted: { key: Record<string, 1>; name: string }[] = model.columns

@@ -1,6 +1,6 @@
 /**
  * The outbox on MongoDB: the `svc_events` collection, `_id` = seq. An append takes its seqs from
- * the `svc_counters` document `svc_events` inside the write's transaction: two transactions that
+ * the counter in `svc_event_sequence` inside the write's transaction: two transactions that
  * append conflict on it, and MongoDB runs the later one again (the engine's TransientTransactionError
  * retry), so seqs are given in commit order, and a rolled-back write takes none. On a standalone
  * server (no transactions, the service warns at start-up) a reader may see a seq before a lower
@@ -8,7 +8,7 @@
  */
 import type { ClientSession, Db } from 'mongodb';
 import { eventIdentity, eventType, storedEvent } from './event.js';
-import { EVENT_COUNTER, EVENTS } from './schema.js';
+import { EVENT_SEQUENCE, EVENTS } from './schema.js';
 import type { EventLog, NewEvent, ServiceEvent } from './types.js';
 
 interface EventDocument {
@@ -29,13 +29,11 @@ export async function appendMongo(
 ): Promise<void> {
   if (events.length === 0) return;
   const options = session ? { session } : {};
-  const counter = await db
-    .collection<{ _id: string; seq: number }>('svc_counters')
-    .findOneAndUpdate(
-      { _id: EVENT_COUNTER },
-      { $inc: { seq: events.length } },
-      { ...options, upsert: true, returnDocument: 'after' },
-    );
+  const counter = await sequence(db).findOneAndUpdate(
+    { _id: 'seq' },
+    { $inc: { seq: events.length } },
+    { ...options, upsert: true, returnDocument: 'after' },
+  );
   const first = counter!.seq - events.length + 1;
   const documents: EventDocument[] = events.map((event, i) => ({
     _id: first + i,
@@ -46,6 +44,11 @@ export async function appendMongo(
     data: { pk: event.pk, object: event.object },
   }));
   await db.collection<EventDocument>(EVENTS).insertMany(documents, options);
+}
+
+/** The collection of the events' counter. */
+function sequence(db: Db) {
+  return db.collection<{ _id: string; seq: number }>(EVENT_SEQUENCE);
 }
 
 export class MongoEventLog implements EventLog {
@@ -72,10 +75,7 @@ export class MongoEventLog implements EventLog {
   }
 
   async latest(): Promise<number> {
-    const counter = await this.db
-      .collection<{ _id: string; seq: number }>('svc_counters')
-      .findOne({ _id: EVENT_COUNTER });
-    return counter?.seq ?? 0;
+    return (await sequence(this.db).findOne({ _id: 'seq' }))?.seq ?? 0;
   }
 
   sequence(): Promise<number> {

@@ -6,8 +6,9 @@
  *   order is commit order). PostgreSQL's transactions commit in any order, so an event is appended
  *   with `pos` (append order) and no `seq`, and the sequencer (`EventLog.sequence`) gives committed
  *   events their `seq` in the order they became visible, one sequencer at a time (an advisory
- *   lock). MongoDB: `_id` is the seq, taken from the `svc_counters` document `svc_events` in the
- *   write's transaction.
+ *   lock). MongoDB: `_id` is the seq, taken from the one document of `svc_event_sequence` in the
+ *   write's transaction (a collection of its own: the models' key counters in `svc_counters` are
+ *   taken outside transactions, and must not wait on it).
  * - `svc_deliveries`: one row per subscription and event it matched (lib/webhooks/types.ts).
  * - `svc_webhook_cursors`: per subscription, the last seq fanned out into deliveries.
  */
@@ -16,8 +17,8 @@ import type { Dialect } from '../values.js';
 export const EVENTS = 'svc_events';
 export const DELIVERIES = 'svc_deliveries';
 export const CURSORS = 'svc_webhook_cursors';
-/** MongoDB: the `svc_counters` document whose `seq` the events take. */
-export const EVENT_COUNTER = 'svc_events';
+/** MongoDB: the collection of the one counter document (`_id: 'seq'`) whose `seq` the events take. */
+export const EVENT_SEQUENCE = 'svc_event_sequence';
 /** PostgreSQL: the advisory lock the sequencer holds while it numbers events. */
 export const SEQUENCER_LOCK = 7_263_580_101;
 
