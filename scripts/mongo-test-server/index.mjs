@@ -90,6 +90,12 @@ export async function startMongoTestServer({ port = 0, host = '127.0.0.1', repli
         : null;
     try {
       return await store.withTurn(session, collection, inTransaction, () => {
+        // A command that waited for its turn while its client went away (killed) would open a
+        // transaction nobody ends: it is dropped, and the client's transaction with it.
+        if (socket?.destroyed) {
+          if (inTransaction && ownsTransaction(store, session, command)) store.abort();
+          throw new CommandError(6, 'HostUnreachable', 'the client went away');
+        }
         if (inTransaction && command.startTransaction) store.begin(session, command.txnNumber);
         else if (inTransaction && !ownsTransaction(store, session, command)) {
           if (name === 'abortTransaction') return { ok: 1 };

@@ -49,7 +49,10 @@ export function apiClient(origin: string, basePath: string): Api {
       headers['content-type'] ??= 'application/json';
     }
     const response = await fetch(url, { method, headers, ...(payload === undefined ? {} : { body: payload }) });
-    const text = await response.text();
+    // An event stream (the change feed) does not end: its answer is its status and headers.
+    const streaming = response.headers.get('content-type')?.startsWith('text/event-stream') === true;
+    if (streaming) await response.body?.cancel();
+    const text = streaming ? '' : await response.text();
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
