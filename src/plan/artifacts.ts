@@ -9,6 +9,7 @@ import { events } from './events/artifact.js';
 import { migrations } from './migrations/artifact.js';
 import { models } from './models/artifact.js';
 import { openapi } from './openapi/artifact.js';
+import { outbox } from './outbox/artifact.js';
 import { project } from './project/artifact.js';
 import { routes } from './routes/artifact.js';
 import { runtime } from './runtime/artifact.js';
@@ -22,6 +23,7 @@ export const ARTIFACTS: readonly Artifact[] = [
   openapi,
   auth,
   events,
+  outbox,
   tests,
   client,
   migrations,

@@ -6,6 +6,7 @@ import type { aclTestView, authTestView, authView, principalStubView } from './a
 import type { ClientView } from './client/views.js';
 import type { containerView } from './project/container.js';
 import type { eventTypesView, handlerStubView, modelEventsView, processorStubView } from './events/views.js';
+import type { committedView, CommittedModelView } from './outbox/views.js';
 import type { MigrationView, migrationsIndexView } from './migrations/plan.js';
 import type { ModelView } from './models/model-file.js';
 import type { modelNames } from './shared/names.js';
@@ -23,6 +24,8 @@ export interface Views {
   'auth.ts': ReturnType<typeof authView>;
   'auth.test.ts': ReturnType<typeof authTestView>;
   'client.ts': ClientView;
+  'committed.ts': ReturnType<typeof committedView>;
+  'committed-stub.ts': CommittedModelView;
   'compose.yaml': ReturnType<typeof containerView>;
   'config.ts': ReturnType<typeof configView>;
   'db.ts': ReturnType<typeof modelsView>;

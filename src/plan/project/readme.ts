@@ -11,6 +11,7 @@ import { camel, modelNames, withArticle } from '../shared/names.js';
 import { OperationIds, operationKey, routeOperationIds } from '../openapi/operation-ids.js';
 import { searchFields } from '../shared/search.js';
 import { eventTypes } from '../shared/event-types.js';
+import { subscriberName } from '../outbox/views.js';
 
 // --- README ---------------------------------------------------------------------------------------
 
@@ -86,7 +87,8 @@ function readmeEvents(ir: ServiceIR) {
   const types = [...eventTypes(ir)].flatMap(([model, verbs]) => verbs.map((verb) => `${model}.${verb}`));
   if (types.length === 0) return null;
   const first = types[0]!;
-  return { types: types.map((t) => `\`${t}\``).join(', '), example: first, model: first.slice(0, first.indexOf('.')) };
+  const model = first.slice(0, first.indexOf('.'));
+  return { types: types.map((t) => `\`${t}\``).join(', '), example: first, model, stub: subscriberName(model) };
 }
 
 function readmeAuth(ir: ServiceIR) {

@@ -1,0 +1,14 @@
+// Created by svcgen from api.raml; this file is yours: svcgen never changes it. What runs after a change of an Author is committed.
+import type { AuthorSubscriptions } from '../../committed.js';
+
+/**
+ * What runs after a change of an Author is committed: outside the request (the caller already has
+ * the answer), at least once, in commit order for the changes of one object, retried with backoff
+ * when a handler throws, and dead after `webhooks.max_attempts` (see `{base}/_webhooks/local.Author`).
+ * A handler that must not act twice keys its work on `event.id`.
+ *
+ *   on('Author.create', async (event) => {
+ *     console.log(event.data.pk, event.data.object);
+ *   });
+ */
+export default function authorSubscriber(on: AuthorSubscriptions): void {}

@@ -1,0 +1,14 @@
+// Created by svcgen from api.raml; this file is yours: svcgen never changes it. What runs after a change of a Story is committed.
+import type { StorySubscriptions } from '../../committed.js';
+
+/**
+ * What runs after a change of a Story is committed: outside the request (the caller already has
+ * the answer), at least once, in commit order for the changes of one object, retried with backoff
+ * when a handler throws, and dead after `webhooks.max_attempts` (see `{base}/_webhooks/local.Story`).
+ * A handler that must not act twice keys its work on `event.id`.
+ *
+ *   on('Story.create', async (event) => {
+ *     console.log(event.data.pk, event.data.object);
+ *   });
+ */
+export default function storySubscriber(on: StorySubscriptions): void {}

@@ -1,0 +1,54 @@
+/**
+ * Views of the in-process subscribers' files (the runtime's lib/outbox/committed.ts):
+ * `src/committed.ts` (generated: each model's committed-event type, their union, and the
+ * subscribers bound to their models) and one user-owned stub per model whose objects the routes
+ * change (`src/custom/events/<model>.ts`). The stubs import types only, and committed.ts imports
+ * the stubs: no import goes round.
+ */
+import type { ServiceIR } from '../../ir/types.js';
+import { eventTypes } from '../shared/event-types.js';
+import { isSecretField } from '../shared/field-types.js';
+import { camel, modelNames, withArticle } from '../shared/names.js';
+import { quote } from '../shared/literal.js';
+
+/** The default export of a model's stub (src/custom/events/<model>.ts). */
+export function subscriberName(model: string): string {
+  return `${camel(model)}Subscriber`;
+}
+
+/** The models with committed events, in the IR's order, with what their files need. */
+function committedModels(ir: ServiceIR) {
+  return [...eventTypes(ir)]
+    .map(([name, verbs]) => ({ model: ir.models.find((m) => m.name === name)!, verbs }))
+    .filter(({ model }) => !model.internal)
+    .map(({ model, verbs }) => {
+      const names = modelNames(model);
+      const left = [
+        ...new Set([...model.hiddenFields, ...model.fields.filter((f) => isSecretField(model, f)).map((f) => f.name)]),
+      ];
+      return {
+        name: model.name,
+        article: withArticle(model.name),
+        file: names.file,
+        stub: subscriberName(model.name),
+        event: `${model.name}Committed`,
+        subscriptions: `${model.name}Subscriptions`,
+        types: verbs.map((verb) => quote(`${model.name}.${verb}`)).join(' | '),
+        firstType: `${model.name}.${verbs[0]!}`,
+        // The object as an admin reads it: no secrets, no hidden fields (lib/outbox/event.ts).
+        object: left.length ? `Omit<${model.name}, ${left.map(quote).join(' | ')}>` : model.name,
+      };
+    });
+}
+
+export type CommittedModelView = ReturnType<typeof committedModels>[number];
+
+export function committedView(ir: ServiceIR) {
+  const models = committedModels(ir);
+  return { models, any: models.length > 0 };
+}
+
+/** The user's stub of each model with committed events. */
+export function committedStubs(ir: ServiceIR) {
+  return committedModels(ir).map((view) => ({ path: `src/custom/events/${view.file}.ts`, view }));
+}
