@@ -17,7 +17,7 @@ import { startService, type RunningService } from '../support/server.js';
 const BASE = '/api/v2';
 
 const AUTHOR_SUBSCRIBER = `import { appendFileSync } from 'node:fs';
-import type { AuthorCommitted, AuthorSubscriptions } from '../../committed.js';
+import type { AuthorCommitted, Subscriptions } from '../../committed.js';
 
 /** Attempts per event: "flaky" authors fail twice before their handler gets through. */
 const tries = new Map<string, number>();
@@ -27,7 +27,7 @@ function record(event: AuthorCommitted): void {
   appendFileSync(process.env['COMMITTED_LOG']!, JSON.stringify(line) + '\\n');
 }
 
-export default function authorSubscriber(on: AuthorSubscriptions): void {
+export default function authorSubscriber(on: Subscriptions<'Author'>): void {
   on('Author.create', async (event) => {
     const name: string = event.data.object.name;
     const attempt = (tries.get(event.id) ?? 0) + 1;
@@ -39,7 +39,7 @@ export default function authorSubscriber(on: AuthorSubscriptions): void {
 }
 
 /** Never called: what tsc refuses (and the service would refuse at start-up). */
-export function wrongSubscriptions(on: AuthorSubscriptions): void {
+export function wrongSubscriptions(on: Subscriptions<'Author'>): void {
   // @ts-expect-error: an Author has no such event
   on('Author.archive', () => undefined);
   // @ts-expect-error: another model's event

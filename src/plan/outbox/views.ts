@@ -32,7 +32,6 @@ function committedModels(ir: ServiceIR) {
         file: names.file,
         stub: subscriberName(model.name),
         event: `${model.name}Committed`,
-        subscriptions: `${model.name}Subscriptions`,
         types: verbs.map((verb) => quote(`${model.name}.${verb}`)).join(' | '),
         firstType: `${model.name}.${verbs[0]!}`,
         // The object as an admin reads it: no secrets, no hidden fields (lib/outbox/event.ts).

@@ -45,20 +45,20 @@ export type UserCommitted = ServiceEvent<
 /** Any committed change. */
 export type CommittedEvent = AddressCommitted | AuthorCommitted | CommentCommitted | PostCommitted | UserCommitted;
 
-/** What src/custom/events/address.ts is given to subscribe with. */
-export type AddressSubscriptions = Subscribe<AddressCommitted>;
+/** The committed events of each model, by its name. */
+export interface CommittedEvents {
+  Address: AddressCommitted;
+  Author: AuthorCommitted;
+  Comment: CommentCommitted;
+  Post: PostCommitted;
+  User: UserCommitted;
+}
 
-/** What src/custom/events/author.ts is given to subscribe with. */
-export type AuthorSubscriptions = Subscribe<AuthorCommitted>;
-
-/** What src/custom/events/comment.ts is given to subscribe with. */
-export type CommentSubscriptions = Subscribe<CommentCommitted>;
-
-/** What src/custom/events/post.ts is given to subscribe with. */
-export type PostSubscriptions = Subscribe<PostCommitted>;
-
-/** What src/custom/events/user.ts is given to subscribe with. */
-export type UserSubscriptions = Subscribe<UserCommitted>;
+/**
+ * What src/custom/events/<model>.ts is given to subscribe with: `on` for the model's events. For a
+ * model the API no longer has, `on` takes nothing: a stub left behind compiles until it subscribes.
+ */
+export type Subscriptions<M extends string> = Subscribe<M extends keyof CommittedEvents ? CommittedEvents[M] : never>;
 
 /**
  * The in-process subscribers, one delivery target per model that subscribes (`local.<Model>`,

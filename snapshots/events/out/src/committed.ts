@@ -37,17 +37,19 @@ export type UserCommitted = ServiceEvent<
 /** Any committed change. */
 export type CommittedEvent = AuditEntryCommitted | ProjectCommitted | TaskCommitted | UserCommitted;
 
-/** What src/custom/events/audit-entry.ts is given to subscribe with. */
-export type AuditEntrySubscriptions = Subscribe<AuditEntryCommitted>;
+/** The committed events of each model, by its name. */
+export interface CommittedEvents {
+  AuditEntry: AuditEntryCommitted;
+  Project: ProjectCommitted;
+  Task: TaskCommitted;
+  User: UserCommitted;
+}
 
-/** What src/custom/events/project.ts is given to subscribe with. */
-export type ProjectSubscriptions = Subscribe<ProjectCommitted>;
-
-/** What src/custom/events/task.ts is given to subscribe with. */
-export type TaskSubscriptions = Subscribe<TaskCommitted>;
-
-/** What src/custom/events/user.ts is given to subscribe with. */
-export type UserSubscriptions = Subscribe<UserCommitted>;
+/**
+ * What src/custom/events/<model>.ts is given to subscribe with: `on` for the model's events. For a
+ * model the API no longer has, `on` takes nothing: a stub left behind compiles until it subscribes.
+ */
+export type Subscriptions<M extends string> = Subscribe<M extends keyof CommittedEvents ? CommittedEvents[M] : never>;
 
 /**
  * The in-process subscribers, one delivery target per model that subscribes (`local.<Model>`,

@@ -29,14 +29,18 @@ export type UserCommitted = ServiceEvent<
 /** Any committed change. */
 export type CommittedEvent = ProfileCommitted | StoryCommitted | UserCommitted;
 
-/** What src/custom/events/profile.ts is given to subscribe with. */
-export type ProfileSubscriptions = Subscribe<ProfileCommitted>;
+/** The committed events of each model, by its name. */
+export interface CommittedEvents {
+  Profile: ProfileCommitted;
+  Story: StoryCommitted;
+  User: UserCommitted;
+}
 
-/** What src/custom/events/story.ts is given to subscribe with. */
-export type StorySubscriptions = Subscribe<StoryCommitted>;
-
-/** What src/custom/events/user.ts is given to subscribe with. */
-export type UserSubscriptions = Subscribe<UserCommitted>;
+/**
+ * What src/custom/events/<model>.ts is given to subscribe with: `on` for the model's events. For a
+ * model the API no longer has, `on` takes nothing: a stub left behind compiles until it subscribes.
+ */
+export type Subscriptions<M extends string> = Subscribe<M extends keyof CommittedEvents ? CommittedEvents[M] : never>;
 
 /**
  * The in-process subscribers, one delivery target per model that subscribes (`local.<Model>`,

@@ -13,8 +13,16 @@ export type ItemCommitted = ServiceEvent<
 /** Any committed change. */
 export type CommittedEvent = ItemCommitted;
 
-/** What src/custom/events/item.ts is given to subscribe with. */
-export type ItemSubscriptions = Subscribe<ItemCommitted>;
+/** The committed events of each model, by its name. */
+export interface CommittedEvents {
+  Item: ItemCommitted;
+}
+
+/**
+ * What src/custom/events/<model>.ts is given to subscribe with: `on` for the model's events. For a
+ * model the API no longer has, `on` takes nothing: a stub left behind compiles until it subscribes.
+ */
+export type Subscriptions<M extends string> = Subscribe<M extends keyof CommittedEvents ? CommittedEvents[M] : never>;
 
 /**
  * The in-process subscribers, one delivery target per model that subscribes (`local.<Model>`,

@@ -1,5 +1,5 @@
 // Created by svcgen from api.raml; this file is yours: svcgen never changes it. What runs after a change of an Address is committed.
-import type { AddressSubscriptions } from '../../committed.js';
+import type { Subscriptions } from '../../committed.js';
 
 /**
  * What runs after a change of an Address is committed: outside the request (the caller already has
@@ -11,4 +11,4 @@ import type { AddressSubscriptions } from '../../committed.js';
  *     console.log(event.data.pk, event.data.object);
  *   });
  */
-export default function addressSubscriber(on: AddressSubscriptions): void {}
+export default function addressSubscriber(on: Subscriptions<'Address'>): void {}

@@ -1,5 +1,5 @@
 // Created by svcgen from api.raml; this file is yours: svcgen never changes it. What runs after a change of a Comment is committed.
-import type { CommentSubscriptions } from '../../committed.js';
+import type { Subscriptions } from '../../committed.js';
 
 /**
  * What runs after a change of a Comment is committed: outside the request (the caller already has
@@ -11,4 +11,4 @@ import type { CommentSubscriptions } from '../../committed.js';
  *     console.log(event.data.pk, event.data.object);
  *   });
  */
-export default function commentSubscriber(on: CommentSubscriptions): void {}
+export default function commentSubscriber(on: Subscriptions<'Comment'>): void {}

@@ -1,5 +1,5 @@
 // Created by svcgen from api.raml; this file is yours: svcgen never changes it. What runs after a change of a User is committed.
-import type { UserSubscriptions } from '../../committed.js';
+import type { Subscriptions } from '../../committed.js';
 
 /**
  * What runs after a change of a User is committed: outside the request (the caller already has
@@ -11,4 +11,4 @@ import type { UserSubscriptions } from '../../committed.js';
  *     console.log(event.data.pk, event.data.object);
  *   });
  */
-export default function userSubscriber(on: UserSubscriptions): void {}
+export default function userSubscriber(on: Subscriptions<'User'>): void {}

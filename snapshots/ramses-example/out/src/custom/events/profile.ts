@@ -1,5 +1,5 @@
 // Created by svcgen from api.raml; this file is yours: svcgen never changes it. What runs after a change of a Profile is committed.
-import type { ProfileSubscriptions } from '../../committed.js';
+import type { Subscriptions } from '../../committed.js';
 
 /**
  * What runs after a change of a Profile is committed: outside the request (the caller already has
@@ -11,4 +11,4 @@ import type { ProfileSubscriptions } from '../../committed.js';
  *     console.log(event.data.pk, event.data.object);
  *   });
  */
-export default function profileSubscriber(on: ProfileSubscriptions): void {}
+export default function profileSubscriber(on: Subscriptions<'Profile'>): void {}
