@@ -26,6 +26,7 @@ export interface Views {
   'client.ts': ClientView;
   'committed.ts': ReturnType<typeof committedView>;
   'committed-stub.ts': CommittedModelView;
+  'subscribers.ts': ReturnType<typeof committedView>;
   'compose.yaml': ReturnType<typeof containerView>;
   'config.ts': ReturnType<typeof configView>;
   'db.ts': ReturnType<typeof modelsView>;

@@ -1,9 +1,9 @@
 /**
  * Views of the in-process subscribers' files (the runtime's lib/outbox/committed.ts):
- * `src/committed.ts` (generated: each model's committed-event type, their union, and the
- * subscribers bound to their models) and one user-owned stub per model whose objects the routes
- * change (`src/custom/events/<model>.ts`). The stubs import types only, and committed.ts imports
- * the stubs: no import goes round.
+ * `src/committed.ts` (generated: each model's committed-event type and their union),
+ * `src/subscribers.ts` (generated: the stubs bound to their models) and one user-owned stub per
+ * model whose objects the routes change (`src/custom/events/<model>.ts`). The stubs import
+ * committed.ts's types, and subscribers.ts imports the stubs: no import goes round.
  */
 import type { ServiceIR } from '../../ir/types.js';
 import { eventTypes } from '../shared/event-types.js';

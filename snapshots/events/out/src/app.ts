@@ -19,7 +19,7 @@ import { rateLimits } from './lib/http/rate-limit.js';
 import { services } from './lib/http/services.js';
 import { webhookSettings } from './lib/webhooks/settings.js';
 import { EVENTS } from './model-events.js';
-import { COMMITTED } from './committed.js';
+import { SUBSCRIBERS } from './subscribers.js';
 import { auditEntriesRoutes } from './routes/audit-entries.js';
 import { projectsRoutes } from './routes/projects.js';
 import { tasksRoutes } from './routes/tasks.js';
@@ -84,7 +84,7 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
       if (auth) await api.register(auth.plugin);
       await api.register(health, { db });
       await api.register(openApi, { file: OPENAPI_FILE, auth: config.auth, docs: config.docs });
-      await api.register(outbox, { db, settings: webhookSettings(config.settings), local: COMMITTED });
+      await api.register(outbox, { db, settings: webhookSettings(config.settings), local: SUBSCRIBERS });
       await api.register(auditEntriesRoutes);
       await api.register(projectsRoutes);
       await api.register(tasksRoutes);

@@ -16,7 +16,7 @@ import { rateLimits } from './lib/http/rate-limit.js';
 import { services } from './lib/http/services.js';
 import { webhookSettings } from './lib/webhooks/settings.js';
 import { EVENTS } from './model-events.js';
-import { COMMITTED } from './committed.js';
+import { SUBSCRIBERS } from './subscribers.js';
 import { itemsRoutes } from './routes/items.js';
 
 /** What src/custom/extend.ts gets (it lives in src/app-context.ts). */
@@ -73,7 +73,7 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     async (api) => {
       await api.register(health, { db });
       await api.register(openApi, { file: OPENAPI_FILE, auth: config.auth, docs: config.docs });
-      await api.register(outbox, { db, settings: webhookSettings(config.settings), local: COMMITTED });
+      await api.register(outbox, { db, settings: webhookSettings(config.settings), local: SUBSCRIBERS });
       await api.register(itemsRoutes);
     },
     { prefix: BASE_PATH },
