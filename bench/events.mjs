@@ -10,6 +10,8 @@
 //    delivered per second, from the first write to the last delivery of `EVENTS` creates written
 //    as fast as the service takes them, and draining a backlog of as many that piled up while the
 //    receiver was down. Target: ≥ 2,000 events/s.
+import { fork } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,6 +26,9 @@ const EVENTS = 10_000;
 const SECRET = `whsec_${Buffer.from('svcgen bench events secret key').toString('base64')}`;
 
 export async function run({ rounds = 3, seconds = 5, connections = 20, before = process.env['SVCGEN_BEFORE'] } = {}) {
+  // SQLite files of an earlier run would carry its events (and its dead deliveries) into this one.
+  for (const name of ['before', 'now', 'webhook'])
+    for (const suffix of ['', '-wal', '-shm']) rmSync(join(work, `${name}.db${suffix}`), { force: true });
   const now = await builtStarter(join(work, 'now'));
   const then = before ? await builtStarter(join(work, 'before'), before) : undefined;
   const receiver = await startReceiver();
@@ -83,21 +88,22 @@ async function delivery(engine, now, receiver, { rounds, seconds, connections })
     const post = WRITES.find((s) => s.name === 'POST create');
     const posts = [];
     for (let r = 0; r < rounds; r++) posts.push((await measuredWithCpu(server, post, seconds, connections)).rps);
-    await receiver.until(() => receiver.idleFor(500));
-    receiver.reset();
-    const started = performance.now();
+    await receiver.until(() => receiver.idleFor(1000));
+    await receiver.reset();
+    const started = Date.now();
     await writeMany(server.url, EVENTS, connections);
-    const written = performance.now();
+    const written = Date.now();
     await receiver.until(() => receiver.count >= EVENTS);
     const live = EVENTS / ((receiver.last - started) / 1000);
-    receiver.refuse = true;
+    const liveLast = receiver.last;
+    await receiver.refuse(true);
     await writeMany(server.url, EVENTS, connections);
     await sleep(1000);
-    receiver.reset();
-    receiver.refuse = false;
-    const back = performance.now();
-    // The failed attempts wait for their retry (5 s at most at first): the backlog is timed from its first delivery.
-    await receiver.until(() => receiver.count >= EVENTS, 120_000);
+    await receiver.reset();
+    await receiver.refuse(false);
+    const back = Date.now();
+    // The failed attempts wait for their retry (1 s here): the backlog is timed from its first delivery.
+    await receiver.until(() => receiver.count >= EVENTS);
     const drained = EVENTS / ((receiver.last - receiver.first) / 1000);
     return [
       [
@@ -108,7 +114,7 @@ async function delivery(engine, now, receiver, { rounds, seconds, connections })
       [
         engine,
         `${EVENTS.toLocaleString('en')} creates as fast as they are answered: written in, delivered in`,
-        `${((written - started) / 1000).toFixed(1)} s, ${((receiver.last - started) / 1000).toFixed(1)} s: ${Math.round(live)} events/s`,
+        `${((written - started) / 1000).toFixed(1)} s, ${((liveLast - started) / 1000).toFixed(1)} s: ${Math.round(live)} events/s`,
       ],
       [
         engine,
@@ -129,6 +135,8 @@ function serve({ project }, url, env = {}) {
       SVC_DATABASE_URL: url,
       SVC_CONFIG: join(work, 'none.ini'),
       SVC_WEBHOOKS_RETRY_DELAYS: '1s',
+      // The backlog's deliveries fail while the receiver refuses: none may die meanwhile.
+      SVC_WEBHOOKS_MAX_ATTEMPTS: '100',
       ...env,
     }),
   });
@@ -151,40 +159,64 @@ async function writeMany(url, count, connections) {
   await Promise.all(Array.from({ length: connections }, worker));
 }
 
-/** A receiver that counts what it is sent; `refuse` closes connections instead of answering. */
+/**
+ * A receiver in a process of its own (the load generator here would starve it): it counts what it
+ * is sent and, while refusing, closes connections instead of answering. Times are epoch ms.
+ */
 async function startReceiver() {
+  const child = fork(fileURLToPath(import.meta.url), ['--receiver'], { stdio: 'inherit' });
+  const state = { count: 0, first: 0, last: 0, url: '' };
+  const ask = (message) =>
+    new Promise((resolve) => {
+      child.once('message', (reply) => resolve(Object.assign(state, reply)));
+      child.send(message);
+    });
+  await ask({ do: 'state' });
+  return Object.assign(state, {
+    reset: () => ask({ do: 'reset' }),
+    refuse: (on) => ask({ do: 'refuse', on }),
+    async idleFor(ms) {
+      await ask({ do: 'state' });
+      return state.last === 0 || Date.now() - state.last > ms;
+    },
+    async until(check, timeoutMs = 120_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        await ask({ do: 'state' });
+        if (await check()) return;
+        if (Date.now() > deadline) throw new Error(`the receiver got ${state.count} events; timed out`);
+        await sleep(50);
+      }
+    },
+    close: () => child.kill(),
+  });
+}
+
+/** The receiver's process. */
+function receive() {
   const state = { count: 0, first: 0, last: 0, refuse: false };
   const server = createServer((request, response) => {
     if (state.refuse) return void request.socket.destroy();
     request.resume();
     request.on('end', () => {
-      const at = performance.now();
+      const at = Date.now();
       if (state.count++ === 0) state.first = at;
       state.last = at;
       response.writeHead(200).end();
     });
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return Object.assign(state, {
-    url: `http://127.0.0.1:${server.address().port}/hook`,
-    reset() {
-      state.count = 0;
-      state.first = 0;
-      state.last = 0;
-    },
-    idleFor: (ms) => state.last === 0 || performance.now() - state.last > ms,
-    async until(check, timeoutMs = 60_000) {
-      const deadline = performance.now() + timeoutMs;
-      while (!check()) {
-        if (performance.now() > deadline) throw new Error(`the receiver got ${state.count} events; timed out`);
-        await sleep(20);
-      }
-    },
-    close: () => server.close(),
+  server.listen(0, '127.0.0.1', () => {
+    const url = `http://127.0.0.1:${server.address().port}/hook`;
+    process.on('message', (message) => {
+      if (message.do === 'reset') Object.assign(state, { count: 0, first: 0, last: 0 });
+      if (message.do === 'refuse') state.refuse = message.on;
+      process.send({ count: state.count, first: state.first, last: state.last, url });
+    });
   });
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv.includes('--receiver')) receive();
+else if (import.meta.url === `file://${process.argv[1]}`) {
   const result = await run();
   console.log(`## ${result.title}\n\n${result.text}\n\n${result.summary}`);
 }

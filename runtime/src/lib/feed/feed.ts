@@ -37,6 +37,8 @@ interface Listener {
 export class FeedHub {
   readonly listeners = new Set<Listener>();
   #timer: NodeJS.Timeout | undefined;
+  #numbering: Promise<void> | undefined;
+  #again = false;
 
   constructor(readonly log: EventLog) {}
 
@@ -51,8 +53,29 @@ export class FeedHub {
     this.listeners.clear();
   }
 
+  /**
+   * With feeds open: numbers what has committed (PostgreSQL; elsewhere nothing to do), then lets
+   * each feed read on. Wakes while numbering run it once more after, not once each.
+   */
   wake(): void {
-    for (const listener of this.listeners) listener.pump();
+    if (this.listeners.size === 0) return;
+    if (this.#numbering) {
+      this.#again = true;
+      return;
+    }
+    this.#numbering = this.log
+      .sequence()
+      .catch(() => 0) // the feeds read what is numbered; the poll tries again
+      .then(() => {
+        for (const listener of this.listeners) listener.pump();
+      })
+      .finally(() => {
+        this.#numbering = undefined;
+        if (this.#again) {
+          this.#again = false;
+          this.wake();
+        }
+      });
   }
 }
 

@@ -47,7 +47,7 @@ export const outbox = fp<OutboxOptions>(
     // A write answered: its events are committed (or it wrote none): deliver them now.
     app.addHook('onResponse', (request, _reply, done) => {
       if (WRITES.has(request.method)) {
-        dispatcher.wake();
+        dispatcher.committed();
         hub.wake();
       }
       done();

@@ -9,6 +9,8 @@
  *   lock). MongoDB: `_id` is the seq, taken from the one document of `svc_event_sequence` in the
  *   write's transaction (a collection of its own: the models' key counters in `svc_counters` are
  *   taken outside transactions, and must not wait on it).
+ *   `id` is a random UUID, unique by construction and never looked up: no index keeps it (one
+ *   more B-tree insert per write, at a random place).
  * - `svc_deliveries`: one row per subscription and event it matched (lib/webhooks/types.ts).
  * - `svc_webhook_cursors`: per subscription, the last seq fanned out into deliveries.
  */
@@ -25,7 +27,7 @@ export const SEQUENCER_LOCK = 7_263_580_101;
 const SQLITE = `
 create table if not exists svc_events (
   seq integer primary key autoincrement,
-  id text not null unique,
+  id text not null,
   type text not null,
   model text not null,
   pk text not null,
@@ -51,6 +53,7 @@ create table if not exists svc_deliveries (
 create index if not exists svc_deliveries_due on svc_deliveries (subscription, status, next_at);
 create index if not exists svc_deliveries_object on svc_deliveries (subscription, object, seq) where status = 'pending';
 create index if not exists svc_deliveries_done on svc_deliveries (status, done_at);
+create index if not exists svc_deliveries_pending on svc_deliveries (subscription, seq) where status = 'pending';
 create table if not exists svc_webhook_cursors (
   subscription text primary key,
   seq integer not null
@@ -61,7 +64,7 @@ const POSTGRES = `
 create table if not exists svc_events (
   pos bigserial primary key,
   seq bigint unique,
-  id text not null unique,
+  id text not null,
   type text not null,
   model text not null,
   pk text not null,
@@ -88,6 +91,7 @@ create table if not exists svc_deliveries (
 create index if not exists svc_deliveries_due on svc_deliveries (subscription, status, next_at);
 create index if not exists svc_deliveries_object on svc_deliveries (subscription, object, seq) where status = 'pending';
 create index if not exists svc_deliveries_done on svc_deliveries (status, done_at);
+create index if not exists svc_deliveries_pending on svc_deliveries (subscription, seq) where status = 'pending';
 create table if not exists svc_webhook_cursors (
   subscription text primary key,
   seq bigint not null

@@ -65,12 +65,16 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
     transaction: (work) => work(inTransaction),
   };
 
+  // Prepared once: every write is a transaction (its outbox event goes with it), and exec() would
+  // parse the text each time.
+  const begin = writer.prepare('BEGIN IMMEDIATE');
+  const commit = writer.prepare('COMMIT');
   // A transaction on the writer; the caller holds the lock.
   const immediate = async <T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> => {
-    writer.exec('BEGIN IMMEDIATE');
+    begin.run();
     try {
       const result = await work(inTransaction);
-      writer.exec('COMMIT');
+      commit.run();
       return result;
     } catch (error) {
       if (writer.inTransaction) writer.exec('ROLLBACK');

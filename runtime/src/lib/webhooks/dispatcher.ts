@@ -7,8 +7,8 @@
  *
  * One loop per instance: number committed events (PostgreSQL), fan new events out into
  * deliveries, lease the due ones, send them, record what came of it. It runs again at once while
- * there is work, after every write this process answers (`wake`), and otherwise every
- * `POLL_MS`; it never runs inside a request.
+ * a turn leaves a full batch, a few milliseconds after the writes this process answers
+ * (`committed`), and otherwise every `POLL_MS`; it never runs inside a request.
  */
 import { randomUUID } from 'node:crypto';
 import type { ServiceDatabase } from '../database.js';
@@ -20,6 +20,8 @@ import type { Delivery, Outcome, Subscription, WebhookSettings } from './types.j
 
 /** How often the loop looks for work another instance's writes (or a due retry) made. */
 const POLL_MS = 250;
+/** How long after a commit its events go out: the writes committed meanwhile go in the same turn. */
+const BATCH_MS = 5;
 /** Deliveries leased per subscription and turn. */
 const BATCH = 200;
 /** Events fanned out per subscription and turn. */
@@ -53,6 +55,8 @@ export function webhookTargets(settings: WebhookSettings): Target[] {
 export class Dispatcher {
   readonly #owner = randomUUID();
   #timer: NodeJS.Timeout | undefined;
+  /** When the timer is due (0: it waits for the poll, or there is none). */
+  #dueSoon = false;
   #running: Promise<void> | undefined;
   #again = false;
   #stopped = false;
@@ -68,21 +72,21 @@ export class Dispatcher {
 
   start(): void {
     this.#stopped = false;
-    this.wake();
+    this.schedule(0);
   }
 
-  /** Runs a turn now (or right after the one running): a write has just committed. */
+  /**
+   * A write has just committed: its events go out within `BATCH_MS`, with those of every write
+   * committed meanwhile (one turn for many writes, not one each). With nothing to deliver to,
+   * the poll is enough: it numbers the events and prunes.
+   */
+  committed(): void {
+    if (this.targets.length) this.schedule(BATCH_MS);
+  }
+
+  /** Runs a turn now (an operator retried deliveries). */
   wake(): void {
-    if (this.#stopped) return;
-    if (this.#running) {
-      this.#again = true;
-      return;
-    }
-    clearTimeout(this.#timer);
-    this.#running = this.turns().finally(() => {
-      this.#running = undefined;
-      if (!this.#stopped) this.#timer = setTimeout(() => this.wake(), POLL_MS).unref();
-    });
+    this.schedule(0);
   }
 
   /** Stops after the turn running now (its sends finish; what they leave is done by the next start). */
@@ -93,18 +97,39 @@ export class Dispatcher {
     closeAgents();
   }
 
-  /** Turns until one finds nothing more to do. */
-  private async turns(): Promise<void> {
-    do {
+  /** A turn in `delay` ms, unless one is due sooner; while one runs, another right after it. */
+  private schedule(delay: number): void {
+    if (this.#stopped) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    if (this.#dueSoon && delay > 0) return;
+    clearTimeout(this.#timer);
+    this.#dueSoon = true;
+    this.#timer = setTimeout(() => this.run(), delay).unref();
+  }
+
+  private run(): void {
+    this.#dueSoon = false;
+    this.#running = this.turns().finally(() => {
+      this.#running = undefined;
+      if (this.#stopped) return;
+      const again = this.#again;
       this.#again = false;
-      try {
-        if (await this.turn()) this.#again = true;
-      } catch (error) {
-        // The database is down, say: the next poll tries again; nothing is lost meanwhile.
-        this.log.warn({ err: error }, 'event delivery paused: the outbox could not be read');
-        return;
-      }
-    } while (this.#again && !this.#stopped);
+      if (again) this.schedule(BATCH_MS);
+      else this.#timer = setTimeout(() => this.run(), POLL_MS).unref();
+    });
+  }
+
+  /** Turns while one leaves more to do at once (a full batch); the next is scheduled after. */
+  private async turns(): Promise<void> {
+    try {
+      while (!this.#stopped && (await this.turn()));
+    } catch (error) {
+      // The database is down, say: the next poll tries again; nothing is lost meanwhile.
+      this.log.warn({ err: error }, 'event delivery paused: the outbox could not be read');
+    }
   }
 
   /** One pass over every target; true when there may be more to do at once. */

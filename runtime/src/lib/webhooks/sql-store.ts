@@ -94,11 +94,15 @@ export class SqlDeliveryStore implements DeliveryStore {
 
   async claim(subscription: string, owner: string, now: number, leaseMs: number, limit: number): Promise<Delivery[]> {
     // Due, not leased, and the first pending delivery of its object (leased or not): an object's
-    // events go out one at a time, in seq order.
+    // events go out one at a time, in seq order. PostgreSQL: `offset 0` keeps the check a subquery
+    // that probes svc_deliveries_object with this row's object; flattened into an anti-join, it was
+    // planned (with statistics from before a backlog) to read every pending row for each row, and
+    // a claim over a backlog of thousands took seconds.
+    const fence = this.sql.dialect === 'postgres' ? ' offset 0' : '';
     const due = `select c.${this.sql.dialect === 'sqlite' ? 'rowid' : 'subscription, c.seq'} from svc_deliveries c
       where c.subscription = $1 and c.status = 'pending' and c.next_at <= $2 and c.lease_until < $2
-        and not exists (select 1 from svc_deliveries e where e.subscription = c.subscription
-          and e.object = c.object and e.status = 'pending' and e.seq < c.seq)
+        and not exists (select 1 from svc_deliveries e where e.subscription = $1
+          and e.object = c.object and e.status = 'pending' and e.seq < c.seq${fence})
       order by c.seq limit $3`;
     const lease = 'lease_owner = $4, lease_until = $5';
     const parameters = [subscription, now, limit, owner, now + leaseMs];
