@@ -7,15 +7,11 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
+import { ENGINES } from '../support/databases.js';
 import { openFeed, type Feed, type FeedMessage } from '../support/feed.js';
-import { apiClient, type Api, type Reply } from '../support/http.js';
-import { withLibraryFunctions } from '../support/library.js';
+import { libraryService, withLibraryFunctions } from '../support/library.js';
 import { generatedProject } from '../support/project.js';
-import { startService, type RunningService } from '../support/server.js';
 
-const BASE = '/v1';
-const PASSWORD = 'password-123';
 type Rec = Record<string, unknown>;
 
 let dir: string;
@@ -29,55 +25,23 @@ const parsed = (m: FeedMessage) =>
   JSON.parse(m.data) as { seq: number; type: string; data: { pk: string; object: Rec } };
 
 describe.each(ENGINES)('the change feed on %s', (engine) => {
-  const cookies = new Map<string, string>();
+  const library = libraryService(engine, 'feed');
   const feeds: Feed[] = [];
-  let database: TestDatabase;
-  let service: RunningService;
-  let api: Api;
-  const as = (who: string | null, method: string, path: string, body?: unknown): Promise<Reply> =>
-    api(method, path, body, { headers: who ? { cookie: cookies.get(who)! } : {} });
+  const as = library.as;
   const follow = async (who: string | null, query = '', headers: Record<string, string> = {}) => {
-    const feed = await openFeed(`${service.origin}${BASE}/_events${query}`, {
-      ...(who ? { cookie: cookies.get(who)! } : {}),
+    const feed = await openFeed(`${library.service.origin}/v1/_events${query}`, {
+      ...(who ? { cookie: library.cookie(who) } : {}),
       ...headers,
     });
     feeds.push(feed);
     return feed;
   };
-  const keep = (name: string, reply: Reply) => {
-    expect(reply.status, reply.text).toBeLessThan(300);
-    cookies.set(name, /auth_tkt=[^;]*/.exec(reply.headers.get('set-cookie') ?? '')![0]);
-  };
 
-  beforeAll(async () => {
-    database = await testDatabase(engine, dir, 'feed');
-    service = await startService(
-      dir,
-      {
-        ...database.env,
-        SVC_AUTH: 'true',
-        SVC_AUTH_TKT_SECRET: 'library-secret-0123456789abcdef0123456789',
-        SVC_SYSTEM_USER: 'root',
-        SVC_SYSTEM_PASSWORD: 'root-password',
-        SVC_SYSTEM_EMAIL: 'root@example.com',
-        SVC_RATE_LIMIT_AUTH: '0',
-      },
-      BASE,
-    );
-    api = apiClient(service.origin, BASE);
-    keep('root', await api('POST', '/auth/login', { login: 'root', password: 'root-password' }));
-    for (const name of ['ann', 'ben', 'olga'])
-      keep(
-        name,
-        await api('POST', '/auth/register', { username: name, email: `${name}@example.com`, password: PASSWORD }),
-      );
-    expect((await as('root', 'PATCH', '/users/olga', { groups: ['user', 'banned'] })).status).toBe(200);
-  }, 120_000);
+  beforeAll(() => library.start(dir), 120_000);
 
   afterAll(async () => {
     for (const feed of feeds) feed.close();
-    await service?.stop();
-    await database?.drop();
+    await library.stop();
   });
 
   it('sends each caller only the events of objects they may view, with the fields they may read', async () => {
@@ -163,7 +127,7 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
     const feed = await follow('root');
     await feed.until(() => true);
     // A feed left open would hold the shutdown until its drain timeout, then exit 1.
-    expect(await service.stop('SIGTERM')).toBe(0);
+    expect(await library.service.stop('SIGTERM')).toBe(0);
     for (let i = 0; i < 100 && !feed.comments.some((c) => c.includes('shutting down')); i++) await sleep(20);
     expect(feed.comments.some((c) => c.includes('shutting down'))).toBe(true);
   });

@@ -13,14 +13,10 @@
  *   its thousands of books: a page is bounded by its page size (item 5).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
-import { apiClient, type Api, type Reply } from '../support/http.js';
-import { OWNER_WITHOUT_WHERE, withLibraryFunctions } from '../support/library.js';
+import { ENGINES } from '../support/databases.js';
+import { libraryService, OWNER_WITHOUT_WHERE, withLibraryFunctions } from '../support/library.js';
 import { generatedProject } from '../support/project.js';
-import { startService, type RunningService } from '../support/server.js';
 
-const BASE = '/v1';
-const PASSWORD = 'password-123';
 /** The books of the prolific author: enough that carrying their keys in every embedded copy shows. */
 const PROLIFIC = 300;
 
@@ -33,54 +29,8 @@ beforeAll(async () => {
   await withLibraryFunctions(dir);
 }, 600_000);
 
-/** A running library service with logged-in callers. */
-function library(engine: (typeof ENGINES)[number], label: string) {
-  const cookies = new Map<string, string>();
-  const state = {
-    database: undefined as TestDatabase | undefined,
-    service: undefined as RunningService | undefined,
-    api: undefined as Api | undefined,
-  };
-  const as = (who: string | null, method: string, path: string, body?: unknown): Promise<Reply> =>
-    state.api!(method, path, body, { headers: who ? { cookie: cookies.get(who)! } : {} });
-  const start = async (project: string) => {
-    state.database = await testDatabase(engine, project, label);
-    state.service = await startService(
-      project,
-      {
-        ...state.database.env,
-        SVC_AUTH: 'true',
-        SVC_AUTH_TKT_SECRET: 'library-secret-0123456789abcdef0123456789',
-        SVC_SYSTEM_USER: 'root',
-        SVC_SYSTEM_PASSWORD: 'root-password',
-        SVC_SYSTEM_EMAIL: 'root@example.com',
-        SVC_RATE_LIMIT_AUTH: '0',
-      },
-      BASE,
-    );
-    state.api = apiClient(state.service.origin, BASE);
-    const keep = (name: string, reply: Reply) => {
-      expect(reply.status, reply.text).toBeLessThan(300);
-      cookies.set(name, /auth_tkt=[^;]*/.exec(reply.headers.get('set-cookie') ?? '')![0]);
-    };
-    keep('root', await state.api('POST', '/auth/login', { login: 'root', password: 'root-password' }));
-    for (const name of ['ann', 'ben', 'olga'])
-      keep(
-        name,
-        await state.api('POST', '/auth/register', { username: name, email: `${name}@example.com`, password: PASSWORD }),
-      );
-    // olga is banned: an admin puts her in the group.
-    expect((await as('root', 'PATCH', '/users/olga', { groups: ['user', 'banned'] })).status).toBe(200);
-  };
-  const stop = async () => {
-    await state.service?.stop();
-    await state.database?.drop();
-  };
-  return { as, start, stop };
-}
-
 describe.each(ENGINES)('the library on %s', (engine) => {
-  const { as, start, stop } = library(engine, 'library');
+  const { as, start, stop } = libraryService(engine, 'library');
   let annBook: Rec;
   let benBook: Rec;
   let catalogue: Rec;
@@ -246,7 +196,7 @@ describe.each(ENGINES)('the library on %s', (engine) => {
 });
 
 describe('a principal without where on sqlite', () => {
-  const { as, start, stop } = library('sqlite', 'library_no_where');
+  const { as, start, stop } = libraryService('sqlite', 'library_no_where');
 
   beforeAll(async () => {
     const plain = await generatedProject('library', 'e2e-library-no-where');

@@ -16,13 +16,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
 import { openFeed } from '../support/feed.js';
 import { apiClient, type Api, type Reply } from '../support/http.js';
-import { withLibraryFunctions } from '../support/library.js';
+import { libraryAuthEnv, MEMBER_PASSWORD, withLibraryFunctions } from '../support/library.js';
 import { generatedProject } from '../support/project.js';
 import { newSecret, Receiver } from '../support/receiver.js';
 import { startService, type RunningService } from '../support/server.js';
 
 const BASE = '/v1';
-const PASSWORD = 'password-123';
 type Rec = Record<string, unknown>;
 
 let dir: string;
@@ -35,12 +34,7 @@ beforeAll(async () => {
 export function serviceEnv(database: TestDatabase, receiver: Receiver, extra: Record<string, string> = {}) {
   return {
     ...database.env,
-    SVC_AUTH: 'true',
-    SVC_AUTH_TKT_SECRET: 'library-secret-0123456789abcdef0123456789',
-    SVC_SYSTEM_USER: 'root',
-    SVC_SYSTEM_PASSWORD: 'root-password',
-    SVC_SYSTEM_EMAIL: 'root@example.com',
-    SVC_RATE_LIMIT_AUTH: '0',
+    ...libraryAuthEnv(),
     SVC_WEBHOOKS_AUDIT_URL: receiver.url,
     SVC_WEBHOOKS_AUDIT_SECRET: receiver.secret,
     SVC_WEBHOOKS_RETRY_DELAYS: '100ms,200ms',
@@ -62,7 +56,10 @@ describe.each(ENGINES)('events and webhooks on %s', (engine) => {
     api = apiClient(service.origin, BASE);
   };
   const login = async (name: string, reply?: Reply) => {
-    reply ??= await api('POST', '/auth/login', { login: name, password: name === 'root' ? 'root-password' : PASSWORD });
+    reply ??= await api('POST', '/auth/login', {
+      login: name,
+      password: name === 'root' ? 'root-password' : MEMBER_PASSWORD,
+    });
     expect(reply.status, reply.text).toBeLessThan(300);
     cookies.set(name, /auth_tkt=[^;]*/.exec(reply.headers.get('set-cookie') ?? '')![0]);
   };
@@ -77,7 +74,11 @@ describe.each(ENGINES)('events and webhooks on %s', (engine) => {
     for (const name of ['ann', 'ben'])
       await login(
         name,
-        await api('POST', '/auth/register', { username: name, email: `${name}@example.com`, password: PASSWORD }),
+        await api('POST', '/auth/register', {
+          username: name,
+          email: `${name}@example.com`,
+          password: MEMBER_PASSWORD,
+        }),
       );
   }, 120_000);
 

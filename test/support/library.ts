@@ -5,7 +5,11 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
+import { testDatabase, type Engine, type TestDatabase } from './databases.js';
+import { apiClient, type Api, type Reply } from './http.js';
 import { tool } from './project.js';
+import { startService, type RunningService } from './server.js';
 
 const OWNER = `import type { FastifyRequest } from 'fastify';
 import { grant, user, type AclResult, type AclRule, type PrincipalWhere } from '../../lib/auth/index.js';
@@ -54,4 +58,70 @@ export async function withLibraryFunctions(dir: string, ownerCode: string = OWNE
   writeFileSync(join(dir, 'src/custom/handlers/set-note-owner.ts'), setOwner('Note'));
   const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
   if (build.exitCode !== 0) throw new Error(`build failed:\n${build.all}`);
+}
+
+/** The settings of a library service with auth on: an admin `root`, and no limit on logins (the tests log in often). */
+export function libraryAuthEnv(): Record<string, string> {
+  return {
+    SVC_AUTH: 'true',
+    SVC_AUTH_TKT_SECRET: 'library-secret-0123456789abcdef0123456789',
+    SVC_SYSTEM_USER: 'root',
+    SVC_SYSTEM_PASSWORD: 'root-password',
+    SVC_SYSTEM_EMAIL: 'root@example.com',
+    SVC_RATE_LIMIT_AUTH: '0',
+  };
+}
+
+/** The password of the members `libraryService` registers. */
+export const MEMBER_PASSWORD = 'password-123';
+
+/**
+ * A running library service (below `/v1`) with logged-in callers: `root` (an admin), and the
+ * members ann, ben and olga, who is banned (in group `banned`). `as(who, …)` sends a request
+ * with their cookie (`null`: anonymous).
+ */
+export function libraryService(engine: Engine, label: string) {
+  const cookies = new Map<string, string>();
+  const state = {
+    database: undefined as TestDatabase | undefined,
+    service: undefined as RunningService | undefined,
+    api: undefined as Api | undefined,
+  };
+  const as = (who: string | null, method: string, path: string, body?: unknown): Promise<Reply> =>
+    state.api!(method, path, body, { headers: who ? { cookie: cookies.get(who)! } : {} });
+  const start = async (project: string) => {
+    state.database = await testDatabase(engine, project, label);
+    state.service = await startService(project, { ...state.database.env, ...libraryAuthEnv() }, '/v1');
+    state.api = apiClient(state.service.origin, '/v1');
+    const keep = (name: string, reply: Reply) => {
+      expect(reply.status, reply.text).toBeLessThan(300);
+      cookies.set(name, /auth_tkt=[^;]*/.exec(reply.headers.get('set-cookie') ?? '')![0]);
+    };
+    keep('root', await state.api('POST', '/auth/login', { login: 'root', password: 'root-password' }));
+    for (const name of ['ann', 'ben', 'olga'])
+      keep(
+        name,
+        await state.api('POST', '/auth/register', {
+          username: name,
+          email: `${name}@example.com`,
+          password: MEMBER_PASSWORD,
+        }),
+      );
+    // olga is banned: an admin puts her in the group.
+    expect((await as('root', 'PATCH', '/users/olga', { groups: ['user', 'banned'] })).status).toBe(200);
+  };
+  const stop = async () => {
+    await state.service?.stop();
+    await state.database?.drop();
+  };
+  return {
+    as,
+    start,
+    stop,
+    /** The cookie a caller logged in with. */
+    cookie: (who: string) => cookies.get(who)!,
+    get service(): RunningService {
+      return state.service!;
+    },
+  };
 }

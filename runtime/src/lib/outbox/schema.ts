@@ -24,7 +24,7 @@ export const EVENT_SEQUENCE = 'svc_event_sequence';
 /** PostgreSQL: the advisory lock the sequencer holds while it numbers events. */
 export const SEQUENCER_LOCK = 7_263_580_101;
 
-const SQLITE = `
+const SQLITE_EVENTS = `
 create table if not exists svc_events (
   seq integer primary key autoincrement,
   id text not null,
@@ -33,34 +33,9 @@ create table if not exists svc_events (
   pk text not null,
   time text not null,
   data text not null
-);
-create table if not exists svc_deliveries (
-  subscription text not null,
-  seq integer not null,
-  event_id text not null,
-  type text not null,
-  object text not null,
-  status text not null default 'pending',
-  attempts integer not null default 0,
-  next_at integer not null,
-  lease_owner text,
-  lease_until integer not null default 0,
-  last_error text,
-  last_status integer,
-  done_at integer,
-  primary key (subscription, seq)
-);
-create index if not exists svc_deliveries_due on svc_deliveries (subscription, status, next_at);
-create index if not exists svc_deliveries_object on svc_deliveries (subscription, object, seq) where status = 'pending';
-create index if not exists svc_deliveries_done on svc_deliveries (status, done_at);
-create index if not exists svc_deliveries_pending on svc_deliveries (subscription, seq) where status = 'pending';
-create table if not exists svc_webhook_cursors (
-  subscription text primary key,
-  seq integer not null
-);
-`;
+);`;
 
-const POSTGRES = `
+const POSTGRES_EVENTS = `
 create table if not exists svc_events (
   pos bigserial primary key,
   seq bigint unique,
@@ -71,21 +46,24 @@ create table if not exists svc_events (
   time text not null,
   data jsonb not null
 );
-create index if not exists svc_events_unsequenced on svc_events (pos) where seq is null;
+create index if not exists svc_events_unsequenced on svc_events (pos) where seq is null;`;
+
+/** The deliveries and cursors, alike on both; `big` is the type of seqs and epoch milliseconds. */
+const deliveries = (big: 'integer' | 'bigint') => `
 create table if not exists svc_deliveries (
   subscription text not null,
-  seq bigint not null,
+  seq ${big} not null,
   event_id text not null,
   type text not null,
   object text not null,
   status text not null default 'pending',
   attempts integer not null default 0,
-  next_at bigint not null,
+  next_at ${big} not null,
   lease_owner text,
-  lease_until bigint not null default 0,
+  lease_until ${big} not null default 0,
   last_error text,
   last_status integer,
-  done_at bigint,
+  done_at ${big},
   primary key (subscription, seq)
 );
 create index if not exists svc_deliveries_due on svc_deliveries (subscription, status, next_at);
@@ -94,11 +72,11 @@ create index if not exists svc_deliveries_done on svc_deliveries (status, done_a
 create index if not exists svc_deliveries_pending on svc_deliveries (subscription, seq) where status = 'pending';
 create table if not exists svc_webhook_cursors (
   subscription text primary key,
-  seq bigint not null
+  seq ${big} not null
 );
 `;
 
 /** The script that creates the outbox's tables when they are missing (run on every start: idempotent). */
 export function outboxSchema(dialect: Dialect): string {
-  return dialect === 'sqlite' ? SQLITE : POSTGRES;
+  return dialect === 'sqlite' ? SQLITE_EVENTS + deliveries('integer') : POSTGRES_EVENTS + deliveries('bigint');
 }
