@@ -25,7 +25,12 @@ const parsed = (m: FeedMessage) =>
   JSON.parse(m.data) as { seq: number; type: string; data: { pk: string; object: Rec } };
 
 describe.each(ENGINES)('the change feed on %s', (engine) => {
-  const library = libraryService(engine, 'feed');
+  // A page on another origin follows the feed too (EventSource with credentials).
+  const library = libraryService(engine, 'feed', {
+    SVC_CORS_ENABLE: 'true',
+    SVC_CORS_ALLOW_ORIGINS: 'https://app.example',
+    SVC_CORS_ALLOW_CREDENTIALS: 'true',
+  });
   const feeds: Feed[] = [];
   const as = library.as;
   const follow = async (who: string | null, query = '', headers: Record<string, string> = {}) => {
@@ -80,6 +85,17 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
     // Ids are seqs, increasing.
     const ids = rootFeed.messages.map((m) => Number(m.id));
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
+  });
+
+  it('answers a page of an allowed origin as CORS says, the stream being no ordinary answer', async () => {
+    const feed = await follow('ann', '', { origin: 'https://app.example' });
+    expect(feed.status).toBe(200);
+    expect(feed.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+    expect(feed.headers['access-control-allow-origin']).toBe('https://app.example');
+    expect(feed.headers['access-control-allow-credentials']).toBe('true');
+    expect(feed.headers['x-content-type-options']).toBe('nosniff');
+    const other = await follow('ann', '', { origin: 'https://evil.example' });
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
   });
 
   it('filters by ?types=', async () => {

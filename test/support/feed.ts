@@ -10,6 +10,7 @@ export interface FeedMessage {
 
 export interface Feed {
   readonly status: number;
+  readonly headers: IncomingMessage['headers'];
   readonly messages: FeedMessage[];
   /** The `: …` comments (heartbeats, the last word of a closed feed). */
   readonly comments: string[];
@@ -37,6 +38,7 @@ export function openFeed(url: string, headers: Record<string, string> = {}): Pro
       res.on('error', () => undefined);
       resolve({
         status: res.statusCode ?? 0,
+        headers: res.headers,
         messages,
         comments,
         async until(check, timeoutMs = 15_000) {

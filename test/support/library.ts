@@ -78,9 +78,9 @@ export const MEMBER_PASSWORD = 'password-123';
 /**
  * A running library service (below `/v1`) with logged-in callers: `root` (an admin), and the
  * members ann, ben and olga, who is banned (in group `banned`). `as(who, …)` sends a request
- * with their cookie (`null`: anonymous).
+ * with their cookie (`null`: anonymous). `env`: more settings.
  */
-export function libraryService(engine: Engine, label: string) {
+export function libraryService(engine: Engine, label: string, env: Record<string, string> = {}) {
   const cookies = new Map<string, string>();
   const state = {
     database: undefined as TestDatabase | undefined,
@@ -91,7 +91,7 @@ export function libraryService(engine: Engine, label: string) {
     state.api!(method, path, body, { headers: who ? { cookie: cookies.get(who)! } : {} });
   const start = async (project: string) => {
     state.database = await testDatabase(engine, project, label);
-    state.service = await startService(project, { ...state.database.env, ...libraryAuthEnv() }, '/v1');
+    state.service = await startService(project, { ...state.database.env, ...libraryAuthEnv(), ...env }, '/v1');
     state.api = apiClient(state.service.origin, '/v1');
     const keep = (name: string, reply: Reply) => {
       expect(reply.status, reply.text).toBeLessThan(300);

@@ -120,9 +120,15 @@ async function openFeed(
   const oldest = await log.oldest();
   // Events after `from` were pruned (or `from` is from another database): the client must reload.
   const reset = from !== undefined && (from > latest || (oldest !== undefined ? from < oldest - 1 : from < latest));
+  // Taken over from Fastify, the answer keeps the headers its hooks set so far (CORS's).
+  const headers = Object.fromEntries(
+    Object.entries(reply.getHeaders()).filter(
+      (entry): entry is [string, string | number | string[]] => entry[1] !== undefined,
+    ),
+  );
   reply.hijack();
   const stream = new EventStream(reply.raw);
-  stream.open();
+  stream.open({ ...headers, 'x-content-type-options': 'nosniff' });
   if (reset)
     stream.send({
       event: 'reset',
