@@ -26,7 +26,8 @@ export async function appendSql(executor: SqlExecutor, events: readonly NewEvent
       parameters.push(id, eventType(event), event.model, event.pk, time, eventData(event));
       return `(${[1, 2, 3, 4, 5, 6].map((n) => placeholder(executor, at + n)).join(', ')})`;
     });
-    await executor.run({
+    // Nothing reads its result: on PostgreSQL it goes with the COMMIT, one round trip fewer.
+    await executor.runBeforeCommit({
       sql: `insert into svc_events (id, type, model, pk, time, data) values ${rows.join(', ')}`,
       parameters,
     });

@@ -60,6 +60,7 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
     inTransaction: true,
     all: (q) => Promise.resolve(onWriter.all(q)),
     run: (q) => Promise.resolve(onWriter.run(q)),
+    runBeforeCommit: (q) => Promise.resolve(void onWriter.run(q)),
     execute: (script) => Promise.resolve(void writer.exec(script)),
     // Nested transactions join the one that is running.
     transaction: (work) => work(inTransaction),
@@ -98,6 +99,7 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
     inTransaction: false,
     all: (q) => immediate(async (tx) => tx.all(q)),
     run: (q) => immediate(async (tx) => tx.run(q)),
+    runBeforeCommit: (q) => immediate(async (tx) => void (await tx.run(q))),
     execute: (script) => immediate(async (tx) => tx.execute(script)),
     transaction: immediate,
   };
@@ -110,6 +112,7 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
     // it, or see what it has not committed.
     all: async (q) => (!memory && isRead(q.sql) ? onReader.all(q) : autocommit(() => onWriter.all(q))),
     run: (q) => autocommit(() => onWriter.run(q)),
+    runBeforeCommit: (q) => autocommit(() => void onWriter.run(q)),
     execute: (script) => db.transaction(async (tx) => tx.execute(script)),
     async transaction(work) {
       const release = await lock.acquire();
@@ -221,13 +224,39 @@ async function retried<T>(attempt: () => Promise<T>): Promise<T> {
  * (PostgreSQL undoes all of it, whatever the caller did with the statement's error): nothing was
  * saved, so the caller must not be told it was.
  */
-async function commit(client: pg.PoolClient): Promise<void> {
-  const { command } = await client.query('COMMIT');
+/**
+ * COMMIT, after `lastly` (statements with their values written in: one simple query, one round
+ * trip). Its answer is the COMMIT's (the last of the query's results).
+ */
+async function commit(
+  client: pg.PoolClient,
+  lastly: readonly string[],
+  onQuery: ((sql: string) => void) | undefined,
+): Promise<void> {
+  const text = [...lastly, 'COMMIT'].join(';\n');
+  if (lastly.length) onQuery?.(text);
+  const answer = (await client.query(text)) as pg.QueryResult | pg.QueryResult[];
+  const { command } = Array.isArray(answer) ? answer.at(-1)! : answer;
   if (command !== 'COMMIT') {
     throw new Error(
       'the transaction was rolled back, nothing of it was saved: one of its statements failed and its error was caught (PostgreSQL then undoes the whole transaction)',
     );
   }
+}
+
+/**
+ * A statement with its `$n` parameters written in as literals (strings quoted by the driver, which
+ * knows the server's quoting rules), for a simple query that carries several statements.
+ */
+function inlined(client: pg.PoolClient, q: Compiled): string {
+  return q.sql.replace(/\$(\d+)/g, (_, n: string) => literal(client, q.parameters[Number(n) - 1]));
+}
+
+function literal(client: pg.PoolClient, value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'boolean') return String(value);
+  return client.escapeLiteral(String(value));
 }
 
 /**
@@ -268,7 +297,9 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
       ? { name, text: q.sql, values: q.parameters as unknown[] }
       : { text: q.sql, values: q.parameters as unknown[] };
   };
-  const on = (client: pg.Pool | pg.PoolClient, transaction: boolean): SqlExecutor => {
+  /** `lastly`: inside a transaction, the statements that go with its COMMIT. */
+  const on = (client: pg.Pool | pg.PoolClient, lastly?: Compiled[]): SqlExecutor => {
+    const transaction = lastly !== undefined;
     // A statement on its own is a transaction of its own: run again like one (in a transaction,
     // the whole transaction runs again instead).
     const query = (q: Compiled) => (transaction ? client.query(config(q)) : retried(() => client.query(config(q))));
@@ -277,6 +308,10 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
       inTransaction: transaction,
       all: async <R>(q: Compiled) => (await query(q)).rows as R[],
       run: async (q) => (await query(q)).rowCount ?? 0,
+      runBeforeCommit: async (q) => {
+        if (lastly) lastly.push(q);
+        else await query(q);
+      },
       execute: async (script) => void (await client.query(script)),
       // Nested transactions join the one that is running.
       transaction: (work) => (transaction ? work(executor) : db.transaction(work)),
@@ -295,8 +330,13 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
     try {
       await client.query('BEGIN');
       try {
-        const result = await work(on(client, true));
-        await commit(client);
+        const lastly: Compiled[] = [];
+        const result = await work(on(client, lastly));
+        await commit(
+          client,
+          lastly.map((q) => inlined(client, q)),
+          onQuery,
+        );
         return result;
       } catch (error) {
         // A ROLLBACK that failed may have left the transaction open.
@@ -309,7 +349,7 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
     }
   };
   const db: SqlDatabase = {
-    ...on(pool, false),
+    ...on(pool),
     transaction: (work) => retried(() => once(work)),
     withoutForeignKeys: (work) => work(db),
     async ping() {

@@ -16,6 +16,13 @@ export interface SqlExecutor {
   all<R = Record<string, unknown>>(query: Compiled): Promise<R[]>;
   /** Runs a write; resolves with the number of rows it changed. */
   run(query: Compiled): Promise<number>;
+  /**
+   * Runs a write whose result nobody reads (the outbox's events), as the transaction's last
+   * statement: PostgreSQL sends it with the COMMIT, in one round trip (its parameters written
+   * into the text as literals: `$n` must not appear inside the statement's own literals).
+   * Outside a transaction, and on SQLite (no round trips), it runs at once.
+   */
+  runBeforeCommit(query: Compiled): Promise<void>;
   /** Runs a script of statements without parameters (migrations). */
   execute(script: string): Promise<void>;
   /** Runs `work` in one transaction: all of it is committed, or none of it. */
