@@ -256,7 +256,9 @@ function literal(client: pg.PoolClient, value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   if (typeof value === 'boolean') return String(value);
-  return client.escapeLiteral(String(value));
+  if (typeof value === 'string') return client.escapeLiteral(value);
+  // The outbox's statements carry only text and numbers.
+  throw new Error(`cannot write a ${typeof value} into a statement as a literal`);
 }
 
 /**
