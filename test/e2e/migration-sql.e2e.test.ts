@@ -112,6 +112,7 @@ function sqlite(): Database {
         return s.reader ? s.all(...q.parameters) : (s.run(...q.parameters), []);
       },
       run: async (q) => db.prepare(q.sql).run(...q.parameters).changes,
+      runBeforeCommit: async (q) => void db.prepare(q.sql).run(...q.parameters),
       execute: async (script) => void db.exec(script),
       async transaction(work) {
         db.exec('begin immediate');
