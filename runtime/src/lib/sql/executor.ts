@@ -226,15 +226,16 @@ async function retried<T>(attempt: () => Promise<T>): Promise<T> {
  */
 /**
  * COMMIT, after `lastly` (statements with their values written in: one simple query, one round
- * trip). Its answer is the COMMIT's (the last of the query's results).
+ * trip). Its answer is the COMMIT's (the last of the query's results). The log gets the
+ * statements with their placeholders: never a value a client sent.
  */
 async function commit(
   client: pg.PoolClient,
-  lastly: readonly string[],
+  lastly: readonly Compiled[],
   onQuery: ((sql: string) => void) | undefined,
 ): Promise<void> {
-  const text = [...lastly, 'COMMIT'].join(';\n');
-  if (lastly.length) onQuery?.(text);
+  for (const q of lastly) onQuery?.(q.sql);
+  const text = [...lastly.map((q) => inlined(client, q)), 'COMMIT'].join(';\n');
   const answer = (await client.query(text)) as pg.QueryResult | pg.QueryResult[];
   const { command } = Array.isArray(answer) ? answer.at(-1)! : answer;
   if (command !== 'COMMIT') {
@@ -334,11 +335,7 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
       try {
         const lastly: Compiled[] = [];
         const result = await work(on(client, lastly));
-        await commit(
-          client,
-          lastly.map((q) => inlined(client, q)),
-          onQuery,
-        );
+        await commit(client, lastly, onQuery);
         return result;
       } catch (error) {
         // A ROLLBACK that failed may have left the transaction open.
