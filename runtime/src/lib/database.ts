@@ -1,7 +1,7 @@
 /** The storage the service runs on, whatever the engine (chosen in service.ini). */
 import { HttpError } from './errors.js';
 import type { Model, ModelRegistry } from './model.js';
-import type { Repository, Where } from './repository.js';
+import type { Include, Repository, Where } from './repository.js';
 import type { EventLog, NewEvent } from './outbox/types.js';
 import type { DeliveryStore } from './webhooks/types.js';
 
@@ -25,6 +25,19 @@ export interface EngineRepository<T = Rec, Create = Partial<T>, Update = Partial
    * after this, to change it from what it is now).
    */
   lockForUpdate(key: unknown): Promise<void>;
+  /**
+   * The same writes, each appending its event (lib/outbox/) in its own statement: present where the
+   * engine can (PostgreSQL), for a write that is all a request does (one round trip, no transaction).
+   */
+  readonly recorded?: RecordedWrites | undefined;
+}
+
+/** Writes of one object that append their event (lib/outbox/) with them, all or nothing. */
+export interface RecordedWrites {
+  create(args: { data: Rec; include?: Include<Rec> }): Promise<Rec>;
+  update(args: { where: Rec; data: Rec; include?: Include<Rec> }, action: 'update' | 'replace'): Promise<Rec>;
+  /** `before`: the object as the caller read it, for an engine that does not read it in the statement. */
+  delete(args: { where: Rec }, before: Rec): Promise<void>;
 }
 
 /** Makes the repository of a model on one engine (and, inside a transaction, bound to it). */

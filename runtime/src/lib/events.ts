@@ -191,6 +191,25 @@ export async function inTransaction<D extends ServiceDatabase, R>(
   });
 }
 
+/**
+ * A write that is one statement, all or nothing by itself (its event appended in it), with no
+ * handlers around it: no transaction is opened for it.
+ */
+export async function oneStatement<D extends ServiceDatabase, R>(
+  database: D,
+  run: EventRun,
+  body: Rec,
+  prepare: (data: Rec) => Promise<Rec>,
+  work: (db: D, data: Rec) => Promise<R>,
+  present: (result: R) => unknown,
+): Promise<unknown> {
+  const data = await prepare(body);
+  // Answered 503 meanwhile (slow password hashing): nothing is written. A statement already
+  // running when the deadline passes can still land, as a commit already running can.
+  assertInTime(run.request);
+  return present(await work(database, data));
+}
+
 /** A read (or login, logout, OPTIONS) with its events: in a transaction only when it has handlers. */
 export async function withEvents<D extends ServiceDatabase, R>(
   database: D,

@@ -6,9 +6,9 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, notFound } from '../errors.js';
-import { inTransaction, withEvents, type Action, type EventRun } from '../events.js';
+import { hasHandlers, inTransaction, oneStatement, withEvents, type Action, type EventRun } from '../events.js';
 import { generic, type AnyModel, type Model } from '../model.js';
-import type { EngineRepository, ServiceDatabase } from '../database.js';
+import type { EngineRepository, RecordedWrites, ServiceDatabase } from '../database.js';
 import type { Where } from '../repository.js';
 import type { Permission, Policy } from './policy.js';
 import type { Services } from './services.js';
@@ -57,18 +57,54 @@ export class RouteContext {
   /**
    * Runs a write in one transaction with the model's handlers: before handlers and processors
    * may change the data, after handlers the response; if anything throws, nothing is written.
-   * `work` records its changes in the outbox (`record`), in the same transaction.
+   * `work` writes through `writes`, which append each change's event to the outbox in the same
+   * transaction. `oneWrite`: `work` is one write and reads nothing it depends on; with no handlers
+   * around it, an engine that can append the event in the write's own statement (PostgreSQL) runs
+   * it without a transaction: one round trip.
    */
   async write<R>(
     request: FastifyRequest,
     action: Action,
     body: Rec,
     instance: Rec | undefined,
-    work: (db: ServiceDatabase, data: Rec) => Promise<R>,
+    work: (db: ServiceDatabase, data: Rec, writes: RecordedWrites) => Promise<R>,
     present: (result: R) => unknown,
+    oneWrite = false,
   ): Promise<unknown> {
     const run = this.eventRun(request, action, instance);
-    return inTransaction(this.services.db, run, body, (data) => this.prepareWrite(data, request.ip), work, present);
+    const prepare = (data: Rec) => this.prepareWrite(data, request.ip);
+    const recorded = oneWrite && !hasHandlers(run) ? this.repository().recorded : undefined;
+    if (recorded)
+      return oneStatement(this.services.db, run, body, prepare, (db, data) => work(db, data, recorded), present);
+    return inTransaction(
+      this.services.db,
+      run,
+      body,
+      prepare,
+      (db, data) => work(db, data, this.recording(db)),
+      present,
+    );
+  }
+
+  /** The writes of this route's model on `db` (the write's transaction), each recording its event there. */
+  recording(db: ServiceDatabase): RecordedWrites {
+    const repository = this.repository(db);
+    return {
+      create: async (args) => {
+        const created = await repository.create(args);
+        await this.record(db, 'create', [created]);
+        return created;
+      },
+      update: async (args, action) => {
+        const updated = await repository.update(args);
+        await this.record(db, action, [updated]);
+        return updated;
+      },
+      delete: async (args, before) => {
+        await repository.delete(args);
+        await this.record(db, 'delete', [before]);
+      },
+    };
   }
 
   /**

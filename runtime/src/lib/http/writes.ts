@@ -8,6 +8,7 @@ import { badRequest, conflict, statusBody, type FieldError } from '../errors.js'
 import { withDefaults, wholeNumber, type Model } from '../model.js';
 import { includeFor, requestUrl } from './serialize.js';
 import { mergeAttribute } from './attributes.js';
+import { hasIfMatch } from './etag.js';
 import type { Rec, RouteContext } from './route-context.js';
 
 export async function create(ctx: RouteContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
@@ -21,7 +22,7 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
     'create',
     body,
     undefined,
-    async (db, data) => {
+    async (db, data, writes) => {
       const link = await ctx.scope(db, request);
       if (ctx.route.kind === 'singular' && (await ctx.repository(db).findFirst({ where: link }))) {
         throw conflict(
@@ -30,15 +31,17 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
       }
       const values = withDefaults(ctx.model, { ...data, ...link });
       await ctx.checkRelinks(db, request, { object: undefined, data: values, fields: Object.keys(body) });
-      const created = await ctx.repository(db).create({
+      const created = await writes.create({
         data: values,
         include: includeFor(ctx.model, ctx.services.db.models),
       });
-      await ctx.record(db, 'create', [created]);
       await ctx.hideRefusedEmbeds(request, [created]);
       return created;
     },
     (created) => ctx.present(request, reply, created),
+    // Under a parent (and for a singular one, checked first) the link is read before the insert,
+    // and the objects a relationship would move are read before it too.
+    !ctx.route.parent && !movesLinks(ctx, body, 'create'),
   );
 }
 
@@ -58,7 +61,7 @@ export async function update(
     action,
     body,
     object,
-    async (db, data) => {
+    async (db, data, writes) => {
       await ctx.checkUnchanged(db, request, object);
       const values =
         action === 'replace'
@@ -70,16 +73,21 @@ export async function update(
           ? [...Object.keys(body), ...Object.keys(values).filter((n) => !(n in data))]
           : Object.keys(body);
       await ctx.checkRelinks(db, request, { object, data: values, fields });
-      const updated = await ctx.repository(db).update({
-        where: { [ctx.model.primaryKey]: object[ctx.model.primaryKey] },
-        data: values,
-        include: includeFor(ctx.model, ctx.services.db.models),
-      });
-      await ctx.record(db, action, [updated]);
+      const updated = await writes.update(
+        {
+          where: { [ctx.model.primaryKey]: object[ctx.model.primaryKey] },
+          data: values,
+          include: includeFor(ctx.model, ctx.services.db.models),
+        },
+        action,
+      );
       await ctx.hideRefusedEmbeds(request, [updated]);
       return updated;
     },
     (updated) => ctx.present(request, reply, updated),
+    // If-Match reads the object again under a row lock, and the objects a relationship would move
+    // are read before the write: both take the transaction.
+    !hasIfMatch(request) && !movesLinks(ctx, body, action),
   );
 }
 
@@ -90,12 +98,12 @@ export async function deleteObject(ctx: RouteContext, request: FastifyRequest): 
     'delete',
     {},
     object,
-    async (db) => {
+    async (db, _, writes) => {
       await ctx.checkUnchanged(db, request, object);
-      await ctx.repository(db).delete({ where: { [ctx.model.primaryKey]: object[ctx.model.primaryKey] } });
-      await ctx.record(db, 'delete', [object]);
+      await writes.delete({ where: { [ctx.model.primaryKey]: object[ctx.model.primaryKey] } }, object);
     },
     () => statusBody(200, 'Deleted', requestUrl(request)),
+    !hasIfMatch(request),
   );
 }
 
@@ -164,6 +172,15 @@ export function replacement(ctx: RouteContext, data: Rec, mayWrite: (name: strin
       missing,
     );
   return out;
+}
+
+/**
+ * Whether a write may move links the policy guards (relinks.ts reads the objects first): when it
+ * restricts, any relationship in the body does, and a PUT empties those it leaves out.
+ */
+function movesLinks(ctx: RouteContext, body: Rec, action: 'create' | 'update' | 'replace'): boolean {
+  if (!ctx.policy.restricts) return false;
+  return ctx.model.relations.some((r) => body[r.name] !== undefined || action === 'replace');
 }
 
 /**

@@ -35,14 +35,18 @@ export async function appendSql(executor: SqlExecutor, events: readonly NewEvent
 }
 
 export class SqlEventLog implements EventLog {
-  constructor(readonly sql: SqlDatabase) {}
+  /** `render`: makes an event's object of what the write stored (lib/sql/recorded-writes.ts). */
+  constructor(
+    readonly sql: SqlDatabase,
+    readonly render: (event: ServiceEvent) => ServiceEvent = (event) => event,
+  ) {}
 
   async after(seq: number, limit: number): Promise<ServiceEvent[]> {
     const rows = await this.sql.all<Row>({
       sql: `select seq, id, type, time, data from svc_events where seq > ${this.p(1)} order by seq limit ${this.p(2)}`,
       parameters: [seq, limit],
     });
-    return rows.map(storedEvent);
+    return rows.map((row) => this.render(storedEvent(row)));
   }
 
   async bySeq(seqs: readonly number[]): Promise<ServiceEvent[]> {
@@ -52,7 +56,7 @@ export class SqlEventLog implements EventLog {
       sql: `select seq, id, type, time, data from svc_events where seq in (${list}) order by seq`,
       parameters: [...seqs],
     });
-    return rows.map(storedEvent);
+    return rows.map((row) => this.render(storedEvent(row)));
   }
 
   async oldest(): Promise<number | undefined> {

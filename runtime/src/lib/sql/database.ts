@@ -9,7 +9,12 @@ import type { SqlDatabase, SqlExecutor } from './executor.js';
 import { SqlRepository } from './repository.js';
 import { SearchIndexer } from './search-index.js';
 import { appendSql, SqlEventLog } from '../outbox/sql-log.js';
+import { eventObject } from '../outbox/event.js';
+import type { ServiceEvent } from '../outbox/types.js';
+import { isStoredRow, storedRecord } from './recorded-writes.js';
 import { SqlDeliveryStore } from '../webhooks/sql-store.js';
+
+type Rec = Record<string, unknown>;
 
 export interface SqlSettings {
   /** PostgreSQL's text search configuration for `q` (service.ini `search.language`). */
@@ -25,7 +30,25 @@ export function sqlDatabase<R extends object>(
   const compiler = sqlCompiler(sql.dialect);
   // PostgreSQL's search columns are generated with the row: nothing to catch up.
   const searchIndex = sql.dialect === 'sqlite' ? new SearchIndexer(sql) : undefined;
-  const outbox = { log: new SqlEventLog(sql), deliveries: new SqlDeliveryStore(sql) };
+  const rowsOf = new Map<string, SqlRepository<Rec>>();
+  const render = (event: ServiceEvent): ServiceEvent => {
+    const model = models.get(event.type.slice(0, event.type.lastIndexOf('.')));
+    if (!isStoredRow(event.data) || !model) return event;
+    let rows = rowsOf.get(model.name);
+    if (!rows)
+      rowsOf.set(
+        model.name,
+        (rows = new SqlRepository<Rec>(model, {
+          executor: sql,
+          compiler,
+          models,
+          searchLanguage: settings.searchLanguage,
+        })),
+      );
+    const record = storedRecord(models, model, event.data, (row) => rows.record(row));
+    return { ...event, data: { pk: event.data.pk, object: eventObject(models, model, record) } };
+  };
+  const outbox = { log: new SqlEventLog(sql, render), deliveries: new SqlDeliveryStore(sql) };
   const bind = (executor: SqlExecutor): ServiceDatabase<R> & R => {
     const ctx = { executor, compiler, models, searchLanguage: settings.searchLanguage, searchIndex };
     const repositories = make({

@@ -13,6 +13,10 @@ import {
 } from 'kysely';
 import { keyOfWhere, keyValue, type FieldSpec, type Model, type ModelRegistry } from '../model.js';
 import { RecordNotFound, type FindManyArgs, type Include, type Repository, type Where } from '../repository.js';
+import type { RecordedWrites } from '../database.js';
+import { newEvent } from '../outbox/event.js';
+import { appendSql } from '../outbox/sql-log.js';
+import type { EventAction } from '../outbox/types.js';
 import { rankingSearch, searchOf, searchOnly, withoutSearch, type SearchFilter } from '../search.js';
 import { fromDb, toDb } from '../values.js';
 import type { Compiled, SqlExecutor } from './executor.js';
@@ -21,6 +25,7 @@ import type { SearchIndexer } from './search-index.js';
 import { condition, dbValue, type ConditionSource } from './conditions.js';
 import { constraintViolation } from './constraints.js';
 import { checkReferences, chunks, includeRelated, linkRelations, type RelationSource } from './relations.js';
+import { withEvent } from './recorded-writes.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- Kysely is used with table names known at run time. */
 type AnyDB = Record<string, Record<string, unknown>>;
@@ -45,6 +50,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   /** `select … from table where pk = ?`, compiled once per model: the hottest query of all. */
   readonly #byKey: string;
   readonly #related = new Map<string, SqlRepository<Rec>>();
+  #recorded: RecordedWrites | undefined;
 
   constructor(
     readonly model: Model<T>,
@@ -304,12 +310,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     const data = args.data as Rec;
     return this.atomically(this.linksIn(data), async (tx) => {
       await checkReferences(this.asRelationSource, tx, data);
-      const values = this.columnValues(data);
-      const insert = this.cachedWrite('insert', values, () =>
-        Object.keys(values).length
-          ? this.ctx.compiler.insertInto(this.model.table).values(values).returning(this.allColumns()).compile()
-          : this.ctx.compiler.insertInto(this.model.table).defaultValues().returning(this.allColumns()).compile(),
-      );
+      const insert = this.insertOf(this.columnValues(data));
       const rows = await this.run(() => tx.all<Row>(insert));
       await linkRelations(this.asRelationSource, tx, this.record(rows[0]!), data);
       this.written();
@@ -384,10 +385,91 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     });
   }
 
+  // --- writes that append their event in the same statement (PostgreSQL) ---------------------------
+
+  /** PostgreSQL only: SQLite has no data-modifying `with`, and its writes cost no round trips. */
+  get recorded(): RecordedWrites | undefined {
+    if (this.dialect !== 'postgres') return undefined;
+    return (this.#recorded ??= {
+      create: (args) => this.createRecorded(args),
+      update: (args, action) => this.updateRecorded(args, action),
+      delete: (args) => this.deleteRecorded(args),
+    });
+  }
+
+  async createRecorded(args: { data: Rec; include?: Include<Rec> }): Promise<Rec> {
+    const data = args.data;
+    if (this.linksIn(data)) return this.inTransactionRecorded('create', (r) => r.create(args as never));
+    const insert = this.insertOf(this.columnValues(data));
+    const rows = await this.run(() => this.ctx.executor.all<Row>(this.withEvent('create', insert)));
+    this.written();
+    return (await this.records(rows, args.include))[0]! as Rec;
+  }
+
+  async updateRecorded(
+    args: { where: Rec; data: Rec; include?: Include<Rec> },
+    action: 'update' | 'replace',
+  ): Promise<Rec> {
+    const values = this.columnValues(args.data);
+    const pk = this.model.primaryKey;
+    // Links, a change of the key, or nothing to set: the write is more than one statement.
+    if (this.linksIn(args.data) || pk in values || Object.keys(values).length === 0)
+      return this.inTransactionRecorded(action, (r) => r.update(args as never));
+    const key = this.keyOf(args.where);
+    const value = this.keyValue(key);
+    const update = value === undefined ? undefined : this.updateOf(values, value);
+    const rows = update ? await this.run(() => this.ctx.executor.all<Row>(this.withEvent(action, update))) : [];
+    if (rows.length === 0) throw new RecordNotFound(this.model.name, key);
+    this.written();
+    return (await this.records(rows, args.include))[0]! as Rec;
+  }
+
+  async deleteRecorded(args: { where: Rec }): Promise<void> {
+    const key = this.keyOf(args.where);
+    const value = this.keyValue(key);
+    if (value === undefined) throw new RecordNotFound(this.model.name, key);
+    const query = this.ctx.compiler
+      .deleteFrom(this.model.table)
+      .where(this.model.primaryKey, '=', value as never)
+      .returning(this.allColumns())
+      .compile();
+    const rows = await this.run(() => this.ctx.executor.all<Row>(this.withEvent('delete', query)));
+    if (rows.length === 0) throw new RecordNotFound(this.model.name, key);
+    this.written();
+  }
+
+  withEvent(action: EventAction, write: Compiled): Compiled {
+    return withEvent(this.ctx.models, this.model as Model, action, write);
+  }
+
+  /** A write of several statements and its event, in one transaction. */
+  inTransactionRecorded(action: EventAction, write: (repository: SqlRepository<T, Create, Update>) => Promise<T>) {
+    return this.ctx.executor.transaction(async (tx) => {
+      const record = (await write(this.withExecutor(tx))) as Rec;
+      await appendSql(tx, [newEvent(this.ctx.models, this.model as Model, action, record)]);
+      return record;
+    });
+  }
+
   /** `update … set values where key = ? returning *` (or the row as it is, with nothing to set). */
   async updateByKey(tx: SqlExecutor, key: unknown, values: Row): Promise<Row[]> {
-    const pk = this.model.primaryKey;
     if (Object.keys(values).length === 0) return tx.all<Row>({ sql: this.#byKey, parameters: [key] });
+    const query = this.updateOf(values, key);
+    return this.run(() => tx.all<Row>(query));
+  }
+
+  /** `insert … returning` the model's columns. */
+  insertOf(values: Row): Compiled {
+    return this.cachedWrite('insert', values, () =>
+      Object.keys(values).length
+        ? this.ctx.compiler.insertInto(this.model.table).values(values).returning(this.allColumns()).compile()
+        : this.ctx.compiler.insertInto(this.model.table).defaultValues().returning(this.allColumns()).compile(),
+    );
+  }
+
+  /** `update … set values where key = ? returning` the model's columns (`values` not empty). */
+  updateOf(values: Row, key: unknown): Compiled {
+    const pk = this.model.primaryKey;
     const compile = () =>
       this.ctx.compiler
         .updateTable(this.model.table)
@@ -396,8 +478,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         .returning(this.allColumns())
         .compile();
     // The key is the last parameter; a change of the key itself is rare enough to compile each time.
-    const query = pk in values ? compile() : this.cachedWrite('update', { ...values, [pk]: key }, compile);
-    return this.run(() => tx.all<Row>(query));
+    return pk in values ? compile() : this.cachedWrite('update', { ...values, [pk]: key }, compile);
   }
 
   /**

@@ -1,0 +1,164 @@
+/**
+ * An event's object is the object an admin reads (relationships as keys), whichever way its write
+ * went, on every engine, for every field type of fixtures/filters, a to-one and a to-many
+ * relationship. On PostgreSQL a write with no handlers and no If-Match is one statement that
+ * appends its event (lib/sql/recorded-writes.ts: the log makes the object of the stored row); a
+ * write that sets a relationship runs in a transaction inside the repository; a write with
+ * If-Match runs in the route's transaction and records the object the write returned. A write
+ * that fails appends nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
+import { apiClient, type Api } from '../support/http.js';
+import { builtProject } from '../support/project.js';
+import { newSecret, Receiver, type Received } from '../support/receiver.js';
+import { startService, type RunningService } from '../support/server.js';
+
+const BASE = '/v1';
+type Rec = Record<string, unknown>;
+
+/** One value of every field type Item has (and a nested dict, a large integer, a leap day). */
+const ITEM: Rec = {
+  code: 'every-type',
+  note: 'it\'s "quoted" — and ünïcode',
+  count: 3,
+  big: 2 ** 40,
+  small: -3,
+  ratio: 1.25,
+  price: 10.55,
+  active: true,
+  seen_at: '2026-01-02T03:04:05Z',
+  day: '2024-02-29',
+  clock: '09:30:00',
+  wait: 3600,
+  size: 'm',
+  tags: ['red', 'blue'],
+  nums: [1, 2],
+  meta: { a: { b: [1, 'x', null] } },
+  marker: 7,
+};
+
+let dir: string;
+beforeAll(async () => {
+  dir = await builtProject('filters', 'e2e-event-objects');
+}, 600_000);
+
+describe.each(ENGINES)('event objects on %s', (engine) => {
+  const receiver = new Receiver(newSecret());
+  let database: TestDatabase;
+  let service: RunningService;
+  let api: Api;
+
+  beforeAll(async () => {
+    await receiver.start();
+    database = await testDatabase(engine, dir, 'event_objects');
+    service = await startService(
+      dir,
+      { ...database.env, SVC_WEBHOOKS_AUDIT_URL: receiver.url, SVC_WEBHOOKS_AUDIT_SECRET: receiver.secret },
+      BASE,
+    );
+    api = apiClient(service.origin, BASE);
+  }, 120_000);
+
+  afterAll(async () => {
+    await service?.stop();
+    await receiver.stop();
+    await database?.drop();
+  });
+
+  const events = (type: string, pk: unknown): Received[] =>
+    [...receiver.delivered().values()]
+      .filter((r) => r.type === type && r.pk === String(pk))
+      .sort((a, b) => a.seq - b.seq);
+  /** The object of the `nth` event of `type` for object `pk`, once delivered. */
+  const eventObject = async (type: string, pk: unknown, nth = 1): Promise<Rec> => {
+    await receiver.waitFor(() => events(type, pk).length >= nth, 20_000, `${type} ${String(pk)} #${nth}`);
+    return events(type, pk)[nth - 1]!.object;
+  };
+  /** What an admin reads of an item, as an event names it: its fields, relationships as keys. */
+  const read = async (id: unknown): Promise<Rec> => {
+    const reply = await api('GET', `/items/${String(id)}`);
+    expect(reply.status, reply.text).toBe(200);
+    return reply.body as Rec;
+  };
+  const fieldsOf = (object: Rec): Rec => Object.fromEntries(Object.entries(object).filter(([k]) => !k.startsWith('_')));
+
+  it('gives the object an admin reads, for every field type, on create and update, with or without If-Match', async () => {
+    const owners = await Promise.all(
+      ['o1', 'o2'].map(async (name) => (await api('POST', '/owners', { name })).body as Rec),
+    );
+    // No relationship in the body (the owner is the default one): on PostgreSQL, one statement.
+    const created = await api('POST', '/items', ITEM);
+    expect(created.status, created.text).toBe(201);
+    const id = (created.body as Rec)['id'];
+    const create = await eventObject('Item.create', id);
+    expect(fieldsOf(create)).toEqual(fieldsOf(await read(id)));
+    expect(create).toMatchObject({ ...ITEM, owner: owners[0]!['id'], labels: [], _type: 'Item', _pk: String(id) });
+
+    // Two labels point at the item: its to-many relationship, kept in the labels' table.
+    const labels: unknown[] = [];
+    for (const name of ['l1', 'l2']) {
+      const label = await api('POST', `/items/${String(id)}/labels`, { name });
+      expect(label.status, label.text).toBe(201);
+      labels.push((label.body as Rec)['id']);
+    }
+
+    // No If-Match, no relationship: on PostgreSQL, one statement.
+    expect((await api('PATCH', `/items/${String(id)}`, { note: 'plain', ratio: -2.5, meta: null })).status).toBe(200);
+    const plain = await eventObject('Item.update', id, 1);
+    expect(fieldsOf(plain)).toEqual(fieldsOf(await read(id)));
+    expect(plain).toMatchObject({ note: 'plain', active: true, ratio: -2.5, meta: null, labels });
+
+    // A relationship set: the repository's own transaction.
+    expect((await api('PATCH', `/items/${String(id)}`, { owner: owners[1]!['id'] })).status).toBe(200);
+    const moved = await eventObject('Item.update', id, 2);
+    expect(fieldsOf(moved)).toEqual(fieldsOf(await read(id)));
+    expect(moved['owner']).toBe(owners[1]!['id']);
+
+    // If-Match: the route's transaction, which records the object the write returned.
+    const etag = (await api('GET', `/items/${String(id)}`)).headers.get('etag')!;
+    const matched = await api(
+      'PATCH',
+      `/items/${String(id)}`,
+      { count: null, tags: [] },
+      { headers: { 'if-match': etag } },
+    );
+    expect(matched.status, matched.text).toBe(200);
+    const checked = await eventObject('Item.update', id, 3);
+    expect(fieldsOf(checked)).toEqual(fieldsOf(await read(id)));
+    expect(checked).toMatchObject({ count: null, tags: [], labels });
+  });
+
+  it('gives a deleted object as it was, its to-many keys too, with or without If-Match', async () => {
+    for (const ifMatch of [false, true]) {
+      const created = await api('POST', '/items', { ...ITEM, code: `gone-${String(ifMatch)}` });
+      expect(created.status, created.text).toBe(201);
+      const id = (created.body as Rec)['id'];
+      expect((await api('POST', `/items/${String(id)}/labels`, { name: 'kept' })).status).toBe(201);
+      const before = await read(id);
+      const headers: Record<string, string> = ifMatch
+        ? { 'if-match': (await api('GET', `/items/${String(id)}`)).headers.get('etag')! }
+        : {};
+      const deleted = await api('DELETE', `/items/${String(id)}`, undefined, { headers });
+      expect(deleted.status, deleted.text).toBe(200);
+      const gone = await eventObject('Item.delete', id);
+      expect(fieldsOf(gone), `If-Match: ${String(ifMatch)}`).toEqual(fieldsOf(before));
+      expect((gone['labels'] as unknown[]).length).toBe(1);
+    }
+  });
+
+  it('appends nothing for a write that fails', async () => {
+    const taken = await api('POST', '/items', { ...ITEM, code: 'taken' });
+    expect(taken.status).toBe(201);
+    const again = await api('POST', '/items', { ...ITEM, code: 'taken' });
+    expect(again.status, again.text).toBe(409);
+    const missing = await api('PATCH', '/items/999999', { note: 'nobody' });
+    expect(missing.status).toBe(404);
+    // A later write's event arrives after anything the failed ones could have appended.
+    const later = (await api('POST', '/items', { ...ITEM, code: 'later' })).body as Rec;
+    await eventObject('Item.create', later['id']);
+    const codes = [...receiver.delivered().values()].map((r) => r.object['code']);
+    expect(codes.filter((c) => c === 'taken')).toHaveLength(1);
+    expect([...receiver.delivered().values()].some((r) => r.pk === '999999')).toBe(false);
+  });
+});
