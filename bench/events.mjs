@@ -10,6 +10,7 @@
 //    delivered per second, from the first write to the last delivery of `EVENTS` creates written
 //    as fast as the service takes them, and draining a backlog of as many that piled up while the
 //    receiver was down. Target: ≥ 2,000 events/s.
+// SVCGEN_BENCH_ENGINES=sqlite (or postgres) measures one engine only.
 import { fork } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -34,7 +35,7 @@ export async function run({ rounds = 3, seconds = 5, connections = 20, before = 
   const receiver = await startReceiver();
   const rows = [['engine', 'measure', 'value']];
   try {
-    for (const engine of ['sqlite', 'postgres']) {
+    for (const engine of (process.env['SVCGEN_BENCH_ENGINES'] ?? 'sqlite,postgres').split(',')) {
       if (then) rows.push(...(await writeCost(engine, now, then, { rounds, seconds, connections })));
       rows.push(...(await delivery(engine, now, receiver, { rounds, seconds, connections })));
     }

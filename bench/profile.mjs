@@ -17,7 +17,8 @@ const [engine = 'sqlite', scenarioName = 'GET one item', seconds = '8', top = '4
 const scenario = SCENARIOS.find((s) => s.name === scenarioName);
 if (!scenario) throw new Error(`no scenario "${scenarioName}": ${SCENARIOS.map((s) => s.name).join(', ')}`);
 
-const { project, modules } = await builtStarter(work);
+// SVCGEN_PROFILE_GENERATOR: a built checkout of another svcgen, to profile what it generated (before → after).
+const { project, modules } = await builtStarter(work, process.env['SVCGEN_PROFILE_GENERATOR']);
 const profiles = join(work, 'profiles');
 rmSync(profiles, { recursive: true, force: true });
 const { [contender]: database } = await benchDatabases(engine, work, [contender]);

@@ -38,18 +38,17 @@ const ITEM: Rec = {
   marker: 7,
 };
 
-let dir: string;
-beforeAll(async () => {
-  dir = await builtProject('filters', 'e2e-event-objects');
-}, 600_000);
+const fieldsOf = (object: Rec): Rec => Object.fromEntries(Object.entries(object).filter(([k]) => !k.startsWith('_')));
 
-describe.each(ENGINES)('event objects on %s', (engine) => {
+/** A service of `fixture` with a webhook to a receiver on `engine`, and how to wait for its events. */
+function eventService(fixture: string, engine: (typeof ENGINES)[number]) {
   const receiver = new Receiver(newSecret());
+  const running = { api: undefined as unknown as Api };
   let database: TestDatabase;
   let service: RunningService;
-  let api: Api;
 
   beforeAll(async () => {
+    const dir = await builtProject(fixture, `e2e-event-objects-${engine}`);
     await receiver.start();
     database = await testDatabase(engine, dir, 'event_objects');
     service = await startService(
@@ -57,8 +56,8 @@ describe.each(ENGINES)('event objects on %s', (engine) => {
       { ...database.env, SVC_WEBHOOKS_AUDIT_URL: receiver.url, SVC_WEBHOOKS_AUDIT_SECRET: receiver.secret },
       BASE,
     );
-    api = apiClient(service.origin, BASE);
-  }, 120_000);
+    running.api = apiClient(service.origin, BASE);
+  }, 600_000);
 
   afterAll(async () => {
     await service?.stop();
@@ -66,6 +65,7 @@ describe.each(ENGINES)('event objects on %s', (engine) => {
     await database?.drop();
   });
 
+  const api: Api = (...args) => running.api(...args);
   const events = (type: string, pk: unknown): Received[] =>
     [...receiver.delivered().values()]
       .filter((r) => r.type === type && r.pk === String(pk))
@@ -75,13 +75,18 @@ describe.each(ENGINES)('event objects on %s', (engine) => {
     await receiver.waitFor(() => events(type, pk).length >= nth, 20_000, `${type} ${String(pk)} #${nth}`);
     return events(type, pk)[nth - 1]!.object;
   };
-  /** What an admin reads of an item, as an event names it: its fields, relationships as keys. */
-  const read = async (id: unknown): Promise<Rec> => {
-    const reply = await api('GET', `/items/${String(id)}`);
+  /** What an admin reads of an object, as an event names it: its fields, relationships as keys. */
+  const read = async (path: string): Promise<Rec> => {
+    const reply = await api('GET', path);
     expect(reply.status, reply.text).toBe(200);
     return reply.body as Rec;
   };
-  const fieldsOf = (object: Rec): Rec => Object.fromEntries(Object.entries(object).filter(([k]) => !k.startsWith('_')));
+  return { api, receiver, eventObject, read };
+}
+
+describe.each(ENGINES)('event objects on %s', (engine) => {
+  const { api, receiver, eventObject, read: readPath } = eventService('filters', engine);
+  const read = (id: unknown) => readPath(`/items/${String(id)}`);
 
   it('gives the object an admin reads, for every field type, on create and update, with or without If-Match', async () => {
     const owners = await Promise.all(
@@ -160,5 +165,40 @@ describe.each(ENGINES)('event objects on %s', (engine) => {
     const codes = [...receiver.delivered().values()].map((r) => r.object['code']);
     expect(codes.filter((c) => c === 'taken')).toHaveLength(1);
     expect([...receiver.delivered().values()].some((r) => r.pk === '999999')).toBe(false);
+  });
+});
+
+describe.each(ENGINES)('one-step writes of an object without relationships on %s', (engine) => {
+  const { api, receiver, eventObject, read } = eventService('ramses-starter', engine);
+
+  it('gives the object an admin reads on create, update and delete, and nothing for a failed write', async () => {
+    const created = await api('POST', '/items', { name: 'first', description: "o'clock" });
+    expect(created.status, created.text).toBe(201);
+    const id = String((created.body as Rec)['id']);
+    const path = `/items/${id}`;
+    expect(fieldsOf(await eventObject('Item.create', id))).toEqual(fieldsOf(await read(path)));
+    expect((await api('PATCH', path, { description: null })).status).toBe(200);
+    expect(fieldsOf(await eventObject('Item.update', id))).toEqual(fieldsOf(await read(path)));
+    const etag = (await api('GET', path)).headers.get('etag')!;
+    expect((await api('PATCH', path, { name: 'checked' }, { headers: { 'if-match': etag } })).status).toBe(200);
+    expect(await eventObject('Item.update', id, 2)).toMatchObject({ name: 'checked', description: null });
+    const before = await read(path);
+    expect((await api('DELETE', path)).status).toBe(200);
+    expect(fieldsOf(await eventObject('Item.delete', id))).toEqual(fieldsOf(before));
+
+    // Failed writes: a body the schema refuses, an object that is not there (gone, or never was).
+    expect((await api('POST', '/items', { description: 'no name' })).status).toBe(400);
+    expect((await api('PATCH', path, { name: 'gone' })).status).toBe(404);
+    expect((await api('DELETE', '/items/999999')).status).toBe(404);
+    const later = String(((await api('POST', '/items', { name: 'later' })).body as Rec)['id']);
+    await eventObject('Item.create', later);
+    const delivered = [...receiver.delivered().values()];
+    expect(delivered.map((r) => r.type)).toEqual([
+      'Item.create',
+      'Item.update',
+      'Item.update',
+      'Item.delete',
+      'Item.create',
+    ]);
   });
 });

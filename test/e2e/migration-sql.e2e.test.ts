@@ -113,6 +113,7 @@ function sqlite(): Database {
       },
       run: async (q) => db.prepare(q.sql).run(...q.parameters).changes,
       runBeforeCommit: async (q) => void db.prepare(q.sql).run(...q.parameters),
+      allThen: () => Promise.reject(new Error('not used by migrations')),
       execute: async (script) => void db.exec(script),
       async transaction(work) {
         db.exec('begin immediate');

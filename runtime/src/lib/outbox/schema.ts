@@ -3,7 +3,9 @@
  * `npm run migrate`, apart from the models' migrations: they belong to the service, not to the API.
  *
  * - `svc_events`: the events, by `seq`. SQLite gives `seq` at append (one writer at a time: append
- *   order is commit order). PostgreSQL's transactions commit in any order, so an event is appended
+ *   order is commit order): the rowid, one more than the highest, never reused because pruning
+ *   keeps the newest event (not AUTOINCREMENT, whose counter row is one more page in every
+ *   commit; tables made with it keep it). PostgreSQL's transactions commit in any order, so an event is appended
  *   with `pos` (append order) and no `seq`, and the sequencer (`EventLog.sequence`) gives committed
  *   events their `seq` in the order they became visible, one sequencer at a time (an advisory
  *   lock). MongoDB: `_id` is the seq, taken from the one document of `svc_event_sequence` in the
@@ -26,7 +28,7 @@ export const SEQUENCER_LOCK = 7_263_580_101;
 
 const SQLITE_EVENTS = `
 create table if not exists svc_events (
-  seq integer primary key autoincrement,
+  seq integer primary key,
   id text not null,
   type text not null,
   model text not null,

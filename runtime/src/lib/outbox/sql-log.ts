@@ -5,7 +5,8 @@
  * what has committed, in the order it became visible, so that a reader that has seen seq n never
  * sees a lower seq appear later.
  */
-import type { SqlDatabase, SqlExecutor } from '../sql/types.js';
+import type { Compiled, SqlDatabase, SqlExecutor } from '../sql/types.js';
+import type { Dialect } from '../values.js';
 import { eventData, eventIdentity, eventType, storedEvent } from './event.js';
 import { SEQUENCER_LOCK } from './schema.js';
 import type { EventLog, NewEvent, ServiceEvent } from './types.js';
@@ -17,21 +18,21 @@ const SEQUENCE_BATCH = 5000;
 
 /** Appends `events` on `executor` (inside the write's transaction). */
 export async function appendSql(executor: SqlExecutor, events: readonly NewEvent[]): Promise<void> {
-  for (let i = 0; i < events.length; i += APPEND_SLICE) {
-    const slice = events.slice(i, i + APPEND_SLICE);
-    const parameters: unknown[] = [];
-    const rows = slice.map((event) => {
-      const { id, time } = eventIdentity();
-      const at = parameters.length;
-      parameters.push(id, eventType(event), event.model, event.pk, time, eventData(event));
-      return `(${[1, 2, 3, 4, 5, 6].map((n) => placeholder(executor, at + n)).join(', ')})`;
-    });
-    // Nothing reads its result: on PostgreSQL it goes with the COMMIT, one round trip fewer.
-    await executor.runBeforeCommit({
-      sql: `insert into svc_events (id, type, model, pk, time, data) values ${rows.join(', ')}`,
-      parameters,
-    });
-  }
+  // Nothing reads their results: on PostgreSQL they go with the COMMIT, one round trip fewer.
+  for (let i = 0; i < events.length; i += APPEND_SLICE)
+    await executor.runBeforeCommit(appendStatement(executor.dialect, events.slice(i, i + APPEND_SLICE)));
+}
+
+/** The insert of `events` (at most APPEND_SLICE). */
+export function appendStatement(dialect: Dialect, events: readonly NewEvent[]): Compiled {
+  const parameters: unknown[] = [];
+  const rows = events.map((event) => {
+    const { id, time } = eventIdentity();
+    const at = parameters.length;
+    parameters.push(id, eventType(event), event.model, event.pk, time, eventData(event));
+    return `(${[1, 2, 3, 4, 5, 6].map((n) => placeholder(dialect, at + n)).join(', ')})`;
+  });
+  return { sql: `insert into svc_events (id, type, model, pk, time, data) values ${rows.join(', ')}`, parameters };
 }
 
 export class SqlEventLog implements EventLog {
@@ -106,7 +107,7 @@ export class SqlEventLog implements EventLog {
   }
 
   private p(n: number): string {
-    return placeholder(this.sql, n);
+    return placeholder(this.sql.dialect, n);
   }
 }
 
@@ -118,6 +119,6 @@ interface Row {
   data: unknown;
 }
 
-function placeholder(executor: SqlExecutor, n: number): string {
-  return executor.dialect === 'sqlite' ? '?' : `$${n}`;
+function placeholder(dialect: Dialect, n: number): string {
+  return dialect === 'sqlite' ? '?' : `$${n}`;
 }

@@ -61,6 +61,7 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
     all: (q) => Promise.resolve(onWriter.all(q)),
     run: (q) => Promise.resolve(onWriter.run(q)),
     runBeforeCommit: (q) => Promise.resolve(void onWriter.run(q)),
+    allThen: (q, then) => Promise.resolve(onWriter.allThen(q, then)),
     execute: (script) => Promise.resolve(void writer.exec(script)),
     // Nested transactions join the one that is running.
     transaction: (work) => work(inTransaction),
@@ -77,6 +78,19 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
       const result = await work(inTransaction);
       commit.run();
       return result;
+    } catch (error) {
+      if (writer.inTransaction) writer.exec('ROLLBACK');
+      throw error;
+    }
+  };
+
+  // Two statements in one turn: a transaction with no await inside.
+  const both = <R>(q: Compiled, then: (rows: R[]) => Compiled | undefined): R[] => {
+    begin.run();
+    try {
+      const rows = onWriter.allThen(q, then);
+      commit.run();
+      return rows;
     } catch (error) {
       if (writer.inTransaction) writer.exec('ROLLBACK');
       throw error;
@@ -100,6 +114,7 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
     all: (q) => immediate(async (tx) => tx.all(q)),
     run: (q) => immediate(async (tx) => tx.run(q)),
     runBeforeCommit: (q) => immediate(async (tx) => void (await tx.run(q))),
+    allThen: (q, then) => Promise.resolve(both(q, then)),
     execute: (script) => immediate(async (tx) => tx.execute(script)),
     transaction: immediate,
   };
@@ -113,6 +128,7 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
     all: async (q) => (!memory && isRead(q.sql) ? onReader.all(q) : autocommit(() => onWriter.all(q))),
     run: (q) => autocommit(() => onWriter.run(q)),
     runBeforeCommit: (q) => autocommit(() => void onWriter.run(q)),
+    allThen: (q, then) => autocommit(() => both(q, then)),
     execute: (script) => db.transaction(async (tx) => tx.execute(script)),
     async transaction(work) {
       const release = await lock.acquire();
@@ -180,6 +196,13 @@ class SqliteConnection {
 
   run(q: Compiled): number {
     return this.statement(q.sql).run(...(q.parameters as unknown[])).changes;
+  }
+
+  allThen<R>(q: Compiled, then: (rows: R[]) => Compiled | undefined): R[] {
+    const rows = this.all<R>(q);
+    const next = then(rows);
+    if (next) this.run(next);
+    return rows;
   }
 }
 
@@ -315,6 +338,13 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
         if (lastly) lastly.push(q);
         else await query(q);
       },
+      allThen: <R>(q: Compiled, then: (rows: R[]) => Compiled | undefined) =>
+        executor.transaction(async (tx) => {
+          const rows = await tx.all<R>(q);
+          const next = then(rows);
+          if (next) await tx.runBeforeCommit(next);
+          return rows;
+        }),
       execute: async (script) => void (await client.query(script)),
       // Nested transactions join the one that is running.
       transaction: (work) => (transaction ? work(executor) : db.transaction(work)),

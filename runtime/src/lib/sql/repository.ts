@@ -15,7 +15,7 @@ import { keyOfWhere, keyValue, type FieldSpec, type Model, type ModelRegistry } 
 import { RecordNotFound, type FindManyArgs, type Include, type Repository, type Where } from '../repository.js';
 import type { RecordedWrites } from '../database.js';
 import { newEvent } from '../outbox/event.js';
-import { appendSql } from '../outbox/sql-log.js';
+import { appendSql, appendStatement } from '../outbox/sql-log.js';
 import type { EventAction } from '../outbox/types.js';
 import { rankingSearch, searchOf, searchOnly, withoutSearch, type SearchFilter } from '../search.js';
 import { fromDb, toDb } from '../values.js';
@@ -385,11 +385,15 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     });
   }
 
-  // --- writes that append their event in the same statement (PostgreSQL) ---------------------------
+  // --- writes that append their event with them, as one step ------------------------------------------
 
-  /** PostgreSQL only: SQLite has no data-modifying `with`, and its writes cost no round trips. */
+  /**
+   * PostgreSQL: in the write's own statement (recorded-writes.ts), for any model. SQLite: in one
+   * synchronous transaction, the event made of the written row; so only for a model whose row is
+   * the whole object (no relationship kept in another table, whose keys an event names).
+   */
   get recorded(): RecordedWrites | undefined {
-    if (this.dialect !== 'postgres') return undefined;
+    if (this.dialect !== 'postgres' && !this.model.relations.every((r) => r.local)) return undefined;
     return (this.#recorded ??= {
       create: (args) => this.createRecorded(args),
       update: (args, action) => this.updateRecorded(args, action),
@@ -401,7 +405,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     const data = args.data;
     if (this.linksIn(data)) return this.inTransactionRecorded('create', (r) => r.create(args as never));
     const insert = this.insertOf(this.columnValues(data));
-    const rows = await this.run(() => this.ctx.executor.all<Row>(this.withEvent('create', insert)));
+    const rows = await this.run(() => this.writeRecorded('create', insert));
     this.written();
     return (await this.records(rows, args.include))[0]! as Rec;
   }
@@ -418,7 +422,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     const key = this.keyOf(args.where);
     const value = this.keyValue(key);
     const update = value === undefined ? undefined : this.updateOf(values, value);
-    const rows = update ? await this.run(() => this.ctx.executor.all<Row>(this.withEvent(action, update))) : [];
+    const rows = update ? await this.run(() => this.writeRecorded(action, update)) : [];
     if (rows.length === 0) throw new RecordNotFound(this.model.name, key);
     this.written();
     return (await this.records(rows, args.include))[0]! as Rec;
@@ -433,13 +437,19 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       .where(this.model.primaryKey, '=', value as never)
       .returning(this.allColumns())
       .compile();
-    const rows = await this.run(() => this.ctx.executor.all<Row>(this.withEvent('delete', query)));
+    const rows = await this.run(() => this.writeRecorded('delete', query));
     if (rows.length === 0) throw new RecordNotFound(this.model.name, key);
     this.written();
   }
 
-  withEvent(action: EventAction, write: Compiled): Compiled {
-    return withEvent(this.ctx.models, this.model as Model, action, write);
+  /** `write` (returning the model's columns) and its event, all or nothing. */
+  writeRecorded(action: EventAction, write: Compiled): Promise<Row[]> {
+    const { models, executor } = this.ctx;
+    const model = this.model as Model;
+    if (this.dialect === 'postgres') return executor.all<Row>(withEvent(models, model, action, write));
+    return executor.allThen<Row>(write, ([row]) =>
+      row ? appendStatement(this.dialect, [newEvent(models, model, action, this.record(row))]) : undefined,
+    );
   }
 
   /** A write of several statements and its event, in one transaction. */

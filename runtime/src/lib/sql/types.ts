@@ -23,6 +23,11 @@ export interface SqlExecutor {
    * Outside a transaction, and on SQLite (no round trips), it runs at once.
    */
   runBeforeCommit(query: Compiled): Promise<void>;
+  /**
+   * A write, then the statement its rows make (`then`: the outbox's event), all or nothing. On
+   * SQLite one synchronous transaction, with no turn of the event loop inside.
+   */
+  allThen<R = Record<string, unknown>>(query: Compiled, then: (rows: R[]) => Compiled | undefined): Promise<R[]>;
   /** Runs a script of statements without parameters (migrations). */
   execute(script: string): Promise<void>;
   /** Runs `work` in one transaction: all of it is committed, or none of it. */
