@@ -11,6 +11,9 @@
  *   lock). MongoDB: `_id` is the seq, taken from the one document of `svc_event_sequence` in the
  *   write's transaction (a collection of its own: the models' key counters in `svc_counters` are
  *   taken outside transactions, and must not wait on it).
+ *   On PostgreSQL the unique index of `seq` leaves out the events not numbered yet: an append
+ *   is one index entry fewer (a table made with `seq bigint unique` keeps that constraint, the
+ *   same rule, and gets no second index).
  *   `id` is a random UUID, unique by construction and never looked up: no index keeps it (one
  *   more B-tree insert per write, at a random place).
  * - `svc_deliveries`: one row per subscription and event it matched (lib/webhooks/types.ts).
@@ -40,7 +43,7 @@ create table if not exists svc_events (
 const POSTGRES_EVENTS = `
 create table if not exists svc_events (
   pos bigserial primary key,
-  seq bigint unique,
+  seq bigint,
   id text not null,
   type text not null,
   model text not null,
@@ -48,6 +51,12 @@ create table if not exists svc_events (
   time text not null,
   data jsonb not null
 );
+do $$ begin
+  if not exists (select 1 from pg_indexes where schemaname = current_schema() and tablename = 'svc_events'
+                 and indexdef like '%(seq)%') then
+    create unique index svc_events_seq on svc_events (seq) where seq is not null;
+  end if;
+end $$;
 create index if not exists svc_events_unsequenced on svc_events (pos) where seq is null;`;
 
 /** The deliveries and cursors, alike on both; `big` is the type of seqs and epoch milliseconds. */

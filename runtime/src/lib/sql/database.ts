@@ -32,8 +32,11 @@ export function sqlDatabase<R extends object>(
   const searchIndex = sql.dialect === 'sqlite' ? new SearchIndexer(sql) : undefined;
   const rowsOf = new Map<string, SqlRepository<Rec>>();
   const render = (event: ServiceEvent): ServiceEvent => {
+    if (!isStoredRow(event.data)) return event;
+    const { pk, row, links } = event.data;
     const model = models.get(event.type.slice(0, event.type.lastIndexOf('.')));
-    if (!isStoredRow(event.data) || !model) return event;
+    // A model no longer in the API (events stored before it was removed): its columns as they were.
+    if (!model) return { ...event, data: { pk, object: { ...row, ...links } } };
     let rows = rowsOf.get(model.name);
     if (!rows)
       rowsOf.set(
@@ -46,7 +49,7 @@ export function sqlDatabase<R extends object>(
         })),
       );
     const record = storedRecord(models, model, event.data, (row) => rows.record(row));
-    return { ...event, data: { pk: event.data.pk, object: eventObject(models, model, record) } };
+    return { ...event, data: { pk, object: eventObject(models, model, record) } };
   };
   const outbox = { log: new SqlEventLog(sql, render), deliveries: new SqlDeliveryStore(sql) };
   const bind = (executor: SqlExecutor): ServiceDatabase<R> & R => {
