@@ -223,11 +223,14 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
         const before = await settled();
         expect((await tracedApi('GET', path)).status).toBe(200);
         await settled();
-        return traced
-          .output()
-          .slice(before)
-          .split('\n')
-          .filter((line) => line.includes('"msg":"query"')).length;
+        return (
+          traced
+            .output()
+            .slice(before)
+            .split('\n')
+            // The outbox's own work (pruning, numbering events) runs in the background, on its svc_ tables.
+            .filter((line) => line.includes('"msg":"query"') && !line.includes('svc_')).length
+        );
       };
       for (let i = 0; i < 6; i++) {
         const id = (await tracedApi('POST', '/authors', { name: `N${i}`, email: `n${i}@example.com` })).body.id;

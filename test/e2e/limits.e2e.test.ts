@@ -134,6 +134,23 @@ describe.each(ENGINES)('limits on %s', (engine) => {
     expect((await api('POST', '/projects', { name: 'quick one' })).status).toBe(201);
   }, 30_000);
 
+  it('answers 503 to a write that waited for the database past http.handler_timeout, and saves nothing of it', async () => {
+    // The slow create's transaction, whose handler has written an audit entry, holds SQLite's one
+    // writer (and the MongoDB test server's lock of the collection) for SLOW_HANDLER. An audit
+    // entry has no handlers: its create is one step with its event, which waits there for the
+    // database and then must not commit. PostgreSQL locks rows: it writes it at once, in time.
+    const waits = engine !== 'postgres';
+    const slow = api('POST', '/projects', { name: 'slow two' });
+    await sleep(200);
+    const queued = await api('POST', '/audit_entries', { model: 'queued', action: 'create' });
+    if (waits) expectErrorBody(queued, 503);
+    else expect(queued.status, queued.text).toBe(201);
+    expectErrorBody(await slow, 503);
+    await sleep(SLOW_HANDLER);
+    const saved = (await api('GET', '/audit_entries?model=queued')).body.total;
+    expect(saved).toBe(waits ? 0 : 1);
+  }, 30_000);
+
   it('refuses a bulk change that selects more than bulk_max objects with a 400 naming it, and changes nothing', async () => {
     for (let i = 0; i < 6; i++)
       expect((await api('POST', '/projects', { name: `bulk-${i}`, status: 'open' })).status).toBe(201);

@@ -115,4 +115,27 @@ describe('the PostgreSQL executor', () => {
     expect(await db.run(insert('next'))).toBe(1);
     expect(await committedNames()).toEqual(['next']);
   });
+
+  it('reads json and jsonb as their text, which values.ts parses: a JSON string stays a string', async () => {
+    // Parsed by the driver, the string "123" would be given as 123 to parse again: 123, a number.
+    await db.execute(`create table doc (n int primary key, j jsonb, t json)`);
+    await db.run({
+      sql: 'insert into doc values (1, $1, $2), (2, $3, $4)',
+      parameters: ['"123"', '"abc"', '{"a": [1]}', null],
+    });
+    const rows = await db.all<{ n: number; j: unknown; t: unknown }>({
+      sql: 'select n, j, t from doc order by n',
+      parameters: [],
+    });
+    expect(rows).toEqual([
+      { n: 1, j: '"123"', t: '"abc"' },
+      { n: 2, j: '{"a": [1]}', t: null },
+    ]);
+    const { fromDb } = (await import(pathToFileURL(join(dir, 'dist/lib/values.js')).href)) as {
+      fromDb: (value: unknown, field: { storage: string; type: string }) => unknown;
+    };
+    const pickle = { storage: 'json', type: 'pickle' };
+    expect(rows.map((r) => fromDb(r.j, pickle))).toEqual(['123', { a: [1] }]);
+    expect(fromDb(rows[0]!.t, pickle)).toBe('abc');
+  });
 });

@@ -2,7 +2,7 @@
 import { HttpError } from './errors.js';
 import type { Model, ModelRegistry } from './model.js';
 import type { Include, Repository, Where } from './repository.js';
-import type { EventLog, NewEvent } from './outbox/types.js';
+import type { EventAction, EventLog, NewEvent } from './outbox/types.js';
 import type { DeliveryStore } from './webhooks/types.js';
 
 type Rec = Record<string, unknown>;
@@ -26,10 +26,11 @@ export interface EngineRepository<T = Rec, Create = Partial<T>, Update = Partial
    */
   lockForUpdate(key: unknown): Promise<void>;
   /**
-   * The same writes, each appending its event (lib/outbox/) in its own statement: present where the
-   * engine can (PostgreSQL), for a write that is all a request does (one round trip, no transaction).
+   * Writes of `action` that append their event (lib/outbox/) with them as one step, for a write
+   * that is all a request does (no transaction around it); undefined where the engine cannot for
+   * this model. `inTime` throws once the request's time is up: called before the step commits.
    */
-  readonly recorded?: RecordedWrites | undefined;
+  recordedWrites?(action: EventAction, inTime: () => void): RecordedWrites | undefined;
 }
 
 /** Writes of one object that append their event (lib/outbox/) with them, all or nothing. */

@@ -168,7 +168,8 @@ export async function runAfter(run: EventRun, db: unknown, data: Rec, response: 
  * One action in one transaction with its events: before handlers and processors may change the
  * data, `work` writes it (and appends its outbox events: lib/outbox/), after handlers may change
  * what `present` made of the result. When nothing runs before, `prepare` (password hashing: slow)
- * runs before the transaction opens.
+ * runs before the transaction opens. `alone`: there are no handlers, and `work` is one step that is
+ * all or nothing by itself (a write with its event): no transaction is opened for it.
  */
 export async function inTransaction<D extends ServiceDatabase, R>(
   database: D,
@@ -177,10 +178,12 @@ export async function inTransaction<D extends ServiceDatabase, R>(
   prepare: (data: Rec) => Promise<Rec>,
   work: (db: D, data: Rec) => Promise<R>,
   present: (result: R) => unknown,
+  { alone = false } = {},
 ): Promise<unknown> {
   const prepared = runsBefore(run) ? null : await prepare(body);
   // Answered 503 meanwhile (slow password hashing): nothing is written.
   assertInTime(run.request);
+  if (alone) return present(await work(database, prepared ?? body));
   return database.transaction(async (tx) => {
     const db = tx as unknown as D;
     const data = prepared ?? (await prepare(await runBefore(run, db, body)));
@@ -189,25 +192,6 @@ export async function inTransaction<D extends ServiceDatabase, R>(
     assertInTime(run.request);
     return response;
   });
-}
-
-/**
- * A write that is one statement, all or nothing by itself (its event appended in it), with no
- * handlers around it: no transaction is opened for it.
- */
-export async function oneStatement<D extends ServiceDatabase, R>(
-  database: D,
-  run: EventRun,
-  body: Rec,
-  prepare: (data: Rec) => Promise<Rec>,
-  work: (db: D, data: Rec) => Promise<R>,
-  present: (result: R) => unknown,
-): Promise<unknown> {
-  const data = await prepare(body);
-  // Answered 503 meanwhile (slow password hashing): nothing is written. A statement already
-  // running when the deadline passes can still land, as a commit already running can.
-  assertInTime(run.request);
-  return present(await work(database, data));
 }
 
 /** A read (or login, logout, OPTIONS) with its events: in a transaction only when it has handlers. */

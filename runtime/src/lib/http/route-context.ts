@@ -6,7 +6,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, notFound } from '../errors.js';
-import { hasHandlers, inTransaction, oneStatement, withEvents, type Action, type EventRun } from '../events.js';
+import { hasHandlers, inTransaction, withEvents, type Action, type EventRun } from '../events.js';
+import { assertInTime } from './deadline.js';
 import { generic, type AnyModel, type Model } from '../model.js';
 import type { EngineRepository, RecordedWrites, ServiceDatabase } from '../database.js';
 import type { Where } from '../repository.js';
@@ -59,8 +60,8 @@ export class RouteContext {
    * may change the data, after handlers the response; if anything throws, nothing is written.
    * `work` writes through `writes`, which append each change's event to the outbox in the same
    * transaction. `oneWrite`: `work` is one write and reads nothing it depends on; with no handlers
-   * around it, an engine that can append the event in the write's own statement (PostgreSQL) runs
-   * it without a transaction: one round trip.
+   * around it, an engine that can append the event with the write as one step runs it without a
+   * transaction (PostgreSQL: one statement, one round trip).
    */
   async write<R>(
     request: FastifyRequest,
@@ -73,9 +74,14 @@ export class RouteContext {
   ): Promise<unknown> {
     const run = this.eventRun(request, action, instance);
     const prepare = (data: Rec) => this.prepareWrite(data, request.ip);
-    const recorded = oneWrite && !hasHandlers(run) ? this.repository().recorded : undefined;
+    const recorded =
+      oneWrite && !hasHandlers(run) && isEventAction(action)
+        ? this.repository().recordedWrites?.(action, () => assertInTime(request))
+        : undefined;
     if (recorded)
-      return oneStatement(this.services.db, run, body, prepare, (db, data) => work(db, data, recorded), present);
+      return inTransaction(this.services.db, run, body, prepare, (db, data) => work(db, data, recorded), present, {
+        alone: true,
+      });
     return inTransaction(
       this.services.db,
       run,
@@ -290,4 +296,8 @@ export function combine(a: Where<Rec>, b: Where<Rec>): Where<Rec> {
   if (Object.keys(b).length === 0) return a;
   if (Object.keys(a).length === 0) return b;
   return { AND: [a, b] };
+}
+
+function isEventAction(action: Action): action is 'create' | 'update' | 'replace' | 'delete' {
+  return action === 'create' || action === 'update' || action === 'replace' || action === 'delete';
 }

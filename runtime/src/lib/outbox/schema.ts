@@ -52,8 +52,9 @@ create table if not exists svc_events (
   data jsonb not null
 );
 do $$ begin
-  if not exists (select 1 from pg_indexes where schemaname = current_schema() and tablename = 'svc_events'
-                 and indexdef like '%(seq)%') then
+  if not exists (select 1 from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = i.indkey[0]
+                 where i.indrelid = to_regclass('svc_events') and i.indisunique and i.indnatts = 1
+                 and a.attname = 'seq') then
     create unique index svc_events_seq on svc_events (seq) where seq is not null;
   end if;
 end $$;

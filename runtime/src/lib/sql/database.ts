@@ -31,25 +31,29 @@ export function sqlDatabase<R extends object>(
   // PostgreSQL's search columns are generated with the row: nothing to catch up.
   const searchIndex = sql.dialect === 'sqlite' ? new SearchIndexer(sql) : undefined;
   const rowsOf = new Map<string, SqlRepository<Rec>>();
+  const repositoryOf = (model: Model): SqlRepository<Rec> => {
+    let repository = rowsOf.get(model.name);
+    if (!repository) {
+      const ctx = { executor: sql, compiler, models, searchLanguage: settings.searchLanguage };
+      rowsOf.set(model.name, (repository = new SqlRepository<Rec>(model, ctx)));
+    }
+    return repository;
+  };
+  // The object of an event stored as its row (lib/sql/recorded-writes.ts), as a read makes it.
   const render = (event: ServiceEvent): ServiceEvent => {
     if (!isStoredRow(event.data)) return event;
     const { pk, row, links } = event.data;
     const model = models.get(event.type.slice(0, event.type.lastIndexOf('.')));
-    // A model no longer in the API (events stored before it was removed): its columns as they were.
-    if (!model) return { ...event, data: { pk, object: { ...row, ...links } } };
-    let rows = rowsOf.get(model.name);
-    if (!rows)
-      rowsOf.set(
-        model.name,
-        (rows = new SqlRepository<Rec>(model, {
-          executor: sql,
-          compiler,
-          models,
-          searchLanguage: settings.searchLanguage,
-        })),
-      );
-    const record = storedRecord(models, model, event.data, (row) => rows.record(row));
-    return { ...event, data: { pk, object: eventObject(models, model, record) } };
+    try {
+      if (model) {
+        const record = storedRecord(models, model, event.data, (r) => repositoryOf(model).record(r));
+        return { ...event, data: { pk, object: eventObject(models, model, record) } };
+      }
+    } catch {
+      // A value the model no longer reads (its type changed since): the columns as stored, below.
+    }
+    // Or a model no longer in the API (events stored before it was removed).
+    return { ...event, data: { pk, object: { ...row, ...links } } };
   };
   const outbox = { log: new SqlEventLog(sql, render), deliveries: new SqlDeliveryStore(sql) };
   const bind = (executor: SqlExecutor): ServiceDatabase<R> & R => {

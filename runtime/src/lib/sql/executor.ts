@@ -221,7 +221,9 @@ class Lock {
 
 // --- PostgreSQL -----------------------------------------------------------------------------------
 
-const RAW_TYPES = new Set([20, 1700, 1082, 1083, 1114, 1184]); // int8, numeric, date, time, timestamp, timestamptz: converted by values.ts
+// int8, numeric, date, time, timestamp, timestamptz, json, jsonb: as text, converted by values.ts
+// (a json value that is a string, parsed by the driver, could not be told from its text).
+const RAW_TYPES = new Set([20, 1700, 1082, 1083, 1114, 1184, 114, 3802]);
 
 /** serialization_failure, deadlock_detected: the transaction may succeed when run again. */
 const RETRYABLE = new Set(['40001', '40P01']);

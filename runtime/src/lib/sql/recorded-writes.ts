@@ -7,13 +7,14 @@
  *
  * one round trip, all or nothing, where BEGIN, the write, and the event's insert with COMMIT were
  * three. The event's `data` is then the row as stored, `{ pk, row, links }`: secrets and hidden
- * fields left out, the relationships kept in other tables as their keys (read in the statement's
- * snapshot, that is before it: a delete's event names what the object had). The log makes the
- * event's object of it when it is read (`objectOfStoredRow`), with the conversions of every read,
- * so it is the object the transaction path records (lib/outbox/event.ts).
+ * fields left out, and for a create the relationships kept in other tables, which it has none of
+ * yet (`emptyLinks`). The log makes the event's object of it when it is read (`storedRecord`),
+ * with the conversions of every read, so it is the object the transaction path records
+ * (lib/outbox/event.ts).
  *
- * Values that the driver would give as text are written as text (`::text`: the same output
- * function, in the same session time zone), blobs as base64: `fromDb` reads either alike.
+ * Values are written as the driver gives them, as text (`::text`: the same output function, in
+ * the same session time zone; json too, which the executor reads as text), booleans as they are,
+ * blobs as base64: `fromDb` reads either alike.
  */
 import type { FieldSpec, Model, ModelRegistry } from '../model.js';
 import { eventIdentity } from '../outbox/event.js';
@@ -37,21 +38,21 @@ const PAIRS_PER_CALL = 50;
 export function withEvent(models: ModelRegistry, model: Model, action: EventAction, write: Compiled): Compiled {
   const { id, time } = eventIdentity();
   const at = write.parameters.length;
-  const sql = wrapped(models, model, write.sql, at);
+  const sql = wrapped(models, model, action, write.sql, at);
   return { sql, parameters: [...write.parameters, id, `${model.name}.${action}`, model.name, time] };
 }
 
 /** The wrapped SQL, made once per model and statement (the statements are themselves cached shapes). */
 const wrappedSql = new WeakMap<Model, Map<string, string>>();
 
-function wrapped(models: ModelRegistry, model: Model, write: string, at: number): string {
+function wrapped(models: ModelRegistry, model: Model, action: EventAction, write: string, at: number): string {
   let cache = wrappedSql.get(model);
   if (!cache || cache.size > 1000) wrappedSql.set(model, (cache = new Map()));
   let sql = cache.get(write);
   if (!sql) {
     const p = (n: number) => `$${at + n}`;
     const pk = `(w.${quoted(keyColumn(model))})::text`;
-    const data = `jsonb_build_object('pk', ${pk}, 'row', ${rowJson(model)}, 'links', ${linksJson(models, model)})`;
+    const data = `jsonb_build_object('pk', ${pk}, 'row', ${rowJson(model)}, 'links', ${linksJson(models, model, action)})`;
     sql =
       `with w as (${write}), e as (insert into svc_events (id, type, model, pk, time, data) ` +
       `select ${p(1)}, ${p(2)}, ${p(3)}, ${pk}, ${p(4)}, ${data} from w) select * from w`;
@@ -73,7 +74,6 @@ function columnJson(field: FieldSpec): string {
   const column = `w.${quoted(field.column!)}`;
   switch (field.storage) {
     case 'boolean':
-    case 'json':
       return column;
     case 'blob':
       return `translate(encode(${column}, 'base64'), E'\\n', '')`;
@@ -82,22 +82,23 @@ function columnJson(field: FieldSpec): string {
   }
 }
 
-/** The keys of the objects of the relationships kept in other tables (to-many, and to-one kept there). */
-function linksJson(models: ModelRegistry, model: Model): string {
-  const pairs: string[] = [];
+/**
+ * What a create's event names of the relationships kept in other tables: none yet (an update or a
+ * delete of a model that has any takes a transaction: SqlRepository.recordedWrites). Hidden
+ * relationships are left out, as from every event.
+ */
+export function emptyLinks(models: ModelRegistry, model: Model): Rec {
+  const links: Rec = {};
   for (const relation of model.relations) {
-    const target = models.get(relation.target);
-    if (relation.local || !target) continue;
-    const key = `t.${quoted(keyColumn(target))}`;
-    const from = `from ${quoted(target.table)} t where t.${quoted(relation.foreignKey)} = w.${quoted(keyColumn(model))}`;
-    pairs.push(
-      `${literal(relation.name)}, ` +
-        (relation.cardinality === 'many'
-          ? `(select coalesce(jsonb_agg((${key})::text order by ${key}), '[]'::jsonb) ${from})`
-          : `(select (${key})::text ${from} order by ${key} limit 1)`),
-    );
+    if (relation.local || !models.get(relation.target) || model.hiddenFields.includes(relation.name)) continue;
+    links[relation.name] = relation.cardinality === 'many' ? [] : null;
   }
-  return objectOf(pairs);
+  return links;
+}
+
+function linksJson(models: ModelRegistry, model: Model, action: EventAction): string {
+  const links = action === 'create' ? emptyLinks(models, model) : {};
+  return `${literal(JSON.stringify(links))}::jsonb`;
 }
 
 function objectOf(pairs: readonly string[]): string {

@@ -25,7 +25,7 @@ import type { SearchIndexer } from './search-index.js';
 import { condition, dbValue, type ConditionSource } from './conditions.js';
 import { constraintViolation } from './constraints.js';
 import { checkReferences, chunks, includeRelated, linkRelations, type RelationSource } from './relations.js';
-import { withEvent } from './recorded-writes.js';
+import { emptyLinks, withEvent } from './recorded-writes.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- Kysely is used with table names known at run time. */
 type AnyDB = Record<string, Record<string, unknown>>;
@@ -50,7 +50,6 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   /** `select … from table where pk = ?`, compiled once per model: the hottest query of all. */
   readonly #byKey: string;
   readonly #related = new Map<string, SqlRepository<Rec>>();
-  #recorded: RecordedWrites | undefined;
 
   constructor(
     readonly model: Model<T>,
@@ -361,11 +360,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     const key = this.keyOf(args.where);
     const value = this.keyValue(key);
     if (value === undefined) throw new RecordNotFound(this.model.name, key);
-    const query = this.ctx.compiler
-      .deleteFrom(this.model.table)
-      .where(this.model.primaryKey, '=', value as never)
-      .returning(this.allColumns());
-    const rows = await this.run(() => this.ctx.executor.all<Row>(query.compile()));
+    const rows = await this.run(() => this.ctx.executor.all<Row>(this.deleteOf(value)));
     if (rows.length === 0) throw new RecordNotFound(this.model.name, key);
     this.written();
     return this.record(rows[0]!) as T;
@@ -388,24 +383,26 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   // --- writes that append their event with them, as one step ------------------------------------------
 
   /**
-   * PostgreSQL: in the write's own statement (recorded-writes.ts), for any model. SQLite: in one
-   * synchronous transaction, the event made of the written row; so only for a model whose row is
-   * the whole object (no relationship kept in another table, whose keys an event names).
+   * PostgreSQL: in the write's own statement (recorded-writes.ts). SQLite: in one synchronous
+   * transaction, the event made of the written row. An event names the keys of the relationships
+   * kept in other tables: a create has none yet, but for an update or a delete they would be read
+   * in the statement's snapshot, which can be older than the row it waits to lock (a transaction
+   * that moved them may commit meanwhile). Those writes take a transaction, which reads them after.
    */
-  get recorded(): RecordedWrites | undefined {
-    if (this.dialect !== 'postgres' && !this.model.relations.every((r) => r.local)) return undefined;
-    return (this.#recorded ??= {
-      create: (args) => this.createRecorded(args),
-      update: (args, action) => this.updateRecorded(args, action),
-      delete: (args) => this.deleteRecorded(args),
-    });
+  recordedWrites(action: EventAction, inTime: () => void): RecordedWrites | undefined {
+    if (action !== 'create' && !this.model.relations.every((r) => r.local)) return undefined;
+    return {
+      create: (args) => this.createRecorded(args, inTime),
+      update: (args, kind) => this.updateRecorded(args, kind, inTime),
+      delete: (args) => this.deleteRecorded(args, inTime),
+    };
   }
 
-  async createRecorded(args: { data: Rec; include?: Include<Rec> }): Promise<Rec> {
+  async createRecorded(args: { data: Rec; include?: Include<Rec> }, inTime: () => void): Promise<Rec> {
     const data = args.data;
     if (this.linksIn(data)) return this.inTransactionRecorded('create', (r) => r.create(args as never));
     const insert = this.insertOf(this.columnValues(data));
-    const rows = await this.run(() => this.writeRecorded('create', insert));
+    const rows = await this.run(() => this.writeRecorded('create', insert, inTime));
     this.written();
     return (await this.records(rows, args.include))[0]! as Rec;
   }
@@ -413,6 +410,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   async updateRecorded(
     args: { where: Rec; data: Rec; include?: Include<Rec> },
     action: 'update' | 'replace',
+    inTime: () => void,
   ): Promise<Rec> {
     const values = this.columnValues(args.data);
     const pk = this.model.primaryKey;
@@ -422,34 +420,39 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     const key = this.keyOf(args.where);
     const value = this.keyValue(key);
     const update = value === undefined ? undefined : this.updateOf(values, value);
-    const rows = update ? await this.run(() => this.writeRecorded(action, update)) : [];
+    const rows = update ? await this.run(() => this.writeRecorded(action, update, inTime)) : [];
     if (rows.length === 0) throw new RecordNotFound(this.model.name, key);
     this.written();
     return (await this.records(rows, args.include))[0]! as Rec;
   }
 
-  async deleteRecorded(args: { where: Rec }): Promise<void> {
+  async deleteRecorded(args: { where: Rec }, inTime: () => void): Promise<void> {
     const key = this.keyOf(args.where);
     const value = this.keyValue(key);
     if (value === undefined) throw new RecordNotFound(this.model.name, key);
-    const query = this.ctx.compiler
-      .deleteFrom(this.model.table)
-      .where(this.model.primaryKey, '=', value as never)
-      .returning(this.allColumns())
-      .compile();
-    const rows = await this.run(() => this.writeRecorded('delete', query));
+    const rows = await this.run(() => this.writeRecorded('delete', this.deleteOf(value), inTime));
     if (rows.length === 0) throw new RecordNotFound(this.model.name, key);
     this.written();
   }
 
-  /** `write` (returning the model's columns) and its event, all or nothing. */
-  writeRecorded(action: EventAction, write: Compiled): Promise<Row[]> {
+  /**
+   * `write` (returning the model's columns) and its event, all or nothing. A create's event names
+   * no related objects kept elsewhere (`emptyLinks`). `inTime` is asked last: on SQLite, after
+   * waiting for the writer, before COMMIT (a late write rolls back); on PostgreSQL, before sending.
+   */
+  writeRecorded(action: EventAction, write: Compiled, inTime: () => void): Promise<Row[]> {
     const { models, executor } = this.ctx;
     const model = this.model as Model;
-    if (this.dialect === 'postgres') return executor.all<Row>(withEvent(models, model, action, write));
-    return executor.allThen<Row>(write, ([row]) =>
-      row ? appendStatement(this.dialect, [newEvent(models, model, action, this.record(row))]) : undefined,
-    );
+    if (this.dialect === 'postgres') {
+      inTime();
+      return executor.all<Row>(withEvent(models, model, action, write));
+    }
+    return executor.allThen<Row>(write, ([row]) => {
+      inTime();
+      if (!row) return undefined;
+      const record = { ...this.record(row), ...(action === 'create' ? emptyLinks(models, model) : {}) };
+      return appendStatement(this.dialect, [newEvent(models, model, action, record)]);
+    });
   }
 
   /** A write of several statements and its event, in one transaction. */
@@ -466,6 +469,15 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     if (Object.keys(values).length === 0) return tx.all<Row>({ sql: this.#byKey, parameters: [key] });
     const query = this.updateOf(values, key);
     return this.run(() => tx.all<Row>(query));
+  }
+
+  /** `delete … where key = ? returning` the model's columns (the row as it was). */
+  deleteOf(key: unknown): Compiled {
+    return this.ctx.compiler
+      .deleteFrom(this.model.table)
+      .where(this.model.primaryKey, '=', key as never)
+      .returning(this.allColumns())
+      .compile();
   }
 
   /** `insert … returning` the model's columns. */
