@@ -8,8 +8,9 @@
  * that fails appends nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
+import { ENGINES, storedEvents, testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api } from '../support/http.js';
+import { libraryAuthEnv } from '../support/library.js';
 import { builtProject } from '../support/project.js';
 import { newSecret, Receiver, type Received } from '../support/receiver.js';
 import { startService, type RunningService } from '../support/server.js';
@@ -41,19 +42,20 @@ const ITEM: Rec = {
 const fieldsOf = (object: Rec): Rec => Object.fromEntries(Object.entries(object).filter(([k]) => !k.startsWith('_')));
 
 /** A service of `fixture` with a webhook to a receiver on `engine`, and how to wait for its events. */
-function eventService(fixture: string, engine: (typeof ENGINES)[number]) {
+function eventService(fixture: string, engine: (typeof ENGINES)[number], env: Record<string, string> = {}) {
   const receiver = new Receiver(newSecret());
   const running = { api: undefined as unknown as Api };
   let database: TestDatabase;
   let service: RunningService;
+  let dir: string;
 
   beforeAll(async () => {
-    const dir = await builtProject(fixture, `e2e-event-objects-${engine}`);
+    dir = await builtProject(fixture, `e2e-event-objects-${engine}`);
     await receiver.start();
     database = await testDatabase(engine, dir, 'event_objects');
     service = await startService(
       dir,
-      { ...database.env, SVC_WEBHOOKS_AUDIT_URL: receiver.url, SVC_WEBHOOKS_AUDIT_SECRET: receiver.secret },
+      { ...database.env, ...env, SVC_WEBHOOKS_AUDIT_URL: receiver.url, SVC_WEBHOOKS_AUDIT_SECRET: receiver.secret },
       BASE,
     );
     running.api = apiClient(service.origin, BASE);
@@ -81,7 +83,9 @@ function eventService(fixture: string, engine: (typeof ENGINES)[number]) {
     expect(reply.status, reply.text).toBe(200);
     return reply.body as Rec;
   };
-  return { api, receiver, eventObject, read };
+  /** What the outbox stores, as text (read behind the service's back). */
+  const stored = () => storedEvents(engine, database.url, dir);
+  return { api, receiver, eventObject, read, stored };
 }
 
 describe.each(ENGINES)('event objects on %s', (engine) => {
@@ -200,5 +204,32 @@ describe.each(ENGINES)('one-step writes of an object without relationships on %s
       'Item.delete',
       'Item.create',
     ]);
+  });
+});
+
+describe.each(ENGINES)('secrets on %s', (engine) => {
+  // The library's users have no handlers and no processors: an admin's POST of one is a one-step
+  // write (a PATCH takes a transaction: users have books and notes, kept in other tables).
+  const { api, eventObject, stored } = eventService('library', engine, libraryAuthEnv());
+
+  it('keeps a password, its hash and hidden fields out of the outbox and of every event', async () => {
+    const password = 'correct-horse-battery';
+    const login = await api('POST', '/auth/login', { login: 'root', password: 'root-password' });
+    const headers = { cookie: /auth_tkt=[^;]*/.exec(login.headers.get('set-cookie') ?? '')![0] };
+    const created = await api('POST', '/users', { username: 'sam', email: 'sam@example.com', password }, { headers });
+    expect(created.status, created.text).toBe(201);
+    const registered = await api('POST', '/auth/register', { username: 'kim', email: 'kim@example.com', password });
+    expect(registered.status, registered.text).toBeLessThan(300);
+    const patched = await api('PATCH', '/users/sam', { email: 'samuel@example.com' }, { headers });
+    expect(patched.status, patched.text).toBe(200);
+    expect(await eventObject('User.create', 'sam')).toMatchObject({ username: 'sam', books: [], notes: [] });
+    expect(await eventObject('User.register', 'kim')).not.toHaveProperty('password');
+    const update = await eventObject('User.update', 'sam');
+    expect(update).toMatchObject({ username: 'sam', email: 'samuel@example.com' });
+    expect(update).not.toHaveProperty('password');
+    const outbox = await stored();
+    expect(outbox).toContain('samuel@example.com');
+    expect(outbox).not.toContain(password);
+    expect(outbox).not.toMatch(/\$argon2|password/);
   });
 });

@@ -70,3 +70,46 @@ export async function runSql(
     db.close();
   }
 }
+
+/** Everything the outbox (`svc_events`) stores, as text: what a copy of the database would give away. */
+export async function storedEvents(engine: Engine, url: string, projectDir: string): Promise<string> {
+  const load = createRequire(join(projectDir, 'node_modules', 'noop.js'));
+  if (engine === 'mongodb') {
+    const { MongoClient } = load('mongodb') as typeof import('mongodb');
+    const client = await MongoClient.connect(url);
+    try {
+      return JSON.stringify(await client.db().collection('svc_events').find().toArray());
+    } finally {
+      await client.close();
+    }
+  }
+  if (engine === 'postgres') {
+    const pg = load('pg') as {
+      Client: new (o: { connectionString: string }) => {
+        connect(): Promise<void>;
+        query(sql: string): Promise<{ rows: unknown[] }>;
+        end(): Promise<void>;
+      };
+    };
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return JSON.stringify((await client.query('select * from svc_events')).rows);
+    } finally {
+      await client.end();
+    }
+  }
+  const Database = load('better-sqlite3') as new (
+    file: string,
+    o: { readonly: boolean },
+  ) => {
+    prepare(sql: string): { all(): unknown[] };
+    close(): void;
+  };
+  const db = new Database(url.slice('sqlite:'.length), { readonly: true });
+  try {
+    return JSON.stringify(db.prepare('select * from svc_events').all());
+  } finally {
+    db.close();
+  }
+}
