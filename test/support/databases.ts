@@ -4,6 +4,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './paths.js';
 import { createRequire } from 'node:module';
+import type * as Mongo from 'mongodb';
 import { failCommands, freshMongoDatabase, setOnEvery } from './mongodb.js';
 import { freshPostgresDatabase, runPostgres } from './postgres.js';
 
@@ -75,7 +76,7 @@ export async function runSql(
 export async function storedEvents(engine: Engine, url: string, projectDir: string): Promise<string> {
   const load = createRequire(join(projectDir, 'node_modules', 'noop.js'));
   if (engine === 'mongodb') {
-    const { MongoClient } = load('mongodb') as typeof import('mongodb');
+    const { MongoClient } = load('mongodb') as typeof Mongo;
     const client = await MongoClient.connect(url);
     try {
       return JSON.stringify(await client.db().collection('svc_events').find().toArray());
