@@ -42,7 +42,11 @@ export function withEvent(models: ModelRegistry, model: Model, action: EventActi
   return { sql, parameters: [...write.parameters, id, `${model.name}.${action}`, model.name, time] };
 }
 
-/** The wrapped SQL, made once per model and statement (the statements are themselves cached shapes). */
+/**
+ * The wrapped SQL, made once per model and statement (the statements are themselves cached shapes).
+ * Keyed by the statement alone: what it adds depends on the action only for a create (its empty
+ * links), whose statement is an insert, never another action's.
+ */
 const wrappedSql = new WeakMap<Model, Map<string, string>>();
 
 function wrapped(models: ModelRegistry, model: Model, action: EventAction, write: string, at: number): string {
