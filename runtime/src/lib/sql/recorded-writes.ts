@@ -21,6 +21,7 @@ import { eventIdentity } from '../outbox/event.js';
 import type { EventAction } from '../outbox/types.js';
 import { fromDb } from '../values.js';
 import type { Compiled } from './executor.js';
+import { identifier, stringLiteral } from './quoting.js';
 
 type Rec = Record<string, unknown>;
 
@@ -55,7 +56,7 @@ function wrapped(models: ModelRegistry, model: Model, action: EventAction, write
   let sql = cache.get(write);
   if (!sql) {
     const p = (n: number) => `$${at + n}`;
-    const pk = `(w.${quoted(keyColumn(model))})::text`;
+    const pk = `(w.${identifier(keyColumn(model))})::text`;
     const data = `jsonb_build_object('pk', ${pk}, 'row', ${rowJson(model)}, 'links', ${linksJson(models, model, action)})`;
     sql =
       `with w as (${write}), e as (insert into svc_events (id, type, model, pk, time, data) ` +
@@ -69,13 +70,13 @@ function wrapped(models: ModelRegistry, model: Model, action: EventAction, write
 function rowJson(model: Model): string {
   const pairs = model.columns
     .filter((f) => f.primaryKey || (!f.secret && !model.hiddenFields.includes(f.name)))
-    .map((f) => `${literal(f.column!)}, ${columnJson(f)}`);
+    .map((f) => `${stringLiteral(f.column!)}, ${columnJson(f)}`);
   // The to-one relationships kept in this table are columns too (foreign keys).
   return objectOf(pairs);
 }
 
 function columnJson(field: FieldSpec): string {
-  const column = `w.${quoted(field.column!)}`;
+  const column = `w.${identifier(field.column!)}`;
   switch (field.storage) {
     case 'boolean':
       return column;
@@ -102,7 +103,7 @@ export function emptyLinks(models: ModelRegistry, model: Model): Rec {
 
 function linksJson(models: ModelRegistry, model: Model, action: EventAction): string {
   const links = action === 'create' ? emptyLinks(models, model) : {};
-  return `${literal(JSON.stringify(links))}::jsonb`;
+  return `${stringLiteral(JSON.stringify(links))}::jsonb`;
 }
 
 function objectOf(pairs: readonly string[]): string {
@@ -140,12 +141,4 @@ export function isStoredRow(data: unknown): data is StoredRow {
 
 function keyColumn(model: Model): string {
   return model.field(model.primaryKey)!.column!;
-}
-
-function quoted(identifier: string): string {
-  return `"${identifier.replace(/"/g, '""')}"`;
-}
-
-function literal(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
 }

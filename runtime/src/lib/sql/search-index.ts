@@ -10,6 +10,7 @@
  */
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Model } from '../model.js';
+import { identifier, stringLiteral } from './quoting.js';
 import type { SqlDatabase, SqlExecutor } from './types.js';
 
 /** Rows per batch: a few milliseconds of the writer. */
@@ -120,13 +121,13 @@ interface Statements {
 
 /** The SQL of one model's catching up (the names are src/plan/storage/search.ts's). */
 function statementsOf(model: Model): Statements {
-  const table = id(model.table);
-  const fts = id(ftsTable(model.table));
-  const stale = id(`${ftsTable(model.table)}_stale`);
-  const columns = model.searchFields.map((name) => id(model.field(name)!.column!)).join(', ');
-  const ftsColumns = model.searchFields.map((name) => id(ftsColumn(name))).join(', ');
+  const table = identifier(model.table);
+  const fts = identifier(ftsTable(model.table));
+  const stale = identifier(`${ftsTable(model.table)}_stale`);
+  const columns = model.searchFields.map((name) => identifier(model.field(name)!.column!)).join(', ');
+  const ftsColumns = model.searchFields.map((name) => identifier(ftsColumn(name))).join(', ');
   // This table's row of svc_search_state.
-  const ownRow = `"name" = '${model.table.replace(/'/g, "''")}'`;
+  const ownRow = `"name" = ${stringLiteral(model.table)}`;
   const mark = `(select "indexed_to" from "svc_search_state" where ${ownRow})`;
   const keys = `(select value from json_each(?))`;
   return {
@@ -140,8 +141,4 @@ function statementsOf(model: Model): Statements {
     index: `insert into ${fts} (rowid, ${ftsColumns}) select rowid, ${columns} from ${table} where rowid > ? and rowid <= ?`,
     advance: `update "svc_search_state" set "indexed_to" = ? where ${ownRow}`,
   };
-}
-
-function id(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }

@@ -8,6 +8,7 @@
 import { ConfigError } from '../config.js';
 import type { ModelRegistry } from '../model.js';
 import type { SqlDatabase, SqlExecutor } from './executor.js';
+import { identifier } from './quoting.js';
 import { pgIdentifier, vectorColumn } from './search.js';
 
 export async function alignSearchLanguage(db: SqlDatabase, models: ModelRegistry, language: string): Promise<void> {
@@ -56,13 +57,9 @@ async function rebuildVector(tx: SqlExecutor, table: string, field: string, lang
   const column = vectorColumn(field);
   await tx.execute(
     [
-      `alter table ${q(table)} drop column ${q(column)};`,
-      `alter table ${q(table)} add column ${q(column)} tsvector generated always as (to_tsvector('${language}'::regconfig, svc_search_fold(${q(field)}))) stored;`,
-      `create index ${q(pgIdentifier(`${table}_${field}_search_idx`))} on ${q(table)} using gin (${q(column)});`,
+      `alter table ${identifier(table)} drop column ${identifier(column)};`,
+      `alter table ${identifier(table)} add column ${identifier(column)} tsvector generated always as (to_tsvector('${language}'::regconfig, svc_search_fold(${identifier(field)}))) stored;`,
+      `create index ${identifier(pgIdentifier(`${table}_${field}_search_idx`))} on ${identifier(table)} using gin (${identifier(column)});`,
     ].join('\n'),
   );
-}
-
-function q(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }
