@@ -6,15 +6,13 @@ import { repositoryByName, type RepositoryFactory, type ServiceDatabase } from '
 import type { Model, ModelRegistry } from '../model.js';
 import { sqlCompiler } from './compiler.js';
 import type { SqlDatabase, SqlExecutor } from './executor.js';
-import { SqlRepository } from './repository.js';
+import { rowRecord, SqlRepository } from './repository.js';
 import { SearchIndexer } from './search-index.js';
 import { appendSql, SqlEventLog } from '../outbox/sql-log.js';
 import { eventObject } from '../outbox/event.js';
 import type { ServiceEvent } from '../outbox/types.js';
 import { isStoredRow, storedRecord } from './recorded-writes.js';
 import { SqlDeliveryStore } from '../webhooks/sql-store.js';
-
-type Rec = Record<string, unknown>;
 
 export interface SqlSettings {
   /** PostgreSQL's text search configuration for `q` (service.ini `search.language`). */
@@ -30,15 +28,6 @@ export function sqlDatabase<R extends object>(
   const compiler = sqlCompiler(sql.dialect);
   // PostgreSQL's search columns are generated with the row: nothing to catch up.
   const searchIndex = sql.dialect === 'sqlite' ? new SearchIndexer(sql) : undefined;
-  const rowsOf = new Map<string, SqlRepository<Rec>>();
-  const repositoryOf = (model: Model): SqlRepository<Rec> => {
-    let repository = rowsOf.get(model.name);
-    if (!repository) {
-      const ctx = { executor: sql, compiler, models, searchLanguage: settings.searchLanguage };
-      rowsOf.set(model.name, (repository = new SqlRepository<Rec>(model, ctx)));
-    }
-    return repository;
-  };
   // The object of an event stored as its row (lib/sql/recorded-writes.ts), as a read makes it.
   const render = (event: ServiceEvent): ServiceEvent => {
     if (!isStoredRow(event.data)) return event;
@@ -46,7 +35,7 @@ export function sqlDatabase<R extends object>(
     const model = models.get(event.type.slice(0, event.type.lastIndexOf('.')));
     try {
       if (model) {
-        const record = storedRecord(models, model, event.data, (r) => repositoryOf(model).record(r));
+        const record = storedRecord(models, model, event.data, (r) => rowRecord(model, r));
         return { ...event, data: { pk, object: eventObject(models, model, record) } };
       }
     } catch {

@@ -245,14 +245,12 @@ async function retried<T>(attempt: () => Promise<T>): Promise<T> {
 }
 
 /**
- * COMMIT of a transaction that a failed statement aborted is answered ROLLBACK, not an error
- * (PostgreSQL undoes all of it, whatever the caller did with the statement's error): nothing was
- * saved, so the caller must not be told it was.
- */
-/**
  * COMMIT, after `lastly` (statements with their values written in: one simple query, one round
  * trip). Its answer is the COMMIT's (the last of the query's results). The log gets the
- * statements with their placeholders: never a value a client sent.
+ * statements with their placeholders: never a value a client sent. COMMIT of a transaction that
+ * a failed statement aborted is answered ROLLBACK, not an error (PostgreSQL undoes all of it,
+ * whatever the caller did with the statement's error): nothing was saved, so the caller must not
+ * be told it was.
  */
 async function commit(
   client: pg.PoolClient,

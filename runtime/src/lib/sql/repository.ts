@@ -597,14 +597,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   }
 
   record(row: Row): Rec {
-    const out: Rec = {};
-    for (const f of this.model.columns) if (f.column! in row) out[f.name] = fromDb(row[f.column!], f);
-    for (const r of this.model.relations) {
-      if (!r.local || !(r.foreignKey in row)) continue;
-      const fk = this.model.columns.find((c) => c.column === r.foreignKey)!;
-      out[r.name] = fromDb(row[r.foreignKey], fk);
-    }
-    return out;
+    return rowRecord(this.model as Model, row);
   }
 
   /** The objects whose `field` is one of `values`, in slices short enough for any database. */
@@ -668,6 +661,18 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       throw constraintViolation(error, this.model as Model) ?? error;
     }
   }
+}
+
+/** A row as a record: values converted, to-one relationships kept in the row filled in. */
+export function rowRecord(model: Model, row: Row): Rec {
+  const out: Rec = {};
+  for (const f of model.columns) if (f.column! in row) out[f.name] = fromDb(row[f.column!], f);
+  for (const r of model.relations) {
+    if (!r.local || !(r.foreignKey in row)) continue;
+    const fk = model.columns.find((c) => c.column === r.foreignKey)!;
+    out[r.name] = fromDb(row[r.foreignKey], fk);
+  }
+  return out;
 }
 
 /**

@@ -55,7 +55,7 @@ export function webhookTargets(settings: WebhookSettings): Target[] {
 export class Dispatcher {
   readonly #owner = randomUUID();
   #timer: NodeJS.Timeout | undefined;
-  /** When the timer is due (0: it waits for the poll, or there is none). */
+  /** A turn is set to run within BATCH_MS (or at once): a later commit leaves it where it is. */
   #dueSoon = false;
   #running: Promise<void> | undefined;
   #again = false;
