@@ -18,13 +18,11 @@ import { openFeed } from '../support/feed.js';
 import { apiClient, type Api, type Reply } from '../support/http.js';
 import { libraryAuthEnv, MEMBER_PASSWORD, withLibraryFunctions } from '../support/library.js';
 import { generatedProject } from '../support/project.js';
-import { newSecret, Receiver, type Received } from '../support/receiver.js';
+import { newSecret, objectKey, Receiver } from '../support/receiver.js';
 import { startService, type RunningService } from '../support/server.js';
 
 const BASE = '/v1';
 type Rec = Record<string, unknown>;
-/** One stored object: its events are the ones delivered in order. */
-const objectKey = (r: Received) => `${r.type.split('.')[0]!}:${r.pk}`;
 
 let dir: string;
 
@@ -118,8 +116,8 @@ describe.each(ENGINES)('events and webhooks on %s', (engine) => {
       'Author.update',
       'Book.delete',
     ]);
-    for (const key of new Set(arrived.map(objectKey))) {
-      const seqs = arrived.filter((r) => objectKey(r) === key).map((r) => r.seq);
+    for (const key of new Set(arrived.map((r) => objectKey(r.type, r.pk)))) {
+      const seqs = arrived.filter((r) => objectKey(r.type, r.pk) === key).map((r) => r.seq);
       expect(seqs, key).toEqual([...seqs].sort((a, b) => a - b));
     }
     expect(new Set(got.map((r) => r.id)).size).toBe(got.length);

@@ -4,9 +4,8 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './paths.js';
 import { createRequire } from 'node:module';
-import type * as Mongo from 'mongodb';
-import { failCommands, freshMongoDatabase, setOnEvery } from './mongodb.js';
-import { freshPostgresDatabase, runPostgres } from './postgres.js';
+import { failCommands, freshMongoDatabase, onDatabase, setOnEvery } from './mongodb.js';
+import { freshPostgresDatabase, queryPostgres, runPostgres } from './postgres.js';
 
 export const ENGINES = ['sqlite', 'postgres', 'mongodb'] as const;
 export type Engine = (typeof ENGINES)[number];
@@ -61,55 +60,34 @@ export async function runSql(
   sql: string,
 ): Promise<void> {
   if (engine === 'postgres') return runPostgres(projectDir, url, sql);
-  const Database = createRequire(join(projectDir, 'node_modules', 'noop.js'))('better-sqlite3') as new (
-    file: string,
-  ) => { exec(sql: string): void; close(): void };
-  const db = new Database(url.slice('sqlite:'.length));
-  try {
-    db.exec(sql);
-  } finally {
-    db.close();
-  }
+  onSqlite(projectDir, url, (db) => db.exec(sql));
 }
 
 /** Everything the outbox (`svc_events`) stores, as text: what a copy of the database would give away. */
 export async function storedEvents(engine: Engine, url: string, projectDir: string): Promise<string> {
-  const load = createRequire(join(projectDir, 'node_modules', 'noop.js'));
-  if (engine === 'mongodb') {
-    const { MongoClient } = load('mongodb') as typeof Mongo;
-    const client = await MongoClient.connect(url);
-    try {
-      return JSON.stringify(await client.db().collection('svc_events').find().toArray());
-    } finally {
-      await client.close();
-    }
-  }
-  if (engine === 'postgres') {
-    const pg = load('pg') as {
-      Client: new (o: { connectionString: string }) => {
-        connect(): Promise<void>;
-        query(sql: string): Promise<{ rows: unknown[] }>;
-        end(): Promise<void>;
-      };
-    };
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return JSON.stringify((await client.query('select * from svc_events')).rows);
-    } finally {
-      await client.end();
-    }
-  }
-  const Database = load('better-sqlite3') as new (
+  if (engine === 'mongodb')
+    return onDatabase(url, async (client) =>
+      JSON.stringify(await client.db().collection('svc_events').find().toArray()),
+    );
+  const select = 'select * from svc_events';
+  if (engine === 'postgres') return JSON.stringify(await queryPostgres(projectDir, url, select));
+  return JSON.stringify(onSqlite(projectDir, url, (db) => db.prepare(select).all()));
+}
+
+interface SqliteFile {
+  exec(sql: string): void;
+  prepare(sql: string): { all(): unknown[] };
+  close(): void;
+}
+
+/** `work` on the SQLite file of `url`, with the generated project's better-sqlite3; closed after. */
+function onSqlite<R>(projectDir: string, url: string, work: (db: SqliteFile) => R): R {
+  const Database = createRequire(join(projectDir, 'node_modules', 'noop.js'))('better-sqlite3') as new (
     file: string,
-    o: { readonly: boolean },
-  ) => {
-    prepare(sql: string): { all(): unknown[] };
-    close(): void;
-  };
-  const db = new Database(url.slice('sqlite:'.length), { readonly: true });
+  ) => SqliteFile;
+  const db = new Database(url.slice('sqlite:'.length));
   try {
-    return JSON.stringify(db.prepare('select * from svc_events').all());
+    return work(db);
   } finally {
     db.close();
   }

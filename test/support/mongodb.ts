@@ -65,7 +65,8 @@ export async function setOnEvery(url: string, collection: string, field: string,
   );
 }
 
-async function onDatabase<R>(url: string, work: (client: MongoClient) => Promise<R>): Promise<R> {
+/** `work` on a client of `url`, closed after. */
+export async function onDatabase<R>(url: string, work: (client: MongoClient) => Promise<R>): Promise<R> {
   const client = new MongoClient(url);
   try {
     return await work(client);

@@ -25,17 +25,26 @@ export function postgresServer(): Promise<string> {
   return server;
 }
 
-type PgClient = { connect(): Promise<void>; query(sql: string): Promise<unknown>; end(): Promise<void> };
+type PgClient = {
+  connect(): Promise<void>;
+  query(sql: string): Promise<{ rows: unknown[] }>;
+  end(): Promise<void>;
+};
 
 /** Runs `sql` on the PostgreSQL database `url` with the `pg` of a generated project's dependencies. */
 export async function runPostgres(projectDir: string, url: string, sql: string): Promise<void> {
+  await queryPostgres(projectDir, url, sql);
+}
+
+/** The rows `sql` selects on the PostgreSQL database `url` (the project's `pg`, as `runPostgres`). */
+export async function queryPostgres(projectDir: string, url: string, sql: string): Promise<unknown[]> {
   const pg = createRequire(join(projectDir, 'node_modules', 'noop.js'))('pg') as {
     Client: new (options: { connectionString: string }) => PgClient;
   };
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(sql);
+    return (await client.query(sql)).rows;
   } finally {
     await client.end();
   }

@@ -24,6 +24,11 @@ export interface Received {
   readonly overlapping: number;
 }
 
+/** One stored object (`Note:7`): the key of `Receiver.script`, and what delivery keeps in order. */
+export function objectKey(type: string, pk: string): string {
+  return `${type.slice(0, type.lastIndexOf('.'))}:${pk}`;
+}
+
 /** How to answer one delivery: a status (and headers), or a delay first. */
 export type Answer = { status: number; headers?: Record<string, string>; delayMs?: number };
 
@@ -88,7 +93,7 @@ export class Receiver {
     const overlapping = this.#inFlight.get(event.id) ?? 0;
     this.#inFlight.set(event.id, overlapping + 1);
     try {
-      const object = `${event.type.slice(0, event.type.lastIndexOf('.'))}:${event.data.pk}`;
+      const object = objectKey(event.type, event.data.pk);
       const answer = this.script.get(event.id)?.shift() ?? this.script.get(object)?.shift() ?? this.fallback(event);
       if (answer.delayMs) await sleep(answer.delayMs);
       this.received.push({
