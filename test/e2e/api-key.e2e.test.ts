@@ -109,6 +109,22 @@ describe.each(['sqlite', 'postgres'] as const)(
       expect((await api('POST', '/auth/token', { login: 'dave', password: 'd'.repeat(64) })).status).toBe(200);
     });
 
+    it("refuses a member's change or deletion of an author, whether or not it exists, and changes nothing", async () => {
+      // Authors' item rules let members only view, and decide without the author: nothing is read.
+      const as = (method: string, path: string, body?: unknown) =>
+        api(method, path, body, { headers: { authorization: `ApiKey alice:${tokens.get('alice')}` } });
+      const created = await as('POST', '/authors', { name: 'Alice', email: 'alice.author@example.com' });
+      expect(created.status, created.text).toBe(201);
+      const path = `/authors/${String(created.body.id)}`;
+      for (const target of [path, '/authors/999999']) {
+        expect((await as('PATCH', target, { name: 'changed' })).status).toBe(403);
+        expect((await as('PUT', target, { name: 'changed', email: 'changed@example.com' })).status).toBe(403);
+        expect((await as('DELETE', target)).status).toBe(403);
+        expect((await api('PATCH', target, { name: 'changed' })).status).toBe(401);
+      }
+      expect((await as('GET', path)).body).toMatchObject({ name: 'Alice', email: 'alice.author@example.com' });
+    });
+
     it('hashes a password that looks like a hash: it is a password like any other', async () => {
       const lookalike =
         '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$3J2wJ1dJr2n7fM6fBqUxqcm4yJv8Dqf9WY6xFSgHQzE';

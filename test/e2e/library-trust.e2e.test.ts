@@ -173,6 +173,26 @@ describe.each(ENGINES)('the library on %s', (engine) => {
     });
   });
 
+  describe('writes by key', () => {
+    // Authors' rules decide on the route alone: a PATCH goes to the database by key, unread.
+    it('lets a member change a shared author by its key, refuses anonymous callers whether or not it exists, and 404s a missing one', async () => {
+      const author = (await as('ann', 'POST', '/authors', { name: 'By key' })).body;
+      const path = `/authors/${String(author['id'])}`;
+      const changed = await as('ben', 'PATCH', path, { name: 'By key, revised' });
+      expect([changed.status, changed.body['name']]).toEqual([200, 'By key, revised']);
+      for (const target of [path, '/authors/999999', '/authors/abc']) {
+        expect((await as(null, 'PATCH', target, { name: 'taken' })).status).toBe(401);
+        expect((await as(null, 'PUT', target, { name: 'taken' })).status).toBe(401);
+      }
+      expect((await as('ben', 'PATCH', '/authors/999999', { name: 'nobody' })).status).toBe(404);
+      expect((await as('ben', 'PATCH', '/authors/abc', { name: 'nobody' })).status).toBe(404);
+      const rekeyed = await as('ben', 'PATCH', path, { id: 999_998, name: 'moved' });
+      expect(rekeyed.status).toBe(400);
+      expect((await as('root', 'GET', path)).body).toMatchObject({ id: author['id'], name: 'By key, revised' });
+      expect((await as('root', 'GET', '/authors/999998')).status).toBe(404);
+    });
+  });
+
   describe('a page is bounded by its page size', () => {
     it('embeds the author of every book without the keys of all its books', async () => {
       const prolific = (await as('root', 'POST', '/authors', { name: 'Prolific' })).body;

@@ -37,8 +37,11 @@ export interface EngineRepository<T = Rec, Create = Partial<T>, Update = Partial
 export interface RecordedWrites {
   create(args: { data: Rec; include?: Include<Rec> }): Promise<Rec>;
   update(args: { where: Rec; data: Rec; include?: Include<Rec> }, action: 'update' | 'replace'): Promise<Rec>;
-  /** `before`: the object as the caller read it, for an engine that does not read it in the statement. */
-  delete(args: { where: Rec }, before: Rec): Promise<void>;
+  /**
+   * `before`: the object as the caller read it, for an engine that does not read it in the
+   * statement; undefined when the caller wrote by key alone (its event is then the deleted row).
+   */
+  delete(args: { where: Rec }, before: Rec | undefined): Promise<void>;
 }
 
 /** Makes the repository of a model on one engine (and, inside a transaction, bound to it). */

@@ -58,6 +58,7 @@ export function aclPolicy(ctx: AuthContext): Policy {
     viewable: (request, route) => selectable(aclOf(route), callerOf(request), 'view', request),
     restricts: true,
     needsObject: (route) => !decidesWithoutObject(aclOf(route)),
+    fieldsNeedObject: (model) => model.name === users.name,
     visibleFields: (request, model, object) => visible(model, audience(request, ownRecord(model, object))),
     writable,
     checkWritable(request, model, fields, object) {

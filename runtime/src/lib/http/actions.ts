@@ -42,7 +42,15 @@ async function guard(ctx: RouteContext, request: FastifyRequest): Promise<void> 
   const kind = ctx.route.kind;
   if (kind === 'collection' || (kind === 'singular' && request.method === 'POST')) {
     await ctx.policy.authorize(request, request.method === 'POST' ? 'create' : 'update', ctx.route);
+  } else if (ctx.writesByKey(request, request.method === 'PUT' ? 'replace' : 'update', guardedBody(request))) {
+    await ctx.authorizeByKey(request, 'update');
   } else await ctx.authorizedObject(request, 'update');
+}
+
+/** The body as parsed, before validation: only its relationships' presence is asked of it. */
+function guardedBody(request: FastifyRequest): Record<string, unknown> {
+  const body = request.body;
+  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
 }
 
 /**

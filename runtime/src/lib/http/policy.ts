@@ -49,6 +49,11 @@ export interface Policy {
    * keys exist.
    */
   needsObject(route: RouteAccess): boolean;
+  /**
+   * Whether which fields of an object of `model` a request may see or write can depend on the
+   * object (a user's own record): `visibleFields`, `writable` and `checkWritable` then want it.
+   */
+  fieldsNeedObject(model: Model): boolean;
   /** The fields of `model` (of `object`, when given) this request may see (null: all). */
   visibleFields(request: FastifyRequest, model: Model, object?: Record<string, unknown>): ReadonlySet<string> | null;
   /** Whether the request may write a field of `model` (of `object`, when given): `checkWritable`'s rule, field by field. */
@@ -75,6 +80,7 @@ export function openPolicy(maxLimit: number): Policy {
     viewable: () => Promise.resolve(true),
     restricts: false,
     needsObject: () => false,
+    fieldsNeedObject: () => false,
     visibleFields: () => null,
     writable: () => () => true,
     checkWritable: () => undefined,

@@ -36,6 +36,8 @@ export interface RouteSpec {
 
 /** The object a request was authorized on (by the guard, before its body was validated), so it is read once. */
 const authorized = new WeakMap<FastifyRequest, Rec>();
+/** Requests authorized without their object (`authorizeByKey`), so the guard's decision is not made twice. */
+const authorizedByKey = new WeakSet<FastifyRequest>();
 
 export class RouteContext {
   constructor(
@@ -107,8 +109,8 @@ export class RouteContext {
         return updated;
       },
       delete: async (args, before) => {
-        await repository.delete(args);
-        await this.record(db, 'delete', [before]);
+        const deleted = await repository.delete(args);
+        await this.record(db, 'delete', [before ?? deleted]);
       },
     };
   }
@@ -163,12 +165,45 @@ export class RouteContext {
     const checked = authorized.get(request);
     if (checked) return checked;
     const early = !this.policy.needsObject(this.route);
-    if (early) await this.policy.authorize(request, permission, this.route, {});
+    if (early && !authorizedByKey.has(request)) await this.policy.authorize(request, permission, this.route, {});
     const object =
       this.route.kind === 'attribute' ? await this.parent(this.services.db, request) : await this.load(request);
     if (!early) await this.policy.authorize(request, permission, this.route, object);
     authorized.set(request, object);
     return object;
+  }
+
+  /**
+   * Whether a write of the item the URL names can go to the database by its key alone, without
+   * reading the object first (one round trip where there were two): nothing wants the object —
+   * no If-Match, no handler or processor that sees it as `instance`, a policy that decides on the
+   * route and the fields alone, no link it guards moving — and for a delete the engine appends
+   * the event with the write as one step (its event is then the row the delete returns). An
+   * object that does not exist is the write's own 404 (`RecordNotFound`).
+   */
+  writesByKey(request: FastifyRequest, action: 'update' | 'replace' | 'delete', body: Rec): boolean {
+    return (
+      this.route.kind === 'item' &&
+      !this.route.parent &&
+      !hasIfMatch(request) &&
+      !this.policy.needsObject(this.route) &&
+      !this.policy.fieldsNeedObject(this.model) &&
+      !movesLinks(this, body, action) &&
+      !hasHandlers(this.eventRun(request, action, undefined)) &&
+      (action !== 'delete' || this.repository().recordedWrites?.(action, noCheck) !== undefined)
+    );
+  }
+
+  /** The decision of `authorizedObject` when it does not depend on the object, without reading it. */
+  async authorizeByKey(request: FastifyRequest, permission: Permission): Promise<void> {
+    if (authorizedByKey.has(request)) return;
+    await this.policy.authorize(request, permission, this.route, {});
+    authorizedByKey.add(request);
+  }
+
+  /** The key of the item the URL names, as the routes look it up (`/users/self` is the caller). */
+  itemKey(request: FastifyRequest): unknown {
+    return this.policy.itemKey(request, this.model, (request.params as Rec)[this.route.itemParam!]);
   }
 
   withUpdateDefaults(data: Rec): Rec {
@@ -192,7 +227,7 @@ export class RouteContext {
         );
       return found;
     }
-    const key = this.policy.itemKey(request, this.model, (request.params as Rec)[this.route.itemParam!]);
+    const key = this.itemKey(request);
     const repository = this.repository(db);
     const scope = await this.scope(db, request);
     const found =
@@ -276,9 +311,8 @@ export class RouteContext {
    * If-Match: the object, read again under a row lock in the write's transaction, must still be
    * the one the caller saw (412 otherwise, and nothing is written).
    */
-  async checkUnchanged(db: ServiceDatabase, request: FastifyRequest, object: Rec): Promise<void> {
+  async checkUnchanged(db: ServiceDatabase, request: FastifyRequest, key: unknown): Promise<void> {
     if (!hasIfMatch(request)) return;
-    const key = object[this.model.primaryKey];
     const repository = this.repository(db);
     await repository.lockForUpdate(key);
     const current = await repository.findUnique({
@@ -296,6 +330,18 @@ export function combine(a: Where<Rec>, b: Where<Rec>): Where<Rec> {
   if (Object.keys(b).length === 0) return a;
   if (Object.keys(a).length === 0) return b;
   return { AND: [a, b] };
+}
+
+/** `recordedWrites`' deadline check, when asking only whether an engine has them. */
+const noCheck = (): void => undefined;
+
+/**
+ * Whether a write may move links the policy guards (relinks.ts reads the objects first): when it
+ * restricts, any relationship in the body does, and a PUT empties those it leaves out.
+ */
+export function movesLinks(ctx: RouteContext, body: Rec, action: 'create' | 'update' | 'replace' | 'delete'): boolean {
+  if (!ctx.policy.restricts || action === 'delete') return false;
+  return ctx.model.relations.some((r) => body[r.name] !== undefined || action === 'replace');
 }
 
 function isEventAction(action: Action): action is 'create' | 'update' | 'replace' | 'delete' {

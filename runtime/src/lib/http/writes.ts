@@ -9,7 +9,7 @@ import { withDefaults, wholeNumber, type Model } from '../model.js';
 import { includeFor, requestUrl } from './serialize.js';
 import { mergeAttribute } from './attributes.js';
 import { hasIfMatch } from './etag.js';
-import type { Rec, RouteContext } from './route-context.js';
+import { movesLinks, type Rec, type RouteContext } from './route-context.js';
 
 export async function create(ctx: RouteContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   if (ctx.route.kind === 'attribute') return mergeAttribute(ctx, request, reply);
@@ -53,16 +53,16 @@ export async function update(
 ): Promise<unknown> {
   const body = ctx.body(request);
   checkBody(ctx, request, body, action);
-  const object = await ctx.authorizedObject(request, 'update');
+  const { object, key } = await target(ctx, request, action, body, 'update');
   ctx.policy.checkWritable(request, ctx.model, Object.keys(body), object);
-  checkKeyUnchanged(ctx, body, object);
+  checkKeyUnchanged(ctx, body, key);
   return ctx.write(
     request,
     action,
     body,
     object,
     async (db, data, writes) => {
-      await ctx.checkUnchanged(db, request, object);
+      await ctx.checkUnchanged(db, request, key);
       const values =
         action === 'replace'
           ? replacement(ctx, data, ctx.policy.writable(request, ctx.model, object))
@@ -75,7 +75,7 @@ export async function update(
       await ctx.checkRelinks(db, request, { object, data: values, fields });
       const updated = await writes.update(
         {
-          where: { [ctx.model.primaryKey]: object[ctx.model.primaryKey] },
+          where: { [ctx.model.primaryKey]: key },
           data: values,
           include: includeFor(ctx.model, ctx.services.db.models),
         },
@@ -92,19 +92,38 @@ export async function update(
 }
 
 export async function deleteObject(ctx: RouteContext, request: FastifyRequest): Promise<unknown> {
-  const object = await ctx.authorizedObject(request, 'delete');
+  const { object, key } = await target(ctx, request, 'delete', {}, 'delete');
   return ctx.write(
     request,
     'delete',
     {},
     object,
     async (db, _, writes) => {
-      await ctx.checkUnchanged(db, request, object);
-      await writes.delete({ where: { [ctx.model.primaryKey]: object[ctx.model.primaryKey] } }, object);
+      await ctx.checkUnchanged(db, request, key);
+      await writes.delete({ where: { [ctx.model.primaryKey]: key } }, object);
     },
     () => statusBody(200, 'Deleted', requestUrl(request)),
     !hasIfMatch(request),
   );
+}
+
+/**
+ * The item a write changes, once the caller may: read first, or, when nothing wants the object
+ * (`RouteContext.writesByKey`), only its key (a missing object is then the write's 404).
+ */
+async function target(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  action: 'update' | 'replace' | 'delete',
+  body: Rec,
+  permission: 'update' | 'delete',
+): Promise<{ object: Rec | undefined; key: unknown }> {
+  if (ctx.writesByKey(request, action, body)) {
+    await ctx.authorizeByKey(request, permission);
+    return { object: undefined, key: ctx.itemKey(request) };
+  }
+  const object = await ctx.authorizedObject(request, permission);
+  return { object, key: object[ctx.model.primaryKey] };
 }
 
 /** Names the fields that cannot be written, before anything else happens. */
@@ -137,9 +156,9 @@ export function checkBody(
   if (action === 'create' || action === 'update_many') ctx.policy.checkWritable(request, ctx.model, Object.keys(body));
 }
 
-export function checkKeyUnchanged(ctx: RouteContext, body: Rec, object: Rec): void {
+export function checkKeyUnchanged(ctx: RouteContext, body: Rec, key: unknown): void {
   const pk = ctx.model.primaryKey;
-  if (pk in body && String(body[pk]) !== String(object[pk])) {
+  if (pk in body && String(body[pk]) !== String(key)) {
     throw badRequest(`the primary key ${pk} cannot change`, [{ field: pk, message: 'cannot be changed' }]);
   }
   delete body[pk];
@@ -172,15 +191,6 @@ export function replacement(ctx: RouteContext, data: Rec, mayWrite: (name: strin
       missing,
     );
   return out;
-}
-
-/**
- * Whether a write may move links the policy guards (relinks.ts reads the objects first): when it
- * restricts, any relationship in the body does, and a PUT empties those it leaves out.
- */
-function movesLinks(ctx: RouteContext, body: Rec, action: 'create' | 'update' | 'replace'): boolean {
-  if (!ctx.policy.restricts) return false;
-  return ctx.model.relations.some((r) => body[r.name] !== undefined || action === 'replace');
 }
 
 /**
