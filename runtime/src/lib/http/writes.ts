@@ -5,7 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, conflict, statusBody, type FieldError } from '../errors.js';
-import { withDefaults, wholeNumber, type Model } from '../model.js';
+import { keyValue, withDefaults, wholeNumber, type Model } from '../model.js';
 import { includeFor, requestUrl } from './serialize.js';
 import { mergeAttribute } from './attributes.js';
 import { hasIfMatch } from './etag.js';
@@ -120,7 +120,10 @@ async function target(
 ): Promise<{ object: Rec | undefined; key: unknown }> {
   if (ctx.writesByKey(request, action, body)) {
     await ctx.authorizeByKey(request, permission);
-    return { object: undefined, key: ctx.itemKey(request) };
+    // The key as stored (`/items/07` is item 7), as a read would have found it; one that cannot
+    // be a key stays as written, for the write's 404 to name.
+    const key = ctx.itemKey(request);
+    return { object: undefined, key: keyValue(ctx.model, key) ?? key };
   }
   const object = await ctx.authorizedObject(request, permission);
   return { object, key: object[ctx.model.primaryKey] };
