@@ -90,6 +90,14 @@ describe.each(['sqlite', 'postgres'] as const)('the statements sent to %s', (eng
     expect(matched.some((s) => /^\s*select/i.test(s))).toBe(true);
   });
 
+  it("give a page's length to SQLite as a literal (it runs a bound LIMIT slower) and to PostgreSQL as a parameter", async () => {
+    const statements = await statementsOf(async () => {
+      expect((await api('GET', '/stories?_limit=3&_sort=name')).status).toBe(200);
+    });
+    const page = statements.find((s) => /^select .* from "story"/i.test(s) && /\blimit\b/i.test(s));
+    expect(page, statements.join('\n')).toMatch(engine === 'sqlite' ? /\blimit \d+$/i : /\blimit \$\d+/i);
+  });
+
   it('never hold a value the client sent', async () => {
     for (const payload of PAYLOADS) {
       const value = encodeURIComponent(payload);

@@ -4,7 +4,7 @@
  * password hash too, so changing the password revokes the token. Tokens are read from the Authorization header
  * only, never from a query string (which ends up in logs).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { sameBytes } from './ticket.js';
 
 export function newToken(): string {
@@ -12,7 +12,7 @@ export function newToken(): string {
 }
 
 export function tokenDigest(token: string, passwordFingerprint: string): string {
-  return createHash('sha256').update(`${passwordFingerprint}:${token}`, 'utf8').digest('hex');
+  return hash('sha256', `${passwordFingerprint}:${token}`, 'hex');
 }
 
 export function sameDigest(a: string, b: string): boolean {

@@ -107,7 +107,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         )
         .orderBy(sql.ref('svc_search.svc_rowid'), inKeyOrder.direction);
     } else for (const [field, direction] of this.ordering(args.orderBy)) query = query.orderBy(field, direction);
-    if (args.take !== undefined) query = query.limit(args.take);
+    if (args.take !== undefined) query = query.limit(this.literalTake(args.take) ? sql.lit(args.take) : args.take);
     // SQLite takes an offset only after a limit (-1: none); PostgreSQL refuses a negative limit.
     if (args.skip)
       query =
@@ -115,6 +115,21 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
           ? query.limit(-1).offset(args.skip)
           : query.offset(args.skip);
     return query;
+  }
+
+  /**
+   * Whether a page's length goes into the SQL as a literal, not a parameter: on SQLite, whose plan
+   * of a bound LIMIT costs more to run (better-sqlite3, measured: a user by a unique name with
+   * `limit ?` 11 µs, with `limit 1` 5.5 µs; a page of 20, 23 vs 19 µs). The length is a whole
+   * number the service checked; the compiled shapes below are then one per length.
+   */
+  literalTake(take: number | undefined): take is number {
+    return this.dialect === 'sqlite' && take !== undefined && Number.isSafeInteger(take) && take >= 0;
+  }
+
+  /** How a compiled shape stands for its length: itself when a literal, else the stand-in (none: undefined). */
+  takeOfShape(take: number | undefined): number | undefined {
+    return this.literalTake(take) ? take : take === undefined ? undefined : TAKE;
   }
 
   /**
@@ -126,14 +141,14 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     const key = JSON.stringify([
       args.select ?? null,
       args.orderBy ?? null,
-      args.take !== undefined,
+      this.takeOfShape(args.take) ?? null,
       Boolean(args.skip),
     ]);
     const shape = compiledOnce(this.model, this.dialect, `page:${key}`, () => {
       const stand = {
         ...args,
         where: undefined,
-        take: args.take === undefined ? undefined : TAKE,
+        take: this.takeOfShape(args.take),
         skip: args.skip ? SKIP : 0,
       };
       return this.findQuery(stand).compile();
@@ -172,7 +187,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       values.length,
       args.select ?? null,
       args.orderBy ?? null,
-      args.take !== undefined,
+      this.takeOfShape(args.take) ?? null,
       Boolean(args.skip),
     ]);
     const stands = values.map((_, i) => VALUE - i);
@@ -180,7 +195,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       const page = this.findQuery({
         ...args,
         where: undefined,
-        take: args.take === undefined ? undefined : TAKE,
+        take: this.takeOfShape(args.take),
         skip: args.skip ? SKIP : 0,
       });
       const column = `${this.model.table}.${field.column!}`;
