@@ -1,7 +1,8 @@
 /**
  * The writes of one object: POST (create), PATCH (update), PUT (replace) and DELETE, each in one
  * transaction with its event handlers, If-Match checked under a row lock. What a body may not
- * write is named before anything else happens.
+ * write is named before anything else happens. A change of an item whose object nothing needs
+ * first goes to the database by its key (`target`, RouteContext.writesByKey).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, conflict, statusBody, type FieldError } from '../errors.js';
