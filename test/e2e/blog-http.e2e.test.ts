@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api } from '../support/http.js';
 import { builtProject, openProjectDatabase } from '../support/project.js';
+import { isOutboxWork, statementsDuring } from '../support/query-log.js';
 import { startService, type RunningService } from '../support/server.js';
 
 const BASE = '/api/v2';
@@ -211,30 +212,11 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
     const traced = await startService(dir, { ...database.env, SVC_LOG_LEVEL: 'debug' }, BASE);
     try {
       const tracedApi = apiClient(traced.origin, BASE);
-      // Logs are written asynchronously: wait until they stop growing before and after a request.
-      const settled = async () => {
-        for (let last = -1; last !== traced.output().length;) {
-          last = traced.output().length;
-          await new Promise((r) => setTimeout(r, 150));
-        }
-        return traced.output().length;
-      };
       const queriesFor = async (path: string) => {
-        const before = await settled();
-        expect((await tracedApi('GET', path)).status).toBe(200);
-        await settled();
-        return (
-          traced
-            .output()
-            .slice(before)
-            .split('\n')
-            // The outbox's own work (pruning, numbering events) runs in the background, on its svc_ tables,
-            // under an advisory lock on PostgreSQL (taken by every poll, a quarter of a second apart).
-            .filter(
-              (line) =>
-                line.includes('"msg":"query"') && !line.includes('svc_') && !line.includes('pg_try_advisory_xact_lock'),
-            ).length
-        );
+        const statements = await statementsDuring(traced, async () => {
+          expect((await tracedApi('GET', path)).status).toBe(200);
+        });
+        return statements.filter((s) => !isOutboxWork(s)).length;
       };
       for (let i = 0; i < 6; i++) {
         const id = (await tracedApi('POST', '/authors', { name: `N${i}`, email: `n${i}@example.com` })).body.id;

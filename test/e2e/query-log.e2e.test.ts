@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api } from '../support/http.js';
 import { builtProject } from '../support/project.js';
+import { isOutboxWork, statementsDuring, statementsIn } from '../support/query-log.js';
 import { startService, type RunningService } from '../support/server.js';
 
 const MARKER = 'zqmarker';
@@ -33,33 +34,13 @@ describe.each(['sqlite', 'postgres'] as const)('the statements sent to %s', (eng
   });
 
   /** The statements the service sent while `work` ran, but for transaction control. */
-  const statementsOf = async (work: () => Promise<void>): Promise<string[]> => {
-    const settled = async () => {
-      for (let last = -1; last !== service.output().length;) {
-        last = service.output().length;
-        await new Promise((resolve) => setTimeout(resolve, 150));
-      }
-      return service.output().length;
-    };
-    const before = await settled();
-    await work();
-    await settled();
-    return service
-      .output()
-      .slice(before)
-      .split('\n')
-      .filter((line) => line.includes('"msg":"query"'))
-      .map((line) => String(JSON.parse(line).query))
-      .filter((s) => !/^\s*(begin|commit|rollback|savepoint|release)/i.test(s));
-  };
+  const statementsOf = async (work: () => Promise<void>): Promise<string[]> =>
+    (await statementsDuring(service, work)).filter((s) => !/^\s*(begin|commit|rollback|savepoint|release)/i.test(s));
 
   it('change or delete one object by its key with no read before the write', async () => {
     const created = await api('POST', '/stories', { name: 'by key', description: 'changed by key' });
     expect(created.status, created.text).toBe(201);
     const path = `/stories/${String(created.body.id)}`;
-    // The outbox's own work runs beside it (numbering events, pruning): on svc_ tables, under advisory locks.
-    const writes = (statements: string[]) =>
-      statements.filter((s) => /^\s*with w as \(/i.test(s) || !/svc_|pg_try_advisory/.test(s));
     for (const [method, body] of [
       ['PATCH', { description: 'patched' }],
       ['PUT', { name: 'by key', description: 'replaced' }],
@@ -68,10 +49,11 @@ describe.each(['sqlite', 'postgres'] as const)('the statements sent to %s', (eng
       const statements = await statementsOf(async () => {
         expect((await api(method, path, body)).status).toBe(200);
       });
-      // The write comes first (SQLite's search index catches up after it, in the background). A PATCH or DELETE on PostgreSQL is the write and its event in one
-      // statement; a PUT sets relationships (to null), so it appends its event after, in a transaction.
+      // The write comes first (SQLite's search index catches up after it, in the background). A
+      // PATCH or DELETE on PostgreSQL is the write and its event in one statement; a PUT sets
+      // relationships (to null), so it appends its event after, in a transaction.
       const verb = method === 'DELETE' ? 'delete from' : 'update';
-      const sent = writes(statements);
+      const sent = statements.filter((s) => !isOutboxWork(s));
       expect(sent[0], statements.join('\n')).toMatch(new RegExp(`^(with w as \\()?${verb} "story"`, 'i'));
       if (engine === 'postgres' && method !== 'PUT') expect(sent).toHaveLength(1);
     }
@@ -120,11 +102,7 @@ describe.each(['sqlite', 'postgres'] as const)('the statements sent to %s', (eng
       expect((await api('DELETE', `/stories?name=${value}`)).status).toBe(200);
     }
     await new Promise((resolve) => setTimeout(resolve, 300)); // the log is written asynchronously
-    const statements = service
-      .output()
-      .split('\n')
-      .filter((line) => line.includes('"msg":"query"'))
-      .map((line) => String(JSON.parse(line).query));
+    const statements = statementsIn(service.output());
     expect(statements.filter((s) => /^\s*(select|insert|update|delete)/i.test(s)).length).toBeGreaterThan(
       PAYLOADS.length * 8,
     );
