@@ -5,6 +5,7 @@
  *
  * SQLite: one writer connection, used by one transaction at a time (an async lock), and one
  * reader connection for everything outside transactions, which sees committed data only (WAL).
+ * Writes outside a transaction that arrive in one turn of the event loop commit together.
  * PostgreSQL: a pool; a transaction holds one pooled client until it ends.
  */
 import { mkdirSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ConfigError, DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../config.js';
+import { GroupCommit } from './group-commit.js';
 import { StatementNames } from './statement-names.js';
 import type { Compiled, SqlDatabase, SqlExecutor } from './types.js';
 
@@ -97,7 +99,7 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
     }
   };
 
-  // One statement is a transaction by itself (autocommit): it needs the writer, not BEGIN … COMMIT.
+  // A read of an in-memory database: on the writer, between transactions.
   const autocommit = async <T>(statement: () => T): Promise<T> => {
     const release = await lock.acquire();
     try {
@@ -106,6 +108,11 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
       release();
     }
   };
+
+  // Writes outside a transaction commit with the others of their turn (group-commit.ts). One
+  // statement alone is a transaction by itself (autocommit): it needs the writer, not BEGIN … COMMIT.
+  const groups = new GroupCommit(writer, () => lock.acquire());
+  const grouped = <T>(statement: () => T): Promise<T> => groups.write({ inGroup: statement, alone: statement });
 
   // Inside `withoutForeignKeys`, which holds the lock: every statement on the writer.
   const alone: SqlExecutor = {
@@ -125,10 +132,13 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
     // Reads go to the reader. Writes, and reads of an in-memory database (which has one
     // connection), wait for the running transaction: on the writer's connection they would join
     // it, or see what it has not committed.
-    all: async (q) => (!memory && isRead(q.sql) ? onReader.all(q) : autocommit(() => onWriter.all(q))),
-    run: (q) => autocommit(() => onWriter.run(q)),
-    runBeforeCommit: (q) => autocommit(() => void onWriter.run(q)),
-    allThen: (q, then) => autocommit(() => both(q, then)),
+    all: async (q) => {
+      if (!isRead(q.sql)) return grouped(() => onWriter.all(q));
+      return memory ? autocommit(() => onWriter.all(q)) : onReader.all(q);
+    },
+    run: (q) => grouped(() => onWriter.run(q)),
+    runBeforeCommit: (q) => grouped(() => void onWriter.run(q)),
+    allThen: (q, then) => groups.write({ inGroup: () => onWriter.allThen(q, then), alone: () => both(q, then) }),
     execute: (script) => db.transaction(async (tx) => tx.execute(script)),
     async transaction(work) {
       const release = await lock.acquire();

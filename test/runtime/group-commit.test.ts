@@ -1,0 +1,147 @@
+/**
+ * Group commit on SQLite (runtime/src/lib/sql/group-commit.ts): writes that arrive in one turn
+ * share a transaction, yet each succeeds or fails alone, and whatever is answered as done is
+ * committed — nothing more, nothing less.
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSql, type Compiled, type SqlDatabase } from '../../runtime/src/lib/sql/executor.js';
+
+/** What the test uses of a better-sqlite3 connection. */
+interface Connection {
+  prepare(sql: string): { all(): Array<Record<string, unknown>> };
+  pragma(pragma: string, options?: { simple: boolean }): unknown;
+  close(): void;
+}
+// The runtime's own driver (runtime/node_modules): the repository's root does not depend on it.
+const Database = createRequire(new URL('../../runtime/package.json', import.meta.url))('better-sqlite3') as new (
+  file: string,
+) => Connection;
+
+let dir: string;
+let file: string;
+let db: SqlDatabase;
+/** A connection of the test's own: what is committed, as another process would see it. */
+let observer: Connection;
+
+const insert = (name: string, size = 0): Compiled => ({
+  sql: 'insert into note (name, body) values (?, ?)',
+  parameters: [name, 'x'.repeat(size)],
+});
+
+function committedNames(): string[] {
+  return observer
+    .prepare('select name from note order by name')
+    .all()
+    .map((row) => String(row['name']));
+}
+
+/** Bytes of WAL written since the last truncating checkpoint: frames of every commit. */
+function walBytes(): number {
+  return statSync(`${file}-wal`).size;
+}
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'svcgen-group-commit-'));
+  file = join(dir, 'notes.db');
+  db = openSql(`sqlite:${file}`);
+  await db.execute('create table note (name text primary key, body text not null)');
+  observer = new Database(file);
+});
+
+afterEach(async () => {
+  observer.close();
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('SQLite group commit', () => {
+  it('commits the writes of one turn together: the WAL grows by one commit, not one per write', async () => {
+    observer.pragma('wal_checkpoint(TRUNCATE)');
+    for (let i = 0; i < 8; i++) await db.run(insert(`one-by-one ${i}`));
+    const oneByOne = walBytes();
+    observer.pragma('wal_checkpoint(TRUNCATE)');
+    expect(walBytes()).toBe(0);
+    await Promise.all(Array.from({ length: 8 }, (_, i) => db.run(insert(`together ${i}`))));
+    const together = walBytes();
+    // Eight commits write the table's page eight times; one commit writes it once.
+    expect(together).toBeGreaterThan(0);
+    expect(together * 4).toBeLessThanOrEqual(oneByOne);
+    expect(committedNames()).toHaveLength(16);
+  });
+
+  it('fails a write alone: a duplicate key is refused, the others of its group are committed', async () => {
+    const results = await Promise.allSettled([
+      db.run(insert('a')),
+      db.run(insert('b')),
+      db.run(insert('a')),
+      db.all({ sql: 'insert into note (name, body) values (?, ?) returning name', parameters: ['c', ''] }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+    expect((results[3] as PromiseFulfilledResult<unknown>).value).toEqual([{ name: 'c' }]);
+    expect(committedNames()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('undoes both statements of a write whose second fails, and only those', async () => {
+    const results = await Promise.allSettled([
+      db.allThen(insert('kept'), () => insert('kept, its event')),
+      db.allThen(insert('undone'), () => insert('kept')),
+      db.allThen(insert('also undone'), () => {
+        throw new Error('the event could not be made');
+      }),
+      db.allThen(insert('kept too'), () => undefined),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect(committedNames()).toEqual(['kept', 'kept too', 'kept, its event']);
+  });
+
+  it('waits for a transaction that holds the writer, and loses none of the writes queued meanwhile', async () => {
+    let inside!: () => void;
+    const started = new Promise<void>((resolve) => (inside = resolve));
+    const transaction = db.transaction(async (tx) => {
+      await tx.run(insert('in the transaction'));
+      inside();
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      await tx.run(insert('in the transaction, later'));
+    });
+    await started;
+    const queued = Promise.all([db.run(insert('queued 1')), db.run(insert('queued 2'))]);
+    await Promise.all([transaction, queued]);
+    expect(committedNames()).toEqual(['in the transaction', 'in the transaction, later', 'queued 1', 'queued 2']);
+  });
+
+  it('answers done exactly the writes it committed, when the disk fills up in the middle of a group', async () => {
+    // A database that cannot grow: the big write fails with SQLITE_FULL, which may undo more than itself.
+    observer.pragma('wal_checkpoint(TRUNCATE)');
+    const pages = Number(observer.pragma('page_count', { simple: true }));
+    await db.execute(`pragma max_page_count = ${pages + 2}`);
+    const writes = [insert('small 1'), insert('big', 200_000), insert('small 2')];
+    const results = await Promise.allSettled(writes.map((w) => db.run(w)));
+    expect(results[1]!.status).toBe('rejected');
+    const answered = writes.filter((_, i) => results[i]!.status === 'fulfilled').map((w) => w.parameters[0]);
+    expect(committedNames()).toEqual(answered);
+  });
+
+  it('keeps what it answered and what it committed the same, whatever the mix of writes (property)', async () => {
+    let round = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.constantFrom('p', 'q', 'r', 's', 't', 'u'), { minLength: 1, maxLength: 20 }),
+        async (names) => {
+          const prefix = `${round++}-`;
+          const results = await Promise.allSettled(names.map((name) => db.run(insert(prefix + name))));
+          const answered = names.filter((_, i) => results[i]!.status === 'fulfilled').map((name) => prefix + name);
+          // Each distinct name once, the first of its group to ask.
+          expect(answered).toEqual([...new Set(names)].map((name) => prefix + name));
+          expect(committedNames().filter((name) => name.startsWith(prefix))).toEqual([...answered].sort());
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
