@@ -10,10 +10,13 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSql, type Compiled, type SqlDatabase } from '../../runtime/src/lib/sql/executor.js';
+import { GroupCommit } from '../../runtime/src/lib/sql/group-commit.js';
 
 /** What the test uses of a better-sqlite3 connection. */
 interface Connection {
-  prepare(sql: string): { all(): Array<Record<string, unknown>> };
+  readonly open: boolean;
+  prepare(sql: string): { all(): Array<Record<string, unknown>>; run(): unknown };
+  exec(sql: string): void;
   pragma(pragma: string, options?: { simple: boolean }): unknown;
   close(): void;
 }
@@ -116,15 +119,108 @@ describe('SQLite group commit', () => {
   });
 
   it('answers done exactly the writes it committed, when the disk fills up in the middle of a group', async () => {
-    // A database that cannot grow: the big write fails with SQLITE_FULL, which may undo more than itself.
+    // A database that cannot grow: the big write fails with SQLITE_FULL, which undoes the whole
+    // transaction; the small ones, which fit, run again without it.
     observer.pragma('wal_checkpoint(TRUNCATE)');
     const pages = Number(observer.pragma('page_count', { simple: true }));
     await db.execute(`pragma max_page_count = ${pages + 2}`);
     const writes = [insert('small 1'), insert('big', 200_000), insert('small 2')];
     const results = await Promise.allSettled(writes.map((w) => db.run(w)));
-    expect(results[1]!.status).toBe('rejected');
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     const answered = writes.filter((_, i) => results[i]!.status === 'fulfilled').map((w) => w.parameters[0]);
     expect(committedNames()).toEqual(answered);
+  });
+
+  it('fails alone a write that undoes the whole transaction (RAISE(ROLLBACK), OR ROLLBACK): the others run again', async () => {
+    await db.execute(
+      `create trigger refuse before insert on note when new.name = 'refused' begin select raise(rollback, 'refused'); end`,
+    );
+    const results = await Promise.allSettled([
+      db.run(insert('first')),
+      db.run(insert('refused')),
+      db.run(insert('second')),
+      db.run({ sql: 'insert or rollback into note (name, body) values (?, ?)', parameters: ['first', 'again'] }),
+      db.allThen(insert('third'), () => insert('third, its event')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ message: 'refused' });
+    expect((results[3] as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+    expect(committedNames()).toEqual(['first', 'second', 'third', 'third, its event']);
+  });
+
+  it('fails alone a write that breaks a deferred foreign key, found only at COMMIT', async () => {
+    await db.execute(
+      'create table parent (id integer primary key); create table child (id integer primary key, parent integer references parent (id) deferrable initially deferred)',
+    );
+    const results = await Promise.allSettled([
+      db.run({ sql: 'insert into parent (id) values (?)', parameters: [1] }),
+      db.run({ sql: 'insert into child (id, parent) values (?, ?)', parameters: [10, 1] }),
+      db.run({ sql: 'insert into child (id, parent) values (?, ?)', parameters: [11, 99] }),
+      db.run(insert('unrelated')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
+    expect(observer.prepare('select id from child').all()).toEqual([{ id: 10 }]);
+    expect(committedNames()).toEqual(['unrelated']);
+  });
+
+  it('runs a statement that cannot share a transaction (VACUUM) alone, beside grouped writes', async () => {
+    const results = await Promise.allSettled([
+      db.run(insert('before')),
+      db.run({ sql: 'vacuum', parameters: [] }),
+      db.run(insert('after')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+    expect(committedNames()).toEqual(['after', 'before']);
+  });
+
+  it('makes a write asked for before a transaction first: the transaction sees it', async () => {
+    const written = db.run(insert('asked first'));
+    const seen = await db.transaction((tx) => tx.all({ sql: 'select name from note', parameters: [] }));
+    expect(seen).toEqual([{ name: 'asked first' }]);
+    await written;
+  });
+
+  it('closes the writer when even ROLLBACK fails, so that no later write joins the dead transaction', async () => {
+    const real = new Database(file);
+    real.exec(
+      'create table parent (id integer primary key); create table child (id integer primary key, parent integer references parent (id) deferrable initially deferred)',
+    );
+    real.pragma('foreign_keys = ON');
+    // The writer as GroupCommit sees it, but a ROLLBACK that fails (as an I/O error would make it).
+    const writer = new Proxy(real, {
+      get(target, key) {
+        if (key === 'exec')
+          return (sql: string) => {
+            if (sql === 'ROLLBACK') throw new Error('disk I/O error (injected)');
+            return target.exec(sql);
+          };
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    let tail = Promise.resolve();
+    const acquire = () => {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const ready = tail.then(() => release);
+      tail = tail.then(() => held);
+      return ready;
+    };
+    const groups = new GroupCommit(writer as unknown as ConstructorParameters<typeof GroupCommit>[0], acquire);
+    const run = (sql: string) => {
+      const statement = () => real.prepare(sql).run();
+      return groups.write({ inGroup: statement, alone: statement });
+    };
+    // The deferred key fails the COMMIT; its ROLLBACK fails too.
+    const results = await Promise.allSettled([
+      run("insert into note (name, body) values ('in the group', '')"),
+      run('insert into child (id, parent) values (1, 99)'),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(real.open).toBe(false);
+    await expect(run("insert into note (name, body) values ('later', '')")).rejects.toThrow(/not open/);
+    expect(committedNames()).toEqual([]);
   });
 
   it('keeps what it answered and what it committed the same, whatever the mix of writes (property)', async () => {

@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ConfigError, DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../config.js';
-import { GroupCommit } from './group-commit.js';
+import { GroupCommit, isGroupable, rollback } from './group-commit.js';
 import { StatementNames } from './statement-names.js';
 import type { Compiled, SqlDatabase, SqlExecutor } from './types.js';
 
@@ -81,7 +81,7 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
       commit.run();
       return result;
     } catch (error) {
-      if (writer.inTransaction) writer.exec('ROLLBACK');
+      rollback(writer);
       throw error;
     }
   };
@@ -94,14 +94,24 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
       commit.run();
       return rows;
     } catch (error) {
-      if (writer.inTransaction) writer.exec('ROLLBACK');
+      rollback(writer);
       throw error;
     }
   };
 
-  // A read of an in-memory database: on the writer, between transactions.
+  // Writes outside a transaction commit with the others of their turn (group-commit.ts).
+  const groups = new GroupCommit(writer, () => lock.acquire());
+
+  // The writer for the caller, after the writes queued before it asked (group-commit.ts).
+  const writerLock = (): Promise<() => void> => {
+    groups.takeWriterFirst();
+    return lock.acquire();
+  };
+
+  // A statement that must not share a transaction, and any read of an in-memory database: on the
+  // writer, between transactions. One statement is a transaction by itself (autocommit).
   const autocommit = async <T>(statement: () => T): Promise<T> => {
-    const release = await lock.acquire();
+    const release = await writerLock();
     try {
       return statement();
     } finally {
@@ -109,10 +119,8 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
     }
   };
 
-  // Writes outside a transaction commit with the others of their turn (group-commit.ts). One
-  // statement alone is a transaction by itself (autocommit): it needs the writer, not BEGIN … COMMIT.
-  const groups = new GroupCommit(writer, () => lock.acquire());
-  const grouped = <T>(statement: () => T): Promise<T> => groups.write({ inGroup: statement, alone: statement });
+  const write = <T>(sql: string, statement: () => T): Promise<T> =>
+    isGroupable(sql) ? groups.write({ inGroup: statement, alone: statement }) : autocommit(statement);
 
   // Inside `withoutForeignKeys`, which holds the lock: every statement on the writer.
   const alone: SqlExecutor = {
@@ -133,15 +141,15 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
     // connection), wait for the running transaction: on the writer's connection they would join
     // it, or see what it has not committed.
     all: async (q) => {
-      if (!isRead(q.sql)) return grouped(() => onWriter.all(q));
+      if (!isRead(q.sql)) return write(q.sql, () => onWriter.all(q));
       return memory ? autocommit(() => onWriter.all(q)) : onReader.all(q);
     },
-    run: (q) => grouped(() => onWriter.run(q)),
-    runBeforeCommit: (q) => grouped(() => void onWriter.run(q)),
+    run: (q) => write(q.sql, () => onWriter.run(q)),
+    runBeforeCommit: (q) => write(q.sql, () => void onWriter.run(q)),
     allThen: (q, then) => groups.write({ inGroup: () => onWriter.allThen(q, then), alone: () => both(q, then) }),
     execute: (script) => db.transaction(async (tx) => tx.execute(script)),
     async transaction(work) {
-      const release = await lock.acquire();
+      const release = await writerLock();
       try {
         return await immediate(work);
       } finally {
@@ -149,7 +157,7 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
       }
     },
     async withoutForeignKeys(work) {
-      const release = await lock.acquire();
+      const release = await writerLock();
       try {
         writer.pragma('foreign_keys = OFF');
         return await work(alone);

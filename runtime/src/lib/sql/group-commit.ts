@@ -5,11 +5,12 @@
  * under load many requests reach their write in the same turn: twenty concurrent deletes
  * committed one by one spent 244 µs of CPU per request, grouped 121 (bench/RESULTS.md).
  *
- * Each write still succeeds or fails alone: a failed statement is rolled back to its savepoint and
- * only its caller gets the error. Nobody hears of a write before the group's COMMIT, so what is
- * answered is committed; if SQLite undoes the whole transaction (disk full, I/O error) or the
- * COMMIT fails, every write of the group fails with that error. A write waits for the end of the
- * current turn (`setImmediate`), never for a timer: alone, it runs as it did before grouping.
+ * Each write still succeeds or fails as it would alone: a failed statement is rolled back to its
+ * savepoint and only its caller gets the error; a write that undoes the whole transaction (OR
+ * ROLLBACK, RAISE(ROLLBACK), a full disk) fails alone and the others run again without it; a
+ * COMMIT that fails (a deferred foreign key) sends each write back to run alone. Nobody hears of
+ * a write before its COMMIT, so what is answered is what is committed. A write waits for the end
+ * of the current turn (`setImmediate`), never for a timer: alone, it runs as it did before.
  */
 import type Database from 'better-sqlite3';
 
@@ -27,11 +28,32 @@ interface Queued {
   readonly reject: (error: unknown) => void;
 }
 
+/** How a write of a group went; `undidAll`: its error made SQLite undo the whole transaction. */
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown; undidAll: boolean };
+
 /**
  * At most this many writes in one transaction: a bigger group would hold the event loop longer
  * (each write is tens of microseconds) for little more saving; the rest go in the next.
  */
 const MOST_PER_GROUP = 64;
+
+/** Statements that may share a transaction; anything else (PRAGMA, VACUUM, DDL) runs alone, as written. */
+export function isGroupable(sql: string): boolean {
+  return /^\s*(insert|update|delete|replace)\b/i.test(sql);
+}
+
+/**
+ * Undoes the writer's transaction. If even ROLLBACK fails, the connection is closed (which undoes
+ * it too): left open, the transaction would take in the next writes, answered and never committed.
+ */
+export function rollback(writer: Database.Database): void {
+  if (!writer.inTransaction) return;
+  try {
+    writer.exec('ROLLBACK');
+  } catch {
+    writer.close();
+  }
+}
 
 export class GroupCommit {
   readonly #writer: Database.Database;
@@ -66,6 +88,14 @@ export class GroupCommit {
     });
   }
 
+  /**
+   * Lets the writes queued so far take the writer before whoever asks for it next (a transaction,
+   * a statement that runs alone): a write asked for first is made first.
+   */
+  takeWriterFirst(): void {
+    if (this.#queued.length > 0) void this.#flush();
+  }
+
   async #flush(): Promise<void> {
     const release = await this.#acquire();
     // What came in while waiting for the lock joins this group.
@@ -74,7 +104,12 @@ export class GroupCommit {
     if (this.#scheduled) setImmediate(() => void this.#flush());
     try {
       if (group.length === 1) this.#runAlone(group[0]!);
-      else this.#runTogether(group);
+      else if (group.length > 1) this.#runTogether(group);
+    } catch (error) {
+      // A savepoint's own statement failed (an I/O error): nothing of the group is kept, and
+      // nobody is left waiting.
+      rollback(this.#writer);
+      for (const { reject } of group) reject(error);
     } finally {
       release();
     }
@@ -89,35 +124,59 @@ export class GroupCommit {
   }
 
   #runTogether(group: readonly Queued[]): void {
-    const settled: Array<() => void> = [];
+    const outcomes: Outcome[] = [];
     try {
       this.#begin.run();
-      for (const { write, resolve, reject } of group) {
-        const outcome = this.#inSavepoint(write);
-        settled.push(outcome.ok ? () => resolve(outcome.value) : () => reject(outcome.error));
-      }
-      this.#commit.run();
     } catch (error) {
-      // SQLite undid the transaction, or the COMMIT failed: none of the group was saved.
-      if (this.#writer.inTransaction) this.#writer.exec('ROLLBACK');
+      // The writer is busy (another process) or gone: each would have failed alone too.
       for (const { reject } of group) reject(error);
       return;
     }
-    for (const settle of settled) settle();
+    for (const [i, queued] of group.entries()) {
+      const outcome = this.#inSavepoint(queued.write);
+      if (!outcome.ok && outcome.undidAll) {
+        // This write undid the others too (OR ROLLBACK, RAISE(ROLLBACK), a full disk): it fails,
+        // and the rest run again without it.
+        this.#settle(queued, outcome);
+        this.#again([...group.slice(0, i), ...group.slice(i + 1)]);
+        return;
+      }
+      outcomes.push(outcome);
+    }
+    try {
+      this.#commit.run();
+    } catch {
+      // A deferred constraint, checked at COMMIT, names no write: each runs again alone, where
+      // only the one that breaks it fails.
+      rollback(this.#writer);
+      for (const queued of group) this.#runAlone(queued);
+      return;
+    }
+    group.forEach((queued, i) => this.#settle(queued, outcomes[i]!));
+  }
+
+  #again(rest: readonly Queued[]): void {
+    if (rest.length === 1) this.#runAlone(rest[0]!);
+    else if (rest.length > 1) this.#runTogether(rest);
+  }
+
+  #settle({ resolve, reject }: Queued, outcome: Outcome): void {
+    if (outcome.ok) resolve(outcome.value);
+    else reject(outcome.error);
   }
 
   /** One write of the group; a statement that fails is undone alone, unless SQLite undid everything. */
-  #inSavepoint(write: GroupedWrite<unknown>): { ok: true; value: unknown } | { ok: false; error: unknown } {
+  #inSavepoint(write: GroupedWrite<unknown>): Outcome {
     this.#savepoint.run();
     try {
       const value = write.inGroup();
       this.#release.run();
       return { ok: true, value };
     } catch (error) {
-      if (!this.#writer.inTransaction) throw error;
+      if (!this.#writer.inTransaction) return { ok: false, error, undidAll: true };
       this.#rollbackTo.run();
       this.#release.run();
-      return { ok: false, error };
+      return { ok: false, error, undidAll: false };
     }
   }
 }
