@@ -153,6 +153,27 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
     expect(await db.post.findUnique({ where: { slug: 'none' } })).toBeNull();
   });
 
+  it('reads by the key alone through findMany and findFirst as findUnique does, and pages it like any list', async () => {
+    const whole = await db.post.findUnique({ where: { slug: 'p1' } });
+    expect(whole).toMatchObject({ slug: 'p1', title: 'Post 1', author: ada['id'] });
+    expect(await db.post.findFirst({ where: { slug: 'p1' } })).toEqual(whole);
+    expect(await db.post.findMany({ where: { slug: 'p1' }, orderBy: { score: 'desc' }, take: 5 })).toEqual([whole]);
+    expect(await db.post.findMany({ where: { slug: 'p1' }, skip: 1 })).toEqual([]);
+    expect(await db.post.findMany({ where: { slug: 'p1' }, take: 0 })).toEqual([]);
+    expect(await db.post.findMany({ where: { slug: 'none' } })).toEqual([]);
+    const withAuthor = await db.post.findFirst({ where: { slug: 'p0' }, include: { author: { include: {} } } });
+    expect(withAuthor?.['author']).toMatchObject({ name: 'Ada' });
+    // An integer key given as text is the same key; text that cannot be one matches nothing.
+    expect(await db.author.findFirst({ where: { id: String(bob['id']) } })).toMatchObject({ name: 'bob' });
+    expect(await db.author.findMany({ where: { id: 'not a number' } })).toEqual([]);
+    expect(await db.author.findMany({ where: { id: { in: [ada['id'], bob['id']] } }, orderBy: { id: 'asc' } })).toEqual(
+      [
+        await db.author.findUnique({ where: { id: ada['id'] } }),
+        await db.author.findUnique({ where: { id: bob['id'] } }),
+      ],
+    );
+  });
+
   it('includes related keys or objects, from either side', async () => {
     const author = await db.author.findUnique({ where: { id: ada['id'] }, include: { posts: true, address: true } });
     expect(author?.['posts']).toEqual(['p0', 'p1', 'p2']);

@@ -78,12 +78,33 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   // --- reads ---------------------------------------------------------------------------------------
 
   async findMany(args: FindManyArgs<T> = {}): Promise<T[]> {
+    const byKey = this.#onlyKey(args);
+    if (byKey) return byKey.key === undefined ? [] : this.records(await this.#rowsByKey(byKey.key), args.include);
     await this.searchable(args.where);
     const query = noConditions(args.where)
       ? this.pageStatement(args)
       : (this.oneColumnStatement(args) ?? this.findQuery(args).compile());
     const rows = await this.ctx.executor.all<Row>(query);
     return this.records(rows, args.include);
+  }
+
+  /**
+   * A read of whole objects by `{ <primary key>: value }` alone (a user by name, where the name is
+   * the key) finds at most one row: the prepared by-key statement reads it, without building the
+   * general query. `key` is undefined for a value that cannot be a key, which matches nothing (as
+   * in findUnique; PostgreSQL would refuse it as a parameter). Undefined for any other read.
+   */
+  #onlyKey(args: FindManyArgs<T>): { key: unknown } | undefined {
+    const where = args.where as Rec | undefined;
+    if (!where || args.select || args.skip || (args.take !== undefined && !(args.take >= 1))) return undefined;
+    const names = Object.keys(where);
+    if (names.length !== 1 || names[0] !== this.model.primaryKey) return undefined;
+    const value = where[names[0]];
+    return typeof value === 'string' || typeof value === 'number' ? { key: this.keyValue(value) } : undefined;
+  }
+
+  #rowsByKey(key: unknown): Promise<Row[]> {
+    return this.ctx.executor.all<Row>({ sql: this.#byKey, parameters: [key] });
   }
 
   findQuery(args: FindManyArgs<T>) {
@@ -255,8 +276,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     if (keys.length === 1 && keys[0] === this.model.primaryKey && !args.select) {
       const key = this.keyValue(where[this.model.primaryKey]);
       if (key === undefined) return null;
-      const rows = await this.ctx.executor.all<Row>({ sql: this.#byKey, parameters: [key] });
-      return (await this.records(rows, args.include))[0] ?? null;
+      return (await this.records(await this.#rowsByKey(key), args.include))[0] ?? null;
     }
     return this.findFirst({
       where: args.where as Where<T>,
