@@ -223,6 +223,14 @@ describe('SQLite group commit', () => {
     expect(committedNames()).toEqual([]);
   });
 
+  it('closes after the writes asked for before it, which are committed, not refused', async () => {
+    const written = Promise.all([db.run(insert('last 1')), db.run(insert('last 2'))]);
+    await db.close();
+    expect(await written).toEqual([1, 1]);
+    expect(committedNames()).toEqual(['last 1', 'last 2']);
+    db = openSql(`sqlite:${file}`);
+  });
+
   it('keeps what it answered and what it committed the same, whatever the mix of writes (property)', async () => {
     let round = 0;
     await fc.assert(

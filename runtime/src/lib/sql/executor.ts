@@ -173,10 +173,16 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
       reader.prepare('select 1').get();
       return Promise.resolve();
     },
-    close() {
-      if (reader !== writer) reader.close();
-      writer.close();
-      return Promise.resolve();
+    // After the writes asked for before it (a background task's last one, queued for the end of
+    // the turn): they are made, not refused for a closed connection.
+    async close() {
+      const release = await writerLock();
+      try {
+        if (reader !== writer) reader.close();
+        writer.close();
+      } finally {
+        release();
+      }
     },
   };
   return db;
