@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSql, type Compiled, type SqlDatabase } from '../../runtime/src/lib/sql/executor.js';
+import { Lock, openSql, type Compiled, type SqlDatabase } from '../../runtime/src/lib/sql/executor.js';
 import { GroupCommit } from '../../runtime/src/lib/sql/group-commit.js';
 
 /** What the test uses of a better-sqlite3 connection. */
@@ -199,15 +199,10 @@ describe('SQLite group commit', () => {
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },
     });
-    let tail = Promise.resolve();
-    const acquire = () => {
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => (release = resolve));
-      const ready = tail.then(() => release);
-      tail = tail.then(() => held);
-      return ready;
-    };
-    const groups = new GroupCommit(writer as unknown as ConstructorParameters<typeof GroupCommit>[0], acquire);
+    const lock = new Lock();
+    const groups = new GroupCommit(writer as unknown as ConstructorParameters<typeof GroupCommit>[0], () =>
+      lock.acquire(),
+    );
     const run = (sql: string) => {
       const statement = () => real.prepare(sql).run();
       return groups.write({ inGroup: statement, alone: statement });

@@ -231,7 +231,7 @@ class SqliteConnection {
 }
 
 /** A FIFO async lock: one holder at a time. */
-class Lock {
+export class Lock {
   #tail: Promise<void> = Promise.resolve();
 
   acquire(): Promise<() => void> {

@@ -103,8 +103,7 @@ export class GroupCommit {
     this.#scheduled = this.#queued.length > 0;
     if (this.#scheduled) setImmediate(() => void this.#flush());
     try {
-      if (group.length === 1) this.#runAlone(group[0]!);
-      else if (group.length > 1) this.#runTogether(group);
+      this.#run(group);
     } catch (error) {
       // A savepoint's own statement failed (an I/O error): nothing of the group is kept, and
       // nobody is left waiting.
@@ -138,7 +137,7 @@ export class GroupCommit {
         // This write undid the others too (OR ROLLBACK, RAISE(ROLLBACK), a full disk): it fails,
         // and the rest run again without it.
         this.#settle(queued, outcome);
-        this.#again([...group.slice(0, i), ...group.slice(i + 1)]);
+        this.#run([...group.slice(0, i), ...group.slice(i + 1)]);
         return;
       }
       outcomes.push(outcome);
@@ -155,9 +154,10 @@ export class GroupCommit {
     group.forEach((queued, i) => this.#settle(queued, outcomes[i]!));
   }
 
-  #again(rest: readonly Queued[]): void {
-    if (rest.length === 1) this.#runAlone(rest[0]!);
-    else if (rest.length > 1) this.#runTogether(rest);
+  /** One write runs as it would without grouping; more share a transaction. */
+  #run(group: readonly Queued[]): void {
+    if (group.length === 1) this.#runAlone(group[0]!);
+    else if (group.length > 1) this.#runTogether(group);
   }
 
   #settle({ resolve, reject }: Queued, outcome: Outcome): void {
