@@ -179,9 +179,10 @@ describe.each(ENGINES)('limits on %s', (engine) => {
   });
 
   it('limits writes per client address (rate_limit.writes): 429 with Retry-After, reads unaffected, X-Forwarded-For ignored', async () => {
-    const statuses: number[] = [];
-    for (let i = 0; i < 3; i++) statuses.push((await limitedApi('POST', '/projects', { name: `limited-${i}` })).status);
-    expect(statuses).toEqual([201, 201, 201]);
+    const created = [];
+    for (let i = 0; i < 3; i++) created.push(await limitedApi('POST', '/projects', { name: `limited-${i}` }));
+    expect(created.map((r) => r.status)).toEqual([201, 201, 201]);
+    const item = `/projects/${String(created[0]!.body.id)}`;
     // http.trust_proxy is off: a made-up X-Forwarded-For is not a new client.
     const over = await limitedApi(
       'POST',
@@ -190,8 +191,12 @@ describe.each(ENGINES)('limits on %s', (engine) => {
       { headers: { 'x-forwarded-for': '203.0.113.9' } },
     );
     expectErrorBody(over, 429);
+    // Every write route counts (each gets the limit when it is made), whatever its method.
     expect((await limitedApi('DELETE', '/projects?name=limited-0')).status).toBe(429);
+    expect((await limitedApi('PATCH', item, { name: 'renamed' })).status).toBe(429);
+    expect((await limitedApi('DELETE', item)).status).toBe(429);
     expect((await limitedApi('GET', '/projects?name__startswith=limited-')).body.total).toBe(3);
+    expect((await limitedApi('GET', item)).body.name).toBe('limited-0');
   });
 
   it('limits the auth routes per client address (rate_limit.auth), however X-Forwarded-For changes', async () => {

@@ -139,12 +139,14 @@ export function createApp(options: AppOptions): FastifyInstance {
  */
 function warnOfUntrustedProxy(app: FastifyInstance): void {
   let warned = false;
-  app.addHook('onRequest', async (request) => {
-    if (warned || request.headers['x-forwarded-for'] === undefined) return;
-    warned = true;
-    request.log.warn(
-      'requests come through a proxy (X-Forwarded-For) but http.trust_proxy is off: the rate limits and the login brake count every client as the proxy; set http.trust_proxy to the proxy (see README.md)',
-    );
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!warned && request.headers['x-forwarded-for'] !== undefined) {
+      warned = true;
+      request.log.warn(
+        'requests come through a proxy (X-Forwarded-For) but http.trust_proxy is off: the rate limits and the login brake count every client as the proxy; set http.trust_proxy to the proxy (see README.md)',
+      );
+    }
+    done();
   });
 }
 

@@ -5,7 +5,7 @@
  * instances behind a balancer a client gets up to N times the limit.
  */
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import type { RateLimits } from '../config.js';
 import { HttpError } from '../errors.js';
@@ -38,12 +38,34 @@ export const rateLimits = fp<RateLimitOptions>(
       max === 0 ? null : (app.rateLimit({ max, timeWindow: limits.window }) as Limiter);
     const writes = limiter(limits.writes);
     const auth = limiter(limits.auth);
-    // A callback hook: reads, which no limit counts, pay no promise for it.
-    app.addHook('onRequest', (request, reply, done) => {
-      const limit = request.url.startsWith(authPrefix) ? auth : WRITES.has(request.method) ? writes : null;
-      if (limit) limit(request, reply).then(() => done(), done);
-      else done();
+    // Each route gets the limit that counts it when it is made (every route is made after this
+    // plugin): reads, which no limit counts, run no hook for it.
+    app.addHook('onRoute', (route) => {
+      const hook = route.url.startsWith(authPrefix)
+        ? counting(auth, () => true)
+        : methodsOf(route).some((m) => WRITES.has(m))
+          ? counting(writes, (request) => WRITES.has(request.method))
+          : null;
+      if (hook) route.onRequest = [...hooksOf(route.onRequest), hook];
     });
   },
   { name: 'rate-limits', fastify: '5.x' },
 );
+
+/** The hook of a limit for the requests it counts (a callback hook: no promise for the others); none when the limit is off. */
+function counting(limit: Limiter | null, counts: (request: FastifyRequest) => boolean): onRequestHookHandler | null {
+  if (!limit) return null;
+  return (request, reply, done) => {
+    if (counts(request)) limit(request, reply).then(() => done(), done);
+    else done();
+  };
+}
+
+/** Fastify's shorthand routes have one method; `route()` may list several. */
+function methodsOf(route: RouteOptions): readonly string[] {
+  return Array.isArray(route.method) ? route.method : [route.method];
+}
+
+function hooksOf<H>(hooks: H | H[] | undefined): H[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
+}

@@ -169,7 +169,8 @@ export class RouteContext {
     const object =
       this.route.kind === 'attribute' ? await this.parent(this.services.db, request) : await this.load(request);
     if (!early) await this.policy.authorize(request, permission, this.route, object);
-    authorized.set(request, object);
+    // Only a write asks twice (its guard, then its handler); a weak map's entry costs a read for nothing.
+    if (request.method !== 'GET' && request.method !== 'HEAD') authorized.set(request, object);
     return object;
   }
 
