@@ -429,3 +429,34 @@ function describe(model: Model, field: FieldSpec): string {
   const range = field.type !== 'list' && field.range ? ` from ${field.range[0]} to ${field.range[1]}` : '';
   return words[type] ? `${words[type]}${range}` : `a valid ${field.name} of ${model.name}`;
 }
+
+/** The query parameters that say where a page starts: the next page's link says its own. */
+const PAGING = new Set(['_start', '_page', '_after']);
+
+/**
+ * `url` (path and query, as the request gave it) without its paging parameters, ending in `?` or
+ * `&` for one more. By hand, not with `URL`: parsing and re-encoding the URL was a tenth of a page's CPU.
+ */
+export function withoutPaging(url: string): string {
+  const end = url.indexOf('#');
+  const whole = end < 0 ? url : url.slice(0, end);
+  const mark = whole.indexOf('?');
+  if (mark < 0) return `${whole}?`;
+  const kept = whole
+    .slice(mark + 1)
+    .split('&')
+    .filter((pair) => pair !== '' && !PAGING.has(parameterName(pair)));
+  return `${whole.slice(0, mark)}?${kept.map((pair) => `${pair}&`).join('')}`;
+}
+
+/** The name of `name=value` as the query parser reads it (`%5Fstart` is `_start`). */
+function parameterName(pair: string): string {
+  const equals = pair.indexOf('=');
+  const name = equals < 0 ? pair : pair.slice(0, equals);
+  if (!name.includes('%') && !name.includes('+')) return name;
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' '));
+  } catch {
+    return name;
+  }
+}

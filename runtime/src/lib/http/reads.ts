@@ -3,7 +3,7 @@
  * and of one object, with its ETag. A read takes a transaction only when the model has handlers for it.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { parseItemFields, parseListQuery, type ListQuery } from './query.js';
+import { parseItemFields, parseListQuery, withoutPaging, type ListQuery } from './query.js';
 import { afterCursor, encodeCursor } from './cursor.js';
 import { etagOf } from './etag.js';
 import { includeFor } from './serialize.js';
@@ -74,15 +74,10 @@ function nextPage(
   const start = query.skip + records.length;
   const ranked = query.where.SEARCH !== undefined && query.orderBy.length === 0;
   if (ranked && start > (ctx.services.maxOffset ?? Infinity)) return undefined;
-  const url = new URL(request.url, 'http://service');
-  for (const name of ['_start', '_page', '_after']) url.searchParams.delete(name);
-  if (ranked) url.searchParams.set('_start', String(start));
-  else
-    url.searchParams.set(
-      '_after',
-      encodeCursor(ctx.model, query.orderBy, records.at(-1)!, start, ctx.services.db.models),
-    );
-  return `${request.protocol}://${request.host}${url.pathname}${url.search}`;
+  const next = ranked
+    ? `_start=${start}`
+    : `_after=${encodeCursor(ctx.model, query.orderBy, records.at(-1)!, start, ctx.services.db.models)}`;
+  return `${request.protocol}://${request.host}${withoutPaging(request.url)}${next}`;
 }
 
 /** A selection as a condition: every object (none), no object, or those it selects. */
