@@ -506,13 +506,16 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     return this.run(() => tx.all<Row>(query));
   }
 
-  /** `delete … where key = ? returning` the model's columns (the row as it was). */
+  /** `delete … where key = ? returning` the model's columns (the row as it was); compiled once per model. */
   deleteOf(key: unknown): Compiled {
-    return this.ctx.compiler
-      .deleteFrom(this.model.table)
-      .where(this.model.primaryKey, '=', key as never)
-      .returning(this.allColumns())
-      .compile();
+    const { sql: text } = compiledOnce(this.model, this.dialect, 'delete:key', () =>
+      this.ctx.compiler
+        .deleteFrom(this.model.table)
+        .where(this.model.primaryKey, '=', 0 as never)
+        .returning(this.allColumns())
+        .compile(),
+    );
+    return { sql: text, parameters: [key] };
   }
 
   /** `insert … returning` the model's columns. */
