@@ -432,7 +432,12 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
       expect(await found('anonymous', q('okapi'))).toHaveLength(1);
       await write(`delete from book where id = ${low - 1}`);
 
-      // Through the service, without a search: the background takes the write within a moment.
+      // Through the service, without a search: the background takes the write within a moment, and
+      // what was marked before it (more than one background batch: 250 new rows, 250 changed).
+      await write(
+        `with recursive n(i) as (select 1 union all select i + 1 from n where i < 250) insert into book (title) select 'marked ' || i from n`,
+      );
+      await write("update book set body = 'ibex' where title like 'marked %'");
       const created = await as('admin', 'POST', '/books', { title: 'Background gnu' });
       expect(created.status).toBe(201);
       const state = () =>
@@ -444,6 +449,8 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
       await expect
         .poll(state, { timeout: 5000, interval: 50 })
         .toEqual([{ stale: 0, mark: Number(created.body.id), top: Number(created.body.id) }]);
+      expect((await as('admin', 'GET', '/books?q=ibex&_count=1')).body).toEqual({ count: 250 });
+      await write("delete from book where title like 'marked %'");
       expect((await as('admin', 'DELETE', `/books/${created.body.id}`)).status).toBe(200);
     },
   );
