@@ -39,10 +39,25 @@ describe('withoutPaging', () => {
 
   it('reads back as URL would have made it, for any query', () => {
     const piece = fc.oneof(
-      fc.constantFrom('_start', '_page', '_after', '%5Fstart', '_st%61rt', '_limit', 'name', 'a+b', '%', '%zz', '=', ''),
+      fc.constantFrom(
+        '_start',
+        '_page',
+        '_after',
+        '%5Fstart',
+        '_st%61rt',
+        '_limit',
+        'name',
+        'a+b',
+        '%',
+        '%zz',
+        '=',
+        '',
+      ),
       fc.string({ maxLength: 6 }).map((s) => encodeURIComponent(s)),
     );
-    const pair = fc.tuple(piece, fc.option(piece, { nil: undefined })).map(([n, v]) => (v === undefined ? n : `${n}=${v}`));
+    const pair = fc
+      .tuple(piece, fc.option(piece, { nil: undefined }))
+      .map(([n, v]) => (v === undefined ? n : `${n}=${v}`));
     fc.assert(
       fc.property(fc.array(pair, { maxLength: 8 }), (pairs) => {
         const url = `/v1/items?${pairs.join('&')}`;
