@@ -150,6 +150,23 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
     expect(selected).toEqual({ slug: 'p1', title: 'Post 1' });
     expect(await db.post.count({ where: { status: 'published' } })).toBe(2);
     expect(await db.post.count()).toBe(3);
+    // A count agrees with the list it counts, on every engine.
+    for (const where of [
+      { status: 'draft' },
+      { status: 'nope' },
+      { status: { in: ['draft', 'published'] } },
+      { status: { in: ['published', 'nope'] } },
+      { score: 10 },
+      { score: { in: [0, 20] } },
+      { author: ada['id'] },
+    ])
+      expect(await db.post.count({ where }), JSON.stringify(where)).toBe((await db.post.findMany({ where })).length);
+    expect(await db.author.count({ where: { id: 'not a number' } })).toBe(0);
+    // Of a list of keys, the values that can be keys (PostgreSQL refused `x` for an integer key).
+    expect(await db.author.count({ where: { id: { in: [ada['id'], 'x', bob['id']] } } })).toBe(2);
+    expect(await db.author.findMany({ where: { id: { in: [ada['id'], 'x', bob['id']] } } })).toHaveLength(2);
+    expect(await db.author.count({ where: { id: { notIn: ['x', ada['id']] } } })).toBe(1);
+    expect(await db.author.count({ where: { id: { in: ['x'] } } })).toBe(0);
     expect(await db.post.findUnique({ where: { slug: 'none' } })).toBeNull();
   });
 

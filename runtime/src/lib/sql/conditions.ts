@@ -87,7 +87,9 @@ function fieldCondition(
         break;
       case 'in':
       case 'notIn': {
-        const list = (operand as unknown[]).map(convert).filter((v) => v !== undefined);
+        // Of the key, the values that can be keys: `abc` is no integer key (PostgreSQL would refuse it).
+        const keys = field.primaryKey ? (operand as unknown[]).map((v) => source.keyValue(v)) : (operand as unknown[]);
+        const list = keys.map((v) => (v === undefined ? undefined : convert(v))).filter((v) => v !== undefined);
         if (op === 'in') parts.push(list.length ? eb(ref, 'in', list as never) : sql<SqlBool>`1 = 0`);
         else if (list.length) parts.push(eb(ref, 'not in', list as never));
         break;

@@ -198,7 +198,11 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       return undefined;
     const given = valuesOf(condition);
     if (!given || given.some((v) => v === null || typeof v === 'object')) return undefined;
-    const values = given.map((v) => dbValue(v, field, this.dialect)).filter((v) => v !== undefined);
+    // Of the key, the values that can be keys (PostgreSQL refuses `abc` for an integer key; SQLite matches nothing).
+    const values = given
+      .map((v) => (field.primaryKey ? this.keyValue(v) : v))
+      .map((v) => (v === undefined ? undefined : dbValue(v, field, this.dialect)))
+      .filter((v) => v !== undefined);
     // An empty list matches nothing: the general way says so (`1 = 0`).
     if (values.length === 0) return undefined;
     const list = typeof condition === 'object';
@@ -286,6 +290,9 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   }
 
   async count(args: { where?: Where<T> } = {}): Promise<number> {
+    // A value that cannot be a key matches nothing, as in findMany (PostgreSQL would refuse it).
+    const byKey = this.#onlyKey({ where: args.where });
+    if (byKey && byKey.key === undefined) return 0;
     await this.searchable(args.where);
     // SQLite counts a search alone in its index, without reading the table.
     const search = this.dialect === 'sqlite' ? searchOnly(args.where) : undefined;
