@@ -80,6 +80,19 @@ describe.each(['sqlite', 'postgres'] as const)('the statements sent to %s', (eng
     expect(page, statements.join('\n')).toMatch(engine === 'sqlite' ? /\blimit \d+$/i : /\blimit \$\d+/i);
   });
 
+  it('count a search alone in the search index on SQLite, and a search with a filter in the table', async () => {
+    const counted = async (path: string) => {
+      const statements = await statementsOf(async () => {
+        expect((await api('GET', path)).status).toBe(200);
+      });
+      return statements.filter((s) => /count\(/i.test(s)).join('\n');
+    };
+    const alone = await counted('/stories?q=story&_count=1');
+    const filtered = await counted('/stories?q=story&name=x&_count=1');
+    expect(filtered).toMatch(/from "story"/);
+    if (engine === 'sqlite') expect(alone, alone).not.toMatch(/from "story"/);
+  });
+
   it('never hold a value the client sent', async () => {
     for (const payload of PAYLOADS) {
       const value = encodeURIComponent(payload);

@@ -85,7 +85,7 @@ export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: Query
   }
   const fieldsText = list('_fields') ?? '';
   const query: ListQuery = {
-    where: search ? { ...filters(model, raw, errors), SEARCH: search } : filters(model, raw, errors),
+    where: conditions(filters(model, raw, errors), search),
     orderBy,
     skip,
     take,
@@ -263,7 +263,21 @@ function sorting(model: Model, text: string | undefined, errors: FieldError[]): 
   return out;
 }
 
-function filters(model: Model, raw: RawQuery, errors: FieldError[]): Where<Record<string, unknown>> {
+/**
+ * The filters and the search as one condition. One filter alone stands alone: the repositories
+ * read a condition on one column by a statement compiled once (SqlRepository.oneColumn), where
+ * `AND` takes the general way. Beside a search, the filters stay in an AND of their own, so that a
+ * field's name never meets `SEARCH`, and a search alone is `{ SEARCH }` (SQLite counts it in its index).
+ */
+function conditions(
+  and: Where<Record<string, unknown>>[],
+  search: SearchFilter | undefined,
+): Where<Record<string, unknown>> {
+  if (search) return and.length ? { AND: and, SEARCH: search } : { SEARCH: search };
+  return and.length > 1 ? { AND: and } : (and[0] ?? {});
+}
+
+function filters(model: Model, raw: RawQuery, errors: FieldError[]): Where<Record<string, unknown>>[] {
   const and: Where<Record<string, unknown>>[] = [];
   for (const [param, rawValue] of Object.entries(raw)) {
     if (RESERVED.has(param) || rawValue === undefined) continue;
@@ -290,7 +304,7 @@ function filters(model: Model, raw: RawQuery, errors: FieldError[]): Where<Recor
     const condition = fieldFilter(model, field, operator, texts, param, errors);
     if (condition) and.push(condition);
   }
-  return and.length ? { AND: and } : {};
+  return and;
 }
 
 function fieldFilter(

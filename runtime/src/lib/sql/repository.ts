@@ -190,7 +190,35 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
    * the same: `column = value`, or `column in (values)` of the values that can be keys.
    */
   oneColumnStatement(args: FindManyArgs<T>): Compiled | undefined {
-    const entries = Object.entries(args.where ?? {}).filter(([, v]) => v !== undefined);
+    const one = this.oneColumn(args.where);
+    if (!one) return undefined;
+    const key = JSON.stringify([
+      one.name,
+      one.list,
+      one.values.length,
+      args.select ?? null,
+      args.orderBy ?? null,
+      this.takeOfShape(args.take) ?? null,
+      Boolean(args.skip),
+    ]);
+    const shape = compiledOnce(this.model, this.dialect, `column:${key}`, () =>
+      whereOneColumn(
+        this.findQuery({ ...args, where: undefined, take: this.takeOfShape(args.take), skip: args.skip ? SKIP : 0 }),
+        one,
+      ).compile(),
+    );
+    return {
+      sql: shape.sql,
+      parameters: shape.parameters.map((p) => (p === TAKE ? args.take : p === SKIP ? args.skip : valueFor(p, one))),
+    };
+  }
+
+  /**
+   * A condition on one plain column (`column = value`, or `column in (values)` of the values that
+   * can be stored there), which statements take as a shape compiled once; undefined for any other.
+   */
+  oneColumn(where: Where<T> | undefined): OneColumn | undefined {
+    const entries = Object.entries(where ?? {}).filter(([, v]) => v !== undefined);
     if (entries.length !== 1) return undefined;
     const [name, condition] = entries[0]!;
     const field = this.model.field(name);
@@ -205,39 +233,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       .filter((v) => v !== undefined);
     // An empty list matches nothing: the general way says so (`1 = 0`).
     if (values.length === 0) return undefined;
-    const list = typeof condition === 'object';
-    const key = JSON.stringify([
-      name,
-      list,
-      values.length,
-      args.select ?? null,
-      args.orderBy ?? null,
-      this.takeOfShape(args.take) ?? null,
-      Boolean(args.skip),
-    ]);
-    const stands = values.map((_, i) => VALUE - i);
-    const shape = compiledOnce(this.model, this.dialect, `column:${key}`, () => {
-      const page = this.findQuery({
-        ...args,
-        where: undefined,
-        take: this.takeOfShape(args.take),
-        skip: args.skip ? SKIP : 0,
-      });
-      const column = `${this.model.table}.${field.column!}`;
-      return (list ? page.where(column, 'in', stands) : page.where(column, '=', stands[0]!)).compile();
-    });
-    return {
-      sql: shape.sql,
-      parameters: shape.parameters.map((p) =>
-        p === TAKE
-          ? args.take
-          : p === SKIP
-            ? args.skip
-            : typeof p === 'number' && p <= VALUE && p > VALUE - values.length
-              ? values[VALUE - p]
-              : p,
-      ),
-    };
+    return { name, column: `${this.model.table}.${field.column}`, values, list: typeof condition === 'object' };
   }
 
   /**
@@ -303,14 +299,26 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       return Number(rows[0]?.n ?? 0);
     }
     const counted = () => this.table().select((eb) => eb.fn.countAll().as('n'));
-    // The whole table's count is compiled once; with conditions, for each request.
+    // The whole table's count, and a count on one column (a filtered page's total), are compiled
+    // once per shape; with other conditions, for each request.
+    const one = this.oneColumn(args.where);
     const query = noConditions(args.where)
       ? compiledOnce(this.model, this.dialect, 'count', () => counted().compile())
-      : counted()
-          .where((eb) => this.conditionOf(eb, args.where))
-          .compile();
+      : one
+        ? this.#countOfOneColumn(one, counted)
+        : counted()
+            .where((eb) => this.conditionOf(eb, args.where))
+            .compile();
     const rows = await this.ctx.executor.all<{ n: unknown }>(query);
     return Number(rows[0]?.n ?? 0);
+  }
+
+  #countOfOneColumn(one: OneColumn, counted: () => SelectQueryBuilder<AnyDB, string, Row>): Compiled {
+    const key = JSON.stringify([one.name, one.list, one.values.length]);
+    const shape = compiledOnce(this.model, this.dialect, `count:${key}`, () =>
+      whereOneColumn(counted(), one).compile(),
+    );
+    return { sql: shape.sql, parameters: shape.parameters.map((p) => valueFor(p, one)) };
   }
 
   /** The primary keys of the objects that match, in key order. */
@@ -754,6 +762,29 @@ function searches(where: unknown): boolean {
 }
 
 /** Stand-ins for a page's limit and offset, and for values (VALUE, VALUE - 1, …), while its SQL is compiled. */
+/** A condition on one plain column (`SqlRepository.oneColumn`). */
+interface OneColumn {
+  readonly name: string;
+  /** `table.column`. */
+  readonly column: string;
+  /** As stored. */
+  readonly values: unknown[];
+  /** `in (values)`, not `= value`. */
+  readonly list: boolean;
+}
+
+/** `query` with `one`'s condition on stand-ins for its values (`valueFor` puts them back). */
+function whereOneColumn<Q extends SelectQueryBuilder<AnyDB, string, Row>>(query: Q, one: OneColumn): Q {
+  const stands = one.values.map((_, i) => VALUE - i);
+  return (one.list ? query.where(one.column, 'in', stands) : query.where(one.column, '=', stands[0]!)) as Q;
+}
+
+function valueFor(parameter: unknown, one: OneColumn): unknown {
+  return typeof parameter === 'number' && parameter <= VALUE && parameter > VALUE - one.values.length
+    ? one.values[VALUE - parameter]
+    : parameter;
+}
+
 const TAKE = -7_770_001;
 const SKIP = -7_770_002;
 const VALUE = -7_780_000;
