@@ -159,8 +159,20 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
       { score: 10 },
       { score: { in: [0, 20] } },
       { author: ada['id'] },
-    ])
-      expect(await db.post.count({ where }), JSON.stringify(where)).toBe((await db.post.findMany({ where })).length);
+      { status: 'published', score: 10 },
+      { AND: [{ status: 'published' }, { score: { in: [10, 20, 30] } }] },
+      { AND: [{ status: 'draft' }, { AND: [{ score: 0 }, { title: 'Post 0' }] }] },
+      { AND: [{ status: 'draft' }, { score: 10 }] },
+      { slug: { in: ['p0', 'p2'] }, status: 'published' },
+      { status: { equals: 'draft' } },
+      { AND: [{ status: { equals: 'published' } }, { score: { in: [10] } }] },
+      { status: { equals: null } },
+    ]) {
+      // The same conditions under an OR of one take the general way (conditions.ts): the same objects.
+      const general = await db.post.findMany({ where: { OR: [where] }, orderBy: { slug: 'asc' } });
+      expect(await db.post.findMany({ where, orderBy: { slug: 'asc' } }), JSON.stringify(where)).toEqual(general);
+      expect(await db.post.count({ where }), JSON.stringify(where)).toBe(general.length);
+    }
     expect(await db.author.count({ where: { id: 'not a number' } })).toBe(0);
     // Of a list of keys, the values that can be keys (PostgreSQL refused `x` for an integer key).
     expect(await db.author.count({ where: { id: { in: [ada['id'], 'x', bob['id']] } } })).toBe(2);

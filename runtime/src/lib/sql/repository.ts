@@ -83,7 +83,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     await this.searchable(args.where);
     const query = noConditions(args.where)
       ? this.pageStatement(args)
-      : (this.oneColumnStatement(args) ?? this.findQuery(args).compile());
+      : (this.plainStatement(args) ?? this.findQuery(args).compile());
     const rows = await this.ctx.executor.all<Row>(query);
     return this.records(rows, args.include);
   }
@@ -181,59 +181,66 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   }
 
   /**
-   * `{ field: value }` or `{ field: { in: [...] } }` on a column of plain values: a user by name,
-   * the objects related to a page (findIn), what handlers look up most. Its SQL depends only on the
-   * field, the number of values and the page's shape, so it is compiled once per such shape (with
-   * stand-ins for the values, as pageStatement does), not by Kysely on every call: Kysely building
-   * and compiling was a quarter of the CPU of a member's GET of one object (bench/RESULTS.md).
+   * `{ field: value }`, `{ field: { in: [...] } }`, several of those at once or in an AND, on
+   * columns of plain values: a user by name, the objects related to a page (findIn), a filtered
+   * page, what handlers look up most. Its SQL depends only on the fields, the numbers of values and
+   * the page's shape, so it is compiled once per such shape (with stand-ins for the values, as
+   * pageStatement does), not by Kysely on every call: Kysely building and compiling was a quarter
+   * of the CPU of a member's GET of one object, and of a filtered page (bench/RESULTS.md).
    * Undefined for any other condition, which takes the general way (conditions.ts) — and means
    * the same: `column = value`, or `column in (values)` of the values that can be keys.
    */
-  oneColumnStatement(args: FindManyArgs<T>): Compiled | undefined {
-    const one = this.oneColumn(args.where);
-    if (!one) return undefined;
+  plainStatement(args: FindManyArgs<T>): Compiled | undefined {
+    const plain = this.plainConditions(args.where);
+    if (!plain) return undefined;
     const key = JSON.stringify([
-      one.name,
-      one.list,
-      one.values.length,
+      plain.shape,
       args.select ?? null,
       args.orderBy ?? null,
       this.takeOfShape(args.take) ?? null,
       Boolean(args.skip),
     ]);
     const shape = compiledOnce(this.model, this.dialect, `column:${key}`, () =>
-      whereOneColumn(
+      wherePlain(
         this.findQuery({ ...args, where: undefined, take: this.takeOfShape(args.take), skip: args.skip ? SKIP : 0 }),
-        one,
+        plain,
       ).compile(),
     );
     return {
       sql: shape.sql,
-      parameters: shape.parameters.map((p) => (p === TAKE ? args.take : p === SKIP ? args.skip : valueFor(p, one))),
+      parameters: shape.parameters.map((p) => (p === TAKE ? args.take : p === SKIP ? args.skip : valueFor(p, plain))),
     };
   }
 
   /**
-   * A condition on one plain column (`column = value`, or `column in (values)` of the values that
-   * can be stored there), which statements take as a shape compiled once; undefined for any other.
+   * Conditions that must all hold, each `column = value` or `column in (values)` on a plain
+   * column (of the values that can be stored there): the field's own, or an AND of such, as a
+   * filtered page asks. Statements take them as a shape compiled once; undefined for any other.
    */
-  oneColumn(where: Where<T> | undefined): OneColumn | undefined {
-    const entries = Object.entries(where ?? {}).filter(([, v]) => v !== undefined);
-    if (entries.length !== 1) return undefined;
-    const [name, condition] = entries[0]!;
-    const field = this.model.field(name);
-    if (!field?.column || this.model.relation(name) || field.type === 'list' || !PLAIN.has(field.storage))
-      return undefined;
-    const given = valuesOf(condition);
-    if (!given || given.some((v) => v === null || typeof v === 'object')) return undefined;
-    // Of the key, the values that can be keys (PostgreSQL refuses `abc` for an integer key; SQLite matches nothing).
-    const values = given
-      .map((v) => (field.primaryKey ? this.keyValue(v) : v))
-      .map((v) => (v === undefined ? undefined : dbValue(v, field, this.dialect)))
-      .filter((v) => v !== undefined);
-    // An empty list matches nothing: the general way says so (`1 = 0`).
-    if (values.length === 0) return undefined;
-    return { name, column: `${this.model.table}.${field.column}`, values, list: typeof condition === 'object' };
+  plainConditions(where: Where<T> | undefined): PlainConditions | undefined {
+    const parts = conjuncts(where);
+    if (!parts || parts.length === 0 || parts.length > MOST_PLAIN_CONDITIONS) return undefined;
+    const shape: [string, boolean, number][] = [];
+    const values: unknown[] = [];
+    const columns: string[] = [];
+    for (const [name, condition] of parts) {
+      const field = this.model.field(name);
+      if (!field?.column || this.model.relation(name) || field.type === 'list' || !PLAIN.has(field.storage))
+        return undefined;
+      const given = valuesOf(condition);
+      if (!given || given.values.some((v) => v === null || typeof v === 'object')) return undefined;
+      // Of the key, the values that can be keys (PostgreSQL refuses `abc` for an integer key; SQLite matches nothing).
+      const stored = given.values
+        .map((v) => (field.primaryKey ? this.keyValue(v) : v))
+        .map((v) => (v === undefined ? undefined : dbValue(v, field, this.dialect)))
+        .filter((v) => v !== undefined);
+      // An empty list matches nothing: the general way says so (`1 = 0`).
+      if (stored.length === 0) return undefined;
+      shape.push([name, given.list, stored.length]);
+      columns.push(`${this.model.table}.${field.column}`);
+      values.push(...stored);
+    }
+    return { shape, columns, values };
   }
 
   /**
@@ -299,13 +306,13 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       return Number(rows[0]?.n ?? 0);
     }
     const counted = () => this.table().select((eb) => eb.fn.countAll().as('n'));
-    // The whole table's count, and a count on one column (a filtered page's total), are compiled
-    // once per shape; with other conditions, for each request.
-    const one = this.oneColumn(args.where);
+    // The whole table's count, and a count of plain conditions (a filtered page's total), are
+    // compiled once per shape; with other conditions, for each request.
+    const plain = this.plainConditions(args.where);
     const query = noConditions(args.where)
       ? compiledOnce(this.model, this.dialect, 'count', () => counted().compile())
-      : one
-        ? this.#countOfOneColumn(one, counted)
+      : plain
+        ? this.#countOfPlain(plain, counted)
         : counted()
             .where((eb) => this.conditionOf(eb, args.where))
             .compile();
@@ -313,12 +320,11 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     return Number(rows[0]?.n ?? 0);
   }
 
-  #countOfOneColumn(one: OneColumn, counted: () => SelectQueryBuilder<AnyDB, string, Row>): Compiled {
-    const key = JSON.stringify([one.name, one.list, one.values.length]);
-    const shape = compiledOnce(this.model, this.dialect, `count:${key}`, () =>
-      whereOneColumn(counted(), one).compile(),
+  #countOfPlain(plain: PlainConditions, counted: () => SelectQueryBuilder<AnyDB, string, Row>): Compiled {
+    const shape = compiledOnce(this.model, this.dialect, `count:${JSON.stringify(plain.shape)}`, () =>
+      wherePlain(counted(), plain).compile(),
     );
-    return { sql: shape.sql, parameters: shape.parameters.map((p) => valueFor(p, one)) };
+    return { sql: shape.sql, parameters: shape.parameters.map((p) => valueFor(p, plain)) };
   }
 
   /** The primary keys of the objects that match, in key order. */
@@ -762,26 +768,54 @@ function searches(where: unknown): boolean {
 }
 
 /** Stand-ins for a page's limit and offset, and for values (VALUE, VALUE - 1, …), while its SQL is compiled. */
-/** A condition on one plain column (`SqlRepository.oneColumn`). */
-interface OneColumn {
-  readonly name: string;
-  /** `table.column`. */
-  readonly column: string;
-  /** As stored. */
-  readonly values: unknown[];
-  /** `in (values)`, not `= value`. */
-  readonly list: boolean;
+/** Conditions that must all hold, each on one plain column (`SqlRepository.plainConditions`). */
+interface PlainConditions {
+  /** Each condition's field, whether it is `in (…)` (not `=`), and its number of values. */
+  readonly shape: readonly [string, boolean, number][];
+  /** Each condition's `table.column`. */
+  readonly columns: readonly string[];
+  /** Every condition's values, as stored, in order. */
+  readonly values: readonly unknown[];
 }
 
-/** `query` with `one`'s condition on stand-ins for its values (`valueFor` puts them back). */
-function whereOneColumn<Q extends SelectQueryBuilder<AnyDB, string, Row>>(query: Q, one: OneColumn): Q {
-  const stands = one.values.map((_, i) => VALUE - i);
-  return (one.list ? query.where(one.column, 'in', stands) : query.where(one.column, '=', stands[0]!)) as Q;
+/** Plain conditions at most in one compiled shape: the shapes a model keeps stay few. */
+const MOST_PLAIN_CONDITIONS = 8;
+
+/** The `[field, condition]` pairs all of which `where` asks for (its keys, and those of its ANDs); undefined for anything else. */
+function conjuncts(where: unknown): [string, unknown][] | undefined {
+  if (typeof where !== 'object' || where === null || Array.isArray(where)) return undefined;
+  const out: [string, unknown][] = [];
+  for (const [key, value] of Object.entries(where)) {
+    if (value === undefined) continue;
+    if (key !== 'AND') {
+      out.push([key, value]);
+      continue;
+    }
+    if (!Array.isArray(value)) return undefined;
+    for (const part of value) {
+      const inner = conjuncts(part);
+      if (!inner) return undefined;
+      out.push(...inner);
+    }
+  }
+  return out;
 }
 
-function valueFor(parameter: unknown, one: OneColumn): unknown {
-  return typeof parameter === 'number' && parameter <= VALUE && parameter > VALUE - one.values.length
-    ? one.values[VALUE - parameter]
+/** `query` with `plain`'s conditions on stand-ins for their values (`valueFor` puts them back). */
+function wherePlain<Q extends SelectQueryBuilder<AnyDB, string, Row>>(query: Q, plain: PlainConditions): Q {
+  let next = 0;
+  let out = query;
+  plain.shape.forEach(([, list, count], i) => {
+    const stands = Array.from({ length: count }, () => VALUE - next++);
+    const column = plain.columns[i]!;
+    out = (list ? out.where(column, 'in', stands) : out.where(column, '=', stands[0]!)) as Q;
+  });
+  return out;
+}
+
+function valueFor(parameter: unknown, plain: PlainConditions): unknown {
+  return typeof parameter === 'number' && parameter <= VALUE && parameter > VALUE - plain.values.length
+    ? plain.values[VALUE - parameter]
     : parameter;
 }
 
@@ -790,11 +824,12 @@ const SKIP = -7_770_002;
 const VALUE = -7_780_000;
 
 /** The values of `value` or `{ in: [values] }`; undefined for any other condition. */
-function valuesOf(condition: unknown): unknown[] | undefined {
-  if (typeof condition !== 'object' || condition === null) return [condition];
+function valuesOf(condition: unknown): { values: unknown[]; list: boolean } | undefined {
+  if (typeof condition !== 'object' || condition === null) return { values: [condition], list: false };
   if (Array.isArray(condition) || Object.keys(condition).length !== 1) return undefined;
+  if ('equals' in condition) return { values: [condition.equals], list: false };
   const list = (condition as { in?: unknown }).in;
-  return Array.isArray(list) ? (list as unknown[]) : undefined;
+  return Array.isArray(list) ? { values: list as unknown[], list: true } : undefined;
 }
 
 /** Storage whose values a condition compares as they are (not json lists and objects, not blobs). */
