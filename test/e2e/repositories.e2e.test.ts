@@ -5,6 +5,7 @@
  * sort, paging, select, include, count, writes through both sides of a relationship, bulk writes,
  * ondelete rules and the errors of each operation.
  */
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
 import { builtProject, openProjectDatabase } from '../support/project.js';
@@ -167,6 +168,10 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
       { status: { equals: 'draft' } },
       { AND: [{ status: { equals: 'published' } }, { score: { in: [10] } }] },
       { status: { equals: null } },
+      { score: { gt: 0 } },
+      { AND: [{ score: { gte: 10 } }, { score: { lt: 20 } }] },
+      { AND: [{ score: { lte: 10 } }, { status: 'published' }, { slug: { gt: 'p0' } }] },
+      { title: { lt: 'Post 2' } },
     ]) {
       // The same conditions under an OR of one take the general way (conditions.ts): the same objects.
       const general = await db.post.findMany({ where: { OR: [where] }, orderBy: { slug: 'asc' } });
@@ -180,6 +185,34 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
     expect(await db.author.count({ where: { id: { notIn: ['x', ada['id']] } } })).toBe(1);
     expect(await db.author.count({ where: { id: { in: ['x'] } } })).toBe(0);
     expect(await db.post.findUnique({ where: { slug: 'none' } })).toBeNull();
+  });
+
+  it('finds and counts by conditions compiled once per shape what the general way finds, for any such conditions', async () => {
+    const value: Record<string, fc.Arbitrary<string | number>> = {
+      status: fc.constantFrom('draft', 'published', 'gone'),
+      score: fc.constantFrom(0, 10, 15, 20),
+      slug: fc.constantFrom('p0', 'p1', 'p9'),
+    };
+    const condition = fc.oneof(
+      ...Object.entries(value).map(([field, v]) =>
+        fc.oneof(
+          v.map((x) => ({ [field]: x })),
+          fc
+            .record({ op: fc.constantFrom('equals', 'gt', 'gte', 'lt', 'lte'), x: v })
+            .map(({ op, x }) => ({ [field]: { [op]: x } })),
+          fc.array(v, { minLength: 1, maxLength: 3 }).map((xs) => ({ [field]: { in: xs } })),
+        ),
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(condition, { minLength: 1, maxLength: 4 }), async (conditions) => {
+        const where = { AND: conditions };
+        const general = await db.post.findMany({ where: { OR: [where] }, orderBy: { slug: 'asc' } });
+        expect(await db.post.findMany({ where, orderBy: { slug: 'asc' } })).toEqual(general);
+        expect(await db.post.count({ where })).toBe(general.length);
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it('reads by the key alone through findMany and findFirst as findUnique does, and pages it like any list', async () => {

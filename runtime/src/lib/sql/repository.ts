@@ -181,14 +181,14 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   }
 
   /**
-   * `{ field: value }`, `{ field: { in: [...] } }`, several of those at once or in an AND, on
-   * columns of plain values: a user by name, the objects related to a page (findIn), a filtered
+   * `{ field: value }`, `{ field: { in: [...] } }`, `{ field: { gte: value } }`…, several of those
+   * at once or in an AND, on columns of plain values: a user by name, the objects related to a page (findIn), a filtered
    * page, what handlers look up most. Its SQL depends only on the fields, the numbers of values and
    * the page's shape, so it is compiled once per such shape (with stand-ins for the values, as
    * pageStatement does), not by Kysely on every call: Kysely building and compiling was a quarter
    * of the CPU of a member's GET of one object, and of a filtered page (bench/RESULTS.md).
    * Undefined for any other condition, which takes the general way (conditions.ts) — and means
-   * the same: `column = value`, or `column in (values)` of the values that can be keys.
+   * the same: `column = value`, `column > value`…, or `column in (values)` of the values that can be keys.
    */
   plainStatement(args: FindManyArgs<T>): Compiled | undefined {
     const plain = this.plainConditions(args.where);
@@ -213,14 +213,15 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   }
 
   /**
-   * Conditions that must all hold, each `column = value` or `column in (values)` on a plain
-   * column (of the values that can be stored there): the field's own, or an AND of such, as a
-   * filtered page asks. Statements take them as a shape compiled once; undefined for any other.
+   * Conditions that must all hold, each `column = value`, `column in (values)` or a comparison
+   * (`>`, `>=`, `<`, `<=`) on a plain column (of the values that can be stored there): several at
+   * once, or in an AND, as a filtered page asks. Statements take them as a shape compiled once;
+   * undefined for any other.
    */
   plainConditions(where: Where<T> | undefined): PlainConditions | undefined {
     const parts = conjuncts(where);
     if (!parts || parts.length === 0 || parts.length > MOST_PLAIN_CONDITIONS) return undefined;
-    const shape: [string, boolean, number][] = [];
+    const shape: [string, PlainOperator, number][] = [];
     const values: unknown[] = [];
     const columns: string[] = [];
     for (const [name, condition] of parts) {
@@ -236,7 +237,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         .filter((v) => v !== undefined);
       // An empty list matches nothing: the general way says so (`1 = 0`).
       if (stored.length === 0) return undefined;
-      shape.push([name, given.list, stored.length]);
+      shape.push([name, given.op, stored.length]);
       columns.push(`${this.model.table}.${field.column}`);
       values.push(...stored);
     }
@@ -770,8 +771,8 @@ function searches(where: unknown): boolean {
 /** Stand-ins for a page's limit and offset, and for values (VALUE, VALUE - 1, …), while its SQL is compiled. */
 /** Conditions that must all hold, each on one plain column (`SqlRepository.plainConditions`). */
 interface PlainConditions {
-  /** Each condition's field, whether it is `in (…)` (not `=`), and its number of values. */
-  readonly shape: readonly [string, boolean, number][];
+  /** Each condition's field, operator and number of values. */
+  readonly shape: readonly [string, PlainOperator, number][];
   /** Each condition's `table.column`. */
   readonly columns: readonly string[];
   /** Every condition's values, as stored, in order. */
@@ -805,10 +806,9 @@ function conjuncts(where: unknown): [string, unknown][] | undefined {
 function wherePlain<Q extends SelectQueryBuilder<AnyDB, string, Row>>(query: Q, plain: PlainConditions): Q {
   let next = 0;
   let out = query;
-  plain.shape.forEach(([, list, count], i) => {
+  plain.shape.forEach(([, op, count], i) => {
     const stands = Array.from({ length: count }, () => VALUE - next++);
-    const column = plain.columns[i]!;
-    out = (list ? out.where(column, 'in', stands) : out.where(column, '=', stands[0]!)) as Q;
+    out = out.where(plain.columns[i]!, op, op === 'in' ? stands : stands[0]!) as Q;
   });
   return out;
 }
@@ -824,13 +824,20 @@ const SKIP = -7_770_002;
 const VALUE = -7_780_000;
 
 /** The values of `value` or `{ in: [values] }`; undefined for any other condition. */
-function valuesOf(condition: unknown): { values: unknown[]; list: boolean } | undefined {
-  if (typeof condition !== 'object' || condition === null) return { values: [condition], list: false };
-  if (Array.isArray(condition) || Object.keys(condition).length !== 1) return undefined;
-  if ('equals' in condition) return { values: [condition.equals], list: false };
-  const list = (condition as { in?: unknown }).in;
-  return Array.isArray(list) ? { values: list as unknown[], list: true } : undefined;
+function valuesOf(condition: unknown): { values: unknown[]; op: PlainOperator } | undefined {
+  if (typeof condition !== 'object' || condition === null) return { values: [condition], op: '=' };
+  const entries = Object.entries(condition);
+  if (Array.isArray(condition) || entries.length !== 1) return undefined;
+  const [name, operand] = entries[0]!;
+  if (name === 'in') return Array.isArray(operand) ? { values: operand as unknown[], op: 'in' } : undefined;
+  const op = COMPARISONS[name];
+  return op ? { values: [operand], op } : undefined;
 }
+
+type PlainOperator = '=' | 'in' | '>' | '>=' | '<' | '<=';
+
+/** The operators of conditions.ts that compare a column with one value as it is. */
+const COMPARISONS: Readonly<Record<string, PlainOperator>> = { equals: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' };
 
 /** Storage whose values a condition compares as they are (not json lists and objects, not blobs). */
 const PLAIN = new Set<string>(['text', 'integer', 'real', 'boolean', 'datetime', 'date', 'time']);
