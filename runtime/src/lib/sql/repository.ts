@@ -182,8 +182,8 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
 
   /**
    * `{ field: value }`, `{ field: { in: [...] } }`, `{ field: { gte: value } }`…, several of those
-   * at once or in an AND, on columns of plain values: a user by name, the objects related to a page (findIn), a filtered
-   * page, what handlers look up most. Its SQL depends only on the fields, the numbers of values and
+   * at once or in an AND, on columns of plain values: a user by name, the objects related to a page
+   * (findIn), a filtered page, what handlers look up most. Its SQL depends only on the fields, the numbers of values and
    * the page's shape, so it is compiled once per such shape (with stand-ins for the values, as
    * pageStatement does), not by Kysely on every call: Kysely building and compiling was a quarter
    * of the CPU of a member's GET of one object, and of a filtered page (bench/RESULTS.md).
@@ -768,7 +768,6 @@ function searches(where: unknown): boolean {
   );
 }
 
-/** Stand-ins for a page's limit and offset, and for values (VALUE, VALUE - 1, …), while its SQL is compiled. */
 /** Conditions that must all hold, each on one plain column (`SqlRepository.plainConditions`). */
 interface PlainConditions {
   /** Each condition's field, operator and number of values. */
@@ -788,6 +787,8 @@ function conjuncts(where: unknown): [string, unknown][] | undefined {
   const out: [string, unknown][] = [];
   for (const [key, value] of Object.entries(where)) {
     if (value === undefined) continue;
+    // The other logical keys are the general way's, whatever fields a model has.
+    if (key === 'OR' || key === 'NOT' || key === 'SEARCH') return undefined;
     if (key !== 'AND') {
       out.push([key, value]);
       continue;
@@ -819,11 +820,12 @@ function valueFor(parameter: unknown, plain: PlainConditions): unknown {
     : parameter;
 }
 
+/** Stand-ins for a page's limit and offset, and for values (VALUE, VALUE - 1, …), while its SQL is compiled. */
 const TAKE = -7_770_001;
 const SKIP = -7_770_002;
 const VALUE = -7_780_000;
 
-/** The values of `value` or `{ in: [values] }`; undefined for any other condition. */
+/** The values and operator of `value`, `{ equals: value }`, `{ in: [values] }`, `{ gt: value }`…; undefined for any other condition. */
 function valuesOf(condition: unknown): { values: unknown[]; op: PlainOperator } | undefined {
   if (typeof condition !== 'object' || condition === null) return { values: [condition], op: '=' };
   const entries = Object.entries(condition);
