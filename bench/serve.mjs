@@ -180,7 +180,7 @@ export async function measuredWithCpu(server, scenario, seconds, connections) {
   return { ...result, cpuMicros: (cpuMicros(server.pid) - before) / result.total };
 }
 
-function cpuMicros(pid) {
+export function cpuMicros(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   // utime and stime, fields 14 and 15 of stat (counted from 1, the command being field 2), in clock ticks of 10 ms.
   return (Number(fields[11]) + Number(fields[12])) * 10_000;

@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// Two builds of ramses-starter's service side by side, served on SQLite: how a change to the runtime
+// moves the CPU per request (user + system from /proc), requests per second and p99 of one request.
+// Build each with `builtStarter(dir, generator)` (bench/serve.mjs) from the svcgen before and after.
+// Usage: node bench/ab.mjs <scenario name of bench/serve.mjs, or a path like "/v1/items?name=x"> <project A> <project B> [rounds]
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cpuMicros, measure, seed, SCENARIOS, start } from './serve.mjs';
+
+const [what = 'GET one item', ...rest] = process.argv.slice(2);
+const projects = rest.filter((arg) => !/^\d+$/.test(arg));
+const rounds = Number(rest.find((arg) => /^\d+$/.test(arg)) ?? 5);
+if (projects.length < 2)
+  throw new Error('usage: node bench/ab.mjs <scenario or path> <project A> <project B> [rounds]');
+const scenario = what.startsWith('/') ? { name: what, path: what } : SCENARIOS.find((s) => s.name === what);
+if (!scenario) throw new Error(`no scenario "${what}": ${SCENARIOS.map((s) => s.name).join(', ')}, or a path`);
+
+const servers = [];
+for (const [i, project] of projects.entries()) {
+  const file = join(tmpdir(), `svcgen-ab-${process.pid}-${i}.db`);
+  for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+  const server = await start(process.execPath, [join(project, 'dist/server.js')], {
+    cwd: project,
+    env: (port) => ({ PORT: String(port), SVC_DATABASE_URL: `sqlite:${file}`, SVC_CONFIG: join(tmpdir(), 'none.ini') }),
+  });
+  await seed(server.url, 1000);
+  servers.push({ project, server, file, rows: [] });
+}
+try {
+  for (const s of servers) await measure(s.server.url, scenario, 2, 20); // warm-up
+  for (let round = 0; round < rounds; round++)
+    for (const s of servers) {
+      const fresh = scenario.ids === 'fresh' ? await seed(s.server.url, 10_000) : undefined;
+      const before = cpuMicros(s.server.pid);
+      const result = await measure(s.server.url, { ...scenario, fresh }, 4, 20);
+      s.rows.push({ cpu: (cpuMicros(s.server.pid) - before) / result.total, rps: result.rps, p99: result.p99 });
+    }
+} finally {
+  for (const s of servers) s.server.stop();
+}
+for (const s of servers) {
+  const median = (key) => [...s.rows.map((r) => r[key])].sort((a, b) => a - b)[Math.floor(s.rows.length / 2)];
+  console.log(
+    `${s.project}: CPU ${median('cpu').toFixed(0)} µs/request, ${median('rps').toFixed(0)} req/s, p99 ${median('p99')} ms` +
+      ` (rounds: ${s.rows.map((r) => r.cpu.toFixed(0)).join(' ')} µs; p99 ${s.rows.map((r) => r.p99).join(' ')} ms)`,
+  );
+  for (const suffix of ['', '-wal', '-shm']) rmSync(s.file + suffix, { force: true });
+}
