@@ -3,7 +3,7 @@
 // moves the CPU per request (user + system from /proc), requests per second and p99 of one request.
 // Build each with `builtStarter(dir, generator)` (bench/serve.mjs) from the svcgen before and after.
 // Usage: node bench/ab.mjs <scenario name of bench/serve.mjs, or a path like "/v1/items?name=x"> <project A> <project B> [rounds]
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cpuMicros, measure, seed, SCENARIOS, start } from './serve.mjs';
@@ -16,6 +16,7 @@ if (projects.length < 2)
 const scenario = what.startsWith('/') ? { name: what, path: what } : SCENARIOS.find((s) => s.name === what);
 if (!scenario) throw new Error(`no scenario "${what}": ${SCENARIOS.map((s) => s.name).join(', ')}, or a path`);
 
+/** @type {{ project: string, server: Awaited<ReturnType<typeof start>>, file: string, rows: { cpu: number, rps: number, p99: number }[] }[]} */
 const servers = [];
 for (const [i, project] of projects.entries()) {
   const file = join(tmpdir(), `svcgen-ab-${process.pid}-${i}.db`);
@@ -40,7 +41,7 @@ try {
   for (const s of servers) s.server.stop();
 }
 for (const s of servers) {
-  const median = (key) => [...s.rows.map((r) => r[key])].sort((a, b) => a - b)[Math.floor(s.rows.length / 2)];
+  const median = (key) => s.rows.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(s.rows.length / 2)];
   console.log(
     `${s.project}: CPU ${median('cpu').toFixed(0)} µs/request, ${median('rps').toFixed(0)} req/s, p99 ${median('p99')} ms` +
       ` (rounds: ${s.rows.map((r) => r.cpu.toFixed(0)).join(' ')} µs; p99 ${s.rows.map((r) => r.p99).join(' ')} ms)`,
