@@ -87,9 +87,9 @@ function fieldCondition(
         break;
       case 'in':
       case 'notIn': {
-        // Of the key, the values that can be keys: `abc` is no integer key (PostgreSQL would refuse it).
-        const keys = field.primaryKey ? (operand as unknown[]).map((v) => source.keyValue(v)) : (operand as unknown[]);
-        const list = keys.map((v) => (v === undefined ? undefined : convert(v))).filter((v) => v !== undefined);
+        const list = relation
+          ? (operand as unknown[]).map(convert).filter((v) => v !== undefined)
+          : storedValues(source, field, operand as unknown[]);
         if (op === 'in') parts.push(list.length ? eb(ref, 'in', list as never) : sql<SqlBool>`1 = 0`);
         else if (list.length) parts.push(eb(ref, 'not in', list as never));
         break;
@@ -178,6 +178,17 @@ function relatedRows(source: ConditionSource, eb: Eb, relation: RelationSpec, ta
     .selectFrom(`${target.model.table} as ${RELATED}`)
     .select(sql`1`.as('one'))
     .whereRef(`${RELATED}.${relation.foreignKey}`, '=', `${source.model.table}.${source.model.primaryKey}`);
+}
+
+/**
+ * `values` as a condition on `field`'s column compares them; of the key, only those that can be
+ * keys (`abc` is no integer key: PostgreSQL would refuse it, SQLite match nothing).
+ */
+export function storedValues(source: ConditionSource, field: FieldSpec, values: readonly unknown[]): unknown[] {
+  return values
+    .map((v) => (field.primaryKey ? source.keyValue(v) : v))
+    .map((v) => (v === undefined ? undefined : dbValue(v, field, source.dialect)))
+    .filter((v) => v !== undefined);
 }
 
 /** A value as a condition on `field` compares it (a key given as text, `"7"`, is the number 7). */

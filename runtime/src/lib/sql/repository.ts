@@ -22,7 +22,7 @@ import { fromDb, toDb } from '../values.js';
 import type { Compiled, SqlExecutor } from './executor.js';
 import { countMatches, matchingRowids, rankedMatches, relevance, type SearchTarget } from './search.js';
 import type { SearchIndexer } from './search-index.js';
-import { condition, dbValue, type ConditionSource } from './conditions.js';
+import { condition, storedValues, type ConditionSource } from './conditions.js';
 import { constraintViolation } from './constraints.js';
 import { checkReferences, chunks, includeRelated, linkRelations, type RelationSource } from './relations.js';
 import { emptyLinks, withEvent } from './recorded-writes.js';
@@ -183,12 +183,13 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   /**
    * `{ field: value }`, `{ field: { in: [...] } }`, `{ field: { gte: value } }`…, several of those
    * at once or in an AND, on columns of plain values: a user by name, the objects related to a page
-   * (findIn), a filtered page, what handlers look up most. Its SQL depends only on the fields, the numbers of values and
-   * the page's shape, so it is compiled once per such shape (with stand-ins for the values, as
-   * pageStatement does), not by Kysely on every call: Kysely building and compiling was a quarter
-   * of the CPU of a member's GET of one object, and of a filtered page (bench/RESULTS.md).
-   * Undefined for any other condition, which takes the general way (conditions.ts) — and means
-   * the same: `column = value`, `column > value`…, or `column in (values)` of the values that can be keys.
+   * (findIn), a filtered page, what handlers look up most. Its SQL depends only on the fields, the
+   * numbers of values and the page's shape, so it is compiled once per such shape (with stand-ins
+   * for the values, as pageStatement does), not by Kysely on every call: Kysely building and
+   * compiling was a quarter of the CPU of a member's GET of one object, and of a filtered page
+   * (bench/RESULTS.md). Undefined for any other condition, which takes the general way
+   * (conditions.ts) — and means the same: `column = value`, `column > value`…, or
+   * `column in (values)` of the values that can be keys (`storedValues`).
    */
   plainStatement(args: FindManyArgs<T>): Compiled | undefined {
     const plain = this.plainConditions(args.where);
@@ -230,11 +231,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         return undefined;
       const given = valuesOf(condition);
       if (!given || given.values.some((v) => v === null || typeof v === 'object')) return undefined;
-      // Of the key, the values that can be keys (PostgreSQL refuses `abc` for an integer key; SQLite matches nothing).
-      const stored = given.values
-        .map((v) => (field.primaryKey ? this.keyValue(v) : v))
-        .map((v) => (v === undefined ? undefined : dbValue(v, field, this.dialect)))
-        .filter((v) => v !== undefined);
+      const stored = storedValues(this.asConditionSource, field, given.values);
       // An empty list matches nothing: the general way says so (`1 = 0`).
       if (stored.length === 0) return undefined;
       shape.push([name, given.op, stored.length]);
@@ -587,7 +584,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
 
   /** The SQL of a `where` (conditions.ts): this repository is its source, for any `T`. */
   conditionOf(eb: ExpressionBuilder<AnyDB, string>, where: Where<T> | undefined): Expression<SqlBool> {
-    return condition(this as unknown as ConditionSource, eb, where ?? {});
+    return condition(this.asConditionSource, eb, where ?? {});
   }
 
   /** The repository of another model, on this one's executor (conditions.ts follows relationships so). */
@@ -706,6 +703,11 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       }
     }
     return values;
+  }
+
+  /** This repository as conditions.ts sees it. */
+  get asConditionSource(): ConditionSource {
+    return this as unknown as ConditionSource;
   }
 
   /** This repository as relations.ts sees it. */
