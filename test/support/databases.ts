@@ -63,6 +63,17 @@ export async function runSql(
   onSqlite(projectDir, url, (db) => db.exec(sql));
 }
 
+/** The rows of `sql` on a test database, read directly, behind the service's back. */
+export async function querySql(
+  engine: Exclude<Engine, 'mongodb'>,
+  url: string,
+  projectDir: string,
+  sql: string,
+): Promise<unknown[]> {
+  if (engine === 'postgres') return queryPostgres(projectDir, url, sql);
+  return onSqlite(projectDir, url, (db) => db.prepare(sql).all());
+}
+
 /** Everything the outbox (`svc_events`) stores, as text: what a copy of the database would give away. */
 export async function storedEvents(engine: Engine, url: string, projectDir: string): Promise<string> {
   if (engine === 'mongodb')

@@ -8,6 +8,7 @@ import { sqlCompiler } from './compiler.js';
 import type { SqlDatabase, SqlExecutor } from './executor.js';
 import { rowRecord, SqlRepository } from './repository.js';
 import { SearchIndexer } from './search-index.js';
+import type { RowCounts } from './row-counts.js';
 import { appendSql, SqlEventLog } from '../outbox/sql-log.js';
 import { eventObject } from '../outbox/event.js';
 import type { ServiceEvent } from '../outbox/types.js';
@@ -17,6 +18,8 @@ import { SqlDeliveryStore } from '../webhooks/sql-store.js';
 export interface SqlSettings {
   /** PostgreSQL's text search configuration for `q` (service.ini `search.language`). */
   readonly searchLanguage: string;
+  /** The tables' numbers of rows, as `keepRowCounts` checked them at start; absent: pages count rows. */
+  readonly rowCounts?: RowCounts;
 }
 
 export function sqlDatabase<R extends object>(
@@ -46,7 +49,14 @@ export function sqlDatabase<R extends object>(
   };
   const outbox = { log: new SqlEventLog(sql, render), deliveries: new SqlDeliveryStore(sql) };
   const bind = (executor: SqlExecutor): ServiceDatabase<R> & R => {
-    const ctx = { executor, compiler, models, searchLanguage: settings.searchLanguage, searchIndex };
+    const ctx = {
+      executor,
+      compiler,
+      models,
+      searchLanguage: settings.searchLanguage,
+      searchIndex,
+      rowCounts: settings.rowCounts,
+    };
     const repositories = make({
       repository: <T extends object, C, U>(model: Model<T>) => new SqlRepository<T, C, U>(model, ctx),
     });
@@ -58,8 +68,9 @@ export function sqlDatabase<R extends object>(
       appendEvents: (events) => appendSql(executor, events),
       outbox,
       ping: () => sql.ping(),
-      close: () => {
+      close: async () => {
         searchIndex?.close();
+        await settings.rowCounts?.close();
         return sql.close();
       },
     };

@@ -22,6 +22,7 @@ import { fromDb, toDb } from '../values.js';
 import type { Compiled, SqlExecutor } from './executor.js';
 import { countMatches, matchingRowids, rankedMatches, relevance, type SearchTarget } from './search.js';
 import type { SearchIndexer } from './search-index.js';
+import type { RowCounts } from './row-counts.js';
 import { condition, storedValues, type ConditionSource } from './conditions.js';
 import { constraintViolation } from './constraints.js';
 import { checkReferences, chunks, includeRelated, linkRelations, type RelationSource } from './relations.js';
@@ -40,6 +41,8 @@ export interface SqlContext {
   readonly searchLanguage: string;
   /** SQLite: catches the search index up (search-index.ts). */
   readonly searchIndex?: SearchIndexer | undefined;
+  /** The tables' numbers of rows, kept by the database (row-counts.ts); absent: counted. */
+  readonly rowCounts?: RowCounts | undefined;
 }
 
 export class SqlRepository<T extends object, Create = Partial<T>, Update = Partial<T>> implements Repository<
@@ -304,11 +307,13 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       return Number(rows[0]?.n ?? 0);
     }
     const counted = () => this.table().select((eb) => eb.fn.countAll().as('n'));
-    // The whole table's count, and a count of plain conditions (a filtered page's total), are
-    // compiled once per shape; with other conditions, for each request.
+    // The whole table's count is kept by the database (row-counts.ts), or compiled once; a count
+    // of plain conditions (a filtered page's total) is compiled once per shape; with other
+    // conditions, for each request.
     const plain = this.plainConditions(args.where);
     const query = noConditions(args.where)
-      ? compiledOnce(this.model, this.dialect, 'count', () => counted().compile())
+      ? (this.ctx.rowCounts?.countOf(this.model.table) ??
+        compiledOnce(this.model, this.dialect, 'count', () => counted().compile()))
       : plain
         ? this.#countOfPlain(plain, counted)
         : counted()
@@ -341,9 +346,10 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       await this.ctx.searchIndex.catchUp(this.ctx.executor, this.model as Model);
   }
 
-  /** After a write: SQLite's search index catches up soon. */
+  /** After a write: SQLite's search index catches up soon; PostgreSQL folds the row counts' changes. */
   written(): void {
     this.ctx.searchIndex?.written(this.model as Model);
+    this.ctx.rowCounts?.written();
   }
 
   /** PostgreSQL: `select … for update`. SQLite needs nothing: one transaction writes at a time. */

@@ -5,6 +5,7 @@ import { migrate } from '../lib/migrate.js';
 import { openMongo } from '../lib/mongo/database.js';
 import { sqlDatabase } from '../lib/sql/database.js';
 import { openSql } from '../lib/sql/executor.js';
+import { keepRowCounts } from '../lib/sql/row-counts.js';
 import { alignSearchLanguage } from '../lib/sql/search-language.js';
 import { models } from '../models/index.js';
 import { itemModel, type Item, type ItemCreate, type ItemUpdate } from '../models/item.js';
@@ -53,9 +54,10 @@ export async function openDatabase(config: Config, options: OpenOptions = {}): P
     const applied = await migrate(sql, migrations);
     if (applied.length) options.onMigrated?.(applied);
     await alignSearchLanguage(sql, models, config.searchLanguage);
+    const rowCounts = await keepRowCounts(sql, models);
+    return sqlDatabase(sql, models, repositories, { searchLanguage: config.searchLanguage, rowCounts });
   } catch (error) {
     await sql.close();
     throw error;
   }
-  return sqlDatabase(sql, models, repositories, { searchLanguage: config.searchLanguage });
 }

@@ -1,0 +1,186 @@
+/**
+ * The kept numbers of rows (runtime/src/lib/sql/row-counts.ts) on SQLite and PostgreSQL, on
+ * tables of their own: what the start-up check does after a rename and when a new table takes an
+ * old name, and on PostgreSQL that writers never wait for each other on a count: two
+ * transactions writing two tables in opposite orders both commit (a counter row per table would
+ * deadlock them), and writes from several connections while the changes are folded add up.
+ * test/e2e/row-counts.e2e.test.ts checks the counts of a generated service over HTTP.
+ */
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ModelRegistry } from '../../runtime/src/lib/model.js';
+import { openSql, type SqlDatabase } from '../../runtime/src/lib/sql/executor.js';
+import { keepRowCounts, type RowCounts } from '../../runtime/src/lib/sql/row-counts.js';
+import { repoRoot } from '../support/paths.js';
+import { freshPostgresDatabase } from '../support/postgres.js';
+
+/** keepRowCounts reads only the tables of the models. */
+const models = (...tables: string[]) => new Map(tables.map((t) => [t, { table: t }])) as unknown as ModelRegistry;
+
+interface Opened {
+  readonly db: SqlDatabase;
+  another(): SqlDatabase;
+}
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function open(engine: 'sqlite' | 'postgres'): Promise<Opened> {
+  let url: string;
+  if (engine === 'sqlite') {
+    const file = join(tmpdir(), `row-counts-${randomUUID()}.db`);
+    url = `sqlite:${file}`;
+    cleanups.push(() => {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+    });
+  } else {
+    const database = await freshPostgresDatabase(repoRoot, 'row_counts');
+    url = database.url;
+    cleanups.push(() => database.drop());
+  }
+  const another = () => {
+    const db = openSql(url);
+    cleanups.push(() => db.close());
+    return db;
+  };
+  return { db: another(), another };
+}
+
+async function countOf(db: SqlDatabase, counts: RowCounts, table: string): Promise<number> {
+  const [row] = await db.all<{ n: unknown }>(counts.countOf(table)!);
+  return Number(row?.n);
+}
+
+const insert = (db: SqlDatabase, table: string, n: number) =>
+  db.execute(Array.from({ length: n }, () => `insert into ${table} (note) values ('x');`).join('\n'));
+
+const KEY = { sqlite: 'integer primary key autoincrement', postgres: 'serial primary key' };
+
+describe.each(['sqlite', 'postgres'] as const)('kept row counts on %s', (engine) => {
+  const create = (db: SqlDatabase, table: string) => db.execute(`create table ${table} (id ${KEY[engine]}, note text)`);
+
+  it('counts a renamed table under its new name, and a new table that took the old name from zero', async () => {
+    const { db } = await open(engine);
+    await create(db, 'item');
+    await insert(db, 'item', 3);
+    let counts = await keepRowCounts(db, models('item'));
+    await insert(db, 'item', 2);
+    expect(await countOf(db, counts, 'item')).toBe(5);
+
+    await db.execute('alter table item rename to thing');
+    await create(db, 'item');
+    counts = await keepRowCounts(db, models('item', 'thing'));
+    expect([await countOf(db, counts, 'thing'), await countOf(db, counts, 'item')]).toEqual([5, 0]);
+    if (engine === 'sqlite') {
+      // The renamed table's triggers were the old name's: they are made again under the new one.
+      const triggers = await db.all<{ name: string }>({
+        sql: "select name from sqlite_master where type = 'trigger' order by name",
+        parameters: [],
+      });
+      expect(triggers.map((t) => t.name)).toEqual([
+        'svc_count_item_delete',
+        'svc_count_item_insert',
+        'svc_count_thing_delete',
+        'svc_count_thing_insert',
+      ]);
+    }
+    // The renamed table's rows are not counted as the new table's (its old triggers are gone).
+    await insert(db, 'thing', 4);
+    await insert(db, 'item', 1);
+    await db.execute('delete from thing where id = 1');
+    expect([await countOf(db, counts, 'thing'), await countOf(db, counts, 'item')]).toEqual([8, 1]);
+    await counts.close();
+  });
+
+  it('forgets the counts of tables the models no longer have, and counts them again when they return', async () => {
+    const { db } = await open(engine);
+    await create(db, 'gone');
+    await create(db, 'other');
+    await keepRowCounts(db, models('gone', 'other'));
+    await insert(db, 'gone', 2);
+    // A version of the service without the model: its writes behind it may go uncounted.
+    await keepRowCounts(db, models('other'));
+    if (engine === 'sqlite') {
+      // Its triggers go: a trigger counting under a name that is no model's would count for nothing.
+      const triggers = await db.all<{ name: string }>({
+        sql: "select name from sqlite_master where type = 'trigger' and name like 'svc_count_gone%'",
+        parameters: [],
+      });
+      expect(triggers).toEqual([]);
+    }
+    await insert(db, 'gone', 1);
+    const counts = await keepRowCounts(db, models('gone', 'other'));
+    expect(await countOf(db, counts, 'gone')).toBe(3);
+    await counts.close();
+  });
+
+  it.runIf(engine === 'postgres')(
+    'lets two transactions write two tables in opposite orders at the same time',
+    async () => {
+      const { db, another } = await open(engine);
+      await create(db, 'a');
+      await create(db, 'b');
+      const counts = await keepRowCounts(db, models('a', 'b'));
+      const other = another();
+      // The executor runs a transaction that lost a deadlock again: each must have run once.
+      const runs = [0, 0];
+      let firstWrote!: () => void;
+      let secondWrote!: () => void;
+      const first = new Promise<void>((resolve) => (firstWrote = resolve));
+      const second = new Promise<void>((resolve) => (secondWrote = resolve));
+      // Each writes its first table, waits until the other has too, then writes the other table.
+      await Promise.all([
+        db.transaction(async (tx) => {
+          runs[0]!++;
+          await insert(tx as SqlDatabase, 'a', 1);
+          firstWrote();
+          await second;
+          await insert(tx as SqlDatabase, 'b', 1);
+        }),
+        other.transaction(async (tx) => {
+          runs[1]!++;
+          await insert(tx as SqlDatabase, 'b', 1);
+          secondWrote();
+          await first;
+          await insert(tx as SqlDatabase, 'a', 1);
+        }),
+      ]);
+      expect(runs).toEqual([1, 1]);
+      expect([await countOf(db, counts, 'a'), await countOf(db, counts, 'b')]).toEqual([2, 2]);
+      await counts.close();
+    },
+  );
+
+  it.runIf(engine === 'postgres')('adds up writes from several connections while the changes are folded', async () => {
+    const { db, another } = await open(engine);
+    await create(db, 'item');
+    const counts = await keepRowCounts(db, models('item'));
+    const writers = Array.from({ length: 4 }, another);
+    let folding = true;
+    const folds = (async () => {
+      while (folding) await counts.fold();
+    })();
+    await Promise.all(
+      writers.map(async (w, i) => {
+        for (let round = 0; round < 25; round++) {
+          await insert(w, 'item', 3);
+          if ((round + i) % 3 === 0) await w.execute(`delete from item where id in (select id from item limit 1)`);
+        }
+      }),
+    );
+    folding = false;
+    await folds;
+    const [{ n }] = (await db.all<{ n: string }>({ sql: 'select count(*) as n from item', parameters: [] })) as [
+      { n: string },
+    ];
+    expect(await countOf(db, counts, 'item')).toBe(Number(n));
+    await counts.fold();
+    expect(await countOf(db, counts, 'item')).toBe(Number(n));
+    await counts.close();
+  });
+});
