@@ -1,15 +1,17 @@
 #!/usr/bin/env node
-// Two builds of ramses-starter's service side by side, served on SQLite: how a change to the runtime
+// Two builds of ramses-starter's service side by side, served on SQLite (or PostgreSQL with
+// --postgres, on databases of its own in scripts/postgres.sh's cluster): how a change to the runtime
 // moves the CPU per request (user + system from /proc), requests per second and p99 of one request.
 // Build each with `builtStarter(dir, generator)` (bench/serve.mjs) from the svcgen before and after.
-// Usage: node bench/ab.mjs <scenario name of bench/serve.mjs, or a path like "/v1/items?name=x"> <project A> <project B> [rounds]
+// Usage: node bench/ab.mjs <scenario name of bench/serve.mjs, or a path like "/v1/items?name=x"> <project A> <project B> [rounds] [--postgres]
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { cpuMicros, measure, seed, SCENARIOS, start } from './serve.mjs';
+import { dirname, join } from 'node:path';
+import { benchDatabases, cpuMicros, measure, seed, SCENARIOS, start } from './serve.mjs';
 
 const [what = 'GET one item', ...rest] = process.argv.slice(2);
-const projects = rest.filter((arg) => !/^\d+$/.test(arg));
+const postgres = rest.includes('--postgres');
+const projects = rest.filter((arg) => !/^\d+$/.test(arg) && arg !== '--postgres');
 const rounds = Number(rest.find((arg) => /^\d+$/.test(arg)) ?? 5);
 if (projects.length < 2)
   throw new Error('usage: node bench/ab.mjs <scenario or path> <project A> <project B> [rounds]');
@@ -18,12 +20,17 @@ if (!scenario) throw new Error(`no scenario "${what}": ${SCENARIOS.map((s) => s.
 
 /** @type {{ project: string, server: Awaited<ReturnType<typeof start>>, file: string, rows: { cpu: number, rps: number, p99: number }[] }[]} */
 const servers = [];
+// benchDatabases finds the pg driver in <dir>/generated, where builtStarter puts a project.
+const databases = postgres
+  ? await benchDatabases('postgres', dirname(projects[0]), projects.map((_, i) => `ab_${i}`))
+  : undefined;
 for (const [i, project] of projects.entries()) {
   const file = join(tmpdir(), `svcgen-ab-${process.pid}-${i}.db`);
   for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+  const url = databases ? databases[`ab_${i}`] : `sqlite:${file}`;
   const server = await start(process.execPath, [join(project, 'dist/server.js')], {
     cwd: project,
-    env: (port) => ({ PORT: String(port), SVC_DATABASE_URL: `sqlite:${file}`, SVC_CONFIG: join(tmpdir(), 'none.ini') }),
+    env: (port) => ({ PORT: String(port), SVC_DATABASE_URL: url, SVC_CONFIG: join(tmpdir(), 'none.ini') }),
   });
   await seed(server.url, 1000);
   servers.push({ project, server, file, rows: [] });

@@ -129,4 +129,19 @@ describe('keyset cursors', () => {
     ])
       expect(cursors.decodeCursor(model, sort, text, parseInteger)).toBe('is not a cursor this service gave');
   });
+
+  it('compare the key alone, without "or null": the key is never null, and PostgreSQL seeks its index only so', () => {
+    for (const nullsLast of [true, false]) {
+      expect(cursors.afterCursor(model, [], { start: 20, values: [7] }, nullsLast)).toEqual({
+        OR: [{ AND: [{ id: { gt: 7 } }] }],
+      });
+      expect(cursors.afterCursor(model, [{ id: 'desc' }], { start: 20, values: [7] }, nullsLast)).toEqual({
+        OR: [{ AND: [{ id: { lt: 7 } }] }],
+      });
+    }
+    // Other fields keep their nulls where the engine puts them.
+    expect(JSON.stringify(cursors.afterCursor(model, [{ a: 'asc' }], { start: 20, values: [1, 7] }, true))).toContain(
+      '{"a":null}',
+    );
+  });
 });

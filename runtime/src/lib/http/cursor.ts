@@ -112,7 +112,9 @@ export function afterCursor(model: Model, sort: Ordering, cursor: Cursor, nullsL
   const order = keyOrder(model, sort);
   const branches: Where<Rec>[] = [];
   for (const [i, [name, direction]] of order.entries()) {
-    const beyond = comesAfter(name, cursor.values[i], direction === 'asc' ? nullsLast : !nullsLast, direction);
+    // The key is never null: `or key is null` would only keep PostgreSQL from seeking its index.
+    const nullsAfter = name !== model.primaryKey && (direction === 'asc' ? nullsLast : !nullsLast);
+    const beyond = comesAfter(name, cursor.values[i], nullsAfter, direction);
     if (beyond === false) continue;
     const equal = order.slice(0, i).map(([before], j): Where<Rec> => ({ [before]: cursor.values[j] as never }));
     branches.push({ AND: [...equal, beyond] });
