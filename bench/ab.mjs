@@ -22,7 +22,11 @@ if (!scenario) throw new Error(`no scenario "${what}": ${SCENARIOS.map((s) => s.
 const servers = [];
 // benchDatabases finds the pg driver in <dir>/generated, where builtStarter puts a project.
 const databases = postgres
-  ? await benchDatabases('postgres', dirname(projects[0]), projects.map((_, i) => `ab_${i}`))
+  ? await benchDatabases(
+      'postgres',
+      dirname(projects[0]),
+      projects.map((_, i) => `ab_${i}`),
+    )
   : undefined;
 for (const [i, project] of projects.entries()) {
   const file = join(tmpdir(), `svcgen-ab-${process.pid}-${i}.db`);

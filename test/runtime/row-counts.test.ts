@@ -22,7 +22,7 @@ const models = (...tables: string[]) => new Map(tables.map((t) => [t, { table: t
 
 interface Opened {
   readonly db: SqlDatabase;
-  another(): SqlDatabase;
+  readonly another: () => SqlDatabase;
 }
 
 const cleanups: (() => Promise<void> | void)[] = [];
