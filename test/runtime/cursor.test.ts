@@ -132,11 +132,10 @@ describe('keyset cursors', () => {
 
   it('compare the key alone, without "or null": the key is never null, and PostgreSQL seeks its index only so', () => {
     for (const nullsLast of [true, false]) {
-      expect(cursors.afterCursor(model, [], { start: 20, values: [7] }, nullsLast)).toEqual({
-        OR: [{ AND: [{ id: { gt: 7 } }] }],
-      });
+      // One condition, not an OR of one: the page of a plain comparison is compiled once.
+      expect(cursors.afterCursor(model, [], { start: 20, values: [7] }, nullsLast)).toEqual({ id: { gt: 7 } });
       expect(cursors.afterCursor(model, [{ id: 'desc' }], { start: 20, values: [7] }, nullsLast)).toEqual({
-        OR: [{ AND: [{ id: { lt: 7 } }] }],
+        id: { lt: 7 },
       });
     }
     // Other fields keep their nulls where the engine puts them.

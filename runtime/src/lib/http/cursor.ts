@@ -117,8 +117,12 @@ export function afterCursor(model: Model, sort: Ordering, cursor: Cursor, nullsL
     const beyond = comesAfter(name, cursor.values[i], nullsAfter, direction);
     if (beyond === false) continue;
     const equal = order.slice(0, i).map(([before], j): Where<Rec> => ({ [before]: cursor.values[j] as never }));
-    branches.push({ AND: [...equal, beyond] });
+    const all = [...equal, beyond];
+    branches.push(all.length === 1 ? all[0]! : { AND: all });
   }
+  // One condition alone, not an OR of one: by the key alone it is a plain comparison, whose page
+  // is a statement compiled once (lib/sql/repository.ts plainConditions).
+  if (branches.length === 1) return branches[0]!;
   return branches.length ? { OR: branches } : { [model.primaryKey]: { in: [] } };
 }
 
