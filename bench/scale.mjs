@@ -1,8 +1,9 @@
 // Pages of a big table (issue 28, item 6): the generated ramses-starter on SQLite and PostgreSQL
 // with 1,000 and with 1,000,000 items, autocannon on 127.0.0.1 (4 connections, a few seconds per
-// query). A page of 20 with its total, sorted by the key (indexed), with and without a filter on
-// it; its `_count` alone; a deep page by offset (`_start=500000`) against the same page reached
-// by the cursor of the page before it (`_after`, from its `next` link).
+// query). A page of 20 with its total, sorted by the key (indexed), without a filter and with two
+// on it (one that selects 500 rows of either table, one that selects half); its `_count` alone; a
+// deep page by offset (`_start=500000`) against the same page reached by the cursor of the page
+// before it (`_after`, from its `next` link).
 //
 // The rows are written straight into the table (a recursive CTE / generate_series): the service
 // would take minutes to take a million POSTs, and how they got there changes nothing of a read.
@@ -58,7 +59,7 @@ export async function run({ seconds = 3, rounds = 3, connections = 4 } = {}) {
   return {
     title: 'Pages of a big table: 1,000 vs. 1,000,000 rows (ramses-starter Item, SQLite and PostgreSQL)',
     text: table(rows),
-    summary: `autocannon, ${connections} connections, ${rounds} rounds of ${seconds} s per query and size (medians); "ratio" is how many times slower the query is on a million rows. Every page of the collection carries its total, which the database counts: O(rows the filters select) on both engines, the part of a big table's page that grows. The deep pages are at offset 500,000 (and 500 on 1,000 rows); a cursor's page costs what the first page does.`,
+    summary: `autocannon, ${connections} connections, ${rounds} rounds of ${seconds} s per query and size (medians); "ratio" is how many times slower the query is on a million rows. Every page carries its exact total: a page of the whole collection reads the number of rows the database keeps (svc_row_counts), a filtered page counts the rows its filters select, the part of a big table's page that grows with them. The deep pages are at offset 500,000 (and 500 on 1,000 rows); a cursor's page costs what the first page does.`,
   };
 }
 
