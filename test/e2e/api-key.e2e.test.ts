@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readApiKeyHeader } from '../../runtime/src/lib/auth/tokens.js';
-import { testDatabase, type TestDatabase } from '../support/databases.js';
+import { runSql, testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api, type Reply } from '../support/http.js';
 import { builtProject } from '../support/project.js';
 import { startService, type RunningService } from '../support/server.js';
@@ -86,6 +86,28 @@ describe.each(['sqlite', 'postgres'] as const)(
       const byQuery = await api('GET', `/users/self?api_key=${tokens.get('alice')}`);
       expect(byQuery.status).toBe(401);
       expect((await api('GET', `/users/self?api_key=alice:${tokens.get('alice')}`)).status).toBe(401);
+    });
+
+    it('sees at the next read what was changed behind its back: groups, a password, a credential', async () => {
+      // Reads of the same caller in a row are answered without reading the user again while
+      // nothing is committed (lib/auth/unchanged-reads.ts): a commit by another connection counts.
+      for (const name of ['gwen', 'hugo']) expect((await register(name, 'password-123')).status).toBe(201);
+      const sql = (text: string) => runSql(engine, database.url, dir, text);
+      const gwen = `ApiKey gwen:${tokens.get('gwen')}`;
+      const hugo = `ApiKey hugo:${tokens.get('hugo')}`;
+      for (let i = 0; i < 3; i++) expect((await self(gwen)).body.groups).not.toContain('admin');
+      await sql(`update "user" set groups = '["admin"]' where username = 'gwen'`);
+      expect((await self(gwen)).body.groups).toEqual(['admin']);
+      await sql(`update "user" set groups = '[]' where username = 'gwen'`);
+      expect((await self(gwen)).body.groups).toEqual([]);
+      // Another password hash revokes the token; so does a credential that is gone.
+      expect((await self(hugo)).status).toBe(200);
+      await sql(`update "user" set password = password || 'x' where username = 'hugo'`);
+      expect((await self(hugo)).status).toBe(401);
+      expect((await self(gwen)).status).toBe(200);
+      // The user's key is the username.
+      await sql(`delete from auth_credential where user_key = 'gwen'`);
+      expect((await self(gwen)).status).toBe(401);
     });
 
     it('stores only a digest of each token, and a hash of each password', async () => {

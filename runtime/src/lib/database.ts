@@ -65,6 +65,11 @@ export interface ServiceDatabase<R = unknown> {
   readonly outbox: { readonly log: EventLog; readonly deliveries: DeliveryStore };
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Another number once anything has been committed since it was read (lib/sql/types.ts); absent
+   * where that is not known cheaply (PostgreSQL, MongoDB, in-memory SQLite) and inside a transaction.
+   */
+  readonly committedVersion?: () => number;
 }
 
 /** `ServiceDatabase.repository(name)` over the typed repositories an engine made. */

@@ -7,6 +7,7 @@ import type { Acl } from './acl.js';
 import type { PasswordHasher } from './passwords.js';
 import type { LoginThrottle } from './throttle.js';
 import type { HashAlgorithm, TicketKeys } from './ticket.js';
+import type { UnchangedReads } from './unchanged-reads.js';
 
 /** The generated description of the API's authentication (src/auth.ts). */
 export interface AuthSpec {
@@ -54,6 +55,8 @@ export interface AuthContext {
   readonly keys: TicketKeys | null;
   /** Milliseconds since 1970 (tests move it). */
   readonly now: () => number;
+  /** Whom credentials name, kept while nothing is committed (SQLite; unchanged-reads.ts). */
+  readonly identities: UnchangedReads;
 }
 
 export function userModel(ctx: AuthContext): Model {

@@ -1,9 +1,11 @@
 /**
- * Who is calling: the user of a valid `Authorization: ApiKey user:token` header, or
- * of a valid login cookie; anyone else is anonymous. Groups are read from the user on every
- * request, so removing a user from `admin` takes effect at once. A cookie-authenticated request
- * that changes something must come from the service's own site (CSRF).
+ * Who is calling: the user of a valid `Authorization: ApiKey user:token` header, or of a valid
+ * login cookie; anyone else is anonymous. Groups are read from the user on every request, so
+ * removing a user from `admin` takes effect at once (on SQLite a read may be answered from the
+ * last one while nothing at all was committed since: unchanged-reads.ts). A cookie-authenticated
+ * request that changes something must come from the service's own site (CSRF).
  */
+import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../errors.js';
 import { allowedOrigin } from '../http/cors.js';
@@ -68,8 +70,16 @@ export function crossSite(ctx: AuthContext, request: FastifyRequest): boolean {
 
 async function byApiKey(ctx: AuthContext, request: FastifyRequest) {
   if (!ctx.spec.apiKey) return undefined;
-  const key = readApiKeyHeader(request.headers.authorization);
+  const header = request.headers.authorization;
+  const key = readApiKeyHeader(header);
   if (!key) return undefined;
+  // A write reads afresh: the commit before it has most likely forgotten everything anyway.
+  if (!SAFE_METHODS.has(request.method)) return userOfApiKey(ctx, key);
+  // Kept by a digest of the header, not the token itself.
+  return ctx.identities.read(`apikey:${hash('sha256', header!, 'base64')}`, () => userOfApiKey(ctx, key));
+}
+
+async function userOfApiKey(ctx: AuthContext, key: { user: string; token: string }) {
   const user = await users(ctx).findFirst({ where: { username: key.user } });
   if (!user) return undefined;
   const credential = await credentials(ctx).findUnique({ where: { user_key: userKeyOf(ctx, user) } });
@@ -87,15 +97,24 @@ async function byTicket(ctx: AuthContext, request: FastifyRequest, reply: Fastif
   const now = Math.floor(ctx.now() / 1000);
   // A ticket from the future (beyond a minute of clock skew) is as bad as an old one.
   if (!verified || verified.issuedAt > now + 60 || now - verified.issuedAt > ctx.config.authTimeout) return undefined;
-  const repository = users(ctx);
-  const key = repository.keyValue(verified.userKey);
-  const user = key === undefined ? null : await repository.findUnique({ where: { [userModel(ctx).primaryKey]: key } });
-  if (!user || fingerprint(user['password']) !== verified.fingerprint) return undefined;
-  if ((await sessionEpoch(ctx, verified.userKey)) !== verified.epoch) return undefined;
+  const found = SAFE_METHODS.has(request.method)
+    ? await ctx.identities.read(`user:${verified.userKey}`, () => userAndEpoch(ctx, verified.userKey))
+    : await userAndEpoch(ctx, verified.userKey);
+  if (!found) return undefined;
+  const { user, epoch } = found;
+  if (fingerprint(user['password']) !== verified.fingerprint || epoch !== verified.epoch) return undefined;
   if (verified.oldKey || now - verified.issuedAt >= ctx.config.authReissueTime) {
     setTicket(ctx, request, reply, user, verified.epoch);
   }
   return { user, via: 'cookie' as const };
+}
+
+/** The user a ticket names, and their session epoch (which a logout everywhere moves on). */
+async function userAndEpoch(ctx: AuthContext, userKey: string) {
+  const repository = users(ctx);
+  const key = repository.keyValue(userKey);
+  const user = key === undefined ? null : await repository.findUnique({ where: { [userModel(ctx).primaryKey]: key } });
+  return user ? { user, epoch: await sessionEpoch(ctx, userKey) } : undefined;
 }
 
 /** Logs `user` in for this request and the next ones: sets the cookie and the caller. */

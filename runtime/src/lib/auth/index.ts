@@ -21,6 +21,7 @@ import { authRoutes } from './routes.js';
 import { LOGIN_FIELDS, withLoginForms, type LengthLimits } from './logins.js';
 import { LoginThrottle } from './throttle.js';
 import { MIN_SECRET_BYTES, splitSecrets, ticketKeys } from './ticket.js';
+import { UnchangedReads } from './unchanged-reads.js';
 
 export type { AuthSpec, PrepareWrite } from './context.js';
 export type { RequestBy } from '../events.js';
@@ -82,6 +83,7 @@ export async function startAuth(
     ),
     keys: spec.ticket ? ticketKeys(ticketSecrets(config, spec.ticket.secretSetting), spec.ticket.hashalg) : null,
     now: options.now ?? Date.now,
+    identities: new UnchangedReads(db.committedVersion),
   };
   if (config.authReissueTime >= config.authTimeout && config.authReissueTime !== 0) {
     throw new ConfigError(

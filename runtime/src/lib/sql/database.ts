@@ -47,6 +47,7 @@ export function sqlDatabase<R extends object>(
     // Or a model no longer in the API (events stored before it was removed).
     return { ...event, data: { pk, object: { ...row, ...links } } };
   };
+  const committedVersion = sql.committedVersion;
   const outbox = { log: new SqlEventLog(sql, render), deliveries: new SqlDeliveryStore(sql) };
   const bind = (executor: SqlExecutor): ServiceDatabase<R> & R => {
     const ctx = {
@@ -68,6 +69,8 @@ export function sqlDatabase<R extends object>(
       appendEvents: (events) => appendSql(executor, events),
       outbox,
       ping: () => sql.ping(),
+      // Outside a transaction only: inside one, its own writes are not committed yet.
+      ...(executor === sql && committedVersion ? { committedVersion } : {}),
       close: async () => {
         searchIndex?.close();
         await settings.rowCounts?.close();

@@ -53,6 +53,8 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
   // An in-memory database exists only on its own connection.
   const reader = memory ? writer : new Database(path, { readonly: true });
   if (reader !== writer) reader.pragma('busy_timeout = 5000');
+  // Another connection's commits change the reader's data_version (its own never do: it writes nothing).
+  const dataVersion = memory ? undefined : reader.prepare('pragma data_version').pluck();
   const lock = new Lock();
   const onWriter = new SqliteConnection(writer, onQuery);
   const onReader = new SqliteConnection(reader, onQuery);
@@ -173,6 +175,7 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
       reader.prepare('select 1').get();
       return Promise.resolve();
     },
+    ...(dataVersion ? { committedVersion: () => dataVersion.get() as number } : {}),
     // After the writes asked for before it (a background task's last one, queued for the end of
     // the turn): they are made, not refused for a closed connection.
     async close() {

@@ -47,4 +47,10 @@ export interface SqlDatabase extends SqlExecutor {
    * executor whose transactions run in this turn. On PostgreSQL, a plain call.
    */
   withoutForeignKeys<T>(work: (db: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * A number that is another one once anything has been committed to the database since it was
+   * read, by any connection or process: SQLite's `data_version`, read on a connection that never
+   * writes. Absent where that cannot be told this cheaply (PostgreSQL, in-memory SQLite).
+   */
+  readonly committedVersion?: () => number;
 }

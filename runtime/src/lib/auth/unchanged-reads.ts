@@ -1,0 +1,50 @@
+/**
+ * Who a request's credentials name, remembered for as long as nothing at all has been committed to
+ * the database: then reading the user and their credential again would give the same rows, so the
+ * answer is the same as if they were read. Any commit, by this process or another (a demotion, a
+ * new password, a logout elsewhere, SQL behind the service's back), forgets everything. Where the
+ * database cannot say cheaply that nothing was committed (PostgreSQL, MongoDB, in-memory SQLite),
+ * nothing is remembered and every request reads.
+ *
+ * What a request identified as gets a copy: a handler that changes `request.user` changes its
+ * own request only. Only identifications are kept, never a refusal, so that unknown tokens sent
+ * by the thousand cannot push known ones out.
+ */
+const MAX_ENTRIES = 10_000;
+
+export class UnchangedReads {
+  readonly #version: (() => number) | undefined;
+  #seen: number | undefined;
+  readonly #values = new Map<string, unknown>();
+
+  constructor(version: (() => number) | undefined) {
+    this.#version = version;
+  }
+
+  /** What `load` gives for `key` (undefined: nothing, not kept), or what it gave since the last commit. */
+  async read<T extends object>(key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+    const version = this.#version?.();
+    if (version === undefined) return load();
+    if (version !== this.#seen) {
+      this.#values.clear();
+      this.#seen = version;
+    }
+    const kept = this.#values.get(key) as T | undefined;
+    if (kept !== undefined) return copyOf(kept);
+    const value = await load();
+    // A commit while it was read: the rows may be older or newer than `version`; not kept.
+    if (value === undefined || this.#version?.() !== version) return value;
+    if (this.#values.size >= MAX_ENTRIES) this.#values.clear();
+    this.#values.set(key, copyOf(value));
+    return value;
+  }
+}
+
+/** A copy of a record as a repository reads it (JSON's values): structuredClone costs several times more. */
+function copyOf<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(copyOf) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = copyOf((value as Record<string, unknown>)[key]);
+  return copy as T;
+}

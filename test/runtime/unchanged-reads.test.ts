@@ -1,0 +1,69 @@
+/**
+ * What identification keeps between requests (runtime/src/lib/auth/unchanged-reads.ts): a value is
+ * given again only while the database's committed version is the one it was read at; a commit
+ * while it was being read keeps it from being kept; a refusal is never kept; each caller gets a
+ * copy of its own; without a version nothing is kept. test/e2e/api-key.e2e.test.ts checks it with
+ * SQLite's data_version and changes behind the service's back.
+ */
+import { describe, expect, it } from 'vitest';
+import { UnchangedReads } from '../../runtime/src/lib/auth/unchanged-reads.js';
+
+function counted<T>(value: () => T | undefined) {
+  let loads = 0;
+  return {
+    load: () => {
+      loads++;
+      return Promise.resolve(value());
+    },
+    loads: () => loads,
+  };
+}
+
+describe('unchanged reads', () => {
+  it('give the value again while nothing is committed, and read again after a commit', async () => {
+    let version = 1;
+    const reads = new UnchangedReads(() => version);
+    const user = counted(() => ({ name: 'ann', groups: ['admin'] }));
+    expect(await reads.read('k', user.load)).toEqual({ name: 'ann', groups: ['admin'] });
+    expect(await reads.read('k', user.load)).toEqual({ name: 'ann', groups: ['admin'] });
+    expect(user.loads()).toBe(1);
+    version = 2;
+    await reads.read('k', user.load);
+    expect(user.loads()).toBe(2);
+  });
+
+  it('give every caller a copy: changing one changes nothing kept', async () => {
+    const reads = new UnchangedReads(() => 1);
+    const user = counted(() => ({ name: 'ann', groups: ['member'], settings: { theme: 'dark' } }));
+    const first = await reads.read('k', user.load);
+    first!.groups.push('admin');
+    first!.settings.theme = 'light';
+    const second = await reads.read('k', user.load);
+    second!.groups.push('admin');
+    expect(await reads.read('k', user.load)).toEqual({ name: 'ann', groups: ['member'], settings: { theme: 'dark' } });
+    expect(user.loads()).toBe(1);
+  });
+
+  it('keep nothing read while a commit happened, nor a refusal, nor anything without a version', async () => {
+    let version = 1;
+    const reads = new UnchangedReads(() => version);
+    const during = counted(() => {
+      version++;
+      return { name: 'ann' };
+    });
+    await reads.read('k', during.load);
+    await reads.read('k', during.load);
+    expect(during.loads()).toBe(2);
+
+    const refused = counted(() => undefined);
+    await reads.read('nobody', refused.load);
+    await reads.read('nobody', refused.load);
+    expect(refused.loads()).toBe(2);
+
+    const unversioned = new UnchangedReads(undefined);
+    const user = counted(() => ({ name: 'ann' }));
+    await unversioned.read('k', user.load);
+    await unversioned.read('k', user.load);
+    expect(user.loads()).toBe(2);
+  });
+});
