@@ -59,6 +59,13 @@ async function countOf(db: SqlDatabase, counts: RowCounts, table: string): Promi
 const insert = (db: SqlDatabase, table: string, n: number) =>
   db.execute(Array.from({ length: n }, () => `insert into ${table} (note) values ('x');`).join('\n'));
 
+/** A promise and what settles it. */
+function signal(): { promise: Promise<void>; done: () => void } {
+  let done!: () => void;
+  const promise = new Promise<void>((resolve) => (done = resolve));
+  return { promise, done };
+}
+
 const KEY = { sqlite: 'integer primary key autoincrement', postgres: 'serial primary key' };
 
 describe.each(['sqlite', 'postgres'] as const)('kept row counts on %s', (engine) => {
@@ -129,27 +136,17 @@ describe.each(['sqlite', 'postgres'] as const)('kept row counts on %s', (engine)
       const other = another();
       // The executor runs a transaction that lost a deadlock again: each must have run once.
       const runs = [0, 0];
-      let firstWrote!: () => void;
-      let secondWrote!: () => void;
-      const first = new Promise<void>((resolve) => (firstWrote = resolve));
-      const second = new Promise<void>((resolve) => (secondWrote = resolve));
+      const wrote = [signal(), signal()] as const;
       // Each writes its first table, waits until the other has too, then writes the other table.
-      await Promise.all([
-        db.transaction(async (tx) => {
-          runs[0]!++;
-          await insert(tx as SqlDatabase, 'a', 1);
-          firstWrote();
-          await second;
-          await insert(tx as SqlDatabase, 'b', 1);
-        }),
-        other.transaction(async (tx) => {
-          runs[1]!++;
-          await insert(tx as SqlDatabase, 'b', 1);
-          secondWrote();
-          await first;
-          await insert(tx as SqlDatabase, 'a', 1);
-        }),
-      ]);
+      const writes = (on: SqlDatabase, me: 0 | 1, [mine, theirs]: [string, string]) =>
+        on.transaction(async (tx) => {
+          runs[me]!++;
+          await insert(tx as SqlDatabase, mine, 1);
+          wrote[me].done();
+          await wrote[1 - me]!.promise;
+          await insert(tx as SqlDatabase, theirs, 1);
+        });
+      await Promise.all([writes(db, 0, ['a', 'b']), writes(other, 1, ['b', 'a'])]);
       expect(runs).toEqual([1, 1]);
       expect([await countOf(db, counts, 'a'), await countOf(db, counts, 'b')]).toEqual([2, 2]);
       await counts.close();
