@@ -153,6 +153,35 @@ describe.each(['sqlite', 'postgres'] as const)('kept row counts on %s', (engine)
     },
   );
 
+  it.runIf(engine === 'postgres')(
+    'gives up with a clear error when another transaction holds a table it must count, and counts it later',
+    async () => {
+      const { db, another } = await open(engine);
+      await create(db, 'item');
+      await insert(db, 'item', 2);
+      const holder = another();
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let locked!: () => void;
+      const holding = new Promise<void>((resolve) => (locked = resolve));
+      const held = holder.transaction(async (tx) => {
+        await insert(tx as SqlDatabase, 'item', 1);
+        locked();
+        await released;
+      });
+      await holding;
+      await expect(keepRowCounts(db, models('item'))).rejects.toThrow(
+        /counting the rows of table item waited more than 10s for it: another transaction holds it/,
+      );
+      release();
+      await held;
+      const counts = await keepRowCounts(db, models('item'));
+      expect(await countOf(db, counts, 'item')).toBe(3);
+      await counts.close();
+    },
+    30_000,
+  );
+
   it.runIf(engine === 'postgres')('adds up writes from several connections while the changes are folded', async () => {
     const { db, another } = await open(engine);
     await create(db, 'item');

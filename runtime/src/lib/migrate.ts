@@ -55,7 +55,7 @@ const MIGRATION_LOCK = 7_316_001;
  * instance still running the previous version) before it fails, rather than queueing every
  * request behind it.
  */
-const TABLE_LOCK_TIMEOUT = '10s';
+export const TABLE_LOCK_TIMEOUT = '10s';
 
 export function checksum(text: string): string {
   return createHash('sha256').update(text).digest('hex');

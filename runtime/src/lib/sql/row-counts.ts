@@ -20,10 +20,10 @@
  * lock that holds the table's writers for the length of one `count(*)`. A count is used only for
  * the tables checked at this start; the rest count their rows as before.
  */
-import type { Compiled } from './types.js';
 import type { ModelRegistry } from '../model.js';
 import { identifier, stringLiteral } from './quoting.js';
-import type { SqlDatabase, SqlExecutor } from './types.js';
+import type { Compiled, SqlDatabase, SqlExecutor } from './types.js';
+import { MigrationError, TABLE_LOCK_TIMEOUT, WAIT_SECONDS } from '../migrate.js';
 
 /** PostgreSQL: the migrations' advisory lock (lib/migrate.ts): one instance sets the counts up at a time. */
 const SETUP_LOCK = 7_316_001;
@@ -81,9 +81,13 @@ export async function keepRowCounts(db: SqlDatabase, models: ModelRegistry): Pro
     if (tx.dialect === 'postgres') {
       // A table's count(*) may take longer than a request may (database.query_timeout).
       await tx.execute(`set local statement_timeout = 0`);
+      await tx.execute(`set local lock_timeout = '${WAIT_SECONDS}s'`);
       await tx.all({ sql: 'select pg_advisory_xact_lock($1)', parameters: [SETUP_LOCK] });
+      // A table another transaction holds for long (a request of an instance still running): a
+      // clear failure after a while, rather than a start that waits for ever.
+      await tx.execute(`set local lock_timeout = '${TABLE_LOCK_TIMEOUT}'`);
       await tx.execute(POSTGRES_SCHEMA);
-      for (const table of tables) reads.set(table, await keepPostgres(tx, table));
+      for (const table of tables) reads.set(table, await keepPostgres(tx, table).catch(lockedOut(table)));
       // Counts of tables that are no more (or were made again, with another oid).
       await tx.execute(
         "delete from svc_row_counts c where not exists (select 1 from pg_trigger t where t.tgrelid = c.relid and t.tgname = 'svc_count_added')",
@@ -187,6 +191,16 @@ const POSTGRES_TRIGGERS = [
 const FOLD = `with folded as (delete from svc_row_count_deltas returning relid, n),
   sums as (select relid, sum(n) as n from folded group by relid)
   update svc_row_counts c set n = c.n + sums.n from sums where c.relid = sums.relid`;
+
+function lockedOut(table: string): (error: unknown) => never {
+  return (error) => {
+    if ((error as { code?: string }).code !== '55P03') throw error;
+    throw new MigrationError(
+      `counting the rows of table ${table} waited more than ${TABLE_LOCK_TIMEOUT} for it: another transaction holds it (a running instance or another client); start again when that transaction has ended`,
+      { cause: error },
+    );
+  };
+}
 
 async function keepPostgres(tx: SqlExecutor, table: string): Promise<Compiled> {
   const [found] = await tx.all<{ relid: string; triggers: string; counted: string }>({
