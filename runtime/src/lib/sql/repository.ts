@@ -310,10 +310,16 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     // The whole table's count is kept by the database (row-counts.ts), or compiled once; a count
     // of plain conditions (a filtered page's total) is compiled once per shape; with other
     // conditions, for each request.
+    const whole = noConditions(args.where);
+    const kept = whole ? this.ctx.rowCounts?.countOf(this.model.table) : undefined;
+    if (kept) {
+      const [row] = await this.ctx.executor.all<{ n: unknown }>(kept);
+      // No count row (taken away behind the service's back since its start): the table is counted.
+      if (row?.n !== null && row?.n !== undefined) return Number(row.n);
+    }
     const plain = this.plainConditions(args.where);
-    const query = noConditions(args.where)
-      ? (this.ctx.rowCounts?.countOf(this.model.table) ??
-        compiledOnce(this.model, this.dialect, 'count', () => counted().compile()))
+    const query = whole
+      ? compiledOnce(this.model, this.dialect, 'count', () => counted().compile())
       : plain
         ? this.#countOfPlain(plain, counted)
         : counted()
