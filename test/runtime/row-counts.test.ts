@@ -160,20 +160,17 @@ describe.each(['sqlite', 'postgres'] as const)('kept row counts on %s', (engine)
       await create(db, 'item');
       await insert(db, 'item', 2);
       const holder = another();
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let locked!: () => void;
-      const holding = new Promise<void>((resolve) => (locked = resolve));
+      const [locked, released] = [signal(), signal()];
       const held = holder.transaction(async (tx) => {
         await insert(tx as SqlDatabase, 'item', 1);
-        locked();
-        await released;
+        locked.done();
+        await released.promise;
       });
-      await holding;
+      await locked.promise;
       await expect(keepRowCounts(db, models('item'))).rejects.toThrow(
         /counting the rows of table item waited more than 10s for it: another transaction holds it/,
       );
-      release();
+      released.done();
       await held;
       const counts = await keepRowCounts(db, models('item'));
       expect(await countOf(db, counts, 'item')).toBe(3);

@@ -181,8 +181,11 @@ async function inTurn<T>(session: SqlExecutor, work: (tx: SqlExecutor) => Promis
   }
 }
 
-/** The advisory lock, held until the transaction ends; then table locks wait TABLE_LOCK_TIMEOUT at most. */
-async function takePostgresTurn(tx: SqlExecutor): Promise<void> {
+/**
+ * The advisory lock, held until the transaction ends; then table locks wait TABLE_LOCK_TIMEOUT at
+ * most. Also the row counts' start-up check (sql/row-counts.ts), which runs after the migrations.
+ */
+export async function takePostgresTurn(tx: SqlExecutor): Promise<void> {
   // A migration may rebuild a large table: database.query_timeout is for requests, not for it.
   await tx.execute(`set local statement_timeout = 0`);
   await tx.execute(`set local lock_timeout = '${WAIT_SECONDS}s'`);

@@ -73,10 +73,26 @@ async function byApiKey(ctx: AuthContext, request: FastifyRequest) {
   const header = request.headers.authorization;
   const key = readApiKeyHeader(header);
   if (!key) return undefined;
-  // A write reads afresh: the commit before it has most likely forgotten everything anyway.
-  if (!SAFE_METHODS.has(request.method)) return userOfApiKey(ctx, key);
   // Kept by a digest of the header, not the token itself.
-  return ctx.identities.read(`apikey:${hash('sha256', header!, 'base64')}`, () => userOfApiKey(ctx, key));
+  return lookedUp(
+    ctx,
+    request,
+    () => `apikey:${hash('sha256', header!, 'base64')}`,
+    () => userOfApiKey(ctx, key),
+  );
+}
+
+/**
+ * A read may take the last identification of the same credentials (unchanged-reads.ts); a write
+ * reads afresh: the commit before it has most likely forgotten everything anyway.
+ */
+function lookedUp<T extends object>(
+  ctx: AuthContext,
+  request: FastifyRequest,
+  key: () => string,
+  load: () => Promise<T | undefined>,
+): Promise<T | undefined> {
+  return SAFE_METHODS.has(request.method) ? ctx.identities.read(key(), load) : load();
 }
 
 async function userOfApiKey(ctx: AuthContext, key: { user: string; token: string }) {
@@ -97,9 +113,12 @@ async function byTicket(ctx: AuthContext, request: FastifyRequest, reply: Fastif
   const now = Math.floor(ctx.now() / 1000);
   // A ticket from the future (beyond a minute of clock skew) is as bad as an old one.
   if (!verified || verified.issuedAt > now + 60 || now - verified.issuedAt > ctx.config.authTimeout) return undefined;
-  const found = SAFE_METHODS.has(request.method)
-    ? await ctx.identities.read(`user:${verified.userKey}`, () => userAndEpoch(ctx, verified.userKey))
-    : await userAndEpoch(ctx, verified.userKey);
+  const found = await lookedUp(
+    ctx,
+    request,
+    () => `user:${verified.userKey}`,
+    () => userAndEpoch(ctx, verified.userKey),
+  );
   if (!found) return undefined;
   const { user, epoch } = found;
   if (fingerprint(user['password']) !== verified.fingerprint || epoch !== verified.epoch) return undefined;

@@ -23,10 +23,8 @@
 import type { ModelRegistry } from '../model.js';
 import { identifier, stringLiteral } from './quoting.js';
 import type { Compiled, SqlDatabase, SqlExecutor } from './types.js';
-import { MigrationError, TABLE_LOCK_TIMEOUT, WAIT_SECONDS } from '../migrate.js';
+import { MigrationError, TABLE_LOCK_TIMEOUT, takePostgresTurn } from '../migrate.js';
 
-/** PostgreSQL: the migrations' advisory lock (lib/migrate.ts): one instance sets the counts up at a time. */
-const SETUP_LOCK = 7_316_001;
 /** PostgreSQL: how long after a write its change is folded into the count (writes in between share the fold). */
 const FOLD_DELAY_MS = 1_000;
 
@@ -79,23 +77,20 @@ export async function keepRowCounts(db: SqlDatabase, models: ModelRegistry): Pro
   if (tables.length === 0) return new RowCounts(db, reads);
   await db.transaction(async (tx) => {
     if (tx.dialect === 'postgres') {
-      // A table's count(*) may take longer than a request may (database.query_timeout).
-      await tx.execute(`set local statement_timeout = 0`);
-      await tx.execute(`set local lock_timeout = '${WAIT_SECONDS}s'`);
-      await tx.all({ sql: 'select pg_advisory_xact_lock($1)', parameters: [SETUP_LOCK] });
-      // A table another transaction holds for long (a request of an instance still running): a
-      // clear failure after a while, rather than a start that waits for ever.
-      await tx.execute(`set local lock_timeout = '${TABLE_LOCK_TIMEOUT}'`);
+      // One instance at a time, as migrations; a table's count(*) may take longer than a request
+      // may, and a table another transaction holds for long fails the start with a clear error
+      // (TABLE_LOCK_TIMEOUT) rather than making it wait for ever.
+      await takePostgresTurn(tx);
       await tx.execute(POSTGRES_SCHEMA);
       for (const table of tables) reads.set(table, await keepPostgres(tx, table).catch(lockedOut(table)));
       // Counts of tables that are no more (or were made again, with another oid).
       await tx.execute(
-        "delete from svc_row_counts c where not exists (select 1 from pg_trigger t where t.tgrelid = c.relid and t.tgname = 'svc_count_added')",
+        `delete from svc_row_counts c where not exists (select 1 from pg_trigger t where t.tgrelid = c.relid and t.tgname = '${POSTGRES_TRIGGERS[0].name}')`,
       );
     } else {
       await tx.execute(SQLITE_SCHEMA);
-      await dropStraySqliteTriggers(tx, tables);
-      for (const table of tables) reads.set(table, await keepSqlite(tx, table));
+      const kept = await keptSqlite(tx, tables);
+      for (const table of tables) reads.set(table, await keepSqlite(tx, table, kept));
     }
   });
   return new RowCounts(db, reads);
@@ -105,15 +100,15 @@ export async function keepRowCounts(db: SqlDatabase, models: ModelRegistry): Pro
 
 const SQLITE_SCHEMA = 'create table if not exists svc_row_counts ("table" text primary key, "n" integer not null)';
 
-async function keepSqlite(tx: SqlExecutor, table: string): Promise<Compiled> {
+/** What is in place: this module's triggers as written here (each as `name\nsql`), and the tables counted. */
+interface KeptSqlite {
+  readonly triggers: ReadonlySet<string>;
+  readonly counted: ReadonlySet<string>;
+}
+
+async function keepSqlite(tx: SqlExecutor, table: string, kept: KeptSqlite): Promise<Compiled> {
   const triggers = sqliteTriggers(table);
-  const found = await tx.all<{ name: string; sql: string }>({
-    sql: `select name, sql from sqlite_master where type = 'trigger' and name in (?, ?)`,
-    parameters: triggers.map((t) => t.name),
-  });
-  const counted = await tx.all({ sql: 'select 1 from svc_row_counts where "table" = ?', parameters: [table] });
-  const kept = counted.length === 1 && triggers.every((t) => found.some((f) => f.name === t.name && f.sql === t.sql));
-  if (!kept) {
+  if (!kept.counted.has(table) || !triggers.every((t) => kept.triggers.has(triggerKey(t)))) {
     await tx.execute(
       [
         ...triggers.map((t) => `drop trigger if exists ${identifier(t.name)};`),
@@ -127,22 +122,31 @@ async function keepSqlite(tx: SqlExecutor, table: string): Promise<Compiled> {
 }
 
 /**
- * The triggers of this module that are not as written here for a table of the models: a renamed
- * table keeps its triggers, which would count its rows under its old name, a name that a new
- * table may have taken.
+ * Reads this module's triggers and counts once, and drops those not as written here for a table of
+ * the models: a renamed table keeps its triggers, which would count its rows under its old name, a
+ * name that a new table may have taken.
  */
-async function dropStraySqliteTriggers(tx: SqlExecutor, tables: readonly string[]): Promise<void> {
-  const wanted = new Set(tables.flatMap(sqliteTriggers).map((t) => `${t.name}\n${t.sql}`));
+async function keptSqlite(tx: SqlExecutor, tables: readonly string[]): Promise<KeptSqlite> {
+  const wanted = new Set(tables.flatMap(sqliteTriggers).map(triggerKey));
   const found = await tx.all<{ name: string; sql: string }>({
     sql: `select name, sql from sqlite_master where type = 'trigger' and name like 'svc\\_count\\_%' escape '\\'`,
     parameters: [],
   });
-  const stray = found.filter((t) => !wanted.has(`${t.name}\n${t.sql}`));
+  const stray = found.filter((t) => !wanted.has(triggerKey(t)));
   if (stray.length) await tx.execute(stray.map((t) => `drop trigger ${identifier(t.name)};`).join('\n'));
   await tx.run({
     sql: `delete from svc_row_counts where "table" not in (${tables.map(() => '?').join(', ')})`,
     parameters: tables,
   });
+  const counted = await tx.all<{ table: string }>({ sql: 'select "table" from svc_row_counts', parameters: [] });
+  return {
+    triggers: new Set(found.filter((t) => wanted.has(triggerKey(t))).map(triggerKey)),
+    counted: new Set(counted.map((c) => c.table)),
+  };
+}
+
+function triggerKey(trigger: { name: string; sql: string }): string {
+  return `${trigger.name}\n${trigger.sql}`;
 }
 
 /** The two triggers, as sqlite_master keeps their text: a table renamed since has them otherwise. */
@@ -181,11 +185,21 @@ begin
   return null;
 end $$;`;
 
+/** The triggers on each table (`%s`: the table), by name. */
 const POSTGRES_TRIGGERS = [
-  'create trigger svc_count_added after insert on %s referencing new table as svc_added for each statement execute function svc_count_added()',
-  'create trigger svc_count_removed after delete on %s referencing old table as svc_removed for each statement execute function svc_count_removed()',
-  'create trigger svc_count_truncated after truncate on %s for each statement execute function svc_count_truncated()',
-];
+  {
+    name: 'svc_count_added',
+    on: 'after insert on %s referencing new table as svc_added for each statement execute function svc_count_added()',
+  },
+  {
+    name: 'svc_count_removed',
+    on: 'after delete on %s referencing old table as svc_removed for each statement execute function svc_count_removed()',
+  },
+  {
+    name: 'svc_count_truncated',
+    on: 'after truncate on %s for each statement execute function svc_count_truncated()',
+  },
+] as const;
 
 /** Folds every change into its count: the deleted changes are exactly those added, in one statement. */
 const FOLD = `with folded as (delete from svc_row_count_deltas returning relid, n),
@@ -205,11 +219,10 @@ function lockedOut(table: string): (error: unknown) => never {
 async function keepPostgres(tx: SqlExecutor, table: string): Promise<Compiled> {
   const [found] = await tx.all<{ relid: string; triggers: string; counted: string }>({
     sql: `select c.oid as relid,
-        (select count(*) from pg_trigger t where t.tgrelid = c.oid
-          and t.tgname in ('svc_count_added', 'svc_count_removed', 'svc_count_truncated')) as triggers,
+        (select count(*) from pg_trigger t where t.tgrelid = c.oid and t.tgname = any($2)) as triggers,
         (select count(*) from svc_row_counts r where r.relid = c.oid) as counted
       from pg_class c where c.oid = to_regclass($1)`,
-    parameters: [identifier(table)],
+    parameters: [identifier(table), POSTGRES_TRIGGERS.map((t) => t.name)],
   });
   if (!found)
     throw new Error(`row counts: the database has no table ${table} (its migrations are applied before this)`);
@@ -219,10 +232,8 @@ async function keepPostgres(tx: SqlExecutor, table: string): Promise<Compiled> {
     await tx.execute(
       [
         `lock table ${name} in share row exclusive mode;`,
-        ...['svc_count_added', 'svc_count_removed', 'svc_count_truncated'].map(
-          (t) => `drop trigger if exists ${t} on ${name};`,
-        ),
-        ...POSTGRES_TRIGGERS.map((t) => `${t.replace('%s', name)};`),
+        ...POSTGRES_TRIGGERS.map((t) => `drop trigger if exists ${t.name} on ${name};`),
+        ...POSTGRES_TRIGGERS.map((t) => `create trigger ${t.name} ${t.on.replace('%s', name)};`),
         `delete from svc_row_count_deltas where relid = ${found.relid};`,
         `insert into svc_row_counts (relid, n) values (${found.relid}, (select count(*) from ${name}))
            on conflict (relid) do update set n = excluded.n;`,
