@@ -3,7 +3,8 @@
 // query). A page of 20 with its total, sorted by the key (indexed), without a filter and with two
 // on it (one that selects 500 rows of either table, one that selects half); its `_count` alone; a
 // deep page by offset (`_start=500000`) against the same page reached by the cursor of the page
-// before it (`_after`, from its `next` link).
+// before it (`_after`, from its `next` link); and the first and a deep page by cursor sorted by a
+// nullable field with an index of its own.
 //
 // The rows are written straight into the table (a recursive CTE / generate_series): the service
 // would take minutes to take a million POSTs, and how they got there changes nothing of a read.
@@ -69,6 +70,10 @@ async function queries(url, size) {
   const before = await (await fetch(`${url}/v1/items?_limit=20&_start=${deep - 20}`)).json();
   if (!before.next) throw new Error(`no next page after offset ${deep - 20}: ${JSON.stringify(before).slice(0, 300)}`);
   const cursor = new URL(before.next).searchParams.get('_after');
+  const sorted = '/v1/items?_limit=20&_sort=description';
+  const beforeSorted = await (await fetch(`${url}${sorted}&_start=${deep - 20}`)).json();
+  if (!beforeSorted.next) throw new Error(`no next page after offset ${deep - 20} by description`);
+  const sortedCursor = new URL(beforeSorted.next).searchParams.get('_after');
   return [
     ['page of 20, by key', '/v1/items?_limit=20'],
     ['page of 20, newest first', '/v1/items?_limit=20&_sort=-id'],
@@ -78,8 +83,16 @@ async function queries(url, size) {
     ['_count', '/v1/items?_count'],
     [`deep page by offset (_start=${deep})`, `/v1/items?_limit=20&_start=${deep}`],
     ['deep page by cursor (_after)', `/v1/items?_limit=20&_after=${cursor}`],
+    // description: nullable (one row in ten), with an index of its own, its nulls first (SQLite) or last.
+    ['page of 20, by description', sorted],
+    ['deep page by cursor, by description', `${sorted}&_after=${sortedCursor}`],
   ];
 }
+
+/** Every tenth item has no description; the others sort in another order than their keys. */
+const DESCRIPTION = `case when i % 10 = 0 then null else 'seeded item number ' || i end`;
+/** An index the user made for their sort by description (svcgen makes them for unique fields only). */
+const INDEX = 'create index item_description on item (description)';
 
 /** `size` items in the service's table. */
 async function fill(engine, url, size, modules) {
@@ -88,7 +101,8 @@ async function fill(engine, url, size, modules) {
     const Database = require('better-sqlite3');
     const db = new Database(url.slice('sqlite:'.length));
     db.exec(`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${size})
-      insert into item (name, description) select 'item ' || i, 'seeded item number ' || i from n`);
+      insert into item (name, description) select 'item ' || i, ${DESCRIPTION} from n`);
+    db.exec(INDEX);
     db.close();
     return;
   }
@@ -97,7 +111,8 @@ async function fill(engine, url, size, modules) {
   await client.connect();
   try {
     await client.query(`insert into item (name, description)
-      select 'item ' || i, 'seeded item number ' || i from generate_series(1, ${size}) as i`);
+      select 'item ' || i, ${DESCRIPTION} from generate_series(1, ${size}) as i`);
+    await client.query(INDEX);
     await client.query('analyze item');
   } finally {
     await client.end();

@@ -103,35 +103,59 @@ function valueOf(
 }
 
 /**
- * The objects that come after the cursor in the page's order: for sort fields a, b and key k,
- * `a after va, or a = va and b after vb, or a = va and b = vb and k after vk`. Where nulls come is
- * the engine's (`nullsLast`: after every value in ascending order, as on PostgreSQL; first, as on
- * SQLite and MongoDB), the order the page itself was read in.
+ * The objects that come after the cursor in the page's order, as conditions to read one after the
+ * other: every object the first selects comes before every one the second does, so a page reads
+ * the next only while it is short. Where nulls come is the engine's (`nullsLast`: after every value
+ * in ascending order, as on PostgreSQL; first, as on SQLite and MongoDB), the order the page itself
+ * was read in.
+ *
+ * For sort fields a, b and key k the first is `a >= va and (a > va or <after vb, vk>)`: its leading
+ * comparison is a range an index on `a` seeks to, where the equivalent `a > va or a = va and …`
+ * makes PostgreSQL read the index from its start (200 ms instead of 0.3 at row 500,000 of a
+ * million). The nulls of `a` that come after every value are the second condition, not an `or a
+ * is null` in the first, which would keep the index from seeking as well.
  */
-export function afterCursor(model: Model, sort: Ordering, cursor: Cursor, nullsLast: boolean): Where<Rec> {
-  const order = keyOrder(model, sort);
-  const branches: Where<Rec>[] = [];
-  for (const [i, [name, direction]] of order.entries()) {
+export function afterCursor(model: Model, sort: Ordering, cursor: Cursor, nullsLast: boolean): Where<Rec>[] {
+  const order = keyOrder(model, sort).map(([name, direction], i) => ({
+    name,
+    direction,
+    value: cursor.values[i],
     // The key is never null: `or key is null` would only keep PostgreSQL from seeking its index.
-    const nullsAfter = name !== model.primaryKey && (direction === 'asc' ? nullsLast : !nullsLast);
-    const beyond = comesAfter(name, cursor.values[i], nullsAfter, direction);
-    if (beyond === false) continue;
-    const equal = order.slice(0, i).map(([before], j): Where<Rec> => ({ [before]: cursor.values[j] as never }));
-    const all = [...equal, beyond];
-    branches.push(all.length === 1 ? all[0]! : { AND: all });
-  }
-  // One condition alone, not an OR of one: by the key alone it is a plain comparison, whose page
-  // is a statement compiled once (lib/sql/repository.ts plainConditions).
-  if (branches.length === 1) return branches[0]!;
-  return branches.length ? { OR: branches } : { [model.primaryKey]: { in: [] } };
+    nullsAfter: name !== model.primaryKey && (direction === 'asc' ? nullsLast : !nullsLast),
+    key: name === model.primaryKey,
+  }));
+  return segmentsAfter(order);
 }
 
-/**
- * The condition "comes after `value`" on one field, or false when nothing does. `nullsAfter`:
- * whether, in this direction, nulls come after every value.
- */
-function comesAfter(name: string, value: unknown, nullsAfter: boolean, direction: 'asc' | 'desc'): Where<Rec> | false {
-  if (value === null) return nullsAfter ? false : { [name]: { not: null } };
+interface Position {
+  readonly name: string;
+  readonly direction: 'asc' | 'desc';
+  readonly value: unknown;
+  readonly nullsAfter: boolean;
+  readonly key: boolean;
+}
+
+/** The conditions, in order, of what comes after `order[0]`'s value among objects equal on the fields before it. */
+function segmentsAfter(order: readonly Position[]): Where<Rec>[] {
+  const [first, ...others] = order;
+  if (!first) return [];
+  const { name, direction, value, nullsAfter } = first;
   const beyond: FieldFilter<never> = direction === 'asc' ? { gt: value as never } : { lt: value as never };
-  return nullsAfter ? { OR: [{ [name]: beyond }, { [name]: null }] } : { [name]: beyond };
+  // Past the key nothing is equal to the cursor's object but itself. By the key alone the page's
+  // condition is one plain comparison, a statement compiled once (lib/sql/repository.ts plainConditions).
+  if (first.key) return [{ [name]: beyond }];
+  const rest = anyOf(segmentsAfter(others));
+  if (value === null) {
+    const tied = rest ? [{ AND: [{ [name]: null }, rest] }] : [];
+    return nullsAfter ? tied : [...tied, { [name]: { not: null } }];
+  }
+  const from: FieldFilter<never> = direction === 'asc' ? { gte: value as never } : { lte: value as never };
+  const main = rest ? { AND: [{ [name]: from }, { OR: [{ [name]: beyond }, rest] }] } : { [name]: beyond };
+  return nullsAfter ? [main, { [name]: null }] : [main];
+}
+
+/** Conditions as one: an OR of several, the one alone, or none. */
+function anyOf(conditions: readonly Where<Rec>[]): Where<Rec> | undefined {
+  if (conditions.length <= 1) return conditions[0];
+  return { OR: [...conditions] };
 }

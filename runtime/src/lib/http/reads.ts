@@ -30,16 +30,24 @@ export async function index(ctx: RouteContext, request: FastifyRequest): Promise
     if (query.count) return { count: await repository.count({ where }) };
     const count = () => repository.count({ where });
     // One row more than the page: whether there is a next page, without counting.
-    const find = () =>
+    const wanted = query.take === 0 ? 0 : query.take + 1;
+    const read = (condition: Where<Rec>, take: number) =>
       repository.findMany({
-        where: query.after
-          ? combine(where, afterCursor(ctx.model, query.orderBy, query.after, repository.nullsLast))
-          : where,
+        where: condition,
         orderBy: query.orderBy,
         skip: query.after ? 0 : query.skip,
-        take: query.take === 0 ? 0 : query.take + 1,
+        take,
         include: includeFor(ctx.model, ctx.services.db.models),
       });
+    const find = query.after
+      ? () =>
+          afterCursorRead(
+            afterCursor(ctx.model, query.orderBy, query.after!, repository.nullsLast),
+            where,
+            wanted,
+            read,
+          )
+      : () => read(where, wanted);
     // Inside a transaction (index handlers) one query at a time: MongoDB takes no more.
     const [total, found] =
       db === ctx.services.db ? await Promise.all([count(), find()]) : [await count(), await find()];
@@ -78,6 +86,25 @@ function nextPage(
     ? `_start=${start}`
     : `_after=${encodeCursor(ctx.model, query.orderBy, records.at(-1)!, start, ctx.services.db.models)}`;
   return `${request.protocol}://${request.host}${withoutPaging(request.url)}${next}`;
+}
+
+/**
+ * The `wanted` objects after a cursor: its conditions in order (cursor.ts afterCursor), each read
+ * only while the page is short. Most pages are one query; a page that reaches the nulls after the
+ * last value of its first sort field is two.
+ */
+async function afterCursorRead(
+  segments: readonly Where<Rec>[],
+  where: Where<Rec>,
+  wanted: number,
+  read: (condition: Where<Rec>, take: number) => Promise<Rec[]>,
+): Promise<Rec[]> {
+  const found: Rec[] = [];
+  for (const segment of segments) {
+    found.push(...(await read(combine(where, segment), wanted - found.length)));
+    if (found.length >= wanted) break;
+  }
+  return found;
 }
 
 /** A selection as a condition: every object (none), no object, or those it selects. */
