@@ -3,7 +3,8 @@
  * tables of their own: what the start-up check does after a rename and when a new table takes an
  * old name, and on PostgreSQL that writers never wait for each other on a count: two
  * transactions writing two tables in opposite orders both commit (a counter row per table would
- * deadlock them), and writes from several connections while the changes are folded add up.
+ * deadlock them), and writes from several connections while the changes are folded add up; on
+ * SQLite that the check waits for another connection's write lock as migrations do.
  * test/e2e/row-counts.e2e.test.ts checks the counts of a generated service over HTTP.
  */
 import { rmSync } from 'node:fs';
@@ -173,6 +174,31 @@ describe.each(['sqlite', 'postgres'] as const)('kept row counts on %s', (engine)
       released.done();
       await held;
       const counts = await keepRowCounts(db, models('item'));
+      expect(await countOf(db, counts, 'item')).toBe(3);
+      await counts.close();
+    },
+    30_000,
+  );
+
+  it.runIf(engine === 'sqlite')(
+    'waits, as migrations do, for another connection that holds the write lock past the busy timeout',
+    async () => {
+      const { db, another } = await open(engine);
+      await create(db, 'item');
+      await insert(db, 'item', 2);
+      const holder = another();
+      const [locked, released] = [signal(), signal()];
+      const held = holder.transaction(async (tx) => {
+        await insert(tx as SqlDatabase, 'item', 1);
+        locked.done();
+        await released.promise;
+      });
+      await locked.promise;
+      // Let go in a second: after the check's first try has waited out the busy timeout (5 s),
+      // during which SQLite blocks this thread; it fails with SQLITE_BUSY unless tried again.
+      setTimeout(released.done, 1000);
+      const counts = await keepRowCounts(db, models('item'));
+      await held;
       expect(await countOf(db, counts, 'item')).toBe(3);
       await counts.close();
     },

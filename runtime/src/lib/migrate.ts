@@ -163,8 +163,11 @@ function scriptError(migration: Migration, error: unknown): Error {
   );
 }
 
-/** Runs `work` in a transaction of its own once this instance has its turn to migrate. */
-async function inTurn<T>(session: SqlExecutor, work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` in a transaction of its own once this instance has its turn to migrate. Also the row
+ * counts' start-up check (sql/row-counts.ts), which runs after the migrations.
+ */
+export async function inTurn<T>(session: SqlExecutor, work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
   const deadline = Date.now() + WAIT_SECONDS * 1000;
   for (;;) {
     try {
@@ -181,11 +184,8 @@ async function inTurn<T>(session: SqlExecutor, work: (tx: SqlExecutor) => Promis
   }
 }
 
-/**
- * The advisory lock, held until the transaction ends; then table locks wait TABLE_LOCK_TIMEOUT at
- * most. Also the row counts' start-up check (sql/row-counts.ts), which runs after the migrations.
- */
-export async function takePostgresTurn(tx: SqlExecutor): Promise<void> {
+/** The advisory lock, held until the transaction ends; then table locks wait TABLE_LOCK_TIMEOUT at most. */
+async function takePostgresTurn(tx: SqlExecutor): Promise<void> {
   // A migration may rebuild a large table: database.query_timeout is for requests, not for it.
   await tx.execute(`set local statement_timeout = 0`);
   await tx.execute(`set local lock_timeout = '${WAIT_SECONDS}s'`);

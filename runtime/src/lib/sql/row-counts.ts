@@ -23,7 +23,7 @@
 import type { ModelRegistry } from '../model.js';
 import { identifier, stringLiteral } from './quoting.js';
 import type { Compiled, SqlDatabase, SqlExecutor } from './types.js';
-import { MigrationError, TABLE_LOCK_TIMEOUT, takePostgresTurn } from '../migrate.js';
+import { inTurn, MigrationError, TABLE_LOCK_TIMEOUT } from '../migrate.js';
 
 /** PostgreSQL: how long after a write its change is folded into the count (writes in between share the fold). */
 const FOLD_DELAY_MS = 1_000;
@@ -75,12 +75,12 @@ export async function keepRowCounts(db: SqlDatabase, models: ModelRegistry): Pro
   const tables = [...new Set([...models.values()].map((m) => m.table))];
   const reads = new Map<string, Compiled>();
   if (tables.length === 0) return new RowCounts(db, reads);
-  await db.transaction(async (tx) => {
+  // One instance at a time, as migrations, and waiting as long as they do for another instance's
+  // turn (SQLite: its write lock). A table's count(*) may take longer than a request may; on
+  // PostgreSQL a table another transaction holds for long fails the start with a clear error
+  // (TABLE_LOCK_TIMEOUT) rather than making it wait for ever.
+  await inTurn(db, async (tx) => {
     if (tx.dialect === 'postgres') {
-      // One instance at a time, as migrations; a table's count(*) may take longer than a request
-      // may, and a table another transaction holds for long fails the start with a clear error
-      // (TABLE_LOCK_TIMEOUT) rather than making it wait for ever.
-      await takePostgresTurn(tx);
       await tx.execute(POSTGRES_SCHEMA);
       for (const table of tables) reads.set(table, await keepPostgres(tx, table).catch(lockedOut(table)));
       // Counts of tables that are no more (or were made again, with another oid).
