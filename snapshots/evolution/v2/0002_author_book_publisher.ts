@@ -116,17 +116,15 @@ create index "book_publisher_id_idx" on "book" ("publisher_id");
 
 create or replace function svc_search_fold(value text) returns text
   language sql immutable parallel safe
-  return regexp_replace(
-    regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'),
-    '[^[:alnum:]]+', ' ', 'g');
+  return regexp_replace(regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g');
 
-alter table "publisher" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("name"))) stored;
+alter table "publisher" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("name" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "publisher_name_search_idx" on "publisher" using gin ("svc_search_name");
 
-alter table "book" add column "svc_search_title" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("title"))) stored;
+alter table "book" add column "svc_search_title" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("title" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "book_title_search_idx" on "book" using gin ("svc_search_title");
 
-alter table "book" add column "svc_search_isbn" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("isbn"))) stored;
+alter table "book" add column "svc_search_isbn" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("isbn" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "book_isbn_search_idx" on "book" using gin ("svc_search_isbn");
 `,
   mongodb: [

@@ -120,11 +120,9 @@ create index "profile_author_id_idx" on "profile" ("author_id");
 
 create or replace function svc_search_fold(value text) returns text
   language sql immutable parallel safe
-  return regexp_replace(
-    regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'),
-    '[^[:alnum:]]+', ' ', 'g');
+  return regexp_replace(regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g');
 
-alter table "profile" add column "svc_search_website" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("website"))) stored;
+alter table "profile" add column "svc_search_website" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("website" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "profile_website_search_idx" on "profile" using gin ("svc_search_website");
 `,
   mongodb: [

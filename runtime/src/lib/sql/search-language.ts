@@ -10,6 +10,7 @@ import type { ModelRegistry } from '../model.js';
 import type { SqlDatabase, SqlExecutor } from './executor.js';
 import { identifier } from './quoting.js';
 import { pgIdentifier, vectorColumn } from './search.js';
+import { vectorOf } from './search-fold.js';
 
 export async function alignSearchLanguage(db: SqlDatabase, models: ModelRegistry, language: string): Promise<void> {
   if (db.dialect !== 'postgres') return;
@@ -58,7 +59,7 @@ async function rebuildVector(tx: SqlExecutor, table: string, field: string, lang
   await tx.execute(
     [
       `alter table ${identifier(table)} drop column ${identifier(column)};`,
-      `alter table ${identifier(table)} add column ${identifier(column)} tsvector generated always as (to_tsvector('${language}'::regconfig, svc_search_fold(${identifier(field)}))) stored;`,
+      `alter table ${identifier(table)} add column ${identifier(column)} tsvector generated always as (${vectorOf(identifier(field), language)}) stored;`,
       `create index ${identifier(pgIdentifier(`${table}_${field}_search_idx`))} on ${identifier(table)} using gin (${identifier(column)});`,
     ].join('\n'),
   );

@@ -4,8 +4,8 @@
  * - SQLite: the FTS5 table `svc_search_<table>` (external content: it indexes the table's text
  *   columns and is kept in step by triggers). A search is one MATCH of quoted words, restricted
  *   by a column filter to the fields the caller may search: `{"title" "body"} : ("w1" "w2")`.
- * - PostgreSQL: a `tsvector` column `svc_search_<field>` per text field (generated from
- *   `svc_search_fold(field)`, GIN-indexed), so that any set of fields can be searched through
+ * - PostgreSQL: a `tsvector` column `svc_search_<field>` per text field (generated from the
+ *   field's folded text, search-fold.ts, GIN-indexed), so that any set of fields can be searched through
  *   the indexes: each word must match one of the fields' vectors.
  *
  * Words are canonical (lib/search.ts) and always bound parameters: no user text is ever syntax.

@@ -8,10 +8,10 @@
  *   `svc_search_state.indexed_to` are new; triggers put the rowids of rows indexed before and
  *   changed or deleted since into `svc_search_<table>_stale`. A write thus costs one small
  *   marker at most, where an FTS5 insert per transaction cost a small insert ~40 % of a POST.
- * - PostgreSQL: per text field, a stored generated `tsvector` column `svc_search_<field>` of
- *   `svc_search_fold(field)` (lower case, no diacritics, only letters and digits: the words
- *   SQLite's tokenizer makes) with a GIN index. One column per field, so that a caller who may
- *   search only some fields is answered from the indexes. The configuration is `simple` here;
+ * - PostgreSQL: per text field, a stored generated `tsvector` column `svc_search_<field>` of the
+ *   field's folded text (lower case, no diacritics, only letters and digits: the words SQLite's
+ *   tokenizer makes; the runtime's lib/sql/search-fold.ts) with a GIN index. One column per
+ *   field, so that a caller who may search only some fields is answered from the indexes. The configuration is `simple` here;
  *   the service switches the columns to service.ini's `search.language` at start-up.
  * - MongoDB: the words of each document in `_search`, written by the repository; the migration
  *   steps fill them for stored documents and index them.
@@ -21,16 +21,15 @@
  * table changes under them, and created last.
  */
 import type { MongoStep } from '../../../../runtime/src/lib/mongo/steps.js';
+import { foldedText, vectorOf } from '../../../../runtime/src/lib/sql/search-fold.js';
 import { identifier, q, type Dialect } from './identifiers.js';
 import type { TableChange } from './changes.js';
 import type { StoredTable } from '../../../outdir/storage-model.js';
 
-/** The database's words of a text, as lib/search.ts `words` makes them on every engine. */
+/** The words of a text (lib/sql/search-fold.ts), for searches to fold their words with. */
 const FOLD_FUNCTION = `create or replace function svc_search_fold(value text) returns text
   language sql immutable parallel safe
-  return regexp_replace(
-    regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'),
-    '[^[:alnum:]]+', ' ', 'g');`;
+  return ${foldedText('value')};`;
 
 export function ftsTable(table: string): string {
   return `svc_search_${table}`;
@@ -90,7 +89,7 @@ export function searchState(tables: readonly StoredTable[]): string[] {
     : [];
 }
 
-/** PostgreSQL: the fold function, before the first vector column that calls it. */
+/** PostgreSQL: the fold function, which searches call on their words (vector columns spell it out). */
 export function searchFunctions(tables: readonly StoredTable[]): string[] {
   return tables.some((t) => t.search.length) ? [FOLD_FUNCTION] : [];
 }
@@ -123,7 +122,7 @@ function createFts(table: StoredTable): string[] {
 function addVector(table: string, field: string): string {
   const column = q(vectorColumn(field));
   return [
-    `alter table ${q(table)} add column ${column} tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold(${q(field)}))) stored;`,
+    `alter table ${q(table)} add column ${column} tsvector generated always as (${vectorOf(q(field), 'simple')}) stored;`,
     `create index ${q(identifier(`${table}_${field}_search_idx`, 'postgres'))} on ${q(table)} using gin (${column});`,
   ].join('\n');
 }

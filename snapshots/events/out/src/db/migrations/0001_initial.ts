@@ -191,32 +191,30 @@ create index "task_project_id_idx" on "task" ("project_id");
 
 create or replace function svc_search_fold(value text) returns text
   language sql immutable parallel safe
-  return regexp_replace(
-    regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'),
-    '[^[:alnum:]]+', ' ', 'g');
+  return regexp_replace(regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g');
 
-alter table "auditentry" add column "svc_search_model" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("model"))) stored;
+alter table "auditentry" add column "svc_search_model" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("model" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "auditentry_model_search_idx" on "auditentry" using gin ("svc_search_model");
 
-alter table "auditentry" add column "svc_search_action" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("action"))) stored;
+alter table "auditentry" add column "svc_search_action" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("action" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "auditentry_action_search_idx" on "auditentry" using gin ("svc_search_action");
 
-alter table "project" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("name"))) stored;
+alter table "project" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("name" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "project_name_search_idx" on "project" using gin ("svc_search_name");
 
-alter table "project" add column "svc_search_slug" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("slug"))) stored;
+alter table "project" add column "svc_search_slug" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("slug" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "project_slug_search_idx" on "project" using gin ("svc_search_slug");
 
-alter table "task" add column "svc_search_title" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("title"))) stored;
+alter table "task" add column "svc_search_title" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("title" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "task_title_search_idx" on "task" using gin ("svc_search_title");
 
-alter table "user" add column "svc_search_username" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("username"))) stored;
+alter table "user" add column "svc_search_username" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("username" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "user_username_search_idx" on "user" using gin ("svc_search_username");
 
-alter table "user" add column "svc_search_email" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("email"))) stored;
+alter table "user" add column "svc_search_email" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("email" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "user_email_search_idx" on "user" using gin ("svc_search_email");
 
-alter table "user" add column "svc_search_display_name" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("display_name"))) stored;
+alter table "user" add column "svc_search_display_name" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("display_name" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "user_display_name_search_idx" on "user" using gin ("svc_search_display_name");
 `,
   mongodb: [],

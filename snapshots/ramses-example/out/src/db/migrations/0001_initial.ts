@@ -216,35 +216,33 @@ create index "story_assignee_id_idx" on "story" ("assignee_id");
 
 create or replace function svc_search_fold(value text) returns text
   language sql immutable parallel safe
-  return regexp_replace(
-    regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'),
-    '[^[:alnum:]]+', ' ', 'g');
+  return regexp_replace(regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g');
 
-alter table "profile" add column "svc_search_address" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("address"))) stored;
+alter table "profile" add column "svc_search_address" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("address" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "profile_address_search_idx" on "profile" using gin ("svc_search_address");
 
-alter table "story" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("name"))) stored;
+alter table "story" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("name" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "story_name_search_idx" on "story" using gin ("svc_search_name");
 
-alter table "story" add column "svc_search_description" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("description"))) stored;
+alter table "story" add column "svc_search_description" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("description" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "story_description_search_idx" on "story" using gin ("svc_search_description");
 
-alter table "story" add column "svc_search_unicode_name" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("unicode_name"))) stored;
+alter table "story" add column "svc_search_unicode_name" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("unicode_name" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "story_unicode_name_search_idx" on "story" using gin ("svc_search_unicode_name");
 
-alter table "story" add column "svc_search_unicode_description" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("unicode_description"))) stored;
+alter table "story" add column "svc_search_unicode_description" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("unicode_description" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "story_unicode_description_search_idx" on "story" using gin ("svc_search_unicode_description");
 
-alter table "user" add column "svc_search_username" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("username"))) stored;
+alter table "user" add column "svc_search_username" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("username" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "user_username_search_idx" on "user" using gin ("svc_search_username");
 
-alter table "user" add column "svc_search_email" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("email"))) stored;
+alter table "user" add column "svc_search_email" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("email" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "user_email_search_idx" on "user" using gin ("svc_search_email");
 
-alter table "user" add column "svc_search_first_name" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("first_name"))) stored;
+alter table "user" add column "svc_search_first_name" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("first_name" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "user_first_name_search_idx" on "user" using gin ("svc_search_first_name");
 
-alter table "user" add column "svc_search_last_name" tsvector generated always as (to_tsvector('simple'::regconfig, svc_search_fold("last_name"))) stored;
+alter table "user" add column "svc_search_last_name" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("last_name" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "user_last_name_search_idx" on "user" using gin ("svc_search_last_name");
 `,
   mongodb: [],
