@@ -1,14 +1,17 @@
 // What auth costs a member (issue 28, item 2): the generated blog project (x-ApiKey tokens, the
-// `readable` ACL on /authors), built twice in this process on SQLite — auth on, and auth off — and
-// sent the same requests with Fastify's `inject`, rounds alternating. With auth on, a registered
-// member sends `Authorization: ApiKey <name>:<token>` on every request: the token check, the ACL
-// and field privacy are what the difference measures. Target: at most 1.15× the CPU per request.
+// `readable` ACL on /authors), built twice in this process — auth on, and auth off — on SQLite and
+// then on PostgreSQL, and sent the same requests with Fastify's `inject`, rounds alternating; then
+// the GET of one author served by two server processes, under autocannon. With auth on, a
+// registered member sends `Authorization: ApiKey <name>:<token>` on every request: the token
+// check, the ACL and field privacy are what the difference measures. Target: at most 1.15× the
+// CPU per request.
 import { createWriteStream, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import { linkDependencies } from '../scripts/project-deps.mjs';
 import { median, table } from './lib.mjs';
+import { benchDatabases, cpuMicros, measure, start } from './serve.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = join(root, '.tmp', 'bench-auth-cost');
@@ -28,49 +31,118 @@ export async function run({ rounds = 15, requests = 400 } = {}) {
   const project = build();
   await linkDependencies(project);
   execFileSync(join(project, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: project });
+  const rows = [['engine', 'scenario', 'auth off µs/req', 'auth on (a member) µs/req', 'on ÷ off']];
+  for (const engine of ['sqlite', 'postgres']) rows.push(...(await measured(project, engine, rounds, requests)));
+  for (const engine of ['sqlite', 'postgres']) rows.push(await served(project, engine));
+  return {
+    title: 'What auth costs a member: CPU per request, auth on vs. off (blog, x-ApiKey, SQLite and PostgreSQL, inject)',
+    text: table(rows),
+    summary: `${rounds} alternating rounds of ${requests} requests sent one after another with Fastify's inject (medians of process CPU time per request, user + system, of this process only: PostgreSQL's own is not in it; the ratio is the median of each round's), 1,000 authors, both logging at level info. "served": each its own server process, 50 authors, 20 connections, ${SERVED_ROUNDS} alternating rounds of 4 s (medians of the server's CPU per request from /proc). Target (issue 28): at most 1.15×.`,
+  };
+}
+
+/** The rows of one engine: each scenario's CPU per request with auth off and on. */
+async function measured(project, engine, rounds, requests) {
   const logger = { level: 'info', stream: createWriteStream('/dev/null') };
+  const urls = await benchDatabases(engine, work, ['auth_off', 'auth_on']);
   const apps = {
-    'auth off': await app(project, 'off', logger),
-    'auth on (a member)': await app(project, 'on', logger),
+    'auth off': await app(project, 'off', urls.auth_off, logger),
+    'auth on (a member)': await app(project, 'on', urls.auth_on, logger),
   };
   const headers = { 'auth off': {}, 'auth on (a member)': { authorization: await member(apps['auth on (a member)']) } };
   const author = {};
-  for (const [name, app] of Object.entries(apps)) {
-    for (let i = 0; i < 1000; i++) {
-      const reply = await app.inject({
-        method: 'POST',
-        url: '/api/v2/authors',
-        headers: headers[name],
-        payload: { name: `author ${i}`, email: `a${i}@example.com` },
-      });
-      if (reply.statusCode !== 201) throw new Error(`seeding: ${reply.statusCode} ${reply.body}`);
-      author[name] ??= reply.json().id;
-    }
-  }
-  const names = Object.keys(apps);
-  const rows = [['scenario', ...names.map((n) => `${n} µs/req`), 'on ÷ off']];
+  const rows = [];
   try {
+    for (const [name, app] of Object.entries(apps)) {
+      for (let i = 0; i < 1000; i++) {
+        const reply = await app.inject({
+          method: 'POST',
+          url: '/api/v2/authors',
+          headers: headers[name],
+          payload: { name: `author ${i}`, email: `a${i}@example.com` },
+        });
+        if (reply.statusCode !== 201) throw new Error(`seeding: ${reply.statusCode} ${reply.body}`);
+        author[name] ??= reply.json().id;
+      }
+    }
+    const names = Object.keys(apps);
     for (const scenario of SCENARIOS) {
       const cost = Object.fromEntries(names.map((n) => [n, []]));
       const one = (name) => costPerRequest(apps[name], scenario, requests, headers[name], { author: author[name] });
       for (const name of names) await one(name); // warm-up
       for (let r = 0; r < rounds; r++) for (const name of names) cost[name].push(await one(name));
       const ratio = median(cost[names[1]].map((c, r) => c / cost[names[0]][r]));
-      rows.push([scenario.name, ...names.map((n) => median(cost[n]).toFixed(1)), `${ratio.toFixed(2)}×`]);
+      rows.push([engine, scenario.name, ...names.map((n) => median(cost[n]).toFixed(1)), `${ratio.toFixed(2)}×`]);
     }
   } finally {
     for (const app of Object.values(apps)) await app.close();
   }
-  return {
-    title: 'What auth costs a member: CPU per request, auth on vs. off (blog, x-ApiKey, SQLite, inject)',
-    text: table(rows),
-    summary: `${rounds} alternating rounds of ${requests} requests sent one after another with Fastify's inject (medians of process CPU time per request, user + system; the ratio is the median of each round's), 1,000 authors, both logging at level info. Target (issue 28): at most 1.15×.`,
-  };
+  return rows;
+}
+
+const SERVED_ROUNDS = 5;
+
+/** The GET of one author served by a server with auth off and one with auth on, to a member: a row of the table. */
+async function served(project, engine) {
+  const urls = await benchDatabases(engine, work, ['served_off', 'served_on']);
+  const servers = {};
+  const headers = {};
+  try {
+    for (const auth of ['off', 'on']) {
+      servers[auth] = await start(process.execPath, [join(project, 'dist/server.js')], {
+        cwd: project,
+        ready: '/api/v2/authors?_limit=1',
+        env: (port) => ({
+          PORT: String(port),
+          SVC_DATABASE_URL: urls[`served_${auth}`],
+          SVC_CONFIG: join(work, 'none.ini'),
+          SVC_AUTH: auth === 'on' ? 'true' : 'false',
+        }),
+      });
+      const url = servers[auth].url;
+      headers[auth] = { 'content-type': 'application/json' };
+      if (auth === 'on') headers[auth].authorization = await registered(url);
+      for (let i = 0; i < 50; i++) {
+        const body = JSON.stringify({ name: `author ${i}`, email: `a${i}@example.com` });
+        const reply = await fetch(`${url}/api/v2/authors`, { method: 'POST', headers: headers[auth], body });
+        if (reply.status !== 201) throw new Error(`seeding ${auth}: ${reply.status} ${await reply.text()}`);
+      }
+    }
+    const scenario = (auth) => ({
+      name: `GET one author, auth ${auth}`,
+      path: '/api/v2/authors/7',
+      headers: headers[auth],
+    });
+    const cpu = { off: [], on: [] };
+    for (const auth of ['off', 'on']) await measure(servers[auth].url, scenario(auth), 2, 20); // warm-up
+    for (let r = 0; r < SERVED_ROUNDS; r++)
+      for (const auth of ['off', 'on']) {
+        const before = cpuMicros(servers[auth].pid);
+        const result = await measure(servers[auth].url, scenario(auth), 4, 20);
+        cpu[auth].push((cpuMicros(servers[auth].pid) - before) / result.total);
+      }
+    const [off, on] = [median(cpu.off), median(cpu.on)];
+    return [engine, 'GET one author, served', off.toFixed(1), on.toFixed(1), `${(on / off).toFixed(2)}×`];
+  } finally {
+    for (const server of Object.values(servers)) server.stop();
+  }
+}
+
+/** A member registered over HTTP: their Authorization header. */
+async function registered(url) {
+  const reply = await fetch(`${url}/api/v2/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'member', email: 'member@example.com', password: 'a long enough password' }),
+  });
+  if (reply.status !== 201) throw new Error(`register: ${reply.status} ${await reply.text()}`);
+  return reply.headers.get('www-authenticate');
 }
 
 function build() {
   rmSync(work, { recursive: true, force: true });
-  const project = join(work, 'blog');
+  // Named as bench/serve.mjs names its projects: benchDatabases finds the pg driver there.
+  const project = join(work, 'generated');
   execFileSync(
     process.execPath,
     [join(root, 'bin/svcgen.js'), 'generate', join(root, 'fixtures/blog/api.raml'), '-o', project],
@@ -81,13 +153,13 @@ function build() {
   return project;
 }
 
-async function app(project, auth, logger) {
+async function app(project, auth, url, logger) {
   const { loadServiceConfig } = await import(join(project, 'dist/config.js'));
   const { openDatabase } = await import(join(project, 'dist/db/index.js'));
   const { buildApp } = await import(join(project, 'dist/app.js'));
   const config = loadServiceConfig({
     SVC_CONFIG: join(work, 'none.ini'),
-    SVC_DATABASE_URL: `sqlite:${join(work, `auth-${auth}.db`)}`,
+    SVC_DATABASE_URL: url,
     SVC_AUTH: auth === 'on' ? 'true' : 'false',
   });
   return buildApp(config, await openDatabase(config), { logger });
