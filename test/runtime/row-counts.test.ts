@@ -72,6 +72,21 @@ const KEY = { sqlite: 'integer primary key autoincrement', postgres: 'serial pri
 describe.each(['sqlite', 'postgres'] as const)('kept row counts on %s', (engine) => {
   const create = (db: SqlDatabase, table: string) => db.execute(`create table ${table} (id ${KEY[engine]}, note text)`);
 
+  /** Two items, and a third inserted by another connection whose transaction holds the table until `released`. */
+  async function heldItems() {
+    const { db, another } = await open(engine);
+    await create(db, 'item');
+    await insert(db, 'item', 2);
+    const [locked, released] = [signal(), signal()];
+    const held = another().transaction(async (tx) => {
+      await insert(tx as SqlDatabase, 'item', 1);
+      locked.done();
+      await released.promise;
+    });
+    await locked.promise;
+    return { db, released, held };
+  }
+
   it('counts a renamed table under its new name, and a new table that took the old name from zero', async () => {
     const { db } = await open(engine);
     await create(db, 'item');
@@ -157,17 +172,7 @@ describe.each(['sqlite', 'postgres'] as const)('kept row counts on %s', (engine)
   it.runIf(engine === 'postgres')(
     'gives up with a clear error when another transaction holds a table it must count, and counts it later',
     async () => {
-      const { db, another } = await open(engine);
-      await create(db, 'item');
-      await insert(db, 'item', 2);
-      const holder = another();
-      const [locked, released] = [signal(), signal()];
-      const held = holder.transaction(async (tx) => {
-        await insert(tx as SqlDatabase, 'item', 1);
-        locked.done();
-        await released.promise;
-      });
-      await locked.promise;
+      const { db, released, held } = await heldItems();
       await expect(keepRowCounts(db, models('item'))).rejects.toThrow(
         /counting the rows of table item waited more than 10s for it: another transaction holds it/,
       );
@@ -183,17 +188,7 @@ describe.each(['sqlite', 'postgres'] as const)('kept row counts on %s', (engine)
   it.runIf(engine === 'sqlite')(
     'waits, as migrations do, for another connection that holds the write lock past the busy timeout',
     async () => {
-      const { db, another } = await open(engine);
-      await create(db, 'item');
-      await insert(db, 'item', 2);
-      const holder = another();
-      const [locked, released] = [signal(), signal()];
-      const held = holder.transaction(async (tx) => {
-        await insert(tx as SqlDatabase, 'item', 1);
-        locked.done();
-        await released.promise;
-      });
-      await locked.promise;
+      const { db, released, held } = await heldItems();
       // Let go in a second: after the check's first try has waited out the busy timeout (5 s),
       // during which SQLite blocks this thread; it fails with SQLITE_BUSY unless tried again.
       setTimeout(released.done, 1000);
