@@ -39,14 +39,9 @@ export async function index(ctx: RouteContext, request: FastifyRequest): Promise
         take,
         include: includeFor(ctx.model, ctx.services.db.models),
       });
-    const find = query.after
-      ? () =>
-          afterCursorRead(
-            afterCursor(ctx.model, query.orderBy, query.after!, repository.nullsLast),
-            where,
-            wanted,
-            read,
-          )
+    const after = query.after;
+    const find = after
+      ? () => afterCursorRead(afterCursor(ctx.model, query.orderBy, after, repository.nullsLast), where, wanted, read)
       : () => read(where, wanted);
     // Inside a transaction (index handlers) one query at a time: MongoDB takes no more.
     const [total, found] =

@@ -5,8 +5,8 @@
  *   columns and is kept in step by triggers). A search is one MATCH of quoted words, restricted
  *   by a column filter to the fields the caller may search: `{"title" "body"} : ("w1" "w2")`.
  * - PostgreSQL: a `tsvector` column `svc_search_<field>` per text field (generated from the
- *   field's folded text, search-fold.ts, GIN-indexed), so that any set of fields can be searched through
- *   the indexes: each word must match one of the fields' vectors.
+ *   field's folded text, search-fold.ts; GIN-indexed), so that any set of fields can be searched
+ *   through the indexes: each word must match one of the fields' vectors.
  *
  * Words are canonical (lib/search.ts) and always bound parameters: no user text is ever syntax.
  * On PostgreSQL a statement with `@@` is planned for its words each time (statement-names.ts).

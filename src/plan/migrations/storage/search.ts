@@ -11,8 +11,9 @@
  * - PostgreSQL: per text field, a stored generated `tsvector` column `svc_search_<field>` of the
  *   field's folded text (lower case, no diacritics, only letters and digits: the words SQLite's
  *   tokenizer makes; the runtime's lib/sql/search-fold.ts) with a GIN index. One column per
- *   field, so that a caller who may search only some fields is answered from the indexes. The configuration is `simple` here;
- *   the service switches the columns to service.ini's `search.language` at start-up.
+ *   field, so that a caller who may search only some fields is answered from the indexes. The
+ *   configuration is `simple` here; the service switches the columns to service.ini's
+ *   `search.language` at start-up.
  * - MongoDB: the words of each document in `_search`, written by the repository; the migration
  *   steps fill them for stored documents and index them.
  *
