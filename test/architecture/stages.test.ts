@@ -11,7 +11,8 @@
  * - `check` and `acl` are both queries over the finished IR, at the same rank: neither imports the other.
  * - Reading the out-dir (outdir/) comes before planning; write/ only writes what was decided.
  * - svcgen's code takes from the runtime (runtime/) only its vocabulary: the modules that import
- *   nothing but each other (field types and storage kinds, the query operators, MongoDB steps).
+ *   nothing but each other (field types and storage kinds, the query operators, MongoDB steps,
+ *   PostgreSQL's fold of words for search).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,6 +28,7 @@ const RUNTIME_VOCABULARY = [
   'runtime/src/lib/query-operators.ts',
   'runtime/src/lib/mongo/steps.ts',
   'runtime/src/lib/openapi-components.ts',
+  'runtime/src/lib/sql/search-fold.ts',
 ];
 const LEAVES = ['diagnostics', 'util', 'version.ts', 'output.ts'];
 const ORCHESTRATORS = ['cli', 'pipeline.ts', 'generate.ts'];
