@@ -4,7 +4,8 @@
  * parameters) gets injection payloads in filters, text matching, search, sorting, keys and bodies;
  * the log holds statements, and not one of them holds a payload's marker. The same log shows
  * that a write of one object by its key, when nothing needs the object first (no If-Match,
- * handler or object-dependent ACL), reads nothing before it writes.
+ * handler or object-dependent ACL), reads nothing before it writes, and that a member's request
+ * reads their user and credential in one statement.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabase, type TestDatabase } from '../support/databases.js';
@@ -17,12 +18,13 @@ const MARKER = 'zqmarker';
 const PAYLOADS = [`${MARKER}' OR '1'='1`, `${MARKER}"; drop table story; --`, `${MARKER}%_\\`, `${MARKER}) or (1=1`];
 
 describe.each(['sqlite', 'postgres'] as const)('the statements sent to %s', (engine) => {
+  let dir: string;
   let database: TestDatabase;
   let service: RunningService;
   let api: Api;
 
   beforeAll(async () => {
-    const dir = await builtProject('ramses-example', 'e2e-query-log');
+    dir = await builtProject('ramses-example', 'e2e-query-log');
     database = await testDatabase(engine, dir, 'query_log');
     service = await startService(dir, { ...database.env, SVC_LOG_LEVEL: 'debug' }, '/v1');
     api = apiClient(service.origin, '/v1');
@@ -91,6 +93,35 @@ describe.each(['sqlite', 'postgres'] as const)('the statements sent to %s', (eng
     const filtered = await counted('/stories?q=story&name=x&_count=1');
     expect(filtered).toMatch(/from "story"/);
     if (engine === 'sqlite') expect(alone, alone).not.toMatch(/from "story"/);
+  });
+
+  it("read a member's user and their credential in one statement", async () => {
+    // The same project and database, with auth on.
+    const authed = await startService(
+      dir,
+      { ...database.env, SVC_LOG_LEVEL: 'debug', SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'x'.repeat(64) },
+      '/v1',
+    );
+    try {
+      const registered = await apiClient(authed.origin, '/v1')('POST', '/auth/register', {
+        username: 'linked',
+        email: 'linked@example.com',
+        password: 'password-123',
+      });
+      expect(registered.status, registered.text).toBe(201);
+      const cookie = registered.headers.get('set-cookie')?.split(';')[0];
+      expect(cookie).toMatch(/^ramses_auth_tkt=/);
+      const statements = await statementsDuring(authed, async () => {
+        const reply = await fetch(`${authed.origin}/v1/users/linked`, { headers: { cookie: cookie! } });
+        expect(reply.status, await reply.text()).toBe(200);
+      });
+      // The ticket's user and credential: one statement (one round trip on PostgreSQL), not one each.
+      const identity = statements.filter((s) => /"auth_credential"/.test(s));
+      expect(identity, statements.join('\n')).toHaveLength(1);
+      expect(identity[0]).toMatch(/from "user"/);
+    } finally {
+      await authed.stop();
+    }
   });
 
   it('never hold a value the client sent', async () => {

@@ -31,6 +31,16 @@ export interface EngineRepository<T = Rec, Create = Partial<T>, Update = Partial
    * this model. `inTime` throws once the request's time is up: called before the step commits.
    */
   recordedWrites?(action: EventAction, inTime: () => void): RecordedWrites | undefined;
+  /**
+   * The first object `where` selects, with the object of `other` whose field `link` holds its key
+   * as text (null: none), read together; undefined where the engine cannot for this condition
+   * (read one, then the other).
+   */
+  findFirstWithLinked?(
+    where: Where<T>,
+    other: EngineRepository,
+    link: string,
+  ): Promise<{ found: T; linked: Rec | null } | null | undefined>;
 }
 
 /** Writes of one object that append their event (lib/outbox/) with them, all or nothing. */
