@@ -295,11 +295,11 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
 
   /**
    * The first object `where` selects (plain conditions: a user by name or by key), with the row of
-   * `other` whose field `link` holds its key as text (null: none), in one statement: each of its
-   * columns a subquery by that field. On PostgreSQL that is a round trip fewer than reading one
-   * and then the other (a member's request: the user and their credential). Undefined where it
-   * cannot be one statement: any other condition, another engine, a key stored as neither integer
-   * nor text (whose text in SQL may differ from the service's).
+   * `other` whose field `link` (unique there) holds its key as text (null: none), in one
+   * statement: each of its columns a subquery by that field. On PostgreSQL that is a round trip
+   * fewer than reading one and then the other (a member's request: the user and their
+   * credential). Undefined where it cannot be one statement: any other condition, another engine,
+   * a key stored as neither integer nor text (whose text in SQL may differ from the service's).
    */
   async findFirstWithLinked(
     where: Where<T>,
@@ -333,7 +333,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     if (!row) return null;
     const linkedRow = Object.fromEntries(columns.map((column) => [column, row[`${LINKED}${column}`]]));
     const found = (await this.records([row]))[0]!;
-    // The link is the other row's key: null when there is no such row.
+    // A row that links holds the key in `link`: null there when none does.
     const none = linkedRow[linked.columnOf(link)] === null || linkedRow[linked.columnOf(link)] === undefined;
     return { found, linked: none ? null : linked.record(linkedRow) };
   }
