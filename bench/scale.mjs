@@ -67,13 +67,9 @@ export async function run({ seconds = 3, rounds = 3, connections = 4 } = {}) {
 /** The queries measured on a table of `size` rows, with the cursor of the page before the deep one. */
 async function queries(url, size) {
   const deep = size >= 1_000_000 ? 500_000 : 500;
-  const before = await (await fetch(`${url}/v1/items?_limit=20&_start=${deep - 20}`)).json();
-  if (!before.next) throw new Error(`no next page after offset ${deep - 20}: ${JSON.stringify(before).slice(0, 300)}`);
-  const cursor = new URL(before.next).searchParams.get('_after');
+  const cursor = await cursorAt(url, '/v1/items?_limit=20', deep);
   const sorted = '/v1/items?_limit=20&_sort=description';
-  const beforeSorted = await (await fetch(`${url}${sorted}&_start=${deep - 20}`)).json();
-  if (!beforeSorted.next) throw new Error(`no next page after offset ${deep - 20} by description`);
-  const sortedCursor = new URL(beforeSorted.next).searchParams.get('_after');
+  const sortedCursor = await cursorAt(url, sorted, deep);
   return [
     ['page of 20, by key', '/v1/items?_limit=20'],
     ['page of 20, newest first', '/v1/items?_limit=20&_sort=-id'],
@@ -87,6 +83,14 @@ async function queries(url, size) {
     ['page of 20, by description', sorted],
     ['deep page by cursor, by description', `${sorted}&_after=${sortedCursor}`],
   ];
+}
+
+/** The cursor (`_after`) of the page of `path` that starts at `offset`: from the `next` link of the page before it. */
+async function cursorAt(url, path, offset) {
+  const before = await (await fetch(`${url}${path}&_start=${offset - 20}`)).json();
+  if (!before.next)
+    throw new Error(`no next page after offset ${offset - 20} of ${path}: ${JSON.stringify(before).slice(0, 300)}`);
+  return new URL(before.next).searchParams.get('_after');
 }
 
 /** Every tenth item has no description; the others sort in another order than their keys. */

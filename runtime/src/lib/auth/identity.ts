@@ -150,7 +150,11 @@ async function userWithCredential(
     return together === null ? undefined : { user: together.found, credential: together.linked };
   const user = await repository.findFirst({ where });
   if (!user) return undefined;
-  return { user, credential: await credentials(ctx).findUnique({ where: { user_key: userKeyOf(ctx, user) } }) };
+  return { user, credential: await credentialOf(ctx, userKeyOf(ctx, user)) };
+}
+
+function credentialOf(ctx: AuthContext, userKey: string): Promise<Record<string, unknown> | null> {
+  return credentials(ctx).findUnique({ where: { user_key: userKey } });
 }
 
 function epochOf(credential: Record<string, unknown> | null | undefined): number {
@@ -169,7 +173,7 @@ export async function logIn(
 }
 
 export async function sessionEpoch(ctx: AuthContext, userKey: string): Promise<number> {
-  return epochOf(await credentials(ctx).findUnique({ where: { user_key: userKey } }));
+  return epochOf(await credentialOf(ctx, userKey));
 }
 
 /** Sets a fresh login cookie for `user`. */

@@ -177,10 +177,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       };
       return this.findQuery(stand).compile();
     });
-    return {
-      sql: shape.sql,
-      parameters: shape.parameters.map((p) => (p === TAKE ? args.take : p === SKIP ? args.skip : p)),
-    };
+    return bound(shape, args);
   }
 
   /**
@@ -210,10 +207,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         plain,
       ).compile(),
     );
-    return {
-      sql: shape.sql,
-      parameters: shape.parameters.map((p) => (p === TAKE ? args.take : p === SKIP ? args.skip : valueFor(p, plain))),
-    };
+    return bound(shape, args, plain);
   }
 
   /**
@@ -326,16 +320,13 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       );
       return wherePlain(query, plain).compile();
     });
-    const [row] = await this.ctx.executor.all<Row>({
-      sql: statement.sql,
-      parameters: statement.parameters.map((p) => (p === TAKE ? 1 : valueFor(p, plain))),
-    });
+    const [row] = await this.ctx.executor.all<Row>(bound(statement, { take: 1 }, plain));
     if (!row) return null;
     const linkedRow = Object.fromEntries(columns.map((column) => [column, row[`${LINKED}${column}`]]));
-    const found = (await this.records([row]))[0]!;
     // A row that links holds the key in `link`: null there when none does.
-    const none = linkedRow[linked.columnOf(link)] === null || linkedRow[linked.columnOf(link)] === undefined;
-    return { found, linked: none ? null : linked.record(linkedRow) };
+    const links = linkedRow[linked.columnOf(link)];
+    const none = links === null || links === undefined;
+    return { found: this.record(row) as T, linked: none ? null : linked.record(linkedRow) };
   }
 
   async count(args: { where?: Where<T> } = {}): Promise<number> {
@@ -860,6 +851,16 @@ function conjuncts(where: unknown): [string, unknown][] | undefined {
     }
   }
   return out;
+}
+
+/** A compiled shape with its stand-ins replaced: the page's length and offset, and `plain`'s values. */
+function bound(shape: Compiled, args: { take?: number; skip?: number }, plain?: PlainConditions): Compiled {
+  return {
+    sql: shape.sql,
+    parameters: shape.parameters.map((p) =>
+      p === TAKE ? args.take : p === SKIP ? args.skip : plain ? valueFor(p, plain) : p,
+    ),
+  };
 }
 
 /** `query` with `plain`'s conditions on stand-ins for their values (`valueFor` puts them back). */
