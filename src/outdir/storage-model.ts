@@ -50,6 +50,11 @@ export interface StoredColumn {
   readonly notNull: boolean;
   /** Unique values (a unique field, or the key of a one-to-one link); not set on primary keys. */
   readonly unique: boolean;
+  /**
+   * An index asked for by `_db_settings.index`; not set where the key or a unique constraint
+   * indexes the column already. (A foreign key column is indexed whatever this says.)
+   */
+  readonly indexed: boolean;
   /** What existing rows get when the column is added or made required: a literal, the time, or nothing known. */
   readonly fill: Fill;
   readonly references: Reference | null;
@@ -149,6 +154,7 @@ function column(value: unknown, where: string): StoredColumn {
     'generated',
     'notNull',
     'unique',
+    'indexed',
     'fill',
     'references',
     'documentPath',
@@ -164,6 +170,8 @@ function column(value: unknown, where: string): StoredColumn {
     generated: flag(c['generated'], `${where}.generated`),
     notNull: flag(c['notNull'], `${where}.notNull`),
     unique: flag(c['unique'], `${where}.unique`),
+    // Absent in files written before svcgen honoured `index`: no index was asked for.
+    indexed: c['indexed'] === undefined ? false : flag(c['indexed'], `${where}.indexed`),
     fill: fill(c['fill'], `${where}.fill`),
     references: c['references'] === null ? null : reference(c['references'], `${where}.references`),
     documentPath: text(c['documentPath'], `${where}.documentPath`, IDENTIFIER),

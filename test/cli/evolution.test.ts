@@ -175,6 +175,31 @@ describe('projects whose SQLite search index is kept by triggers (svcgen before 
   });
 });
 
+describe('projects generated before svcgen honoured "index" (it was accepted and ignored)', () => {
+  it('get one migration that makes the indexes their schemas asked for, on every engine', async () => {
+    const work = workspace();
+    work.use('v2');
+    expect((await work.generate()).code).toBe(0);
+    // storage.json as svcgen wrote it then: no "indexed" in its columns (Book.isbn asks for one).
+    const file = join(work.dir, 'out/src/db/storage.json');
+    const storage = JSON.parse(readFileSync(file, 'utf8'));
+    for (const table of storage.tables) for (const column of table.columns) delete column.indexed;
+    writeFileSync(file, `${JSON.stringify(storage, null, 2)}\n`);
+    expect((await work.generate('--force')).code).toBe(0);
+    const [, added] = migrationsOf(work.dir);
+    const migration = readFileSync(join(work.dir, 'out/src/db/migrations', added!), 'utf8');
+    expect(migration).toContain(' * - Book.isbn: indexed');
+    expect(/sqlite: `([^`]*)`/.exec(migration)![1]!.trim()).toBe('create index "book_isbn_idx" on "book" ("isbn");');
+    expect(/postgres: `([^`]*)`/.exec(migration)![1]!.trim()).toBe('create index "book_isbn_idx" on "book" ("isbn");');
+    expect(migration).toContain(`{ op: 'createIndex', collection: 'book', field: 'isbn', unique: false, asked: true }`);
+    const isbn = JSON.parse(readFileSync(file, 'utf8'))
+      .tables.find((t: { name: string }) => t.name === 'book')
+      .columns.find((c: { name: string }) => c.name === 'isbn');
+    expect(isbn.indexed).toBe(true);
+    expect((await work.generate('--check')).code).toBe(0);
+  });
+});
+
 describe('refusals', () => {
   /** An out-dir generated at `version`, with the API of `next` in api/. */
   async function at(version: string, next: string) {

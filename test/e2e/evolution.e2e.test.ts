@@ -8,7 +8,8 @@
  * names them), the migration filled what it should in old rows, what is new works, new rows are
  * written, and no key is given twice (not after a SQLite table rebuild, nor a renamed MongoDB
  * collection), and full-text search finds every row by the words of its text fields as they
- * are named at each version. A second database left at v2 is started with v4 directly: both migrations in that
+ * are named at each version, and Book.isbn keeps the index its schema asks for (`"index": true`:
+ * plain at v2, the unique one at v3, plain again from v4). A second database left at v2 is started with v4 directly: both migrations in that
  * one start. The CLI side: `--check` fails while a migration is missing, data loss is refused
  * without --allow-data-loss. test/cli/evolution.test.ts has the golden migrations
  * (snapshots/evolution/).
@@ -423,6 +424,37 @@ async function appliedMigrations(engine: Engine, url: string): Promise<string[]>
   }
 }
 
+/**
+ * The indexes on Book.isbn alone, as `unique` or `plain`: asked for by `"index": true` from v2,
+ * replaced by the unique one at v3, and back at v4 when it is no longer unique.
+ */
+async function isbnIndexes(engine: Engine, url: string): Promise<string[]> {
+  const kind = (unique: unknown) => (unique ? 'unique' : 'plain');
+  if (engine === 'sqlite') {
+    const rows = await query(
+      engine,
+      url,
+      `select l."unique" as u from pragma_index_list('book') as l where (select group_concat(i.name) from pragma_index_info(l.name) as i) = 'isbn'`,
+    );
+    return rows.map((r) => kind(r['u'])).sort();
+  }
+  if (engine === 'postgres') {
+    const rows = await query(engine, url, `select indexdef from pg_indexes where tablename = 'book'`);
+    const defs = rows.map((r) => String(r['indexdef'])).filter((d) => d.endsWith('(isbn)'));
+    return defs.map((d) => kind(d.startsWith('CREATE UNIQUE'))).sort();
+  }
+  const client = new MongoClient(url);
+  try {
+    const indexes = await client.db().collection('book').listIndexes().toArray();
+    return indexes
+      .filter((i) => JSON.stringify(i['key']) === JSON.stringify({ isbn: 1 }))
+      .map((i) => kind(i['unique']))
+      .sort();
+  } finally {
+    await client.close();
+  }
+}
+
 /** SQLite: no link to a row that is not there, and a sound file, after the migrations. */
 async function expectSqliteIntact(engine: Engine, url: string): Promise<void> {
   if (engine !== 'sqlite') return;
@@ -533,6 +565,7 @@ describe.each(ENGINES)('the library API evolving on %s', (engine) => {
 
   it('v2: old books are in print, old authors have no rating; publishers, ratings and ISBNs are written', async () => {
     await at(2, async (s) => {
+      expect(await isbnIndexes(engine, database.url)).toEqual(['plain']);
       await expectLibrary(s);
       const old = (await listAll(s.api, '/books')).filter((b) =>
         [key('notes'), key('eyre'), key('beowulf')].includes(b['id'] as number),
@@ -573,6 +606,7 @@ describe.each(ENGINES)('the library API evolving on %s', (engine) => {
 
   it('v3: old books are paperbacks; names, ratings and pages are wider; nicknames and ISBNs are unique', async () => {
     await at(3, async (s) => {
+      expect(await isbnIndexes(engine, database.url)).toEqual(['unique']);
       await expectLibrary(s);
       const formats = (await listAll(s.api, '/books')).map((b) => b['format']);
       expect(formats).toEqual(formats.map(() => 'paperback'));
@@ -616,6 +650,7 @@ describe.each(ENGINES)('the library API evolving on %s', (engine) => {
 
   it('v4: bio is biography and publishers are imprints, with their data; deleting an author deletes their books; ISBNs may repeat', async () => {
     await at(4, async (s) => {
+      expect(await isbnIndexes(engine, database.url)).toEqual(['plain']);
       await expectLibrary(s);
       expect((await s.api('GET', `/authors/${key('ada')}`)).body.biography).toBe('Wrote the first program');
       expect((await s.api('GET', `/imprints/${key('penguin')}`)).body).toMatchObject({
@@ -653,6 +688,7 @@ describe.each(ENGINES)('the library API evolving on %s', (engine) => {
 
   it('v5: books without pages have 0; an author has one profile at most; ebooks', async () => {
     await at(5, async (s) => {
+      expect(await isbnIndexes(engine, database.url)).toEqual(['plain']);
       const pageless = [...lib.books.values()].filter((b) => b.pages === null).map((b) => b.id);
       expect(pageless.length).toBeGreaterThan(2);
       for (const id of pageless) expect((await s.api('GET', `/books/${id}`)).body.pages).toBe(0);
@@ -679,6 +715,7 @@ describe.each(ENGINES)('the library API evolving on %s', (engine) => {
 
   it('v6: nicknames and profiles are gone, everything else is there', async () => {
     await at(6, async (s) => {
+      expect(await isbnIndexes(engine, database.url)).toEqual(['plain']);
       lib.profiles.clear();
       await expectLibrary(s);
       expect((await s.api('GET', '/profiles')).status).toBe(404);
@@ -696,6 +733,7 @@ describe.each(ENGINES)('the library API evolving on %s', (engine) => {
   it('v7: old authors have a joined_at; names are 120 characters at most', async () => {
     const started = `${new Date().toISOString().slice(0, 19)}Z`;
     await at(7, async (s) => {
+      expect(await isbnIndexes(engine, database.url)).toEqual(['plain']);
       await expectLibrary(s);
       // The authors of earlier versions joined when the migration ran, all at one time.
       const joined = new Set((await listAll(s.api, '/authors')).map((a) => a['joined_at'] as string));

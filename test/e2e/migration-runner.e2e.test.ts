@@ -467,6 +467,7 @@ const everyStep = mongoOnly('0002_every_step', [
   { op: 'setMissing', collection: 'author', field: 'joined_at', value: '2026-01-02T03:04:05Z' },
   { op: 'createIndex', collection: 'story', field: 'title', unique: true },
   { op: 'createIndex', collection: 'post', field: 'author', unique: true },
+  { op: 'createIndex', collection: 'author', field: 'name', unique: false, asked: true },
   { op: 'dropIndex', collection: 'story', field: 'old' },
   { op: 'renameCollection', from: 'legacy', to: 'archive' },
   { op: 'dropCollection', collection: 'trash' },
@@ -511,6 +512,8 @@ async function expectEveryStepApplied(db: MongoDbLike): Promise<void> {
   });
   // The link index became unique: MongoDB keeps one index per key, so the other went.
   expect(await indexNames(db, 'post')).toEqual(['_id_', 'author_unique']);
+  // An index the schema asks for (`"index": true`) is named apart from a link's.
+  expect(await indexNames(db, 'author')).toEqual(['_id_', 'name_idx']);
   const names = await collectionNames(db);
   expect(names).toEqual(expect.arrayContaining(['archive', 'story', 'author', 'post']));
   expect(names).not.toEqual(expect.arrayContaining(['legacy']));

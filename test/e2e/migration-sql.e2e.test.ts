@@ -3,7 +3,8 @@
  * the changes that are easy to get wrong: a rename onto a name that is being dropped, a swap, a
  * table renamed onto a dropped table's name, a value that does not convert, a renamed model that
  * gains a link in the same step, a unique field added after a rename freed its constraint name,
- * names longer than PostgreSQL keeps, search indexes following their fields. Each case plans the first and second version of a small API
+ * names longer than PostgreSQL keeps, search indexes following their fields, indexes asked for by
+ * `"index": true` following theirs (and used by filters and sorts). Each case plans the first and second version of a small API
  * in process, runs both as the service's runner does, and checks the rows.
  */
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -206,6 +207,30 @@ beforeAll(async () => {
   projectDir = await generatedProject('filters', 'e2e-migration-sql');
 });
 
+/** The table's one-column indexes of svcgen's own (`<table>_<column>_idx`; not unique, not search), as [name, column]. */
+async function columnIndexesOf(db: Database, engine: 'sqlite' | 'postgres', table: string): Promise<string[][]> {
+  const rows =
+    engine === 'sqlite'
+      ? await db.rows(
+          `select l.name as name, (select group_concat(i.name) from pragma_index_info(l.name) as i) as col
+             from pragma_index_list('${table}') as l where l.origin = 'c'`,
+        )
+      : await db.rows(
+          `select c.relname as name, a.attname as col from pg_index x
+             join pg_class c on c.oid = x.indexrelid join pg_class t on t.oid = x.indrelid
+             join pg_attribute a on a.attrelid = t.oid and a.attnum = x.indkey[0]
+            where t.relname = '${table}' and not x.indisunique and c.relname not like '%search_idx'`,
+        );
+  return rows.map((r) => [String(r['name']), String(r['col'])]).sort((a, b) => a[0]!.localeCompare(b[0]!));
+}
+
+/** The query plan of `sql`, as text: PostgreSQL told to avoid reading the whole table, which it prefers for a few rows. */
+async function planOf(db: Database, engine: 'sqlite' | 'postgres', sql: string): Promise<string> {
+  if (engine === 'sqlite') return (await db.rows(`explain query plan ${sql}`)).map((r) => r['detail']).join('\n');
+  await db.run('set enable_seqscan = off');
+  return (await db.rows(`explain ${sql}`)).map((r) => r['QUERY PLAN']).join('\n');
+}
+
 describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) => {
   it('renames a field onto the name of a field that is dropped: the renamed values win', async () => {
     const db = await evolve(
@@ -327,5 +352,54 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
     expect(await found('heading', 'dune')).toEqual([3]);
     if (engine === 'sqlite')
       await db.run(`insert into "svc_search_book" ("svc_search_book", rank) values ('integrity-check', 1);`);
+  });
+  it('an index the schema asks for follows its field: made, renamed, dropped, made for a new field; filters and sorts use it', async () => {
+    const db = await evolve(
+      engine,
+      {
+        items: {
+          id: pk,
+          name: text({ index: true }),
+          code: text(),
+          tag: text({ index: true }),
+          gone: text({ index: true }),
+        },
+      },
+      {
+        items: {
+          id: pk,
+          title: text({ index: true, renamed_from: 'name' }),
+          code: text({ index: true }),
+          tag: text(),
+          added: text({ index: true }),
+        },
+      },
+      `insert into "item" ("name", "code", "tag", "gone") values ('a', 'x', 't', 'g');`,
+    );
+    expect(await columnIndexesOf(db, engine, 'item')).toEqual([
+      ['item_added_idx', 'added'],
+      ['item_code_idx', 'code'],
+      ['item_title_idx', 'title'],
+    ]);
+    expect(await db.rows('select "title", "code", "tag", "added" from "item"')).toEqual([
+      { title: 'a', code: 'x', tag: 't', added: null },
+    ]);
+    expect(await planOf(db, engine, `select "id" from "item" where "code" = 'x'`)).toContain('item_code_idx');
+    expect(await planOf(db, engine, `select "id" from "item" order by "title" limit 20`)).toContain('item_title_idx');
+  });
+
+  it('an asked-for index gives way to a unique one and comes back, through a model rename', async () => {
+    const db = await evolve(
+      engine,
+      { items: { id: pk, sku: text({ index: true }), ean: text({ index: true, unique: true }) } },
+      {
+        goods: { _renamed_from: 'Item', id: pk, sku: text({ index: true, unique: true }), ean: text({ index: true }) },
+      },
+      `insert into "item" ("sku", "ean") values ('s1', 'e1');`,
+    );
+    expect(await columnIndexesOf(db, engine, 'good')).toEqual([['good_ean_idx', 'ean']]);
+    await db.run(`insert into "good" ("sku", "ean") values ('s2', 'e1');`);
+    await expect(db.run(`insert into "good" ("sku", "ean") values ('s1', 'e3');`)).rejects.toThrow(/unique/i);
+    expect(await planOf(db, engine, `select "id" from "good" where "ean" = 'e1'`)).toContain('good_ean_idx');
   });
 });

@@ -68,6 +68,40 @@ describe('fields', () => {
     expect(item.fields.find((f) => f.name === 'id')).toMatchObject({ generated: true, requiredOnCreate: false });
   });
 
+  it('reads "index" (Ramses forwards it to the column): true or false, a warning on a relationship, an error on anything else', () => {
+    const { ir, codes } = build({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}\n${post('/owners', 'owner.json')}`),
+      'item.json': schema({
+        id,
+        code: str({ index: true }),
+        name: str({ index: false }),
+        plain: str(),
+        owner_id: {
+          _db_settings: {
+            type: 'foreign_key',
+            ref_document: 'Owner',
+            ref_column: 'owner.id',
+            ref_column_type: 'id_field',
+          },
+        },
+      }),
+      'owner.json': schema({
+        id,
+        label: str({ index: 'yes' }),
+        items: { _db_settings: { type: 'relationship', document: 'Item', backref_name: 'owner', index: true } },
+      }),
+    });
+    expect(model(ir, 'Item').fields.map((f) => [f.name, f.index])).toEqual([
+      ['id', false],
+      ['code', true],
+      ['name', false],
+      ['plain', false],
+      ['owner_id', false],
+      ['owner', false],
+    ]);
+    expect(codes).toEqual(['SVC2010', 'SVC2012w']);
+  });
+
   it('reads callable defaults: now is built in, other names are user functions', () => {
     const { ir } = build({
       'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),

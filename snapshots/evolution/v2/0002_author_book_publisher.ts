@@ -42,6 +42,8 @@ alter table "author" add column "rating" integer;
 
 alter table "book" add column "isbn" text;
 
+create index "book_isbn_idx" on "book" ("isbn");
+
 alter table "book" add column "in_print" integer check ("in_print" in (0, 1)) default 1;
 
 alter table "book" add column "publisher_id" integer references "publisher" ("id") on delete set null on update cascade;
@@ -110,6 +112,8 @@ update "book" set "in_print" = true;
 
 alter table "book" add column "publisher_id" integer;
 
+create index "book_isbn_idx" on "book" ("isbn");
+
 alter table "book" add foreign key ("publisher_id") references "publisher" ("id") on delete set null on update cascade;
 
 create index "book_publisher_id_idx" on "book" ("publisher_id");
@@ -128,6 +132,7 @@ alter table "book" add column "svc_search_isbn" tsvector generated always as (to
 create index "book_isbn_search_idx" on "book" using gin ("svc_search_isbn");
 `,
   mongodb: [
+    { op: 'createIndex', collection: 'book', field: 'isbn', unique: false, asked: true },
     { op: 'setMissing', collection: 'book', field: 'in_print', value: true },
     { op: 'createIndex', collection: 'book', field: 'publisher', unique: false },
     { op: 'indexWords', collection: 'book', fields: { title: 'title', isbn: 'isbn' } },

@@ -7,7 +7,7 @@ import type { Migration } from '../../lib/migrate.js';
  * - Author.nickname: now unique
  * - Author.rating: smallint to integer
  * - Book.pages: integer to bigint
- * - Book.isbn: now unique
+ * - Book.isbn: now unique, no longer indexed
  * - Book.format added
  */
 export const migration: Migration = {
@@ -17,7 +17,7 @@ export const migration: Migration = {
     'Author.nickname: now unique',
     'Author.rating: smallint to integer',
     'Book.pages: integer to bigint',
-    'Book.isbn: now unique',
+    'Book.isbn: now unique, no longer indexed',
     'Book.format added',
   ],
   sqlite: `
@@ -139,8 +139,6 @@ insert or replace into "svc_search_state" ("name", "indexed_to") values ('book',
   postgres: `
 alter table "author" drop column if exists "svc_search_name", drop column if exists "svc_search_bio", drop column if exists "svc_search_nickname";
 
-alter table "book" drop column if exists "svc_search_title", drop column if exists "svc_search_isbn";
-
 alter table "author" alter column "name" type varchar(200);
 
 alter table "author" add unique ("nickname");
@@ -150,6 +148,8 @@ alter table "author" alter column "rating" type integer using "rating"::integer;
 alter table "book" alter column "pages" type bigint using "pages"::bigint;
 
 alter table "book" add unique ("isbn");
+
+drop index if exists "book_isbn_idx";
 
 alter table "book" add column "format" text;
 
@@ -169,15 +169,10 @@ create index "author_bio_search_idx" on "author" using gin ("svc_search_bio");
 
 alter table "author" add column "svc_search_nickname" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("nickname" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "author_nickname_search_idx" on "author" using gin ("svc_search_nickname");
-
-alter table "book" add column "svc_search_title" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("title" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
-create index "book_title_search_idx" on "book" using gin ("svc_search_title");
-
-alter table "book" add column "svc_search_isbn" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("isbn" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
-create index "book_isbn_search_idx" on "book" using gin ("svc_search_isbn");
 `,
   mongodb: [
     { op: 'createIndex', collection: 'author', field: 'nickname', unique: true },
+    { op: 'dropIndex', collection: 'book', field: 'isbn' },
     { op: 'createIndex', collection: 'book', field: 'isbn', unique: true },
     { op: 'setMissing', collection: 'book', field: 'format', value: 'paperback' },
   ],

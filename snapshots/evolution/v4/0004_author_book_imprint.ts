@@ -6,7 +6,7 @@ import type { Migration } from '../../lib/migrate.js';
  * - Author.bio renamed to biography
  * - Author: full-text search on name, biography, nickname
  * - Book.author_id: foreign key to author (on delete cascade)
- * - Book.isbn: no longer unique
+ * - Book.isbn: no longer unique, indexed
  * - Book.publisher_id renamed to imprint_id
  * - model Publisher renamed to Imprint (table publisher to imprint)
  */
@@ -16,7 +16,7 @@ export const migration: Migration = {
     'Author.bio renamed to biography',
     'Author: full-text search on name, biography, nickname',
     'Book.author_id: foreign key to author (on delete cascade)',
-    'Book.isbn: no longer unique',
+    'Book.isbn: no longer unique, indexed',
     'Book.publisher_id renamed to imprint_id',
     'model Publisher renamed to Imprint (table publisher to imprint)',
   ],
@@ -86,6 +86,8 @@ drop table "book";
 alter table "svc_new_book" rename to "book";
 
 create index "book_author_id_idx" on "book" ("author_id");
+
+create index "book_isbn_idx" on "book" ("isbn");
 
 create index "book_imprint_id_idx" on "book" ("imprint_id");
 
@@ -157,8 +159,6 @@ insert or replace into "svc_search_state" ("name", "indexed_to") values ('imprin
   postgres: `
 alter table "author" drop column if exists "svc_search_name", drop column if exists "svc_search_bio", drop column if exists "svc_search_nickname";
 
-alter table "book" drop column if exists "svc_search_title", drop column if exists "svc_search_isbn";
-
 alter table "publisher" drop column if exists "svc_search_name";
 
 alter table "publisher" rename to "imprint";
@@ -183,6 +183,8 @@ end $$;
 
 alter table "book" add foreign key ("author_id") references "author" ("id") on delete cascade on update cascade;
 
+create index "book_isbn_idx" on "book" ("isbn");
+
 create or replace function svc_search_fold(value text) returns text
   language sql immutable parallel safe
   return regexp_replace(regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g');
@@ -196,12 +198,6 @@ create index "author_biography_search_idx" on "author" using gin ("svc_search_bi
 alter table "author" add column "svc_search_nickname" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("nickname" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "author_nickname_search_idx" on "author" using gin ("svc_search_nickname");
 
-alter table "book" add column "svc_search_title" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("title" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
-create index "book_title_search_idx" on "book" using gin ("svc_search_title");
-
-alter table "book" add column "svc_search_isbn" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("isbn" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
-create index "book_isbn_search_idx" on "book" using gin ("svc_search_isbn");
-
 alter table "imprint" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("name" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "imprint_name_search_idx" on "imprint" using gin ("svc_search_name");
 `,
@@ -212,6 +208,7 @@ create index "imprint_name_search_idx" on "imprint" using gin ("svc_search_name"
     { op: 'dropIndex', collection: 'book', field: 'author' },
     { op: 'createIndex', collection: 'book', field: 'author', unique: false },
     { op: 'dropIndex', collection: 'book', field: 'isbn' },
+    { op: 'createIndex', collection: 'book', field: 'isbn', unique: false, asked: true },
     { op: 'dropIndex', collection: 'book', field: 'publisher' },
     { op: 'renameField', collection: 'book', from: 'publisher', to: 'imprint' },
     { op: 'createIndex', collection: 'book', field: 'imprint', unique: false },

@@ -57,6 +57,8 @@ alter table "svc_new_book" rename to "book";
 
 create index "book_author_id_idx" on "book" ("author_id");
 
+create index "book_isbn_idx" on "book" ("isbn");
+
 create index "book_imprint_id_idx" on "book" ("imprint_id");
 
 create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);

@@ -32,6 +32,7 @@ const COMMON_SETTINGS = [
   'primary_key',
   'required',
   'unique',
+  'index',
   'default',
   'onupdate',
   'help_text',
@@ -53,13 +54,12 @@ const SETTINGS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
   relationship: ['document', 'backref_name', 'uselist', 'foreign_keys', 'ondelete', 'backref_ondelete'],
 };
 
-/** Ramses engine options svcgen accepts silently because they change nothing here. */
 /** Keys of a schema property (not of its `_db_settings`) that users put inside by mistake. */
 const PROPERTY_KEYS: ReadonlySet<string> = new Set(['_processors', '_backref_processors']);
 
+/** Ramses engine options svcgen accepts silently because they change nothing here. */
 const IGNORED_SETTINGS = new Set([
   'name',
-  'index',
   'autoincrement',
   'collation',
   'convert_unicode',
@@ -184,6 +184,7 @@ export function readField(
     required: (reader.boolean('required') ?? false) || rootRequired.has(name) || draft3Required(property.value),
     requiredOnCreate: false,
     unique: reader.boolean('unique') ?? false,
+    index: reader.boolean('index') ?? false,
     generated: false,
     default: reader.valueSource('default'),
     onUpdate: reader.valueSource('onupdate'),
@@ -298,6 +299,12 @@ function checkTypeRules(ctx: FieldContext, draft: FieldDraft, settings: YMap): v
     ctx.diagnostics.report('SVC2008', `"${f.name}" is an id_field but not the primary key`, {
       span: draft.typeSpan,
       hint: 'add "primary_key": true, or use "integer"',
+    });
+  }
+  if (f.type === 'relationship' && f.index) {
+    ctx.diagnostics.report('SVC2012', `"index" means nothing for relationship field "${f.name}"`, {
+      span: at('index'),
+      hint: 'a relationship is no column; the foreign key field that holds it is indexed already',
     });
   }
   if (f.type === 'pickle') {

@@ -234,6 +234,7 @@ export function synthesizedField(name: string, overrides: Partial<MutableField>)
     required: false,
     requiredOnCreate: false,
     unique: false,
+    index: false,
     generated: false,
     default: null,
     onUpdate: null,

@@ -166,6 +166,8 @@ const ASPECTS: Readonly<Record<Aspect, string>> = {
   nullable: 'now optional',
   unique: 'now unique',
   notUnique: 'no longer unique',
+  indexed: 'indexed',
+  notIndexed: 'no longer indexed',
   reference: 'foreign key',
   documentPath: 'MongoDB field',
 };

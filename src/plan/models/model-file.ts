@@ -195,6 +195,8 @@ function fieldSpec(model: Model, field: Field, types: FieldTypes): Record<string
     range: types.integerRange(model, field) ?? undefined,
     // A one-to-one link is unique too (the SQL migrations say the same; the document engine makes indexes of it).
     unique: (field.unique || types.isOneToOneLink(model, field)) && !field.primaryKey ? true : undefined,
+    // MongoDB makes the index at start-up from this; SQL migrations from the storage model.
+    index: field.index && field.type !== 'relationship' && !field.primaryKey ? true : undefined,
     // The user's password is stored as an argon2id hash and never returned.
     secret: isSecretField(model, field) ? true : undefined,
   };

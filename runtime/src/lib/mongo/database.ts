@@ -11,10 +11,10 @@
  */
 import { MongoClient, type ClientSession, type Db } from 'mongodb';
 import { repositoryByName, type RepositoryFactory, type ServiceDatabase } from '../database.js';
-import type { Model, ModelRegistry } from '../model.js';
+import type { FieldSpec, Model, ModelRegistry } from '../model.js';
 import { ConfigError, type DatabaseTimeouts } from '../config.js';
 import type { Migration } from '../migrate.js';
-import { collectionExists, isSvcgenIndex, SEARCH_INDEX, svcgenIndex } from './indexes.js';
+import { collectionExists, isSvcgenIndex, SEARCH_INDEX, svcgenIndex, type IndexKind } from './indexes.js';
 import { migrateMongo } from './migrate.js';
 import { COUNTERS, MongoRepository, type MongoContext } from './repository.js';
 import { documentPath } from './values.js';
@@ -137,8 +137,8 @@ async function supportsTransactions(db: Db): Promise<boolean> {
 }
 
 /**
- * Unique fields get unique indexes (sparse: objects without a value do not collide), links plain
- * ones, searched models one on their words. svcgen's indexes the model no longer wants (a field no longer unique) are dropped first.
+ * Unique fields get unique indexes (sparse: objects without a value do not collide), links and
+ * fields marked `index` plain ones, searched models one on their words. svcgen's indexes the model no longer wants (a field no longer unique) are dropped first.
  */
 async function createIndexes(db: Db, models: ModelRegistry): Promise<void> {
   // Collections exist before any transaction writes to them (older servers cannot create them inside one).
@@ -146,9 +146,10 @@ async function createIndexes(db: Db, models: ModelRegistry): Promise<void> {
     await ensureCollection(db, name);
   for (const model of models.values()) {
     const collection = db.collection(model.table);
-    const wanted: { key: Record<string, 1>; name: string }[] = model.columns
-      .filter((f) => !f.primaryKey && (f.unique || f.type === 'foreign_key'))
-      .map((f) => svcgenIndex(documentPath(model, f.column!), f.unique === true));
+    const wanted: { key: Record<string, 1>; name: string }[] = model.columns.flatMap((f) => {
+      const kind = indexKind(f);
+      return kind ? [svcgenIndex(documentPath(model, f.column!), kind)] : [];
+    });
     if (model.searchFields.length) wanted.push(SEARCH_INDEX);
     const existing = await collection
       .listIndexes()
@@ -167,6 +168,14 @@ async function createIndexes(db: Db, models: ModelRegistry): Promise<void> {
       );
     }
   }
+}
+
+/** svcgen's index of a field, if it has one: unique, a link's, or one the schema asked for; the key has its own. */
+function indexKind(field: FieldSpec): IndexKind | undefined {
+  if (field.primaryKey) return undefined;
+  if (field.unique) return 'unique';
+  if (field.type === 'foreign_key') return 'link';
+  return field.index ? 'idx' : undefined;
 }
 
 async function ensureCollection(db: Db, name: string): Promise<void> {

@@ -1,17 +1,19 @@
 /**
  * svcgen's own MongoDB indexes, named after the document field they index: `<field>_unique`
- * (sparse, so that objects without a value do not collide, as with SQL unique columns) and
- * `<field>_link` (a link's), and `svc_search` on the words of full-text search (`_search`, see
+ * (sparse, so that objects without a value do not collide, as with SQL unique columns),
+ * `<field>_link` (a link's), `<field>_idx` (a field the schema marks `index`), and `svc_search` on the words of full-text search (`_search`, see
  * search.ts). Start-up reconciliation (database.ts) and migrations (migrate.ts)
  * create and recognise them the same way.
  */
 import type { Db } from 'mongodb';
 
-export function svcgenIndex(field: string, unique: boolean) {
+export type IndexKind = 'unique' | 'link' | 'idx';
+
+export function svcgenIndex(field: string, kind: IndexKind) {
   return {
     key: { [field]: 1 as const },
-    name: `${field}_${unique ? 'unique' : 'link'}`,
-    ...(unique ? { unique: true, sparse: true } : {}),
+    name: `${field}_${kind}`,
+    ...(kind === 'unique' ? { unique: true, sparse: true } : {}),
   };
 }
 
@@ -20,7 +22,7 @@ export const SEARCH_INDEX = { key: { _search: 1 as const }, name: 'svc_search' }
 
 /** An index svcgen made (and may drop): other indexes are the user's. */
 export function isSvcgenIndex(name: unknown): boolean {
-  return /_(unique|link)$/.test(String(name)) || name === SEARCH_INDEX.name;
+  return /_(unique|link|idx)$/.test(String(name)) || name === SEARCH_INDEX.name;
 }
 
 export async function collectionExists(db: Db, name: string): Promise<boolean> {

@@ -17,7 +17,7 @@ import { checksum, MigrationError, pendingOf, WAIT_SECONDS, type Migration, type
 import type { ModelRegistry } from '../model.js';
 import { now as currentTime } from '../values.js';
 import { searchTokens } from '../search.js';
-import { collectionExists, isSvcgenIndex, SEARCH_INDEX, svcgenIndex } from './indexes.js';
+import { collectionExists, isSvcgenIndex, SEARCH_INDEX, svcgenIndex, type IndexKind } from './indexes.js';
 import { COUNTERS } from './repository.js';
 import { documentPath } from './values.js';
 import { SEARCH_FIELD } from './search.js';
@@ -92,7 +92,12 @@ async function applyStep(db: Db, models: ModelRegistry, migration: string, step:
     case 'setMissingNow':
       return setMissing(db, step, storedValue(models, step.collection, step.field, currentTime()));
     case 'createIndex':
-      return createIndex(db.collection(step.collection), migration, step.field, step.unique);
+      return createIndex(
+        db.collection(step.collection),
+        migration,
+        step.field,
+        step.unique ? 'unique' : step.asked ? 'idx' : 'link',
+      );
     case 'dropIndex':
       for (const index of await svcgenIndexes(db.collection(step.collection), step.field))
         await db.collection(step.collection).dropIndex(index);
@@ -167,11 +172,11 @@ async function moveKeyCounter(db: Db, from: string, to: string): Promise<void> {
 
 /**
  * The same names and options as the index reconciliation of database.ts (`<field>_unique`,
- * sparse, or `<field>_link`), so that it finds the index in place. svcgen's index of another
+ * sparse, `<field>_link` or `<field>_idx`), so that it finds the index in place. svcgen's index of another
  * kind on the field (a link that becomes unique) goes first: MongoDB keeps one index per key.
  */
-async function createIndex(collection: Collection, migration: string, field: string, unique: boolean): Promise<void> {
-  const { key, ...options } = svcgenIndex(field, unique);
+async function createIndex(collection: Collection, migration: string, field: string, kind: IndexKind): Promise<void> {
+  const { key, ...options } = svcgenIndex(field, kind);
   const name = options.name;
   const existing = await svcgenIndexes(collection, field);
   if (existing.includes(name)) return;
@@ -180,7 +185,7 @@ async function createIndex(collection: Collection, migration: string, field: str
     await collection.createIndex(key, options);
   } catch (error) {
     throw new MigrationError(
-      `migration ${migration} cannot create the index ${name} of ${collection.collectionName}: ${(error as Error).message}${unique ? ' (values that must be unique are not)' : ''}`,
+      `migration ${migration} cannot create the index ${name} of ${collection.collectionName}: ${(error as Error).message}${kind === 'unique' ? ' (values that must be unique are not)' : ''}`,
       { cause: error },
     );
   }

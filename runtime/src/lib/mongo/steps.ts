@@ -12,7 +12,14 @@ export type MongoStep =
   | { readonly op: 'setMissing'; readonly collection: string; readonly field: string; readonly value: unknown }
   /** The time of the migration, as the field's `{{now}}` default would give it. */
   | { readonly op: 'setMissingNow'; readonly collection: string; readonly field: string }
-  | { readonly op: 'createIndex'; readonly collection: string; readonly field: string; readonly unique: boolean }
+  | {
+      readonly op: 'createIndex';
+      readonly collection: string;
+      readonly field: string;
+      readonly unique: boolean;
+      /** A plain index the schema asked for (`_db_settings.index`); absent on a link's (and in migrations before it). */
+      readonly asked?: true;
+    }
   | { readonly op: 'dropIndex'; readonly collection: string; readonly field: string }
   /** Full-text search: every document's words (`_search`) from these fields (name → document path), and their index. */
   | { readonly op: 'indexWords'; readonly collection: string; readonly fields: Readonly<Record<string, string>> }

@@ -21,5 +21,18 @@ export type ColumnChange =
       readonly aspects: ReadonlySet<Aspect>;
     };
 
-/** What about a kept column changed. `type`: its SQL type (or SQLite's boolean check). */
-export type Aspect = 'name' | 'type' | 'notNull' | 'nullable' | 'unique' | 'notUnique' | 'reference' | 'documentPath';
+/**
+ * What about a kept column changed. `type`: its SQL type (or SQLite's boolean check); `indexed`,
+ * `notIndexed`: the schema's `index` setting (a foreign key keeps its index either way).
+ */
+export type Aspect =
+  | 'name'
+  | 'type'
+  | 'notNull'
+  | 'nullable'
+  | 'unique'
+  | 'notUnique'
+  | 'indexed'
+  | 'notIndexed'
+  | 'reference'
+  | 'documentPath';

@@ -1,6 +1,7 @@
 /**
  * SQL for the storage model's tables, as one dialect writes them: `create table`, foreign keys
- * (with the schema's referential actions, `ref_ondelete`/`ref_onupdate`) and the index every foreign key gets. The first migration
+ * (with the schema's referential actions, `ref_ondelete`/`ref_onupdate`) and the one-column indexes of
+ * foreign keys and of fields the schema marks `index`. The first migration
  * is these statements for every table; later migrations reuse them for new tables and for
  * SQLite table rebuilds, so a table looks the same however it came to be.
  */
@@ -26,14 +27,14 @@ export function initialSql(model: StorageModel): MigrationSql {
   return {
     sqlite: [
       ...tables.map((t) => createTable(t, 'sqlite')),
-      ...tables.flatMap((t) => linkIndexes(t, 'sqlite')),
+      ...tables.flatMap((t) => columnIndexes(t, 'sqlite')),
       ...searchState(tables),
       ...tables.flatMap((t) => createSearch(t, 'sqlite')),
     ].join('\n\n'),
     postgres: [
       ...tables.map((t) => createTable(t, 'postgres')),
       ...tables.flatMap((t) => addForeignKeys(t)),
-      ...tables.flatMap((t) => linkIndexes(t, 'postgres')),
+      ...tables.flatMap((t) => columnIndexes(t, 'postgres')),
       ...searchFunctions(tables),
       ...tables.flatMap((t) => createSearch(t, 'postgres')),
     ].join('\n\n'),
@@ -88,15 +89,23 @@ export function addForeignKey(table: string, column: StoredColumn): string {
   return `alter table ${q(table)} add constraint ${q(identifier(`${table}_${column.name}_fkey`, 'postgres'))} ${foreignKeyClause(column)};`;
 }
 
-/** Every foreign key column is indexed: deletes of the referenced row, and joins, look it up. */
-export function linkIndexes(table: StoredTable, dialect: Dialect): string[] {
-  return table.columns.filter((c) => c.references).map((c) => createLinkIndex(table.name, c.name, dialect));
+/**
+ * A column with an index of its own, named by `columnIndexName`: every foreign key (deletes of the
+ * referenced row, and joins, look it up) and every field the schema marks `index` (filters, sorts
+ * and cursor pages on it seek instead of reading the table).
+ */
+export function hasColumnIndex(column: StoredColumn): boolean {
+  return column.references !== null || column.indexed;
 }
 
-export function createLinkIndex(table: string, column: string, dialect: Dialect): string {
-  return `create index ${q(linkIndexName(table, column, dialect))} on ${q(table)} (${q(column)});`;
+export function columnIndexes(table: StoredTable, dialect: Dialect): string[] {
+  return table.columns.filter(hasColumnIndex).map((c) => createColumnIndex(table.name, c.name, dialect));
 }
 
-export function linkIndexName(table: string, column: string, dialect: Dialect): string {
+export function createColumnIndex(table: string, column: string, dialect: Dialect): string {
+  return `create index ${q(columnIndexName(table, column, dialect))} on ${q(table)} (${q(column)});`;
+}
+
+export function columnIndexName(table: string, column: string, dialect: Dialect): string {
   return identifier(`${table}_${column}_idx`, dialect);
 }

@@ -196,6 +196,8 @@ function columnAspects(a: StoredColumn, b: StoredColumn, currentTable: (name: st
   if (a.notNull && !b.notNull) aspects.add('nullable');
   if (!a.unique && b.unique) aspects.add('unique');
   if (a.unique && !b.unique) aspects.add('notUnique');
+  if (!a.indexed && b.indexed) aspects.add('indexed');
+  if (a.indexed && !b.indexed) aspects.add('notIndexed');
   const reference = a.references && { ...a.references, table: currentTable(a.references.table) };
   if (JSON.stringify(reference) !== JSON.stringify(b.references)) aspects.add('reference');
   if (a.documentPath !== b.documentPath) aspects.add('documentPath');

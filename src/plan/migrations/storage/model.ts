@@ -43,6 +43,8 @@ function storedTable(model: Model, types: FieldTypes): StoredTable {
 function storedColumn(model: Model, field: Field, types: FieldTypes): StoredColumn {
   const generated = field.primaryKey && field.type === 'id_field';
   const fk = field.foreignKey;
+  // A one-to-one link is unique: one object on each side.
+  const unique = (field.unique || types.isOneToOneLink(model, field)) && !field.primaryKey;
   return {
     name: field.name,
     type: field.type,
@@ -51,8 +53,8 @@ function storedColumn(model: Model, field: Field, types: FieldTypes): StoredColu
     primaryKey: field.primaryKey,
     generated,
     notNull: field.required || field.primaryKey,
-    // A one-to-one link is unique: one object on each side.
-    unique: (field.unique || types.isOneToOneLink(model, field)) && !field.primaryKey,
+    unique,
+    indexed: field.index && !field.primaryKey && !unique,
     fill: fillOf(field),
     references: fk
       ? { table: fk.model.toLowerCase(), column: fk.column, onDelete: fk.onDelete, onUpdate: fk.onUpdate }

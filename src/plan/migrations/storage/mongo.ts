@@ -2,12 +2,13 @@
  * The MongoDB steps of a migration (the runtime's `MongoStep`, lib/mongo/steps.ts): documents have no schema, so
  * only what the stored data must follow is a step: renamed collections and document fields,
  * values for documents that lack a field that became required or was added with a default (a
- * literal, or the time of the migration), fields and collections dropped, and the unique and link
- * indexes. The service also reconciles its indexes with the model at every start; the steps make
+ * literal, or the time of the migration), fields and collections dropped, and the unique, link
+ * and asked-for (`index`) indexes. The service also reconciles its indexes with the model at every start; the steps make
  * the history explicit.
  */
 import type { MongoStep } from '../../../../runtime/src/lib/mongo/steps.js';
-import type { ColumnChange, TableChange } from './changes.js';
+import type { Aspect, ColumnChange, TableChange } from './changes.js';
+import { hasColumnIndex } from './ddl.js';
 import type { StoredColumn, StoredTable } from '../../../outdir/storage-model.js';
 import { sameSearch, wordSteps } from './search.js';
 
@@ -45,7 +46,8 @@ function columnSteps(table: StoredTable, change: ColumnChange): MongoStep[] {
   const { before, after, aspects } = change;
   const steps: MongoStep[] = [];
   const moved = before.documentPath !== after.documentPath;
-  const reindex = moved || aspects.has('unique') || aspects.has('notUnique') || aspects.has('reference');
+  const reindex =
+    moved || ['unique', 'notUnique', 'indexed', 'notIndexed', 'reference'].some((a) => aspects.has(a as Aspect));
   if (reindex && indexed(before)) steps.push({ op: 'dropIndex', collection, field: before.documentPath });
   if (moved) steps.push({ op: 'renameField', collection, from: before.documentPath, to: after.documentPath });
   if (aspects.has('notNull')) steps.push(...fill(collection, after));
@@ -75,9 +77,12 @@ function filledSearchedField(table: StoredTable, changes: readonly ColumnChange[
 }
 
 function indexed(column: StoredColumn): boolean {
-  return !column.primaryKey && (column.unique || column.references !== null);
+  return !column.primaryKey && (column.unique || hasColumnIndex(column));
 }
 
+/** The index of the runtime's start-up (lib/mongo/database.ts `indexKind`): unique, a link's, or one asked for. */
 function indexSteps(collection: string, column: StoredColumn): MongoStep[] {
-  return indexed(column) ? [{ op: 'createIndex', collection, field: column.documentPath, unique: column.unique }] : [];
+  if (!indexed(column)) return [];
+  const asked = !column.unique && !column.references ? { asked: true as const } : {};
+  return [{ op: 'createIndex', collection, field: column.documentPath, unique: column.unique, ...asked }];
 }

@@ -161,9 +161,15 @@ export function searchIndexChanged(before: StoredTable, after: StoredTable): boo
   return before.search.length > 0 && after.search.length > 0 && before.searchIndex !== after.searchIndex;
 }
 
-/** PostgreSQL cannot change the type of a column a vector is generated from: the vectors go first. */
+/**
+ * PostgreSQL cannot change the type of a column a vector is generated from: the vectors go first.
+ * Other changes of a searched column (required, unique, indexed) leave its vector as it is; a
+ * rename changes what is searched, which rebuilds them anyway.
+ */
 export function vectorSourceChanged(change: Alter): boolean {
-  return change.columns.some((c) => c.kind === 'change' && change.before.search.includes(c.before.name));
+  return change.columns.some(
+    (c) => c.kind === 'change' && c.aspects.has('type') && change.before.search.includes(c.before.name),
+  );
 }
 
 /** The same fields searched, in the same order. */

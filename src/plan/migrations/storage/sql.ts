@@ -15,10 +15,11 @@ import {
   columnSql,
   foreignKeyClause,
   referenceClause,
-  createLinkIndex,
+  createColumnIndex,
   createTable,
-  linkIndexes,
-  linkIndexName,
+  columnIndexes,
+  columnIndexName,
+  hasColumnIndex,
   type MigrationSql,
 } from './ddl.js';
 import { q, type Dialect } from './identifiers.js';
@@ -112,7 +113,7 @@ function sqliteSql(changes: readonly TableChange[]): string {
   ];
   out.push(...renames.steps.map(([from, to]) => renameTable(from, to)));
   for (const c of changes)
-    if (c.kind === 'create') out.push(createTable(c.table, 'sqlite'), ...linkIndexes(c.table, 'sqlite'));
+    if (c.kind === 'create') out.push(createTable(c.table, 'sqlite'), ...columnIndexes(c.table, 'sqlite'));
   for (const c of changes) if (c.kind === 'alter') out.push(...alterSqlite(c.before, c.after, c.columns));
   for (const c of changes) if (c.kind === 'drop') out.push(`drop table ${q(renames.dropName(c.table.name))};`);
   out.push(
@@ -135,16 +136,16 @@ function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly 
   if (columns.some((c) => !inPlaceOnSqlite(c))) return rebuild(after, columns);
   const renames = columnRenames(before, columns);
   const out = renames.steps.map(([from, to]) => `alter table ${q(after.name)} rename column ${q(from)} to ${q(to)};`);
-  // Link indexes are named after the table and column: a renamed table or column gets new ones.
+  // Column indexes are named after the table and column: a renamed table or column gets new ones.
   const added = new Set(columns.flatMap((c) => (c.kind === 'add' ? [c.column.name] : [])));
-  for (const column of after.columns.filter((x) => x.references && !added.has(x.name))) {
+  for (const column of after.columns.filter((x) => !added.has(x.name))) {
     const change = columns.find((x) => x.kind === 'change' && x.after.name === column.name);
-    const oldName = change?.kind === 'change' ? change.before.name : column.name;
-    if (before.name === after.name && oldName === column.name) continue;
-    out.push(
-      `drop index if exists ${q(linkIndexName(before.name, oldName, 'sqlite'))};`,
-      createLinkIndex(after.name, column.name, 'sqlite'),
-    );
+    const old = change?.kind === 'change' ? change.before : column;
+    const [had, has] = [hasColumnIndex(old), hasColumnIndex(column)];
+    if (!had && !has) continue;
+    if (had && has && before.name === after.name && old.name === column.name) continue;
+    if (had) out.push(`drop index if exists ${q(columnIndexName(before.name, old.name, 'sqlite'))};`);
+    if (has) out.push(createColumnIndex(after.name, column.name, 'sqlite'));
   }
   for (const c of columns) {
     if (c.kind === 'add') {
@@ -154,8 +155,10 @@ function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly 
       out.push(`alter table ${q(after.name)} add column ${addedColumnSqlite(c.column)}${constant};`);
       if (fill.kind === 'now')
         out.push(`update ${q(after.name)} set ${q(c.column.name)} = ${nowSql(c.column, 'sqlite')};`);
-      if (c.column.references) out.push(createLinkIndex(after.name, c.column.name, 'sqlite'));
+      if (hasColumnIndex(c.column)) out.push(createColumnIndex(after.name, c.column.name, 'sqlite'));
     }
+    if (c.kind === 'drop' && hasColumnIndex(c.column))
+      out.push(`drop index if exists ${q(columnIndexName(before.name, c.column.name, 'sqlite'))};`);
     if (c.kind === 'drop') out.push(`alter table ${q(after.name)} drop column ${q(renames.dropName(c.column.name))};`);
   }
   return out;
@@ -174,12 +177,17 @@ function inPlaceOnSqlite(c: ColumnChange): boolean {
       // A NOT NULL column needs a constant default; a foreign key column must default to null.
       return plain(c.column) && (!c.column.notNull || (c.column.fill.kind === 'literal' && !c.column.references));
     case 'drop':
-      // DROP COLUMN refuses indexed, unique, key and foreign key columns.
+      // DROP COLUMN refuses indexed, unique, key and foreign key columns (an index of its own is dropped first).
       return plain(c.column) && !c.column.references;
     case 'change':
       // SQLite stores by affinity: varchar(50) and varchar(200), integer and bigint are one column type.
       return [...c.aspects].every(
-        (a) => a === 'name' || a === 'documentPath' || (a === 'type' && sameOnSqlite(c.before, c.after)),
+        (a) =>
+          a === 'name' ||
+          a === 'documentPath' ||
+          a === 'indexed' ||
+          a === 'notIndexed' ||
+          (a === 'type' && sameOnSqlite(c.before, c.after)),
       );
   }
 }
@@ -212,7 +220,7 @@ function rebuild(after: StoredTable, columns: readonly ColumnChange[]): string[]
     ...(after.columns.some((c) => c.generated) ? keepKeyCounter(after.name, temporary) : []),
     `drop table ${q(after.name)};`,
     renameTable(temporary, after.name),
-    ...linkIndexes(after, 'sqlite'),
+    ...columnIndexes(after, 'sqlite'),
   ];
 }
 
@@ -270,16 +278,16 @@ function postgresSql(changes: readonly TableChange[]): string {
     if (c.kind === 'drop' && renames.dropName(c.table.name) !== c.table.name)
       out.push(
         ...c.table.columns
-          .filter((x) => x.references)
-          .map((x) => `drop index if exists ${q(linkIndexName(c.table.name, x.name, 'postgres'))};`),
+          .filter(hasColumnIndex)
+          .map((x) => `drop index if exists ${q(columnIndexName(c.table.name, x.name, 'postgres'))};`),
       );
   }
   out.push(...renames.steps.map(([from, to]) => renameTable(from, to)));
   for (const c of changes) {
     if (c.kind !== 'alter' || c.before.name === c.after.name) continue;
-    for (const col of c.before.columns.filter((x) => x.references))
+    for (const col of c.before.columns.filter(hasColumnIndex))
       out.push(
-        `alter index if exists ${q(linkIndexName(c.before.name, col.name, 'postgres'))} rename to ${q(linkIndexName(c.after.name, col.name, 'postgres'))};`,
+        `alter index if exists ${q(columnIndexName(c.before.name, col.name, 'postgres'))} rename to ${q(columnIndexName(c.after.name, col.name, 'postgres'))};`,
       );
   }
   for (const c of changes) if (c.kind === 'create') out.push(createTable(c.table, 'postgres'));
@@ -289,7 +297,7 @@ function postgresSql(changes: readonly TableChange[]): string {
     if (c.kind === 'create')
       constraints.push(
         ...c.table.columns.filter((x) => x.references).map((x) => addReference(c.table.name, x)),
-        ...linkIndexes(c.table, 'postgres'),
+        ...columnIndexes(c.table, 'postgres'),
       );
   out.push(...constraints);
   const dropped = changes.filter((c) => c.kind === 'drop').map((c) => q(renames.dropName(c.table.name)));
@@ -309,15 +317,15 @@ function alterPostgres(
   const renames = columnRenames(old, columns);
   // A column moved aside to be dropped gives up its index name first.
   const out = columns.flatMap((c) =>
-    c.kind === 'drop' && c.column.references && renames.dropName(c.column.name) !== c.column.name
-      ? [`drop index if exists ${q(linkIndexName(table.name, c.column.name, 'postgres'))};`]
+    c.kind === 'drop' && hasColumnIndex(c.column) && renames.dropName(c.column.name) !== c.column.name
+      ? [`drop index if exists ${q(columnIndexName(table.name, c.column.name, 'postgres'))};`]
       : [],
   );
   out.push(...renames.steps.map(([from, to]) => `alter table ${t} rename column ${q(from)} to ${q(to)};`));
   for (const c of columns) {
-    if (c.kind === 'change' && c.aspects.has('name') && c.before.references)
+    if (c.kind === 'change' && c.aspects.has('name') && hasColumnIndex(c.before))
       out.push(
-        `alter index if exists ${q(linkIndexName(table.name, c.before.name, 'postgres'))} rename to ${q(linkIndexName(table.name, c.after.name, 'postgres'))};`,
+        `alter index if exists ${q(columnIndexName(table.name, c.before.name, 'postgres'))} rename to ${q(columnIndexName(table.name, c.after.name, 'postgres'))};`,
       );
   }
   for (const c of columns) {
@@ -334,12 +342,11 @@ function alterPostgres(
     }
     if (aspects.has('nullable')) out.push(`alter table ${t} alter column ${col} drop not null;`);
     if (aspects.has('unique')) out.push(addUnique(table.name, after.name));
-    if (aspects.has('reference') && after.references) {
-      constraints.push(addReference(table.name, after));
-      if (!before.references) constraints.push(createLinkIndex(table.name, after.name, 'postgres'));
-    }
-    if (aspects.has('reference') && !after.references)
-      out.push(`drop index if exists ${q(linkIndexName(table.name, after.name, 'postgres'))};`);
+    if (aspects.has('reference') && after.references) constraints.push(addReference(table.name, after));
+    if (!hasColumnIndex(before) && hasColumnIndex(after))
+      constraints.push(createColumnIndex(table.name, after.name, 'postgres'));
+    if (hasColumnIndex(before) && !hasColumnIndex(after))
+      out.push(`drop index if exists ${q(columnIndexName(table.name, after.name, 'postgres'))};`);
   }
   for (const c of columns) {
     if (c.kind !== 'add') continue;
@@ -350,8 +357,8 @@ function alterPostgres(
     if (fill) out.push(`update ${t} set ${q(column.name)} = ${fill};`);
     if (column.notNull) out.push(`alter table ${t} alter column ${q(column.name)} set not null;`);
     if (column.unique) out.push(addUnique(table.name, column.name));
-    if (column.references)
-      constraints.push(addReference(table.name, column), createLinkIndex(table.name, column.name, 'postgres'));
+    if (column.references) constraints.push(addReference(table.name, column));
+    if (hasColumnIndex(column)) constraints.push(createColumnIndex(table.name, column.name, 'postgres'));
   }
   for (const c of columns)
     if (c.kind === 'drop') out.push(`alter table ${t} drop column ${q(renames.dropName(c.column.name))};`);
