@@ -4,10 +4,12 @@
 // on it (one that selects 500 rows of either table, one that selects half); its `_count` alone; a
 // deep page by offset (`_start=500000`) against the same page reached by the cursor of the page
 // before it (`_after`, from its `next` link); and the first and a deep page by cursor sorted by a
-// nullable field with an index of its own.
+// nullable field with an index of its own (`"index": true` in a copy of the starter's schema, as a
+// user would ask for it), and a filter on that field.
 //
 // The rows are written straight into the table (a recursive CTE / generate_series): the service
 // would take minutes to take a million POSTs, and how they got there changes nothing of a read.
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,8 +19,21 @@ import { benchDatabases, builtStarter, measure, start } from './serve.mjs';
 const work = fileURLToPath(new URL('../.tmp/bench-scale', import.meta.url));
 const SIZES = [1_000, 1_000_000];
 
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** ramses-starter with `"index": true` on Item.description, in `dir`: its api.raml. */
+function indexedStarter(dir) {
+  mkdirSync(dir, { recursive: true });
+  cpSync(join(root, 'fixtures/ramses-starter'), dir, { recursive: true });
+  const schema = JSON.parse(readFileSync(join(dir, 'items.json'), 'utf8'));
+  schema.properties.description._db_settings.index = true;
+  writeFileSync(join(dir, 'items.json'), JSON.stringify(schema, null, 2));
+  return join(dir, 'api.raml');
+}
+
 export async function run({ seconds = 3, rounds = 3, connections = 4 } = {}) {
-  const { project, modules } = await builtStarter(work);
+  const api = indexedStarter(`${work}-api`);
+  const { project, modules } = await builtStarter(work, root, api);
   const rows = [['engine', 'query', ...SIZES.map((n) => `${n.toLocaleString('en')} rows req/s`), 'ratio']];
   for (const engine of ['sqlite', 'postgres']) {
     const results = new Map();
@@ -82,6 +97,11 @@ async function queries(url, size) {
     // description: nullable (one row in ten), with an index of its own, its nulls first (SQLite) or last.
     ['page of 20, by description', sorted],
     ['deep page by cursor, by description', `${sorted}&_after=${sortedCursor}`],
+    // A filter on that field: the one row with this description (its total counted by the index).
+    [
+      'page of 20, filtered on description: 1 row matches',
+      `/v1/items?_limit=20&description=seeded%20item%20number%20${deep + 1}`,
+    ],
   ];
 }
 
@@ -95,8 +115,6 @@ async function cursorAt(url, path, offset) {
 
 /** Every tenth item has no description; the others sort in another order than their keys. */
 const DESCRIPTION = `case when i % 10 = 0 then null else 'seeded item number ' || i end`;
-/** An index the user made for their sort by description (svcgen makes them for unique fields only). */
-const INDEX = 'create index item_description on item (description)';
 
 /** `size` items in the service's table. */
 async function fill(engine, url, size, modules) {
@@ -106,7 +124,6 @@ async function fill(engine, url, size, modules) {
     const db = new Database(url.slice('sqlite:'.length));
     db.exec(`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${size})
       insert into item (name, description) select 'item ' || i, ${DESCRIPTION} from n`);
-    db.exec(INDEX);
     db.close();
     return;
   }
@@ -116,7 +133,6 @@ async function fill(engine, url, size, modules) {
   try {
     await client.query(`insert into item (name, description)
       select 'item ' || i, ${DESCRIPTION} from generate_series(1, ${size}) as i`);
-    await client.query(INDEX);
     await client.query('analyze item');
   } finally {
     await client.end();

@@ -46,15 +46,13 @@ export const SCENARIOS = [
 ];
 
 /** ramses-starter, generated (by the svcgen in `generator`, this one by default) and compiled into `work/generated`; returns its folder and node_modules. */
-export async function builtStarter(work, generator = root) {
+export async function builtStarter(work, generator = root, api = join(root, 'fixtures/ramses-starter/api.raml')) {
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   const project = join(work, 'generated');
-  execFileSync(
-    process.execPath,
-    [join(generator, 'bin/svcgen.js'), 'generate', join(root, 'fixtures/ramses-starter/api.raml'), '-o', project],
-    { stdio: 'ignore' },
-  );
+  execFileSync(process.execPath, [join(generator, 'bin/svcgen.js'), 'generate', api, '-o', project], {
+    stdio: 'ignore',
+  });
   const modules = await linkDependencies(project);
   execFileSync(join(modules, '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: project, stdio: 'inherit' });
   return { project, modules };

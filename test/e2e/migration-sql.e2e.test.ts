@@ -388,6 +388,35 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
     expect(await planOf(db, engine, `select "id" from "item" order by "title" limit 20`)).toContain('item_title_idx');
   });
 
+  it('a field renamed onto the name of a dropped field, and a model onto a dropped model’s, take their index names', async () => {
+    const db = await evolve(
+      engine,
+      {
+        authors: { id: pk, code: text({ index: true }) },
+        writers: {
+          id: pk,
+          code: text({ index: true }),
+          title: text({ index: true }),
+          old_title: text({ index: true }),
+        },
+      },
+      {
+        authors: {
+          _renamed_from: 'Writer',
+          id: pk,
+          code: text({ index: true }),
+          title: text({ index: true, renamed_from: 'old_title' }),
+        },
+      },
+      `insert into "writer" ("code", "title", "old_title") values ('w', 'short', 'the long one');`,
+    );
+    expect(await columnIndexesOf(db, engine, 'author')).toEqual([
+      ['author_code_idx', 'code'],
+      ['author_title_idx', 'title'],
+    ]);
+    expect(await db.rows('select "code", "title" from "author"')).toEqual([{ code: 'w', title: 'the long one' }]);
+  });
+
   it('an asked-for index gives way to a unique one and comes back, through a model rename', async () => {
     const db = await evolve(
       engine,

@@ -45,6 +45,8 @@ drop table if exists "svc_search_profile_stale";
 
 delete from "svc_search_state" where "name" = 'profile';
 
+drop index if exists "profile_author_id_idx";
+
 create table "svc_new_author" (
   "id" integer primary key autoincrement,
   "name" text not null,

@@ -106,10 +106,12 @@ function sqliteSql(changes: readonly TableChange[]): string {
     changes,
     (c) => c.columns.some((x) => !inPlaceOnSqlite(x)) || searchIndexChanged(c.before, c.after),
   );
-  // A dropped table's search goes first too: its FTS table is not dropped with it.
+  // A dropped table's search goes first too: its FTS table is not dropped with it. So do its
+  // column indexes, whose names (global on SQLite) a table renamed to its name takes.
   const out = [
     ...searches.flatMap((s) => dropSearch(s.before, 'sqlite')),
     ...changes.flatMap((c) => (c.kind === 'drop' ? dropSearch(c.table, 'sqlite') : [])),
+    ...changes.flatMap((c) => (c.kind === 'drop' ? dropColumnIndexes(c.table.name, c.table.columns) : [])),
   ];
   out.push(...renames.steps.map(([from, to]) => renameTable(from, to)));
   for (const c of changes)
@@ -136,6 +138,13 @@ function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly 
   if (columns.some((c) => !inPlaceOnSqlite(c))) return rebuild(after, columns);
   const renames = columnRenames(before, columns);
   const out = renames.steps.map(([from, to]) => `alter table ${q(after.name)} rename column ${q(from)} to ${q(to)};`);
+  // A dropped column's index goes first (DROP COLUMN refuses an indexed column), before a renamed column takes its name.
+  out.push(
+    ...dropColumnIndexes(
+      before.name,
+      columns.flatMap((c) => (c.kind === 'drop' ? [c.column] : [])),
+    ),
+  );
   // Column indexes are named after the table and column: a renamed table or column gets new ones.
   const added = new Set(columns.flatMap((c) => (c.kind === 'add' ? [c.column.name] : [])));
   for (const column of after.columns.filter((x) => !added.has(x.name))) {
@@ -157,11 +166,16 @@ function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly 
         out.push(`update ${q(after.name)} set ${q(c.column.name)} = ${nowSql(c.column, 'sqlite')};`);
       if (hasColumnIndex(c.column)) out.push(createColumnIndex(after.name, c.column.name, 'sqlite'));
     }
-    if (c.kind === 'drop' && hasColumnIndex(c.column))
-      out.push(`drop index if exists ${q(columnIndexName(before.name, c.column.name, 'sqlite'))};`);
     if (c.kind === 'drop') out.push(`alter table ${q(after.name)} drop column ${q(renames.dropName(c.column.name))};`);
   }
   return out;
+}
+
+/** SQLite: `drop index` for the columns of `table` (by its name before the migration) that have an index of their own. */
+function dropColumnIndexes(table: string, columns: readonly StoredColumn[]): string[] {
+  return columns
+    .filter(hasColumnIndex)
+    .map((c) => `drop index if exists ${q(columnIndexName(table, c.name, 'sqlite'))};`);
 }
 
 /** `add column` takes a column-level REFERENCES (a table-level FOREIGN KEY cannot be added). */
@@ -177,7 +191,7 @@ function inPlaceOnSqlite(c: ColumnChange): boolean {
       // A NOT NULL column needs a constant default; a foreign key column must default to null.
       return plain(c.column) && (!c.column.notNull || (c.column.fill.kind === 'literal' && !c.column.references));
     case 'drop':
-      // DROP COLUMN refuses indexed, unique, key and foreign key columns (an index of its own is dropped first).
+      // DROP COLUMN refuses indexed, unique, key and foreign key columns (an index of its own goes first).
       return plain(c.column) && !c.column.references;
     case 'change':
       // SQLite stores by affinity: varchar(50) and varchar(200), integer and bigint are one column type.
