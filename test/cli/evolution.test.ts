@@ -35,6 +35,29 @@ function workspace(): {
 
 const migrationsOf = (dir: string) => readdirSync(join(dir, 'out/src/db/migrations')).sort();
 
+/**
+ * A project generated at `version` whose storage.json is then made to look as an older svcgen
+ * wrote it (`forget` takes out what that one did not write), and generated again: the migration
+ * that this adds, and the storage.json file.
+ */
+async function upgraded(
+  version: string,
+  forget: (storage: { tables: Record<string, unknown>[] }) => void,
+): Promise<{ work: ReturnType<typeof workspace>; file: string; migrations: string[]; migration: string }> {
+  const work = workspace();
+  work.use(version);
+  expect((await work.generate()).code).toBe(0);
+  const file = join(work.dir, 'out/src/db/storage.json');
+  const storage = JSON.parse(readFileSync(file, 'utf8'));
+  forget(storage);
+  writeFileSync(file, `${JSON.stringify(storage, null, 2)}\n`);
+  // --force: the manifest knows the file as this svcgen wrote it (an older one wrote it so).
+  expect((await work.generate('--force')).code).toBe(0);
+  const migrations = migrationsOf(work.dir);
+  const migration = readFileSync(join(work.dir, 'out/src/db/migrations', migrations[1]!), 'utf8');
+  return { work, file, migrations, migration };
+}
+
 /** Every file of the out-dir, path → content. */
 function tree(dir: string): Map<string, string> {
   const out = new Map<string, string>();
@@ -105,19 +128,11 @@ describe('the library API through seven versions', () => {
 
 describe('projects generated before full-text search', () => {
   it('get one migration that creates the search indexes of every table, and a storage model that lists them', async () => {
-    const work = workspace();
-    work.use('v1');
-    expect((await work.generate()).code).toBe(0);
     // storage.json as svcgen wrote it before search: no "search" in its tables.
-    const file = join(work.dir, 'out/src/db/storage.json');
-    const storage = JSON.parse(readFileSync(file, 'utf8'));
-    for (const table of storage.tables) delete table.search;
-    writeFileSync(file, `${JSON.stringify(storage, null, 2)}\n`);
-    // --force: the manifest knows the file as this svcgen wrote it (an older one wrote it so).
-    expect((await work.generate('--force')).code).toBe(0);
-    const [first, added] = migrationsOf(work.dir);
-    expect(first).toBe('0001_initial.ts');
-    const migration = readFileSync(join(work.dir, 'out/src/db/migrations', added!), 'utf8');
+    const { work, file, migrations, migration } = await upgraded('v1', (storage) => {
+      for (const table of storage.tables) delete table['search'];
+    });
+    expect(migrations[0]).toBe('0001_initial.ts');
     expect(migration).toContain(' * - Author: full-text search on name, bio, nickname');
     expect(migration).toContain(' * - Book: full-text search on title');
     expect(migration).toContain(
@@ -138,17 +153,10 @@ describe('projects generated before full-text search', () => {
 
 describe('projects whose SQLite search index is kept by triggers (svcgen before it was caught up in batches)', () => {
   it('get one migration that rebuilds it on SQLite only: PostgreSQL and MongoDB keep theirs', async () => {
-    const work = workspace();
-    work.use('v1');
-    expect((await work.generate()).code).toBe(0);
     // storage.json as svcgen wrote it then: no "searchIndex" in its tables.
-    const file = join(work.dir, 'out/src/db/storage.json');
-    const storage = JSON.parse(readFileSync(file, 'utf8'));
-    for (const table of storage.tables) delete table.searchIndex;
-    writeFileSync(file, `${JSON.stringify(storage, null, 2)}\n`);
-    expect((await work.generate('--force')).code).toBe(0);
-    const [, added] = migrationsOf(work.dir);
-    const migration = readFileSync(join(work.dir, 'out/src/db/migrations', added!), 'utf8');
+    const { work, file, migration } = await upgraded('v1', (storage) => {
+      for (const table of storage.tables) delete table['searchIndex'];
+    });
     expect(migration).toContain(
       " * - Author: SQLite's search index rebuilt, to be caught up in batches instead of on every write",
     );
@@ -177,17 +185,11 @@ describe('projects whose SQLite search index is kept by triggers (svcgen before 
 
 describe('projects generated before svcgen honoured "index" (it was accepted and ignored)', () => {
   it('get one migration that makes the indexes their schemas asked for, on every engine', async () => {
-    const work = workspace();
-    work.use('v2');
-    expect((await work.generate()).code).toBe(0);
     // storage.json as svcgen wrote it then: no "indexed" in its columns (Book.isbn asks for one).
-    const file = join(work.dir, 'out/src/db/storage.json');
-    const storage = JSON.parse(readFileSync(file, 'utf8'));
-    for (const table of storage.tables) for (const column of table.columns) delete column.indexed;
-    writeFileSync(file, `${JSON.stringify(storage, null, 2)}\n`);
-    expect((await work.generate('--force')).code).toBe(0);
-    const [, added] = migrationsOf(work.dir);
-    const migration = readFileSync(join(work.dir, 'out/src/db/migrations', added!), 'utf8');
+    const { work, file, migration } = await upgraded('v2', (storage) => {
+      for (const table of storage.tables)
+        for (const column of table['columns'] as Record<string, unknown>[]) delete column['indexed'];
+    });
     expect(migration).toContain(' * - Book.isbn: indexed');
     expect(/sqlite: `([^`]*)`/.exec(migration)![1]!.trim()).toBe('create index "book_isbn_idx" on "book" ("isbn");');
     expect(/postgres: `([^`]*)`/.exec(migration)![1]!.trim()).toBe('create index "book_isbn_idx" on "book" ("isbn");');
