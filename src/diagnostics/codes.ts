@@ -493,6 +493,14 @@ export const codes = {
     explanation: 'An x-ACL without `collection` rules denies every collection route. (Ramses allowed everything.)',
   },
 
+  // --- fields, continued -------------------------------------------------------------------------------
+  SVC2034: {
+    severity: 'warning',
+    title: 'index on long values',
+    explanation:
+      'A field marked `"index": true` may hold long values (a text without `max_length`, or one over 2,000 characters; a dict, list or file). PostgreSQL refuses an index entry of more than 2,704 bytes: there, writing a longer value is a 400 ("a value does not fit its field"), where SQLite and MongoDB take it. Give the field a `max_length` of 2,000 or less, or leave out `"index": true`.',
+  },
+
   // --- events -----------------------------------------------------------------------------------------
   SVC2040: {
     severity: 'error',
@@ -712,7 +720,7 @@ export const codes = {
     severity: 'error',
     title: 'change a migration cannot make',
     explanation:
-      'The schema change cannot be written as a migration: a field changes whether it is the primary key, or the project has migrations but no `src/db/storage.json` to compare the API with.',
+      'The schema change cannot be written as a migration: a field changes whether it is the primary key, the project has migrations but no `src/db/storage.json` to compare the API with, or two indexes svcgen makes would share a name (a field `title_search` marked `"index": true` beside the searched text field `title`: both `<table>_title_search_idx`).',
   },
   SVC3105: {
     severity: 'error',

@@ -68,12 +68,13 @@ describe('fields', () => {
     expect(item.fields.find((f) => f.name === 'id')).toMatchObject({ generated: true, requiredOnCreate: false });
   });
 
-  it('reads "index" (Ramses forwards it to the column): true or false, a warning on a relationship, an error on anything else', () => {
+  it('reads "index" (Ramses forwards it to the column): true or false, a warning on a relationship and on long values, an error on anything else', () => {
     const { ir, codes } = build({
       'api.raml': raml(`title: T\n${post('/items', 'item.json')}\n${post('/owners', 'owner.json')}`),
       'item.json': schema({
         id,
-        code: str({ index: true }),
+        code: str({ index: true, max_length: 20 }),
+        body: { _db_settings: { type: 'text', index: true } },
         name: str({ index: false }),
         plain: str(),
         owner_id: {
@@ -94,12 +95,14 @@ describe('fields', () => {
     expect(model(ir, 'Item').fields.map((f) => [f.name, f.index])).toEqual([
       ['id', false],
       ['code', true],
+      ['body', true],
       ['name', false],
       ['plain', false],
       ['owner_id', false],
       ['owner', false],
     ]);
-    expect(codes).toEqual(['SVC2010', 'SVC2012w']);
+    // A text without max_length may be too long for PostgreSQL's index entry; SVC2034 says so.
+    expect(codes).toEqual(['SVC2034w', 'SVC2010', 'SVC2012w']);
   });
 
   it('reads callable defaults: now is built in, other names are user functions', () => {

@@ -307,6 +307,12 @@ function checkTypeRules(ctx: FieldContext, draft: FieldDraft, settings: YMap): v
       hint: 'a relationship is no column; the foreign key field that holds it is indexed already',
     });
   }
+  if (f.index && !f.primaryKey && !f.unique && mayBeLong(f)) {
+    ctx.diagnostics.report('SVC2034', `"${f.name}" is indexed, and its values may be too long for an index entry`, {
+      span: at('index'),
+      hint: 'give it a max_length of 2,000 or less: PostgreSQL refuses an index entry over 2,704 bytes (a 400 on write)',
+    });
+  }
   if (f.type === 'pickle') {
     ctx.diagnostics.report('SVC2009', `"${f.name}" is a pickle field; svcgen stores it as JSON`, {
       span: draft.typeSpan,
@@ -336,6 +342,12 @@ function checkTypeRules(ctx: FieldContext, draft: FieldDraft, settings: YMap): v
       hint: 'primary keys are id_field, string or integer fields',
     });
   }
+}
+
+/** Text without a bound of 2,000 characters, or JSON or a file: more than PostgreSQL keeps in an index entry. */
+function mayBeLong(f: MutableField): boolean {
+  if (['dict', 'list', 'pickle', 'file'].includes(f.type)) return true;
+  return ['string', 'text', 'unicode', 'unicode_text'].includes(f.type) && (f.maxLength === null || f.maxLength > 2000);
 }
 
 class SettingsReader {

@@ -17,6 +17,7 @@ import { storageModel } from './storage/model.js';
 import { mongoSteps, type MongoStep } from './storage/mongo.js';
 import { sameSearch, searchIndexChanged } from './storage/search.js';
 import { migrationSql } from './storage/sql.js';
+import { indexNameClashes } from './storage/names.js';
 
 export interface NewMigration {
   readonly name: string;
@@ -52,6 +53,8 @@ export function planMigrations(
 ): MigrationPlan {
   const storage = storageModel(ir, types);
   const names = history.migrations.map((m) => m.name);
+  const clashes = indexNameClashes(storage);
+  if (clashes.length) return { storage, names, added: null, findings: clashes };
   if (history.storage === null) {
     // A new project, or one generated before svcgen kept its history: the first migration is
     // every table (the same SQL as then, so databases created by it accept it as applied).

@@ -124,8 +124,13 @@ function addVector(table: string, field: string): string {
   const column = q(vectorColumn(field));
   return [
     `alter table ${q(table)} add column ${column} tsvector generated always as (${vectorOf(q(field), 'simple')}) stored;`,
-    `create index ${q(identifier(`${table}_${field}_search_idx`, 'postgres'))} on ${q(table)} using gin (${column});`,
+    `create index ${q(searchIndexName(table, field))} on ${q(table)} using gin (${column});`,
   ].join('\n');
+}
+
+/** PostgreSQL's GIN index of a searched field's vector (the runtime's search-language.ts names it so too). */
+export function searchIndexName(table: string, field: string): string {
+  return identifier(`${table}_${field}_search_idx`, 'postgres');
 }
 
 function sqlString(text: string): string {
