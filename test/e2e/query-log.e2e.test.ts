@@ -95,6 +95,40 @@ describe.each(['sqlite', 'postgres'] as const)('the statements sent to %s', (eng
     if (engine === 'sqlite') expect(alone, alone).not.toMatch(/from "story"/);
   });
 
+  it('read an object and the keys its relationships link to it in one statement', async () => {
+    const user = await api('POST', '/users', {
+      username: 'related',
+      email: 'related@example.com',
+      password: 'password-123',
+    });
+    expect(user.status, user.text).toBe(201);
+    const ids: number[] = [];
+    for (const story of [{ owner: 'related' }, { owner: 'related', assignee: 'related' }, { assignee: 'related' }]) {
+      const created = await api('POST', '/stories', { name: 'linked', description: 'linked', ...story });
+      expect(created.status, created.text).toBe(201);
+      ids.push(created.body.id as number);
+    }
+    let body: Record<string, unknown> = {};
+    const sent = await statementsOf(async () => {
+      const reply = await api('GET', '/users/related');
+      expect(reply.status, reply.text).toBe(200);
+      body = reply.body as Record<string, unknown>;
+    });
+    // (The relationships' subqueries read under the alias svc_related: not the outbox's work.)
+    const statements = sent.filter((s) => !isOutboxWork(s) || s.includes('svc_related'));
+    // The user with the keys of their stories (two lists, by two foreign keys): one statement,
+    // where there were three. Their profile is shown whole (_nested_relationships): one more.
+    expect(statements, statements.join('\n')).toHaveLength(2);
+    expect(statements[0]).toMatch(/from "user"/);
+    expect(statements[0]).toMatch(/from "story" as "svc_related"/);
+    expect(statements[1]).toMatch(/from "profile"/);
+    expect([body['stories'], body['assigned_stories'], body['profile']]).toEqual([
+      [ids[0], ids[1]],
+      [ids[1], ids[2]],
+      null,
+    ]);
+  });
+
   it("read a member's user and their credential in one statement", async () => {
     // The same project and database, with auth on.
     const authed = await startService(
