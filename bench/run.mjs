@@ -22,6 +22,7 @@ const benchmarks = [
   { name: 'scale', load: () => import('./scale.mjs') },
   { name: 'inject', load: () => import('./inject.mjs') },
   { name: 'auth-cost', load: () => import('./auth-cost.mjs') },
+  { name: 'relations', load: () => import('./relations.mjs') },
   { name: 'events', load: () => import('./events.mjs') },
 ];
 
