@@ -513,7 +513,7 @@ async function expectEveryStepApplied(db: MongoDbLike): Promise<void> {
   // The link index became unique: MongoDB keeps one index per key, so the other went.
   expect(await indexNames(db, 'post')).toEqual(['_id_', 'author_unique']);
   // An index the schema asks for (`"index": true`) is named apart from a link's.
-  expect(await indexNames(db, 'author')).toEqual(['_id_', 'name_idx']);
+  expect(await indexNames(db, 'author')).toEqual(['_id_', 'name_svc_index']);
   const names = await collectionNames(db);
   expect(names).toEqual(expect.arrayContaining(['archive', 'story', 'author', 'post']));
   expect(names).not.toEqual(expect.arrayContaining(['legacy']));

@@ -36,15 +36,21 @@ const run = (script: string, env: Record<string, string>) =>
   });
 
 describe('the MongoDB engine', () => {
-  it('npm run migrate creates the unique indexes (sparse: objects without a value do not collide)', async () => {
+  it('npm run migrate creates the unique indexes (sparse: objects without a value do not collide), and keeps the user’s own', async () => {
     const database = await freshMongoDatabase('migrate');
     try {
+      // An index of the user's own, named as people name theirs: svcgen leaves it alone.
+      const own = new MongoClient(database.url);
+      await own.connect();
+      await own.db().collection('user').createIndex({ first_name: 1 }, { name: 'first_name_idx' });
+      await own.close();
       const result = await run('db/migrate.js', { SVC_ENGINE: 'svc_mongodb', SVC_MONGODB_URL: database.url });
       expect(result.exitCode, result.all).toBe(0);
       expect(result.all).toContain('the MongoDB indexes are in place');
       const client = new MongoClient(database.url);
       try {
         const indexes = await client.db().collection('user').listIndexes().toArray();
+        expect(indexes.map((i) => i.name)).toContain('first_name_idx');
         expect(indexes.find((i) => i.name === 'email_unique')).toMatchObject({
           key: { email: 1 },
           unique: true,

@@ -64,7 +64,7 @@ export interface FieldSpec {
   readonly secret?: boolean;
   /** No two objects share a value (null excepted): a unique column, or a unique index on MongoDB. */
   readonly unique?: boolean;
-  /** `_db_settings.index`: an index of its own (SQL migrations make it; MongoDB's start-up, `<field>_idx`). */
+  /** `_db_settings.index`: an index of its own (SQL migrations make it; MongoDB's start-up, `<field>_svc_index`). */
   readonly index?: boolean;
 }
 

@@ -175,7 +175,7 @@ function indexKind(field: FieldSpec): IndexKind | undefined {
   if (field.primaryKey) return undefined;
   if (field.unique) return 'unique';
   if (field.type === 'foreign_key') return 'link';
-  return field.index ? 'idx' : undefined;
+  return field.index ? 'svc_index' : undefined;
 }
 
 async function ensureCollection(db: Db, name: string): Promise<void> {

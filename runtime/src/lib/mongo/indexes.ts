@@ -1,13 +1,13 @@
 /**
  * svcgen's own MongoDB indexes, named after the document field they index: `<field>_unique`
  * (sparse, so that objects without a value do not collide, as with SQL unique columns),
- * `<field>_link` (a link's), `<field>_idx` (a field the schema marks `index`), and `svc_search` on the words of full-text search (`_search`, see
+ * `<field>_link` (a link's), `<field>_svc_index` (a field the schema marks `index`: a name no one gives an index of their own by chance, since svcgen drops its indexes the model no longer wants), and `svc_search` on the words of full-text search (`_search`, see
  * search.ts). Start-up reconciliation (database.ts) and migrations (migrate.ts)
  * create and recognise them the same way.
  */
 import type { Db } from 'mongodb';
 
-export type IndexKind = 'unique' | 'link' | 'idx';
+export type IndexKind = 'unique' | 'link' | 'svc_index';
 
 export function svcgenIndex(field: string, kind: IndexKind) {
   return {
@@ -22,7 +22,7 @@ export const SEARCH_INDEX = { key: { _search: 1 as const }, name: 'svc_search' }
 
 /** An index svcgen made (and may drop): other indexes are the user's. */
 export function isSvcgenIndex(name: unknown): boolean {
-  return /_(unique|link|idx)$/.test(String(name)) || name === SEARCH_INDEX.name;
+  return /_(unique|link|svc_index)$/.test(String(name)) || name === SEARCH_INDEX.name;
 }
 
 export async function collectionExists(db: Db, name: string): Promise<boolean> {

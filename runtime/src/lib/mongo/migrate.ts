@@ -96,7 +96,7 @@ async function applyStep(db: Db, models: ModelRegistry, migration: string, step:
         db.collection(step.collection),
         migration,
         step.field,
-        step.unique ? 'unique' : step.asked ? 'idx' : 'link',
+        step.unique ? 'unique' : step.asked ? 'svc_index' : 'link',
       );
     case 'dropIndex':
       for (const index of await svcgenIndexes(db.collection(step.collection), step.field))
@@ -172,7 +172,7 @@ async function moveKeyCounter(db: Db, from: string, to: string): Promise<void> {
 
 /**
  * The same names and options as the index reconciliation of database.ts (`<field>_unique`,
- * sparse, `<field>_link` or `<field>_idx`), so that it finds the index in place. svcgen's index of another
+ * sparse, `<field>_link` or `<field>_svc_index`), so that it finds the index in place. svcgen's index of another
  * kind on the field (a link that becomes unique) goes first: MongoDB keeps one index per key.
  */
 async function createIndex(collection: Collection, migration: string, field: string, kind: IndexKind): Promise<void> {
