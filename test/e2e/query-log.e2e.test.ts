@@ -95,7 +95,7 @@ describe.each(['sqlite', 'postgres'] as const)('the statements sent to %s', (eng
     if (engine === 'sqlite') expect(alone, alone).not.toMatch(/from "story"/);
   });
 
-  it('read an object and the keys its relationships link to it in one statement', async () => {
+  it('read an object, or a page, and the keys its relationships link to it in one statement', async () => {
     const user = await api('POST', '/users', {
       username: 'related',
       email: 'related@example.com',
@@ -126,6 +126,28 @@ describe.each(['sqlite', 'postgres'] as const)('the statements sent to %s', (eng
       [ids[0], ids[1]],
       [ids[1], ids[2]],
       null,
+    ]);
+    // A page too: the page's statement carries each user's keys (its total aside: a count).
+    let page: Record<string, unknown>[] = [];
+    const listed = await statementsOf(async () => {
+      const reply = await api('GET', '/users?username=related');
+      expect(reply.status, reply.text).toBe(200);
+      page = reply.body.data as Record<string, unknown>[];
+    });
+    const reads = listed.filter((s) => !isOutboxWork(s) || s.includes('svc_related'));
+    expect(
+      reads.filter((s) => /^select .* from "user"/i.test(s) && !/count\(/i.test(s)),
+      reads.join('\n'),
+    ).toHaveLength(1);
+    expect(
+      reads.filter((s) => /^select [^(]* from "story"/i.test(s)),
+      reads.join('\n'),
+    ).toEqual([]);
+    expect(page.map((u) => [u['stories'], u['assigned_stories']])).toEqual([
+      [
+        [ids[0], ids[1]],
+        [ids[1], ids[2]],
+      ],
     ]);
   });
 

@@ -108,20 +108,19 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
 
   /** The object of `key` (none or one), its relationships as `include` asks: in one statement where it can be. */
   async #byKeyRecords(key: unknown, include: Include<T> | undefined): Promise<T[]> {
-    const { keysOnly, rest } = this.#keysInStatement(include);
-    if (!keysOnly.length) return this.records(await this.#rowsByKey(key), include);
-    const found = await this.#byKeyWithRelatedKeys(key, keysOnly);
-    if (found && Object.keys(rest).length)
-      await includeRelated(this.asRelationSource, this.ctx.executor, [found], rest);
-    return found ? [found as T] : [];
-  }
-
-  #rowsByKey(key: unknown): Promise<Row[]> {
-    return this.ctx.executor.all<Row>({ sql: this.#byKey, parameters: [key] });
+    const { keysOnly, names } = this.#keysInStatement({ include });
+    const statement = keysOnly.length
+      ? compiledOnce(this.model, this.dialect, `byKey:${names.join(',')}`, () =>
+          this.findQuery({ include }).where(`${this.model.table}.${this.pkField().column!}`, '=', 0).compile(),
+        ).sql
+      : this.#byKey;
+    return this.records(await this.ctx.executor.all<Row>({ sql: statement, parameters: [key] }), include);
   }
 
   findQuery(args: FindManyArgs<T>) {
     let query = this.table().select(this.selectedColumns(args.select));
+    const related = this.#keysInStatement(args).keysOnly;
+    if (related.length) query = query.select(related.map((r) => this.relatedKeys(r).as(`${RELATED}${r.name}`)));
     const search = rankingSearch(args);
     // SQLite joins the ranked matches: when the search is the only condition, that join is the whole
     // of it, and the page is the best matches (ties in key order: the key must be the rowid).
@@ -173,6 +172,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
    */
   pageStatement(args: FindManyArgs<T>): Compiled {
     const key = JSON.stringify([
+      this.#keysInStatement(args).names,
       args.select ?? null,
       args.orderBy ?? null,
       this.takeOfShape(args.take) ?? null,
@@ -206,6 +206,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     if (!plain) return undefined;
     const key = JSON.stringify([
       plain.shape,
+      this.#keysInStatement(args).names,
       args.select ?? null,
       args.orderBy ?? null,
       this.takeOfShape(args.take) ?? null,
@@ -298,54 +299,28 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   }
 
   /**
-   * Of the relationships `include` asks for, those that can be read with the object, in its
-   * statement: kept in the other table, asked for as keys (not objects), and keyed by a value JSON
-   * carries exactly (an integer or a text). `rest`: the others, read as before.
+   * Of the relationships `include` asks for, those a read can take in its own statement, as a
+   * JSON list of keys per object from a subquery: kept in the other table, asked for as keys (not
+   * objects), keyed by a value JSON carries exactly (an integer or a text), and whole objects read
+   * (no `select`). A statement each, as before, was a round trip each on PostgreSQL (a blog
+   * author: four). `rest`: the others, read as before (includeRelated).
    */
-  #keysInStatement(include: Include<T> | undefined): { keysOnly: RelationSpec[]; rest: Included } {
+  #keysInStatement(args: Pick<FindManyArgs<T>, 'include' | 'select'>): {
+    keysOnly: RelationSpec[];
+    names: string[];
+    rest: Included;
+  } {
     const keysOnly: RelationSpec[] = [];
     const rest: Included = {};
-    for (const [name, how] of Object.entries((include ?? {}) as Included)) {
+    for (const [name, how] of Object.entries((args.include ?? {}) as Included)) {
       const relation = this.model.relation(name);
       const target = relation && this.ctx.models.get(relation.target);
       const key = target?.field(target.primaryKey);
-      if (relation && !relation.local && how === true && key && JSON_EXACT_KEYS.has(key.type)) keysOnly.push(relation);
+      if (relation && !relation.local && how === true && key && JSON_EXACT_KEYS.has(key.type) && !args.select)
+        keysOnly.push(relation);
       else rest[name] = how;
     }
-    return { keysOnly, rest };
-  }
-
-  /**
-   * The object of `key` with the keys of the objects each of `relations` links to it, in one
-   * statement: each relationship's keys a JSON list (in key order, as findIn reads them) from a
-   * subquery. Reading them one statement each was a round trip each on PostgreSQL (a blog author:
-   * four). Relationships kept in this table are in its row already.
-   */
-  async #byKeyWithRelatedKeys(key: unknown, relations: readonly RelationSpec[]): Promise<Rec | null> {
-    const statement = compiledOnce(
-      this.model,
-      this.dialect,
-      `relatedKeys:${relations.map((r) => r.name).join(',')}`,
-      () =>
-        this.ctx.compiler
-          .selectFrom(this.model.table)
-          .select(this.allColumns())
-          .select(relations.map((relation) => this.relatedKeys(relation).as(`${RELATED}${relation.name}`)))
-          .where(`${this.model.table}.${this.pkField().column!}`, '=', 0)
-          .compile(),
-    );
-    const [row] = await this.ctx.executor.all<Row>({ sql: statement.sql, parameters: [key] });
-    if (!row) return null;
-    const record = this.record(row);
-    for (const relation of relations) {
-      const target = this.ctx.models.get(relation.target)!;
-      const keyField = target.field(target.primaryKey)!;
-      const value = row[`${RELATED}${relation.name}`];
-      const list = (typeof value === 'string' ? JSON.parse(value) : value) as unknown[];
-      const keys = list.map((k) => fromDb(k, keyField));
-      record[relation.name] = relation.cardinality === 'many' ? keys : (keys[0] ?? null);
-    }
-    return record;
+    return { keysOnly, names: keysOnly.map((r) => r.name), rest };
   }
 
   /** The keys of the objects of `relation` (kept in the other table) that link to this table's row, as a JSON list. */
@@ -767,14 +742,25 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   /** Rows → records: values converted, to-one relationships kept here filled in, others loaded as asked. */
   async records(rows: readonly Row[], include?: Include<T>, executor: SqlExecutor = this.ctx.executor): Promise<T[]> {
     const records = rows.map((row) => this.record(row));
-    if (include)
-      await includeRelated(
-        this.asRelationSource,
-        executor,
-        records,
-        include as Record<string, true | { include?: Record<string, unknown> }>,
-      );
+    if (!include || records.length === 0) return records as T[];
+    const { keysOnly, rest } = this.#keysInStatement({ include });
+    // The statement carried the keys of these relationships when it read them (findQuery): the rest as before.
+    const carried = keysOnly.length > 0 && `${RELATED}${keysOnly[0]!.name}` in rows[0]!;
+    if (carried) rows.forEach((row, i) => this.#attachRelatedKeys(records[i]!, row, keysOnly));
+    await includeRelated(this.asRelationSource, executor, records, carried ? rest : (include as Included));
     return records as T[];
+  }
+
+  /** The lists of keys a statement read for `relations` (JSON from its subqueries), into `record`. */
+  #attachRelatedKeys(record: Rec, row: Row, relations: readonly RelationSpec[]): void {
+    for (const relation of relations) {
+      const target = this.ctx.models.get(relation.target)!;
+      const keyField = target.field(target.primaryKey)!;
+      const value = row[`${RELATED}${relation.name}`];
+      const list = (typeof value === 'string' ? JSON.parse(value) : value) as unknown[];
+      const keys = list.map((k) => fromDb(k, keyField));
+      record[relation.name] = relation.cardinality === 'many' ? keys : (keys[0] ?? null);
+    }
   }
 
   record(row: Row): Rec {
@@ -962,7 +948,7 @@ function valueFor(parameter: unknown, plain: PlainConditions): unknown {
  * can stand for one of them (a user's field for their credential's token digest).
  */
 const LINKED = 'svc_linked:';
-/** …and the lists of keys of an object's relationships, read with it (`#byKeyWithRelatedKeys`). */
+/** …and the lists of keys of objects' relationships, read with them (`#keysInStatement`). */
 const RELATED = 'svc_related:';
 /** Key types whose values JSON carries exactly, as numbers (up to 2^53) or text. */
 const JSON_EXACT_KEYS: ReadonlySet<string> = new Set([
