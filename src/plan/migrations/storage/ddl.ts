@@ -106,6 +106,11 @@ export function createColumnIndex(table: string, column: string, dialect: Dialec
   return `create index ${q(columnIndexName(table, column, dialect))} on ${q(table)} (${q(column)});`;
 }
 
+/** `drop index if exists`: the index may have gone with its table, or never been made by an older svcgen. */
+export function dropColumnIndex(table: string, column: string, dialect: Dialect): string {
+  return `drop index if exists ${q(columnIndexName(table, column, dialect))};`;
+}
+
 export function columnIndexName(table: string, column: string, dialect: Dialect): string {
   return identifier(`${table}_${column}_idx`, dialect);
 }

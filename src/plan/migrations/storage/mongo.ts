@@ -46,8 +46,7 @@ function columnSteps(table: StoredTable, change: ColumnChange): MongoStep[] {
   const { before, after, aspects } = change;
   const steps: MongoStep[] = [];
   const moved = before.documentPath !== after.documentPath;
-  const reindex =
-    moved || ['unique', 'notUnique', 'indexed', 'notIndexed', 'reference'].some((a) => aspects.has(a as Aspect));
+  const reindex = moved || REINDEXED.some((a) => aspects.has(a));
   if (reindex && indexed(before)) steps.push({ op: 'dropIndex', collection, field: before.documentPath });
   if (moved) steps.push({ op: 'renameField', collection, from: before.documentPath, to: after.documentPath });
   if (aspects.has('notNull')) steps.push(...fill(collection, after));
@@ -75,6 +74,9 @@ function filledSearchedField(table: StoredTable, changes: readonly ColumnChange[
       table.search.includes(c.after.name),
   );
 }
+
+/** Changes after which a field's index is made again (by its new kind, or its new place). */
+const REINDEXED: readonly Aspect[] = ['unique', 'notUnique', 'indexed', 'notIndexed', 'reference'];
 
 function indexed(column: StoredColumn): boolean {
   return !column.primaryKey && (column.unique || hasColumnIndex(column));

@@ -19,6 +19,7 @@ import {
   createTable,
   columnIndexes,
   columnIndexName,
+  dropColumnIndex,
   hasColumnIndex,
   type MigrationSql,
 } from './ddl.js';
@@ -153,7 +154,7 @@ function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly 
     const [had, has] = [hasColumnIndex(old), hasColumnIndex(column)];
     if (!had && !has) continue;
     if (had && has && before.name === after.name && old.name === column.name) continue;
-    if (had) out.push(`drop index if exists ${q(columnIndexName(before.name, old.name, 'sqlite'))};`);
+    if (had) out.push(dropColumnIndex(before.name, old.name, 'sqlite'));
     if (has) out.push(createColumnIndex(after.name, column.name, 'sqlite'));
   }
   for (const c of columns) {
@@ -173,9 +174,7 @@ function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly 
 
 /** SQLite: `drop index` for the columns of `table` (by its name before the migration) that have an index of their own. */
 function dropColumnIndexes(table: string, columns: readonly StoredColumn[]): string[] {
-  return columns
-    .filter(hasColumnIndex)
-    .map((c) => `drop index if exists ${q(columnIndexName(table, c.name, 'sqlite'))};`);
+  return columns.filter(hasColumnIndex).map((c) => dropColumnIndex(table, c.name, 'sqlite'));
 }
 
 /** `add column` takes a column-level REFERENCES (a table-level FOREIGN KEY cannot be added). */
@@ -290,11 +289,7 @@ function postgresSql(changes: readonly TableChange[]): string {
   // A table moved aside to be dropped gives up its index names first.
   for (const c of changes) {
     if (c.kind === 'drop' && renames.dropName(c.table.name) !== c.table.name)
-      out.push(
-        ...c.table.columns
-          .filter(hasColumnIndex)
-          .map((x) => `drop index if exists ${q(columnIndexName(c.table.name, x.name, 'postgres'))};`),
-      );
+      out.push(...c.table.columns.filter(hasColumnIndex).map((x) => dropColumnIndex(c.table.name, x.name, 'postgres')));
   }
   out.push(...renames.steps.map(([from, to]) => renameTable(from, to)));
   for (const c of changes) {
@@ -332,7 +327,7 @@ function alterPostgres(
   // A column moved aside to be dropped gives up its index name first.
   const out = columns.flatMap((c) =>
     c.kind === 'drop' && hasColumnIndex(c.column) && renames.dropName(c.column.name) !== c.column.name
-      ? [`drop index if exists ${q(columnIndexName(table.name, c.column.name, 'postgres'))};`]
+      ? [dropColumnIndex(table.name, c.column.name, 'postgres')]
       : [],
   );
   out.push(...renames.steps.map(([from, to]) => `alter table ${t} rename column ${q(from)} to ${q(to)};`));
@@ -359,8 +354,7 @@ function alterPostgres(
     if (aspects.has('reference') && after.references) constraints.push(addReference(table.name, after));
     if (!hasColumnIndex(before) && hasColumnIndex(after))
       constraints.push(createColumnIndex(table.name, after.name, 'postgres'));
-    if (hasColumnIndex(before) && !hasColumnIndex(after))
-      out.push(`drop index if exists ${q(columnIndexName(table.name, after.name, 'postgres'))};`);
+    if (hasColumnIndex(before) && !hasColumnIndex(after)) out.push(dropColumnIndex(table.name, after.name, 'postgres'));
   }
   for (const c of columns) {
     if (c.kind !== 'add') continue;
