@@ -5,13 +5,11 @@
 // registered member sends `Authorization: ApiKey <name>:<token>` on every request: the token
 // check, the ACL and field privacy are what the difference measures. Target: at most 1.15× the
 // CPU per request.
-import { createWriteStream, rmSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execFileSync } from 'node:child_process';
-import { linkDependencies } from '../scripts/project-deps.mjs';
 import { median, table } from './lib.mjs';
-import { benchDatabases, cpuMicros, measure, start } from './serve.mjs';
+import { benchDatabases, builtStarter, cpuMicros, measure, start } from './serve.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = join(root, '.tmp', 'bench-auth-cost');
@@ -28,9 +26,8 @@ const SCENARIOS = [
 ];
 
 export async function run({ rounds = 15, requests = 400 } = {}) {
-  const project = build();
-  await linkDependencies(project);
-  execFileSync(join(project, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: project });
+  // Named as bench/serve.mjs names its projects (`generated`): benchDatabases finds the pg driver there.
+  const { project } = await builtStarter(work, root, join(root, 'fixtures/blog/api.raml'));
   const rows = [['engine', 'scenario', 'auth off µs/req', 'auth on (a member) µs/req', 'on ÷ off']];
   for (const engine of ['sqlite', 'postgres']) rows.push(...(await measured(project, engine, rounds, requests)));
   for (const engine of ['sqlite', 'postgres']) rows.push(await served(project, engine));
@@ -137,20 +134,6 @@ async function registered(url) {
   });
   if (reply.status !== 201) throw new Error(`register: ${reply.status} ${await reply.text()}`);
   return reply.headers.get('www-authenticate');
-}
-
-function build() {
-  rmSync(work, { recursive: true, force: true });
-  // Named as bench/serve.mjs names its projects: benchDatabases finds the pg driver there.
-  const project = join(work, 'generated');
-  execFileSync(
-    process.execPath,
-    [join(root, 'bin/svcgen.js'), 'generate', join(root, 'fixtures/blog/api.raml'), '-o', project],
-    {
-      stdio: 'ignore',
-    },
-  );
-  return project;
 }
 
 async function app(project, auth, url, logger) {
