@@ -1,7 +1,7 @@
 /** The storage the service runs on, whatever the engine (chosen in service.ini). */
 import { HttpError } from './errors.js';
 import type { Model, ModelRegistry } from './model.js';
-import type { Include, Repository, Where } from './repository.js';
+import type { FindManyArgs, Include, Repository, Where } from './repository.js';
 import type { EventAction, EventLog, NewEvent } from './outbox/types.js';
 import type { DeliveryStore } from './webhooks/types.js';
 
@@ -41,6 +41,12 @@ export interface EngineRepository<T = Rec, Create = Partial<T>, Update = Partial
     other: EngineRepository,
     link: string,
   ): Promise<{ found: T; linked: Rec | null } | null | undefined>;
+  /**
+   * A page and the number of all the objects, read together where the engine can: a page without
+   * conditions, of a table whose rows it counts as they are written. Undefined, having read
+   * nothing, where it cannot; `total` undefined when the page had no row to carry it (count them).
+   */
+  findManyWithTotal?(args: FindManyArgs<T>): Promise<{ records: T[]; total: number | undefined } | undefined>;
 }
 
 /** Writes of one object that append their event (lib/outbox/) with them, all or nothing. */

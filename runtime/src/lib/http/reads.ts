@@ -31,21 +31,26 @@ export async function index(ctx: RouteContext, request: FastifyRequest): Promise
     const count = () => repository.count({ where });
     // One row more than the page: whether there is a next page, without counting.
     const wanted = query.take === 0 ? 0 : query.take + 1;
-    const read = (condition: Where<Rec>, take: number) =>
-      repository.findMany({
-        where: condition,
-        orderBy: query.orderBy,
-        skip: query.after ? 0 : query.skip,
-        take,
-        include: includeFor(ctx.model, ctx.services.db.models),
-      });
+    const args = (condition: Where<Rec>, take: number) => ({
+      where: condition,
+      orderBy: query.orderBy,
+      skip: query.after ? 0 : query.skip,
+      take,
+      include: includeFor(ctx.model, ctx.services.db.models),
+    });
+    const read = (condition: Where<Rec>, take: number) => repository.findMany(args(condition, take));
     const after = query.after;
     const find = after
       ? () => afterCursorRead(afterCursor(ctx.model, query.orderBy, after, repository.nullsLast), where, wanted, read)
       : () => read(where, wanted);
-    // Inside a transaction (index handlers) one query at a time: MongoDB takes no more.
-    const [total, found] =
-      db === ctx.services.db ? await Promise.all([count(), find()]) : [await count(), await find()];
+    // The page with its total in one statement where the engine can; else both, at once outside a
+    // transaction (inside one, for index handlers, one query at a time: MongoDB takes no more).
+    const together = after ? undefined : await repository.findManyWithTotal?.(args(where, wanted));
+    const [total, found] = together
+      ? [together.total ?? (await count()), together.records]
+      : db === ctx.services.db
+        ? await Promise.all([count(), find()])
+        : [await count(), await find()];
     const records = found.slice(0, query.take);
     const next = found.length > query.take ? nextPage(ctx, request, query, records) : undefined;
     await ctx.hideRefusedEmbeds(request, records);

@@ -22,7 +22,7 @@ import { fromDb, toDb } from '../values.js';
 import type { Compiled, SqlExecutor } from './executor.js';
 import { countMatches, matchingRowids, rankedMatches, relevance, type SearchTarget } from './search.js';
 import type { SearchIndexer } from './search-index.js';
-import type { RowCounts } from './row-counts.js';
+import { keptCount, type RowCounts } from './row-counts.js';
 import { condition, storedValues, type ConditionSource } from './conditions.js';
 import { constraintViolation } from './constraints.js';
 import { checkReferences, chunks, includeRelated, linkRelations, type RelationSource } from './relations.js';
@@ -89,6 +89,24 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       : (this.plainStatement(args) ?? this.findQuery(args).compile());
     const rows = await this.ctx.executor.all<Row>(query);
     return this.records(rows, args.include);
+  }
+
+  /**
+   * A page without conditions with the table's number of rows (row-counts.ts) as a column of its
+   * rows: one statement where the page and its total were two, both as of one moment. On
+   * PostgreSQL that is a round trip and a pooled connection fewer per page. Undefined, having read
+   * nothing, for a page with conditions or of a table whose rows are not counted; `total` is
+   * undefined when the page has no row to carry it (the caller counts).
+   */
+  async findManyWithTotal(args: FindManyArgs<T>): Promise<{ records: T[]; total: number | undefined } | undefined> {
+    const key = noConditions(args.where) ? this.ctx.rowCounts?.keyOf(this.model.table) : undefined;
+    if (key === undefined) return undefined;
+    const rows = await this.ctx.executor.all<Row>(this.pageStatement(args, key));
+    const total = rows[0]?.[PAGE_TOTAL];
+    return {
+      records: await this.records(rows, args.include),
+      total: total === null || total === undefined ? undefined : Number(total),
+    };
   }
 
   /**
@@ -168,15 +186,17 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   /**
    * A page with no conditions, the commonest list: its SQL depends only on the fields, the order
    * and whether there is a limit and an offset, so it is compiled once per such shape (by Kysely,
-   * with stand-ins for the two numbers), not on every request.
+   * with stand-ins for the two numbers), not on every request. `countKey`: with the table's kept
+   * number of rows as column `PAGE_TOTAL`, read by this key (`RowCounts.keyOf`).
    */
-  pageStatement(args: FindManyArgs<T>): Compiled {
+  pageStatement(args: FindManyArgs<T>, countKey?: string | number): Compiled {
     const key = JSON.stringify([
       this.#keysInStatement(args).names,
       args.select ?? null,
       args.orderBy ?? null,
       this.takeOfShape(args.take) ?? null,
       Boolean(args.skip),
+      countKey !== undefined,
     ]);
     const shape = compiledOnce(this.model, this.dialect, `page:${key}`, () => {
       const stand = {
@@ -185,9 +205,13 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         take: this.takeOfShape(args.take),
         skip: args.skip ? SKIP : 0,
       };
-      return this.findQuery(stand).compile();
+      const query = this.findQuery(stand);
+      // The key by a stand-in: compiled shapes are shared by every service of the process, each on its own database.
+      return (
+        countKey === undefined ? query : query.select(keptCount(this.dialect, COUNT_KEY).as(PAGE_TOTAL))
+      ).compile();
     });
-    return bound(shape, args);
+    return bound(shape, args, undefined, countKey);
   }
 
   /**
@@ -916,11 +940,16 @@ function conjuncts(where: unknown): [string, unknown][] | undefined {
 }
 
 /** A compiled shape with its stand-ins replaced: the page's length and offset, and `plain`'s values. */
-function bound(shape: Compiled, args: { take?: number; skip?: number }, plain?: PlainConditions): Compiled {
+function bound(
+  shape: Compiled,
+  args: { take?: number; skip?: number },
+  plain?: PlainConditions,
+  countKey?: string | number,
+): Compiled {
   return {
     sql: shape.sql,
     parameters: shape.parameters.map((p) =>
-      p === TAKE ? args.take : p === SKIP ? args.skip : plain ? valueFor(p, plain) : p,
+      p === TAKE ? args.take : p === SKIP ? args.skip : p === COUNT_KEY ? countKey : plain ? valueFor(p, plain) : p,
     ),
   };
 }
@@ -950,6 +979,8 @@ function valueFor(parameter: unknown, plain: PlainConditions): unknown {
 const LINKED = 'svc_linked:';
 /** …and the lists of keys of objects' relationships, read with them (`#keysInStatement`). */
 const RELATED = 'svc_related:';
+/** …and the number of all the rows, read with a page (`findManyWithTotal`). */
+const PAGE_TOTAL = 'svc_page:total';
 /** Key types whose values JSON carries exactly, as numbers (up to 2^53) or text. */
 const JSON_EXACT_KEYS: ReadonlySet<string> = new Set([
   'id_field',
@@ -962,9 +993,10 @@ const JSON_EXACT_KEYS: ReadonlySet<string> = new Set([
 ]);
 type Included = Record<string, true | { include?: Record<string, unknown> }>;
 
-/** Stand-ins for a page's limit and offset, and for values (VALUE, VALUE - 1, …), while its SQL is compiled. */
+/** Stand-ins for a page's limit and offset, a table's count key, and values (VALUE, VALUE - 1, …), while its SQL is compiled. */
 const TAKE = -7_770_001;
 const SKIP = -7_770_002;
+const COUNT_KEY = -7_770_003;
 const VALUE = -7_780_000;
 
 /** The values and operator of `value`, `{ equals: value }`, `{ in: [values] }`, `{ gt: value }`…; undefined for any other condition. */

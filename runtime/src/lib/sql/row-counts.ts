@@ -20,7 +20,10 @@
  * lock that holds the table's writers for the length of one `count(*)`. A count is used only for
  * the tables checked at this start; the rest count their rows as before.
  */
+import { sql, type RawBuilder } from 'kysely';
 import type { ModelRegistry } from '../model.js';
+import type { Dialect } from '../values.js';
+import { sqlCompiler } from './compiler.js';
 import { identifier, stringLiteral } from './quoting.js';
 import type { Compiled, SqlDatabase, SqlExecutor } from './types.js';
 import { inTurn, MigrationError, TABLE_LOCK_TIMEOUT } from '../migrate.js';
@@ -29,21 +32,35 @@ import { inTurn, MigrationError, TABLE_LOCK_TIMEOUT } from '../migrate.js';
 const FOLD_DELAY_MS = 1_000;
 
 export class RowCounts {
-  readonly #reads: ReadonlyMap<string, Compiled>;
+  /** Each counted table's count key: its name on SQLite, its oid on PostgreSQL. */
+  readonly #keys: ReadonlyMap<string, string | number>;
+  readonly #reads = new Map<string, Compiled>();
   #fold: NodeJS.Timeout | undefined;
   #folding: Promise<void> = Promise.resolve();
   #closed = false;
 
   constructor(
     readonly db: SqlDatabase,
-    reads: ReadonlyMap<string, Compiled>,
+    keys: ReadonlyMap<string, string | number>,
   ) {
-    this.#reads = reads;
+    this.#keys = keys;
   }
 
   /** The statement that reads a table's number of rows as `n`; undefined when it is not counted. */
   countOf(table: string): Compiled | undefined {
-    return this.#reads.get(table);
+    const key = this.#keys.get(table);
+    if (key === undefined) return undefined;
+    let read = this.#reads.get(table);
+    if (!read) {
+      read = sql`select ${keptCount(this.db.dialect, key)} as n`.compile(sqlCompiler(this.db.dialect));
+      this.#reads.set(table, read);
+    }
+    return read;
+  }
+
+  /** The key `keptCount` reads a table's number of rows by; undefined when it is not counted. */
+  keyOf(table: string): string | number | undefined {
+    return this.#keys.get(table);
   }
 
   /** After a write: PostgreSQL folds the changes into the counts soon, in the background. */
@@ -73,8 +90,8 @@ export class RowCounts {
 /** Checks (and where needed recounts) every model's table; the counts the service may read. */
 export async function keepRowCounts(db: SqlDatabase, models: ModelRegistry): Promise<RowCounts> {
   const tables = [...new Set([...models.values()].map((m) => m.table))];
-  const reads = new Map<string, Compiled>();
-  if (tables.length === 0) return new RowCounts(db, reads);
+  const keys = new Map<string, string | number>();
+  if (tables.length === 0) return new RowCounts(db, keys);
   // One instance at a time, as migrations, and waiting as long as they do for another instance's
   // turn (SQLite: its write lock). A table's count(*) may take longer than a request may; on
   // PostgreSQL a table another transaction holds for long fails the start with a clear error
@@ -82,7 +99,7 @@ export async function keepRowCounts(db: SqlDatabase, models: ModelRegistry): Pro
   await inTurn(db, async (tx) => {
     if (tx.dialect === 'postgres') {
       await tx.execute(POSTGRES_SCHEMA);
-      for (const table of tables) reads.set(table, await keepPostgres(tx, table).catch(lockedOut(table)));
+      for (const table of tables) keys.set(table, await keepPostgres(tx, table).catch(lockedOut(table)));
       // Counts of tables that are no more (or were made again, with another oid).
       await tx.execute(
         `delete from svc_row_counts c where not exists (select 1 from pg_trigger t where t.tgrelid = c.relid and t.tgname = '${POSTGRES_TRIGGERS[0].name}')`,
@@ -90,10 +107,21 @@ export async function keepRowCounts(db: SqlDatabase, models: ModelRegistry): Pro
     } else {
       await tx.execute(SQLITE_SCHEMA);
       const kept = await keptSqlite(tx, tables);
-      for (const table of tables) reads.set(table, await keepSqlite(tx, table, kept));
+      for (const table of tables) keys.set(table, await keepSqlite(tx, table, kept));
     }
   });
-  return new RowCounts(db, reads);
+  return new RowCounts(db, keys);
+}
+
+/**
+ * A table's number of rows as one expression, by its count key (`RowCounts.keyOf`): what `countOf`
+ * reads alone, and what a page without conditions reads as a column of its own statement.
+ * PostgreSQL adds the changes not folded yet; one statement sees either them or their fold.
+ */
+export function keptCount(dialect: Dialect, key: unknown): RawBuilder<unknown> {
+  return dialect === 'postgres'
+    ? sql`((select n from svc_row_counts where relid = ${key}) + coalesce((select sum(n) from svc_row_count_deltas where relid = ${key}), 0))`
+    : sql`(select "n" from svc_row_counts where "table" = ${key})`;
 }
 
 // --- SQLite ---------------------------------------------------------------------------------------
@@ -106,7 +134,7 @@ interface KeptSqlite {
   readonly counted: ReadonlySet<string>;
 }
 
-async function keepSqlite(tx: SqlExecutor, table: string, kept: KeptSqlite): Promise<Compiled> {
+async function keepSqlite(tx: SqlExecutor, table: string, kept: KeptSqlite): Promise<string> {
   const triggers = sqliteTriggers(table);
   if (!kept.counted.has(table) || !triggers.every((t) => kept.triggers.has(triggerKey(t)))) {
     await tx.execute(
@@ -118,7 +146,7 @@ async function keepSqlite(tx: SqlExecutor, table: string, kept: KeptSqlite): Pro
       ].join('\n'),
     );
   }
-  return { sql: 'select "n" from svc_row_counts where "table" = ?', parameters: [table] };
+  return table;
 }
 
 /**
@@ -216,7 +244,7 @@ function lockedOut(table: string): (error: unknown) => never {
   };
 }
 
-async function keepPostgres(tx: SqlExecutor, table: string): Promise<Compiled> {
+async function keepPostgres(tx: SqlExecutor, table: string): Promise<number> {
   const [found] = await tx.all<{ relid: string; triggers: string; counted: string }>({
     sql: `select c.oid as relid,
         (select count(*) from pg_trigger t where t.tgrelid = c.oid and t.tgname = any($2)) as triggers,
@@ -240,8 +268,5 @@ async function keepPostgres(tx: SqlExecutor, table: string): Promise<Compiled> {
       ].join('\n'),
     );
   }
-  return {
-    sql: `select (select n from svc_row_counts where relid = $1) + coalesce((select sum(n) from svc_row_count_deltas where relid = $1), 0) as n`,
-    parameters: [Number(found.relid)],
-  };
+  return Number(found.relid);
 }
