@@ -92,20 +92,29 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   }
 
   /**
-   * A page without conditions with the table's number of rows (row-counts.ts) as a column of its
-   * rows: one statement where the page and its total were two, both as of one moment. On
-   * PostgreSQL that is a round trip and a pooled connection fewer per page. Undefined, having read
-   * nothing, for a page with conditions or of a table whose rows are not counted; `total` is
-   * undefined when the page has no row to carry it (the caller counts).
+   * A page and the number of all the rows it is a page of, in one statement: as a column of the
+   * page's rows, the table's kept count (row-counts.ts) for a page without conditions, or the
+   * `count(*)` of the same plain conditions (`plainConditions`). Two statements were two round
+   * trips and two pooled connections on PostgreSQL, and the total could be of another moment than
+   * the page. Undefined, having read nothing, for any other read (the caller reads and counts);
+   * `total` is undefined when it cannot be known from the rows: none, past the first page.
    */
   async findManyWithTotal(args: FindManyArgs<T>): Promise<{ records: T[]; total: number | undefined } | undefined> {
-    const key = noConditions(args.where) ? this.ctx.rowCounts?.keyOf(this.model.table) : undefined;
-    if (key === undefined) return undefined;
-    const rows = await this.ctx.executor.all<Row>(this.pageStatement(args, key));
+    const whole = noConditions(args.where);
+    const key = whole ? this.ctx.rowCounts?.keyOf(this.model.table) : undefined;
+    const statement = whole
+      ? key === undefined
+        ? undefined
+        : this.pageStatement(args, key)
+      : this.plainStatement(args, true);
+    if (!statement) return undefined;
+    const rows = await this.ctx.executor.all<Row>(statement);
     const total = rows[0]?.[PAGE_TOTAL];
+    // No row at the start of a page that may have some: nothing matches.
+    const none = rows.length === 0 && !args.skip && args.take !== 0;
     return {
       records: await this.records(rows, args.include),
-      total: total === null || total === undefined ? undefined : Number(total),
+      total: none ? 0 : total === null || total === undefined ? undefined : Number(total),
     };
   }
 
@@ -225,7 +234,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
    * (conditions.ts) — and means the same: `column = value`, `column > value`…, or
    * `column in (values)` of the values that can be keys (`storedValues`).
    */
-  plainStatement(args: FindManyArgs<T>): Compiled | undefined {
+  plainStatement(args: FindManyArgs<T>, counted = false): Compiled | undefined {
     const plain = this.plainConditions(args.where);
     if (!plain) return undefined;
     const key = JSON.stringify([
@@ -235,13 +244,19 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       args.orderBy ?? null,
       this.takeOfShape(args.take) ?? null,
       Boolean(args.skip),
+      counted,
     ]);
-    const shape = compiledOnce(this.model, this.dialect, `column:${key}`, () =>
-      wherePlain(
-        this.findQuery({ ...args, where: undefined, take: this.takeOfShape(args.take), skip: args.skip ? SKIP : 0 }),
-        plain,
-      ).compile(),
-    );
+    const shape = compiledOnce(this.model, this.dialect, `column:${key}`, () => {
+      const query = this.findQuery({
+        ...args,
+        where: undefined,
+        take: this.takeOfShape(args.take),
+        skip: args.skip ? SKIP : 0,
+      });
+      // The count of the same conditions, on the same stand-ins for their values.
+      const withCount = counted ? query.select(() => wherePlain(this.#counted(), plain).as(PAGE_TOTAL)) : query;
+      return wherePlain(withCount, plain).compile();
+    });
     return bound(shape, args, plain);
   }
 
@@ -417,7 +432,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       );
       return Number(rows[0]?.n ?? 0);
     }
-    const counted = () => this.table().select((eb) => eb.fn.countAll().as('n'));
+    const counted = () => this.#counted();
     // The whole table's count is kept by the database (row-counts.ts), or compiled once; a count
     // of plain conditions (a filtered page's total) is compiled once per shape; with other
     // conditions, for each request.
@@ -438,6 +453,11 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
             .compile();
     const rows = await this.ctx.executor.all<{ n: unknown }>(query);
     return Number(rows[0]?.n ?? 0);
+  }
+
+  /** `select count(*) as n from <table>`, to take conditions. */
+  #counted() {
+    return this.table().select((eb) => eb.fn.countAll().as('n'));
   }
 
   #countOfPlain(plain: PlainConditions, counted: () => SelectQueryBuilder<AnyDB, string, Row>): Compiled {
