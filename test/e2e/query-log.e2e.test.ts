@@ -114,8 +114,7 @@ describe.each(['sqlite', 'postgres'] as const)('the statements sent to %s', (eng
       expect(reply.status, reply.text).toBe(200);
       body = reply.body as Record<string, unknown>;
     });
-    // (The relationships' subqueries read under the alias svc_related: not the outbox's work.)
-    const statements = sent.filter((s) => !isOutboxWork(s) || s.includes('svc_related'));
+    const statements = sent.filter((s) => !isOutboxWork(s));
     // The user with the keys of their stories (two lists, by two foreign keys): one statement,
     // where there were three. Their profile is shown whole (_nested_relationships): one more.
     expect(statements, statements.join('\n')).toHaveLength(2);
@@ -134,7 +133,7 @@ describe.each(['sqlite', 'postgres'] as const)('the statements sent to %s', (eng
       expect(reply.status, reply.text).toBe(200);
       page = reply.body.data as Record<string, unknown>[];
     });
-    const reads = listed.filter((s) => !isOutboxWork(s) || s.includes('svc_related'));
+    const reads = listed.filter((s) => !isOutboxWork(s));
     expect(
       reads.filter((s) => /^select .* from "user"/i.test(s)),
       reads.join('\n'),
@@ -173,8 +172,12 @@ describe.each(['sqlite', 'postgres'] as const)('the statements sent to %s', (eng
   });
 
   it('read a filtered page and the count of what the filter selects in one statement', async () => {
-    for (let i = 0; i < 3; i++)
-      expect((await api('POST', '/stories', { name: 'filtered', description: `filtered ${i}` })).status).toBe(201);
+    const ids: unknown[] = [];
+    for (let i = 0; i < 3; i++) {
+      const created = await api('POST', '/stories', { name: 'filtered', description: `filtered ${i}` });
+      expect(created.status, created.text).toBe(201);
+      ids.push(created.body.id);
+    }
     const pageOf = async (path: string) => {
       let body: Record<string, unknown> = {};
       const sent = await statementsOf(async () => {
@@ -184,17 +187,32 @@ describe.each(['sqlite', 'postgres'] as const)('the statements sent to %s', (eng
       });
       return { body, reads: sent.filter((s) => /\bfrom "story"/i.test(s)) };
     };
-    const filtered = await pageOf('/stories?name=filtered&_limit=2');
+    // On an indexed field (the key): one statement on both engines.
+    const filtered = await pageOf(`/stories?id=${ids.join(',')}&_limit=2`);
     expect(filtered.reads, filtered.reads.join('\n')).toHaveLength(1);
     expect(filtered.reads[0]).toMatch(/count\(/i);
     expect([filtered.body['total'], filtered.body['count']]).toEqual([3, 2]);
     // Nothing selected: no row carries the count, and none is needed.
-    const none = await pageOf('/stories?name=nothing%20by%20this%20name');
+    const none = await pageOf('/stories?id=999999');
     expect(none.reads, none.reads.join('\n')).toHaveLength(1);
     expect([none.body['total'], none.body['count']]).toEqual([0, 0]);
     // Past the last page of the filter: counted on its own.
-    const past = await pageOf('/stories?name=filtered&_start=5');
+    const past = await pageOf(`/stories?id=${ids.join(',')}&_start=5`);
     expect([past.body['total'], past.body['count']]).toEqual([3, 0]);
+    // On a field without an index: one statement on SQLite; on PostgreSQL the page and the count
+    // at once on two connections, as either may read the whole table.
+    const unindexed = await pageOf('/stories?name=filtered&_limit=2');
+    expect(unindexed.reads, unindexed.reads.join('\n')).toHaveLength(engine === 'sqlite' ? 1 : 2);
+    expect([unindexed.body['total'], unindexed.body['count']]).toEqual([3, 2]);
+    // Other conditions (a search, a negation) count in a statement of their own: on PostgreSQL on
+    // a second connection at once, as a search's count costs as much as its page.
+    for (const path of [
+      '/stories?q=filtered&_limit=2',
+      '/stories?name=filtered&description__ne=filtered%201&_limit=1',
+    ]) {
+      const other = await pageOf(path);
+      expect([other.body['total'], other.body['count']], path).toEqual(path.includes('__ne') ? [2, 1] : [3, 2]);
+    }
   });
 
   it("read a member's user and their credential in one statement", async () => {

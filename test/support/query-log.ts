@@ -26,10 +26,13 @@ export function statementsIn(output: string): string[] {
 /**
  * The outbox's own work, which runs beside the requests (numbering events, pruning): on its svc_
  * tables, under an advisory lock on PostgreSQL (taken by every poll, a quarter of a second apart).
- * Not a write that appends its event in its own statement (`with w as (…)`), which is the request's.
+ * Not a write that appends its event in its own statement (`with w as (…)`), nor a read that names
+ * what it reads with its objects `"svc_related:…"`, `"svc_page:total"` or `"svc_linked:…"`: those
+ * are the request's.
  */
 export function isOutboxWork(statement: string): boolean {
-  return !/^\s*with w as \(/i.test(statement) && /svc_|pg_try_advisory_xact_lock/.test(statement);
+  if (/^\s*with w as \(/i.test(statement) || /"svc_(related|page|linked):/.test(statement)) return false;
+  return /svc_|pg_try_advisory_xact_lock/.test(statement);
 }
 
 async function settled(service: RunningService): Promise<number> {

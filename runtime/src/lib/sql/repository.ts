@@ -98,6 +98,10 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
    * trips and two pooled connections on PostgreSQL, and the total could be of another moment than
    * the page. Undefined, having read nothing, for any other read (the caller reads and counts);
    * `total` is undefined when it cannot be known from the rows: none, past the first page.
+   *
+   * PostgreSQL takes a filtered page so only when every condition is on an indexed field: the two
+   * at once on two connections take as long as the longer, in one statement as both together, and
+   * without an index both may read the whole table (a search's too: its p99 went 16 → 24 ms).
    */
   async findManyWithTotal(args: FindManyArgs<T>): Promise<{ records: T[]; total: number | undefined } | undefined> {
     const whole = noConditions(args.where);
@@ -106,7 +110,9 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       ? key === undefined
         ? undefined
         : this.pageStatement(args, key)
-      : this.plainStatement(args, true);
+      : this.dialect === 'sqlite' || this.#onIndexedFields(args.where)
+        ? this.plainStatement(args, true)
+        : undefined;
     if (!statement) return undefined;
     const rows = await this.ctx.executor.all<Row>(statement);
     const total = rows[0]?.[PAGE_TOTAL];
@@ -116,6 +122,18 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       records: await this.records(rows, args.include),
       total: none ? 0 : total === null || total === undefined ? undefined : Number(total),
     };
+  }
+
+  /** Whether `where` is plain conditions, each on a field with an index: the key, a unique field, a link, `"index": true`. */
+  #onIndexedFields(where: Where<T> | undefined): boolean {
+    const plain = this.plainConditions(where);
+    return (
+      plain !== undefined &&
+      plain.shape.every(([name]) => {
+        const field = this.model.field(name)!;
+        return field.primaryKey || field.unique || field.index || field.type === 'foreign_key';
+      })
+    );
   }
 
   /**
