@@ -42,9 +42,10 @@ export interface EngineRepository<T = Rec, Create = Partial<T>, Update = Partial
     link: string,
   ): Promise<{ found: T; linked: Rec | null } | null | undefined>;
   /**
-   * A page and the number of all the objects, read together where the engine can: a page without
-   * conditions, of a table whose rows it counts as they are written. Undefined, having read
-   * nothing, where it cannot; `total` undefined when the page had no row to carry it (count them).
+   * A page and the number of all the objects its conditions select, read together where the engine
+   * can (SQL: a page of the whole collection, or one filtered by plain conditions). Undefined,
+   * having read nothing, where it cannot; `total` undefined when the page had no row to carry it
+   * (count them).
    */
   findManyWithTotal?(args: FindManyArgs<T>): Promise<{ records: T[]; total: number | undefined } | undefined>;
 }
