@@ -7,6 +7,13 @@ export function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/** The `p` quantile of `values` (the value below which that share of them falls); NaN for none. */
+export function percentile(values, p) {
+  if (values.length === 0) return NaN;
+  const sorted = Float64Array.from(values).sort();
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+}
+
 /**
  * Runs each contender `rounds` times, interleaved (A B A B …) so that machine noise hits both
  * alike, after `warmup` untimed runs each. Returns milliseconds per run for each contender.

@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../scripts/free-port.mjs';
 import { linkDependencies } from '../scripts/project-deps.mjs';
-import { table } from './lib.mjs';
+import { percentile, table } from './lib.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const work = join(root, '.tmp', 'bench-login');
@@ -204,12 +204,6 @@ function load(url, { path, connections, setupRequest }, seconds) {
       if (status >= 200 && status < 300) okLatencies.push(latency);
     });
   });
-}
-
-function percentile(values, p) {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 }
 
 function report({ alone, mixed, seconds, loginConnections, readConnections, users, server }) {

@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../scripts/free-port.mjs';
 import { linkDependencies } from '../scripts/project-deps.mjs';
-import { median, table } from './lib.mjs';
+import { median, percentile, table } from './lib.mjs';
 import { platformaticModules } from './platformatic/install.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -303,7 +303,7 @@ export async function measure(url, given, seconds, connections) {
       // out as 10,000 ÷ 2 or ÷ 3): its rate is the answers over the time from the first request
       // sent to the last answer.
       const rps = options.amount ? (times.length * 1000) / (last - first) : result.requests.average;
-      resolve({ rps, p99: percentile(times, 0.99), total: result.requests.total });
+      resolve({ rps, p99: Math.round(percentile(times, 0.99) * 100) / 100, total: result.requests.total });
     });
     instance.on('response', (_client, _status, _bytes, /** @type {number} */ responseTime) => {
       const now = performance.now();
@@ -312,10 +312,4 @@ export async function measure(url, given, seconds, connections) {
       last = now;
     });
   });
-}
-
-/** The `p` quantile of `values` (ms), to the hundredth. */
-function percentile(values, p) {
-  const sorted = Float64Array.from(values).sort();
-  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] * 100) / 100;
 }
