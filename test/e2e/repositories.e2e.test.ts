@@ -21,6 +21,7 @@ interface Repo {
   updateMany(args: Rec): Promise<{ count: number }>;
   delete(args: Rec): Promise<Rec>;
   deleteMany(args?: Rec): Promise<{ count: number }>;
+  lockForUpdate(key: unknown): Promise<void>;
 }
 interface Db {
   author: Repo;
@@ -359,7 +360,9 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
     'runs a transaction that lost a deadlock again: two read-modify-writes in opposite orders both land',
     async () => {
       // Each locks one author, waits for the other to do the same, then wants the other's lock:
-      // PostgreSQL ends one with a deadlock (40P01); the executor runs that one again.
+      // PostgreSQL ends one with a deadlock (40P01); the executor runs that one again. Each read
+      // locks the row first: read unlocked under READ COMMITTED, the run again could read a karma
+      // the winner had not committed yet and overwrite its change (a lost update, seen once in CI).
       let ready = 0;
       const bothLocked = async () => {
         ready++;
@@ -369,11 +372,13 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
       const transfer = (from: Rec, to: Rec) =>
         db.transaction(async (tx) => {
           attempts++;
+          await tx.author.lockForUpdate(from['id']);
           const source = await tx.author.update({
             where: { id: from['id'] },
             data: { karma: ((await tx.author.findUnique({ where: { id: from['id'] } }))!['karma'] as number) - 1 },
           });
           if (attempts <= 2) await bothLocked();
+          await tx.author.lockForUpdate(to['id']);
           await tx.author.update({
             where: { id: to['id'] },
             data: { karma: ((await tx.author.findUnique({ where: { id: to['id'] } }))!['karma'] as number) + 1 },
