@@ -2,11 +2,13 @@
 // Two builds of ramses-starter's service side by side, served on SQLite (or PostgreSQL with
 // --postgres, on databases of its own in scripts/postgres.sh's cluster): how a change to the runtime
 // moves the CPU per request (user + system from /proc), requests per second and p99 of one request.
-// Build each with `builtStarter(dir, generator)` (bench/serve.mjs) from the svcgen before and after.
+// Build each with `builtStarter(dir, generator)` (bench/serve.mjs) from the svcgen before and after;
+// `hand-written` in place of a project serves bench/hand-written's server (modules from the first project).
 // Usage: node bench/ab.mjs <scenario name of bench/serve.mjs, or a path like "/v1/items?name=x"> <project A> <project B> [rounds] [--postgres]
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { benchDatabases, cpuMicros, measure, seed, SCENARIOS, start } from './serve.mjs';
 
 const [what = 'GET one item', ...rest] = process.argv.slice(2);
@@ -32,10 +34,13 @@ for (const [i, project] of projects.entries()) {
   const file = join(tmpdir(), `svcgen-ab-${process.pid}-${i}.db`);
   for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
   const url = databases ? databases[`ab_${i}`] : `sqlite:${file}`;
-  const server = await start(process.execPath, [join(project, 'dist/server.js')], {
-    cwd: project,
-    env: (port) => ({ PORT: String(port), SVC_DATABASE_URL: url, SVC_CONFIG: join(tmpdir(), 'none.ini') }),
-  });
+  const server =
+    project === 'hand-written'
+      ? await handWritten(url)
+      : await start(process.execPath, [join(project, 'dist/server.js')], {
+          cwd: project,
+          env: (port) => ({ PORT: String(port), SVC_DATABASE_URL: url, SVC_CONFIG: join(tmpdir(), 'none.ini') }),
+        });
   await seed(server.url, 1000);
   servers.push({ project, server, file, rows: [] });
 }
@@ -58,4 +63,20 @@ for (const s of servers) {
       ` (rounds: ${s.rows.map((r) => r.cpu.toFixed(0)).join(' ')} µs; p99 ${s.rows.map((r) => r.p99).join(' ')} ms)`,
   );
   for (const suffix of ['', '-wal', '-shm']) rmSync(s.file + suffix, { force: true });
+}
+
+/** bench/serve.mjs's hand-written contender, with the dependencies of the first generated project. */
+function handWritten(url) {
+  const generated = projects.find((p) => p !== 'hand-written');
+  if (!generated) throw new Error('hand-written needs a generated project beside it, for its node_modules');
+  const server = url.startsWith('sqlite:') ? 'server.mjs' : 'server-pg.mjs';
+  return start(
+    process.execPath,
+    [
+      fileURLToPath(new URL(`hand-written/${server}`, import.meta.url)),
+      join(generated, 'node_modules'),
+      url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url,
+    ],
+    { portArg: true },
+  );
 }

@@ -1,0 +1,68 @@
+/**
+ * `http.handler_timeout` (runtime/src/lib/http/deadline.ts): the requests in flight sit in slots
+ * that answered requests give back. A slot given back and taken again must time out its new
+ * request, never an answered one, and a request answered in time is never answered twice.
+ */
+import { createRequire } from 'node:module';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { handlerDeadline } from '../../runtime/src/lib/http/deadline.js';
+
+// The runtime's own Fastify (runtime/node_modules): the repository's root does not depend on it.
+const Fastify = createRequire(new URL('../../runtime/package.json', import.meta.url))('fastify') as (
+  options?: object,
+) => FastifyInstance;
+
+const TIMEOUT_MS = 200;
+let app: FastifyInstance | undefined;
+
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+/** A service whose `/wait/:ms` answers after `ms` milliseconds, under the handler deadline. */
+async function service(): Promise<FastifyInstance> {
+  app = Fastify();
+  handlerDeadline(app, TIMEOUT_MS);
+  app.get<{ Params: { ms: string } }>('/wait/:ms', async (request) => {
+    await sleep(Number(request.params.ms));
+    return { waited: Number(request.params.ms) };
+  });
+  await app.ready();
+  return app;
+}
+
+const waiting = (server: FastifyInstance, ms: number) => server.inject({ method: 'GET', url: `/wait/${ms}` });
+
+describe('the handler deadline', () => {
+  it('times out a slow request that took a slot quick requests gave back, and none of the quick ones', async () => {
+    const server = await service();
+    // Fifty at once fill fifty slots; answered, they give them all back.
+    const quick = await Promise.all(Array.from({ length: 50 }, () => waiting(server, 1)));
+    expect(quick.map((r) => r.statusCode)).toEqual(Array(50).fill(200));
+    // The next requests take those slots again: the slow one is answered 503 once, the others 200.
+    const [slow, ...others] = await Promise.all([
+      waiting(server, TIMEOUT_MS * 3),
+      ...Array.from({ length: 10 }, () => waiting(server, 20)),
+    ]);
+    expect(slow!.statusCode).toBe(503);
+    expect(slow!.headers['retry-after']).toBe('1');
+    expect(others.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
+    expect(others.map((r) => r.json())).toEqual(Array(10).fill({ waited: 20 }));
+  });
+
+  it('times out each of several slow requests, and again after their slots were reused', async () => {
+    const server = await service();
+    for (let round = 0; round < 2; round++) {
+      const answers = await Promise.all([
+        waiting(server, TIMEOUT_MS * 3),
+        waiting(server, 5),
+        waiting(server, TIMEOUT_MS * 3),
+        waiting(server, 5),
+      ]);
+      expect(answers.map((r) => r.statusCode)).toEqual([503, 200, 503, 200]);
+    }
+  });
+});
