@@ -723,14 +723,17 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         .returning(this.allColumns())
         .compile();
     // The key is the last parameter; a change of the key itself is rare enough to compile each time.
-    return pk in values ? compile() : this.cachedWrite('update', { ...values, [pk]: key }, compile);
+    if (pk in values) return compile();
+    const write = this.cachedWrite('update', values, compile);
+    write.parameters.push(key);
+    return write;
   }
 
   /**
    * Inserts and updates by key are compiled once per set of columns: their SQL depends only on
-   * the column names, and their parameters are the values in order (the key last, for updates).
+   * the column names, and their parameters are the values in order (an update adds the key).
    */
-  cachedWrite(kind: 'insert' | 'update', values: Row, compile: () => Compiled): Compiled {
+  cachedWrite(kind: 'insert' | 'update', values: Row, compile: () => Compiled): { sql: string; parameters: unknown[] } {
     const { sql: text } = compiledOnce(this.model, this.dialect, `${kind}:${Object.keys(values).join(',')}`, compile);
     return { sql: text, parameters: Object.values(values) };
   }
