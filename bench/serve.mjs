@@ -251,7 +251,7 @@ export async function seed(url, count, path = '/v1/items') {
 }
 
 /** A scenario that deletes what it is given: the items made for it first (untimed), by `ids`. */
-async function withItems(url, scenario) {
+export async function withItems(url, scenario) {
   if (scenario.ids !== 'fresh' || scenario.fresh) return scenario;
   return { ...scenario, fresh: await seed(url, scenario.count, scenario.createPath ?? '/v1/items') };
 }
