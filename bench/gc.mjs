@@ -42,8 +42,8 @@ export async function run({ rounds = 3, seconds = 4, connections = 20 } = {}) {
       for (let round = 0; round < rounds; round++)
         for (const [name, server] of Object.entries(servers))
           results[name].push(await observed(server, scenario, seconds, connections));
-      for (const [name, rounds] of Object.entries(results)) {
-        const m = (key) => median(rounds.map((r) => r[key]));
+      for (const [name, measured] of Object.entries(results)) {
+        const m = (key) => median(measured.map((r) => r[key]));
         rows.push([
           scenario.name,
           name,
