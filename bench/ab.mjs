@@ -8,8 +8,7 @@
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { benchDatabases, cpuMicros, measure, seed, SCENARIOS, start } from './serve.mjs';
+import { benchDatabases, cpuMicros, measure, seed, SCENARIOS, startGenerated, startHandWritten } from './serve.mjs';
 
 const [what = 'GET one item', ...rest] = process.argv.slice(2);
 const postgres = rest.includes('--postgres');
@@ -34,13 +33,7 @@ for (const [i, project] of projects.entries()) {
   const file = join(tmpdir(), `svcgen-ab-${process.pid}-${i}.db`);
   for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
   const url = databases ? databases[`ab_${i}`] : `sqlite:${file}`;
-  const server =
-    project === 'hand-written'
-      ? await handWritten(url)
-      : await start(process.execPath, [join(project, 'dist/server.js')], {
-          cwd: project,
-          env: (port) => ({ PORT: String(port), SVC_DATABASE_URL: url, SVC_CONFIG: join(tmpdir(), 'none.ini') }),
-        });
+  const server = project === 'hand-written' ? await handWritten(url) : await startGenerated(project, url);
   await seed(server.url, 1000);
   servers.push({ project, server, file, rows: [] });
 }
@@ -69,14 +62,5 @@ for (const s of servers) {
 function handWritten(url) {
   const generated = projects.find((p) => p !== 'hand-written');
   if (!generated) throw new Error('hand-written needs a generated project beside it, for its node_modules');
-  const server = url.startsWith('sqlite:') ? 'server.mjs' : 'server-pg.mjs';
-  return start(
-    process.execPath,
-    [
-      fileURLToPath(new URL(`hand-written/${server}`, import.meta.url)),
-      join(generated, 'node_modules'),
-      url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : url,
-    ],
-    { portArg: true },
-  );
+  return startHandWritten(join(generated, 'node_modules'), url);
 }

@@ -9,7 +9,16 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { median, table } from './lib.mjs';
-import { builtStarter, cpuMicros, measure, SCENARIOS, seed, start, withItems } from './serve.mjs';
+import {
+  builtStarter,
+  cpuMicros,
+  measure,
+  SCENARIOS,
+  seed,
+  startGenerated,
+  startHandWritten,
+  withItems,
+} from './serve.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = join(root, '.tmp', 'bench-gc');
@@ -70,20 +79,14 @@ async function contenders(project, modules) {
   for (const suffix of ['', '-wal', '-shm'])
     for (const name of ['generated', 'hand-written']) rmSync(join(work, `${name}.db${suffix}`), { force: true });
   const gcFile = (name) => join(work, `${name}.gc.json`);
-  const generated = await start(process.execPath, [...observer, join(project, 'dist/server.js')], {
-    cwd: project,
-    env: (port) => ({
-      PORT: String(port),
-      SVC_DATABASE_URL: `sqlite:${join(work, 'generated.db')}`,
-      SVC_CONFIG: join(work, 'none.ini'),
-      SVC_BENCH_GC_FILE: gcFile('generated'),
-    }),
+  const generated = await startGenerated(project, `sqlite:${join(work, 'generated.db')}`, {
+    nodeArgs: observer,
+    env: { SVC_BENCH_GC_FILE: gcFile('generated') },
   });
-  const handWritten = await start(
-    process.execPath,
-    [...observer, join(root, 'bench/hand-written/server.mjs'), modules, join(work, 'hand-written.db')],
-    { portArg: true, env: () => ({ SVC_BENCH_GC_FILE: gcFile('hand-written') }) },
-  );
+  const handWritten = await startHandWritten(modules, `sqlite:${join(work, 'hand-written.db')}`, {
+    nodeArgs: observer,
+    env: { SVC_BENCH_GC_FILE: gcFile('hand-written') },
+  });
   const servers = {
     generated: { ...generated, gcFile: gcFile('generated') },
     'hand-written': { ...handWritten, gcFile: gcFile('hand-written') },

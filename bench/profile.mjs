@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { benchDatabases, builtStarter, measure, SCENARIOS, seed, start } from './serve.mjs';
+import { benchDatabases, builtStarter, measure, SCENARIOS, seed, startGenerated, startHandWritten } from './serve.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = join(root, '.tmp', 'bench-profile');
@@ -25,23 +25,15 @@ const { [contender]: database } = await benchDatabases(engine, work, [contender]
 const profiling = ['--cpu-prof', '--cpu-prof-dir', profiles];
 const server =
   contender === 'generated'
-    ? await start(process.execPath, [...profiling, join(project, 'dist/server.js')], {
-        cwd: project,
-        env: (port) => ({ PORT: String(port), SVC_DATABASE_URL: database, SVC_CONFIG: join(work, 'none.ini') }),
-      })
-    : await start(
-        process.execPath,
-        [
+    ? await startGenerated(project, database, { nodeArgs: profiling })
+    : await startHandWritten(modules, database, {
+        nodeArgs: [
           ...profiling,
           // It has no SIGTERM handler of its own: exit normally, so that the profile is written.
           '--import',
           'data:text/javascript,process.on("SIGTERM",()=>process.exit(0))',
-          join(root, 'bench/hand-written', engine === 'sqlite' ? 'server.mjs' : 'server-pg.mjs'),
-          modules,
-          engine === 'sqlite' ? database.slice('sqlite:'.length) : database,
         ],
-        { portArg: true },
-      );
+      });
 await seed(server.url, 1000);
 await measure(server.url, scenario, 2, 20); // warm-up, left out of the sums below
 const warm = Date.now();

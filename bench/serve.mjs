@@ -101,23 +101,8 @@ export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
   for (const engine of ['sqlite', 'postgres']) {
     const databases = await benchDatabases(engine);
     const servers = {
-      generated: await start(process.execPath, [join(project, 'dist/server.js')], {
-        cwd: project,
-        env: (port) => ({
-          PORT: String(port),
-          SVC_DATABASE_URL: databases.generated,
-          SVC_CONFIG: join(work, 'none.ini'),
-        }),
-      }),
-      'hand-written': await start(
-        process.execPath,
-        [
-          join(root, 'bench/hand-written', engine === 'sqlite' ? 'server.mjs' : 'server-pg.mjs'),
-          modules,
-          engine === 'sqlite' ? databases['hand-written'].slice('sqlite:'.length) : databases['hand-written'],
-        ],
-        { portArg: true },
-      ),
+      generated: await startGenerated(project, databases.generated),
+      'hand-written': await startHandWritten(modules, databases['hand-written']),
       Platformatic: await start(
         process.execPath,
         [join(root, 'bench/platformatic/server.mjs'), platformatic, databases.Platformatic],
@@ -208,6 +193,29 @@ export async function benchDatabases(engine, dir = work, names = CONTENDERS) {
     await client.end();
   }
   return urls;
+}
+
+/** The generated service of `project` on `database` (a URL); `nodeArgs` go before its script, `env` adds variables. */
+export function startGenerated(project, database, { nodeArgs = [], env = {} } = {}) {
+  return start(process.execPath, [...nodeArgs, join(project, 'dist/server.js')], {
+    cwd: project,
+    env: (port) => ({ PORT: String(port), SVC_DATABASE_URL: database, SVC_CONFIG: join(work, 'none.ini'), ...env }),
+  });
+}
+
+/** bench/hand-written's server on `database` (`sqlite:<file>` or a PostgreSQL URL), with the packages in `modules`. */
+export function startHandWritten(modules, database, { nodeArgs = [], env = {} } = {}) {
+  const sqlite = database.startsWith('sqlite:');
+  return start(
+    process.execPath,
+    [
+      ...nodeArgs,
+      join(root, 'bench/hand-written', sqlite ? 'server.mjs' : 'server-pg.mjs'),
+      modules,
+      sqlite ? database.slice('sqlite:'.length) : database,
+    ],
+    { portArg: true, env: () => env },
+  );
 }
 
 export async function start(command, args, { cwd, env, portArg, ready = '/v1/items?_limit=1' } = {}) {
