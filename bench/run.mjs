@@ -14,6 +14,7 @@ const benchmarks = [
   { name: 'formatter', load: () => import('./formatter.mjs') },
   { name: 'serve', load: () => import('./serve.mjs') },
   { name: 'gc', load: () => import('./gc.mjs') },
+  { name: 'feature-cost', load: () => import('./feature-cost.mjs') },
   { name: 'route-schemas', load: () => import('./route-schemas.mjs') },
   { name: 'mongodb', load: () => import('./serve-mongodb.mjs') },
   { name: 'login', load: () => import('./login.mjs') },

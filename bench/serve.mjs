@@ -156,10 +156,10 @@ export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
 }
 
 /** A measurement with the CPU time the server process spent per request (user + system, from /proc), which the machine's noise does not inflate as it does latency. */
-export async function measuredWithCpu(server, scenario, seconds, connections) {
+export async function measuredWithCpu(server, scenario, seconds, connections, rate) {
   const prepared = await withItems(server.url, scenario);
   const before = cpuMicros(server.pid);
-  const result = await measure(server.url, prepared, seconds, connections);
+  const result = await measure(server.url, prepared, seconds, connections, rate);
   return { ...result, cpuMicros: (cpuMicros(server.pid) - before) / result.total };
 }
 
@@ -274,7 +274,7 @@ export async function load(url, scenario, seconds, connections) {
  * (its own histogram keeps whole milliseconds: on a machine that answers in under one, 1 ms and
  * 1.9 ms were both "1").
  */
-export async function measure(url, given, seconds, connections) {
+export async function measure(url, given, seconds, connections, rate) {
   const scenario = await withItems(url, given);
   // `{id}` in the path: one seeded item (1 to 1,000) after another, or each item made for the run once.
   let n = 0;
@@ -298,7 +298,9 @@ export async function measure(url, given, seconds, connections) {
   let first = Infinity;
   let last = 0;
   return new Promise((resolve, reject) => {
-    const instance = autocannon({ ...options, connections }, (/** @type {Error | null} */ error, result) => {
+    // `rate`: requests per second from all connections together, where a run otherwise sends as fast as it is answered.
+    const paced = rate ? { overallRate: rate } : {};
+    const instance = autocannon({ ...options, ...paced, connections }, (/** @type {Error | null} */ error, result) => {
       if (error) return reject(error);
       if (result.non2xx > 0 || result.errors > 0)
         return reject(

@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+// What the contract's write features cost, served: the generated ramses-starter service as built,
+// the same service with the full-text index's upkeep and the kept row counts held off in its
+// database, and the hand-written server (bench/serve.mjs's contenders), side by side on SQLite and
+// PostgreSQL under serve.mjs's writes. What is left between the second and the third is what the
+// service's own code costs, with the durable event every write appends (which lives in the
+// runtime's statements and cannot be held off from outside).
+//
+// Held off by SQL on the service's database once it has started and been seeded, never by a
+// switch in the runtime:
+// - SQLite: the search triggers and the row-count triggers are dropped and the index is told it
+//   has every row (`svc_search_state.indexed_to`), so no write leaves the index anything to do;
+// - PostgreSQL: the row-count triggers are dropped, and the search columns (generated tsvector
+//   columns, with their GIN indexes).
+// Searches and totals are wrong afterwards; the scenarios are writes and read neither.
+//
+// SVCGEN_BENCH_RATE=5000 sends that many requests per second instead of as many as are answered:
+// every contender then does the same work in the same time, and its CPU per request compares
+// without the batching a faster server gets from a fuller event loop (its req/s is the rate).
+import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median, table } from './lib.mjs';
+import {
+  benchDatabases,
+  builtStarter,
+  measure,
+  measuredWithCpu,
+  SCENARIOS,
+  seed,
+  startGenerated,
+  startHandWritten,
+  withItems,
+} from './serve.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const work = join(root, '.tmp', 'bench-feature-cost');
+/** ramses-starter's one model's table. */
+const TABLE = 'item';
+const WRITES = SCENARIOS.filter((s) => s.method === 'POST' || s.method === 'PATCH' || s.method === 'DELETE');
+const CONTENDERS = ['generated', 'held off', 'hand-written'];
+
+export async function run({ rounds = 3, seconds = 4, connections = 20 } = {}) {
+  const rate = Number(process.env['SVCGEN_BENCH_RATE']) || undefined;
+  const { project, modules } = await builtStarter(work);
+  const rows = [['engine', 'scenario', 'contender', 'req/s', '÷ hand-written', 'p99 ms', 'server CPU µs/request']];
+  for (const engine of ['sqlite', 'postgres']) {
+    for (const name of CONTENDERS)
+      for (const suffix of ['', '-wal', '-shm']) rmSync(join(work, `${name}.db${suffix}`), { force: true });
+    const databases = await benchDatabases(engine, work, CONTENDERS);
+    const servers = {
+      generated: await startGenerated(project, databases['generated']),
+      'held off': await startGenerated(project, databases['held off']),
+      'hand-written': await startHandWritten(modules, databases['hand-written']),
+    };
+    try {
+      for (const server of Object.values(servers)) await seed(server.url, 1000);
+      await holdOff(engine, databases['held off'], modules);
+      for (const scenario of WRITES) {
+        const results = Object.fromEntries(CONTENDERS.map((name) => [name, []]));
+        for (const name of CONTENDERS)
+          await measure(servers[name].url, await withItems(servers[name].url, scenario), 1, connections); // warm-up
+        for (let r = 0; r < rounds; r++)
+          for (const name of CONTENDERS)
+            results[name].push(await measuredWithCpu(servers[name], scenario, seconds, connections, rate));
+        const m = (name, key) => median(results[name].map((x) => x[key]));
+        for (const name of CONTENDERS)
+          rows.push([
+            engine,
+            scenario.name,
+            name,
+            Math.round(m(name, 'rps')),
+            `${(m(name, 'rps') / m('hand-written', 'rps')).toFixed(2)}×`,
+            m(name, 'p99'),
+            Math.round(m(name, 'cpuMicros')),
+          ]);
+      }
+    } finally {
+      for (const server of Object.values(servers)) server.stop();
+    }
+  }
+  return {
+    title: `What the write features cost, served${rate ? ` at ${rate.toLocaleString('en')} requests/s` : ''} (ramses-starter Item, SQLite and PostgreSQL)`,
+    text: table(rows),
+    summary: `autocannon, ${connections} connections${rate ? `, ${rate.toLocaleString('en')} requests per second` : ''}, ${rounds} alternating rounds of ${seconds} s per server and scenario (medians; CPU is the server process's user + system time from /proc), 1,000 rows. "held off": the same generated service with the full-text index's upkeep and the kept row counts held off in its database (SQLite: their triggers dropped, the index told it has every row; PostgreSQL: the row-count triggers and the tsvector columns dropped). Every write still appends its event. Hand-written: bench/serve.mjs's, which has no search, no kept counts and no events.`,
+  };
+}
+
+/** Takes the search index's upkeep and the row counts off the table's writes in `database`. */
+async function holdOff(engine, database, modules) {
+  const require = createRequire(join(modules, 'noop.js'));
+  if (engine === 'sqlite') {
+    const Database = require('better-sqlite3');
+    const db = new Database(database.slice('sqlite:'.length));
+    try {
+      db.pragma('busy_timeout = 5000');
+      const triggers = db
+        .prepare(
+          `select name from sqlite_master where type = 'trigger' and tbl_name = ? and (name like 'svc\\_search\\_%' escape '\\' or name like 'svc\\_count\\_%' escape '\\')`,
+        )
+        .pluck()
+        .all(TABLE);
+      for (const name of triggers) db.exec(`drop trigger "${name}"`);
+      db.prepare(`update svc_search_state set indexed_to = 9007199254740991 where name = ?`).run(TABLE);
+      db.exec(`delete from "svc_search_${TABLE}_stale"`);
+      if (triggers.length === 0) throw new Error(`no search or row-count trigger on ${TABLE}: nothing held off`);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const { Client } = require('pg');
+  const client = new Client({ connectionString: database });
+  await client.connect();
+  try {
+    const { rows: triggers } = await client.query(
+      `select tgname from pg_trigger where tgrelid = $1::regclass and not tgisinternal and tgname like 'svc\\_count\\_%'`,
+      [TABLE],
+    );
+    for (const { tgname } of triggers) await client.query(`drop trigger "${tgname}" on ${TABLE}`);
+    const { rows: columns } = await client.query(
+      `select attname from pg_attribute where attrelid = $1::regclass and attnum > 0 and not attisdropped and attname like 'svc\\_search\\_%'`,
+      [TABLE],
+    );
+    for (const { attname } of columns) await client.query(`alter table ${TABLE} drop column "${attname}"`);
+    if (triggers.length === 0 || columns.length === 0)
+      throw new Error(`${TABLE} has ${triggers.length} row-count triggers and ${columns.length} search columns`);
+  } finally {
+    await client.end();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const result = await run();
+  console.log(`## ${result.title}\n\n${result.text}\n\n${result.summary}`);
+}
