@@ -29,7 +29,7 @@ const DELAY_MS = 100;
  * again, and checking their tombstones was a tenth of a SQLite DELETE's CPU under load. At 50 %,
  * catching up an index after 40,000 deletes cost 5.2 µs a row instead of 8.0, re-indexing rows
  * changed one after another 6.8 instead of 13.8, and at random 11.5 instead of 12.8; searches
- * took as long, the index was up to 45 % bigger (bench/RESULTS.md, "The search index's upkeep").
+ * took as long, the index was up to 45 % bigger (bench/RESULTS.md, "What the write features cost").
  */
 const DELETE_MERGE_PERCENT = 50;
 
