@@ -8,7 +8,15 @@
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { benchDatabases, cpuMicros, measure, seed, SCENARIOS, startGenerated, startHandWritten } from './serve.mjs';
+import {
+  benchDatabases,
+  measure,
+  measuredWithCpu,
+  seed,
+  SCENARIOS,
+  startGenerated,
+  startHandWritten,
+} from './serve.mjs';
 
 const [what = 'GET one item', ...rest] = process.argv.slice(2);
 const postgres = rest.includes('--postgres');
@@ -41,10 +49,8 @@ try {
   for (const s of servers) await measure(s.server.url, scenario, 2, 20); // warm-up
   for (let round = 0; round < rounds; round++)
     for (const s of servers) {
-      const fresh = scenario.ids === 'fresh' ? await seed(s.server.url, 10_000) : undefined;
-      const before = cpuMicros(s.server.pid);
-      const result = await measure(s.server.url, { ...scenario, fresh }, 4, 20);
-      s.rows.push({ cpu: (cpuMicros(s.server.pid) - before) / result.total, rps: result.rps, p99: result.p99 });
+      const result = await measuredWithCpu(s.server, scenario, 4, 20);
+      s.rows.push({ cpu: result.cpuMicros, rps: result.rps, p99: result.p99 });
     }
 } finally {
   for (const s of servers) s.server.stop();

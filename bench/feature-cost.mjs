@@ -31,7 +31,6 @@ import {
   seed,
   startGenerated,
   startHandWritten,
-  withItems,
 } from './serve.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -59,8 +58,7 @@ export async function run({ rounds = 3, seconds = 4, connections = 20 } = {}) {
       await holdOff(engine, databases['held off'], modules);
       for (const scenario of WRITES) {
         const results = Object.fromEntries(CONTENDERS.map((name) => [name, []]));
-        for (const name of CONTENDERS)
-          await measure(servers[name].url, await withItems(servers[name].url, scenario), 1, connections); // warm-up
+        for (const name of CONTENDERS) await measure(servers[name].url, scenario, 1, connections); // warm-up
         for (let r = 0; r < rounds; r++)
           for (const name of CONTENDERS)
             results[name].push(await measuredWithCpu(servers[name], scenario, seconds, connections, rate));

@@ -46,8 +46,7 @@ export async function run({ rounds = 3, seconds = 4, connections = 20 } = {}) {
     const servers = await contenders(project, modules);
     try {
       const results = Object.fromEntries(Object.keys(servers).map((name) => [name, []]));
-      for (const server of Object.values(servers))
-        await measure(server.url, await withItems(server.url, scenario), 1, connections);
+      for (const server of Object.values(servers)) await measure(server.url, scenario, 1, connections);
       for (let round = 0; round < rounds; round++)
         for (const [name, server] of Object.entries(servers))
           results[name].push(await observed(server, scenario, seconds, connections));
