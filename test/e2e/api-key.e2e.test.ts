@@ -89,8 +89,9 @@ describe.each(['sqlite', 'postgres'] as const)(
     });
 
     it('sees at the next read what was changed behind its back: groups, a password, a credential', async () => {
-      // Reads of the same caller in a row are answered without reading the user again while
-      // nothing is committed (lib/auth/unchanged-reads.ts): a commit by another connection counts.
+      // Reads of the same caller in a row are answered without reading the user again while the
+      // user and credential tables are unchanged (lib/auth/unchanged-reads.ts): any commit by
+      // another connection counts as a change.
       for (const name of ['gwen', 'hugo']) expect((await register(name, 'password-123')).status).toBe(201);
       const sql = (text: string) => runSql(engine, database.url, dir, text);
       const gwen = `ApiKey gwen:${tokens.get('gwen')}`;
@@ -108,6 +109,36 @@ describe.each(['sqlite', 'postgres'] as const)(
       // The user's key is the username.
       await sql(`delete from auth_credential where user_key = 'gwen'`);
       expect((await self(gwen)).status).toBe(401);
+    });
+
+    it('sees at the next write what was changed behind its back, however many writes of other tables came between', async () => {
+      // Writes too are answered from the last identification while the user and credential
+      // tables are unchanged (SQLite; lib/sql/table-versions.ts): other tables' writes keep it.
+      expect((await register('ivan', 'password-123')).status).toBe(201);
+      const sql = (text: string) => runSql(engine, database.url, dir, text);
+      const as = (method: string, path: string, body?: unknown) =>
+        api(method, path, body, { headers: { authorization: `ApiKey ivan:${tokens.get('ivan')}` } });
+      const created = await as('POST', '/authors', { name: 'Ivan', email: 'ivan.author@example.com' });
+      expect(created.status, created.text).toBe(201);
+      const path = `/authors/${String(created.body.id)}`;
+      const write = async (name: string) => {
+        // A write of another table first: the caller's identification must outlive it.
+        const other = await as('POST', '/authors', { name, email: `${name}@example.com` });
+        expect(other.status, other.text).toBe(201);
+        return (await as('PATCH', path, { name })).status;
+      };
+      for (const name of ['m1', 'm2', 'm3']) expect(await write(name)).toBe(403);
+      await sql(`update "user" set groups = '["admin"]' where username = 'ivan'`);
+      expect(await write('a1')).toBe(200);
+      expect(await write('a2')).toBe(200);
+      await sql(`update "user" set groups = '[]' where username = 'ivan'`);
+      expect(await write('m4')).toBe(403);
+      // A token revoked behind its back: the next write is anonymous.
+      await sql(`update "user" set groups = '["admin"]' where username = 'ivan'`);
+      expect(await write('a3')).toBe(200);
+      await sql(`delete from auth_credential where user_key = 'ivan'`);
+      expect((await as('PATCH', path, { name: 'gone' })).status).toBe(401);
+      expect((await api('GET', path)).body).toMatchObject({ name: 'a3' });
     });
 
     it('stores only a digest of each token, and a hash of each password', async () => {

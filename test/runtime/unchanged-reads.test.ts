@@ -1,9 +1,10 @@
 /**
  * What identification keeps between requests (runtime/src/lib/auth/unchanged-reads.ts): a value is
- * given again only while the database's committed version is the one it was read at; a commit
- * while it was being read keeps it from being kept; a refusal is never kept; each caller gets a
- * copy of its own; without a version nothing is kept. test/e2e/api-key.e2e.test.ts checks it with
- * SQLite's data_version and changes behind the service's back.
+ * given again only while the user and credential tables' version is the one it was read at; a
+ * write while it was being read keeps it from being kept; a refusal is never kept; each caller
+ * gets a copy of its own; without a version (none at all, or none now) nothing is kept.
+ * test/runtime/table-versions.test.ts checks the version on SQLite, test/e2e/api-key.e2e.test.ts
+ * the service with changes behind its back.
  */
 import { describe, expect, it } from 'vitest';
 import { UnchangedReads } from '../../runtime/src/lib/auth/unchanged-reads.js';
@@ -20,20 +21,20 @@ function counted<T>(value: () => T | undefined) {
 }
 
 describe('unchanged reads', () => {
-  it('give the value again while nothing is committed, and read again after a commit', async () => {
-    let version = 1;
+  it('give the value again while the version stays, and read again once it moved', async () => {
+    let version = '1';
     const reads = new UnchangedReads(() => version);
     const user = counted(() => ({ name: 'ann', groups: ['admin'] }));
     expect(await reads.read('k', user.load)).toEqual({ name: 'ann', groups: ['admin'] });
     expect(await reads.read('k', user.load)).toEqual({ name: 'ann', groups: ['admin'] });
     expect(user.loads()).toBe(1);
-    version = 2;
+    version = '2';
     await reads.read('k', user.load);
     expect(user.loads()).toBe(2);
   });
 
   it('give every caller a copy: changing one changes nothing kept', async () => {
-    const reads = new UnchangedReads(() => 1);
+    const reads = new UnchangedReads(() => '1');
     const user = counted(() => ({ name: 'ann', groups: ['member'], settings: { theme: 'dark' } }));
     const first = await reads.read('k', user.load);
     first!.groups.push('admin');
@@ -45,10 +46,10 @@ describe('unchanged reads', () => {
   });
 
   it('keep nothing read while a commit happened, nor a refusal, nor anything without a version', async () => {
-    let version = 1;
+    let version = '1';
     const reads = new UnchangedReads(() => version);
     const during = counted(() => {
-      version++;
+      version += '+';
       return { name: 'ann' };
     });
     await reads.read('k', during.load);
@@ -65,5 +66,30 @@ describe('unchanged reads', () => {
     await unversioned.read('k', user.load);
     await unversioned.read('k', user.load);
     expect(user.loads()).toBe(2);
+  });
+
+  it('read again while there is no version now, and keep nothing read then', async () => {
+    let version: string | undefined = '1';
+    const reads = new UnchangedReads(() => version);
+    const user = counted(() => ({ name: 'ann' }));
+    await reads.read('k', user.load);
+    version = undefined;
+    await reads.read('k', user.load);
+    await reads.read('k', user.load);
+    expect(user.loads()).toBe(3);
+    // The same version again (nothing was written meanwhile): what was kept at it.
+    version = '1';
+    await reads.read('k', user.load);
+    expect(user.loads()).toBe(3);
+    // Gone while it was read: not kept.
+    version = '2';
+    const vanishing = counted(() => {
+      version = undefined;
+      return { name: 'ann' };
+    });
+    await reads.read('k', vanishing.load);
+    version = '2';
+    await reads.read('k', user.load);
+    expect(user.loads()).toBe(4);
   });
 });

@@ -61,6 +61,9 @@ export interface RecordedWrites {
   delete(args: { where: Rec }, before: Rec | undefined): Promise<void>;
 }
 
+/** Another value once a row of some tables was written; undefined: cannot tell now (read them). */
+export type TableVersion = () => string | undefined;
+
 /** Makes the repository of a model on one engine (and, inside a transaction, bound to it). */
 export interface Engine {
   repository<T extends object, Create, Update>(model: Model<T>): EngineRepository<T, Create, Update>;
@@ -83,10 +86,11 @@ export interface ServiceDatabase<R = unknown> {
   ping(): Promise<void>;
   close(): Promise<void>;
   /**
-   * Another number once anything has been committed since it was read (lib/sql/types.ts); absent
-   * where that is not known cheaply (PostgreSQL, MongoDB, in-memory SQLite) and inside a transaction.
+   * A version of the rows of the models' tables: another value once any of them was written
+   * (lib/sql/table-versions.ts). Absent, or undefined, where that is not known cheaply
+   * (PostgreSQL, MongoDB, SQLite inside a transaction); absent on a database bound to a transaction.
    */
-  readonly committedVersion?: () => number;
+  watch?(models: readonly string[]): TableVersion | undefined;
 }
 
 /** `ServiceDatabase.repository(name)` over the typed repositories an engine made. */

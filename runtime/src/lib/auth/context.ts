@@ -55,7 +55,7 @@ export interface AuthContext {
   readonly keys: TicketKeys | null;
   /** Milliseconds since 1970 (tests move it). */
   readonly now: () => number;
-  /** Whom credentials name, kept while nothing is committed (SQLite; unchanged-reads.ts). */
+  /** Whom credentials name, kept while the user and credential tables are unchanged (SQLite; unchanged-reads.ts). */
   readonly identities: UnchangedReads;
 }
 

@@ -1,9 +1,10 @@
 /**
  * Who is calling: the user of a valid `Authorization: ApiKey user:token` header, or of a valid
  * login cookie; anyone else is anonymous. Groups are read from the user on every request, so
- * removing a user from `admin` takes effect at once (on SQLite a read may be answered from the
- * last one while nothing at all was committed since: unchanged-reads.ts). A cookie-authenticated
- * request that changes something must come from the service's own site (CSRF).
+ * removing a user from `admin` takes effect at once (on SQLite a request may be answered from
+ * the last identification while the user and credential tables are unchanged since:
+ * unchanged-reads.ts). A cookie-authenticated request that changes something must come from the
+ * service's own site (CSRF).
  */
 import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -76,23 +77,18 @@ async function byApiKey(ctx: AuthContext, request: FastifyRequest) {
   // Kept by a digest of the header, not the token itself.
   return lookedUp(
     ctx,
-    request,
     () => `apikey:${hash('sha256', header!, 'base64')}`,
     () => userOfApiKey(ctx, key),
   );
 }
 
-/**
- * A read may take the last identification of the same credentials (unchanged-reads.ts); a write
- * reads afresh: the commit before it has most likely forgotten everything anyway.
- */
+/** The last identification of the same credentials while the user and credential tables are unchanged, else `load`'s. */
 function lookedUp<T extends object>(
   ctx: AuthContext,
-  request: FastifyRequest,
   key: () => string,
   load: () => Promise<T | undefined>,
 ): Promise<T | undefined> {
-  return SAFE_METHODS.has(request.method) ? ctx.identities.read(key(), load) : load();
+  return ctx.identities.read(key(), load);
 }
 
 async function userOfApiKey(ctx: AuthContext, key: { user: string; token: string }) {
@@ -115,7 +111,6 @@ async function byTicket(ctx: AuthContext, request: FastifyRequest, reply: Fastif
   if (!verified || verified.issuedAt > now + 60 || now - verified.issuedAt > ctx.config.authTimeout) return undefined;
   const found = await lookedUp(
     ctx,
-    request,
     () => `user:${verified.userKey}`,
     () => userAndEpoch(ctx, verified.userKey),
   );

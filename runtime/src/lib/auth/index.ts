@@ -83,7 +83,7 @@ export async function startAuth(
     ),
     keys: spec.ticket ? ticketKeys(ticketSecrets(config, spec.ticket.secretSetting), spec.ticket.hashalg) : null,
     now: options.now ?? Date.now,
-    identities: new UnchangedReads(db.committedVersion),
+    identities: new UnchangedReads(db.watch?.([spec.userModel.name, spec.credentialModel.name])),
   };
   if (config.authReissueTime >= config.authTimeout && config.authReissueTime !== 0) {
     throw new ConfigError(

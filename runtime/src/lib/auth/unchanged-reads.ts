@@ -1,29 +1,33 @@
 /**
- * Who a request's credentials name, remembered for as long as nothing at all has been committed to
- * the database: then reading the user and their credential again would give the same rows, so the
- * answer is the same as if they were read. Any commit, by this process or another (a demotion, a
- * new password, a logout elsewhere, SQL behind the service's back), forgets everything. Where the
- * database cannot say cheaply that nothing was committed (PostgreSQL, MongoDB, in-memory SQLite),
- * nothing is remembered and every request reads.
+ * Who a request's credentials name, remembered for as long as the user and credential tables are
+ * unchanged (lib/sql/table-versions.ts): then reading the user and their credential again would
+ * give the same rows, so the answer is the same as if they were read. Any write to either table,
+ * by this process or another (a demotion, a new password, a logout elsewhere, SQL behind the
+ * service's back), forgets everything. Where the database cannot say cheaply that they are
+ * unchanged (PostgreSQL, MongoDB), nothing is remembered and every request reads; so does a
+ * request while it cannot say now (SQLite's writer is in a transaction).
  *
  * What a request identified as gets a copy: a handler that changes `request.user` changes its
  * own request only. Only identifications are kept, never a refusal, so that unknown tokens sent
  * by the thousand cannot push known ones out.
  */
+import type { TableVersion } from '../database.js';
+
 const MAX_ENTRIES = 10_000;
 
 export class UnchangedReads {
-  readonly #version: (() => number) | undefined;
-  #seen: number | undefined;
+  readonly #version: TableVersion | undefined;
+  #seen: string | undefined;
   readonly #values = new Map<string, unknown>();
 
-  constructor(version: (() => number) | undefined) {
+  constructor(version: TableVersion | undefined) {
     this.#version = version;
   }
 
-  /** What `load` gives for `key` (undefined: nothing, not kept), or what it gave since the last commit. */
+  /** What `load` gives for `key` (undefined: nothing, not kept), or what it gave while the tables were unchanged. */
   async read<T extends object>(key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
     const version = this.#version?.();
+    // None now (a transaction is open): read. A version never comes back once another was seen.
     if (version === undefined) return load();
     if (version !== this.#seen) {
       this.#values.clear();
@@ -32,7 +36,7 @@ export class UnchangedReads {
     const kept = this.#values.get(key) as T | undefined;
     if (kept !== undefined) return copyOf(kept);
     const value = await load();
-    // A commit while it was read: the rows may be older or newer than `version`; not kept.
+    // A write while it was read: the rows may be older or newer than `version`; not kept.
     if (value === undefined || this.#version?.() !== version) return value;
     if (this.#values.size >= MAX_ENTRIES) this.#values.clear();
     this.#values.set(key, copyOf(value));

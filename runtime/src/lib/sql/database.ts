@@ -47,7 +47,6 @@ export function sqlDatabase<R extends object>(
     // Or a model no longer in the API (events stored before it was removed).
     return { ...event, data: { pk, object: { ...row, ...links } } };
   };
-  const committedVersion = sql.committedVersion;
   const outbox = { log: new SqlEventLog(sql, render), deliveries: new SqlDeliveryStore(sql) };
   const bind = (executor: SqlExecutor): ServiceDatabase<R> & R => {
     const ctx = {
@@ -70,7 +69,9 @@ export function sqlDatabase<R extends object>(
       outbox,
       ping: () => sql.ping(),
       // Outside a transaction only: inside one, its own writes are not committed yet.
-      ...(executor === sql && committedVersion ? { committedVersion } : {}),
+      ...(executor === sql
+        ? { watch: (names: readonly string[]) => sql.tableVersion?.(names.map((name) => models.get(name)!.table)) }
+        : {}),
       close: async () => {
         searchIndex?.close();
         await settings.rowCounts?.close();

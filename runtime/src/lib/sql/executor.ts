@@ -16,6 +16,7 @@ import pg from 'pg';
 import { ConfigError, DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../config.js';
 import { GroupCommit, isGroupable, rollback } from './group-commit.js';
 import { StatementNames } from './statement-names.js';
+import { tableVersions } from './table-versions.js';
 import type { Compiled, SqlDatabase, SqlExecutor } from './types.js';
 
 export type { Compiled, SqlDatabase, SqlExecutor } from './types.js';
@@ -53,8 +54,6 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
   // An in-memory database exists only on its own connection.
   const reader = memory ? writer : new Database(path, { readonly: true });
   if (reader !== writer) reader.pragma('busy_timeout = 5000');
-  // Another connection's commits change the reader's data_version (its own never do: it writes nothing).
-  const dataVersion = memory ? undefined : reader.prepare('pragma data_version').pluck();
   const lock = new Lock();
   const onWriter = new SqliteConnection(writer, onQuery);
   const onReader = new SqliteConnection(reader, onQuery);
@@ -175,7 +174,7 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
       reader.prepare('select 1').get();
       return Promise.resolve();
     },
-    ...(dataVersion ? { committedVersion: () => dataVersion.get() as number } : {}),
+    tableVersion: tableVersions(writer),
     // After the writes asked for before it (a background task's last one, queued for the end of
     // the turn): they are made, not refused for a closed connection.
     async close() {

@@ -3,6 +3,7 @@
  * PostgreSQL. Apart from the drivers, so that code which only passes statements along (the search
  * indexer) depends on no driver.
  */
+import type { TableVersion } from '../database.js';
 import type { Dialect } from '../values.js';
 
 export interface Compiled {
@@ -48,9 +49,8 @@ export interface SqlDatabase extends SqlExecutor {
    */
   withoutForeignKeys<T>(work: (db: SqlExecutor) => Promise<T>): Promise<T>;
   /**
-   * A number that is another one once anything has been committed to the database since it was
-   * read, by any connection or process: SQLite's `data_version`, read on a connection that never
-   * writes. Absent where that cannot be told this cheaply (PostgreSQL, in-memory SQLite).
+   * The version of some tables' rows (table-versions.ts): another value once any of them was
+   * written. Absent on PostgreSQL.
    */
-  readonly committedVersion?: () => number;
+  readonly tableVersion?: (tables: readonly string[]) => TableVersion;
 }

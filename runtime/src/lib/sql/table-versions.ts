@@ -1,0 +1,70 @@
+/**
+ * A version of some tables' rows on SQLite: another value once any of their rows has been
+ * inserted, changed or deleted, by this process or another, SQL behind the service's back
+ * included. It lets authentication keep whom a request's credentials name (lib/auth/unchanged-reads.ts)
+ * while the user and credential tables are unchanged. SQLite's `data_version` read on the
+ * connection that never writes, which it replaces, moved at every commit of the service's own:
+ * under a load of writes, every request read its caller again.
+ *
+ * Read on the connection that writes, outside its transactions, from three parts:
+ * - the writes of this connection to the tables, counted as they happen by temporary triggers
+ *   (this connection's own, nothing is stored in the database) that call back into the process;
+ * - `data_version`, another number once any other connection or process has committed anything;
+ * - `schema_version`: at every schema change the temporary triggers are made again where gone
+ *   (this connection dropping a table drops its triggers), and the version is another one.
+ * Inside a transaction of the writer there is none: what it has written is not committed, and
+ * what others commit meanwhile is not seen by it. Absent on PostgreSQL: reading such a version
+ * costs a statement (a round trip), as the read it would save.
+ */
+import type { TableVersion } from '../database.js';
+import { identifier, stringLiteral } from './quoting.js';
+
+/** What this module uses of SQLite's writer connection (better-sqlite3's `Database`). */
+export interface SqliteWriter {
+  readonly inTransaction: boolean;
+  function(name: string, options: { deterministic: boolean }, fn: (table: string) => null): unknown;
+  prepare(sql: string): { pluck(): { get(): unknown } };
+  exec(sql: string): unknown;
+}
+
+const CALLBACK = 'svc_table_written';
+const EVENTS = ['insert', 'update', 'delete'] as const;
+
+/** Makes the versions of sets of tables on `writer`; each set's triggers made at once. */
+export function tableVersions(writer: SqliteWriter): (tables: readonly string[]) => TableVersion {
+  const writes = new Map<string, number>();
+  writer.function(CALLBACK, { deterministic: false }, (table) => {
+    writes.set(table, (writes.get(table) ?? 0) + 1);
+    return null;
+  });
+  const othersCommitted = writer.prepare('pragma data_version').pluck();
+  const schema = writer.prepare('pragma schema_version').pluck();
+  const triggers = (table: string) =>
+    EVENTS.map(
+      (event) =>
+        `create temp trigger if not exists ${identifier(`svc_watch_${table}_${event}`)} after ${event} on main.${identifier(table)} begin select ${CALLBACK}(${stringLiteral(table)}); end;`,
+    ).join('\n');
+
+  return (tables) => {
+    const watched = [...new Set(tables)];
+    const script = watched.map(triggers).join('\n');
+    writer.exec(script);
+    let checked = schema.get();
+    return () => {
+      if (writer.inTransaction) return undefined;
+      const now = schema.get();
+      if (now !== checked) {
+        try {
+          writer.exec(script);
+        } catch {
+          // A table gone (dropped behind the service's back): no version until it is back.
+          return undefined;
+        }
+        checked = now;
+      }
+      let own = 0;
+      for (const table of watched) own += writes.get(table) ?? 0;
+      return `${String(othersCommitted.get())}:${String(checked)}:${own}`;
+    };
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * The version of some tables' rows (runtime/src/lib/sql/table-versions.ts), on SQLite: it moves
+ * when the service's connection writes a watched table (an insert, an update, a delete, a
+ * cascade), not another table; at any commit of another connection; at every schema change,
+ * after which its triggers still count (the service's own DROP drops them: they are made
+ * again); there is none inside a transaction, nor while a watched table is gone. None on
+ * PostgreSQL. test/e2e/api-key.e2e.test.ts checks what authentication keeps
+ * by it, over HTTP.
+ */
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openSql, type SqlDatabase } from '../../runtime/src/lib/sql/executor.js';
+import { repoRoot } from '../support/paths.js';
+import { freshPostgresDatabase } from '../support/postgres.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** Two connections to one new SQLite file: the service's and someone else's. */
+async function opened(): Promise<{ service: SqlDatabase; behind: SqlDatabase }> {
+  const file = join(tmpdir(), `table-versions-${randomUUID()}.db`);
+  const url = `sqlite:${file}`;
+  cleanups.push(() => {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+  });
+  const open = () => {
+    const db = openSql(url);
+    cleanups.push(() => db.close());
+    return db;
+  };
+  const behind = open();
+  await behind.execute(`
+    create table "user" (id integer primary key, groups text not null);
+    create table credential (user_id integer not null references "user" (id) on delete cascade, epoch integer not null);
+    create table story (id integer primary key, title text not null);
+    insert into "user" (id, groups) values (1, 'admin'), (2, 'member');
+    insert into credential (user_id, epoch) values (1, 0), (2, 0);`);
+  return { service: open(), behind };
+}
+
+const run = (db: SqlDatabase, sql: string) => db.run({ sql, parameters: [] });
+
+/** `version`'s value, and whether it moved since the last call. */
+function tracked(version: () => string | undefined) {
+  let last = version();
+  return () => {
+    const now = version();
+    const changed = now !== last;
+    last = now;
+    return changed;
+  };
+}
+
+describe('table versions', () => {
+  it("move at every write of a watched table by the service's connection, and at no other of its writes", async () => {
+    const { service } = await opened();
+    const version = service.tableVersion!(['user', 'credential']);
+    expect(version()).toMatch(/^\d+:\d+:\d+$/);
+    const moved = tracked(version);
+    expect(moved()).toBe(false);
+
+    await run(service, `insert into story (title) values ('not watched')`);
+    await run(service, `update story set title = 'still not'`);
+    expect(moved()).toBe(false);
+
+    await run(service, `update "user" set groups = 'member' where id = 1`);
+    expect(moved()).toBe(true);
+    await run(service, `update credential set epoch = 1 where user_id = 2`);
+    expect(moved()).toBe(true);
+    await run(service, `insert into "user" (id, groups) values (3, 'member')`);
+    expect(moved()).toBe(true);
+    // An update that changes no value is still a write.
+    await run(service, `update "user" set groups = groups where id = 3`);
+    expect(moved()).toBe(true);
+    // The credentials a user's delete cascades to.
+    await run(service, `delete from credential where user_id = 2`);
+    expect(moved()).toBe(true);
+    await run(service, `insert into credential (user_id, epoch) values (3, 0)`);
+    moved();
+    await run(service, `delete from "user" where id = 3`);
+    expect(
+      await service.all({ sql: 'select count(*) as n from credential where user_id = 3', parameters: [] }),
+    ).toEqual([{ n: 0 }]);
+    expect(moved()).toBe(true);
+  });
+
+  it('are none inside a transaction: neither its writes nor what others commit meanwhile are seen', async () => {
+    const { service, behind } = await opened();
+    const version = service.tableVersion!(['user']);
+    const before = version();
+    await service.transaction(async (tx) => {
+      expect(version()).toBeUndefined();
+      await tx.run({ sql: `update "user" set groups = 'member' where id = 1`, parameters: [] });
+      expect(version()).toBeUndefined();
+    });
+    const after = version();
+    expect(after).toBeDefined();
+    expect(after).not.toBe(before);
+    // A write rolled back moves it too: what was kept before it is forgotten, never kept too long.
+    await expect(
+      service.transaction(async (tx) => {
+        await tx.run({ sql: `update "user" set groups = 'admin' where id = 1`, parameters: [] });
+        throw new Error('changed their mind');
+      }),
+    ).rejects.toThrow('changed their mind');
+    expect(version()).not.toBe(after);
+    // Another connection's commit, whatever it wrote.
+    const moved = tracked(version);
+    await run(behind, `insert into story (title) values ('by someone else')`);
+    expect(moved()).toBe(true);
+    await run(behind, `update "user" set groups = 'admin' where id = 1`);
+    expect(moved()).toBe(true);
+  });
+
+  it('move at every schema change, and count on after it, even once the service dropped a table', async () => {
+    const { service, behind } = await opened();
+    const version = service.tableVersion!(['user', 'credential']);
+    const moved = tracked(version);
+
+    // Rebuilt by another connection (as a migration by hand would): the triggers follow the name.
+    await behind.execute(`
+      create table user_new (id integer primary key, groups text not null);
+      insert into user_new select * from "user";
+      drop table "user";
+      alter table user_new rename to "user";`);
+    expect(moved()).toBe(true);
+    await run(service, `update "user" set groups = 'x' where id = 1`);
+    expect(moved()).toBe(true);
+
+    // Dropped by the service's own connection, which drops its triggers: made again at the next version.
+    await service.execute(`
+      create table user_new (id integer primary key, groups text not null);
+      insert into user_new select * from "user";
+      drop table "user";
+      alter table user_new rename to "user";`);
+    expect(moved()).toBe(true);
+    await run(service, `update "user" set groups = 'y' where id = 1`);
+    expect(moved()).toBe(true);
+
+    // A table gone: no version until it is back (the service answers by reading).
+    await service.execute(`alter table "user" rename to user_away`);
+    expect(version()).toBeUndefined();
+    await service.execute(`alter table user_away rename to "user"`);
+    expect(version()).toBeDefined();
+    moved();
+    await run(service, `update "user" set groups = 'z' where id = 1`);
+    expect(moved()).toBe(true);
+  });
+
+  it('are kept on an in-memory database too, and are none on PostgreSQL', async () => {
+    const memory = openSql('sqlite::memory:');
+    cleanups.push(() => memory.close());
+    await memory.execute('create table "user" (id integer primary key)');
+    const moved = tracked(memory.tableVersion!(['user']));
+    await run(memory, 'insert into "user" (id) values (1)');
+    expect(moved()).toBe(true);
+    expect(moved()).toBe(false);
+
+    const database = await freshPostgresDatabase(repoRoot, 'table_versions');
+    cleanups.push(() => database.drop());
+    const postgres = openSql(database.url);
+    cleanups.push(() => postgres.close());
+    expect(postgres.tableVersion).toBeUndefined();
+  });
+});
