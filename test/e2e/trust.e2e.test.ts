@@ -139,6 +139,29 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
     });
   });
 
+  describe('a promotion or demotion through the API', () => {
+    it("holds at the member's very next write, however many of their writes came before it", async () => {
+      // SQLite keeps a caller's identification while the user and credential tables are unchanged
+      // (lib/sql/table-versions.ts): the admin's PATCH of the user must end it at once.
+      const target = (await asRoot('POST', '/stories', { name: "root's", description: 'not theirs' })).body;
+      const path = `/stories/${String(target['id'])}`;
+      keep('climber', await register('climber'));
+      const update = async (name: string) => {
+        const own = await as('climber', 'POST', '/stories', { name: `own ${name}`, description: 'theirs' });
+        expect(own.status, own.text).toBe(201);
+        return (await as('climber', 'PATCH', path, { name })).status;
+      };
+      expect(await update('member 1')).toBe(403);
+      expect(await update('member 2')).toBe(403);
+      expect((await asRoot('PATCH', '/users/climber', { groups: ['admin'] })).status).toBe(200);
+      expect(await update('admin 1')).toBe(200);
+      expect(await update('admin 2')).toBe(200);
+      expect((await asRoot('PATCH', '/users/climber', { groups: [] })).status).toBe(200);
+      expect(await update('member 3')).toBe(403);
+      expect((await asRoot('GET', path)).body['name']).toBe('admin 2');
+    });
+  });
+
   describe("a member's PUT keeps what they may not write", () => {
     it('keeps the groups an admin took away, and the owner of a story', async () => {
       keep('demoted', await register('demoted'));
