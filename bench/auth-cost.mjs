@@ -5,6 +5,10 @@
 // registered member sends `Authorization: ApiKey <name>:<token>` on every request: the token
 // check, the ACL and field privacy are what the difference measures. Target: at most 1.15× the
 // CPU per request.
+//
+// SVCGEN_BASELINE=<a built checkout of another svcgen>: its blog too, in the same rounds (four
+// apps alternating in one process), each scenario a row of its own: a change measured side by side
+// (the served GET stays this checkout's alone).
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,52 +31,66 @@ const SCENARIOS = [
 
 export async function run({ rounds = 15, requests = 400 } = {}) {
   // Named as bench/serve.mjs names its projects (`generated`): benchDatabases finds the pg driver there.
-  const { project } = await builtStarter(work, root, join(root, 'fixtures/blog/api.raml'));
+  const api = join(root, 'fixtures/blog/api.raml');
+  const { project } = await builtStarter(work, root, api);
+  const projects = [{ label: '', project }];
+  const baseline = process.env['SVCGEN_BASELINE'];
+  if (baseline)
+    projects.push({ label: ' (baseline)', project: (await builtStarter(`${work}-baseline`, baseline, api)).project });
   const rows = [['engine', 'scenario', 'auth off µs/req', 'auth on (a member) µs/req', 'on ÷ off']];
-  for (const engine of ['sqlite', 'postgres']) rows.push(...(await measured(project, engine, rounds, requests)));
+  for (const engine of ['sqlite', 'postgres']) rows.push(...(await measured(projects, engine, rounds, requests)));
   for (const engine of ['sqlite', 'postgres']) rows.push(await served(project, engine));
   return {
     title: 'What auth costs a member: CPU per request, auth on vs. off (blog, x-ApiKey, SQLite and PostgreSQL, inject)',
     text: table(rows),
-    summary: `${rounds} alternating rounds of ${requests} requests sent one after another with Fastify's inject (medians of process CPU time per request, user + system, of this process only: PostgreSQL's own is not in it; the ratio is the median of each round's), 1,000 authors, both logging at level info. "served": each its own server process, 50 authors, 20 connections, ${SERVED_ROUNDS} alternating rounds of 4 s (medians of the server's CPU per request from /proc). Target (issue 28): at most 1.15×.`,
+    summary: `${rounds} alternating rounds of ${requests} requests sent one after another with Fastify's inject (medians of process CPU time per request, user + system, of this process only: PostgreSQL's own is not in it; the ratio is the median of each round's), 1,000 authors, both logging at level info${baseline ? '; "(baseline)": the checkout SVCGEN_BASELINE names, its apps in the same rounds' : ''}. "served": each its own server process, 50 authors, 20 connections, ${SERVED_ROUNDS} alternating rounds of 4 s (medians of the server's CPU per request from /proc). Target (issue 28): at most 1.15×.`,
   };
 }
 
-/** The rows of one engine: each scenario's CPU per request with auth off and on. */
-async function measured(project, engine, rounds, requests) {
+/** The rows of one engine: each scenario's CPU per request with auth off and on, for each project. */
+async function measured(projects, engine, rounds, requests) {
   const logger = { level: 'info', stream: createWriteStream('/dev/null') };
-  const urls = await benchDatabases(engine, work, ['auth_off', 'auth_on']);
-  const apps = {
-    'auth off': await app(project, 'off', urls.auth_off, logger),
-    'auth on (a member)': await app(project, 'on', urls.auth_on, logger),
-  };
-  const headers = { 'auth off': {}, 'auth on (a member)': { authorization: await member(apps['auth on (a member)']) } };
-  const author = {};
+  const contenders = [];
+  for (const [i, { label, project }] of projects.entries()) {
+    const urls = await benchDatabases(engine, work, [`auth_off_${i}`, `auth_on_${i}`]);
+    const off = { app: await app(project, 'off', urls[`auth_off_${i}`], logger), headers: {} };
+    const on = { app: await app(project, 'on', urls[`auth_on_${i}`], logger) };
+    on.headers = { authorization: await member(on.app) };
+    contenders.push({ label, off, on });
+  }
+  const all = contenders.flatMap((c) => [c.off, c.on]);
   const rows = [];
   try {
-    for (const [name, app] of Object.entries(apps)) {
+    for (const contender of all) {
       for (let i = 0; i < 1000; i++) {
-        const reply = await app.inject({
+        const reply = await contender.app.inject({
           method: 'POST',
           url: '/api/v2/authors',
-          headers: headers[name],
+          headers: contender.headers,
           payload: { name: `author ${i}`, email: `a${i}@example.com` },
         });
         if (reply.statusCode !== 201) throw new Error(`seeding: ${reply.statusCode} ${reply.body}`);
-        author[name] ??= reply.json().id;
+        contender.author ??= reply.json().id;
       }
     }
-    const names = Object.keys(apps);
     for (const scenario of SCENARIOS) {
-      const cost = Object.fromEntries(names.map((n) => [n, []]));
-      const one = (name) => costPerRequest(apps[name], scenario, requests, headers[name], { author: author[name] });
-      for (const name of names) await one(name); // warm-up
-      for (let r = 0; r < rounds; r++) for (const name of names) cost[name].push(await one(name));
-      const ratio = median(cost[names[1]].map((c, r) => c / cost[names[0]][r]));
-      rows.push([engine, scenario.name, ...names.map((n) => median(cost[n]).toFixed(1)), `${ratio.toFixed(2)}×`]);
+      const one = (c) => costPerRequest(c.app, scenario, requests, c.headers, { author: c.author });
+      for (const c of all) await one(c); // warm-up
+      const cost = new Map(all.map((c) => [c, []]));
+      for (let r = 0; r < rounds; r++) for (const c of all) cost.get(c).push(await one(c));
+      for (const { label, off, on } of contenders) {
+        const ratio = median(cost.get(on).map((c, r) => c / cost.get(off)[r]));
+        rows.push([
+          engine,
+          `${scenario.name}${label}`,
+          median(cost.get(off)).toFixed(1),
+          median(cost.get(on)).toFixed(1),
+          `${ratio.toFixed(2)}×`,
+        ]);
+      }
     }
   } finally {
-    for (const app of Object.values(apps)) await app.close();
+    for (const c of all) await c.app.close();
   }
   return rows;
 }
