@@ -152,6 +152,32 @@ describe('table versions', () => {
     expect(moved()).toBe(true);
   });
 
+  it("count on after the service's own connection renamed the table away, or first read inside a transaction", async () => {
+    const { service } = await opened();
+    // Read first inside a transaction that rolls back: the triggers are made at the first read outside one.
+    let version!: () => string | undefined;
+    await service
+      .transaction(async () => {
+        version = service.tableVersion!(['user', 'credential']);
+        expect(version()).toBeUndefined();
+        throw new Error('rolled back');
+      })
+      .catch(() => undefined);
+    const moved = tracked(version);
+    await run(service, `update "user" set groups = 'a' where id = 1`);
+    expect(moved()).toBe(true);
+
+    // Renamed away by the service's own connection (its triggers go along), a new table under the name.
+    await service.execute(`alter table "user" rename to user_old;
+      create table "user" (id integer primary key, groups text not null);
+      insert into "user" select * from user_old;`);
+    moved();
+    await run(service, `update "user" set groups = 'b' where id = 1`);
+    expect(moved()).toBe(true);
+    await run(service, `update user_old set groups = 'c' where id = 1`);
+    expect(moved()).toBe(false);
+  });
+
   it('are kept on an in-memory database too, and are none on PostgreSQL', async () => {
     const memory = openSql('sqlite::memory:');
     cleanups.push(() => memory.close());

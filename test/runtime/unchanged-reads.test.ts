@@ -45,6 +45,21 @@ describe('unchanged reads', () => {
     expect(user.loads()).toBe(1);
   });
 
+  it("copy a JSON object's `__proto__` key as a key, never as the copy's prototype", async () => {
+    const reads = new UnchangedReads(() => '1');
+    const row = JSON.parse('{"name": "ann", "settings": {"__proto__": {"role": "admin"}}}') as {
+      settings: Record<string, unknown>;
+    };
+    const user = counted(() => row);
+    await reads.read('k', user.load);
+    const kept = (await reads.read('k', user.load))!;
+    expect(user.loads()).toBe(1);
+    expect(kept.settings['role']).toBeUndefined();
+    expect(Object.getPrototypeOf(kept.settings)).toBe(Object.prototype);
+    expect(Object.keys(kept.settings)).toEqual(['__proto__']);
+    expect(JSON.stringify(kept)).toBe(JSON.stringify(row));
+  });
+
   it('keep nothing read while a commit happened, nor a refusal, nor anything without a version', async () => {
     let version = '1';
     const reads = new UnchangedReads(() => version);

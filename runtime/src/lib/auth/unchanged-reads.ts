@@ -49,6 +49,12 @@ function copyOf<T>(value: T): T {
   if (Array.isArray(value)) return value.map(copyOf) as T;
   if (value === null || typeof value !== 'object') return value;
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) copy[key] = copyOf((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value)) {
+    const field = copyOf((value as Record<string, unknown>)[key]);
+    // A JSON object may hold a `__proto__` key: assigned, it would become the copy's prototype.
+    if (key === '__proto__')
+      Object.defineProperty(copy, key, { value: field, enumerable: true, writable: true, configurable: true });
+    else copy[key] = field;
+  }
   return copy as T;
 }

@@ -10,10 +10,15 @@
  * - the writes of this connection to the tables, counted as they happen by temporary triggers
  *   (this connection's own, nothing is stored in the database) that call back into the process;
  * - `data_version`, another number once any other connection or process has committed anything;
- * - `schema_version`: at every schema change the temporary triggers are made again where gone
- *   (this connection dropping a table drops its triggers), and the version is another one.
+ * - `schema_version`: at every schema change the triggers are dropped and made again (this
+ *   connection dropping a table drops its triggers; renaming it away takes them along), and the
+ *   version is another one. They are first made at the first read outside a transaction (made
+ *   in one that rolls back, they would be undone with it). Nothing else can undo them: the writer
+ *   runs the runtime's statements only, and none drops a temporary trigger or sets `temp_store`.
  * Inside a transaction of the writer there is none: what it has written is not committed, and
- * what others commit meanwhile is not seen by it. Absent on PostgreSQL: reading such a version
+ * what others commit meanwhile is not seen by it. The identification it keeps is read on the
+ * reader connection: correct as long as neither connection keeps a read transaction open across
+ * an await (no `iterate()`, no BEGIN on the reader): every statement reads what is committed now. Absent on PostgreSQL: reading such a version
  * costs a statement (a round trip), as the read it would save.
  */
 import type { TableVersion } from '../database.js';
@@ -30,7 +35,7 @@ export interface SqliteWriter {
 const CALLBACK = 'svc_table_written';
 const EVENTS = ['insert', 'update', 'delete'] as const;
 
-/** Makes the versions of sets of tables on `writer`; each set's triggers made at once. */
+/** Makes the versions of sets of tables on `writer`; the triggers of each set made at its first read. */
 export function tableVersions(writer: SqliteWriter): (tables: readonly string[]) => TableVersion {
   const writes = new Map<string, number>();
   writer.function(CALLBACK, { deterministic: false }, (table) => {
@@ -38,18 +43,24 @@ export function tableVersions(writer: SqliteWriter): (tables: readonly string[])
     return null;
   });
   const othersCommitted = writer.prepare('pragma data_version').pluck();
-  const schema = writer.prepare('pragma schema_version').pluck();
-  const triggers = (table: string) =>
-    EVENTS.map(
-      (event) =>
-        `create temp trigger if not exists ${identifier(`svc_watch_${table}_${event}`)} after ${event} on main.${identifier(table)} begin select ${CALLBACK}(${stringLiteral(table)}); end;`,
-    ).join('\n');
+  // Main's only: a statement kept prepared on the temporary schema crashes the process once
+  // `pragma temp_store` has reset it (better-sqlite3 12.11, SQLite 3.53).
+  const schema = writer.prepare('pragma main.schema_version').pluck();
 
   return (tables) => {
     const watched = [...new Set(tables)];
-    const script = watched.map(triggers).join('\n');
-    writer.exec(script);
-    let checked = schema.get();
+    // Dropped first: a trigger that followed a table the service renamed away must not stay there.
+    const script = watched
+      .flatMap((table) =>
+        EVENTS.map((event) => {
+          const name = identifier(`svc_watch_${table}_${event}`);
+          return `drop trigger if exists temp.${name};
+create temp trigger ${name} after ${event} on main.${identifier(table)} begin select ${CALLBACK}(${stringLiteral(table)}); end;`;
+        }),
+      )
+      .join('\n');
+    /** The schema the triggers were last made in; none yet: they are made at the first read. */
+    let checked: unknown;
     return () => {
       if (writer.inTransaction) return undefined;
       const now = schema.get();
