@@ -157,9 +157,10 @@ describe('table versions', () => {
     // Read first inside a transaction that rolls back: the triggers are made at the first read outside one.
     let version!: () => string | undefined;
     await service
-      .transaction(async () => {
+      .transaction(async (tx) => {
         version = service.tableVersion!(['user', 'credential']);
         expect(version()).toBeUndefined();
+        await tx.run({ sql: `update story set title = 'in the transaction'`, parameters: [] });
         throw new Error('rolled back');
       })
       .catch(() => undefined);
