@@ -160,6 +160,38 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
       expect(await update('member 3')).toBe(403);
       expect((await asRoot('GET', path)).body['name']).toBe('admin 2');
     });
+
+    it('holds against the member writing in parallel: nothing they send once the demotion is answered gets through', async () => {
+      const target = (await asRoot('POST', '/stories', { name: "root's", description: 'contended' })).body;
+      const path = `/stories/${String(target['id'])}`;
+      keep('racer', await register('racer'));
+      expect((await asRoot('PATCH', '/users/racer', { groups: ['admin'] })).status).toBe(200);
+      let demoted = false;
+      let stop = false;
+      const after: number[] = [];
+      const before: number[] = [];
+      // Each writer from an address of its own (the rate limits count by address); each of its
+      // requests a write of another table (its own story) and the update only an admin may make.
+      const writer = async (from: string) => {
+        for (let i = 0; !stop; i++) {
+          const sentAfter = demoted;
+          const own = as('racer', 'POST', '/stories', { name: `own ${i}`, description: 'theirs' }, from);
+          const status = (await as('racer', 'PATCH', path, { name: `race ${i}` }, from)).status;
+          expect((await own).status).toBe(201);
+          (sentAfter ? after : before).push(status);
+        }
+      };
+      const writers = Array.from({ length: 8 }, () => writer(newAddress()));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect((await asRoot('PATCH', '/users/racer', { groups: [] })).status).toBe(200);
+      demoted = true;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      stop = true;
+      await Promise.all(writers);
+      expect(before).toContain(200);
+      expect(after.length).toBeGreaterThan(0);
+      expect(after.filter((status) => status !== 403)).toEqual([]);
+    });
   });
 
   describe("a member's PUT keeps what they may not write", () => {
