@@ -45,6 +45,13 @@ async function opened(): Promise<{ service: SqlDatabase; behind: SqlDatabase }> 
 
 const run = (db: SqlDatabase, sql: string) => db.run({ sql, parameters: [] });
 
+/** The user table made again, as SQLite's migrations rebuild a table: a copy, the old one dropped, the copy renamed. */
+const REBUILD_USER = `
+  create table user_new (id integer primary key, groups text not null);
+  insert into user_new select * from "user";
+  drop table "user";
+  alter table user_new rename to "user";`;
+
 /** `version`'s value, and whether it moved since the last call. */
 function tracked(version: () => string | undefined) {
   let last = version();
@@ -123,21 +130,13 @@ describe('table versions', () => {
     const moved = tracked(version);
 
     // Rebuilt by another connection (as a migration by hand would): the triggers follow the name.
-    await behind.execute(`
-      create table user_new (id integer primary key, groups text not null);
-      insert into user_new select * from "user";
-      drop table "user";
-      alter table user_new rename to "user";`);
+    await behind.execute(REBUILD_USER);
     expect(moved()).toBe(true);
     await run(service, `update "user" set groups = 'x' where id = 1`);
     expect(moved()).toBe(true);
 
     // Dropped by the service's own connection, which drops its triggers: made again at the next version.
-    await service.execute(`
-      create table user_new (id integer primary key, groups text not null);
-      insert into user_new select * from "user";
-      drop table "user";
-      alter table user_new rename to "user";`);
+    await service.execute(REBUILD_USER);
     expect(moved()).toBe(true);
     await run(service, `update "user" set groups = 'y' where id = 1`);
     expect(moved()).toBe(true);
