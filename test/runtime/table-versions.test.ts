@@ -2,10 +2,10 @@
  * The version of some tables' rows (runtime/src/lib/sql/table-versions.ts), on SQLite: it moves
  * when the service's connection writes a watched table (an insert, an update, a delete, a
  * cascade), not another table; at any commit of another connection; at every schema change,
- * after which its triggers still count (the service's own DROP drops them: they are made
- * again); there is none inside a transaction, nor while a watched table is gone. None on
- * PostgreSQL. test/e2e/api-key.e2e.test.ts checks what authentication keeps
- * by it, over HTTP.
+ * after which its triggers still count (the service's own DROP drops them, its own rename takes
+ * them along: they are made again); there is none inside a transaction, nor while a watched table
+ * is gone. None on PostgreSQL. test/e2e/api-key.e2e.test.ts and test/e2e/trust.e2e.test.ts check
+ * what authentication keeps by it, over HTTP.
  */
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -87,8 +87,9 @@ export interface ServiceDatabase<R = unknown> {
   close(): Promise<void>;
   /**
    * A version of the rows of the models' tables: another value once any of them was written
-   * (lib/sql/table-versions.ts). Absent, or undefined, where that is not known cheaply
-   * (PostgreSQL, MongoDB, SQLite inside a transaction); absent on a database bound to a transaction.
+   * (lib/sql/table-versions.ts); the version itself is undefined while SQLite's writer is inside
+   * a transaction. None where that is not known cheaply (PostgreSQL, MongoDB), and none on a
+   * database bound to a transaction.
    */
   watch?(models: readonly string[]): TableVersion | undefined;
 }

@@ -1,10 +1,10 @@
 /**
  * A version of some tables' rows on SQLite: another value once any of their rows has been
  * inserted, changed or deleted, by this process or another, SQL behind the service's back
- * included. It lets authentication keep whom a request's credentials name (lib/auth/unchanged-reads.ts)
- * while the user and credential tables are unchanged. SQLite's `data_version` read on the
- * connection that never writes, which it replaces, moved at every commit of the service's own:
- * under a load of writes, every request read its caller again.
+ * included. It lets authentication keep whom a request's credentials name
+ * (lib/auth/unchanged-reads.ts) while the user and credential tables are unchanged. SQLite's
+ * `data_version` read on the connection that never writes, which it replaces, moved at every
+ * commit of the service's own: under a load of writes, every request read its caller again.
  *
  * Read on the connection that writes, outside its transactions, from three parts:
  * - the writes of this connection to the tables, counted as they happen by temporary triggers
@@ -15,11 +15,13 @@
  *   version is another one. They are first made at the first read outside a transaction (made
  *   in one that rolls back, they would be undone with it). Nothing else can undo them: the writer
  *   runs the runtime's statements only, and none drops a temporary trigger or sets `temp_store`.
+ *
  * Inside a transaction of the writer there is none: what it has written is not committed, and
  * what others commit meanwhile is not seen by it. The identification it keeps is read on the
  * reader connection: correct as long as neither connection keeps a read transaction open across
- * an await (no `iterate()`, no BEGIN on the reader): every statement reads what is committed now. Absent on PostgreSQL: reading such a version
- * costs a statement (a round trip), as the read it would save.
+ * an await (no `iterate()`, no BEGIN on the reader), so that every statement reads what is
+ * committed now. Absent on PostgreSQL: reading such a version costs a statement (a round trip),
+ * as the read it would save.
  */
 import type { TableVersion } from '../database.js';
 import { identifier, stringLiteral } from './quoting.js';
