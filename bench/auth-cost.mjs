@@ -1,14 +1,15 @@
 // What auth costs a member (issue 28, item 2): the generated blog project (x-ApiKey tokens, the
 // `readable` ACL on /authors), built twice in this process — auth on, and auth off — on SQLite and
 // then on PostgreSQL, and sent the same requests with Fastify's `inject`, rounds alternating; then
-// the GET of one author served by two server processes, under autocannon. With auth on, a
+// the GET of one author and the create of one served by two server processes, under autocannon. With auth on, a
 // registered member sends `Authorization: ApiKey <name>:<token>` on every request: the token
 // check, the ACL and field privacy are what the difference measures. Target: at most 1.15× the
 // CPU per request.
 //
 // SVCGEN_BASELINE=<a built checkout of another svcgen>: its blog too, in the same rounds (four
-// apps alternating in one process), each scenario a row of its own: a change measured side by side
-// (the served GET stays this checkout's alone).
+// apps alternating in one process; the served ones: four server processes), each scenario a row
+// of its own: a change measured side by side.
+import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,11 +40,11 @@ export async function run({ rounds = 15, requests = 400 } = {}) {
     projects.push({ label: ' (baseline)', project: (await builtStarter(`${work}-baseline`, baseline, api)).project });
   const rows = [['engine', 'scenario', 'auth off µs/req', 'auth on (a member) µs/req', 'on ÷ off']];
   for (const engine of ['sqlite', 'postgres']) rows.push(...(await measured(projects, engine, rounds, requests)));
-  for (const engine of ['sqlite', 'postgres']) rows.push(await served(project, engine));
+  for (const engine of ['sqlite', 'postgres']) rows.push(...(await served(projects, engine)));
   return {
     title: 'What auth costs a member: CPU per request, auth on vs. off (blog, x-ApiKey, SQLite and PostgreSQL, inject)',
     text: table(rows),
-    summary: `${rounds} alternating rounds of ${requests} requests sent one after another with Fastify's inject (medians of process CPU time per request, user + system, of this process only: PostgreSQL's own is not in it; the ratio is the median of each round's), 1,000 authors, both logging at level info${baseline ? '; "(baseline)": the checkout SVCGEN_BASELINE names, its apps in the same rounds' : ''}. "served": each its own server process, 50 authors, 20 connections, ${SERVED_ROUNDS} alternating rounds of 4 s (medians of the server's CPU per request from /proc). Target (issue 28): at most 1.15×.`,
+    summary: `${rounds} alternating rounds of ${requests} requests sent one after another with Fastify's inject (medians of process CPU time per request, user + system, of this process only: PostgreSQL's own is not in it; the ratio is the median of each round's), 1,000 authors, both logging at level info${baseline ? '; "(baseline)": the checkout SVCGEN_BASELINE names, its apps in the same rounds' : ''}. "served": each its own server process, 50 authors, 20 connections, ${SERVED_ROUNDS} alternating rounds of 4 s (medians of the server's CPU per request from /proc; a create sends a new email each time). Target (issue 28): at most 1.15×.`,
   };
 }
 
@@ -97,49 +98,72 @@ async function measured(projects, engine, rounds, requests) {
 
 const SERVED_ROUNDS = 5;
 
-/** The GET of one author served by a server with auth off and one with auth on, to a member: a row of the table. */
-async function served(project, engine) {
-  const urls = await benchDatabases(engine, work, ['served_off', 'served_on']);
-  const servers = {};
-  const headers = {};
+/** What `served` measures: a member's GET of one author, and their create of an author (each one of its own). */
+const SERVED = [
+  { name: 'GET one author, served', path: '/api/v2/authors/7' },
+  {
+    name: 'POST an author, served',
+    path: '/api/v2/authors',
+    method: 'POST',
+    makeBody: () => JSON.stringify({ name: 'served', email: `s-${randomUUID()}@example.com` }),
+  },
+];
+
+/**
+ * Each scenario of SERVED by a server with auth off and one with auth on (a member), for each
+ * project: rows of the table. Every server its own process, all of them in the same rounds.
+ */
+async function served(projects, engine) {
+  const contenders = projects.flatMap(({ label, project }, i) =>
+    ['off', 'on'].map((auth) => ({ label, project, auth, database: `served_${auth}_${i}` })),
+  );
+  const urls = await benchDatabases(
+    engine,
+    work,
+    contenders.map((c) => c.database),
+  );
   try {
-    for (const auth of ['off', 'on']) {
-      servers[auth] = await start(process.execPath, [join(project, 'dist/server.js')], {
-        cwd: project,
+    for (const contender of contenders) {
+      contender.server = await start(process.execPath, [join(contender.project, 'dist/server.js')], {
+        cwd: contender.project,
         ready: '/api/v2/authors?_limit=1',
         env: (port) => ({
           PORT: String(port),
-          SVC_DATABASE_URL: urls[`served_${auth}`],
+          SVC_DATABASE_URL: urls[contender.database],
           SVC_CONFIG: join(work, 'none.ini'),
-          SVC_AUTH: auth === 'on' ? 'true' : 'false',
+          SVC_AUTH: contender.auth === 'on' ? 'true' : 'false',
         }),
       });
-      const url = servers[auth].url;
-      headers[auth] = { 'content-type': 'application/json' };
-      if (auth === 'on') headers[auth].authorization = await registered(url);
+      const url = contender.server.url;
+      contender.headers = { 'content-type': 'application/json' };
+      if (contender.auth === 'on') contender.headers.authorization = await registered(url);
       for (let i = 0; i < 50; i++) {
         const body = JSON.stringify({ name: `author ${i}`, email: `a${i}@example.com` });
-        const reply = await fetch(`${url}/api/v2/authors`, { method: 'POST', headers: headers[auth], body });
-        if (reply.status !== 201) throw new Error(`seeding ${auth}: ${reply.status} ${await reply.text()}`);
+        const reply = await fetch(`${url}/api/v2/authors`, { method: 'POST', headers: contender.headers, body });
+        if (reply.status !== 201) throw new Error(`seeding ${contender.auth}: ${reply.status} ${await reply.text()}`);
       }
     }
-    const scenario = (auth) => ({
-      name: `GET one author, auth ${auth}`,
-      path: '/api/v2/authors/7',
-      headers: headers[auth],
-    });
-    const cpu = { off: [], on: [] };
-    for (const auth of ['off', 'on']) await measure(servers[auth].url, scenario(auth), 2, 20); // warm-up
-    for (let r = 0; r < SERVED_ROUNDS; r++)
-      for (const auth of ['off', 'on']) {
-        const before = cpuMicros(servers[auth].pid);
-        const result = await measure(servers[auth].url, scenario(auth), 4, 20);
-        cpu[auth].push((cpuMicros(servers[auth].pid) - before) / result.total);
+    const rows = [];
+    for (const scenario of SERVED) {
+      const run = (c, seconds) => measure(c.server.url, { ...scenario, headers: c.headers }, seconds, 20);
+      for (const c of contenders) await run(c, 2); // warm-up
+      const cpu = new Map(contenders.map((c) => [c, []]));
+      for (let r = 0; r < SERVED_ROUNDS; r++)
+        for (const c of contenders) {
+          const before = cpuMicros(c.server.pid);
+          const result = await run(c, 4);
+          cpu.get(c).push((cpuMicros(c.server.pid) - before) / result.total);
+        }
+      for (const { label } of projects) {
+        const [off, on] = ['off', 'on'].map((auth) =>
+          median(cpu.get(contenders.find((c) => c.label === label && c.auth === auth))),
+        );
+        rows.push([engine, `${scenario.name}${label}`, off.toFixed(1), on.toFixed(1), `${(on / off).toFixed(2)}×`]);
       }
-    const [off, on] = [median(cpu.off), median(cpu.on)];
-    return [engine, 'GET one author, served', off.toFixed(1), on.toFixed(1), `${(on / off).toFixed(2)}×`];
+    }
+    return rows;
   } finally {
-    for (const server of Object.values(servers)) server.stop();
+    for (const c of contenders) c.server?.stop();
   }
 }
 

@@ -284,15 +284,20 @@ export async function measure(url, given, seconds, connections, rate) {
     body: scenario.body,
     headers: scenario.headers,
   };
-  const options = scenario.ids
-    ? {
-        url,
-        requests: [
-          { ...request, setupRequest: (r) => ({ ...r, path: scenario.path.replace('{id}', String(nextId())) }) },
-        ],
-        ...(scenario.ids === 'fresh' ? { amount: scenario.fresh.length } : { duration: seconds }),
-      }
-    : { url: `${url}${scenario.path}`, ...request, duration: seconds };
+  // `makeBody`: each request's body of its own (a create of something unique).
+  const setupRequest = (r) => ({
+    ...r,
+    path: scenario.ids ? scenario.path.replace('{id}', String(nextId())) : scenario.path,
+    ...(scenario.makeBody ? { body: scenario.makeBody() } : {}),
+  });
+  const options =
+    scenario.ids || scenario.makeBody
+      ? {
+          url,
+          requests: [{ ...request, setupRequest }],
+          ...(scenario.ids === 'fresh' ? { amount: scenario.fresh.length } : { duration: seconds }),
+        }
+      : { url: `${url}${scenario.path}`, ...request, duration: seconds };
   /** @type {number[]} */
   const times = [];
   let first = Infinity;
