@@ -73,7 +73,7 @@ export class SearchIndexer {
       return;
     }
     if (!(await this.#pending(statements))) return;
-    while (await this.db.transaction((tx) => this.#tunedBatch(tx, model, statements)));
+    while (await this.#batchAlone(model, statements));
   }
 
   close(): void {
@@ -86,11 +86,7 @@ export class SearchIndexer {
     this.#scheduled.delete(model.name);
     const statements = this.#of(model);
     try {
-      while (
-        !this.#closed &&
-        (await this.db.transaction((tx) => this.#tunedBatch(tx, model, statements, BACKGROUND_BATCH)))
-      )
-        await yieldToRequests();
+      while (!this.#closed && (await this.#batchAlone(model, statements, BACKGROUND_BATCH))) await yieldToRequests();
     } catch {
       // The database is busy or gone: the marks stay, and the next search (or write) catches up.
     }
@@ -105,14 +101,17 @@ export class SearchIndexer {
   /**
    * A batch in a transaction of its own, the first of this process for the model setting the
    * index's `deletemerge` in it (a setting the index keeps; set again by each process, in case
-   * the index was rebuilt since). Not in a request's transaction, whose rollback would undo it.
+   * the index was rebuilt since). Not in a request's transaction, whose rollback would undo it;
+   * counted as set once its transaction has committed.
    */
-  async #tunedBatch(tx: SqlExecutor, model: Model, s: Statements, size?: number): Promise<boolean> {
-    if (!this.#tuned.has(model.name)) {
-      await tx.run({ sql: s.tune, parameters: [] });
-      this.#tuned.add(model.name);
-    }
-    return this.#batch(tx, s, size);
+  async #batchAlone(model: Model, s: Statements, size?: number): Promise<boolean> {
+    const tune = !this.#tuned.has(model.name);
+    const more = await this.db.transaction(async (tx) => {
+      if (tune) await tx.run({ sql: s.tune, parameters: [] });
+      return this.#batch(tx, s, size);
+    });
+    if (tune) this.#tuned.add(model.name);
+    return more;
   }
 
   /** One batch of up to `size` rows in the transaction `tx`; true when there may be more. */
