@@ -75,20 +75,10 @@ async function byApiKey(ctx: AuthContext, request: FastifyRequest) {
   const key = readApiKeyHeader(header);
   if (!key) return undefined;
   // Kept by a digest of the header, not the token itself.
-  return lookedUp(
-    ctx,
+  return ctx.identities.read(
     () => `apikey:${hash('sha256', header!, 'base64')}`,
     () => userOfApiKey(ctx, key),
   );
-}
-
-/** The last identification of the same credentials while the user and credential tables are unchanged, else `load`'s. */
-function lookedUp<T extends object>(
-  ctx: AuthContext,
-  key: () => string,
-  load: () => Promise<T | undefined>,
-): Promise<T | undefined> {
-  return ctx.identities.read(key(), load);
 }
 
 async function userOfApiKey(ctx: AuthContext, key: { user: string; token: string }) {
@@ -109,8 +99,7 @@ async function byTicket(ctx: AuthContext, request: FastifyRequest, reply: Fastif
   const now = Math.floor(ctx.now() / 1000);
   // A ticket from the future (beyond a minute of clock skew) is as bad as an old one.
   if (!verified || verified.issuedAt > now + 60 || now - verified.issuedAt > ctx.config.authTimeout) return undefined;
-  const found = await lookedUp(
-    ctx,
+  const found = await ctx.identities.read(
     () => `user:${verified.userKey}`,
     () => userAndEpoch(ctx, verified.userKey),
   );

@@ -24,15 +24,19 @@ export class UnchangedReads {
     this.#version = version;
   }
 
-  /** What `load` gives for `key` (undefined: nothing, not kept), or what it gave while the tables were unchanged. */
-  async read<T extends object>(key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+  /**
+   * What `load` gives for the key (undefined: nothing, not kept), or what it gave while the tables
+   * were unchanged. The key is made only where something may be kept (a digest, for a token).
+   */
+  async read<T extends object>(keyOf: () => string, load: () => Promise<T | undefined>): Promise<T | undefined> {
     const version = this.#version?.();
-    // None now (a transaction is open): read. A version never comes back once another was seen.
+    // None now (a transaction is open), or none at all: read. A version never comes back once another was seen.
     if (version === undefined) return load();
     if (version !== this.#seen) {
       this.#values.clear();
       this.#seen = version;
     }
+    const key = keyOf();
     const kept = this.#values.get(key) as T | undefined;
     if (kept !== undefined) return copyOf(kept);
     const value = await load();
