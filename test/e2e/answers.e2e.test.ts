@@ -3,7 +3,7 @@
  * other: a preSerialization hook that the service's own code adds (src/custom/extend.ts) sees every
  * one, and the ETags stay those that If-Match accepts. Sending an item as the JSON text its ETag
  * was taken from, which would skip such hooks, was measured and not kept (bench/RESULTS.md,
- * "GET one item: what the gap to the hand-written server is"); this guards whoever tries it next.
+ * "Where the gap to the hand-written server goes"); this guards whoever tries it next.
  * Blog in process, SQLite in memory.
  */
 import { join } from 'node:path';
