@@ -7,9 +7,8 @@
  * Blog in process, SQLite in memory.
  */
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtProject, openProjectDatabase } from '../support/project.js';
+import { builtProject, inProcessApp } from '../support/project.js';
 
 const BASE = '/api/v2';
 
@@ -36,13 +35,11 @@ describe('item answers and preSerialization hooks (blog, in process)', () => {
   });
 
   async function service(): Promise<App> {
-    const env = { SVC_CONFIG: join(dir, 'none.ini'), SVC_DATABASE_URL: 'sqlite::memory:' };
-    const db = await openProjectDatabase<{ close(): Promise<void> }>(dir, env);
-    opened.push(db);
-    const { loadServiceConfig } = await import(pathToFileURL(join(dir, 'dist/config.js')).href);
-    const { buildApp } = await import(pathToFileURL(join(dir, 'dist/app.js')).href);
-    const app = (await buildApp(loadServiceConfig(env), db, { logger: false })) as App;
-    opened.push(app);
+    const { app, db } = await inProcessApp<App>(dir, {
+      SVC_CONFIG: join(dir, 'none.ini'),
+      SVC_DATABASE_URL: 'sqlite::memory:',
+    });
+    opened.push(db, app);
     return app;
   }
 

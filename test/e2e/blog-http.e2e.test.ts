@@ -5,11 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api } from '../support/http.js';
-import { builtProject, openProjectDatabase } from '../support/project.js';
+import { builtProject, inProcessApp } from '../support/project.js';
 import { isOutboxWork, statementsDuring } from '../support/query-log.js';
 import { startService, type RunningService } from '../support/server.js';
 
@@ -457,12 +456,8 @@ describe('CORS settings (blog, in process)', () => {
       SVC_CORS_ENABLE: 'true',
       ...settings,
     };
-    const db = await openProjectDatabase<{ close(): Promise<void> }>(dir, env);
-    opened.push(db);
-    const { loadServiceConfig } = await import(pathToFileURL(join(dir, 'dist/config.js')).href);
-    const { buildApp } = await import(pathToFileURL(join(dir, 'dist/app.js')).href);
-    const app = (await buildApp(loadServiceConfig(env), db, { logger: false })) as App;
-    opened.push(app);
+    const { app, db } = await inProcessApp<App>(dir, env);
+    opened.push(db, app);
     return app;
   }
 

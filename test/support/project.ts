@@ -73,3 +73,21 @@ export async function openProjectDatabase<D>(dir: string, env: Record<string, st
   };
   return openDatabase(loadServiceConfig({ SVC_CONFIG: join(dir, 'none.ini'), ...env }));
 }
+
+/**
+ * The app of a compiled project, built in this process (requests go through `inject`) on the
+ * database its server would open with `env` as settings. Close the app, then the database.
+ */
+export async function inProcessApp<A>(
+  dir: string,
+  env: Record<string, string>,
+): Promise<{ app: A; db: { close(): Promise<void> } }> {
+  const db = await openProjectDatabase<{ close(): Promise<void> }>(dir, env);
+  const { loadServiceConfig } = (await import(pathToFileURL(join(dir, 'dist/config.js')).href)) as {
+    loadServiceConfig: (env: Record<string, string>) => unknown;
+  };
+  const { buildApp } = (await import(pathToFileURL(join(dir, 'dist/app.js')).href)) as {
+    buildApp: (config: unknown, db: unknown, options: object) => Promise<A>;
+  };
+  return { app: await buildApp(loadServiceConfig(env), db, { logger: false }), db };
+}
