@@ -14,6 +14,11 @@
 //   columns, with their GIN indexes).
 // Searches and totals are wrong afterwards; the scenarios are writes and read neither.
 //
+// "held off, no event" is, besides, a probe build (serve.mjs's `probeBuild`): the same compiled
+// service with the event's insert taken out of the runtime's one-step writes, the path every write of
+// these scenarios takes. It answers what the durable event costs, and what the service's own code
+// costs without it; its writes have no event, so it is only ever a measurement.
+//
 // SVCGEN_BENCH_RATE=5000 sends that many requests per second instead of as many as are answered:
 // every contender then does the same work in the same time, and its CPU per request compares
 // without the batching a faster server gets from a fuller event loop (its req/s is the rate).
@@ -27,6 +32,7 @@ import {
   builtStarter,
   measure,
   measuredWithCpu,
+  probeBuild,
   SCENARIOS,
   seed,
   startGenerated,
@@ -38,11 +44,25 @@ const work = join(root, '.tmp', 'bench-feature-cost');
 /** ramses-starter's one model's table. */
 const TABLE = 'item';
 const WRITES = SCENARIOS.filter((s) => s.method === 'POST' || s.method === 'PATCH' || s.method === 'DELETE');
-const CONTENDERS = ['generated', 'held off', 'hand-written'];
+const CONTENDERS = ['generated', 'held off', 'held off, no event', 'hand-written'];
+/** Where the one-step writes append their event (lib/sql/repository.ts, `writeRecorded`), taken out. */
+const NO_EVENT = [
+  {
+    file: 'lib/sql/repository.js',
+    from: 'return appendStatement(this.dialect, [newEvent(models, model, action, record)]);',
+    to: 'return undefined;',
+  },
+  {
+    file: 'lib/sql/repository.js',
+    from: 'return executor.all(withEvent(models, model, action, write));',
+    to: 'return executor.all(write);',
+  },
+];
 
 export async function run({ rounds = 3, seconds = 4, connections = 20 } = {}) {
   const rate = Number(process.env['SVCGEN_BENCH_RATE']) || undefined;
   const { project, modules } = await builtStarter(work);
+  const noEvent = probeBuild(project, join(work, 'no-event'), NO_EVENT);
   const rows = [['engine', 'scenario', 'contender', 'req/s', '÷ hand-written', 'p99 ms', 'server CPU µs/request']];
   for (const engine of ['sqlite', 'postgres']) {
     for (const name of CONTENDERS)
@@ -51,11 +71,13 @@ export async function run({ rounds = 3, seconds = 4, connections = 20 } = {}) {
     const servers = {
       generated: await startGenerated(project, databases['generated']),
       'held off': await startGenerated(project, databases['held off']),
+      'held off, no event': await startGenerated(noEvent, databases['held off, no event']),
       'hand-written': await startHandWritten(modules, databases['hand-written']),
     };
     try {
       for (const server of Object.values(servers)) await seed(server.url, 1000);
       await holdOff(engine, databases['held off'], modules);
+      await holdOff(engine, databases['held off, no event'], modules);
       for (const scenario of WRITES) {
         const results = Object.fromEntries(CONTENDERS.map((name) => [name, []]));
         for (const name of CONTENDERS) await measure(servers[name].url, scenario, 1, connections); // warm-up
@@ -81,7 +103,7 @@ export async function run({ rounds = 3, seconds = 4, connections = 20 } = {}) {
   return {
     title: `What the write features cost, served${rate ? ` at ${rate.toLocaleString('en')} requests/s` : ''} (ramses-starter Item, SQLite and PostgreSQL)`,
     text: table(rows),
-    summary: `autocannon, ${connections} connections${rate ? `, ${rate.toLocaleString('en')} requests per second` : ''}, ${rounds} alternating rounds of ${seconds} s per server and scenario (medians; CPU is the server process's user + system time from /proc), 1,000 rows. "held off": the same generated service with the full-text index's upkeep and the kept row counts held off in its database (SQLite: their triggers dropped, the index told it has every row; PostgreSQL: the row-count triggers and the tsvector columns dropped). Every write still appends its event. Hand-written: bench/serve.mjs's, which has no search, no kept counts and no events.`,
+    summary: `autocannon, ${connections} connections${rate ? `, ${rate.toLocaleString('en')} requests per second` : ''}, ${rounds} alternating rounds of ${seconds} s per server and scenario (medians; CPU is the server process's user + system time from /proc), 1,000 rows. "held off": the same generated service with the full-text index's upkeep and the kept row counts held off in its database (SQLite: their triggers dropped, the index told it has every row; PostgreSQL: the row-count triggers and the tsvector columns dropped). Every write still appends its event, but in "held off, no event": the same held-off service built without the event's insert (a probe, bench/serve.mjs's probeBuild). Hand-written: bench/serve.mjs's, which has no search, no kept counts and no events.`,
   };
 }
 

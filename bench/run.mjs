@@ -15,6 +15,7 @@ const benchmarks = [
   { name: 'serve', load: () => import('./serve.mjs') },
   { name: 'gc', load: () => import('./gc.mjs') },
   { name: 'feature-cost', load: () => import('./feature-cost.mjs') },
+  { name: 'read-cost', load: () => import('./read-cost.mjs') },
   { name: 'fts-deletemerge', load: () => import('./fts-deletemerge.mjs') },
   { name: 'route-schemas', load: () => import('./route-schemas.mjs') },
   { name: 'mongodb', load: () => import('./serve-mongodb.mjs') },

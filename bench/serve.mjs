@@ -8,7 +8,7 @@
 // logging requests at level info (to /dev/null). Rounds alternate A B C A B C … so that the VM's
 // noise hits all alike; the table shows the medians of the rounds.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -56,6 +56,30 @@ export async function builtStarter(work, generator = root, api = join(root, 'fix
   const modules = await linkDependencies(project);
   execFileSync(join(modules, '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: project, stdio: 'inherit' });
   return { project, modules };
+}
+
+/**
+ * A copy of the built `project` in `dir` with `patches` ({ file, from, to }) applied to its
+ * compiled `dist/`: a probe that measures what one part of the runtime costs by serving the service
+ * without it. Never a build to run for anything else. Each `from` must occur exactly once, or this
+ * throws: the probe no longer fits the runtime and must be written again. The rest of the project
+ * (node_modules among it) is linked, not copied.
+ */
+export function probeBuild(project, dir, patches) {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  for (const entry of readdirSync(project))
+    if (entry === 'dist') cpSync(join(project, 'dist'), join(dir, 'dist'), { recursive: true });
+    else symlinkSync(join(project, entry), join(dir, entry));
+  for (const { file, from, to } of patches) {
+    const path = join(dir, 'dist', file);
+    const text = readFileSync(path, 'utf8');
+    const at = text.indexOf(from);
+    if (at < 0 || text.indexOf(from, at + 1) >= 0)
+      throw new Error(`probe of ${dir}: ${JSON.stringify(from)} is not once in dist/${file}; write the probe again`);
+    writeFileSync(path, text.slice(0, at) + to + text.slice(at + from.length));
+  }
+  return dir;
 }
 
 const CONTENDERS = ['generated', 'hand-written', 'Platformatic'];

@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+// What a GET of one item pays for the contract's ETag and security headers, served: the generated
+// ramses-starter service as built, a probe build of it without the two (bench/serve.mjs's
+// `probeBuild`: the ETag's digest and the onSend hook that sets nosniff and no-store taken out of
+// its compiled runtime), and the hand-written server, which sends neither. Side by side on SQLite
+// and PostgreSQL; what is left between the probe and the hand-written server is the generic read
+// path itself (policy, route context, repository, serializer, hooks).
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median, table } from './lib.mjs';
+import {
+  benchDatabases,
+  builtStarter,
+  measure,
+  measuredWithCpu,
+  probeBuild,
+  SCENARIOS,
+  seed,
+  startGenerated,
+  startHandWritten,
+} from './serve.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const work = join(root, '.tmp', 'bench-read-cost');
+const CONTENDERS = ['generated', 'no ETag or headers', 'hand-written'];
+const GET_ONE = SCENARIOS.find((s) => s.name === 'GET one item');
+/** The item's ETag (lib/http/reads.ts, `show`) and the security headers' hook (lib/http/app.ts), taken out. */
+const BARE = [
+  { file: 'lib/http/reads.js', from: "reply.header('etag', etagOf(whole));", to: '' },
+  { file: 'lib/http/app.js', from: "app.addHook('onSend',", to: "(() => undefined)('onSend'," },
+];
+
+export async function run({ rounds = 7, seconds = 4, connections = 20 } = {}) {
+  const { project, modules } = await builtStarter(work);
+  const bare = probeBuild(project, join(work, 'bare'), BARE);
+  const rows = [['engine', 'contender', 'req/s', '÷ hand-written', 'p99 ms', 'server CPU µs/request']];
+  for (const engine of ['sqlite', 'postgres']) {
+    for (const name of CONTENDERS)
+      for (const suffix of ['', '-wal', '-shm']) rmSync(join(work, `${name}.db${suffix}`), { force: true });
+    const databases = await benchDatabases(engine, work, CONTENDERS);
+    const servers = {
+      generated: await startGenerated(project, databases['generated']),
+      'no ETag or headers': await startGenerated(bare, databases['no ETag or headers']),
+      'hand-written': await startHandWritten(modules, databases['hand-written']),
+    };
+    try {
+      for (const server of Object.values(servers)) await seed(server.url, 1000);
+      const results = Object.fromEntries(CONTENDERS.map((name) => [name, []]));
+      for (const name of CONTENDERS) await measure(servers[name].url, GET_ONE, 2, connections); // warm-up
+      for (let r = 0; r < rounds; r++)
+        for (const name of CONTENDERS)
+          results[name].push(await measuredWithCpu(servers[name], GET_ONE, seconds, connections));
+      const m = (name, key) => median(results[name].map((x) => x[key]));
+      for (const name of CONTENDERS)
+        rows.push([
+          engine,
+          name,
+          Math.round(m(name, 'rps')),
+          `${(m(name, 'rps') / m('hand-written', 'rps')).toFixed(2)}×`,
+          m(name, 'p99'),
+          Math.round(m(name, 'cpuMicros')),
+        ]);
+    } finally {
+      for (const server of Object.values(servers)) server.stop();
+    }
+  }
+  return {
+    title:
+      'What GET one item pays for its ETag and security headers, served (ramses-starter Item, SQLite and PostgreSQL)',
+    text: table(rows),
+    summary: `autocannon, ${connections} connections, ${rounds} alternating rounds of ${seconds} s per server (medians; CPU is the server process's user + system time from /proc), 1,000 rows. "no ETag or headers": the same compiled service without the item's ETag and without the onSend hook that sets X-Content-Type-Options and Cache-Control (a probe, bench/serve.mjs's probeBuild). Hand-written: bench/serve.mjs's, which sends neither.`,
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const result = await run();
+  console.log(`## ${result.title}\n\n${result.text}\n\n${result.summary}`);
+}
