@@ -26,15 +26,14 @@ import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median, table } from './lib.mjs';
+import { table } from './lib.mjs';
 import {
   benchDatabases,
   builtStarter,
-  measure,
-  measuredWithCpu,
   probeBuild,
   SCENARIOS,
   seed,
+  sideBySide,
   startGenerated,
   startHandWritten,
 } from './serve.mjs';
@@ -78,24 +77,9 @@ export async function run({ rounds = 3, seconds = 4, connections = 20 } = {}) {
       for (const server of Object.values(servers)) await seed(server.url, 1000);
       await holdOff(engine, databases['held off'], modules);
       await holdOff(engine, databases['held off, no event'], modules);
-      for (const scenario of WRITES) {
-        const results = Object.fromEntries(CONTENDERS.map((name) => [name, []]));
-        for (const name of CONTENDERS) await measure(servers[name].url, scenario, 1, connections); // warm-up
-        for (let r = 0; r < rounds; r++)
-          for (const name of CONTENDERS)
-            results[name].push(await measuredWithCpu(servers[name], scenario, seconds, connections, rate));
-        const m = (name, key) => median(results[name].map((x) => x[key]));
-        for (const name of CONTENDERS)
-          rows.push([
-            engine,
-            scenario.name,
-            name,
-            Math.round(m(name, 'rps')),
-            `${(m(name, 'rps') / m('hand-written', 'rps')).toFixed(2)}×`,
-            m(name, 'p99'),
-            Math.round(m(name, 'cpuMicros')),
-          ]);
-      }
+      for (const scenario of WRITES)
+        for (const cells of await sideBySide(servers, scenario, { rounds, seconds, connections, rate }))
+          rows.push([engine, scenario.name, ...cells]);
     } finally {
       for (const server of Object.values(servers)) server.stop();
     }

@@ -8,15 +8,14 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median, table } from './lib.mjs';
+import { table } from './lib.mjs';
 import {
   benchDatabases,
   builtStarter,
-  measure,
-  measuredWithCpu,
   probeBuild,
   SCENARIOS,
   seed,
+  sideBySide,
   startGenerated,
   startHandWritten,
 } from './serve.mjs';
@@ -46,21 +45,8 @@ export async function run({ rounds = 7, seconds = 4, connections = 20 } = {}) {
     };
     try {
       for (const server of Object.values(servers)) await seed(server.url, 1000);
-      const results = Object.fromEntries(CONTENDERS.map((name) => [name, []]));
-      for (const name of CONTENDERS) await measure(servers[name].url, GET_ONE, 2, connections); // warm-up
-      for (let r = 0; r < rounds; r++)
-        for (const name of CONTENDERS)
-          results[name].push(await measuredWithCpu(servers[name], GET_ONE, seconds, connections));
-      const m = (name, key) => median(results[name].map((x) => x[key]));
-      for (const name of CONTENDERS)
-        rows.push([
-          engine,
-          name,
-          Math.round(m(name, 'rps')),
-          `${(m(name, 'rps') / m('hand-written', 'rps')).toFixed(2)}×`,
-          m(name, 'p99'),
-          Math.round(m(name, 'cpuMicros')),
-        ]);
+      for (const cells of await sideBySide(servers, GET_ONE, { rounds, seconds, connections, warmUp: 2 }))
+        rows.push([engine, ...cells]);
     } finally {
       for (const server of Object.values(servers)) server.stop();
     }

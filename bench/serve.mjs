@@ -82,6 +82,29 @@ export function probeBuild(project, dir, patches) {
   return dir;
 }
 
+/**
+ * `scenario` served by each of `servers` ({ name: started server }) in alternating rounds after a
+ * warm-up: per server, in order, the medians of its req/s (and their ratio to "hand-written"'s), p99 ms
+ * and CPU µs per request, as a table's cells.
+ */
+export async function sideBySide(servers, scenario, { rounds, seconds, connections, rate, warmUp = 1 }) {
+  const names = Object.keys(servers);
+  const results = Object.fromEntries(names.map((name) => [name, []]));
+  for (const name of names) await measure(servers[name].url, scenario, warmUp, connections);
+  for (let r = 0; r < rounds; r++)
+    for (const name of names)
+      results[name].push(await measuredWithCpu(servers[name], scenario, seconds, connections, rate));
+  const m = (name, key) => median(results[name].map((x) => x[key]));
+  const reference = m('hand-written', 'rps');
+  return names.map((name) => [
+    name,
+    Math.round(m(name, 'rps')),
+    `${(m(name, 'rps') / reference).toFixed(2)}×`,
+    m(name, 'p99'),
+    Math.round(m(name, 'cpuMicros')),
+  ]);
+}
+
 const CONTENDERS = ['generated', 'hand-written', 'Platformatic'];
 
 /** Each contender's URLs for the scenarios: Platformatic names its routes after the table and pages with `limit`, counting with `totalCount`. */
