@@ -22,7 +22,6 @@
 // SVCGEN_BENCH_RATE=5000 sends that many requests per second instead of as many as are answered:
 // every contender then does the same work in the same time, and its CPU per request compares
 // without the batching a faster server gets from a fuller event loop (its req/s is the rate).
-import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,8 +63,6 @@ export async function run({ rounds = 3, seconds = 4, connections = 20 } = {}) {
   const noEvent = probeBuild(project, join(work, 'no-event'), NO_EVENT);
   const rows = [['engine', 'scenario', 'contender', 'req/s', '÷ hand-written', 'p99 ms', 'server CPU µs/request']];
   for (const engine of ['sqlite', 'postgres']) {
-    for (const name of CONTENDERS)
-      for (const suffix of ['', '-wal', '-shm']) rmSync(join(work, `${name}.db${suffix}`), { force: true });
     const databases = await benchDatabases(engine, work, CONTENDERS);
     const servers = {
       generated: await startGenerated(project, databases['generated']),

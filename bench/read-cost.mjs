@@ -5,7 +5,6 @@
 // its compiled runtime), and the hand-written server, which sends neither. Side by side on SQLite
 // and PostgreSQL; what is left between the probe and the hand-written server is the generic read
 // path itself (policy, route context, repository, serializer, hooks).
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { table } from './lib.mjs';
@@ -35,8 +34,6 @@ export async function run({ rounds = 7, seconds = 4, connections = 20 } = {}) {
   const bare = probeBuild(project, join(work, 'bare'), BARE);
   const rows = [['engine', 'contender', 'req/s', '÷ hand-written', 'p99 ms', 'server CPU µs/request']];
   for (const engine of ['sqlite', 'postgres']) {
-    for (const name of CONTENDERS)
-      for (const suffix of ['', '-wal', '-shm']) rmSync(join(work, `${name}.db${suffix}`), { force: true });
     const databases = await benchDatabases(engine, work, CONTENDERS);
     const servers = {
       generated: await startGenerated(project, databases['generated']),

@@ -216,9 +216,13 @@ export function cpuMicros(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
-/** One database per contender: SQLite files in the work folder, or fresh PostgreSQL databases on the test cluster. */
+/** A fresh database per contender: SQLite files in `dir` (any left from before removed), or PostgreSQL databases on the test cluster. */
 export async function benchDatabases(engine, dir = work, names = CONTENDERS) {
-  if (engine === 'sqlite') return Object.fromEntries(names.map((name) => [name, `sqlite:${join(dir, `${name}.db`)}`]));
+  if (engine === 'sqlite') {
+    const files = names.map((name) => [name, join(dir, `${name}.db`)]);
+    for (const [, file] of files) for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+    return Object.fromEntries(files.map(([name, file]) => [name, `sqlite:${file}`]));
+  }
   const admin = execFileSync('bash', [join(root, 'scripts/postgres.sh'), 'start'], { encoding: 'utf8' })
     .trim()
     .split('\n')
