@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // What the contract's write features cost, served: the generated ramses-starter service as built,
 // the same service with the full-text index's upkeep and the kept row counts held off in its
-// database, and the hand-written server (bench/serve.mjs's contenders), side by side on SQLite and
-// PostgreSQL under serve.mjs's writes. What is left between the second and the third is what the
+// database, and the hand-written server (bench/serve.mjs's contenders) without and with the
+// contract's ETag, headers and events, side by side on SQLite and PostgreSQL under serve.mjs's writes. What is left between the second and the third is what the
 // service's own code costs, with the durable event every write appends (which lives in the
 // runtime's statements and cannot be held off from outside).
 //
@@ -29,6 +29,7 @@ import { table } from './lib.mjs';
 import {
   benchDatabases,
   builtStarter,
+  HAND_WRITTEN_ALL,
   probeBuild,
   SCENARIOS,
   seed,
@@ -42,7 +43,7 @@ const work = join(root, '.tmp', 'bench-feature-cost');
 /** ramses-starter's one model's table. */
 const TABLE = 'item';
 const WRITES = SCENARIOS.filter((s) => s.method === 'POST' || s.method === 'PATCH' || s.method === 'DELETE');
-const CONTENDERS = ['generated', 'held off', 'held off, no event', 'hand-written'];
+const CONTENDERS = ['generated', 'held off', 'held off, no event', 'hand-written', HAND_WRITTEN_ALL];
 /** Where the one-step writes append their event (lib/sql/repository.ts, `writeRecorded`), taken out. */
 const NO_EVENT = [
   {
@@ -61,7 +62,19 @@ export async function run({ rounds = 3, seconds = 4, connections = 20 } = {}) {
   const rate = Number(process.env['SVCGEN_BENCH_RATE']) || undefined;
   const { project, modules } = await builtStarter(work);
   const noEvent = probeBuild(project, join(work, 'no-event'), NO_EVENT);
-  const rows = [['engine', 'scenario', 'contender', 'req/s', '÷ hand-written', 'p99 ms', 'server CPU µs/request']];
+  const rows = [
+    [
+      'engine',
+      'scenario',
+      'contender',
+      'req/s',
+      '÷ hand-written',
+      '÷ hand-written +',
+      'p99 ms',
+      'server CPU µs/request',
+    ],
+  ];
+  const references = ['hand-written', HAND_WRITTEN_ALL];
   for (const engine of ['sqlite', 'postgres']) {
     const databases = await benchDatabases(engine, work, CONTENDERS);
     const servers = {
@@ -69,13 +82,14 @@ export async function run({ rounds = 3, seconds = 4, connections = 20 } = {}) {
       'held off': await startGenerated(project, databases['held off']),
       'held off, no event': await startGenerated(noEvent, databases['held off, no event']),
       'hand-written': await startHandWritten(modules, databases['hand-written']),
+      [HAND_WRITTEN_ALL]: await startHandWritten(modules, databases[HAND_WRITTEN_ALL], { contract: true }),
     };
     try {
       for (const server of Object.values(servers)) await seed(server.url, 1000);
       await holdOff(engine, databases['held off'], modules);
       await holdOff(engine, databases['held off, no event'], modules);
       for (const scenario of WRITES)
-        for (const cells of await sideBySide(servers, scenario, { rounds, seconds, connections, rate }))
+        for (const cells of await sideBySide(servers, scenario, { rounds, seconds, connections, rate, references }))
           rows.push([engine, scenario.name, ...cells]);
     } finally {
       for (const server of Object.values(servers)) server.stop();
@@ -84,7 +98,7 @@ export async function run({ rounds = 3, seconds = 4, connections = 20 } = {}) {
   return {
     title: `What the write features cost, served${rate ? ` at ${rate.toLocaleString('en')} requests/s` : ''} (ramses-starter Item, SQLite and PostgreSQL)`,
     text: table(rows),
-    summary: `autocannon, ${connections} connections${rate ? `, ${rate.toLocaleString('en')} requests per second` : ''}, ${rounds} alternating rounds of ${seconds} s per server and scenario (medians; CPU is the server process's user + system time from /proc), 1,000 rows. "held off": the same generated service with the full-text index's upkeep and the kept row counts held off in its database (SQLite: their triggers dropped, the index told it has every row; PostgreSQL: the row-count triggers and the tsvector columns dropped). Every write still appends its event, but in "held off, no event": the same held-off service built without the event's insert (a probe, bench/serve.mjs's probeBuild). Hand-written: bench/serve.mjs's, which has no search, no kept counts and no events.`,
+    summary: `autocannon, ${connections} connections${rate ? `, ${rate.toLocaleString('en')} requests per second` : ''}, ${rounds} alternating rounds of ${seconds} s per server and scenario (medians; CPU is the server process's user + system time from /proc), 1,000 rows. "held off": the same generated service with the full-text index's upkeep and the kept row counts held off in its database (SQLite: their triggers dropped, the index told it has every row; PostgreSQL: the row-count triggers and the tsvector columns dropped). Every write still appends its event, but in "held off, no event": the same held-off service built without the event's insert (a probe, bench/serve.mjs's probeBuild). Hand-written: bench/serve.mjs's, which has no search, no kept counts and no events; "${HAND_WRITTEN_ALL}" ("hand-written +"): the same server with the item's ETag, If-Match, the security headers and each write's event in the write's transaction (PostgreSQL: in its statement), still without search or kept counts (bench/hand-written, \`contract\`).`,
   };
 }
 

@@ -1,6 +1,7 @@
 // The generated service against a hand-written Fastify server of the same model (ramses-starter's
-// Item; better-sqlite3 or node-postgres, prepared statements) and against Platformatic DB 2.x
-// (the peer a user would pick instead), with autocannon on 127.0.0.1: GET one item, GET a page
+// Item; better-sqlite3 or node-postgres, prepared statements), that server again with what the
+// contract asks besides the shapes (ETag and If-Match, security headers, an event per write), and
+// against Platformatic DB 2.x (the peer a user would pick instead), with autocannon on 127.0.0.1: GET one item, GET a page
 // of 20 with its total, POST, PATCH and DELETE of one item. On SQLite and on PostgreSQL. Target:
 // ≥ 1.0× the hand-written server with p99 at most 1.2× of it, and ≥ 1.3× Platformatic.
 //
@@ -84,10 +85,14 @@ export function probeBuild(project, dir, patches) {
 
 /**
  * `scenario` served by each of `servers` ({ name: started server }) in alternating rounds after a
- * warm-up: per server, in order, the medians of its req/s (and their ratio to "hand-written"'s), p99 ms
- * and CPU µs per request, as a table's cells.
+ * warm-up: per server, in order, the medians of its req/s (and their ratio to each of the
+ * `references`' req/s, "hand-written" unless told), p99 ms and CPU µs per request, as a table's cells.
  */
-export async function sideBySide(servers, scenario, { rounds, seconds, connections, rate, warmUp = 1 }) {
+export async function sideBySide(
+  servers,
+  scenario,
+  { rounds, seconds, connections, rate, warmUp = 1, references = ['hand-written'] },
+) {
   const names = Object.keys(servers);
   const results = Object.fromEntries(names.map((name) => [name, []]));
   for (const name of names) await measure(servers[name].url, scenario, warmUp, connections);
@@ -95,23 +100,28 @@ export async function sideBySide(servers, scenario, { rounds, seconds, connectio
     for (const name of names)
       results[name].push(await measuredWithCpu(servers[name], scenario, seconds, connections, rate));
   const m = (name, key) => median(results[name].map((x) => x[key]));
-  const reference = m('hand-written', 'rps');
   return names.map((name) => [
     name,
     Math.round(m(name, 'rps')),
-    `${(m(name, 'rps') / reference).toFixed(2)}×`,
+    ...references.map((reference) => `${(m(name, 'rps') / m(reference, 'rps')).toFixed(2)}×`),
     m(name, 'p99'),
     Math.round(m(name, 'cpuMicros')),
   ]);
 }
 
-const CONTENDERS = ['generated', 'hand-written', 'Platformatic'];
+/**
+ * The hand-written server with what the contract asks besides the shapes (bench/hand-written,
+ * `contract`): the item's ETag and If-Match, the security headers, an event per write.
+ */
+export const HAND_WRITTEN_ALL = 'hand-written + ETag, headers, events';
+const CONTENDERS = ['generated', 'hand-written', HAND_WRITTEN_ALL, 'Platformatic'];
 
 /** Each contender's URLs for the scenarios: Platformatic names its routes after the table and pages with `limit`, counting with `totalCount`. */
 const SAME = Object.fromEntries(SCENARIOS.map((s) => [s.name, s.path]));
 const PATHS = {
   generated: SAME,
   'hand-written': SAME,
+  [HAND_WRITTEN_ALL]: SAME,
   // Platformatic DB has no PATCH: its PUT of one item changes the fields it is given.
   Platformatic: {
     'GET one item': '/v1/item/500',
@@ -136,20 +146,25 @@ export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
       'scenario',
       'generated req/s',
       'hand-written req/s',
+      'hand-written + req/s',
       'Platformatic req/s',
       '÷ hand-written',
+      '÷ hand-written +',
       '÷ Platformatic',
-      'p99 ms gen / hand / Platf.',
+      'p99 ms gen / hand / hand + / Platf.',
       'p99 ÷ hand-written',
-      'server CPU µs/request gen / hand / Platf.',
+      'p99 ÷ hand-written +',
+      'server CPU µs/request gen / hand / hand + / Platf.',
     ],
   ];
   const misses = [];
+  const missesAll = [];
   for (const engine of ['sqlite', 'postgres']) {
     const databases = await benchDatabases(engine);
     const servers = {
       generated: await startGenerated(project, databases.generated),
       'hand-written': await startHandWritten(modules, databases['hand-written']),
+      [HAND_WRITTEN_ALL]: await startHandWritten(modules, databases[HAND_WRITTEN_ALL], { contract: true }),
       Platformatic: await start(
         process.execPath,
         [join(root, 'bench/platformatic/server.mjs'), platformatic, databases.Platformatic],
@@ -174,21 +189,21 @@ export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
         const rps = (name) => median(results[name].map((x) => x.rps));
         const p99 = (name) => median(results[name].map((x) => x.p99));
         const cpu = (name) => Math.round(median(results[name].map((x) => x.cpuMicros)));
-        const [g, h, p] = CONTENDERS.map(rps);
+        const [g, h, a, p] = CONTENDERS.map(rps);
         const latency = p99('generated') / p99('hand-written');
+        const latencyAll = p99('generated') / p99(HAND_WRITTEN_ALL);
         rows.push([
           engine,
           scenario.name,
-          Math.round(g),
-          Math.round(h),
-          Math.round(p),
-          `${(g / h).toFixed(2)}×`,
-          `${(g / p).toFixed(2)}×`,
+          ...[g, h, a, p].map(Math.round),
+          ...[h, a, p].map((other) => `${(g / other).toFixed(2)}×`),
           CONTENDERS.map((n) => p99(n)).join(' / '),
           `${latency.toFixed(2)}×`,
+          `${latencyAll.toFixed(2)}×`,
           CONTENDERS.map(cpu).join(' / '),
         ]);
         if (g / h < 1 || latency > 1.2 || g / p < 1.3) misses.push(`${engine} ${scenario.name}`);
+        if (g / a < 1 || latencyAll > 1.2) missesAll.push(`${engine} ${scenario.name}`);
       }
     } finally {
       for (const server of Object.values(servers)) server.stop();
@@ -198,7 +213,7 @@ export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
     title:
       'Serving: generated vs. hand-written Fastify and Platformatic DB 2.x (ramses-starter Item, SQLite and PostgreSQL)',
     text: table(rows),
-    summary: `autocannon, ${connections} connections, ${rounds} alternating rounds of ${seconds} s per server and scenario (medians of req/s, of p99 and of the server process's CPU time per request, user + system from /proc), 1,000 rows. Hand-written: Fastify with prepared statements (better-sqlite3 / node-postgres, page and count at once on PostgreSQL); Platformatic DB 2.61 (sql-mapper + sql-openapi, SQLite in WAL), counting its total, its PUT of one item standing for PATCH. PATCH changes one of the 1,000 seeded items after another; DELETE removes ${SCENARIOS.at(-1).count.toLocaleString('en')} items made for it before each round (a fixed number of requests, not ${seconds} s; its req/s are the answers over the time from the first request to the last answer). p99 from each answer's time, to the hundredth of a ms. Target (issue 28) ≥ 1.0× hand-written with p99 ≤ 1.2× of it, and ≥ 1.3× Platformatic: ${misses.length ? `NOT met for ${misses.join(', ')}` : 'met'}.`,
+    summary: `autocannon, ${connections} connections, ${rounds} alternating rounds of ${seconds} s per server and scenario (medians of req/s, of p99 and of the server process's CPU time per request, user + system from /proc), 1,000 rows. Hand-written: Fastify with prepared statements (better-sqlite3 / node-postgres, page and count at once on PostgreSQL); Platformatic DB 2.61 (sql-mapper + sql-openapi, SQLite in WAL), counting its total, its PUT of one item standing for PATCH. PATCH changes one of the 1,000 seeded items after another; DELETE removes ${SCENARIOS.at(-1).count.toLocaleString('en')} items made for it before each round (a fixed number of requests, not ${seconds} s; its req/s are the answers over the time from the first request to the last answer). p99 from each answer's time, to the hundredth of a ms. "${HAND_WRITTEN_ALL}" ("hand +"): the same hand-written server with the contract's duties the bare one leaves out: the item's ETag (a digest of its row) and If-Match, X-Content-Type-Options and Cache-Control on every answer, each write's event in its transaction (PostgreSQL: in its statement); neither has a search index or kept counts. Target (issue 28) ≥ 1.0× hand-written with p99 ≤ 1.2× of it, and ≥ 1.3× Platformatic: ${misses.length ? `NOT met for ${misses.join(', ')}` : 'met'}. Against "hand +" (≥ 1.0×, p99 ≤ 1.2×): ${missesAll.length ? `NOT met for ${missesAll.join(', ')}` : 'met'}.`,
   };
 }
 
@@ -219,7 +234,7 @@ export function cpuMicros(pid) {
 /** A fresh database per contender: SQLite files in `dir` (any left from before removed), or PostgreSQL databases on the test cluster. */
 export async function benchDatabases(engine, dir = work, names = CONTENDERS) {
   if (engine === 'sqlite') {
-    const files = names.map((name) => [name, join(dir, `${name}.db`)]);
+    const files = names.map((name) => [name, join(dir, `${name.replace(/\W+/g, '-')}.db`)]);
     for (const [, file] of files) for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
     return Object.fromEntries(files.map(([name, file]) => [name, `sqlite:${file}`]));
   }
@@ -254,8 +269,11 @@ export function startGenerated(project, database, { nodeArgs = [], env = {} } = 
   });
 }
 
-/** bench/hand-written's server on `database` (`sqlite:<file>` or a PostgreSQL URL), with the packages in `modules`. */
-export function startHandWritten(modules, database, { nodeArgs = [], env = {} } = {}) {
+/**
+ * bench/hand-written's server on `database` (`sqlite:<file>` or a PostgreSQL URL), with the packages
+ * in `modules`; with `contract`, with the contract's ETag, security headers and events too.
+ */
+export function startHandWritten(modules, database, { nodeArgs = [], env = {}, contract = false } = {}) {
   const sqlite = database.startsWith('sqlite:');
   return start(
     process.execPath,
@@ -265,13 +283,13 @@ export function startHandWritten(modules, database, { nodeArgs = [], env = {} } 
       modules,
       sqlite ? database.slice('sqlite:'.length) : database,
     ],
-    { portArg: true, env: () => env },
+    { portArg: true, afterPort: contract ? ['contract'] : [], env: () => env },
   );
 }
 
-export async function start(command, args, { cwd, env, portArg, ready = '/v1/items?_limit=1' } = {}) {
+export async function start(command, args, { cwd, env, portArg, afterPort = [], ready = '/v1/items?_limit=1' } = {}) {
   const port = await freePort();
-  const child = spawn(command, portArg ? [...args, String(port)] : args, {
+  const child = spawn(command, portArg ? [...args, String(port), ...afterPort] : args, {
     cwd,
     env: { ...process.env, ...(env ? env(port) : {}) },
     stdio: 'ignore',

@@ -1,18 +1,35 @@
 // The hand-written contender of bench/serve.mjs: the Item API of ramses-starter as a good Fastify
 // developer would write it with better-sqlite3 — prepared statements, the same JSON shapes
 // (_type, _pk, _self, the collection envelope with total), the same body validation and request
-// logging. Usage: node server.mjs <node_modules> <sqlite file> <port>; or import `handWrittenApp`
+// logging. With `contract`, also the contract's ETag and If-Match, security headers and an event
+// per write in the write's transaction (shapes.mjs), still no search index and no kept counts.
+// Usage: node server.mjs <node_modules> <sqlite file> <port> [contract]; or import `handWrittenApp`
 // (bench/inject.mjs does, to send it requests in process).
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { body, deleted, notFound, patch, present, self } from './shapes.mjs';
+import {
+  body,
+  changed,
+  deleted,
+  etagOf,
+  eventIdentity,
+  ifMatchHolds,
+  notFound,
+  patch,
+  present,
+  self,
+  withSecurityHeaders,
+} from './shapes.mjs';
 
 // oxlint-disable typescript/require-await -- async handlers, as Fastify's guide writes them and as
 // the generated service has them: the baseline pays for the same promise per request.
 
-/** The server, not listening yet; `logger`: Fastify's logger option (level info to stdout by default). */
-export function handWrittenApp(modules, file, logger = { level: 'info' }) {
+/**
+ * The server, not listening yet; `logger`: Fastify's logger option (level info to stdout by default);
+ * `contract`: with the ETag, the headers and the events.
+ */
+export function handWrittenApp(modules, file, logger = { level: 'info' }, { contract = false } = {}) {
   const require = createRequire(join(modules, 'noop.js'));
   const Fastify = require('fastify');
   const Database = require('better-sqlite3');
@@ -36,6 +53,7 @@ export function handWrittenApp(modules, file, logger = { level: 'info' }) {
   const key = (text) => (/^\d{1,15}$/.test(text) ? Number(text) : undefined);
 
   const app = Fastify({ logger });
+  if (contract) return withContract(app, db, { byId, page, count, insert, update, key });
 
   app.get('/v1/items/:id', async (request, reply) => {
     const id = /^\d+$/.test(request.params.id) ? Number(request.params.id) : undefined;
@@ -43,21 +61,7 @@ export function handWrittenApp(modules, file, logger = { level: 'info' }) {
     return row ? present(request, row) : notFound(request, reply, `Item ${request.params.id} not found`);
   });
 
-  app.get('/v1/items', async (request) => {
-    const started = performance.now();
-    const limit = Math.min(Number(request.query._limit ?? 20), 1000);
-    const start = Number(request.query._start ?? 0);
-    const data = page.all(limit, start).map((row) => present(request, row));
-    return {
-      total: count.get().n,
-      count: data.length,
-      start,
-      took: Math.round(performance.now() - started),
-      fields: '',
-      data,
-    };
-  });
-
+  app.get('/v1/items', listRoute(page, count));
   app.post('/v1/items', { schema: { body } }, async (request, reply) => {
     // .all(), not .get(): a RETURNING statement left after its first row keeps WAL checkpoints from
     // running, and the WAL grows without end (41 MB after 5,000 inserts, measured; half the req/s).
@@ -85,7 +89,102 @@ export function handWrittenApp(modules, file, logger = { level: 'info' }) {
   return app;
 }
 
+/** GET of a page of items with their total. */
+function listRoute(page, count) {
+  return async (request) => {
+    const started = performance.now();
+    const limit = Math.min(Number(request.query._limit ?? 20), 1000);
+    const start = Number(request.query._start ?? 0);
+    const data = page.all(limit, start).map((row) => present(request, row));
+    return {
+      total: count.get().n,
+      count: data.length,
+      start,
+      took: Math.round(performance.now() - started),
+      fields: '',
+      data,
+    };
+  };
+}
+
+/**
+ * The same API with what the contract asks besides: an item's ETag on every item answer, If-Match
+ * on a PATCH and a DELETE, nosniff and no-store on every answer, and each write's event appended in
+ * the write's own transaction (better-sqlite3's transactions are synchronous: nothing interleaves).
+ */
+function withContract(app, db, { byId, page, count, insert, update, key }) {
+  db.exec(
+    'create table if not exists event (seq integer primary key, id text not null, type text not null, model text not null, pk text not null, time text not null, data text not null)',
+  );
+  const remove = db.prepare('delete from item where id = ? returning id, name, description');
+  const append = db.prepare('insert into event (id, type, model, pk, time, data) values (?, ?, ?, ?, ?, ?)');
+  const recorded = (action, row) => {
+    const { id, time } = eventIdentity();
+    const pk = String(row.id);
+    append.run(id, `Item.${action}`, 'Item', pk, time, JSON.stringify({ ...row, _type: 'Item', _pk: pk }));
+    return row;
+  };
+  /** Whether the request's If-Match names another version of item `id` than the stored one. */
+  const stale = (request, id) => {
+    if (request.headers['if-match'] === undefined) return false;
+    const current = byId.get(id);
+    return current !== undefined && !ifMatchHolds(request, current);
+  };
+  // Each: the written row (with its event), `undefined` when there is no such item, or `false`
+  // when If-Match does not hold (nothing written).
+  const create = db.transaction((name, description) => recorded('create', insert.all(name, description)[0]));
+  const change = db.transaction((request, id, name, sent, description) => {
+    if (stale(request, id)) return false;
+    const [row] = update.all(name, sent, description, id);
+    return row && recorded('update', row);
+  });
+  const destroy = db.transaction((request, id) => {
+    if (stale(request, id)) return false;
+    const [row] = remove.all(id);
+    return row && recorded('delete', row);
+  });
+  const item = (request, reply, row) => {
+    reply.header('etag', etagOf(row));
+    return present(request, row);
+  };
+  withSecurityHeaders(app);
+
+  app.get('/v1/items/:id', async (request, reply) => {
+    const id = key(request.params.id);
+    const row = id === undefined ? undefined : byId.get(id);
+    return row ? item(request, reply, row) : notFound(request, reply, `Item ${request.params.id} not found`);
+  });
+  app.get('/v1/items', listRoute(page, count));
+  app.post('/v1/items', { schema: { body } }, async (request, reply) => {
+    const row = create(request.body.name, request.body.description ?? null);
+    reply.code(201).header('location', self(request, row.id));
+    return item(request, reply, row);
+  });
+  app.patch('/v1/items/:id', { schema: { body: patch } }, async (request, reply) => {
+    const id = key(request.params.id);
+    const { name, description } = request.body;
+    const sent = 'description' in request.body ? 1 : 0;
+    const row = id === undefined ? undefined : change(request, id, name ?? null, sent, description ?? null);
+    if (row === false) return changed(request, reply);
+    if (!row) return notFound(request, reply, `Item ${request.params.id} not found`);
+    reply.header('location', self(request, row.id));
+    return item(request, reply, row);
+  });
+  app.delete('/v1/items/:id', async (request, reply) => {
+    const id = key(request.params.id);
+    const row = id === undefined ? undefined : destroy(request, id);
+    if (row === false) return changed(request, reply);
+    return row ? deleted(request) : notFound(request, reply, `Item ${request.params.id} not found`);
+  });
+
+  app.addHook('onClose', async () => db.close());
+  return app;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [modules, file, port] = process.argv.slice(2);
-  await handWrittenApp(modules, file).listen({ host: '127.0.0.1', port: Number(port) });
+  const [modules, file, port, mode] = process.argv.slice(2);
+  await handWrittenApp(modules, file, undefined, { contract: mode === 'contract' }).listen({
+    host: '127.0.0.1',
+    port: Number(port),
+  });
 }
