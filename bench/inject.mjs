@@ -1,6 +1,6 @@
 // The generated service's own cost per request, without the network: ramses-starter's Item on
-// SQLite, the generated app and the hand-written one (bench/hand-written/server.mjs) built in this
-// process and sent the same requests with Fastify's `inject`, rounds alternating. CPU time per
+// SQLite, the generated app and the hand-written one (bench/hand-written/server.mjs), without and
+// with the contract's ETag, headers and events, built in this process and sent the same requests with Fastify's `inject`, rounds alternating. CPU time per
 // request (process.cpuUsage) is what is compared: sockets, HTTP parsing and the kernel are the
 // same for both and left out, so this is the figure that moves when the runtime's hot path does.
 import { createWriteStream, rmSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { handWrittenApp } from './hand-written/server.mjs';
 import { median, table } from './lib.mjs';
-import { builtStarter } from './serve.mjs';
+import { builtStarter, HAND_WRITTEN_ALL } from './serve.mjs';
 
 const work = fileURLToPath(new URL('../.tmp/bench-inject', import.meta.url));
 
@@ -26,9 +26,16 @@ export async function run({ rounds = 15, requests = 500, before } = {}) {
   const starter = await builtStarter(join(work, 'now'));
   apps.generated = await generatedApp(starter, logger);
   apps['hand-written'] = await handApp(starter.modules, logger);
+  apps[HAND_WRITTEN_ALL] = await handApp(starter.modules, logger, { contract: true });
   const names = Object.keys(apps);
+  const references = ['hand-written', HAND_WRITTEN_ALL];
+  const measured = names.filter((n) => !references.includes(n));
   const rows = [
-    ['scenario', ...names.map((n) => `${n} µs/req`), ...names.slice(0, -1).map((n) => `${n} ÷ hand-written`)],
+    [
+      'scenario',
+      ...names.map((n) => `${n} µs/req`),
+      ...measured.flatMap((n) => [`${n} ÷ hand-written`, `${n} ÷ hand-written +`]),
+    ],
   ];
   try {
     for (const app of Object.values(apps)) await seed(app, 1000);
@@ -38,11 +45,11 @@ export async function run({ rounds = 15, requests = 500, before } = {}) {
       for (let r = 0; r < rounds; r++)
         for (const name of names) cost[name].push(await costPerRequest(apps[name], scenario, requests));
       // The ratio of each round's pair, then their median: a slow stretch of the machine hits both.
-      const ratio = (name) => median(cost[name].map((c, r) => c / cost['hand-written'][r]));
+      const ratio = (name, reference) => median(cost[name].map((c, r) => c / cost[reference][r]));
       rows.push([
         scenario.name,
         ...names.map((n) => median(cost[n]).toFixed(1)),
-        ...names.slice(0, -1).map((n) => `${ratio(n).toFixed(2)}×`),
+        ...measured.flatMap((n) => references.map((reference) => `${ratio(n, reference).toFixed(2)}×`)),
       ]);
     }
   } finally {
@@ -52,7 +59,7 @@ export async function run({ rounds = 15, requests = 500, before } = {}) {
     title:
       'In process: CPU per request of the generated app vs. hand-written Fastify (ramses-starter Item, SQLite, inject)',
     text: table(rows),
-    summary: `${rounds} alternating rounds of ${requests} requests sent one after another with Fastify's inject (medians of process CPU time per request, user + system; ratios are the medians of each round's ratio), 1,000 rows, all logging at level info. No sockets: the runtime's own cost, which the served benchmark ("Serving: …") adds the network's to.`,
+    summary: `${rounds} alternating rounds of ${requests} requests sent one after another with Fastify's inject (medians of process CPU time per request, user + system; ratios are the medians of each round's ratio), 1,000 rows, all logging at level info. "${HAND_WRITTEN_ALL}" ("hand-written +"): the hand-written app with the item's ETag and If-Match, the security headers and each write's event in its transaction. No sockets: the runtime's own cost, which the served benchmark ("Serving: …") adds the network's to.`,
   };
 }
 
@@ -66,10 +73,10 @@ async function generatedApp({ project }, logger) {
   return buildApp(config, await openDatabase(config), { logger });
 }
 
-async function handApp(modules, logger) {
-  const dbFile = join(work, 'hand-written.db');
-  rmSync(dbFile, { force: true });
-  const app = handWrittenApp(modules, dbFile, logger);
+async function handApp(modules, logger, { contract = false } = {}) {
+  const dbFile = join(work, contract ? 'hand-written-contract.db' : 'hand-written.db');
+  for (const suffix of ['', '-wal', '-shm']) rmSync(dbFile + suffix, { force: true });
+  const app = handWrittenApp(modules, dbFile, logger, { contract });
   await app.ready();
   return app;
 }
