@@ -2,9 +2,10 @@
 // What the contract's write features cost, served: the generated ramses-starter service as built,
 // the same service with the full-text index's upkeep and the kept row counts held off in its
 // database, and the hand-written server (bench/serve.mjs's contenders) without and with the
-// contract's ETag, headers and events, side by side on SQLite and PostgreSQL under serve.mjs's writes. What is left between the second and the third is what the
-// service's own code costs, with the durable event every write appends (which lives in the
-// runtime's statements and cannot be held off from outside).
+// contract's ETag, headers and events, side by side on SQLite and PostgreSQL under serve.mjs's
+// writes. What is left between "held off" and the hand-written server is what the service's own
+// code costs, with the durable event every write appends (which lives in the runtime's statements
+// and cannot be held off from outside); the hand-written server with its events has it too.
 //
 // Held off by SQL on the service's database once it has started and been seeded, never by a
 // switch in the runtime:
