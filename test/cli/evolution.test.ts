@@ -151,6 +151,52 @@ describe('projects generated before full-text search', () => {
   });
 });
 
+describe('a text field whose "search" is turned off, then on again', () => {
+  it('gets one migration each way that rebuilds the search index without it, then with it', async () => {
+    const work = workspace();
+    work.use('v1');
+    expect((await work.generate()).code).toBe(0);
+    const author = join(work.dir, 'api/schemas/author.json');
+    const searched = (on: boolean) => {
+      const schema = JSON.parse(readFileSync(author, 'utf8'));
+      schema.properties.bio._db_settings.search = on;
+      writeFileSync(author, JSON.stringify(schema, null, 2));
+    };
+    const storedSearch = () =>
+      JSON.parse(readFileSync(join(work.dir, 'out/src/db/storage.json'), 'utf8')).tables.map(
+        (t: { search: string[] }) => t.search,
+      );
+
+    searched(false);
+    // Clients that send `_search_fields=bio` are refused from now on: the break guard says so first.
+    const refused = await work.generate();
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('_search_fields');
+    expect((await work.generate('--allow-breaking')).code).toBe(0);
+    const off = migrationsOf(work.dir);
+    expect(off).toHaveLength(2);
+    const without = readFileSync(join(work.dir, 'out/src/db/migrations', off[1]!), 'utf8');
+    expect(without).toContain(' * - Author: full-text search on name, nickname');
+    expect(without).toContain(`using fts5("name", "nickname", content=''`);
+    expect(without).toContain('drop column if exists "svc_search_bio"');
+    expect(without).not.toContain('add column "svc_search_bio"');
+    expect(without).toContain(
+      `{ op: 'indexWords', collection: 'author', fields: { name: 'name', nickname: 'nickname' } }`,
+    );
+    expect(storedSearch()).toEqual([['name', 'nickname'], ['title']]);
+    expect((await work.generate('--check')).code).toBe(0);
+
+    searched(true);
+    expect((await work.generate()).code).toBe(0);
+    const on = migrationsOf(work.dir);
+    expect(on).toHaveLength(3);
+    const again = readFileSync(join(work.dir, 'out/src/db/migrations', on[2]!), 'utf8');
+    expect(again).toContain(' * - Author: full-text search on name, bio, nickname');
+    expect(again).toContain('add column "svc_search_bio" tsvector generated always as');
+    expect(storedSearch()).toEqual([['name', 'bio', 'nickname'], ['title']]);
+  });
+});
+
 describe('projects whose SQLite search index is kept by triggers (svcgen before it was caught up in batches)', () => {
   it('get one migration that rebuilds it on SQLite only: PostgreSQL and MongoDB keep theirs', async () => {
     // storage.json as svcgen wrote it then: no "searchIndex" in its tables.

@@ -27,6 +27,8 @@ const BOOKS: Readonly<Record<string, Rec>> = {
   hobbit: {
     title: 'The Hobbit',
     body: 'A tale of a journey, by Tolkien',
+    // A text field every caller reads, but with "search": false: never a match.
+    code: 'mithril shelfmark',
     note: 'first edition',
     secret: 'dragon gold',
     year: 1937,
@@ -294,6 +296,7 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
       ['anonymous', 'nosuch', 'names nosuch: no field of Book you may read'],
       ['anonymous', 'year', 'cannot search in year: it is not a text field'],
       ['anonymous', 'shelf', 'cannot search in shelf: it is not a text field'],
+      ['anonymous', 'code', 'cannot search in code: its "search" setting is false'],
       ['anonymous', 'note', 'names note: no field of Book you may read'],
       ['anonymous', 'secret', 'names secret: no field of Book you may read'],
       ['member', 'secret', 'names secret: no field of Book you may read'],
@@ -313,6 +316,15 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
     expect((await get('anonymous', q(Array.from({ length: 33 }, (_, i) => `w${i}`).join(' ')))).body.errors).toEqual([
       { field: 'q', message: 'has more than 32 words' },
     ]);
+  });
+
+  it('never matches on a text field whose "search" is false, which every caller reads', async () => {
+    expect(await found('anonymous', q('mithril'))).toEqual([]);
+    expect(await found('admin', q('mithril shelfmark'))).toEqual([]);
+    const hobbit = await as('anonymous', 'GET', `/books/${ids.get('hobbit')}`);
+    expect(hobbit.body.code).toBe('mithril shelfmark');
+    // …and the fields searched still are, with it written beside them.
+    expect(await found('anonymous', q('tolkien'))).toEqual(['hobbit']);
   });
 
   it('never matches on a field the caller cannot read', async () => {

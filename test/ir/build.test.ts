@@ -105,6 +105,31 @@ describe('fields', () => {
     expect(codes).toEqual(['SVC2034w', 'SVC2010', 'SVC2012w']);
   });
 
+  it('reads "search": text fields are searched unless it is false; true or false only, and only on a text field', () => {
+    const { ir, codes } = build({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+      'item.json': schema({
+        id,
+        title: str(),
+        code: str({ search: false }),
+        body: { _db_settings: { type: 'text', search: true } },
+        note: { _db_settings: { type: 'unicode_text', search: false } },
+        label: str({ search: 'no' }),
+        year: { _db_settings: { type: 'integer', search: false } },
+      }),
+    });
+    expect(model(ir, 'Item').fields.map((f) => [f.name, f.search])).toEqual([
+      ['id', false],
+      ['title', true],
+      ['code', false],
+      ['body', true],
+      ['note', false],
+      ['label', true],
+      ['year', false],
+    ]);
+    expect(codes).toEqual(['SVC2010', 'SVC2012w']);
+  });
+
   it('reads callable defaults: now is built in, other names are user functions', () => {
     const { ir } = build({
       'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),

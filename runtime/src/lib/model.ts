@@ -28,6 +28,14 @@ export type FieldType =
   | 'foreign_key'
   | 'relationship';
 
+/** The types whose values full-text search finds by their words (unless a field's `_db_settings.search` is false). */
+export const TEXT_FIELD_TYPES: ReadonlySet<FieldType> = new Set<FieldType>([
+  'string',
+  'text',
+  'unicode',
+  'unicode_text',
+]);
+
 /** How a value is kept in the databases (see values.ts). */
 export type Storage = 'text' | 'integer' | 'real' | 'boolean' | 'json' | 'datetime' | 'date' | 'time' | 'blob';
 

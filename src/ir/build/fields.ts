@@ -11,6 +11,7 @@ import { validationKeywords } from './validation.js';
 import { fieldNameProblem, isSafeIdentifier } from '../naming.js';
 import {
   FIELD_TYPES,
+  TEXT_FIELD_TYPES,
   type Field,
   type FieldType,
   type Literal,
@@ -39,10 +40,10 @@ const COMMON_SETTINGS = [
   'renamed_from',
 ];
 const SETTINGS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
-  string: ['min_length', 'max_length'],
-  text: ['min_length', 'max_length'],
-  unicode: ['min_length', 'max_length'],
-  unicode_text: ['min_length', 'max_length'],
+  string: ['min_length', 'max_length', 'search'],
+  text: ['min_length', 'max_length', 'search'],
+  unicode: ['min_length', 'max_length', 'search'],
+  unicode_text: ['min_length', 'max_length', 'search'],
   integer: ['min_value', 'max_value'],
   big_integer: ['min_value', 'max_value'],
   small_integer: ['min_value', 'max_value'],
@@ -185,6 +186,7 @@ export function readField(
     requiredOnCreate: false,
     unique: reader.boolean('unique') ?? false,
     index: reader.boolean('index') ?? false,
+    search: TEXT_FIELD_TYPES.has(type) && (reader.boolean('search') ?? true),
     generated: false,
     default: reader.valueSource('default'),
     onUpdate: reader.valueSource('onupdate'),
@@ -347,7 +349,7 @@ function checkTypeRules(ctx: FieldContext, draft: FieldDraft, settings: YMap): v
 /** Text without a bound of 2,000 characters, or JSON or a file: more than PostgreSQL keeps in an index entry. */
 function mayBeLong(f: MutableField): boolean {
   if (['dict', 'list', 'pickle', 'file'].includes(f.type)) return true;
-  return ['string', 'text', 'unicode', 'unicode_text'].includes(f.type) && (f.maxLength === null || f.maxLength > 2000);
+  return TEXT_FIELD_TYPES.has(f.type) && (f.maxLength === null || f.maxLength > 2000);
 }
 
 class SettingsReader {

@@ -7,7 +7,7 @@ import type { Span } from '../../diagnostics/source.js';
 import { get, isMap, isScalar, isSeq, type YEntry, type YMap } from '../../load/ynode.js';
 import { didYouMean } from '../../util/suggest.js';
 import type { SchemaDocument } from '../../raml/schema-document.js';
-import type { Relationship } from '../types.js';
+import { TEXT_FIELD_TYPES, type Relationship } from '../types.js';
 import { readField, type FieldDraft, type MutableField } from './fields.js';
 
 export interface NameList {
@@ -254,6 +254,8 @@ export function synthesizedField(name: string, overrides: Partial<MutableField>)
     synthesized: true,
     renamedFrom: null,
     ...overrides,
+    // Text fields svcgen adds (a default user's username and email) are searched, as a schema's are.
+    search: overrides.search ?? TEXT_FIELD_TYPES.has(overrides.type ?? 'string'),
   };
 }
 

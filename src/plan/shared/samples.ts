@@ -5,7 +5,7 @@
  * code and as the value that code makes, so the two never differ.
  * Relationships are left out: the tests' `seed` links required ones itself.
  */
-import type { Field, Literal, Model } from '../../ir/types.js';
+import { TEXT_FIELD_TYPES, type Field, type Literal, type Model } from '../../ir/types.js';
 import { literal, quote } from './literal.js';
 
 export interface ModelSamples {
@@ -53,7 +53,7 @@ function changeableField(model: Model): Field | undefined {
     (f) =>
       !f.primaryKey &&
       !f.unique &&
-      ['string', 'text', 'unicode', 'unicode_text'].includes(f.type) &&
+      TEXT_FIELD_TYPES.has(f.type) &&
       !f.choices &&
       !('format' in f.validation || 'enum' in f.validation || 'pattern' in f.validation) &&
       (f.maxLength ?? Infinity) >= CHANGED.length &&

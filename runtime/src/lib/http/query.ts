@@ -5,7 +5,7 @@
  * names the parameter; values are parsed by the field's type and passed on as bound parameters.
  */
 import { badRequest, type FieldError } from '../errors.js';
-import { wholeNumber, type FieldSpec, type Model } from '../model.js';
+import { TEXT_FIELD_TYPES, wholeNumber, type FieldSpec, type Model } from '../model.js';
 import type { FieldFilter, Where } from '../repository.js';
 import {
   misapplied,
@@ -200,14 +200,19 @@ function searchFieldList(model: Model, readable: readonly string[], text: string
     .filter(Boolean);
   for (const name of names) {
     if (readable.includes(name)) continue;
-    const field = model.field(name);
-    errors.push({
-      field: '_search_fields',
-      message: field ? `cannot search in ${name}: it is not a text field` : unreadable(model, [name]),
-    });
+    errors.push({ field: '_search_fields', message: notSearchable(model, name) });
   }
   if (names.length === 0) errors.push({ field: '_search_fields', message: 'names no field' });
   return readable.filter((name) => names.includes(name));
+}
+
+/** Why `name`, which the caller may not search in, cannot be searched: unreadable ones as if they did not exist. */
+function notSearchable(model: Model, name: string): string {
+  const field = model.field(name);
+  if (!field) return unreadable(model, [name]);
+  return TEXT_FIELD_TYPES.has(field.type)
+    ? `cannot search in ${name}: its "search" setting is false`
+    : `cannot search in ${name}: it is not a text field`;
 }
 
 function integer(text: string | undefined, name: string, errors: FieldError[]): number | undefined {
