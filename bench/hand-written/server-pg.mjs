@@ -9,16 +9,14 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import {
   body,
-  changed,
+  contractRoutes,
   deleted,
-  etagOf,
   eventIdentity,
   ifMatchHolds,
   notFound,
   patch,
   present,
   self,
-  withSecurityHeaders,
 } from './shapes.mjs';
 
 const [modules, url, port, mode] = process.argv.slice(2);
@@ -160,43 +158,15 @@ async function conditionally(request, id, statement) {
   }
 }
 
-function contractRoutes(app) {
-  const item = (request, reply, row) => {
-    reply.header('etag', etagOf(row));
-    return present(request, row);
-  };
-  withSecurityHeaders(app);
-
-  app.get('/v1/items/:id', async (request, reply) => {
-    const id = key(request.params.id);
-    const row = id === undefined ? undefined : (await pool.query(byId(id))).rows[0];
-    return row ? item(request, reply, row) : notFound(request, reply, `Item ${request.params.id} not found`);
-  });
-  app.get('/v1/items', list);
-  app.post('/v1/items', { schema: { body } }, async (request, reply) => {
-    const row = (await pool.query(created([request.body.name, request.body.description ?? null]))).rows[0];
-    reply.code(201).header('location', self(request, row.id));
-    return item(request, reply, row);
-  });
-  app.patch('/v1/items/:id', { schema: { body: patch } }, async (request, reply) => {
-    const id = key(request.params.id);
-    const sent = 'description' in request.body;
-    const values = [id, request.body.name ?? null, sent, request.body.description ?? null];
-    const row = id === undefined ? undefined : await conditionally(request, id, updated(values));
-    if (row === false) return changed(request, reply);
-    if (!row) return notFound(request, reply, `Item ${request.params.id} not found`);
-    reply.header('location', self(request, row.id));
-    return item(request, reply, row);
-  });
-  app.delete('/v1/items/:id', async (request, reply) => {
-    const id = key(request.params.id);
-    const row = id === undefined ? undefined : await conditionally(request, id, removed([id]));
-    if (row === false) return changed(request, reply);
-    return row ? deleted(request) : notFound(request, reply, `Item ${request.params.id} not found`);
-  });
-}
+/** The statements of the contract's routes (shapes.mjs, `contractRoutes`). */
+const store = {
+  read: async (id) => (await pool.query(byId(id))).rows[0],
+  create: async (name, description) => (await pool.query(created([name, description]))).rows[0],
+  change: (request, id, name, sent, description) => conditionally(request, id, updated([id, name, sent, description])),
+  destroy: (request, id) => conditionally(request, id, removed([id])),
+};
 
 const app = Fastify({ logger: { level: 'info' } });
-if (contract) contractRoutes(app);
+if (contract) contractRoutes(app, store, list);
 else bareRoutes(app);
 await app.listen({ host: '127.0.0.1', port: Number(port) });

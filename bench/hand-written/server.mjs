@@ -10,16 +10,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   body,
-  changed,
+  contractRoutes,
   deleted,
-  etagOf,
   eventIdentity,
   ifMatchHolds,
   notFound,
   patch,
   present,
   self,
-  withSecurityHeaders,
 } from './shapes.mjs';
 
 // oxlint-disable typescript/require-await -- async handlers, as Fastify's guide writes them and as
@@ -53,7 +51,7 @@ export function handWrittenApp(modules, file, logger = { level: 'info' }, { cont
   const key = (text) => (/^\d{1,15}$/.test(text) ? Number(text) : undefined);
 
   const app = Fastify({ logger });
-  if (contract) return withContract(app, db, { byId, page, count, insert, update, key });
+  if (contract) return withContract(app, db, { byId, page, count, insert, update });
 
   app.get('/v1/items/:id', async (request, reply) => {
     const id = /^\d+$/.test(request.params.id) ? Number(request.params.id) : undefined;
@@ -108,11 +106,11 @@ function listRoute(page, count) {
 }
 
 /**
- * The same API with what the contract asks besides: an item's ETag on every item answer, If-Match
- * on a PATCH and a DELETE, nosniff and no-store on every answer, and each write's event appended in
- * the write's own transaction (better-sqlite3's transactions are synchronous: nothing interleaves).
+ * The same API with what the contract asks besides (shapes.mjs, `contractRoutes`), over better-sqlite3:
+ * each write's event is appended in the write's own transaction, with If-Match checked in it
+ * (better-sqlite3's transactions are synchronous: nothing interleaves).
  */
-function withContract(app, db, { byId, page, count, insert, update, key }) {
+function withContract(app, db, { byId, page, count, insert, update }) {
   db.exec(
     'create table if not exists event (seq integer primary key, id text not null, type text not null, model text not null, pk text not null, time text not null, data text not null)',
   );
@@ -130,53 +128,21 @@ function withContract(app, db, { byId, page, count, insert, update, key }) {
     const current = byId.get(id);
     return current !== undefined && !ifMatchHolds(request, current);
   };
-  // Each: the written row (with its event), `undefined` when there is no such item, or `false`
-  // when If-Match does not hold (nothing written).
-  const create = db.transaction((name, description) => recorded('create', insert.all(name, description)[0]));
-  const change = db.transaction((request, id, name, sent, description) => {
-    if (stale(request, id)) return false;
-    const [row] = update.all(name, sent, description, id);
-    return row && recorded('update', row);
-  });
-  const destroy = db.transaction((request, id) => {
-    if (stale(request, id)) return false;
-    const [row] = remove.all(id);
-    return row && recorded('delete', row);
-  });
-  const item = (request, reply, row) => {
-    reply.header('etag', etagOf(row));
-    return present(request, row);
+  const store = {
+    read: (id) => byId.get(id),
+    create: db.transaction((name, description) => recorded('create', insert.all(name, description)[0])),
+    change: db.transaction((request, id, name, sent, description) => {
+      if (stale(request, id)) return false;
+      const [row] = update.all(name, sent ? 1 : 0, description, id);
+      return row && recorded('update', row);
+    }),
+    destroy: db.transaction((request, id) => {
+      if (stale(request, id)) return false;
+      const [row] = remove.all(id);
+      return row && recorded('delete', row);
+    }),
   };
-  withSecurityHeaders(app);
-
-  app.get('/v1/items/:id', async (request, reply) => {
-    const id = key(request.params.id);
-    const row = id === undefined ? undefined : byId.get(id);
-    return row ? item(request, reply, row) : notFound(request, reply, `Item ${request.params.id} not found`);
-  });
-  app.get('/v1/items', listRoute(page, count));
-  app.post('/v1/items', { schema: { body } }, async (request, reply) => {
-    const row = create(request.body.name, request.body.description ?? null);
-    reply.code(201).header('location', self(request, row.id));
-    return item(request, reply, row);
-  });
-  app.patch('/v1/items/:id', { schema: { body: patch } }, async (request, reply) => {
-    const id = key(request.params.id);
-    const { name, description } = request.body;
-    const sent = 'description' in request.body ? 1 : 0;
-    const row = id === undefined ? undefined : change(request, id, name ?? null, sent, description ?? null);
-    if (row === false) return changed(request, reply);
-    if (!row) return notFound(request, reply, `Item ${request.params.id} not found`);
-    reply.header('location', self(request, row.id));
-    return item(request, reply, row);
-  });
-  app.delete('/v1/items/:id', async (request, reply) => {
-    const id = key(request.params.id);
-    const row = id === undefined ? undefined : destroy(request, id);
-    if (row === false) return changed(request, reply);
-    return row ? deleted(request) : notFound(request, reply, `Item ${request.params.id} not found`);
-  });
-
+  contractRoutes(app, store, listRoute(page, count));
   app.addHook('onClose', async () => db.close());
   return app;
 }

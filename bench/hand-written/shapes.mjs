@@ -22,7 +22,7 @@ export const notFound = (request, reply, message) =>
   failed(request, reply, 404, 'Not Found', 'The resource could not be found.', message);
 
 /** The 412 of a PATCH or DELETE whose If-Match names another version of the item. */
-export const changed = (request, reply) =>
+const changed = (request, reply) =>
   failed(
     request,
     reply,
@@ -59,7 +59,7 @@ export const body = {
 // --- what the contract adds, as a good developer would write it for this one model --------------
 
 /** An item's ETag: a digest of its row (what every caller sees of an Item; `_self` is not in it). */
-export const etagOf = (row) => `"${hash('sha256', JSON.stringify(row), 'base64url').slice(0, 27)}"`;
+const etagOf = (row) => `"${hash('sha256', JSON.stringify(row), 'base64url').slice(0, 27)}"`;
 
 /** Whether `row` is what the request's If-Match names (or there is none, or it is `*`). */
 export function ifMatchHolds(request, row) {
@@ -73,10 +73,56 @@ export function ifMatchHolds(request, row) {
 export const eventIdentity = () => ({ id: randomUUID(), time: new Date().toISOString() });
 
 /** nosniff and no-store on every answer, in one callback hook (no promise per request). */
-export function withSecurityHeaders(app) {
+function withSecurityHeaders(app) {
   app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('x-content-type-options', 'nosniff');
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     done(null, payload);
+  });
+}
+
+/** An item's key from its URL, or `undefined` when it cannot be one. */
+export const itemKey = (text) => (/^\d{1,9}$/.test(text) ? Number(text) : undefined);
+
+/**
+ * The routes with the contract's duties, over an engine's `store` (sync or async alike):
+ * `read(id)`, `create(name, description)` and `change(request, id, name, sent, description)` and
+ * `destroy(request, id)`, each giving the row (a write with its event), `undefined` when there is no
+ * such item, or `false` when If-Match names another version (nothing written). `list`: the page's route.
+ */
+export function contractRoutes(app, store, list) {
+  const item = (request, reply, row) => {
+    reply.header('etag', etagOf(row));
+    return present(request, row);
+  };
+  const missing = (request, reply) => notFound(request, reply, `Item ${request.params.id} not found`);
+  withSecurityHeaders(app);
+
+  app.get('/v1/items/:id', async (request, reply) => {
+    const id = itemKey(request.params.id);
+    const row = id === undefined ? undefined : await store.read(id);
+    return row ? item(request, reply, row) : missing(request, reply);
+  });
+  app.get('/v1/items', list);
+  app.post('/v1/items', { schema: { body } }, async (request, reply) => {
+    const row = await store.create(request.body.name, request.body.description ?? null);
+    reply.code(201).header('location', self(request, row.id));
+    return item(request, reply, row);
+  });
+  app.patch('/v1/items/:id', { schema: { body: patch } }, async (request, reply) => {
+    const id = itemKey(request.params.id);
+    const { name, description } = request.body;
+    const sent = 'description' in request.body;
+    const row = id === undefined ? undefined : await store.change(request, id, name ?? null, sent, description ?? null);
+    if (row === false) return changed(request, reply);
+    if (!row) return missing(request, reply);
+    reply.header('location', self(request, row.id));
+    return item(request, reply, row);
+  });
+  app.delete('/v1/items/:id', async (request, reply) => {
+    const id = itemKey(request.params.id);
+    const row = id === undefined ? undefined : await store.destroy(request, id);
+    if (row === false) return changed(request, reply);
+    return row ? deleted(request) : missing(request, reply);
   });
 }
