@@ -1,7 +1,8 @@
 // What both hand-written contenders answer, as the generated service does: the object with _type,
 // _pk and _self, the error body of a 404, the status body of a DELETE, and the body schemas of a
-// POST and a PATCH. With `contract` (`withContract`), also what the contract asks of every answer
-// and write besides: an item's ETag and If-Match, the security headers, and a durable event.
+// POST and a PATCH. And the routes of the servers' `contract` mode (`contractRoutes`), with what the
+// contract asks of every answer and write besides: an item's ETag and If-Match, the security
+// headers, and a durable event.
 import { hash, randomUUID } from 'node:crypto';
 
 export const self = (request, id) => `${request.protocol}://${request.host}/v1/items/${id}`;
@@ -82,7 +83,7 @@ function withSecurityHeaders(app) {
 }
 
 /** An item's key from its URL, or `undefined` when it cannot be one. */
-export const itemKey = (text) => (/^\d{1,9}$/.test(text) ? Number(text) : undefined);
+const itemKey = (text) => (/^\d{1,9}$/.test(text) ? Number(text) : undefined);
 
 /**
  * The routes with the contract's duties, over an engine's `store` (sync or async alike):
