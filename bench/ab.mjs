@@ -5,9 +5,9 @@
 // Build each with `builtStarter(dir, generator)` (bench/serve.mjs) from the svcgen before and after;
 // `hand-written` in place of a project serves bench/hand-written's server (modules from the first project).
 // Usage: node bench/ab.mjs <scenario name of bench/serve.mjs, or a path like "/v1/items?name=x"> <project A> <project B> [rounds] [--postgres]
-import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { removeSqliteFiles } from './lib.mjs';
 import {
   benchDatabases,
   measure,
@@ -39,7 +39,7 @@ const databases = postgres
   : undefined;
 for (const [i, project] of projects.entries()) {
   const file = join(tmpdir(), `svcgen-ab-${process.pid}-${i}.db`);
-  for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+  removeSqliteFiles(file);
   const url = databases ? databases[`ab_${i}`] : `sqlite:${file}`;
   const server = project === 'hand-written' ? await handWritten(url) : await startGenerated(project, url);
   await seed(server.url, 1000);
@@ -61,7 +61,7 @@ for (const s of servers) {
     `${s.project}: CPU ${median('cpu').toFixed(0)} µs/request, ${median('rps').toFixed(0)} req/s, p99 ${median('p99')} ms` +
       ` (rounds: ${s.rows.map((r) => r.cpu.toFixed(0)).join(' ')} µs; p99 ${s.rows.map((r) => r.p99).join(' ')} ms)`,
   );
-  for (const suffix of ['', '-wal', '-shm']) rmSync(s.file + suffix, { force: true });
+  removeSqliteFiles(s.file);
 }
 
 /** bench/serve.mjs's hand-written contender, with the dependencies of the first generated project. */

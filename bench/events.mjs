@@ -12,12 +12,11 @@
 //    receiver was down. Target: ≥ 2,000 events/s.
 // SVCGEN_BENCH_ENGINES=sqlite (or postgres) measures one engine only.
 import { fork } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { median, table } from './lib.mjs';
+import { median, removeSqliteFiles, table } from './lib.mjs';
 import { benchDatabases, builtStarter, measuredWithCpu, SCENARIOS, seed, start } from './serve.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -28,8 +27,7 @@ const SECRET = `whsec_${Buffer.from('svcgen bench events secret key').toString('
 
 export async function run({ rounds = 3, seconds = 5, connections = 20, before = process.env['SVCGEN_BEFORE'] } = {}) {
   // SQLite files of an earlier run would carry its events (and its dead deliveries) into this one.
-  for (const name of ['before', 'now', 'webhook'])
-    for (const suffix of ['', '-wal', '-shm']) rmSync(join(work, `${name}.db${suffix}`), { force: true });
+  for (const name of ['before', 'now', 'webhook']) removeSqliteFiles(join(work, `${name}.db`));
   const now = await builtStarter(join(work, 'now'));
   const then = before ? await builtStarter(join(work, 'before'), before) : undefined;
   const receiver = await startReceiver();

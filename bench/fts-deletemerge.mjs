@@ -6,11 +6,10 @@
 // and made anew, each batch of 100 caught up as the runtime's indexer does (forget the rows, index
 // them again). Reported per setting: the CPU per written row (the row's own write included), the
 // index's size, and searches afterwards (a count and a top 20 by rank), medians of alternating runs.
-import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median, table } from './lib.mjs';
+import { median, removeSqliteFiles, table } from './lib.mjs';
 import { builtStarter } from './serve.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -48,7 +47,7 @@ function build(Database, setting, rows, changed, replaced) {
   const word = () => vocabulary[Math.min(vocabulary.length - 1, Math.floor(vocabulary.length ** random()) - 1)];
   const text = (n) => Array.from({ length: n }, word).join(' ');
   const file = join(work, `deletemerge-${setting}.db`);
-  for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+  removeSqliteFiles(file);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

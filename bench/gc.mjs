@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { median, table } from './lib.mjs';
+import { median, removeSqliteFiles, table } from './lib.mjs';
 import {
   builtStarter,
   cpuMicros,
@@ -75,8 +75,7 @@ export async function run({ rounds = 3, seconds = 4, connections = 20 } = {}) {
 
 /** A fresh server of each kind, seeded with 1,000 items, with the collector observed. */
 async function contenders(project, modules) {
-  for (const suffix of ['', '-wal', '-shm'])
-    for (const name of ['generated', 'hand-written']) rmSync(join(work, `${name}.db${suffix}`), { force: true });
+  for (const name of ['generated', 'hand-written']) removeSqliteFiles(join(work, `${name}.db`));
   const gcFile = (name) => join(work, `${name}.gc.json`);
   const generated = await startGenerated(project, `sqlite:${join(work, 'generated.db')}`, {
     nodeArgs: observer,

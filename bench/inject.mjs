@@ -3,11 +3,11 @@
 // with the contract's ETag, headers and events, built in this process and sent the same requests with Fastify's `inject`, rounds alternating. CPU time per
 // request (process.cpuUsage) is what is compared: sockets, HTTP parsing and the kernel are the
 // same for both and left out, so this is the figure that moves when the runtime's hot path does.
-import { createWriteStream, rmSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { handWrittenApp } from './hand-written/server.mjs';
-import { median, table } from './lib.mjs';
+import { median, removeSqliteFiles, table } from './lib.mjs';
 import { builtStarter, HAND_WRITTEN_ALL } from './serve.mjs';
 
 const work = fileURLToPath(new URL('../.tmp/bench-inject', import.meta.url));
@@ -65,7 +65,7 @@ export async function run({ rounds = 15, requests = 500, before } = {}) {
 
 async function generatedApp({ project }, logger) {
   const dbFile = join(project, '..', 'inject.db');
-  rmSync(dbFile, { force: true });
+  removeSqliteFiles(dbFile);
   const { loadServiceConfig } = await import(join(project, 'dist/config.js'));
   const { openDatabase } = await import(join(project, 'dist/db/index.js'));
   const { buildApp } = await import(join(project, 'dist/app.js'));
@@ -75,7 +75,7 @@ async function generatedApp({ project }, logger) {
 
 async function handApp(modules, logger, { contract = false } = {}) {
   const dbFile = join(work, contract ? 'hand-written-contract.db' : 'hand-written.db');
-  for (const suffix of ['', '-wal', '-shm']) rmSync(dbFile + suffix, { force: true });
+  removeSqliteFiles(dbFile);
   const app = handWrittenApp(modules, dbFile, logger, { contract });
   await app.ready();
   return app;

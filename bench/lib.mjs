@@ -1,5 +1,11 @@
-// Small helpers shared by the benchmarks: timing, medians, side-by-side runs, reporting.
+// Small helpers shared by the benchmarks: timing, medians, side-by-side runs, reporting, files.
+import { rmSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+
+/** A SQLite database file and its WAL and shared-memory files, gone (a run starts on a fresh one). */
+export function removeSqliteFiles(file) {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+}
 
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);

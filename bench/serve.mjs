@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../scripts/free-port.mjs';
 import { linkDependencies } from '../scripts/project-deps.mjs';
-import { median, percentile, table } from './lib.mjs';
+import { median, percentile, removeSqliteFiles, table } from './lib.mjs';
 import { platformaticModules } from './platformatic/install.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -235,7 +235,7 @@ export function cpuMicros(pid) {
 export async function benchDatabases(engine, dir = work, names = CONTENDERS) {
   if (engine === 'sqlite') {
     const files = names.map((name) => [name, join(dir, `${name.replace(/\W+/g, '-')}.db`)]);
-    for (const [, file] of files) for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+    for (const [, file] of files) removeSqliteFiles(file);
     return Object.fromEntries(files.map(([name, file]) => [name, `sqlite:${file}`]));
   }
   const admin = execFileSync('bash', [join(root, 'scripts/postgres.sh'), 'start'], { encoding: 'utf8' })
