@@ -31,12 +31,12 @@ import {
   benchDatabases,
   builtStarter,
   HAND_WRITTEN_ALL,
+  handWrittenServers,
   probeBuild,
   SCENARIOS,
   seed,
   sideBySide,
   startGenerated,
-  startHandWritten,
 } from './serve.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -75,22 +75,20 @@ export async function run({ rounds = 3, seconds = 4, connections = 20 } = {}) {
       'server CPU µs/request',
     ],
   ];
-  const references = ['hand-written', HAND_WRITTEN_ALL];
   for (const engine of ['sqlite', 'postgres']) {
     const databases = await benchDatabases(engine, work, CONTENDERS);
     const servers = {
       generated: await startGenerated(project, databases['generated']),
       'held off': await startGenerated(project, databases['held off']),
       'held off, no event': await startGenerated(noEvent, databases['held off, no event']),
-      'hand-written': await startHandWritten(modules, databases['hand-written']),
-      [HAND_WRITTEN_ALL]: await startHandWritten(modules, databases[HAND_WRITTEN_ALL], { contract: true }),
+      ...(await handWrittenServers(modules, databases)),
     };
     try {
       for (const server of Object.values(servers)) await seed(server.url, 1000);
       await holdOff(engine, databases['held off'], modules);
       await holdOff(engine, databases['held off, no event'], modules);
       for (const scenario of WRITES)
-        for (const cells of await sideBySide(servers, scenario, { rounds, seconds, connections, rate, references }))
+        for (const cells of await sideBySide(servers, scenario, { rounds, seconds, connections, rate }))
           rows.push([engine, scenario.name, ...cells]);
     } finally {
       for (const server of Object.values(servers)) server.stop();

@@ -14,12 +14,12 @@ import {
   benchDatabases,
   builtStarter,
   HAND_WRITTEN_ALL,
+  handWrittenServers,
   probeBuild,
   SCENARIOS,
   seed,
   sideBySide,
   startGenerated,
-  startHandWritten,
 } from './serve.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -43,13 +43,11 @@ export async function run({ rounds = 7, seconds = 4, connections = 20 } = {}) {
     const servers = {
       generated: await startGenerated(project, databases['generated']),
       'no ETag or headers': await startGenerated(bare, databases['no ETag or headers']),
-      'hand-written': await startHandWritten(modules, databases['hand-written']),
-      [HAND_WRITTEN_ALL]: await startHandWritten(modules, databases[HAND_WRITTEN_ALL], { contract: true }),
+      ...(await handWrittenServers(modules, databases)),
     };
     try {
       for (const server of Object.values(servers)) await seed(server.url, 1000);
-      const references = ['hand-written', HAND_WRITTEN_ALL];
-      for (const cells of await sideBySide(servers, GET_ONE, { rounds, seconds, connections, warmUp: 2, references }))
+      for (const cells of await sideBySide(servers, GET_ONE, { rounds, seconds, connections, warmUp: 2 }))
         rows.push([engine, ...cells]);
     } finally {
       for (const server of Object.values(servers)) server.stop();

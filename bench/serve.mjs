@@ -85,15 +85,13 @@ export function probeBuild(project, dir, patches) {
 
 /**
  * `scenario` served by each of `servers` ({ name: started server }) in alternating rounds after a
- * warm-up: per server, in order, the medians of its req/s (and their ratio to each of the
- * `references`' req/s, "hand-written" unless told), p99 ms and CPU µs per request, as a table's cells.
+ * warm-up: per server, in order, the medians of its req/s (and their ratio to the req/s of each
+ * hand-written server among them, `handWrittenServers`'), p99 ms and CPU µs per request, as a
+ * table's cells.
  */
-export async function sideBySide(
-  servers,
-  scenario,
-  { rounds, seconds, connections, rate, warmUp = 1, references = ['hand-written'] },
-) {
+export async function sideBySide(servers, scenario, { rounds, seconds, connections, rate, warmUp = 1 }) {
   const names = Object.keys(servers);
+  const references = ['hand-written', HAND_WRITTEN_ALL].filter((name) => name in servers);
   const results = Object.fromEntries(names.map((name) => [name, []]));
   for (const name of names) await measure(servers[name].url, scenario, warmUp, connections);
   for (let r = 0; r < rounds; r++)
@@ -114,6 +112,14 @@ export async function sideBySide(
  * `contract`): the item's ETag and If-Match, the security headers, an event per write.
  */
 export const HAND_WRITTEN_ALL = 'hand-written + ETag, headers, events';
+
+/** Both hand-written servers, bare and with the contract's duties, each on its database of `databases`. */
+export async function handWrittenServers(modules, databases) {
+  return {
+    'hand-written': await startHandWritten(modules, databases['hand-written']),
+    [HAND_WRITTEN_ALL]: await startHandWritten(modules, databases[HAND_WRITTEN_ALL], { contract: true }),
+  };
+}
 const CONTENDERS = ['generated', 'hand-written', HAND_WRITTEN_ALL, 'Platformatic'];
 
 /** Each contender's URLs for the scenarios: Platformatic names its routes after the table and pages with `limit`, counting with `totalCount`. */
@@ -163,8 +169,7 @@ export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
     const databases = await benchDatabases(engine);
     const servers = {
       generated: await startGenerated(project, databases.generated),
-      'hand-written': await startHandWritten(modules, databases['hand-written']),
-      [HAND_WRITTEN_ALL]: await startHandWritten(modules, databases[HAND_WRITTEN_ALL], { contract: true }),
+      ...(await handWrittenServers(modules, databases)),
       Platformatic: await start(
         process.execPath,
         [join(root, 'bench/platformatic/server.mjs'), platformatic, databases.Platformatic],
