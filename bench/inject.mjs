@@ -1,8 +1,9 @@
 // The generated service's own cost per request, without the network: ramses-starter's Item on
 // SQLite, the generated app and the hand-written one (bench/hand-written/server.mjs), without and
-// with the contract's ETag, headers and events, built in this process and sent the same requests with Fastify's `inject`, rounds alternating. CPU time per
-// request (process.cpuUsage) is what is compared: sockets, HTTP parsing and the kernel are the
-// same for both and left out, so this is the figure that moves when the runtime's hot path does.
+// with the contract's ETag, headers and events, built in this process and sent the same requests
+// with Fastify's `inject`, rounds alternating. CPU time per request (process.cpuUsage) is what is
+// compared: sockets, HTTP parsing and the kernel are the same for all and left out, so this is the
+// figure that moves when the runtime's hot path does.
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,8 +1,8 @@
 // The generated service against a hand-written Fastify server of the same model (ramses-starter's
 // Item; better-sqlite3 or node-postgres, prepared statements), that server again with what the
 // contract asks besides the shapes (ETag and If-Match, security headers, an event per write), and
-// against Platformatic DB 2.x (the peer a user would pick instead), with autocannon on 127.0.0.1: GET one item, GET a page
-// of 20 with its total, POST, PATCH and DELETE of one item. On SQLite and on PostgreSQL. Target:
+// against Platformatic DB 2.x (the peer a user would pick instead), with autocannon on 127.0.0.1:
+// GET one item, GET a page of 20 with its total, POST, PATCH and DELETE of one item. On SQLite and on PostgreSQL. Target:
 // ≥ 1.0× the hand-written server with p99 at most 1.2× of it, and ≥ 1.3× Platformatic.
 //
 // Every server runs as its own process on its own database, seeded with the same 1,000 items,
