@@ -2,7 +2,8 @@
 // Where the generated service spends its CPU under load: ramses-starter, built as bench/serve.mjs
 // builds it, runs under `node --cpu-prof` while autocannon drives one scenario; the samples taken
 // after the warm-up are summed per function (self time) and per file, and the top ones printed.
-// Usage: node bench/profile.mjs [sqlite|postgres] ["GET one item"|"POST create"|…] [seconds] [top] [generated|hand-written]
+// Usage: node bench/profile.mjs [sqlite|postgres] ["GET one item"|"POST create"|…] [seconds] [top] [generated|hand-written|hand-written+]
+// (`hand-written+`: the hand-written server with the contract's ETag, headers and events.)
 // The .cpuprofile stays in .tmp/bench-profile/profiles/ for Chrome DevTools or speedscope.
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,6 +28,7 @@ const server =
   contender === 'generated'
     ? await startGenerated(project, database, { nodeArgs: profiling })
     : await startHandWritten(modules, database, {
+        contract: contender === 'hand-written+',
         nodeArgs: [
           ...profiling,
           // It has no SIGTERM handler of its own: exit normally, so that the profile is written.

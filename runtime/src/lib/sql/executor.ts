@@ -15,6 +15,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ConfigError, DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../config.js';
 import { GroupCommit, isGroupable, rollback } from './group-commit.js';
+import { arrayRows, type RowMaker } from './sqlite-rows.js';
 import { StatementNames } from './statement-names.js';
 import { tableVersions } from './table-versions.js';
 import type { Compiled, SqlDatabase, SqlExecutor } from './types.js';
@@ -194,34 +195,41 @@ function isRead(sql: string): boolean {
   return /^\s*(select|with)\b/i.test(sql);
 }
 
+/** A prepared statement; a reader's rows come as arrays, made objects by `rows` (./sqlite-rows.ts). */
+interface Prepared {
+  readonly statement: Database.Statement;
+  readonly rows: RowMaker | undefined;
+}
+
 class SqliteConnection {
-  readonly #statements = new Map<string, Database.Statement>();
+  readonly #statements = new Map<string, Prepared>();
 
   constructor(
     readonly db: Database.Database,
     readonly onQuery: ((sql: string) => void) | undefined,
   ) {}
 
-  statement(sql: string): Database.Statement {
+  prepared(sql: string): Prepared {
     this.onQuery?.(sql);
-    let statement = this.#statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
+    let prepared = this.#statements.get(sql);
+    if (!prepared) {
+      const statement = this.db.prepare(sql);
+      prepared = { statement, rows: statement.reader ? arrayRows(statement) : undefined };
       if (this.#statements.size > 500) this.#statements.clear();
-      this.#statements.set(sql, statement);
+      this.#statements.set(sql, prepared);
     }
-    return statement;
+    return prepared;
   }
 
   all<R>(q: Compiled): R[] {
-    const statement = this.statement(q.sql);
-    if (statement.reader) return statement.all(...(q.parameters as unknown[])) as R[];
+    const { statement, rows } = this.prepared(q.sql);
+    if (rows) return rows(statement.all(...(q.parameters as unknown[])) as unknown[][]) as R[];
     statement.run(...(q.parameters as unknown[]));
     return [];
   }
 
   run(q: Compiled): number {
-    return this.statement(q.sql).run(...(q.parameters as unknown[])).changes;
+    return this.prepared(q.sql).statement.run(...(q.parameters as unknown[])).changes;
   }
 
   allThen<R>(q: Compiled, then: (rows: R[]) => Compiled | undefined): R[] {
