@@ -285,8 +285,8 @@ type Answered = (error: Error | undefined, result: pg.QueryResult) => void;
 /**
  * Sends a statement, prepared under `name` when it has one. The query is made of its text, its
  * name set after: node-postgres copies a query given as a config object property by property, by
- * descriptors (1.0 µs a statement, against 0.04 µs for this; bench/RESULTS.md, "node-postgres's
- * copy of each query").
+ * descriptors (1.0 µs a statement, against 0.04 µs for this; bench/RESULTS.md, "Two costs of the
+ * drivers, per statement").
  */
 function sentQuery(
   client: pg.Pool | pg.PoolClient,

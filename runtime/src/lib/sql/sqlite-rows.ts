@@ -2,8 +2,8 @@
  * SQLite's rows as objects, made in JavaScript: better-sqlite3 makes each row's object in C++ one
  * property at a time, which cost a page of 20 rows 16.4 µs against 11.2 µs for the same rows read
  * as arrays and made objects by a function compiled for the statement's columns (an object
- * literal, so every row of a statement shares one shape). bench/RESULTS.md, "SQLite's rows made
- * in JavaScript".
+ * literal, so every row of a statement shares one shape). bench/RESULTS.md, "Two costs of the
+ * drivers, per statement".
  *
  * A statement's columns are fixed when it is prepared: the runtime names the columns it selects
  * (no `select *` of a table), so a change to a table behind the service's back cannot reorder
