@@ -2,7 +2,8 @@
  * SQLite's rows made objects in JavaScript (runtime/src/lib/sql/sqlite-rows.ts), through the
  * executor: the same objects better-sqlite3 made (names, values, a repeated name's last value),
  * any column name kept a plain property, never code or a prototype, and a table changed behind
- * the service's back never answering a value under another column's name.
+ * the service's back never answering a value under another column's name (a `select *` included:
+ * its rows stay better-sqlite3's).
  */
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -90,5 +91,22 @@ describe('rows read on SQLite', () => {
     expect(await read(db, sql, [1])).toEqual([{ id: 1, title: 'shown' }]);
     behind.exec('alter table t drop column title');
     await expect(read(db, sql, [1])).rejects.toThrow(/no such column: title/);
+  });
+
+  it('of a `select *` are the table as it is now, after a change behind the service', async () => {
+    const { db, file } = opened();
+    await db.execute(`create table t (id integer primary key, secret text, title text);
+      insert into t values (1, 'hidden', 'shown');`);
+    const star = 'select * from t where id = ?';
+    expect(await read(db, star, [1])).toEqual([{ id: 1, secret: 'hidden', title: 'shown' }]);
+    const behind = new Database(file);
+    cleanups.push(() => behind.close());
+    behind.exec(`create table t2 (title text, id integer primary key);
+      insert into t2 (title, id) select title, id from t;
+      drop table t; alter table t2 rename to t;`);
+    // Prepared again by SQLite with the table's columns now: no value under a name it no longer has.
+    const [row] = await read(db, star, [1]);
+    expect(row).toEqual({ title: 'shown', id: 1 });
+    expect(Object.keys(row!)).toEqual(['title', 'id']);
   });
 });

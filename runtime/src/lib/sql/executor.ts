@@ -195,7 +195,16 @@ function isRead(sql: string): boolean {
   return /^\s*(select|with)\b/i.test(sql);
 }
 
-/** A prepared statement; a reader's rows come as arrays, made objects by `rows` (./sqlite-rows.ts). */
+/**
+ * Whether a statement's columns stay the ones it had when prepared: it has no `*` but `count(*)`.
+ * SQLite prepares a statement again after a schema change, and a `select *` then has the table's
+ * columns as they are now (another number, in another order): its rows stay better-sqlite3's objects.
+ */
+function namesItsColumns(sql: string): boolean {
+  return !sql.replace(/count\(\*\)/gi, '').includes('*');
+}
+
+/** A prepared statement; most readers' rows come as arrays, made objects by `rows` (./sqlite-rows.ts). */
 interface Prepared {
   readonly statement: Database.Statement;
   readonly rows: RowMaker | undefined;
@@ -214,7 +223,7 @@ class SqliteConnection {
     let prepared = this.#statements.get(sql);
     if (!prepared) {
       const statement = this.db.prepare(sql);
-      prepared = { statement, rows: statement.reader ? arrayRows(statement) : undefined };
+      prepared = { statement, rows: statement.reader && namesItsColumns(sql) ? arrayRows(statement) : undefined };
       if (this.#statements.size > 500) this.#statements.clear();
       this.#statements.set(sql, prepared);
     }
@@ -224,6 +233,7 @@ class SqliteConnection {
   all<R>(q: Compiled): R[] {
     const { statement, rows } = this.prepared(q.sql);
     if (rows) return rows(statement.all(...(q.parameters as unknown[])) as unknown[][]) as R[];
+    if (statement.reader) return statement.all(...(q.parameters as unknown[])) as R[];
     statement.run(...(q.parameters as unknown[]));
     return [];
   }

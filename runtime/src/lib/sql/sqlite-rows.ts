@@ -5,10 +5,11 @@
  * literal, so every row of a statement shares one shape). bench/RESULTS.md, "Two costs of the
  * drivers, per statement".
  *
- * A statement's columns are fixed when it is prepared: the runtime names the columns it selects
- * (no `select *` of a table), so a change to a table behind the service's back cannot reorder
- * them; and SQLite, which prepares a statement again after a schema change, fails one whose
- * columns are gone rather than return others.
+ * The names are read once, when the statement is prepared. SQLite prepares a statement again after
+ * a schema change (behind the service's back too): one that names its columns keeps them, or fails
+ * when one is gone, while a `select *` would get the table's columns as they are then. So the
+ * executor makes arrays only of statements with no `*` but `count(*)` (`namesItsColumns`), and the
+ * runtime names the columns it selects.
  */
 import type Database from 'better-sqlite3';
 
