@@ -308,8 +308,13 @@ function sentQuery(
   if (name) (query as { name?: string }).name = name;
   // A callback, for the pool and a client alike: given a query of its own, a client returns it, not a promise.
   const sender = client as unknown as { query(query: pg.Query, callback: Answered): unknown };
-  return new Promise((resolve, reject) => {
+  return new Promise<pg.QueryResult>((resolve, reject) => {
     sender.query(query, (error, result) => (error ? reject(error) : resolve(result)));
+  }).catch((error: Error) => {
+    // Its stack was the socket's reader: made again here, it goes back to the statement's callers
+    // (async frames), as node-postgres's own promises do.
+    Error.captureStackTrace(error);
+    throw error;
   });
 }
 
