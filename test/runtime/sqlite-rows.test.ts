@@ -5,14 +5,12 @@
  * the service's back never answering a value under another column's name (a `select *` included:
  * its rows stay better-sqlite3's).
  */
-import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSql, type SqlDatabase } from '../../runtime/src/lib/sql/executor.js';
+import { testDatabase } from '../support/databases.js';
+import { repoRoot } from '../support/paths.js';
 
 /** What the test uses of a better-sqlite3 connection. */
 interface Connection {
@@ -26,19 +24,19 @@ const Database = createRequire(new URL('../../runtime/package.json', import.meta
   options?: { readonly: boolean },
 ) => Connection;
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function opened(): { db: SqlDatabase; file: string } {
-  const file = join(tmpdir(), `sqlite-rows-${randomUUID()}.db`);
-  cleanups.push(() => {
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
-  });
-  const db = openSql(`sqlite:${file}`);
-  cleanups.push(() => void db.close());
-  return { db, file };
+async function opened(): Promise<{ db: SqlDatabase; file: string }> {
+  const database = await testDatabase('sqlite', repoRoot, 'sqlite_rows');
+  const db = openSql(database.url);
+  cleanups.push(
+    () => database.drop(),
+    () => db.close(),
+  );
+  return { db, file: database.url.slice('sqlite:'.length) };
 }
 
 const read = (db: SqlDatabase, sql: string, parameters: unknown[] = []) =>
@@ -46,7 +44,7 @@ const read = (db: SqlDatabase, sql: string, parameters: unknown[] = []) =>
 
 describe('rows read on SQLite', () => {
   it('are the objects better-sqlite3 makes: names, values, types, a repeated name keeps its last value', async () => {
-    const { db, file } = opened();
+    const { db, file } = await opened();
     await db.execute(`create table t (id integer primary key, name text, score real, data blob, "a b" text);
       insert into t values (1, 'one', 1.5, x'00ff', 'spaced'), (2, null, null, null, null);`);
     const sql = 'select id, name, score, data, "a b", name as id, 7 as "7" from t order by t.id';
@@ -62,7 +60,7 @@ describe('rows read on SQLite', () => {
   });
 
   it('keep any column name a property, never code or the prototype', async () => {
-    const { db } = opened();
+    const { db } = await opened();
     await fc.assert(
       fc.asyncProperty(fc.string({ minLength: 1, maxLength: 12, unit: 'binary' }), async (name) => {
         fc.pre(!name.includes('\0'));
@@ -77,7 +75,7 @@ describe('rows read on SQLite', () => {
   });
 
   it('never answer a value under another column after the table is changed behind the service', async () => {
-    const { db, file } = opened();
+    const { db, file } = await opened();
     await db.execute(`create table t (id integer primary key, secret text, title text);
       insert into t values (1, 'hidden', 'shown');`);
     const sql = 'select id, title from t where id = ?';
@@ -94,7 +92,7 @@ describe('rows read on SQLite', () => {
   });
 
   it('of a `select *` are the table as it is now, after a change behind the service', async () => {
-    const { db, file } = opened();
+    const { db, file } = await opened();
     await db.execute(`create table t (id integer primary key, secret text, title text);
       insert into t values (1, 'hidden', 'shown');`);
     const star = 'select * from t where id = ?';
