@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
+import { ENGINES, querySql, testDatabase, type TestDatabase } from '../support/databases.js';
 import { builtProject, openProjectDatabase } from '../support/project.js';
 
 type Rec = Record<string, unknown>;
@@ -354,6 +354,35 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
     expect(await db.post.count()).toBe(before);
     expect(await db.post.count({ where: { views: 99 } })).toBe(0);
   });
+
+  // PostgreSQL only: the other engines have no connection to pipeline reads on.
+  it.runIf(engine === 'postgres')(
+    "reads one object by key on the pipelined connection, and one with its relationships' keys on the pool",
+    async () => {
+      // What the pipelined connection ran last (runtime/src/lib/sql/pipelined-reads.ts names it).
+      const lastPipelined = async () => {
+        const rows = (await querySql(
+          'postgres',
+          database.url,
+          dir,
+          `select query from pg_stat_activity where application_name = 'svcgen reads by key'`,
+        )) as { query: string }[];
+        expect(rows).toHaveLength(1);
+        return rows[0]!.query;
+      };
+      expect(await db.author.findUnique({ where: { id: ada['id'] } })).toMatchObject({ name: 'Ada' });
+      const byKey = await lastPipelined();
+      expect(byKey).toMatch(/^select "id", "name", .* from "author" where "id" = \$1$/);
+      // A list of keys is as long as the relationship: it must not hold up the reads behind it.
+      expect(await db.author.findUnique({ where: { id: ada['id'] }, include: { posts: true } })).toMatchObject({
+        name: 'Ada',
+      });
+      expect(await lastPipelined()).toBe(byKey);
+      // Nor does a read by a field that is not unique.
+      await db.author.findFirst({ where: { karma: 5 } });
+      expect(await lastPipelined()).toBe(byKey);
+    },
+  );
 
   // PostgreSQL only: SQLite runs one write transaction at a time, MongoDB has no deadlocks to lose.
   it.runIf(engine === 'postgres')(

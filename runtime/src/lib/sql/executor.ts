@@ -6,7 +6,8 @@
  * SQLite: one writer connection, used by one transaction at a time (an async lock), and one
  * reader connection for everything outside transactions, which sees committed data only (WAL).
  * Writes outside a transaction that arrive in one turn of the event loop commit together.
- * PostgreSQL: a pool; a transaction holds one pooled client until it ends.
+ * PostgreSQL: a pool; a transaction holds one pooled client until it ends. Reads of one row by key
+ * outside transactions share one pipelined connection (pipelined-reads.ts).
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -15,6 +16,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ConfigError, DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../config.js';
 import { GroupCommit, isGroupable, rollback } from './group-commit.js';
+import { PipelinedReads } from './pipelined-reads.js';
 import { arrayRows, type RowMaker } from './sqlite-rows.js';
 import { StatementNames } from './statement-names.js';
 import { tableVersions } from './table-versions.js';
@@ -291,6 +293,14 @@ async function retried<T>(attempt: () => Promise<T>): Promise<T> {
 }
 
 type Answered = (error: Error | undefined, result: pg.QueryResult) => void;
+/** Whatever takes a query and answers it: the pool, a client, the pipelined connection. */
+type Sender = (query: pg.Query, answered: Answered) => void;
+
+/** The pool's and a client's: given a query of its own, a client returns it, not a promise, so a callback for both. */
+function senderOf(client: pg.Pool | pg.PoolClient): Sender {
+  const taker = client as unknown as { query(query: pg.Query, callback: Answered): unknown };
+  return (query, answered) => void taker.query(query, answered);
+}
 
 /**
  * Sends a statement, prepared under `name` when it has one. The query is made of its text, its
@@ -299,17 +309,15 @@ type Answered = (error: Error | undefined, result: pg.QueryResult) => void;
  * drivers, per statement").
  */
 function sentQuery(
-  client: pg.Pool | pg.PoolClient,
+  send: Sender,
   text: string,
   values: readonly unknown[],
   name: string | undefined,
 ): Promise<pg.QueryResult> {
   const query = new pg.Query(text, values as unknown[]);
   if (name) (query as { name?: string }).name = name;
-  // A callback, for the pool and a client alike: given a query of its own, a client returns it, not a promise.
-  const sender = client as unknown as { query(query: pg.Query, callback: Answered): unknown };
   return new Promise<pg.QueryResult>((resolve, reject) => {
-    sender.query(query, (error, result) => (error ? reject(error) : resolve(result)));
+    send(query, (error, result) => (error ? reject(error) : resolve(result)));
   }).catch((error: Error) => {
     // Its stack was the socket's reader: made again here, it goes back to the statement's callers
     // (async frames), as node-postgres's own promises do.
@@ -370,9 +378,8 @@ function notIdle(client: pg.PoolClient): Error | undefined {
 }
 
 function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: SqlOptions): SqlDatabase {
-  const pool = new pg.Pool({
+  const connection: pg.ClientConfig = {
     connectionString: url,
-    max: 10,
     connectionTimeoutMillis: timeouts.connect,
     // The server cancels a statement that runs longer (57014, a 503); keep-alive notices a server
     // that is gone without closing the connection.
@@ -383,21 +390,27 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
       getTypeParser: ((oid: number, format?: string) =>
         RAW_TYPES.has(oid) ? asText : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
-  });
+  };
+  const pool = new pg.Pool({ ...connection, max: 10 });
+  const pipelined = new PipelinedReads(connection);
+  const sendPipelined: Sender = (query, answered) => pipelined.send(query, answered);
   // A connection the server drops is replaced by the pool; it must not crash the process.
   pool.on('error', () => undefined);
   // Statements are prepared once per connection under a name, except those planned each time.
   const names = new StatementNames();
-  const sent = (client: pg.Pool | pg.PoolClient, q: Compiled): Promise<pg.QueryResult> => {
+  const sent = (send: Sender, q: Compiled): Promise<pg.QueryResult> => {
     onQuery?.(q.sql);
-    return sentQuery(client, q.sql, q.parameters, names.nameOf(q.sql));
+    return sentQuery(send, q.sql, q.parameters, names.nameOf(q.sql));
   };
   /** `lastly`: inside a transaction, the statements that go with its COMMIT. */
   const on = (client: pg.Pool | pg.PoolClient, lastly?: Compiled[]): SqlExecutor => {
     const transaction = lastly !== undefined;
+    const send = senderOf(client);
     // A statement on its own is a transaction of its own: run again like one (in a transaction,
-    // the whole transaction runs again instead).
-    const query = (q: Compiled) => (transaction ? sent(client, q) : retried(() => sent(client, q)));
+    // the whole transaction runs again instead). A read of one row by key on its own takes the
+    // pipelined connection (pipelined-reads.ts).
+    const query = (q: Compiled) =>
+      transaction ? sent(send, q) : retried(() => sent(q.oneByKey ? sendPipelined : send, q));
     const executor: SqlExecutor = {
       dialect: 'postgres',
       inTransaction: transaction,
@@ -454,7 +467,7 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
       await pool.query('select 1');
     },
     async close() {
-      await pool.end();
+      await Promise.all([pool.end(), pipelined.close()]);
     },
   };
   return db;

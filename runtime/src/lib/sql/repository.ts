@@ -127,6 +127,14 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     return this.plainStatement(args, true, plain);
   }
 
+  /** Whether `plain` is one field equal to one value, and the field is the key or unique: one row at most, by its index. */
+  #onUniqueKey(plain: PlainConditions): boolean {
+    if (plain.shape.length !== 1) return false;
+    const [name, op, count] = plain.shape[0]!;
+    const field = this.model.field(name)!;
+    return op === '=' && count === 1 && (field.primaryKey || field.unique === true);
+  }
+
   /** Whether each of `plain`'s conditions is on a field with an index: the key, a unique field, a link, `"index": true`. */
   #onIndexedFields(plain: PlainConditions): boolean {
     return plain.shape.every(([name]) => {
@@ -153,12 +161,16 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   /** The object of `key` (none or one), its relationships as `include` asks: in one statement where it can be. */
   async #byKeyRecords(key: unknown, include: Include<T> | undefined): Promise<T[]> {
     const { keysOnly, names } = this.#keysInStatement({ include });
-    const statement = keysOnly.length
-      ? compiledOnce(this.model, this.dialect, `byKey:${names.join(',')}`, () =>
-          this.findQuery({ include }).where(`${this.model.table}.${this.pkField().column!}`, '=', 0).compile(),
-        ).sql
-      : this.#byKey;
-    return this.records(await this.ctx.executor.all<Row>({ sql: statement, parameters: [key] }), include);
+    // With the keys of its relationships, the read is as long as their lists: not one for the pipeline.
+    const read: Compiled = keysOnly.length
+      ? {
+          sql: compiledOnce(this.model, this.dialect, `byKey:${names.join(',')}`, () =>
+            this.findQuery({ include }).where(`${this.model.table}.${this.pkField().column!}`, '=', 0).compile(),
+          ).sql,
+          parameters: [key],
+        }
+      : { sql: this.#byKey, parameters: [key], oneByKey: true };
+    return this.records(await this.ctx.executor.all<Row>(read), include);
   }
 
   findQuery(args: FindManyArgs<T>) {
@@ -434,7 +446,8 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       );
       return wherePlain(query, plain).compile();
     });
-    const [row] = await this.ctx.executor.all<Row>(bound(statement, { take: 1 }, plain));
+    const read = bound(statement, { take: 1 }, plain);
+    const [row] = await this.ctx.executor.all<Row>(this.#onUniqueKey(plain) ? { ...read, oneByKey: true } : read);
     if (!row) return null;
     const linkedRow = Object.fromEntries(columns.map((column) => [column, row[`${LINKED}${column}`]]));
     // A row that links holds the key in `link`: null there when none does.

@@ -9,6 +9,11 @@ import type { Dialect } from '../values.js';
 export interface Compiled {
   readonly sql: string;
   readonly parameters: readonly unknown[];
+  /**
+   * A read of at most one row by a unique key, which is quick and never waits for a lock: outside
+   * a transaction, PostgreSQL sends it on the shared pipelined connection (pipelined-reads.ts).
+   */
+  readonly oneByKey?: boolean;
 }
 
 export interface SqlExecutor {

@@ -1,0 +1,137 @@
+/**
+ * Reads of one row by key outside transactions share one pipelined PostgreSQL connection
+ * (runtime/src/lib/sql/pipelined-reads.ts): many at once each get their own row; one that fails
+ * fails alone; a lost connection fails what it carried as "unavailable" and is replaced; inside a
+ * transaction they stay on the transaction's connection; after close they fail, nothing reopens.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { isDatabaseUnavailable } from '../../runtime/src/lib/database.js';
+import { openSql, type Compiled, type SqlDatabase } from '../../runtime/src/lib/sql/executor.js';
+import { repoRoot } from '../support/paths.js';
+import { freshPostgresDatabase } from '../support/postgres.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const ROWS = 200;
+const byKey = (id: unknown): Compiled => ({
+  sql: 'select id, title from t where id = $1',
+  parameters: [id],
+  oneByKey: true,
+});
+
+async function opened(): Promise<{ db: SqlDatabase; other: SqlDatabase; name: string }> {
+  const database = await freshPostgresDatabase(repoRoot, 'pipelined');
+  const db = openSql(database.url);
+  // Another connection to look at the first one's from outside.
+  const other = openSql(database.url);
+  cleanups.push(
+    () => database.drop(),
+    () => other.close(),
+    // Once: a test closes it itself.
+    () => db.close().catch(() => undefined),
+  );
+  await other.execute(`create table t (id integer primary key, title text not null);
+    insert into t select g, 'row ' || g from generate_series(1, ${ROWS}) g;`);
+  const [row] = await other.all<{ name: string }>({ sql: 'select current_database() as name', parameters: [] });
+  return { db, other, name: row!.name };
+}
+
+/** The backends connected to the database `name`, other than the one asking. */
+async function backends(other: SqlDatabase, name: string): Promise<number> {
+  const [row] = await other.all<{ n: number }>({
+    sql: 'select count(*)::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+    parameters: [name],
+  });
+  return row!.n;
+}
+
+describe('reads of one row by key on PostgreSQL', () => {
+  it('sent many at once, share one connection and each get their own row', async () => {
+    const { db, other, name } = await opened();
+    const ids = Array.from({ length: 1000 }, (_, i) => ((i * 37) % ROWS) + 1);
+    const rows = await Promise.all(ids.map((id) => db.all<{ id: number; title: string }>(byKey(id))));
+    expect(rows).toEqual(ids.map((id) => [{ id, title: `row ${id}` }]));
+    // The pool would have opened up to ten connections for as many reads at once.
+    expect(await backends(other, name)).toBe(1);
+    // A read that is not by key takes the pool, as before.
+    await Promise.all(
+      ids.slice(0, 50).map((id) => db.all({ sql: 'select title from t where id = $1', parameters: [id] })),
+    );
+    expect(await backends(other, name)).toBeGreaterThan(1);
+  });
+
+  it('that fails, fails alone: the reads sent with it are answered', async () => {
+    const { db } = await opened();
+    const answers = await Promise.allSettled(
+      [byKey(1), byKey('not a number'), byKey(3), byKey(-1)].map((q) => db.all(q)),
+    );
+    expect(answers.map((a) => a.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((answers[1] as PromiseRejectedResult).reason).toMatchObject({ code: '22P02' });
+    expect((answers[2] as PromiseFulfilledResult<unknown>).value).toEqual([{ id: 3, title: 'row 3' }]);
+    expect((answers[3] as PromiseFulfilledResult<unknown>).value).toEqual([]);
+  });
+
+  it('on a connection that is lost, fail as unavailable, and the next ones reconnect', async () => {
+    const { db, other, name } = await opened();
+    expect(await db.all(byKey(5))).toEqual([{ id: 5, title: 'row 5' }]);
+    // Reads on the wire behind a slow one (a test's misuse of the pipeline) while the server ends the connection.
+    const slow = db
+      .all({ sql: 'select pg_sleep(0.5) as slept', parameters: [], oneByKey: true })
+      .catch((e: unknown) => e);
+    const inFlight = Array.from({ length: 200 }, (_, i) => db.all(byKey((i % ROWS) + 1)).catch((e: unknown) => e));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await other.all({
+      sql: 'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+      parameters: [name],
+    });
+    expect(isDatabaseUnavailable(await slow)).toBe(true);
+    const settled = await Promise.all(inFlight);
+    expect(settled.every((error) => isDatabaseUnavailable(error))).toBe(true);
+    expect(await db.all(byKey(7))).toEqual([{ id: 7, title: 'row 7' }]);
+  });
+
+  it('inside a transaction are on its connection: they see what it has not committed', async () => {
+    const { db } = await opened();
+    const seen = await db.transaction(async (tx) => {
+      await tx.run({ sql: `update t set title = 'changed' where id = 9`, parameters: [] });
+      return tx.all(byKey(9));
+    });
+    expect(seen).toEqual([{ id: 9, title: 'changed' }]);
+    expect(await db.all(byKey(9))).toEqual([{ id: 9, title: 'changed' }]);
+  });
+
+  it('never wait behind a transaction that holds the row', async () => {
+    const { db, other } = await opened();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const holding = other.transaction(async (tx) => {
+      await tx.run({ sql: `update t set title = 'locked' where id = 11`, parameters: [] });
+      await held;
+    });
+    // Read while the other transaction holds the row's lock: the committed row, at once.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await db.all(byKey(11))).toEqual([{ id: 11, title: 'row 11' }]);
+    release();
+    await holding;
+    expect(await db.all(byKey(11))).toEqual([{ id: 11, title: 'locked' }]);
+  });
+
+  it('after close, fail as unavailable and open nothing', async () => {
+    const { db, other, name } = await opened();
+    expect(await db.all(byKey(1))).toHaveLength(1);
+    await db.close();
+    const error = await db.all(byKey(1)).catch((e: unknown) => e);
+    expect(isDatabaseUnavailable(error)).toBe(true);
+    expect(await backends(other, name)).toBe(0);
+  });
+
+  it('to a server that is not there, fail as unavailable', async () => {
+    const db = openSql('postgres://postgres@127.0.0.1:1/none');
+    cleanups.push(() => db.close());
+    const errors = await Promise.all([1, 2, 3].map((id) => db.all(byKey(id)).catch((e: unknown) => e)));
+    for (const error of errors) expect(isDatabaseUnavailable(error)).toBe(true);
+  });
+});
