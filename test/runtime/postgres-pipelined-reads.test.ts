@@ -4,6 +4,7 @@
  * fails alone; a lost connection fails what it carried as "unavailable" and is replaced; inside a
  * transaction they stay on the transaction's connection; after close they fail, nothing reopens.
  */
+import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isDatabaseUnavailable } from '../../runtime/src/lib/database.js';
 import { openSql, type Compiled, type SqlDatabase } from '../../runtime/src/lib/sql/executor.js';
@@ -16,6 +17,7 @@ afterEach(async () => {
 });
 
 const ROWS = 200;
+let databaseUrl = '';
 const byKey = (id: unknown): Compiled => ({
   sql: 'select id, title from t where id = $1',
   parameters: [id],
@@ -24,6 +26,7 @@ const byKey = (id: unknown): Compiled => ({
 
 async function opened(): Promise<{ db: SqlDatabase; other: SqlDatabase; name: string }> {
   const database = await freshPostgresDatabase(repoRoot, 'pipelined');
+  databaseUrl = database.url;
   const db = openSql(database.url);
   // Another connection to look at the first one's from outside.
   const other = openSql(database.url);
@@ -37,6 +40,20 @@ async function opened(): Promise<{ db: SqlDatabase; other: SqlDatabase; name: st
     insert into t select g, 'row ' || g from generate_series(1, ${ROWS}) g;`);
   const [row] = await other.all<{ name: string }>({ sql: 'select current_database() as name', parameters: [] });
   return { db, other, name: row!.name };
+}
+
+/** Counts the writes (system calls, one per `_write` or `_writev` of a socket) to `port` until stopped. */
+function countedWrites(port: number): { count: number; stop(): void } {
+  const prototype = net.Socket.prototype as unknown as Record<'_write' | '_writev', (...args: unknown[]) => unknown>;
+  const original = { _write: prototype._write, _writev: prototype._writev };
+  const counter = { count: 0, stop: () => Object.assign(prototype, original) };
+  for (const method of ['_write', '_writev'] as const) {
+    prototype[method] = function (this: net.Socket, ...args: unknown[]) {
+      if (this.remotePort === port) counter.count++;
+      return original[method].apply(this, args);
+    };
+  }
+  return counter;
 }
 
 /** The backends connected to the database `name`, other than the one asking. */
@@ -61,6 +78,20 @@ describe('reads of one row by key on PostgreSQL', () => {
       ids.slice(0, 50).map((id) => db.all({ sql: 'select title from t where id = $1', parameters: [id] })),
     );
     expect(await backends(other, name)).toBeGreaterThan(1);
+  });
+
+  it('sent in one turn of the event loop, leave in one write', async () => {
+    const { db } = await opened();
+    expect(await db.all(byKey(1))).toHaveLength(1); // connected, and the statement prepared
+    const writes = countedWrites(Number(new URL(databaseUrl).port));
+    try {
+      const reads = Array.from({ length: 100 }, (_, i) => db.all(byKey(i + 1)));
+      expect(await Promise.all(reads)).toHaveLength(100);
+    } finally {
+      writes.stop();
+    }
+    // Without holding them, node-postgres writes each statement as it comes: 100 writes.
+    expect(writes.count).toBe(1);
   });
 
   it('that fails, fails alone: the reads sent with it are answered', async () => {

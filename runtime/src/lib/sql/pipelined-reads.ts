@@ -24,6 +24,7 @@ export class PipelinedReads {
   readonly #config: pg.ClientConfig;
   #client: pg.Client | undefined;
   #closed = false;
+  #holding = false;
 
   constructor(config: pg.ClientConfig) {
     this.#config = { application_name: PIPELINED_READS_NAME, ...config, pipeline: true };
@@ -36,8 +37,27 @@ export class PipelinedReads {
       process.nextTick(() => answered(new Error('Client was closed and is not queryable'), undefined!));
       return;
     }
-    const sender = this.#connection() as unknown as { query(query: pg.Query, callback: typeof answered): unknown };
-    sender.query(query, answered);
+    const client = this.#connection();
+    this.#holdWrites(client);
+    (client as unknown as { query(query: pg.Query, callback: typeof answered): unknown }).query(query, answered);
+  }
+
+  /**
+   * The statements sent in one turn of the event loop leave in one write: node-postgres writes each
+   * statement as it comes (a system call, and a wake-up of the server, per statement), and the
+   * requests answered in one turn send theirs one after another. The socket is held (corked) until
+   * the turn's end (`setImmediate`), which comes before the loop waits for anything.
+   */
+  #holdWrites(client: pg.Client): void {
+    if (this.#holding) return;
+    const stream = (client as unknown as { connection: { stream: { cork(): void; uncork(): void } } }).connection
+      .stream;
+    this.#holding = true;
+    stream.cork();
+    setImmediate(() => {
+      this.#holding = false;
+      stream.uncork();
+    });
   }
 
   async close(): Promise<void> {
