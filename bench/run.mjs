@@ -28,6 +28,7 @@ const benchmarks = [
   { name: 'auth-cost', load: () => import('./auth-cost.mjs') },
   { name: 'relations', load: () => import('./relations.mjs') },
   { name: 'events', load: () => import('./events.mjs') },
+  { name: 'pg-pipeline', load: () => import('./pg-pipeline.mjs') },
 ];
 
 const args = process.argv.slice(2);
