@@ -86,7 +86,10 @@ async function reads(pg, sender, seconds) {
         const query = new pg.Query(TEXT, [id + 1]);
         query.name = 'item_by_key';
         await new Promise((resolve, reject) =>
-          sender.send(query, (error, result) => (error ? reject(error) : resolve(result))),
+          sender.send(query, (error, result) => {
+            if (error) reject(error instanceof Error ? error : new Error(String(error)));
+            else resolve(result);
+          }),
         );
         count++;
       }

@@ -159,6 +159,32 @@ describe('reads of one row by key on PostgreSQL', () => {
     expect(await backends(other, name)).toBe(0);
   });
 
+  it('that cannot connect, fail with the reason the pool gives', async () => {
+    const { name } = await opened();
+    const url = new URL(databaseUrl);
+    url.pathname = `/${name}_not_there`;
+    const db = openSql(url.href);
+    cleanups.push(() => db.close());
+    const errors = await Promise.all([byKey(1), byKey(2)].map((q) => db.all(q).catch((e: unknown) => e)));
+    const fromPool = await db.all({ sql: 'select 1 as one', parameters: [] }).catch((e: unknown) => e);
+    expect(fromPool).toMatchObject({ code: '3D000' });
+    for (const error of errors) expect(error).toMatchObject({ code: '3D000' });
+  });
+
+  it('to a server that never answers, fail as unavailable once the connect timeout is over', async () => {
+    // Reads what it is sent (so that it sees the client leave), answers nothing.
+    const silent = net.createServer((socket) => socket.resume());
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => silent.close(() => resolve())));
+    const port = (silent.address() as net.AddressInfo).port;
+    const db = openSql(`postgres://postgres@127.0.0.1:${port}/none`, { timeouts: { connect: 200, query: 1000 } });
+    cleanups.push(() => db.close());
+    const started = Date.now();
+    const error = await db.all(byKey(1)).catch((e: unknown) => e);
+    expect(isDatabaseUnavailable(error)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
   it('to a server that is not there, fail as unavailable', async () => {
     const db = openSql('postgres://postgres@127.0.0.1:1/none');
     cleanups.push(() => db.close());

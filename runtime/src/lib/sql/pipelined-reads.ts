@@ -22,9 +22,13 @@ import pg from 'pg';
 /** Its name in pg_stat_activity, beside the pool's connections (a URL's own `application_name` wins). */
 export const PIPELINED_READS_NAME = 'svcgen reads by key';
 
+type Answered = (error: Error | undefined, result: pg.QueryResult) => void;
+
 export class PipelinedReads {
   readonly #config: pg.ClientConfig;
+  /** The connection, once it is up and until it is lost. */
   #client: pg.Client | undefined;
+  #connecting: Promise<pg.Client> | undefined;
   #closed = false;
   #holding = false;
 
@@ -33,15 +37,32 @@ export class PipelinedReads {
   }
 
   /** Sends `query`; `answered` gets its result or its error. */
-  send(query: pg.Query, answered: (error: Error | undefined, result: pg.QueryResult) => void): void {
+  send(query: pg.Query, answered: Answered): void {
     if (this.#closed) {
       // The pool's words for the same, which the service answers 503.
       process.nextTick(() => answered(new Error('Client was closed and is not queryable'), undefined!));
       return;
     }
-    const client = this.#connection();
+    if (this.#client) {
+      this.#sendOn(this.#client, query, answered);
+      return;
+    }
+    this.#connected().then(
+      (client) => this.#sendOn(client, query, answered),
+      (error: Error) => answered(error, undefined!),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  #sendOn(client: pg.Client, query: pg.Query, answered: Answered): void {
     this.#holdWrites(client);
-    (client as unknown as { query(query: pg.Query, callback: typeof answered): unknown }).query(query, answered);
+    (client as unknown as { query(query: pg.Query, callback: Answered): unknown }).query(query, answered);
   }
 
   /**
@@ -62,28 +83,44 @@ export class PipelinedReads {
     });
   }
 
-  async close(): Promise<void> {
-    this.#closed = true;
-    const client = this.#client;
-    this.#client = undefined;
-    await client?.end().catch(() => undefined);
+  /** A connection, opened at the first statement and after one is lost; the statements sent meanwhile share it. */
+  #connected(): Promise<pg.Client> {
+    this.#connecting ??= this.#opened().finally(() => (this.#connecting = undefined));
+    return this.#connecting;
   }
 
   /**
-   * The connection, opened at the first statement and after one is lost. Statements sent while it
-   * connects wait in the client's queue; if it cannot connect, they fail with that.
+   * Statements wait for the connection here, not in the client's queue: if it cannot connect,
+   * they fail with the reason (a database that does not exist, a refused password), as the
+   * pool's would, not with "Connection terminated".
    */
-  #connection(): pg.Client {
-    if (this.#client) return this.#client;
+  async #opened(): Promise<pg.Client> {
     const client = new pg.Client(this.#config);
+    let lost = false;
     const forget = () => {
+      lost = true;
       if (this.#client === client) this.#client = undefined;
     };
     // A lost connection must not crash the process: its statements fail by themselves.
     client.on('error', forget);
     client.on('end', forget);
-    client.connect().catch(forget);
+    try {
+      await client.connect();
+    } catch (error) {
+      throw connectFailure(error as Error);
+    }
+    if (this.#closed || lost) {
+      void client.end().catch(() => undefined);
+      throw new Error(this.#closed ? 'Client was closed and is not queryable' : 'Connection terminated unexpectedly');
+    }
     this.#client = client;
     return client;
   }
+}
+
+/** node-postgres's client says "timeout expired" where the pool says this, which the service answers 503. */
+function connectFailure(error: Error): Error {
+  return error.message === 'timeout expired'
+    ? new Error('timeout exceeded when trying to connect', { cause: error })
+    : error;
 }
