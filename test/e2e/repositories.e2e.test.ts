@@ -22,12 +22,15 @@ interface Repo {
   delete(args: Rec): Promise<Rec>;
   deleteMany(args?: Rec): Promise<{ count: number }>;
   lockForUpdate(key: unknown): Promise<void>;
+  findFirstWithLinked(where: Rec, other: Repo, link: string): Promise<unknown>;
 }
 interface Db {
   author: Repo;
   post: Repo;
   comment: Repo;
   address: Repo;
+  user: Repo;
+  authCredential: Repo;
   transaction<T>(work: (db: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
@@ -381,6 +384,15 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
       // Nor does a read by a field that is not unique.
       await db.author.findFirst({ where: { karma: 5 } });
       expect(await lastPipelined()).toBe(byKey);
+      // The member a request's credentials name, with their credential: by the key or a unique field.
+      await db.user.findFirstWithLinked({ username: 'nobody' }, db.authCredential, 'user_key');
+      const member = await lastPipelined();
+      expect(member).toMatch(/from "auth_credential" where "user_key" = cast\("user"\."username" as text\)/);
+      await db.user.findFirstWithLinked({ email: 'Nobody@Example.com' }, db.authCredential, 'user_key');
+      expect(await lastPipelined()).not.toBe(member);
+      const byEmail = await lastPipelined();
+      await db.user.findFirstWithLinked({ password: 'not unique' }, db.authCredential, 'user_key');
+      expect(await lastPipelined()).toBe(byEmail);
     },
   );
 

@@ -447,7 +447,10 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       return wherePlain(query, plain).compile();
     });
     const read = bound(statement, { take: 1 }, plain);
-    const [row] = await this.ctx.executor.all<Row>(this.#onUniqueKey(plain) ? { ...read, oneByKey: true } : read);
+    // One row by a unique key, and the other's row by its key or a unique field: quick at any size.
+    const linkField = linked.model.field(link);
+    const oneByKey = this.#onUniqueKey(plain) && (linkField?.primaryKey === true || linkField?.unique === true);
+    const [row] = await this.ctx.executor.all<Row>(oneByKey ? { ...read, oneByKey } : read);
     if (!row) return null;
     const linkedRow = Object.fromEntries(columns.map((column) => [column, row[`${LINKED}${column}`]]));
     // A row that links holds the key in `link`: null there when none does.
