@@ -6,8 +6,6 @@
  * of them at a time, and fanning out at once makes each delivery exactly once.
  */
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -16,6 +14,7 @@ import { openSql, type SqlDatabase } from '../../runtime/src/lib/sql/executor.js
 import { ensureMongoOutbox, MongoDeliveryStore } from '../../runtime/src/lib/webhooks/mongo-store.js';
 import { SqlDeliveryStore } from '../../runtime/src/lib/webhooks/sql-store.js';
 import type { Delivery, DeliveryStore } from '../../runtime/src/lib/webhooks/types.js';
+import { testDatabase } from '../support/databases.js';
 import { freshMongoDatabase } from '../support/mongodb.js';
 import { repoRoot } from '../support/paths.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
@@ -111,12 +110,7 @@ function postgresParts(sql: SqlDatabase, url: string, others: SqlDatabase[]): Pi
 }
 
 function sqliteFile(): Promise<{ url: string; drop(): Promise<void> }> {
-  const file = join(tmpdir(), `svcgen-deliveries-${randomUUID()}.db`);
-  const drop = () => {
-    for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
-    return Promise.resolve();
-  };
-  return Promise.resolve({ url: `sqlite:${file}`, drop });
+  return testDatabase('sqlite', repoRoot, 'deliveries');
 }
 
 async function mongoBackend(): Promise<Backend> {

@@ -7,16 +7,12 @@
  * SQLite that the check waits for another connection's write lock as migrations do.
  * test/e2e/row-counts.e2e.test.ts checks the counts of a generated service over HTTP.
  */
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ModelRegistry } from '../../runtime/src/lib/model.js';
 import { openSql, type SqlDatabase } from '../../runtime/src/lib/sql/executor.js';
 import { keepRowCounts, type RowCounts } from '../../runtime/src/lib/sql/row-counts.js';
+import { testDatabase } from '../support/databases.js';
 import { repoRoot } from '../support/paths.js';
-import { freshPostgresDatabase } from '../support/postgres.js';
 
 /** keepRowCounts reads only the tables of the models. */
 const models = (...tables: string[]) => new Map(tables.map((t) => [t, { table: t }])) as unknown as ModelRegistry;
@@ -32,18 +28,9 @@ afterEach(async () => {
 });
 
 async function open(engine: 'sqlite' | 'postgres'): Promise<Opened> {
-  let url: string;
-  if (engine === 'sqlite') {
-    const file = join(tmpdir(), `row-counts-${randomUUID()}.db`);
-    url = `sqlite:${file}`;
-    cleanups.push(() => {
-      for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
-    });
-  } else {
-    const database = await freshPostgresDatabase(repoRoot, 'row_counts');
-    url = database.url;
-    cleanups.push(() => database.drop());
-  }
+  const database = await testDatabase(engine, repoRoot, 'row_counts');
+  const { url } = database;
+  cleanups.push(() => database.drop());
   const another = () => {
     const db = openSql(url);
     cleanups.push(() => db.close());

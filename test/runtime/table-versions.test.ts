@@ -7,12 +7,9 @@
  * is gone. None on PostgreSQL. test/e2e/api-key.e2e.test.ts and test/e2e/trust.e2e.test.ts check
  * what authentication keeps by it, over HTTP.
  */
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSql, type SqlDatabase } from '../../runtime/src/lib/sql/executor.js';
+import { testDatabase } from '../support/databases.js';
 import { repoRoot } from '../support/paths.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 
@@ -23,11 +20,9 @@ afterEach(async () => {
 
 /** Two connections to one new SQLite file: the service's and someone else's. */
 async function opened(): Promise<{ service: SqlDatabase; behind: SqlDatabase }> {
-  const file = join(tmpdir(), `table-versions-${randomUUID()}.db`);
-  const url = `sqlite:${file}`;
-  cleanups.push(() => {
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
-  });
+  const database = await testDatabase('sqlite', repoRoot, 'table_versions');
+  const { url } = database;
+  cleanups.push(() => database.drop());
   const open = () => {
     const db = openSql(url);
     cleanups.push(() => db.close());
