@@ -1,8 +1,10 @@
 /**
  * Reads of one row by key outside transactions share one pipelined PostgreSQL connection
- * (runtime/src/lib/sql/pipelined-reads.ts): many at once each get their own row; one that fails
- * fails alone; a lost connection fails what it carried as "unavailable" and is replaced; inside a
- * transaction they stay on the transaction's connection; after close they fail, nothing reopens.
+ * (runtime/src/lib/sql/pipelined-reads.ts): many at once each get their own row, those of one
+ * turn in one write; one that fails fails alone; a lost connection fails what it carried as
+ * "unavailable" and is replaced; one that cannot be made fails them with the server's reason, or
+ * as unavailable; inside a transaction they stay on the transaction's connection; they never wait
+ * for a row's lock; after close they fail, nothing reopens.
  */
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
