@@ -86,6 +86,8 @@ describe('PostgreSQL stopped and started again under a running service', () => {
       expect(reply.status).toBe(201);
       acknowledged.push(reply.body.id);
     }
+    // An item by its key: the pipelined connection (lib/sql/pipelined-reads.ts) is open when the database stops.
+    expect((await api('GET', `/items/${acknowledged[0]}`)).status).toBe(200);
     await pg('stop');
     await expectUnavailable(api, 'GET', '/items');
     await expectUnavailable(api, 'GET', `/items/${acknowledged[0]}`);
@@ -98,6 +100,8 @@ describe('PostgreSQL stopped and started again under a running service', () => {
     expect(after.body.data.map((o: { id: number }) => o.id)).toEqual(expect.arrayContaining(acknowledged));
     expect(after.body.data.some((o: { name: string }) => o.name === 'while down')).toBe(false);
     expect((await api('POST', '/items', { name: 'after' })).status).toBe(201);
+    // The pipelined connection the stop ended is opened again.
+    expect((await api('GET', `/items/${acknowledged[0]}`)).status).toBe(200);
     expect((await api('GET', '/health')).status).toBe(200);
   }, 60_000);
 
@@ -115,7 +119,14 @@ describe('PostgreSQL stopped and started again under a running service', () => {
       const client = async (n: number) => {
         for (let i = 0; loading; i++) {
           const started = performance.now();
-          const request = i % 2 ? api('GET', '/items?_limit=5') : api('POST', '/items', { name: `${tag} ${n}-${i}` });
+          // A write, a page (the pool) and an item by its key (the pipelined connection, lib/sql/pipelined-reads.ts).
+          const kept = acknowledged.at(-1);
+          const request =
+            i % 3 === 0
+              ? api('POST', '/items', { name: `${tag} ${n}-${i}` })
+              : i % 3 === 2 && kept !== undefined
+                ? api('GET', `/items/${kept}`)
+                : api('GET', '/items?_limit=5');
           const reply = await request.catch(() => null);
           slowestMs = Math.max(slowestMs, performance.now() - started);
           const status = reply ? String(reply.status) : 'connection lost';
@@ -144,6 +155,8 @@ describe('PostgreSQL stopped and started again under a running service', () => {
       );
       expect(statuses['connection lost']).toBeUndefined();
       expect(statuses['503']).toBeGreaterThan(0);
+      // Items by their key are served again too: the pipelined connection the fault ended was opened again.
+      expect((await api('GET', `/items/${acknowledged.at(-1)!}`)).status).toBe(200);
       expect(slowestMs).toBeLessThan(CONNECT_TIMEOUT + 4000);
       const present = new Set<number>();
       for (let page = 0; ; page++) {
