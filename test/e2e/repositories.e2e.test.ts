@@ -368,7 +368,7 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
           'postgres',
           database.url,
           dir,
-          `select query from pg_stat_activity where application_name = 'svcgen reads by key'`,
+          `select query from pg_stat_activity where application_name = 'svcgen reads by key' and datname = current_database()`,
         )) as { query: string }[];
         expect(rows).toHaveLength(1);
         return rows[0]!.query;
