@@ -16,6 +16,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ConfigError, DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../config.js';
 import { GroupCommit, isGroupable, rollback } from './group-commit.js';
+import { notIdle, PostgresGroupCommit } from './pg-group-commit.js';
 import { PipelinedReads } from './pipelined-reads.js';
 import { arrayRows, type RowMaker } from './sqlite-rows.js';
 import { StatementNames } from './statement-names.js';
@@ -367,16 +368,6 @@ function literal(client: pg.PoolClient, value: unknown): string {
   throw new Error(`cannot write a ${typeof value} into a statement as a literal`);
 }
 
-/**
- * Why a connection that is up must not go back to the pool: the server last said it is inside a
- * transaction (its ROLLBACK failed, or never ran). Lent again, its next user's statements would
- * join that transaction: answered as done, seen by no other connection, undone when it closes.
- */
-function notIdle(client: pg.PoolClient): Error | undefined {
-  const status = client.getTransactionStatus();
-  return status === 'I' ? undefined : new Error(`connection not given back: transaction status ${status}, not idle`);
-}
-
 function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: SqlOptions): SqlDatabase {
   const connection: pg.ClientConfig = {
     connectionString: url,
@@ -402,6 +393,12 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
     onQuery?.(q.sql);
     return sentQuery(send, q.sql, q.parameters, names.nameOf(q.sql));
   };
+  // One-statement writes outside transactions commit with the others of their turn (pg-group-commit.ts).
+  const groups = new PostgresGroupCommit({
+    send: (client, q) => sent(senderOf(client), q),
+    alone: (q) => retried(() => sent(senderOf(pool), q)),
+    connect: () => pool.connect(),
+  });
   /** `lastly`: inside a transaction, the statements that go with its COMMIT. */
   const on = (client: pg.Pool | pg.PoolClient, lastly?: Compiled[]): SqlExecutor => {
     const transaction = lastly !== undefined;
@@ -409,8 +406,11 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
     // A statement on its own is a transaction of its own: run again like one (in a transaction,
     // the whole transaction runs again instead). A read of one row by key on its own takes the
     // pipelined connection (pipelined-reads.ts).
-    const query = (q: Compiled) =>
-      transaction ? sent(send, q) : retried(() => sent(q.oneByKey ? sendPipelined : send, q));
+    const query = (q: Compiled) => {
+      if (transaction) return sent(send, q);
+      if (q.grouped) return groups.write(q, q.grouped);
+      return retried(() => sent(q.oneByKey ? sendPipelined : send, q));
+    };
     const executor: SqlExecutor = {
       dialect: 'postgres',
       inTransaction: transaction,

@@ -56,14 +56,29 @@ function wrapped(models: ModelRegistry, model: Model, action: EventAction, write
   let sql = cache.get(write);
   if (!sql) {
     const p = (n: number) => `$${at + n}`;
-    const pk = `(w.${identifier(keyColumn(model))})::text`;
-    const data = `jsonb_build_object('pk', ${pk}, 'row', ${rowJson(model)}, 'links', ${linksJson(models, model, action)})`;
-    sql =
-      `with w as (${write}), e as (insert into svc_events (id, type, model, pk, time, data) ` +
-      `select ${p(1)}, ${p(2)}, ${p(3)}, ${pk}, ${p(4)}, ${data} from w) select * from w`;
+    const event = { id: p(1), type: p(2), model: p(3), time: p(4) };
+    sql = `with w as (${write}), ${eventsOfRows(models, model, action, event)} select * from w`;
     cache.set(write, sql);
   }
   return sql;
+}
+
+/** SQL of the values an event is given besides its row: parameters, or an expression. */
+export interface EventValues {
+  readonly id: string;
+  readonly type: string;
+  readonly model: string;
+  readonly time: string;
+}
+
+/** `e as (insert into svc_events … from w)`: the event of each row of `w`, a model's written rows. */
+export function eventsOfRows(models: ModelRegistry, model: Model, action: EventAction, values: EventValues): string {
+  const pk = `(w.${identifier(keyColumn(model))})::text`;
+  const data = `jsonb_build_object('pk', ${pk}, 'row', ${rowJson(model)}, 'links', ${linksJson(models, model, action)})`;
+  return (
+    `e as (insert into svc_events (id, type, model, pk, time, data) ` +
+    `select ${values.id}, ${values.type}, ${values.model}, ${pk}, ${values.time}, ${data} from w)`
+  );
 }
 
 /** The row's columns an admin may read, each as `fromDb` takes it. */

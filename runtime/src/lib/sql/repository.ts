@@ -20,12 +20,14 @@ import type { EventAction } from '../outbox/types.js';
 import { rankingSearch, searchOf, searchOnly, withoutSearch, type SearchFilter } from '../search.js';
 import { fromDb, toDb } from '../values.js';
 import type { Compiled, SqlExecutor } from './executor.js';
+import type { WriteParts } from './types.js';
 import { countMatches, matchingRowids, rankedMatches, relevance, type SearchTarget } from './search.js';
 import type { SearchIndexer } from './search-index.js';
 import { keptCount, type RowCounts } from './row-counts.js';
 import { condition, storedValues, type ConditionSource } from './conditions.js';
 import { constraintViolation } from './constraints.js';
 import { checkReferences, chunks, includeRelated, linkRelations, type RelationSource } from './relations.js';
+import { groupedWrite } from './merged-writes.js';
 import { emptyLinks, withEvent } from './recorded-writes.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- Kysely is used with table names known at run time. */
@@ -637,8 +639,14 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   async createRecorded(args: { data: Rec; include?: Include<Rec> }, inTime: () => void): Promise<Rec> {
     const data = args.data;
     if (this.linksIn(data)) return this.inTransactionRecorded('create', (r) => r.create(args as never));
-    const insert = this.insertOf(this.columnValues(data));
-    const rows = await this.run(() => this.writeRecorded('create', insert, inTime));
+    const values = this.columnValues(data);
+    const insert = this.insertOf(values);
+    const columns = Object.keys(values);
+    // With no column to write, `default values`: a statement of its own.
+    const parts: WriteParts | undefined = columns.length
+      ? { kind: 'insert', columns, values: Object.values(values) }
+      : undefined;
+    const rows = await this.run(() => this.writeRecorded('create', insert, inTime, parts));
     this.written();
     return (await this.records(rows, args.include))[0]! as Rec;
   }
@@ -656,7 +664,13 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     const key = this.keyOf(args.where);
     const value = this.keyValue(key);
     const update = value === undefined ? undefined : this.updateOf(values, value);
-    const rows = update ? await this.run(() => this.writeRecorded(action, update, inTime)) : [];
+    const parts: WriteParts = {
+      kind: 'update',
+      columns: Object.keys(values),
+      values: Object.values(values),
+      key: value,
+    };
+    const rows = update ? await this.run(() => this.writeRecorded(action, update, inTime, parts)) : [];
     if (rows.length === 0) throw new RecordNotFound(this.model.name, key);
     this.written();
     return (await this.records(rows, args.include))[0]! as Rec;
@@ -666,7 +680,8 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     const key = this.keyOf(args.where);
     const value = this.keyValue(key);
     if (value === undefined) throw new RecordNotFound(this.model.name, key);
-    const rows = await this.run(() => this.writeRecorded('delete', this.deleteOf(value), inTime));
+    const parts: WriteParts = { kind: 'delete', key: value };
+    const rows = await this.run(() => this.writeRecorded('delete', this.deleteOf(value), inTime, parts));
     if (rows.length === 0) throw new RecordNotFound(this.model.name, key);
     this.written();
   }
@@ -675,13 +690,17 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
    * `write` (returning the model's columns) and its event, all or nothing. A create's event names
    * no related objects kept elsewhere (`emptyLinks`). `inTime` is asked last: on SQLite, after
    * waiting for the writer, before COMMIT (a late write rolls back); on PostgreSQL, before sending.
+   * `parts`: what `write` is made of, for PostgreSQL to make it one statement with other writes of
+   * its shape (merged-writes.ts).
    */
-  writeRecorded(action: EventAction, write: Compiled, inTime: () => void): Promise<Row[]> {
+  writeRecorded(action: EventAction, write: Compiled, inTime: () => void, parts?: WriteParts): Promise<Row[]> {
     const { models, executor } = this.ctx;
     const model = this.model as Model;
     if (this.dialect === 'postgres') {
       inTime();
-      return executor.all<Row>(withEvent(models, model, action, write));
+      const statement = withEvent(models, model, action, write);
+      const grouped = parts && groupedWrite(models, model, action, parts);
+      return executor.all<Row>(grouped ? { ...statement, grouped } : statement);
     }
     return executor.allThen<Row>(write, ([row]) => {
       inTime();
@@ -707,7 +726,10 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     return this.run(() => tx.all<Row>(query));
   }
 
-  /** `delete … where key = ? returning` the model's columns (the row as it was); compiled once per model. */
+  /**
+   * `delete … where key = ? returning` the model's columns (the row as it was); compiled once per model.
+   * merged-writes.ts writes the same statement for deletes merged on PostgreSQL: change both.
+   */
   deleteOf(key: unknown): Compiled {
     const { sql: text } = compiledOnce(this.model, this.dialect, 'delete:key', () =>
       this.ctx.compiler
@@ -719,7 +741,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     return { sql: text, parameters: [key] };
   }
 
-  /** `insert … returning` the model's columns. */
+  /** `insert … returning` the model's columns. merged-writes.ts writes the same for creates merged on PostgreSQL: change both. */
   insertOf(values: Row): Compiled {
     return this.cachedWrite('insert', values, () =>
       Object.keys(values).length
@@ -728,7 +750,10 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     );
   }
 
-  /** `update … set values where key = ? returning` the model's columns (`values` not empty). */
+  /**
+   * `update … set values where key = ? returning` the model's columns (`values` not empty).
+   * merged-writes.ts writes the same statement for changes merged on PostgreSQL: change both.
+   */
   updateOf(values: Row, key: unknown): Compiled {
     const pk = this.model.primaryKey;
     const compile = () =>

@@ -14,6 +14,40 @@ export interface Compiled {
    * a transaction, PostgreSQL sends it on the shared pipelined connection (pipelined-reads.ts).
    */
   readonly oneByKey?: boolean;
+  /**
+   * A write that stands alone (one statement: a write and its event, recorded-writes.ts): outside
+   * a transaction, PostgreSQL commits it with the other such writes of its turn, merged into one
+   * statement with those of its shape (pg-group-commit.ts, merged-writes.ts).
+   */
+  readonly grouped?: GroupedWrite;
+}
+
+/** What one write is made of: its table's columns and their values, and the key it changes. */
+export type WriteParts =
+  | { readonly kind: 'insert'; readonly columns: readonly string[]; readonly values: readonly unknown[] }
+  | {
+      readonly kind: 'update';
+      readonly columns: readonly string[];
+      readonly values: readonly unknown[];
+      readonly key: unknown;
+    }
+  | { readonly kind: 'delete'; readonly key: unknown };
+
+export interface GroupedWrite {
+  /** Writes of one shape (model, action, columns) can be one statement. */
+  readonly shape: string;
+  readonly parts: WriteParts;
+  /** Writes of this shape (two or more), made one statement. */
+  readonly merge: (writes: readonly WriteParts[]) => MergedWrites;
+}
+
+export interface MergedWrites {
+  readonly statement: Compiled;
+  /**
+   * Each write's rows from the statement's, in the order of the writes; `undefined` for a write
+   * the statement did not make, which must run again alone (merged-writes.ts says when).
+   */
+  readonly split: (rows: readonly Record<string, unknown>[]) => (Record<string, unknown>[] | undefined)[];
 }
 
 export interface SqlExecutor {

@@ -1,0 +1,247 @@
+/**
+ * Group commit on PostgreSQL: the writes that stand alone (a write and its event in one statement,
+ * recorded-writes.ts) and arrive in one turn of the event loop share one transaction on one pooled
+ * connection, written at once: BEGIN, the writes, COMMIT, each with its own Sync (node-postgres's
+ * pipeline mode), none waiting for the answer to the one before. Writes of one shape (creates of
+ * one model with the same fields, say) are one statement there (merged-writes.ts).
+ *
+ * A transaction costs PostgreSQL far more than a small write: a backend woken for it, its snapshot
+ * and commit, a statement-level trigger's set-up, the answer read back. Ten creates of
+ * ramses-starter's Item cost the machine 133 µs each in ten transactions, 68 µs in one, 33 µs as
+ * one statement (pgbench; bench/RESULTS.md, "Writes committed together on PostgreSQL").
+ *
+ * Each write still succeeds or fails as it would alone:
+ * - Nobody hears of a write before its COMMIT is answered COMMIT: what is answered is committed.
+ * - When any statement of the group fails, PostgreSQL undoes the whole transaction (COMMIT is
+ *   answered ROLLBACK): each write then runs again alone, in a transaction of its own, and only
+ *   one that fails alone fails. Alone it is the statement it was made as, its event's id its own.
+ * - A group waits at most `GROUP_LOCK_TIMEOUT` for a row lock (another transaction's, or another
+ *   group's in a deadlock), then its writes run alone, where each waits as long as it would have:
+ *   a write that waits does not hold up the others of its turn for longer than that.
+ * - A lost connection fails each write of the group with its error (a 503), as it fails a write
+ *   on its own: whether the server committed before the loss cannot be known, and a write is never
+ *   sent twice. Otherwise every statement sent was answered by the server.
+ * - If BEGIN itself failed (on a connection that is still up), each statement ran on its own
+ *   (autocommit), and its answer is its own.
+ * - A change or a delete that a merged statement did not make runs alone after the COMMIT
+ *   (merged-writes.ts says why).
+ */
+import type pg from 'pg';
+import type { Compiled, GroupedWrite, MergedWrites } from './types.js';
+
+/** How long a group waits for a row lock before its writes run alone (SET LOCAL lock_timeout). */
+export const GROUP_LOCK_TIMEOUT = '50ms';
+
+/**
+ * At most this many writes in one transaction; the rest go in the next group. A bigger group holds
+ * its rows' locks longer, for little more saving.
+ */
+const MOST_PER_GROUP = 32;
+
+const BEGIN = `begin; set local lock_timeout = '${GROUP_LOCK_TIMEOUT}'`;
+
+/** How a statement is sent on a client (prepared under its name), how a write runs alone, where clients come from. */
+export interface GroupCommitDriver {
+  readonly send: (client: pg.PoolClient, query: Compiled) => Promise<pg.QueryResult>;
+  readonly alone: (query: Compiled) => Promise<pg.QueryResult>;
+  readonly connect: () => Promise<pg.PoolClient>;
+}
+
+interface Queued {
+  readonly query: Compiled;
+  readonly grouped: GroupedWrite;
+  readonly resolve: (result: pg.QueryResult) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** One statement of a group: a write as it is, or writes of one shape merged. */
+type Unit = { readonly one: Queued } | { readonly many: readonly Queued[]; readonly merged: MergedWrites };
+
+/** What node-postgres's client has beside its typed interface: its mode and its socket. */
+interface ClientInternals {
+  pipeline: boolean;
+  readonly connection: { readonly stream: { cork(): void; uncork(): void } };
+}
+
+type Settled<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
+
+export class PostgresGroupCommit {
+  readonly #driver: GroupCommitDriver;
+  #queued: Queued[] = [];
+  #scheduled = false;
+
+  constructor(driver: GroupCommitDriver) {
+    this.#driver = driver;
+  }
+
+  /** Runs `query` (a write that stands alone: `grouped`) with the others of this turn; resolves once it is committed. */
+  write(query: Compiled, grouped: GroupedWrite): Promise<pg.QueryResult> {
+    return new Promise((resolve, reject) => {
+      this.#queued.push({ query, grouped, resolve, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => void this.#flush());
+      }
+    });
+  }
+
+  async #flush(): Promise<void> {
+    const group = this.#queued.splice(0, MOST_PER_GROUP);
+    this.#scheduled = this.#queued.length > 0;
+    if (this.#scheduled) setImmediate(() => void this.#flush());
+    if (group.length === 1) this.#runAlone(group[0]!);
+    else await this.#runTogether(group);
+  }
+
+  #runAlone({ query, resolve, reject }: Queued): void {
+    this.#driver.alone(query).then(resolve, reject);
+  }
+
+  async #runTogether(group: readonly Queued[]): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#driver.connect();
+    } catch (error) {
+      // No connection: each would have failed alone too.
+      for (const { reject } of group) reject(error);
+      return;
+    }
+    let lost: Error | undefined;
+    const onLost = (error: Error) => void (lost = error);
+    client.on('error', onLost);
+    try {
+      const units = unitsOf(group);
+      const [begin, answers, commit] = await this.#sent(client, units);
+      if (lost) {
+        // The connection was lost: what the server did is unknown.
+        for (const { reject } of group) reject(commit.ok ? lost : commit.error);
+        return;
+      }
+      this.#settle(group, units, begin, answers, commit);
+    } finally {
+      client.removeListener('error', onLost);
+      client.release(lost ?? notIdle(client));
+    }
+  }
+
+  /** BEGIN, the units and COMMIT, written at once; their outcomes once all are answered. */
+  async #sent(client: pg.PoolClient, units: readonly Unit[]) {
+    const internals = client as unknown as ClientInternals;
+    const { stream } = internals.connection;
+    internals.pipeline = true;
+    let answered;
+    stream.cork();
+    try {
+      const begin = settled(client.query(BEGIN));
+      const answers = units.map((unit) =>
+        settled(this.#driver.send(client, 'one' in unit ? unit.one.query : unit.merged.statement)),
+      );
+      const commit = settled(client.query('commit'));
+      answered = Promise.all([begin, Promise.all(answers), commit] as const);
+    } finally {
+      stream.uncork();
+    }
+    try {
+      return await answered;
+    } finally {
+      // Every statement is answered: the client is idle, and goes back to the pool as it came.
+      internals.pipeline = false;
+    }
+  }
+
+  #settle(
+    group: readonly Queued[],
+    units: readonly Unit[],
+    begin: Settled<unknown>,
+    answers: readonly Settled<pg.QueryResult>[],
+    commit: Settled<pg.QueryResult>,
+  ): void {
+    if (!begin.ok || (commit.ok && commit.value.command === 'COMMIT')) {
+      // Committed together, or (BEGIN failed) each unit on its own: each answer is final.
+      units.forEach((unit, i) => this.#settleUnit(unit, answers[i]!));
+      return;
+    }
+    // Rolled back, all of it (COMMIT answered ROLLBACK, or failed): each runs again on its own.
+    for (const queued of group) this.#runAlone(queued);
+  }
+
+  /** A unit's answer, committed (with the group, or by itself when BEGIN failed). */
+  #settleUnit(unit: Unit, answer: Settled<pg.QueryResult>): void {
+    if ('one' in unit) {
+      // A failure is only seen when BEGIN failed: the statement ran by itself, as it would alone.
+      if (answer.ok) unit.one.resolve(answer.value);
+      else if (isRetryable(answer.error)) this.#runAlone(unit.one);
+      else unit.one.reject(answer.error);
+      return;
+    }
+    if (!answer.ok) {
+      // Only when BEGIN failed: the merged statement failed by itself, and made nothing.
+      for (const queued of unit.many) this.#runAlone(queued);
+      return;
+    }
+    let parts: ReturnType<MergedWrites['split']>;
+    try {
+      parts = unit.merged.split(answer.value.rows as Record<string, unknown>[]);
+    } catch (error) {
+      for (const queued of unit.many) queued.reject(error);
+      return;
+    }
+    unit.many.forEach((queued, i) => {
+      const rows = parts[i];
+      if (rows) queued.resolve({ ...answer.value, rows, rowCount: rows.length });
+      else this.#runAlone(queued);
+    });
+  }
+}
+
+/**
+ * The group's statements: the writes of each shape merged, in chunks of a power of two (2, 4, 8…,
+ * so that a shape has few statement texts to prepare), in the order of their first write.
+ */
+function unitsOf(group: readonly Queued[]): Unit[] {
+  const byShape = new Map<string, Queued[]>();
+  for (const queued of group) {
+    const shape = queued.grouped.shape;
+    const same = byShape.get(shape);
+    if (same) same.push(queued);
+    else byShape.set(shape, [queued]);
+  }
+  const units: Unit[] = [];
+  for (const same of byShape.values()) {
+    let at = 0;
+    while (at < same.length) {
+      const size = 2 ** Math.floor(Math.log2(same.length - at));
+      const chunk = same.slice(at, at + size);
+      at += size;
+      if (chunk.length === 1) units.push({ one: chunk[0]! });
+      else {
+        const merged = chunk[0]!.grouped.merge(chunk.map((queued) => queued.grouped.parts));
+        units.push({ many: chunk, merged });
+      }
+    }
+  }
+  return units;
+}
+
+function settled<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+}
+
+/** serialization_failure, deadlock_detected: as executor.ts's `retried`, it may succeed when run again. */
+function isRetryable(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === '40001' || code === '40P01';
+}
+
+/**
+ * Why a connection that is up must not go back to the pool: the server last said it is inside a
+ * transaction (its ROLLBACK failed, or never ran). Lent again, its next user's statements would
+ * join that transaction: answered as done, seen by no other connection, undone when it closes.
+ */
+export function notIdle(client: pg.PoolClient): Error | undefined {
+  const status = client.getTransactionStatus();
+  return status === 'I' ? undefined : new Error(`connection not given back: transaction status ${status}, not idle`);
+}
