@@ -5,24 +5,22 @@
  * 33 µs each, in ten statements of one transaction 68 µs, in ten transactions 133 µs (pgbench;
  * bench/RESULTS.md, "Writes committed together on PostgreSQL").
  *
- *   creates   with w as (insert into t (c…) values ($1, $2), ($3, $4) returning …), e as (…)
- *             select * from w
- *   changes   with w0 as (update t set c = $1 where k = $2 returning …), w1 as (…),
- *             w as (select 0 as n, * from w0 union all select 1, * from w1), e as (…) select * from w
- *   deletes   the same, with `delete from t where k = $1 returning …`
+ *   creates  with w as (insert into t (c…) values ($1, $2), ($3, $4) returning …), e as (…) select * from w
+ *   changes  with w as (update t as svc_t set c = svc_v.c0 from (values (…), (0, $1, $2), (1, $3, $4))
+ *              as svc_v (n, c0, k) where svc_t.k = svc_v.k returning svc_v.n, …), e as (…) select * from w
+ *   deletes  the same, as `delete from t as svc_t using (values …) … returning svc_v.n, …`
  *
  * Each write is the statement it would be alone (repository.ts's insertOf, updateOf and deleteOf:
  * the same table, columns, values and key, and nothing else; a change to those changes this too).
  * A multi-row insert returns its rows in the order of its VALUES, which is how each create gets
  * its own row back (Django's bulk_create relies on the same on PostgreSQL). A change or a delete
- * is a statement of its own inside the one (a data-modifying WITH), its rows numbered.
+ * returns its number in the list.
  *
- * All of one statement's parts see the same snapshot, and a row is changed at most once by one
- * statement: a second change or delete of a row already changed by another part is skipped
- * silently and returns nothing. So a change or a delete that returns no row is not answered "not
- * found" from here: it runs again alone after the COMMIT (`split` gives it `undefined`), and is
- * answered what it does then. Two requests for one key in one turn are rare; a key spelt two ways
- * (`5` and `05`) is the same row, which is why this does not compare keys.
+ * A statement changes a row at most once: when two writes of one statement name the same row
+ * (one key twice, or spelt two ways, `5` and `05`), one of them changes it and the other returns
+ * nothing. So a change or a delete that returns no row is not answered "not found" from here: it
+ * runs again alone after the COMMIT (`split` gives it `undefined`), and is answered what it does
+ * then. Keys are not compared here for that reason: only PostgreSQL knows which spellings are one.
  *
  * An event made here gets its id from PostgreSQL (`gen_random_uuid()`, a UUID v4 as the
  * service's own), and its time is the group's.
@@ -100,8 +98,9 @@ function eventValues(at: number) {
   return { id: 'gen_random_uuid()::text', type: `$${at + 1}`, model: `$${at + 2}`, time: `$${at + 3}` };
 }
 
-function returning(model: Model): string {
-  return model.columns.map((f) => identifier(f.column!)).join(', ');
+/** The model's columns, of the table or of its alias. */
+function returning(model: Model, alias?: string): string {
+  return model.columns.map((f) => (alias ? `${alias}.${identifier(f.column!)}` : identifier(f.column!))).join(', ');
 }
 
 function insertsSql(models: ModelRegistry, model: Model, action: EventAction, writes: readonly WriteParts[]): string {
@@ -114,20 +113,28 @@ function insertsSql(models: ModelRegistry, model: Model, action: EventAction, wr
   return `with w as (${insert}), ${eventsOfRows(models, model, action, eventValues(n))} select * from w`;
 }
 
+/**
+ * Changes or deletes, one statement (one ModifyTable: PostgreSQL prepares the generated search
+ * columns' expressions once per statement, not once per row), joined to a list of the writes'
+ * numbers, keys and values. The list's first row is typed by the table's own row type
+ * (`(null::t).c`), which types the parameters below it as the columns they go to, as they are in a
+ * write alone; its number is null, and it matches no row.
+ */
 function keyedSql(models: ModelRegistry, model: Model, action: EventAction, writes: readonly WriteParts[]): string {
   const table = identifier(model.table);
   const key = identifier(model.field(model.primaryKey)!.column!);
-  const numbered = numberColumn(model);
+  const first = writes[0]!;
+  const columns = first.kind === 'update' ? first.columns.map(identifier) : [];
+  const typed = [...columns, key].map((c) => `(null::${table}).${c}`);
   let n = 0;
-  const parts = writes.map((write, i) => {
-    const statement =
-      write.kind === 'update'
-        ? `update ${table} set ${write.columns.map((c) => `${identifier(c)} = $${++n}`).join(', ')} where ${key} = $${++n}`
-        : `delete from ${table} where ${key} = $${++n}`;
-    return `w${i} as (${statement} returning ${returning(model)})`;
-  });
-  const union = writes.map((_, i) => `select ${i} as ${identifier(numbered)}, * from w${i}`).join(' union all ');
-  return `with ${parts.join(', ')}, w as (${union}), ${eventsOfRows(models, model, action, eventValues(n))} select * from w`;
+  const rows = writes.map((_, i) => `(${i}, ${[...columns, key].map(() => `$${++n}`).join(', ')})`);
+  const list = `(values (null::integer, ${typed.join(', ')}), ${rows.join(', ')}) as svc_v (n, ${[...columns.map((_, i) => `c${i}`), 'k'].join(', ')})`;
+  const returned = `returning svc_v.n as ${identifier(numberColumn(model))}, ${returning(model, 'svc_t')}`;
+  const write =
+    first.kind === 'update'
+      ? `update ${table} as svc_t set ${columns.map((c, i) => `${c} = svc_v.c${i}`).join(', ')} from ${list} where svc_t.${key} = svc_v.k ${returned}`
+      : `delete from ${table} as svc_t using ${list} where svc_t.${key} = svc_v.k ${returned}`;
+  return `with w as (${write}), ${eventsOfRows(models, model, action, eventValues(n))} select * from w`;
 }
 
 /** The column that numbers a change's rows: a name none of the model's columns has. */
