@@ -467,6 +467,8 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
       await pool.query('select 1');
     },
     async close() {
+      // The writes asked for before are made, not refused for a closed pool.
+      await groups.drained();
       await Promise.all([pool.end(), pipelined.close()]);
     },
   };

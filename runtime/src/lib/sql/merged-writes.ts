@@ -40,6 +40,7 @@ export function groupedWrite(
   model: Model,
   action: EventAction,
   parts: WriteParts,
+  inTime?: () => void,
 ): GroupedWrite {
   const columns = parts.kind === 'delete' ? [] : parts.columns;
   const shape = `${model.name}\u0000${action}\u0000${parts.kind}\u0000${columns.join('\u0000')}`;
@@ -47,6 +48,7 @@ export function groupedWrite(
     shape,
     parts,
     merge: (writes) => merged(models, model, action, shape, writes),
+    ...(inTime ? { inTime } : {}),
   };
 }
 
@@ -61,7 +63,8 @@ function merged(
   writes: readonly WriteParts[],
 ): MergedWrites {
   let cache = texts.get(model);
-  if (!cache) texts.set(model, (cache = new Map()));
+  // Clients choose which fields a change sends: the shapes are bounded by the model, not by much.
+  if (!cache || cache.size > 1000) texts.set(model, (cache = new Map()));
   const cacheKey = `${shape}\u0000${writes.length}`;
   let sql = cache.get(cacheKey);
   const kind = writes[0]!.kind;
@@ -116,16 +119,17 @@ function insertsSql(models: ModelRegistry, model: Model, action: EventAction, wr
 /**
  * Changes or deletes, one statement (one ModifyTable: PostgreSQL prepares the generated search
  * columns' expressions once per statement, not once per row), joined to a list of the writes'
- * numbers, keys and values. The list's first row is typed by the table's own row type
- * (`(null::t).c`), which types the parameters below it as the columns they go to, as they are in a
- * write alone; its number is null, and it matches no row.
+ * numbers, keys and values. The list's first row is the table's columns (`(select c from t where
+ * false)`, null), which types the parameters below it as the columns they go to, as they are in a
+ * write alone; its number is null, and it matches no row. (Not `(null::t).c`: a table named as a
+ * built-in type, `point` or `date`, would name that type.)
  */
 function keyedSql(models: ModelRegistry, model: Model, action: EventAction, writes: readonly WriteParts[]): string {
   const table = identifier(model.table);
   const key = identifier(model.field(model.primaryKey)!.column!);
   const first = writes[0]!;
   const columns = first.kind === 'update' ? first.columns.map(identifier) : [];
-  const typed = [...columns, key].map((c) => `(null::${table}).${c}`);
+  const typed = [...columns, key].map((c) => `(select ${c} from ${table} where false)`);
   let n = 0;
   const rows = writes.map((_, i) => `(${i}, ${[...columns, key].map(() => `$${++n}`).join(', ')})`);
   const list = `(values (null::integer, ${typed.join(', ')}), ${rows.join(', ')}) as svc_v (n, ${[...columns.map((_, i) => `c${i}`), 'k'].join(', ')})`;

@@ -26,7 +26,7 @@
  * - A change or a delete that a merged statement did not make runs alone after the COMMIT
  *   (merged-writes.ts says why).
  */
-import type pg from 'pg';
+import pg from 'pg';
 import type { Compiled, GroupedWrite, MergedWrites } from './types.js';
 
 /** How long a group waits for a row lock before its writes run alone (SET LOCAL lock_timeout). */
@@ -65,10 +65,19 @@ interface ClientInternals {
 
 type Settled<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
 
+/** What the server answered to a group's BEGIN, statements and COMMIT. */
+interface Outcome {
+  readonly begin: Settled<unknown>;
+  readonly answers: readonly Settled<pg.QueryResult>[];
+  readonly commit: Settled<pg.QueryResult>;
+}
+
 export class PostgresGroupCommit {
   readonly #driver: GroupCommitDriver;
   #queued: Queued[] = [];
   #scheduled = false;
+  /** The groups and lone writes sent and not settled yet (`drained` waits for them). */
+  readonly #inFlight = new Set<Promise<unknown>>();
 
   constructor(driver: GroupCommitDriver) {
     this.#driver = driver;
@@ -80,21 +89,41 @@ export class PostgresGroupCommit {
       this.#queued.push({ query, grouped, resolve, reject });
       if (!this.#scheduled) {
         this.#scheduled = true;
-        setImmediate(() => void this.#flush());
+        setImmediate(() => this.#flush());
       }
     });
   }
 
-  async #flush(): Promise<void> {
-    const group = this.#queued.splice(0, MOST_PER_GROUP);
-    this.#scheduled = this.#queued.length > 0;
-    if (this.#scheduled) setImmediate(() => void this.#flush());
-    if (group.length === 1) this.#runAlone(group[0]!);
-    else await this.#runTogether(group);
+  /** Resolves once every write asked for so far is settled: before the pool ends, they are made. */
+  async drained(): Promise<void> {
+    while (this.#queued.length > 0 || this.#inFlight.size > 0) {
+      if (this.#queued.length > 0) this.#flush();
+      await Promise.allSettled(this.#inFlight);
+    }
   }
 
-  #runAlone({ query, resolve, reject }: Queued): void {
-    this.#driver.alone(query).then(resolve, reject);
+  #flush(): void {
+    const group = this.#queued.splice(0, MOST_PER_GROUP);
+    this.#scheduled = this.#queued.length > 0;
+    if (this.#scheduled) setImmediate(() => this.#flush());
+    if (group.length === 1) this.#runAlone(group[0]!);
+    else if (group.length > 1) this.#track(this.#runTogether(group));
+  }
+
+  #track(work: Promise<unknown>): void {
+    this.#inFlight.add(work);
+    void work.finally(() => this.#inFlight.delete(work));
+  }
+
+  /** The write as it was made, alone, unless its request's time is up (then it is not sent). */
+  #runAlone({ query, grouped, resolve, reject }: Queued): void {
+    try {
+      grouped.inTime?.();
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    this.#track(this.#driver.alone(query).then(resolve, reject));
   }
 
   async #runTogether(group: readonly Queued[]): Promise<void> {
@@ -112,12 +141,12 @@ export class PostgresGroupCommit {
     try {
       const units = unitsOf(group);
       const [begin, answers, commit] = await this.#sent(client, units);
-      if (lost) {
-        // The connection was lost: what the server did is unknown.
-        for (const { reject } of group) reject(commit.ok ? lost : commit.error);
-        return;
-      }
-      this.#settle(group, units, begin, answers, commit);
+      this.#settle(group, units, { begin, answers, commit }, lost);
+    } catch (error) {
+      // This code's own failure, not the database's: nobody is left waiting (a write already
+      // settled stays so), and the connection, in a state nobody knows, is closed.
+      lost ??= error instanceof Error ? error : new Error(String(error));
+      for (const { reject } of group) reject(error);
     } finally {
       client.removeListener('error', onLost);
       client.release(lost ?? notIdle(client));
@@ -127,56 +156,64 @@ export class PostgresGroupCommit {
   /** BEGIN, the units and COMMIT, written at once; their outcomes once all are answered. */
   async #sent(client: pg.PoolClient, units: readonly Unit[]) {
     const internals = client as unknown as ClientInternals;
-    const { stream } = internals.connection;
     internals.pipeline = true;
-    let answered;
-    stream.cork();
     try {
-      const begin = settled(client.query(BEGIN));
-      const answers = units.map((unit) =>
-        settled(this.#driver.send(client, 'one' in unit ? unit.one.query : unit.merged.statement)),
-      );
-      const commit = settled(client.query('commit'));
-      answered = Promise.all([begin, Promise.all(answers), commit] as const);
-    } finally {
-      stream.uncork();
-    }
-    try {
+      const { stream } = internals.connection;
+      let answered;
+      stream.cork();
+      try {
+        const begin = settled(client.query(BEGIN));
+        const answers = units.map((unit) =>
+          settled(this.#driver.send(client, 'one' in unit ? unit.one.query : unit.merged.statement)),
+        );
+        const commit = settled(client.query('commit'));
+        answered = Promise.all([begin, Promise.all(answers), commit] as const);
+      } finally {
+        stream.uncork();
+      }
       return await answered;
     } finally {
-      // Every statement is answered: the client is idle, and goes back to the pool as it came.
+      // Every statement is answered (or the client is dropped): it goes back as it came.
       internals.pipeline = false;
     }
   }
 
-  #settle(
-    group: readonly Queued[],
-    units: readonly Unit[],
-    begin: Settled<unknown>,
-    answers: readonly Settled<pg.QueryResult>[],
-    commit: Settled<pg.QueryResult>,
-  ): void {
-    if (!begin.ok || (commit.ok && commit.value.command === 'COMMIT')) {
-      // Committed together, or (BEGIN failed) each unit on its own: each answer is final.
-      units.forEach((unit, i) => this.#settleUnit(unit, answers[i]!));
+  #settle(group: readonly Queued[], units: readonly Unit[], outcome: Outcome, lost: Error | undefined): void {
+    const { begin, answers, commit } = outcome;
+    if (commit.ok && commit.value.command === 'COMMIT') {
+      // Committed: all together, or, had BEGIN failed, each statement by itself (COMMIT then only
+      // warns that no transaction was open). A connection lost after it changes nothing.
+      units.forEach((unit, i) => this.#settleUnit(unit, answers[i]!, !begin.ok));
       return;
     }
-    // Rolled back, all of it (COMMIT answered ROLLBACK, or failed): each runs again on its own.
+    if (lost || !(commit.ok || commit.error instanceof pg.DatabaseError)) {
+      // The connection was lost, or COMMIT's answer is unknown: so is what the server did.
+      const error = lost ?? (commit as { error: unknown }).error;
+      for (const { reject } of group) reject(error);
+      return;
+    }
+    // Rolled back, all of it (COMMIT answered ROLLBACK, or failed: a deferred constraint): each
+    // runs again on its own.
     for (const queued of group) this.#runAlone(queued);
   }
 
-  /** A unit's answer, committed (with the group, or by itself when BEGIN failed). */
-  #settleUnit(unit: Unit, answer: Settled<pg.QueryResult>): void {
+  /** A unit's answer, committed with the group or, when `alone` (BEGIN failed), by itself. */
+  #settleUnit(unit: Unit, answer: Settled<pg.QueryResult>, alone: boolean): void {
     if ('one' in unit) {
-      // A failure is only seen when BEGIN failed: the statement ran by itself, as it would alone.
       if (answer.ok) unit.one.resolve(answer.value);
-      else if (isRetryable(answer.error)) this.#runAlone(unit.one);
+      else if (alone && isRetryable(answer.error)) this.#runAlone(unit.one);
       else unit.one.reject(answer.error);
       return;
     }
     if (!answer.ok) {
-      // Only when BEGIN failed: the merged statement failed by itself, and made nothing.
-      for (const queued of unit.many) this.#runAlone(queued);
+      // By itself, a merged statement that the server refused made nothing: each write runs
+      // alone. Committed with the group, the server made it, and the error is the client's
+      // (reading its rows): run again, the writes would be made twice.
+      const refused = alone && answer.error instanceof pg.DatabaseError;
+      for (const queued of unit.many) {
+        if (refused) this.#runAlone(queued);
+        else queued.reject(answer.error);
+      }
       return;
     }
     let parts: ReturnType<MergedWrites['split']>;

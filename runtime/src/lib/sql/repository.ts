@@ -699,7 +699,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     if (this.dialect === 'postgres') {
       inTime();
       const statement = withEvent(models, model, action, write);
-      const grouped = parts && groupedWrite(models, model, action, parts);
+      const grouped = parts && groupedWrite(models, model, action, parts, inTime);
       return executor.all<Row>(grouped ? { ...statement, grouped } : statement);
     }
     return executor.allThen<Row>(write, ([row]) => {

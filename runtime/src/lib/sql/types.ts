@@ -39,6 +39,8 @@ export interface GroupedWrite {
   readonly parts: WriteParts;
   /** Writes of this shape (two or more), made one statement. */
   readonly merge: (writes: readonly WriteParts[]) => MergedWrites;
+  /** Throws once the request's time is up: asked again before the write is sent again alone. */
+  readonly inTime?: () => void;
 }
 
 export interface MergedWrites {
