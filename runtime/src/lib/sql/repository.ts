@@ -641,11 +641,11 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     if (this.linksIn(data)) return this.inTransactionRecorded('create', (r) => r.create(args as never));
     const values = this.columnValues(data);
     const insert = this.insertOf(values);
-    const columns = Object.keys(values);
     // With no column to write, `default values`: a statement of its own.
-    const parts: WriteParts | undefined = columns.length
-      ? { kind: 'insert', columns, values: Object.values(values) }
-      : undefined;
+    const parts: WriteParts | undefined =
+      this.dialect === 'postgres' && Object.keys(values).length
+        ? { kind: 'insert', columns: Object.keys(values), values: Object.values(values) }
+        : undefined;
     const rows = await this.run(() => this.writeRecorded('create', insert, inTime, parts));
     this.written();
     return (await this.records(rows, args.include))[0]! as Rec;
@@ -664,12 +664,10 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     const key = this.keyOf(args.where);
     const value = this.keyValue(key);
     const update = value === undefined ? undefined : this.updateOf(values, value);
-    const parts: WriteParts = {
-      kind: 'update',
-      columns: Object.keys(values),
-      values: Object.values(values),
-      key: value,
-    };
+    const parts: WriteParts | undefined =
+      this.dialect === 'postgres'
+        ? { kind: 'update', columns: Object.keys(values), values: Object.values(values), key: value }
+        : undefined;
     const rows = update ? await this.run(() => this.writeRecorded(action, update, inTime, parts)) : [];
     if (rows.length === 0) throw new RecordNotFound(this.model.name, key);
     this.written();
@@ -680,7 +678,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     const key = this.keyOf(args.where);
     const value = this.keyValue(key);
     if (value === undefined) throw new RecordNotFound(this.model.name, key);
-    const parts: WriteParts = { kind: 'delete', key: value };
+    const parts: WriteParts | undefined = this.dialect === 'postgres' ? { kind: 'delete', key: value } : undefined;
     const rows = await this.run(() => this.writeRecorded('delete', this.deleteOf(value), inTime, parts));
     if (rows.length === 0) throw new RecordNotFound(this.model.name, key);
     this.written();
@@ -690,8 +688,8 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
    * `write` (returning the model's columns) and its event, all or nothing. A create's event names
    * no related objects kept elsewhere (`emptyLinks`). `inTime` is asked last: on SQLite, after
    * waiting for the writer, before COMMIT (a late write rolls back); on PostgreSQL, before sending.
-   * `parts`: what `write` is made of, for PostgreSQL to make it one statement with other writes of
-   * its shape (merged-writes.ts).
+   * `parts` (PostgreSQL only): what `write` is made of, to make it one statement with other writes
+   * of its shape (merged-writes.ts).
    */
   writeRecorded(action: EventAction, write: Compiled, inTime: () => void, parts?: WriteParts): Promise<Row[]> {
     const { models, executor } = this.ctx;
