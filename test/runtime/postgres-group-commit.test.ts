@@ -4,10 +4,10 @@
  * (a write and its event) as the routes make them: each create, change and delete of one turn gets
  * its own row and its own event, in one transaction; one that fails fails alone and the others are
  * committed; a change or delete of a key another write of the statement changed runs again alone;
- * a table named as one of PostgreSQL's types merges too; a write runs again alone only while its
- * request waits; the writes asked for before close are made; a group waits for a row lock only
- * briefly, then its writes run alone; a lost connection fails the group's writes and sends none of
- * them again.
+ * a table named as one of PostgreSQL's types merges too; after a group is rolled back, writes run
+ * alone for a while; a write runs again alone only while its request waits; the writes asked for
+ * before close are made; a group waits for a row lock only briefly, then its writes run alone; a
+ * lost connection fails the group's writes and sends none of them again.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { isDatabaseUnavailable } from '../../runtime/src/lib/database.js';
@@ -15,7 +15,7 @@ import { defineModel, modelRegistry, type FieldSpec, type Model } from '../../ru
 import { outboxSchema } from '../../runtime/src/lib/outbox/schema.js';
 import { RecordNotFound } from '../../runtime/src/lib/repository.js';
 import { openSql, type SqlDatabase } from '../../runtime/src/lib/sql/executor.js';
-import { GROUP_LOCK_TIMEOUT } from '../../runtime/src/lib/sql/pg-group-commit.js';
+import { ALONE_AFTER_ROLLBACK_MS, GROUP_LOCK_TIMEOUT } from '../../runtime/src/lib/sql/pg-group-commit.js';
 import { SqlRepository } from '../../runtime/src/lib/sql/repository.js';
 import { sqlCompiler } from '../../runtime/src/lib/sql/compiler.js';
 import { repoRoot } from '../support/paths.js';
@@ -268,6 +268,27 @@ describe('writes that stand alone, on PostgreSQL', () => {
       'Point.delete',
       'Point.delete',
     ]);
+  });
+
+  it(`after a group is rolled back, run alone for ${ALONE_AFTER_ROLLBACK_MS} ms: a failing client cannot make others pay twice`, async () => {
+    const { items, other } = await opened();
+    await create(items, { name: 'taken' });
+    const failed = await settle([create(items, { name: 'taken' }), create(items, { name: 'first' })]);
+    expect(failed.map((a) => a.status)).toEqual(['rejected', 'fulfilled']);
+    const transactions = async (names: string[]) => {
+      const [row] = await rows(
+        other,
+        `select count(distinct xmin::text)::int as n from item where name in (${names.map((n) => `'${n}'`).join(', ')})`,
+      );
+      return row!['n'];
+    };
+    // At once after: each alone, a transaction each.
+    await Promise.all(['b1', 'b2', 'b3'].map((name) => create(items, { name })));
+    expect(await transactions(['b1', 'b2', 'b3'])).toBe(3);
+    // Later: together again.
+    await new Promise((resolve) => setTimeout(resolve, ALONE_AFTER_ROLLBACK_MS + 50));
+    await Promise.all(['c1', 'c2', 'c3'].map((name) => create(items, { name })));
+    expect(await transactions(['c1', 'c2', 'c3'])).toBe(1);
   });
 
   it('run again alone only while their request still waits for them', async () => {

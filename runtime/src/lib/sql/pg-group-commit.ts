@@ -15,6 +15,7 @@
  * - When any statement of the group fails, PostgreSQL undoes the whole transaction (COMMIT is
  *   answered ROLLBACK): each write then runs again alone, in a transaction of its own, and only
  *   one that fails alone fails. Alone it is the statement it was made as, its event's id its own.
+ *   For `ALONE_AFTER_ROLLBACK_MS` after that, writes run alone: failures cannot make others pay twice.
  * - A group waits at most `GROUP_LOCK_TIMEOUT` for a row lock (another transaction's, or another
  *   group's in a deadlock), then its writes run alone, where each waits as long as it would have:
  *   a write that waits does not hold up the others of its turn for longer than that.
@@ -39,6 +40,14 @@ export const GROUP_LOCK_TIMEOUT = '50ms';
 const MOST_PER_GROUP = 32;
 
 const BEGIN = `begin; set local lock_timeout = '${GROUP_LOCK_TIMEOUT}'`;
+
+/**
+ * After a group is rolled back, writes run alone for this long. A group's writes that run again
+ * alone cost twice: a client whose writes keep failing (a unique value taken, again and again)
+ * could otherwise make every other client's write cost twice. So at most one group in this time
+ * is undone, and the writes cost what they did before group commit meanwhile.
+ */
+export const ALONE_AFTER_ROLLBACK_MS = 100;
 
 /** How a statement is sent on a client (prepared under its name), how a write runs alone, where clients come from. */
 export interface GroupCommitDriver {
@@ -78,6 +87,8 @@ export class PostgresGroupCommit {
   #scheduled = false;
   /** The groups and lone writes sent and not settled yet (`drained` waits for them). */
   readonly #inFlight = new Set<Promise<unknown>>();
+  /** Until when (performance.now()) writes run alone, after a group was rolled back. */
+  #aloneUntil = 0;
 
   constructor(driver: GroupCommitDriver) {
     this.#driver = driver;
@@ -106,7 +117,8 @@ export class PostgresGroupCommit {
     const group = this.#queued.splice(0, MOST_PER_GROUP);
     this.#scheduled = this.#queued.length > 0;
     if (this.#scheduled) setImmediate(() => this.#flush());
-    if (group.length === 1) this.#runAlone(group[0]!);
+    if (group.length === 1 || (group.length > 1 && performance.now() < this.#aloneUntil))
+      for (const queued of group) this.#runAlone(queued);
     else if (group.length > 1) this.#track(this.#runTogether(group));
   }
 
@@ -193,7 +205,8 @@ export class PostgresGroupCommit {
       return;
     }
     // Rolled back, all of it (COMMIT answered ROLLBACK, or failed: a deferred constraint): each
-    // runs again on its own.
+    // runs again on its own, and so do the next writes for a while.
+    this.#aloneUntil = performance.now() + ALONE_AFTER_ROLLBACK_MS;
     for (const queued of group) this.#runAlone(queued);
   }
 
