@@ -48,7 +48,12 @@ function keysOf(value: unknown, key: string): unknown {
 
 /** What an appended event is given besides its seq. */
 export function eventIdentity(): { id: string; time: string } {
-  return { id: randomUUID(), time: new Date().toISOString() };
+  return { id: randomUUID(), time: eventTime() };
+}
+
+/** An event's time: now, ISO 8601 in UTC. */
+export function eventTime(): string {
+  return new Date().toISOString();
 }
 
 export function eventType(event: Pick<NewEvent, 'model' | 'action'>): string {

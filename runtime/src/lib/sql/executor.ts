@@ -16,7 +16,8 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ConfigError, DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../config.js';
 import { GroupCommit, isGroupable, rollback } from './group-commit.js';
-import { notIdle, PostgresGroupCommit } from './pg-group-commit.js';
+import { isRetryable, LentClient } from './pg-clients.js';
+import { PostgresGroupCommit } from './pg-group-commit.js';
 import { PipelinedReads } from './pipelined-reads.js';
 import { arrayRows, type RowMaker } from './sqlite-rows.js';
 import { StatementNames } from './statement-names.js';
@@ -274,8 +275,6 @@ const RAW_TYPES = new Set([20, 1700, 1082, 1083, 1114, 1184, 114, 3802]);
 /** The parser of those: one function, not a new one for each column of each result the driver reads. */
 const asText = (value: string): string => value;
 
-/** serialization_failure, deadlock_detected: the transaction may succeed when run again. */
-const RETRYABLE = new Set(['40001', '40P01']);
 const TRANSACTION_ATTEMPTS = 4;
 
 /**
@@ -287,7 +286,7 @@ async function retried<T>(attempt: () => Promise<T>): Promise<T> {
     try {
       return await attempt();
     } catch (error) {
-      if (n >= TRANSACTION_ATTEMPTS || !RETRYABLE.has((error as { code?: string }).code ?? '')) throw error;
+      if (n >= TRANSACTION_ATTEMPTS || !isRetryable(error)) throw error;
       await sleep(Math.random() * 20 * n);
     }
   }
@@ -434,14 +433,8 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
     return executor;
   };
   const once = async <T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> => {
-    const client = await pool.connect();
-    // The pool stops listening for a connection's errors while it is lent out: a server that goes
-    // away between two statements of this transaction would otherwise crash the process. The
-    // statements fail by themselves (a 503); a lost connection is dropped, not given back, and so
-    // is one that may still be inside this transaction.
-    let lost: Error | undefined;
-    const onLost = (error: Error) => void (lost = error);
-    client.on('error', onLost);
+    const lent = new LentClient(await pool.connect());
+    const { client } = lent;
     try {
       await client.query('BEGIN');
       try {
@@ -451,12 +444,11 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
         return result;
       } catch (error) {
         // A ROLLBACK that failed may have left the transaction open.
-        await client.query('ROLLBACK').catch((failed: Error) => void (lost ??= failed));
+        await client.query('ROLLBACK').catch((failed: unknown) => lent.drop(failed));
         throw error;
       }
     } finally {
-      client.removeListener('error', onLost);
-      client.release(lost ?? notIdle(client));
+      lent.giveBack();
     }
   };
   const db: SqlDatabase = {

@@ -26,7 +26,7 @@
  * service's own), and its time is the group's.
  */
 import type { Model, ModelRegistry } from '../model.js';
-import { eventIdentity } from '../outbox/event.js';
+import { eventTime } from '../outbox/event.js';
 import type { EventAction } from '../outbox/types.js';
 import { identifier } from './quoting.js';
 import { eventsOfRows } from './recorded-writes.js';
@@ -74,8 +74,7 @@ function merged(
   }
   const parameters: unknown[] = [];
   for (const write of writes) parameters.push(...valuesOf(write));
-  const { time } = eventIdentity();
-  parameters.push(`${model.name}.${action}`, model.name, time);
+  parameters.push(`${model.name}.${action}`, model.name, eventTime());
   return {
     statement: { sql, parameters },
     split:

@@ -28,6 +28,7 @@
  *   (merged-writes.ts says why).
  */
 import pg from 'pg';
+import { isRetryable, LentClient } from './pg-clients.js';
 import type { Compiled, GroupedWrite, MergedWrites } from './types.js';
 
 /** How long a group waits for a row lock before its writes run alone (SET LOCAL lock_timeout). */
@@ -139,29 +140,25 @@ export class PostgresGroupCommit {
   }
 
   async #runTogether(group: readonly Queued[]): Promise<void> {
-    let client: pg.PoolClient;
+    let lent: LentClient;
     try {
-      client = await this.#driver.connect();
+      lent = new LentClient(await this.#driver.connect());
     } catch (error) {
       // No connection: each would have failed alone too.
       for (const { reject } of group) reject(error);
       return;
     }
-    let lost: Error | undefined;
-    const onLost = (error: Error) => void (lost = error);
-    client.on('error', onLost);
     try {
       const units = unitsOf(group);
-      const [begin, answers, commit] = await this.#sent(client, units);
-      this.#settle(group, units, { begin, answers, commit }, lost);
+      const [begin, answers, commit] = await this.#sent(lent.client, units);
+      this.#settle(group, units, { begin, answers, commit }, lent.lost);
     } catch (error) {
       // This code's own failure, not the database's: nobody is left waiting (a write already
       // settled stays so), and the connection, in a state nobody knows, is closed.
-      lost ??= error instanceof Error ? error : new Error(String(error));
+      lent.drop(error);
       for (const { reject } of group) reject(error);
     } finally {
-      client.removeListener('error', onLost);
-      client.release(lost ?? notIdle(client));
+      lent.giveBack();
     }
   }
 
@@ -278,20 +275,4 @@ function settled<T>(promise: Promise<T>): Promise<Settled<T>> {
     (value) => ({ ok: true, value }),
     (error: unknown) => ({ ok: false, error }),
   );
-}
-
-/** serialization_failure, deadlock_detected: as executor.ts's `retried`, it may succeed when run again. */
-function isRetryable(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return code === '40001' || code === '40P01';
-}
-
-/**
- * Why a connection that is up must not go back to the pool: the server last said it is inside a
- * transaction (its ROLLBACK failed, or never ran). Lent again, its next user's statements would
- * join that transaction: answered as done, seen by no other connection, undone when it closes.
- */
-export function notIdle(client: pg.PoolClient): Error | undefined {
-  const status = client.getTransactionStatus();
-  return status === 'I' ? undefined : new Error(`connection not given back: transaction status ${status}, not idle`);
 }

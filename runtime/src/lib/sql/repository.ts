@@ -641,10 +641,11 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     if (this.linksIn(data)) return this.inTransactionRecorded('create', (r) => r.create(args as never));
     const values = this.columnValues(data);
     const insert = this.insertOf(values);
+    const columns = Object.keys(values);
     // With no column to write, `default values`: a statement of its own.
     const parts: WriteParts | undefined =
-      this.dialect === 'postgres' && Object.keys(values).length
-        ? { kind: 'insert', columns: Object.keys(values), values: Object.values(values) }
+      this.dialect === 'postgres' && columns.length
+        ? { kind: 'insert', columns, values: Object.values(values) }
         : undefined;
     const rows = await this.run(() => this.writeRecorded('create', insert, inTime, parts));
     this.written();
