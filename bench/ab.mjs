@@ -3,7 +3,8 @@
 // --postgres, on databases of its own in scripts/postgres.sh's cluster): how a change to the runtime
 // moves the CPU per request (user + system from /proc), requests per second and p99 of one request.
 // Build each with `builtStarter(dir, generator)` (bench/serve.mjs) from the svcgen before and after;
-// `hand-written` in place of a project serves bench/hand-written's server (modules from the first project).
+// `hand-written` in place of a project serves bench/hand-written's server (modules from the first project),
+// `hand-written+` the same with the contract's ETag, headers and events.
 // Usage: node bench/ab.mjs <scenario name of bench/serve.mjs, or a path like "/v1/items?name=x"> <project A> <project B> [rounds] [--postgres]
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -41,7 +42,9 @@ for (const [i, project] of projects.entries()) {
   const file = join(tmpdir(), `svcgen-ab-${process.pid}-${i}.db`);
   removeSqliteFiles(file);
   const url = databases ? databases[`ab_${i}`] : `sqlite:${file}`;
-  const server = project === 'hand-written' ? await handWritten(url) : await startGenerated(project, url);
+  const server = project.startsWith('hand-written')
+    ? await handWritten(url, project === 'hand-written+')
+    : await startGenerated(project, url);
   await seed(server.url, 1000);
   servers.push({ project, server, file, rows: [] });
 }
@@ -64,9 +67,9 @@ for (const s of servers) {
   removeSqliteFiles(s.file);
 }
 
-/** bench/serve.mjs's hand-written contender, with the dependencies of the first generated project. */
-function handWritten(url) {
-  const generated = projects.find((p) => p !== 'hand-written');
+/** bench/serve.mjs's hand-written contender (`contract`: with the ETag, headers and events), with the dependencies of the first generated project. */
+function handWritten(url, contract) {
+  const generated = projects.find((p) => !p.startsWith('hand-written'));
   if (!generated) throw new Error('hand-written needs a generated project beside it, for its node_modules');
-  return startHandWritten(join(generated, 'node_modules'), url);
+  return startHandWritten(join(generated, 'node_modules'), url, { contract });
 }
