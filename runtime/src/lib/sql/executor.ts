@@ -15,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ConfigError, DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../config.js';
+import { startCheckpointer } from './checkpointer.js';
 import { GroupCommit, isGroupable, rollback } from './group-commit.js';
 import { isRetryable, LentClient } from './pg-clients.js';
 import { PostgresGroupCommit } from './pg-group-commit.js';
@@ -59,7 +60,17 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
   // An in-memory database exists only on its own connection.
   const reader = memory ? writer : new Database(path, { readonly: true });
   if (reader !== writer) reader.pragma('busy_timeout = 5000');
+  // Checkpoints in a thread of their own (checkpointer.ts); an in-memory database has no WAL.
+  const checkpointer = memory ? undefined : startCheckpointer(path, writer);
   const lock = new Lock();
+  // Everything that holds the lock writes: once it is given back, a checkpoint is due.
+  const acquireWriter = async (): Promise<() => void> => {
+    const release = await lock.acquire();
+    return () => {
+      release();
+      checkpointer?.written();
+    };
+  };
   const onWriter = new SqliteConnection(writer, onQuery);
   const onReader = new SqliteConnection(reader, onQuery);
 
@@ -106,12 +117,12 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
   };
 
   // Writes outside a transaction commit with the others of their turn (group-commit.ts).
-  const groups = new GroupCommit(writer, () => lock.acquire());
+  const groups = new GroupCommit(writer, acquireWriter);
 
   // The writer for the caller, after the writes queued before it asked (group-commit.ts).
   const writerLock = (): Promise<() => void> => {
     groups.takeWriterFirst();
-    return lock.acquire();
+    return acquireWriter();
   };
 
   // A statement that must not share a transaction, and any read of an in-memory database: on the
@@ -185,6 +196,8 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
     async close() {
       const release = await writerLock();
       try {
+        // Before the connections: the writer, closing last, checkpoints what is left and removes the WAL.
+        await checkpointer?.close();
         if (reader !== writer) reader.close();
         writer.close();
       } finally {
