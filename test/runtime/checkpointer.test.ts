@@ -54,7 +54,7 @@ it('keeps the WAL bounded under writes that never pause', async () => {
   // it, a few thousand on a quiet machine and under half a page per write with the whole suite
   // running beside it (how far the WAL gets depends on how soon the worker runs).
   let written = 0;
-  for (const end = Date.now() + 3000; Date.now() < end; ) {
+  for (const end = Date.now() + 3000; Date.now() < end;) {
     await writePages(10);
     written += 10;
     await sleep(1);
