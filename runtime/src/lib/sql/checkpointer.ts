@@ -100,6 +100,8 @@ export function startCheckpointer(path: string, writer: Database.Database): Chec
       if (Atomics.load(flag, FINISH) === 1) {
         try {
           writer.pragma('wal_checkpoint(PASSIVE)');
+        } catch {
+          // Not the caller's failure (its write is committed): a disk error meets the next write.
         } finally {
           Atomics.store(flag, FINISH, 0);
           wake(FINISH);
