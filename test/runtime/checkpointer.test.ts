@@ -1,7 +1,7 @@
 /**
  * SQLite's checkpoints off the event loop (runtime/src/lib/sql/checkpointer.ts): a worker copies
- * the WAL back into the database file soon after writes, the writer never does it alone, the WAL
- * stays bounded under steady writes, and closing leaves no WAL behind.
+ * the WAL back into the database file soon after writes (SQLite alone waits for 1,000 pages), the
+ * WAL stays bounded under writes that never pause, and closing leaves no WAL behind.
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
