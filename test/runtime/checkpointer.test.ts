@@ -33,7 +33,10 @@ async function writePages(count: number): Promise<void> {
     await db.run({ sql: 'insert into note (body) values (?)', parameters: ['x'.repeat(PAGE - 200)] });
 }
 
-/** The WAL file's size in pages: as large as the WAL ever was since it was made (SQLite reuses it from the start, it does not shrink it). */
+/**
+ * The WAL file's size in pages (a frame is a page and its 24-byte header): as large as the WAL ever
+ * was since it was made (SQLite reuses it from the start, it does not shrink it).
+ */
 function walFilePages(): number {
   return Math.floor(statSync(`${file}-wal`).size / (PAGE + 24));
 }
