@@ -1,12 +1,15 @@
 /**
  * Objects as the API shows them: the fields in schema order (only those asked for
  * with `_fields`, and only those the caller may see), then `_type`, `_pk` and `_self`. Related
- * objects listed in `_nested_relationships` are embedded, up to `_nesting_depth`.
+ * objects listed in `_nested_relationships` are embedded, up to `_nesting_depth`. An object shown
+ * whole is made by its model's compiled presenter (present.ts); `object` below is its twin for
+ * every object, and the one for objects shown in part.
  */
 import type { FastifyRequest } from 'fastify';
 import type { Model, ModelRegistry } from '../model.js';
 import type { Include } from '../repository.js';
 import { text } from '../text.js';
+import { presenterOf } from './present.js';
 
 type Rec = Record<string, unknown>;
 
@@ -28,6 +31,10 @@ export interface Serializer {
 export function serialize(options: SerializeOptions): Serializer {
   const object = (model: Model, record: Rec, top: boolean): Rec => {
     const visible = options.visible(model, record);
+    if (visible === null && !(top && options.fields)) {
+      const presented = presenterOf(model)?.(record, embed, options.baseUrl, options.requestUrl);
+      if (presented) return presented;
+    }
     const only = top && options.fields ? new Set(options.fields) : null;
     const out: Rec = {};
     for (const field of model.fields) {

@@ -6,7 +6,8 @@ import { repositoryByName, type RepositoryFactory, type ServiceDatabase } from '
 import type { Model, ModelRegistry } from '../model.js';
 import { sqlCompiler } from './compiler.js';
 import type { SqlDatabase, SqlExecutor } from './executor.js';
-import { rowRecord, SqlRepository } from './repository.js';
+import { SqlRepository } from './repository.js';
+import { rowRecord } from './row-record.js';
 import { SearchIndexer } from './search-index.js';
 import type { RowCounts } from './row-counts.js';
 import { appendSql, SqlEventLog } from '../outbox/sql-log.js';

@@ -19,6 +19,7 @@ import { appendSql, appendStatement } from '../outbox/sql-log.js';
 import type { EventAction } from '../outbox/types.js';
 import { rankingSearch, searchOf, searchOnly, withoutSearch, type SearchFilter } from '../search.js';
 import { fromDb, toDb } from '../values.js';
+import { rowRecord } from './row-record.js';
 import type { Compiled, SqlExecutor } from './executor.js';
 import type { WriteParts } from './types.js';
 import { countMatches, matchingRowids, rankedMatches, relevance, type SearchTarget } from './search.js';
@@ -943,18 +944,6 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       throw constraintViolation(error, this.model as Model) ?? error;
     }
   }
-}
-
-/** A row as a record: values converted, to-one relationships kept in the row filled in. */
-export function rowRecord(model: Model, row: Row): Rec {
-  const out: Rec = {};
-  for (const f of model.columns) if (f.column! in row) out[f.name] = fromDb(row[f.column!], f);
-  for (const r of model.relations) {
-    if (!r.local || !(r.foreignKey in row)) continue;
-    const fk = model.columns.find((c) => c.column === r.foreignKey)!;
-    out[r.name] = fromDb(row[r.foreignKey], fk);
-  }
-  return out;
 }
 
 /**
