@@ -188,21 +188,22 @@ describe('a row as a record', () => {
 });
 
 describe('an object as the API shows it', () => {
-  /** The interpreted serializer: a caller who may see every field, said as a set (not null) as field privacy says it. */
-  const serializers = (model: Model) => {
+  /**
+   * The serializer as the service makes it, and one that interprets every object (`compiled:
+   * false`), for a caller who sees `visible` (null: every field; a set: as field privacy gives it,
+   * the same set on every call).
+   */
+  const serializers = (model: Model, visible: ReadonlySet<string> | null = null) => {
     const options = {
       baseUrl: 'http://host/api',
       requestUrl: 'http://host/api/things?x=1',
       models: modelRegistry([model]),
+      visible: () => visible,
     };
-    const all = new Set(model.fields.map((f) => f.name));
-    return {
-      compiled: serialize({ ...options, visible: () => null }),
-      interpreted: serialize({ ...options, visible: () => all }),
-    };
+    return { compiled: serialize(options), interpreted: serialize({ ...options, compiled: false }) };
   };
 
-  it('is the interpreted answer, whatever the model and the record, embedded objects too', () => {
+  it('is the interpreted answer, whatever the model, the record and the fields the caller sees, embedded objects too', () => {
     const cases = models.chain((model) => {
       const names = model.fields.map((f) => f.name);
       const embedded = fc.oneof(
@@ -219,11 +220,16 @@ describe('an object as the API shows it', () => {
           });
           return r;
         });
-      return fc.tuple(fc.constant(model), record);
+      // Every field seen, or some of them (as field privacy gives an audience one set, kept).
+      const visible = fc.oneof(
+        fc.constant(null),
+        fc.subarray(names).map((some) => new Set(some)),
+      );
+      return fc.tuple(fc.constant(model), record, visible);
     });
     fc.assert(
-      fc.property(cases, ([model, record]) => {
-        const { compiled, interpreted } = serializers(model);
+      fc.property(cases, ([model, record, visible]) => {
+        const { compiled, interpreted } = serializers(model, visible);
         const [fast, slow] = [
           outcome(() => compiled.object(model, record)),
           outcome(() => interpreted.object(model, record)),
@@ -234,7 +240,7 @@ describe('an object as the API shows it', () => {
     );
   });
 
-  it('leaves out secrets and fields the record lacks, and ends with _type, _pk and _self', () => {
+  it('leaves out secrets, fields the record lacks and fields the caller may not see, and ends with _type, _pk and _self', () => {
     const model = modelOf(
       [
         { name: 'id', storage: 'integer', list: false, secret: false, relationship: null },
@@ -248,6 +254,11 @@ describe('an object as the API shows it', () => {
       '{"id":7,"name":"n","_type":"Thing","_pk":"7","_self":"http://host/api/things/7"}',
     );
     expect(JSON.stringify(compiled.object(model, { id: 7, password: 'h' }))).toBe(
+      '{"id":7,"_type":"Thing","_pk":"7","_self":"http://host/api/things/7"}',
+    );
+    // Field privacy: a caller who may not see `name` does not, from the compiled presenter either.
+    const { compiled: member } = serializers(model, new Set(['id', 'password']));
+    expect(JSON.stringify(member.object(model, { id: 7, password: 'h', name: 'n' }))).toBe(
       '{"id":7,"_type":"Thing","_pk":"7","_self":"http://host/api/things/7"}',
     );
   });

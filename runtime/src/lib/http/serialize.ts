@@ -1,9 +1,9 @@
 /**
  * Objects as the API shows them: the fields in schema order (only those asked for
  * with `_fields`, and only those the caller may see), then `_type`, `_pk` and `_self`. Related
- * objects listed in `_nested_relationships` are embedded, up to `_nesting_depth`. An object shown
- * whole is made by its model's compiled presenter (present.ts); `object` below is its twin for
- * every object, and the one for objects shown in part.
+ * objects listed in `_nested_relationships` are embedded, up to `_nesting_depth`. An object is made
+ * by its model's compiled presenter (present.ts) unless `_fields` names some; `object` below is
+ * its interpreted twin, for those and for any object the presenter gives way on.
  */
 import type { FastifyRequest } from 'fastify';
 import type { Model, ModelRegistry } from '../model.js';
@@ -22,6 +22,8 @@ export interface SerializeOptions {
   readonly fields?: readonly string[] | undefined;
   readonly visible: (model: Model, record: Rec) => ReadonlySet<string> | null;
   readonly models: ModelRegistry;
+  /** False: every object by the interpreted `object`, what the compiled presenters are tested against. */
+  readonly compiled?: boolean;
 }
 
 export interface Serializer {
@@ -31,8 +33,8 @@ export interface Serializer {
 export function serialize(options: SerializeOptions): Serializer {
   const object = (model: Model, record: Rec, top: boolean): Rec => {
     const visible = options.visible(model, record);
-    if (visible === null && !(top && options.fields)) {
-      const presented = presenterOf(model)?.(record, embed, options.baseUrl, options.requestUrl);
+    if (options.compiled !== false && !(top && options.fields)) {
+      const presented = presenterOf(model, visible)?.(record, embed, options.baseUrl, options.requestUrl);
       if (presented) return presented;
     }
     const only = top && options.fields ? new Set(options.fields) : null;
