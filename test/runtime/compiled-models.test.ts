@@ -1,5 +1,5 @@
 /**
- * The functions the runtime writes per model at start-up (issue 28, item 5) against their
+ * The functions the runtime writes per model the first time it needs them (issue 28, item 5) against their
  * interpreted twins, on random models, rows and records: a row's record (sql/row-record.ts) and
  * an object's answer (http/present.ts, through serialize.ts) are the same objects, key for key, in
  * the same order, with the same prototype, whatever the names (quotes, line separators, numbers,

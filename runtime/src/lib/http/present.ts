@@ -2,11 +2,12 @@
  * An object as the API shows it to a caller who named no `_fields`, by a function written once
  * per model and set of fields the caller may see (field privacy), the first time it is needed:
  * the fields in schema order, then `_type`, `_pk` and `_self`, with the model's names as constants
- * (an object literal: every answer of a model to one audience shares one shape). serialize.ts's interpreted `object` reads the model for every object instead, with
- * names V8 looks up in its megamorphic caches; the two give the same object, key for key and in
- * the same order. The compiled one gives way (undefined) for a record that lacks one of the fields
- * (a repository read of some fields): the interpreted one leaves those out.
- * bench/RESULTS.md, "Rows and answers written per model".
+ * (an object literal: every answer of a model to one audience shares one shape). serialize.ts's
+ * interpreted `object` reads the model for every object instead, with names V8 looks up in its
+ * megamorphic caches; the two give the same object, key for key and in the same order. The
+ * compiled one gives way (undefined) for a record that lacks one of the fields (a repository read
+ * of some fields): the interpreted one leaves those out. bench/RESULTS.md, "Rows and answers
+ * written per model".
  */
 import type { Model } from '../model.js';
 import { text } from '../text.js';

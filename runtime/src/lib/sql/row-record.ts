@@ -3,8 +3,8 @@
  *
  * `interpretedRowRecord` reads the model for every row: `out[f.name] = …` with names known only
  * then, which V8 serves from its megamorphic caches. `rowRecord` runs, for each model, a function
- * written once at start-up with the model's names as constants (an object literal: every record
- * of a model shares one shape). It gives the same object, key for key and in the same order, and
+ * written from it the first time it is needed, with its names as constants (an object literal:
+ * every record of a model shares one shape). It gives the same object, key for key and in the same order, and
  * gives way to the interpreted one for a row that lacks one of the columns (a select of some
  * fields, an event's stored row). bench/RESULTS.md, "Rows and answers written per model".
  */
