@@ -1,10 +1,10 @@
 /**
- * The functions the runtime writes per model the first time it needs them (issue 28, item 5) against their
- * interpreted twins, on random models, rows and records: a row's record (sql/row-record.ts) and
- * an object's answer (http/present.ts, through serialize.ts) are the same objects, key for key, in
- * the same order, with the same prototype, whatever the names (quotes, line separators, numbers,
- * `constructor`, `_type`; not `__proto__`, which the generator refuses), the storages, the
- * secrets, the relationships and the missing keys.
+ * The functions the runtime writes per model the first time it needs them (issue 28, item 5)
+ * against their interpreted twins, on random models, rows and records: a row's record
+ * (sql/row-record.ts) and an object's answer (http/present.ts, through serialize.ts) are the same
+ * objects, key for key, in the same order, with the same prototype, whatever the names (quotes,
+ * line separators, numbers, `constructor`, `_type`; not `__proto__`, which the generator refuses),
+ * the storages, the secrets, the relationships, the missing keys and the fields the caller sees.
  */
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
