@@ -3,7 +3,7 @@
  * JSON-ready: datetimes are `YYYY-MM-DDTHH:MM:SSZ`, dates `YYYY-MM-DD`, times `HH:MM:SS`,
  * intervals whole seconds, files base64 text.
  */
-import type { FieldSpec } from './model.js';
+import type { FieldSpec, Storage } from './model.js';
 import { text } from './text.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -54,6 +54,17 @@ export function parseTime(text: string): string | undefined {
 export function now(): string {
   return `${new Date().toISOString().slice(0, 19)}Z`;
 }
+
+/**
+ * The values `fromDb` gives back as they are, by storage: numbers of numeric columns and strings
+ * of text columns (the `typeof` they have). The row functions compiled per model
+ * (sql/row-record.ts) call `fromDb` only for the others.
+ */
+export const UNCONVERTED_FROM_DB: Readonly<Partial<Record<Storage, 'number' | 'string'>>> = {
+  integer: 'number',
+  real: 'number',
+  text: 'string',
+};
 
 /** A value from the database, as the service shows it. A list is never null: one never set holds nothing. */
 export function fromDb(value: unknown, field: FieldSpec): unknown {

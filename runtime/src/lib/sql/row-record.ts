@@ -9,7 +9,7 @@
  * fields, an event's stored row). bench/RESULTS.md, "Rows and answers written per model".
  */
 import type { FieldSpec, Model } from '../model.js';
-import { fromDb } from '../values.js';
+import { fromDb, UNCONVERTED_FROM_DB } from '../values.js';
 
 type Rec = Record<string, unknown>;
 
@@ -77,15 +77,9 @@ function compile(model: Model): Compiled | null {
   );
 }
 
-/**
- * The value of `variable` as `fromDb` converts it for `field` (`fields[i]`): numbers of numeric
- * columns and strings of text columns are theirs already (fromDb gives them back as they are), so
- * only the rest calls it.
- */
+/** The value of `variable` as `fromDb` converts it for `field` (`fields[i]`), called only where it would convert. */
 function converted(variable: string, field: FieldSpec, i: number): string {
   const call = `fromDb(${variable}, fields[${i}])`;
-  if (field.storage === 'integer' || field.storage === 'real')
-    return `(typeof ${variable} === "number" ? ${variable} : ${call})`;
-  if (field.storage === 'text') return `(typeof ${variable} === "string" ? ${variable} : ${call})`;
-  return call;
+  const kept = UNCONVERTED_FROM_DB[field.storage];
+  return kept ? `(typeof ${variable} === "${kept}" ? ${variable} : ${call})` : call;
 }
