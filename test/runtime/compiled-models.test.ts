@@ -10,7 +10,6 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  defineModel,
   modelRegistry,
   type FieldSpec,
   type Model,
@@ -19,6 +18,7 @@ import {
 } from '../../runtime/src/lib/model.js';
 import { interpretedRowRecord, rowRecord } from '../../runtime/src/lib/sql/row-record.js';
 import { serialize } from '../../runtime/src/lib/http/serialize.js';
+import { testField, testModel } from '../support/models.js';
 
 type Rec = Record<string, unknown>;
 
@@ -64,19 +64,11 @@ function modelOf(plans: readonly FieldPlan[], self: 'none' | 'key'): Model {
   for (const plan of [key!, ...rest]) {
     const isKey = plan === key;
     const relationship = isKey ? null : plan.relationship;
-    const base = {
-      storage: relationship ? 'integer' : plan.storage,
-      primaryKey: isKey,
-      generated: false,
-      required: false,
-      requiredOnCreate: false,
-      writable: true,
-    } as const;
     if (relationship) {
       const foreignKey = `${plan.name}_fk`;
-      fields.push({ ...base, name: plan.name, type: 'relationship', column: null, relation: plan.name });
-      if (relationship === 'local')
-        fields.push({ ...base, name: foreignKey, type: 'foreign_key', column: foreignKey, relation: plan.name });
+      const link = { storage: 'integer', relation: plan.name } as const;
+      fields.push(testField(plan.name, { ...link, type: 'relationship', column: null }));
+      if (relationship === 'local') fields.push(testField(foreignKey, { ...link, type: 'foreign_key' }));
       relations.push({
         name: plan.name,
         target: 'Thing',
@@ -87,28 +79,23 @@ function modelOf(plans: readonly FieldPlan[], self: 'none' | 'key'): Model {
         onDelete: 'nullify',
       });
     } else {
-      fields.push({
-        ...base,
-        name: plan.name,
-        type: plan.list ? 'list' : 'string',
-        column: plan.name,
-        secret: plan.secret || undefined,
-      });
+      fields.push(
+        testField(plan.name, {
+          type: plan.list ? 'list' : 'string',
+          storage: plan.storage,
+          primaryKey: isKey,
+          secret: plan.secret || undefined,
+        }),
+      );
     }
   }
-  return defineModel<Rec>({
+  return testModel({
     name: 'Thing',
     table: 'thing',
     primaryKey: key!.name,
     fields,
     relations,
-    nestedRelationships: [],
     nestingDepth: 1,
-    publicFields: null,
-    authFields: null,
-    hiddenFields: [],
-    searchFields: [],
-    aclRoute: null,
     selfPath:
       self === 'none'
         ? () => null

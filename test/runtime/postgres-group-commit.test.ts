@@ -11,13 +11,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { isDatabaseUnavailable } from '../../runtime/src/lib/database.js';
-import { defineModel, modelRegistry, type FieldSpec, type Model } from '../../runtime/src/lib/model.js';
+import { modelRegistry, type Model } from '../../runtime/src/lib/model.js';
 import { outboxSchema } from '../../runtime/src/lib/outbox/schema.js';
 import { RecordNotFound } from '../../runtime/src/lib/repository.js';
 import { openSql, type SqlDatabase } from '../../runtime/src/lib/sql/executor.js';
 import { ALONE_AFTER_ROLLBACK_MS, GROUP_LOCK_TIMEOUT } from '../../runtime/src/lib/sql/pg-group-commit.js';
 import { SqlRepository } from '../../runtime/src/lib/sql/repository.js';
 import { sqlCompiler } from '../../runtime/src/lib/sql/compiler.js';
+import { testField, testModel } from '../support/models.js';
 import { repoRoot } from '../support/paths.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 
@@ -28,40 +29,17 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function field(name: string, spec: Partial<FieldSpec> = {}): FieldSpec {
-  return {
-    name,
-    type: 'string',
-    storage: 'text',
-    column: name,
-    primaryKey: false,
-    generated: false,
-    required: false,
-    requiredOnCreate: false,
-    writable: true,
-    ...spec,
-  };
-}
-
 /** A model of `table` with a key, a unique name and a description. */
 function modelOf(name: string, table: string): Model {
-  return defineModel<Rec>({
+  return testModel({
     name,
     table,
     primaryKey: 'id',
     fields: [
-      field('id', { type: 'id_field', storage: 'integer', primaryKey: true, generated: true, writable: false }),
-      field('name', { unique: true, required: true, requiredOnCreate: true }),
-      field('description', { type: 'text' }),
+      testField('id', { type: 'id_field', storage: 'integer', primaryKey: true, generated: true, writable: false }),
+      testField('name', { unique: true, required: true, requiredOnCreate: true }),
+      testField('description', { type: 'text' }),
     ],
-    relations: [],
-    nestedRelationships: [],
-    nestingDepth: 0,
-    publicFields: null,
-    authFields: null,
-    hiddenFields: [],
-    searchFields: [],
-    aclRoute: null,
     selfPath: (record) => `/${table}/${String(record['id'])}`,
   });
 }
