@@ -96,7 +96,8 @@ async function measured(projects, engine, rounds, requests) {
   return rows;
 }
 
-// Ten: five gave 1.09–1.20× for the same build on SQLite, the rounds of this VM spreading ±10 %.
+// Ten: with five, SQLite's GET came out 1.20× where runs of 12 rounds of the same build gave 1.09–1.11×
+// (this VM's rounds spread ±10 %).
 const SERVED_ROUNDS = 10;
 
 /** What `served` measures: a member's GET of one author, and their create of an author (each one of its own). */
