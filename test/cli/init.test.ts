@@ -7,7 +7,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { execa } from 'execa';
 import { runCli } from '../support/cli.js';
+import { svcgenBin } from '../support/paths.js';
 
 const fresh = () => mkdtempSync(join(tmpdir(), 'svcgen-init-'));
 
@@ -46,6 +48,15 @@ describe('svcgen init', () => {
       '`POST /api/v1/auth/login`',
     ])
       expect(readme).toContain(route);
+  });
+
+  // The tests above run src/ in process; a user runs the build (dist/), one folder deeper: `init`
+  // once looked for its templates relative to its own module and crashed there.
+  it('works from the built command, as a user runs it', async () => {
+    const cwd = fresh();
+    const run = await execa(process.execPath, [svcgenBin, 'init', 'notes'], { cwd, reject: false });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(readdirSync(join(cwd, 'notes')).sort()).toEqual(['README.md', 'api.raml', 'schemas']);
   });
 
   it('writes into the current folder when it is empty', async () => {

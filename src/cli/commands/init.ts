@@ -5,11 +5,12 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ExitCode } from '../exit-codes.js';
 import type { Io } from '../output.js';
+import { SVCGEN_ROOT } from '../../util/svcgen-files.js';
 
-export const INIT_ROOT = fileURLToPath(new URL('../../../templates/init/', import.meta.url));
+/** Found from svcgen's package root: this module is in `src/cli/commands/` under the tests, `dist/src/…` when built. */
+export const INIT_ROOT = join(SVCGEN_ROOT, 'templates', 'init');
 
 export function runInit(io: Io, dir: string | undefined): number {
   const target = resolve(io.cwd, dir ?? '.');
