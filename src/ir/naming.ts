@@ -56,9 +56,10 @@ export function fieldNameProblem(name: string): string | undefined {
   if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(name))
     return 'field names must start with a letter and contain only letters, digits and "_"';
   // Field names are only ever object keys in the generated code, so `class` or `default` are fine;
-  // these three would be unsafe as keys of plain objects.
-  if (name === 'constructor' || name === 'prototype' || name === '__proto__')
-    return `"${name}" cannot be used as a field name`;
+  // a name every plain object already has (`toString`, `constructor`…) is not: a body that leaves
+  // the field out still "has" it, and validation saw the inherited function as its value.
+  if (name === 'prototype' || name in Object.prototype)
+    return `"${name}" is a property of every JavaScript object, so it cannot be used as a field name`;
   // A column of that name (in any case) hides SQLite's row id, which the search index is keyed by.
   if (name.toLowerCase() === 'rowid') return `"${name}" is SQLite's name for the id of a row`;
   // PostgreSQL names the search vector of a text field `svc_search_<field>`.

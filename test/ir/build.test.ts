@@ -183,13 +183,23 @@ describe('fields', () => {
     return result.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code);
   };
 
-  it.each(['__proto__', 'constructor', 'prototype', 'rowid', 'RowId', 'svc_search_title', `a${'b'.repeat(63)}`])(
-    'refuses a field named %s (SVC2004), and pollutes nothing',
-    (name) => {
-      expect(errorsWithField(name)).toEqual(['SVC2004']);
-      expect(Object.prototype).not.toHaveProperty('_db_settings');
-    },
-  );
+  it.each([
+    '__proto__',
+    'constructor',
+    'prototype',
+    // Every plain object has these: a body without the field "had" it (the inherited function).
+    'toString',
+    'valueOf',
+    'hasOwnProperty',
+    'isPrototypeOf',
+    'rowid',
+    'RowId',
+    'svc_search_title',
+    `a${'b'.repeat(63)}`,
+  ])('refuses a field named %s (SVC2004), and pollutes nothing', (name) => {
+    expect(errorsWithField(name)).toEqual(['SVC2004']);
+    expect(Object.prototype).not.toHaveProperty('_db_settings');
+  });
 
   it('accepts a field name of 63 characters, the longest PostgreSQL keeps whole', () => {
     expect(errorsWithField(`a${'b'.repeat(62)}`)).toEqual([]);
