@@ -87,6 +87,27 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
   });
 
+  it("replays an object's events only to callers who may view it then and now: a note given away takes its history along", async () => {
+    const live = await follow('root');
+    const note = (await as('ann', 'POST', '/notes', { text: 'given away' })).body as Rec;
+    const pk = String(note['id']);
+    const isCreate = (m: FeedMessage) => m.event === 'Note.create' && parsed(m).data.pk === pk;
+    await live.until((ms) => ms.some(isCreate));
+    const created = Number(live.messages.find(isCreate)!.id);
+    expect((await as('root', 'PATCH', `/notes/${pk}`, { owner: 'ben' })).status).toBe(200);
+    const marker = (await as('root', 'POST', '/authors', { name: 'After the gift' })).body as Rec;
+    const sawMarker = (ms: readonly FeedMessage[]) =>
+      ms.some((m) => m.event === 'Author.create' && parsed(m).data.pk === String(marker['id']));
+    const [annFeed, benFeed] = (await Promise.all(
+      ['ann', 'ben'].map((who) => follow(who, '', { 'last-event-id': String(created - 1) })),
+    )) as [Feed, Feed];
+    await Promise.all([annFeed, benFeed].map((f) => f.until(sawMarker)));
+    const ofNote = (feed: Feed) => feed.messages.filter((m) => parsed(m).data.pk === pk).map((m) => m.event);
+    // Ann no longer may view it: none of its events. Ben may now, but not as it was when it was ann's.
+    expect(ofNote(annFeed)).toEqual([]);
+    expect(ofNote(benFeed)).toEqual(['Note.update']);
+  });
+
   it('answers a page of an allowed origin as CORS says, the stream being no ordinary answer', async () => {
     const feed = await follow('ann', '', { origin: 'https://app.example' });
     expect(feed.status).toBe(200);

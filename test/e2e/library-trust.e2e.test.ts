@@ -11,6 +11,11 @@
  *   several at once, or create a book under one (item 1).
  * - A book embeds its author, and the author embedded in every book of a page carries no list of
  *   its thousands of books: a page is bounded by its page size (item 5).
+ * - A book embeds its owner too, and the `{{owner}}` principal still gets the owner's key, as the
+ *   Book type says: its owner may change it, and no one else.
+ * - A link kept in the written object's own row (a note's book, the note it answers, the book it
+ *   is featured in) goes only to an object the caller may view: another is answered as a key that
+ *   names nothing. A one-to-one link takes the target's only partner, so it needs `update` on it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../support/databases.js';
@@ -21,6 +26,10 @@ import { generatedProject } from '../support/project.js';
 const PROLIFIC = 300;
 
 type Rec = Record<string, unknown>;
+
+/** A related object's key, whether the answer embeds the object or shows its key. */
+const keyOf = (value: unknown, key: string): unknown =>
+  value !== null && typeof value === 'object' ? (value as Rec)[key] : value;
 
 let dir: string;
 
@@ -40,7 +49,7 @@ describe.each(ENGINES)('the library on %s', (engine) => {
     Object.fromEntries(
       ((await as('root', 'GET', '/books?_limit=1000&_sort=id')).body.data as Rec[]).map((b) => [
         b['title'],
-        b['owner'],
+        keyOf(b['owner'], 'username'),
       ]),
     );
   /** The key of a book's author (embedded in the book's answer), or null. */
@@ -52,7 +61,11 @@ describe.each(ENGINES)('the library on %s', (engine) => {
     catalogue = (await as('ann', 'POST', '/authors', { name: 'Catalogue' })).body;
     annBook = (await as('ann', 'POST', '/books', { title: "ann's book", summary: 'a tale of tangerines' })).body;
     benBook = (await as('ben', 'POST', '/books', { title: "ben's book", summary: 'a tale of tangerines' })).body;
-    expect([annBook['owner'], benBook['owner']]).toEqual(['ann', 'ben']);
+    // The owner is embedded (`_nested_relationships`).
+    expect([annBook['owner'], benBook['owner']]).toMatchObject([
+      { username: 'ann', _type: 'User' },
+      { username: 'ben', _type: 'User' },
+    ]);
     for (const [who, text] of [
       ['ann', 'ann remembers tangerines'],
       ['ann', 'ann again'],
@@ -169,7 +182,102 @@ describe.each(ENGINES)('the library on %s', (engine) => {
     it('creates a book under an author, linked to it and owned by its creator', async () => {
       const nested = await as('ben', 'POST', `/authors/${String(catalogue['id'])}/books`, { title: 'nested' });
       expect(nested.status, nested.text).toBe(201);
-      expect([nested.body['owner'], nested.body['author']?.['id']]).toEqual(['ben', catalogue['id']]);
+      expect([nested.body['owner']?.['username'], nested.body['author']?.['id']]).toEqual(['ben', catalogue['id']]);
+    });
+  });
+
+  describe('principals get the object as its type says', () => {
+    it('lets the owner of a book change it, with the owner embedded in its answer, and no one else', async () => {
+      const path = `/books/${String(annBook['id'])}`;
+      const read = await as('ann', 'GET', path);
+      expect([read.status, read.body['owner']?.['username']]).toEqual([200, 'ann']);
+      const changed = await as('ann', 'PATCH', path, { summary: 'a tale of tangerines, revised' });
+      expect(changed.status, changed.text).toBe(200);
+      expect((await as('ann', 'DELETE', `/books/${String(benBook['id'])}`)).status).toBe(403);
+      expect((await as('ben', 'PATCH', path, { summary: 'taken' })).status).toBe(403);
+    });
+  });
+
+  describe('links to what the caller may not see or change', () => {
+    /** A note of `who`'s, as they create it. */
+    const note = async (who: string, body: Rec) => {
+      const created = await as(who, 'POST', '/notes', body);
+      expect(created.status, created.text).toBe(201);
+      return created.body as Rec;
+    };
+    /** The answer to a link to `key`, with the key taken out: the same for a key that names nothing. */
+    const shape = (reply: { status: number; body: Rec }, key: unknown) =>
+      JSON.stringify([reply.status, reply.body['message'], reply.body['errors']]).replaceAll(String(key), '<key>');
+
+    it('answers a link to a book the caller may not view as one to a book that does not exist, and writes nothing', async () => {
+      const before = (await as('root', 'GET', '/notes?_count')).body;
+      const hidden = await as('olga', 'POST', '/notes', { text: 'about ann', book: annBook['id'] });
+      const missing = await as('olga', 'POST', '/notes', { text: 'about nothing', book: 999_999 });
+      expect(hidden.status, hidden.text).toBe(400);
+      expect(shape(hidden, annBook['id'])).toBe(shape(missing, 999_999));
+      // Nested under the book, the book is the URL's: a 404, as for a book that does not exist.
+      const nested = await as('olga', 'POST', `/books/${String(annBook['id'])}/notes`, { text: 'under ann' });
+      const nowhere = await as('olga', 'POST', '/books/999999/notes', { text: 'under nothing' });
+      expect(nested.status, nested.text).toBe(404);
+      expect(shape(nested, annBook['id'])).toBe(shape(nowhere, 999_999));
+      expect((await as('root', 'GET', '/notes?_count')).body).toEqual(before);
+      // A member who may view the book links to it, in the body or under it.
+      const about = await note('ben', { text: 'about ann', book: annBook['id'] });
+      expect(about['book']).toBe(annBook['id']);
+      const under = await as('ben', 'POST', `/books/${String(annBook['id'])}/notes`, { text: 'under ann' });
+      expect([under.status, under.body['book']]).toEqual([201, annBook['id']]);
+    });
+
+    it("refuses a reply to another member's private note, by POST and by PATCH, as a reply to no note", async () => {
+      const bens = await note('ben', { text: 'ben, privately' });
+      const own = await note('ann', { text: 'ann, privately' });
+      const reply = await as('ann', 'POST', '/notes', { text: 'ann answers', reply_to: bens['id'] });
+      const nowhere = await as('ann', 'POST', '/notes', { text: 'ann answers', reply_to: 999_999 });
+      expect(reply.status, reply.text).toBe(400);
+      expect(shape(reply, bens['id'])).toBe(shape(nowhere, 999_999));
+      const moved = await as('ann', 'PATCH', `/notes/${String(own['id'])}`, { reply_to: bens['id'] });
+      expect(moved.status, moved.text).toBe(400);
+      expect((await as('root', 'GET', `/notes/${String(bens['id'])}`)).body['replies']).toEqual([]);
+      // Her own note she may answer; a link she already has is no new link.
+      const answer = await note('ann', { text: 'ann answers herself', reply_to: own['id'] });
+      expect((await as('ann', 'PATCH', `/notes/${String(answer['id'])}`, { reply_to: own['id'] })).status).toBe(200);
+    });
+
+    it("refuses to feature a note in another member's book (a one-to-one link takes its only slot), and lets its owner do it", async () => {
+      const featured = await as('ann', 'POST', '/notes', { text: 'featured?', featured_in: benBook['id'] });
+      expect(featured.status, featured.text).toBe(403);
+      expect(featured.body.errors).toEqual([
+        { field: 'featured_in', message: expect.stringContaining(`Book ${String(benBook['id'])}`) },
+      ]);
+      expect((await as('root', 'GET', `/books/${String(benBook['id'])}`)).body['featured_note']).toBeNull();
+      const own = await note('ann', { text: 'featured', featured_in: annBook['id'] });
+      expect((await as('root', 'GET', `/books/${String(annBook['id'])}`)).body['featured_note']).toBe(own['id']);
+      // Ben's book stays his to replace whole: nothing of anyone else's is linked to it.
+      const put = await as('ben', 'PUT', `/books/${String(benBook['id'])}`, {
+        title: "ben's book",
+        owner: 'ben',
+        author: catalogue['id'],
+      });
+      expect(put.status, put.text).toBe(200);
+    });
+  });
+
+  describe("a member's writes of their own record, one object or several", () => {
+    it('lets a member write the same fields of themselves by a bulk PATCH as by their own PATCH, and never groups', async () => {
+      // email is not in the users' _auth_fields: a member reads and writes it only on their own record.
+      expect((await as('ben', 'GET', '/users/ann')).body).not.toHaveProperty('email');
+      const own = await as('ann', 'PATCH', '/users/ann', { email: 'ann@example.org' });
+      expect(own.status, own.text).toBe(200);
+      const bulk = await as('ann', 'PATCH', '/users?username=ann', { email: 'ann@example.net' });
+      expect(bulk.status, bulk.text).toBe(200);
+      expect((await as('root', 'GET', '/users/ann')).body['email']).toBe('ann@example.net');
+      for (const path of ['/users/ann', '/users?username=ann'])
+        expect((await as('ann', 'PATCH', path, { groups: ['admin'] })).status, path).toBe(403);
+      // Another member's, either way: refused, and nothing changes.
+      expect((await as('ann', 'PATCH', '/users?username=ben', { email: 'ben@example.org' })).status).toBe(403);
+      expect((await as('ann', 'PATCH', '/users', { email: 'all@example.org' })).status).toBe(403);
+      expect((await as('root', 'GET', '/users/ben')).body['email']).toBe('ben@example.com');
+      expect((await as('root', 'GET', '/users/ann')).body['groups']).toEqual(['user']);
     });
   });
 

@@ -6,7 +6,7 @@
  * An id older than what is retained (or unknown) gets `event: reset`: reload, then follow.
  *
  * Every event goes only to a caller whose ACL lets them view its object (the object's own item
- * ACL, as its GET would decide), with the fields their privacy level reads. The caller is who
+ * ACL, as its GET would decide, then and now), with the fields their privacy level reads. The caller is who
  * they were when they connected: after logging out, a client reconnects.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -14,6 +14,9 @@ import { badRequest } from '../errors.js';
 import type { EventLog, ServiceEvent } from '../outbox/types.js';
 import { matchesEvent } from '../webhooks/settings.js';
 import { completeRoute } from '../http/routing.js';
+import { linkKeys } from '../http/serialize.js';
+import type { Model } from '../model.js';
+import { text } from '../text.js';
 import { EventStream, lastEventId } from './sse.js';
 
 /** How often connections look for events written by other instances. */
@@ -156,6 +159,7 @@ async function openFeed(
         self.again = false;
         for (;;) {
           const events = await log.after(self.cursor, PAGE);
+          visible.page();
           for (const event of events) {
             if (stream.closed) return;
             self.cursor = event.seq;
@@ -179,15 +183,39 @@ async function openFeed(
   listener.pump();
 }
 
-/** The event as this caller may see it, or null when they may not view its object. */
-function viewer(app: FastifyInstance, request: FastifyRequest): (event: ServiceEvent) => Promise<ServiceEvent | null> {
+/**
+ * The event as this caller may see it, or null when they may not view its object: as it was then
+ * (the event's), and as it is now when the decision depends on the object (a `{{principal}}`):
+ * a note given to someone else, a project made private, takes its history along. An object that
+ * no longer exists is decided by its event alone. `page()` forgets the objects read for the last
+ * page of events (one read per object and page).
+ */
+function viewer(
+  app: FastifyInstance,
+  request: FastifyRequest,
+): ((event: ServiceEvent) => Promise<ServiceEvent | null>) & { page(): void } {
   const { policy, db } = app.services;
-  return async (event) => {
+  let now = new Map<string, Promise<Rec | null>>();
+  const current = (model: Model, key: unknown): Promise<Rec | null> => {
+    const id = `${model.name}:${text(key)}`;
+    let found = now.get(id);
+    if (!found) {
+      const where = { [model.primaryKey]: key };
+      found = db.repository(model.name).findUnique({ where, include: linkKeys(model) });
+      now.set(id, found);
+    }
+    return found;
+  };
+  const view = async (event: ServiceEvent): Promise<ServiceEvent | null> => {
     const model = db.models.get(event.type.slice(0, event.type.lastIndexOf('.')));
     if (!model) return null;
     const object = event.data.object;
     const route = model.aclRoute ?? { kind: 'item' as const, acl: null };
     if (!(await policy.may(request, 'view', route, object))) return null;
+    if (policy.needsObject(route)) {
+      const state = await current(model, object[model.primaryKey]);
+      if (state && !(await policy.may(request, 'view', route, state))) return null;
+    }
     const fields = policy.visibleFields(request, model, object);
     if (fields === null) return event;
     const shown: Rec = {};
@@ -195,4 +223,5 @@ function viewer(app: FastifyInstance, request: FastifyRequest): (event: ServiceE
       if (fields.has(name) || name === '_type' || name === '_pk') shown[name] = value;
     return { ...event, data: { ...event.data, object: shown } };
   };
+  return Object.assign(view, { page: () => void (now = new Map()) });
 }

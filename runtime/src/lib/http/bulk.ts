@@ -32,7 +32,12 @@ export async function updateMany(ctx: RouteContext, request: FastifyRequest): Pr
     undefined,
     async (db, data) => {
       const objects = await bulkObjects(ctx, db, where);
-      for (const object of objects) await ctx.policy.authorize(request, 'update', ctx.route, object);
+      for (const object of objects) {
+        await ctx.policy.authorize(request, 'update', ctx.route, object);
+        // What a PATCH of this object alone may write (a member writes more of their own record).
+        if (ctx.policy.fieldsNeedObject(ctx.model))
+          ctx.policy.checkWritable(request, ctx.model, Object.keys(body), object);
+      }
       const values = ctx.withUpdateDefaults(data);
       for (const object of objects) {
         // Each object's links as the objects before it left them: a key list moves from one to the next.

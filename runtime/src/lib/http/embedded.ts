@@ -7,6 +7,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Model, ModelRegistry } from '../model.js';
 import type { Policy, RouteAccess } from './policy.js';
+import { withLinkKeys } from './serialize.js';
 
 type Rec = Record<string, unknown>;
 
@@ -24,7 +25,12 @@ export async function hideRefusedEmbeds(
     const route: RouteAccess = target.aclRoute ?? { kind: 'item', acl: null };
     const once = !policy.needsObject(route);
     if (once && decisions.has(target.name)) return decisions.get(target.name)!;
-    const allowed = await policy.may(request, 'view', route, route.kind === 'item' ? object : undefined);
+    const allowed = await policy.may(
+      request,
+      'view',
+      route,
+      route.kind === 'item' ? withLinkKeys(target, object, models) : undefined,
+    );
     if (once) decisions.set(target.name, allowed);
     return allowed;
   };

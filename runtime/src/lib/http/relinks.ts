@@ -11,9 +11,10 @@
 import type { FastifyRequest } from 'fastify';
 import type { ServiceDatabase } from '../database.js';
 import { HttpError } from '../errors.js';
+import { UnknownReference } from '../repository.js';
 import type { Model, RelationSpec } from '../model.js';
 import type { Policy, RouteAccess } from './policy.js';
-import { includeFor } from './serialize.js';
+import { linkKeys } from './serialize.js';
 import { text } from '../text.js';
 
 type Rec = Record<string, unknown>;
@@ -67,7 +68,11 @@ export function relinkRefusal(
   );
 }
 
-/** The objects `write` would re-link that the caller may not update (none when auth is off). */
+/**
+ * The objects `write` would re-link that the caller may not update (none when auth is off). When
+ * there are none and it links to an object the caller may not view, throws what a key that names
+ * nothing gets from the write itself (`UnknownReference`, 400): the same answer, in the same case.
+ */
 export async function refusedRelinks(
   policy: Policy,
   request: FastifyRequest,
@@ -80,8 +85,16 @@ export async function refusedRelinks(
     const route: RouteAccess = model.aclRoute ?? { kind: 'item', acl: null };
     return policy.may(request, 'update', route, route.kind === 'item' ? object : undefined);
   };
+  let unseen: UnknownReference | undefined;
   for (const relation of write.model.relations) {
     if (!write.fields.includes(relation.name) || write.data[relation.name] === undefined) continue;
+    if (relation.local) {
+      for (const key of gainedKeys(db, write, relation)) {
+        const refusal = await linkTarget(policy, request, db, relation, key);
+        if (refusal === 'unchangeable') refused.push({ field: relation.name, model: relation.target, key });
+        else if (refusal === 'unseen') unseen ??= new UnknownReference(relation.name, relation.target, [key]);
+      }
+    }
     const moved = relation.local
       ? await lostPartners(db, write, relation)
       : await movedOnTheOtherSide(db, write, relation);
@@ -90,7 +103,47 @@ export async function refusedRelinks(
         refused.push({ field: relation.name, model: model.name, key: object[model.primaryKey] });
     }
   }
+  if (unseen && refused.length === 0) throw unseen;
   return refused;
+}
+
+/**
+ * What a caller may not do with the object `key` of `relation`'s target, by linking to it from
+ * the object they write (a link kept in that object's own row; `write` or a nested route's URL):
+ * - `unseen`: they may not view it. Its link is refused as the link of an object that does not
+ *   exist (400, or the parent's 404 under a nested route), so that a write can neither probe which
+ *   keys exist nor put its object into someone else's private one.
+ * - `unchangeable`: a one-to-one link takes the target's only partner, as writing the link from
+ *   the target's side would: they must be able to update the target (403 otherwise).
+ * Null when they may link, when auth is off, and when nothing has that key (the write's own 400).
+ */
+export async function linkTarget(
+  policy: Policy,
+  request: FastifyRequest,
+  db: ServiceDatabase,
+  relation: RelationSpec,
+  key: unknown,
+): Promise<'unseen' | 'unchangeable' | null> {
+  if (!policy.restricts) return null;
+  const target = db.models.get(relation.target)!;
+  const route: RouteAccess = target.aclRoute ?? { kind: 'item', acl: null };
+  const oneToOne = target.relation(relation.inverse)?.cardinality === 'one';
+  const byObject = route.kind === 'item' && (oneToOne || policy.needsObject(route));
+  const object = byObject ? await loadOne(db, target, key) : {};
+  if (!object) return null;
+  const onItem = route.kind === 'item' ? object : undefined;
+  if (!(await policy.may(request, 'view', route, onItem))) return 'unseen';
+  return oneToOne && !(await policy.may(request, 'update', route, onItem)) ? 'unchangeable' : null;
+}
+
+/** The keys a link kept in the written object's row points at after the write and did not before. */
+function gainedKeys(db: ServiceDatabase, write: LinkWrite, relation: RelationSpec): unknown[] {
+  const target = db.models.get(relation.target)!;
+  const related = db.repository(target.name);
+  const before = new Set(keysOf(write.object?.[relation.name]).map((v) => text(keyOf(v, target))));
+  return keysOf(write.data[relation.name])
+    .map((v) => related.keyValue(keyOf(v, target)))
+    .filter((k) => k !== undefined && k !== null && !before.has(text(k)));
 }
 
 interface Moved {
@@ -124,7 +177,7 @@ async function movedOnTheOtherSide(db: ServiceDatabase, write: LinkWrite, relati
     objects.push(
       ...(await related.findMany({
         where: { [target.primaryKey]: { in: moving.slice(i, i + SLICE) } },
-        include: includeFor(target, db.models),
+        include: linkKeys(target),
       })),
     );
   }
@@ -161,7 +214,7 @@ async function lostPartners(db: ServiceDatabase, write: LinkWrite, relation: Rel
 async function loadOne(db: ServiceDatabase, model: Model, key: unknown): Promise<Rec | null> {
   return db.repository(model.name).findUnique({
     where: { [model.primaryKey]: key },
-    include: includeFor(model, db.models),
+    include: linkKeys(model),
   });
 }
 

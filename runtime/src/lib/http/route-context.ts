@@ -15,8 +15,8 @@ import type { Permission, Policy } from './policy.js';
 import type { Services } from './services.js';
 import { checkIfMatch, etagOf, hasIfMatch } from './etag.js';
 import { hideRefusedEmbeds } from './embedded.js';
-import { checkRelinks, type LinkWrite } from './relinks.js';
-import { includeFor, requestUrl, serialize, type Serializer } from './serialize.js';
+import { checkRelinks, linkTarget, relinkRefusal, type LinkWrite } from './relinks.js';
+import { includeFor, requestUrl, serialize, withLinkKeys, type Serializer } from './serialize.js';
 import { newEvent } from '../outbox/event.js';
 import type { EventAction } from '../outbox/types.js';
 
@@ -139,8 +139,13 @@ export class RouteContext {
       events: this.services.events?.get(this.model.name),
       action,
       request,
-      ...(instance ? { instance } : {}),
+      ...(instance ? { instance: this.asTyped(instance) } : {}),
     };
+  }
+
+  /** An object of this route's model as user code gets it: related objects as keys (`withLinkKeys`). */
+  asTyped(object: Rec): Rec {
+    return withLinkKeys(this.model, object, this.services.db.models);
   }
 
   body(request: FastifyRequest): Rec {
@@ -168,7 +173,7 @@ export class RouteContext {
     if (early && !authorizedByKey.has(request)) await this.policy.authorize(request, permission, this.route, {});
     const object =
       this.route.kind === 'attribute' ? await this.parent(this.services.db, request) : await this.load(request);
-    if (!early) await this.policy.authorize(request, permission, this.route, object);
+    if (!early) await this.policy.authorize(request, permission, this.route, this.asTyped(object));
     // Only a write asks twice (its guard, then its handler); a weak map's entry costs a read for nothing.
     if (request.method !== 'GET' && request.method !== 'HEAD') authorized.set(request, object);
     return object;
@@ -274,6 +279,25 @@ export class RouteContext {
         : await repository.findUnique({ where: { [parent.model.primaryKey]: key } });
     if (!found) throw notFound(`${parent.model.name} ${String(key)} not found`);
     return found;
+  }
+
+  /**
+   * A nested create links its object to the parent the URL names (`key`), as a link in its body
+   * would (relinks.ts, `linkTarget`): a parent the caller may not view is answered as one that does
+   * not exist, and a one-to-one parent's only partner is taken only by a caller who may update it.
+   */
+  async checkParentLink(db: ServiceDatabase, request: FastifyRequest, key: unknown): Promise<void> {
+    const parent = this.route.parent!;
+    const refusal = await linkTarget(this.policy, request, db, this.model.relation(this.inverse!)!, key);
+    if (refusal === 'unseen') {
+      const named = this.policy.itemKey(request, generic(parent.model), (request.params as Rec)[parent.param]);
+      throw notFound(`${parent.model.name} ${String(named)} not found`);
+    }
+    if (refusal === 'unchangeable') {
+      const link = { field: this.inverse!, model: parent.model.name, key };
+      const error = this.policy.refusal(request, `change ${parent.model.name} ${String(key)}`);
+      throw relinkRefusal(error.statusCode, error.message, [link], error.headers);
+    }
   }
 
   fieldOfParent() {

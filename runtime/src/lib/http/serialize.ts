@@ -93,6 +93,25 @@ export function includeFor(
   return include;
 }
 
+/**
+ * `record` as its model's type has it (src/models/): each related object that the read embedded
+ * (`_nested_relationships`) as its key. What the ACL's principals and the event handlers are given,
+ * whatever the answer embeds: a principal written as `user(object.owner)` must see the owner's key,
+ * not their whole record. The record itself when nothing of it is embedded.
+ */
+export function withLinkKeys(model: Model, record: Rec, models: ModelRegistry): Rec {
+  let keyed: Rec | undefined;
+  for (const name of model.nestedRelationships) {
+    const value = record[name];
+    if (value === null || typeof value !== 'object') continue;
+    const key = models.get(model.relation(name)!.target)!.primaryKey;
+    const asKey = (v: unknown) => (v !== null && typeof v === 'object' ? (v as Rec)[key] : v);
+    keyed ??= { ...record };
+    keyed[name] = Array.isArray(value) ? value.map(asKey) : asKey(value);
+  }
+  return keyed ?? record;
+}
+
 /** Every relationship of `model` as keys: what the outbox's events carry (lib/outbox/event.ts). */
 export function linkKeys(model: Model): Include<Rec> {
   return Object.fromEntries(model.relations.map((r) => [r.name, true]));

@@ -25,6 +25,7 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
     undefined,
     async (db, data, writes) => {
       const link = await ctx.scope(db, request);
+      if (ctx.inverse) await ctx.checkParentLink(db, request, link[ctx.inverse]);
       if (ctx.route.kind === 'singular' && (await ctx.repository(db).findFirst({ where: link }))) {
         throw conflict(
           `${ctx.route.parent!.model.name} ${String((request.params as Rec)[ctx.route.parent!.param])} already has a ${ctx.route.parent!.field}`,
@@ -156,8 +157,10 @@ export function checkBody(
   if (inverse && inverse in body)
     errors.push({ field: inverse, message: `is set by the URL (${ctx.route.parent!.model.name})` });
   if (errors.length) throw badRequest(`cannot write ${errors.map((e) => e.field).join(', ')}`, errors);
-  // Updates of one object are checked once it is known (a user may write more of their own record).
-  if (action === 'create' || action === 'update_many') ctx.policy.checkWritable(request, ctx.model, Object.keys(body));
+  // Updates of one object are checked once it is known (a user may write more of their own record),
+  // and so are those of several where that is so (bulk.ts, per object).
+  if (action === 'create' || (action === 'update_many' && !ctx.policy.fieldsNeedObject(ctx.model)))
+    ctx.policy.checkWritable(request, ctx.model, Object.keys(body));
 }
 
 export function checkKeyUnchanged(ctx: RouteContext, body: Rec, key: unknown): void {
