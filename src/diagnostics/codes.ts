@@ -629,6 +629,13 @@ export const codes = {
       "A property's JSON Schema `type` names no JSON type (`string`, `number`, `integer`, `boolean`, `object`, `array`, `null`): the OpenAPI document and the clients made from it would carry the mistake, whatever `_db_settings.type` says.",
   },
 
+  SVC2069: {
+    severity: 'warning',
+    title: 'relationship delete rule not applied',
+    explanation:
+      "A relationship's `ondelete` or `backref_ondelete` asks for another rule than its foreign key's `ref_ondelete`. In Ramses they were MongoDB's rules, which SQL ignored; svcgen applies the foreign key's rule on every engine (NULLIFY when it says nothing), so children a schema says are deleted with their parent would stay, unlinked.",
+  },
+
   // --- whole-service checks ---------------------------------------------------------------------------
   SVC2070: {
     severity: 'warning',

@@ -113,5 +113,9 @@ describe('the svcgen init starter, finished as its README says', () => {
       200,
     );
     expect((await api('GET', '/notes?q=readme')).body).toMatchObject({ total: 1 });
+    // "Delete a notebook and its notes": the note's foreign key cascades.
+    expect((await api('DELETE', `/notebooks/${id}`, undefined, { headers: { cookie: alice } })).status).toBe(200);
+    const noteId = (note.body as { id: number }).id;
+    expect((await api('GET', `/notes/${noteId}`, undefined, { headers: { cookie: alice } })).status).toBe(404);
   }, 120_000);
 });

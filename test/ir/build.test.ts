@@ -271,6 +271,47 @@ describe('relationships', () => {
     });
   });
 
+  it.each([
+    ['ondelete', 'CASCADE', {}, ['SVC2069w']],
+    ['backref_ondelete', 'CASCADE', {}, ['SVC2069w']],
+    // The relationship asks for what the foreign key does: nothing to say.
+    ['ondelete', 'CASCADE', { ref_ondelete: 'CASCADE' }, []],
+    ['ondelete', 'NULLIFY', {}, []],
+  ])(
+    "warns when a relationship's %s (%s) is not what its foreign key does on delete (SVC2069)",
+    (key, rule, fk, codes) => {
+      const withRule = schema({
+        username: str({ primary_key: true }),
+        stories: { _db_settings: { type: 'relationship', document: 'Story', backref_name: 'owner', [key]: rule } },
+      });
+      const built = build({
+        'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/stories', 'story.json')}`),
+        'user.json': withRule,
+        'story.json': story(fk),
+      });
+      expect(built.codes).toEqual(codes);
+    },
+  );
+
+  it('says what deleting does, and the line that makes it so (SVC2069)', () => {
+    const dir = writeTree({
+      'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/stories', 'story.json')}`),
+      'user.json': schema({
+        username: str({ primary_key: true }),
+        stories: {
+          _db_settings: { type: 'relationship', document: 'Story', backref_name: 'owner', ondelete: 'CASCADE' },
+        },
+      }),
+      'story.json': story(),
+    });
+    const [warning] = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics;
+    expect([warning?.code, warning?.message, warning?.hint]).toEqual([
+      'SVC2069',
+      'deleting a User unlinks its Story objects (NULLIFY, the rule of the foreign key Story.owner_id, on every engine), not CASCADE as this relationship says',
+      'add "ref_ondelete": "CASCADE" to the _db_settings of Story.owner_id',
+    ]);
+  });
+
   it('finds a one-to-one foreign key on either side', () => {
     const withKeyOnUser = schema({
       username: str({ primary_key: true }),

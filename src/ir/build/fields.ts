@@ -86,6 +86,8 @@ export interface RelationshipDecl {
   readonly foreignKeysSpan: Span | null;
   readonly onDelete: ReferentialAction | null;
   readonly backrefOnDelete: ReferentialAction | null;
+  /** Where `ondelete` or else `backref_ondelete` is written, for the warning that they do not decide. */
+  readonly onDeleteSpan: Span | null;
   readonly backrefProcessors: readonly string[];
 }
 
@@ -493,6 +495,7 @@ class SettingsReader {
       foreignKeysSpan: foreignKeys?.value.span ?? null,
       onDelete: this.referentialAction('ondelete', null),
       backrefOnDelete: this.referentialAction('backref_ondelete', null),
+      onDeleteSpan: (this.entry('ondelete') ?? this.entry('backref_ondelete'))?.key.span ?? null,
       backrefProcessors,
     };
   }

@@ -134,6 +134,7 @@ function resolveOne(
   claimed.add(fk.field);
   const fkOnTarget = fk.model === target;
   const onDelete: ReferentialAction = fk.field.foreignKey?.onDelete ?? 'nullify';
+  warnOfIgnoredDeleteRule(ctx, decl, fk.model === target ? model : target, fk, onDelete);
   fk.field.field.foreignKey = {
     model: fkOnTarget ? model.name : target.name,
     column: (fkOnTarget ? model : target).primaryKey,
@@ -431,4 +432,32 @@ function checkForeignKeyFields(ctx: Context, claimed: ReadonlySet<FieldDraft>, f
       }
     }
   }
+}
+
+/**
+ * `ondelete` / `backref_ondelete` on a relationship were MongoDB's rules in Ramses (SQL ignored
+ * them). svcgen applies one rule on every engine, the foreign key's `ref_ondelete`: a relationship
+ * that asks for another is told so, with the line to write, rather than quietly keeping children a
+ * schema says are deleted with their parent.
+ */
+function warnOfIgnoredDeleteRule(
+  ctx: Context,
+  decl: RelationshipDecl,
+  parent: ModelDraft,
+  fk: FoundKey,
+  effective: ReferentialAction,
+): void {
+  const asked = [decl.onDelete, decl.backrefOnDelete].find((rule) => rule !== null && rule !== effective);
+  if (!asked || !decl.onDeleteSpan) return;
+  const words = { cascade: 'CASCADE', restrict: 'RESTRICT', nullify: 'NULLIFY' } as const;
+  const does = { cascade: 'deletes', restrict: 'is refused while it has', nullify: 'unlinks' } as const;
+  const key = `${fk.model.name}.${fk.field.field.name}`;
+  ctx.diagnostics.report(
+    'SVC2069',
+    `deleting a ${parent.name} ${does[effective]} its ${fk.model.name} objects (${words[effective]}, the rule of the foreign key ${key}, on every engine), not ${words[asked]} as this relationship says`,
+    {
+      span: decl.onDeleteSpan,
+      hint: `add "ref_ondelete": "${words[asked]}" to the _db_settings of ${key}`,
+    },
+  );
 }
