@@ -483,9 +483,9 @@ export const codes = {
   },
   SVC2032: {
     severity: 'warning',
-    title: 'bare admin principal',
+    title: 'principal read as a user id',
     explanation:
-      'A principal that is not `everyone`, `authenticated`, `g:<group>` or `{{function}}` is a user id, so `admin` means the user named admin, not the admin group (`g:admin`).',
+      'A principal that is not `everyone`, `authenticated`, `g:<group>` or `{{function}}` is a user id, so `admin` means the user named admin, not the admin group (`g:admin`), and `authenticted` a user of that name, not every logged-in user.',
   },
   SVC2033: {
     severity: 'warning',

@@ -584,6 +584,23 @@ securedBy: [ticket]
     expect(ir.userCode.principals).toEqual([{ name: 'item_owner', usedBy: [{ model: 'Item', acl: 'owner_acl' }] }]);
     expect(ir.routes.every((r) => r.acl === 'owner_acl')).toBe(true);
   });
+
+  // Each of these was once read as a user id: the rule matched no one, and no diagnostic said so.
+  it.each([
+    ['allow authenticted view', 'SVC2032w', 'not authenticated'],
+    ['allow Everyon view', 'SVC2032w', 'not everyone'],
+    ['allow {{owner update, delete', 'SVC2030', 'is not a dynamic principal'],
+    ['allow owner}} view', 'SVC2030', 'is not a dynamic principal'],
+    ['allow {{}} view', 'SVC2030', 'is not a dynamic principal'],
+    ['allow g: view', 'SVC2030', 'names no group'],
+  ])('says what is wrong with the principal of "%s"', (line, code, message) => {
+    const dir = writeTree({ 'api.raml': api(`          ${line}`), 'item.json': item });
+    const found = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.filter((d) =>
+      ['SVC2030', 'SVC2032'].includes(d.code),
+    );
+    expect(found.map((d) => `${d.code}${d.severity === 'warning' ? 'w' : ''}`)).toEqual([code]);
+    expect(found[0]!.message).toContain(message);
+  });
 });
 
 describe('events', () => {

@@ -6,7 +6,7 @@ import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import { span, type Span } from '../../diagnostics/source.js';
 import { isScalar, type YEntry, type YScalar } from '../../load/ynode.js';
 import type { RamlApi, SecurityScheme } from '../../raml/model.js';
-import { didYouMean } from '../../util/suggest.js';
+import { closest, didYouMean } from '../../util/suggest.js';
 import { isSafeIdentifier } from '../naming.js';
 import type { Acl, AclEntry, Permission, Principal, TicketScheme } from '../types.js';
 
@@ -240,7 +240,22 @@ function readPrincipal(diagnostics: DiagnosticBag, written: string, at: Span): P
   if (lower === 'everyone' || lower === 'system.everyone') return { kind: 'everyone' };
   if (lower === 'authenticated' || lower === 'system.authenticated') return { kind: 'authenticated' };
   if (lower.startsWith('g:') && lower.length > 2) return { kind: 'group', group: lower.slice(2) };
+  // A principal written half right would otherwise be a user id, and match no one.
+  if (lower === 'g:') {
+    diagnostics.report('SVC2030', `the group principal "${written}" names no group`, {
+      span: at,
+      hint: 'write g:<group>, e.g. g:admin',
+    });
+    return undefined;
+  }
   const dynamic = /^\{\{\s*(.+?)\s*\}\}$/.exec(written)?.[1];
+  if (dynamic === undefined && (written.includes('{') || written.includes('}'))) {
+    diagnostics.report('SVC2030', `"${written}" is not a dynamic principal: its name goes between {{ and }}`, {
+      span: at,
+      hint: 'write {{name}}, e.g. {{item_owner}}, with no space inside the name',
+    });
+    return undefined;
+  }
   if (dynamic !== undefined) {
     const name = dynamic.toLowerCase();
     if (!isSafeIdentifier(name)) {
@@ -256,6 +271,13 @@ function readPrincipal(diagnostics: DiagnosticBag, written: string, at: Span): P
     diagnostics.report('SVC2032', `principal "${written}" means the user whose id is "${lower}", not the admin group`, {
       span: at,
       hint: 'write g:admin for everyone in the admin group',
+    });
+  }
+  const keyword = closest(lower, ['everyone', 'authenticated']);
+  if (keyword) {
+    diagnostics.report('SVC2032', `principal "${written}" means the user whose id is "${lower}", not ${keyword}`, {
+      span: at,
+      hint: `did you mean \`${keyword}\`? A principal that is not a keyword, g:<group> or {{function}} is a user id`,
     });
   }
   return { kind: 'user', id: lower };
