@@ -79,9 +79,13 @@ function checkRoutesWithoutAcl(diagnostics: DiagnosticBag, ir: ServiceIR, source
     const names = ir.acls.map((a) => a.name);
     diagnostics.report('SVC2070', `${route.ramlPath} has no x-ACL, so with auth on only g:admin may use it`, {
       span: sources.routes.get(route.path),
-      hint: names.length
-        ? `add \`securedBy: [${names[0]}]\` (x-ACLs: ${names.join(', ')})`
-        : "declare an x-ACL security scheme and add it to the resource's securedBy",
+      // One x-ACL is the one to name; of several, which fits is the author's call, not the alphabet's.
+      hint:
+        names.length === 1
+          ? `add \`securedBy: [${names[0]}]\` to the resource`
+          : names.length
+            ? `add \`securedBy: [<x-ACL>]\` to the resource, with the x-ACL meant for it: ${names.join(', ')}`
+            : "declare an x-ACL security scheme and add it to the resource's securedBy",
     });
   }
 }

@@ -585,6 +585,25 @@ securedBy: [ticket]
     expect(ir.routes.every((r) => r.acl === 'owner_acl')).toBe(true);
   });
 
+  it('names no x-ACL for a resource without one when there are several to choose from (SVC2070)', () => {
+    const acl = (name: string) =>
+      `  - ${name}:\n      type: x-ACL\n      settings:\n        collection: allow everyone view\n`;
+    const dir = writeTree({
+      'api.raml': raml(`title: T
+securitySchemes:
+  - ticket:
+      type: x-Ticket
+      settings: { secret: auth_tkt_secret }
+${acl('a_acl')}${acl('b_acl')}securedBy: [ticket]
+${post('/items', 'item.json', '  securedBy: [b_acl]\n')}${post('/notes', 'item.json', '  securedBy: [a_acl]\n')}${post('/audits', 'item.json')}`),
+      'item.json': item,
+    });
+    const found = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.filter((d) => d.code === 'SVC2070');
+    expect(found.map((d) => d.hint)).toEqual([
+      'add `securedBy: [<x-ACL>]` to the resource, with the x-ACL meant for it: a_acl, b_acl',
+    ]);
+  });
+
   // Each of these was once read as a user id: the rule matched no one, and no diagnostic said so.
   it.each([
     ['allow authenticted view', 'SVC2032w', 'not authenticated'],
