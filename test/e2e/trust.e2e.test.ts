@@ -13,6 +13,7 @@
  * addresses of its own, as clients behind a proxy would.
  */
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api, type Reply } from '../support/http.js';
@@ -366,6 +367,34 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
       expect([long.status, long.body?.status_code]).toEqual([414, 414]);
     });
 
+    it("answers what Node's HTTP parser refuses, and a Host that is no host, in the service's error shape", async () => {
+      const { port } = new URL(service.origin);
+      const cases: [string, number][] = [
+        // A method in lower case, a request line that is none, a length given twice.
+        [`get ${BASE}/health HTTP/1.1\r\nHost: a\r\n\r\n`, 400],
+        ['GARBAGE\r\n\r\n', 400],
+        [`POST ${BASE}/stories HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, 400],
+        [`GET ${BASE}/health HTTP/1.1\r\nHost: a\r\nX-Big: ${'x'.repeat(20_000)}\r\n\r\n`, 431],
+        // HTTP/1.1 without a Host, and a Host that would end up in _self.
+        [`GET ${BASE}/stories HTTP/1.1\r\nConnection: close\r\n\r\n`, 400],
+        [`GET ${BASE}/stories HTTP/1.1\r\nHost: evil.example/x?\r\nConnection: close\r\n\r\n`, 400],
+      ];
+      for (const [request, status] of cases) {
+        const answer = await rawSocket(Number(port), request);
+        const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Rec;
+        expect([answer.split(' ')[1], body['status_code']], request.slice(0, 40)).toEqual([String(status), status]);
+        expect(answer).not.toContain('evil.example');
+      }
+      // A host name with a port, an address, a bracketed IPv6 address: served.
+      for (const host of ['api.example.com:8080', '127.0.0.1', '[::1]:80'])
+        expect(
+          (
+            await rawSocket(Number(port), `GET ${BASE}/stories HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)
+          ).split(' ')[1],
+          host,
+        ).toBe('200');
+    });
+
     it('answers TRACE and methods the router does not know with 405 and Allow, and OPTIONS of no item with 404', async () => {
       for (const method of ['TRACE', 'PROPFIND']) {
         const reply = await raw(service.origin, method, `${BASE}/stories/1`);
@@ -381,6 +410,17 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
     });
   });
 });
+
+/** Sends `request` as it is on a new connection and reads until the service closes it. */
+function rawSocket(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const socket = connect(port, '127.0.0.1', () => socket.write(request));
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    socket.on('close', () => resolve(text));
+    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? resolve(text) : reject(error)));
+  });
+}
 
 /** A request fetch() refuses to send (TRACE) or does not know (PROPFIND). */
 function raw(origin: string, method: string, path: string): Promise<{ status: number; allow: string; body: Rec }> {

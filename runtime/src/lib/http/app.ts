@@ -7,13 +7,14 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
-import { notFound, statusBody } from '../errors.js';
+import { badRequest, notFound, statusBody } from '../errors.js';
 import type { HttpTimeouts, TrustProxy } from '../config.js';
-import { requestUrl } from './serialize.js';
+import { isHost, requestUrl } from './serialize.js';
 import { handlerDeadline } from './deadline.js';
 import { notAResource } from './error-handler.js';
 import { boundedRegExp } from './patterns.js';
 import { requestShapeProblem } from './request-shape.js';
+import { answerClientError } from './client-errors.js';
 
 export interface AppOptions {
   readonly logLevel: string;
@@ -57,9 +58,12 @@ export function createApp(options: AppOptions): FastifyInstance {
     keepAliveTimeout: options.timeouts.keepAlive,
     trustProxy: fastifyTrustProxy(options.trustProxy),
     http: {
+      // A missing Host is refused by the preValidation hook below, in the service's error shape.
+      requireHostHeader: false,
       headersTimeout: options.timeouts.request,
       connectionsCheckingInterval: Math.min(1000, options.timeouts.request),
     },
+    clientErrorHandler: answerClientError,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     ajv: {
@@ -119,6 +123,17 @@ export function createApp(options: AppOptions): FastifyInstance {
     done(null, payload);
   });
   app.addHook('preValidation', (request, _reply, done) => {
+    // A Host that is no host name would become part of `_self` and `Location`; none at all is
+    // HTTP/1.1's own 400 (Node's, answered here so that it has the error shape).
+    const host = request.host as string | undefined;
+    if (host === undefined || host === '' ? request.raw.httpVersion !== '1.0' : !isHost(host)) {
+      done(
+        badRequest('the Host header is not a host name (with an optional :port)', [
+          { field: 'Host', message: 'invalid' },
+        ]),
+      );
+      return;
+    }
     // `/posts/` reaches `/posts/:id` with an empty key; like any URL that names nothing, a 404
     // that says so (Ramses answered trailing slashes 404 too).
     if (Object.values(request.params as Record<string, string>).includes('')) {

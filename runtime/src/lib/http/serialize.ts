@@ -119,5 +119,17 @@ export function linkKeys(model: Model): Include<Rec> {
 
 /** The URL a request named: `request_url` of error bodies, `_self` of objects without a URL of their own. */
 export function requestUrl(request: FastifyRequest): string {
-  return `${request.protocol}://${request.host}${request.url}`;
+  // A host that is none (refused before any route runs) is not written back into the answer.
+  return `${request.protocol}://${isHost(request.host) ? request.host : 'invalid-host'}${request.url}`;
 }
+
+/**
+ * Whether `host` (the Host header, or X-Forwarded-Host from a trusted proxy) is a host name, an
+ * IPv4 address or a bracketed IPv6 one, with an optional port: what `_self` and `Location` are
+ * built from, so nothing else (`evil.example/x?`) may become part of the URLs an answer gives.
+ */
+export function isHost(host: string | undefined): boolean {
+  return host !== undefined && HOST.test(host);
+}
+
+const HOST = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,251}[A-Za-z0-9_])?\.?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
