@@ -654,6 +654,12 @@ export const codes = {
     explanation:
       'The generated service answers `{base}/health` (its health check), `{base}/openapi.json` (its OpenAPI document) and `{base}/docs` (its API reference page, with `docs/…` assets) itself; a resource there would collide with it.',
   },
+  SVC2074: {
+    severity: 'warning',
+    title: 'property without _db_settings',
+    explanation:
+      'A schema property without `_db_settings` is documentation only, as in Ramses: it is neither stored nor served, and not in the OpenAPI document. Unless a relationship adds a field of that name (a documented backref), svcgen says so, with the `_db_settings` to add.',
+  },
 
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {

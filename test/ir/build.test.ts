@@ -312,6 +312,17 @@ describe('relationships', () => {
     ]);
   });
 
+  it('warns of a property without _db_settings, unless a relationship adds a field of its name (SVC2074)', () => {
+    const { ir, codes } = build({
+      'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/stories', 'story.json')}`),
+      'user.json': user,
+      // `owner` documents the backref that `stories` adds; `born` is nothing.
+      'story.json': `{"type": "object", "properties": {"id": ${JSON.stringify(id)}, "owner": {"type": "string"}, "born": {"type": "integer"}, "owner_id": ${JSON.stringify({ _db_settings: { type: 'foreign_key', ref_document: 'User', ref_column: 'user.username', ref_column_type: 'string' } })}}}`,
+    });
+    expect(codes).toEqual(['SVC2074w']);
+    expect(model(ir, 'Story').fields.map((f) => f.name)).not.toContain('born');
+  });
+
   it('finds a one-to-one foreign key on either side', () => {
     const withKeyOnUser = schema({
       username: str({ primary_key: true }),

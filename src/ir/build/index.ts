@@ -13,7 +13,7 @@ import { slug } from '../naming.js';
 import type { Acl, EventBinding, Field, Model, Route, ServiceIR, UserFunction } from '../types.js';
 import { defineModels, reportMissingModels } from './definitions.js';
 import { readEventHandlers } from './events.js';
-import type { ModelDraft, NameList } from './models.js';
+import { warnOfDocumentationOnly, type ModelDraft, type NameList } from './models.js';
 import { pathTree, ROUTER_SYNTAX, ROUTER_SYNTAX_MEANS } from './paths.js';
 import { Poisoned } from './poisoned.js';
 import type { HandlerUse, IrSources } from '../sources.js';
@@ -46,7 +46,10 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
   }
   reportMissingModels(definitions, tree);
   resolveRelationships({ diagnostics, models, poisoned });
-  for (const model of models.values()) checkFieldLists(diagnostics, model, poisoned);
+  for (const model of models.values()) {
+    checkFieldLists(diagnostics, model, poisoned);
+    warnOfDocumentationOnly(diagnostics, model);
+  }
   const acls = readAcls(diagnostics, api);
   const routes = buildRoutes(
     { diagnostics, api, models, poisoned, aclSchemes: new Set(acls.map((a) => a.acl.name)) },

@@ -45,6 +45,8 @@ export interface ModelDraft {
   readonly renamedFrom: string | null;
   readonly relationships: Relationship[];
   primaryKey: string;
+  /** Properties without `_db_settings` (documentation in Ramses): each is a field only if a backref adds it. */
+  readonly documentationOnly?: readonly YEntry[];
 }
 
 const ROOT_KEYS = [
@@ -82,6 +84,7 @@ export function readModel(diagnostics: DiagnosticBag, source: ModelSource, docum
   checkRootKeys(diagnostics, root);
   const required = requiredNames(root);
   const fields: FieldDraft[] = [];
+  const documentationOnly: YEntry[] = [];
   const properties = get(root, 'properties');
   if (properties === undefined) {
     diagnostics.report('SVC2002', `the schema of ${source.name} has no "properties"`, {
@@ -94,6 +97,7 @@ export function readModel(diagnostics: DiagnosticBag, source: ModelSource, docum
     for (const property of properties.entries) {
       const field = readField(ctx, property, required);
       if (field) fields.push(field);
+      else if (isMap(property.value) && !get(property.value, '_db_settings')) documentationOnly.push(property);
     }
   }
   const authModel = root.entries.find((e) => e.key.text === '_auth_model');
@@ -116,6 +120,7 @@ export function readModel(diagnostics: DiagnosticBag, source: ModelSource, docum
     renamedFrom: renamedFrom(diagnostics, root),
     relationships: [],
     primaryKey: '',
+    documentationOnly,
   };
   if (authModel && !(isScalar(authModel.value) && typeof authModel.value.value === 'boolean')) {
     diagnostics.report('SVC2010', '"_auth_model" must be true or false', { span: authModel.value.span });
@@ -288,4 +293,38 @@ export function authFields(hasPrimaryKey: boolean): MutableField[] {
       helpText: 'g:<group> principals; only admins can change them',
     }),
   ];
+}
+
+/** The `_db_settings` type a property's JSON `type` suggests (`"integer"` → `integer`), for hints. */
+const STORAGE_OF_JSON_TYPE: Readonly<Record<string, string>> = {
+  string: 'string',
+  integer: 'integer',
+  number: 'float',
+  boolean: 'boolean',
+  array: 'list',
+  object: 'dict',
+};
+
+/**
+ * A property without `_db_settings` was documentation in Ramses: neither stored nor served. It
+ * still is, unless a relationship adds a field of its name (a documented backref); a warning says
+ * so, since a user who adds `"born": {"type": "integer"}` expects a field.
+ */
+export function warnOfDocumentationOnly(diagnostics: DiagnosticBag, model: ModelDraft): void {
+  const names = new Set(model.fields.map((f) => f.field.name));
+  for (const property of model.documentationOnly ?? []) {
+    const name = property.key.text;
+    if (names.has(name)) continue;
+    const type = get(property.value as YMap, 'type');
+    const jsonTypes = isScalar(type) ? [type.text] : isSeq(type) ? type.items.filter(isScalar).map((t) => t.text) : [];
+    const storage = jsonTypes.map((t) => STORAGE_OF_JSON_TYPE[t]).find((t) => t !== undefined) ?? 'string';
+    diagnostics.report(
+      'SVC2074',
+      `property "${name}" of ${model.name} has no "_db_settings": svcgen neither stores nor serves it`,
+      {
+        span: property.key.span,
+        hint: `to make it a field, add "_db_settings": {"type": "${storage}"}; without, it is documentation only (as in Ramses)`,
+      },
+    );
+  }
 }
