@@ -51,7 +51,10 @@ async function main(): Promise<void> {
   // A repeated SIGTERM changes nothing; a second Ctrl-C gives up waiting.
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => (stopping ? process.exit(130) : void stop('SIGINT')));
-  await app.listen({ host: config.host, port: config.port });
+  const address = await app.listen({ host: config.host, port: config.port });
+  // Fastify names the address; this names the API's root and its reference page.
+  const base = `${address}${app.services.basePath}`;
+  app.log.info(config.docs ? `serving the API at ${base}/ (reference: ${base}/docs)` : `serving the API at ${base}/`);
 }
 
 main().catch((error: unknown) => {

@@ -94,7 +94,7 @@ describe.each(['ramses-starter', 'ramses-example', 'blog'])(
         await app.ready();
         const document = (await app.inject({ method: 'GET', url: `${ir.basePath}/openapi.json` })).json();
         const documented = Object.keys(document.paths).map((p) => `${ir.basePath}${p.replace(/\{(\w+)\}/g, ':$1')}`);
-        const docsPage = ['', '/swagger-ui.css', '/swagger-ui-bundle.js', '/favicon-32x32.png'].map(
+        const docsPage = ['', '/', '/swagger-ui.css', '/swagger-ui-bundle.js', '/favicon-32x32.png'].map(
           (asset) => `${ir.basePath}/docs${asset}`,
         );
         expect(routeTable(app.printRoutes({ commonPrefix: false })).sort()).toEqual(
@@ -136,6 +136,10 @@ describe('npm start', () => {
       expect((await api('POST', '/items', { name: 'first' })).status).toBe(201);
       expect((await api('GET', '/items')).body.total).toBe(1);
       expect(existsSync(join(dir, 'data', 'service.db'))).toBe(true);
+      // Where the API and its reference are, said once it listens; `/docs/` leads to the page.
+      expect(output).toContain(`"msg":"serving the API at ${origin!}/v1/ (reference: ${origin!}/v1/docs)"`);
+      const docs = await fetch(`${origin!}/v1/docs/`, { redirect: 'manual' });
+      expect([docs.status, docs.headers.get('location')]).toEqual([301, '../docs']);
     } finally {
       process.kill(-child.pid!, 'SIGTERM');
       await child;

@@ -23,6 +23,9 @@ export function docsRoutes(app: FastifyInstance, title: string): void {
   const page = docsPage(title);
   app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
   completeRoute(app, '/docs', ['GET']);
+  // The page's relative URLs (`docs/…`) need it at `/docs`: `/docs/` is sent there.
+  app.get('/docs/', async (_request, reply) => reply.redirect('../docs', 301));
+  completeRoute(app, '/docs/', ['GET']);
   for (const [name, type] of Object.entries(ASSETS)) {
     app.get(`/docs/${name}`, async (_request, reply) => {
       let content = files.get(name);
