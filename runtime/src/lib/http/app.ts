@@ -6,7 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import { badRequest, notFound, statusBody } from '../errors.js';
 import type { HttpTimeouts, TrustProxy } from '../config.js';
 import { isHost, requestUrl } from './serialize.js';
@@ -97,12 +102,9 @@ export function createApp(options: AppOptions): FastifyInstance {
   // drops or coerces a value the schema did not foresee (`_count`'s answer, an after handler's field).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   // Bodies are JSON objects; anything else is a 415, not text silently ignored.
-  app.removeContentTypeParser(['text/plain']);
-  app.addContentTypeParser(
-    /^application\/[\w.+-]*\+json$/,
-    { parseAs: 'string' },
-    app.getDefaultJsonParser('error', 'error'),
-  );
+  app.removeContentTypeParser(['text/plain', 'application/json']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
+  app.addContentTypeParser(/^application\/[\w.+-]*\+json$/, { parseAs: 'string' }, parseJson);
   // Null until authentication says who calls, and always with auth off: handlers may read it either way.
   app.decorateRequest('user', null);
   handlerDeadline(app, options.timeouts.handler);
@@ -169,4 +171,55 @@ function warnOfUntrustedProxy(app: FastifyInstance): void {
 function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (typeof trust === 'number') return (_address, hop) => hop < trust;
   return typeof trust === 'boolean' ? trust : [...trust];
+}
+
+/**
+ * Request bodies as JSON, as Fastify's own parser reads them (`__proto__` and `constructor`
+ * keys refused: merged into an object, they would change what every object inherits), but with
+ * a message that says which of the two is wrong: Fastify's says "not valid JSON" for both.
+ */
+function parseJson(
+  _request: FastifyRequest,
+  body: string | Buffer,
+  done: (error: Error | null, value?: unknown) => void,
+): void {
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  if (text.trim() === '') {
+    done(badRequest('the request body is empty; send a JSON object'));
+    return;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    done(badRequest('the request body is not valid JSON'));
+    return;
+  }
+  // The walk only where such a key may be: written out, or hidden behind an escape (`\u005f_proto__`).
+  const mayHide = text.includes('__proto__') || text.includes('constructor') || text.includes('\\u');
+  const poisoned = mayHide ? poisonedKey(value) : undefined;
+  if (poisoned)
+    done(
+      badRequest(`the request body has a "${poisoned}" key, which no field may have`, [
+        { field: poisoned, message: 'is not allowed' },
+      ]),
+    );
+  else done(null, value);
+}
+
+/** The first `__proto__` key, or `constructor` key holding a `prototype`, anywhere in `value`. */
+function poisonedKey(value: unknown): string | undefined {
+  const pending = [value];
+  while (pending.length) {
+    const next = pending.pop();
+    if (next === null || typeof next !== 'object') continue;
+    if (Object.hasOwn(next, '__proto__')) return '__proto__';
+    const constructor = Object.hasOwn(next, 'constructor')
+      ? (next as Record<string, unknown>)['constructor']
+      : undefined;
+    if (constructor !== null && typeof constructor === 'object' && Object.hasOwn(constructor, 'prototype'))
+      return 'constructor';
+    pending.push(...Object.values(next));
+  }
+  return undefined;
 }
