@@ -145,7 +145,8 @@ function listText(value: string | string[] | undefined): string | undefined {
  * field the caller may not read, so that the answer does not tell which.
  */
 function unreadable(model: Model, names: readonly string[]): string {
-  return `names ${names.join(', ')}: no field of ${model.name} you may read`;
+  // An empty name (`_sort=-`, `?=1`) is shown as one, not as nothing.
+  return `names ${names.map((n) => (n === '' ? '""' : n)).join(', ')}: no field of ${model.name} you may read`;
 }
 
 /**
