@@ -66,7 +66,7 @@ describe('shortDiff', () => {
         expect(applied(before, diff)).toBe(after);
         // The fewest edits: as many kept lines as the longest common subsequence.
         const [x, y] = [before.split('\n'), after.split('\n')];
-        const lcs = Array.from({ length: x.length + 1 }, () => new Array<number>(y.length + 1).fill(0));
+        const lcs = Array.from({ length: x.length + 1 }, () => Array.from({ length: y.length + 1 }, () => 0));
         for (let i = x.length - 1; i >= 0; i--)
           for (let j = y.length - 1; j >= 0; j--)
             lcs[i]![j] = x[i] === y[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
