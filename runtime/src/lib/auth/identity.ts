@@ -57,15 +57,17 @@ export function remember(
 }
 
 /**
- * A request from another site: `Sec-Fetch-Site: cross-site`, or (older browsers) an `Origin` that
- * is neither this service nor a CORS origin allowed to send credentials.
+ * A request from another origin that is not a CORS origin allowed to send credentials:
+ * `Sec-Fetch-Site: cross-site`, or `same-site` (a sibling subdomain: on a shared domain, someone
+ * else's pages, and the browser sends this site's cookie from them), or (older browsers) an
+ * `Origin` that is not this service's.
  */
 export function crossSite(ctx: AuthContext, request: FastifyRequest): boolean {
   const origin = request.headers.origin;
   const cors = ctx.config.cors;
   const trusted = origin !== undefined && cors.enable && cors.allowCredentials && allowedOrigin(origin, cors);
   const site = request.headers['sec-fetch-site'];
-  if (site !== undefined) return site === 'cross-site' && !trusted;
+  if (site !== undefined) return (site === 'cross-site' || site === 'same-site') && !trusted;
   return origin !== undefined && origin !== `${request.protocol}://${request.host}` && !trusted;
 }
 
