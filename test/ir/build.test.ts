@@ -312,6 +312,17 @@ describe('relationships', () => {
     ]);
   });
 
+  it('refuses "required" written as one name instead of a list (SVC2006), with the list to write', () => {
+    const dir = writeTree({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+      'item.json': `{"type": "object", "required": "name", "properties": {"id": ${JSON.stringify(id)}, "name": ${JSON.stringify(str())}}}`,
+    });
+    const found = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics;
+    expect(found.map((d) => [d.code, d.message, d.hint])).toEqual([
+      ['SVC2006', '"required" must be a list of field names', 'write "required": ["name"]'],
+    ]);
+  });
+
   it('warns of a property without _db_settings, unless a relationship adds a field of its name (SVC2074)', () => {
     const { ir, codes } = build({
       'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/stories', 'story.json')}`),

@@ -82,7 +82,7 @@ export function readModel(diagnostics: DiagnosticBag, source: ModelSource, docum
   const root = document.root;
   const ctx = { diagnostics, model: source.name, root };
   checkRootKeys(diagnostics, root);
-  const required = requiredNames(root);
+  const required = requiredNames(diagnostics, root);
   const fields: FieldDraft[] = [];
   const documentationOnly: YEntry[] = [];
   const properties = get(root, 'properties');
@@ -149,8 +149,16 @@ function checkRootKeys(diagnostics: DiagnosticBag, root: YMap): void {
 }
 
 /** The root `required` array (JSON Schema): those fields must be present on create. */
-function requiredNames(root: YMap): Set<string> {
+function requiredNames(diagnostics: DiagnosticBag, root: YMap): Set<string> {
   const node = get(root, 'required');
+  // A name where a list of names belongs made the field optional, silently.
+  if (isScalar(node) && typeof node.value === 'string') {
+    diagnostics.report('SVC2006', '"required" must be a list of field names', {
+      span: node.span,
+      hint: `write "required": [${JSON.stringify(node.value)}]`,
+    });
+    return new Set([node.value]);
+  }
   if (!isSeq(node)) return new Set();
   return new Set(node.items.flatMap((i) => (isScalar(i) && typeof i.value === 'string' ? [i.value] : [])));
 }
