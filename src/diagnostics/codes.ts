@@ -661,6 +661,13 @@ export const codes = {
       'A schema property without `_db_settings` is documentation only, as in Ramses: it is neither stored nor served, and not in the OpenAPI document. Unless a relationship adds a field of that name (a documented backref), svcgen says so, with the `_db_settings` to add.',
   },
 
+  SVC2075: {
+    severity: 'warning',
+    title: 'JSON type against the field type',
+    explanation:
+      'A property\'s JSON Schema `type` names no type a value of its `_db_settings` type can have (`"integer"` on a `string` field). svcgen stores and validates the field by `_db_settings`; the JSON type only misleads whoever reads the schema.',
+  },
+
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {
     severity: 'error',

@@ -140,6 +140,46 @@ function checkJsonType(ctx: FieldContext, name: string, property: YMap): void {
   }
 }
 
+/** The JSON types a value of each storage type can be written as (types not listed: any). */
+const JSON_TYPES_OF: Partial<Record<FieldType, readonly string[]>> = {
+  string: ['string'],
+  text: ['string'],
+  unicode: ['string'],
+  unicode_text: ['string'],
+  integer: ['integer', 'number'],
+  small_integer: ['integer', 'number'],
+  big_integer: ['integer', 'number', 'string'],
+  float: ['number', 'integer'],
+  decimal: ['number', 'integer', 'string'],
+  boolean: ['boolean'],
+  datetime: ['string'],
+  date: ['string'],
+  time: ['string'],
+  interval: ['integer', 'number'],
+  list: ['array'],
+  dict: ['object'],
+};
+
+/**
+ * A property whose JSON Schema `type` no value of its `_db_settings` type can have (`"integer"`
+ * on a `string` field): the field is stored and validated by `_db_settings`, so the JSON type
+ * only misleads whoever reads the schema.
+ */
+function checkJsonTypeAgrees(ctx: FieldContext, name: string, property: YMap, type: FieldType): void {
+  const allowed = JSON_TYPES_OF[type];
+  const node = get(property, 'type');
+  const written = (isSeq(node) ? node.items : node ? [node] : [])
+    .filter(isScalar)
+    .map((item) => item.text)
+    .filter((t) => t !== 'null' && JSON_TYPES.includes(t));
+  if (!allowed || written.length === 0 || written.some((t) => allowed.includes(t))) return;
+  ctx.diagnostics.report(
+    'SVC2075',
+    `"${name}" of ${ctx.model} is a ${type} field, but its JSON "type" says ${written.join(' or ')}: svcgen stores and validates a ${type}`,
+    { span: node!.span, hint: `write "type": "${allowed[0]!}", or change "_db_settings" to the type you meant` },
+  );
+}
+
 function jsonTypeHint(written: string): string {
   if (/^date(-?time)?$|^time$/i.test(written)) return `write "type": "string" with "format": "${formatOf(written)}"`;
   return didYouMean(written, JSON_TYPES) ?? `use one of ${JSON_TYPES.join(', ')}`;
@@ -179,6 +219,7 @@ export function readField(
   const typeEntry = settings.entries.find((e) => e.key.text === 'type');
   const type = readType(ctx, name, typeEntry);
   if (!type) return undefined;
+  checkJsonTypeAgrees(ctx, name, property.value, type);
   const reader = new SettingsReader(ctx, name, type, settings);
   const field: MutableField = {
     name,
