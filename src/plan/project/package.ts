@@ -53,8 +53,13 @@ export function packageJson(ir: ServiceIR): string {
       Object.entries(runtime.dependencies).filter(([name]) => ir.auth || !runtime.svcgen.authOnly.includes(name)),
     ),
     devDependencies: runtime.devDependencies,
-    // npm 11 asks before running install scripts; better-sqlite3 needs its build.
-    allowScripts: runtime.svcgen.allowScripts,
+    // npm 11 warns of install scripts not reviewed here (npm 12 will skip them): better-sqlite3 and
+    // argon2 build where no prebuilt binary fits; @scarf/scarf's only reports the install (off).
+    allowScripts: Object.fromEntries(
+      Object.entries(runtime.svcgen.allowScripts).filter(
+        ([name]) => ir.auth || !runtime.svcgen.authOnly.includes(name),
+      ),
+    ),
     // Fastify's cookie support asks for cookie 2, which claims Node 22 (npm warns EBADENGINE on Node
     // 20); cookie 1.1 has the same functions (parseCookie, stringifySetCookie) and runs on Node 18.
     overrides: runtime.overrides,
