@@ -148,7 +148,7 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
     if (bag.hasErrors) return refused();
     const unused = changes.filter((c) => c.kind === 'unused').map((c) => c.path);
     applyChanges(out.real, changes, manifestOf(tree, ramlFile, inputKey, unused), out.manifest);
-  }
+  } else reportOutcomes(changes, out.shown, ramlFile, bag, true);
   return { status: 'done', diagnostics: bag.sorted(), shown, changes, apiChanges };
 }
 

@@ -8,8 +8,16 @@ import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { Change } from './changes.js';
 import { fileAt } from '../outdir/out-dir.js';
 
-export function reportOutcomes(changes: readonly Change[], outDir: string, ramlFile: string, bag: DiagnosticBag): void {
+export function reportOutcomes(
+  changes: readonly Change[],
+  outDir: string,
+  ramlFile: string,
+  bag: DiagnosticBag,
+  /** `--check` and `--dry-run`: only what a write would keep and warn of (they list the refusals among the changes). */
+  warningsOnly = false,
+): void {
   for (const change of changes) {
+    if (warningsOnly && change.kind !== 'stale-edited' && change.kind !== 'unused') continue;
     const span = fileAt(join(outDir, change.path));
     const { path } = change;
     switch (change.kind) {

@@ -444,6 +444,12 @@ describe('write outcomes are diagnostics', () => {
     writeFileSync(join(ws.out, 'src/custom/old-stub.ts'), '// mine\n');
     manifest.files['src/custom/old-stub.ts'] = { owner: 'user' };
     ws.writeManifest(manifest);
+    // --check and --dry-run warn of them alike, as every run does, and refuse nothing for them.
+    for (const mode of ['--check', '--dry-run']) {
+      const looked = await ws.generate(mode, '--format', 'json');
+      const codes = (JSON.parse(looked.stdout) as { code: string }[]).map((d) => d.code);
+      expect(codes, mode).toEqual(['SVC3008', 'SVC3007']);
+    }
     const run = await ws.generate('--format', 'json');
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual([
