@@ -81,5 +81,7 @@ async function produce(file: PlannedFile, options: GenerateOptions): Promise<Out
   const rendered = renderSource(file.source);
   const source = contentHash(`${buildFingerprint()}\0${head}\0${rendered}`);
   const content = options.previous?.file(path, owner, source) ?? head + (await formatSource(path, rendered));
-  return { path, owner, content, source };
+  // A migration is rendered once; later runs take it from disk as it is, with no rendering to
+  // compare: recorded with one, its manifest entry changed at the next run.
+  return owner === 'migration' ? { path, owner, content } : { path, owner, content, source };
 }

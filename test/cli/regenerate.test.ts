@@ -56,6 +56,28 @@ export async function setSlug(event: SetSlugEvent): Promise<void> {
 `;
 
 describe('regenerating the events fixture', () => {
+  it('keeps the manifest as it was when a run after a new migration changes nothing but a description', async () => {
+    const a = eventsApi();
+    expect((await generate(a.raml, a.out)).code).toBe(0);
+    const schema = readdirSync(join(a.dir, 'api', 'schemas'))[0]!.replace(/\.json$/, '');
+    edit(a.schema(schema), (t) =>
+      t.replace(
+        '"properties": {',
+        '"properties": {\n"added_later": {"type": ["integer", "null"], "_db_settings": {"type": "integer"}},',
+      ),
+    );
+    expect((await generate(a.raml, a.out)).code).toBe(0);
+    const manifest = () => readFileSync(join(a.out, '.svcgen', 'manifest.json'), 'utf8');
+    const before = manifest();
+    edit(a.raml, (t) => t.replace(/^title: (.*)$/m, 'title: $1, renamed'));
+    expect((await generate(a.raml, a.out)).code).toBe(0);
+    const entries = (text: string) => (JSON.parse(text) as { files: Record<string, unknown> }).files;
+    const migrations = (text: string) =>
+      Object.entries(entries(text)).filter(([path]) => path.startsWith('src/db/migrations/0'));
+    expect(migrations(manifest())).toEqual(migrations(before));
+    expect(migrations(before).length).toBe(2);
+  });
+
   it('gives byte-identical trees for identical input, in any out-dir', async () => {
     const a = eventsApi();
     const b = eventsApi();
