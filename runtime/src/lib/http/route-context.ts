@@ -227,10 +227,7 @@ export class RouteContext {
         where: await this.scope(db, request),
         include: includeFor(this.model, db.models),
       });
-      if (!found)
-        throw notFound(
-          `${this.route.parent!.model.name} ${String((request.params as Rec)[this.route.parent!.param])} has no ${this.route.parent!.field}`,
-        );
+      if (!found) throw notFound(`${this.parentNamed(request)} has no ${this.route.parent!.field}`);
       return found;
     }
     const key = this.itemKey(request);
@@ -289,15 +286,19 @@ export class RouteContext {
   async checkParentLink(db: ServiceDatabase, request: FastifyRequest, key: unknown): Promise<void> {
     const parent = this.route.parent!;
     const refusal = await linkTarget(this.policy, request, db, this.model.relation(this.inverse!)!, key);
-    if (refusal === 'unseen') {
-      const named = this.policy.itemKey(request, generic(parent.model), (request.params as Rec)[parent.param]);
-      throw notFound(`${parent.model.name} ${String(named)} not found`);
-    }
+    if (refusal === 'unseen') throw notFound(`${this.parentNamed(request)} not found`);
     if (refusal === 'unchangeable') {
       const link = { field: this.inverse!, model: parent.model.name, key };
       const error = this.policy.refusal(request, `change ${parent.model.name} ${String(key)}`);
       throw relinkRefusal(error.statusCode, error.message, [link], error.headers);
     }
+  }
+
+  /** The parent the URL names, as messages name it: `User ann` for `/users/self/…` too. */
+  parentNamed(request: FastifyRequest): string {
+    const parent = this.route.parent!;
+    const key = this.policy.itemKey(request, generic(parent.model), (request.params as Rec)[parent.param]);
+    return `${parent.model.name} ${String(key)}`;
   }
 
   fieldOfParent() {

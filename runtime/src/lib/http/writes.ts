@@ -27,9 +27,7 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
       const link = await ctx.scope(db, request);
       if (ctx.inverse) await ctx.checkParentLink(db, request, link[ctx.inverse]);
       if (ctx.route.kind === 'singular' && (await ctx.repository(db).findFirst({ where: link }))) {
-        throw conflict(
-          `${ctx.route.parent!.model.name} ${String((request.params as Rec)[ctx.route.parent!.param])} already has a ${ctx.route.parent!.field}`,
-        );
+        throw conflict(`${ctx.parentNamed(request)} already has a ${ctx.route.parent!.field}`);
       }
       const values = withDefaults(ctx.model, { ...data, ...link });
       await ctx.checkRelinks(db, request, { object: undefined, data: values, fields: Object.keys(body) });
