@@ -278,6 +278,21 @@ function synthesize(ctx: Context, model: ModelDraft, target: ModelDraft, decl: R
   if (!model.primaryKey) return undefined;
   const name = `${decl.backrefName}_${model.primaryKey}`;
   const taken = target.fields.find((f) => f.field.name === name);
+  if (taken?.foreignKey) {
+    // The key is there, pointing elsewhere. At a model that does not exist: SVC2050 said so.
+    const written = taken.foreignKey.refDocument;
+    if (!ctx.models.has(written)) return undefined;
+    ctx.diagnostics.report(
+      'SVC2062',
+      `${target.name}.${name} would store this relationship, but its ref_document is "${written}", not ${model.name}`,
+      {
+        span: taken.foreignKey.refDocumentSpan,
+        related: { span: decl.documentSpan, message: `the relationship to ${target.name} is declared here` },
+        hint: `write "ref_document": "${model.name}", or give the key of ${written} another name`,
+      },
+    );
+    return undefined;
+  }
   if (taken) {
     ctx.diagnostics.report(
       'SVC2062',
