@@ -334,6 +334,23 @@ describe('relationships', () => {
     expect(model(ir, 'Story').fields.map((f) => f.name)).not.toContain('born');
   });
 
+  it('says where the foreign key that would store a relationship points instead (SVC2062), and nothing more when that is no model (SVC2050)', () => {
+    const fk = (ref: string) =>
+      `{"type": "object", "properties": {"id": ${JSON.stringify(id)}, "owner_username": ${JSON.stringify({ _db_settings: { type: 'foreign_key', ref_document: ref, ref_column: 'user.username', ref_column_type: 'string' } })}}}`;
+    const api = raml(`title: T\n${post('/users', 'user.json')}${post('/stories', 'story.json')}`);
+    const elsewhere = writeTree({ 'api.raml': api, 'user.json': user, 'story.json': fk('Story') });
+    const found = analyze(join(elsewhere, 'api.raml'), { cwd: elsewhere }).diagnostics.filter(
+      (d) => d.code === 'SVC2062',
+    );
+    expect(found.map((d) => [d.message, d.hint])).toEqual([
+      [
+        'Story.owner_username would store this relationship, but its ref_document is "Story", not User',
+        'write "ref_document": "User", or give the key of Story another name',
+      ],
+    ]);
+    expect(build({ 'api.raml': api, 'user.json': user, 'story.json': fk('Usr') }).codes).toEqual(['SVC2050']);
+  });
+
   it('finds a one-to-one foreign key on either side', () => {
     const withKeyOnUser = schema({
       username: str({ primary_key: true }),
