@@ -88,6 +88,22 @@ describe.each(['sqlite', 'postgres'] as const)(
       expect((await api('GET', `/users/self?api_key=alice:${tokens.get('alice')}`)).status).toBe(401);
     });
 
+    it('answers a key that identifies no one with 401 on every route, even one anyone may read', async () => {
+      const wrong = `ApiKey alice:${'0'.repeat(64)}`;
+      for (const authorization of [wrong, 'ApiKey alice', 'apikey nobody:x']) {
+        const reply = await api('GET', '/authors', undefined, { headers: { authorization } });
+        expect([reply.status, reply.headers.get('www-authenticate')], authorization).toEqual([401, 'ApiKey']);
+        expect(reply.body.message).toMatch(/^the API key identifies no one/);
+      }
+      expect((await api('GET', '/authors')).status).toBe(200);
+      // Another scheme's header is not this one's to judge: the request is anonymous.
+      expect(
+        (await api('GET', '/authors', undefined, { headers: { authorization: 'Basic dXNlcjpwdw==' } })).status,
+      ).toBe(200);
+      // The right key still identifies its user.
+      expect((await self(`ApiKey alice:${tokens.get('alice')}`)).status).toBe(200);
+    });
+
     it('sees at the next read what was changed behind its back: groups, a password, a credential', async () => {
       // Reads of the same caller in a row are answered without reading the user again while the
       // user and credential tables are unchanged (lib/auth/unchanged-reads.ts): any commit by

@@ -31,9 +31,22 @@ export function isAdmin(caller: Caller): boolean {
   return caller.id !== null && caller.groups.has('admin');
 }
 
-/** Runs before every route: sets `request.user` and the caller's principals. */
+/**
+ * Runs before every route: sets `request.user` and the caller's principals. An `Authorization:
+ * ApiKey …` header that identifies no one is a 401, whatever else the request carries (a login
+ * cookie, a route anyone may read): a client whose key was mistyped or revoked is told so, not
+ * served as someone else or as nobody. (A stale cookie is not: browsers keep sending those.)
+ */
 export async function identify(ctx: AuthContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const found = (await byApiKey(ctx, request)) ?? (await byTicket(ctx, request, reply));
+  const byKey = await byApiKey(ctx, request);
+  if (byKey === NO_ONE)
+    throw new HttpError(
+      401,
+      'the API key identifies no one: a wrong, revoked or malformed Authorization: ApiKey header',
+      undefined,
+      { 'www-authenticate': 'ApiKey' },
+    );
+  const found = byKey ?? (await byTicket(ctx, request, reply));
   if (!found) return;
   remember(ctx, request, found.user, found.via);
   if (found.via === 'cookie' && !SAFE_METHODS.has(request.method) && crossSite(ctx, request)) {
@@ -71,16 +84,22 @@ export function crossSite(ctx: AuthContext, request: FastifyRequest): boolean {
   return origin !== undefined && origin !== `${request.protocol}://${request.host}` && !trusted;
 }
 
+/** An `ApiKey` header that names no user with that token. */
+const NO_ONE = Symbol('svcgen.noOne');
+
+/** Who an `ApiKey` header names; undefined without one (another scheme's header is none). */
 async function byApiKey(ctx: AuthContext, request: FastifyRequest) {
   if (!ctx.spec.apiKey) return undefined;
   const header = request.headers.authorization;
+  if (header === undefined || !/^\s*apikey\s/i.test(header)) return undefined;
   const key = readApiKeyHeader(header);
-  if (!key) return undefined;
+  if (!key) return NO_ONE;
   // Kept by a digest of the header, not the token itself.
-  return ctx.identities.read(
-    () => `apikey:${hash('sha256', header!, 'base64')}`,
+  const found = await ctx.identities.read(
+    () => `apikey:${hash('sha256', header, 'base64')}`,
     () => userOfApiKey(ctx, key),
   );
+  return found ?? NO_ONE;
 }
 
 async function userOfApiKey(ctx: AuthContext, key: { user: string; token: string }) {
