@@ -114,7 +114,9 @@ function reportYamlProblems(doc: Document.Parsed, source: SourceFile, diagnostic
         span: span(source, start, end),
         ...(error.code === 'TAB_AS_INDENT'
           ? { hint: 'indent with spaces: YAML reads a tab as no indentation, so what follows may not parse either' }
-          : {}),
+          : error.code === 'BAD_INDENT' || /same column|implicit map key/i.test(message)
+            ? { hint: 'YAML nests by indentation: indent this line as the other keys or items of the same level' }
+            : {}),
       });
     }
   }
@@ -135,14 +137,17 @@ function reportYamlProblems(doc: Document.Parsed, source: SourceFile, diagnostic
 }
 
 /**
- * The errors to report: after a tab used as indentation, the parser loses track of the structure
- * and reports follow-on errors for the lines below it (a tab in the tenth line gave eight); those
- * would hide the one thing to fix. Errors before the first tab, and the tabs, stay.
+ * The errors to report: after a structural error (a line indented wrong, a tab used as
+ * indentation) the parser loses track of the structure and reports follow-on errors for what
+ * follows (a tab in the tenth line gave eight; one list item indented wrong, six): those would
+ * hide the one thing to fix. So the first structural error stays, with the tabs and the duplicate
+ * keys (which break nothing) wherever they are.
  */
 function rootCauses(errors: readonly YAMLError[]): readonly YAMLError[] {
   const tab = errors.find((e) => e.code === 'TAB_AS_INDENT');
-  if (!tab) return errors;
-  return errors.filter((e) => e.code === 'TAB_AS_INDENT' || e.pos[0] < tab.pos[0]);
+  if (tab) return errors.filter((e) => e.code === 'TAB_AS_INDENT' || e.pos[0] < tab.pos[0]);
+  const first = errors.find((e) => e.code !== 'DUPLICATE_KEY');
+  return errors.filter((e) => e.code === 'DUPLICATE_KEY' || e === first);
 }
 
 /** Where the first of two equal keys is, given where the repeat starts (the yaml package keeps both pairs). */

@@ -201,6 +201,18 @@ describe('includes', () => {
     expect(diagnostics).toEqual([expect.stringMatching(/^SVC1004 .*api\.raml:5:1/)]);
   });
 
+  it('reports a line indented wrong alone, not the errors that follow from it, and keeps duplicate keys elsewhere', () => {
+    const { diagnostics } = load({
+      'api.raml': raml(
+        'title: T\nsecuritySchemes:\n    - a:\n        type: x-ACL\n      - b:\n        type: x-ACL\n/a:\n  get:\n  get:\n',
+      ),
+    });
+    expect(diagnostics).toEqual([
+      expect.stringMatching(/^SVC1004 .*api\.raml:6:1/),
+      expect.stringMatching(/^SVC1005 .*api\.raml:10:3/),
+    ]);
+  });
+
   it('reports the first error only once for a file included many times', () => {
     const { diagnostics } = load({
       'api.raml': raml('title: T\na: !include x.yaml\nb: !include x.yaml\n'),
