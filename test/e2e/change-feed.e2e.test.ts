@@ -102,10 +102,65 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
       ['ann', 'ben'].map((who) => follow(who, '', { 'last-event-id': String(created - 1) })),
     )) as [Feed, Feed];
     await Promise.all([annFeed, benFeed].map((f) => f.until(sawMarker)));
-    const ofNote = (feed: Feed) => feed.messages.filter((m) => parsed(m).data.pk === pk).map((m) => m.event);
+    const ofNote = (feed: Feed) =>
+      feed.messages.filter((m) => m.event.startsWith('Note.') && parsed(m).data.pk === pk).map((m) => m.event);
     // Ann no longer may view it: none of its events. Ben may now, but not as it was when it was ann's.
     expect(ofNote(annFeed)).toEqual([]);
     expect(ofNote(benFeed)).toEqual(['Note.update']);
+    // Deleted, it is judged by nothing but its deletion: its past does not come back to ann.
+    expect((await as('root', 'DELETE', `/notes/${pk}`)).status).toBe(200);
+    const after = (await as('root', 'POST', '/authors', { name: 'After the deletion' })).body as Rec;
+    const sawAfter = (ms: readonly FeedMessage[]) =>
+      ms.some((m) => m.event === 'Author.create' && parsed(m).data.pk === String(after['id']));
+    const [annAgain, benAgain] = (await Promise.all(
+      ['ann', 'ben'].map((who) => follow(who, '', { 'last-event-id': String(created - 1) })),
+    )) as [Feed, Feed];
+    await Promise.all([annAgain, benAgain].map((f) => f.until(sawAfter)));
+    expect(ofNote(annAgain)).toEqual([]);
+    expect(ofNote(benAgain)).toEqual(['Note.delete']);
+  });
+
+  it("ends an open feed at its caller's logout, and sends a demoted caller only what they may view now", async () => {
+    const member = async (name: string) => {
+      const reply = await as(null, 'POST', '/auth/register', {
+        username: name,
+        email: `${name}@example.com`,
+        password: 'password-123',
+      });
+      expect(reply.status, reply.text).toBe(201);
+      return /auth_tkt=[^;]*/.exec(reply.headers.get('set-cookie') ?? '')![0];
+    };
+    const leaving = await member('leaving');
+    const demoted = await member('demoted');
+    expect((await as('root', 'PATCH', '/users/demoted', { groups: ['user', 'admin'] })).status).toBe(200);
+    const [leavingFeed, demotedFeed] = (await Promise.all(
+      [leaving, demoted].map((cookie) => follow(null, '', { cookie })),
+    )) as [Feed, Feed];
+    const first = (await as('ann', 'POST', '/notes', { text: 'seen by an admin' })).body as Rec;
+    const sawFirst = (ms: readonly FeedMessage[]) => ms.some((m) => parsed(m).data.pk === String(first['id']));
+    await demotedFeed.until(sawFirst);
+    // The logout and the demotion, then a private note of ann's: neither may see it now.
+    const logout = await fetch(`${library.service.origin}/v1/auth/logout`, {
+      method: 'POST',
+      headers: { cookie: leaving },
+    });
+    expect(logout.status).toBe(200);
+    expect((await as('root', 'PATCH', '/users/demoted', { groups: ['user'] })).status).toBe(200);
+    const second = (await as('ann', 'POST', '/notes', { text: 'after the demotion' })).body as Rec;
+    const marker = (await as('root', 'POST', '/authors', { name: 'After the logout' })).body as Rec;
+    const sawMarker = (ms: readonly FeedMessage[]) =>
+      ms.some((m) => m.event === 'Author.create' && parsed(m).data.pk === String(marker['id']));
+    await demotedFeed.until(sawMarker);
+    expect(
+      demotedFeed.messages.some((m) => parsed(m).data.pk === String(second['id']) && m.event === 'Note.create'),
+    ).toBe(false);
+    const waited = Date.now() + 5_000;
+    while (!leavingFeed.comments.some((c) => c.startsWith('your session ended')) && Date.now() < waited)
+      await sleep(50);
+    expect(leavingFeed.comments).toContainEqual(expect.stringMatching(/^your session ended/));
+    expect(
+      leavingFeed.messages.some((m) => m.event === 'Author.create' && parsed(m).data.pk === String(marker['id'])),
+    ).toBe(false);
   });
 
   it('answers a page of an allowed origin as CORS says, the stream being no ordinary answer', async () => {

@@ -54,6 +54,28 @@ export async function identify(ctx: AuthContext, request: FastifyRequest, reply:
   }
 }
 
+/**
+ * Identifies a long-lived request (the change feed) again before it is sent more: the same
+ * credentials, read again. False when they no longer identify whom they did (a logout, a new
+ * password, a deleted user, a revoked key, an expired ticket): that request must end. Otherwise
+ * the caller is as they are now (their groups, their record).
+ */
+export async function stillIdentified(
+  ctx: AuthContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<boolean> {
+  const before = callerOf(request).id;
+  delete (request as unknown as { [IDENTITY]?: Identity })[IDENTITY];
+  request.user = null;
+  try {
+    await identify(ctx, request, reply);
+  } catch {
+    return false;
+  }
+  return callerOf(request).id === before;
+}
+
 export function remember(
   ctx: AuthContext,
   request: FastifyRequest,

@@ -6,8 +6,9 @@
  * An id older than what is retained (or unknown) gets `event: reset`: reload, then follow.
  *
  * Every event goes only to a caller whose ACL lets them view its object (the object's own item
- * ACL, as its GET would decide, then and now), with the fields their privacy level reads. The caller is who
- * they were when they connected: after logging out, a client reconnects.
+ * ACL, as its GET would decide, then and now), with the fields their privacy level reads. The
+ * caller is identified again before each batch: a logout, a new password, a deletion or an
+ * expired ticket ends the stream; a promotion or demotion applies to what follows.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from '../errors.js';
@@ -160,6 +161,12 @@ async function openFeed(
         for (;;) {
           const events = await log.after(self.cursor, PAGE);
           visible.page();
+          // Sent only while the caller still is who they were (logged in, not deleted), with the
+          // rights they have now: a logout or a demotion reaches open feeds too.
+          if (events.length && !(await app.services.policy.stillIdentified(request, reply))) {
+            stream.close('your session ended: log in again, then reconnect with Last-Event-ID');
+            return;
+          }
           for (const event of events) {
             if (stream.closed) return;
             self.cursor = event.seq;
@@ -186,8 +193,8 @@ async function openFeed(
 /**
  * The event as this caller may see it, or null when they may not view its object: as it was then
  * (the event's), and as it is now when the decision depends on the object (a `{{principal}}`):
- * a note given to someone else, a project made private, takes its history along. An object that
- * no longer exists is decided by its event alone. `page()` forgets the objects read for the last
+ * a note given to someone else, a project made private, takes its history along. Of an object
+ * that no longer exists, only its deletion is sent. `page()` forgets the objects read for the last
  * page of events (one read per object and page).
  */
 function viewer(
@@ -214,7 +221,11 @@ function viewer(
     if (!(await policy.may(request, 'view', route, object))) return null;
     if (policy.needsObject(route)) {
       const state = await current(model, object[model.primaryKey]);
-      if (state && !(await policy.may(request, 'view', route, state))) return null;
+      // Gone: only its deletion is news (decided by the object as it last was); what came
+      // before it would show, to a caller who never saw it, what it was before it was hidden.
+      if (state === null) {
+        if (!event.type.endsWith('.delete')) return null;
+      } else if (!(await policy.may(request, 'view', route, state))) return null;
     }
     const fields = policy.visibleFields(request, model, object);
     if (fields === null) return event;

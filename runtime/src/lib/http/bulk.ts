@@ -8,6 +8,7 @@ import { badRequest, statusBody } from '../errors.js';
 import type { ServiceDatabase } from '../database.js';
 import type { Where } from '../repository.js';
 import { parseListQuery } from './query.js';
+import { selection } from './reads.js';
 import { linkKeys, requestUrl } from './serialize.js';
 import { checkBody } from './writes.js';
 import { combine, type Query, type Rec, type RouteContext } from './route-context.js';
@@ -91,7 +92,10 @@ export async function bulkWhere(ctx: RouteContext, request: FastifyRequest): Pro
     maxLimit: 0,
     visible: ctx.policy.visibleFields(request, ctx.model),
   });
-  return combine(parsed.where, await ctx.scope(ctx.services.db, request));
+  // Exactly the objects a GET with the same query lists: none the caller may not view, so that
+  // which of those a filter matches cannot be read from a 403 against a 200 ("Updated 0").
+  const viewable = selection(ctx, await ctx.policy.viewable(request, ctx.route));
+  return combine(combine(parsed.where, await ctx.scope(ctx.services.db, request)), viewable);
 }
 
 /**

@@ -3,7 +3,7 @@
  * everything the RAML lists and sees every field but secrets; with `auth = true`
  * the ACL policy of lib/auth replaces this one.
  */
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../errors.js';
 import type { Model } from '../model.js';
 import type { Where } from '../repository.js';
@@ -71,6 +71,11 @@ export interface Policy {
   refusal(request: FastifyRequest, what: string): HttpError;
   /** The key an item URL names, as the routes look it up (`/users/self` is the caller). */
   itemKey(request: FastifyRequest, model: Model, key: unknown): unknown;
+  /**
+   * For a request that stays open (the change feed): whether its credentials still identify whom
+   * they did, the caller's rights read again (auth/identity.ts `stillIdentified`).
+   */
+  stillIdentified(request: FastifyRequest, reply: FastifyReply): Promise<boolean>;
 }
 
 export function openPolicy(maxLimit: number): Policy {
@@ -87,5 +92,6 @@ export function openPolicy(maxLimit: number): Policy {
     maxLimit: () => maxLimit,
     itemKey: (_request, _model, key) => key,
     refusal: (_request, what) => new HttpError(403, `you may not ${what}`),
+    stillIdentified: () => Promise.resolve(true),
   };
 }

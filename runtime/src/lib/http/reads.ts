@@ -108,7 +108,7 @@ async function afterCursorRead(
 }
 
 /** A selection as a condition: every object (none), no object, or those it selects. */
-function selection(ctx: RouteContext, viewable: boolean | Where<Rec>): Where<Rec> {
+export function selection(ctx: RouteContext, viewable: boolean | Where<Rec>): Where<Rec> {
   if (viewable === true) return {};
   return viewable === false ? { [ctx.model.primaryKey]: { in: [] } } : viewable;
 }
