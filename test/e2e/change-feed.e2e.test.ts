@@ -174,6 +174,15 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
   });
 
+  it('answers HEAD with the headers of the stream, and ends', async () => {
+    const head = await fetch(`${library.service.origin}/v1/_events`, {
+      method: 'HEAD',
+      headers: { cookie: library.cookie('ann') },
+      signal: AbortSignal.timeout(5_000),
+    });
+    expect([head.status, head.headers.get('content-type')]).toEqual([200, 'text/event-stream; charset=utf-8']);
+  });
+
   it('filters by ?types=', async () => {
     const feed = await follow('root', '?types=Book.*');
     await as('ann', 'POST', '/notes', { text: 'not a book' });

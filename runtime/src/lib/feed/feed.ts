@@ -92,6 +92,9 @@ export function changeFeed(app: FastifyInstance, hub: FeedHub): void {
         { field: 'Last-Event-ID', message: 'invalid' },
       ]);
     const types = typesOf(query['types']);
+    // HEAD: the answer's headers, and no stream that would never end.
+    if (request.method === 'HEAD')
+      return reply.type('text/event-stream; charset=utf-8').header('cache-control', 'no-store').send();
     await openFeed(app, hub, request, reply, from, types);
   });
   completeRoute(app, '/_events', ['GET']);
