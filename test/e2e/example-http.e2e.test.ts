@@ -215,10 +215,7 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       expect(
         (await api('POST', '/stories', undefined, { raw: 'hello', headers: { 'content-type': 'text/plain' } })).status,
       ).toBe(415);
-      const malformed = await api('POST', '/stories', undefined, {
-        raw: '{"name": ',
-        headers: { 'content-type': 'application/json' },
-      });
+      const malformed = await postJson('/stories', '{"name": ');
       expect(malformed.status).toBe(400);
       expect(malformed.body.status_code).toBe(400);
       expect((await api('POST', '/stories', [story('a')])).status).toBe(400);
@@ -249,19 +246,20 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       expect(over.status).toBe(413);
     });
 
+    /** A POST of `raw` as it is, as JSON: bodies no client library would write. */
+    const postJson = (path: string, raw: string) =>
+      api('POST', path, undefined, { raw, headers: { 'content-type': 'application/json' } });
+
     it('rejects __proto__ however it is spelled, and pollutes no object', async () => {
-      const escaped = await api('POST', '/stories', undefined, {
-        raw: '{"name":"p","description":"d","\\u005f_proto__":{"polluted":"yes"}}',
-        headers: { 'content-type': 'application/json' },
-      });
+      const escaped = await postJson('/stories', '{"name":"p","description":"d","\\u005f_proto__":{"polluted":"yes"}}');
       expect([escaped.status, escaped.body.message]).toEqual([
         400,
         'the request body has a "__proto__" key, which no field may have',
       ]);
-      const nested = await api('POST', '/users', undefined, {
-        raw: '{"username":"proto","email":"proto@example.com","password":"secret-pw","settings":{"\\u005f_proto__":{"polluted":"yes"}}}',
-        headers: { 'content-type': 'application/json' },
-      });
+      const nested = await postJson(
+        '/users',
+        '{"username":"proto","email":"proto@example.com","password":"secret-pw","settings":{"\\u005f_proto__":{"polluted":"yes"}}}',
+      );
       expect(nested.status).toBe(400);
       const after = await api('POST', '/stories', story('clean'));
       expect(after.status).toBe(201);
@@ -282,24 +280,15 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
     });
 
     it('rejects __proto__ and constructor keys', async () => {
-      const reply = await api('POST', '/stories', undefined, {
-        raw: '{"name":"p","description":"d","__proto__":{"admin":true}}',
-        headers: { 'content-type': 'application/json' },
-      });
+      const reply = await postJson('/stories', '{"name":"p","description":"d","__proto__":{"admin":true}}');
       expect(reply.status).toBe(400);
-      const constructor = await api('POST', '/stories', undefined, {
-        raw: '{"name":"p","description":"d","constructor":{"prototype":{}}}',
-        headers: { 'content-type': 'application/json' },
-      });
+      const constructor = await postJson('/stories', '{"name":"p","description":"d","constructor":{"prototype":{}}}');
       expect([constructor.status, constructor.body.message]).toEqual([
         400,
         'the request body has a "constructor" key, which no field may have',
       ]);
       // Not valid JSON is said as such.
-      const broken = await api('POST', '/stories', undefined, {
-        raw: '{"name":',
-        headers: { 'content-type': 'application/json' },
-      });
+      const broken = await postJson('/stories', '{"name":');
       expect([broken.status, broken.body.message]).toEqual([400, 'the request body is not valid JSON']);
     });
 

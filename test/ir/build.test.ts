@@ -561,15 +561,14 @@ ${acl}
 securedBy: [ticket]
 ${post('/items', 'item.json', '  securedBy: [owner_acl]\n')}${extra}`);
   const item = schema({ id, owner: str() });
+  /** A login-cookie scheme, as a `securitySchemes` entry. */
+  const TICKET = '  - ticket:\n      type: x-Ticket\n      settings: { secret: auth_tkt_secret }\n';
 
   it('warns of a scheme left out of the root securedBy, with a hint that keeps the others in the list', () => {
     const dir = writeTree({
       'api.raml': raml(`title: T
 securitySchemes:
-  - ticket:
-      type: x-Ticket
-      settings: { secret: auth_tkt_secret }
-  - token:
+${TICKET}  - token:
       type: x-ApiKey
 securedBy: [ticket]
 /items:
@@ -630,10 +629,7 @@ securedBy: [ticket]
     const dir = writeTree({
       'api.raml': raml(`title: T
 securitySchemes:
-  - ticket:
-      type: x-Ticket
-      settings: { secret: auth_tkt_secret }
-${acl('a_acl')}${acl('b_acl')}securedBy: [ticket]
+${TICKET}${acl('a_acl')}${acl('b_acl')}securedBy: [ticket]
 ${post('/items', 'item.json', '  securedBy: [b_acl]\n')}${post('/notes', 'item.json', '  securedBy: [a_acl]\n')}${post('/audits', 'item.json')}`),
       'item.json': item,
     });
