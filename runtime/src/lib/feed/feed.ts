@@ -44,7 +44,24 @@ export class FeedHub {
   #numbering: Promise<void> | undefined;
   #again = false;
 
+  /** Reads of the log in flight, by cursor: feeds woken together at one cursor share one read. */
+  readonly #reading = new Map<number, Promise<ServiceEvent[]>>();
+
   constructor(readonly log: EventLog) {}
+
+  /**
+   * `log.after(cursor, PAGE)`, shared by the feeds that ask for the same cursor while it is being
+   * read: a write wakes every open feed, and most follow at the latest seq (a thousand idle feeds
+   * were a thousand reads per write).
+   */
+  after(cursor: number): Promise<ServiceEvent[]> {
+    let read = this.#reading.get(cursor);
+    if (!read) {
+      read = this.log.after(cursor, PAGE).finally(() => this.#reading.delete(cursor));
+      this.#reading.set(cursor, read);
+    }
+    return read;
+  }
 
   start(): void {
     this.#timer = setInterval(() => this.wake(), POLL_MS).unref();
@@ -162,7 +179,7 @@ async function openFeed(
       do {
         self.again = false;
         for (;;) {
-          const events = await log.after(self.cursor, PAGE);
+          const events = await hub.after(self.cursor);
           visible.page();
           // Sent only while the caller still is who they were (logged in, not deleted), with the
           // rights they have now: a logout or a demotion reaches open feeds too.
