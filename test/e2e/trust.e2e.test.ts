@@ -385,6 +385,14 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
         expect([answer.split(' ')[1], body['status_code']], request.slice(0, 40)).toEqual([String(status), status]);
         expect(answer).not.toContain('evil.example');
       }
+      // HTTP/1.0 without a Host (old health checks): served, its URLs on the address it came in on.
+      const story = (await asRoot('POST', '/stories', { name: 'old client', description: 'd' })).body as Rec;
+      const old = await rawSocket(Number(port), `GET ${BASE}/stories?id=${String(story['id'])} HTTP/1.0\r\n\r\n`);
+      const page = JSON.parse(old.slice(old.indexOf('\r\n\r\n') + 4)) as { data: Rec[] };
+      expect([old.split(' ')[1], String(page.data[0]?.['_self'])]).toEqual([
+        '200',
+        expect.stringMatching(new RegExp(`^http://127\\.0\\.0\\.1:${port}${BASE}/stories/`)),
+      ]);
       // A host name with a port, an address, a bracketed IPv6 address: served.
       for (const host of ['api.example.com:8080', '127.0.0.1', '[::1]:80'])
         expect(

@@ -10,6 +10,7 @@ import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../errors.js';
 import { allowedOrigin } from '../http/cors.js';
+import { requestOrigin } from '../http/serialize.js';
 import { ANONYMOUS, type Caller } from './acl.js';
 import { credentials, userKeyOf, userModel, users, type AuthContext } from './context.js';
 import { readApiKeyHeader, sameDigest, tokenDigest } from './tokens.js';
@@ -103,7 +104,7 @@ export function crossSite(ctx: AuthContext, request: FastifyRequest): boolean {
   const trusted = origin !== undefined && cors.enable && cors.allowCredentials && allowedOrigin(origin, cors);
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined) return (site === 'cross-site' || site === 'same-site') && !trusted;
-  return origin !== undefined && origin !== `${request.protocol}://${request.host}` && !trusted;
+  return origin !== undefined && origin !== requestOrigin(request) && !trusted;
 }
 
 /** An `ApiKey` header that names no user with that token. */

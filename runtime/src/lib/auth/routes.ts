@@ -13,7 +13,7 @@ import { refusedRelinks, relinkRefusal } from '../http/relinks.js';
 import type { Policy } from '../http/policy.js';
 import { completeRoute } from '../http/routing.js';
 import { statusAnswer, tokenAnswer } from '../http/schemas.js';
-import { includeFor, requestUrl, serialize } from '../http/serialize.js';
+import { includeFor, requestOrigin, requestUrl, serialize } from '../http/serialize.js';
 import { credentials, userKeyOf, userModel, users, type AuthContext, type PrepareWrite } from './context.js';
 import { clearTicket, callerOf, crossSite, logIn } from './identity.js';
 import { fieldsFor } from './policy.js';
@@ -36,7 +36,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
     hideRefusedEmbeds(policy, request, model, [user], ctx.db.models);
   const own = (request: FastifyRequest, user: Rec) =>
     serialize({
-      baseUrl: `${request.protocol}://${request.host}${ctx.basePath}`,
+      baseUrl: `${requestOrigin(request)}${ctx.basePath}`,
       requestUrl: requestUrl(request),
       visible: (m) => (m.name === model.name ? fieldsFor(m, 'self') : fieldsFor(m, 'member')),
       models: ctx.db.models,
@@ -78,7 +78,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
       // Like every create: Location names the new user's URL (its _self), when the API serves
       // users at one.
       const self = model.selfPath(user);
-      if (self !== null) reply.header('location', `${request.protocol}://${request.host}${ctx.basePath}${self}`);
+      if (self !== null) reply.header('location', `${requestOrigin(request)}${ctx.basePath}${self}`);
       return reply.code(201).send(response);
     },
   );

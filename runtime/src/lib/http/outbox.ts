@@ -18,6 +18,7 @@ import { changeFeed, FeedHub } from '../feed/feed.js';
 import { Dispatcher, webhookTargets, type Target } from '../webhooks/dispatcher.js';
 import type { Delivery, DeliveryStatus, WebhookSettings } from '../webhooks/types.js';
 import { completeRoute } from './routing.js';
+import { requestOrigin } from './serialize.js';
 
 export interface OutboxOptions {
   readonly db: ServiceDatabase;
@@ -165,7 +166,7 @@ function whole(text: string | undefined, fallback: number, min: number, max: num
 }
 
 function nextUrl(request: FastifyRequest, seq: number): string {
-  const url = new URL(request.url, `${request.protocol}://${request.host}`);
+  const url = new URL(request.url, requestOrigin(request));
   url.searchParams.set('_after', String(seq));
   return url.href;
 }

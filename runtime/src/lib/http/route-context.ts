@@ -16,7 +16,7 @@ import type { Services } from './services.js';
 import { checkIfMatch, etagOf, hasIfMatch } from './etag.js';
 import { hideRefusedEmbeds } from './embedded.js';
 import { checkRelinks, linkTarget, relinkRefusal, type LinkWrite } from './relinks.js';
-import { includeFor, requestUrl, serialize, withLinkKeys, type Serializer } from './serialize.js';
+import { includeFor, requestOrigin, requestUrl, serialize, withLinkKeys, type Serializer } from './serialize.js';
 import { newEvent } from '../outbox/event.js';
 import type { EventAction } from '../outbox/types.js';
 
@@ -317,7 +317,7 @@ export class RouteContext {
 
   serializer(request: FastifyRequest, fields?: readonly string[]): Serializer {
     return serialize({
-      baseUrl: `${request.protocol}://${request.host}${this.services.basePath}`,
+      baseUrl: `${requestOrigin(request)}${this.services.basePath}`,
       requestUrl: requestUrl(request),
       fields,
       visible: (model, record) => this.policy.visibleFields(request, model, record),

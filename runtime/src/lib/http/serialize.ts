@@ -119,8 +119,19 @@ export function linkKeys(model: Model): Include<Rec> {
 
 /** The URL a request named: `request_url` of error bodies, `_self` of objects without a URL of their own. */
 export function requestUrl(request: FastifyRequest): string {
-  // A host that is none (refused before any route runs) is not written back into the answer.
-  return `${request.protocol}://${isHost(request.host) ? request.host : 'invalid-host'}${request.url}`;
+  return `${requestOrigin(request)}${request.url}`;
+}
+
+/**
+ * `http://host[:port]`, as the URLs of a request's answers start (`_self`, `Location`, `next`):
+ * its Host, or for an HTTP/1.0 request without one the address it came in on. A Host that is no
+ * host name (refused before any route runs) is never written back into an answer.
+ */
+export function requestOrigin(request: FastifyRequest): string {
+  const host = request.host as string | undefined;
+  if (host) return `${request.protocol}://${isHost(host) ? host : 'invalid-host'}`;
+  const { localAddress = '127.0.0.1', localPort } = request.raw.socket;
+  return `${request.protocol}://${localAddress.includes(':') ? `[${localAddress}]` : localAddress}:${localPort}`;
 }
 
 /**
