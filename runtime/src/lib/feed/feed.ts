@@ -16,6 +16,8 @@ import type { EventLog, ServiceEvent } from '../outbox/types.js';
 import { matchesEvent } from '../webhooks/settings.js';
 import { completeRoute } from '../http/routing.js';
 import { linkKeys } from '../http/serialize.js';
+// `app.services` (the Fastify instance's decoration), for any program that compiles this file.
+import type {} from '../http/services.js';
 import type { Model } from '../model.js';
 import { text } from '../text.js';
 import { EventStream, lastEventId } from './sse.js';
@@ -225,12 +227,10 @@ function viewer(
   let now = new Map<string, Promise<Rec | null>>();
   const current = (model: Model, key: unknown): Promise<Rec | null> => {
     const id = `${model.name}:${text(key)}`;
-    let found = now.get(id);
-    if (!found) {
-      const where = { [model.primaryKey]: key };
-      found = db.repository(model.name).findUnique({ where, include: linkKeys(model) });
-      now.set(id, found);
-    }
+    const found =
+      now.get(id) ??
+      db.repository(model.name).findUnique({ where: { [model.primaryKey]: key }, include: linkKeys(model) });
+    now.set(id, found);
     return found;
   };
   const view = async (event: ServiceEvent): Promise<ServiceEvent | null> => {
