@@ -14,6 +14,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from '../errors.js';
 import type { EventLog, ServiceEvent } from '../outbox/types.js';
 import { matchesEvent } from '../webhooks/settings.js';
+import { modelRoute } from '../http/policy.js';
 import { completeRoute } from '../http/routing.js';
 import { linkKeys } from '../http/serialize.js';
 // `app.services` (the Fastify instance's decoration), for any program that compiles this file.
@@ -237,7 +238,7 @@ function viewer(
     const model = db.models.get(event.type.slice(0, event.type.lastIndexOf('.')));
     if (!model) return null;
     const object = event.data.object;
-    const route = model.aclRoute ?? { kind: 'item' as const, acl: null };
+    const route = modelRoute(model);
     if (!(await policy.may(request, 'view', route, object))) return null;
     if (policy.needsObject(route)) {
       const state = await current(model, object[model.primaryKey]);

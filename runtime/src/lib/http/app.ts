@@ -69,8 +69,6 @@ export function createApp(options: AppOptions): FastifyInstance {
       connectionsCheckingInterval: Math.min(1000, options.timeouts.request),
     },
     clientErrorHandler: answerClientError,
-    onProtoPoisoning: 'error',
-    onConstructorPoisoning: 'error',
     ajv: {
       customOptions: {
         // Every problem of a body in one 400. Safe for untrusted input: each keyword is linear in

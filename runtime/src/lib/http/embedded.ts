@@ -6,7 +6,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Model, ModelRegistry } from '../model.js';
-import type { Policy, RouteAccess } from './policy.js';
+import { modelRoute, type Policy } from './policy.js';
 import { withLinkKeys } from './serialize.js';
 
 type Rec = Record<string, unknown>;
@@ -22,7 +22,7 @@ export async function hideRefusedEmbeds(
   if (!policy.restricts || records.length === 0) return;
   const decisions = new Map<string, boolean>();
   const mayView = async (target: Model, object: Rec): Promise<boolean> => {
-    const route: RouteAccess = target.aclRoute ?? { kind: 'item', acl: null };
+    const route = modelRoute(target);
     const once = !policy.needsObject(route);
     if (once && decisions.has(target.name)) return decisions.get(target.name)!;
     const allowed = await policy.may(

@@ -78,6 +78,17 @@ export interface Policy {
   stillIdentified(request: FastifyRequest, reply: FastifyReply): Promise<boolean>;
 }
 
+const ADMINS_ONLY: RouteAccess = { kind: 'item', acl: null };
+
+/**
+ * The route whose x-ACL decides on the objects of `model` met away from its own routes (embedded,
+ * linked, moved by a link, in the change feed): its item route, else its collection route, else
+ * admins only (`Model.aclRoute`).
+ */
+export function modelRoute(model: Model): RouteAccess {
+  return model.aclRoute ?? ADMINS_ONLY;
+}
+
 export function openPolicy(maxLimit: number): Policy {
   return {
     authorize: () => Promise.resolve(),

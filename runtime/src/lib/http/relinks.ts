@@ -13,7 +13,7 @@ import type { ServiceDatabase } from '../database.js';
 import { HttpError } from '../errors.js';
 import { UnknownReference } from '../repository.js';
 import type { Model, RelationSpec } from '../model.js';
-import type { Policy, RouteAccess } from './policy.js';
+import { modelRoute, type Policy } from './policy.js';
 import { linkKeys } from './serialize.js';
 import { text } from '../text.js';
 
@@ -82,7 +82,7 @@ export async function refusedRelinks(
   if (!policy.restricts) return [];
   const refused: RefusedLink[] = [];
   const mayChange = async (model: Model, object: Rec): Promise<boolean> => {
-    const route: RouteAccess = model.aclRoute ?? { kind: 'item', acl: null };
+    const route = modelRoute(model);
     return policy.may(request, 'update', route, route.kind === 'item' ? object : undefined);
   };
   let unseen: UnknownReference | undefined;
@@ -126,7 +126,7 @@ export async function linkTarget(
 ): Promise<'unseen' | 'unchangeable' | null> {
   if (!policy.restricts) return null;
   const target = db.models.get(relation.target)!;
-  const route: RouteAccess = target.aclRoute ?? { kind: 'item', acl: null };
+  const route = modelRoute(target);
   const oneToOne = target.relation(relation.inverse)?.cardinality === 'one';
   const byObject = route.kind === 'item' && (oneToOne || policy.needsObject(route));
   const object = byObject ? await loadOne(db, target, key) : {};
