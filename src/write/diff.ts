@@ -93,7 +93,10 @@ function readBack(a: readonly string[], b: readonly string[], frontier: readonly
 /** The edits as unified-diff hunks, each with CONTEXT kept lines around its changes. */
 function hunks(edits: readonly Edit[]): string[] {
   const changed = edits.flatMap(([op], i) => (op === ' ' ? [] : [i]));
+  const count = (lines: readonly Edit[], side: '-' | '+') => lines.filter(([op]) => op === ' ' || op === side).length;
   const out: string[] = [];
+  // The lines of each side before the next hunk, counted on from the end of the one before it.
+  let [fromA, fromB, counted] = [0, 0, 0];
   let first = 0;
   while (first < changed.length) {
     // A hunk runs on while the kept lines between two changes would be context of both.
@@ -101,17 +104,13 @@ function hunks(edits: readonly Edit[]): string[] {
     while (last + 1 < changed.length && changed[last + 1]! - changed[last]! <= 2 * CONTEXT + 1) last++;
     const start = Math.max(0, changed[first]! - CONTEXT);
     const end = Math.min(edits.length, changed[last]! + CONTEXT + 1);
-    const before = edits.slice(0, start);
+    const between = edits.slice(counted, start);
+    [fromA, fromB] = [fromA + count(between, '-'), fromB + count(between, '+')];
     const span = edits.slice(start, end);
-    const count = (lines: readonly Edit[], side: '-' | '+') => lines.filter(([op]) => op === ' ' || op === side).length;
-    const [fromA, lengthA, fromB, lengthB] = [
-      count(before, '-'),
-      count(span, '-'),
-      count(before, '+'),
-      count(span, '+'),
-    ];
+    const [lengthA, lengthB] = [count(span, '-'), count(span, '+')];
     out.push(`@@ -${lengthA ? fromA + 1 : fromA},${lengthA} +${lengthB ? fromB + 1 : fromB},${lengthB} @@`);
     out.push(...span.map(([op, line]) => `${op}${line}`));
+    [fromA, fromB, counted] = [fromA + lengthA, fromB + lengthB, end];
     first = last + 1;
   }
   return out;
