@@ -119,6 +119,45 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
     expect(ofNote(benAgain)).toEqual(['Note.delete']);
   });
 
+  it("does not send a user who takes a deleted user's name that user's past as their own", async () => {
+    const live = await follow('root');
+    const register = async (email: string) => {
+      const reply = await as(null, 'POST', '/auth/register', { username: 'carl', email, password: 'password-123' });
+      expect(reply.status, reply.text).toBe(201);
+      return /auth_tkt=[^;]*/.exec(reply.headers.get('set-cookie') ?? '')![0];
+    };
+    const first = await register('carl-first@example.com');
+    const registered = (ms: readonly FeedMessage[]) =>
+      ms.filter((m) => m.event === 'User.register' && parsed(m).data.pk === 'carl');
+    await live.until((ms) => registered(ms).length === 1);
+    const before = Number(registered(live.messages)[0]!.id) - 1;
+    const patched = await fetch(`${library.service.origin}/v1/users/carl`, {
+      method: 'PATCH',
+      headers: { cookie: first, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'carl-private@example.com' }),
+    });
+    expect(patched.status).toBe(200);
+    expect((await as('root', 'DELETE', '/users/carl')).status).toBe(200);
+    const second = await register('carl-second@example.com');
+    const marker = (await as('root', 'POST', '/authors', { name: 'After carl came back' })).body as Rec;
+    const sawMarker = (ms: readonly FeedMessage[]) =>
+      ms.some((m) => m.event === 'Author.create' && parsed(m).data.pk === String(marker['id']));
+    const [carlFeed, benFeed] = await Promise.all([
+      follow(null, '', { cookie: second, 'last-event-id': String(before) }),
+      follow('ben', '', { 'last-event-id': String(before) }),
+    ]);
+    await Promise.all([carlFeed, benFeed].map((f) => f.until(sawMarker)));
+    const ofCarl = (feed: Feed) =>
+      feed.messages.filter((m) => m.event.startsWith('User.') && parsed(m).data.pk === 'carl').map(parsed);
+    const events = ofCarl(carlFeed);
+    expect(events.map((e) => e.type)).toEqual(['User.register', 'User.update', 'User.delete', 'User.register']);
+    // The first carl's past, as any member sees it (ben): none of that carl's own fields.
+    expect(events.slice(0, 3)).toEqual(ofCarl(benFeed).slice(0, 3));
+    expect(JSON.stringify(events.slice(0, 3))).not.toMatch(/carl-(first|private)/);
+    // Their own registration, as their own record.
+    expect(events[3]!.data.object['email']).toBe('carl-second@example.com');
+  });
+
   it("ends an open feed at its caller's logout, and sends a demoted caller only what they may view now", async () => {
     const member = async (name: string) => {
       const reply = await as(null, 'POST', '/auth/register', {

@@ -6,7 +6,7 @@
  * unchanged-reads.ts). A cookie-authenticated request that changes something must come from the
  * service's own site (CSRF).
  */
-import { hash } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../errors.js';
 import { allowedOrigin } from '../http/cors.js';
@@ -75,6 +75,24 @@ export async function stillIdentified(
     return false;
   }
   return callerOf(request).id === before;
+}
+
+/** A key no user has (a NUL cannot be typed in a URL's key, and the rest is random). */
+const NO_KEY = `\u0000newcomer-${randomUUID()}`;
+
+/**
+ * The caller as they are judged for what happened before their account existed: with their
+ * groups, but with a key no object names. A key reused from a deleted user (register `bob`
+ * again) otherwise makes the old user's record, and the objects that were theirs, look like the
+ * caller's own.
+ */
+export function asNewcomer(ctx: AuthContext, request: FastifyRequest): FastifyRequest {
+  const caller = (request as unknown as { [IDENTITY]?: Identity })[IDENTITY];
+  if (!caller) return request;
+  const judged = Object.create(request) as FastifyRequest;
+  judged.user = request.user ? { ...request.user, [userModel(ctx).primaryKey]: NO_KEY } : null;
+  (judged as unknown as { [IDENTITY]: Identity })[IDENTITY] = { ...caller, id: NO_KEY };
+  return judged;
 }
 
 export function remember(

@@ -11,7 +11,7 @@ import type { Model } from '../model.js';
 import type { Permission, Policy, RouteAccess } from '../http/policy.js';
 import { ADMIN_ONLY, decide, decidesWithoutObject, selectable, type Acl } from './acl.js';
 import { userModel, type AuthContext } from './context.js';
-import { callerOf, isAdmin, stillIdentified } from './identity.js';
+import { asNewcomer, callerOf, isAdmin, stillIdentified } from './identity.js';
 
 const VERBS: Readonly<Record<Permission, string>> = {
   view: 'read',
@@ -81,6 +81,11 @@ export function aclPolicy(ctx: AuthContext): Policy {
     maxLimit: (request) =>
       callerOf(request).id === null ? Math.min(ctx.config.publicMaxLimit, ctx.config.maxLimit) : ctx.config.maxLimit,
     stillIdentified: (request, reply) => stillIdentified(ctx, request, reply),
+    ownRecord(request) {
+      const id = callerOf(request).id;
+      return id === null ? null : { model: users.name, pk: id };
+    },
+    asNewcomer: (request) => asNewcomer(ctx, request),
     itemKey(request, model, key) {
       if (model.name !== users.name || key !== 'self') return key;
       const id = callerOf(request).id;

@@ -8,7 +8,9 @@
  * Every event goes only to a caller whose ACL lets them view its object (the object's own item
  * ACL, as its GET would decide, then and now), with the fields their privacy level reads. The
  * caller is identified again before each batch: a logout, a new password, a deletion or an
- * expired ticket ends the stream; a promotion or demotion applies to what follows.
+ * expired ticket ends the stream; a promotion or demotion applies to what follows. What happened
+ * before the caller's account existed is judged as for a member with their groups whom no object
+ * names: a user who registers a deleted user's name is not sent that user's past as their own.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from '../errors.js';
@@ -162,7 +164,8 @@ async function openFeed(
       id: latest,
       data: JSON.stringify({ reason: 'the events after Last-Event-ID are no longer retained: reload, then follow' }),
     });
-  const visible = viewer(app, request);
+  const visible = viewer(app);
+  const joined = joining(app, hub.log, request);
   const listener: Listener = {
     cursor: from === undefined || reset ? latest : from,
     reading: false,
@@ -190,11 +193,14 @@ async function openFeed(
             stream.close('your session ended: log in again, then reconnect with Last-Event-ID');
             return;
           }
+          // Before the caller's account existed, nothing was theirs, whatever its key says.
+          const since = events.length ? await joined(self.cursor) : undefined;
+          const newcomer = since === undefined ? request : app.services.policy.asNewcomer(request);
           for (const event of events) {
             if (stream.closed) return;
             self.cursor = event.seq;
             if (!matchesEvent(types, event.type)) continue;
-            const shown = await visible(event);
+            const shown = await visible(event, since !== undefined && event.seq < since ? newcomer : request);
             if (shown) stream.send({ id: event.seq, event: event.type, data: JSON.stringify(shown) });
           }
           if (events.length < PAGE) break;
@@ -214,6 +220,28 @@ async function openFeed(
 }
 
 /**
+ * Where the caller's account began (the seq of their record's creation), asked after a page of
+ * events was read from `cursor`: events before it are judged as a newcomer's (`Policy.asNewcomer`).
+ * Undefined when it began before `cursor`, or the caller is anonymous; asked again while it is
+ * appended but not numbered yet (`Infinity`, PostgreSQL), then settled.
+ */
+function joining(
+  app: FastifyInstance,
+  log: EventLog,
+  request: FastifyRequest,
+): (cursor: number) => Promise<number | undefined> {
+  const own = app.services.policy.ownRecord(request);
+  let settled = own === null;
+  let since: number | undefined;
+  return async (cursor) => {
+    if (settled || !own) return since;
+    since = await log.createdAfter(own.model, own.pk, cursor);
+    settled = since !== Infinity;
+    return since;
+  };
+}
+
+/**
  * The event as this caller may see it, or null when they may not view its object: as it was then
  * (the event's), and as it is now when the decision depends on the object (a `{{principal}}`):
  * a note given to someone else, a project made private, takes its history along. Of an object
@@ -222,8 +250,7 @@ async function openFeed(
  */
 function viewer(
   app: FastifyInstance,
-  request: FastifyRequest,
-): ((event: ServiceEvent) => Promise<ServiceEvent | null>) & { page(): void } {
+): ((event: ServiceEvent, request: FastifyRequest) => Promise<ServiceEvent | null>) & { page(): void } {
   const { policy, db } = app.services;
   let now = new Map<string, Promise<Rec | null>>();
   const current = (model: Model, key: unknown): Promise<Rec | null> => {
@@ -234,7 +261,7 @@ function viewer(
     now.set(id, found);
     return found;
   };
-  const view = async (event: ServiceEvent): Promise<ServiceEvent | null> => {
+  const view = async (event: ServiceEvent, request: FastifyRequest): Promise<ServiceEvent | null> => {
     const model = db.models.get(event.type.slice(0, event.type.lastIndexOf('.')));
     if (!model) return null;
     const object = event.data.object;

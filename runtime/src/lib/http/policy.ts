@@ -76,6 +76,13 @@ export interface Policy {
    * they did, the caller's rights read again (auth/identity.ts `stillIdentified`).
    */
   stillIdentified(request: FastifyRequest, reply: FastifyReply): Promise<boolean>;
+  /** The caller's own record, by model and key (as events name it), or null when anonymous. */
+  ownRecord(request: FastifyRequest): { readonly model: string; readonly pk: string } | null;
+  /**
+   * The request as judged for what happened before the caller's account existed: their groups,
+   * but a key no object names (auth/identity.ts `asNewcomer`).
+   */
+  asNewcomer(request: FastifyRequest): FastifyRequest;
 }
 
 const ADMINS_ONLY: RouteAccess = { kind: 'item', acl: null };
@@ -104,5 +111,7 @@ export function openPolicy(maxLimit: number): Policy {
     itemKey: (_request, _model, key) => key,
     refusal: (_request, what) => new HttpError(403, `you may not ${what}`),
     stillIdentified: () => Promise.resolve(true),
+    ownRecord: () => null,
+    asNewcomer: (request) => request,
   };
 }

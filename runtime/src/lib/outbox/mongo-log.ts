@@ -69,6 +69,16 @@ export class MongoEventLog implements EventLog {
     return docs.map((d) => storedEvent({ ...d, seq: d._id }));
   }
 
+  async createdAfter(model: string, pk: string, seq: number): Promise<number | undefined> {
+    const [doc] = await this.events
+      .find(
+        { _id: { $gt: seq }, model, pk, type: { $in: [`${model}.create`, `${model}.register`] } },
+        { sort: { _id: -1 }, limit: 1, projection: { _id: 1 } },
+      )
+      .toArray();
+    return doc?._id;
+  }
+
   async oldest(): Promise<number | undefined> {
     const [doc] = await this.events.find({}, { sort: { _id: 1 }, limit: 1, projection: { _id: 1 } }).toArray();
     return doc?._id;

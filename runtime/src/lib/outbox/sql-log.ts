@@ -60,6 +60,26 @@ export class SqlEventLog implements EventLog {
     return rows.map((row) => this.render(storedEvent(row)));
   }
 
+  async createdAfter(model: string, pk: string, seq: number): Promise<number | undefined> {
+    const types = [`${model}.create`, `${model}.register`];
+    /** The object's creations, their parameters from `$n` on. */
+    const of = (n: number) =>
+      `model = ${this.p(n)} and pk = ${this.p(n + 1)} and type in (${this.p(n + 2)}, ${this.p(n + 3)})`;
+    if (this.sql.dialect === 'postgres') {
+      // Appended, not numbered yet: the partial index svc_events_unsequenced keeps this short.
+      const [waiting] = await this.sql.all({
+        sql: `select 1 from svc_events where seq is null and ${of(1)} limit 1`,
+        parameters: [model, pk, ...types],
+      });
+      if (waiting) return Infinity;
+    }
+    const [row] = await this.sql.all<{ seq: unknown }>({
+      sql: `select max(seq) as seq from svc_events where seq > ${this.p(1)} and ${of(2)}`,
+      parameters: [seq, model, pk, ...types],
+    });
+    return row?.seq === null || row?.seq === undefined ? undefined : Number(row.seq);
+  }
+
   async oldest(): Promise<number | undefined> {
     const [row] = await this.sql.all<{ seq: unknown }>({
       sql: 'select min(seq) as seq from svc_events',

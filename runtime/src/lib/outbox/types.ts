@@ -47,6 +47,13 @@ export interface EventLog {
   after(seq: number, limit: number): Promise<ServiceEvent[]>;
   /** The events of these seqs (those still retained), in seq order. */
   bySeq(seqs: readonly number[]): Promise<ServiceEvent[]>;
+  /**
+   * The seq of the newest `create` or `register` event of one object after `seq`: when it began
+   * to exist under this key (a user's key may have named a deleted user before). Undefined when
+   * there is none after `seq`; `Infinity` when it is appended but not numbered yet (PostgreSQL):
+   * it will be numbered after every event numbered so far.
+   */
+  createdAfter(model: string, pk: string, seq: number): Promise<number | undefined>;
   /** The seq of the oldest retained event, or undefined when there is none. */
   oldest(): Promise<number | undefined>;
   /** The highest seq so far (0 for none). */
