@@ -271,3 +271,55 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
     expect(feed.comments.some((c) => c.includes('shutting down'))).toBe(true);
   });
 });
+
+// Limits kept in the service's memory, alike on every engine: SQLite's is enough to show them.
+describe('how many change feeds one client may keep open', () => {
+  const library = libraryService('sqlite', 'feed-limits', {
+    SVC_FEED_MAX_PER_USER: '2',
+    SVC_FEED_MAX_PER_ADDRESS: '3',
+  });
+  const feeds: Feed[] = [];
+  const follow = async (who: string | null) => {
+    const feed = await openFeed(`${library.service.origin}/v1/_events`, who ? { cookie: library.cookie(who) } : {});
+    feeds.push(feed);
+    return feed;
+  };
+
+  beforeAll(() => library.start(dir), 120_000);
+
+  afterAll(async () => {
+    for (const feed of feeds) feed.close();
+    await library.stop();
+  });
+
+  it('answers 429 to one feed more than a user or an address may keep open, until one of them closes', async () => {
+    const [first, second] = [await follow('ann'), await follow('ann')];
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const third = await fetch(`${library.service.origin}/v1/_events`, { headers: { cookie: library.cookie('ann') } });
+    expect(third.status).toBe(429);
+    expect(third.headers.get('retry-after')).toBe('5');
+    expect(((await third.json()) as Rec)['message']).toMatch(/^you already have 2 change feeds open/);
+    // HEAD opens no feed, and is not refused.
+    const head = await fetch(`${library.service.origin}/v1/_events`, {
+      method: 'HEAD',
+      headers: { cookie: library.cookie('ann') },
+    });
+    expect(head.status).toBe(200);
+    // Ben may open one; then the address (every test client is 127.0.0.1) has its three.
+    expect((await follow('ben')).status).toBe(200);
+    const anonymous = await fetch(`${library.service.origin}/v1/_events`);
+    expect(anonymous.status).toBe(429);
+    expect(((await anonymous.json()) as Rec)['message']).toMatch(/^your address already has 3 change feeds open/);
+    // A feed closed by its client is a place free again, for that user and that address.
+    first.close();
+    const deadline = Date.now() + 5_000;
+    let again = await follow('ann');
+    while (again.status === 429 && Date.now() < deadline) {
+      await sleep(50);
+      again = await follow('ann');
+    }
+    expect(again.status).toBe(200);
+    // Refusals took no place: still exactly full.
+    expect((await fetch(`${library.service.origin}/v1/_events`)).status).toBe(429);
+  });
+});

@@ -181,6 +181,7 @@ describe('start-up', () => {
     [{ SVC_HTTP_HANDLER_TIMEOUT: '0' }, /http.handler_timeout must be a whole number from 1 to/],
     [{ SVC_RATE_LIMIT_WRITES: '-5' }, /rate_limit.writes must be a whole number from 0 to/],
     [{ SVC_RATE_LIMIT_WINDOW: '10' }, /rate_limit.window must be a whole number from 1000 to/],
+    [{ SVC_FEED_MAX_PER_USER: 'many' }, /feed.max_per_user must be a whole number from 0 to/],
     [{ SVC_BULK_MAX: 'all' }, /bulk_max must be a whole number from 1 to/],
     [{ SVC_MAX_OFFSET: '1.5' }, /max_offset must be a whole number from 0 to/],
   ])('refuses %o with a message that names the setting', async (env, message) => {

@@ -30,3 +30,30 @@ describe('FeedHub.after', () => {
     expect(reads.map((r) => r.seq)).toEqual([41, 7, 41]);
   });
 });
+
+describe('FeedHub.admit', () => {
+  const hub = () => new FeedHub({} as EventLog, { perUser: 2, perAddress: 3 });
+
+  it('counts a feed against its user and its address, and a release frees one place, once', () => {
+    const feeds = hub();
+    const first = feeds.admit('ann', '10.0.0.1');
+    feeds.admit('ann', '10.0.0.1');
+    expect(() => feeds.admit('ann', '10.0.0.2')).toThrow(/you already have 2 change feeds open/);
+    feeds.admit(undefined, '10.0.0.1');
+    expect(() => feeds.admit('ben', '10.0.0.1')).toThrow(/your address already has 3/);
+    expect(() => feeds.admit(undefined, '10.0.0.1')).toThrow(/your address already has 3/);
+    first();
+    first();
+    feeds.admit('ben', '10.0.0.1');
+    // The second call of `first` freed nothing more: the address is full again.
+    expect(() => feeds.admit(undefined, '10.0.0.1')).toThrow(/your address already has 3/);
+    expect(() => feeds.admit('ann', '10.0.0.9')).not.toThrow();
+  });
+
+  it('limits nothing when both limits are 0', () => {
+    const feeds = new FeedHub({} as EventLog);
+    expect(() => {
+      for (let i = 0; i < 1000; i++) feeds.admit('ann', '10.0.0.1');
+    }).not.toThrow();
+  });
+});

@@ -34,6 +34,8 @@ export interface Config {
   readonly httpTimeouts: HttpTimeouts;
   /** `rate_limit.*`: requests per client (by `request.ip`) and window; 0 turns a limit off. */
   readonly rateLimit: RateLimits;
+  /** `feed.max_per_user`, `feed.max_per_address`: change feeds one client may keep open at once. */
+  readonly feedLimits: FeedLimits;
   /**
    * `http.trust_proxy`: which proxies in front may say, in X-Forwarded-*, the client's address
    * (the login throttle counts by it), protocol (Secure cookies, `_self` URLs) and host.
@@ -79,6 +81,13 @@ export interface RateLimits {
   readonly window: number;
 }
 
+export interface FeedLimits {
+  /** Open feeds per logged-in user (0: no limit). */
+  readonly perUser: number;
+  /** Open feeds per client address (`request.ip`), logged in or not (0: no limit). */
+  readonly perAddress: number;
+}
+
 /** No proxy, every proxy, the number of proxies in front, or their addresses (CIDR, `loopback`…). */
 export type TrustProxy = boolean | number | readonly string[];
 
@@ -121,6 +130,8 @@ const STANDARD_KEYS = [
   'rate_limit.writes',
   'rate_limit.auth',
   'rate_limit.window',
+  'feed.max_per_user',
+  'feed.max_per_address',
   'http.trust_proxy',
   'cors.enable',
   'cors.allow_origins',
@@ -180,6 +191,12 @@ export function loadConfig(source: ConfigSource): Config {
       writes: read.integer('rate_limit.writes', 0, 0),
       auth: read.integer('rate_limit.auth', 60, 0),
       window: read.integer('rate_limit.window', 60000, 1000),
+    },
+    // Each open feed holds a connection and is read on at every write. A browser keeps at most six
+    // connections to one origin over HTTP/1.1; many clients may share an address (NAT).
+    feedLimits: {
+      perUser: read.integer('feed.max_per_user', 16, 0),
+      perAddress: read.integer('feed.max_per_address', 256, 0),
     },
     trustProxy: read.trustProxy('http.trust_proxy'),
     cors: {

@@ -171,7 +171,7 @@ export function eventPaths(ctx: OpenApiContext, ids: OperationIds, names: EventS
           ],
           responses: {
             '200': { description: 'The feed.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
-            ...errors([400, 500, 503]),
+            ...errors([400, 429, 500, 503]),
           },
           ...(ctx.ir.auth ? { security: requirements(ctx, 'optional') } : {}),
         }),

@@ -24,7 +24,7 @@ const ERRORS: Readonly<Record<number, { readonly name: string; readonly descript
   429: {
     name: 'TooManyRequests',
     description:
-      'Too many failed logins, or more requests than rate_limit.writes or rate_limit.auth allow: try again after Retry-After seconds.',
+      'Too many failed logins, more requests than rate_limit.writes or rate_limit.auth allow, or more open change feeds than feed.max_per_user or feed.max_per_address allow: try again after Retry-After seconds.',
   },
   500: {
     name: 'InternalServerError',

@@ -13,7 +13,8 @@
  * names: a user who registers a deleted user's name is not sent that user's past as their own.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { badRequest } from '../errors.js';
+import type { FeedLimits } from '../config.js';
+import { badRequest, HttpError } from '../errors.js';
 import type { EventLog, ServiceEvent } from '../outbox/types.js';
 import { matchesEvent } from '../webhooks/settings.js';
 import { modelRoute } from '../http/policy.js';
@@ -29,6 +30,8 @@ import { EventStream, lastEventId } from './sse.js';
 const POLL_MS = 500;
 /** Events read per query. */
 const PAGE = 500;
+/** Seconds a client refused one more feed is told to wait. */
+const RETRY_AFTER_S = 5;
 
 type Rec = Record<string, unknown>;
 
@@ -51,8 +54,43 @@ export class FeedHub {
 
   /** Reads of the log in flight, by cursor: feeds woken together at one cursor share one read. */
   readonly #reading = new Map<number, Promise<ServiceEvent[]>>();
+  /** Open feeds by client: `user:<key>`, `address:<ip>`. */
+  readonly #open = new Map<string, number>();
 
-  constructor(readonly log: EventLog) {}
+  constructor(
+    readonly log: EventLog,
+    readonly limits: FeedLimits = { perUser: 0, perAddress: 0 },
+  ) {}
+
+  /**
+   * Counts one more feed for the client (its user, when logged in, and its address), or throws
+   * 429 when one of them has as many open as its limit allows. Returns what ends the count
+   * (once, however often it is called).
+   */
+  admit(user: string | undefined, address: string): () => void {
+    const counted: [string, number, string][] = [[`address:${address}`, this.limits.perAddress, 'your address']];
+    if (user !== undefined) counted.unshift([`user:${user}`, this.limits.perUser, 'you']);
+    for (const [client, limit, who] of counted)
+      if (limit > 0 && (this.#open.get(client) ?? 0) >= limit)
+        throw new HttpError(
+          429,
+          `${who} already ${who === 'you' ? 'have' : 'has'} ${limit} change feeds open, as many as this service allows: close one first (?types= follows several types in one feed)`,
+          undefined,
+          // A place is free as soon as one closes; clients that retry by themselves wait this long.
+          { 'retry-after': String(RETRY_AFTER_S) },
+        );
+    for (const [client] of counted) this.#open.set(client, (this.#open.get(client) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const [client] of counted) {
+        const left = (this.#open.get(client) ?? 1) - 1;
+        if (left > 0) this.#open.set(client, left);
+        else this.#open.delete(client);
+      }
+    };
+  }
 
   /**
    * `log.after(cursor, PAGE)`, shared by the feeds that ask for the same cursor while it is being
@@ -117,7 +155,13 @@ export function changeFeed(app: FastifyInstance, hub: FeedHub): void {
     // HEAD: the answer's headers, and no stream that would never end.
     if (request.method === 'HEAD')
       return reply.type('text/event-stream; charset=utf-8').header('cache-control', 'no-store').send();
-    await openFeed(app, hub, request, reply, from, types);
+    const release = hub.admit(app.services.policy.ownRecord(request)?.pk, request.ip);
+    try {
+      await openFeed(app, hub, request, reply, from, types, release);
+    } catch (error) {
+      release();
+      throw error;
+    }
   });
   completeRoute(app, '/_events', ['GET']);
 }
@@ -143,6 +187,7 @@ async function openFeed(
   reply: FastifyReply,
   from: number | undefined,
   types: readonly string[],
+  release: () => void,
 ): Promise<void> {
   const log = hub.log;
   const latest = await log.latest();
@@ -215,7 +260,10 @@ async function openFeed(
     }
   };
   hub.listeners.add(listener);
-  stream.onClose(() => hub.listeners.delete(listener));
+  stream.onClose(() => {
+    hub.listeners.delete(listener);
+    release();
+  });
   listener.pump();
 }
 

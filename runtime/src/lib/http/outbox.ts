@@ -12,6 +12,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { FeedLimits } from '../config.js';
 import type { ServiceDatabase } from '../database.js';
 import { badRequest, notFound } from '../errors.js';
 import { changeFeed, FeedHub } from '../feed/feed.js';
@@ -25,16 +26,18 @@ export interface OutboxOptions {
   readonly settings: WebhookSettings;
   /** The in-process subscribers (`onCommitted`), one target per model that has any. */
   readonly local?: readonly Target[];
+  /** Change feeds one client may keep open (none: no limit). */
+  readonly feedLimits?: FeedLimits;
 }
 
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'dead'];
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export const outbox = fp<OutboxOptions>(
-  async (app, { db, settings, local = [] }) => {
+  async (app, { db, settings, local = [], feedLimits }) => {
     const targets = settings.dispatch ? [...webhookTargets(settings), ...local] : [];
     const dispatcher = new Dispatcher(db, settings, targets, app.log);
-    const hub = new FeedHub(db.outbox.log);
+    const hub = new FeedHub(db.outbox.log, feedLimits);
     app.addHook('onReady', () => {
       dispatcher.start();
       hub.start();

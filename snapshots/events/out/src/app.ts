@@ -84,7 +84,12 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
       if (auth) await api.register(auth.plugin);
       await api.register(health, { db });
       await api.register(openApi, { file: OPENAPI_FILE, auth: config.auth, docs: config.docs });
-      await api.register(outbox, { db, settings: webhookSettings(config.settings), local: SUBSCRIBERS });
+      await api.register(outbox, {
+        db,
+        settings: webhookSettings(config.settings),
+        local: SUBSCRIBERS,
+        feedLimits: config.feedLimits,
+      });
       await api.register(auditEntriesRoutes);
       await api.register(projectsRoutes);
       await api.register(tasksRoutes);

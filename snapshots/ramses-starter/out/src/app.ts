@@ -73,7 +73,12 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     async (api) => {
       await api.register(health, { db });
       await api.register(openApi, { file: OPENAPI_FILE, auth: config.auth, docs: config.docs });
-      await api.register(outbox, { db, settings: webhookSettings(config.settings), local: SUBSCRIBERS });
+      await api.register(outbox, {
+        db,
+        settings: webhookSettings(config.settings),
+        local: SUBSCRIBERS,
+        feedLimits: config.feedLimits,
+      });
       await api.register(itemsRoutes);
     },
     { prefix: BASE_PATH },
