@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES } from '../support/databases.js';
+import { ENGINES, type Engine } from '../support/databases.js';
 import { openFeed, type Feed, type FeedMessage } from '../support/feed.js';
 import { libraryService, withLibraryFunctions } from '../support/library.js';
 import { generatedProject } from '../support/project.js';
@@ -24,15 +24,13 @@ beforeAll(async () => {
 const parsed = (m: FeedMessage) =>
   JSON.parse(m.data) as { seq: number; type: string; data: { pk: string; object: Rec } };
 
-describe.each(ENGINES)('the change feed on %s', (engine) => {
-  // A page on another origin follows the feed too (EventSource with credentials).
-  const library = libraryService(engine, 'feed', {
-    SVC_CORS_ENABLE: 'true',
-    SVC_CORS_ALLOW_ORIGINS: 'https://app.example',
-    SVC_CORS_ALLOW_CREDENTIALS: 'true',
-  });
+/**
+ * A library service for the enclosing describe block, and `follow`: a feed of the caller's (`null`:
+ * anonymous) with `query` and `headers`, closed when the block ends.
+ */
+function feedService(engine: Engine, label: string, env: Record<string, string>) {
+  const library = libraryService(engine, label, env);
   const feeds: Feed[] = [];
-  const as = library.as;
   const follow = async (who: string | null, query = '', headers: Record<string, string> = {}) => {
     const feed = await openFeed(`${library.service.origin}/v1/_events${query}`, {
       ...(who ? { cookie: library.cookie(who) } : {}),
@@ -48,6 +46,17 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
     for (const feed of feeds) feed.close();
     await library.stop();
   });
+  return { library, follow };
+}
+
+describe.each(ENGINES)('the change feed on %s', (engine) => {
+  // A page on another origin follows the feed too (EventSource with credentials).
+  const { library, follow } = feedService(engine, 'feed', {
+    SVC_CORS_ENABLE: 'true',
+    SVC_CORS_ALLOW_ORIGINS: 'https://app.example',
+    SVC_CORS_ALLOW_CREDENTIALS: 'true',
+  });
+  const as = library.as;
 
   it('sends each caller only the events of objects they may view, with the fields they may read', async () => {
     const [annFeed, benFeed, olgaFeed, anonymousFeed, rootFeed] = (await Promise.all(
@@ -274,22 +283,9 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
 
 // Limits kept in the service's memory, alike on every engine: SQLite's is enough to show them.
 describe('how many change feeds one client may keep open', () => {
-  const library = libraryService('sqlite', 'feed-limits', {
+  const { library, follow } = feedService('sqlite', 'feed-limits', {
     SVC_FEED_MAX_PER_USER: '2',
     SVC_FEED_MAX_PER_ADDRESS: '3',
-  });
-  const feeds: Feed[] = [];
-  const follow = async (who: string | null) => {
-    const feed = await openFeed(`${library.service.origin}/v1/_events`, who ? { cookie: library.cookie(who) } : {});
-    feeds.push(feed);
-    return feed;
-  };
-
-  beforeAll(() => library.start(dir), 120_000);
-
-  afterAll(async () => {
-    for (const feed of feeds) feed.close();
-    await library.stop();
   });
 
   it('answers 429 to one feed more than a user or an address may keep open, until one of them closes', async () => {
