@@ -149,6 +149,17 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       ]);
     });
 
+    it('refuses a file that is not base64, rather than storing something else', async () => {
+      for (const attachment of ['abc', 'hello world!!', 'a', 'aGVsbG8', 'not base64!\naGVsbG8=', 'aGVs bG8=']) {
+        const reply = await api('POST', '/stories', story('file', { attachment }));
+        expect(reply.status, attachment).toBe(400);
+        expect(reply.body.errors.map((e: { field: string }) => e.field)).toEqual(['attachment']);
+      }
+      const kept = await api('POST', '/stories', story('file', { attachment: 'aGVsbG8=' }));
+      expect(kept.status, kept.text).toBe(201);
+      expect((await api('GET', `/stories/${kept.body.id}`)).body.attachment).toBe('aGVsbG8=');
+    });
+
     it('returns only the fields asked for with _fields', async () => {
       const created = await api('POST', '/stories', story('fields'));
       const reply = await api('GET', `/stories/${created.body.id}?_fields=name,progress`);

@@ -39,7 +39,8 @@ beforeAll(async () => {
 }, 600_000);
 
 describe.each(ENGINES)('the library on %s', (engine) => {
-  const { as, start, stop } = libraryService(engine, 'library');
+  const library = libraryService(engine, 'library');
+  const { as, start, stop } = library;
   let annBook: Rec;
   let benBook: Rec;
   let catalogue: Rec;
@@ -319,6 +320,55 @@ describe.each(ENGINES)('the library on %s', (engine) => {
       expect(padded.status, padded.text).toBe(200);
       expect((await as('root', 'GET', path)).body).toMatchObject({ id: author['id'], name: 'By key, revised' });
       expect((await as('root', 'GET', '/authors/999998')).status).toBe(404);
+    });
+  });
+
+  describe('what lies below an object the caller may not view, or comes back from it', () => {
+    /** The answer with the book's key taken out: the same for a book that does not exist. */
+    const shape = (reply: { status: number; body: Rec }, key: unknown) =>
+      JSON.stringify([reply.status, reply.body['message']]).replaceAll(`Book ${String(key)}`, 'Book <key>');
+
+    it('answers the notes and the featured note of a book the caller may not view as those of no book', async () => {
+      const shown = (await as('ann', 'POST', '/books', { title: 'with a featured note' })).body as Rec;
+      const featured = await as('ann', 'POST', `/books/${String(shown['id'])}/featured_note`, { text: 'see this' });
+      expect(featured.status, featured.text).toBe(201);
+      for (const below of ['notes', 'featured_note']) {
+        const nowhere = await as('olga', 'GET', `/books/999999/${below}`);
+        expect(nowhere.status).toBe(404);
+        // ann's book has a featured note, ben's has none: neither tells a banned member so.
+        for (const book of [shown, benBook]) {
+          const hidden = await as('olga', 'GET', `/books/${String(book['id'])}/${below}`);
+          expect(shape(hidden, book['id']), below).toBe(shape(nowhere, 999_999));
+        }
+      }
+      // A member who may view the book sees what is below it, as its rules allow.
+      expect((await as('ben', 'GET', `/books/${String(annBook['id'])}/notes`)).status).toBe(200);
+      expect((await as('ben', 'GET', `/books/${String(benBook['id'])}/featured_note`)).status).toBe(404);
+      expect((await as('ann', 'GET', `/books/${String(shown['id'])}/featured_note`)).body['text']).toBe('see this');
+    });
+
+    it("shows nothing of an object to a caller who may change it but not view it (a banned owner's book), and lets no If-Match guess through", async () => {
+      // A creator sees what they made.
+      const created = await as('olga', 'POST', '/books', { title: "olga's diary" });
+      expect(created.status, created.text).toBe(201);
+      const path = `/books/${String(created.body['id'])}`;
+      expect((await as('root', 'PATCH', path, { summary: 'kept from olga' })).status).toBe(200);
+      expect((await as('olga', 'GET', path)).status).toBe(403);
+      const changed = await as('olga', 'PATCH', path, {});
+      expect([changed.status, changed.body['message']]).toEqual([200, 'Updated (you may not read it)']);
+      expect(changed.text).not.toContain('kept from olga');
+      expect(changed.headers.get('etag')).toBeNull();
+      // The owner may still change it; they have seen no version of it, so only `If-Match: *` is one.
+      const write = (ifMatch: string) =>
+        fetch(`${library.service.origin}/v1${path}`, {
+          method: 'PATCH',
+          headers: { cookie: library.cookie('olga'), 'content-type': 'application/json', 'if-match': ifMatch },
+          body: JSON.stringify({ title: `olga's diary (${ifMatch})` }),
+        });
+      const owned = (await as('root', 'GET', path)).headers.get('etag')!;
+      expect((await write(owned)).status).toBe(412);
+      expect((await write('*')).status).toBe(200);
+      expect((await as('root', 'GET', path)).body['title']).toBe("olga's diary (*)");
     });
   });
 

@@ -10,6 +10,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { aclMatrix } from '../../src/acl/matrix.js';
+import { changesUnseen } from '../../src/acl/unseen-writes.js';
 import type { ServiceIR } from '../../src/ir/types.js';
 import { analyze } from '../../src/pipeline.js';
 import { openApiDocument, openApiJson } from '../../src/plan/openapi/document.js';
@@ -375,5 +376,32 @@ describe('{base}/openapi.json is the service’s own', () => {
       '/auth is taken: the service answers /auth itself (its login, logout, registration and token routes)',
     ]);
     expect(reservedIn('')).toEqual([]);
+  });
+});
+
+describe('changes answered with a status body to a caller who may make them but not read the object', () => {
+  const schemaOf = (document: Json, method: string, path: string, status: string) =>
+    operation(document, method, path)['responses'][status].content['application/json'].schema;
+
+  it("documents the object or a status body where an x-ACL lets some caller update without viewing (fixtures/library's banned owners)", () => {
+    const library = documentOf('library');
+    const either = { anyOf: [{ $ref: '#/components/schemas/Book' }, { $ref: '#/components/schemas/Status' }] };
+    expect(schemaOf(library, 'PATCH', '/books/{id}', '200')).toEqual(either);
+    expect(schemaOf(library, 'PUT', '/books/{id}', '200')).toEqual(either);
+    // A creator sees what they made; notes' rules give view with update to whomever they give update.
+    expect(schemaOf(library, 'POST', '/books', '201')).toEqual({ $ref: '#/components/schemas/Book' });
+    expect(schemaOf(library, 'PATCH', '/notes/{id}', '200')).toEqual({ $ref: '#/components/schemas/Note' });
+  });
+
+  it('says where a line allows update without view, or denies view without update, unless everyone may view', () => {
+    const unseenIn = (fixture: string) => {
+      const ir = irOf(fixture);
+      return ir.routes.filter((route) => changesUnseen(ir, route)).map((route) => `${route.kind} ${route.path}`);
+    };
+    // `deny g:banned view` before `allow {{owner}} view, update, delete`.
+    expect(unseenIn('library')).toEqual(['item /books/:id']);
+    // `allow {{user_self}} update` comes after `allow everyone view,options`.
+    expect(unseenIn('ramses-example')).toEqual([]);
+    expect(unseenIn('blog')).toEqual([]);
   });
 });

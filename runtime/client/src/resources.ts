@@ -5,6 +5,9 @@
  * serve, each with the model's own types.
  */
 import type { Answer, Http, StatusBody } from './http.js';
+
+/** The answer of a change made by a caller who may not read the object: that it was made. */
+export type { StatusBody };
 import { listParameters, whereParameters, type ListQuery, type SearchQuery, type Selection } from './query.js';
 
 /** A key in a URL: the service reads it as the key's type. */

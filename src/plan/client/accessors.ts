@@ -10,6 +10,7 @@ import { commentText, quote } from '../shared/literal.js';
 import { searchFields } from '../shared/search.js';
 import { camel, kebab, withArticle } from '../shared/names.js';
 import { clientTypeNames } from './types.js';
+import { changesUnseen } from '../../acl/unseen-writes.js';
 
 /** One accessor: a factory `function <name>(http: Http, prefix: string)` returning its methods and children. */
 export interface AccessorView {
@@ -74,12 +75,14 @@ function accessors(ir: ServiceIR, reserved: readonly string[]): Accessors {
   const root: Node = { statics: [], routes: [], children: new Map() };
   for (const route of ir.routes) place(root, route);
   const models = new Map(ir.models.map((m) => [m.name, m]));
+  // Changes that a caller who may not read the object is answered with a status body.
+  const unseen = new Set(ir.routes.filter((route) => changesUnseen(ir, route)));
   const factories: AccessorView[] = [];
   const access = new Map<Route, readonly AccessStep[]>();
   const visit = (node: Node, steps: readonly AccessStep[]): string => {
     const factory = `${camel(node.statics.join('-')) || 'root'}Resource`;
     for (const route of node.routes) access.set(route, steps);
-    factories.push(accessorView(node, factory, models, steps, visit));
+    factories.push(accessorView(node, factory, { models, unseen }, steps, visit));
     return factory;
   };
   const taken = new Set(reserved);
@@ -126,14 +129,27 @@ function uniqueName(wanted: string, taken: Set<string>): string {
   return candidate;
 }
 
+/** The type a change of one object answers, and what its doc adds about it. */
+interface Changed {
+  type(type: string): string;
+  readonly note: string;
+}
+
+/** What the members of a route need to know of the API besides the route. */
+interface Known {
+  readonly models: ReadonlyMap<string, Model>;
+  /** Routes whose changes may be answered with a status body (`changesUnseen`). */
+  readonly unseen: ReadonlySet<Route>;
+}
+
 function accessorView(
   node: Node,
   factory: string,
-  models: ReadonlyMap<string, Model>,
+  known: Known,
   steps: readonly AccessStep[],
   visit: (node: Node, steps: readonly AccessStep[]) => string,
 ): AccessorView {
-  const members = node.routes.flatMap((route) => routeMembers(route, models.get(route.model)!, models));
+  const members = node.routes.flatMap((route) => routeMembers(route, known));
   const taken = new Set(METHODS);
   const children = [...node.children.values()].map((child): MemberView => {
     // A child is reached through an item of this resource: the key is the child's parent key.
@@ -157,16 +173,21 @@ function accessorView(
 
 const has = (route: Route, action: Action) => route.operations.some((o) => o.action === action);
 
-function routeMembers(route: Route, model: Model, models: ReadonlyMap<string, Model>): MemberView[] {
+function routeMembers(route: Route, { models, unseen }: Known): MemberView[] {
+  const model = models.get(route.model)!;
+  // What a change answers: the object, or a status body to a caller who may not read it.
+  const changed: Changed = unseen.has(route)
+    ? { type: (type) => `${type} | op.StatusBody`, note: ' A caller who may not read it gets a status body.' }
+    : { type: (type) => type, note: '' };
   switch (route.kind) {
     case 'collection':
       return collectionMembers(route, model);
     case 'item':
-      return oneMembers(route, model, keyParameter(route.itemParam!));
+      return oneMembers(route, model, keyParameter(route.itemParam!), changed);
     case 'singular':
-      return oneMembers(route, model, undefined);
+      return oneMembers(route, model, undefined, changed);
     case 'attribute':
-      return attributeMembers(route, models.get(route.parent!.model) ?? model);
+      return attributeMembers(route, models.get(route.parent!.model) ?? model, changed);
   }
 }
 
@@ -240,7 +261,7 @@ function collectionMembers(route: Route, model: Model): MemberView[] {
 }
 
 /** The methods of one object: an item (by its key) or a singular route's object. */
-function oneMembers(route: Route, model: Model, key: string | undefined): MemberView[] {
+function oneMembers(route: Route, model: Model, key: string | undefined, changed: Changed): MemberView[] {
   const t = clientTypeNames(model);
   const keyParam = key ? `${key}: Key, ` : '';
   const url = key ? `path + keySegment(${key})` : 'path';
@@ -267,18 +288,18 @@ function oneMembers(route: Route, model: Model, key: string | undefined): Member
     members.push(
       member(
         'update',
-        'Changes the fields given (PATCH).',
+        `Changes the fields given (PATCH).${changed.note}`,
         `${keyParam}changes: ${t.update}, options?: WriteOptions`,
-        `op.update<${t.item}>(http, ${url}, changes, options)`,
+        `op.update<${changed.type(t.item)}>(http, ${url}, changes, options)`,
       ),
     );
   if (has(route, 'replace'))
     members.push(
       member(
         'replace',
-        'Replaces the object (PUT): absent optional fields return to their defaults.',
+        `Replaces the object (PUT): absent optional fields return to their defaults.${changed.note}`,
         `${keyParam}body: ${t.create}, options?: WriteOptions`,
-        `op.replace<${t.item}>(http, ${url}, body, options)`,
+        `op.replace<${changed.type(t.item)}>(http, ${url}, body, options)`,
       ),
     );
   if (has(route, 'delete'))
@@ -289,7 +310,7 @@ function oneMembers(route: Route, model: Model, key: string | undefined): Member
 }
 
 /** A dict or list field: its value as the parent's answers type it (an absent one reads as empty). */
-function attributeMembers(route: Route, owner: Model): MemberView[] {
+function attributeMembers(route: Route, owner: Model, changed: Changed): MemberView[] {
   const value = `NonNullable<${clientTypeNames(owner).item}[${quote(route.attribute!)}]>`;
   const members: MemberView[] = [];
   if (has(route, 'index'))
@@ -298,9 +319,9 @@ function attributeMembers(route: Route, owner: Model): MemberView[] {
     members.push(
       member(
         'merge',
-        `Merges keys into ${route.attribute} (a dict), or adds items to it (a list: \`{ item: true }\`, \`"-item"\` removes); answers the new value.`,
+        `Merges keys into ${route.attribute} (a dict), or adds items to it (a list: \`{ item: true }\`, \`"-item"\` removes); answers the new value.${changed.note}`,
         'value: Readonly<Record<string, unknown>>',
-        `op.merge<${value}>(http, path, value)`,
+        `op.merge<${changed.type(value)}>(http, path, value)`,
       ),
     );
   return members;

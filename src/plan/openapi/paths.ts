@@ -2,6 +2,7 @@
  * `paths`: every route of the IR with exactly the methods it serves (HEAD goes
  * with GET and is not listed), each with its parameters, body, answers and security.
  */
+import { changesUnseen } from '../../acl/unseen-writes.js';
 import type { Field, Model, Operation, Route } from '../../ir/types.js';
 import { itemStorage } from '../shared/field-types.js';
 import { groupOf } from '../shared/names.js';
@@ -130,11 +131,20 @@ function success(ctx: OpenApiContext, route: Route, op: Operation, operationIds:
     ETag: etag(),
   };
   const allow = { Allow: { description: 'The methods this path serves.', schema: { type: 'string' } } };
+  // A change answered to a caller who may make it but not view the object: a status body.
+  const unseen = changesUnseen(ctx.ir, route);
+  const orStatus = (schema: Json): Json => (unseen ? { anyOf: [schema, ctx.sharedRef('Status')] } : schema);
+  const orUnseen = unseen ? ', or a status body to a caller who may change it but not read it' : '';
   if (route.kind === 'attribute') {
     const value = attributeSchema(ctx, model, route.attribute ?? '');
     if (op.action === 'index') return { '200': { description: `The ${route.attribute} field.`, ...content(value) } };
     if (op.action === 'create')
-      return { '201': { description: `The ${route.attribute} field after the merge.`, ...content(value) } };
+      return {
+        '201': {
+          description: `The ${route.attribute} field after the merge${orUnseen}.`,
+          ...content(orStatus(value)),
+        },
+      };
   }
   switch (op.action) {
     case 'index':
@@ -165,9 +175,9 @@ function success(ctx: OpenApiContext, route: Route, op: Operation, operationIds:
     case 'replace':
       return {
         '200': {
-          description: `The ${model.name} as it is now.`,
+          description: `The ${model.name} as it is now${orUnseen}.`,
           headers: written,
-          ...content(ctx.modelRef(model.name, 'item')),
+          ...content(orStatus(ctx.modelRef(model.name, 'item'))),
         },
       };
     case 'delete':

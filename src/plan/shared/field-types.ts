@@ -144,7 +144,9 @@ export class FieldTypes {
       case 'dict':
         return { type: 'object', additionalProperties: true };
       case 'file':
-        return { type: 'string', contentEncoding: 'base64' };
+        // `byte` (base64, as OpenAPI has it) is checked; `contentEncoding` only says so. Node's
+        // decoder skips what is not base64, and stored something other than what was sent.
+        return { type: 'string', format: 'byte', contentEncoding: 'base64' };
       case 'pickle':
         return {};
       case 'foreign_key':

@@ -3,6 +3,7 @@
  * that drive it through Fastify's `inject` on an in-memory SQLite database: each listed method
  * answers with its status and body, unlisted methods get 405, unknown keys 404.
  */
+import { changesUnseen } from '../../acl/unseen-writes.js';
 import type { Model, Operation, Route, ServiceIR } from '../../ir/types.js';
 import { quote } from '../shared/literal.js';
 import { withArticle } from '../shared/names.js';
@@ -47,6 +48,8 @@ export type TestView = {
       readonly shown: string;
       readonly secrets: readonly string[];
       readonly checksLocation: boolean;
+      /** Its answer may be a status body (to a caller who may change it but not read it: `changesUnseen`). */
+      readonly orStatus: boolean;
     }
   | { readonly kind: 'delete' }
   | {
@@ -88,17 +91,25 @@ export function testsView(ir: ServiceIR): TestsView {
   const { access } = clientAccessors(ir);
   const suites = ir.routes.map((route) => ({
     title: quote(`${[...new Set(route.operations.map((o) => o.method))].sort().join(', ')} ${route.ramlPath}`),
-    tests: testsOf(route, models, access.get(route) ?? []).map((t) => ({ ...t, title: quote(t.title) })),
+    tests: testsOf(route, models, access.get(route) ?? [], changesUnseen(ir, route)).map((t) => ({
+      ...t,
+      title: quote(t.title),
+    })),
   }));
   const usesShown = suites.some((s) => s.tests.some((t) => 'shown' in t && t.shown.startsWith('shown(')));
   return { usesShown, suites };
 }
 
-function testsOf(route: Route, models: ReadonlyMap<string, Model>, access: readonly AccessStep[]): TestView[] {
+function testsOf(
+  route: Route,
+  models: ReadonlyMap<string, Model>,
+  access: readonly AccessStep[],
+  unseen: boolean,
+): TestView[] {
   const model = models.get(route.model)!;
   const has = (action: Operation['action']) => route.operations.some((o) => o.action === action);
   const tests: TestView[] = [];
-  const builder = new RouteTests(route, model, models, access);
+  const builder = new RouteTests(route, model, models, access, unseen);
   for (const op of route.operations) {
     const test = builder.test(op);
     if (test && !tests.some((t) => t.title === test.title)) tests.push(test);
@@ -119,6 +130,8 @@ export class RouteTests {
     readonly models: ReadonlyMap<string, Model>,
     /** How the client reaches the route (client/accessors.ts). */
     readonly access: readonly AccessStep[] = [],
+    /** Its changes may be answered with a status body (src/acl/unseen-writes.ts). */
+    readonly changesUnseen = false,
   ) {}
 
   get name(): string {
@@ -248,6 +261,7 @@ export class RouteTests {
       shown: this.shown('data'),
       secrets: this.secrets().map(quote),
       checksLocation: this.route.kind === 'item',
+      orStatus: this.changesUnseen,
     });
   }
 

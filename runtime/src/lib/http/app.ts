@@ -17,7 +17,7 @@ import type { HttpTimeouts, TrustProxy } from '../config.js';
 import { isHost, requestUrl } from './serialize.js';
 import { handlerDeadline } from './deadline.js';
 import { notAResource } from './error-handler.js';
-import { boundedRegExp } from './patterns.js';
+import { boundedRegExp, isBase64 } from './patterns.js';
 import { requestShapeProblem } from './request-shape.js';
 import { answerClientError } from './client-errors.js';
 
@@ -80,6 +80,8 @@ export function createApp(options: AppOptions): FastifyInstance {
         useDefaults: false,
         allowUnionTypes: true,
       },
+      // After ajv-formats, whose `byte` it replaces.
+      onCreate: (ajv) => void ajv.addFormat('byte', { type: 'string', validate: isBase64 }),
     },
     routerOptions: { ignoreDuplicateSlashes: false },
     // What the router refuses before any route runs (a bad percent-encoding, a path parameter

@@ -8,15 +8,20 @@ import { badRequest, type FieldError } from '../errors.js';
 import { generic, type FieldSpec } from '../model.js';
 import { parseValue } from './query.js';
 import { linkKeys } from './serialize.js';
-import type { Rec, RouteContext } from './route-context.js';
+import { unseenChange, type Rec, type RouteContext } from './route-context.js';
 
 /** GET: the dict or list value. */
 export async function attribute(ctx: RouteContext, request: FastifyRequest): Promise<unknown> {
   const parent = await ctx.authorizedObject(request, 'view');
   const name = ctx.route.parent!.field;
-  const seen = ctx.policy.visibleFields(request, generic(ctx.route.parent!.model), parent);
-  if (seen && !seen.has(name)) throw ctx.policy.refusal(request, `read ${name}`);
+  if (!mayRead(ctx, request, parent)) throw ctx.policy.refusal(request, `read ${name}`);
   return parent[name] ?? (ctx.fieldOfParent().type === 'list' ? [] : {});
+}
+
+/** Whether the caller's privacy level reads the attribute's field of `parent`. */
+function mayRead(ctx: RouteContext, request: FastifyRequest, parent: Rec): boolean {
+  const seen = ctx.policy.visibleFields(request, generic(ctx.route.parent!.model), parent);
+  return !seen || seen.has(ctx.route.parent!.field);
 }
 
 /** POST on a dict/list attribute: dict keys are merged; list items are added (`"-item"` removes). */
@@ -53,9 +58,13 @@ export async function mergeAttribute(
         include: linkKeys(parentModel),
       });
       await ctx.record(db, 'update', [updated]);
-      return merged;
+      return { merged, updated };
     },
-    (merged) => merged,
+    // As the attribute's GET would show it: to a caller who may change it but not read it, nothing.
+    async ({ merged, updated }) =>
+      !ctx.policy.restricts || ((await ctx.mayView(request, updated)) && mayRead(ctx, request, updated))
+        ? merged
+        : unseenChange(request, 201),
   );
 }
 

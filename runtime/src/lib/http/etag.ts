@@ -22,12 +22,15 @@ export function hasIfMatch(request: FastifyRequest): boolean {
   return request.headers['if-match'] !== undefined;
 }
 
-/** Throws 412 unless If-Match names `current` (strong comparison: weak tags never match), or is `*`. */
-export function checkIfMatch(request: FastifyRequest, current: string): void {
+/**
+ * Throws 412 unless If-Match names `current` (strong comparison: weak tags never match), or is `*`.
+ * `current` undefined: the caller has seen no version of the object, and only `*` matches.
+ */
+export function checkIfMatch(request: FastifyRequest, current: string | undefined): void {
   const header = request.headers['if-match'];
   if (header === undefined) return;
   const tags = header.split(',').map((tag) => tag.trim());
-  if (tags.includes('*') || tags.includes(current)) return;
+  if (tags.includes('*') || (current !== undefined && tags.includes(current))) return;
   throw new HttpError(
     412,
     'the object has changed since you read it (If-Match names another ETag); read it again and reapply your change',

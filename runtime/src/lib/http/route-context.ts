@@ -5,17 +5,17 @@
  * an object. Made once per route, when the routes are registered.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest, notFound, statusBody } from '../errors.js';
 import { hasHandlers, inTransaction, withEvents, type Action, type EventRun } from '../events.js';
 import { assertInTime } from './deadline.js';
 import { generic, type AnyModel, type Model } from '../model.js';
 import type { EngineRepository, RecordedWrites, ServiceDatabase } from '../database.js';
 import type { Where } from '../repository.js';
-import type { Permission, Policy } from './policy.js';
+import { modelRoute, type Permission, type Policy } from './policy.js';
 import type { Services } from './services.js';
 import { checkIfMatch, etagOf, hasIfMatch } from './etag.js';
 import { hideRefusedEmbeds } from './embedded.js';
-import { checkRelinks, linkTarget, relinkRefusal, type LinkWrite } from './relinks.js';
+import { checkRelinks, linkTarget, relinkRefusal, viewable, type LinkWrite } from './relinks.js';
 import { includeFor, requestOrigin, requestUrl, serialize, withLinkKeys, type Serializer } from './serialize.js';
 import { newEvent } from '../outbox/event.js';
 import type { EventAction } from '../outbox/types.js';
@@ -261,9 +261,17 @@ export class RouteContext {
     return inverse ? { [inverse]: await this.parentKey(db, request) } : {};
   }
 
+  /**
+   * The key of the parent the URL names, once the caller may view it: a parent they may not view
+   * is answered as one that does not exist (404), so that what lies below it (an empty list, "has
+   * no record") does not tell which hidden keys exist, or what they have.
+   */
   async parentKey(db: ServiceDatabase, request: FastifyRequest): Promise<unknown> {
-    const parent = await this.parent(db, request);
-    return parent[this.route.parent!.model.primaryKey];
+    const model = generic(this.route.parent!.model);
+    const key = (await this.parent(db, request))[model.primaryKey];
+    if (this.policy.restricts && !(await viewable(this.policy, request, db, model, key)))
+      throw notFound(`${this.parentNamed(request)} not found`);
+    return key;
   }
 
   async parent(db: ServiceDatabase, request: FastifyRequest): Promise<Rec> {
@@ -325,12 +333,32 @@ export class RouteContext {
     });
   }
 
-  /** The response of a create or update: the object, with `Location` naming its URL. */
+  /** The response of a create: the object, with `Location` naming its URL and its ETag. */
   present(request: FastifyRequest, reply: FastifyReply, object: Rec): Rec {
     const body = this.serializer(request).object(this.model, object);
     if (typeof body['_self'] === 'string') reply.header('location', body['_self']);
     reply.header('etag', etagOf(body));
     return body;
+  }
+
+  /**
+   * The response of a change: the object as its GET would show it, with `Location` and its ETag.
+   * A caller who may change an object but not view it (`update` without `view`, as a banned owner
+   * has) is told that it was done, and shown nothing of it (src/acl/unseen-writes.ts says where
+   * this can happen, for the OpenAPI document and the client). A creator sees what they made.
+   */
+  presentChange(request: FastifyRequest, reply: FastifyReply, object: Rec): Rec | Promise<Rec> {
+    if (!this.policy.restricts) return this.present(request, reply, object);
+    return this.mayView(request, object).then((may) =>
+      may ? this.present(request, reply, object) : { ...unseenChange(request, reply.statusCode) },
+    );
+  }
+
+  /** Whether the caller may view `object` of this route's model, as its GET would decide. */
+  mayView(request: FastifyRequest, object: Rec): Promise<boolean> {
+    // A new object's GET is its item route's (`_self`); an item's, a singular's, this route's.
+    const route = this.route.kind === 'collection' ? modelRoute(this.model) : this.route;
+    return this.policy.may(request, 'view', route, this.asTyped(object));
   }
 
   /**
@@ -346,6 +374,11 @@ export class RouteContext {
       include: includeFor(this.model, this.services.db.models),
     });
     if (!current) throw notFound(`${this.model.name} ${String(key)} not found`);
+    // One who may not view it has seen no version of it: no guess of its tag is let through.
+    if (this.policy.restricts && !(await this.mayView(request, current))) {
+      checkIfMatch(request, undefined);
+      return;
+    }
     await this.hideRefusedEmbeds(request, [current]);
     checkIfMatch(request, etagOf(this.serializer(request).object(this.model, current)));
   }
@@ -372,4 +405,9 @@ export function movesLinks(ctx: RouteContext, body: Rec, action: 'create' | 'upd
 
 function isEventAction(action: Action): action is 'create' | 'update' | 'replace' | 'delete' {
   return action === 'create' || action === 'update' || action === 'replace' || action === 'delete';
+}
+
+/** What a caller who may change an object but not view it is answered. */
+export function unseenChange(request: FastifyRequest, status: number) {
+  return statusBody(status, 'Updated (you may not read it)', requestUrl(request));
 }

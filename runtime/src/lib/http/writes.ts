@@ -84,7 +84,7 @@ export async function update(
       await ctx.hideRefusedEmbeds(request, [updated]);
       return updated;
     },
-    (updated) => ctx.present(request, reply, updated),
+    (updated) => ctx.presentChange(request, reply, updated),
     // If-Match reads the object again under a row lock, and the objects a relationship would move
     // are read before the write: both take the transaction.
     !hasIfMatch(request) && !movesLinks(ctx, body, action),
