@@ -668,6 +668,13 @@ export const codes = {
       'A property\'s JSON Schema `type` names no type a value of its `_db_settings` type can have (`"integer"` on a `string` field). svcgen stores and validates the field by `_db_settings`; the JSON type only misleads whoever reads the schema.',
   },
 
+  SVC2076: {
+    severity: 'error',
+    title: 'default the field refuses',
+    explanation:
+      "A literal `default` or `onupdate` that no client could write to its field: of another type, outside `min_value`/`max_value` or the type's range, outside `min_length`/`max_length`, not one of `choices`, not a date or time, not base64 for a file. The service stores defaults without checking them, so it would serve a value against the field's own rules and its OpenAPI document.",
+  },
+
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {
     severity: 'error',

@@ -3,6 +3,7 @@
  * property into a field draft, checking types and parameters; relationships and foreign keys are
  * resolved later, when every model is known.
  */
+import { literalProblem } from './default-values.js';
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
 import { get, isMap, isScalar, isSeq, toPlain, type YEntry, type YMap, type YNode } from '../../load/ynode.js';
@@ -328,6 +329,21 @@ function readNameList(ctx: FieldContext, property: YMap, key: string): { names: 
 function checkTypeRules(ctx: FieldContext, draft: FieldDraft, settings: YMap): void {
   const f = draft.field;
   const at = (key: string) => settings.entries.find((e) => e.key.text === key)?.key.span ?? draft.typeSpan;
+  for (const [key, source] of [
+    ['default', f.default],
+    ['onupdate', f.onUpdate],
+  ] as const) {
+    const problem = source?.kind === 'literal' ? literalProblem(f, source.value) : undefined;
+    if (problem)
+      ctx.diagnostics.report(
+        'SVC2076',
+        `the ${key} ${JSON.stringify(source!.kind === 'literal' ? source!.value : null)} of "${f.name}" ${problem}`,
+        {
+          span: settings.entries.find((e) => e.key.text === key)?.value.span ?? at(key),
+          hint: 'give a value the field accepts from a client, or none (null)',
+        },
+      );
+  }
   if (f.type === 'choice' && !f.choices?.length) {
     ctx.diagnostics.report('SVC2008', `choice field "${f.name}" needs "choices"`, {
       span: draft.typeSpan,
