@@ -13,6 +13,68 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkRoutesWithoutAcl(diagnostics, ir, sources);
   checkUnusedAcls(diagnostics, ir, sources);
   checkUserFunctionNames(diagnostics, ir, sources);
+  checkModelTypeNames(diagnostics, ir, sources);
+}
+
+/**
+ * Type names the generated TypeScript gives its own things in the modules that also name every
+ * model (src/db/index.ts, src/committed.ts, client/src/index.ts). A model of one of these names
+ * would be declared twice there, and the project would not compile: each was found so, by
+ * generating and compiling an API with a resource of that name.
+ */
+const TAKEN_TYPE_NAMES: ReadonlyMap<string, string> = new Map([
+  ['Promise', "TypeScript's Promise"],
+  ['ReturnType', "TypeScript's ReturnType"],
+  ['Exclude', "TypeScript's Exclude"],
+  ['Config', "the service's settings"],
+  ['Database', 'the database with every repository'],
+  ['Engine', 'the database engine'],
+  ['EngineRepository', 'the repository every engine gives'],
+  ['ServiceDatabase', 'the database every engine gives'],
+  ['ServiceEvent', 'the events of the outbox'],
+  ['CommittedEvent', 'the committed events'],
+  ['Page', "the client's page of objects"],
+  ['Sort', "the client's sort order"],
+  ['Filter', "the client's filters"],
+  ['Selection', "the client's selections"],
+  ['SearchQuery', "the client's searches"],
+  ['ListQuery', "the client's list queries"],
+  ['Key', "the client's keys"],
+  ['Http', "the client's HTTP transport"],
+  ['Fetch', "the client's fetch function"],
+  ['ApiError', "the client's errors"],
+  ['FieldError', "the client's field errors"],
+  ['StatusBody', "the client's status answers"],
+  ['OnComparable', "the client's filter operators"],
+  ['OnList', "the client's filter operators"],
+  ['OnText', "the client's filter operators"],
+]);
+
+/** The types every model has beside its own: `StoryCreate`, `StoryWhere`, … */
+const DERIVED_TYPES = ['Create', 'Update', 'Where', 'Field', 'Repository', 'Committed', 'Event'];
+
+/** A model whose name the generated TypeScript already gives something else would not compile. */
+function checkModelTypeNames(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
+  const derived = new Map(
+    ir.models.flatMap((m) =>
+      DERIVED_TYPES.map((suffix) => [`${m.name}${suffix}`, `the ${suffix} type of ${m.name}`] as const),
+    ),
+  );
+  for (const model of ir.models) {
+    const taken = TAKEN_TYPE_NAMES.get(model.name) ?? derived.get(model.name);
+    if (!taken) continue;
+    const route =
+      ir.routes.find((r) => r.model === model.name && r.kind === 'collection') ??
+      ir.routes.find((r) => r.model === model.name);
+    diagnostics.report(
+      'SVC2077',
+      `the name of model ${model.name}${route ? ` (of ${route.ramlPath})` : ''} is taken in the generated TypeScript: it is ${taken}`,
+      {
+        span: (route && sources.routes.get(route.path)) ?? sources.models.get(model.name),
+        hint: 'rename the resource (a model is named after its route: /web-pages is WebPage)',
+      },
+    );
+  }
 }
 
 /** `set_owner` and `setOwner` would be one module and one function (one module per name). */

@@ -675,6 +675,13 @@ export const codes = {
       "A literal `default` or `onupdate` that no client could write to its field: of another type, outside `min_value`/`max_value` or the type's range, outside `min_length`/`max_length`, not one of `choices`, not a date or time, not base64 for a file. The service stores defaults without checking them, so it would serve a value against the field's own rules and its OpenAPI document.",
   },
 
+  SVC2077: {
+    severity: 'error',
+    title: 'model name taken by the generated code',
+    explanation:
+      "A model is named after its route (`/pages` is `Page`), and the generated TypeScript already gives that name to something else in a module that names every model: TypeScript's `Promise`, the service's `Config` or `Database`, the client's `Page`, `Sort` or `Filter`, or another model's `<Model>Create`, `<Model>Update`, `<Model>Where`…. The project would not compile.",
+  },
+
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {
     severity: 'error',
