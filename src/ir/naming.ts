@@ -44,6 +44,15 @@ export function isSafeIdentifier(name: string): boolean {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) && !RESERVED_WORDS.has(name);
 }
 
+/**
+ * The hint for a function name that is spelt as an identifier but is a reserved word (`delete`,
+ * `switch`, `import`: fine names in Python, Ramses' language); undefined for any other name.
+ */
+export function reservedWordHint(name: string, example: string): string | undefined {
+  if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) || !RESERVED_WORDS.has(name)) return undefined;
+  return `"${name}" is a reserved word in JavaScript, so it cannot name a function: call it otherwise, e.g. ${example}`;
+}
+
 /** PostgreSQL's longest name, in bytes (field names are ASCII). */
 const MAX_FIELD_NAME = 63;
 

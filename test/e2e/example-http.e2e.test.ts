@@ -303,6 +303,15 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       expect([broken.status, broken.body.message]).toEqual([400, 'the request body is not valid JSON']);
     });
 
+    it('takes a DELETE without a body as one, whatever its Content-Type says; a POST needs one', async () => {
+      const created = await api('POST', '/stories', story('deleted with a content type'));
+      const json = { headers: { 'content-type': 'application/json' }, raw: '' };
+      const deleted = await api('DELETE', `/stories/${created.body.id}`, undefined, json);
+      expect([deleted.status, deleted.body.message]).toEqual([200, 'Deleted']);
+      const empty = await api('POST', '/stories', undefined, json);
+      expect([empty.status, empty.body.message]).toEqual([400, 'the request body is empty; send a JSON object']);
+    });
+
     it('answers 409 naming the field when a unique value is taken', async () => {
       await api('POST', '/users', user('bob'));
       const sameKey = await api('POST', '/users', user('bob', { email: 'other@example.com' }));

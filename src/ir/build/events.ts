@@ -5,7 +5,7 @@
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import { isMap, isScalar, isSeq } from '../../load/ynode.js';
 import { didYouMean } from '../../util/suggest.js';
-import { isSafeIdentifier } from '../naming.js';
+import { isSafeIdentifier, reservedWordHint } from '../naming.js';
 import { ACTIONS, AUTH_ACTIONS, type EventAction, type EventBinding } from '../types.js';
 import type { ModelDraft } from './models.js';
 import type { HandlerUse } from '../sources.js';
@@ -73,7 +73,8 @@ export function readEventHandlers(
           span: item.span,
           hint: name.includes('.')
             ? 'Python dotted paths cannot be called here; name a function instead, e.g. "set_owner"'
-            : 'handler names are TypeScript identifiers: letters, digits, "_" and "$"',
+            : (reservedWordHint(name, `"${name}_object"`) ??
+              'handler names are TypeScript identifiers: letters, digits, "_" and "$"'),
         });
         continue;
       }

@@ -9,7 +9,7 @@ import type { Span } from '../../diagnostics/source.js';
 import { get, isMap, isScalar, isSeq, toPlain, type YEntry, type YMap, type YNode } from '../../load/ynode.js';
 import { didYouMean } from '../../util/suggest.js';
 import { validationKeywords } from './validation.js';
-import { fieldNameProblem, isSafeIdentifier } from '../naming.js';
+import { fieldNameProblem, isSafeIdentifier, reservedWordHint } from '../naming.js';
 import {
   FIELD_TYPES,
   TEXT_FIELD_TYPES,
@@ -314,7 +314,9 @@ function readNameList(ctx: FieldContext, property: YMap, key: string): { names: 
         `${name === undefined ? 'a function name' : `"${name}"`} in "${key}" is not a valid function name`,
         {
           span: item.span,
-          hint: 'names are used as TypeScript identifiers and module names: letters, digits, "_" and "$", not starting with a digit',
+          hint:
+            (name && reservedWordHint(name, `"${name}_value"`)) ??
+            'names are used as TypeScript identifiers and module names: letters, digits, "_" and "$", not starting with a digit',
         },
       );
       continue;
@@ -481,7 +483,7 @@ class SettingsReader {
           span: e.value.span,
           hint: callable.includes('.')
             ? 'Python dotted paths cannot be called here; name a function instead, e.g. {{make_slug}}, and write it in the generated stub'
-            : 'use letters, digits and "_"',
+            : (reservedWordHint(callable, `{{${callable}_value}}`) ?? 'use letters, digits and "_"'),
         },
       );
       return null;

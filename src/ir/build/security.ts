@@ -7,7 +7,7 @@ import { span, type Span } from '../../diagnostics/source.js';
 import { isScalar, type YEntry, type YScalar } from '../../load/ynode.js';
 import type { RamlApi, SecurityScheme } from '../../raml/model.js';
 import { closest, didYouMean } from '../../util/suggest.js';
-import { isSafeIdentifier } from '../naming.js';
+import { isSafeIdentifier, reservedWordHint } from '../naming.js';
 import type { Acl, AclEntry, Permission, Principal, TicketScheme } from '../types.js';
 
 export const PERMISSIONS: readonly Permission[] = ['view', 'create', 'update', 'delete', 'options'];
@@ -261,7 +261,7 @@ function readPrincipal(diagnostics: DiagnosticBag, written: string, at: Span): P
     if (!isSafeIdentifier(name)) {
       diagnostics.report('SVC2007', `"${dynamic}" is not a valid function name for a dynamic principal`, {
         span: at,
-        hint: 'use letters, digits and "_", e.g. {{item_owner}}',
+        hint: reservedWordHint(name, `{{${name}_owner}}`) ?? 'use letters, digits and "_", e.g. {{item_owner}}',
       });
       return undefined;
     }

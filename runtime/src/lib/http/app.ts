@@ -179,13 +179,16 @@ function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: s
  * a message that says which of the two is wrong: Fastify's says "not valid JSON" for both.
  */
 function parseJson(
-  _request: FastifyRequest,
+  request: FastifyRequest,
   body: string | Buffer,
   done: (error: Error | null, value?: unknown) => void,
 ): void {
   const text = typeof body === 'string' ? body : body.toString('utf8');
   if (text.trim() === '') {
-    done(badRequest('the request body is empty; send a JSON object'));
+    // Some clients send `Content-Type: application/json` with every request: a DELETE without a
+    // body is still one.
+    if (WITHOUT_BODY.has(request.method)) done(null, undefined);
+    else done(badRequest('the request body is empty; send a JSON object'));
     return;
   }
   let value: unknown;
@@ -206,6 +209,9 @@ function parseJson(
     );
   else done(null, value);
 }
+
+/** Methods whose requests need no body. */
+const WITHOUT_BODY = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS']);
 
 /** The first `__proto__` key, or `constructor` key holding a `prototype`, anywhere in `value`. */
 function poisonedKey(value: unknown): string | undefined {
