@@ -437,6 +437,18 @@ describe('relationships', () => {
 });
 
 describe('routes', () => {
+  it('takes a resource with no method of its own that only holds others as a bare prefix (a RAML group)', () => {
+    const { ir, codes } = build({
+      'api.raml': raml(
+        `title: T\n/admin:\n  description: What admins use\n${post('  /child-things', 'thing.json').replace(/\n  /g, '\n    ')}/empty:\n`,
+      ),
+      'thing.json': schema({ id }),
+    });
+    expect(codes).toEqual([]);
+    expect(ir.routes.map((r) => r.path)).toEqual(['/admin/child-things']);
+    expect(ir.models.map((m) => m.name)).toEqual(['ChildThing']);
+  });
+
   const files = {
     'api.raml': raml(`title: T
 version: v2

@@ -61,9 +61,13 @@ export function reportMissingModels(ctx: DefinitionContext, root: PathNode): voi
   for (const node of missing) ctx.poisoned.addUnreadModel(modelNameOf(node.segment));
 }
 
-/** A bare prefix such as `archive` in `/archive/items` needs no model; a resource or one with items does. */
+/**
+ * A bare prefix needs no model: `archive` in `/archive/items`, whether written as one key or as a
+ * resource `/archive` with no method of its own that only holds others (valid RAML: a group). A
+ * resource with methods, or with items below it, does.
+ */
 function needsModel(node: PathNode): boolean {
-  return node.resource !== undefined || node.children.some((c) => c.param !== null);
+  return (node.resource?.methods.length ?? 0) > 0 || node.children.some((c) => c.param !== null);
 }
 
 /** Under an item: the relationship's model, nothing for a dict/list attribute, else the segment's model. */
