@@ -70,7 +70,9 @@ function rangeProblem(field: Checked, value: number): string | undefined {
 }
 
 function lengthProblem(field: Checked, value: string): string | undefined {
-  const length = [...value].length;
+  // In code points, as the service's validation counts a client's text.
+  let length = 0;
+  for (const _ of value) length++;
   if (field.minLength !== null && length < field.minLength) return `is shorter than its min_length ${field.minLength}`;
   if (field.maxLength !== null && length > field.maxLength) return `is longer than its max_length ${field.maxLength}`;
   return undefined;
