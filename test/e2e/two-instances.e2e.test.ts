@@ -24,7 +24,7 @@ type ThrottleClass = new (
   model: string,
   now: () => number,
 ) => {
-  attempt(account: string, ip: string): Promise<void>;
+  attempt(account: string, login: string, ip: string): Promise<boolean>;
 };
 
 describe.each(ENGINES)('two instances on one %s database', (engine) => {
@@ -166,13 +166,15 @@ describe.each(ENGINES)('the login throttle of two instances on one %s database',
     try {
       let now = Date.parse('2030-01-01T00:00:00Z');
       const throttle = new LoginThrottle(db, 'AuthLoginFailure', () => now);
-      for (let i = 0; i < 5; i++) await throttle.attempt('login:mallory', '192.0.2.7');
-      await expect(throttle.attempt('login:mallory', '192.0.2.7')).rejects.toMatchObject({ statusCode: 429 });
+      for (let i = 0; i < 5; i++) await throttle.attempt('login:mallory', 'login:mallory', '192.0.2.7');
+      await expect(throttle.attempt('login:mallory', 'login:mallory', '192.0.2.7')).rejects.toMatchObject({
+        statusCode: 429,
+      });
       now += 61_000;
-      await expect(throttle.attempt('login:mallory', '192.0.2.7')).resolves.toBeUndefined();
+      await expect(throttle.attempt('login:mallory', 'login:mallory', '192.0.2.7')).resolves.toBe(true);
       // A new row for another login clears the rows whose window ended a window ago or more (Mallory's, and the HTTP test's).
       now += 121_000;
-      await throttle.attempt('login:eve', '192.0.2.8');
+      await throttle.attempt('login:eve', 'login:eve', '192.0.2.8');
       expect(await db.repository('AuthLoginFailure').count({})).toBe(1);
     } finally {
       await db.close();

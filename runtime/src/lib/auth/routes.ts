@@ -181,12 +181,15 @@ async function checkPassword(ctx: AuthContext, request: FastifyRequest, prepareW
   const { login, password } = request.body as { login: string; password: string };
   const name = loginForm(login);
   const user = await findByLogin(ctx, name, login);
-  // One count per account, whichever of its logins (username, email) the guess names.
-  const account = user ? `user:${userKeyOf(ctx, user)}` : `login:${name}`;
-  await ctx.throttle.attempt(account, request.ip);
-  const { ok, rehash } = await ctx.hasher.verify(user?.['password'] as string | undefined, password, request.ip);
+  // Counted per login as written, and per account, whichever of its logins the guess names
+  // (auth/throttle.ts): past the account's checks, the password is not checked, with the same work.
+  const written = `login:${name}`;
+  const account = user ? `user:${userKeyOf(ctx, user)}` : written;
+  const checks = await ctx.throttle.attempt(account, written, request.ip);
+  const stored = checks ? (user?.['password'] as string | undefined) : undefined;
+  const { ok, rehash } = await ctx.hasher.verify(stored, password, request.ip);
   if (!user || !ok) throw new HttpError(401, 'wrong login or password');
-  await ctx.throttle.succeeded(account, request.ip);
+  await ctx.throttle.succeeded(account, written, request.ip);
   if (!rehash) return user;
   // The hashing parameters were raised since this hash was made: store a stronger one.
   const model = userModel(ctx);

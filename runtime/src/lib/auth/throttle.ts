@@ -1,14 +1,21 @@
 /**
- * Brute-force brake for logins: at most `limit` password guesses per account and client address
- * within a window (`auth.login_attempts` in `auth.login_window` seconds); more get 429 with
- * Retry-After until the window ends. A guess is counted when it starts, before the password is
- * checked, under a lock of its row (made first when there is none): a burst of parallel guesses
- * gets no more through than guesses sent one by one. The account is the user a login names, by username or email alike (an unknown login
- * is counted as written), so two spellings of one account share its count. A successful login
- * clears the count. The counts live in the database (the AuthLoginFailure model), so every
- * instance of the service sees the same count and a restart forgets nothing. The address is
- * `request.ip`: it follows `http.trust_proxy`, so X-Forwarded-For from anyone but a trusted proxy
- * changes nothing.
+ * Brute-force brake for logins: at most `limit` password checks per account and client address
+ * within a window (`auth.login_attempts` in `auth.login_window` seconds). A guess is counted when
+ * it starts, before the password is checked, under a lock of its row (made first when there is
+ * none): a burst of parallel guesses gets no more through than guesses sent one by one.
+ *
+ * Two counts are kept, each per address:
+ * - per login as written (normalized): past its limit, that login gets 429 with Retry-After;
+ * - per account, whichever of its logins (username, email) the guess names: past its limit, the
+ *   password is not checked, and the guess is answered as a wrong password (after the same work).
+ * So two spellings of one account share its password checks, and yet a 429 depends only on the
+ * login sent: it cannot tell that an email is a given username's (guesses at `ben`, then one at
+ * `ben@…`, would otherwise be 429 exactly when the email is ben's). An unknown login is an
+ * account of its own. A successful login clears both counts.
+ *
+ * The counts live in the database (the AuthLoginFailure model), so every instance of the service
+ * sees the same count and a restart forgets nothing. The address is `request.ip`: it follows
+ * `http.trust_proxy`, so X-Forwarded-For from anyone but a trusted proxy changes nothing.
  */
 import { createHash } from 'node:crypto';
 import type { EngineRepository, ServiceDatabase } from '../database.js';
@@ -28,13 +35,27 @@ export class LoginThrottle {
   ) {}
 
   /**
-   * Counts one guess at `account` from `ip`, before its password is checked; throws 429 (counting
-   * nothing) when the window's guesses are used up.
+   * Counts one guess at `login` (as written) naming `account`, from `ip`, before its password is
+   * checked. Throws 429 (counting nothing) when the login's guesses are used up; false when the
+   * account's are: its password must not be checked (answer as a wrong one).
    */
-  async attempt(account: string, ip: string): Promise<void> {
-    const key = attemptKey(account, ip);
+  async attempt(account: string, login: string, ip: string): Promise<boolean> {
+    const written = await this.counted(attemptKey(login, ip));
+    if (written !== 'counted') throw written;
+    return account === login || (await this.counted(attemptKey(account, ip))) === 'counted';
+  }
+
+  /** The password was right: the guesses at the login and its account from this address start over. */
+  async succeeded(account: string, login: string, ip: string): Promise<void> {
+    const keys = [...new Set([account, login])].map((key) => attemptKey(key, ip));
+    await this.repository(this.db).deleteMany({ where: { attempt_key: { in: keys } } });
+  }
+
+  /** One more guess on `key`, or the 429 of a window whose guesses are used up. */
+  private async counted(key: string): Promise<'counted' | HttpError> {
     for (let tries = 0; ; tries++) {
-      if (await this.count(key)) return;
+      const result = await this.count(key);
+      if (result !== 'no row') return result;
       // The row a guess is counted on must exist before the transaction that locks it: a row
       // another transaction inserts is not there to lock, and two guesses would both read it
       // once it is committed, and count one.
@@ -43,29 +64,25 @@ export class LoginThrottle {
     }
   }
 
-  /** The password was right: the account's guesses from this address start over. */
-  async succeeded(account: string, ip: string): Promise<void> {
-    await this.repository(this.db).deleteMany({ where: { attempt_key: attemptKey(account, ip) } });
-  }
-
   /**
-   * Adds one guess under a row lock, starting a new window when the last one is over; false when
-   * there is no row to lock (none yet, or a successful login just removed it).
+   * Adds one guess under a row lock, starting a new window when the last one is over: the 429 of
+   * a window whose guesses are used up, or 'no row' when there is none to lock (none yet, or a
+   * successful login just removed it).
    */
-  private count(key: string): Promise<boolean> {
+  private count(key: string): Promise<'counted' | 'no row' | HttpError> {
     return this.db.transaction(async (tx) => {
       const repository = this.repository(tx);
       // Lock only a row that was there before: a row committed after the lock was asked for is
       // read all the same, unlocked, by every guess at once.
-      if (!(await repository.findUnique({ where: { attempt_key: key } }))) return false;
+      if (!(await repository.findUnique({ where: { attempt_key: key } }))) return 'no row';
       await repository.lockForUpdate(key);
       const row = await repository.findUnique({ where: { attempt_key: key } });
-      if (!row) return false;
+      if (!row) return 'no row';
       const now = this.now();
       if (endsAt(row) > now) {
         const guesses = Number(row['failures']);
         if (guesses >= this.limit) {
-          throw new HttpError(429, 'too many login attempts; try again later', undefined, {
+          return new HttpError(429, 'too many login attempts; try again later', undefined, {
             'retry-after': String(Math.ceil((endsAt(row) - now) / 1000)),
           });
         }
@@ -74,7 +91,7 @@ export class LoginThrottle {
         const window = { failures: 1, window_ends: formatTimestamp(new Date(now + this.windowMs)) };
         await repository.update({ where: { attempt_key: key }, data: window });
       }
-      return true;
+      return 'counted';
     });
   }
 
@@ -98,7 +115,7 @@ export class LoginThrottle {
   }
 }
 
-/** One key per account and address, of fixed length whatever the account's. */
+/** One key per account (or login) and address, of fixed length whatever the account's. */
 function attemptKey(account: string, ip: string): string {
   return createHash('sha256').update(`${account}\0${ip}`).digest('hex');
 }
