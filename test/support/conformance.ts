@@ -6,6 +6,7 @@
  * it on every request, so a route, status or field the document does not describe fails the test
  * that met it.
  */
+import { isBase64 } from '../../runtime/src/lib/http/patterns.js';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 
 type Json = Record<string, unknown>;
@@ -201,4 +202,6 @@ function addFormats(ajv: Ajv2020): void {
   ajv.addFormat('date', /^\d{4}-\d{2}-\d{2}$/);
   ajv.addFormat('uri', /^[a-z][a-z0-9+.-]*:\/\/\S+$/i);
   ajv.addFormat('email', /^[^@\s]+@[^@\s]+$/);
+  // A file's base64 (OpenAPI's `byte`), as the service checks it.
+  ajv.addFormat('byte', { type: 'string', validate: isBase64 });
 }

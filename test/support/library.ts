@@ -50,12 +50,21 @@ export async function set${model}Owner(event: Set${model}OwnerEvent): Promise<vo
 }
 `;
 
+/** An after handler that sets a field of the answer, as handlers that tidy answers do. */
+const SHOW_BOOK_TITLE = `import type { ShowBookTitleEvent } from '../../events.js';
+
+export async function showBookTitle(event: ShowBookTitleEvent): Promise<void> {
+  if (event.instance) event.setFieldValue('title', event.instance.title);
+}
+`;
+
 /** Writes the library's user code into the generated project `dir` and builds it. */
 export async function withLibraryFunctions(dir: string, ownerCode: string = OWNER): Promise<void> {
   writeFileSync(join(dir, 'src/custom/principals/owner.ts'), ownerCode);
   writeFileSync(join(dir, 'src/custom/principals/self.ts'), SELF);
   writeFileSync(join(dir, 'src/custom/handlers/set-book-owner.ts'), setOwner('Book'));
   writeFileSync(join(dir, 'src/custom/handlers/set-note-owner.ts'), setOwner('Note'));
+  writeFileSync(join(dir, 'src/custom/handlers/show-book-title.ts'), SHOW_BOOK_TITLE);
   const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
   if (build.exitCode !== 0) throw new Error(`build failed:\n${build.all}`);
 }

@@ -187,7 +187,7 @@ export async function inTransaction<D extends ServiceDatabase, R>(
   return database.transaction(async (tx) => {
     const db = tx as unknown as D;
     const data = prepared ?? (await prepare(await runBefore(run, db, body)));
-    const response = await runAfter(run, db, data, await present(await work(db, data)));
+    const response = await runAfter(run, db, data, present(await work(db, data)));
     // Answered 503 meanwhile (http.handler_timeout): throwing rolls the transaction back.
     assertInTime(run.request);
     return response;

@@ -8,7 +8,7 @@ import { badRequest, type FieldError } from '../errors.js';
 import { generic, type FieldSpec } from '../model.js';
 import { parseValue } from './query.js';
 import { linkKeys } from './serialize.js';
-import { unseenChange, type Rec, type RouteContext } from './route-context.js';
+import type { Rec, RouteContext } from './route-context.js';
 
 /** GET: the dict or list value. */
 export async function attribute(ctx: RouteContext, request: FastifyRequest): Promise<unknown> {
@@ -37,7 +37,8 @@ export async function mergeAttribute(
   const parent = await ctx.authorizedObject(request, 'update');
   ctx.policy.checkWritable(request, parentModel, [name], parent);
   reply.code(201);
-  return ctx.write(
+  let changed: Rec | undefined;
+  const answer = await ctx.write(
     request,
     'update',
     { [name]: body },
@@ -58,14 +59,13 @@ export async function mergeAttribute(
         include: linkKeys(parentModel),
       });
       await ctx.record(db, 'update', [updated]);
-      return { merged, updated };
+      changed = updated;
+      return merged;
     },
-    // As the attribute's GET would show it: to a caller who may change it but not read it, nothing.
-    async ({ merged, updated }) =>
-      !ctx.policy.restricts || ((await ctx.mayView(request, updated)) && mayRead(ctx, request, updated))
-        ? merged
-        : unseenChange(request, 201),
+    (merged) => merged,
   );
+  // As the attribute's GET would show it: to a caller who may change it but not read it, nothing.
+  return ctx.shownChange(request, reply, changed, answer, changed !== undefined && mayRead(ctx, request, changed));
 }
 
 /** Ramses' list merge: each key of the body is an item to add, or (`"-item"`) to remove. */

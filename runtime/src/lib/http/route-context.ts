@@ -342,16 +342,24 @@ export class RouteContext {
   }
 
   /**
-   * The response of a change: the object as its GET would show it, with `Location` and its ETag.
-   * A caller who may change an object but not view it (`update` without `view`, as a banned owner
-   * has) is told that it was done, and shown nothing of it (src/acl/unseen-writes.ts says where
-   * this can happen, for the OpenAPI document and the client). A creator sees what they made.
+   * The answer of a change, unless the caller may not view the object it left (`update` without
+   * `view`, as a banned owner has): then that it was done, with no ETag and nothing of the object
+   * (src/acl/unseen-writes.ts says where this can happen, for the OpenAPI document and the
+   * client). Decided after the after handlers, whatever they set on the answer. `readable`: the
+   * caller's privacy level reads what the answer shows (an attribute's field).
    */
-  presentChange(request: FastifyRequest, reply: FastifyReply, object: Rec): Rec | Promise<Rec> {
-    if (!this.policy.restricts) return this.present(request, reply, object);
-    return this.mayView(request, object).then((may) =>
-      may ? this.present(request, reply, object) : { ...unseenChange(request, reply.statusCode) },
-    );
+  async shownChange(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    object: Rec | undefined,
+    answer: unknown,
+    readable = true,
+  ): Promise<unknown> {
+    if (!this.policy.restricts || object === undefined || (readable && (await this.mayView(request, object))))
+      return answer;
+    reply.removeHeader('etag');
+    reply.removeHeader('location');
+    return statusBody(reply.statusCode, 'Updated (you may not read it)', requestUrl(request));
   }
 
   /** Whether the caller may view `object` of this route's model, as its GET would decide. */
@@ -405,9 +413,4 @@ export function movesLinks(ctx: RouteContext, body: Rec, action: 'create' | 'upd
 
 function isEventAction(action: Action): action is 'create' | 'update' | 'replace' | 'delete' {
   return action === 'create' || action === 'update' || action === 'replace' || action === 'delete';
-}
-
-/** What a caller who may change an object but not view it is answered. */
-export function unseenChange(request: FastifyRequest, status: number) {
-  return statusBody(status, 'Updated (you may not read it)', requestUrl(request));
 }

@@ -56,7 +56,8 @@ export async function update(
   const { object, key } = await target(ctx, request, action, body, 'update');
   ctx.policy.checkWritable(request, ctx.model, Object.keys(body), object);
   checkKeyUnchanged(ctx, body, key);
-  return ctx.write(
+  let changed: Rec | undefined;
+  const answer = await ctx.write(
     request,
     action,
     body,
@@ -84,11 +85,12 @@ export async function update(
       await ctx.hideRefusedEmbeds(request, [updated]);
       return updated;
     },
-    (updated) => ctx.presentChange(request, reply, updated),
+    (updated) => ctx.present(request, reply, (changed = updated)),
     // If-Match reads the object again under a row lock, and the objects a relationship would move
     // are read before the write: both take the transaction.
     !hasIfMatch(request) && !movesLinks(ctx, body, action),
   );
+  return ctx.shownChange(request, reply, changed, answer);
 }
 
 export async function deleteObject(ctx: RouteContext, request: FastifyRequest): Promise<unknown> {
