@@ -17,21 +17,18 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
 }
 
 /**
- * Type names the generated TypeScript gives its own things in the modules that also name every
- * model (src/db/index.ts, src/committed.ts, client/src/index.ts). A model of one of these names
- * would be declared twice there, and the project would not compile: each was found so, by
- * generating and compiling an API with a resource of that name.
+ * Type names the generated TypeScript gives its own things in modules that also name every model
+ * (client/src/index.ts, src/committed.ts, the repositories). A model of one of these names would be
+ * declared twice there, and the project would not compile: each was found so, by generating and
+ * compiling an API with a resource of that name. (src/db/index.ts and src/committed.ts import a
+ * model named as what they import from the runtime under another name: `Config`, `Promise`,
+ * `Database` or `ServiceEvent` compile.)
  */
 const TAKEN_TYPE_NAMES: ReadonlyMap<string, string> = new Map([
-  ['Promise', "TypeScript's Promise"],
   ['ReturnType', "TypeScript's ReturnType"],
   ['Exclude', "TypeScript's Exclude"],
-  ['Config', "the service's settings"],
-  ['Database', 'the database with every repository'],
-  ['Engine', 'the database engine'],
+  ['Engine', "the runtime's EngineRepository, as its repository type would be named"],
   ['EngineRepository', 'the repository every engine gives'],
-  ['ServiceDatabase', 'the database every engine gives'],
-  ['ServiceEvent', 'the events of the outbox'],
   ['CommittedEvent', 'the committed events'],
   ['Page', "the client's page of objects"],
   ['Sort', "the client's sort order"],

@@ -16,6 +16,9 @@ export function subscriberName(model: string): string {
   return `${camel(model)}Subscriber`;
 }
 
+/** What src/committed.ts imports from the runtime. */
+const RUNTIME_IMPORTS = new Set(['Subscribe', 'EventData', 'ServiceEvent']);
+
 /** The models with committed events, in the IR's order, with what their files need. */
 function committedModels(ir: ServiceIR) {
   return [...eventTypes(ir)]
@@ -23,6 +26,9 @@ function committedModels(ir: ServiceIR) {
     .filter(({ model }) => !model.internal)
     .map(({ model, verbs }) => {
       const names = modelNames(model);
+      // A model named as what committed.ts imports from the runtime is imported under another name.
+      const alias = RUNTIME_IMPORTS.has(model.name) ? `${model.name}Object` : null;
+      const type = alias ?? model.name;
       const left = [
         ...new Set([...model.hiddenFields, ...model.fields.filter((f) => isSecretField(model, f)).map((f) => f.name)]),
       ];
@@ -35,7 +41,8 @@ function committedModels(ir: ServiceIR) {
         types: verbs.map((verb) => quote(`${model.name}.${verb}`)).join(' | '),
         firstType: `${model.name}.${verbs[0]!}`,
         // The object as an admin reads it: no secrets, no hidden fields (lib/outbox/event.ts).
-        object: left.length ? `Omit<${model.name}, ${left.map(quote).join(' | ')}>` : model.name,
+        object: left.length ? `Omit<${type}, ${left.map(quote).join(' | ')}>` : type,
+        alias,
       };
     });
 }

@@ -1,0 +1,71 @@
+/**
+ * Models named as what the generated project imports from its runtime in the modules that name
+ * every model (src/db/index.ts, src/committed.ts) compile: those modules import such a model under
+ * another name. (Names that would still clash are SVC2077: test/diagnostics, the catalogue.)
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { raml, writeTree } from '../support/files.js';
+import { repoRoot } from '../support/paths.js';
+import { linkDependencies, tool } from '../support/project.js';
+
+const work = join(repoRoot, '.tmp', 'e2e-model-names');
+/** `/configs` is `Config`, …: each name clashed in the generated TypeScript once. */
+const RESOURCES = [
+  'configs',
+  'promises',
+  'databases',
+  'service-databases',
+  'service-events',
+  'event-data',
+  'subscribes',
+];
+
+const schema = JSON.stringify({
+  type: 'object',
+  properties: {
+    id: { _db_settings: { type: 'id_field', primary_key: true } },
+    title: { _db_settings: { type: 'string' } },
+  },
+});
+
+/** With auth and an x-ACL, as most APIs have them: every module of the project is generated. */
+function api(): string {
+  const resources = RESOURCES.map(
+    (name) =>
+      `/${name}:\n  securedBy: [acl]\n  get:\n  post:\n    body:\n      application/json:\n        schema: !include item.json\n  /{id}:\n    get:\n    patch:\n    delete:\n`,
+  );
+  return raml(`title: Names
+securitySchemes:
+  - ticket:
+      type: x-Ticket
+      settings:
+        secret: auth_tkt_secret
+  - acl:
+      type: x-ACL
+      settings:
+        collection: allow everyone all
+        item: allow everyone all
+securedBy: [ticket]
+${resources.join('')}`);
+}
+
+describe('models named as the runtime names its own types', () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    rmSync(work, { recursive: true, force: true });
+    const source = writeTree({ 'api.raml': api(), 'item.json': schema });
+    dir = join(work, 'project');
+    const generated = await runCli(['generate', join(source, 'api.raml'), '-o', dir], repoRoot);
+    expect(generated.code, generated.stderr).toBe(0);
+    await linkDependencies(dir);
+  }, 300_000);
+
+  it('compile, client and tests included', async () => {
+    const typecheck = await tool(dir, 'tsc', ['-p', 'tsconfig.json', '--noEmit']);
+    expect(typecheck.exitCode, typecheck.all).toBe(0);
+  }, 300_000);
+});
