@@ -679,7 +679,7 @@ export const codes = {
     severity: 'error',
     title: 'model name taken by the generated code',
     explanation:
-      "A model is named after its route (`/pages` is `Page`), and the generated TypeScript already gives that name to something else in a module that names every model: TypeScript's `ReturnType` or `Exclude`, the client's `Page`, `Sort`, `Filter` or `Key`, the committed events' `CommittedEvent`, or another model's `<Model>Create`, `<Model>Update`, `<Model>Where`…. The project would not compile.",
+      "A model is named after its route (`/pages` is `Page`), and the generated TypeScript already gives that name to something else in a module that names every model: TypeScript's `ReturnType` or `Exclude`, the runtime's `EngineRepository`, the committed events' `CommittedEvent`, or another model's `<Model>Create`, `<Model>Update`, `<Model>Where`…. The project would not compile.",
   },
 
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------

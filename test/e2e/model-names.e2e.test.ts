@@ -1,7 +1,8 @@
 /**
- * Models named as what the generated project imports from its runtime in the modules that name
- * every model (src/db/index.ts, src/committed.ts) compile: those modules import such a model under
- * another name. (Names that would still clash are SVC2077: test/diagnostics, the catalogue.)
+ * Models named as what the generated project takes from its runtime in the modules that name every
+ * model compile: src/db/index.ts and src/committed.ts import such a model under another name, and
+ * the client renames its own helpers (`Page_`, `Filter_`, `Key_`). (Names that would still clash
+ * are SVC2077: the diagnostics catalogue.)
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { linkDependencies, tool } from '../support/project.js';
 const work = join(repoRoot, '.tmp', 'e2e-model-names');
 /** `/configs` is `Config`, …: each name clashed in the generated TypeScript once. */
 const RESOURCES = [
+  // What src/db/index.ts and src/committed.ts import from the runtime.
   'configs',
   'promises',
   'databases',
@@ -21,6 +23,22 @@ const RESOURCES = [
   'service-events',
   'event-data',
   'subscribes',
+  // What the client's index takes from its generic modules, and its operator sets.
+  'pages',
+  'sorts',
+  'filters',
+  'selections',
+  'search-queries',
+  'list-queries',
+  'keys',
+  'https',
+  'fetches',
+  'api-errors',
+  'field-errors',
+  'status-bodies',
+  'on-comparables',
+  'on-lists',
+  'on-texts',
 ];
 
 const schema = JSON.stringify({

@@ -11,6 +11,7 @@ import { searchFields } from '../shared/search.js';
 import { camel, kebab, withArticle } from '../shared/names.js';
 import { clientTypeNames } from './types.js';
 import { changesUnseen } from '../../acl/unseen-writes.js';
+import { helperNames, type HelperNames } from './helper-names.js';
 
 /** One accessor: a factory `function <name>(http: Http, prefix: string)` returning its methods and children. */
 export interface AccessorView {
@@ -77,12 +78,13 @@ function accessors(ir: ServiceIR, reserved: readonly string[]): Accessors {
   const models = new Map(ir.models.map((m) => [m.name, m]));
   // Changes that a caller who may not read the object is answered with a status body.
   const unseen = new Set(ir.routes.filter((route) => changesUnseen(ir, route)));
+  const names = helperNames(ir);
   const factories: AccessorView[] = [];
   const access = new Map<Route, readonly AccessStep[]>();
   const visit = (node: Node, steps: readonly AccessStep[]): string => {
     const factory = `${camel(node.statics.join('-')) || 'root'}Resource`;
     for (const route of node.routes) access.set(route, steps);
-    factories.push(accessorView(node, factory, { models, unseen }, steps, visit));
+    factories.push(accessorView(node, factory, { models, unseen, names }, steps, visit));
     return factory;
   };
   const taken = new Set(reserved);
@@ -140,6 +142,8 @@ interface Known {
   readonly models: ReadonlyMap<string, Model>;
   /** Routes whose changes may be answered with a status body (`changesUnseen`). */
   readonly unseen: ReadonlySet<Route>;
+  /** What index.ts calls the client's helpers (a model may have taken a name). */
+  readonly names: HelperNames;
 }
 
 function accessorView(
@@ -159,7 +163,7 @@ function accessorView(
     return {
       name,
       doc: commentText(`${child.routes.map((r) => r.ramlPath).join(', ')}, below one item.`),
-      params: `${param}: Key`,
+      params: `${param}: ${known.names('Key')}`,
       body: `${visit(child, [...steps, { name, param: parentParam }])}(http, \`\${path}\${keySegment(${param})}\`)`,
     };
   });
@@ -173,7 +177,7 @@ function accessorView(
 
 const has = (route: Route, action: Action) => route.operations.some((o) => o.action === action);
 
-function routeMembers(route: Route, { models, unseen }: Known): MemberView[] {
+function routeMembers(route: Route, { models, unseen, names }: Known): MemberView[] {
   const model = models.get(route.model)!;
   // What a change answers: the object, or a status body to a caller who may not read it.
   const changed: Changed = unseen.has(route)
@@ -181,19 +185,19 @@ function routeMembers(route: Route, { models, unseen }: Known): MemberView[] {
     : { type: (type) => type, note: '' };
   switch (route.kind) {
     case 'collection':
-      return collectionMembers(route, model);
+      return collectionMembers(route, model, names);
     case 'item':
-      return oneMembers(route, model, keyParameter(route.itemParam!), changed);
+      return oneMembers(route, model, keyParameter(route.itemParam!), changed, names);
     case 'singular':
-      return oneMembers(route, model, undefined, changed);
+      return oneMembers(route, model, undefined, changed, names);
     case 'attribute':
       return attributeMembers(route, models.get(route.parent!.model) ?? model, changed);
   }
 }
 
-function collectionMembers(route: Route, model: Model): MemberView[] {
+function collectionMembers(route: Route, model: Model, names: HelperNames): MemberView[] {
   const t = clientTypeNames(model);
-  const query = `ListQuery<${t.where}, ${t.field}>`;
+  const query = `${names('ListQuery')}<${t.where}, ${t.field}>`;
   const members: MemberView[] = [];
   if (has(route, 'index')) {
     members.push(
@@ -212,7 +216,7 @@ function collectionMembers(route: Route, model: Model): MemberView[] {
       member(
         'count',
         'How many objects the filters select.',
-        `selection?: Selection<${t.where}>`,
+        `selection?: ${names('Selection')}<${t.where}>`,
         'op.count(http, path, selection)',
       ),
     );
@@ -224,7 +228,7 @@ function collectionMembers(route: Route, model: Model): MemberView[] {
           `Full-text search in ${searchFields(model)
             .map((f) => f.name)
             .join(', ')}, best matches first.`,
-          `text: string, query?: SearchQuery<${t.where}, ${t.field}, ${searched.join(' | ')}>`,
+          `text: string, query?: ${names('SearchQuery')}<${t.where}, ${t.field}, ${searched.join(' | ')}>`,
           `op.search<${t.item}>(http, path, text, query)`,
         ),
       );
@@ -261,9 +265,15 @@ function collectionMembers(route: Route, model: Model): MemberView[] {
 }
 
 /** The methods of one object: an item (by its key) or a singular route's object. */
-function oneMembers(route: Route, model: Model, key: string | undefined, changed: Changed): MemberView[] {
+function oneMembers(
+  route: Route,
+  model: Model,
+  key: string | undefined,
+  changed: Changed,
+  names: HelperNames,
+): MemberView[] {
   const t = clientTypeNames(model);
-  const keyParam = key ? `${key}: Key, ` : '';
+  const keyParam = key ? `${key}: ${names('Key')}, ` : '';
   const url = key ? `path + keySegment(${key})` : 'path';
   const members: MemberView[] = [];
   if (has(route, 'show'))

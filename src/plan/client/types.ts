@@ -12,6 +12,7 @@ import { shownObjectSchema } from '../openapi/schemas.js';
 import { isSecretField, type FieldTypes } from '../shared/field-types.js';
 import { literal } from '../shared/literal.js';
 import { interfaceSource } from '../shared/ts-types.js';
+import type { HelperNames } from './helper-names.js';
 
 type Schema = Readonly<Record<string, unknown>>;
 
@@ -35,7 +36,12 @@ export function clientTypeNames(model: Pick<Model, 'name'>) {
 }
 
 /** The declarations of a model's answer, bodies and `where`, as source text. */
-export async function modelTypes(model: Model, types: FieldTypes, sets: OperatorSets): Promise<string> {
+export async function modelTypes(
+  model: Model,
+  types: FieldTypes,
+  sets: OperatorSets,
+  helpers: HelperNames,
+): Promise<string> {
   const names = clientTypeNames(model);
   const answer = shownObjectSchema(types, model, (target) => ({ tsType: clientTypeNames({ name: target }).item }));
   const [, create, update] = typeDeclarations(model, types);
@@ -49,7 +55,7 @@ export async function modelTypes(model: Model, types: FieldTypes, sets: Operator
   return [
     ...declarations,
     `/** A field of ${model.name} to sort by or ask for. */\nexport type ${names.field} = Exclude<keyof ${names.item}, '_type' | '_pk' | '_self'> & string;`,
-    whereType(model, types, sets),
+    whereType(model, types, sets, helpers),
   ].join('\n\n');
 }
 
@@ -63,12 +69,12 @@ async function declare(declaration: TypeDeclaration): Promise<string> {
 }
 
 /** `interface StoryWhere { title?: Filter<string, OnText>; … }`: the fields a query may filter on. */
-function whereType(model: Model, types: FieldTypes, sets: OperatorSets): string {
+function whereType(model: Model, types: FieldTypes, sets: OperatorSets, names: HelperNames): string {
   const lines = model.fields
     .filter((f) => !isSecretField(model, f))
     .map(
       (f) =>
-        `readonly ${propertyName(f.name)}?: Filter<${valueType(model, f, types)}, ${sets.use(types.filtered(model, f))}>;`,
+        `readonly ${propertyName(f.name)}?: ${names('Filter')}<${valueType(model, f, types)}, ${sets.use(types.filtered(model, f))}>;`,
     );
   const doc = `/** Conditions on ${model.name} objects: a field's value (or values: any of them), or its operators. */`;
   return `${doc}\nexport interface ${clientTypeNames(model).where} {\n${lines.join('\n')}\n}`;
@@ -116,10 +122,12 @@ const WHAT = {
 export class OperatorSets {
   readonly #used = new Map<string, OperatorSet>();
 
+  constructor(readonly names: HelperNames) {}
+
   /** The name of the set for a field, declared on first use. */
   use(field: FilteredField): string {
     // A list's or a to-many relationship's operators ask which values it holds, whatever their kind.
-    const name = field.many ? 'OnList' : `On${KIND_NAMES[field.kind]}`;
+    const name = this.names(field.many ? 'OnList' : `On${KIND_NAMES[field.kind]}`);
     if (!this.#used.has(name)) {
       const operators = Object.fromEntries(operatorsFor(field).map((op) => [op.suffix, op.takes]));
       const what = field.many ? 'a list or a to-many relationship' : WHAT[field.kind];

@@ -7,14 +7,26 @@ import type { FieldTypes } from '../shared/field-types.js';
 import { commentText } from '../shared/literal.js';
 import { pascal } from '../shared/names.js';
 import { clientAccessors, type AccessorView } from './accessors.js';
+import { helperNames, importName, type ClientHelper, type HelperNames } from './helper-names.js';
 import { clientTypeNames, modelTypes, OperatorSets, type OperatorSet } from './types.js';
 
 export interface ClientView {
   readonly title: string;
   readonly clientType: string;
-  /** What index.ts takes from the client's generic modules: only what it uses. */
+  /** What index.ts takes from the client's generic modules: only what it uses (helper-names.ts names it). */
   readonly queryImports: string;
   readonly resourceImports: string;
+  readonly httpImports: string;
+  /** What index.ts re-exports of them, each module's list. */
+  readonly exports: {
+    readonly auth: string;
+    readonly http: string;
+    readonly query: string;
+    readonly resources: string;
+  };
+  /** `Http` and `ClientOptions` as index.ts names them. */
+  readonly http: string;
+  readonly clientOptions: string;
   readonly operatorSets: readonly OperatorSet[];
   readonly types: string;
   readonly top: readonly { readonly name: string; readonly factory: string }[];
@@ -30,18 +42,41 @@ export interface AuthView {
 }
 
 export async function clientView(ir: ServiceIR, types: FieldTypes): Promise<ClientView> {
-  const sets = new OperatorSets();
+  const names = helperNames(ir);
+  const sets = new OperatorSets(names);
   const models = ir.models.filter((m) => !m.internal);
   const declarations = [];
-  for (const model of models) declarations.push(await modelTypes(model, types, sets));
+  for (const model of models) declarations.push(await modelTypes(model, types, sets, names));
   const user = ir.auth ? clientTypeNames({ name: ir.auth.userModel }) : undefined;
   const tree = clientAccessors(ir);
   const code = [...declarations, ...tree.factories.flatMap((f) => f.members.map((m) => `${m.params} ${m.body}`))];
   return {
     title: commentText(ir.title),
     clientType: `${pascal(ir.name)}Client`,
-    queryImports: used(code, ['Filter', 'ListQuery', 'SearchQuery', 'Selection']),
-    resourceImports: used(code, ['keySegment', 'type Key', 'type ReadOptions', 'type WriteOptions']),
+    queryImports: used(code, names, ['Filter', 'ListQuery', 'SearchQuery', 'Selection']),
+    resourceImports: [
+      /\bkeySegment\b/.test(code.join('\n')) ? 'keySegment' : '',
+      used(code, names, ['Key', 'ReadOptions', 'WriteOptions'], true),
+    ]
+      .filter(Boolean)
+      .join(', '),
+    httpImports: [importName(names, 'Http'), importName(names, 'ClientOptions', true)].join(', '),
+    exports: {
+      auth: importName(names, 'Credentials'),
+      http: [
+        importName(names, 'ApiError'),
+        ...(['ClientOptions', 'Fetch', 'FieldError', 'StatusBody'] as const).map((n) => importName(names, n, true)),
+      ].join(', '),
+      query: (['ListQuery', 'SearchQuery', 'Selection', 'Sort'] as const).map((n) => importName(names, n)).join(', '),
+      resources: [
+        'cursorOf',
+        'etagOf',
+        'locationOf',
+        ...(['Key', 'Page', 'ReadOptions', 'WriteOptions'] as const).map((n) => importName(names, n, true)),
+      ].join(', '),
+    },
+    http: names('Http'),
+    clientOptions: names('ClientOptions'),
     operatorSets: sets.declared(),
     types: declarations.join('\n\n'),
     top: tree.top,
@@ -53,10 +88,13 @@ export async function clientView(ir: ServiceIR, types: FieldTypes): Promise<Clie
   };
 }
 
-/** The names of `names` that `code` uses, for an import list. */
-function used(code: readonly string[], names: readonly string[]): string {
+/** The helpers of `wanted` that `code` uses (by the name index.ts gives them), for an import list. */
+function used(code: readonly string[], names: HelperNames, wanted: readonly ClientHelper[], typeOnly = false): string {
   const text = code.join('\n');
-  return names.filter((name) => new RegExp(`\\b${name.replace(/^type /, '')}\\b`).test(text)).join(', ');
+  return wanted
+    .filter((name) => new RegExp(`(?<![\\w$])${names(name)}(?![\\w$])`).test(text))
+    .map((name) => importName(names, name, typeOnly))
+    .join(', ');
 }
 
 /** client/package.json: its own small package, no dependencies but the platform's fetch. */
