@@ -1,7 +1,7 @@
 /**
  * Whether a change of one object may be made by a caller who may not view it. The service then
- * answers that the change was made and shows nothing of the object (lib/http/route-context.ts
- * `presentChange`), so the OpenAPI document and the typed client say that the answer may be a
+ * answers that the change was made and shows nothing of the object (runtime/src/lib/http/route-context.ts
+ * `shownChange`), so the OpenAPI document and the typed client say that the answer may be a
  * status body instead.
  *
  * With auth on, each permission is decided by the first line that names it and matches the caller

@@ -335,16 +335,13 @@ function checkTypeRules(ctx: FieldContext, draft: FieldDraft, settings: YMap): v
     ['default', f.default],
     ['onupdate', f.onUpdate],
   ] as const) {
-    const problem = source?.kind === 'literal' ? literalProblem(f, source.value) : undefined;
+    if (source?.kind !== 'literal') continue;
+    const problem = literalProblem(f, source.value);
     if (problem)
-      ctx.diagnostics.report(
-        'SVC2076',
-        `the ${key} ${JSON.stringify(source!.kind === 'literal' ? source!.value : null)} of "${f.name}" ${problem}`,
-        {
-          span: settings.entries.find((e) => e.key.text === key)?.value.span ?? at(key),
-          hint: 'give a value the field accepts from a client, or none (null)',
-        },
-      );
+      ctx.diagnostics.report('SVC2076', `the ${key} ${JSON.stringify(source.value)} of "${f.name}" ${problem}`, {
+        span: settings.entries.find((e) => e.key.text === key)?.value.span ?? at(key),
+        hint: 'give a value the field accepts from a client, or none (null)',
+      });
   }
   if (f.type === 'choice' && !f.choices?.length) {
     ctx.diagnostics.report('SVC2008', `choice field "${f.name}" needs "choices"`, {
