@@ -24,6 +24,16 @@ export interface ServiceIR {
 
 // --- models -------------------------------------------------------------------------------------
 
+/** Ranges of the integer column types (PostgreSQL's integer, smallint; bigint limited to what JSON numbers hold exactly). */
+const INT32 = [-2147483648, 2147483647] as const;
+export const INTEGER_RANGE = {
+  integer: INT32,
+  id_field: INT32,
+  interval: INT32,
+  small_integer: [-32768, 32767],
+  big_integer: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+} as const;
+
 /** The field types `_db_settings.type` names: every one the runtime knows (lib/model.ts), checked by the compiler. */
 export const FIELD_TYPES = everyMember<FieldType>()([
   'string',

@@ -6,17 +6,17 @@
  */
 import { isBase64 } from '../../../runtime/src/lib/http/patterns.js';
 import { parseDate, parseDatetime, parseTime } from '../../../runtime/src/lib/values.js';
-import type { Field, FieldType, Literal } from '../types.js';
+import { INTEGER_RANGE, type Field, type FieldType, type Literal } from '../types.js';
 
 type Checked = Pick<Field, 'type' | 'minLength' | 'maxLength' | 'minValue' | 'maxValue' | 'choices' | 'itemType'>;
 
-/** Whole numbers each integer type holds (bigint: what a JSON number holds exactly). */
-const WHOLE: Partial<Record<FieldType, readonly [number, number]>> = {
-  integer: [-2147483648, 2147483647],
-  small_integer: [-32768, 32767],
-  big_integer: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
-  interval: [0, 2147483647],
-};
+/** The whole numbers a value of an integer type may be: its column's, and no negative seconds (as its JSON schema). */
+function wholeRange(type: FieldType): readonly [number, number] | undefined {
+  // An id_field's value is the database's to give: its defaults are not looked at.
+  if (type === 'id_field' || !(type in INTEGER_RANGE)) return undefined;
+  const [low, high] = INTEGER_RANGE[type as keyof typeof INTEGER_RANGE];
+  return [type === 'interval' ? 0 : low, high];
+}
 
 const TEXT: ReadonlySet<FieldType> = new Set(['string', 'text', 'unicode', 'unicode_text']);
 
@@ -34,7 +34,7 @@ export function literalProblem(field: Checked, value: Literal): string | undefin
   }
   if (field.choices && !field.choices.some((c) => c === value))
     return `is not one of its choices (${field.choices.map((c) => JSON.stringify(c)).join(', ')})`;
-  const whole = WHOLE[field.type];
+  const whole = wholeRange(field.type);
   if (whole) {
     if (typeof value !== 'number' || !Number.isInteger(value)) return 'is not a whole number';
     if (value < whole[0] || value > whole[1])

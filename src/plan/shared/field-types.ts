@@ -4,7 +4,7 @@
  */
 import type { Storage } from '../../../runtime/src/lib/model.js';
 import type { FilteredField } from '../../../runtime/src/lib/query-operators.js';
-import type { Field, FieldType, Literal, Model, ServiceIR } from '../../ir/types.js';
+import { INTEGER_RANGE, type Field, type FieldType, type Literal, type Model, type ServiceIR } from '../../ir/types.js';
 
 /** How the runtime keeps a value in the databases (lib/model.ts, lib/values.ts). */
 export type { Storage };
@@ -260,16 +260,6 @@ export class FieldTypes {
 export function isSecretField(model: Model, field: Field): boolean {
   return model.isAuthModel && field.name === 'password';
 }
-
-/** Ranges of the integer column types (PostgreSQL's integer, smallint; bigint limited to what JSON numbers hold exactly). */
-const INT32 = [-2147483648, 2147483647] as const;
-const INTEGER_RANGE = {
-  integer: INT32,
-  id_field: INT32,
-  interval: INT32,
-  small_integer: [-32768, 32767],
-  big_integer: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
-} as const;
 
 /** numeric(p, s) with only a scale given. */
 const DEFAULT_PRECISION = 38;
