@@ -136,23 +136,6 @@ export async function linkTarget(
   return oneToOne && !(await policy.may(request, 'update', route, onItem)) ? 'unchangeable' : null;
 }
 
-/**
- * Whether the caller may view the object `key` of `model`, as its GET would decide (read, with its
- * links as keys, only when the decision depends on it). False when nothing has that key.
- */
-export async function viewable(
-  policy: Policy,
-  request: FastifyRequest,
-  db: ServiceDatabase,
-  model: Model,
-  key: unknown,
-): Promise<boolean> {
-  const route = modelRoute(model);
-  const byObject = route.kind === 'item' && policy.needsObject(route);
-  const object = byObject ? await loadOne(db, model, key) : {};
-  return object !== null && policy.may(request, 'view', route, route.kind === 'item' ? object : undefined);
-}
-
 /** The keys a link kept in the written object's row points at after the write and did not before. */
 function gainedKeys(db: ServiceDatabase, write: LinkWrite, relation: RelationSpec): unknown[] {
   const target = db.models.get(relation.target)!;

@@ -10,13 +10,21 @@ import { hasHandlers, inTransaction, withEvents, type Action, type EventRun } fr
 import { assertInTime } from './deadline.js';
 import { generic, type AnyModel, type Model } from '../model.js';
 import type { EngineRepository, RecordedWrites, ServiceDatabase } from '../database.js';
-import type { Where } from '../repository.js';
+import type { Include, Where } from '../repository.js';
 import { modelRoute, type Permission, type Policy } from './policy.js';
 import type { Services } from './services.js';
 import { checkIfMatch, etagOf, hasIfMatch } from './etag.js';
 import { hideRefusedEmbeds } from './embedded.js';
-import { checkRelinks, linkTarget, relinkRefusal, viewable, type LinkWrite } from './relinks.js';
-import { includeFor, requestOrigin, requestUrl, serialize, withLinkKeys, type Serializer } from './serialize.js';
+import { checkRelinks, linkTarget, relinkRefusal, type LinkWrite } from './relinks.js';
+import {
+  includeFor,
+  linkKeys,
+  requestOrigin,
+  requestUrl,
+  serialize,
+  withLinkKeys,
+  type Serializer,
+} from './serialize.js';
 import { newEvent } from '../outbox/event.js';
 import type { EventAction } from '../outbox/types.js';
 
@@ -268,20 +276,29 @@ export class RouteContext {
    */
   async parentKey(db: ServiceDatabase, request: FastifyRequest): Promise<unknown> {
     const model = generic(this.route.parent!.model);
-    const key = (await this.parent(db, request))[model.primaryKey];
-    if (this.policy.restricts && !(await viewable(this.policy, request, db, model, key)))
+    if (!this.policy.restricts) return (await this.parent(db, request))[model.primaryKey];
+    // Read once, with its links as keys when the decision depends on it (its principals see them).
+    const route = modelRoute(model);
+    const onItem = route.kind === 'item';
+    const parent = await this.parent(
+      db,
+      request,
+      onItem && this.policy.needsObject(route) ? linkKeys(model) : undefined,
+    );
+    if (!(await this.policy.may(request, 'view', route, onItem ? parent : undefined)))
       throw notFound(`${this.parentNamed(request)} not found`);
-    return key;
+    return parent[model.primaryKey];
   }
 
-  async parent(db: ServiceDatabase, request: FastifyRequest): Promise<Rec> {
+  /** The parent item the URL names (404 if there is none); `include`: what of its relationships to read. */
+  async parent(db: ServiceDatabase, request: FastifyRequest, include?: Include<Rec>): Promise<Rec> {
     const parent = this.route.parent!;
     const key = this.policy.itemKey(request, generic(parent.model), (request.params as Rec)[parent.param]);
     const repository = db.repository(parent.model.name);
     const found =
       repository.keyValue(key) === undefined
         ? null
-        : await repository.findUnique({ where: { [parent.model.primaryKey]: key } });
+        : await repository.findUnique({ where: { [parent.model.primaryKey]: key }, ...(include ? { include } : {}) });
     if (!found) throw notFound(`${parent.model.name} ${String(key)} not found`);
     return found;
   }
@@ -362,11 +379,9 @@ export class RouteContext {
     return statusBody(reply.statusCode, 'Updated (you may not read it)', requestUrl(request));
   }
 
-  /** Whether the caller may view `object` of this route's model, as its GET would decide. */
+  /** Whether the caller may view `object`, as this route's GET would decide (an item's, a singular's, an attribute's parent). */
   mayView(request: FastifyRequest, object: Rec): Promise<boolean> {
-    // A new object's GET is its item route's (`_self`); an item's, a singular's, this route's.
-    const route = this.route.kind === 'collection' ? modelRoute(this.model) : this.route;
-    return this.policy.may(request, 'view', route, this.asTyped(object));
+    return this.policy.may(request, 'view', this.route, this.asTyped(object));
   }
 
   /**
