@@ -26,7 +26,16 @@ afterEach(async () => {
 /** A service whose `/wait/:ms` answers after `ms` milliseconds, under the handler deadline. */
 async function service(): Promise<FastifyInstance> {
   app = Fastify();
-  handlerDeadline(app, TIMEOUT_MS);
+  // As lib/http/app.ts calls it, from its own hooks.
+  const deadline = handlerDeadline(app, TIMEOUT_MS);
+  app.addHook('onRequest', (_request, reply, done) => {
+    deadline.arrived(reply);
+    done();
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    deadline.answered(reply);
+    done(null, payload);
+  });
   app.get<{ Params: { ms: string } }>('/wait/:ms', async (request) => {
     await sleep(Number(request.params.ms));
     return { waited: Number(request.params.ms) };

@@ -12,7 +12,7 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
-import { badRequest, notFound, statusBody } from '../errors.js';
+import { badRequest, type HttpError, notFound, statusBody } from '../errors.js';
 import type { HttpTimeouts, TrustProxy } from '../config.js';
 import { isHost, requestUrl } from './serialize.js';
 import { handlerDeadline } from './deadline.js';
@@ -63,7 +63,7 @@ export function createApp(options: AppOptions): FastifyInstance {
     keepAliveTimeout: options.timeouts.keepAlive,
     trustProxy: fastifyTrustProxy(options.trustProxy),
     http: {
-      // A missing Host is refused by the preValidation hook below, in the service's error shape.
+      // A missing Host is refused by the onRequest hook below, in the service's error shape.
       requireHostHeader: false,
       headersTimeout: options.timeouts.request,
       connectionsCheckingInterval: Math.min(1000, options.timeouts.request),
@@ -107,16 +107,28 @@ export function createApp(options: AppOptions): FastifyInstance {
   app.addContentTypeParser(/^application\/[\w.+-]*\+json$/, { parseAs: 'string' }, parseJson);
   // Null until authentication says who calls, and always with auth off: handlers may read it either way.
   app.decorateRequest('user', null);
-  handlerDeadline(app, options.timeouts.handler);
-  if (options.trustProxy === false) warnOfUntrustedProxy(app);
+  // One hook of each kind for every concern of the runtime's, and each takes a callback, not a
+  // promise: every hook is a step of every request (six hooks were ~8 % of a GET of one item in
+  // process; bench/RESULTS.md).
+  const deadline = handlerDeadline(app, options.timeouts.handler);
+  const proxyWarning = options.trustProxy === false ? untrustedProxyWarning() : undefined;
+  app.addHook('onRequest', (request, reply, done) => {
+    deadline.arrived(reply);
+    proxyWarning?.(request);
+    // What no route takes is refused before any route's hooks; a body's own shape is refused as it
+    // is parsed (parseJson).
+    const refused = refusal(request);
+    if (refused) done(refused);
+    else done();
+  });
   // While shutting down, responses close their connection: a kept-alive connection would hold the
   // server open long after the last request.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
-  // Hooks on every request take a callback, not a promise: one promise less per hook and request.
   app.addHook('onSend', (_request, reply, payload, done) => {
+    deadline.answered(reply);
     reply.header('x-content-type-options', 'nosniff');
     // Answers depend on who asks (ACLs, field privacy) and change with every write: no cache keeps
     // them unless a route says otherwise (the OpenAPI document, the docs page's assets).
@@ -124,47 +136,40 @@ export function createApp(options: AppOptions): FastifyInstance {
     if (closing) reply.header('connection', 'close');
     done(null, payload);
   });
-  app.addHook('preValidation', (request, _reply, done) => {
-    // A Host that is no host name would become part of `_self` and `Location`; none at all is
-    // HTTP/1.1's own 400 (Node's, answered here so that it has the error shape).
-    const host = request.host as string | undefined;
-    if (host === undefined || host === '' ? request.raw.httpVersion !== '1.0' : !isHost(host)) {
-      done(
-        badRequest('the Host header is not a host name (with an optional :port)', [
-          { field: 'Host', message: 'invalid' },
-        ]),
-      );
-      return;
-    }
-    // `/posts/` reaches `/posts/:id` with an empty key; like any URL that names nothing, a 404
-    // that says so (Ramses answered trailing slashes 404 too).
-    if (Object.values(request.params as Record<string, string>).includes('')) {
-      done(notFound(notAResource(request.url)));
-      return;
-    }
-    // U+0000 (which PostgreSQL cannot store) and absurd nesting are a 400 on every engine, not a 500.
-    const problem = requestShapeProblem({ body: request.body, query: request.query, path: request.params });
-    if (problem) done(problem);
-    else done();
-  });
   return app;
+}
+
+/** Why no route may serve `request`, whatever its body: its Host, an empty path parameter, its query's shape. */
+function refusal(request: FastifyRequest): HttpError | null {
+  // A Host that is no host name would become part of `_self` and `Location`; none at all is
+  // HTTP/1.1's own 400 (Node's, answered here so that it has the error shape).
+  const host = request.host as string | undefined;
+  if (host === undefined || host === '' ? request.raw.httpVersion !== '1.0' : !isHost(host)) {
+    return badRequest('the Host header is not a host name (with an optional :port)', [
+      { field: 'Host', message: 'invalid' },
+    ]);
+  }
+  // `/posts/` reaches `/posts/:id` with an empty key; like any URL that names nothing, a 404
+  // that says so (Ramses answered trailing slashes 404 too).
+  if (Object.values(request.params as Record<string, string>).includes('')) return notFound(notAResource(request.url));
+  // U+0000 (which PostgreSQL cannot store) and absurd nesting are a 400 on every engine, not a 500.
+  return requestShapeProblem({ query: request.query, path: request.params });
 }
 
 /**
  * Requests that come through a proxy the service does not trust all have the proxy's address: the
  * rate limits and the login brake then count every client as one. Said once, in the log.
  */
-function warnOfUntrustedProxy(app: FastifyInstance): void {
+function untrustedProxyWarning(): (request: FastifyRequest) => void {
   let warned = false;
-  app.addHook('onRequest', (request, _reply, done) => {
+  return (request) => {
     if (!warned && request.headers['x-forwarded-for'] !== undefined) {
       warned = true;
       request.log.warn(
         'requests come through a proxy (X-Forwarded-For) but http.trust_proxy is off: the rate limits and the login brake count every client as the proxy; set http.trust_proxy to the proxy (see README.md)',
       );
     }
-    done();
-  });
+  };
 }
 
 /** `n` proxies in front: the `n` nearest hops are believed (Fastify's types take no number). */
@@ -207,7 +212,7 @@ function parseJson(
         { field: poisoned, message: 'is not allowed' },
       ]),
     );
-  else done(null, value);
+  else done(requestShapeProblem({ body: value }), value);
 }
 
 /** Methods whose requests need no body. */

@@ -56,15 +56,26 @@ class InFlight {
   }
 }
 
+/** What the app's own hooks call (app.ts): one hook of each kind serves every concern of a request. */
+export interface RequestDeadline {
+  /** In an onRequest hook: the request's time starts. */
+  arrived(reply: FastifyReply): void;
+  /** In an onSend hook: the request is answered (or being answered 503 by the sweep itself). */
+  answered(reply: FastifyReply): void;
+}
+
 /**
  * One sweep over the requests in flight every tenth of the timeout (at most a second), instead of
  * a timer and a `close` listener per request: those were ~3 % of the CPU of a GET of one item
  * (bench/RESULTS.md). A request times out between `ms` and `ms` plus one sweep. An answered
- * request leaves the replies in flight at once (onResponse): kept until the next sweep, a
+ * request leaves the replies in flight at once (`answered`): kept until the next sweep, a
  * second's worth of replies outlived the young generation, and the collector's work cost a GET of
- * one item ~9 %.
+ * one item ~9 %. A request whose client went away before its answer leaves at the next sweep.
+ *
+ * It registers no hook per request itself: each hook is a step of every request, and app.ts's
+ * hooks call `arrived` and `answered` beside their other work.
  */
-export function handlerDeadline(app: FastifyInstance, ms: number): void {
+export function handlerDeadline(app: FastifyInstance, ms: number): RequestDeadline {
   const inFlight = new InFlight();
   app.decorateReply(SLOT, -1);
   const period = Math.min(1000, Math.max(1, Math.floor(ms / 10)));
@@ -85,19 +96,17 @@ export function handlerDeadline(app: FastifyInstance, ms: number): void {
       sweeper = undefined;
     }
   };
-  app.addHook('onRequest', (_request, reply, done) => {
-    inFlight.add(reply, performance.now());
-    sweeper ??= setInterval(sweep, period).unref();
-    done();
-  });
-  app.addHook('onResponse', (_request, reply, done) => {
-    inFlight.remove(reply);
-    done();
-  });
   app.addHook('onClose', (_app, done) => {
     clearInterval(sweeper);
     done();
   });
+  return {
+    arrived(reply) {
+      inFlight.add(reply, performance.now());
+      sweeper ??= setInterval(sweep, period).unref();
+    },
+    answered: (reply) => inFlight.remove(reply),
+  };
 }
 
 /** Throws (undoing the transaction) once the request has been answered 503 for taking too long. */

@@ -10,7 +10,7 @@
  * The delivery loop starts when the app is ready and stops when it closes; every write this
  * process answers wakes it (and the feed), so deliveries start within milliseconds.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onResponseHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import type { FeedLimits } from '../config.js';
 import type { ServiceDatabase } from '../database.js';
@@ -18,7 +18,7 @@ import { badRequest, notFound } from '../errors.js';
 import { changeFeed, FeedHub } from '../feed/feed.js';
 import { Dispatcher, webhookTargets, type Target } from '../webhooks/dispatcher.js';
 import type { Delivery, DeliveryStatus, WebhookSettings } from '../webhooks/types.js';
-import { completeRoute } from './routing.js';
+import { completeRoute, hooksOf, methodsOf } from './routing.js';
 import { requestOrigin } from './serialize.js';
 
 export interface OutboxOptions {
@@ -48,13 +48,19 @@ export const outbox = fp<OutboxOptions>(
       done();
     });
     app.addHook('onClose', () => dispatcher.stop());
-    // A write answered: its events are committed (or it wrote none): deliver them now.
-    app.addHook('onResponse', (request, _reply, done) => {
+    // A write answered: its events are committed (or it wrote none): deliver them now. A hook of
+    // the routes that write, made after this plugin (all of the API's but auth's, whose events the
+    // loop finds on its next look): reads run no hook for it.
+    const written: onResponseHookHandler = (request, _reply, done) => {
       if (WRITES.has(request.method)) {
         dispatcher.committed();
         hub.wake();
       }
       done();
+    };
+    app.addHook('onRoute', (route) => {
+      if (methodsOf(route).some((method) => WRITES.has(method)))
+        route.onResponse = [...hooksOf(route.onResponse), written];
     });
     changeFeed(app, hub);
     operatorRoutes(app, db, settings, local, () => dispatcher.wake());

@@ -5,10 +5,11 @@
  * instances behind a balancer a client gets up to N times the limit.
  */
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import type { RateLimits } from '../config.js';
 import { HttpError } from '../errors.js';
+import { hooksOf, methodsOf } from './routing.js';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Client addresses remembered per limit; the oldest are forgotten first. */
@@ -59,13 +60,4 @@ function counting(limit: Limiter | null, counts: (request: FastifyRequest) => bo
     if (counts(request)) limit(request, reply).then(() => done(), done);
     else done();
   };
-}
-
-/** Fastify's shorthand routes have one method; `route()` may list several. */
-function methodsOf(route: RouteOptions): readonly string[] {
-  return Array.isArray(route.method) ? route.method : [route.method];
-}
-
-function hooksOf<H>(hooks: H | H[] | undefined): H[] {
-  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 }

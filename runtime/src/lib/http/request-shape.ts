@@ -16,8 +16,8 @@ interface Node {
   readonly depth: number;
 }
 
-/** The 400 for the first problem found in the request's body, query or path parameters, or null. */
-export function requestShapeProblem(parts: { body: unknown; query: unknown; path: unknown }): HttpError | null {
+/** The 400 for the first problem found in the parts of a request given (its body, query or path parameters), or null. */
+export function requestShapeProblem(parts: { body?: unknown; query?: unknown; path?: unknown }): HttpError | null {
   // Nearly every request is clean: said by a walk that allocates nothing; only a problem is looked
   // for again, with the bookkeeping that names where it is.
   if (isClean(parts.body, 0) && isClean(parts.query, 0) && isClean(parts.path, 0)) return null;

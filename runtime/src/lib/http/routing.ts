@@ -4,7 +4,7 @@
  * too; OPTIONS, when listed, answers 200 with `Allow`. CORS preflight requests never get here:
  * lib/http/cors.ts answers them first.
  */
-import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify';
+import type { FastifyInstance, FastifyRequest, HTTPMethods, RouteOptions } from 'fastify';
 import { HttpError } from '../errors.js';
 
 /** The methods Fastify routes: the ones the RAML may list, and TRACE and QUERY, which it never does. */
@@ -24,6 +24,16 @@ const knownPaths = new WeakMap<object, KnownPath[]>();
 export function knownPath(app: FastifyInstance, url: string): KnownPath | undefined {
   const path = url.split('?')[0]!;
   return knownPaths.get(app.server)?.find((known) => known.pattern.test(path));
+}
+
+/** Fastify's shorthand routes have one method; `route()` may list several (onRoute hooks). */
+export function methodsOf(route: RouteOptions): readonly string[] {
+  return Array.isArray(route.method) ? route.method : [route.method];
+}
+
+/** A route's hooks of one kind as a list, to add one to (onRoute hooks). */
+export function hooksOf<H>(hooks: H | H[] | undefined): H[] {
+  return hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 }
 
 /** `/stories/:id` as the RAML writes it, for messages: `/stories/{id}`. */
