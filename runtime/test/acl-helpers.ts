@@ -127,6 +127,7 @@ export async function startAclService(): Promise<AclService> {
         url = url.replace(`:${route.itemParam}`, () => String(key));
       }
       if (route.kind === 'singular' && method !== 'POST') await service.seed(route.model, link);
+      if (route.kind === 'collection' && BULK.has(method)) url += `?${selectingNone(route.model).toString()}`;
       return acl.requestAs(caller, method, url, bodyFor(acl, route, method, caller));
     },
     writableSample(name, caller) {
@@ -141,6 +142,21 @@ export async function startAclService(): Promise<AclService> {
     },
   };
   return acl;
+}
+
+/** A collection's methods that change the objects its filters select. */
+const BULK: ReadonlySet<Method> = new Set(['PATCH', 'PUT', 'DELETE']);
+
+/**
+ * A filter that selects no object. A collection's PATCH, PUT or DELETE through it changes nothing,
+ * so its answer is the collection rules' decision alone: the item rules, which then decide on each
+ * object selected (any refused makes the whole request 403), are the rows of the item route. Without
+ * it, a member's bulk change would select the objects other callers' rows seeded, and be refused.
+ */
+function selectingNone(modelName: string): URLSearchParams {
+  const model = generic(models.get(modelName)!);
+  const integer = model.field(model.primaryKey)?.storage === 'integer';
+  return new URLSearchParams({ [model.primaryKey]: integer ? '-1' : 'no-such-key-of-the-acl-test' });
 }
 
 /**

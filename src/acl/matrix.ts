@@ -3,13 +3,15 @@
  * kind of caller gets when auth is on. `svcgen inspect --acl` prints it and the generated project's
  * `test/acl.test.ts` checks the running service against it. It follows the runtime's rules
  * (lib/auth/acl.ts): first matching line decides, item rules then collection rules, no match
- * denies, routes without an x-ACL are for `g:admin` only.
+ * denies, routes without an x-ACL are for `g:admin` only. A create that makes the new object a
+ * parent's one-to-one partner also needs `update` on that parent.
  *
  * The callers: `anonymous`; `member`, a logged-in user in group `user`; `owner`, a member for whom
  * every `{{dynamic}}` principal of the route stands (it returns its line, applied to them); and
  * `admin`, a user in group `admin`.
  */
 import type { Acl, AclEntry, Model, Operation, Permission, Route, ServiceIR } from '../ir/types.js';
+import { modelRoute } from './model-route.js';
 
 export const CALLERS = ['anonymous', 'member', 'owner', 'admin'] as const;
 export type CallerKind = (typeof CALLERS)[number];
@@ -63,8 +65,15 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
     for (const operation of route.operations) {
       if (operation.method === 'HEAD') continue; // as GET
       const scope = usesItemRules(route, operation, acl) ? 'item' : 'collection';
+      const linking = takesParentsPartner(ir, route, operation);
       const decisions = CALLERS.map((caller) => {
         const decision = decide(acl, scope, caller, operation.permission);
+        if (decision.allowed && linking) {
+          // The new object becomes the parent's one partner: changing the parent, by its own rules.
+          const parent = decide(linking.acl, linking.scope, caller, 'update');
+          if (!parent.allowed)
+            return [caller, { allowed: false, line: `(linking to the parent: ${parent.line ?? 'no line'})` }] as const;
+        }
         const field = route.attribute;
         if (!decision.allowed || field === null) return [caller, decision] as const;
         // A dict or list field is read and written like any field: only by those who may see it.
@@ -85,6 +94,27 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
     }
   }
   return rows;
+}
+
+/**
+ * For a create below a parent whose link to the new object is one-to-one (`/books/{id}/featured_note`):
+ * the rules by which the caller must also be able to update the parent, as the runtime asks before
+ * one object takes another's only partner (runtime/src/lib/http/relinks.ts `linkTarget`); null for
+ * any other operation. A link to the parent's to-many side changes nothing of the parent.
+ */
+function takesParentsPartner(
+  ir: ServiceIR,
+  route: Route,
+  operation: Operation,
+): { acl: Acl; scope: 'item' | 'collection' } | null {
+  if (!route.parent || operation.action !== 'create' || route.kind === 'attribute') return null;
+  const parent = ir.models.find((m) => m.name === route.parent!.model);
+  const link = parent?.relationships.find((r) => r.name === route.parent!.field);
+  if (!parent || link?.cardinality !== 'one') return null;
+  const rules = modelRoute(ir, parent);
+  if (!rules) return null;
+  const acl = (rules.acl && ir.acls.find((a) => a.name === rules.acl)) || ADMIN_ONLY;
+  return { acl, scope: rules.kind === 'collection' ? 'collection' : 'item' };
 }
 
 /**

@@ -1,7 +1,10 @@
 /**
  * Every golden tree type-checks under `strict` (`tsc --noEmit` in a copy of
  * snapshots/<fixture>/out with the runtime of runtime/), and the generated project's own test suite passes on SQLite, on
- * PostgreSQL and on MongoDB (svcgen's test server, or MONGO_URL).
+ * PostgreSQL and on MongoDB (svcgen's test server, or MONGO_URL). So does the suite of the library
+ * fixture's project as generated, before any user code: its x-ACLs give members books they may not
+ * change, bulk changes that the item rules refuse, a one-to-one link created below its parent
+ * (`/books/{id}/featured_note`) and parents embedded in the answers of nested creates.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/paths.js';
 import { mongoServer } from '../support/mongodb.js';
 import { postgresServer } from '../support/postgres.js';
-import { linkDependencies, tool } from '../support/project.js';
+import { generatedProject, linkDependencies, tool } from '../support/project.js';
 import { copyGoldenProject, SNAPSHOT_FIXTURES } from '../support/generated.js';
 
 describe.each(SNAPSHOT_FIXTURES)('the generated %s project', (fixture) => {
@@ -60,4 +63,22 @@ describe.each(SNAPSHOT_FIXTURES)('the generated %s project', (fixture) => {
     },
     SERVER_SUITE_TIMEOUT,
   );
+});
+
+describe('the generated library project, before any user code', () => {
+  let project: Promise<string> | undefined;
+  const projectDir = () => (project ??= generatedProject('library', 'generated-library'));
+  beforeAll(async () => void (await projectDir()));
+
+  it('passes its own tests (npm test) on SQLite', async () => {
+    const result = await tool(await projectDir(), 'vitest', ['run']);
+    expect(result.exitCode, result.all).toBe(0);
+    expect(result.all).toMatch(/Tests\s+\d+ passed/);
+  });
+
+  it('passes its own tests on PostgreSQL (TEST_DATABASE_URL)', async () => {
+    const result = await tool(await projectDir(), 'vitest', ['run'], { TEST_DATABASE_URL: await postgresServer() });
+    expect(result.exitCode, result.all).toBe(0);
+    expect(result.all).toMatch(/Tests\s+\d+ passed/);
+  }, 180_000);
 });

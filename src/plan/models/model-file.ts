@@ -4,6 +4,7 @@
  * Schemas of its request bodies and of the object as answers show it.
  */
 import type { Field, Model, Relationship, Route, ServiceIR, ValueSource } from '../../ir/types.js';
+import { modelRoute } from '../../acl/model-route.js';
 import { isSecretField, type FieldTypes } from '../shared/field-types.js';
 import { shownObjectSchema } from '../openapi/schemas.js';
 import { literal, raw } from '../shared/literal.js';
@@ -237,17 +238,9 @@ function selfPath(ir: ServiceIR, model: Model): string {
   return '() => null';
 }
 
-/**
- * The route whose x-ACL says who may view or change the model's objects anywhere (embedded in
- * another's answer, re-linked by another's write): the top-level item route, else the top-level
- * collection, else the first route serving it.
- */
+/** The route of src/acl/model-route.ts as the runtime takes it: its kind of rules, and its x-ACL. */
 function aclRoute(ir: ServiceIR, model: Model): { kind: 'item' | 'collection'; acl: string | null } | null {
-  const serving = ir.routes.filter((r) => r.model === model.name && r.kind !== 'attribute');
-  const route =
-    serving.find((r) => r.kind === 'item' && !r.parent) ??
-    serving.find((r) => r.kind === 'collection' && !r.parent) ??
-    serving[0];
+  const route = modelRoute(ir, model);
   if (!route) return null;
   return { kind: route.kind === 'collection' ? 'collection' : 'item', acl: route.acl };
 }

@@ -36,7 +36,8 @@ export type TestView = {
       readonly kind: 'create';
       readonly shown: string;
       readonly secrets: readonly string[];
-      readonly parentLink: { readonly field: string; readonly parent: string } | null;
+      /** The link to the parent; `embedded`: the answer shows the parent as an object (`_nested_relationships`), not its key. */
+      readonly parentLink: { readonly field: string; readonly parent: string; readonly embedded: boolean } | null;
     }
   | { readonly kind: 'show'; readonly checksKey: boolean }
   | {
@@ -238,8 +239,15 @@ export class RouteTests {
       title: `POST creates ${withArticle(this.name)}: 201 with Location`,
       shown: this.shown('data'),
       secrets: this.secrets().map(quote),
-      parentLink: inverse ? { field: inverse, parent: quote(this.route.parent!.model) } : null,
+      parentLink: inverse
+        ? { field: inverse, parent: quote(this.route.parent!.model), embedded: this.embeds(inverse) }
+        : null,
     });
+  }
+
+  /** Whether answers show the object `relationship` links to, not its key (`_nested_relationships`). */
+  embeds(relationship: string): boolean {
+    return this.model.nestingDepth > 0 && this.model.nestedRelationships.includes(relationship);
   }
 
   show(): TestView {

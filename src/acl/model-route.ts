@@ -1,0 +1,18 @@
+/**
+ * The route whose x-ACL says who may view or change a model's objects anywhere: embedded in
+ * another's answer, or re-linked by another's write (runtime/src/lib/http/relinks.ts). The
+ * generated model carries it as `aclRoute` (src/plan/models/model-file.ts), and the ACL matrix
+ * (./matrix.ts) decides a link's `update` by it, as the runtime does.
+ */
+import type { Model, Route, ServiceIR } from '../ir/types.js';
+
+/** The top-level item route, else the top-level collection, else the first route serving the model; null: none. */
+export function modelRoute(ir: ServiceIR, model: Model): Route | null {
+  const serving = ir.routes.filter((r) => r.model === model.name && r.kind !== 'attribute');
+  return (
+    serving.find((r) => r.kind === 'item' && !r.parent) ??
+    serving.find((r) => r.kind === 'collection' && !r.parent) ??
+    serving[0] ??
+    null
+  );
+}
