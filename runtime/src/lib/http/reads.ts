@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseItemFields, parseListQuery, withoutPaging, type ListQuery } from './query.js';
 import { afterCursor, encodeCursor } from './cursor.js';
-import { etagOf, etagOfJson } from './etag.js';
+import { etagOf } from './etag.js';
 import { includeFor, requestOrigin } from './serialize.js';
 import { attribute } from './attributes.js';
 import type { Where } from '../repository.js';
@@ -125,15 +125,7 @@ export async function show(ctx: RouteContext, request: FastifyRequest, reply: Fa
     await ctx.hideRefusedEmbeds(request, [object]);
     // Of the whole object, whatever `_fields` asks for: the tag a later If-Match compares with.
     const whole = ctx.serializer(request).object(ctx.model, object);
-    if (fields) {
-      reply.header('etag', etagOf(whole));
-      return ctx.serializer(request, fields).object(ctx.model, object);
-    }
-    const json = JSON.stringify(whole);
-    reply.header('etag', etagOfJson(whole, json));
-    // After handlers change the object, which is then written as any answer; else its JSON is the answer.
-    if (ctx.hasAfterHandlers('show')) return whole;
-    void reply.type('application/json; charset=utf-8');
-    return json;
+    reply.header('etag', etagOf(whole));
+    return fields ? ctx.serializer(request, fields).object(ctx.model, object) : whole;
   });
 }

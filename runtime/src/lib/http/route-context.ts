@@ -141,11 +141,6 @@ export class RouteContext {
     return withEvents(this.services.db, this.eventRun(request, action, instance), work);
   }
 
-  /** Whether user code sees (and may change) the answer of `action` on this route's model. */
-  hasAfterHandlers(action: Action): boolean {
-    return Boolean(this.services.events?.get(this.model.name)?.after?.[action]?.length);
-  }
-
   eventRun(request: FastifyRequest, action: Action, instance: Rec | undefined): EventRun {
     return {
       model: this.model,
