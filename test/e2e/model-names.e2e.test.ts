@@ -1,10 +1,11 @@
 /**
  * Models named as what the generated project takes from its runtime in the modules that name every
  * model compile: src/db/index.ts and src/committed.ts import such a model under another name, and
- * the client renames its own helpers (`Page_`, `Filter_`, `Key_`). (Names that would still clash
+ * the client renames its own helpers (`Page_`, `Filter_`, `Key_`), and so does the README's example
+ * of the client (`ApiError_`). (Names that would still clash
  * are SVC2077: the diagnostics catalogue.)
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
@@ -82,7 +83,12 @@ describe('models named as the runtime names its own types', () => {
     await linkDependencies(dir);
   }, 300_000);
 
-  it('compile, client and tests included', async () => {
+  it("compile, client, tests and the README's client example included", async () => {
+    // The README's example of the typed client, as a user copies it (into test/, one folder down).
+    const readme = readFileSync(join(dir, 'README.md'), 'utf8');
+    const example = /## The typed client[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toContain("import { ApiError_, createClient } from './client/src/index.js';");
+    writeFileSync(join(dir, 'test', 'readme-example.ts'), example!.replace("'./client/", "'../client/"));
     const typecheck = await tool(dir, 'tsc', ['-p', 'tsconfig.json', '--noEmit']);
     expect(typecheck.exitCode, typecheck.all).toBe(0);
   }, 300_000);

@@ -6,6 +6,7 @@ import type { Field, Model, ServiceIR } from '../../ir/types.js';
 import { QUERY_OPERATORS } from '../../../runtime/src/lib/query-operators.js';
 import { isSafeIdentifier } from '../../ir/naming.js';
 import { clientAccessors } from '../client/accessors.js';
+import { helperNames } from '../client/helper-names.js';
 import { isSecretField } from '../shared/field-types.js';
 import { camel, modelNames, withArticle } from '../shared/names.js';
 import { OperationIds, operationKey, routeOperationIds } from '../openapi/operation-ids.js';
@@ -140,6 +141,8 @@ function clientExample(ir: ServiceIR) {
     variable: isSafeIdentifier(variable) && variable !== 'api' && variable !== 'page' ? variable : 'item',
     where: text ? `where: { ${text.name}: { contains: 'a' } }, ` : '',
     sortField: model.primaryKey,
+    // `ApiError_` where a model is named ApiError (client/src/index.ts exports it so).
+    apiError: helperNames(ir)('ApiError'),
   };
 }
 
