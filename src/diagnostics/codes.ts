@@ -682,6 +682,13 @@ export const codes = {
       "A model is named after its route (`/pages` is `Page`), and the generated TypeScript already gives that name to something else in a module that names every model: TypeScript's `ReturnType` or `Exclude`, the runtime's `EngineRepository`, the committed events' `CommittedEvent`, or another model's `<Model>Create`, `<Model>Update`, `<Model>Where`…. The project would not compile.",
   },
 
+  SVC2078: {
+    severity: 'warning',
+    title: 'request body the service does not take',
+    explanation:
+      'A method declares a request body of a media type other than JSON (`application/x-www-form-urlencoded`, `multipart/form-data`, `text/plain`…). The generated service reads JSON bodies only (`application/json` and `+json` types): a request with such a body is answered 415 Unsupported Media Type, whatever its `formParameters` say. The OpenAPI document lists the JSON body alone.',
+  },
+
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {
     severity: 'error',

@@ -7,7 +7,8 @@
  */
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
-import type { Method, RamlApi, Resource, SecurityReference } from '../../raml/model.js';
+import { entry, get } from '../../load/ynode.js';
+import type { Body, Method, RamlApi, Resource, SecurityReference } from '../../raml/model.js';
 import { didYouMean } from '../../util/suggest.js';
 import { modelNameOf } from '../naming.js';
 import type { Action, HttpMethod, Operation, Permission, Route, RouteParent } from '../types.js';
@@ -274,11 +275,34 @@ function operations(ctx: Context, resource: Resource, kind: Kind): Operation[] {
       );
       continue;
     }
+    reportBodiesNotTaken(ctx, resource, m);
     // Merging into a dict or list field changes the item it belongs to.
     const permission = kind === 'attribute' && action === 'create' ? 'update' : PERMISSION_OF[action];
     out.push({ method, action, permission, description: m.description?.trim() || null });
   }
   return out;
+}
+
+/** The service reads JSON bodies only: a body of another media type is answered 415 (lib/http/app.ts). */
+function reportBodiesNotTaken(ctx: Context, resource: Resource, m: Method): void {
+  for (const body of m.body ?? []) {
+    if (/^application\/(?:[\w.+-]*\+)?json$/i.test(body.mediaType.split(';')[0]!.trim())) continue;
+    ctx.diagnostics.report(
+      'SVC2078',
+      `${m.method} on ${resource.path} declares a request body of type ${body.mediaType}: the service takes JSON bodies only, and answers this one 415`,
+      {
+        span: bodyKeySpan(m, body),
+        hint: 'send the same fields as application/json (and declare that body), or leave this one out',
+      },
+    );
+  }
+}
+
+/** Where the method names the body's media type; the body itself where a trait or resource type brought it. */
+function bodyKeySpan(m: Method, body: Body): Span {
+  const bodies = m.node.kind === 'map' ? get(m.node, 'body') : undefined;
+  const key = bodies?.kind === 'map' ? entry(bodies, body.mediaType)?.key : undefined;
+  return (key ?? body.node).span;
 }
 
 function methodSpan(resource: Resource, m: Method): Span {
