@@ -5,7 +5,8 @@
  * the log holds statements, and not one of them holds a payload's marker. The same log shows
  * that a write of one object by its key, when nothing needs the object first (no If-Match,
  * handler or object-dependent ACL), reads nothing before it writes, that a page reads its total
- * in its own statement, and that a member's request reads their user and credential in one statement.
+ * in its own statement, that a member's request reads their user and credential in one statement,
+ * and that a nested create reads its parent once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabase, type TestDatabase } from '../support/databases.js';
@@ -241,6 +242,52 @@ describe.each(['sqlite', 'postgres'] as const)('the statements sent to %s', (eng
       const identity = statements.filter((s) => /"auth_credential"/.test(s));
       expect(identity, statements.join('\n')).toHaveLength(1);
       expect(identity[0]).toMatch(/from "user"/);
+    } finally {
+      await authed.stop();
+    }
+  });
+
+  it('read the parent of a nested create once, as the link to it is checked', async () => {
+    // With auth on: the parent's view and, for a one-to-one link (a user's profile), its update.
+    const authed = await startService(
+      dir,
+      {
+        ...database.env,
+        SVC_LOG_LEVEL: 'debug',
+        SVC_AUTH: 'true',
+        SVC_AUTH_TKT_SECRET: 'x'.repeat(64),
+        SVC_SYSTEM_USER: 'root',
+        SVC_SYSTEM_PASSWORD: 'root-password',
+        SVC_SYSTEM_EMAIL: 'root@example.com',
+      },
+      '/v1',
+    );
+    try {
+      const call = apiClient(authed.origin, '/v1');
+      const username = `parent_${engine}`;
+      const made = await call('POST', '/auth/register', {
+        username,
+        email: `${username}@example.com`,
+        password: 'password-123',
+      });
+      expect(made.status, made.text).toBe(201);
+      const login = await call('POST', '/auth/login', { login: 'root', password: 'root-password' });
+      expect(login.status, login.text).toBe(200);
+      const cookie = login.headers.get('set-cookie')?.split(';')[0];
+      const statements = await statementsDuring(authed, async () => {
+        const reply = await fetch(`${authed.origin}/v1/users/${username}/profile`, {
+          method: 'POST',
+          headers: { cookie: cookie!, 'content-type': 'application/json' },
+          body: JSON.stringify({}),
+        });
+        expect(reply.status, await reply.text()).toBe(201);
+      });
+      // The parent read by its key (the caller's identification reads "user" with their credential,
+      // and the insert checks that the key it links to exists: those are not it).
+      const parentReads = statements.filter(
+        (s) => /from "user" where "user"\."username" = /.test(s) && !/"auth_credential"/.test(s),
+      );
+      expect(parentReads, parentReads.join('\n---\n')).toHaveLength(1);
     } finally {
       await authed.stop();
     }

@@ -109,15 +109,16 @@ export async function refusedRelinks(
 
 /**
  * What a caller may not do with the object `key` of `relation`'s target, by linking to it from
- * the object they write (a link kept in that object's own row; `write` or a nested route's URL):
+ * the object they write (a link kept in that object's own row; a nested route's URL links to its
+ * parent the same way: RouteContext.createdLink):
  * - `unseen`: they may not view it. Its link is refused as the link of an object that does not
- *   exist (400, or the parent's 404 under a nested route), so that a write can neither probe which
- *   keys exist nor put its object into someone else's private one.
+ *   exist (400), so that a write can neither probe which keys exist nor put its object into
+ *   someone else's private one.
  * - `unchangeable`: a one-to-one link takes the target's only partner, as writing the link from
  *   the target's side would: they must be able to update the target (403 otherwise).
  * Null when they may link, when auth is off, and when nothing has that key (the write's own 400).
  */
-export async function linkTarget(
+async function linkTarget(
   policy: Policy,
   request: FastifyRequest,
   db: ServiceDatabase,

@@ -11,11 +11,11 @@ import { assertInTime } from './deadline.js';
 import { generic, type AnyModel, type Model } from '../model.js';
 import type { EngineRepository, RecordedWrites, ServiceDatabase } from '../database.js';
 import type { Include, Where } from '../repository.js';
-import { modelRoute, type Permission, type Policy } from './policy.js';
+import { modelRoute, type Permission, type Policy, type RouteAccess } from './policy.js';
 import type { Services } from './services.js';
 import { checkIfMatch, etagOf, hasIfMatch } from './etag.js';
 import { hideRefusedEmbeds } from './embedded.js';
-import { checkRelinks, linkTarget, relinkRefusal, type LinkWrite } from './relinks.js';
+import { checkRelinks, relinkRefusal, type LinkWrite } from './relinks.js';
 import {
   includeFor,
   linkKeys,
@@ -275,9 +275,41 @@ export class RouteContext {
    * no record") does not tell which hidden keys exist, or what they have.
    */
   async parentKey(db: ServiceDatabase, request: FastifyRequest): Promise<unknown> {
+    const { parent, model } = await this.#viewedParent(db, request);
+    return parent[model.primaryKey];
+  }
+
+  /**
+   * What a nested create links its object to: the parent the URL names, read once, as a link in
+   * its body would be checked (relinks.ts, `linkTarget`). A parent the caller may not view is one
+   * that does not exist (`parentKey`), and a one-to-one parent's only partner is taken only by a
+   * caller who may update that parent.
+   */
+  async createdLink(db: ServiceDatabase, request: FastifyRequest): Promise<Rec> {
+    const inverse = this.inverse;
+    if (!inverse) return {};
+    const { parent, model, route } = await this.#viewedParent(db, request);
+    const key = parent[model.primaryKey];
+    const takesPartner = model.relation(this.route.parent!.field)?.cardinality === 'one';
+    const onItem = route?.kind === 'item' ? parent : undefined;
+    if (route && takesPartner && !(await this.policy.may(request, 'update', route, onItem))) {
+      const error = this.policy.refusal(request, `change ${model.name} ${String(key)}`);
+      throw relinkRefusal(error.statusCode, error.message, [{ field: inverse, model: model.name, key }], error.headers);
+    }
+    return { [inverse]: key };
+  }
+
+  /**
+   * The parent the URL names once the caller may view it (else 404), and the route whose rules
+   * decide on its model's objects (none with auth off). Read once, with its links as keys when the
+   * decision depends on it (its principals see them).
+   */
+  async #viewedParent(
+    db: ServiceDatabase,
+    request: FastifyRequest,
+  ): Promise<{ parent: Rec; model: Model; route: RouteAccess | undefined }> {
     const model = generic(this.route.parent!.model);
-    if (!this.policy.restricts) return (await this.parent(db, request))[model.primaryKey];
-    // Read once, with its links as keys when the decision depends on it (its principals see them).
+    if (!this.policy.restricts) return { parent: await this.parent(db, request), model, route: undefined };
     const route = modelRoute(model);
     const onItem = route.kind === 'item';
     const parent = await this.parent(
@@ -287,7 +319,7 @@ export class RouteContext {
     );
     if (!(await this.policy.may(request, 'view', route, onItem ? parent : undefined)))
       throw notFound(`${this.parentNamed(request)} not found`);
-    return parent[model.primaryKey];
+    return { parent, model, route };
   }
 
   /** The parent item the URL names (404 if there is none); `include`: what of its relationships to read. */
@@ -301,22 +333,6 @@ export class RouteContext {
         : await repository.findUnique({ where: { [parent.model.primaryKey]: key }, ...(include ? { include } : {}) });
     if (!found) throw notFound(`${parent.model.name} ${String(key)} not found`);
     return found;
-  }
-
-  /**
-   * A nested create links its object to the parent the URL names (`key`), as a link in its body
-   * would (relinks.ts, `linkTarget`): a parent the caller may not view is answered as one that does
-   * not exist, and a one-to-one parent's only partner is taken only by a caller who may update it.
-   */
-  async checkParentLink(db: ServiceDatabase, request: FastifyRequest, key: unknown): Promise<void> {
-    const parent = this.route.parent!;
-    const refusal = await linkTarget(this.policy, request, db, this.model.relation(this.inverse!)!, key);
-    if (refusal === 'unseen') throw notFound(`${this.parentNamed(request)} not found`);
-    if (refusal === 'unchangeable') {
-      const link = { field: this.inverse!, model: parent.model.name, key };
-      const error = this.policy.refusal(request, `change ${parent.model.name} ${String(key)}`);
-      throw relinkRefusal(error.statusCode, error.message, [link], error.headers);
-    }
   }
 
   /** The parent the URL names, as messages name it: `User ann` for `/users/self/…` too. */

@@ -24,8 +24,7 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
     body,
     undefined,
     async (db, data, writes) => {
-      const link = await ctx.scope(db, request);
-      if (ctx.inverse) await ctx.checkParentLink(db, request, link[ctx.inverse]);
+      const link = await ctx.createdLink(db, request);
       if (ctx.route.kind === 'singular' && (await ctx.repository(db).findFirst({ where: link }))) {
         throw conflict(`${ctx.parentNamed(request)} already has a ${ctx.route.parent!.field}`);
       }
