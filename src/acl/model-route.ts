@@ -6,11 +6,17 @@
  */
 import type { Model, Route, ServiceIR } from '../ir/types.js';
 
-/** The top-level item route, else the top-level collection, else the first route serving the model; null: none. */
+/**
+ * The top-level item route, else any route of one object (a nested item, a singular), else the
+ * top-level collection, else the first route serving the model; null: none. A route of one object
+ * first: its item rules decide on each object, where a collection's decide on none (a model served
+ * only below a parent, `/projects/{id}/tasks/{tid}`, is as private as its item rules say).
+ */
 export function modelRoute(ir: ServiceIR, model: Model): Route | null {
   const serving = ir.routes.filter((r) => r.model === model.name && r.kind !== 'attribute');
   return (
     serving.find((r) => r.kind === 'item' && !r.parent) ??
+    serving.find((r) => r.kind === 'item' || r.kind === 'singular') ??
     serving.find((r) => r.kind === 'collection' && !r.parent) ??
     serving[0] ??
     null

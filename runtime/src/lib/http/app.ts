@@ -230,7 +230,8 @@ function poisonedKey(value: unknown): string | undefined {
       : undefined;
     if (constructor !== null && typeof constructor === 'object' && Object.hasOwn(constructor, 'prototype'))
       return 'constructor';
-    pending.push(...Object.values(next));
+    // One at a time: spread into push, a list of a few hundred thousand items overflows the stack (a 500).
+    for (const value of Object.values(next)) pending.push(value);
   }
   return undefined;
 }

@@ -1,0 +1,117 @@
+/**
+ * Objects served only below a parent are as private as their item rules say, also as the parent
+ * of a nested create. fixtures/workshop: tasks live only at /projects/{id}/tasks/{tid}, each its
+ * owner's alone, with a one-to-one checklist below it. A member once could create the checklist of
+ * another member's task (the task's rules were taken from its nested collection route, which lets
+ * members create), filling the only place its owner had for one and telling which hidden tasks
+ * exist (201 against 404). SQLite and PostgreSQL, auth on, with the workshop's user code. Also
+ * here, for its default body_limit (1 MB): a body that anyone may send and that once answered 500.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabase, type TestDatabase } from '../support/databases.js';
+import { apiClient, type Api, type Reply } from '../support/http.js';
+import { generatedProject, tool } from '../support/project.js';
+import { startService, type RunningService } from '../support/server.js';
+
+const OWNER = `import type { AclResult, AclRule, PrincipalWhere, RequestBy } from '../../lib/auth/index.js';
+import { grant, user } from '../../lib/auth/index.js';
+import type { Checklist } from '../../models/checklist.js';
+import type { Task } from '../../models/task.js';
+import type { User } from '../../models/user.js';
+
+export function owner(_request: RequestBy<User>, object: Checklist | Task | undefined, rule: AclRule): AclResult {
+  return object?.owner != null ? grant(rule, user(object.owner)) : undefined;
+}
+
+owner.where = (request: RequestBy<User>, _rule: AclRule): PrincipalWhere<Checklist | Task> =>
+  request.user ? { owner: request.user.username } : false;
+`;
+const setOwner = (model: string) => `import type { Set${model}OwnerEvent } from '../../events.js';
+
+export async function set${model}Owner(event: Set${model}OwnerEvent): Promise<void> {
+  const user = event.view.request.user;
+  if (user) event.setFieldValue('owner', String(user['username']));
+}
+`;
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = await generatedProject('workshop', 'e2e-nested-private');
+  writeFileSync(join(dir, 'src/custom/principals/owner.ts'), OWNER);
+  writeFileSync(join(dir, 'src/custom/handlers/set-task-owner.ts'), setOwner('Task'));
+  writeFileSync(join(dir, 'src/custom/handlers/set-checklist-owner.ts'), setOwner('Checklist'));
+  const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
+  if (build.exitCode !== 0) throw new Error(`build failed:\n${build.all}`);
+}, 600_000);
+
+describe.each(['sqlite', 'postgres'] as const)('a private task below a project on %s', (engine) => {
+  let database: TestDatabase;
+  let service: RunningService;
+  let api: Api;
+  const cookies = new Map<string, string>();
+  const as = (who: string, method: string, path: string, body?: unknown): Promise<Reply> =>
+    api(method, path, body, { headers: { cookie: cookies.get(who)! } });
+
+  beforeAll(async () => {
+    database = await testDatabase(engine, dir, 'nested_private');
+    service = await startService(
+      dir,
+      { ...database.env, SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'workshop-secret-0123456789abcdef0123456789' },
+      '/v1',
+    );
+    api = apiClient(service.origin, '/v1');
+    for (const name of ['ann', 'ben']) {
+      const registered = await api('POST', '/auth/register', {
+        username: name,
+        email: `${name}@example.com`,
+        password: 'password-123',
+      });
+      expect(registered.status, registered.text).toBe(201);
+      cookies.set(name, /auth_tkt=[^;]*/.exec(registered.headers.get('set-cookie') ?? '')![0]);
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await service?.stop();
+    await database?.drop();
+  });
+
+  it("does not let a member create the checklist of another member's task, nor tell it from a missing one", async () => {
+    const bens = (await as('ben', 'POST', '/projects', { name: "ben's" })).body.id as number;
+    const anns = (await as('ann', 'POST', '/projects', { name: "ann's" })).body.id as number;
+    const task = await as('ben', 'POST', `/projects/${bens}/tasks`, { title: 'private' });
+    expect(task.status, task.text).toBe(201);
+    expect(task.body.owner).toBe('ben');
+    const key = task.body.id as number;
+
+    // Through ben's project or her own: the task is one that does not exist, as a missing one is.
+    const missing = await as('ann', 'POST', `/projects/${anns}/tasks/999999/checklist`, { items: ['x'] });
+    expect([missing.status, missing.body.message]).toEqual([404, 'Task 999999 not found']);
+    for (const project of [bens, anns]) {
+      const taken = await as('ann', 'POST', `/projects/${project}/tasks/${key}/checklist`, { items: ['pwned'] });
+      expect([taken.status, taken.body.message], taken.text).toEqual([404, `Task ${key} not found`]);
+    }
+    // The place is still ben's to fill.
+    const his = await as('ben', 'POST', `/projects/${bens}/tasks/${key}/checklist`, { items: ['mine'] });
+    expect(his.status, his.text).toBe(201);
+    expect(his.body).toMatchObject({ items: ['mine'], owner: 'ben' });
+  });
+
+  it('walks a body with an escape and a list of 300,000 items for hidden keys without a 500', async () => {
+    // An escape (`\\u0041`) makes the parser look for `__proto__` keys; spreading the list once overflowed the stack.
+    const zeros = Array.from({ length: 300_000 }, () => '0').join(',');
+    const raw = `{"name":"\\u0041","x":[${zeros}]}`;
+    const headers = { 'content-type': 'application/json' };
+    const anonymous = await api('POST', '/projects', undefined, { raw, headers });
+    expect(anonymous.status, anonymous.text.slice(0, 300)).toBe(401);
+    const member = await api('POST', '/projects', undefined, {
+      raw,
+      headers: { ...headers, cookie: cookies.get('ann')! },
+    });
+    expect(member.status, member.text.slice(0, 300)).toBe(400);
+    expect(member.body.errors).toEqual([{ field: 'x', message: expect.any(String) }]);
+  });
+});
