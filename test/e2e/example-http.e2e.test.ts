@@ -233,6 +233,21 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       expect((await api('POST', '/stories', 'text')).status).toBe(400);
     });
 
+    it('takes JSON under any JSON media type, with or without parameters', async () => {
+      for (const type of [
+        'application/json; charset=utf-8',
+        'application/merge-patch+json',
+        'application/vnd.api+json; charset=utf-8',
+        'application/vnd.a+json;v=2',
+      ]) {
+        const reply = await api('POST', '/stories', undefined, {
+          raw: JSON.stringify(story(`typed ${type}`)),
+          headers: { 'content-type': type },
+        });
+        expect(reply.status, `${type}: ${reply.text}`).toBe(201);
+      }
+    });
+
     it('answers 413 to a body above body_limit', async () => {
       const reply = await api('POST', '/stories', story('big', { description: 'x'.repeat(30_000) }));
       expect(reply.status).toBe(413);

@@ -283,8 +283,12 @@ function operations(ctx: Context, resource: Resource, kind: Kind): Operation[] {
   return out;
 }
 
-/** The service reads JSON bodies only: a body of another media type is answered 415 (lib/http/app.ts). */
+/**
+ * The service reads JSON bodies only: a body of another media type is answered 415 (lib/http/app.ts).
+ * A GET's body is not read at all (Fastify's), so a declared one changes nothing.
+ */
 function reportBodiesNotTaken(ctx: Context, resource: Resource, m: Method): void {
+  if (m.method === 'get' || m.method === 'head') return;
   for (const body of m.body ?? []) {
     if (/^application\/(?:[\w.+-]*\+)?json$/i.test(body.mediaType.split(';')[0]!.trim())) continue;
     ctx.diagnostics.report(

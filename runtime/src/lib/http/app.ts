@@ -104,7 +104,8 @@ export function createApp(options: AppOptions): FastifyInstance {
   // Bodies are JSON objects; anything else is a 415, not text silently ignored.
   app.removeContentTypeParser(['text/plain', 'application/json']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
-  app.addContentTypeParser(/^application\/[\w.+-]*\+json$/, { parseAs: 'string' }, parseJson);
+  // Fastify tests a pattern against the whole type, parameters included (`; charset=utf-8`).
+  app.addContentTypeParser(/^application\/[\w.+-]*\+json(?:\s*;.*)?$/, { parseAs: 'string' }, parseJson);
   // Null until authentication says who calls, and always with auth off: handlers may read it either way.
   app.decorateRequest('user', null);
   // One hook of each kind for every concern of the runtime's, and each takes a callback, not a
