@@ -29,8 +29,8 @@ export type CallerKind = (typeof CALLERS)[number];
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
-/** What a caller gets: 'allowed', or the status it is refused with. */
-export type Outcome = 'allowed' | 401 | 403;
+/** What a caller gets: 'allowed', or the status it is refused with (404: below a parent it may not view). */
+export type Outcome = 'allowed' | 401 | 403 | 404;
 
 /** What the service answered a request with. */
 export interface Answered {

@@ -3,8 +3,9 @@
  * kind of caller gets when auth is on. `svcgen inspect --acl` prints it and the generated project's
  * `test/acl.test.ts` checks the running service against it. It follows the runtime's rules
  * (lib/auth/acl.ts): first matching line decides, item rules then collection rules, no match
- * denies, routes without an x-ACL are for `g:admin` only. A create that makes the new object a
- * parent's one-to-one partner also needs `update` on that parent.
+ * denies, routes without an x-ACL are for `g:admin` only. Below a parent the caller may not view,
+ * what is not refused before anything is read is that parent's 404; a create that makes the new
+ * object a parent's one-to-one partner also needs `update` on that parent.
  *
  * The callers: `anonymous`; `member`, a logged-in user in group `user`; `owner`, a member for whom
  * every `{{dynamic}}` principal of the route stands (it returns its line, applied to them); and
@@ -16,8 +17,15 @@ import { modelRoute } from './model-route.js';
 export const CALLERS = ['anonymous', 'member', 'owner', 'admin'] as const;
 export type CallerKind = (typeof CALLERS)[number];
 
-/** 'allow', or the status a refused caller gets. */
-export type Outcome = 'allow' | 401 | 403;
+/** 'allow', or the status a refused caller gets (404: below a parent they may not view). */
+export type Outcome = 'allow' | 401 | 403 | 404;
+
+/** One caller's answer: allowed, or refused (by `line`; `status` when it is not the usual 401/403). */
+interface Decision {
+  readonly allowed: boolean;
+  readonly status?: 404;
+  readonly line: string | null;
+}
 
 export interface MatrixRow {
   readonly route: Route;
@@ -66,34 +74,62 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
       if (operation.method === 'HEAD') continue; // as GET
       const scope = usesItemRules(route, operation, acl) ? 'item' : 'collection';
       const linking = takesParentsPartner(ir, route, operation);
-      const decisions = CALLERS.map((caller) => {
+      const parent = parentRules(ir, route);
+      // Decided before anything is read: collection rules, and item rules that call no user function.
+      const early = scope === 'collection' || !acl.item.some((e) => e.principal.kind === 'dynamic');
+      const decisions = CALLERS.map((caller): readonly [CallerKind, Decision] => {
         const decision = decide(acl, scope, caller, operation.permission);
+        if (early && !decision.allowed) return [caller, decision];
+        // Below a parent the caller may not view: that parent's 404, as for one that does not exist.
+        const seen = parent && decide(parent.acl, parent.scope, caller, 'view');
+        if (seen && !seen.allowed)
+          return [caller, { allowed: false, status: 404, line: `(the parent is hidden: ${seen.line ?? 'no line'})` }];
         if (decision.allowed && linking) {
           // The new object becomes the parent's one partner: changing the parent, by its own rules.
-          const parent = decide(linking.acl, linking.scope, caller, 'update');
-          if (!parent.allowed)
-            return [caller, { allowed: false, line: `(linking to the parent: ${parent.line ?? 'no line'})` }] as const;
+          const update = decide(linking.acl, linking.scope, caller, 'update');
+          if (!update.allowed)
+            return [caller, { allowed: false, line: `(linking to the parent: ${update.line ?? 'no line'})` }];
         }
         const field = route.attribute;
-        if (!decision.allowed || field === null) return [caller, decision] as const;
+        if (!decision.allowed || field === null) return [caller, decision];
         // A dict or list field is read and written like any field: only by those who may see it.
         const model = models.get(route.model)!;
         const writesGroups = model.isAuthModel && field === 'groups' && operation.action === 'create';
         const ok = caller === 'admin' || (!writesGroups && seesField(model, caller, field));
-        return [caller, ok ? decision : { allowed: false, line: `(field privacy: ${field})` }] as const;
+        return [caller, ok ? decision : { allowed: false, line: `(field privacy: ${field})` }];
       });
       rows.push({
         route,
         operation,
         scope,
         outcomes: Object.fromEntries(
-          decisions.map(([c, d]) => [c, d.allowed ? 'allow' : c === 'anonymous' ? 401 : 403]),
+          decisions.map(([c, d]) => [c, d.allowed ? 'allow' : (d.status ?? (c === 'anonymous' ? 401 : 403))]),
         ) as Record<CallerKind, Outcome>,
         lines: Object.fromEntries(decisions.map(([c, d]) => [c, d.line])) as Record<CallerKind, string | null>,
       });
     }
   }
   return rows;
+}
+
+/**
+ * The rules that decide whether the caller may view the parent of a nested route, as the runtime
+ * asks before it reads or writes below it (RouteContext.parentKey): those of the parent model's
+ * route (./model-route.ts). Null where there is no parent, and for a dict or list field of its own
+ * item (an attribute route, decided on that item).
+ */
+function parentRules(ir: ServiceIR, route: Route): { acl: Acl; scope: 'item' | 'collection' } | null {
+  if (!route.parent || route.kind === 'attribute') return null;
+  const parent = ir.models.find((m) => m.name === route.parent!.model);
+  return parent ? rulesOf(ir, parent) : null;
+}
+
+/** The rules of a model's objects: its route's x-ACL (./model-route.ts), admins only without one. */
+function rulesOf(ir: ServiceIR, model: Model): { acl: Acl; scope: 'item' | 'collection' } | null {
+  const rules = modelRoute(ir, model);
+  if (!rules) return null;
+  const acl = (rules.acl && ir.acls.find((a) => a.name === rules.acl)) || ADMIN_ONLY;
+  return { acl, scope: rules.kind === 'collection' ? 'collection' : 'item' };
 }
 
 /**
@@ -111,10 +147,7 @@ function takesParentsPartner(
   const parent = ir.models.find((m) => m.name === route.parent!.model);
   const link = parent?.relationships.find((r) => r.name === route.parent!.field);
   if (!parent || link?.cardinality !== 'one') return null;
-  const rules = modelRoute(ir, parent);
-  if (!rules) return null;
-  const acl = (rules.acl && ir.acls.find((a) => a.name === rules.acl)) || ADMIN_ONLY;
-  return { acl, scope: rules.kind === 'collection' ? 'collection' : 'item' };
+  return rulesOf(ir, parent);
 }
 
 /**
@@ -190,6 +223,9 @@ export function printMatrix(ir: ServiceIR, rows: readonly MatrixRow[]): string {
     lines[0]!,
     ...lines.slice(1),
     '',
+    ...(rows.some((r) => Object.values(r.outcomes).includes(404))
+      ? ['404: the route lies below a parent the caller may not view, answered as one that does not exist.']
+      : []),
     ...listNote(ir),
   ].join('\n');
 }

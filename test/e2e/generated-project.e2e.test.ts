@@ -1,10 +1,12 @@
 /**
  * Every golden tree type-checks under `strict` (`tsc --noEmit` in a copy of
  * snapshots/<fixture>/out with the runtime of runtime/), and the generated project's own test suite passes on SQLite, on
- * PostgreSQL and on MongoDB (svcgen's test server, or MONGO_URL). So does the suite of the library
- * fixture's project as generated, before any user code: its x-ACLs give members books they may not
- * change, bulk changes that the item rules refuse, a one-to-one link created below its parent
- * (`/books/{id}/featured_note`) and parents embedded in the answers of nested creates.
+ * PostgreSQL and on MongoDB (svcgen's test server, or MONGO_URL). So do the suites of two more
+ * fixtures' projects as generated, before any user code. The library's x-ACLs give members books
+ * they may not change, bulk changes that the item rules refuse, a one-to-one link created below its
+ * parent (`/books/{id}/featured_note`) and parents embedded in the answers of nested creates; the
+ * workshop's tasks live only below projects and are hidden from all but their owner, so what lies
+ * below them is their 404.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -65,9 +67,9 @@ describe.each(SNAPSHOT_FIXTURES)('the generated %s project', (fixture) => {
   );
 });
 
-describe('the generated library project, before any user code', () => {
+describe.each(['library', 'workshop'])('the generated %s project, before any user code', (fixture) => {
   let project: Promise<string> | undefined;
-  const projectDir = () => (project ??= generatedProject('library', 'generated-library'));
+  const projectDir = () => (project ??= generatedProject(fixture, `generated-${fixture}`));
   beforeAll(async () => void (await projectDir()));
 
   it('passes its own tests (npm test) on SQLite', async () => {

@@ -26,11 +26,12 @@ describe('the route whose rules decide on a model`s objects', () => {
     expect(modelRoute(ir, model('Checklist'))).toMatchObject({ kind: 'singular' });
   });
 
-  it('makes the matrix ask for a private parent`s update, by its item rules, before its partner is created', () => {
+  it('makes the matrix answer a member below a private task as the runtime does: the task`s 404', () => {
     const create = aclMatrix(ir).find(
       (r) => r.operation.method === 'POST' && r.route.ramlPath === '/projects/{id}/tasks/{tid}/checklist',
     )!;
-    expect(create.outcomes).toEqual({ anonymous: 401, member: 403, owner: 'allow', admin: 'allow' });
-    expect(create.lines.member).toBe('(linking to the parent: deny everyone all)');
+    // The collection rules let members create; the task's item rules hide it from all but its owner.
+    expect(create.outcomes).toEqual({ anonymous: 401, member: 404, owner: 'allow', admin: 'allow' });
+    expect(create.lines.member).toBe('(the parent is hidden: deny everyone all)');
   });
 });

@@ -36,8 +36,16 @@ export type TestView = {
       readonly kind: 'create';
       readonly shown: string;
       readonly secrets: readonly string[];
-      /** The link to the parent; `embedded`: the answer shows the parent as an object (`_nested_relationships`), not its key. */
-      readonly parentLink: { readonly field: string; readonly parent: string; readonly embedded: boolean } | null;
+      /**
+       * The link to the parent; `embedded`: the answer shows the parent as an object
+       * (`_nested_relationships`), not its key; `many`: the link is a list (the parent is one of many).
+       */
+      readonly parentLink: {
+        readonly field: string;
+        readonly parent: string;
+        readonly embedded: boolean;
+        readonly many: boolean;
+      } | null;
     }
   | { readonly kind: 'show'; readonly checksKey: boolean }
   | {
@@ -240,7 +248,12 @@ export class RouteTests {
       shown: this.shown('data'),
       secrets: this.secrets().map(quote),
       parentLink: inverse
-        ? { field: inverse, parent: quote(this.route.parent!.model), embedded: this.embeds(inverse) }
+        ? {
+            field: inverse,
+            parent: quote(this.route.parent!.model),
+            embedded: this.embeds(inverse),
+            many: this.model.relationships.find((r) => r.name === inverse)?.cardinality === 'many',
+          }
         : null,
     });
   }
