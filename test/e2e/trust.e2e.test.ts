@@ -399,6 +399,8 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
         // HTTP/1.1 without a Host, and a Host that would end up in _self.
         [`GET ${BASE}/stories HTTP/1.1\r\nConnection: close\r\n\r\n`, 400],
         [`GET ${BASE}/stories HTTP/1.1\r\nHost: evil.example/x?\r\nConnection: close\r\n\r\n`, 400],
+        [`GET ${BASE}/stories HTTP/1.1\r\nHost: evil.example:99999\r\nConnection: close\r\n\r\n`, 400],
+        [`GET ${BASE}/stories HTTP/1.1\r\nHost: evil..example\r\nConnection: close\r\n\r\n`, 400],
       ];
       for (const [request, status] of cases) {
         const answer = await rawSocket(Number(port), request);

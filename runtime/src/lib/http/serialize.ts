@@ -135,12 +135,18 @@ export function requestOrigin(request: FastifyRequest): string {
 }
 
 /**
- * Whether `host` (the Host header, or X-Forwarded-Host from a trusted proxy) is a host name, an
- * IPv4 address or a bracketed IPv6 one, with an optional port: what `_self` and `Location` are
- * built from, so nothing else (`evil.example/x?`) may become part of the URLs an answer gives.
+ * Whether `host` (the Host header, or X-Forwarded-Host from a trusted proxy) is a host name (labels
+ * of at most 63 characters between single dots, 253 in all, a final dot allowed), an IPv4 address or
+ * a bracketed IPv6 one, with an optional port up to 65535: what `_self` and `Location` are built
+ * from, so nothing else (`evil.example/x?`, `a..b`, `:99999`) may become part of the URLs an answer gives.
  */
 export function isHost(host: string | undefined): boolean {
-  return host !== undefined && HOST.test(host);
+  const parts = host === undefined || host.length > 300 ? null : HOST.exec(host);
+  if (!parts) return false;
+  const [, name, port] = parts;
+  return (name === undefined || name.replace(/\.$/, '').length <= 253) && (port === undefined || Number(port) <= 65535);
 }
 
-const HOST = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,251}[A-Za-z0-9_])?\.?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+/** Each label starts after a dot of its own, so the pattern reads a host in one pass. */
+const LABEL = '[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?';
+const HOST = new RegExp(`^(?:(${LABEL}(?:\\.${LABEL})*\\.?)|\\[[0-9A-Fa-f:.]{2,45}\\])(?::(\\d{1,5}))?$`);
