@@ -12,7 +12,7 @@
  * `admin`, a user in group `admin`.
  */
 import type { Acl, AclEntry, Model, Operation, Permission, Route, ServiceIR } from '../ir/types.js';
-import { modelRoute } from './model-route.js';
+import { modelRules } from './model-route.js';
 
 export const CALLERS = ['anonymous', 'member', 'owner', 'admin'] as const;
 export type CallerKind = (typeof CALLERS)[number];
@@ -70,13 +70,14 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
   const rows: MatrixRow[] = [];
   for (const route of ir.routes) {
     const acl = (route.acl && acls.get(route.acl)) || ADMIN_ONLY;
+    const parent = parentRules(ir, route);
     for (const operation of route.operations) {
       if (operation.method === 'HEAD') continue; // as GET
       const scope = usesItemRules(route, operation, acl) ? 'item' : 'collection';
-      const linking = takesParentsPartner(ir, route, operation);
-      const parent = parentRules(ir, route);
+      // A create whose object becomes the parent's one-to-one partner changes the parent too.
+      const linking = operation.action === 'create' && takesParentsPartner(ir, route) ? parent : null;
       // Decided before anything is read: collection rules, and item rules that call no user function.
-      const early = scope === 'collection' || !acl.item.some((e) => e.principal.kind === 'dynamic');
+      const early = scope === 'collection' || !callsUserCode(acl);
       const decisions = CALLERS.map((caller): readonly [CallerKind, Decision] => {
         const decision = decide(acl, scope, caller, operation.permission);
         if (early && !decision.allowed) return [caller, decision];
@@ -113,41 +114,38 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
 }
 
 /**
- * The rules that decide whether the caller may view the parent of a nested route, as the runtime
- * asks before it reads or writes below it (RouteContext.parentKey): those of the parent model's
- * route (./model-route.ts). Null where there is no parent, and for a dict or list field of its own
- * item (an attribute route, decided on that item).
+ * The rules that decide on the parent of a nested route, as the runtime asks before it reads or
+ * writes below it (RouteContext.parentKey, createdLink): those of the parent model's route
+ * (./model-route.ts), admins only without an x-ACL. Null where there is no parent, and for a dict or
+ * list field of its own item (an attribute route, decided on that item).
  */
 function parentRules(ir: ServiceIR, route: Route): { acl: Acl; scope: 'item' | 'collection' } | null {
-  if (!route.parent || route.kind === 'attribute') return null;
-  const parent = ir.models.find((m) => m.name === route.parent!.model);
-  return parent ? rulesOf(ir, parent) : null;
-}
-
-/** The rules of a model's objects: its route's x-ACL (./model-route.ts), admins only without one. */
-function rulesOf(ir: ServiceIR, model: Model): { acl: Acl; scope: 'item' | 'collection' } | null {
-  const rules = modelRoute(ir, model);
+  const model = parentModel(ir, route);
+  const rules = model && modelRules(ir, model);
   if (!rules) return null;
   const acl = (rules.acl && ir.acls.find((a) => a.name === rules.acl)) || ADMIN_ONLY;
-  return { acl, scope: rules.kind === 'collection' ? 'collection' : 'item' };
+  return { acl, scope: rules.kind };
 }
 
 /**
- * For a create below a parent whose link to the new object is one-to-one (`/books/{id}/featured_note`):
- * the rules by which the caller must also be able to update the parent, as the runtime asks before
- * one object takes another's only partner (runtime/src/lib/http/relinks.ts `linkTarget`); null for
- * any other operation. A link to the parent's to-many side changes nothing of the parent.
+ * Whether the route's object is its parent's one-to-one partner (`/books/{id}/featured_note`): a
+ * create then takes the parent's only partner, and the runtime asks for `update` on the parent
+ * (runtime/src/lib/http/relinks.ts `linkTarget`). A link to the parent's to-many side changes
+ * nothing of the parent.
  */
-function takesParentsPartner(
-  ir: ServiceIR,
-  route: Route,
-  operation: Operation,
-): { acl: Acl; scope: 'item' | 'collection' } | null {
-  if (!route.parent || operation.action !== 'create' || route.kind === 'attribute') return null;
-  const parent = ir.models.find((m) => m.name === route.parent!.model);
-  const link = parent?.relationships.find((r) => r.name === route.parent!.field);
-  if (!parent || link?.cardinality !== 'one') return null;
-  return rulesOf(ir, parent);
+function takesParentsPartner(ir: ServiceIR, route: Route): boolean {
+  const link = parentModel(ir, route)?.relationships.find((r) => r.name === route.parent!.field);
+  return link?.cardinality === 'one';
+}
+
+function parentModel(ir: ServiceIR, route: Route): Model | undefined {
+  if (!route.parent || route.kind === 'attribute') return undefined;
+  return ir.models.find((m) => m.name === route.parent!.model);
+}
+
+/** Whether some item rule calls a user function (a `{{dynamic}}` principal), which needs the object. */
+function callsUserCode(acl: Acl): boolean {
+  return acl.item.some((e) => e.principal.kind === 'dynamic');
 }
 
 /**
@@ -157,7 +155,7 @@ function takesParentsPartner(
 function usesItemRules(route: Route, operation: Operation, acl: Acl): boolean {
   if (route.kind === 'collection') return false;
   if (operation.action === 'item_options' || (route.kind === 'attribute' && operation.method === 'OPTIONS'))
-    return !acl.item.some((e) => e.principal.kind === 'dynamic');
+    return !callsUserCode(acl);
   return !(route.kind === 'singular' && operation.action === 'create');
 }
 

@@ -6,6 +6,18 @@
  */
 import type { Model, Route, ServiceIR } from '../ir/types.js';
 
+/** What of that route decides: item rules (then collection rules) or collection rules, and its x-ACL (null: admins only). */
+export interface ModelRules {
+  readonly kind: 'item' | 'collection';
+  readonly acl: string | null;
+}
+
+/** `modelRoute` as the runtime takes it (`Model.aclRoute`): a singular route's rules are an item's. */
+export function modelRules(ir: ServiceIR, model: Model): ModelRules | null {
+  const route = modelRoute(ir, model);
+  return route && { kind: route.kind === 'collection' ? 'collection' : 'item', acl: route.acl };
+}
+
 /**
  * The top-level item route, else any route of one object (a nested item, a singular), else the
  * top-level collection, else the first route serving the model; null: none. A route of one object

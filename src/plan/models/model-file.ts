@@ -4,7 +4,7 @@
  * Schemas of its request bodies and of the object as answers show it.
  */
 import type { Field, Model, Relationship, Route, ServiceIR, ValueSource } from '../../ir/types.js';
-import { modelRoute } from '../../acl/model-route.js';
+import { modelRules } from '../../acl/model-route.js';
 import { isSecretField, type FieldTypes } from '../shared/field-types.js';
 import { shownObjectSchema } from '../openapi/schemas.js';
 import { literal, raw } from '../shared/literal.js';
@@ -154,7 +154,7 @@ function modelSpec(ir: ServiceIR, model: Model, types: FieldTypes): Record<strin
     authFields: model.authFields ? [...model.authFields] : null,
     hiddenFields: [...model.hiddenFields],
     searchFields: searchFields(model).map((f) => f.name),
-    aclRoute: aclRoute(ir, model),
+    aclRoute: modelRules(ir, model),
     selfPath: raw(selfPath(ir, model)),
   };
 }
@@ -236,13 +236,6 @@ function selfPath(ir: ServiceIR, model: Model): string {
     return `(record) => (record.${inverse.name} == null ? null : ${pathExpression(route, params)})`;
   }
   return '() => null';
-}
-
-/** The route of src/acl/model-route.ts as the runtime takes it: its kind of rules, and its x-ACL. */
-function aclRoute(ir: ServiceIR, model: Model): { kind: 'item' | 'collection'; acl: string | null } | null {
-  const route = modelRoute(ir, model);
-  if (!route) return null;
-  return { kind: route.kind === 'collection' ? 'collection' : 'item', acl: route.acl };
 }
 
 /** `/users/:username/profile` → a template literal filling each parameter from a record field. */
