@@ -7,6 +7,7 @@
  */
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
+import { isJsonMediaType } from '../../../runtime/src/lib/http/patterns.js';
 import { entry, get } from '../../load/ynode.js';
 import type { Body, Method, RamlApi, Resource, SecurityReference } from '../../raml/model.js';
 import { didYouMean } from '../../util/suggest.js';
@@ -284,13 +285,14 @@ function operations(ctx: Context, resource: Resource, kind: Kind): Operation[] {
 }
 
 /**
- * The service reads JSON bodies only: a body of another media type is answered 415 (lib/http/app.ts).
+ * The service reads JSON bodies only (runtime/src/lib/http/patterns.ts `isJsonMediaType`): a body
+ * of another media type is answered 415.
  * A GET's body is not read at all (Fastify's), so a declared one changes nothing.
  */
 function reportBodiesNotTaken(ctx: Context, resource: Resource, m: Method): void {
   if (m.method === 'get' || m.method === 'head') return;
   for (const body of m.body ?? []) {
-    if (/^application\/(?:[\w.+-]*\+)?json$/i.test(body.mediaType.split(';')[0]!.trim())) continue;
+    if (isJsonMediaType(body.mediaType)) continue;
     ctx.diagnostics.report(
       'SVC2078',
       `${m.method} on ${resource.path} declares a request body of type ${body.mediaType}: the service takes JSON bodies only, and answers this one 415`,

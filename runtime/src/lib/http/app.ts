@@ -17,7 +17,7 @@ import type { HttpTimeouts, TrustProxy } from '../config.js';
 import { isHost, requestUrl } from './serialize.js';
 import { handlerDeadline } from './deadline.js';
 import { notAResource } from './error-handler.js';
-import { boundedRegExp, isBase64 } from './patterns.js';
+import { boundedRegExp, isBase64, JSON_SUFFIX_MEDIA_TYPE } from './patterns.js';
 import { requestShapeProblem } from './request-shape.js';
 import { answerClientError } from './client-errors.js';
 
@@ -104,8 +104,7 @@ export function createApp(options: AppOptions): FastifyInstance {
   // Bodies are JSON objects; anything else is a 415, not text silently ignored.
   app.removeContentTypeParser(['text/plain', 'application/json']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
-  // Fastify tests a pattern against the whole type, parameters included (`; charset=utf-8`).
-  app.addContentTypeParser(/^application\/[\w.+-]*\+json(?:\s*;.*)?$/, { parseAs: 'string' }, parseJson);
+  app.addContentTypeParser(JSON_SUFFIX_MEDIA_TYPE, { parseAs: 'string' }, parseJson);
   // Null until authentication says who calls, and always with auth off: handlers may read it either way.
   app.decorateRequest('user', null);
   // One hook of each kind for every concern of the runtime's, and each takes a callback, not a

@@ -2,7 +2,8 @@
  * The regular expressions of JSON-schema `pattern`s, as the validator runs them. JavaScript's
  * engine backtracks: svcgen refuses the patterns that take exponential time (SVC2028), and this
  * bounds the text any pattern sees, so that one that is merely polynomial (`\s*x\s*$`) cannot be
- * given a megabyte to chew on. A longer value does not match.
+ * given a megabyte to chew on. A longer value does not match. Also the patterns of values both the
+ * service and svcgen read alike: base64 files, JSON media types.
  */
 export const MAX_PATTERN_INPUT = 4096;
 
@@ -43,3 +44,16 @@ export function isBase64(text: string): boolean {
 const BASE64_DIGIT: readonly boolean[] = Array.from({ length: 128 }, (_, code) =>
   /[A-Za-z0-9+/]/.test(String.fromCharCode(code)),
 );
+
+/**
+ * The media types whose bodies the service reads as JSON: `application/json`, and any
+ * `application/…+json`, parameters (`; charset=utf-8`) allowed. lib/http/app.ts registers its
+ * parser for them (Fastify matches the pattern against the lower-cased type with its parameters),
+ * and svcgen warns of a body declared with any other (SVC2078).
+ */
+export const JSON_SUFFIX_MEDIA_TYPE = /^application\/[\w.+-]*\+json(?:\s*;.*)?$/;
+
+export function isJsonMediaType(type: string): boolean {
+  const lower = type.trim().toLowerCase();
+  return lower.split(';')[0]!.trim() === 'application/json' || JSON_SUFFIX_MEDIA_TYPE.test(lower);
+}
