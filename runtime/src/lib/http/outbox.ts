@@ -18,7 +18,7 @@ import { badRequest, notFound } from '../errors.js';
 import { changeFeed, FeedHub } from '../feed/feed.js';
 import { Dispatcher, webhookTargets, type Target } from '../webhooks/dispatcher.js';
 import type { Delivery, DeliveryStatus, WebhookSettings } from '../webhooks/types.js';
-import { completeRoute, hooksOf, methodsOf } from './routing.js';
+import { completeRoute, hooksOf, methodsOf, WRITE_METHODS as WRITES } from './routing.js';
 import { requestOrigin } from './serialize.js';
 
 export interface OutboxOptions {
@@ -31,7 +31,6 @@ export interface OutboxOptions {
 }
 
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'dead'];
-const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export const outbox = fp<OutboxOptions>(
   async (app, { db, settings, local = [], feedLimits }) => {

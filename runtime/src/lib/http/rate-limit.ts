@@ -9,9 +9,8 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify
 import fp from 'fastify-plugin';
 import type { RateLimits } from '../config.js';
 import { HttpError } from '../errors.js';
-import { hooksOf, methodsOf } from './routing.js';
+import { hooksOf, methodsOf, WRITE_METHODS as WRITES } from './routing.js';
 
-const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Client addresses remembered per limit; the oldest are forgotten first. */
 const REMEMBERED_CLIENTS = 10_000;
 

@@ -26,6 +26,9 @@ export function knownPath(app: FastifyInstance, url: string): KnownPath | undefi
   return knownPaths.get(app.server)?.find((known) => known.pattern.test(path));
 }
 
+/** The methods that write: what the rate limit `writes` counts, and what wakes the outbox's loops. */
+export const WRITE_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
 /** Fastify's shorthand routes have one method; `route()` may list several (onRoute hooks). */
 export function methodsOf(route: RouteOptions): readonly string[] {
   return Array.isArray(route.method) ? route.method : [route.method];
