@@ -48,8 +48,11 @@ export interface AclRoute {
   readonly model: string;
   /** An item route's parameter for the item's key. */
   readonly itemParam?: string;
-  /** A nested route's parent: its model, the parameter for its key, and the field of `model` that points at it. */
-  readonly parent?: { readonly model: string; readonly param: string; readonly link?: string };
+  /**
+   * A nested route's parents, outermost first: each one's model, the parameter for its key, and
+   * the field of the object below it in the URL that points at it.
+   */
+  readonly parents?: readonly { readonly model: string; readonly param: string; readonly link?: string }[];
 }
 
 export interface AclService extends TestService {
@@ -116,11 +119,10 @@ export async function startAclService(): Promise<AclService> {
     async send(caller, method, route) {
       let url = route.path;
       let link: Rec | undefined;
-      if (route.parent) {
-        const { model, param } = route.parent;
-        const key = service.key(model, await service.seed(model));
-        url = url.replace(`:${param}`, () => String(key));
-        if (route.parent.link) link = { [route.parent.link]: key };
+      for (const parent of route.parents ?? []) {
+        const key = service.key(parent.model, await service.seed(parent.model, link));
+        url = url.replace(`:${parent.param}`, () => String(key));
+        link = parent.link ? { [parent.link]: key } : undefined;
       }
       if (route.kind === 'item') {
         const key = service.key(route.model, await service.seed(route.model, link));

@@ -3,8 +3,8 @@
  * kind of caller gets when auth is on. `svcgen inspect --acl` prints it and the generated project's
  * `test/acl.test.ts` checks the running service against it. It follows the runtime's rules
  * (lib/auth/acl.ts): first matching line decides, item rules then collection rules, no match
- * denies, routes without an x-ACL are for `g:admin` only. Below a parent the caller may not view,
- * what is not refused before anything is read is that parent's 404; a create that makes the new
+ * denies, routes without an x-ACL are for `g:admin` only. Below a parent the caller may not view
+ * (or a parent's parent), what is not refused before anything is read is that parent's 404; a create that makes the new
  * object a parent's one-to-one partner also needs `update` on that parent.
  *
  * The callers: `anonymous`; `member`, a logged-in user in group `user`; `owner`, a member for whom
@@ -12,6 +12,7 @@
  * `admin`, a user in group `admin`.
  */
 import type { Acl, AclEntry, Model, Operation, Permission, Route, ServiceIR } from '../ir/types.js';
+import { itemsAbove } from '../ir/parents.js';
 import { modelRules } from './model-route.js';
 
 export const CALLERS = ['anonymous', 'member', 'owner', 'admin'] as const;
@@ -70,21 +71,23 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
   const rows: MatrixRow[] = [];
   for (const route of ir.routes) {
     const acl = (route.acl && acls.get(route.acl)) || ADMIN_ONLY;
-    const parent = parentRules(ir, route);
+    const above = rulesAbove(ir, route);
     for (const operation of route.operations) {
       if (operation.method === 'HEAD') continue; // as GET
       const scope = usesItemRules(route, operation, acl) ? 'item' : 'collection';
       // A create whose object becomes the parent's one-to-one partner changes the parent too.
-      const linking = operation.action === 'create' && takesParentsPartner(ir, route) ? parent : null;
+      const linking = operation.action === 'create' && takesParentsPartner(ir, route) ? (above.at(-1) ?? null) : null;
       // Decided before anything is read: collection rules, and item rules that call no user function.
       const early = scope === 'collection' || !callsUserCode(acl);
       const decisions = CALLERS.map((caller): readonly [CallerKind, Decision] => {
         const decision = decide(acl, scope, caller, operation.permission);
         if (early && !decision.allowed) return [caller, decision];
         // Below a parent the caller may not view: that parent's 404, as for one that does not exist.
-        const seen = parent && decide(parent.acl, parent.scope, caller, 'view');
-        if (seen && !seen.allowed)
-          return [caller, { allowed: false, status: 404, line: `(the parent is hidden: ${seen.line ?? 'no line'})` }];
+        const hidden = above
+          .map((rules) => decide(rules.acl, rules.scope, caller, 'view'))
+          .find((seen) => !seen.allowed);
+        if (hidden)
+          return [caller, { allowed: false, status: 404, line: `(the parent is hidden: ${hidden.line ?? 'no line'})` }];
         if (decision.allowed && linking) {
           // The new object becomes the parent's one partner: changing the parent, by its own rules.
           const update = decide(linking.acl, linking.scope, caller, 'update');
@@ -114,17 +117,19 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
 }
 
 /**
- * The rules that decide on the parent of a nested route, as the runtime asks before it reads or
- * writes below it (RouteContext.parentKey, createdLink): those of the parent model's route
- * (./model-route.ts), admins only without an x-ACL. Null where there is no parent, and for a dict or
- * list field of its own item (an attribute route, decided on that item).
+ * The rules that decide on the items a nested route lies below, outermost first, as the runtime asks
+ * before it reads or writes below them (RouteContext.parentKey, createdLink): those of each item
+ * model's route (./model-route.ts), admins only without an x-ACL. A dict or list field's own item
+ * is not among them (an attribute route is decided on that item).
  */
-function parentRules(ir: ServiceIR, route: Route): { acl: Acl; scope: 'item' | 'collection' } | null {
-  const model = parentModel(ir, route);
-  const rules = model && modelRules(ir, model);
-  if (!rules) return null;
-  const acl = (rules.acl && ir.acls.find((a) => a.name === rules.acl)) || ADMIN_ONLY;
-  return { acl, scope: rules.kind };
+function rulesAbove(ir: ServiceIR, route: Route): { acl: Acl; scope: 'item' | 'collection' }[] {
+  return itemsAbove(route).flatMap((parent) => {
+    const model = ir.models.find((m) => m.name === parent.model);
+    const rules = model && modelRules(ir, model);
+    if (!rules) return [];
+    const acl = (rules.acl && ir.acls.find((a) => a.name === rules.acl)) || ADMIN_ONLY;
+    return [{ acl, scope: rules.kind }];
+  });
 }
 
 /**
@@ -134,13 +139,9 @@ function parentRules(ir: ServiceIR, route: Route): { acl: Acl; scope: 'item' | '
  * nothing of the parent.
  */
 function takesParentsPartner(ir: ServiceIR, route: Route): boolean {
-  const link = parentModel(ir, route)?.relationships.find((r) => r.name === route.parent!.field);
-  return link?.cardinality === 'one';
-}
-
-function parentModel(ir: ServiceIR, route: Route): Model | undefined {
-  if (!route.parent || route.kind === 'attribute') return undefined;
-  return ir.models.find((m) => m.name === route.parent!.model);
+  if (!route.parent || route.kind === 'attribute') return false;
+  const model = ir.models.find((m) => m.name === route.parent!.model);
+  return model?.relationships.find((r) => r.name === route.parent!.field)?.cardinality === 'one';
 }
 
 /** Whether some item rule calls a user function (a `{{dynamic}}` principal), which needs the object. */

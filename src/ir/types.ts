@@ -265,6 +265,11 @@ export interface RouteParent {
   readonly field: string;
   /** The parent's own route path (its item route). */
   readonly path: string;
+  /**
+   * Where the parent item is itself nested (`/projects/{id}/tasks/{tid}/checklist`: the task's
+   * project), or null: the parent is found only among its own parent's objects.
+   */
+  readonly parent: RouteParent | null;
 }
 
 // --- auth and ACLs ------------------------------------------------------------------------------

@@ -4,7 +4,8 @@
  * owner's alone, with a one-to-one checklist below it. A member once could create the checklist of
  * another member's task (the task's rules were taken from its nested collection route, which lets
  * members create), filling the only place its owner had for one and telling which hidden tasks
- * exist (201 against 404). SQLite and PostgreSQL, auth on, with the workshop's user code. Also
+ * exist (201 against 404); and a checklist was found through any project's URL, not only its
+ * task's (the grandparent in the URL was never looked at). SQLite and PostgreSQL, auth on, with the workshop's user code. Also
  * here, for its default body_limit (1 MB): a body that anyone may send and that once answered 500.
  */
 import { writeFileSync } from 'node:fs';
@@ -98,6 +99,26 @@ describe.each(['sqlite', 'postgres'] as const)('a private task below a project o
     const his = await as('ben', 'POST', `/projects/${bens}/tasks/${key}/checklist`, { items: ['mine'] });
     expect(his.status, his.text).toBe(201);
     expect(his.body).toMatchObject({ items: ['mine'], owner: 'ben' });
+  });
+
+  it('finds a task only below its own project, as the task`s own URL does', async () => {
+    const bens = (await as('ben', 'POST', '/projects', { name: "ben's" })).body.id as number;
+    const anns = (await as('ann', 'POST', '/projects', { name: "ann's" })).body.id as number;
+    const key = (await as('ben', 'POST', `/projects/${bens}/tasks`, { title: 'his' })).body.id as number;
+    const created = await as('ben', 'POST', `/projects/${bens}/tasks/${key}/checklist`, { items: ['a'] });
+    expect(created.status, created.text).toBe(201);
+
+    // Below a project it is not in, or one that does not exist: no such task, for its owner too.
+    for (const method of ['GET', 'POST']) {
+      const body = method === 'POST' ? { items: ['b'] } : undefined;
+      const elsewhere = await as('ben', method, `/projects/${anns}/tasks/${key}/checklist`, body);
+      expect([elsewhere.status, elsewhere.body.message], elsewhere.text).toEqual([404, `Task ${key} not found`]);
+      const nowhere = await as('ben', method, `/projects/999999/tasks/${key}/checklist`, body);
+      expect([nowhere.status, nowhere.body.message], nowhere.text).toEqual([404, 'Project 999999 not found']);
+    }
+    expect((await as('ben', 'GET', `/projects/${anns}/tasks/${key}`)).status).toBe(404);
+    const read = await as('ben', 'GET', `/projects/${bens}/tasks/${key}/checklist`);
+    expect([read.status, read.body.items], read.text).toEqual([200, ['a']]);
   });
 
   it('walks a body with an escape and a list of 300,000 items for hidden keys without a 500', async () => {

@@ -4,11 +4,15 @@
  * the ETag and If-Match of items, the limits the service applies, list parameters' form; with
  * auth off (lib/http/openapi.ts) only what the service still serves, and nothing unused.
  */
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import type { Json } from '../support/openapi-tools.js';
 import { API_FIXTURES, servedDocuments } from '../support/openapi-tools.js';
-import { generateFixture } from '../support/generated.js';
+import { generateApiProject, generateFixture } from '../support/generated.js';
+import { fixtureRaml } from '../support/project.js';
 
 // oxlint-disable-next-line typescript/no-explicit-any -- documents walked by path: a member that is not there fails the test where it is read
 type Doc = Record<string, any>;
@@ -161,6 +165,22 @@ describe('operationIds', () => {
       'PUT /authors': 'updateAuthorsPut',
       'POST /auth/token': 'createApiToken',
     });
+  });
+
+  it('name every parent and type every key of a nested path, also where a parent`s item has no methods', async () => {
+    // fixtures/workshop without the methods of /projects/{id}/tasks/{tid}: its checklist is still a project's task's.
+    const dir = mkdtempSync(join(tmpdir(), 'svcgen-openapi-'));
+    cpSync(join(fixtureRaml('workshop'), '..'), dir, { recursive: true });
+    const raml = join(dir, 'api.raml');
+    const item = '            /{tid}:\n                get:\n                patch:\n';
+    const text = readFileSync(raml, 'utf8');
+    expect(text).toContain(item);
+    writeFileSync(raml, text.replace(item, '            /{tid}:\n'));
+    const document = JSON.parse((await generateApiProject(raml)).get('openapi.json')!.content) as Doc;
+    const checklist = document['paths']['/projects/{id}/tasks/{tid}/checklist'] as Doc;
+    expect(checklist['get']['operationId']).toBe('getProjectTaskChecklist');
+    const id = (checklist['parameters'] ?? checklist['get']['parameters']).find((p: Doc) => p['name'] === 'id');
+    expect([id['schema']['type'], id['description']]).toEqual(['integer', 'The id of the Project.']);
   });
 
   it('appear in the README’s route table', async () => {

@@ -2,8 +2,13 @@
  * The ACL matrix (src/acl/matrix.ts), which `svcgen inspect --acl` prints and the generated
  * test/acl.test.ts checks the service against, decides a create below a parent as the runtime does:
  * where the new object becomes the parent's one-to-one partner, the caller must also be able to
- * update the parent (runtime/src/lib/http/relinks.ts); on the parent's to-many side, not.
+ * update the parent (runtime/src/lib/http/relinks.ts); on the parent's to-many side, not. Below
+ * a parent whose own parent the caller may not view, what is not refused first is a 404, as the
+ * runtime finds a parent only among the objects of the one above it (RouteContext.parent).
  */
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { aclMatrix, type MatrixRow } from '../../src/acl/matrix.js';
 import { serviceModel } from '../support/generated.js';
@@ -33,5 +38,26 @@ describe('the ACL matrix of creates below a parent', () => {
     });
     expect(row('POST', '/authors/{id}/books').outcomes.member).toBe('allow');
     expect(row('POST', '/books').outcomes.member).toBe('allow');
+  });
+});
+
+describe('the ACL matrix two levels down', () => {
+  it('answers 404 below a grandparent the caller may not view, whatever the parent`s rules', () => {
+    // The workshop with projects only admins may view: a task's owner still cannot reach its checklist.
+    const dir = mkdtempSync(join(tmpdir(), 'svcgen-matrix-'));
+    cpSync(join(fixtureRaml('workshop'), '..'), dir, { recursive: true });
+    const raml = join(dir, 'api.raml');
+    const projectsItem =
+      '            item: |\n                allow g:admin all\n                allow authenticated view\n';
+    const text = readFileSync(raml, 'utf8');
+    expect(text).toContain(projectsItem);
+    writeFileSync(raml, text.replace(projectsItem, `${projectsItem.split('allow auth')[0]}deny everyone all\n`));
+    const found = aclMatrix(serviceModel(raml));
+    const outcomes = (method: string, path: string) =>
+      found.find((r) => r.operation.method === method && r.route.ramlPath === path)!.outcomes;
+    const hidden = { anonymous: 404, member: 404, owner: 404, admin: 'allow' };
+    expect(outcomes('GET', '/projects/{id}/tasks/{tid}')).toEqual(hidden);
+    expect(outcomes('GET', '/projects/{id}/tasks/{tid}/checklist')).toEqual(hidden);
+    expect(outcomes('POST', '/projects/{id}/tasks/{tid}/checklist')).toEqual({ ...hidden, anonymous: 401 });
   });
 });

@@ -126,6 +126,8 @@ interface ItemInfo {
   readonly param: string;
   /** The item's x-ACL (attribute routes use it too). */
   readonly acl: string | null;
+  /** Where the item is nested, or null. */
+  readonly parent: RouteParent | null;
 }
 
 function itemRoute(
@@ -171,7 +173,7 @@ function itemRoute(
     attribute: null,
     acl,
   });
-  return { model: parentServed.model, route, path, param, acl };
+  return { model: parentServed.model, route, path, param, acl, parent: parentLink };
 }
 
 function nested(ctx: Context, node: PathNode, parentItem: ItemInfo): Served | undefined {
@@ -182,6 +184,7 @@ function nested(ctx: Context, node: PathNode, parentItem: ItemInfo): Served | un
     param: parentItem.param,
     field: f,
     path: parentItem.path,
+    parent: parentItem.parent,
   });
   if (field && (field.field.type === 'dict' || field.field.type === 'list')) {
     if (node.children.length) {

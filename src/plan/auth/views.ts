@@ -12,9 +12,11 @@ import {
   type Auth,
   type Model,
   type Route,
+  type RouteParent,
   type ServiceIR,
   type UserFunction,
 } from '../../ir/types.js';
+import { parentsOf } from '../../ir/parents.js';
 import { commentText, literal, quote } from '../shared/literal.js';
 import { camel, modelNames, principalModule } from '../shared/names.js';
 import { RouteTests } from '../tests/views.js';
@@ -164,9 +166,11 @@ export function aclTestView(ir: ServiceIR) {
       path: quote(route.path),
       model: quote(route.model),
       itemParam: route.kind === 'item' && route.itemParam ? quote(route.itemParam) : null,
-      parent: route.parent
-        ? { model: quote(route.parent.model), param: quote(route.parent.param), link: link(route, models) }
-        : null,
+      parents: parentsOf(route).map((parent, i, all) => ({
+        model: quote(parent.model),
+        param: quote(parent.param),
+        link: i === all.length - 1 ? link(route, models) : linkBelow(parent, models),
+      })),
     })),
     rows: rows.map((row) => ({
       method: quote(row.operation.method),
@@ -179,6 +183,12 @@ export function aclTestView(ir: ServiceIR) {
 function outcomeOf(row: MatrixRow, caller: CallerKind): string {
   const outcome = row.outcomes[caller];
   return outcome === 'allow' ? quote('allowed') : String(outcome);
+}
+
+/** The field of the item below `parent` in a URL that points at it, quoted, or null. */
+function linkBelow(parent: RouteParent, models: ReadonlyMap<string, Model>): string | null {
+  const inverse = models.get(parent.model)!.relationships.find((r) => r.name === parent.field)?.inverse;
+  return inverse ? quote(inverse) : null;
 }
 
 /** The field of a nested route's objects that points at the parent, quoted, or null (attribute routes: the parent's own field). */

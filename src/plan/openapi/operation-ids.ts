@@ -9,6 +9,7 @@
  */
 import pluralize from 'pluralize';
 import type { Action, HttpMethod, Route, ServiceIR } from '../../ir/types.js';
+import { parentsOf } from '../../ir/parents.js';
 import { pascal } from '../shared/names.js';
 
 export class OperationIds {
@@ -36,14 +37,13 @@ export function operationKey(method: HttpMethod, path: string): string {
  * PATCH and PUT in.
  */
 export function routeOperationIds(ir: ServiceIR, ids: OperationIds): Map<string, string> {
-  const byPath = new Map(ir.routes.map((r) => [r.path, r]));
   const found = new Map<string, string>();
   for (const route of ir.routes) {
     const operations = route.operations
       .filter((o) => o.method !== 'HEAD')
       .sort((a, b) => Number(a.method !== USUAL_METHOD[a.action]) - Number(b.method !== USUAL_METHOD[b.action]));
     for (const op of operations)
-      found.set(operationKey(op.method, route.path), ids.take(operationName(byPath, route, op.action), op.method));
+      found.set(operationKey(op.method, route.path), ids.take(operationName(route, op.action), op.method));
   }
   return found;
 }
@@ -62,8 +62,10 @@ const USUAL_METHOD: Readonly<Record<Action, HttpMethod>> = {
 };
 
 /** `listAuthorBooks`: the verb, the models of the parents, then what the route serves. */
-function operationName(byPath: ReadonlyMap<string, Route>, route: Route, action: Action): string {
-  const parents = parentModels(byPath, route).join('');
+function operationName(route: Route, action: Action): string {
+  const parents = parentsOf(route)
+    .map((p) => p.model)
+    .join('');
   if (route.kind === 'attribute') {
     // The field of the parent: read whole, or merged into (POST).
     const verb = action === 'create' ? 'update' : 'get';
@@ -99,14 +101,4 @@ function operationName(byPath: ReadonlyMap<string, Route>, route: Route, action:
 function plural(model: string): string {
   const many = pluralize.plural(model);
   return many === model ? `${model}List` : many;
-}
-
-/** The models of a route's parent items, outermost first (`/authors/:id/books/:bid/notes` → Author, Book). */
-function parentModels(byPath: ReadonlyMap<string, Route>, route: Route): string[] {
-  const models: string[] = [];
-  for (let r: Route | undefined = route, depth = 0; r?.parent && depth < 32; depth++) {
-    models.unshift(r.parent.model);
-    r = byPath.get(r.parent.path);
-  }
-  return models;
 }

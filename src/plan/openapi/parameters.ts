@@ -9,6 +9,7 @@
  * both alike.
  */
 import { operatorsFor, type QueryOperatorSpec } from '../../../runtime/src/lib/query-operators.js';
+import { parentsOf } from '../../ir/parents.js';
 import type { Field, Model, Route } from '../../ir/types.js';
 import { isSecretField } from '../shared/field-types.js';
 import { searchFields } from '../shared/search.js';
@@ -174,13 +175,12 @@ function scalarSchema(ctx: OpenApiContext, model: Model, field: Field): Json {
 
 /** The path parameters of a route, each typed by the key of the model whose item it names. */
 export function pathParameters(ctx: OpenApiContext, route: Route): Json[] {
-  const byPath = new Map(ctx.ir.routes.map((r) => [r.path, r]));
   return route.path
     .split('/')
     .filter((s) => s.startsWith(':'))
     .map((segment) => {
       const name = segment.slice(1);
-      const model = modelOfParameter(byPath, route, name);
+      const model = modelOfParameter(route, name);
       const schema = model ? ctx.types.keySchema(model) : { type: 'string' };
       const description = model ? `The ${ctx.model(model).primaryKey} of the ${model}.` : 'A key.';
       const example = model ? keyExample(ctx, model) : 'key';
@@ -189,11 +189,7 @@ export function pathParameters(ctx: OpenApiContext, route: Route): Json[] {
 }
 
 /** Whose key a path parameter holds: the route's item, its parent's, or (deeper) a grandparent's. */
-function modelOfParameter(byPath: ReadonlyMap<string, Route>, route: Route, name: string): string | null {
-  for (let r: Route | undefined = route, depth = 0; r && depth < 32; depth++) {
-    if (r.itemParam === name) return r.model;
-    if (r.parent?.param === name) return r.parent.model;
-    r = r.parent ? byPath.get(r.parent.path) : undefined;
-  }
-  return null;
+function modelOfParameter(route: Route, name: string): string | null {
+  if (route.itemParam === name) return route.model;
+  return parentsOf(route).find((parent) => parent.param === name)?.model ?? null;
 }

@@ -3,7 +3,8 @@
  * every route below it with its actions (index, create, show, update, …; see the generated
  * README) and the 405/OPTIONS completion.
  */
-import type { Action, Model, Operation, Route, ServiceIR } from '../../ir/types.js';
+import { parentsOf } from '../../ir/parents.js';
+import type { Action, Model, Operation, Route, RouteParent, ServiceIR } from '../../ir/types.js';
 import { isSafeIdentifier } from '../../ir/naming.js';
 import type { FieldTypes } from '../shared/field-types.js';
 import { commentText, literal, quote, raw } from '../shared/literal.js';
@@ -94,7 +95,7 @@ export function routesView(ir: ServiceIR, group: string, routes: readonly Route[
     routes
       .filter((r) => r.kind !== 'attribute' && (model === undefined || r.model === model))
       .flatMap((r) => servedOperations(r).map((o) => o.action));
-  const used = [...new Set(routes.flatMap((r) => (r.parent ? [r.model, r.parent.model] : [r.model])))].sort();
+  const used = [...new Set(routes.flatMap((r) => [r.model, ...parentsOf(r).map((p) => p.model)]))].sort();
   const imports = [
     { names: sharedSchemaNames(routes, actionsOf()), from: '../lib/http/schemas.js' },
     ...used.map((name) => ({
@@ -161,13 +162,7 @@ function routeView(route: Route, model: Model, variable: string, types: FieldTyp
         route.kind === 'attribute' ? modelNames({ name: route.parent!.model }).variable : modelNames(model).variable,
       ),
       itemParam: route.itemParam ?? undefined,
-      parent: route.parent
-        ? {
-            model: raw(modelNames({ name: route.parent.model }).variable),
-            param: route.parent.param,
-            field: route.parent.field,
-          }
-        : undefined,
+      parent: parentSpec(route.parent),
       acl: route.acl,
     }),
     path: quote(route.path),
@@ -182,6 +177,17 @@ function routeView(route: Route, model: Model, variable: string, types: FieldTyp
       };
     }),
     allowed: literal(methods),
+  };
+}
+
+/** A route's parent for the runtime (RouteSpec's `parent`), with the item above it where it is nested itself. */
+function parentSpec(parent: RouteParent | null): object | undefined {
+  if (!parent) return undefined;
+  return {
+    model: raw(modelNames({ name: parent.model }).variable),
+    param: parent.param,
+    field: parent.field,
+    parent: parentSpec(parent.parent),
   };
 }
 

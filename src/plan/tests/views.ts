@@ -4,7 +4,8 @@
  * answers with its status and body, unlisted methods get 405, unknown keys 404.
  */
 import { changesUnseen } from '../../acl/unseen-writes.js';
-import type { Model, Operation, Route, ServiceIR } from '../../ir/types.js';
+import { parentsOf } from '../../ir/parents.js';
+import type { Model, Operation, Route, RouteParent, ServiceIR } from '../../ir/types.js';
 import { quote } from '../shared/literal.js';
 import { withArticle } from '../shared/names.js';
 import { clientAccessors, type AccessStep } from '../client/accessors.js';
@@ -82,12 +83,21 @@ export type TestView = {
   | { readonly kind: 'attributeMerge'; readonly listItem: string | null }
 );
 
-/** What a test seeds before its request: the parent of a nested route, the item of an item route, the object of a singular one. */
+/**
+ * What a test seeds before its request: the parents of a nested route (outermost first, each linked
+ * to the one above it), the item of an item route, the object of a singular one.
+ */
 export interface SeedView {
-  /** The parent's model, quoted, or null. */
-  readonly parent: string | null;
+  readonly parents: readonly ParentSeed[];
   readonly item: boolean;
   readonly singular: boolean;
+}
+
+/** One parent a test seeds: the variable it is kept in (`parent`, `grandparent`), its model, quoted, and its link to the one above. */
+interface ParentSeed {
+  readonly variable: string;
+  readonly model: string;
+  readonly link: string;
 }
 
 type TestOf<K extends TestView['kind']> = Omit<
@@ -149,17 +159,32 @@ export class RouteTests {
 
   /** What to seed for a test (the item only when `item`), and the request's URL as the body of a template literal. */
   seeding(item: boolean): { seed: SeedView; url: string } {
-    const parent = this.route.parent;
     let url = this.route.path;
-    if (parent) url = url.replace(`:${parent.param}`, `\${service.key(${quote(parent.model)}, parent)}`);
+    for (const parent of this.parents())
+      url = url.replace(`:${parent.param}`, `\${service.key(${quote(parent.model)}, ${parent.variable})}`);
     if (item && this.route.kind === 'item')
       url = url.replace(`:${this.route.itemParam}`, `\${service.key(${quote(this.name)}, item)}`);
     const seed = {
-      parent: parent ? quote(parent.model) : null,
+      parents: this.parents().map(({ variable, model, link }) => ({ variable, model: quote(model), link })),
       item: item && this.route.kind === 'item',
       singular: item && this.route.kind === 'singular',
     };
     return { seed, url: url.replace(/[`\\]/g, (c) => `\\${c}`) };
+  }
+
+  /**
+   * The parents the URL names, outermost first: the variable each is seeded into (the nearest is
+   * `parent`), and `link`, the code that links it to the one above it (`, { project: … }`).
+   */
+  parents(): (RouteParent & { variable: string; link: string })[] {
+    const parents = parentsOf(this.route);
+    const variable = (i: number) => parentVariable(parents.length - i);
+    return parents.map((parent, i) => {
+      const above = parents[i - 1];
+      const inverse = above && this.models.get(above.model)!.relationships.find((r) => r.name === above.field)?.inverse;
+      const link = inverse ? `, { ${inverse}: service.key(${quote(above.model)}, ${variable(i - 1)}) }` : '';
+      return { ...parent, variable: variable(i), link };
+    });
   }
 
   /** A test of this route: the parts every test has, and those of its kind. */
@@ -177,11 +202,13 @@ export class RouteTests {
     } as TestView;
   }
 
-  /** The route's accessor on the client, with the seeded parent's key where the path names it. */
+  /** The route's accessor on the client, with the seeded parents' keys where the path names them. */
   accessor(): string {
-    const parent = this.route.parent;
-    const key = (param: string) =>
-      param === parent?.param ? `service.key(${quote(parent.model)}, parent)` : quote(`:${param}`);
+    const parents = this.parents();
+    const key = (param: string) => {
+      const parent = parents.find((p) => p.param === param);
+      return parent ? `service.key(${quote(parent.model)}, ${parent.variable})` : quote(`:${param}`);
+    };
     return ['api', ...this.access.map((s) => (s.param === null ? s.name : `${s.name}(${key(s.param)})`))].join('.');
   }
 
@@ -378,4 +405,9 @@ export class RouteTests {
     if (methods.has('GET')) methods.add('HEAD');
     return [...methods].sort().join(', ');
   }
+}
+
+/** The variable of the parent `levelsUp` above a route's objects: `parent`, `grandparent`, then `ancestor3`… */
+function parentVariable(levelsUp: number): string {
+  return levelsUp === 1 ? 'parent' : levelsUp === 2 ? 'grandparent' : `ancestor${levelsUp}`;
 }

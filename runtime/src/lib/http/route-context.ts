@@ -38,8 +38,17 @@ export interface RouteSpec {
   /** The path parameter with the item's key (item routes). */
   readonly itemParam?: string;
   /** Nested routes: the parent item, and its relationship (or dict/list field) this route follows. */
-  readonly parent?: { readonly model: AnyModel; readonly param: string; readonly field: string };
+  readonly parent?: ParentSpec;
   readonly acl: string | null;
+}
+
+export interface ParentSpec {
+  readonly model: AnyModel;
+  /** The path parameter with the parent's key. */
+  readonly param: string;
+  readonly field: string;
+  /** Where the parent item is nested itself (`/projects/:id/tasks/:tid/checklist`: the task's project). */
+  readonly parent?: ParentSpec;
 }
 
 /** The object a request was authorized on (by the guard, before its body was validated), so it is read once. */
@@ -48,10 +57,28 @@ const authorized = new WeakMap<FastifyRequest, Rec>();
 const authorizedByKey = new WeakSet<FastifyRequest>();
 
 export class RouteContext {
+  /**
+   * The parent item's own route where the parent is nested itself: the parent is found only among
+   * the objects of its own parent (the project the URL names, for `/projects/:id/tasks/:tid/…`), once
+   * the caller may view that one, as the parent's own URL would find it.
+   */
+  readonly #parentItem: RouteContext | undefined;
+
   constructor(
     readonly services: Services,
     readonly route: RouteSpec,
-  ) {}
+  ) {
+    const parent = route.parent;
+    this.#parentItem = parent?.parent
+      ? new RouteContext(services, {
+          kind: 'item',
+          model: parent.model,
+          itemParam: parent.param,
+          parent: parent.parent,
+          acl: null,
+        })
+      : undefined;
+  }
 
   get model(): Model {
     return generic(this.route.model);
@@ -322,15 +349,25 @@ export class RouteContext {
     return { parent, model, route };
   }
 
-  /** The parent item the URL names (404 if there is none); `include`: what of its relationships to read. */
+  /**
+   * The parent item the URL names (404 if there is none, or if it is not the object of the item
+   * above it that the URL names); `include`: what of its relationships to read.
+   */
   async parent(db: ServiceDatabase, request: FastifyRequest, include?: Include<Rec>): Promise<Rec> {
     const parent = this.route.parent!;
     const key = this.policy.itemKey(request, generic(parent.model), (request.params as Rec)[parent.param]);
     const repository = db.repository(parent.model.name);
+    const primaryKey = parent.model.primaryKey;
+    const scope = this.#parentItem ? await this.#parentItem.scope(db, request) : {};
     const found =
       repository.keyValue(key) === undefined
         ? null
-        : await repository.findUnique({ where: { [parent.model.primaryKey]: key }, ...(include ? { include } : {}) });
+        : Object.keys(scope).length
+          ? await repository.findFirst({
+              where: combine({ [primaryKey]: repository.keyValue(key) }, scope),
+              ...(include ? { include } : {}),
+            })
+          : await repository.findUnique({ where: { [primaryKey]: key }, ...(include ? { include } : {}) });
     if (!found) throw notFound(`${parent.model.name} ${String(key)} not found`);
     return found;
   }

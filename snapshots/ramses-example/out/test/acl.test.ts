@@ -22,19 +22,19 @@ const routes = {
     kind: 'attribute',
     path: '/users/:username/groups',
     model: 'User',
-    parent: { model: 'User', param: 'username' },
+    parents: [{ model: 'User', param: 'username' }],
   },
   '/users/{username}/profile': {
     kind: 'singular',
     path: '/users/:username/profile',
     model: 'Profile',
-    parent: { model: 'User', param: 'username', link: 'user' },
+    parents: [{ model: 'User', param: 'username', link: 'user' }],
   },
   '/users/{username}/settings': {
     kind: 'attribute',
     path: '/users/:username/settings',
     model: 'User',
-    parent: { model: 'User', param: 'username' },
+    parents: [{ model: 'User', param: 'username' }],
   },
 } satisfies Record<string, AclRoute>;
 
