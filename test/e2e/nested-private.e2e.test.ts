@@ -95,9 +95,14 @@ describe.each(['sqlite', 'postgres'] as const)('a private task below a project o
       const taken = await as('ann', 'POST', `/projects/${project}/tasks/${key}/checklist`, { items: ['pwned'] });
       expect([taken.status, taken.body.message], taken.text).toEqual([404, `Task ${key} not found`]);
     }
+    // Nor does OPTIONS, which members may send here, tell her: the same 404 as for a missing task.
+    const asked = await as('ann', 'OPTIONS', `/projects/${bens}/tasks/${key}/checklist`);
+    expect([asked.status, asked.body.message], asked.text).toEqual([404, `Task ${key} not found`]);
     // The place is still ben's to fill.
     const his = await as('ben', 'POST', `/projects/${bens}/tasks/${key}/checklist`, { items: ['mine'] });
     expect(his.status, his.text).toBe(201);
+    const options = await as('ben', 'OPTIONS', `/projects/${bens}/tasks/${key}/checklist`);
+    expect([options.status, options.headers.get('allow')]).toEqual([200, 'GET, HEAD, OPTIONS, POST']);
     expect(his.body).toMatchObject({ items: ['mine'], owner: 'ben' });
   });
 
