@@ -30,7 +30,7 @@ const KINDS: Readonly<Record<string, FieldKind>> = {
   day: 'date',
   clock: 'time',
   wait: 'int',
-  size: 'text',
+  size: 'choice',
   tags: 'list-text',
   nums: 'list-int',
   meta: 'dict',
@@ -60,8 +60,11 @@ const TAGS = ['red', 'green', 'blue'];
 const NUMS = [1, 2, 3];
 const EXTRA: Readonly<Record<string, readonly string[]>> = {
   text: ['zeta', 'c0', 'AL', 'a'],
+  // None of the choices: a 400 where a filter must parse, a text to compare with where not.
+  choice: ['zeta', 'S', 'a'],
   int: ['5', '-1', '99'],
-  num: ['1.10', '0', '2.0'],
+  // More digits than price's scale: compared as given, never rounded first (10.55 < 10.554).
+  num: ['1.10', '0', '2.0', '10.554', '1.105'],
   bool: [],
   datetime: ['2026-01-02T04:04:05+01:00', '2027-01-01T00:00:00Z'],
   date: ['2026-01-01'],
@@ -73,8 +76,9 @@ const EXTRA: Readonly<Record<string, readonly string[]>> = {
 };
 const INVALID: Readonly<Record<FieldKind, readonly string[]>> = {
   text: [],
+  choice: [],
   int: ['x1', '1.5'],
-  num: ['one'],
+  num: ['one', '1e400'],
   bool: ['yes'],
   datetime: ['2026-13-01T00:00:00Z', 'soon'],
   date: ['2026-02-30', '20260101'],
@@ -193,7 +197,7 @@ describe.each(ENGINES)('filters and bulk writes on %s', (engine) => {
 
   const get = (query: string) => world.api('GET', `/items?${query}&_limit=1000&_fields=code`);
   const all = () => [...world.items.values()];
-  const select = (filters: Filter[]) => expected(KINDS, all(), filters);
+  const select = (filters: Filter[]) => expected(KINDS, all(), filters, { size: ['s', 'm', 'l'] });
 
   it('a list field: field=a,b and repeated values match objects holding any of them; __ne those holding none', async () => {
     for (const query of ['tags=red,blue', 'tags=red&tags=blue', 'tags__in=red,blue']) {
@@ -206,6 +210,20 @@ describe.each(ENGINES)('filters and bulk writes on %s', (engine) => {
     expect(codes(await get('nums=1,3'))).toEqual(
       sortedCodes(all().filter((r) => (r['nums'] as number[]).some((n) => n === 1 || n === 3))),
     );
+  });
+
+  it('compares a decimal with the value given, not with it rounded to the field`s scale', async () => {
+    for (const [op, value] of [
+      ['lt', '10.554'],
+      ['gte', '10.554'],
+      ['gt', '1.105'],
+      ['lte', '1.095'],
+    ] as const) {
+      const want = select([{ field: 'price', op, texts: [value], repeated: false }]);
+      expect(want).not.toEqual('error');
+      expect(codes(await get(`price__${op}=${value}`)), `price__${op}=${value}`).toEqual(sortedCodes(want as Rec[]));
+    }
+    expect(all().some((r) => r['price'] === 10.55) && all().some((r) => r['price'] === 1.1)).toBe(true);
   });
 
   it('takes _sort and _fields comma-separated or repeated alike, on lists and items (as generated clients send arrays)', async () => {

@@ -1,4 +1,8 @@
-/** What a query that names no field is told (runtime/src/lib/http/query.ts): the name, even an empty one. */
+/**
+ * What a query that names no field is told (runtime/src/lib/http/query.ts): the name, even an empty
+ * one; and what a filter's value that does not parse for its field is told (a value none of a
+ * choice field's choices, a number a float cannot hold) instead of an empty page.
+ */
 import { describe, expect, it } from 'vitest';
 import { parseListQuery } from '../../runtime/src/lib/http/query.js';
 import { testField, testModel } from '../support/models.js';
@@ -7,7 +11,12 @@ const item = testModel({
   name: 'Item',
   table: 'item',
   primaryKey: 'id',
-  fields: [testField('id', { type: 'integer', storage: 'integer', primaryKey: true }), testField('name')],
+  fields: [
+    testField('id', { type: 'integer', storage: 'integer', primaryKey: true }),
+    testField('name'),
+    testField('status', { type: 'choice', choices: ['open', 'done'] }),
+    testField('price', { type: 'decimal', storage: 'real' }),
+  ],
   selfPath: (r) => `/items/${String(r['id'])}`,
 });
 
@@ -25,6 +34,23 @@ describe('a query that names no field', () => {
     [{ _sort: '-' }, 'invalid query: _sort names "": no field of Item you may read'],
     [{ _sort: 'nmae' }, 'invalid query: _sort names nmae: no field of Item you may read'],
     [{ _fields: 'name,' }, 'accepted'],
+    [{ nmae: 'x' }, 'invalid query: nmae is no field of Item you may read'],
+    [{ nmae__gt: 'x' }, 'invalid query: nmae__gt names nmae: no field of Item you may read'],
+  ])('%j: %s', (query, message) => {
+    expect(messageOf(query)).toBe(message);
+  });
+});
+
+describe('a filter value that does not parse for its field', () => {
+  it.each([
+    [{ status: 'pending' }, 'invalid query: status "pending" is not one of open, done'],
+    [{ status__in: 'open,pending' }, 'invalid query: status__in "pending" is not one of open, done'],
+    [{ status__ne: 'pending' }, 'invalid query: status__ne "pending" is not one of open, done'],
+    [{ status: 'open' }, 'accepted'],
+    [{ status__startswith: 'pen' }, 'accepted'],
+    [{ price: '1e400' }, 'invalid query: price "1e400" is not a number'],
+    [{ price__lt: '-1e309' }, 'invalid query: price__lt "-1e309" is not a number'],
+    [{ price: '1e300' }, 'accepted'],
   ])('%j: %s', (query, message) => {
     expect(messageOf(query)).toBe(message);
   });

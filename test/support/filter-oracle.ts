@@ -5,9 +5,23 @@
  * and a byte-order collation (the test cluster is initialised with --no-locale).
  */
 
-/** How a field compares: a scalar kind, a list of scalars, a to-many relationship (keys), or a dict (no filters). */
+/**
+ * How a field compares: a scalar kind, a list of scalars, a to-many relationship (keys), or a dict
+ * (no filters). A `choice` is text whose filters take only its choices.
+ */
 export type FieldKind =
-  'text' | 'int' | 'num' | 'bool' | 'datetime' | 'date' | 'time' | 'list-text' | 'list-int' | 'to-many' | 'dict';
+  | 'text'
+  | 'choice'
+  | 'int'
+  | 'num'
+  | 'bool'
+  | 'datetime'
+  | 'date'
+  | 'time'
+  | 'list-text'
+  | 'list-int'
+  | 'to-many'
+  | 'dict';
 
 export const OPERATORS = ['', 'in', 'ne', 'gt', 'gte', 'lt', 'lte', 'contains', 'startswith', 'isnull'] as const;
 export type Operator = (typeof OPERATORS)[number];
@@ -32,15 +46,16 @@ export function queryString(filters: readonly Filter[]): string {
   return params.toString();
 }
 
-/** The records `filters` select, or 'error' when the request is a 400. */
+/** The records `filters` select, or 'error' when the request is a 400. `choices`: those of each `choice` field. */
 export function expected(
   kinds: Readonly<Record<string, FieldKind>>,
   records: readonly Rec[],
   filters: readonly Filter[],
+  choices: Readonly<Record<string, readonly string[]>> = {},
 ): Rec[] | 'error' {
   const predicates: ((r: Rec) => boolean)[] = [];
   for (const f of filters) {
-    const predicate = filterPredicate(kinds[f.field]!, f);
+    const predicate = filterPredicate(kinds[f.field]!, f, choices[f.field] ?? []);
     if (predicate === 'error') return 'error';
     predicates.push((r) => predicate(r[f.field]));
   }
@@ -49,7 +64,7 @@ export function expected(
 
 type Predicate = (value: unknown) => boolean;
 
-function filterPredicate(kind: FieldKind, f: Filter): Predicate | 'error' {
+function filterPredicate(kind: FieldKind, f: Filter, choices: readonly string[]): Predicate | 'error' {
   const texts = f.repeated ? f.texts : [f.texts.join(',')];
   if (f.op === 'isnull') {
     if (texts.length !== 1 || !['true', 'false'].includes(texts[0]!)) return 'error';
@@ -59,13 +74,15 @@ function filterPredicate(kind: FieldKind, f: Filter): Predicate | 'error' {
   if (kind === 'dict') return 'error';
   const many = kind === 'list-text' || kind === 'list-int' || kind === 'to-many';
   if (f.op === 'contains' || f.op === 'startswith') {
-    if (kind !== 'text' || texts.length !== 1) return 'error';
+    if ((kind !== 'text' && kind !== 'choice') || texts.length !== 1) return 'error';
     const needle = texts[0]!.toLowerCase();
     return (v) =>
       typeof v === 'string' &&
       (f.op === 'contains' ? v.toLowerCase().includes(needle) : v.toLowerCase().startsWith(needle));
   }
-  const values = texts.flatMap((t) => t.split(',')).map((t) => parse(kind, t));
+  const values = texts
+    .flatMap((t) => t.split(','))
+    .map((t) => (kind === 'choice' ? (choices.includes(t) ? t : undefined) : parse(kind, t)));
   if (values.some((v) => v === undefined)) return 'error';
   if (many) {
     const holdsAny = (v: unknown) => Array.isArray(v) && v.some((x) => values.includes(x));
@@ -96,7 +113,9 @@ function parse(kind: FieldKind, text: string): unknown {
     case 'to-many':
       return /^-?\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : undefined;
     case 'num':
-      return /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(text) ? Number(text) : undefined;
+      return /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(text) && Number.isFinite(Number(text))
+        ? Number(text)
+        : undefined;
     case 'bool':
       return text === 'true' ? true : text === 'false' ? false : undefined;
     case 'datetime': {

@@ -99,6 +99,21 @@ function normalizeDbDatetime(text: string): string {
   return parseDatetime(text) ?? text;
 }
 
+/**
+ * A decimal rounded to `scale` digits after the point as it is written in decimal (what the client
+ * sent), half away from zero, as PostgreSQL's `numeric` rounds: 1.005 → 1.01 and -2.675 → -2.68,
+ * where the floats nearest them, 1.00499… and -2.67499…, would round down (`toFixed`). Every engine
+ * then stores the same value.
+ */
+export function roundDecimal(value: number, scale: number): number {
+  if (!Number.isFinite(value)) return value;
+  // The shortest decimal text of the float is what JSON carried; moving its point is exact.
+  const [digits, exponent = '0'] = String(Math.abs(value)).split('e');
+  const shifted = Math.round(Number(`${digits}e${Number(exponent) + scale}`));
+  if (!Number.isSafeInteger(shifted)) return value;
+  return Math.sign(value) * Number(`${shifted}e-${scale}`) || 0;
+}
+
 /** A service value, as the database stores it. */
 export function toDb(value: unknown, field: FieldSpec, dialect: Dialect): unknown {
   if (value === null || value === undefined) return null;
@@ -108,7 +123,7 @@ export function toDb(value: unknown, field: FieldSpec, dialect: Dialect): unknow
     case 'json':
       return JSON.stringify(value);
     case 'real':
-      return field.scale !== undefined && typeof value === 'number' ? Number(value.toFixed(field.scale)) : value;
+      return field.scale !== undefined && typeof value === 'number' ? roundDecimal(value, field.scale) : value;
     // Stored in one form so that text comparison (SQLite) and sorting agree with time order.
     case 'datetime':
       return typeof value === 'string' ? (parseDatetime(value) ?? value) : value;

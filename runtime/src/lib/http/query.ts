@@ -294,7 +294,11 @@ function filters(model: Model, raw: RawQuery, errors: FieldError[]): Where<Recor
     if (!field || name.startsWith('_')) {
       errors.push({
         field: param,
-        message: name.startsWith('_') ? 'is not a query parameter' : unreadable(model, [name]),
+        message: name.startsWith('_')
+          ? 'is not a query parameter'
+          : name === param
+            ? `is no field of ${model.name} you may read`
+            : unreadable(model, [name]),
       });
       continue;
     }
@@ -407,7 +411,7 @@ export function parseValue(field: FieldSpec, text: string): unknown {
       return field.type === 'list' ? wholeNumber({ ...field, range: undefined }, text) : wholeNumber(field, text);
     case 'float':
     case 'decimal':
-      return /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(text) ? Number(text) : undefined;
+      return finiteNumber(text);
     case 'boolean':
       return text === 'true' ? true : text === 'false' ? false : undefined;
     case 'datetime':
@@ -420,10 +424,18 @@ export function parseValue(field: FieldSpec, text: string): unknown {
     case 'foreign_key':
       return relatedKey(field, text);
     case 'choice':
-      return field.choices?.find((c) => String(c) === text) ?? text;
+      // A value that is none of the choices matches nothing: a typo is told, not answered with an empty page.
+      return field.choices ? field.choices.find((c) => String(c) === text) : text;
     default:
       return text;
   }
+}
+
+/** A number as JSON writes one, and only one a float can hold (`1e400` is none). */
+function finiteNumber(text: string): number | undefined {
+  if (!/^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(text)) return undefined;
+  const value = Number(text);
+  return Number.isFinite(value) ? value : undefined;
 }
 
 /** A related object's key: relationship and foreign key fields have the key's storage and range. */
@@ -447,6 +459,7 @@ function describe(model: Model, field: FieldSpec): string {
     time: 'a time (HH:MM:SS)',
   };
   const range = field.type !== 'list' && field.range ? ` from ${field.range[0]} to ${field.range[1]}` : '';
+  if (type === 'choice' && field.choices) return `one of ${field.choices.map(String).join(', ')}`;
   return words[type] ? `${words[type]}${range}` : `a valid ${field.name} of ${model.name}`;
 }
 

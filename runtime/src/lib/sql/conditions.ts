@@ -191,9 +191,13 @@ export function storedValues(source: ConditionSource, field: FieldSpec, values: 
     .filter((v) => v !== undefined);
 }
 
-/** A value as a condition on `field` compares it (a key given as text, `"7"`, is the number 7). */
+/**
+ * A value as a condition on `field` compares it (a key given as text, `"7"`, is the number 7). A
+ * decimal is compared as given, not rounded as it would be stored: `price__lt=1.004` holds for 1.00.
+ */
 export function dbValue(value: unknown, field: FieldSpec, dialect: Dialect): unknown {
   if (field.storage === 'integer' && typeof value === 'string' && /^-?\d+$/.test(value)) return Number(value);
+  if (field.storage === 'real') return value;
   return toDb(value, field, dialect);
 }
 
