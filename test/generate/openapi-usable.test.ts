@@ -202,11 +202,17 @@ describe('limits the service applies', () => {
     );
   });
 
-  it('decimals a multiple of their scale in bodies; plain numbers in answers, which hold them rounded', () => {
+  it('decimals any number in their range, said to be rounded to their scale (no multipleOf, which refuses 19.99)', () => {
     const blog = schemas('blog');
-    expect(blog['PostCreate'].properties.rating).toMatchObject({ multipleOf: 0.01 });
-    expect(blog['PostUpdate'].properties.rating).toMatchObject({ multipleOf: 0.01 });
-    expect(blog['Post'].properties.rating.multipleOf).toBeUndefined();
+    const rounded = 'Stored rounded to 2 digits after the point (half away from zero).';
+    for (const body of ['PostCreate', 'PostUpdate']) {
+      const rating = blog[body].properties.rating as Json;
+      expect(rating['multipleOf']).toBeUndefined();
+      expect(rating['description']).toContain(rounded);
+      const valid = new Ajv2020({ strict: false }).compile(rating);
+      expect([0.07, 19.99, 4.35, 1.005, 3].map((n) => valid(n))).toEqual([true, true, true, true, true]);
+    }
+    expect(blog['Post'].properties.rating.description ?? '').not.toContain(rounded);
   });
 
   it('no username “self”, whatever its case', () => {

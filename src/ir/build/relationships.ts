@@ -37,9 +37,15 @@ const KEY_TYPES: Readonly<Record<string, readonly string[]>> = {
   unicode_text: ['string', 'unicode', 'text', 'unicode_text'],
 };
 
+/** A backref a relationship adds to its target: where its name is written, and the relationship (`Doctor.appointments`). */
+interface Backref {
+  readonly span: Span;
+  readonly relationship: string;
+}
+
 export function resolveRelationships(ctx: Context): void {
   const claimed = new Set<FieldDraft>();
-  const backrefs = new Map<string, Span>();
+  const backrefs = new Map<string, Backref>();
   const declarations: Declaration[] = [];
   for (const model of ctx.models.values()) {
     for (const field of model.fields)
@@ -82,7 +88,7 @@ function resolveOne(
   field: FieldDraft,
   decl: RelationshipDecl,
   claimed: Set<FieldDraft>,
-  backrefs: Map<string, Span>,
+  backrefs: Map<string, Backref>,
 ): boolean {
   const name = field.field.name;
   // No `document` was reported when the field was read; a broken or missing model's schema, when it was read.
@@ -109,11 +115,17 @@ function resolveOne(
     return false;
   }
   const backrefKey = `${target.name}.${backref}`;
-  if (backrefs.has(backrefKey)) {
-    ctx.diagnostics.report('SVC2054', `two relationships add the backref "${backref}" to ${target.name}`, {
-      span: decl.backrefSpan,
-      hint: 'each relationship needs its own backref_name',
-    });
+  const earlier = backrefs.get(backrefKey);
+  if (earlier) {
+    ctx.diagnostics.report(
+      'SVC2054',
+      `two relationships add the backref "${backref}" to ${target.name}: ${earlier.relationship} and ${model.name}.${name}`,
+      {
+        span: decl.backrefSpan,
+        hint: 'each relationship needs its own backref_name',
+        related: { span: earlier.span, message: `${earlier.relationship} adds it here` },
+      },
+    );
     return false;
   }
   const clash = target.fields.find((f) => f.field.name === backref);
@@ -128,7 +140,7 @@ function resolveOne(
     );
     return false;
   }
-  backrefs.set(backrefKey, decl.backrefSpan);
+  backrefs.set(backrefKey, { span: decl.backrefSpan, relationship: `${model.name}.${name}` });
   const fk = findForeignKey(ctx, model, target, field, decl, claimed);
   if (!fk) return false;
   claimed.add(fk.field);

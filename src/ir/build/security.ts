@@ -210,6 +210,12 @@ function lines(node: YScalar): { text: string; at: Span }[] {
   return out;
 }
 
+/** Where `part` is in the text `at` covers (from `from` characters in), or `at` when it is not written there verbatim. */
+function partOf(at: Span, part: string, from = 0): Span {
+  const found = at.source.text.slice(at.start, at.end).indexOf(part, from);
+  return found < 0 ? at : span(at.source, at.start + found, at.start + found + part.length);
+}
+
 function readEntry(diagnostics: DiagnosticBag, text: string, at: Span): AclEntry | undefined {
   const words = text.split(/\s+/);
   const action = words[0]!.toLowerCase();
@@ -229,8 +235,11 @@ function readEntry(diagnostics: DiagnosticBag, text: string, at: Span): AclEntry
     });
     return undefined;
   }
-  const principal = readPrincipal(diagnostics, principalText, at);
-  const permissions = readPermissions(diagnostics, permissionText, at);
+  // Problems are shown under the words they are about, where the rule is written verbatim.
+  const principalAt = partOf(at, principalText, words[0]!.length);
+  const permissionsAt = principalAt === at ? at : span(at.source, principalAt.end, at.end);
+  const principal = readPrincipal(diagnostics, principalText, principalAt);
+  const permissions = readPermissions(diagnostics, permissionText, permissionsAt);
   if (!principal || !permissions) return undefined;
   return { action, principal, permissions, text };
 }
@@ -306,7 +315,7 @@ function readPermissions(diagnostics: DiagnosticBag, written: string, at: Span):
       head: 'view',
     };
     diagnostics.report('SVC2031', `unknown ACL permission "${raw.trim()}"`, {
-      span: at,
+      span: partOf(at, raw.trim()),
       hint: legacy[name]
         ? `permissions are named by action since Ramses 0.5: use ${legacy[name]}`
         : (didYouMean(name, [...PERMISSIONS, 'all']) ?? `use ${PERMISSIONS.join(', ')} or all`),

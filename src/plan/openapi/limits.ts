@@ -4,9 +4,9 @@
  * - a password is refused past MAX_PASSWORD_BYTES = 1024 bytes of UTF-8 (lib/auth/passwords.ts).
  *   JSON Schema counts characters: 256 of them never take more than 1024 bytes, whatever they
  *   are, so `maxLength: 256` is a limit every password the document allows passes;
- * - a decimal is rounded to its scale when stored: `multipleOf` says how many digits it keeps
- *   (in bodies only: answers hold the rounded values, and a validator that divides in floating
- *   point finds 0.07 no multiple of 0.01);
+ * - a decimal is rounded to its scale when stored, which its description says: not `multipleOf`,
+ *   which means "refused otherwise", and which validators test by dividing in floating point (ajv
+ *   finds 19.99 no multiple of 0.01, and would refuse prices the service takes);
  * - the username `self` (in any case, spaces around it ignored) is refused at registration:
  *   `/users/self` names the logged-in user (lib/auth/routes.ts).
  */
@@ -24,16 +24,27 @@ const RESERVED_USERNAME = '^\\s*[Ss][Ee][Ll][Ff]\\s*$';
 /** A field's schema in a request body, with the limits the service applies besides it. */
 export function withServiceLimits(ctx: OpenApiContext, model: Model, field: Field, schema: Json): Json {
   if (isSecretField(model, field)) return passwordSchema(schema);
-  if (field.type === 'decimal' && field.scale !== null) return { ...schema, multipleOf: 10 ** -field.scale };
+  if (field.type === 'decimal' && field.scale !== null) return decimalSchema(schema, field.scale);
   if (ctx.ir.auth?.userModel === model.name && field.name === 'username')
     return { ...schema, not: { pattern: RESERVED_USERNAME } };
   return schema;
+}
+
+/** A decimal's schema in a body: any number in its range, said to be rounded to `scale` digits. */
+function decimalSchema(schema: Json, scale: number): Json {
+  const digits = scale === 1 ? '1 digit' : `${scale} digits`;
+  return withNote(schema, `Stored rounded to ${digits} after the point (half away from zero).`);
+}
+
+/** `schema` with `note` after its description. */
+function withNote(schema: Json, note: string): Json {
+  const help = typeof schema['description'] === 'string' ? `${schema['description'].replace(/\.?$/, '.')} ` : '';
+  return { ...schema, description: `${help}${note}` };
 }
 
 /** A password's schema: at most 256 characters (or the field's own, smaller, limit). */
 export function passwordSchema(schema: Json = { type: 'string', minLength: 1 }): Json {
   const own = typeof schema['maxLength'] === 'number' ? schema['maxLength'] : Infinity;
   const limit = `At most ${MAX_PASSWORD_BYTES} bytes in UTF-8: ${MAX_PASSWORD_CHARACTERS} characters always fit.`;
-  const help = typeof schema['description'] === 'string' ? `${schema['description'].replace(/\.?$/, '.')} ` : '';
-  return { ...schema, maxLength: Math.min(own, MAX_PASSWORD_CHARACTERS), description: `${help}${limit}` };
+  return withNote({ ...schema, maxLength: Math.min(own, MAX_PASSWORD_CHARACTERS) }, limit);
 }
