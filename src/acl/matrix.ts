@@ -151,12 +151,12 @@ function callsUserCode(acl: Acl): boolean {
 
 /**
  * Item, singular and attribute routes act on one object, except creating the singular one, and
- * OPTIONS, which looks nothing up: it uses the collection rules when the item rules call user functions.
+ * OPTIONS on a singular route, which may have no object yet: it uses the collection rules when the
+ * item rules call user functions (runtime/src/lib/http/actions.ts `options`).
  */
 function usesItemRules(route: Route, operation: Operation, acl: Acl): boolean {
   if (route.kind === 'collection') return false;
-  if (operation.action === 'item_options' || (route.kind === 'attribute' && operation.method === 'OPTIONS'))
-    return !callsUserCode(acl);
+  if (route.kind === 'singular' && operation.method === 'OPTIONS') return !callsUserCode(acl);
   return !(route.kind === 'singular' && operation.action === 'create');
 }
 

@@ -95,7 +95,15 @@ describe.each(['sqlite', 'postgres'] as const)('a private task below a project o
       const taken = await as('ann', 'POST', `/projects/${project}/tasks/${key}/checklist`, { items: ['pwned'] });
       expect([taken.status, taken.body.message], taken.text).toEqual([404, `Task ${key} not found`]);
     }
-    // Nor does OPTIONS, which members may send here, tell her: the same 404 as for a missing task.
+    // OPTIONS of the task is decided as its GET is, by the task's own rules: hers to ask of her tasks only.
+    const ofTask = await as('ann', 'OPTIONS', `/projects/${bens}/tasks/${key}`);
+    expect([ofTask.status, ofTask.headers.get('allow')], ofTask.text).toEqual([403, null]);
+    const ofMissing = await as('ann', 'OPTIONS', `/projects/${bens}/tasks/999999`);
+    expect([ofMissing.status, ofMissing.body.message]).toEqual([404, 'Task 999999 not found']);
+    expect((await as('ann', 'GET', `/projects/${bens}/tasks/${key}`)).status).toBe(403);
+    const ofHis = await as('ben', 'OPTIONS', `/projects/${bens}/tasks/${key}`);
+    expect([ofHis.status, ofHis.headers.get('allow')]).toEqual([200, 'GET, HEAD, OPTIONS, PATCH']);
+    // Nor does OPTIONS below the task, which members may send, tell her: the same 404 as for a missing task.
     const asked = await as('ann', 'OPTIONS', `/projects/${bens}/tasks/${key}/checklist`);
     expect([asked.status, asked.body.message], asked.text).toEqual([404, `Task ${key} not found`]);
     // The place is still ben's to fill.

@@ -61,3 +61,14 @@ describe('the ACL matrix two levels down', () => {
     expect(outcomes('POST', '/projects/{id}/tasks/{tid}/checklist')).toEqual({ ...hidden, anonymous: 401 });
   });
 });
+
+describe('the ACL matrix of OPTIONS', () => {
+  it('decides it on an item as GET is, by the item rules, even where they call user code', () => {
+    const workshop = aclMatrix(serviceModel(fixtureRaml('workshop')));
+    const options = workshop.find(
+      (r) => r.operation.method === 'OPTIONS' && r.route.ramlPath === '/projects/{id}/tasks/{tid}',
+    );
+    expect(options?.scope).toBe('item');
+    expect(options?.outcomes).toEqual({ anonymous: 404, member: 403, owner: 'allow', admin: 'allow' });
+  });
+});

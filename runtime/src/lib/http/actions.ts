@@ -54,17 +54,20 @@ function guardedBody(request: FastifyRequest): Record<string, unknown> {
 }
 
 /**
- * OPTIONS names methods. The item rules decide when they need no item, else the collection rules;
- * then, once the caller may ask, an item (or the parent of a sub-resource) that does not exist, or
- * a parent the caller may not view, is a 404, as for GET.
+ * OPTIONS names methods. On an item (or an item's dict or list field) it is decided as GET is, by
+ * the item rules on the object: an object the caller may not use is refused, one that does not
+ * exist is a 404. On a collection the collection rules decide; on a singular sub-resource, which
+ * may have no object yet, the item rules when they need none, else the collection rules. Then a
+ * parent that does not exist, or that the caller may not view, is a 404, as for GET.
  */
 async function options(ctx: RouteContext, request: FastifyRequest): Promise<void> {
   const kind = ctx.route.kind;
-  const itemRules = kind !== 'collection' && !ctx.policy.needsObject(ctx.route);
-  await ctx.policy.authorize(request, 'options', ctx.route, itemRules ? {} : undefined);
-  if (kind === 'item') await ctx.load(request);
-  else if (kind === 'attribute') await ctx.parent(ctx.services.db, request);
-  else if (ctx.route.parent) await ctx.parentKey(ctx.services.db, request);
+  if (kind === 'item' || kind === 'attribute') await ctx.authorizedObject(request, 'options');
+  else {
+    const itemRules = kind === 'singular' && !ctx.policy.needsObject(ctx.route);
+    await ctx.policy.authorize(request, 'options', ctx.route, itemRules ? {} : undefined);
+    if (ctx.route.parent) await ctx.parentKey(ctx.services.db, request);
+  }
   const action = ctx.route.kind === 'collection' ? 'collection_options' : 'item_options';
   await ctx.withEvents(request, action, undefined, () => Promise.resolve(undefined));
 }
