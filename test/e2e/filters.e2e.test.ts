@@ -212,6 +212,25 @@ describe.each(ENGINES)('filters and bulk writes on %s', (engine) => {
     );
   });
 
+  it('refuses a bulk change that would give the same labels (each of one item) to several items, and changes nothing', async () => {
+    const before = await dump(world.api);
+    const label = (await world.api('POST', '/labels', { name: 'shared' })).body.id as number;
+    for (const method of ['PATCH', 'PUT']) {
+      const given = await world.api(method, '/items?code=c00,c01', { labels: [label] });
+      expect([given.status, given.body.errors], given.text).toEqual([
+        400,
+        [{ field: 'labels', message: 'each Label links to one Item: it cannot be given to 2 of them at once' }],
+      ]);
+    }
+    expect(await dump(world.api)).toEqual(before);
+    expect((await world.api('GET', `/labels/${label}`)).body.item).toBeNull();
+    // To one item it is given; from many it is taken alike (nothing is given twice).
+    const one = await world.api('PATCH', '/items?code=c00', { labels: [label] });
+    expect([one.status, one.body.count], one.text).toEqual([200, 1]);
+    expect((await world.api('GET', `/labels/${label}`)).body.item).toBe(world.items.get('c00')!['id']);
+    world.items.get('c00')!['labels'] = [...(world.items.get('c00')!['labels'] as number[]), label];
+  });
+
   it('compares a decimal with the value given, not with it rounded to the field`s scale', async () => {
     for (const [op, value] of [
       ['lt', '10.554'],

@@ -33,6 +33,7 @@ export async function updateMany(ctx: RouteContext, request: FastifyRequest): Pr
     undefined,
     async (db, data) => {
       const objects = await bulkObjects(ctx, db, where);
+      if (objects.length > 1) refuseSharedPartners(ctx, body, objects.length);
       for (const object of objects) {
         await ctx.policy.authorize(request, 'update', ctx.route, object);
         // What a PATCH of this object alone may write (a member writes more of their own record).
@@ -78,6 +79,28 @@ export async function deleteMany(ctx: RouteContext, request: FastifyRequest): Pr
     },
     (count) => statusBody(200, `Deleted ${count} ${ctx.model.name}(s) objects`, requestUrl(request), { count }),
   );
+}
+
+/**
+ * A relationship whose related objects each link to one object of this model (a one-to-one, or
+ * the to-many side of a one-to-many) cannot be given the same objects on `count` objects at once:
+ * each write would take them from the one before, and all but the last would end without them,
+ * though the answer said every one was updated. Unlinking (null, `[]`) is one value for all.
+ */
+function refuseSharedPartners(ctx: RouteContext, body: Rec, count: number): void {
+  const models = ctx.services.db.models;
+  const errors = ctx.model.relations
+    .filter((relation) => {
+      const value = body[relation.name];
+      const given = Array.isArray(value) ? value.length > 0 : value !== null && value !== undefined;
+      return given && models.get(relation.target)?.relation(relation.inverse)?.cardinality === 'one';
+    })
+    .map((relation) => ({
+      field: relation.name,
+      message: `each ${relation.target} links to one ${ctx.model.name}: it cannot be given to ${count} of them at once`,
+    }));
+  if (errors.length)
+    throw badRequest(`this change would give the same related objects to ${count} ${ctx.model.name} objects`, errors);
 }
 
 /** Collection PATCH/PUT/DELETE select objects with the same filters as GET (no paging). */

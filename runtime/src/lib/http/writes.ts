@@ -26,7 +26,7 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
     async (db, data, writes) => {
       const link = await ctx.createdLink(db, request);
       if (ctx.route.kind === 'singular' && (await ctx.repository(db).findFirst({ where: link }))) {
-        throw conflict(`${ctx.parentNamed(request)} already has a ${ctx.route.parent!.field}`);
+        throw conflict(`${ctx.parentNamed(request)} already has ${withArticle(ctx.route.parent!.field)}`);
       }
       const values = withDefaults(ctx.model, { ...data, ...link });
       await ctx.checkRelinks(db, request, { object: undefined, data: values, fields: Object.keys(body) });
@@ -211,4 +211,9 @@ function readLinks(model: Model, body: Rec): void {
     const key = (v: unknown) => (typeof v === 'string' ? (wholeNumber(field, v) ?? v) : v);
     body[field.name] = Array.isArray(value) ? value.map(key) : key(value);
   }
+}
+
+/** `a note`, `an approval`: by the first letter, which is right for the field names of most APIs. */
+function withArticle(word: string): string {
+  return `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`;
 }
