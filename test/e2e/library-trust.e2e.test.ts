@@ -244,6 +244,37 @@ describe.each(ENGINES)('the library on %s', (engine) => {
       expect((await as('ann', 'PATCH', `/notes/${String(answer['id'])}`, { reply_to: own['id'] })).status).toBe(200);
     });
 
+    it("answers a link from the other side to a note the caller may not view (a book's notes, a registration's) as one to no note", async () => {
+      const bens = await note('ben', { text: 'ben, hidden' });
+      /** The answer, as a link to a note that does not exist gets it. */
+      const asMissing = (key: unknown) => [
+        400,
+        `notes: Note ${String(key)} not found`,
+        [{ field: 'notes', message: `Note ${String(key)} not found` }],
+      ];
+      const answer = (reply: { status: number; body: Rec }) => [
+        reply.status,
+        reply.body['message'],
+        reply.body['errors'],
+      ];
+      // A book of her own with no notes: none of those others linked to her first book is unlinked.
+      const fresh = (await as('ann', 'POST', '/books', { title: "ann's second book" })).body as Rec;
+      const book = `/books/${String(fresh['id'])}`;
+      expect(answer(await as('ann', 'PATCH', book, { notes: [bens['id']] }))).toEqual(asMissing(bens['id']));
+      expect(answer(await as('ann', 'PATCH', book, { notes: [999_999] }))).toEqual(asMissing(999_999));
+      // Anonymous, at registration: the same answer for a note that exists and one that does not.
+      const register = (username: string, key: unknown) =>
+        as(null, 'POST', '/auth/register', {
+          username,
+          email: `${username}@example.com`,
+          password: 'password-123',
+          notes: [key],
+        });
+      expect(answer(await register('eve1', bens['id']))).toEqual(asMissing(bens['id']));
+      expect(answer(await register('eve2', 999_999))).toEqual(asMissing(999_999));
+      expect((await as('root', 'GET', `/notes/${String(bens['id'])}`)).body['book']).toBeNull();
+    });
+
     it("refuses to feature a note in another member's book (a one-to-one link takes its only slot), and lets its owner do it", async () => {
       const featured = await as('ann', 'POST', '/notes', { text: 'featured?', featured_in: benBook['id'] });
       expect(featured.status, featured.text).toBe(403);

@@ -102,10 +102,24 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
       expect(await links()).toEqual({ story: 'bob', profile: profile['id'] });
     });
 
-    it("refuses a registration that takes bob's story and profile: 403, and no user is created", async () => {
+    it("refuses a registration that takes bob's story or profile, and no user is created", async () => {
       const taken = await register('thief', { stories: [story['id']], profile: profile['id'] });
       expect(taken.status, taken.text).toBe(403);
-      expect(taken.body.errors.map((e: Rec) => e['field']).sort()).toEqual(['profile', 'profile', 'stories']);
+      // The story, which anyone may view, may not be moved; bob's profile, which a new user may not
+      // even view, is one that does not exist, with no partner to lose.
+      expect(taken.body.errors).toEqual([
+        { field: 'stories', message: `moves the link of Story ${String(story['id'])}, which you may not change` },
+      ]);
+      const hidden = await register('thief', { profile: profile['id'] });
+      const missing = await register('thief', { profile: 999_999 });
+      expect([hidden.status, hidden.body.errors], hidden.text).toEqual([
+        400,
+        [{ field: 'profile', message: `Profile ${String(profile['id'])} not found` }],
+      ]);
+      expect([missing.status, missing.body.errors]).toEqual([
+        400,
+        [{ field: 'profile', message: 'Profile 999999 not found' }],
+      ]);
       expect(await links()).toEqual({ story: 'bob', profile: profile['id'] });
       expect((await asRoot('GET', '/users/thief')).status).toBe(404);
     });

@@ -6,7 +6,10 @@
  * its partner must pass the caller's `update` rules (the x-ACL of its model's route,
  * `Model.aclRoute`). One that does not refuses the whole request, before anything is written.
  * The object being written is the route's to authorize; a link kept in its own row moves no one
- * else's foreign key.
+ * else's foreign key. An object the write names that the caller may not view is answered as one
+ * that does not exist (400), on either side of the link, and a refusal does not name an object the
+ * caller may not view that the write would take a partner from: neither tells which hidden keys
+ * exist, or what they are linked to.
  */
 import type { FastifyRequest } from 'fastify';
 import type { ServiceDatabase } from '../database.js';
@@ -27,7 +30,8 @@ export interface RefusedLink {
   /** The relationship of the written object that moves it. */
   readonly field: string;
   readonly model: string;
-  readonly key: unknown;
+  /** Absent for an object the caller may not view, which only the write itself names. */
+  readonly key?: unknown;
 }
 
 export interface LinkWrite {
@@ -81,10 +85,12 @@ export async function refusedRelinks(
 ): Promise<RefusedLink[]> {
   if (!policy.restricts) return [];
   const refused: RefusedLink[] = [];
-  const mayChange = async (model: Model, object: Rec): Promise<boolean> => {
+  const may = (permission: 'view' | 'update') => async (model: Model, object: Rec) => {
     const route = modelRoute(model);
-    return policy.may(request, 'update', route, route.kind === 'item' ? object : undefined);
+    return policy.may(request, permission, route, route.kind === 'item' ? object : undefined);
   };
+  const mayChange = may('update');
+  const mayView = may('view');
   let unseen: UnknownReference | undefined;
   for (const relation of write.model.relations) {
     if (!write.fields.includes(relation.name) || write.data[relation.name] === undefined) continue;
@@ -98,9 +104,21 @@ export async function refusedRelinks(
     const moved = relation.local
       ? await lostPartners(db, write, relation)
       : await movedOnTheOtherSide(db, write, relation);
-    for (const { model, object } of moved) {
-      if (!(await mayChange(model, object)))
-        refused.push({ field: relation.name, model: model.name, key: object[model.primaryKey] });
+    const unseenObjects = new Set<Rec>();
+    for (const { model, object, role, leftFor } of moved) {
+      const key = object[model.primaryKey];
+      // An object named in the write that the caller may not view is one that does not exist (400),
+      // and so has no partner to lose.
+      if (role === 'gained' && !(await mayView(model, object))) {
+        unseen ??= new UnknownReference(relation.name, model.name, [key]);
+        unseenObjects.add(object);
+        continue;
+      }
+      if (leftFor && unseenObjects.has(leftFor)) continue;
+      if (await mayChange(model, object)) continue;
+      // Which object a hidden one is linked to is not said: only that the write would move it.
+      const hidden = role === 'loser' && !(await mayView(model, object));
+      refused.push({ field: relation.name, model: model.name, ...(hidden ? {} : { key }) });
     }
   }
   if (unseen && refused.length === 0) throw unseen;
@@ -150,6 +168,13 @@ function gainedKeys(db: ServiceDatabase, write: LinkWrite, relation: RelationSpe
 interface Moved {
   readonly model: Model;
   readonly object: Rec;
+  /**
+   * How the write moves it: `gained`, named in the write's own value; `lost`, linked to the written
+   * object before (its key is in that object); `loser`, a one-to-one partner a gained object leaves.
+   */
+  readonly role: 'gained' | 'lost' | 'loser';
+  /** A loser's: the gained object that leaves it. */
+  readonly leftFor?: Rec;
 }
 
 /**
@@ -182,16 +207,20 @@ async function movedOnTheOtherSide(db: ServiceDatabase, write: LinkWrite, relati
       })),
     );
   }
-  const out: Moved[] = objects.map((object) => ({ model: target, object }));
+  const gainedText = new Set(gained.map(String));
+  const out: Moved[] = objects.map((object) => ({
+    model: target,
+    object,
+    role: gainedText.has(text(object[target.primaryKey])) ? 'gained' : 'lost',
+  }));
   if (relation.cardinality === 'one') {
     // A one-to-one link taken from another object: that object loses its partner.
-    const gainedText = new Set(gained.map(String));
     for (const object of objects) {
       if (!gainedText.has(text(object[target.primaryKey]))) continue;
       const previous = keyOf(object[relation.inverse], model);
       if (previous === null || text(previous) === text(ownKey)) continue;
       const loser = await loadOne(db, model, previous);
-      if (loser) out.push({ model, object: loser });
+      if (loser) out.push({ model, object: loser, role: 'loser', leftFor: object });
     }
   }
   return out;
@@ -209,7 +238,7 @@ async function lostPartners(db: ServiceDatabase, write: LinkWrite, relation: Rel
   const after = write.data[relation.name];
   if (before === null || text(before) === text(keyOf(after, target))) return [];
   const partner = await loadOne(db, target, before);
-  return partner ? [{ model: target, object: partner }] : [];
+  return partner ? [{ model: target, object: partner, role: 'lost' }] : [];
 }
 
 async function loadOne(db: ServiceDatabase, model: Model, key: unknown): Promise<Rec | null> {
@@ -231,5 +260,5 @@ function keyOf(value: unknown, model: Model): unknown {
 }
 
 function describe(link: RefusedLink): string {
-  return `${link.model} ${text(link.key)}`;
+  return 'key' in link ? `${link.model} ${text(link.key)}` : `a ${link.model} you may not view`;
 }
