@@ -172,7 +172,7 @@ describe('operationIds', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svcgen-openapi-'));
     cpSync(join(fixtureRaml('workshop'), '..'), dir, { recursive: true });
     const raml = join(dir, 'api.raml');
-    const item = '            /{tid}:\n                get:\n                patch:\n';
+    const item = '            /{tid}:\n                options:\n                get:\n                patch:\n';
     const text = readFileSync(raml, 'utf8');
     expect(text).toContain(item);
     writeFileSync(raml, text.replace(item, '            /{tid}:\n'));

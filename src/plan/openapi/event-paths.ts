@@ -136,6 +136,8 @@ export function eventWebhooks(ctx: OpenApiContext, names: EventSchemaNames): Jso
 
 export function eventPaths(ctx: OpenApiContext, ids: OperationIds, names: EventSchemaNames): [string, Json][] {
   if (eventTypes(ctx.ir).size === 0) return [];
+  // A model of this API, for the examples: the first with events.
+  const example = [...eventTypes(ctx.ir).keys()][0]!;
   const admin = ctx.ir.auth ? { security: requirements(ctx, 'required') } : {};
   // Without auth nobody is refused.
   const errors = (statuses: number[]) =>
@@ -158,7 +160,7 @@ export function eventPaths(ctx: OpenApiContext, ids: OperationIds, names: EventS
             {
               name: 'types',
               in: 'query',
-              description: 'Comma-separated: `Story.create`, `Story.*`, `*`.',
+              description: `Comma-separated: \`${example}.create\`, \`${example}.*\`, \`*\`.`,
               schema: { type: 'string' },
             },
             {

@@ -174,7 +174,7 @@ function typesOf(value: unknown): readonly string[] {
     .filter(Boolean);
   for (const t of types)
     if (!/^(\*|[A-Za-z_][\w]*\.(\*|[a-z_]+))$/.test(t))
-      throw badRequest(`types: "${t}" is not an event type (Story.create), Story.* or *`, [
+      throw badRequest(`types: "${t}" is not an event type (<Model>.<action>), <Model>.* or *`, [
         { field: 'types', message: 'invalid' },
       ]);
   return types.length ? types : ['*'];
