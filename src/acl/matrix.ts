@@ -4,8 +4,8 @@
  * `test/acl.test.ts` checks the running service against it. It follows the runtime's rules
  * (lib/auth/acl.ts): first matching line decides, item rules then collection rules, no match
  * denies, routes without an x-ACL are for `g:admin` only. Below a parent the caller may not view
- * (or a parent's parent), what is not refused before anything is read is that parent's 404; a create that makes the new
- * object a parent's one-to-one partner also needs `update` on that parent.
+ * (or a parent's parent), what is not refused before anything is read is that parent's 404; a
+ * create that makes the new object a parent's one-to-one partner also needs `update` on that parent.
  *
  * The callers: `anonymous`; `member`, a logged-in user in group `user`; `owner`, a member for whom
  * every `{{dynamic}}` principal of the route stands (it returns its line, applied to them); and

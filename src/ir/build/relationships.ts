@@ -37,7 +37,7 @@ const KEY_TYPES: Readonly<Record<string, readonly string[]>> = {
   unicode_text: ['string', 'unicode', 'text', 'unicode_text'],
 };
 
-/** A backref a relationship adds to its target: where its name is written, and the relationship (`Doctor.appointments`). */
+/** A backref a relationship adds: where its name is written, and the relationship (`Doctor.appointments`). */
 interface Backref {
   readonly span: Span;
   readonly relationship: string;

@@ -210,7 +210,7 @@ function lines(node: YScalar): { text: string; at: Span }[] {
   return out;
 }
 
-/** Where `part` is in the text `at` covers (from `from` characters in), or `at` when it is not written there verbatim. */
+/** Where `part` is in the text `at` covers (from `from` characters on); `at` where it is not written verbatim. */
 function partOf(at: Span, part: string, from = 0): Span {
   const found = at.source.text.slice(at.start, at.end).indexOf(part, from);
   return found < 0 ? at : span(at.source, at.start + found, at.start + found + part.length);

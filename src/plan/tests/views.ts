@@ -93,7 +93,10 @@ export interface SeedView {
   readonly singular: boolean;
 }
 
-/** One parent a test seeds: the variable it is kept in (`parent`, `grandparent`), its model, quoted, and its link to the one above. */
+/**
+ * One parent a test seeds: the variable it is kept in (`parent`, `grandparent`), its model, quoted,
+ * and its link to the one above.
+ */
 interface ParentSeed {
   readonly variable: string;
   readonly model: string;

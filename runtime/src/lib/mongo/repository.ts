@@ -375,7 +375,8 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
     const relation = this.model.relation(name);
     if (relation) return this.repositoryOf(relation.target).keyValue(value);
     const field = this.model.field(name)!;
-    if (field.storage === 'real' && typeof value === 'number') return value; // compared as given (sql/conditions.ts dbValue)
+    // A decimal is compared as given, not rounded as stored (sql/conditions.ts dbValue).
+    if (field.storage === 'real' && typeof value === 'number') return value;
     return field.primaryKey ? this.keyValue(value) : (toMongo(value, field) ?? null);
   }
 
