@@ -155,6 +155,16 @@ end;
 insert into "svc_search_imprint" (rowid, "name") select rowid, "name" from "imprint";
 
 insert or replace into "svc_search_state" ("name", "indexed_to") values ('imprint', coalesce((select max(rowid) from "imprint"), 0));
+
+update svc_events set model = 'Imprint', type = 'Imprint' || substr(type, 10), data = json_set(data, '$.object._type', 'Imprint') where model = 'Publisher';
+
+update svc_deliveries set type = 'Imprint' || substr(type, 10), object = 'Imprint' || substr(object, 10) where substr(type, 1, 10) = 'Publisher.';
+
+update svc_events set data = json_set(json_remove(data, '$.object."bio"'), '$.object."biography"', data -> '$.object."bio"') where model = 'Author' and json_type(data, '$.object."bio"') is not null;
+
+update svc_events set data = json_set(json_remove(data, '$.object."publisher_id"'), '$.object."imprint_id"', data -> '$.object."publisher_id"') where model = 'Book' and json_type(data, '$.object."publisher_id"') is not null;
+
+update svc_events set data = json_set(json_remove(data, '$.object."publisher"'), '$.object."imprint"', data -> '$.object."publisher"') where model = 'Book' and json_type(data, '$.object."publisher"') is not null;
 `,
   postgres: `
 alter table "author" drop column if exists "svc_search_name", drop column if exists "svc_search_bio", drop column if exists "svc_search_nickname";
@@ -200,6 +210,28 @@ create index "author_nickname_search_idx" on "author" using gin ("svc_search_nic
 
 alter table "imprint" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("name" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "imprint_name_search_idx" on "imprint" using gin ("svc_search_name");
+
+update svc_events set model = 'Imprint', type = 'Imprint' || substr(type, 10), data = jsonb_set(data, '{object,_type}', to_jsonb('Imprint'::text)) where model = 'Publisher';
+
+update svc_deliveries set type = 'Imprint' || substr(type, 10), object = 'Imprint' || substr(object, 10) where substr(type, 1, 10) = 'Publisher.';
+
+update svc_events set data = jsonb_set(data #- '{object,bio}', '{object,biography}', data #> '{object,bio}') where model = 'Author' and jsonb_exists(data -> 'object', 'bio');
+
+update svc_events set data = jsonb_set(data #- '{row,bio}', '{row,biography}', data #> '{row,bio}') where model = 'Author' and jsonb_exists(data -> 'row', 'bio');
+
+update svc_events set data = jsonb_set(data #- '{links,bio}', '{links,biography}', data #> '{links,bio}') where model = 'Author' and jsonb_exists(data -> 'links', 'bio');
+
+update svc_events set data = jsonb_set(data #- '{object,publisher_id}', '{object,imprint_id}', data #> '{object,publisher_id}') where model = 'Book' and jsonb_exists(data -> 'object', 'publisher_id');
+
+update svc_events set data = jsonb_set(data #- '{row,publisher_id}', '{row,imprint_id}', data #> '{row,publisher_id}') where model = 'Book' and jsonb_exists(data -> 'row', 'publisher_id');
+
+update svc_events set data = jsonb_set(data #- '{links,publisher_id}', '{links,imprint_id}', data #> '{links,publisher_id}') where model = 'Book' and jsonb_exists(data -> 'links', 'publisher_id');
+
+update svc_events set data = jsonb_set(data #- '{object,publisher}', '{object,imprint}', data #> '{object,publisher}') where model = 'Book' and jsonb_exists(data -> 'object', 'publisher');
+
+update svc_events set data = jsonb_set(data #- '{row,publisher}', '{row,imprint}', data #> '{row,publisher}') where model = 'Book' and jsonb_exists(data -> 'row', 'publisher');
+
+update svc_events set data = jsonb_set(data #- '{links,publisher}', '{links,imprint}', data #> '{links,publisher}') where model = 'Book' and jsonb_exists(data -> 'links', 'publisher');
 `,
   mongodb: [
     { op: 'renameCollection', from: 'publisher', to: 'imprint' },
@@ -212,5 +244,9 @@ create index "imprint_name_search_idx" on "imprint" using gin ("svc_search_name"
     { op: 'dropIndex', collection: 'book', field: 'publisher' },
     { op: 'renameField', collection: 'book', from: 'publisher', to: 'imprint' },
     { op: 'createIndex', collection: 'book', field: 'imprint', unique: false },
+    { op: 'renameEventModel', from: 'Publisher', to: 'Imprint' },
+    { op: 'renameEventField', model: 'Author', from: 'bio', to: 'biography' },
+    { op: 'renameEventField', model: 'Book', from: 'publisher_id', to: 'imprint_id' },
+    { op: 'renameEventField', model: 'Book', from: 'publisher', to: 'imprint' },
   ],
 };

@@ -17,6 +17,8 @@ import { storageModel } from './storage/model.js';
 import { mongoSteps, type MongoStep } from './storage/mongo.js';
 import { sameSearch, searchIndexChanged } from './storage/search.js';
 import { migrationSql } from './storage/sql.js';
+import { eventRenames, eventSql, eventSteps, type EventRenames } from './storage/events.js';
+import type { Dialect } from './storage/identifiers.js';
 import { indexNameClashes } from './storage/names.js';
 
 export interface NewMigration {
@@ -83,10 +85,17 @@ export function planMigrations(
     slug(diff.changes),
     describe(diff.changes),
     options.allowDataLoss ? drops : [],
-    migrationSql(diff.changes),
-    mongoSteps(diff.changes),
+    withEventRenames(migrationSql(diff.changes), eventRenames(diff.changes)),
+    [...mongoSteps(diff.changes), ...eventSteps(eventRenames(diff.changes))],
   );
   return { storage, names: [...names, added.name], added, findings: diff.findings };
+}
+
+/** The tables' SQL, then the retained events renamed as the tables were (./storage/events.ts). */
+function withEventRenames(sql: MigrationSql, renames: EventRenames): MigrationSql {
+  const script = (tables: string, dialect: Dialect) =>
+    [tables, ...eventSql(renames, dialect)].filter((part) => part !== '').join('\n\n');
+  return { sqlite: script(sql.sqlite, 'sqlite'), postgres: script(sql.postgres, 'postgres') };
 }
 
 function newMigration(

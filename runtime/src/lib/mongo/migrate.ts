@@ -22,6 +22,8 @@ import { COUNTERS } from './repository.js';
 import { documentPath } from './values.js';
 import { SEARCH_FIELD } from './search.js';
 import { toMongo } from './values.js';
+import { DELIVERIES, EVENTS } from '../outbox/schema.js';
+import type { EventAction } from '../outbox/types.js';
 
 interface MigrationRecord {
   _id: string;
@@ -71,6 +73,26 @@ function records(db: Db): Collection<MigrationRecord> {
 
 // --- the steps ------------------------------------------------------------------------------------
 
+/** What a change of an object can be, as event types end (`Story.create`). */
+const EVENT_ACTIONS: readonly EventAction[] = ['create', 'update', 'replace', 'delete', 'register'];
+
+/**
+ * Retained events of a renamed model read as the model is now called: type, model, the object's
+ * `_type`; and their deliveries, whose `object` (`<Model>:<pk>`) keeps one object's in order.
+ */
+async function renameEventModel(db: Db, from: string, to: string): Promise<void> {
+  const types = new Map(EVENT_ACTIONS.map((action) => [`${from}.${action}`, `${to}.${action}`]));
+  for (const [before, after] of types)
+    await db.collection(EVENTS).updateMany({ type: before }, { $set: { type: after } });
+  await db.collection(EVENTS).updateMany({ model: from }, { $set: { model: to, 'data.object._type': to } });
+  const deliveries = db.collection<{ _id: string; type: string; object: string }>(DELIVERIES);
+  for (const delivery of await deliveries.find({ type: { $in: [...types.keys()] } }).toArray())
+    await deliveries.updateOne(
+      { _id: delivery._id },
+      { $set: { type: types.get(delivery.type)!, object: `${to}${delivery.object.slice(from.length)}` } },
+    );
+}
+
 async function applyStep(db: Db, models: ModelRegistry, migration: string, step: MongoStep): Promise<void> {
   switch (step.op) {
     case 'renameCollection':
@@ -102,6 +124,15 @@ async function applyStep(db: Db, models: ModelRegistry, migration: string, step:
       for (const index of await svcgenIndexes(db.collection(step.collection), step.field))
         await db.collection(step.collection).dropIndex(index);
       return;
+    case 'renameEventModel':
+      return renameEventModel(db, step.from, step.to);
+    case 'renameEventField': {
+      const [from, to] = [`data.object.${step.from}`, `data.object.${step.to}`];
+      await db
+        .collection(EVENTS)
+        .updateMany({ model: step.model, [from]: { $exists: true } }, { $rename: { [from]: to } });
+      return;
+    }
     case 'indexWords':
       return indexWords(db.collection(step.collection), step.fields);
     case 'dropWords':

@@ -24,4 +24,8 @@ export type MongoStep =
   /** Full-text search: every document's words (`_search`) from these fields (name → document path), and their index. */
   | { readonly op: 'indexWords'; readonly collection: string; readonly fields: Readonly<Record<string, string>> }
   /** No field is searched any more: the words and their index go. */
-  | { readonly op: 'dropWords'; readonly collection: string };
+  | { readonly op: 'dropWords'; readonly collection: string }
+  /** Retained events follow a renamed model: their type, model and object's `_type`, and their deliveries. */
+  | { readonly op: 'renameEventModel'; readonly from: string; readonly to: string }
+  /** …and a renamed field of a model's objects, in each retained event's object (`from` and `to`: field names). */
+  | { readonly op: 'renameEventField'; readonly model: string; readonly from: string; readonly to: string };

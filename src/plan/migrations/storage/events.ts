@@ -1,0 +1,101 @@
+/**
+ * Retained events follow renames. An event keeps its object as it was written (`svc_events`, the
+ * runtime's lib/outbox/), named by the API of its day: after a field was renamed, the change feed
+ * and subscribers got its past events under the old name, and a member, whose view of an event
+ * keeps only the fields the model has now, got them without it. So the migration that renames a
+ * model or a field renames it in the retained events too (a model also in their deliveries), on
+ * every engine, in the same run as the tables: an event reads as the API now names its object.
+ */
+import type { MongoStep } from '../../../../runtime/src/lib/mongo/steps.js';
+import type { TableChange } from './changes.js';
+import type { Dialect } from './identifiers.js';
+
+export interface EventRenames {
+  /** Models renamed: `[from, to]`. */
+  readonly models: readonly (readonly [string, string])[];
+  /** Fields renamed, by the model's new name, in an order that keeps swaps apart (`svc_renaming_…`). */
+  readonly fields: readonly { readonly model: string; readonly from: string; readonly to: string }[];
+}
+
+export function eventRenames(changes: readonly TableChange[]): EventRenames {
+  const models: (readonly [string, string])[] = [];
+  const fields: { model: string; from: string; to: string }[] = [];
+  for (const c of changes) {
+    if (c.kind !== 'alter') continue;
+    if (c.before.model !== c.after.model) models.push([c.before.model, c.after.model]);
+    const renamed: [string, string][] = [];
+    for (const col of c.columns) {
+      if (col.kind !== 'change') continue;
+      const { before, after } = col;
+      // An event names a field by its name; a link by its relationship's (a document's path for it).
+      if (before.name !== after.name) renamed.push([before.name, after.name]);
+      const link = before.documentPath !== before.name && before.documentPath !== '_id';
+      if (link && before.documentPath !== after.documentPath) renamed.push([before.documentPath, after.documentPath]);
+    }
+    fields.push(...inOrder(renamed).map(([from, to]) => ({ model: c.after.model, from, to })));
+  }
+  return { models, fields };
+}
+
+/** Renames where a new name may be one renamed away (a swap, a chain): those go through a name of their own first. */
+function inOrder(renames: readonly [string, string][]): [string, string][] {
+  const sources = new Set(renames.map(([from]) => from));
+  const aside = renames.filter(([, to]) => sources.has(to));
+  return [
+    ...aside.map(([from]): [string, string] => [from, `svc_renaming_${from}`]),
+    ...renames.filter((r) => !aside.includes(r)),
+    ...aside.map(([from, to]): [string, string] => [`svc_renaming_${from}`, to]),
+  ];
+}
+
+/** The statements that rename them in `svc_events` (and a model in `svc_deliveries`). */
+export function eventSql(renames: EventRenames, dialect: Dialect): string[] {
+  return [
+    ...renames.models.flatMap(([from, to]) => modelSql(from, to, dialect)),
+    ...renames.fields.flatMap(({ model, from, to }) => fieldSql(model, from, to, dialect)),
+  ];
+}
+
+function modelSql(from: string, to: string, dialect: Dialect): string[] {
+  const typed = `${text(to)} || substr(type, ${from.length + 1})`;
+  const old = `substr(type, 1, ${from.length + 1}) = ${text(`${from}.`)}`;
+  const tagged =
+    dialect === 'sqlite'
+      ? `json_set(data, '$.object._type', ${text(to)})`
+      : `jsonb_set(data, '{object,_type}', to_jsonb(${text(to)}::text))`;
+  return [
+    `update svc_events set model = ${text(to)}, type = ${typed}, data = ${tagged} where model = ${text(from)};`,
+    `update svc_deliveries set type = ${typed}, object = ${text(to)} || substr(object, ${from.length + 1}) where ${old};`,
+  ];
+}
+
+/**
+ * An event holds its object (`{ pk, object }`); on PostgreSQL, one appended in its write's own
+ * statement holds the row as stored and the keys of its links instead (`{ pk, row, links }`, made
+ * an object when read: lib/sql/recorded-writes.ts), by the names of their columns and relationships.
+ */
+function fieldSql(model: string, from: string, to: string, dialect: Dialect): string[] {
+  if (dialect === 'sqlite') {
+    const [was, is] = [text(`$.object."${from}"`), text(`$.object."${to}"`)];
+    return [
+      `update svc_events set data = json_set(json_remove(data, ${was}), ${is}, data -> ${was}) where model = ${text(model)} and json_type(data, ${was}) is not null;`,
+    ];
+  }
+  return ['object', 'row', 'links'].map((part) => {
+    const [was, is] = [text(`{${part},${from}}`), text(`{${part},${to}}`)];
+    return `update svc_events set data = jsonb_set(data #- ${was}, ${is}, data #> ${was}) where model = ${text(model)} and jsonb_exists(data -> '${part}', ${text(from)});`;
+  });
+}
+
+/** The same as MongoDB steps. */
+export function eventSteps(renames: EventRenames): MongoStep[] {
+  return [
+    ...renames.models.map(([from, to]): MongoStep => ({ op: 'renameEventModel', from, to })),
+    ...renames.fields.map(({ model, from, to }): MongoStep => ({ op: 'renameEventField', model, from, to })),
+  ];
+}
+
+/** A SQL string literal (model and field names are identifiers; quoted all the same). */
+function text(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
+}

@@ -1,0 +1,62 @@
+/**
+ * The retained events follow a migration's renames (src/plan/migrations/storage/events.ts): a
+ * model's, a field's, a link's (its relationship's name), and two fields that swap names, which go
+ * through a name of their own so that neither overwrites the other.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ColumnChange, TableChange } from '../../src/plan/migrations/storage/changes.js';
+import { eventRenames, eventSql } from '../../src/plan/migrations/storage/events.js';
+import type { StoredColumn, StoredTable } from '../../src/outdir/storage-model.js';
+
+const column = (name: string, documentPath = name) => ({ name, documentPath }) as StoredColumn;
+const table = (model: string, columns: StoredColumn[]) =>
+  ({ name: model.toLowerCase(), model, columns, renamedFrom: null, search: [], searchIndex: 0 }) as StoredTable;
+const renamed = (before: StoredColumn, after: StoredColumn): ColumnChange => ({
+  kind: 'change',
+  before,
+  after,
+  aspects: new Set(['name'] as const),
+});
+
+describe('eventRenames', () => {
+  it('renames a model, then the fields of its objects by its new name; a link by its relationship too', () => {
+    const change: TableChange = {
+      kind: 'alter',
+      before: table('Publisher', []),
+      after: table('Imprint', []),
+      columns: [
+        renamed(column('bio'), column('biography')),
+        renamed(column('publisher_id', 'publisher'), column('imprint_id', 'imprint')),
+        renamed(column('id', '_id'), column('key', '_id')),
+      ],
+    };
+    expect(eventRenames([change])).toEqual({
+      models: [['Publisher', 'Imprint']],
+      fields: [
+        { model: 'Imprint', from: 'bio', to: 'biography' },
+        { model: 'Imprint', from: 'publisher_id', to: 'imprint_id' },
+        { model: 'Imprint', from: 'publisher', to: 'imprint' },
+        { model: 'Imprint', from: 'id', to: 'key' },
+      ],
+    });
+  });
+
+  it('keeps two fields that swap names apart', () => {
+    const change: TableChange = {
+      kind: 'alter',
+      before: table('Book', []),
+      after: table('Book', []),
+      columns: [renamed(column('a'), column('b')), renamed(column('b'), column('a'))],
+    };
+    const { fields } = eventRenames([change]);
+    expect(fields.map((f) => `${f.from}>${f.to}`)).toEqual([
+      'a>svc_renaming_a',
+      'b>svc_renaming_b',
+      'svc_renaming_a>b',
+      'svc_renaming_b>a',
+    ]);
+    expect(eventSql({ models: [], fields }, 'postgres')[0]).toBe(
+      `update svc_events set data = jsonb_set(data #- '{object,a}', '{object,svc_renaming_a}', data #> '{object,a}') where model = 'Book' and jsonb_exists(data -> 'object', 'a');`,
+    );
+  });
+});
