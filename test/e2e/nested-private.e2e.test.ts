@@ -60,10 +60,20 @@ describe.each(['sqlite', 'postgres'] as const)('a private task below a project o
     database = await testDatabase(engine, dir, 'nested_private');
     service = await startService(
       dir,
-      { ...database.env, SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'workshop-secret-0123456789abcdef0123456789' },
+      {
+        ...database.env,
+        SVC_AUTH: 'true',
+        SVC_AUTH_TKT_SECRET: 'workshop-secret-0123456789abcdef0123456789',
+        SVC_SYSTEM_USER: 'root',
+        SVC_SYSTEM_PASSWORD: 'root-password',
+        SVC_SYSTEM_EMAIL: 'root@example.com',
+      },
       '/v1',
     );
     api = apiClient(service.origin, '/v1');
+    const root = await api('POST', '/auth/login', { login: 'root', password: 'root-password' });
+    expect(root.status, root.text).toBeLessThan(300);
+    cookies.set('root', /auth_tkt=[^;]*/.exec(root.headers.get('set-cookie') ?? '')![0]);
     for (const name of ['ann', 'ben']) {
       const registered = await api('POST', '/auth/register', {
         username: name,
@@ -132,6 +142,28 @@ describe.each(['sqlite', 'postgres'] as const)('a private task below a project o
     expect((await as('ben', 'GET', `/projects/${anns}/tasks/${key}`)).status).toBe(404);
     const read = await as('ben', 'GET', `/projects/${bens}/tasks/${key}/checklist`);
     expect([read.status, read.body.items], read.text).toEqual([200, ['a']]);
+  });
+
+  it("does not say which hidden task a member's own checklist is linked to, when her write would take it from there", async () => {
+    const anns = (await as('ann', 'POST', '/projects', { name: "ann's" })).body.id as number;
+    const bens = (await as('ben', 'POST', '/projects', { name: "ben's" })).body.id as number;
+    const [first, second] = [
+      (await as('ann', 'POST', `/projects/${anns}/tasks`, { title: 'first' })).body.id as number,
+      (await as('ann', 'POST', `/projects/${anns}/tasks`, { title: 'second' })).body.id as number,
+    ];
+    const his = (await as('ben', 'POST', `/projects/${bens}/tasks`, { title: 'his' })).body.id as number;
+    const checklist = await as('ann', 'POST', `/projects/${anns}/tasks/${first}/checklist`, { items: ['hers'] });
+    expect(checklist.status, checklist.text).toBe(201);
+    // An admin moves her checklist to ben's task; it is still hers.
+    const moved = await as('root', 'PATCH', `/projects/${bens}/tasks/${his}`, { checklist: checklist.body.id });
+    expect(moved.status, moved.text).toBe(200);
+    // Taking it back for her second task would take it from ben's task, which she may not see: refused, not named.
+    const taken = await as('ann', 'PATCH', `/projects/${anns}/tasks/${second}`, { checklist: checklist.body.id });
+    expect([taken.status, taken.body.message], taken.text).toEqual([
+      403,
+      'you may not change a Task you may not view, which this write would link or unlink',
+    ]);
+    expect(taken.text).not.toContain(`Task ${his}`);
   });
 
   it('walks a body with an escape and a list of 300,000 items for hidden keys without a 500', async () => {
