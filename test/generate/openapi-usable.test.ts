@@ -183,9 +183,19 @@ describe('operationIds', () => {
     expect([id['schema']['type'], id['description']]).toEqual(['integer', 'The id of the Project.']);
   });
 
-  it('appear in the README’s route table', async () => {
+  it('appear in the README’s route table, the service’s own routes too', async () => {
     const readme = (await generateFixture('ramses-example')).get('README.md')!.content;
     expect(readme).toMatch(/\| PATCH +\| `\/v1\/stories\/\{id\}` +\| update +\| `updateStory` +\|/);
+    // …and those the service adds, as the document has them.
+    for (const [method, path, id] of [
+      ['POST', '/v1/auth/register', 'register'],
+      ['GET', '/v1/auth/logout', 'logoutGet'],
+      ['GET', '/v1/_events', 'getEvents'],
+      ['GET', '/v1/health', 'getHealth'],
+    ])
+      expect(readme).toMatch(
+        new RegExp(`\\| ${method} +\\| \`${path.replace(/[/]/g, '\\/')}\` +\\| +\\| \`${id}\` +\\|`),
+      );
     expect(readme).toContain('## Using the OpenAPI document');
   });
 });

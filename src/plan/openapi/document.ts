@@ -18,7 +18,16 @@ import { AUTH_TAG, SERVICE_TAG, servicePaths } from './service-paths.js';
 import { EventSchemaNames, eventPaths, eventSchemas, eventWebhooks, EVENTS_TAG } from './event-paths.js';
 import { eventTypes } from '../shared/event-types.js';
 
+/** One document per service model: the README's route table reads it too (the IR is readonly). */
+const documents = new WeakMap<ServiceIR, Json>();
+
 export function openApiDocument(ir: ServiceIR): Json {
+  let document = documents.get(ir);
+  if (!document) documents.set(ir, (document = buildDocument(ir)));
+  return document;
+}
+
+function buildDocument(ir: ServiceIR): Json {
   const ctx = new OpenApiContext(ir);
   const ids = new OperationIds();
   const routeIds = routeOperationIds(ir, ids);

@@ -54,7 +54,7 @@ export function servicePaths(
       {
         get: {
           tags: [SERVICE_TAG.name],
-          summary: 'This document',
+          summary: 'The OpenAPI document of the service (this one)',
           operationId: ids.take('getOpenApiDocument', 'GET'),
           responses: {
             '200': {

@@ -10,6 +10,7 @@ import { helperNames } from '../client/helper-names.js';
 import { isSecretField } from '../shared/field-types.js';
 import { camel, modelNames, withArticle } from '../shared/names.js';
 import { OperationIds, operationKey, routeOperationIds } from '../openapi/operation-ids.js';
+import { openApiDocument } from '../openapi/document.js';
 import { searchFields } from '../shared/search.js';
 import { eventTypes } from '../shared/event-types.js';
 import { subscriberName } from '../outbox/views.js';
@@ -53,6 +54,7 @@ export function readmeView(ir: ServiceIR) {
           description: cell(o.description ?? routeSummary(route.kind, route.model, o.action)),
         })),
     ),
+    serviceRoutes: serviceRoutes(ir),
     models: ir.models
       .filter((m) => !m.internal)
       .map((m) => ({
@@ -81,6 +83,30 @@ export function readmeView(ir: ServiceIR) {
       exampleRepository: modelNames(ir.models.find((m) => !m.internal) ?? { name: 'Item' }).property,
     },
   };
+}
+
+/**
+ * The routes the service adds to the API's (health, the auth routes, `/users/self`, the change
+ * feed, webhooks' deliveries), as the OpenAPI document has them: the same operationIds and summaries.
+ */
+function serviceRoutes(ir: ServiceIR) {
+  const own = new Set(ir.routes.map((r) => r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')));
+  const paths = openApiDocument(ir)['paths'] as Record<
+    string,
+    Record<string, { operationId?: string; summary?: string }>
+  >;
+  return Object.entries(paths)
+    .filter(([path]) => !own.has(path))
+    .flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([, op]) => typeof op === 'object' && op !== null && typeof op.operationId === 'string')
+        .map(([method, op]) => ({
+          method: method.toUpperCase(),
+          path: cell(`${ir.basePath}${path}`),
+          operationId: op.operationId!,
+          description: cell(op.summary ?? ''),
+        })),
+    );
 }
 
 /** The outbox's event types, for the README's "Events and webhooks" (null: no route changes anything). */
