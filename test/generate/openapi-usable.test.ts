@@ -188,7 +188,7 @@ describe('operationIds', () => {
     expect(readme).toMatch(/\| PATCH +\| `\/v1\/stories\/\{id\}` +\| update +\| `updateStory` +\|/);
     // …and those the service adds, as the document has them.
     for (const [method, path, id] of [
-      ['POST', '/v1/auth/register', 'register'],
+      ['POST', '/v1/auth/register', 'register'] as const,
       ['GET', '/v1/auth/logout', 'logoutGet'],
       ['GET', '/v1/_events', 'getEvents'],
       ['GET', '/v1/health', 'getHealth'],

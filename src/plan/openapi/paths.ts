@@ -6,7 +6,7 @@ import { changesUnseen } from '../../acl/unseen-writes.js';
 import type { Field, Model, Operation, Route } from '../../ir/types.js';
 import { itemStorage } from '../shared/field-types.js';
 import { groupOf } from '../shared/names.js';
-import { routeSummary } from '../project/readme.js';
+import { routeSummary } from '../shared/route-summary.js';
 import { type Json, type OpenApiContext } from './context.js';
 import { bodyExample } from './examples.js';
 import { operationKey } from './operation-ids.js';

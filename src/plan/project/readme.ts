@@ -8,9 +8,10 @@ import { isSafeIdentifier } from '../../ir/naming.js';
 import { clientAccessors } from '../client/accessors.js';
 import { helperNames } from '../client/helper-names.js';
 import { isSecretField } from '../shared/field-types.js';
-import { camel, modelNames, withArticle } from '../shared/names.js';
+import { camel, modelNames } from '../shared/names.js';
 import { OperationIds, operationKey, routeOperationIds } from '../openapi/operation-ids.js';
 import { openApiDocument } from '../openapi/document.js';
+import { routeSummary } from '../shared/route-summary.js';
 import { searchFields } from '../shared/search.js';
 import { eventTypes } from '../shared/event-types.js';
 import { subscriberName } from '../outbox/views.js';
@@ -170,24 +171,6 @@ function clientExample(ir: ServiceIR) {
     // `ApiError_` where a model is named ApiError (client/src/index.ts exports it so).
     apiError: helperNames(ir)('ApiError'),
   };
-}
-
-/** A one-line summary of what an action does on a route, for the README and the OpenAPI document. */
-export function routeSummary(kind: string, model: string, action: string): string {
-  const what: Record<string, string> = {
-    index: kind === 'attribute' ? 'read the field' : `list ${model} objects`,
-    create: kind === 'attribute' ? 'merge into the field' : `create ${withArticle(model)}`,
-    update_many: `change the ${model} objects the filters select`,
-    delete_many: `delete the ${model} objects the filters select`,
-    show: `read ${withArticle(model)}`,
-    update: `change fields of ${withArticle(model)}`,
-    replace: `replace ${withArticle(model)}`,
-    delete: `delete ${withArticle(model)}`,
-    collection_options: 'list the allowed methods',
-    item_options: 'list the allowed methods',
-  };
-  const text = what[action] ?? action;
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function fieldType(model: Model, field: Field): string {
