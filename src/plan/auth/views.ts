@@ -11,15 +11,13 @@ import {
   type AclEntry,
   type Auth,
   type Model,
-  type Route,
-  type RouteParent,
   type ServiceIR,
   type UserFunction,
 } from '../../ir/types.js';
 import { parentsOf } from '../../ir/parents.js';
 import { commentText, literal, quote } from '../shared/literal.js';
 import { camel, modelNames, principalModule } from '../shared/names.js';
-import { RouteTests } from '../tests/views.js';
+import { linkToParent } from '../tests/views.js';
 
 export function authView(ir: ServiceIR, auth: Auth) {
   const user = ir.models.find((m) => m.name === auth.userModel)!;
@@ -169,7 +167,8 @@ export function aclTestView(ir: ServiceIR) {
       parents: parentsOf(route).map((parent, i, all) => ({
         model: quote(parent.model),
         param: quote(parent.param),
-        link: i === all.length - 1 ? link(route, models) : linkBelow(parent, models),
+        // An attribute route's last parent is its own item, which links to nothing above it.
+        link: route.kind === 'attribute' && i === all.length - 1 ? null : quotedOrNull(linkToParent(parent, models)),
       })),
     })),
     rows: rows.map((row) => ({
@@ -185,15 +184,6 @@ function outcomeOf(row: MatrixRow, caller: CallerKind): string {
   return outcome === 'allow' ? quote('allowed') : String(outcome);
 }
 
-/** The field of the item below `parent` in a URL that points at it, quoted, or null. */
-function linkBelow(parent: RouteParent, models: ReadonlyMap<string, Model>): string | null {
-  const inverse = models.get(parent.model)!.relationships.find((r) => r.name === parent.field)?.inverse;
-  return inverse ? quote(inverse) : null;
-}
-
-/** The field of a nested route's objects that points at the parent, quoted, or null (attribute routes: the parent's own field). */
-function link(route: Route, models: ReadonlyMap<string, Model>): string | null {
-  const tests = new RouteTests(route, models.get(route.model)!, models);
-  const inverse = tests.inverse();
-  return inverse === null ? null : quote(inverse);
+function quotedOrNull(text: string | null): string | null {
+  return text === null ? null : quote(text);
 }

@@ -80,13 +80,14 @@ export function planMigrations(
   if (diff.changes.length === 0) return { storage, names, added: null, findings: diff.findings };
   const drops = diff.findings.filter((f) => f.kind === 'dataLoss').map((f) => f.message);
   const number = Math.max(0, ...names.map((n) => Number(MIGRATION_NAME.exec(n)?.[1] ?? 0))) + 1;
+  const events = eventRenames(diff.changes);
   const added = newMigration(
     number,
     slug(diff.changes),
     describe(diff.changes),
     options.allowDataLoss ? drops : [],
-    withEventRenames(migrationSql(diff.changes), eventRenames(diff.changes)),
-    [...mongoSteps(diff.changes), ...eventSteps(eventRenames(diff.changes))],
+    withEventRenames(migrationSql(diff.changes), events),
+    [...mongoSteps(diff.changes), ...eventSteps(events)],
   );
   return { storage, names: [...names, added.name], added, findings: diff.findings };
 }

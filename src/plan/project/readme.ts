@@ -11,6 +11,7 @@ import { isSecretField } from '../shared/field-types.js';
 import { camel, modelNames } from '../shared/names.js';
 import { OperationIds, operationKey, routeOperationIds } from '../openapi/operation-ids.js';
 import { openApiDocument } from '../openapi/document.js';
+import { openApiPath } from '../openapi/paths.js';
 import { routeSummary } from '../shared/route-summary.js';
 import { searchFields } from '../shared/search.js';
 import { eventTypes } from '../shared/event-types.js';
@@ -91,7 +92,7 @@ export function readmeView(ir: ServiceIR) {
  * feed, webhooks' deliveries), as the OpenAPI document has them: the same operationIds and summaries.
  */
 function serviceRoutes(ir: ServiceIR) {
-  const own = new Set(ir.routes.map((r) => r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}')));
+  const own = new Set(ir.routes.map((r) => openApiPath(r.path)));
   const paths = openApiDocument(ir)['paths'] as Record<
     string,
     Record<string, { operationId?: string; summary?: string }>

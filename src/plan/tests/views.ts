@@ -184,7 +184,7 @@ export class RouteTests {
     const variable = (i: number) => parentVariable(parents.length - i);
     return parents.map((parent, i) => {
       const above = parents[i - 1];
-      const inverse = above && this.models.get(above.model)!.relationships.find((r) => r.name === above.field)?.inverse;
+      const inverse = above && linkToParent(above, this.models);
       const link = inverse ? `, { ${inverse}: service.key(${quote(above.model)}, ${variable(i - 1)}) }` : '';
       return { ...parent, variable: variable(i), link };
     });
@@ -227,8 +227,7 @@ export class RouteTests {
   /** Nested routes: the field of the route's objects that points at the parent. */
   inverse(): string | null {
     const parent = this.route.parent;
-    if (!parent || this.route.kind === 'attribute') return null;
-    return this.models.get(parent.model)!.relationships.find((r) => r.name === parent.field)?.inverse ?? null;
+    return parent && this.route.kind !== 'attribute' ? linkToParent(parent, this.models) : null;
   }
 
   link(): string {
@@ -408,6 +407,14 @@ export class RouteTests {
     if (methods.has('GET')) methods.add('HEAD');
     return [...methods].sort().join(', ');
   }
+}
+
+/**
+ * The field of the objects below `parent` in a URL that points at it (the other side of the
+ * parent's relationship it follows), or null.
+ */
+export function linkToParent(parent: RouteParent, models: ReadonlyMap<string, Model>): string | null {
+  return models.get(parent.model)!.relationships.find((r) => r.name === parent.field)?.inverse ?? null;
 }
 
 /** The variable of the parent `levelsUp` above a route's objects: `parent`, `grandparent`, then `ancestor3`… */

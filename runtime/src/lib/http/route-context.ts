@@ -266,20 +266,8 @@ export class RouteContext {
       return found;
     }
     const key = this.itemKey(request);
-    const repository = this.repository(db);
     const scope = await this.scope(db, request);
-    const found =
-      repository.keyValue(key) === undefined
-        ? null
-        : Object.keys(scope).length
-          ? await repository.findFirst({
-              where: combine({ [this.model.primaryKey]: repository.keyValue(key) }, scope),
-              include: includeFor(this.model, db.models),
-            })
-          : await repository.findUnique({
-              where: { [this.model.primaryKey]: key },
-              include: includeFor(this.model, db.models),
-            });
+    const found = await findInScope(this.repository(db), this.model, key, scope, includeFor(this.model, db.models));
     if (!found) throw notFound(`${this.model.name} ${String(key)} not found`);
     return found;
   }
@@ -356,18 +344,8 @@ export class RouteContext {
   async parent(db: ServiceDatabase, request: FastifyRequest, include?: Include<Rec>): Promise<Rec> {
     const parent = this.route.parent!;
     const key = this.policy.itemKey(request, generic(parent.model), (request.params as Rec)[parent.param]);
-    const repository = db.repository(parent.model.name);
-    const primaryKey = parent.model.primaryKey;
     const scope = this.#parentItem ? await this.#parentItem.scope(db, request) : {};
-    const found =
-      repository.keyValue(key) === undefined
-        ? null
-        : Object.keys(scope).length
-          ? await repository.findFirst({
-              where: combine({ [primaryKey]: repository.keyValue(key) }, scope),
-              ...(include ? { include } : {}),
-            })
-          : await repository.findUnique({ where: { [primaryKey]: key }, ...(include ? { include } : {}) });
+    const found = await findInScope(db.repository(parent.model.name), parent.model, key, scope, include);
     if (!found) throw notFound(`${parent.model.name} ${String(key)} not found`);
     return found;
   }
@@ -461,6 +439,26 @@ export class RouteContext {
 }
 
 /** Both conditions (either may be empty). */
+/**
+ * The object with the key the URL gives among those `scope` selects (a nested route's parent's), or
+ * null: also for a key the model's key cannot hold (`abc` for an integer key). Without a scope, by
+ * its key alone.
+ */
+function findInScope(
+  repository: EngineRepository,
+  model: AnyModel,
+  key: unknown,
+  scope: Rec,
+  include: Include<Rec> | undefined,
+): Promise<Rec | null> {
+  const value = repository.keyValue(key);
+  if (value === undefined) return Promise.resolve(null);
+  const read = include ? { include } : {};
+  return Object.keys(scope).length
+    ? repository.findFirst({ where: combine({ [model.primaryKey]: value }, scope), ...read })
+    : repository.findUnique({ where: { [model.primaryKey]: key }, ...read });
+}
+
 export function combine(a: Where<Rec>, b: Where<Rec>): Where<Rec> {
   if (Object.keys(b).length === 0) return a;
   if (Object.keys(a).length === 0) return b;
