@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api } from '../support/http.js';
 import { builtProject } from '../support/project.js';
-import { isOutboxWork, statementsDuring, statementsIn } from '../support/query-log.js';
+import { isOutboxWork, outputDuring, statementsDuring, statementsIn } from '../support/query-log.js';
 import { startService, type RunningService } from '../support/server.js';
 
 const MARKER = 'zqmarker';
@@ -291,6 +291,33 @@ describe.each(['sqlite', 'postgres'] as const)('the statements sent to %s', (eng
     } finally {
       await authed.stop();
     }
+  });
+
+  it('come with one line per request, written when it is answered', async () => {
+    const created = await api('POST', '/stories', { name: 'logged', description: 'once' });
+    const paths = [`/stories/${String(created.body.id)}`, '/stories/999999', '/stories?_limit=2'];
+    const output = await outputDuring(service, async () => {
+      for (const path of paths) await api('GET', path);
+    });
+    type Line = {
+      msg?: string;
+      reqId?: string;
+      req?: { method?: string; url?: string };
+      res?: { statusCode?: number };
+    };
+    const lines = output
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Line & { responseTime?: number });
+    expect(lines.filter((line) => line.msg === 'incoming request')).toEqual([]);
+    const requests = lines.filter((line) => line.msg === 'request completed');
+    expect(requests.map((line) => [line.req?.method, line.req?.url, line.res?.statusCode])).toEqual([
+      ['GET', `/v1${paths[0]}`, 200],
+      ['GET', `/v1${paths[1]}`, 404],
+      ['GET', `/v1${paths[2]}`, 200],
+    ]);
+    expect(new Set(requests.map((line) => line.reqId)).size).toBe(3);
+    for (const line of requests) expect(line.responseTime).toBeGreaterThan(0);
   });
 
   it('never hold a value the client sent', async () => {

@@ -41,4 +41,20 @@ describe('a Host', () => {
     ])
       expect(isHost(host), host.slice(0, 40)).toBe(false);
   });
+
+  it('is judged again for each Host that differs from the last one found valid', () => {
+    // isHost remembers the last valid host: a valid one just before must not let another pass.
+    const sequence: [string | undefined, boolean][] = [
+      [undefined, false],
+      ['api.example.com', true],
+      ['api.example.com', true],
+      ['api.example.com:99999', false],
+      ['api.example.com.', true],
+      [undefined, false],
+      ['', false],
+      ['api.example.com.', true],
+      ['evil.example/x?', false],
+    ];
+    for (const [host, valid] of sequence) expect(isHost(host), String(host)).toBe(valid);
+  });
 });

@@ -9,10 +9,15 @@ import type { RunningService } from './server.js';
  * the output is read once it has stopped growing, before and after.
  */
 export async function statementsDuring(service: RunningService, work: () => Promise<void>): Promise<string[]> {
+  return statementsIn(await outputDuring(service, work));
+}
+
+/** What `service` wrote to its output while `work` ran. */
+export async function outputDuring(service: RunningService, work: () => Promise<void>): Promise<string> {
   const before = await settled(service);
   await work();
   await settled(service);
-  return statementsIn(service.output().slice(before));
+  return service.output().slice(before);
 }
 
 /** The statements a service's `output` logged, in order. */

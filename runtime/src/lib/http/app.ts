@@ -20,6 +20,7 @@ import { notAResource } from './error-handler.js';
 import { boundedRegExp, isBase64, JSON_SUFFIX_MEDIA_TYPE } from './patterns.js';
 import { requestShapeProblem } from './request-shape.js';
 import { answerClientError } from './client-errors.js';
+import { RequestLog } from './request-log.js';
 
 export interface AppOptions {
   readonly logLevel: string;
@@ -55,6 +56,7 @@ function installed(name: string): boolean {
 export function createApp(options: AppOptions): FastifyInstance {
   const app = Fastify({
     logger: options.logger ?? loggerOptions(options.logLevel),
+    logController: new RequestLog(),
     genReqId: () => randomUUID(),
     bodyLimit: options.bodyLimit,
     // A client that sends its headers or body too slowly (slowloris) gets a 408 and loses the

@@ -141,11 +141,20 @@ export function requestOrigin(request: FastifyRequest): string {
  * from, so nothing else (`evil.example/x?`, `a..b`, `:99999`) may become part of the URLs an answer gives.
  */
 export function isHost(host: string | undefined): boolean {
+  // Nearly every request names the host the one before it did, and each asks twice (app.ts's
+  // check, then its answer's URLs): that one is remembered.
+  if (host !== undefined && host === lastHost) return true;
   const parts = host === undefined || host.length > 300 ? null : HOST.exec(host);
   if (!parts) return false;
   const [, name, port] = parts;
-  return (name === undefined || name.replace(/\.$/, '').length <= 253) && (port === undefined || Number(port) <= 65535);
+  const valid =
+    (name === undefined || name.replace(/\.$/, '').length <= 253) && (port === undefined || Number(port) <= 65535);
+  if (valid) lastHost = host;
+  return valid;
 }
+
+/** The last host `isHost` found valid. */
+let lastHost: string | undefined;
 
 /** Each label starts after a dot of its own, so the pattern reads a host in one pass. */
 const LABEL = '[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?';
