@@ -38,5 +38,7 @@ export interface PoisonedView {
   hasField(model: string, name: string): boolean;
   /** For a name the model's schema does not declare: it may be the backref of a relationship in a schema that was not read. */
   mayBeBackref(model: string, name: string): boolean;
+  /** The models whose schema was not read, whose backrefs are unknown. */
+  unreadModels(): readonly string[];
   hasAcl(name: string): boolean;
 }

@@ -163,4 +163,21 @@ describe('follow-on errors', () => {
     });
     expect(codes).toEqual(['SVC2020', 'SVC2061']);
   });
+
+  it('still reports a name no schema declares while another schema is missing, unless a foreign key here points at it', () => {
+    const { diagnostics } = build({
+      'api.raml': raml(
+        `title: T\n${post('/courses', 'course.json', '  /{id}:\n    get:\n    /reviews:\n      get:\n')}` +
+          `/certificates:\n  get:\n  post:\n`,
+      ),
+      'course.json': schema({ id }),
+    });
+    expect(diagnostics.map((d) => [d.code, d.hint])).toEqual([
+      [
+        'SVC2020',
+        'Course has no relationship, dict or list field to serve here (unless the schema of Certificate, not read yet, adds it as a backref)',
+      ],
+      ['SVC2018', expect.stringContaining('give /certificates a post body schema')],
+    ]);
+  });
 });

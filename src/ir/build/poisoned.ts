@@ -57,6 +57,11 @@ export class Poisoned implements PoisonedView {
     return this.#unread.size > 0 || this.hasField(model, name);
   }
 
+  /** The models whose schema was not read, whose backrefs are unknown: what a message may name as a cause. */
+  unreadModels(): readonly string[] {
+    return [...this.#unread];
+  }
+
   hasAcl(name: string): boolean {
     return this.#acls.has(name);
   }

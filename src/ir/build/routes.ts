@@ -217,10 +217,10 @@ function nested(ctx: Context, node: PathNode, parentItem: ItemInfo): Served | un
       {
         span: node.span,
         hint:
-          didYouMean(node.segment, candidates) ??
-          (candidates.length
-            ? `below an item, svcgen serves these fields of ${parentModel.name}: ${candidates.join(', ')}`
-            : `${parentModel.name} has no relationship, dict or list field to serve here`),
+          (didYouMean(node.segment, candidates) ??
+            (candidates.length
+              ? `below an item, svcgen serves these fields of ${parentModel.name}: ${candidates.join(', ')}`
+              : `${parentModel.name} has no relationship, dict or list field to serve here`)) + unreadNote(ctx, field),
       },
     );
     return undefined;
@@ -237,11 +237,22 @@ function nested(ctx: Context, node: PathNode, parentItem: ItemInfo): Served | un
 }
 
 /**
- * A relationship that failed, its backref, any field of a schema that is not a model, and — while
- * some schema is unread — any name the schema does not declare: whatever is said was said already.
+ * A relationship that failed, its backref, any field of a schema that is not a model, and a name
+ * the schema does not declare that is likely the backref of a schema not read: one with a foreign
+ * key here to its model (`owner_id` to an unreadable User). Whatever is said was said already.
+ * Other names are reported, with a note (`unreadNote`): every problem in one run.
  */
 function isPoisoned(ctx: Context, model: ModelDraft, declared: FieldDraft | undefined, segment: string): boolean {
-  return declared ? ctx.poisoned.hasField(model.name, segment) : ctx.poisoned.mayBeBackref(model.name, segment);
+  if (ctx.poisoned.hasField(model.name, segment)) return true;
+  if (declared) return false;
+  const unread = new Set(ctx.poisoned.unreadModels());
+  return model.fields.some((f) => f.foreignKey !== undefined && unread.has(f.foreignKey.refDocument));
+}
+
+/** For a name reported while some schema is unread: it may yet come as that schema's backref. */
+function unreadNote(ctx: Context, declared: FieldDraft | undefined): string {
+  const unread = declared ? [] : ctx.poisoned.unreadModels();
+  return unread.length ? ` (unless the schema of ${unread.join(', ')}, not read yet, adds it as a backref)` : '';
 }
 
 function makeRoute(
