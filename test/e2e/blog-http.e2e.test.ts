@@ -301,6 +301,23 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
     }
   });
 
+  it('text holding half of a surrogate pair (no character; UTF-8 would store U+FFFD) is a 400 naming where', async () => {
+    await post('lone-surrogate');
+    // JSON.stringify writes a lone half as its escape, "\ud800", as a client's JSON would.
+    for (const [method, path, body, field] of [
+      ['PATCH', '/posts/lone-surrogate', { title: 'a\ud800b' }, 'title'],
+      ['PATCH', '/posts/lone-surrogate', { title: '\udc00' }, 'title'],
+      ['POST', '/posts/lone-surrogate/tags', { 'x\udbff': true }, 'x\udbff'],
+    ] as const) {
+      const reply = await api(method, path, body);
+      expect(reply.status, `${method} ${path}: ${reply.text}`).toBe(400);
+      expect(reply.body.errors).toEqual([{ field, message: 'contains half of a surrogate pair' }]);
+    }
+    // A pair is one character, stored as sent.
+    const paired = await api('PATCH', '/posts/lone-surrogate', { title: 'smile \ud83d\ude00' });
+    expect([paired.status, paired.body.title]).toEqual([200, 'smile \u{1F600}']);
+  });
+
   it('a dict nested deeper than 64 levels is a 400, however deep (10,000 levels was a 500: a stack overflow)', async () => {
     const author = (await api('POST', '/authors', { name: 'Nested', email: 'nested@example.com' })).body.id;
     const nested = (levels: number) => `{"links":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}}`;

@@ -239,6 +239,16 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
     await feed.until((ms) => ms.length >= 2);
     expect(feed.messages.every((m) => m.event.startsWith('Book.'))).toBe(true);
     expect((await as('root', 'GET', '/_events?types=no such thing')).status).toBe(400);
+    // A type no event can have, or a parameter the feed does not take, would be a feed that never
+    // sends what was asked for: each is a 400 naming it.
+    for (const [query, field, message] of [
+      ['types=Secret.*', 'types', 'names no model of this service'],
+      ['types=Book.created', 'types', 'names no action (create, update, replace, delete, register)'],
+      ['types=Book.*&owner=ann', 'owner', 'is not a parameter of the change feed'],
+    ]) {
+      const refused = await as('root', 'GET', `/_events?${query}`);
+      expect([refused.status, refused.body.errors], query).toEqual([400, [{ field, message }]]);
+    }
   });
 
   it('replays what followed Last-Event-ID, then goes live, with no gap and no duplicate', async () => {

@@ -29,9 +29,14 @@ export function owner(_request: RequestBy<User>, object: Checklist | Task | unde
 owner.where = (request: RequestBy<User>, _rule: AclRule): PrincipalWhere<Checklist | Task> =>
   request.user ? { owner: request.user.username } : false;
 `;
-const setOwner = (model: string) => `import type { Set${model}OwnerEvent } from '../../events.js';
+// As a user writes them: each also checks the parent its object is created below, which a nested
+// create gives the handler as the field its URL sets (it once gave none, and ran before the
+// parent was found: a handler's error then stood in for the 404 of a hidden or missing parent).
+const setOwner = (model: string, parent: string) => `import type { Set${model}OwnerEvent } from '../../events.js';
+import { HttpError } from '../../lib/errors.js';
 
 export async function set${model}Owner(event: Set${model}OwnerEvent): Promise<void> {
+  if (typeof event.fields.${parent}?.new_value !== 'number') throw new HttpError(400, 'handler: no ${parent}');
   const user = event.view.request.user;
   if (user) event.setFieldValue('owner', String(user['username']));
 }
@@ -42,8 +47,8 @@ let dir: string;
 beforeAll(async () => {
   dir = await generatedProject('workshop', 'e2e-nested-private');
   writeFileSync(join(dir, 'src/custom/principals/owner.ts'), OWNER);
-  writeFileSync(join(dir, 'src/custom/handlers/set-task-owner.ts'), setOwner('Task'));
-  writeFileSync(join(dir, 'src/custom/handlers/set-checklist-owner.ts'), setOwner('Checklist'));
+  writeFileSync(join(dir, 'src/custom/handlers/set-task-owner.ts'), setOwner('Task', 'project'));
+  writeFileSync(join(dir, 'src/custom/handlers/set-checklist-owner.ts'), setOwner('Checklist', 'task'));
   const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
   if (build.exitCode !== 0) throw new Error(`build failed:\n${build.all}`);
 }, 600_000);
@@ -122,6 +127,17 @@ describe.each(['sqlite', 'postgres'] as const)('a private task below a project o
     const options = await as('ben', 'OPTIONS', `/projects/${bens}/tasks/${key}/checklist`);
     expect([options.status, options.headers.get('allow')]).toEqual([200, 'GET, HEAD, OPTIONS, POST']);
     expect(his.body).toMatchObject({ items: ['mine'], owner: 'ben' });
+  });
+
+  it("gives a nested create's handlers the parent's link, once the parent is found", async () => {
+    const project = (await as('ann', 'POST', '/projects', { name: 'handled' })).body.id as number;
+    const task = await as('ann', 'POST', `/projects/${project}/tasks`, { title: 'linked' });
+    expect([task.status, task.body.project, task.body.owner], task.text).toEqual([201, project, 'ann']);
+    const list = await as('ann', 'POST', `/projects/${project}/tasks/${task.body.id}/checklist`, { items: ['a'] });
+    expect([list.status, list.body.task], list.text).toEqual([201, task.body.id]);
+    // No handler runs below a parent that is not there: its 404 is the answer.
+    const missing = await as('ann', 'POST', '/projects/999999/tasks', { title: 'nowhere' });
+    expect([missing.status, missing.body.message], missing.text).toEqual([404, 'Project 999999 not found']);
   });
 
   it('finds a task only below its own project, as the task`s own URL does', async () => {

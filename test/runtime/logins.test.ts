@@ -8,9 +8,13 @@ interface Limits {
   readonly minLength?: number;
   readonly maxLength?: number;
 }
-const { loginForm, loginProblem } = (await import(
+const { loginForm, loginProblem, withLoginForms } = (await import(
   new URL('../../runtime/src/lib/auth/logins.ts', import.meta.url).href
-)) as { loginForm: (text: string) => string; loginProblem: (name: string, limits: Limits) => string | undefined };
+)) as {
+  loginForm: (text: string) => string;
+  loginProblem: (name: string, limits: Limits) => string | undefined;
+  withLoginForms: (data: Record<string, unknown>, limits: Record<string, Limits>) => Record<string, unknown>;
+};
 
 describe('login names', () => {
   it('gives one form to spellings of one name', () => {
@@ -40,5 +44,25 @@ describe('login names', () => {
     expect(loginProblem(loginForm('   '), { minLength: 1 })).toContain('empty');
     expect(loginProblem(loginForm('\u3397'), { maxLength: 1 })).toContain('at most 1');
     expect(loginProblem('ab', { minLength: 3 })).toContain('at least 3');
+  });
+
+  it('refuses a username with @ and an email without, which a login would read as the other', () => {
+    // A login with @ is looked up as an email: "zz@x.io" as a username could never log in by it,
+    // and would name ben's email too.
+    const refused = (data: Record<string, unknown>) => {
+      try {
+        withLoginForms(data, {});
+        return undefined;
+      } catch (error) {
+        return (error as { errors?: unknown }).errors;
+      }
+    };
+    expect(refused({ username: 'zz@x.io', email: 'mal@x.io' })).toEqual([
+      { field: 'username', message: 'cannot contain @ (a login with @ is read as an email)' },
+    ]);
+    expect(refused({ username: 'mal', email: 'ua' })).toEqual([
+      { field: 'email', message: 'must contain @ (a login without @ is read as a username)' },
+    ]);
+    expect(refused({ username: 'Mal', email: ' Mal@X.io ' })).toBeUndefined();
   });
 });

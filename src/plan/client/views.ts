@@ -12,6 +12,8 @@ import { clientTypeNames, modelTypes, OperatorSets, type OperatorSet } from './t
 
 export interface ClientView {
   readonly title: string;
+  /** `options.baseUrl` of a service on this machine: its base path included. */
+  readonly exampleBaseUrl: string;
   readonly clientType: string;
   /** What index.ts takes from the client's generic modules: only what it uses (helper-names.ts names it). */
   readonly queryImports: string;
@@ -52,6 +54,7 @@ export async function clientView(ir: ServiceIR, types: FieldTypes): Promise<Clie
   const code = [...declarations, ...tree.factories.flatMap((f) => f.members.map((m) => `${m.params} ${m.body}`))];
   return {
     title: commentText(ir.title),
+    exampleBaseUrl: commentText(`http://localhost:3000${ir.basePath}`),
     clientType: `${pascal(ir.name)}Client`,
     queryImports: used(code, names, ['Filter', 'ListQuery', 'SearchQuery', 'Selection']),
     resourceImports: [

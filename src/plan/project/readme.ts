@@ -133,6 +133,8 @@ function readmeAuth(ir: ServiceIR) {
     cookieName: auth.ticket?.cookieName ?? '',
     apiKey: auth.apiKey !== null,
     usersPath: usersRoute ? usersRoute.ramlPath.split('/')[1] : 'users',
+    /** Whether an admin can change a user's groups over HTTP (the users' item route takes PATCH). */
+    usersPatch: usersRoute?.operations.some((o) => o.method === 'PATCH') ?? false,
     principals: ir.userCode.principals.length > 0,
     placeholder: '{{name}}',
   };

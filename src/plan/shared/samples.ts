@@ -53,6 +53,7 @@ function changeableField(model: Model): Field | undefined {
     (f) =>
       !f.primaryKey &&
       !f.unique &&
+      f.name !== 'email' &&
       TEXT_FIELD_TYPES.has(f.type) &&
       !f.choices &&
       !('format' in f.validation || 'enum' in f.validation || 'pattern' in f.validation) &&
@@ -127,7 +128,9 @@ export function fieldSample(field: Field): Sample {
 
 function text(field: Field): Sample {
   const name = field.name;
-  switch (field.validation['format']) {
+  // A user's `email` is an address even without `format`: the service refuses a login email with no @.
+  const format = name === 'email' ? 'email' : field.validation['format'];
+  switch (format) {
     case 'email':
       return { code: `\`${name}\${n}@example.com\``, value: (n) => `${name}${n}@example.com` };
     case 'uri':
@@ -142,7 +145,7 @@ function text(field: Field): Sample {
       return fixed(TEMPORAL.datetime);
     case 'date':
     case 'time':
-      return fixed(TEMPORAL[field.validation['format']]);
+      return fixed(TEMPORAL[format]);
   }
   const min = field.minLength ?? 0;
   const max = field.maxLength;

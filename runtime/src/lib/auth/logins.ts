@@ -44,6 +44,17 @@ export function loginProblem(name: string, limits: LengthLimits): string | undef
 }
 
 /**
+ * A login with `@` is looked up as an email, one without as a username (routes.ts `findByLogin`):
+ * a username with one, or an email without, could never log in by it, and might name another
+ * account's other login.
+ */
+function readAsOther(field: (typeof LOGIN_FIELDS)[number], name: string): string | undefined {
+  if (field === 'username' && name.includes('@')) return 'cannot contain @ (a login with @ is read as an email)';
+  if (field === 'email' && !name.includes('@')) return 'must contain @ (a login without @ is read as a username)';
+  return undefined;
+}
+
+/**
  * `data` with its usernames and emails in their one form; a 400 naming each that cannot be one.
  * `limits`: each field's JSON Schema lengths.
  */
@@ -54,7 +65,7 @@ export function withLoginForms(data: Rec, limits: Readonly<Record<string, Length
     const value = data[name];
     if (typeof value !== 'string') continue;
     out[name] = loginForm(value);
-    const problem = loginProblem(out[name] as string, limits[name] ?? {});
+    const problem = loginProblem(out[name] as string, limits[name] ?? {}) ?? readAsOther(name, out[name] as string);
     if (problem) errors.push({ field: name, message: problem });
   }
   if (errors.length) throw badRequest(errors.map((e) => `${e.field} ${e.message}`).join('; '), errors);

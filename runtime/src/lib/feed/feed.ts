@@ -146,12 +146,18 @@ export class FeedHub {
 export function changeFeed(app: FastifyInstance, hub: FeedHub): void {
   app.get('/_events', async (request, reply) => {
     const query = request.query as Rec;
+    const unknown = Object.keys(query).filter((name) => !FEED_PARAMETERS.has(name));
+    if (unknown.length)
+      throw badRequest(
+        `the change feed takes only types and last_event_id, not ${unknown.join(', ')}`,
+        unknown.map((field) => ({ field, message: 'is not a parameter of the change feed' })),
+      );
     const from = lastEventId(request.headers, query);
     if (from === 'invalid')
       throw badRequest('Last-Event-ID must be the id (a whole number) of an event this feed sent', [
         { field: 'Last-Event-ID', message: 'invalid' },
       ]);
-    const types = typesOf(query['types']);
+    const types = typesOf(query['types'], (name) => app.services.db.models.get(name) !== undefined);
     // HEAD: the answer's headers, and no stream that would never end.
     if (request.method === 'HEAD')
       return reply.type('text/event-stream; charset=utf-8').header('cache-control', 'no-store').send();
@@ -166,17 +172,34 @@ export function changeFeed(app: FastifyInstance, hub: FeedHub): void {
   completeRoute(app, '/_events', ['GET']);
 }
 
-function typesOf(value: unknown): readonly string[] {
+/** What `?` of the feed may name; any other parameter is a 400, not a filter silently left out. */
+const FEED_PARAMETERS = new Set(['types', 'last_event_id']);
+
+/** The actions events are made of (outbox/types.ts `EventAction`). */
+const EVENT_ACTIONS = new Set(['create', 'update', 'replace', 'delete', 'register']);
+
+/**
+ * The types `?types=` names; a 400 for one that no event can have (a typo would be a feed that
+ * never sends anything): not `*`, `<Model>.*` or `<Model>.<action>`, or naming no model.
+ */
+function typesOf(value: unknown, isModel: (name: string) => boolean): readonly string[] {
   const text = Array.isArray(value) ? value.join(',') : typeof value === 'string' ? value : '*';
   const types = text
     .split(',')
     .map((t) => t.trim())
     .filter(Boolean);
-  for (const t of types)
-    if (!/^(\*|[A-Za-z_][\w]*\.(\*|[a-z_]+))$/.test(t))
-      throw badRequest(`types: "${t}" is not an event type (<Model>.<action>), <Model>.* or *`, [
-        { field: 'types', message: 'invalid' },
-      ]);
+  for (const t of types) {
+    const [, model, action] = /^(?:\*|([A-Za-z_]\w*)\.(\*|[a-z_]+))$/.exec(t) ?? [undefined, '', ''];
+    const problem =
+      model === ''
+        ? 'is not an event type (<Model>.<action>), <Model>.* or *'
+        : model !== undefined && !isModel(model)
+          ? `names no model of this service`
+          : action !== undefined && action !== '*' && !EVENT_ACTIONS.has(action)
+            ? `names no action (${[...EVENT_ACTIONS].join(', ')})`
+            : undefined;
+    if (problem) throw badRequest(`types: "${t}" ${problem}`, [{ field: 'types', message: problem }]);
+  }
   return types.length ? types : ['*'];
 }
 

@@ -1,6 +1,7 @@
 /**
  * What no request may hold, whatever its route: text (or a key) with U+0000, which PostgreSQL
- * text and jsonb cannot store, and JSON nested deeper than any API needs, which would exhaust the
+ * text and jsonb cannot store, or with half of a surrogate pair (`"\ud800"` in JSON), which is no
+ * character and no UTF-8 can store (it would be written as U+FFFD, not what was sent), and JSON nested deeper than any API needs, which would exhaust the
  * stack of whatever walks it next. Checked before validation, without recursion, so that the
  * answer is a 400 naming where, on every engine, and never a 500.
  */
@@ -25,23 +26,23 @@ export function requestShapeProblem(parts: { body?: unknown; query?: unknown; pa
   for (let node = stack.pop(); node; node = stack.pop()) {
     const { value, depth } = node;
     if (typeof value === 'string') {
-      if (value.includes('\0')) return nulCharacter(node);
+      if (!isStorable(value)) return unstorable(node, value);
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
     if (depth >= MAX_DEPTH) return tooDeep(node);
     for (const [key, child] of Object.entries(value)) {
       const entry = { value: child, key, parent: node, depth: depth + 1 };
-      if (key.includes('\0')) return nulCharacter(entry);
+      if (!isStorable(key)) return unstorable(entry, key);
       stack.push(entry);
     }
   }
   return null;
 }
 
-/** No NUL character in any text or key, and no deeper than MAX_DEPTH (so the recursion is bounded too). */
+/** No NUL character or lone surrogate in any text or key, and no deeper than MAX_DEPTH (so the recursion is bounded too). */
 function isClean(value: unknown, depth: number): boolean {
-  if (typeof value === 'string') return !value.includes('\0');
+  if (typeof value === 'string') return isStorable(value);
   if (value === null || typeof value !== 'object') return true;
   if (depth >= MAX_DEPTH) return false;
   if (Array.isArray(value)) {
@@ -49,7 +50,7 @@ function isClean(value: unknown, depth: number): boolean {
     return true;
   }
   for (const key of Object.keys(value)) {
-    if (key.includes('\0') || !isClean((value as Record<string, unknown>)[key], depth + 1)) return false;
+    if (!isStorable(key) || !isClean((value as Record<string, unknown>)[key], depth + 1)) return false;
   }
   return true;
 }
@@ -61,11 +62,21 @@ function pathOf(node: Node): string[] {
   return keys;
 }
 
-function nulCharacter(node: Node): HttpError {
+/** A lone surrogate is a code point of category Cs once the `u` flag pairs the halves that match. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+function isStorable(text: string): boolean {
+  return !text.includes('\0') && !LONE_SURROGATE.test(text);
+}
+
+function unstorable(node: Node, text: string): HttpError {
   const [part, ...field] = pathOf(node);
   const where = field.join('.');
-  return badRequest(`${part}.${where} contains the NUL character (\\u0000), which no text may hold`, [
-    { field: where, message: 'contains the NUL character' },
+  const what = text.includes('\0')
+    ? ['the NUL character (\\u0000)', 'the NUL character']
+    : ['half of a surrogate pair (\\ud800-\\udfff alone)', 'half of a surrogate pair'];
+  return badRequest(`${part}.${where} contains ${what[0]}, which no text may hold`, [
+    { field: where, message: `contains ${what[1]}` },
   ]);
 }
 

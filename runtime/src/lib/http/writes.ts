@@ -17,14 +17,17 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
   const body = ctx.body(request);
   checkBody(ctx, request, body, 'create');
   await ctx.policy.authorize(request, 'create', ctx.route);
+  // The parent the URL names, checked before any handler runs (one the caller may not view is a
+  // 404 that no handler's own error may replace), and its link given to the handlers as a field
+  // the request sets, as a link written in the body of a create at the top level is.
+  const link = ctx.route.parent ? await ctx.createdLink(ctx.services.db, request) : {};
   reply.code(201);
   return ctx.write(
     request,
     'create',
-    body,
+    { ...body, ...link },
     undefined,
     async (db, data, writes) => {
-      const link = await ctx.createdLink(db, request);
       if (ctx.route.kind === 'singular' && (await ctx.repository(db).findFirst({ where: link }))) {
         throw conflict(`${ctx.parentNamed(request)} already has ${withArticle(ctx.route.parent!.field)}`);
       }
@@ -38,9 +41,9 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
       return created;
     },
     (created) => ctx.present(request, reply, created),
-    // Under a parent (and for a singular one, checked first) the link is read before the insert,
-    // and the objects a relationship would move are read before it too.
-    !ctx.route.parent && !movesLinks(ctx, body, 'create'),
+    // A singular route's object is looked for before the insert, and the objects a relationship
+    // would move are read before it too; a parent was read before the write.
+    ctx.route.kind !== 'singular' && !movesLinks(ctx, body, 'create'),
   );
 }
 

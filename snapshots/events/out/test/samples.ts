@@ -25,7 +25,7 @@ export const samples = {
   Task: (n: number): TaskCreate => ({ title: `title-${n}`, done: true }),
   User: (n: number): UserCreate => ({
     username: `username-${n}`,
-    email: `email-${n}`,
+    email: `email${n}@example.com`,
     password: `password-${n}`,
     groups: ['admin'],
     display_name: `display_name-${n}`,

@@ -476,7 +476,7 @@ export interface UserWhere {
 }
 
 /**
- * A client of Blog API, at `options.baseUrl` (with the base path: `http://localhost:3000/api`).
+ * A client of Blog API, at `options.baseUrl` (with the base path: `http://localhost:3000/api/v2`).
  * Every method sends one request; an answer other than a 2xx throws `ApiError`.
  */
 export function createClient(options: ClientOptions) {

@@ -79,7 +79,7 @@ export interface ItemWhere {
 }
 
 /**
- * A client of Items API, at `options.baseUrl` (with the base path: `http://localhost:3000/api`).
+ * A client of Items API, at `options.baseUrl` (with the base path: `http://localhost:3000/v1`).
  * Every method sends one request; an answer other than a 2xx throws `ApiError`.
  */
 export function createClient(options: ClientOptions) {
