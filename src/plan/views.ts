@@ -13,7 +13,7 @@ import type { modelNames } from './shared/names.js';
 import type { modelsView } from './models/views.js';
 import type { readmeView } from './project/readme.js';
 import type { appView, configView, serviceIniView } from './project/views.js';
-import type { samplesView } from './tests/samples-view.js';
+import type { customSamplesView, samplesView } from './tests/samples-view.js';
 import type { RoutesView } from './routes/views.js';
 import type { TestsView } from './tests/views.js';
 
@@ -34,6 +34,7 @@ export interface Views {
   Dockerfile: ReturnType<typeof containerView>;
   'events.ts': ReturnType<typeof eventTypesView>;
   'model-events.ts': ReturnType<typeof modelEventsView>;
+  'custom-samples-stub.ts': ReturnType<typeof customSamplesView>;
   'extend-stub.ts': Record<string, never>;
   'handler-stub.ts': ReturnType<typeof handlerStubView>;
   'migration.ts': MigrationView;

@@ -8,7 +8,7 @@
  * workshop's tasks live only below projects and are hidden from all but their owner, so what lies
  * below them is their 404.
  */
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/paths.js';
@@ -82,5 +82,37 @@ describe.each(['library', 'workshop'])('the generated %s project, before any use
     const result = await tool(await projectDir(), 'vitest', ['run'], { TEST_DATABASE_URL: await postgresServer() });
     expect(result.exitCode, result.all).toBe(0);
     expect(result.all).toMatch(/Tests\s+\d+ passed/);
+  }, 180_000);
+});
+
+describe('the generated events project, with a processor that rewrites what it is sent', () => {
+  // capitalize rewrites Task.title and User.display_name: the generated tests, which expect a
+  // create's answer to hold what was sent, fail until test/custom-samples.ts (the user's) gives
+  // values it keeps as they are. Before that file, nothing but editing generated tests made them pass.
+  const CAPITALIZE = `import type { CapitalizeArgs } from '../../events.js';
+
+export function capitalize({ new_value }: CapitalizeArgs): CapitalizeArgs['new_value'] {
+  return typeof new_value === 'string' ? new_value.charAt(0).toUpperCase() + new_value.slice(1) : new_value;
+}
+`;
+  const OVERRIDES = `import type { SampleOverrides } from './samples.js';
+
+export const overrides: SampleOverrides = {
+  samples: { Task: (n) => ({ title: \`Title-\${n}\` }), User: (n) => ({ display_name: \`Display-\${n}\` }) },
+  changes: { Task: { title: 'Changed' }, User: { display_name: 'Changed' } },
+};
+`;
+
+  it('keeps its own tests green once test/custom-samples.ts gives values the processor keeps', async () => {
+    const dir = await generatedProject('events', 'generated-events-processor');
+    writeFileSync(join(dir, 'src/custom/processors/capitalize.ts'), CAPITALIZE);
+    const failing = await tool(dir, 'vitest', ['run', 'test/api.test.ts']);
+    expect(failing.exitCode, failing.all).not.toBe(0);
+    expect(failing.all).toMatch(/Title-1/);
+    writeFileSync(join(dir, 'test/custom-samples.ts'), OVERRIDES);
+    const passing = await tool(dir, 'vitest', ['run']);
+    expect(passing.exitCode, passing.all).toBe(0);
+    const typed = await tool(dir, 'tsc', ['--noEmit']);
+    expect([typed.exitCode, typed.all]).toEqual([0, '']);
   }, 180_000);
 });

@@ -1,7 +1,7 @@
 /** The project's own tests: every route the RAML lists, with valid sample data for each model. */
 import { planned, type Artifact } from '../artifact.js';
 import { templateSource as template } from '../views.js';
-import { samplesView } from './samples-view.js';
+import { customSamplesView, samplesView } from './samples-view.js';
 import { testsView } from './views.js';
 
 export const tests: Artifact = {
@@ -13,5 +13,11 @@ export const tests: Artifact = {
       template('api.test.ts', testsView(ir)),
     ),
     planned('test/samples.ts', 'Valid data for each model, for the tests.', template('samples.ts', samplesView(ir))),
+    planned(
+      'test/custom-samples.ts',
+      'Your changes to the data the tests send, for your processors and handlers.',
+      template('custom-samples-stub.ts', customSamplesView(ir)),
+      'user',
+    ),
   ],
 };

@@ -1,4 +1,7 @@
-/** The view of test/samples.ts: valid create data for each model (shared/samples.ts). */
+/**
+ * The view of test/samples.ts: valid create data for each model (shared/samples.ts), each merged
+ * with what the user's test/custom-samples.ts gives for it.
+ */
 import type { ServiceIR } from '../../ir/types.js';
 import { modelSamples } from '../shared/samples.js';
 
@@ -6,11 +9,24 @@ export function samplesView(ir: ServiceIR) {
   return {
     models: ir.models.map((m) => {
       const samples = modelSamples(m);
+      const generated = samples.change ? `{ ${samples.change.field}: ${samples.change.value} }` : '{}';
       return {
         name: m.name,
-        sample: `(n: number): ${m.name}Create => ({ ${samples.properties} })`,
-        change: samples.change ? `{ ${samples.change.field}: ${samples.change.value} }` : '{}',
+        sample: `(n: number): ${m.name}Create => ({ ${samples.properties}${samples.properties ? ', ' : ''}...overrides.samples?.${m.name}?.(n) })`,
+        change: `overrides.changes?.${m.name} ?? ${generated}`,
       };
     }),
   };
+}
+
+/**
+ * The view of test/custom-samples.ts, the user's: an example of a text field a PATCH test could
+ * change, of the first model that has one (the stub's comment shows it in use).
+ */
+export function customSamplesView(ir: ServiceIR) {
+  for (const model of ir.models) {
+    const field = modelSamples(model).change?.field;
+    if (field) return { example: model.name, field, value: field.toUpperCase() };
+  }
+  return { example: ir.models[0]?.name ?? 'Model', field: 'name', value: 'NAME' };
 }

@@ -194,7 +194,7 @@ function typesOf(value: unknown, isModel: (name: string) => boolean): readonly s
       model === ''
         ? 'is not an event type (<Model>.<action>), <Model>.* or *'
         : model !== undefined && !isModel(model)
-          ? `names no model of this service`
+          ? 'names no model of this service'
           : action !== undefined && action !== '*' && !EVENT_ACTIONS.has(action)
             ? `names no action (${[...EVENT_ACTIONS].join(', ')})`
             : undefined;

@@ -1,9 +1,10 @@
 /**
  * What no request may hold, whatever its route: text (or a key) with U+0000, which PostgreSQL
- * text and jsonb cannot store, or with half of a surrogate pair (`"\ud800"` in JSON), which is no
- * character and no UTF-8 can store (it would be written as U+FFFD, not what was sent), and JSON nested deeper than any API needs, which would exhaust the
- * stack of whatever walks it next. Checked before validation, without recursion, so that the
- * answer is a 400 naming where, on every engine, and never a 500.
+ * text and jsonb cannot store, or with half of a surrogate pair (`"\ud800"` in JSON), which is
+ * no character and which UTF-8 cannot hold (it would be stored as U+FFFD, not as sent); and JSON
+ * nested deeper than any API needs, which would exhaust the stack of whatever walks it next.
+ * Checked before validation, without recursion, so that the answer is a 400 naming where, on
+ * every engine, and never a 500.
  */
 import { badRequest, type HttpError } from '../errors.js';
 

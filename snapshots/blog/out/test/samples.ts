@@ -8,6 +8,29 @@ import type {
   PostCreate,
   UserCreate,
 } from '../src/models/index.js';
+import { overrides } from './custom-samples.js';
+
+/** What test/custom-samples.ts (yours) may give: per model, create data and a PATCH's change. */
+export interface SampleOverrides {
+  readonly samples?: {
+    readonly Address?: (n: number) => Partial<AddressCreate>;
+    readonly AuthCredential?: (n: number) => Partial<AuthCredentialCreate>;
+    readonly AuthLoginFailure?: (n: number) => Partial<AuthLoginFailureCreate>;
+    readonly Author?: (n: number) => Partial<AuthorCreate>;
+    readonly Comment?: (n: number) => Partial<CommentCreate>;
+    readonly Post?: (n: number) => Partial<PostCreate>;
+    readonly User?: (n: number) => Partial<UserCreate>;
+  };
+  readonly changes?: {
+    readonly Address?: Partial<AddressCreate>;
+    readonly AuthCredential?: Partial<AuthCredentialCreate>;
+    readonly AuthLoginFailure?: Partial<AuthLoginFailureCreate>;
+    readonly Author?: Partial<AuthorCreate>;
+    readonly Comment?: Partial<CommentCreate>;
+    readonly Post?: Partial<PostCreate>;
+    readonly User?: Partial<UserCreate>;
+  };
+}
 
 /** Valid create data for each model; unique fields differ for every `n`. */
 export const samples = {
@@ -16,16 +39,19 @@ export const samples = {
     city: `city-${n}`,
     location: [1, 2],
     code: `code-${n}`,
+    ...overrides.samples?.Address?.(n),
   }),
   AuthCredential: (n: number): AuthCredentialCreate => ({
     user_key: `user_key-${n}`,
     session_epoch: 1,
     token_digest: `token_digest-${n}`,
+    ...overrides.samples?.AuthCredential?.(n),
   }),
   AuthLoginFailure: (n: number): AuthLoginFailureCreate => ({
     attempt_key: `attempt_key-${n}`,
     failures: 1,
     window_ends: '2026-01-02T03:04:05Z',
+    ...overrides.samples?.AuthLoginFailure?.(n),
   }),
   Author: (n: number): AuthorCreate => ({
     name: `name-${n}`,
@@ -35,12 +61,14 @@ export const samples = {
     karma: 0,
     links: { key: 'value' },
     joined_at: '2026-01-02T03:04:05Z',
+    ...overrides.samples?.Author?.(n),
   }),
   Comment: (n: number): CommentCreate => ({
     text: `text-${n}`,
     spam: true,
     posted_at: '2026-01-02T03:04:05Z',
     edited_at: '2026-01-02T03:04:05Z',
+    ...overrides.samples?.Comment?.(n),
   }),
   Post: (n: number): PostCreate => ({
     slug: `slug-${n}`,
@@ -53,22 +81,24 @@ export const samples = {
     published_at: '2026-01-02T03:04:05Z',
     reading_time: 60,
     tags: ['a', 'b'],
+    ...overrides.samples?.Post?.(n),
   }),
   User: (n: number): UserCreate => ({
     username: `username-${n}`,
     email: `email${n}@example.com`,
     password: `password-${n}`,
     groups: ['a', 'b'],
+    ...overrides.samples?.User?.(n),
   }),
 };
 
 /** A change to each model, for the PATCH tests. */
 export const changes = {
-  Address: { street: 'changed' },
-  AuthCredential: {},
-  AuthLoginFailure: {},
-  Author: { name: 'changed' },
-  Comment: { text: 'changed' },
-  Post: { title: 'changed' },
-  User: {},
+  Address: overrides.changes?.Address ?? { street: 'changed' },
+  AuthCredential: overrides.changes?.AuthCredential ?? {},
+  AuthLoginFailure: overrides.changes?.AuthLoginFailure ?? {},
+  Author: overrides.changes?.Author ?? { name: 'changed' },
+  Comment: overrides.changes?.Comment ?? { text: 'changed' },
+  Post: overrides.changes?.Post ?? { title: 'changed' },
+  User: overrides.changes?.User ?? {},
 };

@@ -7,22 +7,55 @@ import type {
   TaskCreate,
   UserCreate,
 } from '../src/models/index.js';
+import { overrides } from './custom-samples.js';
+
+/** What test/custom-samples.ts (yours) may give: per model, create data and a PATCH's change. */
+export interface SampleOverrides {
+  readonly samples?: {
+    readonly AuditEntry?: (n: number) => Partial<AuditEntryCreate>;
+    readonly AuthCredential?: (n: number) => Partial<AuthCredentialCreate>;
+    readonly AuthLoginFailure?: (n: number) => Partial<AuthLoginFailureCreate>;
+    readonly Project?: (n: number) => Partial<ProjectCreate>;
+    readonly Task?: (n: number) => Partial<TaskCreate>;
+    readonly User?: (n: number) => Partial<UserCreate>;
+  };
+  readonly changes?: {
+    readonly AuditEntry?: Partial<AuditEntryCreate>;
+    readonly AuthCredential?: Partial<AuthCredentialCreate>;
+    readonly AuthLoginFailure?: Partial<AuthLoginFailureCreate>;
+    readonly Project?: Partial<ProjectCreate>;
+    readonly Task?: Partial<TaskCreate>;
+    readonly User?: Partial<UserCreate>;
+  };
+}
 
 /** Valid create data for each model; unique fields differ for every `n`. */
 export const samples = {
-  AuditEntry: (n: number): AuditEntryCreate => ({ model: `model-${n}`, action: `action-${n}`, count: 1 }),
+  AuditEntry: (n: number): AuditEntryCreate => ({
+    model: `model-${n}`,
+    action: `action-${n}`,
+    count: 1,
+    ...overrides.samples?.AuditEntry?.(n),
+  }),
   AuthCredential: (n: number): AuthCredentialCreate => ({
     user_key: `user_key-${n}`,
     session_epoch: 1,
     token_digest: `token_digest-${n}`,
+    ...overrides.samples?.AuthCredential?.(n),
   }),
   AuthLoginFailure: (n: number): AuthLoginFailureCreate => ({
     attempt_key: `attempt_key-${n}`,
     failures: 1,
     window_ends: '2026-01-02T03:04:05Z',
+    ...overrides.samples?.AuthLoginFailure?.(n),
   }),
-  Project: (n: number): ProjectCreate => ({ name: `name-${n}`, slug: `slug-${n}`, status: 'open' }),
-  Task: (n: number): TaskCreate => ({ title: `title-${n}`, done: true }),
+  Project: (n: number): ProjectCreate => ({
+    name: `name-${n}`,
+    slug: `slug-${n}`,
+    status: 'open',
+    ...overrides.samples?.Project?.(n),
+  }),
+  Task: (n: number): TaskCreate => ({ title: `title-${n}`, done: true, ...overrides.samples?.Task?.(n) }),
   User: (n: number): UserCreate => ({
     username: `username-${n}`,
     email: `email${n}@example.com`,
@@ -31,15 +64,16 @@ export const samples = {
     display_name: `display_name-${n}`,
     active: true,
     login_count: 1,
+    ...overrides.samples?.User?.(n),
   }),
 };
 
 /** A change to each model, for the PATCH tests. */
 export const changes = {
-  AuditEntry: { model: 'changed' },
-  AuthCredential: {},
-  AuthLoginFailure: {},
-  Project: { name: 'changed' },
-  Task: { title: 'changed' },
-  User: { display_name: 'changed' },
+  AuditEntry: overrides.changes?.AuditEntry ?? { model: 'changed' },
+  AuthCredential: overrides.changes?.AuthCredential ?? {},
+  AuthLoginFailure: overrides.changes?.AuthLoginFailure ?? {},
+  Project: overrides.changes?.Project ?? { name: 'changed' },
+  Task: overrides.changes?.Task ?? { title: 'changed' },
+  User: overrides.changes?.User ?? { display_name: 'changed' },
 };

@@ -6,6 +6,25 @@ import type {
   StoryCreate,
   UserCreate,
 } from '../src/models/index.js';
+import { overrides } from './custom-samples.js';
+
+/** What test/custom-samples.ts (yours) may give: per model, create data and a PATCH's change. */
+export interface SampleOverrides {
+  readonly samples?: {
+    readonly AuthCredential?: (n: number) => Partial<AuthCredentialCreate>;
+    readonly AuthLoginFailure?: (n: number) => Partial<AuthLoginFailureCreate>;
+    readonly Profile?: (n: number) => Partial<ProfileCreate>;
+    readonly Story?: (n: number) => Partial<StoryCreate>;
+    readonly User?: (n: number) => Partial<UserCreate>;
+  };
+  readonly changes?: {
+    readonly AuthCredential?: Partial<AuthCredentialCreate>;
+    readonly AuthLoginFailure?: Partial<AuthLoginFailureCreate>;
+    readonly Profile?: Partial<ProfileCreate>;
+    readonly Story?: Partial<StoryCreate>;
+    readonly User?: Partial<UserCreate>;
+  };
+}
 
 /** Valid create data for each model; unique fields differ for every `n`. */
 export const samples = {
@@ -13,16 +32,19 @@ export const samples = {
     user_key: `user_key-${n}`,
     session_epoch: 1,
     token_digest: `token_digest-${n}`,
+    ...overrides.samples?.AuthCredential?.(n),
   }),
   AuthLoginFailure: (n: number): AuthLoginFailureCreate => ({
     attempt_key: `attempt_key-${n}`,
     failures: 1,
     window_ends: '2026-01-02T03:04:05Z',
+    ...overrides.samples?.AuthLoginFailure?.(n),
   }),
   Profile: (n: number): ProfileCreate => ({
     created_at: '2026-01-02T03:04:05Z',
     updated_at: '2026-01-02T03:04:05Z',
     address: `address-${n}`,
+    ...overrides.samples?.Profile?.(n),
   }),
   Story: (n: number): StoryCreate => ({
     created_at: '2026-01-02T03:04:05Z',
@@ -42,6 +64,7 @@ export const samples = {
     arbitrary_object: { any: ['json', 1] },
     unicode_name: `unicode_name-${n}`,
     unicode_description: `unicode_description-${n}`,
+    ...overrides.samples?.Story?.(n),
   }),
   User: (n: number): UserCreate => ({
     created_at: '2026-01-02T03:04:05Z',
@@ -55,14 +78,15 @@ export const samples = {
     groups: ['admin'],
     status: 'active',
     settings: { key: 'value' },
+    ...overrides.samples?.User?.(n),
   }),
 };
 
 /** A change to each model, for the PATCH tests. */
 export const changes = {
-  AuthCredential: {},
-  AuthLoginFailure: {},
-  Profile: { address: 'changed' },
-  Story: { name: 'changed' },
-  User: { password: 'changed' },
+  AuthCredential: overrides.changes?.AuthCredential ?? {},
+  AuthLoginFailure: overrides.changes?.AuthLoginFailure ?? {},
+  Profile: overrides.changes?.Profile ?? { address: 'changed' },
+  Story: overrides.changes?.Story ?? { name: 'changed' },
+  User: overrides.changes?.User ?? { password: 'changed' },
 };
