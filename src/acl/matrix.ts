@@ -225,8 +225,27 @@ export function printMatrix(ir: ServiceIR, rows: readonly MatrixRow[]): string {
     ...(rows.some((r) => Object.values(r.outcomes).includes(404))
       ? ['404: the route lies below a parent the caller may not view, answered as one that does not exist.']
       : []),
+    ...ownRecordNote(ir, rows),
     ...listNote(ir),
   ].join('\n');
+}
+
+/**
+ * The columns' owner is a member for whom principals stand, on someone else's record. A user's own
+ * record is read and written by field privacy of its own (runtime auth/policy.ts `ownRecord`): all
+ * of it but hidden fields and `groups`, so a field route of the user model that a member is refused
+ * for its field may still be theirs on their own record.
+ */
+function ownRecordNote(ir: ServiceIR, rows: readonly MatrixRow[]): string[] {
+  const userModel = ir.auth?.userModel;
+  const refusedField = rows.some(
+    (r) => r.route.kind === 'attribute' && r.route.model === userModel && r.lines.member?.startsWith('(field privacy'),
+  );
+  return refusedField
+    ? [
+        `On their own ${userModel} record a user reads every field but hidden ones, and writes them all but groups: there, the field routes refused above for field privacy are theirs.`,
+      ]
+    : [];
 }
 
 /**

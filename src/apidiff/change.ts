@@ -91,3 +91,15 @@ export function sortChanges(changes: readonly ApiChange[]): ApiChange[] {
   const key = (c: ApiChange) => `${c.breaking ? 0 : 1}\0${locationOf(c)}\0${c.kind}\0${c.message}`;
   return [...changes].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
+
+/**
+ * The change's kind and what it says beyond it: `route removed`, not `route removed — was
+ * removed`; `type changed — integer → string`. `escape` readies the message for where it goes.
+ */
+export function changeText(c: ApiChange, escape: (text: string) => string = (text) => text): string {
+  const title = CHANGE_KINDS[c.kind].title;
+  return SAYS_NO_MORE.has(c.message) ? title : `${title} — ${escape(c.message)}`;
+}
+
+/** Messages that only repeat what a kind's title says. */
+const SAYS_NO_MORE = new Set(['was removed', 'is new']);

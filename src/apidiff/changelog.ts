@@ -3,7 +3,7 @@
  * Each entry is prepended to what the file already holds, which is kept as it is. Deterministic:
  * no dates; an entry is titled by `--release <name>` or is "Unreleased".
  */
-import { CHANGE_KINDS, locationOf, type ApiChange } from './change.js';
+import { changeText, locationOf, type ApiChange } from './change.js';
 
 export const CHANGELOG_TITLE = '# API changes';
 
@@ -36,7 +36,7 @@ function entry(changes: readonly ApiChange[], release: string | undefined): stri
 }
 
 function line(c: ApiChange): string {
-  return `\`${locationOf(c).replace(/`/g, "'")}\`: ${CHANGE_KINDS[c.kind].title} — ${escape(c.message)}`;
+  return `\`${locationOf(c).replace(/`/g, "'")}\`: ${changeText(c, escape)}`;
 }
 
 /** Markdown would read `*` and a `_` that starts a word as emphasis, `<` as HTML and `[` as a link. */

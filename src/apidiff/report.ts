@@ -7,7 +7,7 @@
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { Span } from '../diagnostics/source.js';
 import type { IrSources } from '../ir/sources.js';
-import { CHANGE_KINDS, locationOf, type ApiChange } from './change.js';
+import { changeText, locationOf, type ApiChange } from './change.js';
 
 export interface BreakingPolicy {
   /** `--allow-breaking`: clients are told (API-CHANGES.md), so the change may be written. */
@@ -40,7 +40,7 @@ export function reportBreakingChanges(
 
 /** `PostCreate.title (POST /posts): request field made required — is now required`. */
 export function describeChange(c: ApiChange): string {
-  return `${locationOf(c)}: ${CHANGE_KINDS[c.kind].title} — ${c.message}`;
+  return `${locationOf(c)}: ${changeText(c)}`;
 }
 
 /** Svcgen's component schemas are named after their model: `Post`, `PostCreate`, `PostUpdate`, `PostCollection`. */

@@ -114,6 +114,10 @@ describe('svcgen', () => {
     expect(row('DELETE', '/v1/stories/{id}')?.slice(3)).toEqual(['401', '403', '403', 'allow']);
     // settings is not in User's _auth_fields: only admins (and the user, who is not the matrix's "owner") read it
     expect(row('GET', '/v1/users/{username}/settings')?.slice(3)).toEqual(['401', '403', '403', 'allow']);
+    // …which the matrix says below it, as a probe found the service answer the user on their own record.
+    expect(run.stdout).toContain(
+      'On their own User record a user reads every field but hidden ones, and writes them all but groups',
+    );
   });
 
   it('reports a missing file as a diagnostic, not a crash', async () => {
