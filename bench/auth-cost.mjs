@@ -1,18 +1,19 @@
 // What auth costs a member (issue 28, item 2): the generated blog project (x-ApiKey tokens, the
-// `readable` ACL on /authors), built twice in this process — auth on, and auth off — on SQLite and
-// then on PostgreSQL, and sent the same requests with Fastify's `inject`, rounds alternating; then
+// `readable` ACL on /authors), built twice — auth on, and auth off — each app in a process of its
+// own (app-process.mjs), on SQLite and then on PostgreSQL, and sent the same requests with
+// Fastify's `inject`, rounds alternating; then
 // the GET of one author and the create of one served by two server processes, under autocannon. With auth on, a
 // registered member sends `Authorization: ApiKey <name>:<token>` on every request: the token
 // check, the ACL and field privacy are what the difference measures. Target: at most 1.15× the
 // CPU per request.
 //
 // SVCGEN_BASELINE=<a built checkout of another svcgen>: its blog too, in the same rounds (four
-// apps alternating in one process; the served ones: four server processes), each scenario a row
+// app processes; the served ones: four server processes), each scenario a row
 // of its own: a change measured side by side.
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { appProcess, PINNED } from './app-process.mjs';
 import { median, table } from './lib.mjs';
 import { benchDatabases, builtStarter, cpuMicros, measure, start } from './serve.mjs';
 
@@ -26,7 +27,8 @@ const SCENARIOS = [
     name: 'POST an author',
     method: 'POST',
     url: () => '/api/v2/authors',
-    body: (i) => ({ name: `writer ${i}`, email: `w${i}-${Math.random()}@example.com` }),
+    body: { name: 'writer' },
+    freshEmail: true,
   },
 ];
 
@@ -44,38 +46,56 @@ export async function run({ rounds = 15, requests = 400 } = {}) {
   return {
     title: 'What auth costs a member: CPU per request, auth on vs. off (blog, x-ApiKey, SQLite and PostgreSQL, inject)',
     text: table(rows),
-    summary: `${rounds} alternating rounds of ${requests} requests sent one after another with Fastify's inject (medians of process CPU time per request, user + system, of this process only: PostgreSQL's own is not in it; the ratio is the median of each round's), 1,000 authors, both logging at level info${baseline ? '; "(baseline)": the checkout SVCGEN_BASELINE names, its apps in the same rounds' : ''}. "served": each its own server process, 50 authors, 20 connections, ${SERVED_ROUNDS} alternating rounds of 4 s (medians of the server's CPU per request from /proc, the ratio the median of each round's; a create sends a new email each time). Target (issue 28): at most 1.15×.`,
+    summary: `${rounds} alternating rounds of ${requests} requests sent one after another with Fastify's inject, each app in a process of its own${PINNED ? ', all pinned to one core' : ''} (medians of its CPU time per request, user + system: PostgreSQL's own is not in it; the ratio is the median of each round's), 1,000 authors, both logging at level info${baseline ? '; "(baseline)": the checkout SVCGEN_BASELINE names, its apps in the same rounds' : ''}. "served": each its own server process, 50 authors, 20 connections, ${SERVED_ROUNDS} alternating rounds of 4 s (medians of the server's CPU per request from /proc, the ratio the median of each round's; a create sends a new email each time). Target (issue 28): at most 1.15×.`,
   };
 }
 
-/** The rows of one engine: each scenario's CPU per request with auth off and on, for each project. */
+/**
+ * The rows of one engine: each scenario's CPU per request with auth off and on, for each project,
+ * every app in a process of its own (bench/app-process.mjs: one build in two configurations in one
+ * process shares its call sites between them).
+ */
 async function measured(projects, engine, rounds, requests) {
-  const logger = { level: 'info', stream: createWriteStream('/dev/null') };
   const contenders = [];
   for (const [i, { label, project }] of projects.entries()) {
     const urls = await benchDatabases(engine, work, [`auth_off_${i}`, `auth_on_${i}`]);
-    const off = { app: await app(project, 'off', urls[`auth_off_${i}`], logger), headers: {} };
-    const on = { app: await app(project, 'on', urls[`auth_on_${i}`], logger) };
-    on.headers = { authorization: await member(on.app) };
-    contenders.push({ label, off, on });
+    const side = async (auth) => {
+      const app = await appProcess({
+        kind: 'generated',
+        project,
+        modules: join(project, 'node_modules'),
+        database: urls[`auth_${auth}_${i}`],
+        env: { SVC_AUTH: auth === 'on' ? 'true' : 'false' },
+      });
+      const headers = auth === 'on' ? { authorization: await member(app) } : {};
+      const author = (
+        await app.ask({
+          command: 'seed',
+          count: 1000,
+          request: {
+            method: 'POST',
+            url: '/api/v2/authors',
+            headers,
+            payload: { name: 'author {i}', email: 'a{i}@example.com' },
+          },
+        })
+      ).id;
+      return { app, headers, author };
+    };
+    contenders.push({ label, off: await side('off'), on: await side('on') });
   }
   const all = contenders.flatMap((c) => [c.off, c.on]);
   const rows = [];
   try {
-    for (const contender of all) {
-      for (let i = 0; i < 1000; i++) {
-        const reply = await contender.app.inject({
-          method: 'POST',
-          url: '/api/v2/authors',
-          headers: contender.headers,
-          payload: { name: `author ${i}`, email: `a${i}@example.com` },
-        });
-        if (reply.statusCode !== 201) throw new Error(`seeding: ${reply.statusCode} ${reply.body}`);
-        contender.author ??= reply.json().id;
-      }
-    }
     for (const scenario of SCENARIOS) {
-      const one = (c) => costPerRequest(c.app, scenario, requests, c.headers, { author: c.author });
+      const one = async (c) =>
+        (
+          await c.app.ask({
+            command: 'measure',
+            count: requests,
+            scenario: { ...scenario, url: scenario.url({ author: c.author }), headers: c.headers },
+          })
+        ).cost;
       for (const c of all) await one(c); // warm-up
       const cost = new Map(all.map((c) => [c, []]));
       for (let r = 0; r < rounds; r++) for (const c of all) cost.get(c).push(await one(c));
@@ -91,7 +111,7 @@ async function measured(projects, engine, rounds, requests) {
       }
     }
   } finally {
-    for (const c of all) await c.app.close();
+    for (const c of all) c.app.close();
   }
   return rows;
 }
@@ -188,42 +208,18 @@ async function registered(url) {
   return reply.headers.get('www-authenticate');
 }
 
-async function app(project, auth, url, logger) {
-  const { loadServiceConfig } = await import(join(project, 'dist/config.js'));
-  const { openDatabase } = await import(join(project, 'dist/db/index.js'));
-  const { buildApp } = await import(join(project, 'dist/app.js'));
-  const config = loadServiceConfig({
-    SVC_CONFIG: join(work, 'none.ini'),
-    SVC_DATABASE_URL: url,
-    SVC_AUTH: auth === 'on' ? 'true' : 'false',
-  });
-  return buildApp(config, await openDatabase(config), { logger });
-}
-
-/** A registered member's Authorization header. */
+/** A member registered in `app` (an app process): their Authorization header. */
 async function member(app) {
-  const reply = await app.inject({
-    method: 'POST',
-    url: '/api/v2/auth/register',
-    payload: { username: 'member', email: 'member@example.com', password: 'a long enough password' },
+  const reply = await app.ask({
+    command: 'inject',
+    request: {
+      method: 'POST',
+      url: '/api/v2/auth/register',
+      payload: { username: 'member', email: 'member@example.com', password: 'a long enough password' },
+    },
   });
-  if (reply.statusCode !== 201) throw new Error(`register: ${reply.statusCode} ${reply.body}`);
+  if (reply.status !== 201) throw new Error(`register: ${reply.status} ${reply.body}`);
   return reply.headers['www-authenticate'];
-}
-
-async function costPerRequest(app, scenario, count, headers, context) {
-  const before = process.cpuUsage();
-  for (let i = 0; i < count; i++) {
-    const reply = await app.inject({
-      method: scenario.method,
-      url: scenario.url(context),
-      headers,
-      ...(scenario.body ? { payload: scenario.body(i) } : {}),
-    });
-    if (reply.statusCode >= 300) throw new Error(`${scenario.name}: ${reply.statusCode} ${reply.body}`);
-  }
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / count;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
