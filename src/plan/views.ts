@@ -47,6 +47,7 @@ export interface Views {
   'repository.ts': RepositoryView;
   'routes.ts': RoutesView;
   'samples.ts': ReturnType<typeof samplesView>;
+  'sample-overrides.ts': ReturnType<typeof samplesView>;
   'service.ini': ReturnType<typeof serviceIniView>;
 }
 

@@ -226,6 +226,20 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       expect(
         (await api('POST', '/stories', undefined, { raw: 'hello', headers: { 'content-type': 'text/plain' } })).status,
       ).toBe(415);
+      // A compressed body is not read as JSON that is not valid: its coding is what is not taken.
+      const gzipped = await api('POST', '/stories', undefined, {
+        raw: JSON.stringify(story('gzipped')),
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      });
+      expect([gzipped.status, gzipped.body.errors]).toEqual([
+        415,
+        [{ field: 'Content-Encoding', message: 'is not taken' }],
+      ]);
+      const identity = await api('POST', '/stories', undefined, {
+        raw: JSON.stringify(story('identity')),
+        headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+      });
+      expect(identity.status, identity.text).toBe(201);
       const malformed = await postJson('/stories', '{"name": ');
       expect(malformed.status).toBe(400);
       expect(malformed.body.status_code).toBe(400);

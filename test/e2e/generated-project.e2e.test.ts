@@ -95,7 +95,7 @@ export function capitalize({ new_value }: CapitalizeArgs): CapitalizeArgs['new_v
   return typeof new_value === 'string' ? new_value.charAt(0).toUpperCase() + new_value.slice(1) : new_value;
 }
 `;
-  const OVERRIDES = `import type { SampleOverrides } from './samples.js';
+  const OVERRIDES = `import type { SampleOverrides } from './sample-overrides.js';
 
 export const overrides: SampleOverrides = {
   samples: { Task: (n) => ({ title: \`Title-\${n}\` }), User: (n) => ({ display_name: \`Display-\${n}\` }) },

@@ -14,6 +14,11 @@ export const tests: Artifact = {
     ),
     planned('test/samples.ts', 'Valid data for each model, for the tests.', template('samples.ts', samplesView(ir))),
     planned(
+      'test/sample-overrides.ts',
+      'The shape of test/custom-samples.ts: what it may give for each model.',
+      template('sample-overrides.ts', samplesView(ir)),
+    ),
+    planned(
       'test/custom-samples.ts',
       'Your changes to the data the tests send, for your processors and handlers.',
       template('custom-samples-stub.ts', customSamplesView(ir)),

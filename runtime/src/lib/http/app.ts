@@ -12,7 +12,7 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify';
-import { badRequest, type HttpError, notFound, statusBody } from '../errors.js';
+import { badRequest, HttpError, notFound, statusBody } from '../errors.js';
 import type { HttpTimeouts, TrustProxy } from '../config.js';
 import { isHost, requestUrl } from './serialize.js';
 import { handlerDeadline } from './deadline.js';
@@ -151,11 +151,26 @@ function refusal(request: FastifyRequest): HttpError | null {
       { field: 'Host', message: 'invalid' },
     ]);
   }
+  // A compressed body would be read as its bytes ("not valid JSON"): the coding is what is not
+  // taken (RFC 9110 §15.5.16).
+  const coding = request.headers['content-encoding'];
+  if (coding !== undefined && coding.trim().toLowerCase() !== 'identity' && hasBody(request))
+    return new HttpError(
+      415,
+      `bodies are read as sent: Content-Encoding ${coding.slice(0, 40)} is not taken; send the JSON uncompressed`,
+      [{ field: 'Content-Encoding', message: 'is not taken' }],
+    );
   // `/posts/` reaches `/posts/:id` with an empty key; like any URL that names nothing, a 404
   // that says so (Ramses answered trailing slashes 404 too).
   if (Object.values(request.params as Record<string, string>).includes('')) return notFound(notAResource(request.url));
   // U+0000 (which PostgreSQL cannot store) and absurd nesting are a 400 on every engine, not a 500.
   return requestShapeProblem({ query: request.query, path: request.params });
+}
+
+/** Whether a request comes with a body (of any length but none). */
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /**

@@ -1,5 +1,5 @@
 // Created by svcgen from api.raml; this file is yours: svcgen never changes it. Your changes to the data the tests send, for your processors and handlers.
-import type { SampleOverrides } from './samples.js';
+import type { SampleOverrides } from './sample-overrides.js';
 
 /**
  * Your changes to the data the generated tests send (test/samples.ts), merged over it. The tests

@@ -10,29 +10,7 @@ import type {
 } from '../src/models/index.js';
 import { overrides } from './custom-samples.js';
 
-/** What test/custom-samples.ts (yours) may give: per model, create data and a PATCH's change. */
-export interface SampleOverrides {
-  readonly samples?: {
-    readonly Address?: (n: number) => Partial<AddressCreate>;
-    readonly AuthCredential?: (n: number) => Partial<AuthCredentialCreate>;
-    readonly AuthLoginFailure?: (n: number) => Partial<AuthLoginFailureCreate>;
-    readonly Author?: (n: number) => Partial<AuthorCreate>;
-    readonly Comment?: (n: number) => Partial<CommentCreate>;
-    readonly Post?: (n: number) => Partial<PostCreate>;
-    readonly User?: (n: number) => Partial<UserCreate>;
-  };
-  readonly changes?: {
-    readonly Address?: Partial<AddressCreate>;
-    readonly AuthCredential?: Partial<AuthCredentialCreate>;
-    readonly AuthLoginFailure?: Partial<AuthLoginFailureCreate>;
-    readonly Author?: Partial<AuthorCreate>;
-    readonly Comment?: Partial<CommentCreate>;
-    readonly Post?: Partial<PostCreate>;
-    readonly User?: Partial<UserCreate>;
-  };
-}
-
-/** Valid create data for each model; unique fields differ for every `n`. */
+/** Valid create data for each model, merged with test/custom-samples.ts; unique fields differ for every `n`. */
 export const samples = {
   Address: (n: number): AddressCreate => ({
     street: `street-${n}`,
@@ -92,7 +70,7 @@ export const samples = {
   }),
 };
 
-/** A change to each model, for the PATCH tests. */
+/** A change to each model, for the PATCH tests (test/custom-samples.ts may give its own). */
 export const changes = {
   Address: overrides.changes?.Address ?? { street: 'changed' },
   AuthCredential: overrides.changes?.AuthCredential ?? {},

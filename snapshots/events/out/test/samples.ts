@@ -9,27 +9,7 @@ import type {
 } from '../src/models/index.js';
 import { overrides } from './custom-samples.js';
 
-/** What test/custom-samples.ts (yours) may give: per model, create data and a PATCH's change. */
-export interface SampleOverrides {
-  readonly samples?: {
-    readonly AuditEntry?: (n: number) => Partial<AuditEntryCreate>;
-    readonly AuthCredential?: (n: number) => Partial<AuthCredentialCreate>;
-    readonly AuthLoginFailure?: (n: number) => Partial<AuthLoginFailureCreate>;
-    readonly Project?: (n: number) => Partial<ProjectCreate>;
-    readonly Task?: (n: number) => Partial<TaskCreate>;
-    readonly User?: (n: number) => Partial<UserCreate>;
-  };
-  readonly changes?: {
-    readonly AuditEntry?: Partial<AuditEntryCreate>;
-    readonly AuthCredential?: Partial<AuthCredentialCreate>;
-    readonly AuthLoginFailure?: Partial<AuthLoginFailureCreate>;
-    readonly Project?: Partial<ProjectCreate>;
-    readonly Task?: Partial<TaskCreate>;
-    readonly User?: Partial<UserCreate>;
-  };
-}
-
-/** Valid create data for each model; unique fields differ for every `n`. */
+/** Valid create data for each model, merged with test/custom-samples.ts; unique fields differ for every `n`. */
 export const samples = {
   AuditEntry: (n: number): AuditEntryCreate => ({
     model: `model-${n}`,
@@ -68,7 +48,7 @@ export const samples = {
   }),
 };
 
-/** A change to each model, for the PATCH tests. */
+/** A change to each model, for the PATCH tests (test/custom-samples.ts may give its own). */
 export const changes = {
   AuditEntry: overrides.changes?.AuditEntry ?? { model: 'changed' },
   AuthCredential: overrides.changes?.AuthCredential ?? {},

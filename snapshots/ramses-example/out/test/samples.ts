@@ -8,25 +8,7 @@ import type {
 } from '../src/models/index.js';
 import { overrides } from './custom-samples.js';
 
-/** What test/custom-samples.ts (yours) may give: per model, create data and a PATCH's change. */
-export interface SampleOverrides {
-  readonly samples?: {
-    readonly AuthCredential?: (n: number) => Partial<AuthCredentialCreate>;
-    readonly AuthLoginFailure?: (n: number) => Partial<AuthLoginFailureCreate>;
-    readonly Profile?: (n: number) => Partial<ProfileCreate>;
-    readonly Story?: (n: number) => Partial<StoryCreate>;
-    readonly User?: (n: number) => Partial<UserCreate>;
-  };
-  readonly changes?: {
-    readonly AuthCredential?: Partial<AuthCredentialCreate>;
-    readonly AuthLoginFailure?: Partial<AuthLoginFailureCreate>;
-    readonly Profile?: Partial<ProfileCreate>;
-    readonly Story?: Partial<StoryCreate>;
-    readonly User?: Partial<UserCreate>;
-  };
-}
-
-/** Valid create data for each model; unique fields differ for every `n`. */
+/** Valid create data for each model, merged with test/custom-samples.ts; unique fields differ for every `n`. */
 export const samples = {
   AuthCredential: (n: number): AuthCredentialCreate => ({
     user_key: `user_key-${n}`,
@@ -82,7 +64,7 @@ export const samples = {
   }),
 };
 
-/** A change to each model, for the PATCH tests. */
+/** A change to each model, for the PATCH tests (test/custom-samples.ts may give its own). */
 export const changes = {
   AuthCredential: overrides.changes?.AuthCredential ?? {},
   AuthLoginFailure: overrides.changes?.AuthLoginFailure ?? {},

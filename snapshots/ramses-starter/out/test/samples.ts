@@ -2,17 +2,7 @@
 import type { ItemCreate } from '../src/models/index.js';
 import { overrides } from './custom-samples.js';
 
-/** What test/custom-samples.ts (yours) may give: per model, create data and a PATCH's change. */
-export interface SampleOverrides {
-  readonly samples?: {
-    readonly Item?: (n: number) => Partial<ItemCreate>;
-  };
-  readonly changes?: {
-    readonly Item?: Partial<ItemCreate>;
-  };
-}
-
-/** Valid create data for each model; unique fields differ for every `n`. */
+/** Valid create data for each model, merged with test/custom-samples.ts; unique fields differ for every `n`. */
 export const samples = {
   Item: (n: number): ItemCreate => ({
     name: `name-${n}`,
@@ -21,7 +11,7 @@ export const samples = {
   }),
 };
 
-/** A change to each model, for the PATCH tests. */
+/** A change to each model, for the PATCH tests (test/custom-samples.ts may give its own). */
 export const changes = {
   Item: overrides.changes?.Item ?? { name: 'changed' },
 };
