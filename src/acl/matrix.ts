@@ -225,7 +225,7 @@ export function printMatrix(ir: ServiceIR, rows: readonly MatrixRow[]): string {
     ...(rows.some((r) => Object.values(r.outcomes).includes(404))
       ? ['404: the route lies below a parent the caller may not view, answered as one that does not exist.']
       : []),
-    ...ownRecordNote(ir, rows),
+    ...ownRecordNote(ir),
     ...listNote(ir),
   ].join('\n');
 }
@@ -236,14 +236,14 @@ export function printMatrix(ir: ServiceIR, rows: readonly MatrixRow[]): string {
  * of it but hidden fields and `groups`, so a field route of the user model that a member is refused
  * for its field may still be theirs on their own record.
  */
-function ownRecordNote(ir: ServiceIR, rows: readonly MatrixRow[]): string[] {
-  const userModel = ir.auth?.userModel;
-  const refusedField = rows.some(
-    (r) => r.route.kind === 'attribute' && r.route.model === userModel && r.lines.member?.startsWith('(field privacy'),
+function ownRecordNote(ir: ServiceIR): string[] {
+  const user = ir.models.find((m) => m.name === ir.auth?.userModel);
+  const refusedField = ir.routes.some(
+    (r) => r.kind === 'attribute' && r.model === user?.name && !seesField(user, 'member', r.attribute!),
   );
-  return refusedField
+  return user && refusedField
     ? [
-        `On their own ${userModel} record a user reads every field but hidden ones, and writes them all but groups: there, the field routes refused above for field privacy are theirs.`,
+        `On their own ${user.name} record a user reads every field but hidden ones, and writes them all but groups: there, the field routes refused above for field privacy are theirs.`,
       ]
     : [];
 }

@@ -13,7 +13,7 @@ import type { modelNames } from './shared/names.js';
 import type { modelsView } from './models/views.js';
 import type { readmeView } from './project/readme.js';
 import type { appView, configView, serviceIniView } from './project/views.js';
-import type { customSamplesView, samplesView } from './tests/samples-view.js';
+import type { customSamplesView, sampleOverridesView, samplesView } from './tests/samples-view.js';
 import type { RoutesView } from './routes/views.js';
 import type { TestsView } from './tests/views.js';
 
@@ -47,7 +47,7 @@ export interface Views {
   'repository.ts': RepositoryView;
   'routes.ts': RoutesView;
   'samples.ts': ReturnType<typeof samplesView>;
-  'sample-overrides.ts': ReturnType<typeof samplesView>;
+  'sample-overrides.ts': ReturnType<typeof sampleOverridesView>;
   'service.ini': ReturnType<typeof serviceIniView>;
 }
 

@@ -1,7 +1,7 @@
 /** The project's own tests: every route the RAML lists, with valid sample data for each model. */
 import { planned, type Artifact } from '../artifact.js';
 import { templateSource as template } from '../views.js';
-import { customSamplesView, samplesView } from './samples-view.js';
+import { customSamplesView, sampleOverridesView, samplesView } from './samples-view.js';
 import { testsView } from './views.js';
 
 export const tests: Artifact = {
@@ -16,7 +16,7 @@ export const tests: Artifact = {
     planned(
       'test/sample-overrides.ts',
       'The shape of test/custom-samples.ts: what it may give for each model.',
-      template('sample-overrides.ts', samplesView(ir)),
+      template('sample-overrides.ts', sampleOverridesView(ir)),
     ),
     planned(
       'test/custom-samples.ts',

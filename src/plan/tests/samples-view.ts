@@ -19,6 +19,11 @@ export function samplesView(ir: ServiceIR) {
   };
 }
 
+/** The view of test/sample-overrides.ts: the models whose samples and changes the user's file may give. */
+export function sampleOverridesView(ir: ServiceIR) {
+  return { models: ir.models.map((m) => ({ name: m.name })) };
+}
+
 /**
  * The view of test/custom-samples.ts, the user's: an example of a text field a PATCH test could
  * change, of the first model that has one (the stub's comment shows it in use).

@@ -189,18 +189,21 @@ function typesOf(value: unknown, isModel: (name: string) => boolean): readonly s
     .map((t) => t.trim())
     .filter(Boolean);
   for (const t of types) {
-    const [, model, action] = /^(?:\*|([A-Za-z_]\w*)\.(\*|[a-z_]+))$/.exec(t) ?? [undefined, '', ''];
-    const problem =
-      model === ''
-        ? 'is not an event type (<Model>.<action>), <Model>.* or *'
-        : model !== undefined && !isModel(model)
-          ? 'names no model of this service'
-          : action !== undefined && action !== '*' && !EVENT_ACTIONS.has(action)
-            ? `names no action (${[...EVENT_ACTIONS].join(', ')})`
-            : undefined;
+    const problem = typeProblem(t, isModel);
     if (problem) throw badRequest(`types: "${t}" ${problem}`, [{ field: 'types', message: problem }]);
   }
   return types.length ? types : ['*'];
+}
+
+/** Why `type` names no event this service can send, or undefined. */
+function typeProblem(type: string, isModel: (name: string) => boolean): string | undefined {
+  if (type === '*') return undefined;
+  const parts = /^([A-Za-z_]\w*)\.(\*|[a-z_]+)$/.exec(type);
+  if (!parts) return 'is not an event type (<Model>.<action>), <Model>.* or *';
+  const [model, action] = [parts[1]!, parts[2]!];
+  if (!isModel(model)) return 'names no model of this service';
+  if (action !== '*' && !EVENT_ACTIONS.has(action)) return `names no action (${[...EVENT_ACTIONS].join(', ')})`;
+  return undefined;
 }
 
 async function openFeed(

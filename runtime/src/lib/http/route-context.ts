@@ -438,7 +438,6 @@ export class RouteContext {
   }
 }
 
-/** Both conditions (either may be empty). */
 /**
  * The object with the key the URL gives among those `scope` selects (a nested route's parent's), or
  * null: also for a key the model's key cannot hold (`abc` for an integer key). Without a scope, by
@@ -459,6 +458,7 @@ function findInScope(
     : repository.findUnique({ where: { [model.primaryKey]: key }, ...read });
 }
 
+/** Both conditions (either may be empty). */
 export function combine(a: Where<Rec>, b: Where<Rec>): Where<Rec> {
   if (Object.keys(b).length === 0) return a;
   if (Object.keys(a).length === 0) return b;
