@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { handlerDeadline } from '../../runtime/src/lib/http/deadline.js';
+import { RequestLog } from '../../runtime/src/lib/http/request-log.js';
 
 // The runtime's own Fastify (runtime/node_modules): the repository's root does not depend on it,
 // so its types come through the function under test.
@@ -25,17 +26,12 @@ afterEach(async () => {
 
 /** A service whose `/wait/:ms` answers after `ms` milliseconds, under the handler deadline. */
 async function service(): Promise<FastifyInstance> {
-  app = Fastify();
-  // As lib/http/app.ts calls it, from its own hooks.
+  // As lib/http/app.ts calls it, on each request's arrival and answer.
+  const lifecycle = new RequestLog();
+  app = Fastify({ logController: lifecycle });
   const deadline = handlerDeadline(app, TIMEOUT_MS);
-  app.addHook('onRequest', (_request, reply, done) => {
-    deadline.arrived(reply);
-    done();
-  });
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    deadline.answered(reply);
-    done(null, payload);
-  });
+  lifecycle.arrived = deadline.arrived;
+  lifecycle.answered = deadline.answered;
   app.get<{ Params: { ms: string } }>('/wait/:ms', async (request) => {
     await sleep(Number(request.params.ms));
     return { waited: Number(request.params.ms) };

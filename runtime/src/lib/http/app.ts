@@ -54,9 +54,10 @@ function installed(name: string): boolean {
 }
 
 export function createApp(options: AppOptions): FastifyInstance {
+  const lifecycle = new RequestLog();
   const app = Fastify({
     logger: options.logger ?? loggerOptions(options.logLevel),
-    logController: new RequestLog(),
+    logController: lifecycle,
     genReqId: () => randomUUID(),
     bodyLimit: options.bodyLimit,
     // A client that sends its headers or body too slowly (slowloris) gets a 408 and loses the
@@ -109,13 +110,25 @@ export function createApp(options: AppOptions): FastifyInstance {
   app.addContentTypeParser(JSON_SUFFIX_MEDIA_TYPE, { parseAs: 'string' }, parseJson);
   // Null until authentication says who calls, and always with auth off: handlers may read it either way.
   app.decorateRequest('user', null);
-  // One hook of each kind for every concern of the runtime's, and each takes a callback, not a
-  // promise: every hook is a step of every request (the preValidation hook these replace was ~5 %
-  // of the CPU of a GET of one item in process; bench/RESULTS.md, "Six hooks per request to three").
+  // One hook for the runtime's own checks, and it takes a callback, not a promise: every hook is a
+  // step of every request (the preValidation hook it replaces was ~5 % of the CPU of a GET of one
+  // item in process; bench/RESULTS.md, "Six hooks per request to three"). What needs no say in
+  // whether a request goes on happens on its arrival and its answer (request-log.ts).
   const deadline = handlerDeadline(app, options.timeouts.handler);
   const proxyWarning = options.trustProxy === false ? untrustedProxyWarning() : undefined;
-  app.addHook('onRequest', (request, reply, done) => {
+  // While shutting down, answers close their connection: a kept-alive connection would hold the
+  // server open long after the last request.
+  let closing = false;
+  lifecycle.arrived = (reply) => {
     deadline.arrived(reply);
+    reply.header('x-content-type-options', 'nosniff');
+    // Answers depend on who asks (ACLs, field privacy) and change with every write: no cache keeps
+    // them unless a route says otherwise (the OpenAPI document, the docs page's assets).
+    reply.header('cache-control', 'no-store');
+    if (closing) reply.header('connection', 'close');
+  };
+  lifecycle.answered = deadline.answered;
+  app.addHook('onRequest', (request, _reply, done) => {
     proxyWarning?.(request);
     // What no route takes is refused before any route's hooks; a body's own shape is refused as it
     // is parsed (parseJson).
@@ -123,20 +136,11 @@ export function createApp(options: AppOptions): FastifyInstance {
     if (refused) done(refused);
     else done();
   });
-  // While shutting down, responses close their connection: a kept-alive connection would hold the
-  // server open long after the last request.
-  let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
-  });
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    deadline.answered(reply);
-    reply.header('x-content-type-options', 'nosniff');
-    // Answers depend on who asks (ACLs, field privacy) and change with every write: no cache keeps
-    // them unless a route says otherwise (the OpenAPI document, the docs page's assets).
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    if (closing) reply.header('connection', 'close');
-    done(null, payload);
+    deadline.unanswered((reply) => {
+      reply.header('connection', 'close');
+    });
   });
   return app;
 }

@@ -56,12 +56,14 @@ class InFlight {
   }
 }
 
-/** What the app's own hooks call (app.ts): one hook of each kind serves every concern of a request. */
+/** What app.ts calls as each request arrives and is answered (request-log.ts), and as the app closes. */
 export interface RequestDeadline {
-  /** In an onRequest hook: the request's time starts. */
-  arrived(reply: FastifyReply): void;
-  /** In an onSend hook: the request is answered (or being answered 503 by the sweep itself). */
-  answered(reply: FastifyReply): void;
+  /** The request's time starts. */
+  readonly arrived: (reply: FastifyReply) => void;
+  /** The request is answered (or was answered 503 by the sweep itself). */
+  readonly answered: (reply: FastifyReply) => void;
+  /** Each reply whose answer has not been sent yet. */
+  readonly unanswered: (each: (reply: FastifyReply) => void) => void;
 }
 
 /**
@@ -72,8 +74,8 @@ export interface RequestDeadline {
  * second's worth of replies outlived the young generation, and the collector's work cost a GET of
  * one item ~9 %. A request whose client went away before its answer leaves at the next sweep.
  *
- * It registers no hook per request itself: each hook is a step of every request, and app.ts's
- * hooks call `arrived` and `answered` beside their other work.
+ * It registers no hook per request itself: each hook is a step of every request, and app.ts calls
+ * `arrived` and `answered` beside its other work at each request's arrival and answer.
  */
 export function handlerDeadline(app: FastifyInstance, ms: number): RequestDeadline {
   const inFlight = new InFlight();
@@ -101,11 +103,15 @@ export function handlerDeadline(app: FastifyInstance, ms: number): RequestDeadli
     done();
   });
   return {
-    arrived(reply) {
+    arrived: (reply) => {
       inFlight.add(reply, performance.now());
       sweeper ??= setInterval(sweep, period).unref();
     },
     answered: (reply) => inFlight.remove(reply),
+    unanswered: (each) =>
+      inFlight.forEach((reply) => {
+        if (!reply.sent) each(reply);
+      }),
   };
 }
 
