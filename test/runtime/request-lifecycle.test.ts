@@ -40,8 +40,16 @@ async function service(): Promise<App> {
 describe("the app's answers", () => {
   it('say nosniff and no-store, from a route, the 404, the error handler and the router alike', async () => {
     const server = await service();
-    for (const url of ['/wait/1', '/no-such-path', '/fails', '/wait/%zz']) {
+    const answers: [string, number][] = [
+      ['/wait/1', 200],
+      ['/no-such-path', 404],
+      ['/fails', 500],
+      ['/wait/%zz', 400],
+      [`/wait/${'1'.repeat(150)}`, 414],
+    ];
+    for (const [url, status] of answers) {
       const reply = await server.inject({ method: 'GET', url });
+      expect(reply.statusCode, url).toBe(status);
       expect(reply.headers['x-content-type-options'], url).toBe('nosniff');
       expect(reply.headers['cache-control'], url).toBe('no-store');
       expect(reply.headers['connection'], url).not.toBe('close');
