@@ -14,6 +14,32 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkUnusedAcls(diagnostics, ir, sources);
   checkUserFunctionNames(diagnostics, ir, sources);
   checkModelTypeNames(diagnostics, ir, sources);
+  checkReadOnlyRequired(diagnostics, ir, sources);
+}
+
+/**
+ * A read-only field that must have a value and has no default is the before handlers' to set on
+ * create: with none, only an admin (who may send it) can create an object of its model.
+ */
+function checkReadOnlyRequired(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
+  for (const model of ir.models) {
+    // `before_set` handlers are bound to create too (ir/build/events.ts).
+    const handled = model.eventHandlers.some((e) => e.phase === 'before' && e.action === 'create' && e.handlers.length);
+    if (handled) continue;
+    for (const field of model.fields) {
+      // A required link is said once, on the relationship a body would name, not on its foreign key.
+      if (!field.readOnly || !field.required || field.default !== null || field.generated) continue;
+      if (field.type === 'foreign_key') continue;
+      diagnostics.report(
+        'SVC2080',
+        `${model.name}.${field.name} is read-only and required, with no default and no before_create handler to set it: ${ir.auth ? 'only admins can' : 'no request can'} create ${model.name} objects`,
+        {
+          span: sources.fields.get(`${model.name}.${field.name}`) ?? sources.models.get(model.name),
+          hint: 'give it a default, set it in a before_create handler (event.setFieldValue), or make it optional',
+        },
+      );
+    }
+  }
 }
 
 /**

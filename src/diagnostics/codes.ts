@@ -688,6 +688,18 @@ export const codes = {
     explanation:
       'A method declares a request body of a media type other than JSON (`application/x-www-form-urlencoded`, `multipart/form-data`, `text/plain`…). The generated service reads JSON bodies only (`application/json` and `+json` types): a request with such a body is answered 415 Unsupported Media Type, whatever its `formParameters` say. The OpenAPI document lists the JSON body alone.',
   },
+  SVC2079: {
+    severity: 'error',
+    title: 'invalid readOnly',
+    explanation:
+      "JSON Schema's `readOnly` on a property is `true` or `false`. `true`: only admins and the service's own code (event handlers, field processors, defaults) write the field; any other caller's body that names it is refused 403. On a relationship or its foreign key, the whole link is read-only, from both models.",
+  },
+  SVC2080: {
+    severity: 'warning',
+    title: 'read-only field nothing sets',
+    explanation:
+      "A read-only field that is required and has no default is not the caller's to send, so on create the model's `before_create` (or `before_set`) handlers must set it (`event.setFieldValue`). The model has none: a create by anyone but an admin fails with 400 (the field is required).",
+  },
 
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {

@@ -330,6 +330,21 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       // Not valid JSON is said as such.
       const broken = await postJson('/stories', '{"name":');
       expect([broken.status, broken.body.message]).toEqual([400, 'the request body is not valid JSON']);
+      // Nor are bytes that are no UTF-8 (a Latin-1 "é"): refused, not stored as U+FFFD.
+      const latin1 = Buffer.from('{"name":"caf\u00e9","description":"d"}', 'latin1');
+      const notUtf8 = await api('POST', '/stories', undefined, {
+        raw: latin1,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect([notUtf8.status, notUtf8.body.message]).toEqual([
+        400,
+        'the request body is not valid UTF-8; send JSON encoded in UTF-8',
+      ]);
+      const utf8 = await api('POST', '/stories', undefined, {
+        raw: Buffer.from('{"name":"caf\u00e9","description":"d"}', 'utf8'),
+        headers: { 'content-type': 'application/json' },
+      });
+      expect([utf8.status, utf8.body.name]).toEqual([201, 'café']);
     });
 
     it('takes a DELETE without a body as one, whatever its Content-Type says; a POST needs one', async () => {

@@ -19,7 +19,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../support/databases.js';
-import { libraryService, OWNER_WITHOUT_WHERE, withLibraryFunctions } from '../support/library.js';
+import { libraryService, MEMBER_PASSWORD, OWNER_WITHOUT_WHERE, withLibraryFunctions } from '../support/library.js';
 import { generatedProject } from '../support/project.js';
 
 /** The books of the prolific author: enough that carrying their keys in every embedded copy shows. */
@@ -199,6 +199,49 @@ describe.each(ENGINES)('the library on %s', (engine) => {
     });
   });
 
+  describe('a read-only link (a note\'s owner: `"readOnly": true` on its foreign key)', () => {
+    /** The owner of note `id`, read as an admin. */
+    const ownerOf = async (id: unknown) =>
+      keyOf((await as('root', 'GET', `/notes/${String(id)}`)).body['owner'], 'username');
+
+    it('is set by the service on create: a member who names another owner is refused, and writes nothing', async () => {
+      const count = async () => (await as('root', 'GET', '/notes?_count')).body;
+      const before = await count();
+      const given = await as('ann', 'POST', '/notes', { text: 'framed', owner: 'ben' });
+      expect(given.status, given.text).toBe(403);
+      expect(given.body.errors).toEqual([{ field: 'owner', message: expect.stringContaining('read-only') }]);
+      expect(await count()).toEqual(before);
+      const own = await as('ann', 'POST', '/notes', { text: 'mine' });
+      expect([own.status, keyOf(own.body['owner'], 'username')]).toEqual([201, 'ann']);
+    });
+
+    it('cannot be moved by a member from either side, in a PATCH of the note or of her own record; an admin moves it', async () => {
+      const mine = (await as('ann', 'POST', '/notes', { text: 'kept' })).body as Rec;
+      const bens = (await as('ben', 'POST', '/notes', { text: "ben's" })).body as Rec;
+      const path = `/notes/${String(mine['id'])}`;
+      for (const [method, url, body] of [
+        ['PATCH', path, { owner: 'ben' }],
+        ['PATCH', '/users/ann', { notes: [mine['id'], bens['id']] }],
+        ['PATCH', '/users/ann', { notes: [] }],
+      ] as const) {
+        const refused = await as('ann', method, url, body);
+        expect(refused.status, `${method} ${url} ${refused.text}`).toBe(403);
+      }
+      expect([await ownerOf(mine['id']), await ownerOf(bens['id'])]).toEqual(['ann', 'ben']);
+      // What she may write of her note still goes through.
+      expect((await as('ann', 'PATCH', path, { text: 'kept, edited' })).status).toBe(200);
+      expect(await ownerOf(mine['id'])).toBe('ann');
+      expect((await as('root', 'PATCH', path, { owner: 'ben' })).status).toBe(200);
+      expect(await ownerOf(mine['id'])).toBe('ben');
+    });
+
+    it('is said so in the OpenAPI document', async () => {
+      const document = (await as('root', 'GET', '/openapi.json')).body;
+      const create = document.components.schemas.NoteCreate.properties.owner;
+      expect(create.description).toContain('Read-only: only admins may send it');
+    });
+  });
+
   describe('links to what the caller may not see or change', () => {
     /** A note of `who`'s, as they create it. */
     const note = async (who: string, body: Rec) => {
@@ -244,7 +287,7 @@ describe.each(ENGINES)('the library on %s', (engine) => {
       expect((await as('ann', 'PATCH', `/notes/${String(answer['id'])}`, { reply_to: own['id'] })).status).toBe(200);
     });
 
-    it("answers a link from the other side to a note the caller may not view (a book's notes, a registration's) as one to no note", async () => {
+    it("answers a link from the other side to a note the caller may not view (a book's notes) as one to no note, and a registration's alike", async () => {
       const bens = await note('ben', { text: 'ben, hidden' });
       /** The answer, as a link to a note that does not exist gets it. */
       const asMissing = (key: unknown) => [
@@ -262,7 +305,8 @@ describe.each(ENGINES)('the library on %s', (engine) => {
       const book = `/books/${String(fresh['id'])}`;
       expect(answer(await as('ann', 'PATCH', book, { notes: [bens['id']] }))).toEqual(asMissing(bens['id']));
       expect(answer(await as('ann', 'PATCH', book, { notes: [999_999] }))).toEqual(asMissing(999_999));
-      // Anonymous, at registration: the same answer for a note that exists and one that does not.
+      // Anonymous, at registration: the same answer for a note that exists and one that does not (a
+      // note's owner is read-only, so both are refused as such, before any note is looked for).
       const register = (username: string, key: unknown) =>
         as(null, 'POST', '/auth/register', {
           username,
@@ -270,8 +314,13 @@ describe.each(ENGINES)('the library on %s', (engine) => {
           password: 'password-123',
           notes: [key],
         });
-      expect(answer(await register('eve1', bens['id']))).toEqual(asMissing(bens['id']));
-      expect(answer(await register('eve2', 999_999))).toEqual(asMissing(999_999));
+      const refusedAsReadOnly = [
+        403,
+        'a new user cannot set notes',
+        [{ field: 'notes', message: expect.stringContaining('read-only') }],
+      ];
+      expect(answer(await register('eve1', bens['id']))).toEqual(refusedAsReadOnly);
+      expect(answer(await register('eve2', 999_999))).toEqual(refusedAsReadOnly);
       expect((await as('root', 'GET', `/notes/${String(bens['id'])}`)).body['book']).toBeNull();
     });
 
@@ -325,6 +374,34 @@ describe.each(ENGINES)('the library on %s', (engine) => {
       expect((await as('ann', 'PATCH', '/users', { email: 'all@example.org' })).status).toBe(403);
       expect((await as('root', 'GET', '/users/ben')).body['email']).toBe('ben@example.com');
       expect((await as('root', 'GET', '/users/ann')).body['groups']).toEqual(['user']);
+    });
+  });
+
+  describe("another member's password", () => {
+    // The users' collection rules let members update users (`allow authenticated view, update`), and
+    // item routes fall back to them: what keeps ben from ann's record is what he may write of it.
+    it("is not a member's to set, by a PATCH or a bulk PATCH; her own password is", async () => {
+      const login = (login: string, password: string) => as(null, 'POST', '/auth/login', { login, password });
+      for (const path of ['/users/ann', '/users?username=ann']) {
+        const taken = await as('ben', 'PATCH', path, { password: 'taken-over-1' });
+        expect(taken.status, `${path} ${taken.text}`).toBe(403);
+        expect(taken.body.errors).toEqual([{ field: 'password', message: 'is not yours to write' }]);
+      }
+      expect((await login('ann', 'taken-over-1')).status).toBe(401);
+      expect((await login('ann', MEMBER_PASSWORD)).status).toBe(200);
+      // A member of her own: registered, her password changed by herself, and it is the one that logs in.
+      const cookie = /auth_tkt=[^;]*/.exec(
+        (
+          await as(null, 'POST', '/auth/register', {
+            username: 'dora',
+            email: 'dora@example.com',
+            password: MEMBER_PASSWORD,
+          })
+        ).headers.get('set-cookie') ?? '',
+      )![0];
+      const own = await library.withCookie(cookie, 'PATCH', '/users/dora', { password: 'dora-changed-1' });
+      expect(own.status, own.text).toBe(200);
+      expect((await login('dora', 'dora-changed-1')).status).toBe(200);
     });
   });
 

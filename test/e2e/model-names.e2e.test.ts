@@ -2,7 +2,8 @@
  * Models named as what the generated project takes from its runtime in the modules that name every
  * model compile: src/db/index.ts and src/committed.ts import such a model under another name, and
  * the client renames its own helpers (`Page_`, `Filter_`, `Key_`), and so does the README's example
- * of the client (`ApiError_`). (Names that would still clash
+ * of the client (`ApiError_`); src/events.ts imports the runtime's `Event` as `HandlerEvent`, so a
+ * model named Event with handlers compiles. (Names that would still clash
  * are SVC2077: the diagnostics catalogue.)
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -50,6 +51,16 @@ const schema = JSON.stringify({
   },
 });
 
+/** `Event`, as a ticketing API names its events, with a handler and a processor: src/events.ts names both. */
+const eventSchema = JSON.stringify({
+  type: 'object',
+  _event_handlers: { before_create: ['stamp_event'] },
+  properties: {
+    id: { _db_settings: { type: 'id_field', primary_key: true } },
+    title: { _processors: ['trim_title'], _db_settings: { type: 'string' } },
+  },
+});
+
 /** With auth and an x-ACL, as most APIs have them: every module of the project is generated. */
 function api(): string {
   const resources = RESOURCES.map(
@@ -68,7 +79,14 @@ securitySchemes:
         collection: allow everyone all
         item: allow everyone all
 securedBy: [ticket]
-${resources.join('')}`);
+${resources.join('')}/events:
+  securedBy: [acl]
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include event.json
+`);
 }
 
 describe('models named as the runtime names its own types', () => {
@@ -76,7 +94,7 @@ describe('models named as the runtime names its own types', () => {
 
   beforeAll(async () => {
     rmSync(work, { recursive: true, force: true });
-    const source = writeTree({ 'api.raml': api(), 'item.json': schema });
+    const source = writeTree({ 'api.raml': api(), 'item.json': schema, 'event.json': eventSchema });
     dir = join(work, 'project');
     const generated = await runCli(['generate', join(source, 'api.raml'), '-o', dir], repoRoot);
     expect(generated.code, generated.stderr).toBe(0);

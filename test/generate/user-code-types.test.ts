@@ -14,7 +14,7 @@ describe('the types user code gets, and the porting table', () => {
   it('types the caller of handlers, processors and principals as the user model', async () => {
     const tree = await generateFixture('ramses-example');
     const events = tree.get('src/events.ts')!.content;
-    expect(events).toContain('export type StoryEvent = Event<Story, Database, User>;');
+    expect(events).toContain('export type StoryEvent = HandlerEvent<Story, Database, User>;');
     expect(events).toContain('type ProcessorArgsOf<T, K extends keyof T> = ProcessorArgs<T, K, Database, User>;');
     expect(tree.get('src/model-events.ts')!.content).toContain('modelEvents<Story, Database, User>(storyModel');
     const principal = tree.get('src/custom/principals/item-owner.ts')!.content;

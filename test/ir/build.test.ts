@@ -156,6 +156,39 @@ describe('fields', () => {
     expect(model(ir, 'Item').fields.find((f) => f.name === 'code')!.validation).toEqual({ pattern: '^[A-Z]+$' });
   });
 
+  it('takes choices of the type the field keeps: text for a choice, the item type for a list (else SVC2010)', () => {
+    const codes = (settings: object) =>
+      build({
+        'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+        'item.json': schema({ id, kind: { _db_settings: settings } }),
+      }).codes;
+    expect(codes({ type: 'choice', choices: ['ford', 'toyota'] })).toEqual([]);
+    expect(codes({ type: 'choice', choices: ['ford', 'toyota', 3] })).toEqual(['SVC2010']);
+    expect(codes({ type: 'list', item_type: 'integer', choices: [1, 2, 3] })).toEqual([]);
+    expect(codes({ type: 'list', item_type: 'integer', choices: [1, '2'] })).toEqual(['SVC2010']);
+    expect(codes({ type: 'list', item_type: 'string', choices: ['a', true] })).toEqual(['SVC2010']);
+  });
+
+  it('reads "readOnly": true or false; anything else is SVC2079; a read-only field no handler or default can set is SVC2080', () => {
+    const item = (name: object) => ({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+      'item.json': schema({ id, name }),
+    });
+    const field = (ir: ServiceIR) => model(ir, 'Item').fields.find((f) => f.name === 'name')!;
+    const optional = build(item({ ...str(), readOnly: true }));
+    expect([field(optional.ir).readOnly, field(optional.ir).requiredOnCreate, optional.codes]).toEqual([
+      true,
+      false,
+      [],
+    ]);
+    expect(field(build(item({ ...str(), readOnly: false })).ir).readOnly).toBe(false);
+    expect(build(item({ ...str(), readOnly: 'yes' })).codes).toEqual(['SVC2079']);
+    // Required, no default, no before_create handler: nothing but an admin's body could set it.
+    const required = build(item({ ...str({ required: true }), readOnly: true }));
+    expect([field(required.ir).requiredOnCreate, required.codes]).toEqual([false, ['SVC2080w']]);
+    expect(build(item({ ...str({ required: true, default: 'x' }), readOnly: true })).codes).toEqual([]);
+  });
+
   it('honours draft-03 "required": true on a property, and "required": false', () => {
     const { ir, codes } = build({
       'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
@@ -292,6 +325,31 @@ describe('relationships', () => {
       expect(built.codes).toEqual(codes);
     },
   );
+
+  it('makes a whole link read-only when one of its fields says "readOnly": true, on both models', () => {
+    const readOnlyFields = (files: Record<string, string>) => {
+      const { ir, codes } = build({
+        'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/stories', 'story.json')}`),
+        ...files,
+      });
+      const flagged = ir.models.flatMap((m) => m.fields.filter((f) => f.readOnly).map((f) => `${m.name}.${f.name}`));
+      return { flagged: flagged.sort(), codes };
+    };
+    const all = ['Story.owner', 'Story.owner_id', 'User.stories'];
+    const onKey = JSON.parse(story()) as { properties: Record<string, Record<string, unknown>> };
+    onKey.properties['owner_id']!['readOnly'] = true;
+    expect(readOnlyFields({ 'user.json': user, 'story.json': JSON.stringify(onKey) })).toEqual({
+      flagged: all,
+      codes: [],
+    });
+    const onRelationship = JSON.parse(user) as { properties: Record<string, Record<string, unknown>> };
+    onRelationship.properties['stories']!['readOnly'] = true;
+    expect(readOnlyFields({ 'user.json': JSON.stringify(onRelationship), 'story.json': story() })).toEqual({
+      flagged: all,
+      codes: [],
+    });
+    expect(readOnlyFields({ 'user.json': user, 'story.json': story() })).toEqual({ flagged: [], codes: [] });
+  });
 
   it('says what deleting does, and the line that makes it so (SVC2069)', () => {
     const dir = writeTree({

@@ -15,8 +15,8 @@ export interface Reply {
 }
 
 export interface RequestOptions {
-  /** Sent as is (with `headers['content-type']`), instead of JSON. */
-  readonly raw?: string;
+  /** Sent as is (with `headers['content-type']`), instead of JSON: text, or bytes. */
+  readonly raw?: string | Uint8Array;
   readonly headers?: Record<string, string>;
   /** Why this answer is not checked against the document (an event handler's own error status). */
   readonly undocumented?: string;
@@ -43,7 +43,7 @@ export function apiClient(origin: string, basePath: string): Api {
     const contract = await contractOf(origin, basePath);
     const url = /^https?:\/\//.test(path) ? path : `${origin}${basePath}${path}`;
     const headers: Record<string, string> = { ...options.headers };
-    let payload: string | undefined = options.raw;
+    let payload: string | Uint8Array | undefined = options.raw;
     if (payload === undefined && body !== undefined) {
       payload = JSON.stringify(body);
       headers['content-type'] ??= 'application/json';

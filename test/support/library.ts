@@ -129,6 +129,9 @@ export function libraryService(engine: Engine, label: string, env: Record<string
     stop,
     /** The cookie a caller logged in with. */
     cookie: (who: string) => cookies.get(who)!,
+    /** A request with the login cookie `cookie` (one a test got itself). */
+    withCookie: (cookie: string, method: string, path: string, body?: unknown): Promise<Reply> =>
+      state.api!(method, path, body, { headers: { cookie } }),
     get service(): RunningService {
       return state.service!;
     },

@@ -52,6 +52,11 @@ export interface FieldSpec {
   readonly requiredOnCreate: boolean;
   /** Clients may send it (not generated, not a foreign key). */
   readonly writable: boolean;
+  /**
+   * `readOnly: true` in its schema (or on its link): only admins send it; the service's own code
+   * (handlers, processors, defaults) sets it for everyone else.
+   */
+  readonly readOnly?: boolean;
   readonly default?: () => unknown;
   /**
    * The default is computed when the object is created (`{{now}}`, a callable of the API), not a

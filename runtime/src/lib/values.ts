@@ -30,12 +30,19 @@ export function parseDatetime(text: string): string | undefined {
   const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${leap ? '59' : s}${offset}`);
   if (Number.isNaN(date.getTime())) return undefined;
   if (leap) date.setTime(date.getTime() + 1000);
+  // In UTC, a year of four digits: 9999-12-31T23:59:59-01:00 would be year 10000 ("+010000-…"),
+  // which no engine sorts or compares as the others do.
+  const year = date.getUTCFullYear();
+  if (year < 1 || year > 9999) return undefined;
   return `${date.toISOString().slice(0, 19)}Z`;
 }
 
-/** 2026-02-30 is not a date (JavaScript would roll it over to March 2). */
+/** 2026-02-30 is not a date (JavaScript would roll it over to March 2); nor is year 0. */
 function isCalendarDate(y: string, mo: string, d: string): boolean {
-  const date = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+  // setUTCFullYear, not Date.UTC, which reads the years 0–99 as 1900–1999.
+  const date = new Date(0);
+  date.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
+  if (Number(y) < 1) return false;
   return (
     date.getUTCFullYear() === Number(y) && date.getUTCMonth() === Number(mo) - 1 && date.getUTCDate() === Number(d)
   );

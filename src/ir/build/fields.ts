@@ -232,6 +232,7 @@ export function readField(
     index: reader.boolean('index') ?? false,
     search: TEXT_FIELD_TYPES.has(type) && (reader.boolean('search') ?? true),
     generated: false,
+    readOnly: readOnlyKeyword(ctx, name, property.value),
     default: reader.valueSource('default'),
     onUpdate: reader.valueSource('onupdate'),
     minLength: reader.number('min_length'),
@@ -290,6 +291,18 @@ function readType(ctx: FieldContext, name: string, entry: YEntry | undefined): F
   return undefined;
 }
 
+/** JSON Schema's `readOnly` on the property (beside `_db_settings`): true or false, never ignored. */
+function readOnlyKeyword(ctx: FieldContext, name: string, property: YMap): boolean {
+  const node = get(property, 'readOnly');
+  if (node === undefined) return false;
+  if (isScalar(node) && typeof node.value === 'boolean') return node.value;
+  ctx.diagnostics.report('SVC2079', `"readOnly" of "${name}" must be true or false`, {
+    span: node.span,
+    hint: "true: only admins and the service's handlers and processors may write the field",
+  });
+  return false;
+}
+
 /** Draft-03 style `"required": true` on a property is honoured, never dropped. */
 function draft3Required(property: YMap): boolean {
   const required = get(property, 'required');
@@ -343,7 +356,9 @@ function checkTypeRules(ctx: FieldContext, draft: FieldDraft, settings: YMap): v
         hint: 'give a value the field accepts from a client, or none (null)',
       });
   }
-  if (f.type === 'choice' && !f.choices?.length) {
+  // A `choices` written but not a list of strings was reported as such (SVC2010): null here.
+  const choicesWrong = f.choices === null && settings.entries.some((e) => e.key.text === 'choices');
+  if (f.type === 'choice' && !f.choices?.length && !choicesWrong) {
     ctx.diagnostics.report('SVC2008', `choice field "${f.name}" needs "choices"`, {
       span: draft.typeSpan,
       hint: 'add "choices": ["a", "b"] to _db_settings',
@@ -488,13 +503,29 @@ class SettingsReader {
     return { kind: 'callable', name: callable };
   }
 
+  /**
+   * The values a `choice` field (text) or the items of a `list` may take: each of the type they
+   * are stored as. Else a value the service could never store would be allowed, and the query
+   * language, which reads values by the field's type, would disagree with the bodies.
+   */
   choices(): Literal[] | null {
     const e = this.entry('choices');
     if (!e) return null;
-    if (isSeq(e.value) && e.value.items.every(isScalar))
+    const kind = this.choiceKind();
+    if (isSeq(e.value) && e.value.items.every((i) => isScalar(i) && typeof i.value === kind))
       return e.value.items.map((i) => (i as { value: Literal }).value);
-    this.report(e, 'a list of values');
+    this.report(e, `a list of ${kind === 'number' ? 'numbers' : kind === 'boolean' ? 'true or false' : 'strings'}`);
     return null;
+  }
+
+  /** The JSON type of a choice: text for a `choice` field, the item type's for a `list`. */
+  private choiceKind(): 'string' | 'number' | 'boolean' {
+    if (this.type !== 'list') return 'string';
+    const itemType = this.settings.entries.find((x) => x.key.text === 'item_type')?.value;
+    const written = isScalar(itemType) && typeof itemType.value === 'string' ? itemType.value.toLowerCase() : '';
+    const type = (SCALAR_TYPES as readonly string[]).includes(written) ? written : TYPE_ALIASES[written];
+    if (type === 'boolean') return 'boolean';
+    return ['integer', 'big_integer', 'small_integer', 'float', 'decimal'].includes(type ?? '') ? 'number' : 'string';
   }
 
   itemType(): ScalarFieldType | null {

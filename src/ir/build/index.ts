@@ -133,7 +133,8 @@ function finishModel(draft: ModelDraft, eventHandlers: EventBinding[]): Model {
   const pk = draft.primaryKey;
   const fields: Field[] = draft.fields.map(({ field }) => {
     const generated = field.primaryKey && field.type === 'id_field';
-    const writable = !generated && field.type !== 'foreign_key';
+    // A read-only field is not the caller's to send: the service's handlers set it (checks.ts warns when none can).
+    const writable = !generated && field.type !== 'foreign_key' && !field.readOnly;
     return { ...field, generated, requiredOnCreate: writable && field.required && field.default === null };
   });
   const list = (l: NameList | null) => (l ? [...l.names] : null);

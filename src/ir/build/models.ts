@@ -266,6 +266,7 @@ export function synthesizedField(name: string, overrides: Partial<MutableField>)
     validation: {},
     synthesized: true,
     renamedFrom: null,
+    readOnly: false,
     ...overrides,
     // Text fields svcgen adds (a default user's username and email) are searched, as a schema's are.
     search: overrides.search ?? TEXT_FIELD_TYPES.has(overrides.type ?? 'string'),

@@ -176,10 +176,14 @@ function resolveOne(
     documentOnDelete: decl.backrefOnDelete,
   });
   const required = fk.field.field.required;
+  // A link read-only on one of its fields is read-only on all: else it could be moved from the other side.
+  const readOnly = field.field.readOnly || fk.field.field.readOnly;
+  field.field.readOnly = fk.field.field.readOnly = readOnly;
   target.fields.push({
     field: synthesizedField(backref, {
       type: 'relationship',
       relationship: backref,
+      readOnly,
       processors: decl.backrefProcessors,
       required: fkOnTarget && required,
       helpText: `the ${model.name} this ${target.name} belongs to (backref of ${model.name}.${name})`,

@@ -186,6 +186,7 @@ function fieldSpec(model: Model, field: Field, types: FieldTypes): Record<string
     required: field.required,
     requiredOnCreate: field.requiredOnCreate,
     writable: !field.generated && field.type !== 'foreign_key',
+    readOnly: field.readOnly ? true : undefined,
     default: valueFunction(field.default),
     defaultIsComputed: field.default && field.default.kind !== 'literal' ? true : undefined,
     onUpdate: valueFunction(field.onUpdate),

@@ -23,6 +23,18 @@ const RESERVED_USERNAME = '^\\s*[Ss][Ee][Ll][Ff]\\s*$';
 
 /** A field's schema in a request body, with the limits the service applies besides it. */
 export function withServiceLimits(ctx: OpenApiContext, model: Model, field: Field, schema: Json): Json {
+  const limited = bodyLimits(ctx, model, field, schema);
+  // Said in words: `readOnly` itself would tell tools never to send it, which admins may.
+  if (!field.readOnly) return limited;
+  return withNote(
+    limited,
+    ctx.ir.auth
+      ? 'Read-only: only admins may send it (403 for anyone else); the service sets it otherwise.'
+      : 'Read-only: the service sets it; a request that sends it is refused (403).',
+  );
+}
+
+function bodyLimits(ctx: OpenApiContext, model: Model, field: Field, schema: Json): Json {
   if (isSecretField(model, field)) return passwordSchema(schema);
   if (field.type === 'decimal' && field.scale !== null) return decimalSchema(schema, field.scale);
   if (ctx.ir.auth?.userModel === model.name && field.name === 'username')

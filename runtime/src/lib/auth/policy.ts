@@ -8,7 +8,7 @@
 import type { FastifyRequest } from 'fastify';
 import { HttpError } from '../errors.js';
 import type { Model } from '../model.js';
-import type { Permission, Policy, RouteAccess } from '../http/policy.js';
+import { isReadOnly, READ_ONLY, type Permission, type Policy, type RouteAccess } from '../http/policy.js';
 import { ADMIN_ONLY, decide, decidesWithoutObject, selectable, type Acl } from './acl.js';
 import { userModel, type AuthContext } from './context.js';
 import { asNewcomer, callerOf, isAdmin, stillIdentified } from './identity.js';
@@ -38,13 +38,25 @@ export function aclPolicy(ctx: AuthContext): Policy {
           ctx.spec.apiKey ? { 'www-authenticate': 'ApiKey' } : undefined,
         )
       : new HttpError(403, `you may not ${what}`);
-  /** Admins write everything; others what they may see (secrets too: a new password), and never `groups`. */
+  /**
+   * Admins write everything; others what they may see, never `groups` and never a read-only
+   * field. A password, which nobody sees, only in a new object or in their own record: an ACL that
+   * lets members change each other's records (as `allow authenticated update` in a collection
+   * rule does, which item routes fall back to) must not let them set each other's passwords.
+   */
   const writable = (request: FastifyRequest, model: Model, object?: Record<string, unknown>) => {
     if (isAdmin(callerOf(request))) return () => true;
     const isUsers = model.name === users.name;
-    const seen = visible(model, audience(request, ownRecord(model, object)));
+    const own = ownRecord(model, object)(request);
+    const seen = visible(
+      model,
+      audience(request, () => own),
+    );
+    const secretWritable = object === undefined || own;
     return (name: string) =>
-      !(isUsers && name === 'groups') && (seen === null || seen.has(name) || model.field(name)?.secret === true);
+      !(isUsers && name === 'groups') &&
+      !isReadOnly(model, name) &&
+      (model.field(name)?.secret === true ? secretWritable : seen === null || seen.has(name));
   };
   return {
     refusal,
@@ -72,7 +84,12 @@ export function aclPolicy(ctx: AuthContext): Policy {
           error.message,
           refused.map((field) => ({
             field,
-            message: field === 'groups' && isUsers ? 'only admins change groups' : 'is not yours to write',
+            message:
+              field === 'groups' && isUsers
+                ? 'only admins change groups'
+                : isReadOnly(model, field)
+                  ? READ_ONLY
+                  : 'is not yours to write',
           })),
           error.headers,
         );

@@ -10,7 +10,7 @@ import { newEvent } from '../outbox/event.js';
 import { withDefaults, type Model } from '../model.js';
 import { hideRefusedEmbeds } from '../http/embedded.js';
 import { refusedRelinks, relinkRefusal } from '../http/relinks.js';
-import type { Policy } from '../http/policy.js';
+import { isReadOnly, READ_ONLY, type Policy } from '../http/policy.js';
 import { completeRoute } from '../http/routing.js';
 import { statusAnswer, tokenAnswer } from '../http/schemas.js';
 import { includeFor, requestOrigin, requestUrl, serialize } from '../http/serialize.js';
@@ -148,12 +148,18 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
   }
 }
 
-/** What a new user may say about themselves: no groups, no hidden or generated fields. */
+/** What a new user may say about themselves: no groups, no hidden, generated or read-only fields. */
 function checkRegistration(model: Model, body: Rec): Rec {
   const own = fieldsFor(model, 'self');
   const refused = Object.keys(body).filter((name) => {
     const field = model.field(name);
-    return name === 'groups' || !field || field.generated || (!field.secret && own !== null && !own.has(name));
+    return (
+      name === 'groups' ||
+      !field ||
+      field.generated ||
+      isReadOnly(model, name) ||
+      (!field.secret && own !== null && !own.has(name))
+    );
   });
   if (refused.length) {
     throw new HttpError(
@@ -161,7 +167,12 @@ function checkRegistration(model: Model, body: Rec): Rec {
       `a new user cannot set ${refused.join(', ')}`,
       refused.map((field) => ({
         field,
-        message: field === 'groups' ? 'only admins change groups' : 'cannot be set here',
+        message:
+          field === 'groups'
+            ? 'only admins change groups'
+            : isReadOnly(model, field)
+              ? READ_ONLY
+              : 'cannot be set here',
       })),
     );
   }

@@ -4,6 +4,7 @@
  * error shape. The rest comes as plugins (src/app.ts registers them): the error shape of every
  * other failure (error-handler.ts), CORS, rate limits, authentication, the routes.
  */
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import Fastify, {
@@ -21,6 +22,7 @@ import { boundedRegExp, isBase64, JSON_SUFFIX_MEDIA_TYPE } from './patterns.js';
 import { requestShapeProblem } from './request-shape.js';
 import { answerClientError } from './client-errors.js';
 import { RequestLog } from './request-log.js';
+import { parseDate, parseDatetime } from '../values.js';
 
 export interface AppOptions {
   readonly logLevel: string;
@@ -83,8 +85,13 @@ export function createApp(options: AppOptions): FastifyInstance {
         useDefaults: false,
         allowUnionTypes: true,
       },
-      // After ajv-formats, whose `byte` it replaces.
-      onCreate: (ajv) => void ajv.addFormat('byte', { type: 'string', validate: isBase64 }),
+      // After ajv-formats, whose `byte`, `date-time` and `date` it replaces: a body takes the
+      // datetimes and dates that the filters take and the databases keep (values.ts), no others.
+      onCreate: (ajv) =>
+        void ajv
+          .addFormat('byte', { type: 'string', validate: isBase64 })
+          .addFormat('date-time', { type: 'string', validate: (text) => parseDatetime(text) !== undefined })
+          .addFormat('date', { type: 'string', validate: (text) => parseDate(text) !== undefined }),
     },
     routerOptions: { ignoreDuplicateSlashes: false },
     // What the router refuses before any route runs (a bad percent-encoding, a path parameter
@@ -106,8 +113,9 @@ export function createApp(options: AppOptions): FastifyInstance {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   // Bodies are JSON objects; anything else is a 415, not text silently ignored.
   app.removeContentTypeParser(['text/plain', 'application/json']);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJson);
-  app.addContentTypeParser(JSON_SUFFIX_MEDIA_TYPE, { parseAs: 'string' }, parseJson);
+  // As bytes: read as text by Fastify, bytes that are no UTF-8 would become U+FFFD unseen (parseJson).
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJson);
+  app.addContentTypeParser(JSON_SUFFIX_MEDIA_TYPE, { parseAs: 'buffer' }, parseJson);
   // Null until authentication says who calls, and always with auth off: handlers may read it either way.
   app.decorateRequest('user', null);
   // One hook for the runtime's own checks, and it takes a callback, not a promise: every hook is a
@@ -209,6 +217,11 @@ function parseJson(
   body: string | Buffer,
   done: (error: Error | null, value?: unknown) => void,
 ): void {
+  // JSON is UTF-8 (RFC 8259 §8.1): other bytes (a Latin-1 "é") are refused, not stored as U+FFFD.
+  if (typeof body !== 'string' && !isUtf8(body)) {
+    done(badRequest('the request body is not valid UTF-8; send JSON encoded in UTF-8'));
+    return;
+  }
   const text = typeof body === 'string' ? body : body.toString('utf8');
   if (text.trim() === '') {
     // Some clients send `Content-Type: application/json` with every request: a DELETE without a

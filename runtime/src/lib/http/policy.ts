@@ -97,6 +97,14 @@ export function modelRoute(model: Model): RouteAccess {
   return model.aclRoute ?? ADMINS_ONLY;
 }
 
+/** Whether `name` is a read-only field of `model` (`FieldSpec.readOnly`): only admins write it. */
+export function isReadOnly(model: Model, name: string): boolean {
+  return model.field(name)?.readOnly === true;
+}
+
+/** Why a body may not write a read-only field. */
+export const READ_ONLY = 'is read-only: set by the service (or an admin)';
+
 export function openPolicy(maxLimit: number): Policy {
   return {
     authorize: () => Promise.resolve(),
@@ -106,8 +114,17 @@ export function openPolicy(maxLimit: number): Policy {
     needsObject: () => false,
     fieldsNeedObject: () => false,
     visibleFields: () => null,
-    writable: () => () => true,
-    checkWritable: () => undefined,
+    // Without logins nobody is an admin: read-only fields are the service's own code's alone.
+    writable: (_request, model) => (name) => !isReadOnly(model, name),
+    checkWritable(_request, model, fields) {
+      const refused = fields.filter((name) => isReadOnly(model, name));
+      if (refused.length)
+        throw new HttpError(
+          403,
+          `you may not write ${refused.join(', ')}`,
+          refused.map((field) => ({ field, message: READ_ONLY })),
+        );
+    },
     maxLimit: () => maxLimit,
     itemKey: (_request, _model, key) => key,
     refusal: (_request, what) => new HttpError(403, `you may not ${what}`),
