@@ -269,6 +269,22 @@ describe.each(ENGINES)('filters and bulk writes on %s', (engine) => {
     );
   });
 
+  it('takes in a body the datetimes a filter takes, the years 1-99 as written, and none outside 0001-9999 in UTC', async () => {
+    const { api } = world;
+    const created = await api('POST', '/items', { code: 'early', seen_at: '0001-01-01T00:00:00-01:00' });
+    expect([created.status, created.body.seen_at]).toEqual([201, '0001-01-01T01:00:00Z']);
+    try {
+      expect(codes(await get('seen_at__lt=0002-01-01T00:00:00Z'))).toEqual(['early']);
+      for (const seen of ['9999-12-31T23:59:59-01:00', '0001-01-01T00:00:00+01:00', '0000-06-01T00:00:00Z']) {
+        const refused = await api('POST', '/items', { code: 'late', seen_at: seen });
+        expect(refused.status, `${seen} ${refused.text}`).toBe(400);
+        expect((await get(`seen_at=${encodeURIComponent(seen)}`)).status, seen).toBe(400);
+      }
+    } finally {
+      await api('DELETE', `/items/${String(created.body._pk)}`);
+    }
+  });
+
   it('refuses, naming it, a filter it cannot apply; never drops one', async () => {
     for (const query of [
       'tags__gt=red',
