@@ -7,6 +7,7 @@ import type { IrSources } from '../ir/sources.js';
 import type { ServiceIR, UserFunction } from '../ir/types.js';
 import type { Span } from '../diagnostics/source.js';
 import { kebab } from '../ir/naming.js';
+import { undoneItemRules } from './item-rules.js';
 
 export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   checkReservedRoutes(diagnostics, ir, sources);
@@ -15,6 +16,21 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkUserFunctionNames(diagnostics, ir, sources);
   checkModelTypeNames(diagnostics, ir, sources);
   checkReadOnlyRequired(diagnostics, ir, sources);
+  checkUndoneItemRules(diagnostics, ir, sources);
+}
+
+/** An item line the collection rules undo for every member (item-rules.ts): said once per line and permission. */
+function checkUndoneItemRules(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
+  for (const { acl, permission, itemLine, collectionLine } of undoneItemRules(ir)) {
+    diagnostics.report(
+      'SVC2081',
+      `x-ACL "${acl.name}": "${itemLine.text}" gives ${permission} to its principal only in name: a member it does not give it to falls back to the collection rules, where "${collectionLine.text}" gives ${permission} on every object`,
+      {
+        span: sources.aclEntries.get(itemLine) ?? sources.acls.get(acl.name),
+        hint: `end the item rules with "deny authenticated ${permission}" (or "deny everyone all") so that they decide alone, or take ${permission} out of the collection line`,
+      },
+    );
+  }
 }
 
 /**

@@ -700,6 +700,18 @@ export const codes = {
     explanation:
       "A read-only field that is required and has no default is not the caller's to send, so on create the model's `before_create` (or `before_set`) handlers must set it (`event.setFieldValue`). The model has none: a create by anyone but an admin fails with 400 (the field is required).",
   },
+  SVC2081: {
+    severity: 'warning',
+    title: 'item rules the collection rules undo',
+    explanation:
+      'Item routes fall back to the collection rules for a caller no item line decides (as Ramses did). An item line that gives a permission to a `{{principal}}` (`allow {{owner}} update`) then restricts nothing when a collection line gives the same permission to every member (`allow authenticated update`): a member who is not the owner reaches that line and may change every object. End the item rules with a `deny` for the permission so that they decide alone, or narrow the collection line.',
+  },
+  SVC2082: {
+    severity: 'error',
+    title: 'misspelt _db_settings',
+    explanation:
+      'A property has a key that is nearly `_db_settings` (`_db_setings`, `_dbsettings`). Without `_db_settings` a property is documentation only, neither stored nor served (as in Ramses), and a field the schema lists in `required` would quietly be missing; a misspelling is taken for the mistake it is.',
+  },
 
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {

@@ -377,6 +377,16 @@ describe.each(ENGINES)('the library on %s', (engine) => {
     });
   });
 
+  describe('/users/self', () => {
+    it("shows the caller as their own URL does, their books' and notes' keys included", async () => {
+      const self = await as('ann', 'GET', '/users/self');
+      const own = await as('ann', 'GET', '/users/ann');
+      expect(self.status, self.text).toBe(200);
+      expect((own.body['books'] as unknown[]).length).toBeGreaterThan(0);
+      expect({ ...self.body, _self: undefined }).toEqual({ ...own.body, _self: undefined });
+    });
+  });
+
   describe("another member's password", () => {
     // The users' collection rules let members update users (`allow authenticated view, update`), and
     // item routes fall back to them: what keeps ben from ann's record is what he may write of it.

@@ -33,6 +33,7 @@ interface AclModule {
     caller: Caller,
     permission: Permission,
     request: object,
+    model: string,
     object?: Record<string, unknown>,
   ) => Promise<{ allowed: boolean }>;
 }
@@ -92,9 +93,9 @@ describe('ACL decisions, against Pyramid', () => {
   it('decides as Pyramid does on an item (item ACL, then collection ACL) and on a collection', async () => {
     await fc.assert(
       fc.asyncProperty(acl, caller, fc.constantFrom(...ALL_PERMISSIONS), async (rules: Acl, who, permission) => {
-        const onItem = await decide(rules, who, permission, request, { id: 1 });
+        const onItem = await decide(rules, who, permission, request, 'Item', { id: 1 });
         expect(onItem.allowed).toBe(pyramidPermits([rules.item, rules.collection], who, permission));
-        const onCollection = await decide(rules, who, permission, request);
+        const onCollection = await decide(rules, who, permission, request, 'Item');
         expect(onCollection.allowed).toBe(pyramidPermits([rules.collection], who, permission));
       }),
       { numRuns: 2000 },
@@ -110,7 +111,7 @@ describe('ACL decisions, against Pyramid', () => {
     ): AclLine => ({ action, principal, permissions, text });
     const member: Caller = { id: 'bob', groups: new Set(['user']) };
     const collection = [line('allow authenticated update', 'allow', 'authenticated', ['update'])];
-    expect((await decide({ collection, item: [] }, member, 'update', request, { id: 1 })).allowed).toBe(true);
+    expect((await decide({ collection, item: [] }, member, 'update', request, 'Item', { id: 1 })).allowed).toBe(true);
     const narrowed = {
       collection,
       item: [
@@ -118,8 +119,10 @@ describe('ACL decisions, against Pyramid', () => {
         line('deny everyone update', 'deny', 'everyone', ['update']),
       ],
     };
-    expect((await decide(narrowed, member, 'update', request, { id: 1 })).allowed).toBe(false);
-    expect((await decide(narrowed, { id: 'ann', groups: new Set() }, 'update', request, { id: 1 })).allowed).toBe(true);
-    expect((await decide({ collection: [], item: [] }, member, 'view', request)).allowed).toBe(false);
+    expect((await decide(narrowed, member, 'update', request, 'Item', { id: 1 })).allowed).toBe(false);
+    expect(
+      (await decide(narrowed, { id: 'ann', groups: new Set() }, 'update', request, 'Item', { id: 1 })).allowed,
+    ).toBe(true);
+    expect((await decide({ collection: [], item: [] }, member, 'view', request, 'Item')).allowed).toBe(false);
   });
 });

@@ -14,11 +14,12 @@ type Rec = Record<string, unknown>;
 interface Rule {
   readonly action: 'allow' | 'deny';
   readonly permissions: readonly Permission[];
+  readonly model: string;
 }
 type Dynamic = ((request: Request, object: Rec | undefined, rule: Rule) => unknown) & {
   where?: (request: Request, rule: Rule) => unknown;
 };
-interface AclLine extends Rule {
+interface AclLine extends Omit<Rule, 'model'> {
   readonly principal: Principal | { readonly dynamic: string; readonly call: Dynamic };
   readonly text: string;
 }
@@ -39,8 +40,15 @@ type Selection = boolean | Rec;
 const { decide, selectable, grant, user } = (await import(
   new URL('../../runtime/src/lib/auth/acl.ts', import.meta.url).href
 )) as {
-  decide: (acl: Acl, caller: Caller, p: Permission, request: Request, object?: Rec) => Promise<{ allowed: boolean }>;
-  selectable: (acl: Acl, caller: Caller, p: Permission, request: Request) => Promise<Selection>;
+  decide: (
+    acl: Acl,
+    caller: Caller,
+    p: Permission,
+    request: Request,
+    model: string,
+    object?: Rec,
+  ) => Promise<{ allowed: boolean }>;
+  selectable: (acl: Acl, caller: Caller, p: Permission, request: Request, model: string) => Promise<Selection>;
   grant: (rule: Rule, principal: Principal) => unknown;
   user: (id: string) => Principal;
 };
@@ -114,9 +122,9 @@ describe('lists under item rules', () => {
       fc.asyncProperty(fc.array(line, { maxLength: 6 }), caller, objects, async (item, who, rows) => {
         const acl = { collection: LIST_ALL, item };
         const request = requestOf(who);
-        const selection = await selectable(acl, who, 'view', request);
+        const selection = await selectable(acl, who, 'view', request, 'Note');
         for (const row of rows) {
-          const alone = (await decide(acl, who, 'view', request, row)).allowed;
+          const alone = (await decide(acl, who, 'view', request, 'Note', row)).allowed;
           expect(truth(selection, row) === true, `${JSON.stringify(row)} in ${JSON.stringify(selection)}`).toBe(alone);
         }
       }),
@@ -137,13 +145,37 @@ describe('lists under item rules', () => {
     });
     // Without where, as Ramses: every object is listed, though the item itself is refused.
     const withoutWhere = acl([line('allow', { dynamic: 'plain', call: plain }), line('deny', 'everyone')]);
-    expect(await selectable(withoutWhere, member, 'view', requestOf(member))).toBe(true);
+    expect(await selectable(withoutWhere, member, 'view', requestOf(member), 'Note')).toBe(true);
     // With where: the member's own objects only.
     const withWhere = acl([line('allow', { dynamic: 'owner', call: owner }), line('deny', 'everyone')]);
-    expect(await selectable(withWhere, member, 'view', requestOf(member))).toEqual({ owner: 'ann' });
+    expect(await selectable(withWhere, member, 'view', requestOf(member), 'Note')).toEqual({ owner: 'ann' });
     // A fixed principal before it still decides every object.
     const banned: Caller = { id: 'olga', groups: new Set(['banned']) };
     const bannedFirst = acl([line('deny', { group: 'banned' }), line('allow', { dynamic: 'plain', call: plain })]);
-    expect(await selectable(bannedFirst, banned, 'view', requestOf(banned))).toBe(false);
+    expect(await selectable(bannedFirst, banned, 'view', requestOf(banned), 'Note')).toBe(false);
+  });
+
+  it("tell a principal which model's objects it decides on, for its function and its where alike", async () => {
+    // One principal in the x-ACLs of two models, each keeping its owner in a field of its own.
+    const field = (model: string) => (model === 'Venue' ? 'organiser' : 'holder');
+    const shared: Dynamic = (_r, object, rule) =>
+      typeof object?.[field(rule.model)] === 'string'
+        ? grant(rule, user(object[field(rule.model)] as string))
+        : undefined;
+    shared.where = (request, rule) => ({ [field(rule.model)]: String(request.user?.['username']) });
+    const member: Caller = { id: 'ann', groups: new Set(['user']) };
+    const acl: Acl = {
+      collection: LIST_ALL,
+      item: [
+        { action: 'allow', principal: { dynamic: 'shared', call: shared }, permissions: ['view'], text: '' },
+        { action: 'deny', principal: 'everyone', permissions: ['view'], text: '' },
+      ],
+    };
+    const request = requestOf(member);
+    expect(await selectable(acl, member, 'view', request, 'Venue')).toEqual({ organiser: 'ann' });
+    expect(await selectable(acl, member, 'view', request, 'Hold')).toEqual({ holder: 'ann' });
+    expect((await decide(acl, member, 'view', request, 'Venue', { organiser: 'ann' })).allowed).toBe(true);
+    expect((await decide(acl, member, 'view', request, 'Hold', { organiser: 'ann' })).allowed).toBe(false);
+    expect((await decide(acl, member, 'view', request, 'Hold', { holder: 'ann' })).allowed).toBe(true);
   });
 });

@@ -5,7 +5,7 @@
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
 import { get, isMap, isScalar, isSeq, type YEntry, type YMap } from '../../load/ynode.js';
-import { didYouMean } from '../../util/suggest.js';
+import { closest, didYouMean } from '../../util/suggest.js';
 import type { SchemaDocument } from '../../raml/schema-document.js';
 import { TEXT_FIELD_TYPES, type Relationship } from '../types.js';
 import { readField, type FieldDraft, type MutableField } from './fields.js';
@@ -324,6 +324,18 @@ export function warnOfDocumentationOnly(diagnostics: DiagnosticBag, model: Model
   for (const property of model.documentationOnly ?? []) {
     const name = property.key.text;
     if (names.has(name)) continue;
+    // `_db_setings`, `_dbsettings`: a field meant, not documentation.
+    const misspelt = isMap(property.value)
+      ? property.value.entries.find((e) => e.key.text !== '_db_settings' && closest(e.key.text, ['_db_settings']))
+      : undefined;
+    if (misspelt) {
+      diagnostics.report(
+        'SVC2082',
+        `property "${name}" of ${model.name} has "${misspelt.key.text}", not "_db_settings": svcgen would neither store nor serve it`,
+        { span: misspelt.key.span, hint: 'did you mean `_db_settings`?' },
+      );
+      continue;
+    }
     const type = get(property.value as YMap, 'type');
     const jsonTypes = isScalar(type) ? [type.text] : isSeq(type) ? type.items.filter(isScalar).map((t) => t.text) : [];
     const storage = jsonTypes.map((t) => STORAGE_OF_JSON_TYPE[t]).find((t) => t !== undefined) ?? 'string';

@@ -133,6 +133,8 @@ export function principalStubView(ir: ServiceIR, principal: UserFunction) {
     objectType: objectTypeOf(models),
     userType: userModel ?? 'Record<string, unknown>',
     lines: lines.map(commentText),
+    // A principal of several models' x-ACLs: its `where` tells them apart by `rule.model`.
+    shared: models.length > 1 ? models.join(', ') : '',
   };
 }
 

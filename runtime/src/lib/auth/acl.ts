@@ -28,6 +28,11 @@ export type AclResult = readonly AclEntry[] | AclEntry | null | undefined | fals
 export interface AclRule {
   readonly action: 'allow' | 'deny';
   readonly permissions: readonly Permission[];
+  /**
+   * The model whose objects the line decides on (`'Venue'`): one principal may stand in the x-ACLs
+   * of several models, and its `where` names fields of the one asked about.
+   */
+  readonly model: string;
 }
 
 /**
@@ -70,8 +75,8 @@ export function dynamicPrincipal<T, U = Record<string, unknown>>(
   return { dynamic: name, call: call as unknown as DynamicPrincipal<never>, ...(file === undefined ? {} : { file }) };
 }
 
-/** One line of an x-ACL, as generated from the RAML. */
-export interface AclLine extends AclRule {
+/** One line of an x-ACL, as generated from the RAML (its model is the route's, known when it is read). */
+export interface AclLine extends Omit<AclRule, 'model'> {
   readonly principal: Principal | DynamicLine;
   /** The line as written, for messages. */
   readonly text: string;
@@ -122,13 +127,16 @@ export async function decide(
   caller: Caller,
   permission: Permission,
   request: FastifyRequest,
+  model: string,
   object?: Record<string, unknown>,
 ): Promise<Decision> {
   if (object !== undefined) {
-    const item = await firstMatch(acl.item, caller, permission, request, object);
+    const item = await firstMatch(acl.item, caller, permission, request, model, object);
     if (item) return item;
   }
-  return (await firstMatch(acl.collection, caller, permission, request, undefined)) ?? { allowed: false, line: null };
+  return (
+    (await firstMatch(acl.collection, caller, permission, request, model, undefined)) ?? { allowed: false, line: null }
+  );
 }
 
 /** Whether the item rules call no user function, so the decision does not depend on the object. */
@@ -157,6 +165,7 @@ export async function selectable(
   caller: Caller,
   permission: Permission,
   request: FastifyRequest,
+  model: string,
 ): Promise<Selection> {
   let allowed: Selection = false; // decided by an allow line so far
   let decided: Selection = false; // decided by any line so far
@@ -170,7 +179,7 @@ export async function selectable(
     }
     const where = principal.call.where;
     if (!where) return except(denied);
-    const selected = await where(request, { action: line.action, permissions: line.permissions });
+    const selected = await where(request, { action: line.action, permissions: line.permissions, model });
     const fresh = both(selected, except(decided));
     if (line.action === 'allow') allowed = either(allowed, fresh);
     else denied = either(denied, fresh);
@@ -203,12 +212,15 @@ async function firstMatch(
   caller: Caller,
   permission: Permission,
   request: FastifyRequest,
+  model: string,
   object: Record<string, unknown> | undefined,
 ): Promise<Decision | undefined> {
   for (const line of lines) {
     const principal = line.principal;
     const entries: readonly (AclEntry & { text?: string })[] = isDynamic(principal)
-      ? expand(await principal.call(request, object as never, { action: line.action, permissions: line.permissions }))
+      ? expand(
+          await principal.call(request, object as never, { action: line.action, permissions: line.permissions, model }),
+        )
       : [{ ...line, principal }];
     for (const entry of entries) {
       const permissions = entry.permissions === 'all' ? ALL_PERMISSIONS : entry.permissions;

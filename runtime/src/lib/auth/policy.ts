@@ -22,6 +22,7 @@ const VERBS: Readonly<Record<Permission, string>> = {
 };
 
 export function aclPolicy(ctx: AuthContext): Policy {
+  const modelOf = (route: RouteAccess): string => route.model?.name ?? '';
   const aclOf = (route: RouteAccess): Acl =>
     route.acl === null ? ADMIN_ONLY : (ctx.spec.acls[route.acl] ?? ADMIN_ONLY);
   const visible = visibility();
@@ -61,13 +62,13 @@ export function aclPolicy(ctx: AuthContext): Policy {
   return {
     refusal,
     async authorize(request, permission, route, object) {
-      const decision = await decide(aclOf(route), callerOf(request), permission, request, object);
+      const decision = await decide(aclOf(route), callerOf(request), permission, request, modelOf(route), object);
       if (!decision.allowed)
         throw refusal(request, `${VERBS[permission]} ${object ? 'this object' : 'this collection'}`);
     },
     may: async (request, permission, route, object) =>
-      (await decide(aclOf(route), callerOf(request), permission, request, object)).allowed,
-    viewable: (request, route) => selectable(aclOf(route), callerOf(request), 'view', request),
+      (await decide(aclOf(route), callerOf(request), permission, request, modelOf(route), object)).allowed,
+    viewable: (request, route) => selectable(aclOf(route), callerOf(request), 'view', request, modelOf(route)),
     restricts: true,
     needsObject: (route) => !decidesWithoutObject(aclOf(route)),
     fieldsNeedObject: (model) => model.name === users.name,

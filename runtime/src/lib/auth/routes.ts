@@ -142,7 +142,15 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
   if (!ctx.spec.userRouteIsSelf) {
     api.get('/users/self', { schema: { response: { 200: ctx.spec.userResponse } } }, async (request) => {
       if (!request.user) throw new HttpError(401, 'log in to see yourself');
-      return own(request, request.user);
+      // Read with its links, as the user's own URL reads it (`request.user` has none).
+      const key = request.user[model.primaryKey];
+      const user =
+        (await users(ctx).findUnique({
+          where: { [model.primaryKey]: key },
+          include: includeFor(model, ctx.db.models),
+        })) ?? request.user;
+      await hideRefused(request, user);
+      return own(request, user);
     });
     completeRoute(api, '/users/self', ['GET']);
   }

@@ -15,6 +15,8 @@ export interface RouteAccess {
   readonly kind: 'collection' | 'item' | 'singular' | 'attribute';
   /** The x-ACL that guards the route; null: admins only. */
   readonly acl: string | null;
+  /** The model whose objects the rules decide on: the `{{principal}}` functions are told its name. */
+  readonly model?: { readonly name: string };
 }
 
 export interface Policy {
@@ -94,8 +96,12 @@ const ADMINS_ONLY: RouteAccess = { kind: 'item', acl: null };
  * src/acl/model-route.ts).
  */
 export function modelRoute(model: Model): RouteAccess {
-  return model.aclRoute ?? ADMINS_ONLY;
+  let route = modelRoutes.get(model);
+  if (!route) modelRoutes.set(model, (route = { ...(model.aclRoute ?? ADMINS_ONLY), model }));
+  return route;
 }
+
+const modelRoutes = new WeakMap<Model, RouteAccess>();
 
 /** Whether `name` is a read-only field of `model` (`FieldSpec.readOnly`): only admins write it. */
 export function isReadOnly(model: Model, name: string): boolean {

@@ -10,8 +10,8 @@ import type { User } from '../../models/user.js';
  *
  * Called when a request is checked against that line: `request.user` is the caller (a User,
  * null when anonymous), `object` the object of an item route (undefined for collection rules),
- * `rule` the line's action and permissions. Return the rules it stands for, e.g. for the object's
- * owner:
+ * `rule` the line's action and permissions, and `rule.model` the model asked about. Return the rules
+ * it stands for, e.g. for the object's owner:
  *   return object?.owner != null ? grant(rule, user(object.owner)) : undefined;
  * (`grant` and `user` come from '../../lib/auth/index.js'). Returning nothing: the line matches no one.
  * The request may be another route's (a write that links to these objects, the change feed): decide
@@ -27,6 +27,7 @@ export function userProfile(request: RequestBy<User>, object: Profile | undefine
  * stays exact): `true` for every object, `false` for none. Keep it in step with the function, e.g.
  * for the owner:
  *   return request.user ? { owner: request.user.username } : false;
+ * `rule.model` names the model asked about.
  * Without it (delete it), lists show what the collection rules allow once they reach this line.
  */
 userProfile.where = (request: RequestBy<User>, rule: AclRule): PrincipalWhere<Profile> => false;

@@ -1,0 +1,55 @@
+/**
+ * Item rules that the collection rules undo. Item routes fall back to the collection rules for a
+ * caller no item line decides (as the contract says, and as Ramses did): so an item line that gives a permission
+ * to a `{{principal}}` (`allow {{owner}} view, update`) restricts nothing when a collection line
+ * gives it to every member (`allow authenticated view, update`): a member who is not the owner
+ * reaches that line. checks.ts (SVC2081) says so where it happens. acl/matrix.ts reads the rules
+ * the same way, for `inspect --acl`.
+ */
+import type { Acl, AclEntry, Permission, ServiceIR } from '../ir/types.js';
+
+/**
+ * The permissions of item routes that change an object. Not `view`: "everyone reads, the owner
+ * edits" (ramses-example) lists the owner's `view` beside a collection's `allow everyone view` on
+ * purpose, and nothing is lost by it.
+ */
+const ITEM_PERMISSIONS: readonly Permission[] = ['update', 'delete'];
+
+/**
+ * Whether a line speaks of a member (logged in, in group `user`, no admin) who is not the object's
+ * owner, or of its owner: the one a `{{principal}}` stands for.
+ */
+function matches(entry: AclEntry, caller: 'member' | 'owner'): boolean {
+  const p = entry.principal;
+  if (p.kind === 'dynamic') return caller === 'owner';
+  if (p.kind === 'group') return p.group === 'user';
+  return p.kind === 'everyone' || p.kind === 'authenticated';
+}
+
+export interface UndoneItemRule {
+  readonly acl: Acl;
+  readonly permission: Permission;
+  /** The item line that gives the permission to its principal (the owner). */
+  readonly itemLine: AclEntry;
+  /** The collection line that gives it to every member besides. */
+  readonly collectionLine: AclEntry;
+}
+
+/** Each x-ACL guarding an item route whose item rules give a permission to a principal the collection rules then give to every member. */
+export function undoneItemRules(ir: ServiceIR): UndoneItemRule[] {
+  const onItems = new Set(ir.routes.filter((r) => r.kind !== 'collection' && r.acl !== null).map((r) => r.acl));
+  const found: UndoneItemRule[] = [];
+  for (const acl of ir.acls) {
+    if (!onItems.has(acl.name)) continue;
+    for (const permission of ITEM_PERMISSIONS) {
+      const first = (entries: readonly AclEntry[], caller: 'member' | 'owner') =>
+        entries.find((e) => e.permissions.includes(permission) && matches(e, caller));
+      const itemLine = first(acl.item, 'owner');
+      if (itemLine?.action !== 'allow' || itemLine.principal.kind !== 'dynamic') continue;
+      if (first(acl.item, 'member')) continue; // the item rules decide for members too
+      const collectionLine = first(acl.collection, 'member');
+      if (collectionLine?.action === 'allow') found.push({ acl, permission, itemLine, collectionLine });
+    }
+  }
+  return found;
+}
