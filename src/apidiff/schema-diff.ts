@@ -229,6 +229,8 @@ function compareProperties(before: Json, after: Json, place: SchemaPlace, cmp: S
         `was renamed to ${renamed} (renamed_from keeps the stored data, but the JSON field name clients use changed)`,
         `clients must read and send ${renamed}; keep ${name} in the API too if they cannot change yet`,
       );
+      // And whatever else changed with the name (a link to one that became a list of keys).
+      compareSchemas(was[name], is[renamed], at(renamed), { ...cmp, renames: undefined, depth: (cmp.depth ?? 0) + 1 });
       continue;
     }
     if (!(name in is)) {

@@ -156,6 +156,14 @@ describe('classifyChanges', () => {
     const changes = classifyChanges(doc(), after, { renames: new Map([['Thing', new Map([['size', 'bulk']])]]) });
     expect(changes.map((c) => c.kind)).toEqual(['response-field-renamed']);
     expect(changes[0]!.message).toContain('renamed_from keeps the stored data');
+    // Renamed and changed at once (a link to one that became a list of keys): both are said.
+    const retyped = doc((d) => {
+      d.components.schemas.Thing.properties.bulk = { type: 'array', items: { type: 'integer' } };
+      delete d.components.schemas.Thing.properties.size;
+    });
+    const both = classifyChanges(doc(), retyped, { renames: new Map([['Thing', new Map([['size', 'bulk']])]]) });
+    expect(both.map((c) => c.kind)).toContain('response-field-renamed');
+    expect(both.length).toBeGreaterThan(1);
   });
 
   it('never throws on documents of the wrong shape', () => {

@@ -197,6 +197,30 @@ describe.each(SQL_ENGINES)('the SQL migration runner on %s', (engine) => {
     });
   });
 
+  it('names the table and columns a unique constraint fails on, as the API has them, with the query that finds the duplicates', async () => {
+    await onDatabase(engine, 'duplicates', async (db) => {
+      await sql.migrate(db, [initial]);
+      await seed(db);
+      await db.execute("insert into t_author (id, name) values (3, 'ann')");
+      // As svcgen rebuilds a SQLite table (a copy named svc_new_<table>); PostgreSQL adds the constraint in place.
+      const unique: Migration = {
+        name: '0002_unique_name',
+        sqlite: `create table "svc_new_t_author" ("id" integer primary key autoincrement, "name" text not null unique);
+insert into "svc_new_t_author" ("id", "name") select "id", "name" from "t_author";`,
+        postgres: 'alter table "t_author" add constraint "t_author_name_key" unique ("name");',
+        mongodb: [],
+      };
+      const error = String(await sql.migrate(db, [initial, unique]).catch((e: unknown) => e));
+      expect(error).not.toContain('svc_new_');
+      expect(error).toMatch(
+        engine === 'sqlite'
+          ? /UNIQUE constraint failed: t_author\.name \(rows share a value there: select "name", count\(\*\) from "t_author" group by "name" having count\(\*\) > 1\); nothing of it was applied/
+          : /Key \(name\)=\(ann\) is duplicated/,
+      );
+      expect(await applied(db)).toEqual(['0001_initial']);
+    });
+  });
+
   it('records a migration with nothing to run on this engine without running anything', async () => {
     await onDatabase(engine, 'empty', async (db) => {
       const mongoOnly: Migration = {

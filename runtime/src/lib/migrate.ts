@@ -156,11 +156,22 @@ function scriptError(migration: Migration, error: unknown): Error {
       { cause: error },
     );
   }
+  // A SQLite table is rebuilt as svc_new_<table> (src/plan/migrations/storage/sql.ts): the user knows it as <table>.
+  const message = (e.message ?? String(error)).replace(/\bsvc_new_(\w+)\./g, '$1.');
   return new MigrationError(
     // PostgreSQL says which value is at fault in `detail` (e.g. the duplicated key).
-    `migration ${migration.name} failed: ${e.message ?? String(error)}${e.detail ? ` (${e.detail})` : ''}; nothing of it was applied (the migrations before it were): fix the data it names and start again, or change the API and generate from the project as it was before this migration`,
+    `migration ${migration.name} failed: ${message}${e.detail ? ` (${e.detail})` : ''}${duplicatesHint(message)}; nothing of it was applied (the migrations before it were): fix the data it names and start again, or change the API and generate from the project as it was before this migration`,
     { cause: error },
   );
+}
+
+/** For a unique constraint the data breaks (SQLite names the columns): the query that lists the duplicates. */
+function duplicatesHint(message: string): string {
+  const columns = /UNIQUE constraint failed: ((?:\w+\.\w+)(?:, \w+\.\w+)*)/.exec(message)?.[1]?.split(', ');
+  const table = columns?.[0]?.split('.')[0];
+  if (!columns || !table || columns.some((c) => !c.startsWith(`${table}.`))) return '';
+  const names = columns.map((c) => `"${c.slice(table.length + 1)}"`).join(', ');
+  return ` (rows share a value there: select ${names}, count(*) from "${table}" group by ${names} having count(*) > 1)`;
 }
 
 /**
