@@ -109,7 +109,7 @@ export function isReadOnly(model: Model, name: string): boolean {
 }
 
 /** Why a body may not write a read-only field. */
-export const READ_ONLY = 'is read-only: set by the service (or an admin)';
+export const READ_ONLY = 'is read-only: set by the service';
 
 export function openPolicy(maxLimit: number): Policy {
   return {
