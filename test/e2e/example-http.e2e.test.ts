@@ -345,6 +345,20 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
         headers: { 'content-type': 'application/json' },
       });
       expect([utf8.status, utf8.body.name]).toEqual([201, 'café']);
+      // Said to be in another charset: not taken (415); UTF-8 said so, in any spelling, is.
+      const utf16 = await api('POST', '/stories', undefined, {
+        raw: '{"name":"n","description":"d"}',
+        headers: { 'content-type': 'application/json; charset=utf-16' },
+      });
+      expect([utf16.status, utf16.body.message]).toEqual([
+        415,
+        'bodies are read as UTF-8: charset utf-16 is not taken',
+      ]);
+      const spelled = await api('POST', '/stories', undefined, {
+        raw: '{"name":"n","description":"d"}',
+        headers: { 'content-type': 'application/json; Charset="UTF8"' },
+      });
+      expect(spelled.status, spelled.text).toBe(201);
     });
 
     it('takes a DELETE without a body as one, whatever its Content-Type says; a POST needs one', async () => {

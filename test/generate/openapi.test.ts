@@ -405,3 +405,32 @@ describe('changes answered with a status body to a caller who may make them but 
     expect(unseenIn('blog')).toEqual([]);
   });
 });
+
+describe("a list field's choices", () => {
+  it('hold in the bodies when the schema gives its own items (`"items": {"type": "string"}`)', () => {
+    const schema = JSON.stringify({
+      type: 'object',
+      properties: {
+        id: { _db_settings: { type: 'id_field', primary_key: true } },
+        tags: {
+          type: ['array', 'null'],
+          items: { type: 'string', minLength: 1 },
+          _db_settings: { type: 'list', item_type: 'string', choices: ['red', 'green'] },
+        },
+      },
+    });
+    const dir = writeTree({
+      'api.raml': raml(
+        `title: T\n/stories:\n  get:\n  post:\n    body:\n      application/json:\n        schema: !include story.json\n`,
+      ),
+      'story.json': schema,
+    });
+    const analysis = analyze(join(dir, 'api.raml'), { cwd: dir });
+    const document: Json = openApiDocument(analysis.ir!);
+    expect(document['components']['schemas']['StoryCreate']['properties']['tags']['items']).toEqual({
+      type: 'string',
+      minLength: 1,
+      enum: ['red', 'green'],
+    });
+  });
+});

@@ -86,6 +86,10 @@ export class FieldTypes {
 
   private withFieldRules(model: Model, field: Field, base: Record<string, unknown>): Record<string, unknown> {
     const schema = { ...base, ...this.bounds(field), ...(field.type === 'relationship' ? {} : field.validation) };
+    // The schema's own `items` (`{"type": "string"}`) keeps a list's `choices`: they are the field's rule.
+    const choices = (base['items'] as { enum?: unknown } | undefined)?.enum;
+    if (choices && schema['items'] !== base['items'] && typeof schema['items'] === 'object')
+      schema['items'] = { ...(schema['items'] as object), enum: choices };
     if (field.helpText) schema['description'] = field.helpText;
     return field.required || field.type === 'list' || this.isToMany(model, field) ? schema : nullable(schema);
   }

@@ -217,7 +217,17 @@ function parseJson(
   body: string | Buffer,
   done: (error: Error | null, value?: unknown) => void,
 ): void {
-  // JSON is UTF-8 (RFC 8259 §8.1): other bytes (a Latin-1 "é") are refused, not stored as U+FFFD.
+  // JSON is UTF-8 (RFC 8259 §8.1): a body said to be in another charset is not taken (415), and
+  // bytes that are no UTF-8 (a Latin-1 "é") are refused, not stored as U+FFFD.
+  const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1];
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
+    done(
+      new HttpError(415, `bodies are read as UTF-8: charset ${charset.slice(0, 40)} is not taken`, [
+        { field: 'Content-Type', message: 'is not taken' },
+      ]),
+    );
+    return;
+  }
   if (typeof body !== 'string' && !isUtf8(body)) {
     done(badRequest('the request body is not valid UTF-8; send JSON encoded in UTF-8'));
     return;
@@ -248,6 +258,9 @@ function parseJson(
     );
   else done(requestShapeProblem({ body: value }), value);
 }
+
+/** The `charset` parameter of a Content-Type, quoted or not. */
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)/i;
 
 /** Methods whose requests need no body. */
 const WITHOUT_BODY = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS']);
