@@ -77,8 +77,10 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
       const scope = usesItemRules(route, operation, acl) ? 'item' : 'collection';
       // A create whose object becomes the parent's one-to-one partner changes the parent too.
       const linking = operation.action === 'create' && takesParentsPartner(ir, route) ? (above.at(-1) ?? null) : null;
-      // Decided before anything is read: collection rules, and item rules that call no user function.
-      const early = scope === 'collection' || !callsUserCode(acl);
+      // Decided before anything is read: collection rules (but those below a parent that call user
+      // functions, which are given the parent: runtime RouteContext.authorizeCollection), and item
+      // rules that call no user function.
+      const early = scope === 'collection' ? !(route.parent && collectionCallsUserCode(acl)) : !callsUserCode(acl);
       const decisions = CALLERS.map((caller): readonly [CallerKind, Decision] => {
         const decision = decide(acl, scope, caller, operation.permission);
         if (early && !decision.allowed) return [caller, decision];
@@ -142,6 +144,11 @@ function takesParentsPartner(ir: ServiceIR, route: Route): boolean {
   if (!route.parent || route.kind === 'attribute') return false;
   const model = ir.models.find((m) => m.name === route.parent!.model);
   return model?.relationships.find((r) => r.name === route.parent!.field)?.cardinality === 'one';
+}
+
+/** Whether some collection rule calls a user function, which a nested route gives the parent. */
+function collectionCallsUserCode(acl: Acl): boolean {
+  return acl.collection.some((e) => e.principal.kind === 'dynamic');
 }
 
 /** Whether some item rule calls a user function (a `{{dynamic}}` principal), which needs the object. */

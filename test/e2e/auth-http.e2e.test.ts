@@ -267,11 +267,21 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
       expect((await as('root', 'GET', '/users/bob')).body.groups).toEqual(['user']);
     });
 
-    it('gives a user every right on their own profile ({{user_profile}})', async () => {
+    it('gives a user every right on their own profile ({{user_profile}}, deciding a create by rule.parent)', async () => {
+      expect((await as('alice', 'POST', '/users/bob/profile', { address: 'not hers' })).status).toBe(403);
       expect((await as('bob', 'POST', '/users/bob/profile', { address: 'here' })).status).toBe(201);
       expect((await as('bob', 'PATCH', '/users/bob/profile', { address: 'there' })).status).toBe(200);
       expect((await as('alice', 'GET', '/users/bob/profile')).status).toBe(403);
       expect((await api('GET', '/users/bob/profile')).status).toBe(401);
+      expect((await as('root', 'GET', '/users/bob/profile')).body.address).toBe('there');
+      // Nor can another member take it by linking it to herself: the principal, asked about the profile, does not let
+      // her view it, so it is answered as a profile that does not exist.
+      const profile = (await as('root', 'GET', '/users/bob/profile')).body._pk as string;
+      const taken = await as('alice', 'PATCH', '/users/alice', { profile });
+      expect([taken.status, taken.body.errors]).toEqual([
+        400,
+        [{ field: 'profile', message: `Profile ${profile} not found` }],
+      ]);
       expect((await as('root', 'GET', '/users/bob/profile')).body.address).toBe('there');
     });
 

@@ -15,11 +15,12 @@ interface Rule {
   readonly action: 'allow' | 'deny';
   readonly permissions: readonly Permission[];
   readonly model: string;
+  readonly parent?: Rec;
 }
 type Dynamic = ((request: Request, object: Rec | undefined, rule: Rule) => unknown) & {
   where?: (request: Request, rule: Rule) => unknown;
 };
-interface AclLine extends Omit<Rule, 'model'> {
+interface AclLine extends Omit<Rule, 'model' | 'parent'> {
   readonly principal: Principal | { readonly dynamic: string; readonly call: Dynamic };
   readonly text: string;
 }
@@ -47,6 +48,7 @@ const { decide, selectable, grant, user } = (await import(
     request: Request,
     model: string,
     object?: Rec,
+    parent?: Rec,
   ) => Promise<{ allowed: boolean }>;
   selectable: (acl: Acl, caller: Caller, p: Permission, request: Request, model: string) => Promise<Selection>;
   grant: (rule: Rule, principal: Principal) => unknown;
@@ -177,5 +179,26 @@ describe('lists under item rules', () => {
     expect((await decide(acl, member, 'view', request, 'Venue', { organiser: 'ann' })).allowed).toBe(true);
     expect((await decide(acl, member, 'view', request, 'Hold', { organiser: 'ann' })).allowed).toBe(false);
     expect((await decide(acl, member, 'view', request, 'Hold', { holder: 'ann' })).allowed).toBe(true);
+  });
+
+  it('give a principal of the collection rules the parent below which it decides (a create of a nested route)', async () => {
+    const parentsUser: Dynamic = (_r, _object, rule) =>
+      typeof rule.parent?.['username'] === 'string' ? grant(rule, user(rule.parent['username'])) : undefined;
+    const acl: Acl = {
+      collection: [
+        {
+          action: 'allow',
+          principal: { dynamic: 'parents_user', call: parentsUser },
+          permissions: ['create'],
+          text: '',
+        },
+      ],
+      item: [],
+    };
+    const ann: Caller = { id: 'ann', groups: new Set(['user']) };
+    const request = requestOf(ann);
+    expect((await decide(acl, ann, 'create', request, 'Profile', undefined, { username: 'ann' })).allowed).toBe(true);
+    expect((await decide(acl, ann, 'create', request, 'Profile', undefined, { username: 'bob' })).allowed).toBe(false);
+    expect((await decide(acl, ann, 'create', request, 'Profile')).allowed).toBe(false);
   });
 });

@@ -36,10 +36,14 @@ export function userSelf(_request: FastifyRequest, object: User | undefined, rul
 import { grant, user, type AclResult, type AclRule } from '../../lib/auth/index.js';
 import type { Profile } from '../../models/profile.js';
 
-/** Gives the user in the URL every permission on their profile. */
-export function userProfile(request: FastifyRequest, _object: Profile | undefined, rule: AclRule): AclResult {
-  const { username } = request.params as { username?: string };
-  return username ? grant(rule, user(username)) : undefined;
+/**
+ * Gives a user every permission on their profile: the profile's user, or, for a create below a
+ * user, that user (rule.parent). Never the URL's parameters: this function also judges links
+ * made from other routes (a PATCH of a user that takes a profile).
+ */
+export function userProfile(_request: FastifyRequest, object: Profile | undefined, rule: AclRule): AclResult {
+  const owner = object ? object.user : rule.parent?.['username'];
+  return typeof owner === 'string' ? grant(rule, user(owner)) : undefined;
 }
 `,
 };

@@ -33,6 +33,12 @@ export interface AclRule {
    * of several models, and its `where` names fields of the one asked about.
    */
   readonly model: string;
+  /**
+   * Below a parent (a nested route's collection rules: a create or a list of `/users/{username}/profile`,
+   * `/spaces/{id}/pages`), the parent the URL names, as its model's type has it (links as keys),
+   * once the caller may view it. Undefined elsewhere.
+   */
+  readonly parent?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -75,8 +81,8 @@ export function dynamicPrincipal<T, U = Record<string, unknown>>(
   return { dynamic: name, call: call as unknown as DynamicPrincipal<never>, ...(file === undefined ? {} : { file }) };
 }
 
-/** One line of an x-ACL, as generated from the RAML (its model is the route's, known when it is read). */
-export interface AclLine extends Omit<AclRule, 'model'> {
+/** One line of an x-ACL, as generated from the RAML (its model and parent are the request's, known when it is read). */
+export interface AclLine extends Omit<AclRule, 'model' | 'parent'> {
   readonly principal: Principal | DynamicLine;
   /** The line as written, for messages. */
   readonly text: string;
@@ -129,14 +135,23 @@ export async function decide(
   request: FastifyRequest,
   model: string,
   object?: Record<string, unknown>,
+  parent?: Record<string, unknown>,
 ): Promise<Decision> {
   if (object !== undefined) {
-    const item = await firstMatch(acl.item, caller, permission, request, model, object);
+    const item = await firstMatch(acl.item, caller, permission, request, { model, parent }, object);
     if (item) return item;
   }
   return (
-    (await firstMatch(acl.collection, caller, permission, request, model, undefined)) ?? { allowed: false, line: null }
+    (await firstMatch(acl.collection, caller, permission, request, { model, parent }, undefined)) ?? {
+      allowed: false,
+      line: null,
+    }
   );
+}
+
+/** Whether the collection rules call a user function, which may decide by the parent (`AclRule.parent`). */
+export function collectionCallsUserCode(acl: Acl): boolean {
+  return acl.collection.some((line) => isDynamic(line.principal));
 }
 
 /** Whether the item rules call no user function, so the decision does not depend on the object. */
@@ -212,14 +227,18 @@ async function firstMatch(
   caller: Caller,
   permission: Permission,
   request: FastifyRequest,
-  model: string,
+  asked: { readonly model: string; readonly parent: Record<string, unknown> | undefined },
   object: Record<string, unknown> | undefined,
 ): Promise<Decision | undefined> {
   for (const line of lines) {
     const principal = line.principal;
     const entries: readonly (AclEntry & { text?: string })[] = isDynamic(principal)
       ? expand(
-          await principal.call(request, object as never, { action: line.action, permissions: line.permissions, model }),
+          await principal.call(request, object as never, {
+            ...asked,
+            action: line.action,
+            permissions: line.permissions,
+          }),
         )
       : [{ ...line, principal }];
     for (const entry of entries) {

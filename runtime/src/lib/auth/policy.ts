@@ -9,7 +9,7 @@ import type { FastifyRequest } from 'fastify';
 import { HttpError } from '../errors.js';
 import type { Model } from '../model.js';
 import { isReadOnly, READ_ONLY, type Permission, type Policy, type RouteAccess } from '../http/policy.js';
-import { ADMIN_ONLY, decide, decidesWithoutObject, selectable, type Acl } from './acl.js';
+import { ADMIN_ONLY, collectionCallsUserCode, decide, decidesWithoutObject, selectable, type Acl } from './acl.js';
 import { userModel, type AuthContext } from './context.js';
 import { asNewcomer, callerOf, isAdmin, stillIdentified } from './identity.js';
 
@@ -61,16 +61,25 @@ export function aclPolicy(ctx: AuthContext): Policy {
   };
   return {
     refusal,
-    async authorize(request, permission, route, object) {
-      const decision = await decide(aclOf(route), callerOf(request), permission, request, modelOf(route), object);
+    async authorize(request, permission, route, object, parent) {
+      const decision = await decide(
+        aclOf(route),
+        callerOf(request),
+        permission,
+        request,
+        modelOf(route),
+        object,
+        parent,
+      );
       if (!decision.allowed)
         throw refusal(request, `${VERBS[permission]} ${object ? 'this object' : 'this collection'}`);
     },
-    may: async (request, permission, route, object) =>
-      (await decide(aclOf(route), callerOf(request), permission, request, modelOf(route), object)).allowed,
+    may: async (request, permission, route, object, parent) =>
+      (await decide(aclOf(route), callerOf(request), permission, request, modelOf(route), object, parent)).allowed,
     viewable: (request, route) => selectable(aclOf(route), callerOf(request), 'view', request, modelOf(route)),
     restricts: true,
     needsObject: (route) => !decidesWithoutObject(aclOf(route)),
+    collectionNeedsParent: (route) => collectionCallsUserCode(aclOf(route)),
     fieldsNeedObject: (model) => model.name === users.name,
     visibleFields: (request, model, object) => visible(model, audience(request, ownRecord(model, object))),
     writable,

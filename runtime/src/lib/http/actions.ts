@@ -41,7 +41,7 @@ export function actionsFor(services: Services, route: RouteSpec) {
 async function guard(ctx: RouteContext, request: FastifyRequest): Promise<void> {
   const kind = ctx.route.kind;
   if (kind === 'collection' || (kind === 'singular' && request.method === 'POST')) {
-    await ctx.policy.authorize(request, request.method === 'POST' ? 'create' : 'update', ctx.route);
+    await ctx.authorizeCollection(request, request.method === 'POST' ? 'create' : 'update');
   } else if (ctx.writesByKey(request, request.method === 'PUT' ? 'replace' : 'update', guardedBody(request))) {
     await ctx.authorizeByKey(request, 'update');
   } else await ctx.authorizedObject(request, 'update');
@@ -65,7 +65,8 @@ async function options(ctx: RouteContext, request: FastifyRequest): Promise<void
   if (kind === 'item' || kind === 'attribute') await ctx.authorizedObject(request, 'options');
   else {
     const itemRules = kind === 'singular' && !ctx.policy.needsObject(ctx.route);
-    await ctx.policy.authorize(request, 'options', ctx.route, itemRules ? {} : undefined);
+    if (itemRules) await ctx.policy.authorize(request, 'options', ctx.route, {});
+    else await ctx.authorizeCollection(request, 'options');
     if (ctx.route.parent) await ctx.parentKey(ctx.services.db, request);
   }
   const action = ctx.route.kind === 'collection' ? 'collection_options' : 'item_options';

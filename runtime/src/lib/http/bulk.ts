@@ -24,7 +24,7 @@ export async function updateMany(ctx: RouteContext, request: FastifyRequest): Pr
     throw badRequest(`the primary key ${ctx.model.primaryKey} cannot change`, [
       { field: ctx.model.primaryKey, message: 'cannot be changed' },
     ]);
-  await ctx.policy.authorize(request, 'update', ctx.route);
+  await ctx.authorizeCollection(request, 'update');
   const where = await bulkWhere(ctx, request);
   return ctx.write(
     request,
@@ -58,7 +58,7 @@ export async function updateMany(ctx: RouteContext, request: FastifyRequest): Pr
 }
 
 export async function deleteMany(ctx: RouteContext, request: FastifyRequest): Promise<unknown> {
-  await ctx.policy.authorize(request, 'delete', ctx.route);
+  await ctx.authorizeCollection(request, 'delete');
   const where = await bulkWhere(ctx, request);
   return ctx.write(
     request,

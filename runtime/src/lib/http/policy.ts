@@ -29,6 +29,7 @@ export interface Policy {
     permission: Permission,
     route: RouteAccess,
     object?: Record<string, unknown>,
+    parent?: Record<string, unknown>,
   ): Promise<void>;
   /** Whether `authorize` would allow it (no error): for decisions that hide rather than refuse. */
   may(
@@ -36,7 +37,13 @@ export interface Policy {
     permission: Permission,
     route: RouteAccess,
     object?: Record<string, unknown>,
+    parent?: Record<string, unknown>,
   ): Promise<boolean>;
+  /**
+   * Whether the route's collection rules call user functions, which a nested route gives the
+   * parent the URL names (`AclRule.parent`): the parent is then read before they decide.
+   */
+  collectionNeedsParent(route: RouteAccess): boolean;
   /**
    * The objects of the route's collection the request may view by the item rules: all (`true`),
    * none (`false`), or those a condition selects. Lists, counts and searches apply it, so that they
@@ -118,6 +125,7 @@ export function openPolicy(maxLimit: number): Policy {
     viewable: () => Promise.resolve(true),
     restricts: false,
     needsObject: () => false,
+    collectionNeedsParent: () => false,
     fieldsNeedObject: () => false,
     visibleFields: () => null,
     // Without logins nobody is an admin: read-only fields are the service's own code's alone.

@@ -14,7 +14,7 @@ import { combine, type Query, type Rec, type RouteContext } from './route-contex
 export async function index(ctx: RouteContext, request: FastifyRequest): Promise<unknown> {
   if (ctx.route.kind === 'attribute') return attribute(ctx, request);
   const started = performance.now();
-  await ctx.policy.authorize(request, 'view', ctx.route);
+  await ctx.authorizeCollection(request, 'view');
   const query = parseListQuery(ctx.model, request.query as Query, {
     defaultLimit: ctx.services.defaultLimit,
     maxLimit: ctx.policy.maxLimit(request),

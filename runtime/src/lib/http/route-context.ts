@@ -315,13 +315,33 @@ export class RouteContext {
   }
 
   /**
+   * `permission` on the route's collection (a create, a list, a bulk change). Below a parent whose
+   * collection rules call user functions, the parent the URL names is read first (404 when the
+   * caller may not view it) and given to them (`AclRule.parent`): `allow {{space_member}} create`
+   * decides by the space the page is made in.
+   */
+  async authorizeCollection(request: FastifyRequest, permission: Permission): Promise<void> {
+    if (!this.route.parent || !this.policy.collectionNeedsParent(this.route))
+      return this.policy.authorize(request, permission, this.route);
+    const { parent, model } = await this.#viewedParent(this.services.db, request, true);
+    return this.policy.authorize(
+      request,
+      permission,
+      this.route,
+      undefined,
+      withLinkKeys(model, parent, this.services.db.models),
+    );
+  }
+
+  /**
    * The parent the URL names once the caller may view it (else 404), and the route whose rules
    * decide on its model's objects (none with auth off). Read once, with its links as keys when the
-   * decision depends on it (its principals see them).
+   * decision depends on it (its principals see them), or when `typed` (for the route's own).
    */
   async #viewedParent(
     db: ServiceDatabase,
     request: FastifyRequest,
+    typed = false,
   ): Promise<{ parent: Rec; model: Model; route: RouteAccess | undefined }> {
     const model = generic(this.route.parent!.model);
     if (!this.policy.restricts) return { parent: await this.parent(db, request), model, route: undefined };
@@ -330,7 +350,7 @@ export class RouteContext {
     const parent = await this.parent(
       db,
       request,
-      onItem && this.policy.needsObject(route) ? linkKeys(model) : undefined,
+      typed || (onItem && this.policy.needsObject(route)) ? linkKeys(model) : undefined,
     );
     if (!(await this.policy.may(request, 'view', route, onItem ? parent : undefined)))
       throw notFound(`${this.parentNamed(request)} not found`);
