@@ -125,14 +125,16 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
     });
 
     it("refuses a member's PATCH and PUT of themselves that would take bob's story or profile", async () => {
-      for (const body of [
-        { stories: [story['id']] },
-        { assigned_stories: [story['id']] },
-        { profile: profile['id'] },
-      ]) {
+      for (const body of [{ stories: [story['id']] }, { assigned_stories: [story['id']] }]) {
         const reply = await as('mal', 'PATCH', '/users/mal', body);
         expect(reply.status, `${JSON.stringify(body)}: ${reply.text}`).toBe(403);
       }
+      // bob's profile is his alone to view ({{user_profile}}): a link to it is answered as one to no profile.
+      const taken = await as('mal', 'PATCH', '/users/mal', { profile: profile['id'] });
+      expect([taken.status, taken.body.errors], taken.text).toEqual([
+        400,
+        [{ field: 'profile', message: `Profile ${String(profile['id'])} not found` }],
+      ]);
       const put = await as('mal', 'PUT', '/users/mal', {
         username: 'mal',
         email: 'mal@example.com',

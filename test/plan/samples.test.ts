@@ -23,3 +23,13 @@ describe.each(API_FIXTURES)('the samples of %s', (fixture) => {
     }
   });
 });
+
+describe('the samples of a model with a read-only field', () => {
+  it('leave it out of the data they create and change: the generated tests write as members too', () => {
+    const model = serviceModel(fixtureRaml('ramses-starter')).models.find((m) => m.name === 'Item')!;
+    const readOnly = { ...model, fields: model.fields.map((f) => (f.name === 'name' ? { ...f, readOnly: true } : f)) };
+    expect(sampleObject(model, 1)).toHaveProperty('name');
+    expect(sampleObject(readOnly, 1)).not.toHaveProperty('name');
+    expect(sampleObject(readOnly, 1)).toHaveProperty('description');
+  });
+});

@@ -62,9 +62,9 @@ function changeableField(model: Model): Field | undefined {
   );
 }
 
-/** Written by clients, not a link, and something a sample can satisfy. */
+/** Written by clients (not read-only: the tests write as members too), not a link, and something a sample can satisfy. */
 function sampled(field: Field): boolean {
-  if (field.generated || field.type === 'relationship' || field.type === 'foreign_key') return false;
+  if (field.generated || field.readOnly || field.type === 'relationship' || field.type === 'foreign_key') return false;
   const hard =
     'pattern' in field.validation ||
     'const' in field.validation ||

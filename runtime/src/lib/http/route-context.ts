@@ -29,6 +29,13 @@ import { newEvent } from '../outbox/event.js';
 import type { EventAction } from '../outbox/types.js';
 
 export type Rec = Record<string, unknown>;
+
+/** A nested route's parent, once the caller may view it, and the route whose rules decide on its model. */
+interface ViewedParent {
+  readonly parent: Rec;
+  readonly model: Model;
+  readonly route: RouteAccess | undefined;
+}
 export type Query = Record<string, string | string[] | undefined>;
 
 export interface RouteSpec {
@@ -63,6 +70,8 @@ export class RouteContext {
    * the caller may view that one, as the parent's own URL would find it.
    */
   readonly #parentItem: RouteContext | undefined;
+  /** The parent each request names, once read, where the collection rules are given it (`authorizeCollection`). */
+  readonly #viewedParents = new WeakMap<FastifyRequest, Promise<ViewedParent>>();
 
   constructor(
     readonly services: Services,
@@ -323,7 +332,7 @@ export class RouteContext {
   async authorizeCollection(request: FastifyRequest, permission: Permission): Promise<void> {
     if (!this.route.parent || !this.policy.collectionNeedsParent(this.route))
       return this.policy.authorize(request, permission, this.route);
-    const { parent, model } = await this.#viewedParent(this.services.db, request, true);
+    const { parent, model } = await this.#viewedParent(this.services.db, request);
     return this.policy.authorize(
       request,
       permission,
@@ -335,14 +344,18 @@ export class RouteContext {
 
   /**
    * The parent the URL names once the caller may view it (else 404), and the route whose rules
-   * decide on its model's objects (none with auth off). Read once, with its links as keys when the
-   * decision depends on it (its principals see them), or when `typed` (for the route's own).
+   * decide on its model's objects (none with auth off). Where the route's collection rules are
+   * given it, read once a request (the guard, the create and its link ask), with its links as keys.
    */
-  async #viewedParent(
-    db: ServiceDatabase,
-    request: FastifyRequest,
-    typed = false,
-  ): Promise<{ parent: Rec; model: Model; route: RouteAccess | undefined }> {
+  #viewedParent(db: ServiceDatabase, request: FastifyRequest): Promise<ViewedParent> {
+    if (!this.policy.collectionNeedsParent(this.route)) return this.#readViewedParent(db, request, false);
+    let read = this.#viewedParents.get(request);
+    if (!read) this.#viewedParents.set(request, (read = this.#readViewedParent(db, request, true)));
+    return read;
+  }
+
+  /** `#viewedParent`, read; with its links as keys when the decision depends on it (its principals see them), or when `typed`. */
+  async #readViewedParent(db: ServiceDatabase, request: FastifyRequest, typed: boolean): Promise<ViewedParent> {
     const model = generic(this.route.parent!.model);
     if (!this.policy.restricts) return { parent: await this.parent(db, request), model, route: undefined };
     const route = modelRoute(model);
