@@ -215,7 +215,7 @@ describe.each(ENGINES)('the library on %s', (engine) => {
       expect([own.status, keyOf(own.body['owner'], 'username')]).toEqual([201, 'ann']);
     });
 
-    it('cannot be moved by a member from either side, in a PATCH of the note or of her own record; an admin moves it', async () => {
+    it('cannot be moved by a member from either side, in a PATCH of the note or of her own record, one or in bulk; an admin moves it', async () => {
       const mine = (await as('ann', 'POST', '/notes', { text: 'kept' })).body as Rec;
       const bens = (await as('ben', 'POST', '/notes', { text: "ben's" })).body as Rec;
       const path = `/notes/${String(mine['id'])}`;
@@ -223,6 +223,7 @@ describe.each(ENGINES)('the library on %s', (engine) => {
         ['PATCH', path, { owner: 'ben' }],
         ['PATCH', '/users/ann', { notes: [mine['id'], bens['id']] }],
         ['PATCH', '/users/ann', { notes: [] }],
+        ['PATCH', '/users?username=ann', { notes: [] }],
       ] as const) {
         const refused = await as('ann', method, url, body);
         expect(refused.status, `${method} ${url} ${refused.text}`).toBe(403);
