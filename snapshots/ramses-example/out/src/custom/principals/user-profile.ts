@@ -16,7 +16,7 @@ import type { User } from '../../models/user.js';
  *   return object?.owner != null ? grant(rule, user(object.owner)) : undefined;
  * (`grant` and `user` come from '../../lib/auth/index.js'). Returning nothing: the line matches no one.
  * The request may be another route's (a write that links to these objects, the change feed): decide
- * by `object` and `request.user`, not by the URL's parameters.
+ * by `object`, `rule.parent` and `request.user`, never by the URL's parameters.
  */
 export function userProfile(request: RequestBy<User>, object: Profile | undefined, rule: AclRule): AclResult {
   return undefined;
