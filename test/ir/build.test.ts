@@ -166,6 +166,9 @@ describe('fields', () => {
     expect(codes({ type: 'choice', choices: ['ford', 'toyota', 3] })).toEqual(['SVC2010']);
     expect(codes({ type: 'list', item_type: 'integer', choices: [1, 2, 3] })).toEqual([]);
     expect(codes({ type: 'list', item_type: 'integer', choices: [1, '2'] })).toEqual(['SVC2010']);
+    // An interval is whole seconds; an alias is read as its type.
+    expect(codes({ type: 'list', item_type: 'interval', choices: [60, 3600] })).toEqual([]);
+    expect(codes({ type: 'list', item_type: 'biginteger', choices: ['1'] })).toEqual(['SVC2010']);
     expect(codes({ type: 'list', item_type: 'string', choices: ['a', true] })).toEqual(['SVC2010']);
   });
 

@@ -303,6 +303,12 @@ function readOnlyKeyword(ctx: FieldContext, name: string, property: YMap): boole
   return false;
 }
 
+/** The scalar type a name of `item_type` stands for, an alias read as its type (`int`: integer); else undefined. */
+function scalarType(written: string): ScalarFieldType | undefined {
+  const type = (SCALAR_TYPES as readonly string[]).includes(written) ? written : TYPE_ALIASES[written];
+  return SCALAR_TYPES.find((t) => t === type);
+}
+
 /** Draft-03 style `"required": true` on a property is honoured, never dropped. */
 function draft3Required(property: YMap): boolean {
   const required = get(property, 'required');
@@ -518,24 +524,25 @@ class SettingsReader {
     return null;
   }
 
-  /** The JSON type of a choice: text for a `choice` field, the item type's for a `list`. */
+  /**
+   * The JavaScript type of a choice: text for a `choice` field, the item type's first JSON type for
+   * a `list` (`JSON_TYPES_OF`). Read without `itemType()`, which reports a bad item type itself.
+   */
   private choiceKind(): 'string' | 'number' | 'boolean' {
     if (this.type !== 'list') return 'string';
     const itemType = this.settings.entries.find((x) => x.key.text === 'item_type')?.value;
     const written = isScalar(itemType) && typeof itemType.value === 'string' ? itemType.value.toLowerCase() : '';
-    const type = (SCALAR_TYPES as readonly string[]).includes(written) ? written : TYPE_ALIASES[written];
-    if (type === 'boolean') return 'boolean';
-    return ['integer', 'big_integer', 'small_integer', 'float', 'decimal'].includes(type ?? '') ? 'number' : 'string';
+    const type = scalarType(written);
+    const json = (type && JSON_TYPES_OF[type]?.[0]) ?? 'string';
+    return json === 'integer' || json === 'number' ? 'number' : json === 'boolean' ? 'boolean' : 'string';
   }
 
   itemType(): ScalarFieldType | null {
     const e = this.entry('item_type');
     if (!e) return null;
     const written = isScalar(e.value) && typeof e.value.value === 'string' ? e.value.text.toLowerCase() : '';
-    const type = (SCALAR_TYPES as readonly string[]).includes(written)
-      ? (written as ScalarFieldType)
-      : (TYPE_ALIASES[written] as ScalarFieldType | undefined);
-    if (type && SCALAR_TYPES.includes(type)) return type;
+    const type = scalarType(written);
+    if (type) return type;
     this.ctx.diagnostics.report('SVC2005', `unknown item_type "${written}" for "${this.field}"`, {
       span: e.value.span,
       hint: didYouMean(written, SCALAR_TYPES) ?? `list items are one of ${SCALAR_TYPES.join(', ')}`,

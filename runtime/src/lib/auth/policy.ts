@@ -94,12 +94,7 @@ export function aclPolicy(ctx: AuthContext): Policy {
           error.message,
           refused.map((field) => ({
             field,
-            message:
-              field === 'groups' && isUsers
-                ? 'only admins change groups'
-                : isReadOnly(model, field)
-                  ? READ_ONLY
-                  : 'is not yours to write',
+            message: fieldRefusal(model, field, isUsers, 'is not yours to write'),
           })),
           error.headers,
         );
@@ -146,4 +141,10 @@ export function fieldsFor(model: Model, who: Audience): ReadonlySet<string> | nu
   const hidden = new Set(model.hiddenFields);
   const names = (listed ?? model.fields.map((f) => f.name)).filter((name) => !hidden.has(name));
   return new Set(names);
+}
+
+/** Why a field may not be written (a member's body, a registration): groups, a read-only field, else `otherwise`. */
+export function fieldRefusal(model: Model, field: string, isUsers: boolean, otherwise: string): string {
+  if (field === 'groups' && isUsers) return 'only admins change groups';
+  return isReadOnly(model, field) ? READ_ONLY : otherwise;
 }

@@ -10,13 +10,13 @@ import { newEvent } from '../outbox/event.js';
 import { withDefaults, type Model } from '../model.js';
 import { hideRefusedEmbeds } from '../http/embedded.js';
 import { refusedRelinks, relinkRefusal } from '../http/relinks.js';
-import { isReadOnly, READ_ONLY, type Policy } from '../http/policy.js';
+import { isReadOnly, type Policy } from '../http/policy.js';
 import { completeRoute } from '../http/routing.js';
 import { statusAnswer, tokenAnswer } from '../http/schemas.js';
 import { includeFor, requestOrigin, requestUrl, serialize } from '../http/serialize.js';
 import { credentials, userKeyOf, userModel, users, type AuthContext, type PrepareWrite } from './context.js';
 import { clearTicket, callerOf, crossSite, logIn } from './identity.js';
-import { fieldsFor } from './policy.js';
+import { fieldRefusal, fieldsFor } from './policy.js';
 import { newToken, tokenDigest } from './tokens.js';
 import { fingerprint } from './ticket.js';
 import { loginForm } from './logins.js';
@@ -175,12 +175,7 @@ function checkRegistration(model: Model, body: Rec): Rec {
       `a new user cannot set ${refused.join(', ')}`,
       refused.map((field) => ({
         field,
-        message:
-          field === 'groups'
-            ? 'only admins change groups'
-            : isReadOnly(model, field)
-              ? READ_ONLY
-              : 'cannot be set here',
+        message: fieldRefusal(model, field, true, 'cannot be set here'),
       })),
     );
   }

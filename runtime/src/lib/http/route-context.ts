@@ -29,6 +29,7 @@ import { newEvent } from '../outbox/event.js';
 import type { EventAction } from '../outbox/types.js';
 
 export type Rec = Record<string, unknown>;
+export type Query = Record<string, string | string[] | undefined>;
 
 /** A nested route's parent, once the caller may view it, and the route whose rules decide on its model. */
 interface ViewedParent {
@@ -36,7 +37,6 @@ interface ViewedParent {
   readonly model: Model;
   readonly route: RouteAccess | undefined;
 }
-export type Query = Record<string, string | string[] | undefined>;
 
 export interface RouteSpec {
   readonly kind: 'collection' | 'item' | 'singular' | 'attribute';
@@ -332,14 +332,9 @@ export class RouteContext {
   async authorizeCollection(request: FastifyRequest, permission: Permission): Promise<void> {
     if (!this.route.parent || !this.policy.collectionNeedsParent(this.route))
       return this.policy.authorize(request, permission, this.route);
-    const { parent, model } = await this.#viewedParent(this.services.db, request);
-    return this.policy.authorize(
-      request,
-      permission,
-      this.route,
-      undefined,
-      withLinkKeys(model, parent, this.services.db.models),
-    );
+    // Read with its links as keys (#viewedParent): as its model's type has it.
+    const { parent } = await this.#viewedParent(this.services.db, request);
+    return this.policy.authorize(request, permission, this.route, undefined, parent);
   }
 
   /**
