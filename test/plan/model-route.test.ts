@@ -10,6 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { aclMatrix } from '../../src/acl/matrix.js';
 import { modelRoute } from '../../src/acl/model-route.js';
+import { createdBelow } from '../../src/plan/models/model-file.js';
 import { serviceModel } from '../support/generated.js';
 import { fixtureRaml } from '../support/project.js';
 
@@ -33,5 +34,31 @@ describe('the route whose rules decide on a model`s objects', () => {
     // The collection rules let members create; the task's item rules hide it from all but its owner.
     expect(create.outcomes).toEqual({ anonymous: 401, member: 404, owner: 'allow', admin: 'allow' });
     expect(create.lines.member).toBe('(the parent is hidden: deny everyone all)');
+  });
+});
+
+describe('the nested routes that create a model`s objects below the target of its link', () => {
+  const below = (service: typeof ir, name: string, link: string) => {
+    const m = service.models.find((candidate) => candidate.name === name)!;
+    return createdBelow(
+      service,
+      m,
+      m.relationships.find((r) => r.name === link)!,
+    ).createdBelow;
+  };
+
+  it('are the nested collections and singular routes with a POST that follow the link back', () => {
+    expect(below(ir, 'Task', 'project')).toEqual([{ kind: 'collection', acl: 'private_acl' }]);
+    expect(below(ir, 'Checklist', 'task')).toEqual([{ kind: 'singular', acl: 'private_acl' }]);
+    const library = serviceModel(fixtureRaml('library'));
+    expect(below(library, 'Note', 'book')).toEqual([{ kind: 'collection', acl: 'notes_acl' }]);
+    expect(below(library, 'Note', 'featured_in')).toEqual([{ kind: 'singular', acl: 'notes_acl' }]);
+  });
+
+  it('are none for a link no nested route follows, and on the side that does not hold the key', () => {
+    const library = serviceModel(fixtureRaml('library'));
+    expect(below(library, 'Note', 'reply_to')).toBeUndefined();
+    expect(below(library, 'Book', 'notes')).toBeUndefined();
+    expect(below(ir, 'Project', 'tasks')).toBeUndefined();
   });
 });

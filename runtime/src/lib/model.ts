@@ -116,6 +116,18 @@ export interface RelationSpec {
   readonly local: boolean;
   /** What deleting an object of this model does to the related objects: delete them, unlink them, or refuse (409). */
   readonly onDelete: 'cascade' | 'nullify' | 'restrict';
+  /**
+   * A local link: the nested routes that create objects of this model below the link's target
+   * (`/spaces/{id}/memberships` for a membership's `space`). Their collection rules say who may put
+   * an object below a target, so a write that links one there asks them too (http/relinks.ts).
+   */
+  readonly createdBelow?: readonly CreatedBelow[];
+}
+
+/** A nested route that creates objects below a parent: its kind and its x-ACL (null: admins only). */
+export interface CreatedBelow {
+  readonly kind: 'collection' | 'singular';
+  readonly acl: string | null;
 }
 
 export interface ModelSpec<T = Record<string, unknown>> {

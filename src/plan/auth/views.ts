@@ -17,7 +17,7 @@ import {
 import { parentsOf } from '../../ir/parents.js';
 import { commentText, literal, quote } from '../shared/literal.js';
 import { camel, modelNames, principalModule } from '../shared/names.js';
-import { linkToParent } from '../tests/views.js';
+import { linkToParent } from '../shared/parent-link.js';
 
 export function authView(ir: ServiceIR, auth: Auth) {
   const user = ir.models.find((m) => m.name === auth.userModel)!;

@@ -9,6 +9,7 @@ import { isSecretField, type FieldTypes } from '../shared/field-types.js';
 import { shownObjectSchema } from '../openapi/schemas.js';
 import { literal, raw } from '../shared/literal.js';
 import { camel, defaultModule, modelNames, withArticle } from '../shared/names.js';
+import { linkToParent } from '../shared/parent-link.js';
 import { searchFields } from '../shared/search.js';
 import { interfaceSource } from '../shared/ts-types.js';
 
@@ -147,6 +148,7 @@ function modelSpec(ir: ServiceIR, model: Model, types: FieldTypes): Record<strin
       foreignKey: r.foreignKey.field,
       local: holdsKey(model, r),
       onDelete: r.onDelete,
+      ...createdBelow(ir, model, r),
     })),
     nestedRelationships: [...model.nestedRelationships],
     nestingDepth: model.nestingDepth,
@@ -157,6 +159,30 @@ function modelSpec(ir: ServiceIR, model: Model, types: FieldTypes): Record<strin
     aclRoute: modelRules(ir, model),
     selfPath: raw(selfPath(ir, model)),
   };
+}
+
+/**
+ * The nested routes that create objects of `model` below the target of its local link
+ * `relationship` (`/spaces/{id}/memberships` for a membership's `space`), as the runtime asks
+ * their collection rules of a write that puts an object there (runtime/src/lib/http/relinks.ts);
+ * nothing when none does.
+ */
+export function createdBelow(
+  ir: ServiceIR,
+  model: Model,
+  relationship: Relationship,
+): { createdBelow?: { kind: string; acl: string | null }[] } {
+  if (!holdsKey(model, relationship)) return {};
+  const models = new Map(ir.models.map((m) => [m.name, m]));
+  const routes = ir.routes.filter(
+    (route) =>
+      route.model === model.name &&
+      (route.kind === 'collection' || route.kind === 'singular') &&
+      route.parent?.model === relationship.target &&
+      linkToParent(route.parent, models) === relationship.name &&
+      route.operations.some((o) => o.action === 'create'),
+  );
+  return routes.length ? { createdBelow: routes.map((route) => ({ kind: route.kind, acl: route.acl })) } : {};
 }
 
 /**

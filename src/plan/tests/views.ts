@@ -6,6 +6,7 @@
 import { changesUnseen } from '../../acl/unseen-writes.js';
 import { parentsOf } from '../../ir/parents.js';
 import type { Model, Operation, Route, RouteParent, ServiceIR } from '../../ir/types.js';
+import { linkToParent } from '../shared/parent-link.js';
 import { quote } from '../shared/literal.js';
 import { withArticle } from '../shared/names.js';
 import { clientAccessors, type AccessStep } from '../client/accessors.js';
@@ -407,14 +408,6 @@ export class RouteTests {
     if (methods.has('GET')) methods.add('HEAD');
     return [...methods].sort().join(', ');
   }
-}
-
-/**
- * The field of the objects below `parent` in a URL that points at it (the other side of the
- * parent's relationship it follows), or null.
- */
-export function linkToParent(parent: RouteParent, models: ReadonlyMap<string, Model>): string | null {
-  return models.get(parent.model)!.relationships.find((r) => r.name === parent.field)?.inverse ?? null;
 }
 
 /** The variable of the parent `levelsUp` above a route's objects: `parent`, `grandparent`, then `ancestor3`… */

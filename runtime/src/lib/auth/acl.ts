@@ -36,7 +36,9 @@ export interface AclRule {
   /**
    * Below a parent (a nested route's collection rules: a create or a list of `/users/{username}/profile`,
    * `/spaces/{id}/pages`), the parent the URL names, as its model's type has it (links as keys),
-   * once the caller may view it. Undefined elsewhere.
+   * once the caller may view it; for a write that links an object below a parent another way
+   * (http/relinks.ts), that parent (the written object as it will be, when the link is its backref).
+   * Undefined elsewhere.
    */
   readonly parent?: Readonly<Record<string, unknown>>;
 }

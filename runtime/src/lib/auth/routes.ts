@@ -9,7 +9,7 @@ import { inTransaction, withEvents, type Action, type EventRun } from '../events
 import { newEvent } from '../outbox/event.js';
 import { withDefaults, type Model } from '../model.js';
 import { hideRefusedEmbeds } from '../http/embedded.js';
-import { refusedRelinks, relinkRefusal } from '../http/relinks.js';
+import { refusedActs, refusedRelinks, relinkRefusal } from '../http/relinks.js';
 import { isReadOnly, type Policy } from '../http/policy.js';
 import { completeRoute } from '../http/routing.js';
 import { statusAnswer, tokenAnswer } from '../http/schemas.js';
@@ -59,12 +59,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
         async (db, data) => {
           // Linking objects moves their links: a new user may link only what anyone may change.
           const refused = await refusedRelinks(policy, request, db, { model, object: undefined, data, fields });
-          if (refused.length)
-            throw relinkRefusal(
-              403,
-              `a new user cannot change ${refused.map((r) => `${r.model} ${String(r.key)}`).join(', ')}`,
-              refused,
-            );
+          if (refused.length) throw relinkRefusal(403, `a new user cannot ${refusedActs(refused)}`, refused);
           user = await users(ctx, db).create({ data, include: includeFor(model, db.models) });
           await db.appendEvents([newEvent(db.models, model, 'register', user)]);
           if (token) await saveToken(ctx, db, user, token);

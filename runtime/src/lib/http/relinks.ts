@@ -4,7 +4,11 @@
  * whoever had it. A caller may move a link only where they may change the objects it moves: every
  * object whose foreign key the write changes and, for a one-to-one link, every object that loses
  * its partner must pass the caller's `update` rules (the x-ACL of its model's route,
- * `Model.aclRoute`). One that does not refuses the whole request, before anything is written.
+ * `Model.aclRoute`). An object put below a parent that a nested route creates objects below
+ * (`/spaces/{id}/memberships`: a membership's `space`) must be one the caller may create there: a
+ * move into a parent, or a create elsewhere that names it, asks what a create below it asks
+ * (`RelationSpec.createdBelow`). One that does not refuses the whole request, before anything is
+ * written.
  * The object being written is the route's to authorize; a link kept in its own row moves no one
  * else's foreign key. An object the write names that the caller may not view is answered as one
  * that does not exist (400), on either side of the link, and a refusal does not name an object the
@@ -15,8 +19,8 @@ import type { FastifyRequest } from 'fastify';
 import type { ServiceDatabase } from '../database.js';
 import { HttpError } from '../errors.js';
 import { UnknownReference } from '../repository.js';
-import type { Model, RelationSpec } from '../model.js';
-import { modelRoute, type Policy } from './policy.js';
+import type { CreatedBelow, Model, RelationSpec } from '../model.js';
+import { modelRoute, type Policy, type RouteAccess } from './policy.js';
 import { linkKeys } from './serialize.js';
 import { text } from '../text.js';
 
@@ -25,13 +29,18 @@ type Rec = Record<string, unknown>;
 /** Keys per statement when the objects a write moves are read. */
 const SLICE = 500;
 
-/** An object that a write would re-link and that the caller may not change. */
+/**
+ * An object that a write would re-link and that the caller may not change, or (`placing`) a parent
+ * that a write would put an object below where the caller may not create one.
+ */
 export interface RefusedLink {
   /** The relationship of the written object that moves it. */
   readonly field: string;
   readonly model: string;
-  /** Absent for an object the caller may not view, which only the write itself names. */
+  /** Absent for an object the caller may not view, which only the write itself names, and for a new one. */
   readonly key?: unknown;
+  /** The model of the object put below this one, when that is what is refused. */
+  readonly placing?: string;
 }
 
 export interface LinkWrite {
@@ -53,8 +62,18 @@ export async function checkRelinks(
 ): Promise<void> {
   const refused = await refusedRelinks(policy, request, db, write);
   if (refused.length === 0) return;
-  const error = policy.refusal(request, `change ${refused.map(describe).join(', ')}`);
+  const error = policy.refusal(request, refusedActs(refused));
   throw relinkRefusal(error.statusCode, error.message, refused, error.headers);
+}
+
+/** What the caller may not do, for `Policy.refusal`: "change Story 2, which this write would link or unlink". */
+export function refusedActs(refused: readonly RefusedLink[]): string {
+  const moved = refused.filter((r) => !r.placing);
+  const placed = refused.filter((r) => r.placing);
+  return [
+    ...(moved.length ? [`change ${moved.map(describe).join(', ')}`] : []),
+    ...placed.map((r) => `create ${article(r.placing!)} below ${describe(r)}`),
+  ].join(', nor ');
 }
 
 /** The refusal of a write that would move links of objects the caller may not change. */
@@ -66,8 +85,13 @@ export function relinkRefusal(
 ): HttpError {
   return new HttpError(
     status,
-    `${message}, which this write would link or unlink`,
-    refused.map((r) => ({ field: r.field, message: `moves the link of ${describe(r)}, which you may not change` })),
+    refused.some((r) => !r.placing) ? `${message}, which this write would link or unlink` : message,
+    refused.map((r) => ({
+      field: r.field,
+      message: r.placing
+        ? `puts ${article(r.placing)} below ${describe(r)}, where you may not create one`
+        : `moves the link of ${describe(r)}, which you may not change`,
+    })),
     headers,
   );
 }
@@ -96,14 +120,19 @@ export async function refusedRelinks(
     if (!write.fields.includes(relation.name) || write.data[relation.name] === undefined) continue;
     if (relation.local) {
       for (const key of gainedKeys(db, write, relation)) {
-        const refusal = await linkTarget(policy, request, db, relation, key);
-        if (refusal === 'unchangeable') refused.push({ field: relation.name, model: relation.target, key });
+        const refusal = await linkTarget(policy, request, db, write.model, relation, key);
+        const link = { field: relation.name, model: relation.target, key };
+        if (refusal === 'unchangeable') refused.push(link);
+        else if (refusal === 'unplaceable') refused.push({ ...link, placing: write.model.name });
         else if (refusal === 'unseen') unseen ??= new UnknownReference(relation.name, relation.target, [key]);
       }
     }
     const moved = relation.local
       ? await lostPartners(db, write, relation)
       : await movedOnTheOtherSide(db, write, relation);
+    // What the objects this side gains are put below: the written object as it will be.
+    const parent = { ...write.object, ...write.data };
+    const ownKey = parent[write.model.primaryKey] ?? undefined;
     const unseenObjects = new Set<Rec>();
     for (const { model, object, role, leftFor } of moved) {
       const key = object[model.primaryKey];
@@ -115,10 +144,13 @@ export async function refusedRelinks(
         continue;
       }
       if (leftFor && unseenObjects.has(leftFor)) continue;
-      if (await mayChange(model, object)) continue;
-      // Which object a hidden one is linked to is not said: only that the write would move it.
-      const hidden = role === 'loser' && !(await mayView(model, object));
-      refused.push({ field: relation.name, model: model.name, ...(hidden ? {} : { key }) });
+      if (!(await mayChange(model, object))) {
+        // Which object a hidden one is linked to is not said: only that the write would move it.
+        const hidden = role === 'loser' && !(await mayView(model, object));
+        refused.push({ field: relation.name, model: model.name, ...(hidden ? {} : { key }) });
+      } else if (role === 'gained' && !(await mayCreateBelow(policy, request, model, relation.inverse, parent))) {
+        refused.push({ field: relation.name, model: write.model.name, key: ownKey, placing: model.name });
+      }
     }
   }
   if (unseen && refused.length === 0) throw unseen;
@@ -140,20 +172,55 @@ async function linkTarget(
   policy: Policy,
   request: FastifyRequest,
   db: ServiceDatabase,
+  model: Model,
   relation: RelationSpec,
   key: unknown,
-): Promise<'unseen' | 'unchangeable' | null> {
+): Promise<'unseen' | 'unchangeable' | 'unplaceable' | null> {
   if (!policy.restricts) return null;
   const target = db.models.get(relation.target)!;
   const route = modelRoute(target);
   const oneToOne = target.relation(relation.inverse)?.cardinality === 'one';
-  const byObject = route.kind === 'item' && (oneToOne || policy.needsObject(route));
+  const byObject =
+    (route.kind === 'item' && (oneToOne || policy.needsObject(route))) ||
+    createdBelow(model, relation).some((below) => policy.collectionNeedsParent(below));
   const object = byObject ? await loadOne(db, target, key) : {};
   if (!object) return null;
   const onItem = route.kind === 'item' ? object : undefined;
   if (!(await policy.may(request, 'view', route, onItem))) return 'unseen';
-  return oneToOne && !(await policy.may(request, 'update', route, onItem)) ? 'unchangeable' : null;
+  if (oneToOne && !(await policy.may(request, 'update', route, onItem))) return 'unchangeable';
+  return (await mayCreateBelow(policy, request, model, relation.name, object)) ? null : 'unplaceable';
 }
+
+/**
+ * Whether the caller may create an object of `model` below `parent`, the target of its link
+ * `link`, on one of the nested routes that create them there: true when no route does (a link
+ * asks only that the caller may view its target).
+ */
+async function mayCreateBelow(
+  policy: Policy,
+  request: FastifyRequest,
+  model: Model,
+  link: string,
+  parent: Rec,
+): Promise<boolean> {
+  const relation = model.relation(link);
+  if (!relation?.local) return true;
+  const routes = createdBelow(model, relation);
+  for (const route of routes) if (await policy.may(request, 'create', route, undefined, parent)) return true;
+  return routes.length === 0;
+}
+
+/** `relation.createdBelow` as the policy takes routes, made once per relation. */
+function createdBelow(model: Model, relation: RelationSpec): readonly RouteAccess[] {
+  let routes = belowRoutes.get(relation);
+  if (!routes) {
+    const asRoute = (below: CreatedBelow): RouteAccess => ({ ...below, model: { name: model.name } });
+    belowRoutes.set(relation, (routes = (relation.createdBelow ?? []).map(asRoute)));
+  }
+  return routes;
+}
+
+const belowRoutes = new WeakMap<RelationSpec, readonly RouteAccess[]>();
 
 /** The keys a link kept in the written object's row points at after the write and did not before. */
 function gainedKeys(db: ServiceDatabase, write: LinkWrite, relation: RelationSpec): unknown[] {
@@ -260,5 +327,11 @@ function keyOf(value: unknown, model: Model): unknown {
 }
 
 function describe(link: RefusedLink): string {
+  if (link.placing && link.key === undefined) return `the new ${link.model}`;
   return 'key' in link ? `${link.model} ${text(link.key)}` : `a ${link.model} you may not view`;
+}
+
+/** "a Membership", "an Item". */
+function article(model: string): string {
+  return `${/^[AEIOU]/i.test(model) ? 'an' : 'a'} ${model}`;
 }

@@ -149,6 +149,7 @@ export const addressModel = defineModel<Address>({
       foreignKey: 'author_id',
       local: true,
       onDelete: 'nullify',
+      createdBelow: [{ kind: 'singular', acl: null }],
     },
   ],
   nestedRelationships: [],

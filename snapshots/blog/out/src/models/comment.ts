@@ -211,6 +211,7 @@ export const commentModel = defineModel<Comment>({
       foreignKey: 'post_id',
       local: true,
       onDelete: 'nullify',
+      createdBelow: [{ kind: 'collection', acl: null }],
     },
     {
       name: 'replies',

@@ -288,6 +288,7 @@ export const postModel = defineModel<Post>({
       foreignKey: 'author_id',
       local: true,
       onDelete: 'nullify',
+      createdBelow: [{ kind: 'collection', acl: null }],
     },
     {
       name: 'comments',

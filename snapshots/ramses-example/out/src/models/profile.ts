@@ -133,6 +133,7 @@ export const profileModel = defineModel<Profile>({
       foreignKey: 'user_id',
       local: true,
       onDelete: 'nullify',
+      createdBelow: [{ kind: 'singular', acl: 'user_profile_acl' }],
     },
   ],
   nestedRelationships: [],

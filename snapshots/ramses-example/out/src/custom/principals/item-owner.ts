@@ -10,7 +10,8 @@ import type { User } from '../../models/user.js';
  * Called when a request is checked against that line: `request.user` is the caller (a User,
  * null when anonymous), `object` the object of an item route (undefined for collection rules),
  * `rule` the line's action and permissions, `rule.model` the model asked about and, below a parent
- * (a create or a list of a nested route), `rule.parent` the parent the URL names. Return the rules
+ * (a create or a list of a nested route, a write that links an object below one), `rule.parent`
+ * that parent. Return the rules
  * it stands for, e.g. for the object's owner:
  *   return object?.owner != null ? grant(rule, user(object.owner)) : undefined;
  * (`grant` and `user` come from '../../lib/auth/index.js'). Returning nothing: the line matches no one.

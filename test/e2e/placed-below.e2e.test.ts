@@ -1,0 +1,309 @@
+/**
+ * A link that puts an object below a parent asks what creating it there asks. Memberships are made
+ * below a space (`/spaces/{id}/memberships`) by the space's owner alone (`{{space_owner}}`, decided
+ * by `rule.parent`); a member owns the memberships she made, and may change them. Before, she could
+ * move one of hers into another member's space, or make one there through the flat `/memberships`,
+ * or hand one to another space from the space's side: a link asked only that she may view its
+ * target. Tried on every engine, as a member, as the other space's owner and as an admin.
+ */
+import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
+import { raml, writeTree } from '../support/files.js';
+import { apiClient, type Api, type Reply } from '../support/http.js';
+import { repoRoot } from '../support/paths.js';
+import { linkDependencies, tool } from '../support/project.js';
+import { startService, type RunningService } from '../support/server.js';
+
+type Rec = Record<string, unknown>;
+
+const API = raml(`title: Spaces
+baseUri: http://{host}/{version}
+version: v1
+securitySchemes:
+  - ticket:
+      type: x-Ticket
+      settings:
+        secret: auth_tkt_secret
+  - spaces_acl:
+      type: x-ACL
+      settings:
+        collection: |
+          allow g:admin all
+          allow authenticated view, create
+        item: |
+          allow g:admin all
+          allow {{owner}} delete
+          allow authenticated view, update
+  - space_memberships_acl:
+      type: x-ACL
+      settings:
+        collection: |
+          allow g:admin all
+          allow {{space_owner}} create
+          allow authenticated view
+        item: |
+          allow g:admin all
+          allow {{owner}} view, update, delete
+          deny everyone all
+  - memberships_acl:
+      type: x-ACL
+      settings:
+        collection: |
+          allow g:admin all
+          allow authenticated view, create
+        item: |
+          allow g:admin all
+          allow {{owner}} view, update, delete
+          deny everyone all
+  - users_acl:
+      type: x-ACL
+      settings:
+        collection: |
+          allow g:admin all
+          allow authenticated view
+        item: |
+          allow g:admin all
+          allow authenticated view
+securedBy: [ticket]
+/spaces:
+  securedBy: [spaces_acl]
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include space.json
+  /{id}:
+    get:
+    patch:
+    /memberships:
+      securedBy: [space_memberships_acl]
+      get:
+      post:
+/memberships:
+  securedBy: [memberships_acl]
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include membership.json
+  /{id}:
+    get:
+    patch:
+/users:
+  securedBy: [users_acl]
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include user.json
+  /{username}:
+    get:
+`);
+
+const schemas = {
+  'space.json': {
+    type: 'object',
+    _event_handlers: { before_create: ['set_space_owner'] },
+    properties: {
+      id: { _db_settings: { type: 'id_field', primary_key: true } },
+      name: { type: 'string', _db_settings: { type: 'string', required: true } },
+      owner: { readOnly: true, _db_settings: { type: 'string' } },
+      memberships: { _db_settings: { type: 'relationship', document: 'Membership', backref_name: 'space' } },
+    },
+  },
+  'membership.json': {
+    type: 'object',
+    _event_handlers: { before_create: ['set_membership_owner'] },
+    properties: {
+      id: { _db_settings: { type: 'id_field', primary_key: true } },
+      member: { type: 'string', _db_settings: { type: 'string', required: true } },
+      owner: { readOnly: true, _db_settings: { type: 'string' } },
+      space_id: {
+        _db_settings: {
+          type: 'foreign_key',
+          ref_document: 'Space',
+          ref_column: 'space.id',
+          ref_column_type: 'id_field',
+        },
+      },
+    },
+  },
+  'user.json': {
+    type: 'object',
+    _auth_model: true,
+    _hidden_fields: ['password'],
+    properties: {
+      username: { _db_settings: { type: 'string', primary_key: true, required: true, min_length: 1, max_length: 50 } },
+      email: { _db_settings: { type: 'string', required: true, unique: true } },
+      password: { _db_settings: { type: 'string', required: true, min_length: 8 } },
+      groups: { _db_settings: { type: 'list', item_type: 'string', default: ['user'] } },
+    },
+  },
+};
+
+/** The user code, as the stubs' comments say to write it: by `object`, `rule.parent` and `request.user`. */
+const USER_CODE: Record<string, string> = {
+  'principals/owner.ts': `import type { FastifyRequest } from 'fastify';
+import { grant, user, type AclResult, type AclRule } from '../../lib/auth/index.js';
+import type { Membership } from '../../models/membership.js';
+import type { Space } from '../../models/space.js';
+
+export function owner(_request: FastifyRequest, object: Space | Membership | undefined, rule: AclRule): AclResult {
+  return object?.owner != null ? grant(rule, user(object.owner)) : undefined;
+}
+`,
+  'principals/space-owner.ts': `import type { FastifyRequest } from 'fastify';
+import { grant, user, type AclResult, type AclRule } from '../../lib/auth/index.js';
+import type { Membership } from '../../models/membership.js';
+
+/** The owner of the space a membership is made in. */
+export function spaceOwner(_request: FastifyRequest, _object: Membership | undefined, rule: AclRule): AclResult {
+  const owner = rule.parent?.['owner'];
+  return typeof owner === 'string' ? grant(rule, user(owner)) : undefined;
+}
+`,
+  ...Object.fromEntries(
+    ['Space', 'Membership'].map((model) => [
+      `handlers/set-${model.toLowerCase()}-owner.ts`,
+      `import type { Set${model}OwnerEvent } from '../../events.js';
+
+export async function set${model}Owner(event: Set${model}OwnerEvent): Promise<void> {
+  const user = event.view.request.user;
+  if (user) event.setFieldValue('owner', String(user['username']));
+}
+`,
+    ]),
+  ),
+};
+
+const work = join(repoRoot, '.tmp', 'e2e-placed-below');
+let dir: string;
+
+beforeAll(async () => {
+  rmSync(work, { recursive: true, force: true });
+  const source = writeTree({
+    'api.raml': API,
+    ...Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, JSON.stringify(schema)])),
+  });
+  dir = join(work, 'project');
+  const generated = await runCli(['generate', join(source, 'api.raml'), '-o', dir], repoRoot);
+  expect(generated.code, generated.stderr).toBe(0);
+  await linkDependencies(dir);
+  for (const [file, code] of Object.entries(USER_CODE)) writeFileSync(join(dir, 'src/custom', file), code);
+  const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
+  expect(build.exitCode, build.all).toBe(0);
+}, 600_000);
+
+describe.each(ENGINES)('a link puts an object below a parent only where its caller may create it, on %s', (engine) => {
+  let database: TestDatabase;
+  let service: RunningService;
+  let api: Api;
+  const cookies = new Map<string, string>();
+  const as = (who: string, method: string, path: string, body?: unknown): Promise<Reply> =>
+    api(method, path, body, { headers: { cookie: cookies.get(who)! } });
+  let annSpace: unknown;
+  let benSpace: unknown;
+  /** A membership ann made in her space: hers to change. */
+  let annMembership: unknown;
+  const spaceOf = async (membership: unknown) =>
+    (await as('root', 'GET', `/memberships/${String(membership)}`)).body['space'];
+
+  beforeAll(async () => {
+    database = await testDatabase(engine, dir, 'placed');
+    service = await startService(
+      dir,
+      {
+        ...database.env,
+        SVC_AUTH: 'true',
+        SVC_AUTH_TKT_SECRET: 'placed-secret-0123456789abcdef0123456789',
+        SVC_SYSTEM_USER: 'root',
+        SVC_SYSTEM_PASSWORD: 'root-password',
+        SVC_SYSTEM_EMAIL: 'root@example.com',
+        SVC_RATE_LIMIT_AUTH: '0',
+      },
+      '/v1',
+    );
+    api = apiClient(service.origin, '/v1');
+    const keep = (who: string, reply: Reply) => {
+      expect(reply.status, reply.text).toBeLessThan(300);
+      cookies.set(who, /auth_tkt=[^;]*/.exec(reply.headers.get('set-cookie') ?? '')![0]);
+    };
+    keep('root', await api('POST', '/auth/login', { login: 'root', password: 'root-password' }));
+    for (const name of ['ann', 'ben'])
+      keep(
+        name,
+        await api('POST', '/auth/register', { username: name, email: `${name}@example.com`, password: 'password-123' }),
+      );
+    const made = async (who: string, path: string, body: Rec) => {
+      const reply = await as(who, 'POST', path, body);
+      expect(reply.status, reply.text).toBe(201);
+      return reply.body['id'];
+    };
+    annSpace = await made('ann', '/spaces', { name: "ann's" });
+    benSpace = await made('ben', '/spaces', { name: "ben's" });
+    annMembership = await made('ann', `/spaces/${String(annSpace)}/memberships`, { member: 'carl' });
+  }, 120_000);
+
+  afterAll(async () => {
+    await service?.stop();
+    await database?.drop();
+  });
+
+  it("refuses a member's create below another's space on its nested route", async () => {
+    const reply = await as('ann', 'POST', `/spaces/${String(benSpace)}/memberships`, { member: 'carl' });
+    expect(reply.status, reply.text).toBe(403);
+  });
+
+  it("refuses a member who moves her membership into another's space, and it stays where it was", async () => {
+    const reply = await as('ann', 'PATCH', `/memberships/${String(annMembership)}`, { space: benSpace });
+    expect([reply.status, reply.body['message'], reply.body['errors']], reply.text).toEqual([
+      403,
+      `you may not create a Membership below Space ${String(benSpace)}`,
+      [{ field: 'space', message: `puts a Membership below Space ${String(benSpace)}, where you may not create one` }],
+    ]);
+    expect(await spaceOf(annMembership)).toEqual(annSpace);
+  });
+
+  it("refuses a create through the flat route that names another's space, and nothing is made", async () => {
+    const before = (await as('root', 'GET', '/memberships?_count')).body;
+    const reply = await as('ann', 'POST', '/memberships', { member: 'dan', space: benSpace });
+    expect(reply.status, reply.text).toBe(403);
+    expect((await as('root', 'GET', '/memberships?_count')).body).toEqual(before);
+  });
+
+  it("refuses a member who hands her membership to another's space from the space's side", async () => {
+    // She may update every space and her own membership, but not create memberships in ben's space.
+    const reply = await as('ann', 'PATCH', `/spaces/${String(benSpace)}`, { memberships: [annMembership] });
+    expect([reply.status, reply.body['errors']], reply.text).toEqual([
+      403,
+      [
+        {
+          field: 'memberships',
+          message: `puts a Membership below Space ${String(benSpace)}, where you may not create one`,
+        },
+      ],
+    ]);
+    expect(await spaceOf(annMembership)).toEqual(annSpace);
+  });
+
+  it('lets a member link what she may create there, and change what she does not move', async () => {
+    const flat = await as('ann', 'POST', '/memberships', { member: 'dan', space: annSpace });
+    expect(flat.status, flat.text).toBe(201);
+    const renamed = await as('ann', 'PATCH', `/memberships/${String(annMembership)}`, { member: 'carla' });
+    expect(renamed.status, renamed.text).toBe(200);
+    const second = (await as('ann', 'POST', '/spaces', { name: "ann's second" })).body['id'];
+    const moved = await as('ann', 'PATCH', `/memberships/${String(flat.body['id'])}`, { space: second });
+    expect(moved.status, moved.text).toBe(200);
+    expect(await spaceOf(flat.body['id'])).toEqual(second);
+  });
+
+  it('lets an admin move a membership anywhere', async () => {
+    const reply = await as('root', 'PATCH', `/memberships/${String(annMembership)}`, { space: benSpace });
+    expect(reply.status, reply.text).toBe(200);
+    expect(await spaceOf(annMembership)).toEqual(benSpace);
+  });
+});
