@@ -8,6 +8,7 @@ import type { ServiceIR, UserFunction } from '../ir/types.js';
 import type { Span } from '../diagnostics/source.js';
 import { kebab } from '../ir/naming.js';
 import { undoneItemRules } from './item-rules.js';
+import { skippedItemHandlers } from './bulk-handlers.js';
 
 export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   checkReservedRoutes(diagnostics, ir, sources);
@@ -17,6 +18,23 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkModelTypeNames(diagnostics, ir, sources);
   checkReadOnlyRequired(diagnostics, ir, sources);
   checkUndoneItemRules(diagnostics, ir, sources);
+  checkSkippedItemHandlers(diagnostics, ir, sources);
+}
+
+/** Item handlers a change of many objects does not run (bulk-handlers.ts): said once per route, action and phase. */
+function checkSkippedItemHandlers(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
+  for (const { model, route, bulk, phase, handlers } of skippedItemHandlers(ir)) {
+    const methods = bulk === 'update_many' ? 'PATCH and PUT' : 'DELETE';
+    const item = (bulk === 'update_many' ? ['update', 'replace'] : ['delete']).map((a) => `${phase}_${a}`).join(' or ');
+    diagnostics.report(
+      'SVC2083',
+      `${methods} of ${route.ramlPath} change many ${model.name} objects at once and run none of its ${item} handlers (${handlers.join(', ')}): what they check or do for one object does not happen for many`,
+      {
+        span: sources.routes.get(route.path) ?? sources.models.get(model.name),
+        hint: `list them under ${phase}_${bulk} too (called once for the whole change, without event.instance), or take ${bulk === 'update_many' ? 'patch and put' : 'delete'} off ${route.ramlPath}`,
+      },
+    );
+  }
 }
 
 /** An item line the collection rules undo for every member (item-rules.ts): said once per line and permission. */

@@ -712,6 +712,12 @@ export const codes = {
     explanation:
       'A property has a key that is nearly `_db_settings` (`_db_setings`, `_dbsettings`). Without `_db_settings` a property is documentation only, neither stored nor served (as in Ramses), and a field the schema lists in `required` would quietly be missing; a misspelling is taken for the mistake it is.',
   },
+  SVC2083: {
+    severity: 'warning',
+    title: 'item handlers a bulk change skips',
+    explanation:
+      "A collection's `PATCH`/`PUT` (`update_many`) and `DELETE` (`delete_many`) change many objects at once and run the handlers listed for those actions, once for the whole change (as Ramses did), not the model's `update`, `replace` or `delete` handlers. A rule such a handler enforces for one object (a graded submission stays as it is) then does not hold for a change of many: list the handlers under the bulk action too (they get no `event.instance`; `event.db` reads the objects), or take the method off the collection.",
+  },
 
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {

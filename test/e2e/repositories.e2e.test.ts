@@ -78,6 +78,19 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
 
   const slugs = (rows: Rec[]) => rows.map((r) => r['slug']);
 
+  it("fills the schema's defaults that a create leaves out, as the routes do, and keeps what it gives", async () => {
+    // A handler's `event.db.author.create` may leave out what AuthorCreate makes optional.
+    const made = await db.author.create({ data: { name: 'Cy', email: 'cy@example.com' } });
+    expect([made['karma'], typeof made['joined_at']]).toEqual([0, 'string']);
+    expect(Date.now() - Date.parse(String(made['joined_at']))).toBeLessThan(60_000);
+    const post = await db.post.create({ data: { slug: 'defaults', title: 'D', author: made['id'] } });
+    expect([post['status'], post['views'], post['tags']]).toEqual(['draft', 0, []]);
+    const given = await db.post.create({ data: { slug: 'given', title: 'G', status: 'published', views: 3 } });
+    expect([given['status'], given['views']]).toEqual(['published', 3]);
+    await db.post.deleteMany({ where: { slug: { in: ['defaults', 'given'] } } });
+    await db.author.delete({ where: { id: made['id'] } });
+  });
+
   it('filters with every operator, and AND / OR / NOT', async () => {
     expect(slugs(await db.post.findMany({ where: { status: 'published' }, orderBy: { slug: 'asc' } }))).toEqual([
       'p1',

@@ -174,8 +174,9 @@ export function defineModel<T>(spec: ModelSpec<T>): Model<T> {
 }
 
 /**
- * `data` with the defaults of the stored fields it leaves out. The routes apply defaults on
- * create (repositories store what they are given).
+ * `data` with the defaults of the stored fields it leaves out: the routes apply them before a
+ * create's handlers run, and the repositories to what the service's code creates (`event.db`),
+ * which their create types let leave out.
  */
 export function withDefaults(model: Model, data: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const out = { ...data };

@@ -10,7 +10,15 @@
  * make every concurrent write that links to one popular object conflict).
  */
 import type { ClientSession, Collection, Db, Document } from 'mongodb';
-import { keyOfWhere, keyValue, type FieldSpec, type Model, type ModelRegistry, type RelationSpec } from '../model.js';
+import {
+  keyOfWhere,
+  keyValue,
+  withDefaults,
+  type FieldSpec,
+  type Model,
+  type ModelRegistry,
+  type RelationSpec,
+} from '../model.js';
 import {
   ConstraintViolation,
   RecordNotFound,
@@ -138,7 +146,8 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
   async create(args: { data: Create; include?: Include<T> }): Promise<T> {
     return this.ctx.transaction(async (ctx) => {
       const self = this.on(ctx);
-      const data = args.data as Rec;
+      // The schema's defaults, for what the create type leaves optional (the routes applied them already).
+      const data = withDefaults(self.model as Model, args.data as Rec);
       await checkReferences(self.asRelationSource, data);
       self.checkRequiredLinks(data, 'create');
       const doc = self.document(data);

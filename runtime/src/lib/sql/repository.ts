@@ -11,7 +11,15 @@ import {
   type SelectQueryBuilder,
   type SqlBool,
 } from 'kysely';
-import { keyOfWhere, keyValue, type FieldSpec, type Model, type ModelRegistry, type RelationSpec } from '../model.js';
+import {
+  keyOfWhere,
+  keyValue,
+  withDefaults,
+  type FieldSpec,
+  type Model,
+  type ModelRegistry,
+  type RelationSpec,
+} from '../model.js';
 import { RecordNotFound, type FindManyArgs, type Include, type Repository, type Where } from '../repository.js';
 import type { RecordedWrites } from '../database.js';
 import { newEvent } from '../outbox/event.js';
@@ -545,7 +553,8 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
   // --- writes --------------------------------------------------------------------------------------
 
   async create(args: { data: Create; include?: Include<T> }): Promise<T> {
-    const data = args.data as Rec;
+    // The schema's defaults, for what the create type leaves optional (the routes applied them already).
+    const data = withDefaults(this.model as Model, args.data as Rec);
     return this.atomically(this.linksIn(data), async (tx) => {
       await checkReferences(this.asRelationSource, tx, data);
       const insert = this.insertOf(this.columnValues(data));
