@@ -58,6 +58,24 @@ const eventSchema = JSON.stringify({
   properties: {
     id: { _db_settings: { type: 'id_field', primary_key: true } },
     title: { _processors: ['trim_title'], _db_settings: { type: 'string' } },
+    enrollments: { _db_settings: { type: 'relationship', document: 'Enrollment', backref_name: 'event' } },
+  },
+});
+
+/**
+ * A create the tests' samples cannot fill: a required link (to an Event). test/samples.ts types its
+ * sample with the link optional, and the generated tests link it to an Event they seed, or the
+ * project's tests would neither compile nor pass.
+ */
+const enrollmentSchema = JSON.stringify({
+  type: 'object',
+  required: ['event_id'],
+  properties: {
+    id: { _db_settings: { type: 'id_field', primary_key: true } },
+    event_id: {
+      _db_settings: { type: 'foreign_key', ref_document: 'Event', ref_column: 'event.id', ref_column_type: 'id_field' },
+    },
+    seat: { _db_settings: { type: 'string' } },
   },
 });
 
@@ -86,6 +104,13 @@ ${resources.join('')}/events:
     body:
       application/json:
         schema: !include event.json
+/enrollments:
+  securedBy: [acl]
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include enrollment.json
 `);
 }
 
@@ -94,7 +119,12 @@ describe('models named as the runtime names its own types', () => {
 
   beforeAll(async () => {
     rmSync(work, { recursive: true, force: true });
-    const source = writeTree({ 'api.raml': api(), 'item.json': schema, 'event.json': eventSchema });
+    const source = writeTree({
+      'api.raml': api(),
+      'item.json': schema,
+      'event.json': eventSchema,
+      'enrollment.json': enrollmentSchema,
+    });
     dir = join(work, 'project');
     const generated = await runCli(['generate', join(source, 'api.raml'), '-o', dir], repoRoot);
     expect(generated.code, generated.stderr).toBe(0);
@@ -109,5 +139,11 @@ describe('models named as the runtime names its own types', () => {
     writeFileSync(join(dir, 'test', 'readme-example.ts'), example!.replace("'./client/", "'../client/"));
     const typecheck = await tool(dir, 'tsc', ['-p', 'tsconfig.json', '--noEmit']);
     expect(typecheck.exitCode, typecheck.all).toBe(0);
+  }, 300_000);
+
+  it('run the generated tests of a model with a required link', async () => {
+    const run = await tool(dir, 'vitest', ['run', 'test/api.test.ts', '-t', 'Enrollment']);
+    expect(run.exitCode, run.all).toBe(0);
+    expect(run.all).toMatch(/Tests\s+\d+ passed/);
   }, 300_000);
 });

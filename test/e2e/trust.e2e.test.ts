@@ -387,11 +387,17 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
 
   describe('names and errors', () => {
     it('refuses names with invisible characters or nothing in them, and takes combining marks as their letter', async () => {
-      for (const username of ['root\u200b', 'ro\u00adot', '   ', '\u0301root']) {
+      // `.` and `..` too: every URL resolver takes them for path segments (`/users/..` is `/`).
+      for (const username of ['root\u200b', 'ro\u00adot', '   ', '\u0301root', '.', '..']) {
         const reply = await register(username, { email: `${Math.random()}@example.com` });
         expect(reply.status, `${JSON.stringify(username)}: ${reply.text}`).toBe(400);
         expect(reply.body.errors[0].field).toBe('username');
       }
+      const dots = await asRoot('POST', '/users', { username: '..', email: 'dots@example.com', password: PASSWORD });
+      expect([dots.status, dots.body.errors], dots.text).toEqual([
+        400,
+        [{ field: 'username', message: 'cannot be "..": a URL would resolve it as a path segment' }],
+      ]);
       expect((await register('cafe\u0301', { email: 'cafe1@example.com' })).status).toBe(201);
       expect((await register('café', { email: 'cafe2@example.com' })).status).toBe(409);
       expect((await register('spaced', { email: 'Spaced@Example.COM' })).body['email']).toBe('spaced@example.com');

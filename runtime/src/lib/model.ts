@@ -174,6 +174,21 @@ export function defineModel<T>(spec: ModelSpec<T>): Model<T> {
 }
 
 /**
+ * A key a create may not give: `.` and `..`, which every URL resolver takes for path segments
+ * (`/users/..` is `/`), so that the object's `_self`, its `Location` and the client's URLs would
+ * name another path. As a list of field errors: none, or one.
+ */
+export function unnamableKey(
+  model: Model,
+  body: Readonly<Record<string, unknown>>,
+): { field: string; message: string }[] {
+  const key = body[model.primaryKey];
+  return key === '.' || key === '..'
+    ? [{ field: model.primaryKey, message: `cannot be "${key}": a URL would resolve it as a path segment` }]
+    : [];
+}
+
+/**
  * `data` with the defaults of the stored fields it leaves out: the routes apply them before a
  * create's handlers run, and the repositories to what the service's code creates (`event.db`),
  * which their create types let leave out.

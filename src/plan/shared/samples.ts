@@ -33,6 +33,16 @@ export function modelSamples(model: Model): ModelSamples {
   };
 }
 
+/**
+ * The fields a create must give that `samples.<Model>(n)` does not (required links, read-only
+ * fields): the tests add them, from the objects they make first, or the user's custom samples.
+ */
+export function unsampledRequired(model: Model): string[] {
+  return model.fields
+    .filter((f) => f.requiredOnCreate && !f.generated && f.type !== 'foreign_key' && !sampled(f))
+    .map((f) => f.name);
+}
+
 /** The create data `samples.<Model>(n)` of the generated tests makes (no relationships). */
 export function sampleObject(model: Model, n: number): Record<string, unknown> {
   return Object.fromEntries(sampledFields(model).map((f) => [f.name, fieldSample(f).value(n)]));

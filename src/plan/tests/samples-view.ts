@@ -3,20 +3,25 @@
  * with what the user's test/custom-samples.ts gives for it.
  */
 import type { ServiceIR } from '../../ir/types.js';
-import { modelSamples } from '../shared/samples.js';
+import { modelSamples, unsampledRequired } from '../shared/samples.js';
 
 export function samplesView(ir: ServiceIR) {
-  return {
-    models: ir.models.map((m) => {
-      const samples = modelSamples(m);
-      const generated = samples.change ? `{ ${samples.change.field}: ${samples.change.value} }` : '{}';
-      return {
-        name: m.name,
-        sample: `(n: number): ${m.name}Create => ({ ${samples.properties}${samples.properties ? ', ' : ''}...overrides.samples?.${m.name}?.(n) })`,
-        change: `overrides.changes?.${m.name} ?? ${generated}`,
-      };
-    }),
-  };
+  const models = ir.models.map((m) => {
+    const samples = modelSamples(m);
+    const generated = samples.change ? `{ ${samples.change.field}: ${samples.change.value} }` : '{}';
+    // A create type the sample cannot fill (a required link) is typed with those fields optional.
+    const missing = unsampledRequired(m);
+    const type = missing.length
+      ? `Sampled<${m.name}Create, ${missing.map((name) => `'${name}'`).join(' | ')}>`
+      : `${m.name}Create`;
+    return {
+      name: m.name,
+      partial: missing.length > 0,
+      sample: `(n: number): ${type} => ({ ${samples.properties}${samples.properties ? ', ' : ''}...overrides.samples?.${m.name}?.(n) })`,
+      change: `overrides.changes?.${m.name} ?? ${generated}`,
+    };
+  });
+  return { models, partial: models.some((m) => m.partial) };
 }
 
 /** The view of test/sample-overrides.ts: the models whose samples and changes the user's file may give. */

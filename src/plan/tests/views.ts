@@ -5,7 +5,8 @@
  */
 import { changesUnseen } from '../../acl/unseen-writes.js';
 import { parentsOf } from '../../ir/parents.js';
-import type { Model, Operation, Route, RouteParent, ServiceIR } from '../../ir/types.js';
+import type { Model, Operation, Relationship, Route, RouteParent, ServiceIR } from '../../ir/types.js';
+import { unsampledRequired } from '../shared/samples.js';
 import { linkToParent } from '../shared/parent-link.js';
 import { quote } from '../shared/literal.js';
 import { withArticle } from '../shared/names.js';
@@ -38,6 +39,8 @@ export type TestView = {
       readonly kind: 'create';
       readonly shown: string;
       readonly secrets: readonly string[];
+      /** The required links its sample lacks, as object members to append (`, event: Number(…)`), or ''. */
+      readonly links: string;
       /**
        * The link to the parent; `embedded`: the answer shows the parent as an object
        * (`_nested_relationships`), not its key; `many`: the link is a list (the parent is one of many).
@@ -56,6 +59,8 @@ export type TestView = {
       readonly replace: boolean;
       /** A replacement keeps the item's key (a key field the client writes): the field, and `String`/`Number` to type it. */
       readonly keepKey: { readonly field: string; readonly cast: string } | null;
+      /** As a create's. */
+      readonly links: string;
       readonly shown: string;
       readonly secrets: readonly string[];
       readonly checksLocation: boolean;
@@ -275,6 +280,7 @@ export class RouteTests {
     return this.view<'create'>(false, {
       kind: 'create',
       title: `POST creates ${withArticle(this.name)}: 201 with Location`,
+      links: this.requiredLinks(),
       shown: this.shown('data'),
       secrets: this.secrets().map(quote),
       parentLink: inverse
@@ -309,6 +315,7 @@ export class RouteTests {
       method,
       replace: method === 'PUT',
       keepKey: !key.generated && this.route.kind === 'item' ? { field: key.name, cast: this.keyCast() } : null,
+      links: method === 'PUT' ? this.requiredLinks() : '',
       shown: this.shown('data'),
       secrets: this.secrets().map(quote),
       checksLocation: this.route.kind === 'item',
@@ -341,9 +348,28 @@ export class RouteTests {
   }
 
   /** `Number` or `String`: a key as the client's types have it (`service.key` gives either). */
-  keyCast(): string {
-    const key = this.model.fields.find((f) => f.name === this.model.primaryKey)!;
+  keyCast(model: Model = this.model): string {
+    const key = model.fields.find((f) => f.name === model.primaryKey)!;
     return key.type === 'id_field' || key.type.endsWith('integer') ? 'Number' : 'String';
+  }
+
+  /**
+   * The links a create must give and the samples lack (test/samples.ts cannot name objects that
+   * exist), but the one to the parent the URL names: each to an object seeded for it, as object
+   * members to append to the sample's data (`, event: Number(service.key('Event', …))`).
+   */
+  requiredLinks(): string {
+    const inverse = this.inverse();
+    return unsampledRequired(this.model)
+      .filter((name) => name !== inverse)
+      .map((name) => this.model.relationships.find((r) => r.name === name))
+      .filter((r): r is Relationship => r !== undefined)
+      .map((r) => {
+        const target = quote(r.target);
+        const key = `${this.keyCast(this.models.get(r.target)!)}(service.key(${target}, await service.seed(${target})))`;
+        return `, ${r.name}: ${r.cardinality === 'many' ? `[${key}]` : key}`;
+      })
+      .join('');
   }
 
   options(): TestView {

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, badRequest, formatTimestamp, statusBody } from '../errors.js';
 import { inTransaction, withEvents, type Action, type EventRun } from '../events.js';
 import { newEvent } from '../outbox/event.js';
-import { withDefaults, type Model } from '../model.js';
+import { unnamableKey, withDefaults, type Model } from '../model.js';
 import { hideRefusedEmbeds } from '../http/embedded.js';
 import { refusedActs, refusedRelinks, relinkRefusal } from '../http/relinks.js';
 import { isReadOnly, type Policy } from '../http/policy.js';
@@ -174,6 +174,8 @@ function checkRegistration(model: Model, body: Rec): Rec {
       })),
     );
   }
+  const unnamable = unnamableKey(model, body);
+  if (unnamable.length) throw badRequest(`cannot write ${model.primaryKey}`, unnamable);
   if (typeof body['username'] === 'string' && loginForm(body['username']) === 'self') {
     throw badRequest('"self" cannot be a username: /users/self is the logged-in user', [
       { field: 'username', message: 'is reserved' },
