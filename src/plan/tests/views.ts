@@ -348,9 +348,8 @@ export class RouteTests {
   }
 
   /** `Number` or `String`: a key as the client's types have it (`service.key` gives either). */
-  keyCast(model: Model = this.model): string {
-    const key = model.fields.find((f) => f.name === model.primaryKey)!;
-    return key.type === 'id_field' || key.type.endsWith('integer') ? 'Number' : 'String';
+  keyCast(): string {
+    return keyCastOf(this.model);
   }
 
   /**
@@ -366,7 +365,7 @@ export class RouteTests {
       .filter((r): r is Relationship => r !== undefined)
       .map((r) => {
         const target = quote(r.target);
-        const key = `${this.keyCast(this.models.get(r.target)!)}(service.key(${target}, await service.seed(${target})))`;
+        const key = `${keyCastOf(this.models.get(r.target)!)}(service.key(${target}, await service.seed(${target})))`;
         return `, ${r.name}: ${r.cardinality === 'many' ? `[${key}]` : key}`;
       })
       .join('');
@@ -439,4 +438,10 @@ export class RouteTests {
 /** The variable of the parent `levelsUp` above a route's objects: `parent`, `grandparent`, then `ancestor3`… */
 function parentVariable(levelsUp: number): string {
   return levelsUp === 1 ? 'parent' : levelsUp === 2 ? 'grandparent' : `ancestor${levelsUp}`;
+}
+
+/** `Number` or `String`: a key of `model` as the client's types have it (`service.key` gives either). */
+function keyCastOf(model: Model): string {
+  const key = model.fields.find((f) => f.name === model.primaryKey)!;
+  return key.type === 'id_field' || key.type.endsWith('integer') ? 'Number' : 'String';
 }
