@@ -7,5 +7,10 @@ if (!existsSync(entry)) {
   console.error('svcgen is not built yet: run `npm install` (or `npm run build`) in the svcgen folder first.');
   process.exit(3);
 }
+// A reader that stops early (`svcgen inspect … | head`) closes the pipe: that ends the output, not in an error.
+process.stdout.on('error', (error) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(process.exitCode ?? 0);
+});
 const { main } = await import(entry.href);
 process.exitCode = await main(process.argv.slice(2));

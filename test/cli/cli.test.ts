@@ -38,6 +38,24 @@ describe('svcgen', () => {
     expect(run.stderr).not.toBe('');
   });
 
+  it('stops quietly when its reader closes the pipe early (`svcgen inspect … | head`)', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(
+      'node',
+      [svcgenBin, 'inspect', join(repoRoot, 'fixtures/ramses-example/api.raml'), '--openapi'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // Read one chunk, then close the pipe as `head -c 10` does.
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, stderr).toBe(0);
+    expect(stderr).not.toMatch(/EPIPE|Unhandled/);
+  });
+
   it('validates the Ramses example', async () => {
     const run = await svcgen(['validate', join(repoRoot, 'fixtures/ramses-example/api.raml')]);
     expect(run.exitCode).toBe(0);
