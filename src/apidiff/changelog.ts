@@ -12,27 +12,64 @@ const PREAMBLE = `${CHANGELOG_TITLE}
 What each regeneration changed for the clients of this API, newest first: breaking changes (clients written against the earlier version may fail) and compatible ones. \`svcgen generate\` adds an entry whenever it writes a version of the API that clients see differently (one with breaking changes only with \`--allow-breaking\`); \`svcgen diff\` shows the changes between any two versions.
 `;
 
-/** The file's text (below its header) with an entry for `changes` on top; the earlier entries as they were. */
+/**
+ * The file's text (below its header) with an entry for `changes` on top; the earlier entries as they
+ * were. An entry of the same title on top (each regeneration before a release is "Unreleased") takes
+ * the new changes above its own instead, so that one release has one entry.
+ */
 export function changelogWithEntry(
   previous: string | undefined,
   changes: readonly ApiChange[],
   release?: string,
 ): string {
+  const title = release?.trim() ? release.trim().replace(/\s+/g, ' ') : 'Unreleased';
   const earlier = earlierEntries(previous);
-  return `${PREAMBLE}\n${entry(changes, release).trimEnd()}\n${earlier ? `\n${earlier}` : ''}`;
+  const [top, rest] = splitTopEntry(earlier);
+  const lines = {
+    breaking: changes.filter((c) => c.breaking).map(line),
+    compatible: changes.filter((c) => !c.breaking).map(line),
+  };
+  const merged = top !== undefined && top.title === title;
+  const items = merged
+    ? { breaking: union(lines.breaking, top.breaking), compatible: union(lines.compatible, top.compatible) }
+    : lines;
+  const after = merged ? rest : earlier;
+  return `${PREAMBLE}\n${entry(title, items).trimEnd()}\n${after ? `\n${after}` : ''}`;
 }
 
-function entry(changes: readonly ApiChange[], release: string | undefined): string {
-  const section = (title: string, items: readonly ApiChange[]) =>
-    items.length ? `### ${title}\n\n${items.map((c) => `- ${line(c)}`).join('\n')}\n\n` : '';
-  const title = release?.trim() ? release.trim().replace(/\s+/g, ' ') : 'Unreleased';
-  return `## ${title}\n\n${section(
-    'Breaking',
-    changes.filter((c) => c.breaking),
-  )}${section(
-    'Compatible',
-    changes.filter((c) => !c.breaking),
-  )}`;
+interface EntryItems {
+  readonly breaking: readonly string[];
+  readonly compatible: readonly string[];
+}
+
+function entry(title: string, items: EntryItems): string {
+  const section = (heading: string, lines: readonly string[]) =>
+    lines.length ? `### ${heading}\n\n${lines.map((l) => `- ${l}`).join('\n')}\n\n` : '';
+  return `## ${title}\n\n${section('Breaking', items.breaking)}${section('Compatible', items.compatible)}`;
+}
+
+/** The first entry of `entries` (its title and items) and the entries after it; none when it is not one this file writes. */
+function splitTopEntry(entries: string): [(EntryItems & { readonly title: string }) | undefined, string] {
+  const match = /^## (.+)\n/.exec(entries);
+  if (!match) return [undefined, entries];
+  const next = entries.slice(match[0].length).search(/^## /m);
+  const body = next === -1 ? entries.slice(match[0].length) : entries.slice(match[0].length, match[0].length + next);
+  const rest = next === -1 ? '' : entries.slice(match[0].length + next);
+  const items: { breaking: string[]; compatible: string[] } = { breaking: [], compatible: [] };
+  let into: string[] | undefined;
+  for (const text of body.split('\n')) {
+    if (text === '### Breaking') into = items.breaking;
+    else if (text === '### Compatible') into = items.compatible;
+    else if (text.startsWith('- ') && into) into.push(text.slice(2));
+    // Anything else (a note the user wrote under it) makes it theirs: it is kept as it is.
+    else if (text.trim() !== '') return [undefined, entries];
+  }
+  return [{ title: match[1]!, ...items }, rest];
+}
+
+/** `first`, then what `then` has that it does not. */
+function union(first: readonly string[], then: readonly string[]): string[] {
+  return [...new Set([...first, ...then])];
 }
 
 function line(c: ApiChange): string {
