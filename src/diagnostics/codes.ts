@@ -719,6 +719,13 @@ export const codes = {
       "A collection's `PATCH`/`PUT` (`update_many`) and `DELETE` (`delete_many`) change many objects at once and run the handlers listed for those actions, once for the whole change (as Ramses did), not the model's `update`, `replace` or `delete` handlers. A rule such a handler enforces for one object (a graded submission stays as it is) then does not hold for a change of many: list the handlers under the bulk action too (they get no `event.instance`; `event.db` reads the objects), or take the method off the collection.",
   },
 
+  SVC2084: {
+    severity: 'warning',
+    title: '"required" names no property',
+    explanation:
+      "The schema's root `required` lists a name that is not one of its `properties`. JSON Schema allows it, and it requires nothing: the field it meant (a misspelling, a renamed field) stays optional.",
+  },
+
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {
     severity: 'error',

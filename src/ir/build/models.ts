@@ -160,7 +160,21 @@ function requiredNames(diagnostics: DiagnosticBag, root: YMap): Set<string> {
     return new Set([node.value]);
   }
   if (!isSeq(node)) return new Set();
-  return new Set(node.items.flatMap((i) => (isScalar(i) && typeof i.value === 'string' ? [i.value] : [])));
+  const properties = get(root, 'properties');
+  const declared = isMap(properties) ? properties.entries.map((e) => e.key.text) : [];
+  const names = new Set<string>();
+  for (const item of node.items) {
+    if (!isScalar(item) || typeof item.value !== 'string') continue;
+    names.add(item.value);
+    // A misspelt name leaves the field it meant optional, silently (JSON Schema allows it).
+    if (isMap(properties) && !declared.includes(item.value)) {
+      diagnostics.report('SVC2084', `"${item.value}" in "required" names no property of this schema`, {
+        span: item.span,
+        hint: didYouMean(item.value, declared) ?? `properties: ${declared.join(', ')}`,
+      });
+    }
+  }
+  return names;
 }
 
 function nameList(diagnostics: DiagnosticBag, root: YMap, key: string): NameList | null {
