@@ -5,6 +5,7 @@
  */
 import { change, type ApiChange, type ChangeKind } from './change.js';
 import { isObject, objectAt, refName, type Direction, type Json } from './document.js';
+import { READ_ONLY_MARK } from '../plan/openapi/limits.js';
 
 export interface SchemaPlace {
   readonly operations: readonly string[];
@@ -212,6 +213,26 @@ function requiredOf(schema: Json): Set<string> {
   return new Set(Array.isArray(schema['required']) ? schema['required'].filter((r) => typeof r === 'string') : []);
 }
 
+/** A request field clients sent that only admins and the service may write now, or the reverse. */
+function compareReadOnly(before: unknown, after: unknown, place: SchemaPlace, cmp: SchemaComparison): void {
+  if (!sends(cmp) || receives(cmp)) return;
+  const was = readOnly(before);
+  const is = readOnly(after);
+  if (!was && is)
+    report(
+      cmp,
+      'request-field-read-only',
+      place,
+      'is read-only now: a body that sends it is refused (403) but for admins',
+      'clients must stop sending it; the service sets it',
+    );
+  else if (was && !is) report(cmp, 'request-field-writable', place, 'may be sent now');
+}
+
+function readOnly(schema: unknown): boolean {
+  return typeof schema === 'object' && schema !== null && (schema as Json)[READ_ONLY_MARK] === true;
+}
+
 function compareProperties(before: Json, after: Json, place: SchemaPlace, cmp: SchemaComparison): void {
   const was = objectAt(before, 'properties');
   const is = objectAt(after, 'properties');
@@ -252,6 +273,7 @@ function compareProperties(before: Json, after: Json, place: SchemaPlace, cmp: S
       report(cmp, 'request-field-required', at(name), 'is now required', 'clients that leave it out are refused');
     if (sends(cmp) && !receives(cmp) && required.was.has(name) && !required.is.has(name))
       report(cmp, 'request-field-optional', at(name), 'is optional now');
+    compareReadOnly(was[name], is[name], at(name), cmp);
   }
   for (const name of Object.keys(is)) {
     if (name in was || renamedFrom.has(name)) continue;

@@ -118,6 +118,12 @@ export const CASES: readonly ApiCase[] = [
     doc: (d) => void d['components'].schemas.ItemCreate.required.push('code'),
   },
   {
+    name: 'a request field is made read-only',
+    breaking: true,
+    kinds: ['request-field-read-only'],
+    api: (a) => void (field(a, 'note')['readOnly'] = true),
+  },
+  {
     name: 'a required request field is added',
     breaking: true,
     kinds: ['request-field-added-required'],
@@ -281,6 +287,13 @@ export const CASES: readonly ApiCase[] = [
     breaking: false,
     kinds: ['request-field-optional'],
     doc: (d) => void (d['components'].schemas.ItemCreate.required = []),
+  },
+  {
+    name: 'a read-only request field becomes writable',
+    breaking: false,
+    kinds: ['request-field-writable'],
+    doc: (d) => void (d['components'].schemas.ItemCreate.properties.note['x-svcgen-read-only'] = true),
+    reverse: true,
   },
   {
     name: 'a query operator is added',

@@ -21,13 +21,17 @@ export const MAX_PASSWORD_CHARACTERS = MAX_PASSWORD_BYTES / 4;
 /** Matches the usernames lib/auth/routes.ts refuses (it compares them NFKC-normalised, trimmed, lower-cased). */
 const RESERVED_USERNAME = '^\\s*[Ss][Ee][Ll][Ff]\\s*$';
 
+/** Marks a request body's read-only field (src/apidiff/schema-diff.ts reads it). */
+export const READ_ONLY_MARK = 'x-svcgen-read-only';
+
 /** A field's schema in a request body, with the limits the service applies besides it. */
 export function withServiceLimits(ctx: OpenApiContext, model: Model, field: Field, schema: Json): Json {
   const limited = bodyLimits(ctx, model, field, schema);
-  // Said in words: `readOnly` itself would tell tools never to send it, which admins may.
+  // Said in words: `readOnly` itself would tell tools never to send it, which admins may. The
+  // extension is for `svcgen diff`: a field clients wrote that becomes read-only breaks them.
   if (!field.readOnly) return limited;
   return withNote(
-    limited,
+    { ...limited, [READ_ONLY_MARK]: true },
     ctx.ir.auth
       ? 'Read-only: only admins may send it (403 for anyone else); the service sets it otherwise.'
       : 'Read-only: the service sets it; a request that sends it is refused (403).',
