@@ -19,9 +19,22 @@ export function changesUnseen(ir: ServiceIR, route: Route): boolean {
   const acl: Acl | undefined = route.acl ? ir.acls.find((a) => a.name === route.acl) : undefined;
   // No x-ACL: admins only, who view everything.
   if (!acl) return false;
-  const lines = [...acl.item, ...acl.collection];
+  const lines = reachable([...acl.item, ...acl.collection]);
   if (everyoneViews(lines)) return false;
   return lines.some(splitsViewFromUpdate);
+}
+
+/**
+ * The lines up to the first that decides both `view` and `update` for everyone (`deny everyone
+ * all` at the end of the item rules): no caller gets past it, so what comes after (the collection
+ * rules) decides nothing on an item.
+ */
+function reachable(lines: readonly AclEntry[]): readonly AclEntry[] {
+  const last = lines.findIndex(
+    (line) =>
+      line.principal.kind === 'everyone' && line.permissions.includes('view') && line.permissions.includes('update'),
+  );
+  return last === -1 ? lines : lines.slice(0, last + 1);
 }
 
 /** `allow everyone view` with no line before it that denies `view` to anyone: nobody is refused it. */

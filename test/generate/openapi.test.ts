@@ -404,6 +404,52 @@ describe('changes answered with a status body to a caller who may make them but 
     expect(unseenIn('ramses-example')).toEqual([]);
     expect(unseenIn('blog')).toEqual([]);
   });
+
+  it('looks no further than a line that decides view and update for everyone (`deny everyone all`)', () => {
+    const unseen = (item: string) => {
+      const dir = writeTree({
+        'api.raml': raml(`title: T
+securitySchemes:
+  - ticket:
+      type: x-Ticket
+      settings:
+        secret: auth_tkt_secret
+  - acl:
+      type: x-ACL
+      settings:
+        collection: |
+          allow g:admin all
+          allow authenticated view, create
+          allow g:teacher update
+        item: |
+${item}
+securedBy: [ticket]
+/submissions:
+  securedBy: [acl]
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include s.json
+  /{id}:
+    get:
+    patch:
+`),
+        's.json': JSON.stringify({
+          type: 'object',
+          properties: { id: { _db_settings: { type: 'id_field', primary_key: true } } },
+        }),
+      });
+      const analysis = analyze(join(dir, 'api.raml'), { cwd: dir });
+      const ir = analysis.ir!;
+      return ir.routes.filter((route) => changesUnseen(ir, route)).map((route) => route.path);
+    };
+    // The collection's `allow g:teacher update` is reached only when the item rules leave callers to it.
+    expect(
+      unseen('          allow g:admin all\n          allow {{owner}} view, update\n          deny everyone all'),
+    ).toEqual([]);
+    expect(unseen('          allow g:admin all\n          allow {{owner}} view, update')).toEqual(['/submissions/:id']);
+  });
 });
 
 describe("a list field's choices", () => {
