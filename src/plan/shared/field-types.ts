@@ -91,7 +91,10 @@ export class FieldTypes {
     if (choices && schema['items'] !== base['items'] && typeof schema['items'] === 'object')
       schema['items'] = { ...(schema['items'] as object), enum: choices };
     if (field.helpText) schema['description'] = field.helpText;
-    return field.required || field.type === 'list' || this.isToMany(model, field) ? schema : nullable(schema);
+    // A key is never null: a stored object always has it (and an id the database gives is no `null` either).
+    return field.required || field.primaryKey || field.type === 'list' || this.isToMany(model, field)
+      ? schema
+      : nullable(schema);
   }
 
   /**

@@ -46,7 +46,7 @@ type OnText = {
  * Address (schemas/address.json). Fields the caller may not see, or did not ask for with _fields, are left out.
  */
 export interface Address {
-  id?: number | null;
+  id?: number;
   street?: string | null;
   city?: string;
   location?: number[];
@@ -113,7 +113,7 @@ export interface AddressWhere {
  * Author (schemas/author.json). Fields the caller may not see, or did not ask for with _fields, are left out.
  */
 export interface Author {
-  id?: number | null;
+  id?: number;
   name?: string;
   email?: string;
   bio?: string | null;
@@ -195,7 +195,7 @@ export interface AuthorWhere {
  * Comment (schemas/comment.json). Fields the caller may not see, or did not ask for with _fields, are left out.
  */
 export interface Comment {
-  id?: number | null;
+  id?: number;
   text?: string;
   spam?: boolean | null;
   posted_at?: string | null;

@@ -7,7 +7,7 @@ import { newAddressCode } from '../custom/defaults/new-address-code.js';
  * Address, as the repositories return it (schemas/address.json).
  */
 export interface Address {
-  id: number | null;
+  id: number;
   street: string | null;
   city: string;
   location: number[];
@@ -163,7 +163,7 @@ export const addressModel = defineModel<Address>({
 });
 
 const addressProperties = {
-  id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+  id: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
   street: { type: ['string', 'null'] },
   city: { type: 'string' },
   location: { type: 'array', items: { type: 'number' } },
@@ -192,7 +192,7 @@ export const addressResponse = {
     'Address (schemas/address.json). Fields the caller may not see, or did not ask for with _fields, are left out.',
   required: ['_type', '_pk', '_self'],
   properties: {
-    id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+    id: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
     street: { type: ['string', 'null'] },
     city: { type: 'string' },
     location: { type: 'array', items: { type: 'number' } },

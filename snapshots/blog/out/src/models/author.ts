@@ -7,7 +7,7 @@ import { now } from '../lib/values.js';
  * Author, as the repositories return it (schemas/author.json).
  */
 export interface Author {
-  id: number | null;
+  id: number;
   name: string;
   email: string;
   bio: string | null;
@@ -236,7 +236,7 @@ export const authorModel = defineModel<Author>({
 });
 
 const authorProperties = {
-  id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+  id: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
   name: { type: 'string', maxLength: 100 },
   email: { type: 'string', format: 'email' },
   bio: { type: ['string', 'null'] },
@@ -263,7 +263,7 @@ export const authorResponse = {
     'Author (schemas/author.json). Fields the caller may not see, or did not ask for with _fields, are left out.',
   required: ['_type', '_pk', '_self'],
   properties: {
-    id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+    id: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
     name: { type: 'string', maxLength: 100 },
     email: { type: 'string', format: 'email' },
     bio: { type: ['string', 'null'] },

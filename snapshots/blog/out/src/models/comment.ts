@@ -7,7 +7,7 @@ import { now } from '../lib/values.js';
  * Comment, as the repositories return it (schemas/comment.json).
  */
 export interface Comment {
-  id: number | null;
+  id: number;
   text: string;
   spam: boolean | null;
   posted_at: string | null;
@@ -234,7 +234,7 @@ export const commentModel = defineModel<Comment>({
 });
 
 const commentProperties = {
-  id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+  id: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
   text: { type: 'string', minLength: 1 },
   spam: { type: ['boolean', 'null'] },
   posted_at: { type: ['string', 'null'], format: 'date-time' },
@@ -273,7 +273,7 @@ export const commentResponse = {
     'Comment (schemas/comment.json). Fields the caller may not see, or did not ask for with _fields, are left out.',
   required: ['_type', '_pk', '_self'],
   properties: {
-    id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+    id: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
     text: { type: 'string', minLength: 1 },
     spam: { type: ['boolean', 'null'] },
     posted_at: { type: ['string', 'null'], format: 'date-time' },

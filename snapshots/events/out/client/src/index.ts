@@ -43,7 +43,7 @@ type OnText = {
  * AuditEntry (schemas/audit_entry.json). Fields the caller may not see, or did not ask for with _fields, are left out.
  */
 export interface AuditEntry {
-  id?: number | null;
+  id?: number;
   model?: string;
   action?: string;
   count?: number | null;
@@ -91,7 +91,7 @@ export interface AuditEntryWhere {
  * Project (schemas/project.json). Fields the caller may not see, or did not ask for with _fields, are left out. After handlers (add_open_tasks, audit, close_tasks, refuse_frozen) may add fields.
  */
 export interface Project {
-  id?: number | null;
+  id?: number;
   name?: string;
   slug?: string | null;
   status?: 'open' | 'closed' | null;
@@ -144,7 +144,7 @@ export interface ProjectWhere {
  * Task (schemas/task.json). Fields the caller may not see, or did not ask for with _fields, are left out. After handlers (audit) may add fields.
  */
 export interface Task {
-  id?: number | null;
+  id?: number;
   title?: string;
   done?: boolean | null;
   project_id?: number | null;

@@ -6,7 +6,7 @@ import { defineModel } from '../lib/model.js';
  * AuditEntry, as the repositories return it (schemas/audit_entry.json).
  */
 export interface AuditEntry {
-  id: number | null;
+  id: number;
   model: string;
   action: string;
   count: number | null;
@@ -95,7 +95,7 @@ export const auditEntryModel = defineModel<AuditEntry>({
 });
 
 const auditEntryProperties = {
-  id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+  id: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
   model: { type: 'string' },
   action: { type: 'string' },
   count: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
@@ -125,7 +125,7 @@ export const auditEntryResponse = {
     'AuditEntry (schemas/audit_entry.json). Fields the caller may not see, or did not ask for with _fields, are left out.',
   required: ['_type', '_pk', '_self'],
   properties: {
-    id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+    id: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
     model: { type: 'string' },
     action: { type: 'string' },
     count: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },

@@ -6,7 +6,7 @@ import { defineModel } from '../lib/model.js';
  * Project, as the repositories return it (schemas/project.json).
  */
 export interface Project {
-  id: number | null;
+  id: number;
   name: string;
   slug: string | null;
   status: 'open' | 'closed' | null;
@@ -122,7 +122,7 @@ export const projectModel = defineModel<Project>({
 });
 
 const projectProperties = {
-  id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+  id: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
   name: { type: 'string', maxLength: 100 },
   slug: { type: ['string', 'null'], maxLength: 100 },
   status: { enum: ['open', 'closed', null] },
@@ -146,7 +146,7 @@ export const projectResponse = {
     'Project (schemas/project.json). Fields the caller may not see, or did not ask for with _fields, are left out. After handlers (add_open_tasks, audit, close_tasks, refuse_frozen) may add fields.',
   required: ['_type', '_pk', '_self'],
   properties: {
-    id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+    id: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
     name: { type: 'string', maxLength: 100 },
     slug: { type: ['string', 'null'], maxLength: 100 },
     status: { enum: ['open', 'closed', null] },

@@ -6,7 +6,7 @@ import { defineModel } from '../lib/model.js';
  * Task, as the repositories return it (schemas/task.json).
  */
 export interface Task {
-  id: number | null;
+  id: number;
   title: string;
   done: boolean | null;
   project_id: number | null;
@@ -130,7 +130,7 @@ export const taskModel = defineModel<Task>({
 });
 
 const taskProperties = {
-  id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+  id: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
   title: { type: 'string', maxLength: 200 },
   done: { type: ['boolean', 'null'] },
   project_id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
@@ -157,7 +157,7 @@ export const taskResponse = {
     'Task (schemas/task.json). Fields the caller may not see, or did not ask for with _fields, are left out. After handlers (audit) may add fields.',
   required: ['_type', '_pk', '_self'],
   properties: {
-    id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+    id: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
     title: { type: 'string', maxLength: 200 },
     done: { type: ['boolean', 'null'] },
     project_id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },

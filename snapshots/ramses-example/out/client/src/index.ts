@@ -46,7 +46,7 @@ type OnText = {
  * Profile schema (schemas/profile.json). Fields the caller may not see, or did not ask for with _fields, are left out.
  */
 export interface Profile {
-  id?: number | null;
+  id?: number;
   created_at?: string | null;
   updated_at?: string | null;
   address?: string | null;
@@ -109,7 +109,7 @@ export interface ProfileWhere {
  * Story schema (schemas/story.json). Fields the caller may not see, or did not ask for with _fields, are left out.
  */
 export interface Story {
-  id?: number | null;
+  id?: number;
   created_at?: string | null;
   updated_at?: string | null;
   start_date?: string | null;

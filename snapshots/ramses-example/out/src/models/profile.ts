@@ -7,7 +7,7 @@ import { now } from '../lib/values.js';
  * Profile schema, as the repositories return it (schemas/profile.json).
  */
 export interface Profile {
-  id: number | null;
+  id: number;
   created_at: string | null;
   updated_at: string | null;
   address: string | null;
@@ -147,7 +147,7 @@ export const profileModel = defineModel<Profile>({
 });
 
 const profileProperties = {
-  id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+  id: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
   created_at: { type: ['string', 'null'], format: 'date-time' },
   updated_at: { type: ['string', 'null'], format: 'date-time' },
   address: { type: ['string', 'null'] },
@@ -174,7 +174,7 @@ export const profileResponse = {
     'Profile schema (schemas/profile.json). Fields the caller may not see, or did not ask for with _fields, are left out.',
   required: ['_type', '_pk', '_self'],
   properties: {
-    id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+    id: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
     created_at: { type: ['string', 'null'], format: 'date-time' },
     updated_at: { type: ['string', 'null'], format: 'date-time' },
     address: { type: ['string', 'null'] },

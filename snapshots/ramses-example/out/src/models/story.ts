@@ -7,7 +7,7 @@ import { now } from '../lib/values.js';
  * Story schema, as the repositories return it (schemas/story.json).
  */
 export interface Story {
-  id: number | null;
+  id: number;
   created_at: string | null;
   updated_at: string | null;
   start_date: string | null;
@@ -432,7 +432,7 @@ export const storyModel = defineModel<Story>({
 });
 
 const storyProperties = {
-  id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+  id: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
   created_at: { type: ['string', 'null'], format: 'date-time' },
   updated_at: { type: ['string', 'null'], format: 'date-time' },
   start_date: { type: ['string', 'null'], format: 'date-time' },
@@ -496,7 +496,7 @@ export const storyResponse = {
     'Story schema (schemas/story.json). Fields the caller may not see, or did not ask for with _fields, are left out.',
   required: ['_type', '_pk', '_self'],
   properties: {
-    id: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
+    id: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
     created_at: { type: ['string', 'null'], format: 'date-time' },
     updated_at: { type: ['string', 'null'], format: 'date-time' },
     start_date: { type: ['string', 'null'], format: 'date-time' },
