@@ -22,14 +22,14 @@ import {
 } from '../types.js';
 
 /** `_db_settings.type` spellings from Ramses' documentation, accepted as aliases. */
-const TYPE_ALIASES: Readonly<Record<string, FieldType>> = {
+export const TYPE_ALIASES: Readonly<Record<string, FieldType>> = {
   unicodetext: 'unicode_text',
   biginteger: 'big_integer',
   smallinteger: 'small_integer',
   binary: 'file',
 };
 
-const COMMON_SETTINGS = [
+export const COMMON_SETTINGS = [
   'type',
   'primary_key',
   'required',
@@ -40,7 +40,7 @@ const COMMON_SETTINGS = [
   'help_text',
   'renamed_from',
 ];
-const SETTINGS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
+export const SETTINGS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
   string: ['min_length', 'max_length', 'search'],
   text: ['min_length', 'max_length', 'search'],
   unicode: ['min_length', 'max_length', 'search'],
@@ -57,10 +57,10 @@ const SETTINGS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Keys of a schema property (not of its `_db_settings`) that users put inside by mistake. */
-const PROPERTY_KEYS: ReadonlySet<string> = new Set(['_processors', '_backref_processors']);
+export const PROPERTY_KEYS: ReadonlySet<string> = new Set(['_processors', '_backref_processors']);
 
 /** Ramses engine options svcgen accepts silently because they change nothing here. */
-const IGNORED_SETTINGS = new Set([
+export const IGNORED_SETTINGS = new Set([
   'name',
   'autoincrement',
   'collation',

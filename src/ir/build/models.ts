@@ -49,7 +49,7 @@ export interface ModelDraft {
   readonly documentationOnly?: readonly YEntry[];
 }
 
-const ROOT_KEYS = [
+export const ROOT_KEYS = [
   '$schema',
   'id',
   '$id',
