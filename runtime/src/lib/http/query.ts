@@ -42,6 +42,11 @@ export interface QueryLimits {
   readonly maxOffset?: number;
   /** The fields this caller may see (null: all): the others cannot be filtered, sorted or asked for. */
   readonly visible?: ReadonlySet<string> | null;
+  /**
+   * The fields `_fields` may name, when more than `visible`: those of the caller's own record, which
+   * a list of users shows in its row alone (the serializer shows each object what its caller may see).
+   */
+  readonly projectable?: ReadonlySet<string> | null;
 }
 
 const RESERVED = new Set(['_limit', '_page', '_start', '_after', '_sort', '_fields', '_count', 'q', '_search_fields']);
@@ -90,7 +95,15 @@ export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: Query
     skip,
     take,
     after,
-    fields: fieldsText === '' ? undefined : projection(model, fieldsText, '_fields', errors),
+    fields:
+      fieldsText === ''
+        ? undefined
+        : projection(
+            limits.projectable === undefined ? model : asSeenBy(modelOfRoute, limits.projectable),
+            fieldsText,
+            '_fields',
+            errors,
+          ),
     fieldsText,
     count: raw['_count'] !== undefined,
   };

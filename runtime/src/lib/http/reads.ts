@@ -20,6 +20,7 @@ export async function index(ctx: RouteContext, request: FastifyRequest): Promise
     maxLimit: ctx.policy.maxLimit(request),
     maxOffset: ctx.services.maxOffset,
     visible: ctx.policy.visibleFields(request, ctx.model),
+    ...ownRecordFields(ctx, request),
   });
   // Objects the item rules keep from the caller are not in the page, the total or the count.
   const viewable = await ctx.policy.viewable(request, ctx.route);
@@ -105,6 +106,17 @@ async function afterCursorRead(
     if (found.length >= wanted) break;
   }
   return found;
+}
+
+/**
+ * What `_fields` may name in a list of users: the fields of the caller's own record (the
+ * serializer then shows them in that row alone). Nothing more for other models, or anonymous callers.
+ */
+function ownRecordFields(ctx: RouteContext, request: FastifyRequest): { projectable?: ReadonlySet<string> | null } {
+  if (!ctx.policy.fieldsNeedObject(ctx.model)) return {};
+  const own = ctx.policy.ownRecord(request);
+  if (!own || own.model !== ctx.model.name) return {};
+  return { projectable: ctx.policy.visibleFields(request, ctx.model, { [ctx.model.primaryKey]: own.pk }) };
 }
 
 /** A selection as a condition: every object (none), no object, or those it selects. */
