@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
+import { ENGINES, testDatabase, type Engine, type TestDatabase } from '../support/databases.js';
 import { raml, writeTree } from '../support/files.js';
 import { apiClient, type Api, type Reply } from '../support/http.js';
 import { repoRoot } from '../support/paths.js';
@@ -59,6 +59,16 @@ securitySchemes:
           allow g:admin all
           allow {{owner}} view, update, delete
           deny everyone all
+  - notes_acl:
+      type: x-ACL
+      settings:
+        collection: |
+          allow g:admin all
+          allow authenticated view, create
+        item: |
+          allow g:admin all
+          allow {{space_member}} view
+          deny everyone all
   - users_acl:
       type: x-ACL
       settings:
@@ -93,6 +103,15 @@ securedBy: [ticket]
   /{id}:
     get:
     patch:
+/notes:
+  securedBy: [notes_acl]
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include note.json
+  /{id}:
+    get:
 /users:
   securedBy: [users_acl]
   get:
@@ -113,6 +132,7 @@ const schemas = {
       name: { type: 'string', _db_settings: { type: 'string', required: true } },
       owner: { readOnly: true, _db_settings: { type: 'string' } },
       memberships: { _db_settings: { type: 'relationship', document: 'Membership', backref_name: 'space' } },
+      notes: { _db_settings: { type: 'relationship', document: 'Note', backref_name: 'space' } },
     },
   },
   'membership.json': {
@@ -122,6 +142,21 @@ const schemas = {
       id: { _db_settings: { type: 'id_field', primary_key: true } },
       member: { type: 'string', _db_settings: { type: 'string', required: true } },
       owner: { readOnly: true, _db_settings: { type: 'string' } },
+      space_id: {
+        _db_settings: {
+          type: 'foreign_key',
+          ref_document: 'Space',
+          ref_column: 'space.id',
+          ref_column_type: 'id_field',
+        },
+      },
+    },
+  },
+  'note.json': {
+    type: 'object',
+    properties: {
+      id: { _db_settings: { type: 'id_field', primary_key: true } },
+      text: { type: 'string', _db_settings: { type: 'string', required: true } },
       space_id: {
         _db_settings: {
           type: 'foreign_key',
@@ -166,6 +201,28 @@ export function spaceOwner(_request: FastifyRequest, _object: Membership | undef
   return typeof owner === 'string' ? grant(rule, user(owner)) : undefined;
 }
 `,
+  // Access through a membership: the principal and its `where` read the caller's memberships.
+  'principals/space-member.ts': `import type { FastifyRequest } from 'fastify';
+import { databaseOf } from '../../db/index.js';
+import { grant, user, type AclResult, type AclRule, type PrincipalWhere } from '../../lib/auth/index.js';
+import type { Note } from '../../models/note.js';
+
+const caller = (request: FastifyRequest) => (typeof request.user?.['username'] === 'string' ? request.user['username'] : null);
+
+export async function spaceMember(request: FastifyRequest, object: Note | undefined, rule: AclRule): Promise<AclResult> {
+  const me = caller(request);
+  if (me === null || object?.space == null) return undefined;
+  const member = await databaseOf(request).membership.findFirst({ where: { space: object.space, member: me } });
+  return member ? grant(rule, user(me)) : undefined;
+}
+
+spaceMember.where = async (request: FastifyRequest, _rule: AclRule): Promise<PrincipalWhere<Note>> => {
+  const me = caller(request);
+  if (me === null) return false;
+  const mine = await databaseOf(request).membership.findMany({ where: { member: me } });
+  return { space: { in: mine.flatMap((m) => (m.space == null ? [] : [m.space])) } };
+};
+`,
   ...Object.fromEntries(
     ['Space', 'Membership'].map((model) => [
       `handlers/set-${model.toLowerCase()}-owner.ts`,
@@ -198,22 +255,22 @@ beforeAll(async () => {
   expect(build.exitCode, build.all).toBe(0);
 }, 600_000);
 
-describe.each(ENGINES)('a link puts an object below a parent only where its caller may create it, on %s', (engine) => {
-  let database: TestDatabase;
-  let service: RunningService;
-  let api: Api;
+/** A running service with auth on: root (an admin), ann and ben logged in; `as(who, …)` sends with their cookie. */
+function spacesService(engine: Engine, label: string) {
   const cookies = new Map<string, string>();
+  let database: TestDatabase | undefined;
+  let service: RunningService | undefined;
+  let api: Api | undefined;
   const as = (who: string, method: string, path: string, body?: unknown): Promise<Reply> =>
-    api(method, path, body, { headers: { cookie: cookies.get(who)! } });
-  let annSpace: unknown;
-  let benSpace: unknown;
-  /** A membership ann made in her space: hers to change. */
-  let annMembership: unknown;
-  const spaceOf = async (membership: unknown) =>
-    (await as('root', 'GET', `/memberships/${String(membership)}`)).body['space'];
-
-  beforeAll(async () => {
-    database = await testDatabase(engine, dir, 'placed');
+    api!(method, path, body, { headers: { cookie: cookies.get(who)! } });
+  /** The key of what `who` creates at `path` (201). */
+  const made = async (who: string, path: string, body: Rec) => {
+    const reply = await as(who, 'POST', path, body);
+    expect(reply.status, reply.text).toBe(201);
+    return reply.body['id'];
+  };
+  const start = async () => {
+    database = await testDatabase(engine, dir, label);
     service = await startService(
       dir,
       {
@@ -238,20 +295,31 @@ describe.each(ENGINES)('a link puts an object below a parent only where its call
         name,
         await api('POST', '/auth/register', { username: name, email: `${name}@example.com`, password: 'password-123' }),
       );
-    const made = async (who: string, path: string, body: Rec) => {
-      const reply = await as(who, 'POST', path, body);
-      expect(reply.status, reply.text).toBe(201);
-      return reply.body['id'];
-    };
+  };
+  const stop = async () => {
+    await service?.stop();
+    await database?.drop();
+  };
+  return { as, made, start, stop };
+}
+
+describe.each(ENGINES)('a link puts an object below a parent only where its caller may create it, on %s', (engine) => {
+  const { as, made, start, stop } = spacesService(engine, 'placed');
+  let annSpace: unknown;
+  let benSpace: unknown;
+  /** A membership ann made in her space: hers to change. */
+  let annMembership: unknown;
+  const spaceOf = async (membership: unknown) =>
+    (await as('root', 'GET', `/memberships/${String(membership)}`)).body['space'];
+
+  beforeAll(async () => {
+    await start();
     annSpace = await made('ann', '/spaces', { name: "ann's" });
     benSpace = await made('ben', '/spaces', { name: "ben's" });
     annMembership = await made('ann', `/spaces/${String(annSpace)}/memberships`, { member: 'carl' });
   }, 120_000);
 
-  afterAll(async () => {
-    await service?.stop();
-    await database?.drop();
-  });
+  afterAll(stop);
 
   it("refuses a member's create below another's space on its nested route", async () => {
     const reply = await as('ann', 'POST', `/spaces/${String(benSpace)}/memberships`, { member: 'carl' });
@@ -307,3 +375,38 @@ describe.each(ENGINES)('a link puts an object below a parent only where its call
     expect(await spaceOf(annMembership)).toEqual(benSpace);
   });
 });
+
+describe.each(ENGINES)(
+  "a principal that decides by the caller's memberships, read from the database, on %s",
+  (engine) => {
+    const { as, made, start, stop } = spacesService(engine, 'members');
+    let inAnns: unknown;
+    let inBens: unknown;
+
+    beforeAll(async () => {
+      await start();
+      const annSpace = await made('ann', '/spaces', { name: "ann's" });
+      const benSpace = await made('ben', '/spaces', { name: "ben's" });
+      // Ben is a member of ann's space; nobody is a member of ben's (he owns it, which gives no note).
+      await made('ann', `/spaces/${String(annSpace)}/memberships`, { member: 'ben' });
+      inAnns = await made('root', '/notes', { text: "for members of ann's", space: annSpace });
+      inBens = await made('root', '/notes', { text: "for members of ben's", space: benSpace });
+    }, 120_000);
+
+    afterAll(stop);
+
+    it('lets a member read the notes of a space they are a member of, and no other', async () => {
+      expect((await as('ben', 'GET', `/notes/${String(inAnns)}`)).status).toBe(200);
+      expect((await as('ben', 'GET', `/notes/${String(inBens)}`)).status).toBe(403);
+      // Ann owns her space but is no member of it.
+      expect((await as('ann', 'GET', `/notes/${String(inAnns)}`)).status).toBe(403);
+    });
+
+    it("lists, counts and searches only what the principal's where selects", async () => {
+      const listed = await as('ben', 'GET', '/notes');
+      expect([listed.body['total'], (listed.body['data'] as Rec[]).map((n) => n['id'])]).toEqual([1, [inAnns]]);
+      expect((await as('ben', 'GET', '/notes?_count')).body).toEqual({ count: 1 });
+      expect((await as('ann', 'GET', '/notes')).body['total']).toBe(0);
+    });
+  },
+);

@@ -15,7 +15,8 @@ import type { User } from '../../models/user.js';
  *   return object?.owner != null ? grant(rule, user(object.owner)) : undefined;
  * (`grant` and `user` come from '../../lib/auth/index.js'). Returning nothing: the line matches no one.
  * The request may be another route's (a write that links to these objects, the change feed): decide
- * by `object`, `rule.parent` and `request.user`, never by the URL's parameters.
+ * by `object`, `rule.parent` and `request.user`, never by the URL's parameters. It may be async and
+ * read other objects (a membership) with `databaseOf(request)` from '../../db/index.js'.
  */
 export function userSelf(request: RequestBy<User>, object: User | undefined, rule: AclRule): AclResult {
   return undefined;
@@ -27,6 +28,8 @@ export function userSelf(request: RequestBy<User>, object: User | undefined, rul
  * stays exact): `true` for every object, `false` for none. Keep it in step with the function, e.g.
  * for the owner:
  *   return request.user ? { owner: request.user.username } : false;
+ * It may be async too: for the members of a space, the spaces the caller is a member of, read once
+ * with `databaseOf(request)`, as `{ space: { in: keys } }`.
  * `rule.model` names the model asked about.
  * Without it (delete it), lists show what the collection rules allow once they reach this line.
  */
