@@ -527,4 +527,17 @@ describe('CORS settings (blog, in process)', () => {
     // An unknown path stays unknown, preflight headers or not.
     expect((await app.inject({ method: 'OPTIONS', url: `${BASE}/nothing-here` })).statusCode).toBe(404);
   });
+
+  it("answers a browser's preflight with CORS off by the route's 405, saying where origins are allowed", async () => {
+    const app = await service({ SVC_CORS_ENABLE: 'false' });
+    const preflight = await app.inject({
+      method: 'OPTIONS',
+      url: `${BASE}/posts`,
+      headers: { origin: APP_ORIGIN, 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.statusCode).toBe(405);
+    expect(JSON.parse((preflight as unknown as { payload: string }).payload).message).toBe(
+      'OPTIONS is not allowed on /posts: a CORS preflight, answered only for the origins in cors.allow_origins, with cors.enable = true (service.ini)',
+    );
+  });
 });

@@ -202,6 +202,14 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       );
     });
 
+    it('says what a date and time looks like', async () => {
+      const reply = await api('POST', '/stories', story('dated', { start_date: 'next tuesday' }));
+      expect([reply.status, reply.body.errors]).toEqual([
+        400,
+        [{ field: 'start_date', message: 'must be a date and time (YYYY-MM-DDTHH:MM:SSZ, years 0001 to 9999)' }],
+      ]);
+    });
+
     it('refuses to write foreign keys and generated keys, saying what to do instead', async () => {
       const reply = await api('POST', '/stories', story('fk', { owner_id: 'alice', id: 5 }));
       expect(reply.status).toBe(400);

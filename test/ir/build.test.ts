@@ -172,6 +172,23 @@ describe('fields', () => {
     expect(codes({ type: 'list', item_type: 'string', choices: ['a', true] })).toEqual(['SVC2010']);
   });
 
+  it('hints `choice` for an "enum" type, and a date type for a property whose format is a date', () => {
+    const hints = (properties: object) => {
+      const dir = writeTree({
+        'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+        'item.json': schema({ id, ...properties }),
+      });
+      return analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.map((d) => [d.code, d.hint]);
+    };
+    expect(hints({ kind: { _db_settings: { type: 'enum' } } })).toEqual([
+      ['SVC2005', 'a field of one of a list of values is `"type": "choice"`, with its values in `"choices": [...]`'],
+    ]);
+    const documentation = (format: string) => hints({ born: { type: 'string', format } })[0]?.[1];
+    expect(documentation('date')).toContain('"_db_settings": {"type": "date"}');
+    expect(documentation('date-time')).toContain('"_db_settings": {"type": "datetime"}');
+    expect(documentation('email')).toContain('"_db_settings": {"type": "string"}');
+  });
+
   it('reads "readOnly": true or false; anything else is SVC2079; a read-only field no handler or default can set is SVC2080', () => {
     const item = (name: object) => ({
       'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),

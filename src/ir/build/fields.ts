@@ -286,7 +286,10 @@ function readType(ctx: FieldContext, name: string, entry: YEntry | undefined): F
   if (type) return type;
   ctx.diagnostics.report('SVC2005', `unknown field type "${written}" for "${name}"`, {
     span: entry.value.span,
-    hint: didYouMean(lower, [...FIELD_TYPES, ...Object.keys(TYPE_ALIASES)]) ?? `use one of ${FIELD_TYPES.join(', ')}`,
+    hint:
+      lower === 'enum'
+        ? 'a field of one of a list of values is `"type": "choice"`, with its values in `"choices": [...]`'
+        : (didYouMean(lower, [...FIELD_TYPES, ...Object.keys(TYPE_ALIASES)]) ?? `use one of ${FIELD_TYPES.join(', ')}`),
   });
   return undefined;
 }

@@ -328,6 +328,9 @@ const STORAGE_OF_JSON_TYPE: Readonly<Record<string, string>> = {
   object: 'dict',
 };
 
+/** The field type a string of a JSON Schema format is stored as. */
+const STORAGE_OF_FORMAT: Readonly<Record<string, string>> = { date: 'date', 'date-time': 'datetime', time: 'time' };
+
 /**
  * A property without `_db_settings` was documentation in Ramses: neither stored nor served. It
  * still is, unless a relationship adds a field of its name (a documented backref); a warning says
@@ -352,7 +355,11 @@ export function warnOfDocumentationOnly(diagnostics: DiagnosticBag, model: Model
     }
     const type = get(property.value as YMap, 'type');
     const jsonTypes = isScalar(type) ? [type.text] : isSeq(type) ? type.items.filter(isScalar).map((t) => t.text) : [];
-    const storage = jsonTypes.map((t) => STORAGE_OF_JSON_TYPE[t]).find((t) => t !== undefined) ?? 'string';
+    const format = get(property.value as YMap, 'format');
+    const storage =
+      (isScalar(format) ? STORAGE_OF_FORMAT[format.text] : undefined) ??
+      jsonTypes.map((t) => STORAGE_OF_JSON_TYPE[t]).find((t) => t !== undefined) ??
+      'string';
     diagnostics.report(
       'SVC2074',
       `property "${name}" of ${model.name} has no "_db_settings": svcgen neither stores nor serves it`,

@@ -157,6 +157,8 @@ function bodyProblem(e: SchemaProblem): FieldError[] {
           message: `must be one of ${(params['allowedValues'] as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
         },
       ];
+    case 'format':
+      return [{ field: path, message: FORMAT_WORDS[String(params['format'])] ?? e.message ?? 'is invalid' }];
     case 'anyOf':
     case 'oneOf':
       return [];
@@ -164,6 +166,17 @@ function bodyProblem(e: SchemaProblem): FieldError[] {
       return [{ field: path || '(body)', message: e.message ?? 'is invalid' }];
   }
 }
+
+/** What a value of each format looks like, as the filters say it too (query.ts). */
+const FORMAT_WORDS: Readonly<Record<string, string>> = {
+  'date-time': 'must be a date and time (YYYY-MM-DDTHH:MM:SSZ, years 0001 to 9999)',
+  date: 'must be a date (YYYY-MM-DD)',
+  time: 'must be a time (HH:MM:SS)',
+  email: 'must be an email address',
+  uri: 'must be an absolute URI',
+  uuid: 'must be a UUID',
+  byte: 'must be base64',
+};
 
 /** Query and path parameters are strings (lib/http/schemas.ts): a list is a parameter given twice. */
 function parameterProblem(e: SchemaProblem): FieldError[] {

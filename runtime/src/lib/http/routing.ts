@@ -79,7 +79,12 @@ export function completeRoute(
     url: path,
     exposeHeadRoute: false,
     handler: async (request) => {
-      throw new HttpError(405, `${request.method} is not allowed on ${ramlPath(path)}`, undefined, { allow });
+      // A browser asks before a cross-origin call: say where the origins it may come from are set.
+      const preflight = request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
+      const why = preflight
+        ? ': a CORS preflight, answered only for the origins in cors.allow_origins, with cors.enable = true (service.ini)'
+        : '';
+      throw new HttpError(405, `${request.method} is not allowed on ${ramlPath(path)}${why}`, undefined, { allow });
     },
   });
 }
