@@ -480,3 +480,28 @@ describe("a list field's choices", () => {
     });
   });
 });
+
+describe('a decimal field', () => {
+  it('gets the bound its digits set only where min_value and max_value do not already say more', () => {
+    const schema = JSON.stringify({
+      type: 'object',
+      properties: {
+        id: { _db_settings: { type: 'id_field', primary_key: true } },
+        quantity: { _db_settings: { type: 'decimal', scale: 3, min_value: 0 } },
+        price: { _db_settings: { type: 'decimal', scale: 2, precision: 6 } },
+      },
+    });
+    const dir = writeTree({
+      'api.raml': raml(
+        `title: T\n/items:\n  get:\n  post:\n    body:\n      application/json:\n        schema: !include item.json\n`,
+      ),
+      'item.json': schema,
+    });
+    const document: Json = openApiDocument(analyze(join(dir, 'api.raml'), { cwd: dir }).ir!);
+    const properties = document['components']['schemas']['ItemCreate']['properties'];
+    // min_value 0 says more than -1e35: only the upper bound of 38 digits is added.
+    expect(properties['quantity']).toMatchObject({ minimum: 0, exclusiveMaximum: 1e35 - 0.0005 });
+    expect(properties['quantity']).not.toHaveProperty('exclusiveMinimum');
+    expect(properties['price']).toMatchObject({ exclusiveMinimum: -9999.995, exclusiveMaximum: 9999.995 });
+  });
+});

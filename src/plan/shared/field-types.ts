@@ -207,8 +207,10 @@ export class FieldTypes {
     if (field.type === 'decimal' && (field.precision !== null || field.scale !== null)) {
       const scale = field.scale ?? 0;
       const limit = 10 ** ((field.precision ?? DEFAULT_PRECISION) - scale) - 0.5 * 10 ** -scale;
-      out['exclusiveMaximum'] = limit;
-      out['exclusiveMinimum'] = -limit;
+      // Only where min_value/max_value do not already say more: a redundant bound would read as a
+      // new one to clients (and to `svcgen diff`).
+      if (field.maxValue === null || field.maxValue >= limit) out['exclusiveMaximum'] = limit;
+      if (field.minValue === null || field.minValue <= -limit) out['exclusiveMinimum'] = -limit;
     }
     return out;
   }
