@@ -4,7 +4,7 @@
  */
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { IrSources } from '../ir/sources.js';
-import type { ServiceIR, UserFunction } from '../ir/types.js';
+import type { Field, ServiceIR, UserFunction } from '../ir/types.js';
 import type { Span } from '../diagnostics/source.js';
 import { kebab } from '../ir/naming.js';
 import { undoneItemRules } from './item-rules.js';
@@ -19,6 +19,36 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkReadOnlyRequired(diagnostics, ir, sources);
   checkUndoneItemRules(diagnostics, ir, sources);
   checkSkippedItemHandlers(diagnostics, ir, sources);
+  checkEmptyRanges(diagnostics, ir, sources);
+}
+
+/** Bounds of a field, in `_db_settings` and in the JSON Schema keywords, each as a pair that may leave no value. */
+const RANGES = [
+  ['min_value', 'max_value', (f: Field) => [f.minValue, f.maxValue]],
+  ['min_length', 'max_length', (f: Field) => [f.minLength, f.maxLength]],
+  ['minimum', 'maximum', (f: Field) => [f.validation['minimum'], f.validation['maximum']]],
+  ['minLength', 'maxLength', (f: Field) => [f.validation['minLength'], f.validation['maxLength']]],
+  ['minItems', 'maxItems', (f: Field) => [f.validation['minItems'], f.validation['maxItems']]],
+] as const;
+
+/** A lower bound above the upper one: no value is ever accepted, which is a mistake, not a rule. */
+function checkEmptyRanges(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
+  for (const model of ir.models) {
+    for (const field of model.fields) {
+      for (const [low, high, bounds] of RANGES) {
+        const [min, max] = bounds(field);
+        if (typeof min !== 'number' || typeof max !== 'number' || min <= max) continue;
+        diagnostics.report(
+          'SVC2085',
+          `${model.name}.${field.name} has ${low} ${min} above ${high} ${max}: no value fits`,
+          {
+            span: sources.fields.get(`${model.name}.${field.name}`) ?? sources.models.get(model.name),
+            hint: `swap them, or correct the one that is wrong`,
+          },
+        );
+      }
+    }
+  }
 }
 
 /** Item handlers a change of many objects does not run (bulk-handlers.ts): said once per route, action and phase. */

@@ -726,6 +726,13 @@ export const codes = {
       "The schema's root `required` lists a name that is not one of its `properties`. JSON Schema allows it, and it requires nothing: the field it meant (a misspelling, a renamed field) stays optional.",
   },
 
+  SVC2085: {
+    severity: 'error',
+    title: 'a range no value fits',
+    explanation:
+      "A field's lower bound is above its upper bound (`min_value` above `max_value`, `min_length` above `max_length`, or the JSON Schema keywords `minimum`/`maximum`, `minLength`/`maxLength`, `minItems`/`maxItems`): no value would ever be accepted, so a body that sends the field is always a 400.",
+  },
+
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {
     severity: 'error',
