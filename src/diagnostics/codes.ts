@@ -819,6 +819,12 @@ export const codes = {
     explanation:
       'A migration module svcgen wrote (`src/db/migrations/NNNN_*.ts`) is no longer in the out-dir. Databases that ran it expect it and new databases need it: restore it from version control.',
   },
+  SVC3107: {
+    severity: 'warning',
+    title: 'migration edited',
+    explanation:
+      'A migration module svcgen wrote is not as it wrote it. Before any database has run it, that may be meant (a step added by hand), and the next generation records it as it is. After, every database that ran it refuses to start, since the migration it applied has changed: restore it, and change the storage in a new migration. `--check` says it too, so that a pull request that edits a released migration is seen.',
+  },
   // --- the API's contract with its clients ---------------------------------------------------------
   SVC3111: {
     severity: 'error',

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import { parseStorageModel, type StorageModel } from './storage-model.js';
 import { checkReadPaths, fileAt, type OutDir } from './out-dir.js';
+import { contentHash } from '../output.js';
 import { readText } from './previous.js';
 
 export const STORAGE_FILE = 'src/db/storage.json';
@@ -45,6 +46,7 @@ export function readHistory(out: OutDir, bag: DiagnosticBag): MigrationHistory |
     const path = `${MIGRATIONS_DIR}/${name}.ts`;
     return { name, path, content: readText(join(out.real, path)) ?? '' };
   });
+  warnOfEditedMigrations(out, migrations, bag);
   let ok = true;
   for (const [path, entry] of Object.entries(out.manifest?.files ?? {})) {
     if (entry.owner !== 'migration' || migrations.some((m) => m.path === path)) continue;
@@ -64,6 +66,22 @@ export function readHistory(out: OutDir, bag: DiagnosticBag): MigrationHistory |
     return undefined;
   }
   return ok ? { storage, migrations } : undefined;
+}
+
+/**
+ * A migration that is not as svcgen wrote it. Before any database ran it, that may be meant (a step
+ * added by hand); after, every database that ran it refuses to start (lib/migrate.ts). Said until
+ * the next generation records it as it is.
+ */
+function warnOfEditedMigrations(out: OutDir, migrations: readonly ExistingMigration[], bag: DiagnosticBag): void {
+  for (const migration of migrations) {
+    const recorded = out.manifest?.files[migration.path];
+    if (recorded?.owner !== 'migration' || contentHash(migration.content) === recorded.sha256) continue;
+    bag.report('SVC3107', `migration ${migration.path} is not as svcgen wrote it`, {
+      span: fileAt(join(out.shown, migration.path)),
+      hint: 'a database that already ran it refuses to start: restore it, and change the storage in a new migration; if no database has run it yet, generating again records it as it is',
+    });
+  }
 }
 
 /** `0002_add_story_subtitle` for each migration module in the out-dir, in order. */
