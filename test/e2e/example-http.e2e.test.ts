@@ -186,6 +186,14 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       expect((await api('GET', '/stories/abc')).status).toBe(404);
       expect((await api('GET', '/users/nobody')).status).toBe(404);
     });
+
+    it('answers an item only at the URL it names it by: 1, not 01 or +1', async () => {
+      const created = await api('POST', '/stories', story('one url'));
+      const key = String(created.body['id']);
+      expect((await api('GET', `/stories/${key}`)).status).toBe(200);
+      for (const other of [`0${key}`, `00${key}`, `+${key}`, `${key}.0`])
+        expect((await api('GET', `/stories/${encodeURIComponent(other)}`)).status, other).toBe(404);
+    });
   });
 
   describe('request bodies', () => {

@@ -89,10 +89,17 @@ export function wholeNumber(field: FieldSpec, value: unknown): number | undefine
   return field.range && (n < field.range[0] || n > field.range[1]) ? undefined : n;
 }
 
-/** A key as the databases compare it; undefined when it cannot be one (e.g. "abc" for an integer key). */
+/**
+ * A key as the databases compare it; undefined when it cannot be one (e.g. "abc" for an integer
+ * key). An integer key written as text must be written as the service writes it: `01` or `-0`
+ * names no object, so that one object has one URL (for caches, logs and what a client compares).
+ */
 export function keyValue(model: Model, key: unknown): unknown {
   const field = model.field(model.primaryKey)!;
-  if (field.storage === 'integer') return wholeNumber(field, key);
+  if (field.storage === 'integer') {
+    if (typeof key === 'string' && !/^(0|-?[1-9]\d*)$/.test(key)) return undefined;
+    return wholeNumber(field, key);
+  }
   return key === null || key === undefined ? undefined : text(key);
 }
 
