@@ -446,7 +446,11 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
 
       await login('alice');
       const aliceBefore = cookies.get('alice')!;
-      expect((await as('alice', 'PATCH', '/users/alice', { password: 'a-new-password' })).status).toBe(200);
+      const changed = await as('alice', 'PATCH', '/users/alice', {
+        password: 'a-new-password',
+        current_password: PASSWORD,
+      });
+      expect(changed.status, changed.text).toBe(200);
       expect((await self(aliceBefore)).status).toBe(401);
       expect((await login('alice', PASSWORD)).status).toBe(401);
       expect((await login('alice', 'a-new-password')).status).toBe(200);

@@ -393,11 +393,17 @@ describe.each(ENGINES)('the library on %s', (engine) => {
     // item routes fall back to them: what keeps ben from ann's record is what he may write of it.
     it("is not a member's to set, by a PATCH or a bulk PATCH; her own password is", async () => {
       const login = (login: string, password: string) => as(null, 'POST', '/auth/login', { login, password });
-      for (const path of ['/users/ann', '/users?username=ann']) {
-        const taken = await as('ben', 'PATCH', path, { password: 'taken-over-1' });
-        expect(taken.status, `${path} ${taken.text}`).toBe(403);
-        expect(taken.body.errors).toEqual([{ field: 'password', message: 'is not yours to write' }]);
-      }
+      const taken = await as('ben', 'PATCH', '/users/ann', { password: 'taken-over-1' });
+      expect([taken.status, taken.body.errors], taken.text).toEqual([
+        403,
+        [{ field: 'password', message: 'is not yours to write' }],
+      ]);
+      // A change of many users writes no member's password, whoever it selects.
+      const many = await as('ben', 'PATCH', '/users?username=ann', { password: 'taken-over-1' });
+      expect([many.status, many.body.errors], many.text).toEqual([
+        403,
+        [{ field: 'password', message: 'cannot be changed for many users at once' }],
+      ]);
       expect((await login('ann', 'taken-over-1')).status).toBe(401);
       expect((await login('ann', MEMBER_PASSWORD)).status).toBe(200);
       // A member of her own: registered, her password changed by herself, and it is the one that logs in.
@@ -410,9 +416,68 @@ describe.each(ENGINES)('the library on %s', (engine) => {
           })
         ).headers.get('set-cookie') ?? '',
       )![0];
-      const own = await library.withCookie(cookie, 'PATCH', '/users/dora', { password: 'dora-changed-1' });
+      const own = await library.withCookie(cookie, 'PATCH', '/users/dora', {
+        password: 'dora-changed-1',
+        current_password: MEMBER_PASSWORD,
+      });
       expect(own.status, own.text).toBe(200);
       expect((await login('dora', 'dora-changed-1')).status).toBe(200);
+    });
+  });
+
+  describe("a member's own password", () => {
+    // Someone with her session (a stolen cookie) must not be able to lock her out.
+    it('is changed only with the current one, which a wrong guess does not give away', async () => {
+      const login = (login: string, password: string) => as(null, 'POST', '/auth/login', { login, password });
+      const register = await as(null, 'POST', '/auth/register', {
+        username: 'erin',
+        email: 'erin@example.com',
+        password: MEMBER_PASSWORD,
+      });
+      const cookie = /auth_tkt=[^;]*/.exec(register.headers.get('set-cookie') ?? '')![0];
+      const change = (body: Record<string, unknown>) => library.withCookie(cookie, 'PATCH', '/users/self', body);
+      const without = await change({ password: 'erin-changed-1' });
+      expect([without.status, without.body.errors], without.text).toEqual([
+        403,
+        [{ field: 'current_password', message: 'is required to change your password' }],
+      ]);
+      const wrong = await change({ password: 'erin-changed-1', current_password: 'not-her-password' });
+      expect([wrong.status, wrong.body.errors], wrong.text).toEqual([
+        403,
+        [{ field: 'current_password', message: 'is not your current password' }],
+      ]);
+      // Nothing changed: her password logs in, the new one does not, and her session still works.
+      expect((await login('erin', 'erin-changed-1')).status).toBe(401);
+      expect((await login('erin', MEMBER_PASSWORD)).status).toBe(200);
+      // Her password sent as it is (as a form sending the whole record does) changes nothing.
+      const same = await change({ password: MEMBER_PASSWORD, email: 'erin@example.org' });
+      expect(same.status, same.text).toBe(200);
+      expect((await library.withCookie(cookie, 'GET', '/users/self')).status).toBe(200);
+      const right = await change({ password: 'erin-changed-1', current_password: MEMBER_PASSWORD });
+      expect(right.status, right.text).toBe(200);
+      expect((await login('erin', 'erin-changed-1')).status).toBe(200);
+      // An admin sets another user's password without it.
+      expect((await as('root', 'PATCH', '/users/erin', { password: 'erin-reset-1' })).status).toBe(200);
+      expect((await login('erin', 'erin-reset-1')).status).toBe(200);
+    });
+
+    it('is proved with guesses the login brake counts', async () => {
+      const register = await as(null, 'POST', '/auth/register', {
+        username: 'finn',
+        email: 'finn@example.com',
+        password: MEMBER_PASSWORD,
+      });
+      const cookie = /auth_tkt=[^;]*/.exec(register.headers.get('set-cookie') ?? '')![0];
+      const statuses: number[] = [];
+      for (let i = 0; i < 7; i++) {
+        const reply = await library.withCookie(cookie, 'PATCH', '/users/self', {
+          password: 'finn-changed-1',
+          current_password: `guess-${i}`,
+        });
+        statuses.push(reply.status);
+      }
+      // Five guesses a window (auth.login_attempts), then 429: the right password would not be checked.
+      expect(statuses).toEqual([403, 403, 403, 403, 403, 429, 429]);
     });
   });
 
@@ -431,12 +496,17 @@ describe.each(ENGINES)('the library on %s', (engine) => {
       expect((await as('ben', 'PATCH', '/authors/abc', { name: 'nobody' })).status).toBe(404);
       const rekeyed = await as('ben', 'PATCH', path, { id: 999_998, name: 'moved' });
       expect(rekeyed.status).toBe(400);
-      // The key as a read finds it: `/authors/0<id>` is the author, and its own key in the body is no change.
+      // The key as a read finds it: `/authors/0<id>` names no author, as for a read; its own key in the body is no change.
       const padded = await as('ben', 'PATCH', `/authors/0${String(author['id'])}`, {
         id: author['id'],
-        name: 'By key, revised',
+        name: 'By key, padded',
       });
-      expect(padded.status, padded.text).toBe(200);
+      expect([padded.status, padded.body.message], padded.text).toEqual([
+        404,
+        `Author 0${String(author['id'])} not found`,
+      ]);
+      const same = await as('ben', 'PATCH', path, { id: author['id'], name: 'By key, revised' });
+      expect(same.status, same.text).toBe(200);
       expect((await as('root', 'GET', path)).body).toMatchObject({ id: author['id'], name: 'By key, revised' });
       expect((await as('root', 'GET', '/authors/999998')).status).toBe(404);
     });

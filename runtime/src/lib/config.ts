@@ -22,6 +22,11 @@ export interface Config {
   readonly authCookieHostPrefix: boolean;
   /** `auth.login_attempts` per account and client address in `auth.login_window` seconds: more get 429. */
   readonly loginAttempts: { readonly limit: number; readonly windowSeconds: number };
+  /**
+   * `auth.require_current_password`: a user who changes their own password sends the current one
+   * (`current_password`), so that a session taken over cannot lock its owner out.
+   */
+  readonly requireCurrentPassword: boolean;
   readonly system: { readonly user: string; readonly password: string; readonly email: string } | null;
   readonly publicMaxLimit: number;
   readonly maxLimit: number;
@@ -116,6 +121,7 @@ const STANDARD_KEYS = [
   'auth.cookie_host_prefix',
   'auth.login_attempts',
   'auth.login_window',
+  'auth.require_current_password',
   'system.user',
   'system.password',
   'system.email',
@@ -171,6 +177,7 @@ export function loadConfig(source: ConfigSource): Config {
       limit: read.integer('auth.login_attempts', 5, 1),
       windowSeconds: read.integer('auth.login_window', 60, 1),
     },
+    requireCurrentPassword: read.boolean('auth.require_current_password', true),
     system: system.every((v) => v !== undefined && v !== '')
       ? { user: system[0]!, password: system[1]!, email: system[2]! }
       : null,

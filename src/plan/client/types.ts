@@ -11,6 +11,7 @@ import { compiledType, typeDeclarations, type TypeDeclaration } from '../models/
 import { shownObjectSchema } from '../openapi/schemas.js';
 import { isSecretField, type FieldTypes } from '../shared/field-types.js';
 import { literal } from '../shared/literal.js';
+import { CURRENT_PASSWORD, PASSWORD_PROOF_NOTE, passwordProofSchema } from '../shared/password-proof.js';
 import { interfaceSource } from '../shared/ts-types.js';
 import type { HelperNames } from './helper-names.js';
 
@@ -35,6 +36,17 @@ export function clientTypeNames(model: Pick<Model, 'name'>) {
   };
 }
 
+/** A PATCH of the users' model also takes the proof of a password change (shared/password-proof.ts). */
+function withPasswordProof(model: Model, update: TypeDeclaration): TypeDeclaration {
+  const proof = passwordProofSchema(model);
+  if (!proof) return update;
+  const properties = {
+    ...(update.schema['properties'] as object),
+    [CURRENT_PASSWORD]: { ...proof, description: PASSWORD_PROOF_NOTE },
+  };
+  return { ...update, schema: { ...update.schema, properties } };
+}
+
 /** The declarations of a model's answer, bodies and `where`, as source text. */
 export async function modelTypes(
   model: Model,
@@ -49,7 +61,7 @@ export async function modelTypes(
     [
       { name: names.item, description: String(answer['description']), schema: withoutDescription(answer) },
       create!,
-      update!,
+      withPasswordProof(model, update!),
     ].map(declare),
   );
   return [

@@ -10,6 +10,7 @@ import { shownObjectSchema } from '../openapi/schemas.js';
 import { literal, raw } from '../shared/literal.js';
 import { camel, defaultModule, modelNames, withArticle } from '../shared/names.js';
 import { linkToParent } from '../shared/parent-link.js';
+import { CURRENT_PASSWORD, passwordProofSchema } from '../shared/password-proof.js';
 import { searchFields } from '../shared/search.js';
 import { interfaceSource } from '../shared/ts-types.js';
 
@@ -31,7 +32,16 @@ export interface ModelView {
   /** The JSON Schemas of the body properties, shared by the three bodies. */
   readonly properties: string;
   readonly propertiesVariable: string;
+  /** The properties of a PATCH body: the shared ones, and the users' password proof. */
+  readonly updateProperties: string;
   readonly requiredOnCreate: string;
+}
+
+/** A PATCH of the users' model also takes the proof of a password change (shared/password-proof.ts). */
+function updateProperties(model: Model): string {
+  const variable = `${camel(model.name)}Properties`;
+  const proof = passwordProofSchema(model);
+  return proof ? `{ ...${variable}, ${CURRENT_PASSWORD}: ${literal(proof)} }` : variable;
 }
 
 type Schema = Record<string, unknown>;
@@ -97,6 +107,7 @@ export async function modelView(ir: ServiceIR, model: Model, types: FieldTypes):
     // (the route explains what to send instead) rather than "not a field".
     properties: literal(Object.fromEntries(model.fields.map((f) => [f.name, types.bodySchema(model, f)]))),
     propertiesVariable: `${camel(model.name)}Properties`,
+    updateProperties: updateProperties(model),
     requiredOnCreate: literal(model.fields.filter((f) => f.requiredOnCreate).map((f) => f.name)),
   };
 }

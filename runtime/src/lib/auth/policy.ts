@@ -12,6 +12,7 @@ import { isReadOnly, READ_ONLY, type Permission, type Policy, type RouteAccess }
 import { ADMIN_ONLY, collectionCallsUserCode, decide, decidesWithoutObject, selectable, type Acl } from './acl.js';
 import { userModel, type AuthContext } from './context.js';
 import { asNewcomer, callerOf, isAdmin, stillIdentified } from './identity.js';
+import { provePasswordChange } from './password-change.js';
 
 const VERBS: Readonly<Record<Permission, string>> = {
   view: 'read',
@@ -100,6 +101,7 @@ export function aclPolicy(ctx: AuthContext): Policy {
         );
       }
     },
+    provePasswordChange: (request, model, body, object) => provePasswordChange(ctx, request, model, body, object),
     maxLimit: (request) =>
       callerOf(request).id === null ? Math.min(ctx.config.publicMaxLimit, ctx.config.maxLimit) : ctx.config.maxLimit,
     stillIdentified: (request, reply) => stillIdentified(ctx, request, reply),

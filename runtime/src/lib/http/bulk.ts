@@ -18,13 +18,15 @@ const BULK_SLICE = 500;
 
 /** PATCH/PUT on a collection: the objects matching the filters, in one transaction, each checked against its item ACL. */
 export async function updateMany(ctx: RouteContext, request: FastifyRequest): Promise<unknown> {
-  const body = ctx.body(request);
-  checkBody(ctx, request, body, 'update_many');
-  if (ctx.model.primaryKey in body)
+  const sent = ctx.body(request);
+  checkBody(ctx, request, sent, 'update_many');
+  if (ctx.model.primaryKey in sent)
     throw badRequest(`the primary key ${ctx.model.primaryKey} cannot change`, [
       { field: ctx.model.primaryKey, message: 'cannot be changed' },
     ]);
   await ctx.authorizeCollection(request, 'update');
+  // A member's own password is changed with its proof, on their record alone (auth/password-change.ts).
+  const body = await ctx.policy.provePasswordChange(request, ctx.model, sent, undefined);
   const where = await bulkWhere(ctx, request);
   return ctx.write(
     request,

@@ -74,6 +74,18 @@ export interface Policy {
     fields: readonly string[],
     object?: Record<string, unknown>,
   ): void;
+  /**
+   * The body of a change to write: without `current_password`, the proof a user gives when
+   * changing their own password, and without a password sent as it is stored. `object`: the
+   * object changed, as stored; undefined for a change of many. Throws 403 when the proof is
+   * missing or wrong (auth/password-change.ts).
+   */
+  provePasswordChange(
+    request: FastifyRequest,
+    model: Model,
+    body: Record<string, unknown>,
+    object: Record<string, unknown> | undefined,
+  ): Promise<Record<string, unknown>>;
   /** The largest page this request may read. */
   maxLimit(request: FastifyRequest): number;
   /** The error that refuses `what` ("read settings"): 401 for anonymous callers, else 403. */
@@ -139,6 +151,8 @@ export function openPolicy(maxLimit: number): Policy {
           refused.map((field) => ({ field, message: READ_ONLY })),
         );
     },
+    // Without logins there is no one whose password it is: the proof is not asked for, and not written.
+    provePasswordChange: (_request, _model, { current_password: _proof, ...body }) => Promise.resolve(body),
     maxLimit: () => maxLimit,
     itemKey: (_request, _model, key) => key,
     refusal: (_request, what) => new HttpError(403, `you may not ${what}`),

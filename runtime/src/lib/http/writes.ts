@@ -5,7 +5,7 @@
  * first goes to the database by its key (`target`, RouteContext.writesByKey).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badRequest, conflict, statusBody, type FieldError } from '../errors.js';
+import { badRequest, conflict, notFound, statusBody, type FieldError } from '../errors.js';
 import { keyValue, unnamableKey, withDefaults, wholeNumber, type Model } from '../model.js';
 import { includeFor, requestUrl } from './serialize.js';
 import { mergeAttribute } from './attributes.js';
@@ -53,9 +53,11 @@ export async function update(
   reply: FastifyReply,
   action: 'update' | 'replace',
 ): Promise<unknown> {
-  const body = ctx.body(request);
-  checkBody(ctx, request, body, action);
-  const { object, key } = await target(ctx, request, action, body, 'update');
+  const sent = ctx.body(request);
+  checkBody(ctx, request, sent, action);
+  const { object, key } = await target(ctx, request, action, sent, 'update');
+  // Without the proof of a password change, and without a password sent as it is stored.
+  const body = await ctx.policy.provePasswordChange(request, ctx.model, sent, object);
   ctx.policy.checkWritable(request, ctx.model, Object.keys(body), object);
   checkKeyUnchanged(ctx, body, key);
   let changed: Rec | undefined;
@@ -124,10 +126,12 @@ async function target(
 ): Promise<{ object: Rec | undefined; key: unknown }> {
   if (ctx.writesByKey(request, action, body)) {
     await ctx.authorizeByKey(request, permission);
-    // The key as stored (`/items/07` is item 7), as a read would have found it; one that cannot
-    // be a key stays as written, for the write's 404 to name.
+    // The key as stored, as a read would have found it; one that cannot be a key (`abc`, `07`)
+    // names nothing, as it does for a read.
     const key = ctx.itemKey(request);
-    return { object: undefined, key: keyValue(ctx.model, key) ?? key };
+    const value = keyValue(ctx.model, key);
+    if (value === undefined) throw notFound(`${ctx.model.name} ${String(key)} not found`);
+    return { object: undefined, key: value };
   }
   const object = await ctx.authorizedObject(request, permission);
   return { object, key: object[ctx.model.primaryKey] };
@@ -187,6 +191,8 @@ export function replacement(ctx: RouteContext, data: Rec, mayWrite: (name: strin
     if (!field.writable || field.primaryKey) continue;
     if (field.name === ctx.inverse) continue;
     if (field.name in data) out[field.name] = data[field.name];
+    // A password is never emptied: one a PUT leaves out (sent as it is stored) keeps its hash.
+    else if (field.secret) continue;
     else if (field.onUpdate) out[field.name] = field.onUpdate();
     else if (!mayWrite(field.name) || field.defaultIsComputed) continue;
     else if (field.requiredOnCreate) missing.push({ field: field.name, message: 'is required' });

@@ -246,6 +246,10 @@ export interface UserUpdate {
   display_name?: string | null;
   active?: boolean | null;
   login_count?: number | null;
+  /**
+   * The current password, to change your own password (with the new one in password). Required unless auth.require_current_password = false; admins changing another user's password leave it out.
+   */
+  current_password?: string;
 }
 
 /** A field of User to sort by or ask for. */

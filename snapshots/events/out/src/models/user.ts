@@ -162,7 +162,11 @@ export const userBodies = {
     required: ['username', 'email', 'password'],
     properties: userProperties,
   },
-  update: { type: 'object', additionalProperties: false, properties: userProperties },
+  update: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { ...userProperties, current_password: { type: 'string', minLength: 1, maxLength: 1024 } },
+  },
   replace: {
     type: 'object',
     additionalProperties: false,
