@@ -89,6 +89,7 @@ securedBy: [ticket]
   /{id}:
     get:
     patch:
+    put:
     /memberships:
       securedBy: [space_memberships_acl]
       get:
@@ -126,10 +127,11 @@ securedBy: [ticket]
 const schemas = {
   'space.json': {
     type: 'object',
-    _event_handlers: { before_create: ['set_space_owner'] },
+    _event_handlers: { before_create: ['set_space_owner'], before_replace: ['keep_archived'] },
     properties: {
       id: { _db_settings: { type: 'id_field', primary_key: true } },
       name: { type: 'string', _db_settings: { type: 'string', required: true } },
+      archived: { type: 'boolean', _db_settings: { type: 'boolean', default: false } },
       owner: { readOnly: true, _db_settings: { type: 'string' } },
       memberships: { _db_settings: { type: 'relationship', document: 'Membership', backref_name: 'space' } },
       notes: { _db_settings: { type: 'relationship', document: 'Note', backref_name: 'space' } },
@@ -199,6 +201,15 @@ import type { Membership } from '../../models/membership.js';
 export function spaceOwner(_request: FastifyRequest, _object: Membership | undefined, rule: AclRule): AclResult {
   const owner = rule.parent?.['owner'];
   return typeof owner === 'string' ? grant(rule, user(owner)) : undefined;
+}
+`,
+  // A guard of what a PUT writes, the fields it leaves out (back to their defaults) among them.
+  'handlers/keep-archived.ts': `import { HttpError } from '../../lib/errors.js';
+import type { KeepArchivedEvent } from '../../events.js';
+
+export async function keepArchived(event: KeepArchivedEvent): Promise<void> {
+  if (event.instance?.archived && event.fields.archived?.new_value === false)
+    throw new HttpError(409, 'an archived space stays archived');
 }
 `,
   // Access through a membership: the principal and its `where` read the caller's memberships.
@@ -373,6 +384,24 @@ describe.each(ENGINES)('a link puts an object below a parent only where its call
     const reply = await as('root', 'PATCH', `/memberships/${String(annMembership)}`, { space: benSpace });
     expect(reply.status, reply.text).toBe(200);
     expect(await spaceOf(annMembership)).toEqual(benSpace);
+  });
+});
+
+describe.each(ENGINES)('a PUT shows its before handlers every field it writes, on %s', (engine) => {
+  const { as, made, start, stop } = spacesService(engine, 'replace');
+
+  beforeAll(start, 120_000);
+  afterAll(stop);
+
+  it('lets a guard see a field the PUT leaves out go back to its default', async () => {
+    const space = await made('ann', '/spaces', { name: 'old' });
+    expect((await as('ann', 'PATCH', `/spaces/${String(space)}`, { archived: true })).status).toBe(200);
+    // `archived` is left out: the PUT would make it false again, which the guard refuses.
+    const put = await as('ann', 'PUT', `/spaces/${String(space)}`, { name: 'renamed' });
+    expect([put.status, put.body.message], put.text).toEqual([409, 'an archived space stays archived']);
+    expect((await as('root', 'GET', `/spaces/${String(space)}`)).body).toMatchObject({ name: 'old', archived: true });
+    const kept = await as('ann', 'PUT', `/spaces/${String(space)}`, { name: 'renamed', archived: true });
+    expect(kept.status, kept.text).toBe(200);
   });
 });
 

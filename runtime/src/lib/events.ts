@@ -112,6 +112,11 @@ export interface EventRun {
   readonly action: Action;
   readonly request: FastifyRequest;
   readonly instance?: Rec;
+  /**
+   * Fields the write sets that the request did not send (what a PUT leaves out returns to its
+   * default): handlers see them, processors leave them as they are.
+   */
+  readonly resets?: ReadonlySet<string>;
 }
 
 export function hasHandlers(run: EventRun): boolean {
@@ -137,7 +142,7 @@ export async function runBefore(run: EventRun, db: unknown, data: Rec): Promise<
   if (!PROCESSED.has(run.action)) return values;
   const processors = (run.events?.processors ?? {}) as Readonly<Record<string, readonly Processor[] | undefined>>;
   for (const [name, chain] of Object.entries(processors)) {
-    if (!(name in values) || !chain?.length) continue;
+    if (!(name in values) || !chain?.length || (run.resets?.has(name) && values[name] === data[name])) continue;
     let value = values[name];
     for (const processor of chain) {
       value = await processor({

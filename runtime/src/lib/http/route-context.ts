@@ -117,8 +117,9 @@ export class RouteContext {
     work: (db: ServiceDatabase, data: Rec, writes: RecordedWrites) => Promise<R>,
     present: (result: R) => unknown,
     oneWrite = false,
+    resets?: ReadonlySet<string>,
   ): Promise<unknown> {
-    const run = this.eventRun(request, action, instance);
+    const run = { ...this.eventRun(request, action, instance), ...(resets?.size ? { resets } : {}) };
     const prepare = (data: Rec) => this.prepareWrite(data, request.ip);
     const recorded =
       oneWrite && !hasHandlers(run) && isEventAction(action)

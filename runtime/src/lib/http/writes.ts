@@ -60,23 +60,22 @@ export async function update(
   const body = await ctx.policy.provePasswordChange(request, ctx.model, sent, object);
   ctx.policy.checkWritable(request, ctx.model, Object.keys(body), object);
   checkKeyUnchanged(ctx, body, key);
+  // A PUT writes every field the caller may: what it leaves out returns to its default, or empties.
+  // The before handlers see those fields too (a guard of `status` sees it go back to `draft`).
+  const mayWrite = ctx.policy.writable(request, ctx.model, object);
+  const written = action === 'replace' ? replacement(ctx, body, mayWrite) : body;
+  const resets = new Set(Object.keys(written).filter((name) => !(name in body)));
   let changed: Rec | undefined;
   const answer = await ctx.write(
     request,
     action,
-    body,
+    written,
     object,
     async (db, data, writes) => {
       await ctx.checkUnchanged(db, request, key);
-      const values =
-        action === 'replace'
-          ? replacement(ctx, data, ctx.policy.writable(request, ctx.model, object))
-          : ctx.withUpdateDefaults(data);
+      const values = action === 'replace' ? replacement(ctx, data, mayWrite) : ctx.withUpdateDefaults(data);
       // PUT empties the relationships it leaves out: those move links too.
-      const fields =
-        action === 'replace'
-          ? [...Object.keys(body), ...Object.keys(values).filter((n) => !(n in data))]
-          : Object.keys(body);
+      const fields = Object.keys(written);
       await ctx.checkRelinks(db, request, { object, data: values, fields });
       const updated = await writes.update(
         {
@@ -93,6 +92,7 @@ export async function update(
     // If-Match reads the object again under a row lock, and the objects a relationship would move
     // are read before the write: both take the transaction.
     !hasIfMatch(request) && !movesLinks(ctx, body, action),
+    resets,
   );
   return ctx.shownChange(request, reply, changed, answer);
 }
