@@ -88,6 +88,25 @@ describe.each(['sqlite', 'postgres'] as const)(
       expect((await api('GET', `/users/self?api_key=alice:${tokens.get('alice')}`)).status).toBe(401);
     });
 
+    it('writes a username beyond ASCII percent-encoded in the key, and reads it back so', async () => {
+      // Cyrillic а: a header carries bytes, and Node refuses a value with this character as it is.
+      const name = '\u0430lyona';
+      const registered = await api('POST', '/auth/register', {
+        username: name,
+        email: 'alyona@example.com',
+        password: 'password-123',
+      });
+      expect(registered.status, registered.text).toBe(201);
+      const header = registered.headers.get('www-authenticate')!;
+      expect(header).toBe(`ApiKey %D0%B0lyona:${keyOf(registered)}`);
+      expect((await self(header)).body.username).toBe(name);
+      const claimed = await api('POST', '/auth/token', { login: name, password: 'password-123' });
+      expect(claimed.status, claimed.text).toBe(200);
+      expect((await self(claimed.headers.get('www-authenticate')!)).body.username).toBe(name);
+      // A broken percent-encoding names no one.
+      expect((await self(`ApiKey %D0lyona:${String(claimed.body['token'])}`)).status).toBe(401);
+    });
+
     it('answers a key that identifies no one with 401 on every route, even one anyone may read', async () => {
       const wrong = `ApiKey alice:${'0'.repeat(64)}`;
       for (const authorization of [wrong, 'ApiKey alice', 'apikey nobody:x']) {

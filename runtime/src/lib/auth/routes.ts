@@ -17,7 +17,7 @@ import { includeFor, requestOrigin, requestUrl, serialize } from '../http/serial
 import { credentials, userKeyOf, userModel, users, type AuthContext, type PrepareWrite } from './context.js';
 import { clearTicket, callerOf, crossSite, logIn } from './identity.js';
 import { fieldRefusal, fieldsFor } from './policy.js';
-import { newToken, tokenDigest } from './tokens.js';
+import { apiKeyHeader, newToken, tokenDigest } from './tokens.js';
 import { fingerprint } from './ticket.js';
 import { loginForm } from './logins.js';
 
@@ -69,7 +69,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
         (created) => own(request, created),
       );
       await logIn(ctx, request, reply, user);
-      if (token) reply.header('www-authenticate', `ApiKey ${String(user['username'])}:${token}`);
+      if (token) reply.header('www-authenticate', apiKeyHeader(String(user['username']), token));
       // Like every create: Location names the new user's URL (its _self), when the API serves
       // users at one.
       const self = model.selfPath(user);
@@ -124,7 +124,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
       const user = await checkPassword(ctx, request, prepareWrite);
       const token = newToken();
       await ctx.db.transaction((db) => saveToken(ctx, db, user, token));
-      reply.header('www-authenticate', `ApiKey ${String(user['username'])}:${token}`);
+      reply.header('www-authenticate', apiKeyHeader(String(user['username']), token));
       return { ...statusBody(200, message, requestUrl(request)), token };
     };
     const claimed = { schema: { body: LOGIN_BODY, response: { 200: tokenAnswer } } };

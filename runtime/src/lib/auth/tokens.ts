@@ -22,5 +22,26 @@ export function sameDigest(a: string, b: string): boolean {
 /** `Authorization: ApiKey <user>:<token>` (the scheme word in any case), or null. */
 export function readApiKeyHeader(header: string | undefined): { user: string; token: string } | null {
   const match = header ? /^apikey +([^:\s]{1,255}):([0-9a-f]{64})$/i.exec(header.trim()) : null;
-  return match ? { user: match[1]!, token: match[2]! } : null;
+  const user = match ? headerUserName(match[1]!) : undefined;
+  return match && user !== undefined ? { user, token: match[2]! } : null;
+}
+
+/**
+ * `ApiKey <user>:<token>` as a header value. A header carries bytes, not text: a username beyond
+ * printable ASCII (`аbc`, `josé`), and `%` itself, are percent-encoded as UTF-8, as
+ * `readApiKeyHeader` reads them back; any other name is written as it is, as Ramses wrote it.
+ */
+export function apiKeyHeader(user: string, token: string): string {
+  const name = user.replace(/[^\x21-\x7e]|%/gu, (ch) => encodeURIComponent(ch));
+  return `ApiKey ${name}:${token}`;
+}
+
+/** A username as a header names it (`apiKeyHeader`); undefined when its percent-encoding is broken. */
+function headerUserName(written: string): string | undefined {
+  if (!written.includes('%')) return written;
+  try {
+    return decodeURIComponent(written);
+  } catch {
+    return undefined;
+  }
 }
