@@ -156,6 +156,31 @@ describe.each(ENGINES)('event objects on %s', (engine) => {
     }
   });
 
+  it('gives an event for each object a link moves: the one it takes, and the one it takes it from', async () => {
+    const item = async (code: string) => {
+      const created = await api('POST', '/items', { ...ITEM, code });
+      expect(created.status, created.text).toBe(201);
+      return (created.body as Rec)['id'];
+    };
+    // Items link to the first owner by default: there is one, whether or not another test made it.
+    if ((await api('GET', '/owners')).body['total'] === 0) await api('POST', '/owners', { name: 'o1' });
+    const first = await item('moves-from');
+    const second = await item('moves-to');
+    const label = (await api('POST', `/items/${String(first)}/labels`, { name: 'moving' })).body as Rec;
+    const kept = (await api('POST', `/items/${String(first)}/labels`, { name: 'staying' })).body as Rec;
+    // The label's row changes (its item), and so does what the first item lists.
+    expect((await api('PATCH', `/items/${String(second)}`, { labels: [label['id']] })).status).toBe(200);
+    const moved = await eventObject('Label.update', label['id']);
+    expect(fieldsOf(moved)).toEqual(fieldsOf(await readPath(`/labels/${String(label['id'])}`)));
+    expect(moved['item']).toBe(second);
+    const left = await eventObject('Item.update', first);
+    expect(left['labels']).toEqual([kept['id']]);
+    expect(fieldsOf(left)).toEqual(fieldsOf(await read(first)));
+    // Dropped from the second item: the label is linked to none.
+    expect((await api('PATCH', `/items/${String(second)}`, { labels: [] })).status).toBe(200);
+    expect((await eventObject('Label.update', label['id'], 2))['item']).toBeNull();
+  });
+
   it('appends nothing for a write that fails', async () => {
     const taken = await api('POST', '/items', { ...ITEM, code: 'taken' });
     expect(taken.status).toBe(201);

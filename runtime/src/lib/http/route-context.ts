@@ -16,6 +16,7 @@ import type { Services } from './services.js';
 import { checkIfMatch, etagOf, hasIfMatch } from './etag.js';
 import { hideRefusedEmbeds } from './embedded.js';
 import { checkRelinks, relinkRefusal, type LinkWrite } from './relinks.js';
+import { linksToMove, recordMoved } from './moved-links.js';
 import {
   includeFor,
   linkKeys,
@@ -144,13 +145,18 @@ export class RouteContext {
     const repository = this.repository(db);
     return {
       create: async (args) => {
+        const moved = await linksToMove(db, this.model, undefined, args.data);
         const created = await repository.create(args);
         await this.record(db, 'create', [created]);
+        await recordMoved(db, moved);
         return created;
       },
       update: async (args, action) => {
+        const key = args.where[this.model.primaryKey];
+        const moved = await linksToMove(db, this.model, key, args.data);
         const updated = await repository.update(args);
         await this.record(db, action, [updated]);
+        await recordMoved(db, moved);
         return updated;
       },
       delete: async (args, before) => {
