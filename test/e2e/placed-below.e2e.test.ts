@@ -156,9 +156,21 @@ const schemas = {
   },
   'note.json': {
     type: 'object',
+    _event_handlers: { before_create: ['refuse_locked_reply'] },
     properties: {
       id: { _db_settings: { type: 'id_field', primary_key: true } },
       text: { type: 'string', _db_settings: { type: 'string', required: true } },
+      reply_to_id: {
+        _db_settings: { type: 'foreign_key', ref_document: 'Note', ref_column: 'note.id', ref_column_type: 'id_field' },
+      },
+      replies: {
+        _db_settings: {
+          type: 'relationship',
+          document: 'Note',
+          backref_name: 'reply_to',
+          foreign_keys: 'Note.reply_to_id',
+        },
+      },
       space_id: {
         _db_settings: {
           type: 'foreign_key',
@@ -201,6 +213,17 @@ import type { Membership } from '../../models/membership.js';
 export function spaceOwner(_request: FastifyRequest, _object: Membership | undefined, rule: AclRule): AclResult {
   const owner = rule.parent?.['owner'];
   return typeof owner === 'string' ? grant(rule, user(owner)) : undefined;
+}
+`,
+  // A handler that reads the note a reply names: it must never see one the caller may not view.
+  'handlers/refuse-locked-reply.ts': `import { HttpError } from '../../lib/errors.js';
+import type { RefuseLockedReplyEvent } from '../../events.js';
+
+export async function refuseLockedReply(event: RefuseLockedReplyEvent): Promise<void> {
+  const to = event.fields.reply_to?.new_value;
+  if (to == null) return;
+  const note = await event.db.note.findUnique({ where: { id: to } });
+  if (note?.text === 'locked') throw new HttpError(409, 'that note is locked');
 }
 `,
   // A guard of what a PUT writes, the fields it leaves out (back to their defaults) among them.
@@ -411,11 +434,15 @@ describe.each(ENGINES)(
     const { as, made, start, stop } = spacesService(engine, 'members');
     let inAnns: unknown;
     let inBens: unknown;
+    let inAnnsSpace: unknown;
+    let inBensSpace: unknown;
 
     beforeAll(async () => {
       await start();
       const annSpace = await made('ann', '/spaces', { name: "ann's" });
       const benSpace = await made('ben', '/spaces', { name: "ben's" });
+      inAnnsSpace = annSpace;
+      inBensSpace = benSpace;
       // Ben is a member of ann's space; nobody is a member of ben's (he owns it, which gives no note).
       await made('ann', `/spaces/${String(annSpace)}/memberships`, { member: 'ben' });
       inAnns = await made('root', '/notes', { text: "for members of ann's", space: annSpace });
@@ -429,6 +456,20 @@ describe.each(ENGINES)(
       expect((await as('ben', 'GET', `/notes/${String(inBens)}`)).status).toBe(403);
       // Ann owns her space but is no member of it.
       expect((await as('ann', 'GET', `/notes/${String(inAnns)}`)).status).toBe(403);
+    });
+
+    it('answers a reply to a note the caller may not view as one to none, before any handler reads it', async () => {
+      const locked = await made('root', '/notes', { text: 'locked', space: inBensSpace });
+      const toHidden = await as('ben', 'POST', '/notes', { text: 'a reply', space: inAnnsSpace, reply_to: locked });
+      const toNone = await as('ben', 'POST', '/notes', { text: 'a reply', space: inAnnsSpace, reply_to: 999_999 });
+      expect([toHidden.status, toHidden.body.errors], toHidden.text).toEqual([
+        400,
+        [{ field: 'reply_to', message: `Note ${String(locked)} not found` }],
+      ]);
+      expect([toNone.status, toNone.body.errors]).toEqual([
+        400,
+        [{ field: 'reply_to', message: 'Note 999999 not found' }],
+      ]);
     });
 
     it("lists, counts and searches only what the principal's where selects", async () => {

@@ -11,6 +11,7 @@ import { includeFor, requestUrl } from './serialize.js';
 import { mergeAttribute } from './attributes.js';
 import { hasIfMatch } from './etag.js';
 import { movesLinks, type Rec, type RouteContext } from './route-context.js';
+import { runsBefore } from '../events.js';
 
 export async function create(ctx: RouteContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   if (ctx.route.kind === 'attribute') return mergeAttribute(ctx, request, reply);
@@ -21,6 +22,14 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
   // 404 that no handler's own error may replace), and its link given to the handlers as a field
   // the request sets, as a link written in the body of a create at the top level is.
   const link = ctx.route.parent ? await ctx.createdLink(ctx.services.db, request) : {};
+  await checkLinksBeforeHandlers(
+    ctx,
+    request,
+    'create',
+    undefined,
+    withDefaults(ctx.model, { ...body, ...link }),
+    body,
+  );
   reply.code(201);
   return ctx.write(
     request,
@@ -65,6 +74,7 @@ export async function update(
   const mayWrite = ctx.policy.writable(request, ctx.model, object);
   const written = action === 'replace' ? replacement(ctx, body, mayWrite) : body;
   const resets = new Set(Object.keys(written).filter((name) => !(name in body)));
+  await checkLinksBeforeHandlers(ctx, request, action, object, written, written);
   let changed: Rec | undefined;
   const answer = await ctx.write(
     request,
@@ -135,6 +145,25 @@ async function target(
   }
   const object = await ctx.authorizedObject(request, permission);
   return { object, key: object[ctx.model.primaryKey] };
+}
+
+/**
+ * The links the body writes, checked before the before handlers run as they are after (inside
+ * the write): a handler that reads a linked object (`event.fields.org`) must not answer for one
+ * the caller may not view, so that its own error (a 409 "already a member") cannot tell a hidden
+ * object from a missing one. Without before handlers or processors the check inside the write is
+ * the first.
+ */
+async function checkLinksBeforeHandlers(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  action: 'create' | 'update' | 'replace',
+  object: Rec | undefined,
+  data: Rec,
+  sent: Rec,
+): Promise<void> {
+  if (!movesLinks(ctx, sent, action) || !runsBefore(ctx.eventRun(request, action, object))) return;
+  await ctx.checkRelinks(ctx.services.db, request, { object, data, fields: Object.keys(sent) });
 }
 
 /** Names the fields that cannot be written, before anything else happens. */
