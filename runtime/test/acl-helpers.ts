@@ -90,8 +90,10 @@ export function registration<T extends object>(
   const allowed = (field: string) =>
     field !== 'groups' && (own === null || own.has(field) || model.field(field)?.secret);
   const data = Object.fromEntries(Object.entries(sample(200_000 + n)).filter(([field]) => allowed(field)));
-  // Only optional fields are left out (a user can give every field a registration requires).
-  return { ...(data as T), username: `user-${n}`, password: PASSWORD };
+  // Only optional fields are left out (a user can give every field a registration requires). The
+  // sample's username, which test/custom-samples.ts may give (to match a pattern), else one of its own.
+  const username = typeof data['username'] === 'string' ? data['username'] : `user-${n}`;
+  return { ...(data as T), username, password: PASSWORD };
 }
 
 export async function startAclService(): Promise<AclService> {
