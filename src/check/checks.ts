@@ -22,10 +22,11 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkEmptyRanges(diagnostics, ir, sources);
 }
 
-/** Bounds of a field, in `_db_settings` and in the JSON Schema keywords, each as a pair that may leave no value. */
+/**
+ * Bounds of a field in the JSON Schema keywords, each as a pair that may leave no value (those of
+ * `_db_settings`, `min_value` above `max_value`, are SVC2008's, where the field is read).
+ */
 const RANGES = [
-  ['min_value', 'max_value', (f: Field) => [f.minValue, f.maxValue]],
-  ['min_length', 'max_length', (f: Field) => [f.minLength, f.maxLength]],
   ['minimum', 'maximum', (f: Field) => [f.validation['minimum'], f.validation['maximum']]],
   ['minLength', 'maxLength', (f: Field) => [f.validation['minLength'], f.validation['maxLength']]],
   ['minItems', 'maxItems', (f: Field) => [f.validation['minItems'], f.validation['maxItems']]],

@@ -730,7 +730,7 @@ export const codes = {
     severity: 'error',
     title: 'a range no value fits',
     explanation:
-      "A field's lower bound is above its upper bound (`min_value` above `max_value`, `min_length` above `max_length`, or the JSON Schema keywords `minimum`/`maximum`, `minLength`/`maxLength`, `minItems`/`maxItems`): no value would ever be accepted, so a body that sends the field is always a 400.",
+      "A field's JSON Schema keywords set a lower bound above the upper one (`minimum`/`maximum`, `minLength`/`maxLength`, `minItems`/`maxItems`): no value would ever be accepted, so a body that sends the field is always a 400. (The same in `_db_settings`, `min_value` above `max_value`, is SVC2008.)",
   },
 
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
