@@ -68,9 +68,10 @@ function checkSkippedItemHandlers(diagnostics: DiagnosticBag, ir: ServiceIR, sou
   }
 }
 
-/** An item line the collection rules undo for every member (item-rules.ts): said once per line and permission. */
+/** An item line the collection rules undo for every member (item-rules.ts): said once per pair of lines. */
 function checkUndoneItemRules(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
-  for (const { acl, permission, itemLine, collectionLine } of undoneItemRules(ir)) {
+  for (const { acl, permissions, itemLine, collectionLine } of undoneItemRules(ir)) {
+    const permission = permissions.join(', ');
     diagnostics.report(
       'SVC2081',
       `x-ACL "${acl.name}": "${itemLine.text}" gives ${permission} to its principal only in name: a member it does not give it to falls back to the collection rules, where "${collectionLine.text}" gives ${permission} on every object`,

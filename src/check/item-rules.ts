@@ -9,11 +9,13 @@
 import type { Acl, AclEntry, Permission, ServiceIR } from '../ir/types.js';
 
 /**
- * The permissions of item routes that change an object. Not `view`: "everyone reads, the owner
- * edits" (ramses-example) lists the owner's `view` beside a collection's `allow everyone view` on
- * purpose, and nothing is lost by it.
+ * The permissions of item routes. `view` only where the collection line that gives it is not
+ * `everyone`'s: "everyone reads, the owner edits" (ramses-example) lists the owner's `view` beside
+ * a collection's `allow everyone view` on purpose, and nothing is lost by it; a `view` an item line
+ * gives a principal (a coach, an athlete) and a collection line gives every member undoes the
+ * privacy it was meant for (a probe's coach read every athlete's workouts).
  */
-const ITEM_PERMISSIONS: readonly Permission[] = ['update', 'delete'];
+const ITEM_PERMISSIONS: readonly Permission[] = ['view', 'update', 'delete'];
 
 /**
  * Whether a line speaks of a member (logged in, in group `user`, no admin) who is not the object's
@@ -28,7 +30,8 @@ function matches(entry: AclEntry, caller: 'member' | 'owner'): boolean {
 
 export interface UndoneItemRule {
   readonly acl: Acl;
-  readonly permission: Permission;
+  /** What the item line gives and the collection line gives again, in ITEM_PERMISSIONS' order. */
+  readonly permissions: readonly Permission[];
   /** The item line that gives the permission to its principal (the owner). */
   readonly itemLine: AclEntry;
   /** The collection line that gives it to every member besides. */
@@ -38,7 +41,7 @@ export interface UndoneItemRule {
 /** Each x-ACL guarding an item route whose item rules give a permission to a principal the collection rules then give to every member. */
 export function undoneItemRules(ir: ServiceIR): UndoneItemRule[] {
   const onItems = new Set(ir.routes.filter((r) => r.kind !== 'collection' && r.acl !== null).map((r) => r.acl));
-  const found: UndoneItemRule[] = [];
+  const found: (UndoneItemRule & { permissions: Permission[] })[] = [];
   for (const acl of ir.acls) {
     if (!onItems.has(acl.name)) continue;
     for (const permission of ITEM_PERMISSIONS) {
@@ -48,7 +51,11 @@ export function undoneItemRules(ir: ServiceIR): UndoneItemRule[] {
       if (itemLine?.action !== 'allow' || itemLine.principal.kind !== 'dynamic') continue;
       if (first(acl.item, 'member')) continue; // the item rules decide for members too
       const collectionLine = first(acl.collection, 'member');
-      if (collectionLine?.action === 'allow') found.push({ acl, permission, itemLine, collectionLine });
+      if (collectionLine?.action !== 'allow') continue;
+      if (permission === 'view' && collectionLine.principal.kind === 'everyone') continue;
+      const same = found.find((f) => f.acl === acl && f.itemLine === itemLine && f.collectionLine === collectionLine);
+      if (same) same.permissions.push(permission);
+      else found.push({ acl, permissions: [permission], itemLine, collectionLine });
     }
   }
   return found;

@@ -172,6 +172,34 @@ describe('fields', () => {
     expect(codes({ type: 'list', item_type: 'string', choices: ['a', true] })).toEqual(['SVC2010']);
   });
 
+  it("warns of an item line whose view or update the collection rules give every member (SVC2081), not everyone's reading", () => {
+    const codes = (collection: string) =>
+      build({
+        'api.raml': raml(`title: T
+securitySchemes:
+  - ticket:
+      type: x-Ticket
+      settings:
+        secret: auth_tkt_secret
+  - acl:
+      type: x-ACL
+      settings:
+        collection: |
+          allow g:admin all
+          ${collection}
+        item: |
+          allow g:admin all
+          allow {{coach}} view
+securedBy: [ticket]
+${post('/workouts', 'workout.json', '  securedBy: [acl]\n  /{id}:\n    get:\n')}`),
+        'workout.json': schema({ id }),
+      }).codes.filter((c) => c.startsWith('SVC2081'));
+    // A coach's view, which every member has anyway.
+    expect(codes('allow authenticated view, create')).toEqual(['SVC2081w']);
+    // Everyone reads, on purpose.
+    expect(codes('allow everyone view\n          allow authenticated create')).toEqual([]);
+  });
+
   it('hints `choice` for an "enum" type, and a date type for a property whose format is a date', () => {
     const hints = (properties: object) => {
       const dir = writeTree({
