@@ -182,7 +182,8 @@ export function pathParameters(ctx: OpenApiContext, route: Route): Json[] {
       const name = segment.slice(1);
       const model = modelOfParameter(route, name);
       const schema = model ? ctx.types.keySchema(model) : { type: 'string' };
-      const description = model ? `The ${ctx.model(model).primaryKey} of the ${model}.` : 'A key.';
+      const self = model !== null && ctx.ir.auth?.userModel === model ? ', or `self`: the caller' : '';
+      const description = model ? `The ${ctx.model(model).primaryKey} of the ${model}${self}.` : 'A key.';
       const example = model ? keyExample(ctx, model) : 'key';
       return { name, in: 'path', required: true, description, schema, example };
     });
