@@ -196,11 +196,17 @@ function compareConstraints(before: Json, after: Json, place: SchemaPlace, cmp: 
     const was = before[key];
     const is = after[key];
     if (JSON.stringify(was) === JSON.stringify(is)) continue;
+    // One regular expression for another: whether the new one takes every value the old one took
+    // cannot be told in general, so it is said as breaking, and why.
+    const unknowable = key === 'pattern' && was !== undefined && is !== undefined;
     report(
       cmp,
       is === undefined ? 'constraint-relaxed' : 'constraint-tightened',
       place,
       `${key} ${show(was)} → ${show(is)}`,
+      unknowable
+        ? 'svcgen cannot tell whether the new pattern takes every value the old one did; if it does, nothing breaks: generate with --allow-breaking'
+        : undefined,
     );
   }
 }

@@ -102,6 +102,16 @@ describe('classifyChanges', () => {
     ).toEqual(['B response-field-nullable']);
   });
 
+  it('says a changed pattern breaks clients, and that it cannot tell a wider one from a narrower one', () => {
+    const patterned = (pattern: string) =>
+      doc((d) => (d.components.schemas.ThingCreate.properties.tone.pattern = pattern));
+    const [changed] = classifyChanges(patterned('^[a-z]+$'), patterned('^[a-z_]+$'));
+    expect(changed).toMatchObject({ kind: 'constraint-tightened', breaking: true });
+    expect(changed!.hint).toMatch(/cannot tell whether the new pattern takes every value the old one did/);
+    const [added] = classifyChanges(doc(), patterned('^[a-z]+$'));
+    expect(added!.hint).toBeUndefined();
+  });
+
   it('puts breaking changes first', () => {
     const after = doc((d) => {
       d.components.schemas.Thing.properties.extra = { type: 'string' };
