@@ -96,6 +96,13 @@ securitySchemes:
       settings:
         collection: allow everyone all
         item: allow everyone all
+  - owned:
+      type: x-ACL
+      settings:
+        collection: allow everyone all
+        item: |
+          allow {{owner}} all
+          deny everyone all
 securedBy: [ticket]
 ${resources.join('')}/events:
   securedBy: [acl]
@@ -104,6 +111,15 @@ ${resources.join('')}/events:
     body:
       application/json:
         schema: !include event.json
+/records:
+  securedBy: [owned]
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include item.json
+  /{id}:
+    get:
 /enrollments:
   securedBy: [acl]
   get:

@@ -110,8 +110,40 @@ function principalModels(principal: UserFunction): string[] {
   return [...new Set(principal.usedBy.map((u) => u.model).filter((m) => m !== ''))].sort();
 }
 
-function objectTypeOf(models: readonly string[]): string {
-  return models.length ? models.join(' | ') : 'Record<string, unknown>';
+/** The type of a principal's object: one of its models' (as `named` calls them), or any object. */
+function objectTypeOf(models: readonly string[], named: (model: string) => string = (model) => model): string {
+  return models.length ? models.map(named).join(' | ') : 'Record<string, unknown>';
+}
+
+/**
+ * Names a user's module should keep for what the language gives: a model of one of these names
+ * (`/records`, `/sets`) is imported into the principal's stub as `RecordModel`, `SetModel`.
+ */
+const GLOBAL_TYPES: ReadonlySet<string> = new Set([
+  'Array',
+  'Boolean',
+  'Date',
+  'Error',
+  'Function',
+  'Map',
+  'Number',
+  'Object',
+  'Omit',
+  'Partial',
+  'Pick',
+  'Promise',
+  'Readonly',
+  'Record',
+  'Required',
+  'Set',
+  'String',
+  'Symbol',
+  'URL',
+]);
+
+/** What a principal's stub calls the type of model `name`. */
+function localName(name: string): string {
+  return GLOBAL_TYPES.has(name) ? `${name}Model` : name;
 }
 
 export function principalStubView(ir: ServiceIR, principal: UserFunction) {
@@ -129,9 +161,9 @@ export function principalStubView(ir: ServiceIR, principal: UserFunction) {
     functionName: camel(principal.name),
     imports: [...new Set([...models, ...(userModel ? [userModel] : [])])]
       .sort()
-      .map((m) => ({ name: m, file: modelNames({ name: m }).file })),
-    objectType: objectTypeOf(models),
-    userType: userModel ?? 'Record<string, unknown>',
+      .map((m) => ({ name: m, alias: localName(m) === m ? null : localName(m), file: modelNames({ name: m }).file })),
+    objectType: objectTypeOf(models, localName),
+    userType: userModel ? localName(userModel) : 'Record<string, unknown>',
     lines: lines.map(commentText),
     // A principal of several models' x-ACLs: its `where` tells them apart by `rule.model`.
     shared: models.length > 1 ? models.join(', ') : '',
