@@ -69,7 +69,7 @@ export async function provePasswordChange(
   for (const field of secrets) if (await check(rest[field] as string, field)) unchanged.push(field);
   if (unchanged.length === secrets.length)
     return Object.fromEntries(Object.entries(rest).filter(([k]) => !unchanged.includes(k)));
-  throw new HttpError(403, `send your current password as ${CURRENT_PASSWORD} to change your password`, [
+  throw new HttpError(403, `to change your password, send the current one as ${CURRENT_PASSWORD} in a PATCH`, [
     { field: CURRENT_PASSWORD, message: 'is required to change your password' },
   ]);
 }
