@@ -11,7 +11,7 @@ import { compiledType, typeDeclarations, type TypeDeclaration } from '../models/
 import { shownObjectSchema } from '../openapi/schemas.js';
 import { isSecretField, type FieldTypes } from '../shared/field-types.js';
 import { literal } from '../shared/literal.js';
-import { CURRENT_PASSWORD, PASSWORD_PROOF_NOTE, passwordProofSchema } from '../shared/password-proof.js';
+import { withPasswordProof } from '../shared/password-proof.js';
 import { interfaceSource } from '../shared/ts-types.js';
 import type { HelperNames } from './helper-names.js';
 
@@ -37,13 +37,8 @@ export function clientTypeNames(model: Pick<Model, 'name'>) {
 }
 
 /** A PATCH of the users' model also takes the proof of a password change (shared/password-proof.ts). */
-function withPasswordProof(model: Model, update: TypeDeclaration): TypeDeclaration {
-  const proof = passwordProofSchema(model);
-  if (!proof) return update;
-  const properties = {
-    ...(update.schema['properties'] as object),
-    [CURRENT_PASSWORD]: { ...proof, description: PASSWORD_PROOF_NOTE },
-  };
+function withProof(model: Model, update: TypeDeclaration): TypeDeclaration {
+  const properties = withPasswordProof(model, update.schema['properties'] as Record<string, unknown>);
   return { ...update, schema: { ...update.schema, properties } };
 }
 
@@ -61,7 +56,7 @@ export async function modelTypes(
     [
       { name: names.item, description: String(answer['description']), schema: withoutDescription(answer) },
       create!,
-      withPasswordProof(model, update!),
+      withProof(model, update!),
     ].map(declare),
   );
   return [

@@ -6,7 +6,7 @@
  */
 import type { Field, Model } from '../../ir/types.js';
 import { withArticle } from '../shared/names.js';
-import { CURRENT_PASSWORD, PASSWORD_PROOF_NOTE, passwordProofSchema } from '../shared/password-proof.js';
+import { withPasswordProof } from '../shared/password-proof.js';
 import { isSecretField, type FieldTypes } from '../shared/field-types.js';
 import type { Json, OpenApiContext } from './context.js';
 import { passwordSchema, withServiceLimits } from './limits.js';
@@ -80,21 +80,13 @@ function modelSchemas(ctx: OpenApiContext, model: Model): [string, Json][] {
     [
       names.update,
       closed(
-        withPasswordProof(model, bodyProperties),
+        withPasswordProof(model, bodyProperties, { writeOnly: true }),
         [],
         `The fields of ${withArticle(model.name)} to change (PATCH); the others stay as they are.`,
       ),
     ],
     [names.collection, collectionSchema(ctx, model)],
   ];
-}
-
-/** A PATCH of the users' model also takes the proof of a password change (shared/password-proof.ts). */
-function withPasswordProof(model: Model, properties: Json): Json {
-  const proof = passwordProofSchema(model);
-  return proof
-    ? { ...properties, [CURRENT_PASSWORD]: { ...proof, writeOnly: true, description: PASSWORD_PROOF_NOTE } }
-    : properties;
 }
 
 /** The object as the API shows it, in the document: embedded related objects are references. */

@@ -16,5 +16,20 @@ export function passwordProofSchema(model: Model): Record<string, unknown> | nul
 }
 
 /** What the OpenAPI document and the client say of it. */
-export const PASSWORD_PROOF_NOTE =
+const PASSWORD_PROOF_NOTE =
   "The current password, to change your own password (with the new one in password). Required unless auth.require_current_password = false; admins changing another user's password leave it out.";
+
+/**
+ * The properties of a PATCH body of `model` as the OpenAPI document and the client declare them:
+ * with the proof, described, where the model has a password (and `annotations` on it besides).
+ */
+export function withPasswordProof(
+  model: Model,
+  properties: Record<string, unknown>,
+  annotations: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const proof = passwordProofSchema(model);
+  return proof
+    ? { ...properties, [CURRENT_PASSWORD]: { ...proof, ...annotations, description: PASSWORD_PROOF_NOTE } }
+    : properties;
+}

@@ -10,7 +10,7 @@ import { newEvent } from '../outbox/event.js';
 import { unnamableKey, withDefaults, type Model } from '../model.js';
 import { hideRefusedEmbeds } from '../http/embedded.js';
 import { refusedActs, refusedRelinks, relinkRefusal } from '../http/relinks.js';
-import { linksToMove, recordMoved } from '../http/moved-links.js';
+import { withMovedLinks } from '../http/moved-links.js';
 import { isReadOnly, type Policy } from '../http/policy.js';
 import { completeRoute } from '../http/routing.js';
 import { statusAnswer, tokenAnswer } from '../http/schemas.js';
@@ -61,10 +61,11 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
           // Linking objects moves their links: a new user may link only what anyone may change.
           const refused = await refusedRelinks(policy, request, db, { model, object: undefined, data, fields });
           if (refused.length) throw relinkRefusal(403, `a new user cannot ${refusedActs(refused)}`, refused);
-          const moved = await linksToMove(db, model, undefined, data);
-          user = await users(ctx, db).create({ data, include: includeFor(model, db.models) });
-          await db.appendEvents([newEvent(db.models, model, 'register', user)]);
-          await recordMoved(db, moved);
+          user = await withMovedLinks(db, model, undefined, data, async () => {
+            const created = await users(ctx, db).create({ data, include: includeFor(model, db.models) });
+            await db.appendEvents([newEvent(db.models, model, 'register', created)]);
+            return created;
+          });
           if (token) await saveToken(ctx, db, user, token);
           await hideRefused(request, user);
           return user;

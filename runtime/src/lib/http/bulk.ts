@@ -11,7 +11,7 @@ import { parseListQuery } from './query.js';
 import { selection } from './reads.js';
 import { linkKeys, requestUrl } from './serialize.js';
 import { checkBody } from './writes.js';
-import { linksToMove, recordMoved } from './moved-links.js';
+import { withMovedLinks } from './moved-links.js';
 import { combine, type Query, type Rec, type RouteContext } from './route-context.js';
 
 /** Keys per statement in bulk deletes (SQLite takes at most 32,766 parameters). */
@@ -47,14 +47,15 @@ export async function updateMany(ctx: RouteContext, request: FastifyRequest): Pr
       for (const object of objects) {
         // Each object's links as the objects before it left them: a key list moves from one to the next.
         await ctx.checkRelinks(db, request, { object, data: values, fields: Object.keys(body) });
-        const moved = await linksToMove(db, ctx.model, object[ctx.model.primaryKey], values);
-        const updated = await ctx.repository(db).update({
-          where: { [ctx.model.primaryKey]: object[ctx.model.primaryKey] },
-          data: values,
-          include: linkKeys(ctx.model),
+        const key = object[ctx.model.primaryKey];
+        await withMovedLinks(db, ctx.model, key, values, async () => {
+          const updated = await ctx.repository(db).update({
+            where: { [ctx.model.primaryKey]: key },
+            data: values,
+            include: linkKeys(ctx.model),
+          });
+          await ctx.record(db, 'update', [updated]);
         });
-        await ctx.record(db, 'update', [updated]);
-        await recordMoved(db, moved);
       }
       return objects.length;
     },

@@ -10,22 +10,37 @@ import type { ServiceDatabase } from '../database.js';
 import { keyValue, type Model } from '../model.js';
 import { newEvent } from '../outbox/event.js';
 import { text } from '../text.js';
+import { keyOf, keysOf, SLICE } from './relinks.js';
 import { linkKeys } from './serialize.js';
 
 type Rec = Record<string, unknown>;
 
-/** Keys per statement when the moved objects are read. */
-const SLICE = 500;
-
 /** Per model, the keys (as text) of the objects a write is about to move, read before it. */
-export type MovedLinks = ReadonlyMap<string, ReadonlySet<string>>;
+type MovedLinks = ReadonlyMap<string, ReadonlySet<string>>;
+
+/**
+ * `write`, the change of `data` on the object `key` of `model` (undefined for a new one) with its
+ * own event; then an `update` event for each object its links moved, read as they are now.
+ */
+export async function withMovedLinks<R>(
+  db: ServiceDatabase,
+  model: Model,
+  key: unknown,
+  data: Rec,
+  write: () => Promise<R>,
+): Promise<R> {
+  const moved = await linksToMove(db, model, key, data);
+  const result = await write();
+  await recordMoved(db, moved);
+  return result;
+}
 
 /**
  * Read before the write of `data` on the object `key` of `model` (undefined for a new one): for
  * each relationship kept on the other side that `data` sets, the objects it links and unlinks,
  * and the objects of `model` that the linked ones leave.
  */
-export async function linksToMove(db: ServiceDatabase, model: Model, key: unknown, data: Rec): Promise<MovedLinks> {
+async function linksToMove(db: ServiceDatabase, model: Model, key: unknown, data: Rec): Promise<MovedLinks> {
   const moved = new Map<string, Set<string>>();
   const add = (name: string, keys: Iterable<string>) => {
     const set = moved.get(name) ?? new Set<string>();
@@ -62,7 +77,7 @@ export async function linksToMove(db: ServiceDatabase, model: Model, key: unknow
 }
 
 /** Appends an `update` event for each object the write moved, as it is now. */
-export async function recordMoved(db: ServiceDatabase, moved: MovedLinks): Promise<void> {
+async function recordMoved(db: ServiceDatabase, moved: MovedLinks): Promise<void> {
   for (const [name, keys] of moved) {
     const model = db.models.get(name)!;
     const all = [...keys].map((k) => keyValue(model, k) ?? k);
@@ -78,8 +93,7 @@ export async function recordMoved(db: ServiceDatabase, moved: MovedLinks): Promi
 
 /** The keys a relationship value names: a key, a list of them, or embedded objects with theirs. */
 function keysIn(value: unknown, model: Model): unknown[] {
-  const values = value === null || value === undefined ? [] : Array.isArray(value) ? value : [value];
-  return values
-    .map((v) => (v !== null && typeof v === 'object' ? (v as Rec)[model.primaryKey] : v))
-    .filter((v) => v !== undefined && v !== null);
+  return keysOf(value)
+    .map((v) => keyOf(v, model))
+    .filter((k) => k !== null);
 }

@@ -26,8 +26,8 @@ import { text } from '../text.js';
 
 type Rec = Record<string, unknown>;
 
-/** Keys per statement when the objects a write moves are read. */
-const SLICE = 500;
+/** Keys per statement when the objects a write moves are read (SQLite takes at most 32,766 parameters). */
+export const SLICE = 500;
 
 /**
  * An object that a write would re-link and that the caller may not change, or (`placing`) a parent
@@ -116,6 +116,9 @@ export async function refusedRelinks(
   const mayChange = may('update');
   const mayView = may('view');
   let unseen: UnknownReference | undefined;
+  // What the objects a relationship kept on the other side gains are put below: the written object as it will be.
+  const parent = { ...write.object, ...write.data };
+  const ownKey = parent[write.model.primaryKey] ?? undefined;
   for (const relation of write.model.relations) {
     if (!write.fields.includes(relation.name) || write.data[relation.name] === undefined) continue;
     if (relation.local) {
@@ -130,9 +133,6 @@ export async function refusedRelinks(
     const moved = relation.local
       ? await lostPartners(db, write, relation)
       : await movedOnTheOtherSide(db, write, relation);
-    // What the objects this side gains are put below: the written object as it will be.
-    const parent = { ...write.object, ...write.data };
-    const ownKey = parent[write.model.primaryKey] ?? undefined;
     const unseenObjects = new Set<Rec>();
     for (const { model, object, role, leftFor } of moved) {
       const key = object[model.primaryKey];
@@ -316,12 +316,12 @@ async function loadOne(db: ServiceDatabase, model: Model, key: unknown): Promise
 }
 
 /** The keys a relationship value names: a key, a list of them, or null. */
-function keysOf(value: unknown): unknown[] {
+export function keysOf(value: unknown): unknown[] {
   return value === null || value === undefined ? [] : Array.isArray(value) ? value : [value];
 }
 
 /** A related object's key, whether the record holds the key or the embedded object. */
-function keyOf(value: unknown, model: Model): unknown {
+export function keyOf(value: unknown, model: Model): unknown {
   if (value === null || value === undefined) return null;
   return typeof value === 'object' ? ((value as Rec)[model.primaryKey] ?? null) : value;
 }

@@ -16,7 +16,7 @@ import type { Services } from './services.js';
 import { checkIfMatch, etagOf, hasIfMatch } from './etag.js';
 import { hideRefusedEmbeds } from './embedded.js';
 import { checkRelinks, relinkRefusal, type LinkWrite } from './relinks.js';
-import { linksToMove, recordMoved } from './moved-links.js';
+import { withMovedLinks } from './moved-links.js';
 import {
   includeFor,
   linkKeys,
@@ -144,21 +144,18 @@ export class RouteContext {
   recording(db: ServiceDatabase): RecordedWrites {
     const repository = this.repository(db);
     return {
-      create: async (args) => {
-        const moved = await linksToMove(db, this.model, undefined, args.data);
-        const created = await repository.create(args);
-        await this.record(db, 'create', [created]);
-        await recordMoved(db, moved);
-        return created;
-      },
-      update: async (args, action) => {
-        const key = args.where[this.model.primaryKey];
-        const moved = await linksToMove(db, this.model, key, args.data);
-        const updated = await repository.update(args);
-        await this.record(db, action, [updated]);
-        await recordMoved(db, moved);
-        return updated;
-      },
+      create: (args) =>
+        withMovedLinks(db, this.model, undefined, args.data, async () => {
+          const created = await repository.create(args);
+          await this.record(db, 'create', [created]);
+          return created;
+        }),
+      update: (args, action) =>
+        withMovedLinks(db, this.model, args.where[this.model.primaryKey], args.data, async () => {
+          const updated = await repository.update(args);
+          await this.record(db, action, [updated]);
+          return updated;
+        }),
       delete: async (args, before) => {
         const deleted = await repository.delete(args);
         await this.record(db, 'delete', [before ?? deleted]);
