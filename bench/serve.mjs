@@ -23,6 +23,14 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const work = join(root, '.tmp', 'bench-serve');
 const autocannon = createRequire(import.meta.url)('autocannon');
 
+/**
+ * A new description for each PATCH: one the item already has changes no row, and SQLite then
+ * writes no page (it compares a row's new bytes with its old), which measured a PATCH that
+ * changes nothing (bench/RESULTS.md, "One read transaction per turn").
+ */
+let patches = 0;
+const changedDescription = () => `changed ${++patches}`;
+
 export const SCENARIOS = [
   { name: 'GET one item', path: '/v1/items/500' },
   { name: 'GET a page of 20', path: '/v1/items?_limit=20' },
@@ -38,7 +46,7 @@ export const SCENARIOS = [
     name: 'PATCH one item',
     path: '/v1/items/{id}',
     method: 'PATCH',
-    body: JSON.stringify({ description: 'changed' }),
+    makeBody: () => JSON.stringify({ description: changedDescription() }),
     headers: { 'content-type': 'application/json' },
     ids: 'seeded',
   },
@@ -139,8 +147,8 @@ const PATHS = {
 };
 const METHODS = { Platformatic: { 'PATCH one item': 'PUT' } };
 // …and it wants every required field in that PUT.
-const BODIES = {
-  Platformatic: { 'PATCH one item': JSON.stringify({ name: 'item', description: 'changed' }) },
+const BODY_MAKERS = {
+  Platformatic: { 'PATCH one item': () => JSON.stringify({ name: 'item', description: changedDescription() }) },
 };
 
 export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
@@ -186,7 +194,7 @@ export async function run({ rounds = 3, seconds = 5, connections = 20 } = {}) {
           ...scenario,
           path: PATHS[name][scenario.name],
           method: METHODS[name]?.[scenario.name] ?? scenario.method,
-          body: BODIES[name]?.[scenario.name] ?? scenario.body,
+          makeBody: BODY_MAKERS[name]?.[scenario.name] ?? scenario.makeBody,
           createPath: PATHS[name]['POST create'],
         });
         for (const name of CONTENDERS) await measure(servers[name].url, at(name), 1, connections); // warm-up

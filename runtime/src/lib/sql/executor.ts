@@ -4,7 +4,8 @@
  * off a connection that is in the middle of another request's transaction.
  *
  * SQLite: one writer connection, used by one transaction at a time (an async lock), and one
- * reader connection for everything outside transactions, which sees committed data only (WAL).
+ * reader connection for everything outside transactions, which sees committed data only (WAL);
+ * the reads of one turn of the event loop share its read transaction (turn-snapshot.ts).
  * Writes outside a transaction that arrive in one turn of the event loop commit together.
  * PostgreSQL: a pool; a transaction holds one pooled client until it ends. Reads of one row by key
  * outside transactions share one pipelined connection (pipelined-reads.ts).
@@ -23,6 +24,7 @@ import { PipelinedReads } from './pipelined-reads.js';
 import { arrayRows, type RowMaker } from './sqlite-rows.js';
 import { StatementNames } from './statement-names.js';
 import { tableVersions } from './table-versions.js';
+import { TurnSnapshot } from './turn-snapshot.js';
 import type { Compiled, SqlDatabase, SqlExecutor } from './types.js';
 
 export type { Compiled, SqlDatabase, SqlExecutor } from './types.js';
@@ -60,6 +62,9 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
   // An in-memory database exists only on its own connection.
   const reader = memory ? writer : new Database(path, { readonly: true });
   if (reader !== writer) reader.pragma('busy_timeout = 5000');
+  // The reads of a turn share one read transaction (turn-snapshot.ts); every commit of the writer ends it.
+  const snapshot = memory ? undefined : new TurnSnapshot(reader);
+  const committed = (): void => snapshot?.end();
   // Checkpoints in a thread of their own (checkpointer.ts); an in-memory database has no WAL.
   const checkpointer = memory ? undefined : startCheckpointer(path, writer);
   const lock = new Lock();
@@ -67,6 +72,7 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
   const acquireWriter = async (): Promise<() => void> => {
     const release = await lock.acquire();
     return () => {
+      committed();
       release();
       checkpointer?.written();
     };
@@ -96,6 +102,7 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
     try {
       const result = await work(inTransaction);
       commit.run();
+      committed();
       return result;
     } catch (error) {
       rollback(writer);
@@ -109,6 +116,7 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
     try {
       const rows = onWriter.allThen(q, then);
       commit.run();
+      committed();
       return rows;
     } catch (error) {
       rollback(writer);
@@ -159,7 +167,9 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
     // it, or see what it has not committed.
     all: async (q) => {
       if (!isRead(q.sql)) return write(q.sql, () => onWriter.all(q));
-      return memory ? autocommit(() => onWriter.all(q)) : onReader.all(q);
+      if (memory) return autocommit(() => onWriter.all(q));
+      snapshot?.enter();
+      return onReader.all(q);
     },
     run: (q) => write(q.sql, () => onWriter.run(q)),
     runBeforeCommit: (q) => write(q.sql, () => void onWriter.run(q)),
@@ -190,7 +200,7 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
       reader.prepare('select 1').get();
       return Promise.resolve();
     },
-    tableVersion: tableVersions(writer),
+    tableVersion: tableVersions(writer, committed),
     // After the writes asked for before it (a background task's last one, queued for the end of
     // the turn): they are made, not refused for a closed connection.
     async close() {
@@ -198,6 +208,7 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
       try {
         // Before the connections: the writer, closing last, checkpoints what is left and removes the WAL.
         await checkpointer?.close();
+        committed();
         if (reader !== writer) reader.close();
         writer.close();
       } finally {

@@ -18,10 +18,11 @@
  *
  * Inside a transaction of the writer there is none: what it has written is not committed, and
  * what others commit meanwhile is not seen by it. The identification it keeps is read on the
- * reader connection: correct as long as neither connection keeps a read transaction open across
- * an await (no `iterate()`, no BEGIN on the reader), so that every statement reads what is
- * committed now. Absent on PostgreSQL: reading such a version costs a statement (a round trip),
- * as the read it would save.
+ * reader connection, whose reads of one turn share a snapshot (turn-snapshot.ts): the writer's
+ * own commits end it as they happen, and a `data_version` seen to move here ends it too
+ * (`othersCommitted`), so a read after a version reads at least what that version stands for.
+ * Absent on PostgreSQL: reading such a version costs a statement (a round trip), as the read it
+ * would save.
  */
 import type { TableVersion } from '../database.js';
 import { identifier, stringLiteral } from './quoting.js';
@@ -37,14 +38,30 @@ export interface SqliteWriter {
 const CALLBACK = 'svc_table_written';
 const EVENTS = ['insert', 'update', 'delete'] as const;
 
-/** Makes the versions of sets of tables on `writer`; the triggers of each set made at its first read. */
-export function tableVersions(writer: SqliteWriter): (tables: readonly string[]) => TableVersion {
+/**
+ * Makes the versions of sets of tables on `writer`; the triggers of each set made at its first
+ * read. `othersCommitted`: called when `data_version` is seen to have moved since it was last read
+ * (and at its first read).
+ */
+export function tableVersions(
+  writer: SqliteWriter,
+  othersCommitted: () => void = () => {},
+): (tables: readonly string[]) => TableVersion {
   const writes = new Map<string, number>();
   writer.function(CALLBACK, { deterministic: false }, (table) => {
     writes.set(table, (writes.get(table) ?? 0) + 1);
     return null;
   });
-  const othersCommitted = writer.prepare('pragma data_version').pluck();
+  const dataVersion = writer.prepare('pragma data_version').pluck();
+  let lastDataVersion: unknown;
+  /** `data_version`, after telling `othersCommitted` if it moved: every read of it goes through here. */
+  const committedByOthers = (): unknown => {
+    const now = dataVersion.get();
+    // The first read too: what moved before it is unknown.
+    if (now !== lastDataVersion) othersCommitted();
+    lastDataVersion = now;
+    return now;
+  };
   // Main's only: a statement kept prepared on the temporary schema crashes the process once
   // `pragma temp_store` has reset it (better-sqlite3 12.11, SQLite 3.53).
   const schema = writer.prepare('pragma main.schema_version').pluck();
@@ -77,7 +94,7 @@ create temp trigger ${name} after ${event} on main.${identifier(table)} begin se
       }
       let own = 0;
       for (const table of watched) own += writes.get(table) ?? 0;
-      return `${String(othersCommitted.get())}:${String(checked)}:${own}`;
+      return `${String(committedByOthers())}:${String(checked)}:${own}`;
     };
   };
 }
