@@ -3,9 +3,11 @@
  * executor: the same objects better-sqlite3 made (names, values, a repeated name's last value),
  * any column name kept a plain property, never code or a prototype, and a table changed behind
  * the service's back never answering a value under another column's name (a `select *` included:
- * its rows stay better-sqlite3's).
+ * its rows stay better-sqlite3's). Another connection's change is read from the next turn of the
+ * event loop: the reads of one turn share a read transaction (turn-snapshot.ts).
  */
 import { createRequire } from 'node:module';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSql, type SqlDatabase } from '../../runtime/src/lib/sql/executor.js';
@@ -86,8 +88,10 @@ describe('rows read on SQLite', () => {
     behind.exec(`create table t2 (title text, id integer primary key, extra text);
       insert into t2 (title, id, extra) select title, id, secret from t;
       drop table t; alter table t2 rename to t;`);
+    await nextTurn();
     expect(await read(db, sql, [1])).toEqual([{ id: 1, title: 'shown' }]);
     behind.exec('alter table t drop column title');
+    await nextTurn();
     await expect(read(db, sql, [1])).rejects.toThrow(/no such column: title/);
   });
 
@@ -102,6 +106,7 @@ describe('rows read on SQLite', () => {
     behind.exec(`create table t2 (title text, id integer primary key);
       insert into t2 (title, id) select title, id from t;
       drop table t; alter table t2 rename to t;`);
+    await nextTurn();
     // Prepared again by SQLite with the table's columns now: no value under a name it no longer has.
     const [row] = await read(db, star, [1]);
     expect(row).toEqual({ title: 'shown', id: 1 });
