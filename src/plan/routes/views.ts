@@ -164,6 +164,7 @@ function routeView(route: Route, model: Model, variable: string, types: FieldTyp
       itemParam: route.itemParam ?? undefined,
       parent: parentSpec(route.parent),
       acl: route.acl,
+      value: mergedValueSchema(route, types),
     }),
     path: quote(route.path),
     handlers: served.map((o) => {
@@ -178,6 +179,20 @@ function routeView(route: Route, model: Model, variable: string, types: FieldTyp
     }),
     allowed: literal(methods),
   };
+}
+
+/**
+ * An attribute route that merges (POST): the JSON Schema its field's value must meet once merged,
+ * the one a PATCH of the item checks it against (`maxItems`, an item's `maxLength`, …).
+ */
+function mergedValueSchema(route: Route, types: FieldTypes): object | undefined {
+  if (route.kind !== 'attribute' || !route.operations.some((o) => o.action === 'create')) return undefined;
+  const owner = types.model(route.parent!.model);
+  const { description: _description, ...value } = types.bodySchema(
+    owner,
+    owner.fields.find((f) => f.name === route.attribute)!,
+  );
+  return value;
 }
 
 /** A route's parent for the runtime (RouteSpec's `parent`), with the item above it where it is nested itself. */

@@ -53,6 +53,7 @@ export async function mergeAttribute(
       const change = (data[name] ?? {}) as Rec;
       const merged =
         field.type === 'list' ? mergeList(field, current as unknown[], change) : { ...(current as Rec), ...change };
+      checkMerged(ctx, request, name, merged);
       const updated = await repository.update({
         where: { [parentModel.primaryKey]: key },
         data: { ...ctx.withUpdateDefaults({ [name]: merged }) },
@@ -66,6 +67,27 @@ export async function mergeAttribute(
   );
   // As the attribute's GET would show it: to a caller who may change it but not read it, nothing.
   return ctx.shownChange(request, reply, changed, answer, changed !== undefined && mayRead(ctx, request, changed));
+}
+
+/** Each attribute route's field schema as a body of that one field: compiled once per route by Fastify's validator. */
+const mergedBodies = new WeakMap<RouteContext['route'], object>();
+
+/**
+ * The merged value meets the field's JSON Schema, as a PATCH of the item that sent it whole would
+ * (`maxItems`, `maxProperties`, an item's `maxLength`): else 400, answered as that PATCH's would be.
+ */
+function checkMerged(ctx: RouteContext, request: FastifyRequest, name: string, merged: unknown): void {
+  const schema = ctx.route.value;
+  if (!schema) return;
+  let body = mergedBodies.get(ctx.route);
+  if (!body) mergedBodies.set(ctx.route, (body = { type: 'object', properties: { [name]: schema } }));
+  const validate = request.compileValidationSchema(body);
+  if (validate({ [name]: merged })) return;
+  throw Object.assign(new Error("the merged value does not meet the field's schema"), {
+    statusCode: 400,
+    validation: validate.errors ?? [],
+    validationContext: 'body',
+  });
 }
 
 /** Ramses' list merge: each key of the body is an item to add, or (`"-item"`) to remove. */

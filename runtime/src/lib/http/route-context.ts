@@ -48,6 +48,11 @@ export interface RouteSpec {
   /** Nested routes: the parent item, and its relationship (or dict/list field) this route follows. */
   readonly parent?: ParentSpec;
   readonly acl: string | null;
+  /**
+   * Attribute routes that merge (POST): the JSON Schema of the field's value, which the merged
+   * value must meet as a PATCH of the item's would.
+   */
+  readonly value?: object;
 }
 
 export interface ParentSpec {

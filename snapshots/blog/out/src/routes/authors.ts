@@ -126,6 +126,7 @@ export const authorsRoutes: FastifyPluginAsync = async (app) => {
     model: authorModel,
     parent: { model: authorModel, param: 'id', field: 'links' },
     acl: 'readable',
+    value: { type: ['object', 'null'], additionalProperties: true },
   });
   app.get<{ Params: { id: string } }>(
     '/authors/:id/links',

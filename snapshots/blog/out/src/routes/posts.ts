@@ -101,6 +101,7 @@ export const postsRoutes: FastifyPluginAsync = async (app) => {
     model: postModel,
     parent: { model: postModel, param: 'slug', field: 'tags' },
     acl: null,
+    value: { type: 'array', items: { type: 'string' } },
   });
   app.get<{ Params: { slug: string } }>(
     '/posts/:slug/tags',

@@ -74,6 +74,7 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
     model: userModel,
     parent: { model: userModel, param: 'username', field: 'groups' },
     acl: 'user_self_acl',
+    value: { type: 'array', items: { type: 'string', enum: ['admin', 'user'] } },
   });
   app.get<{ Params: { username: string } }>(
     '/users/:username/groups',
@@ -135,6 +136,7 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
     model: userModel,
     parent: { model: userModel, param: 'username', field: 'settings' },
     acl: 'user_self_acl',
+    value: { type: ['object', 'null'], additionalProperties: true },
   });
   app.get<{ Params: { username: string } }>(
     '/users/:username/settings',
