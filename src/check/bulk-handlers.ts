@@ -17,6 +17,8 @@ export interface SkippedHandlers {
   readonly model: Model;
   readonly route: Route;
   readonly bulk: 'update_many' | 'delete_many';
+  /** The methods the route declares for the bulk action (`PATCH`, `PUT`, `DELETE`), as declared. */
+  readonly methods: readonly string[];
   readonly phase: 'before' | 'after';
   /** The handlers of the item actions that the bulk action does not list, in order. */
   readonly handlers: readonly string[];
@@ -29,12 +31,13 @@ export function skippedItemHandlers(ir: ServiceIR): SkippedHandlers[] {
     const model = ir.models.find((m) => m.name === route.model);
     if (!model) continue;
     for (const bulk of ['update_many', 'delete_many'] as const) {
-      if (!route.operations.some((o) => o.action === bulk)) continue;
+      const methods = [...new Set(route.operations.filter((o) => o.action === bulk).map((o) => o.method))];
+      if (!methods.length) continue;
       for (const phase of ['before', 'after'] as const) {
         const handlers = handlersOf(model, phase, ITEM_ACTIONS[bulk]);
         const run = new Set(handlersOf(model, phase, [bulk]));
         const skipped = handlers.filter((h) => !run.has(h));
-        if (skipped.length) found.push({ model, route, bulk, phase, handlers: skipped });
+        if (skipped.length) found.push({ model, route, bulk, methods, phase, handlers: skipped });
       }
     }
   }

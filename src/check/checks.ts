@@ -54,15 +54,15 @@ function checkEmptyRanges(diagnostics: DiagnosticBag, ir: ServiceIR, sources: Ir
 
 /** Item handlers a change of many objects does not run (bulk-handlers.ts): said once per route, action and phase. */
 function checkSkippedItemHandlers(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
-  for (const { model, route, bulk, phase, handlers } of skippedItemHandlers(ir)) {
-    const methods = bulk === 'update_many' ? 'PATCH and PUT' : 'DELETE';
+  for (const { model, route, bulk, methods: declared, phase, handlers } of skippedItemHandlers(ir)) {
+    const methods = declared.join(' and ');
     const item = (bulk === 'update_many' ? ['update', 'replace'] : ['delete']).map((a) => `${phase}_${a}`).join(' or ');
     diagnostics.report(
       'SVC2083',
-      `${methods} of ${route.ramlPath} change many ${model.name} objects at once and run none of its ${item} handlers (${handlers.join(', ')}): what they check or do for one object does not happen for many`,
+      `${methods} of ${route.ramlPath} ${declared.length > 1 ? 'change' : 'changes'} many ${model.name} objects at once and ${declared.length > 1 ? 'run' : 'runs'} none of its ${item} handlers (${handlers.join(', ')}): what they check or do for one object does not happen for many`,
       {
         span: sources.routes.get(route.path) ?? sources.models.get(model.name),
-        hint: `list them under ${phase}_${bulk} too (called once for the whole change, without event.instance), or take ${bulk === 'update_many' ? 'patch and put' : 'delete'} off ${route.ramlPath}`,
+        hint: `list them under ${phase}_${bulk} too (called once for the whole change, without event.instance), or take ${methods.toLowerCase()} off ${route.ramlPath}`,
       },
     );
   }

@@ -54,12 +54,14 @@ export type Where<T> = { [K in keyof T]?: FilterOf<T[K]> } & {
   SEARCH?: SearchFilter;
 };
 
-// Fields of unknown type (generic code over any model) take any condition.
+// Fields of unknown type (generic code over any model) take any condition. Not distributed over a
+// union: a choice's `in: ['pending', 'approved']` is one filter of the whole union, not a filter of
+// each of its values (which no list of two would fit).
 type FilterOf<V> = unknown extends V
   ? unknown
-  : V extends readonly (infer I)[]
+  : [NonNullable<V>] extends [readonly (infer I)[]]
     ? I | FieldFilter<I>
-    : V extends Scalar
+    : [V] extends [Scalar]
       ? V | FieldFilter<V>
       : never;
 
