@@ -72,9 +72,13 @@ function checkSkippedItemHandlers(diagnostics: DiagnosticBag, ir: ServiceIR, sou
 function checkUndoneItemRules(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   for (const { acl, permissions, itemLine, collectionLine } of undoneItemRules(ir)) {
     const permission = permissions.join(', ');
+    const there =
+      collectionLine.principal.kind === 'dynamic'
+        ? `"${collectionLine.text}" asks its principal without the object: whomever it grants there gets ${permission} on every object`
+        : `"${collectionLine.text}" gives ${permission} on every object`;
     diagnostics.report(
       'SVC2081',
-      `x-ACL "${acl.name}": "${itemLine.text}" gives ${permission} to its principal only in name: a member it does not give it to falls back to the collection rules, where "${collectionLine.text}" gives ${permission} on every object`,
+      `x-ACL "${acl.name}": "${itemLine.text}" gives ${permission} to its principal only in name: a member it does not give it to falls back to the collection rules, where ${there}`,
       {
         span: sources.aclEntries.get(itemLine) ?? sources.acls.get(acl.name),
         hint: `end the item rules with "deny authenticated ${permission}" (or "deny everyone all") so that they decide alone, or take ${permission} out of the collection line`,

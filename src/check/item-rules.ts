@@ -3,8 +3,10 @@
  * caller no item line decides (as the contract says, and as Ramses did): so an item line that gives a permission
  * to a `{{principal}}` (`allow {{owner}} view, update`) restricts nothing when a collection line
  * gives it to every member (`allow authenticated view, update`): a member who is not the owner
- * reaches that line. checks.ts (SVC2081) says so where it happens. acl/matrix.ts reads the rules
- * the same way, for `inspect --acl`.
+ * reaches that line. So does a `{{principal}}` collection line (`allow {{volunteer}} view`) where
+ * the x-ACL guards a flat item route (`/signups/{id}`): it is asked there without the object or a
+ * parent, so whomever it lets list it lets at every object the item rules leave to it. checks.ts (SVC2081) says so where it happens. acl/matrix.ts reads the rules the same way,
+ * for `inspect --acl`.
  */
 import type { Acl, AclEntry, Permission, ServiceIR } from '../ir/types.js';
 
@@ -34,13 +36,17 @@ export interface UndoneItemRule {
   readonly permissions: readonly Permission[];
   /** The item line that gives the permission to its principal (the owner). */
   readonly itemLine: AclEntry;
-  /** The collection line that gives it to every member besides. */
+  /** The collection line that gives it to every member besides, or to whom its `{{principal}}` grants without an object. */
   readonly collectionLine: AclEntry;
 }
 
 /** Each x-ACL guarding an item route whose item rules give a permission to a principal the collection rules then give to every member. */
 export function undoneItemRules(ir: ServiceIR): UndoneItemRule[] {
   const onItems = new Set(ir.routes.filter((r) => r.kind !== 'collection' && r.acl !== null).map((r) => r.acl));
+  // Below a parent the principal gets it as `rule.parent`, and may decide by it; on a flat item route, by nothing.
+  const onFlatItems = new Set(
+    ir.routes.filter((r) => r.kind === 'item' && !r.parent && r.acl !== null).map((r) => r.acl),
+  );
   const found: (UndoneItemRule & { permissions: Permission[] })[] = [];
   for (const acl of ir.acls) {
     if (!onItems.has(acl.name)) continue;
@@ -50,7 +56,12 @@ export function undoneItemRules(ir: ServiceIR): UndoneItemRule[] {
       const itemLine = first(acl.item, 'owner');
       if (itemLine?.action !== 'allow' || itemLine.principal.kind !== 'dynamic') continue;
       if (first(acl.item, 'member')) continue; // the item rules decide for members too
-      const collectionLine = first(acl.collection, 'member');
+      // A `{{principal}}` there is asked without the object: whom it lets list, it lets at every object.
+      const collectionLine = acl.collection.find(
+        (e) =>
+          e.permissions.includes(permission) &&
+          (matches(e, 'member') || (e.principal.kind === 'dynamic' && onFlatItems.has(acl.name))),
+      );
       if (collectionLine?.action !== 'allow') continue;
       if (permission === 'view' && collectionLine.principal.kind === 'everyone') continue;
       const same = found.find((f) => f.acl === acl && f.itemLine === itemLine && f.collectionLine === collectionLine);

@@ -704,7 +704,7 @@ export const codes = {
     severity: 'warning',
     title: 'item rules the collection rules undo',
     explanation:
-      'Item routes fall back to the collection rules for a caller no item line decides (as Ramses did). An item line that gives a permission to a `{{principal}}` (`allow {{owner}} update`) then restricts nothing when a collection line gives the same permission to every member (`allow authenticated update`): a member who is not the owner reaches that line and may change every object. The same holds for `view`, unless the collection line gives it to `everyone` ("everyone reads, the owner edits" is meant so). End the item rules with a `deny` for the permission so that they decide alone, or narrow the collection line.',
+      'Item routes fall back to the collection rules for a caller no item line decides (as Ramses did). An item line that gives a permission to a `{{principal}}` (`allow {{owner}} update`) then restricts nothing when a collection line gives the same permission to every member (`allow authenticated update`): a member who is not the owner reaches that line and may change every object. The same holds for `view`, unless the collection line gives it to `everyone` ("everyone reads, the owner edits" is meant so). A `{{principal}}` on the collection line (`allow {{volunteer}} view`) does the same where the x-ACL guards a flat item route (`/signups/{id}`): it is asked there without the object or a parent, so whomever it lets list it lets at every object. End the item rules with a `deny` for the permission so that they decide alone, or narrow the collection line.',
   },
   SVC2082: {
     severity: 'error',

@@ -172,7 +172,7 @@ describe('fields', () => {
     expect(codes({ type: 'list', item_type: 'string', choices: ['a', true] })).toEqual(['SVC2010']);
   });
 
-  it("warns of an item line whose view or update the collection rules give every member (SVC2081), not everyone's reading", () => {
+  it("warns of an item line whose view or update the collection rules give every member or a principal (SVC2081), not everyone's reading", () => {
     const codes = (collection: string) =>
       build({
         'api.raml': raml(`title: T
@@ -198,6 +198,10 @@ ${post('/workouts', 'workout.json', '  securedBy: [acl]\n  /{id}:\n    get:\n')}
     expect(codes('allow authenticated view, create')).toEqual(['SVC2081w']);
     // Everyone reads, on purpose.
     expect(codes('allow everyone view\n          allow authenticated create')).toEqual([]);
+    // A principal is asked without the object there: whom it lets list, it lets view every workout.
+    expect(codes('allow {{coach}} view')).toEqual(['SVC2081w']);
+    // Denied to members first: the principal's line is never reached by them.
+    expect(codes('deny authenticated view\n          allow {{coach}} view')).toEqual([]);
   });
 
   it('hints `choice` for an "enum" type, and a date type for a property whose format is a date', () => {

@@ -165,6 +165,8 @@ export function principalStubView(ir: ServiceIR, principal: UserFunction) {
     objectType: objectTypeOf(models, localName),
     userType: userModel ? localName(userModel) : 'Record<string, unknown>',
     lines: lines.map(commentText),
+    // Asked without the object there, for lists and for the item routes that fall back to it (SVC2081).
+    inCollection: lines.some((line) => line.includes(' (collection): ')),
     // A principal of several models' x-ACLs: its `where` tells them apart by `rule.model`.
     shared: models.length > 1 ? models.join(', ') : '',
   };

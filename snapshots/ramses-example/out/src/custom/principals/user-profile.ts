@@ -19,6 +19,10 @@ import type { User } from '../../models/user.js';
  * The request may be another route's (a write that links to these objects, the change feed): decide
  * by `object`, `rule.parent` and `request.user`, never by the URL's parameters. It may be async and
  * read other objects (a membership) with `databaseOf(request)` from '../../db/index.js'.
+ * In a collection line it is asked without the object, also by the item routes whose item rules
+ * decide nothing for the caller: whom it grants there gets the rule on every object (below
+ * `rule.parent`, if there is one). End the item rules with a deny (`deny authenticated all`) where
+ * that is not meant.
  */
 export function userProfile(request: RequestBy<User>, object: Profile | undefined, rule: AclRule): AclResult {
   return undefined;
