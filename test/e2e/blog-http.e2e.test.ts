@@ -293,12 +293,17 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
       ['POST', '/posts/nul-text/tags', { 'a\u0000': true }, 'a\u0000'],
       ['GET', '/posts?title__contains=%00', undefined, 'title__contains'],
       ['GET', '/posts/nul%00text', undefined, 'slug'],
+      ['GET', '/posts?%00=1', undefined, '\u0000'],
     ];
     for (const [method, path, body, field] of cases) {
       const reply = await api(method, path, body);
       expect(reply.status, `${method} ${path}: ${reply.text}`).toBe(400);
       expect(reply.body.errors).toEqual([{ field, message: 'contains the NUL character' }]);
     }
+    // A key that is the character itself is named in the message all the same, escaped.
+    expect((await api('GET', '/posts?%00=1')).body.message).toBe(
+      'query.\\u0000 contains the NUL character (\\u0000), which no text may hold',
+    );
   });
 
   it('text holding half of a surrogate pair (no character; UTF-8 would store U+FFFD) is a 400 naming where', async () => {

@@ -417,6 +417,12 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
         400,
         [{ field: 'username', message: 'cannot be "..": a URL would resolve it as a path segment' }],
       ]);
+      // The message says why, as the field's error does (it said only "cannot write username").
+      const registered = await register('.', { email: 'dot@example.com' });
+      expect([dots.body.message, registered.body.message]).toEqual([
+        'username cannot be "..": a URL would resolve it as a path segment',
+        'username cannot be ".": a URL would resolve it as a path segment',
+      ]);
       expect((await register('cafe\u0301', { email: 'cafe1@example.com' })).status).toBe(201);
       expect((await register('café', { email: 'cafe2@example.com' })).status).toBe(409);
       expect((await register('spaced', { email: 'Spaced@Example.COM' })).body['email']).toBe('spaced@example.com');

@@ -23,6 +23,11 @@ export class HttpError extends Error {
 }
 
 export const badRequest = (message: string, errors?: readonly FieldError[]) => new HttpError(400, message, errors);
+
+/** The message of fields a body may not write: each with why (`username cannot be ".": …`), not only its name. */
+export function fieldsRefused(errors: readonly FieldError[]): string {
+  return errors.map((e) => `${e.field} ${e.message}`).join('; ');
+}
 export const notFound = (message: string) => new HttpError(404, message);
 export const conflict = (message: string, errors?: readonly FieldError[]) => new HttpError(409, message, errors);
 

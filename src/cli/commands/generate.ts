@@ -106,7 +106,7 @@ function check(
     if (change.before !== undefined && change.after !== undefined)
       list(`${indent(shortDiff(change.before, change.after))}\n`);
   }
-  io.stderr(`svcgen: ${shown} is out of date (${summary(changes)}); run svcgen generate to update it\n`);
+  io.stderr(`svcgen: ${shown} is out of date (${summary(changes)}); ${remedy(changes)}\n`);
   return ExitCode.failed;
 }
 
@@ -123,6 +123,15 @@ const VERBS: Readonly<Record<Change['kind'], string>> = {
 
 function describe(change: Change): string {
   return `  ${VERBS[change.kind].padEnd(8)} ${change.path}`;
+}
+
+/**
+ * What to do about it: generating again does it, but for the files generating refuses to
+ * overwrite (edited since svcgen wrote them, or not written by svcgen: SVC3005, SVC3006).
+ */
+function remedy(changes: readonly Change[]): string {
+  if (!changes.some((c) => c.kind === 'conflict' || c.kind === 'foreign')) return 'run svcgen generate to update it';
+  return 'move the edits of generated files to your own files (src/custom/) or keep them aside, then run svcgen generate --force (it overwrites them)';
 }
 
 function summary(changes: readonly Change[]): string {

@@ -4,7 +4,7 @@
  * `GET /users/self` when the user model has no item route of its own to answer it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { HttpError, badRequest, formatTimestamp, statusBody } from '../errors.js';
+import { HttpError, badRequest, fieldsRefused, formatTimestamp, statusBody } from '../errors.js';
 import { inTransaction, withEvents, type Action, type EventRun } from '../events.js';
 import { newEvent } from '../outbox/event.js';
 import { unnamableKey, withDefaults, type Model } from '../model.js';
@@ -179,7 +179,7 @@ function checkRegistration(model: Model, body: Rec): Rec {
     );
   }
   const unnamable = unnamableKey(model, body);
-  if (unnamable.length) throw badRequest(`cannot write ${model.primaryKey}`, unnamable);
+  if (unnamable.length) throw badRequest(fieldsRefused(unnamable), unnamable);
   if (typeof body['username'] === 'string' && loginForm(body['username']) === 'self') {
     throw badRequest('"self" cannot be a username: /users/self is the logged-in user', [
       { field: 'username', message: 'is reserved' },

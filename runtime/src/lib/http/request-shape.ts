@@ -63,6 +63,10 @@ function pathOf(node: Node): string[] {
   return keys;
 }
 
+/** Characters a message would show as nothing: control characters and lone surrogates. */
+// oxlint-disable-next-line no-control-regex -- control characters are what it looks for
+const UNSEEN = /[\0-\x1f\p{Cs}]/gu;
+
 /** A lone surrogate is a code point of category Cs once the `u` flag pairs the halves that match. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
@@ -73,10 +77,12 @@ function isStorable(text: string): boolean {
 function unstorable(node: Node, text: string): HttpError {
   const [part, ...field] = pathOf(node);
   const where = field.join('.');
+  // A key may hold the character itself: the message shows it escaped (`query.\u0000`), not unseen.
+  const shown = where.replace(UNSEEN, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   const what = text.includes('\0')
     ? ['the NUL character (\\u0000)', 'the NUL character']
     : ['half of a surrogate pair (\\ud800-\\udfff alone)', 'half of a surrogate pair'];
-  return badRequest(`${part}.${where} contains ${what[0]}, which no text may hold`, [
+  return badRequest(`${part}.${shown} contains ${what[0]}, which no text may hold`, [
     { field: where, message: `contains ${what[1]}` },
   ]);
 }

@@ -5,7 +5,7 @@
  * first goes to the database by its key (`target`, RouteContext.writesByKey).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badRequest, conflict, notFound, statusBody, type FieldError } from '../errors.js';
+import { badRequest, conflict, fieldsRefused, notFound, statusBody, type FieldError } from '../errors.js';
 import { keyValue, unnamableKey, withDefaults, wholeNumber, type Model } from '../model.js';
 import { includeFor, requestUrl } from './serialize.js';
 import { mergeAttribute } from './attributes.js';
@@ -192,7 +192,7 @@ export function checkBody(
   const inverse = ctx.inverse;
   if (inverse && inverse in body)
     errors.push({ field: inverse, message: `is set by the URL (${ctx.route.parent!.model.name})` });
-  if (errors.length) throw badRequest(`cannot write ${errors.map((e) => e.field).join(', ')}`, errors);
+  if (errors.length) throw badRequest(fieldsRefused(errors), errors);
   // Updates of one object are checked once it is known (a user may write more of their own record),
   // and so are those of several where that is so (bulk.ts, per object).
   if (action === 'create' || (action === 'update_many' && !ctx.policy.fieldsNeedObject(ctx.model)))
