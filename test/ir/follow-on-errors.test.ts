@@ -118,6 +118,26 @@ describe('follow-on errors', () => {
     expect(ir.routes.map((r) => r.path)).toEqual(['/books', '/prizes']);
   });
 
+  it('a misspelt document on a relationship with a nested route is reported at the document, with the model meant', () => {
+    const nested = `  /{id}:\n    get:\n    /units:\n      get:\n      post:\n        body:\n          application/json:\n            schema: !include unit.json\n`;
+    const { diagnostics } = build({
+      'api.raml': raml(`title: T\n${post('/buildings', 'building.json', nested)}/units:\n  get:\n  /{id}:\n    get:\n`),
+      'building.json': schema({ id, units: relationship('Unti', 'building') }),
+      'unit.json': schema({ id, building_id: foreignKey('Building', 'building.id', 'id_field') }),
+    });
+    const missing = diagnostics.filter((d) => d.code === 'SVC2018');
+    expect(missing.map((d) => [d.message, d.hint])).toEqual([
+      [
+        'no schema defines model Unit for /units: Building.units names "Unti" as its document, so the schema of its nested route defines a model Unti',
+        'did you mean "document": "Unit"?',
+      ],
+    ]);
+    // At the document's value in the schema, where the mistake is.
+    const span = missing[0]!.span!;
+    expect(span.source.path.endsWith('building.json')).toBe(true);
+    expect(span.source.text.slice(span.start, span.end)).toBe('"Unti"');
+  });
+
   it('a schema without properties: routes below its items and relationships to it say nothing', () => {
     const { codes } = build({
       'api.raml': raml(

@@ -12,6 +12,7 @@ import type { YScalar } from '../../load/ynode.js';
 import type { Body, Resource, SchemaReference } from '../../raml/model.js';
 import { modelNameOf } from '../naming.js';
 import { readSchemaDocument } from '../../raml/schema-document.js';
+import type { FieldDraft } from './fields.js';
 import { checkPrimaryKey, readModel, type ModelDraft } from './models.js';
 import { walk, type PathNode } from './paths.js';
 import type { Poisoned } from './poisoned.js';
@@ -53,12 +54,43 @@ export function reportMissingModels(ctx: DefinitionContext, root: PathNode): voi
   });
   for (const node of missing) {
     const model = modelNameOf(node.segment);
+    const misnamed = misnamedDocument(ctx, model);
+    if (misnamed) {
+      // The schema is there, below a parent, under the name the relationship gave it (a typo, most often).
+      const { owner, field } = misnamed;
+      const document = field.relationship!.document;
+      ctx.diagnostics.report(
+        'SVC2018',
+        `no schema defines model ${model} for ${node.ramlPath}: ${owner}.${field.field.name} names "${document}" as its document, so the schema of its nested route defines a model ${document}`,
+        { span: field.relationship!.documentSpan, hint: `did you mean "document": "${model}"?` },
+      );
+      continue;
+    }
     ctx.diagnostics.report('SVC2018', `no schema defines model ${model} for ${node.ramlPath}`, {
       span: node.span,
       hint: `give ${node.ramlPath} a post body schema, e.g. post: { body: { application/json: { schema: !include schemas/${model.toLowerCase()}.json } } }`,
     });
   }
   for (const node of missing) ctx.poisoned.addUnreadModel(modelNameOf(node.segment));
+}
+
+/**
+ * A relationship named like the missing model's collection (`units`, for `Unit`) whose `document`
+ * names another model (`"Unti"`) that a schema defines: the nested route below it read its schema
+ * as that model's, and the model the URL names is left without one.
+ */
+function misnamedDocument(ctx: DefinitionContext, model: string): { owner: string; field: FieldDraft } | undefined {
+  for (const draft of ctx.models.values()) {
+    const field = draft.fields.find(
+      (f) =>
+        f.relationship !== undefined &&
+        f.relationship.document !== model &&
+        modelNameOf(f.field.name) === model &&
+        ctx.models.has(f.relationship.document),
+    );
+    if (field) return { owner: draft.name, field };
+  }
+  return undefined;
 }
 
 /**
