@@ -9,7 +9,6 @@ import type { Span } from '../diagnostics/source.js';
 import { kebab } from '../ir/naming.js';
 import { undoneItemRules } from './item-rules.js';
 import { skippedItemHandlers } from './bulk-handlers.js';
-import { skippedByMovedLinks } from './moved-link-handlers.js';
 
 export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   checkReservedRoutes(diagnostics, ir, sources);
@@ -20,7 +19,6 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkReadOnlyRequired(diagnostics, ir, sources);
   checkUndoneItemRules(diagnostics, ir, sources);
   checkSkippedItemHandlers(diagnostics, ir, sources);
-  checkMovedLinkHandlers(diagnostics, ir, sources);
   checkEmptyRanges(diagnostics, ir, sources);
 }
 
@@ -65,22 +63,6 @@ function checkSkippedItemHandlers(diagnostics: DiagnosticBag, ir: ServiceIR, sou
       {
         span: sources.routes.get(route.path) ?? sources.models.get(model.name),
         hint: `list them under ${phase}_${bulk} too (called once for the whole change, without event.instance), or take ${methods.toLowerCase()} off ${route.ramlPath}`,
-      },
-    );
-  }
-}
-
-/** A relationship whose writes move another model's objects without its before handlers (moved-link-handlers.ts). */
-function checkMovedLinkHandlers(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
-  for (const { writer, relationship, moved, link, handlers } of skippedByMovedLinks(ir)) {
-    const field = `${writer.name}.${relationship.name}`;
-    diagnostics.report(
-      'SVC2086',
-      `a write of ${field} changes ${link} of ${moved.name} objects without running ${moved.name}'s before_update handlers (${handlers.join(', ')}): what they check for a change of ${link} does not hold for one made from ${writer.name}`,
-      {
-        span:
-          sources.fields.get(field) ?? sources.fields.get(`${moved.name}.${link}`) ?? sources.models.get(writer.name),
-        hint: `check the change in ${writer.name}'s before_update handlers too (event.fields has ${relationship.name}), or make ${moved.name}.${link} readOnly (admins and handlers still write it)`,
       },
     );
   }

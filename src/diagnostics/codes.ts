@@ -732,12 +732,6 @@ export const codes = {
     explanation:
       "A field's JSON Schema keywords set a lower bound above the upper one (`minimum`/`maximum`, `minLength`/`maxLength`, `minItems`/`maxItems`): no value would ever be accepted, so a body that sends the field is always a 400. (The same in `_db_settings`, `min_value` above `max_value`, is SVC2008.)",
   },
-  SVC2086: {
-    severity: 'warning',
-    title: 'before handlers a link from the other model skips',
-    explanation:
-      "A relationship whose foreign key is kept on the other model (`User.assigned_tickets`, the other side of `Ticket.contractor`) moves that model's objects when a body writes it: `PATCH /users/t1 {\"assigned_tickets\": [1, 3]}` changes the contractor of tickets 1 and 3. The write needs the ACL's `update` of each ticket, and each gets an `update` event, but the ticket's `before_update` handlers do not run for it: a rule they keep for a change of the link (only a manager assigns a contractor) does not hold for one made from the other model. Check the change in that model's before handlers too (`event.fields` holds the relationship), or make the link `readOnly` (on both models; admins and handlers still write it).",
-  },
 
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {
