@@ -179,6 +179,11 @@ describe.each(ENGINES)('event objects on %s', (engine) => {
     // Dropped from the second item: the label is linked to none.
     expect((await api('PATCH', `/items/${String(second)}`, { labels: [] })).status).toBe(200);
     expect((await eventObject('Label.update', label['id'], 2))['item']).toBeNull();
+    // A create that links it moves it too (it was written in one step, without the event, when no
+    // x-ACL restricted the link).
+    const third = await api('POST', '/items', { ...ITEM, code: 'moves-in-create', labels: [label['id']] });
+    expect(third.status, third.text).toBe(201);
+    expect((await eventObject('Label.update', label['id'], 3))['item']).toBe((third.body as Rec)['id']);
   });
 
   it('appends nothing for a write that fails', async () => {

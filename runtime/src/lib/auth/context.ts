@@ -1,6 +1,6 @@
 /** What the parts of authentication share: settings, keys, the database and the user model. */
 import type { Config } from '../config.js';
-import type { ModelEvents } from '../events.js';
+import type { ModelEvents, ServiceEvents } from '../events.js';
 import type { EngineRepository, ServiceDatabase } from '../database.js';
 import { generic, type AnyModel, type Model } from '../model.js';
 import type { Acl } from './acl.js';
@@ -50,6 +50,8 @@ export interface AuthContext {
   readonly hasher: PasswordHasher;
   /** The user model's handlers and processors (register, login, logout). */
   readonly events: ModelEvents | undefined;
+  /** Every model's: those of the objects a registration's links move (http/moved-links.ts). */
+  readonly serviceEvents: ServiceEvents | undefined;
   readonly throttle: LoginThrottle;
   /** Null when the API has no x-Ticket scheme. */
   readonly keys: TicketKeys | null;

@@ -74,6 +74,7 @@ export async function startAuth(
     basePath: options.basePath,
     hasher: options.hasher,
     events: options.events?.get(spec.userModel.name),
+    serviceEvents: options.events,
     throttle: new LoginThrottle(
       db,
       spec.loginFailureModel.name,

@@ -61,11 +61,18 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
           // Linking objects moves their links: a new user may link only what anyone may change.
           const refused = await refusedRelinks(policy, request, db, { model, object: undefined, data, fields });
           if (refused.length) throw relinkRefusal(403, `a new user cannot ${refusedActs(refused)}`, refused);
-          user = await withMovedLinks(db, model, undefined, data, async () => {
-            const created = await users(ctx, db).create({ data, include: includeFor(model, db.models) });
-            await db.appendEvents([newEvent(db.models, model, 'register', created)]);
-            return created;
-          });
+          user = await withMovedLinks(
+            db,
+            model,
+            undefined,
+            data,
+            async () => {
+              const created = await users(ctx, db).create({ data, include: includeFor(model, db.models) });
+              await db.appendEvents([newEvent(db.models, model, 'register', created)]);
+              return created;
+            },
+            { request, events: ctx.serviceEvents },
+          );
           if (token) await saveToken(ctx, db, user, token);
           await hideRefused(request, user);
           return user;

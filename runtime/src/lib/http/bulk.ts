@@ -48,14 +48,21 @@ export async function updateMany(ctx: RouteContext, request: FastifyRequest): Pr
         // Each object's links as the objects before it left them: a key list moves from one to the next.
         await ctx.checkRelinks(db, request, { object, data: values, fields: Object.keys(body) });
         const key = object[ctx.model.primaryKey];
-        await withMovedLinks(db, ctx.model, key, values, async () => {
-          const updated = await ctx.repository(db).update({
-            where: { [ctx.model.primaryKey]: key },
-            data: values,
-            include: linkKeys(ctx.model),
-          });
-          await ctx.record(db, 'update', [updated]);
-        });
+        await withMovedLinks(
+          db,
+          ctx.model,
+          key,
+          values,
+          async () => {
+            const updated = await ctx.repository(db).update({
+              where: { [ctx.model.primaryKey]: key },
+              data: values,
+              include: linkKeys(ctx.model),
+            });
+            await ctx.record(db, 'update', [updated]);
+          },
+          { request, events: ctx.services.events },
+        );
       }
       return objects.length;
     },

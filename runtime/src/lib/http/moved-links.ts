@@ -3,10 +3,21 @@
  * each listed label at the item and unlinks the labels left out, and a label taken from another
  * item leaves that item with one label fewer. Each of those objects gets an `update` event in the
  * write's transaction, as it is after the write, so that webhooks and the change feed see every
- * object a route changes. (Their handlers do not run: who may move a link is the x-ACLs' to say,
- * relinks.ts.)
+ * object a route changes.
+ *
+ * The objects whose foreign key the write changes (the labels) are updated as a PATCH of that key
+ * alone would update them: their model's `before_update` handlers run first, in the write's
+ * transaction, with the link in `event.fields` (its new value the key of the object that links
+ * them, null when they are unlinked or when that object is being created without a key given).
+ * A rule such a handler keeps for a change of the link (only a manager assigns a contractor) then
+ * holds for one made from the other model too; what it throws refuses the whole write, and the
+ * other fields it sets are written to that object after the write. Who may move a link at all is
+ * the x-ACLs' to say (relinks.ts). The objects that only lose a linked object (the item a label
+ * is taken from) keep their own foreign keys: their handlers do not run.
  */
+import type { FastifyRequest } from 'fastify';
 import type { ServiceDatabase } from '../database.js';
+import { runBefore, type ServiceEvents } from '../events.js';
 import { keyValue, type Model } from '../model.js';
 import { newEvent } from '../outbox/event.js';
 import { text } from '../text.js';
@@ -18,6 +29,24 @@ type Rec = Record<string, unknown>;
 /** Per model, the keys (as text) of the objects a write is about to move, read before it. */
 type MovedLinks = ReadonlyMap<string, ReadonlySet<string>>;
 
+/** The objects of one relationship whose foreign key the write changes: to the writer's key, or to null. */
+interface Relinked {
+  readonly target: Model;
+  /** The target's field that links back (`Ticket.contractor`). */
+  readonly link: string;
+  readonly gained: readonly string[];
+  readonly dropped: readonly string[];
+}
+
+/** What the handlers of the objects a write moves are run with: the write's request, the service's handlers. */
+export interface MovedObjectHandlers {
+  readonly request: FastifyRequest;
+  readonly events: ServiceEvents | undefined;
+}
+
+/** The fields a moved object's handlers set besides the link, to write to it after the write. */
+type FollowUps = readonly { readonly model: Model; readonly key: unknown; readonly data: Rec }[];
+
 /**
  * `write`, the change of `data` on the object `key` of `model` (undefined for a new one) with its
  * own event; then an `update` event for each object its links moved, read as they are now.
@@ -28,11 +57,51 @@ export async function withMovedLinks<R>(
   key: unknown,
   data: Rec,
   write: () => Promise<R>,
+  handlers: MovedObjectHandlers,
 ): Promise<R> {
-  const moved = await linksToMove(db, model, key, data);
+  const { moved, relinked } = await linksToMove(db, model, key, data);
+  const linkedTo = key ?? data[model.primaryKey] ?? null;
+  const followUps = await runMovedHandlers(db, relinked, linkedTo, handlers);
   const result = await write();
+  for (const { model: target, key: targetKey, data: fields } of followUps)
+    await db.repository(target.name).update({ where: { [target.primaryKey]: targetKey }, data: fields });
   await recordMoved(db, moved);
   return result;
+}
+
+/**
+ * Runs the `before_update` handlers of each object whose link the write changes, as a PATCH of
+ * that link would (the object as it is, the link's new value in `event.fields`); returns what
+ * else they set, to write after the write. A change they make to the link itself is not theirs
+ * to make here: the write decides it.
+ */
+async function runMovedHandlers(
+  db: ServiceDatabase,
+  relinked: readonly Relinked[],
+  linkedTo: unknown,
+  { request, events }: MovedObjectHandlers,
+): Promise<FollowUps> {
+  const followUps: { model: Model; key: unknown; data: Rec }[] = [];
+  for (const { target, link, gained, dropped } of relinked) {
+    const modelEvents = events?.get(target.name);
+    if (!modelEvents?.before?.update?.length) continue;
+    const newValue = new Map([...gained.map((k) => [k, linkedTo] as const), ...dropped.map((k) => [k, null] as const)]);
+    const keys = [...newValue.keys()].map((k) => keyValue(target, k) ?? k);
+    for (let i = 0; i < keys.length; i += SLICE) {
+      const objects = await db.repository(target.name).findMany({
+        where: { [target.primaryKey]: { in: keys.slice(i, i + SLICE) } },
+        include: linkKeys(target),
+      });
+      for (const object of objects) {
+        const objectKey = object[target.primaryKey];
+        const change = { [link]: newValue.get(text(objectKey)) ?? null };
+        const run = { model: target, events: modelEvents, action: 'update' as const, request, instance: object };
+        const { [link]: _link, ...others } = await runBefore(run, db, change);
+        if (Object.keys(others).length) followUps.push({ model: target, key: objectKey, data: others });
+      }
+    }
+  }
+  return followUps;
 }
 
 /**
@@ -40,8 +109,14 @@ export async function withMovedLinks<R>(
  * each relationship kept on the other side that `data` sets, the objects it links and unlinks,
  * and the objects of `model` that the linked ones leave.
  */
-async function linksToMove(db: ServiceDatabase, model: Model, key: unknown, data: Rec): Promise<MovedLinks> {
+async function linksToMove(
+  db: ServiceDatabase,
+  model: Model,
+  key: unknown,
+  data: Rec,
+): Promise<{ moved: MovedLinks; relinked: Relinked[] }> {
   const moved = new Map<string, Set<string>>();
+  const relinked: Relinked[] = [];
   const add = (name: string, keys: Iterable<string>) => {
     const set = moved.get(name) ?? new Set<string>();
     for (const k of keys) set.add(k);
@@ -56,7 +131,9 @@ async function linksToMove(db: ServiceDatabase, model: Model, key: unknown, data
     );
     const after = new Set(keysIn(data[relation.name], target).map(text));
     const gained = [...after].filter((k) => !before.has(k));
-    add(target.name, [...gained, ...[...before].filter((k) => !after.has(k))]);
+    const dropped = [...before].filter((k) => !after.has(k));
+    add(target.name, [...gained, ...dropped]);
+    relinked.push({ target, link: relation.inverse, gained, dropped });
     // The objects the gained ones were linked to lose them.
     for (let i = 0; i < gained.length; i += SLICE) {
       const objects = await related.findMany({
@@ -73,7 +150,7 @@ async function linksToMove(db: ServiceDatabase, model: Model, key: unknown, data
       );
     }
   }
-  return moved;
+  return { moved, relinked };
 }
 
 /** Appends an `update` event for each object the write moved, as it is now. */

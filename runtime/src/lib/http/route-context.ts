@@ -140,27 +140,42 @@ export class RouteContext {
       run,
       body,
       prepare,
-      (db, data) => work(db, data, this.recording(db)),
+      (db, data) => work(db, data, this.recording(db, request)),
       present,
     );
   }
 
   /** The writes of this route's model on `db` (the write's transaction), each recording its event there. */
-  recording(db: ServiceDatabase): RecordedWrites {
+  recording(db: ServiceDatabase, request: FastifyRequest): RecordedWrites {
     const repository = this.repository(db);
+    const movedObjects = { request, events: this.services.events };
     return {
       create: (args) =>
-        withMovedLinks(db, this.model, undefined, args.data, async () => {
-          const created = await repository.create(args);
-          await this.record(db, 'create', [created]);
-          return created;
-        }),
+        withMovedLinks(
+          db,
+          this.model,
+          undefined,
+          args.data,
+          async () => {
+            const created = await repository.create(args);
+            await this.record(db, 'create', [created]);
+            return created;
+          },
+          movedObjects,
+        ),
       update: (args, action) =>
-        withMovedLinks(db, this.model, args.where[this.model.primaryKey], args.data, async () => {
-          const updated = await repository.update(args);
-          await this.record(db, action, [updated]);
-          return updated;
-        }),
+        withMovedLinks(
+          db,
+          this.model,
+          args.where[this.model.primaryKey],
+          args.data,
+          async () => {
+            const updated = await repository.update(args);
+            await this.record(db, action, [updated]);
+            return updated;
+          },
+          movedObjects,
+        ),
       delete: async (args, before) => {
         const deleted = await repository.delete(args);
         await this.record(db, 'delete', [before ?? deleted]);

@@ -51,9 +51,15 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
     },
     (created) => ctx.present(request, reply, created),
     // A singular route's object is looked for before the insert, and the objects a relationship
-    // would move are read before it too; a parent was read before the write.
-    ctx.route.kind !== 'singular' && !movesLinks(ctx, body, 'create'),
+    // would move are read before it too (for their events and handlers, moved-links.ts, whether or
+    // not the x-ACLs restrict them); a parent was read before the write.
+    ctx.route.kind !== 'singular' && !movesLinks(ctx, body, 'create') && !movesOthers(ctx.model, body),
   );
+}
+
+/** Whether `body` sets a relationship kept in the other model's rows: writing it changes those objects. */
+function movesOthers(model: Model, body: Rec): boolean {
+  return model.relations.some((r) => !r.local && body[r.name] !== undefined);
 }
 
 export async function update(

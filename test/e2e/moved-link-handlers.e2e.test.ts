@@ -1,0 +1,172 @@
+/**
+ * A link written from the other model runs the `before_update` handlers of the objects it moves.
+ * Tickets have a worker (`Ticket.worker`, kept in the ticket's row); a worker's `tickets` is the
+ * other side. A `before_update` handler of Ticket lets only a manager assign a worker, and notes
+ * who did. Before, `PATCH /workers/2 {"tickets": [1]}` moved ticket 1 to worker 2 without it (a
+ * probe's tenant made herself the contractor of her tickets that way). Now the handler runs for
+ * each ticket the write gains or drops (a create, an update, a change of many), refuses the whole
+ * write, or has what it sets written. On every engine.
+ */
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
+import { raml, writeTree } from '../support/files.js';
+import { apiClient, type Api } from '../support/http.js';
+import { repoRoot } from '../support/paths.js';
+import { linkDependencies, tool } from '../support/project.js';
+import { startService, type RunningService } from '../support/server.js';
+
+const API = raml(`title: Work
+baseUri: http://{host}/{version}
+version: v1
+/workers:
+  get:
+  patch:
+  post:
+    body:
+      application/json:
+        schema: !include worker.json
+  /{id}:
+    get:
+    patch:
+/tickets:
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include ticket.json
+  /{id}:
+    get:
+    patch:
+`);
+
+const WORKER = JSON.stringify({
+  type: 'object',
+  properties: {
+    id: { _db_settings: { type: 'id_field', primary_key: true } },
+    name: { type: 'string', _db_settings: { type: 'string', required: true } },
+    tickets: {
+      _db_settings: {
+        type: 'relationship',
+        document: 'Ticket',
+        backref_name: 'worker',
+        foreign_keys: 'Ticket.worker_id',
+      },
+    },
+  },
+});
+
+const TICKET = JSON.stringify({
+  type: 'object',
+  _event_handlers: { before_update: ['only_managers_assign'] },
+  properties: {
+    id: { _db_settings: { type: 'id_field', primary_key: true } },
+    title: { type: 'string', _db_settings: { type: 'string', required: true } },
+    assigned_by: { type: ['string', 'null'], _db_settings: { type: 'string' } },
+    worker_id: {
+      _db_settings: {
+        type: 'foreign_key',
+        ref_document: 'Worker',
+        ref_column: 'worker.id',
+        ref_column_type: 'id_field',
+      },
+    },
+  },
+});
+
+/** The rule: only a manager (`X-Role: manager`) assigns a worker, and the ticket says who did. */
+const HANDLER = `import { HttpError } from '../../lib/errors.js';
+import type { OnlyManagersAssignEvent } from '../../events.js';
+
+export async function onlyManagersAssign(event: OnlyManagersAssignEvent): Promise<void> {
+  if (!('worker' in event.fields)) return;
+  const headers = event.view.request.headers;
+  // 409: what this API without auth documents for a write its state refuses.
+  if (headers['x-role'] !== 'manager') throw new HttpError(409, 'only a manager assigns a worker');
+  event.setFieldValue('assigned_by', String(headers['x-name'] ?? 'a manager'));
+}
+`;
+
+const work = join(repoRoot, '.tmp', 'e2e-moved-link-handlers');
+let dir: string;
+
+beforeAll(async () => {
+  rmSync(work, { recursive: true, force: true });
+  const source = writeTree({ 'api.raml': API, 'worker.json': WORKER, 'ticket.json': TICKET });
+  dir = join(work, 'project');
+  const generated = await runCli(['generate', join(source, 'api.raml'), '-o', dir], repoRoot);
+  expect(generated.code, generated.stderr).toBe(0);
+  await linkDependencies(dir);
+  writeFileSync(join(dir, 'src/custom/handlers/only-managers-assign.ts'), HANDLER);
+  const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
+  expect(build.exitCode, build.all).toBe(0);
+}, 600_000);
+
+describe.each(ENGINES)('a link written from the other model, on %s', (engine) => {
+  let database: TestDatabase;
+  let service: RunningService;
+  let api: Api;
+  const manager = { headers: { 'x-role': 'manager', 'x-name': 'mia' } };
+  const ticket = async (id: unknown) => (await api('GET', `/tickets/${String(id)}`)).body;
+
+  beforeAll(async () => {
+    database = await testDatabase(engine, dir, 'moved_handlers');
+    service = await startService(dir, database.env, '/v1');
+    api = apiClient(service.origin, '/v1');
+  }, 120_000);
+
+  afterAll(async () => {
+    await service?.stop();
+    await database?.drop();
+  });
+
+  it("runs the moved objects' before_update handlers: a refusal undoes the whole write", async () => {
+    const ann = (await api('POST', '/workers', { name: 'ann' })).body['id'];
+    const ben = (await api('POST', '/workers', { name: 'ben' })).body['id'];
+    const first = (await api('POST', '/tickets', { title: 'leak' })).body['id'];
+    const assigned = await api('PATCH', `/tickets/${String(first)}`, { worker: ann }, manager);
+    expect(assigned.status, assigned.text).toBe(200);
+
+    // Ben takes the ticket from his own record, without being a manager: refused, nothing moves.
+    const taken = await api('PATCH', `/workers/${String(ben)}`, { name: 'ben b', tickets: [first] });
+    expect([taken.status, taken.body.message], taken.text).toEqual([409, 'only a manager assigns a worker']);
+    expect(await ticket(first)).toMatchObject({ worker: ann, assigned_by: 'mia' });
+    expect((await api('GET', `/workers/${String(ben)}`)).body).toMatchObject({ name: 'ben', tickets: [] });
+    // Nor may ann drop it from hers.
+    const dropped = await api('PATCH', `/workers/${String(ann)}`, { tickets: [] });
+    expect(dropped.status, dropped.text).toBe(409);
+    expect(await ticket(first)).toMatchObject({ worker: ann });
+  });
+
+  it('writes what the handlers set on each object the link moves, on create and update', async () => {
+    const second = (await api('POST', '/tickets', { title: 'door' })).body['id'];
+    const third = (await api('POST', '/tickets', { title: 'window' })).body['id'];
+    const cat = await api(
+      'POST',
+      '/workers',
+      { name: 'cat', tickets: [second] },
+      { headers: { 'x-role': 'manager', 'x-name': 'max' } },
+    );
+    expect(cat.status, cat.text).toBe(201);
+    expect(await ticket(second)).toMatchObject({ worker: cat.body['id'], assigned_by: 'max' });
+
+    const moved = await api('PATCH', `/workers/${String(cat.body['id'])}`, { tickets: [third] }, manager);
+    expect(moved.status, moved.text).toBe(200);
+    // The ticket gained and the ticket dropped: each ran the handler, which noted who.
+    expect(await ticket(third)).toMatchObject({ worker: cat.body['id'], assigned_by: 'mia' });
+    expect(await ticket(second)).toMatchObject({ worker: null, assigned_by: 'mia' });
+  });
+
+  it('runs them for a change of many workers too', async () => {
+    const fourth = (await api('POST', '/tickets', { title: 'roof' })).body['id'];
+    await api('POST', '/workers', { name: 'dan' });
+    const refused = await api('PATCH', '/workers?name=dan', { tickets: [fourth] });
+    expect([refused.status, refused.body.message], refused.text).toEqual([409, 'only a manager assigns a worker']);
+    expect(await ticket(fourth)).toMatchObject({ worker: null, assigned_by: null });
+    const bulk = await api('PATCH', '/workers?name=dan', { tickets: [fourth] }, manager);
+    expect(bulk.status, bulk.text).toBe(200);
+    expect(await ticket(fourth)).toMatchObject({ assigned_by: 'mia' });
+  });
+});
