@@ -32,5 +32,9 @@ describe('startService', () => {
     const started = startServiceOn(dir, { SVC_DATABASE_URL: 'sqlite::memory:' }, BASE, port);
     await expect(started).rejects.toThrow(PortTaken);
     await expect(started).rejects.toThrow(/EADDRINUSE/);
+    // What it printed before (startService adds it to the output of the start that found a port):
+    // a first start may have applied the migrations, and said so, before it found the port taken.
+    const taken = await started.catch((error: unknown) => error as PortTaken);
+    expect(taken.output).toContain('applied 1 migration(s): 0001_initial');
   });
 });

@@ -32,17 +32,31 @@ export async function startService(
   env: Record<string, string>,
   basePath: string,
 ): Promise<RunningService> {
+  // What the attempts that lost their port printed: the first may have done the start's work (applied
+  // the migrations, and said so) before it found the port taken.
+  let earlier = '';
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startServiceOn(dir, env, basePath, await freePort());
+      const service = await startServiceOn(dir, env, basePath, await freePort());
+      const before = earlier;
+      return before ? { ...service, output: () => before + service.output() } : service;
     } catch (error) {
       if (!(error instanceof PortTaken) || attempt >= PORT_ATTEMPTS) throw error;
+      earlier += error.output;
     }
   }
 }
 
 /** The service exited at start-up because something else listens on its port. */
-export class PortTaken extends Error {}
+export class PortTaken extends Error {
+  constructor(
+    message: string,
+    /** What the service printed before it exited. */
+    readonly output: string,
+  ) {
+    super(message);
+  }
+}
 
 /** Starts the service on `port`; rejects with `PortTaken` when another process has it. */
 export async function startServiceOn(
@@ -81,7 +95,7 @@ export async function startServiceOn(
     if (child.exitCode !== null) {
       await child;
       const message = `the service exited at start-up (${child.exitCode}):\n${output}`;
-      throw output.includes('EADDRINUSE') ? new PortTaken(message) : new Error(message);
+      throw output.includes('EADDRINUSE') ? new PortTaken(message, output) : new Error(message);
     }
     // Fastify's line (level info): until it is there, whoever answers on the port is not this service.
     if (output.includes(`Server listening at ${origin}`)) {
