@@ -149,13 +149,14 @@ function localName(name: string): string {
 export function principalStubView(ir: ServiceIR, principal: UserFunction) {
   const models = principalModels(principal);
   const userModel = ir.auth?.userModel;
-  const lines = ir.acls
+  const named = ir.acls
     .filter((acl) => principal.usedBy.some((u) => u.acl === acl.name))
     .flatMap((acl) =>
       [...acl.collection.map((e) => ({ e, section: 'collection' })), ...acl.item.map((e) => ({ e, section: 'item' }))]
         .filter(({ e }) => e.principal.kind === 'dynamic' && e.principal.name === principal.name)
-        .map(({ e, section }) => `${acl.name} (${section}): ${e.text}`),
+        .map(({ e, section }) => ({ section, line: `${acl.name} (${section}): ${e.text}` })),
     );
+  const lines = named.map((n) => n.line);
   return {
     placeholder: `{{${principal.name}}}`,
     functionName: camel(principal.name),
@@ -166,7 +167,7 @@ export function principalStubView(ir: ServiceIR, principal: UserFunction) {
     userType: userModel ? localName(userModel) : 'Record<string, unknown>',
     lines: lines.map(commentText),
     // Asked without the object there, for lists and for the item routes that fall back to it (SVC2081).
-    inCollection: lines.some((line) => line.includes(' (collection): ')),
+    inCollection: named.some((n) => n.section === 'collection'),
     // A principal of several models' x-ACLs: its `where` tells them apart by `rule.model`.
     shared: models.length > 1 ? models.join(', ') : '',
   };
@@ -174,11 +175,6 @@ export function principalStubView(ir: ServiceIR, principal: UserFunction) {
 
 // --- test/acl.test.ts ---------------------------------------------------------------------------
 
-/**
- * The ACL matrix as the test's table: the routes it reaches (what to seed for the URL's keys), and
- * one row per route and method with what each caller gets, in the order of CALLERS. Values are
- * source text.
- */
 /** The view of `test/auth.test.ts`: the auth routes the API's schemes mount, called through the client. */
 export function authTestView(ir: ServiceIR, auth: Auth) {
   return {
@@ -215,6 +211,11 @@ function ownRecordHint(ir: ServiceIR, auth: Auth): string {
   return `${need}: the x-ACL "${acl.name}" gives it through ${names}, which ${principals.length > 1 ? 'match' : 'matches'} no one until written (${files}).`;
 }
 
+/**
+ * The ACL matrix as the test's table: the routes it reaches (what to seed for the URL's keys), and
+ * one row per route and method with what each caller gets, in the order of CALLERS. Values are
+ * source text.
+ */
 export function aclTestView(ir: ServiceIR) {
   const rows = aclMatrix(ir);
   const routes = ir.routes.filter((route) => rows.some((row) => row.route === route));
