@@ -86,6 +86,7 @@ export function compareQuery(
           : change('query-parameter-added', place(`query ${field}`), `is new (${names.join(', ')})`),
       ),
   );
+  const narrowed: ApiChange[] = [];
   for (const [name, param] of a) {
     const now = b.get(name);
     if (!now) continue;
@@ -99,8 +100,39 @@ export function compareQuery(
         ),
       );
     if (param.component !== undefined && param.component === now.component) continue;
-    compareParameterSchema(param.parameter, now.parameter, [was.key], out);
+    compareParameterSchema(param.parameter, now.parameter, [was.key], narrowed);
   }
+  out.push(...sameForTheField(narrowed));
+}
+
+/**
+ * A field's filter operators change together: a type change narrows `capacity`, `capacity__gt`,
+ * `capacity__lte`… alike. The same change of several parameters of one field is said once, for
+ * the field, naming them (a probe's `integer` → `small_integer` gave 14 changes, one per operator
+ * and bound).
+ */
+function sameForTheField(changes: readonly ApiChange[]): ApiChange[] {
+  const groups = new Map<string, { first: ApiChange; field: string; names: string[] }>();
+  const out: ApiChange[] = [];
+  for (const c of changes) {
+    const name = /^query ([^\s[.]+)/.exec(c.path)?.[1];
+    if (name === undefined) {
+      out.push(c);
+      continue;
+    }
+    const field = fieldOf(name);
+    const key = [c.kind, field, c.message, c.hint ?? '', c.operations.join(',')].join('\0');
+    const group = groups.get(key);
+    if (group) group.names.push(name);
+    else groups.set(key, { first: c, field, names: [name] });
+  }
+  for (const { first, field, names } of groups.values())
+    out.push(
+      names.length === 1
+        ? first
+        : { ...first, path: `query ${field}`, message: `${first.message} (${names.join(', ')})` },
+    );
+  return out;
 }
 
 /**
@@ -127,12 +159,14 @@ export function compareComponentParameters(
 ): void {
   const was = objectAt(objectAt(before, 'components'), 'parameters');
   const is = objectAt(objectAt(after, 'components'), 'parameters');
+  const narrowed: ApiChange[] = [];
   for (const [name, parameter] of Object.entries(was)) {
     const now = is[name];
     const operations = users.get(name);
     if (!isObject(parameter) || !isObject(now) || !operations?.length) continue;
-    compareParameterSchema(parameter, now, operations, out);
+    compareParameterSchema(parameter, now, operations, narrowed);
   }
+  out.push(...sameForTheField(narrowed));
 }
 
 function compareParameterSchema(was: Json, is: Json, operations: readonly string[], out: ApiChange[]): void {

@@ -112,6 +112,35 @@ describe('classifyChanges', () => {
     expect(added!.hint).toBeUndefined();
   });
 
+  it("says the same change of a field's filter operators once, naming them", () => {
+    const bounded = (maximum: number) =>
+      doc((d) => {
+        d.paths['/things'].get.parameters = [
+          { name: 'size', in: 'query', schema: { type: 'integer', maximum } },
+          { name: 'size__gt', in: 'query', schema: { type: 'integer', maximum } },
+          { name: 'size__lte', in: 'query', schema: { type: 'integer', maximum } },
+          { name: 'tone', in: 'query', schema: { type: 'integer', maximum } },
+        ];
+      });
+    const changes = classifyChanges(bounded(2147483647), bounded(32767)).map((c) => [c.path, c.message]);
+    expect(changes).toEqual([
+      ['query size', 'maximum 2147483647 → 32767 (size, size__gt, size__lte)'],
+      ['query tone', 'maximum 2147483647 → 32767'],
+    ]);
+  });
+
+  it('says it once for filter parameters shared as components too', () => {
+    const shared = (maximum: number) =>
+      doc((d) => {
+        const names = ['size', 'size__gt', 'size__in'];
+        d.paths['/things'].get.parameters = names.map((name) => ({ $ref: `#/components/parameters/${name}` }));
+        for (const name of names)
+          d.components.parameters[name] = { name, in: 'query', schema: { type: 'integer', maximum } };
+      });
+    const changes = classifyChanges(shared(2147483647), shared(32767)).map((c) => [c.path, c.message]);
+    expect(changes).toEqual([['query size', 'maximum 2147483647 → 32767 (size, size__gt, size__in)']]);
+  });
+
   it('puts breaking changes first', () => {
     const after = doc((d) => {
       d.components.schemas.Thing.properties.extra = { type: 'string' };
