@@ -4,7 +4,7 @@
  * README) and the 405/OPTIONS completion.
  */
 import { parentsOf } from '../../ir/parents.js';
-import type { Action, Model, Operation, Route, RouteParent, ServiceIR } from '../../ir/types.js';
+import type { Action, Field, Model, Operation, Route, RouteParent, ServiceIR } from '../../ir/types.js';
 import { isSafeIdentifier } from '../../ir/naming.js';
 import type { FieldTypes } from '../shared/field-types.js';
 import { commentText, literal, quote, raw } from '../shared/literal.js';
@@ -187,12 +187,15 @@ function routeView(route: Route, model: Model, variable: string, types: FieldTyp
  */
 function mergedValueSchema(route: Route, types: FieldTypes): object | undefined {
   if (route.kind !== 'attribute' || !route.operations.some((o) => o.action === 'create')) return undefined;
-  const owner = types.model(route.parent!.model);
-  const { description: _description, ...value } = types.bodySchema(
-    owner,
-    owner.fields.find((f) => f.name === route.attribute)!,
-  );
+  const { owner, field } = attributeOf(route, types);
+  const { description: _description, ...value } = types.bodySchema(owner, field);
   return value;
+}
+
+/** An attribute route's field, and the model it is a field of (the parent's). */
+function attributeOf(route: Route, types: FieldTypes): { owner: Model; field: Field } {
+  const owner = types.model(route.parent!.model);
+  return { owner, field: owner.fields.find((f) => f.name === route.attribute)! };
 }
 
 /** A route's parent for the runtime (RouteSpec's `parent`), with the item above it where it is nested itself. */
@@ -215,11 +218,8 @@ function routeSchema(route: Route, model: Model, action: Action, types: FieldTyp
   const params = pathParameterNames(route);
   const schema: Record<string, string> = params.length ? { params: `pathParams(${params.map(quote).join(', ')})` } : {};
   if (route.kind === 'attribute') {
-    const owner = types.model(route.parent!.model);
-    const { description: _description, ...value } = types.baseSchema(
-      owner,
-      owner.fields.find((f) => f.name === route.attribute)!,
-    );
+    const { owner, field } = attributeOf(route, types);
+    const { description: _description, ...value } = types.baseSchema(owner, field);
     if (action === 'create') schema['body'] = "{ type: 'object' }";
     schema['response'] = `{ ${action === 'create' ? 201 : 200}: ${literal(value)} }`;
     return schema;

@@ -19,6 +19,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ServiceDatabase } from '../database.js';
 import { runBefore, type ServiceEvents } from '../events.js';
 import { keyValue, type Model } from '../model.js';
+import type { Include } from '../repository.js';
 import { newEvent } from '../outbox/event.js';
 import { text } from '../text.js';
 import { keyOf, keysOf, SLICE } from './relinks.js';
@@ -86,12 +87,7 @@ async function runMovedHandlers(
     const modelEvents = events?.get(target.name);
     if (!modelEvents?.before?.update?.length) continue;
     const newValue = new Map([...gained.map((k) => [k, linkedTo] as const), ...dropped.map((k) => [k, null] as const)]);
-    const keys = [...newValue.keys()].map((k) => keyValue(target, k) ?? k);
-    for (let i = 0; i < keys.length; i += SLICE) {
-      const objects = await db.repository(target.name).findMany({
-        where: { [target.primaryKey]: { in: keys.slice(i, i + SLICE) } },
-        include: linkKeys(target),
-      });
+    for await (const objects of slices(db, target, [...newValue.keys()], linkKeys(target))) {
       for (const object of objects) {
         const objectKey = object[target.primaryKey];
         const change = { [link]: newValue.get(text(objectKey)) ?? null };
@@ -135,11 +131,7 @@ async function linksToMove(
     add(target.name, [...gained, ...dropped]);
     relinked.push({ target, link: relation.inverse, gained, dropped });
     // The objects the gained ones were linked to lose them.
-    for (let i = 0; i < gained.length; i += SLICE) {
-      const objects = await related.findMany({
-        where: { [target.primaryKey]: { in: gained.slice(i, i + SLICE).map((k) => keyValue(target, k) ?? k) } },
-        include: { [relation.inverse]: true },
-      });
+    for await (const objects of slices(db, target, gained, { [relation.inverse]: true })) {
       const left = keysIn(
         objects.map((o) => o[relation.inverse]),
         model,
@@ -157,15 +149,24 @@ async function linksToMove(
 async function recordMoved(db: ServiceDatabase, moved: MovedLinks): Promise<void> {
   for (const [name, keys] of moved) {
     const model = db.models.get(name)!;
-    const all = [...keys].map((k) => keyValue(model, k) ?? k);
-    for (let i = 0; i < all.length; i += SLICE) {
-      const objects = await db.repository(name).findMany({
-        where: { [model.primaryKey]: { in: all.slice(i, i + SLICE) } },
-        include: linkKeys(model),
-      });
+    for await (const objects of slices(db, model, [...keys], linkKeys(model)))
       await db.appendEvents(objects.map((object) => newEvent(db.models, model, 'update', object)));
-    }
   }
+}
+
+/** The objects of `model` whose keys (as text) are `keys`, read SLICE keys a statement, a slice at a time. */
+async function* slices(
+  db: ServiceDatabase,
+  model: Model,
+  keys: readonly string[],
+  include: Include<Rec>,
+): AsyncGenerator<Rec[]> {
+  const values = keys.map((k) => keyValue(model, k) ?? k);
+  for (let i = 0; i < values.length; i += SLICE)
+    yield await db.repository(model.name).findMany({
+      where: { [model.primaryKey]: { in: values.slice(i, i + SLICE) } },
+      include,
+    });
 }
 
 /** The keys a relationship value names: a key, a list of them, or embedded objects with theirs. */
