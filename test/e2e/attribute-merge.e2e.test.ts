@@ -4,15 +4,11 @@
  * item's `maxLength`, `maxProperties`). Before, the merge checked only the items' type and
  * choices: a probe stored 14 photos where 5 were allowed, and one of 250,000 characters.
  */
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
 import { testDatabase, type TestDatabase } from '../support/databases.js';
-import { raml, writeTree } from '../support/files.js';
+import { raml } from '../support/files.js';
 import { apiClient, type Api } from '../support/http.js';
-import { repoRoot } from '../support/paths.js';
-import { linkDependencies, tool } from '../support/project.js';
+import { projectOf, tool } from '../support/project.js';
 import { startService, type RunningService } from '../support/server.js';
 
 const API = raml(`title: Notes
@@ -50,18 +46,12 @@ const NOTE = JSON.stringify({
   },
 });
 
-const work = join(repoRoot, '.tmp', 'e2e-attribute-merge');
 let database: TestDatabase;
 let service: RunningService;
 let api: Api;
 
 beforeAll(async () => {
-  rmSync(work, { recursive: true, force: true });
-  const source = writeTree({ 'api.raml': API, 'note.json': NOTE });
-  const dir = join(work, 'project');
-  const generated = await runCli(['generate', join(source, 'api.raml'), '-o', dir], repoRoot);
-  expect(generated.code, generated.stderr).toBe(0);
-  await linkDependencies(dir);
+  const dir = await projectOf({ 'api.raml': API, 'note.json': NOTE }, 'e2e-attribute-merge');
   const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
   expect(build.exitCode, build.all).toBe(0);
   database = await testDatabase('sqlite', dir, 'attribute_merge');

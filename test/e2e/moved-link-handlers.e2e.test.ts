@@ -7,15 +7,13 @@
  * each ticket the write gains or drops (a create, an update, a change of many), refuses the whole
  * write, or has what it sets written. On every engine.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
-import { raml, writeTree } from '../support/files.js';
+import { raml } from '../support/files.js';
 import { apiClient, type Api } from '../support/http.js';
-import { repoRoot } from '../support/paths.js';
-import { linkDependencies, tool } from '../support/project.js';
+import { projectOf, tool } from '../support/project.js';
 import { startService, type RunningService } from '../support/server.js';
 
 const API = raml(`title: Work
@@ -89,16 +87,10 @@ export async function onlyManagersAssign(event: OnlyManagersAssignEvent): Promis
 }
 `;
 
-const work = join(repoRoot, '.tmp', 'e2e-moved-link-handlers');
 let dir: string;
 
 beforeAll(async () => {
-  rmSync(work, { recursive: true, force: true });
-  const source = writeTree({ 'api.raml': API, 'worker.json': WORKER, 'ticket.json': TICKET });
-  dir = join(work, 'project');
-  const generated = await runCli(['generate', join(source, 'api.raml'), '-o', dir], repoRoot);
-  expect(generated.code, generated.stderr).toBe(0);
-  await linkDependencies(dir);
+  dir = await projectOf({ 'api.raml': API, 'worker.json': WORKER, 'ticket.json': TICKET }, 'e2e-moved-link-handlers');
   writeFileSync(join(dir, 'src/custom/handlers/only-managers-assign.ts'), HANDLER);
   const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
   expect(build.exitCode, build.all).toBe(0);

@@ -4,15 +4,11 @@
  * They said only "you may not read this object" (a probe could not tell why); they now name the
  * x-ACL and the stub to write, and pass once it is written.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
-import { raml, writeTree } from '../support/files.js';
-import { repoRoot } from '../support/paths.js';
-import { linkDependencies, tool } from '../support/project.js';
-
-const work = join(repoRoot, '.tmp', 'e2e-own-record');
+import { raml } from '../support/files.js';
+import { projectOf, tool } from '../support/project.js';
 
 const API = raml(`title: Members
 securitySchemes:
@@ -68,12 +64,7 @@ describe('the auth tests of users who view their own record through {{self}}', (
   let dir: string;
 
   beforeAll(async () => {
-    rmSync(work, { recursive: true, force: true });
-    const source = writeTree({ 'api.raml': API, 'user.json': USER });
-    dir = join(work, 'project');
-    const generated = await runCli(['generate', join(source, 'api.raml'), '-o', dir], repoRoot);
-    expect(generated.code, generated.stderr).toBe(0);
-    await linkDependencies(dir);
+    dir = await projectOf({ 'api.raml': API, 'user.json': USER }, 'e2e-own-record');
   }, 300_000);
 
   it('name the stub to write while it matches no one, and pass once it is written', async () => {

@@ -8,14 +8,11 @@
  */
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
 import { ENGINES, testDatabase, type Engine, type TestDatabase } from '../support/databases.js';
-import { raml, writeTree } from '../support/files.js';
+import { raml } from '../support/files.js';
 import { apiClient, type Api, type Reply } from '../support/http.js';
-import { repoRoot } from '../support/paths.js';
-import { linkDependencies, tool } from '../support/project.js';
+import { projectOf, tool } from '../support/project.js';
 import { startService, type RunningService } from '../support/server.js';
 
 type Rec = Record<string, unknown>;
@@ -271,19 +268,16 @@ export async function set${model}Owner(event: Set${model}OwnerEvent): Promise<vo
   ),
 };
 
-const work = join(repoRoot, '.tmp', 'e2e-placed-below');
 let dir: string;
 
 beforeAll(async () => {
-  rmSync(work, { recursive: true, force: true });
-  const source = writeTree({
-    'api.raml': API,
-    ...Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, JSON.stringify(schema)])),
-  });
-  dir = join(work, 'project');
-  const generated = await runCli(['generate', join(source, 'api.raml'), '-o', dir], repoRoot);
-  expect(generated.code, generated.stderr).toBe(0);
-  await linkDependencies(dir);
+  dir = await projectOf(
+    {
+      'api.raml': API,
+      ...Object.fromEntries(Object.entries(schemas).map(([name, schema]) => [name, JSON.stringify(schema)])),
+    },
+    'e2e-placed-below',
+  );
   for (const [file, code] of Object.entries(USER_CODE)) writeFileSync(join(dir, 'src/custom', file), code);
   const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
   expect(build.exitCode, build.all).toBe(0);

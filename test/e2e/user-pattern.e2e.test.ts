@@ -3,15 +3,11 @@
  * one in test/custom-samples.ts, and every generated test then uses it, the registrations of the
  * auth tests too (test/acl-helpers.ts wrote its own `user-<n>` over it, which the pattern refused).
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
-import { raml, writeTree } from '../support/files.js';
-import { repoRoot } from '../support/paths.js';
-import { linkDependencies, tool } from '../support/project.js';
-
-const work = join(repoRoot, '.tmp', 'e2e-user-pattern');
+import { raml } from '../support/files.js';
+import { projectOf, tool } from '../support/project.js';
 
 const API = raml(`title: Patterned
 securitySchemes:
@@ -68,12 +64,7 @@ describe('a username with a pattern, sampled by the user', () => {
   let dir: string;
 
   beforeAll(async () => {
-    rmSync(work, { recursive: true, force: true });
-    const source = writeTree({ 'api.raml': API, 'user.json': USER });
-    dir = join(work, 'project');
-    const generated = await runCli(['generate', join(source, 'api.raml'), '-o', dir], repoRoot);
-    expect(generated.code, generated.stderr).toBe(0);
-    await linkDependencies(dir);
+    dir = await projectOf({ 'api.raml': API, 'user.json': USER }, 'e2e-user-pattern');
     writeFileSync(join(dir, 'test', 'custom-samples.ts'), CUSTOM_SAMPLES);
   }, 300_000);
 

@@ -9,6 +9,7 @@ import { execa } from 'execa';
 import { linkDependencies as link } from '../../scripts/project-deps.mjs';
 import { repoRoot } from './paths.js';
 import { runCli } from './cli.js';
+import { writeTree } from './files.js';
 
 export const fixtureRaml = (fixture: string) => join(repoRoot, 'fixtures', fixture, 'api.raml');
 
@@ -16,10 +17,26 @@ export const fixtureRaml = (fixture: string) => join(repoRoot, 'fixtures', fixtu
 export async function generatedProject(fixture: string, area: string): Promise<string> {
   const dir = join(repoRoot, '.tmp', area, fixture);
   rmSync(dir, { recursive: true, force: true });
-  const run = await runCli(['generate', fixtureRaml(fixture), '-o', dir], repoRoot);
-  if (run.code !== 0) throw new Error(`svcgen generate ${fixture} failed (${run.code}):\n${run.stderr}`);
-  await linkDependencies(dir);
+  await generateLinked(fixtureRaml(fixture), dir);
   return dir;
+}
+
+/**
+ * An API a test states whole (`files`: its api.raml and schemas), generated into
+ * `.tmp/<area>/project` (the area emptied first) with the dependencies linked; returns the folder.
+ */
+export async function projectOf(files: Record<string, string>, area: string): Promise<string> {
+  const work = join(repoRoot, '.tmp', area);
+  rmSync(work, { recursive: true, force: true });
+  const dir = join(work, 'project');
+  await generateLinked(join(writeTree(files), 'api.raml'), dir);
+  return dir;
+}
+
+async function generateLinked(raml: string, dir: string): Promise<void> {
+  const run = await runCli(['generate', raml, '-o', dir], repoRoot);
+  if (run.code !== 0) throw new Error(`svcgen generate ${raml} failed (${run.code}):\n${run.stderr}`);
+  await linkDependencies(dir);
 }
 
 /** Links the shared `node_modules` for the project's package.json into `dir`. */
