@@ -1,11 +1,14 @@
 /**
- * A link written from the other model runs the `before_update` handlers of the objects it moves.
+ * A link written from the other model runs the `before_update` and `after_update` handlers of the
+ * objects it moves.
  * Tickets have a worker (`Ticket.worker`, kept in the ticket's row); a worker's `tickets` is the
  * other side. A `before_update` handler of Ticket lets only a manager assign a worker, and notes
  * who did. Before, `PATCH /workers/2 {"tickets": [1]}` moved ticket 1 to worker 2 without it (a
  * probe's tenant made herself the contractor of her tickets that way). Now the handler runs for
  * each ticket the write gains or drops (a create, an update, a change of many), refuses the whole
- * write, or has what it sets written. On every engine.
+ * write, or has what it sets written. An `after_update` handler of Ticket keeps each worker's
+ * count of tickets; before, moving a ticket from the worker's side left both counts stale. On
+ * every engine.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,6 +48,7 @@ const WORKER = JSON.stringify({
   properties: {
     id: { _db_settings: { type: 'id_field', primary_key: true } },
     name: { type: 'string', _db_settings: { type: 'string', required: true } },
+    ticket_count: { type: 'integer', _db_settings: { type: 'integer', default: 0 } },
     tickets: {
       _db_settings: {
         type: 'relationship',
@@ -58,7 +62,7 @@ const WORKER = JSON.stringify({
 
 const TICKET = JSON.stringify({
   type: 'object',
-  _event_handlers: { before_update: ['only_managers_assign'] },
+  _event_handlers: { before_update: ['only_managers_assign'], after_update: ['recount_workers'] },
   properties: {
     id: { _db_settings: { type: 'id_field', primary_key: true } },
     title: { type: 'string', _db_settings: { type: 'string', required: true } },
@@ -87,11 +91,26 @@ export async function onlyManagersAssign(event: OnlyManagersAssignEvent): Promis
 }
 `;
 
+/** Keeps `ticket_count` of the worker a ticket leaves and of the one it joins. */
+const RECOUNT = `import type { RecountWorkersEvent } from '../../events.js';
+
+export async function recountWorkers(event: RecountWorkersEvent): Promise<void> {
+  if (!('worker' in event.fields)) return;
+  const now = event.response as { worker?: number | null };
+  for (const id of new Set([event.instance?.worker, now.worker])) {
+    if (id === undefined || id === null) continue;
+    const count = await event.db.ticket.count({ where: { worker: id } });
+    await event.db.worker.update({ where: { id }, data: { ticket_count: count } });
+  }
+}
+`;
+
 let dir: string;
 
 beforeAll(async () => {
   dir = await projectOf({ 'api.raml': API, 'worker.json': WORKER, 'ticket.json': TICKET }, 'e2e-moved-link-handlers');
   writeFileSync(join(dir, 'src/custom/handlers/only-managers-assign.ts'), HANDLER);
+  writeFileSync(join(dir, 'src/custom/handlers/recount-workers.ts'), RECOUNT);
   const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
   expect(build.exitCode, build.all).toBe(0);
 }, 600_000);
@@ -160,5 +179,27 @@ describe.each(ENGINES)('a link written from the other model, on %s', (engine) =>
     const bulk = await api('PATCH', '/workers?name=dan', { tickets: [fourth] }, manager);
     expect(bulk.status, bulk.text).toBe(200);
     expect(await ticket(fourth)).toMatchObject({ assigned_by: 'mia' });
+  });
+
+  it("runs the moved objects' after_update handlers, each with the object as it is now", async () => {
+    const eve = (await api('POST', '/workers', { name: 'eve' })).body['id'];
+    const fay = (await api('POST', '/workers', { name: 'fay' })).body['id'];
+    const counts = () =>
+      Promise.all([eve, fay].map(async (id) => (await api('GET', `/workers/${String(id)}`)).body['ticket_count']));
+    const [pipe, tap] = await Promise.all(
+      ['pipe', 'tap'].map(async (title) => (await api('POST', '/tickets', { title })).body['id']),
+    );
+    // The handler keeps the count of a ticket's own PATCH…
+    expect((await api('PATCH', `/tickets/${String(pipe)}`, { worker: eve }, manager)).status).toBe(200);
+    expect(await counts()).toEqual([1, 0]);
+    // …and of tickets moved from the workers' side: fay takes pipe from eve and gains tap.
+    const moved = await api('PATCH', `/workers/${String(fay)}`, { tickets: [pipe, tap] }, manager);
+    expect(moved.status, moved.text).toBe(200);
+    expect(await counts()).toEqual([0, 2]);
+    // A create that takes a ticket: the new worker's count and the one it leaves.
+    const gus = await api('POST', '/workers', { name: 'gus', tickets: [tap] }, manager);
+    expect(gus.status, gus.text).toBe(201);
+    expect(await counts()).toEqual([0, 1]);
+    expect((await api('GET', `/workers/${String(gus.body['id'])}`)).body['ticket_count']).toBe(1);
   });
 });

@@ -6,18 +6,20 @@
  * object a route changes.
  *
  * The objects whose foreign key the write changes (the labels) are updated as a PATCH of that key
- * alone would update them: their model's `before_update` handlers run first, in the write's
- * transaction, with the link in `event.fields` (its new value the key of the object that links
- * them, null when they are unlinked or when that object is being created without a key given).
- * A rule such a handler keeps for a change of the link (only a manager assigns a contractor) then
- * holds for one made from the other model too; what it throws refuses the whole write, and the
- * other fields it sets are written to that object after the write. Who may move a link at all is
- * the x-ACLs' to say (relinks.ts). The objects that only lose a linked object (the item a label
- * is taken from) keep their own foreign keys: their handlers do not run.
+ * alone would update them, in the write's transaction: their model's `before_update` handlers run
+ * first, with the link in `event.fields` (its new value the key of the object that links them,
+ * null when they are unlinked or when that object is being created without a key given). A rule
+ * such a handler keeps for a change of the link (only a manager assigns a contractor) then holds
+ * for one made from the other model too; what it throws refuses the whole write, and the other
+ * fields it sets are written to that object after the write. Then their `after_update` handlers
+ * run, with the same fields and the object as it is now in `event.response` (no answer is sent of
+ * it), so that what they keep up to date (a count of a contractor's open requests) stays so. Who
+ * may move a link at all is the x-ACLs' to say (relinks.ts). The objects that only lose a linked
+ * object (the item a label is taken from) keep their own foreign keys: their handlers do not run.
  */
 import type { FastifyRequest } from 'fastify';
 import type { ServiceDatabase } from '../database.js';
-import { runBefore, type ServiceEvents } from '../events.js';
+import { runAfter, runBefore, type EventRun, type ServiceEvents } from '../events.js';
 import { keyValue, type Model } from '../model.js';
 import type { Include } from '../repository.js';
 import { newEvent } from '../outbox/event.js';
@@ -45,8 +47,16 @@ export interface MovedObjectHandlers {
   readonly events: ServiceEvents | undefined;
 }
 
-/** The fields a moved object's handlers set besides the link, to write to it after the write. */
-type FollowUps = readonly { readonly model: Model; readonly key: unknown; readonly data: Rec }[];
+/** An object whose link the write changes, with handlers to run: its before handlers have run. */
+interface HandledObject {
+  /** How its handlers run: as an update of the object as it was before the write. */
+  readonly run: EventRun;
+  readonly key: unknown;
+  /** The link's new value and what its before handlers set (`event.fields` of its after handlers). */
+  readonly fields: Rec;
+  /** What its before handlers set besides the link, to write to it after the write. */
+  readonly others: Rec;
+}
 
 /**
  * `write`, the change of `data` on the object `key` of `model` (undefined for a new one) with its
@@ -62,42 +72,60 @@ export async function withMovedLinks<R>(
 ): Promise<R> {
   const { moved, relinked } = await linksToMove(db, model, key, data);
   const linkedTo = key ?? data[model.primaryKey] ?? null;
-  const followUps = await runMovedHandlers(db, relinked, linkedTo, handlers);
+  const handled = await runMovedHandlers(db, relinked, linkedTo, handlers);
   const result = await write();
-  for (const { model: target, key: targetKey, data: fields } of followUps)
-    await db.repository(target.name).update({ where: { [target.primaryKey]: targetKey }, data: fields });
+  for (const { run, key: objectKey, others } of handled)
+    if (Object.keys(others).length)
+      await db.repository(run.model.name).update({ where: { [run.model.primaryKey]: objectKey }, data: others });
+  await runMovedAfterHandlers(db, handled);
   await recordMoved(db, moved);
   return result;
 }
 
 /**
  * Runs the `before_update` handlers of each object whose link the write changes, as a PATCH of
- * that link would (the object as it is, the link's new value in `event.fields`); returns what
- * else they set, to write after the write. A change they make to the link itself is not theirs
- * to make here: the write decides it.
+ * that link would (the object as it is, the link's new value in `event.fields`); returns the
+ * objects with handlers, and what else their before handlers set, to write after the write. A
+ * change they make to the link itself is not theirs to make here: the write decides it.
  */
 async function runMovedHandlers(
   db: ServiceDatabase,
   relinked: readonly Relinked[],
   linkedTo: unknown,
   { request, events }: MovedObjectHandlers,
-): Promise<FollowUps> {
-  const followUps: { model: Model; key: unknown; data: Rec }[] = [];
+): Promise<HandledObject[]> {
+  const handled: HandledObject[] = [];
   for (const { target, link, gained, dropped } of relinked) {
     const modelEvents = events?.get(target.name);
-    if (!modelEvents?.before?.update?.length) continue;
+    if (!modelEvents?.before?.update?.length && !modelEvents?.after?.update?.length) continue;
     const newValue = new Map([...gained.map((k) => [k, linkedTo] as const), ...dropped.map((k) => [k, null] as const)]);
     for await (const objects of slices(db, target, [...newValue.keys()], linkKeys(target))) {
       for (const object of objects) {
-        const objectKey = object[target.primaryKey];
-        const change = { [link]: newValue.get(text(objectKey)) ?? null };
+        const key = object[target.primaryKey];
+        const change = { [link]: newValue.get(text(key)) ?? null };
         const run = { model: target, events: modelEvents, action: 'update' as const, request, instance: object };
         const { [link]: _link, ...others } = await runBefore(run, db, change);
-        if (Object.keys(others).length) followUps.push({ model: target, key: objectKey, data: others });
+        handled.push({ run, key, fields: { ...others, ...change }, others });
       }
     }
   }
-  return followUps;
+  return handled;
+}
+
+/** Runs the `after_update` handlers of the objects whose link the write changed, each as it is now. */
+async function runMovedAfterHandlers(db: ServiceDatabase, handled: readonly HandledObject[]): Promise<void> {
+  const byModel = new Map<Model, Map<string, HandledObject>>();
+  for (const object of handled) {
+    if (!object.run.events?.after?.update?.length) continue;
+    const byKey = byModel.get(object.run.model) ?? new Map<string, HandledObject>();
+    byModel.set(object.run.model, byKey.set(text(object.key), object));
+  }
+  for (const [model, byKey] of byModel)
+    for await (const now of slices(db, model, [...byKey.keys()], linkKeys(model)))
+      for (const object of now) {
+        const { run, fields } = byKey.get(text(object[model.primaryKey]))!;
+        await runAfter(run, db, fields, object);
+      }
 }
 
 /**
