@@ -539,14 +539,21 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     this.ctx.rowCounts?.written();
   }
 
-  /** PostgreSQL: `select … for update`. SQLite needs nothing: one transaction writes at a time. */
+  /**
+   * PostgreSQL: `select … for no key update`, the lock an UPDATE that keeps the key takes. Two
+   * such locks of the row wait for each other, but not for the key-share lock that the insert of
+   * a row linking to it takes: a handler that counts an object's children after inserting one
+   * (lock the parent, read, write) would otherwise deadlock with another doing the same, each
+   * holding the key-share lock that the other's `for update` waits for. SQLite needs nothing: one
+   * transaction writes at a time.
+   */
   async lockForUpdate(key: unknown): Promise<void> {
     const value = this.keyValue(key);
     if (this.dialect !== 'postgres' || value === undefined) return;
     const query = this.table()
       .select(this.model.primaryKey)
       .where(this.model.primaryKey, '=', value as never)
-      .forUpdate();
+      .forNoKeyUpdate();
     await this.ctx.executor.all(query.compile());
   }
 
