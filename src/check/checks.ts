@@ -20,6 +20,34 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkUndoneItemRules(diagnostics, ir, sources);
   checkSkippedItemHandlers(diagnostics, ir, sources);
   checkEmptyRanges(diagnostics, ir, sources);
+  checkUserPrincipals(diagnostics, ir, sources);
+}
+
+/**
+ * A principal that is not a keyword, `g:<group>` or `{{function}}` is a user id. Written as a group
+ * the API names elsewhere (`allow partner create` beside `g:partner`, or a group of the user
+ * model's `groups`), or with a prefix (`group:partner`), it is a group with its `g:` forgotten:
+ * it grants one user of that name instead (whom only an admin can create: the service refuses to
+ * register the names an ACL grants to). `admin` and near-keywords are SVC2032's where they are read.
+ */
+function checkUserPrincipals(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
+  const entries = ir.acls.flatMap((acl) => [...acl.collection, ...acl.item]);
+  const groups = new Set(entries.flatMap((e) => (e.principal.kind === 'group' ? [e.principal.group] : [])));
+  const users = ir.models.find((m) => m.name === ir.auth?.userModel)?.fields.find((f) => f.name === 'groups');
+  const defaults = users?.default?.kind === 'literal' && Array.isArray(users.default.value) ? users.default.value : [];
+  for (const group of [...(users?.choices ?? []), ...defaults])
+    if (typeof group === 'string') groups.add(group.toLowerCase());
+  groups.delete('admin');
+  for (const entry of entries) {
+    if (entry.principal.kind !== 'user') continue;
+    const id = entry.principal.id;
+    const group = id.includes(':') ? id.slice(id.lastIndexOf(':') + 1) : groups.has(id) ? id : undefined;
+    if (group === undefined || group === '') continue;
+    diagnostics.report('SVC2032', `principal "${id}" means the user whose id is "${id}", not the group ${group}`, {
+      span: sources.aclEntries.get(entry),
+      hint: `write g:${group} for everyone in the group; a principal that is not a keyword, g:<group> or {{function}} is a user id`,
+    });
+  }
 }
 
 /**

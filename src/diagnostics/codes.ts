@@ -485,7 +485,7 @@ export const codes = {
     severity: 'warning',
     title: 'principal read as a user id',
     explanation:
-      'A principal that is not `everyone`, `authenticated`, `g:<group>` or `{{function}}` is a user id, so `admin` means the user named admin, not the admin group (`g:admin`), and `authenticted` a user of that name, not every logged-in user.',
+      'A principal that is not `everyone`, `authenticated`, `g:<group>` or `{{function}}` is a user id, so `admin` means the user named admin, not the admin group (`g:admin`), and `authenticted` a user of that name, not every logged-in user. So does a group written without its `g:` (`partner` where the API names `g:partner` elsewhere, or `user`, a group of the user model) or with another prefix (`group:partner`). The service refuses to register a user id that an x-ACL names: only an admin creates that user.',
   },
   SVC2033: {
     severity: 'warning',

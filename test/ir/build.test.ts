@@ -769,6 +769,10 @@ ${post('/items', 'item.json', '  securedBy: [b_acl]\n')}${post('/notes', 'item.j
     ['allow owner}} view', 'SVC2030', 'is not a dynamic principal'],
     ['allow {{}} view', 'SVC2030', 'is not a dynamic principal'],
     ['allow g: view', 'SVC2030', 'names no group'],
+    // A group with its `g:` forgotten or misspelt: a user of that name (anyone could register it, once).
+    ['allow group:partner view', 'SVC2032w', 'not the group partner'],
+    ['allow g:partner view\n          allow partner create', 'SVC2032w', 'not the group partner'],
+    ['allow user view', 'SVC2032w', 'not the group user'],
   ])('says what is wrong with the principal of "%s"', (line, code, message) => {
     const dir = writeTree({ 'api.raml': api(`          ${line}`), 'item.json': item });
     const found = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.filter((d) =>

@@ -7,6 +7,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Where } from '../repository.js';
 import type { RequestBy } from '../events.js';
+import { loginForm } from './logins.js';
 
 export type Permission = 'view' | 'create' | 'update' | 'delete' | 'options';
 export const ALL_PERMISSIONS: readonly Permission[] = ['view', 'create', 'update', 'delete', 'options'];
@@ -270,6 +271,19 @@ export function matches(principal: Principal, caller: Caller): boolean {
  * `return undefined`): the ACL lines that name them match no one, which a service ported from
  * Ramses should hear of at start-up. Judged by the function's source text, so it only warns.
  */
+/**
+ * The user ids the x-ACLs grant to by name (`allow alice view`), as logins are compared: no one
+ * may register as one of them, or the first stranger to take the name would hold what the API
+ * gives its user (an admin creates them).
+ */
+export function namedUsers(acls: Readonly<Record<string, Acl>>): ReadonlySet<string> {
+  const named = new Set<string>();
+  for (const acl of Object.values(acls))
+    for (const { principal } of [...acl.collection, ...acl.item])
+      if (typeof principal === 'object' && 'user' in principal) named.add(loginForm(String(principal.user)));
+  return named;
+}
+
 export function unwrittenPrincipals(acls: Readonly<Record<string, Acl>>): DynamicLine[] {
   const found = new Map<string, DynamicLine>();
   for (const acl of Object.values(acls)) {

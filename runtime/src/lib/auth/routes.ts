@@ -15,6 +15,7 @@ import { isReadOnly, type Policy } from '../http/policy.js';
 import { completeRoute } from '../http/routing.js';
 import { statusAnswer, tokenAnswer } from '../http/schemas.js';
 import { includeFor, requestOrigin, requestUrl, serialize } from '../http/serialize.js';
+import { namedUsers } from './acl.js';
 import { credentials, userKeyOf, userModel, users, type AuthContext, type PrepareWrite } from './context.js';
 import { clearTicket, callerOf, crossSite, logIn } from './identity.js';
 import { fieldRefusal, fieldsFor } from './policy.js';
@@ -33,6 +34,7 @@ const LOGIN_BODY = {
 
 export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Policy, prepareWrite: PrepareWrite): void {
   const model = userModel(ctx);
+  const reserved = namedUsers(ctx.spec.acls);
   const hideRefused = (request: FastifyRequest, user: Rec) =>
     hideRefusedEmbeds(policy, request, model, [user], ctx.db.models);
   const own = (request: FastifyRequest, user: Rec) =>
@@ -48,7 +50,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
     { schema: { body: ctx.spec.registerBody, response: { 201: ctx.spec.userResponse } } },
     async (request, reply) => {
       refuseCrossSite(ctx, request);
-      const body = checkRegistration(model, { ...(request.body as Rec) });
+      const body = checkRegistration(model, { ...(request.body as Rec) }, reserved);
       const fields = Object.keys(body);
       const token = ctx.spec.apiKey ? newToken() : null;
       let user: Rec = {};
@@ -162,8 +164,11 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
   }
 }
 
-/** What a new user may say about themselves: no groups, no hidden, generated or read-only fields. */
-function checkRegistration(model: Model, body: Rec): Rec {
+/**
+ * What a new user may say about themselves: no groups, no hidden, generated or read-only fields,
+ * and no key that an x-ACL grants to by name (`reserved`: acl.ts `namedUsers`).
+ */
+function checkRegistration(model: Model, body: Rec, reserved: ReadonlySet<string>): Rec {
   const own = fieldsFor(model, 'self');
   const refused = Object.keys(body).filter((name) => {
     const field = model.field(name);
@@ -190,6 +195,12 @@ function checkRegistration(model: Model, body: Rec): Rec {
   if (typeof body['username'] === 'string' && loginForm(body['username']) === 'self') {
     throw badRequest('"self" cannot be a username: /users/self is the logged-in user', [
       { field: 'username', message: 'is reserved' },
+    ]);
+  }
+  const key = body[model.primaryKey];
+  if (typeof key === 'string' && reserved.has(loginForm(key))) {
+    throw badRequest(`"${key}" cannot be registered: the API reserves that name`, [
+      { field: model.primaryKey, message: 'is reserved' },
     ]);
   }
   return body;

@@ -29,10 +29,11 @@ export function readApiKeyHeader(header: string | undefined): { user: string; to
 /**
  * `ApiKey <user>:<token>` as a header value. A header carries bytes, not text: a username beyond
  * printable ASCII (`аbc`, `josé`), and `%` itself, are percent-encoded as UTF-8, as
- * `readApiKeyHeader` reads them back; any other name is written as it is, as Ramses wrote it.
+ * `readApiKeyHeader` reads them back, and so is a `:` in it (`group:x`), which would otherwise end
+ * the name early; any other name is written as it is, as Ramses wrote it.
  */
 export function apiKeyHeader(user: string, token: string): string {
-  const name = user.replace(/[^\x21-\x7e]|%/gu, (ch) => encodeURIComponent(ch));
+  const name = user.replace(/[^\x21-\x7e]|[%:]/gu, (ch) => encodeURIComponent(ch));
   return `ApiKey ${name}:${token}`;
 }
 
