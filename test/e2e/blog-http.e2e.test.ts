@@ -111,6 +111,10 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
         (await api('GET', `/authors/${author}/posts?score__gt=50`)).body.data.map((p: { slug: string }) => p.slug),
       ).toEqual(['nested-2']);
       expect((await api('GET', `/authors/${author}/posts?_count`)).body).toEqual({ count: 2 });
+      expect((await api('GET', `/authors/${author}/posts?_count=true`)).body).toEqual({ count: 2 });
+      // What a client that writes `_count=false` means: the page, not its count.
+      for (const no of ['false', '0'])
+        expect((await api('GET', `/authors/${author}/posts?_count=${no}`)).body.data).toHaveLength(2);
     });
 
     it('refuses a body that links elsewhere, and an unknown parent', async () => {

@@ -172,6 +172,24 @@ describe('fields', () => {
     expect(codes({ type: 'list', item_type: 'string', choices: ['a', true] })).toEqual(['SVC2010']);
   });
 
+  it('says once what is wrong with a field\'s settings, each where it is written', () => {
+    const codes = (property: object) =>
+      build({
+        'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+        'item.json': schema({ id, value: property }),
+      }).codes;
+    // An unknown item type is that, not also a list without one.
+    expect(codes({ _db_settings: { type: 'list', item_type: 'dict' } })).toEqual(['SVC2005']);
+    expect(codes({ _db_settings: { type: 'list' } })).toEqual(['SVC2008']);
+    // More digits after the point than in all: only 0 would fit.
+    expect(codes({ _db_settings: { type: 'decimal', precision: 4, scale: 8 } })).toEqual(['SVC2008']);
+    expect(codes({ _db_settings: { type: 'decimal', precision: 6, scale: 2 } })).toEqual([]);
+    // A JSON type that the stored type cannot have: svcgen takes numbers for a decimal.
+    expect(codes({ type: 'string', _db_settings: { type: 'decimal' } })).toEqual(['SVC2075w']);
+    expect(codes({ type: 'string', _db_settings: { type: 'big_integer' } })).toEqual(['SVC2075w']);
+    expect(codes({ type: ['number', 'null'], _db_settings: { type: 'decimal' } })).toEqual([]);
+  });
+
   it("warns of an item line whose view or update the collection rules give every member or a principal (SVC2081), not everyone's reading", () => {
     const codes = (collection: string) =>
       build({
@@ -803,6 +821,18 @@ describe('events', () => {
       { phase: 'before', action: 'replace', handlers: ['stamp'] },
     ]);
     expect(ir.userCode.handlers.map((h) => h.name)).toEqual(['audit', 'notify', 'owner', 'stamp']);
+  });
+
+  it('says an action alone is no event tag (`set` for before_set)', () => {
+    const dir = writeTree({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+      'item.json': schema({ id }, { _event_handlers: { set: ['stamp'], befor_create: ['owner'] } }),
+    });
+    const found = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.filter((d) => d.code === 'SVC2040');
+    expect(found.map((d) => d.hint)).toEqual([
+      'an action alone is no event: write before_set or after_set',
+      'did you mean `before_create`?',
+    ]);
   });
 });
 

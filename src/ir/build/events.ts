@@ -44,9 +44,11 @@ export function readEventHandlers(
     if (!match || !valid) {
       diagnostics.report('SVC2040', `unknown event "${tag}"`, {
         span: tagEntry.key.span,
-        hint:
-          didYouMean(tag, ALL_TAGS) ??
-          'events are before_<action> or after_<action>; actions: ' + [...ACTIONS, ...AUTH_ACTIONS, 'set'].join(', '),
+        hint: [...ACTIONS, ...AUTH_ACTIONS, 'set'].includes(tag)
+          ? `an action alone is no event: write before_${tag} or after_${tag}`
+          : (didYouMean(tag, ALL_TAGS) ??
+            'events are before_<action> or after_<action>; actions: ' +
+              [...ACTIONS, ...AUTH_ACTIONS, 'set'].join(', ')),
       });
       continue;
     }

@@ -149,9 +149,9 @@ const JSON_TYPES_OF: Partial<Record<FieldType, readonly string[]>> = {
   unicode_text: ['string'],
   integer: ['integer', 'number'],
   small_integer: ['integer', 'number'],
-  big_integer: ['integer', 'number', 'string'],
+  big_integer: ['integer', 'number'],
   float: ['number', 'integer'],
-  decimal: ['number', 'integer', 'string'],
+  decimal: ['number', 'integer'],
   boolean: ['boolean'],
   datetime: ['string'],
   date: ['string'],
@@ -373,7 +373,8 @@ function checkTypeRules(ctx: FieldContext, draft: FieldDraft, settings: YMap): v
       hint: 'add "choices": ["a", "b"] to _db_settings',
     });
   }
-  if (f.type === 'list' && !f.itemType) {
+  // An `item_type` written but unknown was reported as such (SVC2005).
+  if (f.type === 'list' && !f.itemType && !settings.entries.some((e) => e.key.text === 'item_type')) {
     ctx.diagnostics.report('SVC2008', `list field "${f.name}" needs "item_type"`, {
       span: draft.typeSpan,
       hint: 'add "item_type": "string" (or another scalar type) to _db_settings',
@@ -402,6 +403,16 @@ function checkTypeRules(ctx: FieldContext, draft: FieldDraft, settings: YMap): v
       span: draft.typeSpan,
       hint: 'Python pickles cannot exist here; use "dict" or "list" to say what it holds',
     });
+  }
+  if (f.scale !== null && f.precision !== null && f.scale > f.precision) {
+    ctx.diagnostics.report(
+      'SVC2008',
+      `"${f.name}": scale ${f.scale} is greater than precision ${f.precision}, so no value but 0 fits`,
+      {
+        span: at('scale'),
+        hint: 'precision counts all the digits, scale those after the point: up to 9999.99 is precision 6, scale 2',
+      },
+    );
   }
   if (f.minLength !== null && f.maxLength !== null && f.minLength > f.maxLength) {
     ctx.diagnostics.report(

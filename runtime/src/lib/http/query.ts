@@ -105,11 +105,18 @@ export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: Query
             errors,
           ),
     fieldsText,
-    count: raw['_count'] !== undefined,
+    count: counts(raw['_count']),
   };
   if (errors.length)
     throw badRequest(`invalid query: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
   return query;
+}
+
+/** `_count` (bare, or any value, as Ramses took it) asks for the count; `_count=false` and `_count=0` do not. */
+function counts(value: unknown): boolean {
+  if (value === undefined) return false;
+  const last = Array.isArray(value) ? value[value.length - 1] : value;
+  return !(typeof last === 'string' && /^(false|0)$/i.test(last.trim()));
 }
 
 /** `_after`: the cursor of a page's `next` link; not with `_start` or `_page`, nor in best-match order. */
