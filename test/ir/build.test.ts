@@ -172,7 +172,7 @@ describe('fields', () => {
     expect(codes({ type: 'list', item_type: 'string', choices: ['a', true] })).toEqual(['SVC2010']);
   });
 
-  it('says once what is wrong with a field\'s settings, each where it is written', () => {
+  it("says once what is wrong with a field's settings, each where it is written", () => {
     const codes = (property: object) =>
       build({
         'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),

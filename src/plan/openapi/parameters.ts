@@ -64,7 +64,14 @@ const PAGING: readonly [string, Json][] = [
     '_fields',
     query('_fields', NAMES, 'Fields to return, comma-separated or repeated (`-name`: all but those).', LIST_STYLE),
   ],
-  ['_count', query('_count', { type: 'string' }, 'When present (bare or any value but `false` and `0`): answer only `{"count": N}`.')],
+  [
+    '_count',
+    query(
+      '_count',
+      { type: 'string' },
+      'When present (bare or any value but `false` and `0`): answer only `{"count": N}`.',
+    ),
+  ],
 ];
 
 /** Full-text search: on collection reads and bulk changes of models with text fields. */
