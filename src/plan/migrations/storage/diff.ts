@@ -249,12 +249,17 @@ export function widens(a: StoredColumn, b: StoredColumn): boolean {
   const ints = ['smallint', 'integer', 'bigint'];
   if (ints.includes(a.postgres) && ints.includes(b.postgres))
     return ints.indexOf(b.postgres) >= ints.indexOf(a.postgres);
+  // A double holds every integer up to 2^53 exactly: a 32-bit one, not every 64-bit one.
+  if (b.postgres === 'double precision') return a.postgres === 'smallint' || a.postgres === 'integer';
   const text = (t: string) =>
     t === 'text' ? Infinity : /^varchar\((\d+)\)$/.exec(t) ? Number(/^varchar\((\d+)\)$/.exec(t)![1]) : undefined;
   const [from, to] = [text(a.postgres), text(b.postgres)];
   if (from !== undefined && to !== undefined) return to >= from;
   const numeric = (t: string) => /^numeric(?:\((\d+), (\d+)\))?$/.exec(t);
   const [x, y] = [numeric(a.postgres), numeric(b.postgres)];
+  // An integer into a decimal: as many digits before the point as its largest value has (32767, 2147483647…).
+  const intDigits = { smallint: 5, integer: 10, bigint: 19 }[a.postgres];
+  if (intDigits !== undefined && y) return !y[1] || Number(y[1]) - Number(y[2]) >= intDigits;
   if (x && y) {
     if (!y[1]) return true;
     if (!x[1]) return false;

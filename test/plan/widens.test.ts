@@ -1,0 +1,41 @@
+/**
+ * Which type changes keep every stored value (no SVC3101, no `--allow-data-loss`): a probe's
+ * `duration_seconds` from integer to float was refused as data loss, while the client diff
+ * called it widened. A 32-bit integer fits a double exactly; a 64-bit one does not.
+ */
+import { describe, expect, it } from 'vitest';
+import type { StoredColumn } from '../../src/outdir/storage-model.js';
+import { widens } from '../../src/plan/migrations/storage/diff.js';
+
+const column = (type: string, postgres: string, sqlite: string): StoredColumn =>
+  ({ name: 'value', type, postgres, sqlite }) as unknown as StoredColumn;
+const small = column('small_integer', 'smallint', 'integer');
+const int = column('integer', 'integer', 'integer');
+const big = column('big_integer', 'bigint', 'integer');
+const float = column('float', 'double precision', 'real');
+const decimal = (precision: number, scale: number) => column('decimal', `numeric(${precision}, ${scale})`, 'text');
+
+describe('a change of a column type', () => {
+  it('widens an integer into a double when the double holds every value exactly', () => {
+    expect(widens(small, float)).toBe(true);
+    expect(widens(int, float)).toBe(true);
+    expect(widens(big, float)).toBe(false);
+    expect(widens(float, int)).toBe(false);
+  });
+
+  it('widens an integer into a decimal with as many digits before the point', () => {
+    expect(widens(int, column('decimal', 'numeric', 'text'))).toBe(true);
+    expect(widens(int, decimal(12, 2))).toBe(true);
+    expect(widens(int, decimal(11, 2))).toBe(false);
+    expect(widens(small, decimal(7, 2))).toBe(true);
+    expect(widens(big, decimal(20, 2))).toBe(false);
+    expect(widens(big, decimal(21, 2))).toBe(true);
+  });
+
+  it('keeps what it did before: integers by size, decimals by digits', () => {
+    expect(widens(small, big)).toBe(true);
+    expect(widens(big, int)).toBe(false);
+    expect(widens(decimal(6, 2), decimal(8, 2))).toBe(true);
+    expect(widens(decimal(6, 2), decimal(6, 3))).toBe(false);
+  });
+});
