@@ -243,7 +243,8 @@ export function readField(
     itemType: reader.itemType(),
     scale: reader.number('scale'),
     precision: reader.number('precision'),
-    helpText: reader.string('help_text'),
+    // Ramses' `help_text`, else the JSON Schema's own `description` of the property.
+    helpText: reader.string('help_text') ?? description(property.value),
     foreignKey: null,
     relationship: null,
     processors: [],
@@ -310,6 +311,12 @@ function readOnlyKeyword(ctx: FieldContext, name: string, property: YMap): boole
 function scalarType(written: string): ScalarFieldType | undefined {
   const type = (SCALAR_TYPES as readonly string[]).includes(written) ? written : TYPE_ALIASES[written];
   return SCALAR_TYPES.find((t) => t === type);
+}
+
+/** The property's JSON Schema `description`, when it is text. */
+function description(property: YMap): string | null {
+  const node = get(property, 'description');
+  return isScalar(node) && typeof node.value === 'string' && node.value.trim() !== '' ? node.value : null;
 }
 
 /** Draft-03 style `"required": true` on a property is honoured, never dropped. */

@@ -29,6 +29,21 @@ const VALIDATION_KEYWORDS = new Set([
   'items',
   'minProperties',
   'maxProperties',
+  // A dict's shape (its keys' schemas, those it must have, what other keys it takes).
+  'properties',
+  'required',
+  'additionalProperties',
+  'patternProperties',
+  'propertyNames',
+]);
+
+/** Keywords whose value is a schema, or a map or list of schemas: every keyword in them is validation. */
+const SUBSCHEMA_KEYWORDS = new Set([
+  'items',
+  'properties',
+  'additionalProperties',
+  'patternProperties',
+  'propertyNames',
 ]);
 
 export interface ValidationContext {
@@ -45,19 +60,21 @@ export function validationKeywords(ctx: ValidationContext, property: YMap): Reco
   for (const schema of [...referenced(ctx, property), property]) {
     for (const e of schema.entries) {
       if (!VALIDATION_KEYWORDS.has(e.key.text)) continue;
+      // Draft 3's `"required": true` on the property is the field's own (fields.ts), not a dict's keys.
+      if (e.key.text === 'required' && !isSeq(e.value)) continue;
       if (e.key.text === 'pattern') checkPattern(ctx, e.value);
-      out[e.key.text] =
-        e.key.text === 'items'
-          ? items({ ...ctx, where: `${ctx.where} items` }, e.value)
-          : (toPlain(e.value) as Literal);
+      out[e.key.text] = SUBSCHEMA_KEYWORDS.has(e.key.text)
+        ? items({ ...ctx, where: `${ctx.where} ${e.key.text}` }, e.value)
+        : (toPlain(e.value) as Literal);
     }
   }
   return out;
 }
 
 /**
- * `items` as the validator gets it: every keyword (an item schema is all validation), with each
- * `$ref` in it followed or reported and each `pattern` checked, however deep.
+ * A subschema (`items`, a dict's `properties`…) as the validator gets it: every keyword (a
+ * subschema is all validation), with each `$ref` in it followed or reported and each `pattern`
+ * checked, however deep.
  */
 function items(ctx: ValidationContext, node: YNode): Literal {
   if (isSeq(node)) return node.items.map((item) => items(ctx, item));

@@ -141,6 +141,8 @@ export async function compiledType({ name, description, schema }: TypeDeclaratio
     unknownAny: true,
     declareExternallyReferenced: true,
     strictIndexSignatures: false,
+    // `maxItems: 100` is a list, not a union of 101 tuples (the service checks the length).
+    ignoreMinAndMaxItems: true,
   });
   return text.trim();
 }

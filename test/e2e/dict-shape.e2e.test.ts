@@ -1,0 +1,114 @@
+/**
+ * A dict field's JSON Schema shape (`properties`, `required`, `additionalProperties`, and the
+ * schemas of its values however deep) is checked on every write and stated in the OpenAPI
+ * document, as docs/schema.md says of JSON Schema keywords. Before, a probe's chapter markers
+ * were stored whatever they held (`{"markers": "nope"}`), and the document said only "an object".
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabase, type TestDatabase } from '../support/databases.js';
+import { raml } from '../support/files.js';
+import { apiClient, type Api } from '../support/http.js';
+import { projectOf, tool } from '../support/project.js';
+import { startService, type RunningService } from '../support/server.js';
+
+const API = raml(`title: Podcasts
+baseUri: http://{host}/{version}
+version: v1
+/episodes:
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include episode.json
+  /{id}:
+    get:
+    patch:
+`);
+
+const MARKER = {
+  type: 'object',
+  required: ['start', 'title'],
+  additionalProperties: false,
+  properties: { start: { type: 'integer', minimum: 0 }, title: { type: 'string', maxLength: 40 } },
+};
+
+const EPISODE = JSON.stringify({
+  type: 'object',
+  definitions: { marker: MARKER },
+  properties: {
+    id: { _db_settings: { type: 'id_field', primary_key: true } },
+    title: { _db_settings: { type: 'string', required: true } },
+    chapters: {
+      type: ['object', 'null'],
+      description: 'chapter markers, in order',
+      required: ['markers'],
+      properties: { markers: { type: 'array', maxItems: 3, items: { $ref: '#/definitions/marker' } } },
+      _db_settings: { type: 'dict' },
+    },
+  },
+});
+
+let dir: string;
+let database: TestDatabase;
+let service: RunningService;
+let api: Api;
+
+beforeAll(async () => {
+  dir = await projectOf({ 'api.raml': API, 'episode.json': EPISODE }, 'e2e-dict-shape');
+  const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
+  expect(build.exitCode, build.all).toBe(0);
+  database = await testDatabase('sqlite', dir, 'dict_shape');
+  service = await startService(dir, database.env, '/v1');
+  api = apiClient(service.origin, '/v1');
+}, 600_000);
+
+afterAll(async () => {
+  await service?.stop();
+  await database?.drop();
+});
+
+describe("a dict field's shape", () => {
+  const markers = [
+    { start: 0, title: 'Intro' },
+    { start: 95, title: 'Interview' },
+  ];
+
+  it('takes a value of its shape, and gives it back as sent', async () => {
+    const made = await api('POST', '/episodes', { title: 'One', chapters: { markers } });
+    expect(made.status, made.text).toBe(201);
+    expect((await api('GET', `/episodes/${String(made.body['id'])}`)).body['chapters']).toEqual({ markers });
+    expect((await api('POST', '/episodes', { title: 'None', chapters: null })).status).toBe(201);
+  });
+
+  it.each([
+    [{ markers: 'nope' }, 'chapters.markers', 'must be a list'],
+    [{ markers: [{ start: 'x', title: 'Intro' }] }, 'chapters.markers.0.start', 'must be a whole number'],
+    [{ markers: [{ start: 5 }] }, 'chapters.markers.0.title', 'is required'],
+    [{ markers: [{ start: 5, title: 'A', colour: 'red' }] }, 'chapters.markers.0.colour', 'is not a field here'],
+    [{ markers: [{ start: -1, title: 'A' }] }, 'chapters.markers.0.start', 'must be >= 0'],
+    [{ marks: [] }, 'chapters.markers', 'is required'],
+  ])('refuses %j, naming where it is wrong', async (chapters, field, message) => {
+    const created = await api('POST', '/episodes', { title: 'Bad', chapters });
+    expect(created.status, created.text).toBe(400);
+    expect(created.body['errors']).toContainEqual({ field, message });
+    // A change says the same, and changes nothing.
+    const id = (await api('POST', '/episodes', { title: 'Kept', chapters: { markers } })).body['id'];
+    const patched = await api('PATCH', `/episodes/${String(id)}`, { chapters });
+    expect(patched.status, patched.text).toBe(400);
+    expect((await api('GET', `/episodes/${String(id)}`)).body['chapters']).toEqual({ markers });
+  });
+
+  it('is stated in the OpenAPI document, with its description', () => {
+    const document = JSON.parse(readFileSync(join(dir, 'openapi.json'), 'utf8')) as {
+      components: { schemas: Record<string, { properties: Record<string, Record<string, unknown>> }> };
+    };
+    const chapters = document.components.schemas['EpisodeCreate']!.properties['chapters']!;
+    expect(chapters).toMatchObject({
+      description: 'chapter markers, in order',
+      required: ['markers'],
+      properties: { markers: { type: 'array', maxItems: 3, items: MARKER } },
+    });
+  });
+});
