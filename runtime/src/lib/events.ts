@@ -174,7 +174,9 @@ export async function runAfter(run: EventRun, db: unknown, data: Rec, response: 
  * data, `work` writes it (and appends its outbox events: lib/outbox/), after handlers may change
  * what `present` made of the result. When nothing runs before, `prepare` (password hashing: slow)
  * runs before the transaction opens. `alone`: there are no handlers, and `work` is one step that is
- * all or nothing by itself (a write with its event): no transaction is opened for it.
+ * all or nothing by itself (a write with its event): no transaction is opened for it. `first`:
+ * what refuses the write before any handler runs (If-Match), in the transaction: a handler's
+ * mail or webhook is not sent for a request answered 412.
  */
 export async function inTransaction<D extends ServiceDatabase, R>(
   database: D,
@@ -183,7 +185,7 @@ export async function inTransaction<D extends ServiceDatabase, R>(
   prepare: (data: Rec) => Promise<Rec>,
   work: (db: D, data: Rec) => Promise<R>,
   present: (result: R) => unknown,
-  { alone = false } = {},
+  { alone = false, first }: { alone?: boolean; first?: (db: D) => Promise<void> } = {},
 ): Promise<unknown> {
   const prepared = runsBefore(run) ? null : await prepare(body);
   // Answered 503 meanwhile (slow password hashing): nothing is written.
@@ -191,6 +193,7 @@ export async function inTransaction<D extends ServiceDatabase, R>(
   if (alone) return present(await work(database, prepared ?? body));
   return database.transaction(async (tx) => {
     const db = tx as unknown as D;
+    await first?.(db);
     const data = prepared ?? (await prepare(await runBefore(run, db, body)));
     const response = await runAfter(run, db, data, present(await work(db, data)));
     // Answered 503 meanwhile (http.handler_timeout): throwing rolls the transaction back.

@@ -69,6 +69,20 @@ const authorized = new WeakMap<FastifyRequest, Rec>();
 /** Requests authorized without their object (`authorizeByKey`), so the guard's decision is not made twice. */
 const authorizedByKey = new WeakSet<FastifyRequest>();
 
+/** How `RouteContext.write` runs a write. */
+export interface WriteOptions {
+  /**
+   * `work` is one write and reads nothing it depends on: with no handlers around it, an engine
+   * that can append the event with the write as one step runs it without a transaction
+   * (PostgreSQL: one statement, one round trip).
+   */
+  readonly oneWrite?: boolean;
+  /** Fields the write sets that the request did not send (a PUT's): handlers see them, processors do not. */
+  readonly resets?: ReadonlySet<string>;
+  /** What may refuse the write before any handler runs (If-Match), in its transaction. */
+  readonly first?: (db: ServiceDatabase) => Promise<void>;
+}
+
 export class RouteContext {
   /**
    * The parent item's own route where the parent is nested itself: the parent is found only among
@@ -111,9 +125,7 @@ export class RouteContext {
    * Runs a write in one transaction with the model's handlers: before handlers and processors
    * may change the data, after handlers the response; if anything throws, nothing is written.
    * `work` writes through `writes`, which append each change's event to the outbox in the same
-   * transaction. `oneWrite`: `work` is one write and reads nothing it depends on; with no handlers
-   * around it, an engine that can append the event with the write as one step runs it without a
-   * transaction (PostgreSQL: one statement, one round trip).
+   * transaction. Options (`WriteOptions`): `oneWrite`, `resets`, `first`.
    */
   async write<R>(
     request: FastifyRequest,
@@ -122,8 +134,7 @@ export class RouteContext {
     instance: Rec | undefined,
     work: (db: ServiceDatabase, data: Rec, writes: RecordedWrites) => Promise<R>,
     present: (result: R) => unknown,
-    oneWrite = false,
-    resets?: ReadonlySet<string>,
+    { oneWrite = false, resets, first }: WriteOptions = {},
   ): Promise<unknown> {
     const run = { ...this.eventRun(request, action, instance), ...(resets?.size ? { resets } : {}) };
     const prepare = (data: Rec) => this.prepareWrite(data, request.ip);
@@ -142,6 +153,7 @@ export class RouteContext {
       prepare,
       (db, data) => work(db, data, this.recording(db, request)),
       present,
+      first ? { first } : {},
     );
   }
 

@@ -53,7 +53,9 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
     // A singular route's object is looked for before the insert, and the objects a relationship
     // would move are read before it too (for their events and handlers, moved-links.ts, whether or
     // not the x-ACLs restrict them); a parent was read before the write.
-    ctx.route.kind !== 'singular' && !movesLinks(ctx, body, 'create') && !movesOthers(ctx.model, body),
+    {
+      oneWrite: ctx.route.kind !== 'singular' && !movesLinks(ctx, body, 'create') && !movesOthers(ctx.model, body),
+    },
   );
 }
 
@@ -88,7 +90,6 @@ export async function update(
     written,
     object,
     async (db, data, writes) => {
-      await ctx.checkUnchanged(db, request, key);
       const values = action === 'replace' ? replacement(ctx, data, mayWrite) : ctx.withUpdateDefaults(data);
       // PUT empties the relationships it leaves out: those move links too.
       const fields = Object.keys(written);
@@ -105,10 +106,13 @@ export async function update(
       return updated;
     },
     (updated) => ctx.present(request, reply, (changed = updated)),
-    // If-Match reads the object again under a row lock, and the objects a relationship would move
-    // are read before the write: both take the transaction.
-    !hasIfMatch(request) && !movesLinks(ctx, body, action),
-    resets,
+    {
+      // If-Match reads the object again under a row lock, and the objects a relationship would move
+      // are read before the write: both take the transaction.
+      oneWrite: !hasIfMatch(request) && !movesLinks(ctx, body, action),
+      resets,
+      first: (db) => ctx.checkUnchanged(db, request, key),
+    },
   );
   return ctx.shownChange(request, reply, changed, answer);
 }
@@ -120,12 +124,11 @@ export async function deleteObject(ctx: RouteContext, request: FastifyRequest): 
     'delete',
     {},
     object,
-    async (db, _, writes) => {
-      await ctx.checkUnchanged(db, request, key);
+    async (_db, _data, writes) => {
       await writes.delete({ where: { [ctx.model.primaryKey]: key } }, object);
     },
     () => statusBody(200, 'Deleted', requestUrl(request)),
-    !hasIfMatch(request),
+    { oneWrite: !hasIfMatch(request), first: (db) => ctx.checkUnchanged(db, request, key) },
   );
 }
 
