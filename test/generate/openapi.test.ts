@@ -307,6 +307,20 @@ describe('bodies, answers and parameters', () => {
     expect(document['openapi']).toBe('3.1.0');
   });
 
+  it("states each field's literal default in <Model>Create, what a create stores when it is left out; not in Update", () => {
+    const document = documentOf('ramses-example');
+    const schemas = document['components']['schemas'];
+    const story = irOf('ramses-example').models.find((m) => m.name === 'Story')!;
+    const defaults = story.fields.filter((f) => f.default?.kind === 'literal' && f.default.value !== null);
+    expect(defaults.length).toBeGreaterThan(0);
+    for (const field of defaults) {
+      expect(schemas['StoryCreate'].properties[field.name].default).toEqual(
+        field.default?.kind === 'literal' ? field.default.value : undefined,
+      );
+      expect(schemas['StoryUpdate'].properties[field.name]).not.toHaveProperty('default');
+    }
+  });
+
   it('every object carries _type, _pk and _self; a page has the envelope; errors have the one body', () => {
     const schemas = documentOf('blog')['components']['schemas'];
     expect(schemas['Post'].required).toEqual(['_type', '_pk', '_self']);

@@ -67,12 +67,21 @@ function modelSchemas(ctx: OpenApiContext, model: Model): [string, Json][] {
     writable.map((f) => [f.name, withServiceLimits(ctx, model, f, ctx.types.bodySchema(model, f))]),
   );
   const requiredOnCreate = writable.filter((f) => f.requiredOnCreate).map((f) => f.name);
+  // What a create stores for a field it leaves out: the schema's literal default (a PATCH leaves it as it is).
+  const createProperties = Object.fromEntries(
+    writable.map((f) => [
+      f.name,
+      f.default?.kind === 'literal' && f.default.value !== null
+        ? { ...(bodyProperties[f.name] as Json), default: f.default.value }
+        : bodyProperties[f.name],
+    ]),
+  );
   return [
     [names.item, itemSchema(ctx, model)],
     [
       names.create,
       closed(
-        bodyProperties,
+        createProperties,
         requiredOnCreate,
         `The data that creates ${withArticle(model.name)} (POST), or replaces one (PUT: absent optional fields return to their default).`,
       ),
