@@ -210,6 +210,14 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       );
     });
 
+    it('says that a required field may not be null, and what it takes', async () => {
+      const reply = await api('POST', '/stories', story('nulled', { name: null }));
+      expect([reply.status, reply.body.errors]).toEqual([
+        400,
+        [{ field: 'name', message: 'must be a string, not null' }],
+      ]);
+    });
+
     it('says what a date and time looks like', async () => {
       const reply = await api('POST', '/stories', story('dated', { start_date: 'next tuesday' }));
       expect([reply.status, reply.body.errors]).toEqual([

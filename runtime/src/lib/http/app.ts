@@ -84,6 +84,8 @@ export function createApp(options: AppOptions): FastifyInstance {
         removeAdditional: false,
         useDefaults: false,
         allowUnionTypes: true,
+        // A problem carries the value it is about (read by error-handler.ts: "…, not null").
+        verbose: true,
       },
       // After ajv-formats, whose `byte`, `date-time` and `date` it replaces: a body takes the
       // datetimes and dates that the filters take and the databases keep (values.ts), no others.

@@ -148,7 +148,7 @@ function bodyProblem(e: SchemaProblem): FieldError[] {
       return [
         path === ''
           ? { field: '(body)', message: 'must be a JSON object' }
-          : { field: path, message: `must be ${typeWords(params['type'])}` },
+          : { field: path, message: `must be ${typeWords(params['type'])}${isNull(e) ? ', not null' : ''}` },
       ];
     case 'enum':
       return [
@@ -165,6 +165,11 @@ function bodyProblem(e: SchemaProblem): FieldError[] {
     default:
       return [{ field: path || '(body)', message: e.message ?? 'is invalid' }];
   }
+}
+
+/** A problem with a null value (ajv's `verbose` puts the value in `data`). */
+function isNull(problem: SchemaProblem): boolean {
+  return (problem as { data?: unknown }).data === null;
 }
 
 /** What a value of each format looks like, as the filters say it too (query.ts). */
