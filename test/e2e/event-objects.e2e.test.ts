@@ -41,8 +41,13 @@ const ITEM: Rec = {
 
 const fieldsOf = (object: Rec): Rec => Object.fromEntries(Object.entries(object).filter(([k]) => !k.startsWith('_')));
 
-/** A service of `fixture` with a webhook to a receiver on `engine`, and how to wait for its events. */
-function eventService(fixture: string, engine: (typeof ENGINES)[number], env: Record<string, string> = {}) {
+/** A service of `fixture` (below `base`) with a webhook to a receiver on `engine`, and how to wait for its events. */
+function eventService(
+  fixture: string,
+  engine: (typeof ENGINES)[number],
+  env: Record<string, string> = {},
+  base = BASE,
+) {
   const receiver = new Receiver(newSecret());
   const running = { api: undefined as unknown as Api };
   let database: TestDatabase;
@@ -56,9 +61,9 @@ function eventService(fixture: string, engine: (typeof ENGINES)[number], env: Re
     service = await startService(
       dir,
       { ...database.env, ...env, SVC_WEBHOOKS_AUDIT_URL: receiver.url, SVC_WEBHOOKS_AUDIT_SECRET: receiver.secret },
-      BASE,
+      base,
     );
-    running.api = apiClient(service.origin, BASE);
+    running.api = apiClient(service.origin, base);
   }, 600_000);
 
   afterAll(async () => {
@@ -153,6 +158,9 @@ describe.each(ENGINES)('event objects on %s', (engine) => {
       const gone = await eventObject('Item.delete', id);
       expect(fieldsOf(gone), `If-Match: ${String(ifMatch)}`).toEqual(fieldsOf(before));
       expect((gone['labels'] as unknown[]).length).toBe(1);
+      // The label is unlinked with it (NULLIFY, the default), and told so.
+      const [label] = gone['labels'] as unknown[];
+      expect(await eventObject('Label.update', label)).toMatchObject({ item: null, name: 'kept' });
     }
   });
 
@@ -199,6 +207,49 @@ describe.each(ENGINES)('event objects on %s', (engine) => {
     const codes = [...receiver.delivered().values()].map((r) => r.object['code']);
     expect(codes.filter((c) => c === 'taken')).toHaveLength(1);
     expect([...receiver.delivered().values()].some((r) => r.pk === '999999')).toBe(false);
+  });
+});
+
+describe.each(ENGINES)('the objects a delete takes with it on %s (fixtures/blog)', (engine) => {
+  const { api, eventObject, read } = eventService('blog', engine, {}, '/api/v2');
+
+  it('gives a delete event for each object it deletes, however deep, and an update for each it unlinks', async () => {
+    const author = async (name: string) =>
+      ((await api('POST', '/authors', { name, email: `${name}@example.com` })).body as Rec)['id'];
+    const [ada, bob] = await Promise.all([author('ada'), author('bob')]);
+    const post = async (slug: string, fields: Rec) => {
+      const made = await api('POST', '/posts', { slug, title: slug, ...fields });
+      expect(made.status, made.text).toBe(201);
+      return read(`/posts/${slug}`);
+    };
+    // Ada's posts go with her (CASCADE); the one she reviews stays, with no reviewer (NULLIFY).
+    const written = [await post('ada-1', { author: ada }), await post('ada-2', { author: ada })];
+    const reviewed = await post('bob-1', { author: bob, reviewer: ada });
+    const deleted = await api('DELETE', `/authors/${String(ada)}`);
+    expect(deleted.status, deleted.text).toBe(200);
+    await eventObject('Author.delete', ada);
+    for (const gone of written)
+      expect(fieldsOf(await eventObject('Post.delete', gone['slug']))).toEqual(fieldsOf(gone));
+    const unlinked = await eventObject('Post.update', reviewed['slug']);
+    expect(unlinked).toMatchObject({ slug: 'bob-1', author: bob, reviewer: null });
+    expect(fieldsOf(unlinked)).toEqual(fieldsOf(await read('/posts/bob-1')));
+
+    // Replies go with the comment they answer, and theirs with them (CASCADE through a self-reference).
+    const comment = async (fields: Rec) =>
+      ((await api('POST', '/comments', { text: 'a comment', post: 'bob-1', ...fields })).body as Rec)['id'];
+    const root = await comment({});
+    const reply = await comment({ parent: root });
+    const replyToReply = await comment({ parent: reply });
+    expect((await api('DELETE', `/comments/${String(root)}`)).status).toBe(200);
+    await eventObject('Comment.delete', root);
+    expect(await eventObject('Comment.delete', reply)).toMatchObject({ parent: root });
+    expect(await eventObject('Comment.delete', replyToReply)).toMatchObject({ parent: reply });
+
+    // A change of many (`DELETE /authors?name=…`) too.
+    const cy = await author('cy');
+    const cys = await post('cy-1', { author: cy });
+    expect((await api('DELETE', '/authors?name=cy')).status).toBe(200);
+    expect(fieldsOf(await eventObject('Post.delete', 'cy-1'))).toEqual(fieldsOf(cys));
   });
 });
 

@@ -183,7 +183,7 @@ async function recordMoved(db: ServiceDatabase, moved: MovedLinks): Promise<void
 }
 
 /** The objects of `model` whose keys (as text) are `keys`, read SLICE keys a statement, a slice at a time. */
-async function* slices(
+export async function* slices(
   db: ServiceDatabase,
   model: Model,
   keys: readonly string[],

@@ -16,6 +16,7 @@ import type { Services } from './services.js';
 import { checkIfMatch, etagOf, hasIfMatch } from './etag.js';
 import { hideRefusedEmbeds } from './embedded.js';
 import { checkRelinks, relinkRefusal, type LinkWrite } from './relinks.js';
+import { withCascades } from './cascades.js';
 import { withMovedLinks } from './moved-links.js';
 import {
   includeFor,
@@ -188,10 +189,11 @@ export class RouteContext {
           },
           movedObjects,
         ),
-      delete: async (args, before) => {
-        const deleted = await repository.delete(args);
-        await this.record(db, 'delete', [before ?? deleted]);
-      },
+      delete: (args, before) =>
+        withCascades(db, this.model, [args.where[this.model.primaryKey]], async () => {
+          const deleted = await repository.delete(args);
+          await this.record(db, 'delete', [before ?? deleted]);
+        }),
     };
   }
 

@@ -7,6 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, conflict, fieldsRefused, notFound, statusBody, type FieldError } from '../errors.js';
 import { keyValue, unnamableKey, withDefaults, wholeNumber, type Model } from '../model.js';
+import { cascades } from './cascades.js';
 import { includeFor, requestUrl } from './serialize.js';
 import { mergeAttribute } from './attributes.js';
 import { hasIfMatch } from './etag.js';
@@ -128,7 +129,8 @@ export async function deleteObject(ctx: RouteContext, request: FastifyRequest): 
       await writes.delete({ where: { [ctx.model.primaryKey]: key } }, object);
     },
     () => statusBody(200, 'Deleted', requestUrl(request)),
-    { oneWrite: !hasIfMatch(request), first: (db) => ctx.checkUnchanged(db, request, key) },
+    // The objects a delete takes with it are read before it, for their events (cascades.ts).
+    { oneWrite: !hasIfMatch(request) && !cascades(ctx.model), first: (db) => ctx.checkUnchanged(db, request, key) },
   );
 }
 

@@ -1,0 +1,102 @@
+/**
+ * The objects a delete takes with it: deleting an author whose posts have `ondelete: CASCADE`
+ * deletes the posts (and what cascades from them), and one whose comments have `NULLIFY` unlinks
+ * them. The database (or the MongoDB engine) does that; this module gives each of those objects
+ * its event in the delete's transaction, so that webhooks and the change feed hear of every
+ * object a route deletes or changes: a `delete` event for each object deleted with it, as it was,
+ * and an `update` event for each object unlinked, as it is after. Their handlers do not run (a
+ * database cascade runs none). Read before the delete, a slice of keys per statement.
+ */
+import type { ServiceDatabase } from '../database.js';
+import type { Model } from '../model.js';
+import { newEvent } from '../outbox/event.js';
+import { text } from '../text.js';
+import { slices } from './moved-links.js';
+import { SLICE } from './relinks.js';
+import { linkKeys } from './serialize.js';
+
+type Rec = Record<string, unknown>;
+
+/** What a delete takes with it, by model: the objects deleted (as they were), the keys of those unlinked. */
+interface Cascade {
+  readonly deleted: Map<Model, Rec[]>;
+  readonly unlinked: Map<Model, Set<string>>;
+}
+
+/** Whether deleting an object of `model` deletes or unlinks others: its delete then reads them first. */
+export function cascades(model: Model): boolean {
+  return model.relations.some((r) => !r.local && r.onDelete !== 'restrict');
+}
+
+/**
+ * `remove`, the delete of the objects `keys` of `model` (with their own events); then the events
+ * of the objects it deleted or unlinked with them.
+ */
+export async function withCascades<R>(
+  db: ServiceDatabase,
+  model: Model,
+  keys: readonly unknown[],
+  remove: () => Promise<R>,
+): Promise<R> {
+  if (!cascades(model)) return remove();
+  const cascade: Cascade = { deleted: new Map(), unlinked: new Map() };
+  const taken = new Map<Model, Set<string>>([[model, new Set(keys.map(text))]]);
+  await follow(db, model, keys, cascade, taken);
+  const result = await remove();
+  for (const [target, objects] of cascade.deleted)
+    await db.appendEvents(objects.map((object) => newEvent(db.models, target, 'delete', object)));
+  for (const [target, unlinked] of cascade.unlinked) {
+    const left = [...unlinked].filter((key) => !taken.get(target)?.has(key));
+    for await (const objects of slices(db, target, left, linkKeys(target)))
+      await db.appendEvents(objects.map((object) => newEvent(db.models, target, 'update', object)));
+  }
+  return result;
+}
+
+/** Reads what deleting `keys` of `model` deletes (recursively) and unlinks, into `cascade`. */
+async function follow(
+  db: ServiceDatabase,
+  model: Model,
+  keys: readonly unknown[],
+  cascade: Cascade,
+  taken: Map<Model, Set<string>>,
+): Promise<void> {
+  for (const relation of model.relations) {
+    if (relation.local || relation.onDelete === 'restrict') continue;
+    const target = db.models.get(relation.target)!;
+    const linked = await linkedTo(db, target, relation.inverse, keys);
+    if (relation.onDelete === 'nullify') {
+      const unlinked = cascade.unlinked.get(target) ?? new Set<string>();
+      for (const object of linked) unlinked.add(text(object[target.primaryKey]));
+      cascade.unlinked.set(target, unlinked);
+      continue;
+    }
+    // A cascade may come back round (a tree of categories): each object is deleted once.
+    const seen = taken.get(target) ?? new Set<string>();
+    taken.set(target, seen);
+    const fresh = linked.filter((object) => !seen.has(text(object[target.primaryKey])));
+    if (fresh.length === 0) continue;
+    for (const object of fresh) seen.add(text(object[target.primaryKey]));
+    cascade.deleted.set(target, [...(cascade.deleted.get(target) ?? []), ...fresh]);
+    await follow(
+      db,
+      target,
+      fresh.map((object) => object[target.primaryKey]),
+      cascade,
+      taken,
+    );
+  }
+}
+
+/** The objects of `target` whose link `link` names one of `keys`, with their links. */
+async function linkedTo(db: ServiceDatabase, target: Model, link: string, keys: readonly unknown[]): Promise<Rec[]> {
+  const found: Rec[] = [];
+  for (let i = 0; i < keys.length; i += SLICE)
+    found.push(
+      ...(await db.repository(target.name).findMany({
+        where: { [link]: { in: keys.slice(i, i + SLICE) } },
+        include: linkKeys(target),
+      })),
+    );
+  return found;
+}
