@@ -1,8 +1,8 @@
 /**
  * The `svcgen init` starter as its README tells a user to finish it (issue 18): generate, paste
  * the README's two snippets into the handler and principal stubs, and the project type-checks,
- * builds, passes its own tests and serves: a notebook is owned by whoever created it, and only
- * the owner changes it.
+ * builds, passes its own tests and serves: a notebook is owned by whoever created it, only the
+ * owner changes it, and no one (the owner neither) writes who owns it.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -112,6 +112,10 @@ describe('the svcgen init starter, finished as its README says', () => {
     expect((await api('PATCH', `/notebooks/${id}`, { name: 'Plans' }, { headers: { cookie: alice } })).status).toBe(
       200,
     );
+    // Ownership is the handler's to set: neither a stranger nor the owner writes it (readOnly).
+    for (const cookie of [bob, alice])
+      expect((await api('PATCH', `/notebooks/${id}`, { owner: 'bob' }, { headers: { cookie } })).status).toBe(403);
+    expect((await api('GET', `/notebooks/${id}`)).body).toMatchObject({ owner: 'alice' });
     expect((await api('GET', '/notes?q=readme')).body).toMatchObject({ total: 1 });
     // "Delete a notebook and its notes": the note's foreign key cascades.
     expect((await api('DELETE', `/notebooks/${id}`, undefined, { headers: { cookie: alice } })).status).toBe(200);
