@@ -282,7 +282,60 @@ describe('security (fixtures/ramses-example: an x-Ticket cookie, x-ACLs with {{d
       const op = operation(starter, method!, path!);
       expect(op['security']).toBeUndefined();
       expect(Object.keys(op['responses'])).not.toContain('401');
+      expect(Object.keys(op['responses'])).not.toContain('403');
     }
+  });
+
+  it('without auth, a 403 where the service or a handler may still refuse: a body with a read-only field, an action with handlers', () => {
+    const dir = writeTree({
+      'api.raml': raml(`title: T
+/items:
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include item.json
+  /{id}:
+    get:
+    patch:
+    delete:
+/notes:
+  post:
+    body:
+      application/json:
+        schema: !include note.json
+  /{id}:
+    delete:
+`),
+      'item.json': JSON.stringify({
+        type: 'object',
+        properties: {
+          id: { _db_settings: { type: 'id_field', primary_key: true } },
+          code: { type: 'string', readOnly: true, _db_settings: { type: 'string' } },
+        },
+      }),
+      'note.json': JSON.stringify({
+        type: 'object',
+        _event_handlers: { before_delete: ['keep_pinned'] },
+        properties: { id: { _db_settings: { type: 'id_field', primary_key: true } } },
+      }),
+    });
+    const analysis = analyze(join(dir, 'api.raml'), { cwd: dir });
+    const document = openApiDocument(analysis.ir!);
+    const refuses = (method: string, path: string) =>
+      Object.keys(operation(document, method, path)['responses']).includes('403');
+    expect([refuses('POST', '/items'), refuses('PATCH', '/items/{id}'), refuses('GET', '/items/{id}')]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    expect([refuses('DELETE', '/items/{id}'), refuses('DELETE', '/notes/{id}'), refuses('POST', '/notes')]).toEqual([
+      false,
+      true,
+      false,
+    ]);
+    expect(document['components']['responses']['Forbidden']).toBeDefined();
+    expect(document['components']['responses']['Unauthorized']).toBeUndefined();
   });
 });
 

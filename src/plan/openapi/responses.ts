@@ -8,7 +8,11 @@ import { type Json, type OpenApiContext } from './context.js';
 const ERRORS: Readonly<Record<number, { readonly name: string; readonly description: string }>> = {
   400: { name: 'BadRequest', description: 'A malformed body or query: `errors` names each field or parameter.' },
   401: { name: 'Unauthorized', description: 'Not logged in (or wrong credentials), where that is required.' },
-  403: { name: 'Forbidden', description: 'Logged in, but not allowed (by the ACL, field privacy, or a handler).' },
+  403: {
+    name: 'Forbidden',
+    description:
+      'Not allowed: by the ACL or field privacy (logged in), or a body that writes a read-only field, or refused by a handler.',
+  },
   404: { name: 'NotFound', description: 'No such object (or parent object).' },
   409: { name: 'Conflict', description: 'A unique value is taken, or related objects prevent a delete.' },
   412: {
@@ -38,9 +42,10 @@ const ERRORS: Readonly<Record<number, { readonly name: string; readonly descript
 };
 
 export function componentResponses(ctx: OpenApiContext): [string, Json][] {
+  const refuses = ctx.ir.models.some((m) => m.fields.some((f) => f.readOnly) || m.eventHandlers.length > 0);
   const statuses = Object.keys(ERRORS)
     .map(Number)
-    .filter((s) => ctx.ir.auth || (s !== 401 && s !== 403));
+    .filter((s) => ctx.ir.auth || (s !== 401 && (s !== 403 || refuses)));
   return statuses.map((status) => {
     const { name, description } = ERRORS[status]!;
     const retry =
@@ -101,5 +106,17 @@ export function routeErrors(ctx: OpenApiContext, route: Route, method: HttpMetho
   if (CONFLICTS.has(action) && route.kind !== 'attribute') statuses.push(409);
   if (isConditional(route, action)) statuses.push(412);
   if (ctx.ir.auth) statuses.push(401, 403);
+  else if (refusesWithoutAuth(ctx, route, method, action)) statuses.push(403);
   return statuses;
+}
+
+/**
+ * Without auth, a 403 still answers a body that writes a read-only field, and whatever a handler of
+ * the action throws (`HttpError(403, …)`, as a handler that keeps a rule does).
+ */
+function refusesWithoutAuth(ctx: OpenApiContext, route: Route, method: HttpMethod, action: Action): boolean {
+  const model = ctx.ir.models.find((m) => m.name === route.model);
+  if (!model) return false;
+  if (WRITES_BODY.has(method) && model.fields.some((f) => f.readOnly)) return true;
+  return model.eventHandlers.some((e) => e.action === action && e.handlers.length > 0);
 }
