@@ -15,7 +15,7 @@ import { isDynamic, type AclLine } from '../src/lib/auth/acl.js';
 import { envName } from '../src/lib/config.js';
 import { PasswordHasher } from '../src/lib/auth/passwords.js';
 import { fieldsFor } from '../src/lib/auth/policy.js';
-import { generic } from '../src/lib/model.js';
+import { generic, withDefaults } from '../src/lib/model.js';
 import { models } from '../src/models/index.js';
 import { BASE_PATH } from '../src/app.js';
 import { injectFetch, startTestService, type TestService } from './helpers.js';
@@ -101,9 +101,12 @@ export async function startAclService(): Promise<AclService> {
   const caller = () => new Http({ baseUrl: `http://localhost${BASE_PATH}`, fetch: injectFetch(service.app) });
   const callers = new Map<CallerKind, Http>([['anonymous', caller()]]);
   const hasher = new PasswordHasher();
+  // A member has the groups a new user gets (the user model's `groups` default), as the matrix says.
+  const joined = withDefaults(generic(AUTH.userModel), {})['groups'];
+  const newcomer = Array.isArray(joined) ? joined.map(String) : ['user'];
   for (const [name, groups] of [
-    ['member', ['user']],
-    ['owner', ['user']],
+    ['member', newcomer],
+    ['owner', newcomer],
     ['admin', ['admin']],
   ] as const) {
     await service.seed(AUTH.userModel.name, {

@@ -7,7 +7,8 @@
  * (or a parent's parent), what is not refused before anything is read is that parent's 404; a
  * create that makes the new object a parent's one-to-one partner also needs `update` on that parent.
  *
- * The callers: `anonymous`; `member`, a logged-in user in group `user`; `owner`, a member for whom
+ * The callers: `anonymous`; `member`, a logged-in user in the groups a new user gets (the user
+ * model's `groups` default, `user` unless the schema says); `owner`, a member for whom
  * every `{{dynamic}}` principal of the route stands (it returns its line, applied to them); and
  * `admin`, a user in group `admin`.
  */
@@ -45,12 +46,21 @@ export const CALLER_IDS: Readonly<Record<CallerKind, string | null>> = {
   owner: 'owner',
   admin: 'admin',
 };
-const GROUPS: Readonly<Record<CallerKind, readonly string[]>> = {
-  anonymous: [],
-  member: ['user'],
-  owner: ['user'],
-  admin: ['admin'],
-};
+/** The groups of each caller: a member has those a new user gets (the user model's `groups` default). */
+type Groups = Readonly<Record<CallerKind, readonly string[]>>;
+
+function callerGroups(ir: ServiceIR): Groups {
+  const newcomer = newUserGroups(ir);
+  return { anonymous: [], member: newcomer, owner: newcomer, admin: ['admin'] };
+}
+
+/** The groups a registered user starts in: the user model's literal `groups` default (`["user"]` unless the schema says). */
+export function newUserGroups(ir: ServiceIR): readonly string[] {
+  const users = ir.models.find((m) => m.name === ir.auth?.userModel);
+  const given = users?.fields.find((f) => f.name === 'groups')?.default;
+  const value = given?.kind === 'literal' ? given.value : null;
+  return Array.isArray(value) && value.every((g) => typeof g === 'string') ? value : ['user'];
+}
 
 const ADMIN_ONLY: Acl = {
   name: '(none: g:admin only)',
@@ -68,6 +78,7 @@ const ADMIN_ONLY: Acl = {
 export function aclMatrix(ir: ServiceIR): MatrixRow[] {
   const acls = new Map(ir.acls.map((a) => [a.name, a]));
   const models = new Map(ir.models.map((m) => [m.name, m]));
+  const groups = callerGroups(ir);
   const rows: MatrixRow[] = [];
   for (const route of ir.routes) {
     const acl = (route.acl && acls.get(route.acl)) || ADMIN_ONLY;
@@ -82,17 +93,17 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
       // rules that call no user function.
       const early = scope === 'collection' ? !(route.parent && collectionCallsUserCode(acl)) : !callsUserCode(acl);
       const decisions = CALLERS.map((caller): readonly [CallerKind, Decision] => {
-        const decision = decide(acl, scope, caller, operation.permission);
+        const decision = decide(acl, scope, caller, operation.permission, groups);
         if (early && !decision.allowed) return [caller, decision];
         // Below a parent the caller may not view: that parent's 404, as for one that does not exist.
         const hidden = above
-          .map((rules) => decide(rules.acl, rules.scope, caller, 'view'))
+          .map((rules) => decide(rules.acl, rules.scope, caller, 'view', groups))
           .find((seen) => !seen.allowed);
         if (hidden)
           return [caller, { allowed: false, status: 404, line: `(the parent is hidden: ${hidden.line ?? 'no line'})` }];
         if (decision.allowed && linking) {
           // The new object becomes the parent's one partner: changing the parent, by its own rules.
-          const update = decide(linking.acl, linking.scope, caller, 'update');
+          const update = decide(linking.acl, linking.scope, caller, 'update', groups);
           if (!update.allowed)
             return [caller, { allowed: false, line: `(linking to the parent: ${update.line ?? 'no line'})` }];
         }
@@ -172,16 +183,17 @@ function decide(
   scope: 'item' | 'collection',
   caller: CallerKind,
   permission: Permission,
+  groups: Groups,
 ): { allowed: boolean; line: string | null } {
   const lists = scope === 'item' ? [acl.item, acl.collection] : [acl.collection];
   for (const list of lists) {
-    const hit = list.find((entry) => entry.permissions.includes(permission) && matches(entry, caller));
+    const hit = list.find((entry) => entry.permissions.includes(permission) && matches(entry, caller, groups));
     if (hit) return { allowed: hit.action === 'allow', line: hit.text };
   }
   return { allowed: false, line: null };
 }
 
-function matches(entry: AclEntry, caller: CallerKind): boolean {
+function matches(entry: AclEntry, caller: CallerKind, groups: Groups): boolean {
   const p = entry.principal;
   const id = CALLER_IDS[caller];
   switch (p.kind) {
@@ -190,7 +202,7 @@ function matches(entry: AclEntry, caller: CallerKind): boolean {
     case 'authenticated':
       return id !== null;
     case 'group':
-      return GROUPS[caller].includes(p.group);
+      return groups[caller].includes(p.group);
     case 'user':
       return id === p.id;
     case 'dynamic':
@@ -224,7 +236,9 @@ export function printMatrix(ir: ServiceIR, rows: readonly MatrixRow[]): string {
   );
   return [
     `Who may use each route of ${ir.title} when auth = true (allow, or the status of a refusal).`,
-    'member: a logged-in user in group "user"; owner: a member for whom the route\'s {{dynamic}} principals stand; admin: group "admin".',
+    `member: a logged-in user in the groups a new user gets (${newUserGroups(ir)
+      .map((g) => `"${g}"`)
+      .join(', ')}); owner: a member for whom the route's {{dynamic}} principals stand; admin: group "admin".`,
     '',
     lines[0]!,
     ...lines.slice(1),

@@ -2,6 +2,8 @@
  * A users' model whose username has a `pattern` the generated samples cannot know: the user gives
  * one in test/custom-samples.ts, and every generated test then uses it, the registrations of the
  * auth tests too (test/acl-helpers.ts wrote its own `user-<n>` over it, which the pattern refused).
+ * Its users start in group `reader`, not `user`: the ACL matrix test's members are in the groups a
+ * new user gets (its `allow g:reader view` lets them read, as the matrix says).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,10 +22,10 @@ securitySchemes:
       settings:
         collection: |
           allow g:admin all
-          allow authenticated view
+          allow g:reader view
         item: |
           allow g:admin all
-          allow authenticated view
+          allow g:reader view
 securedBy: [ticket]
 /users:
   securedBy: [users_acl]
@@ -48,7 +50,7 @@ const USER = JSON.stringify({
     },
     email: { _db_settings: { type: 'string', required: true, unique: true } },
     password: { _db_settings: { type: 'string', required: true, min_length: 8 } },
-    groups: { _db_settings: { type: 'list', item_type: 'string', default: ['user'] } },
+    groups: { _db_settings: { type: 'list', item_type: 'string', default: ['reader'] } },
   },
 });
 

@@ -321,7 +321,7 @@ describe('security (fixtures/ramses-example: an x-Ticket cookie, x-ACLs with {{d
       }),
     });
     const analysis = analyze(join(dir, 'api.raml'), { cwd: dir });
-    const document = openApiDocument(analysis.ir!);
+    const document: Json = openApiDocument(analysis.ir!);
     const refuses = (method: string, path: string) =>
       Object.keys(operation(document, method, path)['responses']).includes('403');
     expect([refuses('POST', '/items'), refuses('PATCH', '/items/{id}'), refuses('GET', '/items/{id}')]).toEqual([

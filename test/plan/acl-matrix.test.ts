@@ -10,8 +10,9 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { aclMatrix, type MatrixRow } from '../../src/acl/matrix.js';
+import { aclMatrix, printMatrix, type MatrixRow } from '../../src/acl/matrix.js';
 import { serviceModel } from '../support/generated.js';
+import { raml, writeTree } from '../support/files.js';
 import { fixtureRaml } from '../support/project.js';
 
 const rows = aclMatrix(serviceModel(fixtureRaml('library')));
@@ -70,5 +71,66 @@ describe('the ACL matrix of OPTIONS', () => {
     );
     expect(options?.scope).toBe('item');
     expect(options?.outcomes).toEqual({ anonymous: 404, member: 403, owner: 'allow', admin: 'allow' });
+  });
+});
+
+describe('the members of the ACL matrix', () => {
+  const api = (groups: string[] | undefined) => {
+    const dir = writeTree({
+      'api.raml': raml(`title: Shows
+securitySchemes:
+  - ticket:
+      type: x-Ticket
+      settings:
+        secret: auth_tkt_secret
+  - shows_acl:
+      type: x-ACL
+      settings:
+        collection: |
+          allow g:admin all
+          allow g:listener view
+          allow g:user create
+securedBy: [ticket]
+/shows:
+  securedBy: [shows_acl]
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include show.json
+/users:
+  post:
+    body:
+      application/json:
+        schema: !include user.json
+`),
+      'show.json': JSON.stringify({
+        type: 'object',
+        properties: { id: { _db_settings: { type: 'id_field', primary_key: true } } },
+      }),
+      'user.json': JSON.stringify({
+        type: 'object',
+        _auth_model: true,
+        properties: {
+          username: { _db_settings: { type: 'string', primary_key: true, required: true } },
+          email: { _db_settings: { type: 'string', required: true, unique: true } },
+          password: { _db_settings: { type: 'string', required: true, min_length: 8 } },
+          groups: { _db_settings: { type: 'list', item_type: 'string', ...(groups ? { default: groups } : {}) } },
+        },
+      }),
+    });
+    const ir = serviceModel(join(dir, 'api.raml'));
+    const matrix = aclMatrix(ir);
+    const member = (method: string) => matrix.find((r) => r.operation.method === method)!.outcomes.member;
+    return { ir, member };
+  };
+
+  it("are in the groups a new user gets, the user model's groups default: what a registered member has", () => {
+    const listeners = api(['listener']);
+    expect([listeners.member('GET'), listeners.member('POST')]).toEqual(['allow', 403]);
+    expect(printMatrix(listeners.ir, aclMatrix(listeners.ir))).toContain('the groups a new user gets ("listener")');
+    // Without a default, svcgen's own: "user".
+    const users = api(undefined);
+    expect([users.member('GET'), users.member('POST')]).toEqual([403, 'allow']);
   });
 });
