@@ -26,8 +26,9 @@ const routes = {
 type Route = keyof typeof routes;
 
 // The ACL matrix (`svcgen inspect --acl`): what each caller gets from each method of each route,
-// 'allowed' or the status it is refused with. The callers: anonymous, a member (group "user"), an
-// owner (a member for whom the route's dynamic principals stand) and an admin.
+// 'allowed' or the status it is refused with. The callers: anonymous, a member (in the groups a new
+// user gets: "user"), an owner (a member for whom the route's dynamic principals stand)
+// and an admin.
 const matrix: [method: Method, route: Route, anonymous: Outcome, member: Outcome, owner: Outcome, admin: Outcome][] = [
   ['GET', '/audit_entries', 'allowed', 'allowed', 'allowed', 'allowed'],
   ['POST', '/audit_entries', 'allowed', 'allowed', 'allowed', 'allowed'],
