@@ -3,6 +3,8 @@
  * schemas of its values however deep) is checked on every write and stated in the OpenAPI
  * document, as docs/schema.md says of JSON Schema keywords. Before, a probe's chapter markers
  * were stored whatever they held (`{"markers": "nope"}`), and the document said only "an object".
+ * The project's own tests and samples meet the shape too (another probe's fresh project failed its
+ * typecheck and four of its tests on `{ key: 'value' }`).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +27,9 @@ version: v1
   /{id}:
     get:
     patch:
+    /chapters:
+      get:
+      post:
 `);
 
 const MARKER = {
@@ -111,4 +116,15 @@ describe("a dict field's shape", () => {
       properties: { markers: { type: 'array', maxItems: 3, items: MARKER } },
     });
   });
+
+  it("passes the project's own typecheck and generated tests, whose samples have the shape", async () => {
+    const check = await tool(dir, 'tsc', ['--noEmit', '-p', 'tsconfig.json']);
+    expect(check.exitCode, check.all).toBe(0);
+    const run = await tool(dir, 'vitest', ['run']);
+    expect(run.exitCode, run.all).toBe(0);
+    // Among them, a merge of a key the shape declares, with a value of its shape.
+    expect(readFileSync(join(dir, 'test/api.test.ts'), 'utf8')).toContain(
+      ".merge({ markers: [{ start: 0, title: 'value' }] })",
+    );
+  }, 300_000);
 });

@@ -7,6 +7,7 @@
  */
 import { TEXT_FIELD_TYPES, type Field, type Literal, type Model } from '../../ir/types.js';
 import { literal, quote } from './literal.js';
+import { schemaSample } from './schema-sample.js';
 
 export interface ModelSamples {
   /** The properties of the create data, as code using `n`: `name: \`name-${n}\`, done: true`. */
@@ -78,8 +79,38 @@ function sampled(field: Field): boolean {
   const hard =
     'pattern' in field.validation ||
     'const' in field.validation ||
-    ('format' in field.validation && !isKnownFormat(field.validation['format']));
+    ('format' in field.validation && !isKnownFormat(field.validation['format'])) ||
+    (field.type === 'dict' && shapedDict(field) === undefined);
   return field.requiredOnCreate || !hard;
+}
+
+/** JSON Schema keywords that give a dict a shape: its sample is made from them. */
+const SHAPE = ['properties', 'required', 'additionalProperties', 'patternProperties', 'propertyNames', 'minProperties'];
+
+/**
+ * A value of a dict field's shape (schema-sample.ts); `{ key: 'value' }` for a dict without one,
+ * undefined for a shape no sample is sure to meet.
+ */
+function shapedDict(field: Field): unknown {
+  if (!SHAPE.some((keyword) => keyword in field.validation)) return { key: 'value' };
+  return schemaSample({ type: 'object', ...field.validation });
+}
+
+/** A key and value a merge into a dict field may add (the first key its shape declares); undefined where unsure. */
+export function dictEntry(field: Field): { key: string; value: unknown } | undefined {
+  const properties = field.validation['properties'];
+  const declared =
+    typeof properties === 'object' && properties !== null ? Object.entries(properties as object)[0] : undefined;
+  if (declared) {
+    const value = schemaSample(declared[1]);
+    return value === undefined ? undefined : { key: declared[0], value };
+  }
+  if (field.validation['propertyNames'] !== undefined || field.validation['patternProperties'] !== undefined)
+    return undefined;
+  const extra = field.validation['additionalProperties'];
+  if (extra === false) return undefined;
+  const value = schemaSample(extra === undefined || extra === true ? { type: 'string' } : extra);
+  return value === undefined ? undefined : { key: 'added', value };
 }
 
 const TEMPORAL = { datetime: '2026-01-02T03:04:05Z', date: '2026-01-02', time: '03:04:05' } as const;
@@ -125,7 +156,10 @@ export function fieldSample(field: Field): Sample {
     case 'list':
       return choices?.length ? { code: `[${literal(choices[0])}]`, value: () => [choices[0]] } : listOf(field);
     case 'dict':
-      return { code: "{ key: 'value' }", value: () => ({ key: 'value' }) };
+      if (!SHAPE.some((keyword) => keyword in field.validation))
+        return { code: "{ key: 'value' }", value: () => ({ key: 'value' }) };
+      // A required dict whose shape no sample meets: `{}`, for the user's custom samples to mend.
+      return fixed(shapedDict(field) ?? {});
     case 'file':
       return fixed(Buffer.from('hello').toString('base64'));
     case 'pickle':

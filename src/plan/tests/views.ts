@@ -6,9 +6,9 @@
 import { changesUnseen } from '../../acl/unseen-writes.js';
 import { parentsOf } from '../../ir/parents.js';
 import type { Model, Operation, Relationship, Route, RouteParent, ServiceIR } from '../../ir/types.js';
-import { unsampledRequired } from '../shared/samples.js';
+import { dictEntry, unsampledRequired } from '../shared/samples.js';
 import { linkToParent } from '../shared/parent-link.js';
-import { quote } from '../shared/literal.js';
+import { literal, quote } from '../shared/literal.js';
 import { withArticle } from '../shared/names.js';
 import { clientAccessors, type AccessStep } from '../client/accessors.js';
 
@@ -86,7 +86,11 @@ export type TestView = {
       readonly allowed: string;
     }
   | { readonly kind: 'attributeRead'; readonly attribute: string; readonly empty: string }
-  | { readonly kind: 'attributeMerge'; readonly listItem: string | null }
+  | {
+      readonly kind: 'attributeMerge';
+      readonly listItem: string | null;
+      readonly dictEntry: { readonly key: string; readonly value: string } | null;
+    }
 );
 
 /**
@@ -415,7 +419,15 @@ export class RouteTests {
       kind: 'attributeMerge',
       title: `POST ${list ? 'adds to' : 'merges into'} the ${this.route.attribute} of ${withArticle(this.name)}`,
       listItem: list ? this.listItem() : null,
+      dictEntry: list ? null : this.dictEntry(),
     });
+  }
+
+  /** What a merge into a dict adds, as code: a key its shape declares, with a value of it. */
+  dictEntry(): { key: string; value: string } {
+    const field = this.model.fields.find((f) => f.name === this.route.attribute)!;
+    const entry = dictEntry(field) ?? { key: 'added', value: 'value' };
+    return { key: /^[A-Za-z_$][\w$]*$/.test(entry.key) ? entry.key : quote(entry.key), value: literal(entry.value) };
   }
 
   isList(): boolean {
