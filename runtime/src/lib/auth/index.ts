@@ -159,10 +159,19 @@ async function ensureSystemUser(
   const model = generic(ctx.spec.userModel);
   const repository = users(ctx);
   if (await repository.findFirst({ where: { username: system.user } })) return;
-  const data = await hashSecrets(
-    model,
-    withDefaults(model, { username: system.user, email: system.email, password: system.password, groups: ['admin'] }),
-  );
+  const given = withDefaults(model, {
+    username: system.user,
+    email: system.email,
+    password: system.password,
+    groups: ['admin'],
+  });
+  // Settings give the four fields above; any other field a user must have needs a default.
+  const lacking = model.fields.filter((f) => f.requiredOnCreate && !f.generated && given[f.name] === undefined);
+  if (lacking.length)
+    throw new Error(
+      `the system user "${system.user}" (system.user) cannot be created: the user model's required ${lacking.length > 1 ? 'fields' : 'field'} ${lacking.map((f) => f.name).join(', ')} ${lacking.length > 1 ? 'have' : 'has'} no default; give ${lacking.length > 1 ? 'them' : 'it'} a "default" in the schema, or leave system.user unset and create the admin another way`,
+    );
+  const data = await hashSecrets(model, given);
   try {
     await repository.create({ data });
   } catch (error) {

@@ -178,11 +178,15 @@ const addressProperties = {
   },
 } as const;
 
-/** JSON Schemas of the request bodies, checked by Fastify before a route runs. */
+/**
+ * JSON Schemas of the request bodies, checked by Fastify before a route runs. A PUT's required
+ * fields are the route's to check (lib/http/writes.ts `replacement`): those the caller may not write
+ * (a password, a field hidden from them) keep their stored values, and only the others must be sent.
+ */
 export const addressBodies = {
   create: { type: 'object', additionalProperties: false, required: ['city'], properties: addressProperties },
   update: { type: 'object', additionalProperties: false, properties: addressProperties },
-  replace: { type: 'object', additionalProperties: false, required: ['city'], properties: addressProperties },
+  replace: { type: 'object', additionalProperties: false, properties: addressProperties },
 } as const;
 
 /** How answers show an Address (the OpenAPI document's Address), and a page of them: the response schemas of its routes. */

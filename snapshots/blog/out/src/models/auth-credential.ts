@@ -121,16 +121,15 @@ const authCredentialProperties = {
   token_digest: { type: ['string', 'null'], maxLength: 64, description: 'SHA-256 of the API token (x-ApiKey), hex' },
 } as const;
 
-/** JSON Schemas of the request bodies, checked by Fastify before a route runs. */
+/**
+ * JSON Schemas of the request bodies, checked by Fastify before a route runs. A PUT's required
+ * fields are the route's to check (lib/http/writes.ts `replacement`): those the caller may not write
+ * (a password, a field hidden from them) keep their stored values, and only the others must be sent.
+ */
 export const authCredentialBodies = {
   create: { type: 'object', additionalProperties: false, required: ['user_key'], properties: authCredentialProperties },
   update: { type: 'object', additionalProperties: false, properties: authCredentialProperties },
-  replace: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['user_key'],
-    properties: authCredentialProperties,
-  },
+  replace: { type: 'object', additionalProperties: false, properties: authCredentialProperties },
 } as const;
 
 /** How answers show an AuthCredential (the OpenAPI document's AuthCredential), and a page of them: the response schemas of its routes. */

@@ -249,11 +249,15 @@ const authorProperties = {
   address: { type: ['integer', 'string', 'null'], minimum: -2147483648, maximum: 2147483647, pattern: '^-?[0-9]+$' },
 } as const;
 
-/** JSON Schemas of the request bodies, checked by Fastify before a route runs. */
+/**
+ * JSON Schemas of the request bodies, checked by Fastify before a route runs. A PUT's required
+ * fields are the route's to check (lib/http/writes.ts `replacement`): those the caller may not write
+ * (a password, a field hidden from them) keep their stored values, and only the others must be sent.
+ */
 export const authorBodies = {
   create: { type: 'object', additionalProperties: false, required: ['name', 'email'], properties: authorProperties },
   update: { type: 'object', additionalProperties: false, properties: authorProperties },
-  replace: { type: 'object', additionalProperties: false, required: ['name', 'email'], properties: authorProperties },
+  replace: { type: 'object', additionalProperties: false, properties: authorProperties },
 } as const;
 
 /** How answers show an Author (the OpenAPI document's Author), and a page of them: the response schemas of its routes. */

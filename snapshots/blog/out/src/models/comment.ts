@@ -259,11 +259,15 @@ const commentProperties = {
   },
 } as const;
 
-/** JSON Schemas of the request bodies, checked by Fastify before a route runs. */
+/**
+ * JSON Schemas of the request bodies, checked by Fastify before a route runs. A PUT's required
+ * fields are the route's to check (lib/http/writes.ts `replacement`): those the caller may not write
+ * (a password, a field hidden from them) keep their stored values, and only the others must be sent.
+ */
 export const commentBodies = {
   create: { type: 'object', additionalProperties: false, required: ['text'], properties: commentProperties },
   update: { type: 'object', additionalProperties: false, properties: commentProperties },
-  replace: { type: 'object', additionalProperties: false, required: ['text'], properties: commentProperties },
+  replace: { type: 'object', additionalProperties: false, properties: commentProperties },
 } as const;
 
 /** How answers show a Comment (the OpenAPI document's Comment), and a page of them: the response schemas of its routes. */

@@ -352,11 +352,15 @@ const postProperties = {
   },
 } as const;
 
-/** JSON Schemas of the request bodies, checked by Fastify before a route runs. */
+/**
+ * JSON Schemas of the request bodies, checked by Fastify before a route runs. A PUT's required
+ * fields are the route's to check (lib/http/writes.ts `replacement`): those the caller may not write
+ * (a password, a field hidden from them) keep their stored values, and only the others must be sent.
+ */
 export const postBodies = {
   create: { type: 'object', additionalProperties: false, required: ['slug', 'title'], properties: postProperties },
   update: { type: 'object', additionalProperties: false, properties: postProperties },
-  replace: { type: 'object', additionalProperties: false, required: ['slug', 'title'], properties: postProperties },
+  replace: { type: 'object', additionalProperties: false, properties: postProperties },
 } as const;
 
 /** How answers show a Post (the OpenAPI document's Post), and a page of them: the response schemas of its routes. */

@@ -101,7 +101,11 @@ const auditEntryProperties = {
   count: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
 } as const;
 
-/** JSON Schemas of the request bodies, checked by Fastify before a route runs. */
+/**
+ * JSON Schemas of the request bodies, checked by Fastify before a route runs. A PUT's required
+ * fields are the route's to check (lib/http/writes.ts `replacement`): those the caller may not write
+ * (a password, a field hidden from them) keep their stored values, and only the others must be sent.
+ */
 export const auditEntryBodies = {
   create: {
     type: 'object',
@@ -110,12 +114,7 @@ export const auditEntryBodies = {
     properties: auditEntryProperties,
   },
   update: { type: 'object', additionalProperties: false, properties: auditEntryProperties },
-  replace: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['model', 'action'],
-    properties: auditEntryProperties,
-  },
+  replace: { type: 'object', additionalProperties: false, properties: auditEntryProperties },
 } as const;
 
 /** How answers show an AuditEntry (the OpenAPI document's AuditEntry), and a page of them: the response schemas of its routes. */

@@ -124,7 +124,11 @@ const authLoginFailureProperties = {
   },
 } as const;
 
-/** JSON Schemas of the request bodies, checked by Fastify before a route runs. */
+/**
+ * JSON Schemas of the request bodies, checked by Fastify before a route runs. A PUT's required
+ * fields are the route's to check (lib/http/writes.ts `replacement`): those the caller may not write
+ * (a password, a field hidden from them) keep their stored values, and only the others must be sent.
+ */
 export const authLoginFailureBodies = {
   create: {
     type: 'object',
@@ -133,12 +137,7 @@ export const authLoginFailureBodies = {
     properties: authLoginFailureProperties,
   },
   update: { type: 'object', additionalProperties: false, properties: authLoginFailureProperties },
-  replace: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['attempt_key', 'window_ends'],
-    properties: authLoginFailureProperties,
-  },
+  replace: { type: 'object', additionalProperties: false, properties: authLoginFailureProperties },
 } as const;
 
 /** How answers show an AuthLoginFailure (the OpenAPI document's AuthLoginFailure), and a page of them: the response schemas of its routes. */

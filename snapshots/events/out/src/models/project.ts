@@ -132,11 +132,15 @@ const projectProperties = {
   },
 } as const;
 
-/** JSON Schemas of the request bodies, checked by Fastify before a route runs. */
+/**
+ * JSON Schemas of the request bodies, checked by Fastify before a route runs. A PUT's required
+ * fields are the route's to check (lib/http/writes.ts `replacement`): those the caller may not write
+ * (a password, a field hidden from them) keep their stored values, and only the others must be sent.
+ */
 export const projectBodies = {
   create: { type: 'object', additionalProperties: false, required: ['name'], properties: projectProperties },
   update: { type: 'object', additionalProperties: false, properties: projectProperties },
-  replace: { type: 'object', additionalProperties: false, required: ['name'], properties: projectProperties },
+  replace: { type: 'object', additionalProperties: false, properties: projectProperties },
 } as const;
 
 /** How answers show a Project (the OpenAPI document's Project), and a page of them: the response schemas of its routes. */

@@ -143,11 +143,15 @@ const taskProperties = {
   },
 } as const;
 
-/** JSON Schemas of the request bodies, checked by Fastify before a route runs. */
+/**
+ * JSON Schemas of the request bodies, checked by Fastify before a route runs. A PUT's required
+ * fields are the route's to check (lib/http/writes.ts `replacement`): those the caller may not write
+ * (a password, a field hidden from them) keep their stored values, and only the others must be sent.
+ */
 export const taskBodies = {
   create: { type: 'object', additionalProperties: false, required: ['title'], properties: taskProperties },
   update: { type: 'object', additionalProperties: false, properties: taskProperties },
-  replace: { type: 'object', additionalProperties: false, required: ['title'], properties: taskProperties },
+  replace: { type: 'object', additionalProperties: false, properties: taskProperties },
 } as const;
 
 /** How answers show a Task (the OpenAPI document's Task), and a page of them: the response schemas of its routes. */

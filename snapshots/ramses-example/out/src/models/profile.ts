@@ -160,11 +160,15 @@ const profileProperties = {
   },
 } as const;
 
-/** JSON Schemas of the request bodies, checked by Fastify before a route runs. */
+/**
+ * JSON Schemas of the request bodies, checked by Fastify before a route runs. A PUT's required
+ * fields are the route's to check (lib/http/writes.ts `replacement`): those the caller may not write
+ * (a password, a field hidden from them) keep their stored values, and only the others must be sent.
+ */
 export const profileBodies = {
   create: { type: 'object', additionalProperties: false, required: [], properties: profileProperties },
   update: { type: 'object', additionalProperties: false, properties: profileProperties },
-  replace: { type: 'object', additionalProperties: false, required: [], properties: profileProperties },
+  replace: { type: 'object', additionalProperties: false, properties: profileProperties },
 } as const;
 
 /** How answers show a Profile (the OpenAPI document's Profile), and a page of them: the response schemas of its routes. */

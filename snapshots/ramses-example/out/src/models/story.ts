@@ -472,7 +472,11 @@ const storyProperties = {
   },
 } as const;
 
-/** JSON Schemas of the request bodies, checked by Fastify before a route runs. */
+/**
+ * JSON Schemas of the request bodies, checked by Fastify before a route runs. A PUT's required
+ * fields are the route's to check (lib/http/writes.ts `replacement`): those the caller may not write
+ * (a password, a field hidden from them) keep their stored values, and only the others must be sent.
+ */
 export const storyBodies = {
   create: {
     type: 'object',
@@ -481,12 +485,7 @@ export const storyBodies = {
     properties: storyProperties,
   },
   update: { type: 'object', additionalProperties: false, properties: storyProperties },
-  replace: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['name', 'description'],
-    properties: storyProperties,
-  },
+  replace: { type: 'object', additionalProperties: false, properties: storyProperties },
 } as const;
 
 /** How answers show a Story (the OpenAPI document's Story), and a page of them: the response schemas of its routes. */

@@ -310,7 +310,11 @@ const userProperties = {
   settings: { type: ['object', 'null'], additionalProperties: true },
 } as const;
 
-/** JSON Schemas of the request bodies, checked by Fastify before a route runs. */
+/**
+ * JSON Schemas of the request bodies, checked by Fastify before a route runs. A PUT's required
+ * fields are the route's to check (lib/http/writes.ts `replacement`): those the caller may not write
+ * (a password, a field hidden from them) keep their stored values, and only the others must be sent.
+ */
 export const userBodies = {
   create: {
     type: 'object',
@@ -323,12 +327,7 @@ export const userBodies = {
     additionalProperties: false,
     properties: { ...userProperties, current_password: { type: 'string', minLength: 1, maxLength: 1024 } },
   },
-  replace: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['username', 'email', 'password'],
-    properties: userProperties,
-  },
+  replace: { type: 'object', additionalProperties: false, properties: userProperties },
 } as const;
 
 /** How answers show a User (the OpenAPI document's User), and a page of them: the response schemas of its routes. */

@@ -85,11 +85,15 @@ const itemProperties = {
   description: { type: ['string', 'null'] },
 } as const;
 
-/** JSON Schemas of the request bodies, checked by Fastify before a route runs. */
+/**
+ * JSON Schemas of the request bodies, checked by Fastify before a route runs. A PUT's required
+ * fields are the route's to check (lib/http/writes.ts `replacement`): those the caller may not write
+ * (a password, a field hidden from them) keep their stored values, and only the others must be sent.
+ */
 export const itemBodies = {
   create: { type: 'object', additionalProperties: false, required: ['name'], properties: itemProperties },
   update: { type: 'object', additionalProperties: false, properties: itemProperties },
-  replace: { type: 'object', additionalProperties: false, required: ['name'], properties: itemProperties },
+  replace: { type: 'object', additionalProperties: false, properties: itemProperties },
 } as const;
 
 /** How answers show an Item (the OpenAPI document's Item), and a page of them: the response schemas of its routes. */
