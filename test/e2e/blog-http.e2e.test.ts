@@ -115,6 +115,14 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
       // What a client that writes `_count=false` means: the page, not its count.
       for (const no of ['false', '0'])
         expect((await api('GET', `/authors/${author}/posts?_count=${no}`)).body.data).toHaveLength(2);
+      // Neither a yes nor a no: said, not guessed; nor an empty sort key.
+      const maybe = await api('GET', `/authors/${author}/posts?_count=maybe`);
+      expect([maybe.status, maybe.body.errors]).toEqual([
+        400,
+        [{ field: '_count', message: 'must be given bare, or be true, false, 1 or 0' }],
+      ]);
+      for (const sort of [',', 'slug,', '-'])
+        expect((await api('GET', `/authors/${author}/posts?_sort=${sort}`)).status, sort).toBe(400);
     });
 
     it('refuses a body that links elsewhere, and an unknown parent', async () => {

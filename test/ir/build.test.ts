@@ -779,6 +779,32 @@ ${post('/items', 'item.json', '  securedBy: [b_acl]\n')}${post('/notes', 'item.j
     ]);
   });
 
+  it('says that rules written without `|` were folded into one line', () => {
+    const dir = writeTree({
+      'api.raml': raml(`title: T
+securitySchemes:
+  - ticket:
+      type: x-Ticket
+      settings: { secret: auth_tkt_secret }
+  - owner_acl:
+      type: x-ACL
+      settings:
+        collection:
+          allow g:admin all
+          allow everyone view
+securedBy: [ticket]
+${post('/items', 'item.json', '  securedBy: [owner_acl]\n')}`),
+      'item.json': item,
+    });
+    const found = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.filter((d) => d.code === 'SVC2031');
+    expect(found.map((d) => [d.message, d.hint])).toEqual([
+      [
+        'unknown ACL permission "all allow everyone view"',
+        'the rules were read as one line: write `collection: |` (and `item: |`) so that each line is a rule of its own',
+      ],
+    ]);
+  });
+
   // Each of these was once read as a user id: the rule matched no one, and no diagnostic said so.
   it.each([
     ['allow authenticted view', 'SVC2032w', 'not authenticated'],

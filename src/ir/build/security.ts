@@ -314,11 +314,15 @@ function readPermissions(diagnostics: DiagnosticBag, written: string, at: Span):
       patch: 'update',
       head: 'view',
     };
+    // `collection:` without `|`: YAML folds the rules into one line, the next rule's words read as permissions.
+    const folded = /\s(allow|deny)\s/i.test(` ${raw} `);
     diagnostics.report('SVC2031', `unknown ACL permission "${raw.trim()}"`, {
       span: partOf(at, raw.trim()),
-      hint: legacy[name]
-        ? `permissions are named by action since Ramses 0.5: use ${legacy[name]}`
-        : (didYouMean(name, [...PERMISSIONS, 'all']) ?? `use ${PERMISSIONS.join(', ')} or all`),
+      hint: folded
+        ? 'the rules were read as one line: write `collection: |` (and `item: |`) so that each line is a rule of its own'
+        : legacy[name]
+          ? `permissions are named by action since Ramses 0.5: use ${legacy[name]}`
+          : (didYouMean(name, [...PERMISSIONS, 'all']) ?? `use ${PERMISSIONS.join(', ')} or all`),
     });
   }
   return ok ? PERMISSIONS.filter((p) => out.has(p)) : undefined;

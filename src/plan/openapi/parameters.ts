@@ -69,7 +69,7 @@ const PAGING: readonly [string, Json][] = [
     query(
       '_count',
       { type: 'string' },
-      'When present (bare or any value but `false` and `0`): answer only `{"count": N}`.',
+      'Given bare, `true` or `1`: answer only `{"count": N}` (`false` or `0`: the page).',
     ),
   ],
 ];

@@ -105,18 +105,23 @@ export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: Query
             errors,
           ),
     fieldsText,
-    count: counts(raw['_count']),
+    count: counts(raw['_count'], errors),
   };
   if (errors.length)
     throw badRequest(`invalid query: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, errors);
   return query;
 }
 
-/** `_count` (bare, or any value, as Ramses took it) asks for the count; `_count=false` and `_count=0` do not. */
-function counts(value: unknown): boolean {
+/** `_count` (bare, `true` or `1`, as Ramses clients send it) asks for the count; `false` and `0` do not; nothing else is a yes or a no. */
+function counts(value: unknown, errors: FieldError[]): boolean {
   if (value === undefined) return false;
-  const last = Array.isArray(value) ? value[value.length - 1] : value;
-  return !(typeof last === 'string' && /^(false|0)$/i.test(last.trim()));
+  const last = String(Array.isArray(value) ? value[value.length - 1] : value)
+    .trim()
+    .toLowerCase();
+  if (last === '' || last === 'true' || last === '1') return true;
+  if (last !== 'false' && last !== '0')
+    errors.push({ field: '_count', message: 'must be given bare, or be true, false, 1 or 0' });
+  return false;
 }
 
 /** `_after`: the cursor of a page's `next` link; not with `_start` or `_page`, nor in best-match order. */
@@ -270,10 +275,10 @@ function projection(model: Model, text: string, param: string, errors: FieldErro
 function sorting(model: Model, text: string | undefined, errors: FieldError[]): Record<string, 'asc' | 'desc'>[] {
   if (!text) return [];
   const out: Record<string, 'asc' | 'desc'>[] = [];
-  for (const part of text
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
+  const parts = text.split(',').map((s) => s.trim());
+  // `_sort=,` or `_sort=name,`: a name left out is a mistake to say, as `_sort=-` is.
+  if (parts.includes('')) errors.push({ field: '_sort', message: 'names an empty field (a comma too many)' });
+  for (const part of parts.filter(Boolean)) {
     const descending = part.startsWith('-');
     const name = part.replace(/^[-+]/, '');
     const field = model.field(name);
