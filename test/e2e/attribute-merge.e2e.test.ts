@@ -102,5 +102,8 @@ describe('a merge into a list or dict field', () => {
     expect(third.status, third.text).toBe(400);
     expect(third.body['errors']).toEqual([{ field: 'labels', message: 'must NOT have more than 2 properties' }]);
     expect((await api('GET', `/notes/${id}/labels`)).body).toEqual({ a: 1, b: 3 });
+    // `"-a"` takes a key out, as Ramses did: then there is room again.
+    expect((await api('POST', `/notes/${id}/labels`, { '-a': true, c: 3 })).status).toBe(201);
+    expect((await api('GET', `/notes/${id}/labels`)).body).toEqual({ b: 3, c: 3 });
   });
 });

@@ -24,7 +24,7 @@ function mayRead(ctx: RouteContext, request: FastifyRequest, parent: Rec): boole
   return !seen || seen.has(ctx.route.parent!.field);
 }
 
-/** POST on a dict/list attribute: dict keys are merged; list items are added (`"-item"` removes). */
+/** POST on a dict/list attribute: dict keys are merged (`"-key"` removes one); list items are added (`"-item"` removes). */
 export async function mergeAttribute(
   ctx: RouteContext,
   request: FastifyRequest,
@@ -52,7 +52,7 @@ export async function mergeAttribute(
       const current = (fresh?.[name] ?? (field.type === 'list' ? [] : {})) as Rec | unknown[];
       const change = (data[name] ?? {}) as Rec;
       const merged =
-        field.type === 'list' ? mergeList(field, current as unknown[], change) : { ...(current as Rec), ...change };
+        field.type === 'list' ? mergeList(field, current as unknown[], change) : mergeDict(current as Rec, change);
       checkMerged(ctx, request, name, merged);
       const updated = await repository.update({
         where: { [parentModel.primaryKey]: key },
@@ -88,6 +88,17 @@ function checkMerged(ctx: RouteContext, request: FastifyRequest, name: string, m
     validation: validate.errors ?? [],
     validationContext: 'body',
   });
+}
+
+/** Ramses' dict merge: each key of the body is set to its value, or (`"-key"`) taken out. */
+function mergeDict(current: Rec, body: Rec): Rec {
+  const out: Rec = { ...current };
+  for (const [key, value] of Object.entries(body)) {
+    if (key.startsWith('-')) delete out[key.slice(1)];
+    // A `__proto__` key is data here (JSON.parse made it an own property): kept as one, never the prototype.
+    else Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }
 
 /** Ramses' list merge: each key of the body is an item to add, or (`"-item"`) to remove. */
