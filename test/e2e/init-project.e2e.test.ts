@@ -105,6 +105,14 @@ describe('the svcgen init starter, finished as its README says', () => {
     );
     expect(note.status, note.text).toBe(201);
     expect(note.body).toMatchObject({ owner: 'alice', notebook: id });
+    // When a note was made is the service's to say (readOnly beside its {{now}} default).
+    const backdated = await api(
+      'POST',
+      `/notebooks/${id}/notes`,
+      { text: 'old news', created_at: '2001-01-01T00:00:00Z' },
+      { headers: { cookie: alice } },
+    );
+    expect(backdated.status, backdated.text).toBe(403);
 
     expect((await api('PATCH', `/notebooks/${id}`, { name: 'Mine now' }, { headers: { cookie: bob } })).status).toBe(
       403,
