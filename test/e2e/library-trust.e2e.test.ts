@@ -611,3 +611,41 @@ describe('a principal without where on sqlite', () => {
     expect((await as('olga', 'GET', '/books')).body.total).toBe(0);
   });
 });
+
+describe('auth.hide_refused on sqlite: what a member may not view is answered as missing', () => {
+  const { as, start, stop } = libraryService('sqlite', 'library_hidden', { SVC_AUTH_HIDE_REFUSED: 'true' });
+  let annNote: Rec;
+  let annBook: Rec;
+
+  beforeAll(async () => {
+    await start(dir);
+    annNote = (await as('ann', 'POST', '/notes', { text: 'ann alone' })).body as Rec;
+    annBook = (await as('ann', 'POST', '/books', { title: 'Shared shelf' })).body as Rec;
+  }, 600_000);
+
+  afterAll(stop);
+
+  it('answers a note of another member as it answers a note that is not there, whatever the method', async () => {
+    const missing = await as('ben', 'GET', '/notes/999999');
+    for (const method of ['GET', 'PATCH', 'DELETE']) {
+      const other = await as(
+        'ben',
+        method,
+        `/notes/${String(annNote['id'])}`,
+        method === 'PATCH' ? { text: 'mine' } : undefined,
+      );
+      expect([other.status, other.body.message], method).toEqual([404, `Note ${String(annNote['id'])} not found`]);
+    }
+    expect(missing.status).toBe(404);
+    // Its owner still has it, unchanged.
+    expect(((await as('ann', 'GET', `/notes/${String(annNote['id'])}`)).body as Rec)['text']).toBe('ann alone');
+  });
+
+  it('still refuses with 403 what the member may view but not change; a book hidden from a banned member is missing to her', async () => {
+    // ben sees ann's book (everyone may view it), so it is no secret that it exists.
+    expect((await as('ben', 'PATCH', `/books/${String(annBook['id'])}`, { title: 'taken' })).status).toBe(403);
+    // olga is banned from every book (a group line, among rules that read the book): the same answer as for none.
+    expect((await as('olga', 'GET', `/books/${String(annBook['id'])}`)).status).toBe(404);
+    expect((await as('olga', 'GET', '/books/999999')).status).toBe(404);
+  });
+});

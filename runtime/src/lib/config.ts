@@ -27,6 +27,11 @@ export interface Config {
    * (`current_password`), so that a session taken over cannot lock its owner out.
    */
   readonly requireCurrentPassword: boolean;
+  /**
+   * `auth.hide_refused`: an item the x-ACL refuses by the object itself, and that the caller may
+   * not view, is a 404, as a missing one is (not a 401 or 403 that says it exists).
+   */
+  readonly hideRefused: boolean;
   readonly system: { readonly user: string; readonly password: string; readonly email: string } | null;
   readonly publicMaxLimit: number;
   readonly maxLimit: number;
@@ -122,6 +127,7 @@ const STANDARD_KEYS = [
   'auth.login_attempts',
   'auth.login_window',
   'auth.require_current_password',
+  'auth.hide_refused',
   'system.user',
   'system.password',
   'system.email',
@@ -178,6 +184,7 @@ export function loadConfig(source: ConfigSource): Config {
       windowSeconds: read.integer('auth.login_window', 60, 1),
     },
     requireCurrentPassword: read.boolean('auth.require_current_password', true),
+    hideRefused: read.boolean('auth.hide_refused', false),
     system: system.every((v) => v !== undefined && v !== '')
       ? { user: system[0]!, password: system[1]!, email: system[2]! }
       : null,

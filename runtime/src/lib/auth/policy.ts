@@ -6,7 +6,7 @@
  * and only admins may change anyone's groups.
  */
 import type { FastifyRequest } from 'fastify';
-import { HttpError } from '../errors.js';
+import { HttpError, notFound } from '../errors.js';
 import type { Model } from '../model.js';
 import { isReadOnly, READ_ONLY, type Permission, type Policy, type RouteAccess } from '../http/policy.js';
 import { ADMIN_ONLY, collectionCallsUserCode, decide, decidesWithoutObject, selectable, type Acl } from './acl.js';
@@ -60,6 +60,25 @@ export function aclPolicy(ctx: AuthContext): Policy {
       !isReadOnly(model, name) &&
       (model.field(name)?.secret === true ? secretWritable : seen === null || seen.has(name));
   };
+  /**
+   * `auth.hide_refused`: an item the rules refuse by the object itself, and that the caller may not
+   * view, is answered as one that does not exist (404), so that its key tells no one it is there.
+   * A refusal that does not depend on the object (a group line, a route for admins) stays a 401 or
+   * 403: it says nothing of which objects exist.
+   */
+  const hidden = async (
+    request: FastifyRequest,
+    permission: Permission,
+    route: RouteAccess,
+    object: Record<string, unknown> | undefined,
+  ): Promise<boolean> => {
+    const key = route.model?.primaryKey;
+    if (route.kind !== 'item' || key === undefined || object?.[key] === undefined) return false;
+    if (decidesWithoutObject(aclOf(route))) return false;
+    if (permission === 'view') return true;
+    const view = await decide(aclOf(route), callerOf(request), 'view', request, modelOf(route), object);
+    return !view.allowed;
+  };
   return {
     refusal,
     async authorize(request, permission, route, object, parent) {
@@ -72,8 +91,10 @@ export function aclPolicy(ctx: AuthContext): Policy {
         object,
         parent,
       );
-      if (!decision.allowed)
-        throw refusal(request, `${VERBS[permission]} ${object ? 'this object' : 'this collection'}`);
+      if (decision.allowed) return;
+      if (ctx.config.hideRefused && (await hidden(request, permission, route, object)))
+        throw notFound(`${modelOf(route)} ${String(object![route.model!.primaryKey!])} not found`);
+      throw refusal(request, `${VERBS[permission]} ${object ? 'this object' : 'this collection'}`);
     },
     may: async (request, permission, route, object, parent) =>
       (await decide(aclOf(route), callerOf(request), permission, request, modelOf(route), object, parent)).allowed,

@@ -16,7 +16,7 @@ export interface RouteAccess {
   /** The x-ACL that guards the route; null: admins only. */
   readonly acl: string | null;
   /** The model whose objects the rules decide on: the `{{principal}}` functions are told its name. */
-  readonly model?: { readonly name: string };
+  readonly model?: { readonly name: string; readonly primaryKey?: string };
 }
 
 export interface Policy {
