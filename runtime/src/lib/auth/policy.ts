@@ -71,12 +71,13 @@ export function aclPolicy(ctx: AuthContext): Policy {
     permission: Permission,
     route: RouteAccess,
     object: Record<string, unknown> | undefined,
+    parent: Parameters<Policy['authorize']>[4],
   ): Promise<boolean> => {
     const key = route.model?.primaryKey;
     if (route.kind !== 'item' || key === undefined || object?.[key] === undefined) return false;
     if (decidesWithoutObject(aclOf(route))) return false;
     if (permission === 'view') return true;
-    const view = await decide(aclOf(route), callerOf(request), 'view', request, modelOf(route), object);
+    const view = await decide(aclOf(route), callerOf(request), 'view', request, modelOf(route), object, parent);
     return !view.allowed;
   };
   return {
@@ -92,7 +93,7 @@ export function aclPolicy(ctx: AuthContext): Policy {
         parent,
       );
       if (decision.allowed) return;
-      if (ctx.config.hideRefused && (await hidden(request, permission, route, object)))
+      if (ctx.config.hideRefused && (await hidden(request, permission, route, object, parent)))
         throw notFound(`${modelOf(route)} ${String(object![route.model!.primaryKey!])} not found`);
       throw refusal(request, `${VERBS[permission]} ${object ? 'this object' : 'this collection'}`);
     },
