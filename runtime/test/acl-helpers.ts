@@ -63,8 +63,11 @@ export interface AclService extends TestService {
    * route, the item of an item route, the object of a singular one (unless the request creates it).
    */
   send(caller: CallerKind, method: Method, route: AclRoute): Promise<Answered>;
-  /** A sample `model` object without the fields `caller` may not write. */
-  writableSample(model: string, caller: CallerKind): Rec;
+  /**
+   * A sample `model` object without the fields `caller` may not write; `replacing`: for a PUT of an
+   * object that exists, whose password only its own user sends.
+   */
+  writableSample(model: string, caller: CallerKind, replacing?: boolean): Rec;
 }
 
 const PASSWORD = 'acl-matrix-password';
@@ -137,14 +140,16 @@ export async function startAclService(): Promise<AclService> {
       if (route.kind === 'collection' && BULK.has(method)) url += `?${selectingNone(route.model).toString()}`;
       return acl.requestAs(caller, method, url, bodyFor(acl, route, method, caller));
     },
-    writableSample(name, caller) {
+    writableSample(name, caller, replacing = false) {
       const model = models.get(name)!;
       const sample = (samples as unknown as Record<string, (n: number) => Rec>)[name]!(100_000 + ++counter);
       if (caller === 'admin') return sample;
       const seen = fieldsFor(model, caller === 'anonymous' ? 'anonymous' : 'member');
+      // A PUT of an object keeps what it leaves out that the caller may not write: a password is
+      // written only in a new object or by its own user (the seeded objects are no caller's).
       const mayWrite = (field: string) =>
         !(name === AUTH.userModel.name && field === 'groups') &&
-        (seen === null || seen.has(field) || model.field(field)?.secret);
+        (seen === null || seen.has(field) || (model.field(field)?.secret === true && !replacing));
       return Object.fromEntries(Object.entries(sample).filter(([field]) => mayWrite(field)));
     },
   };
@@ -174,7 +179,7 @@ function selectingNone(modelName: string): URLSearchParams {
 function bodyFor(service: AclService, route: AclRoute, method: Method, caller: CallerKind): Rec | undefined {
   if (route.kind === 'attribute') return method === 'POST' ? {} : undefined;
   if (method === 'PATCH' || (method === 'PUT' && route.kind === 'collection')) return {};
-  if (method === 'POST' || method === 'PUT') return service.writableSample(route.model, caller);
+  if (method === 'POST' || method === 'PUT') return service.writableSample(route.model, caller, method === 'PUT');
   return undefined;
 }
 
