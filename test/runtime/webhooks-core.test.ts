@@ -208,6 +208,12 @@ describe('webhook settings', () => {
       /^webhooks.billing.uri is not a webhook setting/,
     ],
     [
+      "a setting of the service's own written below a subscription's section",
+      sub({ 'webhooks.billing.public_max_limit': '50' }),
+      {},
+      /^webhooks.billing.public_max_limit is not a webhook setting: public_max_limit is the service's own, and in service.ini a key below a \[webhooks.<name>\] header belongs to that section/,
+    ],
+    [
       'a global setting that does not exist',
       { 'webhooks.retries': '3' },
       {},

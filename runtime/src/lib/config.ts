@@ -112,7 +112,8 @@ export interface ConfigSource {
   readonly defaults: { readonly mongodbUrl: string };
 }
 
-const STANDARD_KEYS = [
+/** The service's own settings (service.ini lists each with its default). */
+export const STANDARD_KEYS = [
   'host',
   'port',
   'engine',

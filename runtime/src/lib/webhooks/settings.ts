@@ -5,7 +5,7 @@
  * without writing it into a file. Every wrong value stops the start with a message that names the
  * setting and its environment variable; a secret is never repeated in it.
  */
-import { ConfigError, envName } from '../config.js';
+import { ConfigError, envName, STANDARD_KEYS } from '../config.js';
 import { signingKey } from './signature.js';
 import type { Subscription, WebhookSettings } from './types.js';
 
@@ -72,6 +72,14 @@ interface Draft {
   readonly values: Partial<Record<Field, string>>;
 }
 
+/** Why `key` is refused; a setting of the service's own written below a `[webhooks.<name>]` header is said to be that. */
+function notAWebhookSetting(key: string): string {
+  const own = STANDARD_KEYS.find((standard) => key.endsWith(`.${standard}`) && key !== `webhooks.${standard}`);
+  if (own !== undefined)
+    return `${key} is not a webhook setting: ${own} is the service's own, and in service.ini a key below a [webhooks.<name>] header belongs to that section; write it above the first section`;
+  return `${key} is not a webhook setting: a subscription has webhooks.<name>.url, .events and .secret; the others are ${[...GLOBAL_KEYS].join(', ')}`;
+}
+
 /**
  * The subscriptions that service.ini and the environment name, by the name the environment
  * gives them: `webhooks.My-Hook` is `SVC_WEBHOOKS_MY_HOOK_*`, so a variable of that name sets it.
@@ -81,10 +89,7 @@ function drafts(settings: ReadonlyMap<string, string>, env: NodeJS.ProcessEnv): 
   for (const [key, value] of settings) {
     if (!key.startsWith('webhooks.') || GLOBAL_KEYS.has(key)) continue;
     const match = /^webhooks\.(.+)\.(url|events|secret)$/.exec(key);
-    if (!match)
-      throw new ConfigError(
-        `${key} is not a webhook setting: a subscription has webhooks.<name>.url, .events and .secret; the others are ${[...GLOBAL_KEYS].join(', ')}`,
-      );
+    if (!match) throw new ConfigError(notAWebhookSetting(key));
     draftFor(found, checkedName(match[1]!, key), key).values[match[2] as Field] = value;
   }
   for (const [variable, value] of Object.entries(env)) {
