@@ -11,8 +11,7 @@ import type { ServiceDatabase } from '../database.js';
 import type { Model } from '../model.js';
 import { newEvent } from '../outbox/event.js';
 import { text } from '../text.js';
-import { slices } from './moved-links.js';
-import { SLICE } from './relinks.js';
+import { inSlices, slices } from './moved-links.js';
 import { linkKeys } from './serialize.js';
 
 type Rec = Record<string, unknown>;
@@ -91,12 +90,6 @@ async function follow(
 /** The objects of `target` whose link `link` names one of `keys`, with their links. */
 async function linkedTo(db: ServiceDatabase, target: Model, link: string, keys: readonly unknown[]): Promise<Rec[]> {
   const found: Rec[] = [];
-  for (let i = 0; i < keys.length; i += SLICE)
-    found.push(
-      ...(await db.repository(target.name).findMany({
-        where: { [link]: { in: keys.slice(i, i + SLICE) } },
-        include: linkKeys(target),
-      })),
-    );
+  for await (const objects of inSlices(db, target, link, keys, linkKeys(target))) found.push(...objects);
   return found;
 }

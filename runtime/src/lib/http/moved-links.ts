@@ -183,18 +183,26 @@ async function recordMoved(db: ServiceDatabase, moved: MovedLinks): Promise<void
 }
 
 /** The objects of `model` whose keys (as text) are `keys`, read SLICE keys a statement, a slice at a time. */
-export async function* slices(
+export function slices(
   db: ServiceDatabase,
   model: Model,
   keys: readonly string[],
   include: Include<Rec>,
 ): AsyncGenerator<Rec[]> {
   const values = keys.map((k) => keyValue(model, k) ?? k);
+  return inSlices(db, model, model.primaryKey, values, include);
+}
+
+/** The objects of `model` whose `field` holds one of `values`, read SLICE values a statement, a slice at a time. */
+export async function* inSlices(
+  db: ServiceDatabase,
+  model: Model,
+  field: string,
+  values: readonly unknown[],
+  include: Include<Rec>,
+): AsyncGenerator<Rec[]> {
   for (let i = 0; i < values.length; i += SLICE)
-    yield await db.repository(model.name).findMany({
-      where: { [model.primaryKey]: { in: values.slice(i, i + SLICE) } },
-      include,
-    });
+    yield await db.repository(model.name).findMany({ where: { [field]: { in: values.slice(i, i + SLICE) } }, include });
 }
 
 /** The keys a relationship value names: a key, a list of them, or embedded objects with theirs. */
