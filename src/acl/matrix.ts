@@ -14,6 +14,7 @@
  */
 import type { Acl, AclEntry, Model, Operation, Permission, Route, ServiceIR } from '../ir/types.js';
 import { itemsAbove } from '../ir/parents.js';
+import { defaultGroups } from '../ir/users.js';
 import { modelRules } from './model-route.js';
 
 export const CALLERS = ['anonymous', 'member', 'owner', 'admin'] as const;
@@ -56,10 +57,7 @@ function callerGroups(ir: ServiceIR): Groups {
 
 /** The groups a registered user starts in: the user model's literal `groups` default (`["user"]` unless the schema says). */
 export function newUserGroups(ir: ServiceIR): readonly string[] {
-  const users = ir.models.find((m) => m.name === ir.auth?.userModel);
-  const given = users?.fields.find((f) => f.name === 'groups')?.default;
-  const value = given?.kind === 'literal' ? given.value : null;
-  return Array.isArray(value) && value.every((g) => typeof g === 'string') ? value : ['user'];
+  return defaultGroups(ir) ?? ['user'];
 }
 
 const ADMIN_ONLY: Acl = {

@@ -7,6 +7,7 @@ import type { IrSources } from '../ir/sources.js';
 import type { Field, ServiceIR, UserFunction } from '../ir/types.js';
 import type { Span } from '../diagnostics/source.js';
 import { kebab } from '../ir/naming.js';
+import { defaultGroups, groupsField } from '../ir/users.js';
 import { undoneItemRules } from './item-rules.js';
 import { skippedItemHandlers } from './bulk-handlers.js';
 
@@ -33,9 +34,7 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
 function checkUserPrincipals(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   const entries = ir.acls.flatMap((acl) => [...acl.collection, ...acl.item]);
   const groups = new Set(entries.flatMap((e) => (e.principal.kind === 'group' ? [e.principal.group] : [])));
-  const users = ir.models.find((m) => m.name === ir.auth?.userModel)?.fields.find((f) => f.name === 'groups');
-  const defaults = users?.default?.kind === 'literal' && Array.isArray(users.default.value) ? users.default.value : [];
-  for (const group of [...(users?.choices ?? []), ...defaults])
+  for (const group of [...(groupsField(ir)?.choices ?? []), ...(defaultGroups(ir) ?? [])])
     if (typeof group === 'string') groups.add(group.toLowerCase());
   groups.delete('admin');
   for (const entry of entries) {
