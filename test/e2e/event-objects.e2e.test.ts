@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, storedEvents, testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api } from '../support/http.js';
-import { libraryAuthEnv } from '../support/library.js';
+import { rootAuthEnv } from '../support/library.js';
 import { builtProject } from '../support/project.js';
 import { newSecret, Receiver, type Received } from '../support/receiver.js';
 import { startService, type RunningService } from '../support/server.js';
@@ -323,7 +323,7 @@ describe.each(ENGINES)('one-step writes of an object without relationships on %s
 describe.each(ENGINES)('secrets on %s', (engine) => {
   // The library's users have no handlers and no processors: an admin's POST of one is a one-step
   // write (a PATCH takes a transaction: users have books and notes, kept in other tables).
-  const { api, eventObject, stored } = eventService('library', engine, libraryAuthEnv());
+  const { api, eventObject, stored } = eventService('library', engine, rootAuthEnv());
 
   it('keeps a password, its hash and hidden fields out of the outbox and of every event', async () => {
     const password = 'correct-horse-battery';

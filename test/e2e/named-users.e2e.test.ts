@@ -11,6 +11,7 @@ import { testDatabase } from '../support/databases.js';
 import { raml } from '../support/files.js';
 import { apiClient, type Api } from '../support/http.js';
 import { projectOf, tool } from '../support/project.js';
+import { rootAuthEnv } from '../support/library.js';
 import { startService } from '../support/server.js';
 
 const API = raml(`title: Matters
@@ -89,19 +90,7 @@ describe('a user an x-ACL names', () => {
     const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
     expect(build.exitCode, build.all).toBe(0);
     const database = await testDatabase('sqlite', dir, 'named_users');
-    const service = await startService(
-      dir,
-      {
-        ...database.env,
-        SVC_AUTH: 'true',
-        SVC_AUTH_TKT_SECRET: 'named-users-secret-0123456789abcdef0123',
-        SVC_SYSTEM_USER: 'root',
-        SVC_SYSTEM_PASSWORD: 'root-password',
-        SVC_SYSTEM_EMAIL: 'root@example.com',
-        SVC_RATE_LIMIT_AUTH: '0',
-      },
-      '/v1',
-    );
+    const service = await startService(dir, { ...database.env, ...rootAuthEnv() }, '/v1');
     api = apiClient(service.origin, '/v1');
     return async () => {
       await service.stop();

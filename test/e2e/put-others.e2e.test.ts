@@ -10,6 +10,7 @@ import { testDatabase } from '../support/databases.js';
 import { raml } from '../support/files.js';
 import { apiClient, type Api } from '../support/http.js';
 import { projectOf, tool } from '../support/project.js';
+import { rootAuthEnv } from '../support/library.js';
 import { startService } from '../support/server.js';
 
 const API = raml(`title: Staff
@@ -61,16 +62,6 @@ const user = (title: object) =>
 
 const USER = user({ type: 'string', _db_settings: { type: 'string', required: true, default: 'Staff' } });
 
-/** The settings of a service with auth on and the system user root. */
-const AUTH_ON = {
-  SVC_AUTH: 'true',
-  SVC_AUTH_TKT_SECRET: 'put-others-secret-0123456789abcdef01234',
-  SVC_SYSTEM_USER: 'root',
-  SVC_SYSTEM_PASSWORD: 'root-password',
-  SVC_SYSTEM_EMAIL: 'root@example.com',
-  SVC_RATE_LIMIT_AUTH: '0',
-};
-
 const PASSWORD = 'password-123';
 
 describe('a PUT by a caller who may not write every field', () => {
@@ -87,7 +78,7 @@ describe('a PUT by a caller who may not write every field', () => {
     const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
     expect(build.exitCode, build.all).toBe(0);
     const database = await testDatabase('sqlite', dir, 'put_others');
-    const service = await startService(dir, { ...database.env, ...AUTH_ON }, '/v1');
+    const service = await startService(dir, { ...database.env, ...rootAuthEnv() }, '/v1');
     api = apiClient(service.origin, '/v1');
     for (const name of ['hana', 'bob'])
       expect(
@@ -137,7 +128,7 @@ describe('the system user of a user model with a required field and no default',
     expect(build.exitCode, build.all).toBe(0);
     const database = await testDatabase('sqlite', dir, 'system_user');
     try {
-      await expect(startService(dir, { ...database.env, ...AUTH_ON }, '/v1')).rejects.toThrow(
+      await expect(startService(dir, { ...database.env, ...rootAuthEnv() }, '/v1')).rejects.toThrow(
         /the system user "root" \(system.user\) cannot be created: the user model's required field title has no default/,
       );
     } finally {

@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
 import { openFeed } from '../support/feed.js';
 import { apiClient, type Api, type Reply } from '../support/http.js';
-import { libraryAuthEnv, MEMBER_PASSWORD, withLibraryFunctions } from '../support/library.js';
+import { rootAuthEnv, MEMBER_PASSWORD, withLibraryFunctions } from '../support/library.js';
 import { generatedProject } from '../support/project.js';
 import { newSecret, objectKey, Receiver } from '../support/receiver.js';
 import { startService, type RunningService } from '../support/server.js';
@@ -34,7 +34,7 @@ beforeAll(async () => {
 export function serviceEnv(database: TestDatabase, receiver: Receiver, extra: Record<string, string> = {}) {
   return {
     ...database.env,
-    ...libraryAuthEnv(),
+    ...rootAuthEnv(),
     SVC_WEBHOOKS_AUDIT_URL: receiver.url,
     SVC_WEBHOOKS_AUDIT_SECRET: receiver.secret,
     SVC_WEBHOOKS_RETRY_DELAYS: '100ms,200ms',

@@ -69,8 +69,8 @@ export async function withLibraryFunctions(dir: string, ownerCode: string = OWNE
   if (build.exitCode !== 0) throw new Error(`build failed:\n${build.all}`);
 }
 
-/** The settings of a library service with auth on: an admin `root`, and no limit on logins (the tests log in often). */
-export function libraryAuthEnv(): Record<string, string> {
+/** The settings of a service with auth on: an admin `root` (password `root-password`), and no limit on logins (the tests log in often). */
+export function rootAuthEnv(): Record<string, string> {
   return {
     SVC_AUTH: 'true',
     SVC_AUTH_TKT_SECRET: 'library-secret-0123456789abcdef0123456789',
@@ -100,7 +100,7 @@ export function libraryService(engine: Engine, label: string, env: Record<string
     state.api!(method, path, body, { headers: who ? { cookie: cookies.get(who)! } : {} });
   const start = async (project: string) => {
     state.database = await testDatabase(engine, project, label);
-    state.service = await startService(project, { ...state.database.env, ...libraryAuthEnv(), ...env }, '/v1');
+    state.service = await startService(project, { ...state.database.env, ...rootAuthEnv(), ...env }, '/v1');
     state.api = apiClient(state.service.origin, '/v1');
     const keep = (name: string, reply: Reply) => {
       expect(reply.status, reply.text).toBeLessThan(300);
