@@ -17,6 +17,7 @@ import { readHistory } from './outdir/history.js';
 import { filesOnDisk } from './outdir/on-disk.js';
 import { checkPlannedPaths, openOutDir } from './outdir/out-dir.js';
 import { previousOutput } from './outdir/previous.js';
+import { apiDigest, provenanceOf, thisGenerator, type Provenance } from './outdir/provenance.js';
 import { planChanges, type Change } from './write/changes.js';
 import { manifestOf } from './write/manifest.js';
 import { reportOutcomes } from './write/outcomes.js';
@@ -95,6 +96,8 @@ export type GenerateResult =
       readonly changes: readonly Change[];
       /** What the new openapi.json changes for clients, compared with the out-dir's. */
       readonly apiChanges: readonly ApiChange[];
+      /** Whether the API and svcgen changed since the out-dir was generated; undefined when its manifest does not say. */
+      readonly provenance?: Provenance;
     };
 
 /**
@@ -118,6 +121,7 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
   if (!history) return refused();
   const contract = readPreviousContract(out, bag);
   const ramlFile = basename(request.file);
+  const api = apiDigest(analysis.document?.files ?? [], analysis.document?.rootDir ?? request.cwd);
   const {
     tree: project,
     migrations,
@@ -147,9 +151,18 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
     reportOutcomes(changes, out.shown, ramlFile, bag);
     if (bag.hasErrors) return refused();
     const unused = changes.filter((c) => c.kind === 'unused').map((c) => c.path);
-    applyChanges(out.real, changes, manifestOf(tree, ramlFile, inputKey, unused), out.manifest);
+    const origin = { raml: ramlFile, input: inputKey, api, svcgen: thisGenerator() };
+    applyChanges(out.real, changes, manifestOf(tree, origin, unused), out.manifest);
   } else reportOutcomes(changes, out.shown, ramlFile, bag, true);
-  return { status: 'done', diagnostics: bag.sorted(), shown, changes, apiChanges };
+  const provenance = provenanceOf(out.manifest, api);
+  return {
+    status: 'done',
+    diagnostics: bag.sorted(),
+    shown,
+    changes,
+    apiChanges,
+    ...(provenance ? { provenance } : {}),
+  };
 }
 
 /** What the new openapi.json changes for clients (nothing at the first generation). */

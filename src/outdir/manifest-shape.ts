@@ -8,7 +8,7 @@ import { span, type SourceFile, type Span } from '../diagnostics/source.js';
 import { parseJsonLocated } from '../load/json.js';
 import type { YMap, YNode } from '../load/ynode.js';
 import type { Owner } from '../output.js';
-import type { Manifest, ManifestEntry } from './manifest.js';
+import type { GeneratorStamp, Manifest, ManifestEntry } from './manifest.js';
 import { lexicalProblem } from './paths.js';
 
 const HASH = /^[0-9a-f]{64}$/;
@@ -33,7 +33,7 @@ export function parseManifest(source: SourceFile, bag: DiagnosticBag): Manifest 
 
 function readRoot(node: YNode, bag: DiagnosticBag): Manifest | undefined {
   if (!expectMap(node, 'the manifest', bag)) return undefined;
-  unknownKeys(node, ['generator', 'raml', 'input', 'files'], 'the manifest', bag);
+  unknownKeys(node, ['generator', 'svcgen', 'raml', 'api', 'input', 'files'], 'the manifest', bag);
   const generator = field(node, 'generator');
   if (generator?.kind !== 'scalar' || generator.value !== 'svcgen') {
     invalid(
@@ -42,13 +42,32 @@ function readRoot(node: YNode, bag: DiagnosticBag): Manifest | undefined {
       bag,
     );
   }
+  const svcgen = readStamp(node, bag);
   const raml = requiredString(node, 'raml', bag);
+  const api = optionalString(node, 'api', bag);
   const input = optionalString(node, 'input', bag);
   const filesNode = field(node, 'files');
   if (!filesNode) invalid(node.span, 'the manifest has no "files"', bag);
   const files = filesNode && expectMap(filesNode, '"files"', bag) ? readFiles(filesNode, bag) : undefined;
   if (raml === undefined || !files) return undefined;
-  return { generator: 'svcgen', raml, ...(input !== undefined ? { input } : {}), files };
+  return {
+    generator: 'svcgen',
+    ...(svcgen ? { svcgen } : {}),
+    raml,
+    ...(api !== undefined ? { api } : {}),
+    ...(input !== undefined ? { input } : {}),
+    files,
+  };
+}
+
+/** `"svcgen": { "version", "build" }`, which a manifest of an older svcgen does not have. */
+function readStamp(node: YMap, bag: DiagnosticBag): GeneratorStamp | undefined {
+  const stamp = field(node, 'svcgen');
+  if (!stamp || !expectMap(stamp, '"svcgen"', bag)) return undefined;
+  unknownKeys(stamp, ['version', 'build'], '"svcgen"', bag);
+  const version = requiredString(stamp, 'version', bag, '"svcgen"');
+  const build = requiredString(stamp, 'build', bag, '"svcgen"');
+  return version !== undefined && build !== undefined ? { version, build } : undefined;
 }
 
 function readFiles(node: YMap, bag: DiagnosticBag): Record<string, ManifestEntry> {
@@ -124,9 +143,9 @@ function hash(node: YMap, key: string, path: string, bag: DiagnosticBag): string
   return undefined;
 }
 
-function requiredString(node: YMap, key: string, bag: DiagnosticBag): string | undefined {
+function requiredString(node: YMap, key: string, bag: DiagnosticBag, what = 'the manifest'): string | undefined {
   const value = field(node, key);
-  if (!value) invalid(node.span, `the manifest has no "${key}"`, bag);
+  if (!value) invalid(node.span, `${what} has no "${key}"`, bag);
   return value ? optionalString(node, key, bag) : undefined;
 }
 

@@ -2,8 +2,8 @@
  * `.svcgen/manifest.json` in the out-dir: every file svcgen wrote and its owner;
  * for generated files the hash of what svcgen wrote (it tells an edited generated file from an
  * unedited one, and a stale generated file from a user's own) and the hash of its rendering;
- * and the key of the input the tree was generated from (outdir/previous.ts reuses the tree when
- * the key is the same). Read here (and checked, manifest-shape.ts); written by write/manifest.ts.
+ * the key of the input the tree was generated from (outdir/previous.ts reuses the tree when
+ * the key is the same); and the svcgen and the API it came from (provenance.ts). Read here (and checked, manifest-shape.ts); written by write/manifest.ts.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,9 +21,19 @@ export interface ManifestEntry {
   readonly unused?: true;
 }
 
+/** One svcgen: its version, and a fingerprint of its code (unreleased changes differ by it alone). */
+export interface GeneratorStamp {
+  readonly version: string;
+  readonly build: string;
+}
+
 export interface Manifest {
   readonly generator: 'svcgen';
+  /** The svcgen that wrote the files (provenance.ts); absent from a manifest of an older svcgen. */
+  readonly svcgen?: GeneratorStamp;
   readonly raml: string;
+  /** A digest of the API's files as written (provenance.ts). */
+  readonly api?: string;
   readonly input?: string;
   readonly files: Readonly<Record<string, ManifestEntry>>;
 }

@@ -1,12 +1,20 @@
 /** The manifest a run writes, of the tree it wrote (its shape: outdir/manifest.ts). */
-import type { Manifest, ManifestEntry } from '../outdir/manifest.js';
+import type { GeneratorStamp, Manifest, ManifestEntry } from '../outdir/manifest.js';
 import { contentHash, type OutputTree } from '../output.js';
 
+/** What a tree was generated from: the input's key, the API's digest and the svcgen. */
+export interface TreeOrigin {
+  readonly raml: string;
+  readonly input: string;
+  readonly api: string;
+  readonly svcgen: GeneratorStamp;
+}
+
 /**
- * The manifest after writing `tree`, generated from `input`. User-owned files the API no longer
+ * The manifest after writing `tree`, generated from `origin`. User-owned files the API no longer
  * refers to (`unused`) stay in it, so every later run reports them until the user deletes them.
  */
-export function manifestOf(tree: OutputTree, raml: string, input: string, unused: readonly string[] = []): Manifest {
+export function manifestOf(tree: OutputTree, origin: TreeOrigin, unused: readonly string[] = []): Manifest {
   const files: Record<string, ManifestEntry> = {};
   for (const file of tree.values()) {
     files[file.path] =
@@ -16,7 +24,8 @@ export function manifestOf(tree: OutputTree, raml: string, input: string, unused
   }
   for (const path of unused) files[path] = { owner: 'user', unused: true };
   const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return { generator: 'svcgen', raml, input, files: sorted };
+  const { raml, input, api, svcgen } = origin;
+  return { generator: 'svcgen', svcgen, raml, api, input, files: sorted };
 }
 
 export function manifestText(manifest: Manifest): string {

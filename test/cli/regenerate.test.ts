@@ -4,6 +4,7 @@
  * new handler names get stubs, a removed resource takes its generated files with it and leaves
  * its stubs (reported as unused), and `--check` in a CI script.
  */
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -170,6 +171,58 @@ describe('regenerating the events fixture', () => {
     // Generating again would refuse the edited file (SVC3005): the way out is said instead.
     expect(check.stderr).toContain('1 edited); move the edits of generated files to your own files');
     expect(check.stderr).toContain('svcgen generate --force');
+  });
+
+  it("--check says when the differences are svcgen's own, not the API's, and when they were made in the out-dir", async () => {
+    const { raml, out } = eventsApi();
+    await generate(raml, out);
+    const manifestFile = join(out, '.svcgen/manifest.json');
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as {
+      svcgen: { version: string; build: string };
+      api: string;
+      files: Record<string, { sha256?: string }>;
+    };
+    expect(manifest.svcgen.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(manifest.svcgen.build).toMatch(/^[0-9a-f]{12}$/);
+    expect(manifest.api).toMatch(/^[0-9a-f]{64}$/);
+    // What an older svcgen would have left: another server.ts, recorded as written by svcgen 0.0.1.
+    const older = `${readFileSync(join(out, 'src/server.ts'), 'utf8')}// written by an older svcgen\n`;
+    writeFileSync(join(out, 'src/server.ts'), older);
+    manifest.files['src/server.ts']!.sha256 = createHash('sha256').update(older).digest('hex');
+    writeFileSync(manifestFile, JSON.stringify({ ...manifest, svcgen: { version: '0.0.1', build: 'a'.repeat(12) } }));
+    const upgraded = await generate(raml, out, '--check');
+    expect(upgraded.code).toBe(1);
+    expect(upgraded.stdout).toContain('change   src/server.ts');
+    expect(upgraded.stderr).toContain(
+      `the API is as it was: the differences listed are svcgen's own, from svcgen 0.0.1 (build aaaaaaaaaaaa) to ${manifest.svcgen.version} (build ${manifest.svcgen.build})`,
+    );
+    // The same after an API change too, said as both.
+    writeFileSync(raml, readFileSync(raml, 'utf8').replace('title:', 'title: Changed'));
+    expect((await generate(raml, out, '--check')).stderr).toContain(
+      'the API changed, and so did svcgen, from svcgen 0.0.1',
+    );
+    // A manifest of a svcgen that recorded neither: out of date, with no guess at why.
+    const { svcgen: _, api: __, ...oldShape } = manifest;
+    writeFileSync(manifestFile, JSON.stringify(oldShape));
+    const unknown = await generate(raml, out, '--check');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('is out of date');
+    expect(unknown.stderr).not.toMatch(/the API (is as it was|changed)/);
+    // Up to date again, then an edit in the out-dir: neither the API nor svcgen is the cause.
+    await generate(raml, out, '--force');
+    expect((await generate(raml, out, '--check')).code).toBe(0);
+    writeFileSync(join(out, 'src/events.ts'), '// mine\n');
+    const edited = await generate(raml, out, '--check');
+    expect(edited.code).toBe(1);
+    expect(edited.stderr).toContain(
+      'the API and svcgen are as they were: the differences listed were made in the out-dir itself',
+    );
+    // The usual case says nothing more than "out of date".
+    rmSync(join(out, 'src/events.ts'));
+    writeFileSync(raml, readFileSync(raml, 'utf8').replace('title: Changed', 'title: Changed again'));
+    const apiOnly = await generate(raml, out, '--check');
+    expect(apiOnly.stderr).toContain('is out of date');
+    expect(apiOnly.stderr).not.toMatch(/the API (is as it was|changed)|as they were/);
   });
 
   it('--check in a CI script: passes when up to date, fails with the diff after an API change', async () => {

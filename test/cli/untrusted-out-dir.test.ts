@@ -231,6 +231,18 @@ describe('a tampered manifest', () => {
       '"unused" of "src/app.ts" can only be true',
     ],
     [
+      'a "svcgen" stamp without its build',
+      JSON.stringify({ ...valid, svcgen: { version: '0.1.0' }, files: {} }, null, 2),
+      4,
+      '"svcgen" has no "build"',
+    ],
+    [
+      'a "svcgen" that is a string',
+      JSON.stringify({ ...valid, svcgen: '0.1.0', files: {} }, null, 2),
+      4,
+      '"svcgen" must be a JSON object, not a string',
+    ],
+    [
       'a path twice',
       `{\n  "generator": "svcgen",\n  "raml": "api.raml",\n  "files": {\n    "src/app.ts": { "owner": "user" },\n    "src/app.ts": { "owner": "user" }\n  }\n}\n`,
       6,

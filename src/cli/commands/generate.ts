@@ -5,6 +5,8 @@
 import type { ApiChange } from '../../apidiff/change.js';
 import { describeChange } from '../../apidiff/report.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
+import type { GeneratorStamp } from '../../outdir/manifest.js';
+import type { Provenance } from '../../outdir/provenance.js';
 import { generate } from '../../pipeline.js';
 import type { Change } from '../../write/changes.js';
 import { shortDiff } from '../../write/diff.js';
@@ -53,7 +55,7 @@ export async function runGenerate(
   printCompatibleChanges(io, result.apiChanges);
   if (result.status === 'refused') return refuse(io, result.diagnostics, flags, result.shown);
   const { diagnostics, changes, shown } = result;
-  if (flags.check) return check(io, diagnostics, flags.format, changes, shown);
+  if (flags.check) return check(io, diagnostics, flags.format, changes, shown, result.provenance);
   printDiagnostics(io, diagnostics, flags.format);
   if (flags.dryRun) {
     for (const change of changes.filter((c) => c.kind !== 'keep')) io.stderr(`${describe(change)}\n`);
@@ -91,6 +93,7 @@ function check(
   format: OutputFormat,
   changes: readonly Change[],
   shown: string,
+  provenance: Provenance | undefined,
 ): number {
   printDiagnostics(io, diagnostics, format);
   const list = format === 'json' ? io.stderr : io.stdout;
@@ -106,8 +109,27 @@ function check(
     if (change.before !== undefined && change.after !== undefined)
       list(`${indent(shortDiff(change.before, change.after))}\n`);
   }
+  const why = provenance && cause(provenance);
+  if (why) io.stderr(`svcgen: ${why}\n`);
   io.stderr(`svcgen: ${shown} is out of date (${summary(changes)}); ${remedy(changes)}\n`);
   return ExitCode.failed;
+}
+
+/**
+ * Why the out-dir is out of date, when it is not the usual reason (the API changed): a new svcgen
+ * (the CI run after an upgrade), or changes in the out-dir itself. Undefined for the usual one.
+ */
+function cause({ apiChanged, generatorChanged, recorded, current }: Provenance): string | undefined {
+  const upgrade = `from svcgen ${stamp(recorded)} to ${stamp(current)}`;
+  if (!apiChanged && generatorChanged)
+    return `the API is as it was: the differences listed are svcgen's own, ${upgrade}; review them, then generate again`;
+  if (apiChanged && generatorChanged) return `the API changed, and so did svcgen, ${upgrade}`;
+  if (!apiChanged) return 'the API and svcgen are as they were: the differences listed were made in the out-dir itself';
+  return undefined;
+}
+
+function stamp({ version, build }: GeneratorStamp): string {
+  return `${version} (build ${build})`;
 }
 
 const VERBS: Readonly<Record<Change['kind'], string>> = {
