@@ -55,9 +55,19 @@ function callerGroups(ir: ServiceIR): Groups {
   return { anonymous: [], member: newcomer, owner: newcomer, admin: ['admin'] };
 }
 
-/** The groups a registered user starts in: the user model's literal `groups` default (`["user"]` unless the schema says). */
+/**
+ * The groups a registered user starts in: the user model's literal `groups` default (svcgen's own
+ * `groups` field has `["user"]`); none where the schema's field has no default, as registration
+ * then gives none.
+ */
 export function newUserGroups(ir: ServiceIR): readonly string[] {
-  return defaultGroups(ir) ?? ['user'];
+  return defaultGroups(ir) ?? [];
+}
+
+/** `newUserGroups` as a list in prose: `"a", "b"`, or `none`. */
+export function newUserGroupsText(ir: ServiceIR): string {
+  const groups = newUserGroups(ir);
+  return groups.length ? groups.map((g) => JSON.stringify(g)).join(', ') : 'none';
 }
 
 const ADMIN_ONLY: Acl = {
@@ -234,9 +244,7 @@ export function printMatrix(ir: ServiceIR, rows: readonly MatrixRow[]): string {
   );
   return [
     `Who may use each route of ${ir.title} when auth = true (allow, or the status of a refusal).`,
-    `member: a logged-in user in the groups a new user gets (${newUserGroups(ir)
-      .map((g) => `"${g}"`)
-      .join(', ')}); owner: a member for whom the route's {{dynamic}} principals stand; admin: group "admin".`,
+    `member: a logged-in user in the groups a new user gets (${newUserGroupsText(ir)}); owner: a member for whom the route's {{dynamic}} principals stand; admin: group "admin".`,
     '',
     lines[0]!,
     ...lines.slice(1),

@@ -129,8 +129,11 @@ securedBy: [ticket]
     const listeners = api(['listener']);
     expect([listeners.member('GET'), listeners.member('POST')]).toEqual(['allow', 403]);
     expect(printMatrix(listeners.ir, aclMatrix(listeners.ir))).toContain('the groups a new user gets ("listener")');
-    // Without a default, svcgen's own: "user".
-    const users = api(undefined);
+    const users = api(['user']);
     expect([users.member('GET'), users.member('POST')]).toEqual([403, 'allow']);
+    // A groups field without a default: registration gives none, so g:user grants a member nothing.
+    const none = api(undefined);
+    expect([none.member('GET'), none.member('POST')]).toEqual([403, 403]);
+    expect(printMatrix(none.ir, aclMatrix(none.ir))).toContain('the groups a new user gets (none)');
   });
 });

@@ -4,7 +4,7 @@
  * `{{dynamic}}` principal, and `test/acl.test.ts`, which checks the running service against the
  * ACL matrix (src/acl/matrix.ts).
  */
-import { aclMatrix, CALLERS, newUserGroups, type CallerKind, type MatrixRow } from '../../acl/matrix.js';
+import { aclMatrix, CALLERS, newUserGroupsText, type CallerKind, type MatrixRow } from '../../acl/matrix.js';
 import {
   CREDENTIAL_MODEL,
   LOGIN_FAILURE_MODEL,
@@ -221,11 +221,7 @@ export function aclTestView(ir: ServiceIR) {
   const routes = ir.routes.filter((route) => rows.some((row) => row.route === route));
   const models = new Map(ir.models.map((m) => [m.name, m]));
   return {
-    memberGroups: commentText(
-      newUserGroups(ir)
-        .map((g) => JSON.stringify(g))
-        .join(', '),
-    ),
+    memberGroups: commentText(newUserGroupsText(ir)),
     routes: routes.map((route) => ({
       ramlPath: quote(route.ramlPath),
       kind: quote(route.kind),
