@@ -111,7 +111,10 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
           return [caller, { allowed: false, status: 404, line: `(the parent is hidden: ${hidden.line ?? 'no line'})` }];
         if (decision.allowed && linking) {
           // The new object becomes the parent's one partner: changing the parent, by its own rules.
-          const update = decide(linking.acl, linking.scope, caller, 'update', groups);
+          // No route updates the parent's model: only admins change it (./model-route.ts `updatable`).
+          const update = linking.updatable
+            ? decide(linking.acl, linking.scope, caller, 'update', groups)
+            : decide(ADMIN_ONLY, 'item', caller, 'update', groups);
           if (!update.allowed)
             return [caller, { allowed: false, line: `(linking to the parent: ${update.line ?? 'no line'})` }];
         }
@@ -143,13 +146,13 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
  * model's route (./model-route.ts), admins only without an x-ACL. A dict or list field's own item
  * is not among them (an attribute route is decided on that item).
  */
-function rulesAbove(ir: ServiceIR, route: Route): { acl: Acl; scope: 'item' | 'collection' }[] {
+function rulesAbove(ir: ServiceIR, route: Route): { acl: Acl; scope: 'item' | 'collection'; updatable: boolean }[] {
   return itemsAbove(route).flatMap((parent) => {
     const model = ir.models.find((m) => m.name === parent.model);
     const rules = model && modelRules(ir, model);
     if (!rules) return [];
     const acl = (rules.acl && ir.acls.find((a) => a.name === rules.acl)) || ADMIN_ONLY;
-    return [{ acl, scope: rules.kind }];
+    return [{ acl, scope: rules.kind, updatable: rules.updatable }];
   });
 }
 

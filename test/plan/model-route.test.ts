@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { aclMatrix } from '../../src/acl/matrix.js';
-import { modelRoute } from '../../src/acl/model-route.js';
+import { modelRoute, modelRules } from '../../src/acl/model-route.js';
 import { createdBelow } from '../../src/plan/models/model-file.js';
 import { serviceModel } from '../support/generated.js';
 import { fixtureRaml } from '../support/project.js';
@@ -34,6 +34,32 @@ describe('the route whose rules decide on a model`s objects', () => {
     // The collection rules let members create; the task's item rules hide it from all but its owner.
     expect(create.outcomes).toEqual({ anonymous: 401, member: 404, owner: 'allow', admin: 'allow' });
     expect(create.lines.member).toBe('(the parent is hidden: deny everyone all)');
+  });
+});
+
+describe('whether a route updates a model`s objects', () => {
+  it('is a PATCH or PUT of an item, a singular or a collection, not of a dict or list field', () => {
+    // Tasks have a PATCH below their project; projects are served with GET and POST only.
+    expect(modelRules(ir, model('Task'))).toMatchObject({ kind: 'item', updatable: true });
+    expect(modelRules(ir, model('Project'))).toMatchObject({ kind: 'item', updatable: false });
+    const library = serviceModel(fixtureRaml('library'));
+    const rules = (name: string) =>
+      modelRules(
+        library,
+        library.models.find((m) => m.name === name)!,
+      );
+    expect(rules('Note')).toMatchObject({ kind: 'item', updatable: true });
+    // A model served with GET and POST alone: its objects change only by admins (relinks.ts).
+    const readOnly = {
+      ...library,
+      routes: library.routes.map((r) => ({ ...r, operations: r.operations.filter((o) => o.permission !== 'update') })),
+    };
+    expect(
+      modelRules(
+        readOnly,
+        readOnly.models.find((m) => m.name === 'Note')!,
+      )?.updatable,
+    ).toBe(false);
   });
 });
 

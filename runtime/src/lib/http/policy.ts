@@ -120,6 +120,21 @@ export function modelRoute(model: Model): RouteAccess {
   return route;
 }
 
+/**
+ * The route whose x-ACL decides who may change an object of `model` by moving its links from
+ * another model's side (lib/http/relinks.ts): `modelRoute`, but admins only where no route updates
+ * the model's objects (`aclRoute.updatable`): what the API serves no one a way to change, a link
+ * written elsewhere does not change either.
+ */
+export function modelUpdateRoute(model: Model): RouteAccess {
+  if (model.aclRoute?.updatable !== false) return modelRoute(model);
+  let route = adminRoutes.get(model);
+  if (!route) adminRoutes.set(model, (route = { ...ADMINS_ONLY, model }));
+  return route;
+}
+
+const adminRoutes = new WeakMap<Model, RouteAccess>();
+
 const modelRoutes = new WeakMap<Model, RouteAccess>();
 
 /** Whether `name` is a read-only field of `model` (`FieldSpec.readOnly`): only admins write it. */

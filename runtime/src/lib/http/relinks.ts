@@ -4,7 +4,7 @@
  * whoever had it. A caller may move a link only where they may change the objects it moves: every
  * object whose foreign key the write changes and, for a one-to-one link, every object that loses
  * its partner must pass the caller's `update` rules (the x-ACL of its model's route,
- * `Model.aclRoute`). An object put below a parent that a nested route creates objects below
+ * `Model.aclRoute`; admins only where no route updates that model: `modelUpdateRoute`). An object put below a parent that a nested route creates objects below
  * (`/spaces/{id}/memberships`: a membership's `space`) must be one the caller may create there: a
  * move into a parent, or a create elsewhere that names it, asks what a create below it asks
  * (`RelationSpec.createdBelow`). One that does not refuses the whole request, before anything is
@@ -20,7 +20,7 @@ import type { ServiceDatabase } from '../database.js';
 import { HttpError } from '../errors.js';
 import { UnknownReference } from '../repository.js';
 import type { CreatedBelow, Model, RelationSpec } from '../model.js';
-import { modelRoute, type Policy, type RouteAccess } from './policy.js';
+import { modelRoute, modelUpdateRoute, type Policy, type RouteAccess } from './policy.js';
 import { linkKeys } from './serialize.js';
 import { text } from '../text.js';
 
@@ -109,12 +109,11 @@ export async function refusedRelinks(
 ): Promise<RefusedLink[]> {
   if (!policy.restricts) return [];
   const refused: RefusedLink[] = [];
-  const may = (permission: 'view' | 'update') => async (model: Model, object: Rec) => {
+  const mayChange = (model: Model, object: Rec) => mayUpdateTarget(policy, request, model, object);
+  const mayView = (model: Model, object: Rec) => {
     const route = modelRoute(model);
-    return policy.may(request, permission, route, route.kind === 'item' ? object : undefined);
+    return policy.may(request, 'view', route, route.kind === 'item' ? object : undefined);
   };
-  const mayChange = may('update');
-  const mayView = may('view');
   let unseen: UnknownReference | undefined;
   // What the objects a relationship kept on the other side gains are put below: the written object as it will be.
   const parent = { ...write.object, ...write.data };
@@ -187,8 +186,14 @@ async function linkTarget(
   if (!object) return null;
   const onItem = route.kind === 'item' ? object : undefined;
   if (!(await policy.may(request, 'view', route, onItem))) return 'unseen';
-  if (oneToOne && !(await policy.may(request, 'update', route, onItem))) return 'unchangeable';
+  if (oneToOne && !(await mayUpdateTarget(policy, request, target, object))) return 'unchangeable';
   return (await mayCreateBelow(policy, request, model, relation.name, object)) ? null : 'unplaceable';
+}
+
+/** Whether the caller may change `object` of `model` by its links (`modelUpdateRoute`). */
+function mayUpdateTarget(policy: Policy, request: FastifyRequest, model: Model, object: Rec): Promise<boolean> {
+  const route = modelUpdateRoute(model);
+  return policy.may(request, 'update', route, route.kind === 'item' ? object : undefined);
 }
 
 /**

@@ -158,7 +158,7 @@ export const addressModel = defineModel<Address>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['street', 'city', 'code'],
-  aclRoute: { kind: 'item', acl: null },
+  aclRoute: { kind: 'item', acl: null, updatable: true },
   selfPath: (record) => `/addresses/${encodeURIComponent(String(record.id))}`,
 });
 

@@ -231,7 +231,7 @@ export const authorModel = defineModel<Author>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['name', 'email', 'bio'],
-  aclRoute: { kind: 'item', acl: 'readable' },
+  aclRoute: { kind: 'item', acl: 'readable', updatable: true },
   selfPath: (record) => `/authors/${encodeURIComponent(String(record.id))}`,
 });
 

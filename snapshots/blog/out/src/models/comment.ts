@@ -229,7 +229,7 @@ export const commentModel = defineModel<Comment>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['text'],
-  aclRoute: { kind: 'item', acl: null },
+  aclRoute: { kind: 'item', acl: null, updatable: true },
   selfPath: (record) => `/comments/${encodeURIComponent(String(record.id))}`,
 });
 

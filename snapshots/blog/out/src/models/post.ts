@@ -315,7 +315,7 @@ export const postModel = defineModel<Post>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['slug', 'title', 'body'],
-  aclRoute: { kind: 'item', acl: null },
+  aclRoute: { kind: 'item', acl: null, updatable: true },
   selfPath: (record) => `/posts/${encodeURIComponent(String(record.slug))}`,
 });
 

@@ -90,7 +90,7 @@ export const auditEntryModel = defineModel<AuditEntry>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['model', 'action'],
-  aclRoute: { kind: 'collection', acl: 'open' },
+  aclRoute: { kind: 'collection', acl: 'open', updatable: false },
   selfPath: () => null,
 });
 

@@ -117,7 +117,7 @@ export const projectModel = defineModel<Project>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['name', 'slug'],
-  aclRoute: { kind: 'item', acl: 'open' },
+  aclRoute: { kind: 'item', acl: 'open', updatable: true },
   selfPath: (record) => `/projects/${encodeURIComponent(String(record.id))}`,
 });
 

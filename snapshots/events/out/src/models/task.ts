@@ -125,7 +125,7 @@ export const taskModel = defineModel<Task>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['title'],
-  aclRoute: { kind: 'item', acl: 'open' },
+  aclRoute: { kind: 'item', acl: 'open', updatable: true },
   selfPath: (record) => `/tasks/${encodeURIComponent(String(record.id))}`,
 });
 

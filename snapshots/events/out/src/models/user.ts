@@ -140,7 +140,7 @@ export const userModel = defineModel<User>({
   authFields: null,
   hiddenFields: ['password'],
   searchFields: ['username', 'email', 'display_name'],
-  aclRoute: { kind: 'item', acl: 'open' },
+  aclRoute: { kind: 'item', acl: 'open', updatable: true },
   selfPath: (record) => `/users/${encodeURIComponent(String(record.username))}`,
 });
 

@@ -142,7 +142,7 @@ export const profileModel = defineModel<Profile>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['address'],
-  aclRoute: { kind: 'item', acl: 'user_profile_acl' },
+  aclRoute: { kind: 'item', acl: 'user_profile_acl', updatable: true },
   selfPath: (record) => (record.user == null ? null : `/users/${encodeURIComponent(String(record.user))}/profile`),
 });
 

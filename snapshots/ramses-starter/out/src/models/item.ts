@@ -75,7 +75,7 @@ export const itemModel = defineModel<Item>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['name', 'description'],
-  aclRoute: { kind: 'item', acl: null },
+  aclRoute: { kind: 'item', acl: null, updatable: true },
   selfPath: (record) => `/items/${encodeURIComponent(String(record.id))}`,
 });
 
