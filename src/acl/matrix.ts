@@ -12,7 +12,7 @@
  * every `{{dynamic}}` principal of the route stands (it returns its line, applied to them); and
  * `admin`, a user in group `admin`.
  */
-import type { Acl, AclEntry, Model, Operation, Permission, Route, ServiceIR } from '../ir/types.js';
+import type { Acl, AclEntry, Model, Operation, Permission, Route, RouteParent, ServiceIR } from '../ir/types.js';
 import { itemsAbove } from '../ir/parents.js';
 import { defaultGroups } from '../ir/users.js';
 import { modelRules } from './model-route.js';
@@ -103,6 +103,9 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
       const decisions = CALLERS.map((caller): readonly [CallerKind, Decision] => {
         const decision = decide(acl, scope, caller, operation.permission, groups);
         if (early && !decision.allowed) return [caller, decision];
+        // A link the route finds its objects by, hidden from the caller: refused before the parent is read.
+        const unread = caller === 'admin' ? undefined : unreadableLink(ir, route, caller);
+        if (unread) return [caller, { allowed: false, line: `(field privacy: ${unread})` }];
         // Below a parent the caller may not view: that parent's 404, as for one that does not exist.
         const hidden = above
           .map((rules) => decide(rules.acl, rules.scope, caller, 'view', groups))
@@ -154,6 +157,29 @@ function rulesAbove(ir: ServiceIR, route: Route): { acl: Acl; scope: 'item' | 'c
     const acl = (rules.acl && ir.acls.find((a) => a.name === rules.acl)) || ADMIN_ONLY;
     return [{ acl, scope: rules.kind, updatable: rules.updatable }];
   });
+}
+
+/**
+ * The first link a nested route follows (its own objects' link to the parent, then each parent's
+ * to its own) that `caller` may not read by field privacy, as `Model.link`: the runtime refuses
+ * such a route, whose answers would tell what the field hides (RouteContext `#checkLinkReadable`).
+ * A link is read where its name or its foreign key's is among the caller's fields.
+ */
+function unreadableLink(ir: ServiceIR, route: Route, caller: CallerKind): string | undefined {
+  const links: { model: string; parent: RouteParent }[] = [];
+  if (route.parent && route.kind !== 'attribute') links.push({ model: route.model, parent: route.parent });
+  for (let above = route.parent; above?.parent; above = above.parent)
+    links.push({ model: above.model, parent: above.parent });
+  for (const { model: name, parent } of links) {
+    const model = ir.models.find((m) => m.name === name);
+    const owner = ir.models.find((m) => m.name === parent.model);
+    const link = owner?.relationships.find((r) => r.name === parent.field)?.inverse;
+    if (!model || !link) continue;
+    const key = model.relationships.find((r) => r.name === link)?.foreignKey;
+    const kept = key?.model === model.name && seesField(model, caller, key.field);
+    if (!seesField(model, caller, link) && !kept) return `${name}.${link}`;
+  }
+  return undefined;
 }
 
 /**

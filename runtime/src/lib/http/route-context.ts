@@ -11,7 +11,7 @@ import { assertInTime } from './deadline.js';
 import { generic, type AnyModel, type Model } from '../model.js';
 import type { EngineRepository, RecordedWrites, ServiceDatabase } from '../database.js';
 import type { Include, Where } from '../repository.js';
-import { modelRoute, type Permission, type Policy, type RouteAccess } from './policy.js';
+import { modelRoute, modelUpdateRoute, type Permission, type Policy, type RouteAccess } from './policy.js';
 import type { Services } from './services.js';
 import { checkIfMatch, etagOf, hasIfMatch } from './etag.js';
 import { hideRefusedEmbeds } from './embedded.js';
@@ -353,8 +353,10 @@ export class RouteContext {
     const { parent, model, route } = await this.#viewedParent(db, request);
     const key = parent[model.primaryKey];
     const takesPartner = model.relation(this.route.parent!.field)?.cardinality === 'one';
-    const onItem = route?.kind === 'item' ? parent : undefined;
-    if (route && takesPartner && !(await this.policy.may(request, 'update', route, onItem))) {
+    // Changing the parent, by the rules that decide who changes its objects (admins alone where no route does).
+    const changing = modelUpdateRoute(model);
+    const onItem = changing.kind === 'item' ? parent : undefined;
+    if (route && takesPartner && !(await this.policy.may(request, 'update', changing, onItem))) {
       const error = this.policy.refusal(request, `change ${model.name} ${String(key)}`);
       throw relinkRefusal(error.statusCode, error.message, [{ field: inverse, model: model.name, key }], error.headers);
     }
@@ -381,10 +383,27 @@ export class RouteContext {
    * given it, read once a request (the guard, the create and its link ask), with its links as keys.
    */
   #viewedParent(db: ServiceDatabase, request: FastifyRequest): Promise<ViewedParent> {
+    this.#checkLinkReadable(request);
     if (!this.policy.collectionNeedsParent(this.route)) return this.#readViewedParent(db, request, false);
     let read = this.#viewedParents.get(request);
     if (!read) this.#viewedParents.set(request, (read = this.#readViewedParent(db, request, true)));
     return read;
+  }
+
+  /**
+   * A nested route finds its objects by their link to the parent (a proposal's `speaker` below
+   * `/speakers/{id}/proposals`): a caller who may not read that link (field privacy) may not use
+   * the route, or its answers would tell what the field hides (whose proposals these are), where a
+   * filter by it is refused. 401 or 403, before the parent is looked up. The link is read where
+   * either its name or its foreign key's is among the caller's fields.
+   */
+  #checkLinkReadable(request: FastifyRequest): void {
+    const inverse = this.inverse;
+    if (!inverse || !this.policy.restricts) return;
+    const visible = this.policy.visibleFields(request, this.model);
+    const link = this.model.relation(inverse);
+    if (!visible || visible.has(inverse) || (link?.local && visible.has(link.foreignKey))) return;
+    throw this.policy.refusal(request, `read ${inverse} of a ${this.model.name}, which this route lists them by`);
   }
 
   /** `#viewedParent`, read; with its links as keys when the decision depends on it (its principals see them), or when `typed`. */
