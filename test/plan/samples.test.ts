@@ -5,7 +5,8 @@
  */
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { modelSamples, sampleObject } from '../../src/plan/shared/samples.js';
+import type { Field } from '../../src/ir/types.js';
+import { fieldSample, modelSamples, sampleObject } from '../../src/plan/shared/samples.js';
 import { API_FIXTURES } from '../support/openapi-tools.js';
 import { fixtureRaml } from '../support/project.js';
 import { serviceModel } from '../support/generated.js';
@@ -31,5 +32,29 @@ describe('the samples of a model with a read-only field', () => {
     expect(sampleObject(model, 1)).toHaveProperty('name');
     expect(sampleObject(readOnly, 1)).not.toHaveProperty('name');
     expect(sampleObject(readOnly, 1)).toHaveProperty('description');
+  });
+});
+
+describe('the sample of a scalar field with JSON Schema bounds', () => {
+  const base = serviceModel(fixtureRaml('ramses-starter')).models.find((m) => m.name === 'Item')!.fields[0]!;
+  const sample = (type: Field['type'], validation: Field['validation'], more: Partial<Field> = {}) =>
+    fieldSample({ ...base, type, validation, unique: false, primaryKey: false, choices: null, ...more }).value(1);
+
+  it('is a value of its enum: an integer of 25 or 45 is 25, where 1 made the project fail its typecheck', () => {
+    expect(sample('integer', { enum: [25, 45] })).toBe(25);
+    expect(sample('float', { enum: [null, 0.5] })).toBe(0.5);
+    expect(sample('boolean', { enum: [false] })).toBe(false);
+    expect(sample('date', { enum: ['2027-06-01'] })).toBe('2027-06-01');
+  });
+
+  it('meets minimum, maximum, exclusive bounds and multipleOf, with min_value and max_value', () => {
+    expect(sample('integer', { multipleOf: 5 }, { minValue: 7 })).toBe(10);
+    expect(sample('integer', { exclusiveMinimum: 3 })).toBe(4);
+    expect(sample('integer', { maximum: -3 })).toBe(-3);
+    expect(sample('integer', { minimum: 2 }, { minValue: 9 })).toBe(9);
+    expect(sample('float', { multipleOf: 0.5, minimum: 1.2 })).toBe(2);
+    // Without any, as before: 1, or the field's own bound.
+    expect(sample('integer', {})).toBe(1);
+    expect(sample('integer', {}, { minValue: 3 })).toBe(3);
   });
 });

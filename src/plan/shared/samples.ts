@@ -142,15 +142,15 @@ export function fieldSample(field: Field): Sample {
     case 'id_field':
     case 'float':
     case 'decimal':
-      return number(field);
+      return listed(choices) ?? number(field);
     case 'interval':
-      return fixed(Math.max(field.minValue ?? 60, 0));
+      return listed(choices) ?? fixed(Math.max(field.minValue ?? 60, 0));
     case 'boolean':
-      return fixed(true);
+      return listed(choices) ?? fixed(true);
     case 'datetime':
     case 'date':
     case 'time':
-      return fixed(TEMPORAL[field.type]);
+      return listed(choices) ?? fixed(TEMPORAL[field.type]);
     case 'choice':
       return fixed(choices?.[0] ?? null);
     case 'list':
@@ -168,6 +168,12 @@ export function fieldSample(field: Field): Sample {
     case 'foreign_key':
       return fixed(null);
   }
+}
+
+/** The first value a JSON Schema `enum` allows but null (`"enum": [25, 45]` on an integer: 25), if there is one. */
+function listed(choices: readonly Literal[] | null): Sample | undefined {
+  const value = choices?.find((choice) => choice !== null);
+  return value === undefined ? undefined : fixed(value);
 }
 
 function text(field: Field): Sample {
@@ -215,7 +221,30 @@ function number(field: Field): Sample {
       ? { code: `Math.min(${max}, ${min} + n)`, value: (n) => Math.min(max, min + n) }
       : { code: `${min} + n`, value: (n) => min + n };
   }
-  return fixed(max !== null ? Math.min(max, min) : min);
+  const bounded = NUMBER_KEYWORDS.filter((keyword) => keyword in field.validation);
+  if (bounded.length === 0) return fixed(max !== null ? Math.min(max, min) : min);
+  // The schema's own bounds and steps (`"multipleOf": 5`) with the field's `min_value`/`max_value`.
+  const value = schemaSample({
+    type: INTEGERS.has(field.type) ? 'integer' : 'number',
+    ...Object.fromEntries(bounded.map((keyword) => [keyword, field.validation[keyword]])),
+    ...tighter('minimum', field.minValue, field.validation['minimum'], Math.max),
+    ...tighter('maximum', field.maxValue, field.validation['maximum'], Math.min),
+  });
+  return fixed(typeof value === 'number' ? value : min);
+}
+
+const NUMBER_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'] as const;
+const INTEGERS = new Set(['integer', 'big_integer', 'small_integer', 'id_field']);
+
+/** `{ [keyword]: the tighter of the two bounds }`, or nothing where neither is given. */
+function tighter(
+  keyword: string,
+  own: number | null,
+  schema: unknown,
+  pick: (a: number, b: number) => number,
+): Record<string, number> {
+  const bounds = [own, schema].filter((b): b is number => typeof b === 'number');
+  return bounds.length ? { [keyword]: bounds.reduce(pick) } : {};
 }
 
 function listOf(field: Field): Sample {
