@@ -489,6 +489,9 @@ const everyStep = mongoOnly('0002_every_step', [
   { op: 'unsetField', collection: 'story', field: 'gone' },
   { op: 'setMissing', collection: 'story', field: 'subtitle', value: '2026-01-02T03:04:05Z' },
   { op: 'setMissing', collection: 'author', field: 'joined_at', value: '2026-01-02T03:04:05Z' },
+  { op: 'convertTemporal', collection: 'story', field: 'at', to: 'date' },
+  { op: 'convertTemporal', collection: 'story', field: 'day', to: 'datetime' },
+  { op: 'convertTemporal', collection: 'story', field: 'clock', to: 'time' },
   { op: 'createIndex', collection: 'story', field: 'title', unique: true },
   { op: 'createIndex', collection: 'post', field: 'author', unique: true },
   { op: 'createIndex', collection: 'author', field: 'name', unique: false, asked: true },
@@ -501,8 +504,16 @@ const everyStep = mongoOnly('0002_every_step', [
 
 async function seedMongo(db: MongoDbLike): Promise<void> {
   await db.collection('story').insertMany([
-    { _id: 1, title: 'a', old: 'first', gone: true },
-    { _id: 2, title: 'b', subtitle: null },
+    {
+      _id: 1,
+      title: 'a',
+      old: 'first',
+      gone: true,
+      at: new Date('2027-06-01T23:59:59Z'),
+      day: '2027-06-02',
+      clock: new Date('2027-06-01T08:30:00Z'),
+    },
+    { _id: 2, title: 'b', subtitle: null, at: null },
     { _id: 3, title: 'c', subtitle: 'kept' },
   ]);
   await db.collection('story').createIndex({ old: 1 }, { name: 'old_link' });
@@ -519,8 +530,17 @@ async function seedMongo(db: MongoDbLike): Promise<void> {
 async function expectEveryStepApplied(db: MongoDbLike): Promise<void> {
   expect(await docs(db, 'story')).toEqual([
     // Not a model of this service: the value is stored as it is given.
-    { _id: 1, title: 'a', summary: 'first', subtitle: '2026-01-02T03:04:05Z' },
-    { _id: 2, title: 'b', subtitle: '2026-01-02T03:04:05Z' },
+    // A datetime become a date keeps its date in UTC, a date become a datetime is its midnight, a time its time of day.
+    {
+      _id: 1,
+      title: 'a',
+      summary: 'first',
+      subtitle: '2026-01-02T03:04:05Z',
+      at: '2027-06-01',
+      day: new Date('2027-06-02T00:00:00Z'),
+      clock: '08:30:00',
+    },
+    { _id: 2, title: 'b', subtitle: '2026-01-02T03:04:05Z', at: null },
     { _id: 3, title: 'c', subtitle: 'kept' },
   ]);
   // author.joined_at is a datetime of the model: a BSON date, as the repositories store it.

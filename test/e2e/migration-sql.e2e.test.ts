@@ -20,6 +20,7 @@ import { identifier } from '../../src/plan/migrations/storage/identifiers.js';
 import { diffStorage } from '../../src/plan/migrations/storage/diff.js';
 import { storageModel } from '../../src/plan/migrations/storage/model.js';
 import { migrationSql } from '../../src/plan/migrations/storage/sql.js';
+import { mongoSteps } from '../../src/plan/migrations/storage/mongo.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 import { generatedProject } from '../support/project.js';
 import type { SqlDatabase } from '../../runtime/src/lib/sql/types.js';
@@ -282,6 +283,48 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
     expect(await db.rows('select "size" from "item" order by "id"')).toEqual([{ size: '12' }, { size: 'a dozen' }]);
     const ok = await evolve(engine, first, second, `insert into "item" ("size") values ('12'), (null);`);
     expect(await ok.rows('select "size" from "item" order by "id"')).toEqual([{ size: 12 }, { size: null }]);
+  });
+
+  it('converts a datetime become a date or a time, and a date become a datetime, so that filters find them', async () => {
+    const temporal = (type: string, settings: Schema = {}) => ({
+      type: ['string', 'null'],
+      _db_settings: { type, ...settings },
+    });
+    const seed = `insert into "event" ("at", "day", "clock", "code") values
+      ('2027-06-01T23:59:59Z', '2027-06-02', '2027-06-01T08:30:00Z', 'a'), (null, null, null, 'b');`;
+    const first = {
+      events: { id: pk, at: temporal('datetime'), day: temporal('date'), clock: temporal('datetime'), code: text() },
+    };
+    const asText =
+      engine === 'sqlite'
+        ? (c: string) => `"${c}"`
+        : (c: string) => `to_char("${c}" at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
+    // In place on SQLite (the column stays text), and in a rebuild (a unique field in the same step).
+    for (const code of [text(), text({ unique: true })]) {
+      const second = {
+        events: { id: pk, at: temporal('date'), day: temporal('datetime'), clock: temporal('time'), code },
+      };
+      const db = await evolve(engine, first, second, seed);
+      const rows = await db.rows(
+        `select cast("at" as text) as "at", ${asText('day')} as "day", cast("clock" as text) as "clock" from "event" order by "id"`,
+      );
+      expect(rows).toEqual([
+        { at: '2027-06-01', day: '2027-06-02T00:00:00Z', clock: '08:30:00' },
+        { at: null, day: null, clock: null },
+      ]);
+      expect(await db.rows(`select "id" from "event" where "at" = '2027-06-01'`)).toEqual([{ id: 1 }]);
+    }
+    // MongoDB converts them by steps of its own (run in migration-runner.e2e), and the data loss it reports says so.
+    const second = {
+      events: { id: pk, at: temporal('date'), day: temporal('datetime'), clock: temporal('time'), code: text() },
+    };
+    const diff = diffStorage(storageOf(first).storage, storageOf(second).storage, renamesOf(storageOf(second).ir));
+    expect(mongoSteps(diff.changes).filter((step) => step.op === 'convertTemporal')).toEqual([
+      { op: 'convertTemporal', collection: 'event', field: 'at', to: 'date' },
+      { op: 'convertTemporal', collection: 'event', field: 'day', to: 'datetime' },
+      { op: 'convertTemporal', collection: 'event', field: 'clock', to: 'time' },
+    ]);
+    expect(diff.findings.find((f) => f.field === 'at')?.message).toContain('on every engine');
   });
 
   it('renames a model and gives another model a link to it in one step', async () => {

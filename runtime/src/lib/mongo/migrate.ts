@@ -124,6 +124,8 @@ async function applyStep(db: Db, models: ModelRegistry, migration: string, step:
       for (const index of await svcgenIndexes(db.collection(step.collection), step.field))
         await db.collection(step.collection).dropIndex(index);
       return;
+    case 'convertTemporal':
+      return convertTemporal(db.collection(step.collection), step.field, step.to);
     case 'renameEventModel':
       return renameEventModel(db, step.from, step.to);
     case 'renameEventField': {
@@ -168,6 +170,34 @@ async function setMissing(db: Db, step: { collection: string; field: string }, v
   // Null is never stored (an absent field is null): there is nothing to set.
   if (value === undefined) return;
   await db.collection(step.collection).updateMany({ [step.field]: null }, { $set: { [step.field]: value } });
+}
+
+/**
+ * Each stored value of `field` as the temporal type `to` stores it (`temporalValue`). A value
+ * already converted is left alone, so the step may run again.
+ */
+async function convertTemporal(collection: Collection, field: string, to: 'datetime' | 'date' | 'time'): Promise<void> {
+  const cursor = collection.find({ [field]: { $ne: null } }, { projection: { [field]: 1 } });
+  for await (const document of cursor) {
+    const value: unknown = document[field];
+    const converted = temporalValue(value, to);
+    if (converted !== undefined && converted !== value)
+      await collection.updateOne({ _id: document._id }, { $set: { [field]: converted } });
+  }
+}
+
+/**
+ * A stored datetime (a BSON date) or date (text) as `to` stores it: a datetime's date or time of
+ * day in UTC, as text; a date's midnight, as a BSON date. Undefined for what is neither.
+ */
+function temporalValue(value: unknown, to: 'datetime' | 'date' | 'time'): unknown {
+  const text = value instanceof Date ? value.toISOString() : typeof value === 'string' ? value : undefined;
+  if (text === undefined) return undefined;
+  if (to === 'date') return text.slice(0, 10);
+  if (to === 'time') return text.includes('T') ? text.slice(11, 19) : text;
+  if (value instanceof Date) return value;
+  const time = new Date(text.length === 10 ? `${text}T00:00:00Z` : text);
+  return Number.isNaN(time.getTime()) ? undefined : time;
 }
 
 /**

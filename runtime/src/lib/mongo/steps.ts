@@ -21,6 +21,13 @@ export type MongoStep =
       readonly asked?: true;
     }
   | { readonly op: 'dropIndex'; readonly collection: string; readonly field: string }
+  /** A field whose type became another temporal one: each stored value converted (a datetime's date, a date's midnight). */
+  | {
+      readonly op: 'convertTemporal';
+      readonly collection: string;
+      readonly field: string;
+      readonly to: 'datetime' | 'date' | 'time';
+    }
   /** Full-text search: every document's words (`_search`) from these fields (name → document path), and their index. */
   | { readonly op: 'indexWords'; readonly collection: string; readonly fields: Readonly<Record<string, string>> }
   /** No field is searched any more: the words and their index go. */

@@ -4,6 +4,7 @@
  * drop and an add of the same shape is a drop and an add). Each change that loses data, or that
  * existing rows cannot follow without a value nobody gave, is a finding for the caller to refuse.
  */
+import { temporalChange } from './temporal.js';
 import type { StorageModel, StoredColumn, StoredTable } from '../../../outdir/storage-model.js';
 import type { Aspect, ColumnChange, TableChange } from './changes.js';
 import { sameSearch, searchIndexChanged } from './search.js';
@@ -227,7 +228,11 @@ function checkChange(
       kind: 'dataLoss',
       model,
       field,
-      message: `field ${model}.${field} narrows from ${a.postgres} to ${b.postgres}: stored values are converted (on PostgreSQL a value that does not fit makes the migration fail; SQLite and MongoDB keep it as it is)`,
+      message: `field ${model}.${field} narrows from ${a.postgres} to ${b.postgres}: stored values are converted (${
+        temporalChange(a, b)
+          ? 'on every engine: a datetime keeps its date or time of day in UTC, a date becomes its midnight'
+          : 'on PostgreSQL a value that does not fit makes the migration fail; SQLite and MongoDB keep it as it is'
+      })`,
       hint: 'keep the type, or run generate with --allow-data-loss to convert',
     });
   }

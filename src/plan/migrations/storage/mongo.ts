@@ -11,6 +11,7 @@ import type { Aspect, ColumnChange, TableChange } from './changes.js';
 import { hasColumnIndex } from './ddl.js';
 import type { StoredColumn, StoredTable } from '../../../outdir/storage-model.js';
 import { sameSearch, wordSteps } from './search.js';
+import { temporalChange, type TemporalChange } from './temporal.js';
 
 export type { MongoStep };
 
@@ -49,6 +50,9 @@ function columnSteps(table: StoredTable, change: ColumnChange): MongoStep[] {
   const reindex = moved || REINDEXED.some((a) => aspects.has(a));
   if (reindex && indexed(before)) steps.push({ op: 'dropIndex', collection, field: before.documentPath });
   if (moved) steps.push({ op: 'renameField', collection, from: before.documentPath, to: after.documentPath });
+  const temporal = temporalChange(before, after);
+  if (temporal)
+    steps.push({ op: 'convertTemporal', collection, field: after.documentPath, to: temporalTarget(temporal) });
   if (aspects.has('notNull')) steps.push(...fill(collection, after));
   if (reindex) steps.push(...indexSteps(collection, after));
   return steps;
@@ -63,6 +67,10 @@ function fill(collection: string, column: StoredColumn): MongoStep[] {
   if (column.fill.kind === 'literal') return [{ op: 'setMissing', collection, field, value: column.fill.value }];
   if (column.fill.kind === 'now') return [{ op: 'setMissingNow', collection, field }];
   return [];
+}
+
+function temporalTarget(change: TemporalChange): 'datetime' | 'date' | 'time' {
+  return change === 'date>datetime' ? 'datetime' : change === 'datetime>date' ? 'date' : 'time';
 }
 
 function filledSearchedField(table: StoredTable, changes: readonly ColumnChange[]): boolean {

@@ -25,6 +25,7 @@ import {
 } from './ddl.js';
 import { q, type Dialect } from './identifiers.js';
 import type { ColumnChange, TableChange } from './changes.js';
+import { temporalChange } from './temporal.js';
 import type { StoredColumn, StoredTable } from '../../../outdir/storage-model.js';
 import {
   createSearch,
@@ -168,8 +169,27 @@ function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly 
       if (hasColumnIndex(c.column)) out.push(createColumnIndex(after.name, c.column.name, 'sqlite'));
     }
     if (c.kind === 'drop') out.push(`alter table ${q(after.name)} drop column ${q(renames.dropName(c.column.name))};`);
+    if (c.kind === 'change') {
+      const column = q(c.after.name);
+      const converted = temporalConversion(c.before, c.after, column);
+      if (converted) out.push(`update ${q(after.name)} set ${column} = ${converted} where ${column} is not null;`);
+    }
   }
   return out;
+}
+
+/** SQLite's conversion of a stored value (the SQL `value`) for a temporal change (./temporal.ts). */
+export function temporalConversion(before: StoredColumn, after: StoredColumn, value: string): string | undefined {
+  switch (temporalChange(before, after)) {
+    case 'datetime>date':
+      return `substr(${value}, 1, 10)`;
+    case 'datetime>time':
+      return `substr(${value}, 12, 8)`;
+    case 'date>datetime':
+      return `case when length(${value}) = 10 then ${value} || 'T00:00:00Z' else ${value} end`;
+    case undefined:
+      return undefined;
+  }
 }
 
 /** SQLite: `drop index` for the columns of `table` (by its name before the migration) that have an index of their own. */
@@ -212,12 +232,14 @@ function sameOnSqlite(a: StoredColumn, b: StoredColumn): boolean {
 /** The 12-step procedure of https://www.sqlite.org/lang_altertable.html, less what the runner does (steps 1, 2, 10–12). */
 function rebuild(after: StoredTable, columns: readonly ColumnChange[]): string[] {
   const temporary = `svc_new_${after.name}`;
-  const sourceOf = new Map<string, string>();
-  for (const c of columns) if (c.kind === 'change') sourceOf.set(c.after.name, c.before.name);
+  const changeOf = new Map<string, ColumnChange & { kind: 'change' }>();
+  for (const c of columns) if (c.kind === 'change') changeOf.set(c.after.name, c);
   const added = new Set(columns.flatMap((c) => (c.kind === 'add' ? [c.column.name] : [])));
   const values = after.columns.map((column) => {
     if (added.has(column.name)) return fillSql(column, 'sqlite') ?? 'null';
-    const source = q(sourceOf.get(column.name) ?? column.name);
+    const change = changeOf.get(column.name);
+    const stored = q(change?.before.name ?? column.name);
+    const source = (change && temporalConversion(change.before, change.after, stored)) ?? stored;
     const fill = column.notNull ? fillSql(column, 'sqlite') : undefined;
     return fill ? `coalesce(${source}, ${fill})` : source;
   });
