@@ -437,6 +437,19 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
           .status,
       ).toBe(200);
       expect((await as('root', 'GET', '/users/alice')).body.first_name).toBe('Alice');
+      // A link on another site to GET /auth/logout would end every session of the user: refused, still logged in.
+      const crossSites: Record<string, string>[] = [
+        { 'sec-fetch-site': 'cross-site' },
+        { origin: 'https://evil.example' },
+      ];
+      for (const headers of crossSites) {
+        const out = await as('alice', 'GET', '/auth/logout', undefined, headers);
+        expect([out.status, out.body.message], out.text).toEqual([
+          403,
+          'log in and out from this site only (cross-site request)',
+        ]);
+        expect((await as('alice', 'GET', '/users/alice')).status).toBe(200);
+      }
     });
 
     it('invalidates earlier tickets on logout, password change and deletion', async () => {

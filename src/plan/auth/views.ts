@@ -205,7 +205,8 @@ function ownRecordHint(ir: ServiceIR, auth: Auth): string {
       ),
     ),
   ];
-  if (!principals.length) return `${need}: let the x-ACL "${acl.name}" give it (\`allow {{self}} view\`).`;
+  if (!principals.length)
+    return `${need}: let the x-ACL "${acl.name}" give it (\`allow {{self}} view\`, with the principal \`self\` you write in src/${principalModule('self')}.ts: svcgen stubs it, matching no one until written).`;
   const files = principals.map((name) => `src/${principalModule(name)}.ts`).join(', ');
   const names = principals.map((n) => `{{${n}}}`).join(', ');
   return `${need}: the x-ACL "${acl.name}" gives it through ${names}, which ${principals.length > 1 ? 'match' : 'matches'} no one until written (${files}).`;

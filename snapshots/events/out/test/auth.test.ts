@@ -13,7 +13,7 @@ const newClient = () => createClient({ baseUrl: `http://localhost${BASE_PATH}`, 
 
 /** What these tests need of the users' x-ACL, said when `GET /users/self` is refused. */
 const OWN_RECORD =
-  'these tests need a user to view their own record: let the x-ACL "open" give it (`allow {{self}} view`).';
+  'these tests need a user to view their own record: let the x-ACL "open" give it (`allow {{self}} view`, with the principal `self` you write in src/custom/principals/self.ts: svcgen stubs it, matching no one until written).';
 
 /** The caller's own record (`GET /users/self`); a 403 fails the test saying what it needs. */
 async function ownRecord(api: ReturnType<typeof newClient>) {
