@@ -19,6 +19,7 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkModelTypeNames(diagnostics, ir, sources);
   checkReadOnlyRequired(diagnostics, ir, sources);
   checkUndoneItemRules(diagnostics, ir, sources);
+  checkObjectPrincipalsOnCollections(diagnostics, ir, sources);
   checkSkippedItemHandlers(diagnostics, ir, sources);
   checkEmptyRanges(diagnostics, ir, sources);
   checkUserPrincipals(diagnostics, ir, sources);
@@ -111,6 +112,36 @@ function checkUndoneItemRules(diagnostics: DiagnosticBag, ir: ServiceIR, sources
         hint: `end the item rules with "deny authenticated ${permission}" (or "deny everyone all") so that they decide alone, or take ${permission} out of the collection line`,
       },
     );
+  }
+}
+
+/**
+ * A collection line of a top-level collection route that gives a permission to a `{{principal}}`
+ * the item lines use too (`allow {{owner}} view` beside the item's `allow {{owner}} view`): there it
+ * is asked with neither an object nor a parent (a nested route gives the parent), so a principal
+ * that decides by the object grants nothing, and the owners it was meant for are refused the list
+ * (a probe's members got 403 for their own bookmarks, while `inspect --acl` said "owner: allow").
+ */
+function checkObjectPrincipalsOnCollections(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
+  for (const acl of ir.acls) {
+    const routes = ir.routes.filter((r) => r.acl === acl.name && r.kind === 'collection' && !r.parent);
+    const served = new Set(routes.flatMap((r) => r.operations.map((o) => o.permission)));
+    const onItems = new Set(acl.item.flatMap((e) => (e.principal.kind === 'dynamic' ? [e.principal.name] : [])));
+    for (const line of acl.collection) {
+      if (line.action !== 'allow' || line.principal.kind !== 'dynamic' || !onItems.has(line.principal.name)) continue;
+      const permissions = line.permissions.filter((p) => served.has(p));
+      if (!permissions.length) continue;
+      const principal = `{{${line.principal.name}}}`;
+      const where = routes.map((r) => r.ramlPath).join(', ');
+      diagnostics.report(
+        'SVC2086',
+        `x-ACL "${acl.name}": "${line.text}" asks ${principal} without an object on ${where} (a collection has none): a principal that decides by the object, as the item lines use it, grants nothing there, and its callers are refused ${permissions.join(', ')}`,
+        {
+          span: sources.aclEntries.get(line) ?? sources.acls.get(acl.name),
+          hint: `give ${permissions.join(', ')} on the collection to authenticated (the item lines' ${principal}, with its where, still keep each list to the caller's own objects), or let ${principal} grant when it is given no object`,
+        },
+      );
+    }
   }
 }
 

@@ -733,6 +733,13 @@ export const codes = {
       "A field's JSON Schema keywords set a lower bound above the upper one (`minimum`/`maximum`, `minLength`/`maxLength`, `minItems`/`maxItems`): no value would ever be accepted, so a body that sends the field is always a 400. (The same in `_db_settings`, `min_value` above `max_value`, is SVC2008.)",
   },
 
+  SVC2086: {
+    severity: 'warning',
+    title: 'object principal on a collection',
+    explanation:
+      "A collection line of a top-level collection route gives a permission to a `{{principal}}` that the x-ACL's item lines use too (`allow {{owner}} view` in both). On the collection the principal is asked with no object (and, on a route that is not nested, no parent), so one that decides by the object grants nothing there: the owners it was meant for get 403 for the list or the create. `inspect --acl` shows the owner allowed, since it cannot read the principal's code. To let each member list their own objects, give the collection's `view` to `authenticated`: the list shows only the objects the item rules let the caller view (the principal's `where`). Or let the principal grant when it is given no object.",
+  },
+
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {
     severity: 'error',
