@@ -633,7 +633,7 @@ export const codes = {
     severity: 'warning',
     title: 'relationship delete rule not applied',
     explanation:
-      "A relationship's `ondelete` or `backref_ondelete` asks for another rule than its foreign key's `ref_ondelete`. In Ramses they were MongoDB's rules, which SQL ignored; svcgen applies the foreign key's rule on every engine (NULLIFY when it says nothing), so children a schema says are deleted with their parent would stay, unlinked.",
+      "A relationship's `ondelete` or `backref_ondelete` asks for another rule than its foreign key's `ref_ondelete`. In Ramses they were MongoDB's rules, which SQL ignored; svcgen applies the foreign key's rule on every engine (NULLIFY when it says nothing; RESTRICT for a required key), so children a schema says are deleted with their parent would stay, unlinked. A required foreign key cannot be unlinked at all: NULLIFY said of one is not applied, and deleting what it links to is refused while it does (409), unless the key says CASCADE.",
   },
 
   // --- whole-service checks ---------------------------------------------------------------------------

@@ -440,6 +440,22 @@ describe('relationships', () => {
     ]);
   });
 
+  it('refuses to delete what a required key links to (RESTRICT), unless the key says CASCADE; its NULLIFY is SVC2069', () => {
+    const files = (extra: object, root: object = {}) => ({
+      'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/stories', 'story.json')}`),
+      'user.json': user,
+      'story.json': JSON.stringify({ ...JSON.parse(story(extra)), ...root }),
+    });
+    const rule = (ir: ServiceIR) => model(ir, 'User').relationships.find((r) => r.name === 'stories')!.onDelete;
+    // A required key cannot be unlinked: deleting its user was a 400 "owner_id is required".
+    expect(rule(build(files({ required: true })).ir)).toBe('restrict');
+    expect(rule(build(files({}, { required: ['owner_id'] })).ir)).toBe('restrict');
+    expect(rule(build(files({ required: true, ref_ondelete: 'CASCADE' })).ir)).toBe('cascade');
+    expect(rule(build(files({})).ir)).toBe('nullify');
+    const said = build(files({ required: true, ref_ondelete: 'NULLIFY' }));
+    expect([rule(said.ir), said.codes]).toEqual(['restrict', ['SVC2069w']]);
+  });
+
   it('refuses "required" written as one name instead of a list (SVC2006), with the list to write', () => {
     const dir = writeTree({
       'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),

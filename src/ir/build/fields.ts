@@ -268,7 +268,7 @@ export function readField(
     ...(type === 'relationship'
       ? { relationship: reader.relationship(readNameList(ctx, property.value, '_backref_processors').names) }
       : {}),
-    ...(type === 'foreign_key' ? { foreignKey: reader.foreignKey() } : {}),
+    ...(type === 'foreign_key' ? { foreignKey: reader.foreignKey(field.required) } : {}),
   };
   reader.reportUnknown();
   checkTypeRules(ctx, draft, settings);
@@ -615,7 +615,12 @@ class SettingsReader {
     };
   }
 
-  foreignKey(): ForeignKeyDecl {
+  /**
+   * `required`: the key may not be null, so NULLIFY cannot unlink it (deleting the user a split
+   * requires was once a 400 "member_id is required"): its rule is RESTRICT unless it says CASCADE,
+   * and a NULLIFY it says is not applied (SVC2069).
+   */
+  foreignKey(required: boolean): ForeignKeyDecl {
     const document = this.requiredString('ref_document', 'the name of the referenced model, e.g. "User"');
     const column = this.requiredString('ref_column', 'the referenced column, e.g. "user.username"');
     const columnType = this.requiredString('ref_column_type', 'the referenced column\'s type, e.g. "string"');
@@ -626,9 +631,25 @@ class SettingsReader {
       refColumnSpan: column.span,
       refColumnType: columnType.value.toLowerCase(),
       refColumnTypeSpan: columnType.span,
-      onDelete: this.referentialAction('ref_ondelete', 'nullify'),
+      onDelete: this.onDelete(required, document.value),
       onUpdate: this.referentialAction('ref_onupdate', 'cascade'),
     };
+  }
+
+  private onDelete(required: boolean, target: string): ReferentialAction {
+    const said = this.referentialAction('ref_ondelete', null);
+    if (!required) return said ?? 'nullify';
+    if (said === 'nullify') {
+      this.ctx.diagnostics.report(
+        'SVC2069',
+        `deleting a ${target} is refused while a ${this.ctx.model} links to it by "${this.field}" (RESTRICT), not NULLIFY as "ref_ondelete" says: a required key cannot be unlinked`,
+        {
+          span: this.entry('ref_ondelete')!.value.span,
+          hint: `write "ref_ondelete": "RESTRICT", or "CASCADE" to delete the ${this.ctx.model} objects with it; or make "${this.field}" optional`,
+        },
+      );
+    }
+    return said === 'cascade' ? 'cascade' : 'restrict';
   }
 
   requiredString(key: string, what: string): { value: string; span: Span } {
