@@ -456,6 +456,26 @@ describe('relationships', () => {
     expect([rule(said.ir), said.codes]).toEqual(['restrict', ['SVC2069w']]);
   });
 
+  it('takes a backref named in the root "required" as its key required, with RESTRICT; another unknown name is SVC2084', () => {
+    const { ir, codes } = build({
+      'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/stories', 'story.json')}`),
+      'user.json': user,
+      'story.json': JSON.stringify({ ...JSON.parse(story()), required: ['owner'] }),
+    });
+    expect(codes).toEqual([]);
+    const stories = model(ir, 'Story');
+    expect(stories.fields.find((f) => f.name === 'owner_id')?.required).toBe(true);
+    expect(stories.fields.find((f) => f.name === 'owner')?.required).toBe(true);
+    expect(model(ir, 'User').relationships.find((r) => r.name === 'stories')?.onDelete).toBe('restrict');
+    // A name that is neither is still SVC2084.
+    const misspelt = build({
+      'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/stories', 'story.json')}`),
+      'user.json': user,
+      'story.json': JSON.stringify({ ...JSON.parse(story()), required: ['ownr'] }),
+    });
+    expect(misspelt.codes).toEqual(['SVC2084w']);
+  });
+
   it('refuses "required" written as one name instead of a list (SVC2006), with the list to write', () => {
     const dir = writeTree({
       'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),

@@ -101,6 +101,8 @@ export interface ForeignKeyDecl {
   readonly refColumnType: string;
   readonly refColumnTypeSpan: Span;
   readonly onDelete: ReferentialAction;
+  /** Whether `ref_ondelete` was written (else `onDelete` is the default for the key's `required`). */
+  readonly onDeleteSaid: boolean;
   readonly onUpdate: ReferentialAction;
 }
 
@@ -632,6 +634,7 @@ class SettingsReader {
       refColumnType: columnType.value.toLowerCase(),
       refColumnTypeSpan: columnType.span,
       onDelete: this.onDelete(required, document.value),
+      onDeleteSaid: this.entry('ref_ondelete') !== undefined,
       onUpdate: this.referentialAction('ref_onupdate', 'cascade'),
     };
   }

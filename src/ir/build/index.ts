@@ -13,7 +13,7 @@ import { slug } from '../naming.js';
 import type { Acl, EventBinding, Field, Model, Route, ServiceIR, UserFunction } from '../types.js';
 import { defineModels, reportMissingModels } from './definitions.js';
 import { readEventHandlers } from './events.js';
-import { warnOfDocumentationOnly, type ModelDraft, type NameList } from './models.js';
+import { reportUnknownRequired, warnOfDocumentationOnly, type ModelDraft, type NameList } from './models.js';
 import { pathTree, ROUTER_SYNTAX, ROUTER_SYNTAX_MEANS } from './paths.js';
 import { Poisoned } from './poisoned.js';
 import type { HandlerUse, IrSources } from '../sources.js';
@@ -47,6 +47,7 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
   reportMissingModels(definitions, tree);
   resolveRelationships({ diagnostics, models, poisoned });
   for (const model of models.values()) {
+    reportUnknownRequired(diagnostics, model);
     checkFieldLists(diagnostics, model, poisoned);
     warnOfDocumentationOnly(diagnostics, model);
   }

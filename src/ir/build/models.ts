@@ -47,6 +47,18 @@ export interface ModelDraft {
   primaryKey: string;
   /** Properties without `_db_settings` (documentation in Ramses): each is a field only if a backref adds it. */
   readonly documentationOnly?: readonly YEntry[];
+  /**
+   * Names in the root `required` that are no property: a backref another model adds here (its
+   * foreign key is then required, relationships.ts), else SVC2084 (`reportUnknownRequired`).
+   */
+  readonly undeclaredRequired?: readonly UndeclaredRequired[];
+}
+
+export interface UndeclaredRequired {
+  readonly name: string;
+  readonly span: Span;
+  /** The schema's properties, for the hint. */
+  readonly declared: readonly string[];
 }
 
 export const ROOT_KEYS = [
@@ -82,7 +94,7 @@ export function readModel(diagnostics: DiagnosticBag, source: ModelSource, docum
   const root = document.root;
   const ctx = { diagnostics, model: source.name, root };
   checkRootKeys(diagnostics, root);
-  const required = requiredNames(diagnostics, root);
+  const { names: required, undeclared } = requiredNames(diagnostics, root);
   const fields: FieldDraft[] = [];
   const documentationOnly: YEntry[] = [];
   const properties = get(root, 'properties');
@@ -121,6 +133,7 @@ export function readModel(diagnostics: DiagnosticBag, source: ModelSource, docum
     relationships: [],
     primaryKey: '',
     documentationOnly,
+    undeclaredRequired: undeclared,
   };
   if (authModel && !(isScalar(authModel.value) && typeof authModel.value.value === 'boolean')) {
     diagnostics.report('SVC2010', '"_auth_model" must be true or false', { span: authModel.value.span });
@@ -148,33 +161,52 @@ function checkRootKeys(diagnostics: DiagnosticBag, root: YMap): void {
   }
 }
 
-/** The root `required` array (JSON Schema): those fields must be present on create. */
-function requiredNames(diagnostics: DiagnosticBag, root: YMap): Set<string> {
+/**
+ * The root `required` array (JSON Schema): those fields must be present on create. A name that is
+ * no property is kept aside (`undeclared`): it may be a backref another model adds.
+ */
+function requiredNames(
+  diagnostics: DiagnosticBag,
+  root: YMap,
+): { names: Set<string>; undeclared: UndeclaredRequired[] } {
   const node = get(root, 'required');
+  const undeclared: UndeclaredRequired[] = [];
   // A name where a list of names belongs made the field optional, silently.
   if (isScalar(node) && typeof node.value === 'string') {
     diagnostics.report('SVC2006', '"required" must be a list of field names', {
       span: node.span,
       hint: `write "required": [${JSON.stringify(node.value)}]`,
     });
-    return new Set([node.value]);
+    return { names: new Set([node.value]), undeclared };
   }
-  if (!isSeq(node)) return new Set();
+  if (!isSeq(node)) return { names: new Set(), undeclared };
   const properties = get(root, 'properties');
   const declared = isMap(properties) ? properties.entries.map((e) => e.key.text) : [];
   const names = new Set<string>();
   for (const item of node.items) {
     if (!isScalar(item) || typeof item.value !== 'string') continue;
     names.add(item.value);
-    // A misspelt name leaves the field it meant optional, silently (JSON Schema allows it).
-    if (isMap(properties) && !declared.includes(item.value)) {
-      diagnostics.report('SVC2084', `"${item.value}" in "required" names no property of this schema`, {
-        span: item.span,
-        hint: didYouMean(item.value, declared) ?? `properties: ${declared.join(', ')}`,
-      });
-    }
+    if (isMap(properties) && !declared.includes(item.value))
+      undeclared.push({ name: item.value, span: item.span, declared });
   }
-  return names;
+  return { names, undeclared };
+}
+
+/**
+ * A name in `required` that is neither a property nor a backref whose key this model keeps: a
+ * misspelt name leaves the field it meant optional, silently (JSON Schema allows it).
+ */
+export function reportUnknownRequired(diagnostics: DiagnosticBag, model: ModelDraft): void {
+  for (const { name, span, declared } of model.undeclaredRequired ?? []) {
+    if (model.fields.some((f) => f.field.name === name && f.field.required)) continue;
+    const backref = model.fields.find((f) => f.field.name === name && f.field.type === 'relationship');
+    diagnostics.report('SVC2084', `"${name}" in "required" names no property of this schema`, {
+      span,
+      hint: backref
+        ? `"${name}" is a backref whose key the other model keeps: it cannot be required here`
+        : (didYouMean(name, declared) ?? `properties: ${declared.join(', ')}`),
+    });
+  }
 }
 
 function nameList(diagnostics: DiagnosticBag, root: YMap, key: string): NameList | null {

@@ -9,7 +9,7 @@ import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
 import { didYouMean } from '../../util/suggest.js';
 import type { ReferentialAction, ScalarFieldType } from '../types.js';
-import type { FieldDraft, RelationshipDecl } from './fields.js';
+import type { FieldDraft, ForeignKeyDecl, RelationshipDecl } from './fields.js';
 import { synthesizedField, type ModelDraft } from './models.js';
 import type { Poisoned } from './poisoned.js';
 
@@ -145,7 +145,10 @@ function resolveOne(
   if (!fk) return false;
   claimed.add(fk.field);
   const fkOnTarget = fk.model === target;
-  const onDelete: ReferentialAction = fk.field.foreignKey?.onDelete ?? 'nullify';
+  // `"required": ["member"]` where member is this backref: its key is required, as if it were named.
+  const named = fkOnTarget && target.undeclaredRequired?.some((r) => r.name === backref) === true;
+  if (named) fk.field.field.required = true;
+  const onDelete = deleteRule(fk.field.foreignKey, named);
   warnOfIgnoredDeleteRule(ctx, decl, fk.model === target ? model : target, fk, onDelete);
   fk.field.field.foreignKey = {
     model: fkOnTarget ? model.name : target.name,
@@ -193,6 +196,15 @@ function resolveOne(
     processorSpans: [],
   });
   return true;
+}
+
+/**
+ * The foreign key's delete rule: `ref_ondelete`, else NULLIFY, or RESTRICT for a required key
+ * (fields.ts `onDelete`), here also for a key made required by its backref's name in `required`.
+ */
+function deleteRule(decl: ForeignKeyDecl | undefined, madeRequired: boolean): ReferentialAction {
+  if (!decl) return 'nullify';
+  return madeRequired && !decl.onDeleteSaid && decl.onDelete === 'nullify' ? 'restrict' : decl.onDelete;
 }
 
 interface FoundKey {
@@ -337,6 +349,7 @@ function synthesize(ctx: Context, model: ModelDraft, target: ModelDraft, decl: R
       refColumnType: keyType(model),
       refColumnTypeSpan: decl.documentSpan,
       onDelete: 'nullify',
+      onDeleteSaid: false,
       onUpdate: 'cascade',
     },
   };
