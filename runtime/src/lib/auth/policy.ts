@@ -117,7 +117,12 @@ export function aclPolicy(ctx: AuthContext): Policy {
           error.message,
           refused.map((field) => ({
             field,
-            message: fieldRefusal(model, field, isUsers, 'is not yours to write'),
+            message: fieldRefusal(
+              model,
+              field,
+              isUsers,
+              model.field(field)?.secret ? 'is not yours to write' : 'is not among the fields you may read, nor write',
+            ),
           })),
           error.headers,
         );
