@@ -4,7 +4,8 @@
  * settings name, on every engine. It reads what the service wrote. (A probe found no word on how
  * a script reads the database, and copied what src/db/migrate.ts does.)
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -66,4 +67,25 @@ describe.each(ENGINES)("the README's own script, on %s", (engine) => {
       await database.drop();
     }
   });
+});
+
+describe("the README's own script, run from another folder", () => {
+  it("reads the project's service.ini and its database, where it once made an empty one where it ran", async () => {
+    appendFileSync(join(dir, 'service.ini'), '\ndatabase.url = sqlite:./data/from-ini.db\n');
+    const db = await openProjectDatabase<Db>(dir, { SVC_DATABASE_URL: `sqlite:${join(dir, 'data/from-ini.db')}` });
+    await db.show.create({ data: { title: 'Morning Show' } });
+    await db.close();
+    const elsewhere = mkdtempSync(join(tmpdir(), 'svcgen-own-script-'));
+    const run = await execa(process.execPath, [join(dir, 'dist/custom/report.js')], {
+      cwd: elsewhere,
+      env: { PATH: process.env['PATH'] ?? '' },
+      extendEnv: false,
+      reject: false,
+      all: true,
+      timeout: 60_000,
+    });
+    expect(run.exitCode, run.all).toBe(0);
+    expect(run.stdout).toContain("title: 'Morning Show'");
+    expect(existsSync(join(elsewhere, 'data'))).toBe(false);
+  }, 120_000);
 });

@@ -104,8 +104,10 @@ export type TrustProxy = boolean | number | readonly string[];
 export class ConfigError extends Error {}
 
 export interface ConfigSource {
-  /** The service.ini to read (default: `SVC_CONFIG`, else ./service.ini). */
+  /** The service.ini to read (default: `SVC_CONFIG`, else ./service.ini, else `projectFile`). */
   readonly file?: string;
+  /** The project's own service.ini, read when the working folder has none. */
+  readonly projectFile?: string;
   readonly env?: NodeJS.ProcessEnv;
   /** Keys the service reads besides the standard ones (e.g. the ticket secret's name). */
   readonly extraKeys?: readonly string[];
@@ -154,9 +156,19 @@ export const STANDARD_KEYS = [
   'search.language',
 ];
 
+/**
+ * `service.ini` in the working folder (one instance's settings beside another's), else the
+ * project's own: a script run from another folder reads the service's database, where it once
+ * made an empty one of its own there (a relative `sqlite:` path is the ini's folder's).
+ */
+function defaultFile(projectFile: string | undefined): string {
+  const here = resolve('service.ini');
+  return projectFile === undefined || existsSync(here) ? here : projectFile;
+}
+
 export function loadConfig(source: ConfigSource): Config {
   const env = source.env ?? process.env;
-  const file = resolve(source.file ?? env['SVC_CONFIG'] ?? 'service.ini');
+  const file = resolve(source.file ?? env['SVC_CONFIG'] ?? defaultFile(source.projectFile));
   const settings = new Map<string, string>();
   if (existsSync(file)) flatten(ini.parse(readFileSync(file, 'utf8')), '', settings);
   for (const key of new Set([...STANDARD_KEYS, ...(source.extraKeys ?? []), ...settings.keys()])) {
