@@ -163,7 +163,9 @@ describe.each(['sqlite', 'postgres'] as const)('the statements sent to %s', (eng
       expect(reply.status, reply.text).toBe(200);
       body = reply.body as Record<string, unknown>;
     });
-    const reads = sent.filter((s) => /\bfrom "story"|svc_row_count/i.test(s));
+    // SQLite's search index catches up in the background after the write, by rowid (`from "story"`
+    // too): on a busy machine it once fell in this window (CI). Not the page's reads.
+    const reads = sent.filter((s) => /\bfrom "story"|svc_row_count/i.test(s) && !/\browid\b/i.test(s));
     expect(reads, sent.join('\n')).toHaveLength(1);
     expect(reads[0]).toMatch(/svc_row_counts/);
     expect(reads[0]).not.toMatch(/count\(/i);
