@@ -800,7 +800,7 @@ export const codes = {
     severity: 'error',
     title: 'stored rows need a value',
     explanation:
-      'A required field is added, or a field becomes required, and the rows already stored have no value for it. Give the field a literal `default`: the migration fills it in. (A callable default cannot be run by a migration.)',
+      'A required field is added, and the rows already stored have no value for it (or a unique field is added with a default every row would share). Give the field a literal `default`: the migration fills it in (a callable default cannot be run by a migration); or add it as optional, give the rows values, then make it required (SVC3108 checks them).',
   },
   SVC3103: {
     severity: 'error',
@@ -831,6 +831,12 @@ export const codes = {
     title: 'migration edited',
     explanation:
       'A migration module svcgen wrote is not as it wrote it. Before any database has run it, that may be meant (a step added by hand), and the next generation records it as it is. After, every database that ran it refuses to start, since the migration it applied has changed: restore it, and change the storage in a new migration. `--check` says it too, so that a pull request that edits a released migration is seen.',
+  },
+  SVC3108: {
+    severity: 'warning',
+    title: 'stored rows are checked for a value',
+    explanation:
+      'A field that was optional becomes required, with no `default` for the rows that have no value. The migration checks them before it changes anything: on SQLite, PostgreSQL and MongoDB it fails, naming the field, while a stored row (document) has no value for it, and the service does not start on a database it could not migrate. Give those rows a value first (an admin, a script), or a literal `default`, which the migration gives them. A link a handler needs is made required so, with no default that would mean nothing.',
   },
   // --- the API's contract with its clients ---------------------------------------------------------
   SVC3111: {

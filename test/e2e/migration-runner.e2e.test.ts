@@ -593,6 +593,28 @@ describe('the MongoDB migration runner', () => {
     });
   });
 
+  it('stops at a field become required while a document has no value for it, naming it, and goes on once each has one', async () => {
+    await onMongo('mongo-require', async (db) => {
+      await db.collection('story').insertMany([{ _id: 1, sku: 'A1' }, { _id: 2, sku: null }, { _id: 3 }]);
+      const required = mongoOnly('0002_required', [
+        { op: 'requireValues', collection: 'story', field: 'sku' },
+        { op: 'renameField', collection: 'story', from: 'sku', to: 'code' },
+      ]);
+      await expect(mongo.migrateMongo(db, mongo.models, [required])).rejects.toThrow(
+        'story.sku: a stored document has no value, and the field is now required (migration 0002_required)',
+      );
+      // Checked first: nothing else of the migration ran.
+      expect(await docs(db, 'story')).toEqual([{ _id: 1, sku: 'A1' }, { _id: 2, sku: null }, { _id: 3 }]);
+      for (const _id of [2, 3]) await db.collection('story').deleteOne({ _id });
+      await db.collection('story').insertMany([
+        { _id: 2, sku: 'B2' },
+        { _id: 3, sku: 'B2' },
+      ]);
+      expect(await mongo.migrateMongo(db, mongo.models, [required])).toEqual(['0002_required']);
+      expect((await docs(db, 'story')).map((d) => d['code'])).toEqual(['A1', 'B2', 'B2']);
+    });
+  });
+
   it('refuses a changed migration, and one the code does not know', async () => {
     await onMongo('mongo-refuses', async (db) => {
       const first = mongoOnly('0002_index', [

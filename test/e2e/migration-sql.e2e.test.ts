@@ -327,6 +327,30 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
     expect(diff.findings.find((f) => f.field === 'at')?.message).toContain('on every engine');
   });
 
+  it('a field become required with no default: the migration fails while a row has no value, naming it, and applies once each has one', async () => {
+    const first = { items: { id: pk, sku: text(), name: text() } };
+    const second = { items: { id: pk, sku: text({ required: true }), name: text() } };
+    const diff = diffStorage(storageOf(first).storage, storageOf(second).storage, renamesOf(storageOf(second).ir));
+    expect(diff.findings.map((f) => [f.kind, f.field])).toEqual([['checkedFill', 'sku']]);
+    const sql = migrationSql(diff.changes)[engine];
+    const db = await evolve(
+      engine,
+      first,
+      first,
+      `insert into "item" ("sku", "name") values ('A1', 'one'), (null, 'two');`,
+    );
+    await expect(db.migrate(sql)).rejects.toThrow(
+      engine === 'sqlite'
+        ? /Item\.sku: a stored row has no value, and the field is now required/
+        : /column "sku" of relation "item" contains null values/,
+    );
+    expect(await db.rows('select "sku" from "item" order by "id"')).toEqual([{ sku: 'A1' }, { sku: null }]);
+    await db.run(`update "item" set "sku" = 'B2' where "sku" is null;`);
+    await db.migrate(sql);
+    await expect(db.run(`insert into "item" ("name") values ('three');`)).rejects.toThrow(/null|NOT NULL/i);
+    expect(mongoSteps(diff.changes)[0]).toEqual({ op: 'requireValues', collection: 'item', field: 'sku' });
+  });
+
   it('renames a model and gives another model a link to it in one step', async () => {
     const db = await evolve(
       engine,

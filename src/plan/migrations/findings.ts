@@ -11,6 +11,7 @@ import type { Finding } from './storage/diff.js';
 const CODES: Readonly<Record<Finding['kind'], DiagnosticCode>> = {
   dataLoss: 'SVC3101',
   needsFill: 'SVC3102',
+  checkedFill: 'SVC3108',
   rename: 'SVC3103',
   unsupported: 'SVC3104',
 };

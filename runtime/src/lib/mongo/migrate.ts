@@ -124,6 +124,12 @@ async function applyStep(db: Db, models: ModelRegistry, migration: string, step:
       for (const index of await svcgenIndexes(db.collection(step.collection), step.field))
         await db.collection(step.collection).dropIndex(index);
       return;
+    case 'requireValues':
+      if (await db.collection(step.collection).findOne({ [step.field]: null }, { projection: { _id: 1 } }))
+        throw new Error(
+          `${step.collection}.${step.field}: a stored document has no value, and the field is now required (migration ${migration})`,
+        );
+      return;
     case 'convertTemporal':
       return convertTemporal(db.collection(step.collection), step.field, step.to);
     case 'renameEventModel':

@@ -18,7 +18,7 @@ export interface Renames {
 
 export interface Finding {
   /** `dataLoss`: allowed with --allow-data-loss; the others are always refused. */
-  readonly kind: 'dataLoss' | 'needsFill' | 'unsupported' | 'rename';
+  readonly kind: 'dataLoss' | 'needsFill' | 'checkedFill' | 'unsupported' | 'rename';
   /** The model (and field) it is about, in the new model where it exists there. */
   readonly model: string;
   readonly field?: string;
@@ -236,13 +236,15 @@ function checkChange(
       hint: 'keep the type, or run generate with --allow-data-loss to convert',
     });
   }
+  // Checked when the migration runs (sql.ts `requiredGuard`, the MongoDB `requireValues` step): a
+  // link made required needs no default that would mean nothing (README: make a link a handler needs required).
   if (aspects.has('notNull') && b.fill.kind === 'none') {
     findings.push({
-      kind: 'needsFill',
+      kind: 'checkedFill',
       model,
       field,
-      message: `field ${model}.${field} becomes required, and stored rows may have no value for it`,
-      hint: 'give it a literal "default" (rows without a value get it)',
+      message: `field ${model}.${field} becomes required: its migration fails, and changes nothing, while a stored row has no value for it`,
+      hint: 'give those rows a value before the migration runs, or give the field a literal "default" (rows without a value get it)',
     });
   }
 }

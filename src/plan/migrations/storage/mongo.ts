@@ -16,11 +16,15 @@ import { temporalChange, type TemporalChange } from './temporal.js';
 export type { MongoStep };
 
 export function mongoSteps(changes: readonly TableChange[]): MongoStep[] {
+  // What must hold of the documents is checked before anything changes, by the names they have now.
+  const steps: MongoStep[] = changes.flatMap(requiredChecks);
   // Collections are renamed first: the other steps name them by their new names.
-  const steps: MongoStep[] = changes.flatMap((c) =>
-    c.kind === 'alter' && c.before.name !== c.after.name
-      ? [{ op: 'renameCollection' as const, from: c.before.name, to: c.after.name }]
-      : [],
+  steps.push(
+    ...changes.flatMap((c) =>
+      c.kind === 'alter' && c.before.name !== c.after.name
+        ? [{ op: 'renameCollection' as const, from: c.before.name, to: c.after.name }]
+        : [],
+    ),
   );
   for (const c of changes) {
     if (c.kind === 'create') steps.push(...c.table.columns.flatMap((col) => indexSteps(c.table.name, col)));
@@ -33,6 +37,16 @@ export function mongoSteps(changes: readonly TableChange[]): MongoStep[] {
       steps.push(...wordSteps(c.after));
   }
   return steps;
+}
+
+/** A field become required with no default: the migration stops while a document has no value for it (SVC3108). */
+function requiredChecks(change: TableChange): MongoStep[] {
+  if (change.kind !== 'alter') return [];
+  return change.columns.flatMap((c) =>
+    c.kind === 'change' && c.aspects.has('notNull') && c.after.fill.kind === 'none'
+      ? [{ op: 'requireValues' as const, collection: change.before.name, field: c.before.documentPath }]
+      : [],
+  );
 }
 
 function columnSteps(table: StoredTable, change: ColumnChange): MongoStep[] {

@@ -243,11 +243,12 @@ function rebuild(after: StoredTable, columns: readonly ColumnChange[]): string[]
     const fill = column.notNull ? fillSql(column, 'sqlite') : undefined;
     return fill ? `coalesce(${source}, ${fill})` : source;
   });
-  const guards = columns.flatMap((c) =>
-    c.kind === 'change' && c.aspects.has('type') && !sameOnSqlite(c.before, c.after)
+  const guards = columns.flatMap((c) => [
+    ...(c.kind === 'change' && c.aspects.has('type') && !sameOnSqlite(c.before, c.after)
       ? conversionGuard(after, c.before, c.after)
-      : [],
-  );
+      : []),
+    ...(c.kind === 'change' && c.aspects.has('notNull') && !fillSql(c.after, 'sqlite') ? requiredGuard(after, c) : []),
+  ]);
   return [
     ...guards,
     createTable(after, 'sqlite', temporary),
@@ -280,9 +281,24 @@ function conversionGuard(table: StoredTable, before: StoredColumn, after: Stored
         : fits[after.sqlite];
   if (!condition) return [];
   const rule = `${table.model}.${after.name}: a stored value does not convert to ${after.type}`;
+  return failIfAny(table, `${value} is not null and not (${condition})`, rule);
+}
+
+/**
+ * A field become required with no default: the migration fails while a stored row has no value,
+ * naming the field (the rebuild's own error would name its temporary table). PostgreSQL's
+ * `set not null` fails the same way by itself (SVC3108).
+ */
+function requiredGuard(table: StoredTable, change: ColumnChange & { kind: 'change' }): string[] {
+  const rule = `${table.model}.${change.after.name}: a stored row has no value, and the field is now required`;
+  return failIfAny(table, `${q(change.before.name)} is null`, rule);
+}
+
+/** Statements that fail with the CHECK `rule` when a row of `table` meets `condition`, and change nothing. */
+function failIfAny(table: StoredTable, condition: string, rule: string): string[] {
   return [
     `create temp table "svc_conversion_check" ("ok" integer constraint ${q(rule)} check ("ok"));`,
-    `insert into "svc_conversion_check" select 0 from ${q(table.name)} where ${value} is not null and not (${condition}) limit 1;`,
+    `insert into "svc_conversion_check" select 0 from ${q(table.name)} where ${condition} limit 1;`,
     `drop table "svc_conversion_check";`,
   ];
 }
