@@ -170,6 +170,18 @@ describe('fields', () => {
     expect(codes({ type: 'list', item_type: 'interval', choices: [60, 3600] })).toEqual([]);
     expect(codes({ type: 'list', item_type: 'biginteger', choices: ['1'] })).toEqual(['SVC2010']);
     expect(codes({ type: 'list', item_type: 'string', choices: ['a', true] })).toEqual(['SVC2010']);
+    // Numbers of a choice, or choices on a number: the hint says JSON Schema's enum does it.
+    const hints = (settings: object) => {
+      const dir = writeTree({
+        'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+        'item.json': schema({ id, kind: { _db_settings: settings } }),
+      });
+      return analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.map((d) => d.hint);
+    };
+    expect(hints({ type: 'choice', choices: [25, 45] })[0]).toMatch(/a choice is text; .*\("enum": \[25, 45\]\)/);
+    expect(hints({ type: 'integer', choices: [25, 45] })[0]).toMatch(
+      /^for an integer that takes a few values, .*"enum"/,
+    );
   });
 
   it("says once what is wrong with a field's settings, each where it is written", () => {

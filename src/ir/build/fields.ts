@@ -93,6 +93,9 @@ export interface RelationshipDecl {
 }
 
 /** A `type: foreign_key` field as written. */
+/** Number fields: `choices` means nothing for them; JSON Schema's `enum` does it (SVC2012's hint). */
+const NUMBER_TYPES: ReadonlySet<string> = new Set(['integer', 'big_integer', 'small_integer', 'float', 'decimal']);
+
 export interface ForeignKeyDecl {
   readonly refDocument: string;
   readonly refDocumentSpan: Span;
@@ -543,7 +546,20 @@ class SettingsReader {
     const kind = this.choiceKind();
     if (isSeq(e.value) && e.value.items.every((i) => isScalar(i) && typeof i.value === kind))
       return e.value.items.map((i) => (i as { value: Literal }).value);
-    this.report(e, `a list of ${kind === 'number' ? 'numbers' : kind === 'boolean' ? 'true or false' : 'strings'}`);
+    const numbers =
+      kind === 'string' && isSeq(e.value) && e.value.items.some((i) => isScalar(i) && typeof i.value === 'number');
+    this.ctx.diagnostics.report(
+      'SVC2010',
+      `"${e.key.text}" of "${this.field}" must be a list of ${kind === 'number' ? 'numbers' : kind === 'boolean' ? 'true or false' : 'strings'}`,
+      {
+        span: e.value.span,
+        ...(numbers
+          ? {
+              hint: 'a choice is text; for a number that takes a few values, make it an integer (or float) field with JSON Schema\'s "enum" beside "_db_settings" ("enum": [25, 45])',
+            }
+          : {}),
+      },
+    );
     return null;
   }
 
@@ -677,9 +693,11 @@ class SettingsReader {
         span: e.key.span,
         hint: PROPERTY_KEYS.has(key)
           ? `"${key}" belongs beside "_db_settings", in the property itself`
-          : elsewhere
-            ? `"${key}" belongs to ${elsewhere} fields`
-            : (didYouMean(key, [...known]) ?? 'it is ignored'),
+          : key === 'choices' && NUMBER_TYPES.has(this.type)
+            ? `for ${/^[aeiou]/.test(this.type) ? 'an' : 'a'} ${this.type} that takes a few values, write them as JSON Schema's "enum" beside "_db_settings" ("enum": [25, 45]): the service checks it`
+            : elsewhere
+              ? `"${key}" belongs to ${elsewhere} fields`
+              : (didYouMean(key, [...known]) ?? 'it is ignored'),
       });
     }
   }
