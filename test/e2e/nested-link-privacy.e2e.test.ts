@@ -185,6 +185,14 @@ describe('a nested route whose link field privacy hides', () => {
     expect([talks.status, talks.body.total], talks.text).toEqual([200, 1]);
   });
 
+  it('says of a link given as text that is no key what it must be (it once quoted the pattern)', async () => {
+    const reply = await api('POST', '/talks', { title: 'x', speaker: 'abc' }, as('root'));
+    expect([reply.status, reply.body.errors], reply.text).toEqual([
+      400,
+      [{ field: 'speaker', message: 'must be the key of the object it links to: a whole number' }],
+    ]);
+  });
+
   it('is in the ACL matrix as the service answers it, which the generated acl.test.ts checks', async () => {
     const test = readFileSync(join(dir, 'test/acl.test.ts'), 'utf8');
     expect(test).toMatch(/\['GET', '\/speakers\/\{id\}\/proposals', 401, 403, 403, 'allowed'\]/);

@@ -159,6 +159,11 @@ function bodyProblem(e: SchemaProblem): FieldError[] {
       ];
     case 'format':
       return [{ field: path, message: FORMAT_WORDS[String(params['format'])] ?? e.message ?? 'is invalid' }];
+    case 'pattern':
+      // A link to an object with an integer key takes it as a number or its text (`_pk`).
+      if (params['pattern'] === INTEGER_KEY)
+        return [{ field: path, message: 'must be the key of the object it links to: a whole number' }];
+      return [{ field: path, message: e.message ?? 'is invalid' }];
     case 'anyOf':
     case 'oneOf':
       return [];
@@ -166,6 +171,9 @@ function bodyProblem(e: SchemaProblem): FieldError[] {
       return [{ field: path || '(body)', message: e.message ?? 'is invalid' }];
   }
 }
+
+/** The pattern of a link's integer key given as text (src/plan/shared/field-types.ts `bodySchema`). */
+const INTEGER_KEY = '^-?[0-9]+$';
 
 /** A problem with a null value (ajv's `verbose` puts the value in `data`). */
 function isNull(problem: SchemaProblem): boolean {
