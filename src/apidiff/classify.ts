@@ -5,6 +5,7 @@
  * difference is a parameter's name is the same route, renamed); component schemas are compared
  * once each, in the directions their operations use them.
  */
+import { FIELD_AUDIENCES_MARK } from '../plan/openapi/limits.js';
 import { change, sortChanges, type ApiChange } from './change.js';
 import {
   arrayAt,
@@ -209,6 +210,7 @@ function compareComponents(before: Json, after: Json, out: ApiChange[], options:
         directions,
         out,
         renames: options.renames?.get(name),
+        visibility: FIELD_AUDIENCES_MARK in before && FIELD_AUDIENCES_MARK in after,
       },
     );
   }

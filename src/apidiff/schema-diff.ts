@@ -5,7 +5,7 @@
  */
 import { change, type ApiChange, type ChangeKind } from './change.js';
 import { isObject, objectAt, refName, type Direction, type Json } from './document.js';
-import { READ_ONLY_MARK } from '../plan/openapi/limits.js';
+import { FIELD_AUDIENCES, READ_ONLY_MARK, VISIBLE_TO_MARK } from '../plan/openapi/limits.js';
 
 export interface SchemaPlace {
   readonly operations: readonly string[];
@@ -21,6 +21,8 @@ export interface SchemaComparison {
   readonly renames?: ReadonlyMap<string, string> | undefined;
   /** How deep in the schema this comparison is (see MAX_DEPTH). */
   readonly depth?: number;
+  /** Both documents say who sees each answer's field (`x-svcgen-field-audiences`): compare it. */
+  readonly visibility?: boolean;
 }
 
 /**
@@ -235,6 +237,34 @@ function compareReadOnly(before: unknown, after: unknown, place: SchemaPlace, cm
   else if (was && !is) report(cmp, 'request-field-writable', place, 'may be sent now');
 }
 
+/**
+ * Who sees an answer's field (`x-svcgen-visible-to`; every caller where it is not said): callers who
+ * saw it and no longer do read nothing there (a narrower `_public_fields` or `_auth_fields`).
+ */
+function compareVisibility(before: unknown, after: unknown, place: SchemaPlace, cmp: SchemaComparison): void {
+  if (!receives(cmp) || !cmp.visibility) return;
+  const was = visibleTo(before);
+  const is = visibleTo(after);
+  if (was === undefined && is === undefined) return;
+  const [seen, seenNow] = [was ?? FIELD_AUDIENCES, is ?? FIELD_AUDIENCES];
+  const lost = seen.filter((c) => !seenNow.includes(c));
+  const gained = seenNow.filter((c) => !seen.includes(c));
+  if (lost.length)
+    report(
+      cmp,
+      'response-field-hidden',
+      place,
+      `is no longer shown to: ${lost.join(', ')}`,
+      'those callers no longer get it in answers',
+    );
+  if (gained.length) report(cmp, 'response-field-shown', place, `is shown now to: ${gained.join(', ')}`);
+}
+
+function visibleTo(schema: unknown): readonly string[] | undefined {
+  const mark = typeof schema === 'object' && schema !== null ? (schema as Json)[VISIBLE_TO_MARK] : undefined;
+  return Array.isArray(mark) ? mark.filter((c): c is string => typeof c === 'string') : undefined;
+}
+
 function readOnly(schema: unknown): boolean {
   return typeof schema === 'object' && schema !== null && (schema as Json)[READ_ONLY_MARK] === true;
 }
@@ -280,6 +310,7 @@ function compareProperties(before: Json, after: Json, place: SchemaPlace, cmp: S
     if (sends(cmp) && !receives(cmp) && required.was.has(name) && !required.is.has(name))
       report(cmp, 'request-field-optional', at(name), 'is optional now');
     compareReadOnly(was[name], is[name], at(name), cmp);
+    compareVisibility(was[name], is[name], at(name), cmp);
   }
   for (const name of Object.keys(is)) {
     if (name in was || renamedFrom.has(name)) continue;

@@ -215,6 +215,12 @@ export const CASES: readonly ApiCase[] = [
     },
   },
   {
+    name: 'a response field is hidden from anonymous callers (_public_fields)',
+    breaking: true,
+    kinds: ['response-field-hidden'],
+    api: (a) => void (a.item['_public_fields'] = ['id', 'name', 'price', 'kind', 'weight', 'code', 'created', 'parts']),
+  },
+  {
     name: 'a request body becomes required',
     breaking: true,
     kinds: ['request-body-required'],
@@ -287,6 +293,13 @@ export const CASES: readonly ApiCase[] = [
     breaking: false,
     kinds: ['request-field-optional'],
     doc: (d) => void (d['components'].schemas.ItemCreate.required = []),
+  },
+  {
+    name: 'a response field is shown to more callers',
+    breaking: false,
+    kinds: ['response-field-shown'],
+    doc: (d) => void (d['components'].schemas.Item.properties.note['x-svcgen-visible-to'] = ['member', 'admin']),
+    reverse: true,
   },
   {
     name: 'a read-only request field becomes writable',

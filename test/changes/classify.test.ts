@@ -75,6 +75,18 @@ describe('classifyChanges', () => {
     ]);
   });
 
+  it('tells of a field hidden from callers who saw it, where both documents say who sees each field', () => {
+    const audiences = (d: Loose) => void (d['x-svcgen-field-audiences'] = ['anonymous', 'member', 'admin']);
+    const hidden = (d: Loose) => {
+      audiences(d);
+      d.components.schemas.Thing.properties.size['x-svcgen-visible-to'] = ['member', 'admin'];
+    };
+    expect(kinds(doc(audiences), doc(hidden))).toEqual(['B response-field-hidden']);
+    expect(kinds(doc(hidden), doc(audiences))).toEqual(['c response-field-shown']);
+    // A document of an older svcgen says nothing of it: a field without the mark there is not one every caller saw.
+    expect(kinds(doc(), doc(hidden))).toEqual([]);
+  });
+
   it('judges a schema by how clients use it: what they send may only accept more', () => {
     expect(
       kinds(

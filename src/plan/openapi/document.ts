@@ -4,6 +4,7 @@
  * `openapi.json`; `svcgen inspect --openapi` prints it. Output is deterministic: paths and
  * components are sorted, everything else follows the IR's order; no timestamps.
  */
+import { FIELD_AUDIENCES, FIELD_AUDIENCES_MARK } from './limits.js';
 import type { ServiceIR } from '../../ir/types.js';
 import { groupOf } from '../shared/names.js';
 import { OpenApiContext, sorted, type Json } from './context.js';
@@ -40,6 +41,8 @@ function buildDocument(ir: ServiceIR): Json {
     servers: [{ url: ir.basePath || '/', description: SERVER }],
     // Without authentication no operation takes credentials: said once, for every operation.
     ...(ir.auth ? {} : { security: [] }),
+    // With it, an answer's field not every caller sees says who does (schemas.ts): the callers named.
+    ...(ir.auth ? { [FIELD_AUDIENCES_MARK]: [...FIELD_AUDIENCES] } : {}),
     tags: tags(ir),
     paths: sorted(paths),
     ...eventWebhooks(ctx, events),

@@ -24,6 +24,19 @@ const RESERVED_USERNAME = '^\\s*[Ss][Ee][Ll][Ff]\\s*$';
 /** Marks a request body's read-only field (src/apidiff/schema-diff.ts reads it). */
 export const READ_ONLY_MARK = 'x-svcgen-read-only';
 
+/** Says who sees an answer's field, where not every caller does (schemas.ts, src/apidiff/schema-diff.ts). */
+export const VISIBLE_TO_MARK = 'x-svcgen-visible-to';
+
+/** The callers it names (a user's own record shows them every field but the hidden ones). */
+export const FIELD_AUDIENCES: readonly string[] = ['anonymous', 'member', 'admin'];
+
+/**
+ * At the document's root, the callers its fields' `x-svcgen-visible-to` name: a document that says
+ * who sees each field (one of an older svcgen does not, and a field without the mark there is not
+ * one every caller saw).
+ */
+export const FIELD_AUDIENCES_MARK = 'x-svcgen-field-audiences';
+
 /** A field's schema in a request body, with the limits the service applies besides it. */
 export function withServiceLimits(ctx: OpenApiContext, model: Model, field: Field, schema: Json): Json {
   const limited = bodyLimits(ctx, model, field, schema);

@@ -9,7 +9,7 @@ import { withArticle } from '../shared/names.js';
 import { withPasswordProof } from '../shared/password-proof.js';
 import { isSecretField, type FieldTypes } from '../shared/field-types.js';
 import type { Json, OpenApiContext } from './context.js';
-import { passwordSchema, withServiceLimits } from './limits.js';
+import { FIELD_AUDIENCES, passwordSchema, VISIBLE_TO_MARK, withServiceLimits } from './limits.js';
 
 export function componentSchemas(ctx: OpenApiContext): [string, Json][] {
   const names = (name: Parameters<OpenApiContext['sharedName']>[0]) => ctx.sharedName(name);
@@ -98,9 +98,32 @@ function modelSchemas(ctx: OpenApiContext, model: Model): [string, Json][] {
   ];
 }
 
-/** The object as the API shows it, in the document: embedded related objects are references. */
+/**
+ * The object as the API shows it, in the document: embedded related objects are references; with
+ * auth, a field not every caller sees says who does (`x-svcgen-visible-to`), so that a narrower
+ * `_public_fields` or `_auth_fields` is a change clients are told of (src/apidiff/schema-diff.ts).
+ */
 function itemSchema(ctx: OpenApiContext, model: Model): Json {
-  return shownObjectSchema(ctx.types, model, (target) => ctx.modelRef(target, 'item'));
+  const schema = shownObjectSchema(ctx.types, model, (target) => ctx.modelRef(target, 'item'));
+  if (!ctx.ir.auth) return schema;
+  const properties = schema['properties'] as Record<string, Json>;
+  for (const field of model.fields) {
+    const seen = fieldAudience(model, field.name);
+    if (properties[field.name] && seen.length < FIELD_AUDIENCES.length)
+      properties[field.name] = { ...properties[field.name], [VISIBLE_TO_MARK]: seen };
+  }
+  return schema;
+}
+
+/** Who sees the field in answers (runtime lib/auth/policy.ts `fieldsFor`). */
+function fieldAudience(model: Model, name: string): string[] {
+  const listed = (list: readonly string[] | null) => list === null || list.includes(name);
+  const hidden = model.hiddenFields.includes(name);
+  return [
+    ...(!hidden && listed(model.publicFields) ? ['anonymous'] : []),
+    ...(!hidden && listed(model.authFields) ? ['member'] : []),
+    'admin',
+  ];
 }
 
 /**
