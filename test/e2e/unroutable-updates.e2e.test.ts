@@ -66,6 +66,11 @@ securedBy: [ticket, key]
     patch:
 `);
 
+/** A foreign key to a user, by username. */
+const USER_KEY = {
+  _db_settings: { type: 'foreign_key', ref_document: 'User', ref_column: 'user.username', ref_column_type: 'string' },
+};
+
 const FILES = {
   'api.raml': API,
   'user.json': JSON.stringify({
@@ -85,14 +90,7 @@ const FILES = {
     properties: {
       id: { _db_settings: { type: 'id_field', primary_key: true } },
       amount: { _db_settings: { type: 'integer', required: true } },
-      to_username: {
-        _db_settings: {
-          type: 'foreign_key',
-          ref_document: 'User',
-          ref_column: 'user.username',
-          ref_column_type: 'string',
-        },
-      },
+      to_username: USER_KEY,
     },
   }),
   'note.json': JSON.stringify({
@@ -100,14 +98,7 @@ const FILES = {
     properties: {
       id: { _db_settings: { type: 'id_field', primary_key: true } },
       text: { _db_settings: { type: 'string', required: true } },
-      author_username: {
-        _db_settings: {
-          type: 'foreign_key',
-          ref_document: 'User',
-          ref_column: 'user.username',
-          ref_column_type: 'string',
-        },
-      },
+      author_username: USER_KEY,
     },
   }),
 };
