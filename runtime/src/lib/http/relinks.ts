@@ -4,8 +4,9 @@
  * whoever had it. A caller may move a link only where they may change the objects it moves: every
  * object whose foreign key the write changes and, for a one-to-one link, every object that loses
  * its partner must pass the caller's `update` rules (the x-ACL of its model's route,
- * `Model.aclRoute`; admins only where no route updates that model: `modelUpdateRoute`). An object put below a parent that a nested route creates objects below
- * (`/spaces/{id}/memberships`: a membership's `space`) must be one the caller may create there: a
+ * `Model.aclRoute`; admins only where no route updates that model: `modelUpdateRoute`). An object
+ * put below a parent that a nested route creates objects below (`/spaces/{id}/memberships`: a
+ * membership's `space`) must be one the caller may create there: a
  * move into a parent, or a create elsewhere that names it, asks what a create below it asks
  * (`RelationSpec.createdBelow`). One that does not refuses the whole request, before anything is
  * written.
@@ -109,7 +110,7 @@ export async function refusedRelinks(
 ): Promise<RefusedLink[]> {
   if (!policy.restricts) return [];
   const refused: RefusedLink[] = [];
-  const mayChange = (model: Model, object: Rec) => mayUpdateTarget(policy, request, model, object);
+  const mayChange = (model: Model, object: Rec) => mayChangeByLink(policy, request, model, object);
   const mayView = (model: Model, object: Rec) => {
     const route = modelRoute(model);
     return policy.may(request, 'view', route, route.kind === 'item' ? object : undefined);
@@ -186,12 +187,12 @@ async function linkTarget(
   if (!object) return null;
   const onItem = route.kind === 'item' ? object : undefined;
   if (!(await policy.may(request, 'view', route, onItem))) return 'unseen';
-  if (oneToOne && !(await mayUpdateTarget(policy, request, target, object))) return 'unchangeable';
+  if (oneToOne && !(await mayChangeByLink(policy, request, target, object))) return 'unchangeable';
   return (await mayCreateBelow(policy, request, model, relation.name, object)) ? null : 'unplaceable';
 }
 
 /** Whether the caller may change `object` of `model` by its links (`modelUpdateRoute`). */
-function mayUpdateTarget(policy: Policy, request: FastifyRequest, model: Model, object: Rec): Promise<boolean> {
+export function mayChangeByLink(policy: Policy, request: FastifyRequest, model: Model, object: Rec): Promise<boolean> {
   const route = modelUpdateRoute(model);
   return policy.may(request, 'update', route, route.kind === 'item' ? object : undefined);
 }

@@ -11,11 +11,11 @@ import { assertInTime } from './deadline.js';
 import { generic, type AnyModel, type Model } from '../model.js';
 import type { EngineRepository, RecordedWrites, ServiceDatabase } from '../database.js';
 import type { Include, Where } from '../repository.js';
-import { modelRoute, modelUpdateRoute, type Permission, type Policy, type RouteAccess } from './policy.js';
+import { modelRoute, type Permission, type Policy, type RouteAccess } from './policy.js';
 import type { Services } from './services.js';
 import { checkIfMatch, etagOf, hasIfMatch } from './etag.js';
 import { hideRefusedEmbeds } from './embedded.js';
-import { checkRelinks, relinkRefusal, type LinkWrite } from './relinks.js';
+import { checkRelinks, mayChangeByLink, relinkRefusal, type LinkWrite } from './relinks.js';
 import { withCascades } from './cascades.js';
 import { withMovedLinks } from './moved-links.js';
 import {
@@ -353,10 +353,7 @@ export class RouteContext {
     const { parent, model, route } = await this.#viewedParent(db, request);
     const key = parent[model.primaryKey];
     const takesPartner = model.relation(this.route.parent!.field)?.cardinality === 'one';
-    // Changing the parent, by the rules that decide who changes its objects (admins alone where no route does).
-    const changing = modelUpdateRoute(model);
-    const onItem = changing.kind === 'item' ? parent : undefined;
-    if (route && takesPartner && !(await this.policy.may(request, 'update', changing, onItem))) {
+    if (route && takesPartner && !(await mayChangeByLink(this.policy, request, model, parent))) {
       const error = this.policy.refusal(request, `change ${model.name} ${String(key)}`);
       throw relinkRefusal(error.statusCode, error.message, [{ field: inverse, model: model.name, key }], error.headers);
     }
