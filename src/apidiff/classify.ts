@@ -14,6 +14,7 @@ import {
   jsonSchemaOf,
   objectAt,
   operationsOf,
+  refName,
   resolved,
   resolvedBody,
   schemaUses,
@@ -106,7 +107,7 @@ function compareOperation(
   const at = (path: string) => ({ operations: [was.key], path });
   comparePathParameters(before, after, was, is, out);
   compareQuery(before, after, was, is, out, renamed);
-  compareRequestBody(was, is, at('request body'), out);
+  compareRequestBody(before, after, was, is, at('request body'), out);
   compareAnswers(before, after, was, is, out);
   compareAccess(before, after, was, is, out);
 }
@@ -140,6 +141,8 @@ function comparePathParameters(
 }
 
 function compareRequestBody(
+  before: Json,
+  after: Json,
   was: OperationEntry,
   is: OperationEntry,
   place: { operations: string[]; path: string },
@@ -151,7 +154,23 @@ function compareRequestBody(
   const requiredNow = b['required'] === true;
   if (requiredNow && (!a || a['required'] !== true))
     out.push(change('request-body-required', place, 'is now required', 'clients that send no body are refused'));
-  if (a) compareSchemas(jsonSchemaOf(a), jsonSchemaOf(b), place, { directions: new Set(['request']), out });
+  if (!a) return;
+  const [schemaA, schemaB] = bodySchemas(before, after, jsonSchemaOf(a), jsonSchemaOf(b));
+  compareSchemas(schemaA, schemaB, place, { directions: new Set(['request']), out });
+}
+
+/**
+ * The two bodies' schemas to compare: as they are where they name the same component (compared
+ * once, apart); else each component itself (a nested create's body written out, where it named
+ * `<Model>Create`), so that their fields are compared, not their names.
+ */
+function bodySchemas(before: Json, after: Json, a: unknown, b: unknown): [unknown, unknown] {
+  const [named, namedNow] = [refName(a), refName(b)];
+  if (named === namedNow) return [a, b];
+  return [
+    named === undefined ? a : componentSchemas(before)[named],
+    namedNow === undefined ? b : componentSchemas(after)[namedNow],
+  ];
 }
 
 function compareAnswers(before: Json, after: Json, was: OperationEntry, is: OperationEntry, out: ApiChange[]): void {

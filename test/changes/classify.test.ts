@@ -87,6 +87,18 @@ describe('classifyChanges', () => {
     expect(kinds(doc(), doc(hidden))).toEqual([]);
   });
 
+  it('compares a body that names a component with one written out by their fields, not their names', () => {
+    // A nested create's body, written out without the link its URL gives (was ThingCreate with it required).
+    const required = (d: Loose) => void (d.components.schemas.ThingCreate.required = ['size']);
+    const inline = (d: Loose) => {
+      required(d); // the component stays as it was, for the routes that still name it
+      const { required: _, ...rest } = d.components.schemas.ThingCreate;
+      d.paths['/things'].post.requestBody.content['application/json'].schema = rest;
+    };
+    expect(kinds(doc(required), doc(inline))).toEqual(['c request-field-optional']);
+    expect(kinds(doc(inline), doc(required))).toEqual(['B request-field-required']);
+  });
+
   it('judges a schema by how clients use it: what they send may only accept more', () => {
     expect(
       kinds(

@@ -131,3 +131,42 @@ describe('the svcgen init starter, finished as its README says', () => {
     expect((await api('GET', `/notes/${noteId}`, undefined, { headers: { cookie: alice } })).status).toBe(404);
   }, 120_000);
 });
+
+/**
+ * The starter with the note's link to its notebook made required, as the generated README advises
+ * for a link a handler needs: `POST /notebooks/{id}/notes` takes the link from the URL. It once took
+ * no body at all (400 "notebook is required" without it, "is set by the URL" with it), and the
+ * project's own typecheck and tests failed.
+ */
+describe('the svcgen init starter, with a required link below a nested route', () => {
+  it('creates below the parent from the URL: the project type-checks and passes its own tests', async () => {
+    const root = join(repoRoot, '.tmp', 'e2e-init-required-link');
+    rmSync(root, { recursive: true, force: true });
+    mkdirSync(root, { recursive: true });
+    expect((await runCli(['init', 'notes'], root)).code).toBe(0);
+    edit(
+      join(root, 'notes/schemas/note.json'),
+      '"ref_ondelete": "CASCADE" }',
+      '"ref_ondelete": "CASCADE", "required": true }',
+    );
+    const generate = await runCli(['generate', 'api.raml', '-o', 'service'], join(root, 'notes'));
+    expect(generate.code, generate.stderr).toBe(0);
+    const dir = join(root, 'notes', 'service');
+    await linkDependencies(dir);
+    const check = await tool(dir, 'tsc', ['--noEmit', '-p', 'tsconfig.json']);
+    expect(check.exitCode, check.all).toBe(0);
+    // Among them, POST /notebooks/{id}/notes with a sample that has no notebook: 201, linked to the URL's.
+    const run = await tool(dir, 'vitest', ['run', 'test/api.test.ts', '--reporter=verbose']);
+    expect(run.exitCode, run.all).toBe(0);
+    expect(run.all).toMatch(/POST creates a Note: 201 with Location/);
+    const document = JSON.parse(readFileSync(join(dir, 'openapi.json'), 'utf8')) as {
+      paths: Record<
+        string,
+        { post: { requestBody: { content: Record<string, { schema: { required?: string[] }; example: object }> } } }
+      >;
+    };
+    const body = document.paths['/notebooks/{id}/notes']!.post.requestBody.content['application/json']!;
+    expect(body.schema.required ?? []).not.toContain('notebook');
+    expect(body.example).not.toHaveProperty('notebook');
+  }, 600_000);
+});

@@ -7,6 +7,7 @@
 import { isSafeIdentifier } from '../../ir/naming.js';
 import type { Action, Model, Route, ServiceIR } from '../../ir/types.js';
 import { commentText, quote } from '../shared/literal.js';
+import { requiredParentLink } from '../shared/parent-link.js';
 import { searchFields } from '../shared/search.js';
 import { camel, kebab, withArticle } from '../shared/names.js';
 import { clientTypeNames } from './types.js';
@@ -238,7 +239,7 @@ function collectionMembers(route: Route, model: Model, names: HelperNames): Memb
       member(
         'create',
         `Creates ${withArticle(model.name)}.`,
-        `body: ${t.create}`,
+        `body: ${createBody(route, model)}`,
         `op.create<${t.item}>(http, path, body)`,
       ),
     );
@@ -290,7 +291,7 @@ function oneMembers(
       member(
         'create',
         `Creates the ${model.name} object.`,
-        `body: ${t.create}`,
+        `body: ${createBody(route, model)}`,
         `op.create<${t.item}>(http, path, body)`,
       ),
     );
@@ -335,6 +336,13 @@ function attributeMembers(route: Route, owner: Model, changed: Changed): MemberV
       ),
     );
   return members;
+}
+
+/** A create's body type: below a parent, without the link to it that the URL gives (when the model requires one). */
+function createBody(route: Route, model: Model): string {
+  const link = requiredParentLink(route, model, 'create');
+  const type = clientTypeNames(model).create;
+  return link ? `Omit<${type}, ${JSON.stringify(link)}>` : type;
 }
 
 function member(name: string, doc: string, params: string, body: string): MemberView {

@@ -3,8 +3,9 @@
  * filled in and contract testers that need one (dredd) have it. They are the generated tests'
  * sample data (samples.ts) for `n = 1`, valid against their own schemas like those samples.
  */
-import type { Model } from '../../ir/types.js';
+import type { Model, Route } from '../../ir/types.js';
 import { fieldSample, sampleChange, sampleObject } from '../shared/samples.js';
+import { parentLinkOf } from '../shared/parent-link.js';
 import type { OpenApiContext } from './context.js';
 
 const N = 1;
@@ -19,18 +20,27 @@ export function keyExample(ctx: OpenApiContext, model: string): unknown {
  * PATCH changes (the whole create body without the unique fields when the model has no field the
  * tests change, so that it could be sent to any object).
  */
-export function bodyExample(ctx: OpenApiContext, model: Model, which: 'create' | 'update'): Record<string, unknown> {
+export function bodyExample(
+  ctx: OpenApiContext,
+  model: Model,
+  which: 'create' | 'update',
+  route?: Route,
+): Record<string, unknown> {
   const sample = sampleObject(model, N);
   if (which === 'update') {
     const unique = new Set(model.fields.filter((f) => f.unique || f.primaryKey).map((f) => f.name));
     return sampleChange(model) ?? Object.fromEntries(Object.entries(sample).filter(([name]) => !unique.has(name)));
   }
+  // Below a parent, the URL gives the link to it: the body may not (lib/http/writes.ts).
+  const fromUrl = route && parentLinkOf(route, model);
   const links = model.fields
-    .filter((f) => f.type === 'relationship' && f.requiredOnCreate)
+    .filter((f) => f.type === 'relationship' && f.requiredOnCreate && f.name !== fromUrl)
     .map((f) => {
       const relation = model.relationships.find((r) => r.name === f.name)!;
       const key = keyExample(ctx, relation.target);
       return [f.name, relation.cardinality === 'many' ? [key] : key] as const;
     });
-  return { ...sample, ...Object.fromEntries(links) };
+  const example: Record<string, unknown> = { ...sample, ...Object.fromEntries(links) };
+  if (fromUrl) delete example[fromUrl];
+  return example;
 }

@@ -9,6 +9,8 @@ import { groupOf } from '../shared/names.js';
 import { routeSummary } from '../shared/route-summary.js';
 import { type Json, type OpenApiContext } from './context.js';
 import { bodyExample } from './examples.js';
+import { requiredParentLink } from '../shared/parent-link.js';
+import { createSchema } from './schemas.js';
 import { operationKey } from './operation-ids.js';
 import { collectionQuery, ifMatch, itemQuery, pathParameters } from './parameters.js';
 import { errorResponses, isConditional, routeErrors } from './responses.js';
@@ -81,7 +83,11 @@ function requestBody(ctx: OpenApiContext, route: Route, model: Model, op: Operat
       : op.action === 'update' || op.action === 'update_many'
         ? 'update'
         : null;
-  return which ? json(ctx.modelRef(model.name, which), true, bodyExample(ctx, model, which)) : null;
+  if (!which) return null;
+  // Below a parent that gives a link the model requires: the body need not (nor may) give it.
+  const link = requiredParentLink(route, model, op.action);
+  const schema = link ? createSchema(ctx, model, link) : ctx.modelRef(model.name, which);
+  return json(schema, true, bodyExample(ctx, model, which, route));
 }
 
 /**

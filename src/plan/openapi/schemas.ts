@@ -62,40 +62,53 @@ export function componentSchemas(ctx: OpenApiContext): [string, Json][] {
 
 function modelSchemas(ctx: OpenApiContext, model: Model): [string, Json][] {
   const names = ctx.modelSchemaNames(model);
-  const writable = model.fields.filter((f) => !f.generated && f.type !== 'foreign_key');
-  const bodyProperties = Object.fromEntries(
-    writable.map((f) => [f.name, withServiceLimits(ctx, model, f, ctx.types.bodySchema(model, f))]),
-  );
-  const requiredOnCreate = writable.filter((f) => f.requiredOnCreate).map((f) => f.name);
-  // What a create stores for a field it leaves out: the schema's literal default (a PATCH leaves it as it is).
-  const createProperties = Object.fromEntries(
-    writable.map((f) => [
-      f.name,
-      f.default?.kind === 'literal' && f.default.value !== null
-        ? { ...(bodyProperties[f.name] as Json), default: f.default.value }
-        : bodyProperties[f.name],
-    ]),
-  );
   return [
     [names.item, itemSchema(ctx, model)],
-    [
-      names.create,
-      closed(
-        createProperties,
-        requiredOnCreate,
-        `The data that creates ${withArticle(model.name)} (POST), or replaces one (PUT: absent optional fields return to their default).`,
-      ),
-    ],
+    [names.create, createSchema(ctx, model)],
     [
       names.update,
       closed(
-        withPasswordProof(model, bodyProperties, { writeOnly: true }),
+        withPasswordProof(model, bodyProperties(ctx, model), { writeOnly: true }),
         [],
         `The fields of ${withArticle(model.name)} to change (PATCH); the others stay as they are.`,
       ),
     ],
     [names.collection, collectionSchema(ctx, model)],
   ];
+}
+
+/** The fields a body may write, each with the limits the service applies. */
+function bodyProperties(ctx: OpenApiContext, model: Model): Record<string, Json> {
+  const writable = model.fields.filter((f) => !f.generated && f.type !== 'foreign_key');
+  return Object.fromEntries(
+    writable.map((f) => [f.name, withServiceLimits(ctx, model, f, ctx.types.bodySchema(model, f))]),
+  );
+}
+
+/**
+ * The data that creates an object (`<Model>Create`); `givenByUrl`: a link a nested create's URL
+ * gives, which its body then need not (runtime `createdBelowBody`).
+ */
+export function createSchema(ctx: OpenApiContext, model: Model, givenByUrl?: string): Json {
+  const properties = bodyProperties(ctx, model);
+  const writable = model.fields.filter((f) => f.name in properties);
+  const required = writable.filter((f) => f.requiredOnCreate && f.name !== givenByUrl).map((f) => f.name);
+  // What a create stores for a field it leaves out: the schema's literal default (a PATCH leaves it as it is).
+  const createProperties = Object.fromEntries(
+    writable.map((f) => [
+      f.name,
+      f.default?.kind === 'literal' && f.default.value !== null
+        ? { ...properties[f.name], default: f.default.value }
+        : properties[f.name],
+    ]),
+  );
+  return closed(
+    createProperties,
+    required,
+    givenByUrl
+      ? `The data that creates ${withArticle(model.name)} below the object the URL names, which gives its ${givenByUrl}.`
+      : `The data that creates ${withArticle(model.name)} (POST), or replaces one (PUT: absent optional fields return to their default).`,
+  );
 }
 
 /**

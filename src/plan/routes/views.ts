@@ -9,6 +9,7 @@ import { isSafeIdentifier } from '../../ir/naming.js';
 import type { FieldTypes } from '../shared/field-types.js';
 import { commentText, literal, quote, raw } from '../shared/literal.js';
 import { camel, groupOf, kebab, modelNames, routeGroupNames, withArticle } from '../shared/names.js';
+import { requiredParentLink } from '../shared/parent-link.js';
 
 export interface RoutesView {
   readonly doc: string;
@@ -97,7 +98,7 @@ export function routesView(ir: ServiceIR, group: string, routes: readonly Route[
       .flatMap((r) => servedOperations(r).map((o) => o.action));
   const used = [...new Set(routes.flatMap((r) => [r.model, ...parentsOf(r).map((p) => p.model)]))].sort();
   const imports = [
-    { names: sharedSchemaNames(routes, actionsOf()), from: '../lib/http/schemas.js' },
+    { names: sharedSchemaNames(routes, actionsOf(), models), from: '../lib/http/schemas.js' },
     ...used.map((name) => ({
       names: modelImportNames(name, actionsOf(name)),
       from: `../models/${modelNames({ name }).file}.js`,
@@ -130,9 +131,16 @@ function modelImportNames(model: string, actions: readonly Action[]): string[] {
 }
 
 /** What a route file takes from lib/http/schemas.ts. */
-function sharedSchemaNames(routes: readonly Route[], actions: readonly Action[]): string[] {
+function sharedSchemaNames(
+  routes: readonly Route[],
+  actions: readonly Action[],
+  models: ReadonlyMap<string, Model>,
+): string[] {
   const names = new Set<string>();
   if (routes.some((r) => pathParameterNames(r).length)) names.add('pathParams');
+  const createsBelow = (r: Route) =>
+    servedOperations(r).some((o) => o.action === 'create') && requiredParentLink(r, models.get(r.model)!, 'create');
+  if (routes.some(createsBelow)) names.add('createdBelowBody');
   for (const action of actions) {
     const query = QUERY[action];
     if (query) names.add(query).add(`type ${QUERY_TYPE[query]!}`);
@@ -226,7 +234,11 @@ function routeSchema(route: Route, model: Model, action: Action, types: FieldTyp
   }
   const query = QUERY[action];
   if (query) schema['querystring'] = query;
-  if (BODY[action]) schema['body'] = `${names.bodies}.${BODY[action]}`;
+  const link = requiredParentLink(route, model, action);
+  if (BODY[action])
+    schema['body'] = link
+      ? `createdBelowBody(${names.bodies}.create, ${quote(link)})`
+      : `${names.bodies}.${BODY[action]}`;
   const answer = ANSWER[action];
   if (answer)
     schema['response'] = `{ ${answer[0]}: ${answer[1] === 'statusAnswer' ? 'statusAnswer' : names[answer[1]]} }`;
@@ -244,7 +256,9 @@ function routeGeneric(route: Route, model: Model, action: Action): string {
   const query = route.kind === 'attribute' ? undefined : QUERY[action];
   if (query) parts.push(`Querystring: ${QUERY_TYPE[query]!}`);
   const body = route.kind === 'attribute' ? undefined : BODY[action];
-  if (body) parts.push(`Body: ${modelNames(model)[BODY_TYPE[body]]}`);
+  const link = requiredParentLink(route, model, action);
+  const type = body && modelNames(model)[BODY_TYPE[body]];
+  if (type) parts.push(`Body: ${link ? `Omit<${type}, ${quote(link)}>` : type}`);
   return parts.length ? `<{ ${parts.join('; ')} }>` : '';
 }
 

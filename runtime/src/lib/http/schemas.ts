@@ -92,3 +92,19 @@ export const tokenAnswer = {
   required: [...statusAnswer.required, 'token'],
   properties: { ...statusAnswer.properties, token: { type: 'string' } },
 } as const;
+
+const below = new WeakMap<object, Map<string, object>>();
+
+/**
+ * The body of a create below a parent (`POST /clubs/{id}/teams`): the model's create body, but the
+ * link to the parent is the URL's, so the body need not give it (and may not: writes.ts refuses it
+ * there). A required link once left such a route no body it took.
+ */
+export function createdBelowBody(create: { readonly required?: readonly string[] }, link: string): object {
+  let byLink = below.get(create);
+  if (!byLink) below.set(create, (byLink = new Map()));
+  let schema = byLink.get(link);
+  if (!schema)
+    byLink.set(link, (schema = { ...create, required: (create.required ?? []).filter((name) => name !== link) }));
+  return schema;
+}
