@@ -124,15 +124,31 @@ function constraint(error: ConstraintViolation): Described {
 function validation(error: FastifyError): Described {
   const context =
     error.validationContext === 'querystring' ? 'query' : error.validationContext === 'params' ? 'path' : 'body';
-  const errors: FieldError[] = [];
-  for (const e of error.validation ?? []) errors.push(...(context === 'body' ? bodyProblem(e) : parameterProblem(e)));
-  const unique = errors.filter((e, i) => errors.findIndex((x) => x.field === e.field && x.message === e.message) === i);
+  // Each problem once, and at most MAX_PROBLEMS of them: a body of 90,000 unknown keys once took
+  // seconds of the event loop to answer (every problem compared with every other) in 7 MB.
+  const seen = new Set<string>();
+  const unique: FieldError[] = [];
+  const problems = error.validation ?? [];
+  let read = 0;
+  for (; read < problems.length && unique.length < MAX_PROBLEMS; read++) {
+    const e = problems[read]!;
+    for (const problem of context === 'body' ? bodyProblem(e) : parameterProblem(e)) {
+      const key = `${problem.field}\0${problem.message}`;
+      if (!seen.has(key)) unique.push(problem);
+      seen.add(key);
+    }
+  }
+  const more = problems.length - read;
+  const listed = unique.map((e) => `${e.field} ${e.message}`).join('; ');
   return {
     status: 400,
-    message: `invalid ${context}: ${unique.map((e) => `${e.field} ${e.message}`).join('; ')}`,
+    message: `invalid ${context}: ${listed}${more ? `; and ${more} more problem${more === 1 ? '' : 's'}` : ''}`,
     errors: unique,
   };
 }
+
+/** The problems of a request an answer lists at most. */
+const MAX_PROBLEMS = 100;
 
 type SchemaProblem = NonNullable<FastifyError['validation']>[number];
 
