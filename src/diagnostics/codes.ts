@@ -740,6 +740,13 @@ export const codes = {
       "A collection line of a top-level collection route gives a permission to a `{{principal}}` that the x-ACL's item lines use too (`allow {{owner}} view` in both). On the collection the principal is asked with no object (and, on a route that is not nested, no parent), so one that decides by the object grants nothing there: the owners it was meant for get 403 for the list or the create. `inspect --acl` shows the owner allowed, since it cannot read the principal's code. To let each member list their own objects, give the collection's `view` to `authenticated`: the list shows only the objects the item rules let the caller view (the principal's `where`). Or let the principal grant when it is given no object.",
   },
 
+  SVC2087: {
+    severity: 'error',
+    title: 'misspelt JSON Schema keyword',
+    explanation:
+      "A key of a property or of the schema's root is nearly a JSON Schema keyword that svcgen reads (`readonly` for `readOnly`, `maxlenght` for `maxLength`, `requried` for `required`). JSON Schema takes an unknown key as an annotation, so the misspelt one is no rule at all: a `readonly` link stays writable by every member. A misspelling is taken for the mistake it is, as SVC2082 takes a misspelt `_db_settings`; a key near no keyword is left alone (an annotation).",
+  },
+
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {
     severity: 'error',

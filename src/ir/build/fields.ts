@@ -3,6 +3,7 @@
  * property into a field draft, checking types and parameters; relationships and foreign keys are
  * resolved later, when every model is known.
  */
+import { checkKeywordSpelling } from './keywords.js';
 import { literalProblem } from './default-values.js';
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
@@ -205,6 +206,7 @@ export function readField(
   const name = property.key.text;
   if (!isMap(property.value)) return undefined;
   checkJsonType(ctx, name, property.value);
+  checkKeywordSpelling(ctx.diagnostics, property.value, 'property');
   const settingsEntry = property.value.entries.find((e) => e.key.text === '_db_settings');
   if (!settingsEntry) return undefined;
   if (!isMap(settingsEntry.value)) {

@@ -2,6 +2,7 @@
  * One model per resource that has a `post` body schema. Reads a schema's root
  * (`properties`, privacy lists, `_auth_model`, `_nesting_depth`, …) into a model draft.
  */
+import { checkKeywordSpelling } from './keywords.js';
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
 import { get, isMap, isScalar, isSeq, type YEntry, type YMap } from '../../load/ynode.js';
@@ -146,6 +147,7 @@ function stringOf(node: YMap['entries'][number]['value'] | undefined): string | 
 }
 
 function checkRootKeys(diagnostics: DiagnosticBag, root: YMap): void {
+  checkKeywordSpelling(diagnostics, root, 'root');
   for (const e of root.entries) {
     const key = e.key.text;
     if (!key.startsWith('_') || ROOT_KEYS.includes(key)) continue;

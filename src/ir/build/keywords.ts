@@ -1,0 +1,66 @@
+/**
+ * JSON Schema keywords written nearly right (`readonly`, `maxlenght`, `requried`). JSON Schema
+ * takes any unknown key as an annotation, so a misspelt keyword is silently no rule at all: a
+ * `readonly` link stays writable, a `requried` list requires nothing. A key that is near a keyword
+ * svcgen reads is said (SVC2087), with the keyword; one near none is left alone (an annotation).
+ */
+import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
+import type { YMap } from '../../load/ynode.js';
+import { closest } from '../../util/suggest.js';
+
+/** What a property may say besides `_db_settings` and its validation keywords. */
+const PROPERTY_KEYWORDS = [
+  'type',
+  'description',
+  'title',
+  'readOnly',
+  'writeOnly',
+  'default',
+  'examples',
+  'deprecated',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'enum',
+  'const',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'items',
+  'minProperties',
+  'maxProperties',
+  'properties',
+  'required',
+  'additionalProperties',
+  'patternProperties',
+  'propertyNames',
+  'definitions',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'not',
+];
+
+/** What a model schema's root may say besides svcgen's own `_` keys. */
+const ROOT_KEYWORDS = ['title', 'description', 'type', 'required', 'properties', 'definitions', 'additionalProperties'];
+
+/** Reports the keys of `node` (a property's, or the root's) that are nearly a keyword. */
+export function checkKeywordSpelling(diagnostics: DiagnosticBag, node: YMap, where: 'property' | 'root'): void {
+  const keywords = where === 'property' ? PROPERTY_KEYWORDS : ROOT_KEYWORDS;
+  for (const { key } of node.entries) {
+    const text = key.text;
+    if (text.startsWith('_') || text.startsWith('$') || text.startsWith('x-') || keywords.includes(text)) continue;
+    const meant = closest(text, keywords);
+    if (meant === undefined) continue;
+    diagnostics.report('SVC2087', `"${text}" is no JSON Schema keyword, so it says nothing here`, {
+      span: key.span,
+      hint: `did you mean \`${meant}\`?`,
+    });
+  }
+}
