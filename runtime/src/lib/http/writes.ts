@@ -13,6 +13,7 @@ import { mergeAttribute } from './attributes.js';
 import { hasIfMatch } from './etag.js';
 import { movesLinks, type Rec, type RouteContext } from './route-context.js';
 import { runsBefore } from '../events.js';
+import { roundDecimal } from '../values.js';
 
 export async function create(ctx: RouteContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   if (ctx.route.kind === 'attribute') return mergeAttribute(ctx, request, reply);
@@ -184,7 +185,7 @@ export function checkBody(
   body: Rec,
   action: 'create' | 'update' | 'replace' | 'update_many',
 ): void {
-  readLinks(ctx.model, body);
+  readValues(ctx.model, body);
   const errors: FieldError[] = [];
   for (const name of Object.keys(body)) {
     const field = ctx.model.field(name);
@@ -250,16 +251,22 @@ export function replacement(ctx: RouteContext, data: Rec, mayWrite: (name: strin
 }
 
 /**
- * Links name related objects by key, also in the string form the API returns as `_pk` ("3" for
- * the integer key 3): handlers and processors then see the key itself. A string that is no key
- * is left as it is, for the link to report as unknown.
+ * The body's values as handlers and processors are to see them. Links name related objects by
+ * key, also in the string form the API returns as `_pk` ("3" for the integer key 3): they then see
+ * the key itself (a string that is no key is left as it is, for the link to report as unknown).
+ * A decimal is rounded to its scale, as it is stored: a bounty of 200.004 once passed a handler's
+ * range check as such, and was stored as 200.00.
  */
-function readLinks(model: Model, body: Rec): void {
+function readValues(model: Model, body: Rec): void {
   for (const field of model.fields) {
     const value = body[field.name];
-    if (field.type !== 'relationship' || field.storage !== 'integer' || value === undefined || value === null) continue;
-    const key = (v: unknown) => (typeof v === 'string' ? (wholeNumber(field, v) ?? v) : v);
-    body[field.name] = Array.isArray(value) ? value.map(key) : key(value);
+    if (value === undefined || value === null) continue;
+    if (field.type === 'relationship' && field.storage === 'integer') {
+      const key = (v: unknown) => (typeof v === 'string' ? (wholeNumber(field, v) ?? v) : v);
+      body[field.name] = Array.isArray(value) ? value.map(key) : key(value);
+    } else if (field.scale !== undefined && field.storage === 'real' && typeof value === 'number') {
+      body[field.name] = roundDecimal(value, field.scale);
+    }
   }
 }
 

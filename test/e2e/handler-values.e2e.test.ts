@@ -1,0 +1,72 @@
+/**
+ * Handlers see a decimal as it is stored, rounded to its scale: a probe's bounty of 200.004 passed
+ * a handler's range check (at most 200) as 200.004, unrounded, and was stored as 200.00 — a check
+ * and what it checked disagreed. SQLite.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testDatabase, type TestDatabase } from '../support/databases.js';
+import { raml } from '../support/files.js';
+import { apiClient, type Api } from '../support/http.js';
+import { projectOf, tool } from '../support/project.js';
+import { startService, type RunningService } from '../support/server.js';
+
+const API = raml(`title: Bounties
+baseUri: http://{host}/{version}
+version: v1
+/bounties:
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include bounty.json
+`);
+
+const BOUNTY = JSON.stringify({
+  type: 'object',
+  _event_handlers: { before_create: ['check_range'] },
+  properties: {
+    id: { _db_settings: { type: 'id_field', primary_key: true } },
+    amount: { _db_settings: { type: 'decimal', precision: 10, scale: 2, required: true } },
+    seen: { _db_settings: { type: 'string' } },
+  },
+});
+
+const CHECK_RANGE = `import type { CheckRangeEvent } from '../../events.js';
+import { HttpError } from '../../lib/errors.js';
+
+export async function checkRange(event: CheckRangeEvent): Promise<void> {
+  const amount = event.fields.amount?.new_value;
+  if (typeof amount === 'number' && amount > 200) throw new HttpError(400, 'at most 200');
+  event.setFieldValue('seen', String(amount));
+}
+`;
+
+describe('a before handler of a decimal', () => {
+  let database: TestDatabase;
+  let service: RunningService;
+  let api: Api;
+
+  beforeAll(async () => {
+    const dir = await projectOf({ 'api.raml': API, 'bounty.json': BOUNTY }, 'e2e-handler-values');
+    writeFileSync(join(dir, 'src/custom/handlers/check-range.ts'), CHECK_RANGE);
+    const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
+    expect(build.exitCode, build.all).toBe(0);
+    database = await testDatabase('sqlite', dir, 'handler_values');
+    service = await startService(dir, database.env, '/v1');
+    api = apiClient(service.origin, '/v1');
+  }, 600_000);
+
+  afterAll(async () => {
+    await service?.stop();
+    await database?.drop();
+  });
+
+  it('sees it rounded to its scale, as it is stored', async () => {
+    const within = await api('POST', '/bounties', { amount: 200.004 });
+    expect([within.status, within.body.amount, within.body.seen], within.text).toEqual([201, 200, '200']);
+    const above = await api('POST', '/bounties', { amount: 200.005 });
+    expect([above.status, above.body.message], above.text).toEqual([400, 'at most 200']);
+  });
+});
