@@ -3,7 +3,9 @@
  * (`update_many`) and `DELETE` (`delete_many`) run the handlers listed for those actions, once for
  * the whole change, as Ramses did; not those of `update`, `replace` or `delete`. So a rule that a
  * `before_update` handler enforces (a graded submission stays as it is) holds for `PATCH
- * /submissions/5` and not for `PATCH /submissions?assignment=3`. checks.ts (SVC2083) says so.
+ * /submissions/5` and not for `PATCH /submissions?assignment=3`. checks.ts (SVC2083) says so,
+ * unless the model lists handlers of its own for the bulk action in that phase (a probe's
+ * `refuse_many` refused every bulk change, and was told to list the item handlers there too).
  */
 import type { Action, Model, Route, ServiceIR } from '../ir/types.js';
 
@@ -36,7 +38,9 @@ export function skippedItemHandlers(ir: ServiceIR): SkippedHandlers[] {
       for (const phase of ['before', 'after'] as const) {
         const handlers = handlersOf(model, phase, ITEM_ACTIONS[bulk]);
         const run = new Set(handlersOf(model, phase, [bulk]));
-        const skipped = handlers.filter((h) => !run.has(h));
+        // Handlers of its own for the bulk action: its author wrote how a change of many keeps the rules.
+        if (run.size) continue;
+        const skipped = handlers;
         if (skipped.length) found.push({ model, route, bulk, methods, phase, handlers: skipped });
       }
     }

@@ -716,7 +716,7 @@ export const codes = {
     severity: 'warning',
     title: 'item handlers a bulk change skips',
     explanation:
-      "A collection's `PATCH`/`PUT` (`update_many`) and `DELETE` (`delete_many`) change many objects at once and run the handlers listed for those actions, once for the whole change (as Ramses did), not the model's `update`, `replace` or `delete` handlers. A rule such a handler enforces for one object (a graded submission stays as it is) then does not hold for a change of many: list the handlers under the bulk action too (they get no `event.instance`; `event.db` reads the objects), or take the method off the collection.",
+      "A collection's `PATCH`/`PUT` (`update_many`) and `DELETE` (`delete_many`) change many objects at once and run the handlers listed for those actions, once for the whole change (as Ramses did), not the model's `update`, `replace` or `delete` handlers. A rule such a handler enforces for one object (a graded submission stays as it is) then does not hold for a change of many: list the handlers under the bulk action too (they get no `event.instance`; `event.db` reads the objects), give it handlers of its own (then this is not said: a model that lists any for the bulk action is taken to keep its rules there), or take the method off the collection.",
   },
 
   SVC2084: {

@@ -234,6 +234,18 @@ ${post('/workouts', 'workout.json', '  securedBy: [acl]\n  /{id}:\n    get:\n')}
     expect(codes('deny authenticated view\n          allow {{coach}} view')).toEqual([]);
   });
 
+  it('warns of item handlers a bulk change skips (SVC2083), unless the bulk action has handlers of its own', () => {
+    const codes = (handlers: object) =>
+      build({
+        'api.raml': raml(
+          `title: T\n/items:\n  get:\n  patch:\n  post:\n    body:\n      application/json:\n        schema: !include item.json\n  /{id}:\n    patch:\n`,
+        ),
+        'item.json': schema({ id, name: str() }, { _event_handlers: handlers }),
+      }).codes;
+    expect(codes({ before_update: ['guard'] })).toEqual(['SVC2083w']);
+    expect(codes({ before_update: ['guard'], before_update_many: ['refuse_many'] })).toEqual([]);
+  });
+
   it('hints `choice` for an "enum" type, and a date type for a property whose format is a date', () => {
     const hints = (properties: object) => {
       const dir = writeTree({
