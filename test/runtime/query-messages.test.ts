@@ -36,6 +36,12 @@ describe('a query that names no field', () => {
     [{ _fields: 'name,' }, 'accepted'],
     [{ nmae: 'x' }, 'invalid query: nmae is no field of Item you may read'],
     [{ nmae__gt: 'x' }, 'invalid query: nmae__gt names nmae: no field of Item you may read'],
+    // No field before the operator's `__` (it once said 'names ""').
+    [{ __proto__x: '1' }, 'invalid query: __proto__x is no field of Item you may read'],
+    [
+      JSON.parse('{"__proto__":"1"}') as Record<string, string>,
+      'invalid query: __proto__ is no field of Item you may read',
+    ],
   ])('%j: %s', (query, message) => {
     expect(messageOf(query)).toBe(message);
   });

@@ -321,7 +321,7 @@ function filters(model: Model, raw: RawQuery, errors: FieldError[]): Where<Recor
         field: param,
         message: name.startsWith('_')
           ? 'is not a query parameter'
-          : name === param
+          : name === param || name === '' // `__proto__`: no field before the operator's `__`
             ? `is no field of ${model.name} you may read`
             : unreadable(model, [name]),
       });
