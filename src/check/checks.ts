@@ -124,6 +124,9 @@ function checkUndoneItemRules(diagnostics: DiagnosticBag, ir: ServiceIR, sources
  */
 function checkObjectPrincipalsOnCollections(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   for (const acl of ir.acls) {
+    // Where the x-ACL guards a nested collection too, its principal may decide by the parent there
+    // (`rule.parent`) and grant nothing on the top-level route by design (a probe's club admins).
+    if (ir.routes.some((r) => r.acl === acl.name && r.kind === 'collection' && r.parent)) continue;
     const routes = ir.routes.filter((r) => r.acl === acl.name && r.kind === 'collection' && !r.parent);
     const served = new Set(routes.flatMap((r) => r.operations.map((o) => o.permission)));
     const onItems = new Set(acl.item.flatMap((e) => (e.principal.kind === 'dynamic' ? [e.principal.name] : [])));

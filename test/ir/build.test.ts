@@ -234,6 +234,31 @@ ${post('/workouts', 'workout.json', '  securedBy: [acl]\n  /{id}:\n    get:\n')}
     expect(codes('deny authenticated view\n          allow {{coach}} view')).toEqual([]);
   });
 
+  it('warns of an object principal on a top-level collection (SVC2086), not where the x-ACL guards a nested one too', () => {
+    const acl = `securitySchemes:\n  - ticket:\n      type: x-Ticket\n      settings:\n        secret: s\n  - club_acl:\n      type: x-ACL\n      settings:\n        collection: |\n          allow g:admin all\n          allow {{club_admin}} view, create\n        item: |\n          allow g:admin all\n          allow {{club_admin}} all\nsecuredBy: [ticket]\n`;
+    const team = schema({
+      id,
+      club_id: {
+        _db_settings: { type: 'foreign_key', ref_document: 'Club', ref_column: 'club.id', ref_column_type: 'id_field' },
+      },
+    });
+    const club = schema({
+      id,
+      teams: { _db_settings: { type: 'relationship', document: 'Team', backref_name: 'club' } },
+    });
+    const body = (file: string, indent = '    ') =>
+      `${indent}body:\n${indent}  application/json:\n${indent}    schema: !include ${file}\n`;
+    const teams = `/teams:\n  securedBy: [club_acl]\n  get:\n  post:\n${body('team.json')}`;
+    const clubs = (nested: string) => `/clubs:\n  get:\n  post:\n${body('club.json')}  /{id}:\n    get:\n${nested}`;
+    const nestedTeams = `    /teams:\n      securedBy: [club_acl]\n      get:\n      post:\n${body('team.json', '        ')}`;
+    const codes = (raml_: string) =>
+      build({ 'api.raml': raml(`title: T\n${acl}${raml_}`), 'team.json': team, 'club.json': club }).codes.filter((c) =>
+        c.startsWith('SVC2086'),
+      );
+    expect(codes(`${teams}${clubs('')}`)).toEqual(['SVC2086w']);
+    expect(codes(`${teams}${clubs(nestedTeams)}`)).toEqual([]);
+  });
+
   it('warns of item handlers a bulk change skips (SVC2083), unless the bulk action has handlers of its own', () => {
     const codes = (handlers: object) =>
       build({

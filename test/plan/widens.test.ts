@@ -32,6 +32,13 @@ describe('a change of a column type', () => {
     expect(widens(big, decimal(21, 2))).toBe(true);
   });
 
+  it('widens a date into a datetime (its midnight, converted on every engine), not the other way', () => {
+    const date = column('date', 'date', 'text');
+    const datetime = column('datetime', 'timestamptz', 'text');
+    expect(widens(date, datetime)).toBe(true);
+    expect(widens(datetime, date)).toBe(false);
+  });
+
   it('keeps what it did before: integers by size, decimals by digits', () => {
     expect(widens(small, big)).toBe(true);
     expect(widens(big, int)).toBe(false);

@@ -252,6 +252,8 @@ function checkChange(
 /** A type change that keeps every value: a larger integer, a longer or unbounded text, more digits. */
 export function widens(a: StoredColumn, b: StoredColumn): boolean {
   if ((a.type === 'boolean') !== (b.type === 'boolean')) return false;
+  // A date's midnight, converted on every engine (./temporal.ts).
+  if (temporalChange(a, b) === 'date>datetime') return true;
   if (a.postgres === b.postgres) return a.sqlite === b.sqlite;
   const ints = ['smallint', 'integer', 'bigint'];
   if (ints.includes(a.postgres) && ints.includes(b.postgres))

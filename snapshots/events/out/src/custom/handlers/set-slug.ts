@@ -7,7 +7,8 @@ import type { SetSlugEvent } from '../../events.js';
  *
  * `event.fields` holds the request's fields (`if (!('title' in event.fields)) return;`),
  * `event.instance` the object of an item action, `event.response` the response (after events),
- * `event.view.request` the request (`request.user` is the caller), and `event.db` the
+ * `event.view.request` the request (`request.user` is the caller: null when anonymous, and
+ * whenever auth = false, as in the generated tests), and `event.db` the
  * repositories of every model in this request's transaction. `event.setFieldValue(name, value)`
  * changes what is written (before events) or the response (after events). Throw an HttpError
  * (from '../../lib/errors.js') to refuse the request: everything it did is rolled back.
