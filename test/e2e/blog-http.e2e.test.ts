@@ -251,6 +251,21 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
       expect((await api('GET', '/posts/cascaded')).status).toBe(404);
     });
 
+    it('RESTRICT deeper in a cascade: an author whose post has comments is not deleted, and the 409 names them', async () => {
+      const kept = (await api('POST', '/authors', { name: 'Kept', email: 'kept@example.com' })).body.id;
+      await api('POST', `/authors/${kept}/posts`, { slug: 'commented', title: 'Commented' });
+      await api('POST', '/posts/commented/comments', { text: 'holds it' });
+      const reply = await api('DELETE', `/authors/${kept}`);
+      // It once said only "other objects still refer to this one", with no errors.
+      expect([reply.status, reply.body.message, reply.body.errors], reply.text).toEqual([
+        409,
+        'related objects still refer to Post commented (comments), which this delete would take with it, so it cannot be deleted',
+        [{ field: 'posts', message: 'Post commented has comments that prevent deleting it' }],
+      ]);
+      expect((await api('GET', `/authors/${kept}`)).status).toBe(200);
+      expect((await api('GET', '/posts/commented')).status).toBe(200);
+    });
+
     it('RESTRICT: a post with comments cannot be deleted (409), and nothing is deleted', async () => {
       await post('restricted');
       await api('POST', '/posts/restricted/comments', { text: 'keep me' });

@@ -9,6 +9,7 @@
  */
 import type { ServiceDatabase } from '../database.js';
 import type { Model } from '../model.js';
+import { conflict } from '../errors.js';
 import { newEvent } from '../outbox/event.js';
 import { text } from '../text.js';
 import { inSlices, slices } from './moved-links.js';
@@ -75,6 +76,7 @@ async function follow(
     taken.set(target, seen);
     const fresh = linked.filter((object) => !seen.has(text(object[target.primaryKey])));
     if (fresh.length === 0) continue;
+    await refuseRestricted(db, relation.name, target, fresh);
     for (const object of fresh) seen.add(text(object[target.primaryKey]));
     cascade.deleted.set(target, [...(cascade.deleted.get(target) ?? []), ...fresh]);
     await follow(
@@ -83,6 +85,31 @@ async function follow(
       fresh.map((object) => object[target.primaryKey]),
       cascade,
       taken,
+    );
+  }
+}
+
+/**
+ * An object the delete would take with it (a club's team) that objects still refer to by a
+ * `RESTRICT` link (the team's matches) refuses the whole delete, naming them, as the object's own
+ * delete would: the database's refusal, deeper in the cascade, named none of it (a probe).
+ */
+async function refuseRestricted(
+  db: ServiceDatabase,
+  via: string,
+  target: Model,
+  objects: readonly Rec[],
+): Promise<void> {
+  for (const relation of target.relations) {
+    if (relation.local || relation.onDelete !== 'restrict') continue;
+    const holder = db.models.get(relation.target)!;
+    const keys = objects.map((object) => object[target.primaryKey]);
+    const [holding] = await linkedTo(db, holder, relation.inverse, keys);
+    if (!holding) continue;
+    const held = text(holding[relation.inverse]);
+    throw conflict(
+      `related objects still refer to ${target.name} ${held} (${relation.name}), which this delete would take with it, so it cannot be deleted`,
+      [{ field: via, message: `${target.name} ${held} has ${relation.name} that prevent deleting it` }],
     );
   }
 }
