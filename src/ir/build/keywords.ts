@@ -7,9 +7,11 @@
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { YMap } from '../../load/ynode.js';
 import { closest } from '../../util/suggest.js';
+import { VALIDATION_KEYWORDS } from './validation.js';
 
-/** What a property may say besides `_db_settings` and its validation keywords. */
+/** What a property may say besides `_db_settings`: its validation keywords (validation.ts) and these. */
 const PROPERTY_KEYWORDS = [
+  ...VALIDATION_KEYWORDS,
   'type',
   'description',
   'title',
@@ -18,28 +20,6 @@ const PROPERTY_KEYWORDS = [
   'default',
   'examples',
   'deprecated',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'format',
-  'enum',
-  'const',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'minItems',
-  'maxItems',
-  'uniqueItems',
-  'items',
-  'minProperties',
-  'maxProperties',
-  'properties',
-  'required',
-  'additionalProperties',
-  'patternProperties',
-  'propertyNames',
   'definitions',
   'anyOf',
   'oneOf',

@@ -11,7 +11,7 @@ import type { Literal } from '../types.js';
 import { patternProblem } from './pattern-safety.js';
 
 /** JSON Schema keywords of a property that the service checks values against (beside `_db_settings`). */
-const VALIDATION_KEYWORDS = new Set([
+export const VALIDATION_KEYWORDS: ReadonlySet<string> = new Set([
   'minLength',
   'maxLength',
   'pattern',
