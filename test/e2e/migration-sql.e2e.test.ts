@@ -351,6 +351,21 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
     expect(mongoSteps(diff.changes)[0]).toEqual({ op: 'requireValues', collection: 'item', field: 'sku' });
   });
 
+  it('converts an integer become text to its digits, which filters then find, and calls it no data loss', async () => {
+    const first = { clubs: { id: pk, founded: { type: ['integer', 'null'], _db_settings: { type: 'integer' } } } };
+    const second = { clubs: { id: pk, founded: text() } };
+    const diff = diffStorage(storageOf(first).storage, storageOf(second).storage, renamesOf(storageOf(second).ir));
+    expect(diff.findings).toEqual([]);
+    expect(mongoSteps(diff.changes)).toContainEqual({ op: 'convertToText', collection: 'club', field: 'founded' });
+    const db = await evolve(engine, first, second, `insert into "club" ("founded") values (1900), (-12), (null);`);
+    expect(await db.rows('select "founded" from "club" order by "id"')).toEqual([
+      { founded: '1900' },
+      { founded: '-12' },
+      { founded: null },
+    ]);
+    expect(await db.rows(`select "id" from "club" where "founded" = '1900'`)).toEqual([{ id: 1 }]);
+  });
+
   it('renames a model and gives another model a link to it in one step', async () => {
     const db = await evolve(
       engine,

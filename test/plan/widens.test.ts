@@ -39,6 +39,18 @@ describe('a change of a column type', () => {
     expect(widens(datetime, date)).toBe(false);
   });
 
+  it('widens an integer into text long enough for its digits and sign, not a float or an id', () => {
+    const text = column('string', 'text', 'text');
+    const varchar = (n: number) => column('string', `varchar(${n})`, 'text');
+    expect(widens(int, text)).toBe(true);
+    expect(widens(int, varchar(11))).toBe(true);
+    expect(widens(int, varchar(10))).toBe(false);
+    expect(widens(small, varchar(6))).toBe(true);
+    expect(widens(big, varchar(20))).toBe(true);
+    expect(widens(float, text)).toBe(false);
+    expect(widens(text, int)).toBe(false);
+  });
+
   it('keeps what it did before: integers by size, decimals by digits', () => {
     expect(widens(small, big)).toBe(true);
     expect(widens(big, int)).toBe(false);

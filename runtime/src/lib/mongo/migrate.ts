@@ -130,6 +130,8 @@ async function applyStep(db: Db, models: ModelRegistry, migration: string, step:
           `${step.collection}.${step.field}: a stored document has no value, and the field is now required (migration ${migration})`,
         );
       return;
+    case 'convertToText':
+      return convertToText(db.collection(step.collection), step.field);
     case 'convertTemporal':
       return convertTemporal(db.collection(step.collection), step.field, step.to);
     case 'renameEventModel':
@@ -189,6 +191,15 @@ async function convertTemporal(collection: Collection, field: string, to: 'datet
     const converted = temporalValue(value, to);
     if (converted !== undefined && converted !== value)
       await collection.updateOne({ _id: document._id }, { $set: { [field]: converted } });
+  }
+}
+
+/** Each stored number of `field` as its decimal digits; a value already text is left alone. */
+async function convertToText(collection: Collection, field: string): Promise<void> {
+  for await (const document of collection.find({ [field]: { $ne: null } }, { projection: { [field]: 1 } })) {
+    const value: unknown = document[field];
+    if (typeof value === 'number' || typeof value === 'bigint')
+      await collection.updateOne({ _id: document._id }, { $set: { [field]: String(value) } });
   }
 }
 

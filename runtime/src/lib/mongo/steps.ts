@@ -21,6 +21,8 @@ export type MongoStep =
       readonly asked?: true;
     }
   | { readonly op: 'dropIndex'; readonly collection: string; readonly field: string }
+  /** An integer field become text: each stored number as its decimal digits. */
+  | { readonly op: 'convertToText'; readonly collection: string; readonly field: string }
   /** A field become required with no default: the migration fails while a document has no value for it. */
   | { readonly op: 'requireValues'; readonly collection: string; readonly field: string }
   /** A field whose type became another temporal one: each stored value converted (a datetime's date, a date's midnight). */

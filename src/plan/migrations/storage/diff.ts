@@ -4,7 +4,7 @@
  * drop and an add of the same shape is a drop and an add). Each change that loses data, or that
  * existing rows cannot follow without a value nobody gave, is a finding for the caller to refuse.
  */
-import { temporalChange } from './temporal.js';
+import { integerToText, temporalChange } from './conversions.js';
 import type { StorageModel, StoredColumn, StoredTable } from '../../../outdir/storage-model.js';
 import type { Aspect, ColumnChange, TableChange } from './changes.js';
 import { sameSearch, searchIndexChanged } from './search.js';
@@ -252,7 +252,7 @@ function checkChange(
 /** A type change that keeps every value: a larger integer, a longer or unbounded text, more digits. */
 export function widens(a: StoredColumn, b: StoredColumn): boolean {
   if ((a.type === 'boolean') !== (b.type === 'boolean')) return false;
-  // A date's midnight, converted on every engine (./temporal.ts).
+  // A date's midnight, converted on every engine (./conversions.ts).
   if (temporalChange(a, b) === 'date>datetime') return true;
   if (a.postgres === b.postgres) return a.sqlite === b.sqlite;
   const ints = ['smallint', 'integer', 'bigint'];
@@ -268,6 +268,8 @@ export function widens(a: StoredColumn, b: StoredColumn): boolean {
   const [x, y] = [numeric(a.postgres), numeric(b.postgres)];
   // An integer into a decimal: as many digits before the point as its largest value has (32767, 2147483647…).
   const intDigits = { smallint: 5, integer: 10, bigint: 19 }[a.postgres];
+  // An integer into text: its digits and sign, converted on every engine (./conversions.ts `integerToText`).
+  if (integerToText(a, b)) return to! >= intDigits! + 1;
   if (intDigits !== undefined && y) return !y[1] || Number(y[1]) - Number(y[2]) >= intDigits;
   if (x && y) {
     if (!y[1]) return true;

@@ -11,7 +11,7 @@ import type { Aspect, ColumnChange, TableChange } from './changes.js';
 import { hasColumnIndex } from './ddl.js';
 import type { StoredColumn, StoredTable } from '../../../outdir/storage-model.js';
 import { sameSearch, wordSteps } from './search.js';
-import { temporalChange, type TemporalChange } from './temporal.js';
+import { integerToText, temporalChange, type TemporalChange } from './conversions.js';
 
 export type { MongoStep };
 
@@ -64,6 +64,7 @@ function columnSteps(table: StoredTable, change: ColumnChange): MongoStep[] {
   const reindex = moved || REINDEXED.some((a) => aspects.has(a));
   if (reindex && indexed(before)) steps.push({ op: 'dropIndex', collection, field: before.documentPath });
   if (moved) steps.push({ op: 'renameField', collection, from: before.documentPath, to: after.documentPath });
+  if (integerToText(before, after)) steps.push({ op: 'convertToText', collection, field: after.documentPath });
   const temporal = temporalChange(before, after);
   if (temporal)
     steps.push({ op: 'convertTemporal', collection, field: after.documentPath, to: temporalTarget(temporal) });

@@ -25,7 +25,7 @@ import {
 } from './ddl.js';
 import { q, type Dialect } from './identifiers.js';
 import type { ColumnChange, TableChange } from './changes.js';
-import { temporalChange } from './temporal.js';
+import { temporalChange } from './conversions.js';
 import type { StoredColumn, StoredTable } from '../../../outdir/storage-model.js';
 import {
   createSearch,
@@ -178,7 +178,7 @@ function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly 
   return out;
 }
 
-/** SQLite's conversion of a stored value (the SQL `value`) for a temporal change (./temporal.ts). */
+/** SQLite's conversion of a stored value (the SQL `value`) for a temporal change (./conversions.ts). */
 export function temporalConversion(before: StoredColumn, after: StoredColumn, value: string): string | undefined {
   switch (temporalChange(before, after)) {
     case 'datetime>date':
