@@ -21,6 +21,8 @@ type Rec = Record<string, unknown>;
 interface Cascade {
   readonly deleted: Map<Model, Rec[]>;
   readonly unlinked: Map<Model, Set<string>>;
+  /** The deleted object's relationship through which each model's objects were first taken (a refusal's `field`). */
+  readonly via: Map<Model, string>;
 }
 
 /** Whether deleting an object of `model` deletes or unlinks others: its delete then reads them first. */
@@ -39,9 +41,10 @@ export async function withCascades<R>(
   remove: () => Promise<R>,
 ): Promise<R> {
   if (!cascades(model)) return remove();
-  const cascade: Cascade = { deleted: new Map(), unlinked: new Map() };
+  const cascade: Cascade = { deleted: new Map(), unlinked: new Map(), via: new Map() };
   const taken = new Map<Model, Set<string>>([[model, new Set(keys.map(text))]]);
   await follow(db, model, keys, cascade, taken);
+  await refuseRestricted(db, cascade, taken);
   const result = await remove();
   for (const [target, objects] of cascade.deleted)
     await db.appendEvents(objects.map((object) => newEvent(db.models, target, 'delete', object)));
@@ -76,7 +79,8 @@ async function follow(
     taken.set(target, seen);
     const fresh = linked.filter((object) => !seen.has(text(object[target.primaryKey])));
     if (fresh.length === 0) continue;
-    await refuseRestricted(db, relation.name, target, fresh);
+    // The delete's own relationship that takes them, however deep (a refusal names it as its field).
+    if (!cascade.via.has(target)) cascade.via.set(target, cascade.via.get(model) ?? relation.name);
     for (const object of fresh) seen.add(text(object[target.primaryKey]));
     cascade.deleted.set(target, [...(cascade.deleted.get(target) ?? []), ...fresh]);
     await follow(
@@ -90,27 +94,36 @@ async function follow(
 }
 
 /**
- * An object the delete would take with it (a club's team) that objects still refer to by a
- * `RESTRICT` link (the team's matches) refuses the whole delete, naming them, as the object's own
- * delete would: the database's refusal, deeper in the cascade, named none of it (a probe).
+ * An object the delete would take with it (a club's team) that objects it leaves still refer to
+ * by a `RESTRICT` link (the team's matches) refuses the whole delete, naming them, as the object's
+ * own delete would: the database's refusal, deeper in the cascade, named none of it (a probe).
+ * Objects the delete takes too (by another link) do not hold it.
  */
 async function refuseRestricted(
   db: ServiceDatabase,
-  via: string,
-  target: Model,
-  objects: readonly Rec[],
+  cascade: Cascade,
+  taken: ReadonlyMap<Model, ReadonlySet<string>>,
 ): Promise<void> {
-  for (const relation of target.relations) {
-    if (relation.local || relation.onDelete !== 'restrict') continue;
-    const holder = db.models.get(relation.target)!;
-    const keys = objects.map((object) => object[target.primaryKey]);
-    const [holding] = await linkedTo(db, holder, relation.inverse, keys);
-    if (!holding) continue;
-    const held = text(holding[relation.inverse]);
-    throw conflict(
-      `related objects still refer to ${target.name} ${held} (${relation.name}), which this delete would take with it, so it cannot be deleted`,
-      [{ field: via, message: `${target.name} ${held} has ${relation.name} that prevent deleting it` }],
-    );
+  for (const [target, objects] of cascade.deleted) {
+    for (const relation of target.relations) {
+      if (relation.local || relation.onDelete !== 'restrict') continue;
+      const holder = db.models.get(relation.target)!;
+      const keys = objects.map((object) => object[target.primaryKey]);
+      const left = (await linkedTo(db, holder, relation.inverse, keys)).filter(
+        (object) => !taken.get(holder)?.has(text(object[holder.primaryKey])),
+      );
+      if (left.length === 0) continue;
+      const held = text(left[0]![relation.inverse]);
+      throw conflict(
+        `related objects still refer to ${target.name} ${held} (${relation.name}), which this delete would take with it, so it cannot be deleted`,
+        [
+          {
+            field: cascade.via.get(target)!,
+            message: `${target.name} ${held} has ${relation.name} that prevent deleting it`,
+          },
+        ],
+      );
+    }
   }
 }
 
