@@ -5,11 +5,9 @@
  * injuries). The database's refusal, that deep, once named none of it. SQLite.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabase, type TestDatabase } from '../support/databases.js';
 import { raml } from '../support/files.js';
-import { apiClient, type Api } from '../support/http.js';
-import { projectOf, tool } from '../support/project.js';
-import { startService, type RunningService } from '../support/server.js';
+import type { Api } from '../support/http.js';
+import { servedApi, type ServedApi } from '../support/served.js';
 
 const collection = (name: string) =>
   `/${name}:\n  get:\n  post:\n    body:\n      application/json:\n        schema: !include ${name}.json\n  /{id}:\n    get:\n    delete:\n`;
@@ -40,23 +38,14 @@ const FILES = {
 };
 
 describe('a cascade held two levels down by a RESTRICT link', () => {
-  let database: TestDatabase;
-  let service: RunningService;
-  let api: Api;
+  let served: ServedApi;
+  const api: Api = (...args) => served.api(...args);
 
   beforeAll(async () => {
-    const dir = await projectOf(FILES, 'e2e-cascade-restrict');
-    const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
-    expect(build.exitCode, build.all).toBe(0);
-    database = await testDatabase('sqlite', dir, 'cascade_restrict');
-    service = await startService(dir, database.env, '/v1');
-    api = apiClient(service.origin, '/v1');
+    served = await servedApi(FILES, 'e2e-cascade-restrict');
   }, 600_000);
 
-  afterAll(async () => {
-    await service?.stop();
-    await database?.drop();
-  });
+  afterAll(() => served?.stop());
 
   it('refuses the delete, naming the player, the injuries and the club`s own teams', async () => {
     const club = (await api('POST', '/clubs', {})).body.id as number;

@@ -6,11 +6,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabase, type TestDatabase } from '../support/databases.js';
 import { raml } from '../support/files.js';
-import { apiClient, type Api } from '../support/http.js';
-import { projectOf, tool } from '../support/project.js';
-import { startService, type RunningService } from '../support/server.js';
+import type { Api } from '../support/http.js';
+import { servedApi, type ServedApi } from '../support/served.js';
 
 const API = raml(`title: Bounties
 baseUri: http://{host}/{version}
@@ -44,24 +42,16 @@ export async function checkRange(event: CheckRangeEvent): Promise<void> {
 `;
 
 describe('a before handler of a decimal', () => {
-  let database: TestDatabase;
-  let service: RunningService;
-  let api: Api;
+  let served: ServedApi;
+  const api: Api = (...args) => served.api(...args);
 
   beforeAll(async () => {
-    const dir = await projectOf({ 'api.raml': API, 'bounty.json': BOUNTY }, 'e2e-handler-values');
-    writeFileSync(join(dir, 'src/custom/handlers/check-range.ts'), CHECK_RANGE);
-    const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
-    expect(build.exitCode, build.all).toBe(0);
-    database = await testDatabase('sqlite', dir, 'handler_values');
-    service = await startService(dir, database.env, '/v1');
-    api = apiClient(service.origin, '/v1');
+    served = await servedApi({ 'api.raml': API, 'bounty.json': BOUNTY }, 'e2e-handler-values', {
+      prepare: (dir) => writeFileSync(join(dir, 'src/custom/handlers/check-range.ts'), CHECK_RANGE),
+    });
   }, 600_000);
 
-  afterAll(async () => {
-    await service?.stop();
-    await database?.drop();
-  });
+  afterAll(() => served?.stop());
 
   it('sees it rounded to its scale, as it is stored', async () => {
     const within = await api('POST', '/bounties', { amount: 200.004 });

@@ -10,12 +10,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabase, type TestDatabase } from '../support/databases.js';
 import { raml } from '../support/files.js';
-import { apiClient, type Api } from '../support/http.js';
+import type { Api } from '../support/http.js';
 import { rootAuthEnv } from '../support/library.js';
-import { projectOf, tool } from '../support/project.js';
-import { startService, type RunningService } from '../support/server.js';
+import { tool } from '../support/project.js';
+import { memberTokens, servedApi, type ServedApi } from '../support/served.js';
 
 const API = raml(`title: Papers
 baseUri: http://{host}/{version}
@@ -113,35 +112,17 @@ const FILES = {
   }),
 };
 
-const PASSWORD = 'password-123';
-
 describe('a nested route whose link field privacy hides', () => {
-  let dir: string;
-  let database: TestDatabase;
-  let service: RunningService;
-  let api: Api;
-  const tokens = new Map<string, string>();
+  let served: ServedApi;
+  let tokens: Map<string, string>;
+  const api: Api = (...args) => served.api(...args);
   const as = (name: string) => ({ headers: { authorization: tokens.get(name)! } });
   let speaker: number;
   let proposal: number;
 
   beforeAll(async () => {
-    dir = await projectOf(FILES, 'e2e-nested-link-privacy');
-    const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
-    expect(build.exitCode, build.all).toBe(0);
-    database = await testDatabase('sqlite', dir, 'nested_link_privacy');
-    service = await startService(dir, { ...database.env, ...rootAuthEnv() }, '/v1');
-    api = apiClient(service.origin, '/v1');
-    const body = { username: 'rita', email: 'rita@example.com', password: PASSWORD };
-    expect((await api('POST', '/auth/register', body)).status).toBe(201);
-    for (const [name, password] of [
-      ['rita', PASSWORD],
-      ['root', 'root-password'],
-    ] as const) {
-      const reply = await api('POST', '/auth/token', { login: name, password });
-      expect(reply.status, reply.text).toBe(200);
-      tokens.set(name, reply.headers.get('www-authenticate')!);
-    }
+    served = await servedApi(FILES, 'e2e-nested-link-privacy', { env: rootAuthEnv() });
+    tokens = await memberTokens(api, ['rita']);
     speaker = (await api('POST', '/speakers', { name: 'Alice' }, as('root'))).body.id as number;
     const made = await api('POST', `/speakers/${speaker}/proposals`, { title: 'Embedded Rust' }, as('root'));
     expect(made.status, made.text).toBe(201);
@@ -149,10 +130,7 @@ describe('a nested route whose link field privacy hides', () => {
     expect((await api('POST', '/talks', { title: 'Keynote', speaker }, as('root'))).status).toBe(201);
   }, 600_000);
 
-  afterAll(async () => {
-    await service?.stop();
-    await database?.drop();
-  });
+  afterAll(() => served?.stop());
 
   it('is refused to a member who may not read the link, for every method, as a filter by it is', async () => {
     const filtered = await api('GET', `/proposals?speaker=${speaker}`, undefined, as('rita'));
@@ -194,10 +172,10 @@ describe('a nested route whose link field privacy hides', () => {
   });
 
   it('is in the ACL matrix as the service answers it, which the generated acl.test.ts checks', async () => {
-    const test = readFileSync(join(dir, 'test/acl.test.ts'), 'utf8');
+    const test = readFileSync(join(served.dir, 'test/acl.test.ts'), 'utf8');
     expect(test).toMatch(/\['GET', '\/speakers\/\{id\}\/proposals', 401, 403, 403, 'allowed'\]/);
     expect(test).toMatch(/\['GET', '\/speakers\/\{id\}\/talks', 401, 'allowed', 'allowed', 'allowed'\]/);
-    const run = await tool(dir, 'vitest', ['run', 'test/acl.test.ts']);
+    const run = await tool(served.dir, 'vitest', ['run', 'test/acl.test.ts']);
     expect(run.exitCode, run.all).toBe(0);
   }, 300_000);
 });

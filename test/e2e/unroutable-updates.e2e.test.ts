@@ -7,12 +7,10 @@
  * by its x-ACL, as before. SQLite, auth on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testDatabase, type TestDatabase } from '../support/databases.js';
 import { raml } from '../support/files.js';
-import { apiClient, type Api } from '../support/http.js';
+import type { Api } from '../support/http.js';
 import { rootAuthEnv } from '../support/library.js';
-import { projectOf, tool } from '../support/project.js';
-import { startService, type RunningService } from '../support/server.js';
+import { memberTokens, servedApi, type ServedApi } from '../support/served.js';
 
 const API = raml(`title: Ledger
 baseUri: http://{host}/{version}
@@ -103,41 +101,18 @@ const FILES = {
   }),
 };
 
-const PASSWORD = 'password-123';
-
 describe('a link written from the other side, to a model no route updates', () => {
-  let database: TestDatabase;
-  let service: RunningService;
-  let api: Api;
-  const tokens = new Map<string, string>();
+  let served: ServedApi;
+  let tokens: Map<string, string>;
+  const api: Api = (...args) => served.api(...args);
   const as = (name: string) => ({ headers: { authorization: tokens.get(name)! } });
 
   beforeAll(async () => {
-    const dir = await projectOf(FILES, 'e2e-unroutable-updates');
-    const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
-    expect(build.exitCode, build.all).toBe(0);
-    database = await testDatabase('sqlite', dir, 'unroutable_updates');
-    service = await startService(dir, { ...database.env, ...rootAuthEnv() }, '/v1');
-    api = apiClient(service.origin, '/v1');
-    for (const name of ['carol', 'eve']) {
-      const body = { username: name, email: `${name}@example.com`, password: PASSWORD };
-      expect((await api('POST', '/auth/register', body)).status).toBe(201);
-    }
-    for (const [name, password] of [
-      ['carol', PASSWORD],
-      ['eve', PASSWORD],
-      ['root', 'root-password'],
-    ] as const) {
-      const reply = await api('POST', '/auth/token', { login: name, password });
-      expect(reply.status, reply.text).toBe(200);
-      tokens.set(name, reply.headers.get('www-authenticate')!);
-    }
+    served = await servedApi(FILES, 'e2e-unroutable-updates', { env: rootAuthEnv() });
+    tokens = await memberTokens(api, ['carol', 'eve']);
   }, 600_000);
 
-  afterAll(async () => {
-    await service?.stop();
-    await database?.drop();
-  });
+  afterAll(() => served?.stop());
 
   it('is refused to a member, with nothing changed, though the x-ACL grants update', async () => {
     const paid = await api('POST', '/settlements', { amount: 10, to: 'eve' }, as('carol'));
