@@ -47,6 +47,13 @@ describe('the sample of a scalar field with JSON Schema bounds', () => {
     expect(sample('date', { enum: ['2027-06-01'] })).toBe('2027-06-01');
   });
 
+  it('is a text value of its choices, not the null listed first (a test then wrote null where it meant a value)', () => {
+    expect(sample('string', { enum: [null, 'draft', 'live'] })).toBe('draft');
+    expect(sample('string', {}, { choices: [null, 'a'] })).toBe('a');
+    expect(sample('string', { enum: [null] })).toBeNull();
+    expect(sample('list', {}, { choices: [null, 'a'] })).toEqual(['a']);
+  });
+
   it('meets minimum, maximum, exclusive bounds and multipleOf, with min_value and max_value', () => {
     expect(sample('integer', { multipleOf: 5 }, { minValue: 7 })).toBe(10);
     expect(sample('integer', { exclusiveMinimum: 3 })).toBe(4);

@@ -135,7 +135,7 @@ export function fieldSample(field: Field): Sample {
     case 'text':
     case 'unicode':
     case 'unicode_text':
-      return choices?.length ? fixed(choices[0]) : text(field);
+      return listed(choices) ?? (choices?.length ? fixed(null) : text(field));
     case 'integer':
     case 'big_integer':
     case 'small_integer':
@@ -154,7 +154,7 @@ export function fieldSample(field: Field): Sample {
     case 'choice':
       return fixed(choices?.[0] ?? null);
     case 'list':
-      return choices?.length ? { code: `[${literal(choices[0])}]`, value: () => [choices[0]] } : listOf(field);
+      return choices?.length ? listOfOne(choices.find((choice) => choice !== null) ?? null) : listOf(field);
     case 'dict':
       if (!SHAPE.some((keyword) => keyword in field.validation))
         return { code: "{ key: 'value' }", value: () => ({ key: 'value' }) };
@@ -174,6 +174,11 @@ export function fieldSample(field: Field): Sample {
 function listed(choices: readonly Literal[] | null): Sample | undefined {
   const value = choices?.find((choice) => choice !== null);
   return value === undefined ? undefined : fixed(value);
+}
+
+/** A list of one choice. */
+function listOfOne(choice: Literal): Sample {
+  return { code: `[${literal(choice)}]`, value: () => [choice] };
 }
 
 function text(field: Field): Sample {
