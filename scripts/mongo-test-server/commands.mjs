@@ -194,12 +194,13 @@ export const COMMANDS = {
     return cursorReply(
       db,
       command.listIndexes,
-      collection.indexes.map(({ name, key, unique, sparse }) => ({
+      collection.indexes.map(({ name, key, unique, sparse, partialFilterExpression }) => ({
         v: 2,
         key,
         name,
         ...(unique ? { unique } : {}),
         ...(sparse ? { sparse } : {}),
+        ...(partialFilterExpression ? { partialFilterExpression } : {}),
       })),
     );
   },

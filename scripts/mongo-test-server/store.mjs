@@ -55,10 +55,11 @@ export class Collection {
     return this.all().filter((doc) => query.test(doc));
   }
 
-  /** The key of `doc` in a unique index, or null when a sparse index leaves it out. */
+  /** The key of `doc` in a unique index, or null when a sparse or partial index leaves it out. */
   indexKey(index, doc) {
     const values = Object.keys(index.key).map((path) => pathValue(doc, path));
     if (index.sparse && values.every((v) => v === undefined)) return null;
+    if (index.partial && !index.partial.test(doc)) return null;
     return JSON.stringify(values.map((v) => (v === undefined ? null : v instanceof ObjectId ? v.toHexString() : v)));
   }
 
@@ -106,7 +107,8 @@ export class Collection {
     // Every collection has its `_id` index; asking for it again changes nothing.
     if (JSON.stringify(spec.key) === '{"_id":1}') return false;
     const sameKey = (index) => JSON.stringify(index.key) === JSON.stringify(spec.key);
-    const options = (index) => `${Boolean(index.unique)}/${Boolean(index.sparse)}`;
+    const options = (index) =>
+      `${Boolean(index.unique)}/${Boolean(index.sparse)}/${JSON.stringify(index.partialFilterExpression ?? null)}`;
     const named = this.indexes.find((i) => i.name === spec.name);
     // As MongoDB: the same index again is nothing; another index under a taken name or key is an error.
     if (named && sameKey(named) && options(named) === options(spec)) return false;
@@ -128,6 +130,10 @@ export class Collection {
       key: spec.key,
       unique: Boolean(spec.unique),
       sparse: Boolean(spec.sparse),
+      // A partial index holds only the documents its filter matches (svcgen's: `$exists` on each key).
+      ...(spec.partialFilterExpression
+        ? { partialFilterExpression: spec.partialFilterExpression, partial: new Query(spec.partialFilterExpression) }
+        : {}),
       entries: new Map(),
     };
     for (const [key, doc] of this.docs) {

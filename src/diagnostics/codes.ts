@@ -747,6 +747,20 @@ export const codes = {
       "A key of a property or of the schema's root is nearly a JSON Schema keyword that svcgen reads (`readonly` for `readOnly`, `maxlenght` for `maxLength`, `requried` for `required`). JSON Schema takes an unknown key as an annotation, so the misspelt one is no rule at all: a `readonly` link stays writable by every member. A misspelling is taken for the mistake it is, as SVC2082 takes a misspelt `_db_settings`; a key near no keyword is left alone (an annotation).",
   },
 
+  SVC2088: {
+    severity: 'error',
+    title: 'malformed _unique_together',
+    explanation:
+      'A schema\'s root `_unique_together` is a list of sets of field names, each of two or more fields (`[["team", "number"]]`: no two objects share both a team and a number). One field unique alone says `"unique": true` in its `_db_settings`.',
+  },
+
+  SVC2089: {
+    severity: 'error',
+    title: 'field that cannot be unique together',
+    explanation:
+      'A name in `_unique_together` must be a stored field of the model with one plain value (text, a number, a date, a choice) or a link to one object whose foreign key the model keeps (`team` for `team_id`). A link to many objects, a link kept by the other model, and list, dict, pickle and file fields have no single value a unique index compares.',
+  },
+
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {
     severity: 'error',

@@ -94,6 +94,11 @@ export interface Model {
   readonly hiddenFields: readonly string[];
   readonly nestedRelationships: readonly string[];
   readonly nestingDepth: number;
+  /**
+   * `_unique_together`: sets of two or more stored fields whose values no two objects share all at
+   * once (a to-one link by its foreign key field). An object with any of them null is in no set.
+   */
+  readonly uniqueTogether: readonly (readonly string[])[];
   readonly eventHandlers: readonly EventBinding[];
   /** `_renamed_from`: the model's name in the previous version of the API (its table is renamed, keeping the data). */
   readonly renamedFrom: string | null;

@@ -36,6 +36,16 @@ export interface StoredTable {
   readonly search: readonly string[];
   /** How SQLite keeps that index (`SEARCH_INDEX`): a change rebuilds it in the next migration. */
   readonly searchIndex: number;
+  /**
+   * `_unique_together`: sets of columns no two rows share all values of (`uniquesOf`). Left out
+   * where there are none, as in files written before svcgen had them.
+   */
+  readonly uniques?: readonly (readonly string[])[];
+}
+
+/** The table's unique sets of columns (none where the file says none). */
+export function uniquesOf(table: StoredTable): readonly (readonly string[])[] {
+  return table.uniques ?? [];
 }
 
 export interface StoredColumn {
@@ -129,7 +139,7 @@ function storage(data: unknown): StorageModel {
 }
 
 function table(value: unknown, where: string): StoredTable {
-  const t = object(value, where, ['name', 'model', 'columns', 'renamedFrom', 'search', 'searchIndex']);
+  const t = object(value, where, ['name', 'model', 'columns', 'renamedFrom', 'search', 'searchIndex', 'uniques']);
   if (!Array.isArray(t['columns'])) fail(`${where}.columns`, 'must be a list');
   const columns = t['columns'].map((c, i) => column(c, `${where}.columns[${i}]`));
   if (new Set(columns.map((c) => c.name)).size !== columns.length) fail(`${where}.columns`, 'names a column twice');
@@ -141,7 +151,18 @@ function table(value: unknown, where: string): StoredTable {
     // Absent in files written before full-text search: nothing indexed yet (the next migration adds it).
     search: t['search'] === undefined ? [] : searchColumns(t['search'], `${where}.search`, columns),
     searchIndex: t['searchIndex'] === undefined ? 1 : searchIndex(t['searchIndex'], `${where}.searchIndex`),
+    ...(t['uniques'] === undefined ? {} : { uniques: uniques(t['uniques'], `${where}.uniques`, columns) }),
   };
+}
+
+function uniques(value: unknown, where: string, columns: readonly StoredColumn[]): string[][] {
+  if (!Array.isArray(value)) fail(where, 'must be a list');
+  return value.map((set, i) => {
+    const names = searchColumns(set, `${where}[${i}]`, columns);
+    if (new Set(names).size !== names.length || names.length < 2)
+      fail(`${where}[${i}]`, 'must name two or more different columns');
+    return names;
+  });
 }
 
 function column(value: unknown, where: string): StoredColumn {

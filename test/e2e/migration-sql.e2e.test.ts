@@ -4,7 +4,8 @@
  * table renamed onto a dropped table's name, a value that does not convert, a renamed model that
  * gains a link in the same step, a unique field added after a rename freed its constraint name,
  * names longer than PostgreSQL keeps, search indexes following their fields, indexes asked for by
- * `"index": true` following theirs (and used by filters and sorts). Each case plans the first and second version of a small API
+ * `"index": true` following theirs (and used by filters and sorts), `_unique_together` sets following
+ * theirs through renames, rebuilds and drops. Each case plans the first and second version of a small API
  * in process, runs both as the service's runner does, and checks the rows.
  */
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -64,8 +65,9 @@ function storageOf(api: Api) {
   ];
   for (const [resource, properties] of Object.entries(api)) {
     const title = resource.replace(/s$/, '').replace(/^./, (c) => c.toUpperCase());
-    const extra = properties['_renamed_from'] ? { _renamed_from: properties['_renamed_from'] } : {};
-    const props = Object.fromEntries(Object.entries(properties).filter(([k]) => k !== '_renamed_from'));
+    const roots = ['_renamed_from', '_unique_together'];
+    const extra = Object.fromEntries(Object.entries(properties).filter(([k]) => roots.includes(k)));
+    const props = Object.fromEntries(Object.entries(properties).filter(([k]) => !roots.includes(k)));
     writeFileSync(
       join(dir, 'schemas', `${resource}.json`),
       JSON.stringify({ type: 'object', title, ...extra, properties: props }),
@@ -521,5 +523,63 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
     await db.run(`insert into "good" ("sku", "ean") values ('s2', 'e1');`);
     await expect(db.run(`insert into "good" ("sku", "ean") values ('s1', 'e3');`)).rejects.toThrow(/unique/i);
     expect(await planOf(db, engine, `select "id" from "good" where "ean" = 'e1'`)).toContain('good_ean_idx');
+  });
+
+  it('a unique set is refused over shared values, then made; it follows a renamed field and a rebuild, and goes with a dropped field', async () => {
+    const number = (settings: Schema = {}) => ({
+      type: ['integer', 'null'],
+      _db_settings: { type: 'integer', ...settings },
+    });
+    const versions: Api[] = [
+      { players: { id: pk, team: text(), number: number() } },
+      { players: { _unique_together: [['team', 'number']], id: pk, team: text(), number: number() } },
+      {
+        players: {
+          _unique_together: [['team', 'shirt']],
+          id: pk,
+          team: text(),
+          shirt: number({ renamed_from: 'number' }),
+        },
+      },
+      // Required: SQLite rebuilds the table.
+      {
+        players: { _unique_together: [['team', 'shirt']], id: pk, team: text({ required: true }), shirt: number() },
+      },
+      { players: { id: pk, team: text({ required: true }) } },
+    ];
+    const steps = versions.slice(1).map((next, i) => {
+      const [a, b] = [storageOf(versions[i]!), storageOf(next)];
+      const diff = diffStorage(a.storage, b.storage, renamesOf(b.ir));
+      expect(diff.findings.filter((f) => f.kind !== 'dataLoss' && f.kind !== 'checkedFill')).toEqual([]);
+      return migrationSql(diff.changes)[engine];
+    });
+    const db = await evolve(
+      engine,
+      versions[0]!,
+      versions[0]!,
+      `insert into "player" ("team", "number") values ('red', 7), ('red', 7), ('red', null), ('red', null), ('blue', 7);`,
+    );
+    await expect(db.migrate(steps[0]!)).rejects.toThrow(
+      engine === 'sqlite'
+        ? /Player: stored rows share team, number, which are now unique together/
+        : /could not create unique index "player_team_number_unique"/,
+    );
+    await db.run(`update "player" set "number" = 8 where "id" = 2;`);
+    await db.migrate(steps[0]!);
+    const taken = (column: string) => db.run(`insert into "player" ("team", "${column}") values ('red', 7);`);
+    await expect(taken('number')).rejects.toThrow(/unique/i);
+    // A row with a null is in no set.
+    await db.run(`insert into "player" ("team", "number") values ('red', null), (null, 7), (null, 7);`);
+    await db.migrate(steps[1]!);
+    await expect(taken('shirt')).rejects.toThrow(/unique/i);
+    await db.run(`delete from "player" where "team" is null;`);
+    await db.migrate(steps[2]!);
+    await expect(taken('shirt')).rejects.toThrow(/unique/i);
+    await db.migrate(steps[3]!);
+    // The set went with its field: its team alone may repeat.
+    await db.run(`insert into "player" ("team") values ('red'), ('red');`);
+    expect(await db.rows(`select count(*) as n from "player" where "team" = 'red'`)).toEqual([
+      { n: engine === 'sqlite' ? 7 : '7' },
+    ]);
   });
 });

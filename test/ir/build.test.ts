@@ -987,3 +987,52 @@ describe('JSON Schema references', () => {
     expect(JSON.stringify(model(ir, 'Item').fields.map((f) => f.validation))).not.toContain('$ref');
   });
 });
+
+describe('_unique_together', () => {
+  const players = { _db_settings: { type: 'relationship', document: 'Player', backref_name: 'team' } };
+  const api = (root: object, teamRoot: object = {}) => ({
+    'api.raml': raml(`title: T\n${post('/teams', 'team.json')}${post('/players', 'player.json')}`),
+    'team.json': schema({ id, name: str(), players }, teamRoot),
+    'player.json': schema(
+      {
+        id,
+        team_id: {
+          _db_settings: {
+            type: 'foreign_key',
+            ref_document: 'Team',
+            ref_column: 'team.id',
+            ref_column_type: 'id_field',
+          },
+        },
+        number: { _db_settings: { type: 'integer' } },
+        positions: { _db_settings: { type: 'list', item_type: 'string' } },
+      },
+      root,
+    ),
+  });
+
+  it('names stored fields, a link to one object by its foreign key, each set once', () => {
+    const { ir, codes } = build(
+      api({
+        _unique_together: [
+          ['team', 'number'],
+          ['number', 'team_id'],
+          ['id', 'number'],
+        ],
+      }),
+    );
+    expect(codes).toEqual([]);
+    expect(model(ir, 'Player').uniqueTogether).toEqual([
+      ['team_id', 'number'],
+      ['id', 'number'],
+    ]);
+    expect(model(ir, 'Team').uniqueTogether).toEqual([]);
+  });
+
+  it('refuses a list field, a link to many, one field named twice and a set that is no list', () => {
+    expect(build(api({ _unique_together: [['number', 'positions']] })).codes).toEqual(['SVC2089']);
+    expect(build(api({ _unique_together: [['team', 'team_id']] })).codes).toEqual(['SVC2088']);
+    expect(build(api({ _unique_together: 'team' })).codes).toEqual(['SVC2088']);
+    expect(build(api({}, { _unique_together: [['name', 'players']] })).codes).toEqual(['SVC2089']);
+  });
+});

@@ -153,6 +153,12 @@ export interface ModelSpec<T = Record<string, unknown>> {
   /** The fields full-text search (`q`) looks in, in the schema's order (lib/search.ts). */
   readonly searchFields: readonly string[];
   /**
+   * `_unique_together`: sets of stored fields (a link by its foreign key) no two objects share all
+   * values of; an object with any of them null is in no set. SQL keeps them by the migrations'
+   * unique indexes, MongoDB by partial ones made at start-up (lib/mongo/indexes.ts).
+   */
+  readonly uniqueTogether?: readonly (readonly string[])[];
+  /**
    * The route whose x-ACL decides who may view or change an object of this model wherever it
    * appears: embedded in another's response, or re-linked by another's relationship write. Its own
    * item route, else its collection route; null when no route serves it (admins only, with auth on).

@@ -19,6 +19,7 @@ import { Poisoned } from './poisoned.js';
 import type { HandlerUse, IrSources } from '../sources.js';
 import { resolveRelationships } from './relationships.js';
 import { buildRoutes } from './routes.js';
+import { resolveUniqueTogether } from './unique-together.js';
 import { readAcls, readAuthSchemes } from './security.js';
 import { addCredentialModel, addLoginFailureModel, settleUserModel } from './user-model.js';
 
@@ -46,7 +47,9 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
   }
   reportMissingModels(definitions, tree);
   resolveRelationships({ diagnostics, models, poisoned });
+  const uniques = new Map<string, (readonly string[])[]>();
   for (const model of models.values()) {
+    uniques.set(model.name, resolveUniqueTogether(diagnostics, model, poisoned));
     reportUnknownRequired(diagnostics, model);
     checkFieldLists(diagnostics, model, poisoned);
     warnOfDocumentationOnly(diagnostics, model);
@@ -65,7 +68,7 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
   }
   const finished = [...models.values()]
     .sort((a, b) => (a.name < b.name ? -1 : 1))
-    .map((m) => finishModel(m, bindings.get(m.name) ?? []));
+    .map((m) => finishModel(m, bindings.get(m.name) ?? [], uniques.get(m.name) ?? []));
   const ir: ServiceIR = {
     name: slug(api.title ?? 'service'),
     title: api.title ?? 'Service',
@@ -130,7 +133,11 @@ function checkFieldLists(diagnostics: DiagnosticBag, model: ModelDraft, poisoned
   );
 }
 
-function finishModel(draft: ModelDraft, eventHandlers: EventBinding[]): Model {
+function finishModel(
+  draft: ModelDraft,
+  eventHandlers: EventBinding[],
+  uniqueTogether: readonly (readonly string[])[],
+): Model {
   const pk = draft.primaryKey;
   const fields: Field[] = draft.fields.map(({ field }) => {
     const generated = field.primaryKey && field.type === 'id_field';
@@ -156,6 +163,7 @@ function finishModel(draft: ModelDraft, eventHandlers: EventBinding[]): Model {
     hiddenFields: list(draft.hiddenFields) ?? [],
     nestedRelationships: list(draft.nestedRelationships) ?? [],
     nestingDepth: draft.nestingDepth,
+    uniqueTogether,
     eventHandlers,
     renamedFrom: draft.renamedFrom,
   };

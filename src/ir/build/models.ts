@@ -37,6 +37,8 @@ export interface ModelDraft {
   readonly authFields: NameList | null;
   readonly hiddenFields: NameList | null;
   readonly nestedRelationships: NameList | null;
+  /** `_unique_together`: each set of names as written (resolved to stored fields by unique-together.ts). */
+  readonly uniqueTogether: readonly NameList[];
   readonly nestingDepth: number;
   /** The schema has no usable `properties` (already reported). */
   readonly withoutProperties: boolean;
@@ -82,6 +84,7 @@ export const ROOT_KEYS = [
   '_auth_model',
   '_event_handlers',
   '_renamed_from',
+  '_unique_together',
 ];
 
 export interface ModelSource {
@@ -127,6 +130,7 @@ export function readModel(diagnostics: DiagnosticBag, source: ModelSource, docum
     authFields: nameList(diagnostics, root, '_auth_fields'),
     hiddenFields: nameList(diagnostics, root, '_hidden_fields'),
     nestedRelationships: nameList(diagnostics, root, '_nested_relationships'),
+    uniqueTogether: uniqueTogether(diagnostics, root),
     nestingDepth: nestingDepth(diagnostics, root),
     withoutProperties: !isMap(properties),
     eventHandlers: root.entries.find((e) => e.key.text === '_event_handlers') ?? null,
@@ -229,6 +233,38 @@ function nameList(diagnostics: DiagnosticBag, root: YMap, key: string): NameList
     }
   }
   return { names, spans, span: e.key.span };
+}
+
+/** `_unique_together`: a list of lists of names, each of two or more (SVC2088 where it is not). */
+function uniqueTogether(diagnostics: DiagnosticBag, root: YMap): NameList[] {
+  const e = root.entries.find((x) => x.key.text === '_unique_together');
+  if (!e) return [];
+  const example = '[["team", "number"]]';
+  if (!isSeq(e.value) || e.value.items.length === 0) {
+    diagnostics.report('SVC2088', '"_unique_together" must be a list of lists of field names', {
+      span: e.value.span,
+      hint: `e.g. "_unique_together": ${example}: no two objects share a team and a number`,
+    });
+    return [];
+  }
+  const sets: NameList[] = [];
+  for (const item of e.value.items) {
+    const names = isSeq(item) ? item.items.flatMap((n) => (isScalar(n) && typeof n.value === 'string' ? [n] : [])) : [];
+    if (!isSeq(item) || names.length !== item.items.length) {
+      diagnostics.report('SVC2088', 'each entry of "_unique_together" must be a list of field names', {
+        span: item.span,
+        hint: `e.g. "_unique_together": ${example}`,
+      });
+    } else if (new Set(names.map((n) => n.value)).size < 2) {
+      diagnostics.report('SVC2088', 'an entry of "_unique_together" must name two or more different fields', {
+        span: item.span,
+        hint: names.length ? `a field unique alone says "unique": true in its "_db_settings"` : `e.g. ${example}`,
+      });
+    } else {
+      sets.push({ names: names.map((n) => n.value as string), spans: names.map((n) => n.span), span: item.span });
+    }
+  }
+  return sets;
 }
 
 /** `_renamed_from`: the model's previous name (schema evolution renames its table instead of dropping it). */

@@ -81,6 +81,7 @@ function synthesizedModel(
     authFields: null,
     hiddenFields: null,
     nestedRelationships: null,
+    uniqueTogether: [],
     nestingDepth: 1,
     withoutProperties: false,
     eventHandlers: null,

@@ -169,6 +169,7 @@ function modelSpec(ir: ServiceIR, model: Model, types: FieldTypes): Record<strin
     authFields: model.authFields ? [...model.authFields] : null,
     hiddenFields: [...model.hiddenFields],
     searchFields: searchFields(model).map((f) => f.name),
+    ...(model.uniqueTogether.length ? { uniqueTogether: model.uniqueTogether.map((set) => [...set]) } : {}),
     aclRoute: modelRules(ir, model),
     selfPath: raw(selfPath(ir, model)),
   };

@@ -91,6 +91,18 @@ function constraint(error: ConstraintViolation): Described {
   switch (error.kind) {
     case 'unique': {
       const named = fields.length ? fields : ['(unknown field)'];
+      if (named.length > 1) {
+        // A `_unique_together` set: each value alone may be taken, all of them at once are.
+        const together = `${named.slice(0, -1).join(', ')} and ${named.at(-1)}`;
+        return {
+          status: 409,
+          message: `${together} must be unique together, and another object has the same ${together}`,
+          errors: named.map((field) => ({
+            field,
+            message: `is already taken together with ${named.filter((f) => f !== field).join(' and ')}`,
+          })),
+        };
+      }
       return {
         status: 409,
         message: `${named.join(', ')} must be unique, and the value is taken`,

@@ -14,7 +14,14 @@ import { repositoryByName, type RepositoryFactory, type ServiceDatabase } from '
 import type { FieldSpec, Model, ModelRegistry } from '../model.js';
 import { ConfigError, type DatabaseTimeouts } from '../config.js';
 import type { Migration } from '../migrate.js';
-import { collectionExists, isSvcgenIndex, SEARCH_INDEX, svcgenIndex, type IndexKind } from './indexes.js';
+import {
+  collectionExists,
+  isSvcgenIndex,
+  SEARCH_INDEX,
+  svcgenIndex,
+  uniqueTogetherIndex,
+  type IndexKind,
+} from './indexes.js';
 import { migrateMongo } from './migrate.js';
 import { COUNTERS, MongoRepository, type MongoContext } from './repository.js';
 import { documentPath } from './values.js';
@@ -137,7 +144,8 @@ async function supportsTransactions(db: Db): Promise<boolean> {
 }
 
 /**
- * Unique fields get unique indexes (sparse: objects without a value do not collide), links and
+ * Unique fields get unique indexes (sparse: objects without a value do not collide), and so do
+ * `_unique_together` sets (partial: an object with any of the fields null is in none), links and
  * fields marked `index` plain ones, searched models one on their words. svcgen's indexes the model no longer wants (a field no longer unique) are dropped first.
  */
 async function createIndexes(db: Db, models: ModelRegistry): Promise<void> {
@@ -150,6 +158,8 @@ async function createIndexes(db: Db, models: ModelRegistry): Promise<void> {
       const kind = indexKind(f);
       return kind ? [svcgenIndex(documentPath(model, f.column!), kind)] : [];
     });
+    for (const set of model.uniqueTogether ?? [])
+      wanted.push(uniqueTogetherIndex(set.map((name) => documentPath(model, model.field(name)!.column!))));
     if (model.searchFields.length) wanted.push(SEARCH_INDEX);
     const existing = await collection
       .listIndexes()

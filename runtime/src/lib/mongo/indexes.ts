@@ -1,6 +1,7 @@
 /**
  * svcgen's own MongoDB indexes, named after the document field they index: `<field>_unique`
  * (sparse, so that objects without a value do not collide, as with SQL unique columns),
+ * `<field>+<field>_unique` (a `_unique_together` set's, `uniqueTogetherIndex`),
  * `<field>_link` (a link's), `<field>_svc_index` (a field the schema marks `index`: a name no one gives an index of their own by chance, since svcgen drops its indexes the model no longer wants), and `svc_search` on the words of full-text search (`_search`, see
  * search.ts). Start-up reconciliation (database.ts) and migrations (migrate.ts)
  * create and recognise them the same way.
@@ -14,6 +15,20 @@ export function svcgenIndex(field: string, kind: IndexKind) {
     key: { [field]: 1 as const },
     name: `${field}_${kind}`,
     ...(kind === 'unique' ? { unique: true, sparse: true } : {}),
+  };
+}
+
+/**
+ * A `_unique_together` set's index, `<field>+<field>_unique` ('+' is in no field name): partial,
+ * holding only the documents that have every field (null is absent), so that, as with SQL's
+ * unique indexes, an object with any of them null collides with none.
+ */
+export function uniqueTogetherIndex(fields: readonly string[]) {
+  return {
+    key: Object.fromEntries(fields.map((f) => [f, 1 as const])),
+    name: `${fields.join('+')}_unique`,
+    unique: true,
+    partialFilterExpression: Object.fromEntries(fields.map((f) => [f, { $exists: true }])),
   };
 }
 

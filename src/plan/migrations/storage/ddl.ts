@@ -9,6 +9,7 @@ import type { ReferentialAction } from '../../../ir/types.js';
 import type { Reference, StorageModel, StoredColumn, StoredTable } from '../../../outdir/storage-model.js';
 import { identifier, q, type Dialect } from './identifiers.js';
 import { createSearch, searchFunctions, searchState } from './search.js';
+import { createUniques } from './uniques.js';
 
 const ON: Readonly<Record<ReferentialAction, string>> = {
   cascade: 'cascade',
@@ -28,6 +29,7 @@ export function initialSql(model: StorageModel): MigrationSql {
     sqlite: [
       ...tables.map((t) => createTable(t, 'sqlite')),
       ...tables.flatMap((t) => columnIndexes(t, 'sqlite')),
+      ...tables.flatMap((t) => createUniques(t, 'sqlite')),
       ...searchState(tables),
       ...tables.flatMap((t) => createSearch(t, 'sqlite')),
     ].join('\n\n'),
@@ -35,6 +37,7 @@ export function initialSql(model: StorageModel): MigrationSql {
       ...tables.map((t) => createTable(t, 'postgres')),
       ...tables.flatMap((t) => addForeignKeys(t)),
       ...tables.flatMap((t) => columnIndexes(t, 'postgres')),
+      ...tables.flatMap((t) => createUniques(t, 'postgres')),
       ...searchFunctions(tables),
       ...tables.flatMap((t) => createSearch(t, 'postgres')),
     ].join('\n\n'),

@@ -4,6 +4,7 @@
  * drop and an add of the same shape is a drop and an add). Each change that loses data, or that
  * existing rows cannot follow without a value nobody gave, is a finding for the caller to refuse.
  */
+import { uniquesChanged } from './uniques.js';
 import { integerToText, temporalChange } from './conversions.js';
 import type { StorageModel, StoredColumn, StoredTable } from '../../../outdir/storage-model.js';
 import type { Aspect, ColumnChange, TableChange } from './changes.js';
@@ -62,7 +63,13 @@ export function diffStorage(previous: StorageModel, next: StorageModel, renames:
     if (!old) changes.push({ kind: 'create', table });
     else {
       const columns = diffColumns(old, table, renames, currentTable, findings);
-      if (columns.length || old.name !== table.name || !sameSearch(old, table) || searchIndexChanged(old, table))
+      if (
+        columns.length ||
+        old.name !== table.name ||
+        !sameSearch(old, table) ||
+        searchIndexChanged(old, table) ||
+        uniquesChanged(old, table)
+      )
         changes.push({ kind: 'alter', before: old, after: table, columns });
     }
   }

@@ -37,6 +37,7 @@ function storedTable(model: Model, types: FieldTypes): StoredTable {
     renamedFrom: model.renamedFrom?.toLowerCase() ?? null,
     search: searchFields(model).map((f) => f.name),
     searchIndex: SEARCH_INDEX,
+    ...(model.uniqueTogether.length ? { uniques: model.uniqueTogether.map((set) => [...set]) } : {}),
   };
 }
 

@@ -4,10 +4,11 @@
  * runs, at the service's start. Two of svcgen's own names can only meet through a field name:
  * `title_search` marked `"index": true` beside the searched `title` (both `<table>_title_search_idx`).
  */
-import type { StorageModel } from '../../../outdir/storage-model.js';
+import { uniquesOf, type StorageModel } from '../../../outdir/storage-model.js';
 import { columnIndexName, hasColumnIndex } from './ddl.js';
 import type { Finding } from './diff.js';
 import { searchIndexName } from './search.js';
+import { uniqueIndexName } from './uniques.js';
 
 export function indexNameClashes(storage: StorageModel): Finding[] {
   const owners = new Map<string, string>();
@@ -19,6 +20,11 @@ export function indexNameClashes(storage: StorageModel): Finding[] {
       ...table.columns
         .filter(hasColumnIndex)
         .map((c) => ({ field: c.name, name: columnIndexName(table.name, c.name, 'postgres'), what: 'index' })),
+      ...uniquesOf(table).map((set) => ({
+        field: set.join(', '),
+        name: uniqueIndexName(table.name, set, 'postgres'),
+        what: 'unique index',
+      })),
     ];
     for (const { field, name, what } of named) {
       const owner = `the ${what} of ${table.model}.${field}`;

@@ -36,6 +36,7 @@ import {
   searchState,
   vectorSourceChanged,
 } from './search.js';
+import { addedUniques, createUniques, droppedUniques, dropUniques, rebuiltUniques } from './uniques.js';
 
 export function migrationSql(changes: readonly TableChange[]): MigrationSql {
   return { sqlite: sqliteSql(changes), postgres: postgresSql(changes) };
@@ -114,10 +115,16 @@ function sqliteSql(changes: readonly TableChange[]): string {
     ...searches.flatMap((s) => dropSearch(s.before, 'sqlite')),
     ...changes.flatMap((c) => (c.kind === 'drop' ? dropSearch(c.table, 'sqlite') : [])),
     ...changes.flatMap((c) => (c.kind === 'drop' ? dropColumnIndexes(c.table.name, c.table.columns) : [])),
+    ...changes.flatMap((c) => (c.kind === 'drop' ? dropUniques(c.table, 'sqlite') : [])),
   ];
   out.push(...renames.steps.map(([from, to]) => renameTable(from, to)));
   for (const c of changes)
-    if (c.kind === 'create') out.push(createTable(c.table, 'sqlite'), ...columnIndexes(c.table, 'sqlite'));
+    if (c.kind === 'create')
+      out.push(
+        createTable(c.table, 'sqlite'),
+        ...columnIndexes(c.table, 'sqlite'),
+        ...createUniques(c.table, 'sqlite'),
+      );
   for (const c of changes) if (c.kind === 'alter') out.push(...alterSqlite(c.before, c.after, c.columns));
   for (const c of changes) if (c.kind === 'drop') out.push(`drop table ${q(renames.dropName(c.table.name))};`);
   out.push(
@@ -137,9 +144,11 @@ function renameTable(from: string, to: string): string {
 
 /** In place when ALTER TABLE can do every change, else one rebuild. */
 function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly ColumnChange[]): string[] {
-  if (columns.some((c) => !inPlaceOnSqlite(c))) return rebuild(after, columns);
+  if (columns.some((c) => !inPlaceOnSqlite(c))) return [...rebuild(after, columns), ...rebuiltUniques(before, after)];
   const renames = columnRenames(before, columns);
-  const out = renames.steps.map(([from, to]) => `alter table ${q(after.name)} rename column ${q(from)} to ${q(to)};`);
+  // Unique sets that go or change their name go first: DROP COLUMN refuses an indexed column.
+  const out = droppedUniques(before, after, 'sqlite');
+  out.push(...renames.steps.map(([from, to]) => `alter table ${q(after.name)} rename column ${q(from)} to ${q(to)};`));
   // A dropped column's index goes first (DROP COLUMN refuses an indexed column), before a renamed column takes its name.
   out.push(
     ...dropColumnIndexes(
@@ -175,6 +184,7 @@ function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly 
       if (converted) out.push(`update ${q(after.name)} set ${column} = ${converted} where ${column} is not null;`);
     }
   }
+  out.push(...addedUniques(before, after, 'sqlite'));
   return out;
 }
 
@@ -324,6 +334,8 @@ function postgresSql(changes: readonly TableChange[]): string {
   const out: string[] = searches.flatMap((s) => dropSearch(s.before, 'postgres'));
   const constraints: string[] = [];
   const renames = tableRenames(changes);
+  // A dropped table gives up its unique sets' names first (a table renamed to its name takes them).
+  out.push(...changes.flatMap((c) => (c.kind === 'drop' ? dropUniques(c.table, 'postgres') : [])));
   // A table moved aside to be dropped gives up its index names first.
   for (const c of changes) {
     if (c.kind === 'drop' && renames.dropName(c.table.name) !== c.table.name)
@@ -345,6 +357,7 @@ function postgresSql(changes: readonly TableChange[]): string {
       constraints.push(
         ...c.table.columns.filter((x) => x.references).map((x) => addReference(c.table.name, x)),
         ...columnIndexes(c.table, 'postgres'),
+        ...createUniques(c.table, 'postgres'),
       );
   out.push(...constraints);
   const dropped = changes.filter((c) => c.kind === 'drop').map((c) => q(renames.dropName(c.table.name)));
@@ -362,11 +375,15 @@ function alterPostgres(
 ): string[] {
   const t = q(table.name);
   const renames = columnRenames(old, columns);
+  // Unique sets that go or change their name go first, by their names before the migration.
+  const out = droppedUniques(old, table, 'postgres');
   // A column moved aside to be dropped gives up its index name first.
-  const out = columns.flatMap((c) =>
-    c.kind === 'drop' && hasColumnIndex(c.column) && renames.dropName(c.column.name) !== c.column.name
-      ? [dropColumnIndex(table.name, c.column.name, 'postgres')]
-      : [],
+  out.push(
+    ...columns.flatMap((c) =>
+      c.kind === 'drop' && hasColumnIndex(c.column) && renames.dropName(c.column.name) !== c.column.name
+        ? [dropColumnIndex(table.name, c.column.name, 'postgres')]
+        : [],
+    ),
   );
   out.push(...renames.steps.map(([from, to]) => `alter table ${t} rename column ${q(from)} to ${q(to)};`));
   for (const c of columns) {
@@ -408,6 +425,7 @@ function alterPostgres(
   }
   for (const c of columns)
     if (c.kind === 'drop') out.push(`alter table ${t} drop column ${q(renames.dropName(c.column.name))};`);
+  constraints.push(...addedUniques(old, table, 'postgres'));
   return out;
 }
 
