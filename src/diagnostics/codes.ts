@@ -744,7 +744,7 @@ export const codes = {
     severity: 'error',
     title: 'misspelt JSON Schema keyword',
     explanation:
-      "A key of a property or of the schema's root is nearly a JSON Schema keyword that svcgen reads (`readonly` for `readOnly`, `maxlenght` for `maxLength`, `requried` for `required`). JSON Schema takes an unknown key as an annotation, so the misspelt one is no rule at all: a `readonly` link stays writable by every member. A misspelling is taken for the mistake it is, as SVC2082 takes a misspelt `_db_settings`; a key near no keyword is left alone (an annotation).",
+      "A key of a property or of the schema's root is nearly a JSON Schema keyword that svcgen reads (`readonly` for `readOnly`, `maxlenght` for `maxLength`, `requried` for `required`), or a root key is nearly one of svcgen's own (`_auth_field` for `_auth_fields`). JSON Schema takes an unknown key as an annotation, so the misspelt one is no rule at all: a `readonly` link stays writable by every member, and an `_auth_field` list hides nothing from them. A misspelling is taken for the mistake it is, as SVC2082 takes a misspelt `_db_settings`; a key near no keyword is left alone (an annotation).",
   },
 
   SVC2088: {
@@ -759,6 +759,13 @@ export const codes = {
     title: 'field that cannot be unique together',
     explanation:
       'A name in `_unique_together` must be a stored field of the model with one plain value (text, a number, a date, a choice) or a link to one object whose foreign key the model keeps (`team` for `team_id`). A link to many objects, a link kept by the other model, and list, dict, pickle and file fields have no single value a unique index compares.',
+  },
+
+  SVC2090: {
+    severity: 'error',
+    title: 'JSON Schema rule inside _db_settings',
+    explanation:
+      'A JSON Schema keyword that is a rule of the property (`readOnly`, `pattern`, `enum`, `maxLength`, `format`, …) is written inside `_db_settings`, where svcgen reads only its storage settings: there it is no rule at all, so a `readOnly` link stays writable by every member and a `pattern` lets any text through. It belongs beside `_db_settings`, in the property itself.',
   },
 
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------

@@ -1036,3 +1036,25 @@ describe('_unique_together', () => {
     expect(build(api({}, { _unique_together: [['name', 'players']] })).codes).toEqual(['SVC2089']);
   });
 });
+
+describe('privacy lists and rules written nearly right', () => {
+  it('a root key nearly one of svcgen’s (`_auth_field`) is an error: the list it meant would hide nothing', () => {
+    const files = (root: object) => ({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+      'item.json': schema({ id, name: str(), email: str() }, root),
+    });
+    expect(build(files({ _auth_field: ['name'] })).codes).toEqual(['SVC2087']);
+    expect(build(files({ _public_fieldz: ['name'] })).codes).toEqual(['SVC2087']);
+    expect(build(files({ _cache_ttl: 5 })).codes).toEqual(['SVC2013w']);
+  });
+
+  it('a rule inside _db_settings is an error, a description there a warning', () => {
+    const files = (settings: object) => ({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+      'item.json': schema({ id, name: { type: 'string', _db_settings: { type: 'string', ...settings } } }),
+    });
+    for (const rule of [{ readOnly: true }, { pattern: '^a' }, { enum: ['a'] }, { maxLength: 3 }])
+      expect(build(files(rule)).codes, JSON.stringify(rule)).toEqual(['SVC2090']);
+    expect(build(files({ description: 'x' })).codes).toEqual(['SVC2012w']);
+  });
+});

@@ -3,7 +3,7 @@
  * property into a field draft, checking types and parameters; relationships and foreign keys are
  * resolved later, when every model is known.
  */
-import { checkKeywordSpelling } from './keywords.js';
+import { checkKeywordSpelling, RULE_KEYWORDS } from './keywords.js';
 import { literalProblem } from './default-values.js';
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
@@ -690,6 +690,14 @@ class SettingsReader {
       const key = e.key.text;
       if (known.has(key) || IGNORED_SETTINGS.has(key) || (this.type === 'relationship' && key.startsWith('backref_')))
         continue;
+      if (RULE_KEYWORDS.has(key)) {
+        // A rule in the wrong place is no rule: a `readOnly` link there stays writable by every member.
+        this.ctx.diagnostics.report('SVC2090', `"${key}" inside "_db_settings" of "${this.field}" is no rule there`, {
+          span: e.key.span,
+          hint: `move "${key}" out of "_db_settings", beside it in the property itself`,
+        });
+        continue;
+      }
       const elsewhere = Object.entries(SETTINGS_BY_TYPE).find(([, keys]) => keys.includes(key))?.[0];
       this.ctx.diagnostics.report('SVC2012', `"${key}" means nothing for ${this.type} field "${this.field}"`, {
         span: e.key.span,

@@ -10,7 +10,7 @@ import { closest } from '../../util/suggest.js';
 import { VALIDATION_KEYWORDS } from './validation.js';
 
 /** What a property may say besides `_db_settings`: its validation keywords (validation.ts) and these. */
-const PROPERTY_KEYWORDS = [
+export const PROPERTY_KEYWORDS = [
   ...VALIDATION_KEYWORDS,
   'type',
   'description',
@@ -26,6 +26,14 @@ const PROPERTY_KEYWORDS = [
   'allOf',
   'not',
 ];
+
+/**
+ * Keywords that are rules of the property (who may write it, what a value must be): written inside
+ * `_db_settings` they are no rule at all (SVC2090), where a misplaced `description` only documents.
+ */
+export const RULE_KEYWORDS: ReadonlySet<string> = new Set(
+  PROPERTY_KEYWORDS.filter((k) => !['description', 'title', 'examples', 'deprecated', 'definitions'].includes(k)),
+);
 
 /** What a model schema's root may say besides svcgen's own `_` keys. */
 const ROOT_KEYWORDS = ['title', 'description', 'type', 'required', 'properties', 'definitions', 'additionalProperties'];

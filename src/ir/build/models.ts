@@ -155,14 +155,19 @@ function checkRootKeys(diagnostics: DiagnosticBag, root: YMap): void {
   for (const e of root.entries) {
     const key = e.key.text;
     if (!key.startsWith('_') || ROOT_KEYS.includes(key)) continue;
+    const own = ROOT_KEYS.filter((k) => k.startsWith('_'));
+    const meant = closest(key, own);
+    if (meant !== undefined) {
+      // `_auth_field` for `_auth_fields`: the privacy list it meant is no list at all, and members see every field.
+      diagnostics.report('SVC2087', `"${key}" is no key svcgen reads, so it says nothing here`, {
+        span: e.key.span,
+        hint: `did you mean \`${meant}\`?`,
+      });
+      continue;
+    }
     diagnostics.report('SVC2013', `unknown schema key "${key}"`, {
       span: e.key.span,
-      hint:
-        didYouMean(
-          key,
-          ROOT_KEYS.filter((k) => k.startsWith('_')),
-        ) ??
-        'svcgen reads _auth_fields, _public_fields, _hidden_fields, _nested_relationships, _nesting_depth, _auth_model, _event_handlers and _renamed_from',
+      hint: `svcgen reads ${own.slice(0, -1).join(', ')} and ${own.at(-1)}`,
     });
   }
 }
