@@ -54,6 +54,20 @@ describe('the sample of a scalar field with JSON Schema bounds', () => {
     expect(sample('list', {}, { choices: [null, 'a'] })).toEqual(['a']);
   });
 
+  it('meets a pattern, a value per n, its code the same as its values (a fresh project failed its tests on one)', () => {
+    for (const pattern of ['^[A-Z0-9-]{6,32}$', '^[A-Z]{2}-\\d{4}$', '^\\d{4}-(0[1-9]|1[0-2])$', '^SMP\\d+$']) {
+      const field = { ...base, type: 'string' as const, validation: { pattern }, unique: false, primaryKey: false };
+      const made = fieldSample({ ...field, choices: null });
+      const values = [1, 7, 1234].map((n) => made.value(n) as string);
+      for (const value of values) expect(value, pattern).toMatch(new RegExp(pattern, 'u'));
+      expect(new Set(values).size, pattern).toBe(3);
+      expect(values, pattern).toEqual([1, 7, 1234].map((n) => runInNewContext(made.code, { n })));
+    }
+    expect(sample('string', { pattern: '^[A-Z]{2}-\\d{4}$' })).toBe('AA-0001');
+    // A pattern it does not read keeps the sample it had (custom-samples.ts then says the value).
+    expect(sample('string', { pattern: '^\\p{Lu}+$' })).toBe(`${base.name}-1`);
+  });
+
   it('meets minimum, maximum, exclusive bounds and multipleOf, with min_value and max_value', () => {
     expect(sample('integer', { multipleOf: 5 }, { minValue: 7 })).toBe(10);
     expect(sample('integer', { exclusiveMinimum: 3 })).toBe(4);

@@ -5,6 +5,7 @@
  * code and as the value that code makes, so the two never differ.
  * Relationships are left out: the tests' `seed` links required ones itself.
  */
+import { patternTemplate, templateValue } from './pattern-sample.js';
 import { TEXT_FIELD_TYPES, type Field, type Literal, type Model } from '../../ir/types.js';
 import { literal, quote } from './literal.js';
 import { schemaSample } from './schema-sample.js';
@@ -202,6 +203,14 @@ function text(field: Field): Sample {
     case 'time':
       return fixed(TEMPORAL[format]);
   }
+  const plain = plainText(field);
+  // Where the plain sample does not meet the field's `pattern`, one read from the pattern.
+  const pattern = patternOf(field);
+  return pattern && !pattern.fits(plain) ? (patternSample(pattern) ?? plain) : plain;
+}
+
+function plainText(field: Field): Sample {
+  const name = field.name;
   const min = field.minLength ?? 0;
   const max = field.maxLength;
   // Short fields hold just the number, zero-padded to their minimum length.
@@ -216,6 +225,41 @@ function text(field: Field): Sample {
   if (min > name.length + 2)
     return { code: `\`${name}-\${n}\`.padEnd(${min}, 'x')`, value: (n) => `${name}-${n}`.padEnd(min, 'x') };
   return { code: `\`${name}-\${n}\``, value: (n) => `${name}-${n}` };
+}
+
+/** The field's `pattern`, and whether a sample meets it (and the field's lengths) for every `n` tried. */
+function patternOf(field: Field): { readonly text: string; fits(sample: Sample): boolean } | undefined {
+  const text = field.validation['pattern'];
+  if (typeof text !== 'string') return undefined;
+  let regex: RegExp;
+  try {
+    regex = new RegExp(text, 'u');
+  } catch {
+    return undefined;
+  }
+  const fitsValue = (value: unknown) =>
+    typeof value === 'string' &&
+    regex.test(value) &&
+    value.length >= (field.minLength ?? 0) &&
+    (field.maxLength === null || value.length <= field.maxLength);
+  return { text, fits: (sample) => [1, 7, 1234, 99999].every((n) => fitsValue(sample.value(n))) };
+}
+
+/**
+ * A sample read from the pattern (pattern-sample.ts), if it meets it; none where it is not read:
+ * the project's `test/custom-samples.ts` then says the value (its README).
+ */
+function patternSample(pattern: { readonly text: string; fits(sample: Sample): boolean }): Sample | undefined {
+  const template = patternTemplate(pattern.text);
+  if (!template) return undefined;
+  const { prefix, width, suffix } = template;
+  const parts = [
+    ...(prefix ? [JSON.stringify(prefix)] : []),
+    ...(width ? [`String(n).padStart(${width}, '0').slice(-${width})`] : []),
+    ...(suffix ? [JSON.stringify(suffix)] : []),
+  ];
+  const sample = { code: parts.length ? parts.join(' + ') : "''", value: (n: number) => templateValue(template, n) };
+  return pattern.fits(sample) ? sample : undefined;
 }
 
 function number(field: Field): Sample {
