@@ -222,7 +222,13 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       const reply = await api('POST', '/stories', story('dated', { start_date: 'next tuesday' }));
       expect([reply.status, reply.body.errors]).toEqual([
         400,
-        [{ field: 'start_date', message: 'must be a date and time (YYYY-MM-DDTHH:MM:SSZ, years 0001 to 9999)' }],
+        [
+          {
+            field: 'start_date',
+            message:
+              'must be a date and time (YYYY-MM-DDTHH:MM:SSZ, or with an offset such as +01:00; one without either is taken as UTC; years 0001 to 9999)',
+          },
+        ],
       ]);
     });
 

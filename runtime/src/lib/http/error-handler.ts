@@ -210,7 +210,8 @@ function isNull(problem: SchemaProblem): boolean {
 
 /** What a value of each format looks like, as the filters say it too (query.ts). */
 const FORMAT_WORDS: Readonly<Record<string, string>> = {
-  'date-time': 'must be a date and time (YYYY-MM-DDTHH:MM:SSZ, years 0001 to 9999)',
+  'date-time':
+    'must be a date and time (YYYY-MM-DDTHH:MM:SSZ, or with an offset such as +01:00; one without either is taken as UTC; years 0001 to 9999)',
   date: 'must be a date (YYYY-MM-DD)',
   time: 'must be a time (HH:MM:SS)',
   email: 'must be an email address',

@@ -5,6 +5,7 @@
  * existing rows cannot follow without a value nobody gave, is a finding for the caller to refuse.
  */
 import { uniquesChanged } from './uniques.js';
+import { sqliteRefusesUnconverted } from './sql.js';
 import { integerToText, temporalChange } from './conversions.js';
 import type { StorageModel, StoredColumn, StoredTable } from '../../../outdir/storage-model.js';
 import type { Aspect, ColumnChange, TableChange } from './changes.js';
@@ -238,7 +239,9 @@ function checkChange(
       message: `field ${model}.${field} narrows from ${a.postgres} to ${b.postgres}: stored values are converted (${
         temporalChange(a, b)
           ? 'on every engine: a datetime keeps its date or time of day in UTC, a date becomes its midnight'
-          : 'on PostgreSQL a value that does not fit makes the migration fail; SQLite and MongoDB keep it as it is'
+          : sqliteRefusesUnconverted(a, b)
+            ? 'on SQLite and PostgreSQL a value that does not fit makes the migration fail, and nothing of it is applied; MongoDB keeps it as it is'
+            : 'on PostgreSQL a value that does not fit makes the migration fail; SQLite and MongoDB keep it as it is'
       })`,
       hint: 'keep the type, or run generate with --allow-data-loss to convert',
     });

@@ -277,21 +277,30 @@ function rebuild(after: StoredTable, columns: readonly ColumnChange[]): string[]
  */
 function conversionGuard(table: StoredTable, before: StoredColumn, after: StoredColumn): string[] {
   const value = q(before.name);
+  const condition = convertsCondition(value, after);
+  if (!condition) return [];
+  const rule = `${table.model}.${after.name}: a stored value does not convert to ${after.type}`;
+  return failIfAny(table, `${value} is not null and not (${condition})`, rule);
+}
+
+/** Whether SQLite's migration of a type change fails on a stored value that does not convert (as PostgreSQL's does). */
+export function sqliteRefusesUnconverted(before: StoredColumn, after: StoredColumn): boolean {
+  return !sameOnSqlite(before, after) && convertsCondition(q(before.name), after) !== undefined;
+}
+
+/** The SQL condition that the stored `value` converts to the type of `after`; none where SQLite cannot tell. */
+function convertsCondition(value: string, after: StoredColumn): string | undefined {
   const fits: Partial<Record<string, string>> = {
     integer: `cast(${value} as integer) = ${value}`,
     real: `cast(${value} as real) = ${value}`,
   };
   const json =
     after.type === 'list' ? `json_valid(${value}) and json_type(${value}) = 'array'` : `json_valid(${value})`;
-  const condition =
-    after.type === 'boolean'
-      ? `${value} in (0, 1)`
-      : after.sqlite === 'text' && ['list', 'dict', 'pickle'].includes(after.type)
-        ? json
-        : fits[after.sqlite];
-  if (!condition) return [];
-  const rule = `${table.model}.${after.name}: a stored value does not convert to ${after.type}`;
-  return failIfAny(table, `${value} is not null and not (${condition})`, rule);
+  return after.type === 'boolean'
+    ? `${value} in (0, 1)`
+    : after.sqlite === 'text' && ['list', 'dict', 'pickle'].includes(after.type)
+      ? json
+      : fits[after.sqlite];
 }
 
 /**
