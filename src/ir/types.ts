@@ -99,6 +99,11 @@ export interface Model {
    * once (a to-one link by its foreign key field). An object with any of them null is in no set.
    */
   readonly uniqueTogether: readonly (readonly string[])[];
+  /**
+   * `_event_previous`: its update and replace events carry the object as it was (`previous`) and
+   * the fields that changed (`changed`), read under the write's row lock (a cost on every update).
+   */
+  readonly eventPrevious: boolean;
   readonly eventHandlers: readonly EventBinding[];
   /** `_renamed_from`: the model's name in the previous version of the API (its table is renamed, keeping the data). */
   readonly renamedFrom: string | null;

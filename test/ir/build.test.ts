@@ -1058,3 +1058,16 @@ describe('privacy lists and rules written nearly right', () => {
     expect(build(files({ description: 'x' })).codes).toEqual(['SVC2012w']);
   });
 });
+
+describe('_event_previous', () => {
+  const files = (root: object) => ({
+    'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+    'item.json': schema({ id, name: str() }, root),
+  });
+
+  it('is true or false, false when absent', () => {
+    expect(model(build(files({ _event_previous: true })).ir, 'Item').eventPrevious).toBe(true);
+    expect(model(build(files({})).ir, 'Item').eventPrevious).toBe(false);
+    expect(build(files({ _event_previous: 'yes' })).codes).toEqual(['SVC2010']);
+  });
+});

@@ -17,6 +17,8 @@ export interface Received {
   readonly type: string;
   readonly pk: string;
   readonly object: Record<string, unknown>;
+  /** The event's whole `data` (`previous` and `changed` where it has them). */
+  readonly data: Record<string, unknown>;
   readonly at: number;
   readonly status: number;
   readonly signed: boolean;
@@ -102,6 +104,7 @@ export class Receiver {
         type: event.type,
         pk: event.data.pk,
         object: event.data.object,
+        data: event.data,
         at: Date.now(),
         status: answer.status,
         signed: verify(this.secret, headers as Record<string, string>, body),

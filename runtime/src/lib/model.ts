@@ -159,6 +159,12 @@ export interface ModelSpec<T = Record<string, unknown>> {
    */
   readonly uniqueTogether?: readonly (readonly string[])[];
   /**
+   * `_event_previous`: update and replace events carry `previous` (the object as it was, read
+   * under the write's row lock) and `changed` (the fields whose values differ). Its updates take
+   * the transaction path, never the one-statement write.
+   */
+  readonly eventPrevious?: boolean;
+  /**
    * The route whose x-ACL decides who may view or change an object of this model wherever it
    * appears: embedded in another's response, or re-linked by another's relationship write. Its own
    * item route, else its collection route; null when no route serves it (admins only, with auth on).

@@ -164,6 +164,7 @@ function finishModel(
     nestedRelationships: list(draft.nestedRelationships) ?? [],
     nestingDepth: draft.nestingDepth,
     uniqueTogether,
+    eventPrevious: draft.eventPrevious,
     eventHandlers,
     renamedFrom: draft.renamedFrom,
   };

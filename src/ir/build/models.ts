@@ -39,6 +39,8 @@ export interface ModelDraft {
   readonly nestedRelationships: NameList | null;
   /** `_unique_together`: each set of names as written (resolved to stored fields by unique-together.ts). */
   readonly uniqueTogether: readonly NameList[];
+  /** `_event_previous`: update events carry the object as it was. */
+  readonly eventPrevious: boolean;
   readonly nestingDepth: number;
   /** The schema has no usable `properties` (already reported). */
   readonly withoutProperties: boolean;
@@ -85,6 +87,7 @@ export const ROOT_KEYS = [
   '_event_handlers',
   '_renamed_from',
   '_unique_together',
+  '_event_previous',
 ];
 
 export interface ModelSource {
@@ -131,6 +134,7 @@ export function readModel(diagnostics: DiagnosticBag, source: ModelSource, docum
     hiddenFields: nameList(diagnostics, root, '_hidden_fields'),
     nestedRelationships: nameList(diagnostics, root, '_nested_relationships'),
     uniqueTogether: uniqueTogether(diagnostics, root),
+    eventPrevious: rootFlag(diagnostics, root, '_event_previous'),
     nestingDepth: nestingDepth(diagnostics, root),
     withoutProperties: !isMap(properties),
     eventHandlers: root.entries.find((e) => e.key.text === '_event_handlers') ?? null,
@@ -238,6 +242,15 @@ function nameList(diagnostics: DiagnosticBag, root: YMap, key: string): NameList
     }
   }
   return { names, spans, span: e.key.span };
+}
+
+/** A root key that is true or false (absent: false). */
+function rootFlag(diagnostics: DiagnosticBag, root: YMap, key: string): boolean {
+  const e = root.entries.find((x) => x.key.text === key);
+  if (!e) return false;
+  if (isScalar(e.value) && typeof e.value.value === 'boolean') return e.value.value;
+  diagnostics.report('SVC2010', `"${key}" must be true or false`, { span: e.value.span });
+  return false;
 }
 
 /** `_unique_together`: a list of lists of names, each of two or more (SVC2088 where it is not). */

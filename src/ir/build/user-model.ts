@@ -82,6 +82,7 @@ function synthesizedModel(
     hiddenFields: null,
     nestedRelationships: null,
     uniqueTogether: [],
+    eventPrevious: false,
     nestingDepth: 1,
     withoutProperties: false,
     eventHandlers: null,

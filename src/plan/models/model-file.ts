@@ -170,6 +170,7 @@ function modelSpec(ir: ServiceIR, model: Model, types: FieldTypes): Record<strin
     hiddenFields: [...model.hiddenFields],
     searchFields: searchFields(model).map((f) => f.name),
     ...(model.uniqueTogether.length ? { uniqueTogether: model.uniqueTogether.map((set) => [...set]) } : {}),
+    ...(model.eventPrevious ? { eventPrevious: true } : {}),
     aclRoute: modelRules(ir, model),
     selfPath: raw(selfPath(ir, model)),
   };

@@ -67,6 +67,21 @@ export function eventSchemas(ctx: OpenApiContext, names: EventSchemaNames): [str
               description:
                 'The object after the change (for a delete, before it) as an admin reads it, hidden fields left out, relationships as keys.',
             },
+            // `_event_previous`: an update's and a replace's events say what the object was.
+            ...(ctx.ir.models.find((m) => m.name === model)?.eventPrevious
+              ? {
+                  previous: {
+                    ...schemaRef(ctx.modelSchemaNames({ name: model }).item),
+                    description: 'Of an update or a replace: the object before the change, in the form of `object`.',
+                  },
+                  changed: {
+                    type: 'array',
+                    items: { type: 'string' },
+                    description:
+                      'Of an update or a replace: the fields whose values differ between previous and object.',
+                  },
+                }
+              : {}),
           },
         },
       },

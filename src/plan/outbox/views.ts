@@ -17,7 +17,7 @@ export function subscriberName(model: string): string {
 }
 
 /** What src/committed.ts imports from the runtime. */
-const RUNTIME_IMPORTS = new Set(['Subscribe', 'EventData', 'ServiceEvent']);
+const RUNTIME_IMPORTS = new Set(['Subscribe', 'EventData', 'ChangeData', 'ServiceEvent']);
 
 /** The models with committed events, in the IR's order, with what their files need. */
 function committedModels(ir: ServiceIR) {
@@ -32,13 +32,21 @@ function committedModels(ir: ServiceIR) {
       const left = [
         ...new Set([...model.hiddenFields, ...model.fields.filter((f) => isSecretField(model, f)).map((f) => f.name)]),
       ];
+      // With `_event_previous`, an update's and a replace's events carry `previous` and `changed`.
+      const changes: readonly string[] = model.eventPrevious
+        ? verbs.filter((verb) => verb === 'update' || verb === 'replace')
+        : [];
+      const typesOf = (of: readonly string[]) => of.map((verb) => quote(`${model.name}.${verb}`)).join(' | ');
       return {
         name: model.name,
         article: withArticle(model.name),
         file: names.file,
         stub: subscriberName(model.name),
         event: `${model.name}Committed`,
-        types: verbs.map((verb) => quote(`${model.name}.${verb}`)).join(' | '),
+        types: typesOf(verbs.filter((verb) => !changes.includes(verb))),
+        changeTypes: changes.length ? typesOf(changes) : null,
+        // A field an update may change, for the stub's example.
+        changedExample: model.fields.find((f) => !f.primaryKey && f.type !== 'relationship')?.name ?? model.primaryKey,
         firstType: `${model.name}.${verbs[0]!}`,
         // The object as an admin reads it: no secrets, no hidden fields (lib/outbox/event.ts).
         object: left.length ? `Omit<${type}, ${left.map(quote).join(' | ')}>` : type,
@@ -51,7 +59,7 @@ export type CommittedModelView = ReturnType<typeof committedModels>[number];
 
 export function committedView(ir: ServiceIR) {
   const models = committedModels(ir);
-  return { models, any: models.length > 0 };
+  return { models, any: models.length > 0, changes: models.some((m) => m.changeTypes !== null) };
 }
 
 /** The user's stub of each model with committed events. */

@@ -351,10 +351,16 @@ function viewer(
     }
     const fields = policy.visibleFields(request, model, object);
     if (fields === null) return event;
-    const shown: Rec = {};
-    for (const [name, value] of Object.entries(object))
-      if (fields.has(name) || name === '_type' || name === '_pk') shown[name] = value;
-    return { ...event, data: { ...event.data, object: shown } };
+    const shown = (of: Rec): Rec => {
+      const out: Rec = {};
+      for (const [name, value] of Object.entries(of))
+        if (fields.has(name) || name === '_type' || name === '_pk') out[name] = value;
+      return out;
+    };
+    const { previous, changed } = event.data;
+    // What the object was, and which fields changed, only of the fields the caller may read now.
+    const before = previous ? { previous: shown(previous), changed: (changed ?? []).filter((f) => fields.has(f)) } : {};
+    return { ...event, data: { pk: event.data.pk, object: shown(object), ...before } };
   };
   return Object.assign(view, { page: () => void (now = new Map()) });
 }

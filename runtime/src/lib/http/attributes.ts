@@ -48,7 +48,8 @@ export async function mergeAttribute(
       const key = parent[parentModel.primaryKey];
       // Read the value again, under a row lock: two merges at the same time must both land.
       await repository.lockForUpdate(key);
-      const fresh = await repository.findUnique({ where: { [parentModel.primaryKey]: key } });
+      const before = await ctx.previousOf(db, key);
+      const fresh = before ?? (await repository.findUnique({ where: { [parentModel.primaryKey]: key } }));
       const current = (fresh?.[name] ?? (field.type === 'list' ? [] : {})) as Rec | unknown[];
       const change = (data[name] ?? {}) as Rec;
       const merged =
@@ -59,7 +60,7 @@ export async function mergeAttribute(
         data: { ...ctx.withUpdateDefaults({ [name]: merged }) },
         include: linkKeys(parentModel),
       });
-      await ctx.record(db, 'update', [updated]);
+      await ctx.record(db, 'update', [updated], [before]);
       changed = updated;
       return merged;
     },

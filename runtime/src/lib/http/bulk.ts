@@ -55,12 +55,13 @@ export async function updateMany(ctx: RouteContext, request: FastifyRequest): Pr
           key,
           values,
           async () => {
+            const before = await ctx.previousOf(db, key);
             const updated = await ctx.repository(db).update({
               where: { [ctx.model.primaryKey]: key },
               data: values,
               include: linkKeys(ctx.model),
             });
-            await ctx.record(db, 'update', [updated]);
+            await ctx.record(db, 'update', [updated], [before]);
           },
           { request, events: ctx.services.events },
         );

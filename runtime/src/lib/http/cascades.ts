@@ -12,7 +12,7 @@ import type { Model } from '../model.js';
 import { conflict } from '../errors.js';
 import { newEvent } from '../outbox/event.js';
 import { text } from '../text.js';
-import { inSlices, slices } from './moved-links.js';
+import { inSlices, previousStates, slices } from './moved-links.js';
 import { linkKeys } from './serialize.js';
 
 type Rec = Record<string, unknown>;
@@ -45,15 +45,30 @@ export async function withCascades<R>(
   const taken = new Map<Model, Set<string>>([[model, new Set(keys.map(text))]]);
   await follow(db, model, keys, cascade, taken);
   await refuseRestricted(db, cascade, taken);
+  // The objects it unlinks and does not take, by model name (as they were, where their events say it).
+  const left = unlinkedKeys(cascade, taken);
+  const befores = await previousStates(db, left);
   const result = await remove();
   for (const [target, objects] of cascade.deleted)
     await db.appendEvents(objects.map((object) => newEvent(db.models, target, 'delete', object)));
-  for (const [target, unlinked] of cascade.unlinked) {
-    const left = [...unlinked].filter((key) => !taken.get(target)?.has(key));
-    for await (const objects of slices(db, target, left, linkKeys(target)))
-      await db.appendEvents(objects.map((object) => newEvent(db.models, target, 'update', object)));
+  for (const target of cascade.unlinked.keys()) {
+    const before = befores.get(target.name);
+    for await (const objects of slices(db, target, [...left.get(target.name)!], linkKeys(target)))
+      await db.appendEvents(
+        objects.map((object) =>
+          newEvent(db.models, target, 'update', object, before?.get(text(object[target.primaryKey]))),
+        ),
+      );
   }
   return result;
+}
+
+/** The objects a cascade unlinks and does not delete, per model name. */
+function unlinkedKeys(cascade: Cascade, taken: ReadonlyMap<Model, ReadonlySet<string>>): Map<string, Set<string>> {
+  const keys = new Map<string, Set<string>>();
+  for (const [target, unlinked] of cascade.unlinked)
+    keys.set(target.name, new Set([...unlinked].filter((key) => !taken.get(target)?.has(key))));
+  return keys;
 }
 
 /** Reads what deleting `keys` of `model` deletes (recursively) and unlinks, into `cascade`. */

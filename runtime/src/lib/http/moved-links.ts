@@ -73,12 +73,13 @@ export async function withMovedLinks<R>(
   const { moved, relinked } = await linksToMove(db, model, key, data);
   const linkedTo = key ?? data[model.primaryKey] ?? null;
   const handled = await runMovedHandlers(db, relinked, linkedTo, handlers);
+  const befores = await previousStates(db, moved);
   const result = await write();
   for (const { run, key: objectKey, others } of handled)
     if (Object.keys(others).length)
       await db.repository(run.model.name).update({ where: { [run.model.primaryKey]: objectKey }, data: others });
   await runMovedAfterHandlers(db, handled);
-  await recordMoved(db, moved);
+  await recordMoved(db, moved, befores);
   return result;
 }
 
@@ -173,13 +174,41 @@ async function linksToMove(
   return { moved, relinked };
 }
 
-/** Appends an `update` event for each object the write moved, as it is now. */
-async function recordMoved(db: ServiceDatabase, moved: MovedLinks): Promise<void> {
+/** Appends an `update` event for each object the write moved, as it is now (and as it was, where `befores` has it). */
+async function recordMoved(db: ServiceDatabase, moved: MovedLinks, befores: PreviousStates): Promise<void> {
   for (const [name, keys] of moved) {
     const model = db.models.get(name)!;
+    const before = befores.get(name);
     for await (const objects of slices(db, model, [...keys], linkKeys(model)))
-      await db.appendEvents(objects.map((object) => newEvent(db.models, model, 'update', object)));
+      await db.appendEvents(
+        objects.map((object) =>
+          newEvent(db.models, model, 'update', object, before?.get(text(object[model.primaryKey]))),
+        ),
+      );
   }
+}
+
+/** Per model, the objects (by key as text) as they were before a write, for their events' `previous`. */
+export type PreviousStates = ReadonlyMap<string, ReadonlyMap<string, Rec>>;
+
+/**
+ * The objects of `keys` (per model name) of the models whose events carry `previous`
+ * (`eventPrevious`), as they are before the write that changes them: each under the row lock the
+ * write would take, with its links' keys. None for the other models.
+ */
+export async function previousStates(db: ServiceDatabase, keys: MovedLinks): Promise<PreviousStates> {
+  const states = new Map<string, Map<string, Rec>>();
+  for (const [name, objectKeys] of keys) {
+    const model = db.models.get(name);
+    if (!model?.eventPrevious || objectKeys.size === 0) continue;
+    const repository = db.repository(name);
+    for (const key of objectKeys) await repository.lockForUpdate(key);
+    const byKey = new Map<string, Rec>();
+    for await (const objects of slices(db, model, [...objectKeys], linkKeys(model)))
+      for (const object of objects) byKey.set(text(object[model.primaryKey]), object);
+    states.set(name, byKey);
+  }
+  return states;
 }
 
 /** The objects of `model` whose keys (as text) are `keys`, read SLICE keys a statement, a slice at a time. */

@@ -140,7 +140,8 @@ export class RouteContext {
     const run = { ...this.eventRun(request, action, instance), ...(resets?.size ? { resets } : {}) };
     const prepare = (data: Rec) => this.prepareWrite(data, request.ip);
     const recorded =
-      oneWrite && !hasHandlers(run) && isEventAction(action)
+      // An update whose event carries the object as it was reads it first, in the transaction.
+      oneWrite && !hasHandlers(run) && isEventAction(action) && !this.model.eventPrevious
         ? this.repository().recordedWrites?.(action, () => assertInTime(request))
         : undefined;
     if (recorded)
@@ -183,8 +184,9 @@ export class RouteContext {
           args.where[this.model.primaryKey],
           args.data,
           async () => {
+            const before = await this.previousOf(db, args.where[this.model.primaryKey]);
             const updated = await repository.update(args);
-            await this.record(db, action, [updated]);
+            await this.record(db, action, [updated], [before]);
             return updated;
           },
           movedObjects,
@@ -201,8 +203,29 @@ export class RouteContext {
    * Appends the events of changed objects (`objects`: after the change; for a delete, before it)
    * to the outbox on `db`, the write's transaction.
    */
-  record(db: ServiceDatabase, action: EventAction, objects: readonly Rec[]): Promise<void> {
-    return db.appendEvents(objects.map((object) => newEvent(db.models, this.model, action, object)));
+  record(
+    db: ServiceDatabase,
+    action: EventAction,
+    objects: readonly Rec[],
+    befores: readonly (Rec | undefined)[] = [],
+  ): Promise<void> {
+    return db.appendEvents(objects.map((object, i) => newEvent(db.models, this.model, action, object, befores[i])));
+  }
+
+  /**
+   * The object `key` as it is before an update, for the `previous` of its event: read under the
+   * row lock the update takes (another write cannot slip in between), with its links' keys as
+   * the event names them. Undefined for a model without `eventPrevious`, which reads nothing.
+   */
+  async previousOf(db: ServiceDatabase, key: unknown): Promise<Rec | undefined> {
+    if (!this.model.eventPrevious) return undefined;
+    const repository = this.repository(db);
+    await repository.lockForUpdate(key);
+    const found = await repository.findUnique({
+      where: { [this.model.primaryKey]: key },
+      include: linkKeys(this.model),
+    });
+    return found ?? undefined;
   }
 
   /** Reads run their handlers inside a transaction only when there are handlers. */

@@ -6,18 +6,32 @@
 import { randomUUID } from 'node:crypto';
 import type { Model, ModelRegistry } from '../model.js';
 import { text } from '../text.js';
-import type { EventAction, NewEvent, ServiceEvent } from './types.js';
+import type { EventAction, EventData, NewEvent, ServiceEvent } from './types.js';
 
 type Rec = Record<string, unknown>;
 
-/** The event of one changed object (`record`: after the change; for a delete, before it). */
-export function newEvent(models: ModelRegistry, model: Model, action: EventAction, record: Rec): NewEvent {
-  return {
-    model: model.name,
-    action,
-    pk: text(record[model.primaryKey]),
-    object: eventObject(models, model, record),
-  };
+/**
+ * The event of one changed object (`record`: after the change; for a delete, before it), and, given
+ * `before` (the object as it was, for a model with `eventPrevious`), its `previous` and `changed`.
+ */
+export function newEvent(
+  models: ModelRegistry,
+  model: Model,
+  action: EventAction,
+  record: Rec,
+  before?: Rec,
+): NewEvent {
+  const object = eventObject(models, model, record);
+  const event = { model: model.name, action, pk: text(record[model.primaryKey]), object };
+  if (!before) return event;
+  const previous = eventObject(models, model, before);
+  return { ...event, previous, changed: changedFields(previous, object) };
+}
+
+/** The fields of `object` whose values are not those of `previous` (as JSON: lists and dicts by content). */
+function changedFields(previous: Rec, object: Rec): string[] {
+  const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+  return Object.keys(object).filter((name) => !name.startsWith('_') && !same(previous[name], object[name]));
 }
 
 /** The object as an admin reads it, but with relationships as keys (an event names, never embeds). */
@@ -77,7 +91,13 @@ export function storedEvent(row: {
   };
 }
 
+/** An event's `data`: its key and object, and its previous state where it has one. */
+export function eventDataOf(event: NewEvent): EventData {
+  const { pk, object, previous, changed } = event;
+  return previous ? { pk, object, previous, changed: changed ?? [] } : { pk, object };
+}
+
 /** The JSON of an event's `data`. */
 export function eventData(event: NewEvent): string {
-  return JSON.stringify({ pk: event.pk, object: event.object });
+  return JSON.stringify(eventDataOf(event));
 }

@@ -7,9 +7,9 @@
  * one lands; the feed and webhooks then miss nothing only because they read a little behind.
  */
 import type { ClientSession, Db } from 'mongodb';
-import { eventIdentity, eventType, storedEvent } from './event.js';
+import { eventDataOf, eventIdentity, eventType, storedEvent } from './event.js';
 import { EVENT_SEQUENCE, EVENTS } from './schema.js';
-import type { EventLog, NewEvent, ServiceEvent } from './types.js';
+import type { EventData, EventLog, NewEvent, ServiceEvent } from './types.js';
 
 interface EventDocument {
   _id: number;
@@ -18,7 +18,7 @@ interface EventDocument {
   model: string;
   pk: string;
   time: string;
-  data: { pk: string; object: Record<string, unknown> };
+  data: EventData;
 }
 
 /** Appends `events` in `session`'s transaction (or alone, without one). */
@@ -41,7 +41,7 @@ export async function appendMongo(
     type: eventType(event),
     model: event.model,
     pk: event.pk,
-    data: { pk: event.pk, object: event.object },
+    data: eventDataOf(event),
   }));
   await db.collection<EventDocument>(EVENTS).insertMany(documents, options);
 }

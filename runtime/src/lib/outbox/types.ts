@@ -28,7 +28,20 @@ export interface EventData<O = Record<string, unknown>> {
    * relationships as keys); for a delete, the object before it.
    */
   readonly object: O;
+  /**
+   * Of an update or a replace of a model whose schema says `_event_previous`: the object as it was
+   * before the change, in the same form as `object`.
+   */
+  readonly previous?: O;
+  /** With `previous`: the fields whose values differ between `previous` and `object`, in the model's order. */
+  readonly changed?: readonly string[];
 }
+
+/** The data of an update or a replace of a model with `_event_previous`: `previous` and `changed` are always there. */
+export type ChangeData<O = Record<string, unknown>> = EventData<O> & {
+  readonly previous: O;
+  readonly changed: readonly (keyof O & string)[];
+};
 
 /** An event about to be appended: the store gives it its `seq` (and its `id`, `time`). */
 export interface NewEvent {
@@ -36,6 +49,8 @@ export interface NewEvent {
   readonly action: EventAction;
   readonly pk: string;
   readonly object: Record<string, unknown>;
+  readonly previous?: Record<string, unknown>;
+  readonly changed?: readonly string[];
 }
 
 /** The outbox of one database (SQLite, PostgreSQL or MongoDB). */
