@@ -67,7 +67,14 @@ export function templateSource<K extends TemplateName>(template: K, view: Views[
 }
 
 /** `src/repositories/<model>.ts`: the repository type of one model. */
-export type RepositoryView = ReturnType<typeof modelNames> & { readonly name: string };
+export type RepositoryView = ReturnType<typeof modelNames> & {
+  readonly name: string;
+  /** The relationships kept in other models' rows, as a union of quoted names; null when none. */
+  readonly linked: string | null;
+  readonly linkedText: string;
+  readonly firstLinked: string;
+  readonly one: boolean;
+};
 
 /** A user-owned stub for a `{{name}}` default value. */
 export interface DefaultStubView {

@@ -50,6 +50,41 @@ export interface EngineRepository<T = Rec, Create = Partial<T>, Update = Partial
   findManyWithTotal?(args: FindManyArgs<T>): Promise<{ records: T[]; total: number | undefined } | undefined>;
 }
 
+/** The relationships a read's `include` names. */
+type IncludedBy<A> = A extends { readonly include?: infer I } ? keyof NonNullable<I> : never;
+
+/**
+ * An object as a read gives it: without `Linked`, the relationships kept in other models' rows (a
+ * to-many list, the key of a one-to-one partner), but for those its `include` names. Read without
+ * them, they are not there, and the type says so (a probe's script read a partner's key that
+ * was never read, and billed nothing).
+ */
+export type ReadObject<T, Linked extends keyof T, A> = [Linked] extends [never]
+  ? T
+  : Omit<T, Exclude<Linked, IncludedBy<A>>>;
+
+/**
+ * A model's repository as its code is given it (src/repositories/): an engine's repository whose
+ * reads and writes give what they read, as `ReadObject` says.
+ */
+export type ModelRepository<T, Create, Update, Linked extends keyof T> = Omit<
+  EngineRepository<T, Create, Update>,
+  'findMany' | 'findFirst' | 'findUnique' | 'create' | 'update' | 'delete'
+> & {
+  findMany<A extends FindManyArgs<T> = Record<never, never>>(args?: A): Promise<ReadObject<T, Linked, A>[]>;
+  findFirst<A extends FindManyArgs<T> = Record<never, never>>(args?: A): Promise<ReadObject<T, Linked, A> | null>;
+  findUnique<A extends { where: Partial<T>; include?: Include<T>; select?: FindManyArgs<T>['select'] }>(
+    args: A,
+  ): Promise<ReadObject<T, Linked, A> | null>;
+  create<A extends { data: Create; include?: Include<T> }>(args: A): Promise<ReadObject<T, Linked, A>>;
+  /** Throws `RecordNotFound` when nothing matches. */
+  update<A extends { where: Partial<T>; data: Update; include?: Include<T> }>(
+    args: A,
+  ): Promise<ReadObject<T, Linked, A>>;
+  /** Throws `RecordNotFound` when nothing matches. */
+  delete(args: { where: Partial<T> }): Promise<ReadObject<T, Linked, Record<never, never>>>;
+};
+
 /** Writes of one object that append their event (lib/outbox/) with them, all or nothing. */
 export interface RecordedWrites {
   create(args: { data: Rec; include?: Include<Rec> }): Promise<Rec>;

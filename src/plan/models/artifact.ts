@@ -3,11 +3,12 @@
  * repository's type, the registry of every model, the database that opens them, and the user's
  * stub of each callable default (`{{name}}`) the schemas name.
  */
-import type { ServiceIR } from '../../ir/types.js';
+import type { Model, ServiceIR } from '../../ir/types.js';
 import { planned, type Artifact, type PlannedFile } from '../artifact.js';
 import { camel, defaultModule, modelNames } from '../shared/names.js';
-import { templateSource as template, type DefaultStubView } from '../views.js';
-import { modelView } from './model-file.js';
+import { quote } from '../shared/literal.js';
+import { templateSource as template, type DefaultStubView, type RepositoryView } from '../views.js';
+import { holdsKey, modelView } from './model-file.js';
 import { modelsView } from './views.js';
 
 export const models: Artifact = {
@@ -32,7 +33,7 @@ export const models: Artifact = {
             planned(
               `src/repositories/${names.file}.ts`,
               `The type of the ${model.name} repository.`,
-              template('repository.ts', { name: model.name, ...names }),
+              template('repository.ts', repositoryView(model)),
             ),
           ];
         }),
@@ -41,6 +42,21 @@ export const models: Artifact = {
     ...defaultStubs(ir),
   ],
 };
+
+/** A model's repository type: which of its relationships a read gives only where `include` names them. */
+function repositoryView(model: Model): RepositoryView {
+  const linked = model.relationships.filter((r) => !holdsKey(model, r)).map((r) => r.name);
+  const listed = linked.map((name) => `\`${name}\``);
+  return {
+    name: model.name,
+    ...modelNames(model),
+    linked: linked.length ? linked.map(quote).join(' | ') : null,
+    linkedText:
+      listed.length > 1 ? `${listed.slice(0, -1).join(', ')} and ${listed.at(-1)} are` : `${listed[0] ?? ''} is`,
+    firstLinked: linked[0] ?? '',
+    one: linked.length === 1,
+  };
+}
 
 function defaultStubs(ir: ServiceIR): PlannedFile[] {
   return ir.userCode.callables.map((callable) =>
