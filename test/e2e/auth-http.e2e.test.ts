@@ -503,6 +503,25 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
       }
     });
 
+    it('an invite-only service (auth.registration = false) registers no one, and an admin makes the accounts', async () => {
+      const closed = await startService(dir, { ...settings, SVC_AUTH_REGISTRATION: 'false' }, '/v1');
+      try {
+        const invited = apiClient(closed.origin, '/v1');
+        const body = { username: 'kim', email: 'kim@example.com', password: PASSWORD };
+        const refused = await invited('POST', '/auth/register', body);
+        expect(refused.status, refused.text).toBe(403);
+        expect(refused.body.message).toBe('registration is closed: an admin makes the accounts of this service');
+        expect(refused.headers.get('set-cookie')).toBeNull();
+        const login = await invited('POST', '/auth/login', { login: 'root', password: 'root-password' });
+        const root = /ramses_auth_tkt=[^;]*/.exec(login.headers.get('set-cookie') ?? '')![0];
+        const made = await invited('POST', '/users', body, { headers: { cookie: root } });
+        expect(made.status, made.text).toBe(201);
+        expect((await invited('POST', '/auth/login', { login: 'kim', password: PASSWORD })).status).toBe(200);
+      } finally {
+        await closed.stop();
+      }
+    });
+
     it('refuses a cross-site logout, by GET or POST: 403, and the cookie still works', async () => {
       expect((await register('jack')).status).toBe(201);
       for (const method of ['GET', 'POST']) {

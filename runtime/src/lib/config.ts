@@ -32,6 +32,8 @@ export interface Config {
    * not view, is a 404, as a missing one is (not a 401 or 403 that says it exists).
    */
   readonly hideRefused: boolean;
+  /** `auth.registration`: whether anyone may register (`POST /auth/register`); false: users are made by admins. */
+  readonly registration: boolean;
   readonly system: { readonly user: string; readonly password: string; readonly email: string } | null;
   readonly publicMaxLimit: number;
   readonly maxLimit: number;
@@ -131,6 +133,7 @@ export const STANDARD_KEYS = [
   'auth.login_window',
   'auth.require_current_password',
   'auth.hide_refused',
+  'auth.registration',
   'system.user',
   'system.password',
   'system.email',
@@ -198,6 +201,7 @@ export function loadConfig(source: ConfigSource): Config {
     },
     requireCurrentPassword: read.boolean('auth.require_current_password', true),
     hideRefused: read.boolean('auth.hide_refused', false),
+    registration: read.boolean('auth.registration', true),
     system: system.every((v) => v !== undefined && v !== '')
       ? { user: system[0]!, password: system[1]!, email: system[2]! }
       : null,

@@ -50,6 +50,9 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
     { schema: { body: ctx.spec.registerBody, response: { 201: ctx.spec.userResponse } } },
     async (request, reply) => {
       refuseCrossSite(ctx, request);
+      // An invite-only service (auth.registration = false): users are made by admins, or by scripts.
+      if (!ctx.config.registration)
+        throw new HttpError(403, 'registration is closed: an admin makes the accounts of this service');
       const body = checkRegistration(model, { ...(request.body as Rec) }, reserved);
       const fields = Object.keys(body);
       const token = ctx.spec.apiKey ? newToken() : null;
