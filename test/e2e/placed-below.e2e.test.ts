@@ -208,6 +208,8 @@ import type { Membership } from '../../models/membership.js';
 
 /** The owner of the space a membership is made in. */
 export function spaceOwner(_request: FastifyRequest, _object: Membership | undefined, rule: AclRule): AclResult {
+  // Told the parent's model, as a principal used below several models would ask.
+  if (rule.parentModel !== 'Space') return undefined;
   const owner = rule.parent?.['owner'];
   return typeof owner === 'string' ? grant(rule, user(owner)) : undefined;
 }

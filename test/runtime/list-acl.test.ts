@@ -183,7 +183,9 @@ describe('lists under item rules', () => {
 
   it('give a principal of the collection rules the parent below which it decides (a create of a nested route)', async () => {
     const parentsUser: Dynamic = (_r, _object, rule) =>
-      typeof rule.parent?.['username'] === 'string' ? grant(rule, user(rule.parent['username'])) : undefined;
+      rule.parentModel === 'User' && typeof rule.parent?.['username'] === 'string'
+        ? grant(rule, user(rule.parent['username']))
+        : undefined;
     const acl: Acl = {
       collection: [
         {
@@ -197,8 +199,11 @@ describe('lists under item rules', () => {
     };
     const ann: Caller = { id: 'ann', groups: new Set(['user']) };
     const request = requestOf(ann);
-    expect((await decide(acl, ann, 'create', request, 'Profile', undefined, { username: 'ann' })).allowed).toBe(true);
-    expect((await decide(acl, ann, 'create', request, 'Profile', undefined, { username: 'bob' })).allowed).toBe(false);
+    const below = (username: string, model = 'User') => ({ object: { username }, model });
+    expect((await decide(acl, ann, 'create', request, 'Profile', undefined, below('ann'))).allowed).toBe(true);
+    expect((await decide(acl, ann, 'create', request, 'Profile', undefined, below('bob'))).allowed).toBe(false);
+    // Told the parent's model: the same key below another model is not the user's.
+    expect((await decide(acl, ann, 'create', request, 'Profile', undefined, below('ann', 'Team'))).allowed).toBe(false);
     expect((await decide(acl, ann, 'create', request, 'Profile')).allowed).toBe(false);
   });
 });

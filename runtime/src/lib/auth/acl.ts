@@ -42,6 +42,8 @@ export interface AclRule {
    * Undefined elsewhere.
    */
   readonly parent?: Readonly<Record<string, unknown>>;
+  /** The model of `parent` (`'Lab'`), where there is one: a principal used below several models tells them apart. */
+  readonly parentModel?: string;
 }
 
 /**
@@ -85,7 +87,7 @@ export function dynamicPrincipal<T, U = Record<string, unknown>>(
 }
 
 /** One line of an x-ACL, as generated from the RAML (its model and parent are the request's, known when it is read). */
-export interface AclLine extends Omit<AclRule, 'model' | 'parent'> {
+export interface AclLine extends Omit<AclRule, 'model' | 'parent' | 'parentModel'> {
   readonly principal: Principal | DynamicLine;
   /** The line as written, for messages. */
   readonly text: string;
@@ -138,14 +140,15 @@ export async function decide(
   request: FastifyRequest,
   model: string,
   object?: Record<string, unknown>,
-  parent?: Record<string, unknown>,
+  parent?: { readonly object: Record<string, unknown>; readonly model: string | undefined },
 ): Promise<Decision> {
+  const asked = parent ? { model, parent: parent.object, parentModel: parent.model } : { model, parent: undefined };
   if (object !== undefined) {
-    const item = await firstMatch(acl.item, caller, permission, request, { model, parent }, object);
+    const item = await firstMatch(acl.item, caller, permission, request, asked, object);
     if (item) return item;
   }
   return (
-    (await firstMatch(acl.collection, caller, permission, request, { model, parent }, undefined)) ?? {
+    (await firstMatch(acl.collection, caller, permission, request, asked, undefined)) ?? {
       allowed: false,
       line: null,
     }
@@ -230,7 +233,11 @@ async function firstMatch(
   caller: Caller,
   permission: Permission,
   request: FastifyRequest,
-  asked: { readonly model: string; readonly parent: Record<string, unknown> | undefined },
+  asked: {
+    readonly model: string;
+    readonly parent: Record<string, unknown> | undefined;
+    readonly parentModel?: string | undefined;
+  },
   object: Record<string, unknown> | undefined,
 ): Promise<Decision | undefined> {
   for (const line of lines) {

@@ -24,6 +24,9 @@ const VERBS: Readonly<Record<Permission, string>> = {
 
 export function aclPolicy(ctx: AuthContext): Policy {
   const modelOf = (route: RouteAccess): string => route.model?.name ?? '';
+  /** The parent a nested route's rules are given, with its model's name. */
+  const parentOf = (route: RouteAccess, parent: Record<string, unknown> | undefined) =>
+    parent && { object: parent, model: route.parent?.model.name };
   const aclOf = (route: RouteAccess): Acl =>
     route.acl === null ? ADMIN_ONLY : (ctx.spec.acls[route.acl] ?? ADMIN_ONLY);
   const visible = visibility();
@@ -77,7 +80,15 @@ export function aclPolicy(ctx: AuthContext): Policy {
     if (route.kind !== 'item' || key === undefined || object?.[key] === undefined) return false;
     if (decidesWithoutObject(aclOf(route))) return false;
     if (permission === 'view') return true;
-    const view = await decide(aclOf(route), callerOf(request), 'view', request, modelOf(route), object, parent);
+    const view = await decide(
+      aclOf(route),
+      callerOf(request),
+      'view',
+      request,
+      modelOf(route),
+      object,
+      parentOf(route, parent),
+    );
     return !view.allowed;
   };
   return {
@@ -90,7 +101,7 @@ export function aclPolicy(ctx: AuthContext): Policy {
         request,
         modelOf(route),
         object,
-        parent,
+        parentOf(route, parent),
       );
       if (decision.allowed) return;
       if (ctx.config.hideRefused && (await hidden(request, permission, route, object, parent)))
@@ -98,7 +109,17 @@ export function aclPolicy(ctx: AuthContext): Policy {
       throw refusal(request, `${VERBS[permission]} ${object ? 'this object' : 'this collection'}`);
     },
     may: async (request, permission, route, object, parent) =>
-      (await decide(aclOf(route), callerOf(request), permission, request, modelOf(route), object, parent)).allowed,
+      (
+        await decide(
+          aclOf(route),
+          callerOf(request),
+          permission,
+          request,
+          modelOf(route),
+          object,
+          parentOf(route, parent),
+        )
+      ).allowed,
     viewable: (request, route) => selectable(aclOf(route), callerOf(request), 'view', request, modelOf(route)),
     restricts: true,
     needsObject: (route) => !decidesWithoutObject(aclOf(route)),

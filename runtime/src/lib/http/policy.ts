@@ -17,6 +17,8 @@ export interface RouteAccess {
   readonly acl: string | null;
   /** The model whose objects the rules decide on: the `{{principal}}` functions are told its name. */
   readonly model?: { readonly name: string; readonly primaryKey?: string };
+  /** A nested route's parent: its model is the one of the `parent` its collection rules are given. */
+  readonly parent?: { readonly model: { readonly name: string } };
 }
 
 export interface Policy {

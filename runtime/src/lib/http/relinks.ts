@@ -220,7 +220,12 @@ async function mayCreateBelow(
 function createdBelow(model: Model, relation: RelationSpec): readonly RouteAccess[] {
   let routes = belowRoutes.get(relation);
   if (!routes) {
-    const asRoute = (below: CreatedBelow): RouteAccess => ({ ...below, model: { name: model.name } });
+    // Below the link's target: the parent its rules are given is of that model.
+    const asRoute = (below: CreatedBelow): RouteAccess => ({
+      ...below,
+      model: { name: model.name },
+      parent: { model: { name: relation.target } },
+    });
     belowRoutes.set(relation, (routes = (relation.createdBelow ?? []).map(asRoute)));
   }
   return routes;

@@ -12,7 +12,7 @@ import type { User } from '../../models/user.js';
  * null when anonymous), `object` the object of an item route (undefined for collection rules),
  * `rule` the line's action and permissions, `rule.model` the model asked about and, below a parent
  * (a create or a list of a nested route, a write that links an object below one), `rule.parent`
- * that parent. Return the rules
+ * that parent and `rule.parentModel` its model. Return the rules
  * it stands for, e.g. for the object's owner:
  *   return object?.owner != null ? grant(rule, user(object.owner)) : undefined;
  * (`grant` and `user` come from '../../lib/auth/index.js'). Returning nothing: the line matches no one.
