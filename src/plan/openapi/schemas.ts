@@ -149,7 +149,12 @@ export function shownObjectSchema(types: FieldTypes, model: Model, embedded: (ta
   const properties: Json = Object.fromEntries(shown.map((f) => [f.name, shownValue(types, model, f, embedded)]));
   properties['_type'] = { const: model.name };
   properties['_pk'] = { type: 'string', description: 'The primary key, as a string.' };
-  properties['_self'] = { type: 'string', format: 'uri', description: 'The URL of the object.' };
+  properties['_self'] = {
+    type: 'string',
+    format: 'uri',
+    description:
+      'The URL of the object; of an object the API serves at no URL of its own (no item route), the URL of the request that answered it.',
+  };
   const description = `${model.title ?? withArticle(model.name)} (${model.schemaFile}). Fields the caller may not see, or did not ask for with _fields, are left out.`;
   const handlers = afterHandlers(model);
   if (handlers.length === 0) return closed(properties, ['_type', '_pk', '_self'], description);

@@ -62,7 +62,7 @@ export interface Address {
    */
   _pk: string;
   /**
-   * The URL of the object.
+   * The URL of the object; of an object the API serves at no URL of its own (no item route), the URL of the request that answered it.
    */
   _self: string;
 }
@@ -132,7 +132,7 @@ export interface Author {
    */
   _pk: string;
   /**
-   * The URL of the object.
+   * The URL of the object; of an object the API serves at no URL of its own (no item route), the URL of the request that answered it.
    */
   _self: string;
 }
@@ -217,7 +217,7 @@ export interface Comment {
    */
   _pk: string;
   /**
-   * The URL of the object.
+   * The URL of the object; of an object the API serves at no URL of its own (no item route), the URL of the request that answered it.
    */
   _self: string;
 }
@@ -311,7 +311,7 @@ export interface Post {
    */
   _pk: string;
   /**
-   * The URL of the object.
+   * The URL of the object; of an object the API serves at no URL of its own (no item route), the URL of the request that answered it.
    */
   _self: string;
 }
@@ -416,7 +416,7 @@ export interface User {
    */
   _pk: string;
   /**
-   * The URL of the object.
+   * The URL of the object; of an object the API serves at no URL of its own (no item route), the URL of the request that answered it.
    */
   _self: string;
 }

@@ -161,7 +161,12 @@ export const authLoginFailureResponse = {
     },
     _type: { const: 'AuthLoginFailure' },
     _pk: { type: 'string', description: 'The primary key, as a string.' },
-    _self: { type: 'string', format: 'uri', description: 'The URL of the object.' },
+    _self: {
+      type: 'string',
+      format: 'uri',
+      description:
+        'The URL of the object; of an object the API serves at no URL of its own (no item route), the URL of the request that answered it.',
+    },
   },
   additionalProperties: false,
 } as const;

@@ -53,7 +53,7 @@ export interface AuditEntry {
    */
   _pk: string;
   /**
-   * The URL of the object.
+   * The URL of the object; of an object the API serves at no URL of its own (no item route), the URL of the request that answered it.
    */
   _self: string;
 }
@@ -102,7 +102,7 @@ export interface Project {
    */
   _pk: string;
   /**
-   * The URL of the object.
+   * The URL of the object; of an object the API serves at no URL of its own (no item route), the URL of the request that answered it.
    */
   _self: string;
   [k: string]: unknown;
@@ -158,7 +158,7 @@ export interface Task {
    */
   _pk: string;
   /**
-   * The URL of the object.
+   * The URL of the object; of an object the API serves at no URL of its own (no item route), the URL of the request that answered it.
    */
   _self: string;
   [k: string]: unknown;
@@ -216,7 +216,7 @@ export interface User {
    */
   _pk: string;
   /**
-   * The URL of the object.
+   * The URL of the object; of an object the API serves at no URL of its own (no item route), the URL of the request that answered it.
    */
   _self: string;
   [k: string]: unknown;

@@ -149,7 +149,12 @@ export const authCredentialResponse = {
     token_digest: { type: ['string', 'null'], maxLength: 64, description: 'SHA-256 of the API token (x-ApiKey), hex' },
     _type: { const: 'AuthCredential' },
     _pk: { type: 'string', description: 'The primary key, as a string.' },
-    _self: { type: 'string', format: 'uri', description: 'The URL of the object.' },
+    _self: {
+      type: 'string',
+      format: 'uri',
+      description:
+        'The URL of the object; of an object the API serves at no URL of its own (no item route), the URL of the request that answered it.',
+    },
   },
   additionalProperties: false,
 } as const;

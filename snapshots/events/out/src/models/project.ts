@@ -157,7 +157,12 @@ export const projectResponse = {
     tasks: { type: 'array', items: { type: 'integer', minimum: -2147483648, maximum: 2147483647 } },
     _type: { const: 'Project' },
     _pk: { type: 'string', description: 'The primary key, as a string.' },
-    _self: { type: 'string', format: 'uri', description: 'The URL of the object.' },
+    _self: {
+      type: 'string',
+      format: 'uri',
+      description:
+        'The URL of the object; of an object the API serves at no URL of its own (no item route), the URL of the request that answered it.',
+    },
   },
   additionalProperties: true,
 } as const;

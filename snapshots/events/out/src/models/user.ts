@@ -189,7 +189,12 @@ export const userResponse = {
     login_count: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
     _type: { const: 'User' },
     _pk: { type: 'string', description: 'The primary key, as a string.' },
-    _self: { type: 'string', format: 'uri', description: 'The URL of the object.' },
+    _self: {
+      type: 'string',
+      format: 'uri',
+      description:
+        'The URL of the object; of an object the API serves at no URL of its own (no item route), the URL of the request that answered it.',
+    },
   },
   additionalProperties: true,
 } as const;

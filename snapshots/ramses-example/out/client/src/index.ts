@@ -61,7 +61,7 @@ export interface Profile {
    */
   _pk: string;
   /**
-   * The URL of the object.
+   * The URL of the object; of an object the API serves at no URL of its own (no item route), the URL of the request that answered it.
    */
   _self: string;
 }
@@ -148,7 +148,7 @@ export interface Story {
    */
   _pk: string;
   /**
-   * The URL of the object.
+   * The URL of the object; of an object the API serves at no URL of its own (no item route), the URL of the request that answered it.
    */
   _self: string;
 }
@@ -281,7 +281,7 @@ export interface User {
    */
   _pk: string;
   /**
-   * The URL of the object.
+   * The URL of the object; of an object the API serves at no URL of its own (no item route), the URL of the request that answered it.
    */
   _self: string;
 }

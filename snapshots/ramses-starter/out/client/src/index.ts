@@ -47,7 +47,7 @@ export interface Item {
    */
   _pk: string;
   /**
-   * The URL of the object.
+   * The URL of the object; of an object the API serves at no URL of its own (no item route), the URL of the request that answered it.
    */
   _self: string;
 }
