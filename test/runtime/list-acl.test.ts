@@ -16,11 +16,12 @@ interface Rule {
   readonly permissions: readonly Permission[];
   readonly model: string;
   readonly parent?: Rec;
+  readonly parentModel?: string;
 }
 type Dynamic = ((request: Request, object: Rec | undefined, rule: Rule) => unknown) & {
   where?: (request: Request, rule: Rule) => unknown;
 };
-interface AclLine extends Omit<Rule, 'model' | 'parent'> {
+interface AclLine extends Omit<Rule, 'model' | 'parent' | 'parentModel'> {
   readonly principal: Principal | { readonly dynamic: string; readonly call: Dynamic };
   readonly text: string;
 }
@@ -48,7 +49,7 @@ const { decide, selectable, grant, user } = (await import(
     request: Request,
     model: string,
     object?: Rec,
-    parent?: Rec,
+    parent?: { readonly object: Rec; readonly model: string | undefined },
   ) => Promise<{ allowed: boolean }>;
   selectable: (acl: Acl, caller: Caller, p: Permission, request: Request, model: string) => Promise<Selection>;
   grant: (rule: Rule, principal: Principal) => unknown;
