@@ -41,6 +41,7 @@ function committedModels(ir: ServiceIR) {
         name: model.name,
         article: withArticle(model.name),
         file: names.file,
+        property: names.property,
         stub: subscriberName(model.name),
         event: `${model.name}Committed`,
         types: typesOf(verbs.filter((verb) => !changes.includes(verb))),

@@ -19,7 +19,7 @@ import { rateLimits } from './lib/http/rate-limit.js';
 import { services } from './lib/http/services.js';
 import { webhookSettings } from './lib/webhooks/settings.js';
 import { EVENTS } from './model-events.js';
-import { SUBSCRIBERS } from './subscribers.js';
+import { subscribers } from './subscribers.js';
 import { addressesRoutes } from './routes/addresses.js';
 import { authorsRoutes } from './routes/authors.js';
 import { commentsRoutes } from './routes/comments.js';
@@ -87,7 +87,7 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
       await api.register(outbox, {
         db,
         settings: webhookSettings(config.settings),
-        local: SUBSCRIBERS,
+        local: subscribers(db),
         feedLimits: config.feedLimits,
       });
       await api.register(addressesRoutes);

@@ -16,7 +16,7 @@ import { rateLimits } from './lib/http/rate-limit.js';
 import { services } from './lib/http/services.js';
 import { webhookSettings } from './lib/webhooks/settings.js';
 import { EVENTS } from './model-events.js';
-import { SUBSCRIBERS } from './subscribers.js';
+import { subscribers } from './subscribers.js';
 import { itemsRoutes } from './routes/items.js';
 
 /** What src/custom/extend.ts gets (it lives in src/app-context.ts). */
@@ -76,7 +76,7 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
       await api.register(outbox, {
         db,
         settings: webhookSettings(config.settings),
-        local: SUBSCRIBERS,
+        local: subscribers(db),
         feedLimits: config.feedLimits,
       });
       await api.register(itemsRoutes);

@@ -5,10 +5,11 @@ import type { Subscriptions } from '../../committed.js';
  * What runs after a change of a Profile is committed: outside the request (the caller already has
  * the answer), at least once, in commit order for the changes of one object, retried with backoff
  * when a handler throws, and dead after `webhooks.max_attempts` (see `{base}/_webhooks/local.Profile`).
- * A handler that must not act twice keys its work on `event.id`.
+ * A handler that must not act twice keys its work on `event.id`. It is given the service's database
+ * too (`db`: the repositories; what it writes there is no event).
  *
- *   on('Profile.create', async (event) => {
- *     console.log(event.data.pk, event.data.object);
+ *   on('Profile.create', async (event, { db }) => {
+ *     console.log(event.data.pk, event.data.object, await db.profile.count());
  *   });
  */
 export default function profileSubscriber(on: Subscriptions<'Profile'>): void {}

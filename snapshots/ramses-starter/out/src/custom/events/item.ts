@@ -5,10 +5,11 @@ import type { Subscriptions } from '../../committed.js';
  * What runs after a change of an Item is committed: outside the request (the caller already has
  * the answer), at least once, in commit order for the changes of one object, retried with backoff
  * when a handler throws, and dead after `webhooks.max_attempts` (see `{base}/_webhooks/local.Item`).
- * A handler that must not act twice keys its work on `event.id`.
+ * A handler that must not act twice keys its work on `event.id`. It is given the service's database
+ * too (`db`: the repositories; what it writes there is no event).
  *
- *   on('Item.create', async (event) => {
- *     console.log(event.data.pk, event.data.object);
+ *   on('Item.create', async (event, { db }) => {
+ *     console.log(event.data.pk, event.data.object, await db.item.count());
  *   });
  */
 export default function itemSubscriber(on: Subscriptions<'Item'>): void {}
