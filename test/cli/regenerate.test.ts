@@ -225,6 +225,33 @@ describe('regenerating the events fixture', () => {
     expect(apiOnly.stderr).not.toMatch(/the API (is as it was|changed)|as they were/);
   });
 
+  it('after an upgrade of svcgen, blames an edit in the out-dir on the out-dir, and a plain generate says svcgen changed', async () => {
+    const { raml, out } = eventsApi();
+    await generate(raml, out);
+    const manifestFile = join(out, '.svcgen/manifest.json');
+    const asIfOlder = () => {
+      const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Record<string, unknown>;
+      writeFileSync(manifestFile, JSON.stringify({ ...manifest, svcgen: { version: '0.0.1', build: 'a'.repeat(12) } }));
+    };
+    asIfOlder();
+    writeFileSync(join(out, 'src/events.ts'), '// mine\n');
+    const edited = await generate(raml, out, '--check');
+    expect(edited.code).toBe(1);
+    // A probe's edit was called svcgen's own: only the edited file differs.
+    expect(edited.stderr).toContain(
+      'the API is as it was, and the files marked edited were changed in the out-dir itself (svcgen changed too, from svcgen 0.0.1',
+    );
+    expect(edited.stderr).not.toContain("the differences listed are svcgen's own");
+    rmSync(join(out, 'src/events.ts'));
+    writeFileSync(raml, readFileSync(raml, 'utf8').replace('title:', 'title: Changed'));
+    const written = await generate(raml, out);
+    expect(written.code, written.stderr).toBe(0);
+    expect(written.stderr).toContain('svcgen: svcgen changed since out was generated, from svcgen 0.0.1');
+    // The next run is of this svcgen: nothing more to say.
+    writeFileSync(raml, readFileSync(raml, 'utf8').replace('title: Changed', 'title: Changed again'));
+    expect((await generate(raml, out)).stderr).not.toContain('svcgen changed since');
+  });
+
   it('--check in a CI script: passes when up to date, fails with the diff after an API change', async () => {
     const { dir, raml, out, schema } = eventsApi();
     await generate(raml, out);

@@ -63,6 +63,12 @@ export async function runGenerate(
     return ExitCode.ok;
   }
   io.stderr(`svcgen: ${shown} — ${summary(changes)}\n`);
+  // A user who upgraded svcgen sees its own files change with their API change: say why.
+  const { provenance } = result;
+  if (provenance?.generatorChanged && changes.some((c) => c.kind !== 'keep'))
+    io.stderr(
+      `svcgen: svcgen changed since ${shown} was generated, ${upgradeOf(provenance)}: some changes are its own\n`,
+    );
   return ExitCode.ok;
 }
 
@@ -109,7 +115,7 @@ function check(
     if (change.before !== undefined && change.after !== undefined)
       list(`${indent(shortDiff(change.before, change.after))}\n`);
   }
-  const why = provenance && cause(provenance);
+  const why = provenance && cause(provenance, stale);
   if (why) io.stderr(`svcgen: ${why}\n`);
   io.stderr(`svcgen: ${shown} is out of date (${summary(changes)}); ${remedy(changes)}\n`);
   return ExitCode.failed;
@@ -119,10 +125,15 @@ function check(
  * Why the out-dir is out of date, when it is not the usual reason (the API changed): a new svcgen
  * (the CI run after an upgrade), or changes in the out-dir itself. Undefined for the usual one.
  */
-function cause({ apiChanged, generatorChanged, recorded, current }: Provenance): string | undefined {
-  const upgrade = `from svcgen ${stamp(recorded)} to ${stamp(current)}`;
+function cause(provenance: Provenance, stale: readonly Change[]): string | undefined {
+  const { apiChanged, generatorChanged } = provenance;
+  const upgrade = upgradeOf(provenance);
+  // Files edited in the out-dir are the user's doing, whatever else changed.
+  const edited = stale.filter((c) => c.kind === 'conflict').length;
+  if (!apiChanged && generatorChanged && edited === stale.length)
+    return `the API is as it was, and the files marked edited were changed in the out-dir itself (svcgen changed too, ${upgrade}, and would change nothing else)`;
   if (!apiChanged && generatorChanged)
-    return `the API is as it was: the differences listed are svcgen's own, ${upgrade}; review them, then generate again`;
+    return `the API is as it was: the differences listed are svcgen's own, ${upgrade}${edited ? ', but for the files marked edited, changed in the out-dir itself' : ''}; review them, then generate again`;
   if (apiChanged && generatorChanged) return `the API changed, and so did svcgen, ${upgrade}`;
   if (!apiChanged) return 'the API and svcgen are as they were: the differences listed were made in the out-dir itself';
   return undefined;
@@ -130,6 +141,11 @@ function cause({ apiChanged, generatorChanged, recorded, current }: Provenance):
 
 function stamp({ version, build }: GeneratorStamp): string {
   return `${version} (build ${build})`;
+}
+
+/** `from svcgen <recorded> to <current>`: the svcgen that generated the out-dir, and this one. */
+function upgradeOf({ recorded, current }: Provenance): string {
+  return `from svcgen ${stamp(recorded)} to ${stamp(current)}`;
 }
 
 const VERBS: Readonly<Record<Change['kind'], string>> = {
