@@ -23,6 +23,37 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkSkippedItemHandlers(diagnostics, ir, sources);
   checkEmptyRanges(diagnostics, ir, sources);
   checkUserPrincipals(diagnostics, ir, sources);
+  checkUnreachableAclLines(diagnostics, ir, sources);
+}
+
+/**
+ * An x-ACL line that no request reaches: every permission it names is decided, for everyone, by
+ * an `everyone` line above it in the same rules (`deny everyone all` before `allow {{owner}}
+ * view`). Its author meant it to count, and it never does.
+ */
+function checkUnreachableAclLines(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
+  for (const acl of ir.acls) {
+    for (const [scope, lines] of [
+      ['item', acl.item],
+      ['collection', acl.collection],
+    ] as const) {
+      const decided = new Map<string, string>();
+      for (const line of lines) {
+        const by = line.permissions.map((p) => decided.get(p));
+        if (line.permissions.length && by.every((text) => text !== undefined))
+          diagnostics.report(
+            'SVC2093',
+            `x-ACL "${acl.name}": "${line.text}" is never reached: "${by[0]}" above it decides ${line.permissions.join(', ')} for everyone`,
+            {
+              span: sources.aclEntries.get(line) ?? sources.acls.get(acl.name),
+              hint: `move it above "${by[0]}", or delete it (the ${scope} rules stop at the first line that names the permission and the caller)`,
+            },
+          );
+        if (line.principal.kind === 'everyone')
+          for (const p of line.permissions) if (!decided.has(p)) decided.set(p, line.text);
+      }
+    }
+  }
 }
 
 /**

@@ -768,6 +768,20 @@ export const codes = {
       'A JSON Schema keyword that is a rule of the property (`readOnly`, `pattern`, `enum`, `maxLength`, `format`, …) is written inside `_db_settings`, where svcgen reads only its storage settings: there it is no rule at all, so a `readOnly` link stays writable by every member and a `pattern` lets any text through. It belongs beside `_db_settings`, in the property itself.',
   },
 
+  SVC2092: {
+    severity: 'warning',
+    title: 'privacy list that cannot be so',
+    explanation:
+      "A privacy list says what cannot be, or what is almost surely a slip: `_public_fields` or `_auth_fields` lists the user model's `password`, which no answer ever carries, or `_public_fields` shows anonymous callers a field that `_auth_fields` hides from logged-in ones (a member would see less of an object than a stranger).",
+  },
+
+  SVC2093: {
+    severity: 'warning',
+    title: 'unreachable x-ACL line',
+    explanation:
+      'An x-ACL line names only permissions that an `everyone` line above it, in the same rules (item or collection), already decides: the rules stop at the first line that names the permission and the caller, so this line is never read. `deny everyone all` ends the rules; the lines after it count for nothing.',
+  },
+
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {
     severity: 'error',

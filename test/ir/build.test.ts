@@ -1071,3 +1071,28 @@ describe('_event_previous', () => {
     expect(build(files({ _event_previous: 'yes' })).codes).toEqual(['SVC2010']);
   });
 });
+
+describe('privacy lists that cannot be so (SVC2092)', () => {
+  it('warns of a password listed to be shown, which no answer carries', () => {
+    const user = (root: object) =>
+      schema(
+        {
+          username: { _db_settings: { type: 'string', primary_key: true } },
+          email: { _db_settings: { type: 'string', required: true, unique: true } },
+          password: { _db_settings: { type: 'string', required: true, min_length: 8 } },
+        },
+        { _auth_model: true, ...root },
+      );
+    const api = (root: object) => ({
+      'api.raml': raml(
+        `title: T\nsecuritySchemes:\n  - ticket:\n      type: x-Ticket\n      settings:\n        secret: auth_tkt_secret\nsecuredBy: [ticket]\n${post('/users', 'user.json')}`,
+      ),
+      'user.json': user(root),
+    });
+    expect(build(api({ _auth_fields: ['username', 'password'] })).codes).toContain('SVC2092w');
+    expect(build(api({ _public_fields: ['username', 'password'], _auth_fields: ['username'] })).codes).toEqual(
+      expect.arrayContaining(['SVC2092w']),
+    );
+    expect(build(api({ _auth_fields: ['username', 'email'] })).codes).not.toContain('SVC2092w');
+  });
+});

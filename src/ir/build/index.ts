@@ -125,12 +125,45 @@ function checkFieldLists(diagnostics: DiagnosticBag, model: ModelDraft, poisoned
   check(model.publicFields, '_public_fields', names, 'field');
   check(model.authFields, '_auth_fields', names, 'field');
   check(model.hiddenFields, '_hidden_fields', names, 'field');
+  warnOfPrivacyLists(diagnostics, model);
   check(
     model.nestedRelationships,
     '_nested_relationships',
     model.relationships.map((r) => r.name),
     'relationship',
   );
+}
+
+/**
+ * Privacy lists that say what cannot be so: a password listed to be shown (it never is), and a
+ * field anonymous callers are shown that members are not (`_public_fields` wider than
+ * `_auth_fields`: a member sees less than a stranger, which a probe took for a slip).
+ */
+function warnOfPrivacyLists(diagnostics: DiagnosticBag, model: ModelDraft): void {
+  for (const [list, key] of [
+    [model.publicFields, '_public_fields'],
+    [model.authFields, '_auth_fields'],
+  ] as const) {
+    list?.names.forEach((name, i) => {
+      if (!model.isAuthModel || name !== 'password') return;
+      diagnostics.report('SVC2092', `${key} of ${model.name} lists its password, which is shown to no one`, {
+        span: list.spans[i]!,
+        hint: 'take "password" out of the list: listed or not, no answer carries it',
+      });
+    });
+  }
+  const members = model.authFields ? new Set(model.authFields.names) : null;
+  model.publicFields?.names.forEach((name, i) => {
+    if (members === null || members.has(name) || (model.isAuthModel && name === 'password')) return;
+    diagnostics.report(
+      'SVC2092',
+      `_public_fields of ${model.name} shows "${name}" to anonymous callers, and _auth_fields hides it from logged-in ones`,
+      {
+        span: model.publicFields!.spans[i]!,
+        hint: `add "${name}" to _auth_fields, or take it out of _public_fields`,
+      },
+    );
+  });
 }
 
 function finishModel(
