@@ -3,8 +3,9 @@
  * (`previous`) and the fields that changed (`changed`), on every engine, however the write went (a
  * PATCH, a PUT, a bulk PATCH, a dict merge, a link another model's write moved); a model without
  * it keeps its events as they were. The change feed shows a member `previous` and `changed` of
- * the fields they may read alone (a probe's lab notified "in maintenance" on every later edit,
- * for want of them; a `previous` shown whole would tell a member the fields `_auth_fields` hides).
+ * the fields they may read alone, and only of a state they may view (a probe's lab notified "in
+ * maintenance" on every later edit, for want of them; an attacker's company read, in `previous`,
+ * whose a booking moved into it had been).
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,6 +42,16 @@ securitySchemes:
         item: |
           allow g:admin all
           allow authenticated view
+  - instrument_acl:
+      type: x-ACL
+      settings:
+        collection: |
+          allow g:admin all
+          allow authenticated view
+        item: |
+          allow g:admin all
+          allow {{keeper}} view
+          deny everyone all
 securedBy: [ticket, key]
 /labs:
   securedBy: [lab_acl]
@@ -54,7 +65,7 @@ securedBy: [ticket, key]
     get:
     patch:
 /instruments:
-  securedBy: [lab_acl]
+  securedBy: [instrument_acl]
   get:
   post:
     body:
@@ -82,12 +93,13 @@ const LAB = JSON.stringify({
 const INSTRUMENT = JSON.stringify({
   type: 'object',
   _event_previous: true,
-  _auth_fields: ['id', 'name', 'status', 'lab', 'lab_id', 'settings'],
+  _auth_fields: ['id', 'name', 'status', 'lab', 'lab_id', 'settings', 'keeper'],
   properties: {
     id: { _db_settings: { type: 'id_field', primary_key: true } },
     name: { type: 'string', _db_settings: { type: 'string', required: true } },
     status: { _db_settings: { type: 'choice', choices: ['ok', 'maintenance'], default: 'ok' } },
     location: { type: ['string', 'null'], _db_settings: { type: 'string' } },
+    keeper: { type: ['string', 'null'], _db_settings: { type: 'string' } },
     settings: { type: ['object', 'null'], _db_settings: { type: 'dict' } },
     lab_id: {
       _db_settings: { type: 'foreign_key', ref_document: 'Lab', ref_column: 'lab.id', ref_column_type: 'id_field' },
@@ -109,12 +121,23 @@ export default function instrumentSubscriber(on: Subscriptions<'Instrument'>): v
 }
 `;
 
+/** `{{keeper}}`: who keeps an instrument views it. */
+const KEEPER = `import type { FastifyRequest } from 'fastify';
+import { grant, user, type AclResult, type AclRule } from '../../lib/auth/index.js';
+import type { Instrument } from '../../models/instrument.js';
+
+export function keeper(_request: FastifyRequest, object: Instrument | undefined, rule: AclRule): AclResult {
+  return object?.keeper != null ? grant(rule, user(object.keeper)) : undefined;
+}
+`;
+
 let dir: string;
 
 beforeAll(async () => {
   dir = await projectOf({ 'api.raml': API, 'lab.json': LAB, 'instrument.json': INSTRUMENT }, 'e2e-event-previous');
   // The probe's subscriber: told once when an instrument goes into maintenance, not on every later edit.
   writeFileSync(join(dir, 'src/custom/events/instrument.ts'), SUBSCRIBER);
+  writeFileSync(join(dir, 'src/custom/principals/keeper.ts'), KEEPER);
   const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
   expect(build.exitCode, build.all).toBe(0);
 }, 600_000);
@@ -226,31 +249,38 @@ describe.each(ENGINES)('events with their previous state, on %s', (engine) => {
 
   // The feed's filtering is the engines' alike: once is enough.
   it.runIf(engine === 'sqlite')(
-    'shows a member previous and changed of the fields they may read, in the change feed',
+    'shows a member previous and changed of the fields they may read, and only of a state they may view, in the change feed',
     async () => {
       // A new token of root's too: the one above is revoked.
       const tokens = await memberTokens(api, ['mia']);
       const admin = as(tokens.get('root')!);
-      const made = await api('POST', '/instruments', { name: 'Laser', location: 'D1' }, admin);
-      const id = (made.body as Rec)['id'];
+      const make = async (body: Rec) => (await api('POST', '/instruments', body, admin)).body['id'] as number;
+      const laser = await make({ name: 'Laser', location: 'D1', keeper: 'mia' });
+      const saw = await make({ name: 'Saw', location: 'Z1', keeper: 'zoe' });
       const feed = await openFeed(`${service.origin}/v1/_events?types=Instrument.update`, {
         authorization: tokens.get('mia')!,
       });
+      const dataOf = (id: number) => {
+        const message = feed.messages.find((m) => JSON.parse(m.data).data.pk === String(id));
+        return message && JSON.parse(message.data).data;
+      };
       try {
         expect(feed.status).toBe(200);
-        const changed = await api(
-          'PATCH',
-          `/instruments/${String(id)}`,
-          { location: 'D2', status: 'maintenance' },
-          admin,
-        );
-        expect(changed.status, changed.text).toBe(200);
-        await feed.until((messages) => messages.some((m) => JSON.parse(m.data).data.pk === String(id)));
-        const data = JSON.parse(feed.messages.find((m) => JSON.parse(m.data).data.pk === String(id))!.data).data;
-        expect(data.changed).toEqual(['status']);
-        expect(data.previous).toMatchObject({ status: 'ok' });
-        expect(data.previous).not.toHaveProperty('location');
-        expect(data.object).not.toHaveProperty('location');
+        const patch = async (id: number, body: Rec) =>
+          expect((await api('PATCH', `/instruments/${id}`, body, admin)).status).toBe(200);
+        await patch(laser, { location: 'D2', status: 'maintenance' });
+        // Zoe's saw given to mia: mia sees it now, and not what it was while it was zoe's.
+        await patch(saw, { keeper: 'mia', status: 'maintenance' });
+        await feed.until(() => dataOf(laser) !== undefined && dataOf(saw) !== undefined);
+        const mine = dataOf(laser);
+        expect(mine.changed).toEqual(['status']);
+        expect(mine.previous).toMatchObject({ status: 'ok', keeper: 'mia' });
+        expect(mine.previous).not.toHaveProperty('location');
+        expect(mine.object).not.toHaveProperty('location');
+        const given = dataOf(saw);
+        expect(given.object).toMatchObject({ keeper: 'mia', status: 'maintenance' });
+        expect(given).not.toHaveProperty('previous');
+        expect(given).not.toHaveProperty('changed');
       } finally {
         feed.close();
       }

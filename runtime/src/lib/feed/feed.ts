@@ -317,7 +317,8 @@ function joining(
 
 /**
  * The event as this caller may see it, or null when they may not view its object: as it was then
- * (the event's), and as it is now when the decision depends on the object (a `{{principal}}`):
+ * (the event's; its `previous` only to one who may view that too), and as it is now when the
+ * decision depends on the object (a `{{principal}}`):
  * a note given to someone else, a project made private, takes its history along. Of an object
  * that no longer exists, only its deletion is sent. `page()` forgets the objects read for the last
  * page of events (one read per object and page).
@@ -349,17 +350,23 @@ function viewer(
         if (!event.type.endsWith('.delete')) return null;
       } else if (!(await policy.may(request, 'view', route, state))) return null;
     }
+    const { previous, changed } = event.data;
     const fields = policy.visibleFields(request, model, object);
-    if (fields === null) return event;
-    const shown = (of: Rec): Rec => {
+    if (fields === null && !previous) return event;
+    const sees = (name: string, also: ReadonlySet<string> | null = null) =>
+      name === '_type' ||
+      name === '_pk' ||
+      ((fields === null || fields.has(name)) && (also === null || also.has(name)));
+    const shown = (of: Rec, also: ReadonlySet<string> | null = null): Rec => {
       const out: Rec = {};
-      for (const [name, value] of Object.entries(of))
-        if (fields.has(name) || name === '_type' || name === '_pk') out[name] = value;
+      for (const [name, value] of Object.entries(of)) if (sees(name, also)) out[name] = value;
       return out;
     };
-    const { previous, changed } = event.data;
-    // What the object was, and which fields changed, only of the fields the caller may read now.
-    const before = previous ? { previous: shown(previous), changed: (changed ?? []).filter((f) => fields.has(f)) } : {};
+    // What the object was, only to a caller who may view it as it was (an object moved into their
+    // company would show whose it was), and of the fields they may read both then and now.
+    const was = previous && (await policy.may(request, 'view', route, previous)) ? previous : undefined;
+    const then = was ? policy.visibleFields(request, model, was) : null;
+    const before = was ? { previous: shown(was, then), changed: (changed ?? []).filter((f) => sees(f, then)) } : {};
     return { ...event, data: { pk: event.data.pk, object: shown(object), ...before } };
   };
   return Object.assign(view, { page: () => void (now = new Map()) });
