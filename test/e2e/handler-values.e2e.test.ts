@@ -1,7 +1,9 @@
 /**
  * Handlers see a decimal as it is stored, rounded to its scale: a probe's bounty of 200.004 passed
  * a handler's range check (at most 200) as 200.004, unrounded, and was stored as 200.00 — a check
- * and what it checked disagreed. SQLite.
+ * and what it checked disagreed. So with dates and times: a leap second reached a probe's handler
+ * as written (`Date.parse` gave NaN), and an offset put a booking in another month than the one
+ * stored. SQLite.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,6 +30,9 @@ const BOUNTY = JSON.stringify({
     id: { _db_settings: { type: 'id_field', primary_key: true } },
     amount: { _db_settings: { type: 'decimal', precision: 10, scale: 2, required: true } },
     seen: { _db_settings: { type: 'string' } },
+    due: { _db_settings: { type: 'datetime' } },
+    day: { _db_settings: { type: 'date' } },
+    at: { _db_settings: { type: 'time' } },
   },
 });
 
@@ -37,7 +42,9 @@ import { HttpError } from '../../lib/errors.js';
 export async function checkRange(event: CheckRangeEvent): Promise<void> {
   const amount = event.fields.amount?.new_value;
   if (typeof amount === 'number' && amount > 200) throw new HttpError(400, 'at most 200');
-  event.setFieldValue('seen', String(amount));
+  const { due, day, at } = event.fields;
+  const times = [due, day, at].filter((f) => f !== undefined).map((f) => f.new_value);
+  event.setFieldValue('seen', times.length ? times.join(' ') : String(amount));
 }
 `;
 
@@ -58,5 +65,13 @@ describe('a before handler of a decimal', () => {
     expect([within.status, within.body.amount, within.body.seen], within.text).toEqual([201, 200, '200']);
     const above = await api('POST', '/bounties', { amount: 200.005 });
     expect([above.status, above.body.message], above.text).toEqual([400, 'at most 200']);
+  });
+
+  it('sees a date and time, a date and a time as they are stored', async () => {
+    const sent = { amount: 1, due: '2026-06-30T23:59:60Z', day: ' 2026-07-01 ', at: '9:05' };
+    const leap = await api('POST', '/bounties', sent);
+    expect([leap.status, leap.body.seen], leap.text).toEqual([201, '2026-07-01T00:00:00Z 2026-07-01 09:05:00']);
+    const offset = await api('POST', '/bounties', { amount: 1, due: '2026-06-30T22:30:00-05:00' });
+    expect([offset.body.seen, offset.body.due]).toEqual(['2026-07-01T03:30:00Z', '2026-07-01T03:30:00Z']);
   });
 });

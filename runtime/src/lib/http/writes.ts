@@ -13,7 +13,7 @@ import { mergeAttribute } from './attributes.js';
 import { hasIfMatch } from './etag.js';
 import { movesLinks, type Rec, type RouteContext } from './route-context.js';
 import { runsBefore } from '../events.js';
-import { roundDecimal } from '../values.js';
+import { parseDate, parseDatetime, parseTime, roundDecimal } from '../values.js';
 
 export async function create(ctx: RouteContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   if (ctx.route.kind === 'attribute') return mergeAttribute(ctx, request, reply);
@@ -255,7 +255,7 @@ export function replacement(ctx: RouteContext, data: Rec, mayWrite: (name: strin
  * key, also in the string form the API returns as `_pk` ("3" for the integer key 3): they then see
  * the key itself (a string that is no key is left as it is, for the link to report as unknown).
  * A decimal is rounded to its scale, as it is stored: a bounty of 200.004 once passed a handler's
- * range check as such, and was stored as 200.00.
+ * range check as such, and was stored as 200.00. Dates and times are in their stored form.
  */
 function readValues(model: Model, body: Rec): void {
   for (const field of model.fields) {
@@ -266,9 +266,22 @@ function readValues(model: Model, body: Rec): void {
       body[field.name] = Array.isArray(value) ? value.map(key) : key(value);
     } else if (field.scale !== undefined && field.storage === 'real' && typeof value === 'number') {
       body[field.name] = roundDecimal(value, field.scale);
+    } else if (typeof value === 'string' && TEMPORAL[field.type]) {
+      body[field.name] = TEMPORAL[field.type]!(value) ?? value;
     }
   }
 }
+
+/**
+ * A date and time, a date, a time as stored (values.ts): `2026-06-30T23:59:60Z` is the next
+ * minute's first, `-05:00` is UTC. A probe's handler read a booking's leap second as no date
+ * (`Date.parse` gives NaN) and one with an offset in another month than the one stored.
+ */
+const TEMPORAL: Partial<Record<string, (text: string) => string | undefined>> = {
+  datetime: parseDatetime,
+  date: parseDate,
+  time: parseTime,
+};
 
 /** `a note`, `an approval`: by the first letter, which is right for the field names of most APIs. */
 function withArticle(word: string): string {
