@@ -12,7 +12,7 @@ import { initialSql, referentialAction, type MigrationSql } from './storage/ddl.
 import type { Aspect, ColumnChange, TableChange } from './storage/changes.js';
 import { diffStorage, type Finding, type Renames } from './storage/diff.js';
 import { MIGRATION_NAME, MIGRATIONS_DIR, STORAGE_FILE, type MigrationHistory } from '../../outdir/history.js';
-import type { StorageModel } from '../../outdir/storage-model.js';
+import { uniquesOf, type StorageModel } from '../../outdir/storage-model.js';
 import { storageModel } from './storage/model.js';
 import { mongoSteps, type MongoStep } from './storage/mongo.js';
 import { sameSearch, searchIndexChanged } from './storage/search.js';
@@ -167,9 +167,27 @@ function describe(changes: readonly TableChange[]): string[] {
         lines.push(
           `${c.after.model}: SQLite's search index rebuilt, to be caught up in batches instead of on every write`,
         );
+      lines.push(...uniqueSetChanges(c));
     }
   }
   return lines;
+}
+
+/** The `_unique_together` sets a kept table gains and loses, by the columns' names now. */
+function uniqueSetChanges(change: TableChange & { kind: 'alter' }): string[] {
+  const renamed = new Map(
+    change.columns.flatMap((c) =>
+      c.kind === 'change' && c.aspects.has('name') ? [[c.before.name, c.after.name]] : [],
+    ),
+  );
+  const key = (set: readonly string[]) => [...set].sort().join(', ');
+  const before = new Set(uniquesOf(change.before).map((set) => key(set.map((c) => renamed.get(c) ?? c))));
+  const after = new Set(uniquesOf(change.after).map(key));
+  const model = change.after.model;
+  return [
+    ...[...after].filter((set) => !before.has(set)).map((set) => `${model}: ${set} now unique together`),
+    ...[...before].filter((set) => !after.has(set)).map((set) => `${model}: ${set} no longer unique together`),
+  ];
 }
 
 const ASPECTS: Readonly<Record<Aspect, string>> = {
@@ -225,7 +243,10 @@ function singleSlug(change: TableChange): string | undefined {
   if (change.kind === 'drop') return `drop_${change.table.name}`;
   if (change.before.name !== change.after.name)
     return change.columns.length ? undefined : `rename_${change.before.name}_to_${change.after.name}`;
-  if (change.columns.length === 0) return `search_${change.after.name}`;
+  if (change.columns.length === 0)
+    return sameSearch(change.before, change.after) && !searchIndexChanged(change.before, change.after)
+      ? `unique_${change.after.name}`
+      : `search_${change.after.name}`;
   if (change.columns.length !== 1) return undefined;
   const col = change.columns[0]!;
   if (col.kind === 'add') return `add_${change.after.name}_${col.column.name}`;
