@@ -68,6 +68,17 @@ describe('the sample of a scalar field with JSON Schema bounds', () => {
     expect(sample('string', { pattern: '^\\p{Lu}+$' })).toBe(`${base.name}-1`);
   });
 
+  it('gives a unique date, date and time or time a value per n, its code the same as its values', () => {
+    for (const type of ['date', 'datetime', 'time'] as const) {
+      const made = fieldSample({ ...base, type, validation: {}, unique: true, primaryKey: false, choices: null });
+      const values = [1, 7, 1234].map((n) => made.value(n));
+      expect(new Set(values).size, type).toBe(3);
+      expect(values, type).toEqual([1, 7, 1234].map((n) => runInNewContext(made.code, { n })));
+    }
+    expect(sample('date', {}, { unique: true })).toBe('2026-01-03');
+    expect(sample('date', {})).toBe('2026-01-02');
+  });
+
   it('meets minimum, maximum, exclusive bounds and multipleOf, with min_value and max_value', () => {
     expect(sample('integer', { multipleOf: 5 }, { minValue: 7 })).toBe(10);
     expect(sample('integer', { exclusiveMinimum: 3 })).toBe(4);
@@ -77,5 +88,31 @@ describe('the sample of a scalar field with JSON Schema bounds', () => {
     // Without any, as before: 1, or the field's own bound.
     expect(sample('integer', {})).toBe(1);
     expect(sample('integer', {}, { minValue: 3 })).toBe(3);
+  });
+});
+
+describe('the samples of a model with _unique_together', () => {
+  it('give each field of a set a value per n, as unique fields get (a probe’s tests made more objects than fixed samples allowed)', () => {
+    const model = serviceModel(fixtureRaml('ramses-starter')).models.find((m) => m.name === 'Item')!;
+    const field = (name: string, type: Field['type']): Field => ({
+      ...model.fields[0]!,
+      name,
+      type,
+      unique: false,
+      primaryKey: false,
+      generated: false,
+      readOnly: false,
+      choices: null,
+      validation: {},
+    });
+    const plan = {
+      ...model,
+      fields: [field('week', 'date'), field('size', 'integer')],
+      uniqueTogether: [['week', 'size']],
+    };
+    const [one, two] = [sampleObject(plan, 1), sampleObject(plan, 2)];
+    expect(one['week']).not.toEqual(two['week']);
+    expect(one['size']).not.toEqual(two['size']);
+    expect(sampleObject({ ...plan, uniqueTogether: [] }, 1)).toEqual(sampleObject({ ...plan, uniqueTogether: [] }, 2));
   });
 });

@@ -56,8 +56,13 @@ export function sampleChange(model: Model): Record<string, unknown> | null {
   return change ? { [change.name]: CHANGED } : null;
 }
 
+/**
+ * The fields a sample gives, a field of a `_unique_together` set sampled as a unique one (a value
+ * per `n`): a probe's tests made more plans than two fields of a set had fixed samples for.
+ */
 function sampledFields(model: Model): Field[] {
-  return model.fields.filter((f) => sampled(f));
+  const inSets = new Set(model.uniqueTogether.flat());
+  return model.fields.filter((f) => sampled(f)).map((f) => (inSets.has(f.name) ? { ...f, unique: true } : f));
 }
 
 function changeableField(model: Model): Field | undefined {
@@ -151,6 +156,7 @@ export function fieldSample(field: Field): Sample {
     case 'datetime':
     case 'date':
     case 'time':
+      if (field.unique && !choices?.length) return temporalPerN(field.type);
       return listed(choices) ?? fixed(TEMPORAL[field.type]);
     case 'choice':
       return fixed(choices?.[0] ?? null);
@@ -169,6 +175,25 @@ export function fieldSample(field: Field): Sample {
     case 'foreign_key':
       return fixed(null);
   }
+}
+
+/**
+ * A date, date and time or time that differs for every `n` (a unique one: a probe's unique
+ * `week_start` was the same date for every object the tests made): days, seconds or seconds of
+ * the day after the fixed sample's.
+ */
+function temporalPerN(type: 'datetime' | 'date' | 'time'): Sample {
+  const code = {
+    datetime: '`${new Date(Date.UTC(2026, 0, 2, 3, 4, 5 + n)).toISOString().slice(0, 19)}Z`',
+    date: 'new Date(Date.UTC(2026, 0, 2 + n)).toISOString().slice(0, 10)',
+    time: 'new Date(((11045 + n) % 86400) * 1000).toISOString().slice(11, 19)',
+  }[type];
+  const value = {
+    datetime: (n: number) => `${new Date(Date.UTC(2026, 0, 2, 3, 4, 5 + n)).toISOString().slice(0, 19)}Z`,
+    date: (n: number) => new Date(Date.UTC(2026, 0, 2 + n)).toISOString().slice(0, 10),
+    time: (n: number) => new Date(((11045 + n) % 86400) * 1000).toISOString().slice(11, 19),
+  }[type];
+  return { code, value };
 }
 
 /** The first value a JSON Schema `enum` allows but null (`"enum": [25, 45]` on an integer: 25), if there is one. */
