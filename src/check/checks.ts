@@ -218,6 +218,8 @@ const TAKEN_TYPE_NAMES: ReadonlyMap<string, string> = new Map([
   ['Exclude', "TypeScript's Exclude"],
   ['Engine', "the runtime's EngineRepository, as its repository type would be named"],
   ['EngineRepository', 'the repository every engine gives'],
+  ['Model', "the runtime's ModelRepository, as its repository type would be named"],
+  ['ModelRepository', 'the repository type of models with relationships kept in other rows'],
   ['CommittedEvent', 'the committed events'],
 ]);
 

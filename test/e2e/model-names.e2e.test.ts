@@ -25,6 +25,8 @@ const RESOURCES = [
   'service-events',
   'event-data',
   'subscribes',
+  'change-data',
+  'subscriber-contexts',
   // What the client's index takes from its generic modules, and its operator sets.
   'pages',
   'sorts',

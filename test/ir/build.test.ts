@@ -1096,3 +1096,12 @@ describe('privacy lists that cannot be so (SVC2092)', () => {
     expect(build(api({ _auth_fields: ['username', 'email'] })).codes).not.toContain('SVC2092w');
   });
 });
+
+describe('model names the generated TypeScript takes (SVC2077)', () => {
+  it('refuses Model and ModelRepository, which the repository types name', () => {
+    for (const path of ['/models', '/model-repositories']) {
+      const files = { 'api.raml': raml(`title: T\n${post(path, 'm.json')}`), 'm.json': schema({ id, name: str() }) };
+      expect(build(files).codes, path).toContain('SVC2077');
+    }
+  });
+});

@@ -17,7 +17,14 @@ export function subscriberName(model: string): string {
 }
 
 /** What src/committed.ts imports from the runtime. */
-const RUNTIME_IMPORTS = new Set(['Subscribe', 'EventData', 'ChangeData', 'ServiceEvent']);
+const RUNTIME_IMPORTS = new Set([
+  'Subscribe',
+  'EventData',
+  'ChangeData',
+  'ServiceEvent',
+  'Database',
+  'SubscriberContext',
+]);
 
 /** The models with committed events, in the IR's order, with what their files need. */
 function committedModels(ir: ServiceIR) {
