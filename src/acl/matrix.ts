@@ -38,6 +38,12 @@ export interface MatrixRow {
   readonly outcomes: Readonly<Record<CallerKind, Outcome>>;
   /** The line that decided, per caller (null: none matched). */
   readonly lines: Readonly<Record<CallerKind, string | null>>;
+  /**
+   * The groups the x-ACLs name (`g:kitchen`; not admin's, nor a new user's) whose members are let
+   * in: a member in that group too, for whom no `{{principal}}` stands. The columns say nothing
+   * of them, and a route taken from such a group would go unseen by `svcgen diff`.
+   */
+  readonly groupsAllowed: readonly string[];
 }
 
 /** User ids of the callers in the matrix (and in the generated test). */
@@ -83,10 +89,20 @@ const ADMIN_ONLY: Acl = {
   item: [],
 };
 
+/** The groups the x-ACLs name but admin and those a new user is in, in the order they are first named. */
+function namedGroups(ir: ServiceIR): string[] {
+  const own = new Set(['admin', ...newUserGroups(ir)]);
+  const named = ir.acls.flatMap((acl) =>
+    [...acl.collection, ...acl.item].flatMap((e) => (e.principal.kind === 'group' ? [e.principal.group] : [])),
+  );
+  return [...new Set(named)].filter((group) => !own.has(group));
+}
+
 export function aclMatrix(ir: ServiceIR): MatrixRow[] {
   const acls = new Map(ir.acls.map((a) => [a.name, a]));
   const models = new Map(ir.models.map((m) => [m.name, m]));
   const groups = callerGroups(ir);
+  const named = namedGroups(ir);
   const rows: MatrixRow[] = [];
   for (const route of ir.routes) {
     const acl = (route.acl && acls.get(route.acl)) || ADMIN_ONLY;
@@ -100,35 +116,38 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
       // functions, which are given the parent: runtime RouteContext.authorizeCollection), and item
       // rules that call no user function.
       const early = scope === 'collection' ? !(route.parent && collectionCallsUserCode(acl)) : !callsUserCode(acl);
-      const decisions = CALLERS.map((caller): readonly [CallerKind, Decision] => {
+      const decided = (caller: CallerKind, groups: Groups): Decision => {
         const decision = decide(acl, scope, caller, operation.permission, groups);
-        if (early && !decision.allowed) return [caller, decision];
+        if (early && !decision.allowed) return decision;
         // A link the route finds its objects by, hidden from the caller: refused before the parent is read.
         const unread = caller === 'admin' ? undefined : unreadableLink(ir, route, caller);
-        if (unread) return [caller, { allowed: false, line: `(field privacy: ${unread})` }];
+        if (unread) return { allowed: false, line: `(field privacy: ${unread})` };
         // Below a parent the caller may not view: that parent's 404, as for one that does not exist.
         const hidden = above
           .map((rules) => decide(rules.acl, rules.scope, caller, 'view', groups))
           .find((seen) => !seen.allowed);
-        if (hidden)
-          return [caller, { allowed: false, status: 404, line: `(the parent is hidden: ${hidden.line ?? 'no line'})` }];
+        if (hidden) return { allowed: false, status: 404, line: `(the parent is hidden: ${hidden.line ?? 'no line'})` };
         if (decision.allowed && linking) {
           // The new object becomes the parent's one partner: changing the parent, by its own rules.
           // No route updates the parent's model: only admins change it (./model-route.ts `updatable`).
           const update = linking.updatable
             ? decide(linking.acl, linking.scope, caller, 'update', groups)
             : decide(ADMIN_ONLY, 'item', caller, 'update', groups);
-          if (!update.allowed)
-            return [caller, { allowed: false, line: `(linking to the parent: ${update.line ?? 'no line'})` }];
+          if (!update.allowed) return { allowed: false, line: `(linking to the parent: ${update.line ?? 'no line'})` };
         }
         const field = route.attribute;
-        if (!decision.allowed || field === null) return [caller, decision];
+        if (!decision.allowed || field === null) return decision;
         // A dict or list field is read and written like any field: only by those who may see it.
         const model = models.get(route.model)!;
         const writesGroups = model.isAuthModel && field === 'groups' && operation.action === 'create';
         const ok = caller === 'admin' || (!writesGroups && seesField(model, caller, field));
-        return [caller, ok ? decision : { allowed: false, line: `(field privacy: ${field})` }];
-      });
+        return ok ? decision : { allowed: false, line: `(field privacy: ${field})` };
+      };
+      const decisions = CALLERS.map((caller) => [caller, decided(caller, groups)] as const);
+      // A member in one of the named groups too: let in where the group is.
+      const groupsAllowed = named.filter(
+        (group) => decided('member', { ...groups, member: [group, ...groups.member] }).allowed,
+      );
       rows.push({
         route,
         operation,
@@ -137,6 +156,7 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
           decisions.map(([c, d]) => [c, d.allowed ? 'allow' : (d.status ?? (c === 'anonymous' ? 401 : 403))]),
         ) as Record<CallerKind, Outcome>,
         lines: Object.fromEntries(decisions.map(([c, d]) => [c, d.line])) as Record<CallerKind, string | null>,
+        groupsAllowed,
       });
     }
   }
@@ -255,13 +275,16 @@ function seesField(model: Model, caller: CallerKind, field: string): boolean {
 
 /** The matrix as text, one row per route and method. */
 export function printMatrix(ir: ServiceIR, rows: readonly MatrixRow[]): string {
+  // The groups the x-ACLs name, where any is: those let in, per row.
+  const grouped = rows.some((r) => r.groupsAllowed.length) || namedGroups(ir).length > 0;
   const table = [
-    ['method', 'route', 'x-ACL', ...CALLERS],
+    ['method', 'route', 'x-ACL', ...CALLERS, ...(grouped ? ['groups'] : [])],
     ...rows.map((r) => [
       r.operation.method,
       `${ir.basePath}${r.route.ramlPath}`,
       r.route.acl ?? '(none: admins)',
       ...CALLERS.map((c) => (r.outcomes[c] === 'allow' ? 'allow' : `${r.outcomes[c]}`)),
+      ...(grouped ? [r.groupsAllowed.map((g) => `g:${g}`).join(' ') || '-'] : []),
     ]),
   ];
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
@@ -273,7 +296,7 @@ export function printMatrix(ir: ServiceIR, rows: readonly MatrixRow[]): string {
   );
   return [
     `Who may use each route of ${ir.title} when auth = true (allow, or the status of a refusal).`,
-    `member: a logged-in user in the groups a new user gets (${newUserGroupsText(ir)}); owner: a member for whom the route's {{dynamic}} principals stand; admin: group "admin".`,
+    `member: a logged-in user in the groups a new user gets (${newUserGroupsText(ir)}); owner: a member for whom the route's {{dynamic}} principals stand; admin: group "admin".${grouped ? ' groups: the other groups the x-ACLs name whose members are let in (a member in that group too).' : ''}`,
     '',
     lines[0]!,
     ...lines.slice(1),

@@ -1,6 +1,7 @@
 /**
  * Who may call an operation. svcgen's documents say it per operation in `x-svcgen-access` (the
- * kinds of caller the ACL lets in: anonymous, member, owner, admin — plan/openapi/security.ts);
+ * kinds of caller the ACL lets in: anonymous, member, owner, admin, and `g:<group>` for the other
+ * groups the x-ACLs name — plan/openapi/security.ts);
  * other documents only say whether credentials are needed (`security`). A caller who could call
  * the route before and is refused now is a breaking change.
  */

@@ -50,7 +50,10 @@ export function securitySchemes(ctx: OpenApiContext): [string, Json][] {
 export function operationSecurity(ctx: OpenApiContext, route: Route, operation: Operation): Json {
   if (!ctx.ir.auth) return {};
   const row = ctx.matrixRow(route, operation);
-  const allowed = row ? CALLERS.filter((caller) => row.outcomes[caller] === 'allow') : [];
+  // The matrix's columns, then the groups the x-ACLs name that are let in (`g:kitchen`).
+  const allowed = row
+    ? [...CALLERS.filter((caller) => row.outcomes[caller] === 'allow'), ...row.groupsAllowed.map((g) => `g:${g}`)]
+    : [];
   return {
     security: requirements(ctx, row?.outcomes.anonymous === 'allow' ? 'optional' : 'required'),
     [ACCESS_EXTENSION]: allowed,
