@@ -7,7 +7,8 @@
  * maintenance" on every later edit, for want of them; an attacker's company read, in `previous`,
  * whose a booking moved into it had been).
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execa } from 'execa';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,6 +122,24 @@ export default function instrumentSubscriber(on: Subscriptions<'Instrument'>): v
 }
 `;
 
+/** A nightly job's change, made through the repositories and recorded (the README's "A script of your own"). */
+const SCRIPT = `import { loadServiceConfig } from '../../config.js';
+import { openDatabase } from '../../db/index.js';
+import { recordChange } from '../../lib/outbox/record.js';
+
+const id = Number(process.argv[2]);
+const db = await openDatabase(loadServiceConfig());
+try {
+  await db.transaction(async (tx) => {
+    const before = await tx.instrument.findUnique({ where: { id } });
+    await tx.instrument.update({ where: { id }, data: { status: 'maintenance' } });
+    await recordChange(tx, 'Instrument', 'update', id, before ?? undefined);
+  });
+} finally {
+  await db.close();
+}
+`;
+
 /** `{{keeper}}`: who keeps an instrument views it. */
 const KEEPER = `import type { FastifyRequest } from 'fastify';
 import { grant, user, type AclResult, type AclRule } from '../../lib/auth/index.js';
@@ -138,6 +157,8 @@ beforeAll(async () => {
   // The probe's subscriber: told once when an instrument goes into maintenance, not on every later edit.
   writeFileSync(join(dir, 'src/custom/events/instrument.ts'), SUBSCRIBER);
   writeFileSync(join(dir, 'src/custom/principals/keeper.ts'), KEEPER);
+  mkdirSync(join(dir, 'src/custom/scripts'), { recursive: true });
+  writeFileSync(join(dir, 'src/custom/scripts/maintain.ts'), SCRIPT);
   const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
   expect(build.exitCode, build.all).toBe(0);
 }, 600_000);
@@ -229,6 +250,24 @@ describe.each(ENGINES)('events with their previous state, on %s', (engine) => {
       previous: { settings: null },
       object: { settings: { field: 400 } },
     });
+  });
+
+  it('says it of a change a script made through the repositories and recorded', async () => {
+    const made = await api('POST', '/instruments', { name: 'Centrifuge' }, as(root));
+    const id = (made.body as Rec)['id'];
+    const run = await execa('node', ['dist/custom/scripts/maintain.js', String(id)], {
+      cwd: dir,
+      env: { ...database.env },
+      reject: false,
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(await eventData('Instrument.update', id, 1)).toMatchObject({
+      changed: ['status'],
+      previous: { status: 'ok', name: 'Centrifuge' },
+      object: { status: 'maintenance', name: 'Centrifuge' },
+    });
+    // Its subscriber heard of it too, as of a route's change.
+    await receiver.waitFor(() => readFileSync(maintenanceLog, 'utf8').includes(`${String(id)} ok Centrifuge`));
   });
 
   it('says it of an object whose link another model’s write moved, and not of a model without _event_previous', async () => {

@@ -82,8 +82,18 @@ export function readmeView(ir: ServiceIR) {
         name: p.name,
         uses: cell(p.usedBy.map((u) => `${u.model}.${u.field}`).join(', ')),
       })),
-      exampleRepository: modelNames(ir.models.find((m) => !m.internal) ?? { name: 'Item' }).property,
+      ...scriptExample(ir),
     },
+  };
+}
+
+/** The model the README's script examples read and change. */
+function scriptExample(ir: ServiceIR) {
+  const model = ir.models.find((m) => !m.internal);
+  return {
+    exampleRepository: modelNames(model ?? { name: 'Item' }).property,
+    exampleModel: model?.name ?? 'Item',
+    examplePrimaryKey: model?.primaryKey ?? 'id',
   };
 }
 
