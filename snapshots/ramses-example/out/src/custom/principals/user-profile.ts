@@ -22,7 +22,9 @@ import type { User } from '../../models/user.js';
  * In a collection line it is asked without the object, also by the item routes whose item rules
  * decide nothing for the caller: whom it grants there gets the rule on every object (below
  * `rule.parent`, if there is one). End the item rules with a deny (`deny authenticated all`) where
- * that is not meant.
+ * that is not meant. It must grant there for a list to be served at all: a list of each caller's own
+ * objects gives the collection's `view` to `authenticated` instead (SVC2086), and the item lines'
+ * principal, with its `where`, keeps each list to the caller's own.
  */
 export function userProfile(request: RequestBy<User>, object: Profile | undefined, rule: AclRule): AclResult {
   return undefined;
