@@ -565,7 +565,7 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
     );
     await expect(db.migrate(steps[0]!)).rejects.toThrow(
       engine === 'sqlite'
-        ? /Player: stored rows share team, number, which are now unique together/
+        ? /UNIQUE constraint failed: player\.team, player\.number/
         : /could not create unique index "player_team_number_unique"/,
     );
     await db.run(`update "player" set "number" = 8 where "id" = 2;`);

@@ -36,7 +36,7 @@ import {
   searchState,
   vectorSourceChanged,
 } from './search.js';
-import { addedUniques, createUniques, droppedUniques, dropUniques, rebuiltUniques } from './uniques.js';
+import { addedUniques, createUniques, droppedUniques, dropUniques } from './uniques.js';
 
 export function migrationSql(changes: readonly TableChange[]): MigrationSql {
   return { sqlite: sqliteSql(changes), postgres: postgresSql(changes) };
@@ -144,7 +144,7 @@ function renameTable(from: string, to: string): string {
 
 /** In place when ALTER TABLE can do every change, else one rebuild. */
 function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly ColumnChange[]): string[] {
-  if (columns.some((c) => !inPlaceOnSqlite(c))) return [...rebuild(after, columns), ...rebuiltUniques(before, after)];
+  if (columns.some((c) => !inPlaceOnSqlite(c))) return [...rebuild(after, columns), ...createUniques(after, 'sqlite')];
   const renames = columnRenames(before, columns);
   // Unique sets that go or change their name go first: DROP COLUMN refuses an indexed column.
   const out = droppedUniques(before, after, 'sqlite');

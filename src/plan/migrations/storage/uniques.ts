@@ -6,8 +6,9 @@
  * A migration drops the sets a table no longer has, or whose name changes with a renamed table or
  * column, before anything else changes (SQLite's DROP COLUMN refuses an indexed column), and
  * creates the new ones last. Where stored rows already share the values, the migration fails and
- * changes nothing: on SQLite by a check that names the model and fields (SQLite's own error names
- * only the columns), on PostgreSQL by the index's own error, which shows the shared values.
+ * changes nothing, by the index's own error: SQLite's names the table and columns (and the
+ * service's migration runner adds the query that lists the rows that share values), PostgreSQL's
+ * shows the shared values.
  */
 import { uniquesOf, type StoredTable } from '../../../outdir/storage-model.js';
 import { identifier, q, type Dialect } from './identifiers.js';
@@ -16,7 +17,7 @@ export function uniqueIndexName(table: string, columns: readonly string[], diale
   return identifier(`${table}_${columns.join('_')}_unique`, dialect);
 }
 
-/** The unique indexes of a new table, or of one SQLite rebuilt. */
+/** The unique indexes of a new table, or of one SQLite rebuilt (its old indexes went with the old table). */
 export function createUniques(table: StoredTable, dialect: Dialect): string[] {
   return uniquesOf(table).map((set) => createUnique(table, set, dialect));
 }
@@ -35,29 +36,12 @@ export function dropUniques(table: StoredTable, dialect: Dialect): string[] {
   return uniquesOf(table).map((set) => `drop index if exists ${q(uniqueIndexName(table.name, set, dialect))};`);
 }
 
-/** The indexes of `after` that `before` did not have under the same name (on SQLite each after its check). */
+/** The indexes of `after` that `before` did not have under the same name. */
 export function addedUniques(before: StoredTable, after: StoredTable, dialect: Dialect): string[] {
   const had = new Set(uniquesOf(before).map((set) => uniqueIndexName(before.name, set, dialect)));
   return uniquesOf(after)
     .filter((set) => !had.has(uniqueIndexName(after.name, set, dialect)))
-    .flatMap((set) => [
-      ...(dialect === 'sqlite' ? sharedValuesGuard(after, set) : []),
-      createUnique(after, set, dialect),
-    ]);
-}
-
-/**
- * After SQLite rebuilt a table (its old indexes went with the old table): every set again, a new
- * one after its check.
- */
-export function rebuiltUniques(before: StoredTable, after: StoredTable): string[] {
-  const had = new Set(uniquesOf(before).map((set) => uniqueIndexName(before.name, set, 'sqlite')));
-  return [
-    ...uniquesOf(after)
-      .filter((set) => had.has(uniqueIndexName(after.name, set, 'sqlite')))
-      .map((set) => createUnique(after, set, 'sqlite')),
-    ...addedUniques(before, after, 'sqlite'),
-  ];
+    .map((set) => createUnique(after, set, dialect));
 }
 
 /** Whether the two versions of a table differ in their unique sets (an alter even when no column changes). */
@@ -73,18 +57,4 @@ export function uniquesChanged(before: StoredTable, after: StoredTable): boolean
 function createUnique(table: StoredTable, set: readonly string[], dialect: Dialect): string {
   const columns = set.map(q).join(', ');
   return `create unique index ${q(uniqueIndexName(table.name, set, dialect))} on ${q(table.name)} (${columns});`;
-}
-
-/**
- * Fails the migration, changing nothing, when two stored rows share every value of `set` (none of
- * them null): a CHECK whose name is the rule, as the other guards of a migration (sql.ts).
- */
-function sharedValuesGuard(table: StoredTable, set: readonly string[]): string[] {
-  const columns = set.map(q);
-  const rule = `${table.model}: stored rows share ${set.join(', ')}, which are now unique together`;
-  return [
-    `create temp table "svc_unique_check" ("ok" integer constraint ${q(rule)} check ("ok"));`,
-    `insert into "svc_unique_check" select 0 from ${q(table.name)} where ${columns.map((c) => `${c} is not null`).join(' and ')} group by ${columns.join(', ')} having count(*) > 1 limit 1;`,
-    `drop table "svc_unique_check";`,
-  ];
 }
