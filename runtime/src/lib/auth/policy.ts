@@ -24,9 +24,23 @@ const VERBS: Readonly<Record<Permission, string>> = {
 
 export function aclPolicy(ctx: AuthContext): Policy {
   const modelOf = (route: RouteAccess): string => route.model?.name ?? '';
-  /** The parent a nested route's rules are given, with its model's name. */
-  const parentOf = (route: RouteAccess, parent: Record<string, unknown> | undefined) =>
-    parent && { object: parent, model: route.parent?.model.name };
+  /** The decision of the route's x-ACL for the caller, below `parent` (given with its model's name). */
+  const decideOn = (
+    request: FastifyRequest,
+    permission: Permission,
+    route: RouteAccess,
+    object: Record<string, unknown> | undefined,
+    parent: Record<string, unknown> | undefined,
+  ) =>
+    decide(
+      aclOf(route),
+      callerOf(request),
+      permission,
+      request,
+      modelOf(route),
+      object,
+      parent && { object: parent, model: route.parent?.model.name },
+    );
   const aclOf = (route: RouteAccess): Acl =>
     route.acl === null ? ADMIN_ONLY : (ctx.spec.acls[route.acl] ?? ADMIN_ONLY);
   const visible = visibility();
@@ -80,46 +94,18 @@ export function aclPolicy(ctx: AuthContext): Policy {
     if (route.kind !== 'item' || key === undefined || object?.[key] === undefined) return false;
     if (decidesWithoutObject(aclOf(route))) return false;
     if (permission === 'view') return true;
-    const view = await decide(
-      aclOf(route),
-      callerOf(request),
-      'view',
-      request,
-      modelOf(route),
-      object,
-      parentOf(route, parent),
-    );
-    return !view.allowed;
+    return !(await decideOn(request, 'view', route, object, parent)).allowed;
   };
   return {
     refusal,
     async authorize(request, permission, route, object, parent) {
-      const decision = await decide(
-        aclOf(route),
-        callerOf(request),
-        permission,
-        request,
-        modelOf(route),
-        object,
-        parentOf(route, parent),
-      );
-      if (decision.allowed) return;
+      if ((await decideOn(request, permission, route, object, parent)).allowed) return;
       if (ctx.config.hideRefused && (await hidden(request, permission, route, object, parent)))
         throw notFound(`${modelOf(route)} ${String(object![route.model!.primaryKey!])} not found`);
       throw refusal(request, `${VERBS[permission]} ${object ? 'this object' : 'this collection'}`);
     },
     may: async (request, permission, route, object, parent) =>
-      (
-        await decide(
-          aclOf(route),
-          callerOf(request),
-          permission,
-          request,
-          modelOf(route),
-          object,
-          parentOf(route, parent),
-        )
-      ).allowed,
+      (await decideOn(request, permission, route, object, parent)).allowed,
     viewable: (request, route) => selectable(aclOf(route), callerOf(request), 'view', request, modelOf(route)),
     restricts: true,
     needsObject: (route) => !decidesWithoutObject(aclOf(route)),

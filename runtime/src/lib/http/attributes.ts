@@ -46,9 +46,10 @@ export async function mergeAttribute(
     async (db, data) => {
       const repository = db.repository(parentModel.name);
       const key = parent[parentModel.primaryKey];
-      // Read the value again, under a row lock: two merges at the same time must both land.
-      await repository.lockForUpdate(key);
+      // Read the value again, under a row lock: two merges at the same time must both land. Where
+      // the event carries the object as it was, that read (under the lock) is this one.
       const before = await ctx.previousOf(db, key);
+      if (!before) await repository.lockForUpdate(key);
       const fresh = before ?? (await repository.findUnique({ where: { [parentModel.primaryKey]: key } }));
       const current = (fresh?.[name] ?? (field.type === 'list' ? [] : {})) as Rec | unknown[];
       const change = (data[name] ?? {}) as Rec;

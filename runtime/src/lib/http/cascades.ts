@@ -12,7 +12,7 @@ import type { Model } from '../model.js';
 import { conflict } from '../errors.js';
 import { newEvent } from '../outbox/event.js';
 import { text } from '../text.js';
-import { inSlices, previousStates, slices } from './moved-links.js';
+import { inSlices, previousStates, recordUpdated } from './moved-links.js';
 import { linkKeys } from './serialize.js';
 
 type Rec = Record<string, unknown>;
@@ -51,15 +51,7 @@ export async function withCascades<R>(
   const result = await remove();
   for (const [target, objects] of cascade.deleted)
     await db.appendEvents(objects.map((object) => newEvent(db.models, target, 'delete', object)));
-  for (const target of cascade.unlinked.keys()) {
-    const before = befores.get(target.name);
-    for await (const objects of slices(db, target, [...left.get(target.name)!], linkKeys(target)))
-      await db.appendEvents(
-        objects.map((object) =>
-          newEvent(db.models, target, 'update', object, before?.get(text(object[target.primaryKey]))),
-        ),
-      );
-  }
+  await recordUpdated(db, left, befores);
   return result;
 }
 

@@ -79,7 +79,7 @@ export async function withMovedLinks<R>(
     if (Object.keys(others).length)
       await db.repository(run.model.name).update({ where: { [run.model.primaryKey]: objectKey }, data: others });
   await runMovedAfterHandlers(db, handled);
-  await recordMoved(db, moved, befores);
+  await recordUpdated(db, moved, befores);
   return result;
 }
 
@@ -174,9 +174,13 @@ async function linksToMove(
   return { moved, relinked };
 }
 
-/** Appends an `update` event for each object the write moved, as it is now (and as it was, where `befores` has it). */
-async function recordMoved(db: ServiceDatabase, moved: MovedLinks, befores: PreviousStates): Promise<void> {
-  for (const [name, keys] of moved) {
+/**
+ * Appends an `update` event for each object of `changed` (per model name, keys as text) that a
+ * write changed by its links (moved, or unlinked by a cascade), as it is now (and as it was, where
+ * `befores` has it).
+ */
+export async function recordUpdated(db: ServiceDatabase, changed: MovedLinks, befores: PreviousStates): Promise<void> {
+  for (const [name, keys] of changed) {
     const model = db.models.get(name)!;
     const before = befores.get(name);
     for await (const objects of slices(db, model, [...keys], linkKeys(model)))
