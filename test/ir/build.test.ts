@@ -1069,6 +1069,10 @@ describe('_event_previous', () => {
     expect(model(build(files({ _event_previous: true })).ir, 'Item').eventPrevious).toBe(true);
     expect(model(build(files({})).ir, 'Item').eventPrevious).toBe(false);
     expect(build(files({ _event_previous: 'yes' })).codes).toEqual(['SVC2010']);
+    // `_auth_model` is read alike: a word is no flag.
+    const authYes = build(files({ _auth_model: 'yes' }));
+    expect(authYes.codes).toContain('SVC2010');
+    expect(model(authYes.ir, 'Item').isAuthModel).toBe(false);
   });
 });
 

@@ -126,7 +126,7 @@ export function readModel(diagnostics: DiagnosticBag, source: ModelSource, docum
     table: source.name.toLowerCase(),
     title: stringOf(get(root, 'title')),
     fields,
-    isAuthModel: authModel !== undefined && isScalar(authModel.value) && authModel.value.value === true,
+    isAuthModel: rootFlag(diagnostics, root, '_auth_model'),
     authModelSpan: authModel?.key.span ?? null,
     isDefaultUserModel: false,
     publicFields: nameList(diagnostics, root, '_public_fields'),
@@ -144,9 +144,6 @@ export function readModel(diagnostics: DiagnosticBag, source: ModelSource, docum
     documentationOnly,
     undeclaredRequired: undeclared,
   };
-  if (authModel && !(isScalar(authModel.value) && typeof authModel.value.value === 'boolean')) {
-    diagnostics.report('SVC2010', '"_auth_model" must be true or false', { span: authModel.value.span });
-  }
   return draft;
 }
 

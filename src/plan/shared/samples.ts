@@ -252,8 +252,13 @@ function plainText(field: Field): Sample {
   return { code: `\`${name}-\${n}\``, value: (n) => `${name}-${n}` };
 }
 
-/** The field's `pattern`, and whether a sample meets it (and the field's lengths) for every `n` tried. */
-function patternOf(field: Field): { readonly text: string; fits(sample: Sample): boolean } | undefined {
+/** A field's `pattern`, and whether a sample meets it (and the field's lengths) for every `n` tried. */
+interface FieldPattern {
+  readonly text: string;
+  fits(sample: Sample): boolean;
+}
+
+function patternOf(field: Field): FieldPattern | undefined {
   const text = field.validation['pattern'];
   if (typeof text !== 'string') return undefined;
   let regex: RegExp;
@@ -274,7 +279,7 @@ function patternOf(field: Field): { readonly text: string; fits(sample: Sample):
  * A sample read from the pattern (pattern-sample.ts), if it meets it; none where it is not read:
  * the project's `test/custom-samples.ts` then says the value (its README).
  */
-function patternSample(pattern: { readonly text: string; fits(sample: Sample): boolean }): Sample | undefined {
+function patternSample(pattern: FieldPattern): Sample | undefined {
   const template = patternTemplate(pattern.text);
   if (!template) return undefined;
   const { prefix, width, suffix } = template;

@@ -24,21 +24,20 @@ export function createUniques(table: StoredTable, dialect: Dialect): string[] {
 
 /** The indexes of `before` that `after` does not have under the same name: dropped first. */
 export function droppedUniques(before: StoredTable, after: StoredTable, dialect: Dialect): string[] {
-  const kept = new Set(uniquesOf(after).map((set) => uniqueIndexName(after.name, set, dialect)));
-  return uniquesOf(before)
-    .map((set) => uniqueIndexName(before.name, set, dialect))
+  const kept = new Set(indexNames(after, dialect));
+  return indexNames(before, dialect)
     .filter((name) => !kept.has(name))
-    .map((name) => `drop index if exists ${q(name)};`);
+    .map(dropIndex);
 }
 
 /** Every index of a table that is dropped, by its name before the migration. */
 export function dropUniques(table: StoredTable, dialect: Dialect): string[] {
-  return uniquesOf(table).map((set) => `drop index if exists ${q(uniqueIndexName(table.name, set, dialect))};`);
+  return indexNames(table, dialect).map(dropIndex);
 }
 
 /** The indexes of `after` that `before` did not have under the same name. */
 export function addedUniques(before: StoredTable, after: StoredTable, dialect: Dialect): string[] {
-  const had = new Set(uniquesOf(before).map((set) => uniqueIndexName(before.name, set, dialect)));
+  const had = new Set(indexNames(before, dialect));
   return uniquesOf(after)
     .filter((set) => !had.has(uniqueIndexName(after.name, set, dialect)))
     .map((set) => createUnique(after, set, dialect));
@@ -46,12 +45,18 @@ export function addedUniques(before: StoredTable, after: StoredTable, dialect: D
 
 /** Whether the two versions of a table differ in their unique sets (an alter even when no column changes). */
 export function uniquesChanged(before: StoredTable, after: StoredTable): boolean {
-  const names = (t: StoredTable) =>
-    uniquesOf(t)
-      .map((set) => uniqueIndexName(t.name, set, 'sqlite'))
-      .sort()
-      .join(' ');
+  const names = (t: StoredTable) => indexNames(t, 'sqlite').sort().join(' ');
   return names(before) !== names(after);
+}
+
+/** The names of the table's unique sets' indexes, in its order. */
+function indexNames(table: StoredTable, dialect: Dialect): string[] {
+  return uniquesOf(table).map((set) => uniqueIndexName(table.name, set, dialect));
+}
+
+/** `drop index if exists`: the index may have gone with its table. */
+function dropIndex(name: string): string {
+  return `drop index if exists ${q(name)};`;
 }
 
 function createUnique(table: StoredTable, set: readonly string[], dialect: Dialect): string {
