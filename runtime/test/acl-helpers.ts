@@ -89,7 +89,7 @@ export function registration<T extends object>(
   n: number,
 ): T & { username: string; password: string } {
   const model = models.get(AUTH.userModel.name)!;
-  const own = fieldsFor(model, 'self');
+  const own = fieldsFor(model, 'self', models);
   const allowed = (field: string) =>
     field !== 'groups' && (own === null || own.has(field) || model.field(field)?.secret);
   const data = Object.fromEntries(Object.entries(sample(200_000 + n)).filter(([field]) => allowed(field)));
@@ -144,7 +144,7 @@ export async function startAclService(): Promise<AclService> {
       const model = models.get(name)!;
       const sample = (samples as unknown as Record<string, (n: number) => Rec>)[name]!(100_000 + ++counter);
       if (caller === 'admin') return sample;
-      const seen = fieldsFor(model, caller === 'anonymous' ? 'anonymous' : 'member');
+      const seen = fieldsFor(model, caller === 'anonymous' ? 'anonymous' : 'member', models);
       // A PUT of an object keeps what it leaves out that the caller may not write: a password is
       // written only in a new object or by its own user (the seeded objects are no caller's).
       const mayWrite = (field: string) =>

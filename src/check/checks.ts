@@ -4,12 +4,13 @@
  */
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { IrSources } from '../ir/sources.js';
-import type { Field, ServiceIR, UserFunction } from '../ir/types.js';
+import type { Field, Model, ServiceIR, UserFunction } from '../ir/types.js';
 import type { Span } from '../diagnostics/source.js';
 import { kebab } from '../ir/naming.js';
 import { defaultGroups, groupsField } from '../ir/users.js';
 import { undoneItemRules } from './item-rules.js';
 import { skippedItemHandlers } from './bulk-handlers.js';
+import { holdsKey } from '../ir/links.js';
 
 export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   checkReservedRoutes(diagnostics, ir, sources);
@@ -24,6 +25,41 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkEmptyRanges(diagnostics, ir, sources);
   checkUserPrincipals(diagnostics, ir, sources);
   checkUnreachableAclLines(diagnostics, ir, sources);
+  checkBackrefsOfHiddenLinks(diagnostics, ir, sources);
+}
+
+/**
+ * A link kept in the other model's rows (a user's `stories`) tells whose each of those objects
+ * is: the service shows it only to whom the other side's link (each story's `owner`) is shown
+ * (runtime lib/auth/policy.ts `fieldsFor`). A privacy list that names it for callers who may not
+ * read the other side is not what they get.
+ */
+function checkBackrefsOfHiddenLinks(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
+  if (!ir.auth) return;
+  const audiences = [
+    ['_public_fields', 'anonymous callers', (m: Model) => m.publicFields],
+    ['_auth_fields', 'members', (m: Model) => m.authFields],
+  ] as const;
+  for (const model of ir.models) {
+    for (const link of model.relationships) {
+      const target = ir.models.find((m) => m.name === link.target);
+      if (!target || holdsKey(model, link) || model.hiddenFields.includes(link.name)) continue;
+      for (const [key, who, listOf] of audiences) {
+        const theirs = listOf(target);
+        const hidden =
+          target.hiddenFields.includes(link.inverse) || (theirs !== null && !theirs.includes(link.inverse));
+        if (!hidden || !listOf(model)?.includes(link.name)) continue;
+        diagnostics.report(
+          'SVC2094',
+          `${key} of ${model.name} shows "${link.name}" to ${who}, but ${target.name} hides "${link.inverse}" from them: they are not shown ${link.name}, whose keys would tell them the ${link.inverse} of each ${target.name}`,
+          {
+            span: sources.fields.get(`${model.name}.${link.name}`) ?? sources.models.get(model.name),
+            hint: `show "${link.inverse}" of ${target.name} to ${who} too, or take "${link.name}" out of ${key} of ${model.name}`,
+          },
+        );
+      }
+    }
+  }
 }
 
 /**

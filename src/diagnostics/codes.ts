@@ -782,6 +782,13 @@ export const codes = {
       'An x-ACL line names only permissions that an `everyone` line above it, in the same rules (item or collection), already decides: the rules stop at the first line that names the permission and the caller, so this line is never read. `deny everyone all` ends the rules; the lines after it count for nothing.',
   },
 
+  SVC2094: {
+    severity: 'warning',
+    title: 'link list hidden with the link it mirrors',
+    explanation:
+      "A privacy list shows a link kept in the other model's rows (a user's `stories`) to callers from whom that model hides its link back (each story's `owner`): the keys in the list would tell them whose each object is, which the other model keeps from them. The service does not show them the list; the warning says so where the list claims otherwise. Show both links to them, or neither.",
+  },
+
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {
     severity: 'error',

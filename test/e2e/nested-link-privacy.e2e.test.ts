@@ -151,6 +151,9 @@ describe('a nested route whose link field privacy hides', () => {
     }
     const anonymous = await api('GET', `/speakers/${speaker}/proposals`);
     expect(anonymous.status).toBe(401);
+    // Nor does the speaker's side of the link tell her: a speaker shows her no proposals.
+    const shown = await api('GET', `/speakers/${speaker}`, undefined, as('rita'));
+    expect([shown.status, shown.body.proposals], shown.text).toEqual([200, undefined]);
     // The proposal itself she reads, without its speaker.
     const own = await api('GET', `/proposals/${proposal}`, undefined, as('rita'));
     expect([own.status, own.body.title, 'speaker' in own.body], own.text).toEqual([200, 'Embedded Rust', false]);

@@ -156,7 +156,7 @@ describe('fields', () => {
     expect(model(ir, 'Item').fields.find((f) => f.name === 'code')!.validation).toEqual({ pattern: '^[A-Z]+$' });
   });
 
-  it('takes choices of the type the field keeps: text for a choice, the item type for a list (else SVC2010)', () => {
+  it('takes choices of the type the field keeps, each once: text for a choice, the item type for a list (else SVC2010)', () => {
     const codes = (settings: object) =>
       build({
         'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
@@ -164,6 +164,9 @@ describe('fields', () => {
       }).codes;
     expect(codes({ type: 'choice', choices: ['ford', 'toyota'] })).toEqual([]);
     expect(codes({ type: 'choice', choices: ['ford', 'toyota', 3] })).toEqual(['SVC2010']);
+    // Listed twice: a slip (a probe's "pending", "pending"), as a repeated RAML enum value is.
+    expect(codes({ type: 'choice', choices: ['pending', 'approved', 'pending'] })).toEqual(['SVC2010']);
+    expect(codes({ type: 'list', item_type: 'integer', choices: [1, 2, 1] })).toEqual(['SVC2010']);
     expect(codes({ type: 'list', item_type: 'integer', choices: [1, 2, 3] })).toEqual([]);
     expect(codes({ type: 'list', item_type: 'integer', choices: [1, '2'] })).toEqual(['SVC2010']);
     // An interval is whole seconds; an alias is read as its type.

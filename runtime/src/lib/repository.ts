@@ -65,6 +65,18 @@ type FilterOf<V> = unknown extends V
       ? V | FieldFilter<V>
       : never;
 
+/**
+ * On a filter of a relationship kept in the other model's rows, the related objects it may look
+ * at: only those this condition selects (the ones the caller may view, lib/http/hidden-links.ts).
+ * A symbol, so that it is nothing a client's query or a typed `where` can name.
+ */
+export const RELATED_AMONG = Symbol('related among');
+
+/** The condition `RELATED_AMONG` put on `filter`, if any. */
+export function relatedAmong(filter: object): Where<Record<string, unknown>> | undefined {
+  return (filter as { [RELATED_AMONG]?: Where<Record<string, unknown>> })[RELATED_AMONG];
+}
+
 /** A condition on a related object's key: `has` and `hasSome` ask for one key, or one of several. */
 export function relatedKeyFilter(op: string, operand: unknown): FieldFilter<unknown> {
   if (op === 'has') return { equals: operand };

@@ -546,8 +546,22 @@ class SettingsReader {
     const e = this.entry('choices');
     if (!e) return null;
     const kind = this.choiceKind();
-    if (isSeq(e.value) && e.value.items.every((i) => isScalar(i) && typeof i.value === kind))
-      return e.value.items.map((i) => (i as { value: Literal }).value);
+    if (isSeq(e.value) && e.value.items.every((i) => isScalar(i) && typeof i.value === kind)) {
+      const items = e.value.items;
+      const values = items.map((i) => (i as { value: Literal }).value);
+      values.forEach((value, i) => {
+        if (values.indexOf(value) === i) return;
+        this.ctx.diagnostics.report(
+          'SVC2010',
+          `"${e.key.text}" of "${this.field}" lists ${JSON.stringify(value)} twice`,
+          {
+            span: items[i]!.span,
+            hint: 'list each value once',
+          },
+        );
+      });
+      return values;
+    }
     const numbers =
       kind === 'string' && isSeq(e.value) && e.value.items.some((i) => isScalar(i) && typeof i.value === 'number');
     this.ctx.diagnostics.report(

@@ -8,7 +8,8 @@ import { planned, type Artifact, type PlannedFile } from '../artifact.js';
 import { camel, defaultModule, modelNames } from '../shared/names.js';
 import { quote } from '../shared/literal.js';
 import { templateSource as template, type DefaultStubView, type RepositoryView } from '../views.js';
-import { holdsKey, modelView } from './model-file.js';
+import { holdsKey } from '../../ir/links.js';
+import { modelView } from './model-file.js';
 import { modelsView } from './views.js';
 
 export const models: Artifact = {

@@ -13,6 +13,7 @@ import { linkToParent } from '../shared/parent-link.js';
 import { CURRENT_PASSWORD, passwordProofSchema } from '../shared/password-proof.js';
 import { searchFields } from '../shared/search.js';
 import { interfaceSource } from '../shared/ts-types.js';
+import { holdsKey } from '../../ir/links.js';
 
 export interface ModelView {
   readonly name: string;
@@ -198,16 +199,6 @@ export function createdBelow(
       route.operations.some((o) => o.action === 'create'),
   );
   return routes.length ? { createdBelow: routes.map((route) => ({ kind: route.kind, acl: route.acl })) } : {};
-}
-
-/**
- * The side of a relationship whose table has the foreign key column, as its own value: a to-one
- * side on the model with the column. In a self-reference both sides are that model; the column
- * is the to-one side's (the backref's, for a one-to-one).
- */
-export function holdsKey(model: Model, relationship: Relationship): boolean {
-  if (relationship.foreignKey.model !== model.name || relationship.cardinality !== 'one') return false;
-  return relationship.target !== model.name || !relationship.declared;
 }
 
 function fieldSpec(model: Model, field: Field, types: FieldTypes): Record<string, unknown> {

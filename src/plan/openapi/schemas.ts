@@ -5,6 +5,7 @@
  * (one shape for every failure), the `_count` answer, the login body and the token answer.
  */
 import type { Field, Model } from '../../ir/types.js';
+import { holdsKey } from '../../ir/links.js';
 import { withArticle } from '../shared/names.js';
 import { withPasswordProof } from '../shared/password-proof.js';
 import { isSecretField, type FieldTypes } from '../shared/field-types.js';
@@ -121,22 +122,28 @@ function itemSchema(ctx: OpenApiContext, model: Model): Json {
   if (!ctx.ir.auth) return schema;
   const properties = schema['properties'] as Record<string, Json>;
   for (const field of model.fields) {
-    const seen = fieldAudience(model, field.name);
+    const seen = fieldAudience(ctx.ir.models, model, field.name);
     if (properties[field.name] && seen.length < FIELD_AUDIENCES.length)
       properties[field.name] = { ...properties[field.name], [VISIBLE_TO_MARK]: seen };
   }
   return schema;
 }
 
-/** Who sees the field in answers (runtime lib/auth/policy.ts `fieldsFor`). */
-function fieldAudience(model: Model, name: string): string[] {
-  const listed = (list: readonly string[] | null) => list === null || list.includes(name);
-  const hidden = model.hiddenFields.includes(name);
-  return [
-    ...(!hidden && listed(model.publicFields) ? ['anonymous'] : []),
-    ...(!hidden && listed(model.authFields) ? ['member'] : []),
-    'admin',
-  ];
+/**
+ * Who sees the field in answers (runtime lib/auth/policy.ts `fieldsFor`): a link kept in the other
+ * model's rows only those who see that model's link back.
+ */
+function fieldAudience(models: readonly Model[], model: Model, name: string): string[] {
+  const backref = model.relationships.find((r) => r.name === name && !holdsKey(model, r));
+  const target = backref && models.find((m) => m.name === backref.target);
+  const seen = (who: 'anonymous' | 'member') =>
+    sees(model, who, name) && (!backref || !target || sees(target, who, backref.inverse));
+  return [...(seen('anonymous') ? ['anonymous'] : []), ...(seen('member') ? ['member'] : []), 'admin'];
+}
+
+function sees(model: Model, who: 'anonymous' | 'member', name: string): boolean {
+  const listed = who === 'anonymous' ? model.publicFields : model.authFields;
+  return !model.hiddenFields.includes(name) && (listed === null || listed.includes(name));
 }
 
 /**

@@ -188,6 +188,34 @@ export async function selectable(
   request: FastifyRequest,
   model: string,
 ): Promise<Selection> {
+  return (await select(acl, caller, permission, request, model, true))!;
+}
+
+/**
+ * `selectable` for objects met away from their routes (keys in another object's links), where
+ * nothing asked the collection rules first: `listable` is what they answer. Null when a
+ * `{{principal}}` without `where` decides some objects and the collection rules would not show
+ * them: each must then be decided alone.
+ */
+export function reachableSelection(
+  acl: Acl,
+  caller: Caller,
+  permission: Permission,
+  request: FastifyRequest,
+  model: string,
+  listable: boolean,
+): Promise<Selection | null> {
+  return select(acl, caller, permission, request, model, listable);
+}
+
+async function select(
+  acl: Acl,
+  caller: Caller,
+  permission: Permission,
+  request: FastifyRequest,
+  model: string,
+  listable: boolean,
+): Promise<Selection | null> {
   let allowed: Selection = false; // decided by an allow line so far
   let decided: Selection = false; // decided by any line so far
   let denied: Selection = false; // decided by a deny line so far
@@ -199,14 +227,15 @@ export async function selectable(
       return line.action === 'allow' ? except(denied) : allowed;
     }
     const where = principal.call.where;
-    if (!where) return except(denied);
+    if (!where) return listable ? except(denied) : null;
     const selected = await where(request, { action: line.action, permissions: line.permissions, model });
     const fresh = both(selected, except(decided));
     if (line.action === 'allow') allowed = either(allowed, fresh);
     else denied = either(denied, fresh);
     decided = either(decided, selected);
   }
-  return except(denied);
+  // The objects no line decides: the collection rules'.
+  return listable ? except(denied) : allowed;
 }
 
 function either(a: Selection, b: Selection): Selection {

@@ -7,9 +7,17 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { HttpError, notFound } from '../errors.js';
-import type { Model } from '../model.js';
+import type { Model, ModelRegistry } from '../model.js';
 import { isReadOnly, READ_ONLY, type Permission, type Policy, type RouteAccess } from '../http/policy.js';
-import { ADMIN_ONLY, collectionCallsUserCode, decide, decidesWithoutObject, selectable, type Acl } from './acl.js';
+import {
+  ADMIN_ONLY,
+  collectionCallsUserCode,
+  decide,
+  decidesWithoutObject,
+  reachableSelection,
+  selectable,
+  type Acl,
+} from './acl.js';
 import { userModel, type AuthContext } from './context.js';
 import { asNewcomer, callerOf, isAdmin, stillIdentified } from './identity.js';
 import { provePasswordChange } from './password-change.js';
@@ -43,7 +51,7 @@ export function aclPolicy(ctx: AuthContext): Policy {
     );
   const aclOf = (route: RouteAccess): Acl =>
     route.acl === null ? ADMIN_ONLY : (ctx.spec.acls[route.acl] ?? ADMIN_ONLY);
-  const visible = visibility();
+  const visible = visibility(ctx.db.models);
   const users = userModel(ctx);
   /** A user's own record: they see and write all of it but hidden fields and `groups`. */
   const ownRecord = (model: Model, object: Record<string, unknown> | undefined) => (request: FastifyRequest) =>
@@ -107,6 +115,12 @@ export function aclPolicy(ctx: AuthContext): Policy {
     may: async (request, permission, route, object, parent) =>
       (await decideOn(request, permission, route, object, parent)).allowed,
     viewable: (request, route) => selectable(aclOf(route), callerOf(request), 'view', request, modelOf(route)),
+    async reachable(request, route) {
+      const [acl, caller, model] = [aclOf(route), callerOf(request), modelOf(route)];
+      // The objects no item line decides are the collection rules' to decide, for all of them at once.
+      const listable = (await decide(acl, caller, 'view', request, model)).allowed;
+      return reachableSelection(acl, caller, 'view', request, model, listable);
+    },
     restricts: true,
     needsObject: (route) => !decidesWithoutObject(aclOf(route)),
     collectionNeedsParent: (route) => collectionCallsUserCode(aclOf(route)),
@@ -161,23 +175,41 @@ function audience(request: FastifyRequest, own: (request: FastifyRequest) => boo
 }
 
 /** The fields each audience sees, per model (null: all; secrets are dropped by the serializer). */
-function visibility() {
+function visibility(models: ModelRegistry) {
   const cache = new Map<Model, Map<Audience, ReadonlySet<string> | null>>();
   return (model: Model, who: Audience): ReadonlySet<string> | null => {
     let byAudience = cache.get(model);
     if (!byAudience) cache.set(model, (byAudience = new Map()));
-    if (!byAudience.has(who)) byAudience.set(who, fieldsFor(model, who));
+    if (!byAudience.has(who)) byAudience.set(who, fieldsFor(model, who, models));
     return byAudience.get(who)!;
   };
 }
 
-export function fieldsFor(model: Model, who: Audience): ReadonlySet<string> | null {
+/**
+ * The fields of `model` that `who` sees. A link kept in the other model's rows (a speaker's
+ * `proposals`) tells what that model's link back does (each proposal's `speaker`): who may not read
+ * that one (a blind review's reviewers) does not see this one either, but in their own record
+ * (which of them are theirs tells them of no one else).
+ */
+export function fieldsFor(model: Model, who: Audience, models: ModelRegistry): ReadonlySet<string> | null {
   if (who === 'admin') return null;
   const listed = who === 'anonymous' ? model.publicFields : who === 'member' ? model.authFields : null;
   const hidden = new Set(model.hiddenFields);
-  const names = (listed ?? model.fields.map((f) => f.name)).filter((name) => !hidden.has(name));
+  const hiddenOnTheOtherSide = (name: string): boolean => {
+    const relation = model.relation(name);
+    const target = relation && !relation.local ? models.get(relation.target) : undefined;
+    if (!relation || !target || who === 'self') return false;
+    const theirs = fieldsFor(target, who, NO_MODELS);
+    return theirs !== null && !theirs.has(relation.inverse);
+  };
+  const names = (listed ?? model.fields.map((f) => f.name)).filter(
+    (name) => !hidden.has(name) && !hiddenOnTheOtherSide(name),
+  );
   return new Set(names);
 }
+
+/** No models: the fields of a model as its own lists say, with no look at the other side. */
+const NO_MODELS: ModelRegistry = new Map();
 
 /** Why a field may not be written (a member's body, a registration): groups, a read-only field, else `otherwise`. */
 export function fieldRefusal(model: Model, field: string, isUsers: boolean, otherwise: string): string {

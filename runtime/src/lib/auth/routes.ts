@@ -7,8 +7,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, badRequest, fieldsRefused, formatTimestamp, statusBody } from '../errors.js';
 import { inTransaction, withEvents, type Action, type EventRun } from '../events.js';
 import { newEvent } from '../outbox/event.js';
-import { unnamableKey, withDefaults, type Model } from '../model.js';
-import { hideRefusedEmbeds } from '../http/embedded.js';
+import { unnamableKey, withDefaults, type Model, type ModelRegistry } from '../model.js';
+import type { ServiceDatabase } from '../database.js';
+import { hideRefusedLinks } from '../http/hidden-links.js';
 import { refusedActs, refusedRelinks, relinkRefusal } from '../http/relinks.js';
 import { withMovedLinks } from '../http/moved-links.js';
 import { isReadOnly, type Policy } from '../http/policy.js';
@@ -35,13 +36,13 @@ const LOGIN_BODY = {
 export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Policy, prepareWrite: PrepareWrite): void {
   const model = userModel(ctx);
   const reserved = namedUsers(ctx.spec.acls);
-  const hideRefused = (request: FastifyRequest, user: Rec) =>
-    hideRefusedEmbeds(policy, request, model, [user], ctx.db.models);
+  const hideRefused = (request: FastifyRequest, user: Rec, db: ServiceDatabase = ctx.db) =>
+    hideRefusedLinks(policy, request, db, model, [user]);
   const own = (request: FastifyRequest, user: Rec) =>
     serialize({
       baseUrl: `${requestOrigin(request)}${ctx.basePath}`,
       requestUrl: requestUrl(request),
-      visible: (m) => (m.name === model.name ? fieldsFor(m, 'self') : fieldsFor(m, 'member')),
+      visible: (m) => fieldsFor(m, m.name === model.name ? 'self' : 'member', ctx.db.models),
       models: ctx.db.models,
     }).object(model, user);
 
@@ -53,7 +54,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
       // An invite-only service (auth.registration = false): users are made by admins, or by scripts.
       if (!ctx.config.registration)
         throw new HttpError(403, 'registration is closed: an admin makes the accounts of this service');
-      const body = checkRegistration(model, { ...(request.body as Rec) }, reserved);
+      const body = checkRegistration(model, { ...(request.body as Rec) }, reserved, ctx.db.models);
       const fields = Object.keys(body);
       const token = ctx.spec.apiKey ? newToken() : null;
       let user: Rec = {};
@@ -79,7 +80,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
             { request, events: ctx.serviceEvents },
           );
           if (token) await saveToken(ctx, db, user, token);
-          await hideRefused(request, user);
+          await hideRefused(request, user, db);
           return user;
         },
         (created) => own(request, created),
@@ -105,7 +106,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
         // Before-login handlers may still refuse (throw): `last_login` and the ticket come after them.
         const response = await withEvents(ctx.db, eventRun(ctx, request, 'login', user), async (db) => {
           const shown = await loggedIn(ctx, db, user);
-          await hideRefused(request, shown);
+          await hideRefused(request, shown, db);
           return own(request, shown);
         });
         await logIn(ctx, request, reply, user);
@@ -171,8 +172,8 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
  * What a new user may say about themselves: no groups, no hidden, generated or read-only fields,
  * and no key that an x-ACL grants to by name (`reserved`: acl.ts `namedUsers`).
  */
-function checkRegistration(model: Model, body: Rec, reserved: ReadonlySet<string>): Rec {
-  const own = fieldsFor(model, 'self');
+function checkRegistration(model: Model, body: Rec, reserved: ReadonlySet<string>, models: ModelRegistry): Rec {
+  const own = fieldsFor(model, 'self', models);
   const refused = Object.keys(body).filter((name) => {
     const field = model.field(name);
     return (

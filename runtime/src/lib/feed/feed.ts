@@ -19,6 +19,7 @@ import type { EventLog, ServiceEvent } from '../outbox/types.js';
 import { matchesEvent } from '../webhooks/settings.js';
 import { modelRoute } from '../http/policy.js';
 import { completeRoute } from '../http/routing.js';
+import { hideRefusedLinks } from '../http/hidden-links.js';
 import { linkKeys } from '../http/serialize.js';
 // `app.services` (the Fastify instance's decoration), for any program that compiles this file.
 import type {} from '../http/services.js';
@@ -350,9 +351,15 @@ function viewer(
         if (!event.type.endsWith('.delete')) return null;
       } else if (!(await policy.may(request, 'view', route, state))) return null;
     }
-    const { previous, changed } = event.data;
     const fields = policy.visibleFields(request, model, object);
-    if (fields === null && !previous) return event;
+    const linksElsewhere = model.relations.some((r) => !r.local);
+    if (fields === null && !event.data.previous && !linksElsewhere) return event;
+    // Of the links kept in other objects' rows, those the caller may view, as a GET shows them.
+    const {
+      object: shownObject,
+      previous,
+      changed,
+    } = linksElsewhere ? await withViewableLinks(model, event, request) : event.data;
     const sees = (name: string, also: ReadonlySet<string> | null = null) =>
       name === '_type' ||
       name === '_pk' ||
@@ -364,10 +371,30 @@ function viewer(
     };
     // What the object was, only to a caller who may view it as it was (an object moved into their
     // company would show whose it was), and of the fields they may read both then and now.
-    const was = previous && (await policy.may(request, 'view', route, previous)) ? previous : undefined;
-    const then = was ? policy.visibleFields(request, model, was) : null;
+    const asWas = event.data.previous;
+    const was = asWas && (await policy.may(request, 'view', route, asWas)) ? previous : undefined;
+    const then = was ? policy.visibleFields(request, model, asWas) : null;
     const before = was ? { previous: shown(was, then), changed: (changed ?? []).filter((f) => sees(f, then)) } : {};
-    return { ...event, data: { pk: event.data.pk, object: shown(object), ...before } };
+    return { ...event, data: { pk: event.data.pk, object: shown(shownObject), ...before } };
+  };
+  /**
+   * The event's object and previous value with only the links the caller may view (hidden-links.ts),
+   * and, of its changed fields, not such a link that changed only where they may not look.
+   */
+  const withViewableLinks = async (model: Model, event: ServiceEvent, request: FastifyRequest) => {
+    const object = { ...event.data.object };
+    const previous = event.data.previous && { ...event.data.previous };
+    await hideRefusedLinks(policy, request, db, model, previous ? [object, previous] : [object]);
+    const hiddenMove = (name: string) =>
+      previous !== undefined && model.relation(name)?.local === false && sameKeys(object[name], previous[name]);
+    return { object, previous, changed: event.data.changed?.filter((name) => !hiddenMove(name)) };
   };
   return Object.assign(view, { page: () => void (now = new Map()) });
+}
+
+/** Whether two link values (a key, a list of keys, or null) name the same objects. */
+function sameKeys(a: unknown, b: unknown): boolean {
+  const keys = (v: unknown) =>
+    JSON.stringify((Array.isArray(v) ? v : v === null || v === undefined ? [] : [v]).map(text).sort());
+  return keys(a) === keys(b);
 }

@@ -47,18 +47,18 @@ export async function updateMany(ctx: RouteContext, request: FastifyRequest): Pr
       const values = ctx.withUpdateDefaults(data);
       for (const object of objects) {
         // Each object's links as the objects before it left them: a key list moves from one to the next.
-        await ctx.checkRelinks(db, request, { object, data: values, fields: Object.keys(body) });
+        const linked = await ctx.checkRelinks(db, request, { object, data: values, fields: Object.keys(body) });
         const key = object[ctx.model.primaryKey];
         await withMovedLinks(
           db,
           ctx.model,
           key,
-          values,
+          linked,
           async () => {
             const before = await ctx.previousOf(db, key);
             const updated = await ctx.repository(db).update({
               where: { [ctx.model.primaryKey]: key },
-              data: values,
+              data: linked,
               include: linkKeys(ctx.model),
             });
             await ctx.record(db, 'update', [updated], [before]);
@@ -135,7 +135,8 @@ export async function bulkWhere(ctx: RouteContext, request: FastifyRequest): Pro
   // Exactly the objects a GET with the same query lists: none the caller may not view, so that
   // which of those a filter matches cannot be read from a 403 against a 200 ("Updated 0").
   const viewable = selection(ctx, await ctx.policy.viewable(request, ctx.route));
-  return combine(combine(parsed.where, await ctx.scope(ctx.services.db, request)), viewable);
+  const filters = await ctx.filtersAmongViewable(request, parsed.where);
+  return combine(combine(filters, await ctx.scope(ctx.services.db, request)), viewable);
 }
 
 /**

@@ -52,6 +52,13 @@ export interface Policy {
    * show no object its own GET would refuse (lib/auth/acl.ts `selectable`).
    */
   viewable(request: FastifyRequest, route: RouteAccess): Promise<boolean | Where<Record<string, unknown>>>;
+  /**
+   * The objects of the route's model the request may view where it meets them away from their
+   * routes, as keys in another object's links (lib/http/hidden-links.ts): `viewable`, with the
+   * collection rules asked first instead of assumed. Null when a `{{principal}}` without `where`
+   * decides some of them: then each object is decided by `may`.
+   */
+  reachable(request: FastifyRequest, route: RouteAccess): Promise<boolean | Where<Record<string, unknown>> | null>;
   /** False when every request may do everything (auth off): nothing needs hiding. */
   readonly restricts: boolean;
   /**
@@ -152,6 +159,7 @@ export function openPolicy(maxLimit: number): Policy {
     authorize: () => Promise.resolve(),
     may: () => Promise.resolve(true),
     viewable: () => Promise.resolve(true),
+    reachable: () => Promise.resolve(true),
     restricts: false,
     needsObject: () => false,
     collectionNeedsParent: () => false,

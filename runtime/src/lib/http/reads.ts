@@ -24,9 +24,10 @@ export async function index(ctx: RouteContext, request: FastifyRequest): Promise
   });
   // Objects the item rules keep from the caller are not in the page, the total or the count.
   const viewable = await ctx.policy.viewable(request, ctx.route);
+  const filters = await ctx.filtersAmongViewable(request, query.where);
   return ctx.withEvents(request, 'index', undefined, async (db) => {
     const scope = await ctx.scope(db, request);
-    const where = combine(combine(query.where, scope), selection(ctx, viewable));
+    const where = combine(combine(filters, scope), selection(ctx, viewable));
     const repository = ctx.repository(db);
     if (query.count) return { count: await repository.count({ where }) };
     const count = () => repository.count({ where });
@@ -54,7 +55,7 @@ export async function index(ctx: RouteContext, request: FastifyRequest): Promise
         : [await count(), await find()];
     const records = found.slice(0, query.take);
     const next = found.length > query.take ? nextPage(ctx, request, query, records) : undefined;
-    await ctx.hideRefusedEmbeds(request, records);
+    await ctx.hideRefusedLinks(request, records, db);
     const serializer = ctx.serializer(request, query.fields);
     const data = records.map((r) => serializer.object(ctx.model, r));
     return {
@@ -133,8 +134,8 @@ export async function show(ctx: RouteContext, request: FastifyRequest, reply: Fa
     request.query as Query,
     ctx.policy.visibleFields(request, ctx.model, object),
   );
-  return ctx.withEvents(request, 'show', object, async () => {
-    await ctx.hideRefusedEmbeds(request, [object]);
+  return ctx.withEvents(request, 'show', object, async (db) => {
+    await ctx.hideRefusedLinks(request, [object], db);
     // Of the whole object, whatever `_fields` asks for: the tag a later If-Match compares with.
     const whole = ctx.serializer(request).object(ctx.model, object);
     reply.header('etag', etagOf(whole));

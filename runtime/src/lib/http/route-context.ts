@@ -14,7 +14,7 @@ import type { Include, Where } from '../repository.js';
 import { modelRoute, type Permission, type Policy, type RouteAccess } from './policy.js';
 import type { Services } from './services.js';
 import { checkIfMatch, etagOf, hasIfMatch } from './etag.js';
-import { hideRefusedEmbeds } from './embedded.js';
+import { filtersAmongViewable, hideRefusedLinks, keepHiddenLinks } from './hidden-links.js';
 import { checkRelinks, mayChangeByLink, relinkRefusal, type LinkWrite } from './relinks.js';
 import { withCascades } from './cascades.js';
 import { withMovedLinks } from './moved-links.js';
@@ -466,14 +466,35 @@ export class RouteContext {
     return this.route.parent!.model.field(this.route.parent!.field)!;
   }
 
-  /** A relationship write moves only links the caller may move (lib/http/relinks.ts): else 401/403. */
-  checkRelinks(db: ServiceDatabase, request: FastifyRequest, write: Omit<LinkWrite, 'model'>): Promise<void> {
-    return checkRelinks(this.policy, request, db, { model: this.model, ...write });
+  /**
+   * A relationship write moves only links the caller may move (lib/http/relinks.ts): else 401/403.
+   * Gives the data to write: where it sets links kept in other objects' rows, those to objects the
+   * caller may not view, which they were not shown, stay (lib/http/hidden-links.ts).
+   */
+  async checkRelinks(
+    db: ServiceDatabase,
+    request: FastifyRequest,
+    write: Omit<LinkWrite, 'model'> & { readonly key?: unknown },
+  ): Promise<Rec> {
+    const { key, ...rest } = write;
+    const ownKey = key ?? write.object?.[this.model.primaryKey];
+    const data = await keepHiddenLinks(this.policy, request, db, this.model, ownKey, write.data);
+    await checkRelinks(this.policy, request, db, { model: this.model, ...rest, data });
+    return data;
   }
 
-  /** Embedded objects the caller may not view become keys (lib/http/embedded.ts). */
-  hideRefusedEmbeds(request: FastifyRequest, records: readonly Rec[]): Promise<void> {
-    return hideRefusedEmbeds(this.policy, request, this.model, records, this.services.db.models);
+  /** The client's filters, on links kept in other models' rows only through objects the caller may view (hidden-links.ts). */
+  filtersAmongViewable(request: FastifyRequest, where: Where<Rec>): Promise<Where<Rec>> {
+    return filtersAmongViewable(this.policy, request, this.services.db.models, this.model, where);
+  }
+
+  /** Links to objects the caller may not view are hidden (lib/http/hidden-links.ts). */
+  hideRefusedLinks(
+    request: FastifyRequest,
+    records: readonly Rec[],
+    db: ServiceDatabase = this.services.db,
+  ): Promise<void> {
+    return hideRefusedLinks(this.policy, request, db, this.model, records);
   }
 
   serializer(request: FastifyRequest, fields?: readonly string[]): Serializer {
@@ -538,7 +559,7 @@ export class RouteContext {
       checkIfMatch(request, undefined);
       return;
     }
-    await this.hideRefusedEmbeds(request, [current]);
+    await this.hideRefusedLinks(request, [current], db);
     checkIfMatch(request, etagOf(this.serializer(request).object(this.model, current)));
   }
 }

@@ -48,7 +48,7 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
         data: values,
         include: includeFor(ctx.model, ctx.services.db.models),
       });
-      await ctx.hideRefusedEmbeds(request, [created]);
+      await ctx.hideRefusedLinks(request, [created], db);
       return created;
     },
     (created) => ctx.present(request, reply, created),
@@ -84,7 +84,7 @@ export async function update(
   const mayWrite = ctx.policy.writable(request, ctx.model, object);
   const written = action === 'replace' ? replacement(ctx, body, mayWrite) : body;
   const resets = new Set(Object.keys(written).filter((name) => !(name in body)));
-  await checkLinksBeforeHandlers(ctx, request, action, object, written, written);
+  await checkLinksBeforeHandlers(ctx, request, action, object, written, written, key);
   let changed: Rec | undefined;
   const answer = await ctx.write(
     request,
@@ -95,16 +95,16 @@ export async function update(
       const values = action === 'replace' ? replacement(ctx, data, mayWrite) : ctx.withUpdateDefaults(data);
       // PUT empties the relationships it leaves out: those move links too.
       const fields = Object.keys(written);
-      await ctx.checkRelinks(db, request, { object, data: values, fields });
+      const linked = await ctx.checkRelinks(db, request, { object, key, data: values, fields });
       const updated = await writes.update(
         {
           where: { [ctx.model.primaryKey]: key },
-          data: values,
+          data: linked,
           include: includeFor(ctx.model, ctx.services.db.models),
         },
         action,
       );
-      await ctx.hideRefusedEmbeds(request, [updated]);
+      await ctx.hideRefusedLinks(request, [updated], db);
       return updated;
     },
     (updated) => ctx.present(request, reply, (changed = updated)),
@@ -173,9 +173,10 @@ async function checkLinksBeforeHandlers(
   object: Rec | undefined,
   data: Rec,
   sent: Rec,
+  key?: unknown,
 ): Promise<void> {
   if (!movesLinks(ctx, sent, action) || !runsBefore(ctx.eventRun(request, action, object))) return;
-  await ctx.checkRelinks(ctx.services.db, request, { object, data, fields: Object.keys(sent) });
+  await ctx.checkRelinks(ctx.services.db, request, { object, key, data, fields: Object.keys(sent) });
 }
 
 /** Names the fields that cannot be written, before anything else happens. */

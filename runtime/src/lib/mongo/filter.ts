@@ -7,7 +7,7 @@
  * Commands run one after another: inside a transaction MongoDB takes one at a time.
  */
 import type { Model } from '../model.js';
-import { relatedKeyFilter, type FieldFilter, type Where } from '../repository.js';
+import { relatedAmong, relatedKeyFilter, type FieldFilter, type Where } from '../repository.js';
 import { isFilterOperator } from '../query-operators.js';
 import type { SearchFilter } from '../search.js';
 import { searchMatch } from './search.js';
@@ -164,22 +164,25 @@ async function relatedFilter(
   repository: FilterSource,
   name: string,
   filter: FieldFilter<unknown>,
+  among: Where<Rec> | undefined = relatedAmong(filter),
 ): Promise<MongoFilter> {
   const relation = repository.model.relation(name)!;
   const target = repository.repositoryOf(relation.target);
   const fk = target.pathOfColumn(relation.foreignKey);
+  // Of the related objects `among` selects (RELATED_AMONG), when given.
+  const linked = async (where: Where<Rec>) =>
+    all([await mongoFilter(target, among ? { AND: [where, among] } : where), { [fk]: { $ne: null } }]);
   const parts: MongoFilter[] = [];
   for (const [op, operand] of Object.entries(filter)) {
     if (operand === undefined) continue;
     if (op === 'not') {
       const negated = isFilter(operand) ? operand : { equals: operand };
-      parts.push({ $nor: [await relatedFilter(repository, name, negated)] });
+      parts.push({ $nor: [await relatedFilter(repository, name, negated, among)] });
     } else if (op === 'equals' && operand === null) {
-      parts.push({ _id: { $nin: await target.distinct(fk, { [fk]: { $ne: null } }) } });
+      parts.push({ _id: { $nin: await target.distinct(fk, await linked({})) } });
     } else {
       const where = { [target.model.primaryKey]: relatedKeyFilter(op, operand) } as Where<Rec>;
-      const matching = await mongoFilter(target, where);
-      parts.push({ _id: { $in: await target.distinct(fk, { $and: [matching, { [fk]: { $ne: null } }] }) } });
+      parts.push({ _id: { $in: await target.distinct(fk, await linked(where)) } });
     }
   }
   return all(parts);

@@ -5,7 +5,7 @@
  */
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { FieldSpec, Model, RelationSpec } from '../model.js';
-import { relatedKeyFilter, type FieldFilter, type Where } from '../repository.js';
+import { relatedAmong, relatedKeyFilter, type FieldFilter, type Where } from '../repository.js';
 import { isFilterOperator } from '../query-operators.js';
 import type { SearchFilter } from '../search.js';
 import { toDb, type Dialect } from '../values.js';
@@ -152,18 +152,20 @@ function relatedCondition(
   eb: Eb,
   relation: RelationSpec,
   filter: FieldFilter<unknown>,
+  among: Where<Rec> | undefined = relatedAmong(filter),
 ): Expression<SqlBool> {
   const target = source.related(relation.target);
   const parts: Expression<SqlBool>[] = [];
   for (const [op, operand] of Object.entries(filter)) {
     if (operand === undefined) continue;
     if (op === 'not') {
-      parts.push(eb.not(relatedCondition(source, eb, relation, isFilter(operand) ? operand : { equals: operand })));
+      const negated = isFilter(operand) ? operand : { equals: operand };
+      parts.push(eb.not(relatedCondition(source, eb, relation, negated, among)));
     } else if (op === 'equals' && operand === null) {
-      parts.push(eb.not(eb.exists(relatedRows(source, eb, relation, target))));
+      parts.push(eb.not(eb.exists(relatedRows(source, eb, relation, target, among))));
     } else {
       const keyFilter = relatedKeyFilter(op, operand);
-      const sub = relatedRows(source, eb, relation, target).where((tb) =>
+      const sub = relatedRows(source, eb, relation, target, among).where((tb) =>
         fieldCondition(target, tb, target.model.primaryKey, keyFilter, RELATED),
       );
       parts.push(eb.exists(sub));
@@ -172,12 +174,29 @@ function relatedCondition(
   return eb.and(parts);
 }
 
-/** The related rows, under an alias: the target may be this model's own table (a self-reference). */
-function relatedRows(source: ConditionSource, eb: Eb, relation: RelationSpec, target: ConditionSource) {
-  return eb
+/**
+ * The related rows, under an alias: the target may be this model's own table (a self-reference).
+ * Of those `among` selects, when given: in a subquery of their own, where the table's own name
+ * is the nearest.
+ */
+function relatedRows(
+  source: ConditionSource,
+  eb: Eb,
+  relation: RelationSpec,
+  target: ConditionSource,
+  among: Where<Rec> | undefined,
+) {
+  const rows = eb
     .selectFrom(`${target.model.table} as ${RELATED}`)
     .select(sql`1`.as('one'))
     .whereRef(`${RELATED}.${relation.foreignKey}`, '=', `${source.model.table}.${source.model.primaryKey}`);
+  if (!among) return rows;
+  const { table, primaryKey } = target.model;
+  const selected = eb
+    .selectFrom(table)
+    .select(`${table}.${primaryKey}`)
+    .where((tb) => condition(target, tb, among));
+  return rows.where(`${RELATED}.${primaryKey}`, 'in', selected);
 }
 
 /**

@@ -14,7 +14,7 @@ import {
   type StoredTable,
 } from '../../../outdir/storage-model.js';
 import type { FieldTypes } from '../../shared/field-types.js';
-import { holdsKey } from '../../models/model-file.js';
+import { holdsKey } from '../../../ir/links.js';
 import { searchFields } from '../../shared/search.js';
 
 export function storageModel(ir: ServiceIR, types: FieldTypes): StorageModel {
