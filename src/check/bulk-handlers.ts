@@ -48,7 +48,7 @@ export function skippedItemHandlers(ir: ServiceIR): SkippedHandlers[] {
   return found;
 }
 
-function handlersOf(model: Model, phase: 'before' | 'after', actions: readonly Action[]): string[] {
+export function handlersOf(model: Model, phase: 'before' | 'after', actions: readonly Action[]): string[] {
   const names = model.eventHandlers
     .filter((binding) => binding.phase === phase && (actions as readonly string[]).includes(binding.action))
     .flatMap((binding) => binding.handlers);

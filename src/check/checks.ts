@@ -10,6 +10,7 @@ import { kebab } from '../ir/naming.js';
 import { defaultGroups, groupsField } from '../ir/users.js';
 import { undoneItemRules } from './item-rules.js';
 import { skippedItemHandlers } from './bulk-handlers.js';
+import { cascadedHandlers } from './cascaded-handlers.js';
 import { holdsKey } from '../ir/links.js';
 
 export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
@@ -22,6 +23,7 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkUndoneItemRules(diagnostics, ir, sources);
   checkObjectPrincipalsOnCollections(diagnostics, ir, sources);
   checkSkippedItemHandlers(diagnostics, ir, sources);
+  checkCascadedHandlers(diagnostics, ir, sources);
   checkEmptyRanges(diagnostics, ir, sources);
   checkUserPrincipals(diagnostics, ir, sources);
   checkUnreachableAclLines(diagnostics, ir, sources);
@@ -158,6 +160,20 @@ function checkSkippedItemHandlers(diagnostics: DiagnosticBag, ir: ServiceIR, sou
       {
         span: sources.routes.get(route.path) ?? sources.models.get(model.name),
         hint: `list them under ${phase}_${bulk} too (called once for the whole change, without event.instance), or take ${methods.toLowerCase()} off ${route.ramlPath}`,
+      },
+    );
+  }
+}
+
+/** Delete handlers a cascading delete does not run (cascaded-handlers.ts): said once per link. */
+function checkCascadedHandlers(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
+  for (const { model, link, target, handlers } of cascadedHandlers(ir)) {
+    diagnostics.report(
+      'SVC2095',
+      `deleting a ${model.name} deletes its ${link.name} (ondelete: CASCADE) without running the delete handlers of ${target.name} (${handlers.join(', ')}): what they do for one ${target.name} does not happen for those`,
+      {
+        span: sources.fields.get(`${model.name}.${link.name}`) ?? sources.models.get(model.name),
+        hint: `do it for the objects it takes in an after_delete handler of ${model.name}, or in a subscriber of ${target.name}.delete (src/custom/events/: cascaded objects get their events), or make the link RESTRICT`,
       },
     );
   }

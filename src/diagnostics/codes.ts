@@ -789,6 +789,13 @@ export const codes = {
       "A privacy list shows a link kept in the other model's rows (a user's `stories`) to callers from whom that model hides its link back (each story's `owner`): the keys in the list would tell them whose each object is, which the other model keeps from them. The service does not show them the list; the warning says so where the list claims otherwise. Show both links to them, or neither.",
   },
 
+  SVC2095: {
+    severity: 'warning',
+    title: 'delete handlers a cascade skips',
+    explanation:
+      "Deleting an object takes with it the objects a relationship says so of (`ondelete: CASCADE`): each gets its `delete` event, but their `before_delete` and `after_delete` handlers do not run. What those handlers do for one object (keep a count on its parent, refuse a delete, clean up) does not happen for the objects a cascade takes. Do it in the deleted model's `after_delete` handler for the objects it takes, in a subscriber of the target's `delete` events (cascaded objects get theirs, after the commit), or make the link `RESTRICT` so that they are deleted one by one first.",
+  },
+
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {
     severity: 'error',
