@@ -57,17 +57,24 @@ export interface QueryOperatorSpec {
 /** The query string's operators, in the order the documentation lists them. */
 export const QUERY_OPERATORS = [
   { suffix: '', filter: 'equals', takes: 'list', on: 'comparable', onMany: true, meaning: 'equals one of the values' },
-  { suffix: 'gt', filter: 'gt', takes: 'one', on: 'comparable', onMany: false, meaning: 'is greater than' },
+  { suffix: 'gt', filter: 'gt', takes: 'one', on: 'comparable', onMany: false, meaning: 'is greater than the value' },
   {
     suffix: 'gte',
     filter: 'gte',
     takes: 'one',
     on: 'comparable',
     onMany: false,
-    meaning: 'is greater than or equal to',
+    meaning: 'is greater than or equal to the value',
   },
-  { suffix: 'lt', filter: 'lt', takes: 'one', on: 'comparable', onMany: false, meaning: 'is less than' },
-  { suffix: 'lte', filter: 'lte', takes: 'one', on: 'comparable', onMany: false, meaning: 'is less than or equal to' },
+  { suffix: 'lt', filter: 'lt', takes: 'one', on: 'comparable', onMany: false, meaning: 'is less than the value' },
+  {
+    suffix: 'lte',
+    filter: 'lte',
+    takes: 'one',
+    on: 'comparable',
+    onMany: false,
+    meaning: 'is less than or equal to the value',
+  },
   {
     suffix: 'ne',
     filter: 'not',

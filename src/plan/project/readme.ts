@@ -22,7 +22,7 @@ import { subscriberName } from '../outbox/views.js';
 /** What the values of each kind of operator look like in the README's table. */
 const SAMPLE_VALUES = { one: 'value', list: 'a,b', text: 'text', boolean: 'true' } as const;
 const TAKES = {
-  one: ' (one value)',
+  one: '',
   list: ' (comma-separated, or the parameter repeated)',
   text: ' (commas are part of the text)',
   boolean: '',
