@@ -44,6 +44,12 @@ export interface MatrixRow {
    * of them, and a route taken from such a group would go unseen by `svcgen diff`.
    */
   readonly groupsAllowed: readonly string[];
+  /**
+   * For an anonymous caller refused by the rules: the `{{principal}}` of an allow line the rules
+   * ask before they refuse, which may let them in (one that grants `everyone` for a published
+   * object: the matrix's principals stand for a member alone). Null otherwise.
+   */
+  readonly anonymousUnless: string | null;
 }
 
 /** User ids of the callers in the matrix (and in the generated test). */
@@ -144,6 +150,11 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
         return ok ? decision : { allowed: false, line: `(field privacy: ${field})` };
       };
       const decisions = CALLERS.map((caller) => [caller, decided(caller, groups)] as const);
+      const anonymous = decisions[0]![1];
+      const anonymousUnless =
+        !anonymous.allowed && anonymous.status === undefined && !anonymous.line?.startsWith('(')
+          ? askedFirst(acl, scope, operation.permission, anonymous.line)
+          : null;
       // A member in one of the named groups too: let in where the group is.
       const groupsAllowed = named.filter(
         (group) => decided('member', { ...groups, member: [group, ...groups.member] }).allowed,
@@ -157,6 +168,7 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
         ) as Record<CallerKind, Outcome>,
         lines: Object.fromEntries(decisions.map(([c, d]) => [c, d.line])) as Record<CallerKind, string | null>,
         groupsAllowed,
+        anonymousUnless,
       });
     }
   }
@@ -250,6 +262,22 @@ function decide(
   return { allowed: false, line: null };
 }
 
+/**
+ * The principal of the first `allow {{principal}}` line naming `permission` that the rules read
+ * before `decidingLine` (the one that refused; null: none did, every line is read), or null.
+ */
+function askedFirst(acl: Acl, scope: 'item' | 'collection', permission: Permission, decidingLine: string | null) {
+  const lists = scope === 'item' ? [acl.item, acl.collection] : [acl.collection];
+  for (const list of lists) {
+    for (const entry of list) {
+      if (!entry.permissions.includes(permission)) continue;
+      if (entry.text === decidingLine) return null;
+      if (entry.action === 'allow' && entry.principal.kind === 'dynamic') return `{{${entry.principal.name}}}`;
+    }
+  }
+  return null;
+}
+
 function matches(entry: AclEntry, caller: CallerKind, groups: Groups): boolean {
   const p = entry.principal;
   const id = CALLER_IDS[caller];
@@ -283,7 +311,9 @@ export function printMatrix(ir: ServiceIR, rows: readonly MatrixRow[]): string {
       r.operation.method,
       `${ir.basePath}${r.route.ramlPath}`,
       r.route.acl ?? '(none: admins)',
-      ...CALLERS.map((c) => (r.outcomes[c] === 'allow' ? 'allow' : `${r.outcomes[c]}`)),
+      ...CALLERS.map((c) =>
+        r.outcomes[c] === 'allow' ? 'allow' : `${r.outcomes[c]}${c === 'anonymous' && r.anonymousUnless ? '*' : ''}`,
+      ),
       ...(grouped ? [r.groupsAllowed.map((g) => `g:${g}`).join(' ') || '-'] : []),
     ]),
   ];
@@ -304,9 +334,23 @@ export function printMatrix(ir: ServiceIR, rows: readonly MatrixRow[]): string {
     ...(rows.some((r) => Object.values(r.outcomes).includes(404))
       ? ['404: the route lies below a parent the caller may not view, answered as one that does not exist.']
       : []),
+    ...unlessNote(rows),
     ...ownRecordNote(ir),
     ...listNote(ir),
   ].join('\n');
+}
+
+/**
+ * `401*`: the rules ask a principal before they refuse an anonymous caller, and what it grants is
+ * its code's to say: one may grant `everyone` (a published object), which the owner column, a
+ * member, does not show.
+ */
+function unlessNote(rows: readonly MatrixRow[]): string[] {
+  const principals = [...new Set(rows.flatMap((r) => (r.anonymousUnless ? [r.anonymousUnless] : [])))];
+  if (!principals.length) return [];
+  return [
+    `401*: refused unless ${principals.join(', ')} ${principals.length > 1 ? 'let' : 'lets'} anonymous callers in: the rules ask ${principals.length > 1 ? 'them' : 'it'} first, and a principal that grants everyone (a published object) does (the owner column is a member it grants to).`,
+  ];
 }
 
 /**

@@ -137,3 +137,72 @@ securedBy: [ticket]
     expect(printMatrix(none.ir, aclMatrix(none.ir))).toContain('the groups a new user gets (none)');
   });
 });
+
+describe('the ACL matrix of a principal that may let anonymous callers in', () => {
+  it('marks 401* where the rules ask a principal before they refuse, and says who', () => {
+    // A public catalogue: {{on_display}} grants everyone an object on display (a probe's matrix said 401).
+    const dir = writeTree({
+      'api.raml': raml(`title: Museum
+securitySchemes:
+  - ticket:
+      type: x-Ticket
+      settings:
+        secret: auth_tkt_secret
+  - objects_acl:
+      type: x-ACL
+      settings:
+        collection: |
+          allow g:admin all
+          allow {{on_display}} view
+        item: |
+          allow g:admin all
+          allow {{on_display}} view
+          deny everyone all
+  - staff_acl:
+      type: x-ACL
+      settings:
+        collection: |
+          allow g:admin all
+          deny everyone all
+          allow {{on_display}} view
+securedBy: [ticket]
+/objects:
+  securedBy: [objects_acl]
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include object.json
+  /{id}:
+    get:
+/notes:
+  securedBy: [staff_acl]
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include note.json
+`),
+      'note.json': JSON.stringify({
+        type: 'object',
+        properties: { id: { _db_settings: { type: 'id_field', primary_key: true } } },
+      }),
+      'object.json': JSON.stringify({
+        type: 'object',
+        properties: { id: { _db_settings: { type: 'id_field', primary_key: true } } },
+      }),
+    });
+    const ir = serviceModel(join(dir, 'api.raml'));
+    const matrix = aclMatrix(ir);
+    const of = (method: string, path: string) =>
+      matrix.find((r) => r.operation.method === method && r.route.ramlPath === path)!;
+    expect(of('GET', '/objects').anonymousUnless).toBe('{{on_display}}');
+    expect(of('GET', '/objects/{id}').anonymousUnless).toBe('{{on_display}}');
+    // Not asked for a create, nor after a line that refuses everyone first.
+    expect(of('POST', '/objects').anonymousUnless).toBeNull();
+    expect(of('GET', '/notes').anonymousUnless).toBeNull();
+    const printed = printMatrix(ir, matrix);
+    expect(printed).toMatch(/GET\s+\/objects\s+objects_acl\s+401\*/);
+    expect(printed).toContain('401*: refused unless {{on_display}} lets anonymous callers in');
+  });
+});
