@@ -107,7 +107,7 @@ function compareOperation(
   const at = (path: string) => ({ operations: [was.key], path });
   comparePathParameters(before, after, was, is, out);
   compareQuery(before, after, was, is, out, renamed);
-  compareRequestBody(before, after, was, is, at('request body'), out);
+  compareRequestBody(before, after, was, is, at('request body'), out, renamed);
   compareAnswers(before, after, was, is, out);
   compareAccess(before, after, was, is, out);
 }
@@ -147,6 +147,7 @@ function compareRequestBody(
   is: OperationEntry,
   place: { operations: string[]; path: string },
   out: ApiChange[],
+  renamed: ReadonlyMap<string, string>,
 ): void {
   const a = resolvedBody(was.operation);
   const b = resolvedBody(is.operation);
@@ -156,7 +157,8 @@ function compareRequestBody(
     out.push(change('request-body-required', place, 'is now required', 'clients that send no body are refused'));
   if (!a) return;
   const [schemaA, schemaB] = bodySchemas(before, after, jsonSchemaOf(a), jsonSchemaOf(b));
-  compareSchemas(schemaA, schemaB, place, { directions: new Set(['request']), out });
+  // A body written out (a nested create's) is no component the renames are kept by: the API's renames say.
+  compareSchemas(schemaA, schemaB, place, { directions: new Set(['request']), out, renames: renamed });
 }
 
 /**

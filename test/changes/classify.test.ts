@@ -229,6 +229,21 @@ describe('classifyChanges', () => {
     expect(both.length).toBeGreaterThan(1);
   });
 
+  it('says a rename in a body written out (a nested create) as a rename too, as its component says it', () => {
+    // A probe's diff said "renamed" of LoanCreate and "removed" of POST /objects/{id}/loans.
+    const inline = (field: string) =>
+      doc((d) => {
+        d.paths['/things'].post.requestBody.content['application/json'].schema = {
+          type: 'object',
+          properties: { [field]: { type: 'string' } },
+        };
+      });
+    const changes = classifyChanges(inline('courier'), inline('courier_name'), {
+      renames: new Map([['Loan', new Map([['courier', 'courier_name']])]]),
+    });
+    expect(changes.map((c) => c.kind)).toEqual(['request-field-renamed']);
+  });
+
   it('never throws on documents of the wrong shape', () => {
     const odd: Doc[] = [
       {},

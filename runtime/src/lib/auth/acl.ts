@@ -188,7 +188,7 @@ export async function selectable(
   request: FastifyRequest,
   model: string,
 ): Promise<Selection> {
-  return (await select(acl, caller, permission, request, model, true))!;
+  return (await reachableSelection(acl, caller, permission, request, model, true))!;
 }
 
 /**
@@ -197,18 +197,7 @@ export async function selectable(
  * `{{principal}}` without `where` decides some objects and the collection rules would not show
  * them: each must then be decided alone.
  */
-export function reachableSelection(
-  acl: Acl,
-  caller: Caller,
-  permission: Permission,
-  request: FastifyRequest,
-  model: string,
-  listable: boolean,
-): Promise<Selection | null> {
-  return select(acl, caller, permission, request, model, listable);
-}
-
-async function select(
+export async function reachableSelection(
   acl: Acl,
   caller: Caller,
   permission: Permission,
