@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
 import { openFeed } from '../support/feed.js';
-import { raml } from '../support/files.js';
+import { securedRaml } from '../support/files.js';
 import { apiClient, type Api } from '../support/http.js';
 import { rootAuthEnv } from '../support/library.js';
 import { projectOf, tool } from '../support/project.js';
@@ -21,46 +21,23 @@ import { memberTokens } from '../support/served.js';
 
 type Rec = Record<string, unknown>;
 
-const API = raml(`title: Shelves
-baseUri: http://{host}/{version}
-version: v1
-securitySchemes:
-  - ticket:
-      type: x-Ticket
-      settings:
-        secret: auth_tkt_secret
-  - key:
-      type: x-ApiKey
-  - shelf_acl:
-      type: x-ACL
-      settings:
-        collection: |
-          allow g:admin all
-          allow authenticated view, create
-        item: |
-          allow g:admin all
-          allow authenticated view, update
-  - book_acl:
-      type: x-ACL
-      settings:
-        collection: |
-          allow g:admin all
-          allow authenticated view, create
-        item: |
-          allow g:admin all
-          allow {{owner}} view, update
-          deny everyone all
-  - letter_acl:
-      type: x-ACL
-      settings:
-        collection: |
-          allow g:admin all
-          allow authenticated create
-        item: |
-          allow g:admin all
-          allow {{writer}} view, update
-          deny everyone all
-securedBy: [ticket, key]
+const API = securedRaml(
+  'Shelves',
+  {
+    shelf_acl: {
+      collection: 'allow g:admin all\nallow authenticated view, create',
+      item: 'allow g:admin all\nallow authenticated view, update',
+    },
+    book_acl: {
+      collection: 'allow g:admin all\nallow authenticated view, create',
+      item: 'allow g:admin all\nallow {{owner}} view, update\ndeny everyone all',
+    },
+    letter_acl: {
+      collection: 'allow g:admin all\nallow authenticated create',
+      item: 'allow g:admin all\nallow {{writer}} view, update\ndeny everyone all',
+    },
+  },
+  `
 /shelves:
   securedBy: [shelf_acl]
   get:
@@ -91,7 +68,8 @@ securedBy: [ticket, key]
   /{id}:
     get:
     patch:
-`);
+`,
+);
 
 const id = { _db_settings: { type: 'id_field', primary_key: true } };
 const text = (required = false) => ({ type: 'string', _db_settings: { type: 'string', required } });

@@ -87,9 +87,10 @@ export function aclPolicy(ctx: AuthContext): Policy {
   };
   /**
    * `auth.hide_refused`: an item the rules refuse by the object itself, and that the caller may not
-   * view, is answered as one that does not exist (404), so that its key tells no one it is there.
-   * A refusal that does not depend on the object (a group line, a route for admins) stays a 401 or
-   * 403: it says nothing of which objects exist.
+   * view, is answered as one that does not exist (404), so that its key tells no one it is there;
+   * so is one whose dict or list field the URL names (`/articles/1/tags`: an attribute route is
+   * decided on its item). A refusal that does not depend on the object (a group line, a route for
+   * admins) stays a 401 or 403: it says nothing of which objects exist.
    */
   const hidden = async (
     request: FastifyRequest,
@@ -99,7 +100,8 @@ export function aclPolicy(ctx: AuthContext): Policy {
     parent: Parameters<Policy['authorize']>[4],
   ): Promise<boolean> => {
     const key = route.model?.primaryKey;
-    if (route.kind !== 'item' || key === undefined || object?.[key] === undefined) return false;
+    const onItem = route.kind === 'item' || route.kind === 'attribute';
+    if (!onItem || key === undefined || object?.[key] === undefined) return false;
     if (decidesWithoutObject(aclOf(route))) return false;
     if (permission === 'view') return true;
     return !(await decideOn(request, 'view', route, object, parent)).allowed;

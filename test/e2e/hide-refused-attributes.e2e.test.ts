@@ -1,0 +1,98 @@
+/**
+ * `auth.hide_refused` answers an item the rules refuse by the object, and that the caller may not
+ * view, as one that does not exist (404): also through its dict and list fields' routes
+ * (`/articles/1/tags`), which are decided on that item. An attacker told draft articles from
+ * missing ones there: a 403 or 401 against a 404. SQLite, auth on.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { securedRaml } from '../support/files.js';
+import type { Api } from '../support/http.js';
+import { rootAuthEnv } from '../support/library.js';
+import { memberTokens, servedApi, type ServedApi } from '../support/served.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const API = securedRaml(
+  'Newsroom',
+  {
+    article_acl: {
+      collection: 'allow g:admin all\nallow authenticated create',
+      item: 'allow g:admin all\nallow {{author}} all\ndeny everyone all',
+    },
+  },
+  `
+/articles:
+  securedBy: [article_acl]
+  post:
+    body:
+      application/json:
+        schema: !include article.json
+  /{id}:
+    get:
+    /tags:
+      get:
+      post:
+`,
+);
+
+const ARTICLE = JSON.stringify({
+  type: 'object',
+  properties: {
+    id: { _db_settings: { type: 'id_field', primary_key: true } },
+    title: { type: 'string', _db_settings: { type: 'string', required: true } },
+    author: { type: ['string', 'null'], _db_settings: { type: 'string' } },
+    tags: { type: ['array', 'null'], _db_settings: { type: 'list', item_type: 'string' } },
+  },
+});
+
+/** `{{author}}`: who wrote an article may do anything with it. */
+const AUTHOR = `import type { FastifyRequest } from 'fastify';
+import { grant, user, type AclResult, type AclRule } from '../../lib/auth/index.js';
+import type { Article } from '../../models/article.js';
+
+export function author(_request: FastifyRequest, object: Article | undefined, rule: AclRule): AclResult {
+  return object?.author != null ? grant(rule, user(object.author)) : undefined;
+}
+`;
+
+describe('auth.hide_refused on the routes of an item’s dict and list fields', () => {
+  let served: ServedApi;
+  let tokens: Map<string, string>;
+  let draft: number;
+  const api: Api = (...args) => served.api(...args);
+  const as = (name: string) => ({ headers: { authorization: tokens.get(name)! } });
+
+  beforeAll(async () => {
+    served = await servedApi({ 'api.raml': API, 'article.json': ARTICLE }, 'e2e-hide-refused-attributes', {
+      env: { ...rootAuthEnv(), SVC_AUTH_HIDE_REFUSED: 'true' },
+      prepare: (dir) => writeFileSync(join(dir, 'src/custom/principals/author.ts'), AUTHOR),
+    });
+    tokens = await memberTokens(api, ['ann', 'ben']);
+    const made = await api('POST', '/articles', { title: 'Embargoed', author: 'ann', tags: ['scoop'] }, as('root'));
+    expect(made.status, made.text).toBe(201);
+    draft = made.body.id as number;
+  }, 600_000);
+
+  afterAll(() => served?.stop());
+
+  it('answers another member’s article there as one that is not there, whatever the method', async () => {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['POST', ['leak']],
+    ] as const) {
+      const hidden = await api(method, `/articles/${draft}/tags`, body, as('ben'));
+      const missing = await api(method, '/articles/999999/tags', body, as('ben'));
+      expect([hidden.status, missing.status], `${method}: ${hidden.text}`).toEqual([404, 404]);
+      expect(hidden.body.message).toBe(`Article ${draft} not found`);
+    }
+    // Its author still reads it.
+    const own = await api('GET', `/articles/${draft}/tags`, undefined, as('ann'));
+    expect([own.status, own.body], own.text).toEqual([200, ['scoop']]);
+  });
+
+  it('answers an anonymous caller there as the item route does', async () => {
+    const item = await api('GET', `/articles/${draft}`);
+    const tags = await api('GET', `/articles/${draft}/tags`);
+    expect([item.status, tags.status]).toEqual([404, 404]);
+  });
+});
