@@ -4,8 +4,9 @@
  * `test/acl.test.ts` checks the running service against it. It follows the runtime's rules
  * (lib/auth/acl.ts): first matching line decides, item rules then collection rules, no match
  * denies, routes without an x-ACL are for `g:admin` only. Below a parent the caller may not view
- * (or a parent's parent), what is not refused before anything is read is that parent's 404; a
- * create that makes the new object a parent's one-to-one partner also needs `update` on that parent.
+ * (or a parent's parent), what is not refused before anything is read is that parent's 404 where
+ * its rules read it (a principal), else its own 401 or 403; a create that makes the new object a
+ * parent's one-to-one partner also needs `update` on that parent.
  *
  * The callers: `anonymous`; `member`, a logged-in user in the groups a new user gets (the user
  * model's `groups` default, `user` unless the schema says); `owner`, a member for whom
@@ -128,11 +129,15 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
         // A link the route finds its objects by, hidden from the caller: refused before the parent is read.
         const unread = caller === 'admin' ? undefined : unreadableLink(ir, route, caller);
         if (unread) return { allowed: false, line: `(field privacy: ${unread})` };
-        // Below a parent the caller may not view: that parent's 404, as for one that does not exist.
-        const hidden = above
-          .map((rules) => decide(rules.acl, rules.scope, caller, 'view', groups))
-          .find((seen) => !seen.allowed);
-        if (hidden) return { allowed: false, status: 404, line: `(the parent is hidden: ${hidden.line ?? 'no line'})` };
+        // Below a parent the caller may not view: that parent's 404, as for one that does not
+        // exist, where its rules read it (a principal); else its own 401 or 403, whatever it is.
+        for (const rules of above) {
+          const seen = decide(rules.acl, rules.scope, caller, 'view', groups);
+          if (seen.allowed) continue;
+          const line = `(the parent is hidden: ${seen.line ?? 'no line'})`;
+          const byObject = rules.scope === 'item' && callsUserCode(rules.acl);
+          return byObject ? { allowed: false, status: 404, line } : { allowed: false, line };
+        }
         if (decision.allowed && linking) {
           // The new object becomes the parent's one partner: changing the parent, by its own rules.
           // No route updates the parent's model: only admins change it (./model-route.ts `updatable`).
@@ -332,7 +337,9 @@ export function printMatrix(ir: ServiceIR, rows: readonly MatrixRow[]): string {
     ...lines.slice(1),
     '',
     ...(rows.some((r) => Object.values(r.outcomes).includes(404))
-      ? ['404: the route lies below a parent the caller may not view, answered as one that does not exist.']
+      ? [
+          '404: the route lies below a parent the caller may not view by its rules that read it (a {{principal}}), answered as one that does not exist.',
+        ]
       : []),
     ...unlessNote(rows),
     ...ownRecordNote(ir),

@@ -796,6 +796,20 @@ export const codes = {
       "Deleting an object takes with it the objects a relationship says so of (`ondelete: CASCADE`): each gets its `delete` event, but their `before_delete` and `after_delete` handlers do not run. What those handlers do for one object (keep a count on its parent, refuse a delete, clean up) does not happen for the objects a cascade takes. Do it in the deleted model's `after_delete` handler for the objects it takes, in a subscriber of the target's `delete` events (cascaded objects get theirs, after the commit), or make the link `RESTRICT` so that they are deleted one by one first.",
   },
 
+  SVC2096: {
+    severity: 'warning',
+    title: 'function name near a built-in',
+    explanation:
+      'A `default` or `onupdate` names a function (`{{nwo}}`) that is one slip away from a built-in (`{{now}}`, the current time). A name that is not built in is a function you write: svcgen stubs it, and until it is written the field gets no value. Write the built-in, or keep the name if the function is yours.',
+  },
+
+  SVC2097: {
+    severity: 'error',
+    title: 'misspelt field parameter',
+    explanation:
+      "A key in a field's `_db_settings` is one slip away from one of its parameters (`min_vlaue` for `min_value`, `requried` for `required`). Unknown keys are otherwise ignored, as Ramses ignored them, so the bound, the requirement or the default it meant would quietly not apply: a misspelling is taken for the mistake it is, as a misspelt JSON Schema keyword is (SVC2087).",
+  },
+
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {
     severity: 'error',

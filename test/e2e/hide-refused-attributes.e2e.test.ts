@@ -2,7 +2,8 @@
  * `auth.hide_refused` answers an item the rules refuse by the object, and that the caller may not
  * view, as one that does not exist (404): also through its dict and list fields' routes
  * (`/articles/1/tags`), which are decided on that item. An attacker told draft articles from
- * missing ones there: a 403 or 401 against a 404. SQLite, auth on.
+ * missing ones there: a 403 or 401 against a 404. Below a parent whose rules refuse the caller
+ * whatever it is, the answer is the parent's own 401, for a parent that exists or not. SQLite, auth on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { securedRaml } from '../support/files.js';
@@ -19,8 +20,28 @@ const API = securedRaml(
       collection: 'allow g:admin all\nallow authenticated create',
       item: 'allow g:admin all\nallow {{author}} all\ndeny everyone all',
     },
+    desk_acl: {
+      collection: 'allow g:admin all\nallow authenticated view',
+      item: 'allow g:admin all\nallow authenticated view',
+    },
+    notice_acl: { collection: 'allow g:admin all\nallow everyone view' },
   },
   `
+/desks:
+  securedBy: [desk_acl]
+  post:
+    body:
+      application/json:
+        schema: !include desk.json
+  /{id}:
+    get:
+    /notices:
+      securedBy: [notice_acl]
+      get:
+      post:
+        body:
+          application/json:
+            schema: !include notice.json
 /articles:
   securedBy: [article_acl]
   post:
@@ -46,6 +67,24 @@ const ARTICLE = JSON.stringify({
 });
 
 /** `{{author}}`: who wrote an article may do anything with it. */
+const DESK = JSON.stringify({
+  type: 'object',
+  properties: {
+    id: { _db_settings: { type: 'id_field', primary_key: true } },
+    notices: { _db_settings: { type: 'relationship', document: 'Notice', backref_name: 'desk' } },
+  },
+});
+
+const NOTICE = JSON.stringify({
+  type: 'object',
+  properties: {
+    id: { _db_settings: { type: 'id_field', primary_key: true } },
+    desk_id: {
+      _db_settings: { type: 'foreign_key', ref_document: 'Desk', ref_column: 'desk.id', ref_column_type: 'id_field' },
+    },
+  },
+});
+
 const AUTHOR = `import type { FastifyRequest } from 'fastify';
 import { grant, user, type AclResult, type AclRule } from '../../lib/auth/index.js';
 import type { Article } from '../../models/article.js';
@@ -63,7 +102,8 @@ describe('auth.hide_refused on the routes of an item’s dict and list fields', 
   const as = (name: string) => ({ headers: { authorization: tokens.get(name)! } });
 
   beforeAll(async () => {
-    served = await servedApi({ 'api.raml': API, 'article.json': ARTICLE }, 'e2e-hide-refused-attributes', {
+    const files = { 'api.raml': API, 'article.json': ARTICLE, 'desk.json': DESK, 'notice.json': NOTICE };
+    served = await servedApi(files, 'e2e-hide-refused-attributes', {
       env: { ...rootAuthEnv(), SVC_AUTH_HIDE_REFUSED: 'true' },
       prepare: (dir) => writeFileSync(join(dir, 'src/custom/principals/author.ts'), AUTHOR),
     });
@@ -94,5 +134,17 @@ describe('auth.hide_refused on the routes of an item’s dict and list fields', 
     const item = await api('GET', `/articles/${draft}`);
     const tags = await api('GET', `/articles/${draft}/tags`);
     expect([item.status, tags.status]).toEqual([404, 404]);
+  });
+
+  it('tells a logged-out caller below a desk to log in, as the desk’s own URL does, whether or not it exists', async () => {
+    // Desks refuse anonymous callers whatever the desk is: nothing is read, so nothing tells which
+    // exist (a probe's front end got "log in" at /campaigns/1 and "not found" below it).
+    const desk = (await api('POST', '/desks', {}, as('root'))).body.id as number;
+    expect((await api('GET', `/desks/${desk}`)).status).toBe(401);
+    for (const key of [desk, 999999]) {
+      const below = await api('GET', `/desks/${key}/notices`);
+      expect([below.status, below.body.message], below.text).toEqual([401, `log in to read Desk ${key}`]);
+    }
+    expect((await api('GET', `/desks/${desk}/notices`, undefined, as('ben'))).status).toBe(200);
   });
 });

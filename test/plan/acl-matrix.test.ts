@@ -3,8 +3,9 @@
  * test/acl.test.ts checks the service against, decides a create below a parent as the runtime does:
  * where the new object becomes the parent's one-to-one partner, the caller must also be able to
  * update the parent (runtime/src/lib/http/relinks.ts); on the parent's to-many side, not. Below
- * a parent whose own parent the caller may not view, what is not refused first is a 404, as the
- * runtime finds a parent only among the objects of the one above it (RouteContext.parent).
+ * a parent whose own parent the caller may not view, what is not refused first is that parent's
+ * refusal (a 404 where its rules read it), as the runtime finds a parent only among the objects of
+ * the one above it (RouteContext.parent).
  */
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,8 +44,10 @@ describe('the ACL matrix of creates below a parent', () => {
 });
 
 describe('the ACL matrix two levels down', () => {
-  it('answers 404 below a grandparent the caller may not view, whatever the parent`s rules', () => {
-    // The workshop with projects only admins may view: a task's owner still cannot reach its checklist.
+  it('answers a grandparent`s own refusal below it where its rules refuse whatever it is, whatever the parent`s rules', () => {
+    // The workshop with projects only admins may view: a task's owner still cannot reach its checklist,
+    // and is told so as the project's own URL tells her (a probe's front end could not tell "log in"
+    // from "missing" where every hidden parent was a 404).
     const dir = mkdtempSync(join(tmpdir(), 'svcgen-matrix-'));
     cpSync(join(fixtureRaml('workshop'), '..'), dir, { recursive: true });
     const raml = join(dir, 'api.raml');
@@ -56,10 +59,10 @@ describe('the ACL matrix two levels down', () => {
     const found = aclMatrix(serviceModel(raml));
     const outcomes = (method: string, path: string) =>
       found.find((r) => r.operation.method === method && r.route.ramlPath === path)!.outcomes;
-    const hidden = { anonymous: 404, member: 404, owner: 404, admin: 'allow' };
+    const hidden = { anonymous: 401, member: 403, owner: 403, admin: 'allow' };
     expect(outcomes('GET', '/projects/{id}/tasks/{tid}')).toEqual(hidden);
     expect(outcomes('GET', '/projects/{id}/tasks/{tid}/checklist')).toEqual(hidden);
-    expect(outcomes('POST', '/projects/{id}/tasks/{tid}/checklist')).toEqual({ ...hidden, anonymous: 401 });
+    expect(outcomes('POST', '/projects/{id}/tasks/{tid}/checklist')).toEqual(hidden);
   });
 });
 
@@ -70,7 +73,8 @@ describe('the ACL matrix of OPTIONS', () => {
       (r) => r.operation.method === 'OPTIONS' && r.route.ramlPath === '/projects/{id}/tasks/{tid}',
     );
     expect(options?.scope).toBe('item');
-    expect(options?.outcomes).toEqual({ anonymous: 404, member: 403, owner: 'allow', admin: 'allow' });
+    // Anonymous callers may not view the project, whatever it is: its own 401.
+    expect(options?.outcomes).toEqual({ anonymous: 401, member: 403, owner: 'allow', admin: 'allow' });
   });
 });
 

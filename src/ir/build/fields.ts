@@ -8,7 +8,7 @@ import { literalProblem } from './default-values.js';
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
 import { get, isMap, isScalar, isSeq, toPlain, type YEntry, type YMap, type YNode } from '../../load/ynode.js';
-import { didYouMean } from '../../util/suggest.js';
+import { closest, didYouMean } from '../../util/suggest.js';
 import { validationKeywords } from './validation.js';
 import { fieldNameProblem, isSafeIdentifier, reservedWordHint } from '../naming.js';
 import {
@@ -534,6 +534,16 @@ class SettingsReader {
       );
       return null;
     }
+    const builtIn = closest(callable, ['now']);
+    if (builtIn)
+      this.ctx.diagnostics.report(
+        'SVC2096',
+        `{{${callable}}} in "${key}" of "${this.field}" is a function you write, not the built-in {{${builtIn}}}`,
+        {
+          span: e.value.span,
+          hint: `write {{${builtIn}}} for the current time; a function of your own named ${callable} gets a stub to fill in`,
+        },
+      );
     return { kind: 'callable', name: callable };
   }
 
@@ -713,6 +723,19 @@ class SettingsReader {
         continue;
       }
       const elsewhere = Object.entries(SETTINGS_BY_TYPE).find(([, keys]) => keys.includes(key))?.[0];
+      // One slip from a parameter of the field (`min_vlaue`): what it meant (a bound, `required`) would not apply.
+      const meant = elsewhere || PROPERTY_KEYS.has(key) ? undefined : closest(key, known);
+      if (meant) {
+        this.ctx.diagnostics.report(
+          'SVC2097',
+          `"${key}" of "${this.field}" is no parameter, so what it says does not apply`,
+          {
+            span: e.key.span,
+            hint: `did you mean "${meant}"?`,
+          },
+        );
+        continue;
+      }
       this.ctx.diagnostics.report('SVC2012', `"${key}" means nothing for ${this.type} field "${this.field}"`, {
         span: e.key.span,
         hint: PROPERTY_KEYS.has(key)

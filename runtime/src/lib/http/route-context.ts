@@ -356,8 +356,9 @@ export class RouteContext {
 
   /**
    * The key of the parent the URL names, once the caller may view it: a parent they may not view
-   * is answered as one that does not exist (404), so that what lies below it (an empty list, "has
-   * no record") does not tell which hidden keys exist, or what they have.
+   * by the object (a principal decides) is answered as one that does not exist (404), so that
+   * what lies below it (an empty list, "has no record") does not tell which hidden keys exist, or
+   * what they have; one refused whatever it is, with the parent's own 401 or 403.
    */
   async parentKey(db: ServiceDatabase, request: FastifyRequest): Promise<unknown> {
     const { parent, model } = await this.#viewedParent(db, request);
@@ -432,6 +433,11 @@ export class RouteContext {
     if (!this.policy.restricts) return { parent: await this.parent(db, request), model, route: undefined };
     const route = modelRoute(model);
     const onItem = route.kind === 'item';
+    // Refused whatever the parent is (logged out, a group's line): said as its own URL says it,
+    // before it is read, which tells nothing of which keys exist.
+    const byObject = onItem && this.policy.needsObject(route);
+    if (!byObject && !(await this.policy.may(request, 'view', route, onItem ? {} : undefined)))
+      throw this.policy.refusal(request, `read ${this.parentNamed(request)}`);
     const parent = await this.parent(
       db,
       request,
