@@ -170,8 +170,10 @@ function bodyProblem(e: SchemaProblem): FieldError[] {
   switch (e.keyword) {
     case 'additionalProperties':
       return [{ field: join(path, String(params['additionalProperty'])), message: 'is not a field here' }];
-    case 'required':
-      return [{ field: join(path, String(params['missingProperty'])), message: 'is required' }];
+    case 'required': {
+      const missing = String(params['missingProperty']);
+      return [{ field: join(path, missing), message: `is required${foreignKeySent(e, missing)}` }];
+    }
     case 'type':
       return [
         path === ''
@@ -202,6 +204,17 @@ function bodyProblem(e: SchemaProblem): FieldError[] {
 
 /** The pattern of a link's integer key given as text (src/plan/shared/field-types.ts `bodySchema`). */
 const INTEGER_KEY = '^-?[0-9]+$';
+
+/**
+ * A link left out of a body that sends its foreign key instead (`campaign_id` for `campaign`,
+ * which the service serves but never takes: writes.ts `checkBody`), said with the missing link.
+ */
+function foreignKeySent(problem: SchemaProblem, link: string): string {
+  const body = (problem as { data?: unknown }).data;
+  const key = `${link}_id`;
+  const sent = typeof body === 'object' && body !== null && key in body;
+  return sent ? ` (${key} is its foreign key, which is not written: send the key as "${link}")` : '';
+}
 
 /** A problem with a null value (ajv's `verbose` puts the value in `data`). */
 function isNull(problem: SchemaProblem): boolean {
