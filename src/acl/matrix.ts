@@ -51,6 +51,12 @@ export interface MatrixRow {
    * object: the matrix's principals stand for a member alone). Null otherwise.
    */
   readonly anonymousUnless: string | null;
+  /**
+   * The `{{principals}}` whose allow lines the rules reach for this permission, where the owner
+   * column is let in: who "owner" stands for, principal by principal (a campaign's GM may delete
+   * a character, its player may not).
+   */
+  readonly principals: readonly string[];
 }
 
 /** User ids of the callers in the matrix (and in the generated test). */
@@ -156,8 +162,12 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
       };
       const decisions = CALLERS.map((caller) => [caller, decided(caller, groups)] as const);
       const anonymous = decisions[0]![1];
+      // Where a principal lets its owner in at all (not where field privacy refuses even them).
       const anonymousUnless =
-        !anonymous.allowed && anonymous.status === undefined && !anonymous.line?.startsWith('(')
+        decisions[2]![1].allowed &&
+        !anonymous.allowed &&
+        anonymous.status === undefined &&
+        !anonymous.line?.startsWith('(')
           ? askedFirst(acl, scope, operation.permission, anonymous.line)
           : null;
       // A member in one of the named groups too: let in where the group is.
@@ -174,6 +184,11 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
         lines: Object.fromEntries(decisions.map(([c, d]) => [c, d.line])) as Record<CallerKind, string | null>,
         groupsAllowed,
         anonymousUnless,
+        // Where they make the difference: the owner let in, a member not.
+        principals:
+          decisions[2]![1].allowed && !decisions[1]![1].allowed
+            ? reachedPrincipals(acl, scope, operation.permission)
+            : [],
       });
     }
   }
@@ -268,6 +283,23 @@ function decide(
 }
 
 /**
+ * The principals of the `allow {{principal}}` lines naming `permission` that the rules read
+ * before a line that decides it for everyone.
+ */
+function reachedPrincipals(acl: Acl, scope: 'item' | 'collection', permission: Permission): string[] {
+  const names: string[] = [];
+  for (const list of scope === 'item' ? [acl.item, acl.collection] : [acl.collection]) {
+    for (const entry of list) {
+      if (!entry.permissions.includes(permission)) continue;
+      if (entry.principal.kind === 'everyone') return names;
+      const name = entry.principal.kind === 'dynamic' ? `{{${entry.principal.name}}}` : undefined;
+      if (name && entry.action === 'allow' && !names.includes(name)) names.push(name);
+    }
+  }
+  return names;
+}
+
+/**
  * The principal of the first `allow {{principal}}` line naming `permission` that the rules read
  * before `decidingLine` (the one that refused; null: none did, every line is read), or null.
  */
@@ -310,8 +342,9 @@ function seesField(model: Model, caller: CallerKind, field: string): boolean {
 export function printMatrix(ir: ServiceIR, rows: readonly MatrixRow[]): string {
   // The groups the x-ACLs name, where any is: those let in, per row.
   const grouped = rows.some((r) => r.groupsAllowed.length) || namedGroups(ir).length > 0;
+  const byPrincipal = rows.some((r) => r.principals.length);
   const table = [
-    ['method', 'route', 'x-ACL', ...CALLERS, ...(grouped ? ['groups'] : [])],
+    ['method', 'route', 'x-ACL', ...CALLERS, ...(grouped ? ['groups'] : []), ...(byPrincipal ? ['owner by'] : [])],
     ...rows.map((r) => [
       r.operation.method,
       `${ir.basePath}${r.route.ramlPath}`,
@@ -320,6 +353,7 @@ export function printMatrix(ir: ServiceIR, rows: readonly MatrixRow[]): string {
         r.outcomes[c] === 'allow' ? 'allow' : `${r.outcomes[c]}${c === 'anonymous' && r.anonymousUnless ? '*' : ''}`,
       ),
       ...(grouped ? [r.groupsAllowed.map((g) => `g:${g}`).join(' ') || '-'] : []),
+      ...(byPrincipal ? [r.principals.join(' ') || '-'] : []),
     ]),
   ];
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
@@ -331,7 +365,7 @@ export function printMatrix(ir: ServiceIR, rows: readonly MatrixRow[]): string {
   );
   return [
     `Who may use each route of ${ir.title} when auth = true (allow, or the status of a refusal).`,
-    `member: a logged-in user in the groups a new user gets (${newUserGroupsText(ir)}); owner: a member for whom the route's {{dynamic}} principals stand; admin: group "admin".${grouped ? ' groups: the other groups the x-ACLs name whose members are let in (a member in that group too).' : ''}`,
+    `member: a logged-in user in the groups a new user gets (${newUserGroupsText(ir)}); owner: a member for whom the route's {{dynamic}} principals stand; admin: group "admin".${grouped ? ' groups: the other groups the x-ACLs name whose members are let in (a member in that group too).' : ''}${byPrincipal ? ' owner by: the principals whose lines let the owner in, each for the callers it grants to.' : ''}`,
     '',
     lines[0]!,
     ...lines.slice(1),

@@ -124,16 +124,18 @@ describe('svcgen', () => {
         .split('\n')
         .find((l) => new RegExp(`^${method}\\s+${path.replace(/[{}/]/g, '\\$&')}\\s`).test(l))
         ?.split(/\s+/);
-    expect(run.stdout.split('\n')[3]).toMatch(/^method\s+route\s+x-ACL\s+anonymous\s+member\s+owner\s+admin$/);
+    expect(run.stdout.split('\n')[3]).toMatch(
+      /^method\s+route\s+x-ACL\s+anonymous\s+member\s+owner\s+admin\s+owner by$/,
+    );
     // anonymous, member, owner ({{item_owner}}), admin
-    expect(row('GET', '/v1/stories')?.slice(3)).toEqual(['allow', 'allow', 'allow', 'allow']);
-    expect(row('POST', '/v1/stories')?.slice(3)).toEqual(['401', 'allow', 'allow', 'allow']);
+    expect(row('GET', '/v1/stories')?.slice(3)).toEqual(['allow', 'allow', 'allow', 'allow', '-']);
+    expect(row('POST', '/v1/stories')?.slice(3)).toEqual(['401', 'allow', 'allow', 'allow', '-']);
     // 401*: {{item_owner}} is asked first; a principal may grant everyone, which the owner column does not show.
-    expect(row('PATCH', '/v1/stories/{id}')?.slice(3)).toEqual(['401*', '403', 'allow', 'allow']);
+    expect(row('PATCH', '/v1/stories/{id}')?.slice(3)).toEqual(['401*', '403', 'allow', 'allow', '{{item_owner}}']);
     expect(run.stdout).toMatch(/^401\*: refused unless \{\{item_owner\}\}, .* let anonymous callers in/m);
-    expect(row('DELETE', '/v1/stories/{id}')?.slice(3)).toEqual(['401', '403', '403', 'allow']);
+    expect(row('DELETE', '/v1/stories/{id}')?.slice(3)).toEqual(['401', '403', '403', 'allow', '-']);
     // settings is not in User's _auth_fields: only admins (and the user, who is not the matrix's "owner") read it
-    expect(row('GET', '/v1/users/{username}/settings')?.slice(3)).toEqual(['401', '403', '403', 'allow']);
+    expect(row('GET', '/v1/users/{username}/settings')?.slice(3)).toEqual(['401', '403', '403', 'allow', '-']);
     // …which the matrix says below it, as a probe found the service answer the user on their own record.
     expect(run.stdout).toContain(
       'On their own User record a user reads every field but hidden ones, and writes them all but groups',

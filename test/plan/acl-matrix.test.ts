@@ -205,8 +205,63 @@ securedBy: [ticket]
     // Not asked for a create, nor after a line that refuses everyone first.
     expect(of('POST', '/objects').anonymousUnless).toBeNull();
     expect(of('GET', '/notes').anonymousUnless).toBeNull();
+    // Who the owner column stands for, principal by principal.
+    expect(of('GET', '/objects').principals).toEqual(['{{on_display}}']);
     const printed = printMatrix(ir, matrix);
     expect(printed).toMatch(/GET\s+\/objects\s+objects_acl\s+401\*/);
     expect(printed).toContain('401*: refused unless {{on_display}} lets anonymous callers in');
+  });
+});
+
+describe('the ACL matrix of several principals on one route', () => {
+  it('says which principals let the owner in, per method (a GM deletes a character, its player does not)', () => {
+    const dir = writeTree({
+      'api.raml': raml(`title: Campaigns
+securitySchemes:
+  - ticket:
+      type: x-Ticket
+      settings:
+        secret: auth_tkt_secret
+  - characters_acl:
+      type: x-ACL
+      settings:
+        collection: |
+          allow g:admin all
+          allow authenticated view, create
+        item: |
+          allow g:admin all
+          allow {{campaign_gm}} all
+          allow {{player}} view, update
+          deny everyone all
+securedBy: [ticket]
+/characters:
+  securedBy: [characters_acl]
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include character.json
+  /{id}:
+    get:
+    patch:
+    delete:
+`),
+      'character.json': JSON.stringify({
+        type: 'object',
+        properties: { id: { _db_settings: { type: 'id_field', primary_key: true } } },
+      }),
+    });
+    const ir = serviceModel(join(dir, 'api.raml'));
+    const matrix = aclMatrix(ir);
+    const by = (method: string) =>
+      matrix.find((r) => r.operation.method === method && r.route.ramlPath === '/characters/{id}')!.principals;
+    expect([by('GET'), by('PATCH'), by('DELETE')]).toEqual([
+      ['{{campaign_gm}}', '{{player}}'],
+      ['{{campaign_gm}}', '{{player}}'],
+      ['{{campaign_gm}}'],
+    ]);
+    expect(printMatrix(ir, matrix)).toMatch(
+      /DELETE\s+\/characters\/\{id\}\s+characters_acl\s+401\*\s+403\s+allow\s+allow\s+\{\{campaign_gm\}\}$/m,
+    );
   });
 });
