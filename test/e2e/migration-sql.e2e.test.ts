@@ -291,6 +291,31 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
     expect(await ok.rows('select "size" from "item" order by "id"')).toEqual([{ size: 12 }, { size: null }]);
   });
 
+  it('a stored text longer than a narrowed max_length fails the migration on both engines, and nothing of it is applied', async () => {
+    // SQLite keeps text of any length: it once kept such a value, so a team learnt it only on deploy to PostgreSQL.
+    const first = { sessions: { id: pk, title: text({ max_length: 120 }) } };
+    const second = { sessions: { id: pk, title: text({ max_length: 5 }) } };
+    const db = await evolve(
+      engine,
+      first,
+      first,
+      `insert into "session" ("title") values ('short'), ('far too long');`,
+    );
+    const diff = diffStorage(storageOf(first).storage, storageOf(second).storage, renamesOf(storageOf(second).ir));
+    expect(diff.findings.map((f) => f.message)).toEqual([
+      'field Session.title narrows from varchar(120) to varchar(5): stored values are converted (on SQLite and PostgreSQL a value that does not fit makes the migration fail, and nothing of it is applied; MongoDB keeps it as it is)',
+    ]);
+    await expect(db.migrate(migrationSql(diff.changes)[engine])).rejects.toThrow(
+      engine === 'sqlite' ? /Session\.title: a stored value is longer than 5 characters/ : /value too long/,
+    );
+    expect(await db.rows('select "title" from "session" order by "id"')).toEqual([
+      { title: 'short' },
+      { title: 'far too long' },
+    ]);
+    const ok = await evolve(engine, first, second, `insert into "session" ("title") values ('short'), (null);`);
+    expect(await ok.rows('select "title" from "session" order by "id"')).toEqual([{ title: 'short' }, { title: null }]);
+  });
+
   it('converts a datetime become a date or a time, and a date become a datetime, so that filters find them', async () => {
     const temporal = (type: string, settings: Schema = {}) => ({
       type: ['string', 'null'],

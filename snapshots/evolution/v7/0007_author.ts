@@ -7,16 +7,22 @@ import type { Migration } from '../../lib/migrate.js';
  * - Author.joined_at added
  *
  * It drops data (written with --allow-data-loss):
- * - field Author.name narrows from varchar(200) to varchar(120): stored values are converted (on PostgreSQL a value that does not fit makes the migration fail; SQLite and MongoDB keep it as it is)
+ * - field Author.name narrows from varchar(200) to varchar(120): stored values are converted (on SQLite and PostgreSQL a value that does not fit makes the migration fail, and nothing of it is applied; MongoDB keeps it as it is)
  */
 export const migration: Migration = {
   name: '0007_author',
   summary: [
     'Author.name: varchar(200) to varchar(120)',
     'Author.joined_at added',
-    'drops data: field Author.name narrows from varchar(200) to varchar(120): stored values are converted (on PostgreSQL a value that does not fit makes the migration fail; SQLite and MongoDB keep it as it is)',
+    'drops data: field Author.name narrows from varchar(200) to varchar(120): stored values are converted (on SQLite and PostgreSQL a value that does not fit makes the migration fail, and nothing of it is applied; MongoDB keeps it as it is)',
   ],
   sqlite: `
+create temp table "svc_conversion_check" ("ok" integer constraint "Author.name: a stored value is longer than 120 characters" check ("ok"));
+
+insert into "svc_conversion_check" select 0 from "author" where length("name") > 120 limit 1;
+
+drop table "svc_conversion_check";
+
 alter table "author" add column "joined_at" text;
 
 update "author" set "joined_at" = strftime('%Y-%m-%dT%H:%M:%SZ', 'now');

@@ -146,8 +146,10 @@ function renameTable(from: string, to: string): string {
 function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly ColumnChange[]): string[] {
   if (columns.some((c) => !inPlaceOnSqlite(c))) return [...rebuild(after, columns), ...createUniques(after, 'sqlite')];
   const renames = columnRenames(before, columns);
+  // Checked first, before anything changes.
+  const out = columns.flatMap((c) => (c.kind === 'change' ? lengthGuard(after, c.before, c.after) : []));
   // Unique sets that go or change their name go first: DROP COLUMN refuses an indexed column.
-  const out = droppedUniques(before, after, 'sqlite');
+  out.push(...droppedUniques(before, after, 'sqlite'));
   out.push(...renames.steps.map(([from, to]) => `alter table ${q(after.name)} rename column ${q(from)} to ${q(to)};`));
   // A dropped column's index goes first (DROP COLUMN refuses an indexed column), before a renamed column takes its name.
   out.push(
@@ -257,6 +259,7 @@ function rebuild(after: StoredTable, columns: readonly ColumnChange[]): string[]
     ...(c.kind === 'change' && c.aspects.has('type') && !sameOnSqlite(c.before, c.after)
       ? conversionGuard(after, c.before, c.after)
       : []),
+    ...(c.kind === 'change' ? lengthGuard(after, c.before, c.after) : []),
     ...(c.kind === 'change' && c.aspects.has('notNull') && !fillSql(c.after, 'sqlite') ? requiredGuard(after, c) : []),
   ]);
   return [
@@ -285,7 +288,30 @@ function conversionGuard(table: StoredTable, before: StoredColumn, after: Stored
 
 /** Whether SQLite's migration of a type change fails on a stored value that does not convert (as PostgreSQL's does). */
 export function sqliteRefusesUnconverted(before: StoredColumn, after: StoredColumn): boolean {
-  return !sameOnSqlite(before, after) && convertsCondition(q(before.name), after) !== undefined;
+  return (
+    narrowedLength(before, after) !== undefined ||
+    (!sameOnSqlite(before, after) && convertsCondition(q(before.name), after) !== undefined)
+  );
+}
+
+/**
+ * A text whose length limit narrows (`varchar(120)` → `varchar(60)`): SQLite keeps text of any
+ * length, so the migration checks the stored values as PostgreSQL's change of type does, and fails
+ * the same way, naming the field: a team that develops on SQLite learns it there, not at deploy.
+ */
+function lengthGuard(table: StoredTable, before: StoredColumn, after: StoredColumn): string[] {
+  const limit = narrowedLength(before, after);
+  if (limit === undefined) return [];
+  const rule = `${table.model}.${after.name}: a stored value is longer than ${limit} characters`;
+  return failIfAny(table, `length(${q(before.name)}) > ${limit}`, rule);
+}
+
+/** The new length limit of a text column whose limit narrows, else undefined. */
+function narrowedLength(before: StoredColumn, after: StoredColumn): number | undefined {
+  const limit = (column: StoredColumn) => /^varchar\((\d+)\)$/.exec(column.postgres)?.[1];
+  const [had, has] = [limit(before), limit(after)];
+  if (has === undefined || before.sqlite !== 'text') return undefined;
+  return had === undefined || Number(has) < Number(had) ? Number(has) : undefined;
 }
 
 /** The SQL condition that the stored `value` converts to the type of `after`; none where SQLite cannot tell. */
