@@ -224,7 +224,7 @@ function checkObjectPrincipalsOnCollections(diagnostics: DiagnosticBag, ir: Serv
         `x-ACL "${acl.name}": "${line.text}" asks ${principal} without an object on ${where} (a collection has none): a principal that decides by the object, as the item lines use it, grants nothing there, and its callers are refused ${permissions.join(', ')}`,
         {
           span: sources.aclEntries.get(line) ?? sources.acls.get(acl.name),
-          hint: `give ${permissions.join(', ')} on the collection to authenticated (the item lines' ${principal}, with its where, still keep each list to the caller's own objects), or let ${principal} grant when it is given no object`,
+          hint: `give ${permissions.join(', ')} on the collection to authenticated (the item lines' ${principal}, with its where, still keep each list to the caller's own objects), or let ${principal} grant when it is given no object (then say so at the end of the line: # svcgen: ignore SVC2086)`,
         },
       );
     }

@@ -41,11 +41,11 @@ export class DiagnosticBag {
     if (init.span) diagnostic.span = init.span;
     if (init.hint) diagnostic.hint = init.hint;
     if (init.related) diagnostic.related = init.related;
-    this.#items.push(diagnostic);
+    this.add(diagnostic);
   }
 
   add(diagnostic: Diagnostic): void {
-    this.#items.push(diagnostic);
+    if (!silenced(diagnostic)) this.#items.push(diagnostic);
   }
 
   get hasErrors(): boolean {
@@ -60,6 +60,27 @@ export class DiagnosticBag {
   sorted(): readonly Diagnostic[] {
     return sortDiagnostics(this.#items);
   }
+}
+
+/**
+ * A warning its author has judged: `# svcgen: ignore SVC2086` (codes separated by spaces or
+ * commas) on the line it points at, a YAML comment or one at the end of an x-ACL rule. Errors are
+ * never silenced: what they say stops the generation for a reason.
+ */
+function silenced(diagnostic: Diagnostic): boolean {
+  const span = diagnostic.span;
+  if (diagnostic.severity !== 'warning' || !span) return false;
+  const text = span.source.text;
+  const end = text.indexOf('\n', span.start);
+  const line = text.slice(text.lastIndexOf('\n', span.start - 1) + 1, end < 0 ? text.length : end);
+  const ignored = /#.*?\bsvcgen:\s*ignore\s+([A-Z0-9,\s]+)/i.exec(line)?.[1];
+  return (
+    ignored !== undefined &&
+    ignored
+      .toUpperCase()
+      .split(/[\s,]+/)
+      .includes(diagnostic.code)
+  );
 }
 
 export function sortDiagnostics(items: readonly Diagnostic[]): Diagnostic[] {

@@ -116,6 +116,8 @@ describe('diagnostic catalogue', () => {
       '',
       'Every problem svcgen reports has a stable code. This page is generated from `src/diagnostics/codes.ts`.',
       '',
+      'A warning you have judged is silenced by `# svcgen: ignore <CODE>` (codes separated by spaces or commas) on the RAML line it points at: a YAML comment, or one at the end of an x-ACL rule. Errors are never silenced.',
+      '',
     ];
     for (const [code, info] of Object.entries(codes)) {
       lines.push(

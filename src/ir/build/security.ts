@@ -193,13 +193,19 @@ function readSection(
   return entries;
 }
 
-/** The rules of a section: one per line or `;`, with where each is written. */
+/**
+ * The rules of a section: one per line or `;`, with where each is written. A `#` starts a comment
+ * to the end of its line, as in YAML (`allow {{on_display}} view  # svcgen: ignore SVC2086`).
+ */
 function lines(node: YScalar): { text: string; at: Span }[] {
   const source = node.span.source;
   const written = source.text.slice(node.span.start, node.span.end);
   let cursor = 0;
   const out: { text: string; at: Span }[] = [];
-  for (const raw of String(node.value).split(/[\n;]/)) {
+  const rules = String(node.value)
+    .split('\n')
+    .flatMap((line) => line.replace(/#.*$/, '').split(';'));
+  for (const raw of rules) {
     const text = raw.trim();
     if (text === '') continue;
     const found = written.indexOf(text, cursor);
