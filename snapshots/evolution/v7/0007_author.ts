@@ -17,7 +17,7 @@ export const migration: Migration = {
     'drops data: field Author.name narrows from varchar(200) to varchar(120): stored values are converted (on SQLite and PostgreSQL a value that does not fit makes the migration fail, and nothing of it is applied; MongoDB keeps it as it is)',
   ],
   sqlite: `
-create temp table "svc_conversion_check" ("ok" integer constraint "Author.name: a stored value is longer than 120 characters" check ("ok"));
+create temp table "svc_conversion_check" ("ok" integer constraint "Author.name: a stored value is longer than 120 characters (find them: select * from ""author"" where length(""name"") > 120)" check ("ok"));
 
 insert into "svc_conversion_check" select 0 from "author" where length("name") > 120 limit 1;
 

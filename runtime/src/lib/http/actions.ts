@@ -41,13 +41,15 @@ export function actionsFor(services: Services, route: RouteSpec) {
 async function guard(ctx: RouteContext, request: FastifyRequest): Promise<void> {
   const kind = ctx.route.kind;
   if (kind === 'collection' || (kind === 'singular' && request.method === 'POST')) {
-    await ctx.authorizeCollection(request, request.method === 'POST' ? 'create' : 'update');
+    // A create's body may name the parent its rules are given (a flat route's): as parsed.
+    const create = request.method === 'POST';
+    await ctx.authorizeCollection(request, create ? 'create' : 'update', create ? guardedBody(request) : undefined);
   } else if (ctx.writesByKey(request, request.method === 'PUT' ? 'replace' : 'update', guardedBody(request))) {
     await ctx.authorizeByKey(request, 'update');
   } else await ctx.authorizedObject(request, 'update');
 }
 
-/** The body as parsed, before validation: only its relationships' presence is asked of it. */
+/** The body as parsed, before validation: only its relationships (their presence, a key) are asked of it. */
 function guardedBody(request: FastifyRequest): Record<string, unknown> {
   const body = request.body;
   return typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};

@@ -390,12 +390,41 @@ export class RouteContext {
    * caller may not view it) and given to them (`AclRule.parent`): `allow {{space_member}} create`
    * decides by the space the page is made in.
    */
-  async authorizeCollection(request: FastifyRequest, permission: Permission): Promise<void> {
-    if (!this.route.parent || !this.policy.collectionNeedsParent(this.route))
-      return this.policy.authorize(request, permission, this.route);
+  async authorizeCollection(request: FastifyRequest, permission: Permission, body?: Rec): Promise<void> {
+    if (!this.policy.collectionNeedsParent(this.route)) return this.policy.authorize(request, permission, this.route);
+    if (!this.route.parent) {
+      // A create on a flat route that puts its object below a parent: its rules are given that parent.
+      const named = body ? await this.#parentInBody(body) : undefined;
+      if (!named) return this.policy.authorize(request, permission, this.route);
+      const below = { ...this.route, parent: { model: named.model } };
+      return this.policy.authorize(request, permission, below, undefined, named.parent);
+    }
     // Read with its links as keys (#viewedParent): as its model's type has it.
     const { parent } = await this.#viewedParent(this.services.db, request);
     return this.policy.authorize(request, permission, this.route, undefined, parent);
+  }
+
+  /**
+   * The parent a flat create's body puts its object below (a plot's `garden`, where
+   * `/gardens/{id}/plots` creates plots below a garden), read with its links as keys, as a nested
+   * route's collection rules are given theirs (`rule.parent`): a coordinator who may create plots
+   * in her garden may do so through `POST /plots` too (a probe's was refused there, while the matrix
+   * said she could). The first such link the body names; none where it names none, or nothing has
+   * that key. Whether the caller may view it, and create below it, the link's own checks ask
+   * (relinks.ts).
+   */
+  async #parentInBody(body: Rec): Promise<{ parent: Rec; model: Model } | undefined> {
+    for (const relation of this.model.relations) {
+      const key = body[relation.name];
+      if (!relation.local || !relation.createdBelow?.length || key === undefined || key === null) continue;
+      const target = this.services.db.models.get(relation.target);
+      const repository = target && this.services.db.repository(target.name);
+      const value = repository?.keyValue(typeof key === 'object' ? undefined : key);
+      if (!target || !repository || value === undefined) continue;
+      const parent = await repository.findUnique({ where: { [target.primaryKey]: value }, include: linkKeys(target) });
+      if (parent) return { parent, model: target };
+    }
+    return undefined;
   }
 
   /**

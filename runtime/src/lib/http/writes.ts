@@ -19,7 +19,7 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
   if (ctx.route.kind === 'attribute') return mergeAttribute(ctx, request, reply);
   const body = ctx.body(request);
   checkBody(ctx, request, body, 'create');
-  await ctx.authorizeCollection(request, 'create');
+  await ctx.authorizeCollection(request, 'create', body);
   // The parent the URL names, checked before any handler runs (one the caller may not view is a
   // 404 that no handler's own error may replace), and its link given to the handlers as a field
   // the request sets, as a link written in the body of a create at the top level is.

@@ -339,10 +339,15 @@ function requiredGuard(table: StoredTable, change: ColumnChange & { kind: 'chang
   return failIfAny(table, `${q(change.before.name)} is null`, rule);
 }
 
-/** Statements that fail with the CHECK `rule` when a row of `table` meets `condition`, and change nothing. */
+/**
+ * Statements that fail with the CHECK `rule` when a row of `table` meets `condition`, and change
+ * nothing. The rule says how to find those rows, to fix them before the service starts again (a
+ * probe's team could not tell which rows stopped it).
+ */
 function failIfAny(table: StoredTable, condition: string, rule: string): string[] {
+  const named = `${rule} (find them: select * from ${q(table.name)} where ${condition})`;
   return [
-    `create temp table "svc_conversion_check" ("ok" integer constraint ${q(rule)} check ("ok"));`,
+    `create temp table "svc_conversion_check" ("ok" integer constraint ${q(named)} check ("ok"));`,
     `insert into "svc_conversion_check" select 0 from ${q(table.name)} where ${condition} limit 1;`,
     `drop table "svc_conversion_check";`,
   ];
