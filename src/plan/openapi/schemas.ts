@@ -126,6 +126,15 @@ function itemSchema(ctx: OpenApiContext, model: Model): Json {
     if (properties[field.name] && seen.length < FIELD_AUDIENCES.length)
       properties[field.name] = { ...properties[field.name], [VISIBLE_TO_MARK]: seen };
   }
+  // A link kept in the other model's rows shows the caller only the objects they may view.
+  for (const link of model.relationships) {
+    if (holdsKey(model, link) || !properties[link.name]) continue;
+    const shows =
+      link.cardinality === 'many'
+        ? `The ${link.target} objects linked that the caller may view: the others are left out.`
+        : `null also where the caller may not view the ${link.target} linked.`;
+    properties[link.name] = { ...properties[link.name], description: shows };
+  }
   return schema;
 }
 

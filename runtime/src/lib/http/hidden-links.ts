@@ -21,11 +21,13 @@ import type { Model, ModelRegistry } from '../model.js';
 import { isFilterOperator } from '../query-operators.js';
 import { RELATED_AMONG, UnknownReference, type Where } from '../repository.js';
 import { text } from '../text.js';
-import { modelRoute, type Policy } from './policy.js';
+import { modelRoute, type Policy, type RouteAccess } from './policy.js';
 import { keyOf, keysOf, SLICE } from './relinks.js';
 import { linkKeys, withLinkKeys } from './serialize.js';
 
 type Rec = Record<string, unknown>;
+/** What `Policy.reachable` answers. */
+type Reach = Awaited<ReturnType<Policy['reachable']>>;
 
 /**
  * In `records` (as loaded, before serialising): each embedded object the caller may not view
@@ -55,7 +57,14 @@ export async function hideRefusedLinks(
     if (once) decisions.set(target.name, allowed);
     return allowed;
   };
-  const viewable = (target: Model, keys: readonly unknown[]) => viewableKeys(policy, request, db, target, keys);
+  // Asked once a target model per answer, however many relationships and levels lead to it.
+  const selections = new Map<RouteAccess, Promise<Reach>>();
+  const reach = (route: RouteAccess): Promise<Reach> => {
+    let selection = selections.get(route);
+    if (!selection) selections.set(route, (selection = policy.reachable(request, route)));
+    return selection;
+  };
+  const viewable = (target: Model, keys: readonly unknown[]) => viewableKeys(policy, request, db, target, keys, reach);
   await walk(model, records, db, { mayView, viewable });
 }
 
@@ -116,10 +125,11 @@ export async function viewableKeys(
   db: ServiceDatabase,
   target: Model,
   keys: readonly unknown[],
+  reach: (route: RouteAccess) => Promise<Reach> = (route) => policy.reachable(request, route),
 ): Promise<ReadonlySet<string>> {
   if (!policy.restricts || keys.length === 0) return new Set(keys.map(text));
   const route = modelRoute(target);
-  const selection = await policy.reachable(request, route);
+  const selection = await reach(route);
   if (selection === true) return new Set(keys.map(text));
   if (selection === false) return new Set();
   const repository = db.repository(target.name);
