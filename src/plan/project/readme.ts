@@ -8,6 +8,7 @@ import { isSafeIdentifier } from '../../ir/naming.js';
 import { clientAccessors } from '../client/accessors.js';
 import { helperNames } from '../client/helper-names.js';
 import { isSecretField } from '../shared/field-types.js';
+import { sampleObject } from '../shared/samples.js';
 import { camel, modelNames } from '../shared/names.js';
 import { OperationIds, operationKey, routeOperationIds } from '../openapi/operation-ids.js';
 import { openApiDocument } from '../openapi/document.js';
@@ -156,7 +157,10 @@ function exampleCollection(ir: ServiceIR) {
     (r) => r.kind === 'collection' && !r.parent && r.operations.some((o) => o.action === 'create'),
   );
   const model = route && ir.models.find((m) => m.name === route.model);
-  return route && model ? { path: `${ir.basePath}${route.ramlPath}`, sortField: model.primaryKey } : null;
+  if (!route || !model) return null;
+  // The generated tests' first sample, as a shell's single-quoted word (a new user found `{ … }` there).
+  const body = JSON.stringify(sampleObject(model, 1)).replace(/'/g, `'\\''`);
+  return { path: `${ir.basePath}${route.ramlPath}`, sortField: model.primaryKey, body };
 }
 
 /**
