@@ -57,15 +57,19 @@ export async function hideRefusedLinks(
     if (once) decisions.set(target.name, allowed);
     return allowed;
   };
-  // Asked once a target model per answer, however many relationships and levels lead to it.
+  const reach = reachOnce(policy, request);
+  const viewable = (target: Model, keys: readonly unknown[]) => viewableKeys(policy, request, db, target, keys, reach);
+  await walk(model, records, db, { mayView, viewable });
+}
+
+/** `Policy.reachable`, asked once a target model for one answer, however many links and levels lead to it. */
+function reachOnce(policy: Policy, request: FastifyRequest): (route: RouteAccess) => Promise<Reach> {
   const selections = new Map<RouteAccess, Promise<Reach>>();
-  const reach = (route: RouteAccess): Promise<Reach> => {
+  return (route) => {
     let selection = selections.get(route);
     if (!selection) selections.set(route, (selection = policy.reachable(request, route)));
     return selection;
   };
-  const viewable = (target: Model, keys: readonly unknown[]) => viewableKeys(policy, request, db, target, keys, reach);
-  await walk(model, records, db, { mayView, viewable });
 }
 
 interface Judge {
@@ -204,11 +208,9 @@ export async function filtersAmongViewable(
   where: Where<Rec>,
 ): Promise<Where<Rec>> {
   if (!policy.restricts) return where;
-  const selections = new Map<string, ReturnType<Policy['reachable']>>();
+  const reach = reachOnce(policy, request);
   const among = async (name: string, target: Model): Promise<Where<Rec> | undefined> => {
-    let selection = selections.get(target.name);
-    if (!selection) selections.set(target.name, (selection = policy.reachable(request, modelRoute(target))));
-    const selected = await selection;
+    const selected = await reach(modelRoute(target));
     if (selected === true) return undefined;
     if (selected === false) return { [target.primaryKey]: { in: [] } };
     if (selected === null)
