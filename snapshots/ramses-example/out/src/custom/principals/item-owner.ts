@@ -14,6 +14,8 @@ import type { User } from '../../models/user.js';
  * that parent and `rule.parentModel` its model. Return the rules
  * it stands for, e.g. for the object's owner:
  *   return object?.owner != null ? grant(rule, user(object.owner)) : undefined;
+ * or, for anyone (logged in or not) where the object is public:
+ *   return object?.published ? grant(rule, 'everyone') : undefined;
  * (`grant` and `user` come from '../../lib/auth/index.js'). Returning nothing: the line matches no one.
  * The request may be another route's (a write that links to these objects, the change feed): decide
  * by `object`, `rule.parent` and `request.user`, never by the URL's parameters. It may be async and
