@@ -17,6 +17,7 @@ import type { Acl, AclEntry, Model, Operation, Permission, Route, RouteParent, S
 import { itemsAbove } from '../ir/parents.js';
 import { defaultGroups } from '../ir/users.js';
 import { modelRules } from './model-route.js';
+import { listedFor } from '../ir/privacy.js';
 
 export const CALLERS = ['anonymous', 'member', 'owner', 'admin'] as const;
 export type CallerKind = (typeof CALLERS)[number];
@@ -160,15 +161,15 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
         const ok = caller === 'admin' || (!writesGroups && seesField(model, caller, field));
         return ok ? decision : { allowed: false, line: `(field privacy: ${field})` };
       };
-      const decisions = CALLERS.map((caller) => [caller, decided(caller, groups)] as const);
-      const anonymous = decisions[0]![1];
+      const by = Object.fromEntries(CALLERS.map((caller) => [caller, decided(caller, groups)])) as Record<
+        CallerKind,
+        Decision
+      >;
+      const { anonymous, member, owner } = by;
       // Where a principal lets its owner in at all (not where field privacy refuses even them).
       const anonymousUnless =
-        decisions[2]![1].allowed &&
-        !anonymous.allowed &&
-        anonymous.status === undefined &&
-        !anonymous.line?.startsWith('(')
-          ? askedFirst(acl, scope, operation.permission, anonymous.line)
+        owner.allowed && !anonymous.allowed && anonymous.status === undefined && !anonymous.line?.startsWith('(')
+          ? (principalsBefore(acl, scope, operation.permission, (entry) => entry.text === anonymous.line)[0] ?? null)
           : null;
       // A member in one of the named groups too: let in where the group is.
       const groupsAllowed = named.filter(
@@ -179,15 +180,16 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
         operation,
         scope,
         outcomes: Object.fromEntries(
-          decisions.map(([c, d]) => [c, d.allowed ? 'allow' : (d.status ?? (c === 'anonymous' ? 401 : 403))]),
+          CALLERS.map((c) => [c, by[c].allowed ? 'allow' : (by[c].status ?? (c === 'anonymous' ? 401 : 403))]),
         ) as Record<CallerKind, Outcome>,
-        lines: Object.fromEntries(decisions.map(([c, d]) => [c, d.line])) as Record<CallerKind, string | null>,
+        lines: Object.fromEntries(CALLERS.map((c) => [c, by[c].line])) as Record<CallerKind, string | null>,
         groupsAllowed,
         anonymousUnless,
         // Where they make the difference: the owner let in, a member not.
         principals:
-          decisions[2]![1].allowed && !decisions[1]![1].allowed
-            ? reachedPrincipals(acl, scope, operation.permission)
+          owner.allowed && !member.allowed
+            ? // Those a line for everyone does not come before.
+              principalsBefore(acl, scope, operation.permission, (entry) => entry.principal.kind === 'everyone')
             : [],
       });
     }
@@ -274,45 +276,33 @@ function decide(
   permission: Permission,
   groups: Groups,
 ): { allowed: boolean; line: string | null } {
-  const lists = scope === 'item' ? [acl.item, acl.collection] : [acl.collection];
-  for (const list of lists) {
-    const hit = list.find((entry) => entry.permissions.includes(permission) && matches(entry, caller, groups));
-    if (hit) return { allowed: hit.action === 'allow', line: hit.text };
-  }
-  return { allowed: false, line: null };
+  const hit = linesNaming(acl, scope, permission).find((entry) => matches(entry, caller, groups));
+  return hit ? { allowed: hit.action === 'allow', line: hit.text } : { allowed: false, line: null };
+}
+
+/** The lines the rules read for `permission`, in order: the item rules, then the collection rules (item scope). */
+function linesNaming(acl: Acl, scope: 'item' | 'collection', permission: Permission): AclEntry[] {
+  const lines = scope === 'item' ? [...acl.item, ...acl.collection] : acl.collection;
+  return lines.filter((entry) => entry.permissions.includes(permission));
 }
 
 /**
  * The principals of the `allow {{principal}}` lines naming `permission` that the rules read
- * before a line that decides it for everyone.
+ * before the first line `stops` (if any), in order, each once.
  */
-function reachedPrincipals(acl: Acl, scope: 'item' | 'collection', permission: Permission): string[] {
+function principalsBefore(
+  acl: Acl,
+  scope: 'item' | 'collection',
+  permission: Permission,
+  stops: (entry: AclEntry) => boolean,
+): string[] {
   const names: string[] = [];
-  for (const list of scope === 'item' ? [acl.item, acl.collection] : [acl.collection]) {
-    for (const entry of list) {
-      if (!entry.permissions.includes(permission)) continue;
-      if (entry.principal.kind === 'everyone') return names;
-      const name = entry.principal.kind === 'dynamic' ? `{{${entry.principal.name}}}` : undefined;
-      if (name && entry.action === 'allow' && !names.includes(name)) names.push(name);
-    }
+  for (const entry of linesNaming(acl, scope, permission)) {
+    if (stops(entry)) break;
+    const name = entry.principal.kind === 'dynamic' ? `{{${entry.principal.name}}}` : undefined;
+    if (name && entry.action === 'allow' && !names.includes(name)) names.push(name);
   }
   return names;
-}
-
-/**
- * The principal of the first `allow {{principal}}` line naming `permission` that the rules read
- * before `decidingLine` (the one that refused; null: none did, every line is read), or null.
- */
-function askedFirst(acl: Acl, scope: 'item' | 'collection', permission: Permission, decidingLine: string | null) {
-  const lists = scope === 'item' ? [acl.item, acl.collection] : [acl.collection];
-  for (const list of lists) {
-    for (const entry of list) {
-      if (!entry.permissions.includes(permission)) continue;
-      if (entry.text === decidingLine) return null;
-      if (entry.action === 'allow' && entry.principal.kind === 'dynamic') return `{{${entry.principal.name}}}`;
-    }
-  }
-  return null;
 }
 
 function matches(entry: AclEntry, caller: CallerKind, groups: Groups): boolean {
@@ -332,10 +322,9 @@ function matches(entry: AclEntry, caller: CallerKind, groups: Groups): boolean {
   }
 }
 
-/** Anonymous callers see `_public_fields`, logged-in ones `_auth_fields` (absent: all), never `_hidden_fields`. */
+/** What a caller of the matrix sees by the privacy lists (admins are let in before this is asked). */
 function seesField(model: Model, caller: CallerKind, field: string): boolean {
-  const listed = caller === 'anonymous' ? model.publicFields : model.authFields;
-  return (listed === null || listed.includes(field)) && !model.hiddenFields.includes(field);
+  return listedFor(model, caller === 'anonymous' ? 'anonymous' : 'member', field);
 }
 
 /** The matrix as text, one row per route and method. */

@@ -11,7 +11,7 @@ import { defaultGroups, groupsField } from '../ir/users.js';
 import { undoneItemRules } from './item-rules.js';
 import { skippedItemHandlers } from './bulk-handlers.js';
 import { cascadedHandlers } from './cascaded-handlers.js';
-import { holdsKey } from '../ir/links.js';
+import { hiddenByTheOtherSide } from '../ir/privacy.js';
 
 export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   checkReservedRoutes(diagnostics, ir, sources);
@@ -39,18 +39,17 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
 function checkBackrefsOfHiddenLinks(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   if (!ir.auth) return;
   const audiences = [
-    ['_public_fields', 'anonymous callers', (m: Model) => m.publicFields],
-    ['_auth_fields', 'members', (m: Model) => m.authFields],
+    ['_public_fields', 'anonymous callers', 'anonymous', (m: Model) => m.publicFields],
+    ['_auth_fields', 'members', 'member', (m: Model) => m.authFields],
   ] as const;
   for (const model of ir.models) {
     for (const link of model.relationships) {
       const target = ir.models.find((m) => m.name === link.target);
-      if (!target || holdsKey(model, link) || model.hiddenFields.includes(link.name)) continue;
-      for (const [key, who, listOf] of audiences) {
-        const theirs = listOf(target);
-        const hidden =
-          target.hiddenFields.includes(link.inverse) || (theirs !== null && !theirs.includes(link.inverse));
-        if (!hidden || !listOf(model)?.includes(link.name)) continue;
+      if (!target || model.hiddenFields.includes(link.name)) continue;
+      for (const [key, who, audience, listOf] of audiences) {
+        // Said where the list names the link: where it lists all fields, nothing claims otherwise.
+        if (!listOf(model)?.includes(link.name) || !hiddenByTheOtherSide(ir.models, model, audience, link.name))
+          continue;
         diagnostics.report(
           'SVC2094',
           `${key} of ${model.name} shows "${link.name}" to ${who}, but ${target.name} hides "${link.inverse}" from them: they are not shown ${link.name}, whose keys would tell them the ${link.inverse} of each ${target.name}`,

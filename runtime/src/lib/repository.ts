@@ -5,7 +5,7 @@
  */
 import type { Model, RelationSpec } from './model.js';
 import type { SearchFilter } from './search.js';
-import type { FilterOperator } from './query-operators.js';
+import { isFilterOperator, type FilterOperator } from './query-operators.js';
 import { text } from './text.js';
 
 export type Scalar = string | number | boolean | null;
@@ -31,6 +31,21 @@ export interface FieldFilter<V = Scalar> {
 
 /** Every key of `FieldFilter` (lib/query-operators.ts): an object of only these keys is a filter, not a value. */
 export { FILTER_OPERATORS, type FilterOperator } from './query-operators.js';
+
+/**
+ * Whether a field's condition is a `FieldFilter` (an object of only its operators) rather than a
+ * value it equals. A `Date` is a value: it has no keys of its own, which would make it a filter of
+ * no condition at all, and the condition would select every object.
+ */
+export function isFieldFilter(value: unknown): value is FieldFilter<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof Date) &&
+    Object.keys(value).every(isFilterOperator)
+  );
+}
 
 /** `FieldFilter` has exactly the conditions of the operators' table, or this does not compile. */
 export type FieldFilterIsTheTable = Holds<Same<keyof FieldFilter, FilterOperator>>;

@@ -6,6 +6,7 @@
  */
 import type { Field, Model } from '../../ir/types.js';
 import { holdsKey } from '../../ir/links.js';
+import { hiddenByTheOtherSide, listedFor, type ListedAudience } from '../../ir/privacy.js';
 import { withArticle } from '../shared/names.js';
 import { withPasswordProof } from '../shared/password-proof.js';
 import { isSecretField, type FieldTypes } from '../shared/field-types.js';
@@ -143,16 +144,8 @@ function itemSchema(ctx: OpenApiContext, model: Model): Json {
  * model's rows only those who see that model's link back.
  */
 function fieldAudience(models: readonly Model[], model: Model, name: string): string[] {
-  const backref = model.relationships.find((r) => r.name === name && !holdsKey(model, r));
-  const target = backref && models.find((m) => m.name === backref.target);
-  const seen = (who: 'anonymous' | 'member') =>
-    sees(model, who, name) && (!backref || !target || sees(target, who, backref.inverse));
+  const seen = (who: ListedAudience) => listedFor(model, who, name) && !hiddenByTheOtherSide(models, model, who, name);
   return [...(seen('anonymous') ? ['anonymous'] : []), ...(seen('member') ? ['member'] : []), 'admin'];
-}
-
-function sees(model: Model, who: 'anonymous' | 'member', name: string): boolean {
-  const listed = who === 'anonymous' ? model.publicFields : model.authFields;
-  return !model.hiddenFields.includes(name) && (listed === null || listed.includes(name));
 }
 
 /**

@@ -194,24 +194,24 @@ function visibility(models: ModelRegistry) {
  * (which of them are theirs tells them of no one else).
  */
 export function fieldsFor(model: Model, who: Audience, models: ModelRegistry): ReadonlySet<string> | null {
-  if (who === 'admin') return null;
-  const listed = who === 'anonymous' ? model.publicFields : who === 'member' ? model.authFields : null;
-  const hidden = new Set(model.hiddenFields);
+  const own = listedFields(model, who);
+  if (own === null || who === 'self') return own;
   const hiddenOnTheOtherSide = (name: string): boolean => {
     const relation = model.relation(name);
     const target = relation && !relation.local ? models.get(relation.target) : undefined;
-    if (!relation || !target || who === 'self') return false;
-    const theirs = fieldsFor(target, who, NO_MODELS);
-    return theirs !== null && !theirs.has(relation.inverse);
+    const theirs = target && listedFields(target, who);
+    return theirs !== undefined && theirs !== null && !theirs.has(relation!.inverse);
   };
-  const names = (listed ?? model.fields.map((f) => f.name)).filter(
-    (name) => !hidden.has(name) && !hiddenOnTheOtherSide(name),
-  );
-  return new Set(names);
+  return new Set([...own].filter((name) => !hiddenOnTheOtherSide(name)));
 }
 
-/** No models: the fields of a model as its own lists say, with no look at the other side. */
-const NO_MODELS: ModelRegistry = new Map();
+/** The fields of `model` that `who` sees by its own privacy lists (null: all). */
+function listedFields(model: Model, who: Audience): ReadonlySet<string> | null {
+  if (who === 'admin') return null;
+  const listed = who === 'anonymous' ? model.publicFields : who === 'member' ? model.authFields : null;
+  const hidden = new Set(model.hiddenFields);
+  return new Set((listed ?? model.fields.map((f) => f.name)).filter((name) => !hidden.has(name)));
+}
 
 /** Why a field may not be written (a member's body, a registration): groups, a read-only field, else `otherwise`. */
 export function fieldRefusal(model: Model, field: string, isUsers: boolean, otherwise: string): string {

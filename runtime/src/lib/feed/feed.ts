@@ -20,6 +20,7 @@ import { matchesEvent } from '../webhooks/settings.js';
 import { modelRoute } from '../http/policy.js';
 import { completeRoute } from '../http/routing.js';
 import { hideRefusedLinks } from '../http/hidden-links.js';
+import { keysOf } from '../http/relinks.js';
 import { linkKeys } from '../http/serialize.js';
 // `app.services` (the Fastify instance's decoration), for any program that compiles this file.
 import type {} from '../http/services.js';
@@ -394,7 +395,6 @@ function viewer(
 
 /** Whether two link values (a key, a list of keys, or null) name the same objects. */
 function sameKeys(a: unknown, b: unknown): boolean {
-  const keys = (v: unknown) =>
-    JSON.stringify((Array.isArray(v) ? v : v === null || v === undefined ? [] : [v]).map(text).sort());
+  const keys = (v: unknown) => JSON.stringify(keysOf(v).map(text).sort());
   return keys(a) === keys(b);
 }

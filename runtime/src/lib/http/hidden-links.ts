@@ -18,8 +18,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ServiceDatabase } from '../database.js';
 import { badRequest } from '../errors.js';
 import type { Model, ModelRegistry } from '../model.js';
-import { isFilterOperator } from '../query-operators.js';
-import { RELATED_AMONG, UnknownReference, type Where } from '../repository.js';
+import { isFieldFilter, RELATED_AMONG, UnknownReference, type Where } from '../repository.js';
 import { text } from '../text.js';
 import { modelRoute, type Policy, type RouteAccess } from './policy.js';
 import { keyOf, keysOf, SLICE } from './relinks.js';
@@ -219,37 +218,25 @@ export async function filtersAmongViewable(
       ]);
     return selected;
   };
-  const restrict = async (w: Where<Rec>, on: Model): Promise<Where<Rec>> => {
+  const restrict = async (w: Where<Rec>): Promise<Where<Rec>> => {
     let out: Rec | undefined;
     for (const [name, value] of Object.entries(w)) {
       let next: unknown = value;
-      if (name === 'AND' || name === 'OR')
-        next = await Promise.all((value as Where<Rec>[]).map((v) => restrict(v, on)));
+      if (name === 'AND' || name === 'OR') next = await Promise.all((value as Where<Rec>[]).map((v) => restrict(v)));
       else if (name === 'NOT')
         next = Array.isArray(value)
-          ? await Promise.all(value.map((v: Where<Rec>) => restrict(v, on)))
-          : await restrict(value as Where<Rec>, on);
-      else if (name === 'EXCEPT') next = await restrict(value as Where<Rec>, on);
+          ? await Promise.all(value.map((v: Where<Rec>) => restrict(v)))
+          : await restrict(value as Where<Rec>);
+      else if (name === 'EXCEPT') next = await restrict(value as Where<Rec>);
       else if (name !== 'SEARCH' && value !== undefined) {
-        const relation = on.relation(name);
+        const relation = model.relation(name);
         const target = relation && !relation.local ? models.get(relation.target) : undefined;
         const condition = target ? await among(name, target) : undefined;
-        if (condition) next = { ...asFilter(value), [RELATED_AMONG]: condition };
+        if (condition) next = { ...(isFieldFilter(value) ? value : { equals: value }), [RELATED_AMONG]: condition };
       }
       if (next !== value) (out ??= { ...w })[name] = next;
     }
     return out ?? w;
   };
-  return restrict(where, model);
-}
-
-/** A field's condition as a filter: a bare value is `equals` it. */
-function asFilter(value: unknown): Rec {
-  const isFilter =
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    !(value instanceof Date) &&
-    Object.keys(value).every(isFilterOperator);
-  return isFilter ? (value as Rec) : { equals: value };
+  return restrict(where);
 }

@@ -7,7 +7,7 @@
  * Commands run one after another: inside a transaction MongoDB takes one at a time.
  */
 import type { Model } from '../model.js';
-import { relatedAmong, relatedKeyFilter, type FieldFilter, type Where } from '../repository.js';
+import { isFieldFilter, relatedAmong, relatedKeyFilter, type FieldFilter, type Where } from '../repository.js';
 import { isFilterOperator } from '../query-operators.js';
 import type { SearchFilter } from '../search.js';
 import { searchMatch } from './search.js';
@@ -65,7 +65,7 @@ async function truth(repository: FilterSource, where: Where<Rec>): Promise<Truth
 }
 
 async function fieldTruth(repository: FilterSource, name: string, value: unknown): Promise<Truth> {
-  const filter: FieldFilter<unknown> = isFilter(value) ? value : { equals: value };
+  const filter: FieldFilter<unknown> = isFieldFilter(value) ? value : { equals: value };
   const relation = repository.model.relation(name);
   // EXISTS in SQL: true or false, never unknown.
   if (relation && !relation.local) return certain(await relatedFilter(repository, name, filter));
@@ -80,7 +80,7 @@ async function fieldTruth(repository: FilterSource, name: string, value: unknown
         parts.push(operand === null ? certain({ [path]: null }) : nullable(path, matchValue(path, convert(operand))));
         break;
       case 'not':
-        if (isFilter(operand)) parts.push(not(await fieldTruth(repository, name, operand)));
+        if (isFieldFilter(operand)) parts.push(not(await fieldTruth(repository, name, operand)));
         // `not` a value matches nulls (the SQL engine says `<> v or is null`): never unknown.
         else parts.push(certain({ [path]: { $ne: operand === null ? null : (convert(operand) ?? null) } }));
         break;
@@ -176,7 +176,7 @@ async function relatedFilter(
   for (const [op, operand] of Object.entries(filter)) {
     if (operand === undefined) continue;
     if (op === 'not') {
-      const negated = isFilter(operand) ? operand : { equals: operand };
+      const negated = isFieldFilter(operand) ? operand : { equals: operand };
       parts.push({ $nor: [await relatedFilter(repository, name, negated, among)] });
     } else if (op === 'equals' && operand === null) {
       parts.push({ _id: { $nin: await target.distinct(fk, await linked({})) } });
@@ -191,14 +191,4 @@ async function relatedFilter(
 function all(parts: MongoFilter[]): MongoFilter {
   const real = parts.filter((p) => Object.keys(p).length > 0);
   return real.length === 0 ? {} : real.length === 1 ? real[0]! : { $and: real };
-}
-
-function isFilter(value: unknown): value is FieldFilter<unknown> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    !(value instanceof Date) &&
-    Object.keys(value).every(isFilterOperator)
-  );
 }

@@ -5,7 +5,7 @@
  */
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { FieldSpec, Model, RelationSpec } from '../model.js';
-import { relatedAmong, relatedKeyFilter, type FieldFilter, type Where } from '../repository.js';
+import { isFieldFilter, relatedAmong, relatedKeyFilter, type FieldFilter, type Where } from '../repository.js';
 import { isFilterOperator } from '../query-operators.js';
 import type { SearchFilter } from '../search.js';
 import { toDb, type Dialect } from '../values.js';
@@ -60,7 +60,7 @@ function fieldCondition(
   table: string = source.model.table,
 ): Expression<SqlBool> {
   const { model } = source;
-  const filter: FieldFilter<unknown> = isFilter(value) ? value : { equals: value };
+  const filter: FieldFilter<unknown> = isFieldFilter(value) ? value : { equals: value };
   const relation = model.relation(name);
   if (relation && !relation.local) return relatedCondition(source, eb, relation, filter);
   const column = `${table}.${source.columnOf(name)}`;
@@ -78,7 +78,7 @@ function fieldCondition(
         break;
       case 'not':
         parts.push(
-          isFilter(operand)
+          isFieldFilter(operand)
             ? eb.not(fieldCondition(source, eb, name, operand, table))
             : operand === null
               ? eb(ref, 'is not', null)
@@ -159,7 +159,7 @@ function relatedCondition(
   for (const [op, operand] of Object.entries(filter)) {
     if (operand === undefined) continue;
     if (op === 'not') {
-      const negated = isFilter(operand) ? operand : { equals: operand };
+      const negated = isFieldFilter(operand) ? operand : { equals: operand };
       parts.push(eb.not(relatedCondition(source, eb, relation, negated, among)));
     } else if (op === 'equals' && operand === null) {
       parts.push(eb.not(eb.exists(relatedRows(source, eb, relation, target, among))));
@@ -218,12 +218,6 @@ export function dbValue(value: unknown, field: FieldSpec, dialect: Dialect): unk
   if (field.storage === 'integer' && typeof value === 'string' && /^-?\d+$/.test(value)) return Number(value);
   if (field.storage === 'real') return value;
   return toDb(value, field, dialect);
-}
-
-function isFilter(value: unknown): value is FieldFilter<unknown> {
-  return (
-    typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).every(isFilterOperator)
-  );
 }
 
 function escapeLike(text: string): string {
