@@ -18,7 +18,7 @@ import type { HttpTimeouts, TrustProxy } from '../config.js';
 import { isHost, requestUrl } from './serialize.js';
 import { handlerDeadline } from './deadline.js';
 import { notAResource } from './error-handler.js';
-import { boundedRegExp, isBase64, JSON_SUFFIX_MEDIA_TYPE } from './patterns.js';
+import { boundedRegExp, isBase64, JSON_SUFFIX_MEDIA_TYPE, withoutScriptLinks } from './patterns.js';
 import { requestShapeProblem } from './request-shape.js';
 import { answerClientError } from './client-errors.js';
 import { RequestLog } from './request-log.js';
@@ -93,7 +93,9 @@ export function createApp(options: AppOptions): FastifyInstance {
         void ajv
           .addFormat('byte', { type: 'string', validate: isBase64 })
           .addFormat('date-time', { type: 'string', validate: (text) => parseDatetime(text) !== undefined })
-          .addFormat('date', { type: 'string', validate: (text) => parseDate(text) !== undefined }),
+          .addFormat('date', { type: 'string', validate: (text) => parseDate(text) !== undefined })
+          .addFormat('uri', withoutScriptLinks(ajv.formats['uri']))
+          .addFormat('uri-reference', withoutScriptLinks(ajv.formats['uri-reference'])),
     },
     routerOptions: { ignoreDuplicateSlashes: false },
     // What the router refuses before any route runs (a bad percent-encoding, a path parameter

@@ -228,7 +228,8 @@ const FORMAT_WORDS: Readonly<Record<string, string>> = {
   date: 'must be a date (YYYY-MM-DD)',
   time: 'must be a time (HH:MM:SS)',
   email: 'must be an email address',
-  uri: 'must be an absolute URI',
+  uri: 'must be an absolute URI, not a javascript: or vbscript: link',
+  'uri-reference': 'must be a URI or a relative reference, not a javascript: or vbscript: link',
   uuid: 'must be a UUID',
   byte: 'must be base64',
 };

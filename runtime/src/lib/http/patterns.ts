@@ -45,6 +45,28 @@ const BASE64_DIGIT: readonly boolean[] = Array.from({ length: 128 }, (_, code) =
   /[A-Za-z0-9+/]/.test(String.fromCharCode(code)),
 );
 
+/** Schemes a browser runs as script when a link to them is followed or framed. */
+const SCRIPT_SCHEME = /^(?:javascript|vbscript):/i;
+
+/**
+ * A `uri` or `uri-reference` format (ajv-formats', passed in) that also refuses `javascript:` and
+ * `vbscript:` links. They are URIs to RFC 3986, but a stored one is a link a front end renders as
+ * `<a href>` and runs in its viewers' pages (stored XSS): no API wants one. The format's own check
+ * already refuses the spaces and control characters browsers strip from a scheme ("java\tscript:").
+ */
+export function withoutScriptLinks(format: unknown): { type: 'string'; validate: (text: string) => boolean } {
+  const valid = formatTest(format);
+  return { type: 'string', validate: (text) => !SCRIPT_SCHEME.test(text) && valid(text) };
+}
+
+/** Ajv's formats are a regular expression, a function, or either under `validate`. */
+function formatTest(format: unknown): (text: string) => boolean {
+  const check = typeof format === 'object' && format !== null && 'validate' in format ? format.validate : format;
+  if (check instanceof RegExp) return (text) => check.test(text);
+  if (typeof check === 'function') return (text) => check(text) === true;
+  throw new Error('withoutScriptLinks: the format to wrap is not a check of strings');
+}
+
 /**
  * The media types whose bodies the service reads as JSON: `application/json`, and any
  * `application/…+json`, parameters (`; charset=utf-8`) allowed. lib/http/app.ts registers its

@@ -1,0 +1,70 @@
+/**
+ * The `uri` and `uri-reference` formats of a body (runtime/src/lib/http/app.ts, patterns.ts):
+ * URIs to RFC 3986 as ajv-formats reads them, but never a `javascript:` or `vbscript:` link, which a
+ * front end rendering the stored value as `<a href>` would run in its viewers' pages.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApp } from '../../runtime/src/lib/http/app.js';
+import { errors } from '../../runtime/src/lib/http/error-handler.js';
+
+type App = ReturnType<typeof createApp>;
+let app: App | undefined;
+
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+async function service(): Promise<App> {
+  app = createApp({
+    logLevel: 'info',
+    bodyLimit: 4096,
+    timeouts: { request: 5000, keepAlive: 5000, handler: 5000 },
+    trustProxy: false,
+    logger: false,
+  });
+  const body = {
+    type: 'object',
+    properties: { link: { type: 'string', format: 'uri' }, ref: { type: 'string', format: 'uri-reference' } },
+  };
+  await app.register(errors);
+  app.post('/links', { schema: { body } }, (request) => request.body);
+  await app.ready();
+  return app;
+}
+
+async function statusOf(server: App, body: object): Promise<number> {
+  return (await server.inject({ method: 'POST', url: '/links', payload: body })).statusCode;
+}
+
+describe('links in a body', () => {
+  it('take the URIs people link to', async () => {
+    const server = await service();
+    for (const link of ['https://example.com/a?b=c#d', 'mailto:someone@example.com', 'urn:isbn:0451450523', 'data:,hi'])
+      expect(await statusOf(server, { link }), link).toBe(200);
+    for (const ref of ['/photos/1', '../up', '#top', 'https://example.com'])
+      expect(await statusOf(server, { ref }), ref).toBe(200);
+  });
+
+  it('refuse a script link in any case, as a URI and as a reference', async () => {
+    const server = await service();
+    for (const link of ['javascript:alert(1)', 'JavaScript:alert(document.cookie)', 'vbscript:msgbox(1)']) {
+      expect(await statusOf(server, { link }), link).toBe(400);
+      expect(await statusOf(server, { ref: link }), link).toBe(400);
+    }
+  });
+
+  it("say why in the service's error shape", async () => {
+    const server = await service();
+    const reply = await server.inject({ method: 'POST', url: '/links', payload: { link: 'javascript:alert(1)' } });
+    expect(reply.json()).toMatchObject({
+      errors: [{ field: 'link', message: 'must be an absolute URI, not a javascript: or vbscript: link' }],
+    });
+  });
+
+  it('refuse what browsers would still read as a script link', async () => {
+    const server = await service();
+    for (const link of [' javascript:alert(1)', 'java\tscript:alert(1)', 'java\nscript:alert(1)', '\u0001javascript:x'])
+      expect(await statusOf(server, { link, ref: link }), JSON.stringify(link)).toBe(400);
+  });
+});
