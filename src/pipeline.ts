@@ -27,6 +27,7 @@ import { changelogWithEntry } from './apidiff/changelog.js';
 import { classifyChanges } from './apidiff/classify.js';
 import { renamesOf } from './apidiff/renames.js';
 import { reportBreakingChanges } from './apidiff/report.js';
+import { preReleaseVersion } from './apidiff/pre-release.js';
 import { CHANGELOG_FILE, CONTRACT_FILE, readPreviousContract, type PreviousContract } from './outdir/contract.js';
 import type { Manifest } from './outdir/manifest.js';
 import type { OutputTree } from './output.js';
@@ -87,6 +88,7 @@ export type GenerateResult =
       readonly diagnostics: readonly Diagnostic[];
       readonly shown: string;
       readonly apiChanges: readonly ApiChange[];
+      readonly preRelease?: string;
     }
   /** The changes found, and written in `write` mode. */
   | {
@@ -96,6 +98,8 @@ export type GenerateResult =
       readonly changes: readonly Change[];
       /** What the new openapi.json changes for clients, compared with the out-dir's. */
       readonly apiChanges: readonly ApiChange[];
+      /** The version of the contract clients have, when it is a pre-release: its breaking changes are not refused. */
+      readonly preRelease?: string;
       /** Whether the API and svcgen changed since the out-dir was generated; undefined when its manifest does not say. */
       readonly provenance?: Provenance;
     };
@@ -114,7 +118,9 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
   const outDir = resolve(request.cwd, request.out);
   const shown = relative(request.cwd, outDir) || '.';
   let apiChanges: readonly ApiChange[] = [];
-  const refused = (): GenerateResult => ({ status: 'refused', diagnostics: bag.sorted(), shown, apiChanges });
+  let preRelease: string | undefined;
+  const contractNews = () => ({ apiChanges, ...(preRelease === undefined ? {} : { preRelease }) });
+  const refused = (): GenerateResult => ({ status: 'refused', diagnostics: bag.sorted(), shown, ...contractNews() });
   const out = openOutDir(outDir, bag);
   if (!out) return refused();
   const history = readHistory(out, bag);
@@ -135,10 +141,15 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
   });
   if (migrations) reportMigrationFindings(migrations.findings, analysis.sources, request.allowDataLoss, bag);
   apiChanges = contractChanges(contract, project, analysis.ir);
+  preRelease = apiChanges.length ? preReleaseVersion(contract.document) : undefined;
   reportBreakingChanges(
     apiChanges,
     analysis.sources,
-    { allowBreaking: request.allowBreaking ?? false, check: request.mode === 'check' },
+    {
+      allowBreaking: request.allowBreaking ?? false,
+      check: request.mode === 'check',
+      ...(preRelease === undefined ? {} : { preRelease }),
+    },
     bag,
   );
   const tree = withChangelog(project, contract, out.manifest, apiChanges, ramlFile, request.release);
@@ -160,7 +171,7 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
     diagnostics: bag.sorted(),
     shown,
     changes,
-    apiChanges,
+    ...contractNews(),
     ...(provenance ? { provenance } : {}),
   };
 }

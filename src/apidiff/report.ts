@@ -2,7 +2,8 @@
  * Breaking changes as diagnostics, like the data-loss findings of a migration: errors unless
  * `--allow-breaking` (then warnings, and the change is recorded in API-CHANGES.md), located at
  * the model or resource in the RAML that the user changed. Compatible changes are no problem:
- * they are listed by the command, not reported.
+ * they are listed by the command, not reported; nor are breaking ones while the contract clients
+ * have is a pre-release (version 0: pre-release.ts).
  */
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { Span } from '../diagnostics/source.js';
@@ -14,6 +15,8 @@ export interface BreakingPolicy {
   readonly allowBreaking: boolean;
   /** `--check`: the out-dir holds the old contract, and records none of these changes. */
   readonly check: boolean;
+  /** The old contract's version when it is a pre-release (pre-release.ts): its clients were promised nothing. */
+  readonly preRelease?: string;
 }
 
 export function reportBreakingChanges(
@@ -22,6 +25,8 @@ export function reportBreakingChanges(
   policy: BreakingPolicy,
   bag: DiagnosticBag,
 ): void {
+  // Listed by the command instead (generate.ts), as the compatible changes are.
+  if (policy.preRelease !== undefined) return;
   for (const c of changes) {
     if (!c.breaking) continue;
     const what = describeChange(c);
@@ -33,7 +38,7 @@ export function reportBreakingChanges(
     const unrecorded = policy.check ? ' — API-CHANGES.md does not record it' : '';
     bag.report('SVC3111', `breaks clients: ${what}${unrecorded}`, {
       span,
-      hint: `${c.hint ? `${c.hint}. ` : ''}If clients can follow, generate with --allow-breaking: the change is recorded in API-CHANGES.md`,
+      hint: `${c.hint ? `${c.hint}. ` : ''}If clients can follow, generate with --allow-breaking: the change is recorded in API-CHANGES.md. An API nobody relies on yet can say \`version: v0\` (a pre-release): its breaking changes are listed, not refused`,
     });
   }
 }

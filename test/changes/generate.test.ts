@@ -152,6 +152,64 @@ describe('generate and the API contract', () => {
   });
 });
 
+describe('an API before its first release (version 0)', () => {
+  const preRelease = (a: ApiSource) => void (a.raml = edited(a.raml, 'version: v1\n', 'version: v0\n'));
+  const release = (a: ApiSource) => void (a.raml = edited(a.raml, 'version: v0\n', 'version: v1\n'));
+
+  it('lists its breaking changes with the compatible ones and writes them, until version 1', async () => {
+    const p = project(preRelease);
+    expect((await p.generate()).code).toBe(0);
+    p.edit(dropPatch);
+    p.edit(addColor);
+    const run = await p.generate();
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toContain('SVC3111');
+    expect(run.stderr).toContain(
+      'svcgen: the API changes for clients (version v0 of the contract is a pre-release: what breaks its clients is not refused before version 1):\n  breaking   PATCH /items/{id}: method removed\n',
+    );
+    expect(run.stderr).toMatch(/\n {2}compatible Item\.color/);
+    expect(JSON.parse(p.read('openapi.json')).paths['/items/{id}']).not.toHaveProperty('patch');
+    // Clients are still told, under one entry however many runs it takes.
+    expect(p.read('API-CHANGES.md')).toContain('### Breaking\n\n- `PATCH /items/{id}`: method removed');
+    // Released: the breaking changes since version 0 are written, the next ones refused.
+    p.edit(release);
+    p.edit((a) => void (a.raml = edited(a.raml, '    delete:\n', '')));
+    const released = await p.generate();
+    expect(released.code, released.stderr).toBe(0);
+    expect(released.stderr).toContain('breaking   DELETE /items/{id}: method removed');
+    p.edit((a) => void (a.raml = edited(a.raml, '    /parts:\n      get:\n', '')));
+    const after = await p.generate();
+    expect(after.code).toBe(1);
+    expect(after.stderr).toContain('error SVC3111: breaks clients: GET /items/{id}/parts: route removed');
+  });
+
+  it('says how in the error of a released API', async () => {
+    const run = await project(dropPatch).generate();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('can say `version: v0` (a pre-release)');
+  });
+
+  it('is what svcgen diff reads from the older side: no exit 1 for breaking a pre-release', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svcgen-diff-'));
+    const old = baseApi();
+    preRelease(old);
+    writeApi(old, join(dir, 'old'));
+    const next = baseApi();
+    preRelease(next);
+    dropPatch(next);
+    writeApi(next, join(dir, 'new'));
+    const run = await runCli(['diff', 'old/api.raml', 'new/api.raml'], dir);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('breaking   PATCH /items/{id}: method removed');
+    expect(run.stderr).toContain('1 breaking, 0 compatible (version v0 of the contract is a pre-release');
+    const released = await runCli(['diff', 'new/api.raml', 'old/api.raml'], dir);
+    expect(released.code).toBe(0);
+    release(old);
+    writeApi(old, join(dir, 'old'));
+    expect((await runCli(['diff', 'old/api.raml', 'new/api.raml'], dir)).code).toBe(1);
+  });
+});
+
 describe('svcgen diff on bad input', () => {
   it('exits 2 when a side cannot be read or is not an OpenAPI document', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svcgen-diff-'));

@@ -2,12 +2,14 @@
  * `svcgen diff <old> <new>`: what changes for clients between two versions of the API, each an
  * api.raml (read and planned in memory: nothing is written) or an openapi.json. Prints the
  * classified list (text, or a stable JSON array with --format json); exits 1 when anything
- * breaks clients, 0 otherwise, 2 when a side cannot be read.
+ * breaks clients of a released API (the older side's version is 1 or more: pre-release.ts), 0
+ * otherwise, 2 when a side cannot be read.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CHANGE_KINDS, type ApiChange } from '../../apidiff/change.js';
 import { classifyChanges } from '../../apidiff/classify.js';
+import { preReleaseNote, preReleaseVersion } from '../../apidiff/pre-release.js';
 import { renamesOf } from '../../apidiff/renames.js';
 import { describeChange } from '../../apidiff/report.js';
 import { hasErrors } from '../../diagnostics/diagnostic.js';
@@ -33,12 +35,13 @@ export function runDiff(io: Io, before: string, after: string, flags: { readonly
   if (flags.format === 'json') io.stdout(`${JSON.stringify(changes.map(asJson), null, 2)}\n`);
   else for (const c of changes) io.stdout(`${c.breaking ? 'breaking  ' : 'compatible'} ${describeChange(c)}\n`);
   const breaking = changes.filter((c) => c.breaking).length;
+  const preRelease = breaking ? preReleaseVersion(old.document) : undefined;
   io.stderr(
     changes.length === 0
       ? 'svcgen diff: no changes for clients\n'
-      : `svcgen diff: ${breaking} breaking, ${changes.length - breaking} compatible\n`,
+      : `svcgen diff: ${breaking} breaking, ${changes.length - breaking} compatible${preRelease === undefined ? '' : ` (${preReleaseNote(preRelease)})`}\n`,
   );
-  return breaking ? ExitCode.failed : ExitCode.ok;
+  return breaking && preRelease === undefined ? ExitCode.failed : ExitCode.ok;
 }
 
 /** The JSON form, its keys in a fixed order (CI scripts read it). */

@@ -4,6 +4,7 @@
  */
 import type { ApiChange } from '../../apidiff/change.js';
 import { describeChange } from '../../apidiff/report.js';
+import { preReleaseNote } from '../../apidiff/pre-release.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import type { GeneratorStamp } from '../../outdir/manifest.js';
 import type { Provenance } from '../../outdir/provenance.js';
@@ -52,7 +53,7 @@ export async function runGenerate(
     printDiagnostics(io, result.diagnostics, flags.format);
     return ExitCode.failed;
   }
-  printCompatibleChanges(io, result.apiChanges);
+  printApiChanges(io, result.apiChanges, result.preRelease);
   if (result.status === 'refused') return refuse(io, result.diagnostics, flags, result.shown);
   const { diagnostics, changes, shown } = result;
   if (flags.check) return check(io, diagnostics, flags.format, changes, shown, result.provenance);
@@ -74,13 +75,20 @@ export async function runGenerate(
 
 /**
  * The changes that do not break clients are no problem, so not diagnostics: one line each, only
- * when the API changed (the breaking ones are the diagnostics).
+ * when the API changed (the breaking ones are the diagnostics). Before a release (pre-release.ts),
+ * the breaking ones are no problem either: listed with them, first.
  */
-function printCompatibleChanges(io: Io, changes: readonly ApiChange[]): void {
-  const compatible = changes.filter((c) => !c.breaking);
-  if (compatible.length === 0) return;
-  io.stderr(`svcgen: the API changes for clients (compatible):\n`);
-  for (const c of compatible) io.stderr(`  ${describeChange(c)}\n`);
+function printApiChanges(io: Io, changes: readonly ApiChange[], preRelease: string | undefined): void {
+  const listed = preRelease === undefined ? changes.filter((c) => !c.breaking) : sortedBreakingFirst(changes);
+  if (listed.length === 0) return;
+  const why = preRelease === undefined ? 'compatible' : preReleaseNote(preRelease);
+  io.stderr(`svcgen: the API changes for clients (${why}):\n`);
+  const label = (c: ApiChange) => (preRelease === undefined ? '' : c.breaking ? 'breaking   ' : 'compatible ');
+  for (const c of listed) io.stderr(`  ${label(c)}${describeChange(c)}\n`);
+}
+
+function sortedBreakingFirst(changes: readonly ApiChange[]): ApiChange[] {
+  return [...changes.filter((c) => c.breaking), ...changes.filter((c) => !c.breaking)];
 }
 
 function refuse(io: Io, diagnostics: readonly Diagnostic[], flags: GenerateFlags, shown: string): number {
