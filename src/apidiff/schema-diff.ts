@@ -239,7 +239,8 @@ function compareReadOnly(before: unknown, after: unknown, place: SchemaPlace, cm
 
 /**
  * Who sees an answer's field (`x-svcgen-visible-to`; every caller where it is not said): callers who
- * saw it and no longer do read nothing there (a narrower `_public_fields` or `_auth_fields`).
+ * saw it and no longer do read nothing there (a narrower `_public_fields`, `_auth_fields` or
+ * `_group_fields`).
  */
 function compareVisibility(before: unknown, after: unknown, place: SchemaPlace, cmp: SchemaComparison): void {
   if (!receives(cmp) || !cmp.visibility) return;
@@ -247,8 +248,8 @@ function compareVisibility(before: unknown, after: unknown, place: SchemaPlace, 
   const is = visibleTo(after);
   if (was === undefined && is === undefined) return;
   const [seen, seenNow] = [was ?? FIELD_AUDIENCES, is ?? FIELD_AUDIENCES];
-  const lost = seen.filter((c) => !seenNow.includes(c));
-  const gained = seenNow.filter((c) => !seen.includes(c));
+  const lost = seen.filter((c) => !includesCaller(seenNow, c));
+  const gained = seenNow.filter((c) => !includesCaller(seen, c));
   if (lost.length)
     report(
       cmp,
@@ -258,6 +259,11 @@ function compareVisibility(before: unknown, after: unknown, place: SchemaPlace, 
       'those callers no longer get it in answers',
     );
   if (gained.length) report(cmp, 'response-field-shown', place, `is shown now to: ${gained.join(', ')}`);
+}
+
+/** Whether `callers` takes in `caller`: a group (`g:registrar`, `_group_fields`) is among the members. */
+function includesCaller(callers: readonly string[], caller: string): boolean {
+  return callers.includes(caller) || (caller.startsWith('g:') && callers.includes('member'));
 }
 
 function visibleTo(schema: unknown): readonly string[] | undefined {

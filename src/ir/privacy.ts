@@ -1,18 +1,27 @@
 /**
  * Who sees a field in answers, by the privacy lists (runtime lib/auth/policy.ts `fieldsFor`):
- * anonymous callers `_public_fields`, logged-in ones `_auth_fields` (absent: all), no one but
- * admins `_hidden_fields`. The ACL matrix, the OpenAPI document and the checks ask it here.
+ * anonymous callers `_public_fields`, logged-in ones `_auth_fields` (absent: all) and, in a group,
+ * its `_group_fields` too; no one but admins `_hidden_fields`. The ACL matrix, the OpenAPI
+ * document and the checks ask it here.
  */
 import { holdsKey } from './links.js';
 import type { Model } from './types.js';
 
-/** The callers privacy lists tell apart; admins see every field. */
-export type ListedAudience = 'anonymous' | 'member';
+/** The callers privacy lists tell apart (a group: the members in it); admins see every field. */
+export type ListedAudience = 'anonymous' | 'member' | { readonly group: string };
 
 /** Whether `model`'s own lists show its field `name` to `who`. */
 export function listedFor(model: Model, who: ListedAudience, name: string): boolean {
-  const listed = who === 'anonymous' ? model.publicFields : model.authFields;
-  return (listed === null || listed.includes(name)) && !model.hiddenFields.includes(name);
+  if (model.hiddenFields.includes(name)) return false;
+  const listed = (list: readonly string[] | null) => list === null || list.includes(name);
+  if (who === 'anonymous') return listed(model.publicFields);
+  if (listed(model.authFields)) return true;
+  return typeof who === 'object' && model.groupFields.some((g) => g.group === who.group && g.fields.includes(name));
+}
+
+/** Every group a `_group_fields` names, in the order of the models. */
+export function groupsWithFields(models: readonly Model[]): string[] {
+  return [...new Set(models.flatMap((m) => m.groupFields.map((g) => g.group)))];
 }
 
 /**

@@ -92,6 +92,8 @@ export interface Model {
   readonly publicFields: readonly string[] | null;
   readonly authFields: readonly string[] | null;
   readonly hiddenFields: readonly string[];
+  /** `_group_fields`: the fields members of each group (named without `g:`) see besides `authFields`. */
+  readonly groupFields: readonly { readonly group: string; readonly fields: readonly string[] }[];
   readonly nestedRelationships: readonly string[];
   readonly nestingDepth: number;
   /**

@@ -85,6 +85,14 @@ describe('classifyChanges', () => {
     expect(kinds(doc(hidden), doc(audiences))).toEqual(['c response-field-shown']);
     // A document of an older svcgen says nothing of it: a field without the mark there is not one every caller saw.
     expect(kinds(doc(), doc(hidden))).toEqual([]);
+    // A group (`_group_fields`) is among the members: shown to all of them is shown to more, and the other way round.
+    const grouped = (d: Loose) => {
+      audiences(d);
+      d.components.schemas.Thing.properties.size['x-svcgen-visible-to'] = ['g:registrar', 'admin'];
+    };
+    expect(kinds(doc(hidden), doc(grouped))).toEqual(['B response-field-hidden']);
+    expect(kinds(doc(grouped), doc(hidden))).toEqual(['c response-field-shown']);
+    expect(kinds(doc(grouped), doc(audiences))).toEqual(['c response-field-shown']);
   });
 
   it('compares a body that names a component with one written out by their fields, not their names', () => {

@@ -1104,6 +1104,55 @@ describe('privacy lists that cannot be so (SVC2092)', () => {
   });
 });
 
+describe('_group_fields', () => {
+  const files = (root: object) => ({
+    'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+    'item.json': schema({ id, name: str(), value: str(), notes: str() }, root),
+  });
+  const built = (root: object) => {
+    const dir = writeTree(files(root));
+    return analyze(join(dir, 'api.raml'), { cwd: dir });
+  };
+
+  it('reads the fields each group sees, by group as the x-ACLs name it', () => {
+    const result = built({ _auth_fields: ['id', 'name'], _group_fields: { 'g:Registrar': ['value', 'value'] } });
+    expect(result.diagnostics).toEqual([]);
+    expect(model(result.ir!, 'Item').groupFields).toEqual([{ group: 'registrar', fields: ['value'] }]);
+    expect(model(build(files({})).ir, 'Item').groupFields).toEqual([]);
+  });
+
+  it('refuses what is no group, or no list of fields, and says what a per-object reader takes', () => {
+    const messages = (root: object) => built(root).diagnostics.map((d) => `${d.code} ${d.message} | ${d.hint ?? ''}`);
+    expect(messages({ _auth_fields: ['id'], _group_fields: { registrar: ['value'] } })).toEqual([
+      'SVC2006 "registrar" in "_group_fields" is not a group | a group is named as the x-ACLs name it: "g:registrar"',
+    ]);
+    expect(messages({ _auth_fields: ['id'], _group_fields: { '{{owner}}': ['value'] } })[0]).toMatch(
+      /^SVC2006 .*not a group \| .*per kind of caller, not per object.*one-to-one/,
+    );
+    expect(built({ _group_fields: ['value'] }).diagnostics.map((d) => d.code)).toEqual(['SVC2006']);
+    expect(built({ _auth_fields: ['id'], _group_fields: { 'g:x': 'value' } }).diagnostics.map((d) => d.code)).toEqual([
+      'SVC2006',
+    ]);
+    const unknown = built({ _auth_fields: ['id'], _group_fields: { 'g:x': ['valeu'] } }).diagnostics;
+    expect(unknown.map((d) => [d.code, d.message, d.hint])).toEqual([
+      ['SVC2061', '"valeu" in _group_fields of g:x is not a field of Item', 'did you mean `value`?'],
+    ]);
+  });
+
+  it('warns of an entry that shows its group nothing more (SVC2092)', () => {
+    const warnings = (root: object) => built(root).diagnostics.map((d) => `${d.code}${d.severity[0]} ${d.message}`);
+    expect(warnings({ _group_fields: { 'g:x': ['value'] } })).toEqual([
+      'SVC2092w _group_fields of Item shows "value" to g:x, but without _auth_fields every member sees every field',
+    ]);
+    expect(warnings({ _auth_fields: ['id', 'value'], _group_fields: { 'g:x': ['value'] } })).toEqual([
+      'SVC2092w _group_fields of Item shows "value" to g:x, but _auth_fields shows it to every member',
+    ]);
+    expect(
+      warnings({ _auth_fields: ['id'], _hidden_fields: ['notes'], _group_fields: { 'g:x': ['notes', 'value'] } }),
+    ).toEqual(['SVC2092w _group_fields of Item shows "notes" to g:x, but _hidden_fields shows it to admins only']);
+  });
+});
+
 describe('model names the generated TypeScript takes (SVC2077)', () => {
   it('refuses Model and ModelRepository, which the repository types name', () => {
     for (const path of ['/models', '/model-repositories']) {

@@ -150,6 +150,8 @@ export interface ModelSpec<T = Record<string, unknown>> {
   readonly publicFields: readonly string[] | null;
   readonly authFields: readonly string[] | null;
   readonly hiddenFields: readonly string[];
+  /** `_group_fields`: per group (named without `g:`), the fields its members see besides `authFields`. */
+  readonly groupFields?: Readonly<Record<string, readonly string[]>>;
   /** The fields full-text search (`q`) looks in, in the schema's order (lib/search.ts). */
   readonly searchFields: readonly string[];
   /**

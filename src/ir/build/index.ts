@@ -125,7 +125,9 @@ function checkFieldLists(diagnostics: DiagnosticBag, model: ModelDraft, poisoned
   check(model.publicFields, '_public_fields', names, 'field');
   check(model.authFields, '_auth_fields', names, 'field');
   check(model.hiddenFields, '_hidden_fields', names, 'field');
+  for (const list of model.groupFields) check(list, `_group_fields of g:${list.group}`, names, 'field');
   warnOfPrivacyLists(diagnostics, model);
+  warnOfGroupFields(diagnostics, model);
   check(
     model.nestedRelationships,
     '_nested_relationships',
@@ -166,6 +168,41 @@ function warnOfPrivacyLists(diagnostics: DiagnosticBag, model: ModelDraft): void
   });
 }
 
+/** A `_group_fields` entry that shows its group nothing more: all members, or no one, see the field. */
+function warnOfGroupFields(diagnostics: DiagnosticBag, model: ModelDraft): void {
+  const members = model.authFields ? new Set(model.authFields.names) : null;
+  const hidden = new Set(model.hiddenFields?.names ?? []);
+  for (const list of model.groupFields) {
+    list.names.forEach((name, i) => {
+      const why = hidden.has(name)
+        ? [
+            '_hidden_fields shows it to admins only',
+            `take "${name}" out of _hidden_fields to show it to g:${list.group}`,
+          ]
+        : members === null
+          ? [
+              'without _auth_fields every member sees every field',
+              `list in _auth_fields the fields every member sees, without "${name}"`,
+            ]
+          : members.has(name)
+            ? [
+                '_auth_fields shows it to every member',
+                `take "${name}" out of _auth_fields to show it to g:${list.group} only`,
+              ]
+            : undefined;
+      if (!why) return;
+      diagnostics.report(
+        'SVC2092',
+        `_group_fields of ${model.name} shows "${name}" to g:${list.group}, but ${why[0]}`,
+        {
+          span: list.spans[i]!,
+          hint: why[1]!,
+        },
+      );
+    });
+  }
+}
+
 function finishModel(
   draft: ModelDraft,
   eventHandlers: EventBinding[],
@@ -194,6 +231,7 @@ function finishModel(
     publicFields: list(draft.publicFields),
     authFields: list(draft.authFields),
     hiddenFields: list(draft.hiddenFields) ?? [],
+    groupFields: draft.groupFields.map((l) => ({ group: l.group, fields: [...new Set(l.names)] })),
     nestedRelationships: list(draft.nestedRelationships) ?? [],
     nestingDepth: draft.nestingDepth,
     uniqueTogether,

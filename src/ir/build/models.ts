@@ -36,6 +36,8 @@ export interface ModelDraft {
   readonly publicFields: NameList | null;
   readonly authFields: NameList | null;
   readonly hiddenFields: NameList | null;
+  /** `_group_fields`: per group (its name, without `g:`), the fields its members see besides `_auth_fields`. */
+  readonly groupFields: readonly GroupFieldList[];
   readonly nestedRelationships: NameList | null;
   /** `_unique_together`: each set of names as written (resolved to stored fields by unique-together.ts). */
   readonly uniqueTogether: readonly NameList[];
@@ -81,6 +83,7 @@ export const ROOT_KEYS = [
   '_auth_fields',
   '_public_fields',
   '_hidden_fields',
+  '_group_fields',
   '_nested_relationships',
   '_nesting_depth',
   '_auth_model',
@@ -132,6 +135,7 @@ export function readModel(diagnostics: DiagnosticBag, source: ModelSource, docum
     publicFields: nameList(diagnostics, root, '_public_fields'),
     authFields: nameList(diagnostics, root, '_auth_fields'),
     hiddenFields: nameList(diagnostics, root, '_hidden_fields'),
+    groupFields: groupFieldLists(diagnostics, root),
     nestedRelationships: nameList(diagnostics, root, '_nested_relationships'),
     uniqueTogether: uniqueTogether(diagnostics, root),
     eventPrevious: rootFlag(diagnostics, root, '_event_previous'),
@@ -239,6 +243,43 @@ function nameList(diagnostics: DiagnosticBag, root: YMap, key: string): NameList
     }
   }
   return { names, spans, span: e.key.span };
+}
+
+export interface GroupFieldList extends NameList {
+  readonly group: string;
+}
+
+/**
+ * `_group_fields`: `{ "g:registrar": ["insurance_value"] }`, the fields members of a group see
+ * besides those `_auth_fields` shows every member. Keyed by group as the x-ACLs name them; a
+ * per-object reader (`{{owner}}`) is no group, and says how to get one.
+ */
+function groupFieldLists(diagnostics: DiagnosticBag, root: YMap): GroupFieldList[] {
+  const e = root.entries.find((x) => x.key.text === '_group_fields');
+  if (!e) return [];
+  if (!isMap(e.value)) {
+    diagnostics.report('SVC2006', '"_group_fields" must map groups to lists of field names', {
+      span: e.value.span,
+      hint: '"_group_fields": { "g:registrar": ["insurance_value"] }',
+    });
+    return [];
+  }
+  const lists: GroupFieldList[] = [];
+  for (const entry of e.value.entries) {
+    const group = /^g:(\S+)$/i.exec(entry.key.text)?.[1]?.toLowerCase();
+    if (group === undefined) {
+      diagnostics.report('SVC2006', `"${entry.key.text}" in "_group_fields" is not a group`, {
+        span: entry.key.span,
+        hint: /^\{\{.*\}\}$/.test(entry.key.text.trim())
+          ? "privacy lists are per kind of caller, not per object: a field only some objects' readers see goes into a model of its own, linked one-to-one (uselist: false), whose x-ACL says who reads it"
+          : `a group is named as the x-ACLs name it: "g:${entry.key.text.replace(/^g:/, '').trim() || 'staff'}"`,
+      });
+      continue;
+    }
+    const list = nameList(diagnostics, e.value, entry.key.text);
+    if (list) lists.push({ ...list, group, span: entry.key.span });
+  }
+  return lists;
 }
 
 /** A root key that is true or false (absent: false). */

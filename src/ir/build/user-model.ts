@@ -80,6 +80,7 @@ function synthesizedModel(
     publicFields: null,
     authFields: null,
     hiddenFields: null,
+    groupFields: [],
     nestedRelationships: null,
     uniqueTogether: [],
     eventPrevious: false,

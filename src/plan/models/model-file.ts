@@ -169,6 +169,9 @@ function modelSpec(ir: ServiceIR, model: Model, types: FieldTypes): Record<strin
     publicFields: model.publicFields ? [...model.publicFields] : null,
     authFields: model.authFields ? [...model.authFields] : null,
     hiddenFields: [...model.hiddenFields],
+    ...(model.groupFields.length
+      ? { groupFields: Object.fromEntries(model.groupFields.map((g) => [g.group, [...g.fields]])) }
+      : {}),
     searchFields: searchFields(model).map((f) => f.name),
     ...(model.uniqueTogether.length ? { uniqueTogether: model.uniqueTogether.map((set) => [...set]) } : {}),
     ...(model.eventPrevious ? { eventPrevious: true } : {}),

@@ -6,7 +6,7 @@
  */
 import type { Field, Model } from '../../ir/types.js';
 import { holdsKey } from '../../ir/links.js';
-import { hiddenByTheOtherSide, listedFor, type ListedAudience } from '../../ir/privacy.js';
+import { groupsWithFields, hiddenByTheOtherSide, listedFor, type ListedAudience } from '../../ir/privacy.js';
 import { withArticle } from '../shared/names.js';
 import { withPasswordProof } from '../shared/password-proof.js';
 import { isSecretField, type FieldTypes } from '../shared/field-types.js';
@@ -124,7 +124,7 @@ function itemSchema(ctx: OpenApiContext, model: Model): Json {
   const properties = schema['properties'] as Record<string, Json>;
   for (const field of model.fields) {
     const seen = fieldAudience(ctx.ir.models, model, field.name);
-    if (properties[field.name] && seen.length < FIELD_AUDIENCES.length)
+    if (properties[field.name] && !FIELD_AUDIENCES.every((who) => seen.includes(who)))
       properties[field.name] = { ...properties[field.name], [VISIBLE_TO_MARK]: seen };
   }
   // A link kept in the other model's rows shows the caller only the objects they may view.
@@ -145,7 +145,14 @@ function itemSchema(ctx: OpenApiContext, model: Model): Json {
  */
 function fieldAudience(models: readonly Model[], model: Model, name: string): string[] {
   const seen = (who: ListedAudience) => listedFor(model, who, name) && !hiddenByTheOtherSide(models, model, who, name);
-  return [...(seen('anonymous') ? ['anonymous'] : []), ...(seen('member') ? ['member'] : []), 'admin'];
+  // A group is named where its members see what other members do not (`_group_fields`).
+  const groups = seen('member') ? [] : groupsWithFields(models).filter((group) => seen({ group }));
+  return [
+    ...(seen('anonymous') ? ['anonymous'] : []),
+    ...(seen('member') ? ['member'] : []),
+    ...groups.map((group) => `g:${group}`),
+    'admin',
+  ];
 }
 
 /**

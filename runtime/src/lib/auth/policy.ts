@@ -1,7 +1,8 @@
 /**
  * The policy with `auth = true`: every route asks its x-ACL (resources without one
  * are for `g:admin` only); anonymous callers who are refused get 401, logged-in ones 403. Fields:
- * anonymous callers see `_public_fields`, logged-in ones `_auth_fields`, nobody but admins sees
+ * anonymous callers see `_public_fields`, logged-in ones `_auth_fields` (and their groups'
+ * `_group_fields`), nobody but admins sees
  * `_hidden_fields`, and nobody ever sees a password hash. Writing a field one cannot see is a 403,
  * and only admins may change anyone's groups.
  */
@@ -78,6 +79,7 @@ export function aclPolicy(ctx: AuthContext): Policy {
     const seen = visible(
       model,
       audience(request, () => own),
+      request,
     );
     const secretWritable = object === undefined || own;
     return (name: string) =>
@@ -127,7 +129,7 @@ export function aclPolicy(ctx: AuthContext): Policy {
     needsObject: (route) => !decidesWithoutObject(aclOf(route)),
     collectionNeedsParent: (route) => collectionCallsUserCode(aclOf(route)),
     fieldsNeedObject: (model) => model.name === users.name,
-    visibleFields: (request, model, object) => visible(model, audience(request, ownRecord(model, object))),
+    visibleFields: (request, model, object) => visible(model, audience(request, ownRecord(model, object)), request),
     writable,
     checkWritable(request, model, fields, object) {
       const mayWrite = writable(request, model, object);
@@ -171,6 +173,11 @@ export function aclPolicy(ctx: AuthContext): Policy {
 
 type Audience = 'anonymous' | 'member' | 'self' | 'admin';
 
+/** A member's groups that some `_group_fields` names (sorted): with the audience, what decides the fields they see. */
+type FieldGroups = readonly string[];
+
+const NO_GROUPS: FieldGroups = [];
+
 function audience(request: FastifyRequest, own: (request: FastifyRequest) => boolean): Audience {
   const caller = callerOf(request);
   return caller.id === null ? 'anonymous' : isAdmin(caller) ? 'admin' : own(request) ? 'self' : 'member';
@@ -178,39 +185,58 @@ function audience(request: FastifyRequest, own: (request: FastifyRequest) => boo
 
 /** The fields each audience sees, per model (null: all; secrets are dropped by the serializer). */
 function visibility(models: ModelRegistry) {
-  const cache = new Map<Model, Map<Audience, ReadonlySet<string> | null>>();
-  return (model: Model, who: Audience): ReadonlySet<string> | null => {
+  const cache = new Map<Model, Map<string, ReadonlySet<string> | null>>();
+  const named = new Set([...models.values()].flatMap((m) => Object.keys(m.groupFields ?? {})));
+  return (model: Model, who: Audience, request: FastifyRequest): ReadonlySet<string> | null => {
+    const groups = who === 'member' && named.size ? fieldGroups(callerOf(request).groups, named) : NO_GROUPS;
+    const key = groups.length ? `${who}:${groups.join(',')}` : who;
     let byAudience = cache.get(model);
     if (!byAudience) cache.set(model, (byAudience = new Map()));
-    if (!byAudience.has(who)) byAudience.set(who, fieldsFor(model, who, models));
-    return byAudience.get(who)!;
+    if (!byAudience.has(key)) byAudience.set(key, fieldsFor(model, who, models, groups));
+    return byAudience.get(key)!;
   };
 }
 
+function fieldGroups(groups: ReadonlySet<string>, named: ReadonlySet<string>): FieldGroups {
+  return [...groups].filter((g) => named.has(g)).sort();
+}
+
 /**
- * The fields of `model` that `who` sees. A link kept in the other model's rows (a speaker's
- * `proposals`) tells what that model's link back does (each proposal's `speaker`): who may not read
- * that one (a blind review's reviewers) does not see this one either, but in their own record
- * (which of them are theirs tells them of no one else).
+ * The fields of `model` that `who` sees (a member in `groups` too). A link kept in the other model's
+ * rows (a speaker's `proposals`) tells what that model's link back does (each proposal's
+ * `speaker`): who may not read that one (a blind review's reviewers) does not see this one either,
+ * but in their own record (which of them are theirs tells them of no one else).
  */
-export function fieldsFor(model: Model, who: Audience, models: ModelRegistry): ReadonlySet<string> | null {
-  const own = listedFields(model, who);
+export function fieldsFor(
+  model: Model,
+  who: Audience,
+  models: ModelRegistry,
+  groups: FieldGroups = NO_GROUPS,
+): ReadonlySet<string> | null {
+  const own = listedFields(model, who, groups);
   if (own === null || who === 'self') return own;
   const hiddenOnTheOtherSide = (name: string): boolean => {
     const relation = model.relation(name);
     const target = relation && !relation.local ? models.get(relation.target) : undefined;
-    const theirs = target && listedFields(target, who);
+    const theirs = target && listedFields(target, who, groups);
     return theirs !== undefined && theirs !== null && !theirs.has(relation!.inverse);
   };
   return new Set([...own].filter((name) => !hiddenOnTheOtherSide(name)));
 }
 
 /** The fields of `model` that `who` sees by its own privacy lists (null: all). */
-function listedFields(model: Model, who: Audience): ReadonlySet<string> | null {
+function listedFields(model: Model, who: Audience, groups: FieldGroups): ReadonlySet<string> | null {
   if (who === 'admin') return null;
   const listed = who === 'anonymous' ? model.publicFields : who === 'member' ? model.authFields : null;
   const hidden = new Set(model.hiddenFields);
-  return new Set((listed ?? model.fields.map((f) => f.name)).filter((name) => !hidden.has(name)));
+  const shown = listed ?? model.fields.map((f) => f.name);
+  const byGroup = listed === null || who !== 'member' ? [] : groups.flatMap((g) => groupFieldsOf(model, g));
+  return new Set([...shown, ...byGroup].filter((name) => !hidden.has(name)));
+}
+
+function groupFieldsOf(model: Model, group: string): readonly string[] {
+  const lists = model.groupFields;
+  return lists !== undefined && Object.hasOwn(lists, group) ? lists[group]! : [];
 }
 
 /** Why a field may not be written (a member's body, a registration): groups, a read-only field, else `otherwise`. */

@@ -38,13 +38,16 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
   const reserved = namedUsers(ctx.spec.acls);
   const hideRefused = (request: FastifyRequest, user: Rec, db: ServiceDatabase = ctx.db) =>
     hideRefusedLinks(policy, request, db, model, [user]);
-  const own = (request: FastifyRequest, user: Rec) =>
-    serialize({
+  /** The user's own record, and what it embeds as they see it (their groups' `_group_fields` too). */
+  const own = (request: FastifyRequest, user: Rec) => {
+    const groups = Array.isArray(user['groups']) ? user['groups'].map(String).sort() : [];
+    return serialize({
       baseUrl: `${requestOrigin(request)}${ctx.basePath}`,
       requestUrl: requestUrl(request),
-      visible: (m) => fieldsFor(m, m.name === model.name ? 'self' : 'member', ctx.db.models),
+      visible: (m) => fieldsFor(m, m.name === model.name ? 'self' : 'member', ctx.db.models, groups),
       models: ctx.db.models,
     }).object(model, user);
+  };
 
   api.post(
     '/auth/register',
