@@ -184,6 +184,9 @@ describe('start-up', () => {
     [{ SVC_FEED_MAX_PER_USER: 'many' }, /feed.max_per_user must be a whole number from 0 to/],
     [{ SVC_BULK_MAX: 'all' }, /bulk_max must be a whole number from 1 to/],
     [{ SVC_MAX_OFFSET: '1.5' }, /max_offset must be a whole number from 0 to/],
+    // An API with x-ACLs served open, as an admin to anyone, where other machines reach it (the Dockerfile's host).
+    [{ SVC_HOST: '0.0.0.0' }, /auth is off \(the default\) and the service would listen on 0\.0\.0\.0.*SVC_AUTH=false/],
+    [{ SVC_HOST: '::' }, /auth is off \(the default\) and the service would listen on ::/],
   ])('refuses %o with a message that names the setting', async (env, message) => {
     const result = await start(env);
     expect(result.exitCode).toBe(1);
@@ -191,6 +194,28 @@ describe('start-up', () => {
     expect(result.all).toMatch(/^The service could not start: /m);
     expect(result.all).not.toContain('hunter2');
     expect(result.all).not.toMatch(/\n\s+at /);
+  });
+
+  it('serves with auth off only where asked, and says at every start that anyone is an admin', async () => {
+    const served = async (env: Record<string, string>) => {
+      const child = execa('node', ['dist/server.js'], {
+        cwd: dir,
+        env: { SVC_CONFIG: join(dir, 'none.ini'), SVC_DATABASE_URL: 'sqlite::memory:', PORT: '0', ...env },
+        reject: false,
+        all: true,
+      });
+      let log = '';
+      child.all.on('data', (chunk: Buffer) => (log += chunk.toString()));
+      for (let i = 0; i < 300 && !log.includes('serving the API') && child.exitCode === null; i++) await sleep(50);
+      child.kill('SIGTERM');
+      await child;
+      return log;
+    };
+    for (const env of [{}, { SVC_HOST: '0.0.0.0', SVC_AUTH: 'false' }] as Record<string, string>[]) {
+      const log = await served(env);
+      expect(log, JSON.stringify(env)).toContain('serving the API');
+      expect(log).toMatch(/"level":40,.*"msg":"auth is off: api.raml's x-ACLs and field privacy are not applied/);
+    }
   });
 
   it('reads service.ini, with environment variables over it', async () => {

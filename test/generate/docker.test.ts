@@ -125,6 +125,11 @@ describe.each(SNAPSHOT_FIXTURES)('the container files of %s', (fixture) => {
       postgres.environment.POSTGRES_DB,
     ]);
     expect(postgres.volumes).toEqual(['postgres-data:/var/lib/postgresql/data']);
+    // An API with logins runs with them on: off, on 0.0.0.0, the service would refuse to start (lib/auth/off.ts).
+    const withLogins = tree.get('src/app.ts')!.content.includes('startAuth(');
+    expect(service.environment['SVC_AUTH']).toBe(withLogins ? 'true' : undefined);
+    if (withLogins && service.environment['SVC_AUTH_TKT_SECRET'] !== undefined)
+      expect(service.environment['SVC_AUTH_TKT_SECRET']).toBe('${AUTH_SECRET:?set AUTH_SECRET in .env}');
 
     // Uncommented, the MongoDB lines make a valid file: a replica set named as the URL says.
     const uncommented = parse(

@@ -16,6 +16,8 @@ export interface Config {
   /** Milliseconds: waiting for a database connection, and for one statement or command, before a 503. */
   readonly databaseTimeouts: DatabaseTimeouts;
   readonly auth: boolean;
+  /** Whether service.ini or SVC_AUTH says `auth` at all (off by default is not off on purpose: auth/off.ts). */
+  readonly authChosen: boolean;
   readonly authTimeout: number;
   readonly authReissueTime: number;
   /** `auth.cookie_host_prefix`: the ticket cookie is `__Host-<name>`, always Secure (HTTPS only). */
@@ -192,6 +194,7 @@ export function loadConfig(source: ConfigSource): Config {
       query: read.integer('database.query_timeout', DATABASE_TIMEOUTS.query, 1),
     },
     auth: read.boolean('auth', false),
+    authChosen: read.given('auth'),
     authTimeout: read.integer('auth.timeout', 86400, 1),
     authReissueTime: read.integer('auth.reissue_time', 3600, 0),
     authCookieHostPrefix: read.boolean('auth.cookie_host_prefix', false),
@@ -284,6 +287,10 @@ class Reader {
         `${key} must be a whole number from ${min} to ${max}, not "${text}" (set in service.ini or ${envName(key)})`,
       );
     return n;
+  }
+
+  given(key: string): boolean {
+    return (this.settings.get(key)?.trim() ?? '') !== '';
   }
 
   boolean(key: string, fallback: boolean): boolean {

@@ -24,6 +24,7 @@ import { MIN_SECRET_BYTES, splitSecrets, ticketKeys } from './ticket.js';
 import { UnchangedReads } from './unchanged-reads.js';
 
 export type { AuthSpec, PrepareWrite } from './context.js';
+export { authOffWarnings } from './off.js';
 export type { RequestBy } from '../events.js';
 export {
   dynamicPrincipal,

@@ -4,7 +4,7 @@ import { AUTH } from './auth.js';
 import { extend } from './custom/extend.js';
 import type { Database } from './db/index.js';
 import type { Config } from './lib/config.js';
-import { secretHasher, startAuth, type AuthSpec } from './lib/auth/index.js';
+import { authOffWarnings, secretHasher, startAuth, type AuthSpec } from './lib/auth/index.js';
 import { PasswordHasher } from './lib/auth/passwords.js';
 import type { ServiceEvents } from './lib/events.js';
 import { createApp } from './lib/http/app.js';
@@ -55,6 +55,8 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
   const auth = config.auth
     ? await startAuth(config, db, options.auth ?? AUTH, { basePath: BASE_PATH, hasher, events })
     : null;
+  // Off, the x-ACLs are not applied: said at every start, and refused where other machines reach it.
+  const warnings = auth?.warnings ?? authOffWarnings(config);
   const app = createApp({
     logLevel: config.logLevel,
     bodyLimit: config.bodyLimit,
@@ -62,7 +64,7 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     trustProxy: config.trustProxy,
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
-  for (const warning of auth?.warnings ?? []) app.log.warn(warning);
+  for (const warning of warnings) app.log.warn(warning);
   await app.register(errors);
   await app.register(database, { db });
   await app.register(cors, config.cors);
