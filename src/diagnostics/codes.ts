@@ -876,7 +876,7 @@ export const codes = {
     severity: 'error',
     title: 'rename names nothing',
     explanation:
-      "`renamed_from` (or a model's `_renamed_from`) must name a field (model) of the previous version of the API that the new version no longer has. Renames are never guessed; a hint that names nothing is an error rather than being ignored.",
+      "`renamed_from` (or a model's `_renamed_from`) must name a field (model) of the previous version of the API that the new version no longer has. Renames are never guessed; a hint that names nothing is an error rather than being ignored. A hint on a field (model) the previous version had already is a warning, once: nothing is renamed (a typo, or a rename svcgen did not record), and the hint is recorded when written.",
   },
   SVC3104: {
     severity: 'error',

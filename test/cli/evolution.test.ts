@@ -315,6 +315,23 @@ describe('refusals', () => {
     );
   });
 
+  it('a renamed_from on a field the previous version had already is a warning, once: nothing is renamed', async () => {
+    const { work } = await at('v1', 'v1');
+    const schema = join(work.dir, 'api/schemas/author.json');
+    const author = JSON.parse(readFileSync(schema, 'utf8'));
+    author.properties.bio._db_settings.renamed_from = 'biography';
+    writeFileSync(schema, JSON.stringify(author));
+    const run = await work.generate();
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(
+      /author\.json:\d+:\d+ - warning SVC3103: "renamed_from" of Author\.bio names no field of the previous version \(biography\), and the previous version has this one already: nothing is renamed/,
+    );
+    expect(migrationsOf(work.dir)).toEqual(['0001_initial.ts']);
+    const again = await work.generate();
+    expect(again.code).toBe(0);
+    expect(again.stderr).not.toContain('SVC3103');
+  });
+
   it('a migration module of your own (a data migration) is listed and kept, and the next one is numbered after it', async () => {
     const { work } = await at('v1', 'v1');
     const mine =

@@ -1038,6 +1038,15 @@ describe('_unique_together', () => {
     expect(build(api({ _unique_together: 'team' })).codes).toEqual(['SVC2088']);
     expect(build(api({}, { _unique_together: [['name', 'players']] })).codes).toEqual(['SVC2089']);
   });
+
+  it('lists each field once where a name is no field', () => {
+    const dir = writeTree(api({ _unique_together: [['team', 'shirt']] }));
+    const [problem] = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics;
+    expect(problem?.code).toBe('SVC2089');
+    const names = problem!.hint!.replace(/^fields of Player: /, '').split(', ');
+    expect(names).toContain('team');
+    expect(names).toEqual([...new Set(names)]);
+  });
 });
 
 describe('privacy lists and rules written nearly right', () => {

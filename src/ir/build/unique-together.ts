@@ -57,7 +57,7 @@ function storedField(model: ModelDraft, name: string): string | Unresolved {
   }
   const field = model.fields.find((f) => f.field.name === name)?.field;
   if (!field) {
-    const names = [...model.fields.map((f) => f.field.name), ...model.relationships.map((r) => r.name)];
+    const names = [...new Set([...model.fields.map((f) => f.field.name), ...model.relationships.map((r) => r.name)])];
     return {
       problem: 'unknown',
       message: `is not a field of ${model.name}`,

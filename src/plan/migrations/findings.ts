@@ -33,6 +33,7 @@ export function reportMigrationFindings(
     bag.report(CODES[finding.kind], allowed ? `${finding.message} (allowed by --allow-data-loss)` : finding.message, {
       span,
       ...(allowed ? { severity: 'warning' as const } : finding.hint ? { hint: finding.hint } : {}),
+      ...(finding.warning ? { severity: 'warning' as const } : {}),
     });
   }
 }

@@ -5,6 +5,7 @@
 import type { Field, Model, ServiceIR } from '../../ir/types.js';
 import { QUERY_OPERATORS } from '../../../runtime/src/lib/query-operators.js';
 import { isSafeIdentifier } from '../../ir/naming.js';
+import { defaultGroups } from '../../ir/users.js';
 import { clientAccessors } from '../client/accessors.js';
 import { helperNames } from '../client/helper-names.js';
 import { isSecretField } from '../shared/field-types.js';
@@ -148,7 +149,18 @@ function readmeAuth(ir: ServiceIR) {
     usersPatch: usersRoute?.operations.some((o) => o.method === 'PATCH') ?? false,
     principals: ir.userCode.principals.length > 0,
     placeholder: '{{name}}',
+    /** The groups a registered user starts in, as the user model's `groups` default says. */
+    newcomerGroups: newcomerGroups(ir),
   };
+}
+
+function newcomerGroups(ir: ServiceIR): string {
+  const groups = defaultGroups(ir);
+  return groups === undefined
+    ? 'none: its `groups` has no default'
+    : groups.length
+      ? `\`${JSON.stringify(groups)}\``
+      : 'none: its default is `[]`';
 }
 
 /** The first top-level collection that takes POST, for the README's curl examples. */

@@ -26,6 +26,8 @@ export interface Finding {
   readonly field?: string;
   readonly message: string;
   readonly hint?: string;
+  /** A finding that refuses nothing (a rename hint on a field the previous version had already). */
+  readonly warning?: true;
 }
 
 export interface StorageDiff {
@@ -37,13 +39,14 @@ export function diffStorage(previous: StorageModel, next: StorageModel, renames:
   const findings: Finding[] = [];
   const before = new Map(previous.tables.map((t) => [t.name, t]));
   const after = new Map(next.tables.map((t) => [t.name, t]));
-  const oldNameOf = appliedRenames(renames.tables, before, new Set(after.keys()), (name, from) => {
+  const oldNameOf = appliedRenames(renames.tables, before, new Set(after.keys()), (name, from, existed) => {
     const m = after.get(name)!.model;
     findings.push({
       kind: 'rename',
       model: m,
-      message: `"_renamed_from" of ${m} names no model of the previous version (${from})`,
+      message: `"_renamed_from" of ${m} names no model of the previous version (${from})${existed ? NOTHING_RENAMED : ''}`,
       hint: `previous models: ${[...before.values()].map((t) => t.model).join(', ') || 'none'}`,
+      ...(existed ? { warning: true as const } : {}),
     });
   });
   const sourceOf = (name: string) => matchedName(name, oldNameOf);
@@ -92,23 +95,29 @@ export function diffStorage(previous: StorageModel, next: StorageModel, renames:
  * version was generated with too has been applied (the storage model keeps it). Otherwise it
  * applies when the previous version has the old name, and the old data follows it, even where the
  * new version has a field of the old name too (a new one) or renames another onto it (a swap). A
- * hint whose old name the previous version lacks names nothing (reported), unless the previous
- * version has the new name already.
+ * hint whose old name the previous version lacks names nothing (reported: a warning where the
+ * previous version has the new name already, since nothing is renamed).
  */
 function appliedRenames(
   hints: ReadonlyMap<string, string>,
   before: ReadonlyMap<string, { readonly renamedFrom: string | null }>,
   after: ReadonlySet<string>,
-  reportNothing: (name: string, from: string) => void,
+  reportNothing: (name: string, from: string, existed: boolean) => void,
 ): Map<string, string> {
   const out = new Map<string, string>();
   for (const [name, from] of hints) {
     if (!after.has(name) || before.get(name)?.renamedFrom === from) continue;
     if (before.has(from)) out.set(name, from);
-    else if (!before.has(name)) reportNothing(name, from);
+    else reportNothing(name, from, before.has(name));
   }
   return out;
 }
+
+/**
+ * Said of a hint on a name the previous version had already: nothing is renamed (a typo, or a
+ * rename made before svcgen recorded its hints), so it refuses nothing; it is recorded once written.
+ */
+const NOTHING_RENAMED = ', and the previous version has this one already: nothing is renamed';
 
 /** The previous name of `name`: its rename's source, or itself unless it was renamed away. */
 function matchedName(name: string, oldNameOf: ReadonlyMap<string, string>): string | undefined {
@@ -130,13 +139,14 @@ function diffColumns(
       key.startsWith(`${after.name}.`) ? [[key.slice(after.name.length + 1), from] as const] : [],
     ),
   );
-  const oldNameOf = appliedRenames(hints, old, new Set(after.columns.map((c) => c.name)), (name, from) =>
+  const oldNameOf = appliedRenames(hints, old, new Set(after.columns.map((c) => c.name)), (name, from, existed) =>
     findings.push({
       kind: 'rename',
       model: after.model,
       field: name,
-      message: `"renamed_from" of ${after.model}.${name} names no field of the previous version (${from})`,
+      message: `"renamed_from" of ${after.model}.${name} names no field of the previous version (${from})${existed ? NOTHING_RENAMED : ''}`,
       hint: `previous fields: ${before.columns.map((c) => c.name).join(', ')}`,
+      ...(existed ? { warning: true as const } : {}),
     }),
   );
   const changes: ColumnChange[] = [];

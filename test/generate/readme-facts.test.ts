@@ -1,0 +1,50 @@
+/**
+ * The generated README says what this API does, not what a default API would: the groups a new
+ * user starts in are the user model's own `groups` default (a shelter's were `["member"]`, and the
+ * README said `["user"]`).
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { generateApiProject } from '../support/generated.js';
+import { raml, writeTree } from '../support/files.js';
+
+const userSchema = (groups: object) =>
+  JSON.stringify({
+    type: 'object',
+    _auth_model: true,
+    properties: {
+      username: { _db_settings: { type: 'string', primary_key: true } },
+      email: { _db_settings: { type: 'string', required: true, unique: true } },
+      password: { _db_settings: { type: 'string', required: true, min_length: 8 } },
+      groups: { _db_settings: { type: 'list', item_type: 'string', ...groups } },
+    },
+  });
+
+async function readmeOf(groups: object): Promise<string> {
+  const dir = writeTree({
+    'api.raml': raml(`title: Shelter
+securitySchemes:
+  - ticket:
+      type: x-Ticket
+      settings:
+        secret: auth_tkt_secret
+securedBy: [ticket]
+/users:
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include user.json
+`),
+    'user.json': userSchema(groups),
+  });
+  return (await generateApiProject(join(dir, 'api.raml'))).get('README.md')!.content;
+}
+
+describe('the generated README', () => {
+  it('names the groups a new user starts in, as the user model says', async () => {
+    expect(await readmeOf({ default: ['member'] })).toContain('`groups` default (`["member"]`)');
+    expect(await readmeOf({ default: [] })).toContain('`groups` default (none: its default is `[]`)');
+    expect(await readmeOf({})).toContain('`groups` default (none: its `groups` has no default)');
+  });
+});
