@@ -52,7 +52,10 @@ export interface Event<T = Rec, DB = unknown, U = Rec> {
   readonly action: Action;
   /** The request's fields; test `'name' in event.fields` before using one. */
   readonly fields: { readonly [K in keyof T]?: EventField<T[K]> };
-  /** The object the action works on (item actions, login, logout), or undefined. */
+  /**
+   * The object the action works on (item actions, login, logout) as it was before the action, in
+   * after events too (the object as written is `response`), or undefined.
+   */
   readonly instance?: T;
   /** The response data (after events only). */
   response?: unknown;

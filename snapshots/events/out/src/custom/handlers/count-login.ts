@@ -6,11 +6,14 @@ import type { CountLoginEvent } from '../../events.js';
  *   User: after_login
  *
  * `event.fields` holds the request's fields (`if (!('title' in event.fields)) return;`),
- * `event.instance` the object of an item action, `event.response` the response (after events),
+ * `event.instance` the object of an item action as it was before it (in after events too: the
+ * object as written is `event.response`), `event.response` the response (after events),
  * `event.view.request` the request (`request.user` is the caller: null when anonymous, and
  * whenever auth = false, as in the generated tests), and `event.db` the
  * repositories of every model in this request's transaction. `event.setFieldValue(name, value)`
  * changes what is written (before events) or the response (after events). Throw an HttpError
  * (from '../../lib/errors.js') to refuse the request: everything it did is rolled back.
+ * What a handler writes through `event.db` is no event (no webhook, no change feed); through
+ * `recorded(event.db)` (from '../../lib/outbox/recorded.js') each write appends its events.
  */
 export async function countLogin(event: CountLoginEvent): Promise<void> {}
