@@ -148,6 +148,7 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
     {
       allowBreaking: request.allowBreaking ?? false,
       check: request.mode === 'check',
+      renames: renamesOf(analysis.ir),
       ...(preRelease === undefined ? {} : { preRelease }),
     },
     bag,

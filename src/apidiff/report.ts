@@ -17,6 +17,8 @@ export interface BreakingPolicy {
   readonly check: boolean;
   /** The old contract's version when it is a pre-release (pre-release.ts): its clients were promised nothing. */
   readonly preRelease?: string;
+  /** The fields renamed with `renamed_from`, old name → new, by schema (renames.ts): a change of one is located at its new name. */
+  readonly renames?: ReadonlyMap<string, ReadonlyMap<string, string>>;
 }
 
 export function reportBreakingChanges(
@@ -30,7 +32,7 @@ export function reportBreakingChanges(
   for (const c of changes) {
     if (!c.breaking) continue;
     const what = describeChange(c);
-    const span = sources ? spanOf(c, sources) : undefined;
+    const span = sources ? spanOf(c, sources, policy.renames) : undefined;
     if (policy.allowBreaking) {
       bag.report('SVC3111', `${what} (allowed by --allow-breaking)`, { span, severity: 'warning' });
       continue;
@@ -49,10 +51,11 @@ export function describeChange(c: ApiChange): string {
 }
 
 /** Svcgen's component schemas are named after their model: `Post`, `PostCreate`, `PostUpdate`, `PostCollection`. */
-function spanOf(c: ApiChange, sources: IrSources): Span | undefined {
+function spanOf(c: ApiChange, sources: IrSources, renames: BreakingPolicy['renames'] = new Map()): Span | undefined {
   if (c.schema !== undefined) {
     const model = sources.models.has(c.schema) ? c.schema : c.schema.replace(/(Create|Update|Collection)$/, '');
-    const field = c.path.split(/[.[]/)[0] ?? '';
+    const written = c.path.split(/[.[]/)[0] ?? '';
+    const field = renames.get(model)?.get(written) ?? written;
     // A field that is gone (or renamed): the schema's `properties`, where it was.
     return sources.fields.get(`${model}.${field}`) ?? sources.properties.get(model) ?? sources.models.get(model);
   }

@@ -119,6 +119,14 @@ describe('generate and the API contract', () => {
       /item\.json:\d+:\d+ - error SVC3111: breaks clients: Item\.note .*response field renamed — was renamed to remark \(renamed_from keeps the stored data/,
     );
     expect(run.stderr).toContain('keep note in the API too');
+    // At the field's new name, where the rename is written (not the schema's `properties`).
+    const schema = readFileSync(join(p.dir, 'api/item.json'), 'utf8').split('\n');
+    const remarkLine = schema.findIndex((line) => line.includes('"remark"')) + 1;
+    const lines = [
+      ...run.stderr.matchAll(/item\.json:(\d+):\d+ - error SVC3111: breaks clients: Item(?:Create|Update)?\.note/g),
+    ];
+    expect(lines.length).toBeGreaterThan(0);
+    expect(new Set(lines.map((m) => Number(m[1])))).toEqual(new Set([remarkLine]));
     // Its filters are renamed with it: said so too.
     expect(run.stderr).toContain(
       'GET /items query note: query parameter removed — was renamed to remark with renamed_from',
