@@ -58,6 +58,7 @@ export interface TypeDeclaration {
 export function typeDeclarations(model: Model, types: FieldTypes): readonly TypeDeclaration[] {
   const names = modelNames(model);
   const schemas = new Map(model.fields.map((f) => [f.name, types.valueSchema(model, f)]));
+  const written = new Map(model.fields.map((f) => [f.name, withWriteNote(model, f, schemas.get(f.name)!)]));
   const writable = model.fields.filter((f) => !f.generated && f.type !== 'foreign_key');
   return [
     {
@@ -70,16 +71,31 @@ export function typeDeclarations(model: Model, types: FieldTypes): readonly Type
       description: `The data that creates ${withArticle(model.name)}.`,
       schema: objectSchema(
         writable,
-        schemas,
+        written,
         writable.filter((f) => f.requiredOnCreate),
       ),
     },
     {
       name: names.update,
       description: `The data that updates ${withArticle(model.name)}: only the fields to change.`,
-      schema: objectSchema(writable, schemas, []),
+      schema: objectSchema(writable, written, []),
     },
   ];
+}
+
+/**
+ * A field only admins send over HTTP, said where a body's type has it (the client's too): the type
+ * takes it, for admins, scripts and handlers, and a member's request that sends it is a 403.
+ */
+function withWriteNote(model: Model, field: Field, schema: Schema): Schema {
+  const note = field.readOnly
+    ? 'Read-only: over HTTP only admins send it (403 for anyone else); the service sets it otherwise.'
+    : model.isAuthModel && field.name === 'groups'
+      ? 'Over HTTP only admins send it (403 for anyone else, and at registration).'
+      : undefined;
+  if (note === undefined) return schema;
+  const said = typeof schema['description'] === 'string' ? `${schema['description']}. ` : '';
+  return { ...schema, description: `${said}${note}` };
 }
 
 export async function modelView(ir: ServiceIR, model: Model, types: FieldTypes): Promise<ModelView> {

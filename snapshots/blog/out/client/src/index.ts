@@ -438,7 +438,7 @@ export interface UserCreate {
    */
   password: string;
   /**
-   * g:<group> principals; only admins can change them
+   * g:<group> principals; only admins can change them. Over HTTP only admins send it (403 for anyone else, and at registration).
    */
   groups?: string[];
 }
@@ -460,7 +460,7 @@ export interface UserUpdate {
    */
   password?: string;
   /**
-   * g:<group> principals; only admins can change them
+   * g:<group> principals; only admins can change them. Over HTTP only admins send it (403 for anyone else, and at registration).
    */
   groups?: string[];
   /**

@@ -41,7 +41,7 @@ export interface UserCreate {
    */
   password: string;
   /**
-   * g:<group> principals; only admins can change them
+   * g:<group> principals; only admins can change them. Over HTTP only admins send it (403 for anyone else, and at registration).
    */
   groups?: string[];
 }
@@ -63,7 +63,7 @@ export interface UserUpdate {
    */
   password?: string;
   /**
-   * g:<group> principals; only admins can change them
+   * g:<group> principals; only admins can change them. Over HTTP only admins send it (403 for anyone else, and at registration).
    */
   groups?: string[];
 }

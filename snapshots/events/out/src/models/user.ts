@@ -22,6 +22,9 @@ export interface UserCreate {
   username: string;
   email: string;
   password: string;
+  /**
+   * Over HTTP only admins send it (403 for anyone else, and at registration).
+   */
   groups?: ('admin' | 'user')[];
   display_name?: string | null;
   active?: boolean | null;
@@ -35,6 +38,9 @@ export interface UserUpdate {
   username?: string;
   email?: string;
   password?: string;
+  /**
+   * Over HTTP only admins send it (403 for anyone else, and at registration).
+   */
   groups?: ('admin' | 'user')[];
   display_name?: string | null;
   active?: boolean | null;

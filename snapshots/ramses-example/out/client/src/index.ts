@@ -301,6 +301,9 @@ export interface UserCreate {
   first_name?: string | null;
   last_name?: string | null;
   last_login?: string | null;
+  /**
+   * Over HTTP only admins send it (403 for anyone else, and at registration).
+   */
   groups?: ('admin' | 'user')[];
   status?: 'active' | 'inactive' | 'blocked' | null;
   settings?: {
@@ -323,6 +326,9 @@ export interface UserUpdate {
   first_name?: string | null;
   last_name?: string | null;
   last_login?: string | null;
+  /**
+   * Over HTTP only admins send it (403 for anyone else, and at registration).
+   */
   groups?: ('admin' | 'user')[];
   status?: 'active' | 'inactive' | 'blocked' | null;
   settings?: {
