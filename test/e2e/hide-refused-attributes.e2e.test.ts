@@ -25,6 +25,10 @@ const API = securedRaml(
       item: 'allow g:admin all\nallow authenticated view',
     },
     notice_acl: { collection: 'allow g:admin all\nallow everyone view' },
+    memo_acl: {
+      collection: 'allow g:admin all\nallow authenticated view, create',
+      item: 'allow g:admin all\nallow {{holder}} all\ndeny everyone all',
+    },
   },
   `
 /desks:
@@ -42,6 +46,13 @@ const API = securedRaml(
         body:
           application/json:
             schema: !include notice.json
+    /memo:
+      securedBy: [memo_acl]
+      get:
+      post:
+        body:
+          application/json:
+            schema: !include memo.json
 /articles:
   securedBy: [article_acl]
   post:
@@ -72,8 +83,30 @@ const DESK = JSON.stringify({
   properties: {
     id: { _db_settings: { type: 'id_field', primary_key: true } },
     notices: { _db_settings: { type: 'relationship', document: 'Notice', backref_name: 'desk' } },
+    memo: { _db_settings: { type: 'relationship', document: 'Memo', backref_name: 'desk', uselist: false } },
   },
 });
+
+/** A desk's one memo (`/desks/{id}/memo`), which only its holder reads. */
+const MEMO = JSON.stringify({
+  type: 'object',
+  properties: {
+    id: { _db_settings: { type: 'id_field', primary_key: true } },
+    holder: { type: ['string', 'null'], _db_settings: { type: 'string' } },
+    desk_id: {
+      _db_settings: { type: 'foreign_key', ref_document: 'Desk', ref_column: 'desk.id', ref_column_type: 'id_field' },
+    },
+  },
+});
+
+const HOLDER = `import type { FastifyRequest } from 'fastify';
+import { grant, user, type AclResult, type AclRule } from '../../lib/auth/index.js';
+import type { Memo } from '../../models/memo.js';
+
+export function holder(_request: FastifyRequest, object: Memo | undefined, rule: AclRule): AclResult {
+  return object?.holder != null ? grant(rule, user(object.holder)) : undefined;
+}
+`;
 
 const NOTICE = JSON.stringify({
   type: 'object',
@@ -102,10 +135,19 @@ describe('auth.hide_refused on the routes of an item’s dict and list fields', 
   const as = (name: string) => ({ headers: { authorization: tokens.get(name)! } });
 
   beforeAll(async () => {
-    const files = { 'api.raml': API, 'article.json': ARTICLE, 'desk.json': DESK, 'notice.json': NOTICE };
+    const files = {
+      'api.raml': API,
+      'article.json': ARTICLE,
+      'desk.json': DESK,
+      'notice.json': NOTICE,
+      'memo.json': MEMO,
+    };
     served = await servedApi(files, 'e2e-hide-refused-attributes', {
       env: { ...rootAuthEnv(), SVC_AUTH_HIDE_REFUSED: 'true' },
-      prepare: (dir) => writeFileSync(join(dir, 'src/custom/principals/author.ts'), AUTHOR),
+      prepare: (dir) => {
+        writeFileSync(join(dir, 'src/custom/principals/author.ts'), AUTHOR);
+        writeFileSync(join(dir, 'src/custom/principals/holder.ts'), HOLDER);
+      },
     });
     tokens = await memberTokens(api, ['ann', 'ben']);
     const made = await api('POST', '/articles', { title: 'Embargoed', author: 'ann', tags: ['scoop'] }, as('root'));
@@ -128,6 +170,20 @@ describe('auth.hide_refused on the routes of an item’s dict and list fields', 
     // Its author still reads it.
     const own = await api('GET', `/articles/${draft}/tags`, undefined, as('ann'));
     expect([own.status, own.body], own.text).toEqual([200, ['scoop']]);
+  });
+
+  it('answers a parent’s one-to-one object the caller may not view as one the parent does not have, word for word', async () => {
+    const desk = async () => (await api('POST', '/desks', {}, as('root'))).body.id as number;
+    const [held, bare] = [await desk(), await desk()];
+    const memo = await api('POST', `/desks/${held}/memo`, { holder: 'ann' }, as('root'));
+    expect(memo.status, memo.text).toBe(201);
+    const hidden = await api('GET', `/desks/${held}/memo`, undefined, as('ben'));
+    const missing = await api('GET', `/desks/${bare}/memo`, undefined, as('ben'));
+    expect([hidden.status, missing.status], hidden.text).toEqual([404, 404]);
+    expect(hidden.body.message).toBe(`Desk ${held} has no memo`);
+    expect(missing.body.message).toBe(`Desk ${bare} has no memo`);
+    const own = await api('GET', `/desks/${held}/memo`, undefined, as('ann'));
+    expect([own.status, own.body.holder], own.text).toEqual([200, 'ann']);
   });
 
   it('answers an anonymous caller there as the item route does', async () => {

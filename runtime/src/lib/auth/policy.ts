@@ -91,7 +91,7 @@ export function aclPolicy(ctx: AuthContext): Policy {
    * `auth.hide_refused`: an item the rules refuse by the object itself, and that the caller may not
    * view, is answered as one that does not exist (404), so that its key tells no one it is there;
    * so is one whose dict or list field the URL names (`/articles/1/tags`: an attribute route is
-   * decided on its item). A refusal that does not depend on the object (a group line, a route for
+   * decided on its item), and a parent's one-to-one object (`/photos/6/exif`, as "has none"). A refusal that does not depend on the object (a group line, a route for
    * admins) stays a 401 or 403: it says nothing of which objects exist.
    */
   const hidden = async (
@@ -102,7 +102,7 @@ export function aclPolicy(ctx: AuthContext): Policy {
     parent: Parameters<Policy['authorize']>[4],
   ): Promise<boolean> => {
     const key = route.model?.primaryKey;
-    const onItem = route.kind === 'item' || route.kind === 'attribute';
+    const onItem = route.kind === 'item' || route.kind === 'attribute' || route.kind === 'singular';
     if (!onItem || key === undefined || object?.[key] === undefined) return false;
     if (decidesWithoutObject(aclOf(route))) return false;
     if (permission === 'view') return true;

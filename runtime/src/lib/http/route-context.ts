@@ -5,7 +5,7 @@
  * an object. Made once per route, when the routes are registered.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badRequest, notFound, statusBody } from '../errors.js';
+import { badRequest, HttpError, notFound, statusBody } from '../errors.js';
 import { hasHandlers, inTransaction, withEvents, type Action, type EventRun } from '../events.js';
 import { assertInTime } from './deadline.js';
 import { generic, type AnyModel, type Model } from '../model.js';
@@ -278,10 +278,24 @@ export class RouteContext {
     if (early && !authorizedByKey.has(request)) await this.policy.authorize(request, permission, this.route, {});
     const object =
       this.route.kind === 'attribute' ? await this.parent(this.services.db, request) : await this.load(request);
-    if (!early) await this.policy.authorize(request, permission, this.route, this.asTyped(object));
+    if (!early) await this.authorizeLoaded(request, permission, object);
     // Only a write asks twice (its guard, then its handler); a weak map's entry costs a read for nothing.
     if (request.method !== 'GET' && request.method !== 'HEAD') authorized.set(request, object);
     return object;
+  }
+
+  /**
+   * The decision on the object the URL names. Hidden from the caller (`auth.hide_refused`), a
+   * parent's one-to-one object is answered as when the parent has none, word for word.
+   */
+  private async authorizeLoaded(request: FastifyRequest, permission: Permission, object: Rec): Promise<void> {
+    try {
+      await this.policy.authorize(request, permission, this.route, this.asTyped(object));
+    } catch (error) {
+      if (this.route.kind === 'singular' && error instanceof HttpError && error.statusCode === 404)
+        throw notFound(`${this.parentNamed(request)} has no ${this.route.parent!.field}`);
+      throw error;
+    }
   }
 
   /**
