@@ -473,6 +473,28 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
         ).toBe('200');
     });
 
+    it('names its own origin in the links of a request that names an absolute URL (GET http://other/...)', async () => {
+      const port = new URL(service.origin).port;
+      const get = async (target: string) => {
+        const answer = await rawSocket(
+          Number(port),
+          `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nCookie: ${cookies.get('root')!}\r\nConnection: close\r\n\r\n`,
+        );
+        return { status: answer.split(' ')[1], body: JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Rec };
+      };
+      const origin = `http://127.0.0.1:${port}`;
+      const page = await get(`http://evil.example${BASE}/users?_limit=1`);
+      expect(page.status, JSON.stringify(page.body)).toBe('200');
+      expect(page.body['next']).toMatch(new RegExp(`^${origin}${BASE}/users\\?_limit=1&_after=`));
+      const missing = await get(`http://evil.example${BASE}/stories/999999`);
+      expect([missing.status, missing.body['request_url']]).toEqual(['404', `${origin}${BASE}/stories/999999`]);
+      const nowhere = await get(`http://evil.example${BASE}/nowhere`);
+      expect([nowhere.status, nowhere.body['message']]).toEqual([
+        '404',
+        `${BASE}/nowhere is not a resource of this service`,
+      ]);
+    });
+
     it('answers TRACE and methods the router does not know with 405 and Allow, and OPTIONS of no item with 404', async () => {
       for (const method of ['TRACE', 'PROPFIND']) {
         const reply = await raw(service.origin, method, `${BASE}/stories/1`);

@@ -15,7 +15,7 @@ import Fastify, {
 } from 'fastify';
 import { badRequest, HttpError, notFound, statusBody } from '../errors.js';
 import type { HttpTimeouts, TrustProxy } from '../config.js';
-import { isHost, requestUrl } from './serialize.js';
+import { isHost, requestTarget, requestUrl } from './serialize.js';
 import { handlerDeadline } from './deadline.js';
 import { notAResource } from './error-handler.js';
 import { boundedRegExp, isBase64, JSON_SUFFIX_MEDIA_TYPE, withoutScriptLinks } from './patterns.js';
@@ -178,7 +178,8 @@ function refusal(request: FastifyRequest): HttpError | null {
     );
   // `/posts/` reaches `/posts/:id` with an empty key; like any URL that names nothing, a 404
   // that says so (Ramses answered trailing slashes 404 too).
-  if (Object.values(request.params as Record<string, string>).includes('')) return notFound(notAResource(request.url));
+  if (Object.values(request.params as Record<string, string>).includes(''))
+    return notFound(notAResource(requestTarget(request)));
   // U+0000 (which PostgreSQL cannot store) and absurd nesting are a 400 on every engine, not a 500.
   return requestShapeProblem({ query: request.query, path: request.params });
 }

@@ -11,7 +11,7 @@ import fp from 'fastify-plugin';
 import { HttpError, statusBody, type FieldError } from '../errors.js';
 import { databaseUnavailable, isDatabaseUnavailable } from '../database.js';
 import { ConstraintViolation, RecordNotFound, UnknownReference } from '../repository.js';
-import { requestUrl } from './serialize.js';
+import { requestTarget, requestUrl } from './serialize.js';
 import { knownPath } from './routing.js';
 
 export const errors = fp(
@@ -39,14 +39,14 @@ export const errors = fp(
     });
     app.setNotFoundHandler(async (request, reply) => {
       // A method the router does not know (PROPFIND…) on a known path: 405, as for any other.
-      const known = knownPath(app, request.url);
+      const known = knownPath(app, requestTarget(request));
       if (known) {
         return reply
           .code(405)
           .header('allow', known.allow)
           .send(statusBody(405, `${request.method} is not allowed on ${known.path}`, requestUrl(request)));
       }
-      return reply.code(404).send(statusBody(404, notAResource(request.url), requestUrl(request)));
+      return reply.code(404).send(statusBody(404, notAResource(requestTarget(request)), requestUrl(request)));
     });
   },
   { name: 'errors', fastify: '5.x' },

@@ -19,7 +19,7 @@ import { changeFeed, FeedHub } from '../feed/feed.js';
 import { Dispatcher, webhookTargets, type Target } from '../webhooks/dispatcher.js';
 import type { Delivery, DeliveryStatus, WebhookSettings } from '../webhooks/types.js';
 import { completeRoute, hooksOf, methodsOf, WRITE_METHODS as WRITES } from './routing.js';
-import { requestOrigin } from './serialize.js';
+import { requestOrigin, requestTarget } from './serialize.js';
 
 export interface OutboxOptions {
   readonly db: ServiceDatabase;
@@ -174,7 +174,7 @@ function whole(text: string | undefined, fallback: number, min: number, max: num
 }
 
 function nextUrl(request: FastifyRequest, seq: number): string {
-  const url = new URL(request.url, requestOrigin(request));
+  const url = new URL(requestTarget(request), requestOrigin(request));
   url.searchParams.set('_after', String(seq));
   return url.href;
 }

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseItemFields, parseListQuery, withoutPaging, type ListQuery } from './query.js';
 import { afterCursor, encodeCursor } from './cursor.js';
 import { etagOf } from './etag.js';
-import { includeFor, requestOrigin } from './serialize.js';
+import { includeFor, requestOrigin, requestTarget } from './serialize.js';
 import { attribute } from './attributes.js';
 import type { Where } from '../repository.js';
 import { combine, type Query, type Rec, type RouteContext } from './route-context.js';
@@ -87,7 +87,7 @@ function nextPage(
   const next = ranked
     ? `_start=${start}`
     : `_after=${encodeCursor(ctx.model, query.orderBy, records.at(-1)!, start, ctx.services.db.models)}`;
-  return `${requestOrigin(request)}${withoutPaging(request.url)}${next}`;
+  return `${requestOrigin(request)}${withoutPaging(requestTarget(request))}${next}`;
 }
 
 /**

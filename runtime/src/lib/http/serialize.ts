@@ -119,7 +119,23 @@ export function linkKeys(model: Model): Include<Rec> {
 
 /** The URL a request named: `request_url` of error bodies, `_self` of objects without a URL of their own. */
 export function requestUrl(request: FastifyRequest): string {
-  return `${requestOrigin(request)}${request.url}`;
+  return `${requestOrigin(request)}${requestTarget(request)}`;
+}
+
+/**
+ * The path and query a request named. HTTP/1.1 lets a client name an absolute URL instead
+ * (`GET http://elsewhere.example/v1/items`): its path, on this service's origin, never its host,
+ * which the answer's links would otherwise name (or run into this origin's).
+ */
+export function requestTarget(request: FastifyRequest): string {
+  const target = request.url;
+  if (target.startsWith('/')) return target;
+  try {
+    const url = new URL(target);
+    return `${url.pathname}${url.search}`;
+  } catch {
+    return '/';
+  }
 }
 
 /**
