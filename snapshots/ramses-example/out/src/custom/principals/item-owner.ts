@@ -19,7 +19,9 @@ import type { User } from '../../models/user.js';
  * (`grant` and `user` come from '../../lib/auth/index.js'). Returning nothing: the line matches no one.
  * The request may be another route's (a write that links to these objects, the change feed): decide
  * by `object`, `rule.parent` and `request.user`, never by the URL's parameters. It may be async and
- * read other objects (a membership) with `databaseOf(request)` from '../../db/index.js'.
+ * read other objects (a membership) with `databaseOf(request)` from '../../db/index.js'. What it
+ * reads there is as it is now, also when the change feed judges a past event: a photo made in a
+ * private album, then published with it, shows its earlier versions to whoever may view it now.
  */
 export function itemOwner(request: RequestBy<User>, object: Story | undefined, rule: AclRule): AclResult {
   return undefined;
