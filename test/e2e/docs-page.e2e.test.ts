@@ -52,6 +52,10 @@ describe.skipIf(chromiumMissing).each([
 
   it('loads offline in Chromium and shows every resource', async () => {
     const page = await browser.newPage();
+    const refused: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy|Refused to/i.test(message.text())) refused.push(message.text());
+    });
     const elsewhere: string[] = [];
     await page.route('**/*', (route) => {
       const url = new URL(route.request().url());
@@ -66,6 +70,10 @@ describe.skipIf(chromiumMissing).each([
     for (const resource of resources(fixture)) expect(tags).toContain(resource);
     expect(await page.locator('.opblock').count()).toBeGreaterThan(resources(fixture).length);
     expect(elsewhere).toEqual([]);
+    // It runs whole under its Content-Security-Policy, which another site's frame cannot hold.
+    expect(answer?.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(answer?.headers()['x-frame-options']).toBe('DENY');
+    expect(refused).toEqual([]);
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, `docs-${fixture}.png`), fullPage: false });
   });

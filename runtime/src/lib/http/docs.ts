@@ -3,6 +3,7 @@
  * over `{base}/openapi.json`. Its assets come from the `swagger-ui-dist` package in node_modules,
  * so the page works without a network. Only the files the page loads are served.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -21,7 +22,14 @@ export function docsRoutes(app: FastifyInstance, title: string): void {
   const folder = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const files = new Map<string, Buffer>();
   const page = docsPage(title);
-  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(page));
+  const policy = contentSecurityPolicy(page);
+  app.get('/docs', async (_request, reply) =>
+    reply
+      .header('content-security-policy', policy)
+      .header('x-frame-options', 'DENY')
+      .type('text/html; charset=utf-8')
+      .send(page),
+  );
   completeRoute(app, '/docs', ['GET']);
   // The page's relative URLs (`docs/…`) need it at `/docs`: `/docs/` is sent there.
   app.get('/docs/', async (_request, reply) => reply.redirect('../docs', 301));
@@ -35,6 +43,27 @@ export function docsRoutes(app: FastifyInstance, title: string): void {
     });
     completeRoute(app, `/docs/${name}`, ['GET']);
   }
+}
+
+/**
+ * What the page may load and run: its own files and its one inline script (by its hash), the
+ * styles and images Swagger UI makes; never in another site's frame (clickjacking its "Try it
+ * out", which sends the caller's cookie).
+ */
+function contentSecurityPolicy(page: string): string {
+  const script = /<script>([\s\S]*?)<\/script>/.exec(page)![1]!;
+  const hash = createHash('sha256').update(script).digest('base64');
+  return [
+    "default-src 'none'",
+    `script-src 'self' 'sha256-${hash}'`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
 }
 
 /** Relative URLs: `docs/…` and `openapi.json` resolve below the base path, wherever it is. */
