@@ -36,8 +36,24 @@ describe('login names', () => {
   });
 
   it('takes letters with marks, and other scripts', () => {
-    for (const name of ['josé', 'müller', 'क्षत्रिय', 'δημήτρης', '李雷'])
-      expect(loginProblem(loginForm(name), {})).toBeUndefined();
+    for (const name of [
+      'josé',
+      'müller',
+      'क्षत्रिय',
+      'δημήτρης',
+      '李雷',
+      'иван_77',
+      'alice.smith',
+      'li雷',
+      'ολγα@example.gr',
+    ])
+      expect(loginProblem(loginForm(name), {}), name).toBeUndefined();
+  });
+
+  it('refuses a name that mixes scripts whose letters look alike', () => {
+    // A Cyrillic а, a Greek ο, a Cyrillic е: each passes for the Latin letter.
+    for (const name of ['\u0430lice', 'r\u03bfot', 'admin\u0435', 'иван_ivan', 'αλφα-\u0430', '\u0430lice@example.com'])
+      expect(loginProblem(loginForm(name), {}), name).toContain('mixes Latin, Cyrillic or Greek letters');
   });
 
   it('checks lengths on the normalised name', () => {

@@ -3,8 +3,9 @@
  * as `e` plus a combining accent, or a full-width `Ａ`, is the same name as its plain spelling),
  * trimmed, lower-cased (`Alice@x` and `alice@x` are one account). A name that hides characters is
  * refused: control, format and invisible characters (a zero-width space makes `admin\u200b` look
- * like `admin`), private-use and unassigned ones, and combining marks with nothing to combine with
- * or stacked more than three deep. Lengths are checked on the normalised form (`"   "` is empty).
+ * like `admin`), private-use and unassigned ones, combining marks with nothing to combine with
+ * or stacked more than three deep, and letters of two of the scripts whose letters look alike
+ * (`аlice` with a Cyrillic `а` passes for `alice`). Lengths are checked on the normalised form (`"   "` is empty).
  */
 import { badRequest, type FieldError } from '../errors.js';
 import { characters } from '../text.js';
@@ -25,15 +26,25 @@ export function loginForm(text: string): string {
   return text.normalize('NFKC').trim().toLowerCase();
 }
 
+/** Scripts with letters that look alike (Latin `a`, Cyrillic `а`, Greek `ο`): a name takes one of them. */
+const LOOKALIKE_SCRIPTS = [/\p{Script=Latin}/u, /\p{Script=Cyrillic}/u, /\p{Script=Greek}/u];
+
 const HIDDEN = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
 const LONE_MARK = /(^|[^\p{L}\p{N}\p{M}])\p{M}/u;
 const STACKED_MARKS = /\p{M}{4,}/u;
+
+/** Each part of a name (an email's `ολγα@example.gr` is three) takes letters of one of those scripts. */
+function mixesLookalikes(part: string): boolean {
+  return LOOKALIKE_SCRIPTS.filter((script) => script.test(part)).length > 1;
+}
 
 /** Why `name` cannot be a login, or undefined when it can. */
 export function loginProblem(name: string, limits: LengthLimits): string | undefined {
   if (HIDDEN.test(name)) return 'contains an invisible, control or format character';
   if (LONE_MARK.test(name)) return 'has a combining mark with no letter before it';
   if (STACKED_MARKS.test(name)) return 'stacks more than three combining marks';
+  if (name.split(/[@.]/).some(mixesLookalikes))
+    return 'mixes Latin, Cyrillic or Greek letters, which look alike (a Cyrillic а in аlice)';
   const length = characters(name);
   if (length === 0) return 'cannot be empty or blank';
   if (limits.minLength !== undefined && length < limits.minLength)
