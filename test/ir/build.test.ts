@@ -1113,6 +1113,31 @@ describe('privacy lists that cannot be so (SVC2092)', () => {
   });
 });
 
+describe('a foreign key without ref_column_type (SVC2011)', () => {
+  it("names the type of the key it references, once that model's key is known", () => {
+    const dir = writeTree({
+      'api.raml': raml(`title: T\n${post('/animals', 'animal.json')}${post('/visits', 'visit.json')}`),
+      'animal.json': schema({
+        id,
+        name: str(),
+        visits: { _db_settings: { type: 'relationship', document: 'Visit', backref_name: 'animal' } },
+      }),
+      'visit.json': schema({
+        id,
+        animal_id: { _db_settings: { type: 'foreign_key', ref_document: 'Animal', ref_column: 'animal.id' } },
+      }),
+    });
+    const problems = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics;
+    expect(problems.map((d) => [d.code, d.message, d.hint])).toEqual([
+      [
+        'SVC2011',
+        'foreign_key field "animal_id" needs "ref_column_type": the type of Animal.id',
+        'write "ref_column_type": "id_field"',
+      ],
+    ]);
+  });
+});
+
 describe('_group_fields', () => {
   const files = (root: object) => ({
     'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),

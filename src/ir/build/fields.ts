@@ -667,7 +667,11 @@ class SettingsReader {
   foreignKey(required: boolean): ForeignKeyDecl {
     const document = this.requiredString('ref_document', 'the name of the referenced model, e.g. "User"');
     const column = this.requiredString('ref_column', 'the referenced column, e.g. "user.username"');
-    const columnType = this.requiredString('ref_column_type', 'the referenced column\'s type, e.g. "string"');
+    // Missing where the model is named, it is reported once that model's key is known (relationships.ts), naming its type.
+    const columnType =
+      document.value === ''
+        ? this.requiredString('ref_column_type', 'the referenced column\'s type, e.g. "string"')
+        : this.optionalString('ref_column_type');
     return {
       refDocument: document.value,
       refDocumentSpan: document.span,
@@ -705,6 +709,13 @@ class SettingsReader {
       span: e?.value.span ?? this.settings.span,
     });
     return { value: '', span: e?.value.span ?? this.settings.span };
+  }
+
+  /** A text parameter, or `''` where it is absent or no text (whoever needs it reports that). */
+  optionalString(key: string): { value: string; span: Span } {
+    const e = this.entry(key);
+    const value = e && isScalar(e.value) && typeof e.value.value === 'string' ? e.value.text : '';
+    return { value, span: e?.value.span ?? this.settings.span };
   }
 
   /** Parameters that mean nothing for this type are reported (a warning: Ramses ignored them). */

@@ -446,6 +446,13 @@ function checkForeignKeyFields(ctx: Context, claimed: ReadonlySet<FieldDraft>, f
         );
       }
       const pkType = keyType(referenced);
+      if (fk.refColumnType === '' && referenced.primaryKey) {
+        ctx.diagnostics.report(
+          'SVC2011',
+          `foreign_key field "${field.field.name}" needs "ref_column_type": the type of ${referenced.name}.${referenced.primaryKey}`,
+          { span: fk.refColumnTypeSpan, hint: `write "ref_column_type": "${pkType}"` },
+        );
+      }
       if (
         fk.refColumnType !== '' &&
         referenced.primaryKey &&
