@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
 import { openFeed } from '../support/feed.js';
-import { raml } from '../support/files.js';
+import { securedRaml } from '../support/files.js';
 import { apiClient, type Api } from '../support/http.js';
 import { rootAuthEnv } from '../support/library.js';
 import { projectOf, tool } from '../support/project.js';
@@ -24,36 +24,19 @@ import { apiToken, memberTokens } from '../support/served.js';
 
 type Rec = Record<string, unknown>;
 
-const API = raml(`title: Lab
-baseUri: http://{host}/{version}
-version: v1
-securitySchemes:
-  - ticket:
-      type: x-Ticket
-      settings:
-        secret: auth_tkt_secret
-  - key:
-      type: x-ApiKey
-  - lab_acl:
-      type: x-ACL
-      settings:
-        collection: |
-          allow g:admin all
-          allow authenticated view
-        item: |
-          allow g:admin all
-          allow authenticated view
-  - instrument_acl:
-      type: x-ACL
-      settings:
-        collection: |
-          allow g:admin all
-          allow authenticated view
-        item: |
-          allow g:admin all
-          allow {{keeper}} view
-          deny everyone all
-securedBy: [ticket, key]
+const API = securedRaml(
+  'Lab',
+  {
+    lab_acl: {
+      collection: 'allow g:admin all\nallow authenticated view',
+      item: 'allow g:admin all\nallow authenticated view',
+    },
+    instrument_acl: {
+      collection: 'allow g:admin all\nallow authenticated view',
+      item: 'allow g:admin all\nallow {{keeper}} view\ndeny everyone all',
+    },
+  },
+  `
 /labs:
   securedBy: [lab_acl]
   get:
@@ -80,7 +63,8 @@ securedBy: [ticket, key]
     /settings:
       get:
       post:
-`);
+`,
+);
 
 const LAB = JSON.stringify({
   type: 'object',

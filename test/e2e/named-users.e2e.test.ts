@@ -8,40 +8,22 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { testDatabase } from '../support/databases.js';
-import { raml } from '../support/files.js';
+import { securedRaml } from '../support/files.js';
 import { apiClient, type Api } from '../support/http.js';
 import { projectOf, tool } from '../support/project.js';
 import { rootAuthEnv } from '../support/library.js';
 import { startService } from '../support/server.js';
 
-const API = raml(`title: Matters
-baseUri: http://{host}/{version}
-version: v1
-securitySchemes:
-  - ticket:
-      type: x-Ticket
-      settings:
-        secret: auth_tkt_secret
-  - key:
-      type: x-ApiKey
-  - matters_acl:
-      type: x-ACL
-      settings:
-        collection: |
-          allow g:admin all
-          allow partner create
-          allow authenticated view
-        item: |
-          allow g:admin all
-          allow authenticated view
-  - users_acl:
-      type: x-ACL
-      settings:
-        collection: |
-          allow g:admin all
-        item: |
-          allow g:admin all
-securedBy: [ticket, key]
+const API = securedRaml(
+  'Matters',
+  {
+    matters_acl: {
+      collection: 'allow g:admin all\nallow partner create\nallow authenticated view',
+      item: 'allow g:admin all\nallow authenticated view',
+    },
+    users_acl: { collection: 'allow g:admin all', item: 'allow g:admin all' },
+  },
+  `
 /users:
   securedBy: [users_acl]
   post:
@@ -55,7 +37,8 @@ securedBy: [ticket, key]
     body:
       application/json:
         schema: !include matter.json
-`);
+`,
+);
 
 const MATTER = JSON.stringify({
   type: 'object',

@@ -10,32 +10,21 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { raml } from '../support/files.js';
+import { securedRaml } from '../support/files.js';
 import type { Api } from '../support/http.js';
 import { rootAuthEnv } from '../support/library.js';
 import { tool } from '../support/project.js';
 import { memberTokens, servedApi, type ServedApi } from '../support/served.js';
 
-const API = raml(`title: Papers
-baseUri: http://{host}/{version}
-version: v1
-securitySchemes:
-  - ticket:
-      type: x-Ticket
-      settings:
-        secret: auth_tkt_secret
-  - key:
-      type: x-ApiKey
-  - open_acl:
-      type: x-ACL
-      settings:
-        collection: |
-          allow g:admin all
-          allow authenticated view, create
-        item: |
-          allow g:admin all
-          allow authenticated view, update
-securedBy: [ticket, key]
+const API = securedRaml(
+  'Papers',
+  {
+    open_acl: {
+      collection: 'allow g:admin all\nallow authenticated view, create',
+      item: 'allow g:admin all\nallow authenticated view, update',
+    },
+  },
+  `
 /speakers:
   securedBy: [open_acl]
   get:
@@ -70,7 +59,8 @@ securedBy: [ticket, key]
     body:
       application/json:
         schema: !include talk.json
-`);
+`,
+);
 
 const keyOf = (target: string) => ({
   _db_settings: {

@@ -7,32 +7,18 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { testDatabase } from '../support/databases.js';
-import { raml } from '../support/files.js';
+import { securedRaml } from '../support/files.js';
 import { apiClient, type Api } from '../support/http.js';
 import { projectOf, tool } from '../support/project.js';
 import { rootAuthEnv } from '../support/library.js';
 import { startService } from '../support/server.js';
 
-const API = raml(`title: Staff
-baseUri: http://{host}/{version}
-version: v1
-securitySchemes:
-  - ticket:
-      type: x-Ticket
-      settings:
-        secret: auth_tkt_secret
-  - key:
-      type: x-ApiKey
-  - users_acl:
-      type: x-ACL
-      settings:
-        collection: |
-          allow g:admin all
-          allow g:hr view
-        item: |
-          allow g:admin all
-          allow g:hr view, update
-securedBy: [ticket, key]
+const API = securedRaml(
+  'Staff',
+  {
+    users_acl: { collection: 'allow g:admin all\nallow g:hr view', item: 'allow g:admin all\nallow g:hr view, update' },
+  },
+  `
 /users:
   securedBy: [users_acl]
   get:
@@ -44,7 +30,8 @@ securedBy: [ticket, key]
     get:
     put:
     patch:
-`);
+`,
+);
 
 const user = (title: object) =>
   JSON.stringify({

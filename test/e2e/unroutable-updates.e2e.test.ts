@@ -7,31 +7,20 @@
  * by its x-ACL, as before. SQLite, auth on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { raml } from '../support/files.js';
+import { securedRaml } from '../support/files.js';
 import type { Api } from '../support/http.js';
 import { rootAuthEnv } from '../support/library.js';
 import { memberTokens, servedApi, type ServedApi } from '../support/served.js';
 
-const API = raml(`title: Ledger
-baseUri: http://{host}/{version}
-version: v1
-securitySchemes:
-  - ticket:
-      type: x-Ticket
-      settings:
-        secret: auth_tkt_secret
-  - key:
-      type: x-ApiKey
-  - members_acl:
-      type: x-ACL
-      settings:
-        collection: |
-          allow g:admin all
-          allow authenticated all
-        item: |
-          allow g:admin all
-          allow authenticated all
-securedBy: [ticket, key]
+const API = securedRaml(
+  'Ledger',
+  {
+    members_acl: {
+      collection: 'allow g:admin all\nallow authenticated all',
+      item: 'allow g:admin all\nallow authenticated all',
+    },
+  },
+  `
 /users:
   securedBy: [members_acl]
   get:
@@ -62,7 +51,8 @@ securedBy: [ticket, key]
   /{id}:
     get:
     patch:
-`);
+`,
+);
 
 /** A foreign key to a user, by username. */
 const USER_KEY = {
