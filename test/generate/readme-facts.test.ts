@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateApiProject } from '../support/generated.js';
-import { raml, writeTree } from '../support/files.js';
+import { securedRaml, writeTree } from '../support/files.js';
 
 const userSchema = (groups: object) =>
   JSON.stringify({
@@ -22,20 +22,19 @@ const userSchema = (groups: object) =>
 
 async function readmeOf(groups: object): Promise<string> {
   const dir = writeTree({
-    'api.raml': raml(`title: Shelter
-securitySchemes:
-  - ticket:
-      type: x-Ticket
-      settings:
-        secret: auth_tkt_secret
-securedBy: [ticket]
+    'api.raml': securedRaml(
+      'Shelter',
+      { users_acl: { collection: 'allow g:admin all' } },
+      `
 /users:
+  securedBy: [users_acl]
   get:
   post:
     body:
       application/json:
         schema: !include user.json
-`),
+`,
+    ),
     'user.json': userSchema(groups),
   });
   return (await generateApiProject(join(dir, 'api.raml'))).get('README.md')!.content;

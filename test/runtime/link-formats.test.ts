@@ -4,10 +4,9 @@
  * front end rendering the stored value as `<a href>` would run in its viewers' pages.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../runtime/src/lib/http/app.js';
+import { testApp, type App } from '../support/app.js';
 import { errors } from '../../runtime/src/lib/http/error-handler.js';
 
-type App = ReturnType<typeof createApp>;
 let app: App | undefined;
 
 afterEach(async () => {
@@ -16,13 +15,7 @@ afterEach(async () => {
 });
 
 async function service(): Promise<App> {
-  app = createApp({
-    logLevel: 'info',
-    bodyLimit: 4096,
-    timeouts: { request: 5000, keepAlive: 5000, handler: 5000 },
-    trustProxy: false,
-    logger: false,
-  });
+  app = testApp(4096);
   const body = {
     type: 'object',
     properties: { link: { type: 'string', format: 'uri' }, ref: { type: 'string', format: 'uri-reference' } },

@@ -7,9 +7,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../runtime/src/lib/http/app.js';
+import { testApp, type App } from '../support/app.js';
 
-type App = ReturnType<typeof createApp>;
 let app: App | undefined;
 
 afterEach(async () => {
@@ -18,13 +17,7 @@ afterEach(async () => {
 });
 
 async function service(): Promise<App> {
-  app = createApp({
-    logLevel: 'info',
-    bodyLimit: 1024,
-    timeouts: { request: 5000, keepAlive: 5000, handler: 5000 },
-    trustProxy: false,
-    logger: false,
-  });
+  app = testApp();
   app.get<{ Params: { ms: string } }>('/wait/:ms', async (request) => {
     await sleep(Number(request.params.ms));
     return { waited: Number(request.params.ms) };
