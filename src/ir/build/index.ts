@@ -170,37 +170,39 @@ function warnOfPrivacyLists(diagnostics: DiagnosticBag, model: ModelDraft): void
 
 /** A `_group_fields` entry that shows its group nothing more: all members, or no one, see the field. */
 function warnOfGroupFields(diagnostics: DiagnosticBag, model: ModelDraft): void {
-  const members = model.authFields ? new Set(model.authFields.names) : null;
-  const hidden = new Set(model.hiddenFields?.names ?? []);
   for (const list of model.groupFields) {
     list.names.forEach((name, i) => {
-      const why = hidden.has(name)
-        ? [
-            '_hidden_fields shows it to admins only',
-            `take "${name}" out of _hidden_fields to show it to g:${list.group}`,
-          ]
-        : members === null
-          ? [
-              'without _auth_fields every member sees every field',
-              `list in _auth_fields the fields every member sees, without "${name}"`,
-            ]
-          : members.has(name)
-            ? [
-                '_auth_fields shows it to every member',
-                `take "${name}" out of _auth_fields to show it to g:${list.group} only`,
-              ]
-            : undefined;
-      if (!why) return;
+      const problem = groupFieldProblem(model, name, `g:${list.group}`);
+      if (!problem) return;
       diagnostics.report(
         'SVC2092',
-        `_group_fields of ${model.name} shows "${name}" to g:${list.group}, but ${why[0]}`,
+        `_group_fields of ${model.name} shows "${name}" to g:${list.group}, but ${problem.why}`,
         {
           span: list.spans[i]!,
-          hint: why[1]!,
+          hint: problem.hint,
         },
       );
     });
   }
+}
+
+function groupFieldProblem(model: ModelDraft, name: string, group: string): { why: string; hint: string } | undefined {
+  if (model.hiddenFields?.names.includes(name))
+    return {
+      why: '_hidden_fields shows it to admins only',
+      hint: `take "${name}" out of _hidden_fields to show it to ${group}`,
+    };
+  if (model.authFields === null)
+    return {
+      why: 'without _auth_fields every member sees every field',
+      hint: `list in _auth_fields the fields every member sees, without "${name}"`,
+    };
+  if (model.authFields.names.includes(name))
+    return {
+      why: '_auth_fields shows it to every member',
+      hint: `take "${name}" out of _auth_fields to show it to ${group} only`,
+    };
+  return undefined;
 }
 
 function finishModel(

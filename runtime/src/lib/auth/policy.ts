@@ -2,9 +2,8 @@
  * The policy with `auth = true`: every route asks its x-ACL (resources without one
  * are for `g:admin` only); anonymous callers who are refused get 401, logged-in ones 403. Fields:
  * anonymous callers see `_public_fields`, logged-in ones `_auth_fields` (and their groups'
- * `_group_fields`), nobody but admins sees
- * `_hidden_fields`, and nobody ever sees a password hash. Writing a field one cannot see is a 403,
- * and only admins may change anyone's groups.
+ * `_group_fields`), nobody but admins sees `_hidden_fields`, and nobody ever sees a password hash.
+ * Writing a field one cannot see is a 403, and only admins may change anyone's groups.
  */
 import type { FastifyRequest } from 'fastify';
 import { HttpError, notFound } from '../errors.js';
@@ -91,8 +90,9 @@ export function aclPolicy(ctx: AuthContext): Policy {
    * `auth.hide_refused`: an item the rules refuse by the object itself, and that the caller may not
    * view, is answered as one that does not exist (404), so that its key tells no one it is there;
    * so is one whose dict or list field the URL names (`/articles/1/tags`: an attribute route is
-   * decided on its item), and a parent's one-to-one object (`/photos/6/exif`, as "has none"). A refusal that does not depend on the object (a group line, a route for
-   * admins) stays a 401 or 403: it says nothing of which objects exist.
+   * decided on its item), and a parent's one-to-one object (`/photos/6/exif`, answered as "has
+   * none"). A refusal that does not depend on the object (a group line, a route for admins) stays
+   * a 401 or 403: it says nothing of which objects exist.
    */
   const hidden = async (
     request: FastifyRequest,
