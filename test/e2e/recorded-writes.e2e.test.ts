@@ -79,7 +79,8 @@ export async function settle(event: SettleEvent): Promise<void> {
   if (event.fields.status?.new_value !== 'approved') return;
   const application = event.instance!;
   const animal = application.animal_id!;
-  const db = recorded(event.db);
+  // Recorded twice is recorded once.
+  const db = recorded(recorded(event.db));
   await db.animal.update({ where: { id: animal }, data: { status: 'adopted' } });
   await db.application.updateMany({
     where: { animal_id: animal, status: 'pending', id: { not: application.id } },

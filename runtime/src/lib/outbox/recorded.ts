@@ -15,10 +15,15 @@ import { recordChange } from './record.js';
 
 type Rec = Record<string, unknown>;
 
+/** Marks a database whose writes are recorded already: recorded twice, each write would have two events. */
+const RECORDING = Symbol('recording');
+
 export function recorded<D extends ServiceDatabase>(db: D): D {
+  if ((db as { [RECORDING]?: true })[RECORDING]) return db;
   const wrapped = new WeakMap<object, EngineRepository>();
   return new Proxy(db, {
     get(target, property) {
+      if (property === RECORDING) return true;
       if (property === 'transaction')
         return <T>(work: (tx: D) => Promise<T>) => target.transaction((tx) => work(recorded(tx as D)));
       if (property === 'repository') return (model: string) => recordingOf(target.repository(model));
