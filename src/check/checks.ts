@@ -12,6 +12,7 @@ import { undoneItemRules } from './item-rules.js';
 import { skippedItemHandlers } from './bulk-handlers.js';
 import { cascadedHandlers } from './cascaded-handlers.js';
 import { hiddenByTheOtherSide } from '../ir/privacy.js';
+import { checkStrangersSeeMore } from './strangers.js';
 
 export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   checkReservedRoutes(diagnostics, ir, sources);
@@ -28,6 +29,7 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkUserPrincipals(diagnostics, ir, sources);
   checkUnreachableAclLines(diagnostics, ir, sources);
   checkBackrefsOfHiddenLinks(diagnostics, ir, sources);
+  checkStrangersSeeMore(diagnostics, ir, sources);
 }
 
 /**

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { modelNameOf, slug } from '../../src/ir/naming.js';
 import type { Model, ServiceIR } from '../../src/ir/types.js';
 import { analyze } from '../../src/pipeline.js';
-import { raml, writeTree } from '../support/files.js';
+import { raml, securedRaml, writeTree } from '../support/files.js';
 
 function build(files: Record<string, string>): { ir: ServiceIR; codes: string[] } {
   const dir = writeTree(files);
@@ -1184,6 +1184,41 @@ describe('_group_fields', () => {
     expect(
       warnings({ _auth_fields: ['id'], _hidden_fields: ['notes'], _group_fields: { 'g:x': ['notes', 'value'] } }),
     ).toEqual(['SVC2092w _group_fields of Item shows "notes" to g:x, but _hidden_fields shows it to admins only']);
+  });
+});
+
+describe('a stranger shown more than a member (SVC2092)', () => {
+  const files = (root: object, view = 'allow everyone view') => ({
+    'api.raml': securedRaml(
+      'Clinic',
+      { records: { collection: `allow g:admin all\n${view}`, item: `allow g:admin all\n${view}` } },
+      `\n/records:\n  securedBy: [records]\n  get:\n  post:\n    body:\n      application/json:\n        schema: !include record.json\n  /{id}:\n    get:\n`,
+    ),
+    'record.json': schema({ id, diagnosis: str(), internal_note: str() }, root),
+  });
+  const warnings = (root: object, view?: string) => {
+    const dir = writeTree(files(root, view));
+    return analyze(join(dir, 'api.raml'), { cwd: dir })
+      .diagnostics.filter((d) => d.code === 'SVC2092')
+      .map((d) => `${d.message} | ${d.hint ?? ''}`);
+  };
+
+  it('warns where anonymous callers may view objects whose fields members are not all shown, for want of _public_fields', () => {
+    expect(warnings({ _auth_fields: ['id', 'diagnosis'] })).toEqual([
+      'Record has no _public_fields, so anonymous callers see every field, "internal_note" too, which members are not shown, and the x-ACL of /records lets them view it | list what anonymous callers see: "_public_fields": ["id","diagnosis"] (or [] for none)',
+    ]);
+    // A group's field is one other members are not shown.
+    expect(warnings({ _auth_fields: ['id', 'diagnosis'], _group_fields: { 'g:vet': ['internal_note'] } })).toHaveLength(
+      1,
+    );
+  });
+
+  it('says nothing where _public_fields is given, members see every field, or anonymous callers may not view', () => {
+    expect(warnings({ _auth_fields: ['id', 'diagnosis'], _public_fields: ['id'] })).toEqual([]);
+    expect(warnings({})).toEqual([]);
+    expect(warnings({ _auth_fields: ['id', 'diagnosis'], _hidden_fields: ['internal_note'] })).toEqual([]);
+    expect(warnings({ _auth_fields: ['id', 'diagnosis'] }, 'allow authenticated view')).toEqual([]);
+    expect(warnings({ _auth_fields: ['id', 'diagnosis'] }, 'deny everyone view\nallow everyone view')).toEqual([]);
   });
 });
 
