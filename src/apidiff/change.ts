@@ -5,6 +5,7 @@
 
 /** Every kind of change the classifier tells apart, and whether it breaks clients. */
 export const CHANGE_KINDS = {
+  'base-path-changed': { breaking: true, title: 'base path changed' },
   'route-removed': { breaking: true, title: 'route removed' },
   'method-removed': { breaking: true, title: 'method removed' },
   'path-parameter-renamed': { breaking: true, title: 'path parameter renamed' },
@@ -87,7 +88,7 @@ export function change(
 export function locationOf(c: ApiChange): string {
   const shown = c.operations.slice(0, 3).join(', ') + (c.operations.length > 3 ? `, +${c.operations.length - 3}` : '');
   if (c.schema) return `${c.schema}${c.path ? `.${c.path}` : ''}${shown ? ` (${shown})` : ''}`;
-  return `${shown}${c.path ? ` ${c.path}` : ''}`;
+  return `${shown}${c.path ? ` ${c.path}` : ''}`.trim();
 }
 
 /** A stable order: breaking first, then by location and kind. */

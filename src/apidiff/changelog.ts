@@ -73,7 +73,8 @@ function union(first: readonly string[], then: readonly string[]): string[] {
 }
 
 function line(c: ApiChange): string {
-  return `\`${locationOf(c).replace(/`/g, "'")}\`: ${changeText(c, escape)}`;
+  const at = locationOf(c);
+  return at ? `\`${at.replace(/`/g, "'")}\`: ${changeText(c, escape)}` : changeText(c, escape);
 }
 
 /** Markdown would read `*` and a `_` that starts a word as emphasis, `<` as HTML and `[` as a link. */

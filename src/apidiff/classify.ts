@@ -36,10 +36,36 @@ export interface ClassifyOptions {
 
 export function classifyChanges(before: Json, after: Json, options: ClassifyOptions = {}): ApiChange[] {
   const out: ApiChange[] = [];
+  compareBasePaths(before, after, out);
   compareRoutes(before, after, out, new Map([...(options.renames?.values() ?? [])].flatMap((m) => [...m])));
   compareComponents(before, after, out, options);
   compareComponentParameters(before, after, parameterUsers(operationsOf(before).values()), out);
   return sortChanges(dedupe(out));
+}
+
+/**
+ * The path every route is below (`servers[0].url`: `/api/v1`, from the RAML's `baseUri` and
+ * `version`): a new one moves every route, which the paths (relative to it) do not show.
+ */
+function compareBasePaths(before: Json, after: Json, out: ApiChange[]): void {
+  const [was, is] = [basePathOf(before), basePathOf(after)];
+  if (was === undefined || is === undefined || was === is) return;
+  out.push(
+    change(
+      'base-path-changed',
+      // Every operation: no one is named.
+      { operations: [], path: '' },
+      `${was || '/'} → ${is || '/'}: every route moved`,
+      "clients must call the new paths; keep the old base path (the RAML's baseUri and version) while they cannot",
+    ),
+  );
+}
+
+function basePathOf(document: Json): string | undefined {
+  const servers = document['servers'];
+  const first: unknown = Array.isArray(servers) ? servers[0] : undefined;
+  const url = typeof first === 'object' && first !== null ? (first as Json)['url'] : undefined;
+  return typeof url === 'string' ? url : undefined;
 }
 
 /** `/posts/{slug}` → `/posts/{}`: the route, whatever its parameters are called. */

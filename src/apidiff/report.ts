@@ -47,7 +47,8 @@ export function reportBreakingChanges(
 
 /** `PostCreate.title (POST /posts): request field made required — is now required`. */
 export function describeChange(c: ApiChange): string {
-  return `${locationOf(c)}: ${changeText(c)}`;
+  const at = locationOf(c);
+  return at ? `${at}: ${changeText(c)}` : changeText(c);
 }
 
 /** Svcgen's component schemas are named after their model: `Post`, `PostCreate`, `PostUpdate`, `PostCollection`. */

@@ -37,6 +37,12 @@ const NEW_MODEL = {
 export const CASES: readonly ApiCase[] = [
   // --- breaking --------------------------------------------------------------------------------
   {
+    name: 'every route moves to another base path',
+    breaking: true,
+    kinds: ['base-path-changed'],
+    api: (a) => void (a.raml = edited(a.raml, 'version: v1\n', 'baseUri: http://{host}/api/{version}\nversion: v1\n')),
+  },
+  {
     name: 'a route is removed',
     breaking: true,
     kinds: ['route-removed'],

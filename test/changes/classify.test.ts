@@ -60,6 +60,16 @@ describe('classifyChanges', () => {
     expect(classifyChanges(doc(), doc())).toEqual([]);
   });
 
+  it('tells of every route moved to another base path, which the paths below it do not show', () => {
+    const at = (url: string) => (d: Loose) => void (d.servers = [{ url }]);
+    expect(kinds(doc(at('/api/v0')), doc(at('/api/v1')))).toEqual(['B base-path-changed']);
+    const [moved] = classifyChanges(doc(at('/api/v1')), doc(at('')));
+    expect([moved?.operations, moved?.message]).toEqual([[], '/api/v1 → /: every route moved']);
+    expect(kinds(doc(at('/api/v1')), doc(at('/api/v1')))).toEqual([]);
+    // A document without servers says nothing of it.
+    expect(kinds(doc(), doc(at('/api/v1')))).toEqual([]);
+  });
+
   it('follows $refs into components, through responses and nested schemas, and says each once', () => {
     const changes = classifyChanges(
       doc(),

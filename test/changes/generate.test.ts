@@ -191,6 +191,27 @@ describe('an API before its first release (version 0)', () => {
     expect(after.stderr).toContain('error SVC3111: breaks clients: GET /items/{id}/parts: route removed');
   });
 
+  it('tells of the routes a new version moves (baseUri /api/{version}): listed before 1, refused after', async () => {
+    const versioned = (version: string) => (a: ApiSource) =>
+      void (a.raml = edited(
+        a.raml,
+        /version: v\d+\n/.exec(a.raml)![0],
+        `baseUri: http://{host}/api/{version}\nversion: ${version}\n`,
+      ));
+    // From the base project's released contract (no base path): itself a move, allowed.
+    const p = project(versioned('v0'));
+    expect((await p.generate('--allow-breaking')).code).toBe(0);
+    p.edit((a) => void (a.raml = edited(a.raml, 'version: v0\n', 'version: v1\n')));
+    const released = await p.generate('--release', 'v1');
+    expect(released.code, released.stderr).toBe(0);
+    expect(released.stderr).toContain('breaking   base path changed — /api/v0 → /api/v1: every route moved');
+    expect(p.read('API-CHANGES.md')).toMatch(/## v1\n\n### Breaking\n\n- base path changed — \/api\/v0 → \/api\/v1/);
+    p.edit((a) => void (a.raml = edited(a.raml, 'version: v1\n', 'version: v2\n')));
+    const moved = await p.generate();
+    expect(moved.code).toBe(1);
+    expect(moved.stderr).toContain('error SVC3111: breaks clients: base path changed — /api/v1 → /api/v2');
+  });
+
   it('says how in the error of a released API', async () => {
     const run = await project(dropPatch).generate();
     expect(run.code).toBe(1);
