@@ -43,9 +43,9 @@ describe('svcgen init', () => {
     }
     const readme = readFileSync(join(service, 'README.md'), 'utf8');
     for (const route of [
-      '| POST   | `/api/v1/notebooks/{id}/notes`',
-      '| PATCH  | `/api/v1/notes/{id}`',
-      '`POST /api/v1/auth/login`',
+      '| POST   | `/api/v0/notebooks/{id}/notes`',
+      '| PATCH  | `/api/v0/notes/{id}`',
+      '`POST /api/v0/auth/login`',
     ])
       expect(readme).toContain(route);
   });

@@ -14,7 +14,7 @@ import { repoRoot } from '../support/paths.js';
 import { linkDependencies, tool } from '../support/project.js';
 import { startService, type RunningService } from '../support/server.js';
 
-const BASE = '/api/v1';
+const BASE = '/api/v0';
 
 /** The ```ts blocks of the starter's README: the principal's, then the handler's. */
 function readmeSnippets(readme: string): { principalImport: string; principalReturn: string; handler: string } {
