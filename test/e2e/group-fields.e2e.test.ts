@@ -53,13 +53,19 @@ const FILES = {
     _event_previous: true,
     _public_fields: ['id', 'title'],
     _auth_fields: ['id', 'title', 'room'],
-    _group_fields: { 'g:registrar': ['insurance_value'], 'g:conservator': ['condition'] },
+    // `g:conservator,registrar` is one group, whose name has a comma: not conservators and registrars.
+    _group_fields: {
+      'g:registrar': ['insurance_value'],
+      'g:conservator': ['condition'],
+      'g:conservator,registrar': ['provenance'],
+    },
     properties: {
       id: { _db_settings: { type: 'id_field', primary_key: true } },
       title: { type: 'string', _db_settings: { type: 'string', required: true } },
       room: { type: ['string', 'null'], _db_settings: { type: 'string' } },
       insurance_value: { type: ['integer', 'null'], _db_settings: { type: 'integer' } },
       condition: { type: ['string', 'null'], _db_settings: { type: 'text' } },
+      provenance: { type: ['string', 'null'], _db_settings: { type: 'string' } },
     },
   }),
 };
@@ -88,9 +94,11 @@ describe.each(ENGINES)('fields shown to a group, on %s', (engine) => {
     database = await testDatabase(engine, dir, 'group_fields');
     service = await startService(dir, { ...database.env, ...rootAuthEnv() }, '/v1');
     api = apiClient(service.origin, '/v1');
-    tokens = await memberTokens(api, ['rita', 'carl', 'both', 'mia']);
+    tokens = await memberTokens(api, ['rita', 'carl', 'both', 'odd', 'mia']);
     for (const [name, groups] of [
-      ['rita', ['user', 'registrar']],
+      // As an admin may type it: groups are read as the x-ACLs read them, lower-cased.
+      ['rita', ['user', 'Registrar']],
+      ['odd', ['user', 'conservator,registrar']],
       ['carl', ['user', 'conservator']],
       ['both', ['user', 'registrar', 'conservator']],
     ] as const) {
@@ -100,7 +108,13 @@ describe.each(ENGINES)('fields shown to a group, on %s', (engine) => {
     const created = await api(
       'POST',
       '/artworks',
-      { title: 'Water Lilies', room: 'east wing', insurance_value: 5000, condition: 'craquelure near the frame' },
+      {
+        title: 'Water Lilies',
+        room: 'east wing',
+        insurance_value: 5000,
+        condition: 'craquelure near the frame',
+        provenance: 'bought 1926',
+      },
       as('root'),
     );
     expect(created.status, created.text).toBe(201);
@@ -129,8 +143,10 @@ describe.each(ENGINES)('fields shown to a group, on %s', (engine) => {
     expect(await seen('mia')).toEqual(['id', 'room', 'title']);
     expect(await seen('rita')).toEqual(['id', 'insurance_value', 'room', 'title']);
     expect(await seen('carl')).toEqual(['condition', 'id', 'room', 'title']);
+    // Whoever reads first, the group with a comma in its name and the two groups it spells are told apart.
+    expect(await seen('odd')).toEqual(['id', 'provenance', 'room', 'title']);
     expect(await seen('both')).toEqual(['condition', 'id', 'insurance_value', 'room', 'title']);
-    expect(await seen('root')).toEqual(['condition', 'id', 'insurance_value', 'room', 'title']);
+    expect(await seen('root')).toEqual(['condition', 'id', 'insurance_value', 'provenance', 'room', 'title']);
   });
 
   it('says who sees each field in the OpenAPI document', async () => {
@@ -188,13 +204,19 @@ describe.each(ENGINES)('fields shown to a group, on %s', (engine) => {
       ),
     );
     try {
-      const patched = await api('PATCH', `/artworks/${String(artwork)}`, { insurance_value: 9000 }, as('root'));
-      expect(patched.status, patched.text).toBe(200);
+      const patch = async (body: Rec) => {
+        const patched = await api('PATCH', `/artworks/${String(artwork)}`, body, as('root'));
+        expect(patched.status, patched.text).toBe(200);
+      };
+      // A new value mia may not read: no event of hers, which would tell her when it changed.
+      await patch({ insurance_value: 9000 });
+      await patch({ room: 'west wing', insurance_value: 9500 });
       for (const feed of feeds) await feed.until((messages) => messages.length >= 1);
       const [mia, rita] = feeds.map((feed) => JSON.parse(feed.messages[0]!.data).data as Rec);
+      expect(mia!['object']).toMatchObject({ room: 'west wing' });
       expect(mia!['object']).not.toHaveProperty('insurance_value');
       expect(mia!['previous']).not.toHaveProperty('insurance_value');
-      expect(mia!['changed']).toEqual([]);
+      expect(mia!['changed']).toEqual(['room']);
       expect(rita!['object']).toMatchObject({ insurance_value: 9000 });
       expect(rita!['previous']).toMatchObject({ insurance_value: 7000 });
       expect(rita!['changed']).toEqual(['insurance_value']);

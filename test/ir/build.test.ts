@@ -1164,6 +1164,10 @@ describe('_group_fields', () => {
       /^SVC2006 .*not a group \| .*per kind of caller, not per object.*one-to-one/,
     );
     expect(built({ _group_fields: ['value'] }).diagnostics.map((d) => d.code)).toEqual(['SVC2006']);
+    const twice = built({ _auth_fields: ['id'], _group_fields: { 'g:HR': ['value'], 'g:hr': ['notes'] } });
+    expect(twice.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      ['SVC2006', '"g:hr" in "_group_fields" names g:hr again'],
+    ]);
     expect(built({ _auth_fields: ['id'], _group_fields: { 'g:x': 'value' } }).diagnostics.map((d) => d.code)).toEqual([
       'SVC2006',
     ]);

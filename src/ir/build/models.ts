@@ -276,6 +276,15 @@ function groupFieldLists(diagnostics: DiagnosticBag, root: YMap): GroupFieldList
       });
       continue;
     }
+    const same = lists.find((l) => l.group === group);
+    if (same) {
+      // Group names are read lower-cased, as the x-ACLs read them: `g:HR` and `g:hr` are one group.
+      diagnostics.report('SVC2006', `"${entry.key.text}" in "_group_fields" names g:${group} again`, {
+        span: entry.key.span,
+        hint: 'group names are read lower-cased, as the x-ACLs read them: give the group one list',
+      });
+      continue;
+    }
     const list = nameList(diagnostics, e.value, entry.key.text);
     if (list) lists.push({ ...list, group, span: entry.key.span });
   }

@@ -101,11 +101,10 @@ export function remember(
   user: Record<string, unknown>,
   via: Identity['via'],
 ): void {
-  const groups = Array.isArray(user['groups']) ? user['groups'].map(String) : [];
   request.user = user;
   (request as unknown as { [IDENTITY]?: Identity })[IDENTITY] = {
     id: userKeyOf(ctx, user),
-    groups: new Set(groups),
+    groups: new Set(groupsOf(user)),
     via,
   };
 }
@@ -266,4 +265,12 @@ function cookieOptions(ctx: AuthContext, request: FastifyRequest, ticket: { read
 /** The ticket cookie's name: the RAML's, with `__Host-` before it when auth.cookie_host_prefix says so. */
 function cookieName(ctx: AuthContext, ticket: { readonly cookieName: string }): string {
   return ctx.config.authCookieHostPrefix ? `__Host-${ticket.cookieName}` : ticket.cookieName;
+}
+
+/**
+ * A user's groups as the x-ACLs and `_group_fields` name them: lower-cased, as svcgen reads
+ * `g:HR` (an admin who typed "HR" into a user's groups meant that group, not none).
+ */
+export function groupsOf(user: Record<string, unknown>): string[] {
+  return Array.isArray(user['groups']) ? user['groups'].map((g) => String(g).toLowerCase()) : [];
 }

@@ -189,7 +189,8 @@ function visibility(models: ModelRegistry) {
   const named = new Set([...models.values()].flatMap((m) => Object.keys(m.groupFields ?? {})));
   return (model: Model, who: Audience, request: FastifyRequest): ReadonlySet<string> | null => {
     const groups = who === 'member' && named.size ? fieldGroups(callerOf(request).groups, named) : NO_GROUPS;
-    const key = groups.length ? `${who}:${groups.join(',')}` : who;
+    // As JSON: a group's name may hold any character (`x,y` is one group, not x and y).
+    const key = groups.length ? `${who}:${JSON.stringify(groups)}` : who;
     let byAudience = cache.get(model);
     if (!byAudience) cache.set(model, (byAudience = new Map()));
     if (!byAudience.has(key)) byAudience.set(key, fieldsFor(model, who, models, groups));

@@ -18,7 +18,7 @@ import { statusAnswer, tokenAnswer } from '../http/schemas.js';
 import { includeFor, requestOrigin, requestUrl, serialize } from '../http/serialize.js';
 import { namedUsers } from './acl.js';
 import { credentials, userKeyOf, userModel, users, type AuthContext, type PrepareWrite } from './context.js';
-import { clearTicket, callerOf, crossSite, logIn } from './identity.js';
+import { clearTicket, callerOf, crossSite, groupsOf, logIn } from './identity.js';
 import { fieldRefusal, fieldsFor } from './policy.js';
 import { apiKeyHeader, newToken, tokenDigest } from './tokens.js';
 import { fingerprint } from './ticket.js';
@@ -40,7 +40,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
     hideRefusedLinks(policy, request, db, model, [user]);
   /** The user's own record, and what it embeds as they see it (their groups' `_group_fields` too). */
   const own = (request: FastifyRequest, user: Rec) => {
-    const groups = Array.isArray(user['groups']) ? user['groups'].map(String).sort() : [];
+    const groups = groupsOf(user).sort();
     return serialize({
       baseUrl: `${requestOrigin(request)}${ctx.basePath}`,
       requestUrl: requestUrl(request),

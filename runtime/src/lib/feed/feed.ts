@@ -375,7 +375,11 @@ function viewer(
     const asWas = event.data.previous;
     const was = asWas && (await policy.may(request, 'view', route, asWas)) ? previous : undefined;
     const then = was ? policy.visibleFields(request, model, asWas) : null;
-    const before = was ? { previous: shown(was, then), changed: (changed ?? []).filter((f) => sees(f, then)) } : {};
+    const seenChanged = (changed ?? []).filter((f) => sees(f, then));
+    // A change of nothing they may read is no news to them: sent, it would tell when a hidden field
+    // (a salary) or a hidden link changed.
+    if (was && event.data.changed?.length && seenChanged.length === 0) return null;
+    const before = was ? { previous: shown(was, then), changed: seenChanged } : {};
     return { ...event, data: { pk: event.data.pk, object: shown(shownObject), ...before } };
   };
   /**
