@@ -30,6 +30,12 @@ version: v1
     /chapters:
       get:
       post:
+    /hours:
+      get:
+      post:
+    /codes:
+      get:
+      post:
 `);
 
 const MARKER = {
@@ -50,6 +56,20 @@ const EPISODE = JSON.stringify({
       description: 'chapter markers, in order',
       required: ['markers'],
       properties: { markers: { type: 'array', maxItems: 3, items: { $ref: '#/definitions/marker' } } },
+      _db_settings: { type: 'dict' },
+    },
+    // Keys named by propertyNames: the merge test adds a key it lists (a new user's opening hours failed it).
+    hours: {
+      type: ['object', 'null'],
+      propertyNames: { enum: ['mon', 'tue'] },
+      additionalProperties: { $ref: '#/definitions/marker' },
+      _db_settings: { type: 'dict' },
+    },
+    // Keys by a pattern, which no sample is sure to meet: the merge test merges the sample's own value.
+    codes: {
+      type: ['object', 'null'],
+      propertyNames: { pattern: '^[A-Z]{2}$' },
+      additionalProperties: { type: 'string' },
       _db_settings: { type: 'dict' },
     },
   },

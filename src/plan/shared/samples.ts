@@ -111,12 +111,22 @@ export function dictEntry(field: Field): { key: string; value: unknown } | undef
     const value = schemaSample(declared[1]);
     return value === undefined ? undefined : { key: declared[0], value };
   }
-  if (field.validation['propertyNames'] !== undefined || field.validation['patternProperties'] !== undefined)
-    return undefined;
+  if (field.validation['patternProperties'] !== undefined) return undefined;
+  const names = field.validation['propertyNames'];
+  const key = names === undefined ? 'added' : namedKey(names);
   const extra = field.validation['additionalProperties'];
-  if (extra === false) return undefined;
+  if (key === undefined || extra === false) return undefined;
   const value = schemaSample(extra === undefined || extra === true ? { type: 'string' } : extra);
-  return value === undefined ? undefined : { key: 'added', value };
+  return value === undefined ? undefined : { key, value };
+}
+
+/** A key `propertyNames` surely takes: its first choice (`enum`) or its `const`; undefined where unsure (a `pattern`). */
+function namedKey(names: unknown): string | undefined {
+  if (typeof names !== 'object' || names === null) return undefined;
+  const schema = names as Record<string, unknown>;
+  if (Object.keys(schema).some((k) => !['enum', 'const', 'type', 'description', 'title'].includes(k))) return undefined;
+  if (typeof schema['const'] === 'string') return schema['const'];
+  return Array.isArray(schema['enum']) ? schema['enum'].find((v): v is string => typeof v === 'string') : undefined;
 }
 
 const TEMPORAL = { datetime: '2026-01-02T03:04:05Z', date: '2026-01-02', time: '03:04:05' } as const;

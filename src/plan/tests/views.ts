@@ -90,6 +90,8 @@ export type TestView = {
       readonly kind: 'attributeMerge';
       readonly listItem: string | null;
       readonly dictEntry: { readonly key: string; readonly value: string } | null;
+      /** Code of the sample's value of the dict, merged where no entry is sure (`dictEntry` null). */
+      readonly dictSample: string;
     }
 );
 
@@ -420,13 +422,19 @@ export class RouteTests {
       title: `POST ${list ? 'adds to' : 'merges into'} the ${this.route.attribute} of ${withArticle(this.name)}`,
       listItem: list ? this.listItem() : null,
       dictEntry: list ? null : this.dictEntry(),
+      dictSample: `samples.${this.name}(1).${this.route.attribute}`,
     });
   }
 
-  /** What a merge into a dict adds, as code: a key its shape declares, with a value of it. */
-  dictEntry(): { key: string; value: string } {
+  /**
+   * What a merge into a dict adds, as code: a key its shape declares, with a value of it. Null
+   * where no entry is sure to meet the shape (a `pattern` of its keys): the test merges the
+   * sample's own value (test/custom-samples.ts may give one) instead of one the service refuses.
+   */
+  dictEntry(): { key: string; value: string } | null {
     const field = this.model.fields.find((f) => f.name === this.route.attribute)!;
-    const entry = dictEntry(field) ?? { key: 'added', value: 'value' };
+    const entry = dictEntry(field);
+    if (entry === undefined) return null;
     return { key: /^[A-Za-z_$][\w$]*$/.test(entry.key) ? entry.key : quote(entry.key), value: literal(entry.value) };
   }
 
