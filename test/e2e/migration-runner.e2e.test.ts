@@ -586,6 +586,34 @@ describe('the MongoDB migration runner', () => {
     });
   });
 
+  it('renames a field in the retained events: the object, the object as it was, and among the changed', async () => {
+    await onMongo('mongo-event-fields', async (db) => {
+      const data = {
+        pk: '1',
+        object: { id: 1, paid_at: 'now', status: 'paid' },
+        previous: { id: 1, paid_at: null, status: 'open' },
+        changed: ['status', 'paid_at'],
+      };
+      await db.collection('svc_events').insertMany([
+        { _id: 1, model: 'Invoice', type: 'Invoice.update', data },
+        { _id: 2, model: 'Receipt', type: 'Receipt.update', data },
+      ]);
+      const renaming = mongoOnly('0002_rename', [
+        { op: 'renameEventField', model: 'Invoice', from: 'paid_at', to: 'settled_at' },
+      ]);
+      await mongo.migrateMongo(db, mongo.models, [mongoOnly('0001_initial', []), renaming]);
+      const [invoice, receipt] = await docs(db, 'svc_events');
+      expect(invoice!['data']).toEqual({
+        pk: '1',
+        object: { id: 1, settled_at: 'now', status: 'paid' },
+        previous: { id: 1, settled_at: null, status: 'open' },
+        changed: ['status', 'settled_at'],
+      });
+      // Another model's field of that name is its own.
+      expect(receipt!['data']).toEqual(data);
+    });
+  });
+
   it('steps are idempotent: a migration that stopped before it was recorded is applied again to the same result', async () => {
     await onMongo('mongo-idempotent', async (db) => {
       await seedMongo(db);

@@ -21,6 +21,8 @@ import { identifier } from '../../src/plan/migrations/storage/identifiers.js';
 import { diffStorage } from '../../src/plan/migrations/storage/diff.js';
 import { storageModel } from '../../src/plan/migrations/storage/model.js';
 import { migrationSql } from '../../src/plan/migrations/storage/sql.js';
+import type { TableChange } from '../../src/plan/migrations/storage/changes.js';
+import { eventRenames, eventSql } from '../../src/plan/migrations/storage/events.js';
 import { mongoSteps } from '../../src/plan/migrations/storage/mongo.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 import { generatedProject } from '../support/project.js';
@@ -243,6 +245,45 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
       `insert into "book" ("title", "old_title") values ('short', 'the long one');`,
     );
     expect(await db.rows('select "id", "title" from "book"')).toEqual([{ id: 1, title: 'the long one' }]);
+  });
+
+  it('renames a field in the retained events: the object, the object as it was, and among the changed, a swap too', async () => {
+    const db = engine === 'sqlite' ? sqlite() : await postgres();
+    const json = engine === 'sqlite' ? 'text' : 'jsonb';
+    await db.run(`create table svc_events (seq integer primary key, model text not null, data ${json} not null)`);
+    const data = {
+      pk: '1',
+      object: { a: 1, b: 2, paid_at: 'now' },
+      previous: { a: 0, b: 2, paid_at: null },
+      changed: ['a', 'paid_at'],
+    };
+    await db.run(
+      `insert into svc_events (seq, model, data) values (1, 'Invoice', '${JSON.stringify(data)}'), (2, 'Receipt', '${JSON.stringify(data)}')`,
+    );
+    const fields = [
+      { model: 'Invoice', from: 'paid_at', to: 'settled_at' },
+      ...eventRenames([
+        {
+          kind: 'alter',
+          before: { model: 'Invoice' },
+          after: { model: 'Invoice' },
+          columns: [
+            { kind: 'change', before: { name: 'a', documentPath: 'a' }, after: { name: 'b', documentPath: 'b' } },
+            { kind: 'change', before: { name: 'b', documentPath: 'b' }, after: { name: 'a', documentPath: 'a' } },
+          ],
+        } as unknown as TableChange,
+      ]).fields,
+    ];
+    await db.migrate(eventSql({ models: [], fields }, engine).join('\n'));
+    const rows = await db.rows('select model, data from svc_events order by seq');
+    const read = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
+    expect(read(rows[0]!['data'])).toEqual({
+      pk: '1',
+      object: { b: 1, a: 2, settled_at: 'now' },
+      previous: { b: 0, a: 2, settled_at: null },
+      changed: ['b', 'settled_at'],
+    });
+    expect(read(rows[1]!['data'])).toEqual(data);
   });
 
   it('swaps two fields by renaming each to the other', async () => {

@@ -162,9 +162,21 @@ update svc_deliveries set type = 'Imprint' || substr(type, 10), object = 'Imprin
 
 update svc_events set data = json_set(json_remove(data, '$.object."bio"'), '$.object."biography"', data -> '$.object."bio"') where model = 'Author' and json_type(data, '$.object."bio"') is not null;
 
+update svc_events set data = json_set(json_remove(data, '$.previous."bio"'), '$.previous."biography"', data -> '$.previous."bio"') where model = 'Author' and json_type(data, '$.previous."bio"') is not null;
+
+update svc_events set data = json_set(data, '$.changed', json((select json_group_array(case when value = 'bio' then 'biography' else value end order by key) from json_each(data, '$.changed')))) where model = 'Author' and exists (select 1 from json_each(data, '$.changed') where value = 'bio');
+
 update svc_events set data = json_set(json_remove(data, '$.object."publisher_id"'), '$.object."imprint_id"', data -> '$.object."publisher_id"') where model = 'Book' and json_type(data, '$.object."publisher_id"') is not null;
 
+update svc_events set data = json_set(json_remove(data, '$.previous."publisher_id"'), '$.previous."imprint_id"', data -> '$.previous."publisher_id"') where model = 'Book' and json_type(data, '$.previous."publisher_id"') is not null;
+
+update svc_events set data = json_set(data, '$.changed', json((select json_group_array(case when value = 'publisher_id' then 'imprint_id' else value end order by key) from json_each(data, '$.changed')))) where model = 'Book' and exists (select 1 from json_each(data, '$.changed') where value = 'publisher_id');
+
 update svc_events set data = json_set(json_remove(data, '$.object."publisher"'), '$.object."imprint"', data -> '$.object."publisher"') where model = 'Book' and json_type(data, '$.object."publisher"') is not null;
+
+update svc_events set data = json_set(json_remove(data, '$.previous."publisher"'), '$.previous."imprint"', data -> '$.previous."publisher"') where model = 'Book' and json_type(data, '$.previous."publisher"') is not null;
+
+update svc_events set data = json_set(data, '$.changed', json((select json_group_array(case when value = 'publisher' then 'imprint' else value end order by key) from json_each(data, '$.changed')))) where model = 'Book' and exists (select 1 from json_each(data, '$.changed') where value = 'publisher');
 `,
   postgres: `
 alter table "author" drop column if exists "svc_search_name", drop column if exists "svc_search_bio", drop column if exists "svc_search_nickname";
@@ -221,17 +233,29 @@ update svc_events set data = jsonb_set(data #- '{row,bio}', '{row,biography}', d
 
 update svc_events set data = jsonb_set(data #- '{links,bio}', '{links,biography}', data #> '{links,bio}') where model = 'Author' and jsonb_exists(data -> 'links', 'bio');
 
+update svc_events set data = jsonb_set(data #- '{previous,bio}', '{previous,biography}', data #> '{previous,bio}') where model = 'Author' and jsonb_exists(data -> 'previous', 'bio');
+
+update svc_events set data = jsonb_set(data, '{changed}', (select jsonb_agg(case when name = to_jsonb('bio'::text) then to_jsonb('biography'::text) else name end order by i) from jsonb_array_elements(data -> 'changed') with ordinality as listed(name, i))) where model = 'Author' and jsonb_exists(data -> 'changed', 'bio');
+
 update svc_events set data = jsonb_set(data #- '{object,publisher_id}', '{object,imprint_id}', data #> '{object,publisher_id}') where model = 'Book' and jsonb_exists(data -> 'object', 'publisher_id');
 
 update svc_events set data = jsonb_set(data #- '{row,publisher_id}', '{row,imprint_id}', data #> '{row,publisher_id}') where model = 'Book' and jsonb_exists(data -> 'row', 'publisher_id');
 
 update svc_events set data = jsonb_set(data #- '{links,publisher_id}', '{links,imprint_id}', data #> '{links,publisher_id}') where model = 'Book' and jsonb_exists(data -> 'links', 'publisher_id');
 
+update svc_events set data = jsonb_set(data #- '{previous,publisher_id}', '{previous,imprint_id}', data #> '{previous,publisher_id}') where model = 'Book' and jsonb_exists(data -> 'previous', 'publisher_id');
+
+update svc_events set data = jsonb_set(data, '{changed}', (select jsonb_agg(case when name = to_jsonb('publisher_id'::text) then to_jsonb('imprint_id'::text) else name end order by i) from jsonb_array_elements(data -> 'changed') with ordinality as listed(name, i))) where model = 'Book' and jsonb_exists(data -> 'changed', 'publisher_id');
+
 update svc_events set data = jsonb_set(data #- '{object,publisher}', '{object,imprint}', data #> '{object,publisher}') where model = 'Book' and jsonb_exists(data -> 'object', 'publisher');
 
 update svc_events set data = jsonb_set(data #- '{row,publisher}', '{row,imprint}', data #> '{row,publisher}') where model = 'Book' and jsonb_exists(data -> 'row', 'publisher');
 
 update svc_events set data = jsonb_set(data #- '{links,publisher}', '{links,imprint}', data #> '{links,publisher}') where model = 'Book' and jsonb_exists(data -> 'links', 'publisher');
+
+update svc_events set data = jsonb_set(data #- '{previous,publisher}', '{previous,imprint}', data #> '{previous,publisher}') where model = 'Book' and jsonb_exists(data -> 'previous', 'publisher');
+
+update svc_events set data = jsonb_set(data, '{changed}', (select jsonb_agg(case when name = to_jsonb('publisher'::text) then to_jsonb('imprint'::text) else name end order by i) from jsonb_array_elements(data -> 'changed') with ordinality as listed(name, i))) where model = 'Book' and jsonb_exists(data -> 'changed', 'publisher');
 `,
   mongodb: [
     { op: 'renameCollection', from: 'publisher', to: 'imprint' },

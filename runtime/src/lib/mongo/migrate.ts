@@ -136,13 +136,8 @@ async function applyStep(db: Db, models: ModelRegistry, migration: string, step:
       return convertTemporal(db.collection(step.collection), step.field, step.to);
     case 'renameEventModel':
       return renameEventModel(db, step.from, step.to);
-    case 'renameEventField': {
-      const [from, to] = [`data.object.${step.from}`, `data.object.${step.to}`];
-      await db
-        .collection(EVENTS)
-        .updateMany({ model: step.model, [from]: { $exists: true } }, { $rename: { [from]: to } });
-      return;
-    }
+    case 'renameEventField':
+      return renameEventField(db, step.model, step.from, step.to);
     case 'indexWords':
       return indexWords(db.collection(step.collection), step.fields);
     case 'dropWords':
@@ -151,6 +146,23 @@ async function applyStep(db: Db, models: ModelRegistry, migration: string, step:
         .collection(step.collection)
         .updateMany({ [SEARCH_FIELD]: { $exists: true } }, { $unset: { [SEARCH_FIELD]: '' } });
       return;
+  }
+}
+
+/**
+ * A field's new name in the retained events of its model: in their object, in the object as it was
+ * (`_event_previous`), and among the names of the fields that changed (one event at a time: a
+ * list's item is renamed alike on every server).
+ */
+async function renameEventField(db: Db, model: string, from: string, to: string): Promise<void> {
+  const events = db.collection(EVENTS);
+  for (const part of ['object', 'previous']) {
+    const [was, is] = [`data.${part}.${from}`, `data.${part}.${to}`];
+    await events.updateMany({ model, [was]: { $exists: true } }, { $rename: { [was]: is } });
+  }
+  for await (const event of events.find({ model, 'data.changed': from }, { projection: { 'data.changed': 1 } })) {
+    const changed = (event['data'] as { changed: unknown[] }).changed.map((name) => (name === from ? to : name));
+    await events.updateOne({ _id: event._id }, { $set: { 'data.changed': changed } });
   }
 }
 

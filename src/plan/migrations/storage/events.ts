@@ -70,21 +70,36 @@ function modelSql(from: string, to: string, dialect: Dialect): string[] {
 }
 
 /**
- * An event holds its object (`{ pk, object }`); on PostgreSQL, one appended in its write's own
- * statement holds the row as stored and the keys of its links instead (`{ pk, row, links }`, made
- * an object when read: lib/sql/recorded-writes.ts), by the names of their columns and relationships.
+ * An event holds its object (`{ pk, object }`), and for a model with `_event_previous` the object
+ * as it was and the names of the fields that changed (`previous`, `changed`); on PostgreSQL, one
+ * appended in its write's own statement holds the row as stored and the keys of its links instead
+ * (`{ pk, row, links }`, made an object when read: lib/sql/recorded-writes.ts), by the names of
+ * their columns and relationships.
  */
 function fieldSql(model: string, from: string, to: string, dialect: Dialect): string[] {
+  const of = `model = ${text(model)}`;
   if (dialect === 'sqlite') {
-    const [was, is] = [text(`$.object."${from}"`), text(`$.object."${to}"`)];
+    // The object, the object as it was (`_event_previous`), and the name among those `changed`.
+    const renamed = ['object', 'previous'].map((part) => {
+      const [was, is] = [text(`$.${part}."${from}"`), text(`$.${part}."${to}"`)];
+      return `update svc_events set data = json_set(json_remove(data, ${was}), ${is}, data -> ${was}) where ${of} and json_type(data, ${was}) is not null;`;
+    });
+    const names = `(select json_group_array(case when value = ${text(from)} then ${text(to)} else value end order by key) from json_each(data, '$.changed'))`;
+    const listed = `exists (select 1 from json_each(data, '$.changed') where value = ${text(from)})`;
     return [
-      `update svc_events set data = json_set(json_remove(data, ${was}), ${is}, data -> ${was}) where model = ${text(model)} and json_type(data, ${was}) is not null;`,
+      ...renamed,
+      `update svc_events set data = json_set(data, '$.changed', json(${names})) where ${of} and ${listed};`,
     ];
   }
-  return ['object', 'row', 'links'].map((part) => {
+  const renamed = ['object', 'row', 'links', 'previous'].map((part) => {
     const [was, is] = [text(`{${part},${from}}`), text(`{${part},${to}}`)];
-    return `update svc_events set data = jsonb_set(data #- ${was}, ${is}, data #> ${was}) where model = ${text(model)} and jsonb_exists(data -> '${part}', ${text(from)});`;
+    return `update svc_events set data = jsonb_set(data #- ${was}, ${is}, data #> ${was}) where ${of} and jsonb_exists(data -> '${part}', ${text(from)});`;
   });
+  const names = `(select jsonb_agg(case when name = to_jsonb(${text(from)}::text) then to_jsonb(${text(to)}::text) else name end order by i) from jsonb_array_elements(data -> 'changed') with ordinality as listed(name, i))`;
+  return [
+    ...renamed,
+    `update svc_events set data = jsonb_set(data, '{changed}', ${names}) where ${of} and jsonb_exists(data -> 'changed', ${text(from)});`,
+  ];
 }
 
 /** The same as MongoDB steps. */
