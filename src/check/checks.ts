@@ -13,6 +13,7 @@ import { skippedItemHandlers } from './bulk-handlers.js';
 import { cascadedHandlers } from './cascaded-handlers.js';
 import { hiddenByTheOtherSide } from '../ir/privacy.js';
 import { checkStrangersSeeMore } from './strangers.js';
+import { checkGroupNames } from './group-names.js';
 
 export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   checkReservedRoutes(diagnostics, ir, sources);
@@ -30,6 +31,7 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkUnreachableAclLines(diagnostics, ir, sources);
   checkBackrefsOfHiddenLinks(diagnostics, ir, sources);
   checkStrangersSeeMore(diagnostics, ir, sources);
+  checkGroupNames(diagnostics, ir, sources);
 }
 
 /**

@@ -809,6 +809,12 @@ export const codes = {
     explanation:
       "A key in a field's `_db_settings` is one slip away from one of its parameters (`min_vlaue` for `min_value`, `requried` for `required`). Unknown keys are otherwise ignored, as Ramses ignored them, so the bound, the requirement or the default it meant would quietly not apply: a misspelling is taken for the mistake it is, as a misspelt JSON Schema keyword is (SVC2087).",
   },
+  SVC2098: {
+    severity: 'warning',
+    title: 'group no user can be in',
+    explanation:
+      "An x-ACL line or `_group_fields` names a group that the user model's `groups` does not list among its `choices`, so no user can be in it: the line or the fields are for no one. Often a slip (`g:recepionist` for `g:receptionist`); the rule it meant then quietly does not apply. Group names are read lower-cased. `admin` is always a group.",
+  },
 
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {
