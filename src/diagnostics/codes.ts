@@ -772,7 +772,7 @@ export const codes = {
     severity: 'warning',
     title: 'privacy list that cannot be so',
     explanation:
-      "A privacy list says what cannot be, or what is almost surely a slip: `_public_fields` or `_auth_fields` lists the user model's `password`, which no answer ever carries, or `_public_fields` shows anonymous callers a field that `_auth_fields` hides from logged-in ones (a member would see less of an object than a stranger), or a model without `_public_fields` (anonymous callers then see every field) hides fields from members by `_auth_fields` or `_group_fields` while its x-ACL lets anonymous callers view it, or `_group_fields` shows a group a field it would see anyway (every member sees it: `_auth_fields` lists it, or there is no `_auth_fields`) or never (`_hidden_fields` shows it to admins only).",
+      "A privacy list says what cannot be, or what is almost surely a slip: `_public_fields` or `_auth_fields` lists the user model's `password`, which no answer ever carries, or `_public_fields` shows anonymous callers a field that `_auth_fields` hides from logged-in ones (a member would see less of an object than a stranger), or a model without `_public_fields` (anonymous callers then see every field) hides fields from members by `_auth_fields` or `_group_fields` while its x-ACL lets anonymous callers view it, or `_group_fields` shows a group a field it would see anyway (every member sees it: `_auth_fields` lists it, or there is no `_auth_fields`) or never (`_hidden_fields` shows it to admins only), or shows a group a field of the user model, which the user it describes sees (and may write) in their own record anyway.",
   },
 
   SVC2093: {

@@ -1177,6 +1177,25 @@ describe('_group_fields', () => {
     ]);
   });
 
+  it("warns that a user sees their own record's group fields, and may write them (SVC2092)", () => {
+    const dir = writeTree({
+      'api.raml': raml(`title: T\n${post('/users', 'user.json')}`),
+      'user.json': schema(
+        {
+          username: { _db_settings: { type: 'string', primary_key: true } },
+          email: { _db_settings: { type: 'string', required: true, unique: true } },
+          password: { _db_settings: { type: 'string', required: true, min_length: 8 } },
+          salary: { _db_settings: { type: 'integer' } },
+        },
+        { _auth_model: true, _auth_fields: ['username'], _group_fields: { 'g:hr': ['salary'] } },
+      ),
+    });
+    const problems = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.filter((d) => d.code === 'SVC2092');
+    expect(problems.map((d) => d.message)).toEqual([
+      '_group_fields of User shows "salary" to g:hr, but a user sees all of their own record: the user it describes sees it too, and may write it',
+    ]);
+  });
+
   it('warns of an entry that shows its group nothing more (SVC2092)', () => {
     const warnings = (root: object) => built(root).diagnostics.map((d) => `${d.code}${d.severity[0]} ${d.message}`);
     expect(warnings({ _group_fields: { 'g:x': ['value'] } })).toEqual([
