@@ -23,7 +23,7 @@ import { manifestOf } from './write/manifest.js';
 import { reportOutcomes } from './write/outcomes.js';
 import { applyChanges } from './write/write.js';
 import type { ApiChange } from './apidiff/change.js';
-import { changelogWithEntry } from './apidiff/changelog.js';
+import { changelogWithEntry, hasUnreleased } from './apidiff/changelog.js';
 import { classifyChanges } from './apidiff/classify.js';
 import { renamesOf } from './apidiff/renames.js';
 import { reportBreakingChanges } from './apidiff/report.js';
@@ -201,7 +201,8 @@ function withChangelog(
 ): OutputTree {
   const ours = manifest?.files[CHANGELOG_FILE]?.owner === 'generated';
   let content: string;
-  if (changes.length) {
+  // `--release` also names what earlier runs wrote as Unreleased, when this one changes nothing.
+  if (changes.length || (ours && release?.trim() && hasUnreleased(contract.changelog))) {
     const purpose = 'What each regeneration changed for clients, newest first.';
     content = `${header(CHANGELOG_FILE, 'generated', ramlFile, purpose)}\n${changelogWithEntry(contract.changelog, changes, release)}`;
   } else if (ours && contract.changelog !== undefined) content = contract.changelog;

@@ -15,26 +15,35 @@ What each regeneration changed for the clients of this API, newest first: breaki
 /**
  * The file's text (below its header) with an entry for `changes` on top; the earlier entries as they
  * were. An entry of the same title on top (each regeneration before a release is "Unreleased") takes
- * the new changes above its own instead, so that one release has one entry.
+ * the new changes above its own instead, so that one release has one entry; so does an Unreleased
+ * one for a `--release`, which it is then titled by.
  */
 export function changelogWithEntry(
   previous: string | undefined,
   changes: readonly ApiChange[],
   release?: string,
 ): string {
-  const title = release?.trim() ? release.trim().replace(/\s+/g, ' ') : 'Unreleased';
+  const title = release?.trim() ? release.trim().replace(/\s+/g, ' ') : UNRELEASED;
   const earlier = earlierEntries(previous);
   const [top, rest] = splitTopEntry(earlier);
   const lines = {
     breaking: changes.filter((c) => c.breaking).map(line),
     compatible: changes.filter((c) => !c.breaking).map(line),
   };
-  const merged = top !== undefined && top.title === title;
+  // A release takes in what was written as Unreleased since the last one: one entry, its name.
+  const merged = top !== undefined && (top.title === title || top.title === UNRELEASED);
   const items = merged
     ? { breaking: union(lines.breaking, top.breaking), compatible: union(lines.compatible, top.compatible) }
     : lines;
   const after = merged ? rest : earlier;
   return `${PREAMBLE}\n${entry(title, items).trimEnd()}\n${after ? `\n${after}` : ''}`;
+}
+
+const UNRELEASED = 'Unreleased';
+
+/** Whether the file's newest entry is the one of changes not yet released, which `--release` names. */
+export function hasUnreleased(previous: string | undefined): boolean {
+  return splitTopEntry(earlierEntries(previous))[0]?.title === UNRELEASED;
 }
 
 interface EntryItems {

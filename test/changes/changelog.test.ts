@@ -1,10 +1,10 @@
 /**
  * API-CHANGES.md: each regeneration before a release adds its changes to the one "Unreleased"
- * entry on top (a probe's file had eight of them, one per run); a release title starts an entry of
- * its own; an entry the user wrote in is kept as it is.
+ * entry on top (a probe's file had eight of them, one per run); a release title names that entry;
+ * an entry the user wrote in is kept as it is.
  */
 import { describe, expect, it } from 'vitest';
-import { changelogWithEntry } from '../../src/apidiff/changelog.js';
+import { changelogWithEntry, hasUnreleased } from '../../src/apidiff/changelog.js';
 import type { ApiChange } from '../../src/apidiff/change.js';
 
 const change = (path: string, breaking: boolean): ApiChange => ({
@@ -28,15 +28,22 @@ describe('API-CHANGES.md', () => {
     expect(second.indexOf('### Breaking')).toBeLessThan(second.indexOf('### Compatible'));
   });
 
-  it('starts a new entry for a release title, and an Unreleased one above a release', () => {
+  it('names what was Unreleased by a release title, and starts an Unreleased entry above a release', () => {
     const released = changelogWithEntry(
       changelogWithEntry(undefined, [change('a', false)]),
       [change('b', false)],
       '2.0',
     );
-    expect(headings(released)).toEqual(['## 2.0', '## Unreleased']);
+    // The release takes in the changes written since the last one (a new user's post-release change
+    // had joined the pre-release ones under Unreleased, below the next release).
+    expect(headings(released)).toEqual(['## 2.0']);
+    expect(released).toContain('Item.a');
     const next = changelogWithEntry(released, [change('c', false)]);
-    expect(headings(next)).toEqual(['## Unreleased', '## 2.0', '## Unreleased']);
+    expect(headings(next)).toEqual(['## Unreleased', '## 2.0']);
+    // A release run that changes nothing itself names them too.
+    expect(headings(changelogWithEntry(next, [], '2.1'))).toEqual(['## 2.1', '## 2.0']);
+    expect(hasUnreleased(next)).toBe(true);
+    expect(hasUnreleased(released)).toBe(false);
   });
 
   it('leaves an entry the user wrote in as it is, and puts the new one above it', () => {

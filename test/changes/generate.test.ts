@@ -72,6 +72,16 @@ describe('generate and the API contract', () => {
     expect(log).not.toMatch(/\d{4}-\d{2}-\d{2}/);
   });
 
+  it('names what was Unreleased by --release, on a run that changes nothing itself', async () => {
+    const p = project(addColor);
+    expect((await p.generate()).code).toBe(0);
+    expect([...p.read('API-CHANGES.md').matchAll(/^## (.*)$/gm)].map((m) => m[1])).toEqual(['Unreleased']);
+    const released = await p.generate('--release', 'v1.1');
+    expect(released.code, released.stderr).toBe(0);
+    expect([...p.read('API-CHANGES.md').matchAll(/^## (.*)$/gm)].map((m) => m[1])).toEqual(['v1.1']);
+    expect(p.read('API-CHANGES.md')).toContain('`Item.color');
+  });
+
   it('prints the compatible changes as a list, not as diagnostics', async () => {
     const run = await project(addColor).generate();
     expect(run.code).toBe(0);
