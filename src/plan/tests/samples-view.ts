@@ -6,7 +6,7 @@ import type { ServiceIR } from '../../ir/types.js';
 import { modelSamples, unsampledRequired } from '../shared/samples.js';
 
 export function samplesView(ir: ServiceIR) {
-  const models = ir.models.map((m) => {
+  const models = sampled(ir).map((m) => {
     const samples = modelSamples(m);
     const generated = samples.change ? `{ ${samples.change.field}: ${samples.change.value} }` : '{}';
     // A create type the sample cannot fill (a required link) is typed with those fields optional.
@@ -26,7 +26,12 @@ export function samplesView(ir: ServiceIR) {
 
 /** The view of test/sample-overrides.ts: the models whose samples and changes the user's file may give. */
 export function sampleOverridesView(ir: ServiceIR) {
-  return { models: ir.models.map((m) => ({ name: m.name })) };
+  return { models: sampled(ir).map((m) => ({ name: m.name })) };
+}
+
+/** The models the tests make objects of: not the service's own (`internal`: credentials), which no route serves. */
+function sampled(ir: ServiceIR) {
+  return ir.models.filter((m) => !m.internal);
 }
 
 /**
@@ -34,7 +39,7 @@ export function sampleOverridesView(ir: ServiceIR) {
  * change, of the first model that has one (the stub's comment shows it in use).
  */
 export function customSamplesView(ir: ServiceIR) {
-  for (const model of ir.models) {
+  for (const model of sampled(ir)) {
     const field = modelSamples(model).change?.field;
     if (field) return { example: model.name, field, value: field.toUpperCase() };
   }
