@@ -9,7 +9,14 @@ export function serviceIniView(ir: ServiceIR) {
     title: commentText(ir.title),
     mongodbUrl: `mongodb://127.0.0.1:27017/${ir.name}`,
     ticketSecret: ir.auth?.ticket?.secretSetting ?? null,
+    exampleEvents: exampleEvents(ir),
   };
+}
+
+/** The first model's events, as a subscription names them (`*`: every event). */
+function exampleEvents(ir: ServiceIR): string {
+  const model = ir.models.find((m) => !m.internal);
+  return model ? `${model.name}.*` : '*';
 }
 
 export function configView(ir: ServiceIR) {

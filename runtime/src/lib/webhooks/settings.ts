@@ -39,7 +39,7 @@ const SECRET_HINT =
 const NAME = /^[A-Za-z0-9_-]+$/;
 const FIELDS = ['url', 'events', 'secret'] as const;
 type Field = (typeof FIELDS)[number];
-const GLOBAL_KEYS = new Set([
+export const GLOBAL_KEYS = new Set([
   'webhooks.timeout',
   'webhooks.max_attempts',
   'webhooks.retry_delays',
