@@ -138,6 +138,18 @@ describe('follow-on errors', () => {
     expect(span.source.text.slice(span.start, span.end)).toBe('"Unti"');
   });
 
+  it('a misspelt ref_document: the backref its relationship would add, named in "required", says nothing', () => {
+    const { codes } = build({
+      'api.raml': raml(`title: T\n${post('/appointments', 'appointment.json')}${post('/records', 'record.json')}`),
+      'appointment.json': schema({ id, records: relationship('Record', 'appointment') }),
+      'record.json': schema(
+        { id, appointment_id: foreignKey('Apointment', 'appointment.id', 'id_field') },
+        { required: ['appointment'] },
+      ),
+    });
+    expect(codes).toEqual(['SVC2050']);
+  });
+
   it('a schema without properties: routes below its items and relationships to it say nothing', () => {
     const { codes } = build({
       'api.raml': raml(

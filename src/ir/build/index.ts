@@ -50,7 +50,7 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
   const uniques = new Map<string, (readonly string[])[]>();
   for (const model of models.values()) {
     uniques.set(model.name, resolveUniqueTogether(diagnostics, model, poisoned));
-    reportUnknownRequired(diagnostics, model);
+    reportUnknownRequired(diagnostics, model, poisoned);
     checkFieldLists(diagnostics, model, poisoned);
     warnOfDocumentationOnly(diagnostics, model);
   }

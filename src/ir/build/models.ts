@@ -10,6 +10,7 @@ import { closest, didYouMean } from '../../util/suggest.js';
 import type { SchemaDocument } from '../../raml/schema-document.js';
 import { TEXT_FIELD_TYPES, type Relationship } from '../types.js';
 import { readField, type FieldDraft, type MutableField } from './fields.js';
+import type { Poisoned } from './poisoned.js';
 
 export interface NameList {
   readonly names: readonly string[];
@@ -212,9 +213,11 @@ function requiredNames(
  * A name in `required` that is neither a property nor a backref whose key this model keeps: a
  * misspelt name leaves the field it meant optional, silently (JSON Schema allows it).
  */
-export function reportUnknownRequired(diagnostics: DiagnosticBag, model: ModelDraft): void {
+export function reportUnknownRequired(diagnostics: DiagnosticBag, model: ModelDraft, poisoned: Poisoned): void {
   for (const { name, span, declared } of model.undeclaredRequired ?? []) {
     if (model.fields.some((f) => f.field.name === name && f.field.required)) continue;
+    // The backref of a relationship that failed (its error is the news: a misspelt ref_document).
+    if (poisoned.mayBeBackref(model.name, name)) continue;
     const backref = model.fields.find((f) => f.field.name === name && f.field.type === 'relationship');
     diagnostics.report('SVC2084', `"${name}" in "required" names no property of this schema`, {
       span,
