@@ -3,7 +3,7 @@
  * diagnostics located at those files: refusals are errors (nothing written), files kept are
  * warnings (reported on every run until the user acts).
  */
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { Change } from './changes.js';
 import { fileAt } from '../outdir/out-dir.js';
@@ -40,16 +40,32 @@ export function reportOutcomes(
           { span },
         );
         break;
-      case 'unused':
+      case 'unused': {
         // User code is never deleted: a stub the API stopped using is named on every run until the user deletes it.
+        const successor = newStubBeside(changes, path);
         bag.report(
           'SVC3008',
           `unused ${path}: ${ramlFile} no longer refers to it; kept (yours: delete it when you no longer need it)`,
-          { span },
+          {
+            span,
+            ...(successor
+              ? { hint: `renamed? ${successor} is new in this run, as an empty stub: move this file's code there` }
+              : {}),
+          },
         );
         break;
+      }
       default:
         break;
     }
   }
+}
+
+/**
+ * A file of the user's that this run adds in the folder of `path` (a handler renamed in the schema:
+ * its old file unused, its new stub empty), which would otherwise run no code of theirs silently.
+ */
+function newStubBeside(changes: readonly Change[], path: string): string | undefined {
+  const folder = dirname(path);
+  return changes.find((c) => c.kind === 'add' && c.owner === 'user' && dirname(c.path) === folder)?.path;
 }

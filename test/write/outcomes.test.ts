@@ -1,0 +1,37 @@
+/**
+ * `reportOutcomes` (src/write/outcomes.ts): a handler renamed in a schema leaves its old file unused
+ * (SVC3008) and gets a new, empty stub beside it; the warning says where its code should go, or the
+ * new name would quietly run nothing (a new user's payment guard stopped guarding).
+ */
+import { describe, expect, it } from 'vitest';
+import { DiagnosticBag } from '../../src/diagnostics/diagnostic.js';
+import type { Change } from '../../src/write/changes.js';
+import { reportOutcomes } from '../../src/write/outcomes.js';
+
+const unused: Change = { path: 'src/custom/handlers/guard-payment.ts', kind: 'unused', owner: 'user', before: 'x' };
+
+function hints(changes: readonly Change[]): (string | undefined)[] {
+  const bag = new DiagnosticBag();
+  reportOutcomes(changes, 'service', 'api.raml', bag);
+  return bag.sorted().map((d) => d.hint);
+}
+
+describe('an unused stub', () => {
+  it('names the new stub beside it as where its code may belong', () => {
+    const added: Change = {
+      path: 'src/custom/handlers/guard-invoice-payment.ts',
+      kind: 'add',
+      owner: 'user',
+      after: '',
+    };
+    expect(hints([unused, added])).toEqual([
+      "renamed? src/custom/handlers/guard-invoice-payment.ts is new in this run, as an empty stub: move this file's code there",
+    ]);
+  });
+
+  it('says nothing more where no stub of that folder is new', () => {
+    const elsewhere: Change = { path: 'src/custom/principals/owner.ts', kind: 'add', owner: 'user', after: '' };
+    const generated: Change = { path: 'src/custom/handlers/index.ts', kind: 'add', owner: 'generated', after: '' };
+    expect(hints([unused, elsewhere, generated])).toEqual([undefined]);
+  });
+});
