@@ -214,7 +214,7 @@ describe('start-up', () => {
     for (const env of [{}, { SVC_HOST: '0.0.0.0', SVC_AUTH: 'false' }] as Record<string, string>[]) {
       const log = await served(env);
       expect(log, JSON.stringify(env)).toContain('serving the API');
-      expect(log).toMatch(/"level":40,.*"msg":"auth is off: api.raml's x-ACLs and field privacy are not applied/);
+      expect(log).toMatch(/"level":40,.*"msg":"auth is off: the API's x-ACLs and field privacy are not applied/);
     }
   });
 

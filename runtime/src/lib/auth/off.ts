@@ -12,12 +12,12 @@ export function authOffWarnings(config: Config): string[] {
   if (!config.authChosen && !isLoopback(config.host))
     throw new ConfigError(
       `auth is off (the default) and the service would listen on ${config.host}, where other machines reach it: ` +
-        `api.raml's x-ACLs apply only with auth = true, so anyone could read, change and delete everything, as an admin. ` +
+        `the API's x-ACLs apply only with auth = true, so anyone could read, change and delete everything, as an admin. ` +
         `Set auth = true and a ticket secret (service.ini, or ${envName('auth')}=true and its secret's variable), ` +
         `or auth = false (${envName('auth')}=false) to serve it open on purpose`,
     );
   return [
-    `auth is off: api.raml's x-ACLs and field privacy are not applied, and every caller may read, change and delete everything, as an admin (auth = true in service.ini turns them on)`,
+    `auth is off: the API's x-ACLs and field privacy are not applied, and every caller may read, change and delete everything, as an admin (auth = true in service.ini turns them on)`,
   ];
 }
 
