@@ -31,11 +31,11 @@ export function checkStrangersSeeMore(diagnostics: DiagnosticBag, ir: ServiceIR,
   }
 }
 
-/** The fields a member outside every group does not see, that anonymous callers would (not hidden, not a password). */
+/** The fields anonymous callers see that a member outside every group does not (a password is shown to no one). */
 function fieldsMembersMiss(model: Model): string[] {
   return model.fields
     .map((f) => f.name)
-    .filter((name) => !listedFor(model, 'member', name) && !model.hiddenFields.includes(name))
+    .filter((name) => listedFor(model, 'anonymous', name) && !listedFor(model, 'member', name))
     .filter((name) => !(model.isAuthModel && name === 'password'));
 }
 

@@ -9,7 +9,6 @@
  */
 import type { EngineRepository, ServiceDatabase } from '../database.js';
 import { linkKeys } from '../http/serialize.js';
-import type { Where } from '../repository.js';
 import { newEvent } from './event.js';
 import { recordChange } from './record.js';
 
@@ -51,46 +50,49 @@ function isRepository(value: unknown): value is EngineRepository {
 
 function recordingRepository(db: ServiceDatabase, repository: EngineRepository): EngineRepository {
   const model = repository.model;
-  const key = (object: Rec) => object[model.primaryKey];
-  const asWas = (where: Rec) => repository.findUnique({ where, include: linkKeys(model) });
-  const selected = async (where: Where<Rec> | undefined) => {
-    const keys = await repository.keys(where);
-    return keys.length
-      ? repository.findMany({ where: { [model.primaryKey]: { in: keys } }, include: linkKeys(model) })
-      : [];
-  };
-  const recordUpdates = async (objects: readonly Rec[]) => {
-    for (const object of objects)
-      await recordChange(db, model.name, 'update', key(object), model.eventPrevious ? object : undefined);
+  const include = linkKeys(model);
+  const keyOf = (object: Rec) => object[model.primaryKey];
+  const asWas = (where: Rec) => repository.findUnique({ where, include });
+  const ofKeys = async (keys: readonly unknown[]) =>
+    keys.length ? repository.findMany({ where: { [model.primaryKey]: { in: keys } }, include }) : [];
+  /** The events of many objects in one append: each as it is now, and as it was where `before` has it. */
+  const appendAll = async (action: 'update' | 'delete', objects: readonly Rec[], before?: readonly Rec[]) => {
+    const was = new Map(before?.map((object) => [String(keyOf(object)), object]));
+    if (objects.length)
+      await db.appendEvents(
+        objects.map((object) => newEvent(db.models, model, action, object, was.get(String(keyOf(object))))),
+      );
   };
   const writes: Partial<EngineRepository> = {
     async create(args: Parameters<EngineRepository['create']>[0]) {
       const created = await repository.create(args);
-      await recordChange(db, model.name, 'create', key(created));
+      await recordChange(db, model.name, 'create', keyOf(created));
       return created;
     },
     async update(args: Parameters<EngineRepository['update']>[0]) {
       const before = model.eventPrevious ? await asWas(args.where) : undefined;
       const updated = await repository.update(args);
-      await recordChange(db, model.name, 'update', key(updated), before ?? undefined);
+      await recordChange(db, model.name, 'update', keyOf(updated), before ?? undefined);
       return updated;
     },
+    // The objects it selects, read once before (for `_event_previous`) and once after: one append.
     async updateMany(args: Parameters<EngineRepository['updateMany']>[0]) {
-      const objects = await selected(args.where);
+      const keys = await repository.keys(args.where);
+      const before = model.eventPrevious ? await ofKeys(keys) : undefined;
       const result = await repository.updateMany(args);
-      await recordUpdates(objects);
+      await appendAll('update', await ofKeys(keys), before);
       return result;
     },
     async delete(args: Parameters<EngineRepository['delete']>[0]) {
       const before = await asWas(args.where);
       const deleted = await repository.delete(args);
-      await db.appendEvents([newEvent(db.models, model, 'delete', before ?? deleted)]);
+      await recordChange(db, model.name, 'delete', keyOf(deleted), before ?? deleted);
       return deleted;
     },
     async deleteMany(args: Parameters<EngineRepository['deleteMany']>[0] = {}) {
-      const objects = await selected(args.where);
+      const objects = await repository.findMany({ ...(args.where ? { where: args.where } : {}), include });
       const result = await repository.deleteMany(args);
-      if (objects.length) await db.appendEvents(objects.map((object) => newEvent(db.models, model, 'delete', object)));
+      await appendAll('delete', objects);
       return result;
     },
   };
