@@ -19,6 +19,17 @@ export function listedFor(model: Model, who: ListedAudience, name: string): bool
   return typeof who === 'object' && model.groupFields.some((g) => g.group === who.group && g.fields.includes(name));
 }
 
+/**
+ * Whether every caller who reads an object of `model` is shown its field `name` (with no `_fields`):
+ * anonymous and logged-in callers alike, so admins and every group too. Then the client's types
+ * say the field is always there, and the OpenAPI document names no audience for it.
+ */
+export function seenByEveryone(models: readonly Model[], model: Model, name: string): boolean {
+  return (['anonymous', 'member'] as const).every(
+    (who) => listedFor(model, who, name) && !hiddenByTheOtherSide(models, model, who, name),
+  );
+}
+
 /** Every group a `_group_fields` names, in the order of the models. */
 export function groupsWithFields(models: readonly Model[]): string[] {
   return [...new Set(models.flatMap((m) => m.groupFields.map((g) => g.group)))];

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { generatedProject, tool } from '../support/project.js';
 
 /** Calls on the blog API's client: each allowed one compiles, each marked one must not. */
-const CALLS = `import { ApiError, createClient, etagOf } from './client/src/index.js';
+const CALLS = `import { ApiError, createClient, etagOf, type PostField } from './client/src/index.js';
 
 const api = createClient({ baseUrl: 'http://localhost:3000/api' });
 
@@ -23,6 +23,10 @@ export async function allowed(): Promise<void> {
     fields: ['title', 'slug'],
   });
   const first: string | undefined = page.data[0]?.title;
+  // Every caller sees every field of a Post (no privacy lists): without fields, each is there.
+  const title: string = (await api.posts.get('hello')).title;
+  const picked: string = (await api.posts.get('hello', { fields: ['title'] })).title;
+  const kept: string | null | undefined = (await api.posts.list({ fields: ['-title'] })).data[0]?.body;
   for await (const post of api.posts.all({ where: { author: 1 } })) void post.slug;
   const post = await api.posts.get('hello');
   await api.posts.update('hello', { title: 'Hello' }, { ifMatch: etagOf(post) ?? '*' });
@@ -37,7 +41,7 @@ export async function allowed(): Promise<void> {
   try {
     await api.addresses.delete(1);
   } catch (error) {
-    if (error instanceof ApiError) void [error.status, error.body?.message, first, found];
+    if (error instanceof ApiError) void [error.status, error.body?.message, first, found, title, picked, kept];
   }
 }
 
@@ -72,6 +76,18 @@ export async function refused(): Promise<void> {
   await api.posts.create({ title: 'x' });
   // @ts-expect-error score is not a text field: search does not look in it
   await api.posts.search('x', { in: ['score'] });
+  // @ts-expect-error fields: ['title'] answers no body
+  void (await api.posts.get('hello', { fields: ['title'] })).body;
+  // @ts-expect-error fields: ['-body'] leaves the body out
+  void (await api.posts.search('x', { fields: ['-body'] })).data[0]?.body;
+  // @ts-expect-error with fields chosen, a filter on no field of a Post is still refused
+  await api.posts.list({ fields: ['title'], where: { titel: 'x' } });
+  // @ts-expect-error nor can the fields mix names and -names
+  await api.posts.list({ fields: ['title', '-body'] });
+  const chosen: readonly PostField[] = ['title'];
+  for await (const post of api.posts.all({ fields: chosen }))
+    // @ts-expect-error fields chosen at run time (a variable) may leave any field out
+    void (post.slug satisfies string);
 }
 `;
 

@@ -4,10 +4,13 @@
  * documented 404/405), the status must be one the operation lists, and a JSON body must match the
  * schema documented for that status. The end-to-end suites' HTTP client (support/http.ts) runs
  * it on every request, so a route, status or field the document does not describe fails the test
- * that met it.
+ * that met it. An object answered to a read without `_fields` must also hold every field the
+ * document names no audience for (`x-svcgen-visible-to`): the generated client's types say those
+ * are always there (src/plan/client/types.ts).
  */
 import { isBase64 } from '../../runtime/src/lib/http/patterns.js';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { VISIBLE_TO_MARK } from '../../src/plan/openapi/limits.js';
 
 type Json = Record<string, unknown>;
 
@@ -49,6 +52,7 @@ export class ResponseContract {
     this.#ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(this.#ajv);
     this.#ajv.addSchema(document, 'openapi');
+    this.#ajv.addSchema(withAlwaysShown(document), 'openapi-whole');
   }
 
   /** The service's document, as it serves it. */
@@ -134,7 +138,12 @@ export class ResponseContract {
     } catch {
       return [`${where}: the ${exchange.status} body is not JSON: ${exchange.text.slice(0, 200)}`];
     }
-    const validate = this.#validator(`${pointer}/content/application~1json/schema`);
+    // `_fields` leaves out what it does not name, of the objects at the top (not those embedded).
+    const whole = !new URL(exchange.url).searchParams.has('_fields');
+    const validate = this.#validator(
+      `${pointer}/content/application~1json/schema`,
+      whole ? 'openapi-whole' : 'openapi',
+    );
     if (validate(body)) return [];
     const errors = (validate.errors ?? [])
       .slice(0, 8)
@@ -144,11 +153,12 @@ export class ResponseContract {
     ];
   }
 
-  #validator(pointer: string): ValidateFunction {
-    let validate = this.#validators.get(pointer);
+  #validator(pointer: string, document: 'openapi' | 'openapi-whole'): ValidateFunction {
+    const key = `${document}#${pointer}`;
+    let validate = this.#validators.get(key);
     if (!validate) {
-      validate = this.#ajv.compile({ $ref: `openapi#${pointer.split('/').map(encodeURIComponent).join('/')}` });
-      this.#validators.set(pointer, validate);
+      validate = this.#ajv.compile({ $ref: `${document}#${pointer.split('/').map(encodeURIComponent).join('/')}` });
+      this.#validators.set(key, validate);
     }
     return validate;
   }
@@ -156,6 +166,24 @@ export class ResponseContract {
   #at(pointer: string): unknown {
     return atPointer(this.document, pointer);
   }
+}
+
+/**
+ * The document with each object schema of a model (its `_type` a constant) requiring the fields
+ * that every caller is shown: those without `x-svcgen-visible-to`.
+ */
+function withAlwaysShown(document: Json): Json {
+  const schemas = (document['components'] as Json | undefined)?.['schemas'] as Json | undefined;
+  if (!schemas) return document;
+  const whole = Object.fromEntries(
+    Object.entries(schemas).map(([name, schema]) => {
+      const properties = (schema as Json)['properties'] as Record<string, Json> | undefined;
+      if (!properties?.['_type'] || !('const' in properties['_type'])) return [name, schema];
+      const always = Object.keys(properties).filter((field) => !(VISIBLE_TO_MARK in properties[field]!));
+      return [name, { ...(schema as Json), required: always }];
+    }),
+  );
+  return { ...document, components: { ...(document['components'] as Json), schemas: whole } };
 }
 
 /** The value at a JSON pointer (`/components/schemas/Post`; a `#` before it is allowed), or undefined. */

@@ -32,6 +32,34 @@ export interface ReadOptions<F extends string> {
   readonly fields?: readonly F[] | readonly `-${F}`[];
 }
 
+/** A field to answer with, or (`-name`) one to leave out: an item of a read's `fields`. */
+export type FieldChoice<F extends string> = F | `-${F}`;
+
+/** A read's options or query `Q`, its `fields` as the call writes them (`K`: what `Shown` reads). */
+export type Choosing<Q, K> = Q & { readonly fields?: readonly K[] };
+
+type Meta = '_type' | '_pk' | '_self';
+type FieldOf<T> = Exclude<keyof T, Meta> & string;
+/** `T` with any of its fields missing. */
+type Unknown<T> = Partial<T> & Pick<T, Extract<Meta, keyof T>>;
+
+/**
+ * An object `T` as a read with `fields: K[]` answers it: only the fields named (and `_type`, `_pk`,
+ * `_self`), all but those named `-name`, or, without `fields`, the whole object. Where the call's
+ * `fields` is not known when it compiles (`K` is every field: a variable), any field may be missing.
+ */
+export type Shown<T, K> = [K] extends [never]
+  ? T
+  : [FieldOf<T>] extends [K]
+    ? Unknown<T>
+    : [`-${FieldOf<T>}`] extends [K]
+      ? Unknown<T>
+      : [Extract<K, `-${string}`>] extends [never]
+        ? Pick<T, Extract<K | Meta, keyof T>>
+        : [Exclude<K, `-${string}`>] extends [never]
+          ? Omit<T, K extends `-${infer N}` ? N : never>
+          : Unknown<T>;
+
 export interface WriteOptions {
   /**
    * Make the change only if the object is still as it was read: its ETag (`etagOf(object)`), or

@@ -27,6 +27,8 @@ export interface AccessorView {
 export interface MemberView {
   readonly name: string;
   readonly doc: string;
+  /** `<K extends …>` of a read whose answer's type follows its `fields`, or empty. */
+  readonly typeParams: string;
   readonly params: string;
   readonly body: string;
 }
@@ -161,12 +163,12 @@ function accessorView(
     const parentParam = child.routes[0]!.parent?.param ?? 'key';
     const param = keyParameter(parentParam);
     const name = uniqueName(memberName(child), taken);
-    return {
+    return member(
       name,
-      doc: commentText(`${child.routes.map((r) => r.ramlPath).join(', ')}, below one item.`),
-      params: `${param}: ${known.names('Key')}`,
-      body: `${visit(child, [...steps, { name, param: parentParam }])}(http, \`\${path}\${keySegment(${param})}\`)`,
-    };
+      `${child.routes.map((r) => r.ramlPath).join(', ')}, below one item.`,
+      `${param}: ${known.names('Key')}`,
+      `${visit(child, [...steps, { name, param: parentParam }])}(http, \`\${path}\${keySegment(${param})}\`)`,
+    );
   });
   return {
     name: factory,
@@ -198,21 +200,22 @@ function routeMembers(route: Route, { models, unseen, names }: Known): MemberVie
 
 function collectionMembers(route: Route, model: Model, names: HelperNames): MemberView[] {
   const t = clientTypeNames(model);
-  const query = `${names('ListQuery')}<${t.where}, ${t.field}>`;
+  const read = choosing(t, names);
+  const query = read.query(`${names('ListQuery')}<${t.where}, ${t.field}>`);
   const members: MemberView[] = [];
   if (has(route, 'index')) {
     members.push(
-      member(
+      read.member(
         'list',
         'One page of the objects the query selects.',
         `query?: ${query}`,
-        `op.list<${t.item}>(http, path, query)`,
+        `op.list<${read.shown}>(http, path, query)`,
       ),
-      member(
+      read.member(
         'all',
         'Every object the query selects, page after page.',
         `query?: ${query}`,
-        `op.all<${t.item}>(http, path, query)`,
+        `op.all<${read.shown}>(http, path, query)`,
       ),
       member(
         'count',
@@ -224,13 +227,13 @@ function collectionMembers(route: Route, model: Model, names: HelperNames): Memb
     const searched = searchFields(model).map((f) => JSON.stringify(f.name));
     if (searched.length)
       members.push(
-        member(
+        read.member(
           'search',
           `Full-text search in ${searchFields(model)
             .map((f) => f.name)
             .join(', ')}, best matches first.`,
-          `text: string, query?: ${names('SearchQuery')}<${t.where}, ${t.field}, ${searched.join(' | ')}>`,
-          `op.search<${t.item}>(http, path, text, query)`,
+          `text: string, query?: ${read.query(`${names('SearchQuery')}<${t.where}, ${t.field}, ${searched.join(' | ')}>`)}`,
+          `op.search<${read.shown}>(http, path, text, query)`,
         ),
       );
   }
@@ -277,15 +280,17 @@ function oneMembers(
   const keyParam = key ? `${key}: ${names('Key')}, ` : '';
   const url = key ? `path + keySegment(${key})` : 'path';
   const members: MemberView[] = [];
-  if (has(route, 'show'))
+  if (has(route, 'show')) {
+    const read = choosing(t, names);
     members.push(
-      member(
+      read.member(
         'get',
         'The object (its ETag: `etagOf(object)`).',
-        `${keyParam}options?: ReadOptions<${t.field}>`,
-        `op.get<${t.item}>(http, ${url}, options)`,
+        `${keyParam}options?: ${read.query(`${names('ReadOptions')}<${t.field}>`)}`,
+        `op.get<${read.shown}>(http, ${url}, options)`,
       ),
     );
+  }
   if (!key && has(route, 'create'))
     members.push(
       member(
@@ -346,7 +351,22 @@ function createBody(route: Route, model: Model): string {
 }
 
 function member(name: string, doc: string, params: string, body: string): MemberView {
-  return { name, doc: commentText(doc), params, body };
+  return { name, doc: commentText(doc), typeParams: '', params, body };
+}
+
+/**
+ * A read whose answer's type follows the `fields` the call writes (`K`, inferred from it): its
+ * query or options type, the object's type as answered, and the member with `K` declared.
+ */
+function choosing(t: ReturnType<typeof clientTypeNames>, names: HelperNames) {
+  return {
+    query: (type: string) => `${names('Choosing')}<${type}, K>`,
+    shown: `${names('Shown')}<${t.item}, K>`,
+    member: (name: string, doc: string, params: string, body: string): MemberView => ({
+      ...member(name, doc, params, body),
+      typeParams: `<K extends ${names('FieldChoice')}<${t.field}> = never>`,
+    }),
+  };
 }
 
 function keyParameter(param: string): string {

@@ -1,12 +1,13 @@
 /**
  * The types of the generated client (client/src/index.ts), from the same model and field types
  * as the server's: each model as answers show it (the OpenAPI document's object: `_type`, `_pk`,
- * `_self`, no secrets, every field optional because an ACL or `_fields` may leave it out), the
+ * `_self`, no secrets, optional the fields that field privacy may leave out), the
  * create and update bodies the routes validate, and `where`, each field with the operators the
  * runtime's table allows on it (runtime/src/lib/query-operators.ts).
  */
 import { operatorsFor, type FilteredField } from '../../../runtime/src/lib/query-operators.js';
-import type { Field, Model } from '../../ir/types.js';
+import { seenByEveryone } from '../../ir/privacy.js';
+import type { Field, Model, ServiceIR } from '../../ir/types.js';
 import { compiledType, typeDeclarations, type TypeDeclaration } from '../models/model-file.js';
 import { shownObjectSchema } from '../openapi/schemas.js';
 import { isSecretField, type FieldTypes } from '../shared/field-types.js';
@@ -44,6 +45,7 @@ function withProof(model: Model, update: TypeDeclaration): TypeDeclaration {
 
 /** The declarations of a model's answer, bodies and `where`, as source text. */
 export async function modelTypes(
+  ir: Pick<ServiceIR, 'models' | 'auth'>,
   model: Model,
   types: FieldTypes,
   sets: OperatorSets,
@@ -54,7 +56,7 @@ export async function modelTypes(
   const [, create, update] = typeDeclarations(model, types);
   const declarations = await Promise.all(
     [
-      { name: names.item, description: String(answer['description']), schema: withoutDescription(answer) },
+      { name: names.item, description: String(answer['description']), schema: withAlwaysShown(ir, model, answer) },
       create!,
       withProof(model, update!),
     ].map(declare),
@@ -66,9 +68,17 @@ export async function modelTypes(
   ].join('\n\n');
 }
 
-function withoutDescription(schema: Schema): Schema {
+/**
+ * The answer's schema (without its description, which the declaration takes), with the fields every
+ * caller is shown required: with auth, those no privacy list hides from anyone (ir/privacy.ts);
+ * without, every field (each caller is an admin). The others, and every field but those a read
+ * names in `fields`, stay optional (`Shown` in client/src/resources.ts).
+ */
+function withAlwaysShown(ir: Pick<ServiceIR, 'models' | 'auth'>, model: Model, schema: Schema): Schema {
   const { description: _description, ...rest } = schema;
-  return rest;
+  const fields = model.fields.filter((f) => f.name in (schema['properties'] as Schema)).map((f) => f.name);
+  const always = fields.filter((name) => !ir.auth || seenByEveryone(ir.models, model, name));
+  return { ...rest, required: [...always, ...(schema['required'] as readonly string[])] };
 }
 
 async function declare(declaration: TypeDeclaration): Promise<string> {

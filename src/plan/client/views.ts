@@ -48,10 +48,13 @@ export async function clientView(ir: ServiceIR, types: FieldTypes): Promise<Clie
   const sets = new OperatorSets(names);
   const models = ir.models.filter((m) => !m.internal);
   const declarations = [];
-  for (const model of models) declarations.push(await modelTypes(model, types, sets, names));
+  for (const model of models) declarations.push(await modelTypes(ir, model, types, sets, names));
   const user = ir.auth ? clientTypeNames({ name: ir.auth.userModel }) : undefined;
   const tree = clientAccessors(ir);
-  const code = [...declarations, ...tree.factories.flatMap((f) => f.members.map((m) => `${m.params} ${m.body}`))];
+  const code = [
+    ...declarations,
+    ...tree.factories.flatMap((f) => f.members.map((m) => `${m.typeParams} ${m.params} ${m.body}`)),
+  ];
   return {
     title: commentText(ir.title),
     exampleBaseUrl: commentText(`http://localhost:3000${ir.basePath}`),
@@ -59,7 +62,7 @@ export async function clientView(ir: ServiceIR, types: FieldTypes): Promise<Clie
     queryImports: used(code, names, ['Filter', 'ListQuery', 'SearchQuery', 'Selection']),
     resourceImports: [
       /\bkeySegment\b/.test(code.join('\n')) ? 'keySegment' : '',
-      used(code, names, ['Key', 'ReadOptions', 'WriteOptions'], true),
+      used(code, names, ['Key', 'ReadOptions', 'WriteOptions', 'FieldChoice', 'Choosing', 'Shown'], true),
     ]
       .filter(Boolean)
       .join(', '),
@@ -75,7 +78,9 @@ export async function clientView(ir: ServiceIR, types: FieldTypes): Promise<Clie
         'cursorOf',
         'etagOf',
         'locationOf',
-        ...(['Key', 'Page', 'ReadOptions', 'WriteOptions'] as const).map((n) => importName(names, n, true)),
+        ...(['Key', 'Page', 'ReadOptions', 'WriteOptions', 'FieldChoice', 'Shown'] as const).map((n) =>
+          importName(names, n, true),
+        ),
       ].join(', '),
     },
     http: names('Http'),

@@ -6,12 +6,18 @@
  */
 import type { Field, Model } from '../../ir/types.js';
 import { holdsKey } from '../../ir/links.js';
-import { groupsWithFields, hiddenByTheOtherSide, listedFor, type ListedAudience } from '../../ir/privacy.js';
+import {
+  groupsWithFields,
+  hiddenByTheOtherSide,
+  listedFor,
+  seenByEveryone,
+  type ListedAudience,
+} from '../../ir/privacy.js';
 import { withArticle } from '../shared/names.js';
 import { withPasswordProof } from '../shared/password-proof.js';
 import { isSecretField, type FieldTypes } from '../shared/field-types.js';
 import type { Json, OpenApiContext } from './context.js';
-import { FIELD_AUDIENCES, passwordSchema, VISIBLE_TO_MARK, withServiceLimits } from './limits.js';
+import { passwordSchema, VISIBLE_TO_MARK, withServiceLimits } from './limits.js';
 
 export function componentSchemas(ctx: OpenApiContext): [string, Json][] {
   const names = (name: Parameters<OpenApiContext['sharedName']>[0]) => ctx.sharedName(name);
@@ -122,11 +128,12 @@ function itemSchema(ctx: OpenApiContext, model: Model): Json {
   const schema = shownObjectSchema(ctx.types, model, (target) => ctx.modelRef(target, 'item'));
   if (!ctx.ir.auth) return schema;
   const properties = schema['properties'] as Record<string, Json>;
-  for (const field of model.fields) {
-    const seen = fieldAudience(ctx.ir.models, model, field.name);
-    if (properties[field.name] && !FIELD_AUDIENCES.every((who) => seen.includes(who)))
-      properties[field.name] = { ...properties[field.name], [VISIBLE_TO_MARK]: seen };
-  }
+  for (const field of model.fields)
+    if (properties[field.name] && !seenByEveryone(ctx.ir.models, model, field.name))
+      properties[field.name] = {
+        ...properties[field.name],
+        [VISIBLE_TO_MARK]: fieldAudience(ctx.ir.models, model, field.name),
+      };
   // A link kept in the other model's rows shows the caller only the objects they may view.
   for (const link of model.relationships) {
     if (holdsKey(model, link) || !properties[link.name]) continue;

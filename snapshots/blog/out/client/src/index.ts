@@ -3,12 +3,30 @@ import * as auth from './auth.js';
 import { Http, type ClientOptions } from './http.js';
 import type { Filter, ListQuery, SearchQuery, Selection } from './query.js';
 import * as op from './resources.js';
-import { keySegment, type Key, type ReadOptions, type WriteOptions } from './resources.js';
+import {
+  keySegment,
+  type Key,
+  type ReadOptions,
+  type WriteOptions,
+  type FieldChoice,
+  type Choosing,
+  type Shown,
+} from './resources.js';
 
 export type { Credentials } from './auth.js';
 export { ApiError, type ClientOptions, type Fetch, type FieldError, type StatusBody } from './http.js';
 export type { ListQuery, SearchQuery, Selection, Sort } from './query.js';
-export { cursorOf, etagOf, locationOf, type Key, type Page, type ReadOptions, type WriteOptions } from './resources.js';
+export {
+  cursorOf,
+  etagOf,
+  locationOf,
+  type Key,
+  type Page,
+  type ReadOptions,
+  type WriteOptions,
+  type FieldChoice,
+  type Shown,
+} from './resources.js';
 
 /** The operators the service allows on a number, date, time or boolean field. */
 type OnComparable = {
@@ -46,16 +64,16 @@ type OnText = {
  * Address (schemas/address.json). Fields the caller may not see, or did not ask for with _fields, are left out.
  */
 export interface Address {
-  id?: number;
-  street?: string | null;
-  city?: string;
-  location?: number[];
-  author_id?: number | null;
-  code?: string | null;
+  id: number;
+  street: string | null;
+  city: string;
+  location: number[];
+  author_id: number | null;
+  code: string | null;
   /**
    * the Author this Address belongs to (backref of Author.address)
    */
-  author?: number | null;
+  author: number | null;
   _type: 'Address';
   /**
    * The primary key, as a string.
@@ -113,19 +131,19 @@ export interface AddressWhere {
  * Author (schemas/author.json). Fields the caller may not see, or did not ask for with _fields, are left out.
  */
 export interface Author {
-  id?: number;
-  name?: string;
-  email?: string;
-  bio?: string | null;
-  born?: string | null;
-  karma?: number | null;
-  links?: {
+  id: number;
+  name: string;
+  email: string;
+  bio: string | null;
+  born: string | null;
+  karma: number | null;
+  links: {
     [k: string]: unknown;
   } | null;
-  joined_at?: string | null;
-  posts?: (string | Post)[];
-  reviews?: string[];
-  address?: number | Address | null;
+  joined_at: string | null;
+  posts: (string | Post)[];
+  reviews: string[];
+  address: number | Address | null;
   _type: 'Author';
   /**
    * The primary key, as a string.
@@ -195,22 +213,22 @@ export interface AuthorWhere {
  * Comment (schemas/comment.json). Fields the caller may not see, or did not ask for with _fields, are left out.
  */
 export interface Comment {
-  id?: number;
-  text?: string;
-  spam?: boolean | null;
-  posted_at?: string | null;
-  edited_at?: string | null;
-  post_id?: string | null;
-  parent_id?: number | null;
-  replies?: number[];
+  id: number;
+  text: string;
+  spam: boolean | null;
+  posted_at: string | null;
+  edited_at: string | null;
+  post_id: string | null;
+  parent_id: number | null;
+  replies: number[];
   /**
    * the Post this Comment belongs to (backref of Post.comments)
    */
-  post?: string | null;
+  post: string | null;
   /**
    * the Comment this Comment belongs to (backref of Comment.replies)
    */
-  parent?: number | null;
+  parent: number | null;
   _type: 'Comment';
   /**
    * The primary key, as a string.
@@ -281,30 +299,30 @@ export interface CommentWhere {
  * Post (schemas/post.json). Fields the caller may not see, or did not ask for with _fields, are left out.
  */
 export interface Post {
-  slug?: string;
-  title?: string;
-  body?: string | null;
-  status?: 'draft' | 'published' | null;
-  score?: number | null;
-  rating?: number | null;
-  views?: number | null;
-  published_at?: string | null;
+  slug: string;
+  title: string;
+  body: string | null;
+  status: 'draft' | 'published' | null;
+  score: number | null;
+  rating: number | null;
+  views: number | null;
+  published_at: string | null;
   /**
    * seconds
    */
-  reading_time?: number | null;
-  tags?: string[];
-  author_id?: number | null;
-  reviewer_id?: number | null;
-  comments?: (number | Comment)[];
+  reading_time: number | null;
+  tags: string[];
+  author_id: number | null;
+  reviewer_id: number | null;
+  comments: (number | Comment)[];
   /**
    * the Author this Post belongs to (backref of Author.posts)
    */
-  author?: number | null;
+  author: number | null;
   /**
    * the Author this Post belongs to (backref of Author.reviews)
    */
-  reviewer?: number | null;
+  reviewer: number | null;
   _type: 'Post';
   /**
    * The primary key, as a string.
@@ -401,15 +419,15 @@ export interface User {
   /**
    * login name
    */
-  username?: string;
+  username: string;
   /**
    * e-mail address
    */
-  email?: string;
+  email: string;
   /**
    * g:<group> principals; only admins can change them
    */
-  groups?: string[];
+  groups: string[];
   _type: 'User';
   /**
    * The primary key, as a string.
@@ -510,18 +528,23 @@ function addressesResource(http: Http, prefix: string) {
   const path = `${prefix}/addresses`;
   return {
     /** One page of the objects the query selects. */
-    list: (query?: ListQuery<AddressWhere, AddressField>) => op.list<Address>(http, path, query),
+    list: <K extends FieldChoice<AddressField> = never>(query?: Choosing<ListQuery<AddressWhere, AddressField>, K>) =>
+      op.list<Shown<Address, K>>(http, path, query),
     /** Every object the query selects, page after page. */
-    all: (query?: ListQuery<AddressWhere, AddressField>) => op.all<Address>(http, path, query),
+    all: <K extends FieldChoice<AddressField> = never>(query?: Choosing<ListQuery<AddressWhere, AddressField>, K>) =>
+      op.all<Shown<Address, K>>(http, path, query),
     /** How many objects the filters select. */
     count: (selection?: Selection<AddressWhere>) => op.count(http, path, selection),
     /** Full-text search in street, city, code, best matches first. */
-    search: (text: string, query?: SearchQuery<AddressWhere, AddressField, 'street' | 'city' | 'code'>) =>
-      op.search<Address>(http, path, text, query),
+    search: <K extends FieldChoice<AddressField> = never>(
+      text: string,
+      query?: Choosing<SearchQuery<AddressWhere, AddressField, 'street' | 'city' | 'code'>, K>,
+    ) => op.search<Shown<Address, K>>(http, path, text, query),
     /** Creates an Address. */
     create: (body: AddressCreate) => op.create<Address>(http, path, body),
     /** The object (its ETag: `etagOf(object)`). */
-    get: (id: Key, options?: ReadOptions<AddressField>) => op.get<Address>(http, path + keySegment(id), options),
+    get: <K extends FieldChoice<AddressField> = never>(id: Key, options?: Choosing<ReadOptions<AddressField>, K>) =>
+      op.get<Shown<Address, K>>(http, path + keySegment(id), options),
     /** Deletes the object. */
     delete: (id: Key, options?: WriteOptions) => op.remove(http, path + keySegment(id), options),
   };
@@ -532,7 +555,8 @@ function authorsAddressResource(http: Http, prefix: string) {
   const path = `${prefix}/address`;
   return {
     /** The object (its ETag: `etagOf(object)`). */
-    get: (options?: ReadOptions<AddressField>) => op.get<Address>(http, path, options),
+    get: <K extends FieldChoice<AddressField> = never>(options?: Choosing<ReadOptions<AddressField>, K>) =>
+      op.get<Shown<Address, K>>(http, path, options),
     /** Creates the Address object. */
     create: (body: AddressCreate) => op.create<Address>(http, path, body),
     /** Changes the fields given (PATCH). */
@@ -560,14 +584,18 @@ function authorsPostsResource(http: Http, prefix: string) {
   const path = `${prefix}/posts`;
   return {
     /** One page of the objects the query selects. */
-    list: (query?: ListQuery<PostWhere, PostField>) => op.list<Post>(http, path, query),
+    list: <K extends FieldChoice<PostField> = never>(query?: Choosing<ListQuery<PostWhere, PostField>, K>) =>
+      op.list<Shown<Post, K>>(http, path, query),
     /** Every object the query selects, page after page. */
-    all: (query?: ListQuery<PostWhere, PostField>) => op.all<Post>(http, path, query),
+    all: <K extends FieldChoice<PostField> = never>(query?: Choosing<ListQuery<PostWhere, PostField>, K>) =>
+      op.all<Shown<Post, K>>(http, path, query),
     /** How many objects the filters select. */
     count: (selection?: Selection<PostWhere>) => op.count(http, path, selection),
     /** Full-text search in slug, title, body, best matches first. */
-    search: (text: string, query?: SearchQuery<PostWhere, PostField, 'slug' | 'title' | 'body'>) =>
-      op.search<Post>(http, path, text, query),
+    search: <K extends FieldChoice<PostField> = never>(
+      text: string,
+      query?: Choosing<SearchQuery<PostWhere, PostField, 'slug' | 'title' | 'body'>, K>,
+    ) => op.search<Shown<Post, K>>(http, path, text, query),
     /** Creates a Post. */
     create: (body: PostCreate) => op.create<Post>(http, path, body),
   };
@@ -578,14 +606,18 @@ function authorsResource(http: Http, prefix: string) {
   const path = `${prefix}/authors`;
   return {
     /** One page of the objects the query selects. */
-    list: (query?: ListQuery<AuthorWhere, AuthorField>) => op.list<Author>(http, path, query),
+    list: <K extends FieldChoice<AuthorField> = never>(query?: Choosing<ListQuery<AuthorWhere, AuthorField>, K>) =>
+      op.list<Shown<Author, K>>(http, path, query),
     /** Every object the query selects, page after page. */
-    all: (query?: ListQuery<AuthorWhere, AuthorField>) => op.all<Author>(http, path, query),
+    all: <K extends FieldChoice<AuthorField> = never>(query?: Choosing<ListQuery<AuthorWhere, AuthorField>, K>) =>
+      op.all<Shown<Author, K>>(http, path, query),
     /** How many objects the filters select. */
     count: (selection?: Selection<AuthorWhere>) => op.count(http, path, selection),
     /** Full-text search in name, email, bio, best matches first. */
-    search: (text: string, query?: SearchQuery<AuthorWhere, AuthorField, 'name' | 'email' | 'bio'>) =>
-      op.search<Author>(http, path, text, query),
+    search: <K extends FieldChoice<AuthorField> = never>(
+      text: string,
+      query?: Choosing<SearchQuery<AuthorWhere, AuthorField, 'name' | 'email' | 'bio'>, K>,
+    ) => op.search<Shown<Author, K>>(http, path, text, query),
     /** Creates an Author. */
     create: (body: AuthorCreate) => op.create<Author>(http, path, body),
     /** Changes every object `where` selects (all of them when it is empty); answers how many changed. */
@@ -593,7 +625,8 @@ function authorsResource(http: Http, prefix: string) {
     /** Deletes every object `where` selects (all of them when it is empty); answers how many went. */
     deleteMany: (where: AuthorWhere) => op.deleteMany(http, path, where),
     /** The object (its ETag: `etagOf(object)`). */
-    get: (id: Key, options?: ReadOptions<AuthorField>) => op.get<Author>(http, path + keySegment(id), options),
+    get: <K extends FieldChoice<AuthorField> = never>(id: Key, options?: Choosing<ReadOptions<AuthorField>, K>) =>
+      op.get<Shown<Author, K>>(http, path + keySegment(id), options),
     /** Changes the fields given (PATCH). */
     update: (id: Key, changes: AuthorUpdate, options?: WriteOptions) =>
       op.update<Author>(http, path + keySegment(id), changes, options),
@@ -616,18 +649,23 @@ function commentsResource(http: Http, prefix: string) {
   const path = `${prefix}/comments`;
   return {
     /** One page of the objects the query selects. */
-    list: (query?: ListQuery<CommentWhere, CommentField>) => op.list<Comment>(http, path, query),
+    list: <K extends FieldChoice<CommentField> = never>(query?: Choosing<ListQuery<CommentWhere, CommentField>, K>) =>
+      op.list<Shown<Comment, K>>(http, path, query),
     /** Every object the query selects, page after page. */
-    all: (query?: ListQuery<CommentWhere, CommentField>) => op.all<Comment>(http, path, query),
+    all: <K extends FieldChoice<CommentField> = never>(query?: Choosing<ListQuery<CommentWhere, CommentField>, K>) =>
+      op.all<Shown<Comment, K>>(http, path, query),
     /** How many objects the filters select. */
     count: (selection?: Selection<CommentWhere>) => op.count(http, path, selection),
     /** Full-text search in text, best matches first. */
-    search: (text: string, query?: SearchQuery<CommentWhere, CommentField, 'text'>) =>
-      op.search<Comment>(http, path, text, query),
+    search: <K extends FieldChoice<CommentField> = never>(
+      text: string,
+      query?: Choosing<SearchQuery<CommentWhere, CommentField, 'text'>, K>,
+    ) => op.search<Shown<Comment, K>>(http, path, text, query),
     /** Creates a Comment. */
     create: (body: CommentCreate) => op.create<Comment>(http, path, body),
     /** The object (its ETag: `etagOf(object)`). */
-    get: (id: Key, options?: ReadOptions<CommentField>) => op.get<Comment>(http, path + keySegment(id), options),
+    get: <K extends FieldChoice<CommentField> = never>(id: Key, options?: Choosing<ReadOptions<CommentField>, K>) =>
+      op.get<Shown<Comment, K>>(http, path + keySegment(id), options),
     /** Changes the fields given (PATCH). */
     update: (id: Key, changes: CommentUpdate, options?: WriteOptions) =>
       op.update<Comment>(http, path + keySegment(id), changes, options),
@@ -641,18 +679,23 @@ function postsCommentsResource(http: Http, prefix: string) {
   const path = `${prefix}/comments`;
   return {
     /** One page of the objects the query selects. */
-    list: (query?: ListQuery<CommentWhere, CommentField>) => op.list<Comment>(http, path, query),
+    list: <K extends FieldChoice<CommentField> = never>(query?: Choosing<ListQuery<CommentWhere, CommentField>, K>) =>
+      op.list<Shown<Comment, K>>(http, path, query),
     /** Every object the query selects, page after page. */
-    all: (query?: ListQuery<CommentWhere, CommentField>) => op.all<Comment>(http, path, query),
+    all: <K extends FieldChoice<CommentField> = never>(query?: Choosing<ListQuery<CommentWhere, CommentField>, K>) =>
+      op.all<Shown<Comment, K>>(http, path, query),
     /** How many objects the filters select. */
     count: (selection?: Selection<CommentWhere>) => op.count(http, path, selection),
     /** Full-text search in text, best matches first. */
-    search: (text: string, query?: SearchQuery<CommentWhere, CommentField, 'text'>) =>
-      op.search<Comment>(http, path, text, query),
+    search: <K extends FieldChoice<CommentField> = never>(
+      text: string,
+      query?: Choosing<SearchQuery<CommentWhere, CommentField, 'text'>, K>,
+    ) => op.search<Shown<Comment, K>>(http, path, text, query),
     /** Creates a Comment. */
     create: (body: CommentCreate) => op.create<Comment>(http, path, body),
     /** The object (its ETag: `etagOf(object)`). */
-    get: (id: Key, options?: ReadOptions<CommentField>) => op.get<Comment>(http, path + keySegment(id), options),
+    get: <K extends FieldChoice<CommentField> = never>(id: Key, options?: Choosing<ReadOptions<CommentField>, K>) =>
+      op.get<Shown<Comment, K>>(http, path + keySegment(id), options),
     /** Deletes the object. */
     delete: (id: Key, options?: WriteOptions) => op.remove(http, path + keySegment(id), options),
   };
@@ -674,20 +717,25 @@ function postsResource(http: Http, prefix: string) {
   const path = `${prefix}/posts`;
   return {
     /** One page of the objects the query selects. */
-    list: (query?: ListQuery<PostWhere, PostField>) => op.list<Post>(http, path, query),
+    list: <K extends FieldChoice<PostField> = never>(query?: Choosing<ListQuery<PostWhere, PostField>, K>) =>
+      op.list<Shown<Post, K>>(http, path, query),
     /** Every object the query selects, page after page. */
-    all: (query?: ListQuery<PostWhere, PostField>) => op.all<Post>(http, path, query),
+    all: <K extends FieldChoice<PostField> = never>(query?: Choosing<ListQuery<PostWhere, PostField>, K>) =>
+      op.all<Shown<Post, K>>(http, path, query),
     /** How many objects the filters select. */
     count: (selection?: Selection<PostWhere>) => op.count(http, path, selection),
     /** Full-text search in slug, title, body, best matches first. */
-    search: (text: string, query?: SearchQuery<PostWhere, PostField, 'slug' | 'title' | 'body'>) =>
-      op.search<Post>(http, path, text, query),
+    search: <K extends FieldChoice<PostField> = never>(
+      text: string,
+      query?: Choosing<SearchQuery<PostWhere, PostField, 'slug' | 'title' | 'body'>, K>,
+    ) => op.search<Shown<Post, K>>(http, path, text, query),
     /** Creates a Post. */
     create: (body: PostCreate) => op.create<Post>(http, path, body),
     /** Deletes every object `where` selects (all of them when it is empty); answers how many went. */
     deleteMany: (where: PostWhere) => op.deleteMany(http, path, where),
     /** The object (its ETag: `etagOf(object)`). */
-    get: (slug: Key, options?: ReadOptions<PostField>) => op.get<Post>(http, path + keySegment(slug), options),
+    get: <K extends FieldChoice<PostField> = never>(slug: Key, options?: Choosing<ReadOptions<PostField>, K>) =>
+      op.get<Shown<Post, K>>(http, path + keySegment(slug), options),
     /** Changes the fields given (PATCH). */
     update: (slug: Key, changes: PostUpdate, options?: WriteOptions) =>
       op.update<Post>(http, path + keySegment(slug), changes, options),

@@ -3,12 +3,30 @@ import * as auth from './auth.js';
 import { Http, type ClientOptions } from './http.js';
 import type { Filter, ListQuery, SearchQuery, Selection } from './query.js';
 import * as op from './resources.js';
-import { keySegment, type Key, type ReadOptions, type WriteOptions } from './resources.js';
+import {
+  keySegment,
+  type Key,
+  type ReadOptions,
+  type WriteOptions,
+  type FieldChoice,
+  type Choosing,
+  type Shown,
+} from './resources.js';
 
 export type { Credentials } from './auth.js';
 export { ApiError, type ClientOptions, type Fetch, type FieldError, type StatusBody } from './http.js';
 export type { ListQuery, SearchQuery, Selection, Sort } from './query.js';
-export { cursorOf, etagOf, locationOf, type Key, type Page, type ReadOptions, type WriteOptions } from './resources.js';
+export {
+  cursorOf,
+  etagOf,
+  locationOf,
+  type Key,
+  type Page,
+  type ReadOptions,
+  type WriteOptions,
+  type FieldChoice,
+  type Shown,
+} from './resources.js';
 
 /** The operators the service allows on a number, date, time or boolean field. */
 type OnComparable = {
@@ -43,10 +61,10 @@ type OnText = {
  * AuditEntry (schemas/audit_entry.json). Fields the caller may not see, or did not ask for with _fields, are left out.
  */
 export interface AuditEntry {
-  id?: number;
-  model?: string;
-  action?: string;
-  count?: number | null;
+  id: number;
+  model: string;
+  action: string;
+  count: number | null;
   _type: 'AuditEntry';
   /**
    * The primary key, as a string.
@@ -91,11 +109,11 @@ export interface AuditEntryWhere {
  * Project (schemas/project.json). Fields the caller may not see, or did not ask for with _fields, are left out. After handlers (add_open_tasks, audit, close_tasks, refuse_frozen) may add fields.
  */
 export interface Project {
-  id?: number;
-  name?: string;
-  slug?: string | null;
-  status?: 'open' | 'closed' | null;
-  tasks?: number[];
+  id: number;
+  name: string;
+  slug: string | null;
+  status: 'open' | 'closed' | null;
+  tasks: number[];
   _type: 'Project';
   /**
    * The primary key, as a string.
@@ -144,14 +162,14 @@ export interface ProjectWhere {
  * Task (schemas/task.json). Fields the caller may not see, or did not ask for with _fields, are left out. After handlers (audit) may add fields.
  */
 export interface Task {
-  id?: number;
-  title?: string;
-  done?: boolean | null;
-  project_id?: number | null;
+  id: number;
+  title: string;
+  done: boolean | null;
+  project_id: number | null;
   /**
    * the Project this Task belongs to (backref of Project.tasks)
    */
-  project?: number | null;
+  project: number | null;
   _type: 'Task';
   /**
    * The primary key, as a string.
@@ -204,12 +222,12 @@ export interface TaskWhere {
  * User (schemas/user.json). Fields the caller may not see, or did not ask for with _fields, are left out. After handlers (audit, count_login) may add fields.
  */
 export interface User {
-  username?: string;
-  email?: string;
-  groups?: ('admin' | 'user')[];
-  display_name?: string | null;
-  active?: boolean | null;
-  login_count?: number | null;
+  username: string;
+  email: string;
+  groups: ('admin' | 'user')[];
+  display_name: string | null;
+  active: boolean | null;
+  login_count: number | null;
   _type: 'User';
   /**
    * The primary key, as a string.
@@ -302,14 +320,20 @@ function auditEntriesResource(http: Http, prefix: string) {
   const path = `${prefix}/audit_entries`;
   return {
     /** One page of the objects the query selects. */
-    list: (query?: ListQuery<AuditEntryWhere, AuditEntryField>) => op.list<AuditEntry>(http, path, query),
+    list: <K extends FieldChoice<AuditEntryField> = never>(
+      query?: Choosing<ListQuery<AuditEntryWhere, AuditEntryField>, K>,
+    ) => op.list<Shown<AuditEntry, K>>(http, path, query),
     /** Every object the query selects, page after page. */
-    all: (query?: ListQuery<AuditEntryWhere, AuditEntryField>) => op.all<AuditEntry>(http, path, query),
+    all: <K extends FieldChoice<AuditEntryField> = never>(
+      query?: Choosing<ListQuery<AuditEntryWhere, AuditEntryField>, K>,
+    ) => op.all<Shown<AuditEntry, K>>(http, path, query),
     /** How many objects the filters select. */
     count: (selection?: Selection<AuditEntryWhere>) => op.count(http, path, selection),
     /** Full-text search in model, action, best matches first. */
-    search: (text: string, query?: SearchQuery<AuditEntryWhere, AuditEntryField, 'model' | 'action'>) =>
-      op.search<AuditEntry>(http, path, text, query),
+    search: <K extends FieldChoice<AuditEntryField> = never>(
+      text: string,
+      query?: Choosing<SearchQuery<AuditEntryWhere, AuditEntryField, 'model' | 'action'>, K>,
+    ) => op.search<Shown<AuditEntry, K>>(http, path, text, query),
     /** Creates an AuditEntry. */
     create: (body: AuditEntryCreate) => op.create<AuditEntry>(http, path, body),
   };
@@ -320,14 +344,18 @@ function projectsResource(http: Http, prefix: string) {
   const path = `${prefix}/projects`;
   return {
     /** One page of the objects the query selects. */
-    list: (query?: ListQuery<ProjectWhere, ProjectField>) => op.list<Project>(http, path, query),
+    list: <K extends FieldChoice<ProjectField> = never>(query?: Choosing<ListQuery<ProjectWhere, ProjectField>, K>) =>
+      op.list<Shown<Project, K>>(http, path, query),
     /** Every object the query selects, page after page. */
-    all: (query?: ListQuery<ProjectWhere, ProjectField>) => op.all<Project>(http, path, query),
+    all: <K extends FieldChoice<ProjectField> = never>(query?: Choosing<ListQuery<ProjectWhere, ProjectField>, K>) =>
+      op.all<Shown<Project, K>>(http, path, query),
     /** How many objects the filters select. */
     count: (selection?: Selection<ProjectWhere>) => op.count(http, path, selection),
     /** Full-text search in name, slug, best matches first. */
-    search: (text: string, query?: SearchQuery<ProjectWhere, ProjectField, 'name' | 'slug'>) =>
-      op.search<Project>(http, path, text, query),
+    search: <K extends FieldChoice<ProjectField> = never>(
+      text: string,
+      query?: Choosing<SearchQuery<ProjectWhere, ProjectField, 'name' | 'slug'>, K>,
+    ) => op.search<Shown<Project, K>>(http, path, text, query),
     /** Creates a Project. */
     create: (body: ProjectCreate) => op.create<Project>(http, path, body),
     /** Changes every object `where` selects (all of them when it is empty); answers how many changed. */
@@ -335,7 +363,8 @@ function projectsResource(http: Http, prefix: string) {
     /** Deletes every object `where` selects (all of them when it is empty); answers how many went. */
     deleteMany: (where: ProjectWhere) => op.deleteMany(http, path, where),
     /** The object (its ETag: `etagOf(object)`). */
-    get: (id: Key, options?: ReadOptions<ProjectField>) => op.get<Project>(http, path + keySegment(id), options),
+    get: <K extends FieldChoice<ProjectField> = never>(id: Key, options?: Choosing<ReadOptions<ProjectField>, K>) =>
+      op.get<Shown<Project, K>>(http, path + keySegment(id), options),
     /** Changes the fields given (PATCH). */
     update: (id: Key, changes: ProjectUpdate, options?: WriteOptions) =>
       op.update<Project>(http, path + keySegment(id), changes, options),
@@ -352,20 +381,25 @@ function tasksResource(http: Http, prefix: string) {
   const path = `${prefix}/tasks`;
   return {
     /** One page of the objects the query selects. */
-    list: (query?: ListQuery<TaskWhere, TaskField>) => op.list<Task>(http, path, query),
+    list: <K extends FieldChoice<TaskField> = never>(query?: Choosing<ListQuery<TaskWhere, TaskField>, K>) =>
+      op.list<Shown<Task, K>>(http, path, query),
     /** Every object the query selects, page after page. */
-    all: (query?: ListQuery<TaskWhere, TaskField>) => op.all<Task>(http, path, query),
+    all: <K extends FieldChoice<TaskField> = never>(query?: Choosing<ListQuery<TaskWhere, TaskField>, K>) =>
+      op.all<Shown<Task, K>>(http, path, query),
     /** How many objects the filters select. */
     count: (selection?: Selection<TaskWhere>) => op.count(http, path, selection),
     /** Full-text search in title, best matches first. */
-    search: (text: string, query?: SearchQuery<TaskWhere, TaskField, 'title'>) =>
-      op.search<Task>(http, path, text, query),
+    search: <K extends FieldChoice<TaskField> = never>(
+      text: string,
+      query?: Choosing<SearchQuery<TaskWhere, TaskField, 'title'>, K>,
+    ) => op.search<Shown<Task, K>>(http, path, text, query),
     /** Creates a Task. */
     create: (body: TaskCreate) => op.create<Task>(http, path, body),
     /** Changes every object `where` selects (all of them when it is empty); answers how many changed. */
     updateMany: (where: TaskWhere, changes: TaskUpdate) => op.updateMany(http, 'PATCH', path, where, changes),
     /** The object (its ETag: `etagOf(object)`). */
-    get: (id: Key, options?: ReadOptions<TaskField>) => op.get<Task>(http, path + keySegment(id), options),
+    get: <K extends FieldChoice<TaskField> = never>(id: Key, options?: Choosing<ReadOptions<TaskField>, K>) =>
+      op.get<Shown<Task, K>>(http, path + keySegment(id), options),
     /** Changes the fields given (PATCH). */
     update: (id: Key, changes: TaskUpdate, options?: WriteOptions) =>
       op.update<Task>(http, path + keySegment(id), changes, options),
@@ -379,18 +413,23 @@ function usersResource(http: Http, prefix: string) {
   const path = `${prefix}/users`;
   return {
     /** One page of the objects the query selects. */
-    list: (query?: ListQuery<UserWhere, UserField>) => op.list<User>(http, path, query),
+    list: <K extends FieldChoice<UserField> = never>(query?: Choosing<ListQuery<UserWhere, UserField>, K>) =>
+      op.list<Shown<User, K>>(http, path, query),
     /** Every object the query selects, page after page. */
-    all: (query?: ListQuery<UserWhere, UserField>) => op.all<User>(http, path, query),
+    all: <K extends FieldChoice<UserField> = never>(query?: Choosing<ListQuery<UserWhere, UserField>, K>) =>
+      op.all<Shown<User, K>>(http, path, query),
     /** How many objects the filters select. */
     count: (selection?: Selection<UserWhere>) => op.count(http, path, selection),
     /** Full-text search in username, email, display_name, best matches first. */
-    search: (text: string, query?: SearchQuery<UserWhere, UserField, 'username' | 'email' | 'display_name'>) =>
-      op.search<User>(http, path, text, query),
+    search: <K extends FieldChoice<UserField> = never>(
+      text: string,
+      query?: Choosing<SearchQuery<UserWhere, UserField, 'username' | 'email' | 'display_name'>, K>,
+    ) => op.search<Shown<User, K>>(http, path, text, query),
     /** Creates a User. */
     create: (body: UserCreate) => op.create<User>(http, path, body),
     /** The object (its ETag: `etagOf(object)`). */
-    get: (username: Key, options?: ReadOptions<UserField>) => op.get<User>(http, path + keySegment(username), options),
+    get: <K extends FieldChoice<UserField> = never>(username: Key, options?: Choosing<ReadOptions<UserField>, K>) =>
+      op.get<Shown<User, K>>(http, path + keySegment(username), options),
     /** Changes the fields given (PATCH). */
     update: (username: Key, changes: UserUpdate, options?: WriteOptions) =>
       op.update<User>(http, path + keySegment(username), changes, options),

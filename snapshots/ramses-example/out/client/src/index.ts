@@ -3,12 +3,30 @@ import * as auth from './auth.js';
 import { Http, type ClientOptions } from './http.js';
 import type { Filter, ListQuery, SearchQuery, Selection } from './query.js';
 import * as op from './resources.js';
-import { keySegment, type Key, type ReadOptions, type WriteOptions } from './resources.js';
+import {
+  keySegment,
+  type Key,
+  type ReadOptions,
+  type WriteOptions,
+  type FieldChoice,
+  type Choosing,
+  type Shown,
+} from './resources.js';
 
 export type { Credentials } from './auth.js';
 export { ApiError, type ClientOptions, type Fetch, type FieldError, type StatusBody } from './http.js';
 export type { ListQuery, SearchQuery, Selection, Sort } from './query.js';
-export { cursorOf, etagOf, locationOf, type Key, type Page, type ReadOptions, type WriteOptions } from './resources.js';
+export {
+  cursorOf,
+  etagOf,
+  locationOf,
+  type Key,
+  type Page,
+  type ReadOptions,
+  type WriteOptions,
+  type FieldChoice,
+  type Shown,
+} from './resources.js';
 
 /** The operators the service allows on a number, date, time or boolean field. */
 type OnComparable = {
@@ -46,15 +64,15 @@ type OnText = {
  * Profile schema (schemas/profile.json). Fields the caller may not see, or did not ask for with _fields, are left out.
  */
 export interface Profile {
-  id?: number;
-  created_at?: string | null;
-  updated_at?: string | null;
-  address?: string | null;
-  user_id?: string | null;
+  id: number;
+  created_at: string | null;
+  updated_at: string | null;
+  address: string | null;
+  user_id: string | null;
   /**
    * the User this Profile belongs to (backref of User.profile)
    */
-  user?: string | null;
+  user: string | null;
   _type: 'Profile';
   /**
    * The primary key, as a string.
@@ -109,12 +127,12 @@ export interface ProfileWhere {
  * Story schema (schemas/story.json). Fields the caller may not see, or did not ask for with _fields, are left out.
  */
 export interface Story {
-  id?: number;
+  id: number;
   created_at?: string | null;
   updated_at?: string | null;
-  start_date?: string | null;
-  due_date?: string | null;
-  name?: string;
+  start_date: string | null;
+  due_date: string | null;
+  name: string;
   description?: string;
   progress?: number | null;
   completed?: boolean | null;
@@ -265,7 +283,7 @@ export interface User {
   profile?: number | Profile | null;
   stories?: number[];
   assigned_stories?: number[];
-  username?: string;
+  username: string;
   email?: string;
   first_name?: string | null;
   last_name?: string | null;
@@ -389,16 +407,21 @@ function storiesResource(http: Http, prefix: string) {
   const path = `${prefix}/stories`;
   return {
     /** One page of the objects the query selects. */
-    list: (query?: ListQuery<StoryWhere, StoryField>) => op.list<Story>(http, path, query),
+    list: <K extends FieldChoice<StoryField> = never>(query?: Choosing<ListQuery<StoryWhere, StoryField>, K>) =>
+      op.list<Shown<Story, K>>(http, path, query),
     /** Every object the query selects, page after page. */
-    all: (query?: ListQuery<StoryWhere, StoryField>) => op.all<Story>(http, path, query),
+    all: <K extends FieldChoice<StoryField> = never>(query?: Choosing<ListQuery<StoryWhere, StoryField>, K>) =>
+      op.all<Shown<Story, K>>(http, path, query),
     /** How many objects the filters select. */
     count: (selection?: Selection<StoryWhere>) => op.count(http, path, selection),
     /** Full-text search in name, description, unicode_name, unicode_description, best matches first. */
-    search: (
+    search: <K extends FieldChoice<StoryField> = never>(
       text: string,
-      query?: SearchQuery<StoryWhere, StoryField, 'name' | 'description' | 'unicode_name' | 'unicode_description'>,
-    ) => op.search<Story>(http, path, text, query),
+      query?: Choosing<
+        SearchQuery<StoryWhere, StoryField, 'name' | 'description' | 'unicode_name' | 'unicode_description'>,
+        K
+      >,
+    ) => op.search<Shown<Story, K>>(http, path, text, query),
     /** Creates a Story. */
     create: (body: StoryCreate) => op.create<Story>(http, path, body),
     /** Changes every object `where` selects (all of them when it is empty); answers how many changed. */
@@ -406,7 +429,8 @@ function storiesResource(http: Http, prefix: string) {
     /** Deletes every object `where` selects (all of them when it is empty); answers how many went. */
     deleteMany: (where: StoryWhere) => op.deleteMany(http, path, where),
     /** The object (its ETag: `etagOf(object)`). */
-    get: (id: Key, options?: ReadOptions<StoryField>) => op.get<Story>(http, path + keySegment(id), options),
+    get: <K extends FieldChoice<StoryField> = never>(id: Key, options?: Choosing<ReadOptions<StoryField>, K>) =>
+      op.get<Shown<Story, K>>(http, path + keySegment(id), options),
     /** Changes the fields given (PATCH). */
     update: (id: Key, changes: StoryUpdate, options?: WriteOptions) =>
       op.update<Story>(http, path + keySegment(id), changes, options),
@@ -434,7 +458,8 @@ function usersProfileResource(http: Http, prefix: string) {
   const path = `${prefix}/profile`;
   return {
     /** The object (its ETag: `etagOf(object)`). */
-    get: (options?: ReadOptions<ProfileField>) => op.get<Profile>(http, path, options),
+    get: <K extends FieldChoice<ProfileField> = never>(options?: Choosing<ReadOptions<ProfileField>, K>) =>
+      op.get<Shown<Profile, K>>(http, path, options),
     /** Creates the Profile object. */
     create: (body: ProfileCreate) => op.create<Profile>(http, path, body),
     /** Changes the fields given (PATCH). */
@@ -458,22 +483,25 @@ function usersResource(http: Http, prefix: string) {
   const path = `${prefix}/users`;
   return {
     /** One page of the objects the query selects. */
-    list: (query?: ListQuery<UserWhere, UserField>) => op.list<User>(http, path, query),
+    list: <K extends FieldChoice<UserField> = never>(query?: Choosing<ListQuery<UserWhere, UserField>, K>) =>
+      op.list<Shown<User, K>>(http, path, query),
     /** Every object the query selects, page after page. */
-    all: (query?: ListQuery<UserWhere, UserField>) => op.all<User>(http, path, query),
+    all: <K extends FieldChoice<UserField> = never>(query?: Choosing<ListQuery<UserWhere, UserField>, K>) =>
+      op.all<Shown<User, K>>(http, path, query),
     /** How many objects the filters select. */
     count: (selection?: Selection<UserWhere>) => op.count(http, path, selection),
     /** Full-text search in username, email, first_name, last_name, best matches first. */
-    search: (
+    search: <K extends FieldChoice<UserField> = never>(
       text: string,
-      query?: SearchQuery<UserWhere, UserField, 'username' | 'email' | 'first_name' | 'last_name'>,
-    ) => op.search<User>(http, path, text, query),
+      query?: Choosing<SearchQuery<UserWhere, UserField, 'username' | 'email' | 'first_name' | 'last_name'>, K>,
+    ) => op.search<Shown<User, K>>(http, path, text, query),
     /** Creates a User. */
     create: (body: UserCreate) => op.create<User>(http, path, body),
     /** Changes every object `where` selects (all of them when it is empty); answers how many changed. */
     updateMany: (where: UserWhere, changes: UserUpdate) => op.updateMany(http, 'PATCH', path, where, changes),
     /** The object (its ETag: `etagOf(object)`). */
-    get: (username: Key, options?: ReadOptions<UserField>) => op.get<User>(http, path + keySegment(username), options),
+    get: <K extends FieldChoice<UserField> = never>(username: Key, options?: Choosing<ReadOptions<UserField>, K>) =>
+      op.get<Shown<User, K>>(http, path + keySegment(username), options),
     /** Changes the fields given (PATCH). */
     update: (username: Key, changes: UserUpdate, options?: WriteOptions) =>
       op.update<User>(http, path + keySegment(username), changes, options),

@@ -2,11 +2,29 @@
 import { Http, type ClientOptions } from './http.js';
 import type { Filter, ListQuery, SearchQuery, Selection } from './query.js';
 import * as op from './resources.js';
-import { keySegment, type Key, type ReadOptions, type WriteOptions } from './resources.js';
+import {
+  keySegment,
+  type Key,
+  type ReadOptions,
+  type WriteOptions,
+  type FieldChoice,
+  type Choosing,
+  type Shown,
+} from './resources.js';
 
 export { ApiError, type ClientOptions, type Fetch, type FieldError, type StatusBody } from './http.js';
 export type { ListQuery, SearchQuery, Selection, Sort } from './query.js';
-export { cursorOf, etagOf, locationOf, type Key, type Page, type ReadOptions, type WriteOptions } from './resources.js';
+export {
+  cursorOf,
+  etagOf,
+  locationOf,
+  type Key,
+  type Page,
+  type ReadOptions,
+  type WriteOptions,
+  type FieldChoice,
+  type Shown,
+} from './resources.js';
 
 /** The operators the service allows on a number, date, time or boolean field. */
 type OnComparable = {
@@ -38,9 +56,9 @@ type OnText = {
  * Item schema (items.json). Fields the caller may not see, or did not ask for with _fields, are left out.
  */
 export interface Item {
-  id?: number;
-  name?: string;
-  description?: string | null;
+  id: number;
+  name: string;
+  description: string | null;
   _type: 'Item';
   /**
    * The primary key, as a string.
@@ -96,18 +114,23 @@ function itemsResource(http: Http, prefix: string) {
   const path = `${prefix}/items`;
   return {
     /** One page of the objects the query selects. */
-    list: (query?: ListQuery<ItemWhere, ItemField>) => op.list<Item>(http, path, query),
+    list: <K extends FieldChoice<ItemField> = never>(query?: Choosing<ListQuery<ItemWhere, ItemField>, K>) =>
+      op.list<Shown<Item, K>>(http, path, query),
     /** Every object the query selects, page after page. */
-    all: (query?: ListQuery<ItemWhere, ItemField>) => op.all<Item>(http, path, query),
+    all: <K extends FieldChoice<ItemField> = never>(query?: Choosing<ListQuery<ItemWhere, ItemField>, K>) =>
+      op.all<Shown<Item, K>>(http, path, query),
     /** How many objects the filters select. */
     count: (selection?: Selection<ItemWhere>) => op.count(http, path, selection),
     /** Full-text search in name, description, best matches first. */
-    search: (text: string, query?: SearchQuery<ItemWhere, ItemField, 'name' | 'description'>) =>
-      op.search<Item>(http, path, text, query),
+    search: <K extends FieldChoice<ItemField> = never>(
+      text: string,
+      query?: Choosing<SearchQuery<ItemWhere, ItemField, 'name' | 'description'>, K>,
+    ) => op.search<Shown<Item, K>>(http, path, text, query),
     /** Creates an Item. */
     create: (body: ItemCreate) => op.create<Item>(http, path, body),
     /** The object (its ETag: `etagOf(object)`). */
-    get: (id: Key, options?: ReadOptions<ItemField>) => op.get<Item>(http, path + keySegment(id), options),
+    get: <K extends FieldChoice<ItemField> = never>(id: Key, options?: Choosing<ReadOptions<ItemField>, K>) =>
+      op.get<Shown<Item, K>>(http, path + keySegment(id), options),
     /** Changes the fields given (PATCH). */
     update: (id: Key, changes: ItemUpdate, options?: WriteOptions) =>
       op.update<Item>(http, path + keySegment(id), changes, options),
