@@ -30,6 +30,17 @@ export function seenByEveryone(models: readonly Model[], model: Model, name: str
   );
 }
 
+/**
+ * Whether some caller who reads an object of `model` is not shown all of it: the users' model
+ * (their passwords), or a privacy list that leaves a field out for anonymous or logged-in callers.
+ */
+export function withholdsFields(model: Model): boolean {
+  return (
+    model.isAuthModel ||
+    model.fields.some((f) => !listedFor(model, 'anonymous', f.name) || !listedFor(model, 'member', f.name))
+  );
+}
+
 /** Every group a `_group_fields` names, in the order of the models. */
 export function groupsWithFields(models: readonly Model[]): string[] {
   return [...new Set(models.flatMap((m) => m.groupFields.map((g) => g.group)))];

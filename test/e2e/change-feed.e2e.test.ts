@@ -86,11 +86,13 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
     expect(keys(rootFeed)).toEqual(
       expect.arrayContaining([note(annNote), note(benNote), bookCreated, `Author.create ${String(marker['id'])}`]),
     );
-    // Ann's change of herself: she and the admin see it; ben (a member, who may view users) sees it too.
+    // Ann's change of her email: she and the admin see it; not ben, a member who may view users but
+    // not their email (`_auth_fields`): it would tell him when hers changed.
     const annUpdate = (feed: Feed) =>
       feed.messages.map(parsed).find((e) => e.type === 'User.update' && e.data.pk === 'ann');
     expect(annUpdate(annFeed)?.data.object['email']).toBe('ann@example.org');
     expect(annUpdate(rootFeed)?.data.object).not.toHaveProperty('password');
+    expect(annUpdate(benFeed)).toBeUndefined();
     // Ids are seqs, increasing.
     const ids = rootFeed.messages.map((m) => Number(m.id));
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
@@ -159,12 +161,45 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
     const ofCarl = (feed: Feed) =>
       feed.messages.filter((m) => m.event.startsWith('User.') && parsed(m).data.pk === 'carl').map(parsed);
     const events = ofCarl(carlFeed);
-    expect(events.map((e) => e.type)).toEqual(['User.register', 'User.update', 'User.delete', 'User.register']);
+    // Not the first carl's change of his email, which no other member may read.
+    expect(events.map((e) => e.type)).toEqual(['User.register', 'User.delete', 'User.register']);
     // The first carl's past, as any member sees it (ben): none of that carl's own fields.
-    expect(events.slice(0, 3)).toEqual(ofCarl(benFeed).slice(0, 3));
-    expect(JSON.stringify(events.slice(0, 3))).not.toMatch(/carl-(first|private)/);
+    expect(events.slice(0, 2)).toEqual(ofCarl(benFeed).slice(0, 2));
+    expect(JSON.stringify(events.slice(0, 2))).not.toMatch(/carl-(first|private)/);
     // Their own registration, as their own record.
-    expect(events[3]!.data.object['email']).toBe('carl-second@example.com');
+    expect(events[2]!.data.object['email']).toBe('carl-second@example.com');
+  });
+
+  it("sends no member another user's changes of what they may not read: an email, groups, a password", async () => {
+    const [benFeed, rootFeed] = (await Promise.all(['ben', 'root'].map((who) => follow(who)))) as [Feed, Feed];
+    const registered = await as(null, 'POST', '/auth/register', {
+      username: 'dana',
+      email: 'dana@example.com',
+      password: 'password-123',
+    });
+    expect(registered.status, registered.text).toBe(201);
+    const cookie = /auth_tkt=[^;]*/.exec(registered.headers.get('set-cookie') ?? '')![0];
+    const own = (body: Rec) =>
+      fetch(`${library.service.origin}/v1/users/dana`, {
+        method: 'PATCH',
+        headers: { cookie, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await own({ email: 'dana@example.org' })).status).toBe(200);
+    expect((await as('root', 'PATCH', '/users/dana', { groups: ['user', 'editor'] })).status).toBe(200);
+    expect((await own({ password: 'password-456', current_password: 'password-123' })).status).toBe(200);
+    const marker = (await as('root', 'POST', '/authors', { name: 'After dana' })).body as Rec;
+    const sawMarker = (ms: readonly FeedMessage[]) =>
+      ms.some((m) => m.event === 'Author.create' && parsed(m).data.pk === String(marker['id']));
+    await Promise.all([benFeed, rootFeed].map((f) => f.until(sawMarker)));
+    const updates = (feed: Feed) =>
+      feed.messages
+        .map(parsed)
+        .filter((e) => e.type === 'User.update' && e.data.pk === 'dana')
+        .map((e) => (e.data as { changed?: string[] }).changed);
+    expect(updates(benFeed)).toEqual([]);
+    // The admin reads both fields; a password is in no event, so its change is news to no one.
+    expect(updates(rootFeed)).toEqual([['email'], ['groups']]);
   });
 
   it("ends an open feed at its caller's logout, and sends a demoted caller only what they may view now", async () => {

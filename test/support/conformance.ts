@@ -4,9 +4,10 @@
  * documented 404/405), the status must be one the operation lists, and a JSON body must match the
  * schema documented for that status. The end-to-end suites' HTTP client (support/http.ts) runs
  * it on every request, so a route, status or field the document does not describe fails the test
- * that met it. An object answered to a read without `_fields` must also hold every field the
- * document names no audience for (`x-svcgen-visible-to`): the generated client's types say those
- * are always there (src/plan/client/types.ts).
+ * that met it. An object answered (the answer, or an item of a page's `data`) to a read without
+ * `_fields` must also hold every field the document names no audience for
+ * (`x-svcgen-visible-to`): the generated client's types say those are always there
+ * (src/plan/client/types.ts; the client leaves optional the links that embedded objects may lack).
  */
 import { isBase64 } from '../../runtime/src/lib/http/patterns.js';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
@@ -52,7 +53,6 @@ export class ResponseContract {
     this.#ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(this.#ajv);
     this.#ajv.addSchema(document, 'openapi');
-    this.#ajv.addSchema(withAlwaysShown(document), 'openapi-whole');
   }
 
   /** The service's document, as it serves it. */
@@ -138,13 +138,12 @@ export class ResponseContract {
     } catch {
       return [`${where}: the ${exchange.status} body is not JSON: ${exchange.text.slice(0, 200)}`];
     }
-    // `_fields` leaves out what it does not name, of the objects at the top (not those embedded).
-    const whole = !new URL(exchange.url).searchParams.has('_fields');
-    const validate = this.#validator(
-      `${pointer}/content/application~1json/schema`,
-      whole ? 'openapi-whole' : 'openapi',
-    );
-    if (validate(body)) return [];
+    const validate = this.#validator(`${pointer}/content/application~1json/schema`);
+    if (validate(body)) {
+      // `_fields` leaves out what it does not name.
+      if (new URL(exchange.url).searchParams.has('_fields')) return [];
+      return this.#missingFields(body).map((missing) => `${where}: the ${exchange.status} body ${missing}`);
+    }
     const errors = (validate.errors ?? [])
       .slice(0, 8)
       .map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
@@ -153,12 +152,30 @@ export class ResponseContract {
     ];
   }
 
-  #validator(pointer: string, document: 'openapi' | 'openapi-whole'): ValidateFunction {
-    const key = `${document}#${pointer}`;
-    let validate = this.#validators.get(key);
+  /**
+   * Of the object answered, or each of a page's, the fields its model's schema shows every caller
+   * (no `x-svcgen-visible-to`) that it does not hold, as sentences.
+   */
+  #missingFields(body: unknown): string[] {
+    const objects: unknown[] = isObject(body) && Array.isArray(body['data']) ? body['data'] : [body];
+    const schemas = (this.document['components'] as Json | undefined)?.['schemas'] as Json | undefined;
+    return objects.flatMap((object, i) => {
+      if (!isObject(object) || typeof object['_type'] !== 'string') return [];
+      const schema = schemas?.[object['_type']] as Json | undefined;
+      const properties = (schema?.['properties'] ?? {}) as Record<string, Json>;
+      const missing = Object.entries(properties)
+        .filter(([name, property]) => !(VISIBLE_TO_MARK in property) && !(name in object))
+        .map(([name]) => name);
+      const which = objects.length === 1 && objects[0] === body ? '' : ` (data[${i}])`;
+      return missing.length ? [`lacks ${missing.join(', ')}${which}, which every caller is shown`] : [];
+    });
+  }
+
+  #validator(pointer: string): ValidateFunction {
+    let validate = this.#validators.get(pointer);
     if (!validate) {
-      validate = this.#ajv.compile({ $ref: `${document}#${pointer.split('/').map(encodeURIComponent).join('/')}` });
-      this.#validators.set(key, validate);
+      validate = this.#ajv.compile({ $ref: `openapi#${pointer.split('/').map(encodeURIComponent).join('/')}` });
+      this.#validators.set(pointer, validate);
     }
     return validate;
   }
@@ -166,24 +183,6 @@ export class ResponseContract {
   #at(pointer: string): unknown {
     return atPointer(this.document, pointer);
   }
-}
-
-/**
- * The document with each object schema of a model (its `_type` a constant) requiring the fields
- * that every caller is shown: those without `x-svcgen-visible-to`.
- */
-function withAlwaysShown(document: Json): Json {
-  const schemas = (document['components'] as Json | undefined)?.['schemas'] as Json | undefined;
-  if (!schemas) return document;
-  const whole = Object.fromEntries(
-    Object.entries(schemas).map(([name, schema]) => {
-      const properties = (schema as Json)['properties'] as Record<string, Json> | undefined;
-      if (!properties?.['_type'] || !('const' in properties['_type'])) return [name, schema];
-      const always = Object.keys(properties).filter((field) => !(VISIBLE_TO_MARK in properties[field]!));
-      return [name, { ...(schema as Json), required: always }];
-    }),
-  );
-  return { ...document, components: { ...(document['components'] as Json), schemas: whole } };
 }
 
 /** The value at a JSON pointer (`/components/schemas/Post`; a `#` before it is allowed), or undefined. */
@@ -214,6 +213,10 @@ function pathTemplate(template: string, item: Json): PathTemplate {
 
 function onlyOperations(item: Json): Json {
   return Object.fromEntries(Object.entries(item).filter(([key]) => (METHODS as readonly string[]).includes(key)));
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function escapePointer(template: string): string {

@@ -4,6 +4,7 @@
  * left out), so later checks and `inspect --ir` work on broken input too. What a reported error
  * left out is recorded as poisoned (poisoned.ts), so that the steps after it do not echo it.
  */
+import { withholdsFields } from '../privacy.js';
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
 import type { YScalar } from '../../load/ynode.js';
@@ -66,9 +67,10 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
     bindings.set(model.name, b);
     handlerUses.push(...uses.map((u) => ({ ...u, model: model.name })));
   }
+  const authOn = Boolean(userModel && schemes.span);
   const finished = [...models.values()]
     .sort((a, b) => (a.name < b.name ? -1 : 1))
-    .map((m) => finishModel(m, bindings.get(m.name) ?? [], uniques.get(m.name) ?? []));
+    .map((m) => finishModel(m, bindings.get(m.name) ?? [], uniques.get(m.name) ?? [], authOn));
   const ir: ServiceIR = {
     name: slug(api.title ?? 'service'),
     title: api.title ?? 'Service',
@@ -214,6 +216,7 @@ function finishModel(
   draft: ModelDraft,
   eventHandlers: EventBinding[],
   uniqueTogether: readonly (readonly string[])[],
+  authOn: boolean,
 ): Model {
   const pk = draft.primaryKey;
   const fields: Field[] = draft.fields.map(({ field }) => {
@@ -223,7 +226,7 @@ function finishModel(
     return { ...field, generated, requiredOnCreate: writable && field.required && field.default === null };
   });
   const list = (l: NameList | null) => (l ? [...l.names] : null);
-  return {
+  const model: Model = {
     name: draft.name,
     table: draft.table,
     plural: draft.plural,
@@ -242,10 +245,14 @@ function finishModel(
     nestedRelationships: list(draft.nestedRelationships) ?? [],
     nestingDepth: draft.nestingDepth,
     uniqueTogether,
-    eventPrevious: draft.eventPrevious,
+    eventPrevious: draft.eventPrevious ?? false,
     eventHandlers,
     renamedFrom: draft.renamedFrom,
   };
+  // The change feed holds back an update that changed nothing its caller may read, which it tells
+  // by `changed`: a model that keeps fields from some callers has it unless it says otherwise.
+  if (draft.eventPrevious !== null || !authOn || model.internal || !withholdsFields(model)) return model;
+  return { ...model, eventPrevious: true };
 }
 
 /** The base path is the path of `baseUri` with `{version}` replaced. */

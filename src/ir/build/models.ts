@@ -43,7 +43,8 @@ export interface ModelDraft {
   /** `_unique_together`: each set of names as written (resolved to stored fields by unique-together.ts). */
   readonly uniqueTogether: readonly NameList[];
   /** `_event_previous`: update events carry the object as it was. */
-  readonly eventPrevious: boolean;
+  /** `_event_previous`, or null where the schema does not say (index.ts decides). */
+  readonly eventPrevious: boolean | null;
   readonly nestingDepth: number;
   /** The schema has no usable `properties` (already reported). */
   readonly withoutProperties: boolean;
@@ -139,7 +140,9 @@ export function readModel(diagnostics: DiagnosticBag, source: ModelSource, docum
     groupFields: groupFieldLists(diagnostics, root),
     nestedRelationships: nameList(diagnostics, root, '_nested_relationships'),
     uniqueTogether: uniqueTogether(diagnostics, root),
-    eventPrevious: rootFlag(diagnostics, root, '_event_previous'),
+    eventPrevious: root.entries.some((x) => x.key.text === '_event_previous')
+      ? rootFlag(diagnostics, root, '_event_previous')
+      : null,
     nestingDepth: nestingDepth(diagnostics, root),
     withoutProperties: !isMap(properties),
     eventHandlers: root.entries.find((e) => e.key.text === '_event_handlers') ?? null,

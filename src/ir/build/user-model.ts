@@ -83,7 +83,7 @@ function synthesizedModel(
     groupFields: [],
     nestedRelationships: null,
     uniqueTogether: [],
-    eventPrevious: false,
+    eventPrevious: null,
     nestingDepth: 1,
     withoutProperties: false,
     eventHandlers: null,

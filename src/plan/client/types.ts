@@ -6,6 +6,7 @@
  * runtime's table allows on it (runtime/src/lib/query-operators.ts).
  */
 import { operatorsFor, type FilteredField } from '../../../runtime/src/lib/query-operators.js';
+import { holdsKey } from '../../ir/links.js';
 import { seenByEveryone } from '../../ir/privacy.js';
 import type { Field, Model, ServiceIR } from '../../ir/types.js';
 import { compiledType, typeDeclarations, type TypeDeclaration } from '../models/model-file.js';
@@ -72,12 +73,14 @@ export async function modelTypes(
  * The answer's schema (without its description, which the declaration takes), with the fields every
  * caller is shown required: with auth, those no privacy list hides from anyone (ir/privacy.ts);
  * without, every field (each caller is an admin). The others, and every field but those a read
- * names in `fields`, stay optional (`Shown` in client/src/resources.ts).
+ * names in `fields`, stay optional (`Shown` in client/src/resources.ts); so do links kept in the
+ * other model's rows, which an object embedded at the last level of nesting leaves out.
  */
 function withAlwaysShown(ir: Pick<ServiceIR, 'models' | 'auth'>, model: Model, schema: Schema): Schema {
   const { description: _description, ...rest } = schema;
+  const keptElsewhere = (name: string) => model.relationships.some((r) => r.name === name && !holdsKey(model, r));
   const fields = model.fields.filter((f) => f.name in (schema['properties'] as Schema)).map((f) => f.name);
-  const always = fields.filter((name) => !ir.auth || seenByEveryone(ir.models, model, name));
+  const always = fields.filter((name) => !keptElsewhere(name) && (!ir.auth || seenByEveryone(ir.models, model, name)));
   return { ...rest, required: [...always, ...(schema['required'] as readonly string[])] };
 }
 

@@ -377,8 +377,8 @@ function viewer(
     const then = was ? policy.visibleFields(request, model, asWas) : null;
     const seenChanged = (changed ?? []).filter((f) => sees(f, then));
     // A change of nothing they may read is no news to them: sent, it would tell when a hidden field
-    // (a salary) or a hidden link changed.
-    if (was && event.data.changed?.length && seenChanged.length === 0) return null;
+    // (a salary), a hidden link or a password (never in `changed`: `changed: []`) changed.
+    if (was && event.data.changed !== undefined && seenChanged.length === 0) return null;
     const before = was ? { previous: shown(was, then), changed: seenChanged } : {};
     return { ...event, data: { pk: event.data.pk, object: shown(shownObject), ...before } };
   };

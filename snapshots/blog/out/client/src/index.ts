@@ -141,9 +141,9 @@ export interface Author {
     [k: string]: unknown;
   } | null;
   joined_at: string | null;
-  posts: (string | Post)[];
-  reviews: string[];
-  address: number | Address | null;
+  posts?: (string | Post)[];
+  reviews?: string[];
+  address?: number | Address | null;
   _type: 'Author';
   /**
    * The primary key, as a string.
@@ -220,7 +220,7 @@ export interface Comment {
   edited_at: string | null;
   post_id: string | null;
   parent_id: number | null;
-  replies: number[];
+  replies?: number[];
   /**
    * the Post this Comment belongs to (backref of Post.comments)
    */
@@ -314,7 +314,7 @@ export interface Post {
   tags: string[];
   author_id: number | null;
   reviewer_id: number | null;
-  comments: (number | Comment)[];
+  comments?: (number | Comment)[];
   /**
    * the Author this Post belongs to (backref of Author.posts)
    */

@@ -130,6 +130,7 @@ export const userModel = defineModel<User>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['username', 'email'],
+  eventPrevious: true,
   aclRoute: null,
   selfPath: () => null,
 });

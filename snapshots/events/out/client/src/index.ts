@@ -113,7 +113,7 @@ export interface Project {
   name: string;
   slug: string | null;
   status: 'open' | 'closed' | null;
-  tasks: number[];
+  tasks?: number[];
   _type: 'Project';
   /**
    * The primary key, as a string.

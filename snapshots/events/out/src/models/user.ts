@@ -146,6 +146,7 @@ export const userModel = defineModel<User>({
   authFields: null,
   hiddenFields: ['password'],
   searchFields: ['username', 'email', 'display_name'],
+  eventPrevious: true,
   aclRoute: { kind: 'item', acl: 'open', updatable: true },
   selfPath: (record) => `/users/${encodeURIComponent(String(record.username))}`,
 });

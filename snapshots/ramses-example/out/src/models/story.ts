@@ -427,6 +427,7 @@ export const storyModel = defineModel<Story>({
   authFields: ['id', 'start_date', 'due_date', 'name', 'description', 'progress'],
   hiddenFields: [],
   searchFields: ['name', 'description', 'unicode_name', 'unicode_description'],
+  eventPrevious: true,
   aclRoute: { kind: 'item', acl: 'item_owner_acl', updatable: true },
   selfPath: (record) => `/stories/${encodeURIComponent(String(record.id))}`,
 });

@@ -289,6 +289,7 @@ export const userModel = defineModel<User>({
   authFields: ['username', 'first_name', 'last_name', 'stories'],
   hiddenFields: ['password'],
   searchFields: ['username', 'email', 'first_name', 'last_name'],
+  eventPrevious: true,
   aclRoute: { kind: 'item', acl: 'user_self_acl', updatable: true },
   selfPath: (record) => `/users/${encodeURIComponent(String(record.username))}`,
 });

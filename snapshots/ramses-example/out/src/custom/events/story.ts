@@ -11,5 +11,11 @@ import type { Subscriptions } from '../../committed.js';
  *   on('Story.create', async (event, { db }) => {
  *     console.log(event.data.pk, event.data.object, await db.story.count());
  *   });
+ *
+ * Its updates say what changed, and from what (`_event_previous`):
+ *
+ *   on('Story.update', async (event) => {
+ *     if (event.data.changed.includes('created_at')) console.log(event.data.previous, event.data.object);
+ *   });
  */
 export default function storySubscriber(on: Subscriptions<'Story'>): void {}

@@ -11,5 +11,11 @@ import type { Subscriptions } from '../../committed.js';
  *   on('User.create', async (event, { db }) => {
  *     console.log(event.data.pk, event.data.object, await db.user.count());
  *   });
+ *
+ * Its updates say what changed, and from what (`_event_previous`):
+ *
+ *   on('User.update', async (event) => {
+ *     if (event.data.changed.includes('created_at')) console.log(event.data.previous, event.data.object);
+ *   });
  */
 export default function userSubscriber(on: Subscriptions<'User'>): void {}
