@@ -4,7 +4,7 @@
  * settings name, on every engine. It reads what the service wrote. (A probe found no word on how
  * a script reads the database, and copied what src/db/migrate.ts does.)
  */
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -87,5 +87,32 @@ describe("the README's own script, run from another folder", () => {
     expect(run.exitCode, run.all).toBe(0);
     expect(run.stdout).toContain("title: 'Morning Show'");
     expect(existsSync(join(elsewhere, 'data'))).toBe(false);
+  }, 120_000);
+});
+
+describe('a script that calls the service through the typed client', () => {
+  it('is refused by npm run typecheck in src/, as the build refuses it, and runs from outside it', async () => {
+    // The build compiles src/ alone: client/src is outside it. A new user's script there type-checked
+    // with the whole project, then failed `npm run build`, and with it `npm start`.
+    const inSrc = join(dir, 'src/custom/calls-api.ts');
+    writeFileSync(inSrc, "import { createClient } from '../../client/src/index.js';\nvoid createClient;\n");
+    const typecheck = () => execa('npm', ['run', 'typecheck'], { cwd: dir, reject: false, all: true });
+    try {
+      const refused = await typecheck();
+      expect(refused.exitCode).not.toBe(0);
+      expect(refused.all).toMatch(/TS6059[^\n]*client\/src/);
+    } finally {
+      rmSync(inSrc);
+    }
+    expect((await typecheck()).exitCode).toBe(0);
+    // What the README says instead: a .mjs script that imports the built client.
+    const built = await tool(dir, 'tsc', ['-p', 'client/tsconfig.json']);
+    expect(built.exitCode, built.all).toBe(0);
+    writeFileSync(
+      join(dir, 'calls-api.mjs'),
+      "import { createClient } from './client/dist/index.js';\nconsole.log(typeof createClient({ baseUrl: 'http://127.0.0.1:1/v1' }).shows.list);\n",
+    );
+    const run = await execa(process.execPath, ['calls-api.mjs'], { cwd: dir, reject: false, all: true });
+    expect([run.exitCode, run.stdout], run.all).toEqual([0, 'function']);
   }, 120_000);
 });

@@ -46,7 +46,9 @@ export function packageJson(ir: ServiceIR): string {
       // tsc --watch and node --watch dist/server.js (scripts/dev.mjs): no dependency of its own.
       dev: 'node scripts/dev.mjs',
       migrate: 'npm run build && node dist/db/migrate.js',
-      typecheck: 'tsc --noEmit',
+      // Everything (tests and the client too), then what the build compiles: src/ alone, so that an
+      // import of client/src from src/ fails here as it would fail the build.
+      typecheck: 'tsc --noEmit && tsc -p tsconfig.build.json --noEmit',
       test: 'vitest run',
     },
     dependencies: Object.fromEntries(
