@@ -614,6 +614,33 @@ describe('the MongoDB migration runner', () => {
     });
   });
 
+  it('drops a dropped field from the retained events: the object, the object as it was, and the changed', async () => {
+    await onMongo('mongo-event-drops', async (db) => {
+      const data = {
+        pk: '1',
+        object: { id: 1, notes: 'private', status: 'paid' },
+        previous: { id: 1, notes: null, status: 'open' },
+        changed: ['notes', 'status'],
+      };
+      await db.collection('svc_events').insertMany([
+        { _id: 1, model: 'Invoice', type: 'Invoice.update', data },
+        { _id: 2, model: 'Invoice', type: 'Invoice.create', data: { pk: '2', object: { id: 2, notes: 'x' } } },
+        { _id: 3, model: 'Receipt', type: 'Receipt.update', data },
+      ]);
+      const dropping = mongoOnly('0002_drop', [{ op: 'dropEventField', model: 'Invoice', field: 'notes' }]);
+      await mongo.migrateMongo(db, mongo.models, [mongoOnly('0001_initial', []), dropping]);
+      const [update, create, receipt] = await docs(db, 'svc_events');
+      expect(update!['data']).toEqual({
+        pk: '1',
+        object: { id: 1, status: 'paid' },
+        previous: { id: 1, status: 'open' },
+        changed: ['status'],
+      });
+      expect(create!['data']).toEqual({ pk: '2', object: { id: 2 } });
+      expect(receipt!['data']).toEqual(data);
+    });
+  });
+
   it('steps are idempotent: a migration that stopped before it was recorded is applied again to the same result', async () => {
     await onMongo('mongo-idempotent', async (db) => {
       await seedMongo(db);

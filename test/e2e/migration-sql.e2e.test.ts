@@ -274,7 +274,7 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
         } as unknown as TableChange,
       ]).fields,
     ];
-    await db.migrate(eventSql({ models: [], fields }, engine).join('\n'));
+    await db.migrate(eventSql({ models: [], fields, dropped: [] }, engine).join('\n'));
     const rows = await db.rows('select model, data from svc_events order by seq');
     const read = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
     expect(read(rows[0]!['data'])).toEqual({
@@ -284,6 +284,39 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
       changed: ['b', 'settled_at'],
     });
     expect(read(rows[1]!['data'])).toEqual(data);
+  });
+
+  it('drops a dropped field from the retained events: the object, the row and links of a one-step write, as it was, and the changed', async () => {
+    const db = engine === 'sqlite' ? sqlite() : await postgres();
+    const json = engine === 'sqlite' ? 'text' : 'jsonb';
+    await db.run(`create table svc_events (seq integer primary key, model text not null, data ${json} not null)`);
+    const data = {
+      pk: '1',
+      object: { id: 1, notes: 'private', status: 'paid' },
+      previous: { id: 1, notes: null, status: 'open' },
+      changed: ['notes', 'status'],
+    };
+    // PostgreSQL's one-step writes append the row as stored and the keys of its links (recorded-writes.ts).
+    const stored = { pk: '2', row: { id: 2, notes: 'x', status: 'open' }, links: { notes: [] } };
+    await db.run(
+      `insert into svc_events (seq, model, data) values (1, 'Invoice', '${JSON.stringify(data)}'), (2, 'Invoice', '${JSON.stringify(stored)}'), (3, 'Receipt', '${JSON.stringify(data)}')`,
+    );
+    await db.migrate(
+      eventSql({ models: [], fields: [], dropped: [{ model: 'Invoice', field: 'notes' }] }, engine).join('\n'),
+    );
+    const rows = await db.rows('select model, data from svc_events order by seq');
+    const read = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value);
+    expect(read(rows[0]!['data'])).toEqual({
+      pk: '1',
+      object: { id: 1, status: 'paid' },
+      previous: { id: 1, status: 'open' },
+      changed: ['status'],
+    });
+    expect(read(rows[1]!['data'])).toEqual(
+      engine === 'sqlite' ? stored : { pk: '2', row: { id: 2, status: 'open' }, links: {} },
+    );
+    // Another model's field of that name is its own.
+    expect(read(rows[2]!['data'])).toEqual(data);
   });
 
   it('swaps two fields by renaming each to the other', async () => {

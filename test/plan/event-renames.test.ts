@@ -32,6 +32,7 @@ describe('eventRenames', () => {
     };
     expect(eventRenames([change])).toEqual({
       models: [['Publisher', 'Imprint']],
+      dropped: [],
       fields: [
         { model: 'Imprint', from: 'bio', to: 'biography' },
         { model: 'Imprint', from: 'publisher_id', to: 'imprint_id' },
@@ -55,8 +56,31 @@ describe('eventRenames', () => {
       'svc_renaming_a>b',
       'svc_renaming_b>a',
     ]);
-    expect(eventSql({ models: [], fields }, 'postgres')[0]).toBe(
+    expect(eventSql({ models: [], fields, dropped: [] }, 'postgres')[0]).toBe(
       `update svc_events set data = jsonb_set(data #- '{object,a}', '{object,svc_renaming_a}', data #> '{object,a}') where model = 'Book' and jsonb_exists(data -> 'object', 'a');`,
+    );
+  });
+
+  it('drops a dropped field (a link by its relationship too) before the renames, one of which may take its name', () => {
+    const change: TableChange = {
+      kind: 'alter',
+      before: table('Loan', []),
+      after: table('Loan', []),
+      columns: [
+        { kind: 'drop', column: column('due_date') },
+        { kind: 'drop', column: column('copy_id', 'copy') },
+        renamed(column('due_on'), column('due_date')),
+      ],
+    };
+    const events = eventRenames([change]);
+    expect(events.dropped).toEqual([
+      { model: 'Loan', field: 'due_date' },
+      { model: 'Loan', field: 'copy_id' },
+      { model: 'Loan', field: 'copy' },
+    ]);
+    const sql = eventSql(events, 'sqlite');
+    expect(sql.findIndex((s) => s.includes('json_remove(data, \'$.object."due_date"\''))).toBeLessThan(
+      sql.findIndex((s) => s.includes('$.object."due_on"')),
     );
   });
 });

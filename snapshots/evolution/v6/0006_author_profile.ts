@@ -89,6 +89,10 @@ end;
 insert into "svc_search_author" (rowid, "name", "biography") select rowid, "name", "biography" from "author";
 
 insert or replace into "svc_search_state" ("name", "indexed_to") values ('author', coalesce((select max(rowid) from "author"), 0));
+
+update svc_events set data = json_remove(data, '$.object."nickname"', '$.previous."nickname"') where model = 'Author' and (json_type(data, '$.object."nickname"') is not null or json_type(data, '$.previous."nickname"') is not null);
+
+update svc_events set data = json_set(data, '$.changed', json((select json_group_array(value order by key) from json_each(data, '$.changed') where value <> 'nickname'))) where model = 'Author' and exists (select 1 from json_each(data, '$.changed') where value = 'nickname');
 `,
   postgres: `
 alter table "author" drop column if exists "svc_search_name", drop column if exists "svc_search_biography", drop column if exists "svc_search_nickname";
@@ -106,11 +110,16 @@ create index "author_name_search_idx" on "author" using gin ("svc_search_name");
 
 alter table "author" add column "svc_search_biography" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("biography" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "author_biography_search_idx" on "author" using gin ("svc_search_biography");
+
+update svc_events set data = data #- '{object,nickname}' #- '{row,nickname}' #- '{links,nickname}' #- '{previous,nickname}' where model = 'Author' and (jsonb_exists(data -> 'object', 'nickname') or jsonb_exists(data -> 'row', 'nickname') or jsonb_exists(data -> 'links', 'nickname') or jsonb_exists(data -> 'previous', 'nickname'));
+
+update svc_events set data = jsonb_set(data, '{changed}', coalesce((select jsonb_agg(name order by i) from jsonb_array_elements(data -> 'changed') with ordinality as listed(name, i) where name <> to_jsonb('nickname'::text)), '[]'::jsonb)) where model = 'Author' and jsonb_exists(data -> 'changed', 'nickname');
 `,
   mongodb: [
     { op: 'dropIndex', collection: 'author', field: 'nickname' },
     { op: 'unsetField', collection: 'author', field: 'nickname' },
     { op: 'indexWords', collection: 'author', fields: { name: 'name', biography: 'biography' } },
     { op: 'dropCollection', collection: 'profile' },
+    { op: 'dropEventField', model: 'Author', field: 'nickname' },
   ],
 };

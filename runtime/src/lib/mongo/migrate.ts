@@ -138,6 +138,18 @@ async function applyStep(db: Db, models: ModelRegistry, migration: string, step:
       return renameEventModel(db, step.from, step.to);
     case 'renameEventField':
       return renameEventField(db, step.model, step.from, step.to);
+    case 'dropEventField':
+      await db.collection(EVENTS).updateMany(
+        {
+          model: step.model,
+          $or: ['object', 'previous', 'changed'].map((part) => ({ [`data.${part}`]: { $exists: true } })),
+        },
+        {
+          $unset: { [`data.object.${step.field}`]: '', [`data.previous.${step.field}`]: '' },
+          $pull: { 'data.changed': step.field },
+        } as never,
+      );
+      return;
     case 'indexWords':
       return indexWords(db.collection(step.collection), step.fields);
     case 'dropWords':

@@ -39,4 +39,6 @@ export type MongoStep =
   /** Retained events follow a renamed model: their type, model and object's `_type`, and their deliveries. */
   | { readonly op: 'renameEventModel'; readonly from: string; readonly to: string }
   /** …and a renamed field of a model's objects, in each retained event's object (`from` and `to`: field names). */
-  | { readonly op: 'renameEventField'; readonly model: string; readonly from: string; readonly to: string };
+  | { readonly op: 'renameEventField'; readonly model: string; readonly from: string; readonly to: string }
+  /** …and a dropped one: out of each retained event of its model. */
+  | { readonly op: 'dropEventField'; readonly model: string; readonly field: string };

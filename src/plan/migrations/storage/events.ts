@@ -1,12 +1,16 @@
 /**
- * Retained events follow renames. An event keeps its object as it was written (`svc_events`, the
- * runtime's lib/outbox/), named by the API of its day: after a field was renamed, the change feed
- * and subscribers got its past events under the old name, and a member, whose view of an event
- * keeps only the fields the model has now, got them without it. So the migration that renames a
- * model or a field renames it in the retained events too (a model also in their deliveries), on
- * every engine, in the same run as the tables: an event reads as the API now names its object.
+ * Retained events follow renames and drops. An event keeps its object as it was written
+ * (`svc_events`, the runtime's lib/outbox/), named by the API of its day: after a field was
+ * renamed, the change feed and subscribers got its past events under the old name, and a member,
+ * whose view of an event keeps only the fields the model has now, got them without it; after a
+ * field was dropped (`--allow-data-loss`: "its values are dropped"), admins still read its values
+ * in the retained events. So the migration that renames a model or a field renames it in the
+ * retained events too (a model also in their deliveries), and the one that drops a field drops it
+ * from them, on every engine, in the same run as the tables: an event reads as the API now names
+ * its object.
  */
 import type { MongoStep } from '../../../../runtime/src/lib/mongo/steps.js';
+import type { StoredColumn } from '../../../outdir/storage-model.js';
 import type { TableChange } from './changes.js';
 import type { Dialect } from './identifiers.js';
 
@@ -15,16 +19,21 @@ export interface EventRenames {
   readonly models: readonly (readonly [string, string])[];
   /** Fields renamed, by the model's new name, in an order that keeps swaps apart (`svc_renaming_…`). */
   readonly fields: readonly { readonly model: string; readonly from: string; readonly to: string }[];
+  /** Fields dropped, by the model's new name: gone before the renames, one of which may take the name. */
+  readonly dropped: readonly { readonly model: string; readonly field: string }[];
 }
 
 export function eventRenames(changes: readonly TableChange[]): EventRenames {
   const models: (readonly [string, string])[] = [];
   const fields: { model: string; from: string; to: string }[] = [];
+  const dropped: { model: string; field: string }[] = [];
   for (const c of changes) {
     if (c.kind !== 'alter') continue;
     if (c.before.model !== c.after.model) models.push([c.before.model, c.after.model]);
     const renamed: [string, string][] = [];
     for (const col of c.columns) {
+      if (col.kind === 'drop')
+        dropped.push(...namesInEvents(col.column).map((field) => ({ model: c.after.model, field })));
       if (col.kind !== 'change') continue;
       const { before, after } = col;
       // An event names a field by its name; a link by its relationship's (a document's path for it).
@@ -34,7 +43,13 @@ export function eventRenames(changes: readonly TableChange[]): EventRenames {
     }
     fields.push(...inOrder(renamed).map(([from, to]) => ({ model: c.after.model, from, to })));
   }
-  return { models, fields };
+  return { models, fields, dropped };
+}
+
+/** The names a column's value goes by in an event: its field's, and a link's relationship's (its document path). */
+function namesInEvents(column: StoredColumn): string[] {
+  const link = column.documentPath !== column.name && column.documentPath !== '_id';
+  return link ? [column.name, column.documentPath] : [column.name];
 }
 
 /** Renames where a new name may be one renamed away (a swap, a chain): those go through a name of their own first. */
@@ -52,7 +67,31 @@ function inOrder(renames: readonly [string, string][]): [string, string][] {
 export function eventSql(renames: EventRenames, dialect: Dialect): string[] {
   return [
     ...renames.models.flatMap(([from, to]) => modelSql(from, to, dialect)),
+    ...renames.dropped.flatMap(({ model, field }) => droppedSql(model, field, dialect)),
     ...renames.fields.flatMap(({ model, from, to }) => fieldSql(model, from, to, dialect)),
+  ];
+}
+
+/** A dropped field out of each retained event of its model: its object, as it was, and `changed`. */
+function droppedSql(model: string, field: string, dialect: Dialect): string[] {
+  const of = `model = ${text(model)}`;
+  if (dialect === 'sqlite') {
+    const paths = ['object', 'previous'].map((part) => text(`$.${part}."${field}"`));
+    const held = paths.map((path) => `json_type(data, ${path}) is not null`).join(' or ');
+    const names = `(select json_group_array(value order by key) from json_each(data, '$.changed') where value <> ${text(field)})`;
+    const listed = `exists (select 1 from json_each(data, '$.changed') where value = ${text(field)})`;
+    return [
+      `update svc_events set data = json_remove(data, ${paths.join(', ')}) where ${of} and (${held});`,
+      `update svc_events set data = json_set(data, '$.changed', json(${names})) where ${of} and ${listed};`,
+    ];
+  }
+  const parts = ['object', 'row', 'links', 'previous'];
+  const removed = parts.map((part) => ` #- ${text(`{${part},${field}}`)}`).join('');
+  const held = parts.map((part) => `jsonb_exists(data -> '${part}', ${text(field)})`).join(' or ');
+  const names = `coalesce((select jsonb_agg(name order by i) from jsonb_array_elements(data -> 'changed') with ordinality as listed(name, i) where name <> to_jsonb(${text(field)}::text)), '[]'::jsonb)`;
+  return [
+    `update svc_events set data = data${removed} where ${of} and (${held});`,
+    `update svc_events set data = jsonb_set(data, '{changed}', ${names}) where ${of} and jsonb_exists(data -> 'changed', ${text(field)});`,
   ];
 }
 
@@ -106,6 +145,7 @@ function fieldSql(model: string, from: string, to: string, dialect: Dialect): st
 export function eventSteps(renames: EventRenames): MongoStep[] {
   return [
     ...renames.models.map(([from, to]): MongoStep => ({ op: 'renameEventModel', from, to })),
+    ...renames.dropped.map(({ model, field }): MongoStep => ({ op: 'dropEventField', model, field })),
     ...renames.fields.map(({ model, from, to }): MongoStep => ({ op: 'renameEventField', model, from, to })),
   ];
 }
