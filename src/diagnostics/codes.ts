@@ -815,6 +815,12 @@ export const codes = {
     explanation:
       "An x-ACL line or `_group_fields` names a group that the user model's `groups` does not list among its `choices`, so no user can be in it: the line or the fields are for no one. Often a slip (`g:recepionist` for `g:receptionist`); the rule it meant then quietly does not apply. Group names are read lower-cased. `admin` is always a group.",
   },
+  SVC2099: {
+    severity: 'error',
+    title: 'invalid _svcgen_ignore',
+    explanation:
+      'A schema\'s `_svcgen_ignore` silences warnings located in that schema: it is a list of the codes of svcgen\'s warnings (`["SVC2092"]`). A code that is no warning (an error is never silenced, a typo silences nothing) is refused.',
+  },
 
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {

@@ -64,12 +64,14 @@ export class DiagnosticBag {
 
 /**
  * A warning its author has judged: `# svcgen: ignore SVC2086` (codes separated by spaces or
- * commas) on the line it points at, a YAML comment or one at the end of an x-ACL rule. Errors are
- * never silenced: what they say stops the generation for a reason.
+ * commas) on the line it points at, a YAML comment or one at the end of an x-ACL rule; in a JSON
+ * schema, which has no comments, its root's `"_svcgen_ignore": ["SVC2092"]`. Errors are never
+ * silenced: what they say stops the generation for a reason.
  */
 function silenced(diagnostic: Diagnostic): boolean {
   const span = diagnostic.span;
   if (diagnostic.severity !== 'warning' || !span) return false;
+  if (ignoredBySchema(span.source).has(diagnostic.code)) return true;
   const text = span.source.text;
   const end = text.indexOf('\n', span.start);
   const line = text.slice(text.lastIndexOf('\n', span.start - 1) + 1, end < 0 ? text.length : end);
@@ -81,6 +83,26 @@ function silenced(diagnostic: Diagnostic): boolean {
       .split(/[\s,]+/)
       .includes(diagnostic.code)
   );
+}
+
+const schemaIgnores = new WeakMap<Span['source'], ReadonlySet<string>>();
+
+/** The codes a JSON schema's root lists in `_svcgen_ignore` (read once per file; ir/build checks the list). */
+function ignoredBySchema(source: Span['source']): ReadonlySet<string> {
+  let codes = schemaIgnores.get(source);
+  if (!codes) {
+    codes = new Set();
+    if (source.path.endsWith('.json') && source.text.includes('"_svcgen_ignore"')) {
+      try {
+        const listed = (JSON.parse(source.text) as { _svcgen_ignore?: unknown })._svcgen_ignore;
+        if (Array.isArray(listed)) codes = new Set(listed.filter((c): c is string => typeof c === 'string'));
+      } catch {
+        // Not JSON: the loader reports it.
+      }
+    }
+    schemaIgnores.set(source, codes);
+  }
+  return codes;
 }
 
 export function sortDiagnostics(items: readonly Diagnostic[]): Diagnostic[] {

@@ -116,7 +116,7 @@ describe('diagnostic catalogue', () => {
       '',
       'Every problem svcgen reports has a stable code. This page is generated from `src/diagnostics/codes.ts`.',
       '',
-      'A warning you have judged is silenced by `# svcgen: ignore <CODE>` (codes separated by spaces or commas) on the RAML line it points at: a YAML comment, or one at the end of an x-ACL rule. Errors are never silenced.',
+      'A warning you have judged is silenced by `# svcgen: ignore <CODE>` (codes separated by spaces or commas) on the RAML line it points at: a YAML comment, or one at the end of an x-ACL rule. A JSON schema, which has no comments, says `"_svcgen_ignore": ["<CODE>"]` at its root: the warnings of those codes located in it are not shown. Errors are never silenced.',
       '',
     ];
     for (const [code, info] of Object.entries(codes)) {

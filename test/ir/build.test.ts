@@ -1,4 +1,5 @@
 /** The service model: naming, fields, relationships, routes, auth, ACLs and events. */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { modelNameOf, slug } from '../../src/ir/naming.js';
@@ -1186,14 +1187,24 @@ describe('_group_fields', () => {
           email: { _db_settings: { type: 'string', required: true, unique: true } },
           password: { _db_settings: { type: 'string', required: true, min_length: 8 } },
           salary: { _db_settings: { type: 'integer' } },
+          grade: { readOnly: true, _db_settings: { type: 'integer' } },
         },
-        { _auth_model: true, _auth_fields: ['username'], _group_fields: { 'g:hr': ['salary'] } },
+        { _auth_model: true, _auth_fields: ['username'], _group_fields: { 'g:hr': ['salary', 'grade', 'groups'] } },
       ),
     });
     const problems = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.filter((d) => d.code === 'SVC2092');
-    expect(problems.map((d) => d.message)).toEqual([
-      '_group_fields of User shows "salary" to g:hr, but a user sees all of their own record: the user it describes sees it too, and may write it',
+    // A read-only field, and their groups (which only admins change), the user sees but does not write.
+    const sees =
+      '_group_fields of User shows "%s" to g:hr, but a user sees all of their own record: the user it describes sees it too';
+    expect(problems.map((d) => [d.message, d.hint?.includes('readOnly') ?? false])).toEqual([
+      [`${sees.replace('%s', 'salary')}, and may write it`, true],
+      [sees.replace('%s', 'grade'), false],
+      [sees.replace('%s', 'groups'), false],
     ]);
+    // Judged, the schema silences them (it has no comments to say it on the line).
+    const judged = JSON.parse(readFileSync(join(dir, 'user.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(dir, 'user.json'), JSON.stringify({ ...judged, _svcgen_ignore: ['SVC2092'] }));
+    expect(analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.map((d) => d.code)).not.toContain('SVC2092');
   });
 
   it('warns of an entry that shows its group nothing more (SVC2092)', () => {

@@ -189,11 +189,18 @@ function warnOfGroupFields(diagnostics: DiagnosticBag, model: ModelDraft): void 
 }
 
 function groupFieldProblem(model: ModelDraft, name: string, group: string): { why: string; hint: string } | undefined {
-  if (model.isAuthModel)
-    return {
-      why: 'a user sees all of their own record: the user it describes sees it too, and may write it',
-      hint: `keep what only ${group} sees of a user in a model of its own, linked one-to-one, whose x-ACL lets ${group} alone read it; or mark "${name}" readOnly so the user cannot change it`,
-    };
+  if (model.isAuthModel) {
+    const apart = `keep what only ${group} sees of a user in a model of its own, linked one-to-one, whose x-ACL lets ${group} alone read it`;
+    // Their groups only admins change; a read-only field or a foreign key no caller sends.
+    const field = model.fields.find((f) => f.field.name === name)?.field;
+    const written = field !== undefined && !field.readOnly && field.type !== 'foreign_key' && name !== 'groups';
+    return written
+      ? {
+          why: 'a user sees all of their own record: the user it describes sees it too, and may write it',
+          hint: `${apart}; or mark "${name}" readOnly so the user cannot change it`,
+        }
+      : { why: 'a user sees all of their own record: the user it describes sees it too', hint: apart };
+  }
   if (model.hiddenFields?.names.includes(name))
     return {
       why: '_hidden_fields shows it to admins only',

@@ -3,6 +3,7 @@
  * (`properties`, privacy lists, `_auth_model`, `_nesting_depth`, …) into a model draft.
  */
 import { checkKeywordSpelling } from './keywords.js';
+import { codes } from '../../diagnostics/codes.js';
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
 import { get, isMap, isScalar, isSeq, type YEntry, type YMap } from '../../load/ynode.js';
@@ -93,6 +94,7 @@ export const ROOT_KEYS = [
   '_renamed_from',
   '_unique_together',
   '_event_previous',
+  '_svcgen_ignore',
 ];
 
 export interface ModelSource {
@@ -161,6 +163,7 @@ function stringOf(node: YMap['entries'][number]['value'] | undefined): string | 
 
 function checkRootKeys(diagnostics: DiagnosticBag, root: YMap): void {
   checkKeywordSpelling(diagnostics, root, 'root');
+  checkIgnores(diagnostics, root);
   for (const e of root.entries) {
     const key = e.key.text;
     if (!key.startsWith('_') || ROOT_KEYS.includes(key)) continue;
@@ -304,6 +307,41 @@ function rootFlag(diagnostics: DiagnosticBag, root: YMap, key: string): boolean 
   if (isScalar(e.value) && typeof e.value.value === 'boolean') return e.value.value;
   diagnostics.report('SVC2010', `"${key}" must be true or false`, { span: e.value.span });
   return false;
+}
+
+/**
+ * `_svcgen_ignore`: the codes of the warnings this schema silences (diagnostics/diagnostic.ts reads
+ * it): each one of svcgen's warnings, never an error, and no typo, which would silence nothing.
+ */
+function checkIgnores(diagnostics: DiagnosticBag, root: YMap): void {
+  const e = root.entries.find((x) => x.key.text === '_svcgen_ignore');
+  if (!e) return;
+  const warnings = Object.entries(codes)
+    .filter(([, info]) => info.severity === 'warning')
+    .map(([code]) => code);
+  const items = isSeq(e.value) ? e.value.items : [e.value];
+  if (!isSeq(e.value) || items.length === 0)
+    diagnostics.report('SVC2099', '"_svcgen_ignore" must be a list of warning codes', {
+      span: e.value.span,
+      hint: 'e.g. "_svcgen_ignore": ["SVC2092"]: the warnings of that code located in this schema are not shown',
+    });
+  for (const item of isSeq(e.value) ? items : []) {
+    const code = isScalar(item) && typeof item.value === 'string' ? item.value : undefined;
+    if (code !== undefined && warnings.includes(code)) continue;
+    const error = code !== undefined && code in codes;
+    diagnostics.report(
+      'SVC2099',
+      error
+        ? `_svcgen_ignore names ${code}, an error: errors are never silenced`
+        : `_svcgen_ignore names ${code === undefined ? 'a value that is no code' : code}, which is no warning of svcgen`,
+      {
+        span: item.span,
+        hint: error
+          ? 'take it out, and fix what it says'
+          : (didYouMean(code ?? '', warnings) ?? 'the codes are in docs/diagnostics.md'),
+      },
+    );
+  }
 }
 
 /** `_unique_together`: a list of lists of names, each of two or more (SVC2088 where it is not). */
