@@ -43,14 +43,22 @@ export function reportOutcomes(
       case 'unused': {
         // User code is never deleted: a stub the API stopped using is named on every run until the user deletes it.
         const successor = newStubBeside(changes, path);
+        const gone = typesGone(changes, change.before ?? '');
+        const breaks = gone.length
+          ? `; it no longer compiles (src/events.ts has no ${gone.join(', ')}), so npm run build fails until you move its code and delete it`
+          : '';
         bag.report(
           'SVC3008',
-          `unused ${path}: ${ramlFile} no longer refers to it; kept (yours: delete it when you no longer need it)`,
+          `unused ${path}: ${ramlFile} no longer refers to it; kept (yours: delete it when you no longer need it)${breaks}`,
           {
             span,
             ...(successor
               ? { hint: `renamed? ${successor} is new in this run, as an empty stub: move this file's code there` }
-              : {}),
+              : gone.length
+                ? {
+                    hint: 'move its code into the handler or processor that took its place (its stub in the same folder), then delete it',
+                  }
+                : {}),
           },
         );
         break;
@@ -68,4 +76,25 @@ export function reportOutcomes(
 function newStubBeside(changes: readonly Change[], path: string): string | undefined {
   const folder = dirname(path);
   return changes.find((c) => c.kind === 'add' && c.owner === 'user' && dirname(c.path) === folder)?.path;
+}
+
+/**
+ * The types a kept stub imports from src/events.ts (`import type { ComputeFineEvent } from
+ * '../../events.js'`) that the events.ts of this run no longer exports: a handler renamed in the
+ * schema takes its event type along, and the old stub then fails the build.
+ */
+function typesGone(changes: readonly Change[], stub: string): string[] {
+  const events = changes.find((c) => c.path === 'src/events.ts');
+  const exported = events?.after ?? events?.before;
+  const imported = /import\s+type\s*\{([^}]*)\}\s*from\s*'(?:\.\.\/)+events\.js'/.exec(stub)?.[1];
+  if (exported === undefined || imported === undefined) return [];
+  return imported
+    .split(',')
+    .map((name) =>
+      name
+        .trim()
+        .split(/\s+as\s+/)[0]!
+        .trim(),
+    )
+    .filter((name) => name !== '' && !new RegExp(`^export type ${name}\\b`, 'm').test(exported));
 }

@@ -44,3 +44,28 @@ it('names a migration that adds or drops unique sets by them, and says what chan
   expect(text('0002_unique_player.ts')).toContain('Player: number, team now unique together');
   expect(text('0003_unique_player.ts')).toContain('Player: number, team no longer unique together');
 });
+
+it('names a migration that adds or drops several fields of a model by them, and by as many as fit', async () => {
+  const fields = (...names: string[]) =>
+    Object.fromEntries(names.map((name) => [name, { type: ['string', 'null'], _db_settings: { type: 'string' } }]));
+  const dir = writeTree({ 'api/api.raml': API, 'api/player.json': player({}) });
+  const generate = async (extra: object) => {
+    const schema = JSON.parse(player({})) as { properties: object };
+    writeFileSync(
+      join(dir, 'api/player.json'),
+      JSON.stringify({ ...schema, properties: { ...schema.properties, ...extra } }),
+    );
+    const run = await runCli(['generate', 'api/api.raml', '-o', 'out', '--allow-data-loss', '--allow-breaking'], dir);
+    expect(run.code, run.stderr).toBe(0);
+  };
+  await generate({});
+  await generate(fields('given_name', 'family_name'));
+  await generate(fields('given_name', 'family_name', 'nickname', 'jersey_name', 'hometown', 'position'));
+  await generate({});
+  expect(readdirSync(join(dir, 'out/src/db/migrations')).sort()).toEqual([
+    '0001_initial.ts',
+    '0002_add_player_given_name_family_name.ts',
+    '0003_add_player_nickname_jersey_name_hometown_and_more.ts',
+    '0004_drop_player_given_name_family_name_and_more.ts',
+  ]);
+});

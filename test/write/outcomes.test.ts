@@ -34,4 +34,31 @@ describe('an unused stub', () => {
     const generated: Change = { path: 'src/custom/handlers/index.ts', kind: 'add', owner: 'generated', after: '' };
     expect(hints([unused, elsewhere, generated])).toEqual([undefined]);
   });
+
+  it('says it no longer compiles where the event type it imports is gone from src/events.ts', () => {
+    const stub: Change = {
+      ...unused,
+      before:
+        "import type { GuardPaymentEvent } from '../../events.js';\nexport default (event: GuardPaymentEvent) => {};\n",
+    };
+    const events = (text: string): Change => ({
+      path: 'src/events.ts',
+      kind: 'change',
+      owner: 'generated',
+      after: text,
+    });
+    const report = (changes: readonly Change[]) => {
+      const bag = new DiagnosticBag();
+      reportOutcomes(changes, 'service', 'api.raml', bag);
+      return bag.sorted().map((d) => [d.message, d.hint]);
+    };
+    expect(report([stub, events('export type GuardInvoicePaymentEvent = InvoiceEvent;\n')])).toEqual([
+      [
+        'unused src/custom/handlers/guard-payment.ts: api.raml no longer refers to it; kept (yours: delete it when you no longer need it); it no longer compiles (src/events.ts has no GuardPaymentEvent), so npm run build fails until you move its code and delete it',
+        'move its code into the handler or processor that took its place (its stub in the same folder), then delete it',
+      ],
+    ]);
+    // Still there (another model still names the handler's type): it compiles, and nothing more is said.
+    expect(report([stub, events('export type GuardPaymentEvent = InvoiceEvent;\n')])[0]![1]).toBeUndefined();
+  });
 });

@@ -247,6 +247,12 @@ function singleSlug(change: TableChange): string | undefined {
     return sameSearch(change.before, change.after) && !searchIndexChanged(change.before, change.after)
       ? `unique_${change.after.name}`
       : `search_${change.after.name}`;
+  const kinds = new Set(change.columns.map((c) => c.kind));
+  // Fields added (or dropped) together: `add_member_given_name_family_name`.
+  if (change.columns.length > 1 && kinds.size === 1 && !kinds.has('change')) {
+    const names = change.columns.map((c) => (c.kind === 'change' ? c.after.name : c.column.name));
+    return joinedWithin(`${[...kinds][0]}_${change.after.name}`, names);
+  }
   if (change.columns.length !== 1) return undefined;
   const col = change.columns[0]!;
   if (col.kind === 'add') return `add_${change.after.name}_${col.column.name}`;
@@ -254,6 +260,17 @@ function singleSlug(change: TableChange): string | undefined {
   return col.aspects.has('name')
     ? `rename_${change.after.name}_${col.before.name}_to_${col.after.name}`
     : `alter_${change.after.name}_${col.after.name}`;
+}
+
+/** `head` and as many of `names` as fit in a migration's name (50 characters), then `_and_more`. */
+function joinedWithin(head: string, names: readonly string[]): string {
+  let out = head;
+  for (const [i, name] of names.entries()) {
+    const rest = i < names.length - 1 ? '_and_more'.length : 0;
+    if (out.length + name.length + 1 + rest > 50) return `${out}_and_more`;
+    out += `_${name}`;
+  }
+  return out;
 }
 
 export function storageJson(storage: StorageModel): string {
