@@ -65,7 +65,7 @@ it('names a migration that adds or drops several fields of a model by them, and 
   expect(readdirSync(join(dir, 'out/src/db/migrations')).sort()).toEqual([
     '0001_initial.ts',
     '0002_add_player_given_name_family_name.ts',
-    '0003_add_player_nickname_jersey_name_hometown_and_more.ts',
+    '0003_add_player_nickname_jersey_name_hometown_position.ts',
     '0004_drop_player_given_name_family_name_and_more.ts',
   ]);
 });
