@@ -53,6 +53,7 @@ export function describeChange(c: ApiChange): string {
 
 /** Svcgen's component schemas are named after their model: `Post`, `PostCreate`, `PostUpdate`, `PostCollection`. */
 function spanOf(c: ApiChange, sources: IrSources, renames: BreakingPolicy['renames'] = new Map()): Span | undefined {
+  if (c.kind === 'base-path-changed') return sources.basePath;
   if (c.schema !== undefined) {
     const model = sources.models.has(c.schema) ? c.schema : c.schema.replace(/(Create|Update|Collection)$/, '');
     const written = c.path.split(/[.[]/)[0] ?? '';

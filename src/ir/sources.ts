@@ -15,6 +15,8 @@ export interface IrSources {
   readonly fields: ReadonlyMap<string, Span>;
   /** Route path → the RAML resource key. */
   readonly routes: ReadonlyMap<string, Span>;
+  /** What gives the base path: `version` where `baseUri` names `{version}`, else `baseUri` (absent without one). */
+  readonly basePath?: Span;
   readonly acls: ReadonlyMap<string, Span>;
   readonly aclEntries: ReadonlyMap<AclEntry, Span>;
   readonly handlers: readonly (HandlerUse & { readonly model: string })[];

@@ -220,6 +220,11 @@ describe('an API before its first release (version 0)', () => {
     const moved = await p.generate();
     expect(moved.code).toBe(1);
     expect(moved.stderr).toContain('error SVC3111: breaks clients: base path changed — /api/v1 → /api/v2');
+    // At the version that moved it.
+    const line = readFileSync(join(p.dir, 'api/api.raml'), 'utf8').split('\n').indexOf('version: v2') + 1;
+    expect(moved.stderr).toMatch(
+      new RegExp(`api\\.raml:${line}:10 - error SVC3111: breaks clients: base path changed`),
+    );
   });
 
   it('says how in the error of a released API', async () => {

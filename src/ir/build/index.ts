@@ -99,6 +99,7 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
       [...models.values()].flatMap((m) => m.fields.map((f) => [`${m.name}.${f.field.name}`, f.nameSpan] as const)),
     ),
     routes: routeSpans(api, routes),
+    ...basePathSpan(api),
     acls: new Map(acls.map((a) => [a.acl.name, a.span])),
     aclEntries: new Map(acls.flatMap((a) => [...a.entrySpans])),
     handlers: handlerUses,
@@ -260,6 +261,14 @@ function finishModel(
   // by `changed`: a model that keeps fields from some callers has it unless it says otherwise.
   if (draft.eventPrevious !== null || !authOn || model.internal || !withholdsFields(model)) return model;
   return { ...model, eventPrevious: true };
+}
+
+/** Where the base path is written: `version`'s value where `baseUri` names `{version}`, else `baseUri`'s. */
+function basePathSpan(api: RamlApi): { basePath?: Span } {
+  const value = (key: string) => api.node.entries.find((e) => e.key.text === key)?.value.span;
+  const version = api.baseUri?.includes('{version}') ? value('version') : undefined;
+  const span = version ?? value('baseUri');
+  return span ? { basePath: span } : {};
 }
 
 /** The base path is the path of `baseUri` with `{version}` replaced. */
