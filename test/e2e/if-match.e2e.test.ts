@@ -48,6 +48,22 @@ describe.each(ENGINES)('If-Match on %s', (engine) => {
     expect(await etag(id)).toBe(second);
   });
 
+  it('answers a GET whose If-None-Match names the ETag 304 without a body, until the object changes', async () => {
+    const id = await newAuthor('cached');
+    const tag = await etag(id);
+    const read = (noneMatch: string) =>
+      api('GET', `/authors/${id}`, undefined, { headers: { 'if-none-match': noneMatch } });
+    for (const held of [tag, `W/${tag}`, `"other", ${tag}`, '*']) {
+      const same = await read(held);
+      expect([same.status, same.text, same.headers.get('etag')], held).toEqual([304, '', tag]);
+    }
+    expect((await read('"other"')).status).toBe(200);
+    expect((await api('PATCH', `/authors/${id}`, { karma: 5 })).status).toBe(200);
+    const changed = await read(tag);
+    expect([changed.status, changed.body.karma]).toEqual([200, 5]);
+    expect(changed.headers.get('etag')).not.toBe(tag);
+  });
+
   it('refuses a PATCH, PUT or DELETE whose If-Match is stale with 412, changing nothing', async () => {
     const id = await newAuthor('stale');
     const stale = await etag(id);

@@ -34,6 +34,19 @@ const IF_MATCH_PARAMETER: Json = {
   example: '"3f1Tz5mQ0bWxJ9kLr2VhYcN8aPe"',
 };
 
+/** `If-None-Match` on a read of one object (lib/http/etag.ts). */
+export const ifNoneMatch = (): Json => parameterRef('If-None-Match');
+
+const IF_NONE_MATCH_PARAMETER: Json = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description:
+    'The ETag of the object as the caller holds it: while the object is still that one, the answer is 304 with no body. `*` matches any.',
+  schema: { type: 'string' },
+  example: '"3f1Tz5mQ0bWxJ9kLr2VhYcN8aPe"',
+};
+
 const NAMES = { type: 'array', items: { type: 'string' } } as const;
 
 /** The query parameters every collection read takes, besides the filters. */
@@ -107,6 +120,7 @@ export function componentParameters(ctx: OpenApiContext): [string, Json][] {
     : [];
   return [
     ['If-Match', IF_MATCH_PARAMETER],
+    ['If-None-Match', IF_NONE_MATCH_PARAMETER],
     ...PAGING,
     ...search,
     ...filtered.flatMap((m) => filterParameters(ctx, m).map(([name, p]) => [`${m.name}.${name}`, p] as [string, Json])),

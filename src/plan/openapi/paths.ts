@@ -12,7 +12,7 @@ import { bodyExample } from './examples.js';
 import { requiredParentLink } from '../shared/parent-link.js';
 import { createSchema } from './schemas.js';
 import { operationKey } from './operation-ids.js';
-import { collectionQuery, ifMatch, itemQuery, pathParameters } from './parameters.js';
+import { collectionQuery, ifMatch, ifNoneMatch, itemQuery, pathParameters } from './parameters.js';
 import { errorResponses, isConditional, routeErrors } from './responses.js';
 import { attributeSchema } from './schemas.js';
 import { operationSecurity } from './security.js';
@@ -56,7 +56,11 @@ function operation(ctx: OpenApiContext, route: Route, op: Operation, operationId
           : op.action === 'update_many' || op.action === 'delete_many'
             ? collectionQuery(ctx, model, false)
             : [];
-  const parameters = isConditional(route, op.action) ? [...query, ifMatch()] : query;
+  const parameters = isConditional(route, op.action)
+    ? [...query, ifMatch()]
+    : op.action === 'show'
+      ? [...query, ifNoneMatch()]
+      : query;
   return {
     tags: [groupOf(route)],
     summary: routeSummary(route.kind, route.model, op.action),
@@ -166,6 +170,10 @@ function success(ctx: OpenApiContext, route: Route, op: Operation, operationIds:
           description: `The ${model.name}.`,
           headers: { ETag: etag() },
           ...content(ctx.modelRef(model.name, 'item')),
+        },
+        '304': {
+          description: `Not modified: If-None-Match names the ${model.name}'s ETag, and the object is still that one. No body.`,
+          headers: { ETag: etag() },
         },
       };
     case 'create':

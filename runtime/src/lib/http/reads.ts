@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseItemFields, parseListQuery, withoutPaging, type ListQuery } from './query.js';
 import { afterCursor, encodeCursor } from './cursor.js';
-import { etagOf } from './etag.js';
+import { etagOf, notModified } from './etag.js';
 import { includeFor, requestOrigin, requestTarget } from './serialize.js';
 import { attribute } from './attributes.js';
 import type { Where } from '../repository.js';
@@ -134,11 +134,14 @@ export async function show(ctx: RouteContext, request: FastifyRequest, reply: Fa
     request.query as Query,
     ctx.policy.visibleFields(request, ctx.model, object),
   );
-  return ctx.withEvents(request, 'show', object, async (db) => {
+  let tag = '';
+  const shown = await ctx.withEvents(request, 'show', object, async (db) => {
     await ctx.hideRefusedLinks(request, [object], db);
     // Of the whole object, whatever `_fields` asks for: the tag a later If-Match compares with.
     const whole = ctx.serializer(request).object(ctx.model, object);
-    reply.header('etag', etagOf(whole));
+    tag = etagOf(whole);
+    reply.header('etag', tag);
     return fields ? ctx.serializer(request, fields).object(ctx.model, object) : whole;
   });
+  return notModified(request, tag) ? reply.code(304).send() : shown;
 }
