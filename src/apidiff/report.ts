@@ -29,20 +29,107 @@ export function reportBreakingChanges(
 ): void {
   // Listed by the command instead (generate.ts), as the compatible changes are.
   if (policy.preRelease !== undefined) return;
-  for (const c of changes) {
-    if (!c.breaking) continue;
-    const what = describeChange(c);
-    const span = sources ? spanOf(c, sources, policy.renames) : undefined;
+  const { renamed, others } = byRename(
+    changes.filter((c) => c.breaking),
+    policy.renames ?? new Map(),
+  );
+  const report = (what: string, span: Span | undefined, hint: string | undefined) => {
     if (policy.allowBreaking) {
       bag.report('SVC3111', `${what} (allowed by --allow-breaking)`, { span, severity: 'warning' });
-      continue;
+      return;
     }
     const unrecorded = policy.check ? ' — API-CHANGES.md does not record it' : '';
     bag.report('SVC3111', `breaks clients: ${what}${unrecorded}`, {
       span,
-      hint: `${c.hint ? `${c.hint}. ` : ''}If clients can follow, generate with --allow-breaking: the change is recorded in API-CHANGES.md. An API nobody relies on yet can say \`version: v0\` (a pre-release): its breaking changes are listed, not refused`,
+      hint: `${hint ? `${hint}. ` : ''}If clients can follow, generate with --allow-breaking: the change is recorded in API-CHANGES.md. An API nobody relies on yet can say \`version: v0\` (a pre-release): its breaking changes are listed, not refused`,
     });
+  };
+  for (const c of others) report(describeChange(c), sources ? spanOf(c, sources, policy.renames) : undefined, c.hint);
+  // A field renamed is one change to its clients, said once where it was said in each place it shows.
+  for (const group of renamed) {
+    const span = sources ? spanOf(group.changes[0]!, sources, policy.renames) : undefined;
+    report(
+      `${group.model}.${group.from} renamed to ${group.to} (renamed_from keeps the stored data, but the name clients use changed): ${renamedPlaces(group.changes)}`,
+      span,
+      group.changes.find((c) => c.kind === 'response-field-renamed')?.hint ??
+        `clients that read or send ${group.from} must use ${group.to}`,
+    );
   }
+}
+
+interface RenameGroup {
+  readonly model: string;
+  readonly from: string;
+  readonly to: string;
+  readonly changes: ApiChange[];
+}
+
+/**
+ * The breaking changes a field renamed with renamed_from makes, by field: in its model's answers and
+ * bodies (`Post.notes`, `PostCreate.notes`…), and in the filters and `_search_fields` of the reads
+ * of those answers. The rest as they are.
+ */
+function byRename(
+  breaking: readonly ApiChange[],
+  renames: ReadonlyMap<string, ReadonlyMap<string, string>>,
+): { renamed: RenameGroup[]; others: ApiChange[] } {
+  const groups = new Map<string, RenameGroup>();
+  const others: ApiChange[] = [];
+  for (const c of breaking) {
+    const from = c.schema === undefined ? undefined : c.path.split(/[.[]/)[0];
+    const to = from === undefined ? undefined : renames.get(c.schema!)?.get(from);
+    if (from === undefined || to === undefined) continue;
+    const model = c.schema!.replace(/(Create|Update)$/, '');
+    const key = `${model}.${from}`;
+    const group = groups.get(key) ?? { model, from, to, changes: [] };
+    group.changes.push(c);
+    groups.set(key, group);
+  }
+  for (const c of breaking) {
+    if ([...groups.values()].some((g) => g.changes.includes(c))) continue;
+    const group = [...groups.values()].find((g) => ofRename(c, g));
+    if (group) group.changes.push(c);
+    else others.push(c);
+  }
+  return { renamed: [...groups.values()], others };
+}
+
+/** A change of a read's query that a rename makes: its filter by the old name, or `_search_fields` naming it. */
+function ofRename(c: ApiChange, group: RenameGroup): boolean {
+  const read =
+    c.operations.length > 0 && c.operations.every((op) => group.changes.some((g) => g.operations.includes(op)));
+  if (!read) return false;
+  if (c.kind === 'query-parameter-removed') return c.path === `query ${group.from}`;
+  return (
+    c.kind === 'enum-value-removed' &&
+    c.path === 'query _search_fields[]' &&
+    c.message === `no longer takes "${group.from}"`
+  );
+}
+
+/** `in answers (GET /posts, …), request bodies (POST /posts), the filters of GET /posts and its _search_fields`. */
+function renamedPlaces(changes: readonly ApiChange[]): string {
+  const ops = (kinds: readonly string[]) => [
+    ...new Set(changes.filter((c) => kinds.includes(c.kind)).flatMap((c) => c.operations)),
+  ];
+  const list = (operations: readonly string[]) =>
+    operations.slice(0, 3).join(', ') + (operations.length > 3 ? `, +${operations.length - 3}` : '');
+  const places = [
+    [ops(['response-field-renamed']), 'answers'],
+    [ops(['request-field-renamed']), 'request bodies'],
+    [ops(['query-parameter-removed']), 'filters'],
+    [ops(['enum-value-removed']), '_search_fields'],
+  ] as const;
+  const said = places
+    .filter(([operations]) => operations.length)
+    .map(([operations, what]) => `${what} (${list(operations)})`);
+  const rest = changes.filter(
+    (c) =>
+      !['response-field-renamed', 'request-field-renamed', 'query-parameter-removed', 'enum-value-removed'].includes(
+        c.kind,
+      ),
+  );
+  return [...said, ...rest.map(describeChange)].join(', ');
 }
 
 /** `PostCreate.title (POST /posts): request field made required — is now required`. */
