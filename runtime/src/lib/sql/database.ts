@@ -34,7 +34,7 @@ export function sqlDatabase<R extends object>(
   const searchIndex = sql.dialect === 'sqlite' ? new SearchIndexer(sql) : undefined;
   // The object of an event stored as its row (lib/sql/recorded-writes.ts), as a read makes it.
   const render = (event: ServiceEvent): ServiceEvent => {
-    if (!isStoredRow(event.data)) return event;
+    if (!isStoredRow(event.data)) return sql.dialect === 'postgres' ? inFieldOrder(models, event) : event;
     const { pk, row, links } = event.data;
     const model = models.get(event.type.slice(0, event.type.lastIndexOf('.')));
     try {
@@ -83,4 +83,28 @@ export function sqlDatabase<R extends object>(
     return bound;
   };
   return bind(sql);
+}
+
+/**
+ * An event as it was appended, its object (and `previous`) with its fields in the model's order, as
+ * answers have them: PostgreSQL's jsonb keeps an object's keys by their length, then bytes, and
+ * the same event read from SQLite or MongoDB would have another order than from PostgreSQL.
+ */
+function inFieldOrder(models: ModelRegistry, event: ServiceEvent): ServiceEvent {
+  const model = models.get(event.type.slice(0, event.type.lastIndexOf('.')));
+  if (!model) return event;
+  const ordered = (object: Record<string, unknown>, names: readonly string[]) => {
+    const out: Record<string, unknown> = {};
+    for (const name of names) if (name in object) out[name] = object[name];
+    for (const [name, value] of Object.entries(object)) if (!(name in out)) out[name] = value;
+    return out;
+  };
+  const fields = [...model.fields.map((f) => f.name), '_type', '_pk'];
+  const { object, previous } = event.data;
+  const data = {
+    ...event.data,
+    object: ordered(object, fields),
+    ...(previous ? { previous: ordered(previous, fields) } : {}),
+  };
+  return { ...event, data: ordered(data, ['pk', 'object', 'previous', 'changed']) as unknown as ServiceEvent['data'] };
 }
