@@ -27,6 +27,7 @@ import { changelogWithEntry, hasUnreleased } from './apidiff/changelog.js';
 import { classifyChanges } from './apidiff/classify.js';
 import { renamesOf } from './apidiff/renames.js';
 import { reportBreakingChanges } from './apidiff/report.js';
+import { reportNarrowedStoredValues } from './apidiff/stored-values.js';
 import { preReleaseVersion } from './apidiff/pre-release.js';
 import { CHANGELOG_FILE, CONTRACT_FILE, readPreviousContract, type PreviousContract } from './outdir/contract.js';
 import type { Manifest } from './outdir/manifest.js';
@@ -153,6 +154,7 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
     },
     bag,
   );
+  reportNarrowedStoredValues(apiChanges, analysis.ir, analysis.sources, bag);
   const tree = withChangelog(project, contract, out.manifest, apiChanges, ramlFile, request.release);
   // `check` goes on past a refused change (data loss, a break of clients): what is out of date is
   // listed with it. An unsafe path stops every mode.

@@ -933,6 +933,12 @@ export const codes = {
     explanation:
       "The out-dir's `openapi.json` is not an OpenAPI document svcgen can read (not JSON, or not an object with `paths`), so svcgen cannot tell what the new version of the API changes for clients. It generates anyway and writes a new `openapi.json`; restore the old one from version control first to see the changes.",
   },
+  SVC3113: {
+    severity: 'warning',
+    title: 'stored values outside a narrowed field',
+    explanation:
+      'A field of a model already served now takes fewer values: fewer `choices`, a lower `max_value` or higher `min_value`, a shorter `max_length`, a new pattern. The migration changes no stored value, so objects written before may hold values the field no longer allows: answers still show them (outside what the new `openapi.json` and the typed client say), and a filter by such a value is refused. Find and change them (an admin, or a script of your own) once the migration has run; or narrow the field only after they are gone.',
+  },
 } as const satisfies Record<string, CodeInfo>;
 
 export type DiagnosticCode = keyof typeof codes;

@@ -1,0 +1,45 @@
+/**
+ * A field narrowed under stored data: the migration changes no stored value, so objects written
+ * before may hold what the field no longer allows (a choice taken away, a value over the new
+ * maximum), which answers go on showing, outside the new contract (a brewery probe's old
+ * "Barleywine" style, served after `style` became a choice list without it). Said once, when the
+ * contract narrows, at the field (SVC3113).
+ */
+import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
+import type { IrSources } from '../ir/sources.js';
+import type { ServiceIR } from '../ir/types.js';
+import { changeText, type ApiChange } from './change.js';
+
+/**
+ * Narrowings that stored values may not meet: of the answer, or of what a create or change takes
+ * (a maximum is in the bodies alone). `is never null now` is SVC3108's, which the migration checks.
+ */
+function narrowsStoredValues(c: ApiChange): boolean {
+  if (c.kind === 'response-narrowed') return c.message !== 'is never null now';
+  return c.kind === 'constraint-tightened' || c.kind === 'enum-value-removed';
+}
+
+export function reportNarrowedStoredValues(
+  changes: readonly ApiChange[],
+  ir: ServiceIR,
+  sources: IrSources | undefined,
+  bag: DiagnosticBag,
+): void {
+  const said = new Set<string>();
+  for (const c of changes) {
+    // The model's answer and bodies (their schemas are named after it): one warning per field.
+    const model = ir.models.find((m) => m.name === c.schema?.replace(/(Create|Update)$/, ''));
+    const field = c.path.split(/[.[]/)[0] ?? '';
+    if (!model || !narrowsStoredValues(c) || !model.fields.some((f) => f.name === field)) continue;
+    if (said.has(`${model.name}.${field}`)) continue;
+    said.add(`${model.name}.${field}`);
+    bag.report(
+      'SVC3113',
+      `${model.name}.${field}: ${changeText(c)}: the objects stored before keep their values, which answers go on showing, outside what openapi.json now says`,
+      {
+        span: sources?.fields.get(`${model.name}.${field}`) ?? sources?.models.get(model.name),
+        hint: `once the migration has run, find the objects whose ${field} the field no longer allows and change them (an admin, or a script of your own); a filter by such a value is refused`,
+      },
+    );
+  }
+}
