@@ -23,7 +23,7 @@ import { manifestOf } from './write/manifest.js';
 import { reportOutcomes } from './write/outcomes.js';
 import { applyChanges } from './write/write.js';
 import type { ApiChange } from './apidiff/change.js';
-import { changelogWithEntry, hasUnreleased } from './apidiff/changelog.js';
+import { changelogWithEntry, hasUnreleased, releasedBefore } from './apidiff/changelog.js';
 import { classifyChanges } from './apidiff/classify.js';
 import { renamesOf } from './apidiff/renames.js';
 import { reportBreakingChanges } from './apidiff/report.js';
@@ -155,6 +155,7 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
     bag,
   );
   reportNarrowedStoredValues(apiChanges, analysis.ir, analysis.sources, bag);
+  if (request.release?.trim()) checkRelease(request.release, contract, out.manifest, apiChanges, bag);
   const tree = withChangelog(project, contract, out.manifest, apiChanges, ramlFile, request.release);
   // `check` goes on past a refused change (data loss, a break of clients): what is out of date is
   // listed with it. An unsafe path stops every mode.
@@ -193,6 +194,28 @@ function contractChanges(contract: PreviousContract, tree: OutputTree, ir: Servi
  * one; any other run keeps the file as it is, while the manifest says svcgen wrote it. A file of
  * that name svcgen did not write is left to the write stage, which refuses to overwrite it.
  */
+/** `--release`: a name no earlier release has (SVC3114), for changes there are (SVC3115). */
+function checkRelease(
+  release: string,
+  contract: PreviousContract,
+  manifest: Manifest | null,
+  changes: readonly ApiChange[],
+  bag: DiagnosticBag,
+): void {
+  const name = release.trim();
+  if (releasedBefore(contract.changelog, name))
+    bag.report('SVC3114', `--release ${name}: API-CHANGES.md already has a release ${name}`, {
+      hint: 'name this release anew (the next version); its clients were told of the other one under that name',
+    });
+  else if (
+    changes.length === 0 &&
+    !(manifest?.files[CHANGELOG_FILE]?.owner === 'generated' && hasUnreleased(contract.changelog))
+  )
+    bag.report('SVC3115', `--release ${name}: nothing unreleased, so no entry is written and ${name} is not used`, {
+      hint: 'API-CHANGES.md has no Unreleased entry, and this run changes nothing for clients',
+    });
+}
+
 function withChangelog(
   tree: OutputTree,
   contract: PreviousContract,

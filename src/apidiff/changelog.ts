@@ -41,6 +41,16 @@ export function changelogWithEntry(
 
 const UNRELEASED = 'Unreleased';
 
+/**
+ * Whether `--release <name>` names a release the file already has, below its newest entry (the
+ * newest may be named again: a run of the same release adds to it).
+ */
+export function releasedBefore(previous: string | undefined, release: string): boolean {
+  const title = release.trim().replace(/\s+/g, ' ');
+  const titles = [...earlierEntries(previous).matchAll(/^## (.+)$/gm)].map((m) => m[1]!.trim());
+  return titles.slice(1).includes(title);
+}
+
 /** Whether the file's newest entry is the one of changes not yet released, which `--release` names. */
 export function hasUnreleased(previous: string | undefined): boolean {
   return splitTopEntry(earlierEntries(previous))[0]?.title === UNRELEASED;

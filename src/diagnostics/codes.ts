@@ -933,6 +933,18 @@ export const codes = {
     explanation:
       "The out-dir's `openapi.json` is not an OpenAPI document svcgen can read (not JSON, or not an object with `paths`), so svcgen cannot tell what the new version of the API changes for clients. It generates anyway and writes a new `openapi.json`; restore the old one from version control first to see the changes.",
   },
+  SVC3114: {
+    severity: 'error',
+    title: 'release named twice',
+    explanation:
+      'API-CHANGES.md already has a release of the name `--release` gives, below its newest entry: two entries of one name would tell clients two different things of one version. Name the release anew (the next version). The newest entry may be named again: a run of the same release adds to it.',
+  },
+  SVC3115: {
+    severity: 'warning',
+    title: 'nothing to release',
+    explanation:
+      "`--release` names the changes clients have not been told of yet (API-CHANGES.md's Unreleased entry, and this run's), and there are none: no entry is written, and the name is not used.",
+  },
   SVC3113: {
     severity: 'warning',
     title: 'stored values outside a narrowed field',

@@ -82,6 +82,32 @@ describe('generate and the API contract', () => {
     expect(p.read('API-CHANGES.md')).toContain('`Item.color');
   });
 
+  it('refuses a release name API-CHANGES.md already has, and says when there is nothing to release', async () => {
+    const p = project(addColor);
+    expect((await p.generate('--release', 'v1.1')).code).toBe(0);
+    p.edit(dropPatch);
+    expect((await p.generate('--allow-breaking', '--release', 'v2.0')).code).toBe(0);
+    const log = p.read('API-CHANGES.md');
+    // Nothing changed since v2.0 was released: no entry, and the name stays free.
+    const idle = await p.generate('--release', 'v2.1');
+    expect([idle.code, idle.stderr]).toEqual([
+      0,
+      expect.stringContaining('warning SVC3115: --release v2.1: nothing unreleased'),
+    ]);
+    expect(p.read('API-CHANGES.md')).toBe(log);
+    // A change released under an earlier release's name: refused, nothing written.
+    p.edit((a) => void (a.item.properties['size'] = { type: ['integer', 'null'], _db_settings: { type: 'integer' } }));
+    const reused = await p.generate('--release', 'v1.1');
+    expect([reused.code, reused.stderr]).toEqual([
+      1,
+      expect.stringContaining('error SVC3114: --release v1.1: API-CHANGES.md already has a release v1.1'),
+    ]);
+    expect(p.read('API-CHANGES.md')).toBe(log);
+    // The newest release may be named again: the run adds to it.
+    expect((await p.generate('--release', 'v2.0')).code).toBe(0);
+    expect([...p.read('API-CHANGES.md').matchAll(/^## (.*)$/gm)].map((m) => m[1])).toEqual(['v2.0', 'v1.1']);
+  });
+
   it('prints the compatible changes as a list, not as diagnostics', async () => {
     const run = await project(addColor).generate();
     expect(run.code).toBe(0);
