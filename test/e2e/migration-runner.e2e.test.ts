@@ -221,6 +221,29 @@ insert into "svc_new_t_author" ("id", "name") select "id", "name" from "t_author
     });
   });
 
+  it.runIf(engine === 'postgres')(
+    'names the field made required while rows have no value, with the query that finds them (PostgreSQL)',
+    async () => {
+      await onDatabase(engine, 'required', async (db) => {
+        await sql.migrate(db, [initial]);
+        await seed(db);
+        // As svcgen writes it for PostgreSQL; SQLite's migration says it in a check of its own.
+        const required: Migration = {
+          name: '0002_required_title',
+          sqlite: '',
+          postgres: 'alter table "t_post" alter column "title" set not null;',
+          mongodb: [],
+        };
+        await db.execute('update t_post set title = null where id = 2');
+        const error = String(await sql.migrate(db, [initial, required]).catch((e: unknown) => e));
+        expect(error).toContain(
+          'a stored row has no value for t_post.title, and the field is now required: find them with select * from "t_post" where "title" is null',
+        );
+        expect(await applied(db)).toEqual(['0001_initial']);
+      });
+    },
+  );
+
   it('records a migration with nothing to run on this engine without running anything', async () => {
     await onDatabase(engine, 'empty', async (db) => {
       const mongoOnly: Migration = {

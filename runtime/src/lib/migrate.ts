@@ -160,7 +160,7 @@ function scriptError(migration: Migration, error: unknown): Error {
   const message = (e.message ?? String(error)).replace(/\bsvc_new_(\w+)\./g, '$1.');
   return new MigrationError(
     // PostgreSQL says which value is at fault in `detail` (e.g. the duplicated key).
-    `migration ${migration.name} failed: ${message}${e.detail ? ` (${e.detail})` : ''}${duplicatesHint(message)}; nothing of it was applied (the migrations before it were): fix the data it names and start again, or change the API and generate from the project as it was before this migration`,
+    `migration ${migration.name} failed: ${message}${e.detail ? ` (${e.detail})` : ''}${duplicatesHint(message)}${missingValuesHint(message)}; nothing of it was applied (the migrations before it were): fix the data it names and start again, or change the API and generate from the project as it was before this migration`,
     { cause: error },
   );
 }
@@ -172,6 +172,17 @@ function duplicatesHint(message: string): string {
   if (!columns || !table || columns.some((c) => !c.startsWith(`${table}.`))) return '';
   const names = columns.map((c) => `"${c.slice(table.length + 1)}"`).join(', ');
   return ` (rows share a value there: select ${names}, count(*) from "${table}" group by ${names} having count(*) > 1)`;
+}
+
+/**
+ * For a field made required while stored rows have no value (PostgreSQL's `set not null` names the
+ * column and table; SQLite's migration says it in its own check): the query that lists them.
+ */
+function missingValuesHint(message: string): string {
+  const found = /column "([^"]+)" of relation "([^"]+)" contains null values/.exec(message);
+  if (!found) return '';
+  const [, column, table] = found;
+  return ` (a stored row has no value for ${table}.${column}, and the field is now required: find them with select * from "${table}" where "${column}" is null)`;
 }
 
 /**
