@@ -5,7 +5,8 @@
  * first goes to the database by its key (`target`, RouteContext.writesByKey).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badRequest, conflict, fieldsRefused, notFound, statusBody, type FieldError } from '../errors.js';
+import { badRequest, conflict, fieldsRefused, HttpError, notFound, statusBody, type FieldError } from '../errors.js';
+import { text } from '../text.js';
 import { keyValue, unnamableKey, withDefaults, wholeNumber, type Model } from '../model.js';
 import { cascades } from './cascades.js';
 import { includeFor, requestUrl } from './serialize.js';
@@ -42,6 +43,7 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
       if (ctx.route.kind === 'singular' && (await ctx.repository(db).findFirst({ where: link }))) {
         throw conflict(`${ctx.parentNamed(request)} already has ${withArticle(ctx.route.parent!.field)}`);
       }
+      refuseOtherParent(ctx, body, data, link);
       const values = withDefaults(ctx.model, { ...data, ...link });
       await ctx.checkRelinks(db, request, { object: undefined, data: values, fields: Object.keys(body) });
       const created = await writes.create({
@@ -59,6 +61,31 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
       oneWrite: ctx.route.kind !== 'singular' && !movesLinks(ctx, body, 'create') && !movesOthers(ctx.model, body),
     },
   );
+}
+
+/**
+ * A create below a parent whose handlers set its link to that parent to another object (a like's
+ * `liker`, set to the caller, when the URL names another user's likes): the URL's parent would
+ * silently overrule the handler (a member then liked as someone else). Refused, as a link the caller
+ * may not make: the object belongs below the parent the service chose.
+ */
+function refuseOtherParent(ctx: RouteContext, body: Rec, data: Rec, link: Rec): void {
+  for (const [field, key] of Object.entries(link)) {
+    const chosen = data[field];
+    // Unchanged (the URL's, or the body's, which a nested route does not take), or cleared.
+    if (chosen === undefined || chosen === null || text(keyOf(chosen)) === text(key) || field in body) continue;
+    const parent = ctx.route.parent!.model.name;
+    throw new HttpError(
+      403,
+      `you may not create ${withArticle(ctx.model.name)} below ${parent} ${text(key)}: the service gives its ${field} another ${parent} (${text(keyOf(chosen))}); create it below that one`,
+      [{ field, message: `is ${text(keyOf(chosen))}, as the service sets it, not ${text(key)}` }],
+    );
+  }
+}
+
+/** A link's key: itself, or the key of the object a handler set it to. */
+function keyOf(value: unknown): unknown {
+  return value !== null && typeof value === 'object' && '_pk' in value ? (value as Rec)['_pk'] : value;
 }
 
 /** Whether `body` sets a relationship kept in the other model's rows: writing it changes those objects. */
