@@ -12,6 +12,8 @@ import { startService } from './server.js';
 
 export interface ServedApi {
   readonly dir: string;
+  /** `http://127.0.0.1:<port>`: the service's origin (its API is below `/v1`). */
+  readonly origin: string;
   readonly api: Api;
   stop(): Promise<void>;
 }
@@ -33,6 +35,7 @@ export async function servedApi(
   const service = await startService(dir, { ...database.env, ...options.env }, '/v1');
   return {
     dir,
+    origin: service.origin,
     api: apiClient(service.origin, '/v1'),
     async stop() {
       await service.stop();

@@ -10,7 +10,8 @@
  * caller is identified again before each batch: a logout, a new password, a deletion or an
  * expired ticket ends the stream; a promotion or demotion applies to what follows. What happened
  * before the caller's account existed is judged as for a member with their groups whom no object
- * names: a user who registers a deleted user's name is not sent that user's past as their own.
+ * names: a user who registers a deleted user's name is not sent that user's past as their own; and
+ * as for the caller too, whose denies (a block) hold on that past as on the rest.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FeedLimits } from '../config.js';
@@ -273,7 +274,11 @@ async function openFeed(
             if (stream.closed) return;
             self.cursor = event.seq;
             if (!matchesEvent(types, event.type)) continue;
-            const shown = await visible(event, since !== undefined && event.seq < since ? newcomer : request);
+            // Before their account: what a newcomer may view (not what names them), and what they may
+            // (a deny of theirs, a block, holds on the past too).
+            const before = since !== undefined && event.seq < since;
+            const shown = await visible(event, before ? newcomer : request);
+            if (shown && before && !(await visible(event, request))) continue;
             if (shown) stream.send({ id: event.seq, event: event.type, data: JSON.stringify(shown) });
           }
           if (events.length < PAGE) break;
