@@ -286,6 +286,14 @@ ${post('/workouts', 'workout.json', '  securedBy: [acl]\n  /{id}:\n    get:\n')}
     expect(hints({ kind: { _db_settings: { type: 'enum' } } })).toEqual([
       ['SVC2005', 'a field of one of a list of values is `"type": "choice"`, with its values in `"choices": [...]`'],
     ]);
+    // A list of objects is a dict whose JSON Schema gives their shape.
+    const [[code, hint]] = hints({ markers: { _db_settings: { type: 'list', item_type: 'dict' } } }) as [
+      [string, string],
+    ];
+    expect([code, hint]).toEqual([
+      'SVC2005',
+      expect.stringContaining('a list holds scalars: keep objects (or lists) in a dict field'),
+    ]);
     const documentation = (format: string) => hints({ born: { type: 'string', format } })[0]?.[1];
     expect(documentation('date')).toContain('"_db_settings": {"type": "date"}');
     expect(documentation('date-time')).toContain('"_db_settings": {"type": "datetime"}');

@@ -610,7 +610,9 @@ class SettingsReader {
     if (type) return type;
     this.ctx.diagnostics.report('SVC2005', `unknown item_type "${written}" for "${this.field}"`, {
       span: e.value.span,
-      hint: didYouMean(written, SCALAR_TYPES) ?? `list items are one of ${SCALAR_TYPES.join(', ')}`,
+      hint: ['dict', 'object', 'json', 'list', 'array'].includes(written)
+        ? 'a list holds scalars: keep objects (or lists) in a dict field whose JSON Schema gives their shape, e.g. {"items": [{…}]} with properties and items (docs/schema.md, "A list of objects")'
+        : (didYouMean(written, SCALAR_TYPES) ?? `list items are one of ${SCALAR_TYPES.join(', ')}`),
     });
     return null;
   }
