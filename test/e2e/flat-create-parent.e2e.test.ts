@@ -8,78 +8,18 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { securedRaml } from '../support/files.js';
+import { gardenFiles } from '../support/gardens.js';
 import type { Api } from '../support/http.js';
 import { rootAuthEnv } from '../support/library.js';
 import { memberTokens, servedApi, type ServedApi } from '../support/served.js';
 
-const API = securedRaml(
-  'Gardens',
-  {
-    garden_acl: {
-      collection: 'allow g:admin all\nallow authenticated view',
-      item: 'allow g:admin all\nallow authenticated view',
-    },
-    plot_acl: {
-      collection: 'allow g:admin all\nallow {{garden_coordinator}} create\nallow authenticated view',
-      item: 'allow g:admin all\nallow authenticated view',
-    },
+const FILES = gardenFiles({
+  plotAcl: {
+    collection: 'allow g:admin all\nallow {{garden_coordinator}} create\nallow authenticated view',
+    item: 'allow g:admin all\nallow authenticated view',
   },
-  `
-/gardens:
-  securedBy: [garden_acl]
-  get:
-  post:
-    body:
-      application/json:
-        schema: !include garden.json
-  /{id}:
-    get:
-    /plots:
-      securedBy: [plot_acl]
-      get:
-      post:
-        body:
-          application/json:
-            schema: !include plot.json
-/plots:
-  securedBy: [plot_acl]
-  get:
-  post:
-    body:
-      application/json:
-        schema: !include plot.json
-`,
-);
-
-const id = { _db_settings: { type: 'id_field', primary_key: true } };
-
-const FILES = {
-  'api.raml': API,
-  'garden.json': JSON.stringify({
-    type: 'object',
-    properties: {
-      id,
-      coordinator: { type: ['string', 'null'], _db_settings: { type: 'string' } },
-      plots: { _db_settings: { type: 'relationship', document: 'Plot', backref_name: 'garden' } },
-    },
-  }),
-  'plot.json': JSON.stringify({
-    type: 'object',
-    properties: {
-      id,
-      number: { type: 'integer', _db_settings: { type: 'integer', required: true } },
-      garden_id: {
-        _db_settings: {
-          type: 'foreign_key',
-          ref_document: 'Garden',
-          ref_column: 'garden.id',
-          ref_column_type: 'id_field',
-        },
-      },
-    },
-  }),
-};
+  flat: true,
+});
 
 /** `{{garden_coordinator}}`: the coordinator of the garden a plot is made in. */
 const COORDINATOR = `import type { FastifyRequest } from 'fastify';
