@@ -70,22 +70,23 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
  * may not make: the object belongs below the parent the service chose.
  */
 function refuseOtherParent(ctx: RouteContext, body: Rec, data: Rec, link: Rec): void {
+  const parentModel = ctx.route.parent!.model;
+  // A handler may set the link to a key, or to an object (as an answer has it, or as read).
+  const keyOf = (value: unknown) =>
+    value !== null && typeof value === 'object'
+      ? ((value as Rec)['_pk'] ?? (value as Rec)[parentModel.primaryKey])
+      : value;
   for (const [field, key] of Object.entries(link)) {
     const chosen = data[field];
     // Unchanged (the URL's, or the body's, which a nested route does not take), or cleared.
     if (chosen === undefined || chosen === null || text(keyOf(chosen)) === text(key) || field in body) continue;
-    const parent = ctx.route.parent!.model.name;
+    const parent = parentModel.name;
     throw new HttpError(
       403,
       `you may not create ${withArticle(ctx.model.name)} below ${parent} ${text(key)}: the service gives its ${field} another ${parent} (${text(keyOf(chosen))}); create it below that one`,
       [{ field, message: `is ${text(keyOf(chosen))}, as the service sets it, not ${text(key)}` }],
     );
   }
-}
-
-/** A link's key: itself, or the key of the object a handler set it to. */
-function keyOf(value: unknown): unknown {
-  return value !== null && typeof value === 'object' && '_pk' in value ? (value as Rec)['_pk'] : value;
 }
 
 /** Whether `body` sets a relationship kept in the other model's rows: writing it changes those objects. */
