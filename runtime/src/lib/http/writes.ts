@@ -70,7 +70,8 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
  * may not make: the object belongs below the parent the service chose.
  */
 function refuseOtherParent(ctx: RouteContext, body: Rec, data: Rec, link: Rec): void {
-  const parentModel = ctx.route.parent!.model;
+  const parentModel = ctx.route.parent?.model;
+  if (!parentModel) return;
   // A handler may set the link to a key, or to an object (as an answer has it, or as read).
   const keyOf = (value: unknown) =>
     value !== null && typeof value === 'object'
