@@ -118,6 +118,14 @@ describe('generate and the API contract', () => {
     const json = await project(addColor).generate('--format', 'json');
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual([]);
+    // Beside breaking changes, the list says they follow: "(compatible)" above errors read as the run's.
+    const both = await project((a) => {
+      addColor(a);
+      dropPatch(a);
+    }).generate();
+    expect(both.stderr).toContain(
+      'svcgen: the API changes for clients (compatible; the breaking ones follow, as diagnostics):',
+    );
     expect(json.stderr).toContain('Item.color');
   });
 

@@ -81,7 +81,9 @@ export async function runGenerate(
 function printApiChanges(io: Io, changes: readonly ApiChange[], preRelease: string | undefined): void {
   const listed = preRelease === undefined ? changes.filter((c) => !c.breaking) : sortedBreakingFirst(changes);
   if (listed.length === 0) return;
-  const why = preRelease === undefined ? 'compatible' : preReleaseNote(preRelease);
+  // Beside breaking changes, which are the diagnostics below: said, so that the label is not read as the run's.
+  const also = changes.some((c) => c.breaking) ? '; the breaking ones follow, as diagnostics' : '';
+  const why = preRelease === undefined ? `compatible${also}` : preReleaseNote(preRelease);
   io.stderr(`svcgen: the API changes for clients (${why}):\n`);
   const label = (c: ApiChange) => (preRelease === undefined ? '' : c.breaking ? 'breaking   ' : 'compatible ');
   for (const c of listed) io.stderr(`  ${label(c)}${describeChange(c)}\n`);
