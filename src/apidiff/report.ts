@@ -153,5 +153,16 @@ function spanOf(c: ApiChange, sources: IrSources, renames: BreakingPolicy['renam
     const span = sources.routes.get(path);
     if (span) return span;
   }
+  // A route removed: the nearest resource above it that is still there, where it was.
+  for (const operation of c.operations) {
+    const segments = operation
+      .slice(operation.indexOf(' ') + 1)
+      .replace(/\{([^}]*)\}/g, ':$1')
+      .split('/');
+    for (let n = segments.length - 1; n > 1; n--) {
+      const span = sources.routes.get(segments.slice(0, n).join('/'));
+      if (span) return span;
+    }
+  }
   return undefined;
 }

@@ -228,6 +228,11 @@ describe('an API before its first release (version 0)', () => {
     const after = await p.generate();
     expect(after.code).toBe(1);
     expect(after.stderr).toContain('error SVC3111: breaks clients: GET /items/{id}/parts: route removed');
+    // At the resource above it, which is still there.
+    const line = readFileSync(join(p.dir, 'api/api.raml'), 'utf8').split('\n').indexOf('  /{id}:') + 1;
+    expect(after.stderr).toMatch(
+      new RegExp(`api\\.raml:${line}:\\d+ - error SVC3111: breaks clients: GET /items/\\{id\\}/parts`),
+    );
   });
 
   it('tells of the routes a new version moves (baseUri /api/{version}): listed before 1, refused after', async () => {
