@@ -107,28 +107,23 @@ function ofRename(c: ApiChange, group: RenameGroup): boolean {
   );
 }
 
-/** `in answers (GET /posts, …), request bodies (POST /posts), the filters of GET /posts and its _search_fields`. */
+/** Where clients meet a renamed field, by the kind of change each place shows. */
+const RENAMED_PLACES: readonly (readonly [ApiChange['kind'], string])[] = [
+  ['response-field-renamed', 'answers'],
+  ['request-field-renamed', 'request bodies'],
+  ['query-parameter-removed', 'filters'],
+  ['enum-value-removed', '_search_fields'],
+];
+
+/** `answers (GET /posts, …), request bodies (POST /posts), filters (GET /posts), _search_fields (GET /posts)`. */
 function renamedPlaces(changes: readonly ApiChange[]): string {
-  const ops = (kinds: readonly string[]) => [
-    ...new Set(changes.filter((c) => kinds.includes(c.kind)).flatMap((c) => c.operations)),
-  ];
   const list = (operations: readonly string[]) =>
     operations.slice(0, 3).join(', ') + (operations.length > 3 ? `, +${operations.length - 3}` : '');
-  const places = [
-    [ops(['response-field-renamed']), 'answers'],
-    [ops(['request-field-renamed']), 'request bodies'],
-    [ops(['query-parameter-removed']), 'filters'],
-    [ops(['enum-value-removed']), '_search_fields'],
-  ] as const;
-  const said = places
-    .filter(([operations]) => operations.length)
-    .map(([operations, what]) => `${what} (${list(operations)})`);
-  const rest = changes.filter(
-    (c) =>
-      !['response-field-renamed', 'request-field-renamed', 'query-parameter-removed', 'enum-value-removed'].includes(
-        c.kind,
-      ),
-  );
+  const said = RENAMED_PLACES.flatMap(([kind, what]) => {
+    const operations = [...new Set(changes.filter((c) => c.kind === kind).flatMap((c) => c.operations))];
+    return operations.length ? [`${what} (${list(operations)})`] : [];
+  });
+  const rest = changes.filter((c) => !RENAMED_PLACES.some(([kind]) => kind === c.kind));
   return [...said, ...rest.map(describeChange)].join(', ');
 }
 
