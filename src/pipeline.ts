@@ -189,11 +189,6 @@ function contractChanges(contract: PreviousContract, tree: OutputTree, ir: Servi
   });
 }
 
-/**
- * API-CHANGES.md is generated but keeps its earlier entries: a run that changes the API prepends
- * one; any other run keeps the file as it is, while the manifest says svcgen wrote it. A file of
- * that name svcgen did not write is left to the write stage, which refuses to overwrite it.
- */
 /** `--release`: a name no earlier release has (SVC3114), for changes there are (SVC3115). */
 function checkRelease(
   release: string,
@@ -216,6 +211,11 @@ function checkRelease(
     });
 }
 
+/**
+ * API-CHANGES.md is generated but keeps its earlier entries: a run that changes the API prepends
+ * one; any other run keeps the file as it is, while the manifest says svcgen wrote it. A file of
+ * that name svcgen did not write is left to the write stage, which refuses to overwrite it.
+ */
 function withChangelog(
   tree: OutputTree,
   contract: PreviousContract,
