@@ -7,12 +7,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, conflict, fieldsRefused, HttpError, notFound, statusBody, type FieldError } from '../errors.js';
 import { text } from '../text.js';
-import { keyValue, unnamableKey, withDefaults, wholeNumber, type Model } from '../model.js';
+import { generic, keyValue, unnamableKey, withDefaults, wholeNumber, type Model } from '../model.js';
 import { cascades } from './cascades.js';
 import { includeFor, requestUrl } from './serialize.js';
 import { mergeAttribute } from './attributes.js';
 import { hasIfMatch } from './etag.js';
 import { movesLinks, type Rec, type RouteContext } from './route-context.js';
+import { keyOf } from './relinks.js';
 import { runsBefore } from '../events.js';
 import { parseDate, parseDatetime, parseTime, roundDecimal } from '../values.js';
 
@@ -70,22 +71,18 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
  * may not make: the object belongs below the parent the service chose.
  */
 function refuseOtherParent(ctx: RouteContext, body: Rec, data: Rec, link: Rec): void {
-  const parentModel = ctx.route.parent?.model;
-  if (!parentModel) return;
-  // A handler may set the link to a key, or to an object (as an answer has it, or as read).
-  const keyOf = (value: unknown) =>
-    value !== null && typeof value === 'object'
-      ? ((value as Rec)['_pk'] ?? (value as Rec)[parentModel.primaryKey])
-      : value;
+  if (!ctx.route.parent) return;
+  const parentModel = generic(ctx.route.parent.model);
   for (const [field, key] of Object.entries(link)) {
-    const chosen = data[field];
+    // A handler may set the link to a key, or to an object (relinks.ts `keyOf`).
+    const chosen = keyOf(data[field], parentModel);
     // Unchanged (the URL's, or the body's, which a nested route does not take), or cleared.
-    if (chosen === undefined || chosen === null || text(keyOf(chosen)) === text(key) || field in body) continue;
+    if (chosen === null || text(chosen) === text(key) || field in body) continue;
     const parent = parentModel.name;
     throw new HttpError(
       403,
-      `you may not create ${withArticle(ctx.model.name)} below ${parent} ${text(key)}: the service gives its ${field} another ${parent} (${text(keyOf(chosen))}); create it below that one`,
-      [{ field, message: `is ${text(keyOf(chosen))}, as the service sets it, not ${text(key)}` }],
+      `you may not create ${withArticle(ctx.model.name)} below ${parent} ${text(key)}: the service gives its ${field} another ${parent} (${text(chosen)}); create it below that one`,
+      [{ field, message: `is ${text(chosen)}, as the service sets it, not ${text(key)}` }],
     );
   }
 }

@@ -139,17 +139,7 @@ async function applyStep(db: Db, models: ModelRegistry, migration: string, step:
     case 'renameEventField':
       return renameEventField(db, step.model, step.from, step.to);
     case 'dropEventField':
-      await db.collection(EVENTS).updateMany(
-        {
-          model: step.model,
-          $or: ['object', 'previous', 'changed'].map((part) => ({ [`data.${part}`]: { $exists: true } })),
-        },
-        {
-          $unset: { [`data.object.${step.field}`]: '', [`data.previous.${step.field}`]: '' },
-          $pull: { 'data.changed': step.field },
-        } as never,
-      );
-      return;
+      return dropEventField(db, step.model, step.field);
     case 'indexWords':
       return indexWords(db.collection(step.collection), step.fields);
     case 'dropWords':
@@ -176,6 +166,19 @@ async function renameEventField(db: Db, model: string, from: string, to: string)
     const changed = (event['data'] as { changed: unknown[] }).changed.map((name) => (name === from ? to : name));
     await events.updateOne({ _id: event._id }, { $set: { 'data.changed': changed } });
   }
+}
+
+/** A dropped field out of the retained events of its model: their object, as it was, and `changed`. */
+async function dropEventField(db: Db, model: string, field: string): Promise<void> {
+  await db
+    .collection(EVENTS)
+    .updateMany(
+      { model, $or: ['object', 'previous', 'changed'].map((part) => ({ [`data.${part}`]: { $exists: true } })) },
+      {
+        $unset: { [`data.object.${field}`]: '', [`data.previous.${field}`]: '' },
+        $pull: { 'data.changed': field },
+      } as never,
+    );
 }
 
 /**
