@@ -84,6 +84,20 @@ export function change(
   };
 }
 
+/**
+ * The model and field a change of a component schema is in, as svcgen names its schemas after their
+ * model (`Post`, `PostCreate`, `PostUpdate`, `PostCollection`): `PostCreate.title` is Post's
+ * `title`; a model named like a body (`AutoUpdate`) is itself. Undefined for a change of no schema.
+ */
+export function changedField(
+  c: ApiChange,
+  isModel: (name: string) => boolean,
+): { readonly model: string; readonly field: string } | undefined {
+  if (c.schema === undefined) return undefined;
+  const model = isModel(c.schema) ? c.schema : c.schema.replace(/(Create|Update|Collection)$/, '');
+  return { model, field: c.path.split(/[.[]/)[0] ?? '' };
+}
+
 /** Where a change is, in one line: `PostCreate.title (POST /posts, PUT /posts/{slug})`. */
 export function locationOf(c: ApiChange): string {
   const shown = c.operations.slice(0, 3).join(', ') + (c.operations.length > 3 ? `, +${c.operations.length - 3}` : '');

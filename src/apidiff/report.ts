@@ -8,7 +8,7 @@
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { Span } from '../diagnostics/source.js';
 import type { IrSources } from '../ir/sources.js';
-import { changeText, locationOf, type ApiChange } from './change.js';
+import { changedField, changeText, locationOf, type ApiChange } from './change.js';
 
 export interface BreakingPolicy {
   /** `--allow-breaking`: clients are told (API-CHANGES.md), so the change may be written. */
@@ -32,6 +32,7 @@ export function reportBreakingChanges(
   const { renamed, others } = byRename(
     changes.filter((c) => c.breaking),
     policy.renames ?? new Map(),
+    (name) => sources?.models.has(name) ?? false,
   );
   const report = (what: string, span: Span | undefined, hint: string | undefined) => {
     if (policy.allowBreaking) {
@@ -72,14 +73,15 @@ interface RenameGroup {
 function byRename(
   breaking: readonly ApiChange[],
   renames: ReadonlyMap<string, ReadonlyMap<string, string>>,
+  isModel: (name: string) => boolean,
 ): { renamed: RenameGroup[]; others: ApiChange[] } {
   const groups = new Map<string, RenameGroup>();
   const others: ApiChange[] = [];
   for (const c of breaking) {
-    const from = c.schema === undefined ? undefined : c.path.split(/[.[]/)[0];
-    const to = from === undefined ? undefined : renames.get(c.schema!)?.get(from);
-    if (from === undefined || to === undefined) continue;
-    const model = c.schema!.replace(/(Create|Update)$/, '');
+    const changed = changedField(c, isModel);
+    const to = changed && renames.get(c.schema!)?.get(changed.field);
+    if (!changed || to === undefined) continue;
+    const { model, field: from } = changed;
     const key = `${model}.${from}`;
     const group = groups.get(key) ?? { model, from, to, changes: [] };
     group.changes.push(c);
@@ -133,12 +135,12 @@ export function describeChange(c: ApiChange): string {
   return at ? `${at}: ${changeText(c)}` : changeText(c);
 }
 
-/** Svcgen's component schemas are named after their model: `Post`, `PostCreate`, `PostUpdate`, `PostCollection`. */
+/** Where the RAML or a schema says what the change changed: the field, the resource, or what gives the base path. */
 function spanOf(c: ApiChange, sources: IrSources, renames: BreakingPolicy['renames'] = new Map()): Span | undefined {
   if (c.kind === 'base-path-changed') return sources.basePath;
-  if (c.schema !== undefined) {
-    const model = sources.models.has(c.schema) ? c.schema : c.schema.replace(/(Create|Update|Collection)$/, '');
-    const written = c.path.split(/[.[]/)[0] ?? '';
+  const changed = changedField(c, (name) => sources.models.has(name));
+  if (changed) {
+    const { model, field: written } = changed;
     const field = renames.get(model)?.get(written) ?? written;
     // A field that is gone (or renamed): the schema's `properties`, where it was.
     return sources.fields.get(`${model}.${field}`) ?? sources.properties.get(model) ?? sources.models.get(model);

@@ -8,7 +8,7 @@
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { IrSources } from '../ir/sources.js';
 import type { ServiceIR } from '../ir/types.js';
-import { changeText, type ApiChange } from './change.js';
+import { changedField, changeText, type ApiChange } from './change.js';
 
 /**
  * Narrowings that stored values may not meet: of the answer, or of what a create or change takes
@@ -27,9 +27,10 @@ export function reportNarrowedStoredValues(
 ): void {
   const said = new Set<string>();
   for (const c of changes) {
-    // The model's answer and bodies (their schemas are named after it): one warning per field.
-    const model = ir.models.find((m) => m.name === c.schema?.replace(/(Create|Update)$/, ''));
-    const field = c.path.split(/[.[]/)[0] ?? '';
+    // The model's answer and bodies: one warning per field.
+    const changed = changedField(c, (name) => ir.models.some((m) => m.name === name));
+    const model = ir.models.find((m) => m.name === changed?.model);
+    const field = changed?.field ?? '';
     if (!model || !narrowsStoredValues(c) || !model.fields.some((f) => f.name === field)) continue;
     if (said.has(`${model.name}.${field}`)) continue;
     said.add(`${model.name}.${field}`);
