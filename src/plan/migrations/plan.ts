@@ -230,12 +230,7 @@ function slug(changes: readonly TableChange[]): string {
   const single = changes.length === 1 ? singleSlug(changes[0]!) : undefined;
   const words = single ? [single] : changes.map((c) => (c.kind === 'alter' ? c.after.name : c.table.name));
   const clean = [...new Set(words.map((w) => w.toLowerCase().replace(/[^a-z0-9_]+/g, '_')))];
-  let out = clean[0]!.slice(0, 50);
-  for (const w of clean.slice(1)) {
-    if (out.length + w.length + 1 > 50) return `${out}_and_more`;
-    out += `_${w}`;
-  }
-  return out;
+  return joinedWithin(clean[0]!.slice(0, 50), clean.slice(1));
 }
 
 function singleSlug(change: TableChange): string | undefined {
@@ -262,7 +257,10 @@ function singleSlug(change: TableChange): string | undefined {
     : `alter_${change.after.name}_${col.after.name}`;
 }
 
-/** `head` and as many of `names` as fit in a migration's name (50 characters), then `_and_more`. */
+/**
+ * `head` and as many of `names` as fit in a migration's name (50 characters, which `slug` cuts a
+ * longer one to), then `_and_more`, for which room is kept.
+ */
 function joinedWithin(head: string, names: readonly string[]): string {
   let out = head;
   for (const [i, name] of names.entries()) {
