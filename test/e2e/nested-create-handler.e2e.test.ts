@@ -5,13 +5,9 @@
  * 403, and nothing is written; below the parent the handler chooses, the create goes through.
  * SQLite, auth on.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gardenFiles } from '../support/gardens.js';
+import { gardenFiles, gardenService, type GardenService } from '../support/gardens.js';
 import type { Api } from '../support/http.js';
-import { rootAuthEnv } from '../support/library.js';
-import { memberTokens, servedApi, type ServedApi } from '../support/served.js';
 
 const FILES = gardenFiles({
   plotAcl: {
@@ -33,35 +29,29 @@ export async function ownGarden(event: OwnGardenEvent): Promise<void> {
 `;
 
 describe('a create below a parent whose handler links it to another', () => {
-  let served: ServedApi;
-  let tokens: Map<string, string>;
-  let coras: number;
-  let bens: number;
-  const api: Api = (...args) => served.api(...args);
-  const as = (name: string) => ({ headers: { authorization: tokens.get(name)! } });
+  let garden: GardenService;
+  const api: Api = (...args) => garden.api(...args);
+  const as = (name: string) => garden.as(name);
 
   beforeAll(async () => {
-    served = await servedApi(FILES, 'e2e-nested-create-handler', {
-      env: rootAuthEnv(),
-      prepare: (dir) => writeFileSync(join(dir, 'src/custom/handlers/own-garden.ts'), OWN_GARDEN),
+    garden = await gardenService(FILES, 'e2e-nested-create-handler', {
+      file: 'src/custom/handlers/own-garden.ts',
+      text: OWN_GARDEN,
     });
-    tokens = await memberTokens(api, ['cora', 'ben']);
-    coras = (await api('POST', '/gardens', { coordinator: 'cora' }, as('root'))).body.id as number;
-    bens = (await api('POST', '/gardens', { coordinator: 'ben' }, as('root'))).body.id as number;
   }, 600_000);
 
-  afterAll(() => served?.stop());
+  afterAll(() => garden?.stop());
 
   it("is refused where the URL names another parent than the handler's, and made below the handler's", async () => {
-    const below = (garden: number) => api('POST', `/gardens/${garden}/plots`, { number: 7 }, as('cora'));
-    const refused = await below(bens);
+    const below = (key: number) => api('POST', `/gardens/${key}/plots`, { number: 7 }, as('cora'));
+    const refused = await below(garden.bens);
     expect([refused.status, refused.body.errors], refused.text).toEqual([
       403,
-      [{ field: 'garden', message: `is ${coras}, as the service sets it, not ${bens}` }],
+      [{ field: 'garden', message: `is ${garden.coras}, as the service sets it, not ${garden.bens}` }],
     ]);
-    expect(refused.body.message).toContain(`you may not create a Plot below Garden ${bens}`);
-    expect((await api('GET', `/gardens/${bens}/plots`, undefined, as('root'))).body.total).toBe(0);
-    const made = await below(coras);
-    expect([made.status, made.body.garden], made.text).toEqual([201, coras]);
+    expect(refused.body.message).toContain(`you may not create a Plot below Garden ${garden.bens}`);
+    expect((await api('GET', `/gardens/${garden.bens}/plots`, undefined, as('root'))).body.total).toBe(0);
+    const made = await below(garden.coras);
+    expect([made.status, made.body.garden], made.text).toEqual([201, garden.coras]);
   });
 });

@@ -3,7 +3,12 @@
  * has a coordinator (a username) and plots, made below it by `POST /gardens/{id}/plots` (and, with
  * `flat`, by `POST /plots` naming the garden). The plots' x-ACL and schema are the test's.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { securedRaml, type AclRules } from './files.js';
+import type { Api } from './http.js';
+import { rootAuthEnv } from './library.js';
+import { memberTokens, servedApi } from './served.js';
 
 export const GARDEN_ACL: AclRules = {
   collection: 'allow g:admin all\nallow authenticated view',
@@ -68,4 +73,31 @@ ${PLOTS}${flat}`;
       },
     }),
   };
+}
+
+/** The gardens API served (auth on), with `code` written into the project at `file`, and cora's and ben's gardens made. */
+export interface GardenService {
+  readonly api: Api;
+  /** The headers of `name`'s API token: `root` (an admin), `cora` or `ben`. */
+  as(name: string): { headers: Record<string, string> };
+  /** The keys of the gardens cora and ben coordinate. */
+  readonly coras: number;
+  readonly bens: number;
+  stop(): Promise<void>;
+}
+
+export async function gardenService(
+  files: Record<string, string>,
+  area: string,
+  code: { readonly file: string; readonly text: string },
+): Promise<GardenService> {
+  const served = await servedApi(files, area, {
+    env: rootAuthEnv(),
+    prepare: (dir) => writeFileSync(join(dir, code.file), code.text),
+  });
+  const tokens = await memberTokens(served.api, ['cora', 'ben']);
+  const as = (name: string) => ({ headers: { authorization: tokens.get(name)! } });
+  const garden = async (coordinator: string) =>
+    (await served.api('POST', '/gardens', { coordinator }, as('root'))).body.id as number;
+  return { api: served.api, as, coras: await garden('cora'), bens: await garden('ben'), stop: () => served.stop() };
 }
