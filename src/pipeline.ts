@@ -154,7 +154,8 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
     },
     bag,
   );
-  reportNarrowedStoredValues(apiChanges, analysis.ir, analysis.sources, bag);
+  const checked = new Set(migrations?.findings.flatMap((f) => (f.checked ? [`${f.model}.${f.field}`] : [])));
+  reportNarrowedStoredValues(apiChanges, analysis.ir, analysis.sources, checked, bag);
   if (request.release?.trim()) checkRelease(request.release, contract, out.manifest, apiChanges, bag);
   const tree = withChangelog(project, contract, out.manifest, apiChanges, ramlFile, request.release);
   // `check` goes on past a refused change (data loss, a break of clients): what is out of date is

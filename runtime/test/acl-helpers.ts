@@ -18,8 +18,7 @@ import { fieldsFor } from '../src/lib/auth/policy.js';
 import { generic, withDefaults } from '../src/lib/model.js';
 import { models } from '../src/models/index.js';
 import { BASE_PATH } from '../src/app.js';
-import { injectFetch, startTestService, type TestService } from './helpers.js';
-import { samples } from './samples.js';
+import { injectFetch, nextSample, startTestService, type TestService } from './helpers.js';
 
 type Rec = Record<string, unknown>;
 
@@ -120,7 +119,6 @@ export async function startAclService(): Promise<AclService> {
     });
     callers.set(name, await logIn(caller(), name));
   }
-  let counter = 0;
   const acl: AclService = {
     ...service,
     requestAs: (kind, method, path, body) => answered(callers.get(kind)!.send(method, path, { body })),
@@ -142,7 +140,7 @@ export async function startAclService(): Promise<AclService> {
     },
     writableSample(name, caller, replacing = false) {
       const model = models.get(name)!;
-      const sample = (samples as unknown as Record<string, (n: number) => Rec>)[name]!(100_000 + ++counter);
+      const sample = nextSample(name);
       if (caller === 'admin') return sample;
       const seen = fieldsFor(model, caller === 'anonymous' ? 'anonymous' : 'member', models);
       // A PUT of an object keeps what it leaves out that the caller may not write: a password is

@@ -46,6 +46,15 @@ export interface TestService {
 
 let counter = 0;
 
+/**
+ * The next sample of `model`, numbered by one counter for the whole test file: the objects it seeds
+ * and the bodies it sends never share a value, also where a pattern keeps only the last digits
+ * (`^BK-[0-9]{5}$`: sample 1 and sample 100001 would both be `BK-00001`).
+ */
+export function nextSample(model: string): Rec {
+  return (samples as unknown as Record<string, (n: number) => Rec>)[model]!(++counter);
+}
+
 /** `data` as the service shows it: without secrets (passwords are stored hashed and never returned). */
 export function shown(model: string, data: object): Rec {
   const spec = models.get(model)!;
@@ -87,7 +96,7 @@ export async function startTestService(
     },
     async seed(name, data = {}) {
       const model = models.get(name)!;
-      const sample = (samples as unknown as Record<string, (n: number) => Rec>)[name]!(++counter);
+      const sample = nextSample(name);
       const links: Rec = {};
       for (const relation of model.relations) {
         const field = model.field(relation.name);

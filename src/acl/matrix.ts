@@ -354,7 +354,7 @@ export function printMatrix(ir: ServiceIR, rows: readonly MatrixRow[]): string {
   );
   return [
     `Who may use each route of ${ir.title} when auth = true (allow, or the status of a refusal).`,
-    `member: a logged-in user in the groups a new user gets (${newUserGroupsText(ir)}); owner: a member for whom the route's {{dynamic}} principals stand; admin: group "admin".${grouped ? ' groups: the other groups the x-ACLs name whose members are let in (a member in that group too).' : ''}${byPrincipal ? ' owner by: the principals whose lines let the owner in, each for the callers it grants to.' : ''}`,
+    `member: a logged-in user in the groups a new user gets (${newUserGroupsText(ir)}); owner: a member for whom the route's {{dynamic}} principals stand; admin: group "admin".${grouped ? ` groups: the other groups the x-ACLs name whose members are let in, as members in that group besides those a new user gets${newUserGroups(ir).length ? ` (a user an admin gave that group alone, without ${newUserGroupsText(ir)}, gets only what the lines naming it give)` : ''}.` : ''}${byPrincipal ? ' owner by: the principals whose lines let the owner in, each for the callers it grants to.' : ''}`,
     '',
     lines[0]!,
     ...lines.slice(1),

@@ -8,12 +8,14 @@ import type { Model, Route, ServiceIR } from '../ir/types.js';
 
 /**
  * What of that route decides: item rules (then collection rules) or collection rules, and its
- * x-ACL (null: admins only); and whether any route updates the model's objects (`updatable`).
+ * x-ACL (null: admins only); and whether any route updates the model's objects (`updatable`), and
+ * deletes them (`deletable`).
  */
 export interface ModelRules {
   readonly kind: 'item' | 'collection';
   readonly acl: string | null;
   readonly updatable: boolean;
+  readonly deletable: boolean;
 }
 
 /** `modelRoute` as the runtime takes it (`Model.aclRoute`): a singular route's rules are an item's. */
@@ -23,22 +25,24 @@ export function modelRules(ir: ServiceIR, model: Model): ModelRules | null {
     route && {
       kind: route.kind === 'collection' ? 'collection' : 'item',
       acl: route.acl,
-      updatable: updatable(ir, model),
+      updatable: servedFor(ir, model, 'update'),
+      deletable: servedFor(ir, model, 'delete'),
     }
   );
 }
 
 /**
- * Whether a route updates the model's objects (a `PATCH` or `PUT` of an item, a singular or a
- * collection). Where none does, the API lets no one but admins change them: a write that would
- * move their links from another model's side (runtime/src/lib/http/relinks.ts) is theirs alone,
- * whatever the x-ACL grants of `update` (a settlement served with GET and DELETE only was once
- * re-pointed at another member through `PATCH /users/{username}` of its backref). A dict or list
- * field's own route writes that field, never a link.
+ * Whether a route updates (a `PATCH` or `PUT` of an item, a singular or a collection) or deletes the
+ * model's objects. Where none does, the API lets no one but admins do it: a write that would move
+ * their links from another model's side (runtime/src/lib/http/relinks.ts), or a delete that would
+ * take them with it (runtime/src/lib/http/cascades.ts), is theirs alone, whatever the x-ACL grants
+ * (a settlement served with GET and DELETE only was once re-pointed at another member through
+ * `PATCH /users/{username}` of its backref). A dict or list field's own route writes that field,
+ * never a link.
  */
-function updatable(ir: ServiceIR, model: Model): boolean {
+function servedFor(ir: ServiceIR, model: Model, permission: 'update' | 'delete'): boolean {
   return ir.routes.some(
-    (r) => r.model === model.name && r.kind !== 'attribute' && r.operations.some((o) => o.permission === 'update'),
+    (r) => r.model === model.name && r.kind !== 'attribute' && r.operations.some((o) => o.permission === permission),
   );
 }
 

@@ -19,10 +19,16 @@ function narrowsStoredValues(c: ApiChange): boolean {
   return c.kind === 'constraint-tightened' || c.kind === 'enum-value-removed';
 }
 
+/**
+ * `checked`: the fields (`Model.field`) whose migration checks every stored value against the new
+ * length (a shorter `varchar`, SVC3101 says so): a `maxLength` that falls there leaves no value
+ * outside it on SQLite and PostgreSQL, and SVC3101 says MongoDB keeps them.
+ */
 export function reportNarrowedStoredValues(
   changes: readonly ApiChange[],
   ir: ServiceIR,
   sources: IrSources | undefined,
+  checked: ReadonlySet<string>,
   bag: DiagnosticBag,
 ): void {
   const said = new Set<string>();
@@ -32,6 +38,7 @@ export function reportNarrowedStoredValues(
     const model = ir.models.find((m) => m.name === changed?.model);
     const field = changed?.field ?? '';
     if (!model || !narrowsStoredValues(c) || !model.fields.some((f) => f.name === field)) continue;
+    if (checked.has(`${model.name}.${field}`) && c.message.startsWith('maxLength ')) continue;
     if (said.has(`${model.name}.${field}`)) continue;
     said.add(`${model.name}.${field}`);
     bag.report(

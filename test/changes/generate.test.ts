@@ -173,6 +173,26 @@ describe('generate and the API contract', () => {
     expect(run.stderr).not.toContain('SVC3101');
   });
 
+  it('says of a shorter max_length only what its migration does: it checks the stored values (no SVC3113)', async () => {
+    const shorter = (a: ApiSource) =>
+      void (a.item.properties['name'] = {
+        type: 'string',
+        _db_settings: { type: 'string', required: true, max_length: 60 },
+      });
+    const run = await project(shorter).generate('--allow-breaking', '--allow-data-loss');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('a value that does not fit makes the migration fail');
+    expect(run.stderr).not.toContain('SVC3113');
+    // A lower maximum of a number changes no column: stored values stay as they are, and SVC3113 says so.
+    const lower = (a: ApiSource) =>
+      void (a.item.properties['price'] = {
+        type: ['integer', 'null'],
+        _db_settings: { type: 'integer', max_value: 10 },
+      });
+    const kept = await project(lower).generate('--allow-breaking');
+    expect(kept.stderr).toContain('warning SVC3113: Item.price');
+  });
+
   it('does not crash on an openapi.json broken by hand: a located warning, and the edit is not overwritten', async () => {
     const p = project(dropPatch);
     writeFileSync(join(p.dir, 'out/openapi.json'), '{ "paths": ');

@@ -113,6 +113,17 @@ describe.each(ENGINES)('events on %s', (engine) => {
     expect(reply.status).toBe(500);
     expect(JSON.stringify(reply.body)).not.toContain('/etc/secret');
     expect((await api('GET', '/projects?_count=1')).body.count).toBe(before);
+    // The log names the handler that threw and its event, where the stack points into dist/.
+    const logged = () =>
+      service
+        .output()
+        .split('\n')
+        .find((line) => line.includes(String(reply.body['request_id'])) && line.includes('"level":50'));
+    await expect
+      .poll(logged, { timeout: 5000 })
+      .toContain(
+        '"thrown_by":"setSlug, before_create of Project","msg":"request failed in setSlug, before_create of Project"',
+      );
   });
 
   it('fires the actions with underscores, and a handler shared by models sees each model', async () => {

@@ -478,6 +478,29 @@ describe.each(ENGINES)('the library on %s', (engine) => {
       }
       // Five guesses a window (auth.login_attempts), then 429: the right password would not be checked.
       expect(statuses).toEqual([403, 403, 403, 403, 403, 429, 429]);
+      // They are the account's guesses, which logins share: the right password does not log in
+      // either, from this address, until the window ends (a stolen session has no guesses of its own).
+      const login = await as(null, 'POST', '/auth/login', { login: 'finn', password: MEMBER_PASSWORD });
+      expect(login.status, login.text).toBe(401);
+    });
+
+    it("is proved with the guesses a login left, and none once the login's are used up", async () => {
+      const register = await as(null, 'POST', '/auth/register', {
+        username: 'gil',
+        email: 'gil@example.com',
+        password: MEMBER_PASSWORD,
+      });
+      const cookie = /auth_tkt=[^;]*/.exec(register.headers.get('set-cookie') ?? '')![0];
+      // By email: another login of the same account, so that its own count (per login as written) stays open.
+      for (let i = 0; i < 5; i++)
+        expect(
+          (await as(null, 'POST', '/auth/login', { login: 'gil@example.com', password: `guess-${i}` })).status,
+        ).toBe(401);
+      const proof = await library.withCookie(cookie, 'PATCH', '/users/self', {
+        password: 'gil-changed-1',
+        current_password: MEMBER_PASSWORD,
+      });
+      expect(proof.status, proof.text).toBe(429);
     });
   });
 

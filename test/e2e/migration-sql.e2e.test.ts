@@ -365,6 +365,28 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
     expect(await ok.rows('select "size" from "item" order by "id"')).toEqual([{ size: 12 }, { size: null }]);
   });
 
+  // PostgreSQL's cast rounds 52.37 to 52 without a word: a probe's stations moved by a kilometre.
+  it.each(['float', 'decimal'])(
+    'a %s with a fraction made an integer fails the migration on both engines, and nothing of it is applied',
+    async (type) => {
+      const number = (settings: Schema) => ({ type: ['number', 'null'], _db_settings: settings });
+      const first = { stations: { id: pk, lat: number({ type, ...(type === 'decimal' ? { scale: 2 } : {}) }) } };
+      const second = { stations: { id: pk, lat: number({ type: 'integer' }) } };
+      const db = await evolve(engine, first, first, `insert into "station" ("lat") values (52), (52.37);`);
+      const diff = diffStorage(storageOf(first).storage, storageOf(second).storage, renamesOf(storageOf(second).ir));
+      await expect(db.migrate(migrationSql(diff.changes)[engine])).rejects.toThrow(
+        engine === 'sqlite'
+          ? /Station\.lat: a stored value does not convert to integer/
+          : /Station\.lat: a stored value does not convert to integer \(find them: select \* from "station" where "lat" <> trunc\("lat"\)\)/,
+      );
+      expect((await db.rows('select "lat" from "station" order by "id"')).map((r) => Number(r['lat']))).toEqual([
+        52, 52.37,
+      ]);
+      const ok = await evolve(engine, first, second, `insert into "station" ("lat") values (52), (null);`);
+      expect(await ok.rows('select "lat" from "station" order by "id"')).toEqual([{ lat: 52 }, { lat: null }]);
+    },
+  );
+
   it('a stored text longer than a narrowed max_length fails the migration on both engines, and nothing of it is applied', async () => {
     // SQLite keeps text of any length: it once kept such a value, so a team learnt it only on deploy to PostgreSQL.
     const first = { sessions: { id: pk, title: text({ max_length: 120 }) } };

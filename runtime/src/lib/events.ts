@@ -8,6 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Model } from './model.js';
 import type { ServiceDatabase } from './database.js';
 import { assertInTime } from './http/deadline.js';
+import { HttpError } from './errors.js';
 
 type Rec = Record<string, unknown>;
 
@@ -141,21 +142,23 @@ export function runsBefore({ events, action }: EventRun): boolean {
 export async function runBefore(run: EventRun, db: unknown, data: Rec): Promise<Rec> {
   const values = { ...data };
   const event = makeEvent(run, db, values, () => undefined);
-  for (const handler of run.events?.before?.[run.action] ?? []) await handler(event);
+  for (const handler of run.events?.before?.[run.action] ?? [])
+    await traced(run, 'before', handler, () => handler(event));
   if (!PROCESSED.has(run.action)) return values;
   const processors = (run.events?.processors ?? {}) as Readonly<Record<string, readonly Processor[] | undefined>>;
   for (const [name, chain] of Object.entries(processors)) {
     if (!(name in values) || !chain?.length || (run.resets?.has(name) && values[name] === data[name])) continue;
     let value = values[name];
     for (const processor of chain) {
-      value = await processor({
+      const args = {
         new_value: value,
         instance: run.instance,
         field: { name, new_value: value },
         request: run.request,
-        model: run.model,
-        event,
-      });
+      };
+      value = await traced(run, `processor of ${name}`, processor, () =>
+        processor({ ...args, model: run.model, event }),
+      );
     }
     values[name] = value;
   }
@@ -168,8 +171,27 @@ export async function runAfter(run: EventRun, db: unknown, data: Rec, response: 
   if (handlers.length === 0) return response;
   const event = makeEvent(run, db, { ...data }, (name, value) => setOnResponse(event.response, name, value));
   event.response = response;
-  for (const handler of handlers) await handler(event);
+  for (const handler of handlers) await traced(run, 'after', handler, () => handler(event));
   return event.response;
+}
+
+/**
+ * What user code threw, other than an HttpError (a refusal it meant), by the code that threw it:
+ * the log of its 500 names the handler and its event (`setReporter, before_create of Ticket`),
+ * where the stack alone points into the compiled `dist/`.
+ */
+export const thrownBy = new WeakMap<object, string>();
+
+async function traced<T>(run: EventRun, when: string, code: { name: string }, call: () => Promise<T> | T): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (typeof error === 'object' && error !== null && !thrownBy.has(error) && !(error instanceof HttpError)) {
+      const what = when === 'before' || when === 'after' ? `${when}_${run.action}` : when;
+      thrownBy.set(error, `${code.name || 'an anonymous function'}, ${what} of ${run.model.name}`);
+    }
+    throw error;
+  }
 }
 
 /**

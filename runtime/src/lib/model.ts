@@ -171,11 +171,13 @@ export interface ModelSpec<T = Record<string, unknown>> {
    * appears: embedded in another's response, or re-linked by another's relationship write. Its own
    * item route, else its collection route; null when no route serves it (admins only, with auth on).
    * `updatable`: whether a route updates its objects; where none does, only admins move their links.
+   * `deletable`: whether a route deletes them; where none does, only admins' deletes take them along.
    */
   readonly aclRoute: {
     readonly kind: 'item' | 'collection';
     readonly acl: string | null;
     readonly updatable: boolean;
+    readonly deletable?: boolean;
   } | null;
   /** The path of an object's own URL below the base path (its `_self`), or null when it has none. */
   selfPath(record: T): string | null;

@@ -6,6 +6,7 @@
 import { checkKeywordSpelling, RULE_KEYWORDS } from './keywords.js';
 import { literalProblem } from './default-values.js';
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
+import { withArticle } from '../../util/article.js';
 import type { Span } from '../../diagnostics/source.js';
 import { get, isMap, isScalar, isSeq, toPlain, type YEntry, type YMap, type YNode } from '../../load/ynode.js';
 import { closest, didYouMean } from '../../util/suggest.js';
@@ -182,7 +183,7 @@ function checkJsonTypeAgrees(ctx: FieldContext, name: string, property: YMap, ty
   if (!allowed || written.length === 0 || written.some((t) => allowed.includes(t))) return;
   ctx.diagnostics.report(
     'SVC2075',
-    `"${name}" of ${ctx.model} is a ${type} field, but its JSON "type" says ${written.join(' or ')}: svcgen stores and validates a ${type}`,
+    `"${name}" of ${ctx.model} is ${withArticle(type)} field, but its JSON "type" says ${written.join(' or ')}: svcgen stores and validates ${withArticle(type)}`,
     { span: node!.span, hint: `write "type": "${allowed[0]!}", or change "_db_settings" to the type you meant` },
   );
 }

@@ -6,6 +6,7 @@
  * its own, and one that fails leaves its field and backref poisoned for the later steps.
  */
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
+import { withArticle } from '../../util/article.js';
 import type { Span } from '../../diagnostics/source.js';
 import { didYouMean } from '../../util/suggest.js';
 import type { ReferentialAction, ScalarFieldType } from '../types.js';
@@ -324,7 +325,7 @@ function synthesize(ctx: Context, model: ModelDraft, target: ModelDraft, decl: R
   if (taken) {
     ctx.diagnostics.report(
       'SVC2062',
-      `no foreign_key field on ${target.name} stores this relationship, and ${target.name}.${name}, the one svcgen would add, is a ${taken.field.type} field`,
+      `no foreign_key field on ${target.name} stores this relationship, and ${target.name}.${name}, the one svcgen would add, is ${withArticle(taken.field.type)} field`,
       {
         span: decl.documentSpan,
         related: { span: taken.nameSpan, message: `${target.name}.${name} is declared here` },

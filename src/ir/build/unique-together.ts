@@ -4,6 +4,7 @@
  * a link the schema does not declare).
  */
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
+import { withArticle } from '../../util/article.js';
 import { didYouMean } from '../../util/suggest.js';
 import type { FieldType } from '../types.js';
 import type { ModelDraft } from './models.js';
@@ -67,7 +68,7 @@ function storedField(model: ModelDraft, name: string): string | Unresolved {
   if (UNCOMPARABLE.includes(field.type))
     return {
       problem: 'unsuitable',
-      message: `is a ${field.type} field: only fields with one plain value (text, numbers, dates, choices, links to one object) can be unique together`,
+      message: `is ${withArticle(field.type)} field: only fields with one plain value (text, numbers, dates, choices, links to one object) can be unique together`,
     };
   return field.name;
 }

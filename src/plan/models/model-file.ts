@@ -33,16 +33,24 @@ export interface ModelView {
   /** The JSON Schemas of the body properties, shared by the three bodies. */
   readonly properties: string;
   readonly propertiesVariable: string;
-  /** The properties of a PATCH body: the shared ones, and the users' password proof. */
+  /** The properties of a change of many: the shared ones, and the users' password proof. */
   readonly updateProperties: string;
+  /** Those of a PATCH of one object: the same, and the names its answer gives it (lib/http/echoes.ts). */
+  readonly itemUpdateProperties: string;
   readonly requiredOnCreate: string;
 }
 
-/** A PATCH of the users' model also takes the proof of a password change (shared/password-proof.ts). */
-function updateProperties(model: Model): string {
+/**
+ * A PATCH of the users' model also takes the proof of a password change (shared/password-proof.ts);
+ * one of a single object, the names its answer gives it (`answerNames`).
+ */
+function updateProperties(model: Model, item: boolean): string {
   const variable = `${camel(model.name)}Properties`;
   const proof = passwordProofSchema(model);
-  return proof ? `{ ...${variable}, ${CURRENT_PASSWORD}: ${literal(proof)} }` : variable;
+  const echoes = item ? ', ...answerNames' : '';
+  return proof || item
+    ? `{ ...${variable}${proof ? `, ${CURRENT_PASSWORD}: ${literal(proof)}` : ''}${echoes} }`
+    : variable;
 }
 
 type Schema = Record<string, unknown>;
@@ -124,7 +132,8 @@ export async function modelView(ir: ServiceIR, model: Model, types: FieldTypes):
     // (the route explains what to send instead) rather than "not a field".
     properties: literal(Object.fromEntries(model.fields.map((f) => [f.name, types.bodySchema(model, f)]))),
     propertiesVariable: `${camel(model.name)}Properties`,
-    updateProperties: updateProperties(model),
+    updateProperties: updateProperties(model, false),
+    itemUpdateProperties: updateProperties(model, true),
     requiredOnCreate: literal(model.fields.filter((f) => f.requiredOnCreate).map((f) => f.name)),
   };
 }

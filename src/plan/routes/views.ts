@@ -51,12 +51,12 @@ const HANDLER: Partial<Record<Action, string>> = {
   delete: 'delete',
 };
 
-/** Which request body each action validates against (the model's `create`/`update`/`replace`). */
-const BODY: Partial<Record<Action, 'create' | 'update' | 'replace'>> = {
+/** Which request body each action validates against (the model's `create`/`update`/`replace`/`updateMany`). */
+const BODY: Partial<Record<Action, 'create' | 'update' | 'replace' | 'updateMany'>> = {
   create: 'create',
   update: 'update',
   replace: 'replace',
-  update_many: 'update',
+  update_many: 'updateMany',
 };
 
 /** The query parameters each action takes (lib/http/schemas.ts); the others take none that matter. */
@@ -66,7 +66,7 @@ const QUERY: Partial<Record<Action, string>> = { index: 'listQuery', show: 'item
 const QUERY_TYPE: Readonly<Record<string, string>> = { listQuery: 'ListQuery', itemQuery: 'ItemQuery' };
 
 /** The TypeScript type of each body (the model's file): a replacement needs what a creation needs. */
-const BODY_TYPE = { create: 'create', update: 'update', replace: 'create' } as const;
+const BODY_TYPE = { create: 'create', update: 'update', replace: 'create', updateMany: 'update' } as const;
 
 /** What each action answers with: its status and the schema (`page`/`response`: the model's, from its file). */
 const ANSWER: Partial<Record<Action, readonly [number, 'page' | 'response' | 'statusAnswer']>> = {

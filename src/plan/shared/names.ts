@@ -38,10 +38,7 @@ export function routeGroupNames(group: string) {
   return { file: kebab(group), plugin: `${camel(group)}Routes` };
 }
 
-/** "a Story", "an Item", "a User", "an Update" (a U sounds like "you" before a consonant and a vowel). */
-export function withArticle(name: string): string {
-  return `${/^(?:[aeio]|u(?![b-df-hj-np-tv-z][aeiouy]))/i.test(name) ? 'an' : 'a'} ${name}`;
-}
+export { withArticle } from '../../util/article.js';
 
 /** The user-owned module of a `{{name}}` default value, below `src/`, without extension. */
 export function defaultModule(name: string): string {

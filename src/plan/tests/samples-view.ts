@@ -17,8 +17,8 @@ export function samplesView(ir: ServiceIR) {
     return {
       name: m.name,
       partial: missing.length > 0,
-      sample: `(n: number): ${type} => ({ ${samples.properties}${samples.properties ? ', ' : ''}...overrides.samples?.${m.name}?.(n) })`,
-      change: `overrides.changes?.${m.name} ?? ${generated}`,
+      sample: `(n: number): ${type} => ({ ${samples.properties}${samples.properties ? ', ' : ''}...yours('${m.name}', overrides.samples?.${m.name}?.(n), 'sample') })`,
+      change: `yours('${m.name}', overrides.changes?.${m.name}, 'change') ?? ${generated}`,
     };
   });
   return { models, partial: models.some((m) => m.partial) };

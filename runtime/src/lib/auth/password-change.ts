@@ -49,7 +49,8 @@ export async function provePasswordChange(
     ]);
   // Another's record: the policy decides whether the caller may write it at all (checkWritable).
   if (!own) return rest;
-  const account = `password-change:${caller.id}`;
+  // The account's own count, which logins share: a stolen session gets no guesses of its own.
+  const account = `user:${caller.id}`;
   const check = async (password: string, field: string): Promise<boolean> => {
     // Past the account's guesses, the password is not checked: answered as a wrong one.
     const allowed = await ctx.throttle.attempt(account, account, request.ip);

@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { badRequest, statusBody } from '../errors.js';
 import type { ServiceDatabase } from '../database.js';
 import type { Where } from '../repository.js';
-import { withCascades } from './cascades.js';
+import { cascadeJudge, withCascades } from './cascades.js';
 import { parseListQuery } from './query.js';
 import { selection } from './reads.js';
 import { linkKeys, requestUrl } from './serialize.js';
@@ -84,14 +84,20 @@ export async function deleteMany(ctx: RouteContext, request: FastifyRequest): Pr
       const objects = await bulkObjects(ctx, db, where);
       for (const object of objects) await ctx.policy.authorize(request, 'delete', ctx.route, object);
       const keys = objects.map((o) => o[ctx.model.primaryKey]);
-      await withCascades(db, ctx.model, keys, async () => {
-        for (let i = 0; i < keys.length; i += BULK_SLICE) {
-          await ctx.repository(db).deleteMany({
-            where: { [ctx.model.primaryKey]: { in: keys.slice(i, i + BULK_SLICE) } },
-          });
-        }
-        await ctx.record(db, 'delete', objects);
-      });
+      await withCascades(
+        db,
+        ctx.model,
+        keys,
+        async () => {
+          for (let i = 0; i < keys.length; i += BULK_SLICE) {
+            await ctx.repository(db).deleteMany({
+              where: { [ctx.model.primaryKey]: { in: keys.slice(i, i + BULK_SLICE) } },
+            });
+          }
+          await ctx.record(db, 'delete', objects);
+        },
+        cascadeJudge(ctx.policy, request),
+      );
       return keys.length;
     },
     (count) => statusBody(200, `Deleted ${count} ${ctx.model.name}(s) objects`, requestUrl(request), { count }),

@@ -6,23 +6,85 @@
  * object a route deletes or changes: a `delete` event for each object deleted with it, as it was,
  * and an `update` event for each object unlinked, as it is after. Their handlers do not run (a
  * database cascade runs none). Read before the delete, a slice of keys per statement.
+ *
+ * A delete a caller asks for takes along only what they could delete themselves, and unlinks only
+ * what they could change (`CascadeJudge`): a team member who may delete their submission may not
+ * delete the judges' scores of it by doing so, nor un-award its prize (a probe did both). Otherwise
+ * the whole delete is refused (403), naming those objects, or, of one the caller may not view, only
+ * its model; nothing is deleted. What each caller may is their x-ACLs' to say, as for re-links
+ * (relinks.ts): admins, by `allow g:admin all`, take everything along; the service's own code
+ * (`event.db`) is asked nothing.
  */
+import type { FastifyRequest } from 'fastify';
 import type { ServiceDatabase } from '../database.js';
 import type { Model } from '../model.js';
-import { conflict } from '../errors.js';
+import { conflict, HttpError } from '../errors.js';
 import { newEvent } from '../outbox/event.js';
 import { text } from '../text.js';
 import { inSlices, previousStates, recordUpdated } from './moved-links.js';
+import { modelDeleteRoute, modelRoute, type Policy } from './policy.js';
+import { mayChangeByLink } from './relinks.js';
 import { linkKeys } from './serialize.js';
 
 type Rec = Record<string, unknown>;
 
-/** What a delete takes with it, by model: the objects deleted (as they were), the keys of those unlinked. */
+/** What a delete takes with it, by model: the objects deleted (as they were), those unlinked by key. */
 interface Cascade {
   readonly deleted: Map<Model, Rec[]>;
-  readonly unlinked: Map<Model, Set<string>>;
+  readonly unlinked: Map<Model, Map<string, Rec>>;
   /** The deleted object's relationship through which each model's objects were first taken (a refusal's `field`). */
   readonly via: Map<Model, string>;
+}
+
+/**
+ * Whether the caller whose request deletes may delete, or change the links of, an object a delete
+ * takes with it; and the error that refuses the delete when they may not.
+ */
+export interface CascadeJudge {
+  mayDelete(model: Model, object: Rec): Promise<boolean>;
+  mayUnlink(model: Model, object: Rec): Promise<boolean>;
+  mayView(model: Model, object: Rec): Promise<boolean>;
+  refusal(refused: readonly TakenAlong[]): Error;
+}
+
+/** An object a delete would take along that the caller may not: its model, key (if they may view it), and how. */
+export interface TakenAlong {
+  readonly model: string;
+  readonly key?: string;
+  readonly deleted: boolean;
+  /** The deleted object's relationship that reaches it. */
+  readonly field: string;
+}
+
+/** The judge of what `request`'s delete may take along; none when the policy restricts nothing (auth off). */
+export function cascadeJudge(policy: Policy, request: FastifyRequest): CascadeJudge | undefined {
+  if (!policy.restricts) return undefined;
+  const may = (permission: 'view' | 'delete', route: ReturnType<typeof modelRoute>, object: Rec) =>
+    policy.may(request, permission, route, route.kind === 'item' ? object : undefined);
+  return {
+    mayDelete: (model, object) => may('delete', modelDeleteRoute(model), object),
+    mayUnlink: (model, object) => mayChangeByLink(policy, request, model, object),
+    mayView: (model, object) => may('view', modelRoute(model), object),
+    refusal(refused) {
+      const acts = refused.map((r) => `${r.deleted ? 'delete' : 'change'} ${describe(r)}`);
+      const error = policy.refusal(request, `${acts.join(', nor ')}, which this delete would take with it`);
+      return new HttpError(
+        error.statusCode,
+        error.message,
+        refused.map((r) => ({
+          field: r.field,
+          message: `${r.deleted ? 'deletes' : 'unlinks'} ${describe(r)}, which you may not ${r.deleted ? 'delete' : 'change'}`,
+        })),
+        error.headers,
+      );
+    },
+  };
+}
+
+/** `Score 4`, or of an object the caller may not view, `a Score you may not view` (its key is not said). */
+function describe(taken: TakenAlong): string {
+  const article = /^[AEIOU]/i.test(taken.model) ? 'an' : 'a';
+  return taken.key === undefined ? `${article} ${taken.model} you may not view` : `${taken.model} ${taken.key}`;
 }
 
 /** Whether deleting an object of `model` deletes or unlinks others: its delete then reads them first. */
@@ -39,12 +101,14 @@ export async function withCascades<R>(
   model: Model,
   keys: readonly unknown[],
   remove: () => Promise<R>,
+  judge?: CascadeJudge,
 ): Promise<R> {
   if (!cascades(model)) return remove();
   const cascade: Cascade = { deleted: new Map(), unlinked: new Map(), via: new Map() };
   const taken = new Map<Model, Set<string>>([[model, new Set(keys.map(text))]]);
   await follow(db, model, keys, cascade, taken);
   await refuseRestricted(db, cascade, taken);
+  if (judge) await refuseUnallowed(judge, cascade, taken);
   // The objects it unlinks and does not take, by model name (as they were, where their events say it).
   const left = unlinkedKeys(cascade, taken);
   const befores = await previousStates(db, left);
@@ -59,8 +123,33 @@ export async function withCascades<R>(
 function unlinkedKeys(cascade: Cascade, taken: ReadonlyMap<Model, ReadonlySet<string>>): Map<string, Set<string>> {
   const keys = new Map<string, Set<string>>();
   for (const [target, unlinked] of cascade.unlinked)
-    keys.set(target.name, new Set([...unlinked].filter((key) => !taken.get(target)?.has(key))));
+    keys.set(target.name, new Set([...unlinked.keys()].filter((key) => !taken.get(target)?.has(key))));
   return keys;
+}
+
+/**
+ * Throws `judge`'s refusal when the delete takes along an object the caller may not delete, or
+ * unlinks one (and does not delete it) they may not change; each object is asked once.
+ */
+async function refuseUnallowed(
+  judge: CascadeJudge,
+  cascade: Cascade,
+  taken: ReadonlyMap<Model, ReadonlySet<string>>,
+): Promise<void> {
+  const refused: TakenAlong[] = [];
+  const refuse = async (target: Model, object: Rec, deleted: boolean, field: string) => {
+    const key = text(object[target.primaryKey]);
+    const seen = await judge.mayView(target, object);
+    refused.push({ model: target.name, deleted, field, ...(seen ? { key } : {}) });
+  };
+  for (const [target, objects] of cascade.deleted)
+    for (const object of objects)
+      if (!(await judge.mayDelete(target, object))) await refuse(target, object, true, cascade.via.get(target)!);
+  for (const [target, unlinked] of cascade.unlinked)
+    for (const [key, object] of unlinked)
+      if (!taken.get(target)?.has(key) && !(await judge.mayUnlink(target, object)))
+        await refuse(target, object, false, cascade.via.get(target)!);
+  if (refused.length) throw judge.refusal(refused);
 }
 
 /** Reads what deleting `keys` of `model` deletes (recursively) and unlinks, into `cascade`. */
@@ -76,9 +165,10 @@ async function follow(
     const target = db.models.get(relation.target)!;
     const linked = await linkedTo(db, target, relation.inverse, keys);
     if (relation.onDelete === 'nullify') {
-      const unlinked = cascade.unlinked.get(target) ?? new Set<string>();
-      for (const object of linked) unlinked.add(text(object[target.primaryKey]));
+      const unlinked = cascade.unlinked.get(target) ?? new Map<string, Rec>();
+      for (const object of linked) unlinked.set(text(object[target.primaryKey]), object);
       cascade.unlinked.set(target, unlinked);
+      if (!cascade.via.has(target)) cascade.via.set(target, cascade.via.get(model) ?? relation.name);
       continue;
     }
     // A cascade may come back round (a tree of categories): each object is deleted once.

@@ -13,6 +13,7 @@ import { databaseUnavailable, isDatabaseUnavailable } from '../database.js';
 import { ConstraintViolation, RecordNotFound, UnknownReference } from '../repository.js';
 import { requestTarget, requestUrl } from './serialize.js';
 import { knownPath } from './routing.js';
+import { thrownBy } from '../events.js';
 
 export const errors = fp(
   async (app: FastifyInstance) => {
@@ -23,8 +24,13 @@ export const errors = fp(
       const error = unavailable ? databaseUnavailable() : thrown;
       const { status, message, errors: problems, headers } = describe(error);
       // A deliberate 503 (load shedding, /health) is not a failure: no stack trace at level error.
-      if (status >= 500 && !(error instanceof HttpError)) request.log.error({ err: error }, 'request failed');
-      else if (status >= 500) request.log.warn({ status, message }, 'request refused');
+      if (status >= 500 && !(error instanceof HttpError)) {
+        const by = typeof error === 'object' && error !== null ? thrownBy.get(error) : undefined;
+        request.log.error(
+          { err: error, ...(by ? { thrown_by: by } : {}) },
+          by ? `request failed in ${by}` : 'request failed',
+        );
+      } else if (status >= 500) request.log.warn({ status, message }, 'request refused');
       else request.log.info({ status, message }, 'request refused');
       for (const [name, value] of Object.entries(headers ?? {})) reply.header(name, value);
       // An unexpected failure says nothing about itself; a deliberate HttpError (503 from /health) may.

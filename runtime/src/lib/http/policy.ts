@@ -142,6 +142,18 @@ export function modelUpdateRoute(model: Model): RouteAccess {
   return route;
 }
 
+/**
+ * The route whose x-ACL decides who may delete an object of `model` that another's delete takes
+ * with it (lib/http/cascades.ts): `modelRoute`, but admins only where no route deletes the model's
+ * objects (`aclRoute.deletable`).
+ */
+export function modelDeleteRoute(model: Model): RouteAccess {
+  if (model.aclRoute?.deletable !== false) return modelRoute(model);
+  let route = adminRoutes.get(model);
+  if (!route) adminRoutes.set(model, (route = { ...ADMINS_ONLY, model }));
+  return route;
+}
+
 const adminRoutes = new WeakMap<Model, RouteAccess>();
 
 const modelRoutes = new WeakMap<Model, RouteAccess>();

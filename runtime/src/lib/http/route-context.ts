@@ -16,8 +16,9 @@ import type { Services } from './services.js';
 import { checkIfMatch, etagOf, hasIfMatch } from './etag.js';
 import { filtersAmongViewable, hideRefusedLinks, keepHiddenLinks } from './hidden-links.js';
 import { checkRelinks, mayChangeByLink, relinkRefusal, type LinkWrite } from './relinks.js';
-import { withCascades } from './cascades.js';
+import { cascadeJudge, withCascades } from './cascades.js';
 import { withMovedLinks } from './moved-links.js';
+import { isAnswerName } from './schemas.js';
 import {
   includeFor,
   linkKeys,
@@ -192,10 +193,16 @@ export class RouteContext {
           movedObjects,
         ),
       delete: (args, before) =>
-        withCascades(db, this.model, [args.where[this.model.primaryKey]], async () => {
-          const deleted = await repository.delete(args);
-          await this.record(db, 'delete', [before ?? deleted]);
-        }),
+        withCascades(
+          db,
+          this.model,
+          [args.where[this.model.primaryKey]],
+          async () => {
+            const deleted = await repository.delete(args);
+            await this.record(db, 'delete', [before ?? deleted]);
+          },
+          cascadeJudge(this.policy, request),
+        ),
     };
   }
 
@@ -302,7 +309,8 @@ export class RouteContext {
    * Whether a write of the item the URL names can go to the database by its key alone, without
    * reading the object first (one round trip where there were two): nothing wants the object —
    * no If-Match, no handler or processor that sees it as `instance`, a policy that decides on the
-   * route and the fields alone, no link it guards moving — and for a delete the engine appends
+   * route and the fields alone, no link it guards moving, nothing the body may say back of the
+   * object as its GET answered it (echoes.ts) — and for a delete the engine appends
    * the event with the write as one step (its event is then the row the delete returns). An
    * object that does not exist is the write's own 404 (`RecordNotFound`).
    */
@@ -314,6 +322,7 @@ export class RouteContext {
       !this.policy.needsObject(this.route) &&
       !this.policy.fieldsNeedObject(this.model) &&
       !movesLinks(this, body, action) &&
+      !mayEcho(this.model, body) &&
       !hasHandlers(this.eventRun(request, action, undefined)) &&
       (action !== 'delete' || this.repository().recordedWrites?.(action, noCheck) !== undefined)
     );
@@ -650,6 +659,20 @@ const noCheck = (): void => undefined;
 export function movesLinks(ctx: RouteContext, body: Rec, action: 'create' | 'update' | 'replace' | 'delete'): boolean {
   if (!ctx.policy.restricts || action === 'delete') return false;
   return ctx.model.relations.some((r) => body[r.name] !== undefined || action === 'replace');
+}
+
+/**
+ * Whether `body` names something only a copy of the object's answer carries: its own names, or a
+ * field no client writes (read-only, a foreign key). A change of such a body reads its object
+ * first, which echoes.ts `withoutEchoes` compares the body with.
+ */
+function mayEcho(model: Model, body: Rec): boolean {
+  for (const name in body) {
+    if (isAnswerName(name)) return true;
+    const field = model.field(name);
+    if (field && (field.readOnly || field.type === 'foreign_key')) return true;
+  }
+  return false;
 }
 
 function isEventAction(action: Action): action is 'create' | 'update' | 'replace' | 'delete' {

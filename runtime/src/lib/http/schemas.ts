@@ -52,6 +52,18 @@ export function pathParams(...names: string[]): object {
 
 const whole = { type: 'integer', minimum: 0 } as const;
 
+/**
+ * The names an answer gives every object besides its fields, which a change of one object may say
+ * back (lib/http/echoes.ts compares them with the object): the bodies of PATCH and PUT of an item
+ * take them, a change of many does not.
+ */
+export const answerNames = { _type: once, _pk: once, _self: once } as const;
+
+/** Whether `name` is one of `answerNames`. */
+export function isAnswerName(name: string): boolean {
+  return Object.hasOwn(answerNames, name);
+}
+
 /** A page of objects: the collection envelope around the model's object schema. */
 export function pageOf(item: object) {
   return {

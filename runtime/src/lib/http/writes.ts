@@ -9,6 +9,7 @@ import { badRequest, conflict, fieldsRefused, HttpError, notFound, statusBody, t
 import { text } from '../text.js';
 import { generic, keyValue, unnamableKey, withDefaults, wholeNumber, type Model } from '../model.js';
 import { cascades } from './cascades.js';
+import { withoutEchoes } from './echoes.js';
 import { includeFor, requestUrl } from './serialize.js';
 import { mergeAttribute } from './attributes.js';
 import { hasIfMatch } from './etag.js';
@@ -98,9 +99,10 @@ export async function update(
   reply: FastifyReply,
   action: 'update' | 'replace',
 ): Promise<unknown> {
-  const sent = ctx.body(request);
+  // What the body says back of the object as GET answered it (`{ ...item, name }`) is no write.
+  const { object, key } = await target(ctx, request, action, ctx.body(request), 'update');
+  const sent = await withoutEchoes(ctx, request, ctx.body(request), object);
   checkBody(ctx, request, sent, action);
-  const { object, key } = await target(ctx, request, action, sent, 'update');
   // Without the proof of a password change, and without a password sent as it is stored.
   const body = await ctx.policy.provePasswordChange(request, ctx.model, sent, object);
   ctx.policy.checkWritable(request, ctx.model, Object.keys(body), object);

@@ -10,7 +10,7 @@
  * PostgreSQL: a pool; a transaction holds one pooled client until it ends. Reads of one row by key
  * outside transactions share one pipelined connection (pipelined-reads.ts).
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
@@ -52,8 +52,12 @@ export function openSql(url: string, options: SqlOptions = {}): SqlDatabase {
 function openSqlite(file: string, root: string, onQuery: ((sql: string) => void) | undefined): SqlDatabase {
   const memory = file === ':memory:' || file === '';
   const path = memory ? ':memory:' : resolve(root, file);
-  if (!memory) mkdirSync(dirname(path), { recursive: true });
+  // A new database is its owner's alone (password hashes, sessions, every object): 0600 in a
+  // folder made 0700, whatever the umask. One that exists keeps the modes its owner gave it.
+  const made = !memory && !existsSync(path);
+  if (!memory) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const writer = new Database(path);
+  if (made) chmodSync(path, 0o600);
   // First: processes opening one new file at once wait for each other while it turns to WAL.
   writer.pragma('busy_timeout = 5000');
   writer.pragma('journal_mode = WAL');

@@ -28,6 +28,11 @@ export interface Finding {
   readonly hint?: string;
   /** A finding that refuses nothing (a rename hint on a field the previous version had already). */
   readonly warning?: true;
+  /**
+   * A type narrowed whose migration fails on SQLite and PostgreSQL while a stored value does not fit
+   * (a shorter `varchar`): stored values are checked, not kept outside the field (SVC3113 is not said).
+   */
+  readonly checked?: true;
 }
 
 export interface StorageDiff {
@@ -242,14 +247,16 @@ function checkChange(
     return;
   }
   if (aspects.has('type') && !widens(a, b)) {
+    const checked = !temporalChange(a, b) && sqliteRefusesUnconverted(a, b);
     findings.push({
       kind: 'dataLoss',
       model,
       field,
+      ...(checked ? { checked: true as const } : {}),
       message: `field ${model}.${field} narrows from ${a.postgres} to ${b.postgres}: stored values are converted (${
         temporalChange(a, b)
           ? 'on every engine: a datetime keeps its date or time of day in UTC, a date becomes its midnight'
-          : sqliteRefusesUnconverted(a, b)
+          : checked
             ? 'on SQLite and PostgreSQL a value that does not fit makes the migration fail, and nothing of it is applied; MongoDB keeps it as it is'
             : 'on PostgreSQL a value that does not fit makes the migration fail; SQLite and MongoDB keep it as it is'
       })`,

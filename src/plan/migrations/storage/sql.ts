@@ -438,7 +438,7 @@ function alterPostgres(
     const col = q(after.name);
     if (aspects.has('reference') && before.references) out.push(dropConstraints(table.name, after.name, 'f'));
     if (aspects.has('notUnique')) out.push(dropConstraints(table.name, after.name, 'u'));
-    if (aspects.has('type')) out.push(alterType(t, col, before, after));
+    if (aspects.has('type')) out.push(...fractionGuard(table, before, after), alterType(t, col, before, after));
     if (aspects.has('notNull')) {
       const fill = fillSql(after, 'postgres');
       if (fill) out.push(`update ${t} set ${col} = ${fill} where ${col} is null;`);
@@ -477,6 +477,31 @@ function alterType(table: string, column: string, before: StoredColumn, after: S
   const text = (t: string) => t === 'text' || t.startsWith('varchar(');
   const using = text(before.postgres) && text(after.postgres) ? '' : ` using ${column}::${after.postgres}`;
   return `alter table ${table} alter column ${column} type ${after.postgres}${using};`;
+}
+
+/**
+ * A number with a fraction into a whole number (`float` → `integer`): PostgreSQL's cast rounds
+ * 52.37 to 52 without a word, where SQLite's migration refuses it (`conversionGuard`). So the
+ * migration fails on such a value here too, naming the field and how to find the rows, and changes
+ * nothing.
+ */
+function fractionGuard(table: StoredTable, before: StoredColumn, after: StoredColumn): string[] {
+  const whole = ['smallint', 'integer', 'bigint'];
+  const fractional =
+    before.postgres === 'real' || before.postgres === 'double precision' || before.postgres.startsWith('numeric');
+  if (!whole.includes(after.postgres) || !fractional) return [];
+  const value = q(before.name);
+  const condition = `${value} <> trunc(${value})`;
+  const rule = `${table.model}.${after.name}: a stored value does not convert to ${after.type} (find them: select * from ${q(table.name)} where ${condition})`;
+  return [
+    [
+      `do $$ begin`,
+      `  if exists (select 1 from ${q(table.name)} where ${condition}) then`,
+      `    raise exception using message = ${sqlString(rule)}, errcode = 'check_violation';`,
+      `  end if;`,
+      `end $$;`,
+    ].join('\n'),
+  ];
 }
 
 /** Constraints added by migrations are left for PostgreSQL to name (a renamed column's may still hold the name). */

@@ -36,12 +36,12 @@ export const authorsRoutes: FastifyPluginAsync = async (app) => {
   );
   app.patch<{ Body: AuthorUpdate }>(
     '/authors',
-    { schema: { body: authorBodies.update, response: { 200: statusAnswer } }, preValidation: authors.guard },
+    { schema: { body: authorBodies.updateMany, response: { 200: statusAnswer } }, preValidation: authors.guard },
     authors.updateMany,
   );
   app.put<{ Body: AuthorUpdate }>(
     '/authors',
-    { schema: { body: authorBodies.update, response: { 200: statusAnswer } }, preValidation: authors.guard },
+    { schema: { body: authorBodies.updateMany, response: { 200: statusAnswer } }, preValidation: authors.guard },
     authors.updateMany,
   );
   app.delete('/authors', { schema: { response: { 200: statusAnswer } } }, authors.deleteMany);

@@ -28,7 +28,7 @@ export const projectsRoutes: FastifyPluginAsync = async (app) => {
   );
   app.patch<{ Body: ProjectUpdate }>(
     '/projects',
-    { schema: { body: projectBodies.update, response: { 200: statusAnswer } }, preValidation: projects.guard },
+    { schema: { body: projectBodies.updateMany, response: { 200: statusAnswer } }, preValidation: projects.guard },
     projects.updateMany,
   );
   app.delete('/projects', { schema: { response: { 200: statusAnswer } } }, projects.deleteMany);

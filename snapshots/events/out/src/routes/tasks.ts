@@ -21,7 +21,7 @@ export const tasksRoutes: FastifyPluginAsync = async (app) => {
   );
   app.patch<{ Body: TaskUpdate }>(
     '/tasks',
-    { schema: { body: taskBodies.update, response: { 200: statusAnswer } }, preValidation: tasks.guard },
+    { schema: { body: taskBodies.updateMany, response: { 200: statusAnswer } }, preValidation: tasks.guard },
     tasks.updateMany,
   );
   completeRoute(app, '/tasks', ['GET', 'OPTIONS', 'PATCH', 'POST'], tasks.options);

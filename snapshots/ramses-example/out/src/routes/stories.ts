@@ -28,7 +28,7 @@ export const storiesRoutes: FastifyPluginAsync = async (app) => {
   );
   app.patch<{ Body: StoryUpdate }>(
     '/stories',
-    { schema: { body: storyBodies.update, response: { 200: statusAnswer } }, preValidation: stories.guard },
+    { schema: { body: storyBodies.updateMany, response: { 200: statusAnswer } }, preValidation: stories.guard },
     stories.updateMany,
   );
   app.delete('/stories', { schema: { response: { 200: statusAnswer } } }, stories.deleteMany);

@@ -28,7 +28,7 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
   );
   app.patch<{ Body: UserUpdate }>(
     '/users',
-    { schema: { body: userBodies.update, response: { 200: statusAnswer } }, preValidation: users.guard },
+    { schema: { body: userBodies.updateMany, response: { 200: statusAnswer } }, preValidation: users.guard },
     users.updateMany,
   );
   completeRoute(app, '/users', ['GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST'], users.options);

@@ -11,7 +11,9 @@ import type { AddOpenTasksEvent } from '../../events.js';
  * `event.view.request` the request (`request.user` is the caller: null when anonymous, and
  * whenever auth = false, as in the generated tests), and `event.db` the
  * repositories of every model in this request's transaction. `event.setFieldValue(name, value)`
- * changes what is written (before events) or the response (after events). Throw an HttpError
+ * changes what is written (before events) or the response (after events): a value the change
+ * decides (a ride's cost when it closes) is a before handler's to set, which is written, answered
+ * and in the change's event; an after handler's is in the answer alone. Throw an HttpError
  * (from '../../lib/errors.js') to refuse the request: everything it did is rolled back.
  * What a handler writes through `event.db` is no event (no webhook, no change feed); through
  * `recorded(event.db)` (from '../../lib/outbox/recorded.js') each write appends its events.

@@ -1,0 +1,69 @@
+/**
+ * What a change says back of the object as GET answered it. A client that reads an object, changes
+ * a field and sends the whole of it back (`PUT` with `{ ...item, name }`, as react-admin and most
+ * hand-written front ends do) sends with it what it may not write: `_type`, `_pk` and `_self`, the
+ * read-only fields, a foreign key shown beside its link, a nested route's link to its parent, a
+ * user's own `groups`. Said back as the caller's GET shows them now, they change nothing and are
+ * left out; anything else of them is refused as it would be alone.
+ *
+ * Only what the caller is shown is compared: a field hidden from them, or a link to an object they
+ * may not view (shown as GET shows it, hidden), is refused whatever its value, so that the answer
+ * never tells whether a guess was right.
+ */
+import type { FastifyRequest } from 'fastify';
+import { isDeepStrictEqual } from 'node:util';
+import { badRequest } from '../errors.js';
+import type { Rec, RouteContext } from './route-context.js';
+import { isAnswerName } from './schemas.js';
+
+/**
+ * `sent` without what says back, unchanged, what the caller's GET of `object` shows and they may not
+ * write. `object`: as stored, read by the route; undefined when the write goes by its key alone
+ * (then `sent` names nothing route-context.ts `mayEcho` looks for, and is returned as it is).
+ */
+export async function withoutEchoes(
+  ctx: RouteContext,
+  request: FastifyRequest,
+  sent: Rec,
+  object: Rec | undefined,
+): Promise<Rec> {
+  if (object === undefined) return sent;
+  const mayWrite = ctx.policy.writable(request, ctx.model, object);
+  const echoes = Object.keys(sent).filter((name) => isAnswerName(name) || !writes(ctx, name, mayWrite));
+  if (echoes.length === 0) return sent;
+  const shown = await shownTo(ctx, request, object);
+  const kept: Rec = { ...sent };
+  for (const name of echoes) {
+    if (name === '_self' ? samePath(sent[name], shown[name]) : isDeepStrictEqual(sent[name], shown[name]))
+      delete kept[name];
+    else if (isAnswerName(name)) throw answerNameRefused(name, shown[name]);
+  }
+  return kept;
+}
+
+/** Whether a body may write field `name` here: a client-written field the caller may write. */
+function writes(ctx: RouteContext, name: string, mayWrite: (name: string) => boolean): boolean {
+  const field = ctx.model.field(name);
+  // An unknown name is the body schema's to refuse, not an echo.
+  if (!field) return true;
+  return field.type !== 'foreign_key' && !field.generated && name !== ctx.inverse && mayWrite(name);
+}
+
+/** The object as the caller's GET answers it: their fields, links to what they may not view hidden. */
+async function shownTo(ctx: RouteContext, request: FastifyRequest, object: Rec): Promise<Rec> {
+  const copy = { ...object };
+  await ctx.hideRefusedLinks(request, [copy]);
+  return ctx.serializer(request).object(ctx.model, copy);
+}
+
+/** `_self` by its path: the same object reached through another host name is still itself. */
+function samePath(sent: unknown, shown: unknown): boolean {
+  if (typeof sent !== 'string' || typeof shown !== 'string') return false;
+  return URL.canParse(sent) && new URL(sent).pathname === new URL(shown).pathname;
+}
+
+/** A body that says it is of another object than the one the URL names. */
+function answerNameRefused(name: string, shown: unknown) {
+  const message = `is ${JSON.stringify(shown)} here: the body says back another object than the one the URL names`;
+  return badRequest(`${name} ${message}`, [{ field: name, message }]);
+}
