@@ -12,7 +12,8 @@
  * - Reading the out-dir (outdir/) comes before planning; write/ only writes what was decided.
  * - svcgen's code takes from the runtime (runtime/) only its vocabulary: the modules that import
  *   nothing but each other (field types and storage kinds, the query operators, MongoDB steps,
- *   PostgreSQL's fold of words for search, what a date, a time or base64 text is).
+ *   PostgreSQL's fold of words for search, what a date, a time or base64 text is, the closest
+ *   name to a typo).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,6 +33,8 @@ const RUNTIME_VOCABULARY = [
   // A literal default is checked as the service checks what a client sends (ir/build/default-values.ts).
   'runtime/src/lib/values.ts',
   'runtime/src/lib/http/patterns.ts',
+  // "Did you mean …?": the diagnostics' suggestions and the service's query errors alike.
+  'runtime/src/lib/suggest.ts',
 ];
 const LEAVES = ['diagnostics', 'util', 'version.ts', 'output.ts'];
 const ORCHESTRATORS = ['cli', 'pipeline.ts', 'generate.ts'];

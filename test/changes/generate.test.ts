@@ -150,6 +150,9 @@ describe('generate and the API contract', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).not.toContain('SVC3111');
     expect(run.stdout).toContain('API-CHANGES.md');
+    // The new migration is listed with its statements, for whoever reviews the change.
+    expect(run.stdout).toMatch(/ {2}add {6}src\/db\/migrations\/0002_add_item_color\.ts\n/);
+    expect(run.stdout).toContain('alter table "item" add column "color"');
   });
 
   it('says a field renamed with renamed_from is renamed for clients, located at the field', async () => {

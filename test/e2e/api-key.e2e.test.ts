@@ -212,6 +212,12 @@ describe.each(['sqlite', 'postgres'] as const)(
         expect((await as('DELETE', target)).status).toBe(403);
         expect((await api('PATCH', target, { name: 'changed' })).status).toBe(401);
       }
+      // A token of another scheme is no credential, and the 401 says which to send (a probe sent Bearer).
+      const bearer = await api('PATCH', path, { name: 'changed' }, { headers: { authorization: 'Bearer abc' } });
+      expect([bearer.status, bearer.body.message]).toEqual([
+        401,
+        'log in to change this object (the Authorization header\'s "Bearer" is no scheme of this service: send ApiKey <username>:<token>, from POST /auth/token)',
+      ]);
       expect((await as('GET', path)).body).toMatchObject({ name: 'Alice', email: 'alice.author@example.com' });
     });
 

@@ -221,6 +221,20 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
       expect((await as('bob', 'PATCH', '/stories', {})).status).toBe(403);
       expect((await as('bob', 'DELETE', '/stories')).status).toBe(403);
       expect((await api('DELETE', '/stories')).status).toBe(401);
+      // An Authorization header is no credential here, and the 401 says so (a probe sent a Bearer token).
+      const bearer = await api(
+        'POST',
+        '/stories',
+        { name: 'x', description: 'y' },
+        {
+          headers: { authorization: 'Bearer abc.def' },
+        },
+      );
+      expect([bearer.status, bearer.body.message]).toEqual([
+        401,
+        // This API logs in by cookie alone (x-Ticket).
+        'log in to create a Story (an Authorization header is no credential here: log in for the cookie)',
+      ]);
     });
 
     it('lets the owner change the story ({{item_owner}}), not others', async () => {

@@ -180,8 +180,8 @@ describe.each(ENGINES)('what a delete takes along, on %s', (engine) => {
     expect((await call('root', 'GET', `/prizes/${prize}`)).body['submission']).toBeNull();
   });
 
-  it('names an object the member may not view only by its model', async () => {
-    const { key, keys } = await submission({ reviews: 1 });
+  it('names objects the member may not view only by their model, once, however many', async () => {
+    const { key, keys } = await submission({ reviews: 2 });
     const refused = await call('mia', 'DELETE', `/submissions/${key}`);
     expect([refused.status, refused.body['errors']], refused.text).toEqual([
       403,

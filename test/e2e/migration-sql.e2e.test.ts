@@ -384,6 +384,13 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
       ]);
       const ok = await evolve(engine, first, second, `insert into "station" ("lat") values (52), (null);`);
       expect(await ok.rows('select "lat" from "station" order by "id"')).toEqual([{ lat: 52 }, { lat: null }]);
+      // Renamed in the same change: the check reads the column by the name its rename gave it.
+      const renamed = { stations: { id: pk, latitude: number({ type: 'integer', renamed_from: 'lat' }) } };
+      const moved = await evolve(engine, first, renamed, `insert into "station" ("lat") values (52), (null);`);
+      expect(await moved.rows('select "latitude" from "station" order by "id"')).toEqual([
+        { latitude: 52 },
+        { latitude: null },
+      ]);
     },
   );
 

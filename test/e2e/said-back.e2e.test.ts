@@ -8,6 +8,8 @@
  * no guess of it is confirmed. Every engine: what GET shows (dates, decimals, lists, dicts) differs
  * in how each stores it.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
 import { securedRaml } from '../support/files.js';
@@ -25,6 +27,11 @@ const API = securedRaml(
     open: {
       collection: 'allow g:admin all\nallow authenticated all',
       item: 'allow g:admin all\nallow authenticated all',
+    },
+    // Members may change a drop box's entries, not read them.
+    drop_box: {
+      collection: 'allow g:admin all',
+      item: 'allow g:admin all\nallow authenticated update\ndeny everyone view',
     },
   },
   `
@@ -55,11 +62,51 @@ const API = securedRaml(
     get:
     patch:
     put:
+/entries:
+  securedBy: [drop_box]
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include entry.json
+  /{id}:
+    get:
+    patch:
+/cards:
+  securedBy: [open]
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include card.json
+  /{id}:
+    get:
+    put:
 `,
 );
 
 const FILES = {
   'api.raml': API,
+  'entry.json': JSON.stringify({
+    type: 'object',
+    title: 'Entry',
+    properties: {
+      id: { _db_settings: { type: 'id_field', primary_key: true } },
+      text: { type: ['string', 'null'], _db_settings: { type: 'string' } },
+      code: { type: ['string', 'null'], readOnly: true, _db_settings: { type: 'string' } },
+    },
+  }),
+  // Its show handler masks the number every GET answers.
+  'card.json': JSON.stringify({
+    type: 'object',
+    title: 'Card',
+    _event_handlers: { after_show: ['mask_number'] },
+    properties: {
+      id: { _db_settings: { type: 'id_field', primary_key: true } },
+      holder: { type: ['string', 'null'], _db_settings: { type: 'string' } },
+      number: { type: ['string', 'null'], readOnly: true, _db_settings: { type: 'string' } },
+    },
+  }),
   'user.json': JSON.stringify({
     type: 'object',
     title: 'User',
@@ -122,6 +169,15 @@ let dir: string;
 
 beforeAll(async () => {
   dir = await projectOf({ ...FILES, 'api.raml': RAML }, 'e2e-said-back');
+  writeFileSync(
+    join(dir, 'src/custom/handlers/mask-number.ts'),
+    `import type { MaskNumberEvent } from '../../events.js';
+
+export async function maskNumber(event: MaskNumberEvent): Promise<void> {
+  event.setFieldValue('number', '****');
+}
+`,
+  );
   const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
   expect(build.exitCode, build.all).toBe(0);
 }, 600_000);
@@ -249,6 +305,39 @@ describe.each(ENGINES)('a change that says back what GET answered, on %s', (engi
     expect(put.status, put.text).toBe(200);
     const moved = await call('ann', 'PUT', path, { ...shown, author: 'ben' });
     expect(moved.status, moved.text).toBe(400);
+  });
+
+  it('compares nothing for a caller who may change the object but not read it', async () => {
+    const made = await call('root', 'POST', '/entries', { text: 'sealed', code: 'hunter2' });
+    expect(made.status, made.text).toBe(201);
+    const path = `/entries/${String(made.body['id'])}`;
+    expect((await call('ben', 'GET', path)).status).toBe(403);
+    const right = await call('ben', 'PATCH', path, { code: 'hunter2' });
+    const wrong = await call('ben', 'PATCH', path, { code: 'guess' });
+    expect([right.status, wrong.status], right.text).toEqual([403, 403]);
+    expect({ ...right.body, timestamp: null }).toEqual({ ...wrong.body, timestamp: null });
+    const named = await call('ben', 'PATCH', path, { text: 'changed', _pk: String(made.body['id']) });
+    expect([named.status, named.body['errors']], named.text).toEqual([
+      400,
+      [{ field: '_pk', message: 'is not a field here' }],
+    ]);
+    expect((await call('ben', 'PATCH', path, { text: 'changed' })).status).toBe(200);
+  });
+
+  it('compares only the answer names of a model whose show handlers change answers', async () => {
+    const made = await call('root', 'POST', '/cards', { holder: 'ann', number: '4111' });
+    expect(made.status, made.text).toBe(201);
+    const path = `/cards/${String(made.body['id'])}`;
+    const shown = await read('ann', path);
+    expect(shown['number']).toBe('****');
+    // The masked value is no echo of the stored one, nor is the stored one (that would confirm a guess).
+    for (const number of ['****', '4111']) {
+      const reply = await call('ann', 'PUT', path, { ...shown, number, holder: 'ann b.' });
+      expect(reply.status, `${number} ${reply.text}`).toBe(403);
+    }
+    const { number: _number, ...rest } = shown;
+    const put = await call('ann', 'PUT', path, { ...rest, holder: 'ann b.' });
+    expect(put.status, put.text).toBe(200);
   });
 
   it('refuses the answer names in a change of many', async () => {

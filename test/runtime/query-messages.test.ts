@@ -32,10 +32,15 @@ const messageOf = (query: Record<string, string>): string => {
 describe('a query that names no field', () => {
   it.each([
     [{ _sort: '-' }, 'invalid query: _sort names "": no field of Item you may read'],
-    [{ _sort: 'nmae' }, 'invalid query: _sort names nmae: no field of Item you may read'],
+    [{ _sort: 'nmae' }, 'invalid query: _sort names nmae: no field of Item you may read; did you mean name?'],
     [{ _fields: 'name,' }, 'accepted'],
-    [{ nmae: 'x' }, 'invalid query: nmae is no field of Item you may read'],
-    [{ nmae__gt: 'x' }, 'invalid query: nmae__gt names nmae: no field of Item you may read'],
+    // A typo is told the closest name the caller may use (a probe's `stauts`, `limit`).
+    [{ nmae: 'x' }, 'invalid query: nmae is no field of Item you may read; did you mean name?'],
+    [{ stauts: 'open' }, 'invalid query: stauts is no field of Item you may read; did you mean status?'],
+    [{ nmae__gt: 'x' }, 'invalid query: nmae__gt names nmae: no field of Item you may read; did you mean name?'],
+    [{ limit: '2' }, 'invalid query: limit is no field of Item you may read; did you mean _limit?'],
+    [{ _limt: '2' }, 'invalid query: _limt is not a query parameter; did you mean _limit?'],
+    [{ zzz: '1' }, 'invalid query: zzz is no field of Item you may read'],
     // No field before the operator's `__` (it once said 'names ""').
     [{ __proto__x: '1' }, 'invalid query: __proto__x is no field of Item you may read'],
     [
@@ -44,6 +49,29 @@ describe('a query that names no field', () => {
     ],
   ])('%j: %s', (query, message) => {
     expect(messageOf(query)).toBe(message);
+  });
+});
+
+describe('a suggestion', () => {
+  // One message for a typo and for a field the caller may not read: a hidden field is never suggested.
+  it('names only fields the caller may read', () => {
+    const staff = testModel({
+      name: 'Staff',
+      table: 'staff',
+      primaryKey: 'id',
+      fields: [testField('id', { type: 'integer', storage: 'integer', primaryKey: true }), testField('salary')],
+      selfPath: (r) => `/staff/${String(r['id'])}`,
+    });
+    const message = (visible: ReadonlySet<string> | null) => {
+      try {
+        parseListQuery(staff, { salry: '1' }, { defaultLimit: 20, maxLimit: 100, visible });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'accepted';
+    };
+    expect(message(null)).toBe('invalid query: salry is no field of Staff you may read; did you mean salary?');
+    expect(message(new Set(['id']))).toBe('invalid query: salry is no field of Staff you may read');
   });
 });
 

@@ -124,6 +124,9 @@ function check(
     list(`${describe(change)}\n`);
     if (change.before !== undefined && change.after !== undefined)
       list(`${indent(shortDiff(change.before, change.after))}\n`);
+    // A new migration is what a reviewer of the change must read: its statements, not only its name.
+    else if (change.kind === 'add' && change.after !== undefined && isMigration(change.path))
+      list(`${indent(abridged(change.after, MIGRATION_LINES))}\n`);
   }
   const why = provenance && cause(provenance, stale);
   if (why) io.stderr(`svcgen: ${why}\n`);
@@ -194,6 +197,19 @@ function summary(changes: readonly Change[]): string {
   if (count('foreign')) parts.push(`${count('foreign')} not written by svcgen`);
   if (count('unused')) parts.push(`${count('unused')} unused`);
   return parts.join(', ');
+}
+
+/** Lines of a new migration `--check` shows; a longer one ends with how many more there are. */
+const MIGRATION_LINES = 80;
+
+function isMigration(path: string): boolean {
+  return /^src\/db\/migrations\/\d{4}_[^/]+\.ts$/.test(path);
+}
+
+function abridged(text: string, lines: number): string {
+  const all = text.trimEnd().split('\n');
+  if (all.length <= lines) return all.join('\n');
+  return [...all.slice(0, lines), `… ${all.length - lines} more lines`].join('\n');
 }
 
 function indent(text: string): string {

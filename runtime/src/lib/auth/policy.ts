@@ -60,7 +60,7 @@ export function aclPolicy(ctx: AuthContext): Policy {
     callerOf(request).id === null
       ? new HttpError(
           401,
-          `log in to ${what}`,
+          `log in to ${what}${otherScheme(ctx, request)}`,
           undefined,
           ctx.spec.apiKey ? { 'www-authenticate': 'ApiKey' } : undefined,
         )
@@ -114,7 +114,7 @@ export function aclPolicy(ctx: AuthContext): Policy {
       if ((await decideOn(request, permission, route, object, parent)).allowed) return;
       if (ctx.config.hideRefused && (await hidden(request, permission, route, object, parent)))
         throw notFound(`${modelOf(route)} ${String(object![route.model!.primaryKey!])} not found`);
-      throw refusal(request, `${VERBS[permission]} ${object ? 'this object' : 'this collection'}`);
+      throw refusal(request, `${VERBS[permission]} ${refusedTarget(permission, modelOf(route), object)}`);
     },
     may: async (request, permission, route, object, parent) =>
       (await decideOn(request, permission, route, object, parent)).allowed,
@@ -244,4 +244,24 @@ function groupFieldsOf(model: Model, group: string): readonly string[] {
 export function fieldRefusal(model: Model, field: string, isUsers: boolean, otherwise: string): string {
   if (field === 'groups' && isUsers) return 'only admins change groups';
   return isReadOnly(model, field) ? READ_ONLY : otherwise;
+}
+
+/**
+ * Why a request that sent credentials is anonymous all the same: an Authorization header of another
+ * scheme (`Bearer …`, which a probe sent) is no credential here, and was passed over unsaid.
+ */
+function otherScheme(ctx: AuthContext, request: FastifyRequest): string {
+  const header = request.headers.authorization;
+  if (header === undefined || /^apikey\s/i.test(header)) return '';
+  const scheme = /^\S{1,20}/.exec(header)?.[0] ?? '';
+  return ctx.spec.apiKey
+    ? ` (the Authorization header's ${JSON.stringify(scheme)} is no scheme of this service: send ApiKey <username>:<token>, from POST /auth/token)`
+    : ` (an Authorization header is no credential here: log in for the cookie)`;
+}
+
+/** What a refusal names: "this object", "this collection", or, of a create, "a Story" (not "create this collection"). */
+function refusedTarget(permission: Permission, model: string, object: object | undefined): string {
+  if (object) return 'this object';
+  if (permission !== 'create' || model === '') return 'this collection';
+  return `${/^[aeio]/i.test(model) ? 'an' : 'a'} ${model}`;
 }

@@ -107,8 +107,9 @@ export async function withCascades<R>(
   const cascade: Cascade = { deleted: new Map(), unlinked: new Map(), via: new Map() };
   const taken = new Map<Model, Set<string>>([[model, new Set(keys.map(text))]]);
   await follow(db, model, keys, cascade, taken);
-  await refuseRestricted(db, cascade, taken);
+  // First what the caller may not take along: a RESTRICT's 409 names keys they may not view.
   if (judge) await refuseUnallowed(judge, cascade, taken);
+  await refuseRestricted(db, cascade, taken);
   // The objects it unlinks and does not take, by model name (as they were, where their events say it).
   const left = unlinkedKeys(cascade, taken);
   const befores = await previousStates(db, left);
@@ -127,6 +128,9 @@ function unlinkedKeys(cascade: Cascade, taken: ReadonlyMap<Model, ReadonlySet<st
   return keys;
 }
 
+/** At most this many objects are named in a refusal (a submission with ten thousand scores names ten). */
+const MOST_NAMED = 10;
+
 /**
  * Throws `judge`'s refusal when the delete takes along an object the caller may not delete, or
  * unlinks one (and does not delete it) they may not change; each object is asked once.
@@ -137,10 +141,16 @@ async function refuseUnallowed(
   taken: ReadonlyMap<Model, ReadonlySet<string>>,
 ): Promise<void> {
   const refused: TakenAlong[] = [];
+  // Of those the caller may not view, each model and way once: how many there are is not said.
+  const unseen = new Set<string>();
   const refuse = async (target: Model, object: Rec, deleted: boolean, field: string) => {
-    const key = text(object[target.primaryKey]);
-    const seen = await judge.mayView(target, object);
-    refused.push({ model: target.name, deleted, field, ...(seen ? { key } : {}) });
+    if (!(await judge.mayView(target, object))) {
+      const way = `${target.name} ${String(deleted)} ${field}`;
+      if (!unseen.has(way)) refused.push({ model: target.name, deleted, field });
+      unseen.add(way);
+    } else if (refused.length < MOST_NAMED) {
+      refused.push({ model: target.name, deleted, field, key: text(object[target.primaryKey]) });
+    }
   };
   for (const [target, objects] of cascade.deleted)
     for (const object of objects)

@@ -8,11 +8,15 @@
  *
  * Only what the caller is shown is compared: a field hidden from them, or a link to an object they
  * may not view (shown as GET shows it, hidden), is refused whatever its value, so that the answer
- * never tells whether a guess was right.
+ * never tells whether a guess was right. So is everything, the answer's own names too, when the
+ * caller may change the object but not read it (an x-ACL that grants `update` without `view`), and
+ * every field when `show` handlers may change what GET answers (a value they mask would be
+ * compared with what they hide).
  */
 import type { FastifyRequest } from 'fastify';
 import { isDeepStrictEqual } from 'node:util';
 import { badRequest } from '../errors.js';
+import { hasHandlers } from '../events.js';
 import type { Rec, RouteContext } from './route-context.js';
 import { isAnswerName } from './schemas.js';
 
@@ -27,13 +31,19 @@ export async function withoutEchoes(
   sent: Rec,
   object: Rec | undefined,
 ): Promise<Rec> {
-  if (object === undefined) return sent;
+  const names = Object.keys(sent).filter(isAnswerName);
+  if (object === undefined || (ctx.policy.restricts && !(await ctx.mayView(request, object)))) {
+    // Nothing the caller was shown to say back: the answer's names are no fields of the body.
+    if (names.length) throw unknownNames(names);
+    return sent;
+  }
   const mayWrite = ctx.policy.writable(request, ctx.model, object);
-  const echoes = Object.keys(sent).filter((name) => isAnswerName(name) || !writes(ctx, name, mayWrite));
-  if (echoes.length === 0) return sent;
+  // What `show` handlers may change of an answer is not compared: only its names are.
+  const compared = showHandled(ctx, request) ? names : Object.keys(sent).filter((name) => !writes(ctx, name, mayWrite));
+  if (compared.length === 0) return sent;
   const shown = await shownTo(ctx, request, object);
   const kept: Rec = { ...sent };
-  for (const name of echoes) {
+  for (const name of compared) {
     if (name === '_self' ? samePath(sent[name], shown[name]) : isDeepStrictEqual(sent[name], shown[name]))
       delete kept[name];
     else if (isAnswerName(name)) throw answerNameRefused(name, shown[name]);
@@ -41,17 +51,22 @@ export async function withoutEchoes(
   return kept;
 }
 
+function showHandled(ctx: RouteContext, request: FastifyRequest): boolean {
+  return hasHandlers(ctx.eventRun(request, 'show', undefined));
+}
+
 /** Whether a body may write field `name` here: a client-written field the caller may write. */
 function writes(ctx: RouteContext, name: string, mayWrite: (name: string) => boolean): boolean {
   const field = ctx.model.field(name);
   // An unknown name is the body schema's to refuse, not an echo.
-  if (!field) return true;
+  if (!field) return !isAnswerName(name);
   return field.type !== 'foreign_key' && !field.generated && name !== ctx.inverse && mayWrite(name);
 }
 
 /** The object as the caller's GET answers it: their fields, links to what they may not view hidden. */
 async function shownTo(ctx: RouteContext, request: FastifyRequest, object: Rec): Promise<Rec> {
-  const copy = { ...object };
+  // Deep: hiding links changes the embedded objects too, which the write's handlers and event see.
+  const copy = structuredClone(object);
   await ctx.hideRefusedLinks(request, [copy]);
   return ctx.serializer(request).object(ctx.model, copy);
 }
@@ -59,7 +74,17 @@ async function shownTo(ctx: RouteContext, request: FastifyRequest, object: Rec):
 /** `_self` by its path: the same object reached through another host name is still itself. */
 function samePath(sent: unknown, shown: unknown): boolean {
   if (typeof sent !== 'string' || typeof shown !== 'string') return false;
-  return URL.canParse(sent) && new URL(sent).pathname === new URL(shown).pathname;
+  // A Host header the service takes may still make no URL (`[::::]`): then the texts are compared.
+  if (!URL.canParse(sent) || !URL.canParse(shown)) return sent === shown;
+  return new URL(sent).pathname === new URL(shown).pathname;
+}
+
+/** The answer's names sent by a caller who was shown no answer: unknown fields, as before they were taken. */
+function unknownNames(names: readonly string[]) {
+  return badRequest(
+    `invalid body: ${names.map((name) => `${name} is not a field here`).join('; ')}`,
+    names.map((field) => ({ field, message: 'is not a field here' })),
+  );
 }
 
 /** A body that says it is of another object than the one the URL names. */

@@ -4,6 +4,7 @@
  * `field__op=value`. Every mistake is a 400 that
  * names the parameter; values are parsed by the field's type and passed on as bound parameters.
  */
+import { closest } from '../suggest.js';
 import { badRequest, type FieldError } from '../errors.js';
 import { TEXT_FIELD_TYPES, wholeNumber, type FieldSpec, type Model } from '../model.js';
 import type { FieldFilter, Where } from '../repository.js';
@@ -171,7 +172,18 @@ function listText(value: string | string[] | undefined): string | undefined {
  */
 function unreadable(model: Model, names: readonly string[]): string {
   // An empty name (`_sort=-`, `?=1`) is shown as one, not as nothing.
-  return `names ${names.map((n) => (n === '' ? '""' : n)).join(', ')}: no field of ${model.name} you may read`;
+  const hint = names.length === 1 ? suggested(names[0]!, readable(model)) : '';
+  return `names ${names.map((n) => (n === '' ? '""' : n)).join(', ')}: no field of ${model.name} you may read${hint}`;
+}
+
+/**
+ * "; did you mean status?", of the names the caller may use (`model` as they see it: a hidden
+ * field is never suggested); or of a list parameter, when `param` is one without its `_` (`limit`).
+ */
+function suggested(name: string, candidates: Iterable<string>, param?: string): string {
+  const reserved = param !== undefined && RESERVED.has(`_${param}`) ? `_${param}` : undefined;
+  const match = reserved ?? closest(name, candidates);
+  return match === undefined ? '' : `; did you mean ${match}?`;
 }
 
 /**
@@ -320,9 +332,9 @@ function filters(model: Model, raw: RawQuery, errors: FieldError[]): Where<Recor
       errors.push({
         field: param,
         message: name.startsWith('_')
-          ? 'is not a query parameter'
+          ? `is not a query parameter${suggested(param, RESERVED)}`
           : name === param || name === '' // `__proto__`: no field before the operator's `__`
-            ? `is no field of ${model.name} you may read`
+            ? `is no field of ${model.name} you may read${suggested(name, readable(model), param)}`
             : unreadable(model, [name]),
       });
       continue;

@@ -490,7 +490,8 @@ function fractionGuard(table: StoredTable, before: StoredColumn, after: StoredCo
   const fractional =
     before.postgres === 'real' || before.postgres === 'double precision' || before.postgres.startsWith('numeric');
   if (!whole.includes(after.postgres) || !fractional) return [];
-  const value = q(before.name);
+  // Its renames ran first: the column has its new name here.
+  const value = q(after.name);
   const condition = `${value} <> trunc(${value})`;
   const rule = `${table.model}.${after.name}: a stored value does not convert to ${after.type} (find them: select * from ${q(table.name)} where ${condition})`;
   return [
