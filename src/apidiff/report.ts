@@ -143,7 +143,12 @@ function spanOf(c: ApiChange, sources: IrSources, renames: BreakingPolicy['renam
     const { model, field: written } = changed;
     const field = renames.get(model)?.get(written) ?? written;
     // A field that is gone (or renamed): the schema's `properties`, where it was.
-    return sources.fields.get(`${model}.${field}`) ?? sources.properties.get(model) ?? sources.models.get(model);
+    return (
+      sources.fields.get(`${model}.${field}`) ??
+      sources.properties.get(model) ??
+      sources.models.get(model) ??
+      sources.document
+    );
   }
   for (const operation of c.operations) {
     const path = operation.slice(operation.indexOf(' ') + 1).replace(/\{([^}]*)\}/g, ':$1');
@@ -161,5 +166,6 @@ function spanOf(c: ApiChange, sources: IrSources, renames: BreakingPolicy['renam
       if (span) return span;
     }
   }
-  return undefined;
+  // A top-level route removed, with nothing above it: the RAML's title.
+  return sources.document;
 }

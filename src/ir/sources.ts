@@ -17,6 +17,11 @@ export interface IrSources {
   readonly routes: ReadonlyMap<string, Span>;
   /** What gives the base path: `version` where `baseUri` names `{version}`, else `baseUri` (absent without one). */
   readonly basePath?: Span;
+  /**
+   * The RAML document's `title` (else its first key): where a finding about what the API no longer
+   * has at all (a model removed with its routes) is located, for editors that jump to it.
+   */
+  readonly document?: Span;
   readonly acls: ReadonlyMap<string, Span>;
   readonly aclEntries: ReadonlyMap<AclEntry, Span>;
   readonly handlers: readonly (HandlerUse & { readonly model: string })[];

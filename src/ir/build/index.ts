@@ -100,6 +100,7 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
     ),
     routes: routeSpans(api, routes),
     ...basePathSpan(api),
+    ...documentSpan(api),
     acls: new Map(acls.map((a) => [a.acl.name, a.span])),
     aclEntries: new Map(acls.flatMap((a) => [...a.entrySpans])),
     handlers: handlerUses,
@@ -261,6 +262,12 @@ function finishModel(
   // by `changed`: a model that keeps fields from some callers has it unless it says otherwise.
   if (draft.eventPrevious !== null || !authOn || model.internal || !withholdsFields(model)) return model;
   return { ...model, eventPrevious: true };
+}
+
+/** The RAML's `title` key, else its first key (sources.ts `document`). */
+function documentSpan(api: RamlApi): { document?: Span } {
+  const entry = api.node.entries.find((e) => e.key.text === 'title') ?? api.node.entries[0];
+  return entry ? { document: entry.key.span } : {};
 }
 
 /** Where the base path is written: `version`'s value where `baseUri` names `{version}`, else `baseUri`'s. */

@@ -24,11 +24,14 @@ export function reportMigrationFindings(
 ): void {
   for (const finding of findings) {
     // A field still in the schema: its property. One that is gone: the schema's `properties`, in
-    // the schema file where it was (not the `!include` that names the file).
+    // the schema file where it was (not the `!include` that names the file). A model that is gone:
+    // the RAML's title, the one place left to point at. One about the out-dir (no model): none.
     const span =
       (finding.field
         ? (sources?.fields.get(`${finding.model}.${finding.field}`) ?? sources?.properties.get(finding.model))
-        : undefined) ?? sources?.models.get(finding.model);
+        : undefined) ??
+      sources?.models.get(finding.model) ??
+      (finding.model ? sources?.document : undefined);
     const allowed = finding.kind === 'dataLoss' && allowDataLoss;
     bag.report(CODES[finding.kind], allowed ? `${finding.message} (allowed by --allow-data-loss)` : finding.message, {
       span,
