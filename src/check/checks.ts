@@ -14,6 +14,7 @@ import { cascadedHandlers } from './cascaded-handlers.js';
 import { hiddenByTheOtherSide } from '../ir/privacy.js';
 import { checkStrangersSeeMore } from './strangers.js';
 import { checkGroupNames } from './group-names.js';
+import { checkPrincipalNames } from './principal-names.js';
 
 export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   checkReservedRoutes(diagnostics, ir, sources);
@@ -32,6 +33,7 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkBackrefsOfHiddenLinks(diagnostics, ir, sources);
   checkStrangersSeeMore(diagnostics, ir, sources);
   checkGroupNames(diagnostics, ir, sources);
+  checkPrincipalNames(diagnostics, ir, sources);
 }
 
 /**

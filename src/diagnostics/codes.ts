@@ -821,6 +821,12 @@ export const codes = {
     explanation:
       'A schema\'s `_svcgen_ignore` silences warnings located in that schema: it is a list of the codes of svcgen\'s warnings (`["SVC2092"]`). A code that is no warning (an error is never silenced, a typo silences nothing) is refused.',
   },
+  SVC2100: {
+    severity: 'warning',
+    title: 'principal named once, near another',
+    explanation:
+      'An x-ACL line names a `{{principal}}` once, and it is one slip away from another principal the x-ACLs name more often (`{{ridr}}` beside `{{rider}}`). Each name is a user function of its own (src/custom/principals/), so a misspelt one gets a stub that matches no one until written, and the line it is on quietly lets no one in. Rename it, or write its function if it is meant.',
+  },
 
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {

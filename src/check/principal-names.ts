@@ -1,0 +1,27 @@
+/**
+ * A `{{principal}}` named once, one slip away from another the x-ACLs name (`{{ridr}}` beside
+ * `{{rider}}`): each names a user function of its own, so the slip gets a stub that matches no one
+ * until written, and the line it is on quietly lets no one in (a probe's did, unseen by `validate`).
+ */
+import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
+import type { IrSources } from '../ir/sources.js';
+import type { AclEntry, ServiceIR } from '../ir/types.js';
+import { closest } from '../util/suggest.js';
+
+export function checkPrincipalNames(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
+  const uses = new Map<string, AclEntry[]>();
+  for (const acl of ir.acls)
+    for (const entry of [...acl.collection, ...acl.item])
+      if (entry.principal.kind === 'dynamic')
+        uses.set(entry.principal.name, [...(uses.get(entry.principal.name) ?? []), entry]);
+  for (const [name, entries] of uses) {
+    if (entries.length !== 1) continue;
+    const others = [...uses.keys()].filter((other) => other !== name && uses.get(other)!.length > 1);
+    const near = closest(name, others);
+    if (near === undefined) continue;
+    diagnostics.report('SVC2100', `{{${name}}} is named once, and {{${near}}} ${uses.get(near)!.length} times`, {
+      span: sources.aclEntries.get(entries[0]!),
+      hint: `did you mean {{${near}}}? Each name is a function of its own (src/custom/principals/), and a stub lets no one in`,
+    });
+  }
+}
