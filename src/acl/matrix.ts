@@ -149,7 +149,7 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
           // The new object becomes the parent's one partner: changing the parent, by its own rules.
           // No route updates the parent's model: only admins change it (./model-route.ts `updatable`).
           const update = linking.updatable
-            ? decide(linking.acl, linking.scope, caller, 'update', groups)
+            ? decide(linking.update.acl, linking.update.scope, caller, 'update', groups)
             : decide(ADMIN_ONLY, 'item', caller, 'update', groups);
           if (!update.allowed) return { allowed: false, line: `(linking to the parent: ${update.line ?? 'no line'})` };
         }
@@ -203,13 +203,30 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
  * model's route (./model-route.ts), admins only without an x-ACL. A dict or list field's own item
  * is not among them (an attribute route is decided on that item).
  */
-function rulesAbove(ir: ServiceIR, route: Route): { acl: Acl; scope: 'item' | 'collection'; updatable: boolean }[] {
+function rulesAbove(
+  ir: ServiceIR,
+  route: Route,
+): {
+  acl: Acl;
+  scope: 'item' | 'collection';
+  updatable: boolean;
+  update: { acl: Acl; scope: 'item' | 'collection' };
+}[] {
+  const aclOf = (name: string | null) => (name && ir.acls.find((a) => a.name === name)) || ADMIN_ONLY;
   return itemsAbove(route).flatMap((parent) => {
     const model = ir.models.find((m) => m.name === parent.model);
     const rules = model && modelRules(ir, model);
     if (!rules) return [];
-    const acl = (rules.acl && ir.acls.find((a) => a.name === rules.acl)) || ADMIN_ONLY;
-    return [{ acl, scope: rules.kind, updatable: rules.updatable }];
+    // Changing the parent is decided by the rules of the route that changes it (./model-route.ts).
+    const changing = rules.updateRules ?? rules;
+    return [
+      {
+        acl: aclOf(rules.acl),
+        scope: rules.kind,
+        updatable: rules.updatable,
+        update: { acl: aclOf(changing.acl), scope: changing.kind },
+      },
+    ];
   });
 }
 

@@ -1,49 +1,69 @@
 /**
  * The route whose x-ACL says who may view or change a model's objects anywhere: embedded in
- * another's answer, or re-linked by another's write (runtime/src/lib/http/relinks.ts). The
- * generated model carries it as `aclRoute` (src/plan/models/model-file.ts), and the ACL matrix
- * (./matrix.ts) decides a link's `update` by it, as the runtime does.
+ * another's answer, re-linked by another's write (runtime/src/lib/http/relinks.ts), taken along by
+ * another's delete (runtime/src/lib/http/cascades.ts). The generated model carries it as `aclRoute`
+ * (src/plan/models/model-file.ts), and the ACL matrix (./matrix.ts) decides a link's `update` by
+ * it, as the runtime does.
  */
-import type { Model, Route, ServiceIR } from '../ir/types.js';
+import type { Model, Operation, Route, ServiceIR } from '../ir/types.js';
 
-/**
- * What of that route decides: item rules (then collection rules) or collection rules, and its
- * x-ACL (null: admins only); and whether any route updates the model's objects (`updatable`), and
- * deletes them (`deletable`).
- */
-export interface ModelRules {
+/** Item rules (then collection rules) or collection rules, and their x-ACL (null: admins only). */
+export interface RouteRules {
   readonly kind: 'item' | 'collection';
   readonly acl: string | null;
+}
+
+/**
+ * The rules that decide on the model's objects, and whether any route updates them (`updatable`) or
+ * deletes them (`deletable`). Where the route that does is not the one whose rules decide (a
+ * top-level route that only reads, a nested one that changes), its rules decide that:
+ * `updateRules`, `deleteRules`.
+ */
+export interface ModelRules extends RouteRules {
   readonly updatable: boolean;
   readonly deletable: boolean;
+  readonly updateRules?: RouteRules;
+  readonly deleteRules?: RouteRules;
 }
 
 /** `modelRoute` as the runtime takes it (`Model.aclRoute`): a singular route's rules are an item's. */
 export function modelRules(ir: ServiceIR, model: Model): ModelRules | null {
   const route = modelRoute(ir, model);
-  return (
-    route && {
-      kind: route.kind === 'collection' ? 'collection' : 'item',
-      acl: route.acl,
-      updatable: servedFor(ir, model, 'update'),
-      deletable: servedFor(ir, model, 'delete'),
-    }
-  );
+  if (!route) return null;
+  const rules = rulesOf(route);
+  const update = preferred(servingFor(ir, model, 'update'));
+  const remove = preferred(servingFor(ir, model, 'delete'));
+  return {
+    ...rules,
+    updatable: update !== null,
+    deletable: remove !== null,
+    ...(update && !sameRules(rulesOf(update), rules) ? { updateRules: rulesOf(update) } : {}),
+    ...(remove && !sameRules(rulesOf(remove), rules) ? { deleteRules: rulesOf(remove) } : {}),
+  };
+}
+
+function rulesOf(route: Route): RouteRules {
+  return { kind: route.kind === 'collection' ? 'collection' : 'item', acl: route.acl };
+}
+
+function sameRules(a: RouteRules, b: RouteRules): boolean {
+  return a.kind === b.kind && a.acl === b.acl;
 }
 
 /**
- * Whether a route updates (a `PATCH` or `PUT` of an item, a singular or a collection) or deletes the
+ * The routes that update (a `PATCH` or `PUT` of an item, a singular or a collection) or delete the
  * model's objects. Where none does, the API lets no one but admins do it: a write that would move
- * their links from another model's side (runtime/src/lib/http/relinks.ts), or a delete that would
- * take them with it (runtime/src/lib/http/cascades.ts), is theirs alone, whatever the x-ACL grants
- * (a settlement served with GET and DELETE only was once re-pointed at another member through
- * `PATCH /users/{username}` of its backref). A dict or list field's own route writes that field,
- * never a link.
+ * their links from another model's side, or a delete that would take them with it, is theirs
+ * alone, whatever the x-ACL grants (a settlement served with GET and DELETE only was once
+ * re-pointed at another member through `PATCH /users/{username}` of its backref). A dict or list
+ * field's own route writes that field, never a link.
  */
-function servedFor(ir: ServiceIR, model: Model, permission: 'update' | 'delete'): boolean {
-  return ir.routes.some(
-    (r) => r.model === model.name && r.kind !== 'attribute' && r.operations.some((o) => o.permission === permission),
-  );
+function servingFor(ir: ServiceIR, model: Model, permission: Operation['permission']): Route[] {
+  return serving(ir, model).filter((r) => r.operations.some((o) => o.permission === permission));
+}
+
+function serving(ir: ServiceIR, model: Model): Route[] {
+  return ir.routes.filter((r) => r.model === model.name && r.kind !== 'attribute');
 }
 
 /**
@@ -53,12 +73,15 @@ function servedFor(ir: ServiceIR, model: Model, permission: 'update' | 'delete')
  * only below a parent, `/projects/{id}/tasks/{tid}`, is as private as its item rules say).
  */
 export function modelRoute(ir: ServiceIR, model: Model): Route | null {
-  const serving = ir.routes.filter((r) => r.model === model.name && r.kind !== 'attribute');
+  return preferred(serving(ir, model));
+}
+
+function preferred(routes: readonly Route[]): Route | null {
   return (
-    serving.find((r) => r.kind === 'item' && !r.parent) ??
-    serving.find((r) => r.kind === 'item' || r.kind === 'singular') ??
-    serving.find((r) => r.kind === 'collection' && !r.parent) ??
-    serving[0] ??
+    routes.find((r) => r.kind === 'item' && !r.parent) ??
+    routes.find((r) => r.kind === 'item' || r.kind === 'singular') ??
+    routes.find((r) => r.kind === 'collection' && !r.parent) ??
+    routes[0] ??
     null
   );
 }

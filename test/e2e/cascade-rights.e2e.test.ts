@@ -49,14 +49,23 @@ const API = securedRaml(
       collection: 'allow g:admin all\nallow authenticated all',
       item: 'allow g:admin all\nallow authenticated all',
     },
+    // Members may do anything a stamp's own routes serve (reading): admins delete them, below a submission.
+    stamps_acl: {
+      collection: 'allow g:admin all\nallow authenticated all',
+      item: 'allow g:admin all\nallow authenticated all',
+    },
   },
   [
-    routes('submissions', '    get:\n    delete:\n'),
+    routes(
+      'submissions',
+      '    get:\n    delete:\n    /stamps:\n      securedBy: [admins]\n      get:\n      /{sid}:\n        get:\n        delete:\n',
+    ),
     routes('scores', '    get:\n    delete:\n'),
     routes('prizes', '    get:\n    patch:\n    delete:\n'),
     routes('notes', '    get:\n    delete:\n'),
     routes('reviews', '    get:\n    delete:\n'),
     routes('badges', '    get:\n    patch:\n').replace('  delete:\n  /{id}', '  /{id}'),
+    routes('stamps', '    get:\n').replace('  delete:\n  /{id}', '  /{id}'),
     '/users:\n  securedBy: [admins]\n  get:\n  /{username}:\n    get:\n    patch:\n',
   ].join(''),
 );
@@ -89,12 +98,14 @@ const FILES = {
     notes: many('Note'),
     reviews: many('Review'),
     badges: many('Badge'),
+    stamps: many('Stamp'),
   }),
   'scores.json': schema({ id, title, submission_id: link('CASCADE') }),
   'prizes.json': schema({ id, title, submission_id: link('NULLIFY') }),
   'notes.json': schema({ id, title, submission_id: link('CASCADE') }),
   'reviews.json': schema({ id, title, submission_id: link('CASCADE') }),
   'badges.json': schema({ id, title, submission_id: link('CASCADE') }),
+  'stamps.json': schema({ id, title, submission_id: link('CASCADE') }),
 };
 
 let dir: string;
@@ -197,6 +208,20 @@ describe.each(ENGINES)('what a delete takes along, on %s', (engine) => {
     expect(await exists(`/badges/${keys['badges']![0]}`)).toBe(true);
     expect((await call('root', 'DELETE', `/submissions/${key}`)).status).toBe(200);
     expect(await exists(`/badges/${keys['badges']![0]}`)).toBe(false);
+  });
+
+  // A stamp's own routes only read it, and let members do anything; the route that deletes it, below
+  // a submission, is for admins: that one says who may take a stamp along.
+  it('asks the rules of the route that deletes a model, where it is not its own', async () => {
+    const { key, keys } = await submission({ stamps: 1 });
+    const stamp = keys['stamps']![0]!;
+    const refused = await call('mia', 'DELETE', `/submissions/${key}`);
+    expect([refused.status, refused.body['errors']], refused.text).toEqual([
+      403,
+      [{ field: 'stamps', message: `deletes Stamp ${stamp}, which you may not delete` }],
+    ]);
+    expect((await call('root', 'DELETE', `/submissions/${key}`)).status).toBe(200);
+    expect(await exists(`/stamps/${stamp}`)).toBe(false);
   });
 
   it('refuses a bulk delete that would take along what one of its objects would', async () => {

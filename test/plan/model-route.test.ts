@@ -7,10 +7,12 @@
  * taking its one-to-one partner's place, and learn which hidden keys exist (a probe found it;
  * test/e2e/nested-private.e2e.test.ts tries it on a running service).
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { aclMatrix } from '../../src/acl/matrix.js';
 import { modelRoute, modelRules } from '../../src/acl/model-route.js';
 import { createdBelow } from '../../src/plan/models/model-file.js';
+import { raml, writeTree } from '../support/files.js';
 import { serviceModel } from '../support/generated.js';
 import { fixtureRaml } from '../support/project.js';
 
@@ -60,6 +62,71 @@ describe('whether a route updates a model`s objects', () => {
         readOnly.models.find((m) => m.name === 'Note')!,
       )?.updatable,
     ).toBe(false);
+  });
+});
+
+describe('the rules that decide who may change or delete a model`s objects elsewhere', () => {
+  it('are those of the route that changes or deletes them, where it is not the one that decides on them', () => {
+    const schema = JSON.stringify({
+      type: 'object',
+      properties: { id: { _db_settings: { type: 'id_field', primary_key: true } } },
+    });
+    const acl = (name: string, rules: string) =>
+      `  - ${name}:\n      type: x-ACL\n      settings:\n        collection: |\n          ${rules}\n        item: |\n          ${rules}\n`;
+    const dir = writeTree({
+      'api.raml': raml(`title: T
+securitySchemes:
+  - ticket:
+      type: x-Ticket
+      settings:
+        secret: auth_tkt_secret
+${acl('open', 'allow authenticated all')}${acl('admins', 'allow g:admin all')}securedBy: [ticket]
+/boxes:
+  securedBy: [open]
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include box.json
+  /{id}:
+    get:
+/crates:
+  securedBy: [open]
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include crate.json
+  /{id}:
+    get:
+    /boxes:
+      securedBy: [admins]
+      get:
+      /{bid}:
+        get:
+        patch:
+        delete:
+`),
+      'box.json': schema,
+      'crate.json': JSON.stringify({
+        type: 'object',
+        properties: {
+          id: { _db_settings: { type: 'id_field', primary_key: true } },
+          boxes: { _db_settings: { type: 'relationship', document: 'Box', backref_name: 'crate' } },
+        },
+      }),
+    });
+    const service = serviceModel(join(dir, 'api.raml'));
+    const rules = modelRules(
+      service,
+      service.models.find((m) => m.name === 'Box')!,
+    )!;
+    // The top-level item route decides on a box (it only reads); the nested one, for admins, changes and deletes.
+    expect(rules).toMatchObject({ kind: 'item', acl: 'open', updatable: true, deletable: true });
+    expect([rules.updateRules, rules.deleteRules]).toEqual([
+      { kind: 'item', acl: 'admins' },
+      { kind: 'item', acl: 'admins' },
+    ]);
   });
 });
 

@@ -172,12 +172,15 @@ export interface ModelSpec<T = Record<string, unknown>> {
    * item route, else its collection route; null when no route serves it (admins only, with auth on).
    * `updatable`: whether a route updates its objects; where none does, only admins move their links.
    * `deletable`: whether a route deletes them; where none does, only admins' deletes take them along.
+   * `updateRules`, `deleteRules`: the rules of the route that does, where they are not these.
    */
   readonly aclRoute: {
     readonly kind: 'item' | 'collection';
     readonly acl: string | null;
     readonly updatable: boolean;
     readonly deletable?: boolean;
+    readonly updateRules?: { readonly kind: 'item' | 'collection'; readonly acl: string | null };
+    readonly deleteRules?: { readonly kind: 'item' | 'collection'; readonly acl: string | null };
   } | null;
   /** The path of an object's own URL below the base path (its `_self`), or null when it has none. */
   selfPath(record: T): string | null;

@@ -131,30 +131,37 @@ export function modelRoute(model: Model): RouteAccess {
 
 /**
  * The route whose x-ACL decides who may change an object of `model` by moving its links from
- * another model's side (lib/http/relinks.ts): `modelRoute`, but admins only where no route updates
- * the model's objects (`aclRoute.updatable`): what the API serves no one a way to change, a link
- * written elsewhere does not change either.
+ * another model's side (lib/http/relinks.ts): the route that updates its objects (`modelRoute`, or
+ * `aclRoute.updateRules` where another route does), admins only where none does
+ * (`aclRoute.updatable`): what the API serves no one a way to change, a link written elsewhere
+ * does not change either.
  */
 export function modelUpdateRoute(model: Model): RouteAccess {
-  if (model.aclRoute?.updatable !== false) return modelRoute(model);
-  let route = adminRoutes.get(model);
-  if (!route) adminRoutes.set(model, (route = { ...ADMINS_ONLY, model }));
-  return route;
+  return actingRoute(model, 'update', updateRoutes);
 }
 
 /**
  * The route whose x-ACL decides who may delete an object of `model` that another's delete takes
- * with it (lib/http/cascades.ts): `modelRoute`, but admins only where no route deletes the model's
- * objects (`aclRoute.deletable`).
+ * with it (lib/http/cascades.ts): the route that deletes its objects (`aclRoute.deleteRules` where
+ * it is not `modelRoute`), admins only where none does (`aclRoute.deletable`).
  */
 export function modelDeleteRoute(model: Model): RouteAccess {
-  if (model.aclRoute?.deletable !== false) return modelRoute(model);
-  let route = adminRoutes.get(model);
-  if (!route) adminRoutes.set(model, (route = { ...ADMINS_ONLY, model }));
+  return actingRoute(model, 'delete', deleteRoutes);
+}
+
+function actingRoute(model: Model, act: 'update' | 'delete', made: WeakMap<Model, RouteAccess>): RouteAccess {
+  const rules = model.aclRoute;
+  if (!rules) return modelRoute(model);
+  const served = act === 'update' ? rules.updatable : rules.deletable !== false;
+  const own = act === 'update' ? rules.updateRules : rules.deleteRules;
+  if (served && !own) return modelRoute(model);
+  let route = made.get(model);
+  if (!route) made.set(model, (route = { ...(served ? own! : ADMINS_ONLY), model }));
   return route;
 }
 
-const adminRoutes = new WeakMap<Model, RouteAccess>();
+const updateRoutes = new WeakMap<Model, RouteAccess>();
+const deleteRoutes = new WeakMap<Model, RouteAccess>();
 
 const modelRoutes = new WeakMap<Model, RouteAccess>();
 
