@@ -242,6 +242,56 @@ describe.each(ENGINES)('links to objects a member may not view, on %s', (engine)
     expect(named.status, named.text).toBe(400);
   });
 
+  // A probe told them apart: a missing key was listed with the others, a hidden one alone, one
+  // already linked to the written object before any other.
+  it('answers keys that are hidden, linked or not, and keys that do not exist alike: all of them, in one 400', async () => {
+    const other = await api('POST', '/shelves', { name: 'Other' }, as('root'));
+    const hiddenElsewhere = await api(
+      'POST',
+      '/books',
+      { title: 'zoe, elsewhere', owner: 'zoe', shelf: other.body['id'] },
+      as('root'),
+    );
+    const hiddenHere = books['zoe'];
+    const before = await read('root');
+    const elsewhere = hiddenElsewhere.body['id'];
+    const write = (keys: unknown[]) =>
+      api('PATCH', `/shelves/${String(shelf)}`, { books: [books['mia'], ...keys] }, as('mia'));
+    const cases: [unknown[], unknown[]][] = [
+      [
+        [999_998, 999_999],
+        [999_998, 999_999],
+      ],
+      [
+        [elsewhere, 999_999],
+        [elsewhere, 999_999],
+      ],
+      [
+        [999_999, hiddenHere],
+        [999_999, hiddenHere],
+      ],
+      [
+        [elsewhere, hiddenHere],
+        [elsewhere, hiddenHere],
+      ],
+      [
+        [hiddenHere, elsewhere],
+        [hiddenHere, elsewhere],
+      ],
+    ];
+    for (const [keys, named] of cases) {
+      const reply = await write(keys);
+      expect([reply.status, reply.body.message], JSON.stringify(keys)).toEqual([
+        400,
+        `books: Book ${named.map(String).join(', ')} not found`,
+      ]);
+    }
+    // A create names them alike.
+    const created = await api('POST', '/shelves', { name: 'New', books: [elsewhere, 999_999] }, as('mia'));
+    expect([created.status, created.body.message]).toEqual([400, `books: Book ${String(elsewhere)}, 999999 not found`]);
+    expect(await read('root')).toEqual(before);
+  });
+
   it.runIf(engine === 'sqlite')('shows a member, in the change feed, only the links she may view', async () => {
     const feed = await openFeed(`${service.origin}/v1/_events?types=Shelf.update`, {
       authorization: tokens.get('mia')!,

@@ -103,12 +103,18 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
     });
 
     it("refuses a registration that takes bob's story or profile, and no user is created", async () => {
-      const taken = await register('thief', { stories: [story['id']], profile: profile['id'] });
+      const taken = await register('thief', { stories: [story['id']] });
       expect(taken.status, taken.text).toBe(403);
       // The story, which anyone may view, may not be moved; bob's profile, which a new user may not
-      // even view, is one that does not exist, with no partner to lose.
+      // even view, is one that does not exist, with no partner to lose: named with the story, it is
+      // that 400, asked first (what the write would move of the objects it names comes after).
       expect(taken.body.errors).toEqual([
         { field: 'stories', message: `moves the link of Story ${String(story['id'])}, which you may not change` },
+      ]);
+      const both = await register('thief', { stories: [story['id']], profile: profile['id'] });
+      expect([both.status, both.body.errors], both.text).toEqual([
+        400,
+        [{ field: 'profile', message: `Profile ${String(profile['id'])} not found` }],
       ]);
       const hidden = await register('thief', { profile: profile['id'] });
       const missing = await register('thief', { profile: 999_999 });

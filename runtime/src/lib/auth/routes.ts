@@ -10,6 +10,7 @@ import { newEvent } from '../outbox/event.js';
 import { unnamableKey, withDefaults, type Model, type ModelRegistry } from '../model.js';
 import type { ServiceDatabase } from '../database.js';
 import { hideRefusedLinks } from '../http/hidden-links.js';
+import { refuseUnknownLinks } from '../http/hidden-links.js';
 import { refusedActs, refusedRelinks, relinkRefusal } from '../http/relinks.js';
 import { withMovedLinks } from '../http/moved-links.js';
 import { isReadOnly, type Policy } from '../http/policy.js';
@@ -67,7 +68,9 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
         body,
         (data) => prepareWrite(model, withDefaults(model, data), request.ip),
         async (db, data) => {
-          // Linking objects moves their links: a new user may link only what anyone may change.
+          // Linking objects moves their links: a new user may link only what anyone may change, and
+          // learns nothing of which hidden objects exist.
+          await refuseUnknownLinks(policy, request, db, model, data, fields);
           const refused = await refusedRelinks(policy, request, db, { model, object: undefined, data, fields });
           if (refused.length) throw relinkRefusal(403, `a new user cannot ${refusedActs(refused)}`, refused);
           user = await withMovedLinks(

@@ -17,7 +17,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { ServiceDatabase } from '../database.js';
 import { badRequest } from '../errors.js';
-import type { Model, ModelRegistry } from '../model.js';
+import { keyValue, type Model, type ModelRegistry } from '../model.js';
 import { isFieldFilter, RELATED_AMONG, UnknownReference, type Where } from '../repository.js';
 import { text } from '../text.js';
 import { modelRoute, type Policy, type RouteAccess } from './policy.js';
@@ -160,6 +160,55 @@ export async function viewableKeys(
  * One of them that the write names is refused as a key that names nothing (400), as one that is
  * not linked is (relinks.ts).
  */
+/**
+ * A write that names, for a link, objects the caller may not view or that do not exist is answered
+ * with all of them in one 400, in the order it names them, before anything else asks about them:
+ * otherwise the answers told them apart (a missing key was listed with the others, a hidden one
+ * alone, one already linked to the written object first), and a member listed which private
+ * reviews of their own application there are (a probe). `fields`: the links the request sets.
+ */
+export async function refuseUnknownLinks(
+  policy: Policy,
+  request: FastifyRequest,
+  db: ServiceDatabase,
+  model: Model,
+  data: Rec,
+  fields: readonly string[],
+): Promise<void> {
+  if (!policy.restricts) return;
+  for (const relation of model.relations) {
+    if (!fields.includes(relation.name)) continue;
+    const target = db.models.get(relation.target)!;
+    const named = keysOf(data[relation.name]).map((v) => keyOf(v, target));
+    if (named.length === 0) continue;
+    // A key the target's key cannot hold (`abc` for an integer) names nothing, as a missing one.
+    const keys = named.map((key) => keyValue(target, key)).filter((key) => key !== undefined);
+    const seen = await viewableKeys(policy, request, db, target, keys);
+    const existing = await existingKeys(
+      db,
+      target,
+      keys.filter((key) => seen.has(text(key))),
+    );
+    const unknown = named.filter((key) => {
+      const value = keyValue(target, key);
+      return value === undefined || !existing.has(text(value));
+    });
+    if (unknown.length) throw new UnknownReference(relation.name, target.name, unknown);
+  }
+}
+
+/** Which of `keys` (as the key is stored) name objects of `target`. */
+async function existingKeys(db: ServiceDatabase, target: Model, keys: readonly unknown[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  const repository = db.repository(target.name);
+  for (let i = 0; i < keys.length; i += SLICE) {
+    const among = { [target.primaryKey]: { in: keys.slice(i, i + SLICE) } };
+    for (const object of await repository.findMany({ where: among, select: { [target.primaryKey]: true } }))
+      found.add(text(object[target.primaryKey]));
+  }
+  return found;
+}
+
 export async function keepHiddenLinks(
   policy: Policy,
   request: FastifyRequest,

@@ -14,7 +14,7 @@ import type { Include, Where } from '../repository.js';
 import { modelRoute, type Permission, type Policy, type RouteAccess } from './policy.js';
 import type { Services } from './services.js';
 import { checkIfMatch, etagOf, hasIfMatch } from './etag.js';
-import { filtersAmongViewable, hideRefusedLinks, keepHiddenLinks } from './hidden-links.js';
+import { filtersAmongViewable, hideRefusedLinks, keepHiddenLinks, refuseUnknownLinks } from './hidden-links.js';
 import { checkRelinks, mayChangeByLink, relinkRefusal, type LinkWrite } from './relinks.js';
 import { cascadeJudge, withCascades } from './cascades.js';
 import { withMovedLinks } from './moved-links.js';
@@ -536,6 +536,7 @@ export class RouteContext {
   ): Promise<Rec> {
     const { key, ...rest } = write;
     const ownKey = key ?? write.object?.[this.model.primaryKey];
+    await refuseUnknownLinks(this.policy, request, db, this.model, write.data, write.fields);
     const data = await keepHiddenLinks(this.policy, request, db, this.model, ownKey, write.data);
     await checkRelinks(this.policy, request, db, { model: this.model, ...rest, data });
     return data;
