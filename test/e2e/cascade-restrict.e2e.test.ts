@@ -29,12 +29,18 @@ const schema = (properties: object) => JSON.stringify({ type: 'object', properti
 
 const FILES = {
   'api.raml': raml(
-    `title: League\nbaseUri: http://{host}/{version}\nversion: v1\n${['clubs', 'teams', 'players', 'injuries'].map(collection).join('')}`,
+    `title: League\nbaseUri: http://{host}/{version}\nversion: v1\n${['clubs', 'teams', 'players', 'injuries', 'fines'].map(collection).join('')}`,
   ),
   'clubs.json': schema({ id, teams: many('Team', 'club') }),
   'teams.json': schema({ id, club_id: key('Club', 'CASCADE'), players: many('Player', 'team') }),
-  'players.json': schema({ id, team_id: key('Team', 'CASCADE'), injuries: many('Injury', 'player') }),
+  'players.json': schema({
+    id,
+    team_id: key('Team', 'CASCADE'),
+    injuries: many('Injury', 'player'),
+    fines: many('Fine', 'player'),
+  }),
   'injuries.json': schema({ id, player_id: key('Player', 'RESTRICT') }),
+  'fines.json': schema({ id, player_id: key('Player', 'RESTRICT') }),
 };
 
 describe('a cascade held two levels down by a RESTRICT link', () => {
@@ -60,5 +66,20 @@ describe('a cascade held two levels down by a RESTRICT link', () => {
     ]);
     for (const path of [`/clubs/${club}`, `/teams/${team}`, `/players/${player}`])
       expect((await api('GET', path)).status, path).toBe(200);
+  });
+
+  // Both of a player's RESTRICT links could hold it: the answer names the one that does (a probe
+  // went looking for swaps that did not exist).
+  it("names, of a delete's RESTRICT links, those that hold objects", async () => {
+    const club = (await api('POST', '/clubs', {})).body.id as number;
+    const team = (await api('POST', '/teams', { club })).body.id as number;
+    const player = (await api('POST', '/players', { team })).body.id as number;
+    expect((await api('POST', '/injuries', { player })).status).toBe(201);
+    const reply = await api('DELETE', `/players/${player}`);
+    expect([reply.status, reply.body.message, reply.body.errors], reply.text).toEqual([
+      409,
+      'related objects still refer to this one (injuries), so it cannot be deleted',
+      [{ field: 'injuries', message: 'has related objects that prevent deleting this one' }],
+    ]);
   });
 });

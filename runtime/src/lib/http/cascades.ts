@@ -19,6 +19,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ServiceDatabase } from '../database.js';
 import type { Model } from '../model.js';
 import { conflict, HttpError } from '../errors.js';
+import { ConstraintViolation } from '../repository.js';
 import { newEvent } from '../outbox/event.js';
 import { text } from '../text.js';
 import { inSlices, previousStates, recordUpdated } from './moved-links.js';
@@ -85,6 +86,24 @@ export function cascadeJudge(policy: Policy, request: FastifyRequest): CascadeJu
 function describe(taken: TakenAlong): string {
   const article = /^[AEIOU]/i.test(taken.model) ? 'an' : 'a';
   return taken.key === undefined ? `${article} ${taken.model} you may not view` : `${taken.model} ${taken.key}`;
+}
+
+/**
+ * A delete that a RESTRICT relationship refused, as the database says it: every such relationship
+ * of the model (SQLite and PostgreSQL do not say which held it). Read after the delete was undone,
+ * only those that hold objects of `keys` are named (a probe went looking for swaps that did not
+ * exist). `error` as it was, when it is another.
+ */
+export async function restrictedBy(db: ServiceDatabase, model: Model, keys: readonly unknown[], error: unknown) {
+  if (!(error instanceof ConstraintViolation) || error.kind !== 'foreign_key' || error.fields.length < 2) return error;
+  const holding: string[] = [];
+  for (const name of error.fields) {
+    const relation = model.relation(name);
+    if (!relation || relation.local) continue;
+    const held = await db.repository(relation.target).keys({ [relation.inverse]: { in: [...keys] } });
+    if (held.length) holding.push(name);
+  }
+  return holding.length ? new ConstraintViolation('foreign_key', holding, error.message) : error;
 }
 
 /** Whether deleting an object of `model` deletes or unlinks others: its delete then reads them first. */

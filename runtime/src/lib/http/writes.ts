@@ -8,7 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, conflict, fieldsRefused, HttpError, notFound, statusBody, type FieldError } from '../errors.js';
 import { text } from '../text.js';
 import { generic, keyValue, unnamableKey, withDefaults, wholeNumber, type Model } from '../model.js';
-import { cascades } from './cascades.js';
+import { cascades, restrictedBy } from './cascades.js';
 import { withoutEchoes } from './echoes.js';
 import { includeFor, requestUrl } from './serialize.js';
 import { mergeAttribute } from './attributes.js';
@@ -149,18 +149,22 @@ export async function update(
 
 export async function deleteObject(ctx: RouteContext, request: FastifyRequest): Promise<unknown> {
   const { object, key } = await target(ctx, request, 'delete', {}, 'delete');
-  return ctx.write(
-    request,
-    'delete',
-    {},
-    object,
-    async (_db, _data, writes) => {
-      await writes.delete({ where: { [ctx.model.primaryKey]: key } }, object);
-    },
-    () => statusBody(200, 'Deleted', requestUrl(request)),
-    // The objects a delete takes with it are read before it, for their events (cascades.ts).
-    { oneWrite: !hasIfMatch(request) && !cascades(ctx.model), first: (db) => ctx.checkUnchanged(db, request, key) },
-  );
+  try {
+    return await ctx.write(
+      request,
+      'delete',
+      {},
+      object,
+      async (_db, _data, writes) => {
+        await writes.delete({ where: { [ctx.model.primaryKey]: key } }, object);
+      },
+      () => statusBody(200, 'Deleted', requestUrl(request)),
+      // The objects a delete takes with it are read before it, for their events (cascades.ts).
+      { oneWrite: !hasIfMatch(request) && !cascades(ctx.model), first: (db) => ctx.checkUnchanged(db, request, key) },
+    );
+  } catch (error) {
+    throw await restrictedBy(ctx.services.db, ctx.model, [key], error);
+  }
 }
 
 /**

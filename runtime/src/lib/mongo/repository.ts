@@ -240,17 +240,20 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
     removing.set(this.model.name, taken);
     for (const key of keys) taken.add(String(key));
     const others = this.model.relations.filter((r) => !r.local);
+    // Named: the RESTRICT relationships that hold objects, not every one the model has.
+    const holding: string[] = [];
     for (const relation of others.filter((r) => r.onDelete === 'restrict')) {
       const target = this.repositoryOf(relation.target);
       const fk = target.pathOfColumn(relation.foreignKey);
-      if (await target.collection.countDocuments({ [fk]: { $in: keys } }, { ...target.options, limit: 1 })) {
-        throw new ConstraintViolation(
-          'foreign_key',
-          others.filter((r) => r.onDelete === 'restrict').map((r) => r.name),
-          `${this.model.name} is still referenced through ${relation.name}`,
-        );
-      }
+      if (await target.collection.countDocuments({ [fk]: { $in: keys } }, { ...target.options, limit: 1 }))
+        holding.push(relation.name);
     }
+    if (holding.length)
+      throw new ConstraintViolation(
+        'foreign_key',
+        holding,
+        `${this.model.name} is still referenced through ${holding.join(', ')}`,
+      );
     for (const relation of others) {
       const target = this.repositoryOf(relation.target);
       const fk = target.pathOfColumn(relation.foreignKey);
