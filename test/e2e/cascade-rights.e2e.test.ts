@@ -50,6 +50,10 @@ const API = securedRaml(
       item: 'allow g:admin all\nallow authenticated all',
     },
     // Members may do anything a stamp's own routes serve (reading): admins delete them, below a submission.
+    certificates_acl: {
+      collection: 'allow g:admin all\nallow authenticated all',
+      item: 'allow g:admin all\nallow authenticated all',
+    },
     stamps_acl: {
       collection: 'allow g:admin all\nallow authenticated all',
       item: 'allow g:admin all\nallow authenticated all',
@@ -66,6 +70,7 @@ const API = securedRaml(
     routes('reviews', '    get:\n    delete:\n'),
     routes('badges', '    get:\n    patch:\n').replace('  delete:\n  /{id}', '  /{id}'),
     routes('stamps', '    get:\n').replace('  delete:\n  /{id}', '  /{id}'),
+    routes('certificates', '    get:\n    delete:\n'),
     '/users:\n  securedBy: [admins]\n  get:\n  /{username}:\n    get:\n    patch:\n',
   ].join(''),
 );
@@ -99,6 +104,7 @@ const FILES = {
     reviews: many('Review'),
     badges: many('Badge'),
     stamps: many('Stamp'),
+    certificates: many('Certificate'),
   }),
   'scores.json': schema({ id, title, submission_id: link('CASCADE') }),
   'prizes.json': schema({ id, title, submission_id: link('NULLIFY') }),
@@ -106,6 +112,12 @@ const FILES = {
   'reviews.json': schema({ id, title, submission_id: link('CASCADE') }),
   'badges.json': schema({ id, title, submission_id: link('CASCADE') }),
   'stamps.json': schema({ id, title, submission_id: link('CASCADE') }),
+  // A certificate must have its submission: NULLIFY cannot unlink it.
+  'certificates.json': JSON.stringify({
+    type: 'object',
+    required: ['submission'],
+    properties: { id, title, submission_id: link('NULLIFY') },
+  }),
 };
 
 let dir: string;
@@ -222,6 +234,20 @@ describe.each(ENGINES)('what a delete takes along, on %s', (engine) => {
     ]);
     expect((await call('root', 'DELETE', `/submissions/${key}`)).status).toBe(200);
     expect(await exists(`/stamps/${stamp}`)).toBe(false);
+  });
+
+  // SQLite and PostgreSQL answered a 400 naming certificates' field, which the client never sent;
+  // MongoDB unlinked them, leaving certificates without the submission they must have.
+  it('refuses, even to an admin, a delete that would unlink objects whose link is required', async () => {
+    const { key, keys } = await submission({ certificates: 1 });
+    const refused = await call('root', 'DELETE', `/submissions/${key}`);
+    expect([refused.status, refused.body['errors']], refused.text).toEqual([
+      409,
+      [{ field: 'certificates', message: 'has related objects that need this one (their link is required)' }],
+    ]);
+    expect((await call('root', 'GET', `/certificates/${keys['certificates']![0]}`)).body['submission']).toBe(key);
+    expect((await call('root', 'DELETE', `/certificates/${keys['certificates']![0]}`)).status).toBe(200);
+    expect((await call('root', 'DELETE', `/submissions/${key}`)).status).toBe(200);
   });
 
   it('refuses a bulk delete that would take along what one of its objects would', async () => {

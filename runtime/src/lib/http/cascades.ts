@@ -194,6 +194,7 @@ async function follow(
     const target = db.models.get(relation.target)!;
     const linked = await linkedTo(db, target, relation.inverse, keys);
     if (relation.onDelete === 'nullify') {
+      if (linked.length && requiredLink(target, relation.foreignKey)) throw neededBy(model, relation.name);
       const unlinked = cascade.unlinked.get(target) ?? new Map<string, Rec>();
       for (const object of linked) unlinked.set(text(object[target.primaryKey]), object);
       cascade.unlinked.set(target, unlinked);
@@ -217,6 +218,23 @@ async function follow(
       taken,
     );
   }
+}
+
+/**
+ * Whether the objects of `target` must have the link whose foreign key is `column`: a delete
+ * cannot unlink them (`NULLIFY`, the default), which SQLite and PostgreSQL refused with a 400
+ * naming a field the client never sent, and MongoDB did, leaving them without it.
+ */
+function requiredLink(target: Model, column: string): boolean {
+  return target.columns.some((field) => field.column === column && field.required);
+}
+
+/** A delete refused because objects need what it deletes: a 409, as a RESTRICT link's. */
+function neededBy(model: Model, relation: string): HttpError {
+  return conflict(
+    `related objects still refer to this ${model.name} (${relation}), and their link is required, so it cannot be deleted`,
+    [{ field: relation, message: 'has related objects that need this one (their link is required)' }],
+  );
 }
 
 /**
