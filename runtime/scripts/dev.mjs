@@ -30,7 +30,7 @@ build.on('exit', (code) => {
   }
   const children = [
     run('tsc', ['-p', 'tsconfig.build.json', '--watch', '--preserveWatchOutput']),
-    run(process.execPath, ['--watch', '--watch-preserve-output', 'dist/server.js']),
+    run(process.execPath, ['--watch', '--watch-preserve-output', '--enable-source-maps', 'dist/server.js']),
   ];
   const stop = () => stopAll(children, 'SIGTERM');
   process.on('SIGINT', stop);

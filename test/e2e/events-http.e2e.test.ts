@@ -124,6 +124,8 @@ describe.each(ENGINES)('events on %s', (engine) => {
       .toContain(
         '"thrown_by":"setSlug, before_create of Project","msg":"request failed in setSlug, before_create of Project"',
       );
+    // Its stack names the handler's TypeScript source, as `npm start` runs the service (--enable-source-maps).
+    expect(logged()).toMatch(/src\/custom\/handlers\/set-slug\.ts:\d+/);
   });
 
   it('fires the actions with underscores, and a handler shared by models sees each model', async () => {

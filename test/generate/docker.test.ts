@@ -76,13 +76,15 @@ describe.each(SNAPSHOT_FIXTURES)('the container files of %s', (fixture) => {
     expect(pkg.scripts['build']).toBe('tsc -p tsconfig.build.json && tsc -p client/tsconfig.json');
     expect(JSON.parse(tree.get('tsconfig.build.json')!.content).compilerOptions.outDir).toBe('dist');
     expect(tree.has('src/server.ts')).toBe(true);
-    expect(pkg.scripts['start']).toBe('node dist/server.js');
+    expect(pkg.scripts['start']).toBe('node --enable-source-maps dist/server.js');
     // node is PID 1 (exec form: no shell, no npm), so it receives SIGTERM.
-    expect(lines.at(-1)).toBe('CMD ["node", "dist/server.js"]');
+    expect(lines.at(-1)).toBe('CMD ["node", "--enable-source-maps", "dist/server.js"]');
 
     const runStage = lines.slice(lines.indexOf('FROM node:20-bookworm-slim'));
     expect(runStage).toContain('USER node');
-    expect(runStage.indexOf('USER node')).toBeLessThan(runStage.indexOf('CMD ["node", "dist/server.js"]'));
+    expect(runStage.indexOf('USER node')).toBeLessThan(
+      runStage.indexOf('CMD ["node", "--enable-source-maps", "dist/server.js"]'),
+    );
     // The port: the service's default, exposed, listened on by every interface.
     const port = /^; port = (\d+)$/m.exec(ini)![1];
     expect(port).toBe('3000');
@@ -163,7 +165,9 @@ describe.each(SNAPSHOT_FIXTURES)('the container files of %s', (fixture) => {
     expect(pkg.scripts['dev']).toBe('node scripts/dev.mjs');
     const dev = tree.get('scripts/dev.mjs')!.content;
     expect(dev).toContain("run('tsc', ['-p', 'tsconfig.build.json', '--watch', '--preserveWatchOutput'])");
-    expect(dev).toContain("run(process.execPath, ['--watch', '--watch-preserve-output', 'dist/server.js'])");
+    expect(dev).toContain(
+      "run(process.execPath, ['--watch', '--watch-preserve-output', '--enable-source-maps', 'dist/server.js'])",
+    );
     expect(pkg.devDependencies['typescript']).toBeDefined();
     // Readable logs on a terminal: lib/http/app.ts names pino-pretty as a transport, by name.
     expect(pkg.dependencies['pino-pretty']).toBeDefined();

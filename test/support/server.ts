@@ -65,7 +65,8 @@ export async function startServiceOn(
   basePath: string,
   port: number,
 ): Promise<RunningService> {
-  const child = execa('node', [join(dir, 'dist/server.js')], {
+  // As `npm start` runs it: stack traces name the lines of src/.
+  const child = execa('node', ['--enable-source-maps', join(dir, 'dist/server.js')], {
     cwd: dir,
     env: { PORT: String(port), SVC_CONFIG: join(dir, 'no-service.ini'), ...env },
     reject: false,

@@ -42,7 +42,8 @@ export function packageJson(ir: ServiceIR): string {
       // The service, then its typed client (client/: a package of its own, built to client/dist).
       build: 'tsc -p tsconfig.build.json && tsc -p client/tsconfig.json',
       prestart: 'npm run build',
-      start: 'node dist/server.js',
+      // Stack traces name the TypeScript lines of src/ (a handler's crash pointed into dist/).
+      start: 'node --enable-source-maps dist/server.js',
       // tsc --watch and node --watch dist/server.js (scripts/dev.mjs): no dependency of its own.
       dev: 'node scripts/dev.mjs',
       migrate: 'npm run build && node dist/db/migrate.js',
