@@ -827,6 +827,12 @@ export const codes = {
     explanation:
       'An x-ACL line names a `{{principal}}` once, and it is one slip away from another principal the x-ACLs name more often (`{{ridr}}` beside `{{rider}}`). Each name is a user function of its own (src/custom/principals/), so a misspelt one gets a stub that matches no one until written, and the line it is on quietly lets no one in. Rename it, or write its function if it is meant.',
   },
+  SVC2101: {
+    severity: 'warning',
+    title: 'one-to-one link with a backref named as a list',
+    explanation:
+      'A relationship with `"uselist": false` on the model that holds its foreign key is a one-to-one link: the foreign key is unique, so each target has one such object at most. Its `backref_name` is a plural (`box_items`), as if each target had many: a many-to-one link seen from this side. That is declared on the target, the "one" side (`"box_items": {"type": "relationship", "document": "BoxItem", "backref_name": "product"}` on Product); the foreign key stays where it is. As written, a second object linked to the same target is a 409.',
+  },
 
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {

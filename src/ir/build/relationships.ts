@@ -5,6 +5,7 @@
  * has to fix them; a relationship to a model whose schema is broken or missing is not a problem of
  * its own, and one that fails leaves its field and backref poisoned for the later steps.
  */
+import pluralize from 'pluralize';
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import { withArticle } from '../../util/article.js';
 import type { Span } from '../../diagnostics/source.js';
@@ -146,6 +147,7 @@ function resolveOne(
   if (!fk) return false;
   claimed.add(fk.field);
   const fkOnTarget = fk.model === target;
+  if (!decl.uselist && !fkOnTarget) warnOfOneToOneWithPluralBackref(ctx, model, target, name, backref, fk, decl);
   // `"required": ["member"]` where member is this backref: its key is required, as if it were named.
   const named = fkOnTarget && target.undeclaredRequired?.some((r) => r.name === backref) === true;
   if (named) fk.field.field.required = true;
@@ -197,6 +199,32 @@ function resolveOne(
     processorSpans: [],
   });
   return true;
+}
+
+/**
+ * `uselist: false` on the model that holds the foreign key makes a one-to-one link: the key is
+ * unique. A backref named as a list (`box_items`) says the writer meant many of this model per
+ * target (a many-to-one seen from this side), which is declared on the target, the "one" side: a
+ * probe's product could then be in one box only, a 409 at the second, which validate did not say.
+ */
+function warnOfOneToOneWithPluralBackref(
+  ctx: Context,
+  model: ModelDraft,
+  target: ModelDraft,
+  name: string,
+  backref: string,
+  fk: FoundKey,
+  decl: RelationshipDecl,
+): void {
+  if (!pluralize.isPlural(backref) || pluralize.isSingular(backref)) return;
+  ctx.diagnostics.report(
+    'SVC2101',
+    `"${name}" has "uselist": false, so each ${target.name} has one ${model.name} at most (${model.name}.${fk.field.field.name} is unique), but its backref "${backref}" is named as a list`,
+    {
+      span: decl.backrefSpan,
+      hint: `for many ${pluralize(model.name)} per ${target.name}, declare "${backref}" on ${target.name} instead: {"type": "relationship", "document": "${model.name}", "backref_name": "${name}"}, and drop "${name}" here (${fk.field.field.name} stays); for one, name the backref "${pluralize.singular(backref)}"`,
+    },
+  );
 }
 
 /**
