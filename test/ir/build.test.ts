@@ -535,6 +535,14 @@ describe('relationships', () => {
       'story.json': JSON.stringify({ ...JSON.parse(story()), required: ['ownr'] }),
     });
     expect(misspelt.codes).toEqual(['SVC2084w']);
+    // Its hint suggests the backref too, which the schema's properties do not list (a probe's).
+    const dir = writeTree({
+      'api.raml': raml(`title: T\n${post('/users', 'user.json')}${post('/stories', 'story.json')}`),
+      'user.json': user,
+      'story.json': JSON.stringify({ ...JSON.parse(story()), required: ['ownr'] }),
+    });
+    const [found] = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.filter((d) => d.code === 'SVC2084');
+    expect(found?.hint).toBe('did you mean `owner`?');
   });
 
   it('refuses "required" written as one name instead of a list (SVC2006), with the list to write', () => {

@@ -225,11 +225,14 @@ export function reportUnknownRequired(diagnostics: DiagnosticBag, model: ModelDr
     // The backref of a relationship that failed (its error is the news: a misspelt ref_document).
     if (poisoned.mayBeBackref(model.name, name)) continue;
     const backref = model.fields.find((f) => f.field.name === name && f.field.type === 'relationship');
+    // The backrefs other schemas give this model may be required too (their key is kept here).
+    const backrefs = model.fields.map((f) => f.field.name).filter((n) => !declared.includes(n));
     diagnostics.report('SVC2084', `"${name}" in "required" names no property of this schema`, {
       span,
       hint: backref
         ? `"${name}" is a backref whose key the other model keeps: it cannot be required here`
-        : (didYouMean(name, declared) ?? `properties: ${declared.join(', ')}`),
+        : (didYouMean(name, [...declared, ...backrefs]) ??
+          `properties: ${declared.join(', ')}${backrefs.length ? `; backrefs: ${backrefs.join(', ')}` : ''}`),
     });
   }
 }
