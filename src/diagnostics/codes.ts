@@ -426,7 +426,7 @@ export const codes = {
     severity: 'error',
     title: 'misplaced nesting',
     explanation:
-      'Singular and attribute sub-resources have no items, and attribute sub-resources have no nested resources.',
+      'Singular and attribute sub-resources have no items, nor has an item items of its own (`/farms/{id}/{other}`: name the relationship they come from, `/farms/{id}/fields/{other}`), and attribute sub-resources have no nested resources.',
   },
   SVC2023: {
     severity: 'warning',

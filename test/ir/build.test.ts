@@ -545,6 +545,14 @@ describe('relationships', () => {
     expect(found?.hint).toBe('did you mean `owner`?');
   });
 
+  it('refuses an item below an item (SVC2022), which was dropped without a word', () => {
+    const { codes } = build({
+      'api.raml': raml(`title: T\n${post('/farms', 'farm.json')}  /{id}:\n    get:\n    /{other}:\n      get:\n`),
+      'farm.json': JSON.stringify({ type: 'object', properties: { id } }),
+    });
+    expect(codes).toEqual(['SVC2022']);
+  });
+
   it('refuses "required" written as one name instead of a list (SVC2006), with the list to write', () => {
     const dir = writeTree({
       'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),

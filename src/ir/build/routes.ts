@@ -144,6 +144,14 @@ function itemRoute(
     });
     return undefined;
   }
+  if (parentItem !== undefined && parentServed === undefined) {
+    // `/farms/{id}/{id}`: was dropped without a word (a probe's).
+    ctx.diagnostics.report('SVC2022', `${node.ramlPath}: an item has no items of its own`, {
+      span: node.span,
+      hint: `name the relationship its items come from: ${parent.ramlPath}/<relationship>/${node.segment}`,
+    });
+    return undefined;
+  }
   if (parentItem !== undefined || !parentServed || parentServed.kind === 'attribute') return undefined;
   if (parentServed.kind !== 'collection') {
     ctx.diagnostics.report('SVC2022', `${node.ramlPath}: a ${parentServed.kind} sub-resource has no items`, {
