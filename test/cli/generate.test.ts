@@ -27,6 +27,9 @@ describe('svcgen generate', () => {
     const run = await generate(raml, out);
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/\d+ added, 0 changed, 0 deleted, 0 unchanged/);
+    // A new project says what to do next, as init does; a regeneration does not.
+    expect(run.stderr).toMatch(/svcgen: next: cd \S+ && npm install && npm start/);
+    expect((await generate(raml, out)).stderr).not.toContain('svcgen: next:');
     for (const file of ['package.json', 'service.ini', 'src/app.ts', 'src/routes/items.ts', '.svcgen/manifest.json'])
       expect(existsSync(join(out, file)), file).toBe(true);
     const manifest = JSON.parse(readFileSync(join(out, '.svcgen/manifest.json'), 'utf8'));

@@ -64,6 +64,9 @@ export async function runGenerate(
     return ExitCode.ok;
   }
   io.stderr(`svcgen: ${shown} — ${summary(changes)}\n`);
+  // A new project: what to do with it, as `init` says what to do next.
+  if (changes.length > 0 && changes.every((c) => c.kind === 'add'))
+    io.stderr(`svcgen: next: cd ${shown} && npm install && npm start (its README.md says what the service does)\n`);
   // A user who upgraded svcgen sees its own files change with their API change: say why.
   const { provenance } = result;
   if (provenance?.generatorChanged && changes.some((c) => c.kind !== 'keep'))

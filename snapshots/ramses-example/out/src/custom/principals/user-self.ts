@@ -17,7 +17,8 @@ import type { User } from '../../models/user.js';
  *   return object?.published ? grant(rule, 'everyone') : undefined;
  * (`grant` and `user` come from '../../lib/auth/index.js'). Returning nothing: the line matches no one.
  * The request may be another route's (a write that links to these objects, the change feed): decide
- * by `object`, `rule.parent` and `request.user`, never by the URL's parameters. It may be async and
+ * by `object`, `rule.parent` and `request.user`, never by the URL's parameters. It may be async
+ * (`export async function …(…): Promise<AclResult>`) and
  * read other objects (a membership) with `databaseOf(request)` from '../../db/index.js'. What it
  * reads there is as it is now, also when the change feed judges a past event: a photo made in a
  * private album, then published with it, shows its earlier versions to whoever may view it now.
@@ -32,7 +33,7 @@ export function userSelf(request: RequestBy<User>, object: User | undefined, rul
  * stays exact): `true` for every object, `false` for none. Keep it in step with the function, e.g.
  * for the owner:
  *   return request.user ? { owner: request.user.username } : false;
- * It may be async too: for the members of a space, the spaces the caller is a member of, read once
+ * It may be async too (`async (…): Promise<PrincipalWhere<…>>`): for the members of a space, the spaces the caller is a member of, read once
  * with `databaseOf(request)`, as `{ space: { in: keys } }`.
  * `rule.model` names the model asked about.
  * Without it (delete it), lists show what the collection rules allow once they reach this line.
