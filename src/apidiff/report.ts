@@ -46,9 +46,18 @@ export function reportBreakingChanges(
     });
   };
   for (const c of others) report(describeChange(c), sources ? spanOf(c, sources, policy.renames) : undefined, c.hint);
-  // A field renamed is one change to its clients, said once where it was said in each place it shows.
+  // A field renamed, or removed, is one change to its clients, said once where it was said in each
+  // place it shows (a probe's one removed field was five errors alike).
   for (const group of renamed) {
     const span = sources ? spanOf(group.changes[0]!, sources, policy.renames) : undefined;
+    if (group.to === undefined) {
+      report(
+        `${group.model}.${group.from} removed: ${renamedPlaces(group.changes)}`,
+        span,
+        `clients that read or send ${group.from} must do without it`,
+      );
+      continue;
+    }
     report(
       `${group.model}.${group.from} renamed to ${group.to} (renamed_from keeps the stored data, but the name clients use changed): ${renamedPlaces(group.changes)}`,
       span,
@@ -61,9 +70,13 @@ export function reportBreakingChanges(
 interface RenameGroup {
   readonly model: string;
   readonly from: string;
-  readonly to: string;
+  /** Undefined: the field is removed. */
+  readonly to: string | undefined;
   readonly changes: ApiChange[];
 }
+
+/** The kinds of change a removed field makes in its model's answers and bodies, grouped as one. */
+const REMOVALS: ReadonlySet<ApiChange['kind']> = new Set(['response-field-removed', 'request-field-removed']);
 
 /**
  * The breaking changes a field renamed with renamed_from makes, by field: in its model's answers and
@@ -80,10 +93,10 @@ function byRename(
   for (const c of breaking) {
     const changed = changedField(c, isModel);
     const to = changed && renames.get(c.schema!)?.get(changed.field);
-    if (!changed || to === undefined) continue;
+    if (!changed || (to === undefined && !REMOVALS.has(c.kind))) continue;
     const { model, field: from } = changed;
     const key = `${model}.${from}`;
-    const group = groups.get(key) ?? { model, from, to, changes: [] };
+    const group = groups.get(key) ?? { model, from, to: to ?? undefined, changes: [] };
     group.changes.push(c);
     groups.set(key, group);
   }
@@ -112,7 +125,9 @@ function ofRename(c: ApiChange, group: RenameGroup): boolean {
 /** Where clients meet a renamed field, by the kind of change each place shows. */
 const RENAMED_PLACES: readonly (readonly [ApiChange['kind'], string])[] = [
   ['response-field-renamed', 'answers'],
+  ['response-field-removed', 'answers'],
   ['request-field-renamed', 'request bodies'],
+  ['request-field-removed', 'request bodies'],
   ['query-parameter-removed', 'filters'],
   ['enum-value-removed', '_search_fields'],
 ];

@@ -196,6 +196,18 @@ describe('generate and the API contract', () => {
     expect(kept.stderr).toContain('warning SVC3113: Item.price');
   });
 
+  it('says a removed field once, with every place clients meet it, located at the schema`s properties', async () => {
+    const p = project((a) => void delete a.item.properties['note']);
+    const run = await p.generate('--allow-data-loss');
+    expect(run.code).toBe(1);
+    const errors = [...run.stderr.matchAll(/(\S+):(\d+):\d+ - error (SVC\d+): (.*)/g)];
+    expect(errors.map((m) => m[3])).toEqual(['SVC3111']);
+    expect(errors[0]![4]).toMatch(
+      /^breaks clients: Item\.note removed: answers \(GET \/items, .*\), request bodies \(.*POST \/items.*\), filters \(GET \/items\)/,
+    );
+    expect(errors[0]![1]).toBe('api/item.json');
+  });
+
   it('does not crash on an openapi.json broken by hand: a located warning, and the edit is not overwritten', async () => {
     const p = project(dropPatch);
     writeFileSync(join(p.dir, 'out/openapi.json'), '{ "paths": ');
