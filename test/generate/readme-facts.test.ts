@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateApiProject } from '../support/generated.js';
-import { securedRaml, writeTree } from '../support/files.js';
+import { raml, securedRaml, writeTree } from '../support/files.js';
 
 const userSchema = (groups: object) =>
   JSON.stringify({
@@ -45,5 +45,42 @@ describe('the generated README', () => {
     expect(await readmeOf({ default: ['member'] })).toContain('`groups` default (`["member"]`)');
     expect(await readmeOf({ default: [] })).toContain('`groups` default (none: its default is `[]`)');
     expect(await readmeOf({})).toContain('`groups` default (none: its `groups` has no default)');
+  });
+});
+
+/**
+ * The README's curl creates an object of a collection whose sample is a whole body: a box item needs
+ * its box (a required link the sample cannot give), and a probe's copy of that curl got a 400.
+ */
+describe("the README's create example", () => {
+  it('is of a collection whose sample a create takes as it is', async () => {
+    const id = { _db_settings: { type: 'id_field', primary_key: true } };
+    const dir = writeTree({
+      'api.raml': raml(`title: Boxes
+/box_items:
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include box_item.json
+/boxes:
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include box.json
+`),
+      'box.json': JSON.stringify({
+        type: 'object',
+        properties: { id, items: { _db_settings: { type: 'relationship', document: 'BoxItem', backref_name: 'box' } } },
+      }),
+      'box_item.json': JSON.stringify({
+        type: 'object',
+        required: ['box'],
+        properties: { id, quantity: { type: ['integer', 'null'], _db_settings: { type: 'integer' } } },
+      }),
+    });
+    const readme = (await generateApiProject(join(dir, 'api.raml'))).get('README.md')!.content;
+    expect(readme).toMatch(/curl -X POST http:\/\/127\.0\.0\.1:3000\/boxes /);
   });
 });

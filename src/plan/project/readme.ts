@@ -9,7 +9,7 @@ import { defaultGroups } from '../../ir/users.js';
 import { clientAccessors } from '../client/accessors.js';
 import { helperNames } from '../client/helper-names.js';
 import { isSecretField } from '../shared/field-types.js';
-import { sampleObject } from '../shared/samples.js';
+import { sampleObject, unsampledRequired } from '../shared/samples.js';
 import { camel, modelNames } from '../shared/names.js';
 import { OperationIds, operationKey, routeOperationIds } from '../openapi/operation-ids.js';
 import { openApiDocument } from '../openapi/document.js';
@@ -165,10 +165,17 @@ function newcomerGroups(ir: ServiceIR): string {
 
 /** The first top-level collection that takes POST, for the README's curl examples. */
 function exampleCollection(ir: ServiceIR) {
-  const route = ir.routes.find(
+  const creating = ir.routes.filter(
     (r) => r.kind === 'collection' && !r.parent && r.operations.some((o) => o.action === 'create'),
   );
-  const model = route && ir.models.find((m) => m.name === route.model);
+  const modelOf = (name: string) => ir.models.find((m) => m.name === name);
+  // One whose sample is a whole body: a required link it cannot give made a probe's curl a 400.
+  const route =
+    creating.find((r) => {
+      const model = modelOf(r.model);
+      return model !== undefined && unsampledRequired(model).length === 0;
+    }) ?? creating[0];
+  const model = route && modelOf(route.model);
   if (!route || !model) return null;
   // The generated tests' first sample, as a shell's single-quoted word (a new user found `{ … }` there).
   const body = JSON.stringify(sampleObject(model, 1)).replace(/'/g, `'\\''`);
