@@ -32,15 +32,17 @@ export async function withoutEchoes(
   object: Rec | undefined,
 ): Promise<Rec> {
   const names = Object.keys(sent).filter(isAnswerName);
-  if (object === undefined || (ctx.policy.restricts && !(await ctx.mayView(request, object)))) {
-    // Nothing the caller was shown to say back: the answer's names are no fields of the body.
+  // Nothing the caller was shown to say back: the answer's names are no fields of the body.
+  const unshown = () => {
     if (names.length) throw unknownNames(names);
     return sent;
-  }
+  };
+  if (object === undefined) return unshown();
   const mayWrite = ctx.policy.writable(request, ctx.model, object);
   // What `show` handlers may change of an answer is not compared: only its names are.
   const compared = showHandled(ctx, request) ? names : Object.keys(sent).filter((name) => !writes(ctx, name, mayWrite));
   if (compared.length === 0) return sent;
+  if (ctx.policy.restricts && !(await ctx.mayView(request, object))) return unshown();
   const shown = await shownTo(ctx, request, object);
   const kept: Rec = { ...sent };
   for (const name of compared) {
