@@ -29,7 +29,7 @@ export function reportBreakingChanges(
 ): void {
   // Listed by the command instead (generate.ts), as the compatible changes are.
   if (policy.preRelease !== undefined) return;
-  const { renamed, others } = byRename(
+  const { fields, others } = byField(
     changes.filter((c) => c.breaking),
     policy.renames ?? new Map(),
     (name) => sources?.models.has(name) ?? false,
@@ -48,18 +48,18 @@ export function reportBreakingChanges(
   for (const c of others) report(describeChange(c), sources ? spanOf(c, sources, policy.renames) : undefined, c.hint);
   // A field renamed, or removed, is one change to its clients, said once where it was said in each
   // place it shows (a probe's one removed field was five errors alike).
-  for (const group of renamed) {
+  for (const group of fields) {
     const span = sources ? spanOf(group.changes[0]!, sources, policy.renames) : undefined;
     if (group.to === undefined) {
       report(
-        `${group.model}.${group.from} removed: ${renamedPlaces(group.changes)}`,
+        `${group.model}.${group.from} removed: ${fieldPlaces(group.changes)}`,
         span,
         `clients that read or send ${group.from} must do without it`,
       );
       continue;
     }
     report(
-      `${group.model}.${group.from} renamed to ${group.to} (renamed_from keeps the stored data, but the name clients use changed): ${renamedPlaces(group.changes)}`,
+      `${group.model}.${group.from} renamed to ${group.to} (renamed_from keeps the stored data, but the name clients use changed): ${fieldPlaces(group.changes)}`,
       span,
       group.changes.find((c) => c.kind === 'response-field-renamed')?.hint ??
         `clients that read or send ${group.from} must use ${group.to}`,
@@ -67,7 +67,7 @@ export function reportBreakingChanges(
   }
 }
 
-interface RenameGroup {
+interface FieldGroup {
   readonly model: string;
   readonly from: string;
   /** Undefined: the field is removed. */
@@ -79,16 +79,16 @@ interface RenameGroup {
 const REMOVALS: ReadonlySet<ApiChange['kind']> = new Set(['response-field-removed', 'request-field-removed']);
 
 /**
- * The breaking changes a field renamed with renamed_from makes, by field: in its model's answers and
- * bodies (`Post.notes`, `PostCreate.notes`…), and in the filters and `_search_fields` of the reads
- * of those answers. The rest as they are.
+ * The breaking changes a field renamed with renamed_from, or removed, makes, by field: in its
+ * model's answers and bodies (`Post.notes`, `PostCreate.notes`…), and in the filters and
+ * `_search_fields` of the reads of those answers. The rest as they are.
  */
-function byRename(
+function byField(
   breaking: readonly ApiChange[],
   renames: ReadonlyMap<string, ReadonlyMap<string, string>>,
   isModel: (name: string) => boolean,
-): { renamed: RenameGroup[]; others: ApiChange[] } {
-  const groups = new Map<string, RenameGroup>();
+): { fields: FieldGroup[]; others: ApiChange[] } {
+  const groups = new Map<string, FieldGroup>();
   const others: ApiChange[] = [];
   for (const c of breaking) {
     const changed = changedField(c, isModel);
@@ -102,15 +102,15 @@ function byRename(
   }
   for (const c of breaking) {
     if ([...groups.values()].some((g) => g.changes.includes(c))) continue;
-    const group = [...groups.values()].find((g) => ofRename(c, g));
+    const group = [...groups.values()].find((g) => ofField(c, g));
     if (group) group.changes.push(c);
     else others.push(c);
   }
-  return { renamed: [...groups.values()], others };
+  return { fields: [...groups.values()], others };
 }
 
-/** A change of a read's query that a rename makes: its filter by the old name, or `_search_fields` naming it. */
-function ofRename(c: ApiChange, group: RenameGroup): boolean {
+/** A change of a read's query that a rename or removal makes: its filter by the old name, or `_search_fields` naming it. */
+function ofField(c: ApiChange, group: FieldGroup): boolean {
   const read =
     c.operations.length > 0 && c.operations.every((op) => group.changes.some((g) => g.operations.includes(op)));
   if (!read) return false;
@@ -122,8 +122,8 @@ function ofRename(c: ApiChange, group: RenameGroup): boolean {
   );
 }
 
-/** Where clients meet a renamed field, by the kind of change each place shows. */
-const RENAMED_PLACES: readonly (readonly [ApiChange['kind'], string])[] = [
+/** Where clients meet a renamed or removed field, by the kind of change each place shows. */
+const FIELD_PLACES: readonly (readonly [ApiChange['kind'], string])[] = [
   ['response-field-renamed', 'answers'],
   ['response-field-removed', 'answers'],
   ['request-field-renamed', 'request bodies'],
@@ -133,14 +133,14 @@ const RENAMED_PLACES: readonly (readonly [ApiChange['kind'], string])[] = [
 ];
 
 /** `answers (GET /posts, …), request bodies (POST /posts), filters (GET /posts), _search_fields (GET /posts)`. */
-function renamedPlaces(changes: readonly ApiChange[]): string {
+function fieldPlaces(changes: readonly ApiChange[]): string {
   const list = (operations: readonly string[]) =>
     operations.slice(0, 3).join(', ') + (operations.length > 3 ? `, +${operations.length - 3}` : '');
-  const said = RENAMED_PLACES.flatMap(([kind, what]) => {
+  const said = FIELD_PLACES.flatMap(([kind, what]) => {
     const operations = [...new Set(changes.filter((c) => c.kind === kind).flatMap((c) => c.operations))];
     return operations.length ? [`${what} (${list(operations)})`] : [];
   });
-  const rest = changes.filter((c) => !RENAMED_PLACES.some(([kind]) => kind === c.kind));
+  const rest = changes.filter((c) => !FIELD_PLACES.some(([kind]) => kind === c.kind));
   return [...said, ...rest.map(describeChange)].join(', ');
 }
 

@@ -1,4 +1,2 @@
-/** "a Story", "an Item", "a User", "an Update", "an integer" (a U sounds like "you" before a consonant and a vowel). */
-export function withArticle(name: string): string {
-  return `${/^(?:[aeio]|u(?![b-df-hj-np-tv-z][aeiouy]))/i.test(name) ? 'an' : 'a'} ${name}`;
-}
+/** The runtime's (its messages name models so too), shared by the generator's messages. */
+export { withArticle } from '../../runtime/src/lib/text.js';

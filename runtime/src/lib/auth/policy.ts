@@ -7,6 +7,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { HttpError, notFound } from '../errors.js';
+import { withArticle } from '../text.js';
 import type { Model, ModelRegistry } from '../model.js';
 import { isReadOnly, READ_ONLY, type Permission, type Policy, type RouteAccess } from '../http/policy.js';
 import {
@@ -262,6 +263,5 @@ function otherScheme(ctx: AuthContext, request: FastifyRequest): string {
 /** What a refusal names: "this object", "this collection", or, of a create, "a Story" (not "create this collection"). */
 function refusedTarget(permission: Permission, model: string, object: object | undefined): string {
   if (object) return 'this object';
-  if (permission !== 'create' || model === '') return 'this collection';
-  return `${/^[aeio]/i.test(model) ? 'an' : 'a'} ${model}`;
+  return permission !== 'create' || model === '' ? 'this collection' : withArticle(model);
 }

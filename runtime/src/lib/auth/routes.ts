@@ -9,8 +9,7 @@ import { inTransaction, withEvents, type Action, type EventRun } from '../events
 import { newEvent } from '../outbox/event.js';
 import { unnamableKey, withDefaults, type Model, type ModelRegistry } from '../model.js';
 import type { ServiceDatabase } from '../database.js';
-import { hideRefusedLinks } from '../http/hidden-links.js';
-import { refuseUnknownLinks } from '../http/hidden-links.js';
+import { hideRefusedLinks, refuseUnknownLinks } from '../http/hidden-links.js';
 import { refusedActs, refusedRelinks, relinkRefusal } from '../http/relinks.js';
 import { withMovedLinks } from '../http/moved-links.js';
 import { isReadOnly, type Policy } from '../http/policy.js';

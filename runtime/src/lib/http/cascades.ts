@@ -21,7 +21,7 @@ import type { Model } from '../model.js';
 import { conflict, HttpError } from '../errors.js';
 import { ConstraintViolation } from '../repository.js';
 import { newEvent } from '../outbox/event.js';
-import { text } from '../text.js';
+import { text, withArticle } from '../text.js';
 import { inSlices, previousStates, recordUpdated } from './moved-links.js';
 import { modelDeleteRoute, modelRoute, type Policy } from './policy.js';
 import { mayChangeByLink } from './relinks.js';
@@ -84,8 +84,7 @@ export function cascadeJudge(policy: Policy, request: FastifyRequest): CascadeJu
 
 /** `Score 4`, or of an object the caller may not view, `a Score you may not view` (its key is not said). */
 function describe(taken: TakenAlong): string {
-  const article = /^[AEIOU]/i.test(taken.model) ? 'an' : 'a';
-  return taken.key === undefined ? `${article} ${taken.model} you may not view` : `${taken.model} ${taken.key}`;
+  return taken.key === undefined ? `${withArticle(taken.model)} you may not view` : `${taken.model} ${taken.key}`;
 }
 
 /**

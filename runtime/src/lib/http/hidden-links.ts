@@ -135,16 +135,12 @@ export async function viewableKeys(
   const selection = await reach(route);
   if (selection === true) return new Set(keys.map(text));
   if (selection === false) return new Set();
+  if (selection !== null) return storedKeys(db, target, keys, selection);
   const repository = db.repository(target.name);
   const primaryKey = target.primaryKey;
   const shown = new Set<string>();
   for (let i = 0; i < keys.length; i += SLICE) {
     const among = { [primaryKey]: { in: keys.slice(i, i + SLICE) } };
-    if (selection !== null) {
-      const found = await repository.findMany({ where: { AND: [among, selection] }, select: { [primaryKey]: true } });
-      for (const object of found) shown.add(text(object[primaryKey]));
-      continue;
-    }
     // A `{{principal}}` without `where` decides: asked of each object, as its own GET asks.
     for (const object of await repository.findMany({ where: among, include: linkKeys(target) })) {
       if (await policy.may(request, 'view', route, route.kind === 'item' ? object : undefined))
@@ -154,12 +150,25 @@ export async function viewableKeys(
   return shown;
 }
 
-/**
- * `data` with, in each link kept in the other model's rows that the write sets, the objects linked
- * now to the object `ownKey` that the caller may not view: the write leaves them where they are.
- * One of them that the write names is refused as a key that names nothing (400), as one that is
- * not linked is (relinks.ts).
- */
+/** Which of `keys` (as the key is stored) name objects of `target`, among those `selection` selects when given. */
+async function storedKeys(
+  db: ServiceDatabase,
+  target: Model,
+  keys: readonly unknown[],
+  selection?: Where<Rec>,
+): Promise<Set<string>> {
+  const repository = db.repository(target.name);
+  const primaryKey = target.primaryKey;
+  const found = new Set<string>();
+  for (let i = 0; i < keys.length; i += SLICE) {
+    const among = { [primaryKey]: { in: keys.slice(i, i + SLICE) } };
+    const where = selection ? { AND: [among, selection] } : among;
+    for (const object of await repository.findMany({ where, select: { [primaryKey]: true } }))
+      found.add(text(object[primaryKey]));
+  }
+  return found;
+}
+
 /**
  * A write that names, for a link, objects the caller may not view or that do not exist is answered
  * with all of them in one 400, in the order it names them, before anything else asks about them:
@@ -182,33 +191,25 @@ export async function refuseUnknownLinks(
     const named = keysOf(data[relation.name]).map((v) => keyOf(v, target));
     if (named.length === 0) continue;
     // A key the target's key cannot hold (`abc` for an integer) names nothing, as a missing one.
-    const keys = named.map((key) => keyValue(target, key)).filter((key) => key !== undefined);
-    const seen = await viewableKeys(policy, request, db, target, keys);
-    const existing = await existingKeys(
-      db,
-      target,
-      keys.filter((key) => seen.has(text(key))),
-    );
-    const unknown = named.filter((key) => {
-      const value = keyValue(target, key);
-      return value === undefined || !existing.has(text(value));
-    });
+    const values = named.map((key) => keyValue(target, key));
+    const keys = values.filter((key) => key !== undefined);
+    // Stored and viewable, in one query: where every object is viewable, those stored.
+    const selection = await policy.reachable(request, modelRoute(target));
+    const known =
+      selection === true
+        ? await storedKeys(db, target, keys)
+        : await viewableKeys(policy, request, db, target, keys, () => Promise.resolve(selection));
+    const unknown = named.filter((_, i) => values[i] === undefined || !known.has(text(values[i])));
     if (unknown.length) throw new UnknownReference(relation.name, target.name, unknown);
   }
 }
 
-/** Which of `keys` (as the key is stored) name objects of `target`. */
-async function existingKeys(db: ServiceDatabase, target: Model, keys: readonly unknown[]): Promise<Set<string>> {
-  const found = new Set<string>();
-  const repository = db.repository(target.name);
-  for (let i = 0; i < keys.length; i += SLICE) {
-    const among = { [target.primaryKey]: { in: keys.slice(i, i + SLICE) } };
-    for (const object of await repository.findMany({ where: among, select: { [target.primaryKey]: true } }))
-      found.add(text(object[target.primaryKey]));
-  }
-  return found;
-}
-
+/**
+ * `data` with, in each link kept in the other model's rows that the write sets, the objects linked
+ * now to the object `ownKey` that the caller may not view: the write leaves them where they are.
+ * One of them that the write names is refused as a key that names nothing (400), as one that is
+ * not linked is (relinks.ts).
+ */
 export async function keepHiddenLinks(
   policy: Policy,
   request: FastifyRequest,

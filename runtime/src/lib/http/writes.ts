@@ -99,9 +99,10 @@ export async function update(
   reply: FastifyReply,
   action: 'update' | 'replace',
 ): Promise<unknown> {
+  const received = ctx.body(request);
+  const { object, key } = await target(ctx, request, action, received, 'update');
   // What the body says back of the object as GET answered it (`{ ...item, name }`) is no write.
-  const { object, key } = await target(ctx, request, action, ctx.body(request), 'update');
-  const sent = await withoutEchoes(ctx, request, ctx.body(request), object);
+  const sent = await withoutEchoes(ctx, request, received, object);
   checkBody(ctx, request, sent, action);
   // Without the proof of a password change, and without a password sent as it is stored.
   const body = await ctx.policy.provePasswordChange(request, ctx.model, sent, object);

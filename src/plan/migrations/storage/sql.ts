@@ -345,12 +345,17 @@ function requiredGuard(table: StoredTable, change: ColumnChange & { kind: 'chang
  * probe's team could not tell which rows stopped it).
  */
 function failIfAny(table: StoredTable, condition: string, rule: string): string[] {
-  const named = `${rule} (find them: select * from ${q(table.name)} where ${condition})`;
+  const named = `${rule} ${findThem(table, condition)}`;
   return [
     `create temp table "svc_conversion_check" ("ok" integer constraint ${q(named)} check ("ok"));`,
     `insert into "svc_conversion_check" select 0 from ${q(table.name)} where ${condition} limit 1;`,
     `drop table "svc_conversion_check";`,
   ];
+}
+
+/** How to find the rows that stop a migration, to fix them before the service starts again. */
+function findThem(table: StoredTable, condition: string): string {
+  return `(find them: select * from ${q(table.name)} where ${condition})`;
 }
 
 /**
@@ -493,7 +498,7 @@ function fractionGuard(table: StoredTable, before: StoredColumn, after: StoredCo
   // Its renames ran first: the column has its new name here.
   const value = q(after.name);
   const condition = `${value} <> trunc(${value})`;
-  const rule = `${table.model}.${after.name}: a stored value does not convert to ${after.type} (find them: select * from ${q(table.name)} where ${condition})`;
+  const rule = `${table.model}.${after.name}: a stored value does not convert to ${after.type} ${findThem(table, condition)}`;
   return [
     [
       `do $$ begin`,
