@@ -82,6 +82,9 @@ describe.each(['sqlite', 'postgres'] as const)(
     it("accepts a token only for its own user and only in the Authorization header: `ApiKey alice:<bob's token>` and ?api_key= are anonymous", async () => {
       expect((await self(`ApiKey alice:${tokens.get('alice')}`)).body.username).toBe('alice');
       expect((await self(`ApiKey alice:${tokens.get('bob')}`)).status).toBe(401);
+      // The name as a login reads it: ALICE logs in as alice, so her key names her too.
+      expect((await self(`ApiKey ALICE:${tokens.get('alice')}`)).body.username).toBe('alice');
+      expect((await self(`ApiKey BOB:${tokens.get('alice')}`)).status).toBe(401);
       expect((await self(`ApiKey bob:${tokens.get('alice')}`)).status).toBe(401);
       const byQuery = await api('GET', `/users/self?api_key=${tokens.get('alice')}`);
       expect(byQuery.status).toBe(401);

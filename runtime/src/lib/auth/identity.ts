@@ -14,6 +14,7 @@ import { requestOrigin } from '../http/serialize.js';
 import { ANONYMOUS, type Caller } from './acl.js';
 import { credentials, userKeyOf, userModel, users, type AuthContext } from './context.js';
 import { readApiKeyHeader, sameDigest, tokenDigest } from './tokens.js';
+import { loginForm } from './logins.js';
 import { fingerprint, issueTicket, verifyTicket } from './ticket.js';
 
 interface Identity extends Caller {
@@ -143,7 +144,12 @@ async function byApiKey(ctx: AuthContext, request: FastifyRequest) {
 }
 
 async function userOfApiKey(ctx: AuthContext, key: { user: string; token: string }) {
-  const found = await userWithCredential(ctx, { username: key.user });
+  // The name as a login reads it (`ALICE` is alice), else as written: a name stored before
+  // usernames had one form.
+  const normalized = loginForm(key.user);
+  const found =
+    (await userWithCredential(ctx, { username: normalized })) ??
+    (normalized !== key.user ? await userWithCredential(ctx, { username: key.user }) : undefined);
   if (!found) return undefined;
   const { user, credential } = found;
   const stored = credential?.['token_digest'];
