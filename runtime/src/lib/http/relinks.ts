@@ -23,7 +23,7 @@ import { UnknownReference } from '../repository.js';
 import type { CreatedBelow, Model, RelationSpec } from '../model.js';
 import { modelRoute, modelUpdateRoute, type Policy, type RouteAccess } from './policy.js';
 import { linkKeys } from './serialize.js';
-import { text } from '../text.js';
+import { text, withArticle } from '../text.js';
 
 type Rec = Record<string, unknown>;
 
@@ -73,7 +73,7 @@ export function refusedActs(refused: readonly RefusedLink[]): string {
   const placed = refused.filter((r) => r.placing);
   return [
     ...(moved.length ? [`change ${moved.map(describe).join(', ')}`] : []),
-    ...placed.map((r) => `create ${article(r.placing!)} below ${describe(r)}`),
+    ...placed.map((r) => `create ${withArticle(r.placing!)} below ${describe(r)}`),
   ].join(', nor ');
 }
 
@@ -90,7 +90,7 @@ export function relinkRefusal(
     refused.map((r) => ({
       field: r.field,
       message: r.placing
-        ? `puts ${article(r.placing)} below ${describe(r)}, where you may not create one`
+        ? `puts ${withArticle(r.placing)} below ${describe(r)}, where you may not create one`
         : `moves the link of ${describe(r)}, which you may not change`,
     })),
     headers,
@@ -340,9 +340,4 @@ export function keyOf(value: unknown, model: Model): unknown {
 function describe(link: RefusedLink): string {
   if (link.placing && link.key === undefined) return `the new ${link.model}`;
   return 'key' in link ? `${link.model} ${text(link.key)}` : `a ${link.model} you may not view`;
-}
-
-/** "a Membership", "an Item". */
-function article(model: string): string {
-  return `${/^[AEIOU]/i.test(model) ? 'an' : 'a'} ${model}`;
 }

@@ -6,7 +6,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, conflict, fieldsRefused, HttpError, notFound, statusBody, type FieldError } from '../errors.js';
-import { text } from '../text.js';
+import { text, withArticle } from '../text.js';
 import { generic, keyValue, unnamableKey, withDefaults, wholeNumber, type Model } from '../model.js';
 import { cascades, restrictedBy } from './cascades.js';
 import { withoutEchoes } from './echoes.js';
@@ -316,8 +316,3 @@ const TEMPORAL: Partial<Record<string, (text: string) => string | undefined>> = 
   date: parseDate,
   time: parseTime,
 };
-
-/** `a note`, `an approval`: by the first letter, which is right for the field names of most APIs. */
-function withArticle(word: string): string {
-  return `${/^[aeiou]/i.test(word) ? 'an' : 'a'} ${word}`;
-}
