@@ -192,12 +192,17 @@ function checkUndoneItemRules(diagnostics: DiagnosticBag, ir: ServiceIR, sources
       collectionLine.principal.kind === 'dynamic'
         ? `"${collectionLine.text}" asks its principal without the object: whomever it grants there gets ${permission} on every object`
         : `"${collectionLine.text}" gives ${permission} on every object`;
+    // Anonymous callers fall back to an `everyone` line too: only a deny of everyone stops them.
+    const everyone = collectionLine.principal.kind === 'everyone';
+    const who = everyone ? 'a caller (anonymous ones too)' : 'a member';
     diagnostics.report(
       'SVC2081',
-      `x-ACL "${acl.name}": "${itemLine.text}" gives ${permission} to its principal only in name: a member it does not give it to falls back to the collection rules, where ${there}`,
+      `x-ACL "${acl.name}": "${itemLine.text}" gives ${permission} to its principal only in name: ${who} it does not give it to falls back to the collection rules, where ${there}`,
       {
         span: sources.aclEntries.get(itemLine) ?? sources.acls.get(acl.name),
-        hint: `end the item rules with "deny authenticated ${permission}" (or "deny everyone all") so that they decide alone, or take ${permission} out of the collection line`,
+        hint: everyone
+          ? `if only its principal is meant to, end the item rules with "deny everyone ${permission}" so that they decide alone; if everyone is, take ${permission} out of this line, where it gives nothing`
+          : `end the item rules with "deny authenticated ${permission}" (or "deny everyone all") so that they decide alone, or take ${permission} out of the collection line`,
       },
     );
   }

@@ -11,11 +11,11 @@
 import type { Acl, AclEntry, Permission, ServiceIR } from '../ir/types.js';
 
 /**
- * The permissions of item routes. `view` only where the collection line that gives it is not
- * `everyone`'s: "everyone reads, the owner edits" (ramses-example) lists the owner's `view` beside
- * a collection's `allow everyone view` on purpose, and nothing is lost by it; a `view` an item line
- * gives a principal (a coach, an athlete) and a collection line gives every member undoes the
- * privacy it was meant for (a probe's coach read every athlete's workouts).
+ * The permissions of item routes. `view` given by a collection's `allow everyone view` only where
+ * the item line names `view` itself: `allow {{owner}} all` beside it is "everyone reads, the owner
+ * does the rest"; `allow {{reader}} view` reads as "only readers read" (a probe's draft
+ * advisories, read by everyone, anonymous callers too). ramses-example's `allow {{item_owner}}
+ * view, update` beside `allow everyone view` is said too: its `view` gives nothing.
  */
 const ITEM_PERMISSIONS: readonly Permission[] = ['view', 'update', 'delete'];
 
@@ -63,11 +63,20 @@ export function undoneItemRules(ir: ServiceIR): UndoneItemRule[] {
           (matches(e, 'member') || (e.principal.kind === 'dynamic' && onFlatItems.has(acl.name))),
       );
       if (collectionLine?.action !== 'allow') continue;
-      if (permission === 'view' && collectionLine.principal.kind === 'everyone') continue;
+      if (permission === 'view' && collectionLine.principal.kind === 'everyone' && !namesView(itemLine)) continue;
       const same = found.find((f) => f.acl === acl && f.itemLine === itemLine && f.collectionLine === collectionLine);
       if (same) same.permissions.push(permission);
       else found.push({ acl, permissions: [permission], itemLine, collectionLine });
     }
   }
   return found;
+}
+
+/**
+ * Whether a line names `view` itself, not only by `all` (`allow {{owner}} all` beside a collection's
+ * `allow everyone view` is "everyone reads, the owner does the rest", and says nothing of reading).
+ */
+function namesView(entry: AclEntry): boolean {
+  const permissions = entry.text.trim().split(/\s+/).slice(2).join(' ');
+  return permissions.split(',').some((p) => p.trim().toLowerCase() === 'view');
 }

@@ -206,8 +206,8 @@ describe('fields', () => {
     expect(codes({ type: ['number', 'null'], _db_settings: { type: 'decimal' } })).toEqual([]);
   });
 
-  it("warns of an item line whose view or update the collection rules give every member or a principal (SVC2081), not everyone's reading", () => {
-    const codes = (collection: string) =>
+  it('warns of an item line whose view or update the collection rules give every member, everyone or a principal (SVC2081), not an owner\'s "all" beside everyone\'s reading', () => {
+    const codes = (collection: string, item = 'allow {{coach}} view') =>
       build({
         'api.raml': raml(`title: T
 securitySchemes:
@@ -223,15 +223,19 @@ securitySchemes:
           ${collection}
         item: |
           allow g:admin all
-          allow {{coach}} view
+          ${item}
 securedBy: [ticket]
 ${post('/workouts', 'workout.json', '  securedBy: [acl]\n  /{id}:\n    get:\n')}`),
         'workout.json': schema({ id }),
       }).codes.filter((c) => c.startsWith('SVC2081'));
     // A coach's view, which every member has anyway.
     expect(codes('allow authenticated view, create')).toEqual(['SVC2081w']);
-    // Everyone reads, on purpose.
-    expect(codes('allow everyone view\n          allow authenticated create')).toEqual([]);
+    // A coach's view, which everyone has anyway, anonymous callers too: the workouts read as private.
+    expect(codes('allow everyone view\n          allow authenticated create')).toEqual(['SVC2081w']);
+    // Everyone reads, the coach does the rest: nothing is said of reading.
+    expect(codes('allow everyone view\n          allow authenticated create', 'allow {{coach}} all')).toEqual([]);
+    // Everyone reads, and the item rules end in a deny of everyone's reading: they decide alone.
+    expect(codes('allow everyone view', 'allow {{coach}} view\n          deny everyone view')).toEqual([]);
     // A principal is asked without the object there: whom it lets list, it lets view every workout.
     expect(codes('allow {{coach}} view')).toEqual(['SVC2081w']);
     // Denied to members first: the principal's line is never reached by them.
