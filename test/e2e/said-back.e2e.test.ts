@@ -82,6 +82,28 @@ const API = securedRaml(
   /{id}:
     get:
     put:
+/boards:
+  securedBy: [open]
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include board.json
+  /{id}:
+    get:
+    patch:
+    put:
+/pins:
+  securedBy: [open]
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include pin.json
+  /{id}:
+    get:
+    patch:
+    put:
 `,
 );
 
@@ -105,6 +127,34 @@ const FILES = {
       id: { _db_settings: { type: 'id_field', primary_key: true } },
       holder: { type: ['string', 'null'], _db_settings: { type: 'string' } },
       number: { type: ['string', 'null'], readOnly: true, _db_settings: { type: 'string' } },
+    },
+  }),
+  // Each embeds the other side of their link: a GET shows objects where a body takes keys.
+  'board.json': JSON.stringify({
+    type: 'object',
+    title: 'Board',
+    _nested_relationships: ['pins'],
+    properties: {
+      id: { _db_settings: { type: 'id_field', primary_key: true } },
+      name: { type: ['string', 'null'], _db_settings: { type: 'string' } },
+      pins: { _db_settings: { type: 'relationship', document: 'Pin', backref_name: 'board' } },
+    },
+  }),
+  'pin.json': JSON.stringify({
+    type: 'object',
+    title: 'Pin',
+    _nested_relationships: ['board'],
+    properties: {
+      id: { _db_settings: { type: 'id_field', primary_key: true } },
+      label: { type: ['string', 'null'], _db_settings: { type: 'string' } },
+      board_id: {
+        _db_settings: {
+          type: 'foreign_key',
+          ref_document: 'Board',
+          ref_column: 'board.id',
+          ref_column_type: 'id_field',
+        },
+      },
     },
   }),
   'user.json': JSON.stringify({
@@ -338,6 +388,69 @@ describe.each(ENGINES)('a change that says back what GET answered, on %s', (engi
     const { number: _number, ...rest } = shown;
     const put = await call('ann', 'PUT', path, { ...rest, holder: 'ann b.' });
     expect(put.status, put.text).toBe(200);
+  });
+
+  it('takes back the objects GET embeds for a link, and keeps the link as it is', async () => {
+    const board = await call('ann', 'POST', '/boards', { name: 'Kitchen' });
+    expect(board.status, board.text).toBe(201);
+    const boardPath = `/boards/${String(board.body['id'])}`;
+    const pinned = [];
+    for (const label of ['milk', 'eggs']) {
+      const pin = await call('ann', 'POST', '/pins', { label, board: board.body['id'] });
+      expect(pin.status, pin.text).toBe(201);
+      pinned.push(pin.body['id']);
+    }
+    const shown = await read('ann', boardPath);
+    expect(shown['pins']).toEqual([
+      expect.objectContaining({ label: 'milk' }),
+      expect.objectContaining({ label: 'eggs' }),
+    ]);
+    // A PUT empties what it leaves out: the pins said back stay.
+    const put = await call('ann', 'PUT', boardPath, { ...shown, name: 'Kitchen wall' });
+    expect(put.status, put.text).toBe(200);
+    const patch = await call('ann', 'PATCH', boardPath, { ...put.body, name: 'Fridge' });
+    expect(patch.status, patch.text).toBe(200);
+    const after = await read('root', boardPath);
+    expect([after['name'], (after['pins'] as Rec[]).map((p) => p['id'])]).toEqual(['Fridge', pinned]);
+    // The one object a to-one link embeds.
+    const pinPath = `/pins/${String(pinned[0])}`;
+    const pin = await read('ann', pinPath);
+    expect(pin['board']).toMatchObject({ id: board.body['id'], name: 'Fridge' });
+    const relabelled = await call('ann', 'PUT', pinPath, { ...pin, label: 'oat milk' });
+    expect(relabelled.status, relabelled.text).toBe(200);
+    expect(await read('root', pinPath)).toMatchObject({ label: 'oat milk', board: { id: board.body['id'] } });
+  });
+
+  it('refuses embedded objects said back changed: a change writes links, not the objects they link to', async () => {
+    const board = await call('ann', 'POST', '/boards', { name: 'Hall' });
+    const pin = await call('ann', 'POST', '/pins', { label: 'keys', board: board.body['id'] });
+    expect([board.status, pin.status], pin.text).toEqual([201, 201]);
+    const pinPath = `/pins/${String(pin.body['id'])}`;
+    const shown = await read('ann', pinPath);
+    const renamed = await call('ann', 'PATCH', pinPath, {
+      ...shown,
+      board: { ...(shown['board'] as Rec), name: 'Porch' },
+    });
+    expect([renamed.status, renamed.body['errors']], renamed.text).toEqual([
+      400,
+      [expect.objectContaining({ field: 'board' })],
+    ]);
+    const boardPath = `/boards/${String(board.body['id'])}`;
+    const listed = await read('ann', boardPath);
+    const dropped = await call('ann', 'PUT', boardPath, {
+      ...listed,
+      pins: [{ ...(listed['pins'] as Rec[])[0], label: 'lost' }],
+    });
+    expect(dropped.status, dropped.text).toBe(400);
+    // An object with no key names nothing: the body's schema refuses it, as before.
+    const keyless = await call('ann', 'PATCH', pinPath, { board: { name: 'Hall' } });
+    expect(keyless.status, keyless.text).toBe(400);
+    expect(await read('root', boardPath)).toMatchObject({ name: 'Hall', pins: [{ label: 'keys' }] });
+    // Keys still link: the pin moves to another board.
+    const other = await call('ann', 'POST', '/boards', { name: 'Porch' });
+    const moved = await call('ann', 'PATCH', pinPath, { board: other.body['id'] });
+    expect(moved.status, moved.text).toBe(200);
+    expect(await read('root', pinPath)).toMatchObject({ board: { id: other.body['id'], name: 'Porch' } });
   });
 
   it('refuses the answer names in a change of many', async () => {

@@ -12,6 +12,7 @@ import { index, show } from './reads.js';
 import { RouteContext, type RouteSpec } from './route-context.js';
 import type { Services } from './services.js';
 import { create, deleteObject, update } from './writes.js';
+import { takeEmbeddedLinks } from './embedded-links.js';
 
 export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
@@ -44,7 +45,11 @@ async function guard(ctx: RouteContext, request: FastifyRequest): Promise<void> 
     // A create's body may name the parent its rules are given (a flat route's): as parsed.
     const create = request.method === 'POST';
     await ctx.authorizeCollection(request, create ? 'create' : 'update', create ? guardedBody(request) : undefined);
-  } else if (ctx.writesByKey(request, request.method === 'PUT' ? 'replace' : 'update', guardedBody(request))) {
+    return;
+  }
+  // A link said back as GET embeds it (`_nested_relationships`) is read as its keys, for the schema that takes keys.
+  if (kind !== 'attribute') takeEmbeddedLinks(ctx.model, ctx.services.db.models, request);
+  if (ctx.writesByKey(request, request.method === 'PUT' ? 'replace' : 'update', guardedBody(request))) {
     await ctx.authorizeByKey(request, 'update');
   } else await ctx.authorizedObject(request, 'update');
 }

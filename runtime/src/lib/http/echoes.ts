@@ -12,12 +12,18 @@
  * caller may change the object but not read it (an x-ACL that grants `update` without `view`), and
  * every field when `show` handlers may change what GET answers (a value they mask would be
  * compared with what they hide).
+ *
+ * A link GET embeds (`_nested_relationships`) is said back as the objects it shows: read as their
+ * keys before the body is validated (`takeEmbeddedLinks`), and compared as sent. Unchanged, a PATCH
+ * leaves it out and a PUT keeps the link as it is; an embedded object changed is refused, since
+ * a change writes links by key and never the objects they link to.
  */
 import type { FastifyRequest } from 'fastify';
 import { isDeepStrictEqual } from 'node:util';
 import { badRequest } from '../errors.js';
 import { hasHandlers } from '../events.js';
 import type { Rec, RouteContext } from './route-context.js';
+import { embeddedLinksOf } from './embedded-links.js';
 import { isAnswerName } from './schemas.js';
 
 /**
@@ -32,21 +38,29 @@ export async function withoutEchoes(
   object: Rec | undefined,
 ): Promise<Rec> {
   const names = Object.keys(sent).filter(isAnswerName);
+  const links = embeddedLinksOf(request) ?? {};
   // Nothing the caller was shown to say back: the answer's names are no fields of the body.
   const unshown = () => {
     if (names.length) throw unknownNames(names);
+    if (Object.keys(links).length) throw embeddedRefused(Object.keys(links));
     return sent;
   };
   if (object === undefined) return unshown();
   const mayWrite = ctx.policy.writable(request, ctx.model, object);
   // What `show` handlers may change of an answer is not compared: only its names are.
-  const compared = showHandled(ctx, request) ? names : Object.keys(sent).filter((name) => !writes(ctx, name, mayWrite));
+  const handled = showHandled(ctx, request);
+  if (handled && Object.keys(links).length) throw embeddedRefused(Object.keys(links));
+  const compared = handled ? names : Object.keys(sent).filter((name) => name in links || !writes(ctx, name, mayWrite));
   if (compared.length === 0) return sent;
   if (ctx.policy.restricts && !(await ctx.mayView(request, object))) return unshown();
   const shown = await shownTo(ctx, request, object);
   const kept: Rec = { ...sent };
   for (const name of compared) {
-    if (name === '_self' ? samePath(sent[name], shown[name]) : isDeepStrictEqual(sent[name], shown[name]))
+    if (name in links) {
+      if (!isDeepStrictEqual(links[name], shown[name])) throw embeddedChanged(name);
+      // A PUT empties what it leaves out: the link stays as it is by its keys, which `sent` holds.
+      if (request.method !== 'PUT') delete kept[name];
+    } else if (name === '_self' ? samePath(sent[name], shown[name]) : isDeepStrictEqual(sent[name], shown[name]))
       delete kept[name];
     else if (isAnswerName(name)) throw answerNameRefused(name, shown[name]);
   }
@@ -92,5 +106,21 @@ function unknownNames(names: readonly string[]) {
 /** A body that says it is of another object than the one the URL names. */
 function answerNameRefused(name: string, shown: unknown) {
   const message = `is ${JSON.stringify(shown)} here: the body says back another object than the one the URL names`;
+  return badRequest(`${name} ${message}`, [{ field: name, message }]);
+}
+
+/** Links given as objects where no embedded answer can be said back: a link is written by key. */
+function embeddedRefused(names: readonly string[]) {
+  const message = 'is given as objects: a link is written by the keys of the objects it links to';
+  return badRequest(
+    `invalid body: ${names.map((name) => `${name} ${message}`).join('; ')}`,
+    names.map((field) => ({ field, message })),
+  );
+}
+
+/** Embedded objects said back changed: a change writes a link, never the objects it links to. */
+function embeddedChanged(name: string) {
+  const message =
+    'differs from the objects GET embeds here: a change writes links by the keys of the objects they link to, not the objects (change those at their own URLs)';
   return badRequest(`${name} ${message}`, [{ field: name, message }]);
 }

@@ -19,6 +19,7 @@ import { checkRelinks, mayChangeByLink, relinkRefusal, type LinkWrite } from './
 import { cascadeJudge, withCascades } from './cascades.js';
 import { withMovedLinks } from './moved-links.js';
 import { isAnswerName } from './schemas.js';
+import { hasEmbeddedLinks } from './embedded-links.js';
 import {
   includeFor,
   linkKeys,
@@ -323,6 +324,7 @@ export class RouteContext {
       !this.policy.fieldsNeedObject(this.model) &&
       !movesLinks(this, body, action) &&
       !mayEcho(this.model, body) &&
+      !hasEmbeddedLinks(request) &&
       !hasHandlers(this.eventRun(request, action, undefined)) &&
       (action !== 'delete' || this.repository().recordedWrites?.(action, noCheck) !== undefined)
     );

@@ -1,0 +1,58 @@
+/**
+ * Links a change's body gives as the objects GET embeds for them (`_nested_relationships`): a
+ * client that says back `{ ...item }` sends objects where the body's schema takes keys. Before the
+ * body is validated they are read as their keys, and kept as sent for echoes.ts to compare with
+ * what the caller's GET shows. Apart from echoes.ts so that route-context.ts may ask of them.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { Model, ModelRegistry } from '../model.js';
+
+type Rec = Record<string, unknown>;
+
+/** Per request, the links its body gave as the objects GET embeds, as sent (`takeEmbeddedLinks`). */
+const embeddedLinks = new WeakMap<FastifyRequest, Rec>();
+
+/**
+ * Before a change's body is validated: each link given as embedded objects (an object, or a list
+ * holding one) is read as their keys, and kept as sent for `withoutEchoes` to compare. One whose
+ * objects do not all carry their key is left as it is, for the body schema to refuse.
+ */
+export function takeEmbeddedLinks(model: Model, models: ModelRegistry, request: FastifyRequest): void {
+  const body = request.body;
+  if (!isObject(body)) return;
+  let sent: Rec | undefined;
+  for (const relation of model.relations) {
+    const value = body[relation.name];
+    const target = models.get(relation.target);
+    const keys = target && embeddedKeys(value, target.primaryKey);
+    if (keys === undefined) continue;
+    (sent ??= {})[relation.name] = value;
+    body[relation.name] = keys;
+  }
+  if (sent) embeddedLinks.set(request, sent);
+}
+
+/** The links the body gave as embedded objects, as sent; undefined when it gave none. */
+export function embeddedLinksOf(request: FastifyRequest): Rec | undefined {
+  return embeddedLinks.get(request);
+}
+
+/** Whether the body gave a link as embedded objects (then the change reads its object: echoes.ts compares them). */
+export function hasEmbeddedLinks(request: FastifyRequest): boolean {
+  return embeddedLinks.has(request);
+}
+
+/** The keys of `value`'s embedded objects; undefined where it holds none, or one without its key. */
+function embeddedKeys(value: unknown, primaryKey: string): unknown {
+  const keyOf = (item: unknown) => (isObject(item) ? (item[primaryKey] ?? item['_pk']) : item);
+  if (Array.isArray(value)) {
+    if (!value.some(isObject)) return undefined;
+    const keys = value.map(keyOf);
+    return keys.includes(undefined) ? undefined : keys;
+  }
+  return isObject(value) ? keyOf(value) : undefined;
+}
+
+function isObject(value: unknown): value is Rec {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
