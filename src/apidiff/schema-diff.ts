@@ -176,11 +176,13 @@ function compareFormats(before: Json, after: Json, place: SchemaPlace, cmp: Sche
 }
 
 /** Limits on what clients send: an upper bound that falls (or appears) refuses what it took. */
-const UPPER = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties'] as const;
-const LOWER = ['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties'] as const;
+const UPPER = ['maxLength', 'maxItems', 'maxProperties'] as const;
+const LOWER = ['minLength', 'minItems', 'minProperties'] as const;
 
 function compareConstraints(before: Json, after: Json, place: SchemaPlace, cmp: SchemaComparison): void {
   const num = (schema: Json, key: string) => (typeof schema[key] === 'number' ? schema[key] : undefined);
+  compareRange(before, after, place, cmp, 'upper');
+  compareRange(before, after, place, cmp, 'lower');
   for (const key of [...UPPER, ...LOWER]) {
     const was = num(before, key);
     const is = num(after, key);
@@ -211,6 +213,50 @@ function compareConstraints(before: Json, after: Json, place: SchemaPlace, cmp: 
         : undefined,
     );
   }
+}
+
+/** A number's bound on one side: `maximum` and `exclusiveMaximum` are one bound, the tighter of the two. */
+interface Bound {
+  readonly key: string;
+  readonly value: number;
+  readonly exclusive: boolean;
+}
+
+function boundOf(schema: Json, side: 'upper' | 'lower'): Bound | undefined {
+  const [inclusive, exclusive] = side === 'upper' ? ['maximum', 'exclusiveMaximum'] : ['minimum', 'exclusiveMinimum'];
+  const bounds = [
+    { key: inclusive, value: schema[inclusive], exclusive: false },
+    { key: exclusive, value: schema[exclusive], exclusive: true },
+  ].filter((b): b is Bound => typeof b.value === 'number');
+  return bounds.reduce<Bound | undefined>((a, b) => (a === undefined || tighter(b, a, side) ? b : a), undefined);
+}
+
+/** Whether bound `a` refuses a value bound `b` takes. */
+function tighter(a: Bound, b: Bound, side: 'upper' | 'lower'): boolean {
+  if (a.value !== b.value) return side === 'upper' ? a.value < b.value : a.value > b.value;
+  return a.exclusive && !b.exclusive;
+}
+
+/**
+ * A number's range on one side, as one bound: `maximum 2147483647` → `exclusiveMaximum
+ * 9999999999.995` (an integer made a decimal) takes more, not less (a probe's was said breaking).
+ */
+function compareRange(
+  before: Json,
+  after: Json,
+  place: SchemaPlace,
+  cmp: SchemaComparison,
+  side: 'upper' | 'lower',
+): void {
+  const was = boundOf(before, side);
+  const is = boundOf(after, side);
+  if (was?.value === is?.value && was?.exclusive === is?.exclusive) return;
+  const what =
+    was && is && was.key !== is.key
+      ? `${was.key} ${was.value} → ${is.key} ${is.value}`
+      : `${(was ?? is)!.key} ${was?.value ?? '(none)'} → ${is?.value ?? '(none)'}`;
+  const narrower = is !== undefined && (was === undefined || tighter(is, was, side));
+  report(cmp, narrower ? 'constraint-tightened' : 'constraint-relaxed', place, what);
 }
 
 function show(value: unknown): string {

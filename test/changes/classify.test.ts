@@ -171,6 +171,32 @@ describe('classifyChanges', () => {
     ]);
   });
 
+  it('reads maximum and exclusiveMaximum as one bound: an integer made a decimal takes more, not less', () => {
+    const ranged = (range: Record<string, number>) =>
+      doc((d) => {
+        d.components.schemas.ThingCreate.properties.budget = { type: 'number', ...range };
+      });
+    const change = (from: Record<string, number>, to: Record<string, number>) =>
+      classifyChanges(ranged(from), ranged(to)).map((c) => [c.kind, c.message]);
+    expect(change({ maximum: 2147483647 }, { exclusiveMaximum: 9999999999.995 })).toEqual([
+      ['constraint-relaxed', 'maximum 2147483647 → exclusiveMaximum 9999999999.995'],
+    ]);
+    expect(change({ exclusiveMaximum: 9999999999.995 }, { maximum: 2147483647 })).toEqual([
+      ['constraint-tightened', 'exclusiveMaximum 9999999999.995 → maximum 2147483647'],
+    ]);
+    // The same number, no longer taken itself.
+    expect(change({ maximum: 10 }, { exclusiveMaximum: 10 })).toEqual([
+      ['constraint-tightened', 'maximum 10 → exclusiveMaximum 10'],
+    ]);
+    expect(change({ minimum: 0 }, { exclusiveMinimum: -1 })).toEqual([
+      ['constraint-relaxed', 'minimum 0 → exclusiveMinimum -1'],
+    ]);
+    // Both given: the tighter decides.
+    expect(change({ maximum: 5, exclusiveMaximum: 100 }, { maximum: 50 })).toEqual([
+      ['constraint-relaxed', 'maximum 5 → 50'],
+    ]);
+  });
+
   it('says it once for filter parameters shared as components too', () => {
     const shared = (maximum: number) =>
       doc((d) => {
