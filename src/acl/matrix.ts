@@ -104,7 +104,7 @@ const ADMIN_ONLY: Acl = {
 };
 
 /** The groups the x-ACLs name but admin and those a new user is in, in the order they are first named. */
-function namedGroups(ir: ServiceIR): string[] {
+export function namedGroups(ir: ServiceIR): string[] {
   const own = new Set(['admin', ...newUserGroups(ir)]);
   const named = ir.acls.flatMap((acl) =>
     [...acl.collection, ...acl.item].flatMap((e) => (e.principal.kind === 'group' ? [e.principal.group] : [])),

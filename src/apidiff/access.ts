@@ -6,10 +6,40 @@
  * the route before and is refused now is a breaking change.
  */
 import { change, type ApiChange } from './change.js';
-import { isObject, objectAt, type Json, type OperationEntry } from './document.js';
+import { isObject, objectAt, operationsOf, type Json, type OperationEntry } from './document.js';
+import { ACCESS_EXTENSION, GROUPS_EXTENSION } from '../plan/openapi/security.js';
 
-import { ACCESS_EXTENSION } from '../plan/openapi/security.js';
 const EVERYONE = ['anonymous', 'member', 'owner', 'admin'];
+
+/** Per document, the groups its `x-svcgen-access` may name. */
+const groupColumns = new WeakMap<Json, ReadonlySet<string>>();
+
+/**
+ * The groups a document's access lists may name: its `x-svcgen-groups`, or, in a document from
+ * before it, every group some operation lets in.
+ */
+function groupsOf(doc: Json): ReadonlySet<string> {
+  let groups = groupColumns.get(doc);
+  if (groups) return groups;
+  const declared = doc[GROUPS_EXTENSION];
+  const named = Array.isArray(declared)
+    ? declared.filter((g): g is string => typeof g === 'string').map((g) => `g:${g}`)
+    : [...operationsOf(doc).values()].flatMap(({ operation }) => accessOf(doc, operation) ?? []);
+  groups = new Set(named.filter((c) => c.startsWith('g:')));
+  groupColumns.set(doc, groups);
+  return groups;
+}
+
+/**
+ * `callers` with the groups `other` names and `doc` does not: their members are plain members in
+ * `doc`, let in where `member` is.
+ */
+function withUnnamedGroups(callers: readonly string[], doc: Json, other: Json): readonly string[] {
+  if (!callers.includes('member')) return callers;
+  const own = groupsOf(doc);
+  const unnamed = [...groupsOf(other)].filter((g) => !own.has(g) && !callers.includes(g));
+  return unnamed.length ? [...callers, ...unnamed] : callers;
+}
 
 function effectiveSecurity(doc: Json, operation: Json): unknown {
   return 'security' in operation ? operation['security'] : doc['security'];
@@ -38,9 +68,11 @@ export function compareAccess(
   out: ApiChange[],
 ): void {
   const place = { operations: [was.key], path: '' };
-  const a = accessOf(before, was.operation);
-  const b = accessOf(after, is.operation);
-  if (a && b) {
+  const declaredBefore = accessOf(before, was.operation);
+  const declaredAfter = accessOf(after, is.operation);
+  if (declaredBefore && declaredAfter) {
+    const a = withUnnamedGroups(declaredBefore, before, after);
+    const b = withUnnamedGroups(declaredAfter, after, before);
     const refused = a.filter((c) => !b.includes(c));
     const admitted = b.filter((c) => !a.includes(c));
     if (refused.length)

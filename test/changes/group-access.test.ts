@@ -59,3 +59,27 @@ it('lists a group where it is let in, and calls taking a route from it breaking'
   expect(diff.code).toBe(1);
   expect(diff.stdout).toContain('is refused now to: g:kitchen');
 });
+
+it('reads a group one version names and the other does not as a plain member there', async () => {
+  const dir = writeTree({
+    'a/api.raml': api(''),
+    'a/menu.json': MENU,
+    'b/api.raml': api('allow g:kitchen create'),
+    'b/menu.json': MENU,
+    'c/api.raml': api('deny g:kitchen view'),
+    'c/menu.json': MENU,
+  });
+  const openapi = JSON.parse((await runCli(['inspect', 'b/api.raml', '--openapi'], dir)).stdout);
+  expect(openapi['x-svcgen-groups']).toEqual(['kitchen']);
+  // The cooks were members, who read menus: only the create is theirs now (a probe's new group
+  // line opened every route a member reads "to g:planner").
+  const named = await runCli(['diff', 'a/api.raml', 'b/api.raml'], dir);
+  expect(named.stdout).toContain('POST /menus: route opened to more callers — is open now to: g:kitchen');
+  expect(named.stdout).not.toContain('GET /menus');
+  expect(named.code).toBe(0);
+  // Named only to be refused: a member's reading is taken from them, which breaks them.
+  const denied = await runCli(['diff', 'a/api.raml', 'c/api.raml'], dir);
+  expect(denied.stdout).toContain('GET /menus: ');
+  expect(denied.stdout).toContain('is refused now to: g:kitchen');
+  expect(denied.code).toBe(1);
+});

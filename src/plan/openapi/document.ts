@@ -14,7 +14,8 @@ import { routePaths } from './paths.js';
 import { withoutUnusedComponents } from '../../../runtime/src/lib/openapi-components.js';
 import { componentHeaders, componentResponses } from './responses.js';
 import { componentSchemas } from './schemas.js';
-import { securitySchemes } from './security.js';
+import { GROUPS_EXTENSION, securitySchemes } from './security.js';
+import { namedGroups } from '../../acl/matrix.js';
 import { AUTH_TAG, SERVICE_TAG, servicePaths } from './service-paths.js';
 import { EventSchemaNames, eventPaths, eventSchemas, eventWebhooks, EVENTS_TAG } from './event-paths.js';
 import { eventTypes } from '../shared/event-types.js';
@@ -43,6 +44,7 @@ function buildDocument(ir: ServiceIR): Json {
     ...(ir.auth ? {} : { security: [] }),
     // With it, an answer's field not every caller sees says who does (schemas.ts): the callers named.
     ...(ir.auth ? { [FIELD_AUDIENCES_MARK]: [...FIELD_AUDIENCES] } : {}),
+    ...(ir.auth && namedGroups(ir).length ? { [GROUPS_EXTENSION]: namedGroups(ir) } : {}),
     tags: tags(ir),
     paths: sorted(paths),
     ...eventWebhooks(ctx, events),

@@ -11,6 +11,12 @@ import { type Json, type OpenApiContext } from './context.js';
 
 /** The operation's extension naming who its ACL lets in (read by src/apidiff/access.ts). */
 export const ACCESS_EXTENSION = 'x-svcgen-access';
+/**
+ * The document's: the groups `x-svcgen-access` may name (the matrix's group columns). A member of
+ * a group not named there is a plain member: `svcgen diff` reads a group named in one version only
+ * as `member` in the other (a probe's new `allow g:planner create` opened 21 routes "to g:planner").
+ */
+export const GROUPS_EXTENSION = 'x-svcgen-groups';
 
 export function securitySchemes(ctx: OpenApiContext): [string, Json][] {
   const auth = ctx.ir.auth;
