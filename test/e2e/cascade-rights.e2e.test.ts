@@ -62,7 +62,7 @@ const API = securedRaml(
   [
     routes(
       'submissions',
-      '    get:\n    delete:\n    /stamps:\n      securedBy: [admins]\n      get:\n      /{sid}:\n        get:\n        delete:\n',
+      '    get:\n    patch:\n    put:\n    delete:\n    /stamps:\n      securedBy: [admins]\n      get:\n      /{sid}:\n        get:\n        delete:\n',
     ),
     routes('scores', '    get:\n    delete:\n'),
     routes('prizes', '    get:\n    patch:\n    delete:\n'),
@@ -248,6 +248,29 @@ describe.each(ENGINES)('what a delete takes along, on %s', (engine) => {
     expect((await call('root', 'GET', `/certificates/${keys['certificates']![0]}`)).body['submission']).toBe(key);
     expect((await call('root', 'DELETE', `/certificates/${keys['certificates']![0]}`)).status).toBe(200);
     expect((await call('root', 'DELETE', `/submissions/${key}`)).status).toBe(200);
+  });
+
+  // The same 400 (organisation_id is required) answered a change that dropped them from the list.
+  it('refuses, even to an admin, a change that would unlink objects whose link is required', async () => {
+    const { key, keys } = await submission({ certificates: 2 });
+    const [first, second] = keys['certificates']!;
+    const refused = await call('root', 'PATCH', `/submissions/${key}`, { certificates: [first] });
+    expect([refused.status, refused.body['errors']], refused.text).toEqual([
+      409,
+      [
+        {
+          field: 'certificates',
+          message: `would unlink Certificate ${second}, whose submission is required: link it to another Submission first, or delete it`,
+        },
+      ],
+    ]);
+    expect((await call('root', 'PATCH', `/submissions/${key}`, { certificates: [] })).status).toBe(409);
+    // A PUT that leaves the list out leaves it as it is; one that keeps it whole changes nothing of it.
+    const put = await call('root', 'PUT', `/submissions/${key}`, { title: 'entry, again' });
+    expect(put.status, put.text).toBe(200);
+    expect((await call('root', 'PATCH', `/submissions/${key}`, { certificates: [second, first] })).status).toBe(200);
+    for (const certificate of [first, second])
+      expect((await call('root', 'GET', `/certificates/${certificate}`)).body['submission']).toBe(key);
   });
 
   it('refuses a bulk delete that would take along what one of its objects would', async () => {

@@ -51,7 +51,10 @@ export interface EventField<V = unknown> {
 export interface Event<T = Rec, DB = unknown, U = Rec> {
   readonly model: Model<T>;
   readonly action: Action;
-  /** The request's fields; test `'name' in event.fields` before using one. */
+  /**
+   * The fields the request writes: `const name = event.fields.name; if (!name) return;`, then
+   * `name.new_value` (`'name' in event.fields` is true as often, but TypeScript does not narrow by it).
+   */
   readonly fields: { readonly [K in keyof T]?: EventField<T[K]> };
   /**
    * The object the action works on (item actions, login, logout) as it was before the action, in

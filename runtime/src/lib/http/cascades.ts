@@ -26,6 +26,7 @@ import { inSlices, previousStates, recordUpdated } from './moved-links.js';
 import { modelDeleteRoute, modelRoute, type Policy } from './policy.js';
 import { mayChangeByLink } from './relinks.js';
 import { linkKeys } from './serialize.js';
+import { neededBy, requiredLink } from './required-links.js';
 
 type Rec = Record<string, unknown>;
 
@@ -217,23 +218,6 @@ async function follow(
       taken,
     );
   }
-}
-
-/**
- * Whether the objects of `target` must have the link whose foreign key is `column`: a delete
- * cannot unlink them (`NULLIFY`, the default), which SQLite and PostgreSQL refused with a 400
- * naming a field the client never sent, and MongoDB did, leaving them without it.
- */
-function requiredLink(target: Model, column: string): boolean {
-  return target.columns.some((field) => field.column === column && field.required);
-}
-
-/** A delete refused because objects need what it deletes: a 409, as a RESTRICT link's. */
-function neededBy(model: Model, relation: string): HttpError {
-  return conflict(
-    `related objects still refer to this ${model.name} (${relation}), and their link is required, so it cannot be deleted`,
-    [{ field: relation, message: 'has related objects that need this one (their link is required)' }],
-  );
 }
 
 /**

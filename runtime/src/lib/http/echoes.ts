@@ -58,7 +58,7 @@ export async function withoutEchoes(
   for (const name of compared) {
     if (name in links) {
       if (!isDeepStrictEqual(links[name], shown[name])) throw embeddedChanged(name);
-      // A PUT empties what it leaves out: the link stays as it is by its keys, which `sent` holds.
+      // A PUT empties a link of its own row it leaves out: the link stays by its keys, which `sent` holds.
       if (request.method !== 'PUT') delete kept[name];
     } else if (name === '_self' ? samePath(sent[name], shown[name]) : isDeepStrictEqual(sent[name], shown[name]))
       delete kept[name];

@@ -50,7 +50,7 @@ export interface LinkWrite {
   readonly object: Rec | undefined;
   /** What will be written (after handlers and processors). */
   readonly data: Rec;
-  /** The relationships the caller's request sets (the body's, and those PUT empties). */
+  /** The relationships the caller's request sets (the body's, and the links of its own row PUT empties). */
   readonly fields: readonly string[];
 }
 

@@ -17,6 +17,7 @@ import { checkIfMatch, etagOf, hasIfMatch } from './etag.js';
 import { filtersAmongViewable, hideRefusedLinks, keepHiddenLinks, refuseUnknownLinks } from './hidden-links.js';
 import { checkRelinks, mayChangeByLink, relinkRefusal, type LinkWrite } from './relinks.js';
 import { cascadeJudge, withCascades } from './cascades.js';
+import { refuseRequiredUnlinks } from './required-links.js';
 import { withMovedLinks } from './moved-links.js';
 import { isAnswerName } from './schemas.js';
 import { hasEmbeddedLinks } from './embedded-links.js';
@@ -540,6 +541,7 @@ export class RouteContext {
     const ownKey = key ?? write.object?.[this.model.primaryKey];
     await refuseUnknownLinks(this.policy, request, db, this.model, write.data, write.fields);
     const data = await keepHiddenLinks(this.policy, request, db, this.model, ownKey, write.data);
+    await refuseRequiredUnlinks(db, this.model, ownKey, data);
     await checkRelinks(this.policy, request, db, { model: this.model, ...rest, data });
     return data;
   }
@@ -657,11 +659,12 @@ const noCheck = (): void => undefined;
 
 /**
  * Whether a write may move links the policy guards (relinks.ts reads the objects first): when it
- * restricts, any relationship in the body does, and a PUT empties those it leaves out.
+ * restricts, any relationship in the body does, and a PUT empties the links of its own row it
+ * leaves out.
  */
 export function movesLinks(ctx: RouteContext, body: Rec, action: 'create' | 'update' | 'replace' | 'delete'): boolean {
   if (!ctx.policy.restricts || action === 'delete') return false;
-  return ctx.model.relations.some((r) => body[r.name] !== undefined || action === 'replace');
+  return ctx.model.relations.some((r) => body[r.name] !== undefined || (action === 'replace' && r.local));
 }
 
 /**

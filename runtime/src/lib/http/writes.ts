@@ -122,7 +122,7 @@ export async function update(
     object,
     async (db, data, writes) => {
       const values = action === 'replace' ? replacement(ctx, data, mayWrite) : ctx.withUpdateDefaults(data);
-      // PUT empties the relationships it leaves out: those move links too.
+      // PUT empties the links of its own row it leaves out: those move links too.
       const fields = Object.keys(written);
       const linked = await ctx.checkRelinks(db, request, { object, key, data: values, fields });
       const updated = await writes.update(
@@ -266,6 +266,10 @@ export function replacement(ctx: RouteContext, data: Rec, mayWrite: (name: strin
     if (!field.writable || field.primaryKey) continue;
     if (field.name === ctx.inverse) continue;
     if (field.name in data) out[field.name] = data[field.name];
+    // A link kept in the other objects' rows (a trip's days) is theirs: left out, it is left as it
+    // is. Emptied, it unlinked them all, orphaning a probe's days, and refused the trip's owner a
+    // PUT of her trip for a membership she may not change.
+    else if (field.type === 'relationship' && !ctx.model.relation(field.name)?.local) continue;
     // A password is never emptied: one a PUT leaves out (sent as it is stored) keeps its hash.
     else if (field.secret) continue;
     else if (field.onUpdate) out[field.name] = field.onUpdate();

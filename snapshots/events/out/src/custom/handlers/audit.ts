@@ -16,7 +16,8 @@ import type { AuditEvent } from '../../events.js';
  *   User: before_logout
  *   User: after_register
  *
- * `event.fields` holds the request's fields (`if (!('title' in event.fields)) return;`),
+ * `event.fields` holds the fields the request writes (`const title = event.fields.title;
+ * if (!title) return;` then `title.new_value`: `'title' in event.fields` does not narrow its type),
  * `event.instance` the object of an item action as it was before it (in after events too: the
  * object as written is `event.response`), `event.response` the response (after events),
  * `event.view.request` the request (`request.user` is the caller: null when anonymous, and

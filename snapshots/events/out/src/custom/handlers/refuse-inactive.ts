@@ -5,7 +5,8 @@ import type { RefuseInactiveEvent } from '../../events.js';
  * The `refuse_inactive` event handler, for:
  *   User: before_login
  *
- * `event.fields` holds the request's fields (`if (!('title' in event.fields)) return;`),
+ * `event.fields` holds the fields the request writes (`const title = event.fields.title;
+ * if (!title) return;` then `title.new_value`: `'title' in event.fields` does not narrow its type),
  * `event.instance` the object of an item action as it was before it (in after events too: the
  * object as written is `event.response`), `event.response` the response (after events),
  * `event.view.request` the request (`request.user` is the caller: null when anonymous, and
