@@ -112,7 +112,7 @@ describe("a dict field's shape", () => {
     [{ markers: [{ start: 'x', title: 'Intro' }] }, 'chapters.markers.0.start', 'must be a whole number'],
     [{ markers: [{ start: 5 }] }, 'chapters.markers.0.title', 'is required'],
     [{ markers: [{ start: 5, title: 'A', colour: 'red' }] }, 'chapters.markers.0.colour', 'is not a field here'],
-    [{ markers: [{ start: -1, title: 'A' }] }, 'chapters.markers.0.start', 'must be >= 0'],
+    [{ markers: [{ start: -1, title: 'A' }] }, 'chapters.markers.0.start', 'must be at least 0'],
     [{ marks: [] }, 'chapters.markers', 'is required'],
   ])('refuses %j, naming where it is wrong', async (chapters, field, message) => {
     const created = await api('POST', '/episodes', { title: 'Bad', chapters });

@@ -198,13 +198,18 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
 
   describe('request bodies', () => {
     it('lists every validation problem, one per field', async () => {
-      const reply = await api('POST', '/stories', { progress: 'much', surprise: 1 });
+      const reply = await api('POST', '/stories', {
+        progress: 'much',
+        surprise: 1,
+        nme: 'x',
+        description: 'x'.repeat(2),
+      });
       expect(reply.status).toBe(400);
       expect(reply.body.errors).toEqual(
         expect.arrayContaining([
           { field: 'name', message: 'is required' },
-          { field: 'description', message: 'is required' },
           { field: 'surprise', message: 'is not a field here' },
+          { field: 'nme', message: 'is not a field here; did you mean name?' },
           expect.objectContaining({ field: 'progress' }),
         ]),
       );

@@ -14,6 +14,7 @@ import { ConstraintViolation, RecordNotFound, UnknownReference } from '../reposi
 import { requestTarget, requestUrl } from './serialize.js';
 import { knownPath } from './routing.js';
 import { thrownBy } from '../events.js';
+import { closest } from '../suggest.js';
 
 export const errors = fp(
   async (app: FastifyInstance) => {
@@ -174,8 +175,12 @@ function bodyProblem(e: SchemaProblem): FieldError[] {
   const params = e.params;
   const path = e.instancePath.replace(/^\//, '').split('/').join('.');
   switch (e.keyword) {
-    case 'additionalProperties':
-      return [{ field: join(path, String(params['additionalProperty'])), message: 'is not a field here' }];
+    case 'additionalProperties': {
+      const name = String(params['additionalProperty']);
+      // The fields the body's schema names (the OpenAPI document's): `nme` is told of `name`.
+      const match = closest(name, Object.keys(schemaProperties(e)));
+      return [{ field: join(path, name), message: `is not a field here${match ? `; did you mean ${match}?` : ''}` }];
+    }
     case 'required': {
       const missing = String(params['missingProperty']);
       return [{ field: join(path, missing), message: `is required${foreignKeySent(e, missing)}` }];
@@ -203,9 +208,36 @@ function bodyProblem(e: SchemaProblem): FieldError[] {
     case 'anyOf':
     case 'oneOf':
       return [];
-    default:
-      return [{ field: path || '(body)', message: e.message ?? 'is invalid' }];
+    default: {
+      const limit = LIMIT_WORDS[e.keyword]?.(params['limit'] ?? params['multipleOf']);
+      return [{ field: path || '(body)', message: limit ?? e.message ?? 'is invalid' }];
+    }
   }
+}
+
+/** A limit's problem as a client reads it: ajv's "must NOT have fewer than 8 characters" says it backwards. */
+const LIMIT_WORDS: Readonly<Record<string, (limit: unknown) => string>> = {
+  minLength: (n) => `must be at least ${count(n, 'character')} long`,
+  maxLength: (n) => `must be at most ${count(n, 'character')} long`,
+  minimum: (n) => `must be at least ${String(n)}`,
+  maximum: (n) => `must be at most ${String(n)}`,
+  exclusiveMinimum: (n) => `must be greater than ${String(n)}`,
+  exclusiveMaximum: (n) => `must be less than ${String(n)}`,
+  minItems: (n) => `must hold at least ${count(n, 'item')}`,
+  maxItems: (n) => `must hold at most ${count(n, 'item')}`,
+  minProperties: (n) => `must hold at least ${count(n, 'key')}`,
+  maxProperties: (n) => `must hold at most ${count(n, 'key')}`,
+  multipleOf: (n) => `must be a multiple of ${String(n)}`,
+};
+
+function count(n: unknown, noun: string): string {
+  return `${String(n)} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/** The properties of the object schema a problem is of (ajv's `verbose` gives it as `parentSchema`). */
+function schemaProperties(problem: SchemaProblem): object {
+  const parent = (problem as { parentSchema?: { properties?: unknown } }).parentSchema;
+  return typeof parent?.properties === 'object' && parent.properties !== null ? parent.properties : {};
 }
 
 /** The pattern of a link's integer key given as text (src/plan/shared/field-types.ts `bodySchema`). */
