@@ -192,6 +192,36 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
+/**
+ * Whether `error` (or what caused it) says a table or column the service asks for is not in the
+ * database: the database is another version's (`npm run migrate` of a newer one, while this one
+ * still runs: a probe's old instance answered 500 to every request until it was restarted), or
+ * was changed behind the service's back. PostgreSQL's undefined_table and undefined_column;
+ * SQLite's "no such table/column".
+ */
+export function isSchemaMismatch(error: unknown): boolean {
+  for (
+    let e = error, depth = 0;
+    e && typeof e === 'object' && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (code === '42P01' || code === '42703') return true;
+    if (code === 'SQLITE_ERROR' && typeof message === 'string' && /^no such (table|column)/.test(message)) return true;
+  }
+  return false;
+}
+
+/** The answer while the database is another version's: 503, for a load balancer to try another instance. */
+export function databaseMismatch(): HttpError {
+  return new HttpError(
+    503,
+    'the service does not match its database (an upgrade may be under way); try again in a moment',
+    undefined,
+    { 'retry-after': '5' },
+  );
+}
+
 /** The answer while the database does not answer: 503, try again in a moment. */
 export function databaseUnavailable(): HttpError {
   return new HttpError(503, 'the database does not answer; try again in a moment', undefined, { 'retry-after': '2' });

@@ -9,7 +9,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { HttpError, statusBody, type FieldError } from '../errors.js';
-import { databaseUnavailable, isDatabaseUnavailable } from '../database.js';
+import { databaseMismatch, databaseUnavailable, isDatabaseUnavailable, isSchemaMismatch } from '../database.js';
 import { ConstraintViolation, RecordNotFound, UnknownReference } from '../repository.js';
 import { requestTarget, requestUrl } from './serialize.js';
 import { knownPath } from './routing.js';
@@ -22,7 +22,13 @@ export const errors = fp(
       // The database down (or too slow) is no failure of the request: a 503 the client may retry.
       const unavailable = isDatabaseUnavailable(thrown);
       if (unavailable) request.log.error({ err: thrown }, 'the database does not answer');
-      const error = unavailable ? databaseUnavailable() : thrown;
+      const mismatch = !unavailable && isSchemaMismatch(thrown);
+      if (mismatch)
+        request.log.error(
+          { err: thrown },
+          'the database lacks a table or column this service uses: was it migrated by another version? Run the version that migrated it, or npm run migrate with this one',
+        );
+      const error = unavailable ? databaseUnavailable() : mismatch ? databaseMismatch() : thrown;
       const { status, message, errors: problems, headers } = describe(error);
       // A deliberate 503 (load shedding, /health) is not a failure: no stack trace at level error.
       if (status >= 500 && !(error instanceof HttpError)) {
