@@ -30,15 +30,33 @@ function groupsOf(doc: Json): ReadonlySet<string> {
   return groups;
 }
 
+/** Whether a document says which groups it names (`x-svcgen-groups`), not only where they are let in. */
+function namesGroups(doc: Json): boolean {
+  return Array.isArray(doc[GROUPS_EXTENSION]);
+}
+
 /**
- * `callers` with the groups `other` names and `doc` does not: their members are plain members in
- * `doc`, let in where `member` is.
+ * Both versions' callers of an operation, comparable: a group one version names and the other does
+ * not is a plain member in the other, let in where `member` is. Where that other is a document
+ * from before `x-svcgen-groups`, a group it lists nowhere may have been named there only to be
+ * denied: it cannot be told, so that group is left out of the comparison.
  */
-function withUnnamedGroups(callers: readonly string[], doc: Json, other: Json): readonly string[] {
-  if (!callers.includes('member')) return callers;
-  const own = groupsOf(doc);
-  const unnamed = [...groupsOf(other)].filter((g) => !own.has(g) && !callers.includes(g));
-  return unnamed.length ? [...callers, ...unnamed] : callers;
+function comparableCallers(
+  was: readonly string[],
+  is: readonly string[],
+  before: Json,
+  after: Json,
+): [readonly string[], readonly string[]] {
+  const untold = new Set<string>();
+  const side = (callers: readonly string[], doc: Json, other: Json) => {
+    const own = groupsOf(doc);
+    const unnamed = [...groupsOf(other)].filter((g) => !own.has(g));
+    if (!namesGroups(doc)) unnamed.forEach((g) => untold.add(g));
+    return namesGroups(doc) && callers.includes('member') ? [...callers, ...unnamed] : [...callers];
+  };
+  const a = side(was, before, after);
+  const b = side(is, after, before);
+  return [a.filter((c) => !untold.has(c)), b.filter((c) => !untold.has(c))];
 }
 
 function effectiveSecurity(doc: Json, operation: Json): unknown {
@@ -71,8 +89,7 @@ export function compareAccess(
   const declaredBefore = accessOf(before, was.operation);
   const declaredAfter = accessOf(after, is.operation);
   if (declaredBefore && declaredAfter) {
-    const a = withUnnamedGroups(declaredBefore, before, after);
-    const b = withUnnamedGroups(declaredAfter, after, before);
+    const [a, b] = comparableCallers(declaredBefore, declaredAfter, before, after);
     const refused = a.filter((c) => !b.includes(c));
     const admitted = b.filter((c) => !a.includes(c));
     if (refused.length)

@@ -93,6 +93,12 @@ const API = securedRaml(
     get:
     patch:
     put:
+    /pins:
+      securedBy: [open]
+      get:
+      /{pid}:
+        get:
+        put:
 /pins:
   securedBy: [open]
   get:
@@ -405,7 +411,7 @@ describe.each(ENGINES)('a change that says back what GET answered, on %s', (engi
       expect.objectContaining({ label: 'milk' }),
       expect.objectContaining({ label: 'eggs' }),
     ]);
-    // A PUT empties what it leaves out: the pins said back stay.
+    // The pins said back, unchanged: the board keeps them.
     const put = await call('ann', 'PUT', boardPath, { ...shown, name: 'Kitchen wall' });
     expect(put.status, put.text).toBe(200);
     const patch = await call('ann', 'PATCH', boardPath, { ...put.body, name: 'Fridge' });
@@ -419,6 +425,30 @@ describe.each(ENGINES)('a change that says back what GET answered, on %s', (engi
     const relabelled = await call('ann', 'PUT', pinPath, { ...pin, label: 'oat milk' });
     expect(relabelled.status, relabelled.text).toBe(200);
     expect(await read('root', pinPath)).toMatchObject({ label: 'oat milk', board: { id: board.body['id'] } });
+  });
+
+  it('takes back embedded objects that say less than GET shows, read through another URL', async () => {
+    const board = await call('ann', 'POST', '/boards', { name: 'Desk' });
+    const pin = await call('ann', 'POST', '/pins', { label: 'stamps', board: board.body['id'] });
+    expect([board.status, pin.status], pin.text).toEqual([201, 201]);
+    const pinPath = `/pins/${String(pin.body['id'])}`;
+    // Read from the list, whose embedded board's _self is the list's URL, and through another host name.
+    const listed = (await call('ann', 'GET', `/pins?id=${String(pin.body['id'])}`)).body['data'] as Rec[];
+    const fromList = listed[0]!;
+    const elsewhere = { ...(fromList['board'] as Rec), _self: 'http://localhost:1/v1/boards/0' };
+    const patched = await call('ann', 'PATCH', pinPath, { ...fromList, board: elsewhere, label: 'stamps, 2nd class' });
+    expect(patched.status, patched.text).toBe(200);
+    // Its key alone, as a field or as _pk: nothing other than GET shows.
+    for (const board_ of [{ id: board.body['id'] }, { _pk: String(board.body['id']) }]) {
+      const reply = await call('ann', 'PUT', pinPath, { ...fromList, board: board_ });
+      expect(reply.status, reply.text).toBe(200);
+    }
+    // Below the board, whose link the URL sets: a PUT of what GET showed there keeps it.
+    const nested = `/boards/${String(board.body['id'])}/pins/${String(pin.body['id'])}`;
+    const shown = await read('ann', nested);
+    const put = await call('ann', 'PUT', nested, { ...shown, label: 'stamps' });
+    expect(put.status, put.text).toBe(200);
+    expect(await read('root', pinPath)).toMatchObject({ label: 'stamps', board: { id: board.body['id'] } });
   });
 
   it('refuses embedded objects said back changed: a change writes links, not the objects they link to', async () => {
@@ -437,11 +467,20 @@ describe.each(ENGINES)('a change that says back what GET answered, on %s', (engi
     ]);
     const boardPath = `/boards/${String(board.body['id'])}`;
     const listed = await read('ann', boardPath);
-    const dropped = await call('ann', 'PUT', boardPath, {
+    const changed = await call('ann', 'PUT', boardPath, {
       ...listed,
       pins: [{ ...(listed['pins'] as Rec[])[0], label: 'lost' }],
     });
-    expect(dropped.status, dropped.text).toBe(400);
+    expect([changed.status, changed.body['errors']], changed.text).toEqual([
+      400,
+      [expect.objectContaining({ field: 'pins' })],
+    ]);
+    // One named twice, or another one: not what GET shows either.
+    const pins = listed['pins'] as Rec[];
+    for (const said of [[pins[0], pins[0]], [{ id: 999_999 }]]) {
+      const reply = await call('ann', 'PATCH', boardPath, { ...listed, pins: said });
+      expect(reply.status, `${JSON.stringify(said)} ${reply.text}`).toBe(400);
+    }
     // An object with no key names nothing: the body's schema refuses it, as before.
     const keyless = await call('ann', 'PATCH', pinPath, { board: { name: 'Hall' } });
     expect(keyless.status, keyless.text).toBe(400);

@@ -159,9 +159,18 @@ export class UnknownReference extends Error {
     readonly model: string,
     readonly keys: readonly unknown[],
   ) {
-    super(`${model} ${keys.map(String).join(', ')} not found`);
+    super(`${model} ${namedKeys(keys)} not found`);
     this.name = 'UnknownReference';
   }
+}
+
+/** The keys an answer names at most: a body of 70,000 unknown keys was answered with all of them, twice. */
+const NAMED_KEYS = 20;
+
+/** `1, 2, 3`, or the first NAMED_KEYS of them and how many more. */
+export function namedKeys(keys: readonly unknown[]): string {
+  const named = keys.slice(0, NAMED_KEYS).map(String).join(', ');
+  return keys.length > NAMED_KEYS ? `${named} and ${keys.length - NAMED_KEYS} more` : named;
 }
 
 /** What checking a relationship's values needs of the related model, on either engine. */

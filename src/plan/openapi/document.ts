@@ -44,7 +44,7 @@ function buildDocument(ir: ServiceIR): Json {
     ...(ir.auth ? {} : { security: [] }),
     // With it, an answer's field not every caller sees says who does (schemas.ts): the callers named.
     ...(ir.auth ? { [FIELD_AUDIENCES_MARK]: [...FIELD_AUDIENCES] } : {}),
-    ...(ir.auth && namedGroups(ir).length ? { [GROUPS_EXTENSION]: namedGroups(ir) } : {}),
+    ...(ir.auth ? { [GROUPS_EXTENSION]: namedGroups(ir) } : {}),
     tags: tags(ir),
     paths: sorted(paths),
     ...eventWebhooks(ctx, events),

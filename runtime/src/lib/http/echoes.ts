@@ -23,7 +23,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { badRequest } from '../errors.js';
 import { hasHandlers } from '../events.js';
 import type { Rec, RouteContext } from './route-context.js';
-import { embeddedLinksOf } from './embedded-links.js';
+import { embeddedLinksOf, sameEmbedded } from './embedded-links.js';
 import { isAnswerName } from './schemas.js';
 
 /**
@@ -57,9 +57,14 @@ export async function withoutEchoes(
   const kept: Rec = { ...sent };
   for (const name of compared) {
     if (name in links) {
-      if (!isDeepStrictEqual(links[name], shown[name])) throw embeddedChanged(name);
-      // A PUT empties a link of its own row it leaves out: the link stays by its keys, which `sent` holds.
-      if (request.method !== 'PUT') delete kept[name];
+      const relation = ctx.model.relation(name)!;
+      const target = ctx.services.db.models.get(relation.target)!;
+      if (!sameEmbedded(links[name], shown[name], target.primaryKey)) throw embeddedChanged(name);
+      // A PUT empties a link of its own row it may write and leaves out: that one stays, by the
+      // keys `sent` holds. Any other it leaves as it is (the parent's below a nested route, a
+      // read-only one, one kept in the other objects' rows).
+      const keptByPut = request.method === 'PUT' && relation.local && writes(ctx, name, mayWrite);
+      if (!keptByPut) delete kept[name];
     } else if (name === '_self' ? samePath(sent[name], shown[name]) : isDeepStrictEqual(sent[name], shown[name]))
       delete kept[name];
     else if (isAnswerName(name)) throw answerNameRefused(name, shown[name]);

@@ -5,6 +5,7 @@
  * what the caller's GET shows. Apart from echoes.ts so that route-context.ts may ask of them.
  */
 import type { FastifyRequest } from 'fastify';
+import { isDeepStrictEqual } from 'node:util';
 import type { Model, ModelRegistry } from '../model.js';
 
 type Rec = Record<string, unknown>;
@@ -40,6 +41,52 @@ export function embeddedLinksOf(request: FastifyRequest): Rec | undefined {
 /** Whether the body gave a link as embedded objects (then the change reads its object: echoes.ts compares them). */
 export function hasEmbeddedLinks(request: FastifyRequest): boolean {
   return embeddedLinks.has(request);
+}
+
+/**
+ * Whether embedded objects said back (`sent`, as the body gave them) are what the caller's GET
+ * shows now (`shown`): the same objects, by key, each saying nothing other than GET shows (it may
+ * say less: `{ "id": 3 }`, a bare key), `_self` aside, which follows the URL the object was read
+ * through (another host name, a list's URL).
+ */
+export function sameEmbedded(sent: unknown, shown: unknown, primaryKey: string): boolean {
+  if (!Array.isArray(sent)) return sameObject(sent, shown, primaryKey);
+  if (!Array.isArray(shown) || sent.length !== shown.length) return false;
+  const byKey = new Map(shown.map((item) => [keyText(item, primaryKey), item]));
+  const seen = new Set<string>();
+  return sent.every((item) => {
+    const key = keyText(item, primaryKey);
+    if (seen.has(key) || !byKey.has(key)) return false;
+    seen.add(key);
+    return sameObject(item, byKey.get(key), primaryKey);
+  });
+}
+
+function sameObject(sent: unknown, shown: unknown, primaryKey: string): boolean {
+  if (!isObject(sent))
+    return sent !== undefined && sent !== null && keyText(sent, primaryKey) === keyText(shown, primaryKey);
+  if (!isObject(shown)) return false;
+  return Object.entries(sent).every(
+    ([name, value]) =>
+      name === '_self' ||
+      (Object.hasOwn(shown, name) && isDeepStrictEqual(withoutSelf(value), withoutSelf(shown[name]))),
+  );
+}
+
+/** An object's key as text (`3` and `"3"` alike), or a bare key's. */
+function keyText(item: unknown, primaryKey: string): string {
+  return String(isObject(item) ? (item[primaryKey] ?? item['_pk']) : item);
+}
+
+/** `value` without the `_self` of the objects it embeds, however deep. */
+function withoutSelf(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSelf);
+  if (!isObject(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => k !== '_self')
+      .map(([k, v]) => [k, withoutSelf(v)]),
+  );
 }
 
 /** The keys of `value`'s embedded objects; undefined where it holds none, or one without its key. */

@@ -89,7 +89,7 @@ function describe(error: FastifyError | HttpError): Described {
     return {
       status: 400,
       message: `${error.field}: ${error.message}`,
-      errors: [{ field: error.field, message: `${error.model} ${error.keys.map(String).join(', ')} not found` }],
+      errors: [{ field: error.field, message: error.message }],
     };
   }
   if (error instanceof ConstraintViolation) return constraint(error);

@@ -8,12 +8,10 @@
 import type { ServiceDatabase } from '../database.js';
 import { conflict, type HttpError } from '../errors.js';
 import type { Model } from '../model.js';
+import { namedKeys } from '../repository.js';
 import { text } from '../text.js';
 
 type Rec = Record<string, unknown>;
-
-/** The keys named at most in a refusal. */
-const NAMED = 10;
 
 /** Whether the objects of `target` must have the link whose foreign key is `column`. */
 export function requiredLink(target: Model, column: string): boolean {
@@ -45,8 +43,7 @@ export async function refuseRequiredUnlinks(db: ServiceDatabase, model: Model, k
     const linked = await db.repository(relation.target).keys({ [relation.inverse]: key });
     const dropped = linked.map((k) => text(k)).filter((k) => !wanted.has(k));
     if (dropped.length === 0) continue;
-    const named =
-      dropped.slice(0, NAMED).join(', ') + (dropped.length > NAMED ? `, and ${dropped.length - NAMED} more` : '');
+    const named = namedKeys(dropped);
     const message = `would unlink ${target.name} ${named}, whose ${relation.inverse} is required: link ${dropped.length > 1 ? 'them' : 'it'} to another ${model.name} first, or delete ${dropped.length > 1 ? 'them' : 'it'}`;
     throw conflict(`${relation.name} ${message}`, [{ field: relation.name, message }]);
   }

@@ -541,8 +541,9 @@ export class RouteContext {
     const ownKey = key ?? write.object?.[this.model.primaryKey];
     await refuseUnknownLinks(this.policy, request, db, this.model, write.data, write.fields);
     const data = await keepHiddenLinks(this.policy, request, db, this.model, ownKey, write.data);
-    await refuseRequiredUnlinks(db, this.model, ownKey, data);
     await checkRelinks(this.policy, request, db, { model: this.model, ...rest, data });
+    // After the refusal of what the caller may not change: one who may not is told so first.
+    await refuseRequiredUnlinks(db, this.model, ownKey, data);
     return data;
   }
 
