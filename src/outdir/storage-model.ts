@@ -41,6 +41,23 @@ export interface StoredTable {
    * where there are none, as in files written before svcgen had them.
    */
   readonly uniques?: readonly (readonly string[])[];
+  /**
+   * The relationships kept in other tables' rows (a trip's `days`, whose foreign key is in `day`):
+   * no column here, but a name the model's kept events use, which a rename renames. Left out where
+   * there are none, as in files written before svcgen kept them (`linksOf`).
+   */
+  readonly links?: readonly StoredLink[];
+}
+
+export interface StoredLink {
+  readonly name: string;
+  /** The `renamed_from` hint this version was generated with: applied once, then kept only as history. */
+  readonly renamedFrom: string | null;
+}
+
+/** The table's relationships kept in other tables' rows (none where the file says none). */
+export function linksOf(table: StoredTable): readonly StoredLink[] {
+  return table.links ?? [];
 }
 
 /** The table's unique sets of columns (none where the file says none). */
@@ -139,7 +156,16 @@ function storage(data: unknown): StorageModel {
 }
 
 function table(value: unknown, where: string): StoredTable {
-  const t = object(value, where, ['name', 'model', 'columns', 'renamedFrom', 'search', 'searchIndex', 'uniques']);
+  const t = object(value, where, [
+    'name',
+    'model',
+    'columns',
+    'renamedFrom',
+    'search',
+    'searchIndex',
+    'uniques',
+    'links',
+  ]);
   if (!Array.isArray(t['columns'])) fail(`${where}.columns`, 'must be a list');
   const columns = t['columns'].map((c, i) => column(c, `${where}.columns[${i}]`));
   if (new Set(columns.map((c) => c.name)).size !== columns.length) fail(`${where}.columns`, 'names a column twice');
@@ -152,7 +178,21 @@ function table(value: unknown, where: string): StoredTable {
     search: t['search'] === undefined ? [] : searchColumns(t['search'], `${where}.search`, columns),
     searchIndex: t['searchIndex'] === undefined ? 1 : searchIndex(t['searchIndex'], `${where}.searchIndex`),
     ...(t['uniques'] === undefined ? {} : { uniques: uniques(t['uniques'], `${where}.uniques`, columns) }),
+    ...(t['links'] === undefined ? {} : { links: links(t['links'], `${where}.links`) }),
   };
+}
+
+function links(value: unknown, where: string): StoredLink[] {
+  if (!Array.isArray(value)) fail(where, 'must be a list');
+  const read = value.map((link, i) => {
+    const l = object(link, `${where}[${i}]`, ['name', 'renamedFrom']);
+    return {
+      name: text(l['name'], `${where}[${i}].name`, IDENTIFIER),
+      renamedFrom: l['renamedFrom'] === null ? null : text(l['renamedFrom'], `${where}[${i}].renamedFrom`, IDENTIFIER),
+    };
+  });
+  if (new Set(read.map((l) => l.name)).size !== read.length) fail(where, 'names a relationship twice');
+  return read;
 }
 
 function uniques(value: unknown, where: string, columns: readonly StoredColumn[]): string[][] {

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnChange, TableChange } from '../../src/plan/migrations/storage/changes.js';
 import { eventRenames, eventSql } from '../../src/plan/migrations/storage/events.js';
+import { diffStorage } from '../../src/plan/migrations/storage/diff.js';
 import type { StoredColumn, StoredTable } from '../../src/outdir/storage-model.js';
 
 const column = (name: string, documentPath = name) => ({ name, documentPath }) as StoredColumn;
@@ -82,5 +83,22 @@ describe('eventRenames', () => {
     expect(sql.findIndex((s) => s.includes('json_remove(data, \'$.object."due_date"\''))).toBeLessThan(
       sql.findIndex((s) => s.includes('$.object."due_on"')),
     );
+  });
+
+  it("renames a relationship kept in other rows (no column: a name in the events) once, by the storage model's links", () => {
+    const links = (name: string, renamedFrom: string | null = null) => [{ name, renamedFrom }];
+    const before = { ...table('Trip', []), links: links('comments') };
+    const after = { ...table('Trip', []), links: links('messages', 'comments') };
+    const diff = (from: StoredTable, to: StoredTable) =>
+      diffStorage({ format: 1, tables: [from] }, { format: 1, tables: [to] }, { tables: new Map(), columns: new Map() })
+        .changes;
+    const changes = diff(before, after);
+    expect(changes.map((c) => c.kind)).toEqual(['alter']);
+    expect(eventRenames(changes).fields).toEqual([{ model: 'Trip', from: 'comments', to: 'messages' }]);
+    // The next version keeps the hint: nothing more to rename.
+    expect(diff(after, after)).toEqual([]);
+    // A storage file from before svcgen kept the links tells nothing of them.
+    const { links: _unknown, ...old } = before;
+    expect(diff(old, after)).toEqual([]);
   });
 });

@@ -18,6 +18,7 @@ import { mongoSteps, type MongoStep } from './storage/mongo.js';
 import { sameSearch, searchIndexChanged } from './storage/search.js';
 import { migrationSql } from './storage/sql.js';
 import { eventRenames, eventSql, eventSteps, type EventRenames } from './storage/events.js';
+import { linkRenames } from './storage/links.js';
 import type { Dialect } from './storage/identifiers.js';
 import { indexNameClashes } from './storage/names.js';
 
@@ -168,6 +169,8 @@ function describe(changes: readonly TableChange[]): string[] {
           `${c.after.model}: SQLite's search index rebuilt, to be caught up in batches instead of on every write`,
         );
       lines.push(...uniqueSetChanges(c));
+      for (const [from, to] of linkRenames(c.before, c.after))
+        lines.push(`${c.after.model}.${from} renamed to ${to} (kept in other rows: renamed in the kept events only)`);
     }
   }
   return lines;
@@ -238,6 +241,9 @@ function singleSlug(change: TableChange): string | undefined {
   if (change.kind === 'drop') return `drop_${change.table.name}`;
   if (change.before.name !== change.after.name)
     return change.columns.length ? undefined : `rename_${change.before.name}_to_${change.after.name}`;
+  const [renamedLink] = linkRenames(change.before, change.after);
+  if (change.columns.length === 0 && renamedLink)
+    return `rename_${change.after.name}_${renamedLink[0]}_to_${renamedLink[1]}`;
   if (change.columns.length === 0)
     return sameSearch(change.before, change.after) && !searchIndexChanged(change.before, change.after)
       ? `unique_${change.after.name}`

@@ -5,6 +5,7 @@
  * existing rows cannot follow without a value nobody gave, is a finding for the caller to refuse.
  */
 import { uniquesChanged } from './uniques.js';
+import { linkRenames } from './links.js';
 import { sqliteRefusesUnconverted } from './sql.js';
 import { integerToText, temporalChange } from './conversions.js';
 import type { StorageModel, StoredColumn, StoredTable } from '../../../outdir/storage-model.js';
@@ -77,7 +78,8 @@ export function diffStorage(previous: StorageModel, next: StorageModel, renames:
         old.name !== table.name ||
         !sameSearch(old, table) ||
         searchIndexChanged(old, table) ||
-        uniquesChanged(old, table)
+        uniquesChanged(old, table) ||
+        linkRenames(old, table).length
       )
         changes.push({ kind: 'alter', before: old, after: table, columns });
     }

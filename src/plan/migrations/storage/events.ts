@@ -12,6 +12,7 @@
 import type { MongoStep } from '../../../../runtime/src/lib/mongo/steps.js';
 import type { StoredColumn } from '../../../outdir/storage-model.js';
 import type { TableChange } from './changes.js';
+import { linkRenames } from './links.js';
 import type { Dialect } from './identifiers.js';
 
 export interface EventRenames {
@@ -41,6 +42,7 @@ export function eventRenames(changes: readonly TableChange[]): EventRenames {
       const link = before.documentPath !== before.name && before.documentPath !== '_id';
       if (link && before.documentPath !== after.documentPath) renamed.push([before.documentPath, after.documentPath]);
     }
+    renamed.push(...linkRenames(c.before, c.after));
     fields.push(...inOrder(renamed).map(([from, to]) => ({ model: c.after.model, from, to })));
   }
   return { models, fields, dropped };

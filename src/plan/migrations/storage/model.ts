@@ -11,6 +11,7 @@ import {
   type Fill,
   type StorageModel,
   type StoredColumn,
+  type StoredLink,
   type StoredTable,
 } from '../../../outdir/storage-model.js';
 import type { FieldTypes } from '../../shared/field-types.js';
@@ -38,7 +39,15 @@ function storedTable(model: Model, types: FieldTypes): StoredTable {
     search: searchFields(model).map((f) => f.name),
     searchIndex: SEARCH_INDEX,
     ...(model.uniqueTogether.length ? { uniques: model.uniqueTogether.map((set) => [...set]) } : {}),
+    ...(linksKeptElsewhere(model).length ? { links: linksKeptElsewhere(model) } : {}),
   };
+}
+
+/** The relationships whose foreign key is in other rows (the other model's): their names are in the model's events. */
+function linksKeptElsewhere(model: Model): StoredLink[] {
+  return model.relationships
+    .filter((r) => !holdsKey(model, r))
+    .map((r) => ({ name: r.name, renamedFrom: model.fields.find((f) => f.name === r.name)?.renamedFrom ?? null }));
 }
 
 function storedColumn(model: Model, field: Field, types: FieldTypes): StoredColumn {
