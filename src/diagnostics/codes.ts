@@ -957,6 +957,12 @@ export const codes = {
     explanation:
       "`--release` names the changes clients have not been told of yet (API-CHANGES.md's Unreleased entry, and this run's), and there are none: no entry is written, and the name is not used.",
   },
+  SVC3116: {
+    severity: 'warning',
+    title: 'stored objects without a computed default',
+    explanation:
+      'An optional field is added with a default computed for each new object (`{{invite_code}}`, a function of the project\'s). A migration cannot run it, so the objects stored before get no value (null), while every new one gets its own. Give them values once the migration has run, with a script of your own or an `update` added to the new migration before it has run anywhere (the generated README\'s "Moving data between fields"). A required field with such a default is refused instead (SVC3102).',
+  },
   SVC3113: {
     severity: 'warning',
     title: 'stored values outside a narrowed field',

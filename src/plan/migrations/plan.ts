@@ -77,7 +77,8 @@ export function planMigrations(
     const added = newMigration(1, 'initial', ['every table of the API'], [], initialSql(storage), []);
     return { storage, names: [added.name], added, findings: [] };
   }
-  const diff = diffStorage(history.storage, storage, renamesOf(ir));
+  const found = diffStorage(history.storage, storage, renamesOf(ir));
+  const diff = { ...found, findings: [...found.findings, ...computedDefaults(ir, found.changes)] };
   if (diff.changes.length === 0) return { storage, names, added: null, findings: diff.findings };
   const drops = diff.findings.filter((f) => f.kind === 'dataLoss').map((f) => f.message);
   const number = Math.max(0, ...names.map((n) => Number(MIGRATION_NAME.exec(n)?.[1] ?? 0))) + 1;
@@ -135,6 +136,34 @@ function docComment(summary: readonly string[], drops: readonly string[]): strin
 /** The `src/db/migrations.ts` view: every migration module, in order. */
 export function migrationsIndexView(names: readonly string[]) {
   return { migrations: names.map((name) => ({ name, variable: `m${name.replace(/[^A-Za-z0-9]/g, '_')}` })) };
+}
+
+/**
+ * Optional fields added with a default computed per object (`{{invite_code}}`, a function of the
+ * project's): a migration cannot run it, so the objects stored before get none. A probe's existing
+ * trips were left without an invite code, silently.
+ */
+function computedDefaults(ir: ServiceIR, changes: readonly TableChange[]): Finding[] {
+  return changes.flatMap((change) => {
+    if (change.kind !== 'alter') return [];
+    const model = ir.models.find((m) => m.name === change.after.model);
+    return change.columns.flatMap((c) => {
+      const field =
+        c.kind === 'add' && !c.column.notNull ? model?.fields.find((f) => f.name === c.column.name) : undefined;
+      if (field?.default?.kind !== 'callable') return [];
+      const name = field.default.name;
+      return [
+        {
+          kind: 'computedFill' as const,
+          model: change.after.model,
+          field: field.name,
+          message: `${change.after.model}.${field.name} is added with a default computed for each new object ({{${name}}}), which a migration cannot run: the objects stored before get none`,
+          hint: `give them values once the migration has run (a script of your own, or an \`update\` added to the migration before it runs anywhere: the README's "Moving data between fields"); where none is meant, "_svcgen_ignore": ["SVC3116"] in the schema silences this`,
+          warning: true as const,
+        },
+      ];
+    });
+  });
 }
 
 export function renamesOf(ir: ServiceIR): Renames {

@@ -21,7 +21,7 @@ export interface Renames {
 
 export interface Finding {
   /** `dataLoss`: allowed with --allow-data-loss; the others are always refused. */
-  readonly kind: 'dataLoss' | 'needsFill' | 'checkedFill' | 'unsupported' | 'rename';
+  readonly kind: 'dataLoss' | 'needsFill' | 'checkedFill' | 'computedFill' | 'unsupported' | 'rename';
   /** The model (and field) it is about, in the new model where it exists there. */
   readonly model: string;
   readonly field?: string;
