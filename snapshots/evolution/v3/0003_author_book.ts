@@ -3,20 +3,20 @@ import type { Migration } from '../../lib/migrate.js';
 
 /**
  * What changed:
- * - Author.name: varchar(50) to varchar(200)
+ * - Author.name: string (varchar(50) to varchar(200) on PostgreSQL)
  * - Author.nickname: now unique
- * - Author.rating: smallint to integer
- * - Book.pages: integer to bigint
+ * - Author.rating: small_integer to integer (smallint to integer on PostgreSQL)
+ * - Book.pages: integer to big_integer (integer to bigint on PostgreSQL)
  * - Book.isbn: now unique, no longer indexed
  * - Book.format added
  */
 export const migration: Migration = {
   name: '0003_author_book',
   summary: [
-    'Author.name: varchar(50) to varchar(200)',
+    'Author.name: string (varchar(50) to varchar(200) on PostgreSQL)',
     'Author.nickname: now unique',
-    'Author.rating: smallint to integer',
-    'Book.pages: integer to bigint',
+    'Author.rating: small_integer to integer (smallint to integer on PostgreSQL)',
+    'Book.pages: integer to big_integer (integer to bigint on PostgreSQL)',
     'Book.isbn: now unique, no longer indexed',
     'Book.format added',
   ],

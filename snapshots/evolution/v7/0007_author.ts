@@ -3,7 +3,7 @@ import type { Migration } from '../../lib/migrate.js';
 
 /**
  * What changed:
- * - Author.name: varchar(200) to varchar(120)
+ * - Author.name: string (varchar(200) to varchar(120) on PostgreSQL)
  * - Author.joined_at added
  *
  * It drops data (written with --allow-data-loss):
@@ -12,7 +12,7 @@ import type { Migration } from '../../lib/migrate.js';
 export const migration: Migration = {
   name: '0007_author',
   summary: [
-    'Author.name: varchar(200) to varchar(120)',
+    'Author.name: string (varchar(200) to varchar(120) on PostgreSQL)',
     'Author.joined_at added',
     'drops data: field Author.name narrows from varchar(200) to varchar(120): stored values are converted (on SQLite and PostgreSQL a value that does not fit makes the migration fail, and nothing of it is applied; MongoDB keeps it as it is)',
   ],

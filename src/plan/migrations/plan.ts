@@ -12,7 +12,7 @@ import { initialSql, referentialAction, type MigrationSql } from './storage/ddl.
 import type { Aspect, ColumnChange, TableChange } from './storage/changes.js';
 import { diffStorage, type Finding, type Renames } from './storage/diff.js';
 import { MIGRATION_NAME, MIGRATIONS_DIR, STORAGE_FILE, type MigrationHistory } from '../../outdir/history.js';
-import { uniquesOf, type StorageModel } from '../../outdir/storage-model.js';
+import { uniquesOf, type StorageModel, type StoredColumn } from '../../outdir/storage-model.js';
 import { storageModel } from './storage/model.js';
 import { mongoSteps, type MongoStep } from './storage/mongo.js';
 import { sameSearch, searchIndexChanged } from './storage/search.js';
@@ -242,7 +242,7 @@ function columnChangeText(change: ColumnChange): string {
   const what = [...aspects]
     .filter((a) => a !== 'name' && !(a === 'documentPath' && aspects.has('name')))
     .map((a) => {
-      if (a === 'type') return `${before.postgres} to ${after.postgres}`;
+      if (a === 'type') return typeChangeText(before, after);
       if (a === 'reference')
         return after.references
           ? `foreign key to ${after.references.table} (on delete ${referentialAction(after.references.onDelete)})`
@@ -252,6 +252,19 @@ function columnChangeText(change: ColumnChange): string {
     });
   const name = aspects.has('name') ? `${before.name} renamed to ${after.name}` : after.name;
   return what.length ? `${name}: ${what.join(', ')}` : name;
+}
+
+/**
+ * A column's new type, by the API's field types and then each engine's own (one summary serves
+ * both: a probe's SQLite migration read "integer to double precision", PostgreSQL's words).
+ */
+function typeChangeText(before: StoredColumn, after: StoredColumn): string {
+  const engines = [
+    before.sqlite !== after.sqlite ? `${before.sqlite} to ${after.sqlite} on SQLite` : '',
+    before.postgres !== after.postgres ? `${before.postgres} to ${after.postgres} on PostgreSQL` : '',
+  ].filter((text) => text !== '');
+  const sql = engines.length ? ` (${engines.join(', ')})` : '';
+  return before.type === after.type ? `${before.type}${sql}` : `${before.type} to ${after.type}${sql}`;
 }
 
 /**
