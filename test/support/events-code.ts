@@ -46,7 +46,10 @@ export async function refuseFrozen(event: RefuseFrozenEvent): Promise<void> {
 /** Used by Project, Task and User: the event is any of theirs. */
 export async function audit(event: AuditEvent): Promise<void> {
   const response = event.response as { count?: unknown } | undefined;
-  const count = typeof response?.count === 'number' ? response.count : null;
+  // Before a change of many there is no answer yet: what it selects is counted (event.where).
+  const selected =
+    event.where && event.model.name === 'Project' ? await event.db.project.count({ where: event.where as never }) : null;
+  const count = typeof response?.count === 'number' ? response.count : selected;
   await event.db.auditEntry.create({ data: { model: event.model.name, action: event.action, count } });
 }
 `,

@@ -6,6 +6,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Model } from './model.js';
+import type { Where } from './repository.js';
 import type { ServiceDatabase } from './database.js';
 import { assertInTime } from './http/deadline.js';
 import { HttpError } from './errors.js';
@@ -61,6 +62,12 @@ export interface Event<T = Rec, DB = unknown, U = Rec> {
    * after events too (the object as written is `response`), or undefined.
    */
   readonly instance?: T;
+  /**
+   * A change of many (`update_many`, `delete_many`): the objects it selects (the request's filters,
+   * among those the caller may see), as a `where` of `db`'s repositories, so that a handler can read
+   * them: `await event.db.expense.count({ where: { AND: [event.where, { settled: true }] } })`.
+   */
+  readonly where?: Where<T>;
   /** The response data (after events only). */
   response?: unknown;
   readonly view: { readonly request: RequestBy<U> };
@@ -124,6 +131,8 @@ export interface EventRun {
    * default): handlers see them, processors leave them as they are.
    */
   readonly resets?: ReadonlySet<string>;
+  /** A change of many (`update_many`, `delete_many`): the objects it selects, as a `where` of the repositories. */
+  readonly where?: Rec;
 }
 
 export function hasHandlers(run: EventRun): boolean {
@@ -261,6 +270,8 @@ function makeEvent(run: EventRun, db: unknown, values: Rec, afterSet: (name: str
     action: run.action,
     fields,
     ...(run.instance ? { instance: run.instance } : {}),
+    // A copy: what a handler does to it changes nothing of what the change selects.
+    ...(run.where ? { where: structuredClone(run.where) } : {}),
     view: { request: run.request },
     db,
     setFieldValue(name, value) {

@@ -69,6 +69,7 @@ export async function updateMany(ctx: RouteContext, request: FastifyRequest): Pr
       return objects.length;
     },
     (count) => statusBody(200, `Updated ${count} ${ctx.model.name}(s) objects`, requestUrl(request), { count }),
+    { where },
   );
 }
 
@@ -101,6 +102,7 @@ export async function deleteMany(ctx: RouteContext, request: FastifyRequest): Pr
       return keys.length;
     },
     (count) => statusBody(200, `Deleted ${count} ${ctx.model.name}(s) objects`, requestUrl(request), { count }),
+    { where },
   );
 }
 

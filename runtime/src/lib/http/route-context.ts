@@ -85,6 +85,8 @@ export interface WriteOptions {
   readonly resets?: ReadonlySet<string>;
   /** What may refuse the write before any handler runs (If-Match), in its transaction. */
   readonly first?: (db: ServiceDatabase) => Promise<void>;
+  /** A change of many: the objects it selects, which its handlers are given (`event.where`). */
+  readonly where?: Rec;
 }
 
 export class RouteContext {
@@ -138,9 +140,13 @@ export class RouteContext {
     instance: Rec | undefined,
     work: (db: ServiceDatabase, data: Rec, writes: RecordedWrites) => Promise<R>,
     present: (result: R) => unknown,
-    { oneWrite = false, resets, first }: WriteOptions = {},
+    { oneWrite = false, resets, first, where }: WriteOptions = {},
   ): Promise<unknown> {
-    const run = { ...this.eventRun(request, action, instance), ...(resets?.size ? { resets } : {}) };
+    const run = {
+      ...this.eventRun(request, action, instance),
+      ...(resets?.size ? { resets } : {}),
+      ...(where ? { where } : {}),
+    };
     const prepare = (data: Rec) => this.prepareWrite(data, request.ip);
     const recorded =
       // An update whose event carries the object as it was reads it first, in the transaction.
