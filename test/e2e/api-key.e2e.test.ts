@@ -128,6 +128,20 @@ describe.each(['sqlite', 'postgres'] as const)(
       expect((await self(`ApiKey alice:${tokens.get('alice')}`)).status).toBe(200);
     });
 
+    it('finds a name stored before usernames had one form by its key, beside a newer lower-cased one', async () => {
+      for (const name of ['iris', 'ivy']) expect((await register(name, 'password-123')).status).toBe(201);
+      const sql = (text: string) => runSql(engine, database.url, dir, text);
+      // iris's record as an older version stored it: `Iris`, beside `ivy` renamed `iris` (a newer one).
+      await sql(`update auth_credential set user_key = 'Iris' where user_key = 'iris'`);
+      await sql(`update "user" set username = 'Iris' where username = 'iris'`);
+      await sql(`update auth_credential set user_key = 'iris' where user_key = 'ivy'`);
+      await sql(`update "user" set username = 'iris' where username = 'ivy'`);
+      expect((await self(`ApiKey Iris:${tokens.get('iris')}`)).body.username).toBe('Iris');
+      expect((await self(`ApiKey IRIS:${tokens.get('ivy')}`)).body.username).toBe('iris');
+      expect((await self(`ApiKey Iris:${tokens.get('ivy')}`)).body.username).toBe('iris');
+      expect((await self(`ApiKey iris:${tokens.get('iris')}`)).status).toBe(401);
+    });
+
     it('sees at the next read what was changed behind its back: groups, a password, a credential', async () => {
       // Reads of the same caller in a row are answered without reading the user again while the
       // user and credential tables are unchanged (lib/auth/unchanged-reads.ts): any commit by

@@ -17,6 +17,8 @@ import { readApiKeyHeader, sameDigest, tokenDigest } from './tokens.js';
 import { loginForm } from './logins.js';
 import { fingerprint, issueTicket, verifyTicket } from './ticket.js';
 
+type Rec = Record<string, unknown>;
+
 interface Identity extends Caller {
   /** How the caller proved who they are. */
   readonly via: 'cookie' | 'apikey' | null;
@@ -145,17 +147,20 @@ async function byApiKey(ctx: AuthContext, request: FastifyRequest) {
 
 async function userOfApiKey(ctx: AuthContext, key: { user: string; token: string }) {
   // The name as a login reads it (`ALICE` is alice), else as written: a name stored before
-  // usernames had one form.
+  // usernames had one form (`Alice`, beside a newer `alice`), whose token is hers alone.
   const normalized = loginForm(key.user);
-  const found =
-    (await userWithCredential(ctx, { username: normalized })) ??
-    (normalized !== key.user ? await userWithCredential(ctx, { username: key.user }) : undefined);
-  if (!found) return undefined;
-  const { user, credential } = found;
+  const byName = async (username: string) => {
+    const found = await userWithCredential(ctx, { username });
+    return found && holdsToken(found.user, found.credential, key.token) ? found.user : undefined;
+  };
+  const user = (await byName(normalized)) ?? (normalized !== key.user ? await byName(key.user) : undefined);
+  return user ? { user, via: 'apikey' as const } : undefined;
+}
+
+/** Whether `token` is the one the credential keeps a digest of (bound to the user's password). */
+function holdsToken(user: Rec, credential: Rec | null, token: string): boolean {
   const stored = credential?.['token_digest'];
-  if (typeof stored !== 'string') return undefined;
-  const given = tokenDigest(key.token, fingerprint(user['password']));
-  return sameDigest(stored, given) ? { user, via: 'apikey' as const } : undefined;
+  return typeof stored === 'string' && sameDigest(stored, tokenDigest(token, fingerprint(user['password'])));
 }
 
 async function byTicket(ctx: AuthContext, request: FastifyRequest, reply: FastifyReply) {
