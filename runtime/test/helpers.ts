@@ -55,10 +55,23 @@ export function nextSample(model: string): Rec {
   return (samples as unknown as Record<string, (n: number) => Rec>)[model]!(++counter);
 }
 
-/** `data` as the service shows it: without secrets (passwords are stored hashed and never returned). */
+/**
+ * `data` as the service shows it: without secrets (passwords are stored hashed and never returned),
+ * and a link it embeds (`_nested_relationships`) as the objects it names, by their `_pk`.
+ */
 export function shown(model: string, data: object): Rec {
   const spec = models.get(model)!;
-  return Object.fromEntries(Object.entries(data).filter(([name]) => !spec.field(name)?.secret));
+  const embedded = new Set(spec.nestedRelationships);
+  const asObject = (key: unknown) => ({ _pk: String(key) });
+  return Object.fromEntries(
+    Object.entries(data)
+      .filter(([name]) => !spec.field(name)?.secret)
+      .map(([name, value]) =>
+        embedded.has(name) && value !== null && value !== undefined
+          ? [name, Array.isArray(value) ? value.map(asObject) : asObject(value)]
+          : [name, value],
+      ),
+  );
 }
 
 export async function startTestService(

@@ -71,7 +71,11 @@ describe.each(ENGINES)('events survive SIGKILL on %s', (engine) => {
       const writers = Array.from({ length: WRITERS }, (_, w) =>
         createAuthors(api, `c${cycle}w${w}`, acknowledged, () => killed),
       );
-      await sleep(300 + Math.random() * 500);
+      // Killed once this run has had writes acknowledged (on a loaded machine 300 ms saw few), at a
+      // moment of no particular step.
+      const enough = acknowledged.length + 6;
+      for (let waited = 0; acknowledged.length < enough && waited < 20_000; waited += 50) await sleep(50);
+      await sleep(Math.random() * 500);
       service.signal('SIGKILL');
       killed = true;
       await service.stop();

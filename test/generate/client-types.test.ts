@@ -96,7 +96,9 @@ describe('the generated client (blog)', () => {
   beforeAll(async () => {
     dir = await generatedProject('blog', 'client-types');
     writeFileSync(join(dir, 'client-calls.ts'), CALLS);
-    // The README's example, as a user would paste it.
+    // The README's example, as a user would paste it beside `client/` once `npm run build` made client/dist.
+    const built = await tool(dir, 'tsc', ['-p', 'client/tsconfig.json']);
+    expect(built.exitCode, built.all).toBe(0);
     const readme = readFileSync(join(dir, 'README.md'), 'utf8');
     writeFileSync(join(dir, 'readme-example.ts'), /## The typed client[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)![1]!);
     const config = { extends: './client/tsconfig.json', compilerOptions: { rootDir: '.', noEmit: true } };

@@ -390,6 +390,17 @@ describe('bodies, answers and parameters', () => {
     expect(schemas['Status'].properties['count']).toMatchObject({ type: 'integer' });
   });
 
+  it("describes an event's object as the answer without _self, which no event has", () => {
+    const schemas = documentOf('blog')['components']['schemas'];
+    const data = schemas['PostEvent'].properties['data'].properties;
+    expect(data['object'].$ref).toBe('#/components/schemas/PostEventObject');
+    expect(schemas['PostEventObject'].required).toEqual(['_type', '_pk']);
+    expect(schemas['PostEventObject'].properties).not.toHaveProperty('_self');
+    expect(Object.keys(schemas['PostEventObject'].properties)).toEqual(
+      Object.keys(schemas['Post'].properties).filter((name) => name !== '_self'),
+    );
+  });
+
   it('types each path parameter by the key of the model it names (fixtures/blog)', () => {
     const document = documentOf('blog');
     const parameters = document['paths']['/posts/{slug}/comments/{id}'].parameters as Json[];

@@ -9,6 +9,7 @@ import { schemaRef, type Json, type OpenApiContext } from './context.js';
 import type { OperationIds } from './operation-ids.js';
 import { content } from './paths.js';
 import { errorResponses } from './responses.js';
+import { shownObjectSchema } from './schemas.js';
 import { requirements } from './security.js';
 
 /** Marks a model's event schema, for the runtime to find without knowing the models. */
@@ -42,6 +43,7 @@ export class EventSchemaNames {
 /** `<Model>Event` per model whose objects the routes change, and `Event`, one of them. */
 export function eventSchemas(ctx: OpenApiContext, names: EventSchemaNames): [string, Json][] {
   const types = [...eventTypes(ctx.ir)].filter(([model]) => ctx.models.some((m) => m.name === model));
+  const objects = new Map(types.map(([model]) => [model, names.free(`${model}EventObject`)]));
   const perModel: [string, Json][] = types.map(([model, verbs]) => [
     names.free(`${model}Event`),
     {
@@ -63,7 +65,7 @@ export function eventSchemas(ctx: OpenApiContext, names: EventSchemaNames): [str
           properties: {
             pk: { type: 'string', description: 'The key of the object (its _pk).' },
             object: {
-              ...schemaRef(ctx.modelSchemaNames({ name: model }).item),
+              ...schemaRef(objects.get(model)!),
               description:
                 'The object after the change (for a delete, before it) as an admin reads it, hidden fields left out, relationships as keys.',
             },
@@ -71,7 +73,7 @@ export function eventSchemas(ctx: OpenApiContext, names: EventSchemaNames): [str
             ...(ctx.ir.models.find((m) => m.name === model)?.eventPrevious
               ? {
                   previous: {
-                    ...schemaRef(ctx.modelSchemaNames({ name: model }).item),
+                    ...schemaRef(objects.get(model)!),
                     description: 'Of an update or a replace: the object before the change, in the form of `object`.',
                   },
                   changed: {
@@ -89,6 +91,7 @@ export function eventSchemas(ctx: OpenApiContext, names: EventSchemaNames): [str
   ]);
   return [
     ...perModel,
+    ...[...objects].map(([model, name]): [string, Json] => [name, eventObjectSchema(ctx, model)]),
     [names.event, { description: 'Any event of the outbox.', oneOf: perModel.map(([name]) => schemaRef(name)) }],
     [
       names.delivery,
@@ -286,4 +289,21 @@ export function eventPaths(ctx: OpenApiContext, ids: OperationIds, names: EventS
       },
     ],
   ];
+}
+
+/**
+ * An object as its events carry it: the model's answer without `_self`, which an event has no
+ * request to make it of (a probe's webhook bodies failed the answer's schema on it).
+ */
+function eventObjectSchema(ctx: OpenApiContext, name: string): Json {
+  const model = ctx.ir.models.find((m) => m.name === name)!;
+  const answer = shownObjectSchema(ctx.types, model, (target) => ctx.modelRef(target, 'item'));
+  const { _self: _unused, ...properties } = answer['properties'] as Json;
+  const required = (answer['required'] as string[]).filter((field) => field !== '_self');
+  return {
+    ...answer,
+    properties,
+    required,
+    description: `${name} as its events carry it: as an admin reads it, hidden fields left out, without _self.`,
+  };
 }

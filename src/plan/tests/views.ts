@@ -228,8 +228,10 @@ export class RouteTests {
   }
 
   /** Secret fields (the user's password) are written but never shown: expectations leave them out. */
+  /** `variable` as the service answers it: without secrets, with the links it embeds as objects (runtime/test/helpers.ts). */
   shown(variable: string): string {
-    return this.secrets().length ? `shown(${quote(this.name)}, ${variable})` : variable;
+    const changed = this.secrets().length > 0 || this.model.nestedRelationships.length > 0;
+    return changed ? `shown(${quote(this.name)}, ${variable})` : variable;
   }
 
   secrets(): string[] {
