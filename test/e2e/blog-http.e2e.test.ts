@@ -74,6 +74,7 @@ describe.each(ENGINES)('blog over HTTP on %s', (engine) => {
       'User',
       'UserCreate',
       'UserEvent',
+      'UserEventObject',
     ]);
     const operations = Object.values(reply.body.paths).flatMap((item) => Object.values(item as object)) as {
       security?: unknown;

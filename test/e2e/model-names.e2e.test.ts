@@ -153,8 +153,9 @@ describe('models named as the runtime names its own types', () => {
     // The README's example of the typed client, as a user copies it (into test/, one folder down).
     const readme = readFileSync(join(dir, 'README.md'), 'utf8');
     const example = /## The typed client[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1];
-    expect(example).toContain("import { ApiError_, createClient } from './client/src/index.js';");
-    writeFileSync(join(dir, 'test', 'readme-example.ts'), example!.replace("'./client/", "'../client/"));
+    expect(example).toContain("import { ApiError_, createClient } from './client/dist/index.js';");
+    // client/dist is client/src compiled (npm run build): the project's tsconfig checks it against the source.
+    writeFileSync(join(dir, 'test', 'readme-example.ts'), example!.replace("'./client/dist/", "'../client/src/"));
     const typecheck = await tool(dir, 'tsc', ['-p', 'tsconfig.json', '--noEmit']);
     expect(typecheck.exitCode, typecheck.all).toBe(0);
   }, 300_000);
