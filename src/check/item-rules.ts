@@ -9,6 +9,7 @@
  * for `inspect --acl`.
  */
 import type { Acl, AclEntry, Permission, ServiceIR } from '../ir/types.js';
+import { permissionTextOf } from '../ir/build/security.js';
 
 /**
  * The permissions of item routes. `view` given by a collection's `allow everyone view` only where
@@ -77,6 +78,7 @@ export function undoneItemRules(ir: ServiceIR): UndoneItemRule[] {
  * `allow everyone view` is "everyone reads, the owner does the rest", and says nothing of reading).
  */
 function namesView(entry: AclEntry): boolean {
-  const permissions = entry.text.trim().split(/\s+/).slice(2).join(' ');
-  return permissions.split(',').some((p) => p.trim().toLowerCase() === 'view');
+  return permissionTextOf(entry.text)
+    .split(',')
+    .some((p) => p.trim().toLowerCase() === 'view');
 }

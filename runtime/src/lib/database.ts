@@ -169,18 +169,21 @@ const MONGO_UNAVAILABLE = new Set([
 /** node-postgres says these in words only. */
 const PG_CONNECTION_LOST = /timeout exceeded when trying to connect|Connection terminated|is not queryable/;
 
+/** `error` and what caused it, five deep at most (a driver's error wrapped by Kysely, by a repository). */
+function* causes(error: unknown): Generator<{ code?: unknown; name?: unknown; message?: unknown }> {
+  for (let e = error, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    yield e;
+    e = (e as { cause?: unknown }).cause;
+  }
+}
+
 /**
  * Whether `error` (or what caused it) says the database is down, unreachable or overloaded rather
  * than that the request was wrong: the service answers 503 with Retry-After, and carries on; the
  * drivers reconnect by themselves when the database is back.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (
-    let e = error, depth = 0;
-    e && typeof e === 'object' && depth < 5;
-    e = (e as { cause?: unknown }).cause, depth++
-  ) {
-    const { code, name, message } = e as { code?: unknown; name?: unknown; message?: unknown };
+  for (const { code, name, message } of causes(error)) {
     if (
       typeof code === 'string' &&
       (UNAVAILABLE_STATES.has(code) || /^08[0-9A-Z]{3}$/.test(code) || UNREACHABLE.has(code) || BUSY.has(code))
@@ -200,12 +203,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
  * SQLite's "no such table/column".
  */
 export function isSchemaMismatch(error: unknown): boolean {
-  for (
-    let e = error, depth = 0;
-    e && typeof e === 'object' && depth < 5;
-    e = (e as { cause?: unknown }).cause, depth++
-  ) {
-    const { code, message } = e as { code?: unknown; message?: unknown };
+  for (const { code, message } of causes(error)) {
     if (code === '42P01' || code === '42703') return true;
     if (code === 'SQLITE_ERROR' && typeof message === 'string' && /^no such (table|column)/.test(message)) return true;
   }

@@ -222,6 +222,11 @@ function partOf(at: Span, part: string, from = 0): Span {
   return found < 0 ? at : span(at.source, at.start + found, at.start + found + part.length);
 }
 
+/** The permissions of a rule as written (`view, update`, `all`): what follows its action and principal. */
+export function permissionTextOf(text: string): string {
+  return text.split(/\s+/).slice(2).join(' ');
+}
+
 function readEntry(diagnostics: DiagnosticBag, text: string, at: Span): AclEntry | undefined {
   const words = text.split(/\s+/);
   const action = words[0]!.toLowerCase();
@@ -233,7 +238,7 @@ function readEntry(diagnostics: DiagnosticBag, text: string, at: Span): AclEntry
     return undefined;
   }
   const principalText = words[1];
-  const permissionText = words.slice(2).join(' ');
+  const permissionText = permissionTextOf(text);
   if (!principalText || permissionText.trim() === '') {
     diagnostics.report('SVC2030', `incomplete ACL rule "${text}"`, {
       span: at,

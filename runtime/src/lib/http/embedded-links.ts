@@ -73,9 +73,14 @@ function sameObject(sent: unknown, shown: unknown, primaryKey: string): boolean 
   );
 }
 
-/** An object's key as text (`3` and `"3"` alike), or a bare key's. */
+/** An embedded object's key (its key field, else its `_pk`), or a bare key as it is. */
+function keyOf(item: unknown, primaryKey: string): unknown {
+  return isObject(item) ? (item[primaryKey] ?? item['_pk']) : item;
+}
+
+/** A key as text (`3` and `"3"` alike). */
 function keyText(item: unknown, primaryKey: string): string {
-  return String(isObject(item) ? (item[primaryKey] ?? item['_pk']) : item);
+  return String(keyOf(item, primaryKey));
 }
 
 /** `value` without the `_self` of the objects it embeds, however deep. */
@@ -91,13 +96,12 @@ function withoutSelf(value: unknown): unknown {
 
 /** The keys of `value`'s embedded objects; undefined where it holds none, or one without its key. */
 function embeddedKeys(value: unknown, primaryKey: string): unknown {
-  const keyOf = (item: unknown) => (isObject(item) ? (item[primaryKey] ?? item['_pk']) : item);
   if (Array.isArray(value)) {
     if (!value.some(isObject)) return undefined;
-    const keys = value.map(keyOf);
+    const keys = value.map((item) => keyOf(item, primaryKey));
     return keys.includes(undefined) ? undefined : keys;
   }
-  return isObject(value) ? keyOf(value) : undefined;
+  return isObject(value) ? keyOf(value, primaryKey) : undefined;
 }
 
 function isObject(value: unknown): value is Rec {

@@ -9,6 +9,7 @@ import type { ServiceDatabase } from '../database.js';
 import { conflict, type HttpError } from '../errors.js';
 import type { Model } from '../model.js';
 import { namedKeys } from '../repository.js';
+import { keysOf } from './relinks.js';
 import { text } from '../text.js';
 
 type Rec = Record<string, unknown>;
@@ -39,7 +40,7 @@ export async function refuseRequiredUnlinks(db: ServiceDatabase, model: Model, k
     if (relation.local || value === undefined) continue;
     const target = db.models.get(relation.target);
     if (!target || !requiredLink(target, relation.foreignKey)) continue;
-    const wanted = new Set((value === null ? [] : Array.isArray(value) ? value : [value]).map((k) => text(k)));
+    const wanted = new Set(keysOf(value).map((k) => text(k)));
     const linked = await db.repository(relation.target).keys({ [relation.inverse]: key });
     const dropped = linked.map((k) => text(k)).filter((k) => !wanted.has(k));
     if (dropped.length === 0) continue;
