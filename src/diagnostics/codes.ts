@@ -564,7 +564,7 @@ export const codes = {
     severity: 'warning',
     title: 'foreign key added',
     explanation:
-      'No `foreign_key` field stores the relationship (Ramses needed none for MongoDB), so svcgen adds one for the SQL engine.',
+      'No `foreign_key` field stores the relationship (Ramses needed none for MongoDB), so svcgen adds one for the SQL engine. A to-many relationship so stored is one-to-many: each linked object is in one list at a time, and linking it to another object moves it. Where objects belong to several lists (users in several trips), make the link a model of its own (a `Membership` with a relationship to each side).',
   },
   SVC2058: {
     severity: 'error',

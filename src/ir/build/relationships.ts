@@ -383,9 +383,14 @@ function synthesize(ctx: Context, model: ModelDraft, target: ModelDraft, decl: R
     },
   };
   target.fields.push(field);
+  // A to-many link kept in the other model's rows is one-to-many: worth saying where the reader may
+  // expect a list (a trip's travellers) to share its objects with other lists.
+  const oneParent = decl.uselist
+    ? ` (one-to-many: each ${target.name} is linked to one ${model.name} at a time, and linking it to another ${model.name} moves it)`
+    : '';
   ctx.diagnostics.report(
     'SVC2057',
-    `no foreign_key field on ${target.name} stores this relationship; svcgen adds ${target.table}.${name}`,
+    `no foreign_key field on ${target.name} stores this relationship; svcgen adds ${target.table}.${name}${oneParent}`,
     {
       span: decl.documentSpan,
       hint: `declare it to choose its name and ref_ondelete: "${name}": {"_db_settings": {"type": "foreign_key", "ref_document": "${model.name}", "ref_column": "${model.table}.${model.primaryKey}", "ref_column_type": "${keyType(model)}"}}`,

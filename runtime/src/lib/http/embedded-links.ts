@@ -7,6 +7,7 @@
 import type { FastifyRequest } from 'fastify';
 import { isDeepStrictEqual } from 'node:util';
 import type { Model, ModelRegistry } from '../model.js';
+import { isObject } from './relinks.js';
 
 type Rec = Record<string, unknown>;
 
@@ -102,8 +103,4 @@ function embeddedKeys(value: unknown, primaryKey: string): unknown {
     return keys.includes(undefined) ? undefined : keys;
   }
   return isObject(value) ? keyOf(value, primaryKey) : undefined;
-}
-
-function isObject(value: unknown): value is Rec {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

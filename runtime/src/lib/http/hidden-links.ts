@@ -21,7 +21,7 @@ import { keyValue, type Model, type ModelRegistry } from '../model.js';
 import { isFieldFilter, RELATED_AMONG, UnknownReference, type Where } from '../repository.js';
 import { text } from '../text.js';
 import { modelRoute, type Policy, type RouteAccess } from './policy.js';
-import { keyOf, keysOf, SLICE } from './relinks.js';
+import { isObject, keyOf, keysOf, SLICE } from './relinks.js';
 import { linkKeys, withLinkKeys } from './serialize.js';
 
 type Rec = Record<string, unknown>;
@@ -115,10 +115,6 @@ function plainKeys(records: readonly Rec[], field: string): unknown[] {
   const keys: unknown[] = [];
   for (const record of records) for (const value of keysOf(record[field])) if (!isObject(value)) keys.push(value);
   return keys;
-}
-
-function isObject(value: unknown): value is Rec {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Of `keys` (of objects of `target`), the ones the caller may view, as text. */

@@ -337,6 +337,11 @@ export function keyOf(value: unknown, model: Model): unknown {
   return typeof value === 'object' ? ((value as Rec)[model.primaryKey] ?? null) : value;
 }
 
+/** An embedded object (or any JSON object), not a key, a list or null. */
+export function isObject(value: unknown): value is Rec {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 function describe(link: RefusedLink): string {
   if (link.placing && link.key === undefined) return `the new ${link.model}`;
   return 'key' in link ? `${link.model} ${text(link.key)}` : `a ${link.model} you may not view`;
