@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
+import { ENGINES, querySql, testDatabase, type TestDatabase } from '../support/databases.js';
 import { expected, OPERATORS, queryString, type FieldKind, type Filter, type Rec } from '../support/filter-oracle.js';
 import { apiClient, type Api } from '../support/http.js';
 import { builtProject } from '../support/project.js';
@@ -182,9 +182,10 @@ describe.each(ENGINES)('filters and bulk writes on %s', (engine) => {
   let database: TestDatabase;
   let service: RunningService;
   let world: World;
+  let dir: string;
 
   beforeAll(async () => {
-    const dir = await builtProject('filters', 'e2e-filters');
+    dir = await builtProject('filters', 'e2e-filters');
     database = await testDatabase(engine, dir, 'filters');
     service = await startService(dir, database.env, BASE);
     world = await seed(apiClient(service.origin, BASE));
@@ -282,6 +283,45 @@ describe.each(ENGINES)('filters and bulk writes on %s', (engine) => {
       }
     } finally {
       await api('DELETE', `/items/${String(created.body._pk)}`);
+    }
+  });
+
+  it('folds case beyond ASCII in __contains and __startswith (PostgreSQL: as its LC_CTYPE lower-cases)', async () => {
+    const notes: Record<string, string> = { u0: 'Éclair au café', u1: 'CRÈME brûlée', u2: 'creme', u3: 'ÇA VA' };
+    for (const [code, note] of Object.entries(notes))
+      expect((await world.api('POST', '/items', { code, note, tags: [], nums: [] })).status).toBe(201);
+    try {
+      // What the engine's own lower-casing folds: SQLite and MongoDB every letter JavaScript does;
+      // PostgreSQL what its LC_CTYPE does (a database made with the C locale, as the test cluster's,
+      // ASCII letters only).
+      const unicode =
+        engine !== 'postgres' ||
+        ((await querySql(engine, database.url, dir, "select lower('É') = 'é' as folds")) as { folds: boolean }[])[0]!
+          .folds;
+      const fold = (text: string) => (unicode ? text.toLowerCase() : text.replace(/[A-Z]/g, (c) => c.toLowerCase()));
+      for (const [op, needle] of [
+        ['contains', 'é'],
+        ['contains', 'É'],
+        ['contains', 'rè'],
+        ['contains', 'ÈME'],
+        ['startswith', 'ça'],
+        ['startswith', 'éC'],
+        ['contains', 'E'],
+        ['contains', '%'],
+      ] as const) {
+        const want = Object.entries(notes)
+          .filter(([, note]) =>
+            op === 'contains' ? fold(note).includes(fold(needle)) : fold(note).startsWith(fold(needle)),
+          )
+          .map(([code]) => code)
+          .sort();
+        const query = `code__startswith=u&note__${op}=${encodeURIComponent(needle)}`;
+        expect(codes(await get(query)), query).toEqual(want);
+      }
+      if (engine !== 'postgres')
+        expect(codes(await get('code__startswith=u&note__contains=%C3%A9'))).toEqual(['u0', 'u1']);
+    } finally {
+      expect((await world.api('DELETE', '/items?code__startswith=u')).status).toBe(200);
     }
   });
 

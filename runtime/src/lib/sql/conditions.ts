@@ -10,6 +10,7 @@ import { isFilterOperator } from '../query-operators.js';
 import type { SearchFilter } from '../search.js';
 import { toDb, type Dialect } from '../values.js';
 import { searchCondition, type SearchTarget } from './search.js';
+import { likeFolds, SQLITE_LOWER } from './text-fold.js';
 
 type AnyDB = Record<string, Record<string, unknown>>;
 type Eb = ExpressionBuilder<AnyDB, string>;
@@ -106,7 +107,9 @@ function fieldCondition(
         parts.push(
           source.dialect === 'postgres'
             ? sql<SqlBool>`${ref}::text ilike ${pattern} escape '\\'`
-            : sql<SqlBool>`${ref} like ${pattern} escape '\\'`,
+            : likeFolds(pattern)
+              ? sql<SqlBool>`${ref} like ${pattern} escape '\\'`
+              : sql<SqlBool>`${sql.raw(SQLITE_LOWER)}(${ref}) like ${pattern.toLowerCase()} escape '\\'`,
         );
         break;
       }

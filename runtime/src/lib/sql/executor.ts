@@ -24,6 +24,7 @@ import { PipelinedReads } from './pipelined-reads.js';
 import { arrayRows, type RowMaker } from './sqlite-rows.js';
 import { StatementNames } from './statement-names.js';
 import { tableVersions } from './table-versions.js';
+import { addTextFold } from './text-fold.js';
 import { TurnSnapshot } from './turn-snapshot.js';
 import type { Compiled, SqlDatabase, SqlExecutor } from './types.js';
 
@@ -81,6 +82,8 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
       checkpointer?.written();
     };
   };
+  addTextFold(writer);
+  if (reader !== writer) addTextFold(reader);
   const onWriter = new SqliteConnection(writer, onQuery);
   const onReader = new SqliteConnection(reader, onQuery);
 
