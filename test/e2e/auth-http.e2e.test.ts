@@ -102,6 +102,20 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
     expect((await api('GET', '/openapi.json')).headers.get('cache-control')).toBe('no-cache');
   });
 
+  it('refuses to start with a system.user a member registered first, and makes no one an admin', async () => {
+    // carol registered herself in beforeAll; an operator now names "carol" (or "Carol") the system user.
+    for (const name of ['carol', 'Carol'])
+      await expect(startService(dir, { ...settings, SVC_SYSTEM_USER: name }, '/v1')).rejects.toThrow(
+        new RegExp(
+          `the system user "${name}" \\(system.user\\) exists and is not an admin: someone registered the name`,
+        ),
+      );
+    expect((await login('carol', 'root-password')).status).toBe(401);
+    expect(
+      (await api('GET', '/users/carol', undefined, { headers: { cookie: cookies.get('root')! } })).body.groups,
+    ).toEqual(['user']);
+  }, 120_000);
+
   describe('registering and logging in', () => {
     it('registers a user: 201, logged in with a cookie, no password in the answer', async () => {
       const reply = await register('dave');

@@ -18,7 +18,7 @@ import type { PasswordHasher } from './passwords.js';
 import { unwrittenPrincipals } from './acl.js';
 import { aclPolicy } from './policy.js';
 import { authRoutes } from './routes.js';
-import { LOGIN_FIELDS, withLoginForms, type LengthLimits } from './logins.js';
+import { LOGIN_FIELDS, loginForm, withLoginForms, type LengthLimits } from './logins.js';
 import { LoginThrottle } from './throttle.js';
 import { MIN_SECRET_BYTES, splitSecrets, ticketKeys } from './ticket.js';
 import { UnchangedReads } from './unchanged-reads.js';
@@ -150,6 +150,19 @@ export function secretHasher(hasher: PasswordHasher): PrepareWrite {
   };
 }
 
+/**
+ * A system user that exists must be an admin. One that is not was registered by someone before
+ * the setting named it (or demoted since): the service neither promotes a name anyone could have
+ * taken nor starts as if the operator had the admin they configured.
+ */
+function checkSystemUser(user: Rec, name: string): void {
+  const groups = user['groups'];
+  if (Array.isArray(groups) && groups.includes('admin')) return;
+  throw new ConfigError(
+    `the system user "${name}" (system.user) exists and is not an admin: someone registered the name, or an admin took the group away. The service does not make it an admin, since anyone may have registered it: choose another system.user, or, if the user is yours, give it the admin group as an admin (PATCH its groups) and start again`,
+  );
+}
+
 /** `system.user`/`system.password`/`system.email`: an admin created at start-up when missing. */
 async function ensureSystemUser(
   ctx: AuthContext,
@@ -159,7 +172,10 @@ async function ensureSystemUser(
   if (!system) return;
   const model = generic(ctx.spec.userModel);
   const repository = users(ctx);
-  if (await repository.findFirst({ where: { username: system.user } })) return;
+  const existing =
+    (await repository.findFirst({ where: { username: system.user } })) ??
+    (await repository.findFirst({ where: { username: loginForm(system.user) } }));
+  if (existing) return checkSystemUser(existing, system.user);
   const given = withDefaults(model, {
     username: system.user,
     email: system.email,
