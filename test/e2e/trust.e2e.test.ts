@@ -348,6 +348,18 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
       expect((await login('twofaced', PASSWORD, newAddress())).status).toBe(200);
     });
 
+    it('counts the guesses of an IPv6 client by its /64 network, not by each of its addresses', async () => {
+      await register('sixfold');
+      const network = `2001:db8:34:${(++address).toString(16)}`;
+      // Five addresses of one /64, written five ways: one client, five checks.
+      const from = [`${network}::1`, `${network}::2`, `${network}:0:0:0:3`, `${network}:ffff::`, `${network}::a:b`];
+      for (const [i, ip] of from.entries()) expect((await login('sixfold', `wrong-${i}`, ip)).status, ip).toBe(401);
+      expect((await login('sixfold', 'wrong-5', `${network}::6`)).status).toBe(429);
+      expect((await login('sixfold', PASSWORD, `${network}::7`)).status).toBe(429);
+      // Another network is another client.
+      expect((await login('sixfold', PASSWORD, `2001:db8:35:${address.toString(16)}::1`)).status).toBe(200);
+    });
+
     it('does not tell whose an email is by the brake: a 429 depends on the login sent, not on its account', async () => {
       await register('linked');
       await register('other');

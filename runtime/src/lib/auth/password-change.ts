@@ -11,6 +11,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { badRequest, HttpError } from '../errors.js';
+import { clientOf } from '../http/client-address.js';
 import type { Model } from '../model.js';
 import { userModel, type AuthContext } from './context.js';
 import { callerOf, isAdmin } from './identity.js';
@@ -53,10 +54,10 @@ export async function provePasswordChange(
   const account = `user:${caller.id}`;
   const check = async (password: string, field: string): Promise<boolean> => {
     // Past the account's guesses, the password is not checked: answered as a wrong one.
-    const allowed = await ctx.throttle.attempt(account, account, request.ip);
+    const allowed = await ctx.throttle.attempt(account, account, clientOf(request));
     const stored = object[field];
-    const { ok } = await ctx.hasher.verify(typeof stored === 'string' ? stored : null, password, request.ip);
-    if (allowed && ok) await ctx.throttle.succeeded(account, account, request.ip);
+    const { ok } = await ctx.hasher.verify(typeof stored === 'string' ? stored : null, password, clientOf(request));
+    if (allowed && ok) await ctx.throttle.succeeded(account, account, clientOf(request));
     return allowed && ok;
   };
   if (current !== undefined) {

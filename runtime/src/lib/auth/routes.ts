@@ -9,6 +9,7 @@ import { inTransaction, withEvents, type Action, type EventRun } from '../events
 import { newEvent } from '../outbox/event.js';
 import { unnamableKey, withDefaults, type Model, type ModelRegistry } from '../model.js';
 import type { ServiceDatabase } from '../database.js';
+import { clientOf } from '../http/client-address.js';
 import { hideRefusedLinks, refuseUnknownLinks } from '../http/hidden-links.js';
 import { refusedActs, refusedRelinks, relinkRefusal } from '../http/relinks.js';
 import { withMovedLinks } from '../http/moved-links.js';
@@ -65,7 +66,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
         ctx.db,
         eventRun(ctx, request, 'register'),
         body,
-        (data) => prepareWrite(model, withDefaults(model, data), request.ip),
+        (data) => prepareWrite(model, withDefaults(model, data), clientOf(request)),
         async (db, data) => {
           // Linking objects moves their links: a new user may link only what anyone may change, and
           // learns nothing of which hidden objects exist.
@@ -227,15 +228,15 @@ async function checkPassword(ctx: AuthContext, request: FastifyRequest, prepareW
   // (auth/throttle.ts): past the account's checks, the password is not checked, with the same work.
   const written = `login:${name}`;
   const account = user ? `user:${userKeyOf(ctx, user)}` : written;
-  const checks = await ctx.throttle.attempt(account, written, request.ip);
+  const checks = await ctx.throttle.attempt(account, written, clientOf(request));
   const stored = checks ? (user?.['password'] as string | undefined) : undefined;
-  const { ok, rehash } = await ctx.hasher.verify(stored, password, request.ip);
+  const { ok, rehash } = await ctx.hasher.verify(stored, password, clientOf(request));
   if (!user || !ok) throw new HttpError(401, 'wrong login or password');
-  await ctx.throttle.succeeded(account, written, request.ip);
+  await ctx.throttle.succeeded(account, written, clientOf(request));
   if (!rehash) return user;
   // The hashing parameters were raised since this hash was made: store a stronger one.
   const model = userModel(ctx);
-  const data = await prepareWrite(model, { password }, request.ip);
+  const data = await prepareWrite(model, { password }, clientOf(request));
   return users(ctx).update({ where: { [model.primaryKey]: user[model.primaryKey] }, data });
 }
 

@@ -15,7 +15,8 @@
  *
  * The counts live in the database (the AuthLoginFailure model), so every instance of the service
  * sees the same count and a restart forgets nothing. The address is `request.ip`: it follows
- * `http.trust_proxy`, so X-Forwarded-For from anyone but a trusted proxy changes nothing.
+ * `http.trust_proxy`, so X-Forwarded-For from anyone but a trusted proxy changes nothing; an IPv6
+ * address counts by its /64 network (http/client-address.ts).
  */
 import { createHash } from 'node:crypto';
 import type { EngineRepository, ServiceDatabase } from '../database.js';

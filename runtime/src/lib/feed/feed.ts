@@ -19,6 +19,7 @@ import { badRequest, HttpError } from '../errors.js';
 import type { EventLog, ServiceEvent } from '../outbox/types.js';
 import { matchesEvent } from '../webhooks/settings.js';
 import { modelRoute } from '../http/policy.js';
+import { clientOf } from '../http/client-address.js';
 import { completeRoute } from '../http/routing.js';
 import { hideRefusedLinks } from '../http/hidden-links.js';
 import { keysOf } from '../http/relinks.js';
@@ -164,7 +165,7 @@ export function changeFeed(app: FastifyInstance, hub: FeedHub): void {
     // HEAD: the answer's headers, and no stream that would never end.
     if (request.method === 'HEAD')
       return reply.type('text/event-stream; charset=utf-8').header('cache-control', 'no-store').send();
-    const release = hub.admit(app.services.policy.ownRecord(request)?.pk, request.ip);
+    const release = hub.admit(app.services.policy.ownRecord(request)?.pk, clientOf(request));
     try {
       await openFeed(app, hub, request, reply, from, types, release);
     } catch (error) {

@@ -1,14 +1,16 @@
 /**
  * `rate_limit.writes` and `rate_limit.auth`: requests per client address (`request.ip`, which
- * follows `http.trust_proxy`) and window, counted by @fastify/rate-limit. Over the limit: 429 with
- * Retry-After and the service's error body. The counts live in each instance's memory: with N
- * instances behind a balancer a client gets up to N times the limit.
+ * follows `http.trust_proxy`; an IPv6 address by its /64: client-address.ts) and window, counted
+ * by @fastify/rate-limit. Over the limit: 429 with Retry-After and the service's error body. The
+ * counts live in each instance's memory: with N instances behind a balancer a client gets up to N
+ * times the limit.
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import type { RateLimits } from '../config.js';
 import { HttpError } from '../errors.js';
+import { clientOf } from './client-address.js';
 import { hooksOf, methodsOf, WRITE_METHODS as WRITES } from './routing.js';
 
 /** Client addresses remembered per limit; the oldest are forgotten first. */
@@ -35,7 +37,7 @@ export const rateLimits = fp<RateLimitOptions>(
         }),
     });
     const limiter = (max: number): Limiter | null =>
-      max === 0 ? null : (app.rateLimit({ max, timeWindow: limits.window }) as Limiter);
+      max === 0 ? null : (app.rateLimit({ max, timeWindow: limits.window, keyGenerator: clientOf }) as Limiter);
     const writes = limiter(limits.writes);
     const auth = limiter(limits.auth);
     // Each route gets the limit that counts it when it is made (every route is made after this

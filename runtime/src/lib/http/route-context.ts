@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, HttpError, notFound, statusBody } from '../errors.js';
 import { hasHandlers, inTransaction, withEvents, type Action, type EventRun } from '../events.js';
 import { assertInTime } from './deadline.js';
+import { clientOf } from './client-address.js';
 import { generic, type AnyModel, type Model } from '../model.js';
 import type { EngineRepository, RecordedWrites, ServiceDatabase } from '../database.js';
 import type { Include, Where } from '../repository.js';
@@ -147,7 +148,7 @@ export class RouteContext {
       ...(resets?.size ? { resets } : {}),
       ...(where ? { where } : {}),
     };
-    const prepare = (data: Rec) => this.prepareWrite(data, request.ip);
+    const prepare = (data: Rec) => this.prepareWrite(data, clientOf(request));
     const recorded =
       // An update whose event carries the object as it was reads it first, in the transaction.
       oneWrite && !hasHandlers(run) && isEventAction(action) && !this.model.eventPrevious
