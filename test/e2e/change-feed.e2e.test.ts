@@ -277,8 +277,10 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
     // A type no event can have, or a parameter the feed does not take, would be a feed that never
     // sends what was asked for: each is a 400 naming it.
     for (const [query, field, message] of [
-      ['types=Secret.*', 'types', 'names no model of this service'],
-      ['types=Book.created', 'types', 'names no action (create, update, replace, delete, register)'],
+      ['types=Secret.*', 'types', 'names no model of this service (its models: Author, Book, Note, User)'],
+      ['types=Boook.*', 'types', 'names no model of this service (did you mean `Book`?)'],
+      ['types=Book.created', 'types', 'names no action (did you mean `create`?)'],
+      ['types=Book.write', 'types', 'names no action (create, update, replace, delete, register)'],
       ['types=Book.*&owner=ann', 'owner', 'is not a parameter of the change feed'],
     ]) {
       const refused = await as('root', 'GET', `/_events?${query}`);

@@ -88,6 +88,27 @@ describe.each(ENGINES)('events and webhooks on %s', (engine) => {
     await database?.drop();
   });
 
+  it('refuses to start with a subscription to events no model of the API sends (a typo, a dropped model)', async () => {
+    const typo = { SVC_WEBHOOKS_TYPO_URL: receiver.url, SVC_WEBHOOKS_TYPO_SECRET: receiver.secret };
+    await expect(
+      startService(
+        dir,
+        serviceEnv(database, receiver, { ...typo, SVC_WEBHOOKS_TYPO_EVENTS: 'Book.create, Athor.*' }),
+        BASE,
+      ),
+    ).rejects.toThrow(
+      'webhooks.typo.events: "Athor.*" names no model of this service (did you mean `Author`?) (set in service.ini or SVC_WEBHOOKS_TYPO_EVENTS)',
+    );
+    // svcgen's own models send no events: a subscription cannot name them.
+    await expect(
+      startService(
+        dir,
+        serviceEnv(database, receiver, { ...typo, SVC_WEBHOOKS_TYPO_EVENTS: 'AuthCredential.*' }),
+        BASE,
+      ),
+    ).rejects.toThrow(/"AuthCredential.\*" names no model of this service/);
+  });
+
   it('sends one signed event per committed change, in seq order, and none for a rolled-back request', async () => {
     const author = (await as('ann', 'POST', '/authors', { name: 'Ursula' })).body as Rec;
     const id = String(author['id']);

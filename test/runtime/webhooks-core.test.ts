@@ -15,7 +15,11 @@ import type { Outcome, Subscription, WebhookSettings } from '../../runtime/src/l
 // settings.ts is loaded by URL: it imports lib/config.ts, whose `ini` dependency generated
 // projects have and this repository's own install does not.
 interface SettingsModule {
-  readonly webhookSettings: (settings: ReadonlyMap<string, string>, env?: NodeJS.ProcessEnv) => WebhookSettings;
+  readonly webhookSettings: (
+    settings: ReadonlyMap<string, string>,
+    env?: NodeJS.ProcessEnv,
+    models?: readonly string[],
+  ) => WebhookSettings;
   readonly parseDuration: (text: string) => number | undefined;
   readonly matchesEvent: (patterns: readonly string[], type: string) => boolean;
   readonly DEFAULT_RETRY_DELAYS: readonly number[];
@@ -277,6 +281,33 @@ describe('webhook settings', () => {
     const error = configError(settings, env);
     if (typeof message === 'string') expect(error.message).toBe(message);
     else expect(error.message).toMatch(message);
+  });
+
+  it("refuses, with the service's models, a pattern that names no model or action of it", () => {
+    const models = ['Recipe', 'Rating', 'User'];
+    const refused = (events: string) => {
+      try {
+        webhookSettings(ini(sub({ 'webhooks.billing.events': events })), {}, models);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        return (error as Error).message;
+      }
+      return 'taken';
+    };
+    expect(refused('Recipie.*')).toBe(
+      'webhooks.billing.events: "Recipie.*" names no model of this service (did you mean `Recipe`?) (set in service.ini or SVC_WEBHOOKS_BILLING_EVENTS)',
+    );
+    expect(refused('Recipe.create, Comment.*')).toBe(
+      'webhooks.billing.events: "Comment.*" names no model of this service (its models: Recipe, Rating, User) (set in service.ini or SVC_WEBHOOKS_BILLING_EVENTS)',
+    );
+    expect(refused('Recipe.created')).toMatch(
+      /^webhooks.billing.events: "Recipe.created" names no action \(did you mean `create`\?\)/,
+    );
+    expect(refused('*, Recipe.*, Rating.delete, User.register')).toBe('taken');
+    // Read without the models (a tool that has none), a well-formed pattern is taken as it is.
+    expect(webhookSettings(ini(sub({ 'webhooks.billing.events': 'Recipie.*' })), {}).subscriptions[0]!.events).toEqual([
+      'Recipie.*',
+    ]);
   });
 
   it('never repeats a secret in a message', () => {

@@ -166,6 +166,8 @@ export interface ModelSpec<T = Record<string, unknown>> {
    * the transaction path, never the one-statement write.
    */
   readonly eventPrevious?: boolean;
+  /** svcgen's own model (login credentials, the login brake's counts): of no route, in no event. */
+  readonly internal?: boolean;
   /**
    * The route whose x-ACL decides who may view or change an object of this model wherever it
    * appears: embedded in another's response, or re-linked by another's relationship write. Its own
@@ -243,6 +245,11 @@ export type AnyModel = Model<never>;
 /** The same model, read generically: records as plain objects. */
 export function generic(model: AnyModel): Model {
   return model as unknown as Model;
+}
+
+/** The names of the API's models, which events name: not svcgen's own (`internal`). */
+export function apiModelNames(models: ModelRegistry): string[] {
+  return [...models.values()].filter((model) => !model.internal).map((model) => model.name);
 }
 
 export function modelRegistry(models: readonly AnyModel[]): ModelRegistry {

@@ -200,6 +200,7 @@ function modelSpec(ir: ServiceIR, model: Model, types: FieldTypes): Record<strin
     searchFields: searchFields(model).map((f) => f.name),
     ...(model.uniqueTogether.length ? { uniqueTogether: model.uniqueTogether.map((set) => [...set]) } : {}),
     ...(model.eventPrevious ? { eventPrevious: true } : {}),
+    ...(model.internal ? { internal: true } : {}),
     aclRoute: modelRules(ir, model),
     selfPath: raw(selfPath(ir, model)),
   };

@@ -17,7 +17,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FeedLimits } from '../config.js';
 import { badRequest, HttpError } from '../errors.js';
 import type { EventLog, ServiceEvent } from '../outbox/types.js';
-import { matchesEvent } from '../webhooks/settings.js';
+import { eventTypeProblem, matchesEvent } from '../webhooks/settings.js';
 import { modelRoute } from '../http/policy.js';
 import { clientOf } from '../http/client-address.js';
 import { completeRoute } from '../http/routing.js';
@@ -26,7 +26,7 @@ import { keysOf } from '../http/relinks.js';
 import { linkKeys } from '../http/serialize.js';
 // `app.services` (the Fastify instance's decoration), for any program that compiles this file.
 import type {} from '../http/services.js';
-import type { Model } from '../model.js';
+import { apiModelNames, type Model } from '../model.js';
 import { text } from '../text.js';
 import { EventStream, lastEventId } from './sse.js';
 
@@ -161,7 +161,7 @@ export function changeFeed(app: FastifyInstance, hub: FeedHub): void {
       throw badRequest('Last-Event-ID must be the id (a whole number) of an event this feed sent', [
         { field: 'Last-Event-ID', message: 'invalid' },
       ]);
-    const types = typesOf(query['types'], (name) => app.services.db.models.get(name) !== undefined);
+    const types = typesOf(query['types'], apiModelNames(app.services.db.models));
     // HEAD: the answer's headers, and no stream that would never end.
     if (request.method === 'HEAD')
       return reply.type('text/event-stream; charset=utf-8').header('cache-control', 'no-store').send();
@@ -179,35 +179,21 @@ export function changeFeed(app: FastifyInstance, hub: FeedHub): void {
 /** What `?` of the feed may name; any other parameter is a 400, not a filter silently left out. */
 const FEED_PARAMETERS = new Set(['types', 'last_event_id']);
 
-/** The actions events are made of (outbox/types.ts `EventAction`). */
-const EVENT_ACTIONS = new Set(['create', 'update', 'replace', 'delete', 'register']);
-
 /**
  * The types `?types=` names; a 400 for one that no event can have (a typo would be a feed that
  * never sends anything): not `*`, `<Model>.*` or `<Model>.<action>`, or naming no model.
  */
-function typesOf(value: unknown, isModel: (name: string) => boolean): readonly string[] {
+function typesOf(value: unknown, models: readonly string[]): readonly string[] {
   const text = Array.isArray(value) ? value.join(',') : typeof value === 'string' ? value : '*';
   const types = text
     .split(',')
     .map((t) => t.trim())
     .filter(Boolean);
   for (const t of types) {
-    const problem = typeProblem(t, isModel);
+    const problem = eventTypeProblem(t, models);
     if (problem) throw badRequest(`types: "${t}" ${problem}`, [{ field: 'types', message: problem }]);
   }
   return types.length ? types : ['*'];
-}
-
-/** Why `type` names no event this service can send, or undefined. */
-function typeProblem(type: string, isModel: (name: string) => boolean): string | undefined {
-  if (type === '*') return undefined;
-  const parts = /^([A-Za-z_]\w*)\.(\*|[a-z_]+)$/.exec(type);
-  if (!parts) return 'is not an event type (<Model>.<action>), <Model>.* or *';
-  const [model, action] = [parts[1]!, parts[2]!];
-  if (!isModel(model)) return 'names no model of this service';
-  if (action !== '*' && !EVENT_ACTIONS.has(action)) return `names no action (${[...EVENT_ACTIONS].join(', ')})`;
-  return undefined;
 }
 
 async function openFeed(

@@ -6,6 +6,7 @@
  * setting and its environment variable; a secret is never repeated in it.
  */
 import { ConfigError, envName, STANDARD_KEYS } from '../config.js';
+import { didYouMean } from '../suggest.js';
 import { signingKey } from './signature.js';
 import type { Subscription, WebhookSettings } from './types.js';
 
@@ -53,10 +54,12 @@ export const GLOBAL_KEYS = new Set([
 export function webhookSettings(
   settings: ReadonlyMap<string, string>,
   env: NodeJS.ProcessEnv = process.env,
+  /** The service's models: a pattern that names none (a typo, a model dropped since) stops the start. */
+  models?: readonly string[],
 ): WebhookSettings {
   const read = (key: string): string => (env[envName(key)] ?? settings.get(key) ?? '').trim();
   return {
-    subscriptions: [...drafts(settings, env).values()].flatMap((draft) => subscription(draft)),
+    subscriptions: [...drafts(settings, env).values()].flatMap((draft) => subscription(draft, models)),
     timeout: duration(read, 'webhooks.timeout', 10 * SECOND, 1, HOUR),
     maxAttempts: wholeNumber(read, 'webhooks.max_attempts', 12, 1, 100),
     retryDelays: retryDelays(read, 'webhooks.retry_delays'),
@@ -125,7 +128,7 @@ function checkedName(name: string, source: string): string {
 }
 
 /** The subscription, or none when it has no URL (an empty `SVC_WEBHOOKS_<NAME>_URL` turns it off). */
-function subscription(draft: Draft): Subscription[] {
+function subscription(draft: Draft, models: readonly string[] | undefined): Subscription[] {
   const where = (field: Field) => `webhooks.${draft.name}.${field}`;
   const url = draft.values.url?.trim() ?? '';
   if (url === '') return [];
@@ -133,7 +136,7 @@ function subscription(draft: Draft): Subscription[] {
     {
       name: draft.name,
       url: checkedUrl(where('url'), url),
-      events: events(where('events'), draft.values.events?.trim() ?? ''),
+      events: events(where('events'), draft.values.events?.trim() ?? '', models),
       key: key(where('secret'), draft.values.secret?.trim() ?? '', where('url')),
     },
   ];
@@ -150,14 +153,39 @@ function checkedUrl(key: string, text: string): string {
   throw new ConfigError(`${key} must be an http:// or https:// URL, not "${redact(text)}" ${from(key)}`);
 }
 
-function events(key: string, text: string): string[] {
+function events(key: string, text: string, models: readonly string[] | undefined): string[] {
   if (text === '') return ['*'];
   const patterns = text.split(',').map((p) => p.trim());
   const wrong = patterns.find((p) => !/^(\*|[A-Za-z_][A-Za-z0-9_]*\.(\*|[A-Za-z_][A-Za-z0-9_]*))$/.test(p));
-  if (wrong === undefined) return patterns;
-  throw new ConfigError(
-    `${key} must be event types separated by commas, each *, Model.* or Model.action (Story.create), not "${wrong}" ${from(key)}`,
-  );
+  if (wrong !== undefined)
+    throw new ConfigError(
+      `${key} must be event types separated by commas, each *, Model.* or Model.action (Story.create), not "${wrong}" ${from(key)}`,
+    );
+  // A subscription to no event this service can send would wait for ever, saying nothing.
+  for (const pattern of models ? patterns : []) {
+    const problem = eventTypeProblem(pattern, models!);
+    if (problem) throw new ConfigError(`${key}: "${pattern}" ${problem} ${from(key)}`);
+  }
+  return patterns;
+}
+
+/** The actions events are made of (outbox/types.ts `EventAction`). */
+const EVENT_ACTIONS = ['create', 'update', 'replace', 'delete', 'register'];
+
+/**
+ * Why `type` (of a subscription or a feed's `?types=`) names no event a service of `models` can
+ * send, or undefined: not `*`, `<Model>.*` or `<Model>.<action>`, or naming no model or action.
+ */
+export function eventTypeProblem(type: string, models: readonly string[]): string | undefined {
+  if (type === '*') return undefined;
+  const parts = /^([A-Za-z_]\w*)\.(\*|[a-z_]+)$/.exec(type);
+  if (!parts) return 'is not an event type (<Model>.<action>), <Model>.* or *';
+  const [model, action] = [parts[1]!, parts[2]!];
+  if (!models.includes(model))
+    return `names no model of this service (${didYouMean(model, models) ?? `its models: ${models.join(', ')}`})`;
+  if (action !== '*' && !EVENT_ACTIONS.includes(action))
+    return `names no action (${didYouMean(action, EVENT_ACTIONS) ?? EVENT_ACTIONS.join(', ')})`;
+  return undefined;
 }
 
 /** The signing key of the secret; its text never appears in a message. */

@@ -17,6 +17,7 @@ import { openPolicy } from './lib/http/policy.js';
 import { outbox } from './lib/http/outbox.js';
 import { rateLimits } from './lib/http/rate-limit.js';
 import { services } from './lib/http/services.js';
+import { apiModelNames } from './lib/model.js';
 import { webhookSettings } from './lib/webhooks/settings.js';
 import { EVENTS } from './model-events.js';
 import { subscribers } from './subscribers.js';
@@ -86,7 +87,7 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
       await api.register(openApi, { file: OPENAPI_FILE, auth: config.auth, docs: config.docs });
       await api.register(outbox, {
         db,
-        settings: webhookSettings(config.settings),
+        settings: webhookSettings(config.settings, process.env, apiModelNames(db.models)),
         local: subscribers(db),
         feedLimits: config.feedLimits,
       });

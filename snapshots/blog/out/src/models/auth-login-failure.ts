@@ -105,6 +105,7 @@ export const authLoginFailureModel = defineModel<AuthLoginFailure>({
   authFields: null,
   hiddenFields: [],
   searchFields: [],
+  internal: true,
   aclRoute: null,
   selfPath: () => null,
 });

@@ -106,6 +106,7 @@ export const authCredentialModel = defineModel<AuthCredential>({
   authFields: null,
   hiddenFields: [],
   searchFields: [],
+  internal: true,
   aclRoute: null,
   selfPath: () => null,
 });
