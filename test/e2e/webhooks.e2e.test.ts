@@ -217,7 +217,20 @@ describe.each(ENGINES)('events and webhooks on %s', (engine) => {
       delivered().some((r) => r.type === 'Note.update' && r.pk === pk && r.object['text'] === 'doomed twice'),
     );
     const after = (await as('root', 'GET', '/_webhooks')).body.data as Rec[];
-    expect(after[0]).toMatchObject({ dead: 0 });
+    expect(after[0]).toMatchObject({ dead: 0, last_error: null });
+    // Delivered at its sixth attempt: the 2xx is its last status, the earlier error kept.
+    const seq = String(dead['seq']);
+    const done = (
+      (await as('root', 'GET', '/_webhooks/audit/deliveries?status=delivered&_limit=1000')).body.data as Rec[]
+    ).find((d) => String(d['seq']) === seq);
+    expect(done).toMatchObject({ status: 'delivered', attempts: 1, last_status: 200, last_error: 'HTTP 503' });
+    // A delivered event is sent again on demand (a receiver that lost it), as the same message.
+    const sent = () =>
+      delivered().filter((r) => r.type === 'Note.update' && r.pk === pk && r.object['text'] === 'doomed twice');
+    const before = sent().length;
+    expect((await as('root', 'POST', `/_webhooks/audit/deliveries/${seq}/retry`)).status).toBe(200);
+    await receiver.waitFor(() => sent().length === before + 1);
+    expect(new Set(sent().map((r) => r.id)).size).toBe(1);
   });
 
   it('delivers everything to a receiver that was down once it is back', async () => {

@@ -227,7 +227,7 @@ describe.each(BACKENDS)('delivery store on %s', (_, open) => {
 
   it('makes each delivery once when the same events are fanned out again', async () => {
     expect(await fannedOut(events([1, 'Story.create', 'a'], [2, 'Story.create', 'b']))).toBe(2);
-    await store.delivered('hook', [1], later());
+    await store.delivered('hook', [1], later(), 200);
     await backend.setCursor('hook', 0);
     expect(await store.fanOut('hook', ALL, 10)).toBe(0);
     const made = await store.list('hook', undefined, { limit: 10 });
@@ -243,7 +243,7 @@ describe.each(BACKENDS)('delivery store on %s', (_, open) => {
     expect(seqs(await store.claim('hook', 'one', now, 60_000, 10))).toEqual([1, 2]);
     // 1 and 2 are leased; 3 waits for 1, leased or not.
     expect(await store.claim('hook', 'two', now + 1, 60_000, 10)).toEqual([]);
-    await store.delivered('hook', [1], now + 2);
+    await store.delivered('hook', [1], now + 2, 200);
     expect(seqs(await store.claim('hook', 'two', now + 3, 60_000, 10))).toEqual([3]);
   });
 
@@ -287,6 +287,17 @@ describe.each(BACKENDS)('delivery store on %s', (_, open) => {
       lastStatus: 500,
       doneAt: null,
     });
+    // Acknowledged at the second attempt: two attempts, the 2xx last, the earlier error kept.
+    await store.delivered('hook', [1], now + 5001, 204);
+    const [delivered] = await store.list('hook', 'delivered', { limit: 10 });
+    expect(delivered).toMatchObject({
+      seq: 1,
+      attempts: 2,
+      lastStatus: 204,
+      lastError: 'HTTP 500',
+      doneAt: now + 5001,
+    });
+    expect((await store.counts('hook')).lastError).toBeNull();
   });
 
   it('gives up a delivery whose attempts ran out, and sends the next one of its object', async () => {
@@ -299,21 +310,22 @@ describe.each(BACKENDS)('delivery store on %s', (_, open) => {
     expect(seqs(await store.claim('hook', 'one', now + 1, 60_000, 10))).toEqual([2]);
   });
 
-  it('retries a dead or pending delivery, from its first attempt', async () => {
+  it('retries a dead, pending or delivered delivery (sent again), from its first attempt', async () => {
     await fannedOut(events([1, 'Story.create', 'a'], [2, 'Story.create', 'b'], [3, 'Story.create', 'c']));
     const now = later();
     await store.claim('hook', 'one', now, 60_000, 10);
     await store.failed('hook', 1, { attempts: 5, nextAt: null, error: 'refused', status: null, now });
     await store.failed('hook', 2, { attempts: 1, nextAt: now + 60_000, error: 'HTTP 503', status: 503, now });
-    await store.delivered('hook', [3], now);
+    await store.delivered('hook', [3], now, 200);
     expect(await store.retry('hook', 1, now + 1)).toBe(true);
     expect(await store.retry('hook', 2, now + 1)).toBe(true);
-    expect(await store.retry('hook', 3, now + 1)).toBe(false);
+    expect(await store.retry('hook', 3, now + 1)).toBe(true);
     expect(await store.retry('hook', 99, now + 1)).toBe(false);
     const claimed = await store.claim('hook', 'one', now + 1, 60_000, 10);
     expect(claimed.map((d) => [d.seq, d.attempts, d.nextAt, d.doneAt])).toEqual([
       [1, 0, now + 1, null],
       [2, 0, now + 1, null],
+      [3, 0, now + 1, null],
     ]);
   });
 
@@ -337,11 +349,14 @@ describe.each(BACKENDS)('delivery store on %s', (_, open) => {
     expect(await store.counts('hook')).toEqual({ pending: 4, delivered: 0, dead: 0, lastError: null });
     const now = later();
     await store.claim('hook', 'one', now, 60_000, 10);
-    await store.delivered('hook', [1], now);
+    await store.delivered('hook', [1], now, 200);
     await store.failed('hook', 2, { attempts: 5, nextAt: null, error: 'refused', status: null, now });
     await store.failed('hook', 3, { attempts: 1, nextAt: now + 1, error: '€'.repeat(600), status: 500, now });
     expect(await store.counts('hook')).toEqual({ pending: 2, delivered: 1, dead: 1, lastError: '€'.repeat(500) });
     expect(await store.counts('other')).toEqual({ pending: 0, delivered: 0, dead: 0, lastError: null });
+    // Delivered since, 3 no longer fails: the dead 2's error is the latest still failing.
+    await store.delivered('hook', [3], now + 2, 200);
+    expect(await store.counts('hook')).toEqual({ pending: 1, delivered: 2, dead: 1, lastError: 'refused' });
   });
 
   it('lists by status in seq order, a page at a time', async () => {
@@ -354,7 +369,7 @@ describe.each(BACKENDS)('delivery store on %s', (_, open) => {
         [5, 'Story.create', 'e'],
       ),
     );
-    await store.delivered('hook', [2, 4], later());
+    await store.delivered('hook', [2, 4], later(), 200);
     expect(seqs(await store.list('hook', 'pending', { limit: 2 }))).toEqual([1, 3]);
     expect(seqs(await store.list('hook', 'pending', { after: 3, limit: 2 }))).toEqual([5]);
     expect(seqs(await store.list('hook', 'delivered', { after: 2, limit: 2 }))).toEqual([4]);
@@ -374,8 +389,8 @@ describe.each(BACKENDS)('delivery store on %s', (_, open) => {
     );
     const now = later();
     await store.claim('hook', 'one', now, 60_000, 10);
-    await store.delivered('hook', [1, 2], 1000);
-    await store.delivered('hook', [3], 5000);
+    await store.delivered('hook', [1, 2], 1000, 200);
+    await store.delivered('hook', [3], 5000, 200);
     await store.failed('hook', 4, { attempts: 5, nextAt: null, error: 'refused', status: null, now: 1000 });
     // Delivered before 2000 (1, 2), dead before 2000 (4): three, two at a time; 3 and pending 5 stay.
     const before = { delivered: 2000, dead: 2000 };
@@ -393,10 +408,10 @@ describe.each(BACKENDS)('delivery store on %s', (_, open) => {
     expect(await store.lowestNeeded()).toBe(1);
     const now = later();
     await store.claim('hook', 'one', now, 60_000, 10);
-    await store.delivered('hook', [1], now);
+    await store.delivered('hook', [1], now, 200);
     await store.failed('hook', 2, { attempts: 5, nextAt: null, error: 'refused', status: null, now });
     expect(await store.lowestNeeded()).toBe(2);
-    await store.delivered('hook', [2, 3], now);
+    await store.delivered('hook', [2, 3], now, 200);
     expect(await store.lowestNeeded()).toBeUndefined();
   });
 

@@ -155,7 +155,8 @@ export class Dispatcher {
 
   private async send(target: Target, claimed: readonly Delivery[]): Promise<void> {
     const events = new Map((await this.db.outbox.log.bySeq(claimed.map((d) => d.seq))).map((e) => [e.seq, e]));
-    const acknowledged: number[] = [];
+    /** The seqs acknowledged, by the status that acknowledged them. */
+    const acknowledged = new Map<number, number[]>();
     let next = 0;
     const worker = async () => {
       while (next < claimed.length) {
@@ -165,12 +166,13 @@ export class Dispatcher {
         const outcome: Outcome = event
           ? await target.deliver(event, JSON.stringify(event)).catch((error: unknown) => failure(error))
           : { ok: false, status: null, error: 'the event is no longer retained (events.retention)' };
-        if (outcome.ok) acknowledged.push(delivery.seq);
+        if (outcome.ok) acknowledged.set(outcome.status, [...(acknowledged.get(outcome.status) ?? []), delivery.seq]);
         else await this.failed(target, delivery, outcome, event === undefined);
       }
     };
     await Promise.all(Array.from({ length: Math.min(CONCURRENCY, claimed.length) }, worker));
-    if (acknowledged.length) await this.db.outbox.deliveries.delivered(target.name, acknowledged, this.now());
+    for (const [status, seqs] of acknowledged)
+      await this.db.outbox.deliveries.delivered(target.name, seqs, this.now(), status);
   }
 
   private async failed(target: Target, delivery: Delivery, outcome: Outcome & { ok: false }, gone: boolean) {

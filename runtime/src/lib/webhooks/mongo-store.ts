@@ -142,11 +142,14 @@ export class MongoDeliveryStore implements DeliveryStore {
     );
   }
 
-  async delivered(subscription: string, seqs: readonly number[], now: number): Promise<void> {
+  async delivered(subscription: string, seqs: readonly number[], now: number, status: number): Promise<void> {
     if (seqs.length === 0) return;
     await this.deliveries.updateMany(
       { subscription, seq: { $in: [...seqs] } },
-      { $set: { status: 'delivered', doneAt: now, leaseOwner: null, leaseUntil: 0 } },
+      {
+        $set: { status: 'delivered', doneAt: now, lastStatus: status, leaseOwner: null, leaseUntil: 0 },
+        $inc: { attempts: 1 },
+      },
     );
   }
 
@@ -192,9 +195,10 @@ export class MongoDeliveryStore implements DeliveryStore {
         { $group: { _id: '$status', n: { $sum: 1 } } },
       ])
       .toArray();
-    // No failure time is stored: the failure of the latest event stands for the most recent one.
+    // No failure time is stored: the failure of the latest event still failing stands for the most
+    // recent one; a delivery acknowledged since is no longer failing.
     const last = await this.deliveries.findOne(
-      { subscription, lastError: { $ne: null } },
+      { subscription, lastError: { $ne: null }, status: { $ne: 'delivered' } },
       { sort: { seq: -1 }, projection: { lastError: 1 } },
     );
     const count = (status: DeliveryStatus) => groups.find((g) => g._id === status)?.n ?? 0;
@@ -207,10 +211,7 @@ export class MongoDeliveryStore implements DeliveryStore {
   }
 
   async retry(subscription: string, seq: number, now: number): Promise<boolean> {
-    const result = await this.deliveries.updateOne(
-      { _id: deliveryId(subscription, seq), status: { $in: ['pending', 'dead'] } },
-      { $set: again(now) },
-    );
+    const result = await this.deliveries.updateOne({ _id: deliveryId(subscription, seq) }, { $set: again(now) });
     return result.matchedCount > 0;
   }
 

@@ -118,14 +118,14 @@ export class SqlDeliveryStore implements DeliveryStore {
     return rows.map(delivery).sort((a, b) => a.seq - b.seq);
   }
 
-  async delivered(subscription: string, seqs: readonly number[], now: number): Promise<void> {
+  async delivered(subscription: string, seqs: readonly number[], now: number, status: number): Promise<void> {
     if (seqs.length === 0) return;
-    const list = seqs.map((_, i) => `$${i + 3}`).join(', ');
+    const list = seqs.map((_, i) => `$${i + 4}`).join(', ');
     await this.sql.run(
       this.compile(
-        `update svc_deliveries set status = 'delivered', done_at = $1, lease_owner = null, lease_until = 0
-          where subscription = $2 and seq in (${list})`,
-        [now, subscription, ...seqs],
+        `update svc_deliveries set status = 'delivered', done_at = $1, attempts = attempts + 1, last_status = $2,
+          lease_owner = null, lease_until = 0 where subscription = $3 and seq in (${list})`,
+        [now, status, subscription, ...seqs],
       ),
     );
   }
@@ -167,10 +167,12 @@ export class SqlDeliveryStore implements DeliveryStore {
         subscription,
       ]),
     );
-    // No failure time is stored: the failure of the latest event stands for the most recent one.
+    // No failure time is stored: the failure of the latest event still failing stands for the most
+    // recent one; a delivery acknowledged since is no longer failing.
     const [last] = await this.sql.all<{ last_error: string }>(
       this.compile(
-        'select last_error from svc_deliveries where subscription = $1 and last_error is not null order by seq desc limit 1',
+        `select last_error from svc_deliveries where subscription = $1 and last_error is not null
+          and status <> 'delivered' order by seq desc limit 1`,
         [subscription],
       ),
     );
@@ -185,11 +187,7 @@ export class SqlDeliveryStore implements DeliveryStore {
 
   async retry(subscription: string, seq: number, now: number): Promise<boolean> {
     const changed = await this.sql.run(
-      this.compile(`${AGAIN} where subscription = $2 and seq = $3 and status in ('pending', 'dead')`, [
-        now,
-        subscription,
-        seq,
-      ]),
+      this.compile(`${AGAIN} where subscription = $2 and seq = $3`, [now, subscription, seq]),
     );
     return changed > 0;
   }

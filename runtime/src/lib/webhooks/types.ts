@@ -41,10 +41,13 @@ export interface Delivery {
   /** `<Model>:<pk>`: the events of one object are sent in seq order. */
   readonly object: string;
   readonly status: DeliveryStatus;
+  /** The attempts made: the failed ones, and the one that was acknowledged. */
   readonly attempts: number;
   /** Epoch ms of the next attempt (pending). */
   readonly nextAt: number;
+  /** The error of the last failed attempt, kept once a later one is acknowledged. */
   readonly lastError: string | null;
+  /** The HTTP status of the last attempt (the 2xx of a delivered one), or null when none came. */
   readonly lastStatus: number | null;
   /** Epoch ms when it was acknowledged (delivered), or died. */
   readonly doneAt: number | null;
@@ -66,6 +69,7 @@ export interface DeliveryCounts {
   readonly pending: number;
   readonly delivered: number;
   readonly dead: number;
+  /** The last error of the latest delivery not delivered (pending again, or dead); null when none failed. */
   readonly lastError: string | null;
 }
 
@@ -82,8 +86,8 @@ export interface DeliveryStore {
    * `owner` until `now + leaseMs`: no other instance takes them meanwhile.
    */
   claim(subscription: string, owner: string, now: number, leaseMs: number, limit: number): Promise<Delivery[]>;
-  /** Acknowledged: delivered, lease released. */
-  delivered(subscription: string, seqs: readonly number[], now: number): Promise<void>;
+  /** Acknowledged with `status`: delivered, its attempt counted, lease released. */
+  delivered(subscription: string, seqs: readonly number[], now: number, status: number): Promise<void>;
   /** Failed: tried again at `nextAt`, or dead when `nextAt` is null. */
   failed(
     subscription: string,
@@ -96,7 +100,10 @@ export interface DeliveryStore {
     page: { after?: number; limit: number },
   ): Promise<Delivery[]>;
   counts(subscription: string): Promise<DeliveryCounts>;
-  /** A dead (or pending) delivery due again now, its attempts reset; false if there is none. */
+  /**
+   * A delivery due again now, its attempts reset: a dead or pending one, or a delivered one sent
+   * again (a receiver that lost it); false if there is none (never made, or pruned).
+   */
   retry(subscription: string, seq: number, now: number): Promise<boolean>;
   /** Every dead delivery of the subscription due again now; returns how many. */
   retryDead(subscription: string, now: number): Promise<number>;
