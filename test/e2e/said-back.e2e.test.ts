@@ -449,6 +449,13 @@ describe.each(ENGINES)('a change that says back what GET answered, on %s', (engi
     const put = await call('ann', 'PUT', nested, { ...shown, label: 'stamps' });
     expect(put.status, put.text).toBe(200);
     expect(await read('root', pinPath)).toMatchObject({ label: 'stamps', board: { id: board.body['id'] } });
+    // There, where the link is not the body's to write, its key alone says it back too; another is refused.
+    const byKey = await call('ann', 'PUT', nested, { ...shown, board: board.body['id'], label: 'stamps, 1st class' });
+    expect(byKey.status, byKey.text).toBe(200);
+    const other = await call('ann', 'POST', '/boards', { name: 'Door' });
+    const moved = await call('ann', 'PUT', nested, { ...shown, board: other.body['id'] });
+    expect([moved.status, (moved.body['errors'] as Rec[])[0]?.['field']], moved.text).toEqual([400, 'board']);
+    expect(await read('root', pinPath)).toMatchObject({ label: 'stamps, 1st class', board: { id: board.body['id'] } });
   });
 
   it('refuses embedded objects said back changed: a change writes links, not the objects they link to', async () => {

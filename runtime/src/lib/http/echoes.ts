@@ -24,6 +24,7 @@ import { badRequest } from '../errors.js';
 import { hasHandlers } from '../events.js';
 import type { Rec, RouteContext } from './route-context.js';
 import { embeddedLinksOf, sameEmbedded } from './embedded-links.js';
+import { isObject } from './relinks.js';
 import { isAnswerName } from './schemas.js';
 
 /**
@@ -65,11 +66,25 @@ export async function withoutEchoes(
       // read-only one, one kept in the other objects' rows).
       const keptByPut = request.method === 'PUT' && relation.local && writes(ctx, name, mayWrite);
       if (!keptByPut) delete kept[name];
-    } else if (name === '_self' ? samePath(sent[name], shown[name]) : isDeepStrictEqual(sent[name], shown[name]))
-      delete kept[name];
+    } else if (saidBack(ctx, name, sent[name], shown[name])) delete kept[name];
     else if (isAnswerName(name)) throw answerNameRefused(name, shown[name]);
   }
   return kept;
+}
+
+/**
+ * Whether `sent` is what GET shows of `name`. A link GET embeds said back by its keys (`"alice"`
+ * for `{ "username": "alice", … }`) is: a client may say less of embedded objects, down to a key.
+ */
+function saidBack(ctx: RouteContext, name: string, sent: unknown, shown: unknown): boolean {
+  if (name === '_self') return samePath(sent, shown);
+  const relation = ctx.model.relation(name);
+  const embedded = Array.isArray(shown) ? shown.some(isObject) : isObject(shown);
+  if (relation && embedded) {
+    const target = ctx.services.db.models.get(relation.target)!;
+    return sameEmbedded(sent, shown, target.primaryKey);
+  }
+  return isDeepStrictEqual(sent, shown);
 }
 
 function showHandled(ctx: RouteContext, request: FastifyRequest): boolean {
