@@ -1068,6 +1068,14 @@ describe('_unique_together', () => {
     expect(build(api({}, { _unique_together: [['name', 'players']] })).codes).toEqual(['SVC2089']);
   });
 
+  it('says, of a link to many, to declare the relationship on the other model', () => {
+    const dir = writeTree(api({}, { _unique_together: [['name', 'players']] }));
+    const [problem] = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics;
+    expect(problem?.hint).toBe(
+      'to link each Team to one Player, declare the relationship on Player instead (a list of Team objects, "backref_name": "players"): then Team keeps the Player\'s key, which _unique_together can compare',
+    );
+  });
+
   it('lists each field once where a name is no field', () => {
     const dir = writeTree(api({ _unique_together: [['team', 'shirt']] }));
     const [problem] = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics;
