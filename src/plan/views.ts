@@ -2,7 +2,7 @@
  * The plan→render boundary: each project template (`templates/project/<name>.hbs`) and the view it
  * is rendered with. A template sees only its view, so this map is everything a template can use.
  */
-import type { aclTestView, authTestView, authView, principalStubView } from './auth/views.js';
+import type { aclTestView, authTestView, authView, principalStubView, principalTypesView } from './auth/views.js';
 import type { ClientView } from './client/views.js';
 import type { containerView } from './project/container.js';
 import type { eventTypesView, handlerStubView, modelEventsView, processorStubView } from './events/views.js';
@@ -42,6 +42,7 @@ export interface Views {
   'model.ts': ModelView;
   'models-index.ts': ReturnType<typeof modelsView>;
   'principal-stub.ts': ReturnType<typeof principalStubView>;
+  'principals.ts': ReturnType<typeof principalTypesView>;
   'processor-stub.ts': ReturnType<typeof processorStubView>;
   'README.md': ReturnType<typeof readmeView>;
   'repository.ts': RepositoryView;

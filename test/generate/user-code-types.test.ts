@@ -19,9 +19,11 @@ describe('the types user code gets, and the porting table', () => {
     expect(tree.get('src/model-events.ts')!.content).toContain('modelEvents<Story, Database, User>(storyModel');
     const principal = tree.get('src/custom/principals/item-owner.ts')!.content;
     expect(principal).toContain(
-      'export function itemOwner(request: RequestBy<User>, object: Story | undefined, rule: AclRule): AclResult',
+      'export function itemOwner(request: RequestBy<User>, object: ItemOwnerObject | undefined, rule: AclRule): AclResult',
     );
-    expect(tree.get('src/auth.ts')!.content).toContain('dynamicPrincipal<Story, User>(');
+    // The object's type is generated: a model whose x-ACL comes to name the principal widens it.
+    expect(tree.get('src/principals.ts')!.content).toContain('export type ItemOwnerObject = Story;');
+    expect(tree.get('src/auth.ts')!.content).toContain('dynamicPrincipal<ItemOwnerObject, User>(');
   });
 
   it('leaves the caller a plain record where the API has no authentication', () => {

@@ -1,11 +1,12 @@
 /**
- * A principal's stub imports the types of the models whose x-ACLs name it. A model named as a type
- * the language gives (`/records` is `Record`, `/sets` is `Set`) is imported under another name,
- * so that the user's module keeps `Record<K, V>` and `Set`.
+ * A principal's object is typed in the generated `src/principals.ts` by the models whose x-ACLs
+ * name it, and its stub takes that type. A model named as a type the language gives (`/records` is
+ * `Record`, `/sets` is `Set`) is imported under another name, so that `Record<K, V>` and `Set`
+ * keep their meaning.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { principalStubView } from '../../src/plan/auth/views.js';
+import { principalStubView, principalTypesView } from '../../src/plan/auth/views.js';
 import { analyze } from '../../src/pipeline.js';
 import { raml, writeTree } from '../support/files.js';
 
@@ -41,16 +42,19 @@ ${resource('records')}${resource('notes')}`),
       'item.json': schema,
     });
     const ir = analyze(join(dir, 'api.raml'), { cwd: dir }).ir!;
+    const types = principalTypesView(ir);
+    expect(types.imports).toEqual([
+      { name: 'Note', alias: null, file: 'note' },
+      { name: 'Record', alias: 'RecordModel', file: 'record' },
+    ]);
+    expect(types.principals).toEqual([
+      { placeholder: '{{owner}}', typeName: 'OwnerObject', objectType: 'Note | RecordModel', shared: 'Note, Record' },
+    ]);
+    // The stub takes the generated type: a model whose x-ACL comes to name the principal widens it.
     const view = principalStubView(
       ir,
       ir.userCode.principals.find((p) => p.name === 'owner')!,
     );
-    expect(view.imports).toEqual(
-      expect.arrayContaining([
-        { name: 'Record', alias: 'RecordModel', file: 'record' },
-        { name: 'Note', alias: null, file: 'note' },
-      ]),
-    );
-    expect(view.objectType).toBe('Note | RecordModel');
+    expect(view.objectType).toBe('OwnerObject');
   });
 });

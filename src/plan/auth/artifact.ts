@@ -5,7 +5,7 @@
 import { planned, type Artifact } from '../artifact.js';
 import { principalModule } from '../shared/names.js';
 import { templateSource as template } from '../views.js';
-import { aclTestView, authTestView, authView, principalStubView } from './views.js';
+import { aclTestView, authTestView, authView, principalStubView, principalTypesView } from './views.js';
 
 export const auth: Artifact = {
   name: 'auth',
@@ -26,6 +26,15 @@ export const auth: Artifact = {
             'test/auth.test.ts',
             'Registering, logging in and out, and API tokens, through the typed client.',
             template('auth.test.ts', authTestView(ir, ir.auth)),
+          ),
+        ]
+      : []),
+    ...(ir.userCode.principals.length
+      ? [
+          planned(
+            'src/principals.ts',
+            'The objects each ACL principal is asked about, as the x-ACLs that name it say.',
+            template('principals.ts', principalTypesView(ir)),
           ),
         ]
       : []),

@@ -16,7 +16,7 @@ import {
 } from '../../ir/types.js';
 import { parentsOf } from '../../ir/parents.js';
 import { commentText, literal, quote } from '../shared/literal.js';
-import { camel, modelNames, principalModule } from '../shared/names.js';
+import { camel, modelNames, pascal, principalModule } from '../shared/names.js';
 import { linkToParent } from '../shared/parent-link.js';
 
 export function authView(ir: ServiceIR, auth: Auth) {
@@ -38,15 +38,12 @@ export function authView(ir: ServiceIR, auth: Auth) {
       name: quote(p.name),
       functionName: camel(p.name),
       module: principalModule(p.name),
-      objectType: objectTypeOf(principalModels(p)),
+      objectType: principalObjectType(p.name),
     })),
+    objectTypes: ir.userCode.principals.map((p) => principalObjectType(p.name)).join(', '),
     // The user model's type comes with its other imports: principals get the caller as one.
     userType: ir.userCode.principals.length ? user.name : null,
     userTypeName: user.name,
-    modelTypes: [...new Set(ir.userCode.principals.flatMap(principalModels))]
-      .filter((m) => m !== user.name)
-      .sort()
-      .map((m) => ({ name: m, file: modelNames({ name: m }).file })),
     spec: {
       userRouteIsSelf: String(selfRoute),
       ticket: auth.ticket
@@ -110,6 +107,36 @@ function principalModels(principal: UserFunction): string[] {
   return [...new Set(principal.usedBy.map((u) => u.model).filter((m) => m !== ''))].sort();
 }
 
+/** The name `src/principals.ts` gives the type of a principal's object (`{{item_owner}}` → `ItemOwnerObject`). */
+export function principalObjectType(name: string): string {
+  return `${pascal(name)}Object`;
+}
+
+/**
+ * `src/principals.ts`: the type of each principal's object, the union of the models whose x-ACLs
+ * name it. Generated, so that a model whose x-ACL comes to name the principal widens the type its
+ * user-owned function takes, and tsc points at that function's code, not at generated code.
+ */
+export function principalTypesView(ir: ServiceIR) {
+  const models = [...new Set(ir.userCode.principals.flatMap(principalModels))].sort();
+  return {
+    imports: models.map((m) => ({
+      name: m,
+      alias: localName(m) === m ? null : localName(m),
+      file: modelNames({ name: m }).file,
+    })),
+    principals: ir.userCode.principals.map((p) => {
+      const of = principalModels(p);
+      return {
+        placeholder: `{{${p.name}}}`,
+        typeName: principalObjectType(p.name),
+        objectType: objectTypeOf(of, localName),
+        shared: of.length > 1 ? of.join(', ') : '',
+      };
+    }),
+  };
+}
+
 /** The type of a principal's object: one of its models' (as `named` calls them), or any object. */
 function objectTypeOf(models: readonly string[], named: (model: string) => string = (model) => model): string {
   return models.length ? models.map(named).join(' | ') : 'Record<string, unknown>';
@@ -160,10 +187,14 @@ export function principalStubView(ir: ServiceIR, principal: UserFunction) {
   return {
     placeholder: `{{${principal.name}}}`,
     functionName: camel(principal.name),
-    imports: [...new Set([...models, ...(userModel ? [userModel] : [])])]
-      .sort()
-      .map((m) => ({ name: m, alias: localName(m) === m ? null : localName(m), file: modelNames({ name: m }).file })),
-    objectType: objectTypeOf(models, localName),
+    userImport: userModel
+      ? {
+          name: userModel,
+          alias: localName(userModel) === userModel ? null : localName(userModel),
+          file: modelNames({ name: userModel }).file,
+        }
+      : null,
+    objectType: principalObjectType(principal.name),
     userType: userModel ? localName(userModel) : 'Record<string, unknown>',
     lines: lines.map(commentText),
     // Asked without the object there, for lists and for the item routes that fall back to it (SVC2081).

@@ -3,25 +3,28 @@ import { dynamicPrincipal, type AuthSpec } from './lib/auth/index.js';
 import { authCredentialModel } from './models/auth-credential.js';
 import { authLoginFailureModel } from './models/auth-login-failure.js';
 import { userModel, userBodies, userResponse, type User } from './models/user.js';
-import type { Profile } from './models/profile.js';
-import type { Story } from './models/story.js';
+import type { ItemOwnerObject, UserProfileObject, UserSelfObject } from './principals.js';
 import { itemOwner } from './custom/principals/item-owner.js';
 import { userProfile } from './custom/principals/user-profile.js';
 import { userSelf } from './custom/principals/user-self.js';
 
 // The ACLs' dynamic principals: each function (and its optional `where`) checked against the
 // objects of the ACLs that name it.
-const itemOwnerPrincipal = dynamicPrincipal<Story, User>(
+const itemOwnerPrincipal = dynamicPrincipal<ItemOwnerObject, User>(
   'item_owner',
   itemOwner,
   'src/custom/principals/item-owner.ts',
 );
-const userProfilePrincipal = dynamicPrincipal<Profile, User>(
+const userProfilePrincipal = dynamicPrincipal<UserProfileObject, User>(
   'user_profile',
   userProfile,
   'src/custom/principals/user-profile.ts',
 );
-const userSelfPrincipal = dynamicPrincipal<User, User>('user_self', userSelf, 'src/custom/principals/user-self.ts');
+const userSelfPrincipal = dynamicPrincipal<UserSelfObject, User>(
+  'user_self',
+  userSelf,
+  'src/custom/principals/user-self.ts',
+);
 
 /** The API's authentication and ACLs, as its RAML declares them (used when service.ini says auth = true). */
 export const AUTH: AuthSpec = {

@@ -1,7 +1,7 @@
 // Created by svcgen from api.raml; this file is yours: svcgen never changes it. The {{item_owner}} ACL principal.
 import type { AclResult, AclRule, PrincipalWhere, RequestBy } from '../../lib/auth/index.js';
-import type { Story } from '../../models/story.js';
 import type { User } from '../../models/user.js';
+import type { ItemOwnerObject } from '../../principals.js';
 
 /**
  * The `{{item_owner}}` principal, in:
@@ -24,7 +24,7 @@ import type { User } from '../../models/user.js';
  * reads there is as it is now, also when the change feed judges a past event: a photo made in a
  * private album, then published with it, shows its earlier versions to whoever may view it now.
  */
-export function itemOwner(request: RequestBy<User>, object: Story | undefined, rule: AclRule): AclResult {
+export function itemOwner(request: RequestBy<User>, object: ItemOwnerObject | undefined, rule: AclRule): AclResult {
   return undefined;
 }
 
@@ -39,4 +39,4 @@ export function itemOwner(request: RequestBy<User>, object: Story | undefined, r
  * `rule.model` names the model asked about.
  * Without it (delete it), lists show what the collection rules allow once they reach this line.
  */
-itemOwner.where = (request: RequestBy<User>, rule: AclRule): PrincipalWhere<Story> => false;
+itemOwner.where = (request: RequestBy<User>, rule: AclRule): PrincipalWhere<ItemOwnerObject> => false;

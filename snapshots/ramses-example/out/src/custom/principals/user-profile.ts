@@ -1,7 +1,7 @@
 // Created by svcgen from api.raml; this file is yours: svcgen never changes it. The {{user_profile}} ACL principal.
 import type { AclResult, AclRule, PrincipalWhere, RequestBy } from '../../lib/auth/index.js';
-import type { Profile } from '../../models/profile.js';
 import type { User } from '../../models/user.js';
+import type { UserProfileObject } from '../../principals.js';
 
 /**
  * The `{{user_profile}}` principal, in:
@@ -31,7 +31,7 @@ import type { User } from '../../models/user.js';
  * objects gives the collection's `view` to `authenticated` instead (SVC2086), and the item lines'
  * principal, with its `where`, keeps each list to the caller's own.
  */
-export function userProfile(request: RequestBy<User>, object: Profile | undefined, rule: AclRule): AclResult {
+export function userProfile(request: RequestBy<User>, object: UserProfileObject | undefined, rule: AclRule): AclResult {
   return undefined;
 }
 
@@ -46,4 +46,4 @@ export function userProfile(request: RequestBy<User>, object: Profile | undefine
  * `rule.model` names the model asked about.
  * Without it (delete it), lists show what the collection rules allow once they reach this line.
  */
-userProfile.where = (request: RequestBy<User>, rule: AclRule): PrincipalWhere<Profile> => false;
+userProfile.where = (request: RequestBy<User>, rule: AclRule): PrincipalWhere<UserProfileObject> => false;

@@ -1,6 +1,7 @@
 // Created by svcgen from api.raml; this file is yours: svcgen never changes it. The {{user_self}} ACL principal.
 import type { AclResult, AclRule, PrincipalWhere, RequestBy } from '../../lib/auth/index.js';
 import type { User } from '../../models/user.js';
+import type { UserSelfObject } from '../../principals.js';
 
 /**
  * The `{{user_self}}` principal, in:
@@ -23,7 +24,7 @@ import type { User } from '../../models/user.js';
  * reads there is as it is now, also when the change feed judges a past event: a photo made in a
  * private album, then published with it, shows its earlier versions to whoever may view it now.
  */
-export function userSelf(request: RequestBy<User>, object: User | undefined, rule: AclRule): AclResult {
+export function userSelf(request: RequestBy<User>, object: UserSelfObject | undefined, rule: AclRule): AclResult {
   return undefined;
 }
 
@@ -38,4 +39,4 @@ export function userSelf(request: RequestBy<User>, object: User | undefined, rul
  * `rule.model` names the model asked about.
  * Without it (delete it), lists show what the collection rules allow once they reach this line.
  */
-userSelf.where = (request: RequestBy<User>, rule: AclRule): PrincipalWhere<User> => false;
+userSelf.where = (request: RequestBy<User>, rule: AclRule): PrincipalWhere<UserSelfObject> => false;
