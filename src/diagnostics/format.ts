@@ -99,10 +99,19 @@ export function formatDiagnostics(diagnostics: readonly Diagnostic[], options: F
 }
 
 export function summary(diagnostics: readonly Diagnostic[]): string {
-  const errors = diagnostics.filter((d) => d.severity === 'error').length;
-  const warnings = diagnostics.length - errors;
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  const warnings = diagnostics.length - errors.length;
   const part = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  return `Found ${part(errors, 'error')} and ${part(warnings, 'warning')}.`;
+  const found = `Found ${part(errors.length, 'error')} and ${part(warnings, 'warning')}.`;
+  // The pipeline stops at the RAML's own errors (pipeline.ts analyze): say what was not checked yet.
+  return errors.some((d) => isRamlCode(d.code))
+    ? `${found} The models and their schemas are checked once the RAML has no errors.`
+    : found;
+}
+
+/** SVC0xxx and SVC1xxx: the RAML as read and expanded, before any model is built. */
+function isRamlCode(code: string): boolean {
+  return /^SVC[01]\d{3}$/.test(code);
 }
 
 /** Lines longer than this are cut around the marker so frames stay readable. */
