@@ -13,6 +13,7 @@ import { clientOf } from '../http/client-address.js';
 import { hideRefusedLinks, refuseUnknownLinks } from '../http/hidden-links.js';
 import { refusedActs, refusedRelinks, relinkRefusal } from '../http/relinks.js';
 import { withMovedLinks } from '../http/moved-links.js';
+import { foreignKeysNamed } from '../http/writes.js';
 import { isReadOnly, type Policy } from '../http/policy.js';
 import { completeRoute } from '../http/routing.js';
 import { statusAnswer, tokenAnswer } from '../http/schemas.js';
@@ -200,8 +201,9 @@ function checkRegistration(model: Model, body: Rec, reserved: ReadonlySet<string
       })),
     );
   }
-  const unnamable = unnamableKey(model, body);
-  if (unnamable.length) throw badRequest(fieldsRefused(unnamable), unnamable);
+  // Its links too are written by their relationships, which refuseUnknownLinks and refusedRelinks check.
+  const unwritable = [...foreignKeysNamed(model, body), ...unnamableKey(model, body)];
+  if (unwritable.length) throw badRequest(fieldsRefused(unwritable), unwritable);
   if (typeof body['username'] === 'string' && loginForm(body['username']) === 'self') {
     throw badRequest('"self" cannot be a username: /users/self is the logged-in user', [
       { field: 'username', message: 'is reserved' },
