@@ -360,6 +360,14 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
       expect((await login('sixfold', PASSWORD, `2001:db8:35:${address.toString(16)}::1`)).status).toBe(200);
     });
 
+    it('counts an address by itself, whatever port a proxy wrote beside it', async () => {
+      await register('ported');
+      const from = newAddress();
+      for (let i = 0; i < 5; i++) expect((await login('ported', `wrong-${i}`, `${from}:${4000 + i}`)).status).toBe(401);
+      expect((await login('ported', PASSWORD, `${from}:5000`)).status).toBe(429);
+      expect((await login('ported', PASSWORD, `::ffff:${from}`)).status).toBe(429);
+    });
+
     it('does not tell whose an email is by the brake: a 429 depends on the login sent, not on its account', async () => {
       await register('linked');
       await register('other');

@@ -7,10 +7,19 @@ import { describe, expect, it } from 'vitest';
 import { clientNetwork } from '../../runtime/src/lib/http/client-address.js';
 
 describe('clientNetwork', () => {
-  it('keeps an IPv4 address, also one mapped into IPv6', () => {
+  it('keeps an IPv4 address, also one mapped into IPv6, in either form', () => {
     expect(clientNetwork('203.0.113.7')).toBe('203.0.113.7');
     expect(clientNetwork('::ffff:203.0.113.7')).toBe('203.0.113.7');
     expect(clientNetwork('::FFFF:203.0.113.7')).toBe('203.0.113.7');
+    expect(clientNetwork('::ffff:cb00:7107')).toBe('203.0.113.7');
+    expect(clientNetwork('0:0:0:0:0:ffff:cb00:7107')).toBe('203.0.113.7');
+  });
+
+  it('leaves out a port, as some proxies write it into X-Forwarded-For', () => {
+    expect(clientNetwork('10.5.0.1:4001')).toBe('10.5.0.1');
+    expect(clientNetwork('[2001:db8:0:1::1]:443')).toBe('2001:db8:0:1::/64');
+    expect(clientNetwork('[2001:db8:0:1::2]')).toBe('2001:db8:0:1::/64');
+    expect(clientNetwork('[::ffff:10.5.0.1]:80')).toBe('10.5.0.1');
   });
 
   it('cuts an IPv6 address to its /64, however it is written', () => {
@@ -26,6 +35,7 @@ describe('clientNetwork', () => {
     expect(clientNetwork('2001:db8:0:2::1')).toBe('2001:db8:0:2::/64');
     expect(clientNetwork('2001:db8::1')).toBe('2001:db8:0:0::/64');
     expect(clientNetwork('::1')).toBe('0:0:0:0::/64');
+    expect(clientNetwork('64:ff9b::198.51.100.7')).toBe('64:ff9b:0:0::/64');
     expect(clientNetwork('::')).toBe('0:0:0:0::/64');
     expect(clientNetwork('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
   });

@@ -2,28 +2,56 @@
  * The client a per-address count (the login brake, the rate limits, password-hashing slots, open
  * feeds) counts against: `request.ip` (which follows `http.trust_proxy`), with an IPv6 address cut
  * to its /64 network. One host is usually given a whole /64, so counting single IPv6 addresses
- * would give it 2^64 budgets of guesses; an IPv4 address (also one mapped into IPv6) counts alone.
+ * would give it 2^64 budgets of guesses; an IPv4 address (also one mapped into IPv6, in either
+ * form) counts alone. A port, which some proxies write into X-Forwarded-For (`10.0.0.3:1234`,
+ * `[2001:db8::1]:443`), is no part of the client: each source port would be a new one.
  */
 import type { FastifyRequest } from 'fastify';
-import { isIPv6 } from 'node:net';
+import { isIPv4, isIPv6 } from 'node:net';
 
 /** The client `request` counts against. */
 export function clientOf(request: FastifyRequest): string {
   return clientNetwork(request.ip);
 }
 
-/** `ip`, or its /64 network (`2001:db8:0:1::/64`) for an IPv6 address. */
+/** `ip` without its port, or its /64 network (`2001:db8:0:1::/64`) for an IPv6 address. */
 export function clientNetwork(ip: string): string {
-  const address = ip.replace(/%.*$/, ''); // a zone (`fe80::1%eth0`) names an interface, not a host
+  const address = withoutPort(ip).replace(/%.*$/, ''); // a zone (`fe80::1%eth0`) names an interface
+  if (isIPv4(address)) return address;
   if (!isIPv6(address)) return ip;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1]!;
-  const [head = '', tail] = address.split('::');
-  const written = head === '' ? [] : head.split(':');
-  // Groups left of `::` come first; where fewer than four are written, `::` stands for zeros.
-  const groups = tail === undefined ? written : [...written, '0', '0', '0', '0'];
+  const groups = groupsOf(address);
+  // ::ffff:a.b.c.d, however written, is an IPv4 client.
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff)
+    return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join('.');
   return `${groups
     .slice(0, 4)
-    .map((group) => Number.parseInt(group, 16).toString(16))
+    .map((g) => g.toString(16))
     .join(':')}::/64`;
+}
+
+/** `a.b.c.d:port` and `[v6]:port` (or `[v6]`) without the port and brackets; anything else as it is. */
+function withoutPort(ip: string): string {
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(ip);
+  if (bracketed) return bracketed[1]!;
+  const v4 = /^(\d+\.\d+\.\d+\.\d+):\d+$/.exec(ip);
+  return v4 ? v4[1]! : ip;
+}
+
+/** The eight 16-bit groups of a valid IPv6 address, `::` and a dotted IPv4 tail written out. */
+function groupsOf(address: string): number[] {
+  let text = address;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  const tail = dotted
+    ? [(Number(dotted[1]) << 8) | Number(dotted[2]), (Number(dotted[3]) << 8) | Number(dotted[4])]
+    : [];
+  if (dotted) {
+    text = text.slice(0, -dotted[0].length);
+    if (text.endsWith(':') && !text.endsWith('::')) text = text.slice(0, -1);
+  }
+  const parse = (part: string | undefined) => (part ? part.split(':').map((g) => Number.parseInt(g, 16)) : []);
+  const [head, rest] = text.split('::');
+  const left = parse(head);
+  if (rest === undefined) return [...left, ...tail];
+  const right = [...parse(rest), ...tail];
+  return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
 }
