@@ -15,6 +15,7 @@ import { isDynamic, type AclLine } from '../src/lib/auth/acl.js';
 import { envName } from '../src/lib/config.js';
 import { PasswordHasher } from '../src/lib/auth/passwords.js';
 import { fieldsFor } from '../src/lib/auth/policy.js';
+import { isReadOnly } from '../src/lib/http/policy.js';
 import { generic, withDefaults } from '../src/lib/model.js';
 import { models } from '../src/models/index.js';
 import { BASE_PATH } from '../src/app.js';
@@ -136,7 +137,10 @@ export async function startAclService(): Promise<AclService> {
       }
       if (route.kind === 'singular' && method !== 'POST') await service.seed(route.model, link);
       if (route.kind === 'collection' && BULK.has(method)) url += `?${selectingNone(route.model).toString()}`;
-      return acl.requestAs(caller, method, url, bodyFor(acl, route, method, caller));
+      const body = bodyFor(acl, route, method, caller);
+      if (body && route.parents?.length && route.kind !== 'attribute')
+        await withRequiredLinks(service, route.model, body, link);
+      return acl.requestAs(caller, method, url, body);
     },
     writableSample(name, caller, replacing = false) {
       const model = models.get(name)!;
@@ -152,6 +156,21 @@ export async function startAclService(): Promise<AclService> {
     },
   };
   return acl;
+}
+
+/**
+ * Below a parent, a create's body gets the links its model requires (each to an object seeded for
+ * it), but the one the URL sets (`given`) and read-only ones: its body is then valid, so that a
+ * parent the caller may not view is answered as the matrix says (404), not with the body's 400.
+ */
+async function withRequiredLinks(service: TestService, name: string, body: Rec, given: Rec | undefined): Promise<void> {
+  const model = models.get(name)!;
+  for (const relation of model.relations) {
+    const field = model.field(relation.name);
+    if (!field?.requiredOnCreate || relation.name in body || (given && relation.name in given)) continue;
+    if (isReadOnly(model, relation.name)) continue;
+    body[relation.name] = service.key(relation.target, await service.seed(relation.target));
+  }
 }
 
 /** A collection's methods that change the objects its filters select. */
