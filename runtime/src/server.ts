@@ -26,6 +26,9 @@ async function main(): Promise<void> {
   // Until the app is built, the database is closed here; then by the app.
   const app = await buildApp(config, db).catch(async (error: unknown) => {
     await db.close();
+    // They stay applied: said here, or the next start looks as if it had had nothing to do.
+    if (migrated.length)
+      console.error(`applied ${migrated.length} migration(s) before the start failed: ${migrated.join(', ')}`);
     throw error;
   });
   logQuery = (query) => app.log.debug({ query }, 'query');

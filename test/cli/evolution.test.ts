@@ -278,6 +278,9 @@ describe('refusals', () => {
     expect(tree(join(work.dir, 'out'))).toEqual(before);
     const check = await work.generate('--check');
     expect(check.code).toBe(1);
+    // It does not send the reader to a generate that refuses.
+    expect(check.stderr).toContain('svcgen generate refuses it until the errors above are resolved');
+    expect(check.stderr).not.toContain('run svcgen generate to update it');
     // The fields and routes are gone for clients too: that needs its own consent.
     expect(run.stderr).toContain('error SVC3111: breaks clients: GET /profiles: route removed');
     const dataOnly = await work.generate('--allow-data-loss');

@@ -115,9 +115,17 @@ describe('the system user of a user model with a required field and no default',
     expect(build.exitCode, build.all).toBe(0);
     const database = await testDatabase('sqlite', dir, 'system_user');
     try {
-      await expect(startService(dir, { ...database.env, ...rootAuthEnv() }, '/v1')).rejects.toThrow(
-        /the system user "root" \(system.user\) cannot be created: the user model's required field title has no default/,
+      const refused = await startService(dir, { ...database.env, ...rootAuthEnv() }, '/v1').then(
+        () => 'started',
+        (error: Error) => error.message,
       );
+      expect(refused).toMatch(
+        /The service could not start: the system user "root" \(system.user\) cannot be created: the user model's required field title has no default/,
+      );
+      // One line, as every refusal of the settings: no stack.
+      expect(refused).not.toMatch(/Error: the system user|\n\s+at /);
+      // The migrations this start applied stay applied, and it says so.
+      expect(refused).toMatch(/applied \d+ migration\(s\) before the start failed: 0001_/);
     } finally {
       await database.drop();
     }

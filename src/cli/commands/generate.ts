@@ -133,7 +133,7 @@ function check(
   }
   const why = provenance && cause(provenance, stale);
   if (why) io.stderr(`svcgen: ${why}\n`);
-  io.stderr(`svcgen: ${shown} is out of date (${summary(changes)}); ${remedy(changes)}\n`);
+  io.stderr(`svcgen: ${shown} is out of date (${summary(changes)}); ${remedy(changes, refusedChange)}\n`);
   return ExitCode.failed;
 }
 
@@ -183,7 +183,10 @@ function describe(change: Change): string {
  * What to do about it: generating again does it, but for the files generating refuses to
  * overwrite (edited since svcgen wrote them, or not written by svcgen: SVC3005, SVC3006).
  */
-function remedy(changes: readonly Change[]): string {
+function remedy(changes: readonly Change[], refused: boolean): string {
+  // A change generating refuses as it is (data lost, a breaking change): the errors above say what it takes.
+  if (refused)
+    return 'svcgen generate refuses it until the errors above are resolved (each says how: a change of the API, or a flag such as --allow-data-loss where it is meant)';
   if (!changes.some((c) => c.kind === 'conflict' || c.kind === 'foreign')) return 'run svcgen generate to update it';
   return 'move the edits of generated files to your own files (src/custom/) or keep them aside, then run svcgen generate --force (it overwrites them)';
 }

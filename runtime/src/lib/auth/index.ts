@@ -185,8 +185,8 @@ async function ensureSystemUser(
   // Settings give the four fields above; any other field a user must have needs a default.
   const lacking = model.fields.filter((f) => f.requiredOnCreate && !f.generated && given[f.name] === undefined);
   if (lacking.length)
-    throw new Error(
-      `the system user "${system.user}" (system.user) cannot be created: the user model's required ${lacking.length > 1 ? 'fields' : 'field'} ${lacking.map((f) => f.name).join(', ')} ${lacking.length > 1 ? 'have' : 'has'} no default; give ${lacking.length > 1 ? 'them' : 'it'} a "default" in the schema, or leave system.user unset and create the admin another way`,
+    throw new ConfigError(
+      `the system user "${system.user}" (system.user) cannot be created: the user model's required ${lacking.length > 1 ? 'fields' : 'field'} ${lacking.map((f) => f.name).join(', ')} ${lacking.length > 1 ? 'have' : 'has'} no default; give ${lacking.length > 1 ? 'them' : 'it'} a "default" in the schema, or leave system.user unset (SVC_SYSTEM_USER= for one start) and create the admin another way`,
     );
   const data = await hashSecrets(model, given);
   try {
