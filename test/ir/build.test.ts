@@ -1106,6 +1106,19 @@ describe('privacy lists and rules written nearly right', () => {
       expect(build(files(rule)).codes, JSON.stringify(rule)).toEqual(['SVC2090']);
     expect(build(files({ description: 'x' })).codes).toEqual(['SVC2012w']);
   });
+
+  it("names what a slip from another type's parameter meant (max_lenght on a decimal)", () => {
+    const dir = writeTree({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+      'item.json': schema({ id, total: { _db_settings: { type: 'decimal', scale: 2, max_lenght: 9 } } }),
+    });
+    const [problem] = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics;
+    expect([problem?.code, problem?.severity, problem?.hint]).toEqual([
+      'SVC2012',
+      'warning',
+      'did you mean "max_length"? It belongs to string fields, and is ignored here too',
+    ]);
+  });
 });
 
 describe('_event_previous', () => {

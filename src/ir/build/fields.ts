@@ -758,8 +758,17 @@ class SettingsReader {
             ? `for ${/^[aeiou]/.test(this.type) ? 'an' : 'a'} ${this.type} that takes a few values, write them as JSON Schema's "enum" beside "_db_settings" ("enum": [25, 45]): the service checks it`
             : elsewhere
               ? `"${key}" belongs to ${elsewhere} fields`
-              : (didYouMean(key, [...known]) ?? 'it is ignored'),
+              : (didYouMean(key, [...known]) ?? slipOfAnother(key) ?? 'it is ignored'),
       });
     }
   }
+}
+
+/** A key one slip from a parameter of another type (`max_lenght` on a decimal): what it meant, and whose it is. */
+function slipOfAnother(key: string): string | undefined {
+  const all = new Set(Object.values(SETTINGS_BY_TYPE).flat());
+  const meant = closest(key, all);
+  if (meant === undefined) return undefined;
+  const owner = Object.entries(SETTINGS_BY_TYPE).find(([, keys]) => keys.includes(meant))?.[0];
+  return `did you mean "${meant}"? It belongs to ${owner} fields, and is ignored here too`;
 }
