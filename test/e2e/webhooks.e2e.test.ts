@@ -212,6 +212,15 @@ describe.each(ENGINES)('events and webhooks on %s', (engine) => {
     expect((await as(null, 'GET', '/_webhooks/audit/deliveries')).status).toBe(401);
     expect((await as('ben', 'POST', '/_webhooks/audit/retry-dead')).status).toBe(403);
     expect((await as('root', 'POST', `/_webhooks/nope/retry-dead`)).status).toBe(404);
+    // A seq and the list's parameters are read as written: no 0x10 for 16, no parameter ignored.
+    expect(
+      (await as('root', 'POST', `/_webhooks/audit/deliveries/0x${Number(dead['seq']).toString(16)}/retry`)).status,
+    ).toBe(400);
+    const unknown = await as('root', 'GET', '/_webhooks/audit/deliveries?next=xyz');
+    expect([unknown.status, unknown.body.errors], unknown.text).toEqual([
+      400,
+      [{ field: 'next', message: 'is not a parameter of the deliveries list' }],
+    ]);
     expect((await as('root', 'POST', `/_webhooks/audit/deliveries/${String(dead['seq'])}/retry`)).status).toBe(200);
     await receiver.waitFor(() =>
       delivered().some((r) => r.type === 'Note.update' && r.pk === pk && r.object['text'] === 'doomed twice'),

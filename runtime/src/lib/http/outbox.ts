@@ -111,6 +111,13 @@ function operatorRoutes(
     await operator(request, 'read the webhooks');
     const name = subscription(request);
     const query = request.query as Record<string, string | undefined>;
+    // A parameter the list does not take would be a list that silently ignores it.
+    const unknown = Object.keys(query).filter((key) => !LIST_PARAMETERS.has(key));
+    if (unknown.length)
+      throw badRequest(
+        `the deliveries list takes only ${[...LIST_PARAMETERS].join(', ')}, not ${unknown.join(', ')}`,
+        unknown.map((field) => ({ field, message: 'is not a parameter of the deliveries list' })),
+      );
     const status = query['status'];
     if (status !== undefined && !STATUSES.includes(status as DeliveryStatus))
       throw badRequest(`status must be one of ${STATUSES.join(', ')}`, [{ field: 'status', message: 'unknown' }]);
@@ -165,9 +172,13 @@ function shown(d: Delivery) {
   };
 }
 
+/** What `GET /_webhooks/{name}/deliveries` takes. */
+const LIST_PARAMETERS: ReadonlySet<string> = new Set(['status', '_limit', '_after']);
+
 function whole(text: string | undefined, fallback: number, min: number, max: number, name: string): number {
   if (text === undefined || text === '') return fallback;
-  const n = Number(text);
+  // Digits only: Number() also reads `0x10`, `1e3` and ` 7`, which no client means as a seq.
+  const n = typeof text === 'string' && /^\d{1,16}$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max)
     throw badRequest(`${name} must be a whole number from ${min} to ${max}`, [{ field: name, message: 'invalid' }]);
   return n;
