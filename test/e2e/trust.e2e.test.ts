@@ -454,6 +454,26 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
       expect((await register('spaced', { email: 'Spaced@Example.COM' })).body['email']).toBe('spaced@example.com');
     });
 
+    it("refuses a name that passes for an existing user's, in whichever script or accents", async () => {
+      expect((await register('pa', { email: 'pa@example.com' })).status).toBe(201);
+      expect((await register('admin', { email: 'admin@example.com' })).status).toBe(201);
+      // Cyrillic р and а; a dotless ı; an accent: each reads as a Latin name taken (a mix of scripts is a 400 already).
+      for (const [name, plain] of [
+        ['\u0440\u0430', 'pa'],
+        ['adm\u0131n', 'admin'],
+        ['adm\u00edn', 'admin'],
+      ]) {
+        const reply = await register(name!, { email: `${Math.random()}@example.com` });
+        expect([reply.status, reply.body.errors], `${name}: ${reply.text}`).toEqual([
+          409,
+          [{ field: 'username', message: `passes for "${plain}", the name of an existing user` }],
+        ]);
+      }
+      // A name of its own in another script, or with accents, passes for no one taken.
+      expect((await register('\u043e\u043b\u044f', { email: 'olya@example.com' })).status).toBe(201);
+      expect((await register('jos\u00e9', { email: 'jose@example.com' })).status).toBe(201);
+    });
+
     it("answers what the router refuses in the service's error shape", async () => {
       const badEncoding = await as(null, 'GET', '/stories/%E0%A4%A');
       expect([badEncoding.status, badEncoding.body?.status_code]).toEqual([400, 400]);

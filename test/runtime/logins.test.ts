@@ -8,11 +8,12 @@ interface Limits {
   readonly minLength?: number;
   readonly maxLength?: number;
 }
-const { loginForm, loginProblem, withLoginForms } = (await import(
+const { loginForm, loginProblem, passesFor, withLoginForms } = (await import(
   new URL('../../runtime/src/lib/auth/logins.ts', import.meta.url).href
 )) as {
   loginForm: (text: string) => string;
   loginProblem: (name: string, limits: Limits) => string | undefined;
+  passesFor: (name: string) => string | undefined;
   withLoginForms: (data: Record<string, unknown>, limits: Record<string, Limits>) => Record<string, unknown>;
 };
 
@@ -80,5 +81,21 @@ describe('login names', () => {
       { field: 'email', message: 'must contain @ (a login without @ is read as a username)' },
     ]);
     expect(refused({ username: 'Mal', email: ' Mal@X.io ' })).toBeUndefined();
+  });
+});
+
+describe('the plain name a login passes for', () => {
+  it('reads accents away and lookalike letters as Latin', () => {
+    expect(passesFor('adm\u00edn')).toBe('admin');
+    expect(passesFor('adm\u0131n')).toBe('admin');
+    expect(passesFor('\u0440\u0430')).toBe('pa');
+    expect(passesFor('\u03bf\u03c1')).toBe('op');
+    expect(passesFor('jos\u00e9@example.com')).toBe('jose@example.com');
+  });
+
+  it('is none where the name is plain already, or reads as no plain name', () => {
+    expect(passesFor('admin')).toBeUndefined();
+    expect(passesFor('\u043e\u043b\u044f')).toBeUndefined(); // оля: its я is no Latin letter
+    expect(passesFor('\u5c71\u7530')).toBeUndefined();
   });
 });

@@ -55,6 +55,53 @@ export function loginProblem(name: string, limits: LengthLimits): string | undef
 }
 
 /**
+ * Letters of other scripts that pass for Latin ones in a name (lower-case, as login forms are):
+ * Cyrillic and Greek lookalikes, and the dotless `ı`. A name written wholly in them (`ра`, Cyrillic)
+ * is no mix of scripts, yet reads as another (`pa`).
+ */
+const PASSES_FOR: Readonly<Record<string, string>> = {
+  а: 'a',
+  е: 'e',
+  о: 'o',
+  р: 'p',
+  с: 'c',
+  у: 'y',
+  х: 'x',
+  і: 'i',
+  ј: 'j',
+  ѕ: 's',
+  һ: 'h',
+  ԁ: 'd',
+  ԛ: 'q',
+  ԝ: 'w',
+  ӏ: 'l',
+  к: 'k',
+  α: 'a',
+  ο: 'o',
+  ρ: 'p',
+  ν: 'v',
+  ι: 'i',
+  κ: 'k',
+  υ: 'u',
+  χ: 'x',
+  ı: 'i',
+  ȷ: 'j',
+};
+
+/**
+ * The plain Latin name that `name` (in its login form) passes for, when it is not that name itself:
+ * its accents left out and its lookalike letters read as Latin (`admín`, `admın` and Cyrillic
+ * `аdmіn` pass for `admin`). Undefined when it passes for nothing plain but itself.
+ */
+export function passesFor(name: string): string | undefined {
+  const plain = name
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[^\x20-\x7e]/gu, (c) => PASSES_FOR[c] ?? c);
+  return plain !== name && /^[\x20-\x7e]+$/.test(plain) ? plain : undefined;
+}
+
+/**
  * A login with `@` is looked up as an email, one without as a username (routes.ts `findByLogin`):
  * a username with one, or an email without, could never log in by it, and might name another
  * account's other login.
