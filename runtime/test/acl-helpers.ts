@@ -139,7 +139,7 @@ export async function startAclService(): Promise<AclService> {
       if (route.kind === 'collection' && BULK.has(method)) url += `?${selectingNone(route.model).toString()}`;
       const body = bodyFor(acl, route, method, caller);
       if (body && route.parents?.length && route.kind !== 'attribute')
-        await withRequiredLinks(service, route.model, body, link);
+        await withRequiredLinks(service, route.model, body, link, caller);
       return acl.requestAs(caller, method, url, body);
     },
     writableSample(name, caller, replacing = false) {
@@ -163,13 +163,22 @@ export async function startAclService(): Promise<AclService> {
  * it), but the one the URL sets (`given`) and read-only ones: its body is then valid, so that a
  * parent the caller may not view is answered as the matrix says (404), not with the body's 400.
  */
-async function withRequiredLinks(service: TestService, name: string, body: Rec, given: Rec | undefined): Promise<void> {
+async function withRequiredLinks(
+  service: TestService,
+  name: string,
+  body: Rec,
+  given: Rec | undefined,
+  caller: CallerKind,
+): Promise<void> {
   const model = models.get(name)!;
+  // As writableSample: what the caller may not write is left out (field privacy is not the matrix's).
+  const seen = caller === 'admin' ? null : fieldsFor(model, caller === 'anonymous' ? 'anonymous' : 'member', models);
   for (const relation of model.relations) {
     const field = model.field(relation.name);
     if (!field?.requiredOnCreate || relation.name in body || (given && relation.name in given)) continue;
-    if (isReadOnly(model, relation.name)) continue;
-    body[relation.name] = service.key(relation.target, await service.seed(relation.target));
+    if (isReadOnly(model, relation.name) || (seen !== null && !seen.has(relation.name))) continue;
+    const key = service.key(relation.target, await service.seed(relation.target));
+    body[relation.name] = relation.cardinality === 'many' ? [key] : key;
   }
 }
 

@@ -1116,7 +1116,7 @@ describe('privacy lists and rules written nearly right', () => {
     expect([problem?.code, problem?.severity, problem?.hint]).toEqual([
       'SVC2012',
       'warning',
-      'did you mean "max_length"? It belongs to string fields, and is ignored here too',
+      'did you mean "max_length"? It belongs to string, text, unicode, unicode_text fields, and is ignored here too',
     ]);
   });
 });

@@ -35,7 +35,12 @@ describe('clientNetwork', () => {
     expect(clientNetwork('2001:db8:0:2::1')).toBe('2001:db8:0:2::/64');
     expect(clientNetwork('2001:db8::1')).toBe('2001:db8:0:0::/64');
     expect(clientNetwork('::1')).toBe('0:0:0:0::/64');
-    expect(clientNetwork('64:ff9b::198.51.100.7')).toBe('64:ff9b:0:0::/64');
+    // An IPv4 client in IPv6 (NAT64, SIIT, IPv4-compatible) is its IPv4 address: each its own client.
+    expect(clientNetwork('64:ff9b::198.51.100.7')).toBe('198.51.100.7');
+    expect(clientNetwork('64:ff9b::c633:6408')).toBe('198.51.100.8');
+    expect(clientNetwork('64:ff9b:1::198.51.100.9')).toBe('198.51.100.9');
+    expect(clientNetwork('::ffff:0:198.51.100.10')).toBe('198.51.100.10');
+    expect(clientNetwork('::198.51.100.11')).toBe('198.51.100.11');
     expect(clientNetwork('::')).toBe('0:0:0:0::/64');
     expect(clientNetwork('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
   });

@@ -303,6 +303,9 @@ describe('webhook settings', () => {
     expect(refused('Recipe.created')).toMatch(
       /^webhooks.billing.events: "Recipe.created" names no action \(did you mean `create`\?\)/,
     );
+    expect(refused('Recipe.Create')).toMatch(
+      /^webhooks.billing.events: "Recipe.Create" names no action \(did you mean `create`\?\)/,
+    );
     expect(refused('*, Recipe.*, Rating.delete, User.register')).toBe('taken');
     // Read without the models (a tool that has none), a well-formed pattern is taken as it is.
     expect(webhookSettings(ini(sub({ 'webhooks.billing.events': 'Recipie.*' })), {}).subscriptions[0]!.events).toEqual([

@@ -180,7 +180,8 @@ function describe(change: Change): string {
 }
 
 /**
- * What to do about it: generating again does it, but for the files generating refuses to
+ * What to do about it: generating again does it, but for a change it refuses as it is (`refused`:
+ * the errors printed above, data loss or a breaking change) and for the files it refuses to
  * overwrite (edited since svcgen wrote them, or not written by svcgen: SVC3005, SVC3006).
  */
 function remedy(changes: readonly Change[], refused: boolean): string {

@@ -769,6 +769,8 @@ function slipOfAnother(key: string): string | undefined {
   const all = new Set(Object.values(SETTINGS_BY_TYPE).flat());
   const meant = closest(key, all);
   if (meant === undefined) return undefined;
-  const owner = Object.entries(SETTINGS_BY_TYPE).find(([, keys]) => keys.includes(meant))?.[0];
-  return `did you mean "${meant}"? It belongs to ${owner} fields, and is ignored here too`;
+  const owners = Object.entries(SETTINGS_BY_TYPE)
+    .filter(([, keys]) => keys.includes(meant))
+    .map(([type]) => type);
+  return `did you mean "${meant}"? It belongs to ${owners.join(', ')} fields, and is ignored here too`;
 }

@@ -54,8 +54,12 @@ function storedField(model: ModelDraft, name: string): string | Unresolved {
     return {
       problem: 'unsuitable',
       message: `links ${link.cardinality === 'many' ? 'many objects' : 'an object whose own foreign key holds the link'}: only a link to one object, kept in ${model.name}, has a value to compare`,
-      // The usual slip: the relationship declared on this model where the other was meant.
-      hint: `to link each ${model.name} to one ${link.target}, declare the relationship on ${link.target} instead (a list of ${model.name} objects, "backref_name": "${name}"): then ${model.name} keeps the ${link.target}'s key, which _unique_together can compare`,
+      // The usual slip: a list declared on this model where the other model's list was meant.
+      ...(link.cardinality === 'many'
+        ? {
+            hint: `to link each ${model.name} to one ${link.target}, declare the relationship on ${link.target} instead (a list of ${model.name} objects, "backref_name": "${name}"): then ${model.name} keeps the ${link.target}'s key, which _unique_together can compare`,
+          }
+        : {}),
     };
   }
   const field = model.fields.find((f) => f.field.name === name)?.field;

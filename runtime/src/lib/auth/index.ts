@@ -192,7 +192,12 @@ async function ensureSystemUser(
   try {
     await repository.create({ data });
   } catch (error) {
-    // Another instance starting at the same moment created it first.
-    if (!(await repository.findFirst({ where: { username: system.user } }))) throw error;
+    // Another instance starting at the same moment created it first, or a member registered the
+    // name since the lookup above: the user there must be an admin all the same.
+    const there =
+      (await repository.findFirst({ where: { username: system.user } })) ??
+      (await repository.findFirst({ where: { username: loginForm(system.user) } }));
+    if (!there) throw error;
+    checkSystemUser(there, system.user);
   }
 }

@@ -20,13 +20,27 @@ export function clientNetwork(ip: string): string {
   if (isIPv4(address)) return address;
   if (!isIPv6(address)) return ip;
   const groups = groupsOf(address);
-  // ::ffff:a.b.c.d, however written, is an IPv4 client.
-  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff)
-    return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join('.');
+  // An IPv4 client written in IPv6, however written: each is its own client, not one /64 for all.
+  if (embedsIPv4(groups)) return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join('.');
   return `${groups
     .slice(0, 4)
     .map((g) => g.toString(16))
     .join(':')}::/64`;
+}
+
+/**
+ * The prefixes whose last 32 bits are an IPv4 client: mapped (`::ffff:0:0/96`), translated (SIIT,
+ * `::ffff:0:0:0/96`), IPv4-compatible (`::/96`) and NAT64's (`64:ff9b::/96`, and `64:ff9b:1::/96` of the
+ * local-use /48): behind NAT64 every IPv4 client would otherwise be one /64.
+ */
+function embedsIPv4(groups: readonly number[]): boolean {
+  const zeros = (from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
+  if (zeros(0, 5) && groups[5] === 0xffff) return true;
+  if (zeros(0, 4) && groups[4] === 0xffff && groups[5] === 0) return true;
+  if (zeros(0, 6) && (groups[6] !== 0 || groups[7]! > 1)) return true; // not :: nor ::1
+  // Of 64:ff9b:1::/48, its /96s only: a shorter NAT64 prefix puts the IPv4 bits elsewhere (RFC 6052).
+  if (groups[0] === 0x64 && groups[1] === 0xff9b) return zeros(2, 6) || (groups[2] === 1 && zeros(3, 6));
+  return false;
 }
 
 /** `a.b.c.d:port` and `[v6]:port` (or `[v6]`) without the port and brackets; anything else as it is. */

@@ -14,7 +14,7 @@ import type { FastifyInstance, FastifyRequest, onResponseHookHandler } from 'fas
 import fp from 'fastify-plugin';
 import type { FeedLimits } from '../config.js';
 import type { ServiceDatabase } from '../database.js';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest, HttpError, notFound } from '../errors.js';
 import { changeFeed, FeedHub } from '../feed/feed.js';
 import { Dispatcher, webhookTargets, type Target } from '../webhooks/dispatcher.js';
 import type { Delivery, DeliveryStatus, WebhookSettings } from '../webhooks/types.js';
@@ -141,7 +141,15 @@ function operatorRoutes(
     await operator(request, 'retry webhook deliveries');
     const name = subscription(request);
     const seq = whole((request.params as { seq: string }).seq, 0, 1, Number.MAX_SAFE_INTEGER, 'seq');
-    if (!(await store.retry(name, seq, Date.now()))) throw notFound(`webhook ${name} has no delivery of event #${seq}`);
+    // An event pruned since (events.retention) cannot be sent again: its delivery is left as it is,
+    // not made dead, which would also keep every later event from being pruned.
+    const missing = notFound(`webhook ${name} has no delivery of event #${seq}`);
+    if ((await db.outbox.log.bySeq([seq])).length === 0) {
+      const [delivery] = await store.list(name, undefined, { after: seq - 1, limit: 1 });
+      if (delivery?.seq !== seq) throw missing;
+      throw new HttpError(409, `event #${seq} is no longer retained (events.retention): it cannot be sent again`);
+    }
+    if (!(await store.retry(name, seq, Date.now()))) throw missing;
     wake();
     return { retried: 1 };
   });

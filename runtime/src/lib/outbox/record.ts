@@ -6,6 +6,7 @@
  */
 import type { ServiceDatabase } from '../database.js';
 import { linkKeys } from '../http/serialize.js';
+import { apiModelNames } from '../model.js';
 import { newEvent } from './event.js';
 import type { EventAction } from './types.js';
 
@@ -24,7 +25,9 @@ export async function recordChange(
   before?: object,
 ): Promise<void> {
   const spec = db.models.get(model);
-  if (!spec) throw new Error(`recordChange: no model ${model} (models: ${[...db.models.keys()].join(', ')})`);
+  // svcgen's own models (credentials, the login brake's counts) are in no event.
+  if (!spec || spec.internal)
+    throw new Error(`recordChange: no model ${model} of the API (models: ${apiModelNames(db.models).join(', ')})`);
   if (action === 'delete') {
     if (!before) throw new Error(`recordChange: a delete of ${model} ${String(key)} needs the object as it was`);
     return db.appendEvents([newEvent(db.models, spec, 'delete', before as Rec)]);

@@ -178,7 +178,7 @@ const EVENT_ACTIONS = ['create', 'update', 'replace', 'delete', 'register'];
  */
 export function eventTypeProblem(type: string, models: readonly string[]): string | undefined {
   if (type === '*') return undefined;
-  const parts = /^([A-Za-z_]\w*)\.(\*|[a-z_]+)$/.exec(type);
+  const parts = /^([A-Za-z_]\w*)\.(\*|[A-Za-z_]\w*)$/.exec(type);
   if (!parts) return 'is not an event type (<Model>.<action>), <Model>.* or *';
   const [model, action] = [parts[1]!, parts[2]!];
   if (!models.includes(model))
