@@ -18,18 +18,22 @@ async function main(): Promise<void> {
   const traced = config.logLevel === 'debug' || config.logLevel === 'trace';
   const warnings: string[] = [];
   let migrated: readonly string[] = [];
+  // Migrations applied by a start that then fails stay applied: said, or the next start looks as if
+  // it had had nothing to do.
+  const failedAfterMigrating = (error: unknown): never => {
+    if (migrated.length)
+      console.error(`applied ${migrated.length} migration(s) before the start failed: ${migrated.join(', ')}`);
+    throw error;
+  };
   const db = await openDatabase(config, {
     onWarning: (message) => warnings.push(message),
     onMigrated: (names) => (migrated = names),
     ...(traced ? { onQuery: (statement: string) => logQuery?.(statement) } : {}),
-  });
+  }).catch(failedAfterMigrating);
   // Until the app is built, the database is closed here; then by the app.
   const app = await buildApp(config, db).catch(async (error: unknown) => {
     await db.close();
-    // They stay applied: said here, or the next start looks as if it had had nothing to do.
-    if (migrated.length)
-      console.error(`applied ${migrated.length} migration(s) before the start failed: ${migrated.join(', ')}`);
-    throw error;
+    return failedAfterMigrating(error);
   });
   logQuery = (query) => app.log.debug({ query }, 'query');
   for (const warning of warnings) app.log.warn(warning);

@@ -107,6 +107,14 @@ export async function migrate(db: SqlDatabase, migrations: readonly Migration[])
         const next = pendingOf(await appliedIn(tx), migrations, (m) => checksum(scriptOf(m, tx.dialect)))[0];
         if (next) await apply(tx, next);
         return next?.name;
+      }).catch((error: unknown) => {
+        // The ones this start applied before it stay applied: said by name, or a failed start
+        // looks as if it had changed nothing.
+        if (applied.length && error instanceof ConfigError)
+          throw new MigrationError(`${error.message}; applied at this start, and kept: ${applied.join(', ')}`, {
+            cause: error,
+          });
+        throw error;
       });
       if (name === undefined) return applied;
       applied.push(name);
