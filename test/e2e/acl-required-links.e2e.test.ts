@@ -6,7 +6,7 @@
  * (svcgen inspect --acl) says. The test's helper now gives such a body the links it requires.
  */
 import { expect, it } from 'vitest';
-import { securedRaml } from '../support/files.js';
+import { securedRaml, userSchema } from '../support/files.js';
 import { projectOf, tool } from '../support/project.js';
 
 const API = securedRaml(
@@ -63,16 +63,7 @@ const fk = (document: string, table: string) => ({
 
 const FILES = {
   'api.raml': API,
-  'user.json': JSON.stringify({
-    type: 'object',
-    _auth_model: true,
-    properties: {
-      username: { type: 'string', _db_settings: { type: 'string', primary_key: true, required: true } },
-      email: { _db_settings: { type: 'string', required: true, unique: true } },
-      password: { _db_settings: { type: 'string', required: true, min_length: 8 } },
-      groups: { _db_settings: { type: 'list', item_type: 'string', default: ['user'] } },
-    },
-  }),
+  'user.json': userSchema(),
   'book.json': JSON.stringify({
     type: 'object',
     properties: {

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
-import { securedRaml } from '../support/files.js';
+import { securedRaml, userSchema } from '../support/files.js';
 import { apiClient, type Api } from '../support/http.js';
 import { rootAuthEnv } from '../support/library.js';
 import { projectOf, tool } from '../support/project.js';
@@ -54,21 +54,13 @@ const HOUSEHOLD = JSON.stringify({
   },
 });
 
-const USER = JSON.stringify({
-  type: 'object',
-  _auth_model: true,
-  properties: {
-    username: { type: 'string', _db_settings: { type: 'string', primary_key: true, required: true } },
-    email: { _db_settings: { type: 'string', required: true, unique: true } },
-    password: { _db_settings: { type: 'string', required: true, min_length: 8 } },
-    groups: { _db_settings: { type: 'list', item_type: 'string', default: ['user'] } },
-    household_id: {
-      _db_settings: {
-        type: 'foreign_key',
-        ref_document: 'Household',
-        ref_column: 'household.id',
-        ref_column_type: 'id_field',
-      },
+const USER = userSchema({
+  household_id: {
+    _db_settings: {
+      type: 'foreign_key',
+      ref_document: 'Household',
+      ref_column: 'household.id',
+      ref_column_type: 'id_field',
     },
   },
 });

@@ -54,3 +54,21 @@ securitySchemes:
 ${schemes.join('')}securedBy: [ticket, key]
 ${resources.replace(/^\n/, '')}`);
 }
+
+/**
+ * The schema of a plain user model (`_auth_model`): a username as its key, an email, a password
+ * and `groups` (new users in `user`), plus `more` properties.
+ */
+export function userSchema(more: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    type: 'object',
+    _auth_model: true,
+    properties: {
+      username: { type: 'string', _db_settings: { type: 'string', primary_key: true, required: true } },
+      email: { _db_settings: { type: 'string', required: true, unique: true } },
+      password: { _db_settings: { type: 'string', required: true, min_length: 8 } },
+      groups: { _db_settings: { type: 'list', item_type: 'string', default: ['user'] } },
+      ...more,
+    },
+  });
+}
