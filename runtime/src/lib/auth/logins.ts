@@ -90,8 +90,8 @@ const PASSES_FOR: Readonly<Record<string, string>> = {
 
 /**
  * The plain Latin name that `name` (in its login form) passes for, when it is not that name itself:
- * its accents left out and its lookalike letters read as Latin (`admín`, `admın` and Cyrillic
- * `аdmіn` pass for `admin`). Undefined when it passes for nothing plain but itself.
+ * its accents left out and its lookalike letters read as Latin (`admín` and `admın` pass for
+ * `admin`, Cyrillic `ра` for `pa`). Undefined when it passes for nothing plain but itself.
  */
 export function passesFor(name: string): string | undefined {
   const plain = name

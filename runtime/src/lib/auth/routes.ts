@@ -69,9 +69,9 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
         body,
         (data) => prepareWrite(model, withDefaults(model, data), clientOf(request)),
         async (db, data) => {
+          await refuseLookalike(ctx, db, data);
           // Linking objects moves their links: a new user may link only what anyone may change, and
           // learns nothing of which hidden objects exist.
-          await refuseLookalike(ctx, db, data);
           await refuseUnknownLinks(policy, request, db, model, data, fields);
           const refused = await refusedRelinks(policy, request, db, { model, object: undefined, data, fields });
           if (refused.length) throw relinkRefusal(403, `a new user cannot ${refusedActs(refused)}`, refused);
@@ -177,8 +177,8 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
 }
 
 /**
- * A new username that passes for an existing user's (`admín`, `admın` or Cyrillic `аdmin` beside
- * `admin`) is refused as that name itself would be: a 409, so that no one poses as another.
+ * A new username that passes for an existing user's (`admín` or `admın` beside `admin`, Cyrillic
+ * `ра` beside `pa`) is refused as that name itself would be: a 409, so that no one poses as another.
  */
 async function refuseLookalike(ctx: AuthContext, db: ServiceDatabase, data: Rec): Promise<void> {
   const name = data['username'];
