@@ -48,7 +48,16 @@ ${resource('records')}${resource('notes')}`),
       { name: 'Record', alias: 'RecordModel', file: 'record' },
     ]);
     expect(types.principals).toEqual([
-      { placeholder: '{{owner}}', typeName: 'OwnerObject', objectType: 'Note | RecordModel', shared: 'Note, Record' },
+      {
+        placeholder: '{{owner}}',
+        typeName: 'OwnerObject',
+        objectType: 'Note | RecordModel',
+        mapName: 'OwnerModels',
+        models: [
+          { name: 'Note', type: 'Note' },
+          { name: 'Record', type: 'RecordModel' },
+        ],
+      },
     ]);
     // The stub takes the generated type: a model whose x-ACL comes to name the principal widens it.
     const view = principalStubView(

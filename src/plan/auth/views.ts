@@ -131,7 +131,10 @@ export function principalTypesView(ir: ServiceIR) {
         placeholder: `{{${p.name}}}`,
         typeName: principalObjectType(p.name),
         objectType: objectTypeOf(of, localName),
-        shared: of.length > 1 ? of.join(', ') : '',
+        // Several models are listed in an interface, one per line, rather than as a union: a long
+        // union is laid out differently by oxfmt and prettier (test/format/formatter.test.ts).
+        mapName: `${pascal(p.name)}Models`,
+        models: of.length > 1 ? of.map((m) => ({ name: m, type: localName(m) })) : null,
       };
     }),
   };
