@@ -16,7 +16,7 @@ import { envName } from '../src/lib/config.js';
 import { PasswordHasher } from '../src/lib/auth/passwords.js';
 import { fieldsFor } from '../src/lib/auth/policy.js';
 import { isReadOnly } from '../src/lib/http/policy.js';
-import { generic, withDefaults } from '../src/lib/model.js';
+import { generic, withDefaults, type Model } from '../src/lib/model.js';
 import { models } from '../src/models/index.js';
 import { BASE_PATH } from '../src/app.js';
 import { injectFetch, nextSample, startTestService, type TestService } from './helpers.js';
@@ -146,7 +146,7 @@ export async function startAclService(): Promise<AclService> {
       const model = models.get(name)!;
       const sample = nextSample(name);
       if (caller === 'admin') return sample;
-      const seen = fieldsFor(model, caller === 'anonymous' ? 'anonymous' : 'member', models);
+      const seen = seenBy(model, caller);
       // A PUT of an object keeps what it leaves out that the caller may not write: a password is
       // written only in a new object or by its own user (the seeded objects are no caller's).
       const mayWrite = (field: string) =>
@@ -172,7 +172,7 @@ async function withRequiredLinks(
 ): Promise<void> {
   const model = models.get(name)!;
   // As writableSample: what the caller may not write is left out (field privacy is not the matrix's).
-  const seen = caller === 'admin' ? null : fieldsFor(model, caller === 'anonymous' ? 'anonymous' : 'member', models);
+  const seen = seenBy(model, caller);
   for (const relation of model.relations) {
     const field = model.field(relation.name);
     if (!field?.requiredOnCreate || relation.name in body || (given && relation.name in given)) continue;
@@ -180,6 +180,11 @@ async function withRequiredLinks(
     const key = service.key(relation.target, await service.seed(relation.target));
     body[relation.name] = relation.cardinality === 'many' ? [key] : key;
   }
+}
+
+/** The fields of `model` that `caller` sees (and may write of a sample), or null for all of them. */
+function seenBy(model: Model, caller: CallerKind): ReadonlySet<string> | null {
+  return caller === 'admin' ? null : fieldsFor(model, caller === 'anonymous' ? 'anonymous' : 'member', models);
 }
 
 /** A collection's methods that change the objects its filters select. */

@@ -120,11 +120,7 @@ export function principalObjectType(name: string): string {
 export function principalTypesView(ir: ServiceIR) {
   const models = [...new Set(ir.userCode.principals.flatMap(principalModels))].sort();
   return {
-    imports: models.map((m) => ({
-      name: m,
-      alias: localName(m) === m ? null : localName(m),
-      file: modelNames({ name: m }).file,
-    })),
+    imports: models.map(typeImport),
     principals: ir.userCode.principals.map((p) => {
       const of = principalModels(p);
       return {
@@ -171,6 +167,11 @@ const GLOBAL_TYPES: ReadonlySet<string> = new Set([
   'URL',
 ]);
 
+/** The import of model `name`'s type into a module of the project, under its local name where that differs. */
+function typeImport(name: string) {
+  return { name, alias: localName(name) === name ? null : localName(name), file: modelNames({ name }).file };
+}
+
 /** What a principal's stub calls the type of model `name`. */
 function localName(name: string): string {
   return GLOBAL_TYPES.has(name) ? `${name}Model` : name;
@@ -190,13 +191,7 @@ export function principalStubView(ir: ServiceIR, principal: UserFunction) {
   return {
     placeholder: `{{${principal.name}}}`,
     functionName: camel(principal.name),
-    userImport: userModel
-      ? {
-          name: userModel,
-          alias: localName(userModel) === userModel ? null : localName(userModel),
-          file: modelNames({ name: userModel }).file,
-        }
-      : null,
+    userImport: userModel ? typeImport(userModel) : null,
     objectType: principalObjectType(principal.name),
     userType: userModel ? localName(userModel) : 'Record<string, unknown>',
     lines: lines.map(commentText),

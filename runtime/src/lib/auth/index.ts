@@ -172,9 +172,11 @@ async function ensureSystemUser(
   if (!system) return;
   const model = generic(ctx.spec.userModel);
   const repository = users(ctx);
-  const existing =
+  // As written (a name stored before usernames had one form), else as a login.
+  const findSystemUser = async () =>
     (await repository.findFirst({ where: { username: system.user } })) ??
     (await repository.findFirst({ where: { username: loginForm(system.user) } }));
+  const existing = await findSystemUser();
   if (existing) return checkSystemUser(existing, system.user);
   const given = withDefaults(model, {
     username: system.user,
@@ -194,9 +196,7 @@ async function ensureSystemUser(
   } catch (error) {
     // Another instance starting at the same moment created it first, or a member registered the
     // name since the lookup above: the user there must be an admin all the same.
-    const there =
-      (await repository.findFirst({ where: { username: system.user } })) ??
-      (await repository.findFirst({ where: { username: loginForm(system.user) } }));
+    const there = await findSystemUser();
     if (!there) throw error;
     checkSystemUser(there, system.user);
   }

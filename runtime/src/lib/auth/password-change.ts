@@ -52,12 +52,13 @@ export async function provePasswordChange(
   if (!own) return rest;
   // The account's own count, which logins share: a stolen session gets no guesses of its own.
   const account = `user:${caller.id}`;
+  const client = clientOf(request);
   const check = async (password: string, field: string): Promise<boolean> => {
     // Past the account's guesses, the password is not checked: answered as a wrong one.
-    const allowed = await ctx.throttle.attempt(account, account, clientOf(request));
+    const allowed = await ctx.throttle.attempt(account, account, client);
     const stored = object[field];
-    const { ok } = await ctx.hasher.verify(typeof stored === 'string' ? stored : null, password, clientOf(request));
-    if (allowed && ok) await ctx.throttle.succeeded(account, account, clientOf(request));
+    const { ok } = await ctx.hasher.verify(typeof stored === 'string' ? stored : null, password, client);
+    if (allowed && ok) await ctx.throttle.succeeded(account, account, client);
     return allowed && ok;
   };
   if (current !== undefined) {

@@ -243,15 +243,16 @@ async function checkPassword(ctx: AuthContext, request: FastifyRequest, prepareW
   // (auth/throttle.ts): past the account's checks, the password is not checked, with the same work.
   const written = `login:${name}`;
   const account = user ? `user:${userKeyOf(ctx, user)}` : written;
-  const checks = await ctx.throttle.attempt(account, written, clientOf(request));
+  const client = clientOf(request);
+  const checks = await ctx.throttle.attempt(account, written, client);
   const stored = checks ? (user?.['password'] as string | undefined) : undefined;
-  const { ok, rehash } = await ctx.hasher.verify(stored, password, clientOf(request));
+  const { ok, rehash } = await ctx.hasher.verify(stored, password, client);
   if (!user || !ok) throw new HttpError(401, 'wrong login or password');
-  await ctx.throttle.succeeded(account, written, clientOf(request));
+  await ctx.throttle.succeeded(account, written, client);
   if (!rehash) return user;
   // The hashing parameters were raised since this hash was made: store a stronger one.
   const model = userModel(ctx);
-  const data = await prepareWrite(model, { password }, clientOf(request));
+  const data = await prepareWrite(model, { password }, client);
   return users(ctx).update({ where: { [model.primaryKey]: user[model.primaryKey] }, data });
 }
 
