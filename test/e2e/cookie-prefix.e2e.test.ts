@@ -44,6 +44,7 @@ describe('auth.cookie_host_prefix = true', () => {
     expect(cookie).toMatch(/; Secure/);
     expect(cookie).toMatch(/; Path=\//);
     expect(cookie).not.toMatch(/Domain=/);
+    expect(registered.headers.getSetCookie()[1]).toMatch(/^__Host-ramses_auth_tkt_device=[^;]+;.*; Secure/);
     const value = /^__Host-ramses_auth_tkt=([^;]+)/.exec(cookie)![1];
     expect(
       (await api('GET', '/users/self', undefined, { headers: { cookie: `__Host-ramses_auth_tkt=${value}` } })).status,
@@ -89,12 +90,15 @@ describe('the login cookie without the prefix, behind a trusted proxy', () => {
 
   it('is Secure when the proxy says the client used https, and not over plain http; either way under 4,096 bytes', async () => {
     const https = (await register('ines', { 'x-forwarded-proto': 'https' })).headers.getSetCookie();
-    expect(https).toHaveLength(1);
+    // The ticket, and the device cookie that vouches for this device at later logins (lib/auth/device.ts).
+    expect(https).toHaveLength(2);
     expect(https[0]).toMatch(/^ramses_auth_tkt=[^;]+;/);
-    expect(https[0]).toMatch(/; Secure/);
+    expect(https[1]).toMatch(/^ramses_auth_tkt_device=[^;]+;/);
+    for (const cookie of https) expect(cookie).toMatch(/; Secure/);
     const http = (await register('jon')).headers.getSetCookie();
     expect(http[0]).toMatch(/^ramses_auth_tkt=[^;]+;/);
-    expect(http[0]).not.toMatch(/Secure/);
+    expect(http[1]).toMatch(/^ramses_auth_tkt_device=[^;]+;/);
+    for (const cookie of http) expect(cookie).not.toMatch(/Secure/);
     const longest = await register('k'.repeat(50), { 'x-forwarded-proto': 'https' });
     expect(longest.status).toBe(201);
     expect(Buffer.byteLength(longest.headers.getSetCookie()[0]!)).toBeLessThan(4096);

@@ -44,6 +44,9 @@ async function seed(api: Api): Promise<void> {
   }
 }
 
+/** A cursor as the service writes one: base64url of its JSON. */
+const encoded = (cursor: unknown[]) => Buffer.from(JSON.stringify(cursor)).toString('base64url');
+
 interface Page {
   readonly total: number;
   readonly count: number;
@@ -116,14 +119,18 @@ describe.each(ENGINES)('keyset paging (_after) on %s', (engine) => {
     expect(filtered.data.every((o) => (o as unknown as { active: boolean }).active === true)).toBe(true);
   });
 
-  it('refuses a cursor made under another _sort, a forged one, and _after with _start or with q alone', async () => {
+  it('refuses a cursor made under another _sort, a forged one (text no database keeps too), and _after with _start or with q alone', async () => {
     const first = (await api('GET', '/items?_limit=5&_sort=count')).body as Page;
     const cursor = new URL(first.next!).searchParams.get('_after')!;
-    const forged = Buffer.from(JSON.stringify(['count', 5, 'not a number', 1])).toString('base64url');
+    const forged = encoded(['count', 5, 'not a number', 1]);
     const cases: [string, RegExp][] = [
       [`/items?_sort=-count&_after=${cursor}`, /_after was made for _sort=count/],
       [`/items?_sort=count&_after=${forged}`, /_after is not a cursor this service gave/],
       ['/items?_sort=count&_after=%7B%7D', /_after is not a cursor this service gave/],
+      // Text no database keeps (PostgreSQL refuses a NUL): a 400, as the same text anywhere else in a request is.
+      [`/items?_sort=note&_after=${encoded(['note', 5, '\u0000', 1])}`, /_after is not a cursor this service gave/],
+      [`/items?_sort=note&_after=${encoded(['note', 5, 'a\ud800', 1])}`, /_after is not a cursor this service gave/],
+      [`/items?_sort=code&_after=${encoded(['code', 5, 'c\u0000', 1])}`, /_after is not a cursor this service gave/],
       [`/items?_sort=count&_start=5&_after=${cursor}`, /_after cannot be combined with _start/],
       [`/items?q=alpha&_after=${cursor}`, /_after pages in _sort order/],
     ];

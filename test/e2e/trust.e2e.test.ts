@@ -50,6 +50,11 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
     expect(reply.status, reply.text).toBeLessThan(300);
     cookies.set(who, /ramses_auth_tkt=[^;]*/.exec(reply.headers.get('set-cookie') ?? '')![0]);
   };
+  /** The device cookie a successful login or registration set. */
+  const deviceCookie = (reply: Reply) => {
+    expect(reply.status, reply.text).toBeLessThan(300);
+    return /ramses_auth_tkt_device=[^;]*/.exec(reply.headers.get('set-cookie') ?? '')![0];
+  };
   const register = (username: string, extra: Rec = {}, from = newAddress()) =>
     as(
       null,
@@ -74,6 +79,8 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
         SVC_SYSTEM_PASSWORD: 'root-password',
         SVC_SYSTEM_EMAIL: 'root@example.com',
         SVC_HTTP_TRUST_PROXY: 'true',
+        // Failed logins at one account from every device it never logged in from (100 a day by default).
+        SVC_AUTH_ACCOUNT_ATTEMPTS: '12',
       },
       BASE,
     );
@@ -397,6 +404,49 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
         flooded.every((r) => [401, 503].includes(r.status)),
         String(flooded.map((r) => r.status)),
       ).toBe(true);
+    });
+
+    it('brakes guesses at one account from many addresses, and yet lets its owner in from a device they logged in from', async () => {
+      const device = deviceCookie(await register('spread'));
+      const other = deviceCookie(await register('elsewhere'));
+      const guess = (name: string, password: string, cookie?: string) =>
+        api(
+          'POST',
+          '/auth/login',
+          { login: name, password },
+          {
+            headers: { 'x-forwarded-for': newAddress(), ...(cookie ? { cookie } : {}) },
+          },
+        );
+      // Twelve strangers, each from an address of its own: the account's twelve checks (auth.account_attempts here).
+      for (let i = 0; i < 12; i++) expect((await guess('spread', `wrong-${i}`)).status, `guess ${i}`).toBe(401);
+      // Its right password from a thirteenth address is not checked: by its email, a wrong password; by
+      // the username, which had the twelve, a 429 that says what to do.
+      const byEmail = await guess('spread@example.com', PASSWORD);
+      expect([byEmail.status, byEmail.body.message]).toEqual([401, 'wrong login or password']);
+      const byName = await guess('spread', PASSWORD);
+      expect(byName.status).toBe(429);
+      expect(String(byName.body.message)).toMatch(/from a device you have logged in from/);
+      // Another account's device cookie, or a forged one, vouches for nothing here.
+      expect((await guess('spread@example.com', PASSWORD, other)).status).toBe(401);
+      const forged = device.replace(/[0-9a-f](?=[0-9a-f]{8}$)/, (d) => (d === '0' ? '1' : '0'));
+      expect(forged).not.toBe(device);
+      expect((await guess('spread@example.com', PASSWORD, forged)).status).toBe(401);
+      // The owner's own device, from an address never seen, by either login: in.
+      expect((await guess('spread', PASSWORD, device)).status).toBe(200);
+      expect((await guess('spread@example.com', PASSWORD, device)).status).toBe(200);
+      // Which does not give strangers their checks back.
+      expect((await guess('spread@example.com', PASSWORD)).status).toBe(401);
+    });
+
+    it("gives no device cookie to a failed login, and a successful login's for a year, HttpOnly", async () => {
+      await register('vouched');
+      const failed = await login('vouched', 'wrong-password', newAddress());
+      expect(failed.headers.get('set-cookie') ?? '').not.toMatch(/_device=/);
+      const cookie = (await login('vouched', PASSWORD, newAddress())).headers.get('set-cookie') ?? '';
+      expect(cookie).toMatch(
+        /ramses_auth_tkt_device=[0-9a-f]{8}\.[A-Za-z0-9_-]{22}\.[0-9a-f]{64}; Max-Age=31536000; Path=\/; HttpOnly; SameSite=Lax/,
+      );
     });
 
     it('limits the auth routes per address by default: 60 a minute, then 429', async () => {

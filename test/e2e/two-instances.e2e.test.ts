@@ -16,16 +16,30 @@ import { startService, type RunningService } from '../support/server.js';
 const BASE = '/api/v2';
 
 interface ThrottleDatabase {
-  repository(model: string): { count(args: object): Promise<number> };
+  repository(model: string): { count(args: object): Promise<number>; deleteMany(args: object): Promise<unknown> };
   close(): Promise<void>;
+}
+interface Budget {
+  limit: number;
+  windowMs: number;
+}
+interface Guesser {
+  address: string;
+  device: string | null;
 }
 type ThrottleClass = new (
   db: ThrottleDatabase,
   model: string,
   now: () => number,
+  perClient?: Budget,
+  perAccount?: Budget,
 ) => {
-  attempt(account: string, login: string, ip: string): Promise<boolean>;
+  attempt(account: string, login: string, guesser: Guesser): Promise<boolean>;
+  succeeded(account: string, login: string, guesser: Guesser): Promise<void>;
 };
+
+/** A client at `address` the account never logged in from. */
+const stranger = (address: string): Guesser => ({ address, device: null });
 
 describe.each(ENGINES)('two instances on one %s database', (engine) => {
   let database: TestDatabase;
@@ -158,26 +172,90 @@ describe.each(ENGINES)('the login throttle of two instances on one %s database',
   });
 
   it('starts counting again once the window is over, and deletes the rows of windows that are over', async () => {
+    await withThrottle(async (db, LoginThrottle) => {
+      let now = Date.parse('2030-01-01T00:00:00Z');
+      // Only the count per address here: the strangers' count (a day) is the next test's.
+      const throttle = new LoginThrottle(db, 'AuthLoginFailure', () => now, undefined, { limit: 0, windowMs: 1 });
+      for (let i = 0; i < 5; i++) await throttle.attempt('login:mallory', 'login:mallory', stranger('192.0.2.7'));
+      await expect(throttle.attempt('login:mallory', 'login:mallory', stranger('192.0.2.7'))).rejects.toMatchObject({
+        statusCode: 429,
+      });
+      now += 61_000;
+      await expect(throttle.attempt('login:mallory', 'login:mallory', stranger('192.0.2.7'))).resolves.toBe(true);
+      // A new row for another login clears the rows whose window ended a window ago or more (Mallory's, and the HTTP test's).
+      now += 121_000;
+      await db.repository('AuthLoginFailure').deleteMany({ where: { window_ends: { gt: '2030-01-01T00:00:00Z' } } });
+      await throttle.attempt('login:eve', 'login:eve', stranger('192.0.2.8'));
+      expect(await db.repository('AuthLoginFailure').count({})).toBe(1);
+    });
+  });
+
+  it('counts the guesses at an account from every address it never logged in from together, and a device it did apart', async () => {
+    await withThrottle(async (db, LoginThrottle) => {
+      let now = Date.parse('2031-01-01T00:00:00Z');
+      const throttle = new LoginThrottle(db, 'AuthLoginFailure', () => now, undefined, {
+        limit: 3,
+        windowMs: 3_600_000,
+      });
+      const [account, username, email] = ['user:ada', 'login:ada', 'login:ada@example.com'];
+      // Three strangers, each from an address of its own, by either login: the account's three checks.
+      expect(await throttle.attempt(account, username, stranger('192.0.2.21'))).toBe(true);
+      expect(await throttle.attempt(account, email, stranger('192.0.2.22'))).toBe(true);
+      expect(await throttle.attempt(account, username, stranger('192.0.2.23'))).toBe(true);
+      // A fourth, from yet another address: the login as written had two, so no 429, but no check.
+      expect(await throttle.attempt(account, email, stranger('192.0.2.24'))).toBe(false);
+      // Its username had two too; a third is a check no more, and a fourth its 429.
+      expect(await throttle.attempt(account, username, stranger('192.0.2.25'))).toBe(false);
+      await expect(throttle.attempt(account, username, stranger('192.0.2.26'))).rejects.toMatchObject({
+        statusCode: 429,
+        message: expect.stringMatching(/from a device you have logged in from/),
+      });
+      // The owner's device, from any address, has checks of its own, and a session of the account too.
+      const device = { address: '198.51.100.9', device: 'cookie:owners-laptop' };
+      expect(await throttle.attempt(account, username, device)).toBe(true);
+      expect(await throttle.attempt(account, email, { address: '198.51.100.10', device: 'session' })).toBe(true);
+      // Its successful login clears its own counts, not the strangers'.
+      await throttle.succeeded(account, username, device);
+      expect(await throttle.attempt(account, email, stranger('192.0.2.27'))).toBe(false);
+      // The window over, strangers get their checks back.
+      now += 3_600_001;
+      expect(await throttle.attempt(account, email, stranger('192.0.2.28'))).toBe(true);
+    });
+  });
+
+  it("takes a stranger's successful login off the strangers' count: only failures use it up", async () => {
+    await withThrottle(async (db, LoginThrottle) => {
+      const now = Date.parse('2032-01-01T00:00:00Z');
+      const throttle = new LoginThrottle(db, 'AuthLoginFailure', () => now, undefined, {
+        limit: 2,
+        windowMs: 3_600_000,
+      });
+      const [account, login] = ['user:bea', 'login:bea'];
+      // The owner, by a script that keeps no cookie, logs in again and again from new addresses.
+      for (let i = 0; i < 5; i++) {
+        const from = stranger(`192.0.2.${40 + i}`);
+        expect(await throttle.attempt(account, login, from), `login ${i}`).toBe(true);
+        await throttle.succeeded(account, login, from);
+      }
+      expect(await throttle.attempt(account, login, stranger('192.0.2.50'))).toBe(true);
+      expect(await throttle.attempt(account, login, stranger('192.0.2.51'))).toBe(true);
+      await expect(throttle.attempt(account, login, stranger('192.0.2.52'))).rejects.toMatchObject({ statusCode: 429 });
+    });
+  });
+
+  /** The login brake of a built blog project, over its database. */
+  async function withThrottle(
+    use: (db: ThrottleDatabase, LoginThrottle: ThrottleClass) => Promise<void>,
+  ): Promise<void> {
     const dir = await builtProject('blog', 'e2e-two-instances');
     const db = await openProjectDatabase<ThrottleDatabase>(dir, database.env);
     const { LoginThrottle } = (await import(pathToFileURL(join(dir, 'dist/lib/auth/throttle.js')).href)) as {
       LoginThrottle: ThrottleClass;
     };
     try {
-      let now = Date.parse('2030-01-01T00:00:00Z');
-      const throttle = new LoginThrottle(db, 'AuthLoginFailure', () => now);
-      for (let i = 0; i < 5; i++) await throttle.attempt('login:mallory', 'login:mallory', '192.0.2.7');
-      await expect(throttle.attempt('login:mallory', 'login:mallory', '192.0.2.7')).rejects.toMatchObject({
-        statusCode: 429,
-      });
-      now += 61_000;
-      await expect(throttle.attempt('login:mallory', 'login:mallory', '192.0.2.7')).resolves.toBe(true);
-      // A new row for another login clears the rows whose window ended a window ago or more (Mallory's, and the HTTP test's).
-      now += 121_000;
-      await throttle.attempt('login:eve', 'login:eve', '192.0.2.8');
-      expect(await db.repository('AuthLoginFailure').count({})).toBe(1);
+      await use(db, LoginThrottle);
     } finally {
       await db.close();
     }
-  });
+  }
 });

@@ -1,10 +1,10 @@
 /**
- * An API a test states whole, built and served on SQLite below `/v1`, for the end-to-end tests
+ * An API a test states whole, built and served (on SQLite unless told) below `/v1`, for the end-to-end tests
  * that need nothing else of a project: the folder, a client, and `stop` (the service, then its
  * database).
  */
 import { expect } from 'vitest';
-import { testDatabase } from './databases.js';
+import { testDatabase, type Engine } from './databases.js';
 import { apiClient, type Api } from './http.js';
 import { MEMBER_PASSWORD } from './library.js';
 import { projectOf, tool } from './project.js';
@@ -25,13 +25,17 @@ export interface ServedApi {
 export async function servedApi(
   files: Record<string, string>,
   area: string,
-  options: { readonly env?: Record<string, string>; readonly prepare?: (dir: string) => void } = {},
+  options: {
+    readonly env?: Record<string, string>;
+    readonly prepare?: (dir: string) => void;
+    readonly engine?: Engine;
+  } = {},
 ): Promise<ServedApi> {
   const dir = await projectOf(files, area);
   options.prepare?.(dir);
   const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
   expect(build.exitCode, build.all).toBe(0);
-  const database = await testDatabase('sqlite', dir, area.replace(/\W/g, '_'));
+  const database = await testDatabase(options.engine ?? 'sqlite', dir, area.replace(/\W/g, '_'));
   const service = await startService(dir, { ...database.env, ...options.env }, '/v1');
   return {
     dir,

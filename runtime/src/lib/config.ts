@@ -25,6 +25,11 @@ export interface Config {
   /** `auth.login_attempts` per account and client address in `auth.login_window` seconds: more get 429. */
   readonly loginAttempts: { readonly limit: number; readonly windowSeconds: number };
   /**
+   * `auth.account_attempts` per account in `auth.account_window` seconds from devices it has not
+   * logged in from, all together (0: no such count).
+   */
+  readonly accountAttempts: { readonly limit: number; readonly windowSeconds: number };
+  /**
    * `auth.require_current_password`: a user who changes their own password sends the current one
    * (`current_password`), so that a session taken over cannot lock its owner out.
    */
@@ -133,6 +138,8 @@ export const STANDARD_KEYS = [
   'auth.cookie_host_prefix',
   'auth.login_attempts',
   'auth.login_window',
+  'auth.account_attempts',
+  'auth.account_window',
   'auth.require_current_password',
   'auth.hide_refused',
   'auth.registration',
@@ -201,6 +208,10 @@ export function loadConfig(source: ConfigSource): Config {
     loginAttempts: {
       limit: read.integer('auth.login_attempts', 5, 1),
       windowSeconds: read.integer('auth.login_window', 60, 1),
+    },
+    accountAttempts: {
+      limit: read.integer('auth.account_attempts', 100, 0),
+      windowSeconds: read.integer('auth.account_window', 86400, 1),
     },
     requireCurrentPassword: read.boolean('auth.require_current_password', true),
     hideRefused: read.boolean('auth.hide_refused', false),

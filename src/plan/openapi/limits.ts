@@ -59,10 +59,17 @@ function bodyLimits(ctx: OpenApiContext, model: Model, field: Field, schema: Jso
   return schema;
 }
 
-/** A decimal's schema in a body: any number in its range, said to be rounded to `scale` digits. */
+/**
+ * A decimal's schema in a body: any number in its range, said to be rounded to `scale` digits, and
+ * to keep 15 (lib/http/writes.ts `inexactDecimals`; not as a bound here, which would tighten the
+ * range of every decimal an older svcgen wrote, and make `svcgen diff` call it a break).
+ */
 function decimalSchema(schema: Json, scale: number): Json {
   const digits = scale === 1 ? '1 digit' : `${scale} digits`;
-  return withNote(schema, `Stored rounded to ${digits} after the point (half away from zero).`);
+  return withNote(
+    schema,
+    `Stored rounded to ${digits} after the point (half away from zero). At most 15 significant digits, below 10^15 (what a JSON number carries exactly): more are refused.`,
+  );
 }
 
 /** `schema` with `note` after its description. */

@@ -81,7 +81,12 @@ function authPaths(
   // The users' own item route, when the API has one: the new user's URL (Location) and links.
   const userRoute = ctx.ir.routes.find((r) => r.kind === 'item' && r.model === user.name && r.parent === null);
   const cookie = auth.ticket
-    ? { 'Set-Cookie': { description: `The ticket (${auth.ticket.cookieName}).`, schema: { type: 'string' } } }
+    ? {
+        'Set-Cookie': {
+          description: `The ticket (${auth.ticket.cookieName}), and the device cookie (${auth.ticket.cookieName}_device) that vouches for this device at later logins.`,
+          schema: { type: 'string' },
+        },
+      }
     : {};
   const token = auth.apiKey
     ? {

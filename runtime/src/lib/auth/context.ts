@@ -4,6 +4,7 @@ import type { ModelEvents, ServiceEvents } from '../events.js';
 import type { EngineRepository, ServiceDatabase } from '../database.js';
 import { generic, type AnyModel, type Model } from '../model.js';
 import type { Acl } from './acl.js';
+import type { DeviceKeys } from './device.js';
 import type { PasswordHasher } from './passwords.js';
 import type { LoginThrottle } from './throttle.js';
 import type { HashAlgorithm, TicketKeys } from './ticket.js';
@@ -55,6 +56,8 @@ export interface AuthContext {
   readonly throttle: LoginThrottle;
   /** Null when the API has no x-Ticket scheme. */
   readonly keys: TicketKeys | null;
+  /** The device cookies' keys (device.ts), from the x-Ticket secret: null without one. */
+  readonly deviceKeys: DeviceKeys | null;
   /** Milliseconds since 1970 (tests move it). */
   readonly now: () => number;
   /** Whom credentials name, kept while the user and credential tables are unchanged (SQLite; unchanged-reads.ts). */

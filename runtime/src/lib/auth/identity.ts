@@ -16,6 +16,9 @@ import { credentials, userKeyOf, userModel, users, type AuthContext } from './co
 import { readApiKeyHeader, sameDigest, tokenDigest } from './tokens.js';
 import { loginForm } from './logins.js';
 import { fingerprint, issueTicket, verifyTicket } from './ticket.js';
+import { DEVICE_SECONDS, issueDevice, trustedDevice } from './device.js';
+import type { Guesser } from './throttle.js';
+import { clientOf } from '../http/client-address.js';
 
 type Rec = Record<string, unknown>;
 
@@ -254,6 +257,33 @@ export function setTicket(
   });
 }
 
+/**
+ * Who guesses at `user`'s password, as the login brake counts them (throttle.ts): a session of
+ * theirs, a device they logged in from (its device cookie), else a stranger; from the request's
+ * client address.
+ */
+export function guesserOf(ctx: AuthContext, request: FastifyRequest, userKey: string | null): Guesser {
+  const address = clientOf(request);
+  if (userKey === null) return { address, device: null };
+  if (callerOf(request).id === userKey) return { address, device: 'session' };
+  const ticket = ctx.spec.ticket;
+  const value = ticket && ctx.deviceKeys ? request.cookies[deviceCookieName(ctx, ticket)] : undefined;
+  const device = ctx.deviceKeys && trustedDevice(ctx.deviceKeys, value, userKey, Math.floor(ctx.now() / 1000));
+  return { address, device: device ? `cookie:${device}` : null };
+}
+
+/** Remembers that this device logged in to `user`: a new device cookie, when the API has tickets. */
+export function trustDevice(ctx: AuthContext, request: FastifyRequest, reply: FastifyReply, user: Rec): void {
+  const ticket = ctx.spec.ticket;
+  if (!ticket || !ctx.deviceKeys) return;
+  const value = issueDevice(ctx.deviceKeys, userKeyOf(ctx, user), Math.floor(ctx.now() / 1000));
+  reply.setCookie(deviceCookieName(ctx, ticket), value, {
+    ...cookieOptions(ctx, request, ticket),
+    httpOnly: true,
+    maxAge: DEVICE_SECONDS,
+  });
+}
+
 export function clearTicket(ctx: AuthContext, request: FastifyRequest, reply: FastifyReply): void {
   const ticket = ctx.spec.ticket;
   if (!ticket) return;
@@ -276,6 +306,11 @@ function cookieOptions(ctx: AuthContext, request: FastifyRequest, ticket: { read
 /** The ticket cookie's name: the RAML's, with `__Host-` before it when auth.cookie_host_prefix says so. */
 function cookieName(ctx: AuthContext, ticket: { readonly cookieName: string }): string {
   return ctx.config.authCookieHostPrefix ? `__Host-${ticket.cookieName}` : ticket.cookieName;
+}
+
+/** The device cookie's: the ticket cookie's with `_device` after it. */
+function deviceCookieName(ctx: AuthContext, ticket: { readonly cookieName: string }): string {
+  return `${cookieName(ctx, ticket)}_device`;
 }
 
 /**

@@ -19,7 +19,8 @@ import { unwrittenPrincipals } from './acl.js';
 import { aclPolicy } from './policy.js';
 import { authRoutes } from './routes.js';
 import { LOGIN_FIELDS, loginForm, withLoginForms, type LengthLimits } from './logins.js';
-import { LoginThrottle } from './throttle.js';
+import { LoginThrottle, type Budget } from './throttle.js';
+import { deviceKeys } from './device.js';
 import { MIN_SECRET_BYTES, splitSecrets, ticketKeys } from './ticket.js';
 import { UnchangedReads } from './unchanged-reads.js';
 
@@ -68,6 +69,7 @@ export async function startAuth(
   spec: AuthSpec,
   options: AuthOptions,
 ): Promise<Auth> {
+  const secrets = spec.ticket ? ticketSecrets(config, spec.ticket.secretSetting) : null;
   const ctx: AuthContext = {
     spec,
     config,
@@ -80,10 +82,11 @@ export async function startAuth(
       db,
       spec.loginFailureModel.name,
       options.now,
-      config.loginAttempts.limit,
-      config.loginAttempts.windowSeconds * 1000,
+      budget(config.loginAttempts),
+      budget(config.accountAttempts),
     ),
-    keys: spec.ticket ? ticketKeys(ticketSecrets(config, spec.ticket.secretSetting), spec.ticket.hashalg) : null,
+    keys: spec.ticket && secrets ? ticketKeys(secrets, spec.ticket.hashalg) : null,
+    deviceKeys: secrets && deviceKeys(secrets),
     now: options.now ?? Date.now,
     identities: new UnchangedReads(db.watch?.([spec.userModel.name, spec.credentialModel.name])),
   };
@@ -114,6 +117,10 @@ export async function startAuth(
       { name: 'authentication', fastify: '5.x' },
     ),
   };
+}
+
+function budget(setting: { readonly limit: number; readonly windowSeconds: number }): Budget {
+  return { limit: setting.limit, windowMs: setting.windowSeconds * 1000 };
 }
 
 function ticketSecrets(config: Config, setting: string): string[] {

@@ -7,14 +7,14 @@
  *
  * A body that sends the password unchanged (a PUT of the whole record must send it) needs no
  * proof: the stored hash is kept, and with it every session. Each check of a password here is a
- * guess, counted by the login brake (throttle.ts) as one at that account, from that address.
+ * guess, counted by the login brake (throttle.ts) as one at that account, from that address and from
+ * the account's own sessions.
  */
 import type { FastifyRequest } from 'fastify';
 import { badRequest, HttpError } from '../errors.js';
-import { clientOf } from '../http/client-address.js';
 import type { Model } from '../model.js';
 import { userModel, type AuthContext } from './context.js';
-import { callerOf, isAdmin } from './identity.js';
+import { callerOf, guesserOf, isAdmin } from './identity.js';
 
 type Rec = Record<string, unknown>;
 
@@ -52,13 +52,13 @@ export async function provePasswordChange(
   if (!own) return rest;
   // The account's own count, which logins share: a stolen session gets no guesses of its own.
   const account = `user:${caller.id}`;
-  const client = clientOf(request);
+  const guesser = guesserOf(ctx, request, caller.id);
   const check = async (password: string, field: string): Promise<boolean> => {
     // Past the account's guesses, the password is not checked: answered as a wrong one.
-    const allowed = await ctx.throttle.attempt(account, account, client);
+    const allowed = await ctx.throttle.attempt(account, account, guesser);
     const stored = object[field];
-    const { ok } = await ctx.hasher.verify(typeof stored === 'string' ? stored : null, password, client);
-    if (allowed && ok) await ctx.throttle.succeeded(account, account, client);
+    const { ok } = await ctx.hasher.verify(typeof stored === 'string' ? stored : null, password, guesser.address);
+    if (allowed && ok) await ctx.throttle.succeeded(account, account, guesser);
     return allowed && ok;
   };
   if (current !== undefined) {

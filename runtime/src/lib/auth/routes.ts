@@ -13,14 +13,14 @@ import { clientOf } from '../http/client-address.js';
 import { hideRefusedLinks, refuseUnknownLinks } from '../http/hidden-links.js';
 import { refusedActs, refusedRelinks, relinkRefusal } from '../http/relinks.js';
 import { withMovedLinks } from '../http/moved-links.js';
-import { foreignKeysNamed } from '../http/writes.js';
+import { foreignKeysNamed, inexactDecimals } from '../http/writes.js';
 import { isReadOnly, type Policy } from '../http/policy.js';
 import { completeRoute } from '../http/routing.js';
 import { statusAnswer, tokenAnswer } from '../http/schemas.js';
 import { includeFor, requestOrigin, requestUrl, serialize } from '../http/serialize.js';
 import { namedUsers } from './acl.js';
 import { credentials, userKeyOf, userModel, users, type AuthContext, type PrepareWrite } from './context.js';
-import { clearTicket, callerOf, crossSite, groupsOf, logIn } from './identity.js';
+import { clearTicket, callerOf, crossSite, groupsOf, guesserOf, logIn, trustDevice } from './identity.js';
 import { fieldRefusal, fieldsFor } from './policy.js';
 import { apiKeyHeader, newToken, tokenDigest } from './tokens.js';
 import { fingerprint } from './ticket.js';
@@ -94,6 +94,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
         (created) => own(request, created),
       );
       await logIn(ctx, request, reply, user);
+      trustDevice(ctx, request, reply, user);
       if (token) reply.header('www-authenticate', apiKeyHeader(String(user['username']), token));
       // Like every create: Location names the new user's URL (its _self), when the API serves
       // users at one.
@@ -118,6 +119,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
           return own(request, shown);
         });
         await logIn(ctx, request, reply, user);
+        trustDevice(ctx, request, reply, user);
         return response;
       },
     );
@@ -149,6 +151,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
       const user = await checkPassword(ctx, request, prepareWrite);
       const token = newToken();
       await ctx.db.transaction((db) => saveToken(ctx, db, user, token));
+      trustDevice(ctx, request, reply, user);
       reply.header('www-authenticate', apiKeyHeader(String(user['username']), token));
       return { ...statusBody(200, message, requestUrl(request)), token };
     };
@@ -215,7 +218,7 @@ function checkRegistration(model: Model, body: Rec, reserved: ReadonlySet<string
     );
   }
   // Its links too are written by their relationships, which refuseUnknownLinks and refusedRelinks check.
-  const unwritable = [...foreignKeysNamed(model, body), ...unnamableKey(model, body)];
+  const unwritable = [...inexactDecimals(model, body), ...foreignKeysNamed(model, body), ...unnamableKey(model, body)];
   if (unwritable.length) throw badRequest(fieldsRefused(unwritable), unwritable);
   if (typeof body['username'] === 'string' && loginForm(body['username']) === 'self') {
     throw badRequest('"self" cannot be a username: /users/self is the logged-in user', [
@@ -242,17 +245,18 @@ async function checkPassword(ctx: AuthContext, request: FastifyRequest, prepareW
   // Counted per login as written, and per account, whichever of its logins the guess names
   // (auth/throttle.ts): past the account's checks, the password is not checked, with the same work.
   const written = `login:${name}`;
-  const account = user ? `user:${userKeyOf(ctx, user)}` : written;
-  const client = clientOf(request);
-  const checks = await ctx.throttle.attempt(account, written, client);
+  const userKey = user ? userKeyOf(ctx, user) : null;
+  const account = userKey === null ? written : `user:${userKey}`;
+  const guesser = guesserOf(ctx, request, userKey);
+  const checks = await ctx.throttle.attempt(account, written, guesser);
   const stored = checks ? (user?.['password'] as string | undefined) : undefined;
-  const { ok, rehash } = await ctx.hasher.verify(stored, password, client);
+  const { ok, rehash } = await ctx.hasher.verify(stored, password, guesser.address);
   if (!user || !ok) throw new HttpError(401, 'wrong login or password');
-  await ctx.throttle.succeeded(account, written, client);
+  await ctx.throttle.succeeded(account, written, guesser);
   if (!rehash) return user;
   // The hashing parameters were raised since this hash was made: store a stronger one.
   const model = userModel(ctx);
-  const data = await prepareWrite(model, { password }, client);
+  const data = await prepareWrite(model, { password }, guesser.address);
   return users(ctx).update({ where: { [model.primaryKey]: user[model.primaryKey] }, data });
 }
 

@@ -1,17 +1,22 @@
 /**
- * Brute-force brake for logins: at most `limit` password checks per account and client address
- * within a window (`auth.login_attempts` in `auth.login_window` seconds). A guess is counted when
- * it starts, before the password is checked, under a lock of its row (made first when there is
- * none): a burst of parallel guesses gets no more through than guesses sent one by one.
+ * Brute-force brake for logins. A guess is counted when it starts, before the password is
+ * checked, under a lock of its row (made first when there is none): a burst of parallel guesses
+ * gets no more through than guesses sent one by one. Each guess is counted twice:
+ * - per client address (`auth.login_attempts` in `auth.login_window` seconds, 5 a minute);
+ * - across addresses: a device the account logged in from (its device cookie, device.ts), or a
+ *   session of the account's own, has a budget of its own, as an address does; every other client
+ *   shares one per account (`auth.account_attempts` in `auth.account_window`, 100 a day), so that
+ *   guesses from many addresses get no further than that, and yet cannot lock the owner out of the
+ *   devices they use.
  *
- * Two counts are kept, each per address:
- * - per login as written (normalized): past its limit, that login gets 429 with Retry-After;
- * - per account, whichever of its logins (username, email) the guess names: past its limit, the
- *   password is not checked, and the guess is answered as a wrong password (after the same work).
- * So two spellings of one account share its password checks, and yet a 429 depends only on the
- * login sent: it cannot tell that an email is a given username's (guesses at `ben`, then one at
- * `ben@…`, would otherwise be 429 exactly when the email is ben's). An unknown login is an
- * account of its own. A successful login clears both counts.
+ * Each count is kept twice, per login as written (normalized): past its limit, that login gets 429
+ * with Retry-After; and per account, whichever of its logins (username, email) the guess names:
+ * past its limit, the password is not checked, and the guess is answered as a wrong password (after
+ * the same work). So two spellings of one account share its password checks, and yet a 429 depends
+ * only on the login sent: it cannot tell that an email is a given username's (guesses at `ben`, then
+ * one at `ben@…`, would otherwise be 429 exactly when the email is ben's). An unknown login is an
+ * account of its own. A successful login clears its client's counts, and takes itself off the count
+ * it shares with every other client (only the failures count there).
  *
  * The counts live in the database (the AuthLoginFailure model), so every instance of the service
  * sees the same count and a restart forgets nothing. The address is `request.ip`: it follows
@@ -25,37 +30,88 @@ import { ConstraintViolation } from '../repository.js';
 
 type Rec = Record<string, unknown>;
 
+/** So many guesses in so many milliseconds. */
+export interface Budget {
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+const TOO_MANY = 'too many login attempts; try again later';
+const TOO_MANY_STRANGERS =
+  'too many login attempts from devices this account has not logged in from; try again later, or from a device you have logged in from';
+
+/** Who guesses, as the brake counts them. */
+export interface Guesser {
+  /** The client's address (an IPv6 client's /64): http/client-address.ts `clientOf`. */
+  readonly address: string;
+  /** The device the account logged in from before, or `session` (its own), else null: a stranger. */
+  readonly device: string | null;
+}
+
+/** The count every stranger to an account shares. */
+const STRANGERS = '\0strangers';
+
 export class LoginThrottle {
   constructor(
     readonly db: ServiceDatabase,
     /** The model that holds the counts (AuthSpec.loginFailureModel). */
     readonly modelName: string,
     readonly now: () => number = Date.now,
-    readonly limit = 5,
-    readonly windowMs = 60_000,
+    /** Per client address, and per device the account logged in from. */
+    readonly perClient: Budget = { limit: 5, windowMs: 60_000 },
+    /** The guesses every stranger to an account shares; a limit of 0 counts none. */
+    readonly perAccount: Budget = { limit: 100, windowMs: 86_400_000 },
   ) {}
 
   /**
-   * Counts one guess at `login` (as written) naming `account`, from `ip`, before its password is
-   * checked. Throws 429 (counting nothing) when the login's guesses are used up; false when the
-   * account's are: its password must not be checked (answer as a wrong one).
+   * Counts one guess at `login` (as written) naming `account`, before its password is checked.
+   * Throws 429 when the login's guesses are used up; false when the account's are: its password
+   * must not be checked (answer as a wrong one).
    */
-  async attempt(account: string, login: string, ip: string): Promise<boolean> {
-    const written = await this.counted(attemptKey(login, ip));
-    if (written !== 'counted') throw written;
-    return account === login || (await this.counted(attemptKey(account, ip))) === 'counted';
+  async attempt(account: string, login: string, guesser: Guesser): Promise<boolean> {
+    if (!(await this.countBoth(account, login, guesser.address, this.perClient, TOO_MANY))) return false;
+    const [scope, budget] = this.across(guesser);
+    const refusal = scope === STRANGERS ? TOO_MANY_STRANGERS : TOO_MANY;
+    return budget.limit === 0 || this.countBoth(account, login, scope, budget, refusal);
   }
 
-  /** The password was right: the guesses at the login and its account from this address start over. */
-  async succeeded(account: string, login: string, ip: string): Promise<void> {
-    const keys = [...new Set([account, login])].map((key) => attemptKey(key, ip));
+  /**
+   * The password was right: the guesses at the login and its account from this client start over,
+   * and this one is taken off the strangers' count (which counts failures only: an owner who logs
+   * in from new places does not use up their own account).
+   */
+  async succeeded(account: string, login: string, guesser: Guesser): Promise<void> {
+    const names = [...new Set([account, login])];
+    const [scope, budget] = this.across(guesser);
+    const cleared = scope === STRANGERS ? [guesser.address] : [guesser.address, scope];
+    const keys = names.flatMap((name) => cleared.map((at) => attemptKey(name, at)));
     await this.repository(this.db).deleteMany({ where: { attempt_key: { in: keys } } });
+    if (scope === STRANGERS && budget.limit > 0)
+      for (const name of names) await this.uncount(attemptKey(name, STRANGERS));
+  }
+
+  /** The count a guess shares across addresses, and its budget. */
+  private across(guesser: Guesser): [string, Budget] {
+    return guesser.device === null ? [STRANGERS, this.perAccount] : [`\0device:${guesser.device}`, this.perClient];
+  }
+
+  /** Counts a guess at `login` and at its `account`, at `scope`: false when the account's are used up. */
+  private async countBoth(
+    account: string,
+    login: string,
+    scope: string,
+    budget: Budget,
+    refusal: string,
+  ): Promise<boolean> {
+    const written = await this.counted(attemptKey(login, scope), budget, refusal);
+    if (written !== 'counted') throw written;
+    return account === login || (await this.counted(attemptKey(account, scope), budget, refusal)) === 'counted';
   }
 
   /** One more guess on `key`, or the 429 of a window whose guesses are used up. */
-  private async counted(key: string): Promise<'counted' | HttpError> {
+  private async counted(key: string, budget: Budget, refusal: string): Promise<'counted' | HttpError> {
     for (let tries = 0; ; tries++) {
-      const result = await this.count(key);
+      const result = await this.count(key, budget, refusal);
       if (result !== 'no row') return result;
       // The row a guess is counted on must exist before the transaction that locks it: a row
       // another transaction inserts is not there to lock, and two guesses would both read it
@@ -70,7 +126,7 @@ export class LoginThrottle {
    * a window whose guesses are used up, or 'no row' when there is none to lock (none yet, or a
    * successful login just removed it).
    */
-  private count(key: string): Promise<'counted' | 'no row' | HttpError> {
+  private count(key: string, budget: Budget, refusal: string): Promise<'counted' | 'no row' | HttpError> {
     return this.db.transaction(async (tx) => {
       const repository = this.repository(tx);
       // Lock only a row that was there before: a row committed after the lock was asked for is
@@ -82,14 +138,14 @@ export class LoginThrottle {
       const now = this.now();
       if (endsAt(row) > now) {
         const guesses = Number(row['failures']);
-        if (guesses >= this.limit) {
-          return new HttpError(429, 'too many login attempts; try again later', undefined, {
+        if (guesses >= budget.limit) {
+          return new HttpError(429, refusal, undefined, {
             'retry-after': String(Math.ceil((endsAt(row) - now) / 1000)),
           });
         }
         await repository.update({ where: { attempt_key: key }, data: { failures: guesses + 1 } });
       } else {
-        const window = { failures: 1, window_ends: formatTimestamp(new Date(now + this.windowMs)) };
+        const window = { failures: 1, window_ends: formatTimestamp(new Date(now + budget.windowMs)) };
         await repository.update({ where: { attempt_key: key }, data: window });
       }
       return 'counted';
@@ -102,7 +158,8 @@ export class LoginThrottle {
     const now = this.now();
     // Forget the windows long over, so made-up logins cannot fill the table; a row made a moment
     // ago for a guess about to be counted is not one of them.
-    await repository.deleteMany({ where: { window_ends: { lt: formatTimestamp(new Date(now - this.windowMs)) } } });
+    const over = formatTimestamp(new Date(now - this.perClient.windowMs));
+    await repository.deleteMany({ where: { window_ends: { lt: over } } });
     try {
       await repository.create({ data: { attempt_key: key, failures: 0, window_ends: formatTimestamp(new Date(now)) } });
     } catch (error) {
@@ -111,14 +168,27 @@ export class LoginThrottle {
     }
   }
 
+  /** One guess fewer on `key`, in its window (none when the window is over or gone). */
+  private async uncount(key: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const repository = this.repository(tx);
+      if (!(await repository.findUnique({ where: { attempt_key: key } }))) return;
+      await repository.lockForUpdate(key);
+      const row = await repository.findUnique({ where: { attempt_key: key } });
+      const guesses = Number(row?.['failures'] ?? 0);
+      if (!row || endsAt(row) <= this.now() || guesses === 0) return;
+      await repository.update({ where: { attempt_key: key }, data: { failures: guesses - 1 } });
+    });
+  }
+
   private repository(db: ServiceDatabase): EngineRepository {
     return db.repository(this.modelName);
   }
 }
 
-/** One key per account (or login) and address, of fixed length whatever the account's. */
-function attemptKey(account: string, ip: string): string {
-  return createHash('sha256').update(`${account}\0${ip}`).digest('hex');
+/** One key per account (or login) and address or scope, of fixed length whatever the account's. */
+function attemptKey(account: string, at: string): string {
+  return createHash('sha256').update(`${account}\0${at}`).digest('hex');
 }
 
 function endsAt(row: Rec): number {

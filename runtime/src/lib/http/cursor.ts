@@ -13,6 +13,7 @@
  */
 import type { FieldSpec, Model, ModelRegistry } from '../model.js';
 import type { FieldFilter, Where } from '../repository.js';
+import { isStorable } from './request-shape.js';
 
 type Rec = Record<string, unknown>;
 export type Ordering = readonly Readonly<Record<string, 'asc' | 'desc'>>[];
@@ -98,7 +99,8 @@ function valueOf(
 ): unknown {
   if (value === null) return null;
   if (!field) return undefined;
-  if (typeof value === 'string') return parse(field, value);
+  // Decoded from the client's base64, past the request's check for text no database keeps.
+  if (typeof value === 'string') return isStorable(value) ? parse(field, value) : undefined;
   return typeof value === 'number' || typeof value === 'boolean' ? parse(field, String(value)) : undefined;
 }
 

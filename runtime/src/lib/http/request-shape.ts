@@ -70,7 +70,8 @@ const UNSEEN = /[\0-\x1f\p{Cs}]/gu;
 /** A lone surrogate is a code point of category Cs once the `u` flag pairs the halves that match. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
-function isStorable(text: string): boolean {
+/** Text a database can keep: no NUL character (PostgreSQL refuses it) and no lone surrogate. */
+export function isStorable(text: string): boolean {
   return !text.includes('\0') && !LONE_SURROGATE.test(text);
 }
 

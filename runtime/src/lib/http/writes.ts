@@ -220,7 +220,7 @@ export function checkBody(
   action: 'create' | 'update' | 'replace' | 'update_many',
 ): void {
   readValues(ctx.model, body);
-  const errors: FieldError[] = foreignKeysNamed(ctx.model, body);
+  const errors: FieldError[] = [...inexactDecimals(ctx.model, body), ...foreignKeysNamed(ctx.model, body)];
   for (const name of Object.keys(body)) {
     const field = ctx.model.field(name);
     if (field?.generated && field.type !== 'foreign_key' && !(action !== 'create' && field.primaryKey))
@@ -251,6 +251,31 @@ export function foreignKeysNamed(model: Model, body: Rec): FieldError[] {
       { field: name, message: `is a foreign key: set ${relation ? `"${relation.name}"` : 'the relationship'} instead` },
     ];
   });
+}
+
+/**
+ * The decimals of a body with more digits than a JSON number carries exactly: fewer than 10^15,
+ * and 15 significant digits once rounded to their scale. 90071992547409.99 reaches the service as
+ * 90071992547409.98, the float nearest it, and 99999999999999999999.99 as 1e20: stored, they would
+ * lose digits with no word said. (The column may hold more, as numeric(38, 2) does: no JSON number
+ * can bring them.)
+ */
+export function inexactDecimals(model: Model, body: Rec): FieldError[] {
+  return model.fields.flatMap((field) => {
+    const value = body[field.name];
+    if (field.scale === undefined || typeof value !== 'number') return [];
+    const rounded = roundDecimal(value, field.scale);
+    if (Math.abs(rounded) < 10 ** EXACT_DIGITS && significantDigits(rounded) <= EXACT_DIGITS) return [];
+    const message = `has more than ${EXACT_DIGITS} digits, which a JSON number does not keep exactly`;
+    return [{ field: field.name, message }];
+  });
+}
+
+const EXACT_DIGITS = 15;
+
+function significantDigits(value: number): number {
+  // toExponential() writes the shortest digits that read back as this float: 1.5e+2 for 150.
+  return Math.abs(value).toExponential().split('e')[0]!.replace('.', '').length;
 }
 
 export function checkKeyUnchanged(ctx: RouteContext, body: Rec, key: unknown): void {
