@@ -184,9 +184,9 @@ function checkCascadedHandlers(diagnostics: DiagnosticBag, ir: ServiceIR, source
   }
 }
 
-/** An item line the collection rules undo for every member (item-rules.ts): said once per pair of lines. */
+/** An item line the collection rules undo for every member, or a group's (item-rules.ts): said once per pair of lines. */
 function checkUndoneItemRules(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
-  for (const { acl, permissions, itemLine, collectionLine } of undoneItemRules(ir)) {
+  for (const { acl, permissions, itemLine, collectionLine, group } of undoneItemRules(ir)) {
     const permission = permissions.join(', ');
     const there =
       collectionLine.principal.kind === 'dynamic'
@@ -194,7 +194,7 @@ function checkUndoneItemRules(diagnostics: DiagnosticBag, ir: ServiceIR, sources
         : `"${collectionLine.text}" gives ${permission} on every object`;
     // Anonymous callers fall back to an `everyone` line too: only a deny of everyone stops them.
     const everyone = collectionLine.principal.kind === 'everyone';
-    const who = everyone ? 'a caller (anonymous ones too)' : 'a member';
+    const who = everyone ? 'a caller (anonymous ones too)' : group === 'user' ? 'a member' : `a member of g:${group}`;
     diagnostics.report(
       'SVC2081',
       `x-ACL "${acl.name}": "${itemLine.text}" gives ${permission} to its principal only in name: ${who} it does not give it to falls back to the collection rules, where ${there}`,

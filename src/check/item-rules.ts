@@ -21,14 +21,24 @@ import { permissionTextOf } from '../ir/build/security.js';
 const ITEM_PERMISSIONS: readonly Permission[] = ['view', 'update', 'delete'];
 
 /**
- * Whether a line speaks of a member (logged in, in group `user`, no admin) who is not the object's
+ * Whether a line speaks of a member (logged in, in `group`, no admin) who is not the object's
  * owner, or of its owner: the one a `{{principal}}` stands for.
  */
-function matches(entry: AclEntry, caller: 'member' | 'owner'): boolean {
+function matches(entry: AclEntry, caller: 'member' | 'owner', group: string): boolean {
   const p = entry.principal;
   if (p.kind === 'dynamic') return caller === 'owner';
-  if (p.kind === 'group') return p.group === 'user';
+  if (p.kind === 'group') return p.group === group;
   return p.kind === 'everyone' || p.kind === 'authenticated';
+}
+
+/**
+ * The groups whose members are asked about: `user` (every registered member's), and each group a
+ * collection line gives something to (`allow g:student view`: a student who owns nothing falls
+ * back to it too), but admins, whom the collection rules are meant to give everything.
+ */
+function memberGroups(acl: Acl): string[] {
+  const named = acl.collection.flatMap((e) => (e.principal.kind === 'group' ? [e.principal.group] : []));
+  return [...new Set(['user', ...named])].filter((group) => group !== 'admin');
 }
 
 export interface UndoneItemRule {
@@ -39,6 +49,8 @@ export interface UndoneItemRule {
   readonly itemLine: AclEntry;
   /** The collection line that gives it to every member besides, or to whom its `{{principal}}` grants without an object. */
   readonly collectionLine: AclEntry;
+  /** The members it gives it to: `user` (every member), or the group the collection line names. */
+  readonly group: string;
 }
 
 /** Each x-ACL guarding an item route whose item rules give a permission to a principal the collection rules then give to every member. */
@@ -51,26 +63,36 @@ export function undoneItemRules(ir: ServiceIR): UndoneItemRule[] {
   const found: (UndoneItemRule & { permissions: Permission[] })[] = [];
   for (const acl of ir.acls) {
     if (!onItems.has(acl.name)) continue;
-    for (const permission of ITEM_PERMISSIONS) {
-      const first = (entries: readonly AclEntry[], caller: 'member' | 'owner') =>
-        entries.find((e) => e.permissions.includes(permission) && matches(e, caller));
-      const itemLine = first(acl.item, 'owner');
-      if (itemLine?.action !== 'allow' || itemLine.principal.kind !== 'dynamic') continue;
-      if (first(acl.item, 'member')) continue; // the item rules decide for members too
-      // A `{{principal}}` there is asked without the object: whom it lets list, it lets at every object.
-      const collectionLine = acl.collection.find(
-        (e) =>
-          e.permissions.includes(permission) &&
-          (matches(e, 'member') || (e.principal.kind === 'dynamic' && onFlatItems.has(acl.name))),
-      );
-      if (collectionLine?.action !== 'allow') continue;
-      if (permission === 'view' && collectionLine.principal.kind === 'everyone' && !namesView(itemLine)) continue;
-      const same = found.find((f) => f.acl === acl && f.itemLine === itemLine && f.collectionLine === collectionLine);
-      if (same) same.permissions.push(permission);
-      else found.push({ acl, permissions: [permission], itemLine, collectionLine });
-    }
+    for (const group of memberGroups(acl))
+      for (const permission of ITEM_PERMISSIONS) {
+        const undone = undoneFor(acl, permission, group, onFlatItems.has(acl.name));
+        if (!undone) continue;
+        const same = found.find(
+          (f) => f.acl === acl && f.itemLine === undone.itemLine && f.collectionLine === undone.collectionLine,
+        );
+        if (!same) found.push({ acl, permissions: [permission], ...undone });
+        else if (!same.permissions.includes(permission)) same.permissions.push(permission);
+      }
   }
   return found;
+}
+
+/** The item line a member of `group` who owns nothing gets past, and the collection line that gives them `permission`. */
+function undoneFor(acl: Acl, permission: Permission, group: string, flatItems: boolean) {
+  const first = (entries: readonly AclEntry[], caller: 'member' | 'owner') =>
+    entries.find((e) => e.permissions.includes(permission) && matches(e, caller, group));
+  const itemLine = first(acl.item, 'owner');
+  if (itemLine?.action !== 'allow' || itemLine.principal.kind !== 'dynamic') return undefined;
+  if (first(acl.item, 'member')) return undefined; // the item rules decide for these members too
+  // A `{{principal}}` there is asked without the object: whom it lets list, it lets at every object.
+  const collectionLine = acl.collection.find(
+    (e) =>
+      e.permissions.includes(permission) &&
+      (matches(e, 'member', group) || (e.principal.kind === 'dynamic' && flatItems)),
+  );
+  if (collectionLine?.action !== 'allow') return undefined;
+  if (permission === 'view' && collectionLine.principal.kind === 'everyone' && !namesView(itemLine)) return undefined;
+  return { itemLine, collectionLine, group };
 }
 
 /**

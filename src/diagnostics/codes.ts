@@ -704,7 +704,7 @@ export const codes = {
     severity: 'warning',
     title: 'item rules the collection rules undo',
     explanation:
-      'Item routes fall back to the collection rules for a caller no item line decides (as Ramses did). An item line that gives a permission to a `{{principal}}` (`allow {{owner}} update`) then restricts nothing when a collection line gives the same permission to every member (`allow authenticated update`): a member who is not the owner reaches that line and may change every object. The same holds for `view`, and where the collection line gives `view` to `everyone`, anonymous callers read every object too: an item line naming `view` (`allow {{reader}} view`) is said then, one that gets it by `all` (`allow {{owner}} all`: "everyone reads, the owner does the rest") is not. Where everyone is meant to read, take `view` out of the item line, where it gives nothing. A `{{principal}}` on the collection line (`allow {{volunteer}} view`) does the same where the x-ACL guards a flat item route (`/signups/{id}`): it is asked there without the object or a parent, so whomever it lets list it lets at every object. End the item rules with a `deny` for the permission so that they decide alone, or narrow the collection line.',
+      'Item routes fall back to the collection rules for a caller no item line decides (as Ramses did). An item line that gives a permission to a `{{principal}}` (`allow {{owner}} update`) then restricts nothing when a collection line gives the same permission to every member (`allow authenticated update`), or to a group (`allow g:student view`): a member (of that group) who is not the owner reaches that line and may change (or read) every object. The same holds for `view`, and where the collection line gives `view` to `everyone`, anonymous callers read every object too: an item line naming `view` (`allow {{reader}} view`) is said then, one that gets it by `all` (`allow {{owner}} all`: "everyone reads, the owner does the rest") is not. Where everyone is meant to read, take `view` out of the item line, where it gives nothing. A `{{principal}}` on the collection line (`allow {{volunteer}} view`) does the same where the x-ACL guards a flat item route (`/signups/{id}`): it is asked there without the object or a parent, so whomever it lets list it lets at every object. End the item rules with a `deny` for the permission so that they decide alone, or narrow the collection line.',
   },
   SVC2082: {
     severity: 'error',
@@ -832,6 +832,13 @@ export const codes = {
     title: 'one-to-one link with a backref named as a list',
     explanation:
       'A relationship with `"uselist": false` on the model that holds its foreign key is a one-to-one link: the foreign key is unique, so each target has one such object at most. Its `backref_name` is a plural (`box_items`), as if each target had many: a many-to-one link seen from this side. That is declared on the target, the "one" side (`"box_items": {"type": "relationship", "document": "BoxItem", "backref_name": "product"}` on Product); the foreign key stays where it is. As written, a second object linked to the same target is a 409.',
+  },
+
+  SVC2102: {
+    severity: 'warning',
+    title: 'users private to strangers only',
+    explanation:
+      'The user model lists what anonymous callers see (`_public_fields`) but not what logged-in members see (`_auth_fields`): without it a member is shown every field (as Ramses did), so every member who may view another user reads their email and whatever else the record holds. `_public_fields` alone reads as "users are private", and is not. List what members see of other users in `_auth_fields` (a user always sees all of their own record), or silence it where every member is meant to see everything.',
   },
 
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------

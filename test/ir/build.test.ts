@@ -206,7 +206,7 @@ describe('fields', () => {
     expect(codes({ type: ['number', 'null'], _db_settings: { type: 'decimal' } })).toEqual([]);
   });
 
-  it('warns of an item line whose view or update the collection rules give every member, everyone or a principal (SVC2081), not an owner\'s "all" beside everyone\'s reading', () => {
+  it('warns of an item line whose view or update the collection rules give every member, a group, everyone or a principal (SVC2081), not an owner\'s "all" beside everyone\'s reading', () => {
     const codes = (collection: string, item = 'allow {{coach}} view') =>
       build({
         'api.raml': raml(`title: T
@@ -240,6 +240,11 @@ ${post('/workouts', 'workout.json', '  securedBy: [acl]\n  /{id}:\n    get:\n')}
     expect(codes('allow {{coach}} view')).toEqual(['SVC2081w']);
     // Denied to members first: the principal's line is never reached by them.
     expect(codes('deny authenticated view\n          allow {{coach}} view')).toEqual([]);
+    // A group's members who own nothing fall back to its collection line too (a probe's students, who
+    // read each other's practice logs), each group said apart; admins are meant to have it all.
+    expect(codes('allow g:student view\n          allow g:teacher view, create')).toEqual(['SVC2081w', 'SVC2081w']);
+    expect(codes('allow g:student view', 'allow {{coach}} view\n          deny everyone all')).toEqual([]);
+    expect(codes('allow g:student create')).toEqual([]);
   });
 
   it('warns of an object principal on a top-level collection (SVC2086), not where the x-ACL guards a nested one too', () => {

@@ -158,6 +158,7 @@ function warnOfPrivacyLists(diagnostics: DiagnosticBag, model: ModelDraft): void
       });
     });
   }
+  warnOfUsersPrivateToStrangers(diagnostics, model);
   const members = model.authFields ? new Set(model.authFields.names) : null;
   model.publicFields?.names.forEach((name, i) => {
     if (members === null || members.has(name) || (model.isAuthModel && name === 'password')) return;
@@ -170,6 +171,30 @@ function warnOfPrivacyLists(diagnostics: DiagnosticBag, model: ModelDraft): void
       },
     );
   });
+}
+
+/**
+ * A user model that limits what anonymous callers see (`_public_fields`) and not what members do:
+ * with no `_auth_fields` a logged-in member sees every field of every user they may view, the
+ * emails too (a probe's students read each other's). `_public_fields` alone reads as "users are
+ * private", and is not.
+ */
+function warnOfUsersPrivateToStrangers(diagnostics: DiagnosticBag, model: ModelDraft): void {
+  const shown = model.publicFields;
+  if (!model.isAuthModel || shown === null || model.authFields !== null) return;
+  const hidden = new Set(model.hiddenFields?.names ?? []);
+  const more = model.fields
+    .map((f) => f.field.name)
+    .filter((name) => !shown.names.includes(name) && name !== 'password' && !hidden.has(name));
+  if (more.length === 0) return;
+  diagnostics.report(
+    'SVC2102',
+    `${model.name} has _public_fields but no _auth_fields: a logged-in member sees every field of every user they may view, ${more.map((name) => `"${name}"`).join(', ')} too`,
+    {
+      span: shown.span,
+      hint: `list what members see of other users: "_auth_fields": ${JSON.stringify(shown.names)} (a user always sees all of their own record)`,
+    },
+  );
 }
 
 /** A `_group_fields` entry that shows its group nothing more: all members, or no one, see the field. */
