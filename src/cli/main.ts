@@ -56,7 +56,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--force', 'overwrite generated files even if they were edited')
     .option(
       '--allow-data-loss',
-      'let the new migration drop what the API no longer has (removed models and fields, narrowed types)',
+      'let the new migration drop what the API no longer has (removed models and fields) and narrow types (a stored value that does not fit then fails the migration, which names the rows to change)',
     )
     .option(
       '--allow-breaking',

@@ -247,6 +247,47 @@ ${post('/workouts', 'workout.json', '  securedBy: [acl]\n  /{id}:\n    get:\n')}
     expect(codes('allow g:student create')).toEqual([]);
   });
 
+  it('hints the relationship an unused foreign key needs (SVC2060), renaming a key with no suffix, whose backref would take its name', () => {
+    const hint = (key: string) => {
+      const dir = writeTree({
+        'api.raml': raml(`title: T\n${post('/owners', 'owner.json')}${post('/items', 'item.json')}`),
+        'owner.json': schema({ id }),
+        'item.json': schema({
+          id,
+          [key]: {
+            _db_settings: {
+              type: 'foreign_key',
+              ref_document: 'Owner',
+              ref_column: 'owner.id',
+              ref_column_type: 'id_field',
+            },
+          },
+        }),
+      });
+      return analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.find((d) => d.code === 'SVC2060')?.hint;
+    };
+    expect(hint('owner_id')).toMatch(/^add a relationship to Owner's schema, e\.g\. .*"backref_name": "owner"/);
+    expect(hint('owner')).toMatch(/^rename the foreign key to "owner_id" .*"backref_name": "owner"/);
+  });
+
+  it('reads a to-many link whose backref is a plural as meant to be many-to-many, and hints the model that keeps one (SVC2057)', () => {
+    const hint = (backref: string) => {
+      const dir = writeTree({
+        'api.raml': raml(`title: T\n${post('/teachers', 'teacher.json')}${post('/instruments', 'instrument.json')}`),
+        'teacher.json': schema({
+          id,
+          instruments: { _db_settings: { type: 'relationship', document: 'Instrument', backref_name: backref } },
+        }),
+        'instrument.json': schema({ id }),
+      });
+      return analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.find((d) => d.code === 'SVC2057')?.hint;
+    };
+    expect(hint('teachers')).toMatch(
+      /^if each Instrument has many teachers too \("teachers"\), that is many-to-many, .* a TeacherInstrument with a foreign key to each/,
+    );
+    expect(hint('teacher')).toMatch(/^declare it to choose its name/);
+  });
+
   it('warns of an object principal on a top-level collection (SVC2086), not where the x-ACL guards a nested one too', () => {
     const acl = `securitySchemes:\n  - ticket:\n      type: x-Ticket\n      settings:\n        secret: s\n  - club_acl:\n      type: x-ACL\n      settings:\n        collection: |\n          allow g:admin all\n          allow {{club_admin}} view, create\n        item: |\n          allow g:admin all\n          allow {{club_admin}} all\nsecuredBy: [ticket]\n`;
     const team = schema({

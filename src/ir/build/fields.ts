@@ -529,7 +529,7 @@ class SettingsReader {
         {
           span: e.value.span,
           hint: callable.includes('.')
-            ? 'Python dotted paths cannot be called here; name a function instead, e.g. {{make_slug}}, and write it in the generated stub'
+            ? 'of the Python dotted paths only {{datetime.datetime.utcnow}} and {{datetime.datetime.now}} are known (both {{now}}: the date and time of the write); for anything else name a function instead, e.g. {{today}}, and write it in the generated stub'
             : (reservedWordHint(callable, `{{${callable}_value}}`) ?? 'use letters, digits and "_"'),
         },
       );

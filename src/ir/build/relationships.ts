@@ -393,10 +393,21 @@ function synthesize(ctx: Context, model: ModelDraft, target: ModelDraft, decl: R
     `no foreign_key field on ${target.name} stores this relationship; svcgen adds ${target.table}.${name}${oneParent}`,
     {
       span: decl.documentSpan,
-      hint: `declare it to choose its name and ref_ondelete: "${name}": {"_db_settings": {"type": "foreign_key", "ref_document": "${model.name}", "ref_column": "${model.table}.${model.primaryKey}", "ref_column_type": "${keyType(model)}"}}`,
+      hint: `${manyToManyHint(decl, model, target)}declare it to choose its name and ref_ondelete: "${name}": {"_db_settings": {"type": "foreign_key", "ref_document": "${model.name}", "ref_column": "${model.table}.${model.primaryKey}", "ref_column_type": "${keyType(model)}"}}`,
     },
   );
   return { model: target, field };
+}
+
+/**
+ * A to-many link whose backref is a plural (an instrument's `teachers` beside a teacher's
+ * `instruments`) reads as many-to-many, which a foreign key cannot keep: said before the hint,
+ * with what can (a probe took the one-to-many for it, and each instrument had one teacher).
+ */
+function manyToManyHint(decl: RelationshipDecl, model: ModelDraft, target: ModelDraft): string {
+  const backref = decl.backrefName;
+  if (!decl.uselist || !backref || !pluralize.isPlural(backref) || pluralize.isSingular(backref)) return '';
+  return `if each ${target.name} has many ${model.plural} too ("${backref}"), that is many-to-many, which svcgen keeps in a model of its own: a ${model.name}${target.name} with a foreign key to each, and a to-many relationship to it from both; otherwise `;
 }
 
 function keyType(model: ModelDraft): ScalarFieldType {
@@ -509,14 +520,25 @@ function checkForeignKeyFields(ctx: Context, claimed: ReadonlySet<FieldDraft>, f
         ctx.diagnostics.report(
           'SVC2060',
           `foreign key "${field.field.name}" of ${model.name} is not used by any relationship`,
-          {
-            span: field.nameSpan,
-            hint: `add a relationship to ${referenced.name}'s schema, e.g. "${model.plural}": {"_db_settings": {"type": "relationship", "document": "${model.name}", "backref_name": "${field.field.name.replace(/_[a-z]+$/, '')}"}}`,
-          },
+          { span: field.nameSpan, hint: unusedKeyHint(model, referenced, field.field.name) },
         );
       }
     }
   }
+}
+
+/**
+ * The relationship that would use an unused foreign key. Its backref is the key's name without its
+ * suffix (`account_id` → `account`); a key with none (`account`) would name its backref as itself,
+ * which SVC2052 then refuses: the key takes the suffix instead.
+ */
+function unusedKeyHint(model: ModelDraft, referenced: ModelDraft, key: string): string {
+  const backref = key.replace(/_[a-z]+$/, '');
+  const relationship = `"${model.plural}": {"_db_settings": {"type": "relationship", "document": "${model.name}", "backref_name": "${backref}"}}`;
+  const taken = model.fields.some((f) => f.field.name === backref);
+  return taken
+    ? `rename the foreign key to "${backref}_id" (a relationship's backref "${backref}" would take the name it has now), and add a relationship to ${referenced.name}'s schema, e.g. ${relationship}`
+    : `add a relationship to ${referenced.name}'s schema, e.g. ${relationship}`;
 }
 
 /**
