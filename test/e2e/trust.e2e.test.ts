@@ -519,6 +519,16 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
           [{ field: 'username', message: `passes for "${plain}", the name of an existing user` }],
         ]);
       }
+      // Nor does an admin make one: every write of a username is checked, not the registration's alone.
+      const made = await asRoot('POST', '/users', {
+        username: '\u0440\u0430',
+        email: 'pa2@example.com',
+        password: PASSWORD,
+      });
+      expect([made.status, made.body.errors], made.text).toEqual([
+        409,
+        [{ field: 'username', message: 'passes for "pa", the name of an existing user' }],
+      ]);
       // A name of its own in another script, or with accents, passes for no one taken.
       expect((await register('\u043e\u043b\u044f', { email: 'olya@example.com' })).status).toBe(201);
       expect((await register('jos\u00e9', { email: 'jose@example.com' })).status).toBe(201);

@@ -8,6 +8,7 @@ import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { ConfigError, envName, type Config } from '../config.js';
+import { HttpError } from '../errors.js';
 import type { ServiceDatabase } from '../database.js';
 import { generic, withDefaults, type Model } from '../model.js';
 import type { ServiceEvents } from '../events.js';
@@ -18,7 +19,7 @@ import type { PasswordHasher } from './passwords.js';
 import { unwrittenPrincipals } from './acl.js';
 import { aclPolicy } from './policy.js';
 import { authRoutes } from './routes.js';
-import { LOGIN_FIELDS, loginForm, withLoginForms, type LengthLimits } from './logins.js';
+import { LOGIN_FIELDS, loginForm, passesFor, withLoginForms, type LengthLimits } from './logins.js';
 import { LoginThrottle, type Budget } from './throttle.js';
 import { deviceKeys } from './device.js';
 import { MIN_SECRET_BYTES, splitSecrets, ticketKeys } from './ticket.js';
@@ -99,8 +100,12 @@ export async function startAuth(
   await ensureSystemUser(ctx, hashSecrets);
   const policy = aclPolicy(ctx);
   const limits = loginLimits(spec.registerBody);
-  const prepareWrite: PrepareWrite = (model, data, client) =>
-    hashSecrets(model, model.name === spec.userModel.name ? withLoginForms(data, limits) : data, client);
+  const prepareWrite: PrepareWrite = async (model, data, client) => {
+    if (model.name !== spec.userModel.name) return hashSecrets(model, data, client);
+    const formed = withLoginForms(data, limits);
+    await refuseLookalike(ctx, formed);
+    return hashSecrets(model, formed, client);
+  };
   return {
     policy,
     prepareWrite,
@@ -117,6 +122,19 @@ export async function startAuth(
       { name: 'authentication', fastify: '5.x' },
     ),
   };
+}
+
+/**
+ * A username that passes for an existing user's (`admín` or `admın` beside `admin`, Cyrillic `ра`
+ * beside `pa`) is refused as that name itself would be, however it is written (a registration, an
+ * admin's create, a member's change of their own name): a 409, so that no one poses as another.
+ */
+async function refuseLookalike(ctx: AuthContext, data: Record<string, unknown>): Promise<void> {
+  const name = data['username'];
+  const plain = typeof name === 'string' ? passesFor(name) : undefined;
+  if (plain === undefined || !(await users(ctx).findFirst({ where: { username: plain } }))) return;
+  const message = `passes for "${plain}", the name of an existing user`;
+  throw new HttpError(409, `username ${message}: choose another`, [{ field: 'username', message }]);
 }
 
 function budget(setting: { readonly limit: number; readonly windowSeconds: number }): Budget {

@@ -24,7 +24,7 @@ import { clearTicket, callerOf, crossSite, groupsOf, guesserOf, logIn, trustDevi
 import { fieldRefusal, fieldsFor } from './policy.js';
 import { apiKeyHeader, newToken, tokenDigest } from './tokens.js';
 import { fingerprint } from './ticket.js';
-import { loginForm, passesFor } from './logins.js';
+import { loginForm } from './logins.js';
 
 type Rec = Record<string, unknown>;
 
@@ -69,7 +69,6 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
         body,
         (data) => prepareWrite(model, withDefaults(model, data), clientOf(request)),
         async (db, data) => {
-          await refuseLookalike(ctx, db, data);
           // Linking objects moves their links: a new user may link only what anyone may change, and
           // learns nothing of which hidden objects exist.
           await refuseUnknownLinks(policy, request, db, model, data, fields);
@@ -177,18 +176,6 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
     });
     completeRoute(api, '/users/self', ['GET']);
   }
-}
-
-/**
- * A new username that passes for an existing user's (`admín` or `admın` beside `admin`, Cyrillic
- * `ра` beside `pa`) is refused as that name itself would be: a 409, so that no one poses as another.
- */
-async function refuseLookalike(ctx: AuthContext, db: ServiceDatabase, data: Rec): Promise<void> {
-  const name = data['username'];
-  const plain = typeof name === 'string' ? passesFor(name) : undefined;
-  if (plain === undefined || !(await users(ctx, db).findFirst({ where: { username: plain } }))) return;
-  const message = `passes for "${plain}", the name of an existing user`;
-  throw new HttpError(409, `username ${message}: choose another`, [{ field: 'username', message }]);
 }
 
 /**
