@@ -98,7 +98,7 @@ export function compareAccess(
           'access-narrowed',
           place,
           `is refused now to: ${refused.join(', ')} (allowed: ${b.join(', ') || 'nobody'})`,
-          'those callers get 401 or 403 where they got an answer',
+          'those callers get 401 or 403 where they got an answer. Where it closes access that was never meant (a hole), refusing it is the fix: generate with --allow-breaking',
         ),
       );
     if (admitted.length) out.push(change('access-widened', place, `is open now to: ${admitted.join(', ')}`));

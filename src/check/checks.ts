@@ -202,7 +202,9 @@ function checkUndoneItemRules(diagnostics: DiagnosticBag, ir: ServiceIR, sources
         span: sources.aclEntries.get(itemLine) ?? sources.acls.get(acl.name),
         hint: everyone
           ? `if only its principal is meant to, end the item rules with "deny everyone ${permission}" so that they decide alone; if everyone is, take ${permission} out of this line, where it gives nothing`
-          : `end the item rules with "deny authenticated ${permission}" (or "deny everyone all") so that they decide alone, or take ${permission} out of the collection line`,
+          : group !== 'user'
+            ? `if g:${group} is meant to have ${permission} on every object, say so in the item rules ("allow g:${group} ${permission}"); if not, end them with "deny g:${group} ${permission}" so that they decide alone`
+            : `end the item rules with "deny authenticated ${permission}" (or "deny everyone all") so that they decide alone, or take ${permission} out of the collection line`,
       },
     );
   }

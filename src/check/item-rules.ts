@@ -21,23 +21,26 @@ import { permissionTextOf } from '../ir/build/security.js';
 const ITEM_PERMISSIONS: readonly Permission[] = ['view', 'update', 'delete'];
 
 /**
- * Whether a line speaks of a member (logged in, in `group`, no admin) who is not the object's
- * owner, or of its owner: the one a `{{principal}}` stands for.
+ * Whether a line speaks of a member (logged in, in group `user` and in `group`, no admin) who is
+ * not the object's owner, or of its owner: the one a `{{principal}}` stands for.
  */
 function matches(entry: AclEntry, caller: 'member' | 'owner', group: string): boolean {
   const p = entry.principal;
   if (p.kind === 'dynamic') return caller === 'owner';
-  if (p.kind === 'group') return p.group === group;
+  if (p.kind === 'group') return p.group === 'user' || p.group === group;
   return p.kind === 'everyone' || p.kind === 'authenticated';
 }
 
 /**
  * The groups whose members are asked about: `user` (every registered member's), and each group a
- * collection line gives something to (`allow g:student view`: a student who owns nothing falls
- * back to it too), but admins, whom the collection rules are meant to give everything.
+ * collection line gives a permission to by name (`allow g:student view`: a student who owns
+ * nothing falls back to it too). Not admins, nor a group given `all` (`allow g:editor all`): the
+ * collection rules are meant to give those everything, on every object.
  */
 function memberGroups(acl: Acl): string[] {
-  const named = acl.collection.flatMap((e) => (e.principal.kind === 'group' ? [e.principal.group] : []));
+  const named = acl.collection.flatMap((e) =>
+    e.principal.kind === 'group' && e.action === 'allow' && !grantsAll(e) ? [e.principal.group] : [],
+  );
   return [...new Set(['user', ...named])].filter((group) => group !== 'admin');
 }
 
@@ -91,16 +94,28 @@ function undoneFor(acl: Acl, permission: Permission, group: string, flatItems: b
       (matches(e, 'member', group) || (e.principal.kind === 'dynamic' && flatItems)),
   );
   if (collectionLine?.action !== 'allow') return undefined;
-  if (permission === 'view' && collectionLine.principal.kind === 'everyone' && !namesView(itemLine)) return undefined;
+  if (permission === 'view' && collectionLine.principal.kind === 'everyone' && !names(itemLine, 'view'))
+    return undefined;
+  // A group's line undoes an item line only where that line names the permission itself (`allow
+  // {{log_reader}} view`: "only readers read"); one that gets it by `all` (`allow {{owner}} all`
+  // beside moderators' `view, delete`) leaves the rest to the collection's groups.
+  if (group !== 'user' && collectionLine.principal.kind === 'group' && !names(itemLine, permission)) return undefined;
   return { itemLine, collectionLine, group };
 }
 
 /**
- * Whether a line names `view` itself, not only by `all` (`allow {{owner}} all` beside a collection's
- * `allow everyone view` is "everyone reads, the owner does the rest", and says nothing of reading).
+ * Whether a line names `permission` itself, not only by `all` (`allow {{owner}} all` beside a
+ * collection's `allow everyone view` is "everyone reads, the owner does the rest", and says nothing of reading).
  */
-function namesView(entry: AclEntry): boolean {
+function names(entry: AclEntry, permission: Permission): boolean {
   return permissionTextOf(entry.text)
     .split(',')
-    .some((p) => p.trim().toLowerCase() === 'view');
+    .some((p) => p.trim().toLowerCase() === permission);
+}
+
+/** Whether a line gives `all`. */
+function grantsAll(entry: AclEntry): boolean {
+  return permissionTextOf(entry.text)
+    .split(',')
+    .some((p) => p.trim().toLowerCase() === 'all');
 }

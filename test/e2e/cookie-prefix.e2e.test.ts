@@ -44,7 +44,9 @@ describe('auth.cookie_host_prefix = true', () => {
     expect(cookie).toMatch(/; Secure/);
     expect(cookie).toMatch(/; Path=\//);
     expect(cookie).not.toMatch(/Domain=/);
-    expect(registered.headers.getSetCookie()[1]).toMatch(/^__Host-ramses_auth_tkt_device=[^;]+;.*; Secure/);
+    expect(registered.headers.getSetCookie()[1]).toMatch(
+      /^__Host-ramses_auth_tkt_device_[0-9a-f]{12}=[^;]+;.*; Secure/,
+    );
     const value = /^__Host-ramses_auth_tkt=([^;]+)/.exec(cookie)![1];
     expect(
       (await api('GET', '/users/self', undefined, { headers: { cookie: `__Host-ramses_auth_tkt=${value}` } })).status,
@@ -93,11 +95,11 @@ describe('the login cookie without the prefix, behind a trusted proxy', () => {
     // The ticket, and the device cookie that vouches for this device at later logins (lib/auth/device.ts).
     expect(https).toHaveLength(2);
     expect(https[0]).toMatch(/^ramses_auth_tkt=[^;]+;/);
-    expect(https[1]).toMatch(/^ramses_auth_tkt_device=[^;]+;/);
+    expect(https[1]).toMatch(/^ramses_auth_tkt_device_[0-9a-f]{12}=[^;]+;/);
     for (const cookie of https) expect(cookie).toMatch(/; Secure/);
     const http = (await register('jon')).headers.getSetCookie();
     expect(http[0]).toMatch(/^ramses_auth_tkt=[^;]+;/);
-    expect(http[1]).toMatch(/^ramses_auth_tkt_device=[^;]+;/);
+    expect(http[1]).toMatch(/^ramses_auth_tkt_device_[0-9a-f]{12}=[^;]+;/);
     for (const cookie of http) expect(cookie).not.toMatch(/Secure/);
     const longest = await register('k'.repeat(50), { 'x-forwarded-proto': 'https' });
     expect(longest.status).toBe(201);

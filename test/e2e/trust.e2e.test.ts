@@ -50,10 +50,20 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
     expect(reply.status, reply.text).toBeLessThan(300);
     cookies.set(who, /ramses_auth_tkt=[^;]*/.exec(reply.headers.get('set-cookie') ?? '')![0]);
   };
+  /** A login from an address of its own, with `cookie` (a device's) or none. */
+  const guess = (name: string, password: string, cookie?: string) =>
+    api(
+      'POST',
+      '/auth/login',
+      { login: name, password },
+      {
+        headers: { 'x-forwarded-for': newAddress(), ...(cookie ? { cookie } : {}) },
+      },
+    );
   /** The device cookie a successful login or registration set. */
   const deviceCookie = (reply: Reply) => {
     expect(reply.status, reply.text).toBeLessThan(300);
-    return /ramses_auth_tkt_device=[^;]*/.exec(reply.headers.get('set-cookie') ?? '')![0];
+    return /ramses_auth_tkt_device_[0-9a-f]{12}=[^;]*/.exec(reply.headers.get('set-cookie') ?? '')![0];
   };
   const register = (username: string, extra: Rec = {}, from = newAddress()) =>
     as(
@@ -409,15 +419,6 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
     it('brakes guesses at one account from many addresses, and yet lets its owner in from a device they logged in from', async () => {
       const device = deviceCookie(await register('spread'));
       const other = deviceCookie(await register('elsewhere'));
-      const guess = (name: string, password: string, cookie?: string) =>
-        api(
-          'POST',
-          '/auth/login',
-          { login: name, password },
-          {
-            headers: { 'x-forwarded-for': newAddress(), ...(cookie ? { cookie } : {}) },
-          },
-        );
       // Twelve strangers, each from an address of its own: the account's twelve checks (auth.account_attempts here).
       for (let i = 0; i < 12; i++) expect((await guess('spread', `wrong-${i}`)).status, `guess ${i}`).toBe(401);
       // Its right password from a thirteenth address is not checked: by its email, a wrong password; by
@@ -427,8 +428,10 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
       const byName = await guess('spread', PASSWORD);
       expect(byName.status).toBe(429);
       expect(String(byName.body.message)).toMatch(/from a device you have logged in from/);
-      // Another account's device cookie, or a forged one, vouches for nothing here.
+      // Another account's device cookie, under its name or this account's, or a forged one, vouches for nothing here.
       expect((await guess('spread@example.com', PASSWORD, other)).status).toBe(401);
+      const transplanted = `${device.split('=')[0]!}=${other.split('=')[1]!}`;
+      expect((await guess('spread@example.com', PASSWORD, transplanted)).status).toBe(401);
       const forged = device.replace(/[0-9a-f](?=[0-9a-f]{8}$)/, (d) => (d === '0' ? '1' : '0'));
       expect(forged).not.toBe(device);
       expect((await guess('spread@example.com', PASSWORD, forged)).status).toBe(401);
@@ -439,13 +442,72 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
       expect((await guess('spread@example.com', PASSWORD)).status).toBe(401);
     });
 
+    it("keeps each account's device cookie in one browser, and takes one's trust away when its password changes", async () => {
+      const [first, second] = [deviceCookie(await register('twin1')), deviceCookie(await register('twin2'))];
+      keep('twin1', await login('twin1', PASSWORD, newAddress()));
+      expect(first.split('=')[0]).not.toBe(second.split('=')[0]);
+      for (const name of ['twin1', 'twin2'])
+        for (let i = 0; i < 12; i++) expect((await guess(name, `wrong-${i}`)).status).toBe(401);
+      // A browser that logged in to both is let in to each, strangers being out of checks for both.
+      const jar = `${first}; ${second}`;
+      expect((await guess('twin1@example.com', PASSWORD, jar)).status).toBe(200);
+      expect((await guess('twin2@example.com', PASSWORD, jar)).status).toBe(200);
+      // A new password: the cookies minted while the old one held vouch for nothing (whoever knew it).
+      const changed = await as(
+        'twin1',
+        'PATCH',
+        '/users/twin1',
+        { password: 'a-new-password-1', current_password: PASSWORD },
+        newAddress(),
+      );
+      expect(changed.status, changed.text).toBe(200);
+      expect((await guess('twin1@example.com', 'a-new-password-1', first)).status).toBe(401);
+      expect((await guess('twin2@example.com', PASSWORD, second)).status).toBe(200);
+    });
+
+    it("lets the owner's device in where others behind its address, or a stolen session, used their counts up", async () => {
+      const registered = await register('natted');
+      const device = deviceCookie(registered);
+      keep('natted', registered);
+      const session = cookies.get('natted')!;
+      // Five guesses from the address the owner shares (a NAT): its count there is used up...
+      const shared = newAddress();
+      for (let i = 0; i < 5; i++) expect((await login('natted', `wrong-${i}`, shared)).status).toBe(401);
+      expect((await login('natted', PASSWORD, shared)).status).toBe(429);
+      // ...but not the owner's device's, which has a count of its own.
+      const fromDevice = await api(
+        'POST',
+        '/auth/login',
+        { login: 'natted', password: PASSWORD },
+        {
+          headers: { 'x-forwarded-for': shared, cookie: device },
+        },
+      );
+      expect(fromDevice.status, fromDevice.text).toBe(200);
+      // A stolen session guesses her password by password changes, from addresses of its own, until
+      // the sessions' count (twelve here) is used up; her browser, session and device, still proves it.
+      const change = (cookie: string, current: string) =>
+        api(
+          'PATCH',
+          '/users/natted',
+          { password: 'natted-new-password', current_password: current },
+          {
+            headers: { 'x-forwarded-for': newAddress(), cookie },
+          },
+        );
+      for (let i = 0; i < 12; i++) expect((await change(session, `wrong-${i}`)).status).toBe(403);
+      expect((await change(session, PASSWORD)).status).toBe(429);
+      const owners = await change(`${session}; ${device}`, PASSWORD);
+      expect(owners.status, owners.text).toBe(200);
+    });
+
     it("gives no device cookie to a failed login, and a successful login's for a year, HttpOnly", async () => {
       await register('vouched');
       const failed = await login('vouched', 'wrong-password', newAddress());
-      expect(failed.headers.get('set-cookie') ?? '').not.toMatch(/_device=/);
+      expect(failed.headers.get('set-cookie') ?? '').not.toMatch(/_device_/);
       const cookie = (await login('vouched', PASSWORD, newAddress())).headers.get('set-cookie') ?? '';
       expect(cookie).toMatch(
-        /ramses_auth_tkt_device=[0-9a-f]{8}\.[A-Za-z0-9_-]{22}\.[0-9a-f]{64}; Max-Age=31536000; Path=\/; HttpOnly; SameSite=Lax/,
+        /ramses_auth_tkt_device_[0-9a-f]{12}=[0-9a-f]{8}\.[A-Za-z0-9_-]{22}\.[0-9a-f]{64}; Max-Age=31536000; Path=\/; HttpOnly; SameSite=Lax/,
       );
     });
 

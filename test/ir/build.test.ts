@@ -245,15 +245,21 @@ ${post('/workouts', 'workout.json', '  securedBy: [acl]\n  /{id}:\n    get:\n')}
     expect(codes('allow g:student view\n          allow g:teacher view, create')).toEqual(['SVC2081w', 'SVC2081w']);
     expect(codes('allow g:student view', 'allow {{coach}} view\n          deny everyone all')).toEqual([]);
     expect(codes('allow g:student create')).toEqual([]);
+    // Staff given all, moderators beside an owner's "all", members of a group denied as members: as meant.
+    expect(codes('allow g:editor all', 'allow {{coach}} all')).toEqual([]);
+    expect(codes('allow g:editor all', 'allow {{coach}} view, update')).toEqual([]);
+    expect(codes('allow g:moderator view, delete\n          allow everyone view', 'allow {{coach}} all')).toEqual([]);
+    expect(codes('allow g:student view', 'allow {{coach}} view\n          deny g:user view')).toEqual([]);
   });
 
   it('hints the relationship an unused foreign key needs (SVC2060), renaming a key with no suffix, whose backref would take its name', () => {
-    const hint = (key: string) => {
+    const hint = (key: string, more: object = {}) => {
       const dir = writeTree({
         'api.raml': raml(`title: T\n${post('/owners', 'owner.json')}${post('/items', 'item.json')}`),
         'owner.json': schema({ id }),
         'item.json': schema({
           id,
+          ...more,
           [key]: {
             _db_settings: {
               type: 'foreign_key',
@@ -268,6 +274,10 @@ ${post('/workouts', 'workout.json', '  securedBy: [acl]\n  /{id}:\n    get:\n')}
     };
     expect(hint('owner_id')).toMatch(/^add a relationship to Owner's schema, e\.g\. .*"backref_name": "owner"/);
     expect(hint('owner')).toMatch(/^rename the foreign key to "owner_id" .*"backref_name": "owner"/);
+    // A field of its own has the name the backref would take: another one.
+    expect(hint('owner_id', { owner: { _db_settings: { type: 'string' } } })).toMatch(
+      /^add a relationship .*"backref_name": "owner_link"/,
+    );
   });
 
   it('reads a to-many link whose backref is a plural as meant to be many-to-many, and hints the model that keeps one (SVC2057)', () => {

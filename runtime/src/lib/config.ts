@@ -26,9 +26,10 @@ export interface Config {
   readonly loginAttempts: { readonly limit: number; readonly windowSeconds: number };
   /**
    * `auth.account_attempts` per account in `auth.account_window` seconds from devices it has not
-   * logged in from, all together (0: no such count).
+   * logged in from, all together (0: no such count; null: not set, which is 100 where the API has
+   * device cookies, an x-Ticket, and 0 where it has none: auth/index.ts).
    */
-  readonly accountAttempts: { readonly limit: number; readonly windowSeconds: number };
+  readonly accountAttempts: { readonly limit: number | null; readonly windowSeconds: number };
   /**
    * `auth.require_current_password`: a user who changes their own password sends the current one
    * (`current_password`), so that a session taken over cannot lock its owner out.
@@ -210,7 +211,7 @@ export function loadConfig(source: ConfigSource): Config {
       windowSeconds: read.integer('auth.login_window', 60, 1),
     },
     accountAttempts: {
-      limit: read.integer('auth.account_attempts', 100, 0),
+      limit: read.given('auth.account_attempts') ? read.integer('auth.account_attempts', 100, 0) : null,
       windowSeconds: read.integer('auth.account_window', 86400, 1),
     },
     requireCurrentPassword: read.boolean('auth.require_current_password', true),

@@ -529,16 +529,18 @@ function checkForeignKeyFields(ctx: Context, claimed: ReadonlySet<FieldDraft>, f
 
 /**
  * The relationship that would use an unused foreign key. Its backref is the key's name without its
- * suffix (`account_id` → `account`); a key with none (`account`) would name its backref as itself,
- * which SVC2052 then refuses: the key takes the suffix instead.
+ * suffix (`account_id` → `account`). A key with none (`account`) would name its backref as itself,
+ * which SVC2052 then refuses: the key takes the suffix instead. Where another field has that name,
+ * the backref takes another.
  */
 function unusedKeyHint(model: ModelDraft, referenced: ModelDraft, key: string): string {
-  const backref = key.replace(/_[a-z]+$/, '');
+  const base = key.replace(/_[a-z]+$/, '');
+  const taken = (name: string) => model.fields.some((f) => f.field.name === name);
+  const backref = base === key || !taken(base) ? base : `${base}_link`;
   const relationship = `"${model.plural}": {"_db_settings": {"type": "relationship", "document": "${model.name}", "backref_name": "${backref}"}}`;
-  const taken = model.fields.some((f) => f.field.name === backref);
-  return taken
-    ? `rename the foreign key to "${backref}_id" (a relationship's backref "${backref}" would take the name it has now), and add a relationship to ${referenced.name}'s schema, e.g. ${relationship}`
-    : `add a relationship to ${referenced.name}'s schema, e.g. ${relationship}`;
+  if (base === key && !taken(`${key}_id`))
+    return `rename the foreign key to "${key}_id" (a relationship's backref "${key}" would take the name it has now), and add a relationship to ${referenced.name}'s schema, e.g. ${relationship}`;
+  return `add a relationship to ${referenced.name}'s schema, e.g. ${relationship}`;
 }
 
 /**

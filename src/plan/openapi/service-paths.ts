@@ -80,14 +80,12 @@ function authPaths(
   const userBody = ctx.modelRef(user.name, 'item');
   // The users' own item route, when the API has one: the new user's URL (Location) and links.
   const userRoute = ctx.ir.routes.find((r) => r.kind === 'item' && r.model === user.name && r.parent === null);
-  const cookie = auth.ticket
-    ? {
-        'Set-Cookie': {
-          description: `The ticket (${auth.ticket.cookieName}), and the device cookie (${auth.ticket.cookieName}_device) that vouches for this device at later logins.`,
-          schema: { type: 'string' },
-        },
-      }
-    : {};
+  const setCookie = (description: string) =>
+    auth.ticket ? { 'Set-Cookie': { description, schema: { type: 'string' } } } : {};
+  const name = auth.ticket?.cookieName ?? '';
+  const cookie = setCookie(
+    `The ticket (${name}), and the device cookie of the account (${name}_device_<tag>) that vouches for this device at later logins.`,
+  );
   const token = auth.apiKey
     ? {
         'WWW-Authenticate': {
@@ -147,7 +145,7 @@ function authPaths(
         responses: {
           '200': {
             description: 'Logged out; the cookie is cleared.',
-            headers: cookie,
+            headers: setCookie(`The ticket (${name}), cleared.`),
             ...content(ctx.sharedRef('Status')),
           },
           ...errorResponses([403, 429, 500, 503]),
@@ -178,7 +176,7 @@ function authPaths(
             responses: {
               '200': {
                 description: 'The new token (tokens are stored hashed: each call makes a new one).',
-                headers: token,
+                headers: { ...token, ...setCookie(`The device cookie of the account (${name}_device_<tag>).`) },
                 ...content(ctx.sharedRef('Token')),
               },
               ...errorResponses([400, 401, 413, 415, 429, 500, 503]),

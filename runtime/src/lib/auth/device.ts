@@ -5,10 +5,14 @@
  * everywhere else, which share one small budget per account, cannot lock the owner out of the
  * devices they use.
  *
- * The cookie is `<issued, 8 hex>.<random id>.<HMAC>`, the HMAC over the account's key too: it
- * vouches for one account, and its id is the device's count. Its key is derived from the login
- * cookie's secret for this purpose alone (HKDF), and every configured secret verifies, as for
- * tickets. Without an x-Ticket secret (an x-ApiKey-only API) there are no device cookies.
+ * The cookie is `<issued, 8 hex>.<random id>.<HMAC>`, the HMAC over the account's key and its
+ * password's fingerprint too: it vouches for one account, until its password changes (a cookie
+ * minted by someone who once knew an old password, or by an account since deleted and made again
+ * under its key, vouches for nothing), and its id is the device's count. One cookie per account, named
+ * by a tag of the account's key (`deviceTags`): a browser that logs in to several
+ * keeps each one's. Its key is derived from the login cookie's secret for this purpose alone
+ * (HKDF), and every configured secret verifies, as for tickets. Without an x-Ticket secret (an
+ * x-ApiKey-only API) there are no device cookies.
  */
 import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { sameBytes } from './ticket.js';
@@ -29,20 +33,34 @@ export function deviceKeys(secrets: readonly string[]): DeviceKeys {
   };
 }
 
-/** A new device cookie's value, vouching that this device logged in to `userKey` at `nowSeconds`. */
-export function issueDevice(keys: DeviceKeys, userKey: string, nowSeconds: number): string {
+/** Who a device cookie vouches for: an account's key, and the fingerprint of its password (ticket.ts). */
+export interface Vouched {
+  readonly userKey: string;
+  readonly fingerprint: string;
+}
+
+/** A new device cookie's value, vouching that this device logged in to `account` at `nowSeconds`. */
+export function issueDevice(keys: DeviceKeys, account: Vouched, nowSeconds: number): string {
   const payload = `${nowSeconds.toString(16).padStart(8, '0')}.${randomBytes(16).toString('base64url')}`;
-  return `${payload}.${mac(keys.keys[0]!, userKey, payload).toString('hex')}`;
+  return `${payload}.${mac(keys.keys[0]!, account, payload).toString('hex')}`;
 }
 
 /**
- * The id of the device `value` names, when it is a device cookie of `userKey`'s, unexpired and
+ * The tags that name an account's device cookie, one per configured secret (the first names new
+ * cookies): 12 hex digits of an HMAC of its key, which tell nothing of whose it is.
+ */
+export function deviceTags(keys: DeviceKeys, userKey: string): string[] {
+  return keys.keys.map((key) => createHmac('sha256', key).update(`tag\0${userKey}`, 'utf8').digest('hex').slice(0, 12));
+}
+
+/**
+ * The id of the device `value` names, when it is a device cookie of `account`'s, unexpired and
  * signed with a configured secret; else null (a stranger, as a guess without one is).
  */
 export function trustedDevice(
   keys: DeviceKeys,
   value: string | undefined,
-  userKey: string,
+  account: Vouched,
   nowSeconds: number,
 ): string | null {
   const match = value === undefined ? null : SHAPE.exec(value);
@@ -53,9 +71,9 @@ export function trustedDevice(
   if (age < -60 || age > DEVICE_SECONDS) return null;
   const given = Buffer.from(digest, 'hex');
   const payload = `${issued}.${id}`;
-  return keys.keys.some((key) => sameBytes(mac(key, userKey, payload), given)) ? id : null;
+  return keys.keys.some((key) => sameBytes(mac(key, account, payload), given)) ? id : null;
 }
 
-function mac(key: Buffer, userKey: string, payload: string): Buffer {
-  return createHmac('sha256', key).update(`${userKey}\0${payload}`, 'utf8').digest();
+function mac(key: Buffer, account: Vouched, payload: string): Buffer {
+  return createHmac('sha256', key).update(`${account.userKey}\0${account.fingerprint}\0${payload}`, 'utf8').digest();
 }

@@ -16,7 +16,7 @@ import { credentials, userKeyOf, userModel, users, type AuthContext } from './co
 import { readApiKeyHeader, sameDigest, tokenDigest } from './tokens.js';
 import { loginForm } from './logins.js';
 import { fingerprint, issueTicket, verifyTicket } from './ticket.js';
-import { DEVICE_SECONDS, issueDevice, trustedDevice } from './device.js';
+import { DEVICE_SECONDS, deviceTags, issueDevice, trustedDevice } from './device.js';
 import type { Guesser } from './throttle.js';
 import { clientOf } from '../http/client-address.js';
 
@@ -260,24 +260,40 @@ export function setTicket(
 /**
  * Who guesses at `user`'s password, as the login brake counts them (throttle.ts): a session of
  * theirs, a device they logged in from (its device cookie), else a stranger; from the request's
- * client address.
+ * client address. `user` is null for a login that names no one.
  */
-export function guesserOf(ctx: AuthContext, request: FastifyRequest, userKey: string | null): Guesser {
+export function guesserOf(ctx: AuthContext, request: FastifyRequest, user: Rec | null): Guesser {
   const address = clientOf(request);
-  if (userKey === null) return { address, device: null };
-  if (callerOf(request).id === userKey) return { address, device: 'session' };
-  const ticket = ctx.spec.ticket;
-  const value = ticket && ctx.deviceKeys ? request.cookies[deviceCookieName(ctx, ticket)] : undefined;
-  const device = ctx.deviceKeys && trustedDevice(ctx.deviceKeys, value, userKey, Math.floor(ctx.now() / 1000));
-  return { address, device: device ? `cookie:${device}` : null };
+  if (user === null) return { address, device: null };
+  const userKey = userKeyOf(ctx, user);
+  // A device of its own before a session: another session of the account (a stolen one) that used
+  // the sessions' count up does not lock the owner's device out.
+  const device = deviceOf(ctx, request, user, userKey);
+  if (device) return { address, device: `cookie:${device}` };
+  return { address, device: callerOf(request).id === userKey ? 'session' : null };
 }
 
-/** Remembers that this device logged in to `user`: a new device cookie, when the API has tickets. */
+/** The id of the device cookie of `user`'s that the request carries, when one is valid. */
+function deviceOf(ctx: AuthContext, request: FastifyRequest, user: Rec, userKey: string): string | null {
+  const ticket = ctx.spec.ticket;
+  if (!ticket || !ctx.deviceKeys) return null;
+  const account = { userKey, fingerprint: fingerprint(user['password']) };
+  const now = Math.floor(ctx.now() / 1000);
+  for (const tag of deviceTags(ctx.deviceKeys, userKey)) {
+    const device = trustedDevice(ctx.deviceKeys, request.cookies[deviceCookieName(ctx, ticket, tag)], account, now);
+    if (device) return device;
+  }
+  return null;
+}
+
+/** Remembers that this device logged in to `user`: a device cookie of theirs, when the API has tickets. */
 export function trustDevice(ctx: AuthContext, request: FastifyRequest, reply: FastifyReply, user: Rec): void {
   const ticket = ctx.spec.ticket;
   if (!ticket || !ctx.deviceKeys) return;
-  const value = issueDevice(ctx.deviceKeys, userKeyOf(ctx, user), Math.floor(ctx.now() / 1000));
-  reply.setCookie(deviceCookieName(ctx, ticket), value, {
+  const userKey = userKeyOf(ctx, user);
+  const account = { userKey, fingerprint: fingerprint(user['password']) };
+  const value = issueDevice(ctx.deviceKeys, account, Math.floor(ctx.now() / 1000));
+  reply.setCookie(deviceCookieName(ctx, ticket, deviceTags(ctx.deviceKeys, userKey)[0]!), value, {
     ...cookieOptions(ctx, request, ticket),
     httpOnly: true,
     maxAge: DEVICE_SECONDS,
@@ -308,9 +324,9 @@ function cookieName(ctx: AuthContext, ticket: { readonly cookieName: string }): 
   return ctx.config.authCookieHostPrefix ? `__Host-${ticket.cookieName}` : ticket.cookieName;
 }
 
-/** The device cookie's: the ticket cookie's with `_device` after it. */
-function deviceCookieName(ctx: AuthContext, ticket: { readonly cookieName: string }): string {
-  return `${cookieName(ctx, ticket)}_device`;
+/** A device cookie's: the ticket cookie's with `_device_` and the account's tag after it (device.ts `deviceTags`). */
+function deviceCookieName(ctx: AuthContext, ticket: { readonly cookieName: string }, tag: string): string {
+  return `${cookieName(ctx, ticket)}_device_${tag}`;
 }
 
 /**

@@ -50,9 +50,10 @@ export async function provePasswordChange(
     ]);
   // Another's record: the policy decides whether the caller may write it at all (checkWritable).
   if (!own) return rest;
-  // The account's own count, which logins share: a stolen session gets no guesses of its own.
+  // The account's own count, which logins share, and its sessions' across addresses: a stolen
+  // session guesses no more in a day than strangers do together.
   const account = `user:${caller.id}`;
-  const guesser = guesserOf(ctx, request, caller.id);
+  const guesser = guesserOf(ctx, request, object);
   const check = async (password: string, field: string): Promise<boolean> => {
     // Past the account's guesses, the password is not checked: answered as a wrong one.
     const allowed = await ctx.throttle.attempt(account, account, guesser);

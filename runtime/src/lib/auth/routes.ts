@@ -232,9 +232,8 @@ async function checkPassword(ctx: AuthContext, request: FastifyRequest, prepareW
   // Counted per login as written, and per account, whichever of its logins the guess names
   // (auth/throttle.ts): past the account's checks, the password is not checked, with the same work.
   const written = `login:${name}`;
-  const userKey = user ? userKeyOf(ctx, user) : null;
-  const account = userKey === null ? written : `user:${userKey}`;
-  const guesser = guesserOf(ctx, request, userKey);
+  const account = user ? `user:${userKeyOf(ctx, user)}` : written;
+  const guesser = guesserOf(ctx, request, user);
   const checks = await ctx.throttle.attempt(account, written, guesser);
   const stored = checks ? (user?.['password'] as string | undefined) : undefined;
   const { ok, rehash } = await ctx.hasher.verify(stored, password, guesser.address);

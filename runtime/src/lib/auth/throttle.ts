@@ -3,20 +3,20 @@
  * checked, under a lock of its row (made first when there is none): a burst of parallel guesses
  * gets no more through than guesses sent one by one. Each guess is counted twice:
  * - per client address (`auth.login_attempts` in `auth.login_window` seconds, 5 a minute);
- * - across addresses: a device the account logged in from (its device cookie, device.ts), or a
- *   session of the account's own, has a budget of its own, as an address does; every other client
- *   shares one per account (`auth.account_attempts` in `auth.account_window`, 100 a day), so that
- *   guesses from many addresses get no further than that, and yet cannot lock the owner out of the
- *   devices they use.
+ * - across addresses (`auth.account_attempts` in `auth.account_window`, 100 a day): every client
+ *   that is a stranger to the account shares one count of it, so that guesses from many addresses
+ *   get no further than that; a device the account logged in from (its device cookie, device.ts),
+ *   or a session of the account's own, has one of its own, so that strangers who use theirs up do
+ *   not lock the owner out of the devices they use. A login that names no account has no count
+ *   across addresses: there is nothing to protect.
  *
  * Each count is kept twice, per login as written (normalized): past its limit, that login gets 429
  * with Retry-After; and per account, whichever of its logins (username, email) the guess names:
  * past its limit, the password is not checked, and the guess is answered as a wrong password (after
  * the same work). So two spellings of one account share its password checks, and yet a 429 depends
  * only on the login sent: it cannot tell that an email is a given username's (guesses at `ben`, then
- * one at `ben@…`, would otherwise be 429 exactly when the email is ben's). An unknown login is an
- * account of its own. A successful login clears its client's counts, and takes itself off the count
- * it shares with every other client (only the failures count there).
+ * one at `ben@…`, would otherwise be 429 exactly when the email is ben's). A successful login clears
+ * its client's counts, and takes itself off the strangers' (only their failures count there).
  *
  * The counts live in the database (the AuthLoginFailure model), so every instance of the service
  * sees the same count and a restart forgets nothing. The address is `request.ip`: it follows
@@ -52,60 +52,80 @@ export interface Guesser {
 const STRANGERS = '\0strangers';
 
 export class LoginThrottle {
+  /** When this process last forgot the windows long over (ensureRow). */
+  private purgedAt = -Infinity;
+
   constructor(
     readonly db: ServiceDatabase,
     /** The model that holds the counts (AuthSpec.loginFailureModel). */
     readonly modelName: string,
     readonly now: () => number = Date.now,
-    /** Per client address, and per device the account logged in from. */
+    /** Per client address. */
     readonly perClient: Budget = { limit: 5, windowMs: 60_000 },
-    /** The guesses every stranger to an account shares; a limit of 0 counts none. */
+    /** The guesses every stranger to an account shares, and each device; a limit of 0 counts none. */
     readonly perAccount: Budget = { limit: 100, windowMs: 86_400_000 },
   ) {}
 
   /**
    * Counts one guess at `login` (as written) naming `account`, before its password is checked.
    * Throws 429 when the login's guesses are used up; false when the account's are: its password
-   * must not be checked (answer as a wrong one).
+   * must not be checked (answer as a wrong one). The login's counts come first, all of them, so
+   * that what is counted of a login never depends on whose account it names (stopping at an
+   * account's used-up count would leave the login's next count as it was only where the login is
+   * that account's: an oracle of whose an email is).
    */
   async attempt(account: string, login: string, guesser: Guesser): Promise<boolean> {
-    if (!(await this.countBoth(account, login, guesser.address, this.perClient, TOO_MANY))) return false;
-    const [scope, budget] = this.across(guesser);
-    const refusal = scope === STRANGERS ? TOO_MANY_STRANGERS : TOO_MANY;
-    return budget.limit === 0 || this.countBoth(account, login, scope, budget, refusal);
+    const across = this.across(account, login, guesser);
+    const here = this.atAddress(guesser);
+    if (here) await this.countLogin(login, here, this.perClient, TOO_MANY);
+    if (across) await this.countLogin(login, across.scope, across.budget, across.refusal);
+    if (account === login) return true;
+    const there = here && (await this.counted(attemptKey(account, here), this.perClient, TOO_MANY));
+    const anywhere = across && (await this.counted(attemptKey(account, across.scope), across.budget, across.refusal));
+    return (there === null || there === 'counted') && (anywhere === null || anywhere === 'counted');
   }
 
   /**
-   * The password was right: the guesses at the login and its account from this client start over,
-   * and this one is taken off the strangers' count (which counts failures only: an owner who logs
-   * in from new places does not use up their own account).
+   * The address a guess is counted at, but for a device the account logged in from: it has a count
+   * of its own, and others behind its address (a NAT, an IPv6 /64) would otherwise lock it out.
+   */
+  private atAddress(guesser: Guesser): string | null {
+    return guesser.device?.startsWith('cookie:') && this.perAccount.limit > 0 ? null : guesser.address;
+  }
+
+  /**
+   * The password was right: the guesses at the login and its account from this client (its
+   * address, its device) start over, and this one is taken off the strangers' count (which counts
+   * failures only: an owner who logs in from new places does not use up their own account).
    */
   async succeeded(account: string, login: string, guesser: Guesser): Promise<void> {
     const names = [...new Set([account, login])];
-    const [scope, budget] = this.across(guesser);
-    const cleared = scope === STRANGERS ? [guesser.address] : [guesser.address, scope];
+    const across = this.across(account, login, guesser);
+    const cleared = [this.atAddress(guesser), across && across.scope !== STRANGERS ? across.scope : null].filter(
+      (at) => at !== null,
+    );
     const keys = names.flatMap((name) => cleared.map((at) => attemptKey(name, at)));
     await this.repository(this.db).deleteMany({ where: { attempt_key: { in: keys } } });
-    if (scope === STRANGERS && budget.limit > 0)
-      for (const name of names) await this.uncount(attemptKey(name, STRANGERS));
+    if (across?.scope === STRANGERS) for (const name of names) await this.uncount(attemptKey(name, STRANGERS));
   }
 
-  /** The count a guess shares across addresses, and its budget. */
-  private across(guesser: Guesser): [string, Budget] {
-    return guesser.device === null ? [STRANGERS, this.perAccount] : [`\0device:${guesser.device}`, this.perClient];
+  /**
+   * The count a guess shares across addresses: its device's, or every stranger's. Each has the
+   * per-account budget (a device of its own: a stolen device cookie or session guesses no more in a
+   * day than strangers do together). None when that budget is 0, or for a login that names no
+   * account, which has none to protect (and would fill the table with rows of made-up logins).
+   */
+  private across(account: string, login: string, guesser: Guesser) {
+    if (this.perAccount.limit === 0 || (guesser.device === null && account === login)) return null;
+    return guesser.device === null
+      ? { scope: STRANGERS, budget: this.perAccount, refusal: TOO_MANY_STRANGERS }
+      : { scope: `\0device:${guesser.device}`, budget: this.perAccount, refusal: TOO_MANY };
   }
 
-  /** Counts a guess at `login` and at its `account`, at `scope`: false when the account's are used up. */
-  private async countBoth(
-    account: string,
-    login: string,
-    scope: string,
-    budget: Budget,
-    refusal: string,
-  ): Promise<boolean> {
-    const written = await this.counted(attemptKey(login, scope), budget, refusal);
-    if (written !== 'counted') throw written;
-    return account === login || (await this.counted(attemptKey(account, scope), budget, refusal)) === 'counted';
+  /** Counts a guess at `login` (as written), at `scope`; throws the 429 of a login whose guesses are used up. */
+  private async countLogin(login: string, scope: string, budget: Budget, refusal: string): Promise<void> {
+    const counted = await this.counted(attemptKey(login, scope), budget, refusal);
+    if (counted !== 'counted') throw counted;
   }
 
   /** One more guess on `key`, or the 429 of a window whose guesses are used up. */
@@ -156,10 +176,14 @@ export class LoginThrottle {
   private async ensureRow(key: string): Promise<void> {
     const repository = this.repository(this.db);
     const now = this.now();
-    // Forget the windows long over, so made-up logins cannot fill the table; a row made a moment
-    // ago for a guess about to be counted is not one of them.
-    const over = formatTimestamp(new Date(now - this.perClient.windowMs));
-    await repository.deleteMany({ where: { window_ends: { lt: over } } });
+    // Forget the windows long over, so that made-up logins cannot fill the table (a row made a
+    // moment ago for a guess about to be counted is not one of them); once a window at most: the
+    // purge reads the whole table (no index on window_ends), which every new row would otherwise pay.
+    if (now - this.purgedAt >= this.perClient.windowMs) {
+      this.purgedAt = now;
+      const over = formatTimestamp(new Date(now - this.perClient.windowMs));
+      await repository.deleteMany({ where: { window_ends: { lt: over } } });
+    }
     try {
       await repository.create({ data: { attempt_key: key, failures: 0, window_ends: formatTimestamp(new Date(now)) } });
     } catch (error) {
