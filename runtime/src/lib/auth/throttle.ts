@@ -6,9 +6,10 @@
  * - across addresses (`auth.account_attempts` in `auth.account_window`, 100 a day): every client
  *   that is a stranger to the account shares one count of it, so that guesses from many addresses
  *   get no further than that; a device the account logged in from (its device cookie, device.ts),
- *   or a session of the account's own, has one of its own, so that strangers who use theirs up do
- *   not lock the owner out of the devices they use. A login that names no account has no count
- *   across addresses: there is nothing to protect.
+ *   or the account's own sessions together, have one of their own, so that strangers who use theirs
+ *   up do not lock the owner out of the devices they use. A device is not counted per address: others
+ *   behind its address (a NAT, an IPv6 /64) would lock it out. A login that names no account has no
+ *   count across addresses: there is nothing to protect.
  *
  * Each count is kept twice, per login as written (normalized): past its limit, that login gets 429
  * with Retry-After; and per account, whichever of its logins (username, email) the guess names:
@@ -44,7 +45,7 @@ const TOO_MANY_STRANGERS =
 export interface Guesser {
   /** The client's address (an IPv6 client's /64): http/client-address.ts `clientOf`. */
   readonly address: string;
-  /** The device the account logged in from before, or `session` (its own), else null: a stranger. */
+  /** `cookie:<id>`: a device the account logged in from (device.ts); `session`: one of its own; null: a stranger. */
   readonly device: string | null;
 }
 
