@@ -1,12 +1,14 @@
 /**
  * Item rules that the collection rules undo. Item routes fall back to the collection rules for a
- * caller no item line decides (as the contract says, and as Ramses did): so an item line that gives a permission
- * to a `{{principal}}` (`allow {{owner}} view, update`) restricts nothing when a collection line
- * gives it to every member (`allow authenticated view, update`): a member who is not the owner
- * reaches that line. So does a `{{principal}}` collection line (`allow {{volunteer}} view`) where
- * the x-ACL guards a flat item route (`/signups/{id}`): it is asked there without the object or a
- * parent, so whomever it lets list it lets at every object the item rules leave to it. checks.ts (SVC2081) says so where it happens. acl/matrix.ts reads the rules the same way,
- * for `inspect --acl`.
+ * caller no item line decides (as the contract says, and as Ramses did): so an item line that gives
+ * a permission to a `{{principal}}` (`allow {{owner}} view, update`) restricts nothing when a
+ * collection line gives it to every member (`allow authenticated view, update`): a member who is not
+ * the owner reaches that line. A group's line does the same for its members (`allow g:student view`
+ * beside `allow {{log_reader}} view`), where the item line names the permission. So does a
+ * `{{principal}}` collection line (`allow {{volunteer}} view`) where the x-ACL guards a flat item
+ * route (`/signups/{id}`): it is asked there without the object or a parent, so whomever it lets list
+ * it lets at every object the item rules leave to it. checks.ts (SVC2081) says so where it happens;
+ * acl/matrix.ts reads the rules the same way, for `inspect --acl`.
  */
 import type { Acl, AclEntry, Permission, ServiceIR } from '../ir/types.js';
 import { permissionTextOf } from '../ir/build/security.js';

@@ -8,11 +8,11 @@
  * The cookie is `<issued, 8 hex>.<random id>.<HMAC>`, the HMAC over the account's key and its
  * password's fingerprint too: it vouches for one account, until its password changes (a cookie
  * minted by someone who once knew an old password, or by an account since deleted and made again
- * under its key, vouches for nothing), and its id is the device's count. One cookie per account, named
- * by a tag of the account's key (`deviceTags`): a browser that logs in to several
- * keeps each one's. Its key is derived from the login cookie's secret for this purpose alone
- * (HKDF), and every configured secret verifies, as for tickets. Without an x-Ticket secret (an
- * x-ApiKey-only API) there are no device cookies.
+ * under its key, vouches for nothing), and its id is the device's count. One cookie per account,
+ * named by a tag of the account's key (`deviceTags`): a browser that logs in to several keeps each
+ * one's, and a cookie planted under another name is never read for it. Its key is derived from the
+ * login cookie's secret for this purpose alone (HKDF), and every configured secret verifies, as for
+ * tickets. Without an x-Ticket secret (an x-ApiKey-only API) there are no device cookies.
  */
 import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { sameBytes } from './ticket.js';
