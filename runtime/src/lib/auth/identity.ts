@@ -324,6 +324,36 @@ function cookieName(ctx: AuthContext, ticket: { readonly cookieName: string }): 
   return ctx.config.authCookieHostPrefix ? `__Host-${ticket.cookieName}` : ticket.cookieName;
 }
 
+const PROVED = Symbol('svcgen.provedPassword');
+
+/**
+ * Marks a request whose caller proved their password to change it: its answer carries a device
+ * cookie for the new password (`renewDevice`). The change revokes every device cookie of the
+ * account, and ends its sessions; without a new one, the owner who changed it while strangers had
+ * used their count up could log in again from nowhere until the count's window ended.
+ */
+export function provedPassword(request: FastifyRequest, userKey: string): void {
+  (request as unknown as { [PROVED]?: string })[PROVED] = userKey;
+}
+
+/** The account whose password the request proved to change it (`provedPassword`), if any. */
+export function provedBy(request: FastifyRequest): string | undefined {
+  return (request as unknown as { [PROVED]?: string })[PROVED];
+}
+
+/** Before a successful answer of a request `provedPassword` marked: the device cookie of the account as it is now. */
+export async function renewDevice(
+  ctx: AuthContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  userKey: string,
+): Promise<void> {
+  if (reply.statusCode >= 300) return;
+  const key = users(ctx).keyValue(userKey);
+  const user = key === undefined ? null : await users(ctx).findUnique({ where: { [userModel(ctx).primaryKey]: key } });
+  if (user) trustDevice(ctx, request, reply, user);
+}
+
 /** A device cookie's: the ticket cookie's with `_device_` and the account's tag after it (device.ts `deviceTags`). */
 function deviceCookieName(ctx: AuthContext, ticket: { readonly cookieName: string }, tag: string): string {
   return `${cookieName(ctx, ticket)}_device_${tag}`;

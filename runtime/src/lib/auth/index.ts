@@ -14,7 +14,7 @@ import { generic, withDefaults, type Model } from '../model.js';
 import type { ServiceEvents } from '../events.js';
 import type { Policy } from '../http/policy.js';
 import { users, type AuthContext, type AuthSpec, type PrepareWrite } from './context.js';
-import { identify } from './identity.js';
+import { identify, provedBy, renewDevice } from './identity.js';
 import type { PasswordHasher } from './passwords.js';
 import { unwrittenPrincipals } from './acl.js';
 import { aclPolicy } from './policy.js';
@@ -116,6 +116,12 @@ export async function startAuth(
       async (api) => {
         await api.register(cookie);
         api.addHook('onRequest', (request, reply) => identify(ctx, request, reply));
+        // Callback style: no promise for the answers that carry no new device cookie (all but one kind).
+        api.addHook('onSend', (request, reply, payload, done) => {
+          const userKey = provedBy(request);
+          if (userKey === undefined) return done(null, payload);
+          renewDevice(ctx, request, reply, userKey).then(() => done(null, payload), done);
+        });
         authRoutes(api, ctx, policy, prepareWrite);
       },
       { name: 'authentication', fastify: '5.x' },

@@ -14,7 +14,7 @@ import type { FastifyRequest } from 'fastify';
 import { badRequest, HttpError } from '../errors.js';
 import type { Model } from '../model.js';
 import { userModel, type AuthContext } from './context.js';
-import { callerOf, guesserOf, isAdmin } from './identity.js';
+import { callerOf, guesserOf, isAdmin, provedPassword } from './identity.js';
 
 type Rec = Record<string, unknown>;
 
@@ -63,7 +63,10 @@ export async function provePasswordChange(
     return allowed && ok;
   };
   if (current !== undefined) {
-    if (await check(current, secrets[0]!)) return rest;
+    if (await check(current, secrets[0]!)) {
+      provedPassword(request, caller.id);
+      return rest;
+    }
     throw new HttpError(403, `${CURRENT_PASSWORD} is not your password`, [
       { field: CURRENT_PASSWORD, message: 'is not your current password' },
     ]);
