@@ -178,8 +178,8 @@ export class LoginThrottle {
     const repository = this.repository(this.db);
     const now = this.now();
     // Forget the windows long over, so that made-up logins cannot fill the table (a row made a
-    // moment ago for a guess about to be counted is not one of them); once a window at most: the
-    // purge reads the whole table (no index on window_ends), which every new row would otherwise pay.
+    // moment ago for a guess about to be counted is not one of them): by window_ends' index, and
+    // once a window at most, not at every new row.
     if (now - this.purgedAt >= this.perClient.windowMs) {
       this.purgedAt = now;
       const over = formatTimestamp(new Date(now - this.perClient.windowMs));

@@ -96,6 +96,7 @@ export const authLoginFailureModel = defineModel<AuthLoginFailure>({
       required: true,
       requiredOnCreate: true,
       writable: true,
+      index: true,
     },
   ],
   relations: [],

@@ -80,6 +80,8 @@ create table "user" (
 
 create index "address_author_id_idx" on "address" ("author_id");
 
+create index "auth_login_failure_window_ends_idx" on "auth_login_failure" ("window_ends");
+
 create index "comment_post_id_idx" on "comment" ("post_id");
 
 create index "comment_parent_id_idx" on "comment" ("parent_id");
@@ -271,6 +273,8 @@ alter table "post" add constraint "post_author_id_fkey" foreign key ("author_id"
 alter table "post" add constraint "post_reviewer_id_fkey" foreign key ("reviewer_id") references "author" ("id") on delete set null on update cascade;
 
 create index "address_author_id_idx" on "address" ("author_id");
+
+create index "auth_login_failure_window_ends_idx" on "auth_login_failure" ("window_ends");
 
 create index "comment_post_id_idx" on "comment" ("post_id");
 

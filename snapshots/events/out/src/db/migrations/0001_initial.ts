@@ -53,6 +53,8 @@ create table "user" (
   "login_count" integer
 );
 
+create index "auth_login_failure_window_ends_idx" on "auth_login_failure" ("window_ends");
+
 create index "task_project_id_idx" on "task" ("project_id");
 
 create table if not exists "svc_search_state" ("name" text primary key, "indexed_to" integer not null);
@@ -186,6 +188,8 @@ create table "user" (
 );
 
 alter table "task" add constraint "task_project_id_fkey" foreign key ("project_id") references "project" ("id") on delete cascade on update cascade;
+
+create index "auth_login_failure_window_ends_idx" on "auth_login_failure" ("window_ends");
 
 create index "task_project_id_idx" on "task" ("project_id");
 

@@ -71,6 +71,8 @@ create table "user" (
   "settings" text
 );
 
+create index "auth_login_failure_window_ends_idx" on "auth_login_failure" ("window_ends");
+
 create index "profile_user_id_idx" on "profile" ("user_id");
 
 create index "story_owner_id_idx" on "story" ("owner_id");
@@ -207,6 +209,8 @@ alter table "profile" add constraint "profile_user_id_fkey" foreign key ("user_i
 alter table "story" add constraint "story_owner_id_fkey" foreign key ("owner_id") references "user" ("username") on delete set null on update cascade;
 
 alter table "story" add constraint "story_assignee_id_fkey" foreign key ("assignee_id") references "user" ("username") on delete set null on update cascade;
+
+create index "auth_login_failure_window_ends_idx" on "auth_login_failure" ("window_ends");
 
 create index "profile_user_id_idx" on "profile" ("user_id");
 
