@@ -41,7 +41,7 @@ function matches(entry: AclEntry, caller: 'member' | 'owner', group: string): bo
  */
 function memberGroups(acl: Acl): string[] {
   const named = acl.collection.flatMap((e) =>
-    e.principal.kind === 'group' && e.action === 'allow' && !grantsAll(e) ? [e.principal.group] : [],
+    e.principal.kind === 'group' && e.action === 'allow' && !names(e, 'all') ? [e.principal.group] : [],
   );
   return [...new Set(['user', ...named])].filter((group) => group !== 'admin');
 }
@@ -106,18 +106,11 @@ function undoneFor(acl: Acl, permission: Permission, group: string, flatItems: b
 }
 
 /**
- * Whether a line names `permission` itself, not only by `all` (`allow {{owner}} all` beside a
+ * Whether a line names `permission` (or `all`) itself, not only by `all` (`allow {{owner}} all` beside a
  * collection's `allow everyone view` is "everyone reads, the owner does the rest", and says nothing of reading).
  */
-function names(entry: AclEntry, permission: Permission): boolean {
+function names(entry: AclEntry, permission: Permission | 'all'): boolean {
   return permissionTextOf(entry.text)
     .split(',')
     .some((p) => p.trim().toLowerCase() === permission);
-}
-
-/** Whether a line gives `all`. */
-function grantsAll(entry: AclEntry): boolean {
-  return permissionTextOf(entry.text)
-    .split(',')
-    .some((p) => p.trim().toLowerCase() === 'all');
 }

@@ -16,7 +16,7 @@ import { credentials, userKeyOf, userModel, users, type AuthContext } from './co
 import { readApiKeyHeader, sameDigest, tokenDigest } from './tokens.js';
 import { loginForm } from './logins.js';
 import { fingerprint, issueTicket, verifyTicket } from './ticket.js';
-import { DEVICE_SECONDS, deviceTags, issueDevice, trustedDevice } from './device.js';
+import { DEVICE_SECONDS, deviceTags, issueDevice, trustedDevice, type Vouched } from './device.js';
 import type { Guesser } from './throttle.js';
 import { clientOf } from '../http/client-address.js';
 
@@ -277,7 +277,7 @@ export function guesserOf(ctx: AuthContext, request: FastifyRequest, user: Rec |
 function deviceOf(ctx: AuthContext, request: FastifyRequest, user: Rec, userKey: string): string | null {
   const ticket = ctx.spec.ticket;
   if (!ticket || !ctx.deviceKeys) return null;
-  const account = { userKey, fingerprint: fingerprint(user['password']) };
+  const account = vouched(user, userKey);
   const now = Math.floor(ctx.now() / 1000);
   for (const tag of deviceTags(ctx.deviceKeys, userKey)) {
     const device = trustedDevice(ctx.deviceKeys, request.cookies[deviceCookieName(ctx, ticket, tag)], account, now);
@@ -291,13 +291,17 @@ export function trustDevice(ctx: AuthContext, request: FastifyRequest, reply: Fa
   const ticket = ctx.spec.ticket;
   if (!ticket || !ctx.deviceKeys) return;
   const userKey = userKeyOf(ctx, user);
-  const account = { userKey, fingerprint: fingerprint(user['password']) };
-  const value = issueDevice(ctx.deviceKeys, account, Math.floor(ctx.now() / 1000));
+  const value = issueDevice(ctx.deviceKeys, vouched(user, userKey), Math.floor(ctx.now() / 1000));
   reply.setCookie(deviceCookieName(ctx, ticket, deviceTags(ctx.deviceKeys, userKey)[0]!), value, {
     ...cookieOptions(ctx, request, ticket),
     httpOnly: true,
     maxAge: DEVICE_SECONDS,
   });
+}
+
+/** What a device cookie of `user`'s vouches for: their key, and their password as it is now. */
+function vouched(user: Rec, userKey: string): Vouched {
+  return { userKey, fingerprint: fingerprint(user['password']) };
 }
 
 export function clearTicket(ctx: AuthContext, request: FastifyRequest, reply: FastifyReply): void {

@@ -79,12 +79,15 @@ export async function startAuth(
     hasher: options.hasher,
     events: options.events?.get(spec.userModel.name),
     serviceEvents: options.events,
-    throttle: new LoginThrottle(db, spec.loginFailureModel.name, options.now, budget(config.loginAttempts), {
-      ...budget(config.accountAttempts),
+    throttle: new LoginThrottle(
+      db,
+      spec.loginFailureModel.name,
+      options.now,
+      budget(config.loginAttempts),
       // Without device cookies (no x-Ticket), whoever uses up the strangers' count locks every client
       // out that holds no token of the account yet: counted only where the API says so.
-      limit: config.accountAttempts.limit ?? (spec.ticket ? 100 : 0),
-    }),
+      budget({ ...config.accountAttempts, limit: config.accountAttempts.limit ?? (spec.ticket ? 100 : 0) }),
+    ),
     keys: spec.ticket && secrets ? ticketKeys(secrets, spec.ticket.hashalg) : null,
     deviceKeys: secrets && deviceKeys(secrets),
     now: options.now ?? Date.now,
@@ -142,8 +145,8 @@ async function refuseLookalike(ctx: AuthContext, data: Record<string, unknown>):
   throw new HttpError(409, `username ${message}: choose another`, [{ field: 'username', message }]);
 }
 
-function budget(setting: { readonly limit: number | null; readonly windowSeconds: number }): Budget {
-  return { limit: setting.limit ?? 0, windowMs: setting.windowSeconds * 1000 };
+function budget(setting: { readonly limit: number; readonly windowSeconds: number }): Budget {
+  return { limit: setting.limit, windowMs: setting.windowSeconds * 1000 };
 }
 
 function ticketSecrets(config: Config, setting: string): string[] {
