@@ -2,7 +2,7 @@
 // A test-only server that speaks the MongoDB wire protocol on 127.0.0.1, for the MongoDB engine's
 // tests and benchmarks where no MongoDB can be installed. It keeps everything in memory, answers
 // the commands the official driver sends for svcgen's repositories (commands.mjs: find, insert,
-// update, delete, findAndModify, aggregate, count, distinct, createIndexes with unique, sparse and
+// update (with update pipelines too), delete, findAndModify, aggregate, count, distinct, createIndexes with unique, sparse and
 // partial indexes, renameCollection, transactions, sessions), and poses as a one-member replica set so that the driver uses
 // sessions and transactions. It is not MongoDB: its speed and its locking (one transaction at a
 // time) say nothing about a real deployment. Run it alone with `node scripts/mongo-test-server --port 27017`.

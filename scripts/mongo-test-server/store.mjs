@@ -2,7 +2,7 @@
 // transaction at a time. While a session's transaction is open, every other session's commands
 // wait (serializable, and simple); aborting undoes the transaction's writes from an undo log.
 import { BSON, ObjectId } from 'bson';
-import { Query, update as applyUpdate } from 'mingo';
+import { Aggregator, Query, update as applyUpdate } from 'mingo';
 
 export class CommandError extends Error {
   constructor(code, codeName, message, labels) {
@@ -209,8 +209,9 @@ export class Store {
     return doc;
   }
 
-  /** `u`: update operators, or a replacement document. */
+  /** `u`: update operators, an update pipeline (an array of stages), or a replacement document. */
   modify(collection, previous, u) {
+    if (Array.isArray(u)) return this.replace(collection, previous, new Aggregator(u).run([previous])[0]);
     const isOperators = Object.keys(u).some((k) => k.startsWith('$'));
     if (!isOperators) return this.replace(collection, previous, u);
     // A copy through BSON keeps BSON values (Binary, ObjectId), which structuredClone would not.

@@ -16,7 +16,10 @@ import { startService, type RunningService } from '../support/server.js';
 const BASE = '/api/v2';
 
 interface ThrottleDatabase {
-  repository(model: string): { count(args: object): Promise<number> };
+  repository(model: string): {
+    count(args: object): Promise<number>;
+    countInWindows(fields: unknown, counters: unknown[], now: Date): Promise<unknown>;
+  };
   close(): Promise<void>;
 }
 interface Budget {
@@ -182,10 +185,12 @@ describe.each(ENGINES)('the login throttle of two instances on one %s database',
       });
       now += 61_000;
       await expect(throttle.attempt('login:mallory', 'login:mallory', stranger('192.0.2.7'))).resolves.toBe(true);
-      // A new row for another login clears the rows whose window ended a window ago or more (Mallory's, and the HTTP test's).
+      // A guess at another login clears the rows whose window ended a window ago or more (Mallory's,
+      // and the HTTP test's): left are its own four (its count per address, and three that make up
+      // for the counts a login that names no account has not).
       now += 121_000;
       await throttle.attempt('login:eve', 'login:eve', stranger('192.0.2.8'));
-      expect(await db.repository('AuthLoginFailure').count({})).toBe(1);
+      expect(await db.repository('AuthLoginFailure').count({})).toBe(4);
     });
   });
 
@@ -250,6 +255,29 @@ describe.each(ENGINES)('the login throttle of two instances on one %s database',
     });
   });
 
+  it('does the same work whoever guesses and whatever the login names: time tells neither', async () => {
+    await withThrottle(async (db, LoginThrottle) => {
+      const now = Date.parse('2034-01-01T00:00:00Z');
+      const steps: number[][] = [];
+      const throttle = new LoginThrottle(countingSteps(db, steps), 'AuthLoginFailure', () => now);
+      const work = async (account: string, login: string, guesser: { address: string; device: string | null }) => {
+        steps.length = 0;
+        await throttle.attempt(account, login, guesser);
+        return steps.map((counters) => counters.length);
+      };
+      const address = '192.0.2.90';
+      const seen = [
+        await work('login:nobody', 'login:nobody', stranger(address)),
+        await work('login:nobody@example.com', 'login:nobody@example.com', stranger(address)),
+        await work('user:ada', 'login:ada', stranger(address)),
+        await work('user:ada', 'login:ada@example.com', stranger(address)),
+        await work('user:ada', 'login:ada', { address, device: 'cookie:adas-laptop' }),
+        await work('user:ada', 'login:ada', { address, device: 'session' }),
+      ];
+      expect(seen).toEqual(Array(seen.length).fill([2, 2]));
+    });
+  });
+
   it("takes a stranger's successful login off the strangers' count: only failures use it up", async () => {
     await withThrottle(async (db, LoginThrottle) => {
       const now = Date.parse('2032-01-01T00:00:00Z');
@@ -269,6 +297,25 @@ describe.each(ENGINES)('the login throttle of two instances on one %s database',
       await expect(throttle.attempt(account, login, stranger('192.0.2.52'))).rejects.toMatchObject({ statusCode: 429 });
     });
   });
+
+  /** `db`, where each step of counts (`countInWindows`) adds its counters to `steps`. */
+  function countingSteps(db: ThrottleDatabase, steps: unknown[][]): ThrottleDatabase {
+    const repository = (model: string) =>
+      new Proxy(db.repository(model), {
+        get(target, name) {
+          const value = Reflect.get(target, name, target) as unknown;
+          if (name === 'countInWindows')
+            return (fields: unknown, counters: unknown[], now: Date) => {
+              steps.push(counters);
+              return target.countInWindows(fields, counters, now);
+            };
+          return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+    return new Proxy(db, {
+      get: (target, name) => (name === 'repository' ? repository : (Reflect.get(target, name, target) as unknown)),
+    });
+  }
 
   /** The login brake of a built blog project, over its database. */
   async function withThrottle(

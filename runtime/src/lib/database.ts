@@ -26,6 +26,18 @@ export interface EngineRepository<T = Rec, Create = Partial<T>, Update = Partial
    */
   lockForUpdate(key: unknown): Promise<void>;
   /**
+   * For a model of counts in time windows (a text key, a count field and a datetime field where
+   * its window ends): one more on each of `counters`, one atomic step per counter whatever runs
+   * beside it (an upsert), so that the work is the same whether its object exists or not. A
+   * counter with no object, or whose window ended by `now`, starts over at 1 until its `ends`.
+   * Gives each counter's count and end after it, in the order given.
+   */
+  countInWindows(
+    fields: WindowFields,
+    counters: readonly WindowCounter[],
+    now: Date,
+  ): Promise<{ readonly count: number; readonly ends: Date }[]>;
+  /**
    * Writes of `action` that append their event (lib/outbox/) with them as one step, for a write
    * that is all a request does (no transaction around it); undefined where the engine cannot for
    * this model. `inTime` throws once the request's time is up: called before the step commits.
@@ -48,6 +60,18 @@ export interface EngineRepository<T = Rec, Create = Partial<T>, Update = Partial
    * (count them).
    */
   findManyWithTotal?(args: FindManyArgs<T>): Promise<{ records: T[]; total: number | undefined } | undefined>;
+}
+
+/** The fields of a model of counts in windows (`EngineRepository.countInWindows`). */
+export interface WindowFields {
+  readonly count: string;
+  readonly ends: string;
+}
+
+/** A counter of `countInWindows`: its object's key, and when its window ends if one starts now. */
+export interface WindowCounter {
+  readonly key: string;
+  readonly ends: Date;
 }
 
 /** The relationships a read's `include` names. */

@@ -1,7 +1,7 @@
 /**
  * Brute-force brake for logins. A guess is counted when it starts, before the password is
- * checked, under a lock of its row (made first when there is none): a burst of parallel guesses
- * gets no more through than guesses sent one by one. Each guess is counted twice:
+ * checked, by an atomic upsert of its row (`countInWindows`): a burst of parallel guesses gets no
+ * more through than guesses sent one by one. Each guess is counted twice:
  * - per client address (`auth.login_attempts` in `auth.login_window` seconds, 5 a minute);
  * - across addresses (`auth.account_attempts` in `auth.account_window`, 100 a day): every client
  *   that is a stranger to the account shares one count of it, so that guesses from many addresses
@@ -27,7 +27,6 @@
 import { createHash } from 'node:crypto';
 import type { EngineRepository, ServiceDatabase } from '../database.js';
 import { formatTimestamp, HttpError } from '../errors.js';
-import { ConstraintViolation } from '../repository.js';
 
 type Rec = Record<string, unknown>;
 
@@ -52,8 +51,18 @@ export interface Guesser {
 /** The count every stranger to an account shares. */
 const STRANGERS = '\0strangers';
 
+/** A count a guess is counted on, with its limit and what a 429 past it says (none: the account's). */
+interface Count {
+  readonly key: string;
+  readonly budget: Budget;
+  readonly refusal?: string;
+}
+
+/** The fields of the AuthLoginFailure model, as `countInWindows` counts them. */
+const FIELDS = { count: 'failures', ends: 'window_ends' } as const;
+
 export class LoginThrottle {
-  /** When this process last forgot the windows long over (ensureRow). */
+  /** When this process last forgot the windows long over (`forgetOldWindows`). */
   private purgedAt = -Infinity;
 
   constructor(
@@ -70,20 +79,36 @@ export class LoginThrottle {
   /**
    * Counts one guess at `login` (as written) naming `account`, before its password is checked.
    * Throws 429 when the login's guesses are used up; false when the account's are: its password
-   * must not be checked (answer as a wrong one). The login's counts come first, all of them, so
-   * that what is counted of a login never depends on whose account it names (stopping at an
-   * account's used-up count would leave the login's next count as it was only where the login is
-   * that account's: an oracle of whose an email is).
+   * must not be checked (answer as a wrong one). What is counted of a login never depends on whose
+   * account it names (stopping at an account's used-up count would leave the login's next count as
+   * it was only where the login is that account's: an oracle of whose an email is).
+   *
+   * The work is the same whoever guesses and whatever the login names: two steps of two counts
+   * each, an upsert that takes as long whether its row exists or not. A count that does not apply
+   * (a login that names no account has no account's count, nor one across addresses) is made up
+   * by one of a minute that nothing reads. With fewer steps for made-up logins, their answers came
+   * sooner: a probe told which logins name accounts, and whose an email is, by time alone.
    */
   async attempt(account: string, login: string, guesser: Guesser): Promise<boolean> {
+    await this.forgetOldWindows();
     const across = this.across(account, login, guesser);
     const here = this.atAddress(guesser);
-    if (here) await this.countLogin(login, here, this.perClient, TOO_MANY);
-    if (across) await this.countLogin(login, across.scope, across.budget, across.refusal);
-    if (account === login) return true;
-    const there = here && (await this.counted(attemptKey(account, here), this.perClient, TOO_MANY));
-    const anywhere = across && (await this.counted(attemptKey(account, across.scope), across.budget, across.refusal));
-    return (there === null || there === 'counted') && (anywhere === null || anywhere === 'counted');
+    const named = account !== login;
+    const filler = (slot: number) => ({
+      key: attemptKey(login, `\0filler${slot}:${guesser.address}`),
+      budget: this.perClient,
+    });
+    const [atLogin, atAccount] = await this.tally([
+      here ? { key: attemptKey(login, here), budget: this.perClient, refusal: TOO_MANY } : filler(0),
+      here && named ? { key: attemptKey(account, here), budget: this.perClient } : filler(1),
+    ]);
+    if (atLogin!.refused) throw atLogin!.refused;
+    const [acrossLogin, acrossAccount] = await this.tally([
+      across ? { key: attemptKey(login, across.scope), budget: across.budget, refusal: across.refusal } : filler(2),
+      across && named ? { key: attemptKey(account, across.scope), budget: across.budget } : filler(3),
+    ]);
+    if (acrossLogin!.refused) throw acrossLogin!.refused;
+    return !atAccount!.over && !acrossAccount!.over;
   }
 
   /**
@@ -114,7 +139,7 @@ export class LoginThrottle {
    * The count a guess shares across addresses: its device's, or every stranger's. Each has the
    * per-account budget (a device of its own: a stolen device cookie or session guesses no more in a
    * day than strangers do together). None when that budget is 0, or for a login that names no
-   * account, which has none to protect (and would fill the table with rows of made-up logins).
+   * account, which has none to protect (and would fill the table with day-long rows of made-up logins).
    */
   private across(account: string, login: string, guesser: Guesser) {
     if (this.perAccount.limit === 0 || (guesser.device === null && account === login)) return null;
@@ -123,74 +148,34 @@ export class LoginThrottle {
       : { scope: `\0device:${guesser.device}`, budget: this.perAccount, refusal: TOO_MANY };
   }
 
-  /** Counts a guess at `login` (as written), at `scope`; throws the 429 of a login whose guesses are used up. */
-  private async countLogin(login: string, scope: string, budget: Budget, refusal: string): Promise<void> {
-    const counted = await this.counted(attemptKey(login, scope), budget, refusal);
-    if (counted !== 'counted') throw counted;
-  }
-
-  /** One more guess on `key`, or the 429 of a window whose guesses are used up. */
-  private async counted(key: string, budget: Budget, refusal: string): Promise<'counted' | HttpError> {
-    for (let tries = 0; ; tries++) {
-      const result = await this.count(key, budget, refusal);
-      if (result !== 'no row') return result;
-      // The row a guess is counted on must exist before the transaction that locks it: a row
-      // another transaction inserts is not there to lock, and two guesses would both read it
-      // once it is committed, and count one.
-      if (tries === 3) throw new Error(`the login brake found no row to count on for ${key}`);
-      await this.ensureRow(key);
-    }
-  }
-
   /**
-   * Adds one guess under a row lock, starting a new window when the last one is over: the 429 of
-   * a window whose guesses are used up, or 'no row' when there is none to lock (none yet, or a
-   * successful login just removed it).
+   * One more guess on each count, in one step: whether each is past its limit now, and for a count
+   * with a refusal, the 429 that says so (with Retry-After, when its window ends).
    */
-  private count(key: string, budget: Budget, refusal: string): Promise<'counted' | 'no row' | HttpError> {
-    return this.db.transaction(async (tx) => {
-      const repository = this.repository(tx);
-      // Lock only a row that was there before: a row committed after the lock was asked for is
-      // read all the same, unlocked, by every guess at once.
-      if (!(await repository.findUnique({ where: { attempt_key: key } }))) return 'no row';
-      await repository.lockForUpdate(key);
-      const row = await repository.findUnique({ where: { attempt_key: key } });
-      if (!row) return 'no row';
-      const now = this.now();
-      if (endsAt(row) > now) {
-        const guesses = Number(row['failures']);
-        if (guesses >= budget.limit) {
-          return new HttpError(429, refusal, undefined, {
-            'retry-after': String(Math.ceil((endsAt(row) - now) / 1000)),
-          });
-        }
-        await repository.update({ where: { attempt_key: key }, data: { failures: guesses + 1 } });
-      } else {
-        const window = { failures: 1, window_ends: formatTimestamp(new Date(now + budget.windowMs)) };
-        await repository.update({ where: { attempt_key: key }, data: window });
-      }
-      return 'counted';
+  private async tally(counts: readonly Count[]): Promise<{ over: boolean; refused?: HttpError }[]> {
+    const now = this.now();
+    const counters = counts.map((c) => ({ key: c.key, ends: new Date(now + c.budget.windowMs) }));
+    const after = await this.repository(this.db).countInWindows(FIELDS, counters, new Date(now));
+    return counts.map((c, i) => {
+      const { count, ends } = after[i]!;
+      if (count <= c.budget.limit) return { over: false };
+      if (c.refusal === undefined) return { over: true };
+      const wait = String(Math.max(1, Math.ceil((ends.getTime() - now) / 1000)));
+      return { over: true, refused: new HttpError(429, c.refusal, undefined, { 'retry-after': wait }) };
     });
   }
 
-  /** A row for `key` with no guess in it (a window already over), unless there is one. */
-  private async ensureRow(key: string): Promise<void> {
-    const repository = this.repository(this.db);
+  /**
+   * Forgets the windows long over, so that made-up logins cannot fill the table: by window_ends'
+   * index, and once a window per process at most, not at every guess (a row whose window ended a
+   * moment ago may be about to count again, and starts over all the same).
+   */
+  private async forgetOldWindows(): Promise<void> {
     const now = this.now();
-    // Forget the windows long over, so that made-up logins cannot fill the table (a row made a
-    // moment ago for a guess about to be counted is not one of them): by window_ends' index, and
-    // once a window at most, not at every new row.
-    if (now - this.purgedAt >= this.perClient.windowMs) {
-      this.purgedAt = now;
-      const over = formatTimestamp(new Date(now - this.perClient.windowMs));
-      await repository.deleteMany({ where: { window_ends: { lt: over } } });
-    }
-    try {
-      await repository.create({ data: { attempt_key: key, failures: 0, window_ends: formatTimestamp(new Date(now)) } });
-    } catch (error) {
-      // Another guess made it at the same moment: count on it.
-      if (!(error instanceof ConstraintViolation && error.kind === 'unique')) throw error;
-    }
+    if (now - this.purgedAt < this.perClient.windowMs) return;
+    this.purgedAt = now;
+    const over = formatTimestamp(new Date(now - this.perClient.windowMs));
+    await this.repository(this.db).deleteMany({ where: { window_ends: { lt: over } } });
   }
 
   /** One guess fewer on `key`, in its window (none when the window is over or gone). */

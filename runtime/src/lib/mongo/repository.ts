@@ -27,6 +27,7 @@ import {
   type Repository,
   type Where,
 } from '../repository.js';
+import type { WindowCounter, WindowFields } from '../database.js';
 import { rankingSearch } from '../search.js';
 import { mongoFilter, type FilterSource, type MongoFilter } from './filter.js';
 import { changesWords, documentWords, rankedPipeline, SEARCH_FIELD } from './search.js';
@@ -140,6 +141,35 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
    * conflict, and `transaction` runs the work again), and without transactions nothing is atomic.
    */
   async lockForUpdate(): Promise<void> {}
+
+  /**
+   * One `findOneAndUpdate` with upsert per counter, all at once: each is atomic, whether its
+   * document exists or not, and an update pipeline reads the window's end before it is changed.
+   */
+  async countInWindows(fields: WindowFields, counters: readonly WindowCounter[], now: Date) {
+    const count = this.pathOfColumn(this.model.field(fields.count)!.column!);
+    const ends = this.pathOfColumn(this.model.field(fields.ends)!.column!);
+    const over = { $lte: [{ $ifNull: [`$${ends}`, new Date(0)] }, now] };
+    const after = await Promise.all(
+      counters.map((counter) =>
+        this.write(() =>
+          this.collection.findOneAndUpdate(
+            { _id: this.keyValue(counter.key) as never },
+            [
+              {
+                $set: {
+                  [count]: { $cond: [over, 1, { $add: [`$${count}`, 1] }] },
+                  [ends]: { $cond: [over, counter.ends, `$${ends}`] },
+                },
+              },
+            ],
+            { ...this.options, upsert: true, returnDocument: 'after' },
+          ),
+        ),
+      ),
+    );
+    return after.map((doc) => ({ count: Number(doc?.[count]), ends: doc?.[ends] as Date }));
+  }
 
   // --- writes --------------------------------------------------------------------------------------
 

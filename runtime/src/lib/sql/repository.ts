@@ -21,7 +21,8 @@ import {
   type RelationSpec,
 } from '../model.js';
 import { RecordNotFound, type FindManyArgs, type Include, type Repository, type Where } from '../repository.js';
-import type { RecordedWrites } from '../database.js';
+import type { RecordedWrites, WindowCounter, WindowFields } from '../database.js';
+import { countInWindows } from './window-counts.js';
 import { newEvent } from '../outbox/event.js';
 import { appendSql, appendStatement } from '../outbox/sql-log.js';
 import type { EventAction } from '../outbox/types.js';
@@ -555,6 +556,10 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       .where(this.model.primaryKey, '=', value as never)
       .forNoKeyUpdate();
     await this.ctx.executor.all(query.compile());
+  }
+
+  countInWindows(fields: WindowFields, counters: readonly WindowCounter[], now: Date) {
+    return countInWindows(this, fields, counters, now);
   }
 
   // --- writes --------------------------------------------------------------------------------------
