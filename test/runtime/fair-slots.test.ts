@@ -23,6 +23,10 @@ function gate(log: string[], name: string) {
   return { work, release: () => release() };
 }
 
+const { hashingClient } = (await import(new URL('../../runtime/src/lib/auth/throttle.ts', import.meta.url).href)) as {
+  hashingClient: (guesser: { address: string; device: string | null }) => string;
+};
+
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('fair slots', () => {
@@ -80,5 +84,35 @@ describe('fair slots', () => {
       await settle();
     }
     await Promise.all(runs);
+  });
+
+  it('serves a device the account logged in from apart from others behind its address (throttle.ts hashingClient)', async () => {
+    const slots = new FairSlots(1, 2);
+    const log: string[] = [];
+    const shared = '203.0.113.7';
+    const flood = Array.from({ length: 3 }, (_, i) => gate(log, `neighbour${i}`));
+    const runs = flood.map((job) => slots.run(hashingClient({ address: shared, device: null }), job.work));
+    await settle();
+    const refused = (client: string) =>
+      slots.run(client, () => Promise.resolve('served')).catch((error: { statusCode: number }) => error.statusCode);
+    // The queue is full of the address's guesses: another from it, or from a session there, is refused...
+    expect(await refused(hashingClient({ address: shared, device: null }))).toBe(503);
+    expect(await refused(hashingClient({ address: shared, device: 'session' }))).toBe(503);
+    // ...the owner's device takes the newest one's place.
+    const owner = gate(log, 'owner');
+    const served = slots.run(hashingClient({ address: shared, device: 'cookie:owners-laptop' }), owner.work);
+    const outcomes = runs.map((run) =>
+      run.then(
+        () => 'done',
+        (error: { statusCode: number }) => error.statusCode,
+      ),
+    );
+    for (const job of [...flood, owner]) {
+      await settle();
+      job.release();
+    }
+    await served;
+    expect(log).toContain('owner');
+    expect(await Promise.all(outcomes)).toEqual(['done', 'done', 503]);
   });
 });

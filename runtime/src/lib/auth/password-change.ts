@@ -15,6 +15,7 @@ import { badRequest, HttpError } from '../errors.js';
 import type { Model } from '../model.js';
 import { userModel, type AuthContext } from './context.js';
 import { callerOf, guesserOf, isAdmin, provedPassword } from './identity.js';
+import { hashingClient } from './throttle.js';
 
 type Rec = Record<string, unknown>;
 
@@ -58,7 +59,11 @@ export async function provePasswordChange(
     // Past the account's guesses, the password is not checked: answered as a wrong one.
     const allowed = await ctx.throttle.attempt(account, account, guesser);
     const stored = object[field];
-    const { ok } = await ctx.hasher.verify(typeof stored === 'string' ? stored : null, password, guesser.address);
+    const { ok } = await ctx.hasher.verify(
+      typeof stored === 'string' ? stored : null,
+      password,
+      hashingClient(guesser),
+    );
     if (allowed && ok) await ctx.throttle.succeeded(account, account, guesser);
     return allowed && ok;
   };

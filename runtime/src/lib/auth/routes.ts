@@ -25,6 +25,7 @@ import { fieldRefusal, fieldsFor } from './policy.js';
 import { apiKeyHeader, newToken, tokenDigest } from './tokens.js';
 import { fingerprint } from './ticket.js';
 import { loginForm } from './logins.js';
+import { hashingClient } from './throttle.js';
 
 type Rec = Record<string, unknown>;
 
@@ -236,7 +237,7 @@ async function checkPassword(ctx: AuthContext, request: FastifyRequest, prepareW
   const guesser = guesserOf(ctx, request, user);
   const checks = await ctx.throttle.attempt(account, written, guesser);
   const stored = checks ? (user?.['password'] as string | undefined) : undefined;
-  const { ok, rehash } = await ctx.hasher.verify(stored, password, guesser.address);
+  const { ok, rehash } = await ctx.hasher.verify(stored, password, hashingClient(guesser));
   if (!user || !ok) throw new HttpError(401, 'wrong login or password');
   await ctx.throttle.succeeded(account, written, guesser);
   if (!rehash) return user;

@@ -48,6 +48,15 @@ export interface Guesser {
   readonly device: string | null;
 }
 
+/**
+ * Whom the password-hashing queue (passwords.ts, fair-slots.ts) serves a guess as: a device the
+ * account logged in from on its own, so that others behind its address who flood logins (a NAT)
+ * do not keep it waiting or get it a 503; anyone else as their address.
+ */
+export function hashingClient(guesser: Guesser): string {
+  return guesser.device?.startsWith('cookie:') ? guesser.device : guesser.address;
+}
+
 /** The count every stranger to an account shares. */
 const STRANGERS = '\0strangers';
 
