@@ -280,7 +280,8 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
       ['types=Secret.*', 'types', 'names no model of this service (its models: Author, Book, Note, User)'],
       ['types=Boook.*', 'types', 'names no model of this service (did you mean `Book`?)'],
       ['types=Book.created', 'types', 'names no action (did you mean `create`?)'],
-      ['types=Book.write', 'types', 'names no action (create, update, replace, delete, register)'],
+      ['types=Book.write', 'types', 'names no action (create, update, replace, delete)'],
+      ['types=Book.register', 'types', 'names no event: users register as User, not Book'],
       ['types=Book.*&owner=ann', 'owner', 'is not a parameter of the change feed'],
     ]) {
       const refused = await as('root', 'GET', `/_events?${query}`);

@@ -42,7 +42,7 @@ async function serviceWithOutbox(): Promise<App> {
   app = Fastify();
   // The plugin depends on the services (lib/http/services.ts); its operator routes read the policy only when called.
   await app.register(fp((root) => Promise.resolve(root.decorate('services', {})), { name: 'services' }));
-  await app.register(outbox, { db, settings: { dispatch: false, subscriptions: [] } });
+  await app.register(outbox, { db, settings: { dispatch: false, subscriptions: [] }, catalog: new Map() });
   for (const method of ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'])
     app.route({ method, url: '/things', handler: answered });
   app.route({ method: ['GET', 'POST'], url: '/both', handler: answered });

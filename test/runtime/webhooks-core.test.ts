@@ -18,13 +18,14 @@ interface SettingsModule {
   readonly webhookSettings: (
     settings: ReadonlyMap<string, string>,
     env?: NodeJS.ProcessEnv,
-    models?: readonly string[],
+    catalog?: ReadonlyMap<string, readonly string[]>,
   ) => WebhookSettings;
+  readonly eventCatalog: (models: readonly string[], registering?: string) => ReadonlyMap<string, readonly string[]>;
   readonly parseDuration: (text: string) => number | undefined;
   readonly matchesEvent: (patterns: readonly string[], type: string) => boolean;
   readonly DEFAULT_RETRY_DELAYS: readonly number[];
 }
-const { webhookSettings, parseDuration, matchesEvent, DEFAULT_RETRY_DELAYS } = (await import(
+const { webhookSettings, eventCatalog, parseDuration, matchesEvent, DEFAULT_RETRY_DELAYS } = (await import(
   new URL('../../runtime/src/lib/webhooks/settings.ts', import.meta.url).href
 )) as SettingsModule;
 const { ConfigError } = (await import(new URL('../../runtime/src/lib/config.ts', import.meta.url).href)) as {
@@ -284,10 +285,10 @@ describe('webhook settings', () => {
   });
 
   it("refuses, with the service's models, a pattern that names no model or action of it", () => {
-    const models = ['Recipe', 'Rating', 'User'];
+    const catalog = eventCatalog(['Recipe', 'Rating', 'User'], 'User');
     const refused = (events: string) => {
       try {
-        webhookSettings(ini(sub({ 'webhooks.billing.events': events })), {}, models);
+        webhookSettings(ini(sub({ 'webhooks.billing.events': events })), {}, catalog);
       } catch (error) {
         expect(error).toBeInstanceOf(ConfigError);
         return (error as Error).message;
@@ -307,6 +308,20 @@ describe('webhook settings', () => {
       /^webhooks.billing.events: "Recipe.Create" names no action \(did you mean `create`\?\)/,
     );
     expect(refused('*, Recipe.*, Rating.delete, User.register')).toBe('taken');
+    // Users register as User: a Recipe's registration would never come.
+    expect(refused('Recipe.register')).toBe(
+      'webhooks.billing.events: "Recipe.register" names no event: users register as User, not Recipe (set in service.ini or SVC_WEBHOOKS_BILLING_EVENTS)',
+    );
+    expect(
+      (() => {
+        try {
+          webhookSettings(ini(sub({ 'webhooks.billing.events': 'User.register' })), {}, eventCatalog(['User']));
+          return 'taken';
+        } catch (error) {
+          return (error as Error).message;
+        }
+      })(),
+    ).toMatch(/"User.register" names no event: users register as no model \(auth is off\)/);
     // Read without the models (a tool that has none), a well-formed pattern is taken as it is.
     expect(webhookSettings(ini(sub({ 'webhooks.billing.events': 'Recipie.*' })), {}).subscriptions[0]!.events).toEqual([
       'Recipie.*',

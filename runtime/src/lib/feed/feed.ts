@@ -17,7 +17,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FeedLimits } from '../config.js';
 import { badRequest, HttpError } from '../errors.js';
 import type { EventLog, ServiceEvent } from '../outbox/types.js';
-import { eventTypeProblem, matchesEvent } from '../webhooks/settings.js';
+import { eventTypeProblem, matchesEvent, type EventCatalog } from '../webhooks/settings.js';
 import { modelRoute } from '../http/policy.js';
 import { clientOf } from '../http/client-address.js';
 import { completeRoute } from '../http/routing.js';
@@ -26,7 +26,7 @@ import { keysOf } from '../http/relinks.js';
 import { linkKeys } from '../http/serialize.js';
 // `app.services` (the Fastify instance's decoration), for any program that compiles this file.
 import type {} from '../http/services.js';
-import { apiModelNames, type Model } from '../model.js';
+import type { Model } from '../model.js';
 import { text } from '../text.js';
 import { EventStream, lastEventId } from './sse.js';
 
@@ -147,7 +147,7 @@ export class FeedHub {
   }
 }
 
-export function changeFeed(app: FastifyInstance, hub: FeedHub): void {
+export function changeFeed(app: FastifyInstance, hub: FeedHub, catalog: EventCatalog): void {
   app.get('/_events', async (request, reply) => {
     const query = request.query as Rec;
     const unknown = Object.keys(query).filter((name) => !FEED_PARAMETERS.has(name));
@@ -161,7 +161,7 @@ export function changeFeed(app: FastifyInstance, hub: FeedHub): void {
       throw badRequest('Last-Event-ID must be the id (a whole number) of an event this feed sent', [
         { field: 'Last-Event-ID', message: 'invalid' },
       ]);
-    const types = typesOf(query['types'], apiModelNames(app.services.db.models));
+    const types = typesOf(query['types'], catalog);
     // HEAD: the answer's headers, and no stream that would never end.
     if (request.method === 'HEAD')
       return reply.type('text/event-stream; charset=utf-8').header('cache-control', 'no-store').send();
@@ -183,14 +183,14 @@ const FEED_PARAMETERS = new Set(['types', 'last_event_id']);
  * The types `?types=` names; a 400 for one that no event can have (a typo would be a feed that
  * never sends anything): not `*`, `<Model>.*` or `<Model>.<action>`, or naming no model.
  */
-function typesOf(value: unknown, models: readonly string[]): readonly string[] {
+function typesOf(value: unknown, catalog: EventCatalog): readonly string[] {
   const text = Array.isArray(value) ? value.join(',') : typeof value === 'string' ? value : '*';
   const types = text
     .split(',')
     .map((t) => t.trim())
     .filter(Boolean);
   for (const t of types) {
-    const problem = eventTypeProblem(t, models);
+    const problem = eventTypeProblem(t, catalog);
     if (problem) throw badRequest(`types: "${t}" ${problem}`, [{ field: 'types', message: problem }]);
   }
   return types.length ? types : ['*'];

@@ -18,6 +18,7 @@ import { badRequest, HttpError, notFound } from '../errors.js';
 import { changeFeed, FeedHub } from '../feed/feed.js';
 import { Dispatcher, webhookTargets, type Target } from '../webhooks/dispatcher.js';
 import type { Delivery, DeliveryStatus, WebhookSettings } from '../webhooks/types.js';
+import type { EventCatalog } from '../webhooks/settings.js';
 import { completeRoute, hooksOf, methodsOf, WRITE_METHODS as WRITES } from './routing.js';
 import { requestOrigin, requestTarget } from './serialize.js';
 
@@ -28,12 +29,14 @@ export interface OutboxOptions {
   readonly local?: readonly Target[];
   /** Change feeds one client may keep open (none: no limit). */
   readonly feedLimits?: FeedLimits;
+  /** The events the service sends, which a feed's `?types=` may name. */
+  readonly catalog: EventCatalog;
 }
 
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'dead'];
 
 export const outbox = fp<OutboxOptions>(
-  async (app, { db, settings, local = [], feedLimits }) => {
+  async (app, { db, settings, local = [], feedLimits, catalog }) => {
     const targets = settings.dispatch ? [...webhookTargets(settings), ...local] : [];
     const dispatcher = new Dispatcher(db, settings, targets, app.log);
     const hub = new FeedHub(db.outbox.log, feedLimits);
@@ -61,7 +64,7 @@ export const outbox = fp<OutboxOptions>(
       if (methodsOf(route).some((method) => WRITES.has(method)))
         route.onResponse = [...hooksOf(route.onResponse), written];
     });
-    changeFeed(app, hub);
+    changeFeed(app, hub, catalog);
     operatorRoutes(app, db, settings, local, () => dispatcher.wake());
   },
   { name: 'outbox', fastify: '5.x', dependencies: ['services'] },

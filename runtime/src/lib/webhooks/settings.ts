@@ -54,12 +54,12 @@ export const GLOBAL_KEYS = new Set([
 export function webhookSettings(
   settings: ReadonlyMap<string, string>,
   env: NodeJS.ProcessEnv = process.env,
-  /** The service's models: a pattern that names none (a typo, a model dropped since) stops the start. */
-  models?: readonly string[],
+  /** The events the service sends: a pattern that names none (a typo, a model dropped since) stops the start. */
+  catalog?: EventCatalog,
 ): WebhookSettings {
   const read = (key: string): string => (env[envName(key)] ?? settings.get(key) ?? '').trim();
   return {
-    subscriptions: [...drafts(settings, env).values()].flatMap((draft) => subscription(draft, models)),
+    subscriptions: [...drafts(settings, env).values()].flatMap((draft) => subscription(draft, catalog)),
     timeout: duration(read, 'webhooks.timeout', 10 * SECOND, 1, HOUR),
     maxAttempts: wholeNumber(read, 'webhooks.max_attempts', 12, 1, 100),
     retryDelays: retryDelays(read, 'webhooks.retry_delays'),
@@ -128,7 +128,7 @@ function checkedName(name: string, source: string): string {
 }
 
 /** The subscription, or none when it has no URL (an empty `SVC_WEBHOOKS_<NAME>_URL` turns it off). */
-function subscription(draft: Draft, models: readonly string[] | undefined): Subscription[] {
+function subscription(draft: Draft, catalog: EventCatalog | undefined): Subscription[] {
   const where = (field: Field) => `webhooks.${draft.name}.${field}`;
   const url = draft.values.url?.trim() ?? '';
   if (url === '') return [];
@@ -136,7 +136,7 @@ function subscription(draft: Draft, models: readonly string[] | undefined): Subs
     {
       name: draft.name,
       url: checkedUrl(where('url'), url),
-      events: events(where('events'), draft.values.events?.trim() ?? '', models),
+      events: events(where('events'), draft.values.events?.trim() ?? '', catalog),
       key: key(where('secret'), draft.values.secret?.trim() ?? '', where('url')),
     },
   ];
@@ -153,7 +153,7 @@ function checkedUrl(key: string, text: string): string {
   throw new ConfigError(`${key} must be an http:// or https:// URL, not "${redact(text)}" ${from(key)}`);
 }
 
-function events(key: string, text: string, models: readonly string[] | undefined): string[] {
+function events(key: string, text: string, catalog: EventCatalog | undefined): string[] {
   if (text === '') return ['*'];
   const patterns = text.split(',').map((p) => p.trim());
   const wrong = patterns.find((p) => !/^(\*|[A-Za-z_][A-Za-z0-9_]*\.(\*|[A-Za-z_][A-Za-z0-9_]*))$/.test(p));
@@ -162,30 +162,48 @@ function events(key: string, text: string, models: readonly string[] | undefined
       `${key} must be event types separated by commas, each *, Model.* or Model.action (Story.create), not "${wrong}" ${from(key)}`,
     );
   // A subscription to no event this service can send would wait for ever, saying nothing.
-  for (const pattern of models ? patterns : []) {
-    const problem = eventTypeProblem(pattern, models!);
+  for (const pattern of catalog ? patterns : []) {
+    const problem = eventTypeProblem(pattern, catalog!);
     if (problem) throw new ConfigError(`${key}: "${pattern}" ${problem} ${from(key)}`);
   }
   return patterns;
 }
 
-/** The actions events are made of (outbox/types.ts `EventAction`). */
-const EVENT_ACTIONS = ['create', 'update', 'replace', 'delete', 'register'];
+/** The actions of every model's events (outbox/types.ts `EventAction`), but `register`. */
+const EVENT_ACTIONS = ['create', 'update', 'replace', 'delete'];
+
+/** The events a service sends: the actions of each model's (`eventCatalog`). */
+export type EventCatalog = ReadonlyMap<string, readonly string[]>;
 
 /**
- * Why `type` (of a subscription or a feed's `?types=`) names no event a service of `models` can
- * send, or undefined: not `*`, `<Model>.*` or `<Model>.<action>`, or naming no model or action.
+ * The events a service of `models` sends: every model's creates, updates, replaces and deletes,
+ * and the registrations of `registering`'s objects (the user model, with auth on).
  */
-export function eventTypeProblem(type: string, models: readonly string[]): string | undefined {
+export function eventCatalog(models: readonly string[], registering?: string): EventCatalog {
+  return new Map(
+    models.map((model) => [model, model === registering ? [...EVENT_ACTIONS, 'register'] : EVENT_ACTIONS]),
+  );
+}
+
+/**
+ * Why `type` (of a subscription or a feed's `?types=`) names no event of `catalog`, or undefined:
+ * not `*`, `<Model>.*` or `<Model>.<action>`, or naming no model, or no action of that model's
+ * (a `register` of a model no one registers as would wait for ever).
+ */
+export function eventTypeProblem(type: string, catalog: EventCatalog): string | undefined {
   if (type === '*') return undefined;
   const parts = /^([A-Za-z_]\w*)\.(\*|[A-Za-z_]\w*)$/.exec(type);
   if (!parts) return 'is not an event type (<Model>.<action>), <Model>.* or *';
   const [model, action] = [parts[1]!, parts[2]!];
-  if (!models.includes(model))
+  const actions = catalog.get(model);
+  if (!actions) {
+    const models = [...catalog.keys()];
     return `names no model of this service (${didYouMean(model, models) ?? `its models: ${models.join(', ')}`})`;
-  if (action !== '*' && !EVENT_ACTIONS.includes(action))
-    return `names no action (${didYouMean(action, EVENT_ACTIONS) ?? EVENT_ACTIONS.join(', ')})`;
-  return undefined;
+  }
+  if (action === '*' || actions.includes(action)) return undefined;
+  if (action === 'register')
+    return `names no event: users register as ${[...catalog].find(([, a]) => a.includes('register'))?.[0] ?? 'no model (auth is off)'}, not ${model}`;
+  return `names no action (${didYouMean(action, actions) ?? actions.join(', ')})`;
 }
 
 /** The signing key of the secret; its text never appears in a message. */

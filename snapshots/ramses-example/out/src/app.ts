@@ -18,7 +18,7 @@ import { outbox } from './lib/http/outbox.js';
 import { rateLimits } from './lib/http/rate-limit.js';
 import { services } from './lib/http/services.js';
 import { apiModelNames } from './lib/model.js';
-import { webhookSettings } from './lib/webhooks/settings.js';
+import { eventCatalog, webhookSettings } from './lib/webhooks/settings.js';
 import { EVENTS } from './model-events.js';
 import { subscribers } from './subscribers.js';
 import { storiesRoutes } from './routes/stories.js';
@@ -85,9 +85,12 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
       if (auth) await api.register(auth.plugin);
       await api.register(health, { db });
       await api.register(openApi, { file: OPENAPI_FILE, auth: config.auth, docs: config.docs });
+      // With auth on, users register: the user model's events include `register`.
+      const catalog = eventCatalog(apiModelNames(db.models), auth ? (options.auth ?? AUTH).userModel.name : undefined);
       await api.register(outbox, {
         db,
-        settings: webhookSettings(config.settings, process.env, apiModelNames(db.models)),
+        catalog,
+        settings: webhookSettings(config.settings, process.env, catalog),
         local: subscribers(db),
         feedLimits: config.feedLimits,
       });
