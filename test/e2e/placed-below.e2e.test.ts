@@ -474,5 +474,20 @@ describe.each(ENGINES)(
       expect((await as('ben', 'GET', '/notes?_count')).body).toEqual({ count: 1 });
       expect((await as('ann', 'GET', '/notes')).body['total']).toBe(0);
     });
+
+    it('answers 30 writes at once whose answers ask the principal, which reads through databaseOf(request)', async () => {
+      // Each PUT runs in a transaction (the space's before_replace handler), and its answer hides the
+      // notes ben may not view: the principal's `where` reads his memberships. Read outside the
+      // transaction, that took a second connection of PostgreSQL's pool (10) while holding the
+      // first: ten writes at once each waited for a second, and every request got 503 after 2 s.
+      const spaces = await Promise.all(Array.from({ length: 30 }, (_, i) => made('ben', '/spaces', { name: `s${i}` })));
+      await Promise.all(spaces.map((space) => made('root', '/notes', { text: 'hidden from ben', space })));
+      const writes = await Promise.all(
+        spaces.map((space) => as('ben', 'PUT', `/spaces/${String(space)}`, { name: 'renamed' })),
+      );
+      expect(writes.map((w) => w.status)).toEqual(spaces.map(() => 200));
+      expect(writes.map((w) => w.body['notes'])).toEqual(spaces.map(() => []));
+      expect((await as('ben', 'GET', `/spaces/${String(inAnnsSpace)}`)).body['notes']).toEqual([inAnns]);
+    });
   },
 );

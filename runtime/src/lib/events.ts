@@ -228,14 +228,46 @@ export async function inTransaction<D extends ServiceDatabase, R>(
   // Answered 503 meanwhile (slow password hashing): nothing is written.
   assertInTime(run.request);
   if (alone) return present(await work(database, prepared ?? body));
-  return database.transaction(async (tx) => {
-    const db = tx as unknown as D;
+  return inRequestTransaction(database, run.request, async (db) => {
     await first?.(db);
     const data = prepared ?? (await prepare(await runBefore(run, db, body)));
     const response = await runAfter(run, db, data, present(await work(db, data)));
     // Answered 503 meanwhile (http.handler_timeout): throwing rolls the transaction back.
     assertInTime(run.request);
     return response;
+  });
+}
+
+/** The transaction each request's write (or read with handlers) runs in, while it is open. */
+const openTransactions = new WeakMap<FastifyRequest, ServiceDatabase>();
+
+/**
+ * The database the code a request runs reads (`databaseOf` of src/db/index.ts): inside the
+ * transaction of its write, that transaction, which sees what the write did, on the connection the
+ * write holds. An ACL principal's `where` asked by a write's answer read the whole database instead,
+ * on a second connection of PostgreSQL's pool: ten writes at once, each holding one connection and
+ * waiting for another, held every request up until the pool's timeout (503 to everyone).
+ */
+export function requestDatabase(request: FastifyRequest, outside: ServiceDatabase): ServiceDatabase {
+  return openTransactions.get(request) ?? outside;
+}
+
+/** `work` in a transaction of `database`, which `requestDatabase(request)` gives while it runs. */
+function inRequestTransaction<D extends ServiceDatabase, R>(
+  database: D,
+  request: FastifyRequest,
+  work: (db: D) => Promise<R>,
+): Promise<R> {
+  return database.transaction(async (tx) => {
+    const db = tx as unknown as D;
+    const outer = openTransactions.get(request);
+    openTransactions.set(request, db);
+    try {
+      return await work(db);
+    } finally {
+      if (outer) openTransactions.set(request, outer);
+      else openTransactions.delete(request);
+    }
   });
 }
 
@@ -246,8 +278,7 @@ export async function withEvents<D extends ServiceDatabase, R>(
   work: (db: D) => Promise<R>,
 ): Promise<unknown> {
   if (!hasHandlers(run)) return work(database);
-  return database.transaction(async (tx) => {
-    const db = tx as unknown as D;
+  return inRequestTransaction(database, run.request, async (db) => {
     await runBefore(run, db, {});
     const response = await runAfter(run, db, {}, await work(db));
     assertInTime(run.request);

@@ -2,6 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../lib/config.js';
 import type { Engine, ServiceDatabase } from '../lib/database.js';
+import { requestDatabase } from '../lib/events.js';
 import { migrate } from '../lib/migrate.js';
 import { openMongo } from '../lib/mongo/database.js';
 import { sqlDatabase } from '../lib/sql/database.js';
@@ -46,9 +47,10 @@ export type Database = ServiceDatabase<Repositories> & Repositories;
  * The service's database, as the code a request runs reads it: an ACL principal that decides by
  * other objects (a membership) reads them here, e.g.
  * `await databaseOf(request).membership.findFirst({ where: { space: object.space, member: user } })`.
+ * While the request's write runs, its transaction: what the write did so far, on its connection.
  */
 export function databaseOf(request: FastifyRequest): Database {
-  return request.server.services.db as Database;
+  return requestDatabase(request, request.server.services.db) as Database;
 }
 
 export interface OpenOptions {
