@@ -39,7 +39,11 @@ type ThrottleClass = new (
 ) => {
   attempt(account: string, login: string, guesser: Guesser): Promise<boolean>;
   succeeded(account: string, login: string, guesser: Guesser): Promise<void>;
+  readonly purging: Promise<void>;
 };
+
+/** The fields of the login brake's counts (AuthLoginFailure). */
+const FIELDS = { count: 'failures', ends: 'window_ends' };
 
 /** A client at `address` the account never logged in from. */
 const stranger = (address: string): Guesser => ({ address, device: null });
@@ -190,6 +194,7 @@ describe.each(ENGINES)('the login throttle of two instances on one %s database',
       // for the counts a login that names no account has not).
       now += 121_000;
       await throttle.attempt('login:eve', 'login:eve', stranger('192.0.2.8'));
+      await throttle.purging;
       expect(await db.repository('AuthLoginFailure').count({})).toBe(4);
     });
   });
@@ -252,6 +257,27 @@ describe.each(ENGINES)('the login throttle of two instances on one %s database',
         );
       }
       expect(answers).toEqual([429, 429]);
+    });
+  });
+
+  it('adds one row for each made-up login, and forgets thousands of rows long over in steps of their own', async () => {
+    await withThrottle(async (db, LoginThrottle) => {
+      let now = Date.parse('2035-01-01T00:00:00Z');
+      const throttle = new LoginThrottle(db, 'AuthLoginFailure', () => now);
+      const rows = () => db.repository('AuthLoginFailure').count({});
+      await throttle.attempt('login:first', 'login:first', stranger('192.0.2.100'));
+      await throttle.purging;
+      const before = await rows();
+      for (let i = 0; i < 10; i++)
+        await throttle.attempt(`login:made-up-${i}`, `login:made-up-${i}`, stranger('192.0.2.100'));
+      expect(await rows()).toBe(before + 10);
+      // 1,200 windows that a flood left, over a minute ago: one guess starts their forgetting.
+      const planted = Array.from({ length: 1200 }, (_, i) => ({ key: `flood-${i}`, ends: new Date(now + 1000) }));
+      await db.repository('AuthLoginFailure').countInWindows(FIELDS, planted, new Date(now));
+      now += 180_000;
+      await throttle.attempt('login:last', 'login:last', stranger('192.0.2.101'));
+      await throttle.purging;
+      expect(await rows()).toBe(4);
     });
   });
 

@@ -38,6 +38,11 @@ export interface EngineRepository<T = Rec, Create = Partial<T>, Update = Partial
     now: Date,
   ): Promise<{ readonly count: number; readonly ends: Date }[]>;
   /**
+   * Deletes at most `limit` of the counts of `countInWindows` whose window ended before `before`,
+   * by the index on their end, in one statement: how many it deleted.
+   */
+  forgetWindows(fields: WindowFields, before: Date, limit: number): Promise<number>;
+  /**
    * Writes of `action` that append their event (lib/outbox/) with them as one step, for a write
    * that is all a request does (no transaction around it); undefined where the engine cannot for
    * this model. `inTime` throws once the request's time is up: called before the step commits.

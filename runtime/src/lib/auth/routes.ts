@@ -262,13 +262,16 @@ async function loggedIn(ctx: AuthContext, db: AuthContext['db'], user: Rec): Pro
   return (await users(ctx, db).findUnique({ where, include })) ?? user;
 }
 
+/**
+ * The user a login names: by its one form, or as written (a user stored before names had one
+ * form). One read either way, whoever it finds: a second read only when the first found no one
+ * timed which logins name accounts.
+ */
 async function findByLogin(ctx: AuthContext, normalized: string, written: string): Promise<Rec | null> {
   const field = normalized.includes('@') ? 'email' : 'username';
-  const repository = users(ctx);
-  return (
-    (await repository.findFirst({ where: { [field]: normalized } })) ??
-    (written !== normalized ? await repository.findFirst({ where: { [field]: written } }) : null)
-  );
+  if (written === normalized) return users(ctx).findFirst({ where: { [field]: normalized } });
+  const found = await users(ctx).findMany({ where: { [field]: { in: [normalized, written] } }, take: 2 });
+  return found.find((user) => user[field] === normalized) ?? found[0] ?? null;
 }
 
 function refuseCrossSite(ctx: AuthContext, request: FastifyRequest): void {

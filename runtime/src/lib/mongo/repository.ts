@@ -171,6 +171,17 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
     return after.map((doc) => ({ count: Number(doc?.[count]), ends: doc?.[ends] as Date }));
   }
 
+  /** The keys of at most `limit` windows that ended before `before`, then those deleted. */
+  async forgetWindows(fields: WindowFields, before: Date, limit: number): Promise<number> {
+    const ends = this.pathOfColumn(this.model.field(fields.ends)!.column!);
+    const over = await this.collection
+      .find({ [ends]: { $lt: before } }, { ...this.options, projection: { _id: 1 }, limit })
+      .toArray();
+    if (over.length === 0) return 0;
+    const { deletedCount } = await this.collection.deleteMany({ _id: { $in: over.map((d) => d._id) } }, this.options);
+    return deletedCount;
+  }
+
   // --- writes --------------------------------------------------------------------------------------
 
   async create(args: { data: Create; include?: Include<T> }): Promise<T> {

@@ -22,7 +22,7 @@ import {
 } from '../model.js';
 import { RecordNotFound, type FindManyArgs, type Include, type Repository, type Where } from '../repository.js';
 import type { RecordedWrites, WindowCounter, WindowFields } from '../database.js';
-import { countInWindows } from './window-counts.js';
+import { countInWindows, forgetWindows } from './window-counts.js';
 import { newEvent } from '../outbox/event.js';
 import { appendSql, appendStatement } from '../outbox/sql-log.js';
 import type { EventAction } from '../outbox/types.js';
@@ -560,6 +560,10 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
 
   countInWindows(fields: WindowFields, counters: readonly WindowCounter[], now: Date) {
     return countInWindows(this, fields, counters, now);
+  }
+
+  forgetWindows(fields: WindowFields, before: Date, limit: number) {
+    return forgetWindows(this, fields, before, limit);
   }
 
   // --- writes --------------------------------------------------------------------------------------

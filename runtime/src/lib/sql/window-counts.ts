@@ -61,3 +61,25 @@ export async function countInWindows(
     return { count: Number(record[fields.count]), ends: new Date(String(record[fields.ends])) };
   });
 }
+
+/** `EngineRepository.forgetWindows` on SQL: `delete … where key in (select key … where ends < ? limit ?)`. */
+export async function forgetWindows(
+  repository: CountingRepository,
+  fields: WindowFields,
+  before: Date,
+  limit: number,
+): Promise<number> {
+  const { model, dialect } = repository;
+  const key = model.primaryKey;
+  const ends = repository.columnOf(fields.ends);
+  const over = toDb(formatTimestamp(before), model.field(fields.ends)!, dialect);
+  const compiler = repository.ctx.compiler;
+  const statement = compiler
+    .deleteFrom(model.table)
+    .where(key, 'in', compiler.selectFrom(model.table).select(key).where(ends, '<', over).limit(limit))
+    .returning(key)
+    .compile();
+  const deleted = await repository.run(() => repository.ctx.executor.all<Row>(statement));
+  repository.written();
+  return deleted.length;
+}
