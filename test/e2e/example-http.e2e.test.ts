@@ -578,7 +578,7 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       expect((await query('_count')).body.count).toBe(total);
     });
 
-    it('knows no method tunnelling: X-HTTP-Method-Override and ?_m on a write are ignored, nothing is deleted', async () => {
+    it('knows no method tunnelling: X-HTTP-Method-Override is ignored and ?_m refused, nothing is deleted', async () => {
       const target = (await api('GET', '/stories?name=q00')).body.data[0];
       const patched = await api(
         'PATCH',
@@ -591,8 +591,12 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       expect(
         (await api('POST', '/stories', story('override'), { headers: { 'x-http-method-override': 'DELETE' } })).status,
       ).toBe(201);
-      expect((await api('PATCH', `/stories/${target.id}?_m=DELETE`, { reads: 8 })).status).toBe(200);
-      expect((await api('GET', `/stories/${target.id}`)).body.reads).toBe(8);
+      const tunnelled = await api('PATCH', `/stories/${target.id}?_m=DELETE`, { reads: 8 });
+      expect([tunnelled.status, tunnelled.body.errors]).toEqual([
+        400,
+        [{ field: '_m', message: 'is not a query parameter here' }],
+      ]);
+      expect((await api('GET', `/stories/${target.id}`)).body.reads).toBe(7);
     });
 
     it('answers 400 naming an unknown field, operator or unparsable value', async () => {
@@ -629,6 +633,26 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       expect(reply.headers.get('location')).toBe(created.body._self);
       expect(reply.body).toMatchObject({ completed: true, progress: 0.5, name: 'patch-me' });
       expect(reply.body.updated_at).toMatch(/Z$/);
+    });
+
+    it('refuses a filter or any query parameter on a create or a write of one object: it would be dropped', async () => {
+      const created = await api('POST', '/stories', story('filtered', { progress: 0.5 }));
+      const at = `/stories/${created.body.id}`;
+      for (const [method, path, body] of [
+        ['DELETE', `${at}?progress=0.9`, undefined],
+        ['PATCH', `${at}?progress=0.9`, { completed: true }],
+        ['PUT', `${at}?_fields=name`, story('filtered')],
+        ['POST', '/stories?name=other', story('filtered too')],
+      ] as const) {
+        const reply = await api(method, path, body);
+        expect([reply.status, reply.body.errors], `${method} ${path}`).toEqual([
+          400,
+          [{ field: path.split('?')[1]!.split('=')[0], message: 'is not a query parameter here' }],
+        ]);
+      }
+      // Nothing was written: the story is as it was, and none other was made.
+      expect((await api('GET', at)).body).toMatchObject({ name: 'filtered', progress: 0.5, completed: false });
+      expect((await api('GET', '/stories?name=filtered too')).body.total).toBe(0);
     });
 
     it('PATCH cannot change the primary key', async () => {

@@ -59,8 +59,18 @@ const BODY: Partial<Record<Action, 'create' | 'update' | 'replace' | 'updateMany
   update_many: 'updateMany',
 };
 
-/** The query parameters each action takes (lib/http/schemas.ts); the others take none that matter. */
-const QUERY: Partial<Record<Action, string>> = { index: 'listQuery', show: 'itemQuery' };
+/**
+ * The query parameters each action takes (lib/http/schemas.ts): a create and the writes of one
+ * object take none, the writes of many take the list's filters (lib/http/bulk.ts reads them).
+ */
+const QUERY: Partial<Record<Action, string>> = {
+  index: 'listQuery',
+  show: 'itemQuery',
+  create: 'noQuery',
+  update: 'noQuery',
+  replace: 'noQuery',
+  delete: 'noQuery',
+};
 
 /** The type of each of those query strings (lib/http/schemas.ts). */
 const QUERY_TYPE: Readonly<Record<string, string>> = { listQuery: 'ListQuery', itemQuery: 'ItemQuery' };
@@ -143,7 +153,8 @@ function sharedSchemaNames(
   if (routes.some(createsBelow)) names.add('createdBelowBody');
   for (const action of actions) {
     const query = QUERY[action];
-    if (query) names.add(query).add(`type ${QUERY_TYPE[query]!}`);
+    if (query) names.add(query);
+    if (query && QUERY_TYPE[query]) names.add(`type ${QUERY_TYPE[query]}`);
     if (ANSWER[action]?.[1] === 'statusAnswer') names.add('statusAnswer');
   }
   return [...names].sort((a, b) => (withoutType(a) < withoutType(b) ? -1 : 1));
@@ -254,7 +265,7 @@ function routeGeneric(route: Route, model: Model, action: Action): string {
   const params = pathParameterNames(route);
   if (params.length) parts.push(`Params: { ${params.map((p) => `${quotedKey(p)}: string`).join('; ')} }`);
   const query = route.kind === 'attribute' ? undefined : QUERY[action];
-  if (query) parts.push(`Querystring: ${QUERY_TYPE[query]!}`);
+  if (query && QUERY_TYPE[query]) parts.push(`Querystring: ${QUERY_TYPE[query]}`);
   const body = route.kind === 'attribute' ? undefined : BODY[action];
   const link = requiredParentLink(route, model, action);
   const type = body && modelNames(model)[BODY_TYPE[body]];

@@ -33,6 +33,13 @@ export interface ItemQuery {
 /** GET on one object: `_fields` only. */
 export const itemQuery = { type: 'object', properties: { _fields: list }, additionalProperties: false } as const;
 
+/**
+ * A create, or a change or delete of one object: no query parameter. A filter there would be
+ * dropped (`DELETE /reviews/2?rating=5` deleted review 2 whatever its rating), and a filter is
+ * never dropped: a 400 names it.
+ */
+export const noQuery = { type: 'object', additionalProperties: false } as const;
+
 const params = new Map<string, object>();
 
 /** The path parameters of a route, each a key as written in the URL (a key of the wrong type is a 404 from the repository, an empty one a 404 from app.ts, never a 400). */

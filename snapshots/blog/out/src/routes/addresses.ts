@@ -2,7 +2,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { type ItemQuery, type ListQuery, itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import {
+  type ItemQuery,
+  type ListQuery,
+  itemQuery,
+  listQuery,
+  noQuery,
+  pathParams,
+  statusAnswer,
+} from '../lib/http/schemas.js';
 import { addressModel, addressBodies, type AddressCreate, addressResponse, addressPage } from '../models/address.js';
 
 /** Routes below /addresses. */
@@ -16,7 +24,10 @@ export const addressesRoutes: FastifyPluginAsync = async (app) => {
   );
   app.post<{ Body: AddressCreate }>(
     '/addresses',
-    { schema: { body: addressBodies.create, response: { 201: addressResponse } }, preValidation: addresses.guard },
+    {
+      schema: { querystring: noQuery, body: addressBodies.create, response: { 201: addressResponse } },
+      preValidation: addresses.guard,
+    },
     addresses.create,
   );
   completeRoute(app, '/addresses', ['GET', 'POST'], addresses.options);
@@ -30,7 +41,7 @@ export const addressesRoutes: FastifyPluginAsync = async (app) => {
   );
   app.delete<{ Params: { id: string } }>(
     '/addresses/:id',
-    { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
+    { schema: { params: pathParams('id'), querystring: noQuery, response: { 200: statusAnswer } } },
     addressesItem.delete,
   );
   completeRoute(app, '/addresses/:id', ['DELETE', 'GET'], addressesItem.options);

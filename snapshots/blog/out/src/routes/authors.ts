@@ -2,7 +2,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { type ItemQuery, type ListQuery, itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import {
+  type ItemQuery,
+  type ListQuery,
+  itemQuery,
+  listQuery,
+  noQuery,
+  pathParams,
+  statusAnswer,
+} from '../lib/http/schemas.js';
 import {
   addressModel,
   addressBodies,
@@ -31,7 +39,10 @@ export const authorsRoutes: FastifyPluginAsync = async (app) => {
   );
   app.post<{ Body: AuthorCreate }>(
     '/authors',
-    { schema: { body: authorBodies.create, response: { 201: authorResponse } }, preValidation: authors.guard },
+    {
+      schema: { querystring: noQuery, body: authorBodies.create, response: { 201: authorResponse } },
+      preValidation: authors.guard,
+    },
     authors.create,
   );
   app.patch<{ Body: AuthorUpdate }>(
@@ -57,7 +68,12 @@ export const authorsRoutes: FastifyPluginAsync = async (app) => {
   app.patch<{ Params: { id: string }; Body: AuthorUpdate }>(
     '/authors/:id',
     {
-      schema: { params: pathParams('id'), body: authorBodies.update, response: { 200: authorResponse } },
+      schema: {
+        params: pathParams('id'),
+        querystring: noQuery,
+        body: authorBodies.update,
+        response: { 200: authorResponse },
+      },
       preValidation: authorsItem.guard,
     },
     authorsItem.update,
@@ -65,14 +81,19 @@ export const authorsRoutes: FastifyPluginAsync = async (app) => {
   app.put<{ Params: { id: string }; Body: AuthorCreate }>(
     '/authors/:id',
     {
-      schema: { params: pathParams('id'), body: authorBodies.replace, response: { 200: authorResponse } },
+      schema: {
+        params: pathParams('id'),
+        querystring: noQuery,
+        body: authorBodies.replace,
+        response: { 200: authorResponse },
+      },
       preValidation: authorsItem.guard,
     },
     authorsItem.replace,
   );
   app.delete<{ Params: { id: string } }>(
     '/authors/:id',
-    { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
+    { schema: { params: pathParams('id'), querystring: noQuery, response: { 200: statusAnswer } } },
     authorsItem.delete,
   );
   completeRoute(app, '/authors/:id', ['DELETE', 'GET', 'PATCH', 'PUT'], authorsItem.options);
@@ -92,7 +113,12 @@ export const authorsRoutes: FastifyPluginAsync = async (app) => {
   app.post<{ Params: { id: string }; Body: AddressCreate }>(
     '/authors/:id/address',
     {
-      schema: { params: pathParams('id'), body: addressBodies.create, response: { 201: addressResponse } },
+      schema: {
+        params: pathParams('id'),
+        querystring: noQuery,
+        body: addressBodies.create,
+        response: { 201: addressResponse },
+      },
       preValidation: authorsAddress.guard,
     },
     authorsAddress.create,
@@ -100,7 +126,12 @@ export const authorsRoutes: FastifyPluginAsync = async (app) => {
   app.put<{ Params: { id: string }; Body: AddressCreate }>(
     '/authors/:id/address',
     {
-      schema: { params: pathParams('id'), body: addressBodies.replace, response: { 200: addressResponse } },
+      schema: {
+        params: pathParams('id'),
+        querystring: noQuery,
+        body: addressBodies.replace,
+        response: { 200: addressResponse },
+      },
       preValidation: authorsAddress.guard,
     },
     authorsAddress.replace,
@@ -108,14 +139,19 @@ export const authorsRoutes: FastifyPluginAsync = async (app) => {
   app.patch<{ Params: { id: string }; Body: AddressUpdate }>(
     '/authors/:id/address',
     {
-      schema: { params: pathParams('id'), body: addressBodies.update, response: { 200: addressResponse } },
+      schema: {
+        params: pathParams('id'),
+        querystring: noQuery,
+        body: addressBodies.update,
+        response: { 200: addressResponse },
+      },
       preValidation: authorsAddress.guard,
     },
     authorsAddress.update,
   );
   app.delete<{ Params: { id: string } }>(
     '/authors/:id/address',
-    { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
+    { schema: { params: pathParams('id'), querystring: noQuery, response: { 200: statusAnswer } } },
     authorsAddress.delete,
   );
   completeRoute(app, '/authors/:id/address', ['DELETE', 'GET', 'PATCH', 'POST', 'PUT'], authorsAddress.options);
@@ -162,7 +198,12 @@ export const authorsRoutes: FastifyPluginAsync = async (app) => {
   app.post<{ Params: { id: string }; Body: PostCreate }>(
     '/authors/:id/posts',
     {
-      schema: { params: pathParams('id'), body: postBodies.create, response: { 201: postResponse } },
+      schema: {
+        params: pathParams('id'),
+        querystring: noQuery,
+        body: postBodies.create,
+        response: { 201: postResponse },
+      },
       preValidation: authorsPosts.guard,
     },
     authorsPosts.create,

@@ -2,7 +2,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { type ItemQuery, type ListQuery, itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import {
+  type ItemQuery,
+  type ListQuery,
+  itemQuery,
+  listQuery,
+  noQuery,
+  pathParams,
+  statusAnswer,
+} from '../lib/http/schemas.js';
 import {
   commentModel,
   commentBodies,
@@ -23,7 +31,10 @@ export const commentsRoutes: FastifyPluginAsync = async (app) => {
   );
   app.post<{ Body: CommentCreate }>(
     '/comments',
-    { schema: { body: commentBodies.create, response: { 201: commentResponse } }, preValidation: comments.guard },
+    {
+      schema: { querystring: noQuery, body: commentBodies.create, response: { 201: commentResponse } },
+      preValidation: comments.guard,
+    },
     comments.create,
   );
   completeRoute(app, '/comments', ['GET', 'POST'], comments.options);
@@ -38,14 +49,19 @@ export const commentsRoutes: FastifyPluginAsync = async (app) => {
   app.patch<{ Params: { id: string }; Body: CommentUpdate }>(
     '/comments/:id',
     {
-      schema: { params: pathParams('id'), body: commentBodies.update, response: { 200: commentResponse } },
+      schema: {
+        params: pathParams('id'),
+        querystring: noQuery,
+        body: commentBodies.update,
+        response: { 200: commentResponse },
+      },
       preValidation: commentsItem.guard,
     },
     commentsItem.update,
   );
   app.delete<{ Params: { id: string } }>(
     '/comments/:id',
-    { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
+    { schema: { params: pathParams('id'), querystring: noQuery, response: { 200: statusAnswer } } },
     commentsItem.delete,
   );
   completeRoute(app, '/comments/:id', ['DELETE', 'GET', 'PATCH'], commentsItem.options);

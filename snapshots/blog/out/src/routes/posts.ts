@@ -2,7 +2,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { type ItemQuery, type ListQuery, itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import {
+  type ItemQuery,
+  type ListQuery,
+  itemQuery,
+  listQuery,
+  noQuery,
+  pathParams,
+  statusAnswer,
+} from '../lib/http/schemas.js';
 import { commentModel, commentBodies, type CommentCreate, commentResponse, commentPage } from '../models/comment.js';
 import { postModel, postBodies, type PostCreate, type PostUpdate, postResponse, postPage } from '../models/post.js';
 
@@ -17,7 +25,10 @@ export const postsRoutes: FastifyPluginAsync = async (app) => {
   );
   app.post<{ Body: PostCreate }>(
     '/posts',
-    { schema: { body: postBodies.create, response: { 201: postResponse } }, preValidation: posts.guard },
+    {
+      schema: { querystring: noQuery, body: postBodies.create, response: { 201: postResponse } },
+      preValidation: posts.guard,
+    },
     posts.create,
   );
   app.delete('/posts', { schema: { response: { 200: statusAnswer } } }, posts.deleteMany);
@@ -33,7 +44,12 @@ export const postsRoutes: FastifyPluginAsync = async (app) => {
   app.patch<{ Params: { slug: string }; Body: PostUpdate }>(
     '/posts/:slug',
     {
-      schema: { params: pathParams('slug'), body: postBodies.update, response: { 200: postResponse } },
+      schema: {
+        params: pathParams('slug'),
+        querystring: noQuery,
+        body: postBodies.update,
+        response: { 200: postResponse },
+      },
       preValidation: postsItem.guard,
     },
     postsItem.update,
@@ -41,14 +57,19 @@ export const postsRoutes: FastifyPluginAsync = async (app) => {
   app.put<{ Params: { slug: string }; Body: PostCreate }>(
     '/posts/:slug',
     {
-      schema: { params: pathParams('slug'), body: postBodies.replace, response: { 200: postResponse } },
+      schema: {
+        params: pathParams('slug'),
+        querystring: noQuery,
+        body: postBodies.replace,
+        response: { 200: postResponse },
+      },
       preValidation: postsItem.guard,
     },
     postsItem.replace,
   );
   app.delete<{ Params: { slug: string } }>(
     '/posts/:slug',
-    { schema: { params: pathParams('slug'), response: { 200: statusAnswer } } },
+    { schema: { params: pathParams('slug'), querystring: noQuery, response: { 200: statusAnswer } } },
     postsItem.delete,
   );
   completeRoute(app, '/posts/:slug', ['DELETE', 'GET', 'PATCH', 'PUT'], postsItem.options);
@@ -68,7 +89,12 @@ export const postsRoutes: FastifyPluginAsync = async (app) => {
   app.post<{ Params: { slug: string }; Body: CommentCreate }>(
     '/posts/:slug/comments',
     {
-      schema: { params: pathParams('slug'), body: commentBodies.create, response: { 201: commentResponse } },
+      schema: {
+        params: pathParams('slug'),
+        querystring: noQuery,
+        body: commentBodies.create,
+        response: { 201: commentResponse },
+      },
       preValidation: postsComments.guard,
     },
     postsComments.create,
@@ -90,7 +116,7 @@ export const postsRoutes: FastifyPluginAsync = async (app) => {
   );
   app.delete<{ Params: { slug: string; id: string } }>(
     '/posts/:slug/comments/:id',
-    { schema: { params: pathParams('slug', 'id'), response: { 200: statusAnswer } } },
+    { schema: { params: pathParams('slug', 'id'), querystring: noQuery, response: { 200: statusAnswer } } },
     postsCommentsItem.delete,
   );
   completeRoute(app, '/posts/:slug/comments/:id', ['DELETE', 'GET'], postsCommentsItem.options);

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { type ListQuery, listQuery } from '../lib/http/schemas.js';
+import { type ListQuery, listQuery, noQuery } from '../lib/http/schemas.js';
 import {
   auditEntryModel,
   auditEntryBodies,
@@ -23,7 +23,7 @@ export const auditEntriesRoutes: FastifyPluginAsync = async (app) => {
   app.post<{ Body: AuditEntryCreate }>(
     '/audit_entries',
     {
-      schema: { body: auditEntryBodies.create, response: { 201: auditEntryResponse } },
+      schema: { querystring: noQuery, body: auditEntryBodies.create, response: { 201: auditEntryResponse } },
       preValidation: auditEntries.guard,
     },
     auditEntries.create,

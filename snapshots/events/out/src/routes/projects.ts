@@ -2,7 +2,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { type ItemQuery, type ListQuery, itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import {
+  type ItemQuery,
+  type ListQuery,
+  itemQuery,
+  listQuery,
+  noQuery,
+  pathParams,
+  statusAnswer,
+} from '../lib/http/schemas.js';
 import {
   projectModel,
   projectBodies,
@@ -23,7 +31,10 @@ export const projectsRoutes: FastifyPluginAsync = async (app) => {
   );
   app.post<{ Body: ProjectCreate }>(
     '/projects',
-    { schema: { body: projectBodies.create, response: { 201: projectResponse } }, preValidation: projects.guard },
+    {
+      schema: { querystring: noQuery, body: projectBodies.create, response: { 201: projectResponse } },
+      preValidation: projects.guard,
+    },
     projects.create,
   );
   app.patch<{ Body: ProjectUpdate }>(
@@ -44,7 +55,12 @@ export const projectsRoutes: FastifyPluginAsync = async (app) => {
   app.patch<{ Params: { id: string }; Body: ProjectUpdate }>(
     '/projects/:id',
     {
-      schema: { params: pathParams('id'), body: projectBodies.update, response: { 200: projectResponse } },
+      schema: {
+        params: pathParams('id'),
+        querystring: noQuery,
+        body: projectBodies.update,
+        response: { 200: projectResponse },
+      },
       preValidation: projectsItem.guard,
     },
     projectsItem.update,
@@ -52,14 +68,19 @@ export const projectsRoutes: FastifyPluginAsync = async (app) => {
   app.put<{ Params: { id: string }; Body: ProjectCreate }>(
     '/projects/:id',
     {
-      schema: { params: pathParams('id'), body: projectBodies.replace, response: { 200: projectResponse } },
+      schema: {
+        params: pathParams('id'),
+        querystring: noQuery,
+        body: projectBodies.replace,
+        response: { 200: projectResponse },
+      },
       preValidation: projectsItem.guard,
     },
     projectsItem.replace,
   );
   app.delete<{ Params: { id: string } }>(
     '/projects/:id',
-    { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
+    { schema: { params: pathParams('id'), querystring: noQuery, response: { 200: statusAnswer } } },
     projectsItem.delete,
   );
   completeRoute(app, '/projects/:id', ['DELETE', 'GET', 'PATCH', 'PUT'], projectsItem.options);

@@ -2,7 +2,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { type ItemQuery, type ListQuery, itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import {
+  type ItemQuery,
+  type ListQuery,
+  itemQuery,
+  listQuery,
+  noQuery,
+  pathParams,
+  statusAnswer,
+} from '../lib/http/schemas.js';
 import { taskModel, taskBodies, type TaskCreate, type TaskUpdate, taskResponse, taskPage } from '../models/task.js';
 
 /** Routes below /tasks. */
@@ -16,7 +24,10 @@ export const tasksRoutes: FastifyPluginAsync = async (app) => {
   );
   app.post<{ Body: TaskCreate }>(
     '/tasks',
-    { schema: { body: taskBodies.create, response: { 201: taskResponse } }, preValidation: tasks.guard },
+    {
+      schema: { querystring: noQuery, body: taskBodies.create, response: { 201: taskResponse } },
+      preValidation: tasks.guard,
+    },
     tasks.create,
   );
   app.patch<{ Body: TaskUpdate }>(
@@ -36,14 +47,19 @@ export const tasksRoutes: FastifyPluginAsync = async (app) => {
   app.patch<{ Params: { id: string }; Body: TaskUpdate }>(
     '/tasks/:id',
     {
-      schema: { params: pathParams('id'), body: taskBodies.update, response: { 200: taskResponse } },
+      schema: {
+        params: pathParams('id'),
+        querystring: noQuery,
+        body: taskBodies.update,
+        response: { 200: taskResponse },
+      },
       preValidation: tasksItem.guard,
     },
     tasksItem.update,
   );
   app.delete<{ Params: { id: string } }>(
     '/tasks/:id',
-    { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
+    { schema: { params: pathParams('id'), querystring: noQuery, response: { 200: statusAnswer } } },
     tasksItem.delete,
   );
   completeRoute(app, '/tasks/:id', ['DELETE', 'GET', 'OPTIONS', 'PATCH'], tasksItem.options);

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { type ItemQuery, type ListQuery, itemQuery, listQuery, pathParams } from '../lib/http/schemas.js';
+import { type ItemQuery, type ListQuery, itemQuery, listQuery, noQuery, pathParams } from '../lib/http/schemas.js';
 import { userModel, userBodies, type UserCreate, type UserUpdate, userResponse, userPage } from '../models/user.js';
 
 /** Routes below /users. */
@@ -16,7 +16,10 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
   );
   app.post<{ Body: UserCreate }>(
     '/users',
-    { schema: { body: userBodies.create, response: { 201: userResponse } }, preValidation: users.guard },
+    {
+      schema: { querystring: noQuery, body: userBodies.create, response: { 201: userResponse } },
+      preValidation: users.guard,
+    },
     users.create,
   );
   completeRoute(app, '/users', ['GET', 'POST'], users.options);
@@ -31,7 +34,12 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
   app.patch<{ Params: { username: string }; Body: UserUpdate }>(
     '/users/:username',
     {
-      schema: { params: pathParams('username'), body: userBodies.update, response: { 200: userResponse } },
+      schema: {
+        params: pathParams('username'),
+        querystring: noQuery,
+        body: userBodies.update,
+        response: { 200: userResponse },
+      },
       preValidation: usersItem.guard,
     },
     usersItem.update,

@@ -2,7 +2,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { type ItemQuery, type ListQuery, itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import {
+  type ItemQuery,
+  type ListQuery,
+  itemQuery,
+  listQuery,
+  noQuery,
+  pathParams,
+  statusAnswer,
+} from '../lib/http/schemas.js';
 import {
   storyModel,
   storyBodies,
@@ -23,7 +31,10 @@ export const storiesRoutes: FastifyPluginAsync = async (app) => {
   );
   app.post<{ Body: StoryCreate }>(
     '/stories',
-    { schema: { body: storyBodies.create, response: { 201: storyResponse } }, preValidation: stories.guard },
+    {
+      schema: { querystring: noQuery, body: storyBodies.create, response: { 201: storyResponse } },
+      preValidation: stories.guard,
+    },
     stories.create,
   );
   app.patch<{ Body: StoryUpdate }>(
@@ -48,13 +59,18 @@ export const storiesRoutes: FastifyPluginAsync = async (app) => {
   );
   app.delete<{ Params: { id: string } }>(
     '/stories/:id',
-    { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
+    { schema: { params: pathParams('id'), querystring: noQuery, response: { 200: statusAnswer } } },
     storiesItem.delete,
   );
   app.patch<{ Params: { id: string }; Body: StoryUpdate }>(
     '/stories/:id',
     {
-      schema: { params: pathParams('id'), body: storyBodies.update, response: { 200: storyResponse } },
+      schema: {
+        params: pathParams('id'),
+        querystring: noQuery,
+        body: storyBodies.update,
+        response: { 200: storyResponse },
+      },
       preValidation: storiesItem.guard,
     },
     storiesItem.update,
@@ -62,7 +78,12 @@ export const storiesRoutes: FastifyPluginAsync = async (app) => {
   app.put<{ Params: { id: string }; Body: StoryCreate }>(
     '/stories/:id',
     {
-      schema: { params: pathParams('id'), body: storyBodies.replace, response: { 200: storyResponse } },
+      schema: {
+        params: pathParams('id'),
+        querystring: noQuery,
+        body: storyBodies.replace,
+        response: { 200: storyResponse },
+      },
       preValidation: storiesItem.guard,
     },
     storiesItem.replace,

@@ -2,7 +2,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { type ItemQuery, type ListQuery, itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import {
+  type ItemQuery,
+  type ListQuery,
+  itemQuery,
+  listQuery,
+  noQuery,
+  pathParams,
+  statusAnswer,
+} from '../lib/http/schemas.js';
 import {
   profileModel,
   profileBodies,
@@ -23,7 +31,10 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
   );
   app.post<{ Body: UserCreate }>(
     '/users',
-    { schema: { body: userBodies.create, response: { 201: userResponse } }, preValidation: users.guard },
+    {
+      schema: { querystring: noQuery, body: userBodies.create, response: { 201: userResponse } },
+      preValidation: users.guard,
+    },
     users.create,
   );
   app.patch<{ Body: UserUpdate }>(
@@ -48,7 +59,12 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
   app.patch<{ Params: { username: string }; Body: UserUpdate }>(
     '/users/:username',
     {
-      schema: { params: pathParams('username'), body: userBodies.update, response: { 200: userResponse } },
+      schema: {
+        params: pathParams('username'),
+        querystring: noQuery,
+        body: userBodies.update,
+        response: { 200: userResponse },
+      },
       preValidation: usersItem.guard,
     },
     usersItem.update,
@@ -56,14 +72,19 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
   app.put<{ Params: { username: string }; Body: UserCreate }>(
     '/users/:username',
     {
-      schema: { params: pathParams('username'), body: userBodies.replace, response: { 200: userResponse } },
+      schema: {
+        params: pathParams('username'),
+        querystring: noQuery,
+        body: userBodies.replace,
+        response: { 200: userResponse },
+      },
       preValidation: usersItem.guard,
     },
     usersItem.replace,
   );
   app.delete<{ Params: { username: string } }>(
     '/users/:username',
-    { schema: { params: pathParams('username'), response: { 200: statusAnswer } } },
+    { schema: { params: pathParams('username'), querystring: noQuery, response: { 200: statusAnswer } } },
     usersItem.delete,
   );
   completeRoute(app, '/users/:username', ['DELETE', 'GET', 'PATCH', 'PUT'], usersItem.options);
@@ -115,7 +136,12 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
   app.post<{ Params: { username: string }; Body: ProfileCreate }>(
     '/users/:username/profile',
     {
-      schema: { params: pathParams('username'), body: profileBodies.create, response: { 201: profileResponse } },
+      schema: {
+        params: pathParams('username'),
+        querystring: noQuery,
+        body: profileBodies.create,
+        response: { 201: profileResponse },
+      },
       preValidation: usersProfile.guard,
     },
     usersProfile.create,
@@ -123,7 +149,12 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
   app.patch<{ Params: { username: string }; Body: ProfileUpdate }>(
     '/users/:username/profile',
     {
-      schema: { params: pathParams('username'), body: profileBodies.update, response: { 200: profileResponse } },
+      schema: {
+        params: pathParams('username'),
+        querystring: noQuery,
+        body: profileBodies.update,
+        response: { 200: profileResponse },
+      },
       preValidation: usersProfile.guard,
     },
     usersProfile.update,

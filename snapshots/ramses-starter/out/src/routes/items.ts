@@ -2,7 +2,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { actionsFor } from '../lib/http/actions.js';
 import { completeRoute } from '../lib/http/routing.js';
-import { type ItemQuery, type ListQuery, itemQuery, listQuery, pathParams, statusAnswer } from '../lib/http/schemas.js';
+import {
+  type ItemQuery,
+  type ListQuery,
+  itemQuery,
+  listQuery,
+  noQuery,
+  pathParams,
+  statusAnswer,
+} from '../lib/http/schemas.js';
 import { itemModel, itemBodies, type ItemCreate, type ItemUpdate, itemResponse, itemPage } from '../models/item.js';
 
 /** Routes below /items. */
@@ -16,7 +24,10 @@ export const itemsRoutes: FastifyPluginAsync = async (app) => {
   );
   app.post<{ Body: ItemCreate }>(
     '/items',
-    { schema: { body: itemBodies.create, response: { 201: itemResponse } }, preValidation: items.guard },
+    {
+      schema: { querystring: noQuery, body: itemBodies.create, response: { 201: itemResponse } },
+      preValidation: items.guard,
+    },
     items.create,
   );
   completeRoute(app, '/items', ['GET', 'POST'], items.options);
@@ -30,13 +41,18 @@ export const itemsRoutes: FastifyPluginAsync = async (app) => {
   );
   app.delete<{ Params: { id: string } }>(
     '/items/:id',
-    { schema: { params: pathParams('id'), response: { 200: statusAnswer } } },
+    { schema: { params: pathParams('id'), querystring: noQuery, response: { 200: statusAnswer } } },
     itemsItem.delete,
   );
   app.patch<{ Params: { id: string }; Body: ItemUpdate }>(
     '/items/:id',
     {
-      schema: { params: pathParams('id'), body: itemBodies.update, response: { 200: itemResponse } },
+      schema: {
+        params: pathParams('id'),
+        querystring: noQuery,
+        body: itemBodies.update,
+        response: { 200: itemResponse },
+      },
       preValidation: itemsItem.guard,
     },
     itemsItem.update,
