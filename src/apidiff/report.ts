@@ -45,7 +45,15 @@ export function reportBreakingChanges(
       hint: `${hint ? `${hint}. ` : ''}If clients can follow, generate with --allow-breaking: the change is recorded in API-CHANGES.md. An API nobody relies on yet can say \`version: v0\` (a pre-release): its breaking changes are listed, not refused`,
     });
   };
-  for (const c of others) report(describeChange(c), sources ? spanOf(c, sources, policy.renames) : undefined, c.hint);
+  const added = changes.filter((c) => c.kind === 'route-added');
+  for (const c of others) {
+    // A resource renamed (with its model): said where the new one is, and which one it seems to be.
+    const moved = c.kind === 'route-removed' ? movedTo(c, added) : undefined;
+    const movedSpan = moved === undefined ? undefined : sources?.routes.get(routeKey(`- ${moved}`));
+    const span = sources ? (movedSpan ?? spanOf(c, sources, policy.renames)) : undefined;
+    const hint = moved ? `did it move to ${moved}? Clients of the old path must follow` : c.hint;
+    report(describeChange(c), span, hint);
+  }
   // A field renamed, or removed, is one change to its clients, said once where it was said in each
   // place it shows (a probe's one removed field was five errors alike).
   for (const group of fields) {
@@ -148,6 +156,35 @@ function fieldPlaces(changes: readonly ApiChange[]): string {
 export function describeChange(c: ApiChange): string {
   const at = locationOf(c);
   return at ? `${at}: ${changeText(c)}` : changeText(c);
+}
+
+/** `GET /a/{id}` → `/a/:id`: an operation's path as `IrSources.routes` keys it. */
+function routeKey(operation: string): string {
+  return operation.slice(operation.indexOf(' ') + 1).replace(/\{([^}]*)\}/g, ':$1');
+}
+
+/**
+ * The route `removed` seems to have moved to: a route added whose path has as many segments and
+ * whose first differs (`/activities/{id}` → `/log-entries/{id}`, a resource renamed with its model)
+ * while the rest is alike, when exactly one such is added. Undefined otherwise.
+ */
+function movedTo(removed: ApiChange, added: readonly ApiChange[]): string | undefined {
+  const shape = (operation: string) => routeKey(operation).split('/').slice(2).join('/');
+  const depth = (operation: string) => routeKey(operation).split('/').length;
+  const from = removed.operations[0];
+  if (from === undefined) return undefined;
+  const candidates = [
+    ...new Set(
+      added
+        .flatMap((c) => c.operations)
+        .filter(
+          (op) =>
+            depth(op) === depth(from) && shape(op).replace(/:[^/]+/g, ':') === shape(from).replace(/:[^/]+/g, ':'),
+        )
+        .map((op) => op.slice(op.indexOf(' ') + 1)),
+    ),
+  ];
+  return candidates.length === 1 ? candidates[0] : undefined;
 }
 
 /** Where the RAML or a schema says what the change changed: the field, the resource, or what gives the base path. */

@@ -270,6 +270,21 @@ describe('an API before its first release (version 0)', () => {
     );
   });
 
+  it('says a renamed resource where the new one is, and asks whether the old one moved there', async () => {
+    const p = project((a) => void (a.raml = edited(a.raml, '/items:\n', '/articles:\n')));
+    const run = await p.generate();
+    expect(run.code).toBe(1);
+    const lines = readFileSync(join(p.dir, 'api/api.raml'), 'utf8').split('\n');
+    const [top, item] = [lines.indexOf('/articles:') + 1, lines.indexOf('  /{id}:') + 1];
+    expect(run.stderr).toMatch(
+      new RegExp(`api\\.raml:${top}:\\d+ - error SVC3111: breaks clients: GET /items: route removed`),
+    );
+    expect(run.stderr).toMatch(
+      new RegExp(`api\\.raml:${item}:\\d+ - error SVC3111: breaks clients: GET /items/\\{id\\}: route removed`),
+    );
+    expect(run.stderr).toContain('did it move to /articles/{id}/parts?');
+  });
+
   it('tells of the routes a new version moves (baseUri /api/{version}): listed before 1, refused after', async () => {
     const versioned = (version: string) => (a: ApiSource) =>
       void (a.raml = edited(
