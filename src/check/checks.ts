@@ -219,9 +219,12 @@ function checkUndoneItemRules(diagnostics: DiagnosticBag, ir: ServiceIR, sources
  */
 function checkObjectPrincipalsOnCollections(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   for (const acl of ir.acls) {
-    // Where the x-ACL guards a nested collection too, its principal may decide by the parent there
-    // (`rule.parent`) and grant nothing on the top-level route by design (a probe's club admins).
-    if (ir.routes.some((r) => r.acl === acl.name && r.kind === 'collection' && r.parent)) continue;
+    // Where the x-ACL guards a nested collection or singular route too, its principal may decide by
+    // the parent there (`rule.parent`), which a create through the top-level route that links one
+    // gives it too, and grant nothing else there by design (a probe's club admins; a device's
+    // pairing made at /devices/{id}/pairing or at /pairings naming the device).
+    if (ir.routes.some((r) => r.acl === acl.name && (r.kind === 'collection' || r.kind === 'singular') && r.parent))
+      continue;
     const routes = ir.routes.filter((r) => r.acl === acl.name && r.kind === 'collection' && !r.parent);
     const served = new Set(routes.flatMap((r) => r.operations.map((o) => o.permission)));
     const onItems = new Set(acl.item.flatMap((e) => (e.principal.kind === 'dynamic' ? [e.principal.name] : [])));

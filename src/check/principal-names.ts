@@ -16,7 +16,9 @@ export function checkPrincipalNames(diagnostics: DiagnosticBag, ir: ServiceIR, s
         uses.set(entry.principal.name, [...(uses.get(entry.principal.name) ?? []), entry]);
   for (const [name, entries] of uses) {
     if (entries.length !== 1) continue;
-    const others = [...uses.keys()].filter((other) => other !== name && uses.get(other)!.length > 1);
+    const others = [...uses.keys()].filter(
+      (other) => other !== name && uses.get(other)!.length > 1 && oneWordApart(name, other),
+    );
     const near = closest(name, others);
     if (near === undefined) continue;
     diagnostics.report('SVC2100', `{{${name}}} is named once, and {{${near}}} ${uses.get(near)!.length} times`, {
@@ -24,4 +26,16 @@ export function checkPrincipalNames(diagnostics: DiagnosticBag, ir: ServiceIR, s
       hint: `did you mean {{${near}}}? Each name is a function of its own (src/custom/principals/), and a stub lets no one in`,
     });
   }
+}
+
+/**
+ * Whether two names of as many words (`_`-separated) differ in one word only, and there by a slip
+ * (`{{ridr}}`, `{{rider}}`): `{{household_guest}}` beside `{{household_owner}}` shares most of its
+ * letters, yet names another role. Names of other word counts are left to the edit distance.
+ */
+function oneWordApart(a: string, b: string): boolean {
+  const [left, right] = [a.split('_'), b.split('_')];
+  if (left.length !== right.length) return true;
+  const differing = left.flatMap((word, i) => (word === right[i] ? [] : [[word, right[i]!] as const]));
+  return differing.length === 1 && closest(differing[0]![0], [differing[0]![1]]) !== undefined;
 }

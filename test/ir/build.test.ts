@@ -321,6 +321,36 @@ ${post('/workouts', 'workout.json', '  securedBy: [acl]\n  /{id}:\n    get:\n')}
       );
     expect(codes(`${teams}${clubs('')}`)).toEqual(['SVC2086w']);
     expect(codes(`${teams}${clubs(nestedTeams)}`)).toEqual([]);
+    // Nor where it guards a singular route below a parent (a club's one team).
+    const oneTeam = schema({
+      id,
+      team: { _db_settings: { type: 'relationship', document: 'Team', backref_name: 'club', uselist: false } },
+    });
+    const singular = `    /team:
+      securedBy: [club_acl]
+      get:
+      post:
+${body('team.json', '        ')}`;
+    const built = build({
+      'api.raml': raml(`title: T
+${acl}${teams}${clubs(singular)}`),
+      'team.json': team,
+      'club.json': oneTeam,
+    });
+    expect(built.codes.filter((c) => c.startsWith('SVC2086') || c.endsWith('e'))).toEqual([]);
+  });
+
+  it('warns of a principal named once beside one a slip away (SVC2100), not of another role of a long name', () => {
+    const codes = (once: string) => {
+      const acl = `securitySchemes:\n  - ticket:\n      type: x-Ticket\n      settings:\n        secret: s\n  - home_acl:\n      type: x-ACL\n      settings:\n        collection: |\n          allow g:admin all\n        item: |\n          allow {{household_owner}} view\n          allow {{household_owner}} update\n          allow {{${once}}} delete\nsecuredBy: [ticket]\n`;
+      return build({
+        'api.raml': raml(`title: T\n${acl}/items:\n  securedBy: [home_acl]\n  get:\n  /{id}:\n    get:\n`),
+        'item.json': schema({ id }),
+      }).codes.filter((c) => c.startsWith('SVC2100'));
+    };
+    expect(codes('household_guest')).toEqual([]);
+    expect(codes('househld_owner')).toEqual(['SVC2100w']);
+    expect(codes('household_ownr')).toEqual(['SVC2100w']);
   });
 
   it('warns of item handlers a bulk change skips (SVC2083), unless the bulk action has handlers of its own', () => {
