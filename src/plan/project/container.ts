@@ -13,8 +13,12 @@ export function containerView(ir: ServiceIR) {
     port: DEFAULT_PORT,
     healthPath: `${ir.basePath}/health`,
     database: ir.name,
-    // `SVC_` + the setting upper-cased, dots and dashes as underscores (lib/config.ts).
-    secretEnv: secret ? `SVC_${secret.toUpperCase().replace(/[.-]/g, '_')}` : null,
+    secretEnv: secret ? settingEnv(secret) : null,
     auth: Boolean(ir.auth),
   };
+}
+
+/** The environment variable that sets `key`: `SVC_` + the key upper-cased, dots and dashes as underscores (lib/config.ts). */
+export function settingEnv(key: string): string {
+  return `SVC_${key.toUpperCase().replace(/[.-]/g, '_')}`;
 }

@@ -12,6 +12,7 @@ import { isSecretField } from '../shared/field-types.js';
 import { sampleObject, unsampledRequired } from '../shared/samples.js';
 import { camel, modelNames } from '../shared/names.js';
 import { OperationIds, operationKey, routeOperationIds } from '../openapi/operation-ids.js';
+import { settingEnv } from './container.js';
 import { openApiDocument } from '../openapi/document.js';
 import { openApiPath } from '../openapi/paths.js';
 import { routeSummary } from '../shared/route-summary.js';
@@ -141,6 +142,7 @@ function readmeAuth(ir: ServiceIR) {
       .filter(Boolean)
       .join(' and '),
     secretSetting: auth.ticket?.secretSetting ?? null,
+    secretEnv: auth.ticket ? settingEnv(auth.ticket.secretSetting) : null,
     ticket: auth.ticket !== null,
     cookieName: auth.ticket?.cookieName ?? '',
     apiKey: auth.apiKey !== null,
