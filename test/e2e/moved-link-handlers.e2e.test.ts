@@ -96,8 +96,8 @@ const RECOUNT = `import type { RecountWorkersEvent } from '../../events.js';
 
 export async function recountWorkers(event: RecountWorkersEvent): Promise<void> {
   if (!('worker' in event.fields)) return;
-  const now = event.response as { worker?: number | null };
-  for (const id of new Set([event.instance?.worker, now.worker])) {
+  // The ticket as written, typed as the model (its answer, event.response, is what the caller sees of it).
+  for (const id of new Set([event.instance?.worker, event.object?.worker])) {
     if (id === undefined || id === null) continue;
     const count = await event.db.ticket.count({ where: { worker: id } });
     await event.db.worker.update({ where: { id }, data: { ticket_count: count } });

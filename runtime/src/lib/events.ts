@@ -68,7 +68,13 @@ export interface Event<T = Rec, DB = unknown, U = Rec> {
    * them: `await event.db.expense.count({ where: { AND: [event.where, { settled: true }] } })`.
    */
   readonly where?: Where<T>;
-  /** The response data (after events only). */
+  /**
+   * After events of a create, update, replace or registration: the object as written, typed as the
+   * model (every field, whatever the caller may read; its links those the caller may view). What
+   * the answer shows of it is `response`.
+   */
+  readonly object?: T;
+  /** The response data (after events only): an object, a page or a status body, by action. */
   response?: unknown;
   readonly view: { readonly request: RequestBy<U> };
   /** The repositories of every model, in this request's transaction. */
@@ -177,11 +183,17 @@ export async function runBefore(run: EventRun, db: unknown, data: Rec): Promise<
   return values;
 }
 
-/** Runs the after handlers; returns the response, as they left it. */
-export async function runAfter(run: EventRun, db: unknown, data: Rec, response: unknown): Promise<unknown> {
+/** Runs the after handlers (`object`: the object written, `Event.object`); returns the response, as they left it. */
+export async function runAfter(
+  run: EventRun,
+  db: unknown,
+  data: Rec,
+  response: unknown,
+  object?: Rec,
+): Promise<unknown> {
   const handlers = run.events?.after?.[run.action] ?? [];
   if (handlers.length === 0) return response;
-  const event = makeEvent(run, db, { ...data }, (name, value) => setOnResponse(event.response, name, value));
+  const event = makeEvent(run, db, { ...data }, (name, value) => setOnResponse(event.response, name, value), object);
   event.response = response;
   for (const handler of handlers) await traced(run, 'after', handler, () => handler(event));
   return event.response;
@@ -231,7 +243,8 @@ export async function inTransaction<D extends ServiceDatabase, R>(
   return inRequestTransaction(database, run.request, async (db) => {
     await first?.(db);
     const data = prepared ?? (await prepare(await runBefore(run, db, body)));
-    const response = await runAfter(run, db, data, present(await work(db, data)));
+    const result = await work(db, data);
+    const response = await runAfter(run, db, data, present(result), writtenObject(run, result));
     // Answered 503 meanwhile (http.handler_timeout): throwing rolls the transaction back.
     assertInTime(run.request);
     return response;
@@ -271,6 +284,15 @@ function inRequestTransaction<D extends ServiceDatabase, R>(
   });
 }
 
+/** The actions whose work gives the one object it wrote (`Event.object`). */
+const WRITES_ONE: ReadonlySet<Action> = new Set(['create', 'update', 'replace', 'register']);
+
+function writtenObject(run: EventRun, result: unknown): Rec | undefined {
+  return WRITES_ONE.has(run.action) && typeof result === 'object' && result !== null && !Array.isArray(result)
+    ? (result as Rec)
+    : undefined;
+}
+
 /** A read (or login, logout, OPTIONS) with its events: in a transaction only when it has handlers. */
 export async function withEvents<D extends ServiceDatabase, R>(
   database: D,
@@ -286,7 +308,13 @@ export async function withEvents<D extends ServiceDatabase, R>(
   });
 }
 
-function makeEvent(run: EventRun, db: unknown, values: Rec, afterSet: (name: string, value: unknown) => void): Event {
+function makeEvent(
+  run: EventRun,
+  db: unknown,
+  values: Rec,
+  afterSet: (name: string, value: unknown) => void,
+  object?: Rec,
+): Event {
   const fields = new Proxy(values, {
     get: (target, name) => (typeof name === 'string' && name in target ? { name, new_value: target[name] } : undefined),
     has: (target, name) => name in target,
@@ -301,6 +329,7 @@ function makeEvent(run: EventRun, db: unknown, values: Rec, afterSet: (name: str
     action: run.action,
     fields,
     ...(run.instance ? { instance: run.instance } : {}),
+    ...(object ? { object } : {}),
     // A copy: what a handler does to it changes nothing of what the change selects.
     ...(run.where ? { where: structuredClone(run.where) } : {}),
     view: { request: run.request },

@@ -125,7 +125,7 @@ async function runMovedAfterHandlers(db: ServiceDatabase, handled: readonly Hand
     for await (const now of slices(db, model, [...byKey.keys()], linkKeys(model)))
       for (const object of now) {
         const { run, fields } = byKey.get(text(object[model.primaryKey]))!;
-        await runAfter(run, db, fields, object);
+        await runAfter(run, db, fields, object, object);
       }
 }
 
