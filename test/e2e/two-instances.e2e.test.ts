@@ -281,6 +281,26 @@ describe.each(ENGINES)('the login throttle of two instances on one %s database',
     });
   });
 
+  it('never reads the counts that only even the work: guesses at made-up logins lock no one else out', async () => {
+    await withThrottle(async (db, LoginThrottle) => {
+      const now = Date.parse('2036-01-01T00:00:00Z');
+      const shared = '192.0.2.120';
+      // With strangers counted (a ticket API) and without (an x-ApiKey API's default).
+      for (const perAccount of [undefined, { limit: 0, windowMs: 86_400_000 }]) {
+        const throttle = new LoginThrottle(db, 'AuthLoginFailure', () => now, undefined, perAccount);
+        for (let i = 0; i < 6; i++)
+          expect(await throttle.attempt(`login:junk${i}`, `login:junk${i}`, stranger(shared))).toBe(true);
+        // Others behind the address, with their device cookie or without, logging in again and again.
+        for (let i = 0; i < 8; i++) {
+          for (const guesser of [stranger(shared), { address: shared, device: 'cookie:owners-laptop' }]) {
+            expect(await throttle.attempt('user:owner', 'login:owner', guesser), `login ${i}`).toBe(true);
+            await throttle.succeeded('user:owner', 'login:owner', guesser);
+          }
+        }
+      }
+    });
+  });
+
   it('does the same work whoever guesses and whatever the login names: time tells neither', async () => {
     await withThrottle(async (db, LoginThrottle) => {
       const now = Date.parse('2034-01-01T00:00:00Z');
