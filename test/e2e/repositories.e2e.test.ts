@@ -146,6 +146,19 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
     ).toEqual(['bob']);
   });
 
+  it('filters by lists of 70,000 values, more than either database takes parameters, in and not in, of keys and links', async () => {
+    const many = (keep: unknown) => [...Array.from({ length: 70_000 }, (_, i) => 1_000_000 + i), keep];
+    const manySlugs = (keep: string) => [...Array.from({ length: 70_000 }, (_, i) => `none-${i}`), keep];
+    expect((await db.author.findMany({ where: { id: { in: many(ada['id']) } } })).map((a) => a['name'])).toEqual([
+      'Ada',
+    ]);
+    expect(await db.author.count({ where: { id: { in: many(bob['id']) } } })).toBe(1);
+    expect(await db.author.count({ where: { id: { notIn: many(bob['id']) } } })).toBe((await db.author.count()) - 1);
+    expect(slugs(await db.post.findMany({ where: { slug: { in: manySlugs('p1') } } }))).toEqual(['p1']);
+    expect(await db.post.count({ where: { author: { in: many(ada['id']) } } })).toBe(3);
+    expect(await db.author.count({ where: { posts: { in: manySlugs('p2') } } })).toBe(1);
+  });
+
   it('filters on a relationship from either side', async () => {
     expect(slugs(await db.post.findMany({ where: { author: ada['id'] }, orderBy: { slug: 'asc' } }))).toEqual([
       'p0',

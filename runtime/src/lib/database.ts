@@ -207,6 +207,14 @@ function* causes(error: unknown): Generator<{ code?: unknown; name?: unknown; me
 }
 
 /**
+ * PostgreSQL's connection exceptions (class 08), but protocol_violation (08P01): a statement the
+ * server could not take (65,536 parameters), which no retry mends, was answered as an outage.
+ */
+function connectionLost(code: string): boolean {
+  return /^08[0-9A-Z]{3}$/.test(code) && code !== '08P01';
+}
+
+/**
  * Whether `error` (or what caused it) says the database is down, unreachable or overloaded rather
  * than that the request was wrong: the service answers 503 with Retry-After, and carries on; the
  * drivers reconnect by themselves when the database is back.
@@ -215,7 +223,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   for (const { code, name, message } of causes(error)) {
     if (
       typeof code === 'string' &&
-      (UNAVAILABLE_STATES.has(code) || /^08[0-9A-Z]{3}$/.test(code) || UNREACHABLE.has(code) || BUSY.has(code))
+      (UNAVAILABLE_STATES.has(code) || connectionLost(code) || UNREACHABLE.has(code) || BUSY.has(code))
     )
       return true;
     if (typeof name === 'string' && MONGO_UNAVAILABLE.has(name)) return true;

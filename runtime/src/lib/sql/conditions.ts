@@ -91,8 +91,8 @@ function fieldCondition(
         const list = relation
           ? (operand as unknown[]).map(convert).filter((v) => v !== undefined)
           : storedValues(source, field, operand as unknown[]);
-        if (op === 'in') parts.push(list.length ? eb(ref, 'in', list as never) : sql<SqlBool>`1 = 0`);
-        else if (list.length) parts.push(eb(ref, 'not in', list as never));
+        if (op === 'in') parts.push(list.length ? inList(eb, source.dialect, ref, list, 'in') : sql<SqlBool>`1 = 0`);
+        else if (list.length) parts.push(inList(eb, source.dialect, ref, list, 'not in'));
         break;
       }
       case 'gt':
@@ -200,6 +200,28 @@ function relatedRows(
     .select(`${table}.${primaryKey}`)
     .where((tb) => condition(target, tb, among));
   return rows.where(`${RELATED}.${primaryKey}`, 'in', selected);
+}
+
+/**
+ * Lists longer than this are bound as one value. Bound one parameter a value, a principal's `where`
+ * that listed a member's 40,000 objects overran SQLite's 32,766 parameters (a 500) and
+ * PostgreSQL's 65,535 (a protocol error, answered as an outage): every list of theirs failed.
+ */
+export const LONG_LIST = 100;
+
+/**
+ * `column in (…)` (or `not in`): a short list as it is, a long one as one parameter, a PostgreSQL
+ * array (`= any(?)`, `<> all(?)`) or a JSON array that SQLite reads with `json_each`.
+ */
+function inList(eb: Eb, dialect: Dialect, ref: Expression<unknown>, list: readonly unknown[], op: 'in' | 'not in') {
+  if (list.length <= LONG_LIST) return eb(ref, op, list as never);
+  if (dialect === 'postgres')
+    return op === 'in' ? sql<SqlBool>`${ref} = any(${list})` : sql<SqlBool>`${ref} <> all(${list})`;
+  // A JSON array carries text and numbers as they are (booleans are stored as numbers already).
+  if (!list.every((v) => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))))
+    return eb(ref, op, list as never);
+  const values = sql`(select value from json_each(${JSON.stringify(list)}))`;
+  return op === 'in' ? sql<SqlBool>`${ref} in ${values}` : sql<SqlBool>`${ref} not in ${values}`;
 }
 
 /**

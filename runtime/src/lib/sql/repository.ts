@@ -34,7 +34,7 @@ import type { WriteParts } from './types.js';
 import { countMatches, matchingRowids, rankedMatches, relevance, type SearchTarget } from './search.js';
 import type { SearchIndexer } from './search-index.js';
 import { keptCount, type RowCounts } from './row-counts.js';
-import { condition, storedValues, type ConditionSource } from './conditions.js';
+import { condition, LONG_LIST, storedValues, type ConditionSource } from './conditions.js';
 import { constraintViolation } from './constraints.js';
 import { checkReferences, chunks, includeRelated, linkRelations, type RelationSource } from './relations.js';
 import { groupedWrite } from './merged-writes.js';
@@ -327,8 +327,8 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       const given = valuesOf(condition);
       if (!given || given.values.some((v) => v === null || typeof v === 'object')) return undefined;
       const stored = storedValues(this.asConditionSource, field, given.values);
-      // An empty list matches nothing: the general way says so (`1 = 0`).
-      if (stored.length === 0) return undefined;
+      // An empty list matches nothing, and a long one is one parameter: the general way says so.
+      if (stored.length === 0 || stored.length > LONG_LIST) return undefined;
       shape.push([name, given.op, stored.length]);
       columns.push(`${this.model.table}.${field.column}`);
       values.push(...stored);
