@@ -16,7 +16,7 @@
 import type { Acl, AclEntry, Model, Operation, Permission, Route, RouteParent, ServiceIR } from '../ir/types.js';
 import { itemsAbove } from '../ir/parents.js';
 import { defaultGroups } from '../ir/users.js';
-import { modelRules } from './model-route.js';
+import { modelRules } from '../ir/model-route.js';
 import { listedFor } from '../ir/privacy.js';
 
 export const CALLERS = ['anonymous', 'member', 'owner', 'admin'] as const;
@@ -147,7 +147,7 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
         }
         if (decision.allowed && linking) {
           // The new object becomes the parent's one partner: changing the parent, by its own rules.
-          // No route updates the parent's model: only admins change it (./model-route.ts `updatable`).
+          // No route updates the parent's model: only admins change it (../ir/model-route.ts `updatable`).
           const update = linking.updatable
             ? decide(linking.update.acl, linking.update.scope, caller, 'update', groups)
             : decide(ADMIN_ONLY, 'item', caller, 'update', groups);
@@ -200,7 +200,7 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
 /**
  * The rules that decide on the items a nested route lies below, outermost first, as the runtime asks
  * before it reads or writes below them (RouteContext.parentKey, createdLink): those of each item
- * model's route (./model-route.ts), admins only without an x-ACL. A dict or list field's own item
+ * model's route (../ir/model-route.ts), admins only without an x-ACL. A dict or list field's own item
  * is not among them (an attribute route is decided on that item).
  */
 function rulesAbove(
@@ -217,7 +217,7 @@ function rulesAbove(
     const model = ir.models.find((m) => m.name === parent.model);
     const rules = model && modelRules(ir, model);
     if (!rules) return [];
-    // Changing the parent is decided by the rules of the route that changes it (./model-route.ts).
+    // Changing the parent is decided by the rules of the route that changes it (../ir/model-route.ts).
     const changing = rules.updateRules ?? rules;
     return [
       {

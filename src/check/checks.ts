@@ -11,6 +11,7 @@ import { defaultGroups, groupsField } from '../ir/users.js';
 import { undoneItemRules } from './item-rules.js';
 import { skippedItemHandlers } from './bulk-handlers.js';
 import { cascadedHandlers } from './cascaded-handlers.js';
+import { adminOnlyCascades } from './admin-only-cascades.js';
 import { hiddenByTheOtherSide } from '../ir/privacy.js';
 import { checkStrangersSeeMore } from './strangers.js';
 import { checkGroupNames } from './group-names.js';
@@ -27,6 +28,7 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkObjectPrincipalsOnCollections(diagnostics, ir, sources);
   checkSkippedItemHandlers(diagnostics, ir, sources);
   checkCascadedHandlers(diagnostics, ir, sources);
+  checkAdminOnlyCascades(diagnostics, ir, sources);
   checkEmptyRanges(diagnostics, ir, sources);
   checkUserPrincipals(diagnostics, ir, sources);
   checkUnreachableAclLines(diagnostics, ir, sources);
@@ -179,6 +181,20 @@ function checkCascadedHandlers(diagnostics: DiagnosticBag, ir: ServiceIR, source
       {
         span: sources.fields.get(`${model.name}.${link.name}`) ?? sources.models.get(model.name),
         hint: `do it for the objects it takes in an after_delete handler of ${model.name}, or in a subscriber of ${target.name}.delete (src/custom/events/: cascaded objects get their events), or make the link RESTRICT`,
+      },
+    );
+  }
+}
+
+/** A delete that members may make, refused by the objects it takes along, which only admins may delete: once per link. */
+function checkAdminOnlyCascades(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
+  for (const { model, link, target, deleter } of adminOnlyCascades(ir)) {
+    diagnostics.report(
+      'SVC2103',
+      `deleting a ${model.name} deletes its ${link.name} (ondelete: CASCADE), which only admins may delete: "${deleter.text}" lets others delete a ${model.name}, but each such delete is refused (403) once it has any ${target.name}`,
+      {
+        span: sources.fields.get(`${model.name}.${link.name}`) ?? sources.models.get(model.name),
+        hint: `give those who delete a ${model.name} delete on its ${target.name} objects too (a line of the x-ACL of ${target.name}'s routes, which then needs a route that deletes them), or make the link SET NULL or RESTRICT`,
       },
     );
   }

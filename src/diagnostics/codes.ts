@@ -841,6 +841,13 @@ export const codes = {
       'The user model lists what anonymous callers see (`_public_fields`) but not what logged-in members see (`_auth_fields`): without it a member is shown every field (as Ramses did), so every member who may view another user reads their email and whatever else the record holds. `_public_fields` alone reads as "users are private", and is not. List what members see of other users in `_auth_fields` (a user always sees all of their own record), or silence it where every member is meant to see everything.',
   },
 
+  SVC2103: {
+    severity: 'warning',
+    title: 'a delete refused by what it takes along',
+    explanation:
+      "A delete takes with it the objects a relationship says so of (`ondelete: CASCADE`), and only when the caller may delete each of them too: the service refuses a delete that would take along what the caller could not delete. Here members may delete the model's objects, but no line of the other model's x-ACL lets anyone but admins delete its objects (or no route deletes them at all), so every member's delete of an object that has any is refused with 403, while the ACL matrix says they may. Give the same callers delete on those objects, or make the link `SET NULL` (they stay, unlinked) or `RESTRICT` (they are deleted first, by whoever may).",
+  },
+
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {
     severity: 'error',

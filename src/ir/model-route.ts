@@ -5,7 +5,7 @@
  * (src/plan/models/model-file.ts), and the ACL matrix (./matrix.ts) decides a link's `update` by
  * it, as the runtime does.
  */
-import type { Model, Operation, Route, ServiceIR } from '../ir/types.js';
+import type { Model, Operation, Route, ServiceIR } from './types.js';
 
 /** Item rules (then collection rules) or collection rules, and their x-ACL (null: admins only). */
 export interface RouteRules {

@@ -1,6 +1,6 @@
 /**
  * Which route's x-ACL decides on a model's objects met away from their own routes (embedded,
- * linked, the parent of a nested create): src/acl/model-route.ts, generated into each model as
+ * linked, the parent of a nested create): src/ir/model-route.ts, generated into each model as
  * `aclRoute` and read by the runtime (lib/http/policy.ts `modelRoute`), and used by the ACL matrix.
  * A model served only below a parent (`/projects/{id}/tasks/{tid}`) is decided by its item rules:
  * by its nested collection's, a member could link a new object to another member's private task,
@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { aclMatrix } from '../../src/acl/matrix.js';
-import { modelRoute, modelRules } from '../../src/acl/model-route.js';
+import { modelRoute, modelRules } from '../../src/ir/model-route.js';
 import { createdBelow } from '../../src/plan/models/model-file.js';
 import { raml, writeTree } from '../support/files.js';
 import { serviceModel } from '../support/generated.js';

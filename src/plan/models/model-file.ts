@@ -4,7 +4,7 @@
  * Schemas of its request bodies and of the object as answers show it.
  */
 import type { Field, Model, Relationship, Route, ServiceIR, ValueSource } from '../../ir/types.js';
-import { modelRules } from '../../acl/model-route.js';
+import { modelRules } from '../../ir/model-route.js';
 import { isSecretField, type FieldTypes } from '../shared/field-types.js';
 import { shownObjectSchema } from '../openapi/schemas.js';
 import { literal, raw } from '../shared/literal.js';

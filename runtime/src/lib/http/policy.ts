@@ -121,7 +121,7 @@ const ADMINS_ONLY: RouteAccess = { kind: 'item', acl: null };
  * The route whose x-ACL decides on the objects of `model` met away from its own routes (embedded,
  * linked, moved by a link, below it on a nested route, in the change feed): a route of one of its
  * objects (top-level first), else its collection route, else admins only (`Model.aclRoute`,
- * src/acl/model-route.ts).
+ * src/ir/model-route.ts).
  */
 export function modelRoute(model: Model): RouteAccess {
   let route = modelRoutes.get(model);
