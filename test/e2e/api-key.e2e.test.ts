@@ -86,9 +86,29 @@ describe.each(['sqlite', 'postgres'] as const)(
       expect((await self(`ApiKey ALICE:${tokens.get('alice')}`)).body.username).toBe('alice');
       expect((await self(`ApiKey BOB:${tokens.get('alice')}`)).status).toBe(401);
       expect((await self(`ApiKey bob:${tokens.get('alice')}`)).status).toBe(401);
+      // A key in the query is no credential: a parameter /users/self does not take (400).
       const byQuery = await api('GET', `/users/self?api_key=${tokens.get('alice')}`);
-      expect(byQuery.status).toBe(401);
-      expect((await api('GET', `/users/self?api_key=alice:${tokens.get('alice')}`)).status).toBe(401);
+      expect([byQuery.status, byQuery.body.errors]).toEqual([
+        400,
+        [{ field: 'api_key', message: 'is not a query parameter here' }],
+      ]);
+      expect((await api('GET', `/users/self?api_key=alice:${tokens.get('alice')}`)).status).toBe(400);
+    });
+
+    it('refuses a query parameter on the auth routes, where it would be dropped', async () => {
+      const alice = { headers: { authorization: `ApiKey alice:${tokens.get('alice')}` } };
+      for (const [method, path, body, options] of [
+        ['POST', '/auth/register?invite=1', { username: 'carl', email: 'carl@example.com', password: 'password-123' }],
+        ['POST', '/auth/token?x=1', { login: 'alice', password: 'password-123' }],
+        ['POST', '/auth/reset_token?x=1', { login: 'alice', password: 'password-123' }],
+        ['GET', '/users/self?_fields=username', undefined, alice],
+      ] as const) {
+        const reply = await api(method, path, body, options);
+        expect(reply.status, `${method} ${path}: ${reply.text}`).toBe(400);
+      }
+      // Nothing was done: no carl, and alice's token still works.
+      expect((await register('carl', 'password-123')).status).toBe(201);
+      expect((await self(`ApiKey alice:${tokens.get('alice')}`)).status).toBe(200);
     });
 
     it('writes a username beyond ASCII percent-encoded in the key, and reads it back so', async () => {

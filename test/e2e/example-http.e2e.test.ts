@@ -740,6 +740,18 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       const merged = await api('POST', '/users/judy/settings', { lang: 'en' });
       expect(merged.body).toEqual({ theme: 'dark', lang: 'en' });
       expect((await api('GET', '/users/judy')).body.settings).toEqual({ theme: 'dark', lang: 'en' });
+      // A query parameter applies to no field's value: refused, and nothing is merged.
+      for (const [method, body] of [
+        ['GET', undefined],
+        ['POST', { size: 'xl' }],
+      ] as const) {
+        const refused = await api(method, '/users/judy/settings?lang=fr', body);
+        expect([refused.status, refused.body.errors]).toEqual([
+          400,
+          [{ field: 'lang', message: 'is not a query parameter here' }],
+        ]);
+      }
+      expect((await api('GET', '/users/judy/settings')).body).toEqual({ theme: 'dark', lang: 'en' });
     });
 
     it('a list attribute: POST adds items and "-item" removes them; choices hold', async () => {

@@ -148,7 +148,7 @@ function authPaths(
             headers: setCookie(`The ticket (${name}), cleared.`),
             ...content(ctx.sharedRef('Status')),
           },
-          ...errorResponses([403, 429, 500, 503]),
+          ...errorResponses([400, 403, 429, 500, 503]),
         },
         security: requirements(ctx, 'optional'),
       });
@@ -194,7 +194,7 @@ function authPaths(
           summary: 'The logged-in user',
           responses: {
             '200': { description: 'The logged-in user.', ...content(userBody) },
-            ...errorResponses([401, 500, 503]),
+            ...errorResponses([400, 401, 500, 503]),
           },
           security: requirements(ctx, 'required'),
         }),

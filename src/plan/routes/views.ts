@@ -151,6 +151,7 @@ function sharedSchemaNames(
   const createsBelow = (r: Route) =>
     servedOperations(r).some((o) => o.action === 'create') && requiredParentLink(r, models.get(r.model)!, 'create');
   if (routes.some(createsBelow)) names.add('createdBelowBody');
+  if (routes.some((r) => r.kind === 'attribute')) names.add('noQuery');
   for (const action of actions) {
     const query = QUERY[action];
     if (query) names.add(query);
@@ -239,6 +240,8 @@ function routeSchema(route: Route, model: Model, action: Action, types: FieldTyp
   if (route.kind === 'attribute') {
     const { owner, field } = attributeOf(route, types);
     const { description: _description, ...value } = types.baseSchema(owner, field);
+    // A field's value, read or changed: no query parameter applies to it.
+    schema['querystring'] = 'noQuery';
     if (action === 'create') schema['body'] = "{ type: 'object' }";
     schema['response'] = `{ ${action === 'create' ? 201 : 200}: ${literal(value)} }`;
     return schema;

@@ -16,7 +16,7 @@ import { withMovedLinks } from '../http/moved-links.js';
 import { foreignKeysNamed, inexactDecimals } from '../http/writes.js';
 import { isReadOnly, type Policy } from '../http/policy.js';
 import { completeRoute } from '../http/routing.js';
-import { statusAnswer, tokenAnswer } from '../http/schemas.js';
+import { noQuery, statusAnswer, tokenAnswer } from '../http/schemas.js';
 import { includeFor, requestOrigin, requestUrl, serialize } from '../http/serialize.js';
 import { namedUsers } from './acl.js';
 import { credentials, userKeyOf, userModel, users, type AuthContext, type PrepareWrite } from './context.js';
@@ -34,6 +34,17 @@ const LOGIN_BODY = {
   required: ['login', 'password'],
   additionalProperties: false,
   properties: { login: { type: 'string', minLength: 1, maxLength: 320 }, password: { type: 'string', minLength: 1 } },
+} as const;
+
+/**
+ * Ramses' login and logout redirects, `?next=` and `?unauthorized=`: taken and ignored (the answer
+ * is the user, or the status body), as the README says. Any other query parameter of the auth
+ * routes is a 400, as on every write: a client's parameter is never silently dropped.
+ */
+const REDIRECTS = {
+  type: 'object',
+  properties: { next: { type: 'string' }, unauthorized: { type: 'string' } },
+  additionalProperties: false,
 } as const;
 
 export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Policy, prepareWrite: PrepareWrite): void {
@@ -54,7 +65,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
 
   api.post(
     '/auth/register',
-    { schema: { body: ctx.spec.registerBody, response: { 201: ctx.spec.userResponse } } },
+    { schema: { querystring: noQuery, body: ctx.spec.registerBody, response: { 201: ctx.spec.userResponse } } },
     async (request, reply) => {
       refuseCrossSite(ctx, request);
       // An invite-only service (auth.registration = false): users are made by admins, or by scripts.
@@ -108,7 +119,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
   if (ctx.spec.ticket) {
     api.post(
       '/auth/login',
-      { schema: { body: LOGIN_BODY, response: { 200: ctx.spec.userResponse } } },
+      { schema: { querystring: REDIRECTS, body: LOGIN_BODY, response: { 200: ctx.spec.userResponse } } },
       async (request, reply) => {
         refuseCrossSite(ctx, request);
         const user = await checkPassword(ctx, request, prepareWrite);
@@ -139,7 +150,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
       clearTicket(ctx, request, reply);
       return response;
     };
-    const loggedOut = { schema: { response: { 200: statusAnswer } } };
+    const loggedOut = { schema: { querystring: REDIRECTS, response: { 200: statusAnswer } } };
     api.get('/auth/logout', loggedOut, logout);
     api.post('/auth/logout', loggedOut, logout);
     completeRoute(api, '/auth/logout', ['GET', 'POST']);
@@ -155,7 +166,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
       reply.header('www-authenticate', apiKeyHeader(String(user['username']), token));
       return { ...statusBody(200, message, requestUrl(request)), token };
     };
-    const claimed = { schema: { body: LOGIN_BODY, response: { 200: tokenAnswer } } };
+    const claimed = { schema: { querystring: noQuery, body: LOGIN_BODY, response: { 200: tokenAnswer } } };
     api.post('/auth/token', claimed, claim('Token claimed'));
     api.post('/auth/reset_token', claimed, claim('Token reset'));
     completeRoute(api, '/auth/token', ['POST']);
@@ -163,18 +174,22 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
   }
 
   if (!ctx.spec.userRouteIsSelf) {
-    api.get('/users/self', { schema: { response: { 200: ctx.spec.userResponse } } }, async (request) => {
-      if (!request.user) throw new HttpError(401, 'log in to see yourself');
-      // Read with its links, as the user's own URL reads it (`request.user` has none).
-      const key = request.user[model.primaryKey];
-      const user =
-        (await users(ctx).findUnique({
-          where: { [model.primaryKey]: key },
-          include: includeFor(model, ctx.db.models),
-        })) ?? request.user;
-      await hideRefused(request, user);
-      return own(request, user);
-    });
+    api.get(
+      '/users/self',
+      { schema: { querystring: noQuery, response: { 200: ctx.spec.userResponse } } },
+      async (request) => {
+        if (!request.user) throw new HttpError(401, 'log in to see yourself');
+        // Read with its links, as the user's own URL reads it (`request.user` has none).
+        const key = request.user[model.primaryKey];
+        const user =
+          (await users(ctx).findUnique({
+            where: { [model.primaryKey]: key },
+            include: includeFor(model, ctx.db.models),
+          })) ?? request.user;
+        await hideRefused(request, user);
+        return own(request, user);
+      },
+    );
     completeRoute(api, '/users/self', ['GET']);
   }
 }

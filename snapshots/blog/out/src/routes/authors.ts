@@ -166,7 +166,13 @@ export const authorsRoutes: FastifyPluginAsync = async (app) => {
   });
   app.get<{ Params: { id: string } }>(
     '/authors/:id/links',
-    { schema: { params: pathParams('id'), response: { 200: { type: 'object', additionalProperties: true } } } },
+    {
+      schema: {
+        params: pathParams('id'),
+        querystring: noQuery,
+        response: { 200: { type: 'object', additionalProperties: true } },
+      },
+    },
     authorsLinks.index,
   );
   app.post<{ Params: { id: string } }>(
@@ -174,6 +180,7 @@ export const authorsRoutes: FastifyPluginAsync = async (app) => {
     {
       schema: {
         params: pathParams('id'),
+        querystring: noQuery,
         body: { type: 'object' },
         response: { 201: { type: 'object', additionalProperties: true } },
       },

@@ -131,7 +131,13 @@ export const postsRoutes: FastifyPluginAsync = async (app) => {
   });
   app.get<{ Params: { slug: string } }>(
     '/posts/:slug/tags',
-    { schema: { params: pathParams('slug'), response: { 200: { type: 'array', items: { type: 'string' } } } } },
+    {
+      schema: {
+        params: pathParams('slug'),
+        querystring: noQuery,
+        response: { 200: { type: 'array', items: { type: 'string' } } },
+      },
+    },
     postsTags.index,
   );
   app.post<{ Params: { slug: string } }>(
@@ -139,6 +145,7 @@ export const postsRoutes: FastifyPluginAsync = async (app) => {
     {
       schema: {
         params: pathParams('slug'),
+        querystring: noQuery,
         body: { type: 'object' },
         response: { 201: { type: 'array', items: { type: 'string' } } },
       },

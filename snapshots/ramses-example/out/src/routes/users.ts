@@ -102,6 +102,7 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
     {
       schema: {
         params: pathParams('username'),
+        querystring: noQuery,
         response: { 200: { type: 'array', items: { type: 'string', enum: ['admin', 'user'] } } },
       },
     },
@@ -112,6 +113,7 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
     {
       schema: {
         params: pathParams('username'),
+        querystring: noQuery,
         body: { type: 'object' },
         response: { 201: { type: 'array', items: { type: 'string', enum: ['admin', 'user'] } } },
       },
@@ -171,7 +173,13 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
   });
   app.get<{ Params: { username: string } }>(
     '/users/:username/settings',
-    { schema: { params: pathParams('username'), response: { 200: { type: 'object', additionalProperties: true } } } },
+    {
+      schema: {
+        params: pathParams('username'),
+        querystring: noQuery,
+        response: { 200: { type: 'object', additionalProperties: true } },
+      },
+    },
     usersSettings.index,
   );
   app.post<{ Params: { username: string } }>(
@@ -179,6 +187,7 @@ export const usersRoutes: FastifyPluginAsync = async (app) => {
     {
       schema: {
         params: pathParams('username'),
+        querystring: noQuery,
         body: { type: 'object' },
         response: { 201: { type: 'object', additionalProperties: true } },
       },
