@@ -307,6 +307,11 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
       expect(reply.status, `${who} ${fields}`).toBe(400);
       expect(reply.body.errors, `${who} ${fields}`).toEqual([{ field: '_search_fields', message }]);
     }
+    // Without q it would restrict nothing: a 400, not a list (or a bulk change) of everything.
+    expect((await get('anonymous', '_search_fields=title')).body.errors).toEqual([
+      { field: '_search_fields', message: 'restricts a search: it takes q (q= searches nothing)' },
+    ]);
+    expect((await get('anonymous', 'q=&_search_fields=title')).status).toBe(200);
     expect((await get('member', `${q('hobbit')}&_search_fields=note`)).status).toBe(200);
     expect((await get('admin', `${q('hobbit')}&_search_fields=secret`)).status).toBe(200);
     expect((await get('anonymous', `${q('a')}&q=b`)).status).toBe(400);

@@ -74,9 +74,12 @@ export async function forgetWindows(
   const ends = repository.columnOf(fields.ends);
   const over = toDb(formatTimestamp(before), model.field(fields.ends)!, dialect);
   const compiler = repository.ctx.compiler;
+  // The end checked again on the row deleted: one a guess started over since the subquery read it
+  // (PostgreSQL rechecks the row it waited for by this condition, not by the subquery) is kept.
   const statement = compiler
     .deleteFrom(model.table)
     .where(key, 'in', compiler.selectFrom(model.table).select(key).where(ends, '<', over).limit(limit))
+    .where(ends, '<', over)
     .returning(key)
     .compile();
   const deleted = await repository.run(() => repository.ctx.executor.all<Row>(statement));
