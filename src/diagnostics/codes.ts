@@ -897,6 +897,12 @@ export const codes = {
     explanation:
       'A user-owned stub (handler, processor, principal or default) that the API no longer refers to. svcgen never deletes your code: it is kept and reported on every run until you delete it.',
   },
+  SVC3009: {
+    severity: 'warning',
+    title: 're-created stub',
+    explanation:
+      'A user-owned file (a handler, processor, principal or default) that the manifest records was missing from the out-dir, and the API still refers to it: svcgen wrote a new, empty stub in its place, which does nothing (a handler that set an owner now sets none). Restore your code from version control, or take the name out of the API if it is no longer needed.',
+  },
   // --- schema evolution (migrations) ---------------------------------------------------------------
   SVC3101: {
     severity: 'error',

@@ -23,13 +23,24 @@ export interface Change {
   readonly before?: string;
   /** What svcgen would write (undefined for deletions). */
   readonly after?: string;
+  /** An added stub of the user's that the manifest recorded: it was deleted, and comes back empty. */
+  readonly restored?: true;
 }
 
 export function planChanges(tree: OutputTree, disk: OnDisk, previous: Manifest | null, force: boolean): Change[] {
   const changes: Change[] = [];
   for (const file of tree.values()) {
     const before = disk.get(file.path);
-    if (before === undefined) changes.push({ path: file.path, kind: 'add', owner: file.owner, after: file.content });
+    if (before === undefined) {
+      const restored = file.owner === 'user' && previous?.files[file.path]?.owner === 'user';
+      changes.push({
+        path: file.path,
+        kind: 'add',
+        owner: file.owner,
+        after: file.content,
+        ...(restored && { restored }),
+      });
+    }
     // A migration already in the out-dir is in the tree as it is on disk: never rewritten.
     else if (file.owner === 'user' || file.owner === 'migration' || before === file.content)
       changes.push({ path: file.path, kind: 'keep', owner: file.owner, before });

@@ -17,7 +17,7 @@ export function reportOutcomes(
   warningsOnly = false,
 ): void {
   for (const change of changes) {
-    if (warningsOnly && change.kind !== 'stale-edited' && change.kind !== 'unused') continue;
+    if (warningsOnly && change.kind !== 'stale-edited' && change.kind !== 'unused' && !change.restored) continue;
     const span = fileAt(join(outDir, change.path));
     const { path } = change;
     switch (change.kind) {
@@ -63,6 +63,18 @@ export function reportOutcomes(
         );
         break;
       }
+      case 'add':
+        // A stub the API still names, deleted: it comes back empty, and its code does nothing until written.
+        if (change.restored)
+          bag.report(
+            'SVC3009',
+            `re-created ${path}, which was missing: ${ramlFile} still refers to it, and the new stub does nothing until you write it`,
+            {
+              span,
+              hint: 'restore your code from version control, or take its name out of the API if it is not needed',
+            },
+          );
+        break;
       default:
         break;
     }
