@@ -77,9 +77,9 @@ function warnOfEditedMigrations(out: OutDir, migrations: readonly ExistingMigrat
   for (const migration of migrations) {
     const recorded = out.manifest?.files[migration.path];
     if (recorded?.owner !== 'migration' || contentHash(migration.content) === recorded.sha256) continue;
-    bag.report('SVC3107', `migration ${migration.path} is not as svcgen wrote it`, {
+    bag.report('SVC3107', `migration ${migration.path} is not as svcgen wrote it, or last recorded it`, {
       span: fileAt(join(out.shown, migration.path)),
-      hint: 'a database that already ran it refuses to start: restore it, and change the storage in a new migration; if no database has run it yet, generating again records it as it is',
+      hint: 'a database that already ran it refuses to start: restore it, and change the storage in a new migration; if no database has run it yet, generating again records it as it is (as it does a migration restored to what svcgen first wrote, after an edit was recorded)',
     });
   }
 }

@@ -376,6 +376,10 @@ ${acl}${teams}${clubs(singular)}`),
     expect(hints({ kind: { _db_settings: { type: 'enum' } } })).toEqual([
       ['SVC2005', 'a field of one of a list of values is `"type": "choice"`, with its values in `"choices": [...]`'],
     ]);
+    // SQL's names for a type, which are too far from svcgen's for a "did you mean".
+    expect(hints({ level: { _db_settings: { type: 'smallint' } } })).toEqual([
+      ['SVC2005', 'svcgen calls it `small_integer`'],
+    ]);
     // A list of objects is a dict whose JSON Schema gives their shape.
     const [[code, hint]] = hints({ markers: { _db_settings: { type: 'list', item_type: 'dict' } } }) as [
       [string, string],
@@ -388,6 +392,17 @@ ${acl}${teams}${clubs(singular)}`),
     expect(documentation('date')).toContain('"_db_settings": {"type": "date"}');
     expect(documentation('date-time')).toContain('"_db_settings": {"type": "datetime"}');
     expect(documentation('email')).toContain('"_db_settings": {"type": "string"}');
+  });
+
+  it('hints the identifier a handler name written with dashes or spaces was meant to be (SVC2007)', () => {
+    const dir = writeTree({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+      'item.json': schema({ id }, { _event_handlers: { before_create: ['check-room', 'set owner'] } }),
+    });
+    expect(analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.map((d) => [d.code, d.hint])).toEqual([
+      ['SVC2007', 'handler names are TypeScript identifiers: did you mean "check_room"?'],
+      ['SVC2007', 'handler names are TypeScript identifiers: did you mean "set_owner"?'],
+    ]);
   });
 
   it('reads "readOnly": true or false; anything else is SVC2079; a read-only field no handler or default can set is SVC2080', () => {

@@ -76,7 +76,9 @@ export function readEventHandlers(
           hint: name.includes('.')
             ? 'Python dotted paths cannot be called here; name a function instead, e.g. "set_owner"'
             : (reservedWordHint(name, `"${name}_object"`) ??
-              'handler names are TypeScript identifiers: letters, digits, "_" and "$"'),
+              (/^[A-Za-z_][\w -]*$/.test(name)
+                ? `handler names are TypeScript identifiers: did you mean "${name.replace(/[ -]+/g, '_')}"?`
+                : 'handler names are TypeScript identifiers: letters, digits, "_" and "$"')),
         });
         continue;
       }

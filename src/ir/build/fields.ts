@@ -31,6 +31,28 @@ export const TYPE_ALIASES: Readonly<Record<string, FieldType>> = {
   binary: 'file',
 };
 
+/** The names SQL and JSON Schema give svcgen's types: not taken (a type has one name), but named in the hint. */
+const OTHER_NAMES: Readonly<Record<string, FieldType>> = {
+  smallint: 'small_integer',
+  bigint: 'big_integer',
+  int: 'integer',
+  serial: 'id_field',
+  varchar: 'string',
+  char: 'string',
+  bool: 'boolean',
+  timestamp: 'datetime',
+  timestamptz: 'datetime',
+  double: 'float',
+  real: 'float',
+  numeric: 'decimal',
+  number: 'float',
+  json: 'dict',
+  jsonb: 'dict',
+  array: 'list',
+  object: 'dict',
+  blob: 'file',
+};
+
 export const COMMON_SETTINGS = [
   'type',
   'primary_key',
@@ -298,7 +320,10 @@ function readType(ctx: FieldContext, name: string, entry: YEntry | undefined): F
     hint:
       lower === 'enum'
         ? 'a field of one of a list of values is `"type": "choice"`, with its values in `"choices": [...]`'
-        : (didYouMean(lower, [...FIELD_TYPES, ...Object.keys(TYPE_ALIASES)]) ?? `use one of ${FIELD_TYPES.join(', ')}`),
+        : OTHER_NAMES[lower]
+          ? `svcgen calls it \`${OTHER_NAMES[lower]}\``
+          : (didYouMean(lower, [...FIELD_TYPES, ...Object.keys(TYPE_ALIASES)]) ??
+            `use one of ${FIELD_TYPES.join(', ')}`),
   });
   return undefined;
 }
