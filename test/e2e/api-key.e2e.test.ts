@@ -101,11 +101,15 @@ describe.each(['sqlite', 'postgres'] as const)(
         ['POST', '/auth/register?invite=1', { username: 'carl', email: 'carl@example.com', password: 'password-123' }],
         ['POST', '/auth/token?x=1', { login: 'alice', password: 'password-123' }],
         ['POST', '/auth/reset_token?x=1', { login: 'alice', password: 'password-123' }],
-        ['GET', '/users/self?_fields=username', undefined, alice],
+        ['GET', '/users/self?x=1', undefined, alice],
       ] as const) {
         const reply = await api(method, path, body, options);
         expect(reply.status, `${method} ${path}: ${reply.text}`).toBe(400);
       }
+      // /users/self takes _fields, as the user's own URL does: of the fields they read of themselves.
+      const fields = await api('GET', '/users/self?_fields=username,email', undefined, alice);
+      expect(Object.keys(fields.body).filter((k) => !k.startsWith('_'))).toEqual(['username', 'email']);
+      expect((await api('GET', '/users/self?_fields=password', undefined, alice)).status).toBe(400);
       // Nothing was done: no carl, and alice's token still works.
       expect((await register('carl', 'password-123')).status).toBe(201);
       expect((await self(`ApiKey alice:${tokens.get('alice')}`)).status).toBe(200);

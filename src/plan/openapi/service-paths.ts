@@ -11,6 +11,7 @@ import { bodyExample } from './examples.js';
 import type { OperationIds } from './operation-ids.js';
 import { content, inMethodOrder, json } from './paths.js';
 import { errorResponses } from './responses.js';
+import { itemQuery } from './parameters.js';
 import { createLinks } from './links.js';
 import { publicSecurity, requirements } from './security.js';
 
@@ -192,6 +193,7 @@ function authPaths(
       {
         get: op('getSelf', 'GET', {
           summary: 'The logged-in user',
+          parameters: itemQuery(),
           responses: {
             '200': { description: 'The logged-in user.', ...content(userBody) },
             ...errorResponses([400, 401, 500, 503]),

@@ -16,7 +16,8 @@ import { withMovedLinks } from '../http/moved-links.js';
 import { foreignKeysNamed, inexactDecimals } from '../http/writes.js';
 import { isReadOnly, type Policy } from '../http/policy.js';
 import { completeRoute } from '../http/routing.js';
-import { noQuery, statusAnswer, tokenAnswer } from '../http/schemas.js';
+import { parseItemFields } from '../http/query.js';
+import { itemQuery, noQuery, statusAnswer, tokenAnswer } from '../http/schemas.js';
 import { includeFor, requestOrigin, requestUrl, serialize } from '../http/serialize.js';
 import { namedUsers } from './acl.js';
 import { credentials, userKeyOf, userModel, users, type AuthContext, type PrepareWrite } from './context.js';
@@ -53,13 +54,15 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
   const hideRefused = (request: FastifyRequest, user: Rec, db: ServiceDatabase = ctx.db) =>
     hideRefusedLinks(policy, request, db, model, [user]);
   /** The user's own record, and what it embeds as they see it (their groups' `_group_fields` too). */
-  const own = (request: FastifyRequest, user: Rec) => {
+  /** `fields`: `_fields` of `/users/self`, of the fields the user reads of their own record. */
+  const own = (request: FastifyRequest, user: Rec, fields?: readonly string[]) => {
     const groups = groupsOf(user).sort();
     return serialize({
       baseUrl: `${requestOrigin(request)}${ctx.basePath}`,
       requestUrl: requestUrl(request),
       visible: (m) => fieldsFor(m, m.name === model.name ? 'self' : 'member', ctx.db.models, groups),
       models: ctx.db.models,
+      fields,
     }).object(model, user);
   };
 
@@ -176,9 +179,12 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
   if (!ctx.spec.userRouteIsSelf) {
     api.get(
       '/users/self',
-      { schema: { querystring: noQuery, response: { 200: ctx.spec.userResponse } } },
+      { schema: { querystring: itemQuery, response: { 200: ctx.spec.userResponse } } },
       async (request) => {
         if (!request.user) throw new HttpError(401, 'log in to see yourself');
+        // As the user's own URL takes it, of the fields they read of their own record.
+        const self = fieldsFor(model, 'self', ctx.db.models, groupsOf(request.user).sort());
+        const fields = parseItemFields(model, request.query as Record<string, string>, self);
         // Read with its links, as the user's own URL reads it (`request.user` has none).
         const key = request.user[model.primaryKey];
         const user =
@@ -187,7 +193,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
             include: includeFor(model, ctx.db.models),
           })) ?? request.user;
         await hideRefused(request, user);
-        return own(request, user);
+        return own(request, user, fields);
       },
     );
     completeRoute(api, '/users/self', ['GET']);
