@@ -7,8 +7,9 @@ import type { RefuseFrozenEvent } from '../../events.js';
  *
  * `event.fields` holds the fields the request writes (`const title = event.fields.title;
  * if (!title) return;` then `title.new_value`: `'title' in event.fields` does not narrow its type),
- * `event.instance` the object of an item action as it was before it (in after events too: the
- * object as written is `event.response`), `event.where` what a change of many selects, `event.response` the response (after events),
+ * `event.instance` the object of an item action as it was before it, read before anything was locked
+ * (a guard that decides by its state locks and reads it again: the README's "lockForUpdate"; in after
+ * events too: the object as written is `event.object`), `event.where` what a change of many selects, `event.response` the response (after events),
  * `event.view.request` the request (`request.user` is the caller: null when anonymous, and
  * whenever auth = false, as in the generated tests), and `event.db` the
  * repositories of every model in this request's transaction. `event.setFieldValue(name, value)`
