@@ -157,6 +157,10 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
     expect(slugs(await db.post.findMany({ where: { slug: { in: manySlugs('p1') } } }))).toEqual(['p1']);
     expect(await db.post.count({ where: { author: { in: many(ada['id']) } } })).toBe(3);
     expect(await db.author.count({ where: { posts: { in: manySlugs('p2') } } })).toBe(1);
+    // A principal's keys may hold a null, which matches nothing (as SQL's in), and lists hold some of many values.
+    expect(await db.author.count({ where: { name: { in: [...manySlugs('Ada'), null] } } })).toBe(1);
+    expect(slugs(await db.post.findMany({ where: { tags: { hasSome: manySlugs('t2') } } }))).toEqual(['p2']);
+    expect(await db.post.count({ where: { NOT: { tags: { hasSome: manySlugs('x') } } } })).toBe(1);
   });
 
   it('filters on a relationship from either side', async () => {

@@ -394,7 +394,11 @@ function fieldFilter(
   if (filter === 'equals' || filter === 'in')
     return on(values.length === 1 && filter === 'equals' ? { equals: values[0] } : { in: values });
   // `__ne=a,b`: equal to none of them; as with `__ne=a`, an object without a value is not equal.
-  if (filter === 'not') return { AND: values.map((v) => ({ [field.name]: { not: v } })) };
+  // One condition of the list, not one each: a thousand nested a condition too deep for SQLite.
+  if (filter === 'not')
+    return values.length === 1
+      ? on({ not: values[0] })
+      : { OR: [{ [field.name]: { notIn: values } }, { [field.name]: { equals: null } }] };
   if (values.length !== 1) {
     errors.push({ field: param, message: 'takes one value' });
     return undefined;

@@ -132,6 +132,12 @@ function fieldCondition(
  */
 function jsonHasSome(dialect: Dialect, ref: Expression<unknown>, values: readonly unknown[]): Expression<SqlBool> {
   if (values.length === 0) return sql<SqlBool>`1 = 0`;
+  // A long list is one parameter, a JSON array, as `inList`'s (a condition each overran the parameters).
+  const json = values.length > LONG_LIST ? jsonArray(values, dialect) : undefined;
+  if (json !== undefined && dialect === 'postgres')
+    return sql<SqlBool>`coalesce(exists (select 1 from jsonb_array_elements(${ref}) as held where held.value in (select value from jsonb_array_elements(${json}::jsonb))), false)`;
+  if (json !== undefined)
+    return sql<SqlBool>`exists (select 1 from json_each(${ref}) where json_each.value in (select value from json_each(${json})))`;
   if (dialect === 'postgres') {
     const any = sql.join(
       values.map((v) => sql`${ref} @> ${JSON.stringify([v])}::jsonb`),
@@ -217,11 +223,29 @@ function inList(eb: Eb, dialect: Dialect, ref: Expression<unknown>, list: readon
   if (list.length <= LONG_LIST) return eb(ref, op, list as never);
   if (dialect === 'postgres')
     return op === 'in' ? sql<SqlBool>`${ref} = any(${list})` : sql<SqlBool>`${ref} <> all(${list})`;
-  // A JSON array carries text and numbers as they are (booleans are stored as numbers already).
-  if (!list.every((v) => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))))
-    return eb(ref, op, list as never);
-  const values = sql`(select value from json_each(${JSON.stringify(list)}))`;
+  const json = jsonArray(list);
+  // A value JSON cannot carry (bytes): one parameter each, as short lists.
+  if (json === undefined) return eb(ref, op, list as never);
+  const values = sql`(select value from json_each(${json}))`;
   return op === 'in' ? sql<SqlBool>`${ref} in ${values}` : sql<SqlBool>`${ref} not in ${values}`;
+}
+
+/**
+ * `values` as a JSON array that SQLite's `json_each` reads back as they are: text, numbers (big
+ * integers exactly), null (a principal's keys may hold one); booleans as the numbers SQLite stores
+ * (PostgreSQL's JSON keeps them). Undefined when one is none of these.
+ */
+function jsonArray(values: readonly unknown[], dialect: Dialect = 'sqlite'): string | undefined {
+  const items: string[] = [];
+  for (const v of values) {
+    if (typeof v === 'bigint') items.push(v.toString());
+    else if (typeof v === 'boolean' && dialect === 'sqlite') items.push(v ? '1' : '0');
+    else if (typeof v === 'boolean') items.push(String(v));
+    else if (v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)))
+      items.push(JSON.stringify(v));
+    else return undefined;
+  }
+  return `[${items.join(',')}]`;
 }
 
 /**
