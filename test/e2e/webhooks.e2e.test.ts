@@ -212,6 +212,13 @@ describe.each(ENGINES)('events and webhooks on %s', (engine) => {
     expect((await as(null, 'GET', '/_webhooks/audit/deliveries')).status).toBe(401);
     expect((await as('ben', 'POST', '/_webhooks/audit/retry-dead')).status).toBe(403);
     expect((await as('root', 'POST', `/_webhooks/nope/retry-dead`)).status).toBe(404);
+    // Nor does a retry take a parameter it would ignore (a dry run that retried all the same).
+    const dry = await as('root', 'POST', '/_webhooks/audit/retry-dead?dry_run=true');
+    expect([dry.status, dry.body.errors]).toEqual([
+      400,
+      [{ field: 'dry_run', message: 'is not a query parameter here' }],
+    ]);
+    expect((await as('root', 'GET', '/_webhooks?x=1')).status).toBe(400);
     // A seq and the list's parameters are read as written: no 0x10 for 16, no parameter ignored.
     expect(
       (await as('root', 'POST', `/_webhooks/audit/deliveries/0x${Number(dead['seq']).toString(16)}/retry`)).status,

@@ -132,6 +132,7 @@ function authPaths(
       {
         post: op('login', 'POST', {
           summary: 'Log in',
+          parameters: RAMSES_REDIRECTS,
           requestBody: login(),
           responses: {
             '200': { description: 'The user, logged in.', headers: cookie, ...content(userBody) },
@@ -143,6 +144,7 @@ function authPaths(
     const logout = (method: string) =>
       op('logout', method, {
         summary: 'Log out (every ticket of the user stops working)',
+        parameters: RAMSES_REDIRECTS,
         responses: {
           '200': {
             description: 'Logged out; the cookie is cleared.',
@@ -205,6 +207,15 @@ function authPaths(
   }
   return paths;
 }
+
+/** Ramses' login and logout redirects: taken and ignored (lib/auth/routes.ts `REDIRECTS`). */
+const RAMSES_REDIRECTS: Json[] = ['next', 'unauthorized'].map((name) => ({
+  name,
+  in: 'query',
+  required: false,
+  description: "Ramses' redirect after the login or logout: taken, and ignored (the answer is the same without it).",
+  schema: { type: 'string' },
+}));
 
 /** A user's create example without what a new user may not set (lib/auth/routes.ts): groups, hidden fields but the password. */
 function registerExample(ctx: OpenApiContext, user: Model): Json {

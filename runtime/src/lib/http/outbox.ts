@@ -21,6 +21,7 @@ import type { Delivery, DeliveryStatus, WebhookSettings } from '../webhooks/type
 import type { EventCatalog } from '../webhooks/settings.js';
 import { completeRoute, hooksOf, methodsOf, WRITE_METHODS as WRITES } from './routing.js';
 import { requestOrigin, requestTarget } from './serialize.js';
+import { noQuery } from './schemas.js';
 
 export interface OutboxOptions {
   readonly db: ServiceDatabase;
@@ -90,7 +91,8 @@ function operatorRoutes(
     return name;
   };
 
-  app.get('/_webhooks', async (request) => {
+  // No route of the operator's takes a query parameter but the deliveries list (its own check).
+  app.get('/_webhooks', { schema: { querystring: noQuery } }, async (request) => {
     await operator(request, 'read the webhooks');
     const data = [];
     for (const name of names) {
@@ -140,7 +142,7 @@ function operatorRoutes(
   });
   completeRoute(app, '/_webhooks/:name/deliveries', ['GET']);
 
-  app.post('/_webhooks/:name/deliveries/:seq/retry', async (request) => {
+  app.post('/_webhooks/:name/deliveries/:seq/retry', { schema: { querystring: noQuery } }, async (request) => {
     await operator(request, 'retry webhook deliveries');
     const name = subscription(request);
     const seq = whole((request.params as { seq: string }).seq, 0, 1, Number.MAX_SAFE_INTEGER, 'seq');
@@ -158,7 +160,7 @@ function operatorRoutes(
   });
   completeRoute(app, '/_webhooks/:name/deliveries/:seq/retry', ['POST']);
 
-  app.post('/_webhooks/:name/retry-dead', async (request) => {
+  app.post('/_webhooks/:name/retry-dead', { schema: { querystring: noQuery } }, async (request) => {
     await operator(request, 'retry webhook deliveries');
     const name = subscription(request);
     const retried = await store.retryDead(name, Date.now());
