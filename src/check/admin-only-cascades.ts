@@ -1,20 +1,22 @@
 /**
- * Deletes that what they take along refuses. A delete takes with it the objects a relationship
- * says so of (`ondelete: CASCADE`), and only when the caller may delete each of those too
- * (runtime/src/lib/http/cascades.ts). Where a member may delete a model's objects but only admins
- * may delete the objects it takes (no line of their x-ACL gives anyone else delete, or no route
- * deletes them), the member's delete is refused as soon as there is one: a probe's household
- * owners could delete no household that had an activity log, while `inspect --acl` said "allow".
- * checks.ts (SVC2103) says so.
+ * Deletes that what they take along refuses. A delete takes with it the objects a link says so of
+ * (the foreign key's `ondelete: CASCADE`), or unlinks them (`NULLIFY`), and only when the caller may
+ * delete each of those, or change it (runtime/src/lib/http/cascades.ts). Where a member may delete a
+ * model's objects but only admins may delete (or change) the objects a delete takes along (no line
+ * of their x-ACL gives anyone else that, or no route does it), the member's delete is refused as
+ * soon as there is one: a probe's household owners could delete no household that had an activity
+ * log, while `inspect --acl` said "allow". checks.ts (SVC2103) says so.
  */
-import { modelRules } from '../ir/model-route.js';
-import type { Acl, AclEntry, Model, Relationship, Route, ServiceIR } from '../ir/types.js';
+import { modelRules, type RouteRules } from '../ir/model-route.js';
+import type { Acl, AclEntry, Model, Permission, Relationship, Route, ServiceIR } from '../ir/types.js';
 
 export interface AdminOnlyCascade {
-  /** The model whose delete cascades, its link to the objects it takes, and their model. */
+  /** The model whose delete takes objects along, its link to them, and their model. */
   readonly model: Model;
   readonly link: Relationship;
   readonly target: Model;
+  /** What the delete does to them: deletes them (CASCADE) or changes their link (NULLIFY). */
+  readonly act: 'delete' | 'update';
   /** An x-ACL line that lets someone but admins delete `model`'s objects. */
   readonly deleter: AclEntry;
 }
@@ -25,23 +27,24 @@ export function adminOnlyCascades(ir: ServiceIR): AdminOnlyCascade[] {
   for (const model of ir.models) {
     const deleter = ir.routes
       .filter((r) => r.model === model.name && r.operations.some((o) => o.permission === 'delete'))
-      .flatMap((r) => nonAdminDeletes(entriesOf(ir, r.acl, r.kind === 'collection' ? 'collection' : 'item')))[0];
+      .flatMap((r) => grants(entriesOf(ir, r.acl, r.kind === 'collection' ? 'collection' : 'item'), 'delete'))[0];
     if (!deleter) continue;
     for (const link of model.relationships) {
-      if (link.onDelete !== 'cascade' && link.documentOnDelete !== 'cascade') continue;
+      // The foreign key's rule: what the runtime does (Ramses' own ondelete is not followed: SVC2069).
+      const act = link.onDelete === 'cascade' ? 'delete' : link.onDelete === 'nullify' ? 'update' : undefined;
       const target = ir.models.find((m) => m.name === link.target);
-      if (target && onlyAdminsDelete(ir, target)) found.push({ model, link, target, deleter });
+      if (act && target && onlyAdmins(ir, target, act)) found.push({ model, link, target, act, deleter });
     }
   }
   return found;
 }
 
-/** Whether no x-ACL line lets anyone but admins delete `model`'s objects where they are deleted. */
-function onlyAdminsDelete(ir: ServiceIR, model: Model): boolean {
+/** Whether no x-ACL line lets anyone but admins `act` on `model`'s objects where that is done. */
+function onlyAdmins(ir: ServiceIR, model: Model, act: 'delete' | 'update'): boolean {
   const rules = modelRules(ir, model);
-  if (!rules?.deletable) return true;
-  const { kind, acl } = rules.deleteRules ?? rules;
-  return nonAdminDeletes(entriesOf(ir, acl, kind)).length === 0;
+  if (!rules || !(act === 'delete' ? rules.deletable : rules.updatable)) return true;
+  const { kind, acl }: RouteRules = (act === 'delete' ? rules.deleteRules : rules.updateRules) ?? rules;
+  return grants(entriesOf(ir, acl, kind), act).length === 0;
 }
 
 /** The lines that decide on a route: an item's, then its collection's; a collection's own. */
@@ -51,11 +54,12 @@ function entriesOf(ir: ServiceIR, name: Route['acl'], kind: 'item' | 'collection
   return kind === 'item' ? [...acl.item, ...acl.collection] : acl.collection;
 }
 
-function nonAdminDeletes(entries: readonly AclEntry[]): AclEntry[] {
+/** The lines that allow `permission` to someone but admins. */
+function grants(entries: readonly AclEntry[], permission: Permission): AclEntry[] {
   return entries.filter(
     (e) =>
       e.action === 'allow' &&
-      e.permissions.includes('delete') &&
+      e.permissions.includes(permission) &&
       !(e.principal.kind === 'group' && e.principal.group === 'admin'),
   );
 }

@@ -23,7 +23,8 @@ export function cascadedHandlers(ir: ServiceIR): CascadedHandlers[] {
   for (const model of ir.models) {
     if (!deletedByARoute(ir, model)) continue;
     for (const link of model.relationships) {
-      if (link.onDelete !== 'cascade' && link.documentOnDelete !== 'cascade') continue;
+      // The foreign key's rule, which the runtime follows (Ramses' own ondelete is not: SVC2069).
+      if (link.onDelete !== 'cascade') continue;
       const target = ir.models.find((m) => m.name === link.target);
       if (!target) continue;
       const handlers = [

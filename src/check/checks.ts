@@ -188,13 +188,15 @@ function checkCascadedHandlers(diagnostics: DiagnosticBag, ir: ServiceIR, source
 
 /** A delete that members may make, refused by the objects it takes along, which only admins may delete: once per link. */
 function checkAdminOnlyCascades(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
-  for (const { model, link, target, deleter } of adminOnlyCascades(ir)) {
+  for (const { model, link, target, act, deleter } of adminOnlyCascades(ir)) {
+    const what =
+      act === 'delete' ? `deletes its ${link.name} (ondelete: CASCADE)` : `unlinks its ${link.name} (NULLIFY)`;
     diagnostics.report(
       'SVC2103',
-      `deleting a ${model.name} deletes its ${link.name} (ondelete: CASCADE), which only admins may delete: "${deleter.text}" lets others delete a ${model.name}, but each such delete is refused (403) once it has any ${target.name}`,
+      `deleting a ${model.name} ${what}, which only admins may ${act === 'delete' ? 'delete' : 'change'}: "${deleter.text}" lets others delete a ${model.name}, but each such delete is refused (403) once it has any ${target.name}`,
       {
         span: sources.fields.get(`${model.name}.${link.name}`) ?? sources.models.get(model.name),
-        hint: `give those who delete a ${model.name} delete on its ${target.name} objects too (a line of the x-ACL of ${target.name}'s routes, which then needs a route that deletes them), or make the link SET NULL or RESTRICT`,
+        hint: `give those who delete a ${model.name} ${act} on its ${target.name} objects too (a line of the x-ACL of ${target.name}'s routes, which then needs a route that does it), or make the link RESTRICT (they are deleted first, by whoever may)`,
       },
     );
   }

@@ -6,6 +6,7 @@ import { modelNameOf, slug } from '../../src/ir/naming.js';
 import type { Model, ServiceIR } from '../../src/ir/types.js';
 import { analyze } from '../../src/pipeline.js';
 import { raml, securedRaml, writeTree } from '../support/files.js';
+import { repoRoot } from '../support/paths.js';
 
 function build(files: Record<string, string>): { ir: ServiceIR; codes: string[] } {
   const dir = writeTree(files);
@@ -340,6 +341,31 @@ ${acl}${teams}${clubs(singular)}`),
     expect(built.codes.filter((c) => c.startsWith('SVC2086') || c.endsWith('e'))).toEqual([]);
   });
 
+  it("warns of a delete members may make that what it takes along refuses (SVC2103), by the foreign key's rule", () => {
+    const dir = 'fixtures/invalid/SVC2103-delete-refused-by-what-it-takes';
+    const files = Object.fromEntries(
+      ['api.raml', 'household.json', 'log_entry.json'].map((f) => [f, readFileSync(join(repoRoot, dir, f), 'utf8')]),
+    );
+    const withKeyRule = (rule: string | null) => ({
+      ...files,
+      'log_entry.json': files['log_entry.json']!.replace(
+        '"ref_ondelete": "CASCADE"',
+        rule ? `"ref_ondelete": "${rule}"` : '"index": true',
+      ),
+    });
+    const found = (tree: Record<string, string>) => {
+      const dir = writeTree(tree);
+      return analyze(join(dir, 'api.raml'), { cwd: dir })
+        .diagnostics.filter((d) => d.code === 'SVC2103')
+        .map((d) => d.message.split(', which')[0]);
+    };
+    expect(found(files)).toEqual(['deleting a Household deletes its entries (ondelete: CASCADE)']);
+    // NULLIFY changes each entry's link, which members may not either.
+    expect(found(withKeyRule('SET NULL'))).toEqual(['deleting a Household unlinks its entries (NULLIFY)']);
+    // Ramses' ondelete alone is no rule the runtime follows (SVC2069): the key's default is, and RESTRICT refuses first.
+    expect(found(withKeyRule('RESTRICT'))).toEqual([]);
+  });
+
   it('warns of a principal named once beside one a slip away (SVC2100), not of another role of a long name', () => {
     const codes = (once: string) => {
       const acl = `securitySchemes:\n  - ticket:\n      type: x-Ticket\n      settings:\n        secret: s\n  - home_acl:\n      type: x-ACL\n      settings:\n        collection: |\n          allow g:admin all\n        item: |\n          allow {{household_owner}} view\n          allow {{household_owner}} update\n          allow {{${once}}} delete\nsecuredBy: [ticket]\n`;
@@ -380,6 +406,12 @@ ${acl}${teams}${clubs(singular)}`),
     expect(hints({ level: { _db_settings: { type: 'smallint' } } })).toEqual([
       ['SVC2005', 'svcgen calls it `small_integer`'],
     ]);
+    // An object's inherited names are no type (they were taken as one, silently).
+    for (const type of ['constructor', '__proto__', 'toString'])
+      expect(
+        hints({ level: { _db_settings: { type } } }).map(([code]) => code),
+        type,
+      ).toEqual(['SVC2005']);
     // A list of objects is a dict whose JSON Schema gives their shape.
     const [[code, hint]] = hints({ markers: { _db_settings: { type: 'list', item_type: 'dict' } } }) as [
       [string, string],
