@@ -135,6 +135,11 @@ export async function bulkWhere(ctx: RouteContext, request: FastifyRequest): Pro
     if (query[name] !== undefined)
       throw badRequest(`${name} does not apply to bulk changes`, [{ field: name, message: 'does not apply here' }]);
   }
+  // Without a search it restricts nothing, and a change of `?_search_fields=name` changed every object.
+  if (query['_search_fields'] !== undefined && query['q'] === undefined)
+    throw badRequest('_search_fields restricts a search: a bulk change with it takes q', [
+      { field: '_search_fields', message: 'restricts a search: it takes q' },
+    ]);
   const parsed = parseListQuery(ctx.model, query, {
     defaultLimit: 0,
     maxLimit: 0,

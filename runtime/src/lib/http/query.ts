@@ -207,8 +207,9 @@ function asSeenBy(model: Model, visible: ReadonlySet<string> | null | undefined)
 /**
  * `q` and `_search_fields`: the words to find, in the fields this caller may read. A field they
  * may not read is refused as a typo is (`unreadable`), so that the answer does not tell it exists. An empty `q`
- * searches nothing (no condition); one with no words (`q=+++`) matches nothing; `_search_fields`
- * without `q` is a 400.
+ * searches nothing (no condition); one with no words (`q=+++`) matches nothing. A list takes
+ * `_search_fields` without `q` (a search box sends it before anything is typed); a bulk change
+ * does not (bulk.ts).
  */
 function searchFilter(
   model: Model,
@@ -218,9 +219,6 @@ function searchFilter(
 ): SearchFilter | undefined {
   const readable = model.searchFields.filter((name) => model.field(name) !== undefined);
   const fields = fieldsText === undefined ? readable : searchFieldList(model, readable, fieldsText, errors);
-  // Without a search it restricts nothing: dropped, a bulk change of `?_search_fields=name` changed every object.
-  if (q === undefined && fieldsText !== undefined)
-    errors.push({ field: '_search_fields', message: 'restricts a search: it takes q (q= searches nothing)' });
   if (q === undefined || q.trim() === '') return undefined;
   if (q.length > MAX_QUERY_LENGTH) {
     errors.push({ field: 'q', message: `is longer than ${MAX_QUERY_LENGTH} characters` });
