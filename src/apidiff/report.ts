@@ -46,9 +46,10 @@ export function reportBreakingChanges(
     });
   };
   const added = changes.filter((c) => c.kind === 'route-added');
+  const removed = changes.filter((c) => c.kind === 'route-removed');
   for (const c of others) {
     // A resource renamed (with its model): said where the new one is, and which one it seems to be.
-    const moved = c.kind === 'route-removed' ? movedTo(c, added) : undefined;
+    const moved = c.kind === 'route-removed' ? movedTo(c, removed, added) : undefined;
     const movedSpan = moved === undefined ? undefined : sources?.routes.get(routeKey(`- ${moved}`));
     const span = sources ? (movedSpan ?? spanOf(c, sources, policy.renames)) : undefined;
     const hint = moved ? `did it move to ${moved}? Clients of the old path must follow` : c.hint;
@@ -164,27 +165,32 @@ function routeKey(operation: string): string {
 }
 
 /**
- * The route `removed` seems to have moved to: a route added whose path has as many segments and
+ * The route `change` removed seems to have moved to: a route added whose path has as many segments,
  * whose first differs (`/activities/{id}` → `/log-entries/{id}`, a resource renamed with its model)
- * while the rest is alike, when exactly one such is added. Undefined otherwise.
+ * while the rest is alike, and which serves the same methods, when exactly one such is added.
  */
-function movedTo(removed: ApiChange, added: readonly ApiChange[]): string | undefined {
-  const shape = (operation: string) => routeKey(operation).split('/').slice(2).join('/');
+function movedTo(change: ApiChange, removed: readonly ApiChange[], added: readonly ApiChange[]): string | undefined {
+  const shape = (operation: string) =>
+    routeKey(operation)
+      .split('/')
+      .slice(2)
+      .join('/')
+      .replace(/:[^/]+/g, ':');
   const depth = (operation: string) => routeKey(operation).split('/').length;
-  const from = removed.operations[0];
+  const pathOf = (operation: string) => operation.slice(operation.indexOf(' ') + 1);
+  const methods = (operations: readonly string[]) =>
+    [...new Set(operations.map((op) => op.slice(0, op.indexOf(' '))))].sort().join();
+  const from = change.operations[0];
   if (from === undefined) return undefined;
-  const candidates = [
-    ...new Set(
-      added
-        .flatMap((c) => c.operations)
-        .filter(
-          (op) =>
-            depth(op) === depth(from) && shape(op).replace(/:[^/]+/g, ':') === shape(from).replace(/:[^/]+/g, ':'),
-        )
-        .map((op) => op.slice(op.indexOf(' ') + 1)),
-    ),
-  ];
-  return candidates.length === 1 ? candidates[0] : undefined;
+  // Every method the removed path served (each route removed is a change of its own).
+  const served = removed.flatMap((c) => c.operations).filter((op) => pathOf(op) === pathOf(from));
+  // The added routes of that shape, by path, with the methods they serve: a route moved keeps its methods.
+  const byPath = new Map<string, string[]>();
+  for (const op of added.flatMap((c) => c.operations))
+    if (depth(op) === depth(from) && shape(op) === shape(from))
+      byPath.set(pathOf(op), [...(byPath.get(pathOf(op)) ?? []), op]);
+  const candidates = [...byPath].filter(([, ops]) => methods(ops) === methods(served));
+  return candidates.length === 1 ? candidates[0]![0] : undefined;
 }
 
 /** Where the RAML or a schema says what the change changed: the field, the resource, or what gives the base path. */

@@ -68,10 +68,10 @@ export function reportOutcomes(
         if (change.restored)
           bag.report(
             'SVC3009',
-            `re-created ${path}, which was missing: ${ramlFile} still refers to it, and the new stub does nothing until you write it`,
+            `${warningsOnly ? 'would re-create' : 're-created'} ${path}, which was missing: ${ramlFile} still refers to it, and a new stub does nothing until you write it`,
             {
               span,
-              hint: 'restore your code from version control, or take its name out of the API if it is not needed',
+              hint: 'if it held your code, restore it from version control; if the API no longer needs it, take its name out',
             },
           );
         break;

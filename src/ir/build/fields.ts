@@ -53,6 +53,11 @@ const OTHER_NAMES: Readonly<Record<string, FieldType>> = {
   blob: 'file',
 };
 
+/** `table[name]` of the table's own names: `constructor` or `__proto__` is no type (an object's own keys only). */
+function ownValue<V>(table: Readonly<Record<string, V>>, name: string): V | undefined {
+  return Object.hasOwn(table, name) ? table[name] : undefined;
+}
+
 export const COMMON_SETTINGS = [
   'type',
   'primary_key',
@@ -313,15 +318,17 @@ function readType(ctx: FieldContext, name: string, entry: YEntry | undefined): F
   }
   const written = entry.value.text;
   const lower = written.toLowerCase();
-  const type = (FIELD_TYPES as readonly string[]).includes(lower) ? (lower as FieldType) : TYPE_ALIASES[lower];
+  const type = (FIELD_TYPES as readonly string[]).includes(lower)
+    ? (lower as FieldType)
+    : ownValue(TYPE_ALIASES, lower);
   if (type) return type;
   ctx.diagnostics.report('SVC2005', `unknown field type "${written}" for "${name}"`, {
     span: entry.value.span,
     hint:
       lower === 'enum'
         ? 'a field of one of a list of values is `"type": "choice"`, with its values in `"choices": [...]`'
-        : OTHER_NAMES[lower]
-          ? `svcgen calls it \`${OTHER_NAMES[lower]}\``
+        : ownValue(OTHER_NAMES, lower)
+          ? `svcgen calls it \`${ownValue(OTHER_NAMES, lower)}\``
           : (didYouMean(lower, [...FIELD_TYPES, ...Object.keys(TYPE_ALIASES)]) ??
             `use one of ${FIELD_TYPES.join(', ')}`),
   });
@@ -342,7 +349,7 @@ function readOnlyKeyword(ctx: FieldContext, name: string, property: YMap): boole
 
 /** The scalar type a name of `item_type` stands for, an alias read as its type (`int`: integer); else undefined. */
 function scalarType(written: string): ScalarFieldType | undefined {
-  const type = (SCALAR_TYPES as readonly string[]).includes(written) ? written : TYPE_ALIASES[written];
+  const type = (SCALAR_TYPES as readonly string[]).includes(written) ? written : ownValue(TYPE_ALIASES, written);
   return SCALAR_TYPES.find((t) => t === type);
 }
 

@@ -65,7 +65,7 @@ interface Count {
   readonly key: string;
   readonly budget: Budget;
   readonly refusal?: string;
-  /** A count that only makes the work even (`attempt`): never read, never past its limit. */
+  /** A count that only makes the work even (`attempt`): never read, so never past its limit. */
   readonly filler?: true;
 }
 
@@ -149,7 +149,9 @@ export class LoginThrottle {
       (at) => at !== null,
     );
     const keys = names.flatMap((name) => cleared.map((at) => attemptKey(name, at)));
-    await this.repository(this.db).deleteMany({ where: { attempt_key: { in: keys } } });
+    // One row a statement: a statement deleting two in the table's order could wait, on
+    // PostgreSQL, for a guess that counts on them in key order, while it waits for this one.
+    for (const key of keys.sort()) await this.repository(this.db).deleteMany({ where: { attempt_key: key } });
     if (across?.scope === STRANGERS) for (const name of names) await this.uncount(attemptKey(name, STRANGERS));
   }
 

@@ -178,7 +178,11 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
       .find({ [ends]: { $lt: before } }, { ...this.options, projection: { _id: 1 }, limit })
       .toArray();
     if (over.length === 0) return 0;
-    const { deletedCount } = await this.collection.deleteMany({ _id: { $in: over.map((d) => d._id) } }, this.options);
+    // The end checked again: a window a guess started over since the find is kept.
+    const { deletedCount } = await this.collection.deleteMany(
+      { _id: { $in: over.map((d) => d._id) }, [ends]: { $lt: before } },
+      this.options,
+    );
     return deletedCount;
   }
 

@@ -87,8 +87,11 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
       if (auth) await api.register(auth.plugin);
       await api.register(health, { db });
       await api.register(openApi, { file: OPENAPI_FILE, auth: config.auth, docs: config.docs });
-      // With auth on, users register: the user model's events include `register`.
-      const catalog = eventCatalog(apiModelNames(db.models), auth ? (options.auth ?? AUTH).userModel.name : undefined);
+      // With auth on and registration open, users register: the user model's events include `register`.
+      const catalog = eventCatalog(
+        apiModelNames(db.models),
+        auth && config.registration ? (options.auth ?? AUTH).userModel.name : undefined,
+      );
       await api.register(outbox, {
         db,
         catalog,

@@ -24,6 +24,8 @@ import type { UserProfileObject } from '../../principals.js';
  * read other objects (a membership) with `databaseOf(request)` from '../../db/index.js'. What it
  * reads there is as it is now, also when the change feed judges a past event: a photo made in a
  * private album, then published with it, shows its earlier versions to whoever may view it now.
+ * During a write it reads in the write's transaction: a read that fails fails the write (PostgreSQL).
+ * Check a value before reading by it, rather than catch the error.
  * In a collection line it is asked without the object, also by the item routes whose item rules
  * decide nothing for the caller: whom it grants there gets the rule on every object (below
  * `rule.parent`, if there is one). End the item rules with a deny (`deny authenticated all`) where

@@ -23,6 +23,8 @@ import type { UserSelfObject } from '../../principals.js';
  * read other objects (a membership) with `databaseOf(request)` from '../../db/index.js'. What it
  * reads there is as it is now, also when the change feed judges a past event: a photo made in a
  * private album, then published with it, shows its earlier versions to whoever may view it now.
+ * During a write it reads in the write's transaction: a read that fails fails the write (PostgreSQL).
+ * Check a value before reading by it, rather than catch the error.
  */
 export function userSelf(request: RequestBy<User>, object: UserSelfObject | undefined, rule: AclRule): AclResult {
   return undefined;
