@@ -845,7 +845,7 @@ export const codes = {
     severity: 'warning',
     title: 'a delete refused by what it takes along',
     explanation:
-      "A delete takes with it the objects a relationship says so of (`ondelete: CASCADE`), and only when the caller may delete each of them too: the service refuses a delete that would take along what the caller could not delete. Here members may delete the model's objects, but no line of the other model's x-ACL lets anyone but admins delete its objects (or no route deletes them at all), so every member's delete of an object that has any is refused with 403, while the ACL matrix says they may. Give the same callers delete on those objects, or make the link `SET NULL` (they stay, unlinked) or `RESTRICT` (they are deleted first, by whoever may).",
+      "A delete takes with it the objects its foreign keys say so of (`ref_ondelete: CASCADE`), or unlinks them (`NULLIFY`), and only when the caller may delete each of them, or change it, too: the service refuses a delete that would take along what the caller could not. Here members may delete the model's objects, but no line of the other model's x-ACL lets anyone but admins do that to its objects (or no route does it at all), so every member's delete of an object that has any is refused with 403, while the ACL matrix says they may. Give the same callers that permission on those objects, or make the link `RESTRICT` (they are deleted first, by whoever may).",
   },
 
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
