@@ -16,7 +16,7 @@
 import type { Acl, AclEntry, Model, Operation, Permission, Route, RouteParent, ServiceIR } from '../ir/types.js';
 import { itemsAbove } from '../ir/parents.js';
 import { defaultGroups } from '../ir/users.js';
-import { modelRules } from '../ir/model-route.js';
+import { decidingLines, modelRules } from '../ir/model-route.js';
 import { listedFor } from '../ir/privacy.js';
 
 export const CALLERS = ['anonymous', 'member', 'owner', 'admin'] as const;
@@ -299,8 +299,7 @@ function decide(
 
 /** The lines the rules read for `permission`, in order: the item rules, then the collection rules (item scope). */
 function linesNaming(acl: Acl, scope: 'item' | 'collection', permission: Permission): AclEntry[] {
-  const lines = scope === 'item' ? [...acl.item, ...acl.collection] : acl.collection;
-  return lines.filter((entry) => entry.permissions.includes(permission));
+  return decidingLines(acl, scope).filter((entry) => entry.permissions.includes(permission));
 }
 
 /**

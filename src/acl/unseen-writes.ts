@@ -12,6 +12,7 @@
  * line allows `view` to everyone with none before it denying it, nobody is refused it. Which
  * callers the other lines match is not looked at: where it can happen at all, it is said.
  */
+import { decidingLines } from '../ir/model-route.js';
 import type { Acl, AclEntry, Route, ServiceIR } from '../ir/types.js';
 
 export function changesUnseen(ir: ServiceIR, route: Route): boolean {
@@ -19,7 +20,7 @@ export function changesUnseen(ir: ServiceIR, route: Route): boolean {
   const acl: Acl | undefined = route.acl ? ir.acls.find((a) => a.name === route.acl) : undefined;
   // No x-ACL: admins only, who view everything.
   if (!acl) return false;
-  const lines = reachable([...acl.item, ...acl.collection]);
+  const lines = reachable(decidingLines(acl, 'item'));
   if (everyoneViews(lines)) return false;
   return lines.some(splitsViewFromUpdate);
 }

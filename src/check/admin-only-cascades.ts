@@ -7,7 +7,7 @@
  * soon as there is one: a probe's household owners could delete no household that had an activity
  * log, while `inspect --acl` said "allow". checks.ts (SVC2103) says so.
  */
-import { modelRules, type RouteRules } from '../ir/model-route.js';
+import { decidingLines, modelRules, type RouteRules } from '../ir/model-route.js';
 import type { Acl, AclEntry, Model, Permission, Relationship, Route, ServiceIR } from '../ir/types.js';
 
 export interface AdminOnlyCascade {
@@ -47,11 +47,10 @@ function onlyAdmins(ir: ServiceIR, model: Model, act: 'delete' | 'update'): bool
   return grants(entriesOf(ir, acl, kind), act).length === 0;
 }
 
-/** The lines that decide on a route: an item's, then its collection's; a collection's own. */
-function entriesOf(ir: ServiceIR, name: Route['acl'], kind: 'item' | 'collection'): readonly AclEntry[] {
+/** The lines that decide under the rules of `name` (none: no x-ACL, admins only). */
+function entriesOf(ir: ServiceIR, name: Route['acl'], kind: RouteRules['kind']): readonly AclEntry[] {
   const acl: Acl | undefined = ir.acls.find((a) => a.name === name);
-  if (!acl) return [];
-  return kind === 'item' ? [...acl.item, ...acl.collection] : acl.collection;
+  return acl ? decidingLines(acl, kind) : [];
 }
 
 /** The lines that allow `permission` to someone but admins. */

@@ -8,6 +8,7 @@
  */
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { IrSources } from '../ir/sources.js';
+import { decidingLines } from '../ir/model-route.js';
 import { listedFor } from '../ir/privacy.js';
 import type { Acl, AclEntry, Model, Route, ServiceIR } from '../ir/types.js';
 
@@ -51,7 +52,7 @@ function shownToMembers(model: Model): string[] {
 function anonymousMayView(ir: ServiceIR, route: Route): boolean {
   const acl: Acl | undefined = route.acl === null ? undefined : ir.acls.find((a) => a.name === route.acl);
   if (!acl) return false;
-  const lines: readonly AclEntry[] = route.kind === 'collection' ? acl.collection : [...acl.item, ...acl.collection];
+  const lines: readonly AclEntry[] = decidingLines(acl, route.kind === 'collection' ? 'collection' : 'item');
   for (const line of lines) {
     if (!line.permissions.includes('view')) continue;
     if (line.principal.kind === 'everyone') return line.action === 'allow';

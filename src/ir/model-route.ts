@@ -5,7 +5,7 @@
  * (src/plan/models/model-file.ts), and the ACL matrix (./matrix.ts) decides a link's `update` by
  * it, as the runtime does.
  */
-import type { Model, Operation, Route, ServiceIR } from './types.js';
+import type { Acl, AclEntry, Model, Operation, Route, ServiceIR } from './types.js';
 
 /** Item rules (then collection rules) or collection rules, and their x-ACL (null: admins only). */
 export interface RouteRules {
@@ -40,6 +40,14 @@ export function modelRules(ir: ServiceIR, model: Model): ModelRules | null {
     ...(update && !sameRules(rulesOf(update), rules) ? { updateRules: rulesOf(update) } : {}),
     ...(remove && !sameRules(rulesOf(remove), rules) ? { deleteRules: rulesOf(remove) } : {}),
   };
+}
+
+/**
+ * The lines of `acl` that decide under `kind`'s rules, in the order they are read: an item's item
+ * rules, then its collection rules (which decide where no item rule does); a collection's own.
+ */
+export function decidingLines(acl: Acl, kind: RouteRules['kind']): readonly AclEntry[] {
+  return kind === 'item' ? [...acl.item, ...acl.collection] : acl.collection;
 }
 
 function rulesOf(route: Route): RouteRules {

@@ -147,8 +147,7 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
    * document exists or not, and an update pipeline reads the window's end before it is changed.
    */
   async countInWindows(fields: WindowFields, counters: readonly WindowCounter[], now: Date) {
-    const count = this.pathOfColumn(this.model.field(fields.count)!.column!);
-    const ends = this.pathOfColumn(this.model.field(fields.ends)!.column!);
+    const [count, ends] = [this.pathOf(fields.count), this.pathOf(fields.ends)];
     const over = { $lte: [{ $ifNull: [`$${ends}`, new Date(0)] }, now] };
     const after = await Promise.all(
       counters.map((counter) =>
@@ -173,7 +172,7 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
 
   /** The keys of at most `limit` windows that ended before `before`, then those deleted. */
   async forgetWindows(fields: WindowFields, before: Date, limit: number): Promise<number> {
-    const ends = this.pathOfColumn(this.model.field(fields.ends)!.column!);
+    const ends = this.pathOf(fields.ends);
     const over = await this.collection
       .find({ [ends]: { $lt: before } }, { ...this.options, projection: { _id: 1 }, limit })
       .toArray();

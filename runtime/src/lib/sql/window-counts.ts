@@ -4,10 +4,9 @@
  * the same statement either way. The rows are written in key order: two statements that share
  * rows lock them in one order (PostgreSQL), and so never wait for each other in a cycle.
  */
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { WindowCounter, WindowFields } from '../database.js';
 import { formatTimestamp } from '../errors.js';
-import type { Kysely } from 'kysely';
 import type { FieldSpec } from '../model.js';
 import { toDb, type Dialect } from '../values.js';
 import type { SqlExecutor } from './executor.js';
@@ -32,12 +31,12 @@ export async function countInWindows(
   now: Date,
 ): Promise<{ count: number; ends: Date }[]> {
   if (counters.length === 0) return [];
-  const { model, dialect } = repository;
+  const { model } = repository;
   const table = model.table;
   const key = model.primaryKey;
   const count = repository.columnOf(fields.count);
   const ends = repository.columnOf(fields.ends);
-  const stored = (date: Date) => toDb(formatTimestamp(date), model.field(fields.ends)!, dialect);
+  const stored = (date: Date) => storedEnd(repository, fields, date);
   const rows = [...new Map(counters.map((c) => [c.key, c])).values()]
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
     .map((c) => ({ [key]: c.key, [count]: 1, [ends]: stored(c.ends) }));
@@ -69,10 +68,10 @@ export async function forgetWindows(
   before: Date,
   limit: number,
 ): Promise<number> {
-  const { model, dialect } = repository;
+  const { model } = repository;
   const key = model.primaryKey;
   const ends = repository.columnOf(fields.ends);
-  const over = toDb(formatTimestamp(before), model.field(fields.ends)!, dialect);
+  const over = storedEnd(repository, fields, before);
   const compiler = repository.ctx.compiler;
   // The end checked again on the row deleted: one a guess started over since the subquery read it
   // (PostgreSQL rechecks the row it waited for by this condition, not by the subquery) is kept.
@@ -85,4 +84,9 @@ export async function forgetWindows(
   const deleted = await repository.run(() => repository.ctx.executor.all<Row>(statement));
   repository.written();
   return deleted.length;
+}
+
+/** A window's end as its column stores it (in one form: text on SQLite compares in time order). */
+function storedEnd(repository: CountingRepository, fields: WindowFields, date: Date): unknown {
+  return toDb(formatTimestamp(date), repository.model.field(fields.ends)!, repository.dialect);
 }
