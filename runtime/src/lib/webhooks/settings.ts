@@ -202,7 +202,7 @@ export function eventTypeProblem(type: string, catalog: EventCatalog): string | 
   }
   if (action === '*' || actions.includes(action)) return undefined;
   if (action === 'register')
-    return `names no event: users register as ${[...catalog].find(([, a]) => a.includes('register'))?.[0] ?? 'no model (auth is off)'}, not ${model}`;
+    return `names no event: users register as ${[...catalog].find(([, a]) => a.includes('register'))?.[0] ?? 'no model (auth is off, or auth.registration = false)'}, not ${model}`;
   return `names no action (${didYouMean(action, actions) ?? actions.join(', ')})`;
 }
 
