@@ -239,6 +239,12 @@ export const CREDENTIAL_MODEL = 'AuthCredential';
 /** The model svcgen adds with authentication to count failed logins in (the login throttle): internal too. */
 export const LOGIN_FAILURE_MODEL = 'AuthLoginFailure';
 
+/**
+ * The model svcgen adds with authentication to hold each username's plain form (its "skeleton":
+ * accents and lookalike letters read as Latin), one row per form: internal too.
+ */
+export const LOGIN_NAME_MODEL = 'AuthLoginName';
+
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 export type Permission = 'view' | 'create' | 'update' | 'delete' | 'options';
 

@@ -15,7 +15,7 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
+import { emptyTable, ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient, type Api, type Reply } from '../support/http.js';
 import { generatedProject } from '../support/project.js';
 import { withRamsesFunctions } from '../support/ramses-example.js';
@@ -76,24 +76,21 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
   const login = (name: string, password: string, from: string) =>
     as(null, 'POST', '/auth/login', { login: name, password }, from);
   const asRoot = (method: string, path: string, body?: unknown) => as('root', method, path, body, '10.0.0.2');
+  const serviceEnv = () => ({
+    ...database.env,
+    SVC_AUTH: 'true',
+    SVC_AUTH_TKT_SECRET: 'trust-secret-0123456789abcdef0123456789abcdef',
+    SVC_SYSTEM_USER: 'root',
+    SVC_SYSTEM_PASSWORD: 'root-password',
+    SVC_SYSTEM_EMAIL: 'root@example.com',
+    SVC_HTTP_TRUST_PROXY: 'true',
+    // Failed logins at one account from every device it never logged in from (100 a day by default).
+    SVC_AUTH_ACCOUNT_ATTEMPTS: '12',
+  });
 
   beforeAll(async () => {
     database = await testDatabase(engine, dir, 'trust');
-    service = await startService(
-      dir,
-      {
-        ...database.env,
-        SVC_AUTH: 'true',
-        SVC_AUTH_TKT_SECRET: 'trust-secret-0123456789abcdef0123456789abcdef',
-        SVC_SYSTEM_USER: 'root',
-        SVC_SYSTEM_PASSWORD: 'root-password',
-        SVC_SYSTEM_EMAIL: 'root@example.com',
-        SVC_HTTP_TRUST_PROXY: 'true',
-        // Failed logins at one account from every device it never logged in from (100 a day by default).
-        SVC_AUTH_ACCOUNT_ATTEMPTS: '12',
-      },
-      BASE,
-    );
+    service = await startService(dir, serviceEnv(), BASE);
     api = apiClient(service.origin, BASE);
     keep('root', await login('root', 'root-password', '10.0.0.2'));
     for (const name of ['bob', 'mal']) keep(name, await register(name));
@@ -581,7 +578,7 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
         const reply = await register(name!, { email: `${Math.random()}@example.com` });
         expect([reply.status, reply.body.errors], `${name}: ${reply.text}`).toEqual([
           409,
-          [{ field: 'username', message: `passes for "${plain}", the name of an existing user` }],
+          [{ field: 'username', message: `passes for "${plain}", as the name of an existing user does` }],
         ]);
       }
       // Nor does an admin make one: every write of a username is checked, not the registration's alone.
@@ -592,11 +589,83 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
       });
       expect([made.status, made.body.errors], made.text).toEqual([
         409,
-        [{ field: 'username', message: 'passes for "pa", the name of an existing user' }],
+        [{ field: 'username', message: 'passes for "pa", as the name of an existing user does' }],
       ]);
       // A name of its own in another script, or with accents, passes for no one taken.
       expect((await register('\u043e\u043b\u044f', { email: 'olya@example.com' })).status).toBe(201);
       expect((await register('jos\u00e9', { email: 'jose@example.com' })).status).toBe(201);
+    });
+
+    it('refuses the plain name beside a lookalike taken first, and frees a name once its user is gone', async () => {
+      expect((await register('zo\u00e9', { email: 'zoe1@example.com' })).status).toBe(201);
+      expect((await register('\u043e\u043b\u0435\u0441\u044f', { email: 'olesya@example.com' })).status).toBe(201); // Cyrillic олеся
+      for (const [name, plain] of [
+        ['zoe', 'zoe'],
+        ['zo\u00eb', 'zoe'],
+        ['\u043e\u043b\u0435\u0441\u044f', undefined],
+      ] as const) {
+        const reply = await register(name, { email: `${Math.random()}@example.com` });
+        if (plain === undefined) {
+          expect(reply.status, reply.text).toBe(409); // the same name: the unique username says so
+          continue;
+        }
+        expect([reply.status, reply.body.errors], `${name}: ${reply.text}`).toEqual([
+          409,
+          [{ field: 'username', message: `passes for "${plain}", as the name of an existing user does` }],
+        ]);
+      }
+      // Nor by an admin's create, nor by a change of a user's own fields with the name kept.
+      const made = await asRoot('POST', '/users', { username: 'zoe', email: 'zoe2@example.com', password: PASSWORD });
+      expect(made.status, made.text).toBe(409);
+      const kept = await asRoot('PATCH', '/users/zo%C3%A9', { username: 'zo\u00e9', email: 'zoe3@example.com' });
+      expect(kept.status, kept.text).toBe(200);
+      // Once zoé is deleted, zoe is free.
+      expect((await asRoot('DELETE', '/users/zo%C3%A9')).status).toBe(200);
+      expect((await register('zoe', { email: 'zoe4@example.com' })).status).toBe(201);
+      expect((await register('zo\u00e9', { email: 'zoe5@example.com' })).status).toBe(409);
+    });
+
+    it('lets one of two lookalike names registered at the same moment through, never both', async () => {
+      for (const [plain, other] of [
+        ['rene', 'ren\u00e9'],
+        ['noel', 'no\u00ebl'],
+        ['lea', 'l\u00e9a'],
+      ]) {
+        const replies = await Promise.all([
+          register(plain!, { email: `${plain!}1@example.com` }),
+          register(other!, { email: `${plain!}2@example.com` }),
+        ]);
+        expect(
+          replies.map((r) => r.status).sort((a, b) => a - b),
+          replies.map((r) => r.text).join(' | '),
+        ).toEqual([201, 409]);
+      }
+    });
+
+    // Last of the names: it starts the service again.
+    it('claims the names of the users a database had before names were claimed, once, at start', async () => {
+      // A database of an earlier svcgen: two names that pass for each other, and no claims.
+      expect((await register('ana\u00efs', { email: 'anais@example.com' })).status).toBe(201);
+      await emptyTable(engine, database.url, dir, 'auth_login_name');
+      expect((await register('anais', { email: 'anais2@example.com' })).status).toBe(201);
+      await service.stop();
+      await emptyTable(engine, database.url, dir, 'auth_login_name');
+      service = await startService(dir, serviceEnv(), BASE);
+      api = apiClient(service.origin, BASE);
+      keep('root', await login('root', 'root-password', '10.0.0.2'));
+      const third = await register('ana\u00eds', { email: 'anais3@example.com' });
+      expect([third.status, third.body.errors], third.text).toEqual([
+        409,
+        [{ field: 'username', message: 'passes for "anais", as the name of an existing user does' }],
+      ]);
+      // Both old names stay, and a write that keeps one as it is goes through.
+      for (const [path, username] of [
+        ['/users/ana%C3%AFs', 'ana\u00efs'],
+        ['/users/anais', 'anais'],
+      ]) {
+        const kept = await asRoot('PUT', path!, { username, email: `${username!.length}${path!.length}@example.com` });
+        expect(kept.status, kept.text).toBe(200);
+      }
     });
 
     it("answers what the router refuses in the service's error shape", async () => {

@@ -52,6 +52,13 @@ export async function plantStrayColumn(engine: Engine, url: string, projectDir: 
   return runSql(engine, url, projectDir, `alter table ${table} add column stray varchar(20) default 'stray value'`);
 }
 
+/** Deletes every row of `table` (document of the collection), behind the service's back. */
+export async function emptyTable(engine: Engine, url: string, projectDir: string, table: string): Promise<void> {
+  if (engine === 'mongodb')
+    return void (await onDatabase(url, (client) => client.db().collection(table).deleteMany({})));
+  return runSql(engine, url, projectDir, `delete from ${table}`);
+}
+
 /** Runs `sql` on a test database directly, behind the service's back (with the generated project's drivers). */
 export async function runSql(
   engine: Exclude<Engine, 'mongodb'>,

@@ -22,7 +22,7 @@ import { resolveRelationships } from './relationships.js';
 import { buildRoutes } from './routes.js';
 import { resolveUniqueTogether } from './unique-together.js';
 import { readAcls, readAuthSchemes } from './security.js';
-import { addCredentialModel, addLoginFailureModel, settleUserModel } from './user-model.js';
+import { addCredentialModel, addLoginFailureModel, addLoginNameModel, settleUserModel } from './user-model.js';
 
 export interface IrResult {
   readonly ir: ServiceIR;
@@ -45,6 +45,7 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
   if (userModel && schemes.span) {
     addCredentialModel(diagnostics, models, schemes.span);
     addLoginFailureModel(diagnostics, models, schemes.span);
+    addLoginNameModel(diagnostics, models, schemes.span);
   }
   reportMissingModels(definitions, tree);
   resolveRelationships({ diagnostics, models, poisoned });

@@ -7,7 +7,7 @@ import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
 import type { MutableField } from './fields.js';
 import { authFields, synthesizedField, type ModelDraft } from './models.js';
-import { CREDENTIAL_MODEL, LOGIN_FAILURE_MODEL } from '../types.js';
+import { CREDENTIAL_MODEL, LOGIN_FAILURE_MODEL, LOGIN_NAME_MODEL } from '../types.js';
 
 export function settleUserModel(
   diagnostics: DiagnosticBag,
@@ -209,6 +209,37 @@ export function addLoginFailureModel(diagnostics: DiagnosticBag, models: Map<str
     title: 'Failed logins',
     internal: true,
     primaryKey: 'attempt_key',
+  });
+}
+
+/**
+ * A username that passes for another (`joé`, Cyrillic `jое` beside `joe`) is refused in either
+ * order and however close together the two writes come: each username claims its plain form in a
+ * row keyed by that form, in the write's transaction, so the second claim of a form meets the
+ * first (lib/auth/login-names.ts).
+ */
+export function addLoginNameModel(diagnostics: DiagnosticBag, models: Map<string, ModelDraft>, at: Span): void {
+  if (nameTaken(diagnostics, models, LOGIN_NAME_MODEL, 'its store of the plain forms of usernames')) return;
+  const fields = [
+    synthesizedField('plain_name', {
+      primaryKey: true,
+      required: true,
+      helpText: 'a username with its accents left out and its lookalike letters read as Latin',
+    }),
+    synthesizedField('username', {
+      required: true,
+      helpText: 'the username that claimed it (a claim whose user no longer has that name is free)',
+    }),
+  ];
+  models.set(LOGIN_NAME_MODEL, {
+    ...synthesizedModel(at, fields),
+    name: LOGIN_NAME_MODEL,
+    table: 'auth_login_name',
+    plural: 'auth_login_names',
+    schemaFile: '(svcgen: plain forms of usernames)',
+    title: 'Plain forms of usernames',
+    internal: true,
+    primaryKey: 'plain_name',
   });
 }
 

@@ -8,6 +8,7 @@ import { aclMatrix, CALLERS, newUserGroupsText, type CallerKind, type MatrixRow 
 import {
   CREDENTIAL_MODEL,
   LOGIN_FAILURE_MODEL,
+  LOGIN_NAME_MODEL,
   type AclEntry,
   type Auth,
   type Model,
@@ -24,6 +25,7 @@ export function authView(ir: ServiceIR, auth: Auth) {
   const userNames = modelNames(user);
   const credentialNames = modelNames({ name: CREDENTIAL_MODEL });
   const loginFailureNames = modelNames({ name: LOGIN_FAILURE_MODEL });
+  const loginNameNames = modelNames({ name: LOGIN_NAME_MODEL });
   const selfRoute = userRouteServesSelf(ir, user);
   return {
     userModel: userNames.variable,
@@ -34,6 +36,8 @@ export function authView(ir: ServiceIR, auth: Auth) {
     credentialFile: credentialNames.file,
     loginFailureModel: loginFailureNames.variable,
     loginFailureFile: loginFailureNames.file,
+    loginNameModel: loginNameNames.variable,
+    loginNameFile: loginNameNames.file,
     principals: ir.userCode.principals.map((p) => ({
       name: quote(p.name),
       functionName: camel(p.name),

@@ -18,6 +18,8 @@ export interface AuthSpec {
   readonly credentialModel: AnyModel;
   /** Failed logins per login and client address, for the brute-force brake (never routed). */
   readonly loginFailureModel: AnyModel;
+  /** The plain form of each username, claimed by one (lib/auth/login-names.ts; never routed). */
+  readonly loginNameModel: AnyModel;
   /** JSON Schema of a new user (the user model's create body): `POST /auth/register`. */
   readonly registerBody: object;
   /** JSON Schema of a user as answers show them (the user model's response schema). */
@@ -42,6 +44,17 @@ export type PrepareWrite = (
   data: Record<string, unknown>,
   client?: string,
 ) => Promise<Record<string, unknown>>;
+
+/** The writes of the user model's usernames (lib/auth/login-names.ts). */
+export interface LoginNames {
+  /** The user model's name. */
+  readonly model: string;
+  /**
+   * Inside a write's transaction (`db`), before it stores `data` for the user whose key is `key`
+   * (undefined: a new one): the username in `data`, if any, claims its plain form, or the write is a 409.
+   */
+  claim(db: ServiceDatabase, data: Record<string, unknown>, key: unknown): Promise<void>;
+}
 
 export interface AuthContext {
   readonly spec: AuthSpec;

@@ -13,19 +13,20 @@ import type { ServiceDatabase } from '../database.js';
 import { generic, withDefaults, type Model } from '../model.js';
 import type { ServiceEvents } from '../events.js';
 import type { Policy } from '../http/policy.js';
-import { users, type AuthContext, type AuthSpec, type PrepareWrite } from './context.js';
+import { users, type AuthContext, type AuthSpec, type LoginNames, type PrepareWrite } from './context.js';
 import { identify, provedBy, renewDevice } from './identity.js';
 import type { PasswordHasher } from './passwords.js';
 import { unwrittenPrincipals } from './acl.js';
 import { aclPolicy } from './policy.js';
 import { authRoutes } from './routes.js';
-import { LOGIN_FIELDS, loginForm, passesFor, withLoginForms, type LengthLimits } from './logins.js';
+import { claimExistingNames, claimLoginName } from './login-names.js';
+import { LOGIN_FIELDS, loginForm, withLoginForms, type LengthLimits } from './logins.js';
 import { LoginThrottle, type Budget } from './throttle.js';
 import { deviceKeys } from './device.js';
 import { MIN_SECRET_BYTES, splitSecrets, ticketKeys } from './ticket.js';
 import { UnchangedReads } from './unchanged-reads.js';
 
-export type { AuthSpec, PrepareWrite } from './context.js';
+export type { AuthSpec, LoginNames, PrepareWrite } from './context.js';
 export { authOffWarnings } from './off.js';
 export type { RequestBy } from '../events.js';
 export {
@@ -46,6 +47,8 @@ export interface Auth {
   readonly policy: Policy;
   /** The user model's usernames and emails in their one form (lib/auth/logins.ts), and secrets hashed. */
   readonly prepareWrite: PrepareWrite;
+  /** The user model's usernames claim their plain forms as they are written (lib/auth/login-names.ts). */
+  readonly loginNames: LoginNames;
   /**
    * Identifies the caller of every request and serves the auth routes: registered inside the base
    * path, a fastify-plugin, so that its hook sees every route there.
@@ -99,18 +102,24 @@ export async function startAuth(
     );
   }
   const hashSecrets = secretHasher(options.hasher);
+  await claimExistingNames(ctx);
   await ensureSystemUser(ctx, hashSecrets);
   const policy = aclPolicy(ctx);
   const limits = loginLimits(spec.registerBody);
   const prepareWrite: PrepareWrite = async (model, data, client) => {
     if (model.name !== spec.userModel.name) return hashSecrets(model, data, client);
-    const formed = withLoginForms(data, limits);
-    await refuseLookalike(ctx, formed);
-    return hashSecrets(model, formed, client);
+    return hashSecrets(model, withLoginForms(data, limits), client);
+  };
+  const loginNames: LoginNames = {
+    model: spec.userModel.name,
+    claim: async (db, data, key) => {
+      if (typeof data['username'] === 'string') await claimLoginName(ctx, db, data['username'], key);
+    },
   };
   return {
     policy,
     prepareWrite,
+    loginNames,
     warnings: unwrittenPrincipals(spec.acls).map(
       (line) =>
         `the ACL principal {{${line.dynamic}}} returns nothing yet (${line.file ?? 'its function'} is still the stub svcgen wrote): the ACL lines that name it match no one`,
@@ -130,19 +139,6 @@ export async function startAuth(
       { name: 'authentication', fastify: '5.x' },
     ),
   };
-}
-
-/**
- * A username that passes for an existing user's (`admín` or `admın` beside `admin`, Cyrillic `ра`
- * beside `pa`) is refused as that name itself would be, however it is written (a registration, an
- * admin's create, a member's change of their own name): a 409, so that no one poses as another.
- */
-async function refuseLookalike(ctx: AuthContext, data: Record<string, unknown>): Promise<void> {
-  const name = data['username'];
-  const plain = typeof name === 'string' ? passesFor(name) : undefined;
-  if (plain === undefined || !(await users(ctx).findFirst({ where: { username: plain } }))) return;
-  const message = `passes for "${plain}", the name of an existing user`;
-  throw new HttpError(409, `username ${message}: choose another`, [{ field: 'username', message }]);
 }
 
 function budget(setting: { readonly limit: number; readonly windowSeconds: number }): Budget {
@@ -196,6 +192,18 @@ function checkSystemUser(user: Rec, name: string): void {
   );
 }
 
+/** The system user's name claims its plain form, unless another user's name passes for it. */
+async function claimSystemName(ctx: AuthContext, username: string): Promise<void> {
+  try {
+    await claimLoginName(ctx, ctx.db, username, undefined);
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    throw new ConfigError(
+      `the system user "${username}" (system.user) cannot be created: its name ${error.message.replace(/^username /, '')}`,
+    );
+  }
+}
+
 /** `system.user`/`system.password`/`system.email`: an admin created at start-up when missing. */
 async function ensureSystemUser(
   ctx: AuthContext,
@@ -225,6 +233,7 @@ async function ensureSystemUser(
     );
   const data = await hashSecrets(model, given);
   try {
+    await claimSystemName(ctx, String(data['username']));
     await repository.create({ data });
   } catch (error) {
     // Another instance starting at the same moment created it first, or a member registered the

@@ -25,6 +25,7 @@ import { clearTicket, callerOf, crossSite, groupsOf, guesserOf, logIn, trustDevi
 import { fieldRefusal, fieldsFor } from './policy.js';
 import { apiKeyHeader, newToken, tokenDigest } from './tokens.js';
 import { fingerprint } from './ticket.js';
+import { claimLoginName } from './login-names.js';
 import { loginForm } from './logins.js';
 import { hashingClient } from './throttle.js';
 
@@ -89,6 +90,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
           await refuseUnknownLinks(policy, request, db, model, data, fields);
           const refused = await refusedRelinks(policy, request, db, { model, object: undefined, data, fields });
           if (refused.length) throw relinkRefusal(403, `a new user cannot ${refusedActs(refused)}`, refused);
+          if (typeof data['username'] === 'string') await claimLoginName(ctx, db, data['username'], undefined);
           user = await withMovedLinks(
             db,
             model,

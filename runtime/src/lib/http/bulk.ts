@@ -55,6 +55,7 @@ export async function updateMany(ctx: RouteContext, request: FastifyRequest): Pr
           key,
           linked,
           async () => {
+            await ctx.claimLogin(db, linked, key);
             const before = await ctx.previousOf(db, key);
             const updated = await ctx.repository(db).update({
               where: { [ctx.model.primaryKey]: key },

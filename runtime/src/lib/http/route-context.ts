@@ -151,7 +151,8 @@ export class RouteContext {
     const prepare = (data: Rec) => this.prepareWrite(data, clientOf(request));
     const recorded =
       // An update whose event carries the object as it was reads it first, in the transaction.
-      oneWrite && !hasHandlers(run) && isEventAction(action) && !this.model.eventPrevious
+      // A username claims its plain form in the transaction (lib/auth/login-names.ts).
+      oneWrite && !hasHandlers(run) && isEventAction(action) && !this.model.eventPrevious && !this.namesLogin(body)
         ? this.repository().recordedWrites?.(action, () => assertInTime(request))
         : undefined;
     if (recorded)
@@ -181,6 +182,7 @@ export class RouteContext {
           undefined,
           args.data,
           async () => {
+            await this.claimLogin(db, args.data, undefined);
             const created = await repository.create(args);
             await this.record(db, 'create', [created]);
             return created;
@@ -194,6 +196,7 @@ export class RouteContext {
           args.where[this.model.primaryKey],
           args.data,
           async () => {
+            await this.claimLogin(db, args.data, args.where[this.model.primaryKey]);
             const before = await this.previousOf(db, args.where[this.model.primaryKey]);
             const updated = await repository.update(args);
             await this.record(db, action, [updated], [before]);
@@ -213,6 +216,16 @@ export class RouteContext {
           cascadeJudge(this.policy, request),
         ),
     };
+  }
+
+  /** Whether `data` writes a user's username, which claims its plain form (lib/auth/login-names.ts). */
+  namesLogin(data: Rec): boolean {
+    return this.services.loginNames?.model === this.model.name && 'username' in data;
+  }
+
+  /** Inside the write's transaction, before `data` is stored for the object keyed `key`: its username's claim. */
+  async claimLogin(db: ServiceDatabase, data: Rec, key: unknown): Promise<void> {
+    if (this.namesLogin(data)) await this.services.loginNames!.claim(db, data, key);
   }
 
   /**

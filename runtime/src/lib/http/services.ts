@@ -9,6 +9,7 @@ import fp from 'fastify-plugin';
 import type { ServiceDatabase } from '../database.js';
 import type { ServiceEvents } from '../events.js';
 import type { Model } from '../model.js';
+import type { LoginNames } from '../auth/context.js';
 import type { Policy } from './policy.js';
 
 type Rec = Record<string, unknown>;
@@ -21,6 +22,8 @@ export interface Services {
    * (`client` queues fairly for that), with auth on the users' logins in their one form.
    */
   readonly prepareWrite?: (model: Model, data: Rec, client?: string) => Promise<Rec>;
+  /** With auth on: the user model's usernames claim their plain forms (lib/auth/login-names.ts). */
+  readonly loginNames?: LoginNames;
   /** The handlers and processors of every model (src/events.ts). */
   readonly events?: ServiceEvents;
   readonly basePath: string;

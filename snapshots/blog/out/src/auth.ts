@@ -2,6 +2,7 @@
 import type { AuthSpec } from './lib/auth/index.js';
 import { authCredentialModel } from './models/auth-credential.js';
 import { authLoginFailureModel } from './models/auth-login-failure.js';
+import { authLoginNameModel } from './models/auth-login-name.js';
 import { userModel, userBodies, userResponse } from './models/user.js';
 
 /** The API's authentication and ACLs, as its RAML declares them (used when service.ini says auth = true). */
@@ -9,6 +10,7 @@ export const AUTH: AuthSpec = {
   userModel: userModel,
   credentialModel: authCredentialModel,
   loginFailureModel: authLoginFailureModel,
+  loginNameModel: authLoginNameModel,
   registerBody: userBodies.create,
   userResponse: userResponse,
   userRouteIsSelf: false,

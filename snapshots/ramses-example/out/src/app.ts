@@ -74,6 +74,7 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     db,
     policy: auth?.policy ?? openPolicy(config.maxLimit),
     prepareWrite: auth?.prepareWrite ?? secretHasher(hasher),
+    ...(auth ? { loginNames: auth.loginNames } : {}),
     events,
     basePath: BASE_PATH,
     defaultLimit: DEFAULT_LIMIT,

@@ -2,6 +2,7 @@
 import { dynamicPrincipal, type AuthSpec } from './lib/auth/index.js';
 import { authCredentialModel } from './models/auth-credential.js';
 import { authLoginFailureModel } from './models/auth-login-failure.js';
+import { authLoginNameModel } from './models/auth-login-name.js';
 import { userModel, userBodies, userResponse, type User } from './models/user.js';
 import type { ItemOwnerObject, UserProfileObject, UserSelfObject } from './principals.js';
 import { itemOwner } from './custom/principals/item-owner.js';
@@ -31,6 +32,7 @@ export const AUTH: AuthSpec = {
   userModel: userModel,
   credentialModel: authCredentialModel,
   loginFailureModel: authLoginFailureModel,
+  loginNameModel: authLoginNameModel,
   registerBody: userBodies.create,
   userResponse: userResponse,
   userRouteIsSelf: true,

@@ -23,6 +23,12 @@ import {
   type AuthLoginFailureCreate,
   type AuthLoginFailureUpdate,
 } from '../models/auth-login-failure.js';
+import {
+  authLoginNameModel,
+  type AuthLoginName,
+  type AuthLoginNameCreate,
+  type AuthLoginNameUpdate,
+} from '../models/auth-login-name.js';
 import { authorModel, type Author, type AuthorCreate, type AuthorUpdate } from '../models/author.js';
 import { commentModel, type Comment, type CommentCreate, type CommentUpdate } from '../models/comment.js';
 import { postModel, type Post, type PostCreate, type PostUpdate } from '../models/post.js';
@@ -30,6 +36,7 @@ import { userModel, type User, type UserCreate, type UserUpdate } from '../model
 import type { AddressRepository } from '../repositories/address.js';
 import type { AuthCredentialRepository } from '../repositories/auth-credential.js';
 import type { AuthLoginFailureRepository } from '../repositories/auth-login-failure.js';
+import type { AuthLoginNameRepository } from '../repositories/auth-login-name.js';
 import type { AuthorRepository } from '../repositories/author.js';
 import type { CommentRepository } from '../repositories/comment.js';
 import type { PostRepository } from '../repositories/post.js';
@@ -41,6 +48,7 @@ export interface Repositories {
   readonly address: AddressRepository;
   readonly authCredential: AuthCredentialRepository;
   readonly authLoginFailure: AuthLoginFailureRepository;
+  readonly authLoginName: AuthLoginNameRepository;
   readonly author: AuthorRepository;
   readonly comment: CommentRepository;
   readonly post: PostRepository;
@@ -75,6 +83,7 @@ function repositories(engine: Engine): Repositories {
     authLoginFailure: engine.repository<AuthLoginFailure, AuthLoginFailureCreate, AuthLoginFailureUpdate>(
       authLoginFailureModel,
     ),
+    authLoginName: engine.repository<AuthLoginName, AuthLoginNameCreate, AuthLoginNameUpdate>(authLoginNameModel),
     author: engine.repository<Author, AuthorCreate, AuthorUpdate>(authorModel),
     comment: engine.repository<Comment, CommentCreate, CommentUpdate>(commentModel),
     post: engine.repository<Post, PostCreate, PostUpdate>(postModel),

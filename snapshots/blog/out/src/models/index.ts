@@ -3,6 +3,7 @@ import { modelRegistry } from '../lib/model.js';
 import { addressModel } from './address.js';
 import { authCredentialModel } from './auth-credential.js';
 import { authLoginFailureModel } from './auth-login-failure.js';
+import { authLoginNameModel } from './auth-login-name.js';
 import { authorModel } from './author.js';
 import { commentModel } from './comment.js';
 import { postModel } from './post.js';
@@ -11,6 +12,7 @@ import { userModel } from './user.js';
 export * from './address.js';
 export * from './auth-credential.js';
 export * from './auth-login-failure.js';
+export * from './auth-login-name.js';
 export * from './author.js';
 export * from './comment.js';
 export * from './post.js';
@@ -21,6 +23,7 @@ export const models = modelRegistry([
   addressModel,
   authCredentialModel,
   authLoginFailureModel,
+  authLoginNameModel,
   authorModel,
   commentModel,
   postModel,

@@ -28,12 +28,19 @@ import {
   type AuthLoginFailureCreate,
   type AuthLoginFailureUpdate,
 } from '../models/auth-login-failure.js';
+import {
+  authLoginNameModel,
+  type AuthLoginName,
+  type AuthLoginNameCreate,
+  type AuthLoginNameUpdate,
+} from '../models/auth-login-name.js';
 import { projectModel, type Project, type ProjectCreate, type ProjectUpdate } from '../models/project.js';
 import { taskModel, type Task, type TaskCreate, type TaskUpdate } from '../models/task.js';
 import { userModel, type User, type UserCreate, type UserUpdate } from '../models/user.js';
 import type { AuditEntryRepository } from '../repositories/audit-entry.js';
 import type { AuthCredentialRepository } from '../repositories/auth-credential.js';
 import type { AuthLoginFailureRepository } from '../repositories/auth-login-failure.js';
+import type { AuthLoginNameRepository } from '../repositories/auth-login-name.js';
 import type { ProjectRepository } from '../repositories/project.js';
 import type { TaskRepository } from '../repositories/task.js';
 import type { UserRepository } from '../repositories/user.js';
@@ -44,6 +51,7 @@ export interface Repositories {
   readonly auditEntry: AuditEntryRepository;
   readonly authCredential: AuthCredentialRepository;
   readonly authLoginFailure: AuthLoginFailureRepository;
+  readonly authLoginName: AuthLoginNameRepository;
   readonly project: ProjectRepository;
   readonly task: TaskRepository;
   readonly user: UserRepository;
@@ -77,6 +85,7 @@ function repositories(engine: Engine): Repositories {
     authLoginFailure: engine.repository<AuthLoginFailure, AuthLoginFailureCreate, AuthLoginFailureUpdate>(
       authLoginFailureModel,
     ),
+    authLoginName: engine.repository<AuthLoginName, AuthLoginNameCreate, AuthLoginNameUpdate>(authLoginNameModel),
     project: engine.repository<Project, ProjectCreate, ProjectUpdate>(projectModel),
     task: engine.repository<Task, TaskCreate, TaskUpdate>(taskModel),
     user: engine.repository<User, UserCreate, UserUpdate>(userModel),

@@ -3,6 +3,7 @@ import { modelRegistry } from '../lib/model.js';
 import { auditEntryModel } from './audit-entry.js';
 import { authCredentialModel } from './auth-credential.js';
 import { authLoginFailureModel } from './auth-login-failure.js';
+import { authLoginNameModel } from './auth-login-name.js';
 import { projectModel } from './project.js';
 import { taskModel } from './task.js';
 import { userModel } from './user.js';
@@ -10,6 +11,7 @@ import { userModel } from './user.js';
 export * from './audit-entry.js';
 export * from './auth-credential.js';
 export * from './auth-login-failure.js';
+export * from './auth-login-name.js';
 export * from './project.js';
 export * from './task.js';
 export * from './user.js';
@@ -19,6 +21,7 @@ export const models = modelRegistry([
   auditEntryModel,
   authCredentialModel,
   authLoginFailureModel,
+  authLoginNameModel,
   projectModel,
   taskModel,
   userModel,

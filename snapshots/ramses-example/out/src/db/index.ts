@@ -22,11 +22,18 @@ import {
   type AuthLoginFailureCreate,
   type AuthLoginFailureUpdate,
 } from '../models/auth-login-failure.js';
+import {
+  authLoginNameModel,
+  type AuthLoginName,
+  type AuthLoginNameCreate,
+  type AuthLoginNameUpdate,
+} from '../models/auth-login-name.js';
 import { profileModel, type Profile, type ProfileCreate, type ProfileUpdate } from '../models/profile.js';
 import { storyModel, type Story, type StoryCreate, type StoryUpdate } from '../models/story.js';
 import { userModel, type User, type UserCreate, type UserUpdate } from '../models/user.js';
 import type { AuthCredentialRepository } from '../repositories/auth-credential.js';
 import type { AuthLoginFailureRepository } from '../repositories/auth-login-failure.js';
+import type { AuthLoginNameRepository } from '../repositories/auth-login-name.js';
 import type { ProfileRepository } from '../repositories/profile.js';
 import type { StoryRepository } from '../repositories/story.js';
 import type { UserRepository } from '../repositories/user.js';
@@ -36,6 +43,7 @@ import { migrations } from './migrations.js';
 export interface Repositories {
   readonly authCredential: AuthCredentialRepository;
   readonly authLoginFailure: AuthLoginFailureRepository;
+  readonly authLoginName: AuthLoginNameRepository;
   readonly profile: ProfileRepository;
   readonly story: StoryRepository;
   readonly user: UserRepository;
@@ -68,6 +76,7 @@ function repositories(engine: Engine): Repositories {
     authLoginFailure: engine.repository<AuthLoginFailure, AuthLoginFailureCreate, AuthLoginFailureUpdate>(
       authLoginFailureModel,
     ),
+    authLoginName: engine.repository<AuthLoginName, AuthLoginNameCreate, AuthLoginNameUpdate>(authLoginNameModel),
     profile: engine.repository<Profile, ProfileCreate, ProfileUpdate>(profileModel),
     story: engine.repository<Story, StoryCreate, StoryUpdate>(storyModel),
     user: engine.repository<User, UserCreate, UserUpdate>(userModel),

@@ -2,15 +2,24 @@
 import { modelRegistry } from '../lib/model.js';
 import { authCredentialModel } from './auth-credential.js';
 import { authLoginFailureModel } from './auth-login-failure.js';
+import { authLoginNameModel } from './auth-login-name.js';
 import { profileModel } from './profile.js';
 import { storyModel } from './story.js';
 import { userModel } from './user.js';
 
 export * from './auth-credential.js';
 export * from './auth-login-failure.js';
+export * from './auth-login-name.js';
 export * from './profile.js';
 export * from './story.js';
 export * from './user.js';
 
 /** Every model by name, for following relationships. */
-export const models = modelRegistry([authCredentialModel, authLoginFailureModel, profileModel, storyModel, userModel]);
+export const models = modelRegistry([
+  authCredentialModel,
+  authLoginFailureModel,
+  authLoginNameModel,
+  profileModel,
+  storyModel,
+  userModel,
+]);

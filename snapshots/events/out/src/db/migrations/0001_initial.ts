@@ -28,6 +28,11 @@ create table "auth_login_failure" (
   "window_ends" text not null
 );
 
+create table "auth_login_name" (
+  "plain_name" text primary key not null,
+  "username" text not null
+);
+
 create table "project" (
   "id" integer primary key autoincrement,
   "name" text not null,
@@ -161,6 +166,11 @@ create table "auth_login_failure" (
   "attempt_key" varchar(64) primary key not null,
   "failures" integer not null,
   "window_ends" timestamptz not null
+);
+
+create table "auth_login_name" (
+  "plain_name" text primary key not null,
+  "username" text not null
 );
 
 create table "project" (

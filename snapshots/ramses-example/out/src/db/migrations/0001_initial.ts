@@ -21,6 +21,11 @@ create table "auth_login_failure" (
   "window_ends" text not null
 );
 
+create table "auth_login_name" (
+  "plain_name" text primary key not null,
+  "username" text not null
+);
+
 create table "profile" (
   "id" integer primary key autoincrement,
   "created_at" text,
@@ -155,6 +160,11 @@ create table "auth_login_failure" (
   "attempt_key" varchar(64) primary key not null,
   "failures" integer not null,
   "window_ends" timestamptz not null
+);
+
+create table "auth_login_name" (
+  "plain_name" text primary key not null,
+  "username" text not null
 );
 
 create table "profile" (
