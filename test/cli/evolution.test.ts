@@ -445,7 +445,11 @@ describe('a project generated before the login throttle lived in the database', 
       changes.filter(
         (c) => !c.endsWith("SQLite's search index rebuilt, to be caught up in batches instead of on every write"),
       ),
-    ).toEqual([' * - new model AuthLoginFailure (table auth_login_failure)']);
+    ).toEqual([
+      ' * - new model AuthLoginFailure (table auth_login_failure)',
+      // …and before usernames claimed their plain forms.
+      ' * - new model AuthLoginName (table auth_login_name)',
+    ]);
     expect(migration).not.toMatch(/alter table/);
     expect(
       migration.match(/^drop .*$/gm)!.every((d) => /^drop (trigger|table) if exists "svc_search_\w+";$/.test(d)),
