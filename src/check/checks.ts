@@ -4,7 +4,7 @@
  */
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { IrSources } from '../ir/sources.js';
-import type { Field, Model, ServiceIR, UserFunction } from '../ir/types.js';
+import type { AclEntry, Field, Model, Permission, ServiceIR, UserFunction } from '../ir/types.js';
 import type { Span } from '../diagnostics/source.js';
 import { kebab } from '../ir/naming.js';
 import { defaultGroups, groupsField } from '../ir/users.js';
@@ -252,16 +252,33 @@ function checkObjectPrincipalsOnCollections(diagnostics: DiagnosticBag, ir: Serv
       if (!permissions.length) continue;
       const principal = `{{${line.principal.name}}}`;
       const where = routes.map((r) => r.ramlPath).join(', ');
+      // Item rules that match no line fall back to the collection's: a member the principal does not
+      // grant would read every object through the authenticated line the hint offers, unless the item
+      // rules end with a deny (a probe's new user followed the hint, and every member read every pet).
+      const unguarded = permissions.filter((p) => p !== 'create' && !itemRulesDenyMembers(acl.item, p));
+      const guard = unguarded.length
+        ? ` and end the item rules with "deny authenticated ${unguarded.join(',')}" (without it, a member ${principal} does not grant falls back to that collection line and reads every object)`
+        : '';
       diagnostics.report(
         'SVC2086',
         `x-ACL "${acl.name}": "${line.text}" asks ${principal} without an object on ${where} (a collection has none): a principal that decides by the object, as the item lines use it, grants nothing there, and its callers are refused ${permissions.join(', ')}`,
         {
           span: sources.aclEntries.get(line) ?? sources.acls.get(acl.name),
-          hint: `give ${permissions.join(', ')} on the collection to authenticated (the item lines' ${principal}, with its where, still keep each list to the caller's own objects), or let ${principal} grant when it is given no object (then say so at the end of the line: # svcgen: ignore SVC2086)`,
+          hint: `give ${permissions.join(', ')} on the collection to authenticated${guard}: then the item lines' ${principal}, with its where, keep each list to the caller's own objects; or let ${principal} grant when it is given no object (then say so at the end of the line: # svcgen: ignore SVC2086)`,
         },
       );
     }
   }
+}
+
+/** Whether item rules end `permission` for every member: a deny of authenticated or everyone for it. */
+function itemRulesDenyMembers(item: readonly AclEntry[], permission: Permission): boolean {
+  return item.some(
+    (e) =>
+      e.action === 'deny' &&
+      (e.principal.kind === 'authenticated' || e.principal.kind === 'everyone') &&
+      e.permissions.includes(permission),
+  );
 }
 
 /**

@@ -322,6 +322,25 @@ ${post('/workouts', 'workout.json', '  securedBy: [acl]\n  /{id}:\n    get:\n')}
       );
     expect(codes(`${teams}${clubs('')}`)).toEqual(['SVC2086w']);
     expect(codes(`${teams}${clubs(nestedTeams)}`)).toEqual([]);
+    // The hint's way out keeps each list to the caller's own: with the deny the item rules lack (a
+    // new user followed the hint without it, and every member read every object).
+    const hintOf = (acl_: string) => {
+      const dir = writeTree({
+        'api.raml': raml(`title: T\n${acl_}${teams}${clubs('')}`),
+        'team.json': team,
+        'club.json': club,
+      });
+      return analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.find((d) => d.code === 'SVC2086')?.hint;
+    };
+    expect(hintOf(acl)).toContain(
+      'give view, create on the collection to authenticated and end the item rules with "deny authenticated view"',
+    );
+    const denied = acl.replace(
+      'allow {{club_admin}} all\n',
+      'allow {{club_admin}} all\n          deny authenticated all\n',
+    );
+    expect(denied).not.toBe(acl);
+    expect(hintOf(denied)).toMatch(/^give view, create on the collection to authenticated: then the item lines'/);
     // Nor where it guards a singular route below a parent (a club's one team).
     const oneTeam = schema({
       id,
