@@ -30,6 +30,9 @@ export function adminOnlyCascades(ir: ServiceIR): AdminOnlyCascade[] {
       .flatMap((r) => grants(entriesOf(ir, r.acl, r.kind === 'collection' ? 'collection' : 'item'), 'delete'))[0];
     if (!deleter) continue;
     for (const link of model.relationships) {
+      // A key this model holds (a booking's sitter) goes with its row: the delete changes nothing of
+      // the object it names. (Its `onDelete` is the other side's rule; a probe's RESTRICT was said NULLIFY.)
+      if (link.foreignKey.model === model.name) continue;
       // The foreign key's rule: what the runtime does (Ramses' own ondelete is not followed: SVC2069).
       const act = link.onDelete === 'cascade' ? 'delete' : link.onDelete === 'nullify' ? 'update' : undefined;
       const target = ir.models.find((m) => m.name === link.target);

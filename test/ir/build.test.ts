@@ -383,6 +383,18 @@ ${acl}${teams}${clubs(singular)}`),
     expect(found(withKeyRule('SET NULL'))).toEqual(['deleting a Household unlinks its entries (NULLIFY)']);
     // Ramses' ondelete alone is no rule the runtime follows (SVC2069): the key's default is, and RESTRICT refuses first.
     expect(found(withKeyRule('RESTRICT'))).toEqual([]);
+    // A delete of what holds the key (an entry members may delete) changes nothing of its household:
+    // before, the key's other side was read as this one's, and a probe's bookings were said to NULLIFY their sitter.
+    const entriesDeletable = {
+      ...files,
+      'api.raml': files['api.raml']!.replace(
+        'item: |\n          allow g:admin all\n          allow authenticated view\n',
+        'item: |\n          allow g:admin all\n          allow authenticated view, delete\n',
+      ),
+    };
+    expect(entriesDeletable['api.raml']).not.toBe(files['api.raml']);
+    // (A household's delete, whose entries members may now delete too, is no longer refused either.)
+    expect(found(entriesDeletable)).toEqual([]);
   });
 
   it('warns of a principal named once beside one a slip away (SVC2100), not of another role of a long name', () => {
