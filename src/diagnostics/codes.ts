@@ -847,6 +847,12 @@ export const codes = {
     explanation:
       "A delete takes with it the objects its foreign keys say so of (`ref_ondelete: CASCADE`), or unlinks them (`NULLIFY`), and only when the caller may delete each of them, or change it, too: the service refuses a delete that would take along what the caller could not. Here members may delete the model's objects, but no line of the other model's x-ACL lets anyone but admins do that to its objects (or no route does it at all), so every member's delete of an object that has any is refused with 403, while the ACL matrix says they may. Give the same callers that permission on those objects, or make the link `RESTRICT` (they are deleted first, by whoever may).",
   },
+  SVC2104: {
+    severity: 'error',
+    title: "a model named as one of svcgen's own",
+    explanation:
+      "With authentication, svcgen adds models of its own to the API, never served by a route: `AuthCredential` (session epochs and token digests), `AuthLoginFailure` (the login brake's counts) and `AuthLoginName` (the plain form each username claims). A resource whose model has one of those names would take its place: its table would lack the columns the runtime writes, and every registration and login would fail. A model takes its name from its resource (`/auth_credentials` is `AuthCredential`): rename the resource.",
+  },
 
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {

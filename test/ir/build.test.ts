@@ -760,6 +760,36 @@ describe('relationships', () => {
     expect(build({ 'api.raml': api, 'user.json': user, 'story.json': fk('Usr') }).codes).toEqual(['SVC2050']);
   });
 
+  it('refuses a link to a model svcgen keeps for itself (SVC2050), and offers none of those as a target', () => {
+    const auth = `securitySchemes:\n  - ticket:\n      type: x-Ticket\n      settings:\n        secret: s\nsecuredBy: [ticket]\n`;
+    const api = raml(`title: T\n${auth}${post('/users', 'user.json')}${post('/pets', 'pet.json')}`);
+    const authUser = schema(
+      {
+        username: str({ primary_key: true, required: true }),
+        email: str({ required: true, unique: true }),
+        password: str({ required: true, min_length: 8 }),
+        groups: { _db_settings: { type: 'list', item_type: 'string' } },
+      },
+      { _auth_model: true },
+    );
+    const linking = (document: string) =>
+      schema({ id, creds: { _db_settings: { type: 'relationship', document, backref_name: 'pet' } } });
+    const found = (document: string) => {
+      const dir = writeTree({ 'api.raml': api, 'user.json': authUser, 'pet.json': linking(document) });
+      return analyze(join(dir, 'api.raml'), { cwd: dir })
+        .diagnostics.filter((d) => d.code === 'SVC2050')
+        .map((d) => [d.severity, d.message, d.hint]);
+    };
+    expect(found('AuthCredential')).toEqual([
+      [
+        'error',
+        'relationship "creds" points to AuthCredential, a model svcgen keeps for itself (no object of the API may link to it)',
+        'models: Pet, User',
+      ],
+    ]);
+    expect(found('AuthLoginNames')[0]?.[2]).toBe('models: Pet, User');
+  });
+
   it('finds a one-to-one foreign key on either side', () => {
     const withKeyOnUser = schema({
       username: str({ primary_key: true }),

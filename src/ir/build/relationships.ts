@@ -79,6 +79,26 @@ function poisonFailed(ctx: Context, { model, field, decl }: Declaration, target:
   if (decl.backrefName) ctx.poisoned.addField(target, decl.backrefName);
 }
 
+/**
+ * A model of the API by name: not one svcgen keeps for itself (login credentials, failed logins),
+ * whose table a link would change behind the runtime's back (a probe's link to AuthCredential added
+ * a column to the credentials' table, and every link to it was a 400).
+ */
+function apiModel(ctx: Context, name: string): ModelDraft | undefined {
+  const model = ctx.models.get(name);
+  return model?.internal ? undefined : model;
+}
+
+function apiModelNames(ctx: Context): string[] {
+  return [...ctx.models.values()].filter((m) => !m.internal).map((m) => m.name);
+}
+
+function unknownModel(ctx: Context, name: string): string {
+  return ctx.models.get(name)?.internal
+    ? `${name}, a model svcgen keeps for itself (no object of the API may link to it)`
+    : `unknown model "${name}"`;
+}
+
 function pairKey(a: string, b: string): string {
   return a < b ? `${a}|${b}` : `${b}|${a}`;
 }
@@ -95,12 +115,12 @@ function resolveOne(
   const name = field.field.name;
   // No `document` was reported when the field was read; a broken or missing model's schema, when it was read.
   if (decl.document === '' || ctx.poisoned.hasModel(decl.document)) return false;
-  const target = ctx.models.get(decl.document);
+  const target = apiModel(ctx, decl.document);
   if (!target) {
-    ctx.diagnostics.report('SVC2050', `relationship "${name}" points to unknown model "${decl.document}"`, {
+    ctx.diagnostics.report('SVC2050', `relationship "${name}" points to ${unknownModel(ctx, decl.document)}`, {
       span: decl.documentSpan,
       hint:
-        didYouMean(decl.document, ctx.models.keys()) ?? `models: ${[...ctx.models.keys()].sort().join(', ') || 'none'}`,
+        didYouMean(decl.document, apiModelNames(ctx)) ?? `models: ${apiModelNames(ctx).sort().join(', ') || 'none'}`,
     });
     return false;
   }
@@ -466,14 +486,14 @@ function checkForeignKeyFields(ctx: Context, claimed: ReadonlySet<FieldDraft>, f
     for (const field of model.fields) {
       const fk = field.foreignKey;
       if (!fk || field.field.synthesized || ctx.poisoned.hasModel(fk.refDocument)) continue;
-      const referenced = ctx.models.get(fk.refDocument);
+      const referenced = apiModel(ctx, fk.refDocument);
       if (fk.refDocument !== '' && !referenced) {
         ctx.diagnostics.report(
           'SVC2050',
-          `foreign key "${field.field.name}" references unknown model "${fk.refDocument}"`,
+          `foreign key "${field.field.name}" references ${unknownModel(ctx, fk.refDocument)}`,
           {
             span: fk.refDocumentSpan,
-            hint: didYouMean(fk.refDocument, ctx.models.keys()),
+            hint: didYouMean(fk.refDocument, apiModelNames(ctx)),
           },
         );
         continue;

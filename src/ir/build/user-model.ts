@@ -251,9 +251,9 @@ function nameTaken(
 ): boolean {
   const taken = models.get(name);
   if (!taken) return false;
-  diagnostics.report('SVC2017', `model ${name} is the name svcgen gives ${what}`, {
+  diagnostics.report('SVC2104', `model ${name} is the name svcgen gives ${what}`, {
     span: taken.definedAt,
-    hint: 'rename the resource',
+    hint: 'rename the resource: its model takes its name from the resource (/auth_credentials is AuthCredential)',
   });
   return true;
 }
