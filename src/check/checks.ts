@@ -31,6 +31,7 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkAdminOnlyCascades(diagnostics, ir, sources);
   checkEmptyRanges(diagnostics, ir, sources);
   checkUserPrincipals(diagnostics, ir, sources);
+  checkUserKeysHandedOut(diagnostics, ir, sources);
   checkUnreachableAclLines(diagnostics, ir, sources);
   checkBackrefsOfHiddenLinks(diagnostics, ir, sources);
   checkStrangersSeeMore(diagnostics, ir, sources);
@@ -123,6 +124,43 @@ function checkUserPrincipals(diagnostics: DiagnosticBag, ir: ServiceIR, sources:
       span: sources.aclEntries.get(entry),
       hint: `write g:${group} for everyone in the group; a principal that is not a keyword, g:<group> or {{function}} is a user id`,
     });
+  }
+}
+
+/**
+ * A user principal is the user's key (as in Ramses). Where the user model's key is a number the
+ * database hands out (`id_field`), a line naming one (`allow 7 view`) grants whoever comes to have
+ * it: with registration open, the seventh stranger to register (a probe's did, and read and changed
+ * an editor's submission). A line naming anything but a number matches no one there (`allow alice`).
+ */
+function checkUserKeysHandedOut(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
+  const user = ir.auth && ir.models.find((m) => m.name === ir.auth!.userModel);
+  const key = user?.fields.find((f) => f.primaryKey);
+  if (!user || key?.type !== 'id_field') return;
+  for (const acl of ir.acls) {
+    for (const entry of [...acl.collection, ...acl.item]) {
+      if (entry.principal.kind !== 'user') continue;
+      const id = entry.principal.id;
+      const span = sources.aclEntries.get(entry) ?? sources.acls.get(acl.name);
+      if (/^[0-9]+$/.test(id))
+        diagnostics.report(
+          'SVC2105',
+          `x-ACL "${acl.name}": "${entry.text}" grants the ${user.name} whose ${key.name} is ${id}, a number the database hands out: with registration open, whoever registers when it comes up has what the line gives`,
+          {
+            span,
+            hint: `grant a group instead ("${entry.action} g:<group> ${entry.permissions.join(',')}") and give that group to the user, or key ${user.name} by its username ("primary_key": true on username)`,
+          },
+        );
+      else
+        diagnostics.report(
+          'SVC2106',
+          `x-ACL "${acl.name}": "${entry.text}" names the ${user.name} whose ${key.name} is "${id}", but ${user.name}.${key.name} is a number: the line matches no one`,
+          {
+            span,
+            hint: `a principal that is not a keyword, g:<group> or {{function}} is a user's key; grant a group instead ("${entry.action} g:<group> ${entry.permissions.join(',')}"), or key ${user.name} by its username`,
+          },
+        );
+    }
   }
 }
 

@@ -853,6 +853,19 @@ export const codes = {
     explanation:
       "With authentication, svcgen adds models of its own to the API, never served by a route: `AuthCredential` (session epochs and token digests), `AuthLoginFailure` (the login brake's counts) and `AuthLoginName` (the plain form each username claims). A resource whose model has one of those names would take its place: its table would lack the columns the runtime writes, and every registration and login would fail. A model takes its name from its resource (`/auth_credentials` is `AuthCredential`): rename the resource.",
   },
+  SVC2105: {
+    severity: 'error',
+    title: 'a user granted by a key the database hands out',
+    explanation:
+      "A principal that is not a keyword, `g:<group>` or `{{function}}` is a user's key, as in Ramses (`allow 7 view` grants the user whose key is 7). Where the user model is keyed by an `id_field`, the database gives each new user the next number: the line does not name a person but a place in the order of registrations, and with registration open (the default) a stranger who registers at the right moment has what it gives. Ids also differ between the development database the line was written against and production. Grant a group and give it to the user (an admin's `PATCH` of their `groups`), or key the user model by its username.",
+  },
+
+  SVC2106: {
+    severity: 'warning',
+    title: 'a user principal no key can be',
+    explanation:
+      "A principal that is not a keyword, `g:<group>` or `{{function}}` is a user's key. Where the user model is keyed by a number (`id_field`), a principal that is not a number (`allow alice view`) can never be one: the line matches no one. Grant a group, or key the user model by its username (then the principal is a username, and no one may register it: an admin creates that user).",
+  },
 
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {

@@ -54,7 +54,7 @@ describe('login names', () => {
   it('refuses a name that mixes scripts whose letters look alike', () => {
     // A Cyrillic а, a Greek ο, a Cyrillic е: each passes for the Latin letter.
     for (const name of ['\u0430lice', 'r\u03bfot', 'admin\u0435', 'иван_ivan', 'αλφα-\u0430', '\u0430lice@example.com'])
-      expect(loginProblem(loginForm(name), {}), name).toContain('mixes Latin, Cyrillic or Greek letters');
+      expect(loginProblem(loginForm(name), {}), name).toContain('mixes Latin, Cyrillic, Greek or Armenian letters');
   });
 
   it('checks lengths on the normalised name', () => {
@@ -91,6 +91,18 @@ describe('the plain name a login passes for', () => {
     expect(passesFor('\u0440\u0430')).toBe('pa');
     expect(passesFor('\u03bf\u03c1')).toBe('op');
     expect(passesFor('jos\u00e9@example.com')).toBe('jose@example.com');
+    // Latin's phonetic letters and small capitals, which NFKC keeps, and Armenian's: a probe's
+    // ɑdmin, ɡreg, ɢreg, bᴏb, ǀalice and bօb were each a new user beside the plain name.
+    for (const [name, plain] of [
+      ['\u0251dmin', 'admin'],
+      ['\u0261reg', 'greg'],
+      ['\u0262reg', 'greg'],
+      ['b\u1d0fb', 'bob'],
+      ['\u01c0alice', 'lalice'],
+      ['b\u0585b', 'bob'],
+    ])
+      expect(passesFor(loginForm(name!)), name).toBe(plain);
+    expect(loginProblem(loginForm('b\u0585b'), {})).toContain('mixes Latin, Cyrillic, Greek or Armenian letters');
   });
 
   it('is none where the name is plain already, or reads as no plain name', () => {

@@ -27,7 +27,7 @@ export function loginForm(text: string): string {
 }
 
 /** Scripts with letters that look alike (Latin `a`, Cyrillic `а`, Greek `ο`): a name takes one of them. */
-const LOOKALIKE_SCRIPTS = [/\p{Script=Latin}/u, /\p{Script=Cyrillic}/u, /\p{Script=Greek}/u];
+const LOOKALIKE_SCRIPTS = [/\p{Script=Latin}/u, /\p{Script=Cyrillic}/u, /\p{Script=Greek}/u, /\p{Script=Armenian}/u];
 
 const HIDDEN = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
 const LONE_MARK = /(^|[^\p{L}\p{N}\p{M}])\p{M}/u;
@@ -44,7 +44,7 @@ export function loginProblem(name: string, limits: LengthLimits): string | undef
   if (LONE_MARK.test(name)) return 'has a combining mark with no letter before it';
   if (STACKED_MARKS.test(name)) return 'stacks more than three combining marks';
   if (name.split(/[@.]/).some(mixesLookalikes))
-    return 'mixes Latin, Cyrillic or Greek letters, which look alike (a Cyrillic а in аlice)';
+    return 'mixes Latin, Cyrillic, Greek or Armenian letters, which look alike (a Cyrillic а in аlice)';
   const length = characters(name);
   if (length === 0) return 'cannot be empty or blank';
   if (limits.minLength !== undefined && length < limits.minLength)
@@ -56,7 +56,7 @@ export function loginProblem(name: string, limits: LengthLimits): string | undef
 
 /**
  * Letters of other scripts that pass for Latin ones in a name (lower-case, as login forms are):
- * Cyrillic and Greek lookalikes, and the dotless `ı`. A name written wholly in them (`ра`, Cyrillic)
+ * Cyrillic, Greek and Armenian lookalikes, the dotless `ı`, and Latin's own phonetic letters and small capitals. A name written wholly in them (`ра`, Cyrillic)
  * is no mix of scripts, yet reads as another (`pa`).
  */
 const PASSES_FOR: Readonly<Record<string, string>> = {
@@ -86,6 +86,44 @@ const PASSES_FOR: Readonly<Record<string, string>> = {
   χ: 'x',
   ı: 'i',
   ȷ: 'j',
+  // Latin letters of phonetics and small capitals, which NFKC leaves as they are: a probe registered
+  // `ɑdmin` (U+0251) and `ɡreg` beside admin and greg.
+  ɑ: 'a',
+  ɐ: 'a',
+  ᴀ: 'a',
+  ʙ: 'b',
+  ᴄ: 'c',
+  ᴅ: 'd',
+  ᴇ: 'e',
+  ꜰ: 'f',
+  ɡ: 'g',
+  ɢ: 'g',
+  ʜ: 'h',
+  ɪ: 'i',
+  ɩ: 'i',
+  ǀ: 'l',
+  ᴊ: 'j',
+  ᴋ: 'k',
+  ʟ: 'l',
+  ᴍ: 'm',
+  ɴ: 'n',
+  ᴏ: 'o',
+  ᴘ: 'p',
+  ʀ: 'r',
+  ꜱ: 's',
+  ᴛ: 't',
+  ᴜ: 'u',
+  ᴠ: 'v',
+  ᴡ: 'w',
+  ʏ: 'y',
+  ᴢ: 'z',
+  // Armenian letters that pass for Latin ones (`bօb`).
+  օ: 'o',
+  ս: 'u',
+  հ: 'h',
+  ո: 'n',
+  ց: 'g',
+  զ: 'q',
 };
 
 /**
