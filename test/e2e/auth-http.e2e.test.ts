@@ -115,6 +115,29 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
     ).toEqual(['user']);
   }, 120_000);
 
+  it('refuses to start with a system user it cannot make: an email a member registered first, a short password', async () => {
+    // carol's email, as she wrote it or not: a message that says so, not the constraint's stack.
+    for (const email of ['carol@example.com', 'Carol@Example.COM'])
+      await expect(
+        startService(dir, { ...settings, SVC_SYSTEM_USER: 'admin2', SVC_SYSTEM_EMAIL: email }, '/v1'),
+      ).rejects.toThrow(
+        /the system user "admin2" \(system.user\) cannot be created: its email "[^"]+" \(system.email\) is another user's/,
+      );
+    await expect(
+      startService(
+        dir,
+        { ...settings, SVC_SYSTEM_USER: 'admin3', SVC_SYSTEM_EMAIL: 'admin3@example.com', SVC_SYSTEM_PASSWORD: 'abc' },
+        '/v1',
+      ),
+    ).rejects.toThrow(
+      /system.password is 3 characters long: the system user is an admin, whose password must be at least 8/,
+    );
+    const made = await api('GET', '/users?username__in=admin2,admin3', undefined, {
+      headers: { cookie: cookies.get('root')! },
+    });
+    expect(made.body.total, made.text).toBe(0);
+  }, 120_000);
+
   describe('registering and logging in', () => {
     it('registers a user: 201, logged in with a cookie, no password in the answer', async () => {
       const reply = await register('dave');

@@ -9,6 +9,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { ConfigError, envName, type Config } from '../config.js';
 import { HttpError } from '../errors.js';
+import { ConstraintViolation } from '../repository.js';
+import { characters } from '../text.js';
 import type { ServiceDatabase } from '../database.js';
 import { generic, withDefaults, type Model } from '../model.js';
 import type { ServiceEvents } from '../events.js';
@@ -219,9 +221,16 @@ async function ensureSystemUser(
     (await repository.findFirst({ where: { username: loginForm(system.user) } }));
   const existing = await findSystemUser();
   if (existing) return checkSystemUser(existing, system.user);
+  // An admin's password: at least what NIST asks of any (registration asks the schema's min_length).
+  const length = characters(system.password);
+  if (length < MIN_SYSTEM_PASSWORD)
+    throw new ConfigError(
+      `system.password is ${length} characters long: the system user is an admin, whose password must be at least ${MIN_SYSTEM_PASSWORD} (a passphrase of several words is best)`,
+    );
+  // In the one form logins have, as a registration would store them (a member's `root` beside a `Root`).
   const given = withDefaults(model, {
-    username: system.user,
-    email: system.email,
+    username: loginForm(system.user),
+    email: loginForm(system.email),
     password: system.password,
     groups: ['admin'],
   });
@@ -239,7 +248,21 @@ async function ensureSystemUser(
     // Another instance starting at the same moment created it first, or a member registered the
     // name since the lookup above: the user there must be an admin all the same.
     const there = await findSystemUser();
-    if (!there) throw error;
+    if (!there) throw systemUserRefused(system, error);
     checkSystemUser(there, system.user);
   }
+}
+
+/** At least this many characters in `system.password` (NIST SP 800-63B's minimum). */
+const MIN_SYSTEM_PASSWORD = 8;
+
+/** Why the system user could not be created, as the operator can act on it (a member took its email first). */
+function systemUserRefused(system: { user: string; email: string }, error: unknown): unknown {
+  if (!(error instanceof ConstraintViolation) || error.kind !== 'unique') return error;
+  const taken = error.fields.includes('email')
+    ? `its email "${system.email}" (system.email) is another user's`
+    : `its ${error.fields.join(', ')} is another user's`;
+  return new ConfigError(
+    `the system user "${system.user}" (system.user) cannot be created: ${taken}. Choose another system.email, or, if that user is the admin you meant, set system.user to their username`,
+  );
 }
