@@ -83,6 +83,17 @@ export async function stillIdentified(
   return callerOf(request).id === before;
 }
 
+/**
+ * The request as `user` makes it, before the login that names them is done (its ticket is set
+ * after the handlers): what the login answers is what they read of themselves. Judged as the
+ * anonymous caller the request still was, a cookie-less login showed none of the user's own links.
+ */
+export function asLoggedIn(ctx: AuthContext, request: FastifyRequest, user: Record<string, unknown>): FastifyRequest {
+  const judged = Object.create(request) as FastifyRequest;
+  remember(ctx, judged, user, 'cookie');
+  return judged;
+}
+
 /** A key no user has (a NUL cannot be typed in a URL's key, and the rest is random). */
 const NO_KEY = `\u0000newcomer-${randomUUID()}`;
 

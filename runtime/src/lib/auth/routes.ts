@@ -21,7 +21,7 @@ import { itemQuery, noQuery, statusAnswer, tokenAnswer } from '../http/schemas.j
 import { includeFor, requestOrigin, requestUrl, serialize } from '../http/serialize.js';
 import { namedUsers } from './acl.js';
 import { credentials, userKeyOf, userModel, users, type AuthContext, type PrepareWrite } from './context.js';
-import { clearTicket, callerOf, crossSite, groupsOf, guesserOf, logIn, trustDevice } from './identity.js';
+import { asLoggedIn, clearTicket, callerOf, crossSite, groupsOf, guesserOf, logIn, trustDevice } from './identity.js';
 import { fieldRefusal, fieldsFor } from './policy.js';
 import { apiKeyHeader, newToken, tokenDigest } from './tokens.js';
 import { fingerprint } from './ticket.js';
@@ -131,7 +131,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
         // Before-login handlers may still refuse (throw): `last_login` and the ticket come after them.
         const response = await withEvents(ctx.db, eventRun(ctx, request, 'login', user), async (db) => {
           const shown = await loggedIn(ctx, db, user);
-          await hideRefused(request, shown, db);
+          await hideRefused(asLoggedIn(ctx, request, user), shown, db);
           return own(request, shown);
         });
         await logIn(ctx, request, reply, user);
