@@ -45,16 +45,7 @@ export type PrepareWrite = (
   client?: string,
 ) => Promise<Record<string, unknown>>;
 
-/** The writes of the user model's usernames (lib/auth/login-names.ts). */
-export interface LoginNames {
-  /** The user model's name. */
-  readonly model: string;
-  /**
-   * Inside a write's transaction (`db`), before it stores `data` for the user whose key is `key`
-   * (undefined: a new one): the username in `data`, if any, claims its plain form, or the write is a 409.
-   */
-  claim(db: ServiceDatabase, data: Record<string, unknown>, key: unknown): Promise<void>;
-}
+export type { LoginNames } from '../http/services.js';
 
 export interface AuthContext {
   readonly spec: AuthSpec;

@@ -9,7 +9,6 @@ import fp from 'fastify-plugin';
 import type { ServiceDatabase } from '../database.js';
 import type { ServiceEvents } from '../events.js';
 import type { Model } from '../model.js';
-import type { LoginNames } from '../auth/context.js';
 import type { Policy } from './policy.js';
 
 type Rec = Record<string, unknown>;
@@ -32,6 +31,17 @@ export interface Services {
   readonly maxOffset: number;
   /** `bulk_max`: the most objects one collection PATCH, PUT or DELETE may change. */
   readonly bulkMax: number;
+}
+
+/** The writes of the user model's usernames (lib/auth/login-names.ts; with auth on). */
+export interface LoginNames {
+  /** The user model's name. */
+  readonly model: string;
+  /**
+   * Inside a write's transaction (`db`), before it stores `data` for the user whose key is `key`
+   * (undefined: a new one): the username in `data`, if any, claims its plain form, or the write is a 409.
+   */
+  claim(db: ServiceDatabase, data: Record<string, unknown>, key: unknown): Promise<void>;
 }
 
 declare module 'fastify' {
