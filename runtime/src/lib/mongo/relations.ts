@@ -112,7 +112,8 @@ export async function linkRelations(source: RelationSource, record: Rec, data: R
     const key = (k: string) => target.keyValue(k);
     // Unlink first: a one-to-one link is unique, so the new object can take it only once it is free.
     const unlink = [...linked].filter((k) => !wanted.has(k)).map(key);
-    if (unlink.length) await target.unlink({ _id: { $in: unlink } }, fk, relation);
+    // Only those still linked to `record` when the write reaches them: one another write moved meanwhile stays moved.
+    if (unlink.length) await target.unlink({ _id: { $in: unlink }, [fk]: owner }, fk, relation);
     const link = [...wanted].filter((k) => !linked.has(k)).map(key);
     if (link.length)
       await target.write(() =>

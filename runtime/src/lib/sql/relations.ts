@@ -120,6 +120,7 @@ export async function linkRelations(
       fk,
       [...linked].filter((k) => !wanted.has(k)),
       null,
+      owner,
     );
     await setLink(
       source,
@@ -132,7 +133,14 @@ export async function linkRelations(
   }
 }
 
-/** Points the target's objects `keys` at `owner` (or at nothing) through the foreign key column `fk`. */
+/**
+ * Points the target's objects `keys` at `owner` (or at nothing) through the foreign key column `fk`;
+ * given `from`, only those that still point at it. An unlink names it: on PostgreSQL a write that
+ * moved one of them elsewhere since it was read (another object's PATCH of the same list) commits
+ * first, and the unlink, which waits for its row, then finds it no longer `from`'s and leaves it.
+ * Without it, a probe's two PATCHes at once left three memberships on no team, an order of the
+ * two writes that neither answer told of.
+ */
 async function setLink(
   source: RelationSource,
   executor: SqlExecutor,
@@ -140,12 +148,14 @@ async function setLink(
   fk: string,
   keys: readonly string[],
   owner: unknown,
+  from?: unknown,
 ): Promise<void> {
   for (const chunk of chunks(keys.map((k) => target.keyValue(k)))) {
-    const update = source.ctx.compiler
+    let update = source.ctx.compiler
       .updateTable(target.model.table)
       .set({ [fk]: owner } as never)
       .where(target.model.primaryKey, 'in', chunk as never);
+    if (from !== undefined) update = update.where(fk as never, '=', from as never);
     await source.run(() => executor.run(update.compile()));
   }
 }
