@@ -315,10 +315,19 @@ function itemSchema(field: Field): Record<string, unknown> {
   }
 }
 
+/**
+ * `schema`, taking null too. An `enum` or a `type` list that has null already (`"enum": ["EU",
+ * null]`, the usual way to write a nullable one) is left as it is: null twice is an invalid schema,
+ * and Fastify refused to start a probe's service for it.
+ */
 function nullable(schema: Record<string, unknown>): Record<string, unknown> {
-  if ('enum' in schema) return { ...schema, enum: [...(schema['enum'] as unknown[]), null] };
+  if ('enum' in schema) {
+    const values = schema['enum'] as unknown[];
+    return values.includes(null) ? schema : { ...schema, enum: [...values, null] };
+  }
   if (typeof schema['type'] === 'string') return { ...schema, type: [schema['type'], 'null'] };
-  if (Array.isArray(schema['type'])) return { ...schema, type: [...(schema['type'] as string[]), 'null'] };
+  if (Array.isArray(schema['type']))
+    return schema['type'].includes('null') ? schema : { ...schema, type: [...(schema['type'] as string[]), 'null'] };
   if (Object.keys(schema).length === 0 || !('type' in schema)) return schema;
   return { anyOf: [schema, { type: 'null' }] };
 }
