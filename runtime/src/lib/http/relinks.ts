@@ -110,6 +110,7 @@ export async function refusedRelinks(
 ): Promise<RefusedLink[]> {
   if (!policy.restricts) return [];
   const refused: RefusedLink[] = [];
+  const hiddenRefused: RefusedLink[] = [];
   const mayChange = (model: Model, object: Rec) => mayChangeByLink(policy, request, model, object);
   const mayView = (model: Model, object: Rec) => {
     const route = modelRoute(model);
@@ -145,16 +146,21 @@ export async function refusedRelinks(
       }
       if (leftFor && unseenObjects.has(leftFor)) continue;
       if (!(await mayChange(model, object))) {
-        // Which object a hidden one is linked to is not said: only that the write would move it.
-        const hidden = role === 'loser' && !(await mayView(model, object));
-        refused.push({ field: relation.name, model: model.name, ...(hidden ? {} : { key }) });
+        // An object the caller may not view that the write would take from its partner (a unit's
+        // hidden locker, a gained object's former partner) is not named: said beside the objects
+        // they see, it told a probe which units had a locker, and its key, while GET showed null.
+        // Alone, the refusal says only that the write would move what they may not change.
+        if (role !== 'gained' && !(await mayView(model, object)))
+          hiddenRefused.push({ field: relation.name, model: model.name });
+        else refused.push({ field: relation.name, model: model.name, key });
       } else if (role === 'gained' && !(await mayCreateBelow(policy, request, model, relation.inverse, parent))) {
         refused.push({ field: relation.name, model: write.model.name, key: ownKey, placing: model.name });
       }
     }
   }
-  if (unseen && refused.length === 0) throw unseen;
-  return refused;
+  if (refused.length) return refused;
+  if (unseen) throw unseen;
+  return hiddenRefused.slice(0, 1);
 }
 
 /**

@@ -1,0 +1,164 @@
+/**
+ * A refused re-link does not tell which hidden partner an object has. Units have one locker each
+ * (the locker's row holds the unit's key); the board may update units, but sees only the lockers
+ * marked public. A probe's board member read `"locker": null` on unit 2, yet `PATCH /units/2
+ * {"locker": 3}` answered "you may not change Locker 2, Locker 3" where unit 4, which has no locker,
+ * answered "Locker 3": which units have a locker, and its key. Now both answer alike. On SQLite:
+ * the refusal is the routes' own, the same on every engine.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { testDatabase } from '../support/databases.js';
+import { securedRaml } from '../support/files.js';
+import { apiClient, type Api } from '../support/http.js';
+import { rootAuthEnv } from '../support/library.js';
+import { projectOf, tool } from '../support/project.js';
+import { startService } from '../support/server.js';
+
+const API = securedRaml(
+  'Condo',
+  {
+    units_acl: {
+      collection: 'allow g:admin all\nallow g:board view',
+      item: 'allow g:admin all\nallow g:board view, update\ndeny everyone all',
+    },
+    lockers_acl: {
+      collection: 'allow g:admin all\nallow authenticated view',
+      item: 'allow g:admin all\nallow {{public_locker}} view\ndeny everyone all',
+    },
+    users_acl: { collection: 'allow g:admin all', item: 'allow g:admin all' },
+  },
+  `
+/users:
+  securedBy: [users_acl]
+  post:
+    body:
+      application/json:
+        schema: !include user.json
+  /{username}:
+    patch:
+/units:
+  securedBy: [units_acl]
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include unit.json
+  /{id}:
+    get:
+    patch:
+/lockers:
+  securedBy: [lockers_acl]
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include locker.json
+  /{id}:
+    get:
+`,
+);
+
+const USER = JSON.stringify({
+  type: 'object',
+  _auth_model: true,
+  _hidden_fields: ['password'],
+  properties: {
+    username: { type: 'string', _db_settings: { type: 'string', primary_key: true, required: true } },
+    email: { _db_settings: { type: 'string', required: true, unique: true } },
+    password: { _db_settings: { type: 'string', required: true, min_length: 8 } },
+    groups: { _db_settings: { type: 'list', item_type: 'string', default: ['user'] } },
+  },
+});
+
+const UNIT = JSON.stringify({
+  type: 'object',
+  properties: {
+    id: { _db_settings: { type: 'id_field', primary_key: true } },
+    number: { _db_settings: { type: 'string', required: true } },
+    locker: { _db_settings: { type: 'relationship', document: 'Locker', backref_name: 'unit', uselist: false } },
+  },
+});
+
+const LOCKER = JSON.stringify({
+  type: 'object',
+  properties: {
+    id: { _db_settings: { type: 'id_field', primary_key: true } },
+    public: { _db_settings: { type: 'boolean', default: false } },
+    unit_id: {
+      _db_settings: { type: 'foreign_key', ref_document: 'Unit', ref_column: 'unit.id', ref_column_type: 'id_field' },
+    },
+  },
+});
+
+const PUBLIC_LOCKER = `import { grant, type AclResult, type AclRule, type PrincipalWhere, type RequestBy } from '../../lib/auth/index.js';
+import type { User } from '../../models/user.js';
+import type { PublicLockerObject } from '../../principals.js';
+
+export function publicLocker(_request: RequestBy<User>, object: PublicLockerObject | undefined, rule: AclRule): AclResult {
+  return object?.public ? grant(rule, 'authenticated') : undefined;
+}
+
+publicLocker.where = (): PrincipalWhere<PublicLockerObject> => ({ public: true });
+`;
+
+const PASSWORD = 'password-123';
+
+describe('a refused re-link of a one-to-one link kept on the other side', () => {
+  let api: Api;
+  let root: { headers: { authorization: string } };
+  let carol: { headers: { authorization: string } };
+
+  beforeAll(async () => {
+    const files = { 'api.raml': API, 'user.json': USER, 'unit.json': UNIT, 'locker.json': LOCKER };
+    const dir = await projectOf(files, 'e2e-hidden-partner');
+    writeFileSync(join(dir, 'src/custom/principals/public-locker.ts'), PUBLIC_LOCKER);
+    const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
+    expect(build.exitCode, build.all).toBe(0);
+    const database = await testDatabase('sqlite', dir, 'hidden_partner');
+    const service = await startService(dir, { ...database.env, ...rootAuthEnv() }, '/v1');
+    api = apiClient(service.origin, '/v1');
+    const key = async (login: string, password: string) => {
+      const token = await api('POST', '/auth/token', { login, password });
+      expect(token.status, token.text).toBe(200);
+      return { headers: { authorization: token.headers.get('www-authenticate')! } };
+    };
+    root = await key('root', 'root-password');
+    const made = await api('POST', '/auth/register', {
+      username: 'carol',
+      email: 'carol@example.com',
+      password: PASSWORD,
+    });
+    expect(made.status, made.text).toBe(201);
+    expect((await api('PATCH', '/users/carol', { groups: ['user', 'board'] }, root)).status).toBe(200);
+    carol = await key('carol', PASSWORD);
+    return async () => {
+      await service.stop();
+      await database.drop();
+    };
+  }, 600_000);
+
+  it('answers a unit with a hidden locker as it answers one with none', async () => {
+    const created = async (path: string, body: object) => {
+      const reply = await api('POST', path, body, root);
+      expect(reply.status, reply.text).toBe(201);
+      return reply.body['id'] as number;
+    };
+    const withLocker = await created('/units', { number: '102' });
+    const without = await created('/units', { number: '104' });
+    const hidden = await created('/lockers', { unit: withLocker });
+    const shown = await created('/lockers', { public: true });
+    expect((await api('GET', `/units/${withLocker}`, undefined, carol)).body['locker']).toBeNull();
+    const answers = [];
+    for (const unit of [withLocker, without]) {
+      const reply = await api('PATCH', `/units/${unit}`, { locker: shown }, carol);
+      answers.push([reply.status, reply.body.message, reply.body.errors]);
+      expect(reply.text).not.toContain(`Locker ${hidden}`);
+    }
+    expect(answers[0]).toEqual(answers[1]);
+    expect(answers[0]![0]).toBe(403);
+    // Nothing moved.
+    expect((await api('GET', `/lockers/${hidden}`, undefined, root)).body['unit']).toBe(withLocker);
+  });
+});
