@@ -1330,6 +1330,35 @@ describe('_event_previous', () => {
     expect(authYes.codes).toContain('SVC2010');
     expect(model(authYes.ir, 'Item').isAuthModel).toBe(false);
   });
+
+  it("is the default, with auth, of a model with links kept in other models' rows, not of the model that keeps them", () => {
+    const auth = `securitySchemes:\n  - ticket:\n      type: x-Ticket\n      settings:\n        secret: s\nsecuredBy: [ticket]\n`;
+    const tree = (root: object, withAuth = true) => ({
+      'api.raml': raml(
+        `title: T\n${withAuth ? auth : ''}${post('/proposals', 'proposal.json')}${post('/votes', 'vote.json')}`,
+      ),
+      'proposal.json': schema(
+        { id, votes: { _db_settings: { type: 'relationship', document: 'Vote', backref_name: 'proposal' } } },
+        root,
+      ),
+      'vote.json': schema({
+        id,
+        proposal_id: {
+          _db_settings: {
+            type: 'foreign_key',
+            ref_document: 'Proposal',
+            ref_column: 'proposal.id',
+            ref_column_type: 'id_field',
+          },
+        },
+      }),
+    });
+    const previous = (files: Record<string, string>) =>
+      ['Proposal', 'Vote'].map((name) => model(build(files).ir, name).eventPrevious);
+    expect(previous(tree({}))).toEqual([true, false]);
+    expect(previous(tree({ _event_previous: false }))).toEqual([false, false]);
+    expect(previous(tree({}, false))).toEqual([false, false]);
+  });
 });
 
 describe('privacy lists that cannot be so (SVC2092)', () => {

@@ -285,9 +285,18 @@ function finishModel(
     renamedFrom: draft.renamedFrom,
   };
   // The change feed holds back an update that changed nothing its caller may read, which it tells
-  // by `changed`: a model that keeps fields from some callers has it unless it says otherwise.
-  if (draft.eventPrevious !== null || !authOn || model.internal || !withholdsFields(model)) return model;
+  // by `changed`: a model that keeps fields from some callers has it unless it says otherwise, and
+  // so does one with links kept in other models' rows, whose objects a caller may not all view (a
+  // probe's member was sent a proposal's update that only moved a vote she could not see: its
+  // list was [] to her before and after, and the event told her it had changed).
+  if (draft.eventPrevious !== null || !authOn || model.internal) return model;
+  if (!withholdsFields(model) && !linksKeptElsewhere(model)) return model;
   return { ...model, eventPrevious: true };
+}
+
+/** Whether some relationship of `model` is kept in the related model's rows (a user's `stories`). */
+function linksKeptElsewhere(model: Model): boolean {
+  return model.relationships.some((r) => r.foreignKey.model !== model.name);
 }
 
 /** The RAML's `title` key, else its first key (sources.ts `document`). */

@@ -14,10 +14,9 @@ export type AuditEntryCommitted = ServiceEvent<
 >;
 
 /** A committed change of a Project: what webhooks POST, the change feed sends and `on` hands over. */
-export type ProjectCommitted = ServiceEvent<
-  'Project.create' | 'Project.update' | 'Project.replace' | 'Project.delete',
-  EventData<Project & { _type: 'Project'; _pk: string }>
->;
+export type ProjectCommitted =
+  | ServiceEvent<'Project.create' | 'Project.delete', EventData<Project & { _type: 'Project'; _pk: string }>>
+  | ServiceEvent<'Project.update' | 'Project.replace', ChangeData<Project & { _type: 'Project'; _pk: string }>>;
 
 /** A committed change of a Task: what webhooks POST, the change feed sends and `on` hands over. */
 export type TaskCommitted = ServiceEvent<

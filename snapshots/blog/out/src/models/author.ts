@@ -231,6 +231,7 @@ export const authorModel = defineModel<Author>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['name', 'email', 'bio'],
+  eventPrevious: true,
   aclRoute: { kind: 'item', acl: 'readable', updatable: true, deletable: true },
   selfPath: (record) => `/authors/${encodeURIComponent(String(record.id))}`,
 });

@@ -315,6 +315,7 @@ export const postModel = defineModel<Post>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['slug', 'title', 'body'],
+  eventPrevious: true,
   aclRoute: { kind: 'item', acl: null, updatable: true, deletable: true },
   selfPath: (record) => `/posts/${encodeURIComponent(String(record.slug))}`,
 });

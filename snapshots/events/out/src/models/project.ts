@@ -117,6 +117,7 @@ export const projectModel = defineModel<Project>({
   authFields: null,
   hiddenFields: [],
   searchFields: ['name', 'slug'],
+  eventPrevious: true,
   aclRoute: { kind: 'item', acl: 'open', updatable: true, deletable: true },
   selfPath: (record) => `/projects/${encodeURIComponent(String(record.id))}`,
 });

@@ -11,5 +11,11 @@ import type { Subscriptions } from '../../committed.js';
  *   on('Author.create', async (event, { db }) => {
  *     console.log(event.data.pk, event.data.object, await db.author.count());
  *   });
+ *
+ * Its updates say what changed, and from what (`_event_previous`):
+ *
+ *   on('Author.update', async (event) => {
+ *     if (event.data.changed.includes('name')) console.log(event.data.previous, event.data.object);
+ *   });
  */
 export default function authorSubscriber(on: Subscriptions<'Author'>): void {}

@@ -11,5 +11,11 @@ import type { Subscriptions } from '../../committed.js';
  *   on('Post.create', async (event, { db }) => {
  *     console.log(event.data.pk, event.data.object, await db.post.count());
  *   });
+ *
+ * Its updates say what changed, and from what (`_event_previous`):
+ *
+ *   on('Post.update', async (event) => {
+ *     if (event.data.changed.includes('title')) console.log(event.data.previous, event.data.object);
+ *   });
  */
 export default function postSubscriber(on: Subscriptions<'Post'>): void {}

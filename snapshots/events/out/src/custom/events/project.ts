@@ -11,5 +11,11 @@ import type { Subscriptions } from '../../committed.js';
  *   on('Project.create', async (event, { db }) => {
  *     console.log(event.data.pk, event.data.object, await db.project.count());
  *   });
+ *
+ * Its updates say what changed, and from what (`_event_previous`):
+ *
+ *   on('Project.update', async (event) => {
+ *     if (event.data.changed.includes('name')) console.log(event.data.previous, event.data.object);
+ *   });
  */
 export default function projectSubscriber(on: Subscriptions<'Project'>): void {}
