@@ -866,6 +866,12 @@ export const codes = {
     explanation:
       "A principal that is not a keyword, `g:<group>` or `{{function}}` is a user's key. Where the user model is keyed by a number (`id_field`), a principal that is not a number (`allow alice view`) can never be one: the line matches no one. Grant a group, or key the user model by its username (then the principal is a username, and no one may register it: an admin creates that user).",
   },
+  SVC2107: {
+    severity: 'error',
+    title: 'names the database cannot tell apart',
+    explanation:
+      "A model's table is its name lower-cased, and its name comes from its resource (`/pet_toys` is `PetToy`, `/pettoys` is `Pettoy`: both are stored in `pettoy`); SQLite compares column names without case (`Weight` and `weight` are one column). Two models of one table, or two fields of one column, would make a service whose first migration fails at start. Rename one of the two resources, or one of the two fields.",
+  },
 
   // --- writing the out-dir: the out-dir and its manifest are untrusted input ---------
   SVC3001: {

@@ -66,8 +66,10 @@ const API = securedRaml(
 `,
 );
 
+// Its instruments are kept in their rows, which makes `_event_previous` its default with auth: said off here.
 const LAB = JSON.stringify({
   type: 'object',
+  _event_previous: false,
   properties: {
     id: { _db_settings: { type: 'id_field', primary_key: true } },
     name: { type: 'string', _db_settings: { type: 'string', required: true } },

@@ -22,6 +22,7 @@ import { resolveRelationships } from './relationships.js';
 import { buildRoutes } from './routes.js';
 import { resolveUniqueTogether } from './unique-together.js';
 import { readAcls, readAuthSchemes } from './security.js';
+import { checkStorageNames } from './storage-names.js';
 import { addCredentialModel, addLoginFailureModel, addLoginNameModel, settleUserModel } from './user-model.js';
 
 export interface IrResult {
@@ -49,6 +50,7 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
   }
   reportMissingModels(definitions, tree);
   resolveRelationships({ diagnostics, models, poisoned });
+  checkStorageNames(diagnostics, models);
   const uniques = new Map<string, (readonly string[])[]>();
   for (const model of models.values()) {
     uniques.set(model.name, resolveUniqueTogether(diagnostics, model, poisoned));
