@@ -96,4 +96,33 @@ describe.each(ENGINES)('If-Match on %s', (engine) => {
       expect((await api('GET', `/authors/${id}`)).body.karma).toBe(winner);
     }
   });
+
+  it('holds If-None-Match on the writes of an item, and both on the writes of a collection', async () => {
+    const id = await newAuthor('conditional');
+    const tag = await etag(id);
+    const noneMatch = (value: string) => ({ headers: { 'if-none-match': value } });
+    // Not while it is still the version named, nor where any version exists (`*`).
+    for (const header of [tag, `W/${tag}`, '*']) {
+      expect((await api('PATCH', `/authors/${id}`, { karma: 1 }, noneMatch(header))).status, header).toBe(412);
+      expect(
+        (await api('PUT', `/authors/${id}`, { name: 'x', email: 'x@example.com', karma: 2 }, noneMatch(header))).status,
+        header,
+      ).toBe(412);
+      expect((await api('DELETE', `/authors/${id}`, undefined, noneMatch(header))).status, header).toBe(412);
+    }
+    expect((await api('GET', `/authors/${id}`)).body.karma).toBe(0);
+    // Another version: the write is made.
+    expect((await api('PATCH', `/authors/${id}`, { karma: 3 }, noneMatch('"another"'))).status).toBe(200);
+    // A collection has no ETag: If-Match holds only as `*`, If-None-Match never as `*`.
+    const where = `/authors?id=${id}`;
+    expect((await api('DELETE', where, undefined, ifMatch('"stale"'))).status).toBe(412);
+    expect((await api('PATCH', where, { karma: 4 }, ifMatch('"stale"'))).status).toBe(412);
+    expect((await api('PATCH', where, { karma: 4 }, noneMatch('*'))).status).toBe(412);
+    expect(
+      (await api('POST', '/authors', { name: 'y', email: 'y@example.com', karma: 0 }, ifMatch('"x"'))).status,
+    ).toBe(412);
+    expect((await api('GET', `/authors/${id}`)).body.karma).toBe(3);
+    expect((await api('PATCH', where, { karma: 5 }, ifMatch('*'))).status).toBe(200);
+    expect((await api('GET', `/authors/${id}`)).body.karma).toBe(5);
+  });
 });

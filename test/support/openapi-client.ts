@@ -72,7 +72,8 @@ function listValue(parameter: Json): unknown[] | undefined {
 function ifMatchCall(doc: DocumentView): { feature: Feature; code: string } | null {
   for (const path of doc.paths()) {
     const op = doc.operation(path, 'patch');
-    if (!op || !doc.parameters(op).some((p) => p['name'] === 'If-Match')) continue;
+    // An item's (a path with its key): a collection's takes If-Match too, but only `*` holds there.
+    if (!op || !path.includes('{') || !doc.parameters(op).some((p) => p['name'] === 'If-Match')) continue;
     const path_ = doc.pathExamples(path);
     const body = doc.bodyExample(op) as Json;
     // openapi-fetch lets unknown body fields through (TypeScript checks no excess properties of an

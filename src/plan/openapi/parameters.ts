@@ -29,7 +29,7 @@ const IF_MATCH_PARAMETER: Json = {
   in: 'header',
   required: false,
   description:
-    'The ETag of the object as it was read: the change is made only if the object is still that one (else 412, and nothing changes). `*` matches any.',
+    'The ETag of the object as it was read: the change is made only if the object is still that one (else 412, and nothing changes). `*` matches any. A collection has no ETag: on a write of a collection (a create, a change or delete of many) only `*` holds.',
   schema: { type: 'string' },
   example: '"3f1Tz5mQ0bWxJ9kLr2VhYcN8aPe"',
 };

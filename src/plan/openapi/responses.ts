@@ -17,7 +17,8 @@ const ERRORS: Readonly<Record<number, { readonly name: string; readonly descript
   409: { name: 'Conflict', description: 'A unique value is taken, or related objects prevent a delete.' },
   412: {
     name: 'PreconditionFailed',
-    description: 'If-Match names another ETag: the object changed since it was read, and nothing was changed.',
+    description:
+      'A precondition does not hold, and nothing was changed: If-Match names another ETag (the object changed since it was read), If-None-Match names its ETag or is `*` (the object exists), or a write of a collection, which has no ETag, sends an If-Match other than `*`.',
   },
   413: { name: 'PayloadTooLarge', description: 'The body is larger than body_limit.' },
   414: {
@@ -87,9 +88,18 @@ const CONDITIONAL: ReadonlySet<Action> = new Set(['update', 'replace', 'delete']
 /** Actions that may hit a unique value, or a foreign key that restricts deletes. */
 const CONFLICTS: ReadonlySet<Action> = new Set(['create', 'update', 'replace', 'update_many', 'delete', 'delete_many']);
 
-/** Whether If-Match makes the operation conditional: a change or delete of one object. */
+/** Writes of a collection, which has no ETag: an If-Match other than `*`, or If-None-Match `*`, is a 412 (lib/http/etag.ts). */
+const COLLECTION_WRITES: ReadonlySet<Action> = new Set(['create', 'update_many', 'delete_many']);
+
+/**
+ * Whether If-Match makes the operation conditional (412 when it does not hold): a change or delete
+ * of one object, and a write of a collection (where only `*` holds).
+ */
 export function isConditional(route: Pick<Route, 'kind'>, action: Action): boolean {
-  return CONDITIONAL.has(action) && (route.kind === 'item' || route.kind === 'singular');
+  return (
+    (CONDITIONAL.has(action) && (route.kind === 'item' || route.kind === 'singular')) ||
+    (COLLECTION_WRITES.has(action) && route.kind === 'collection')
+  );
 }
 
 /** The error statuses an operation of a route can answer with. */

@@ -8,6 +8,7 @@ import { badRequest, statusBody } from '../errors.js';
 import type { ServiceDatabase } from '../database.js';
 import type { Where } from '../repository.js';
 import { cascadeJudge, withCascades } from './cascades.js';
+import { checkCollectionPreconditions } from './etag.js';
 import { parseListQuery } from './query.js';
 import { selection } from './reads.js';
 import { linkKeys, requestUrl } from './serialize.js';
@@ -27,6 +28,7 @@ export async function updateMany(ctx: RouteContext, request: FastifyRequest): Pr
       { field: ctx.model.primaryKey, message: 'cannot be changed' },
     ]);
   await ctx.authorizeCollection(request, 'update');
+  checkCollectionPreconditions(request);
   // A member's own password is changed with its proof, on their record alone (auth/password-change.ts).
   const body = await ctx.policy.provePasswordChange(request, ctx.model, sent, undefined);
   const where = await bulkWhere(ctx, request);
@@ -76,6 +78,7 @@ export async function updateMany(ctx: RouteContext, request: FastifyRequest): Pr
 
 export async function deleteMany(ctx: RouteContext, request: FastifyRequest): Promise<unknown> {
   await ctx.authorizeCollection(request, 'delete');
+  checkCollectionPreconditions(request);
   const where = await bulkWhere(ctx, request);
   return ctx.write(
     request,

@@ -18,9 +18,28 @@ export function etagOf(object: Readonly<Record<string, unknown>>): string {
   return `"${hash('sha256', text, 'base64url').slice(0, 27)}"`;
 }
 
-/** Whether the request makes its change conditional on the object's ETag. */
+/** Whether the request makes its change conditional on the object's ETag (If-Match or If-None-Match). */
 export function hasIfMatch(request: FastifyRequest): boolean {
-  return request.headers['if-match'] !== undefined;
+  return request.headers['if-match'] !== undefined || request.headers['if-none-match'] !== undefined;
+}
+
+/**
+ * A write to a collection (a create, a PATCH, PUT or DELETE of many) has no ETag a precondition
+ * could name: If-Match holds only as `*` (the collection is there), If-None-Match never as `*`
+ * (RFC 9110 13.1.1, 13.1.2). A client that sent one believed itself protected by it: it was
+ * ignored, and a probe's DELETE with a stale If-Match deleted.
+ */
+export function checkCollectionPreconditions(request: FastifyRequest): void {
+  const match = request.headers['if-match'];
+  if (match !== undefined && !tagsOf(match).includes('*'))
+    throw new HttpError(412, 'a collection has no ETag: If-Match can name no version of it (only * holds)');
+  const noneMatch = request.headers['if-none-match'];
+  if (noneMatch !== undefined && tagsOf(noneMatch).includes('*'))
+    throw new HttpError(412, 'the collection exists: If-None-Match: * does not hold');
+}
+
+function tagsOf(header: string): string[] {
+  return header.split(',').map((tag) => tag.trim());
 }
 
 /**
@@ -28,14 +47,31 @@ export function hasIfMatch(request: FastifyRequest): boolean {
  * `current` undefined: the caller has seen no version of the object, and only `*` matches.
  */
 export function checkIfMatch(request: FastifyRequest, current: string | undefined): void {
+  checkIfNoneMatch(request, current);
   const header = request.headers['if-match'];
   if (header === undefined) return;
-  const tags = header.split(',').map((tag) => tag.trim());
+  const tags = tagsOf(header);
   if (tags.includes('*') || (current !== undefined && tags.includes(current))) return;
   throw new HttpError(
     412,
     'the object has changed since you read it (If-Match names another ETag); read it again and reapply your change',
   );
+}
+
+/**
+ * A write of an item with If-None-Match: 412 when it is `*` (the object exists) or names the
+ * object's ETag (weak comparison), RFC 9110 13.1.2; it was ignored, and a PUT sent with the ETag
+ * it meant not to overwrite replaced the object. `current` undefined: the caller has seen no
+ * version of it, so only `*` is known to hold false.
+ */
+function checkIfNoneMatch(request: FastifyRequest, current: string | undefined): void {
+  const header = request.headers['if-none-match'];
+  if (header === undefined) return;
+  const tags = tagsOf(header).map((tag) => tag.replace(/^W\//, ''));
+  if (tags.includes('*'))
+    throw new HttpError(412, 'the object exists: If-None-Match: * holds only where there is none');
+  if (current !== undefined && tags.includes(current))
+    throw new HttpError(412, 'the object is still the one If-None-Match names: nothing was changed');
 }
 
 /**
@@ -46,5 +82,5 @@ export function notModified(request: FastifyRequest, current: string): boolean {
   const header = request.headers['if-none-match'];
   if (header === undefined) return false;
   const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
-  return header.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === current);
+  return tagsOf(header).some((tag) => tag === '*' || opaque(tag) === current);
 }

@@ -12,7 +12,7 @@ import { cascades, restrictedBy } from './cascades.js';
 import { withoutEchoes } from './echoes.js';
 import { includeFor, requestUrl } from './serialize.js';
 import { mergeAttribute } from './attributes.js';
-import { hasIfMatch } from './etag.js';
+import { checkCollectionPreconditions, hasIfMatch } from './etag.js';
 import { movesLinks, type Rec, type RouteContext } from './route-context.js';
 import { keyOf } from './relinks.js';
 import { runsBefore } from '../events.js';
@@ -23,6 +23,7 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
   const body = ctx.body(request);
   checkBody(ctx, request, body, 'create');
   await ctx.authorizeCollection(request, 'create', body);
+  if (ctx.route.kind === 'collection') checkCollectionPreconditions(request);
   // The parent the URL names, checked before any handler runs (one the caller may not view is a
   // 404 that no handler's own error may replace), and its link given to the handlers as a field
   // the request sets, as a link written in the body of a create at the top level is.
