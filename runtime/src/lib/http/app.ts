@@ -20,6 +20,7 @@ import { handlerDeadline } from './deadline.js';
 import { notAResource } from './error-handler.js';
 import { boundedRegExp, isBase64, JSON_SUFFIX_MEDIA_TYPE, withoutScriptLinks } from './patterns.js';
 import { requestShapeProblem } from './request-shape.js';
+import { duplicateKey } from './duplicate-keys.js';
 import { answerClientError } from './client-errors.js';
 import { RequestLog } from './request-log.js';
 import { parseDate, parseDatetime } from '../values.js';
@@ -261,7 +262,16 @@ function parseJson(
         { field: poisoned, message: 'is not allowed' },
       ]),
     );
-  else done(requestShapeProblem({ body: value }), value);
+  else {
+    const twice = duplicateKey(text, value);
+    if (twice !== undefined)
+      done(
+        badRequest(`the request body names the key "${twice.slice(0, 100)}" twice in one object; send it once`, [
+          { field: twice.slice(0, 100), message: 'is given twice' },
+        ]),
+      );
+    else done(requestShapeProblem({ body: value }), value);
+  }
 }
 
 /** The `charset` parameter of a Content-Type, quoted or not. */
