@@ -341,6 +341,20 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       expect(after.text).not.toContain('polluted');
     });
 
+    it('rejects a key named twice in one object, which a proxy in front may have read as the first', async () => {
+      const twice = await postJson('/stories', '{"name":"first","description":"d","name":"second"}');
+      expect([twice.status, twice.body.message, twice.body.errors], twice.text).toEqual([
+        400,
+        'the request body names the key "name" twice in one object; send it once',
+        [{ field: 'name', message: 'is given twice' }],
+      ]);
+      expect((await api('GET', '/stories?name=second')).body.total).toBe(0);
+      // A colon in a value, and one key in two objects, are no such thing.
+      const fine = await postJson('/stories', '{"name":"at 12:00","description":"d","settings":{"name":"x"}}');
+      expect([201, 400]).toContain(fine.status);
+      expect(fine.text).not.toContain('twice');
+    });
+
     it('takes a MongoDB operator in a body as a value, never as an operator: 400', async () => {
       const created = await api('POST', '/stories', story('operators'));
       for (const body of [{ name: { $ne: null } }, { name: { $gt: '' } }, { $set: { name: 'x' } }, { 'name.$': 'x' }]) {
@@ -504,6 +518,18 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
         const reply = await query(q);
         expect(reply.status, q).toBe(400);
         expect(reply.body.errors[0].field, q).toMatch(/^_(limit|page|start)$/);
+      }
+    });
+
+    it('refuses a filter with an empty or unknown operator, naming it', async () => {
+      // `name__=q05` was read as `name=q05`: a mistyped operator filtered as equality.
+      for (const [q, op] of [
+        ['name__=q05', ''],
+        ['name__bogus=q05', 'bogus'],
+      ]) {
+        const reply = await query(q!);
+        expect([reply.status, reply.body.errors?.[0]?.field], q).toEqual([400, q!.split('=')[0]]);
+        expect(reply.body.errors[0].message, q).toMatch(new RegExp(`^has an unknown operator "${op}"`));
       }
     });
 

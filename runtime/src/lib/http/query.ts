@@ -341,7 +341,8 @@ function filters(model: Model, raw: RawQuery, errors: FieldError[]): Where<Recor
       });
       continue;
     }
-    const operator = queryOperator(op);
+    // `username__=eve`: a `__` with no operator after it is none (it was read as equality).
+    const operator = param.endsWith('__') ? undefined : queryOperator(op);
     if (!operator) {
       const known = QUERY_OPERATORS.filter((o) => o.suffix !== '').map((o) => o.suffix);
       errors.push({ field: param, message: `has an unknown operator "${op}" (use ${known.join(', ')})` });
