@@ -178,6 +178,10 @@ describe('start-up', () => {
     ],
     [{ SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: `${'n'.repeat(32)},${'o'.repeat(31)}` }, /auth_tkt_secret is too short/],
     [{ SVC_CORS_ALLOW_CREDENTIALS: 'true', SVC_CORS_ALLOW_ORIGINS: '*' }, /cors.allow_origins cannot be \*/],
+    [
+      { SVC_CORS_ALLOW_CREDENTIALS: 'true', SVC_CORS_ALLOW_ORIGINS: 'https://app.example,null' },
+      /cors.allow_origins cannot name null when cors.allow_credentials is true/,
+    ],
     [{ SVC_HTTP_HANDLER_TIMEOUT: '0' }, /http.handler_timeout must be a whole number from 1 to/],
     [{ SVC_RATE_LIMIT_WRITES: '-5' }, /rate_limit.writes must be a whole number from 0 to/],
     [{ SVC_RATE_LIMIT_WINDOW: '10' }, /rate_limit.window must be a whole number from 1000 to/],

@@ -268,6 +268,12 @@ export function loadConfig(source: ConfigSource): Config {
   if (config.cors.allowCredentials && config.cors.allowOrigins.includes('*')) {
     throw new ConfigError('cors.allow_origins cannot be * when cors.allow_credentials is true: list the origins');
   }
+  // `Origin: null` is what a sandboxed iframe, a data: page or a file sends: anyone's page can be one.
+  if (config.cors.allowCredentials && config.cors.allowOrigins.some((o) => o.toLowerCase() === 'null')) {
+    throw new ConfigError(
+      'cors.allow_origins cannot name null when cors.allow_credentials is true: any page can send Origin: null (a sandboxed iframe, a data: URL); list the origins',
+    );
+  }
   return config;
 }
 
