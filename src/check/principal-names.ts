@@ -14,17 +14,29 @@ export function checkPrincipalNames(diagnostics: DiagnosticBag, ir: ServiceIR, s
     for (const entry of [...acl.collection, ...acl.item])
       if (entry.principal.kind === 'dynamic')
         uses.set(entry.principal.name, [...(uses.get(entry.principal.name) ?? []), entry]);
+  const order = [...uses.keys()];
   for (const [name, entries] of uses) {
     if (entries.length !== 1) continue;
-    const others = [...uses.keys()].filter(
-      (other) => other !== name && uses.get(other)!.length > 1 && oneWordApart(name, other),
+    // Named more often, or (each named once: `{{ownr}}` on one line, `{{owner}}` on another) named first.
+    const others = order.filter(
+      (other) =>
+        other !== name &&
+        (uses.get(other)!.length > 1 || order.indexOf(other) < order.indexOf(name)) &&
+        oneWordApart(name, other),
     );
     const near = closest(name, others);
     if (near === undefined) continue;
-    diagnostics.report('SVC2100', `{{${name}}} is named once, and {{${near}}} ${uses.get(near)!.length} times`, {
-      span: sources.aclEntries.get(entries[0]!),
-      hint: `did you mean {{${near}}}? Each name is a function of its own (src/custom/principals/), and a stub lets no one in`,
-    });
+    const times = uses.get(near)!.length;
+    diagnostics.report(
+      'SVC2100',
+      times > 1
+        ? `{{${name}}} is named once, and {{${near}}} ${times} times`
+        : `{{${name}}} and {{${near}}} are each named once, a slip apart`,
+      {
+        span: sources.aclEntries.get(entries[0]!),
+        hint: `did you mean {{${near}}}? Each name is a function of its own (src/custom/principals/), and a stub lets no one in`,
+      },
+    );
   }
 }
 
