@@ -6,8 +6,8 @@
  * (JSON schemas, Markdown, XSD) is inserted as text. svcgen additionally confines includes to the
  * folder of the root file, detects cycles, and bounds the expanded size.
  */
-import { readdirSync, realpathSync as realpathJs } from 'node:fs';
-import { basename, dirname, extname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { existsSync, readdirSync, realpathSync as realpathJs } from 'node:fs';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import { fileSpan, type SourceFile, type Span } from '../diagnostics/source.js';
 import { displayPath } from '../diagnostics/format.js';
@@ -242,6 +242,7 @@ class IncludeLoader {
         span: at,
         hint:
           this.suggestSibling(path, resolved) ??
+          this.suggestFolder(path, resolved) ??
           `paths are relative to the including file's folder, ${this.show(dirname(from.path))}`,
       });
       return undefined;
@@ -272,6 +273,28 @@ class IncludeLoader {
       const match = closest(basename(resolved), names);
       const folder = written.includes('/') ? written.slice(0, written.lastIndexOf('/') + 1) : '';
       return match ? `did you mean \`${folder}${match}\`?` : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * "did you mean `schemas/review.json`?" when the file is in a folder whose name is close to the
+   * one written (`schema/review.json`): a folder beside it, inside the API's folder.
+   */
+  suggestFolder(written: string, resolved: string): string | undefined {
+    const folder = dirname(resolved);
+    const parent = dirname(folder);
+    if (!written.includes('/') || !this.inside(join(parent, 'x'))) return undefined;
+    try {
+      const folders = readdirSync(parent, { withFileTypes: true })
+        .filter((e) => e.isDirectory() && existsSync(join(parent, e.name, basename(resolved))))
+        .map((e) => e.name);
+      const match = closest(basename(folder), folders);
+      if (!match) return undefined;
+      const before = written.slice(0, written.lastIndexOf('/'));
+      const prefix = before.includes('/') ? before.slice(0, before.lastIndexOf('/') + 1) : '';
+      return `did you mean \`${prefix}${match}/${basename(resolved)}\`?`;
     } catch {
       return undefined;
     }

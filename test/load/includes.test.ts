@@ -63,6 +63,25 @@ describe('includes', () => {
     expect(isMap(x) && x.span.source.path.endsWith('sub/x.raml')).toBe(true);
   });
 
+  it('suggests the folder a missing file is in, where the one written is a slip away', () => {
+    const hints = (files: Record<string, string>) => {
+      const dir = writeTree(files);
+      const diagnostics = new DiagnosticBag();
+      loadRaml(join(dir, 'api.raml'), diagnostics, { cwd: dir });
+      return diagnostics.sorted().map((d) => [d.code, d.hint]);
+    };
+    expect(
+      hints({ 'api.raml': raml('title: T\nx: !include schema/review.json\n'), 'schemas/review.json': '{}' }),
+    ).toEqual([['SVC1010', 'did you mean `schemas/review.json`?']]);
+    expect(
+      hints({ 'api.raml': raml('title: T\nx: !include api/schema/review.json\n'), 'api/schemas/review.json': '{}' }),
+    ).toEqual([['SVC1010', 'did you mean `api/schemas/review.json`?']]);
+    // No folder near the one written has it: where paths are read from.
+    expect(
+      hints({ 'api.raml': raml('title: T\nx: !include models/review.json\n'), 'schemas/review.json': '{}' })[0]?.[1],
+    ).toMatch(/^paths are relative to the including file's folder/);
+  });
+
   it('accepts an anchor on an include and an alias to it', () => {
     const { root, diagnostics } = load({
       'api.raml': raml('title: T\na: &inc !include x.yaml\nb: *inc\n'),

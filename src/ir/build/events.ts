@@ -63,7 +63,12 @@ export function readEventHandlers(
       );
     }
     if (!isSeq(tagEntry.value)) {
-      diagnostics.report('SVC2006', `"${tag}" must be a list of handler names`, { span: tagEntry.value.span });
+      diagnostics.report('SVC2006', `"${tag}" must be a list of handler names`, {
+        span: tagEntry.value.span,
+        hint: isScalar(tagEntry.value)
+          ? `write it as a list: "${tag}": [${JSON.stringify(String(tagEntry.value.value))}]`
+          : `write it as a list of names: "${tag}": ["set_owner"]`,
+      });
       continue;
     }
     const names: string[] = [];

@@ -25,6 +25,9 @@ export interface AuthSchemes {
   readonly span: Span | null;
 }
 
+/** The security scheme types svcgen implements, as RAML names them (case and all). */
+const KNOWN_SCHEME_TYPES = ['x-Ticket', 'x-ApiKey', 'x-ACL'] as const;
+
 export function readAuthSchemes(diagnostics: DiagnosticBag, api: RamlApi): AuthSchemes {
   const rootSecuredBy = new Set((api.securedBy ?? []).flatMap((r) => (r ? [r.name] : [])));
   let ticket: TicketScheme | null = null;
@@ -38,7 +41,10 @@ export function readAuthSchemes(diagnostics: DiagnosticBag, api: RamlApi): AuthS
           `security scheme "${scheme.name}" (${scheme.type}) is not implemented by svcgen and is ignored`,
           {
             span: scheme.nameNode.span,
-            hint: 'svcgen implements x-Ticket (cookie), x-ApiKey (token) and x-ACL',
+            hint:
+              KNOWN_SCHEME_TYPES.find((known) => known.toLowerCase() === scheme.type!.toLowerCase()) !== undefined
+                ? `did you mean ${KNOWN_SCHEME_TYPES.find((known) => known.toLowerCase() === scheme.type!.toLowerCase())}? Scheme types are written with their capitals`
+                : 'svcgen implements x-Ticket (cookie), x-ApiKey (token) and x-ACL',
           },
         );
       }
@@ -331,10 +337,23 @@ function readPermissions(diagnostics: DiagnosticBag, written: string, at: Span):
       span: partOf(at, raw.trim()),
       hint: folded
         ? 'the rules were read as one line: write `collection: |` (and `item: |`) so that each line is a rule of its own'
-        : legacy[name]
-          ? `permissions are named by action since Ramses 0.5: use ${legacy[name]}`
-          : (didYouMean(name, [...PERMISSIONS, 'all']) ?? `use ${PERMISSIONS.join(', ')} or all`),
+        : spaced(raw)
+          ? `separate permissions with commas: ${raw.trim().split(/\s+/).join(', ')}`
+          : legacy[name]
+            ? `permissions are named by action since Ramses 0.5: use ${legacy[name]}`
+            : (didYouMean(name, [...PERMISSIONS, 'all']) ?? `use ${PERMISSIONS.join(', ')} or all`),
     });
   }
   return ok ? PERMISSIONS.filter((p) => out.has(p)) : undefined;
+}
+
+/** Whether `raw` is permissions written with spaces for commas (`update delete`). */
+function spaced(raw: string): boolean {
+  const words = raw.trim().split(/\s+/);
+  return (
+    words.length > 1 &&
+    words.every(
+      (word) => (PERMISSIONS as readonly string[]).includes(word.toLowerCase()) || word.toLowerCase() === 'all',
+    )
+  );
 }

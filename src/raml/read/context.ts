@@ -199,6 +199,9 @@ const PLACE_OF: Readonly<Record<string, string>> = {
   traits: AT_ROOT,
   resourceTypes: AT_ROOT,
   securitySchemes: AT_ROOT,
+  body: "a body is a method's (or a response's): indent it under post:, put: or patch:",
+  responses: "responses are a method's: indent them under the method (get:, post:, …)",
+  queryParameters: "query parameters are a method's: indent them under the method (get:, …)",
 };
 
 /** `traits`, `resourceTypes` and `securitySchemes`: a list of {name: definition} (or empty). */

@@ -94,9 +94,10 @@ export function readBodies(ctx: ReadContext, e: YEntry, inResponse: boolean): re
   for (const b of map.entries) {
     const mediaType = ctx.template ? requiredKey(b.key.text) : b.key.text;
     if (!isMediaType(mediaType) && !(ctx.template && hasParameters(mediaType))) {
+      const siblings = map.entries.map((other) => other.key.text).filter(isMediaType);
       report(ctx, 'SVC1109', `"${mediaType}" is not a media type`, {
         span: b.key.span,
-        hint: mediaTypeHint(mediaType),
+        hint: mediaTypeHint(mediaType, siblings),
       });
       continue;
     }
@@ -115,9 +116,12 @@ export function isMediaType(text: string): boolean {
   return MEDIA_TYPE.test(text);
 }
 
-function mediaTypeHint(text: string): string {
+/** `siblings`: the media types written beside it (a `schema:` one level too far left belongs under one). */
+function mediaTypeHint(text: string, siblings: readonly string[]): string {
   if (['schema', 'example', 'formParameters'].includes(text))
-    return 'set a default `mediaType:` at the root of the API, or name the media type: `application/json:`';
+    return siblings.length
+      ? `indent \`${text}:\` under \`${siblings[0]}:\`, whose body it describes (beside a media type it is read as another)`
+      : 'set a default `mediaType:` at the root of the API, or name the media type: `application/json:`';
   const slashless = /^(application|text|multipart|image)(.+)$/.exec(text);
   return slashless ? `did you mean \`${slashless[1]}/${slashless[2]}\`?` : 'media types look like `application/json`';
 }
