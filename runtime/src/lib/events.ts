@@ -85,6 +85,16 @@ export interface Event<T = Rec, DB = unknown, U = Rec> {
 
 export type Handler<T = Rec, DB = unknown, U = Rec> = (event: Event<T, DB, U>) => void | Promise<void>;
 
+/**
+ * The event of a handler several models share (`E`, the union of their events; `M`, of their
+ * models): any of them, with a `setFieldValue` of the fields they all have. On the bare union each
+ * model's own `setFieldValue` is a signature of its own, and TypeScript calls none of them: a
+ * probe's shared `set_owner` did not compile as the README shows it.
+ */
+export type SharedEvent<E, M> = (E extends unknown ? Omit<E, 'setFieldValue'> : never) & {
+  setFieldValue<K extends keyof M & string>(name: K, value: M[K]): void;
+};
+
 /** What a processor of field `K` of model `T` gets. */
 export interface ProcessorArgs<T = Rec, K extends keyof T = keyof T, DB = unknown, U = Rec> {
   readonly new_value: T[K];

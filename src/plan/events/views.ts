@@ -32,12 +32,20 @@ export function eventTypesView(ir: ServiceIR) {
     handlerTypes: ir.userCode.handlers.map((h) => ({
       type: `${pascal(h.name)}Event`,
       doc: commentText(`\`${h.name}\`: ${h.usedBy.map((u) => `${u.event} of ${u.model}`).join(', ')}.`),
-      union: usedModels(h)
-        .map((m) => modelNames({ name: m }).event)
-        .join(' | '),
+      union: handlerEventType(usedModels(h)),
     })),
+    sharesHandlers: ir.userCode.handlers.some((h) => usedModels(h).length > 1),
     processorTypes,
   };
+}
+
+/**
+ * The event type of a handler of `models`: its model's event, or for several, any of theirs with a
+ * `setFieldValue` of the fields they share (lib/events.ts `SharedEvent`).
+ */
+function handlerEventType(models: readonly string[]): string {
+  const events = models.map((m) => modelNames({ name: m }).event).join(' | ');
+  return models.length > 1 ? `SharedEvent<${events}, ${models.join(' | ')}>` : events;
 }
 
 /** `src/model-events.ts`: every model's handlers and processors, bound as the runtime runs them. */

@@ -7,7 +7,7 @@ import type { User } from './models/user.js';
 /** What a handler of Story gets. */
 export type StoryEvent = HandlerEvent<Story, Database, User>;
 
-// The event each handler gets (a handler used by several models gets any of their events).
+// The event each handler gets (a handler used by several models gets any of their events, and sets the fields they share).
 /** `set_item_owner`: before_create of Story. */
 export type SetItemOwnerEvent = StoryEvent;
 
