@@ -13,7 +13,7 @@ import { clientOf } from '../http/client-address.js';
 import { hideRefusedLinks, refuseUnknownLinks } from '../http/hidden-links.js';
 import { refusedActs, refusedRelinks, relinkRefusal } from '../http/relinks.js';
 import { withMovedLinks } from '../http/moved-links.js';
-import { foreignKeysNamed, inexactDecimals } from '../http/writes.js';
+import { foreignKeysNamed, inexactDecimals, oversizedIndexedText } from '../http/writes.js';
 import { isReadOnly, type Policy } from '../http/policy.js';
 import { completeRoute } from '../http/routing.js';
 import { parseItemFields } from '../http/query.js';
@@ -229,7 +229,12 @@ function checkRegistration(model: Model, body: Rec, reserved: ReadonlySet<string
     );
   }
   // Its links too are written by their relationships, which refuseUnknownLinks and refusedRelinks check.
-  const unwritable = [...inexactDecimals(model, body), ...foreignKeysNamed(model, body), ...unnamableKey(model, body)];
+  const unwritable = [
+    ...inexactDecimals(model, body),
+    ...oversizedIndexedText(model, body),
+    ...foreignKeysNamed(model, body),
+    ...unnamableKey(model, body),
+  ];
   if (unwritable.length) throw badRequest(fieldsRefused(unwritable), unwritable);
   if (typeof body['username'] === 'string' && loginForm(body['username']) === 'self') {
     throw badRequest('"self" cannot be a username: /users/self is the logged-in user', [

@@ -221,7 +221,11 @@ export function checkBody(
   action: 'create' | 'update' | 'replace' | 'update_many',
 ): void {
   readValues(ctx.model, body);
-  const errors: FieldError[] = [...inexactDecimals(ctx.model, body), ...foreignKeysNamed(ctx.model, body)];
+  const errors: FieldError[] = [
+    ...inexactDecimals(ctx.model, body),
+    ...oversizedIndexedText(ctx.model, body),
+    ...foreignKeysNamed(ctx.model, body),
+  ];
   for (const name of Object.keys(body)) {
     const field = ctx.model.field(name);
     if (field?.generated && field.type !== 'foreign_key' && !(action !== 'create' && field.primaryKey))
@@ -273,6 +277,32 @@ export function inexactDecimals(model: Model, body: Rec): FieldError[] {
 }
 
 const EXACT_DIGITS = 15;
+
+/**
+ * The UTF-8 bytes a value of a unique, indexed or key text field may have, on every engine: an
+ * entry of PostgreSQL's index takes at most 2,704, and SQLite's any number, so a probe's 9,000
+ * character email registered on SQLite and was a 400 on PostgreSQL (a database moved from one to
+ * the other could not take its own rows). Said in characters where they are one byte each.
+ */
+export const INDEXED_TEXT_BYTES = 2000;
+
+/** The text values of `body` too long for the index of their field (unique, indexed or the key). */
+export function oversizedIndexedText(model: Model, body: Rec): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const name in body) {
+    const value = body[name];
+    // At most 3 bytes per UTF-16 unit: a shorter text fits without being measured.
+    if (typeof value !== 'string' || value.length * 3 <= INDEXED_TEXT_BYTES) continue;
+    const field = model.field(name);
+    if (!field || !(field.unique || field.index || field.primaryKey)) continue;
+    if (Buffer.byteLength(value, 'utf8') <= INDEXED_TEXT_BYTES) continue;
+    errors.push({
+      field: name,
+      message: `is longer than an indexed text may be: at most ${INDEXED_TEXT_BYTES} bytes of UTF-8 (as many characters of plain ASCII)`,
+    });
+  }
+  return errors;
+}
 
 function significantDigits(value: number): number {
   // toExponential() writes the shortest digits that read back as this float: 1.5e+2 for 150.
