@@ -314,6 +314,12 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
       expect(loggedIn.body['last_login']).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
       expect(self.body['last_login']).toBe(loggedIn.body['last_login']);
       expect(loggedIn.body['stories']).toEqual([]);
+      // The service's stamp: no member writes it, at registration or later (a probe set theirs to 2020).
+      const forged = await register('dora', { last_login: '2020-01-01T00:00:00Z' });
+      expect(forged.status, forged.text).toBe(403);
+      const patched = await as('carol', 'PATCH', '/users/carol', { last_login: '2020-01-01T00:00:00Z' });
+      expect(patched.status, patched.text).toBe(403);
+      expect((await as('carol', 'GET', '/users/self')).body['last_login']).toBe(loggedIn.body['last_login']);
     });
   });
 

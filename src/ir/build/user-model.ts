@@ -110,6 +110,10 @@ function completeUserModel(diagnostics: DiagnosticBag, user: ModelDraft): void {
       },
     );
   }
+  // The service stamps `last_login` at each login (Ramses' did): no member writes it, at registration
+  // or later (a probe's member set theirs to 2020). An admin still may, as any read-only field.
+  const lastLogin = user.fields.find((f) => f.field.name === 'last_login');
+  if (lastLogin && !lastLogin.field.synthesized) lastLogin.field.readOnly = true;
   for (const name of ['username', 'email'] as const) {
     const f = user.fields.find((x) => x.field.name === name)!;
     if (!f.field.unique && !f.field.primaryKey) {

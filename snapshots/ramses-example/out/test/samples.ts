@@ -51,7 +51,6 @@ export const samples = {
     password: `password-${n}`,
     first_name: `first_name-${n}`,
     last_name: `last_name-${n}`,
-    last_login: '2026-01-02T03:04:05Z',
     groups: ['admin'],
     status: 'active',
     settings: { key: 'value' },

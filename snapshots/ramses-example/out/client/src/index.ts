@@ -318,6 +318,9 @@ export interface UserCreate {
   password: string;
   first_name?: string | null;
   last_name?: string | null;
+  /**
+   * Read-only: over HTTP only admins send it (403 for anyone else); the service sets it otherwise.
+   */
   last_login?: string | null;
   /**
    * Over HTTP only admins send it (403 for anyone else, and at registration).
@@ -343,6 +346,9 @@ export interface UserUpdate {
   password?: string;
   first_name?: string | null;
   last_name?: string | null;
+  /**
+   * Read-only: over HTTP only admins send it (403 for anyone else); the service sets it otherwise.
+   */
   last_login?: string | null;
   /**
    * Over HTTP only admins send it (403 for anyone else, and at registration).

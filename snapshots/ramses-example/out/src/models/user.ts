@@ -39,6 +39,9 @@ export interface UserCreate {
   password: string;
   first_name?: string | null;
   last_name?: string | null;
+  /**
+   * Read-only: over HTTP only admins send it (403 for anyone else); the service sets it otherwise.
+   */
   last_login?: string | null;
   /**
    * Over HTTP only admins send it (403 for anyone else, and at registration).
@@ -64,6 +67,9 @@ export interface UserUpdate {
   password?: string;
   first_name?: string | null;
   last_name?: string | null;
+  /**
+   * Read-only: over HTTP only admins send it (403 for anyone else); the service sets it otherwise.
+   */
   last_login?: string | null;
   /**
    * Over HTTP only admins send it (403 for anyone else, and at registration).
@@ -214,6 +220,7 @@ export const userModel = defineModel<User>({
       required: false,
       requiredOnCreate: false,
       writable: true,
+      readOnly: true,
     },
     {
       name: 'groups',
