@@ -73,7 +73,11 @@ export async function withMovedLinks<R>(
   const { moved, relinked } = await linksToMove(db, model, key, data);
   const linkedTo = key ?? data[model.primaryKey] ?? null;
   const handled = await runMovedHandlers(db, relinked, linkedTo, handlers);
-  const befores = await previousStates(db, moved);
+  // The written object's row with the others', in one order: two writes that move links between
+  // the same two objects (each locking its own row, then the other's) deadlocked on PostgreSQL, and
+  // a probe's burst of six kept doing so past the retries (a 503).
+  const own = key !== undefined && model.eventPrevious ? { model: model.name, key } : undefined;
+  const befores = await previousStates(db, moved, own);
   const result = await write();
   for (const { run, key: objectKey, others } of handled)
     if (Object.keys(others).length)
@@ -200,19 +204,43 @@ export type PreviousStates = ReadonlyMap<string, ReadonlyMap<string, Rec>>;
  * (`eventPrevious`), as they are before the write that changes them: each under the row lock the
  * write would take, with its links' keys. None for the other models.
  */
-export async function previousStates(db: ServiceDatabase, keys: MovedLinks): Promise<PreviousStates> {
+export async function previousStates(
+  db: ServiceDatabase,
+  keys: MovedLinks,
+  alsoLock?: { readonly model: string; readonly key: unknown },
+): Promise<PreviousStates> {
+  await lockInOrder(db, keys, alsoLock);
   const states = new Map<string, Map<string, Rec>>();
   for (const [name, objectKeys] of keys) {
     const model = db.models.get(name);
     if (!model?.eventPrevious || objectKeys.size === 0) continue;
-    const repository = db.repository(name);
-    for (const key of objectKeys) await repository.lockForUpdate(key);
     const byKey = new Map<string, Rec>();
     for await (const objects of slices(db, model, [...objectKeys], linkKeys(model)))
       for (const object of objects) byKey.set(text(object[model.primaryKey]), object);
     states.set(name, byKey);
   }
   return states;
+}
+
+/**
+ * Locks the rows of `keys` whose models keep their previous state (and `alsoLock`'s) in the order of
+ * model and key, whoever asks: writes that lock some of the same rows then wait for each other
+ * instead of each holding what the other wants.
+ */
+async function lockInOrder(
+  db: ServiceDatabase,
+  keys: MovedLinks,
+  alsoLock?: { readonly model: string; readonly key: unknown },
+): Promise<void> {
+  const rows: { model: string; key: unknown; order: string }[] = [];
+  for (const [name, objectKeys] of keys) {
+    if (!db.models.get(name)?.eventPrevious) continue;
+    for (const key of objectKeys) rows.push({ model: name, key, order: `${name}\u0000${key}` });
+  }
+  if (rows.length === 0) return;
+  if (alsoLock) rows.push({ ...alsoLock, order: `${alsoLock.model}\u0000${text(alsoLock.key)}` });
+  rows.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+  for (const { model, key } of rows) await db.repository(model).lockForUpdate(key);
 }
 
 /** The objects of `model` whose keys (as text) are `keys`, read SLICE keys a statement, a slice at a time. */
