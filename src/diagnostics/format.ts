@@ -105,7 +105,7 @@ export function summary(diagnostics: readonly Diagnostic[]): string {
   const found = `Found ${part(errors.length, 'error')} and ${part(warnings, 'warning')}.`;
   // The pipeline stops at the RAML's own errors (pipeline.ts analyze): say what was not checked yet.
   return errors.some((d) => isRamlCode(d.code))
-    ? `${found} The models and their schemas are checked once the RAML has no errors.`
+    ? `${found} The models, their links and the ACLs are checked once these errors are fixed.`
     : found;
 }
 

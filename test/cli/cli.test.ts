@@ -73,7 +73,7 @@ describe('svcgen', () => {
         '           ~~~~',
         'help: did you mean `paged`?',
         '',
-        'Found 1 error and 0 warnings. The models and their schemas are checked once the RAML has no errors.',
+        'Found 1 error and 0 warnings. The models, their links and the ACLs are checked once these errors are fixed.',
       ].join('\n'),
     );
   });
