@@ -977,6 +977,12 @@ export const codes = {
     explanation:
       'A field that was optional becomes required, with no `default` for the rows that have no value. The migration checks them before it changes anything: on SQLite, PostgreSQL and MongoDB it fails, naming the field, while a stored row (document) has no value for it, and the service does not start on a database it could not migrate. Give those rows a value first (an admin, a script), or a literal `default`, which the migration gives them. A link a handler needs is made required so, with no default that would mean nothing.',
   },
+  SVC3117: {
+    severity: 'warning',
+    title: 'stored rows are checked for a shared value',
+    explanation:
+      'A field that was not unique becomes unique. The migration makes its unique index (on MongoDB, at start), which fails on the first two stored rows (documents) that share a value: nothing of the migration is applied, and the service does not start on a database it could not migrate. Give those rows values of their own first (an admin, a script).',
+  },
   // --- the API's contract with its clients ---------------------------------------------------------
   SVC3111: {
     severity: 'error',

@@ -12,6 +12,7 @@ const CODES: Readonly<Record<Finding['kind'], DiagnosticCode>> = {
   dataLoss: 'SVC3101',
   needsFill: 'SVC3102',
   checkedFill: 'SVC3108',
+  checkedUnique: 'SVC3117',
   computedFill: 'SVC3116',
   rename: 'SVC3103',
   unsupported: 'SVC3104',

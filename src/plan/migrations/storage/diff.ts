@@ -21,7 +21,7 @@ export interface Renames {
 
 export interface Finding {
   /** `dataLoss`: allowed with --allow-data-loss; the others are always refused. */
-  readonly kind: 'dataLoss' | 'needsFill' | 'checkedFill' | 'computedFill' | 'unsupported' | 'rename';
+  readonly kind: 'dataLoss' | 'needsFill' | 'checkedFill' | 'checkedUnique' | 'computedFill' | 'unsupported' | 'rename';
   /** The model (and field) it is about, in the new model where it exists there. */
   readonly model: string;
   readonly field?: string;
@@ -263,6 +263,17 @@ function checkChange(
             : 'on PostgreSQL a value that does not fit makes the migration fail; SQLite and MongoDB keep it as it is'
       })`,
       hint: 'keep the type, or run generate with --allow-data-loss to convert',
+    });
+  }
+  // The unique index is made by the migration, which fails on the first two rows that share a value
+  // (and applies nothing): said here, as a field made required is (a probe learnt it at start).
+  if (aspects.has('unique')) {
+    findings.push({
+      kind: 'checkedUnique',
+      model,
+      field,
+      message: `field ${model}.${field} becomes unique: its migration fails, and changes nothing, while two stored rows share a value`,
+      hint: 'give those rows values of their own before the migration runs (an admin, a script)',
     });
   }
   // Checked when the migration runs (sql.ts `requiredGuard`, the MongoDB `requireValues` step): a
