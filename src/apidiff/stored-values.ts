@@ -46,7 +46,11 @@ export function reportNarrowedStoredValues(
       `${model.name}.${field}: ${changeText(c)}: the objects stored before keep their values, which answers go on showing, outside what openapi.json now says`,
       {
         span: sources?.fields.get(`${model.name}.${field}`) ?? sources?.models.get(model.name),
-        hint: `once the migration has run, find the objects whose ${field} the field no longer allows and change them (an admin, or a script of your own); a filter by such a value is refused`,
+        hint: `once the migration has run, find the objects whose ${field} the field no longer allows and change them (an admin, or a script of your own); a filter by such a value is refused${
+          c.kind === 'enum-value-removed'
+            ? `, but ?${field}__ne=<every value still allowed, comma-separated> lists them (and those with none)`
+            : ''
+        }`,
       },
     );
   }

@@ -196,6 +196,20 @@ describe('generate and the API contract', () => {
     expect(kept.stderr).toContain('warning SVC3113: Item.price');
   });
 
+  it('says how to find the objects that keep a choice taken away (a filter by it is refused)', async () => {
+    const tiers = (choices: string[]) => (a: ApiSource) =>
+      void (a.item.properties['tier'] = {
+        type: ['string', 'null'],
+        _db_settings: { type: 'choice', choices },
+      });
+    const p = project(tiers(['gold', 'silver', 'bronze']));
+    expect((await p.generate()).code).toBe(0);
+    p.edit(tiers(['gold', 'silver']));
+    const narrowed = await p.generate('--allow-breaking');
+    expect(narrowed.stderr).toContain('warning SVC3113: Item.tier');
+    expect(narrowed.stderr).toContain('?tier__ne=<every value still allowed, comma-separated> lists them');
+  });
+
   it('says a removed field once, with every place clients meet it, located at the schema`s properties', async () => {
     const p = project((a) => void delete a.item.properties['note']);
     const run = await p.generate('--allow-data-loss');
