@@ -132,7 +132,15 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
     ).rejects.toThrow(
       /system.password is 3 characters long: the system user is an admin, whose password must be at least 8/,
     );
-    const made = await api('GET', '/users?username__in=admin2,admin3', undefined, {
+    // Held to what a registration is: a name with a zero-width space, an email without @.
+    for (const [user, email, said] of [
+      ['admin\u200b4', 'admin4@example.com', /system.user contains an invisible, control or format character/],
+      ['admin5', 'noat', /system.email must contain @/],
+    ] as const)
+      await expect(
+        startService(dir, { ...settings, SVC_SYSTEM_USER: user, SVC_SYSTEM_EMAIL: email }, '/v1'),
+      ).rejects.toThrow(said);
+    const made = await api('GET', '/users?username__in=admin2,admin3,admin5', undefined, {
       headers: { cookie: cookies.get('root')! },
     });
     expect(made.body.total, made.text).toBe(0);

@@ -664,6 +664,28 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
           replies.map((r) => r.text).join(' | '),
         ).toEqual([201, 409]);
       }
+      // Where the form's claim is left by a deleted user (stale), taken over by either: still one.
+      for (const [round, [first, second]] of [
+        ['pia', 'p\u00eda'],
+        ['p\u00efa', 'p\u00eca'],
+        ['pia', 'p\u00eca'],
+      ].entries()) {
+        const gone = await register(round === 1 ? 'p\u00eda' : 'pia', { email: `gone${round}@example.com` });
+        expect(gone.status, gone.text).toBe(201);
+        expect((await asRoot('DELETE', `/users/${encodeURIComponent(String(gone.body['username']))}`)).status).toBe(
+          200,
+        );
+        const replies = await Promise.all([
+          register(first!, { email: `first${round}@example.com` }),
+          register(second!, { email: `second${round}@example.com` }),
+        ]);
+        const statuses = replies.map((r) => r.status).sort((a, b) => a - b);
+        expect(statuses, replies.map((r) => r.text).join(' | ')).toEqual([201, 409]);
+        const made = replies.find((r) => r.status === 201)!;
+        expect((await asRoot('DELETE', `/users/${encodeURIComponent(String(made.body['username']))}`)).status).toBe(
+          200,
+        );
+      }
     });
 
     // Last of the names: it starts the service again.

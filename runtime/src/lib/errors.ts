@@ -46,7 +46,7 @@ const EXPLANATIONS: Readonly<Record<number, string>> = {
   409: 'There was a conflict when trying to complete your request.',
   410: 'The resource is gone, and will not be back.',
   411: 'The request must say its Content-Length.',
-  412: 'A precondition of the request (If-Match) is not met.',
+  412: 'A precondition of the request (If-Match or If-None-Match) is not met.',
   413: 'The request body is larger than the server accepts.',
   414: 'The request URI is longer than the server accepts.',
   415: 'The request media type is not supported; send application/json.',

@@ -20,3 +20,18 @@ export function characters(value: string): number {
 export function withArticle(name: string): string {
   return `${/^(?:[aeio]|u(?![b-df-hj-np-tv-z][aeiouy]))/i.test(name) ? 'an' : 'a'} ${name}`;
 }
+
+/**
+ * The UTF-8 bytes a value of a unique, indexed or key text field may have, on every engine: an
+ * entry of PostgreSQL's index takes at most 2,704, and SQLite's any number, so a probe's 9,000
+ * character email registered on SQLite and was a 400 on PostgreSQL (a database moved from one to
+ * the other could not take its own rows).
+ */
+export const INDEXED_TEXT_BYTES = 2000;
+
+/** Whether `value` is longer than an index entry may be (a short text is not measured: 3 bytes a UTF-16 unit at most). */
+export function tooLongToIndex(value: string): boolean {
+  return value.length * 3 > INDEXED_TEXT_BYTES && Buffer.byteLength(value, 'utf8') > INDEXED_TEXT_BYTES;
+}
+
+export const TOO_LONG_TO_INDEX = `is longer than an indexed text may be: at most ${INDEXED_TEXT_BYTES} bytes of UTF-8 (as many characters of plain ASCII)`;

@@ -105,9 +105,9 @@ export async function startAuth(
   }
   const hashSecrets = secretHasher(options.hasher);
   await claimExistingNames(ctx);
-  await ensureSystemUser(ctx, hashSecrets);
-  const policy = aclPolicy(ctx);
   const limits = loginLimits(spec.registerBody);
+  await ensureSystemUser(ctx, hashSecrets, limits);
+  const policy = aclPolicy(ctx);
   const prepareWrite: PrepareWrite = async (model, data, client) => {
     if (model.name !== spec.userModel.name) return hashSecrets(model, data, client);
     return hashSecrets(model, withLoginForms(data, limits), client);
@@ -210,6 +210,7 @@ async function claimSystemName(ctx: AuthContext, username: string): Promise<void
 async function ensureSystemUser(
   ctx: AuthContext,
   hashSecrets: (model: Model, data: Rec) => Promise<Rec>,
+  limits: Readonly<Record<string, LengthLimits>>,
 ): Promise<void> {
   const system = ctx.config.system;
   if (!system) return;
@@ -227,13 +228,10 @@ async function ensureSystemUser(
     throw new ConfigError(
       `system.password is ${length} characters long: the system user is an admin, whose password must be at least ${MIN_SYSTEM_PASSWORD} (a passphrase of several words is best)`,
     );
-  // In the one form logins have, as a registration would store them (a member's `root` beside a `Root`).
-  const given = withDefaults(model, {
-    username: loginForm(system.user),
-    email: loginForm(system.email),
-    password: system.password,
-    groups: ['admin'],
-  });
+  // In the one form logins have, and held to what a registration is (a zero-width space in the name,
+  // an email without @, a username with one, each made an admin before).
+  const given = withDefaults(model, systemLogins(system, limits));
+  Object.assign(given, { password: system.password, groups: ['admin'] });
   // Settings give the four fields above; any other field a user must have needs a default.
   const lacking = model.fields.filter((f) => f.requiredOnCreate && !f.generated && given[f.name] === undefined);
   if (lacking.length)
@@ -250,6 +248,19 @@ async function ensureSystemUser(
     const there = await findSystemUser();
     if (!there) throw systemUserRefused(system, error);
     checkSystemUser(there, system.user);
+  }
+}
+
+/** `system.user` and `system.email` in their login forms, or what a registration of them would be told. */
+function systemLogins(system: { user: string; email: string }, limits: Readonly<Record<string, LengthLimits>>): Rec {
+  try {
+    return withLoginForms({ username: system.user, email: system.email }, limits);
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    const problems = (error.errors ?? []).map(
+      (e) => `${e.field === 'username' ? 'system.user' : 'system.email'} ${e.message}`,
+    );
+    throw new ConfigError(`the system user cannot be created: ${problems.join('; ') || error.message}`);
   }
 }
 

@@ -39,6 +39,10 @@ export async function claimLoginName(
 ): Promise<void> {
   const plain = plainName(username);
   const names = loginNames(ctx, db);
+  // The claim, where there is one, is this write's until it commits (PostgreSQL): a write that would
+  // take over the same stale claim at the same moment (its user deleted) waits, then finds this
+  // one's user. Where there is none, the claims' key settles it.
+  await names.lockForUpdate(plain);
   const claim = await names.findUnique({ where: { plain_name: plain } });
   // The name itself: claimed as it is, and a second user of it is the unique username's 409.
   if (claim && claim['username'] === username) return;
@@ -63,7 +67,7 @@ export async function claimLoginName(
 
 /**
  * At start-up, once per database: the users stored before names were claimed claim theirs, in key
- * order (of two names that pass for each other, the older keeps the claim; both stay). Another
+ * order (of two names that pass for each other, the first in key order keeps the claim; both stay). Another
  * instance doing the same at the same moment is no harm: a claim made twice is made once.
  */
 export async function claimExistingNames(ctx: AuthContext): Promise<void> {

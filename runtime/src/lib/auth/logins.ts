@@ -8,7 +8,7 @@
  * (`аlice` with a Cyrillic `а` passes for `alice`). Lengths are checked on the normalised form (`"   "` is empty).
  */
 import { badRequest, type FieldError } from '../errors.js';
-import { characters } from '../text.js';
+import { characters, TOO_LONG_TO_INDEX, tooLongToIndex } from '../text.js';
 
 type Rec = Record<string, unknown>;
 
@@ -27,7 +27,14 @@ export function loginForm(text: string): string {
 }
 
 /** Scripts with letters that look alike (Latin `a`, Cyrillic `а`, Greek `ο`): a name takes one of them. */
-const LOOKALIKE_SCRIPTS = [/\p{Script=Latin}/u, /\p{Script=Cyrillic}/u, /\p{Script=Greek}/u, /\p{Script=Armenian}/u];
+const LOOKALIKE_SCRIPTS = [
+  /\p{Script=Latin}/u,
+  /\p{Script=Cyrillic}/u,
+  /\p{Script=Greek}/u,
+  /\p{Script=Armenian}/u,
+  /\p{Script=Coptic}/u,
+  /\p{Script=Cherokee}/u,
+];
 
 const HIDDEN = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
 const LONE_MARK = /(^|[^\p{L}\p{N}\p{M}])\p{M}/u;
@@ -44,7 +51,7 @@ export function loginProblem(name: string, limits: LengthLimits): string | undef
   if (LONE_MARK.test(name)) return 'has a combining mark with no letter before it';
   if (STACKED_MARKS.test(name)) return 'stacks more than three combining marks';
   if (name.split(/[@.]/).some(mixesLookalikes))
-    return 'mixes Latin, Cyrillic, Greek or Armenian letters, which look alike (a Cyrillic а in аlice)';
+    return 'mixes Latin, Cyrillic, Greek, Armenian, Coptic or Cherokee letters, which look alike (a Cyrillic а in аlice)';
   const length = characters(name);
   if (length === 0) return 'cannot be empty or blank';
   if (limits.minLength !== undefined && length < limits.minLength)
@@ -117,6 +124,27 @@ const PASSES_FOR: Readonly<Record<string, string>> = {
   ᴡ: 'w',
   ʏ: 'y',
   ᴢ: 'z',
+  // Latin letters with a stroke or bar, which NFD does not take apart (`jøe`, `łukasz`).
+  ø: 'o',
+  ɵ: 'o',
+  ɉ: 'j',
+  ɇ: 'e',
+  ł: 'l',
+  đ: 'd',
+  ħ: 'h',
+  ŧ: 't',
+  ƀ: 'b',
+  ɨ: 'i',
+  ʉ: 'u',
+  ƶ: 'z',
+  // Greek and Cyrillic letters that the ones above left out (`ϳο`, `ѕеү`).
+  ϳ: 'j',
+  ү: 'y',
+  // Coptic and Cherokee (`jⲟe`, `ꭻoe`): a name may mix neither with Latin, below.
+  ⲟ: 'o',
+  ⲁ: 'a',
+  ꭻ: 'j',
+  ꮪ: 's',
   // Armenian letters that pass for Latin ones (`bօb`).
   օ: 'o',
   ս: 'u',
@@ -127,16 +155,18 @@ const PASSES_FOR: Readonly<Record<string, string>> = {
 };
 
 /**
- * The plain Latin name that `name` (in its login form) passes for, when it is not that name itself:
- * its accents left out and its lookalike letters read as Latin (`admín` and `admın` pass for
- * `admin`, Cyrillic `ра` for `pa`). Undefined when it passes for nothing plain but itself.
+ * The plain form that `name` (in its login form) passes for, when it is not that name itself: its
+ * accents left out and its lookalike letters read as Latin (`admín` and `admın` pass for `admin`,
+ * Cyrillic `ра` for `pa`, `søren` for `soren`). Undefined when it is its own plain form.
  */
 export function passesFor(name: string): string | undefined {
   const plain = name
     .normalize('NFD')
     .replace(/\p{M}/gu, '')
     .replace(/[^\x20-\x7e]/gu, (c) => PASSES_FOR[c] ?? c);
-  return plain !== name && /^[\x20-\x7e]+$/.test(plain) ? plain : undefined;
+  // Whatever is left of other letters stays: `łúkasz` and `łukasz` both read `lukasz`, `νίκος` and
+  // `νικος` both `vikoς` (a probe's pairs that kept a letter no table maps, and went through).
+  return plain !== name ? plain : undefined;
 }
 
 /**
@@ -161,7 +191,11 @@ export function withLoginForms(data: Rec, limits: Readonly<Record<string, Length
     const value = data[name];
     if (typeof value !== 'string') continue;
     out[name] = loginForm(value);
-    const problem = loginProblem(out[name] as string, limits[name] ?? {}) ?? readAsOther(name, out[name] as string);
+    // Measured in its login form, as stored: NFKC makes some texts longer (U+FDFA is 18 characters).
+    const problem =
+      loginProblem(out[name] as string, limits[name] ?? {}) ??
+      readAsOther(name, out[name] as string) ??
+      (tooLongToIndex(out[name] as string) ? TOO_LONG_TO_INDEX : undefined);
     if (problem) errors.push({ field: name, message: problem });
   }
   if (errors.length) throw badRequest(errors.map((e) => `${e.field} ${e.message}`).join('; '), errors);

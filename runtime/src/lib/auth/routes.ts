@@ -25,7 +25,7 @@ import { asLoggedIn, clearTicket, callerOf, crossSite, groupsOf, guesserOf, logI
 import { fieldRefusal, fieldsFor } from './policy.js';
 import { apiKeyHeader, newToken, tokenDigest } from './tokens.js';
 import { fingerprint } from './ticket.js';
-import { claimLoginName } from './login-names.js';
+import { claimLoginName, plainName } from './login-names.js';
 import { loginForm } from './logins.js';
 import { hashingClient } from './throttle.js';
 
@@ -51,7 +51,8 @@ const REDIRECTS = {
 
 export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Policy, prepareWrite: PrepareWrite): void {
   const model = userModel(ctx);
-  const reserved = namedUsers(ctx.spec.acls);
+  // The names the x-ACLs grant to, in their plain forms (a lookalike of one is reserved with it).
+  const reserved = new Set([...namedUsers(ctx.spec.acls)].map(plainName));
   const hideRefused = (request: FastifyRequest, user: Rec, db: ServiceDatabase = ctx.db) =>
     hideRefusedLinks(policy, request, db, model, [user]);
   /** The user's own record, and what it embeds as they see it (their groups' `_group_fields` too). */
@@ -241,9 +242,11 @@ function checkRegistration(model: Model, body: Rec, reserved: ReadonlySet<string
       { field: 'username', message: 'is reserved' },
     ]);
   }
+  // By its plain form too: `éditor` would claim `editor` (login-names.ts), and the admin could then
+  // not make the user the x-ACL names. A key given as a number is compared as its text.
   const key = body[model.primaryKey];
-  if (typeof key === 'string' && reserved.has(loginForm(key))) {
-    throw badRequest(`"${key}" cannot be registered: the API reserves that name`, [
+  if ((typeof key === 'string' || typeof key === 'number') && reserved.has(plainName(loginForm(String(key))))) {
+    throw badRequest(`"${String(key)}" cannot be registered: the API reserves that name`, [
       { field: model.primaryKey, message: 'is reserved' },
     ]);
   }

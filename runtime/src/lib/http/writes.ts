@@ -6,7 +6,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, conflict, fieldsRefused, HttpError, notFound, statusBody, type FieldError } from '../errors.js';
-import { text, withArticle } from '../text.js';
+import { text, TOO_LONG_TO_INDEX, tooLongToIndex, withArticle } from '../text.js';
 import { generic, keyValue, unnamableKey, withDefaults, wholeNumber, type Model } from '../model.js';
 import { cascades, restrictedBy } from './cascades.js';
 import { withoutEchoes } from './echoes.js';
@@ -278,28 +278,23 @@ export function inexactDecimals(model: Model, body: Rec): FieldError[] {
 
 const EXACT_DIGITS = 15;
 
-/**
- * The UTF-8 bytes a value of a unique, indexed or key text field may have, on every engine: an
- * entry of PostgreSQL's index takes at most 2,704, and SQLite's any number, so a probe's 9,000
- * character email registered on SQLite and was a 400 on PostgreSQL (a database moved from one to
- * the other could not take its own rows). Said in characters where they are one byte each.
- */
-export const INDEXED_TEXT_BYTES = 2000;
+/** Whether `name` is one of a `_unique_together` set of `model` (its index holds the value too). */
+function uniqueTogether(model: Model, name: string): boolean {
+  return model.uniqueTogether?.some((set) => set.includes(name)) ?? false;
+}
 
-/** The text values of `body` too long for the index of their field (unique, indexed or the key). */
+/**
+ * The text values of `body` too long for the index of their field (lib/text.ts `INDEXED_TEXT_BYTES`).
+ * Usernames and emails are measured again in their login form, which NFKC may make longer (auth/logins.ts).
+ */
 export function oversizedIndexedText(model: Model, body: Rec): FieldError[] {
   const errors: FieldError[] = [];
   for (const name in body) {
     const value = body[name];
-    // At most 3 bytes per UTF-16 unit: a shorter text fits without being measured.
-    if (typeof value !== 'string' || value.length * 3 <= INDEXED_TEXT_BYTES) continue;
+    if (typeof value !== 'string' || !tooLongToIndex(value)) continue;
     const field = model.field(name);
-    if (!field || !(field.unique || field.index || field.primaryKey)) continue;
-    if (Buffer.byteLength(value, 'utf8') <= INDEXED_TEXT_BYTES) continue;
-    errors.push({
-      field: name,
-      message: `is longer than an indexed text may be: at most ${INDEXED_TEXT_BYTES} bytes of UTF-8 (as many characters of plain ASCII)`,
-    });
+    if (!field || !(field.unique || field.index || field.primaryKey || uniqueTogether(model, name))) continue;
+    errors.push({ field: name, message: TOO_LONG_TO_INDEX });
   }
   return errors;
 }
