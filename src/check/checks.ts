@@ -128,15 +128,19 @@ function checkUserPrincipals(diagnostics: DiagnosticBag, ir: ServiceIR, sources:
 }
 
 /**
- * A user principal is the user's key (as in Ramses). Where the user model's key is a number the
- * database hands out (`id_field`), a line naming one (`allow 7 view`) grants whoever comes to have
+ * A user principal is the user's key (as in Ramses). Where the user model's key is a number (an
+ * `id_field`, or an `integer` the database numbers where a body leaves it out), a line naming one (`allow 7 view`) grants whoever comes to have
  * it: with registration open, the seventh stranger to register (a probe's did, and read and changed
  * an editor's submission). A line naming anything but a number matches no one there (`allow alice`).
  */
+const NUMBER_KEYS: ReadonlySet<string> = new Set(['id_field', 'integer', 'big_integer', 'small_integer']);
+
 function checkUserKeysHandedOut(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   const user = ir.auth && ir.models.find((m) => m.name === ir.auth!.userModel);
   const key = user?.fields.find((f) => f.primaryKey);
-  if (!user || key?.type !== 'id_field') return;
+  // Any whole-number key: an `integer` one is numbered by the database too where a body leaves it out,
+  // and a registration may name it (a probe registered as 7).
+  if (!user || !key || !NUMBER_KEYS.has(key.type)) return;
   for (const acl of ir.acls) {
     for (const entry of [...acl.collection, ...acl.item]) {
       if (entry.principal.kind !== 'user') continue;
@@ -145,7 +149,7 @@ function checkUserKeysHandedOut(diagnostics: DiagnosticBag, ir: ServiceIR, sourc
       if (/^[0-9]+$/.test(id))
         diagnostics.report(
           'SVC2105',
-          `x-ACL "${acl.name}": "${entry.text}" grants the ${user.name} whose ${key.name} is ${id}, a number the database hands out: with registration open, whoever registers when it comes up has what the line gives`,
+          `x-ACL "${acl.name}": "${entry.text}" grants the ${user.name} whose ${key.name} is ${id}, a number the database hands out (or a registration names): with registration open, whoever registers as it has what the line gives`,
           {
             span,
             hint: `grant a group instead ("${entry.action} g:<group> ${entry.permissions.join(',')}") and give that group to the user, or key ${user.name} by its username ("primary_key": true on username)`,

@@ -857,14 +857,14 @@ export const codes = {
     severity: 'error',
     title: 'a user granted by a key the database hands out',
     explanation:
-      "A principal that is not a keyword, `g:<group>` or `{{function}}` is a user's key, as in Ramses (`allow 7 view` grants the user whose key is 7). Where the user model is keyed by an `id_field`, the database gives each new user the next number: the line does not name a person but a place in the order of registrations, and with registration open (the default) a stranger who registers at the right moment has what it gives. Ids also differ between the development database the line was written against and production. Grant a group and give it to the user (an admin's `PATCH` of their `groups`), or key the user model by its username.",
+      "A principal that is not a keyword, `g:<group>` or `{{function}}` is a user's key, as in Ramses (`allow 7 view` grants the user whose key is 7). Where the user model is keyed by a number (an `id_field`, or an `integer`, `big_integer` or `small_integer`, which the database numbers where a body leaves it out, and which a registration may name), the database gives each new user the next number: the line does not name a person but a place in the order of registrations, and with registration open (the default) a stranger who registers at the right moment has what it gives. Ids also differ between the development database the line was written against and production. Grant a group and give it to the user (an admin's `PATCH` of their `groups`), or key the user model by its username.",
   },
 
   SVC2106: {
     severity: 'warning',
     title: 'a user principal no key can be',
     explanation:
-      "A principal that is not a keyword, `g:<group>` or `{{function}}` is a user's key. Where the user model is keyed by a number (`id_field`), a principal that is not a number (`allow alice view`) can never be one: the line matches no one. Grant a group, or key the user model by its username (then the principal is a username, and no one may register it: an admin creates that user).",
+      "A principal that is not a keyword, `g:<group>` or `{{function}}` is a user's key. Where the user model is keyed by a number (`id_field`, `integer`, …), a principal that is not a number (`allow alice view`) can never be one: the line matches no one. Grant a group, or key the user model by its username (then the principal is a username, and no one may register it: an admin creates that user).",
   },
   SVC2107: {
     severity: 'error',

@@ -397,6 +397,24 @@ ${acl}${teams}${clubs(singular)}`),
     expect(found(entriesDeletable)).toEqual([]);
   });
 
+  it('refuses a user granted by a whole-number key of any type (SVC2105): id_field, integer, big_integer, small_integer', () => {
+    const dir = 'fixtures/invalid/SVC2105-user-granted-by-handed-out-key';
+    const files = Object.fromEntries(
+      ['api.raml', 'paper.json', 'user.json'].map((f) => [f, readFileSync(join(repoRoot, dir, f), 'utf8')]),
+    );
+    for (const type of ['id_field', 'integer', 'big_integer', 'small_integer']) {
+      const user = files['user.json']!.replace(
+        '"type": "id_field", "primary_key": true',
+        `"type": "${type}", "primary_key": true`,
+      );
+      expect(user.includes(`"type": "${type}", "primary_key": true`), type).toBe(true);
+      expect(
+        build({ ...files, 'user.json': user }).codes.filter((c) => c.startsWith('SVC2105')),
+        type,
+      ).toEqual(['SVC2105']);
+    }
+  });
+
   it('warns of a principal named once beside one a slip away (SVC2100), not of another role of a long name', () => {
     const codes = (once: string) => {
       const acl = `securitySchemes:\n  - ticket:\n      type: x-Ticket\n      settings:\n        secret: s\n  - home_acl:\n      type: x-ACL\n      settings:\n        collection: |\n          allow g:admin all\n        item: |\n          allow {{household_owner}} view\n          allow {{household_owner}} update\n          allow {{${once}}} delete\nsecuredBy: [ticket]\n`;
