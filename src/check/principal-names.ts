@@ -34,7 +34,11 @@ export function checkPrincipalNames(diagnostics: DiagnosticBag, ir: ServiceIR, s
         : `{{${name}}} and {{${near}}} are each named once, a slip apart`,
       {
         span: sources.aclEntries.get(entries[0]!),
-        hint: `did you mean {{${near}}}? Each name is a function of its own (src/custom/principals/), and a stub lets no one in`,
+        // Each named once: which is the slip cannot be told, so neither is offered as the fix.
+        hint:
+          times > 1
+            ? `did you mean {{${near}}}? Each name is a function of its own (src/custom/principals/), and a stub lets no one in`
+            : `if they are one principal, write one of the two names on both lines: each name is a function of its own (src/custom/principals/), and a stub lets no one in`,
       },
     );
   }

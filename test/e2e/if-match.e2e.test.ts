@@ -124,5 +124,10 @@ describe.each(ENGINES)('If-Match on %s', (engine) => {
     expect((await api('GET', `/authors/${id}`)).body.karma).toBe(3);
     expect((await api('PATCH', where, { karma: 5 }, ifMatch('*'))).status).toBe(200);
     expect((await api('GET', `/authors/${id}`)).body.karma).toBe(5);
+    // A merge into an attribute answers no ETag either.
+    expect((await api('POST', `/authors/${id}/links`, { site: 'x' }, ifMatch('"stale"'))).status).toBe(412);
+    expect((await api('POST', `/authors/${id}/links`, { site: 'x' }, noneMatch('*'))).status).toBe(412);
+    expect((await api('GET', `/authors/${id}/links`)).body).not.toHaveProperty('site');
+    expect((await api('POST', `/authors/${id}/links`, { site: 'y' }, ifMatch('*'))).status).toBe(201);
   });
 });

@@ -426,7 +426,7 @@ ${acl}${teams}${clubs(singular)}`),
     expect(codes('household_guest')).toEqual([]);
     expect(codes('househld_owner')).toEqual(['SVC2100w']);
     expect(codes('household_ownr')).toEqual(['SVC2100w']);
-    // Each named once (a new user's {{ownr}} on one line, {{owner}} on another): said once, of one of them.
+    // Each named once (a new user's {{ownr}} on one line, {{owner}} on another): said once, offering neither as the fix.
     const acl = `securitySchemes:\n  - ticket:\n      type: x-Ticket\n      settings:\n        secret: s\n  - home_acl:\n      type: x-ACL\n      settings:\n        collection: |\n          allow g:admin all\n        item: |\n          allow {{owner}} view\n          allow {{ownr}} delete\nsecuredBy: [ticket]\n`;
     const dir = writeTree({
       'api.raml': raml(`title: T\n${acl}/items:\n  securedBy: [home_acl]\n  get:\n  /{id}:\n    get:\n`),
@@ -436,7 +436,7 @@ ${acl}${teams}${clubs(singular)}`),
     expect(said.map((d) => [d.message, d.hint])).toEqual([
       [
         '{{ownr}} and {{owner}} are each named once, a slip apart',
-        'did you mean {{owner}}? Each name is a function of its own (src/custom/principals/), and a stub lets no one in',
+        'if they are one principal, write one of the two names on both lines: each name is a function of its own (src/custom/principals/), and a stub lets no one in',
       ],
     ]);
   });

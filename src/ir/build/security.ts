@@ -28,6 +28,13 @@ export interface AuthSchemes {
 /** The security scheme types svcgen implements, as RAML names them (case and all). */
 const KNOWN_SCHEME_TYPES = ['x-Ticket', 'x-ApiKey', 'x-ACL'] as const;
 
+function schemeTypeHint(type: string): string {
+  const known = KNOWN_SCHEME_TYPES.find((k) => k.toLowerCase() === type.toLowerCase());
+  return known
+    ? `did you mean ${known}? Scheme types are written with their capitals`
+    : 'svcgen implements x-Ticket (cookie), x-ApiKey (token) and x-ACL';
+}
+
 export function readAuthSchemes(diagnostics: DiagnosticBag, api: RamlApi): AuthSchemes {
   const rootSecuredBy = new Set((api.securedBy ?? []).flatMap((r) => (r ? [r.name] : [])));
   let ticket: TicketScheme | null = null;
@@ -41,10 +48,7 @@ export function readAuthSchemes(diagnostics: DiagnosticBag, api: RamlApi): AuthS
           `security scheme "${scheme.name}" (${scheme.type}) is not implemented by svcgen and is ignored`,
           {
             span: scheme.nameNode.span,
-            hint:
-              KNOWN_SCHEME_TYPES.find((known) => known.toLowerCase() === scheme.type!.toLowerCase()) !== undefined
-                ? `did you mean ${KNOWN_SCHEME_TYPES.find((known) => known.toLowerCase() === scheme.type!.toLowerCase())}? Scheme types are written with their capitals`
-                : 'svcgen implements x-Ticket (cookie), x-ApiKey (token) and x-ACL',
+            hint: schemeTypeHint(scheme.type),
           },
         );
       }

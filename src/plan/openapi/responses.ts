@@ -93,12 +93,14 @@ const COLLECTION_WRITES: ReadonlySet<Action> = new Set(['create', 'update_many',
 
 /**
  * Whether If-Match makes the operation conditional (412 when it does not hold): a change or delete
- * of one object, and a write of a collection (where only `*` holds).
+ * of one object, and a write of a collection or a merge into an attribute (where only `*` holds).
  */
 export function isConditional(route: Pick<Route, 'kind'>, action: Action): boolean {
   return (
     (CONDITIONAL.has(action) && (route.kind === 'item' || route.kind === 'singular')) ||
-    (COLLECTION_WRITES.has(action) && route.kind === 'collection')
+    (COLLECTION_WRITES.has(action) && route.kind === 'collection') ||
+    // A merge into an attribute (POST /users/{u}/settings): no ETag either.
+    (action === 'create' && route.kind === 'attribute')
   );
 }
 

@@ -55,12 +55,18 @@ export async function claimLoginName(
     if (key !== undefined && (await holderOf(ctx, db, username)) === text(key)) return;
     throw lookalike(plain);
   }
+  if (claim) await names.update({ where: { plain_name: plain }, data: { username } });
+  // Another write that claimed the form since the read above (PostgreSQL: it committed) wins.
+  else if (!(await created(names, plain, username))) throw lookalike(plain);
+}
+
+/** Creates the claim; false when the form is claimed already (its key is taken). */
+async function created(names: EngineRepository, plain: string, username: string): Promise<boolean> {
   try {
-    if (claim) await names.update({ where: { plain_name: plain }, data: { username } });
-    else await names.create({ data: { plain_name: plain, username } });
+    await names.create({ data: { plain_name: plain, username } });
+    return true;
   } catch (error) {
-    // Another write claimed the form since the read above (PostgreSQL: its transaction committed).
-    if (error instanceof ConstraintViolation && error.kind === 'unique') throw lookalike(plain);
+    if (error instanceof ConstraintViolation && error.kind === 'unique') return false;
     throw error;
   }
 }
@@ -90,12 +96,7 @@ export async function claimExistingNames(ctx: AuthContext): Promise<void> {
 }
 
 async function claimOnce(names: EngineRepository, plain: string, username: string): Promise<void> {
-  if (await names.findUnique({ where: { plain_name: plain } })) return;
-  try {
-    await names.create({ data: { plain_name: plain, username } });
-  } catch (error) {
-    if (!(error instanceof ConstraintViolation && error.kind === 'unique')) throw error;
-  }
+  if (!(await names.findUnique({ where: { plain_name: plain } }))) await created(names, plain, username);
 }
 
 /** The key (as text) of the user named `username`; undefined when no user is. */

@@ -263,11 +263,11 @@ function parseJson(
       ]),
     );
   else {
-    const twice = duplicateKey(text, value);
+    const twice = duplicateKey(text, value)?.slice(0, 100);
     if (twice !== undefined)
       done(
-        badRequest(`the request body names the key "${twice.slice(0, 100)}" twice in one object; send it once`, [
-          { field: twice.slice(0, 100), message: 'is given twice' },
+        badRequest(`the request body names the key "${twice}" twice in one object; send it once`, [
+          { field: twice, message: 'is given twice' },
         ]),
       );
     else done(requestShapeProblem({ body: value }), value);

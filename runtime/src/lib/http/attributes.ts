@@ -6,6 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, type FieldError } from '../errors.js';
 import { generic, type FieldSpec } from '../model.js';
+import { checkCollectionPreconditions } from './etag.js';
 import { parseValue } from './query.js';
 import { linkKeys } from './serialize.js';
 import type { Rec, RouteContext } from './route-context.js';
@@ -36,6 +37,8 @@ export async function mergeAttribute(
   const field = ctx.fieldOfParent();
   const parent = await ctx.authorizedObject(request, 'update');
   ctx.policy.checkWritable(request, parentModel, [name], parent);
+  // An attribute answers no ETag: as on a collection, If-Match holds only as `*`, If-None-Match never so.
+  checkCollectionPreconditions(request);
   reply.code(201);
   let changed: Rec | undefined;
   const answer = await ctx.write(

@@ -26,10 +26,14 @@ const LONG_REQUEST_LINE = 8192;
 
 function overflowStatus(error: Error): 414 | 431 {
   const raw = (error as { rawPacket?: unknown }).rawPacket;
-  if (!Buffer.isBuffer(raw)) return 431;
+  // The chunk the parser was reading: it tells only where it starts with the request line (a large
+  // header that came in several chunks has no line end in the last one, and is no long URL).
+  if (!Buffer.isBuffer(raw) || !REQUEST_LINE.test(raw.subarray(0, 32).toString('latin1'))) return 431;
   const lineEnd = raw.indexOf('\r\n');
   return lineEnd === -1 || lineEnd > LONG_REQUEST_LINE ? 414 : 431;
 }
+
+const REQUEST_LINE = /^[A-Z]+ \S/;
 
 export function answerClientError(this: FastifyInstance, error: Error & { code?: string }, socket: Socket): void {
   // A connection the client reset has nobody to answer.

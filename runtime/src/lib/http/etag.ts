@@ -19,23 +19,23 @@ export function etagOf(object: Readonly<Record<string, unknown>>): string {
 }
 
 /** Whether the request makes its change conditional on the object's ETag (If-Match or If-None-Match). */
-export function hasIfMatch(request: FastifyRequest): boolean {
+export function hasPrecondition(request: FastifyRequest): boolean {
   return request.headers['if-match'] !== undefined || request.headers['if-none-match'] !== undefined;
 }
 
 /**
- * A write to a collection (a create, a PATCH, PUT or DELETE of many) has no ETag a precondition
- * could name: If-Match holds only as `*` (the collection is there), If-None-Match never as `*`
+ * A write to a collection (a create, a PATCH, PUT or DELETE of many), or a merge into an
+ * attribute (`POST /users/{u}/settings`), has no ETag a precondition could name: If-Match holds only as `*` (the collection is there), If-None-Match never as `*`
  * (RFC 9110 13.1.1, 13.1.2). A client that sent one believed itself protected by it: it was
  * ignored, and a probe's DELETE with a stale If-Match deleted.
  */
 export function checkCollectionPreconditions(request: FastifyRequest): void {
   const match = request.headers['if-match'];
   if (match !== undefined && !tagsOf(match).includes('*'))
-    throw new HttpError(412, 'a collection has no ETag: If-Match can name no version of it (only * holds)');
+    throw new HttpError(412, 'what this writes has no ETag: If-Match can name no version of it (only * holds)');
   const noneMatch = request.headers['if-none-match'];
   if (noneMatch !== undefined && tagsOf(noneMatch).includes('*'))
-    throw new HttpError(412, 'the collection exists: If-None-Match: * does not hold');
+    throw new HttpError(412, 'what this writes exists: If-None-Match: * does not hold');
 }
 
 function tagsOf(header: string): string[] {

@@ -29,6 +29,12 @@ import { linkKeys } from './serialize.js';
 
 type Rec = Record<string, unknown>;
 
+/** A row to lock: its model's name and its key. */
+interface RowOf {
+  readonly model: string;
+  readonly key: unknown;
+}
+
 /** Per model, the keys (as text) of the objects a write is about to move, read before it. */
 type MovedLinks = ReadonlyMap<string, ReadonlySet<string>>;
 
@@ -204,11 +210,7 @@ export type PreviousStates = ReadonlyMap<string, ReadonlyMap<string, Rec>>;
  * (`eventPrevious`), as they are before the write that changes them: each under the row lock the
  * write would take, with its links' keys. None for the other models.
  */
-export async function previousStates(
-  db: ServiceDatabase,
-  keys: MovedLinks,
-  alsoLock?: { readonly model: string; readonly key: unknown },
-): Promise<PreviousStates> {
+export async function previousStates(db: ServiceDatabase, keys: MovedLinks, alsoLock?: RowOf): Promise<PreviousStates> {
   await lockInOrder(db, keys, alsoLock);
   const states = new Map<string, Map<string, Rec>>();
   for (const [name, objectKeys] of keys) {
@@ -227,11 +229,7 @@ export async function previousStates(
  * model and key, whoever asks: writes that lock some of the same rows then wait for each other
  * instead of each holding what the other wants.
  */
-async function lockInOrder(
-  db: ServiceDatabase,
-  keys: MovedLinks,
-  alsoLock?: { readonly model: string; readonly key: unknown },
-): Promise<void> {
+async function lockInOrder(db: ServiceDatabase, keys: MovedLinks, alsoLock?: RowOf): Promise<void> {
   const rows: { model: string; key: unknown; order: string }[] = [];
   for (const [name, objectKeys] of keys) {
     if (!db.models.get(name)?.eventPrevious) continue;

@@ -14,7 +14,7 @@ import type { EngineRepository, RecordedWrites, ServiceDatabase } from '../datab
 import type { Include, Where } from '../repository.js';
 import { modelRoute, type Permission, type Policy, type RouteAccess } from './policy.js';
 import type { Services } from './services.js';
-import { checkIfMatch, etagOf, hasIfMatch } from './etag.js';
+import { checkIfMatch, etagOf, hasPrecondition } from './etag.js';
 import { filtersAmongViewable, hideRefusedLinks, keepHiddenLinks, refuseUnknownLinks } from './hidden-links.js';
 import { checkRelinks, mayChangeByLink, relinkRefusal, type LinkWrite } from './relinks.js';
 import { cascadeJudge, withCascades } from './cascades.js';
@@ -340,7 +340,7 @@ export class RouteContext {
     return (
       this.route.kind === 'item' &&
       !this.route.parent &&
-      !hasIfMatch(request) &&
+      !hasPrecondition(request) &&
       !this.policy.needsObject(this.route) &&
       !this.policy.fieldsNeedObject(this.model) &&
       !movesLinks(this, body, action) &&
@@ -630,7 +630,7 @@ export class RouteContext {
    * the one the caller saw (412 otherwise, and nothing is written).
    */
   async checkUnchanged(db: ServiceDatabase, request: FastifyRequest, key: unknown): Promise<void> {
-    if (!hasIfMatch(request)) return;
+    if (!hasPrecondition(request)) return;
     const repository = this.repository(db);
     await repository.lockForUpdate(key);
     const current = await repository.findUnique({

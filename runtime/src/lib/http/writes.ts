@@ -12,7 +12,7 @@ import { cascades, restrictedBy } from './cascades.js';
 import { withoutEchoes } from './echoes.js';
 import { includeFor, requestUrl } from './serialize.js';
 import { mergeAttribute } from './attributes.js';
-import { checkCollectionPreconditions, hasIfMatch } from './etag.js';
+import { checkCollectionPreconditions, hasPrecondition } from './etag.js';
 import { movesLinks, type Rec, type RouteContext } from './route-context.js';
 import { keyOf } from './relinks.js';
 import { runsBefore } from '../events.js';
@@ -141,7 +141,7 @@ export async function update(
     {
       // If-Match reads the object again under a row lock, and the objects a relationship would move
       // are read before the write: both take the transaction.
-      oneWrite: !hasIfMatch(request) && !movesLinks(ctx, body, action),
+      oneWrite: !hasPrecondition(request) && !movesLinks(ctx, body, action),
       resets,
       first: (db) => ctx.checkUnchanged(db, request, key),
     },
@@ -162,7 +162,10 @@ export async function deleteObject(ctx: RouteContext, request: FastifyRequest): 
       },
       () => statusBody(200, 'Deleted', requestUrl(request)),
       // The objects a delete takes with it are read before it, for their events (cascades.ts).
-      { oneWrite: !hasIfMatch(request) && !cascades(ctx.model), first: (db) => ctx.checkUnchanged(db, request, key) },
+      {
+        oneWrite: !hasPrecondition(request) && !cascades(ctx.model),
+        first: (db) => ctx.checkUnchanged(db, request, key),
+      },
     );
   } catch (error) {
     throw await restrictedBy(ctx.services.db, ctx.model, [key], error);
