@@ -112,25 +112,46 @@ export async function linkRelations(
     const owner = source.keyValue(record[source.model.primaryKey]);
     const fkField = target.model.columns.find((c) => c.column === fk)!;
     const linked = new Set((await target.keys({ [fkField.name]: owner })).map(String));
+    const dropped = [...linked].filter((k) => !wanted.has(k));
+    const gained = [...wanted].filter((k) => !linked.has(k));
+    await lockInKeyOrder(source, executor, target, [...dropped, ...gained]);
     // Unlink first: a one-to-one link is unique, so the new object can take it only once it is free.
-    await setLink(
-      source,
-      executor,
-      target,
-      fk,
-      [...linked].filter((k) => !wanted.has(k)),
-      null,
-      owner,
-    );
-    await setLink(
-      source,
-      executor,
-      target,
-      fk,
-      [...wanted].filter((k) => !linked.has(k)),
-      owner,
-    );
+    await setLink(source, executor, target, fk, dropped, null, owner);
+    await setLink(source, executor, target, fk, gained, owner);
   }
+}
+
+/**
+ * PostgreSQL: the rows a write re-links, locked in key order before it changes them. Each of two
+ * writes that swap two lists (a team's PATCH of the other's memberships, and the other's of its)
+ * unlinked its own rows, then waited for the other's: a deadlock, which the retries met again under
+ * a probe's burst (a 503). In one order, the second waits for the first.
+ */
+async function lockInKeyOrder(
+  source: RelationSource,
+  executor: SqlExecutor,
+  target: RelationSource,
+  keys: readonly string[],
+): Promise<void> {
+  if (executor.dialect !== 'postgres' || keys.length < 2) return;
+  const key = target.model.primaryKey;
+  // The same slices in every write that locks the same rows: sorted before they are cut.
+  const values = keys.map((k) => target.keyValue(k)).sort(byValue);
+  for (const chunk of chunks(values)) {
+    const lock = source.ctx.compiler
+      .selectFrom(target.model.table)
+      .select(key as never)
+      .where(key as never, 'in', chunk as never)
+      .orderBy(key as never)
+      .forNoKeyUpdate();
+    await executor.all(lock.compile());
+  }
+}
+
+function byValue(a: unknown, b: unknown): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const [x, y] = [String(a), String(b)];
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /**
