@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { testDatabase } from '../support/databases.js';
-import { securedRaml } from '../support/files.js';
+import { securedRaml, userSchema } from '../support/files.js';
 import { apiClient, type Api } from '../support/http.js';
 import { rootAuthEnv } from '../support/library.js';
 import { projectOf, tool } from '../support/project.js';
@@ -48,17 +48,8 @@ const API = securedRaml(
 `,
 );
 
-const USER = JSON.stringify({
-  type: 'object',
-  _auth_model: true,
-  _hidden_fields: ['password'],
-  properties: {
-    username: { type: 'string', _db_settings: { type: 'string', primary_key: true, required: true } },
-    email: { _db_settings: { type: 'string', required: true, unique: true } },
-    password: { _db_settings: { type: 'string', required: true, min_length: 8 } },
-    groups: { _db_settings: { type: 'list', item_type: 'string', default: ['user'] } },
-    drafts: { _db_settings: { type: 'relationship', document: 'Draft', backref_name: 'author' } },
-  },
+const USER = userSchema({
+  drafts: { _db_settings: { type: 'relationship', document: 'Draft', backref_name: 'author' } },
 });
 
 const DRAFT = JSON.stringify({
