@@ -35,3 +35,18 @@ export function tooLongToIndex(value: string): boolean {
 }
 
 export const TOO_LONG_TO_INDEX = `is longer than an indexed text may be: at most ${INDEXED_TEXT_BYTES} bytes of UTF-8 (as many characters of plain ASCII)`;
+
+/**
+ * The UTF-8 bytes a searched text may have, on every engine: PostgreSQL's search column holds at
+ * most 1 MB of words and their positions, which distinct short words take 2.4 times the bytes of
+ * their text for (400,000 bytes of `1 2 … 1387f` made a column of 956,766), where SQLite's index
+ * takes any. A probe's 1 MB description was a 201 on SQLite and a 400 on PostgreSQL.
+ */
+export const SEARCHED_TEXT_BYTES = 300_000;
+
+/** Whether `value` is longer than a searched text may be (measured only past a third of the limit in UTF-16 units). */
+export function tooLongToSearch(value: string): boolean {
+  return value.length * 3 > SEARCHED_TEXT_BYTES && Buffer.byteLength(value, 'utf8') > SEARCHED_TEXT_BYTES;
+}
+
+export const TOO_LONG_TO_SEARCH = `is longer than a searched text may be: at most ${SEARCHED_TEXT_BYTES.toLocaleString('en')} bytes of UTF-8 (its field is in full-text search)`;

@@ -6,7 +6,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, conflict, fieldsRefused, HttpError, notFound, statusBody, type FieldError } from '../errors.js';
-import { text, TOO_LONG_TO_INDEX, tooLongToIndex, withArticle } from '../text.js';
+import { text, TOO_LONG_TO_INDEX, TOO_LONG_TO_SEARCH, tooLongToIndex, tooLongToSearch, withArticle } from '../text.js';
 import { generic, keyValue, unnamableKey, withDefaults, wholeNumber, type Model } from '../model.js';
 import { cascades, restrictedBy } from './cascades.js';
 import { withoutEchoes } from './echoes.js';
@@ -287,7 +287,8 @@ function uniqueTogether(model: Model, name: string): boolean {
 }
 
 /**
- * The text values of `body` too long for the index of their field (lib/text.ts `INDEXED_TEXT_BYTES`).
+ * The text values of `body` too long for the index of their field (lib/text.ts `INDEXED_TEXT_BYTES`),
+ * or for full-text search where their field is searched (`SEARCHED_TEXT_BYTES`).
  * Usernames and emails are measured again in their login form, which NFKC may make longer (auth/logins.ts).
  */
 export function oversizedIndexedText(model: Model, body: Rec): FieldError[] {
@@ -295,6 +296,10 @@ export function oversizedIndexedText(model: Model, body: Rec): FieldError[] {
   for (const name in body) {
     const value = body[name];
     if (typeof value !== 'string' || !tooLongToIndex(value)) continue;
+    if (model.searchFields.includes(name) && tooLongToSearch(value)) {
+      errors.push({ field: name, message: TOO_LONG_TO_SEARCH });
+      continue;
+    }
     const field = model.field(name);
     if (!field || !(field.unique || field.index || field.primaryKey || uniqueTogether(model, name))) continue;
     errors.push({ field: name, message: TOO_LONG_TO_INDEX });
