@@ -26,6 +26,14 @@ export interface EngineRepository<T = Rec, Create = Partial<T>, Update = Partial
    */
   lockForUpdate(key: unknown): Promise<void>;
   /**
+   * Inside a transaction, before the objects `keys` are deleted: no other transaction links a new
+   * object to them until this one ends (PostgreSQL: `FOR UPDATE`, which a foreign key's check of
+   * the insert waits on; then the insert finds them gone). A delete that reads what it takes along
+   * first, then deletes, would otherwise take a child inserted in between unread: unjudged, and with
+   * no event.
+   */
+  lockForDelete(keys: readonly unknown[]): Promise<void>;
+  /**
    * For a model of counts in time windows (a text key, a count field and a datetime field where
    * its window ends): one more on each of `counters`, one atomic step per counter whatever runs
    * beside it (an upsert), so that the work is the same whether its object exists or not. A

@@ -189,6 +189,8 @@ async function follow(
   cascade: Cascade,
   taken: Map<Model, Set<string>>,
 ): Promise<void> {
+  // Before what links to them is read: an object linked to them meanwhile would be taken unread (lockForDelete).
+  await db.repository(model.name).lockForDelete(keys);
   for (const relation of model.relations) {
     if (relation.local || relation.onDelete === 'restrict') continue;
     const target = db.models.get(relation.target)!;

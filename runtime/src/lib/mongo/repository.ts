@@ -142,6 +142,8 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
    */
   async lockForUpdate(): Promise<void> {}
 
+  async lockForDelete(): Promise<void> {}
+
   /**
    * One `findOneAndUpdate` with upsert per counter, all at once: each is atomic, whether its
    * document exists or not, and an update pipeline reads the window's end before it is changed.

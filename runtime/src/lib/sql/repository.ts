@@ -57,6 +57,8 @@ export interface SqlContext {
   readonly rowCounts?: RowCounts | undefined;
 }
 
+/** Keys per statement of a lock (SQLite's parameter limit does not apply; PostgreSQL's statements stay short). */
+const LOCK_SLICE = 500;
 export class SqlRepository<T extends object, Create = Partial<T>, Update = Partial<T>> implements Repository<
   T,
   Create,
@@ -556,6 +558,19 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       .where(this.model.primaryKey, '=', value as never)
       .forNoKeyUpdate();
     await this.ctx.executor.all(query.compile());
+  }
+
+  async lockForDelete(keys: readonly unknown[]): Promise<void> {
+    if (this.dialect !== 'postgres' || keys.length === 0) return;
+    const values = keys.map((key) => this.keyValue(key)).filter((value) => value !== undefined);
+    for (let i = 0; i < values.length; i += LOCK_SLICE) {
+      const query = this.table()
+        .select(this.model.primaryKey)
+        .where(this.model.primaryKey, 'in', values.slice(i, i + LOCK_SLICE) as never)
+        .orderBy(this.model.primaryKey)
+        .forUpdate();
+      await this.ctx.executor.all(query.compile());
+    }
   }
 
   countInWindows(fields: WindowFields, counters: readonly WindowCounter[], now: Date) {
