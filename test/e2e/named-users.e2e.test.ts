@@ -21,7 +21,8 @@ const API = securedRaml(
       collection: 'allow g:admin all\nallow partner create\nallow authenticated view',
       item: 'allow g:admin all\nallow authenticated view',
     },
-    users_acl: { collection: 'allow g:admin all', item: 'allow g:admin all' },
+    // Members may make users (an invitation flow): never one the x-ACLs name.
+    users_acl: { collection: 'allow g:admin all\nallow authenticated create', item: 'allow g:admin all' },
   },
   `
 /users:
@@ -93,6 +94,32 @@ describe('a user an x-ACL names', () => {
     // Nothing was created: the name logs no one in.
     const login = await api('POST', '/auth/login', { login: 'partner', password: PASSWORD });
     expect(login.status).toBe(401);
+  });
+
+  it("is not made by a member through the users' route either, in any form that passes for it", async () => {
+    const member = await register('inviter');
+    expect(member.status, member.text).toBe(201);
+    const key = withKey(member.headers.get('www-authenticate')!);
+    for (const name of ['partner', 'p\u00e1rtner']) {
+      const made = await api(
+        'POST',
+        '/users',
+        { username: name, email: `${name}@example.net`, password: PASSWORD },
+        key,
+      );
+      expect([made.status, made.body.errors], made.text).toEqual([
+        400,
+        [{ field: 'username', message: 'is reserved' }],
+      ]);
+    }
+    // Another name, they may.
+    const invited = await api(
+      'POST',
+      '/users',
+      { username: 'guest', email: 'guest@example.net', password: PASSWORD },
+      key,
+    );
+    expect(invited.status, invited.text).toBe(201);
   });
 
   it('is created by an admin, and then has what the line gives', async () => {

@@ -15,13 +15,13 @@ import type { ServiceDatabase } from '../database.js';
 import { generic, withDefaults, type Model } from '../model.js';
 import type { ServiceEvents } from '../events.js';
 import type { Policy } from '../http/policy.js';
-import { users, type AuthContext, type AuthSpec, type LoginNames, type PrepareWrite } from './context.js';
-import { identify, provedBy, renewDevice } from './identity.js';
+import { userModel, users, type AuthContext, type AuthSpec, type LoginNames, type PrepareWrite } from './context.js';
+import { callerOf, identify, provedBy, renewDevice } from './identity.js';
 import type { PasswordHasher } from './passwords.js';
 import { unwrittenPrincipals } from './acl.js';
 import { aclPolicy } from './policy.js';
 import { authRoutes } from './routes.js';
-import { claimExistingNames, claimLoginName } from './login-names.js';
+import { claimExistingNames, claimLoginName, refuseReserved, reservedNames } from './login-names.js';
 import { LOGIN_FIELDS, loginForm, withLoginForms, type LengthLimits } from './logins.js';
 import { LoginThrottle, type Budget } from './throttle.js';
 import { deviceKeys } from './device.js';
@@ -112,9 +112,14 @@ export async function startAuth(
     if (model.name !== spec.userModel.name) return hashSecrets(model, data, client);
     return hashSecrets(model, withLoginForms(data, limits), client);
   };
+  const reserved = reservedNames(spec.acls);
   const loginNames: LoginNames = {
     model: spec.userModel.name,
-    claim: async (db, data, key) => {
+    claim: async (db, data, key, request) => {
+      // Only an admin makes a user an x-ACL line names (or one that passes for it): a member's create
+      // through the users' route made `editor`, and had what `allow editor all` gives.
+      if (key === undefined && !callerOf(request).groups.has('admin'))
+        refuseReserved(data[userModel(ctx).primaryKey], reserved, userModel(ctx).primaryKey);
       if (typeof data['username'] === 'string') await claimLoginName(ctx, db, data['username'], key);
     },
   };

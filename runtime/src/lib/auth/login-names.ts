@@ -10,12 +10,13 @@
  * other code (`event.db.user.create`, a script) claim nothing; the name itself in plain form is
  * still found (a new `joé` beside a `joe` that never claimed).
  */
-import { HttpError } from '../errors.js';
+import { badRequest, HttpError } from '../errors.js';
 import type { EngineRepository, ServiceDatabase } from '../database.js';
 import { ConstraintViolation } from '../repository.js';
 import { text } from '../text.js';
 import { userModel, users, type AuthContext } from './context.js';
-import { passesFor } from './logins.js';
+import { namedUsers, type Acl } from './acl.js';
+import { loginForm, passesFor } from './logins.js';
 
 /** The claim that says every user has claimed their name (start-up's `claimExistingNames` ran). */
 const ALL_CLAIMED = '';
@@ -25,6 +26,22 @@ const PAGE = 500;
 /** The plain form a username (in its login form) claims. */
 export function plainName(username: string): string {
   return passesFor(username) ?? username;
+}
+
+/** The names the x-ACLs grant to (acl.ts `namedUsers`), in their plain forms: a lookalike of one is reserved with it. */
+export function reservedNames(acls: Readonly<Record<string, Acl>>): ReadonlySet<string> {
+  return new Set([...namedUsers(acls)].map(plainName));
+}
+
+/**
+ * A 400 when `key`, a new user's key (its `field`), is a name the x-ACLs grant to, or passes for one
+ * (`éditor` would claim `editor`, and the admin could then not make that user). A number is compared as its text.
+ */
+export function refuseReserved(key: unknown, reserved: ReadonlySet<string>, field: string): void {
+  if ((typeof key !== 'string' && typeof key !== 'number') || !reserved.has(plainName(loginForm(String(key))))) return;
+  throw badRequest(`"${String(key)}" cannot be registered: the API reserves that name`, [
+    { field, message: 'is reserved' },
+  ]);
 }
 
 /**

@@ -19,13 +19,12 @@ import { completeRoute } from '../http/routing.js';
 import { parseItemFields } from '../http/query.js';
 import { itemQuery, noQuery, statusAnswer, tokenAnswer } from '../http/schemas.js';
 import { includeFor, requestOrigin, requestUrl, serialize } from '../http/serialize.js';
-import { namedUsers } from './acl.js';
 import { credentials, userKeyOf, userModel, users, type AuthContext, type PrepareWrite } from './context.js';
 import { asLoggedIn, clearTicket, callerOf, crossSite, groupsOf, guesserOf, logIn, trustDevice } from './identity.js';
 import { fieldRefusal, fieldsFor } from './policy.js';
 import { apiKeyHeader, newToken, tokenDigest } from './tokens.js';
 import { fingerprint } from './ticket.js';
-import { claimLoginName, plainName } from './login-names.js';
+import { claimLoginName, refuseReserved, reservedNames } from './login-names.js';
 import { loginForm } from './logins.js';
 import { hashingClient } from './throttle.js';
 
@@ -51,8 +50,7 @@ const REDIRECTS = {
 
 export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Policy, prepareWrite: PrepareWrite): void {
   const model = userModel(ctx);
-  // The names the x-ACLs grant to, in their plain forms (a lookalike of one is reserved with it).
-  const reserved = new Set([...namedUsers(ctx.spec.acls)].map(plainName));
+  const reserved = reservedNames(ctx.spec.acls);
   const hideRefused = (request: FastifyRequest, user: Rec, db: ServiceDatabase = ctx.db) =>
     hideRefusedLinks(policy, request, db, model, [user]);
   /** The user's own record, and what it embeds as they see it (their groups' `_group_fields` too). */
@@ -242,14 +240,7 @@ function checkRegistration(model: Model, body: Rec, reserved: ReadonlySet<string
       { field: 'username', message: 'is reserved' },
     ]);
   }
-  // By its plain form too: `éditor` would claim `editor` (login-names.ts), and the admin could then
-  // not make the user the x-ACL names. A key given as a number is compared as its text.
-  const key = body[model.primaryKey];
-  if ((typeof key === 'string' || typeof key === 'number') && reserved.has(plainName(loginForm(String(key))))) {
-    throw badRequest(`"${String(key)}" cannot be registered: the API reserves that name`, [
-      { field: model.primaryKey, message: 'is reserved' },
-    ]);
-  }
+  refuseReserved(body[model.primaryKey], reserved, model.primaryKey);
   return body;
 }
 

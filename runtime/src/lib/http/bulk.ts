@@ -57,7 +57,7 @@ export async function updateMany(ctx: RouteContext, request: FastifyRequest): Pr
           key,
           linked,
           async () => {
-            await ctx.claimLogin(db, linked, key);
+            await ctx.claimLogin(db, linked, key, request);
             const before = await ctx.previousOf(db, key);
             const updated = await ctx.repository(db).update({
               where: { [ctx.model.primaryKey]: key },

@@ -182,7 +182,7 @@ export class RouteContext {
           undefined,
           args.data,
           async () => {
-            await this.claimLogin(db, args.data, undefined);
+            await this.claimLogin(db, args.data, undefined, request);
             const created = await repository.create(args);
             await this.record(db, 'create', [created]);
             return created;
@@ -196,7 +196,7 @@ export class RouteContext {
           args.where[this.model.primaryKey],
           args.data,
           async () => {
-            await this.claimLogin(db, args.data, args.where[this.model.primaryKey]);
+            await this.claimLogin(db, args.data, args.where[this.model.primaryKey], request);
             const before = await this.previousOf(db, args.where[this.model.primaryKey]);
             const updated = await repository.update(args);
             await this.record(db, action, [updated], [before]);
@@ -224,8 +224,8 @@ export class RouteContext {
   }
 
   /** Inside the write's transaction, before `data` is stored for the object keyed `key`: its username's claim. */
-  async claimLogin(db: ServiceDatabase, data: Rec, key: unknown): Promise<void> {
-    if (this.namesLogin(data)) await this.services.loginNames!.claim(db, data, key);
+  async claimLogin(db: ServiceDatabase, data: Rec, key: unknown, request: FastifyRequest): Promise<void> {
+    if (this.namesLogin(data)) await this.services.loginNames!.claim(db, data, key, request);
   }
 
   /**

@@ -5,6 +5,7 @@
  * registers it (the root), not in a context of its own: every route plugin sees it, and so does
  * src/custom/extend.ts.
  */
+import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ServiceDatabase } from '../database.js';
 import type { ServiceEvents } from '../events.js';
@@ -41,7 +42,7 @@ export interface LoginNames {
    * Inside a write's transaction (`db`), before it stores `data` for the user whose key is `key`
    * (undefined: a new one): the username in `data`, if any, claims its plain form, or the write is a 409.
    */
-  claim(db: ServiceDatabase, data: Record<string, unknown>, key: unknown): Promise<void>;
+  claim(db: ServiceDatabase, data: Record<string, unknown>, key: unknown, request: FastifyRequest): Promise<void>;
 }
 
 declare module 'fastify' {
