@@ -117,8 +117,9 @@ export async function refusedRelinks(
     return policy.may(request, 'view', route, route.kind === 'item' ? object : undefined);
   };
   let unseen: UnknownReference | undefined;
-  // What the objects a relationship kept on the other side gains are put below: the written object as it will be.
-  const parent = { ...write.object, ...write.data };
+  // What the objects a relationship kept on the other side gains are put below: the written object as
+  // it will be, its links as keys (`rule.parent` as its model's type has it).
+  const parent = linksAsKeys(db, write.model, { ...write.object, ...write.data });
   const ownKey = parent[write.model.primaryKey] ?? undefined;
   for (const relation of write.model.relations) {
     if (!write.fields.includes(relation.name) || write.data[relation.name] === undefined) continue;
@@ -330,6 +331,23 @@ async function loadOne(db: ServiceDatabase, model: Model, key: unknown): Promise
     where: { [model.primaryKey]: key },
     include: linkKeys(model),
   });
+}
+
+/**
+ * `object` with each relationship as its key (or keys), as its model's type has it: an object read
+ * with its `_nested_relationships` embedded gave a principal's `rule.parent` the embedded objects
+ * (another user's record, its password hash and all), and a principal that compared the key refused
+ * a re-link it allows from the other side.
+ */
+export function linksAsKeys(db: ServiceDatabase, model: Model, object: Rec): Rec {
+  const out = { ...object };
+  for (const relation of model.relations) {
+    const value = out[relation.name];
+    const target = db.models.get(relation.target);
+    if (value === undefined || value === null || !target) continue;
+    out[relation.name] = Array.isArray(value) ? value.map((v) => keyOf(v, target)) : keyOf(value, target);
+  }
+  return out;
 }
 
 /** The keys a relationship value names: a key, a list of them, or null. */
