@@ -94,8 +94,12 @@ export function asLoggedIn(ctx: AuthContext, request: FastifyRequest, user: Reco
   return judged;
 }
 
-/** A key no user has (a NUL cannot be typed in a URL's key, and the rest is random). */
-const NO_KEY = `\u0000newcomer-${randomUUID()}`;
+/**
+ * A key no user has: U+FFFF is no character (no name may have one: logins.ts), and the rest is
+ * random. Not a NUL, which PostgreSQL refuses in any text: a principal that read by the caller's
+ * key stopped the change feed's replay there.
+ */
+const NO_KEY = `\uffffnewcomer-${randomUUID()}`;
 
 /**
  * The caller as they are judged for what happened before their account existed: with their

@@ -26,6 +26,7 @@ import { keysOf } from '../http/relinks.js';
 import { linkKeys } from '../http/serialize.js';
 // `app.services` (the Fastify instance's decoration), for any program that compiles this file.
 import type {} from '../http/services.js';
+import { isDatabaseUnavailable } from '../database.js';
 import type { Model } from '../model.js';
 import { text } from '../text.js';
 import { EventStream, lastEventId } from './sse.js';
@@ -264,8 +265,8 @@ async function openFeed(
             // Before their account: what a newcomer may view (not what names them), and what they may
             // (a deny of theirs, a block, holds on the past too).
             const before = since !== undefined && event.seq < since;
-            const shown = await visible(event, before ? newcomer : request);
-            if (shown && before && !(await visible(event, request))) continue;
+            const shown = await judged(request, () => visible(event, before ? newcomer : request));
+            if (shown && before && !(await judged(request, () => visible(event, request)))) continue;
             if (shown) stream.send({ id: event.seq, event: event.type, data: JSON.stringify(shown) });
           }
           if (events.length < PAGE) break;
@@ -393,4 +394,23 @@ function viewer(
 function sameKeys(a: unknown, b: unknown): boolean {
   const keys = (v: unknown) => JSON.stringify(keysOf(v).map(text).sort());
   return keys(a) === keys(b);
+}
+
+/**
+ * What `visible` decides of one event, or null (not sent) where deciding it failed for another reason
+ * than the database (an ACL principal that throws on what it reads: a probe's, handed a newcomer's
+ * key, sent PostgreSQL a value it refused, and every replay stopped at that event, for good). A
+ * database that does not answer ends the stream, which the client resumes from where it was.
+ */
+async function judged<T>(request: FastifyRequest, decide: () => Promise<T | null>): Promise<T | null> {
+  try {
+    return await decide();
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) throw error;
+    request.log.warn(
+      { err: error },
+      'change feed: an event could not be judged for this caller; it is not sent to them',
+    );
+    return null;
+  }
 }
