@@ -132,5 +132,19 @@ describe('the plain name a login passes for', () => {
     expect(loginProblem(loginForm('j\u2c9fe'), {})).toContain(
       'mixes Latin, Cyrillic, Greek, Armenian, Coptic or Cherokee',
     );
+    // Only accents are read away: the vowel signs and marks that tell other scripts' words apart stay
+    // (Devanagari राम is not रम, Thai ดิน is not ดน, Japanese がく is not かく), and Hangul stays composed.
+    for (const [a, b] of [
+      ['\u0930\u093e\u092e', '\u0930\u092e'],
+      ['\u0e14\u0e34\u0e19', '\u0e14\u0e19'],
+      ['\u304c\u304f', '\u304b\u304f'],
+    ])
+      expect(passesFor(loginForm(a!)) ?? loginForm(a!), `${a} beside ${b}`).not.toBe(
+        passesFor(loginForm(b!)) ?? loginForm(b!),
+      );
+    expect(passesFor(loginForm('\ud55c\uae00'))).toBeUndefined();
+    // Blanks that no category calls invisible: a Braille blank, a musical null notehead.
+    for (const name of ['mona\u2800', '\u2800', 'mona\u{1d159}'])
+      expect(loginProblem(loginForm(name), {}), name).toBe('contains an invisible, control or format character');
   });
 });

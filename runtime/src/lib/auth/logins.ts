@@ -36,7 +36,9 @@ const LOOKALIKE_SCRIPTS = [
   /\p{Script=Cherokee}/u,
 ];
 
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
+// …and characters that show as nothing though no category says so: the Braille blank (`mona⠀`
+// beside `mona`) and the musical null notehead.
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u2800\u{1D159}]/u;
 const LONE_MARK = /(^|[^\p{L}\p{N}\p{M}])\p{M}/u;
 const STACKED_MARKS = /\p{M}{4,}/u;
 
@@ -155,6 +157,14 @@ const PASSES_FOR: Readonly<Record<string, string>> = {
 };
 
 /**
+ * The combining marks that are accents on a letter (the Combining Diacritical Marks and their
+ * supplements), not the vowel signs and marks of scripts whose words they tell apart (Devanagari's
+ * `राम` is not `रम`, nor Japanese `がく` `かく`): those stay, and what is left is composed again (a
+ * Hangul syllable split by NFD is one again, and its plain form no longer three times as long).
+ */
+const ACCENTS = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]/gu;
+
+/**
  * The plain form that `name` (in its login form) passes for, when it is not that name itself: its
  * accents left out and its lookalike letters read as Latin (`admín` and `admın` pass for `admin`,
  * Cyrillic `ра` for `pa`, `søren` for `soren`). Undefined when it is its own plain form.
@@ -162,7 +172,8 @@ const PASSES_FOR: Readonly<Record<string, string>> = {
 export function passesFor(name: string): string | undefined {
   const plain = name
     .normalize('NFD')
-    .replace(/\p{M}/gu, '')
+    .replace(ACCENTS, '')
+    .normalize('NFC')
     .replace(/[^\x20-\x7e]/gu, (c) => PASSES_FOR[c] ?? c);
   // Whatever is left of other letters stays: `łúkasz` and `łukasz` both read `lukasz`, `νίκος` and
   // `νικος` both `vikoς` (a probe's pairs that kept a letter no table maps, and went through).
