@@ -136,6 +136,7 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
     for (const [user, email, said] of [
       ['admin\u200b4', 'admin4@example.com', /system.user contains an invisible, control or format character/],
       ['admin5', 'noat', /system.email must contain @/],
+      ['Self', 'self@example.com', /system.user cannot be "self"/],
     ] as const)
       await expect(
         startService(dir, { ...settings, SVC_SYSTEM_USER: user, SVC_SYSTEM_EMAIL: email }, '/v1'),

@@ -229,9 +229,11 @@ async function ensureSystemUser(
   if (existing) return checkSystemUser(existing, system.user);
   // An admin's password: at least what NIST asks of any (registration asks the schema's min_length).
   const length = characters(system.password);
-  if (length < MIN_SYSTEM_PASSWORD)
+  // What a registration asks of a password (the schema's minLength), and never less than NIST's 8.
+  const least = Math.max(MIN_SYSTEM_PASSWORD, passwordMinLength(ctx.spec.registerBody));
+  if (length < least)
     throw new ConfigError(
-      `system.password is ${length} characters long: the system user is an admin, whose password must be at least ${MIN_SYSTEM_PASSWORD} (a passphrase of several words is best)`,
+      `system.password is ${length} characters long: the system user is an admin, whose password must be at least ${least} (a passphrase of several words is best)`,
     );
   // In the one form logins have, and held to what a registration is (a zero-width space in the name,
   // an email without @, a username with one, each made an admin before).
@@ -258,6 +260,10 @@ async function ensureSystemUser(
 
 /** `system.user` and `system.email` in their login forms, or what a registration of them would be told. */
 function systemLogins(system: { user: string; email: string }, limits: Readonly<Record<string, LengthLimits>>): Rec {
+  if (loginForm(system.user) === 'self')
+    throw new ConfigError(
+      'the system user cannot be created: system.user cannot be "self" (/users/self is the logged-in user)',
+    );
   try {
     return withLoginForms({ username: system.user, email: system.email }, limits);
   } catch (error) {
@@ -267,6 +273,12 @@ function systemLogins(system: { user: string; email: string }, limits: Readonly<
     );
     throw new ConfigError(`the system user cannot be created: ${problems.join('; ') || error.message}`);
   }
+}
+
+/** The `minLength` the user model's create body gives `password`, or 0. */
+function passwordMinLength(registerBody: object): number {
+  const password = (registerBody as { properties?: Record<string, { minLength?: unknown }> }).properties?.['password'];
+  return typeof password?.minLength === 'number' ? password.minLength : 0;
 }
 
 /** At least this many characters in `system.password` (NIST SP 800-63B's minimum). */
