@@ -8,13 +8,11 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { testDatabase } from '../support/databases.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { securedRaml, userSchema } from '../support/files.js';
-import { apiClient, type Api } from '../support/http.js';
+import type { Api } from '../support/http.js';
 import { rootAuthEnv } from '../support/library.js';
-import { projectOf, tool } from '../support/project.js';
-import { startService } from '../support/server.js';
+import { memberTokens, servedApi, type ServedApi } from '../support/served.js';
 
 const API = securedRaml(
   'Condo',
@@ -93,45 +91,28 @@ export function publicLocker(_request: RequestBy<User>, object: PublicLockerObje
 publicLocker.where = (): PrincipalWhere<PublicLockerObject> => ({ public: true });
 `;
 
-const PASSWORD = 'password-123';
+const FILES = { 'api.raml': API, 'user.json': USER, 'unit.json': UNIT, 'locker.json': LOCKER };
 
 describe('a refused re-link of a one-to-one link kept on the other side', () => {
-  let api: Api;
-  let root: { headers: { authorization: string } };
-  let carol: { headers: { authorization: string } };
+  let served: ServedApi;
+  let tokens: Map<string, string>;
+  const api: Api = (...args) => served.api(...args);
+  const as = (name: string) => ({ headers: { authorization: tokens.get(name)! } });
 
   beforeAll(async () => {
-    const files = { 'api.raml': API, 'user.json': USER, 'unit.json': UNIT, 'locker.json': LOCKER };
-    const dir = await projectOf(files, 'e2e-hidden-partner');
-    writeFileSync(join(dir, 'src/custom/principals/public-locker.ts'), PUBLIC_LOCKER);
-    const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
-    expect(build.exitCode, build.all).toBe(0);
-    const database = await testDatabase('sqlite', dir, 'hidden_partner');
-    const service = await startService(dir, { ...database.env, ...rootAuthEnv() }, '/v1');
-    api = apiClient(service.origin, '/v1');
-    const key = async (login: string, password: string) => {
-      const token = await api('POST', '/auth/token', { login, password });
-      expect(token.status, token.text).toBe(200);
-      return { headers: { authorization: token.headers.get('www-authenticate')! } };
-    };
-    root = await key('root', 'root-password');
-    const made = await api('POST', '/auth/register', {
-      username: 'carol',
-      email: 'carol@example.com',
-      password: PASSWORD,
+    served = await servedApi(FILES, 'e2e-hidden-partner', {
+      env: rootAuthEnv(),
+      prepare: (dir) => writeFileSync(join(dir, 'src/custom/principals/public-locker.ts'), PUBLIC_LOCKER),
     });
-    expect(made.status, made.text).toBe(201);
-    expect((await api('PATCH', '/users/carol', { groups: ['user', 'board'] }, root)).status).toBe(200);
-    carol = await key('carol', PASSWORD);
-    return async () => {
-      await service.stop();
-      await database.drop();
-    };
+    tokens = await memberTokens(api, ['carol']);
+    expect((await api('PATCH', '/users/carol', { groups: ['user', 'board'] }, as('root'))).status).toBe(200);
   }, 600_000);
+
+  afterAll(() => served?.stop());
 
   it('answers a unit with a hidden locker as it answers one with none', async () => {
     const created = async (path: string, body: object) => {
-      const reply = await api('POST', path, body, root);
+      const reply = await api('POST', path, body, as('root'));
       expect(reply.status, reply.text).toBe(201);
       return reply.body['id'] as number;
     };
@@ -139,16 +120,16 @@ describe('a refused re-link of a one-to-one link kept on the other side', () => 
     const without = await created('/units', { number: '104' });
     const hidden = await created('/lockers', { unit: withLocker });
     const shown = await created('/lockers', { public: true });
-    expect((await api('GET', `/units/${withLocker}`, undefined, carol)).body['locker']).toBeNull();
+    expect((await api('GET', `/units/${withLocker}`, undefined, as('carol'))).body['locker']).toBeNull();
     const answers = [];
     for (const unit of [withLocker, without]) {
-      const reply = await api('PATCH', `/units/${unit}`, { locker: shown }, carol);
+      const reply = await api('PATCH', `/units/${unit}`, { locker: shown }, as('carol'));
       answers.push([reply.status, reply.body.message, reply.body.errors]);
       expect(reply.text).not.toContain(`Locker ${hidden}`);
     }
     expect(answers[0]).toEqual(answers[1]);
     expect(answers[0]![0]).toBe(403);
     // Nothing moved.
-    expect((await api('GET', `/lockers/${hidden}`, undefined, root)).body['unit']).toBe(withLocker);
+    expect((await api('GET', `/lockers/${hidden}`, undefined, as('root'))).body['unit']).toBe(withLocker);
   });
 });

@@ -7,12 +7,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { testDatabase } from '../support/databases.js';
 import { securedRaml, userSchema } from '../support/files.js';
-import { apiClient, type Api } from '../support/http.js';
+import type { Api } from '../support/http.js';
 import { rootAuthEnv } from '../support/library.js';
-import { projectOf, tool } from '../support/project.js';
-import { startService } from '../support/server.js';
+import { servedApi } from '../support/served.js';
 
 const API = securedRaml(
   'Drafts',
@@ -87,17 +85,12 @@ describe('the login answer', () => {
   let api: Api;
 
   beforeAll(async () => {
-    const dir = await projectOf({ 'api.raml': API, 'user.json': USER, 'draft.json': DRAFT }, 'e2e-login-answer');
-    writeFileSync(join(dir, 'src/custom/principals/author.ts'), AUTHOR);
-    const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
-    expect(build.exitCode, build.all).toBe(0);
-    const database = await testDatabase('sqlite', dir, 'login_answer');
-    const service = await startService(dir, { ...database.env, ...rootAuthEnv() }, '/v1');
-    api = apiClient(service.origin, '/v1');
-    return async () => {
-      await service.stop();
-      await database.drop();
-    };
+    const served = await servedApi({ 'api.raml': API, 'user.json': USER, 'draft.json': DRAFT }, 'e2e-login-answer', {
+      env: rootAuthEnv(),
+      prepare: (dir) => writeFileSync(join(dir, 'src/custom/principals/author.ts'), AUTHOR),
+    });
+    api = served.api;
+    return () => served.stop();
   }, 600_000);
 
   it("shows the user's own private links, with a cookie or without one", async () => {

@@ -11,6 +11,7 @@ import { securedRaml } from '../support/files.js';
 import { apiClient, type Api } from '../support/http.js';
 import { rootAuthEnv } from '../support/library.js';
 import { projectOf, tool } from '../support/project.js';
+import { apiToken } from '../support/served.js';
 import { startService, type RunningService } from '../support/server.js';
 
 const API = securedRaml(
@@ -74,9 +75,7 @@ describe.each(ENGINES)('usernames that pass for one another, renamed, on %s', (e
     database = await testDatabase(engine, dir, 'lookalike_renames');
     service = await startService(dir, { ...database.env, ...rootAuthEnv() }, '/v1');
     api = apiClient(service.origin, '/v1');
-    const token = await api('POST', '/auth/token', { login: 'root', password: 'root-password' });
-    expect(token.status, token.text).toBe(200);
-    root = { headers: { authorization: token.headers.get('www-authenticate')! } };
+    root = { headers: { authorization: await apiToken(api, 'root', 'root-password') } };
   }, 120_000);
 
   afterAll(async () => {

@@ -7,13 +7,11 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { testDatabase } from '../support/databases.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { securedRaml, userSchema } from '../support/files.js';
-import { apiClient, type Api } from '../support/http.js';
+import type { Api } from '../support/http.js';
 import { rootAuthEnv } from '../support/library.js';
-import { projectOf, tool } from '../support/project.js';
-import { startService } from '../support/server.js';
+import { memberTokens, servedApi, type ServedApi } from '../support/served.js';
 
 const API = securedRaml(
   'Splits',
@@ -114,48 +112,35 @@ export function payer(request: RequestBy<User>, _object: PayerObject | undefined
 payer.where = () => false;
 `;
 
+const FILES = { 'api.raml': API, 'expense.json': EXPENSE, 'split.json': SPLIT, 'user.json': USER };
+
 describe("a re-link's new parent, as a principal is given it", () => {
-  let api: Api;
-  let root: { headers: { authorization: string } };
-  let ann: { headers: { authorization: string } };
+  let served: ServedApi;
+  let tokens: Map<string, string>;
+  const api: Api = (...args) => served.api(...args);
+  const as = (name: string) => ({ headers: { authorization: tokens.get(name)! } });
 
   beforeAll(async () => {
-    const files = { 'api.raml': API, 'expense.json': EXPENSE, 'split.json': SPLIT, 'user.json': USER };
-    const dir = await projectOf(files, 'e2e-relink-parent');
-    writeFileSync(join(dir, 'src/custom/principals/payer.ts'), PAYER);
-    const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
-    expect(build.exitCode, build.all).toBe(0);
-    const database = await testDatabase('sqlite', dir, 'relink_parent');
-    const service = await startService(dir, { ...database.env, ...rootAuthEnv() }, '/v1');
-    api = apiClient(service.origin, '/v1');
-    const key = async (login: string, password: string) => {
-      const token = await api('POST', '/auth/token', { login, password });
-      expect(token.status, token.text).toBe(200);
-      return { headers: { authorization: token.headers.get('www-authenticate')! } };
-    };
-    root = await key('root', 'root-password');
-    expect(
-      (await api('POST', '/auth/register', { username: 'ann', email: 'ann@example.com', password: 'password-123' }))
-        .status,
-    ).toBe(201);
-    ann = await key('ann', 'password-123');
-    return async () => {
-      await service.stop();
-      await database.drop();
-    };
+    served = await servedApi(FILES, 'e2e-relink-parent', {
+      env: rootAuthEnv(),
+      prepare: (dir) => writeFileSync(join(dir, 'src/custom/principals/payer.ts'), PAYER),
+    });
+    tokens = await memberTokens(api, ['ann']);
   }, 600_000);
+
+  afterAll(() => served?.stop());
 
   it('is the parent with its links as keys: the payer moves a split below their own expense', async () => {
     const made = async (path: string, body: object) => {
-      const reply = await api('POST', path, body, root);
+      const reply = await api('POST', path, body, as('root'));
       expect(reply.status, reply.text).toBe(201);
       return reply.body['id'] as number;
     };
     const first = await made('/expenses', { title: 'first', paid_by: 'ann' });
     const second = await made('/expenses', { title: 'second', paid_by: 'ann' });
     const split = await made('/splits', { expense: first });
-    const moved = await api('PATCH', `/expenses/${second}`, { splits: [split] }, ann);
+    const moved = await api('PATCH', `/expenses/${second}`, { splits: [split] }, as('ann'));
     expect(moved.status, moved.text).toBe(200);
-    expect((await api('GET', `/splits/${split}`, undefined, root)).body['expense']).toBe(second);
+    expect((await api('GET', `/splits/${split}`, undefined, as('root'))).body['expense']).toBe(second);
   });
 });

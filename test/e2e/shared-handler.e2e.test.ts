@@ -7,11 +7,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { testDatabase } from '../support/databases.js';
 import { raml } from '../support/files.js';
-import { apiClient, type Api } from '../support/http.js';
-import { projectOf, tool } from '../support/project.js';
-import { startService } from '../support/server.js';
+import type { Api } from '../support/http.js';
+import { servedApi } from '../support/served.js';
 
 const API = raml(`title: Sitting
 baseUri: http://{host}/{version}
@@ -59,17 +57,11 @@ describe('a handler two models share', () => {
       'pet.json': schemaWith({ name: { _db_settings: { type: 'string' } } }),
       'booking.json': schemaWith({ nights: { _db_settings: { type: 'integer' } } }),
     };
-    const dir = await projectOf(files, 'e2e-shared-handler');
-    writeFileSync(join(dir, 'src/custom/handlers/set-owner.ts'), SET_OWNER);
-    const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
-    expect(build.exitCode, build.all).toBe(0);
-    const database = await testDatabase('sqlite', dir, 'shared_handler');
-    const service = await startService(dir, database.env, '/v1');
-    api = apiClient(service.origin, '/v1');
-    return async () => {
-      await service.stop();
-      await database.drop();
-    };
+    const served = await servedApi(files, 'e2e-shared-handler', {
+      prepare: (dir) => writeFileSync(join(dir, 'src/custom/handlers/set-owner.ts'), SET_OWNER),
+    });
+    api = served.api;
+    return () => served.stop();
   }, 600_000);
 
   it('sets the field they share on each', async () => {
