@@ -29,9 +29,14 @@ export function withArticle(name: string): string {
  */
 export const INDEXED_TEXT_BYTES = 2000;
 
-/** Whether `value` is longer than an index entry may be (a short text is not measured: 3 bytes a UTF-16 unit at most). */
+/** Whether `value` is more than `bytes` bytes of UTF-8 (a short text is not measured: 3 bytes a UTF-16 unit at most). */
+export function longerThan(value: string, bytes: number): boolean {
+  return value.length * 3 > bytes && Buffer.byteLength(value, 'utf8') > bytes;
+}
+
+/** Whether `value` is longer than an index entry may be. */
 export function tooLongToIndex(value: string): boolean {
-  return value.length * 3 > INDEXED_TEXT_BYTES && Buffer.byteLength(value, 'utf8') > INDEXED_TEXT_BYTES;
+  return longerThan(value, INDEXED_TEXT_BYTES);
 }
 
 export const TOO_LONG_TO_INDEX = `is longer than an indexed text may be: at most ${INDEXED_TEXT_BYTES} bytes of UTF-8 (as many characters of plain ASCII)`;
@@ -44,9 +49,9 @@ export const TOO_LONG_TO_INDEX = `is longer than an indexed text may be: at most
  */
 export const SEARCHED_TEXT_BYTES = 300_000;
 
-/** Whether `value` is longer than a searched text may be (measured only past a third of the limit in UTF-16 units). */
+/** Whether `value` is longer than a searched text may be. */
 export function tooLongToSearch(value: string): boolean {
-  return value.length * 3 > SEARCHED_TEXT_BYTES && Buffer.byteLength(value, 'utf8') > SEARCHED_TEXT_BYTES;
+  return longerThan(value, SEARCHED_TEXT_BYTES);
 }
 
 export const TOO_LONG_TO_SEARCH = `is longer than a searched text may be: at most ${SEARCHED_TEXT_BYTES.toLocaleString('en')} bytes of UTF-8 (its field is in full-text search)`;

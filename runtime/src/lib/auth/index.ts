@@ -227,7 +227,6 @@ async function ensureSystemUser(
     (await repository.findFirst({ where: { username: loginForm(system.user) } }));
   const existing = await findSystemUser();
   if (existing) return checkSystemUser(existing, system.user);
-  // An admin's password: at least what NIST asks of any (registration asks the schema's min_length).
   const length = characters(system.password);
   // What a registration asks of a password (the schema's minLength), and never less than NIST's 8.
   const least = Math.max(MIN_SYSTEM_PASSWORD, passwordMinLength(ctx.spec.registerBody));
