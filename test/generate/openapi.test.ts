@@ -16,7 +16,7 @@ import { analyze } from '../../src/pipeline.js';
 import { openApiDocument, openApiJson } from '../../src/plan/openapi/document.js';
 import { openApiPath } from '../../src/plan/openapi/paths.js';
 import { runCli } from '../support/cli.js';
-import { raml, writeTree } from '../support/files.js';
+import { raml, securedRaml, writeTree } from '../support/files.js';
 import { generateFixture, SNAPSHOT_FIXTURES } from '../support/generated.js';
 import { repoRoot } from '../support/paths.js';
 
@@ -337,6 +337,39 @@ describe('security (fixtures/ramses-example: an x-Ticket cookie, x-ACLs with {{d
     ]);
     expect(document['components']['responses']['Forbidden']).toBeDefined();
     expect(document['components']['responses']['Unauthorized']).toBeUndefined();
+  });
+
+  it('names GET /users/self apart where the users’ own route is keyed by a number, whose parameter `self` is not', () => {
+    const documentWithUsers = (key: Record<string, unknown>, keyName: string) => {
+      const dir = writeTree({
+        'api.raml': securedRaml(
+          'T',
+          { users_acl: { collection: 'allow g:admin all', item: 'allow g:admin all' } },
+          `/users:\n  securedBy: [users_acl]\n  get:\n  post:\n    body:\n      application/json:\n        schema: !include user.json\n  /{${keyName}}:\n    get:\n`,
+        ),
+        'user.json': JSON.stringify({
+          type: 'object',
+          _auth_model: true,
+          properties: {
+            username: { _db_settings: { type: 'string', required: true, unique: true } },
+            ...key,
+            email: { _db_settings: { type: 'string', required: true, unique: true } },
+            password: { _db_settings: { type: 'string', required: true, min_length: 8 } },
+          },
+        }),
+      });
+      return openApiDocument(analyze(join(dir, 'api.raml'), { cwd: dir }).ir!);
+    };
+    const byNumber = documentWithUsers({ id: { _db_settings: { type: 'id_field', primary_key: true } } }, 'id');
+    expect(operation(byNumber, 'GET', '/users/{id}')['parameters']).toBeDefined();
+    expect(operation(byNumber, 'GET', '/users/self')['operationId']).toBe('getSelf');
+    // Keyed by its username, the item route's own parameter takes `self`: no second path for it.
+    const byName = documentWithUsers(
+      { username: { _db_settings: { type: 'string', primary_key: true, required: true } } },
+      'username',
+    );
+    expect(operationsOf(byName)).toContain('GET /users/{username}');
+    expect(operationsOf(byName)).not.toContain('GET /users/self');
   });
 });
 

@@ -189,7 +189,9 @@ function authPaths(
       ]);
     }
   }
-  if (!userRouteServesSelf(ctx.ir, user)) {
+  // A users' route keyed by a number answers `self` too, but its key parameter says a number: the
+  // document (and the README's table, read from it) names the path apart, as the route it is.
+  if (!userRouteServesSelf(ctx.ir, user) || !keyedByText(user)) {
     paths.push([
       '/users/self',
       {
@@ -231,4 +233,10 @@ function loginExample(ctx: OpenApiContext, user: Model): Json {
     login: login ?? 'alice',
     password: typeof registered['password'] === 'string' ? registered['password'] : 'secret',
   };
+}
+
+/** Whether `self` is a value of the model's key (a text key), so that its item path covers `/users/self`. */
+function keyedByText(model: Model): boolean {
+  const type = model.fields.find((f) => f.name === model.primaryKey)?.type;
+  return type === 'string' || type === 'unicode' || type === 'text' || type === 'unicode_text';
 }

@@ -236,10 +236,14 @@ async function ensureSystemUser(
     );
   // In the one form logins have, and held to what a registration is (a zero-width space in the name,
   // an email without @, a username with one, each made an admin before).
-  const given = withDefaults(model, systemLogins(system, limits));
+  const given = withDefaults(model, systemLogins(system, limits, ctx.spec.registerBody));
   Object.assign(given, { password: system.password, groups: ['admin'] });
   // Settings give the four fields above; any other field a user must have needs a default.
   const lacking = model.fields.filter((f) => f.requiredOnCreate && !f.generated && given[f.name] === undefined);
+  if (lacking.some((f) => f.name === model.primaryKey))
+    throw new ConfigError(
+      `the system user "${system.user}" (system.user) cannot be created: the user model's key ${model.primaryKey} is given by whoever creates a user (the service makes up only an id_field key); make it an id_field, or leave system.user unset (SVC_SYSTEM_USER= for one start) and create the admin another way`,
+    );
   if (lacking.length)
     throw new ConfigError(
       `the system user "${system.user}" (system.user) cannot be created: the user model's required ${lacking.length > 1 ? 'fields' : 'field'} ${lacking.map((f) => f.name).join(', ')} ${lacking.length > 1 ? 'have' : 'has'} no default; give ${lacking.length > 1 ? 'them' : 'it'} a "default" in the schema, or leave system.user unset (SVC_SYSTEM_USER= for one start) and create the admin another way`,
@@ -258,11 +262,17 @@ async function ensureSystemUser(
 }
 
 /** `system.user` and `system.email` in their login forms, or what a registration of them would be told. */
-function systemLogins(system: { user: string; email: string }, limits: Readonly<Record<string, LengthLimits>>): Rec {
+function systemLogins(
+  system: { user: string; email: string },
+  limits: Readonly<Record<string, LengthLimits>>,
+  registerBody: object,
+): Rec {
   if (loginForm(system.user) === 'self')
     throw new ConfigError(
       'the system user cannot be created: system.user cannot be "self" (/users/self is the logged-in user)',
     );
+  const unmatched = unmatchedPatterns(system, registerBody);
+  if (unmatched.length) throw new ConfigError(`the system user cannot be created: ${unmatched.join('; ')}`);
   try {
     return withLoginForms({ username: system.user, email: system.email }, limits);
   } catch (error) {
@@ -272,6 +282,22 @@ function systemLogins(system: { user: string; email: string }, limits: Readonly<
     );
     throw new ConfigError(`the system user cannot be created: ${problems.join('; ') || error.message}`);
   }
+}
+
+/** `system.user` and `system.email` against the `pattern`s the user schema gives a registration's username and email. */
+function unmatchedPatterns(system: { user: string; email: string }, registerBody: object): string[] {
+  const properties = (registerBody as { properties?: Record<string, { pattern?: unknown }> }).properties ?? {};
+  const settings = [
+    ['username', 'system.user', system.user],
+    ['email', 'system.email', system.email],
+  ] as const;
+  return settings.flatMap(([field, setting, value]) => {
+    const pattern = properties[field]?.pattern;
+    // As the route's validator reads a pattern (Ajv: Unicode-aware).
+    return typeof pattern === 'string' && !new RegExp(pattern, 'u').test(value)
+      ? [`${setting} does not match the pattern the user schema gives ${field} (${pattern})`]
+      : [];
+  });
 }
 
 /** The `minLength` the user model's create body gives `password`, or 0. */
@@ -285,7 +311,9 @@ const MIN_SYSTEM_PASSWORD = 8;
 
 /** Why the system user could not be created, as the operator can act on it (a member took its email first). */
 function systemUserRefused(system: { user: string; email: string }, error: unknown): unknown {
-  if (!(error instanceof ConstraintViolation) || error.kind !== 'unique') return error;
+  if (error instanceof HttpError || (error instanceof ConstraintViolation && error.kind !== 'unique'))
+    return new ConfigError(`the system user "${system.user}" (system.user) cannot be created: ${error.message}`);
+  if (!(error instanceof ConstraintViolation)) return error;
   const taken = error.fields.includes('email')
     ? `its email "${system.email}" (system.email) is another user's`
     : `its ${error.fields.join(', ')} is another user's`;
