@@ -47,12 +47,27 @@ describe('links in a body', () => {
     }
   });
 
-  it("say why in the service's error shape", async () => {
+  it("say why in the service's error shape: a script link as one, a URI with a space by what a URI is", async () => {
     const server = await service();
-    const reply = await server.inject({ method: 'POST', url: '/links', payload: { link: 'javascript:alert(1)' } });
-    expect(reply.json()).toMatchObject({
-      errors: [{ field: 'link', message: 'must be an absolute URI, not a javascript: or vbscript: link' }],
-    });
+    const said = async (payload: object) =>
+      (await server.inject({ method: 'POST', url: '/links', payload })).json<{ errors: unknown }>().errors;
+    expect(await said({ link: 'javascript:alert(1)' })).toEqual([
+      { field: 'link', message: 'must not be a javascript: or vbscript: link' },
+    ]);
+    expect(await said({ ref: 'vbscript:msgbox(1)' })).toEqual([
+      { field: 'ref', message: 'must not be a javascript: or vbscript: link' },
+    ]);
+    // A space, no scheme: nothing to do with script, which the message once named.
+    for (const link of ['https://example.com/a b', 'example.com'])
+      expect(await said({ link })).toEqual([
+        {
+          field: 'link',
+          message: 'must be an absolute URI, with a scheme (https://example.com/a%20b: a space written as %20)',
+        },
+      ]);
+    expect(await said({ ref: '/a b' })).toEqual([
+      { field: 'ref', message: 'must be a URI or a relative reference (a%20b: a space written as %20)' },
+    ]);
   });
 
   it('refuse what browsers would still read as a script link', async () => {

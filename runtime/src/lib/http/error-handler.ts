@@ -15,6 +15,7 @@ import { requestTarget, requestUrl } from './serialize.js';
 import { knownPath } from './routing.js';
 import { thrownBy } from '../events.js';
 import { closest } from '../suggest.js';
+import { isScriptLink } from './patterns.js';
 
 export const errors = fp(
   async (app: FastifyInstance) => {
@@ -205,7 +206,7 @@ function bodyProblem(e: SchemaProblem): FieldError[] {
         },
       ];
     case 'format':
-      return [{ field: path, message: FORMAT_WORDS[String(params['format'])] ?? e.message ?? 'is invalid' }];
+      return [{ field: path, message: formatWords(String(params['format']), e) ?? e.message ?? 'is invalid' }];
     case 'pattern':
       // A link to an object with an integer key takes it as a number or its text (`_pk`).
       if (params['pattern'] === INTEGER_KEY)
@@ -265,6 +266,13 @@ function isNull(problem: SchemaProblem): boolean {
   return (problem as { data?: unknown }).data === null;
 }
 
+/** What a value of `format` looks like; a link that would run script is said as what it is. */
+function formatWords(format: string, problem: SchemaProblem): string | undefined {
+  if ((format === 'uri' || format === 'uri-reference') && isScriptLink((problem as { data?: unknown }).data))
+    return 'must not be a javascript: or vbscript: link';
+  return FORMAT_WORDS[format];
+}
+
 /** What a value of each format looks like, as the filters say it too (query.ts). */
 const FORMAT_WORDS: Readonly<Record<string, string>> = {
   'date-time':
@@ -272,8 +280,8 @@ const FORMAT_WORDS: Readonly<Record<string, string>> = {
   date: 'must be a date (YYYY-MM-DD)',
   time: 'must be a time (HH:MM:SS)',
   email: 'must be an email address',
-  uri: 'must be an absolute URI, not a javascript: or vbscript: link',
-  'uri-reference': 'must be a URI or a relative reference, not a javascript: or vbscript: link',
+  uri: 'must be an absolute URI, with a scheme (https://example.com/a%20b: a space written as %20)',
+  'uri-reference': 'must be a URI or a relative reference (a%20b: a space written as %20)',
   uuid: 'must be a UUID',
   byte: 'must be base64',
 };

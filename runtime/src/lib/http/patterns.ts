@@ -56,7 +56,12 @@ const SCRIPT_SCHEME = /^(?:javascript|vbscript):/i;
  */
 export function withoutScriptLinks(format: unknown): { type: 'string'; validate: (text: string) => boolean } {
   const valid = formatTest(format);
-  return { type: 'string', validate: (text) => !SCRIPT_SCHEME.test(text) && valid(text) };
+  return { type: 'string', validate: (text) => !isScriptLink(text) && valid(text) };
+}
+
+/** Whether `text` is a `javascript:` or `vbscript:` link (which `withoutScriptLinks` refuses). */
+export function isScriptLink(text: unknown): boolean {
+  return typeof text === 'string' && SCRIPT_SCHEME.test(text);
 }
 
 /** Ajv's formats are a regular expression, a function, or either under `validate`. */
