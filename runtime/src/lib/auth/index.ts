@@ -8,7 +8,7 @@ import cookie from '@fastify/cookie';
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { ConfigError, envName, type Config } from '../config.js';
-import { HttpError } from '../errors.js';
+import { HttpError, badRequest } from '../errors.js';
 import { ConstraintViolation } from '../repository.js';
 import { characters } from '../text.js';
 import type { ServiceDatabase } from '../database.js';
@@ -22,7 +22,7 @@ import { unwrittenPrincipals } from './acl.js';
 import { aclPolicy } from './policy.js';
 import { authRoutes } from './routes.js';
 import { claimExistingNames, claimLoginName, refuseReserved, reservedNames } from './login-names.js';
-import { LOGIN_FIELDS, loginForm, withLoginForms, type LengthLimits } from './logins.js';
+import { LOGIN_FIELDS, loginForm, SELF, SELF_REFUSED, withLoginForms, type LengthLimits } from './logins.js';
 import { LoginThrottle, type Budget } from './throttle.js';
 import { deviceKeys } from './device.js';
 import { MIN_SECRET_BYTES, splitSecrets, ticketKeys } from './ticket.js';
@@ -110,6 +110,9 @@ export async function startAuth(
   const policy = aclPolicy(ctx);
   const prepareWrite: PrepareWrite = async (model, data, client) => {
     if (model.name !== spec.userModel.name) return hashSecrets(model, data, client);
+    const key = data[model.primaryKey];
+    if (typeof key === 'string' && loginForm(key) === SELF)
+      throw badRequest(`${model.primaryKey} ${SELF_REFUSED}`, [{ field: model.primaryKey, message: SELF_REFUSED }]);
     return hashSecrets(model, withLoginForms(data, limits), client);
   };
   const reserved = reservedNames(spec.acls);
@@ -267,10 +270,6 @@ function systemLogins(
   limits: Readonly<Record<string, LengthLimits>>,
   registerBody: object,
 ): Rec {
-  if (loginForm(system.user) === 'self')
-    throw new ConfigError(
-      'the system user cannot be created: system.user cannot be "self" (/users/self is the logged-in user)',
-    );
   const unmatched = unmatchedPatterns(system, registerBody);
   if (unmatched.length) throw new ConfigError(`the system user cannot be created: ${unmatched.join('; ')}`);
   try {

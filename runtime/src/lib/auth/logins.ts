@@ -180,12 +180,21 @@ export function passesFor(name: string): string | undefined {
   return plain !== name ? plain : undefined;
 }
 
+/** The key `/users/self` stands for: the logged-in user (policy.ts `itemKey`), never a user of that name. */
+export const SELF = 'self';
+/**
+ * Why no user may be named or keyed `self`: their `_self` link would name whoever follows it (an
+ * admin's DELETE of it deleted the admin), and they could be reached at no URL.
+ */
+export const SELF_REFUSED = 'cannot be "self" (/users/self is the logged-in user)';
+
 /**
  * A login with `@` is looked up as an email, one without as a username (routes.ts `findByLogin`):
  * a username with one, or an email without, could never log in by it, and might name another
  * account's other login.
  */
 function readAsOther(field: (typeof LOGIN_FIELDS)[number], name: string): string | undefined {
+  if (field === 'username' && name === SELF) return SELF_REFUSED;
   if (field === 'username' && name.includes('@')) return 'cannot contain @ (a login with @ is read as an email)';
   if (field === 'email' && !name.includes('@')) return 'must contain @ (a login without @ is read as a username)';
   return undefined;

@@ -22,6 +22,7 @@ import {
 import { userModel, type AuthContext } from './context.js';
 import { asNewcomer, callerOf, isAdmin, stillIdentified } from './identity.js';
 import { provePasswordChange } from './password-change.js';
+import { SELF } from './logins.js';
 
 const VERBS: Readonly<Record<Permission, string>> = {
   view: 'read',
@@ -164,7 +165,7 @@ export function aclPolicy(ctx: AuthContext): Policy {
     },
     asNewcomer: (request) => asNewcomer(ctx, request),
     itemKey(request, model, key) {
-      if (model.name !== users.name || key !== 'self') return key;
+      if (model.name !== users.name || key !== SELF) return key;
       const id = callerOf(request).id;
       if (id === null) throw new HttpError(401, 'log in to see yourself');
       return id;

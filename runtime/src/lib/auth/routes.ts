@@ -235,11 +235,6 @@ function checkRegistration(model: Model, body: Rec, reserved: ReadonlySet<string
     ...unnamableKey(model, body),
   ];
   if (unwritable.length) throw badRequest(fieldsRefused(unwritable), unwritable);
-  if (typeof body['username'] === 'string' && loginForm(body['username']) === 'self') {
-    throw badRequest('"self" cannot be a username: /users/self is the logged-in user', [
-      { field: 'username', message: 'is reserved' },
-    ]);
-  }
   refuseReserved(body[model.primaryKey], reserved, model.primaryKey);
   return body;
 }
