@@ -30,9 +30,16 @@ export interface EngineRepository<T = Rec, Create = Partial<T>, Update = Partial
    * object to them until this one ends (PostgreSQL: `FOR UPDATE`, which a foreign key's check of
    * the insert waits on; then the insert finds them gone). A delete that reads what it takes along
    * first, then deletes, would otherwise take a child inserted in between unread: unjudged, and with
-   * no event.
+   * no event. True when it locked them (as `lockForUpdates`).
    */
-  lockForDelete(keys: readonly unknown[]): Promise<void>;
+  lockForDelete(keys: readonly unknown[]): Promise<boolean>;
+  /**
+   * Inside a transaction, before the objects `keys` are changed: no other transaction changes them
+   * until this one ends, and those it changed since they were read are read again after this.
+   * True when it locked them (PostgreSQL); false where nothing else writes meanwhile (SQLite: the
+   * write's transaction is the only writer) or nothing is locked (MongoDB).
+   */
+  lockForUpdates(keys: readonly unknown[]): Promise<boolean>;
   /**
    * For a model of counts in time windows (a text key, a count field and a datetime field where
    * its window ends): one more on each of `counters`, one atomic step per counter whatever runs

@@ -38,7 +38,7 @@ export async function updateMany(ctx: RouteContext, request: FastifyRequest): Pr
     body,
     undefined,
     async (db, data) => {
-      const objects = await bulkObjects(ctx, db, where);
+      const objects = await bulkObjects(ctx, db, where, 'update');
       if (objects.length > 1) refuseSharedPartners(ctx, body, objects.length);
       for (const object of objects) {
         await ctx.policy.authorize(request, 'update', ctx.route, object);
@@ -86,7 +86,7 @@ export async function deleteMany(ctx: RouteContext, request: FastifyRequest): Pr
     {},
     undefined,
     async (db) => {
-      const objects = await bulkObjects(ctx, db, where);
+      const objects = await bulkObjects(ctx, db, where, 'delete');
       for (const object of objects) await ctx.policy.authorize(request, 'delete', ctx.route, object);
       const keys = objects.map((o) => o[ctx.model.primaryKey]);
       await withCascades(
@@ -160,15 +160,29 @@ export async function bulkWhere(ctx: RouteContext, request: FastifyRequest): Pro
  * The objects a bulk change selects, or a 400 naming `bulk_max` when there are more: a filter
  * typed wrong must not rewrite a whole table, and nothing is changed.
  */
-export async function bulkObjects(ctx: RouteContext, db: ServiceDatabase, where: Where<Rec>): Promise<Rec[]> {
+export async function bulkObjects(
+  ctx: RouteContext,
+  db: ServiceDatabase,
+  where: Where<Rec>,
+  purpose: 'update' | 'delete',
+): Promise<Rec[]> {
   const max = ctx.services.bulkMax;
+  const repository = ctx.repository(db);
   // With their links: the outbox's events name them.
-  const objects = await ctx.repository(db).findMany({ where, take: max + 1, include: linkKeys(ctx.model) });
+  const include = linkKeys(ctx.model);
+  const objects = await repository.findMany({ where, take: max + 1, include });
   if (objects.length > max) {
     throw badRequest(
       `this change selects more than ${max} ${ctx.model.name} objects, the most one request may change (bulk_max); narrow the filters or change them in parts`,
       [{ field: '(query)', message: `selects more than ${max} objects` }],
     );
   }
-  return objects;
+  const pk = ctx.model.primaryKey;
+  const keys = objects.map((object) => object[pk]);
+  const locked = purpose === 'delete' ? await repository.lockForDelete(keys) : await repository.lockForUpdates(keys);
+  if (!locked || objects.length === 0) return objects;
+  // PostgreSQL: another write may have changed them since the read (given one to another owner, moved
+  // out of the filter) or deleted them. Locked now, they are read again as that write left them, and
+  // those the filter no longer selects are left alone: judged and changed as they are, never as they were.
+  return repository.findMany({ where: combine(where, { [pk]: { in: keys } }), include });
 }

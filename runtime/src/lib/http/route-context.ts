@@ -626,11 +626,30 @@ export class RouteContext {
   }
 
   /**
-   * If-Match: the object, read again under a row lock in the write's transaction, must still be
-   * the one the caller saw (412 otherwise, and nothing is written).
+   * Whether the caller's rights on the item are decided by the object (an owner's principal, a
+   * member's own record): a write must then be judged again on the object as it is when written.
    */
-  async checkUnchanged(db: ServiceDatabase, request: FastifyRequest, key: unknown): Promise<void> {
-    if (!hasPrecondition(request)) return;
+  judgesObject(): boolean {
+    return this.policy.needsObject(this.route) || this.policy.fieldsNeedObject(this.model);
+  }
+
+  /**
+   * In the write's transaction, before anything is written: the object `key` read again under a
+   * row lock, where a decision was made on it as read before. Where `judged` (the permission and
+   * the fields written) and the ACL decides by the object, the caller must still be allowed them on
+   * the object as it is now: another write may have changed it since (a probe's vet moved an
+   * appointment to another owner's pet while its former owner kept writing it, and one of her
+   * PATCHes changed it as the other owner's). If-Match: it must still be the one the caller saw
+   * (412 otherwise, and nothing is written).
+   */
+  async checkCurrent(
+    db: ServiceDatabase,
+    request: FastifyRequest,
+    key: unknown,
+    judged?: { readonly permission: Permission; readonly fields: readonly string[] },
+  ): Promise<void> {
+    const rejudge = judged !== undefined && this.judgesObject();
+    if (!hasPrecondition(request) && !rejudge) return;
     const repository = this.repository(db);
     await repository.lockForUpdate(key);
     const current = await repository.findUnique({
@@ -638,6 +657,12 @@ export class RouteContext {
       include: includeFor(this.model, this.services.db.models),
     });
     if (!current) throw notFound(`${this.model.name} ${String(key)} not found`);
+    if (rejudge) {
+      await this.authorizeLoaded(request, judged.permission, current);
+      if (this.policy.fieldsNeedObject(this.model))
+        this.policy.checkWritable(request, this.model, judged.fields, current);
+    }
+    if (!hasPrecondition(request)) return;
     // One who may not view it has seen no version of it: no guess of its tag is let through.
     if (this.policy.restricts && !(await this.mayView(request, current))) {
       checkIfMatch(request, undefined);

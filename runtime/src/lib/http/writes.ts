@@ -139,11 +139,11 @@ export async function update(
     },
     (updated) => ctx.present(request, reply, (changed = updated)),
     {
-      // If-Match reads the object again under a row lock, and the objects a relationship would move
-      // are read before the write: both take the transaction.
-      oneWrite: !hasPrecondition(request) && !movesLinks(ctx, body, action),
+      // If-Match and an ACL that decides by the object read it again under a row lock, and the
+      // objects a relationship would move are read before the write: all take the transaction.
+      oneWrite: !hasPrecondition(request) && !movesLinks(ctx, body, action) && !rejudged(ctx, object),
       resets,
-      first: (db) => ctx.checkUnchanged(db, request, key),
+      first: (db) => ctx.checkCurrent(db, request, key, { permission: 'update', fields: Object.keys(body) }),
     },
   );
   return ctx.shownChange(request, reply, changed, answer);
@@ -163,13 +163,18 @@ export async function deleteObject(ctx: RouteContext, request: FastifyRequest): 
       () => statusBody(200, 'Deleted', requestUrl(request)),
       // The objects a delete takes with it are read before it, for their events (cascades.ts).
       {
-        oneWrite: !hasPrecondition(request) && !cascades(ctx.model),
-        first: (db) => ctx.checkUnchanged(db, request, key),
+        oneWrite: !hasPrecondition(request) && !cascades(ctx.model) && !rejudged(ctx, object),
+        first: (db) => ctx.checkCurrent(db, request, key, { permission: 'delete', fields: [] }),
       },
     );
   } catch (error) {
     throw await restrictedBy(ctx.services.db, ctx.model, [key], error);
   }
+}
+
+/** Whether the write of `object` (read before it: undefined when written by its key) is judged again in its transaction (`checkCurrent`). */
+function rejudged(ctx: RouteContext, object: Rec | undefined): boolean {
+  return object !== undefined && ctx.judgesObject();
 }
 
 /**

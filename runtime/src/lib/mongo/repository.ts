@@ -142,7 +142,13 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
    */
   async lockForUpdate(): Promise<void> {}
 
-  async lockForDelete(): Promise<void> {}
+  async lockForDelete(): Promise<boolean> {
+    return false;
+  }
+
+  async lockForUpdates(): Promise<boolean> {
+    return false;
+  }
 
   /**
    * One `findOneAndUpdate` with upsert per counter, all at once: each is atomic, whether its

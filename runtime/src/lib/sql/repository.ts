@@ -560,17 +560,26 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
     await this.ctx.executor.all(query.compile());
   }
 
-  async lockForDelete(keys: readonly unknown[]): Promise<void> {
-    if (this.dialect !== 'postgres' || keys.length === 0) return;
+  async lockForDelete(keys: readonly unknown[]): Promise<boolean> {
+    return this.#lockKeys(keys, 'delete');
+  }
+
+  async lockForUpdates(keys: readonly unknown[]): Promise<boolean> {
+    return this.#lockKeys(keys, 'update');
+  }
+
+  /** PostgreSQL: the rows `keys` locked in key order (two writers of the same rows then wait, never deadlock); false where nothing is locked. */
+  async #lockKeys(keys: readonly unknown[], purpose: 'update' | 'delete'): Promise<boolean> {
+    if (this.dialect !== 'postgres') return false;
     const values = keys.map((key) => this.keyValue(key)).filter((value) => value !== undefined);
     for (let i = 0; i < values.length; i += LOCK_SLICE) {
       const query = this.table()
         .select(this.model.primaryKey)
         .where(this.model.primaryKey, 'in', values.slice(i, i + LOCK_SLICE) as never)
-        .orderBy(this.model.primaryKey)
-        .forUpdate();
-      await this.ctx.executor.all(query.compile());
+        .orderBy(this.model.primaryKey);
+      await this.ctx.executor.all((purpose === 'delete' ? query.forUpdate() : query.forNoKeyUpdate()).compile());
     }
+    return true;
   }
 
   countInWindows(fields: WindowFields, counters: readonly WindowCounter[], now: Date) {
