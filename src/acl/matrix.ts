@@ -103,13 +103,17 @@ const ADMIN_ONLY: Acl = {
   item: [],
 };
 
-/** The groups the x-ACLs name but admin and those a new user is in, in the order they are first named. */
+/**
+ * The groups the x-ACLs and the models' `_group_fields` name but admin and those a new user is in,
+ * in the order they are first named (a group that sees a field is let in to its field's route).
+ */
 export function namedGroups(ir: ServiceIR): string[] {
   const own = new Set(['admin', ...newUserGroups(ir)]);
   const named = ir.acls.flatMap((acl) =>
     [...acl.collection, ...acl.item].flatMap((e) => (e.principal.kind === 'group' ? [e.principal.group] : [])),
   );
-  return [...new Set(named)].filter((group) => !own.has(group));
+  const seeing = ir.models.flatMap((model) => model.groupFields.map((fields) => fields.group));
+  return [...new Set([...named, ...seeing])].filter((group) => !own.has(group));
 }
 
 export function aclMatrix(ir: ServiceIR): MatrixRow[] {
@@ -154,11 +158,14 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
           if (!update.allowed) return { allowed: false, line: `(linking to the parent: ${update.line ?? 'no line'})` };
         }
         const field = route.attribute;
-        if (!decision.allowed || field === null) return decision;
-        // A dict or list field is read and written like any field: only by those who may see it.
+        if (!decision.allowed || field === null || caller === 'admin') return decision;
+        // A dict or list field is read and written like any field: only by those who may see it
+        // (their groups' `_group_fields` among them), and, read-only, written by admins alone.
         const model = models.get(route.model)!;
+        if (operation.permission !== 'view' && model.fields.find((f) => f.name === field)?.readOnly)
+          return { allowed: false, line: `(read-only: ${field})` };
         const writesGroups = model.isAuthModel && field === 'groups' && operation.action === 'create';
-        const ok = caller === 'admin' || (!writesGroups && seesField(model, caller, field));
+        const ok = !writesGroups && seesField(model, caller, field, groups[caller]);
         return ok ? decision : { allowed: false, line: `(field privacy: ${field})` };
       };
       const by = Object.fromEntries(CALLERS.map((caller) => [caller, decided(caller, groups)])) as Record<
@@ -339,8 +346,9 @@ function matches(entry: AclEntry, caller: CallerKind, groups: Groups): boolean {
 }
 
 /** What a caller of the matrix sees by the privacy lists (admins are let in before this is asked). */
-function seesField(model: Model, caller: CallerKind, field: string): boolean {
-  return listedFor(model, caller === 'anonymous' ? 'anonymous' : 'member', field);
+function seesField(model: Model, caller: CallerKind, field: string, groups: readonly string[] = []): boolean {
+  if (caller === 'anonymous') return listedFor(model, 'anonymous', field);
+  return listedFor(model, 'member', field) || groups.some((group) => listedFor(model, { group }, field));
 }
 
 /** The matrix as text, one row per route and method. */

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { aclMatrix, printMatrix, type MatrixRow } from '../../src/acl/matrix.js';
 import { serviceModel } from '../support/generated.js';
-import { raml, writeTree } from '../support/files.js';
+import { raml, securedRaml, writeTree } from '../support/files.js';
 import { fixtureRaml } from '../support/project.js';
 
 const rows = aclMatrix(serviceModel(fixtureRaml('library')));
@@ -263,5 +263,66 @@ securedBy: [ticket]
     expect(printMatrix(ir, matrix)).toMatch(
       /DELETE\s+\/characters\/\{id\}\s+characters_acl\s+401\*\s+403\s+allow\s+allow\s+\{\{campaign_gm\}\}$/m,
     );
+  });
+});
+
+describe('the ACL matrix of a dict or list field’s own route', () => {
+  /** A pet whose `flags` (a list) only vets see, and whose `tags` are read-only, each with its route. */
+  const matrix = () => {
+    const dir = writeTree({
+      'api.raml': securedRaml(
+        'Clinic',
+        {
+          pets_acl: {
+            collection: 'allow g:admin all\nallow authenticated view',
+            item: 'allow g:admin all\nallow authenticated view, update',
+          },
+        },
+        `/pets:
+  securedBy: [pets_acl]
+  post:
+    body:
+      application/json:
+        schema: !include pet.json
+  /{id}:
+    get:
+    /flags:
+      get:
+      post:
+    /tags:
+      get:
+      post:
+`,
+      ),
+      'pet.json': JSON.stringify({
+        type: 'object',
+        _auth_fields: ['id', 'tags'],
+        _group_fields: { 'g:vet': ['flags'] },
+        properties: {
+          id: { _db_settings: { type: 'id_field', primary_key: true } },
+          flags: { _db_settings: { type: 'list', item_type: 'string', default: [] } },
+          tags: { readOnly: true, _db_settings: { type: 'list', item_type: 'string', default: [] } },
+        },
+      }),
+    });
+    return aclMatrix(serviceModel(join(dir, 'api.raml')));
+  };
+  const outcome = (rows: readonly MatrixRow[], method: string, path: string) =>
+    rows.find((r) => r.operation.method === method && r.route.ramlPath === path)!;
+
+  it('lets only admins write a read-only field, as the service does (a generated test said its owner could)', () => {
+    const rows = matrix();
+    const write = outcome(rows, 'POST', '/pets/{id}/tags');
+    expect(write.outcomes).toEqual({ anonymous: 401, member: 403, owner: 403, admin: 'allow' });
+    expect(write.lines.member).toBe('(read-only: tags)');
+    expect(outcome(rows, 'GET', '/pets/{id}/tags').outcomes.member).toBe('allow');
+  });
+
+  it('lets in the groups whose _group_fields show the field', () => {
+    const rows = matrix();
+    for (const method of ['GET', 'POST']) {
+      const row = outcome(rows, method, '/pets/{id}/flags');
+      expect([row.outcomes.member, row.groupsAllowed], method).toEqual([403, ['vet']]);
+    }
   });
 });

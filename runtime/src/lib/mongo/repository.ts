@@ -142,12 +142,12 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
    */
   async lockForUpdate(): Promise<void> {}
 
-  async lockForDelete(): Promise<boolean> {
-    return false;
+  lockForDelete(): Promise<boolean> {
+    return Promise.resolve(false);
   }
 
-  async lockForUpdates(): Promise<boolean> {
-    return false;
+  lockForUpdates(): Promise<boolean> {
+    return Promise.resolve(false);
   }
 
   /**
