@@ -46,12 +46,20 @@ export function reportNarrowedStoredValues(
       `${model.name}.${field}: ${changeText(c)}: the objects stored before keep their values, which answers go on showing, outside what openapi.json now says`,
       {
         span: sources?.fields.get(`${model.name}.${field}`) ?? sources?.models.get(model.name),
-        hint: `once the migration has run, find the objects whose ${field} the field no longer allows and change them (an admin, or a script of your own); a filter by such a value is refused${
-          c.kind === 'enum-value-removed'
-            ? `, but ?${field}__ne=<every value still allowed, comma-separated> lists them (and those with none)`
-            : ''
-        }`,
+        hint: `once the migration has run, find the objects whose ${field} the field no longer allows and change them (an admin, or a script of your own)${findThem(c, field)}`,
       },
     );
   }
+}
+
+/**
+ * How a GET finds the objects a narrowing left outside it, where a filter can: a bound by the
+ * comparison past it; a choice taken away, whose filter is refused, by the choices still allowed.
+ */
+function findThem(c: ApiChange, field: string): string {
+  if (c.kind === 'enum-value-removed')
+    return `: a filter by a value no longer allowed is refused, but ?${field}__ne=<every value still allowed, comma-separated> lists them (and those with none)`;
+  const bound = /^(maximum|minimum) \S+ → (\S+)$/.exec(c.message);
+  if (!bound) return '';
+  return `: ?${field}__${bound[1] === 'maximum' ? 'gt' : 'lt'}=${bound[2]} lists them`;
 }

@@ -1018,7 +1018,7 @@ export const codes = {
     severity: 'warning',
     title: 'stored values outside a narrowed field',
     explanation:
-      'A field of a model already served now takes fewer values: fewer `choices`, a lower `max_value` or higher `min_value`, a shorter `max_length`, a new pattern. The migration changes no stored value, so objects written before may hold values the field no longer allows: answers still show them (outside what the new `openapi.json` and the typed client say), and a filter by such a value is refused. Find and change them (an admin, or a script of your own) once the migration has run; or narrow the field only after they are gone.',
+      'A field of a model already served now takes fewer values: fewer `choices`, a lower `max_value` or higher `min_value`, a shorter `max_length`, a new pattern. The migration changes no stored value, so objects written before may hold values the field no longer allows: answers still show them (outside what the new `openapi.json` and the typed client say), and a filter by a choice taken away is refused (the hint says how a GET finds them). Find and change them (an admin, or a script of your own) once the migration has run; or narrow the field only after they are gone.',
   },
 } as const satisfies Record<string, CodeInfo>;
 

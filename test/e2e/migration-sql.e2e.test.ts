@@ -410,9 +410,7 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
     ]);
     await expect(db.migrate(migrationSql(diff.changes)[engine])).rejects.toThrow(
       // Saying how to find the rows to fix (a probe's team could not tell which stopped the service).
-      engine === 'sqlite'
-        ? /Session\.title: a stored value is longer than 5 characters \(find them: select \* from "session" where length\("title"\) > 5\)/
-        : /value too long/,
+      /Session\.title: a stored value is longer than 5 characters \(find them: select \* from "session" where length\("title"\) > 5\)/,
     );
     expect(await db.rows('select "title" from "session" order by "id"')).toEqual([
       { title: 'short' },
@@ -420,6 +418,37 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
     ]);
     const ok = await evolve(engine, first, second, `insert into "session" ("title") values ('short'), (null);`);
     expect(await ok.rows('select "title" from "session" order by "id"')).toEqual([{ title: 'short' }, { title: null }]);
+  });
+
+  // PostgreSQL's change of type rounded 19.55 to 19.6 without a word, and SQLite kept 19.55.
+  it('a decimal given fewer decimals or digits fails the migration on both engines while a value has more, and nothing of it is applied', async () => {
+    const price = (settings: Schema) => ({ type: ['number', 'null'], _db_settings: { type: 'decimal', ...settings } });
+    const first = { products: { id: pk, price: price({ precision: 10, scale: 2 }) } };
+    for (const [second, stored, condition] of [
+      [{ products: { id: pk, price: price({ precision: 10, scale: 1 }) } }, '11.1), (19.55', /more than 1 decimal,/],
+      [
+        { products: { id: pk, price: price({ precision: 4, scale: 2 }) } },
+        '11.1), (123.4',
+        /2 digits before the point/,
+      ],
+    ] as const) {
+      const db = await evolve(engine, first, first, `insert into "product" ("price") values (${stored});`);
+      const diff = diffStorage(storageOf(first).storage, storageOf(second).storage, renamesOf(storageOf(second).ir));
+      expect(diff.findings.map((f) => f.message)[0]).toMatch(
+        /narrows from numeric\(10, 2\) to numeric\(\d+, \d+\): stored values are converted \(on SQLite and PostgreSQL a value that does not fit makes the migration fail/,
+      );
+      await expect(db.migrate(migrationSql(diff.changes)[engine])).rejects.toThrow(
+        /Product\.price: a stored value has more than \d decimals?, or more than \d+ digits? before the point \(find them: select \* from "product" where "price"/,
+      );
+      await expect(db.migrate(migrationSql(diff.changes)[engine])).rejects.toThrow(condition);
+      const kept = await db.rows('select "price" from "product" order by "id"');
+      expect(kept.map((r) => Number(r['price']))).toEqual(stored.split('), (').map(Number));
+      // Values that fit go through, as they were.
+      const ok = await evolve(engine, first, second, `insert into "product" ("price") values (11.1), (null);`);
+      expect(
+        (await ok.rows('select "price" from "product" order by "id"')).map((r) => r['price'] && Number(r['price'])),
+      ).toEqual([11.1, null]);
+    }
   });
 
   it('converts a datetime become a date or a time, and a date become a datetime, so that filters find them', async () => {

@@ -147,7 +147,14 @@ function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly 
   if (columns.some((c) => !inPlaceOnSqlite(c))) return [...rebuild(after, columns), ...createUniques(after, 'sqlite')];
   const renames = columnRenames(before, columns);
   // Checked first, before anything changes.
-  const out = columns.flatMap((c) => (c.kind === 'change' ? lengthGuard(after, c.before, c.after) : []));
+  const out = columns.flatMap((c) =>
+    c.kind === 'change'
+      ? [
+          ...lengthGuard(after, c.before, c.after),
+          ...decimalGuard(after, c.before, c.after, q(c.before.name), 'sqlite'),
+        ]
+      : [],
+  );
   // Unique sets that go or change their name go first: DROP COLUMN refuses an indexed column.
   out.push(...droppedUniques(before, after, 'sqlite'));
   out.push(...renames.steps.map(([from, to]) => `alter table ${q(after.name)} rename column ${q(from)} to ${q(to)};`));
@@ -260,6 +267,7 @@ function rebuild(after: StoredTable, columns: readonly ColumnChange[]): string[]
       ? conversionGuard(after, c.before, c.after)
       : []),
     ...(c.kind === 'change' ? lengthGuard(after, c.before, c.after) : []),
+    ...(c.kind === 'change' ? decimalGuard(after, c.before, c.after, q(c.before.name), 'sqlite') : []),
     ...(c.kind === 'change' && c.aspects.has('notNull') && !fillSql(c.after, 'sqlite') ? requiredGuard(after, c) : []),
   ]);
   return [
@@ -290,6 +298,7 @@ function conversionGuard(table: StoredTable, before: StoredColumn, after: Stored
 export function sqliteRefusesUnconverted(before: StoredColumn, after: StoredColumn): boolean {
   return (
     narrowedLength(before, after) !== undefined ||
+    narrowedDecimal(before, after) !== undefined ||
     (!sameOnSqlite(before, after) && convertsCondition(q(before.name), after) !== undefined)
   );
 }
@@ -299,11 +308,19 @@ export function sqliteRefusesUnconverted(before: StoredColumn, after: StoredColu
  * length, so the migration checks the stored values as PostgreSQL's change of type does, and fails
  * the same way, naming the field: a team that develops on SQLite learns it there, not at deploy.
  */
-function lengthGuard(table: StoredTable, before: StoredColumn, after: StoredColumn): string[] {
+function lengthGuard(
+  table: StoredTable,
+  before: StoredColumn,
+  after: StoredColumn,
+  value: string = q(before.name),
+  dialect: Dialect = 'sqlite',
+): string[] {
   const limit = narrowedLength(before, after);
   if (limit === undefined) return [];
   const rule = `${table.model}.${after.name}: a stored value is longer than ${limit} characters`;
-  return failIfAny(table, `length(${q(before.name)}) > ${limit}`, rule);
+  const condition = `length(${value}) > ${limit}`;
+  // PostgreSQL's own change of type fails too, but names no field ("value too long").
+  return dialect === 'postgres' ? failIfAnyPostgres(table, condition, rule) : failIfAny(table, condition, rule);
 }
 
 /** The new length limit of a text column whose limit narrows, else undefined. */
@@ -443,7 +460,13 @@ function alterPostgres(
     const col = q(after.name);
     if (aspects.has('reference') && before.references) out.push(dropConstraints(table.name, after.name, 'f'));
     if (aspects.has('notUnique')) out.push(dropConstraints(table.name, after.name, 'u'));
-    if (aspects.has('type')) out.push(...fractionGuard(table, before, after), alterType(t, col, before, after));
+    if (aspects.has('type'))
+      out.push(
+        ...fractionGuard(table, before, after),
+        ...decimalGuard(table, before, after, col, 'postgres'),
+        ...lengthGuard(table, before, after, col, 'postgres'),
+        alterType(t, col, before, after),
+      );
     if (aspects.has('notNull')) {
       const fill = fillSql(after, 'postgres');
       if (fill) out.push(`update ${t} set ${col} = ${fill} where ${col} is null;`);
@@ -497,17 +520,71 @@ function fractionGuard(table: StoredTable, before: StoredColumn, after: StoredCo
   if (!whole.includes(after.postgres) || !fractional) return [];
   // Its renames ran first: the column has its new name here.
   const value = q(after.name);
-  const condition = `${value} <> trunc(${value})`;
-  const rule = `${table.model}.${after.name}: a stored value does not convert to ${after.type} ${findThem(table, condition)}`;
+  return failIfAnyPostgres(
+    table,
+    `${value} <> trunc(${value})`,
+    `${table.model}.${after.name}: a stored value does not convert to ${after.type}`,
+  );
+}
+
+/** PostgreSQL: a statement that fails with `rule` (a check violation) when a row of `table` meets `condition`. */
+function failIfAnyPostgres(table: StoredTable, condition: string, rule: string): string[] {
   return [
     [
       `do $$ begin`,
       `  if exists (select 1 from ${q(table.name)} where ${condition}) then`,
-      `    raise exception using message = ${sqlString(rule)}, errcode = 'check_violation';`,
+      `    raise exception using message = ${sqlString(`${rule} ${findThem(table, condition)}`)}, errcode = 'check_violation';`,
       `  end if;`,
       `end $$;`,
     ].join('\n'),
   ];
+}
+
+/**
+ * A decimal whose stored values may no longer fit (`numeric(10, 2)` → `numeric(10, 1)`, fewer
+ * digits before the point, a float or an unbounded decimal given a scale): PostgreSQL's change of
+ * type rounded 19.55 to 19.6 without a word, and SQLite kept 19.55, so that the two then answered
+ * `?price=19.55` differently. The migration fails instead, on both, while a stored value has more
+ * decimals than the new scale or too many digits before the point, naming the field and how to find
+ * the rows (round them, then start again). `value`: the column as the statement sees it.
+ */
+function decimalGuard(
+  table: StoredTable,
+  before: StoredColumn,
+  after: StoredColumn,
+  value: string,
+  dialect: Dialect,
+): string[] {
+  const digits = narrowedDecimal(before, after);
+  if (!digits) return [];
+  const { precision, scale } = digits;
+  const number = dialect === 'postgres' ? `${value}::numeric` : value;
+  const rounded = `round(${number}, ${scale})`;
+  const condition = `${value} is not null and (${rounded} <> ${number} or abs(${rounded}) >= 1${'0'.repeat(precision - scale)})`;
+  const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+  const rule = `${table.model}.${after.name}: a stored value has more than ${plural(scale, 'decimal')}, or more than ${plural(precision - scale, 'digit')} before the point`;
+  return dialect === 'postgres' ? failIfAnyPostgres(table, condition, rule) : failIfAny(table, condition, rule);
+}
+
+/**
+ * The digits of a decimal column (`numeric(p, s)`) that a stored number may not fit after a change
+ * of type, else undefined: fewer decimals or fewer digits before the point than it had, or a number
+ * without those bounds before (a float, an unbounded decimal). Not text: its conversion is checked
+ * as such (`conversionGuard`, PostgreSQL's cast).
+ */
+function narrowedDecimal(before: StoredColumn, after: StoredColumn): { precision: number; scale: number } | undefined {
+  const digits = (type: string) => {
+    const found = /^numeric\((\d+), (\d+)\)$/.exec(type);
+    return found ? { precision: Number(found[1]), scale: Number(found[2]) } : undefined;
+  };
+  const to = digits(after.postgres);
+  if (!to || after.type === 'boolean') return undefined;
+  const from = digits(before.postgres);
+  const whole = to.precision - to.scale;
+  if (from) return to.scale >= from.scale && whole >= from.precision - from.scale ? undefined : to;
+  const integerDigits = ({ smallint: 5, integer: 10, bigint: 19 } as Partial<Record<string, number>>)[before.postgres];
+  if (integerDigits !== undefined) return whole >= integerDigits ? undefined : to;
+  return ['numeric', 'real', 'double precision'].includes(before.postgres) ? to : undefined;
 }
 
 /** Constraints added by migrations are left for PostgreSQL to name (a renamed column's may still hold the name). */
