@@ -4,7 +4,7 @@
  */
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { IrSources } from '../ir/sources.js';
-import type { AclEntry, Field, Model, Permission, ServiceIR, UserFunction } from '../ir/types.js';
+import type { AclEntry, Field, Model, Permission, Principal, ServiceIR, UserFunction } from '../ir/types.js';
 import type { Span } from '../diagnostics/source.js';
 import { kebab } from '../ir/naming.js';
 import { defaultGroups, groupsField } from '../ir/users.js';
@@ -73,9 +73,12 @@ function checkBackrefsOfHiddenLinks(diagnostics: DiagnosticBag, ir: ServiceIR, s
 }
 
 /**
- * An x-ACL line that no request reaches: every permission it names is decided, for everyone, by
- * an `everyone` line above it in the same rules (`deny everyone all` before `allow {{owner}}
- * view`). Its author meant it to count, and it never does.
+ * x-ACL lines the rules never read, or read too late. The rules stop at the first line that names
+ * the permission and the caller: a line after one that names every caller it names (`everyone`
+ * does all; `authenticated` every logged-in one; a group or user itself) is never reached for the
+ * permissions that line gives. Said whole where no permission is left to it; for a `deny` also
+ * where some are (`deny g:banned update` below `allow authenticated view, update` let a probe's
+ * banned member change a tool: the deny gave way for update).
  */
 function checkUnreachableAclLines(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   for (const acl of ir.acls) {
@@ -83,22 +86,69 @@ function checkUnreachableAclLines(diagnostics: DiagnosticBag, ir: ServiceIR, sou
       ['item', acl.item],
       ['collection', acl.collection],
     ] as const) {
-      const decided = new Map<string, string>();
-      for (const line of lines) {
-        const by = line.permissions.map((p) => decided.get(p));
-        if (line.permissions.length && by.every((text) => text !== undefined))
+      for (const [i, line] of lines.entries()) {
+        const above = lines.slice(0, i).filter((earlier) => namesEveryoneOf(earlier.principal, line.principal));
+        const by = line.permissions.map((p) => above.find((earlier) => earlier.permissions.includes(p)));
+        const whole = by.every((earlier) => earlier !== undefined);
+        // In part, only a deny that an allow above gives way for (one a deny above decides still refuses).
+        const decided = line.permissions.filter((_, j) => by[j] !== undefined && (whole || by[j]?.action === 'allow'));
+        const first = by.find((earlier) => earlier !== undefined && (whole || earlier.action === 'allow'));
+        if (!first || (!whole && line.action !== 'deny')) continue;
+        const span = sources.aclEntries.get(line) ?? sources.acls.get(acl.name);
+        const whom = callersNamed(first.principal);
+        if (whole)
           diagnostics.report(
             'SVC2093',
-            `x-ACL "${acl.name}": "${line.text}" is never reached: "${by[0]}" above it decides ${line.permissions.join(', ')} for everyone`,
+            `x-ACL "${acl.name}": "${line.text}" is never reached: "${first.text}" above it decides ${decided.join(', ')} for ${whom}`,
             {
-              span: sources.aclEntries.get(line) ?? sources.acls.get(acl.name),
-              hint: `move it above "${by[0]}", or delete it (the ${scope} rules stop at the first line that names the permission and the caller)`,
+              span,
+              hint: `move it above "${first.text}", or delete it (the ${scope} rules stop at the first line that names the permission and the caller)`,
             },
           );
-        if (line.principal.kind === 'everyone')
-          for (const p of line.permissions) if (!decided.has(p)) decided.set(p, line.text);
+        else
+          diagnostics.report(
+            'SVC2093',
+            `x-ACL "${acl.name}": "${line.text}" is not reached for ${decided.join(', ')}: "${first.text}" above it decides ${decided.length > 1 ? 'them' : 'it'} for ${whom}, so those it names are not refused ${decided.join(', ')}`,
+            {
+              span,
+              hint: `move it above "${first.text}" (the ${scope} rules stop at the first line that names the permission and the caller)`,
+            },
+          );
       }
     }
+  }
+}
+
+/** Whether every caller `later` names is named by `earlier` too (a function's grants are known only when it runs). */
+function namesEveryoneOf(earlier: Principal, later: Principal): boolean {
+  switch (earlier.kind) {
+    case 'everyone':
+      return true;
+    case 'authenticated':
+      // A function may grant anonymous callers too (`everyone`): not all of them are logged in.
+      return later.kind === 'authenticated' || later.kind === 'group' || later.kind === 'user';
+    case 'group':
+      return later.kind === 'group' && later.group === earlier.group;
+    case 'user':
+      return later.kind === 'user' && later.id === earlier.id;
+    case 'dynamic':
+      return false;
+  }
+}
+
+/** The callers a principal names, for a message. */
+function callersNamed(principal: Principal): string {
+  switch (principal.kind) {
+    case 'everyone':
+      return 'everyone';
+    case 'authenticated':
+      return 'every logged-in user';
+    case 'group':
+      return `everyone in g:${principal.group}`;
+    case 'user':
+      return `the user ${principal.id}`;
+    case 'dynamic':
+      return `those {{${principal.name}}} grants`;
   }
 }
 

@@ -779,7 +779,7 @@ export const codes = {
     severity: 'warning',
     title: 'unreachable x-ACL line',
     explanation:
-      'An x-ACL line names only permissions that an `everyone` line above it, in the same rules (item or collection), already decides: the rules stop at the first line that names the permission and the caller, so this line is never read. `deny everyone all` ends the rules; the lines after it count for nothing.',
+      'An x-ACL line names only permissions that a line above it, in the same rules (item or collection), already decides for every caller it names (`everyone` names all; `authenticated` every logged-in user, a group or a user among them; a group or a user itself): the rules stop at the first line that names the permission and the caller, so this line is never read. `deny everyone all` ends the rules; the lines after it count for nothing. Said too of a `deny` that an `allow` above gives way for some of its permissions (`deny g:banned all` below `allow authenticated view, update`: banned members still view and update): put denies first.',
   },
 
   SVC2094: {

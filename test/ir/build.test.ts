@@ -1169,6 +1169,46 @@ ${post('/items', 'item.json', '  securedBy: [owner_acl]\n')}`),
   });
 });
 
+describe('x-ACL lines the rules never read, or read too late (SVC2093)', () => {
+  /** The messages of SVC2093 for the item rules `item` (one line each). */
+  const unreached = (item: string) => {
+    const dir = writeTree({
+      'api.raml': securedRaml(
+        'Tools',
+        { tools_acl: { collection: 'allow g:admin all', item } },
+        post('/tools', 'tool.json', '  securedBy: [tools_acl]\n  /{id}:\n    get:\n    patch:\n'),
+      ),
+      'tool.json': schema({ id }),
+    });
+    return analyze(join(dir, 'api.raml'), { cwd: dir })
+      .diagnostics.filter((d) => d.code === 'SVC2093')
+      .map((d) => d.message);
+  };
+
+  it('says a deny below an allow of every logged-in user gives way, where it does (a banned member changed a tool)', () => {
+    expect(unreached('allow g:admin all\nallow authenticated view, update\ndeny g:banned update')).toEqual([
+      'x-ACL "tools_acl": "deny g:banned update" is never reached: "allow authenticated view, update" above it decides update for every logged-in user',
+    ]);
+    expect(unreached('allow authenticated view, update\ndeny g:banned all')).toEqual([
+      'x-ACL "tools_acl": "deny g:banned all" is not reached for view, update: "allow authenticated view, update" above it decides them for every logged-in user, so those it names are not refused view, update',
+    ]);
+    // The same group or user above, and everyone: as for any line.
+    expect(unreached('allow g:staff view\ndeny g:staff view')).toHaveLength(1);
+    expect(unreached('allow alice update\ndeny alice all')).toHaveLength(1);
+  });
+
+  it('says nothing where the line above does not name all it names, or a deny above already refuses', () => {
+    // Deny first: the rules read it first.
+    expect(unreached('deny g:banned all\nallow authenticated view, update')).toEqual([]);
+    // A function may grant anonymous callers, whom `authenticated` does not name.
+    expect(unreached('allow authenticated view\ndeny {{blocked}} view')).toEqual([]);
+    // Another group, and a user above a group.
+    expect(unreached('allow g:staff view\ndeny g:banned view\nallow alice view\ndeny g:x view')).toEqual([]);
+    // A deny above refuses already: the one below is not reached for view, but nothing is let through.
+    expect(unreached('deny authenticated view\ndeny g:banned all')).toEqual([]);
+  });
+});
+
 describe('events', () => {
   it('expands set and keeps list order across tags', () => {
     const { ir, codes } = build({
