@@ -665,7 +665,7 @@ export const codes = {
     severity: 'warning',
     title: 'JSON type against the field type',
     explanation:
-      'A property\'s JSON Schema `type` names no type a value of its `_db_settings` type can have (`"integer"` on a `string` field). svcgen stores and validates the field by `_db_settings`; the JSON type only misleads whoever reads the schema.',
+      'A property\'s JSON Schema `type` names no type a value of its `_db_settings` type can have (`"integer"` on a `string` field). svcgen stores and validates the field by `_db_settings`; the JSON type only misleads whoever reads the schema. A relationship links a list of objects unless it says `"uselist": false` (then one): an `array` type on a one-to-one, or another type on a to-many, says the other.',
   },
 
   SVC2076: {

@@ -207,6 +207,36 @@ describe('fields', () => {
     expect(codes({ type: ['number', 'null'], _db_settings: { type: 'decimal' } })).toEqual([]);
   });
 
+  it('says where a relationship\'s JSON type is not what "uselist" links (a list of sign-ups made one per work day)', () => {
+    const codes = (settings: object, type: unknown) =>
+      build({
+        'api.raml': raml(`title: T\n${post('/workdays', 'workday.json')}${post('/signups', 'signup.json')}`),
+        'workday.json': schema({
+          id,
+          signups: {
+            type,
+            _db_settings: { type: 'relationship', document: 'Signup', backref_name: 'workday', ...settings },
+          },
+        }),
+        'signup.json': schema({
+          id,
+          workday_id: {
+            _db_settings: {
+              type: 'foreign_key',
+              ref_document: 'Workday',
+              ref_column: 'workday.id',
+              ref_column_type: 'id_field',
+            },
+          },
+        }),
+      }).codes.filter((c) => c.startsWith('SVC2075'));
+    expect(codes({ uselist: false }, ['array', 'null'])).toEqual(['SVC2075w']);
+    expect(codes({}, 'integer')).toEqual(['SVC2075w']);
+    expect(codes({}, ['array', 'null'])).toEqual([]);
+    expect(codes({ uselist: false }, ['integer', 'null'])).toEqual([]);
+    expect(codes({ uselist: false }, 'object')).toEqual([]);
+  });
+
   it('warns of an item line whose view or update the collection rules give every member, a group, everyone or a principal (SVC2081), not an owner\'s "all" beside everyone\'s reading', () => {
     const codes = (collection: string, item = 'allow {{coach}} view') =>
       build({

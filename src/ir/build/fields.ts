@@ -201,18 +201,44 @@ const JSON_TYPES_OF: Partial<Record<FieldType, readonly string[]>> = {
  * only misleads whoever reads the schema.
  */
 function checkJsonTypeAgrees(ctx: FieldContext, name: string, property: YMap, type: FieldType): void {
-  const allowed = JSON_TYPES_OF[type];
+  const allowed = type === 'relationship' ? relationshipJsonTypes(property) : JSON_TYPES_OF[type];
   const node = get(property, 'type');
   const written = (isSeq(node) ? node.items : node ? [node] : [])
     .filter(isScalar)
     .map((item) => item.text)
     .filter((t) => t !== 'null' && JSON_TYPES.includes(t));
   if (!allowed || written.length === 0 || written.some((t) => allowed.includes(t))) return;
+  if (type === 'relationship') {
+    const many = allowed.includes('array');
+    ctx.diagnostics.report(
+      'SVC2075',
+      `"${name}" of ${ctx.model} links ${many ? 'many objects (a list of keys)' : 'one object (its key)'}, but its JSON "type" says ${written.join(' or ')}: svcgen links by "uselist"`,
+      {
+        span: node!.span,
+        hint: many
+          ? `write "type": "array" for a list, or "uselist": false for one related object`
+          : `"uselist": false links one object: take it out for a list (write "type": "array"), or write the key's type`,
+      },
+    );
+    return;
+  }
   ctx.diagnostics.report(
     'SVC2075',
     `"${name}" of ${ctx.model} is ${withArticle(type)} field, but its JSON "type" says ${written.join(' or ')}: svcgen stores and validates ${withArticle(type)}`,
     { span: node!.span, hint: `write "type": "${allowed[0]!}", or change "_db_settings" to the type you meant` },
   );
+}
+
+/**
+ * The JSON types a relationship's value can have: a list of keys where it links many (`uselist`,
+ * true unless said), else one key, or the object embedded. A `"uselist": false` under an array
+ * type made a probe's sign-ups one per work day, silently.
+ */
+function relationshipJsonTypes(property: YMap): readonly string[] {
+  const settings = get(property, '_db_settings');
+  const uselist = isMap(settings) ? get(settings, 'uselist') : undefined;
+  const one = isScalar(uselist) && uselist.value === false;
+  return one ? ['integer', 'number', 'string', 'object'] : ['array'];
 }
 
 function jsonTypeHint(written: string): string {
