@@ -83,4 +83,55 @@ describe("the README's create example", () => {
     const readme = (await generateApiProject(join(dir, 'api.raml'))).get('README.md')!.content;
     expect(readme).toMatch(/curl -X POST http:\/\/127\.0\.0\.1:3000\/boxes /);
   });
+
+  it('lists each route by the path it is served at and openapi.json names: a parameter written twice is told apart', async () => {
+    const id = { _db_settings: { type: 'id_field', primary_key: true } };
+    const dir = writeTree({
+      'api.raml': raml(`title: Garden
+/workdays:
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include workday.json
+  /{id}:
+    get:
+    /signups:
+      get:
+      /{id}:
+        get:
+/signups:
+  post:
+    body:
+      application/json:
+        schema: !include signup.json
+`),
+      'workday.json': JSON.stringify({
+        type: 'object',
+        properties: {
+          id,
+          signups: { _db_settings: { type: 'relationship', document: 'Signup', backref_name: 'workday' } },
+        },
+      }),
+      'signup.json': JSON.stringify({
+        type: 'object',
+        properties: {
+          id,
+          workday_id: {
+            _db_settings: {
+              type: 'foreign_key',
+              ref_document: 'Workday',
+              ref_column: 'workday.id',
+              ref_column_type: 'id_field',
+            },
+          },
+        },
+      }),
+    });
+    const project = await generateApiProject(join(dir, 'api.raml'));
+    const paths = Object.keys((JSON.parse(project.get('openapi.json')!.content) as { paths: object }).paths);
+    expect(paths).toContain('/workdays/{id}/signups/{signups_id}');
+    expect(project.get('README.md')!.content).toContain('`/workdays/{id}/signups/{signups_id}`');
+    expect(project.get('README.md')!.content).not.toContain('/workdays/{id}/signups/{id}');
+  });
 });

@@ -53,7 +53,7 @@ export function readmeView(ir: ServiceIR) {
         .filter((o) => o.method !== 'HEAD')
         .map((o) => ({
           method: o.method,
-          path: cell(`${ir.basePath}${route.ramlPath}`),
+          path: cell(`${ir.basePath}${openApiPath(route.path)}`),
           action: o.action,
           operationId: operationIds.get(operationKey(o.method, route.path)) ?? '',
           description: cell(o.description ?? routeSummary(route.kind, route.model, o.action)),
