@@ -30,6 +30,12 @@ update "author" set "joined_at" = strftime('%Y-%m-%dT%H:%M:%SZ', 'now');
   postgres: `
 alter table "author" drop column if exists "svc_search_name", drop column if exists "svc_search_biography";
 
+do $$ begin
+  if exists (select 1 from "author" where length("name") > 120) then
+    raise exception using message = 'Author.name: a stored value is longer than 120 characters (find them: select * from "author" where length("name") > 120)', errcode = 'check_violation';
+  end if;
+end $$;
+
 alter table "author" alter column "name" type varchar(120);
 
 alter table "author" add column "joined_at" timestamptz;
