@@ -975,7 +975,7 @@ export const codes = {
     severity: 'warning',
     title: 'stored rows are checked for a value',
     explanation:
-      'A field that was optional becomes required, with no `default` for the rows that have no value. The migration checks them before it changes anything: on SQLite, PostgreSQL and MongoDB it fails, naming the field, while a stored row (document) has no value for it, and the service does not start on a database it could not migrate. Give those rows a value first (an admin, a script), or a literal `default`, which the migration gives them. A link a handler needs is made required so, with no default that would mean nothing.',
+      'A field that was optional becomes required, with no `default` for the rows that have no value. The migration checks them before it changes anything: on SQLite, PostgreSQL and MongoDB it fails, naming the field, while a stored row (document) has no value for it, and the service does not start on a database it could not migrate. Give those rows a value first (an admin, a script), or a literal `default` in the same change, which the migration gives them: a default given once this migration is written reaches no stored row (the migration as written still checks, and fails; edit it into a fill, `update … set … where … is null`, which SVC3107 then notes). A link a handler needs is made required so, with no default that would mean nothing.',
   },
   SVC3117: {
     severity: 'warning',

@@ -284,7 +284,7 @@ function checkChange(
       model,
       field,
       message: `field ${model}.${field} becomes required: its migration fails, and changes nothing, while a stored row has no value for it`,
-      hint: 'give those rows a value before the migration runs, or give the field a literal "default" (rows without a value get it)',
+      hint: 'give those rows a value before the migration runs, or give the field a literal "default" now, before this is generated (rows without a value then get it): a default given in a later generate reaches no stored row, as this migration is written',
     });
   }
 }
