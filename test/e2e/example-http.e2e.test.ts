@@ -295,6 +295,12 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
         });
         expect(reply.status, `${type}: ${reply.text}`).toBe(201);
       }
+      // JSON Patch is a list of operations, not the fields to change: refused by its type.
+      const patch = await api('POST', '/stories', undefined, {
+        raw: JSON.stringify(story('a patch')),
+        headers: { 'content-type': 'application/json-patch+json' },
+      });
+      expect([patch.status, patch.body.message]).toEqual([415, 'send the body as application/json']);
     });
 
     it('answers 413 to a body above body_limit', async () => {

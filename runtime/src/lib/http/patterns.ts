@@ -76,9 +76,11 @@ function formatTest(format: unknown): (text: string) => boolean {
  * The media types whose bodies the service reads as JSON: `application/json`, and any
  * `application/…+json`, parameters (`; charset=utf-8`) allowed. lib/http/app.ts registers its
  * parser for them (Fastify matches the pattern against the lower-cased type with its parameters),
- * and svcgen warns of a body declared with any other (SVC2078).
+ * and svcgen warns of a body declared with any other (SVC2078). Not JSON Patch
+ * (`application/json-patch+json`, RFC 6902): its body is a list of operations, which a PATCH here
+ * would read as the fields to change (a 415 says so, where a 400 would blame the list).
  */
-export const JSON_SUFFIX_MEDIA_TYPE = /^application\/[\w.+-]*\+json(?:\s*;.*)?$/;
+export const JSON_SUFFIX_MEDIA_TYPE = /^application\/(?!json-patch\+json)[\w.+-]*\+json(?:\s*;.*)?$/;
 
 export function isJsonMediaType(type: string): boolean {
   const lower = type.trim().toLowerCase();
