@@ -96,7 +96,11 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
             undefined,
             data,
             async () => {
-              const created = await users(ctx, db).create({ data, include: includeFor(model, db.models) });
+              // Registering logs the user in: their last login is now, as a login's would be.
+              const stamped = model.field('last_login')?.writable
+                ? { ...data, last_login: formatTimestamp(new Date(ctx.now())) }
+                : data;
+              const created = await users(ctx, db).create({ data: stamped, include: includeFor(model, db.models) });
               await db.appendEvents([newEvent(db.models, model, 'register', created)]);
               return created;
             },
