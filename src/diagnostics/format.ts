@@ -104,9 +104,12 @@ export function summary(diagnostics: readonly Diagnostic[]): string {
   const part = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   const found = `Found ${part(errors.length, 'error')} and ${part(warnings, 'warning')}.`;
   // The pipeline stops at the RAML's own errors (pipeline.ts analyze): say what was not checked yet.
-  return errors.some((d) => isRamlCode(d.code))
-    ? `${found} The models, their links and the ACLs are checked once these errors are fixed.`
-    : found;
+  if (errors.some((d) => isRamlCode(d.code)))
+    return `${found} The models, their links and the ACLs are checked once these errors are fixed.`;
+  // A schema that is not JSON has no model: its own checks, and the links to it, wait for it.
+  if (errors.some((d) => d.code === 'SVC2001'))
+    return `${found} A schema that is not JSON is read once it is fixed: its model, and the links to it, are checked then.`;
+  return found;
 }
 
 /** SVC0xxx and SVC1xxx: the RAML as read and expanded, before any model is built. */
