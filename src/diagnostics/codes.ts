@@ -866,6 +866,18 @@ export const codes = {
     explanation:
       "A principal that is not a keyword, `g:<group>` or `{{function}}` is a user's key. Where the user model is keyed by a number (`id_field`, `integer`, …), a principal that is not a number (`allow alice view`) can never be one: the line matches no one. Grant a group, or key the user model by its username (then the principal is a username, and no one may register it: an admin creates that user).",
   },
+  SVC2108: {
+    severity: 'warning',
+    title: 'RAML parameter the service does not serve as declared',
+    explanation:
+      "A RAML `queryParameters` entry names neither a field of the list's model nor a parameter the service takes (`_limit`, `_page`, `_start`, `_after`, `_sort`, `_fields`, `_count`, `q`, `_search_fields`): the service answers a request with it 400. Or an item resource's `uriParameters` types its key as a number where the model is keyed by text (or as text where it is keyed by a number): items are looked up by the key as the model stores it. The service serves its own parameters (each field's filters, documented in openapi.json); RAML's declarations of them are read by no one.",
+  },
+  SVC2109: {
+    severity: 'warning',
+    title: "body schema that is not the model's",
+    explanation:
+      "A method other than the POST that defines a model (a PATCH, a PUT) declares a JSON body schema that is not that model's: the service checks every body against the model's fields, from the schema of its POST, and never reads this one (a copied line that names another resource's schema, most often). Include the model's schema there, or leave the schema out.",
+  },
   SVC2107: {
     severity: 'error',
     title: 'names the database cannot tell apart',

@@ -17,6 +17,7 @@ import type { FieldDraft } from './fields.js';
 import type { ModelDraft } from './models.js';
 import { walk, type PathNode } from './paths.js';
 import type { Poisoned } from './poisoned.js';
+import { reportBodySchemaNotRead, reportMistypedItemParameter, reportUnservedQueryParameters } from './raml-only.js';
 
 type Kind = Route['kind'];
 
@@ -173,6 +174,8 @@ function itemRoute(
   }
   const path = fastifyPath(node);
   const param = path.slice(path.lastIndexOf(':') + 1);
+  if (node.resource && node.param)
+    reportMistypedItemParameter(ctx.diagnostics, node.resource, node.param, ctx.models.get(parentServed.model));
   const acl = aclOf(ctx, node.resource, parentServed.acl);
   const parentLink = parentServed.route?.parent ?? parentServed.parent;
   const route = makeRoute(ctx, node, 'item', parentServed.model, {
@@ -277,12 +280,12 @@ function makeRoute(
     kind,
     model,
     ...rest,
-    operations: operations(ctx, node.resource, kind),
+    operations: operations(ctx, node.resource, kind, ctx.models.get(model)),
     displayName: node.resource.displayName ?? null,
   };
 }
 
-function operations(ctx: Context, resource: Resource, kind: Kind): Operation[] {
+function operations(ctx: Context, resource: Resource, kind: Kind, model: ModelDraft | undefined): Operation[] {
   const out: Operation[] = [];
   for (const m of resource.methods) {
     const method = m.method.toUpperCase() as HttpMethod;
@@ -299,6 +302,9 @@ function operations(ctx: Context, resource: Resource, kind: Kind): Operation[] {
       continue;
     }
     reportBodiesNotTaken(ctx, resource, m);
+    if (kind === 'collection' && action === 'index') reportUnservedQueryParameters(ctx.diagnostics, resource, m, model);
+    // A dict or list field's route takes the field's values, not its model's.
+    if (kind !== 'attribute') reportBodySchemaNotRead(ctx.diagnostics, ctx.api, resource, m, model);
     // Merging into a dict or list field changes the item it belongs to.
     const permission = kind === 'attribute' && action === 'create' ? 'update' : PERMISSION_OF[action];
     out.push({ method, action, permission, description: m.description?.trim() || null });

@@ -1,0 +1,148 @@
+/**
+ * What a RAML method or resource declares that the service does not serve as declared: the
+ * service takes its own query parameters (each field's filters, `_limit`, `q`…), looks items up
+ * by their model's key, and checks every body against the model's fields. A new user's RAML said
+ * `?size` on a list whose model had no `size` (answered 400), typed an item's `username`
+ * parameter as an integer, and gave a PATCH another model's schema: each read by no one, silently.
+ */
+import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
+import type { Span } from '../../diagnostics/source.js';
+import { entry, get, type YNode } from '../../load/ynode.js';
+import { isJsonMediaType } from '../../../runtime/src/lib/http/patterns.js';
+import type { Method, NamedParameter, ParameterDefinition, RamlApi, Resource } from '../../raml/model.js';
+import type { ModelDraft } from './models.js';
+
+/** The query parameters every list takes besides its fields' filters (runtime lib/http/query.ts). */
+const LIST_PARAMETERS = new Set([
+  '_limit',
+  '_page',
+  '_start',
+  '_after',
+  '_sort',
+  '_fields',
+  '_count',
+  'q',
+  '_search_fields',
+]);
+
+/** The text field types: an item of a model keyed by one is named by any text. */
+const TEXT_TYPES = new Set(['string', 'unicode', 'text', 'unicode_text']);
+
+/**
+ * Query parameters a method declares that name no field of `model` and no parameter the service
+ * takes (those are refused, 400): said once per parameter, where it is declared.
+ */
+export function reportUnservedQueryParameters(
+  diagnostics: DiagnosticBag,
+  resource: Resource,
+  method: Method,
+  model: ModelDraft | undefined,
+): void {
+  if (!model || !method.queryParameters) return;
+  const fields = new Set(model.fields.map((f) => f.field.name));
+  const example = model.fields.find((f) => !f.field.primaryKey)?.field.name ?? 'name';
+  for (const [name, definition] of method.queryParameters) {
+    const field = name.includes('__') ? name.slice(0, name.indexOf('__')) : name;
+    if (LIST_PARAMETERS.has(name) || fields.has(field)) continue;
+    diagnostics.report(
+      'SVC2108',
+      `${method.method} on ${resource.path} declares the query parameter "${name}", which the service does not take: ${model.name} has no field ${field}, and a request with it is answered 400`,
+      {
+        span: keySpan(method.node, 'queryParameters', name) ?? nodeOf(definition).span,
+        hint: `query parameters filter by the model's fields (?${example}=…, with __gte, __in…) and page with _limit, _page, _sort…: name a field, or leave the parameter out`,
+      },
+    );
+  }
+}
+
+/**
+ * An item resource's own parameter typed as a number where its model is keyed by text (or the
+ * other way round): items are looked up by their key as the model stores it, whatever RAML says.
+ */
+export function reportMistypedItemParameter(
+  diagnostics: DiagnosticBag,
+  resource: Resource,
+  param: string,
+  model: ModelDraft | undefined,
+): void {
+  const definition = resource.uriParameters?.get(param);
+  const key = model?.fields.find((f) => f.field.primaryKey)?.field;
+  if (!definition || !key || !model) return;
+  const declared = first(definition).type ?? 'string';
+  const numeric = declared === 'integer' || declared === 'number';
+  const textKey = TEXT_TYPES.has(key.type);
+  if (numeric !== textKey) return;
+  diagnostics.report(
+    'SVC2108',
+    `the URI parameter {${param}} of ${resource.path} is declared ${declared}, but ${model.name} is keyed by ${key.name}, ${textKey ? 'a text' : 'a number'}: items are looked up by the key as stored`,
+    {
+      span: keySpan(resource.node, 'uriParameters', param) ?? nodeOf(definition).span,
+      hint: `declare {${param}} as ${textKey ? 'string' : 'integer'} (the type of ${model.name}.${key.name}), or leave its type out`,
+    },
+  );
+}
+
+/**
+ * A JSON body schema on a method other than the POST that defines `model` (a PATCH, a PUT) that is
+ * not that schema: the service checks every body against the model's fields, and never reads it.
+ */
+export function reportBodySchemaNotRead(
+  diagnostics: DiagnosticBag,
+  api: RamlApi,
+  resource: Resource,
+  method: Method,
+  model: ModelDraft | undefined,
+): void {
+  if (!model || method.method === 'get' || method.method === 'head') return;
+  const defining = definingSchema(api, model);
+  for (const body of method.body ?? []) {
+    const schema = body.schema;
+    if (!schema || !isJsonMediaType(body.mediaType) || defining === undefined) continue;
+    if (sameSpan(schema.node.span, model.definedAt)) continue;
+    if (schema.content.trim() === defining.trim()) continue;
+    diagnostics.report(
+      'SVC2109',
+      `the body schema of ${method.method} on ${resource.path} is not ${model.name}'s: the service checks the body against ${model.name}'s fields (from ${model.schemaFile}), and does not read this schema`,
+      {
+        span: schema.node.span,
+        hint: `include ${model.schemaFile} here, or leave the schema out (a model's fields come from the schema of the POST that defines it)`,
+      },
+    );
+  }
+}
+
+/** The text of the schema that defines `model` (its POST body's), found by where it is written. */
+function definingSchema(api: RamlApi, model: ModelDraft): string | undefined {
+  const search = (resources: readonly Resource[]): string | undefined => {
+    for (const resource of resources) {
+      for (const method of resource.methods)
+        for (const body of method.body ?? []) {
+          const schema = body.schema;
+          if (schema && sameSpan(schema.node.span, model.definedAt)) return schema.content;
+        }
+      const found = search(resource.resources);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  return search(api.resources);
+}
+
+function sameSpan(a: Span, b: Span): boolean {
+  return a.source === b.source && a.start === b.start;
+}
+
+/** A parameter's definition (the first, where it has several types). */
+function first(definition: ParameterDefinition): NamedParameter {
+  return 'node' in definition ? definition : definition[0]!;
+}
+
+function nodeOf(definition: ParameterDefinition) {
+  return first(definition).node;
+}
+
+/** Where `name` is declared under `parameters` of `node` (a method's or a resource's), where it is written there. */
+function keySpan(node: YNode, parameters: string, name: string): Span | undefined {
+  const declared = node.kind === 'map' ? get(node, parameters) : undefined;
+  return declared?.kind === 'map' ? entry(declared, name)?.key.span : undefined;
+}
