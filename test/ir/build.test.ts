@@ -205,6 +205,11 @@ describe('fields', () => {
     expect(codes({ type: 'string', _db_settings: { type: 'decimal' } })).toEqual(['SVC2075w']);
     expect(codes({ type: 'string', _db_settings: { type: 'big_integer' } })).toEqual(['SVC2075w']);
     expect(codes({ type: ['number', 'null'], _db_settings: { type: 'decimal' } })).toEqual([]);
+    // A temporal format another temporal type's (a new user's borrowing date stored as a datetime).
+    expect(codes({ type: 'string', format: 'date', _db_settings: { type: 'datetime' } })).toEqual(['SVC2075w']);
+    expect(codes({ type: 'string', format: 'date-time', _db_settings: { type: 'time' } })).toEqual(['SVC2075w']);
+    expect(codes({ type: 'string', format: 'date-time', _db_settings: { type: 'datetime' } })).toEqual([]);
+    expect(codes({ type: 'string', format: 'email', _db_settings: { type: 'string' } })).toEqual([]);
   });
 
   it('says where a relationship\'s JSON type is not what "uselist" links (a list of sign-ups made one per work day)', () => {

@@ -200,6 +200,30 @@ const JSON_TYPES_OF: Partial<Record<FieldType, readonly string[]>> = {
  * on a `string` field): the field is stored and validated by `_db_settings`, so the JSON type
  * only misleads whoever reads the schema.
  */
+/** The JSON Schema `format` each temporal field type's values have. */
+const TEMPORAL_FORMATS: Partial<Record<FieldType, string>> = { date: 'date', datetime: 'date-time', time: 'time' };
+
+/**
+ * A temporal field whose JSON `format` is another temporal one (`"format": "date"` on a
+ * `datetime`): the field is stored and answered by its `_db_settings` type.
+ */
+function checkFormatAgrees(ctx: FieldContext, name: string, property: YMap, type: FieldType): void {
+  const own = TEMPORAL_FORMATS[type];
+  const node = get(property, 'format');
+  if (!own || !isScalar(node) || typeof node.value !== 'string') return;
+  const written = node.value;
+  if (written === own || !Object.values(TEMPORAL_FORMATS).includes(written)) return;
+  const meant = Object.entries(TEMPORAL_FORMATS).find(([, format]) => format === written)?.[0];
+  ctx.diagnostics.report(
+    'SVC2075',
+    `"${name}" of ${ctx.model} is ${withArticle(type)} field, but its JSON "format" says ${written}: svcgen stores, checks and answers ${withArticle(type)} (${own})`,
+    {
+      span: node.span,
+      hint: `write "format": "${own}", or make "_db_settings" type "${meant ?? type}" if you meant ${written}`,
+    },
+  );
+}
+
 function checkJsonTypeAgrees(ctx: FieldContext, name: string, property: YMap, type: FieldType): void {
   const allowed = type === 'relationship' ? relationshipJsonTypes(property) : JSON_TYPES_OF[type];
   const node = get(property, 'type');
@@ -282,6 +306,7 @@ export function readField(
   const type = readType(ctx, name, typeEntry);
   if (!type) return undefined;
   checkJsonTypeAgrees(ctx, name, property.value, type);
+  checkFormatAgrees(ctx, name, property.value, type);
   const reader = new SettingsReader(ctx, name, type, settings);
   const field: MutableField = {
     name,
