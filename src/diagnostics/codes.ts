@@ -878,6 +878,12 @@ export const codes = {
     explanation:
       "A method other than the POST that defines a model (a PATCH, a PUT) declares a JSON body schema that is not that model's: the service checks every body against the model's fields, from the schema of its POST, and never reads this one (a copied line that names another resource's schema, most often). Include the model's schema there, or leave the schema out.",
   },
+  SVC2110: {
+    severity: 'warning',
+    title: 'one schema defines two models',
+    explanation:
+      "Two resources' POST bodies include the same schema: each defines a model of its own (two tables of the same fields, stored apart), which is seldom meant. Most often one line was copied from another resource and names its file: its model then has the other's fields, and the hints that follow (a foreign key no link uses, a backref already taken) point the wrong way. Give each model a schema of its own; where two kinds of object really share their fields, say nothing.",
+  },
   SVC2107: {
     severity: 'error',
     title: 'names the database cannot tell apart',

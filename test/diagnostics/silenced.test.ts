@@ -50,9 +50,10 @@ ${routeLine}
   post:
     body:
       application/json:
-        schema: !include object.json
+        schema: !include note.json
 `),
     'object.json': OBJECT,
+    'note.json': OBJECT,
   });
   return analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.map((d) => d.code);
 }

@@ -6,6 +6,7 @@
  * collection no schema defines a model for is reported here, before anything refers to its model.
  */
 import { relative, sep } from 'node:path';
+import pluralize from 'pluralize';
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import { positionAt } from '../../diagnostics/source.js';
 import type { YScalar } from '../../load/ynode.js';
@@ -152,9 +153,28 @@ function define(ctx: DefinitionContext, name: string, node: PathNode, schema: Sc
     document,
   );
   checkPrimaryKey(ctx.diagnostics, draft);
+  reportSharedSchema(ctx, draft, node);
   ctx.models.set(name, draft);
   // Reported already: the model is served, but nothing is said about the fields it lacks.
   if (draft.withoutProperties) ctx.poisoned.addModelWithoutFields(name);
+}
+
+/**
+ * A schema that defines two models: one of them most often includes another resource's file by a
+ * copied line (a new user's announcements were plots, and the one hint said to add an
+ * `announcements` link to the users' schema). Two tables of one shape are made all the same.
+ */
+function reportSharedSchema(ctx: DefinitionContext, draft: ModelDraft, node: PathNode): void {
+  const other = [...ctx.models.values()].find((m) => m.schemaFile === draft.schemaFile);
+  if (!other) return;
+  ctx.diagnostics.report(
+    'SVC2110',
+    `the schema ${draft.schemaFile} defines ${other.name} already, and now ${draft.name} too: two models of the same fields, stored apart`,
+    {
+      span: draft.definedAt,
+      hint: `if ${node.ramlPath} is not another kind of ${other.name}, give it a schema of its own (${pluralize.singular(node.segment)}.json)`,
+    },
+  );
 }
 
 function schemaFileOf(ctx: DefinitionContext, schema: SchemaReference): string {
