@@ -52,6 +52,9 @@ const API = securedRaml(
     get:
     patch:
     delete:
+    /tags:
+      get:
+      post:
 `,
 );
 
@@ -62,6 +65,7 @@ const VISIT = JSON.stringify({
     note: { _db_settings: { type: 'string' } },
     status: { _db_settings: { type: 'choice', choices: ['open', 'done'], default: 'open' } },
     owner: { _db_settings: { type: 'string' } },
+    tags: { _db_settings: { type: 'list', item_type: 'string', default: [] } },
   },
 });
 
@@ -134,6 +138,18 @@ describe.each(ENGINES)('writes judged by their object, beside a change of it, on
         expect([now.body['owner'], now.body['status']]).toEqual(['bob', 'open']);
       }
     }
+  });
+
+  it("an owner's merge into a list field of a visit given to another owner meanwhile: judged on bob's visit, refused", async () => {
+    const id = await visit('alice', 'slow');
+    const merge = api('POST', `/visits/${id}/tags`, { urgent: true }, as('alice'));
+    await sleep(MEANWHILE);
+    const given = await api('PATCH', `/visits/${id}`, { owner: 'bob' }, as('root'));
+    const merged = await merge;
+    const now = await api('GET', `/visits/${id}`, undefined, as('root'));
+    // The admin's change is in before the merge's transaction (the principal waits): bob's visit, refused.
+    expect([given.status, now.body['owner']]).toEqual([200, 'bob']);
+    expect([merged.status, now.body['tags']], merged.text).toEqual([403, []]);
   });
 
   it("a member's collection DELETE and PATCH of their visits, some given to another owner meanwhile: never those", async () => {

@@ -53,7 +53,11 @@ export async function mergeAttribute(
       // the event carries the object as it was, that read (under the lock) is this one.
       const before = await ctx.previousOf(db, key);
       if (!before) await repository.lockForUpdate(key);
-      const fresh = before ?? (await repository.findUnique({ where: { [parentModel.primaryKey]: key } }));
+      const fresh =
+        before ??
+        (await repository.findUnique({ where: { [parentModel.primaryKey]: key }, include: linkKeys(parentModel) }));
+      // Judged by the object (an owner's principal): on it as it is now, not as read before the lock.
+      if (fresh && ctx.judgesObject()) await ctx.rejudge(request, { permission: 'update', fields: [name] }, fresh);
       const current = (fresh?.[name] ?? (field.type === 'list' ? [] : {})) as Rec | unknown[];
       const change = (data[name] ?? {}) as Rec;
       const merged =

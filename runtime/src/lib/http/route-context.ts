@@ -633,6 +633,17 @@ export class RouteContext {
     return this.policy.needsObject(this.route) || this.policy.fieldsNeedObject(this.model);
   }
 
+  /** The decision on an object the write read again under its row lock (`checkCurrent`): as made on the object before, on it as it is now. */
+  async rejudge(
+    request: FastifyRequest,
+    judged: { readonly permission: Permission; readonly fields: readonly string[] },
+    current: Rec,
+  ): Promise<void> {
+    await this.authorizeLoaded(request, judged.permission, current);
+    if (this.policy.fieldsNeedObject(this.model))
+      this.policy.checkWritable(request, this.model, judged.fields, current);
+  }
+
   /**
    * In the write's transaction, before anything is written: the object `key` read again under a
    * row lock, where a decision was made on it as read before. Where `judged` (the permission and
@@ -657,11 +668,7 @@ export class RouteContext {
       include: includeFor(this.model, this.services.db.models),
     });
     if (!current) throw notFound(`${this.model.name} ${String(key)} not found`);
-    if (rejudge) {
-      await this.authorizeLoaded(request, judged.permission, current);
-      if (this.policy.fieldsNeedObject(this.model))
-        this.policy.checkWritable(request, this.model, judged.fields, current);
-    }
+    if (rejudge) await this.rejudge(request, judged, current);
     if (!hasPrecondition(request)) return;
     // One who may not view it has seen no version of it: no guess of its tag is let through.
     if (this.policy.restricts && !(await this.mayView(request, current))) {
