@@ -15,7 +15,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
+import { ENGINES, storedEvents, testDatabase, type TestDatabase } from '../support/databases.js';
 import { securedRaml, userSchema } from '../support/files.js';
 import { apiClient, type Api } from '../support/http.js';
 import { rootAuthEnv } from '../support/library.js';
@@ -138,6 +138,21 @@ describe.each(ENGINES)('writes judged by their object, beside a change of it, on
         expect([now.body['owner'], now.body['status']]).toEqual(['bob', 'open']);
       }
     }
+  });
+
+  it('a delete’s event is of the object as the delete found it, not as read before it', async () => {
+    const id = await visit('alice', 'slow');
+    const deleting = api('DELETE', `/visits/${id}`, undefined, as('alice'));
+    await sleep(MEANWHILE);
+    // Still alice's visit: her delete goes on, of the visit as it is now.
+    expect((await api('PATCH', `/visits/${id}`, { status: 'done' }, as('root'))).status).toBe(200);
+    expect((await deleting).status).toBe(200);
+    const events = JSON.parse(await storedEvents(engine, database.url, dir)) as Record<string, unknown>[];
+    const deleted = events.find((e) => e['type'] === 'Visit.delete' && String(e['pk']) === String(id))!;
+    const data = (typeof deleted['data'] === 'string' ? JSON.parse(deleted['data']) : deleted['data']) as {
+      object: Record<string, unknown>;
+    };
+    expect(data.object['status']).toBe('done');
   });
 
   it("an owner's merge into a list field of a visit given to another owner meanwhile: judged on bob's visit, refused", async () => {

@@ -211,7 +211,10 @@ export class RouteContext {
           [args.where[this.model.primaryKey]],
           async () => {
             const deleted = await repository.delete(args);
-            await this.record(db, 'delete', [before ?? deleted]);
+            // Its own fields and links as the delete found them (another write may have changed them
+            // since it was read: a probe's delete event named the owner it no longer had); the links
+            // kept in other objects' rows as read.
+            await this.record(db, 'delete', [before ? { ...before, ...deleted } : deleted]);
           },
           cascadeJudge(this.policy, request),
         ),
