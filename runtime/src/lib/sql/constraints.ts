@@ -3,11 +3,13 @@
  * knows (lib/http/app.ts turns them into 409s and 400s).
  */
 import type { Model } from '../model.js';
-import { ConstraintViolation } from '../repository.js';
+import { ConstraintViolation, UnknownReference } from '../repository.js';
 
-export function constraintViolation(error: unknown, model: Model): ConstraintViolation | undefined {
+export function constraintViolation(error: unknown, model: Model): ConstraintViolation | UnknownReference | undefined {
   const e = error as { code?: string; message?: string; detail?: string; column?: string; constraint?: string };
   const message = e.message ?? '';
+  const missing = e.code === '23503' ? missingTarget(e.detail ?? '', model) : undefined;
+  if (missing) return missing;
   if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e.code === '23505') {
     const columns =
       e.code === '23505'
@@ -36,6 +38,19 @@ export function constraintViolation(error: unknown, model: Model): ConstraintVio
   if (e.code && ['22001', '22003', '22007', '22008', '22P02', '54000'].includes(e.code))
     return new ConstraintViolation('invalid', e.column ? fieldsOf(model, [e.column]) : [], message);
   return undefined;
+}
+
+/**
+ * PostgreSQL: a link written to an object deleted since it was checked (the write's check found it;
+ * the delete committed before the write): what the write would have been told a moment later, the
+ * link's 400 naming the object, not a delete's 409. Detail: `Key (company_id)=(5) is not present in
+ * table "company".`
+ */
+function missingTarget(detail: string, model: Model): UnknownReference | undefined {
+  const found = /^Key \(([^)]*)\)=\((.*)\) is not present in table/.exec(detail);
+  const relation = found && model.relations.find((r) => r.local && r.foreignKey === found[1]);
+  if (!found || !relation) return undefined;
+  return new UnknownReference(relation.name, relation.target, [found[2]]);
 }
 
 /** The fields clients know for columns: a foreign key column is named by the relationship it holds. */
