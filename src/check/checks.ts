@@ -93,7 +93,10 @@ function checkUnreachableAclLines(diagnostics: DiagnosticBag, ir: ServiceIR, sou
         // In part, only a deny that an allow above gives way for (one a deny above decides still refuses).
         const decided = line.permissions.filter((_, j) => by[j] !== undefined && (whole || by[j]?.action === 'allow'));
         const first = by.find((earlier) => earlier !== undefined && (whole || earlier.action === 'allow'));
-        if (!first || (!whole && line.action !== 'deny')) continue;
+        // A closing deny of everyone or every logged-in user (`deny everyone all`) decides what is left to it:
+        // that lines above it decide some of its permissions is what it is for.
+        const closing = line.principal.kind === 'everyone' || line.principal.kind === 'authenticated';
+        if (!first || (!whole && (line.action !== 'deny' || closing))) continue;
         const span = sources.aclEntries.get(line) ?? sources.acls.get(acl.name);
         const whom = callersNamed(first.principal);
         if (whole)

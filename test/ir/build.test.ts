@@ -1241,6 +1241,9 @@ describe('x-ACL lines the rules never read, or read too late (SVC2093)', () => {
     expect(unreached('allow g:staff view\ndeny g:banned view\nallow alice view\ndeny g:x view')).toEqual([]);
     // A deny above refuses already: the one below is not reached for view, but nothing is let through.
     expect(unreached('deny authenticated view\ndeny g:banned all')).toEqual([]);
+    // A closing deny decides what the lines above leave to it: that is what it is for.
+    expect(unreached('allow everyone view\nallow {{owner}} update\ndeny everyone all')).toEqual([]);
+    expect(unreached('allow g:staff view\ndeny authenticated all')).toEqual([]);
   });
 });
 
