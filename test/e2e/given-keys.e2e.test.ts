@@ -1,10 +1,13 @@
 /**
  * A key the service does not make up (any primary key but an `id_field`) is the client's to give,
- * on every engine alike: a create without it is a 400 naming it. SQLite made an integer key up
+ * or a handler's or a default's, on every engine alike: a create without it is a 400 naming it,
+ * and an empty one, which no URL names, too. SQLite made an integer key up
  * where PostgreSQL refused the create; and a system user whose model has such a key stopped the
  * start-up with a constraint's stack trace instead of saying what to change. The system user is
  * also held to the `pattern`s the user schema gives a registration's username and email.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
 import { securedRaml } from '../support/files.js';
@@ -38,6 +41,14 @@ const API = securedRaml(
         schema: !include sensor.json
   /{id}:
     get:
+/labels:
+  securedBy: [sensors_acl]
+  post:
+    body:
+      application/json:
+        schema: !include label.json
+  /{code}:
+    get:
 `,
 );
 
@@ -61,6 +72,23 @@ const SENSOR = JSON.stringify({
   },
 });
 
+/** Labels keyed by a code that a handler makes up where the body gives none. */
+const LABEL = JSON.stringify({
+  type: 'object',
+  _event_handlers: { before_create: ['code_label'] },
+  properties: {
+    code: { type: 'string', _db_settings: { type: 'string', primary_key: true } },
+    text: { _db_settings: { type: 'string' } },
+  },
+});
+
+const CODE_LABEL = `import type { CodeLabelEvent } from '../../events.js';
+
+export async function codeLabel(event: CodeLabelEvent): Promise<void> {
+  if (event.fields.code === undefined && event.fields.text?.new_value === 'make one up') event.setFieldValue('code', 'made-up');
+}
+`;
+
 /** The same API, but its users keyed by a `big_integer` and their names held to a pattern. */
 const NUMBERED_USER = JSON.stringify({
   type: 'object',
@@ -79,10 +107,14 @@ let numbered: string;
 
 beforeAll(async () => {
   [dir, numbered] = await Promise.all([
-    projectOf({ 'api.raml': API, 'user.json': USER, 'sensor.json': SENSOR }, 'e2e-given-keys'),
-    projectOf({ 'api.raml': API, 'user.json': NUMBERED_USER, 'sensor.json': SENSOR }, 'e2e-given-keys-numbered'),
+    projectOf({ 'api.raml': API, 'user.json': USER, 'sensor.json': SENSOR, 'label.json': LABEL }, 'e2e-given-keys'),
+    projectOf(
+      { 'api.raml': API, 'user.json': NUMBERED_USER, 'sensor.json': SENSOR, 'label.json': LABEL },
+      'e2e-given-keys-numbered',
+    ),
   ]);
   for (const project of [dir, numbered]) {
+    writeFileSync(join(project, 'src/custom/handlers/code-label.ts'), CODE_LABEL);
     const build = await tool(project, 'tsc', ['-p', 'tsconfig.build.json']);
     expect(build.exitCode, build.all).toBe(0);
   }
@@ -117,6 +149,21 @@ describe.each(ENGINES)('keys the client gives, on %s', (engine) => {
     expect(given.status, given.text).toBe(201);
     expect(given.body.serial).toBe(serial);
     expect((await api('GET', `/sensors/${serial}`, undefined, root)).body.label).toBe('roof');
+  });
+
+  it('takes a key a handler gives, and refuses an empty one, which no URL could name', async () => {
+    const made = await api('POST', '/labels', { text: 'make one up' }, root);
+    expect([made.status, made.body.code], made.text).toEqual([201, 'made-up']);
+    expect((await api('GET', '/labels/made-up', undefined, root)).status).toBe(200);
+    const none = await api('POST', '/labels', { text: 'no code' }, root);
+    expect([none.status, none.body.errors], none.text).toEqual([400, [{ field: 'code', message: 'is required' }]]);
+    for (const code of ['', '  ']) {
+      const empty = await api('POST', '/labels', { code, text: 'empty' }, root);
+      expect([empty.status, empty.body.errors], empty.text).toEqual([
+        400,
+        [{ field: 'code', message: 'cannot be empty: no URL would name its object' }],
+      ]);
+    }
   });
 
   it('says what to change when the system user cannot be made: a key only its creator gives, a name the schema’s pattern refuses', async () => {

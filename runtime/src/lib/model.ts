@@ -216,9 +216,28 @@ export function unnamableKey(
   body: Readonly<Record<string, unknown>>,
 ): { field: string; message: string }[] {
   const key = body[model.primaryKey];
-  return key === '.' || key === '..'
-    ? [{ field: model.primaryKey, message: `cannot be "${key}": a URL would resolve it as a path segment` }]
-    : [];
+  if (key === '.' || key === '..')
+    return [{ field: model.primaryKey, message: `cannot be "${key}": a URL would resolve it as a path segment` }];
+  // No URL names an empty key (`/labels/` is the list): its object could never be read, changed or deleted.
+  if (typeof key === 'string' && key.trim() === '')
+    return [{ field: model.primaryKey, message: 'cannot be empty: no URL would name its object' }];
+  return [];
+}
+
+/**
+ * A create's key, once its handlers and defaults have had their say: a key the service does not make
+ * up (anything but an `id_field`) must be given. PostgreSQL refused a create without one, where
+ * SQLite made an integer key up and MongoDB stored none; the route schema leaves it optional, so that
+ * a handler (`setFieldValue`) or a default may give it.
+ */
+export function missingKey(
+  model: Model,
+  data: Readonly<Record<string, unknown>>,
+): { field: string; message: string }[] {
+  const key = model.field(model.primaryKey);
+  if (!key || key.generated) return [];
+  const value = data[model.primaryKey];
+  return value === undefined || value === null ? [{ field: model.primaryKey, message: 'is required' }] : [];
 }
 
 /**

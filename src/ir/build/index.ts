@@ -260,10 +260,7 @@ function finishModel(
     const generated = field.primaryKey && field.type === 'id_field';
     // A read-only field is not the caller's to send: the service's handlers set it (checks.ts warns when none can).
     const writable = !generated && field.type !== 'foreign_key' && !field.readOnly;
-    // A key no engine makes (anything but an id_field) is the client's to give, required or not:
-    // SQLite made an integer key up where PostgreSQL refused the create and MongoDB stored none.
-    const required = field.required || field.primaryKey;
-    return { ...field, generated, requiredOnCreate: writable && required && field.default === null };
+    return { ...field, generated, requiredOnCreate: writable && field.required && field.default === null };
   });
   const list = (l: NameList | null) => (l ? [...l.names] : null);
   const model: Model = {

@@ -242,7 +242,9 @@ async function ensureSystemUser(
   const given = withDefaults(model, systemLogins(system, limits, ctx.spec.registerBody));
   Object.assign(given, { password: system.password, groups: ['admin'] });
   // Settings give the four fields above; any other field a user must have needs a default.
-  const lacking = model.fields.filter((f) => f.requiredOnCreate && !f.generated && given[f.name] === undefined);
+  const lacking = model.fields.filter(
+    (f) => (f.requiredOnCreate || f.primaryKey) && !f.generated && given[f.name] === undefined,
+  );
   if (lacking.some((f) => f.name === model.primaryKey))
     throw new ConfigError(
       `the system user "${system.user}" (system.user) cannot be created: the user model's key ${model.primaryKey} is given by whoever creates a user (the service makes up only an id_field key); make it an id_field, or leave system.user unset (SVC_SYSTEM_USER= for one start) and create the admin another way`,

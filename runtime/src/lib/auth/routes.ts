@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, badRequest, fieldsRefused, formatTimestamp, statusBody } from '../errors.js';
 import { inTransaction, withEvents, type Action, type EventRun } from '../events.js';
 import { newEvent } from '../outbox/event.js';
-import { unnamableKey, withDefaults, type Model, type ModelRegistry } from '../model.js';
+import { missingKey, unnamableKey, withDefaults, type Model, type ModelRegistry } from '../model.js';
 import type { ServiceDatabase } from '../database.js';
 import { clientOf } from '../http/client-address.js';
 import { hideRefusedLinks, refuseUnknownLinks } from '../http/hidden-links.js';
@@ -89,6 +89,8 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
           await refuseUnknownLinks(policy, request, db, model, data, fields);
           const refused = await refusedRelinks(policy, request, db, { model, object: undefined, data, fields });
           if (refused.length) throw relinkRefusal(403, `a new user cannot ${refusedActs(refused)}`, refused);
+          const unkeyed = missingKey(model, data);
+          if (unkeyed.length) throw badRequest(`${model.primaryKey} is required`, unkeyed);
           if (typeof data['username'] === 'string') await claimLoginName(ctx, db, data['username'], undefined);
           user = await withMovedLinks(
             db,

@@ -7,7 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, conflict, fieldsRefused, HttpError, notFound, statusBody, type FieldError } from '../errors.js';
 import { text, TOO_LONG_TO_INDEX, TOO_LONG_TO_SEARCH, tooLongToIndex, tooLongToSearch, withArticle } from '../text.js';
-import { generic, keyValue, unnamableKey, withDefaults, wholeNumber, type Model } from '../model.js';
+import { generic, keyValue, missingKey, unnamableKey, withDefaults, wholeNumber, type Model } from '../model.js';
 import { cascades, restrictedBy } from './cascades.js';
 import { withoutEchoes } from './echoes.js';
 import { includeFor, requestUrl } from './serialize.js';
@@ -48,6 +48,8 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
       }
       refuseOtherParent(ctx, body, data, link);
       const values = withDefaults(ctx.model, { ...data, ...link });
+      const unkeyed = missingKey(ctx.model, values);
+      if (unkeyed.length) throw badRequest(`${ctx.model.primaryKey} is required`, unkeyed);
       await ctx.checkRelinks(db, request, { object: undefined, data: values, fields: Object.keys(body) });
       const created = await writes.create({
         data: values,
