@@ -8,7 +8,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { securedRaml } from '../support/files.js';
 import { rootAuthEnv } from '../support/library.js';
-import { apiToken, servedApi, type ServedApi } from '../support/served.js';
+import { apiToken, memberTokens, servedApi, type ServedApi } from '../support/served.js';
 
 const ADMINS = { collection: 'allow g:admin all\nallow everyone view', item: 'allow g:admin all\nallow everyone view' };
 
@@ -112,6 +112,90 @@ describe('a user named self', () => {
       expect((await handles.api('GET', '/users/self', undefined, alice)).body.username).toBe('alice');
     } finally {
       await handles.stop();
+    }
+  }, 600_000);
+});
+
+describe('the links of an answer to a URL that says self', () => {
+  const NOTES = securedRaml(
+    'Notes',
+    {
+      users_acl: { collection: 'allow g:admin all', item: 'allow g:admin all\nallow authenticated view' },
+      notes_acl: { collection: 'allow authenticated all', item: 'allow authenticated all' },
+    },
+    `
+/users:
+  securedBy: [users_acl]
+  post:
+    body:
+      application/json:
+        schema: !include user.json
+  /{username}:
+    get:
+    /notes:
+      securedBy: [notes_acl]
+      get:
+      post:
+      delete:
+/notes:
+  securedBy: [notes_acl]
+  post:
+    body:
+      application/json:
+        schema: !include note.json
+`,
+  );
+  const NOTE = JSON.stringify({
+    type: 'object',
+    properties: {
+      id: { _db_settings: { type: 'id_field', primary_key: true } },
+      text: { _db_settings: { type: 'string' } },
+      author_username: {
+        _db_settings: {
+          type: 'foreign_key',
+          ref_document: 'User',
+          ref_column: 'user.username',
+          ref_column_type: 'string',
+        },
+      },
+    },
+  });
+  const USER = JSON.stringify({
+    type: 'object',
+    _auth_model: true,
+    _hidden_fields: ['password'],
+    properties: {
+      username: { type: 'string', _db_settings: { type: 'string', primary_key: true, required: true } },
+      email: { _db_settings: { type: 'string', required: true, unique: true } },
+      password: { _db_settings: { type: 'string', required: true, min_length: 8 } },
+      groups: { _db_settings: { type: 'list', item_type: 'string', default: ['user'] } },
+      notes: { _db_settings: { type: 'relationship', document: 'Note', backref_name: 'author' } },
+    },
+  });
+
+  it('names the caller by their key, not self, which would name whoever follows them (a probe’s admin deleted their own note)', async () => {
+    const served = await servedApi({ 'api.raml': NOTES, 'user.json': USER, 'note.json': NOTE }, 'e2e-self-links', {
+      env: rootAuthEnv(),
+    });
+    try {
+      const tokens = await memberTokens(served.api, ['bob']);
+      const as = (name: string) => ({ headers: { authorization: tokens.get(name)! } });
+      for (const text of ['first', 'second'])
+        expect((await served.api('POST', '/users/self/notes', { text }, as('bob'))).status).toBe(201);
+      const made = await served.api('POST', '/users/self/notes', { text: 'third' }, as('bob'));
+      expect(made.headers.get('location')).toMatch(/\/v1\/users\/bob\/notes/);
+      const page = await served.api('GET', '/users/self/notes?_limit=1', undefined, as('bob'));
+      const selfOf = (page.body.data as { _self: string }[])[0]!._self;
+      expect(selfOf).toMatch(/\/v1\/users\/bob\/notes\?_limit=1$/);
+      expect(page.body.next).toMatch(/\/v1\/users\/bob\/notes\?_limit=1&_after=/);
+      // The admin follows bob's link: bob's notes, not the admin's own.
+      expect((await served.api('POST', '/users/self/notes', { text: 'mine' }, as('root'))).status).toBe(201);
+      const path = new URL(selfOf).pathname.replace('/v1', '');
+      const deleted = await served.api('DELETE', path, undefined, as('root'));
+      expect([deleted.status, deleted.body.count]).toEqual([200, 3]);
+      expect((await served.api('GET', '/users/self/notes', undefined, as('root'))).body.total).toBe(1);
+    } finally {
+      await served.stop();
     }
   }, 600_000);
 });

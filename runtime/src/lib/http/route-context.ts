@@ -25,6 +25,7 @@ import { hasEmbeddedLinks } from './embedded-links.js';
 import {
   includeFor,
   linkKeys,
+  namedBySelf,
   requestOrigin,
   requestUrl,
   serialize,
@@ -363,7 +364,20 @@ export class RouteContext {
 
   /** The key of the item the URL names, as the routes look it up (`/users/self` is the caller). */
   itemKey(request: FastifyRequest): unknown {
-    return this.policy.itemKey(request, this.model, (request.params as Rec)[this.route.itemParam!]);
+    return this.#keyNamed(request, this.model, this.route.itemParam!);
+  }
+
+  /**
+   * The key the URL's parameter `param` names an object of `model` by (`self`: the caller). The
+   * answer's own URLs (a list's `_self` and `next`, a `Location`) then name it by that key too: one
+   * that said `/users/self/notes` named whoever followed it (a probe's admin deleted their own note by
+   * a member's link).
+   */
+  #keyNamed(request: FastifyRequest, model: Model, param: string): unknown {
+    const named = (request.params as Rec)[param];
+    const key = this.policy.itemKey(request, model, named);
+    if (key !== named) namedBySelf(request, param, key);
+    return key;
   }
 
   withUpdateDefaults(data: Rec): Rec {
@@ -532,7 +546,7 @@ export class RouteContext {
    */
   async parent(db: ServiceDatabase, request: FastifyRequest, include?: Include<Rec>): Promise<Rec> {
     const parent = this.route.parent!;
-    const key = this.policy.itemKey(request, generic(parent.model), (request.params as Rec)[parent.param]);
+    const key = this.#keyNamed(request, generic(parent.model), parent.param);
     const scope = this.#parentItem ? await this.#parentItem.scope(db, request) : {};
     const found = await findInScope(db.repository(parent.model.name), parent.model, key, scope, include);
     if (!found) throw notFound(`${parent.model.name} ${String(key)} not found`);
@@ -542,7 +556,7 @@ export class RouteContext {
   /** The parent the URL names, as messages name it: `User ann` for `/users/self/…` too. */
   parentNamed(request: FastifyRequest): string {
     const parent = this.route.parent!;
-    const key = this.policy.itemKey(request, generic(parent.model), (request.params as Rec)[parent.param]);
+    const key = this.#keyNamed(request, generic(parent.model), parent.param);
     return `${parent.model.name} ${String(key)}`;
   }
 

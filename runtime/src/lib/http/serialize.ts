@@ -129,13 +129,34 @@ export function requestUrl(request: FastifyRequest): string {
  */
 export function requestTarget(request: FastifyRequest): string {
   const target = request.url;
-  if (target.startsWith('/')) return target;
+  const self = selves.get(request);
+  if (target.startsWith('/')) return self ? withKeyForSelf(request, target, self) : target;
   try {
     const url = new URL(target);
-    return `${url.pathname}${url.search}`;
+    const path = `${url.pathname}${url.search}`;
+    return self ? withKeyForSelf(request, path, self) : path;
   } catch {
     return '/';
   }
+}
+
+/** Per request, the URL parameter that named an object by `self` (the caller), and the key it stood for. */
+const selves = new WeakMap<FastifyRequest, { readonly param: string; readonly key: unknown }>();
+
+/** Records that `param` of the request's URL named the object keyed `key` (route-context.ts). */
+export function namedBySelf(request: FastifyRequest, param: string, key: unknown): void {
+  selves.set(request, { param, key });
+}
+
+/** `target` with the segment of the parameter that said `self` replaced by the key it stood for. */
+function withKeyForSelf(request: FastifyRequest, target: string, self: { param: string; key: unknown }): string {
+  const index = (request.routeOptions.url ?? '').split('/').indexOf(`:${self.param}`);
+  const cut = target.indexOf('?');
+  const [path, query] = cut < 0 ? [target, ''] : [target.slice(0, cut), target.slice(cut)];
+  const segments = path.split('/');
+  if (index < 1 || index >= segments.length) return target;
+  segments[index] = encodeURIComponent(text(self.key));
+  return `${segments.join('/')}${query}`;
 }
 
 /**
