@@ -9,6 +9,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { securedRaml } from '../support/files.js';
 import { rootAuthEnv } from '../support/library.js';
 import { apiToken, memberTokens, servedApi, type ServedApi } from '../support/served.js';
+import { runSql, testDatabase } from '../support/databases.js';
+import { apiClient } from '../support/http.js';
+import { projectOf, tool } from '../support/project.js';
+import { startService } from '../support/server.js';
 
 const ADMINS = { collection: 'allow g:admin all\nallow everyone view', item: 'allow g:admin all\nallow everyone view' };
 
@@ -112,6 +116,36 @@ describe('a user named self', () => {
       expect((await handles.api('GET', '/users/self', undefined, alice)).body.username).toBe('alice');
     } finally {
       await handles.stop();
+    }
+  }, 600_000);
+});
+
+describe('a user stored as self before such names were refused', () => {
+  it('is named at every start, with how to mend it', async () => {
+    const dir = await projectOf(api('username'), 'e2e-self-stored');
+    const build = await tool(dir, 'tsc', ['-p', 'tsconfig.build.json']);
+    expect(build.exitCode, build.all).toBe(0);
+    const database = await testDatabase('sqlite', dir, 'self_stored');
+    try {
+      const env = { ...database.env, ...rootAuthEnv() };
+      const first = await startService(dir, env, '/v1');
+      const root = {
+        headers: { authorization: await apiToken(apiClient(first.origin, '/v1'), 'root', 'root-password') },
+      };
+      const body = { username: 'alice', email: 'alice@example.com', password: PASSWORD };
+      expect((await apiClient(first.origin, '/v1')('POST', '/users', body, root)).status).toBe(201);
+      expect(first.output()).not.toContain('is keyed username "self"');
+      await first.stop();
+      // As a database made before the name was refused, or a script, left it.
+      await runSql('sqlite', database.url, dir, `update "user" set "username" = 'self' where "username" = 'alice'`);
+      const again = await startService(dir, env, '/v1');
+      await again.stop();
+      // The log's JSON escapes the quotes.
+      expect(again.output()).toMatch(
+        /a user is keyed username \\"self\\" \(User self\), stored before such names were refused: .*no URL names it/,
+      );
+    } finally {
+      await database.drop();
     }
   }, 600_000);
 });

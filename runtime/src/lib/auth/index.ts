@@ -10,7 +10,7 @@ import fp from 'fastify-plugin';
 import { ConfigError, envName, type Config } from '../config.js';
 import { HttpError, badRequest } from '../errors.js';
 import { ConstraintViolation } from '../repository.js';
-import { characters } from '../text.js';
+import { characters, text } from '../text.js';
 import type { ServiceDatabase } from '../database.js';
 import { generic, withDefaults, type Model } from '../model.js';
 import type { ServiceEvents } from '../events.js';
@@ -107,6 +107,7 @@ export async function startAuth(
   await claimExistingNames(ctx);
   const limits = loginLimits(spec.registerBody);
   await ensureSystemUser(ctx, hashSecrets, limits);
+  const namedSelf = await usersNamedSelf(ctx);
   const policy = aclPolicy(ctx);
   const prepareWrite: PrepareWrite = async (model, data, client) => {
     if (model.name !== spec.userModel.name) return hashSecrets(model, data, client);
@@ -130,10 +131,13 @@ export async function startAuth(
     policy,
     prepareWrite,
     loginNames,
-    warnings: unwrittenPrincipals(spec.acls).map(
-      (line) =>
-        `the ACL principal {{${line.dynamic}}} returns nothing yet (${line.file ?? 'its function'} is still the stub svcgen wrote): the ACL lines that name it match no one`,
-    ),
+    warnings: [
+      ...unwrittenPrincipals(spec.acls).map(
+        (line) =>
+          `the ACL principal {{${line.dynamic}}} returns nothing yet (${line.file ?? 'its function'} is still the stub svcgen wrote): the ACL lines that name it match no one`,
+      ),
+      ...namedSelf,
+    ],
     plugin: fp(
       async (api) => {
         await api.register(cookie);
@@ -212,6 +216,25 @@ async function claimSystemName(ctx: AuthContext, username: string): Promise<void
       `the system user "${username}" (system.user) cannot be created: its name ${error.message.replace(/^username /, '')}`,
     );
   }
+}
+
+/**
+ * Users stored as `self` before names were checked (or written by code): `/users/self` is the
+ * logged-in user, so such a user's `_self` link names whoever follows it (an admin's DELETE of it
+ * deletes the admin). Said at every start until they are renamed.
+ */
+async function usersNamedSelf(ctx: AuthContext): Promise<string[]> {
+  const model = userModel(ctx);
+  const repository = users(ctx);
+  const textKey = model.field(model.primaryKey)?.storage === 'text';
+  const byKey = textKey ? await repository.findUnique({ where: { [model.primaryKey]: SELF } }) : null;
+  const byName = model.primaryKey === 'username' ? null : await repository.findFirst({ where: { username: SELF } });
+  return [byKey, byName]
+    .filter((user): user is Rec => user !== null && user !== undefined)
+    .map(
+      (user) =>
+        `a user is ${user === byKey ? `keyed ${model.primaryKey}` : 'named'} "self" (${model.name} ${text(user[model.primaryKey])}), stored before such names were refused: /users/self is the logged-in user, so its _self link names whoever follows it; ${user === byKey ? 'no URL names it: rename it with a script of your own' : `an admin renames it (a PATCH of its username at its ${model.primaryKey})`}`,
+    );
 }
 
 /** `system.user`/`system.password`/`system.email`: an admin created at start-up when missing. */
