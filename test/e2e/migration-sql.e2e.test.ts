@@ -441,6 +441,18 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
         /Product\.price: a stored value has more than \d decimals?, or more than \d+ digits? before the point \(find them: select \* from "product" where "price"/,
       );
       await expect(db.migrate(migrationSql(diff.changes)[engine])).rejects.toThrow(condition);
+      // Renamed in the same change: the rows are found by the name the migration left undone has.
+      const renamed = {
+        products: { id: pk, cost: price({ ...second.products.price._db_settings, renamed_from: 'price' }) },
+      };
+      const diffRenamed = diffStorage(
+        storageOf(first).storage,
+        storageOf(renamed).storage,
+        renamesOf(storageOf(renamed).ir),
+      );
+      await expect(db.migrate(migrationSql(diffRenamed.changes)[engine])).rejects.toThrow(
+        /Product\.cost: .*\(find them: select \* from "product" where "price" is not null/,
+      );
       const kept = await db.rows('select "price" from "product" order by "id"');
       expect(kept.map((r) => Number(r['price']))).toEqual(stored.split('), (').map(Number));
       // Values that fit go through, as they were.

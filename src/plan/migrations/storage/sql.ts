@@ -320,7 +320,9 @@ function lengthGuard(
   const rule = `${table.model}.${after.name}: a stored value is longer than ${limit} characters`;
   const condition = `length(${value}) > ${limit}`;
   // PostgreSQL's own change of type fails too, but names no field ("value too long").
-  return dialect === 'postgres' ? failIfAnyPostgres(table, condition, rule) : failIfAny(table, condition, rule);
+  return dialect === 'postgres'
+    ? failIfAnyPostgres(table, condition, rule, condition.replaceAll(q(after.name), q(before.name)))
+    : failIfAny(table, condition, rule);
 }
 
 /** The new length limit of a text column whose limit narrows, else undefined. */
@@ -519,21 +521,26 @@ function fractionGuard(table: StoredTable, before: StoredColumn, after: StoredCo
     before.postgres === 'real' || before.postgres === 'double precision' || before.postgres.startsWith('numeric');
   if (!whole.includes(after.postgres) || !fractional) return [];
   // Its renames ran first: the column has its new name here.
-  const value = q(after.name);
+  const condition = (value: string) => `${value} <> trunc(${value})`;
   return failIfAnyPostgres(
     table,
-    `${value} <> trunc(${value})`,
+    condition(q(after.name)),
     `${table.model}.${after.name}: a stored value does not convert to ${after.type}`,
+    condition(q(before.name)),
   );
 }
 
-/** PostgreSQL: a statement that fails with `rule` (a check violation) when a row of `table` meets `condition`. */
-function failIfAnyPostgres(table: StoredTable, condition: string, rule: string): string[] {
+/**
+ * PostgreSQL: a statement that fails with `rule` (a check violation) when a row of `table` meets
+ * `condition`. The rule's query to find those rows is `shown`: the condition with the column by the
+ * name it has while the migration is undone (a rename in the same migration is undone with it).
+ */
+function failIfAnyPostgres(table: StoredTable, condition: string, rule: string, shown: string = condition): string[] {
   return [
     [
       `do $$ begin`,
       `  if exists (select 1 from ${q(table.name)} where ${condition}) then`,
-      `    raise exception using message = ${sqlString(`${rule} ${findThem(table, condition)}`)}, errcode = 'check_violation';`,
+      `    raise exception using message = ${sqlString(`${rule} ${findThem(table, shown)}`)}, errcode = 'check_violation';`,
       `  end if;`,
       `end $$;`,
     ].join('\n'),
@@ -563,7 +570,9 @@ function decimalGuard(
   const condition = `${value} is not null and (${rounded} <> ${number} or abs(${rounded}) >= 1${'0'.repeat(precision - scale)})`;
   const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
   const rule = `${table.model}.${after.name}: a stored value has more than ${plural(scale, 'decimal')}, or more than ${plural(precision - scale, 'digit')} before the point`;
-  return dialect === 'postgres' ? failIfAnyPostgres(table, condition, rule) : failIfAny(table, condition, rule);
+  return dialect === 'postgres'
+    ? failIfAnyPostgres(table, condition, rule, condition.replaceAll(q(after.name), q(before.name)))
+    : failIfAny(table, condition, rule);
 }
 
 /**
