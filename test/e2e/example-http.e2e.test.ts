@@ -285,7 +285,6 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
     it('takes JSON under any JSON media type, with or without parameters', async () => {
       for (const type of [
         'application/json; charset=utf-8',
-        'application/merge-patch+json',
         'application/vnd.api+json; charset=utf-8',
         'application/vnd.a+json;v=2',
       ]) {
@@ -295,12 +294,14 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
         });
         expect(reply.status, `${type}: ${reply.text}`).toBe(201);
       }
-      // JSON Patch is a list of operations, not the fields to change: refused by its type.
-      const patch = await api('POST', '/stories', undefined, {
-        raw: JSON.stringify(story('a patch')),
-        headers: { 'content-type': 'application/json-patch+json' },
-      });
-      expect([patch.status, patch.body.message]).toEqual([415, 'send the body as application/json']);
+      // The patch formats have rules of their own, which a PATCH here does not follow: refused by their type.
+      for (const type of ['application/json-patch+json', 'application/merge-patch+json']) {
+        const patch = await api('POST', '/stories', undefined, {
+          raw: JSON.stringify(story('a patch')),
+          headers: { 'content-type': type },
+        });
+        expect([patch.status, patch.body.message], type).toEqual([415, 'send the body as application/json']);
+      }
     });
 
     it('answers 413 to a body above body_limit', async () => {

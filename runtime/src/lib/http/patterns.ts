@@ -76,11 +76,13 @@ function formatTest(format: unknown): (text: string) => boolean {
  * The media types whose bodies the service reads as JSON: `application/json`, and any
  * `application/…+json`, parameters (`; charset=utf-8`) allowed. lib/http/app.ts registers its
  * parser for them (Fastify matches the pattern against the lower-cased type with its parameters),
- * and svcgen warns of a body declared with any other (SVC2078). Not JSON Patch
- * (`application/json-patch+json`, RFC 6902): its body is a list of operations, which a PATCH here
- * would read as the fields to change (a 415 says so, where a 400 would blame the list).
+ * and svcgen warns of a body declared with any other (SVC2078). Not the two patch formats, whose
+ * rules a PATCH here does not follow: JSON Patch (`application/json-patch+json`, RFC 6902), a list
+ * of operations, and JSON Merge Patch (`application/merge-patch+json`, RFC 7396), whose `null`
+ * takes a key out of an object (here it sets the field to null, and a dict is replaced whole: a
+ * client's merge of one key wiped the others). A 415 says so.
  */
-export const JSON_SUFFIX_MEDIA_TYPE = /^application\/(?!json-patch\+json)[\w.+-]*\+json(?:\s*;.*)?$/;
+export const JSON_SUFFIX_MEDIA_TYPE = /^application\/(?!json-patch\+json|merge-patch\+json)[\w.+-]*\+json(?:\s*;.*)?$/;
 
 export function isJsonMediaType(type: string): boolean {
   const lower = type.trim().toLowerCase();
