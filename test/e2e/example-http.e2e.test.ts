@@ -295,7 +295,12 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
         expect(reply.status, `${type}: ${reply.text}`).toBe(201);
       }
       // The patch formats have rules of their own, which a PATCH here does not follow: refused by their type.
-      for (const type of ['application/json-patch+json', 'application/merge-patch+json']) {
+      for (const type of [
+        'application/json-patch+json',
+        'application/merge-patch+json',
+        'application/x-json-patch+json',
+        'application/+json',
+      ]) {
         const patch = await api('POST', '/stories', undefined, {
           raw: JSON.stringify(story('a patch')),
           headers: { 'content-type': type },

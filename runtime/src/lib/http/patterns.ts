@@ -82,7 +82,8 @@ function formatTest(format: unknown): (text: string) => boolean {
  * takes a key out of an object (here it sets the field to null, and a dict is replaced whole: a
  * client's merge of one key wiped the others). A 415 says so.
  */
-export const JSON_SUFFIX_MEDIA_TYPE = /^application\/(?!json-patch\+json|merge-patch\+json)[\w.+-]*\+json(?:\s*;.*)?$/;
+export const JSON_SUFFIX_MEDIA_TYPE =
+  /^application\/(?!(?:x-)?json-patch\+json|(?:x-)?merge-patch\+json)[\w.-][\w.+-]*\+json(?:\s*;.*)?$/;
 
 export function isJsonMediaType(type: string): boolean {
   const lower = type.trim().toLowerCase();
