@@ -191,12 +191,25 @@ const NUMBER_KEYS: ReadonlySet<string> = new Set(['id_field', 'integer', 'big_in
 function checkUserKeysHandedOut(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   const user = ir.auth && ir.models.find((m) => m.name === ir.auth!.userModel);
   const key = user?.fields.find((f) => f.primaryKey);
+  if (!user || !key) return;
+  // `self` is the logged-in user's URL: no user is keyed or named so (the service refuses it).
+  for (const acl of ir.acls)
+    for (const entry of [...acl.collection, ...acl.item])
+      if (entry.principal.kind === 'user' && entry.principal.id.toLowerCase() === 'self')
+        diagnostics.report(
+          'SVC2106',
+          `x-ACL "${acl.name}": "${entry.text}" names the ${user.name} "self", which no user may be (/users/self is the logged-in user): the line matches no one`,
+          {
+            span: sources.aclEntries.get(entry) ?? sources.acls.get(acl.name),
+            hint: `for what is each user's own, write a principal function that grants the user the object names ("${entry.action} {{owner}} ${entry.permissions.join(',')}"), or grant a group`,
+          },
+        );
   // Any whole-number key: an `integer` one is numbered by the database too where a body leaves it out,
   // and a registration may name it (a probe registered as 7).
-  if (!user || !key || !NUMBER_KEYS.has(key.type)) return;
+  if (!NUMBER_KEYS.has(key.type)) return;
   for (const acl of ir.acls) {
     for (const entry of [...acl.collection, ...acl.item]) {
-      if (entry.principal.kind !== 'user') continue;
+      if (entry.principal.kind !== 'user' || entry.principal.id.toLowerCase() === 'self') continue;
       const id = entry.principal.id;
       const span = sources.aclEntries.get(entry) ?? sources.acls.get(acl.name);
       if (/^[0-9]+$/.test(id))

@@ -864,7 +864,7 @@ export const codes = {
     severity: 'warning',
     title: 'a user principal no key can be',
     explanation:
-      "A principal that is not a keyword, `g:<group>` or `{{function}}` is a user's key. Where the user model is keyed by a number (`id_field`, `integer`, …), a principal that is not a number (`allow alice view`) can never be one: the line matches no one. Grant a group, or key the user model by its username (then the principal is a username, and no one may register it: an admin creates that user).",
+      "A principal that is not a keyword, `g:<group>` or `{{function}}` is a user's key. Where the user model is keyed by a number (`id_field`, `integer`, …), a principal that is not a number (`allow alice view`) can never be one: the line matches no one. Grant a group, or key the user model by its username (then the principal is a username, and no one may register it: an admin creates that user). Nor can any user be `self` (`/users/self` is the logged-in user): a line naming it matches no one either; a principal function grants each user what is theirs.",
   },
   SVC2108: {
     severity: 'warning',

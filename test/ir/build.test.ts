@@ -1232,6 +1232,21 @@ describe('x-ACL lines the rules never read, or read too late (SVC2093)', () => {
     expect(unreached('allow alice update\ndeny alice all')).toHaveLength(1);
   });
 
+  it('says a line naming the user self matches no one (SVC2106): no user may be named so', () => {
+    const dir = writeTree({
+      'api.raml': securedRaml(
+        'Tools',
+        { tools_acl: { collection: 'allow g:admin all', item: 'allow g:admin all\nallow self update' } },
+        post('/tools', 'tool.json', '  securedBy: [tools_acl]\n  /{id}:\n    get:\n    patch:\n'),
+      ),
+      'tool.json': schema({ id }),
+    });
+    const said = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.filter((d) => d.code === 'SVC2106');
+    expect(said.map((d) => d.message)).toEqual([
+      'x-ACL "tools_acl": "allow self update" names the User "self", which no user may be (/users/self is the logged-in user): the line matches no one',
+    ]);
+  });
+
   it('says nothing where the line above does not name all it names, or a deny above already refuses', () => {
     // Deny first: the rules read it first.
     expect(unreached('deny g:banned all\nallow authenticated view, update')).toEqual([]);
