@@ -1232,6 +1232,33 @@ describe('x-ACL lines the rules never read, or read too late (SVC2093)', () => {
     expect(unreached('allow alice update\ndeny alice all')).toHaveLength(1);
   });
 
+  it('says which RAML query parameters the service does not take, on any method (SVC2108)', () => {
+    const dir = writeTree({
+      'api.raml': raml(`title: Garden
+/plots:
+  get:
+    queryParameters: { name__between:, name__contains:, name:, _limit:, q:, size: }
+  post:
+    queryParameters: { nofield: }
+    body:
+      application/json:
+        schema: !include plot.json
+  patch:
+    queryParameters: { name:, q:, _limit: }
+  /{id}:
+    get:
+      queryParameters: { _fields:, name: }
+    delete:
+      queryParameters: { force: }
+`),
+      'plot.json': schema({ id, name: str() }),
+    });
+    const said = analyze(join(dir, 'api.raml'), { cwd: dir })
+      .diagnostics.filter((d) => d.code === 'SVC2108')
+      .map((d) => /"([^"]+)"/.exec(d.message)![1]);
+    expect(said).toEqual(['name__between', 'size', 'nofield', '_limit', 'name', 'force']);
+  });
+
   it('says a line naming the user self matches no one (SVC2106): no user may be named so', () => {
     const dir = writeTree({
       'api.raml': securedRaml(

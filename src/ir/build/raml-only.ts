@@ -9,6 +9,7 @@ import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
 import { entry, get, type YNode } from '../../load/ynode.js';
 import { isJsonMediaType } from '../../../runtime/src/lib/http/patterns.js';
+import { QUERY_OPERATORS } from '../../../runtime/src/lib/query-operators.js';
 import type { Method, NamedParameter, ParameterDefinition, RamlApi, Resource } from '../../raml/model.js';
 import type { ModelDraft } from './models.js';
 
@@ -24,32 +25,72 @@ const LIST_PARAMETERS = new Set([
   'q',
   '_search_fields',
 ]);
-
 /** The text field types: an item of a model keyed by one is named by any text. */
 const TEXT_TYPES = new Set(['string', 'unicode', 'text', 'unicode_text']);
 
+/** A change of many (collection PATCH, PUT, DELETE): its filters, and a search. */
+const BULK_PARAMETERS = new Set(['q', '_search_fields']);
+
+/** What a route's method takes in its query: the fields' filters, and these; none where `filters` is false. */
+function takes(kind: string, action: string): { readonly filters: boolean; readonly named: ReadonlySet<string> } {
+  if (kind === 'collection' && action === 'index') return { filters: true, named: LIST_PARAMETERS };
+  if (kind === 'collection' && (action === 'update_many' || action === 'delete_many'))
+    return { filters: true, named: BULK_PARAMETERS };
+  if (action === 'show') return { filters: false, named: new Set(['_fields']) };
+  return { filters: false, named: new Set() };
+}
+
 /**
- * Query parameters a method declares that name no field of `model` and no parameter the service
- * takes (those are refused, 400): said once per parameter, where it is declared.
+ * Query parameters a method declares that the service does not take there (a request with one is
+ * answered 400): one that names no field of `model` and no parameter of its own, a filter with an
+ * operator the service does not know, or any but `_fields` on an item. Said once per parameter, where
+ * it is declared.
  */
 export function reportUnservedQueryParameters(
   diagnostics: DiagnosticBag,
   resource: Resource,
   method: Method,
+  route: { readonly kind: string; readonly action: string },
   model: ModelDraft | undefined,
 ): void {
   if (!model || !method.queryParameters) return;
   const fields = new Set(model.fields.map((f) => f.field.name));
   const example = model.fields.find((f) => !f.field.primaryKey)?.field.name ?? 'name';
+  const { filters, named } = takes(route.kind, route.action);
   for (const [name, definition] of method.queryParameters) {
-    const field = name.includes('__') ? name.slice(0, name.indexOf('__')) : name;
-    if (LIST_PARAMETERS.has(name) || fields.has(field)) continue;
+    if (named.has(name)) continue;
+    const cut = name.indexOf('__');
+    const [field, operator] = cut < 0 ? [name, ''] : [name.slice(0, cut), name.slice(cut + 2)];
+    const known = operator === '' || QUERY_OPERATORS.some((op) => op.suffix === operator);
+    if (filters && fields.has(field) && known) continue;
+    const takesHere = `${method.method} on ${resource.path} takes ${
+      filters
+        ? `its fields' filters and ${[...named].join(', ')}`
+        : named.size
+          ? [...named].join(', ')
+          : 'no query parameter'
+    }`;
+    const why =
+      !filters || name.startsWith('_')
+        ? takesHere
+        : !fields.has(field)
+          ? `${model.name} has no field ${field}`
+          : `__${operator} is no operator the service knows`;
     diagnostics.report(
       'SVC2108',
-      `${method.method} on ${resource.path} declares the query parameter "${name}", which the service does not take: ${model.name} has no field ${field}, and a request with it is answered 400`,
+      `${method.method} on ${resource.path} declares the query parameter "${name}", which the service does not take: ${why}, and a request with it is answered 400`,
       {
         span: keySpan(method.node, 'queryParameters', name) ?? nodeOf(definition).span,
-        hint: `query parameters filter by the model's fields (?${example}=…, with __gte, __in…) and page with _limit, _page, _sort…: name a field, or leave the parameter out`,
+        hint: filters
+          ? `query parameters filter by the model's fields (?${example}=…, with ${QUERY_OPERATORS.filter(
+              (op) => op.suffix !== '',
+            )
+              .slice(0, 4)
+              .map((op) => `__${op.suffix}`)
+              .join(
+                ', ',
+              )}…)${route.action === 'index' ? ' and page with _limit, _page, _sort…' : ''}: name a field, or leave the parameter out`
+          : 'leave it out: a list (GET on the collection) takes the filters',
       },
     );
   }

@@ -302,7 +302,7 @@ function operations(ctx: Context, resource: Resource, kind: Kind, model: ModelDr
       continue;
     }
     reportBodiesNotTaken(ctx, resource, m);
-    if (kind === 'collection' && action === 'index') reportUnservedQueryParameters(ctx.diagnostics, resource, m, model);
+    reportUnservedQueryParameters(ctx.diagnostics, resource, m, { kind, action }, model);
     // A dict or list field's route takes the field's values, not its model's.
     if (kind !== 'attribute') reportBodySchemaNotRead(ctx.diagnostics, ctx.api, resource, m, model);
     // Merging into a dict or list field changes the item it belongs to.
