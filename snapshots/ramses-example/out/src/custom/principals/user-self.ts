@@ -24,7 +24,11 @@ import type { UserSelfObject } from '../../principals.js';
  * reads there is as it is now, also when the change feed judges a past event: a photo made in a
  * private album, then published with it, shows its earlier versions to whoever may view it now.
  * During a write it reads in the write's transaction: a read that fails fails the write (PostgreSQL).
- * Check a value before reading by it, rather than catch the error.
+ * Check a value before reading by it, rather than catch the error. The object a write judges is
+ * read again under its row lock, so that a change of it meanwhile is judged; another object read
+ * here (the pet a chip's owner is read from) is not locked: on PostgreSQL a write may land as that
+ * one changes. Where that matters, lock it first, in a write (`await db.pet.lockForUpdate(key)`
+ * with `db = databaseOf(request)`; outside a write it locks nothing).
  */
 export function userSelf(request: RequestBy<User>, object: UserSelfObject | undefined, rule: AclRule): AclResult {
   return undefined;
