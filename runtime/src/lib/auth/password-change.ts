@@ -43,7 +43,10 @@ export async function provePasswordChange(
   const secrets = model.fields.filter((f) => f.secret && typeof rest[f.name] === 'string').map((f) => f.name);
   const caller = callerOf(request);
   const own = object !== undefined && caller.id !== null && caller.id === String(object[model.primaryKey]);
-  if (secrets.length === 0 || !ctx.config.requireCurrentPassword || (isAdmin(caller) && !own)) return rest;
+  if (secrets.length === 0 || (isAdmin(caller) && !own)) return rest;
+  // No proof asked for: a password sent as it is stored still changes nothing (its sessions stay, as
+  // the README says of a PUT; a re-hash of it ended every one of them).
+  if (!ctx.config.requireCurrentPassword) return own ? withoutUnchanged(ctx, rest, secrets, object) : rest;
   // A change of many objects that writes a password: there is no one object to prove it for.
   if (object === undefined)
     throw new HttpError(403, 'change your password with a PATCH of your own record, with current_password', [
@@ -84,4 +87,21 @@ export async function provePasswordChange(
   throw new HttpError(403, `to change your password, send the current one as ${CURRENT_PASSWORD} in a PATCH`, [
     { field: CURRENT_PASSWORD, message: 'is required to change your password' },
   ]);
+}
+
+/** `body` without the secrets it sends as `object` stores them (checked against their hashes). */
+async function withoutUnchanged(
+  ctx: AuthContext,
+  body: Rec,
+  secrets: readonly string[],
+  object: Rec | undefined,
+): Promise<Rec> {
+  const out = { ...body };
+  for (const field of secrets) {
+    const stored = object?.[field];
+    if (typeof stored !== 'string') continue;
+    const { ok } = await ctx.hasher.verify(stored, body[field] as string);
+    if (ok) delete out[field];
+  }
+  return out;
 }
