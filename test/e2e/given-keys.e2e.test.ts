@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
-import { securedRaml } from '../support/files.js';
+import { securedRaml, userSchema } from '../support/files.js';
 import { apiClient, type Api } from '../support/http.js';
 import { rootAuthEnv } from '../support/library.js';
 import { projectOf, tool } from '../support/project.js';
@@ -52,17 +52,8 @@ const API = securedRaml(
 `,
 );
 
-/** A user model keyed by a number its creator gives, with a pattern on the username. */
-const USER = JSON.stringify({
-  type: 'object',
-  _auth_model: true,
-  properties: {
-    username: { type: 'string', _db_settings: { type: 'string', primary_key: true, required: true } },
-    email: { _db_settings: { type: 'string', required: true, unique: true } },
-    password: { _db_settings: { type: 'string', required: true, min_length: 8 } },
-    groups: { _db_settings: { type: 'list', item_type: 'string', default: ['user'] } },
-  },
-});
+/** Users keyed by their username. */
+const USER = userSchema();
 
 const SENSOR = JSON.stringify({
   type: 'object',

@@ -6,7 +6,7 @@
  * width; a user model keyed by another text field refuses `self` as a key too.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { securedRaml } from '../support/files.js';
+import { securedRaml, userSchema } from '../support/files.js';
 import { rootAuthEnv } from '../support/library.js';
 import { apiToken, memberTokens, servedApi, type ServedApi } from '../support/served.js';
 import { runSql, testDatabase } from '../support/databases.js';
@@ -194,17 +194,8 @@ describe('the links of an answer to a URL that says self', () => {
       },
     },
   });
-  const USER = JSON.stringify({
-    type: 'object',
-    _auth_model: true,
-    _hidden_fields: ['password'],
-    properties: {
-      username: { type: 'string', _db_settings: { type: 'string', primary_key: true, required: true } },
-      email: { _db_settings: { type: 'string', required: true, unique: true } },
-      password: { _db_settings: { type: 'string', required: true, min_length: 8 } },
-      groups: { _db_settings: { type: 'list', item_type: 'string', default: ['user'] } },
-      notes: { _db_settings: { type: 'relationship', document: 'Note', backref_name: 'author' } },
-    },
+  const USER = userSchema({
+    notes: { _db_settings: { type: 'relationship', document: 'Note', backref_name: 'author' } },
   });
 
   it('names the caller by their key, not self, which would name whoever follows them (a probe’s admin deleted their own note)', async () => {
