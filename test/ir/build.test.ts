@@ -1257,6 +1257,26 @@ describe('x-ACL lines the rules never read, or read too late (SVC2093)', () => {
       .diagnostics.filter((d) => d.code === 'SVC2108')
       .map((d) => /"([^"]+)"/.exec(d.message)![1]);
     expect(said).toEqual(['name__between', 'size', 'nofield', '_limit', 'name', 'force']);
+    // A declared enum with a value the field's choices do not have.
+    const choices = writeTree({
+      'api.raml': raml(`title: Garden
+/plots:
+  get:
+    queryParameters:
+      status: { enum: [free, taken, archived] }
+  post:
+    body:
+      application/json:
+        schema: !include plot.json
+`),
+      'plot.json': schema({ id, status: { _db_settings: { type: 'choice', choices: ['free', 'taken'] } } }),
+    });
+    const refused = analyze(join(choices, 'api.raml'), { cwd: choices }).diagnostics.filter(
+      (d) => d.code === 'SVC2108',
+    );
+    expect(refused.map((d) => d.message)).toEqual([
+      'the query parameter "status" of get declares "archived", which status never is: a request with it is answered 400',
+    ]);
   });
 
   it('says a line naming the user self matches no one (SVC2106): no user may be named so', () => {

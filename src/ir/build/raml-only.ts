@@ -62,7 +62,16 @@ export function reportUnservedQueryParameters(
     const cut = name.indexOf('__');
     const [field, operator] = cut < 0 ? [name, ''] : [name.slice(0, cut), name.slice(cut + 2)];
     const known = operator === '' || QUERY_OPERATORS.some((op) => op.suffix === operator);
-    if (filters && fields.has(field) && known) continue;
+    if (filters && fields.has(field) && known) {
+      reportChoicesNotTaken(
+        diagnostics,
+        method,
+        name,
+        definition,
+        model.fields.find((f) => f.field.name === field),
+      );
+      continue;
+    }
     const takesHere = `${method.method} on ${resource.path} takes ${
       filters
         ? `its fields' filters and ${[...named].join(', ')}`
@@ -94,6 +103,34 @@ export function reportUnservedQueryParameters(
       },
     );
   }
+}
+
+/**
+ * A filter whose declared `enum` names values the field's `choices` do not have: a request with one
+ * is answered 400 (a re-attacker's `status` listed `archived`, which no status is).
+ */
+function reportChoicesNotTaken(
+  diagnostics: DiagnosticBag,
+  method: Method,
+  name: string,
+  definition: ParameterDefinition,
+  draft: ModelDraft['fields'][number] | undefined,
+): void {
+  const choices = draft?.field.choices;
+  const declared = first(definition).enum;
+  if (!choices?.length || !declared?.length) return;
+  const strange = declared.filter(
+    (value) => !choices.some((choice) => JSON.stringify(choice) === JSON.stringify(value) || choice === String(value)),
+  );
+  if (!strange.length) return;
+  diagnostics.report(
+    'SVC2108',
+    `the query parameter "${name}" of ${method.method} declares ${strange.map((v) => JSON.stringify(v)).join(', ')}, which ${draft!.field.name} never is: a request with ${strange.length > 1 ? 'them' : 'it'} is answered 400`,
+    {
+      span: keySpan(method.node, 'queryParameters', name) ?? nodeOf(definition).span,
+      hint: `${draft!.field.name}'s choices are ${choices.map((c) => JSON.stringify(c)).join(', ')}: declare those, or add the value to its "choices"`,
+    },
+  );
 }
 
 /**
