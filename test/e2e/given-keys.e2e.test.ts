@@ -76,7 +76,9 @@ const LABEL = JSON.stringify({
 const CODE_LABEL = `import type { CodeLabelEvent } from '../../events.js';
 
 export async function codeLabel(event: CodeLabelEvent): Promise<void> {
-  if (event.fields.code === undefined && event.fields.text?.new_value === 'make one up') event.setFieldValue('code', 'made-up');
+  if (event.fields.code !== undefined) return;
+  if (event.fields.text?.new_value === 'make one up') event.setFieldValue('code', 'made-up');
+  if (event.fields.text?.new_value === 'make it blank') event.setFieldValue('code', ' ');
 }
 `;
 
@@ -148,6 +150,12 @@ describe.each(ENGINES)('keys the client gives, on %s', (engine) => {
     expect((await api('GET', '/labels/made-up', undefined, root)).status).toBe(200);
     const none = await api('POST', '/labels', { text: 'no code' }, root);
     expect([none.status, none.body.errors], none.text).toEqual([400, [{ field: 'code', message: 'is required' }]]);
+    // Nor one a handler makes (a re-attacker's handler stored one).
+    const blank = await api('POST', '/labels', { text: 'make it blank' }, root);
+    expect([blank.status, blank.body.errors], blank.text).toEqual([
+      400,
+      [{ field: 'code', message: 'cannot be empty: no URL would name its object' }],
+    ]);
     for (const code of ['', '  ']) {
       const empty = await api('POST', '/labels', { code, text: 'empty' }, root);
       expect([empty.status, empty.body.errors], empty.text).toEqual([

@@ -1257,6 +1257,33 @@ describe('x-ACL lines the rules never read, or read too late (SVC2093)', () => {
       .diagnostics.filter((d) => d.code === 'SVC2108')
       .map((d) => /"([^"]+)"/.exec(d.message)![1]);
     expect(said).toEqual(['name__between', 'size', 'nofield', '_limit', 'name', 'force']);
+    // A URI parameter with no type written, or a text one with a pattern, claims nothing.
+    const untyped = writeTree({
+      'api.raml': raml(`title: Garden
+/plots:
+  post:
+    body:
+      application/json:
+        schema: !include plot.json
+  /{id}:
+    uriParameters:
+      id: { description: the id }
+    get:
+/beds:
+  post:
+    body:
+      application/json:
+        schema: !include plot.json
+  /{id}:
+    uriParameters:
+      id: { type: string, pattern: '^[0-9]+$' }
+    get:
+`),
+      'plot.json': schema({ id }),
+    });
+    expect(analyze(join(untyped, 'api.raml'), { cwd: untyped }).diagnostics.map((d) => d.code)).not.toContain(
+      'SVC2108',
+    );
     // A declared enum with a value the field's choices do not have.
     const choices = writeTree({
       'api.raml': raml(`title: Garden

@@ -226,7 +226,7 @@ export function unnamableKey(
 
 /**
  * A create's key, once its handlers and defaults have had their say: a key the service does not make
- * up (anything but an `id_field`) must be given. PostgreSQL refused a create without one, where
+ * up (anything but an `id_field`) must be given, and be one a URL names. PostgreSQL refused a create without one, where
  * SQLite made an integer key up and MongoDB stored none; the route schema leaves it optional, so that
  * a handler (`setFieldValue`) or a default may give it.
  */
@@ -237,7 +237,9 @@ export function missingKey(
   const key = model.field(model.primaryKey);
   if (!key || key.generated) return [];
   const value = data[model.primaryKey];
-  return value === undefined || value === null ? [{ field: model.primaryKey, message: 'is required' }] : [];
+  if (value === undefined || value === null) return [{ field: model.primaryKey, message: 'is required' }];
+  // As the body's key is held to: a handler's or a default's empty key was stored, and named by no URL.
+  return unnamableKey(model, data);
 }
 
 /**

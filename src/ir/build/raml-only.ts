@@ -146,10 +146,13 @@ export function reportMistypedItemParameter(
   const definition = resource.uriParameters?.get(param);
   const key = model?.fields.find((f) => f.field.primaryKey)?.field;
   if (!definition || !key || !model) return;
-  const declared = first(definition).type ?? 'string';
+  // Only a type written says anything (RAML's default is no one's claim), and a pattern of digits
+  // on a text parameter says the number it is.
+  const { type: declared, pattern } = first(definition);
+  if (declared === undefined) return;
   const numeric = declared === 'integer' || declared === 'number';
   const textKey = TEXT_TYPES.has(key.type);
-  if (numeric !== textKey) return;
+  if (numeric !== textKey || (!numeric && pattern !== undefined)) return;
   diagnostics.report(
     'SVC2108',
     `the URI parameter {${param}} of ${resource.path} is declared ${declared}, but ${model.name} is keyed by ${key.name}, ${textKey ? 'a text' : 'a number'}: items are looked up by the key as stored`,

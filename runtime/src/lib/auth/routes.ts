@@ -90,7 +90,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
           const refused = await refusedRelinks(policy, request, db, { model, object: undefined, data, fields });
           if (refused.length) throw relinkRefusal(403, `a new user cannot ${refusedActs(refused)}`, refused);
           const unkeyed = missingKey(model, data);
-          if (unkeyed.length) throw badRequest(`${model.primaryKey} is required`, unkeyed);
+          if (unkeyed.length) throw badRequest(fieldsRefused(unkeyed), unkeyed);
           if (typeof data['username'] === 'string') await claimLoginName(ctx, db, data['username'], undefined);
           user = await withMovedLinks(
             db,

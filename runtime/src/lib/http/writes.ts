@@ -49,7 +49,7 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
       refuseOtherParent(ctx, body, data, link);
       const values = withDefaults(ctx.model, { ...data, ...link });
       const unkeyed = missingKey(ctx.model, values);
-      if (unkeyed.length) throw badRequest(`${ctx.model.primaryKey} is required`, unkeyed);
+      if (unkeyed.length) throw badRequest(fieldsRefused(unkeyed), unkeyed);
       await ctx.checkRelinks(db, request, { object: undefined, data: values, fields: Object.keys(body) });
       const created = await writes.create({
         data: values,
