@@ -121,6 +121,18 @@ describe.each(ENGINES)('writes judged by their object, beside a change of it, on
     await database?.drop();
   });
 
+  /** The stored events of type `type` of the visit `id`, in the order they were appended. */
+  const eventsOf = async (id: number, type: string) => {
+    const events = JSON.parse(await storedEvents(engine, database.url, dir)) as Record<string, unknown>[];
+    return events
+      .filter((e) => e['type'] === type && String(e['pk']) === String(id))
+      .sort((a, b) => Number(a['seq'] ?? a['_id']) - Number(b['seq'] ?? b['_id']))
+      .map(
+        (e) =>
+          (typeof e['data'] === 'string' ? JSON.parse(e['data']) : e['data']) as { object: Record<string, unknown> },
+      );
+  };
+
   it("an owner's PATCH and DELETE of a visit given to another owner meanwhile: refused, or made before it", async () => {
     for (const method of ['PATCH', 'DELETE'] as const) {
       const id = await visit('alice', 'slow');
@@ -145,14 +157,11 @@ describe.each(ENGINES)('writes judged by their object, beside a change of it, on
     const deleting = api('DELETE', `/visits/${id}`, undefined, as('alice'));
     await sleep(MEANWHILE);
     // Still alice's visit: her delete goes on, of the visit as it is now.
-    expect((await api('PATCH', `/visits/${id}`, { status: 'done' }, as('root'))).status).toBe(200);
+    const marked = await api('PATCH', `/visits/${id}`, { status: 'done' }, as('root'));
     expect((await deleting).status).toBe(200);
-    const events = JSON.parse(await storedEvents(engine, database.url, dir)) as Record<string, unknown>[];
-    const deleted = events.find((e) => e['type'] === 'Visit.delete' && String(e['pk']) === String(id))!;
-    const data = (typeof deleted['data'] === 'string' ? JSON.parse(deleted['data']) : deleted['data']) as {
-      object: Record<string, unknown>;
-    };
-    expect(data.object['status']).toBe('done');
+    const [deleted] = await eventsOf(id, 'Visit.delete');
+    // The admin's change came first (the principal waits), unless a loaded machine held it past the delete.
+    expect(deleted!.object['status']).toBe(marked.status === 200 ? 'done' : 'open');
   });
 
   it("an owner's merge into a list field of a visit given to another owner meanwhile: judged on bob's visit, refused", async () => {
@@ -162,9 +171,14 @@ describe.each(ENGINES)('writes judged by their object, beside a change of it, on
     const given = await api('PATCH', `/visits/${id}`, { owner: 'bob' }, as('root'));
     const merged = await merge;
     const now = await api('GET', `/visits/${id}`, undefined, as('root'));
-    // The admin's change is in before the merge's transaction (the principal waits): bob's visit, refused.
     expect([given.status, now.body['owner']]).toEqual([200, 'bob']);
-    expect([merged.status, now.body['tags']], merged.text).toEqual([403, []]);
+    if (merged.status === 201) {
+      // A loaded machine held the admin's change past the merge: the merge was of alice's visit.
+      const tagged = (await eventsOf(id, 'Visit.update')).find((e) =>
+        (e.object['tags'] as string[]).includes('urgent'),
+      );
+      expect(tagged!.object['owner']).toBe('alice');
+    } else expect([merged.status, now.body['tags']], merged.text).toEqual([403, []]);
   });
 
   it("a member's collection DELETE and PATCH of their visits, some given to another owner meanwhile: never those", async () => {
