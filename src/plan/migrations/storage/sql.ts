@@ -149,10 +149,7 @@ function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly 
   // Checked first, before anything changes.
   const out = columns.flatMap((c) =>
     c.kind === 'change'
-      ? [
-          ...lengthGuard(after, c.before, c.after),
-          ...decimalGuard(after, c.before, c.after, q(c.before.name), 'sqlite'),
-        ]
+      ? [...lengthGuard(after, c.before, c.after), ...decimalGuard(after, c.before, c.after, 'sqlite')]
       : [],
   );
   // Unique sets that go or change their name go first: DROP COLUMN refuses an indexed column.
@@ -267,7 +264,7 @@ function rebuild(after: StoredTable, columns: readonly ColumnChange[]): string[]
       ? conversionGuard(after, c.before, c.after)
       : []),
     ...(c.kind === 'change' ? lengthGuard(after, c.before, c.after) : []),
-    ...(c.kind === 'change' ? decimalGuard(after, c.before, c.after, q(c.before.name), 'sqlite') : []),
+    ...(c.kind === 'change' ? decimalGuard(after, c.before, c.after, 'sqlite') : []),
     ...(c.kind === 'change' && c.aspects.has('notNull') && !fillSql(c.after, 'sqlite') ? requiredGuard(after, c) : []),
   ]);
   return [
@@ -312,14 +309,29 @@ function lengthGuard(
   table: StoredTable,
   before: StoredColumn,
   after: StoredColumn,
-  value: string = q(before.name),
   dialect: Dialect = 'sqlite',
 ): string[] {
   const limit = narrowedLength(before, after);
   if (limit === undefined) return [];
   const rule = `${table.model}.${after.name}: a stored value is longer than ${limit} characters`;
-  const condition = `length(${value}) > ${limit}`;
   // PostgreSQL's own change of type fails too, but names no field ("value too long").
+  return failIfAnyOn(dialect, table, before, after, `length(${guarded(before, after, dialect)}) > ${limit}`, rule);
+}
+
+/** The column as a guard reads it: PostgreSQL's guards run after the migration's renames, SQLite's before anything changes. */
+function guarded(before: StoredColumn, after: StoredColumn, dialect: Dialect): string {
+  return q(dialect === 'postgres' ? after.name : before.name);
+}
+
+/** Statements that fail with `rule` while a row of `table` meets `condition`, on `dialect` (`failIfAny`, `failIfAnyPostgres`). */
+function failIfAnyOn(
+  dialect: Dialect,
+  table: StoredTable,
+  before: StoredColumn,
+  after: StoredColumn,
+  condition: string,
+  rule: string,
+): string[] {
   return dialect === 'postgres'
     ? failIfAnyPostgres(table, condition, rule, condition.replaceAll(q(after.name), q(before.name)))
     : failIfAny(table, condition, rule);
@@ -465,8 +477,8 @@ function alterPostgres(
     if (aspects.has('type'))
       out.push(
         ...fractionGuard(table, before, after),
-        ...decimalGuard(table, before, after, col, 'postgres'),
-        ...lengthGuard(table, before, after, col, 'postgres'),
+        ...decimalGuard(table, before, after, 'postgres'),
+        ...lengthGuard(table, before, after, 'postgres'),
         alterType(t, col, before, after),
       );
     if (aspects.has('notNull')) {
@@ -520,14 +532,9 @@ function fractionGuard(table: StoredTable, before: StoredColumn, after: StoredCo
   const fractional =
     before.postgres === 'real' || before.postgres === 'double precision' || before.postgres.startsWith('numeric');
   if (!whole.includes(after.postgres) || !fractional) return [];
-  // Its renames ran first: the column has its new name here.
-  const condition = (value: string) => `${value} <> trunc(${value})`;
-  return failIfAnyPostgres(
-    table,
-    condition(q(after.name)),
-    `${table.model}.${after.name}: a stored value does not convert to ${after.type}`,
-    condition(q(before.name)),
-  );
+  const value = guarded(before, after, 'postgres');
+  const rule = `${table.model}.${after.name}: a stored value does not convert to ${after.type}`;
+  return failIfAnyOn('postgres', table, before, after, `${value} <> trunc(${value})`, rule);
 }
 
 /**
@@ -553,26 +560,19 @@ function failIfAnyPostgres(table: StoredTable, condition: string, rule: string, 
  * type rounded 19.55 to 19.6 without a word, and SQLite kept 19.55, so that the two then answered
  * `?price=19.55` differently. The migration fails instead, on both, while a stored value has more
  * decimals than the new scale or too many digits before the point, naming the field and how to find
- * the rows (round them, then start again). `value`: the column as the statement sees it.
+ * the rows (round them, then start again).
  */
-function decimalGuard(
-  table: StoredTable,
-  before: StoredColumn,
-  after: StoredColumn,
-  value: string,
-  dialect: Dialect,
-): string[] {
+function decimalGuard(table: StoredTable, before: StoredColumn, after: StoredColumn, dialect: Dialect): string[] {
   const digits = narrowedDecimal(before, after);
   if (!digits) return [];
   const { precision, scale } = digits;
+  const value = guarded(before, after, dialect);
   const number = dialect === 'postgres' ? `${value}::numeric` : value;
   const rounded = `round(${number}, ${scale})`;
   const condition = `${value} is not null and (${rounded} <> ${number} or abs(${rounded}) >= 1${'0'.repeat(precision - scale)})`;
   const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
   const rule = `${table.model}.${after.name}: a stored value has more than ${plural(scale, 'decimal')}, or more than ${plural(precision - scale, 'digit')} before the point`;
-  return dialect === 'postgres'
-    ? failIfAnyPostgres(table, condition, rule, condition.replaceAll(q(after.name), q(before.name)))
-    : failIfAny(table, condition, rule);
+  return failIfAnyOn(dialect, table, before, after, condition, rule);
 }
 
 /**
