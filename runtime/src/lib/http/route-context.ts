@@ -91,6 +91,12 @@ export interface WriteOptions {
   readonly where?: Rec;
 }
 
+/** What a write was allowed, on the object as read before it: the permission, and the fields it writes. */
+interface Judged {
+  readonly permission: Permission;
+  readonly fields: readonly string[];
+}
+
 export class RouteContext {
   /**
    * The parent item's own route where the parent is nested itself: the parent is found only among
@@ -651,11 +657,7 @@ export class RouteContext {
   }
 
   /** The decision on an object the write read again under its row lock (`checkCurrent`): as made on the object before, on it as it is now. */
-  async rejudge(
-    request: FastifyRequest,
-    judged: { readonly permission: Permission; readonly fields: readonly string[] },
-    current: Rec,
-  ): Promise<void> {
+  async rejudge(request: FastifyRequest, judged: Judged, current: Rec): Promise<void> {
     await this.authorizeLoaded(request, judged.permission, current);
     if (this.policy.fieldsNeedObject(this.model))
       this.policy.checkWritable(request, this.model, judged.fields, current);
@@ -663,20 +665,15 @@ export class RouteContext {
 
   /**
    * In the write's transaction, before anything is written: the object `key` read again under a
-   * row lock, where a decision was made on it as read before. Where `judged` (the permission and
-   * the fields written) and the ACL decides by the object, the caller must still be allowed them on
+   * row lock, where a decision was made on it as read before. Where the ACL decides by the object,
+   * the caller must still be allowed what was `judged` (the permission and the fields written) on
    * the object as it is now: another write may have changed it since (a probe's vet moved an
    * appointment to another owner's pet while its former owner kept writing it, and one of her
    * PATCHes changed it as the other owner's). If-Match: it must still be the one the caller saw
    * (412 otherwise, and nothing is written).
    */
-  async checkCurrent(
-    db: ServiceDatabase,
-    request: FastifyRequest,
-    key: unknown,
-    judged?: { readonly permission: Permission; readonly fields: readonly string[] },
-  ): Promise<void> {
-    const rejudge = judged !== undefined && this.judgesObject();
+  async checkCurrent(db: ServiceDatabase, request: FastifyRequest, key: unknown, judged: Judged): Promise<void> {
+    const rejudge = this.judgesObject();
     if (!hasPrecondition(request) && !rejudge) return;
     const repository = this.repository(db);
     await repository.lockForUpdate(key);
