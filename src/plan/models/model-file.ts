@@ -14,6 +14,7 @@ import { CURRENT_PASSWORD, passwordProofSchema } from '../shared/password-proof.
 import { searchFields } from '../shared/search.js';
 import { interfaceSource } from '../shared/ts-types.js';
 import { holdsKey } from '../../ir/links.js';
+import { selfRoute } from '../../ir/self-route.js';
 
 export interface ModelView {
   readonly name: string;
@@ -278,26 +279,14 @@ function valueFunction(source: ValueSource | null): unknown {
   }
 }
 
-/**
- * `_self` of an object: its own item route when it has one at the top level; else a nested item
- * or singular route whose parent key the object holds; else none (the request's URL is used).
- */
+/** `_self` of an object, by its `selfRoute`; none where it has none (the request's path then names it). */
 function selfPath(ir: ServiceIR, model: Model): string {
-  const routes = ir.routes.filter((r) => r.model === model.name && (r.kind === 'item' || r.kind === 'singular'));
-  const top = routes.find((r) => r.kind === 'item' && !r.parent);
-  if (top) return `(record) => ${pathExpression(top, { [top.itemParam!]: model.primaryKey })}`;
-  for (const route of routes) {
-    const parentModel = ir.models.find((m) => m.name === route.parent?.model);
-    const link = parentModel?.relationships.find((r) => r.name === route.parent!.field);
-    const inverse = model.relationships.find((r) => r.name === link?.inverse);
-    if (!route.parent || !inverse || inverse.cardinality !== 'one') continue;
-    const params: Record<string, string> = { [route.parent.param]: inverse.name };
-    if (route.itemParam) params[route.itemParam] = model.primaryKey;
-    // Deeper routes need keys of grandparents, which the object does not hold.
-    if (route.path.split('/').some((s) => s.startsWith(':') && !(s.slice(1) in params))) continue;
-    return `(record) => (record.${inverse.name} == null ? null : ${pathExpression(route, params)})`;
-  }
-  return '() => null';
+  const self = selfRoute(ir, model);
+  if (!self) return '() => null';
+  const path = pathExpression(self.route, self.params);
+  return self.parentLink === null
+    ? `(record) => ${path}`
+    : `(record) => (record.${self.parentLink} == null ? null : ${path})`;
 }
 
 /** `/users/:username/profile` → a template literal filling each parameter from a record field. */

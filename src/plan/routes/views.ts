@@ -6,6 +6,7 @@
 import { parentsOf } from '../../ir/parents.js';
 import type { Action, Field, Model, Operation, Route, RouteParent, ServiceIR } from '../../ir/types.js';
 import { isSafeIdentifier } from '../../ir/naming.js';
+import { itemRouteBelow, selfRoute } from '../../ir/self-route.js';
 import type { FieldTypes } from '../shared/field-types.js';
 import { commentText, literal, quote, raw } from '../shared/literal.js';
 import { camel, groupOf, kebab, modelNames, routeGroupNames, withArticle } from '../shared/names.js';
@@ -122,7 +123,7 @@ export function routesView(ir: ServiceIR, group: string, routes: readonly Route[
     plugin,
     imports: imports.filter((i) => i.names.length).map((i) => ({ names: i.names.join(', '), from: i.from })),
     routes: routes.map((route) =>
-      routeView(route, models.get(route.model)!, uniqueName(variableOf(route), taken), types),
+      routeView(route, models.get(route.model)!, uniqueName(variableOf(route), taken), types, itemsNamedBy(ir, route)),
     ),
   };
 }
@@ -170,7 +171,29 @@ function servedOperations(route: Route): readonly Operation[] {
   return route.operations.filter((o) => HANDLER[o.action] && o.method !== 'HEAD');
 }
 
-function routeView(route: Route, model: Model, variable: string, types: FieldTypes): RouteView {
+/**
+ * A collection of objects that name no URL of their own (served only below a grandparent): the
+ * parameter of the item route below it, by which the runtime names them (RouteSpec's `itemParam`).
+ */
+function itemsNamedBy(ir: ServiceIR, route: Route): string | undefined {
+  if (
+    route.kind !== 'collection' ||
+    selfRoute(
+      ir,
+      ir.models.find((m) => m.name === route.model)!,
+    )
+  )
+    return undefined;
+  return itemRouteBelow(ir, route)?.itemParam ?? undefined;
+}
+
+function routeView(
+  route: Route,
+  model: Model,
+  variable: string,
+  types: FieldTypes,
+  itemsBelow: string | undefined,
+): RouteView {
   const served = servedOperations(route);
   const methods = [...new Set(route.operations.map((o) => o.method))].sort();
   return {
@@ -181,7 +204,7 @@ function routeView(route: Route, model: Model, variable: string, types: FieldTyp
       model: raw(
         route.kind === 'attribute' ? modelNames({ name: route.parent!.model }).variable : modelNames(model).variable,
       ),
-      itemParam: route.itemParam ?? undefined,
+      itemParam: route.itemParam ?? itemsBelow,
       parent: parentSpec(route.parent),
       acl: route.acl,
       value: mergedValueSchema(route, types),

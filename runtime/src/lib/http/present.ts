@@ -18,7 +18,10 @@ type Rec = Record<string, unknown>;
 export type Embed = (target: string, value: unknown) => unknown;
 
 /** The answer for `record`, or undefined when the record lacks a field. */
-export type Presenter = (record: Rec, embed: Embed, baseUrl: string, requestUrl: string) => Rec | undefined;
+export type Presenter = (record: Rec, embed: Embed, baseUrl: string, unnamed: Unnamed) => Rec | undefined;
+
+/** `_self` of an object its model names no URL for (`Model.selfPath` null): serialize.ts's `SerializeOptions.ownUrl`. */
+export type Unnamed = (record: Rec) => string;
 
 /**
  * Each model's presenters, by the set of fields the caller may see (null: all). Field privacy gives
@@ -59,14 +62,14 @@ function compile(model: Model, visible: ReadonlySet<string> | null): Presenter |
       ...values,
       `_type: ${JSON.stringify(model.name)}`,
       '_pk: pk === null || pk === undefined ? null : text(pk)',
-      '_self: path === null ? requestUrl : baseUrl + path',
+      '_self: path === null ? unnamed(record) : baseUrl + path',
     ].join(', ')} };`,
   ];
   // oxlint-disable-next-line typescript/no-implied-eval
   const make = new Function(
     'model',
     'text',
-    `return function present(record, embed, baseUrl, requestUrl) {\n${body.filter(Boolean).join('\n')}\n};`,
+    `return function present(record, embed, baseUrl, unnamed) {\n${body.filter(Boolean).join('\n')}\n};`,
   ) as (model: Model, convert: typeof text) => Presenter;
   return make(model, text);
 }

@@ -27,12 +27,14 @@ import {
   linkKeys,
   namedBySelf,
   requestOrigin,
+  requestTarget,
   requestUrl,
   serialize,
   withLinkKeys,
   type Serializer,
 } from './serialize.js';
 import { newEvent } from '../outbox/event.js';
+import { text } from '../text.js';
 import type { EventAction } from '../outbox/types.js';
 
 export type Rec = Record<string, unknown>;
@@ -49,7 +51,11 @@ export interface RouteSpec {
   readonly kind: 'collection' | 'item' | 'singular' | 'attribute';
   /** The model whose objects the route serves (the parent's model, for an attribute route). */
   readonly model: AnyModel;
-  /** The path parameter with the item's key (item routes). */
+  /**
+   * The path parameter with the item's key (item routes). On a collection route, that of the item
+   * route right below it, where its objects name no URL of their own (`Model.selfPath` null: served
+   * only below a grandparent): their `_self` is then made from the collection's URL.
+   */
   readonly itemParam?: string;
   /** Nested routes: the parent item, and its relationship (or dict/list field) this route follows. */
   readonly parent?: ParentSpec;
@@ -608,10 +614,26 @@ export class RouteContext {
     return serialize({
       baseUrl: `${requestOrigin(request)}${this.services.basePath}`,
       requestUrl: requestUrl(request),
+      ownUrl: (record) => this.#ownUrl(request, record),
       fields,
       visible: (model, record) => this.policy.visibleFields(request, model, record),
       models: this.services.db.models,
     });
+  }
+
+  /**
+   * The URL of an object of this route that names none itself (served only below a grandparent): an
+   * item's or a singular's, the one requested; one in a collection, its item's below it.
+   */
+  #ownUrl(request: FastifyRequest, record: Rec): string {
+    const target = requestTarget(request);
+    const query = target.indexOf('?');
+    const path = `${requestOrigin(request)}${query === -1 ? target : target.slice(0, query)}`;
+    if (this.route.kind === 'item' || this.route.kind === 'singular') return path;
+    const pk = record[this.model.primaryKey];
+    if (this.route.kind !== 'collection' || !this.route.itemParam || pk === null || pk === undefined)
+      return requestUrl(request);
+    return `${path.replace(/\/$/, '')}/${encodeURIComponent(text(pk))}`;
   }
 
   /** The response of a create: the object, with `Location` naming its URL and its ETag. */

@@ -9,15 +9,20 @@ import type { FastifyRequest } from 'fastify';
 import type { Model, ModelRegistry } from '../model.js';
 import type { Include } from '../repository.js';
 import { text } from '../text.js';
-import { presenterOf } from './present.js';
+import { presenterOf, type Unnamed } from './present.js';
 
 type Rec = Record<string, unknown>;
 
 export interface SerializeOptions {
   /** `http://host/base`: `_self` is this plus the object's path. */
   readonly baseUrl: string;
-  /** Objects without a URL of their own get the request's. */
+  /** Objects without a URL of their own get the request's (but see `ownUrl`). */
   readonly requestUrl: string;
+  /**
+   * The URL of a top-level object whose model names none (`Model.selfPath` null: served only below
+   * a grandparent, whose key the object does not hold), as the request's path names it.
+   */
+  readonly ownUrl?: Unnamed;
   /** `_fields`: the fields to show (top-level objects only). */
   readonly fields?: readonly string[] | undefined;
   readonly visible: (model: Model, record: Rec) => ReadonlySet<string> | null;
@@ -31,10 +36,13 @@ export interface Serializer {
 }
 
 export function serialize(options: SerializeOptions): Serializer {
+  const atRequest: Unnamed = () => options.requestUrl;
+  const ownUrl = options.ownUrl ?? atRequest;
   const object = (model: Model, record: Rec, top: boolean): Rec => {
     const visible = options.visible(model, record);
+    const unnamed = top ? ownUrl : atRequest;
     if (options.compiled !== false && !(top && options.fields)) {
-      const presented = presenterOf(model, visible)?.(record, embed, options.baseUrl, options.requestUrl);
+      const presented = presenterOf(model, visible)?.(record, embed, options.baseUrl, unnamed);
       if (presented) return presented;
     }
     const only = top && options.fields ? new Set(options.fields) : null;
@@ -50,7 +58,7 @@ export function serialize(options: SerializeOptions): Serializer {
     out['_type'] = model.name;
     out['_pk'] = pk === null || pk === undefined ? null : text(pk);
     const path = model.selfPath(record);
-    out['_self'] = path === null ? options.requestUrl : `${options.baseUrl}${path}`;
+    out['_self'] = path === null ? unnamed(record) : `${options.baseUrl}${path}`;
     return out;
   };
   const embed = (target: string, value: unknown): unknown => {
