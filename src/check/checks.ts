@@ -7,6 +7,7 @@ import type { IrSources } from '../ir/sources.js';
 import type { AclEntry, Field, Model, Permission, Principal, ServiceIR, UserFunction } from '../ir/types.js';
 import type { Span } from '../diagnostics/source.js';
 import { kebab } from '../ir/naming.js';
+import { closest } from '../util/suggest.js';
 import { defaultGroups, groupsField } from '../ir/users.js';
 import { undoneItemRules } from './item-rules.js';
 import { skippedItemHandlers } from './bulk-handlers.js';
@@ -160,7 +161,9 @@ function callersNamed(principal: Principal): string {
  * the API names elsewhere (`allow partner create` beside `g:partner`, or a group of the user
  * model's `groups`), or with a prefix (`group:partner`), it is a group with its `g:` forgotten:
  * it grants one user of that name instead (whom only an admin can create: the service refuses to
- * register the names an ACL grants to). `admin` and near-keywords are SVC2032's where they are read.
+ * register the names an ACL grants to). So is one a slip from such a group (`allow organisers create`
+ * beside the group `organiser`): its organisers got nothing, silently. `admin` and near-keywords are
+ * SVC2032's where they are read.
  */
 function checkUserPrincipals(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   const entries = ir.acls.flatMap((acl) => [...acl.collection, ...acl.item]);
@@ -171,11 +174,13 @@ function checkUserPrincipals(diagnostics: DiagnosticBag, ir: ServiceIR, sources:
   for (const entry of entries) {
     if (entry.principal.kind !== 'user') continue;
     const id = entry.principal.id;
-    const group = id.includes(':') ? id.slice(id.lastIndexOf(':') + 1) : groups.has(id) ? id : undefined;
+    const prefixed = id.includes(':') ? id.slice(id.lastIndexOf(':') + 1) : undefined;
+    const group = prefixed ?? (groups.has(id) ? id : closest(id, groups));
     if (group === undefined || group === '') continue;
+    const exact = group === (prefixed ?? id);
     diagnostics.report('SVC2032', `principal "${id}" means the user whose id is "${id}", not the group ${group}`, {
       span: sources.aclEntries.get(entry),
-      hint: `write g:${group} for everyone in the group; a principal that is not a keyword, g:<group> or {{function}} is a user id`,
+      hint: `${exact ? `write g:${group} for everyone in the group;` : `did you mean g:${group}?`} a principal that is not a keyword, g:<group> or {{function}} is a user id`,
     });
   }
 }

@@ -100,7 +100,7 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
   program
     .command('diff')
     .description(
-      'list what changes for clients between two versions of the API (each an api.raml or an openapi.json); exit 1 if anything breaks them',
+      'list what changes for clients between two versions of the API (each an api.raml or an openapi.json); exit 1 if anything breaks them, once released (an older version 0 or 0.x is pre-release: exit 0 unless --strict)',
     )
     .argument('<old>', 'the earlier version: an api.raml or an openapi.json')
     .argument('<new>', 'the later version: an api.raml or an openapi.json')
@@ -109,7 +109,8 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
         .choices(['text', 'json'])
         .default('text'),
     )
-    .action(async (before: string, after: string, opts: { format: OutputFormat }) => {
+    .option('--strict', 'exit 1 on a breaking change before release too (version 0 or 0.x)')
+    .action(async (before: string, after: string, opts: { format: OutputFormat; strict?: boolean }) => {
       const { runDiff } = await import('./commands/diff.js');
       setExit(runDiff(io, before, after, opts));
     });

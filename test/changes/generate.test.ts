@@ -344,6 +344,9 @@ describe('an API before its first release (version 0)', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('breaking   PATCH /items/{id}: method removed');
     expect(run.stderr).toContain('1 breaking, 0 compatible (version v0 of the contract is a pre-release');
+    // A CI gate from the first day (a new user's passed on 10 breaking changes of a v0 API, unsaid by --help).
+    const strict = await runCli(['diff', '--strict', 'old/api.raml', 'new/api.raml'], dir);
+    expect([strict.code, strict.stderr]).toEqual([1, 'svcgen diff: 1 breaking, 0 compatible\n']);
     const released = await runCli(['diff', 'new/api.raml', 'old/api.raml'], dir);
     expect(released.code).toBe(0);
     release(old);

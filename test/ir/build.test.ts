@@ -1194,6 +1194,9 @@ ${post('/items', 'item.json', '  securedBy: [owner_acl]\n')}`),
     ['allow group:partner view', 'SVC2032w', 'not the group partner'],
     ['allow g:partner view\n          allow partner create', 'SVC2032w', 'not the group partner'],
     ['allow user view', 'SVC2032w', 'not the group user'],
+    // One slip from a group: a new user's `allow organisers create` beside g:organiser, silently no one's.
+    ['allow g:organiser view\n          allow organisers create', 'SVC2032w', 'not the group organiser'],
+    ['allow g:editor view\n          allow edtor create', 'SVC2032w', 'not the group editor'],
   ])('says what is wrong with the principal of "%s"', (line, code, message) => {
     const dir = writeTree({ 'api.raml': api(`          ${line}`), 'item.json': item });
     const found = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.filter((d) =>

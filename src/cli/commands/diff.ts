@@ -2,8 +2,8 @@
  * `svcgen diff <old> <new>`: what changes for clients between two versions of the API, each an
  * api.raml (read and planned in memory: nothing is written) or an openapi.json. Prints the
  * classified list (text, or a stable JSON array with --format json); exits 1 when anything
- * breaks clients of a released API (the older side's version is 1 or more: pre-release.ts), 0
- * otherwise, 2 when a side cannot be read.
+ * breaks clients of a released API (the older side's version is 1 or more: pre-release.ts), or
+ * of any with --strict (a CI gate from the first day), 0 otherwise, 2 when a side cannot be read.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -27,7 +27,12 @@ interface Side {
   readonly ir?: ServiceIR;
 }
 
-export function runDiff(io: Io, before: string, after: string, flags: { readonly format: OutputFormat }): number {
+export function runDiff(
+  io: Io,
+  before: string,
+  after: string,
+  flags: { readonly format: OutputFormat; readonly strict?: boolean | undefined },
+): number {
   const old = readSide(io, before);
   const next = readSide(io, after);
   if (!old || !next) return ExitCode.usage;
@@ -35,7 +40,7 @@ export function runDiff(io: Io, before: string, after: string, flags: { readonly
   if (flags.format === 'json') io.stdout(`${JSON.stringify(changes.map(asJson), null, 2)}\n`);
   else for (const c of changes) io.stdout(`${c.breaking ? 'breaking  ' : 'compatible'} ${describeChange(c)}\n`);
   const breaking = changes.filter((c) => c.breaking).length;
-  const preRelease = breaking ? preReleaseVersion(old.document) : undefined;
+  const preRelease = breaking && !flags.strict ? preReleaseVersion(old.document) : undefined;
   io.stderr(
     changes.length === 0
       ? 'svcgen diff: no changes for clients\n'
