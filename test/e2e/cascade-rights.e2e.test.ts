@@ -197,6 +197,8 @@ describe.each(ENGINES)('what a delete takes along, on %s', (engine) => {
       403,
       [{ field: 'prizes', message: `unlinks Prize ${prize}, which you may not change` }],
     ]);
+    // Unlinked, not taken: the message once said the delete "would take it with it".
+    expect(refused.body['message']).toContain(`you may not change Prize ${prize}, which this delete would unlink`);
     expect((await call('root', 'GET', `/prizes/${prize}`)).body['submission']).toBe(key);
     // An admin's delete unlinks it, and the prize stays.
     expect((await call('root', 'DELETE', `/submissions/${key}`)).status).toBe(200);

@@ -27,13 +27,13 @@ export function loginForm(text: string): string {
 }
 
 /** Scripts with letters that look alike (Latin `a`, Cyrillic `а`, Greek `ο`): a name takes one of them. */
-const LOOKALIKE_SCRIPTS = [
-  /\p{Script=Latin}/u,
-  /\p{Script=Cyrillic}/u,
-  /\p{Script=Greek}/u,
-  /\p{Script=Armenian}/u,
-  /\p{Script=Coptic}/u,
-  /\p{Script=Cherokee}/u,
+const LOOKALIKE_SCRIPTS: readonly (readonly [string, RegExp])[] = [
+  ['Latin', /\p{Script=Latin}/gu],
+  ['Cyrillic', /\p{Script=Cyrillic}/gu],
+  ['Greek', /\p{Script=Greek}/gu],
+  ['Armenian', /\p{Script=Armenian}/gu],
+  ['Coptic', /\p{Script=Coptic}/gu],
+  ['Cherokee', /\p{Script=Cherokee}/gu],
 ];
 
 // …and characters that show as nothing though no category says so: the Braille blank (`mona⠀`
@@ -42,9 +42,25 @@ const HIDDEN = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_
 const LONE_MARK = /(^|[^\p{L}\p{N}\p{M}])\p{M}/u;
 const STACKED_MARKS = /\p{M}{4,}/u;
 
-/** Each part of a name (an email's `ολγα@example.gr` is three) takes letters of one of those scripts. */
-function mixesLookalikes(part: string): boolean {
-  return LOOKALIKE_SCRIPTS.filter((script) => script.test(part)).length > 1;
+/**
+ * Each part of a name (an email's `ολγα@example.gr` is three) takes letters of one of those
+ * scripts. Where one mixes them, what to say: the scripts, and the first letter of the script
+ * with the fewest letters in it (`the Cyrillic у in libbу`), likely the slip, which the sender may
+ * not see apart from its twin.
+ */
+function mixedLookalikes(name: string): string | undefined {
+  for (const part of name.split(/[@.]/)) {
+    // `search` and `match` of a /g pattern keep no state between names, as `test` would.
+    const found = LOOKALIKE_SCRIPTS.filter(([, script]) => part.search(script) !== -1);
+    if (found.length < 2) continue;
+    const letters = found.map(([, pattern]) => part.match(pattern) ?? []);
+    const fewest = letters.reduce((min, these, i) => (these.length < letters[min]!.length ? i : min), 0);
+    const script = found[fewest]![0];
+    const letter = letters[fewest]![0];
+    const code = letter.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    return `mixes ${found.map(([n]) => n).join(' and ')} letters, which look alike (the ${script} ${letter}, U+${code}, in ${part})`;
+  }
+  return undefined;
 }
 
 /** Why `name` cannot be a login, or undefined when it can. */
@@ -52,8 +68,8 @@ export function loginProblem(name: string, limits: LengthLimits): string | undef
   if (HIDDEN.test(name)) return 'contains an invisible, control or format character';
   if (LONE_MARK.test(name)) return 'has a combining mark with no letter before it';
   if (STACKED_MARKS.test(name)) return 'stacks more than three combining marks';
-  if (name.split(/[@.]/).some(mixesLookalikes))
-    return 'mixes Latin, Cyrillic, Greek, Armenian, Coptic or Cherokee letters, which look alike (a Cyrillic а in аlice)';
+  const mixed = mixedLookalikes(name);
+  if (mixed) return mixed;
   const length = characters(name);
   if (length === 0) return 'cannot be empty or blank';
   if (limits.minLength !== undefined && length < limits.minLength)

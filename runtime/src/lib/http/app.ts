@@ -168,6 +168,11 @@ function refusal(request: FastifyRequest): HttpError | null {
       { field: 'Host', message: 'invalid' },
     ]);
   }
+  const repeated = repeatedSingleHeader(request.raw.rawHeaders);
+  if (repeated)
+    return badRequest(`the ${repeated} header is sent more than once; send it once`, [
+      { field: repeated, message: 'is sent more than once' },
+    ]);
   // A compressed body would be read as its bytes ("not valid JSON"): the coding is what is not
   // taken (RFC 9110 §15.5.16).
   const coding = request.headers['content-encoding'];
@@ -183,6 +188,32 @@ function refusal(request: FastifyRequest): HttpError | null {
     return notFound(notAResource(requestTarget(request)));
   // U+0000 (which PostgreSQL cannot store) and absurd nesting are a 400 on every engine, not a 500.
   return requestShapeProblem({ query: request.query, path: request.params });
+}
+
+/**
+ * Headers that hold one value, which Node keeps the first of and drops the rest of, unsaid: a proxy
+ * or a log in front that reads the last one sees another request than the service (another Host in
+ * `_self`, another Content-Type, another caller). RFC 9112 §3.2 has a repeated Host a 400.
+ */
+const SINGLE_HEADERS: ReadonlyMap<number, { readonly lower: string; readonly name: string; readonly bit: number }> =
+  new Map(
+    (['Host', 'Content-Type', 'Authorization'] as const).map((name, i) => [
+      name.length,
+      { lower: name.toLowerCase(), name, bit: 1 << i },
+    ]),
+  );
+
+function repeatedSingleHeader(raw: readonly string[]): string | undefined {
+  let seen = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    // By length first: most names are none of them, and are not lower-cased to be told so.
+    const single = SINGLE_HEADERS.get(name.length);
+    if (!single || name.toLowerCase() !== single.lower) continue;
+    if (seen & single.bit) return single.name;
+    seen |= single.bit;
+  }
+  return undefined;
 }
 
 /** Whether a request comes with a body (of any length but none). */

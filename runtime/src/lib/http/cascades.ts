@@ -68,8 +68,14 @@ export function cascadeJudge(policy: Policy, request: FastifyRequest): CascadeJu
     mayUnlink: (model, object) => mayChangeByLink(policy, request, model, object),
     mayView: (model, object) => may('view', modelRoute(model), object),
     refusal(refused) {
-      const acts = refused.map((r) => `${r.deleted ? 'delete' : 'change'} ${describe(r)}`);
-      const error = policy.refusal(request, `${acts.join(', nor ')}, which this delete would take with it`);
+      // An object unlinked (a link nullified) is changed, not taken: said as such (a probe was told
+      // of a card it would keep that the delete "would take with it").
+      const acts = refused.map((r) =>
+        r.deleted
+          ? `delete ${describe(r)}, which this delete would take with it`
+          : `change ${describe(r)}, which this delete would unlink`,
+      );
+      const error = policy.refusal(request, acts.join(', nor '));
       return new HttpError(
         error.statusCode,
         error.message,
