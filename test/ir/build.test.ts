@@ -1514,6 +1514,24 @@ describe('privacy lists and rules written nearly right', () => {
       'did you mean "max_length"? It belongs to string, text, unicode, unicode_text fields, and is ignored here too',
     ]);
   });
+
+  it("names the parameter another framework's name stands for (decimal_places for scale), an error as a slip is", () => {
+    const problems = (settings: object) => {
+      const dir = writeTree({
+        'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+        'item.json': schema({ id, price: { _db_settings: { type: 'decimal', ...settings } } }),
+      });
+      return analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.map((d) => [d.code, d.severity, d.hint]);
+    };
+    // A new user's price kept the default scale under a warning that said only "it is ignored".
+    expect(problems({ decimal_places: 2 })).toEqual([['SVC2097', 'error', 'did you mean "scale"?']]);
+    expect(problems({ max_digits: 8, min: 0 })).toEqual([
+      ['SVC2097', 'error', 'did you mean "precision"?'],
+      ['SVC2097', 'error', 'did you mean "min_value"?'],
+    ]);
+    // One this type has no parameter for is still only ignored.
+    expect(problems({ values: [1] })).toEqual([['SVC2012', 'warning', 'it is ignored']]);
+  });
 });
 
 describe('_event_previous', () => {

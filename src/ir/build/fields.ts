@@ -821,7 +821,7 @@ class SettingsReader {
       }
       const elsewhere = Object.entries(SETTINGS_BY_TYPE).find(([, keys]) => keys.includes(key))?.[0];
       // One slip from a parameter of the field (`min_vlaue`): what it meant (a bound, `required`) would not apply.
-      const meant = elsewhere || PROPERTY_KEYS.has(key) ? undefined : closest(key, known);
+      const meant = elsewhere || PROPERTY_KEYS.has(key) ? undefined : (synonymIn(key, known) ?? closest(key, known));
       if (meant) {
         this.ctx.diagnostics.report(
           'SVC2097',
@@ -845,6 +845,36 @@ class SettingsReader {
       });
     }
   }
+}
+
+/**
+ * Other frameworks' names for a parameter (Django's `decimal_places` for `scale`): no slip of it, so
+ * `closest` does not find it, and a price kept its default scale under a warning that said only
+ * "ignored" (a new user's).
+ */
+const SYNONYMS: Readonly<Record<string, string>> = {
+  decimal_places: 'scale',
+  max_digits: 'precision',
+  digits: 'precision',
+  min: 'min_value',
+  max: 'max_value',
+  minimum: 'min_value',
+  maximum: 'max_value',
+  minLength: 'min_length',
+  maxLength: 'max_length',
+  pk: 'primary_key',
+  primary: 'primary_key',
+  indexed: 'index',
+  default_value: 'default',
+  values: 'choices',
+  options: 'choices',
+  on_delete: 'ref_ondelete',
+};
+
+/** The parameter of this field's (`known`) that `key` is another framework's name for. */
+function synonymIn(key: string, known: ReadonlySet<string>): string | undefined {
+  const meant = Object.hasOwn(SYNONYMS, key) ? SYNONYMS[key] : undefined;
+  return meant !== undefined && known.has(meant) ? meant : undefined;
 }
 
 /** A key one slip from a parameter of another type (`max_lenght` on a decimal): what it meant, and whose it is. */
