@@ -236,6 +236,17 @@ describe.each(ENGINES)('full-text search on %s', (engine) => {
     const none = await get('anonymous', q('+++ *'));
     expect(none.status).toBe(200);
     expect(none.body.total).toBe(0);
+    // Blanks alone are no words either (they were no search: a bulk DELETE with q=+++ deleted every object).
+    for (const blanks of ['   ', '\t', '\u3000'])
+      expect((await get('anonymous', q(blanks))).body.total, JSON.stringify(blanks)).toBe(0);
+    for (const method of ['PATCH', 'DELETE']) {
+      const blank = await as('admin', method, `/books?${q('  ')}`, method === 'PATCH' ? { note: 'n' } : undefined);
+      expect([blank.status, blank.body.message], method).toEqual([200, expect.stringMatching(/\b0\b/)]);
+      // An empty q, which a list reads as no search, would change every object: refused.
+      const empty = await as('admin', method, '/books?q=', method === 'PATCH' ? { note: 'n' } : undefined);
+      expect([empty.status, empty.body.errors], method).toEqual([400, [{ field: 'q', message: 'is empty' }]]);
+    }
+    expect((await get('admin', '_limit=100')).body.total).toBe(Object.keys(BOOKS).length);
   });
 
   it('orders by relevance without _sort: a match in the title before one in the body only', async () => {

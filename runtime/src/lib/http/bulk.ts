@@ -144,6 +144,12 @@ export async function bulkWhere(ctx: RouteContext, request: FastifyRequest): Pro
     throw badRequest('_search_fields restricts a search: a bulk change with it takes q', [
       { field: '_search_fields', message: 'restricts a search: it takes q' },
     ]);
+  // A list reads an empty `q` as no search (a search box sends it before anything is typed); a
+  // change of every object is not what a search with nothing typed in it meant.
+  if (query['q'] === '')
+    throw badRequest('q is empty: a bulk change searches for words, or takes no q', [
+      { field: 'q', message: 'is empty' },
+    ]);
   const parsed = parseListQuery(ctx.model, query, {
     defaultLimit: 0,
     maxLimit: 0,

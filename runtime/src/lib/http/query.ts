@@ -219,7 +219,9 @@ function searchFilter(
 ): SearchFilter | undefined {
   const readable = model.searchFields.filter((name) => model.field(name) !== undefined);
   const fields = fieldsText === undefined ? readable : searchFieldList(model, readable, fieldsText, errors);
-  if (q === undefined || q.trim() === '') return undefined;
+  // Only an empty `q` is no search: one of blanks (`q=+++`, a tab, U+3000) is one with no words,
+  // which finds nothing (it was no search, and a bulk DELETE with it deleted every object).
+  if (q === undefined || q === '') return undefined;
   if (q.length > MAX_QUERY_LENGTH) {
     errors.push({ field: 'q', message: `is longer than ${MAX_QUERY_LENGTH} characters` });
     return undefined;
