@@ -109,13 +109,7 @@ export async function startAuth(
   await ensureSystemUser(ctx, hashSecrets, limits);
   const namedSelf = await usersNamedSelf(ctx);
   const policy = aclPolicy(ctx);
-  const prepareWrite: PrepareWrite = async (model, data, client) => {
-    if (model.name !== spec.userModel.name) return hashSecrets(model, data, client);
-    const key = data[model.primaryKey];
-    if (typeof key === 'string' && loginForm(key) === SELF)
-      throw badRequest(`${model.primaryKey} ${SELF_REFUSED}`, [{ field: model.primaryKey, message: SELF_REFUSED }]);
-    return hashSecrets(model, withLoginForms(data, limits), client);
-  };
+  const prepareWrite = userWrites(spec, options.hasher);
   const reserved = reservedNames(spec.acls);
   const loginNames: LoginNames = {
     model: spec.userModel.name,
@@ -183,6 +177,24 @@ function loginLimits(registerBody: object): Record<string, LengthLimits> {
 }
 
 /** Hashes the secret fields (passwords) of data about to be written; with auth on or off. */
+/**
+ * How a write is made ready to store, whether or not auth is on: secrets hashed, and a user's
+ * username and email in their login forms (lower case, NFKC), a key `self` refused. With auth off
+ * they were stored as sent: `ALICE` beside `alice`, and with auth on later `ALICE` could never log
+ * in (a login names `alice`), nor a user by an email another's is in another case (a probe's).
+ */
+export function userWrites(spec: AuthSpec, hasher: PasswordHasher): PrepareWrite {
+  const hashSecrets = secretHasher(hasher);
+  const limits = loginLimits(spec.registerBody);
+  return async (model, data, client) => {
+    if (model.name !== spec.userModel.name) return hashSecrets(model, data, client);
+    const key = data[model.primaryKey];
+    if (typeof key === 'string' && loginForm(key) === SELF)
+      throw badRequest(`${model.primaryKey} ${SELF_REFUSED}`, [{ field: model.primaryKey, message: SELF_REFUSED }]);
+    return hashSecrets(model, withLoginForms(data, limits), client);
+  };
+}
+
 export function secretHasher(hasher: PasswordHasher): PrepareWrite {
   return async (model, data, client) => {
     const secrets = model.fields.filter((f) => f.secret && typeof data[f.name] === 'string');

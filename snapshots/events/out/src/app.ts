@@ -4,7 +4,7 @@ import { AUTH } from './auth.js';
 import { extend } from './custom/extend.js';
 import type { Database } from './db/index.js';
 import type { Config } from './lib/config.js';
-import { authOffWarnings, secretHasher, startAuth, type AuthSpec } from './lib/auth/index.js';
+import { authOffWarnings, startAuth, userWrites, type AuthSpec } from './lib/auth/index.js';
 import { PasswordHasher } from './lib/auth/passwords.js';
 import type { ServiceEvents } from './lib/events.js';
 import { createApp } from './lib/http/app.js';
@@ -75,7 +75,7 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
   await app.register(services, {
     db,
     policy: auth?.policy ?? openPolicy(config.maxLimit),
-    prepareWrite: auth?.prepareWrite ?? secretHasher(hasher),
+    prepareWrite: auth?.prepareWrite ?? userWrites(options.auth ?? AUTH, hasher),
     ...(auth ? { loginNames: auth.loginNames } : {}),
     events,
     basePath: BASE_PATH,
