@@ -125,6 +125,26 @@ describe("a dict field's shape", () => {
     expect((await api('GET', `/episodes/${String(id)}`)).body['chapters']).toEqual({ markers });
   });
 
+  // Parsed, they were stored changed with a 200 (a probe's dict: 1e400 as null, 1e-400 as 0).
+  it.each([
+    ['1e400', 'is too large for a JSON number'],
+    ['1e-400', 'is too small for a JSON number (it reads as 0)'],
+    ['9223372036854775807', 'is a whole number past 2^53, which a JSON number does not keep exactly'],
+  ])('refuses the number %s, which JSON does not keep, naming where it is', async (number, problem) => {
+    const id = (await api('POST', '/episodes', { title: 'Kept', chapters: { markers } })).body['id'];
+    const raw = `{"chapters":{"markers":[{"start":1,"title":"A"},{"start":${number},"title":"B"}]}}`;
+    const patched = await api('PATCH', `/episodes/${String(id)}`, undefined, {
+      raw,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect([patched.status, patched.body['errors']?.[0]?.field], patched.text).toEqual([
+      400,
+      'chapters.markers.1.start',
+    ]);
+    expect(patched.body['errors'][0].message).toContain(`${number} ${problem}`);
+    expect((await api('GET', `/episodes/${String(id)}`)).body['chapters']).toEqual({ markers });
+  });
+
   it('is stated in the OpenAPI document, with its description', () => {
     const document = JSON.parse(readFileSync(join(dir, 'openapi.json'), 'utf8')) as {
       components: { schemas: Record<string, { properties: Record<string, Record<string, unknown>> }> };

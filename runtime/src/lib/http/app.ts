@@ -16,6 +16,7 @@ import Fastify, {
 import { badRequest, HttpError, notFound, statusBody } from '../errors.js';
 import type { HttpTimeouts, TrustProxy } from '../config.js';
 import { isHost, requestTarget, requestUrl } from './serialize.js';
+import { lossyNumber } from './json-numbers.js';
 import { handlerDeadline } from './deadline.js';
 import { notAResource } from './error-handler.js';
 import { boundedRegExp, isBase64, JSON_SUFFIX_MEDIA_TYPE, withoutScriptLinks } from './patterns.js';
@@ -295,11 +296,19 @@ function parseJson(
     );
   else {
     const twice = duplicateKey(text, value)?.slice(0, 100);
+    const lossy = twice === undefined ? lossyNumber(text, value) : undefined;
     if (twice !== undefined)
       done(
         badRequest(`the request body names the key "${twice}" twice in one object; send it once`, [
           { field: twice, message: 'is given twice' },
         ]),
+      );
+    else if (lossy)
+      done(
+        badRequest(
+          `the request body's number ${lossy.sent} ${lossy.problem}; send it as text, or within range`,
+          lossy.path.length ? [{ field: lossy.path.join('.'), message: `${lossy.sent} ${lossy.problem}` }] : undefined,
+        ),
       );
     else done(requestShapeProblem({ body: value }), value);
   }
