@@ -737,6 +737,12 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
     it("answers what the router refuses in the service's error shape", async () => {
       const badEncoding = await as(null, 'GET', '/stories/%E0%A4%A');
       expect([badEncoding.status, badEncoding.body?.status_code]).toEqual([400, 400]);
+      // So is one in the query, which was read as written (a probe's `?name=%FF` matched "%FF").
+      for (const query of ['name=%FF', 'name=%G1', 'q=%E0%A4%A', 'name=a%'])
+        expect((await as(null, 'GET', `/stories?${query}`)).body?.errors, query).toEqual([
+          { field: 'query', message: 'has a bad percent-encoding' },
+        ]);
+      expect((await as(null, 'GET', '/stories?name=%25FF%20%C3%A9')).status).toBe(200);
       const long = await as(null, 'GET', `/stories/${'7'.repeat(120)}`);
       expect([long.status, long.body?.status_code]).toEqual([414, 414]);
     });

@@ -96,3 +96,22 @@ describe('a filter value that does not parse for its field', () => {
     expect(messageOf(query)).toBe(message);
   });
 });
+
+describe('reserved parameters a probe found read loosely', () => {
+  it('refuses _count given twice, and _fields naming an empty field, as _sort did', () => {
+    const refused = (query: Record<string, string | string[]>) => {
+      try {
+        parseListQuery(item, query, { defaultLimit: 20, maxLimit: 100 });
+      } catch (error) {
+        return (error as { errors?: unknown }).errors;
+      }
+      return 'accepted';
+    };
+    // `_count=true&_count=false` counted: the last one won.
+    expect(refused({ _count: ['true', 'false'] })).toEqual([{ field: '_count', message: 'is given more than once' }]);
+    // `_fields=,` showed every field, and said `"fields": ","`.
+    for (const fields of [',', ' , '])
+      expect(refused({ _fields: fields }), fields).toEqual([{ field: '_fields', message: 'names no field' }]);
+    expect(refused({ _fields: 'price', _count: '' })).toBe('accepted');
+  });
+});

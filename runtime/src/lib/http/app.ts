@@ -169,6 +169,12 @@ function refusal(request: FastifyRequest): HttpError | null {
       { field: 'Host', message: 'invalid' },
     ]);
   }
+  // The router refuses a bad percent-encoding in the path (frameworkErrors); the query's parser
+  // kept it as it was written, and `?name=%FF` matched a name of the three characters `%FF`.
+  if (!percentDecodable(request.url))
+    return badRequest('the query string is not valid (a bad percent-encoding)', [
+      { field: 'query', message: 'has a bad percent-encoding' },
+    ]);
   const repeated = repeatedSingleHeader(request.raw.rawHeaders);
   if (repeated)
     return badRequest(`the ${repeated} header is sent more than once; send it once`, [
@@ -215,6 +221,18 @@ function repeatedSingleHeader(raw: readonly string[]): string | undefined {
     seen |= single.bit;
   }
   return undefined;
+}
+
+/** Whether every `%` of `url`'s query starts an escape of UTF-8 (`%FF` alone is none, nor `%G1`). */
+function percentDecodable(url: string): boolean {
+  const query = url.indexOf('?');
+  if (query === -1 || !url.includes('%', query)) return true;
+  try {
+    decodeURIComponent(url.slice(query + 1));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether a request comes with a body (of any length but none). */

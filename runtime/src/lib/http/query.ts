@@ -116,11 +116,14 @@ export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: Query
 /** `_count` (bare, `true` or `1`, as Ramses clients send it) asks for the count; `false` and `0` do not; nothing else is a yes or a no. */
 function counts(value: unknown, errors: FieldError[]): boolean {
   if (value === undefined) return false;
-  const last = String(Array.isArray(value) ? value[value.length - 1] : value)
-    .trim()
-    .toLowerCase();
-  if (last === '' || last === 'true' || last === '1') return true;
-  if (last !== 'false' && last !== '0')
+  // As every other parameter of one value: `_count=true&_count=false` is no answer to which.
+  if (Array.isArray(value)) {
+    errors.push({ field: '_count', message: 'is given more than once' });
+    return false;
+  }
+  const given = (typeof value === 'string' ? value : '?').trim().toLowerCase();
+  if (given === '' || given === 'true' || given === '1') return true;
+  if (given !== 'false' && given !== '0')
     errors.push({ field: '_count', message: 'must be given bare, or be true, false, 1 or 0' });
   return false;
 }
@@ -276,6 +279,8 @@ function projection(model: Model, text: string, param: string, errors: FieldErro
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+  // `_fields=,` named nothing, and was answered with every field and `"fields": ","`.
+  if (names.length === 0) errors.push({ field: param, message: 'names no field' });
   const excluded = names.every((n) => n.startsWith('-'));
   if (!excluded && names.some((n) => n.startsWith('-'))) {
     errors.push({ field: param, message: 'lists fields to return or fields to leave out (-name), not both' });
