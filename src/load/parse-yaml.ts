@@ -91,6 +91,17 @@ export function readWithYamlPackage(source: SourceFile, diagnostics: DiagnosticB
   return first.contents ? new YamlAdapter(source, diagnostics, first).node(first.contents, 0) : null;
 }
 
+/**
+ * Where the line a "must start at the same column" error is about begins: the yaml package puts it
+ * at the end of the line before, or at the line's column 1, not at its first character (a new user's
+ * caret sat under the indentation of the line it meant). The first non-blank character from
+ * `offset` on, past the rest of its line where that is blank.
+ */
+function lineStartAfter(text: string, offset: number): number | undefined {
+  const found = /\S/.exec(text.slice(offset));
+  return found ? offset + found.index : undefined;
+}
+
 /** Reports parse errors and warnings; returns false when the document cannot be used. */
 function reportYamlProblems(doc: Document.Parsed, source: SourceFile, diagnostics: DiagnosticBag): boolean {
   for (const error of rootCauses(doc.errors)) {
@@ -110,8 +121,9 @@ function reportYamlProblems(doc: Document.Parsed, source: SourceFile, diagnostic
           first === undefined ? undefined : { span: span(source, first[0], first[1]), message: 'first written here' },
       });
     } else {
+      const misplaced = /same column/i.test(message) ? lineStartAfter(source.text, start) : undefined;
       diagnostics.report('SVC1004', message, {
-        span: span(source, start, end),
+        span: misplaced === undefined ? span(source, start, end) : span(source, misplaced, misplaced + 1),
         ...(error.code === 'TAB_AS_INDENT'
           ? { hint: 'indent with spaces: YAML reads a tab as no indentation, so what follows may not parse either' }
           : error.code === 'BAD_INDENT' || /same column|implicit map key/i.test(message)

@@ -45,6 +45,16 @@ describe('a newcomer is told what to write', () => {
     expect(found.find(([code]) => code === 'SVC2006')?.[2]).toBe('write it as a list: "before_create": ["set_owner"]');
   });
 
+  it('a method, or a resource, a level too far right', () => {
+    // A new user's `post:` under `get:` was told only what a method allows.
+    const method = said(`title: T\n/items:\n  get:\n    post:\n      body:\n        application/json:\n`);
+    expect(method.find(([code]) => code === 'SVC1102')?.[2]).toBe(
+      'indented too far? "post" is a method of a resource: write it at the column of the resource\'s other methods',
+    );
+    const resource = said(`title: T\n/items:\n  get:\n    /{id}:\n      get:\n`);
+    expect(resource.find(([code]) => code === 'SVC1102')?.[2]).toMatch(/^indented too far\? "\/\{id\}" is a resource/);
+  });
+
   it('a body, or a schema, a level too far left', () => {
     const atResource = said(
       `title: T\n/items:\n  post:\n  body:\n    application/json:\n      schema: !include item.json\n`,

@@ -232,6 +232,14 @@ describe('includes', () => {
     ]);
   });
 
+  it("puts the caret of a key out of its level's column on the key, not on the line before or at column 1", () => {
+    // A new user's under-indented `/{id}:` was pointed at the end of the line before.
+    const { diagnostics } = load({
+      'api.raml': raml('title: T\n/items:\n    get:\n    post:\n  /{id}:\n      get:\n'),
+    });
+    expect(diagnostics).toEqual([expect.stringMatching(/^SVC1004 .*api\.raml:6:3/)]);
+  });
+
   it('reports the first error only once for a file included many times', () => {
     const { diagnostics } = load({
       'api.raml': raml('title: T\na: !include x.yaml\nb: !include x.yaml\n'),

@@ -174,10 +174,27 @@ export function readEntries(
       belongs ? `"${key}" cannot appear in ${where}: ${belongs}` : `unknown property "${key}" in ${where}`,
       {
         span: e.key.span,
-        hint: didYouMean(key, Object.keys(handlers)) ?? `allowed here: ${Object.keys(handlers).join(', ')}`,
+        hint:
+          outOfLevel(key) ??
+          didYouMean(key, Object.keys(handlers)) ??
+          `allowed here: ${Object.keys(handlers).join(', ')}`,
       },
     );
   }
+}
+
+const METHODS: ReadonlySet<string> = new Set(['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'trace']);
+
+/**
+ * A method or a resource where neither can be: most often one indented a level too far (`post:`
+ * under `get:`), which a new user was told only what the method allows.
+ */
+function outOfLevel(key: string): string | undefined {
+  if (METHODS.has(key))
+    return `indented too far? "${key}" is a method of a resource: write it at the column of the resource's other methods`;
+  if (key.startsWith('/'))
+    return `indented too far? "${key}" is a resource: write it at the column of its parent's methods, or of the resources at its level`;
+  return undefined;
 }
 
 const AT_ROOT = 'it is a property of the API root';
