@@ -334,6 +334,27 @@ ${post('/workouts', 'workout.json', '  securedBy: [acl]\n  /{id}:\n    get:\n')}
     expect(hint('teacher')).toMatch(/^declare it to choose its name/);
   });
 
+  it('says a to-one link whose key it adds on the other model is one-to-one, and how many-to-one is declared (SVC2057)', () => {
+    // A new user's order with "uselist": false to its ticket type took the key added on ticket types for its own.
+    const dir = writeTree({
+      'api.raml': raml(`title: T\n${post('/orders', 'order.json')}${post('/ticket_types', 'ticket_type.json')}`),
+      'order.json': schema({
+        id,
+        ticket_type: {
+          _db_settings: { type: 'relationship', document: 'TicketType', backref_name: 'order', uselist: false },
+        },
+      }),
+      'ticket_type.json': schema({ id }),
+    });
+    const said = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.find((d) => d.code === 'SVC2057');
+    expect(said?.message).toMatch(
+      /svcgen adds tickettype\.order_id \(one-to-one: each TicketType is linked to at most one Order\)$/,
+    );
+    expect(said?.hint).toMatch(
+      /^if many orders share one TicketType, that is many-to-one, declared the other way round: a foreign key on Order to TicketType, and on TicketType a to-many relationship/,
+    );
+  });
+
   it('warns of an object principal on a top-level collection (SVC2086), not where the x-ACL guards a nested one too', () => {
     const acl = `securitySchemes:\n  - ticket:\n      type: x-Ticket\n      settings:\n        secret: s\n  - club_acl:\n      type: x-ACL\n      settings:\n        collection: |\n          allow g:admin all\n          allow {{club_admin}} view, create\n        item: |\n          allow g:admin all\n          allow {{club_admin}} all\nsecuredBy: [ticket]\n`;
     const team = schema({

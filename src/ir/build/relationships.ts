@@ -407,13 +407,13 @@ function synthesize(ctx: Context, model: ModelDraft, target: ModelDraft, decl: R
   // expect a list (a trip's travellers) to share its objects with other lists.
   const oneParent = decl.uselist
     ? ` (one-to-many: each ${target.name} is linked to one ${model.name} at a time, and linking it to another ${model.name} moves it)`
-    : '';
+    : ` (one-to-one: each ${target.name} is linked to at most one ${model.name})`;
   ctx.diagnostics.report(
     'SVC2057',
     `no foreign_key field on ${target.name} stores this relationship; svcgen adds ${target.table}.${name}${oneParent}`,
     {
       span: decl.documentSpan,
-      hint: `${manyToManyHint(decl, model, target)}declare it to choose its name and ref_ondelete: "${name}": {"_db_settings": {"type": "foreign_key", "ref_document": "${model.name}", "ref_column": "${model.table}.${model.primaryKey}", "ref_column_type": "${keyType(model)}"}}`,
+      hint: `${manyToManyHint(decl, model, target)}${manyToOneHint(decl, model, target)}declare it to choose its name and ref_ondelete: "${name}": {"_db_settings": {"type": "foreign_key", "ref_document": "${model.name}", "ref_column": "${model.table}.${model.primaryKey}", "ref_column_type": "${keyType(model)}"}}`,
     },
   );
   return { model: target, field };
@@ -428,6 +428,15 @@ function manyToManyHint(decl: RelationshipDecl, model: ModelDraft, target: Model
   const backref = decl.backrefName;
   if (!decl.uselist || !backref || !pluralize.isPlural(backref) || pluralize.isSingular(backref)) return '';
   return `if each ${target.name} has many ${model.plural} too ("${backref}"), that is many-to-many, which svcgen keeps in a model of its own: a ${model.name}${target.name} with a foreign key to each, and a to-many relationship to it from both; otherwise `;
+}
+
+/**
+ * A to-one link (`"uselist": false`) whose key svcgen adds on the other model is one-to-one; a new
+ * user who meant many orders to one ticket type took the key it named on ticket types for theirs.
+ */
+function manyToOneHint(decl: RelationshipDecl, model: ModelDraft, target: ModelDraft): string {
+  if (decl.uselist) return '';
+  return `if many ${model.plural} share one ${target.name}, that is many-to-one, declared the other way round: a foreign key on ${model.name} to ${target.name}, and on ${target.name} a to-many relationship ("document": "${model.name}", "backref_name" the link's name on ${model.name}); otherwise `;
 }
 
 function keyType(model: ModelDraft): ScalarFieldType {
