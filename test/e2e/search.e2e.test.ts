@@ -58,7 +58,8 @@ type Who = keyof typeof READABLE;
 
 /** The oracle: every word of `q` is a word of one of the fields the caller may search (an empty `q` is no search). */
 function matches(book: Rec, q: string, fields: readonly string[]): boolean {
-  if (q.trim() === '') return true;
+  // Only an empty q is no search: one of blanks alone has no words, and finds nothing.
+  if (q === '') return true;
   const have = new Set(fields.flatMap((f) => (typeof book[f] === 'string' ? words(book[f]) : [])));
   const wanted = words(q);
   return wanted.length > 0 && wanted.every((w) => have.has(w));
