@@ -5,7 +5,7 @@
  * on, `ALICE` could never log in (a login names `alice`), nor bob by his email. SQLite.
  */
 import { describe, expect, it } from 'vitest';
-import { securedRaml, userSchema } from '../support/files.js';
+import { securedRaml, userSchema, usersRaml } from '../support/files.js';
 import { rootAuthEnv } from '../support/library.js';
 import { testDatabase } from '../support/databases.js';
 import { apiClient } from '../support/http.js';
@@ -17,16 +17,7 @@ const FILES = {
     'Users',
     { users_acl: { collection: 'allow g:admin all', item: 'allow g:admin all' } },
     `
-/users:
-  securedBy: [users_acl]
-  get:
-  post:
-    body:
-      application/json:
-        schema: !include user.json
-  /{username}:
-    get:
-`,
+${usersRaml()}`,
   ),
   'user.json': userSchema(),
 };

@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { securedRaml, userSchema } from '../support/files.js';
+import { securedRaml, userSchema, usersRaml } from '../support/files.js';
 import type { Api } from '../support/http.js';
 import { rootAuthEnv } from '../support/library.js';
 import { servedApi } from '../support/served.js';
@@ -25,16 +25,7 @@ const API = securedRaml(
     },
   },
   `
-/users:
-  securedBy: [users_acl]
-  get:
-  post:
-    body:
-      application/json:
-        schema: !include user.json
-  /{username}:
-    get:
-/drafts:
+${usersRaml()}/drafts:
   securedBy: [drafts_acl]
   get:
   post:

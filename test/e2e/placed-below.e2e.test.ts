@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, testDatabase, type Engine, type TestDatabase } from '../support/databases.js';
-import { raml } from '../support/files.js';
+import { raml, usersRaml } from '../support/files.js';
 import { apiClient, type Api, type Reply } from '../support/http.js';
 import { projectOf, tool } from '../support/project.js';
 import { startService, type RunningService } from '../support/server.js';
@@ -110,16 +110,7 @@ securedBy: [ticket]
         schema: !include note.json
   /{id}:
     get:
-/users:
-  securedBy: [users_acl]
-  get:
-  post:
-    body:
-      application/json:
-        schema: !include user.json
-  /{username}:
-    get:
-`);
+${usersRaml()}`);
 
 const schemas = {
   'space.json': {

@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { testDatabase } from '../support/databases.js';
-import { securedRaml } from '../support/files.js';
+import { securedRaml, usersRaml } from '../support/files.js';
 import { apiClient, type Api } from '../support/http.js';
 import { projectOf, tool } from '../support/project.js';
 import { rootAuthEnv } from '../support/library.js';
@@ -19,18 +19,7 @@ const API = securedRaml(
     users_acl: { collection: 'allow g:admin all\nallow g:hr view', item: 'allow g:admin all\nallow g:hr view, update' },
   },
   `
-/users:
-  securedBy: [users_acl]
-  get:
-  post:
-    body:
-      application/json:
-        schema: !include user.json
-  /{username}:
-    get:
-    put:
-    patch:
-`,
+${usersRaml(['get', 'put', 'patch'])}`,
 );
 
 const user = (title: object) =>

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
-import { securedRaml, userSchema } from '../support/files.js';
+import { securedRaml, userSchema, usersRaml } from '../support/files.js';
 import { apiClient, type Api } from '../support/http.js';
 import { rootAuthEnv } from '../support/library.js';
 import { projectOf, tool } from '../support/project.js';
@@ -32,17 +32,7 @@ const API = securedRaml(
         schema: !include household.json
   /{id}:
     get:
-/users:
-  securedBy: [users_acl]
-  get:
-  post:
-    body:
-      application/json:
-        schema: !include user.json
-  /{username}:
-    get:
-    patch:
-`,
+${usersRaml(['get', 'patch'])}`,
 );
 
 const HOUSEHOLD = JSON.stringify({

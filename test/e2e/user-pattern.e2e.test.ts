@@ -11,7 +11,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { raml } from '../support/files.js';
+import { raml, usersRaml } from '../support/files.js';
 import { projectOf, tool } from '../support/project.js';
 
 const API = raml(`title: Patterned
@@ -39,16 +39,7 @@ securitySchemes:
           allow g:admin all
           allow everyone view
 securedBy: [ticket]
-/users:
-  securedBy: [users_acl]
-  get:
-  post:
-    body:
-      application/json:
-        schema: !include user.json
-  /{username}:
-    get:
-/bikes:
+${usersRaml()}/bikes:
   securedBy: [bikes_acl]
   get:
   post:

@@ -72,3 +72,12 @@ export function userSchema(more: Record<string, unknown> = {}): string {
     },
   });
 }
+
+/**
+ * The users' resource of the end-to-end tests' APIs, guarded by the x-ACL `users_acl`: listed,
+ * created with `user.json`, and each user at `/users/{username}` with `itemMethods`.
+ */
+export function usersRaml(itemMethods: readonly string[] = ['get']): string {
+  const item = itemMethods.map((method) => `    ${method}:\n`).join('');
+  return `/users:\n  securedBy: [users_acl]\n  get:\n  post:\n    body:\n      application/json:\n        schema: !include user.json\n  /{username}:\n${item}`;
+}
