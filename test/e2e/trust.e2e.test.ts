@@ -13,10 +13,9 @@
  * addresses of its own, as clients behind a proxy would.
  */
 import { request as httpRequest } from 'node:http';
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyTable, ENGINES, testDatabase, type TestDatabase } from '../support/databases.js';
-import { apiClient, type Api, type Reply } from '../support/http.js';
+import { apiClient, rawSocket, type Api, type Reply } from '../support/http.js';
 import { generatedProject } from '../support/project.js';
 import { withRamsesFunctions } from '../support/ramses-example.js';
 import { startService, type RunningService } from '../support/server.js';
@@ -835,17 +834,6 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
     });
   });
 });
-
-/** Sends `request` as it is on a new connection and reads until the service closes it. */
-function rawSocket(port: number, request: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const socket = connect(port, '127.0.0.1', () => socket.write(request));
-    socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    socket.on('close', () => resolve(text));
-    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? resolve(text) : reject(error)));
-  });
-}
 
 /** A request fetch() refuses to send (TRACE) or does not know (PROPFIND). */
 function raw(origin: string, method: string, path: string): Promise<{ status: number; allow: string; body: Rec }> {

@@ -3,6 +3,7 @@
  * checked against the OpenAPI document the service serves (support/conformance.ts): an answer the
  * document does not describe fails the request.
  */
+import { connect } from 'node:net';
 import { ResponseContract } from './conformance.js';
 
 export interface Reply {
@@ -73,4 +74,15 @@ export function apiClient(origin: string, basePath: string): Api {
     }
     return { status: response.status, headers: response.headers, text, body: parsed };
   };
+}
+
+/** Sends `request` as it is on a new connection and reads until the service closes it. */
+export function rawSocket(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const socket = connect(port, '127.0.0.1', () => socket.write(request));
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    socket.on('close', () => resolve(text));
+    socket.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? resolve(text) : reject(error)));
+  });
 }

@@ -27,7 +27,7 @@ import {
   linkKeys,
   namedBySelf,
   requestOrigin,
-  requestTarget,
+  keyForSelf,
   requestUrl,
   serialize,
   withLinkKeys,
@@ -622,18 +622,32 @@ export class RouteContext {
   }
 
   /**
-   * The URL of an object of this route that names none itself (served only below a grandparent): an
-   * item's or a singular's, the one requested; one in a collection, its item's below it.
+   * The URL of an object of this route that names none itself (served only below a grandparent): the
+   * route's path with each parent's key as the request named it, and the object's own (an item's,
+   * or below a collection's), each encoded anew. Not the request's path as sent: a key with `\` and
+   * `..` in it, resolved by a URL parser, made a link to another parent's object (a probe's).
    */
   #ownUrl(request: FastifyRequest, record: Rec): string {
-    const target = requestTarget(request);
-    const query = target.indexOf('?');
-    const path = `${requestOrigin(request)}${query === -1 ? target : target.slice(0, query)}`;
-    if (this.route.kind === 'item' || this.route.kind === 'singular') return path;
+    const pattern = request.routeOptions.url;
     const pk = record[this.model.primaryKey];
-    if (this.route.kind !== 'collection' || !this.route.itemParam || pk === null || pk === undefined)
+    const below = this.route.kind === 'collection' && this.route.itemParam !== undefined;
+    if (
+      !pattern ||
+      pk === null ||
+      pk === undefined ||
+      !(below || this.route.kind === 'item' || this.route.kind === 'singular')
+    )
       return requestUrl(request);
-    return `${path.replace(/\/$/, '')}/${encodeURIComponent(text(pk))}`;
+    const params = request.params as Record<string, string>;
+    const segments = pattern.split('/').map((segment) => {
+      if (!segment.startsWith(':')) return segment;
+      const name = segment.slice(1);
+      const key =
+        this.route.kind === 'item' && name === this.route.itemParam ? pk : (keyForSelf(request, name) ?? params[name]);
+      return encodeURIComponent(text(key));
+    });
+    if (below) segments.push(encodeURIComponent(text(pk)));
+    return `${requestOrigin(request)}${segments.join('/')}`;
   }
 
   /** The response of a create: the object, with `Location` naming its URL and its ETag. */

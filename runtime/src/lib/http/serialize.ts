@@ -156,6 +156,12 @@ export function namedBySelf(request: FastifyRequest, param: string, key: unknown
   selves.set(request, { param, key });
 }
 
+/** The key `self` stood for in the request's URL parameter `param`, where it said `self`. */
+export function keyForSelf(request: FastifyRequest, param: string): unknown {
+  const self = selves.get(request);
+  return self?.param === param ? self.key : undefined;
+}
+
 /** `target` with the segment of the parameter that said `self` replaced by the key it stood for. */
 function withKeyForSelf(request: FastifyRequest, target: string, self: { param: string; key: unknown }): string {
   const index = (request.routeOptions.url ?? '').split('/').indexOf(`:${self.param}`);
