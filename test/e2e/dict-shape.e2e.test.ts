@@ -129,7 +129,7 @@ describe("a dict field's shape", () => {
   it.each([
     ['1e400', 'is too large for a JSON number'],
     ['1e-400', 'is too small for a JSON number (it reads as 0)'],
-    ['9223372036854775807', 'is a whole number past 2^53, which a JSON number does not keep exactly'],
+    ['9223372036854775807', 'is a number past 2^53, which a JSON number does not keep exactly'],
   ])('refuses the number %s, which JSON does not keep, naming where it is', async (number, problem) => {
     const id = (await api('POST', '/episodes', { title: 'Kept', chapters: { markers } })).body['id'];
     const raw = `{"chapters":{"markers":[{"start":1,"title":"A"},{"start":${number},"title":"B"}]}}`;

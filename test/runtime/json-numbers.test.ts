@@ -25,13 +25,24 @@ describe('numbers a JSON body does not keep', () => {
     expect(found('{"c":9223372036854775807}')).toEqual([
       'c',
       '9223372036854775807',
-      'is a whole number past 2^53, which a JSON number does not keep exactly (it reads as 9223372036854775808)',
+      'is a number past 2^53, which a JSON number does not keep exactly (it reads as 9223372036854776000)',
     ]);
+    // However written: a fraction, an exponent (a probe's, each stored as ...992).
+    for (const spelled of [
+      '9007199254740993.0',
+      '9.007199254740993e15',
+      '9007199254740993e0',
+      '90071992547409930e-1',
+      '-9007199254740993.0',
+      '9007199254740992.5',
+    ])
+      expect(found(`{"a":${spelled}}`)?.[2], spelled).toMatch(/^is a number past 2\^53/);
   });
 
   it('are none where the number is kept, or is text', () => {
     for (const text of [
       '{"a":9007199254740992,"b":1e300,"c":0e-999,"d":-0,"e":1.5e-300,"f":100000000000000000000}',
+      '{"a":9007199254740992.0,"b":9.1e15,"c":1e20,"d":1.7976931348623157e308,"e":-2e300}',
       '{"a":"1e400","b":"9223372036854775807 \\" 1e-999"}',
       '{"a":1234567890123456.5}',
     ])

@@ -13,8 +13,11 @@ export interface LossyNumber {
   readonly problem: string;
 }
 
-/** Only a body with a long run of digits or a three-digit exponent can hold one: most are not scanned. */
-const MAY_HOLD = /\d{16}|[eE][+-]?\d{3}/;
+/**
+ * Only a body with a long run of digits, an exponent of 15 or more, or a three-digit one can hold
+ * one (a whole number past 2^53 needs 16 digits, or an exponent): most are not scanned.
+ */
+const MAY_HOLD = /\d{16}|[eE]\+?(?:1[5-9]|[2-9]\d|\d{3})|[eE]-\d{3}/;
 const STRING = /"(?:[^"\\]|\\.)*"/g;
 const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 
@@ -38,9 +41,26 @@ function problemOf(token: string): string | undefined {
   if (!Number.isFinite(value)) return 'is too large for a JSON number';
   if (value === 0)
     return /[1-9]/.test(token.replace(/[eE].*$/, '')) ? 'is too small for a JSON number (it reads as 0)' : undefined;
-  if (/^-?\d+$/.test(token) && !Number.isSafeInteger(value) && BigInt(token) !== BigInt(value))
-    return `is a whole number past 2^53, which a JSON number does not keep exactly (it reads as ${BigInt(value)})`;
+  // Past 2^53 a float keeps whole numbers only, and not all of them: the token is kept where it is
+  // the number the float is written back as (`1e300` is; 9007199254740993, however written, reads as
+  // 9007199254740992: 9007199254740993.0 and 9.007199254740993e15 were stored so, a probe's).
+  if (Number.isInteger(value) && !Number.isSafeInteger(value) && exactValue(token) !== exactValue(String(value)))
+    return `is a number past 2^53, which a JSON number does not keep exactly (it reads as ${String(value)})`;
   return undefined;
+}
+
+/** The number `token` writes, where it is a whole one; undefined where it has a fraction. */
+function exactValue(token: string): bigint | undefined {
+  const [, sign, whole, fraction = '', exponent = '0'] = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([-+]?\d+))?$/.exec(token)!;
+  const digits = BigInt(`${whole}${fraction}`);
+  const shift = Number(exponent) - fraction.length;
+  const magnitude =
+    shift >= 0
+      ? digits * 10n ** BigInt(shift)
+      : digits % 10n ** BigInt(-shift) === 0n
+        ? digits / 10n ** BigInt(-shift)
+        : undefined;
+  return magnitude === undefined ? undefined : sign ? -magnitude : magnitude;
 }
 
 /** The path of each number in `value`, depth first, in key order. */
