@@ -132,6 +132,20 @@ function refuseSharedPartners(ctx: RouteContext, body: Rec, count: number): void
     throw badRequest(`this change would give the same related objects to ${count} ${ctx.model.name} objects`, errors);
 }
 
+/**
+ * `name__contains=` and `name__startswith=` hold for every text: in a list they narrow nothing, and a
+ * bulk change with one, meant to narrow it (a form's empty box), changed every object (a probe's).
+ */
+function refuseMatchingEverything(query: Query): void {
+  for (const [name, value] of Object.entries(query)) {
+    if (!/__(?:contains|startswith)$/.test(name)) continue;
+    if (value === '' || (Array.isArray(value) && value.includes('')))
+      throw badRequest(`${name} is empty, which every text holds: a bulk change by it would change every object`, [
+        { field: name, message: 'is empty' },
+      ]);
+  }
+}
+
 /** Collection PATCH/PUT/DELETE select objects with the same filters as GET (no paging). */
 export async function bulkWhere(ctx: RouteContext, request: FastifyRequest): Promise<Where<Rec>> {
   const query = request.query as Query;
@@ -150,6 +164,7 @@ export async function bulkWhere(ctx: RouteContext, request: FastifyRequest): Pro
     throw badRequest('q is empty: a bulk change searches for words, or takes no q', [
       { field: 'q', message: 'is empty' },
     ]);
+  refuseMatchingEverything(query);
   const parsed = parseListQuery(ctx.model, query, {
     defaultLimit: 0,
     maxLimit: 0,
