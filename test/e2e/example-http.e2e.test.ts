@@ -307,6 +307,15 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
         });
         expect([patch.status, patch.body.message], type).toEqual([415, 'send the body as application/json']);
       }
+      // Two charsets, of which the first was read and a proxy may read the second (a probe's).
+      const twice = await api('POST', '/stories', undefined, {
+        raw: JSON.stringify(story('two charsets')),
+        headers: { 'content-type': 'application/json;charset=utf-8;charset=latin1' },
+      });
+      expect([twice.status, twice.body.errors]).toEqual([
+        400,
+        [{ field: 'Content-Type', message: 'names a charset twice' }],
+      ]);
     });
 
     it('answers 413 to a body above body_limit', async () => {

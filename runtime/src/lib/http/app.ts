@@ -275,7 +275,17 @@ function parseJson(
 ): void {
   // JSON is UTF-8 (RFC 8259 §8.1): a body said to be in another charset is not taken (415), and
   // bytes that are no UTF-8 (a Latin-1 "é") are refused, not stored as U+FFFD.
-  const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1];
+  const contentType = request.headers['content-type'] ?? '';
+  // Two charsets, of which one was read and a proxy may read the other, as a header sent twice (above).
+  if ((contentType.match(CHARSETS) ?? []).length > 1) {
+    done(
+      badRequest('Content-Type names a charset twice; name it once', [
+        { field: 'Content-Type', message: 'names a charset twice' },
+      ]),
+    );
+    return;
+  }
+  const charset = CHARSET.exec(contentType)?.[1];
   if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
     done(
       new HttpError(415, `bodies are read as UTF-8: charset ${charset.slice(0, 40)} is not taken`, [
@@ -334,6 +344,7 @@ function parseJson(
 
 /** The `charset` parameter of a Content-Type, quoted or not. */
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)/i;
+const CHARSETS = /;\s*charset\s*=/gi;
 
 /** Methods whose requests need no body. */
 const WITHOUT_BODY = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS']);
