@@ -175,7 +175,8 @@ function checkUserPrincipals(diagnostics: DiagnosticBag, ir: ServiceIR, sources:
     if (entry.principal.kind !== 'user') continue;
     const id = entry.principal.id;
     const prefixed = id.includes(':') ? id.slice(id.lastIndexOf(':') + 1) : undefined;
-    const group = prefixed ?? (groups.has(id) ? id : closest(id, groups));
+    // A slip only of a name long enough to tell one (`bob` is one letter from a group `box`, and a user).
+    const group = prefixed ?? (groups.has(id) ? id : id.length >= 5 ? closest(id, groups) : undefined);
     if (group === undefined || group === '') continue;
     const exact = group === (prefixed ?? id);
     diagnostics.report('SVC2032', `principal "${id}" means the user whose id is "${id}", not the group ${group}`, {

@@ -1226,6 +1226,14 @@ ${post('/items', 'item.json', '  securedBy: [owner_acl]\n')}`),
     expect(found.map((d) => `${d.code}${d.severity === 'warning' ? 'w' : ''}`)).toEqual([code]);
     expect(found[0]!.message).toContain(message);
   });
+
+  it('takes a short user name one letter from a group for the user it names (bob beside g:box)', () => {
+    const dir = writeTree({
+      'api.raml': api('          allow g:box view\n          allow bob create'),
+      'item.json': item,
+    });
+    expect(analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.filter((d) => d.code === 'SVC2032')).toEqual([]);
+  });
 });
 
 describe('x-ACL lines the rules never read, or read too late (SVC2093)', () => {
