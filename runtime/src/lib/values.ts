@@ -107,6 +107,12 @@ function normalizeDbDatetime(text: string): string {
 }
 
 /**
+ * The significant digits a decimal may have: what a JSON number (a float) carries exactly. A body's
+ * decimal (http/writes.ts) and a decimal's filter value (http/query.ts) are held to it.
+ */
+export const EXACT_DIGITS = 15;
+
+/**
  * A decimal rounded to `scale` digits after the point as it is written in decimal (what the client
  * sent), half away from zero, as PostgreSQL's `numeric` rounds: 1.005 → 1.01 and -2.675 → -2.68,
  * where the floats nearest them, 1.00499… and -2.67499…, would round down (`toFixed`). Every engine

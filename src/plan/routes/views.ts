@@ -122,9 +122,10 @@ export function routesView(ir: ServiceIR, group: string, routes: readonly Route[
     doc: commentText(`Routes below /${group}.`),
     plugin,
     imports: imports.filter((i) => i.names.length).map((i) => ({ names: i.names.join(', '), from: i.from })),
-    routes: routes.map((route) =>
-      routeView(route, models.get(route.model)!, uniqueName(variableOf(route), taken), types, itemsNamedBy(ir, route)),
-    ),
+    routes: routes.map((route) => {
+      const model = models.get(route.model)!;
+      return routeView(route, model, uniqueName(variableOf(route), taken), types, itemsNamedBy(ir, route, model));
+    }),
   };
 }
 
@@ -175,15 +176,8 @@ function servedOperations(route: Route): readonly Operation[] {
  * A collection of objects that name no URL of their own (served only below a grandparent): the
  * parameter of the item route below it, by which the runtime names them (RouteSpec's `itemParam`).
  */
-function itemsNamedBy(ir: ServiceIR, route: Route): string | undefined {
-  if (
-    route.kind !== 'collection' ||
-    selfRoute(
-      ir,
-      ir.models.find((m) => m.name === route.model)!,
-    )
-  )
-    return undefined;
+function itemsNamedBy(ir: ServiceIR, route: Route, model: Model): string | undefined {
+  if (route.kind !== 'collection' || selfRoute(ir, model)) return undefined;
   return itemRouteBelow(ir, route)?.itemParam ?? undefined;
 }
 

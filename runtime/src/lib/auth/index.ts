@@ -176,7 +176,6 @@ function loginLimits(registerBody: object): Record<string, LengthLimits> {
   return Object.fromEntries(LOGIN_FIELDS.map((name) => [name, properties[name] ?? {}]));
 }
 
-/** Hashes the secret fields (passwords) of data about to be written; with auth on or off. */
 /**
  * How a write is made ready to store, whether or not auth is on: secrets hashed, and a user's
  * username and email in their login forms (lower case, NFKC), a key `self` refused. With auth off
@@ -195,6 +194,7 @@ export function userWrites(spec: AuthSpec, hasher: PasswordHasher): PrepareWrite
   };
 }
 
+/** Hashes the secret fields (passwords) of data about to be written; with auth on or off. */
 export function secretHasher(hasher: PasswordHasher): PrepareWrite {
   return async (model, data, client) => {
     const secrets = model.fields.filter((f) => f.secret && typeof data[f.name] === 'string');

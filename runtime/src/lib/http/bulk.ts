@@ -133,10 +133,16 @@ function refuseSharedPartners(ctx: RouteContext, body: Rec, count: number): void
 }
 
 /**
- * `name__contains=` and `name__startswith=` hold for every text: in a list they narrow nothing, and a
- * bulk change with one, meant to narrow it (a form's empty box), changed every object (a probe's).
+ * Filters that narrow nothing, which a list takes and a bulk change refuses: meant to narrow it (a
+ * form's empty box), they changed every object (a probe's). An empty `q`, which a list reads as no
+ * search (a search box sends it before anything is typed), and `name__contains=` or
+ * `name__startswith=`, which every text holds.
  */
-function refuseMatchingEverything(query: Query): void {
+function refuseNarrowingNothing(query: Query): void {
+  if (query['q'] === '')
+    throw badRequest('q is empty: a bulk change searches for words, or takes no q', [
+      { field: 'q', message: 'is empty' },
+    ]);
   for (const [name, value] of Object.entries(query)) {
     if (!/__(?:contains|startswith)$/.test(name)) continue;
     if (value === '' || (Array.isArray(value) && value.includes('')))
@@ -158,13 +164,7 @@ export async function bulkWhere(ctx: RouteContext, request: FastifyRequest): Pro
     throw badRequest('_search_fields restricts a search: a bulk change with it takes q', [
       { field: '_search_fields', message: 'restricts a search: it takes q' },
     ]);
-  // A list reads an empty `q` as no search (a search box sends it before anything is typed); a
-  // change of every object is not what a search with nothing typed in it meant.
-  if (query['q'] === '')
-    throw badRequest('q is empty: a bulk change searches for words, or takes no q', [
-      { field: 'q', message: 'is empty' },
-    ]);
-  refuseMatchingEverything(query);
+  refuseNarrowingNothing(query);
   const parsed = parseListQuery(ctx.model, query, {
     defaultLimit: 0,
     maxLimit: 0,

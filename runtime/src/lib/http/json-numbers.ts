@@ -25,15 +25,16 @@ const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 export function lossyNumber(text: string, value: unknown): LossyNumber | undefined {
   if (!MAY_HOLD.test(text)) return undefined;
   const sent = text.replace(STRING, '""').match(NUMBER) ?? [];
-  const index = sent.findIndex((token) => problemOf(token) !== undefined);
-  if (index === -1) return undefined;
+  let problem: string | undefined;
+  const index = sent.findIndex((token) => (problem = problemOf(token)) !== undefined);
+  if (index === -1 || problem === undefined) return undefined;
   const token = sent[index]!;
   // The numbers of the parsed value in the order of the text: object keys keep it, but for keys that
   // are whole numbers, which come first. Where the pairing missed, only the body's top is named.
   const paths = numberPaths(value);
   const paired = paths.length === sent.length ? paths[index]! : undefined;
   const path = paired && valueAt(value, paired) === Number(token) ? paired : [];
-  return { path, sent: token.length > 40 ? `${token.slice(0, 40)}…` : token, problem: problemOf(token)! };
+  return { path, sent: token.length > 40 ? `${token.slice(0, 40)}…` : token, problem };
 }
 
 function problemOf(token: string): string | undefined {

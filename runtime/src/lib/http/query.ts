@@ -16,7 +16,7 @@ import {
   type QueryOperatorSpec,
 } from '../query-operators.js';
 import { MAX_QUERY_LENGTH, MAX_QUERY_WORDS, queryWords, type SearchFilter } from '../search.js';
-import { parseDate, parseDatetime, parseTime } from '../values.js';
+import { EXACT_DIGITS, parseDate, parseDatetime, parseTime } from '../values.js';
 import { decodeCursor, type Cursor } from './cursor.js';
 
 export interface ListQuery {
@@ -491,13 +491,13 @@ function finiteNumber(text: string): number | undefined {
 }
 
 /**
- * Whether a decimal's filter value has at most 15 significant digits, which the float it is read
- * as keeps: `cost__lte=3.4999999999999999` read as 3.5, and selected the 3.50 it should not (a
- * probe's). A body's decimal is held to the same (writes.ts `inexactDecimals`).
+ * Whether a decimal's filter value has at most EXACT_DIGITS significant digits, which the float it
+ * is read as keeps: `cost__lte=3.4999999999999999` read as 3.5, and selected the 3.50 it should
+ * not (a probe's). A body's decimal is held to the same (writes.ts `inexactDecimals`).
  */
 function exactDigits(text: string): boolean {
   const mantissa = text.replace(/^-/, '').replace(/e.*$/i, '').replace('.', '');
-  return mantissa.replace(/^0+/, '').replace(/0+$/, '').length <= 15;
+  return mantissa.replace(/^0+/, '').replace(/0+$/, '').length <= EXACT_DIGITS;
 }
 
 /** A related object's key: relationship and foreign key fields have the key's storage and range. */
@@ -514,7 +514,7 @@ function describe(model: Model, field: FieldSpec): string {
     interval: 'a number of seconds',
     id_field: 'a whole number',
     float: 'a number',
-    decimal: 'a number of at most 15 significant digits',
+    decimal: `a number of at most ${EXACT_DIGITS} significant digits`,
     boolean: 'true or false',
     datetime: 'a date and time (YYYY-MM-DDTHH:MM:SSZ)',
     date: 'a date (YYYY-MM-DD)',

@@ -20,7 +20,8 @@ export interface SerializeOptions {
   readonly requestUrl: string;
   /**
    * The URL of a top-level object whose model names none (`Model.selfPath` null: served only below
-   * a grandparent, whose key the object does not hold), as the request's path names it.
+   * a grandparent, whose key the object does not hold), from the route's path and the keys the
+   * request named (route-context.ts).
    */
   readonly ownUrl?: Unnamed;
   /** `_fields`: the fields to show (top-level objects only). */

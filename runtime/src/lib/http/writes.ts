@@ -16,7 +16,7 @@ import { checkCollectionPreconditions, hasPrecondition } from './etag.js';
 import { movesLinks, type Rec, type RouteContext } from './route-context.js';
 import { keyOf } from './relinks.js';
 import { runsBefore } from '../events.js';
-import { parseDate, parseDatetime, parseTime, roundDecimal } from '../values.js';
+import { EXACT_DIGITS, parseDate, parseDatetime, parseTime, roundDecimal } from '../values.js';
 
 export async function create(ctx: RouteContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
   if (ctx.route.kind === 'attribute') return mergeAttribute(ctx, request, reply);
@@ -285,8 +285,6 @@ export function inexactDecimals(model: Model, body: Rec): FieldError[] {
     return [{ field: field.name, message }];
   });
 }
-
-const EXACT_DIGITS = 15;
 
 /** Whether `name` is one of a `_unique_together` set of `model` (its index holds the value too). */
 function uniqueTogether(model: Model, name: string): boolean {
