@@ -58,7 +58,7 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
       await ctx.hideRefusedLinks(request, [created], db);
       return created;
     },
-    (created) => ctx.present(request, reply, created),
+    (created) => ctx.present(request, reply, created, 'create'),
     // A singular route's object is looked for before the insert, and the objects a relationship
     // would move are read before it too (for their events and handlers, moved-links.ts, whether or
     // not the x-ACLs restrict them); a parent was read before the write.
@@ -139,7 +139,7 @@ export async function update(
       await ctx.hideRefusedLinks(request, [updated], db);
       return updated;
     },
-    (updated) => ctx.present(request, reply, (changed = updated)),
+    (updated) => ctx.present(request, reply, (changed = updated), action),
     {
       // If-Match and an ACL that decides by the object read it again under a row lock, and the
       // objects a relationship would move are read before the write: all take the transaction.
