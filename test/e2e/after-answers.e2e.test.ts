@@ -1,9 +1,9 @@
 /**
- * An item's answer is sent as the text its ETag was computed from (answer-text.ts), unless an after
- * handler of its action may change it: a handler that sets a field of the answer (in place, as
- * `setFieldValue` does) is seen in the body sent, after a create, a PATCH, a PUT and a GET alike.
- * And where no handler runs, the text sent is the object the ETag names: GET's tag, a change's
- * tag and If-Match agree. SQLite.
+ * An after handler that sets a field of the answer (`setFieldValue`, in place) is seen in the body
+ * sent, after a create, a PATCH, a PUT and a GET alike: a runtime that sends an item as the JSON
+ * text its ETag was computed from (tried twice for speed, bench/RESULTS.md) must not send the text
+ * of before the handler. And where no handler runs, the body sent is the object the ETag names:
+ * GET's tag, a create's, a change's and If-Match agree. SQLite.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

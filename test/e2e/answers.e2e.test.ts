@@ -87,4 +87,13 @@ describe('item answers and preSerialization hooks (blog, in process)', () => {
     );
     await writeAndRead(app, (reply) => expect(JSON.parse(reply.body)).toMatchObject({ _type: 'Author', seen: true }));
   });
+
+  it('sends what a preSerialization hook changed in place', async () => {
+    const app = await service();
+    app.addHook('preSerialization', (_request, _reply, payload, done) => {
+      if (typeof payload === 'object' && payload !== null) (payload as Record<string, unknown>)['seen'] = 'in place';
+      done(null, payload);
+    });
+    await writeAndRead(app, (reply) => expect(JSON.parse(reply.body)).toMatchObject({ seen: 'in place' }));
+  });
 });

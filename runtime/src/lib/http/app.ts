@@ -24,7 +24,6 @@ import { requestShapeProblem } from './request-shape.js';
 import { duplicateKey } from './duplicate-keys.js';
 import { answerClientError } from './client-errors.js';
 import { RequestLog } from './request-log.js';
-import { answerText } from './answer-text.js';
 import { parseDate, parseDatetime } from '../values.js';
 
 export interface AppOptions {
@@ -117,8 +116,7 @@ export function createApp(options: AppOptions): FastifyInstance {
   // Answers are written by JSON.stringify, not by serializers compiled from the route schemas: on
   // Node 20 it is as fast for these objects (bench/RESULTS.md, "Route schemas"), and it never
   // drops or coerces a value the schema did not foresee (`_count`'s answer, an after handler's field).
-  // An item's answer whose text was written for its ETag is sent as that text (answer-text.ts).
-  app.setSerializerCompiler(() => answerText);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   // Bodies are JSON objects; anything else is a 415, not text silently ignored.
   app.removeContentTypeParser(['text/plain', 'application/json']);
   // As bytes: read as text by Fastify, bytes that are no UTF-8 would become U+FFFD unseen (parseJson).

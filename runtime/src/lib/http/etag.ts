@@ -12,37 +12,8 @@ import { hash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { HttpError } from '../errors.js';
 
-type Rec = Readonly<Record<string, unknown>>;
-
-export function etagOf(object: Rec): string {
-  return tagOf(JSON.stringify(object, withoutSelf));
-}
-
-/**
- * An answer's ETag and its JSON text, from one stringify: the text the tag digests is the answer's
- * without its `_self`, which the serializers write last (present.ts, serialize.ts), so it is cut off
- * the end. Where the text has another `_self` (an embedded object's), it is stringified again without them.
- */
-export function taggedJson(object: Rec): { readonly tag: string; readonly json: string } {
-  const json = JSON.stringify(object);
-  return { tag: tagOf(selfCut(object, json) ?? JSON.stringify(object, withoutSelf)), json };
-}
-
-/** `json` without the top-level `_self`, or undefined when it names another. */
-function selfCut(object: Rec, json: string): string | undefined {
-  const self = object['_self'];
-  // `"_self":` is found in JSON text only as a key: in a string, its quotes would be escaped.
-  if (typeof self !== 'string') return json.includes('"_self":') ? undefined : json;
-  const tail = `,"_self":${JSON.stringify(self)}}`;
-  const at = json.length - tail.length;
-  return json.endsWith(tail) && json.indexOf('"_self":') === at + 1 ? `${json.slice(0, at)}}` : undefined;
-}
-
-function withoutSelf(key: string, value: unknown): unknown {
-  return key === '_self' ? undefined : value;
-}
-
-function tagOf(text: string): string {
+export function etagOf(object: Readonly<Record<string, unknown>>): string {
+  const text = JSON.stringify(object, (key, value: unknown) => (key === '_self' ? undefined : value));
   // One-shot hash: half the cost of a Hash object on every GET of an item (measured: 3.2 µs vs 6–8 µs).
   return `"${hash('sha256', text, 'base64url').slice(0, 27)}"`;
 }

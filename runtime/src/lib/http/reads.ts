@@ -139,7 +139,7 @@ export async function show(ctx: RouteContext, request: FastifyRequest, reply: Fa
     await ctx.hideRefusedLinks(request, [object], db);
     // Of the whole object, whatever `_fields` asks for: the tag a later If-Match compares with.
     const whole = ctx.serializer(request).object(ctx.model, object);
-    tag = fields ? etagOf(whole) : ctx.tagged(whole, 'show');
+    tag = etagOf(whole);
     reply.header('etag', tag);
     return fields ? ctx.serializer(request, fields).object(ctx.model, object) : whole;
   });

@@ -14,8 +14,7 @@ import type { EngineRepository, RecordedWrites, ServiceDatabase } from '../datab
 import type { Include, Where } from '../repository.js';
 import { modelRoute, type Permission, type Policy, type RouteAccess } from './policy.js';
 import type { Services } from './services.js';
-import { checkIfMatch, etagOf, hasPrecondition, taggedJson } from './etag.js';
-import { keepText } from './answer-text.js';
+import { checkIfMatch, etagOf, hasPrecondition } from './etag.js';
 import { filtersAmongViewable, hideRefusedLinks, keepHiddenLinks, refuseUnknownLinks } from './hidden-links.js';
 import { checkRelinks, mayChangeByLink, relinkRefusal, type LinkWrite } from './relinks.js';
 import { cascadeJudge, withCascades } from './cascades.js';
@@ -587,6 +586,8 @@ export class RouteContext {
     request: FastifyRequest,
     write: Omit<LinkWrite, 'model'> & { readonly key?: unknown },
   ): Promise<Rec> {
+    // A model without relationships moves no link: none of the four checks below has anything to do.
+    if (this.model.relations.length === 0) return write.data;
     const { key, ...rest } = write;
     const ownKey = key ?? write.object?.[this.model.primaryKey];
     await refuseUnknownLinks(this.policy, request, db, this.model, write.data, write.fields);
@@ -651,23 +652,12 @@ export class RouteContext {
     return `${requestOrigin(request)}${segments.join('/')}`;
   }
 
-  /** The response of a create or a change (`action`): the object, with `Location` naming its URL and its ETag. */
-  present(request: FastifyRequest, reply: FastifyReply, object: Rec, action: Action): Rec {
+  /** The response of a create: the object, with `Location` naming its URL and its ETag. */
+  present(request: FastifyRequest, reply: FastifyReply, object: Rec): Rec {
     const body = this.serializer(request).object(this.model, object);
     if (typeof body['_self'] === 'string') reply.header('location', body['_self']);
-    reply.header('etag', this.tagged(body, action));
+    reply.header('etag', etagOf(body));
     return body;
-  }
-
-  /**
-   * The ETag of `answer`, the object an item's `action` answers with: its text, written for the tag,
-   * is sent as it is unless an after handler of the action may still change it (answer-text.ts).
-   */
-  tagged(answer: Rec, action: Action): string {
-    if (this.services.events?.get(this.model.name)?.after?.[action]?.length) return etagOf(answer);
-    const { tag, json } = taggedJson(answer);
-    keepText(answer, json);
-    return tag;
   }
 
   /**

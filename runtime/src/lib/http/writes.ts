@@ -58,7 +58,7 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
       await ctx.hideRefusedLinks(request, [created], db);
       return created;
     },
-    (created) => ctx.present(request, reply, created, 'create'),
+    (created) => ctx.present(request, reply, created),
     // A singular route's object is looked for before the insert, and the objects a relationship
     // would move are read before it too (for their events and handlers, moved-links.ts, whether or
     // not the x-ACLs restrict them); a parent was read before the write.
@@ -139,7 +139,7 @@ export async function update(
       await ctx.hideRefusedLinks(request, [updated], db);
       return updated;
     },
-    (updated) => ctx.present(request, reply, (changed = updated), action),
+    (updated) => ctx.present(request, reply, (changed = updated)),
     {
       // If-Match and an ACL that decides by the object read it again under a row lock, and the
       // objects a relationship would move are read before the write: all take the transaction.
@@ -276,14 +276,16 @@ export function foreignKeysNamed(model: Model, body: Rec): FieldError[] {
  * can bring them.)
  */
 export function inexactDecimals(model: Model, body: Rec): FieldError[] {
-  return model.fields.flatMap((field) => {
+  const errors: FieldError[] = [];
+  for (const field of model.fields) {
     const value = body[field.name];
-    if (field.scale === undefined || typeof value !== 'number') return [];
+    if (field.scale === undefined || typeof value !== 'number') continue;
     const rounded = roundDecimal(value, field.scale);
-    if (Math.abs(rounded) < 10 ** EXACT_DIGITS && significantDigits(rounded) <= EXACT_DIGITS) return [];
+    if (Math.abs(rounded) < 10 ** EXACT_DIGITS && significantDigits(rounded) <= EXACT_DIGITS) continue;
     const message = `has more than ${EXACT_DIGITS} digits, which a JSON number does not keep exactly`;
-    return [{ field: field.name, message }];
-  });
+    errors.push({ field: field.name, message });
+  }
+  return errors;
 }
 
 /** Whether `name` is one of a `_unique_together` set of `model` (its index holds the value too). */

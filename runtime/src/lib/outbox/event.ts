@@ -65,9 +65,20 @@ export function eventIdentity(): { id: string; time: string } {
   return { id: randomUUID(), time: eventTime() };
 }
 
-/** An event's time: now, ISO 8601 in UTC. */
+let lastMs = NaN;
+let lastTime = '';
+
+/**
+ * An event's time: now, ISO 8601 in UTC. Written once per millisecond: the writes of one turn, a
+ * group commit's, share it (`toISOString` was ~1 % of a PATCH's CPU).
+ */
 export function eventTime(): string {
-  return new Date().toISOString();
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastTime = new Date(now).toISOString();
+  }
+  return lastTime;
 }
 
 export function eventType(event: Pick<NewEvent, 'model' | 'action'>): string {
