@@ -969,7 +969,7 @@ export const codes = {
     severity: 'error',
     title: 'change a migration cannot make',
     explanation:
-      'The schema change cannot be written as a migration: a field changes whether it is the primary key, the project has migrations but no `src/db/storage.json` to compare the API with, or two indexes svcgen makes would share a name (a field `title_search` marked `"index": true` beside the searched text field `title`: both `<table>_title_search_idx`).',
+      'The schema change cannot be written as a migration: a field changes whether it is the primary key, a field changes to a type none of its stored values can be converted to (a time become a datetime: which day? a date become a number; PostgreSQL has no cast for them, even for an empty table), the project has migrations but no `src/db/storage.json` to compare the API with, or two indexes svcgen makes would share a name (a field `title_search` marked `"index": true` beside the searched text field `title`: both `<table>_title_search_idx`).',
   },
   SVC3105: {
     severity: 'error',

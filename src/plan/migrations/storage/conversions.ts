@@ -27,3 +27,42 @@ const TEXTS: ReadonlySet<string> = new Set(['string', 'text', 'unicode', 'unicod
 export function integerToText(before: StoredColumn, after: StoredColumn): boolean {
   return INTEGERS.has(before.postgres) && TEXTS.has(after.type) && before.type !== 'id_field';
 }
+
+const NUMBERS = ['integer', 'smallint', 'bigint', 'double precision', 'numeric'];
+const others = (type: string) => NUMBERS.filter((t) => t !== type);
+
+/**
+ * The column types PostgreSQL casts each type to, besides text (every type casts to text, and text to
+ * every type, by its value): tried on PostgreSQL 15, `alter column … type <to> using <column>::<to>`
+ * on an empty table; any other pair is "cannot cast type" whatever is stored.
+ */
+const CASTS: Readonly<Record<string, readonly string[]>> = {
+  integer: [...others('integer'), 'boolean'],
+  smallint: others('smallint'),
+  bigint: others('bigint'),
+  'double precision': others('double precision'),
+  numeric: others('numeric'),
+  boolean: ['integer'],
+  timestamptz: ['date', 'time'],
+  date: ['timestamptz'],
+  time: [],
+  jsonb: [...NUMBERS, 'boolean'],
+  bytea: [],
+};
+
+/** `varchar(20)` as `varchar`, `numeric(10, 2)` as `numeric`. */
+function family(type: string): string {
+  return type.replace(/\(.*\)$/, '');
+}
+
+/**
+ * Whether the stored values of a column can be converted to the other's type at all. A time is no
+ * datetime (which day?), a date no number: PostgreSQL refuses the cast on every database, an empty
+ * one too, and SQLite and MongoDB would keep values the new type does not read. Such a change is
+ * refused when generated (SVC3104), not found when the service starts.
+ */
+export function convertible(before: StoredColumn, after: StoredColumn): boolean {
+  const [from, to] = [family(before.postgres), family(after.postgres)];
+  if (from === to || ['text', 'varchar'].includes(from) || ['text', 'varchar'].includes(to)) return true;
+  return CASTS[from]?.includes(to) ?? true;
+}

@@ -7,7 +7,7 @@
 import { uniquesChanged } from './uniques.js';
 import { linkRenames } from './links.js';
 import { sqliteRefusesUnconverted } from './sql.js';
-import { integerToText, temporalChange } from './conversions.js';
+import { convertible, integerToText, temporalChange } from './conversions.js';
 import type { StorageModel, StoredColumn, StoredTable } from '../../../outdir/storage-model.js';
 import type { Aspect, ColumnChange, TableChange } from './changes.js';
 import { sameSearch, searchIndexChanged } from './search.js';
@@ -245,6 +245,16 @@ function checkChange(
       field,
       message: `${model}.${field} changes as a primary key (whether it is one, or its type), which a migration cannot do`,
       hint: 'keep the primary key; add a new model for data keyed differently',
+    });
+    return;
+  }
+  if (aspects.has('type') && !convertible(a, b)) {
+    findings.push({
+      kind: 'unsupported',
+      model,
+      field,
+      message: `field ${model}.${field} changes from ${a.type} to ${b.type}, which no stored value can be converted to (PostgreSQL has no cast from ${a.postgres} to ${b.postgres}, even for an empty table)`,
+      hint: `keep the type; or add a new ${b.type} field beside it, give it values, then remove this one (the generated README's "Moving data between fields")`,
     });
     return;
   }
