@@ -16,4 +16,14 @@ describe('database errors', () => {
     expect(isDatabaseUnavailable({ code })).toBe(outage);
     expect(isDatabaseUnavailable(new Error('wrapped', { cause: { code } }))).toBe(outage);
   });
+
+  // A probe's 500s while its database was closed to connections (during maintenance).
+  it('a database closed to connections is an outage; another 55000 is not', () => {
+    const closed = { code: '55000', message: 'database "shop" is not currently accepting connections' };
+    expect(isDatabaseUnavailable(closed)).toBe(true);
+    expect(isDatabaseUnavailable(new Error('wrapped', { cause: closed }))).toBe(true);
+    expect(
+      isDatabaseUnavailable({ code: '55000', message: 'currval of sequence "s" is not yet defined in this session' }),
+    ).toBe(false);
+  });
 });

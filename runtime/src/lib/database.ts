@@ -211,7 +211,10 @@ const MONGO_UNAVAILABLE = new Set([
   'MongoNotConnectedError',
 ]);
 /** node-postgres says these in words only. */
-const PG_CONNECTION_LOST = /timeout exceeded when trying to connect|Connection terminated|is not queryable/;
+// The last: PostgreSQL's 55000 when a database is closed to connections (`alter database … allow_connections
+// false`, during maintenance); the code alone is any object not in the state a statement needs.
+const PG_CONNECTION_LOST =
+  /timeout exceeded when trying to connect|Connection terminated|is not queryable|is not currently accepting connections/;
 
 /** `error` and what caused it, five deep at most (a driver's error wrapped by Kysely, by a repository). */
 function* causes(error: unknown): Generator<{ code?: unknown; name?: unknown; message?: unknown }> {

@@ -417,6 +417,10 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
   const sendPipelined: Sender = (query, answered) => pipelined.send(query, answered);
   // A connection the server drops is replaced by the pool; it must not crash the process.
   pool.on('error', () => undefined);
+  // Nor one the server ends as it is made: its error can come in the packet that made it ready, and
+  // node-postgres emits it before the borrower (a LentClient) listens. A probe's service exited so
+  // under pg_terminate_backend. Its statements fail by themselves, and the pool drops it.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   // Statements are prepared once per connection under a name, except those planned each time.
   const names = new StatementNames();
   const sent = (send: Sender, q: Compiled): Promise<pg.QueryResult> => {
