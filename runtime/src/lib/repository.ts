@@ -129,6 +129,26 @@ export interface Repository<T, Create = Partial<T>, Update = Partial<T>> {
 }
 
 /** `update` or `delete` found nothing to change. */
+/**
+ * The objects each relationship kept in the other model's rows had linked when the route's write
+ * read them (http/moved-links.ts: to check the caller's rights to move them, run their handlers and
+ * record their events): the write then unlinks none but those. One that a concurrent write linked
+ * since (a create naming this object, committed meanwhile) stays linked, as if it came after this
+ * write; unlinked too, it changed with no event, no handler and no check (a probe's PostgreSQL race:
+ * the event stream said three attendances were still a booking's). Keyed by the write's data object.
+ */
+const linkedWhenRead = new WeakMap<object, ReadonlyMap<string, ReadonlySet<string>>>();
+
+/** `data`, written next, unlinks by each relationship (by name) only the keys (as text) of `linked`. */
+export function unlinkOnly(data: object, linked: ReadonlyMap<string, ReadonlySet<string>>): void {
+  linkedWhenRead.set(data, linked);
+}
+
+/** Whether the write of `data` may unlink `key` (as text) from its relationship `relation`. */
+export function mayUnlink(data: object, relation: string, key: string): boolean {
+  return linkedWhenRead.get(data)?.get(relation)?.has(key) ?? true;
+}
+
 export class RecordNotFound extends Error {
   constructor(
     readonly model: string,

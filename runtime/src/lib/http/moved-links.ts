@@ -21,7 +21,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ServiceDatabase } from '../database.js';
 import { runAfter, runBefore, type EventRun, type ServiceEvents } from '../events.js';
 import { keyValue, type Model } from '../model.js';
-import type { Include } from '../repository.js';
+import { unlinkOnly, type Include } from '../repository.js';
 import { newEvent } from '../outbox/event.js';
 import { text } from '../text.js';
 import { keyOf, keysOf, SLICE } from './relinks.js';
@@ -152,6 +152,7 @@ async function linksToMove(
 ): Promise<{ moved: MovedLinks; relinked: Relinked[] }> {
   const moved = new Map<string, Set<string>>();
   const relinked: Relinked[] = [];
+  const linkedBefore = new Map<string, ReadonlySet<string>>();
   const add = (name: string, keys: Iterable<string>) => {
     const set = moved.get(name) ?? new Set<string>();
     for (const k of keys) set.add(k);
@@ -164,6 +165,7 @@ async function linksToMove(
     const before = new Set(
       key === undefined || key === null ? [] : (await related.keys({ [relation.inverse]: key })).map(text),
     );
+    linkedBefore.set(relation.name, before);
     const after = new Set(keysIn(data[relation.name], target).map(text));
     const gained = [...after].filter((k) => !before.has(k));
     const dropped = [...before].filter((k) => !after.has(k));
@@ -181,6 +183,8 @@ async function linksToMove(
       );
     }
   }
+  // What the write unlinks is what was read here: checked, handled and recorded (repository.ts).
+  unlinkOnly(data, linkedBefore);
   return { moved, relinked };
 }
 

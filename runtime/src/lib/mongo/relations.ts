@@ -5,7 +5,13 @@
  */
 import type { ClientSession, Collection, Document } from 'mongodb';
 import type { Model, RelationSpec } from '../model.js';
-import { attachRelated, checkReferences as checkEveryReference, type FindManyArgs, type Where } from '../repository.js';
+import {
+  attachRelated,
+  checkReferences as checkEveryReference,
+  mayUnlink,
+  type FindManyArgs,
+  type Where,
+} from '../repository.js';
 import type { MongoFilter } from './filter.js';
 import { text } from '../text.js';
 
@@ -111,7 +117,7 @@ export async function linkRelations(source: RelationSource, record: Rec, data: R
     const linked = new Set((await target.keys({ [target.fieldOfColumn(relation.foreignKey)]: owner })).map(String));
     const key = (k: string) => target.keyValue(k);
     // Unlink first: a one-to-one link is unique, so the new object can take it only once it is free.
-    const unlink = [...linked].filter((k) => !wanted.has(k)).map(key);
+    const unlink = [...linked].filter((k) => !wanted.has(k) && mayUnlink(data, relation.name, k)).map(key);
     // Only those still linked to `record` when the write reaches them: one another write moved meanwhile stays moved.
     if (unlink.length) await target.unlink({ _id: { $in: unlink }, [fk]: owner }, fk, relation);
     const link = [...wanted].filter((k) => !linked.has(k)).map(key);

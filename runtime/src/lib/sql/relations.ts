@@ -5,7 +5,13 @@
  */
 import type { Kysely } from 'kysely';
 import type { Model } from '../model.js';
-import { attachRelated, checkReferences as checkEveryReference, type FindManyArgs, type Where } from '../repository.js';
+import {
+  attachRelated,
+  checkReferences as checkEveryReference,
+  mayUnlink,
+  type FindManyArgs,
+  type Where,
+} from '../repository.js';
 import type { SqlExecutor } from './executor.js';
 import { text } from '../text.js';
 
@@ -112,7 +118,7 @@ export async function linkRelations(
     const owner = source.keyValue(record[source.model.primaryKey]);
     const fkField = target.model.columns.find((c) => c.column === fk)!;
     const linked = new Set((await target.keys({ [fkField.name]: owner })).map(String));
-    const dropped = [...linked].filter((k) => !wanted.has(k));
+    const dropped = [...linked].filter((k) => !wanted.has(k) && mayUnlink(data, relation.name, k));
     const gained = [...wanted].filter((k) => !linked.has(k));
     await lockInKeyOrder(source, executor, target, [...dropped, ...gained]);
     // Unlink first: a one-to-one link is unique, so the new object can take it only once it is free.
