@@ -4,6 +4,7 @@
  * request, never an answered one, and a request answered in time is never answered twice.
  */
 import { createRequire } from 'node:module';
+import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { handlerDeadline } from '../../runtime/src/lib/http/deadline.js';
@@ -32,6 +33,7 @@ async function service(): Promise<FastifyInstance> {
   const deadline = handlerDeadline(app, TIMEOUT_MS);
   lifecycle.arrived = deadline.arrived;
   lifecycle.answered = deadline.answered;
+  app.post('/echo', (request, reply) => reply.send(request.body));
   app.get<{ Params: { ms: string } }>('/wait/:ms', async (request) => {
     await sleep(Number(request.params.ms));
     return { waited: Number(request.params.ms) };
@@ -70,5 +72,27 @@ describe('the handler deadline', () => {
       ]);
       expect(answers.map((r) => r.statusCode)).toEqual([503, 200, 503, 200]);
     }
+  });
+
+  // A probe's body of one byte every two seconds was answered 503 with Retry-After: 1, an invitation back.
+  it('answers a request whose body is still arriving 408, without Retry-After, and closes its connection', async () => {
+    const server = await service();
+    const address = await server.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = new URL(address);
+    const socket = connect(Number(port), '127.0.0.1');
+    const answer = new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.on('close', () => resolve(text));
+      socket.on('error', () => resolve(text));
+    });
+    socket.write(
+      'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":',
+    );
+    const text = await answer;
+    const head = text.slice(0, text.indexOf('\r\n\r\n')).toLowerCase();
+    expect(head).toMatch(/^http\/1\.1 408 /);
+    expect(head).not.toContain('retry-after');
+    expect(head).toContain('connection: close');
   });
 });

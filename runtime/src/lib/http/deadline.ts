@@ -90,7 +90,12 @@ export function handlerDeadline(app: FastifyInstance, ms: number): RequestDeadli
       else if (now - arrived >= ms) {
         inFlight.remove(reply);
         timedOut.add(reply.request);
-        void reply.send(handlerTimedOut());
+        // A body still arriving is the client's slowness, not the service's: no Retry-After (a
+        // probe's body of a byte every two seconds was invited back), and the connection closed,
+        // since what is left of the body cannot be read as a next request. (`complete` is false only
+        // on a connection: an injected request has no such flag.)
+        if (reply.request.raw.complete === false) void reply.header('connection', 'close').send(bodyTooSlow());
+        else void reply.send(handlerTimedOut());
       }
     });
     if (inFlight.size === 0) {
@@ -136,6 +141,10 @@ export async function untilAnswered<T>(
     if (timedOut.has(request)) return reply;
     throw error;
   }
+}
+
+function bodyTooSlow(): HttpError {
+  return new HttpError(408, 'the request body did not arrive in time (http.handler_timeout); nothing of it was read');
 }
 
 function handlerTimedOut(): HttpError {
