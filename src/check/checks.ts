@@ -11,6 +11,7 @@ import { closest } from '../util/suggest.js';
 import { defaultGroups, groupsField } from '../ir/users.js';
 import { undoneItemRules } from './item-rules.js';
 import { skippedItemHandlers } from './bulk-handlers.js';
+import { otherMethodHandlers } from './method-handlers.js';
 import { cascadedHandlers } from './cascaded-handlers.js';
 import { adminOnlyCascades } from './admin-only-cascades.js';
 import { hiddenByTheOtherSide } from '../ir/privacy.js';
@@ -28,6 +29,7 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkUndoneItemRules(diagnostics, ir, sources);
   checkObjectPrincipalsOnCollections(diagnostics, ir, sources);
   checkSkippedItemHandlers(diagnostics, ir, sources);
+  checkOtherMethodHandlers(diagnostics, ir, sources);
   checkCascadedHandlers(diagnostics, ir, sources);
   checkAdminOnlyCascades(diagnostics, ir, sources);
   checkEmptyRanges(diagnostics, ir, sources);
@@ -281,6 +283,21 @@ function checkSkippedItemHandlers(diagnostics: DiagnosticBag, ir: ServiceIR, sou
       {
         span: sources.routes.get(route.path) ?? sources.models.get(model.name),
         hint: `list them under ${phase}_${bulk} too (called once for the whole change, without event.instance), or take ${methods.toLowerCase()} off ${route.ramlPath}`,
+      },
+    );
+  }
+}
+
+/** Item handlers that a PUT (or a PATCH) of the same item does not run (method-handlers.ts). */
+function checkOtherMethodHandlers(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
+  for (const { model, route, method, action, other, phase, handlers } of otherMethodHandlers(ir)) {
+    const listed = handlers.length > 1 ? 'them' : 'it';
+    diagnostics.report(
+      'SVC2111',
+      `${method} of ${route.ramlPath} runs ${model.name}'s ${phase}_${action} handlers, not its ${phase}_${other} ${handlers.length > 1 ? 'ones' : 'one'} (${handlers.join(', ')}): what ${listed} ${handlers.length > 1 ? 'check or do' : 'checks or does'} for a ${other === 'update' ? 'PATCH' : 'PUT'} does not happen for a ${method}`,
+      {
+        span: sources.routes.get(route.path) ?? sources.models.get(model.name),
+        hint: `list ${listed} under ${phase}_set (create, update and replace) or under ${phase}_${action} too, or take ${method.toLowerCase()} off ${route.ramlPath}`,
       },
     );
   }

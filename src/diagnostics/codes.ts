@@ -884,6 +884,12 @@ export const codes = {
     explanation:
       "Two resources' POST bodies include the same schema: each defines a model of its own (two tables of the same fields, stored apart), which is seldom meant. Most often one line was copied from another resource and names its file: its model then has the other's fields, and the hints that follow (a foreign key no link uses, a backref already taken) point the wrong way. Give each model a schema of its own; where two kinds of object really share their fields, say nothing.",
   },
+  SVC2111: {
+    severity: 'warning',
+    title: 'item handlers the other method skips',
+    explanation:
+      "`PATCH` of an item runs the model's `update` handlers and `PUT` its `replace` handlers; `set` lists a handler for both (and for `create`). A rule that a handler listed under one of them alone enforces (a room is not double-booked) then holds for one method and not for the other, on the same object: list the handler under `set` (or under both actions), or take the other method off the route. Said for each item route that declares the method that skips the handlers.",
+  },
   SVC2107: {
     severity: 'error',
     title: 'names the database cannot tell apart',

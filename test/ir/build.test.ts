@@ -509,6 +509,22 @@ ${acl}${teams}${clubs(singular)}`),
     expect(codes({ before_update: ['guard'], before_update_many: ['refuse_many'] })).toEqual([]);
   });
 
+  it('warns of item handlers the other method skips (SVC2111): a PUT that runs no before_update guard, a PATCH none of before_replace', () => {
+    const codes = (handlers: object, methods = '    patch:\n    put:\n') =>
+      build({
+        'api.raml': raml(
+          `title: T\n/items:\n  get:\n  post:\n    body:\n      application/json:\n        schema: !include item.json\n  /{id}:\n${methods}`,
+        ),
+        'item.json': schema({ id, name: str() }, { _event_handlers: handlers }),
+      }).codes;
+    expect(codes({ before_update: ['guard'] })).toEqual(['SVC2111w']);
+    expect(codes({ after_replace: ['notify'] })).toEqual(['SVC2111w']);
+    expect(codes({ before_update: ['guard'], before_replace: ['guard'] })).toEqual([]);
+    expect(codes({ before_set: ['guard'] })).toEqual([]);
+    // Without a PUT on the item, its PATCH runs every update handler there is.
+    expect(codes({ before_update: ['guard'] }, '    patch:\n')).toEqual([]);
+  });
+
   it('hints `choice` for an "enum" type, and a date type for a property whose format is a date', () => {
     const hints = (properties: object) => {
       const dir = writeTree({
