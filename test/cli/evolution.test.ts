@@ -75,6 +75,7 @@ function tree(dir: string): Map<string, string> {
 describe('the library API through seven versions', () => {
   const work = workspace();
   const written = new Map<string, string[]>();
+  const said = new Map<string, string>();
 
   beforeAll(async () => {
     for (const version of VERSIONS) {
@@ -83,6 +84,7 @@ describe('the library API through seven versions', () => {
       // The versions change what clients see too (API-CHANGES.md records it); this test is about storage.
       const run = await work.generate('--allow-breaking', ...(LOSSY.has(version) ? ['--allow-data-loss'] : []));
       if (run.code !== 0) throw new Error(`${version}: ${run.stderr}`);
+      said.set(version, run.stderr);
       written.set(
         version,
         migrationsOf(work.dir).filter((m) => !before.includes(m)),
@@ -109,6 +111,20 @@ describe('the library API through seven versions', () => {
     expect(names.map((n) => n.slice(0, 4))).toEqual(['0001', '0002', '0003', '0004', '0005', '0006', '0007']);
     const index = readFileSync(join(work.dir, 'out/src/db/migrations.ts'), 'utf8');
     for (const name of names) expect(index).toContain(`from './migrations/${name}.js'`);
+  });
+
+  // A probe had to open the migration to learn what it does to stored rows.
+  it('names each new migration and what it changes when it is written, but for the initial one', () => {
+    expect(said.get(VERSIONS[0])).not.toContain('new migration');
+    const v6 = written.get('v6')![0]!;
+    const text = readFileSync(join(work.dir, 'out/src/db/migrations', v6), 'utf8');
+    const comment = text.slice(text.indexOf(' * What changed:\n') + 17, text.indexOf('\n */'));
+    const lines = comment.split('\n').filter((line) => line !== ' *');
+    expect(lines).toContain(' * - Author.nickname removed');
+    expect(lines).toContain(' * It drops data (written with --allow-data-loss):');
+    const shown = lines.map((line) => `  ${line.slice(3)}\n`).join('');
+    expect(said.get('v6')).toContain(`svcgen: new migration out/src/db/migrations/${v6}, run when the service starts`);
+    expect(said.get('v6')).toContain(shown);
   });
 
   it('says in the migration what --allow-data-loss let it drop', () => {

@@ -64,6 +64,7 @@ export async function runGenerate(
     return ExitCode.ok;
   }
   io.stderr(`svcgen: ${shown} — ${summary(changes)}\n`);
+  for (const line of newMigrations(changes, shown)) io.stderr(line);
   // A new project: what to do with it, as `init` says what to do next.
   if (changes.length > 0 && changes.every((c) => c.kind === 'add'))
     io.stderr(`svcgen: next: cd ${shown} && npm install && npm start (its README.md says what the service does)\n`);
@@ -211,6 +212,29 @@ const MIGRATION_LINES = 80;
 
 function isMigration(path: string): boolean {
   return /^src\/db\/migrations\/\d{4}_[^/]+\.ts$/.test(path);
+}
+
+/**
+ * The migrations this generate wrote, each with what it changes (its summary): what happens to the
+ * stored data is what a user must know before the service starts on it (a probe had to open the
+ * file to learn it). The initial one, of a new project, is not said: it makes every table.
+ */
+function newMigrations(changes: readonly Change[], shown: string): string[] {
+  return changes
+    .filter((c) => c.kind === 'add' && c.after !== undefined && isMigration(c.path) && !c.path.includes('/0001_'))
+    .flatMap((c) => [
+      `svcgen: new migration ${shown}/${c.path}, run when the service starts or by npm run migrate (npm run migrate -- --dry-run prints its statements):\n`,
+      ...whatChanged(c.after!).map((line) => `  ${line}\n`),
+    ]);
+}
+
+/** The lines of a migration's comment from "What changed:" on: what it changes, and the data it drops. */
+function whatChanged(text: string): string[] {
+  const comment = /\/\*\*\n \* What changed:\n([\s\S]*?)\n \*\//.exec(text)?.[1] ?? '';
+  return comment
+    .split('\n')
+    .map((line) => line.replace(/^ \* ?/, ''))
+    .filter((line) => line !== '');
 }
 
 function abridged(text: string, lines: number): string {
