@@ -71,6 +71,12 @@ describe('a before handler of a decimal', () => {
     const sent = { amount: 1, due: '2026-06-30T23:59:60Z', day: ' 2026-07-01 ', at: '9:05' };
     const leap = await api('POST', '/bounties', sent);
     expect([leap.status, leap.body.seen], leap.text).toEqual([201, '2026-07-01T00:00:00Z 2026-07-01 09:05:00']);
+    // A time that is none is told so in words, not as the pattern that refused it (a probe's `7:5`).
+    const badTime = await api('POST', '/bounties', { amount: 1, at: '7:5' });
+    expect([badTime.status, badTime.body.errors], badTime.text).toEqual([
+      400,
+      [{ field: 'at', message: 'must be a time of day: HH:MM or HH:MM:SS, from 00:00 to 23:59:59' }],
+    ]);
     const offset = await api('POST', '/bounties', { amount: 1, due: '2026-06-30T22:30:00-05:00' });
     expect([offset.body.seen, offset.body.due]).toEqual(['2026-07-01T03:30:00Z', '2026-07-01T03:30:00Z']);
   });

@@ -211,6 +211,9 @@ function bodyProblem(e: SchemaProblem): FieldError[] {
       // A link to an object with an integer key takes it as a number or its text (`_pk`).
       if (params['pattern'] === INTEGER_KEY)
         return [{ field: path, message: 'must be the key of the object it links to: a whole number' }];
+      // A time field's pattern (field-types.ts), which a client was shown as a regular expression.
+      if (params['pattern'] === TIME_OF_DAY)
+        return [{ field: path, message: 'must be a time of day: HH:MM or HH:MM:SS, from 00:00 to 23:59:59' }];
       return [{ field: path, message: e.message ?? 'is invalid' }];
     case 'anyOf':
     case 'oneOf':
@@ -249,6 +252,8 @@ function schemaProperties(problem: SchemaProblem): object {
 
 /** The pattern of a link's integer key given as text (src/plan/shared/field-types.ts `bodySchema`). */
 const INTEGER_KEY = '^-?[0-9]+$';
+/** The pattern of a time field's values (src/plan/shared/field-types.ts `jsonSchema`). */
+const TIME_OF_DAY = '^([01]?\\d|2[0-3]):[0-5]\\d(:[0-5]\\d)?$';
 
 /**
  * A link left out of a body that sends its foreign key instead (`campaign_id` for `campaign`,
