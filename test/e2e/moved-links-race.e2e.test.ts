@@ -35,6 +35,23 @@ version: v1
         schema: !include attendance.json
   /{id}:
     get:
+/rooms:
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include room.json
+  /{id}:
+    get:
+    patch:
+/desks:
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include desk.json
+  /{id}:
+    get:
 `);
 
 const id = { _db_settings: { type: 'id_field', primary_key: true } };
@@ -63,6 +80,44 @@ const ATTENDANCE = JSON.stringify({
   },
 });
 
+const ROOM = JSON.stringify({
+  type: 'object',
+  properties: {
+    id,
+    name: { _db_settings: { type: 'string', required: true } },
+    desks: { _db_settings: { type: 'relationship', document: 'Desk', backref_name: 'room' } },
+  },
+});
+const DESK = JSON.stringify({
+  type: 'object',
+  _event_handlers: { before_update: ['take_away'] },
+  properties: {
+    id,
+    name: { _db_settings: { type: 'string', required: true } },
+    room_id: {
+      _db_settings: { type: 'foreign_key', ref_document: 'Room', ref_column: 'room.id', ref_column_type: 'id_field' },
+    },
+  },
+});
+
+/** When a PATCH moves `mover`, another client moves `taken` (still in room 1) to room 2 and commits. */
+const TAKE_AWAY = `import pg from 'pg';
+import type { TakeAwayEvent } from '../../events.js';
+
+export async function takeAway(event: TakeAwayEvent): Promise<void> {
+  if (event.instance!.name !== 'mover') return;
+  const client = new pg.Client({ connectionString: process.env['SVC_DATABASE_URL'] });
+  await client.connect();
+  try {
+    await client.query(
+      "update desk set room_id = (select id from room where name = 'two') where name = 'taken' and room_id = (select id from room where name = 'one')",
+    );
+  } finally {
+    await client.end();
+  }
+}
+`;
+
 /** When the PATCH unlinks `first`, another client's attendance of the same booking commits. */
 const SNEAK_IN = `import pg from 'pg';
 import type { SneakInEvent } from '../../events.js';
@@ -86,11 +141,14 @@ describe('a PATCH of a relationship while another client links to the same objec
 
   beforeAll(async () => {
     served = await servedApi(
-      { 'api.raml': API, 'booking.json': BOOKING, 'attendance.json': ATTENDANCE },
+      { 'api.raml': API, 'booking.json': BOOKING, 'attendance.json': ATTENDANCE, 'room.json': ROOM, 'desk.json': DESK },
       'e2e-moved-links-race',
       {
         engine: 'postgres',
-        prepare: (dir) => writeFileSync(join(dir, 'src/custom/handlers/sneak-in.ts'), SNEAK_IN),
+        prepare: (dir) => {
+          writeFileSync(join(dir, 'src/custom/handlers/sneak-in.ts'), SNEAK_IN);
+          writeFileSync(join(dir, 'src/custom/handlers/take-away.ts'), TAKE_AWAY);
+        },
       },
     );
   }, 600_000);
@@ -112,5 +170,26 @@ describe('a PATCH of a relationship while another client links to the same objec
     ]);
     // And the answer says what the booking has now.
     expect(patched.body.attendances).toHaveLength(1);
+  });
+
+  // A probe's concurrent PATCHes of two rooms' lists deadlocked (503s): a write linked back what
+  // another had moved away since it read, with its row not locked in order, and no event of the room
+  // that lost it. It runs again instead, from what it reads then.
+  it('links back what another write moved away since it read only by running again, with the events of that move', async () => {
+    const one = await api('POST', '/rooms', { name: 'one' });
+    const two = await api('POST', '/rooms', { name: 'two' });
+    const taken = await api('POST', '/desks', { name: 'taken', room: one.body.id });
+    // In no room: what it leaves is no event of room two's.
+    const mover = await api('POST', '/desks', { name: 'mover' });
+    const patched = await api('PATCH', `/rooms/${String(one.body.id)}`, { desks: [taken.body.id, mover.body.id] });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.desks).toEqual([taken.body.id, mover.body.id]);
+    expect((await api('GET', `/rooms/${String(two.body.id)}`)).body.desks).toEqual([]);
+    // Run again, the PATCH found `taken` in room two: room two's losing it is an event.
+    const events = (await served.query(`select type, pk from svc_events where model = 'Room' order by seq`)) as {
+      type: string;
+      pk: string;
+    }[];
+    expect(events.map((e) => `${e.type} ${e.pk}`)).toContain(`Room.update ${String(two.body.id)}`);
   });
 });

@@ -4,7 +4,7 @@
  * database).
  */
 import { expect } from 'vitest';
-import { testDatabase, type Engine } from './databases.js';
+import { querySql, testDatabase, type Engine } from './databases.js';
 import { apiClient, type Api } from './http.js';
 import { MEMBER_PASSWORD } from './library.js';
 import { projectOf, tool } from './project.js';
@@ -15,6 +15,8 @@ export interface ServedApi {
   /** `http://127.0.0.1:<port>`: the service's origin (its API is below `/v1`). */
   readonly origin: string;
   readonly api: Api;
+  /** The rows of `sql` on its database (SQLite or PostgreSQL), read behind the service's back. */
+  query(sql: string): Promise<unknown[]>;
   stop(): Promise<void>;
 }
 
@@ -41,6 +43,11 @@ export async function servedApi(
     dir,
     origin: service.origin,
     api: apiClient(service.origin, '/v1'),
+    query(sql) {
+      const engine = options.engine ?? 'sqlite';
+      if (engine === 'mongodb') throw new Error('query: SQL on a MongoDB database');
+      return querySql(engine, database.url, dir, sql);
+    },
     async stop() {
       await service.stop();
       await database.drop();

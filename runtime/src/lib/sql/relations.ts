@@ -9,6 +9,8 @@ import {
   attachRelated,
   checkReferences as checkEveryReference,
   mayUnlink,
+  movedSinceRead,
+  retryableConflict,
   type FindManyArgs,
   type Where,
 } from '../repository.js';
@@ -118,6 +120,9 @@ export async function linkRelations(
     const owner = source.keyValue(record[source.model.primaryKey]);
     const fkField = target.model.columns.find((c) => c.column === fk)!;
     const linked = new Set((await target.keys({ [fkField.name]: owner })).map(String));
+    const moved = movedSinceRead(data, relation.name, wanted, linked);
+    if (moved.length && executor.dialect === 'postgres')
+      throw retryableConflict(`${relation.target} ${moved.join(', ')} moved by another write meanwhile`);
     const dropped = [...linked].filter((k) => !wanted.has(k) && mayUnlink(data, relation.name, k));
     const gained = [...wanted].filter((k) => !linked.has(k));
     await lockInKeyOrder(source, executor, target, [...dropped, ...gained]);
