@@ -55,50 +55,44 @@ version: v1
 `);
 
 const id = { _db_settings: { type: 'id_field', primary_key: true } };
-const BOOKING = JSON.stringify({
-  type: 'object',
-  properties: {
-    id,
-    title: { _db_settings: { type: 'string', required: true } },
-    attendances: { _db_settings: { type: 'relationship', document: 'Attendance', backref_name: 'booking' } },
-  },
-});
-const ATTENDANCE = JSON.stringify({
-  type: 'object',
-  _event_handlers: { before_update: ['sneak_in'] },
-  properties: {
-    id,
-    name: { _db_settings: { type: 'string', required: true } },
-    booking_id: {
-      _db_settings: {
-        type: 'foreign_key',
-        ref_document: 'Booking',
-        ref_column: 'booking.id',
-        ref_column_type: 'id_field',
+const required = (field: string) => ({ [field]: { _db_settings: { type: 'string', required: true } } });
+
+/** A model whose `list` holds the objects of `document` that point at it by their `backref`. */
+const parent = (name: string, list: string, document: string, backref: string) =>
+  JSON.stringify({
+    type: 'object',
+    properties: {
+      id,
+      ...required(name),
+      [list]: { _db_settings: { type: 'relationship', document, backref_name: backref } },
+    },
+  });
+
+/** A model with a name and a foreign key to `parentModel`, whose before_update handler is `handler`. */
+const child = (handler: string, parentModel: string) => {
+  const table = parentModel.toLowerCase();
+  return JSON.stringify({
+    type: 'object',
+    _event_handlers: { before_update: [handler] },
+    properties: {
+      id,
+      ...required('name'),
+      [`${table}_id`]: {
+        _db_settings: {
+          type: 'foreign_key',
+          ref_document: parentModel,
+          ref_column: `${table}.id`,
+          ref_column_type: 'id_field',
+        },
       },
     },
-  },
-});
+  });
+};
 
-const ROOM = JSON.stringify({
-  type: 'object',
-  properties: {
-    id,
-    name: { _db_settings: { type: 'string', required: true } },
-    desks: { _db_settings: { type: 'relationship', document: 'Desk', backref_name: 'room' } },
-  },
-});
-const DESK = JSON.stringify({
-  type: 'object',
-  _event_handlers: { before_update: ['take_away'] },
-  properties: {
-    id,
-    name: { _db_settings: { type: 'string', required: true } },
-    room_id: {
-      _db_settings: { type: 'foreign_key', ref_document: 'Room', ref_column: 'room.id', ref_column_type: 'id_field' },
-    },
-  },
-});
+const BOOKING = parent('title', 'attendances', 'Attendance', 'booking');
+const ATTENDANCE = child('sneak_in', 'Booking');
+const ROOM = parent('name', 'desks', 'Desk', 'room');
+const DESK = child('take_away', 'Room');
 
 /** When a PATCH moves `mover`, another client moves `taken` (still in room 1) to room 2 and commits. */
 const TAKE_AWAY = `import pg from 'pg';
