@@ -128,7 +128,6 @@ export interface Repository<T, Create = Partial<T>, Update = Partial<T>> {
   deleteMany(args?: { where?: Where<T> }): Promise<{ count: number }>;
 }
 
-/** `update` or `delete` found nothing to change. */
 /**
  * The objects each relationship kept in the other model's rows had linked when the route's write
  * read them (http/moved-links.ts: to check the caller's rights to move them, run their handlers and
@@ -171,6 +170,7 @@ export function retryableConflict(message: string): Error {
   return Object.assign(new Error(message), { code: '40001' });
 }
 
+/** `update` or `delete` found nothing to change. */
 export class RecordNotFound extends Error {
   constructor(
     readonly model: string,
