@@ -12,6 +12,7 @@ import { buildIr } from './ir/build/index.js';
 import type { IrSources } from './ir/sources.js';
 import type { ServiceIR } from './ir/types.js';
 import { reportMigrationFindings } from './plan/migrations/findings.js';
+import type { NewMigration } from './plan/migrations/plan.js';
 import { readRaml, type FrontEndResult } from './raml/front-end.js';
 import { readHistory } from './outdir/history.js';
 import { filesOnDisk } from './outdir/on-disk.js';
@@ -103,6 +104,8 @@ export type GenerateResult =
       readonly preRelease?: string;
       /** Whether the API and svcgen changed since the out-dir was generated; undefined when its manifest does not say. */
       readonly provenance?: Provenance;
+      /** The migration this run planned, if any (among `changes` when it is new), and what it says it does. */
+      readonly migration?: Pick<NewMigration, 'path' | 'said'>;
     };
 
 /**
@@ -178,6 +181,7 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
     changes,
     ...contractNews(),
     ...(provenance ? { provenance } : {}),
+    ...(migrations?.added ? { migration: migrations.added } : {}),
   };
 }
 

@@ -8,6 +8,7 @@ import { preReleaseNote } from '../../apidiff/pre-release.js';
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import type { GeneratorStamp } from '../../outdir/manifest.js';
 import type { Provenance } from '../../outdir/provenance.js';
+import type { NewMigration } from '../../plan/migrations/plan.js';
 import { generate } from '../../pipeline.js';
 import type { Change } from '../../write/changes.js';
 import { shortDiff } from '../../write/diff.js';
@@ -64,7 +65,7 @@ export async function runGenerate(
     return ExitCode.ok;
   }
   io.stderr(`svcgen: ${shown} — ${summary(changes)}\n`);
-  for (const line of newMigrations(changes, shown)) io.stderr(line);
+  for (const line of newMigration(changes, shown, result.migration)) io.stderr(line);
   // A new project: what to do with it, as `init` says what to do next.
   if (changes.length > 0 && changes.every((c) => c.kind === 'add'))
     io.stderr(`svcgen: next: cd ${shown} && npm install && npm start (its README.md says what the service does)\n`);
@@ -215,26 +216,21 @@ function isMigration(path: string): boolean {
 }
 
 /**
- * The migrations this generate wrote, each with what it changes (its summary): what happens to the
- * stored data is what a user must know before the service starts on it (a probe had to open the
- * file to learn it). The initial one, of a new project, is not said: it makes every table.
+ * The migration this generate wrote, with what it changes and the data it drops: what happens to
+ * the stored rows is what a user must know before the service starts on them (a probe had to open
+ * the file to learn it). The initial one, of a new project, is not said: it makes every table.
  */
-function newMigrations(changes: readonly Change[], shown: string): string[] {
-  return changes
-    .filter((c) => c.kind === 'add' && c.after !== undefined && isMigration(c.path) && !c.path.includes('/0001_'))
-    .flatMap((c) => [
-      `svcgen: new migration ${shown}/${c.path}, run when the service starts or by npm run migrate (npm run migrate -- --dry-run prints its statements):\n`,
-      ...whatChanged(c.after!).map((line) => `  ${line}\n`),
-    ]);
-}
-
-/** The lines of a migration's comment from "What changed:" on: what it changes, and the data it drops. */
-function whatChanged(text: string): string[] {
-  const comment = /\/\*\*\n \* What changed:\n([\s\S]*?)\n \*\//.exec(text)?.[1] ?? '';
-  return comment
-    .split('\n')
-    .map((line) => line.replace(/^ \* ?/, ''))
-    .filter((line) => line !== '');
+function newMigration(
+  changes: readonly Change[],
+  shown: string,
+  migration: Pick<NewMigration, 'path' | 'said'> | undefined,
+): string[] {
+  const written = changes.some((c) => c.kind === 'add' && c.path === migration?.path);
+  if (!migration || !written || migration.path.includes('/0001_')) return [];
+  return [
+    `svcgen: new migration ${shown}/${migration.path}, run when the service starts or by npm run migrate (npm run migrate -- --dry-run prints its statements):\n`,
+    ...migration.said.filter((line) => line !== '').map((line) => `  ${line}\n`),
+  ];
 }
 
 function abridged(text: string, lines: number): string {

@@ -26,6 +26,8 @@ export interface NewMigration {
   readonly name: string;
   readonly path: string;
   readonly view: MigrationView;
+  /** What it changes, and the data it drops, as its doc comment says it (`generate` prints them). */
+  readonly said: readonly string[];
 }
 
 export interface MigrationView {
@@ -115,6 +117,7 @@ function newMigration(
   return {
     name,
     path: `${MIGRATIONS_DIR}/${name}.ts`,
+    said: changeLines(summary, drops),
     view: {
       name: quote(name),
       doc: docComment(summary, drops),
@@ -127,10 +130,15 @@ function newMigration(
 }
 
 function docComment(summary: readonly string[], drops: readonly string[]): string {
-  const lines = ['What changed:', ...summary.map((s) => `- ${commentText(s)}`)];
-  if (drops.length)
-    lines.push('', 'It drops data (written with --allow-data-loss):', ...drops.map((d) => `- ${commentText(d)}`));
+  const lines = ['What changed:', ...changeLines(summary.map(commentText), drops.map(commentText))];
   return `/**\n${lines.map((l) => (l ? ` * ${l}` : ' *')).join('\n')}\n */`;
+}
+
+/** What a migration changes, then (after a blank line) the data it drops. */
+function changeLines(summary: readonly string[], drops: readonly string[]): string[] {
+  const lines = summary.map((s) => `- ${s}`);
+  if (drops.length) lines.push('', 'It drops data (written with --allow-data-loss):', ...drops.map((d) => `- ${d}`));
+  return lines;
 }
 
 /** The `src/db/migrations.ts` view: every migration module, in order. */
