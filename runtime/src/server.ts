@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   // At level debug, every SQL statement (or MongoDB command) is logged, once the app's logger exists.
   let logQuery: ((statement: string) => void) | undefined;
   const traced = config.logLevel === 'debug' || config.logLevel === 'trace';
-  const warnings: string[] = [];
+  const warnings: string[] = [...config.warnings];
   let migrated: readonly string[] = [];
   // Migrations applied by a start that then fails stay applied: said, or the next start looks as if
   // it had had nothing to do.

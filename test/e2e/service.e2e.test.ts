@@ -222,6 +222,26 @@ describe('start-up', () => {
     }
   });
 
+  it('names a key of service.ini that nothing reads, with the setting it meant, and starts', async () => {
+    const file = join(dir, 'unread-key.ini');
+    writeFileSync(file, 'auth_timeout = 60\n[database]\nurl = sqlite::memory:\n');
+    const child = execa('node', ['dist/server.js'], {
+      cwd: dir,
+      env: { SVC_CONFIG: file, PORT: '0' },
+      reject: false,
+      all: true,
+    });
+    let log = '';
+    child.all.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    for (let i = 0; i < 300 && !log.includes('serving the API') && child.exitCode === null; i++) await sleep(50);
+    child.kill('SIGTERM');
+    await child;
+    expect(log).toContain('serving the API');
+    expect(log).toMatch(
+      /"level":40,.*"msg":".*unread-key\.ini sets auth_timeout, which is not a setting of the service and changes nothing: did you mean auth\.timeout\?"/,
+    );
+  });
+
   it('reads service.ini, with environment variables over it', async () => {
     const result = await start({ SVC_LOG_LEVEL: 'loud' }, 'log.level = debug\n[database]\nurl = sqlite::memory:\n');
     expect(result.all).toMatch(/log.level must be one of .* not "loud"/);

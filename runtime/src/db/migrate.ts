@@ -16,6 +16,7 @@ import { migrations } from './migrations.js';
 
 async function main(): Promise<void> {
   const config = loadServiceConfig();
+  for (const warning of config.warnings) console.warn(warning);
   const dryRun = process.argv.slice(2).includes('--dry-run');
   if (config.engine === 'svc_mongodb') return dryRun ? planMongo(config) : migrateMongoDatabase(config);
   const sql = openSql(config.databaseUrl, { root: config.root });

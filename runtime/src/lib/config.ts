@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import ini from 'ini';
+import { closest } from './suggest.js';
 
 export interface Config {
   readonly host: string;
@@ -75,6 +76,8 @@ export interface Config {
   readonly settings: ReadonlyMap<string, string>;
   /** Where service.ini was read from, for relative paths (the SQLite file). */
   readonly root: string;
+  /** What the operator should hear at start-up: keys of service.ini that nothing reads (a typo, most likely). */
+  readonly warnings: readonly string[];
 }
 
 export interface DatabaseTimeouts {
@@ -184,6 +187,7 @@ export function loadConfig(source: ConfigSource): Config {
   const file = resolve(source.file ?? env['SVC_CONFIG'] ?? defaultFile(source.projectFile));
   const settings = new Map<string, string>();
   if (existsSync(file)) flatten(ini.parse(readFileSync(file, 'utf8')), '', settings);
+  const warnings = unreadKeys([...settings.keys()], source.extraKeys ?? []).map((key) => unreadKeyWarning(file, key));
   for (const key of new Set([...STANDARD_KEYS, ...(source.extraKeys ?? []), ...settings.keys()])) {
     const value = env[envName(key)];
     if (value !== undefined) settings.set(key, value);
@@ -259,6 +263,7 @@ export function loadConfig(source: ConfigSource): Config {
     searchLanguage: read.identifier('search.language', 'simple'),
     settings,
     root: resolve(file, '..'),
+    warnings,
   };
   if (config.engine === 'svc_mongodb' && !/^mongodb(\+srv)?:\/\//.test(config.mongodbUrl)) {
     throw new ConfigError(
@@ -275,6 +280,31 @@ export function loadConfig(source: ConfigSource): Config {
     );
   }
   return config;
+}
+
+/**
+ * Keys read by other parts of the service than this file: the webhooks' (lib/webhooks/settings.ts,
+ * which names its own typos within `webhooks.`) and the outbox's retention.
+ */
+const OTHER_KEYS = ['events.retention', 'events.dead_retention'];
+
+/**
+ * The keys of service.ini that no part of the service reads: `auth_timeout` for `auth.timeout`
+ * would otherwise leave the default in force without a word. The service's own code may read
+ * settings of its own (`Config.settings`), so these are warnings, not errors.
+ */
+function unreadKeys(keys: readonly string[], extraKeys: readonly string[]): string[] {
+  const known = new Set([...STANDARD_KEYS, ...extraKeys, ...OTHER_KEYS]);
+  return keys.filter((key) => !known.has(key) && !key.startsWith('webhooks.'));
+}
+
+function unreadKeyWarning(file: string, key: string): string {
+  const known = [...STANDARD_KEYS, ...OTHER_KEYS];
+  // `auth_timeout`, `auth-timeout`: the dots written another way are a typo too, whatever their length.
+  const dotted = key.replace(/[_-]/g, '.');
+  const match = known.find((k) => k.replace(/[_-]/g, '.') === dotted) ?? closest(key, known);
+  const hint = match ? `: did you mean ${match}?` : ' (only your own code could read it, from Config.settings)';
+  return `${file} sets ${key}, which is not a setting of the service and changes nothing${hint}`;
 }
 
 export function envName(key: string): string {
