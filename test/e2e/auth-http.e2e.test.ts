@@ -102,6 +102,15 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
     expect((await api('GET', '/openapi.json')).headers.get('cache-control')).toBe('no-cache');
   });
 
+  it('says at the start that created the system user that it did, and at a later start nothing of it', async () => {
+    const created = 'created the system user \\"root\\" (system.user), in the admin group';
+    expect(service.output()).toContain(created);
+    const again = await startService(dir, settings, '/v1');
+    await again.stop();
+    expect(again.output()).toContain('serving the API');
+    expect(again.output()).not.toContain('created the system user');
+  });
+
   it('refuses to start with a system.user a member registered first, and makes no one an admin', async () => {
     // carol registered herself in beforeAll; an operator now names "carol" (or "Carol") the system user.
     for (const name of ['carol', 'Carol'])

@@ -58,6 +58,8 @@ export interface Auth {
   readonly plugin: FastifyPluginAsync;
   /** What the operator should hear at start-up (a principal whose function is still a stub). */
   readonly warnings: readonly string[];
+  /** What this start did that the operator should know of (the system user created). */
+  readonly notices: readonly string[];
 }
 
 export interface AuthOptions {
@@ -106,7 +108,7 @@ export async function startAuth(
   const hashSecrets = secretHasher(options.hasher);
   await claimExistingNames(ctx);
   const limits = loginLimits(spec.registerBody);
-  await ensureSystemUser(ctx, hashSecrets, limits);
+  const createdSystemUser = await ensureSystemUser(ctx, hashSecrets, limits);
   const namedSelf = await usersNamedSelf(ctx);
   const policy = aclPolicy(ctx);
   const prepareWrite = userWrites(spec, options.hasher);
@@ -132,6 +134,9 @@ export async function startAuth(
       ),
       ...namedSelf,
     ],
+    notices: createdSystemUser
+      ? [`created the system user "${createdSystemUser}" (system.user), in the admin group`]
+      : [],
     plugin: fp(
       async (api) => {
         await api.register(cookie);
@@ -249,14 +254,17 @@ async function usersNamedSelf(ctx: AuthContext): Promise<string[]> {
     );
 }
 
-/** `system.user`/`system.password`/`system.email`: an admin created at start-up when missing. */
+/**
+ * `system.user`/`system.password`/`system.email`: an admin created at start-up when missing. Gives
+ * the username it was created with, if this start created it.
+ */
 async function ensureSystemUser(
   ctx: AuthContext,
   hashSecrets: (model: Model, data: Rec) => Promise<Rec>,
   limits: Readonly<Record<string, LengthLimits>>,
-): Promise<void> {
+): Promise<string | undefined> {
   const system = ctx.config.system;
-  if (!system) return;
+  if (!system) return undefined;
   const model = generic(ctx.spec.userModel);
   const repository = users(ctx);
   // As written (a name stored before usernames had one form), else as a login.
@@ -264,7 +272,10 @@ async function ensureSystemUser(
     (await repository.findFirst({ where: { username: system.user } })) ??
     (await repository.findFirst({ where: { username: loginForm(system.user) } }));
   const existing = await findSystemUser();
-  if (existing) return checkSystemUser(existing, system.user);
+  if (existing) {
+    checkSystemUser(existing, system.user);
+    return undefined;
+  }
   const length = characters(system.password);
   // What a registration asks of a password (the schema's minLength), and never less than NIST's 8.
   const least = Math.max(MIN_SYSTEM_PASSWORD, passwordMinLength(ctx.spec.registerBody));
@@ -292,12 +303,14 @@ async function ensureSystemUser(
   try {
     await claimSystemName(ctx, String(data['username']));
     await repository.create({ data });
+    return String(data['username']);
   } catch (error) {
     // Another instance starting at the same moment created it first, or a member registered the
     // name since the lookup above: the user there must be an admin all the same.
     const there = await findSystemUser();
     if (!there) throw systemUserRefused(system, error);
     checkSystemUser(there, system.user);
+    return undefined;
   }
 }
 

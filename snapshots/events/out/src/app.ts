@@ -68,6 +68,7 @@ export async function buildApp(config: Config, db: Database, options: BuildOptio
     ...(options.logger === undefined ? {} : { logger: options.logger }),
   });
   for (const warning of warnings) app.log.warn(warning);
+  for (const notice of auth?.notices ?? []) app.log.info(notice);
   await app.register(errors);
   await app.register(database, { db });
   await app.register(cors, config.cors);
