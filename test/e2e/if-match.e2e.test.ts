@@ -64,6 +64,26 @@ describe.each(ENGINES)('If-Match on %s', (engine) => {
     expect(changed.headers.get('etag')).not.toBe(tag);
   });
 
+  it('answers a GET whose If-Match names another ETag 412 without the object, and one that names it 200', async () => {
+    const id = await newAuthor('read-if-match');
+    const stale = await etag(id);
+    expect((await api('PATCH', `/authors/${id}`, { karma: 3 })).status).toBe(200);
+    const now = await etag(id);
+    const read = (headers: Record<string, string>) => api('GET', `/authors/${id}`, undefined, { headers });
+    for (const match of [now, `"other", ${now}`, '*']) {
+      const held = await read({ 'if-match': match });
+      expect([held.status, held.body.karma], match).toEqual([200, 3]);
+    }
+    for (const match of [stale, `W/${now}`]) {
+      const refused = await read({ 'if-match': match });
+      expect([refused.status, refused.body.karma], match).toEqual([412, undefined]);
+      expect(refused.body.message).toContain('no longer the one If-Match names');
+    }
+    // If-Match is evaluated first (RFC 9110 13.2.2): a stale one is 412, not the 304 If-None-Match would give.
+    expect((await read({ 'if-match': stale, 'if-none-match': now })).status).toBe(412);
+    expect((await read({ 'if-match': now, 'if-none-match': now })).status).toBe(304);
+  });
+
   it('refuses a PATCH, PUT or DELETE whose If-Match is stale with 412, changing nothing', async () => {
     const id = await newAuthor('stale');
     const stale = await etag(id);

@@ -21,7 +21,7 @@ const parameterRef = (name: string): Json => ({ $ref: `#/components/parameters/$
 /** A list in a query parameter: comma-separated, or the parameter repeated. */
 const LIST_STYLE = { style: 'form', explode: false } as const;
 
-/** `If-Match` on a change or delete of one object (lib/http/etag.ts). */
+/** `If-Match` on a read, change or delete of one object, and on writes of a collection (lib/http/etag.ts). */
 export const ifMatch = (): Json => parameterRef('If-Match');
 
 const IF_MATCH_PARAMETER: Json = {
@@ -29,7 +29,7 @@ const IF_MATCH_PARAMETER: Json = {
   in: 'header',
   required: false,
   description:
-    'The ETag of the object as it was read: the change is made only if the object is still that one (else 412, and nothing changes). `*` matches any. A collection has no ETag: on a write of a collection (a create, a change or delete of many) only `*` holds.',
+    'The ETag of the object as it was read: the change is made, or the object read, only if it is still that one (else 412, and nothing changes). `*` matches any. A collection has no ETag: on a write of a collection (a create, a change or delete of many) only `*` holds.',
   schema: { type: 'string' },
   example: '"3f1Tz5mQ0bWxJ9kLr2VhYcN8aPe"',
 };

@@ -59,7 +59,7 @@ function operation(ctx: OpenApiContext, route: Route, op: Operation, operationId
   const parameters = isConditional(route, op.action)
     ? [...query, ifMatch()]
     : op.action === 'show'
-      ? [...query, ifNoneMatch()]
+      ? [...query, ifMatch(), ifNoneMatch()]
       : query;
   return {
     tags: [groupOf(route)],

@@ -116,7 +116,8 @@ export function routeErrors(ctx: OpenApiContext, route: Route, method: HttpMetho
   // A key in the path: not found, too long (414), or not percent-encoded right (400).
   if (route.kind !== 'collection' || route.parent) statuses.push(400, 404, 414);
   if (CONFLICTS.has(action) && route.kind !== 'attribute') statuses.push(409);
-  if (isConditional(route, action)) statuses.push(412);
+  // A read of one object holds If-Match too (RFC 9110 13.1.1).
+  if (isConditional(route, action) || action === 'show') statuses.push(412);
   if (ctx.ir.auth) statuses.push(401, 403);
   else if (refusesWithoutAuth(ctx, route, method, action)) statuses.push(403);
   return statuses;

@@ -3,7 +3,8 @@
  * object as the caller sees it; a PATCH, PUT or DELETE that sends it back in If-Match is made only
  * if the object is still that, else 412 and nothing changes. Two clients that read, change and
  * write back one object then cannot overwrite each other's change unseen. A GET that sends it in
- * If-None-Match is answered 304 without the object while it is still that (RFC 9110 13.1.2).
+ * If-None-Match is answered 304 without the object while it is still that (RFC 9110 13.1.2); one
+ * that sends another in If-Match, 412.
  *
  * The digest is of what the caller may see (never of fields hidden from them), without the URLs
  * (`_self`), which depend on the host the request came through.
@@ -48,14 +49,28 @@ function tagsOf(header: string): string[] {
  */
 export function checkIfMatch(request: FastifyRequest, current: string | undefined): void {
   checkIfNoneMatch(request, current);
-  const header = request.headers['if-match'];
-  if (header === undefined) return;
-  const tags = tagsOf(header);
-  if (tags.includes('*') || (current !== undefined && tags.includes(current))) return;
+  if (ifMatchHolds(request, current)) return;
   throw new HttpError(
     412,
     'the object has changed since you read it (If-Match names another ETag); read it again and reapply your change',
   );
+}
+
+/**
+ * A GET of an item with If-Match: 412 unless it names the object's ETag or is `*`. RFC 9110
+ * 13.1.1 has every method evaluate it; it was ignored, and a client that asked for the object only
+ * as it last saw it got whatever it had become.
+ */
+export function checkReadIfMatch(request: FastifyRequest, current: string): void {
+  if (ifMatchHolds(request, current)) return;
+  throw new HttpError(412, 'the object is no longer the one If-Match names: read it without If-Match to see it now');
+}
+
+function ifMatchHolds(request: FastifyRequest, current: string | undefined): boolean {
+  const header = request.headers['if-match'];
+  if (header === undefined) return true;
+  const tags = tagsOf(header);
+  return tags.includes('*') || (current !== undefined && tags.includes(current));
 }
 
 /**

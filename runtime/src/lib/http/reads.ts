@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseItemFields, parseListQuery, withoutPaging, type ListQuery } from './query.js';
 import { afterCursor, encodeCursor } from './cursor.js';
-import { etagOf, notModified } from './etag.js';
+import { checkReadIfMatch, etagOf, notModified } from './etag.js';
 import { includeFor, requestOrigin, requestTarget } from './serialize.js';
 import { attribute } from './attributes.js';
 import type { Where } from '../repository.js';
@@ -143,5 +143,7 @@ export async function show(ctx: RouteContext, request: FastifyRequest, reply: Fa
     reply.header('etag', tag);
     return fields ? ctx.serializer(request, fields).object(ctx.model, object) : whole;
   });
+  // RFC 9110 13.2.2: If-Match first, then If-None-Match.
+  checkReadIfMatch(request, tag);
   return notModified(request, tag) ? reply.code(304).send() : shown;
 }
