@@ -18,6 +18,7 @@ import { hiddenByTheOtherSide } from '../ir/privacy.js';
 import { checkStrangersSeeMore } from './strangers.js';
 import { checkGroupNames } from './group-names.js';
 import { checkPrincipalNames } from './principal-names.js';
+import { checkLinksShownBack } from './links-shown-back.js';
 
 export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   checkReservedRoutes(diagnostics, ir, sources);
@@ -37,6 +38,7 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkUserKeysHandedOut(diagnostics, ir, sources);
   checkUnreachableAclLines(diagnostics, ir, sources);
   checkBackrefsOfHiddenLinks(diagnostics, ir, sources);
+  checkLinksShownBack(diagnostics, ir, sources);
   checkStrangersSeeMore(diagnostics, ir, sources);
   checkGroupNames(diagnostics, ir, sources);
   checkPrincipalNames(diagnostics, ir, sources);

@@ -890,6 +890,12 @@ export const codes = {
     explanation:
       "`PATCH` of an item runs the model's `update` handlers and `PUT` its `replace` handlers; `set` lists a handler for both (and for `create`). A rule that a handler listed under one of them alone enforces (a room is not double-booked) then holds for one method and not for the other, on the same object: list the handler under `set` (or under both actions), or take the other method off the route. Said for each item route that declares the method that skips the handlers.",
   },
+  SVC2112: {
+    severity: 'warning',
+    title: 'link list hidden while its link back is shown',
+    explanation:
+      "A privacy list keeps a link kept in the other model's rows (a speaker's `proposals`) from callers to whom that model shows its link back (each proposal's `speaker`): the link back tells them the same, and a filter on it (`GET /proposals?speaker=4`) lists what the first answer leaves out. Hide both links from them, or neither.",
+  },
   SVC2107: {
     severity: 'error',
     title: 'names the database cannot tell apart',
