@@ -204,7 +204,7 @@ describe('filters (fixtures/filters): the operators lib/http/query.ts accepts on
     expect(parameters['Item.meta__isnull'].schema).toEqual({ type: 'boolean' });
   });
 
-  it('collection reads take paging and filters; bulk changes the filters only; item reads _fields', () => {
+  it('collection reads take paging and filters; bulk changes the filters only; item reads _fields and the preconditions', () => {
     const refs = (op: Json) =>
       (op['parameters'] as Json[]).map((p) => String(p['$ref']).replace('#/components/parameters/', ''));
     const read = refs(operation(document, 'GET', '/items'));
@@ -214,7 +214,8 @@ describe('filters (fixtures/filters): the operators lib/http/query.ts accepts on
     const bulk = refs(operation(document, 'PATCH', '/items'));
     // …and If-Match, where only `*` holds (a collection has no ETag).
     expect(bulk).toEqual([...read.slice(7), 'If-Match']);
-    expect(refs(operation(document, 'GET', '/items/{id}'))).toEqual(['_fields', 'If-None-Match']);
+    // If-Match and If-None-Match: 412 or 304 (RFC 9110 13.2.2).
+    expect(refs(operation(document, 'GET', '/items/{id}'))).toEqual(['_fields', 'If-Match', 'If-None-Match']);
     expect(operation(document, 'GET', '/items')['responses']['200'].content['application/json'].schema).toEqual({
       anyOf: [{ $ref: '#/components/schemas/ItemCollection' }, { $ref: '#/components/schemas/Count' }],
     });
