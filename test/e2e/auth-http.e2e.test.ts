@@ -297,6 +297,16 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
       expect((await api('PATCH', `/stories/${storyId}`, { name: 'stolen' })).status).toBe(401);
       expect((await as('alice', 'DELETE', `/stories/${storyId}`)).status).toBe(403);
       expect((await api('GET', `/stories/${storyId}`)).body.name).toBe('renamed');
+      // The log says which x-ACL refused and why; the answer does not (its lines name groups and principals).
+      // The logger writes on its own time: wait for the line a little.
+      const logged = async (line: string) => {
+        for (let i = 0; i < 40 && !service.output().includes(line); i++) await sleep(50);
+        return service.output();
+      };
+      for (const permission of ['update', 'delete'])
+        expect(await logged(`lets the caller ${permission}"`)).toContain(
+          `"msg":"refused: no line of the x-ACL item_owner_acl lets the caller ${permission}"`,
+        );
     });
 
     it('refuses PUT and DELETE of the story to others, and leaves it as it was', async () => {

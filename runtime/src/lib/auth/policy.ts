@@ -113,7 +113,9 @@ export function aclPolicy(ctx: AuthContext): Policy {
   return {
     refusal,
     async authorize(request, permission, route, object, parent) {
-      if ((await decideOn(request, permission, route, object, parent)).allowed) return;
+      const decision = await decideOn(request, permission, route, object, parent);
+      if (decision.allowed) return;
+      logRefusal(request, permission, route, decision.line);
       if (ctx.config.hideRefused && (await hidden(request, permission, route, object, parent)))
         throw notFound(`${modelOf(route)} ${String(object![route.model!.primaryKey!])} not found`);
       throw refusal(request, `${VERBS[permission]} ${refusedTarget(permission, modelOf(route), object)}`);
@@ -265,4 +267,18 @@ function otherScheme(ctx: AuthContext, request: FastifyRequest): string {
 function refusedTarget(permission: Permission, model: string, object: object | undefined): string {
   if (object) return 'this object';
   return permission !== 'create' || model === '' ? 'this collection' : withArticle(model);
+}
+
+/**
+ * Which x-ACL line refused (or that none let the caller in), in the log: the answer says only
+ * what was refused, since the lines name the API's groups and principals.
+ */
+function logRefusal(request: FastifyRequest, permission: Permission, route: RouteAccess, line: string | null): void {
+  const acl = route.acl ?? '(none: admins only)';
+  request.log.info(
+    { acl, line, permission },
+    line
+      ? `refused by the line "${line}" of the x-ACL ${acl}`
+      : `refused: no line of the x-ACL ${acl} lets the caller ${permission}`,
+  );
 }
