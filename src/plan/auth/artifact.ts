@@ -25,7 +25,7 @@ export const auth: Artifact = {
           planned(
             'test/auth.test.ts',
             'Registering, logging in and out, and API tokens, through the typed client.',
-            template('auth.test.ts', authTestView(ir, ir.auth)),
+            template('auth.test.ts', authTestView(ir.auth)),
           ),
         ]
       : []),

@@ -209,40 +209,13 @@ export function principalStubView(ir: ServiceIR, principal: UserFunction) {
 // --- test/acl.test.ts ---------------------------------------------------------------------------
 
 /** The view of `test/auth.test.ts`: the auth routes the API's schemes mount, called through the client. */
-export function authTestView(ir: ServiceIR, auth: Auth) {
+export function authTestView(auth: Auth) {
   return {
     userModel: quote(auth.userModel),
     userName: auth.userModel,
     ticket: auth.ticket !== null,
     apiKey: auth.apiKey !== null,
-    ownRecordHint: quote(ownRecordHint(ir, auth)),
   };
-}
-
-/**
- * What the auth tests say when `GET /users/self` is refused: the users' x-ACL does not let a user
- * view their own record, most often because its `{{principal}}` is still as svcgen wrote it
- * (matching no one), which a fresh project's tests would otherwise leave unsaid.
- */
-function ownRecordHint(ir: ServiceIR, auth: Auth): string {
-  const route = ir.routes.find((r) => r.model === auth.userModel && r.kind === 'item' && !r.parent);
-  const acl = ir.acls.find((a) => a.name === route?.acl);
-  const need = 'these tests need a user to view their own record';
-  if (!acl) return `${need}, and the users have no x-ACL: only admins read them.`;
-  const principals = [
-    ...new Set(
-      acl.item.flatMap((e) =>
-        e.action === 'allow' && e.principal.kind === 'dynamic' && e.permissions.includes('view')
-          ? [e.principal.name]
-          : [],
-      ),
-    ),
-  ];
-  if (!principals.length)
-    return `${need}: let the x-ACL "${acl.name}" give it (\`allow {{self}} view\`, with the principal \`self\` you write in src/${principalModule('self')}.ts: svcgen stubs it, matching no one until written).`;
-  const files = principals.map((name) => `src/${principalModule(name)}.ts`).join(', ');
-  const names = principals.map((n) => `{{${n}}}`).join(', ');
-  return `${need}: the x-ACL "${acl.name}" gives it through ${names}, which ${principals.length > 1 ? 'match' : 'matches'} no one until written (${files}).`;
 }
 
 /**
