@@ -19,6 +19,7 @@ import { checkStrangersSeeMore } from './strangers.js';
 import { checkGroupNames } from './group-names.js';
 import { checkPrincipalNames } from './principal-names.js';
 import { checkLinksShownBack } from './links-shown-back.js';
+import { checkNestedOwnerLinks } from './nested-owner-links.js';
 
 export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   checkReservedRoutes(diagnostics, ir, sources);
@@ -39,6 +40,7 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkUnreachableAclLines(diagnostics, ir, sources);
   checkBackrefsOfHiddenLinks(diagnostics, ir, sources);
   checkLinksShownBack(diagnostics, ir, sources);
+  checkNestedOwnerLinks(diagnostics, ir, sources);
   checkStrangersSeeMore(diagnostics, ir, sources);
   checkGroupNames(diagnostics, ir, sources);
   checkPrincipalNames(diagnostics, ir, sources);

@@ -896,6 +896,12 @@ export const codes = {
     explanation:
       "A privacy list keeps a link kept in the other model's rows (a speaker's `proposals`) from callers to whom that model shows its link back (each proposal's `speaker`): the link back tells them the same, and a filter on it (`GET /proposals?speaker=4`) lists what the first answer leaves out. Hide both links from them, or neither.",
   },
+  SVC2113: {
+    severity: 'warning',
+    title: 'nested create picks a read-only link',
+    explanation:
+      "A nested route's `post` links each new object to the parent its URL names, through a link that `\"readOnly\": true` keeps members from writing anywhere else (a request's `owner`). Where the route's x-ACL lets members create by a line that does not look at the parent (`allow authenticated create`), any member creates objects below any parent, and so chooses the link the schema keeps from them. The x-ACL decides, as it says. Decide creates by the parent (a `{{principal}}` that reads `rule.parent`), or set the link in a `before_create` handler (a create below another parent is then refused), or take `post` off the nested route.",
+  },
   SVC2107: {
     severity: 'error',
     title: 'names the database cannot tell apart',
