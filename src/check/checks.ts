@@ -20,6 +20,7 @@ import { checkGroupNames } from './group-names.js';
 import { checkPrincipalNames } from './principal-names.js';
 import { checkLinksShownBack } from './links-shown-back.js';
 import { checkNestedOwnerLinks } from './nested-owner-links.js';
+import { checkLooserNestedRoutes } from './looser-nested-routes.js';
 
 export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   checkReservedRoutes(diagnostics, ir, sources);
@@ -41,6 +42,7 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkBackrefsOfHiddenLinks(diagnostics, ir, sources);
   checkLinksShownBack(diagnostics, ir, sources);
   checkNestedOwnerLinks(diagnostics, ir, sources);
+  checkLooserNestedRoutes(diagnostics, ir, sources);
   checkStrangersSeeMore(diagnostics, ir, sources);
   checkGroupNames(diagnostics, ir, sources);
   checkPrincipalNames(diagnostics, ir, sources);

@@ -12,9 +12,9 @@
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { IrSources } from '../ir/sources.js';
 import { holdsKey } from '../ir/links.js';
-import { decidingLines } from '../ir/model-route.js';
 import { hiddenByTheOtherSide, listedFor, type ListedAudience } from '../ir/privacy.js';
-import type { Model, Route, ServiceIR } from '../ir/types.js';
+import type { Model, ServiceIR } from '../ir/types.js';
+import { viewsEvery } from './views-every.js';
 
 const AUDIENCES = [
   ['anonymous', 'anonymous callers'],
@@ -54,22 +54,6 @@ export function checkLinksShownBack(diagnostics: DiagnosticBag, ir: ServiceIR, s
 /** Whether the x-ACL of some route of `model` lets every caller of `audience` view its objects. */
 function mayViewAny(ir: ServiceIR, model: Model, audience: ListedAudience): boolean {
   return ir.routes.some(
-    (route) => route.model === model.name && route.kind !== 'attribute' && viewsAll(ir, route, audience),
+    (route) => route.model === model.name && route.kind !== 'attribute' && viewsEvery(ir, route, audience),
   );
-}
-
-/**
- * The first line that names `view` for all of `audience` (`everyone`; for members `authenticated`
- * too) allows it. Lines for a group, a user or a `{{principal}}` name only some of them.
- */
-function viewsAll(ir: ServiceIR, route: Route, audience: ListedAudience): boolean {
-  const acl = route.acl === null ? undefined : ir.acls.find((a) => a.name === route.acl);
-  if (!acl) return false;
-  for (const line of decidingLines(acl, route.kind === 'collection' ? 'collection' : 'item')) {
-    if (!line.permissions.includes('view')) continue;
-    const all =
-      line.principal.kind === 'everyone' || (audience !== 'anonymous' && line.principal.kind === 'authenticated');
-    if (all) return line.action === 'allow';
-  }
-  return false;
 }

@@ -902,6 +902,12 @@ export const codes = {
     explanation:
       "A nested route's `post` links each new object to the parent its URL names, through a link that `\"readOnly\": true` keeps members from writing anywhere else (a request's `owner`). Where the route's x-ACL lets members create by a line that does not look at the parent (`allow authenticated create`), any member creates objects below any parent, and so chooses the link the schema keeps from them. The x-ACL decides, as it says. Decide creates by the parent (a `{{principal}}` that reads `rule.parent`), or set the link in a `before_create` handler (a create below another parent is then refused), or take `post` off the nested route.",
   },
+  SVC2114: {
+    severity: 'warning',
+    title: 'nested route shows what the own route refuses',
+    explanation:
+      "Each route is decided by its own x-ACL. A nested route (`/units/{id}/requests`) whose x-ACL lets every member, or every anonymous caller, view its objects reads, lists, counts and searches the ones their own item route (`/requests/{id}`) keeps from them. Guard the nested route with the same x-ACL as the objects' own route, or one that shows no more.",
+  },
   SVC2107: {
     severity: 'error',
     title: 'names the database cannot tell apart',
