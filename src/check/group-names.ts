@@ -27,5 +27,10 @@ export function checkGroupNames(diagnostics: DiagnosticBag, ir: ServiceIR, sourc
         report(entry.principal.group, `x-ACL ${acl.name}'s line "${entry.text}"`, sources.aclEntries.get(entry));
   for (const model of ir.models)
     for (const { group } of model.groupFields)
-      if (!known.has(group)) report(group, `_group_fields of ${model.name}`, sources.models.get(model.name));
+      if (!known.has(group))
+        report(
+          group,
+          `_group_fields of ${model.name}`,
+          sources.groupFields.get(`${model.name}.${group}`) ?? sources.models.get(model.name),
+        );
 }

@@ -101,6 +101,9 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
     fields: new Map(
       [...models.values()].flatMap((m) => m.fields.map((f) => [`${m.name}.${f.field.name}`, f.nameSpan] as const)),
     ),
+    groupFields: new Map(
+      [...models.values()].flatMap((m) => m.groupFields.map((g) => [`${m.name}.${g.group}`, g.span] as const)),
+    ),
     routes: routeSpans(api, routes),
     ...basePathSpan(api),
     ...documentSpan(api),
