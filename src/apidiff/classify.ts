@@ -40,7 +40,7 @@ export function classifyChanges(before: Json, after: Json, options: ClassifyOpti
   compareRoutes(before, after, out, new Map([...(options.renames?.values() ?? [])].flatMap((m) => [...m])));
   compareComponents(before, after, out, options);
   compareComponentParameters(before, after, parameterUsers(operationsOf(before).values()), out);
-  return sortChanges(dedupe(out));
+  return sortChanges(withoutBoundsOfNarrowedTypes(dedupe(out)));
 }
 
 /**
@@ -264,6 +264,22 @@ function compareComponents(before: Json, after: Json, out: ApiChange[], options:
 }
 
 /** The same change said twice (a path item's parameter seen from each of its methods) is said once. */
+/** A bound: `maximum (none) → 2147483647`, `exclusiveMaximum 1e+36 → maximum 2147483647`. */
+const BOUND = /^(exclusiveMaximum|exclusiveMinimum|maximum|minimum)\b/;
+
+/**
+ * The bounds a narrower type brings (a decimal made an integer: ±2³¹) are the type's, said once as
+ * its narrowing, not again as constraints tightened at the same place: a probe's one change of a
+ * field's type was six breaking changes.
+ */
+function withoutBoundsOfNarrowedTypes(changes: readonly ApiChange[]): ApiChange[] {
+  const placeOf = (c: ApiChange) => `${c.schema ?? ''}|${c.path}|${c.operations.join(',')}`;
+  const narrowed = new Set(changes.filter((c) => c.kind === 'type-narrowed' || c.kind === 'type-changed').map(placeOf));
+  return changes.filter(
+    (c) => !(c.kind === 'constraint-tightened' && BOUND.test(c.message) && narrowed.has(placeOf(c))),
+  );
+}
+
 function dedupe(changes: readonly ApiChange[]): ApiChange[] {
   const seen = new Set<string>();
   return changes.filter((c) => {

@@ -20,9 +20,9 @@ function narrowsStoredValues(c: ApiChange): boolean {
 }
 
 /**
- * `checked`: the fields (`Model.field`) whose migration checks every stored value against the new
- * length (a shorter `varchar`, SVC3101 says so): a `maxLength` that falls there leaves no value
- * outside it on SQLite and PostgreSQL, and SVC3101 says MongoDB keeps them.
+ * `checked`: the fields (`Model.field`) whose migration converts every stored value to a narrower
+ * type and checks it (a shorter `varchar`, a decimal made an integer; SVC3101 says so): it leaves
+ * no value outside the field on SQLite and PostgreSQL, and SVC3101 says MongoDB keeps them.
  */
 export function reportNarrowedStoredValues(
   changes: readonly ApiChange[],
@@ -38,7 +38,8 @@ export function reportNarrowedStoredValues(
     const model = ir.models.find((m) => m.name === changed?.model);
     const field = changed?.field ?? '';
     if (!model || !narrowsStoredValues(c) || !model.fields.some((f) => f.name === field)) continue;
-    if (checked.has(`${model.name}.${field}`) && c.message.startsWith('maxLength ')) continue;
+    // The migration converts every stored value to the new type, and fails on one that does not fit.
+    if (checked.has(`${model.name}.${field}`)) continue;
     if (said.has(`${model.name}.${field}`)) continue;
     said.add(`${model.name}.${field}`);
     bag.report(

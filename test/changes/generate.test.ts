@@ -196,6 +196,26 @@ describe('generate and the API contract', () => {
     expect(kept.stderr).toContain('warning SVC3113: Item.price');
   });
 
+  it('says a decimal made an integer once where clients meet it: not again as its bounds, nor as values kept (SVC3113)', async () => {
+    const rate = (db: Record<string, unknown>) => (a: ApiSource) =>
+      void (a.item.properties['rate'] = { type: ['number', 'null'], _db_settings: db });
+    const p = project(rate({ type: 'decimal', scale: 2 }));
+    expect((await p.generate()).code).toBe(0);
+    p.edit(rate({ type: 'integer' }));
+    const run = await p.generate('--allow-breaking', '--allow-data-loss');
+    expect(run.code, run.stderr).toBe(0);
+    const codes = [...run.stderr.matchAll(/ - warning (SVC\d+): (.*)/g)].map((m) => `${m[1]}: ${m[2]!.slice(0, 60)}`);
+    // The filters (GET /items) and the two bodies: the type's narrowing, without the ±2³¹ it brings.
+    expect(
+      codes.filter((c) => c.startsWith('SVC3111')),
+      run.stderr,
+    ).toHaveLength(3);
+    expect(run.stderr).not.toContain('constraint tightened');
+    // The migration converts every stored rate and fails on one that does not fit: none is kept outside.
+    expect(codes.filter((c) => c.startsWith('SVC3101'))).toHaveLength(1);
+    expect(run.stderr).not.toContain('SVC3113');
+  });
+
   it('says how to find the objects that keep a choice taken away (a filter by it is refused)', async () => {
     const tiers = (choices: string[]) => (a: ApiSource) =>
       void (a.item.properties['tier'] = {
