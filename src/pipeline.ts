@@ -34,6 +34,7 @@ import { CHANGELOG_FILE, CONTRACT_FILE, readPreviousContract, type PreviousContr
 import type { Manifest } from './outdir/manifest.js';
 import type { OutputTree } from './output.js';
 import { header } from './render/header.js';
+import { kebab } from './ir/naming.js';
 
 export interface Analysis extends FrontEndResult {
   readonly ir?: ServiceIR;
@@ -167,12 +168,12 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
   const disk = filesOnDisk(out.real, [...tree.keys(), ...Object.keys(out.manifest?.files ?? {})]);
   const changes = planChanges(tree, disk, out.manifest, request.force);
   if (request.mode === 'write') {
-    reportOutcomes(changes, out.shown, ramlFile, bag);
+    reportOutcomes(changes, out.shown, ramlFile, bag, false, renamedFiles(analysis.ir));
     if (bag.hasErrors) return refused();
     const unused = changes.filter((c) => c.kind === 'unused').map((c) => c.path);
     const origin = { raml: ramlFile, input: inputKey, api, svcgen: thisGenerator() };
     applyChanges(out.real, changes, manifestOf(tree, origin, unused), out.manifest);
-  } else reportOutcomes(changes, out.shown, ramlFile, bag, true);
+  } else reportOutcomes(changes, out.shown, ramlFile, bag, true, renamedFiles(analysis.ir));
   const provenance = provenanceOf(out.manifest, api);
   return {
     status: 'done',
@@ -186,6 +187,11 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
 }
 
 /** What the new openapi.json changes for clients (nothing at the first generation). */
+/** The models the API renamed (`_renamed_from`), old → new, as their user files are named (`time-entry.ts`). */
+function renamedFiles(ir: ServiceIR): [string, string][] {
+  return ir.models.flatMap((m) => (m.renamedFrom ? [[kebab(m.renamedFrom), kebab(m.name)] as [string, string]] : []));
+}
+
 function contractChanges(contract: PreviousContract, tree: OutputTree, ir: ServiceIR): ApiChange[] {
   const next = tree.get(CONTRACT_FILE);
   if (!contract.document || !next || contract.text === next.content) return [];

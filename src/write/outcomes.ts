@@ -3,7 +3,7 @@
  * diagnostics located at those files: refusals are errors (nothing written), files kept are
  * warnings (reported on every run until the user acts).
  */
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { Change } from './changes.js';
 import { fileAt } from '../outdir/out-dir.js';
@@ -15,6 +15,8 @@ export function reportOutcomes(
   bag: DiagnosticBag,
   /** `--check` and `--dry-run`: only what a write would keep and warn of (they list the refusals among the changes). */
   warningsOnly = false,
+  /** What the API renamed (`_renamed_from`), old name → new, as file names have them (`time-entry` → `work-log`). */
+  renames: readonly (readonly [string, string])[] = [],
 ): void {
   for (const change of changes) {
     if (warningsOnly && change.kind !== 'stale-edited' && change.kind !== 'unused' && !change.restored) continue;
@@ -42,7 +44,7 @@ export function reportOutcomes(
         break;
       case 'unused': {
         // User code is never deleted: a stub the API stopped using is named on every run until the user deletes it.
-        const successor = newStubBeside(changes, path);
+        const successor = successorOf(changes, path, renames);
         const gone = typesGone(changes, change.before ?? '');
         const breaks = gone.length
           ? `; it no longer compiles (src/events.ts has no ${gone.join(', ')}), so npm run build fails until you move its code and delete it`
@@ -84,10 +86,25 @@ export function reportOutcomes(
 /**
  * A file of the user's that this run adds in the folder of `path` (a handler renamed in the schema:
  * its old file unused, its new stub empty), which would otherwise run no code of theirs silently.
+ * Where the API says what it renamed, the stub of the new name is the old one's, and no other
+ * file's: a probe's removed model was told to move its code to the stub of a renamed one.
  */
-function newStubBeside(changes: readonly Change[], path: string): string | undefined {
+function successorOf(
+  changes: readonly Change[],
+  path: string,
+  renames: readonly (readonly [string, string])[],
+): string | undefined {
   const folder = dirname(path);
-  return changes.find((c) => c.kind === 'add' && c.owner === 'user' && dirname(c.path) === folder)?.path;
+  const added = new Set(
+    changes.filter((c) => c.kind === 'add' && c.owner === 'user' && dirname(c.path) === folder).map((c) => c.path),
+  );
+  const renamedTo = (file: string) =>
+    renames.flatMap(([from, to]) => (basename(file) === `${from}.ts` ? [join(dirname(file), `${to}.ts`)] : []));
+  const own = renamedTo(path).find((p) => added.has(p));
+  if (own) return own;
+  const unused = changes.filter((c) => c.kind === 'unused' && dirname(c.path) === folder);
+  for (const other of unused) for (const claimed of renamedTo(other.path)) added.delete(claimed);
+  return added.values().next().value;
 }
 
 /**

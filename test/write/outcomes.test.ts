@@ -29,6 +29,25 @@ describe('an unused stub', () => {
     ]);
   });
 
+  it('names, of a model the API renamed, the stub of its new name, and that stub to no other unused file', () => {
+    const user = (path: string, kind: 'unused' | 'add'): Change =>
+      kind === 'unused' ? { path, kind, owner: 'user', before: 'x' } : { path, kind, owner: 'user', after: '' };
+    const changes = [
+      user('src/custom/events/payment.ts', 'unused'),
+      user('src/custom/events/time-entry.ts', 'unused'),
+      user('src/custom/events/work-log.ts', 'add'),
+    ];
+    const bag = new DiagnosticBag();
+    reportOutcomes(changes, 'service', 'api.raml', bag, false, [['time-entry', 'work-log']]);
+    expect(bag.sorted().map((d) => [d.message.split(':')[0], d.hint])).toEqual([
+      ['unused src/custom/events/payment.ts', undefined],
+      [
+        'unused src/custom/events/time-entry.ts',
+        "renamed? src/custom/events/work-log.ts is new in this run, as an empty stub: move this file's code there",
+      ],
+    ]);
+  });
+
   it('says nothing more where no stub of that folder is new', () => {
     const elsewhere: Change = { path: 'src/custom/principals/owner.ts', kind: 'add', owner: 'user', after: '' };
     const generated: Change = { path: 'src/custom/handlers/index.ts', kind: 'add', owner: 'generated', after: '' };
