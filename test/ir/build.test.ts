@@ -1577,6 +1577,15 @@ describe('privacy lists and rules written nearly right', () => {
     // One this type has no parameter for is still only ignored.
     expect(problems({ values: [1] })).toEqual([['SVC2012', 'warning', 'it is ignored']]);
   });
+
+  it('names "search" for "searchable": a text field kept in full-text search under "it is ignored" (a new user’s)', () => {
+    const dir = writeTree({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+      'item.json': schema({ id, code: { _db_settings: { type: 'string', searchable: false } } }),
+    });
+    const said = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.map((d) => [d.code, d.hint]);
+    expect(said).toEqual([['SVC2097', 'did you mean "search"?']]);
+  });
 });
 
 describe('_event_previous', () => {

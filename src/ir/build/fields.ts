@@ -869,6 +869,10 @@ const SYNONYMS: Readonly<Record<string, string>> = {
   values: 'choices',
   options: 'choices',
   on_delete: 'ref_ondelete',
+  searchable: 'search',
+  fulltext: 'search',
+  full_text: 'search',
+  indexed_for_search: 'search',
 };
 
 /** The parameter of this field's (`known`) that `key` is another framework's name for. */
