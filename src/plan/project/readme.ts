@@ -8,7 +8,7 @@ import { isSafeIdentifier } from '../../ir/naming.js';
 import { defaultGroups } from '../../ir/users.js';
 import { clientAccessors } from '../client/accessors.js';
 import { helperNames } from '../client/helper-names.js';
-import { isSecretField } from '../shared/field-types.js';
+import { DEFAULT_PRECISION, isSecretField } from '../shared/field-types.js';
 import { sampleObject, unsampledRequired } from '../shared/samples.js';
 import { camel, modelNames } from '../shared/names.js';
 import { OperationIds, operationKey, routeOperationIds } from '../openapi/operation-ids.js';
@@ -222,6 +222,16 @@ function fieldType(model: Model, field: Field): string {
   return field.type;
 }
 
+/** A decimal's digits, as it is stored (rounded to its scale, half away from zero). */
+function decimalDigits(precision: number, scale: number): string {
+  const whole = precision - scale;
+  const after =
+    scale === 0
+      ? 'rounded to a whole number'
+      : `rounded to ${scale} ${scale === 1 ? 'digit' : 'digits'} after the point`;
+  return `${after}, at most ${whole} ${whole === 1 ? 'digit' : 'digits'} before it`;
+}
+
 function characters(count: number): string {
   return count === 1 ? '1 character' : `${count} characters`;
 }
@@ -237,6 +247,8 @@ function rules(field: Field): string {
   if (field.maxLength !== null) parts.push(`at most ${characters(field.maxLength)}`);
   if (field.minValue !== null) parts.push(`≥ ${field.minValue}`);
   if (field.maxValue !== null) parts.push(`≤ ${field.maxValue}`);
+  if (field.type === 'decimal' && (field.precision !== null || field.scale !== null))
+    parts.push(decimalDigits(field.precision ?? DEFAULT_PRECISION, field.scale ?? 0));
   if (field.choices) parts.push(`one of ${field.choices.map((c) => JSON.stringify(c)).join(', ')}`);
   if (field.default)
     parts.push(

@@ -271,7 +271,7 @@ export function isSecretField(model: Model, field: Field): boolean {
 }
 
 /** numeric(p, s) with only a scale given. */
-const DEFAULT_PRECISION = 38;
+export const DEFAULT_PRECISION = 38;
 
 const SQLITE: Readonly<Record<Storage, string>> = {
   text: 'text',
