@@ -59,6 +59,18 @@ function comparableCallers(
   return [a.filter((c) => !untold.has(c)), b.filter((c) => !untold.has(c))];
 }
 
+/** The kinds of caller of `x-svcgen-access` in words (`owner` alone read as a field of the model to a new user). */
+const CALLER_WORDS: Readonly<Record<string, string>> = {
+  anonymous: 'anonymous callers',
+  member: 'members',
+  owner: 'members a {{principal}} lets in (owners)',
+  admin: 'admins',
+};
+
+function callersText(callers: readonly string[]): string {
+  return callers.map((c) => CALLER_WORDS[c] ?? c).join(', ');
+}
+
 function effectiveSecurity(doc: Json, operation: Json): unknown {
   return 'security' in operation ? operation['security'] : doc['security'];
 }
@@ -97,11 +109,11 @@ export function compareAccess(
         change(
           'access-narrowed',
           place,
-          `is refused now to: ${refused.join(', ')} (allowed: ${b.join(', ') || 'nobody'})`,
+          `is refused now to: ${callersText(refused)} (allowed: ${callersText(b) || 'nobody'})`,
           'those callers get 401 or 403 where they got an answer. Where it closes access that was never meant (a hole), refusing it is the fix: generate with --allow-breaking',
         ),
       );
-    if (admitted.length) out.push(change('access-widened', place, `is open now to: ${admitted.join(', ')}`));
+    if (admitted.length) out.push(change('access-widened', place, `is open now to: ${callersText(admitted)}`));
     return;
   }
   const anonymous = { was: anonymousAllowed(before, was.operation), is: anonymousAllowed(after, is.operation) };

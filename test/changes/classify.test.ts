@@ -227,8 +227,12 @@ describe('classifyChanges', () => {
     const access = (callers: string[]) => doc((d) => (d.paths['/things'].post['x-svcgen-access'] = callers));
     const narrowed = classifyChanges(access(['anonymous', 'member', 'admin']), access(['member', 'admin']));
     expect(narrowed).toEqual([expect.objectContaining({ kind: 'access-narrowed', operations: ['POST /things'] })]);
-    expect(narrowed[0]!.message).toContain('anonymous');
+    expect(narrowed[0]!.message).toBe('is refused now to: anonymous callers (allowed: members, admins)');
     expect(kinds(access(['admin']), access(['member', 'admin']))).toEqual(['c access-widened']);
+    // In words: `owner` alone read to a new user as a field of the model.
+    expect(classifyChanges(access(['admin']), access(['owner', 'admin']))[0]!.message).toBe(
+      'is open now to: members a {{principal}} lets in (owners)',
+    );
   });
 
   it('compares query parameters and the page size', () => {
