@@ -81,7 +81,12 @@ describe('users who view their own record through {{self}}, not written yet', ()
     expect(build.exitCode, build.all).toBe(0);
     const service = await startService(
       dir,
-      { SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 's'.repeat(40), SVC_DATABASE_URL: 'sqlite::memory:' },
+      {
+        SVC_AUTH: 'true',
+        SVC_AUTH_TKT_SECRET: 's'.repeat(40),
+        SVC_DATABASE_URL: 'sqlite::memory:',
+        SVC_AUTH_HIDE_REFUSED: 'true',
+      },
       '',
     );
     try {
@@ -95,8 +100,10 @@ describe('users who view their own record through {{self}}, not written yet', ()
       const as = { headers: { cookie: cookieOf(registered) } };
       const self = await api('GET', '/users/self', undefined, as);
       expect([self.status, self.body.username, self.body.password]).toEqual([200, 'maria', undefined]);
-      expect((await api('GET', '/users/maria', undefined, as)).status).toBe(403);
-      // Only reading is the contract's: a change of oneself follows the x-ACL, whatever the URL.
+      // By name, the x-ACL decides (and auth.hide_refused answers a record one may not view as missing).
+      expect((await api('GET', '/users/maria', undefined, as)).status).toBe(404);
+      // Only reading is the contract's: a change of oneself follows the x-ACL, whatever the URL; at
+      // /users/self a 403, never a 404 for the caller it always shows.
       expect((await api('PATCH', '/users/self', { email: 'm@example.com' }, as)).status).toBe(403);
       expect((await api('GET', '/users/self')).status).toBe(401);
     } finally {

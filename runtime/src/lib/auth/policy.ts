@@ -113,7 +113,8 @@ export function aclPolicy(ctx: AuthContext): Policy {
     const key = route.model?.primaryKey;
     const onItem = route.kind === 'item' || route.kind === 'attribute' || route.kind === 'singular';
     if (!onItem || key === undefined || object?.[key] === undefined) return false;
-    if (decidesWithoutObject(aclOf(route))) return false;
+    // `/users/self` names the caller, whom they always see: a refusal of it hides nothing.
+    if (decidesWithoutObject(aclOf(route)) || asksForOwnRecord(request, route, object)) return false;
     if (permission === 'view') return true;
     return !(await decideOn(request, 'view', route, object, parent)).allowed;
   };
