@@ -908,6 +908,12 @@ export const codes = {
     explanation:
       "Each route is decided by its own x-ACL. A nested route (`/units/{id}/requests`) whose x-ACL lets every member, or every anonymous caller, view its objects reads, lists, counts and searches the ones their own item route (`/requests/{id}`) keeps from them. Guard the nested route with the same x-ACL as the objects' own route, or one that shows no more.",
   },
+  SVC2115: {
+    severity: 'error',
+    title: 'model name too long',
+    explanation:
+      "A model is named by its resource's path segment (`/stories` → `Story`), its table by the name lower-cased, and its files by it too. PostgreSQL cuts a table name longer than 63 bytes without a word (two models could then share a table), and file systems refuse a file name longer than 255 bytes. Name the resource with fewer letters.",
+  },
   SVC2107: {
     severity: 'error',
     title: 'names the database cannot tell apart',

@@ -7,6 +7,9 @@
 import { lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 
+/** The longest name of a file or folder most file systems take, in bytes. */
+const MAX_NAME_BYTES = 255;
+
 /** Why `path` is not a plain relative path svcgen may use, or undefined when it is one. */
 export function lexicalProblem(path: string): string | undefined {
   if (path === '') return 'it is empty';
@@ -18,6 +21,10 @@ export function lexicalProblem(path: string): string | undefined {
   if (segments.includes('..')) return 'it has a `..` segment';
   if (segments.includes('.')) return 'it has a `.` segment';
   if (segments.includes('')) return 'it has an empty segment';
+  // File systems name a file by 255 bytes at most: a longer one failed half-way through the writing.
+  const long = segments.find((segment) => Buffer.byteLength(segment) > MAX_NAME_BYTES);
+  if (long)
+    return `a name in it is ${Buffer.byteLength(long)} bytes long, and file systems take ${MAX_NAME_BYTES} at most`;
   return undefined;
 }
 

@@ -156,6 +156,7 @@ describe('a tampered manifest', () => {
     ['a `.` segment', './src/app.ts', 'it has a `.` segment'],
     ['an empty segment', 'src//app.ts', 'it has an empty segment'],
     ['a NUL', 'src/app.ts\u0000.txt', 'it contains a NUL character'],
+    ['a name too long for a file system', `src/${'a'.repeat(256)}.ts`, 'a name in it is 259 bytes long'],
     ["svcgen's own folder", '.svcgen/manifest.json', "it is in `.svcgen/`, svcgen's own folder"],
   ])('refuses an entry with %s (SVC3002), even with --force', async (_, path, reason) => {
     const ws = workspace();

@@ -1578,6 +1578,12 @@ describe('privacy lists and rules written nearly right', () => {
     expect(problems({ values: [1] })).toEqual([['SVC2012', 'warning', 'it is ignored']]);
   });
 
+  it('says a resource whose segment has no letter or digit names no model (it said "model  for /..")', () => {
+    const dir = writeTree({ 'api.raml': raml('title: T\n/..:\n  get:\n') });
+    const said = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.map((d) => [d.code, d.message]);
+    expect(said).toContainEqual(['SVC2018', '/.. names no model: its segment has no letter or digit']);
+  });
+
   it('names "search" for "searchable": a text field kept in full-text search under "it is ignored" (a new user’s)', () => {
     const dir = writeTree({
       'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),

@@ -67,6 +67,14 @@ export function reportMissingModels(ctx: DefinitionContext, root: PathNode): voi
       );
       continue;
     }
+    if (model === '') {
+      // `/..`, `/-`: no letter or digit to name a model by.
+      ctx.diagnostics.report('SVC2018', `${node.ramlPath} names no model: its segment has no letter or digit`, {
+        span: node.span,
+        hint: 'name a collection by its objects, in letters and digits (`/stories`)',
+      });
+      continue;
+    }
     ctx.diagnostics.report('SVC2018', `no schema defines model ${model} for ${node.ramlPath}`, {
       span: node.span,
       hint: `give ${node.ramlPath} a post body schema, e.g. post: { body: { application/json: { schema: !include schemas/${model.toLowerCase()}.json } } }`,
@@ -123,9 +131,25 @@ function postSchema(resource: Resource | undefined): SchemaReference | undefined
   return pick?.schema;
 }
 
+/**
+ * The longest model name: its table's name is the name lower-cased, and PostgreSQL cuts a longer
+ * one without a word (two models could then share a table). Its files are named by it too: a
+ * probe's 230-letter resource crashed the writing of the project half-way (ENAMETOOLONG).
+ */
+const MAX_MODEL_NAME = 63;
+
 function define(ctx: DefinitionContext, name: string, node: PathNode, schema: SchemaReference): void {
   // The first schema wins, also when it could not be read.
   if (ctx.poisoned.hasModel(name)) return;
+  if (name.length > MAX_MODEL_NAME) {
+    ctx.diagnostics.report(
+      'SVC2115',
+      `the model of ${node.ramlPath.length > 80 ? `${node.ramlPath.slice(0, 77)}...` : node.ramlPath} would be named by ${name.length} characters: at most ${MAX_MODEL_NAME} name a table (PostgreSQL's limit)`,
+      { span: node.span, hint: 'name the resource with fewer letters' },
+    );
+    ctx.poisoned.addUnreadModel(name);
+    return;
+  }
   const existing = ctx.models.get(name);
   if (existing) {
     if (existing.schemaFile !== schemaFileOf(ctx, schema)) {
