@@ -200,21 +200,23 @@ describe('start-up', () => {
     expect(result.all).not.toMatch(/\n\s+at /);
   });
 
+  /** What the service logs from its start until it serves (or stops), then stopped. */
+  const served = async (env: Record<string, string>) => {
+    const child = execa('node', ['dist/server.js'], {
+      cwd: dir,
+      env: { SVC_CONFIG: join(dir, 'none.ini'), SVC_DATABASE_URL: 'sqlite::memory:', PORT: '0', ...env },
+      reject: false,
+      all: true,
+    });
+    let log = '';
+    child.all.on('data', (chunk: Buffer) => (log += chunk.toString()));
+    for (let i = 0; i < 300 && !log.includes('serving the API') && child.exitCode === null; i++) await sleep(50);
+    child.kill('SIGTERM');
+    await child;
+    return log;
+  };
+
   it('serves with auth off only where asked, and says at every start that anyone is an admin', async () => {
-    const served = async (env: Record<string, string>) => {
-      const child = execa('node', ['dist/server.js'], {
-        cwd: dir,
-        env: { SVC_CONFIG: join(dir, 'none.ini'), SVC_DATABASE_URL: 'sqlite::memory:', PORT: '0', ...env },
-        reject: false,
-        all: true,
-      });
-      let log = '';
-      child.all.on('data', (chunk: Buffer) => (log += chunk.toString()));
-      for (let i = 0; i < 300 && !log.includes('serving the API') && child.exitCode === null; i++) await sleep(50);
-      child.kill('SIGTERM');
-      await child;
-      return log;
-    };
     for (const env of [{}, { SVC_HOST: '0.0.0.0', SVC_AUTH: 'false' }] as Record<string, string>[]) {
       const log = await served(env);
       expect(log, JSON.stringify(env)).toContain('serving the API');
@@ -224,18 +226,8 @@ describe('start-up', () => {
 
   it('names a key of service.ini that nothing reads, with the setting it meant, and starts', async () => {
     const file = join(dir, 'unread-key.ini');
-    writeFileSync(file, 'auth_timeout = 60\n[database]\nurl = sqlite::memory:\n');
-    const child = execa('node', ['dist/server.js'], {
-      cwd: dir,
-      env: { SVC_CONFIG: file, PORT: '0' },
-      reject: false,
-      all: true,
-    });
-    let log = '';
-    child.all.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    for (let i = 0; i < 300 && !log.includes('serving the API') && child.exitCode === null; i++) await sleep(50);
-    child.kill('SIGTERM');
-    await child;
+    writeFileSync(file, 'auth_timeout = 60\n');
+    const log = await served({ SVC_CONFIG: file });
     expect(log).toContain('serving the API');
     expect(log).toMatch(
       /"level":40,.*"msg":".*unread-key\.ini sets auth_timeout, which is not a setting of the service and changes nothing: did you mean auth\.timeout\?"/,

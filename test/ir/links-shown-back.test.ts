@@ -1,13 +1,8 @@
 /** SVC2112 (src/check/links-shown-back.ts): a link list hidden from callers to whom its link back is shown. */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { analyze } from '../../src/pipeline.js';
-import { writeTree } from '../support/files.js';
-import { repoRoot } from '../support/paths.js';
+import { invalidFixtureDiagnostics } from '../support/invalid-fixture.js';
 
-const fixture = join(repoRoot, 'fixtures', 'invalid', 'SVC2112-link-list-hidden-while-shown-back');
-const original = (file: string) => readFileSync(join(fixture, file), 'utf8');
+const FIXTURE = 'SVC2112-link-list-hidden-while-shown-back';
 
 /** The fixture's codes, with its files changed as `edit` says. */
 function codes(
@@ -17,13 +12,11 @@ function codes(
     raml?: (text: string) => string;
   } = {},
 ): string[] {
-  const same = (text: string) => text;
-  const dir = writeTree({
-    'api.raml': (edit.raml ?? same)(original('api.raml')),
-    'speaker.json': (edit.speaker ?? same)(original('speaker.json')),
-    'proposal.json': (edit.proposal ?? same)(original('proposal.json')),
-  });
-  return analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.map((d) => d.code);
+  const edits: Record<string, (text: string) => string> = {};
+  if (edit.raml) edits['api.raml'] = edit.raml;
+  if (edit.speaker) edits['speaker.json'] = edit.speaker;
+  if (edit.proposal) edits['proposal.json'] = edit.proposal;
+  return invalidFixtureDiagnostics(FIXTURE, edits).map((d) => d.code);
 }
 
 describe('a link list hidden while its link back is shown (SVC2112)', () => {
@@ -47,16 +40,9 @@ describe('a link list hidden while its link back is shown (SVC2112)', () => {
         '"_auth_fields": ["id", "name"],',
         '"_auth_fields": ["id", "name"],\n  "_public_fields": ["id", "name"],',
       );
-    const said = analyze(
-      join(
-        writeTree({
-          'api.raml': everyone(original('api.raml')),
-          'speaker.json': hidden(original('speaker.json')),
-          'proposal.json': original('proposal.json'),
-        }),
-        'api.raml',
-      ),
-    ).diagnostics.filter((d) => d.code === 'SVC2112');
+    const said = invalidFixtureDiagnostics(FIXTURE, { 'api.raml': everyone, 'speaker.json': hidden }).filter(
+      (d) => d.code === 'SVC2112',
+    );
     expect(said.map((d) => d.message)).toEqual([
       'Speaker hides "proposals" from anonymous callers and members, but Proposal shows them "speaker": each Proposal\'s "speaker" tells them what "proposals" would, and a filter on it lists it',
     ]);

@@ -1,24 +1,13 @@
 /** SVC2114 (src/check/looser-nested-routes.ts): a nested route whose x-ACL shows what the objects' own route refuses. */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { analyze } from '../../src/pipeline.js';
-import { writeTree } from '../support/files.js';
-import { repoRoot } from '../support/paths.js';
+import { invalidFixtureDiagnostics, invalidFixtureFile } from '../support/invalid-fixture.js';
 
-const fixture = join(repoRoot, 'fixtures', 'invalid', 'SVC2114-nested-route-shows-what-own-route-refuses');
-const original = (file: string) => readFileSync(join(fixture, file), 'utf8');
+const FIXTURE = 'SVC2114-nested-route-shows-what-own-route-refuses';
 
 /** The fixture's warnings of SVC2114, with its RAML changed as `edit` says. */
 function said(edit = (t: string) => t): string[] {
-  const raml = edit(original('api.raml'));
-  const dir = writeTree({
-    'api.raml': raml,
-    'unit.json': original('unit.json'),
-    'request.json': original('request.json'),
-  });
-  return analyze(join(dir, 'api.raml'), { cwd: dir })
-    .diagnostics.filter((d) => d.code === 'SVC2114')
+  return invalidFixtureDiagnostics(FIXTURE, { 'api.raml': edit })
+    .filter((d) => d.code === 'SVC2114')
     .map((d) => d.message);
 }
 
@@ -47,7 +36,7 @@ describe('a nested route that shows what the objects’ own route refuses (SVC21
   it('is not said where the nested route has the objects’ own x-ACL', () => {
     const same = (t: string) =>
       t.replace('/requests:\n      securedBy: [public_acl]', '/requests:\n      securedBy: [owner_acl]');
-    expect(same(original('api.raml'))).not.toBe(original('api.raml'));
+    expect(same(invalidFixtureFile(FIXTURE, 'api.raml'))).not.toBe(invalidFixtureFile(FIXTURE, 'api.raml'));
     expect(said(same)).toEqual([]);
   });
 });

@@ -1,23 +1,14 @@
 /** SVC2113 (src/check/nested-owner-links.ts): a nested create that picks a read-only link, by an x-ACL blind to the parent. */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { analyze } from '../../src/pipeline.js';
-import { writeTree } from '../support/files.js';
-import { repoRoot } from '../support/paths.js';
+import { invalidFixtureDiagnostics, invalidFixtureFile } from '../support/invalid-fixture.js';
 
-const fixture = join(repoRoot, 'fixtures', 'invalid', 'SVC2113-nested-create-picks-read-only-link');
-const original = (file: string) => readFileSync(join(fixture, file), 'utf8');
+const FIXTURE = 'SVC2113-nested-create-picks-read-only-link';
+const original = (file: string) => invalidFixtureFile(FIXTURE, file);
 
 /** The fixture's warnings of SVC2113, with its RAML and proposal schema changed as given. */
 function said(raml = (t: string) => t, proposal = (t: string) => t): string[] {
-  const dir = writeTree({
-    'api.raml': raml(original('api.raml')),
-    'speaker.json': original('speaker.json'),
-    'proposal.json': proposal(original('proposal.json')),
-  });
-  return analyze(join(dir, 'api.raml'), { cwd: dir })
-    .diagnostics.filter((d) => d.code === 'SVC2113')
+  return invalidFixtureDiagnostics(FIXTURE, { 'api.raml': raml, 'proposal.json': proposal })
+    .filter((d) => d.code === 'SVC2113')
     .map((d) => d.message);
 }
 
