@@ -186,12 +186,12 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
   };
 }
 
-/** What the new openapi.json changes for clients (nothing at the first generation). */
 /** The models the API renamed (`_renamed_from`), old → new, as their user files are named (`time-entry.ts`). */
 function renamedFiles(ir: ServiceIR): [string, string][] {
   return ir.models.flatMap((m) => (m.renamedFrom ? [[kebab(m.renamedFrom), kebab(m.name)] as [string, string]] : []));
 }
 
+/** What the new openapi.json changes for clients (nothing at the first generation). */
 function contractChanges(contract: PreviousContract, tree: OutputTree, ir: ServiceIR): ApiChange[] {
   const next = tree.get(CONTRACT_FILE);
   if (!contract.document || !next || contract.text === next.content) return [];

@@ -263,7 +263,6 @@ function compareComponents(before: Json, after: Json, out: ApiChange[], options:
   }
 }
 
-/** The same change said twice (a path item's parameter seen from each of its methods) is said once. */
 /** A bound: `maximum (none) → 2147483647`, `exclusiveMaximum 1e+36 → maximum 2147483647`. */
 const BOUND = /^(exclusiveMaximum|exclusiveMinimum|maximum|minimum)\b/;
 
@@ -280,6 +279,7 @@ function withoutBoundsOfNarrowedTypes(changes: readonly ApiChange[]): ApiChange[
   );
 }
 
+/** The same change said twice (a path item's parameter seen from each of its methods) is said once. */
 function dedupe(changes: readonly ApiChange[]): ApiChange[] {
   const seen = new Set<string>();
   return changes.filter((c) => {

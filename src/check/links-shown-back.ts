@@ -14,12 +14,7 @@ import type { IrSources } from '../ir/sources.js';
 import { holdsKey } from '../ir/links.js';
 import { hiddenByTheOtherSide, listedFor, type ListedAudience } from '../ir/privacy.js';
 import type { Model, ServiceIR } from '../ir/types.js';
-import { viewsEvery } from './views-every.js';
-
-const AUDIENCES = [
-  ['anonymous', 'anonymous callers'],
-  ['member', 'members'],
-] as const;
+import { AUDIENCES, viewsEvery } from './views-every.js';
 
 export function checkLinksShownBack(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   if (!ir.auth) return;

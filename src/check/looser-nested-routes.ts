@@ -7,14 +7,8 @@
  */
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { IrSources } from '../ir/sources.js';
-import type { ListedAudience } from '../ir/privacy.js';
 import type { ServiceIR } from '../ir/types.js';
-import { viewsEvery } from './views-every.js';
-
-const AUDIENCES: readonly (readonly [ListedAudience, string])[] = [
-  ['anonymous', 'anonymous callers'],
-  ['member', 'members'],
-];
+import { AUDIENCES, viewsEvery } from './views-every.js';
 
 export function checkLooserNestedRoutes(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   if (!ir.auth) return;

@@ -8,6 +8,12 @@ import { decidingLines } from '../ir/model-route.js';
 import type { ListedAudience } from '../ir/privacy.js';
 import type { Route, ServiceIR } from '../ir/types.js';
 
+/** The callers privacy lists and x-ACL lines both tell apart, named as the warnings name them. */
+export const AUDIENCES: readonly (readonly [ListedAudience, string])[] = [
+  ['anonymous', 'anonymous callers'],
+  ['member', 'members'],
+];
+
 export function viewsEvery(ir: ServiceIR, route: Route, audience: ListedAudience): boolean {
   const acl = route.acl === null ? undefined : ir.acls.find((a) => a.name === route.acl);
   if (!acl) return false;
