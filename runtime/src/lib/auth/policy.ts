@@ -57,14 +57,11 @@ export function aclPolicy(ctx: AuthContext): Policy {
   const users = userModel(ctx);
   /** The requests whose URL names their caller as `self` (`itemKey`). */
   const askedForSelf = new WeakSet<FastifyRequest>();
-  const asksForOwnRecord = (request: FastifyRequest, route: RouteAccess, object: Record<string, unknown> | undefined) =>
-    askedForSelf.has(request) &&
-    route.model?.name === users.name &&
-    object !== undefined &&
-    callerOf(request).id === String(object[users.primaryKey]);
   /** A user's own record: they see and write all of it but hidden fields and `groups`. */
   const ownRecord = (model: Model, object: Record<string, unknown> | undefined) => (request: FastifyRequest) =>
     object !== undefined && model.name === users.name && callerOf(request).id === String(object[model.primaryKey]);
+  const asksForOwnRecord = (request: FastifyRequest, route: RouteAccess, object: Record<string, unknown> | undefined) =>
+    askedForSelf.has(request) && route.model?.name === users.name && ownRecord(users, object)(request);
   const refusal = (request: FastifyRequest, what: string): HttpError =>
     callerOf(request).id === null
       ? new HttpError(
