@@ -16,6 +16,7 @@ import { checkCollectionPreconditions, hasPrecondition } from './etag.js';
 import { movesLinks, type Rec, type RouteContext } from './route-context.js';
 import { keyOf } from './relinks.js';
 import { runsBefore } from '../events.js';
+import { ConstraintViolation, UnknownReference } from '../repository.js';
 import { EXACT_DIGITS, parseDate, parseDatetime, parseTime, roundDecimal } from '../values.js';
 
 export async function create(ctx: RouteContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
@@ -37,35 +38,54 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
     body,
   );
   reply.code(201);
-  return ctx.write(
-    request,
-    'create',
-    { ...body, ...link },
-    undefined,
-    async (db, data, writes) => {
-      if (ctx.route.kind === 'singular' && (await ctx.repository(db).findFirst({ where: link }))) {
-        throw conflict(`${ctx.parentNamed(request)} already has ${withArticle(ctx.route.parent!.field)}`);
-      }
-      refuseOtherParent(ctx, body, data, link);
-      const values = withDefaults(ctx.model, { ...data, ...link });
-      const unkeyed = missingKey(ctx.model, values);
-      if (unkeyed.length) throw badRequest(fieldsRefused(unkeyed), unkeyed);
-      await ctx.checkRelinks(db, request, { object: undefined, data: values, fields: Object.keys(body) });
-      const created = await writes.create({
-        data: values,
-        include: includeFor(ctx.model, ctx.services.db.models),
-      });
-      await ctx.hideRefusedLinks(request, [created], db);
-      return created;
-    },
-    (created) => ctx.present(request, reply, created),
-    // A singular route's object is looked for before the insert, and the objects a relationship
-    // would move are read before it too (for their events and handlers, moved-links.ts, whether or
-    // not the x-ACLs restrict them); a parent was read before the write.
-    {
-      oneWrite: ctx.route.kind !== 'singular' && !movesLinks(ctx, body, 'create') && !movesOthers(ctx.model, body),
-    },
+  return parentStillThere(ctx, request, () =>
+    ctx.write(
+      request,
+      'create',
+      { ...body, ...link },
+      undefined,
+      async (db, data, writes) => {
+        if (ctx.route.kind === 'singular' && (await ctx.repository(db).findFirst({ where: link }))) {
+          throw conflict(`${ctx.parentNamed(request)} already has ${withArticle(ctx.route.parent!.field)}`);
+        }
+        refuseOtherParent(ctx, body, data, link);
+        const values = withDefaults(ctx.model, { ...data, ...link });
+        const unkeyed = missingKey(ctx.model, values);
+        if (unkeyed.length) throw badRequest(fieldsRefused(unkeyed), unkeyed);
+        await ctx.checkRelinks(db, request, { object: undefined, data: values, fields: Object.keys(body) });
+        const created = await writes.create({
+          data: values,
+          include: includeFor(ctx.model, ctx.services.db.models),
+        });
+        await ctx.hideRefusedLinks(request, [created], db);
+        return created;
+      },
+      (created) => ctx.present(request, reply, created),
+      // A singular route's object is looked for before the insert, and the objects a relationship
+      // would move are read before it too (for their events and handlers, moved-links.ts, whether or
+      // not the x-ACLs restrict them); a parent was read before the write.
+      {
+        oneWrite: ctx.route.kind !== 'singular' && !movesLinks(ctx, body, 'create') && !movesOthers(ctx.model, body),
+      },
+    ),
   );
+}
+
+/**
+ * A nested create whose insert broke a foreign key because the parent the URL names was deleted
+ * after it was read (the delete committed in between): the 404 a moment later would have given,
+ * not the link's 400 (PostgreSQL names it) or a delete's 409 (SQLite's constraint names no column).
+ * A parent still there leaves the error as it was.
+ */
+async function parentStillThere<T>(ctx: RouteContext, request: FastifyRequest, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const brokenLink =
+      error instanceof UnknownReference || (error instanceof ConstraintViolation && error.kind === 'foreign_key');
+    if (ctx.route.parent && brokenLink) await ctx.parent(ctx.services.db, request);
+    throw error;
+  }
 }
 
 /**
