@@ -976,6 +976,12 @@ export const codes = {
     explanation:
       'A user-owned file (a handler, processor, principal or default) that the manifest records was missing from the out-dir, and the API still refers to it: svcgen wrote a new, empty stub in its place, which does nothing (a handler that set an owner now sets none). Restore your code from version control, or take the name out of the API if it is no longer needed.',
   },
+  SVC3010: {
+    severity: 'error',
+    title: 'out-dir out of date',
+    explanation:
+      '`generate --check` found that generating would change the out-dir: the API changed since it was generated, or svcgen did, or files in it were edited. The files are listed after it (on stdout; on stderr with `--format json`, where stdout holds the diagnostics), each with a short diff. Run `svcgen generate` to update it; the hint says what else it takes (edited files, or a change generating refuses as it is).',
+  },
   // --- schema evolution (migrations) ---------------------------------------------------------------
   SVC3101: {
     severity: 'error',

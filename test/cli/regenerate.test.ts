@@ -169,7 +169,9 @@ describe('regenerating the events fixture', () => {
     expect(check.stdout).toContain('edited (would overwrite) src/events.ts');
     expect(check.stdout).toContain("+import type { Database } from './db/index.js';");
     // Generating again would refuse the edited file (SVC3005): the way out is said instead.
-    expect(check.stderr).toContain('1 edited); move the edits of generated files to your own files');
+    expect(check.stderr).toContain('error SVC3010:');
+    expect(check.stderr).toContain('help: move the edits of generated files to your own files');
+    expect(check.stderr).toContain('1 edited');
     expect(check.stderr).toContain('svcgen generate --force');
   });
 

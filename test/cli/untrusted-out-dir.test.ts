@@ -461,7 +461,8 @@ describe('write outcomes are diagnostics', () => {
     for (const mode of ['--check', '--dry-run']) {
       const looked = await ws.generate(mode, '--format', 'json');
       const codes = (JSON.parse(looked.stdout) as { code: string }[]).map((d) => d.code);
-      expect(codes, mode).toEqual(['SVC3008', 'SVC3007']);
+      // --check also says that the out-dir is out of date (SVC3010): the API has files to write.
+      expect(codes, mode).toEqual(mode === '--check' ? ['SVC3008', 'SVC3007', 'SVC3010'] : ['SVC3008', 'SVC3007']);
     }
     const run = await ws.generate('--format', 'json');
     expect(run.code).toBe(0);
@@ -484,12 +485,15 @@ describe('write outcomes are diagnostics', () => {
     expect(ws.manifest().files['src/custom/old-stub.ts']).toEqual({ owner: 'user', unused: true });
   });
 
-  it('--check --format json keeps stdout one JSON array: the file list goes to stderr', async () => {
+  // A new-user probe's CI read [] with exit 1: the array says it is out of date too.
+  it('--check --format json keeps stdout one JSON array, which says it is out of date: the file list goes to stderr', async () => {
     const ws = workspace();
     changeApi(ws);
     const run = await ws.generate('--check', '--format', 'json');
     expect(run.code).toBe(1);
-    expect(JSON.parse(run.stdout)).toEqual([]);
+    expect(JSON.parse(run.stdout)).toEqual([
+      { severity: 'error', code: 'SVC3010', message: 'out is out of date', hint: 'run svcgen generate to update it' },
+    ]);
     expect(run.stderr).toMatch(/change\s+src\/models\/item\.ts/);
   });
 });

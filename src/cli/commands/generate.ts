@@ -5,7 +5,7 @@
 import type { ApiChange } from '../../apidiff/change.js';
 import { describeChange } from '../../apidiff/report.js';
 import { preReleaseNote } from '../../apidiff/pre-release.js';
-import type { Diagnostic } from '../../diagnostics/diagnostic.js';
+import { DiagnosticBag, type Diagnostic } from '../../diagnostics/diagnostic.js';
 import type { GeneratorStamp } from '../../outdir/manifest.js';
 import type { Provenance } from '../../outdir/provenance.js';
 import type { NewMigration } from '../../plan/migrations/plan.js';
@@ -116,15 +116,20 @@ function check(
   shown: string,
   provenance: Provenance | undefined,
 ): number {
-  printDiagnostics(io, diagnostics, format);
   const list = format === 'json' ? io.stderr : io.stdout;
   // Unused stubs are the user's to delete; generating again would not change them.
   const stale = changes.filter((c) => c.kind !== 'keep' && c.kind !== 'unused');
   const refusedChange = diagnostics.some((d) => d.severity === 'error');
   if (stale.length === 0 && !refusedChange) {
+    printDiagnostics(io, diagnostics, format);
     io.stderr(`svcgen: ${shown} is up to date\n`);
     return ExitCode.ok;
   }
+  // A diagnostic of its own: with --format json, a CI job reads only the array on stdout (a
+  // new-user probe's got [] and exit 1). The files are listed below it.
+  const outOfDate = new DiagnosticBag();
+  outOfDate.report('SVC3010', `${shown} is out of date`, { hint: remedy(changes, refusedChange) });
+  printDiagnostics(io, [...diagnostics, ...outOfDate.sorted()], format);
   for (const change of stale) {
     list(`${describe(change)}\n`);
     if (change.before !== undefined && change.after !== undefined)
@@ -135,7 +140,7 @@ function check(
   }
   const why = provenance && cause(provenance, stale);
   if (why) io.stderr(`svcgen: ${why}\n`);
-  io.stderr(`svcgen: ${shown} is out of date (${summary(changes)}); ${remedy(changes, refusedChange)}\n`);
+  io.stderr(`svcgen: ${shown}: ${summary(changes)}\n`);
   return ExitCode.failed;
 }
 
