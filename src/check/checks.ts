@@ -564,6 +564,21 @@ function checkRoutesWithoutAcl(diagnostics: DiagnosticBag, ir: ServiceIR, source
   }
 }
 
+/**
+ * What an unused x-ACL's `{{principals}}` become where no x-ACL in use names them too: stubs whose
+ * objects are of no model (a record), where the code written for the model that was there no longer
+ * builds (a new-user probe's `{{subscriber}}`, after its model was removed).
+ */
+function unguardedPrincipals(ir: ServiceIR, aclName: string, used: ReadonlySet<string | null>): string {
+  const names = (acl: ServiceIR['acls'][number]) =>
+    [...acl.collection, ...acl.item].flatMap((e) => (e.principal.kind === 'dynamic' ? [e.principal.name] : []));
+  const elsewhere = new Set(ir.acls.filter((a) => used.has(a.name)).flatMap(names));
+  const alone = [...new Set(ir.acls.filter((a) => a.name === aclName).flatMap(names))].filter((n) => !elsewhere.has(n));
+  if (alone.length === 0) return '';
+  const stubs = alone.map((n) => `src/custom/principals/${kebab(n)}.ts`).join(', ');
+  return `, or delete it; until then ${stubs} ${alone.length > 1 ? 'take' : 'takes'} objects of no model (a record), and code written for a model's objects there does not build`;
+}
+
 function checkUnusedAcls(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
   const used = new Set(ir.routes.map((r) => r.acl));
   for (const acl of ir.acls) {
@@ -571,7 +586,7 @@ function checkUnusedAcls(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrS
     if (used.has(acl.name) || sources.poisoned.hasAcl(acl.name)) continue;
     diagnostics.report('SVC2071', `x-ACL "${acl.name}" guards no route`, {
       span: sources.acls.get(acl.name),
-      hint: `add it to a resource: securedBy: [${acl.name}]`,
+      hint: `add it to a resource: securedBy: [${acl.name}]${unguardedPrincipals(ir, acl.name, used)}`,
     });
   }
   if (!ir.auth && ir.routes.some((r) => r.acl !== null)) {

@@ -83,4 +83,8 @@ export interface DefaultStubView {
   readonly functionName: string;
   /** `Model.field, …`: where the default is used. */
   readonly usedBy: string;
+  /** The models whose field types it returns. */
+  readonly imports: readonly { readonly name: string; readonly alias: string | null; readonly file: string }[];
+  /** What it returns: the type of the fields it gives a value to, or null. */
+  readonly returnType: string;
 }

@@ -47,7 +47,7 @@ export function reportOutcomes(
         const successor = successorOf(changes, path, renames);
         const gone = typesGone(changes, change.before ?? '');
         const breaks = gone.length
-          ? `; it no longer compiles (src/events.ts has no ${gone.join(', ')}), so npm run build fails until you move its code and delete it`
+          ? `; it no longer compiles (${gone.join('; ')}), so npm run build fails until you move its code and delete it`
           : '';
         bag.report(
           'SVC3008',
@@ -58,7 +58,7 @@ export function reportOutcomes(
               ? { hint: `renamed? ${successor} is new in this run, as an empty stub: move this file's code there` }
               : gone.length
                 ? {
-                    hint: 'move its code into the handler or processor that took its place (its stub in the same folder), then delete it',
+                    hint: 'move its code into the function that took its place (its stub in the same folder), or delete it',
                   }
                 : {}),
           },
@@ -108,22 +108,28 @@ function successorOf(
 }
 
 /**
- * The types a kept stub imports from src/events.ts (`import type { ComputeFineEvent } from
- * '../../events.js'`) that the events.ts of this run no longer exports: a handler renamed in the
- * schema takes its event type along, and the old stub then fails the build.
+ * The types a kept stub imports from a generated module (src/events.ts: its `ComputeFineEvent`;
+ * src/principals.ts: its `…Object`) that this run's module no longer exports, named with it
+ * (`src/events.ts has no ComputeFineEvent`): a handler renamed in the schema takes its event type
+ * along, a principal no x-ACL names its object type, and the old stub then fails the build.
  */
 function typesGone(changes: readonly Change[], stub: string): string[] {
-  const events = changes.find((c) => c.path === 'src/events.ts');
-  const exported = events?.after ?? events?.before;
-  const imported = /import\s+type\s*\{([^}]*)\}\s*from\s*'(?:\.\.\/)+events\.js'/.exec(stub)?.[1];
-  if (exported === undefined || imported === undefined) return [];
-  return imported
-    .split(',')
-    .map((name) =>
-      name
-        .trim()
-        .split(/\s+as\s+/)[0]!
-        .trim(),
-    )
-    .filter((name) => name !== '' && !new RegExp(`^export type ${name}\\b`, 'm').test(exported));
+  const gone: string[] = [];
+  for (const found of stub.matchAll(/import\s+type\s*\{([^}]*)\}\s*from\s*'(?:\.\.\/)+(events|principals)\.js'/g)) {
+    const module = `src/${found[2]!}.ts`;
+    const generated = changes.find((c) => c.path === module);
+    const exported = generated ? (generated.kind === 'delete' ? '' : (generated.after ?? generated.before)) : undefined;
+    if (exported === undefined) continue;
+    const names = found[1]!
+      .split(',')
+      .map((name) =>
+        name
+          .trim()
+          .split(/\s+as\s+/)[0]!
+          .trim(),
+      )
+      .filter((name) => name !== '' && !new RegExp(`^export type ${name}\\b`, 'm').test(exported));
+    if (names.length) gone.push(`${module} has no ${names.join(', ')}`);
+  }
+  return gone;
 }

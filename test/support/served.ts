@@ -17,6 +17,8 @@ export interface ServedApi {
   readonly api: Api;
   /** The rows of `sql` on its database (SQLite or PostgreSQL), read behind the service's back. */
   query(sql: string): Promise<unknown[]>;
+  /** What the service has printed so far (its log). */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -48,6 +50,7 @@ export async function servedApi(
       if (engine === 'mongodb') throw new Error('query: SQL on a MongoDB database');
       return querySql(engine, database.url, dir, sql);
     },
+    output: () => service.output(),
     async stop() {
       await service.stop();
       await database.drop();

@@ -74,10 +74,39 @@ describe('an unused stub', () => {
     expect(report([stub, events('export type GuardInvoicePaymentEvent = InvoiceEvent;\n')])).toEqual([
       [
         'unused src/custom/handlers/guard-payment.ts: api.raml no longer refers to it; kept (yours: delete it when you no longer need it); it no longer compiles (src/events.ts has no GuardPaymentEvent), so npm run build fails until you move its code and delete it',
-        'move its code into the handler or processor that took its place (its stub in the same folder), then delete it',
+        'move its code into the function that took its place (its stub in the same folder), or delete it',
       ],
     ]);
     // Still there (another model still names the handler's type): it compiles, and nothing more is said.
     expect(report([stub, events('export type GuardPaymentEvent = InvoiceEvent;\n')])[0]![1]).toBeUndefined();
+  });
+
+  // A new-user probe removed the model whose x-ACL named {{subscriber}}: its stub was said to be
+  // kept, and the build then failed on it with nothing said.
+  it('says so of a principal whose object type is gone from src/principals.ts, or with it', () => {
+    const stub: Change = {
+      path: 'src/custom/principals/subscriber.ts',
+      kind: 'unused',
+      owner: 'user',
+      before:
+        "import type { RequestBy } from '../../lib/auth/index.js';\nimport type { SubscriberObject } from '../../principals.js';\n",
+    };
+    const principals = (change: Partial<Change>): Change => ({
+      path: 'src/principals.ts',
+      kind: 'change',
+      owner: 'generated',
+      ...change,
+    });
+    const said = (changes: readonly Change[]) => {
+      const bag = new DiagnosticBag();
+      reportOutcomes(changes, 'service', 'api.raml', bag);
+      return bag.sorted().map((d) => d.message.slice(d.message.indexOf('; it no longer') + 2));
+    };
+    const breaks =
+      'it no longer compiles (src/principals.ts has no SubscriberObject), so npm run build fails until you move its code and delete it';
+    expect(said([stub, principals({ after: 'export type OwnerObject = Show;\n' })])).toEqual([breaks]);
+    expect(
+      said([stub, principals({ kind: 'delete', before: 'export type SubscriberObject = Subscription;\n' })]),
+    ).toEqual([breaks]);
   });
 });

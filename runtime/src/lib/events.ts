@@ -36,11 +36,16 @@ export type Action =
   | 'logout'
   | 'register';
 
+/** A request, whatever its caller's type: what `databaseOf` (src/db/index.ts) takes. */
+export type AnyRequest = Omit<FastifyRequest, 'user'>;
+
 /**
- * The request as user code sees it: `request.user` typed as the API's user model (`U`), or null
- * when the caller is anonymous (always, with `auth = false`).
+ * The request as user code sees it: `request.user` typed as the signed-in user (`U`, the API's
+ * `SignedIn…` type), or null when the caller is anonymous (always, with `auth = false`). Exactly
+ * that type: intersected with FastifyRequest's record, a field the service does not read for the
+ * caller (a link kept in another model's rows) was still a key to read, as `unknown`.
  */
-export type RequestBy<U = Rec> = FastifyRequest & { readonly user: U | null };
+export type RequestBy<U = Rec> = AnyRequest & { readonly user: U | null };
 
 /** A field of the request, as handlers and processors see it. */
 export interface EventField<V = unknown> {
@@ -271,8 +276,8 @@ const openTransactions = new WeakMap<FastifyRequest, ServiceDatabase>();
  * on a second connection of PostgreSQL's pool: ten writes at once, each holding one connection and
  * waiting for another, held every request up until the pool's timeout (503 to everyone).
  */
-export function requestDatabase(request: FastifyRequest, outside: ServiceDatabase): ServiceDatabase {
-  return openTransactions.get(request) ?? outside;
+export function requestDatabase(request: AnyRequest, outside: ServiceDatabase): ServiceDatabase {
+  return openTransactions.get(request as FastifyRequest) ?? outside;
 }
 
 /** `work` in a transaction of `database`, which `requestDatabase(request)` gives while it runs. */

@@ -247,14 +247,50 @@ export function missingKey(
  * create's handlers run, and the repositories to what the service's code creates (`event.db`),
  * which their create types let leave out.
  */
-export function withDefaults(model: Model, data: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function withDefaults(
+  model: Model,
+  data: Readonly<Record<string, unknown>>,
+  only: (field: FieldSpec) => boolean = () => true,
+): Record<string, unknown> {
   const out = { ...data };
   for (const field of model.columns) {
+    if (!only(field)) continue;
     // A foreign key's default is for objects created without a link: a link given wins.
     const linked = field.type === 'foreign_key' && field.relation !== undefined && out[field.relation] !== undefined;
-    if (out[field.name] === undefined && field.default && !linked) out[field.name] = field.default();
+    if (out[field.name] === undefined && field.default && !linked) out[field.name] = computed(model, field);
   }
   return out;
+}
+
+/**
+ * The default of `field`. One that a user function computes (`{{make_code}}`) is held to the
+ * field's storage: stubs made before they were typed return `unknown`, and a probe's text in an
+ * integer column was stored as it was (SQLite keeps it), shown as null and counted by `__gt`.
+ * Not a client's mistake: an error of the service's (500), which names the field.
+ */
+function computed(model: Model, field: FieldSpec): unknown {
+  const value = field.default!();
+  if (field.defaultIsComputed && !fitsStorage(field, value))
+    throw new Error(
+      `the default of ${model.name}.${field.name} gave ${typeof value}, which its ${field.type} field cannot store`,
+    );
+  return value;
+}
+
+function fitsStorage(field: FieldSpec, value: unknown): boolean {
+  if (value === null || value === undefined) return true;
+  switch (field.storage) {
+    case 'integer':
+      return Number.isSafeInteger(value);
+    case 'real':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'json':
+      return true;
+    default:
+      return typeof value === 'string';
+  }
 }
 
 /** Every model of the service by name, for following relationships. */

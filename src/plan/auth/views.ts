@@ -19,6 +19,7 @@ import { parentsOf } from '../../ir/parents.js';
 import { commentText, literal, quote } from '../shared/literal.js';
 import { camel, modelNames, pascal, principalModule } from '../shared/names.js';
 import { linkToParent } from '../shared/parent-link.js';
+import { localName, typeImport } from '../shared/type-imports.js';
 
 export function authView(ir: ServiceIR, auth: Auth) {
   const user = ir.models.find((m) => m.name === auth.userModel)!;
@@ -45,9 +46,10 @@ export function authView(ir: ServiceIR, auth: Auth) {
       objectType: principalObjectType(p.name),
     })),
     objectTypes: ir.userCode.principals.map((p) => principalObjectType(p.name)).join(', '),
-    // The user model's type comes with its other imports: principals get the caller as one.
-    userType: ir.userCode.principals.length ? user.name : null,
-    userTypeName: user.name,
+    // The user model's types come with its other imports: principals get the caller as the signed-in
+    // user, and those whose stubs were made before it (typed by the user model) still fit.
+    userType: ir.userCode.principals.length ? `${modelNames(user).signedIn}, type ${user.name}` : null,
+    userTypeName: `${modelNames(user).signedIn}, ${user.name}`,
     spec: {
       userRouteIsSelf: String(selfRoute),
       ticket: auth.ticket
@@ -145,42 +147,6 @@ function objectTypeOf(models: readonly string[], named: (model: string) => strin
   return models.length ? models.map(named).join(' | ') : 'Record<string, unknown>';
 }
 
-/**
- * Names a user's module should keep for what the language gives: a model of one of these names
- * (`/records`, `/sets`) is imported into the principal's stub as `RecordModel`, `SetModel`.
- */
-const GLOBAL_TYPES: ReadonlySet<string> = new Set([
-  'Array',
-  'Boolean',
-  'Date',
-  'Error',
-  'Function',
-  'Map',
-  'Number',
-  'Object',
-  'Omit',
-  'Partial',
-  'Pick',
-  'Promise',
-  'Readonly',
-  'Record',
-  'Required',
-  'Set',
-  'String',
-  'Symbol',
-  'URL',
-]);
-
-/** The import of model `name`'s type into a module of the project, under its local name where that differs. */
-function typeImport(name: string) {
-  return { name, alias: localName(name) === name ? null : localName(name), file: modelNames({ name }).file };
-}
-
-/** What a principal's stub calls the type of model `name`. */
-function localName(name: string): string {
-  return GLOBAL_TYPES.has(name) ? `${name}Model` : name;
-}
-
 export function principalStubView(ir: ServiceIR, principal: UserFunction) {
   const models = principalModels(principal);
   const userModel = ir.auth?.userModel;
@@ -195,9 +161,12 @@ export function principalStubView(ir: ServiceIR, principal: UserFunction) {
   return {
     placeholder: `{{${principal.name}}}`,
     functionName: camel(principal.name),
-    userImport: userModel ? typeImport(userModel) : null,
+    userImport: userModel
+      ? { name: modelNames({ name: userModel }).signedIn, alias: null, file: modelNames({ name: userModel }).file }
+      : null,
     objectType: principalObjectType(principal.name),
-    userType: userModel ? localName(userModel) : 'Record<string, unknown>',
+    userType: userModel ? modelNames({ name: userModel }).signedIn : 'Record<string, unknown>',
+    userModel: userModel ?? null,
     lines: lines.map(commentText),
     // Asked without the object there, for lists and for the item routes that fall back to it (SVC2081).
     inCollection: named.some((n) => n.section === 'collection'),

@@ -27,7 +27,10 @@ export function eventTypesView(ir: ServiceIR) {
   return {
     user,
     usesDatabase: modelEventTypes.length > 0 || processorTypes.length > 0,
-    modelTypeImports: imports.map((name) => ({ name, from: `./models/${modelNames({ name }).file}.js` })),
+    modelTypeImports: imports.map(({ model, types }) => ({
+      name: types.join(', '),
+      from: `./models/${modelNames({ name: model }).file}.js`,
+    })),
     modelEventTypes,
     handlerTypes: ir.userCode.handlers.map((h) => ({
       type: `${pascal(h.name)}Event`,
@@ -55,10 +58,10 @@ export function modelEventsView(ir: ServiceIR) {
   const { user, imports } = caller(ir, typedModels(ir));
   return {
     user,
-    modelImports: imports.map((name) => {
-      const names = modelNames({ name });
-      const variable = models.some((m) => m.name === name) ? `${names.variable}, ` : '';
-      return { names: `${variable}type ${name}`, from: `./models/${names.file}.js` };
+    modelImports: imports.map(({ model, types }) => {
+      const names = modelNames({ name: model });
+      const variable = models.some((m) => m.name === model) ? `${names.variable}, ` : '';
+      return { names: `${variable}${types.map((t) => `type ${t}`).join(', ')}`, from: `./models/${names.file}.js` };
     }),
     userImports: [
       ...ir.userCode.handlers.map((h) => userImport(h.name, locals.handlers.get(h.name)!, handlerModule(h.name))),
@@ -70,12 +73,24 @@ export function modelEventsView(ir: ServiceIR) {
 
 /**
  * How the event files type the caller: `user` is the type argument that makes `request.user` the
- * API's user model (`, User`), when it has authentication and the files name any model (else
- * none: the runtime's default); `imports` are the models they import, that one included.
+ * signed-in user (`, SignedInUser`: the user's own row, model-file.ts `signedInType`), when the
+ * API has authentication and the files name any model (else none: the runtime's default);
+ * `imports` are the types they import from each model's file, sorted by model.
  */
-function caller(ir: ServiceIR, typed: readonly string[]): { user: string; imports: string[] } {
-  if (!ir.auth || typed.length === 0) return { user: '', imports: [...typed] };
-  return { user: `, ${ir.auth.userModel}`, imports: [...new Set([...typed, ir.auth.userModel])].sort() };
+function caller(
+  ir: ServiceIR,
+  typed: readonly string[],
+): { user: string; imports: { model: string; types: string[] }[] } {
+  const userModel = ir.auth && typed.length > 0 ? ir.auth.userModel : undefined;
+  const signedIn = userModel && modelNames({ name: userModel }).signedIn;
+  const models = [...new Set([...typed, ...(userModel ? [userModel] : [])])].sort();
+  return {
+    user: signedIn ? `, ${signedIn}` : '',
+    imports: models.map((model) => ({
+      model,
+      types: [...(model === userModel ? [signedIn!] : []), ...(typed.includes(model) ? [model] : [])],
+    })),
+  };
 }
 
 /** The models with a handler or a processor. */

@@ -11,6 +11,7 @@ import { templateSource as template, type DefaultStubView, type RepositoryView }
 import { holdsKey } from '../../ir/links.js';
 import { modelView } from './model-file.js';
 import { modelsView } from './views.js';
+import { localName, typeImport } from '../shared/type-imports.js';
 
 export const models: Artifact = {
   name: 'models',
@@ -74,9 +75,16 @@ function defaultStubView(
   name: string,
   usedBy: readonly { readonly model: string; readonly field?: string }[],
 ): DefaultStubView {
+  const fields = usedBy.filter((u): u is { model: string; field: string } => u.field !== undefined);
+  const models = [...new Set(fields.map((u) => u.model))].sort();
+  // One function gives every field that names it: its value must fit them all.
+  const types = fields.map((u) => `NonNullable<${localName(u.model)}[${quote(u.field)}]>`);
+  const value = types.length > 1 ? `(${[...new Set(types)].join(' & ')})` : (types[0] ?? 'unknown');
   return {
     placeholder: `{{${name}}}`,
     functionName: camel(name),
     usedBy: usedBy.map((u) => `${u.model}.${u.field ?? '?'}`).join(', '),
+    imports: models.map(typeImport),
+    returnType: types.length ? `${value} | null` : value,
   };
 }

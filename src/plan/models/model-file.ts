@@ -127,7 +127,7 @@ export async function modelView(ir: ServiceIR, model: Model, types: FieldTypes):
     defaultImports: [...new Set(callables.map((c) => c.name))]
       .sort()
       .map((name) => ({ name: camel(name), from: `../${defaultModule(name)}.js` })),
-    types: declarations.join('\n\n'),
+    types: [...declarations, ...(model.isAuthModel ? [signedInType(model)] : [])].join('\n\n'),
     spec: literal(modelSpec(ir, model, types)),
     // Every field is listed, so that a foreign key or generated key in a body gets its own message
     // (the route explains what to send instead) rather than "not a field".
@@ -153,6 +153,33 @@ function objectSchema(
 }
 
 /** The declaration of a type: printed here where ts-types.ts can, else by json-schema-to-typescript (loaded only then). */
+/**
+ * The caller as `request.user` holds them: the user's own row, which is all the service reads to
+ * identify a request. The links kept in other models' rows are not there (a principal that
+ * compared `request.user.patient` compared undefined), nor is the password's hash.
+ */
+function signedInType(model: Model): string {
+  const elsewhere = model.relationships.filter((r) => !holdsKey(model, r)).map((r) => r.name);
+  const left = [...elsewhere, 'password'].map((name) => `'${name}'`).join(' | ');
+  const names = modelNames(model);
+  const lines = [
+    `The signed-in caller, as \`request.user\` holds them: ${withArticle(model.name)} as stored in its own row,`,
+    "without the password's hash.",
+    ...(elsewhere.length
+      ? [
+          `Its links kept in other models' rows (${elsewhere.join(', ')}) are not read for a request:`,
+          `read them with \`db.${names.property}.findUnique({ where, include })\`.`,
+        ]
+      : []),
+  ];
+  return [
+    '/**',
+    ...lines.map((line) => ` * ${line}`),
+    ' */',
+    `export type ${names.signedIn} = Omit<${model.name}, ${left}>;`,
+  ].join('\n');
+}
+
 async function declarationSource(declaration: TypeDeclaration): Promise<string> {
   const { name, description, schema } = declaration;
   return interfaceSource(name, description, schema) ?? compiledType(declaration);

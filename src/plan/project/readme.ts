@@ -150,6 +150,8 @@ function readmeAuth(ir: ServiceIR) {
     /** Whether an admin can change a user's groups over HTTP (the users' item route takes PATCH). */
     usersPatch: usersRoute?.operations.some((o) => o.method === 'PATCH') ?? false,
     principals: ir.userCode.principals.length > 0,
+    /** The type of `request.user` (models/<user>.ts): the caller's own row. */
+    signedIn: modelNames({ name: auth.userModel }).signedIn,
     placeholder: '{{name}}',
     /** The groups a registered user starts in, as the user model's `groups` default says. */
     newcomerGroups: newcomerGroups(ir),

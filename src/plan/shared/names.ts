@@ -26,6 +26,8 @@ export function modelNames(model: Pick<Model, 'name'>) {
     property: base,
     create: `${model.name}Create`,
     update: `${model.name}Update`,
+    /** The users' model: the caller as `request.user` holds them (model-file.ts `signedInType`). */
+    signedIn: `SignedIn${model.name}`,
   };
 }
 

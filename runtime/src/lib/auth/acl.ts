@@ -75,12 +75,13 @@ export interface DynamicLine {
 }
 
 /**
- * `{{name}}` of the ACLs: `call` typed by the objects of the ACLs that name it and by the user
- * model (src/auth.ts).
+ * `{{name}}` of the ACLs: `call` typed by the objects of the ACLs that name it and by the caller
+ * (src/auth.ts): `U`, the signed-in user, as stubs type it; or `M`, the user model, as stubs made
+ * before that type did (they are the user's, and still build).
  */
-export function dynamicPrincipal<T, U = Record<string, unknown>>(
+export function dynamicPrincipal<T, U = Record<string, unknown>, M = U>(
   name: string,
-  call: DynamicPrincipal<T, U>,
+  call: DynamicPrincipal<T, U> | DynamicPrincipal<T, M>,
   file?: string,
 ): DynamicLine {
   return { dynamic: name, call: call as unknown as DynamicPrincipal<never>, ...(file === undefined ? {} : { file }) };

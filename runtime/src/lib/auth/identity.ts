@@ -122,7 +122,10 @@ export function remember(
   user: Record<string, unknown>,
   via: Identity['via'],
 ): void {
-  request.user = user;
+  // The caller without their password's hash (models/<user>.ts `SignedIn…`): user code that
+  // echoes `request.user` shows no hash, and nothing after identification needs it.
+  const { password: _hash, ...caller } = user;
+  request.user = caller;
   (request as unknown as { [IDENTITY]?: Identity })[IDENTITY] = {
     id: userKeyOf(ctx, user),
     groups: new Set(groupsOf(user)),

@@ -29,12 +29,14 @@ export async function create(ctx: RouteContext, request: FastifyRequest, reply: 
   // 404 that no handler's own error may replace), and its link given to the handlers as a field
   // the request sets, as a link written in the body of a create at the top level is.
   const link = ctx.route.parent ? await ctx.createdLink(ctx.services.db, request) : {};
+  // With the defaults of its links only, and only when it runs: a default of a user function's
+  // (`{{make_code}}`, a sequence) is taken once, by the write (a probe's codes went up by two).
   await checkLinksBeforeHandlers(
     ctx,
     request,
     'create',
     undefined,
-    withDefaults(ctx.model, { ...body, ...link }),
+    () => linkDefaults(ctx.model, { ...body, ...link }),
     body,
   );
   reply.code(201);
@@ -136,7 +138,7 @@ export async function update(
   const mayWrite = ctx.policy.writable(request, ctx.model, object);
   const written = action === 'replace' ? replacement(ctx, body, mayWrite) : body;
   const resets = new Set(Object.keys(written).filter((name) => !(name in body)));
-  await checkLinksBeforeHandlers(ctx, request, action, object, written, written, key);
+  await checkLinksBeforeHandlers(ctx, request, action, object, () => written, written, key);
   let changed: Rec | undefined;
   const answer = await ctx.write(
     request,
@@ -235,12 +237,17 @@ async function checkLinksBeforeHandlers(
   request: FastifyRequest,
   action: 'create' | 'update' | 'replace',
   object: Rec | undefined,
-  data: Rec,
+  data: () => Rec,
   sent: Rec,
   key?: unknown,
 ): Promise<void> {
   if (!movesLinks(ctx, sent, action) || !runsBefore(ctx.eventRun(request, action, object))) return;
-  await ctx.checkRelinks(ctx.services.db, request, { object, key, data, fields: Object.keys(sent) });
+  await ctx.checkRelinks(ctx.services.db, request, { object, key, data: data(), fields: Object.keys(sent) });
+}
+
+/** `data` with the defaults of the links it leaves out (their foreign keys'): what a link check reads. */
+function linkDefaults(model: Model, data: Rec): Rec {
+  return withDefaults(model, data, (field) => field.type === 'foreign_key');
 }
 
 /** Names the fields that cannot be written, before anything else happens. */

@@ -3,14 +3,14 @@ import type { Database } from './db/index.js';
 import type { Event as HandlerEvent, ProcessorArgs, SharedEvent } from './lib/events.js';
 import type { Project } from './models/project.js';
 import type { Task } from './models/task.js';
-import type { User } from './models/user.js';
+import type { SignedInUser, User } from './models/user.js';
 
 /** What a handler of Project gets. */
-export type ProjectEvent = HandlerEvent<Project, Database, User>;
+export type ProjectEvent = HandlerEvent<Project, Database, SignedInUser>;
 /** What a handler of Task gets. */
-export type TaskEvent = HandlerEvent<Task, Database, User>;
+export type TaskEvent = HandlerEvent<Task, Database, SignedInUser>;
 /** What a handler of User gets. */
-export type UserEvent = HandlerEvent<User, Database, User>;
+export type UserEvent = HandlerEvent<User, Database, SignedInUser>;
 
 // The event each handler gets (a handler used by several models gets any of their events, and sets the fields they share).
 /** `add_open_tasks`: after_show of Project. */
@@ -29,7 +29,7 @@ export type RefuseInactiveEvent = UserEvent;
 export type SetSlugEvent = ProjectEvent;
 
 // What each processor gets (`new_value` has the type of the field it processes).
-type ProcessorArgsOf<T, K extends keyof T> = ProcessorArgs<T, K, Database, User>;
+type ProcessorArgsOf<T, K extends keyof T> = ProcessorArgs<T, K, Database, SignedInUser>;
 
 /** `capitalize`: Task.title, User.display_name. */
 export type CapitalizeArgs = ProcessorArgsOf<Task, 'title'> | ProcessorArgsOf<User, 'display_name'>;

@@ -3,7 +3,7 @@ import type { Database } from './db/index.js';
 import { modelEvents, serviceEvents } from './lib/events.js';
 import { projectModel, type Project } from './models/project.js';
 import { taskModel, type Task } from './models/task.js';
-import { userModel, type User } from './models/user.js';
+import { userModel, type SignedInUser, type User } from './models/user.js';
 import { addOpenTasks } from './custom/handlers/add-open-tasks.js';
 import { audit } from './custom/handlers/audit.js';
 import { closeTasks } from './custom/handlers/close-tasks.js';
@@ -16,11 +16,11 @@ import { trim } from './custom/processors/trim.js';
 
 /** The handlers and processors of every model, in the order they run. */
 export const EVENTS = serviceEvents(
-  modelEvents<Project, Database, User>(projectModel, {
+  modelEvents<Project, Database, SignedInUser>(projectModel, {
     before: { create: [setSlug], delete_many: [audit] },
     after: { update_many: [audit], show: [addOpenTasks], update: [closeTasks, refuseFrozen] },
   }),
-  modelEvents<Task, Database, User>(taskModel, {
+  modelEvents<Task, Database, SignedInUser>(taskModel, {
     before: { create: [audit], collection_options: [audit] },
     after: {
       index: [audit],
@@ -32,7 +32,7 @@ export const EVENTS = serviceEvents(
     },
     processors: { title: [trim, capitalize] },
   }),
-  modelEvents<User, Database, User>(userModel, {
+  modelEvents<User, Database, SignedInUser>(userModel, {
     before: { login: [refuseInactive], logout: [audit] },
     after: { login: [countLogin], register: [audit] },
     processors: { display_name: [trim, capitalize] },

@@ -3,7 +3,7 @@ import { dynamicPrincipal, type AuthSpec } from './lib/auth/index.js';
 import { authCredentialModel } from './models/auth-credential.js';
 import { authLoginFailureModel } from './models/auth-login-failure.js';
 import { authLoginNameModel } from './models/auth-login-name.js';
-import { userModel, userBodies, userResponse, type User } from './models/user.js';
+import { userModel, userBodies, userResponse, type SignedInUser, type User } from './models/user.js';
 import type { ItemOwnerObject, UserProfileObject, UserSelfObject } from './principals.js';
 import { itemOwner } from './custom/principals/item-owner.js';
 import { userProfile } from './custom/principals/user-profile.js';
@@ -11,17 +11,17 @@ import { userSelf } from './custom/principals/user-self.js';
 
 // The ACLs' dynamic principals: each function (and its optional `where`) checked against the
 // objects of the ACLs that name it.
-const itemOwnerPrincipal = dynamicPrincipal<ItemOwnerObject, User>(
+const itemOwnerPrincipal = dynamicPrincipal<ItemOwnerObject, SignedInUser, User>(
   'item_owner',
   itemOwner,
   'src/custom/principals/item-owner.ts',
 );
-const userProfilePrincipal = dynamicPrincipal<UserProfileObject, User>(
+const userProfilePrincipal = dynamicPrincipal<UserProfileObject, SignedInUser, User>(
   'user_profile',
   userProfile,
   'src/custom/principals/user-profile.ts',
 );
-const userSelfPrincipal = dynamicPrincipal<UserSelfObject, User>(
+const userSelfPrincipal = dynamicPrincipal<UserSelfObject, SignedInUser, User>(
   'user_self',
   userSelf,
   'src/custom/principals/user-self.ts',

@@ -2,17 +2,17 @@
 import type { Database } from './db/index.js';
 import type { Event as HandlerEvent, ProcessorArgs } from './lib/events.js';
 import type { Story } from './models/story.js';
-import type { User } from './models/user.js';
+import type { SignedInUser, User } from './models/user.js';
 
 /** What a handler of Story gets. */
-export type StoryEvent = HandlerEvent<Story, Database, User>;
+export type StoryEvent = HandlerEvent<Story, Database, SignedInUser>;
 
 // The event each handler gets (a handler used by several models gets any of their events, and sets the fields they share).
 /** `set_item_owner`: before_create of Story. */
 export type SetItemOwnerEvent = StoryEvent;
 
 // What each processor gets (`new_value` has the type of the field it processes).
-type ProcessorArgsOf<T, K extends keyof T> = ProcessorArgs<T, K, Database, User>;
+type ProcessorArgsOf<T, K extends keyof T> = ProcessorArgs<T, K, Database, SignedInUser>;
 
 /** `encrypt`: User.password. */
 export type EncryptArgs = ProcessorArgsOf<User, 'password'>;

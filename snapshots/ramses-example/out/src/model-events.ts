@@ -2,17 +2,17 @@
 import type { Database } from './db/index.js';
 import { modelEvents, serviceEvents } from './lib/events.js';
 import { storyModel, type Story } from './models/story.js';
-import { userModel, type User } from './models/user.js';
+import { userModel, type SignedInUser, type User } from './models/user.js';
 import { setItemOwner } from './custom/handlers/set-item-owner.js';
 import { encrypt } from './custom/processors/encrypt.js';
 import { lowercase } from './custom/processors/lowercase.js';
 
 /** The handlers and processors of every model, in the order they run. */
 export const EVENTS = serviceEvents(
-  modelEvents<Story, Database, User>(storyModel, {
+  modelEvents<Story, Database, SignedInUser>(storyModel, {
     before: { create: [setItemOwner] },
   }),
-  modelEvents<User, Database, User>(userModel, {
+  modelEvents<User, Database, SignedInUser>(userModel, {
     processors: { username: [lowercase], email: [lowercase], password: [encrypt] },
   }),
 );

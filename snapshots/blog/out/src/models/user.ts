@@ -68,6 +68,12 @@ export interface UserUpdate {
   groups?: string[];
 }
 
+/**
+ * The signed-in caller, as `request.user` holds them: a User as stored in its own row,
+ * without the password's hash.
+ */
+export type SignedInUser = Omit<User, 'password'>;
+
 /** What the service knows about a User: fields, storage, relationships, its URL. */
 export const userModel = defineModel<User>({
   name: 'User',

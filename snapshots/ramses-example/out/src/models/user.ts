@@ -81,6 +81,14 @@ export interface UserUpdate {
   } | null;
 }
 
+/**
+ * The signed-in caller, as `request.user` holds them: a User as stored in its own row,
+ * without the password's hash.
+ * Its links kept in other models' rows (assigned_stories, profile, stories) are not read for a request:
+ * read them with `db.user.findUnique({ where, include })`.
+ */
+export type SignedInUser = Omit<User, 'assigned_stories' | 'profile' | 'stories' | 'password'>;
+
 /** What the service knows about a User: fields, storage, relationships, its URL. */
 export const userModel = defineModel<User>({
   name: 'User',

@@ -1,14 +1,15 @@
 // Created by svcgen from api.raml; this file is yours: svcgen never changes it. The {{item_owner}} ACL principal.
 import type { AclResult, AclRule, PrincipalWhere, RequestBy } from '../../lib/auth/index.js';
-import type { User } from '../../models/user.js';
+import type { SignedInUser } from '../../models/user.js';
 import type { ItemOwnerObject } from '../../principals.js';
 
 /**
  * The `{{item_owner}}` principal, in:
  *   item_owner_acl (item): allow {{item_owner}} view, update
  *
- * Called when a request is checked against that line: `request.user` is the caller (a User,
- * null when anonymous), `object` the object of an item route (undefined for collection rules),
+ * Called when a request is checked against that line: `request.user` is the caller (their
+ * User as stored in its own row: its links kept in other models' rows are not read; null
+ * when anonymous), `object` the object of an item route (undefined for collection rules),
  * `rule` the line's action and permissions, `rule.model` the model asked about and, below a parent
  * (a create or a list of a nested route, a write that links an object below one), `rule.parent`
  * that parent and `rule.parentModel` its model. Return the rules
@@ -30,7 +31,11 @@ import type { ItemOwnerObject } from '../../principals.js';
  * one changes. Where that matters, lock it first, in a write (`await db.pet.lockForUpdate(key)`
  * with `db = databaseOf(request)`; outside a write it locks nothing).
  */
-export function itemOwner(request: RequestBy<User>, object: ItemOwnerObject | undefined, rule: AclRule): AclResult {
+export function itemOwner(
+  request: RequestBy<SignedInUser>,
+  object: ItemOwnerObject | undefined,
+  rule: AclRule,
+): AclResult {
   return undefined;
 }
 
@@ -45,4 +50,4 @@ export function itemOwner(request: RequestBy<User>, object: ItemOwnerObject | un
  * `rule.model` names the model asked about.
  * Without it (delete it), lists show what the collection rules allow once they reach this line.
  */
-itemOwner.where = (request: RequestBy<User>, rule: AclRule): PrincipalWhere<ItemOwnerObject> => false;
+itemOwner.where = (request: RequestBy<SignedInUser>, rule: AclRule): PrincipalWhere<ItemOwnerObject> => false;

@@ -1,6 +1,6 @@
 // Created by svcgen from api.raml; this file is yours: svcgen never changes it. The {{user_profile}} ACL principal.
 import type { AclResult, AclRule, PrincipalWhere, RequestBy } from '../../lib/auth/index.js';
-import type { User } from '../../models/user.js';
+import type { SignedInUser } from '../../models/user.js';
 import type { UserProfileObject } from '../../principals.js';
 
 /**
@@ -8,8 +8,9 @@ import type { UserProfileObject } from '../../principals.js';
  *   user_profile_acl (collection): allow {{user_profile}} all
  *   user_profile_acl (item): allow {{user_profile}} all
  *
- * Called when a request is checked against that line: `request.user` is the caller (a User,
- * null when anonymous), `object` the object of an item route (undefined for collection rules),
+ * Called when a request is checked against that line: `request.user` is the caller (their
+ * User as stored in its own row: its links kept in other models' rows are not read; null
+ * when anonymous), `object` the object of an item route (undefined for collection rules),
  * `rule` the line's action and permissions, `rule.model` the model asked about and, below a parent
  * (a create or a list of a nested route, a write that links an object below one), `rule.parent`
  * that parent and `rule.parentModel` its model. Return the rules
@@ -37,7 +38,11 @@ import type { UserProfileObject } from '../../principals.js';
  * objects gives the collection's `view` to `authenticated` instead (SVC2086), and the item lines'
  * principal, with its `where`, keeps each list to the caller's own.
  */
-export function userProfile(request: RequestBy<User>, object: UserProfileObject | undefined, rule: AclRule): AclResult {
+export function userProfile(
+  request: RequestBy<SignedInUser>,
+  object: UserProfileObject | undefined,
+  rule: AclRule,
+): AclResult {
   return undefined;
 }
 
@@ -52,4 +57,4 @@ export function userProfile(request: RequestBy<User>, object: UserProfileObject 
  * `rule.model` names the model asked about.
  * Without it (delete it), lists show what the collection rules allow once they reach this line.
  */
-userProfile.where = (request: RequestBy<User>, rule: AclRule): PrincipalWhere<UserProfileObject> => false;
+userProfile.where = (request: RequestBy<SignedInUser>, rule: AclRule): PrincipalWhere<UserProfileObject> => false;

@@ -1,14 +1,15 @@
 // Created by svcgen from api.raml; this file is yours: svcgen never changes it. The {{user_self}} ACL principal.
 import type { AclResult, AclRule, PrincipalWhere, RequestBy } from '../../lib/auth/index.js';
-import type { User } from '../../models/user.js';
+import type { SignedInUser } from '../../models/user.js';
 import type { UserSelfObject } from '../../principals.js';
 
 /**
  * The `{{user_self}}` principal, in:
  *   user_self_acl (item): allow {{user_self}} update
  *
- * Called when a request is checked against that line: `request.user` is the caller (a User,
- * null when anonymous), `object` the object of an item route (undefined for collection rules),
+ * Called when a request is checked against that line: `request.user` is the caller (their
+ * User as stored in its own row: its links kept in other models' rows are not read; null
+ * when anonymous), `object` the object of an item route (undefined for collection rules),
  * `rule` the line's action and permissions, `rule.model` the model asked about and, below a parent
  * (a create or a list of a nested route, a write that links an object below one), `rule.parent`
  * that parent and `rule.parentModel` its model. Return the rules
@@ -30,7 +31,11 @@ import type { UserSelfObject } from '../../principals.js';
  * one changes. Where that matters, lock it first, in a write (`await db.pet.lockForUpdate(key)`
  * with `db = databaseOf(request)`; outside a write it locks nothing).
  */
-export function userSelf(request: RequestBy<User>, object: UserSelfObject | undefined, rule: AclRule): AclResult {
+export function userSelf(
+  request: RequestBy<SignedInUser>,
+  object: UserSelfObject | undefined,
+  rule: AclRule,
+): AclResult {
   return undefined;
 }
 
@@ -45,4 +50,4 @@ export function userSelf(request: RequestBy<User>, object: UserSelfObject | unde
  * `rule.model` names the model asked about.
  * Without it (delete it), lists show what the collection rules allow once they reach this line.
  */
-userSelf.where = (request: RequestBy<User>, rule: AclRule): PrincipalWhere<UserSelfObject> => false;
+userSelf.where = (request: RequestBy<SignedInUser>, rule: AclRule): PrincipalWhere<UserSelfObject> => false;
