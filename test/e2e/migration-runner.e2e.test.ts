@@ -215,7 +215,7 @@ insert into "svc_new_t_author" ("id", "name") select "id", "name" from "t_author
       expect(error).toMatch(
         engine === 'sqlite'
           ? /UNIQUE constraint failed: t_author\.name \(rows share a value there: select "name", count\(\*\) from "t_author" group by "name" having count\(\*\) > 1\); nothing of it was applied/
-          : /Key \(name\)=\(ann\) is duplicated/,
+          : /Key \(name\)=\(ann\) is duplicated\.\) \(rows share a value there: select "name", count\(\*\) from "t_author" group by "name" having count\(\*\) > 1\); nothing of it was applied/,
       );
       expect(await applied(db)).toEqual(['0001_initial']);
     });

@@ -157,7 +157,7 @@ async function checkForeignKeys(tx: SqlExecutor, migration: Migration): Promise<
 }
 
 function scriptError(migration: Migration, error: unknown): Error {
-  const e = error as { code?: string; message?: string; detail?: string };
+  const e = error as { code?: string; message?: string; detail?: string; table?: string };
   if (e.code === '55P03') {
     return new MigrationError(
       `migration ${migration.name} waited more than ${TABLE_LOCK_TIMEOUT} for a table that another transaction holds (a running instance or another client); nothing of it was applied, start again when that transaction has ended`,
@@ -168,17 +168,24 @@ function scriptError(migration: Migration, error: unknown): Error {
   const message = (e.message ?? String(error)).replace(/\bsvc_new_(\w+)\./g, '$1.');
   return new MigrationError(
     // PostgreSQL says which value is at fault in `detail` (e.g. the duplicated key).
-    `migration ${migration.name} failed: ${message}${e.detail ? ` (${e.detail})` : ''}${duplicatesHint(message)}${missingValuesHint(message)}; nothing of it was applied (the migrations before it were): fix the data it names and start again, or change the API and generate from the project as it was before this migration`,
+    `migration ${migration.name} failed: ${message}${e.detail ? ` (${e.detail})` : ''}${duplicatesHint(message, e)}${missingValuesHint(message)}; nothing of it was applied (the migrations before it were): fix the data it names and start again, or change the API and generate from the project as it was before this migration`,
     { cause: error },
   );
 }
 
-/** For a unique constraint the data breaks (SQLite names the columns): the query that lists the duplicates. */
-function duplicatesHint(message: string): string {
-  const columns = /UNIQUE constraint failed: ((?:\w+\.\w+)(?:, \w+\.\w+)*)/.exec(message)?.[1]?.split(', ');
-  const table = columns?.[0]?.split('.')[0];
-  if (!columns || !table || columns.some((c) => !c.startsWith(`${table}.`))) return '';
-  const names = columns.map((c) => `"${c.slice(table.length + 1)}"`).join(', ');
+/**
+ * For a unique constraint the data breaks, the query that lists the duplicates: SQLite names the
+ * columns in its message (`t_author.name`); PostgreSQL in the detail (`Key (name)=(ann) is
+ * duplicated.`), and the table apart.
+ */
+function duplicatesHint(message: string, error: { detail?: string; table?: string }): string {
+  const sqlite = /UNIQUE constraint failed: ((?:\w+\.\w+)(?:, \w+\.\w+)*)/.exec(message)?.[1]?.split(', ');
+  const table = sqlite?.[0]?.split('.')[0] ?? error.table;
+  const columns = sqlite
+    ? sqlite.map((c) => (c.startsWith(`${table}.`) ? c.slice(`${table}.`.length) : ''))
+    : /^Key \(([\w, ]+)\)=\(.*\) is duplicated\.$/s.exec(error.detail ?? '')?.[1]?.split(', ');
+  if (!table || !columns || columns.some((c) => !/^\w+$/.test(c))) return '';
+  const names = columns.map((c) => `"${c}"`).join(', ');
   return ` (rows share a value there: select ${names}, count(*) from "${table}" group by ${names} having count(*) > 1)`;
 }
 
