@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { generateApiProject } from '../support/generated.js';
+import { generateApiProject, generateFixture } from '../support/generated.js';
 import { raml, securedRaml, writeTree } from '../support/files.js';
 
 const userSchema = (groups: object) =>
@@ -133,5 +133,23 @@ describe("the README's create example", () => {
     expect(paths).toContain('/workdays/{id}/signups/{signups_id}');
     expect(project.get('README.md')!.content).toContain('`/workdays/{id}/signups/{signups_id}`');
     expect(project.get('README.md')!.content).not.toContain('/workdays/{id}/signups/{id}');
+  });
+});
+
+describe('the README’s contents', () => {
+  // GitHub's anchors: lower case, punctuation dropped, spaces as hyphens.
+  const anchor = (heading: string) =>
+    heading
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N} -]/gu, '')
+      .replace(/ /g, '-');
+
+  it.each(['ramses-example', 'ramses-starter', 'events', 'blog'])('link to its headings (%s)', async (fixture) => {
+    const readme = (await generateFixture(fixture)).get('README.md')!.content;
+    const headings = new Set([...readme.matchAll(/^#{2,3} (.+)$/gm)].map((m) => anchor(m[1]!)));
+    const contents = readme.slice(readme.indexOf('Contents:'), readme.indexOf('\n\n', readme.indexOf('Contents:')));
+    const links = [...contents.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]!);
+    expect(links.length).toBeGreaterThan(10);
+    expect(links.filter((link) => !headings.has(link))).toEqual([]);
   });
 });
