@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { SourceFile, Span } from '../diagnostics/source.js';
 import { limits } from './budget.js';
@@ -24,7 +24,10 @@ export function readSource(
   let length: number;
   let fd: number | undefined;
   try {
-    fd = openSync(path, 'r');
+    // Without blocking, then only a regular file is read: opening a named pipe waited for a writer
+    // forever (an attacker probe's `!include fifo.txt` hung validate), and a device never ends.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    if (!fstatSync(fd).isFile()) throw Object.assign(new Error('not a regular file'), { code: 'EISDIR' });
     length = readAll(fd);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EISDIR')

@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { diskProblem } from './paths.js';
 
 /** Stands for a file that is there but cannot be read: never as svcgen wrote it. */
 export const UNREADABLE = '\u0000unreadable';
@@ -13,7 +14,14 @@ export type OnDisk = ReadonlyMap<string, string | undefined>;
 
 /** The content at each of `paths` in the real out-dir. */
 export function filesOnDisk(realOut: string, paths: Iterable<string>): OnDisk {
-  return new Map([...new Set(paths)].map((path) => [path, readIfExists(join(realOut, path))]));
+  // Not read through a link to outside, or a file where a folder was: the out-dir changed after
+  // its check (the write refuses that path; its content is not svcgen's to show in a diff).
+  return new Map(
+    [...new Set(paths)].map((path) => [
+      path,
+      diskProblem(realOut, path) ? UNREADABLE : readIfExists(join(realOut, path)),
+    ]),
+  );
 }
 
 function readIfExists(file: string): string | undefined {

@@ -40,16 +40,13 @@ export function openOutDir(shown: string, bag: DiagnosticBag): OutDir | undefine
 }
 
 /**
- * Checks the paths svcgen plans to write (those the manifest lists were checked when it was read).
- * False when one is refused (reported).
+ * Checks the paths svcgen plans to write, and those the manifest lists (it may delete them), once
+ * the files are rendered: the manifest's were checked when it was read, but the out-dir may have
+ * changed since (write/write.ts checks each path once more as it writes). False when one is
+ * refused (reported).
  */
 export function checkPlannedPaths(out: OutDir, paths: Iterable<string>, bag: DiagnosticBag): boolean {
-  return checkPaths(
-    out,
-    [...paths].filter((path) => !out.manifest?.files[path]),
-    'write',
-    bag,
-  );
+  return checkPaths(out, [...new Set([...paths, ...Object.keys(out.manifest?.files ?? {})])], 'write', bag);
 }
 
 /** Checks paths svcgen reads from the out-dir (the schema's history): false when one is refused (reported). */
@@ -103,6 +100,16 @@ function checkPaths(
 function refusing(use: Use, path: string): string {
   if (use === 'read') return `refusing to read ${path}`;
   return use === 'write' ? `refusing to write ${path}` : `refusing ${path} (listed in the manifest)`;
+}
+
+/** A path the out-dir no longer lets svcgen write (it changed while svcgen ran: write/write.ts). */
+export function reportChangedPath(
+  out: { shown: string },
+  path: string,
+  problem: DiskProblem,
+  bag: DiagnosticBag,
+): void {
+  report(out, `refusing to write ${path}, and what follows it: the out-dir changed while svcgen ran`, problem, bag);
 }
 
 function report(out: { shown: string }, what: string, problem: DiskProblem, bag: DiagnosticBag): void {

@@ -84,7 +84,8 @@ export function diskProblem(realOut: string, path: string): DiskProblem | undefi
   return undefined;
 }
 
-function isInside(root: string, path: string): boolean {
+/** Whether `path` is `root` or below it (both real paths). */
+export function isInside(root: string, path: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 

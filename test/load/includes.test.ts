@@ -1,4 +1,5 @@
 /** RAML 0.8 §Includes, and svcgen's confinement and limits on them. */
+import { execFileSync } from 'node:child_process';
 import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -200,6 +201,16 @@ describe('includes', () => {
     loadRaml(join(dir, 'api.raml'), diagnostics, { cwd: dir }); // reading it would never end
     expect(brief(diagnostics.sorted(), dir)).toEqual(['SVC1011 api.raml:3:4', 'SVC1011 api.raml:4:4']);
   });
+
+  // An attacker probe's `!include fifo.txt` hung validate: opening a named pipe waits for a writer.
+  it('refuses a named pipe in the API folder without waiting for a writer', () => {
+    const dir = writeTree({ 'api.raml': raml('title: T\nx: !include fifo.txt\n') });
+    execFileSync('mkfifo', [join(dir, 'fifo.txt')]);
+    const diagnostics = new DiagnosticBag();
+    loadRaml(join(dir, 'api.raml'), diagnostics, { cwd: dir });
+    expect(brief(diagnostics.sorted(), dir)).toEqual(['SVC1015 api.raml:3:4']);
+    expect(diagnostics.sorted()[0]!.message).toBe('fifo.txt is not a regular file');
+  }, 10_000);
 
   it('refuses a symbolic link that leaves the API folder', () => {
     const outside = writeTree({ 'secret.json': '{"secret": true}' });
