@@ -152,7 +152,6 @@ function objectSchema(
   };
 }
 
-/** The declaration of a type: printed here where ts-types.ts can, else by json-schema-to-typescript (loaded only then). */
 /**
  * The caller as `request.user` holds them: the user's own row, which is all the service reads to
  * identify a request. The links kept in other models' rows are not there (a principal that
@@ -180,6 +179,7 @@ function signedInType(model: Model): string {
   ].join('\n');
 }
 
+/** The declaration of a type: printed here where ts-types.ts can, else by json-schema-to-typescript (loaded only then). */
 async function declarationSource(declaration: TypeDeclaration): Promise<string> {
   const { name, description, schema } = declaration;
   return interfaceSource(name, description, schema) ?? compiledType(declaration);
