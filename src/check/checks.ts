@@ -570,12 +570,11 @@ function checkRoutesWithoutAcl(diagnostics: DiagnosticBag, ir: ServiceIR, source
  * builds (a new-user probe's `{{subscriber}}`, after its model was removed).
  */
 function unguardedPrincipals(ir: ServiceIR, aclName: string, used: ReadonlySet<string | null>): string {
-  const names = (acl: ServiceIR['acls'][number]) =>
-    [...acl.collection, ...acl.item].flatMap((e) => (e.principal.kind === 'dynamic' ? [e.principal.name] : []));
-  const elsewhere = new Set(ir.acls.filter((a) => used.has(a.name)).flatMap(names));
-  const alone = [...new Set(ir.acls.filter((a) => a.name === aclName).flatMap(names))].filter((n) => !elsewhere.has(n));
+  const alone = ir.userCode.principals.filter(
+    (p) => p.usedBy.some((u) => u.acl === aclName) && !p.usedBy.some((u) => u.acl !== undefined && used.has(u.acl)),
+  );
   if (alone.length === 0) return '';
-  const stubs = alone.map((n) => `src/custom/principals/${kebab(n)}.ts`).join(', ');
+  const stubs = alone.map((p) => `src/custom/principals/${kebab(p.name)}.ts`).join(', ');
   return `, or delete it; until then ${stubs} ${alone.length > 1 ? 'take' : 'takes'} objects of no model (a record), and code written for a model's objects there does not build`;
 }
 
