@@ -48,8 +48,7 @@ export function authView(ir: ServiceIR, auth: Auth) {
     objectTypes: ir.userCode.principals.map((p) => principalObjectType(p.name)).join(', '),
     // The user model's types come with its other imports: principals get the caller as the signed-in
     // user, and those whose stubs were made before it (typed by the user model) still fit.
-    userType: ir.userCode.principals.length ? `${modelNames(user).signedIn}, type ${user.name}` : null,
-    userTypeName: `${modelNames(user).signedIn}, ${user.name}`,
+    callerTypes: ir.userCode.principals.length ? [modelNames(user).signedIn, user.name] : null,
     spec: {
       userRouteIsSelf: String(selfRoute),
       ticket: auth.ticket
@@ -150,6 +149,7 @@ function objectTypeOf(models: readonly string[], named: (model: string) => strin
 export function principalStubView(ir: ServiceIR, principal: UserFunction) {
   const models = principalModels(principal);
   const userModel = ir.auth?.userModel;
+  const userNames = userModel ? modelNames({ name: userModel }) : undefined;
   const named = ir.acls
     .filter((acl) => principal.usedBy.some((u) => u.acl === acl.name))
     .flatMap((acl) =>
@@ -161,11 +161,9 @@ export function principalStubView(ir: ServiceIR, principal: UserFunction) {
   return {
     placeholder: `{{${principal.name}}}`,
     functionName: camel(principal.name),
-    userImport: userModel
-      ? { name: modelNames({ name: userModel }).signedIn, alias: null, file: modelNames({ name: userModel }).file }
-      : null,
+    userImport: userNames ? { name: userNames.signedIn, alias: null, file: userNames.file } : null,
     objectType: principalObjectType(principal.name),
-    userType: userModel ? modelNames({ name: userModel }).signedIn : 'Record<string, unknown>',
+    userType: userNames?.signedIn ?? 'Record<string, unknown>',
     userModel: userModel ?? null,
     lines: lines.map(commentText),
     // Asked without the object there, for lists and for the item routes that fall back to it (SVC2081).
