@@ -10,6 +10,7 @@ import type { Where } from './repository.js';
 import type { ServiceDatabase } from './database.js';
 import { assertInTime } from './http/deadline.js';
 import { HttpError } from './errors.js';
+import { unfitValue } from './http/written-values.js';
 
 type Rec = Record<string, unknown>;
 
@@ -175,10 +176,17 @@ export function runsBefore({ events, action }: EventRun): boolean {
 export async function runBefore(run: EventRun, db: unknown, data: Rec): Promise<Rec> {
   const values = { ...data };
   const event = makeEvent(run, db, values, () => undefined);
-  for (const handler of run.events?.before?.[run.action] ?? [])
-    await traced(run, 'before', handler, () => handler(event));
-  if (!PROCESSED.has(run.action)) return values;
-  const processors = (run.events?.processors ?? {}) as Readonly<Record<string, readonly Processor[] | undefined>>;
+  const handlers = run.events?.before?.[run.action] ?? [];
+  for (const handler of handlers) await traced(run, 'before', handler, () => handler(event));
+  const processors = (PROCESSED.has(run.action) ? (run.events?.processors ?? {}) : {}) as Readonly<
+    Record<string, readonly Processor[] | undefined>
+  >;
+  if (handlers.length) {
+    const by = `${handlers.map((h) => h.name || 'an anonymous function').join(', ')}, before_${run.action} of ${run.model.name}`;
+    // What a processor of the field takes next is checked as the processor leaves it.
+    for (const name of Object.keys(values))
+      if (values[name] !== data[name] && !processors[name]?.length) heldToSchema(run, name, values[name], by);
+  }
   for (const [name, chain] of Object.entries(processors)) {
     if (!(name in values) || !chain?.length || (run.resets?.has(name) && values[name] === data[name])) continue;
     let value = values[name];
@@ -192,10 +200,29 @@ export async function runBefore(run: EventRun, db: unknown, data: Rec): Promise<
       value = await traced(run, `processor of ${name}`, processor, () =>
         processor({ ...args, model: run.model, event }),
       );
+      heldToSchema(
+        run,
+        name,
+        value,
+        `${processor.name || 'an anonymous function'}, processor of ${name} of ${run.model.name}`,
+      );
     }
     values[name] = value;
   }
   return values;
+}
+
+/**
+ * A value the model's own code (`by`) gave `field`, held to the field's schema: a 500 (not the
+ * client's mistake) whose log names the code, where the databases stored or refused it each its
+ * own way (lib/http/written-values.ts).
+ */
+function heldToSchema(run: EventRun, field: string, value: unknown, by: string): void {
+  const problem = unfitValue(run.request, run.model, field, value);
+  if (problem === undefined) return;
+  const error = new Error(`${by} gave ${run.model.name}.${field} a value its schema refuses: ${problem}`);
+  thrownBy.set(error, by);
+  throw error;
 }
 
 /** Runs the after handlers (`object`: the object written, `Event.object`); returns the response, as they left it. */

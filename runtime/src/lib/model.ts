@@ -193,13 +193,19 @@ export interface Model<T = Record<string, unknown>> extends ModelSpec<T> {
   relation(name: string): RelationSpec | undefined;
   /** Fields stored in this model's table, in order. */
   readonly columns: readonly FieldSpec[];
+  /**
+   * Each field's JSON Schema, as request bodies check it (the model file's `…Properties`): what
+   * the model's own code gives a field is held to it too (lib/http/written-values.ts).
+   */
+  readonly properties?: Readonly<Record<string, object>>;
 }
 
-export function defineModel<T>(spec: ModelSpec<T>): Model<T> {
+export function defineModel<T>(spec: ModelSpec<T>, properties?: Readonly<Record<string, object>>): Model<T> {
   const fields = new Map(spec.fields.map((f) => [f.name, f]));
   const relations = new Map(spec.relations.map((r) => [r.name, r]));
   return {
     ...spec,
+    ...(properties ? { properties } : {}),
     field: (name) => fields.get(name),
     relation: (name) => relations.get(name),
     columns: spec.fields.filter((f) => f.column !== null),

@@ -56,61 +56,7 @@ export interface AuthCredentialUpdate {
   token_digest?: string | null;
 }
 
-/** What the service knows about an AuthCredential: fields, storage, relationships, its URL. */
-export const authCredentialModel = defineModel<AuthCredential>({
-  name: 'AuthCredential',
-  table: 'auth_credential',
-  primaryKey: 'user_key',
-  fields: [
-    {
-      name: 'user_key',
-      type: 'string',
-      storage: 'text',
-      column: 'user_key',
-      primaryKey: true,
-      generated: false,
-      required: true,
-      requiredOnCreate: true,
-      writable: true,
-    },
-    {
-      name: 'session_epoch',
-      type: 'integer',
-      storage: 'integer',
-      column: 'session_epoch',
-      primaryKey: false,
-      generated: false,
-      required: true,
-      requiredOnCreate: false,
-      writable: true,
-      default: () => 0,
-      range: [-2147483648, 2147483647],
-    },
-    {
-      name: 'token_digest',
-      type: 'string',
-      storage: 'text',
-      column: 'token_digest',
-      primaryKey: false,
-      generated: false,
-      required: false,
-      requiredOnCreate: false,
-      writable: true,
-      unique: true,
-    },
-  ],
-  relations: [],
-  nestedRelationships: [],
-  nestingDepth: 1,
-  publicFields: null,
-  authFields: null,
-  hiddenFields: [],
-  searchFields: [],
-  internal: true,
-  aclRoute: null,
-  selfPath: () => null,
-});
-
+/** Each field's JSON Schema: what a body may send it, and what the model's own code may give it. */
 const authCredentialProperties = {
   user_key: { type: 'string', maxLength: 255, description: "the user's primary key, as text" },
   session_epoch: {
@@ -121,6 +67,64 @@ const authCredentialProperties = {
   },
   token_digest: { type: ['string', 'null'], maxLength: 64, description: 'SHA-256 of the API token (x-ApiKey), hex' },
 } as const;
+
+/** What the service knows about an AuthCredential: fields, storage, relationships, its URL. */
+export const authCredentialModel = defineModel<AuthCredential>(
+  {
+    name: 'AuthCredential',
+    table: 'auth_credential',
+    primaryKey: 'user_key',
+    fields: [
+      {
+        name: 'user_key',
+        type: 'string',
+        storage: 'text',
+        column: 'user_key',
+        primaryKey: true,
+        generated: false,
+        required: true,
+        requiredOnCreate: true,
+        writable: true,
+      },
+      {
+        name: 'session_epoch',
+        type: 'integer',
+        storage: 'integer',
+        column: 'session_epoch',
+        primaryKey: false,
+        generated: false,
+        required: true,
+        requiredOnCreate: false,
+        writable: true,
+        default: () => 0,
+        range: [-2147483648, 2147483647],
+      },
+      {
+        name: 'token_digest',
+        type: 'string',
+        storage: 'text',
+        column: 'token_digest',
+        primaryKey: false,
+        generated: false,
+        required: false,
+        requiredOnCreate: false,
+        writable: true,
+        unique: true,
+      },
+    ],
+    relations: [],
+    nestedRelationships: [],
+    nestingDepth: 1,
+    publicFields: null,
+    authFields: null,
+    hiddenFields: [],
+    searchFields: [],
+    internal: true,
+    aclRoute: null,
+    selfPath: () => null,
+  },
+  authCredentialProperties,
+);
 
 /**
  * JSON Schemas of the request bodies, checked by Fastify before a route runs. A PUT's required

@@ -56,61 +56,7 @@ export interface AuthLoginFailureUpdate {
   window_ends?: string;
 }
 
-/** What the service knows about an AuthLoginFailure: fields, storage, relationships, its URL. */
-export const authLoginFailureModel = defineModel<AuthLoginFailure>({
-  name: 'AuthLoginFailure',
-  table: 'auth_login_failure',
-  primaryKey: 'attempt_key',
-  fields: [
-    {
-      name: 'attempt_key',
-      type: 'string',
-      storage: 'text',
-      column: 'attempt_key',
-      primaryKey: true,
-      generated: false,
-      required: true,
-      requiredOnCreate: true,
-      writable: true,
-    },
-    {
-      name: 'failures',
-      type: 'integer',
-      storage: 'integer',
-      column: 'failures',
-      primaryKey: false,
-      generated: false,
-      required: true,
-      requiredOnCreate: false,
-      writable: true,
-      default: () => 0,
-      range: [-2147483648, 2147483647],
-    },
-    {
-      name: 'window_ends',
-      type: 'datetime',
-      storage: 'datetime',
-      column: 'window_ends',
-      primaryKey: false,
-      generated: false,
-      required: true,
-      requiredOnCreate: true,
-      writable: true,
-      index: true,
-    },
-  ],
-  relations: [],
-  nestedRelationships: [],
-  nestingDepth: 1,
-  publicFields: null,
-  authFields: null,
-  hiddenFields: [],
-  searchFields: [],
-  internal: true,
-  aclRoute: null,
-  selfPath: () => null,
-});
-
+/** Each field's JSON Schema: what a body may send it, and what the model's own code may give it. */
 const authLoginFailureProperties = {
   attempt_key: { type: 'string', maxLength: 64, description: 'SHA-256 of the login and the client address, hex' },
   failures: {
@@ -125,6 +71,64 @@ const authLoginFailureProperties = {
     description: 'when the count starts again (older rows are deleted)',
   },
 } as const;
+
+/** What the service knows about an AuthLoginFailure: fields, storage, relationships, its URL. */
+export const authLoginFailureModel = defineModel<AuthLoginFailure>(
+  {
+    name: 'AuthLoginFailure',
+    table: 'auth_login_failure',
+    primaryKey: 'attempt_key',
+    fields: [
+      {
+        name: 'attempt_key',
+        type: 'string',
+        storage: 'text',
+        column: 'attempt_key',
+        primaryKey: true,
+        generated: false,
+        required: true,
+        requiredOnCreate: true,
+        writable: true,
+      },
+      {
+        name: 'failures',
+        type: 'integer',
+        storage: 'integer',
+        column: 'failures',
+        primaryKey: false,
+        generated: false,
+        required: true,
+        requiredOnCreate: false,
+        writable: true,
+        default: () => 0,
+        range: [-2147483648, 2147483647],
+      },
+      {
+        name: 'window_ends',
+        type: 'datetime',
+        storage: 'datetime',
+        column: 'window_ends',
+        primaryKey: false,
+        generated: false,
+        required: true,
+        requiredOnCreate: true,
+        writable: true,
+        index: true,
+      },
+    ],
+    relations: [],
+    nestedRelationships: [],
+    nestingDepth: 1,
+    publicFields: null,
+    authFields: null,
+    hiddenFields: [],
+    searchFields: [],
+    internal: true,
+    aclRoute: null,
+    selfPath: () => null,
+  },
+  authLoginFailureProperties,
+);
 
 /**
  * JSON Schemas of the request bodies, checked by Fastify before a route runs. A PUT's required

@@ -74,73 +74,7 @@ export interface UserUpdate {
  */
 export type SignedInUser = Omit<User, 'password'>;
 
-/** What the service knows about a User: fields, storage, relationships, its URL. */
-export const userModel = defineModel<User>({
-  name: 'User',
-  table: 'user',
-  primaryKey: 'username',
-  fields: [
-    {
-      name: 'username',
-      type: 'string',
-      storage: 'text',
-      column: 'username',
-      primaryKey: true,
-      generated: false,
-      required: true,
-      requiredOnCreate: true,
-      writable: true,
-    },
-    {
-      name: 'email',
-      type: 'string',
-      storage: 'text',
-      column: 'email',
-      primaryKey: false,
-      generated: false,
-      required: true,
-      requiredOnCreate: true,
-      writable: true,
-      unique: true,
-    },
-    {
-      name: 'password',
-      type: 'string',
-      storage: 'text',
-      column: 'password',
-      primaryKey: false,
-      generated: false,
-      required: true,
-      requiredOnCreate: true,
-      writable: true,
-      secret: true,
-    },
-    {
-      name: 'groups',
-      type: 'list',
-      storage: 'json',
-      column: 'groups',
-      primaryKey: false,
-      generated: false,
-      required: false,
-      requiredOnCreate: false,
-      writable: true,
-      default: () => ['user'],
-      itemType: 'string',
-    },
-  ],
-  relations: [],
-  nestedRelationships: [],
-  nestingDepth: 1,
-  publicFields: null,
-  authFields: null,
-  hiddenFields: [],
-  searchFields: ['username', 'email'],
-  eventPrevious: true,
-  aclRoute: null,
-  selfPath: () => null,
-});
-
+/** Each field's JSON Schema: what a body may send it, and what the model's own code may give it. */
 const userProperties = {
   username: { type: 'string', minLength: 1, maxLength: 50, description: 'login name' },
   email: { type: 'string', format: 'email', description: 'e-mail address' },
@@ -151,6 +85,76 @@ const userProperties = {
     description: 'g:<group> principals; only admins can change them',
   },
 } as const;
+
+/** What the service knows about a User: fields, storage, relationships, its URL. */
+export const userModel = defineModel<User>(
+  {
+    name: 'User',
+    table: 'user',
+    primaryKey: 'username',
+    fields: [
+      {
+        name: 'username',
+        type: 'string',
+        storage: 'text',
+        column: 'username',
+        primaryKey: true,
+        generated: false,
+        required: true,
+        requiredOnCreate: true,
+        writable: true,
+      },
+      {
+        name: 'email',
+        type: 'string',
+        storage: 'text',
+        column: 'email',
+        primaryKey: false,
+        generated: false,
+        required: true,
+        requiredOnCreate: true,
+        writable: true,
+        unique: true,
+      },
+      {
+        name: 'password',
+        type: 'string',
+        storage: 'text',
+        column: 'password',
+        primaryKey: false,
+        generated: false,
+        required: true,
+        requiredOnCreate: true,
+        writable: true,
+        secret: true,
+      },
+      {
+        name: 'groups',
+        type: 'list',
+        storage: 'json',
+        column: 'groups',
+        primaryKey: false,
+        generated: false,
+        required: false,
+        requiredOnCreate: false,
+        writable: true,
+        default: () => ['user'],
+        itemType: 'string',
+      },
+    ],
+    relations: [],
+    nestedRelationships: [],
+    nestingDepth: 1,
+    publicFields: null,
+    authFields: null,
+    hiddenFields: [],
+    searchFields: ['username', 'email'],
+    eventPrevious: true,
+    aclRoute: null,
+    selfPath: () => null,
+  },
+  userProperties,
+);
 
 /**
  * JSON Schemas of the request bodies, checked by Fastify before a route runs. A PUT's required

@@ -30,76 +30,80 @@ export interface AuditEntryUpdate {
   count?: number | null;
 }
 
-/** What the service knows about an AuditEntry: fields, storage, relationships, its URL. */
-export const auditEntryModel = defineModel<AuditEntry>({
-  name: 'AuditEntry',
-  table: 'auditentry',
-  primaryKey: 'id',
-  fields: [
-    {
-      name: 'id',
-      type: 'id_field',
-      storage: 'integer',
-      column: 'id',
-      primaryKey: true,
-      generated: true,
-      required: false,
-      requiredOnCreate: false,
-      writable: false,
-      range: [-2147483648, 2147483647],
-    },
-    {
-      name: 'model',
-      type: 'string',
-      storage: 'text',
-      column: 'model',
-      primaryKey: false,
-      generated: false,
-      required: true,
-      requiredOnCreate: true,
-      writable: true,
-    },
-    {
-      name: 'action',
-      type: 'string',
-      storage: 'text',
-      column: 'action',
-      primaryKey: false,
-      generated: false,
-      required: true,
-      requiredOnCreate: true,
-      writable: true,
-    },
-    {
-      name: 'count',
-      type: 'integer',
-      storage: 'integer',
-      column: 'count',
-      primaryKey: false,
-      generated: false,
-      required: false,
-      requiredOnCreate: false,
-      writable: true,
-      range: [-2147483648, 2147483647],
-    },
-  ],
-  relations: [],
-  nestedRelationships: [],
-  nestingDepth: 1,
-  publicFields: null,
-  authFields: null,
-  hiddenFields: [],
-  searchFields: ['model', 'action'],
-  aclRoute: { kind: 'collection', acl: 'open', updatable: false, deletable: false },
-  selfPath: () => null,
-});
-
+/** Each field's JSON Schema: what a body may send it, and what the model's own code may give it. */
 const auditEntryProperties = {
   id: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
   model: { type: 'string' },
   action: { type: 'string' },
   count: { type: ['integer', 'null'], minimum: -2147483648, maximum: 2147483647 },
 } as const;
+
+/** What the service knows about an AuditEntry: fields, storage, relationships, its URL. */
+export const auditEntryModel = defineModel<AuditEntry>(
+  {
+    name: 'AuditEntry',
+    table: 'auditentry',
+    primaryKey: 'id',
+    fields: [
+      {
+        name: 'id',
+        type: 'id_field',
+        storage: 'integer',
+        column: 'id',
+        primaryKey: true,
+        generated: true,
+        required: false,
+        requiredOnCreate: false,
+        writable: false,
+        range: [-2147483648, 2147483647],
+      },
+      {
+        name: 'model',
+        type: 'string',
+        storage: 'text',
+        column: 'model',
+        primaryKey: false,
+        generated: false,
+        required: true,
+        requiredOnCreate: true,
+        writable: true,
+      },
+      {
+        name: 'action',
+        type: 'string',
+        storage: 'text',
+        column: 'action',
+        primaryKey: false,
+        generated: false,
+        required: true,
+        requiredOnCreate: true,
+        writable: true,
+      },
+      {
+        name: 'count',
+        type: 'integer',
+        storage: 'integer',
+        column: 'count',
+        primaryKey: false,
+        generated: false,
+        required: false,
+        requiredOnCreate: false,
+        writable: true,
+        range: [-2147483648, 2147483647],
+      },
+    ],
+    relations: [],
+    nestedRelationships: [],
+    nestingDepth: 1,
+    publicFields: null,
+    authFields: null,
+    hiddenFields: [],
+    searchFields: ['model', 'action'],
+    aclRoute: { kind: 'collection', acl: 'open', updatable: false, deletable: false },
+    selfPath: () => null,
+  },
+  auditEntryProperties,
+);
 
 /**
  * JSON Schemas of the request bodies, checked by Fastify before a route runs. A PUT's required

@@ -44,47 +44,7 @@ export interface AuthLoginNameUpdate {
   username?: string;
 }
 
-/** What the service knows about an AuthLoginName: fields, storage, relationships, its URL. */
-export const authLoginNameModel = defineModel<AuthLoginName>({
-  name: 'AuthLoginName',
-  table: 'auth_login_name',
-  primaryKey: 'plain_name',
-  fields: [
-    {
-      name: 'plain_name',
-      type: 'string',
-      storage: 'text',
-      column: 'plain_name',
-      primaryKey: true,
-      generated: false,
-      required: true,
-      requiredOnCreate: true,
-      writable: true,
-    },
-    {
-      name: 'username',
-      type: 'string',
-      storage: 'text',
-      column: 'username',
-      primaryKey: false,
-      generated: false,
-      required: true,
-      requiredOnCreate: true,
-      writable: true,
-    },
-  ],
-  relations: [],
-  nestedRelationships: [],
-  nestingDepth: 1,
-  publicFields: null,
-  authFields: null,
-  hiddenFields: [],
-  searchFields: [],
-  internal: true,
-  aclRoute: null,
-  selfPath: () => null,
-});
-
+/** Each field's JSON Schema: what a body may send it, and what the model's own code may give it. */
 const authLoginNameProperties = {
   plain_name: {
     type: 'string',
@@ -95,6 +55,50 @@ const authLoginNameProperties = {
     description: 'the username that claimed it (a claim whose user no longer has that name is free)',
   },
 } as const;
+
+/** What the service knows about an AuthLoginName: fields, storage, relationships, its URL. */
+export const authLoginNameModel = defineModel<AuthLoginName>(
+  {
+    name: 'AuthLoginName',
+    table: 'auth_login_name',
+    primaryKey: 'plain_name',
+    fields: [
+      {
+        name: 'plain_name',
+        type: 'string',
+        storage: 'text',
+        column: 'plain_name',
+        primaryKey: true,
+        generated: false,
+        required: true,
+        requiredOnCreate: true,
+        writable: true,
+      },
+      {
+        name: 'username',
+        type: 'string',
+        storage: 'text',
+        column: 'username',
+        primaryKey: false,
+        generated: false,
+        required: true,
+        requiredOnCreate: true,
+        writable: true,
+      },
+    ],
+    relations: [],
+    nestedRelationships: [],
+    nestingDepth: 1,
+    publicFields: null,
+    authFields: null,
+    hiddenFields: [],
+    searchFields: [],
+    internal: true,
+    aclRoute: null,
+    selfPath: () => null,
+  },
+  authLoginNameProperties,
+);
 
 /**
  * JSON Schemas of the request bodies, checked by Fastify before a route runs. A PUT's required

@@ -27,63 +27,67 @@ export interface ItemUpdate {
   description?: string | null;
 }
 
-/** What the service knows about an Item: fields, storage, relationships, its URL. */
-export const itemModel = defineModel<Item>({
-  name: 'Item',
-  table: 'item',
-  primaryKey: 'id',
-  fields: [
-    {
-      name: 'id',
-      type: 'id_field',
-      storage: 'integer',
-      column: 'id',
-      primaryKey: true,
-      generated: true,
-      required: true,
-      requiredOnCreate: false,
-      writable: false,
-      range: [-2147483648, 2147483647],
-    },
-    {
-      name: 'name',
-      type: 'string',
-      storage: 'text',
-      column: 'name',
-      primaryKey: false,
-      generated: false,
-      required: true,
-      requiredOnCreate: true,
-      writable: true,
-    },
-    {
-      name: 'description',
-      type: 'text',
-      storage: 'text',
-      column: 'description',
-      primaryKey: false,
-      generated: false,
-      required: false,
-      requiredOnCreate: false,
-      writable: true,
-    },
-  ],
-  relations: [],
-  nestedRelationships: [],
-  nestingDepth: 1,
-  publicFields: null,
-  authFields: null,
-  hiddenFields: [],
-  searchFields: ['name', 'description'],
-  aclRoute: { kind: 'item', acl: null, updatable: true, deletable: true },
-  selfPath: (record) => `/items/${encodeURIComponent(String(record.id))}`,
-});
-
+/** Each field's JSON Schema: what a body may send it, and what the model's own code may give it. */
 const itemProperties = {
   id: { type: 'integer', minimum: -2147483648, maximum: 2147483647 },
   name: { type: 'string' },
   description: { type: ['string', 'null'] },
 } as const;
+
+/** What the service knows about an Item: fields, storage, relationships, its URL. */
+export const itemModel = defineModel<Item>(
+  {
+    name: 'Item',
+    table: 'item',
+    primaryKey: 'id',
+    fields: [
+      {
+        name: 'id',
+        type: 'id_field',
+        storage: 'integer',
+        column: 'id',
+        primaryKey: true,
+        generated: true,
+        required: true,
+        requiredOnCreate: false,
+        writable: false,
+        range: [-2147483648, 2147483647],
+      },
+      {
+        name: 'name',
+        type: 'string',
+        storage: 'text',
+        column: 'name',
+        primaryKey: false,
+        generated: false,
+        required: true,
+        requiredOnCreate: true,
+        writable: true,
+      },
+      {
+        name: 'description',
+        type: 'text',
+        storage: 'text',
+        column: 'description',
+        primaryKey: false,
+        generated: false,
+        required: false,
+        requiredOnCreate: false,
+        writable: true,
+      },
+    ],
+    relations: [],
+    nestedRelationships: [],
+    nestingDepth: 1,
+    publicFields: null,
+    authFields: null,
+    hiddenFields: [],
+    searchFields: ['name', 'description'],
+    aclRoute: { kind: 'item', acl: null, updatable: true, deletable: true },
+    selfPath: (record) => `/items/${encodeURIComponent(String(record.id))}`,
+  },
+  itemProperties,
+);
 
 /**
  * JSON Schemas of the request bodies, checked by Fastify before a route runs. A PUT's required
