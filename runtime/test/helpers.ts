@@ -162,10 +162,24 @@ export async function refused(call: Promise<unknown>): Promise<ApiError> {
 }
 
 /** A database of its own for one test, and the settings that select it. */
+/**
+ * What the names of the tests' databases start with: `svc_test_`, or `TEST_DATABASE_PREFIX` where
+ * the server's databases must be named otherwise (a shared server's naming rule). Letters, digits
+ * and `_`, so that it needs no quoting anywhere.
+ */
+function testDatabasePrefix(): string {
+  const prefix = process.env['TEST_DATABASE_PREFIX'] ?? 'svc_test_';
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(prefix))
+    throw new Error(
+      `TEST_DATABASE_PREFIX=${JSON.stringify(prefix)}: a database name's start must be a letter or _, then letters, digits or _ (at most 41)`,
+    );
+  return prefix;
+}
+
 async function freshDatabase(
   server: string | undefined,
 ): Promise<{ settings: Record<string, string>; drop(): Promise<void> }> {
-  const name = `svc_test_${randomBytes(6).toString('hex')}`;
+  const name = `${testDatabasePrefix()}${randomBytes(6).toString('hex')}`;
   if (server && /^mongodb(\+srv)?:/.test(server)) {
     const url = new URL(server);
     url.pathname = `/${name}`;

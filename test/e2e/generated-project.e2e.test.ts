@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/paths.js';
 import { mongoServer } from '../support/mongodb.js';
-import { postgresServer } from '../support/postgres.js';
+import { postgresServer, queryPostgres } from '../support/postgres.js';
 import { generatedProject, linkDependencies, tool } from '../support/project.js';
 import { copyGoldenProject, SNAPSHOT_FIXTURES } from '../support/generated.js';
 
@@ -78,12 +78,69 @@ describe.each(['library', 'workshop'])('the generated %s project, before any use
     expect(result.all).toMatch(/Tests\s+\d+ passed/);
   });
 
-  it('passes its own tests on PostgreSQL (TEST_DATABASE_URL)', async () => {
-    const result = await tool(await projectDir(), 'vitest', ['run'], { TEST_DATABASE_URL: await postgresServer() });
+  it('passes its own tests on PostgreSQL (TEST_DATABASE_URL), in databases named as TEST_DATABASE_PREFIX says', async () => {
+    const server = await postgresServer();
+    // A shared server's naming rule (a new-user probe could only make databases named p131_…).
+    const prefix = `svcgen_${fixture}_`;
+    const seen = new Set<string>();
+    const dir = await projectDir();
+    const watching = watchDatabases(dir, server, prefix, seen);
+    const result = await tool(dir, 'vitest', ['run'], { TEST_DATABASE_URL: server, TEST_DATABASE_PREFIX: prefix });
+    await watching.stop();
     expect(result.exitCode, result.all).toBe(0);
     expect(result.all).toMatch(/Tests\s+\d+ passed/);
+    expect(seen.size, 'no database named with the prefix was seen while the tests ran').toBeGreaterThan(0);
+    for (const name of seen) expect(name).toMatch(/^svcgen_[a-z]+_[0-9a-f]{12}$/);
+    // Each is dropped after its test.
+    expect(await databasesNamed(dir, server, prefix)).toEqual([]);
   }, 180_000);
 });
+
+describe('the generated project given a TEST_DATABASE_PREFIX a database name cannot start with', () => {
+  it('fails its tests with a message that says what a prefix may hold', async () => {
+    const dir = await generatedProject('library', 'generated-library');
+    const result = await tool(dir, 'vitest', ['run', 'test/api.test.ts'], {
+      TEST_DATABASE_URL: await postgresServer(),
+      TEST_DATABASE_PREFIX: 'drop table;--',
+    });
+    expect(result.exitCode).not.toBe(0);
+    expect(result.all).toContain(
+      'TEST_DATABASE_PREFIX="drop table;--": a database name\'s start must be a letter or _',
+    );
+  }, 180_000);
+});
+
+/** The names of the server's databases that start with `prefix` (letters, digits and `_`). */
+async function databasesNamed(projectDir: string, server: string, prefix: string): Promise<string[]> {
+  const rows = await queryPostgres(
+    projectDir,
+    server,
+    `select datname from pg_database where starts_with(datname, '${prefix}') order by datname`,
+  );
+  return rows.map((row) => (row as { datname: string }).datname);
+}
+
+/** Every 50 ms until stopped, the databases named with `prefix` into `seen`. */
+function watchDatabases(
+  projectDir: string,
+  server: string,
+  prefix: string,
+  seen: Set<string>,
+): { stop(): Promise<void> } {
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      for (const name of await databasesNamed(projectDir, server, prefix).catch(() => [])) seen.add(name);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+    },
+  };
+}
 
 describe('the generated events project, with a processor that rewrites what it is sent', () => {
   // capitalize rewrites Task.title and User.display_name: the generated tests, which expect a
