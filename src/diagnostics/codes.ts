@@ -980,7 +980,7 @@ export const codes = {
     severity: 'error',
     title: 'out-dir out of date',
     explanation:
-      '`generate --check` found that generating would change the out-dir: the API changed since it was generated, or svcgen did, or files in it were edited. The files are listed after it (on stdout; on stderr with `--format json`, where stdout holds the diagnostics), each with a short diff. Run `svcgen generate` to update it; the hint says what else it takes (edited files, or a change generating refuses as it is).',
+      '`generate --check` found that generating would change the out-dir: the API changed since it was generated, or svcgen did, or files in it were edited (a migration edited and not yet recorded, SVC3107, is one). The files are listed after it (on stdout; on stderr with `--format json`, where stdout holds the diagnostics), each with a short diff. Run `svcgen generate` to update it; the hint says what else it takes (edited files, or a change generating refuses as it is).',
   },
   // --- schema evolution (migrations) ---------------------------------------------------------------
   SVC3101: {
@@ -1023,7 +1023,7 @@ export const codes = {
     severity: 'warning',
     title: 'migration edited',
     explanation:
-      'A migration module svcgen wrote is not as it wrote it. Before any database has run it, that may be meant (a step added by hand), and the next generation records it as it is. After, every database that ran it refuses to start, since the migration it applied has changed: restore it, and change the storage in a new migration. `--check` says it too, so that a pull request that edits a released migration is seen.',
+      'A migration module svcgen wrote is not as it wrote it. Before any database has run it, that may be meant (a step added by hand), and the next generation records it as it is. After, every database that ran it refuses to start, since the migration it applied has changed: restore it, and change the storage in a new migration. `--check` fails on it (SVC3010) until a generation records the edit, so that a pull request that edits a migration is seen: the edit either fails CI or shows as a change of `.svcgen/manifest.json`.',
   },
   SVC3108: {
     severity: 'warning',

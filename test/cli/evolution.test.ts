@@ -409,6 +409,23 @@ describe('refusals', () => {
     expect(tree(join(work.dir, 'out'))).toEqual(new Map([...before, ['src/db/storage.json', JSON.stringify(storage)]]));
   });
 
+  it('--check fails on an edited migration until a generation records the edit', async () => {
+    const { work } = await at('v1', 'v2');
+    expect((await work.generate()).code).toBe(0);
+    const [, second] = migrationsOf(work.dir);
+    const file = join(work.dir, 'out/src/db/migrations', second!);
+    writeFileSync(file, `${readFileSync(file, 'utf8')}// a step of my own\n`);
+    const check = await work.generate('--check');
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain(`warning SVC3107: migration src/db/migrations/${second} is not as svcgen wrote it`);
+    expect(check.stderr).toContain('error SVC3010');
+    expect(check.stderr).toContain('a migration was edited (SVC3107 above): restore it if any database has run it');
+    // Generating records the edit and keeps it; then the out-dir is up to date.
+    expect((await work.generate()).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain('// a step of my own');
+    expect((await work.generate('--check')).code).toBe(0);
+  });
+
   it('a deleted migration stops the run: databases that ran it need it', async () => {
     const { work } = await at('v1', 'v2');
     expect((await work.generate()).code).toBe(0);

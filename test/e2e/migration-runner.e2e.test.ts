@@ -289,7 +289,7 @@ insert into "svc_new_t_author" ("id", "name") select "id", "name" from "t_author
       await sql.migrate(db, [initial, addBio]);
       const edited = { ...addBio, sqlite: `${addBio.sqlite}\n`, postgres: `${addBio.postgres}\n` };
       await expect(sql.migrate(db, [initial, edited, addRating])).rejects.toThrow(
-        'migration 0002_add_author_bio was applied to this database but has changed since; the database does not match the service (recreate it, or write a new migration)',
+        'migration 0002_add_author_bio was applied to this database but has changed since: restore src/db/migrations/0002_add_author_bio.ts as it was applied (from version control), and make the change in a new migration (a database made only for development may be recreated instead)',
       );
       expect(await applied(db)).toEqual(['0001_initial', '0002_add_author_bio']);
     });

@@ -85,7 +85,7 @@ export function pendingOf<M extends Migration>(
     const previous = applied.get(migration.name);
     if (previous !== undefined && previous !== checksumOf(migration)) {
       throw new MigrationError(
-        `migration ${migration.name} was applied to this database but has changed since; the database does not match the service (recreate it, or write a new migration)`,
+        `migration ${migration.name} was applied to this database but has changed since: restore src/db/migrations/${migration.name}.ts as it was applied (from version control), and make the change in a new migration (a database made only for development may be recreated instead)`,
       );
     }
   }

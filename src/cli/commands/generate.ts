@@ -120,7 +120,10 @@ function check(
   // Unused stubs are the user's to delete; generating again would not change them.
   const stale = changes.filter((c) => c.kind !== 'keep' && c.kind !== 'unused');
   const refusedChange = diagnostics.some((d) => d.severity === 'error');
-  if (stale.length === 0 && !refusedChange) {
+  // An edit of a migration that no generation has recorded (SVC3107): generating would record it,
+  // and a pull request that edits a migration databases may have run must not pass unseen.
+  const editedMigration = diagnostics.some((d) => d.code === 'SVC3107');
+  if (stale.length === 0 && !refusedChange && !editedMigration) {
     printDiagnostics(io, diagnostics, format);
     io.stderr(`svcgen: ${shown} is up to date\n`);
     return ExitCode.ok;
@@ -128,7 +131,7 @@ function check(
   // A diagnostic of its own: with --format json, a CI job reads only the array on stdout (a
   // new-user probe's got [] and exit 1). The files are listed below it.
   const outOfDate = new DiagnosticBag();
-  outOfDate.report('SVC3010', `${shown} is out of date`, { hint: remedy(changes, refusedChange) });
+  outOfDate.report('SVC3010', `${shown} is out of date`, { hint: remedy(changes, refusedChange, editedMigration) });
   printDiagnostics(io, [...diagnostics, ...outOfDate.sorted()], format);
   for (const change of stale) {
     list(`${describe(change)}\n`);
@@ -191,10 +194,12 @@ function describe(change: Change): string {
  * the errors printed above, data loss or a breaking change) and for the files it refuses to
  * overwrite (edited since svcgen wrote them, or not written by svcgen: SVC3005, SVC3006).
  */
-function remedy(changes: readonly Change[], refused: boolean): string {
+function remedy(changes: readonly Change[], refused: boolean, editedMigration: boolean): string {
   // A change generating refuses as it is (data lost, a breaking change): the errors above say what it takes.
   if (refused)
     return 'svcgen generate refuses it until the errors above are resolved (each says how: a change of the API, or a flag such as --allow-data-loss where it is meant)';
+  if (editedMigration)
+    return 'a migration was edited (SVC3107 above): restore it if any database has run it; if none has, run svcgen generate, which records the edit';
   if (!changes.some((c) => c.kind === 'conflict' || c.kind === 'foreign')) return 'run svcgen generate to update it';
   return 'move the edits of generated files to your own files (src/custom/) or keep them aside, then run svcgen generate --force (it overwrites them)';
 }
