@@ -137,7 +137,7 @@ insert into "svc_search_book" (rowid, "title", "isbn") select rowid, "title", "i
 insert or replace into "svc_search_state" ("name", "indexed_to") values ('book', coalesce((select max(rowid) from "book"), 0));
 `,
   postgres: `
-alter table "author" drop column if exists "svc_search_name", drop column if exists "svc_search_bio", drop column if exists "svc_search_nickname";
+alter table "author" drop column if exists "svc_search_name";
 
 alter table "author" alter column "name" type varchar(200);
 
@@ -163,12 +163,6 @@ create or replace function svc_search_fold(value text) returns text
 
 alter table "author" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("name" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "author_name_search_idx" on "author" using gin ("svc_search_name");
-
-alter table "author" add column "svc_search_bio" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("bio" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
-create index "author_bio_search_idx" on "author" using gin ("svc_search_bio");
-
-alter table "author" add column "svc_search_nickname" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("nickname" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
-create index "author_nickname_search_idx" on "author" using gin ("svc_search_nickname");
 `,
   mongodb: [
     { op: 'createIndex', collection: 'author', field: 'nickname', unique: true },

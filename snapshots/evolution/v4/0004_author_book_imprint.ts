@@ -179,7 +179,7 @@ update svc_events set data = json_set(json_remove(data, '$.previous."publisher"'
 update svc_events set data = json_set(data, '$.changed', json((select json_group_array(case when value = 'publisher' then 'imprint' else value end order by key) from json_each(data, '$.changed')))) where model = 'Book' and exists (select 1 from json_each(data, '$.changed') where value = 'publisher');
 `,
   postgres: `
-alter table "author" drop column if exists "svc_search_name", drop column if exists "svc_search_bio", drop column if exists "svc_search_nickname";
+alter table "author" drop column if exists "svc_search_bio";
 
 alter table "publisher" drop column if exists "svc_search_name";
 
@@ -211,14 +211,8 @@ create or replace function svc_search_fold(value text) returns text
   language sql immutable parallel safe
   return regexp_replace(regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g');
 
-alter table "author" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("name" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
-create index "author_name_search_idx" on "author" using gin ("svc_search_name");
-
 alter table "author" add column "svc_search_biography" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("biography" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "author_biography_search_idx" on "author" using gin ("svc_search_biography");
-
-alter table "author" add column "svc_search_nickname" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("nickname" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
-create index "author_nickname_search_idx" on "author" using gin ("svc_search_nickname");
 
 alter table "imprint" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("name" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "imprint_name_search_idx" on "imprint" using gin ("svc_search_name");

@@ -95,7 +95,7 @@ update svc_events set data = json_remove(data, '$.object."nickname"', '$.previou
 update svc_events set data = json_set(data, '$.changed', json((select json_group_array(value order by key) from json_each(data, '$.changed') where value <> 'nickname'))) where model = 'Author' and exists (select 1 from json_each(data, '$.changed') where value = 'nickname');
 `,
   postgres: `
-alter table "author" drop column if exists "svc_search_name", drop column if exists "svc_search_biography", drop column if exists "svc_search_nickname";
+alter table "author" drop column if exists "svc_search_nickname";
 
 alter table "author" drop column "nickname";
 
@@ -104,12 +104,6 @@ drop table "profile";
 create or replace function svc_search_fold(value text) returns text
   language sql immutable parallel safe
   return regexp_replace(regexp_replace(normalize(lower(value collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g');
-
-alter table "author" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("name" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
-create index "author_name_search_idx" on "author" using gin ("svc_search_name");
-
-alter table "author" add column "svc_search_biography" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("biography" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
-create index "author_biography_search_idx" on "author" using gin ("svc_search_biography");
 
 update svc_events set data = data #- '{object,nickname}' #- '{row,nickname}' #- '{links,nickname}' #- '{previous,nickname}' where model = 'Author' and (jsonb_exists(data -> 'object', 'nickname') or jsonb_exists(data -> 'row', 'nickname') or jsonb_exists(data -> 'links', 'nickname') or jsonb_exists(data -> 'previous', 'nickname'));
 

@@ -28,7 +28,7 @@ alter table "author" add column "joined_at" text;
 update "author" set "joined_at" = strftime('%Y-%m-%dT%H:%M:%SZ', 'now');
 `,
   postgres: `
-alter table "author" drop column if exists "svc_search_name", drop column if exists "svc_search_biography";
+alter table "author" drop column if exists "svc_search_name";
 
 do $$ begin
   if exists (select 1 from "author" where length("name") > 120) then
@@ -48,9 +48,6 @@ create or replace function svc_search_fold(value text) returns text
 
 alter table "author" add column "svc_search_name" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("name" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
 create index "author_name_search_idx" on "author" using gin ("svc_search_name");
-
-alter table "author" add column "svc_search_biography" tsvector generated always as (to_tsvector('simple'::regconfig, regexp_replace(regexp_replace(normalize(lower("biography" collate "und-x-icu"), nfd), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g'), '[^[:alnum:]]+', ' ', 'g'))) stored;
-create index "author_biography_search_idx" on "author" using gin ("svc_search_biography");
 `,
   mongodb: [{ op: 'setMissingNow', collection: 'author', field: 'joined_at' }],
 };

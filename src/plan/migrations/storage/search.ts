@@ -17,9 +17,10 @@
  * - MongoDB: the words of each document in `_search`, written by the repository; the migration
  *   steps fill them for stored documents and index them.
  *
- * A table's search objects are rebuilt whole when what they index changes (a searched field
- * added, removed or renamed, the table renamed, or on SQLite rebuilt): dropped first, before the
- * table changes under them, and created last.
+ * A table's search objects are rebuilt when what they index changes (a searched field added,
+ * removed, renamed or retyped, the table renamed, or on SQLite rebuilt): dropped first, before the
+ * table changes under them, and created last. SQLite's FTS5 table is rebuilt whole; PostgreSQL's
+ * vectors only where their field changed (`vectorChanges`).
  */
 import type { MongoStep } from '../../../../runtime/src/lib/mongo/steps.js';
 import { foldedText, vectorOf } from '../../../../runtime/src/lib/sql/search-fold.js';
@@ -149,9 +150,9 @@ type Alter = Extract<TableChange, { kind: 'alter' }>;
 export function rebuiltSearches(
   changes: readonly TableChange[],
   tableRebuilt: (change: Alter) => boolean,
-): { before: StoredTable; after: StoredTable }[] {
+): { before: StoredTable; after: StoredTable; change: Alter }[] {
   return changes.flatMap((c) =>
-    c.kind === 'alter' && searchRebuilt(c, tableRebuilt) ? [{ before: c.before, after: c.after }] : [],
+    c.kind === 'alter' && searchRebuilt(c, tableRebuilt) ? [{ before: c.before, after: c.after, change: c }] : [],
   );
 }
 
@@ -175,6 +176,30 @@ export function vectorSourceChanged(change: Alter): boolean {
   return change.columns.some(
     (c) => c.kind === 'change' && c.aspects.has('type') && change.before.search.includes(c.before.name),
   );
+}
+
+/**
+ * PostgreSQL: the statements that change a rebuilt search's vectors, one column per field. Those
+ * of fields no longer searched, or whose column changes type (which PostgreSQL refuses under a
+ * vector), go first; those of fields newly searched, or retyped, come last; the others stay, since
+ * each vector dropped or added rewrites the table under an exclusive lock (a new-user probe's CRM
+ * had every vector of its deals dropped and made again for one new searched field). A renamed
+ * table, or a renamed field, has its vectors made again: their indexes are named by both.
+ */
+export function vectorChanges(change: Alter): { readonly drop: string[]; readonly add: string[] } {
+  const { before, after } = change;
+  if (before.name !== after.name) return { drop: dropSearch(before, 'postgres'), add: createSearch(after, 'postgres') };
+  const retyped = new Set(
+    change.columns.flatMap((c) => (c.kind === 'change' && c.aspects.has('type') ? [c.before.name] : [])),
+  );
+  const kept = (field: string) => before.search.includes(field) && after.search.includes(field) && !retyped.has(field);
+  const gone = before.search.filter((f) => !kept(f));
+  return {
+    drop: gone.length
+      ? [`alter table ${q(before.name)} ${gone.map((f) => `drop column if exists ${q(vectorColumn(f))}`).join(', ')};`]
+      : [],
+    add: after.search.filter((f) => !kept(f)).map((f) => addVector(after.name, f)),
+  };
 }
 
 /** The same fields searched, in the same order. */

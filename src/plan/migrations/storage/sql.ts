@@ -30,6 +30,7 @@ import type { StoredColumn, StoredTable } from '../../../outdir/storage-model.js
 import {
   createSearch,
   dropSearch,
+  vectorChanges,
   rebuiltSearches,
   searchFunctions,
   searchIndexChanged,
@@ -406,8 +407,9 @@ function keepKeyCounter(table: string, temporary: string): string[] {
 
 function postgresSql(changes: readonly TableChange[]): string {
   const searches = rebuiltSearches(changes, vectorSourceChanged);
+  const vectors = searches.map((s) => vectorChanges(s.change));
   // Vectors go before the columns they are made from change (by the table's name before the migration).
-  const out: string[] = searches.flatMap((s) => dropSearch(s.before, 'postgres'));
+  const out: string[] = vectors.flatMap((v) => v.drop);
   const constraints: string[] = [];
   const renames = tableRenames(changes);
   // A dropped table gives up its unique sets' names first (a table renamed to its name takes them).
@@ -438,8 +440,12 @@ function postgresSql(changes: readonly TableChange[]): string {
   out.push(...constraints);
   const dropped = changes.filter((c) => c.kind === 'drop').map((c) => q(renames.dropName(c.table.name)));
   if (dropped.length) out.push(`drop table ${dropped.join(', ')};`);
-  const searched = [...changes.flatMap((c) => (c.kind === 'create' ? [c.table] : [])), ...searches.map((s) => s.after)];
-  out.push(...searchFunctions(searched), ...searched.flatMap((t) => createSearch(t, 'postgres')));
+  const created = changes.flatMap((c) => (c.kind === 'create' ? [c.table] : []));
+  out.push(
+    ...searchFunctions([...created, ...searches.map((s) => s.after)]),
+    ...created.flatMap((t) => createSearch(t, 'postgres')),
+    ...vectors.flatMap((v) => v.add),
+  );
   return out.join('\n\n');
 }
 
