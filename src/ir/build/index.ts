@@ -166,8 +166,11 @@ function warnOfPrivacyLists(diagnostics: DiagnosticBag, model: ModelDraft): void
   }
   warnOfUsersPrivateToStrangers(diagnostics, model);
   const members = model.authFields ? new Set(model.authFields.names) : null;
+  // A name that is not a field is SVC2061's to say, once.
+  const fields = new Set(model.fields.map((f) => f.field.name));
   model.publicFields?.names.forEach((name, i) => {
-    if (members === null || members.has(name) || (model.isAuthModel && name === 'password')) return;
+    if (members === null || members.has(name) || !fields.has(name) || (model.isAuthModel && name === 'password'))
+      return;
     diagnostics.report(
       'SVC2092',
       `_public_fields of ${model.name} shows "${name}" to anonymous callers, and _auth_fields hides it from logged-in ones`,

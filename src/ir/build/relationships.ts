@@ -334,6 +334,8 @@ function namedForeignKey(
   }
   const referenced = holder === target ? model : target;
   if (field.foreignKey.refDocument !== referenced.name) {
+    // A key of a model that does not exist is SVC2050's to say, with its "did you mean", once.
+    if (!apiModel(ctx, field.foreignKey.refDocument)) return undefined;
     ctx.diagnostics.report(
       'SVC2055',
       `${holder.name}.${fieldName} references ${field.foreignKey.refDocument}, not ${referenced.name}`,

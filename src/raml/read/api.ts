@@ -248,17 +248,19 @@ function checkBaseUri(ctx: ReadContext, api: Building<RamlApi>, e: YEntry | unde
 
 function checkDuplicateResources(ctx: ReadContext, resources: readonly Resource[]): void {
   const seen = new Map<string, Resource>();
-  const visit = (list: readonly Resource[]) => {
+  // `repeated`: below a key written twice in one mapping, which SVC1005 says (a repeated key), once.
+  const visit = (list: readonly Resource[], repeated: boolean) => {
     for (const r of list) {
       const first = seen.get(r.path);
-      if (first)
+      const again = repeated || (first !== undefined && list.includes(first) && first.relativeUri === r.relativeUri);
+      if (first && !again)
         report(ctx, 'SVC1111', `resource ${r.path} is declared twice`, {
           span: r.keyNode.span,
           related: { span: first.keyNode.span, message: `first declared as ${first.path}` },
         });
-      else seen.set(r.path, r);
-      visit(r.resources);
+      else if (!first) seen.set(r.path, r);
+      visit(r.resources, again);
     }
   };
-  visit(resources);
+  visit(resources, false);
 }
