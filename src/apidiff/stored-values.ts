@@ -58,7 +58,8 @@ export function reportNarrowedStoredValues(
  * comparison past it; a choice taken away, whose filter is refused, by the choices still allowed.
  */
 function findThem(c: ApiChange, field: string): string {
-  if (c.kind === 'enum-value-removed')
+  // A choice taken away, or a field that becomes a choice (a string before: any text is stored).
+  if (c.kind === 'enum-value-removed' || c.message.startsWith('is now limited to'))
     return `: a filter by a value no longer allowed is refused, but ?${field}__ne=<every value still allowed, comma-separated> lists them (and those with none)`;
   const bound = /^(maximum|minimum) \S+ → (\S+)$/.exec(c.message);
   if (!bound) return '';
