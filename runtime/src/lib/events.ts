@@ -200,13 +200,10 @@ export async function runBefore(run: EventRun, db: unknown, data: Rec): Promise<
       value = await traced(run, `processor of ${name}`, processor, () =>
         processor({ ...args, model: run.model, event }),
       );
-      heldToSchema(
-        run,
-        name,
-        value,
-        `${processor.name || 'an anonymous function'}, processor of ${name} of ${run.model.name}`,
-      );
     }
+    // What the chain leaves: a processor may hand the next one a value that only the next makes fit.
+    const names = chain.map((p) => p.name || 'an anonymous function').join(', ');
+    heldToSchema(run, name, value, `${names}, processor${chain.length > 1 ? 's' : ''} of ${name} of ${run.model.name}`);
     values[name] = value;
   }
   return values;
