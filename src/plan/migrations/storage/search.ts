@@ -189,10 +189,18 @@ export function vectorSourceChanged(change: Alter): boolean {
 export function vectorChanges(change: Alter): { readonly drop: string[]; readonly add: string[] } {
   const { before, after } = change;
   if (before.name !== after.name) return { drop: dropSearch(before, 'postgres'), add: createSearch(after, 'postgres') };
-  const retyped = new Set(
-    change.columns.flatMap((c) => (c.kind === 'change' && c.aspects.has('type') ? [c.before.name] : [])),
-  );
-  const kept = (field: string) => before.search.includes(field) && after.search.includes(field) && !retyped.has(field);
+  // A name that stays may still be another column: a field dropped and another renamed onto its name.
+  const [leaving, arriving] = [new Set<string>(), new Set<string>()];
+  for (const c of change.columns) {
+    if (c.kind === 'drop') leaving.add(c.column.name);
+    else if (c.kind === 'add') arriving.add(c.column.name);
+    else if (c.aspects.has('name') || c.aspects.has('type')) {
+      leaving.add(c.before.name);
+      arriving.add(c.after.name);
+    }
+  }
+  const kept = (field: string) =>
+    before.search.includes(field) && after.search.includes(field) && !leaving.has(field) && !arriving.has(field);
   const gone = before.search.filter((f) => !kept(f));
   return {
     drop: gone.length
