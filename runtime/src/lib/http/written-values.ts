@@ -13,7 +13,7 @@ import { bodyProblem, type SchemaProblem } from './problem-words.js';
 type Validate = ((value: unknown) => boolean) & { errors?: SchemaProblem[] | null };
 
 /** Per field schema, the object schema it is checked in: `{ [field]: value }`, so that problems name the field. */
-const wrappers = new WeakMap<object, object>();
+const wrappers = new WeakMap<object, { readonly field: string; readonly schema: object }>();
 /** Field schemas the validator cannot compile alone: not checked here (the database still is). */
 const uncompilable = new WeakSet<object>();
 
@@ -23,11 +23,15 @@ export function unfitValue(request: FastifyRequest, model: Model, field: string,
   // A request made without Fastify's routing (a test's stand-in) has no validator to compile with.
   if (!schema || uncompilable.has(schema) || typeof request.compileValidationSchema !== 'function') return undefined;
   let wrapper = wrappers.get(schema);
-  if (!wrapper) wrappers.set(schema, (wrapper = { type: 'object', properties: { [field]: schema } }));
+  // One field's schema object is no other's (the model file writes each), but a shared one is never taken for it.
+  if (wrapper?.field !== field) {
+    wrapper = { field, schema: { type: 'object', properties: { [field]: schema } } };
+    wrappers.set(schema, wrapper);
+  }
   let validate: Validate;
   try {
     // Fastify's own validator (its formats and options), the function kept per schema object.
-    validate = request.compileValidationSchema(wrapper) as Validate;
+    validate = request.compileValidationSchema(wrapper.schema) as Validate;
   } catch {
     uncompilable.add(schema);
     return undefined;
