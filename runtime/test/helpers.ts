@@ -161,7 +161,6 @@ export async function refused(call: Promise<unknown>): Promise<ApiError> {
   throw new Error('expected the service to refuse the request, and it answered with a 2xx');
 }
 
-/** A database of its own for one test, and the settings that select it. */
 /**
  * What the names of the tests' databases start with: `svc_test_`, or `TEST_DATABASE_PREFIX` where
  * the server's databases must be named otherwise (a shared server's naming rule). Letters, digits
@@ -176,6 +175,7 @@ function testDatabasePrefix(): string {
   return prefix;
 }
 
+/** A database of its own for one test, and the settings that select it. */
 async function freshDatabase(
   server: string | undefined,
 ): Promise<{ settings: Record<string, string>; drop(): Promise<void> }> {
