@@ -182,7 +182,7 @@ export async function runBefore(run: EventRun, db: unknown, data: Rec): Promise<
     Record<string, readonly Processor[] | undefined>
   >;
   if (handlers.length) {
-    const by = `${handlers.map((h) => h.name || 'an anonymous function').join(', ')}, before_${run.action} of ${run.model.name}`;
+    const by = `${handlers.map(codeName).join(', ')}, before_${run.action} of ${run.model.name}`;
     // What a processor of the field takes next is checked as the processor leaves it.
     for (const name of Object.keys(values))
       if (values[name] !== data[name] && !processors[name]?.length) heldToSchema(run, name, values[name], by);
@@ -202,11 +202,16 @@ export async function runBefore(run: EventRun, db: unknown, data: Rec): Promise<
       );
     }
     // What the chain leaves: a processor may hand the next one a value that only the next makes fit.
-    const names = chain.map((p) => p.name || 'an anonymous function').join(', ');
+    const names = chain.map(codeName).join(', ');
     heldToSchema(run, name, value, `${names}, processor${chain.length > 1 ? 's' : ''} of ${name} of ${run.model.name}`);
     values[name] = value;
   }
   return values;
+}
+
+/** A handler's or processor's name as logs give it. */
+function codeName(code: { readonly name: string }): string {
+  return code.name || 'an anonymous function';
 }
 
 /**
@@ -251,7 +256,7 @@ async function traced<T>(run: EventRun, when: string, code: { name: string }, ca
   } catch (error) {
     if (typeof error === 'object' && error !== null && !thrownBy.has(error) && !(error instanceof HttpError)) {
       const what = when === 'before' || when === 'after' ? `${when}_${run.action}` : when;
-      thrownBy.set(error, `${code.name || 'an anonymous function'}, ${what} of ${run.model.name}`);
+      thrownBy.set(error, `${codeName(code)}, ${what} of ${run.model.name}`);
     }
     throw error;
   }

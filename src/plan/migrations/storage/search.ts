@@ -78,10 +78,13 @@ export function dropSearch(table: StoredTable, dialect: Dialect): string[] {
           ]
         : []),
     ];
-  // The GIN index goes with its column.
-  return [
-    `alter table ${q(table.name)} ${table.search.map((f) => `drop column if exists ${q(vectorColumn(f))}`).join(', ')};`,
-  ];
+  return dropVectors(table.name, table.search);
+}
+
+/** PostgreSQL: the statement that drops the vectors of `fields` (none for none); the GIN index goes with its column. */
+function dropVectors(table: string, fields: readonly string[]): string[] {
+  if (fields.length === 0) return [];
+  return [`alter table ${q(table)} ${fields.map((f) => `drop column if exists ${q(vectorColumn(f))}`).join(', ')};`];
 }
 
 /** SQLite: the table of how far each search index is caught up, before the first index that needs it. */
@@ -201,11 +204,11 @@ export function vectorChanges(change: Alter): { readonly drop: string[]; readonl
   }
   const kept = (field: string) =>
     before.search.includes(field) && after.search.includes(field) && !leaving.has(field) && !arriving.has(field);
-  const gone = before.search.filter((f) => !kept(f));
   return {
-    drop: gone.length
-      ? [`alter table ${q(before.name)} ${gone.map((f) => `drop column if exists ${q(vectorColumn(f))}`).join(', ')};`]
-      : [],
+    drop: dropVectors(
+      before.name,
+      before.search.filter((f) => !kept(f)),
+    ),
     add: after.search.filter((f) => !kept(f)).map((f) => addVector(after.name, f)),
   };
 }

@@ -30,11 +30,11 @@ import type { StoredColumn, StoredTable } from '../../../outdir/storage-model.js
 import {
   createSearch,
   dropSearch,
-  vectorChanges,
   rebuiltSearches,
   searchFunctions,
   searchIndexChanged,
   searchState,
+  vectorChanges,
   vectorSourceChanged,
 } from './search.js';
 import { addedUniques, createUniques, droppedUniques, dropUniques } from './uniques.js';
