@@ -160,10 +160,12 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
         const field = route.attribute;
         if (!decision.allowed || field === null || caller === 'admin') return decision;
         // A dict or list field is read and written like any field: only by those who may see it
-        // (their groups' `_group_fields` among them), and, read-only, written by admins alone.
+        // (their groups' `_group_fields` among them), and, read-only, written by admins alone; so is
+        // a write-once one, whose attribute route changes an object that exists.
         const model = models.get(route.model)!;
-        if (operation.permission !== 'view' && model.fields.find((f) => f.name === field)?.readOnly)
-          return { allowed: false, line: `(read-only: ${field})` };
+        const attribute = model.fields.find((f) => f.name === field);
+        if (operation.permission !== 'view' && (attribute?.readOnly || attribute?.writeOnce))
+          return { allowed: false, line: `(${attribute.readOnly ? 'read-only' : 'write-once'}: ${field})` };
         const writesGroups = model.isAuthModel && field === 'groups' && operation.action === 'create';
         const ok = !writesGroups && seesField(model, caller, field, groups[caller]);
         return ok ? decision : { allowed: false, line: `(field privacy: ${field})` };

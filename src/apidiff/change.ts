@@ -24,6 +24,7 @@ export const CHANGE_KINDS = {
   'request-field-renamed': { breaking: true, title: 'request field renamed' },
   'request-field-required': { breaking: true, title: 'request field made required' },
   'request-field-read-only': { breaking: true, title: 'request field made read-only' },
+  'request-field-write-once': { breaking: true, title: 'request field made write-once' },
   'request-field-added-required': { breaking: true, title: 'required request field added' },
   'request-body-required': { breaking: true, title: 'request body made required' },
   'query-parameter-removed': { breaking: true, title: 'query parameter removed' },

@@ -5,7 +5,7 @@
  */
 import { change, type ApiChange, type ChangeKind } from './change.js';
 import { isObject, objectAt, refName, type Direction, type Json } from './document.js';
-import { FIELD_AUDIENCES, READ_ONLY_MARK, VISIBLE_TO_MARK } from '../plan/openapi/limits.js';
+import { FIELD_AUDIENCES, READ_ONLY_MARK, VISIBLE_TO_MARK, WRITE_ONCE_MARK } from '../plan/openapi/limits.js';
 
 export interface SchemaPlace {
   readonly operations: readonly string[];
@@ -267,12 +267,22 @@ function requiredOf(schema: Json): Set<string> {
   return new Set(Array.isArray(schema['required']) ? schema['required'].filter((r) => typeof r === 'string') : []);
 }
 
-/** A request field clients sent that only admins and the service may write now, or the reverse. */
-function compareReadOnly(before: unknown, after: unknown, place: SchemaPlace, cmp: SchemaComparison): void {
+/** Who writes a request field: any caller, any caller in a create only (write-once), admins and the service only. */
+type WriteRule = 'free' | 'once' | 'read-only';
+const WRITE_RULE_RANK: Readonly<Record<WriteRule, number>> = { free: 0, once: 1, 'read-only': 2 };
+
+/**
+ * A request field clients sent that only admins and the service may write now (read-only), or
+ * change once written (write-once); or the reverse.
+ */
+function compareWriteRule(before: unknown, after: unknown, place: SchemaPlace, cmp: SchemaComparison): void {
   if (!sends(cmp) || receives(cmp)) return;
-  const was = readOnly(before);
-  const is = readOnly(after);
-  if (!was && is)
+  const was = writeRule(before);
+  const is = writeRule(after);
+  if (was === is) return;
+  if (WRITE_RULE_RANK[is] < WRITE_RULE_RANK[was])
+    report(cmp, 'request-field-writable', place, is === 'free' ? 'may be sent now' : 'may be sent in a create now');
+  else if (is === 'read-only')
     report(
       cmp,
       'request-field-read-only',
@@ -280,7 +290,14 @@ function compareReadOnly(before: unknown, after: unknown, place: SchemaPlace, cm
       'is read-only now: a body that sends it is refused (403) but for admins',
       'clients must stop sending it; the service sets it',
     );
-  else if (was && !is) report(cmp, 'request-field-writable', place, 'may be sent now');
+  else
+    report(
+      cmp,
+      'request-field-write-once',
+      place,
+      'is write-once now: a change to it is refused (403) but for admins',
+      'clients may send it when they create an object, and must stop changing it',
+    );
 }
 
 /**
@@ -317,8 +334,10 @@ function visibleTo(schema: unknown): readonly string[] | undefined {
   return Array.isArray(mark) ? mark.filter((c): c is string => typeof c === 'string') : undefined;
 }
 
-function readOnly(schema: unknown): boolean {
-  return typeof schema === 'object' && schema !== null && (schema as Json)[READ_ONLY_MARK] === true;
+function writeRule(schema: unknown): WriteRule {
+  if (typeof schema !== 'object' || schema === null) return 'free';
+  if ((schema as Json)[READ_ONLY_MARK] === true) return 'read-only';
+  return (schema as Json)[WRITE_ONCE_MARK] === true ? 'once' : 'free';
 }
 
 function compareProperties(before: Json, after: Json, place: SchemaPlace, cmp: SchemaComparison): void {
@@ -361,7 +380,7 @@ function compareProperties(before: Json, after: Json, place: SchemaPlace, cmp: S
       report(cmp, 'request-field-required', at(name), 'is now required', 'clients that leave it out are refused');
     if (sends(cmp) && !receives(cmp) && required.was.has(name) && !required.is.has(name))
       report(cmp, 'request-field-optional', at(name), 'is optional now');
-    compareReadOnly(was[name], is[name], at(name), cmp);
+    compareWriteRule(was[name], is[name], at(name), cmp);
     compareVisibility(was[name], is[name], at(name), cmp);
   }
   for (const name of Object.keys(is)) {

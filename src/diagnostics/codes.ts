@@ -765,7 +765,7 @@ export const codes = {
     severity: 'error',
     title: 'JSON Schema rule inside _db_settings',
     explanation:
-      'A JSON Schema keyword that is a rule of the property (`readOnly`, `pattern`, `enum`, `maxLength`, `format`, …) is written inside `_db_settings`, where svcgen reads only its storage settings: there it is no rule at all, so a `readOnly` link stays writable by every member and a `pattern` lets any text through. It belongs beside `_db_settings`, in the property itself.',
+      'A JSON Schema keyword that is a rule of the property (`readOnly`, `pattern`, `enum`, `maxLength`, `format`, …) is written inside `_db_settings`, where svcgen reads only its storage settings: there it is no rule at all, so a `readOnly` link stays writable by every member and a `pattern` lets any text through. It belongs beside `_db_settings`, in the property itself. So does the `_write_once` of svcgen.',
   },
 
   SVC2092: {
@@ -913,6 +913,12 @@ export const codes = {
     title: 'model name too long',
     explanation:
       "A model is named by its resource's path segment (`/stories` → `Story`), its table by the name lower-cased, and its files by it too. PostgreSQL cuts a table name longer than 63 bytes without a word (two models could then share a table), and file systems refuse a file name longer than 255 bytes. Name the resource with fewer letters.",
+  },
+  SVC2116: {
+    severity: 'error',
+    title: 'invalid _write_once',
+    explanation:
+      "`_write_once` on a property (beside `_db_settings`) is `true` or `false`. `true`: whoever may create an object sets the field in the create; afterwards only admins and the service's own code (event handlers, field processors) change it, and anyone else's update that changes it is refused 403 (a body that says back its value unchanged is no change). It is for what an item rule decides by, a link above all: a captain who may update her team's appearance could otherwise move it onto another team's player. On a link, the model that holds its key sets it when created; from the other model the link is read-only, since writing it there moves objects that exist.",
   },
   SVC2107: {
     severity: 'error',

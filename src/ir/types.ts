@@ -150,6 +150,13 @@ export interface Field {
    * its backref or its foreign key) it holds for every field of the link, on both models.
    */
   readonly readOnly: boolean;
+  /**
+   * `"_write_once": true`: set when the object is created, by whoever may create it; afterwards only
+   * admins and the service's own code change it (a member's update that changes it is a 403). On a
+   * link it holds for the link's key and the relationship of the model that holds it; the other
+   * model's side of the link is then `readOnly` (writing it there moves objects that exist).
+   */
+  readonly writeOnce: boolean;
   readonly default: ValueSource | null;
   readonly onUpdate: ValueSource | null;
   readonly minLength: number | null;

@@ -130,6 +130,12 @@ export const CASES: readonly ApiCase[] = [
     api: (a) => void (field(a, 'note')['readOnly'] = true),
   },
   {
+    name: 'a request field is made write-once',
+    breaking: true,
+    kinds: ['request-field-write-once'],
+    api: (a) => void (field(a, 'note')['_write_once'] = true),
+  },
+  {
     name: 'a required request field is added',
     breaking: true,
     kinds: ['request-field-added-required'],

@@ -591,6 +591,66 @@ ${acl}${teams}${clubs(singular)}`),
     expect(build(item({ ...str({ required: true, default: 'x' }), readOnly: true })).codes).toEqual([]);
   });
 
+  it('reads "_write_once": true or false (else SVC2116); misspelt, or inside _db_settings, it is said (SVC2087, SVC2090)', () => {
+    const item = (name: object) => ({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+      'item.json': schema({ id, name }),
+    });
+    const field = (ir: ServiceIR) => model(ir, 'Item').fields.find((f) => f.name === 'name')!;
+    const once = build(item({ ...str({ required: true }), _write_once: true }));
+    expect([field(once.ir).writeOnce, field(once.ir).readOnly, field(once.ir).requiredOnCreate, once.codes]).toEqual([
+      true,
+      false,
+      true,
+      [],
+    ]);
+    expect(field(build(item({ ...str(), _write_once: false })).ir).writeOnce).toBe(false);
+    expect(build(item({ ...str(), _write_once: 'yes' })).codes).toEqual(['SVC2116']);
+    expect(build(item({ ...str(), _write_onse: true })).codes).toEqual(['SVC2087']);
+    expect(build(item({ ...str(), _procesors: ['trim'] })).codes).toEqual(['SVC2087']);
+    expect(build(item({ _db_settings: { type: 'string', _write_once: true } })).codes).toEqual(['SVC2090']);
+    // Keys of its own nothing is near stay annotations.
+    expect(build(item({ ...str(), _comment: 'kept' })).codes).toEqual([]);
+  });
+
+  it('makes a write-once link write-once where its key is, and read-only from the other model', () => {
+    const files = (onKey: boolean) => ({
+      'api.raml': raml(`title: T\n${post('/clubs', 'club.json')}${post('/teams', 'team.json')}`),
+      'team.json': schema({
+        id,
+        club_id: {
+          ...(onKey ? { _write_once: true } : {}),
+          _db_settings: {
+            type: 'foreign_key',
+            ref_document: 'Club',
+            ref_column: 'club.id',
+            ref_column_type: 'id_field',
+          },
+        },
+      }),
+      'club.json': schema({
+        id,
+        teams: {
+          ...(onKey ? {} : { _write_once: true }),
+          _db_settings: { type: 'relationship', document: 'Team', backref_name: 'club' },
+        },
+      }),
+    });
+    for (const onKey of [true, false]) {
+      const { ir, codes } = build(files(onKey));
+      expect(codes).toEqual([]);
+      const rules = (m: string, f: string) => {
+        const found = model(ir, m).fields.find((x) => x.name === f)!;
+        return [found.writeOnce, found.readOnly];
+      };
+      expect([rules('Team', 'club_id'), rules('Team', 'club'), rules('Club', 'teams')]).toEqual([
+        [true, false],
+        [true, false],
+        [false, true],
+      ]);
+    }
+  });
+
   it('honours draft-03 "required": true on a property, and "required": false', () => {
     const { ir, codes } = build({
       'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),

@@ -57,6 +57,11 @@ export interface FieldSpec {
    * (handlers, processors, defaults) sets it for everyone else.
    */
   readonly readOnly?: boolean;
+  /**
+   * `"_write_once": true` in its schema (or on its link): sent in a create by whoever may create;
+   * afterwards only admins change it (and the service's own code). A PUT that leaves it out keeps it.
+   */
+  readonly writeOnce?: boolean;
   readonly default?: () => unknown;
   /**
    * The default is computed when the object is created (`{{now}}`, a callable of the API), not a

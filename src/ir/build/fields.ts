@@ -86,7 +86,7 @@ export const SETTINGS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Keys of a schema property (not of its `_db_settings`) that users put inside by mistake. */
-export const PROPERTY_KEYS: ReadonlySet<string> = new Set(['_processors', '_backref_processors']);
+export const PROPERTY_KEYS: ReadonlySet<string> = new Set(['_processors', '_backref_processors', '_write_once']);
 
 /** Ramses engine options svcgen accepts silently because they change nothing here. */
 export const IGNORED_SETTINGS = new Set([
@@ -319,6 +319,7 @@ export function readField(
     search: TEXT_FIELD_TYPES.has(type) && (reader.boolean('search') ?? true),
     generated: false,
     readOnly: readOnlyKeyword(ctx, name, property.value),
+    writeOnce: writeOnceKey(ctx, name, property.value),
     default: reader.valueSource('default'),
     onUpdate: reader.valueSource('onupdate'),
     minLength: reader.number('min_length'),
@@ -384,6 +385,18 @@ function readType(ctx: FieldContext, name: string, entry: YEntry | undefined): F
             `use one of ${FIELD_TYPES.join(', ')}`),
   });
   return undefined;
+}
+
+/** svcgen's `_write_once` on the property (beside `_db_settings`): true or false, never ignored. */
+function writeOnceKey(ctx: FieldContext, name: string, property: YMap): boolean {
+  const node = get(property, '_write_once');
+  if (node === undefined) return false;
+  if (isScalar(node) && typeof node.value === 'boolean') return node.value;
+  ctx.diagnostics.report('SVC2116', `"_write_once" of "${name}" must be true or false`, {
+    span: node.span,
+    hint: 'true: the field is set when the object is created; afterwards only admins and the service change it',
+  });
+  return false;
 }
 
 /** JSON Schema's `readOnly` on the property (beside `_db_settings`): true or false, never ignored. */
@@ -811,7 +824,7 @@ class SettingsReader {
       const key = e.key.text;
       if (known.has(key) || IGNORED_SETTINGS.has(key) || (this.type === 'relationship' && key.startsWith('backref_')))
         continue;
-      if (RULE_KEYWORDS.has(key)) {
+      if (RULE_KEYWORDS.has(key) || key === '_write_once') {
         // A rule in the wrong place is no rule: a `readOnly` link there stays writable by every member.
         this.ctx.diagnostics.report('SVC2090', `"${key}" inside "_db_settings" of "${this.field}" is no rule there`, {
           span: e.key.span,

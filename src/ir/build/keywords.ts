@@ -38,11 +38,21 @@ export const RULE_KEYWORDS: ReadonlySet<string> = new Set(
 /** What a model schema's root may say besides svcgen's own `_` keys. */
 const ROOT_KEYWORDS = ['title', 'description', 'type', 'required', 'properties', 'definitions', 'additionalProperties'];
 
+/**
+ * svcgen's own keys of a property, beside `_db_settings` (whose misspellings SVC2082 says, as a
+ * field meant): a `_write_onse` would leave the field writable by every member who may update it.
+ */
+const OWN_PROPERTY_KEYS = ['_processors', '_backref_processors', '_write_once'];
+
 /** Reports the keys of `node` (a property's, or the root's) that are nearly a keyword. */
 export function checkKeywordSpelling(diagnostics: DiagnosticBag, node: YMap, where: 'property' | 'root'): void {
   const keywords = where === 'property' ? PROPERTY_KEYWORDS : ROOT_KEYWORDS;
   for (const { key } of node.entries) {
     const text = key.text;
+    if (where === 'property' && text.startsWith('_')) {
+      checkOwnKeySpelling(diagnostics, key);
+      continue;
+    }
     if (text.startsWith('_') || text.startsWith('$') || text.startsWith('x-') || keywords.includes(text)) continue;
     const meant = closest(text, keywords);
     if (meant === undefined) continue;
@@ -51,4 +61,15 @@ export function checkKeywordSpelling(diagnostics: DiagnosticBag, node: YMap, whe
       hint: `did you mean \`${meant}\`?`,
     });
   }
+}
+
+function checkOwnKeySpelling(diagnostics: DiagnosticBag, key: YMap['entries'][number]['key']): void {
+  const text = key.text;
+  if (text === '_db_settings' || OWN_PROPERTY_KEYS.includes(text) || closest(text, ['_db_settings'])) return;
+  const meant = closest(text, OWN_PROPERTY_KEYS);
+  if (meant === undefined) return;
+  diagnostics.report('SVC2087', `"${text}" is no key svcgen reads, so it says nothing here`, {
+    span: key.span,
+    hint: `did you mean \`${meant}\`?`,
+  });
 }

@@ -463,6 +463,7 @@ export function synthesizedField(name: string, overrides: Partial<MutableField>)
     synthesized: true,
     renamedFrom: null,
     readOnly: false,
+    writeOnce: false,
     ...overrides,
     // Text fields svcgen adds (a default user's username and email) are searched, as a schema's are.
     search: overrides.search ?? TEXT_FIELD_TYPES.has(overrides.type ?? 'string'),

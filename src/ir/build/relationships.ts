@@ -205,11 +205,18 @@ function resolveOne(
   // A link read-only on one of its fields is read-only on all: else it could be moved from the other side.
   const readOnly = field.field.readOnly || fk.field.field.readOnly;
   field.field.readOnly = fk.field.field.readOnly = readOnly;
+  // A write-once link is set by the object that holds its key, when it is created. Written from the
+  // other model it would move objects that exist (a team's `players` re-points players): read-only there.
+  const writeOnce = !readOnly && (field.field.writeOnce || fk.field.field.writeOnce);
+  fk.field.field.writeOnce = writeOnce;
+  field.field.writeOnce = writeOnce && !fkOnTarget;
+  field.field.readOnly = readOnly || (writeOnce && fkOnTarget);
   target.fields.push({
     field: synthesizedField(backref, {
       type: 'relationship',
       relationship: backref,
-      readOnly,
+      readOnly: readOnly || (writeOnce && !fkOnTarget),
+      writeOnce: writeOnce && fkOnTarget,
       processors: decl.backrefProcessors,
       required: fkOnTarget && required,
       helpText: `the ${model.name} this ${target.name} belongs to (backref of ${model.name}.${name})`,

@@ -99,9 +99,11 @@ export function typeDeclarations(model: Model, types: FieldTypes): readonly Type
 function withWriteNote(model: Model, field: Field, schema: Schema): Schema {
   const note = field.readOnly
     ? 'Read-only: over HTTP only admins send it (403 for anyone else); the service sets it otherwise.'
-    : model.isAuthModel && field.name === 'groups'
-      ? 'Over HTTP only admins send it (403 for anyone else, and at registration).'
-      : undefined;
+    : field.writeOnce
+      ? 'Write-once: sent when the object is created; over HTTP only admins change it afterwards (403 for anyone else).'
+      : model.isAuthModel && field.name === 'groups'
+        ? 'Over HTTP only admins send it (403 for anyone else, and at registration).'
+        : undefined;
   if (note === undefined) return schema;
   const said = typeof schema['description'] === 'string' ? `${schema['description']}. ` : '';
   return { ...schema, description: `${said}${note}` };
@@ -276,6 +278,7 @@ function fieldSpec(model: Model, field: Field, types: FieldTypes): Record<string
     requiredOnCreate: field.requiredOnCreate,
     writable: !field.generated && field.type !== 'foreign_key',
     readOnly: field.readOnly ? true : undefined,
+    writeOnce: field.writeOnce ? true : undefined,
     default: valueFunction(field.default),
     defaultIsComputed: field.default && field.default.kind !== 'literal' ? true : undefined,
     onUpdate: valueFunction(field.onUpdate),

@@ -24,6 +24,9 @@ const RESERVED_USERNAME = '^\\s*[Ss][Ee][Ll][Ff]\\s*$';
 /** Marks a request body's read-only field (src/apidiff/schema-diff.ts reads it). */
 export const READ_ONLY_MARK = 'x-svcgen-read-only';
 
+/** Marks a request body's write-once field (src/apidiff/schema-diff.ts reads it). */
+export const WRITE_ONCE_MARK = 'x-svcgen-write-once';
+
 /** Says who sees an answer's field, where not every caller does (schemas.ts, src/apidiff/schema-diff.ts). */
 export const VISIBLE_TO_MARK = 'x-svcgen-visible-to';
 
@@ -42,6 +45,7 @@ export function withServiceLimits(ctx: OpenApiContext, model: Model, field: Fiel
   const limited = bodyLimits(ctx, model, field, schema);
   // Said in words: `readOnly` itself would tell tools never to send it, which admins may. The
   // extension is for `svcgen diff`: a field clients wrote that becomes read-only breaks them.
+  if (field.writeOnce) return withNote({ ...limited, [WRITE_ONCE_MARK]: true }, writeOnceNote(ctx));
   if (!field.readOnly) return limited;
   return withNote(
     { ...limited, [READ_ONLY_MARK]: true },
@@ -49,6 +53,13 @@ export function withServiceLimits(ctx: OpenApiContext, model: Model, field: Fiel
       ? 'Read-only: only admins may send it (403 for anyone else); the service sets it otherwise.'
       : 'Read-only: the service sets it; a request that sends it is refused (403).',
   );
+}
+
+/** Said on both bodies: a create (and a PUT, which names it unchanged) sends it; a change of it is refused. */
+function writeOnceNote(ctx: OpenApiContext): string {
+  return ctx.ir.auth
+    ? 'Write-once: set when the object is created; afterwards only admins may change it (403 for anyone else).'
+    : 'Write-once: set when the object is created; a change to another value is refused (403).';
 }
 
 function bodyLimits(ctx: OpenApiContext, model: Model, field: Field, schema: Json): Json {

@@ -2,7 +2,7 @@
  * The error responses: one component per status, all with the one `Error` body,
  * and which of them each operation can give.
  */
-import type { Action, HttpMethod, Route } from '../../ir/types.js';
+import type { Action, Field, HttpMethod, Route } from '../../ir/types.js';
 import { type Json, type OpenApiContext } from './context.js';
 
 const ERRORS: Readonly<Record<number, { readonly name: string; readonly description: string }>> = {
@@ -43,7 +43,7 @@ const ERRORS: Readonly<Record<number, { readonly name: string; readonly descript
 };
 
 export function componentResponses(ctx: OpenApiContext): [string, Json][] {
-  const refuses = ctx.ir.models.some((m) => m.fields.some((f) => f.readOnly) || m.eventHandlers.length > 0);
+  const refuses = ctx.ir.models.some((m) => m.fields.some(onlyServiceWrites) || m.eventHandlers.length > 0);
   const statuses = Object.keys(ERRORS)
     .map(Number)
     .filter((s) => ctx.ir.auth || (s !== 401 && (s !== 403 || refuses)));
@@ -123,13 +123,18 @@ export function routeErrors(ctx: OpenApiContext, route: Route, method: HttpMetho
   return statuses;
 }
 
+/** A field no request body writes without auth (read-only), or changes (write-once): a 403 when one does. */
+function onlyServiceWrites(field: Field): boolean {
+  return field.readOnly || field.writeOnce;
+}
+
 /**
- * Without auth, a 403 still answers a body that writes a read-only field, and whatever a handler of
+ * Without auth, a 403 still answers a body that writes a read-only field (or changes a write-once one), and whatever a handler of
  * the action throws (`HttpError(403, …)`, as a handler that keeps a rule does).
  */
 function refusesWithoutAuth(ctx: OpenApiContext, route: Route, method: HttpMethod, action: Action): boolean {
   const model = ctx.ir.models.find((m) => m.name === route.model);
   if (!model) return false;
-  if (WRITES_BODY.has(method) && model.fields.some((f) => f.readOnly)) return true;
+  if (WRITES_BODY.has(method) && model.fields.some(onlyServiceWrites)) return true;
   return model.eventHandlers.some((e) => e.action === action && e.handlers.length > 0);
 }

@@ -69,6 +69,7 @@ function changeableField(model: Model): Field | undefined {
   return sampledFields(model).find(
     (f) =>
       !f.primaryKey &&
+      !f.writeOnce &&
       !f.unique &&
       f.name !== 'email' &&
       TEXT_FIELD_TYPES.has(f.type) &&

@@ -9,7 +9,7 @@ import type { FastifyRequest } from 'fastify';
 import { HttpError, notFound } from '../errors.js';
 import { withArticle } from '../text.js';
 import type { Model, ModelRegistry } from '../model.js';
-import { isReadOnly, READ_ONLY, type Permission, type Policy, type RouteAccess } from '../http/policy.js';
+import { fixedRefusal, isFixed, type Permission, type Policy, type RouteAccess } from '../http/policy.js';
 import {
   ADMIN_ONLY,
   collectionCallsUserCode,
@@ -77,7 +77,7 @@ export function aclPolicy(ctx: AuthContext): Policy {
    * lets members change each other's records (as `allow authenticated update` in a collection
    * rule does, which item routes fall back to) must not let them set each other's passwords.
    */
-  const writable = (request: FastifyRequest, model: Model, object?: Record<string, unknown>) => {
+  const writable = (request: FastifyRequest, model: Model, object?: Record<string, unknown>, creating = false) => {
     if (isAdmin(callerOf(request))) return () => true;
     const isUsers = model.name === users.name;
     const own = ownRecord(model, object)(request);
@@ -89,7 +89,7 @@ export function aclPolicy(ctx: AuthContext): Policy {
     const secretWritable = object === undefined || own;
     return (name: string) =>
       !(isUsers && name === 'groups') &&
-      !isReadOnly(model, name) &&
+      !isFixed(model, name, creating) &&
       (model.field(name)?.secret === true ? secretWritable : seen === null || seen.has(name));
   };
   /**
@@ -143,8 +143,8 @@ export function aclPolicy(ctx: AuthContext): Policy {
     fieldsNeedObject: (model) => model.name === users.name,
     visibleFields: (request, model, object) => visible(model, audience(request, ownRecord(model, object)), request),
     writable,
-    checkWritable(request, model, fields, object) {
-      const mayWrite = writable(request, model, object);
+    checkWritable(request, model, fields, object, creating = false) {
+      const mayWrite = writable(request, model, object, creating);
       const isUsers = model.name === users.name;
       const refused = fields.filter((name) => !mayWrite(name));
       if (refused.length) {
@@ -158,6 +158,7 @@ export function aclPolicy(ctx: AuthContext): Policy {
               model,
               field,
               isUsers,
+              creating,
               model.field(field)?.secret ? 'is not yours to write' : 'is not among the fields you may read, nor write',
             ),
           })),
@@ -253,10 +254,19 @@ function groupFieldsOf(model: Model, group: string): readonly string[] {
   return lists !== undefined && Object.hasOwn(lists, group) ? lists[group]! : [];
 }
 
-/** Why a field may not be written (a member's body, a registration): groups, a read-only field, else `otherwise`. */
-export function fieldRefusal(model: Model, field: string, isUsers: boolean, otherwise: string): string {
+/**
+ * Why a field may not be written (a member's body, a registration): groups, a read-only field, a
+ * write-once one in a change, else `otherwise`.
+ */
+export function fieldRefusal(
+  model: Model,
+  field: string,
+  isUsers: boolean,
+  creating: boolean,
+  otherwise: string,
+): string {
   if (field === 'groups' && isUsers) return 'only admins change groups';
-  return isReadOnly(model, field) ? READ_ONLY : otherwise;
+  return isFixed(model, field, creating) ? fixedRefusal(model, field) : otherwise;
 }
 
 /**

@@ -229,7 +229,7 @@ function checkRegistration(model: Model, body: Rec, reserved: ReadonlySet<string
       `a new user cannot set ${refused.join(', ')}`,
       refused.map((field) => ({
         field,
-        message: fieldRefusal(model, field, true, 'cannot be set here'),
+        message: fieldRefusal(model, field, true, true, 'cannot be set here'),
       })),
     );
   }

@@ -74,14 +74,24 @@ export interface Policy {
   fieldsNeedObject(model: Model): boolean;
   /** The fields of `model` (of `object`, when given) this request may see (null: all). */
   visibleFields(request: FastifyRequest, model: Model, object?: Record<string, unknown>): ReadonlySet<string> | null;
-  /** Whether the request may write a field of `model` (of `object`, when given): `checkWritable`'s rule, field by field. */
-  writable(request: FastifyRequest, model: Model, object?: Record<string, unknown>): (field: string) => boolean;
+  /**
+   * Whether the request may write a field of `model` (of `object`, when given): `checkWritable`'s
+   * rule, field by field. `creating`: the write makes a new object (write-once fields are written
+   * then); anything else changes objects that exist, read or not.
+   */
+  writable(
+    request: FastifyRequest,
+    model: Model,
+    object?: Record<string, unknown>,
+    creating?: boolean,
+  ): (field: string) => boolean;
   /** Throws 403 when the body writes fields (of `object`, when given) the request may not write. */
   checkWritable(
     request: FastifyRequest,
     model: Model,
     fields: readonly string[],
     object?: Record<string, unknown>,
+    creating?: boolean,
   ): void;
   /**
    * The body of a change to write: without `current_password`, the proof a user gives when
@@ -173,6 +183,23 @@ export function isReadOnly(model: Model, name: string): boolean {
 /** Why a body may not write a read-only field. */
 export const READ_ONLY = 'is read-only: set by the service';
 
+/**
+ * Whether only admins (and the service's own code) write `name` of `model` in this write: a
+ * read-only field always, a write-once one (`FieldSpec.writeOnce`) unless the write creates.
+ */
+export function isFixed(model: Model, name: string, creating: boolean): boolean {
+  const field = model.field(name);
+  return field?.readOnly === true || (!creating && field?.writeOnce === true);
+}
+
+/** Why a body may not write `name`, which `isFixed` says it may not. */
+export function fixedRefusal(model: Model, name: string): string {
+  return isReadOnly(model, name) ? READ_ONLY : WRITE_ONCE;
+}
+
+/** Why a change may not write a write-once field. */
+export const WRITE_ONCE = 'is write-once: set when the object is created';
+
 export function openPolicy(maxLimit: number): Policy {
   return {
     authorize: () => Promise.resolve(),
@@ -184,15 +211,18 @@ export function openPolicy(maxLimit: number): Policy {
     collectionNeedsParent: () => false,
     fieldsNeedObject: () => false,
     visibleFields: () => null,
-    // Without logins nobody is an admin: read-only fields are the service's own code's alone.
-    writable: (_request, model) => (name) => !isReadOnly(model, name),
-    checkWritable(_request, model, fields) {
-      const refused = fields.filter((name) => isReadOnly(model, name));
+    // Without logins nobody is an admin: read-only fields, and write-once ones once created, are the service's own code's alone.
+    writable:
+      (_request, model, _object, creating = false) =>
+      (name) =>
+        !isFixed(model, name, creating),
+    checkWritable(_request, model, fields, _object, creating = false) {
+      const refused = fields.filter((name) => isFixed(model, name, creating));
       if (refused.length)
         throw new HttpError(
           403,
           `you may not write ${refused.join(', ')}`,
-          refused.map((field) => ({ field, message: READ_ONLY })),
+          refused.map((field) => ({ field, message: fixedRefusal(model, field) })),
         );
     },
     // Without logins there is no one whose password it is: the proof is not asked for, and not written.

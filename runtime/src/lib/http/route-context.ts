@@ -774,14 +774,14 @@ export function movesLinks(ctx: RouteContext, body: Rec, action: 'create' | 'upd
 
 /**
  * Whether `body` names something only a copy of the object's answer carries: its own names, or a
- * field no client writes (read-only, a foreign key). A change of such a body reads its object
+ * field no client writes (read-only, a foreign key) or changes (write-once). A change of such a body reads its object
  * first, which echoes.ts `withoutEchoes` compares the body with.
  */
 function mayEcho(model: Model, body: Rec): boolean {
   for (const name in body) {
     if (isAnswerName(name)) return true;
     const field = model.field(name);
-    if (field && (field.readOnly || field.type === 'foreign_key')) return true;
+    if (field && (field.readOnly || field.writeOnce || field.type === 'foreign_key')) return true;
   }
   return false;
 }

@@ -276,7 +276,7 @@ export function checkBody(
   // Updates of one object are checked once it is known (a user may write more of their own record),
   // and so are those of several where that is so (bulk.ts, per object).
   if (action === 'create' || (action === 'update_many' && !ctx.policy.fieldsNeedObject(ctx.model)))
-    ctx.policy.checkWritable(request, ctx.model, Object.keys(body));
+    ctx.policy.checkWritable(request, ctx.model, Object.keys(body), undefined, action === 'create');
 }
 
 /**
@@ -358,7 +358,7 @@ export function checkKeyUnchanged(ctx: RouteContext, body: Rec, key: unknown): v
  * PUT: absent optional fields return to their default (or null); absent required fields are a 400.
  * Fields the caller may not write (`mayWrite`: another member's `groups`, fields they may not see)
  * keep their stored values: a PUT without them is not a way to reset them. So do fields whose
- * default is computed at creation (`created_at`): a replacement is not a new object.
+ * default is computed at creation (`created_at`), and write-once fields: a replacement is not a new object.
  */
 export function replacement(ctx: RouteContext, data: Rec, mayWrite: (name: string) => boolean): Rec {
   const out: Rec = {};
@@ -374,7 +374,8 @@ export function replacement(ctx: RouteContext, data: Rec, mayWrite: (name: strin
     // A password is never emptied: one a PUT leaves out (sent as it is stored) keeps its hash.
     else if (field.secret) continue;
     else if (field.onUpdate) out[field.name] = field.onUpdate();
-    else if (!mayWrite(field.name) || field.defaultIsComputed) continue;
+    // A write-once field is no more the PUT's to reset than to change (an admin's PUT too: it says the value it sets).
+    else if (!mayWrite(field.name) || field.defaultIsComputed || field.writeOnce) continue;
     else if (field.requiredOnCreate) missing.push({ field: field.name, message: 'is required' });
     else if (field.default) out[field.name] = field.default();
     else

@@ -19,9 +19,10 @@ import type { UserProfileObject } from '../../principals.js';
  * or, for anyone (logged in or not) where the object is public:
  *   return object?.published ? grant(rule, 'everyone') : undefined;
  * (`grant` and `user` come from '../../lib/auth/index.js'). Returning nothing: the line matches no one.
- * A field it decides by (`owner`) should be one the callers it grants may not write (`"readOnly": true`):
- * where the same x-ACL lets them `update` the object and the field is writable, they can hand the
- * object, and what only its owner sees, to someone else.
+ * A field it decides by (`owner`) should be one the callers it grants may not write (`"readOnly": true`),
+ * or may set only when they create the object (`"_write_once": true`): where the same x-ACL lets them
+ * `update` the object and the field is writable, they can hand the object, and what only its owner
+ * sees, to someone else.
  * The request may be another route's (a write that links to these objects, the change feed): decide
  * by `object`, `rule.parent` and `request.user`, never by the URL's parameters. It may be async
  * (`export async function …(…): Promise<AclResult>`) and
