@@ -353,7 +353,7 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
     const diff = diffStorage(storageOf(first).storage, storageOf(second).storage, renamesOf(storageOf(second).ir));
     // What the data-loss finding says of it is what the migration does (it said SQLite kept the value).
     expect(diff.findings.map((f) => f.message)).toEqual([
-      'field Item.size narrows from text to integer: stored values are converted (on SQLite and PostgreSQL a value that does not fit makes the migration fail, and nothing of it is applied; MongoDB keeps it as it is)',
+      'field Item.size narrows from string to integer: stored values are converted (on SQLite and PostgreSQL a value that does not fit makes the migration fail, and nothing of it is applied; MongoDB keeps it as it is)',
     ]);
     await expect(db.migrate(migrationSql(diff.changes)[engine])).rejects.toThrow(
       engine === 'sqlite'
@@ -406,7 +406,7 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
     );
     const diff = diffStorage(storageOf(first).storage, storageOf(second).storage, renamesOf(storageOf(second).ir));
     expect(diff.findings.map((f) => f.message)).toEqual([
-      'field Session.title narrows from varchar(120) to varchar(5): stored values are converted (on SQLite and PostgreSQL a value that does not fit makes the migration fail, and nothing of it is applied; MongoDB keeps it as it is)',
+      'field Session.title narrows from string of at most 120 characters to string of at most 5 characters: stored values are converted (on SQLite and PostgreSQL a value that does not fit makes the migration fail, and nothing of it is applied; MongoDB keeps it as it is)',
     ]);
     await expect(db.migrate(migrationSql(diff.changes)[engine])).rejects.toThrow(
       // Saying how to find the rows to fix (a probe's team could not tell which stopped the service).
@@ -435,7 +435,7 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
       const db = await evolve(engine, first, first, `insert into "product" ("price") values (${stored});`);
       const diff = diffStorage(storageOf(first).storage, storageOf(second).storage, renamesOf(storageOf(second).ir));
       expect(diff.findings.map((f) => f.message)[0]).toMatch(
-        /narrows from numeric\(10, 2\) to numeric\(\d+, \d+\): stored values are converted \(on SQLite and PostgreSQL a value that does not fit makes the migration fail/,
+        /narrows from decimal of 10 digits, 2 after the point to decimal of \d+ digits, \d+ after the point: stored values are converted \(on SQLite and PostgreSQL a value that does not fit makes the migration fail/,
       );
       await expect(db.migrate(migrationSql(diff.changes)[engine])).rejects.toThrow(
         /Product\.price: a stored value has more than \d decimals?, or more than \d+ digits? before the point \(find them: select \* from "product" where "price"/,

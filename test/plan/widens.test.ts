@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StoredColumn } from '../../src/outdir/storage-model.js';
-import { widens } from '../../src/plan/migrations/storage/diff.js';
+import type { StoredTable } from '../../src/outdir/storage-model.js';
+import { diffStorage, widens } from '../../src/plan/migrations/storage/diff.js';
 
 const column = (type: string, postgres: string, sqlite: string): StoredColumn =>
   ({ name: 'value', type, postgres, sqlite }) as unknown as StoredColumn;
@@ -56,5 +57,45 @@ describe('a change of a column type', () => {
     expect(widens(big, int)).toBe(false);
     expect(widens(decimal(6, 2), decimal(8, 2))).toBe(true);
     expect(widens(decimal(6, 2), decimal(6, 3))).toBe(false);
+  });
+});
+
+describe('a narrowing, as SVC3101 says it', () => {
+  const storage = (value: StoredColumn) => ({
+    tables: [
+      {
+        name: 'item',
+        model: 'Item',
+        columns: [value],
+        renamedFrom: null,
+        search: [],
+        searchIndex: 0,
+      } as unknown as StoredTable,
+    ],
+  });
+  const finding = (a: StoredColumn, b: StoredColumn) => {
+    const renames = { tables: new Map(), columns: new Map() } as unknown as Parameters<typeof diffStorage>[2];
+    const found = diffStorage(storage(a) as never, storage(b) as never, renames).findings;
+    expect(found.map((f) => f.kind)).toEqual(['dataLoss']);
+    return { message: found[0]!.message, hint: found[0]!.hint };
+  };
+
+  it("names the schema's types, not PostgreSQL's", () => {
+    expect(finding(decimal(10, 2), decimal(8, 2)).message).toContain(
+      'Item.value narrows from decimal of 10 digits, 2 after the point to decimal of 8 digits, 2 after the point',
+    );
+    const varchar = (n: number) => column('string', `varchar(${n})`, 'text');
+    expect(finding(varchar(120), varchar(5)).message).toContain(
+      'narrows from string of at most 120 characters to string of at most 5 characters',
+    );
+  });
+
+  it('says what precision holds every integer a decimal is to take', () => {
+    expect(finding(int, decimal(10, 2)).hint).toBe(
+      'a decimal of 10 digits, 2 after the point, holds integers of at most 8 digits, and integer values may have 10: give it a "precision" of 12 or more; or, where every stored value fits, run generate with --allow-data-loss',
+    );
+    expect(finding(decimal(10, 2), decimal(8, 2)).hint).toBe(
+      'keep the type, or run generate with --allow-data-loss to convert',
+    );
   });
 });

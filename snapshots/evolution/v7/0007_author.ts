@@ -7,14 +7,14 @@ import type { Migration } from '../../lib/migrate.js';
  * - Author.joined_at added
  *
  * It drops data (written with --allow-data-loss):
- * - field Author.name narrows from varchar(200) to varchar(120): stored values are converted (on SQLite and PostgreSQL a value that does not fit makes the migration fail, and nothing of it is applied; MongoDB keeps it as it is)
+ * - field Author.name narrows from string of at most 200 characters to string of at most 120 characters: stored values are converted (on SQLite and PostgreSQL a value that does not fit makes the migration fail, and nothing of it is applied; MongoDB keeps it as it is)
  */
 export const migration: Migration = {
   name: '0007_author',
   summary: [
     'Author.name: string (varchar(200) to varchar(120) on PostgreSQL)',
     'Author.joined_at added',
-    'drops data: field Author.name narrows from varchar(200) to varchar(120): stored values are converted (on SQLite and PostgreSQL a value that does not fit makes the migration fail, and nothing of it is applied; MongoDB keeps it as it is)',
+    'drops data: field Author.name narrows from string of at most 200 characters to string of at most 120 characters: stored values are converted (on SQLite and PostgreSQL a value that does not fit makes the migration fail, and nothing of it is applied; MongoDB keeps it as it is)',
   ],
   sqlite: `
 create temp table "svc_conversion_check" ("ok" integer constraint "Author.name: a stored value is longer than 120 characters (find them: select * from ""author"" where length(""name"") > 120)" check ("ok"));

@@ -265,14 +265,14 @@ function checkChange(
       model,
       field,
       ...(checked ? { checked: true as const } : {}),
-      message: `field ${model}.${field} narrows from ${a.postgres} to ${b.postgres}: stored values are converted (${
+      message: `field ${model}.${field} narrows from ${columnWords(a)} to ${columnWords(b)}: stored values are converted (${
         temporalChange(a, b)
           ? 'on every engine: a datetime keeps its date or time of day in UTC, a date becomes its midnight'
           : checked
             ? 'on SQLite and PostgreSQL a value that does not fit makes the migration fail, and nothing of it is applied; MongoDB keeps it as it is'
             : 'on PostgreSQL a value that does not fit makes the migration fail; SQLite and MongoDB keep it as it is'
       })`,
-      hint: 'keep the type, or run generate with --allow-data-loss to convert',
+      hint: narrowingHint(a, b),
     });
   }
   // The unique index is made by the migration, which fails on the first two rows that share a value
@@ -300,6 +300,32 @@ function checkChange(
 }
 
 /** A type change that keeps every value: a larger integer, a longer or unbounded text, more digits. */
+/**
+ * A column's type as the schema says it (`string of at most 120 characters`, `decimal of 10 digits,
+ * 2 after the point`), not as PostgreSQL does (`varchar(120)`, `numeric(10, 2)`): a new user read
+ * the latter as types of svcgen's own.
+ */
+function columnWords(column: StoredColumn): string {
+  const characters = /^varchar\((\d+)\)$/.exec(column.postgres);
+  if (characters) return `${column.type} of at most ${characters[1]} characters`;
+  const digits = /^numeric\((\d+), (\d+)\)$/.exec(column.postgres);
+  if (digits) return `${column.type} of ${digits[1]} digits, ${digits[2]} after the point`;
+  return column.type;
+}
+
+/** How to keep the values a narrowing would not hold: for an integer into a decimal, the precision that holds them all. */
+function narrowingHint(a: StoredColumn, b: StoredColumn): string {
+  const otherwise = 'keep the type, or run generate with --allow-data-loss to convert';
+  const intDigits = INTEGER_DIGITS[a.postgres];
+  const digits = /^numeric\((\d+), (\d+)\)$/.exec(b.postgres);
+  if (intDigits === undefined || !digits) return otherwise;
+  const [precision, scale] = [Number(digits[1]), Number(digits[2])];
+  return `a decimal of ${precision} digits, ${scale} after the point, holds integers of at most ${precision - scale} digits, and ${a.type} values may have ${intDigits}: give it a "precision" of ${scale + intDigits} or more; or, where every stored value fits, run generate with --allow-data-loss`;
+}
+
+/** The digits of the largest value of each integer column (32767, 2147483647, 9223372036854775807). */
+const INTEGER_DIGITS: Readonly<Record<string, number>> = { smallint: 5, integer: 10, bigint: 19 };
+
 export function widens(a: StoredColumn, b: StoredColumn): boolean {
   if ((a.type === 'boolean') !== (b.type === 'boolean')) return false;
   // A date's midnight, converted on every engine (./conversions.ts).
@@ -316,8 +342,8 @@ export function widens(a: StoredColumn, b: StoredColumn): boolean {
   if (from !== undefined && to !== undefined) return to >= from;
   const numeric = (t: string) => /^numeric(?:\((\d+), (\d+)\))?$/.exec(t);
   const [x, y] = [numeric(a.postgres), numeric(b.postgres)];
-  // An integer into a decimal: as many digits before the point as its largest value has (32767, 2147483647…).
-  const intDigits = { smallint: 5, integer: 10, bigint: 19 }[a.postgres];
+  // An integer into a decimal: as many digits before the point as its largest value has.
+  const intDigits = INTEGER_DIGITS[a.postgres];
   // An integer into text: its digits and sign, converted on every engine (./conversions.ts `integerToText`).
   if (integerToText(a, b)) return to! >= intDigits! + 1;
   if (intDigits !== undefined && y) return !y[1] || Number(y[1]) - Number(y[2]) >= intDigits;
