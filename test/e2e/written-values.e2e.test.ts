@@ -37,6 +37,7 @@ const PLAYER = JSON.stringify({
     name: { _db_settings: { type: 'string', required: true } },
     phone: { _db_settings: { type: 'string', max_length: 30 }, _processors: ['normalize_phone'] },
     rank: { _db_settings: { type: 'integer' } },
+    tags: { type: ['array', 'null'], maxItems: 2, _db_settings: { type: 'list', item_type: 'string' } },
   },
 });
 
@@ -50,13 +51,14 @@ export function normalizePhone({ new_value }: NormalizePhoneArgs): NormalizePhon
 }
 `;
 
-/** A rank from the name, but text for one name; and a phone the processor then normalises. */
+/** A rank from the name, but text for one name; a phone the processor then normalises; tags added in place. */
 const SET_RANK = `import type { SetRankEvent } from '../../events.js';
 
 export function setRank(event: SetRankEvent): void {
   const name = event.fields.name?.new_value;
   if (name === 'bad rank') event.setFieldValue('rank', 'first' as never);
   else if (name === 'spaced') event.setFieldValue('phone', '555 0100 22');
+  else if (name === 'tagger') event.fields.tags?.new_value?.push('extra', 'more');
   else if (name !== undefined) event.setFieldValue('rank', name.length);
 }
 `;
@@ -111,6 +113,18 @@ describe.each(ENGINES)("values the model's own code gives its fields (%s)", (eng
     await expect
       .poll(() => served.output(), { timeout: 5_000 })
       .toContain('gave Player.phone a value its schema refuses: phone must be a string');
+  });
+
+  it('refuses a list a before handler made too long in place (the same list the body had)', async () => {
+    const before = await names();
+    const fits = await served.api('POST', '/players', { name: 'tagless', tags: ['a'] });
+    expect(fits.status, fits.text).toBe(201);
+    const tagged = await served.api('POST', '/players', { name: 'tagger', tags: ['a'] });
+    expect(tagged.status, tagged.text).toBe(500);
+    expect(await names()).toEqual([...before, 'tagless'].sort());
+    await expect
+      .poll(() => served.output(), { timeout: 5_000 })
+      .toContain('setRank, before_create of Player gave Player.tags a value its schema refuses: tags must');
   });
 
   it("refuses a before handler's value that does not fit, naming the handler", async () => {

@@ -183,9 +183,11 @@ export async function runBefore(run: EventRun, db: unknown, data: Rec): Promise<
   >;
   if (handlers.length) {
     const by = `${handlers.map(codeName).join(', ')}, before_${run.action} of ${run.model.name}`;
-    // What a processor of the field takes next is checked as the processor leaves it.
+    // What a processor of the field takes next is checked as the processor leaves it. A list or
+    // dict is checked even as the body had it: a handler may have changed it in place.
     for (const name of Object.keys(values))
-      if (values[name] !== data[name] && !processors[name]?.length) heldToSchema(run, name, values[name], by);
+      if (mayBeChanged(values[name], data[name]) && !processors[name]?.length)
+        heldToSchema(run, name, values[name], by);
   }
   for (const [name, chain] of Object.entries(processors)) {
     if (!(name in values) || !chain?.length || (run.resets?.has(name) && values[name] === data[name])) continue;
@@ -207,6 +209,11 @@ export async function runBefore(run: EventRun, db: unknown, data: Rec): Promise<
     values[name] = value;
   }
   return values;
+}
+
+/** Whether a before handler may have changed a value the body had: given another, or a list or dict it can change in place. */
+function mayBeChanged(value: unknown, sent: unknown): boolean {
+  return value !== sent || (typeof value === 'object' && value !== null);
 }
 
 /** A handler's or processor's name as logs give it. */
