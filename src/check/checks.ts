@@ -29,6 +29,7 @@ export function checkIr(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSo
   checkUserFunctionNames(diagnostics, ir, sources);
   checkModelTypeNames(diagnostics, ir, sources);
   checkReadOnlyRequired(diagnostics, ir, sources);
+  checkWriteOnceOnUpdate(diagnostics, ir, sources);
   checkUndoneItemRules(diagnostics, ir, sources);
   checkObjectPrincipalsOnCollections(diagnostics, ir, sources);
   checkSkippedItemHandlers(diagnostics, ir, sources);
@@ -441,6 +442,26 @@ function checkReadOnlyRequired(diagnostics: DiagnosticBag, ir: ServiceIR, source
       );
     }
   }
+}
+
+/**
+ * `onupdate` is the service's own write of a field on every update, which a write-once field lets
+ * it make: the field a create set is then changed by every member's update of anything else (a
+ * probe's parcel `stamp`), which is not what `_write_once` says.
+ */
+function checkWriteOnceOnUpdate(diagnostics: DiagnosticBag, ir: ServiceIR, sources: IrSources): void {
+  for (const model of ir.models)
+    for (const field of model.fields) {
+      if (!field.writeOnce || field.onUpdate === null) continue;
+      diagnostics.report(
+        'SVC2117',
+        `${model.name}.${field.name} is write-once, yet its "onupdate" changes it on every update`,
+        {
+          span: sources.fields.get(`${model.name}.${field.name}`) ?? sources.models.get(model.name),
+          hint: 'drop "onupdate" to keep the value the create set, or "_write_once" if the service is to stamp it',
+        },
+      );
+    }
 }
 
 /**

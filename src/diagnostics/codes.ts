@@ -920,6 +920,12 @@ export const codes = {
     explanation:
       "`_write_once` on a property (beside `_db_settings`) is `true` or `false`. `true`: whoever may create an object sets the field in the create; afterwards only admins and the service's own code (event handlers, field processors) change it, and anyone else's update that changes it is refused 403 (a body that says back its value unchanged is no change). It is for what an item rule decides by, a link above all: a captain who may update her team's appearance could otherwise move it onto another team's player. On a link, the model that holds its key sets it when created; from the other model the link is read-only, since writing it there moves objects that exist.",
   },
+  SVC2117: {
+    severity: 'warning',
+    title: 'write-once field with onupdate',
+    explanation:
+      "A write-once field (`_write_once`) is set by the create and changed afterwards by admins and the service's own code alone. `onupdate` is such code: it gives the field a new value on every update that does not send it, so every member who may update the object changes it too (a parcel's `stamp` moved on each change of its weight). Drop `onupdate` to keep what the create set, or `_write_once` where the service is to stamp the field on each update (then `readOnly` keeps clients from sending it).",
+  },
   SVC2107: {
     severity: 'error',
     title: 'names the database cannot tell apart',

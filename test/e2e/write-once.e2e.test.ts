@@ -18,9 +18,12 @@ const MEMBERS = {
   item: 'allow g:admin all\nallow authenticated view, update',
 };
 
+/** Members may delete teams too: not one whose players' write-once link the delete would empty. */
+const TEAMS = { ...MEMBERS, item: 'allow g:admin all\nallow authenticated view, update, delete' };
+
 const RESOURCES = `
 /teams:
-  securedBy: [members]
+  securedBy: [teams]
   get:
   post:
     body:
@@ -28,6 +31,7 @@ const RESOURCES = `
         schema: !include team.json
   /{id}:
     get:
+    delete:
     patch:
       body:
         application/json:
@@ -61,7 +65,7 @@ const RESOURCES = `
 const id = { _db_settings: { type: 'id_field', primary_key: true } };
 
 const FILES = {
-  'api.raml': securedRaml('League', { members: MEMBERS }, RESOURCES),
+  'api.raml': securedRaml('League', { members: MEMBERS, teams: TEAMS }, RESOURCES),
   'team.json': JSON.stringify({
     type: 'object',
     properties: {
@@ -78,6 +82,7 @@ const FILES = {
       shirt: { type: ['integer', 'null'], _db_settings: { type: 'integer' } },
       // Where she was born: set once, corrected by an admin.
       born_in: { type: ['string', 'null'], _write_once: true, _db_settings: { type: 'string' } },
+      signed: { type: ['string', 'null'], format: 'date-time', _write_once: true, _db_settings: { type: 'datetime' } },
       // The caps she had when she joined: added to by POST /players/{id}/caps, which changes her.
       caps: { type: ['array', 'null'], _write_once: true, _db_settings: { type: 'list', item_type: 'string' } },
       team_id: {
@@ -100,7 +105,12 @@ describe.each(ENGINES)('a write-once field (%s)', (engine) => {
     as = (name) => ({ headers: { authorization: tokens.get(name)! } });
     reds = (await api('POST', '/teams', { name: 'Reds' }, as('cora'))).body.id as number;
     blues = (await api('POST', '/teams', { name: 'Blues' }, as('ben'))).body.id as number;
-    const made = await api('POST', '/players', { name: 'Ann', team: reds, born_in: 'Lyon', caps: ['u21'] }, as('cora'));
+    const made = await api(
+      'POST',
+      '/players',
+      { name: 'Ann', team: reds, born_in: 'Lyon', caps: ['u21'], signed: '2024-01-01T10:00:00Z' },
+      as('cora'),
+    );
     expect(made.status, made.text).toBe(201);
     player = made.body.id as number;
   }, 600_000);
@@ -123,6 +133,17 @@ describe.each(ENGINES)('a write-once field (%s)', (engine) => {
     const put = await api('PUT', `/players/${player}`, { name: 'Ann', team: blues }, as('cora'));
     expect(put.status, put.text).toBe(403);
     expect(await stored()).toEqual({ team: reds, born_in: 'Lyon', shirt: null });
+  });
+
+  it('is said back unchanged in another spelling: a key as text, a time in another zone', async () => {
+    const same = { team: String(reds), signed: '2024-01-01T11:00:00.000+01:00' };
+    const echoed = await api('PATCH', `/players/${player}`, same, as('ben'));
+    expect(echoed.status, echoed.text).toBe(200);
+    const later = await api('PATCH', `/players/${player}`, { signed: '2024-01-01T10:00:01Z' }, as('ben'));
+    expect(later.status, later.text).toBe(403);
+    const other = await api('PATCH', `/players/${player}`, { team: String(blues) }, as('ben'));
+    expect(other.status, other.text).toBe(403);
+    expect((await stored()).team).toBe(reds);
   });
 
   it('is said back unchanged, or left out of a PUT, and stays as it was', async () => {
@@ -159,5 +180,48 @@ describe.each(ENGINES)('a write-once field (%s)', (engine) => {
     expect(await stored()).toEqual({ team: blues, born_in: 'Nice', shirt: 8 });
     const added = await api('POST', `/players/${player}/caps`, { senior: true }, as('root'));
     expect(added.status, added.text).toBe(201);
+  });
+
+  it("is not emptied by a member's delete of what it links to (the link would be changed); an admin's is", async () => {
+    const refused = await api('DELETE', `/teams/${blues}`, undefined, as('ben'));
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.body.errors).toEqual([
+      { field: 'players', message: `unlinks Player ${player}, which you may not change (its team is write-once)` },
+    ]);
+    expect((await stored()).team).toBe(blues);
+    const empty = (await api('POST', '/teams', { name: 'Greens' }, as('ben'))).body.id as number;
+    expect((await api('DELETE', `/teams/${empty}`, undefined, as('ben'))).status).toBe(200);
+    const deleted = await api('DELETE', `/teams/${blues}`, undefined, as('root'));
+    expect(deleted.status, deleted.text).toBe(200);
+    expect((await stored()).team).toBeNull();
+  });
+});
+
+// Without logins nobody is an admin: a write-once field is the service's own code's to change.
+describe('a write-once field with auth off', () => {
+  let served: ServedApi;
+
+  beforeAll(async () => {
+    served = await servedApi(FILES, 'e2e-write-once-open', {});
+  }, 600_000);
+
+  afterAll(() => served?.stop());
+
+  it('is set by a create, and no change nor delete of its team empties or moves it', async () => {
+    const api = served.api;
+    const [reds, blues] = [
+      (await api('POST', '/teams', { name: 'Reds' })).body.id,
+      (await api('POST', '/teams', { name: 'Blues' })).body.id,
+    ];
+    const made = await api('POST', '/players', { name: 'Ann', team: reds });
+    expect(made.status, made.text).toBe(201);
+    const at = `/players/${String(made.body.id)}`;
+    expect((await api('PATCH', at, { team: blues })).status).toBe(403);
+    expect((await api('PATCH', `/teams/${String(blues)}`, { players: [made.body.id] })).status).toBe(403);
+    const deleted = await api('DELETE', `/teams/${String(reds)}`);
+    expect(deleted.status, deleted.text).toBe(403);
+    expect(deleted.text).toContain('write-once');
+    expect((await api('GET', at)).body.team).toBe(reds);
+    expect((await api('DELETE', `/teams/${String(blues)}`)).status).toBe(200);
   });
 });

@@ -592,6 +592,10 @@ ${acl}${teams}${clubs(singular)}`),
   });
 
   it('reads "_write_once": true or false (else SVC2116); misspelt, or inside _db_settings, it is said (SVC2087, SVC2090)', () => {
+    const hintOf = (files: Record<string, string>) => {
+      const dir = writeTree(files);
+      return analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.flatMap((d) => [d.code, d.hint]);
+    };
     const item = (name: object) => ({
       'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
       'item.json': schema({ id, name }),
@@ -608,9 +612,19 @@ ${acl}${teams}${clubs(singular)}`),
     expect(build(item({ ...str(), _write_once: 'yes' })).codes).toEqual(['SVC2116']);
     expect(build(item({ ...str(), _write_onse: true })).codes).toEqual(['SVC2087']);
     expect(build(item({ ...str(), _procesors: ['trim'] })).codes).toEqual(['SVC2087']);
+    // Without its `_`, or in camel case: JSON Schema's nearest keyword (`writeOnly`) is not what was meant.
+    for (const key of ['write_once', 'write-once', 'writeOnce'])
+      expect(hintOf(item({ ...str(), [key]: true }))).toEqual(['SVC2087', 'did you mean `_write_once`?']);
     expect(build(item({ _db_settings: { type: 'string', _write_once: true } })).codes).toEqual(['SVC2090']);
     // Keys of its own nothing is near stay annotations.
     expect(build(item({ ...str(), _comment: 'kept' })).codes).toEqual([]);
+    // Read-only says more: a field that is both is read-only, and no create sets it either.
+    expect(
+      [field(build(item({ ...str(), readOnly: true, _write_once: true })).ir)].map((f) => [f.readOnly, f.writeOnce]),
+    ).toEqual([[true, false]]);
+    // An onupdate would change it on every update (SVC2117).
+    const stamped = build(item({ _write_once: true, _db_settings: { type: 'datetime', onupdate: '{{now}}' } }));
+    expect(stamped.codes).toEqual(['SVC2117w']);
   });
 
   it('makes a write-once link write-once where its key is, and read-only from the other model', () => {

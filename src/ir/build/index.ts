@@ -266,7 +266,9 @@ function finishModel(
     const generated = field.primaryKey && field.type === 'id_field';
     // A read-only field is not the caller's to send: the service's handlers set it (checks.ts warns when none can).
     const writable = !generated && field.type !== 'foreign_key' && !field.readOnly;
-    return { ...field, generated, requiredOnCreate: writable && field.required && field.default === null };
+    // Read-only says more than write-once: a field that is both is read-only (no create sets it either).
+    const writeOnce = field.writeOnce && !field.readOnly;
+    return { ...field, generated, writeOnce, requiredOnCreate: writable && field.required && field.default === null };
   });
   const list = (l: NameList | null) => (l ? [...l.names] : null);
   const model: Model = {

@@ -54,13 +54,24 @@ export function checkKeywordSpelling(diagnostics: DiagnosticBag, node: YMap, whe
       continue;
     }
     if (text.startsWith('_') || text.startsWith('$') || text.startsWith('x-') || keywords.includes(text)) continue;
-    const meant = closest(text, keywords);
+    // `writeOnce`, `write_once`: svcgen's own key without its `_` (JSON Schema's nearest is `writeOnly`).
+    const meant = (where === 'property' ? ownKeyUnmarked(text) : undefined) ?? closest(text, keywords);
     if (meant === undefined) continue;
     diagnostics.report('SVC2087', `"${text}" is no JSON Schema keyword, so it says nothing here`, {
       span: key.span,
       hint: `did you mean \`${meant}\`?`,
     });
   }
+}
+
+/** The own key `text` is, written without its `_` or in another case (`write-once`, `Processors`). */
+function ownKeyUnmarked(text: string): string | undefined {
+  const squashed = squash(text);
+  return OWN_PROPERTY_KEYS.find((key) => squash(key) === squashed);
+}
+
+function squash(key: string): string {
+  return key.toLowerCase().replace(/[_-]/g, '');
 }
 
 function checkOwnKeySpelling(diagnostics: DiagnosticBag, key: YMap['entries'][number]['key']): void {

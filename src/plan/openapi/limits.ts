@@ -45,8 +45,8 @@ export function withServiceLimits(ctx: OpenApiContext, model: Model, field: Fiel
   const limited = bodyLimits(ctx, model, field, schema);
   // Said in words: `readOnly` itself would tell tools never to send it, which admins may. The
   // extension is for `svcgen diff`: a field clients wrote that becomes read-only breaks them.
-  if (field.writeOnce) return withNote({ ...limited, [WRITE_ONCE_MARK]: true }, writeOnceNote(ctx));
-  if (!field.readOnly) return limited;
+  if (!field.readOnly)
+    return field.writeOnce ? withNote({ ...limited, [WRITE_ONCE_MARK]: true }, writeOnceNote(ctx)) : limited;
   return withNote(
     { ...limited, [READ_ONLY_MARK]: true },
     ctx.ir.auth

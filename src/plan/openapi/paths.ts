@@ -13,7 +13,13 @@ import { requiredParentLink } from '../shared/parent-link.js';
 import { createSchema } from './schemas.js';
 import { operationKey } from './operation-ids.js';
 import { collectionQuery, ifMatch, ifNoneMatch, itemQuery, pathParameters } from './parameters.js';
-import { errorResponses, isConditional, routeErrors } from './responses.js';
+import {
+  errorResponses,
+  FORBIDDEN_WITHOUT_AUTH_MARK,
+  isConditional,
+  refusesWithoutAuth,
+  routeErrors,
+} from './responses.js';
 import { attributeSchema } from './schemas.js';
 import { operationSecurity } from './security.js';
 import { createdObjectRoute, createLinks } from './links.js';
@@ -73,6 +79,9 @@ function operation(ctx: OpenApiContext, route: Route, op: Operation, operationId
       ...errorResponses(routeErrors(ctx, route, op.method, op.action)),
     },
     ...operationSecurity(ctx, route, op),
+    ...(ctx.ir.auth && refusesWithoutAuth(ctx, route, op.method, op.action)
+      ? { [FORBIDDEN_WITHOUT_AUTH_MARK]: true }
+      : {}),
   };
 }
 

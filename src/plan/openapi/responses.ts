@@ -2,7 +2,7 @@
  * The error responses: one component per status, all with the one `Error` body,
  * and which of them each operation can give.
  */
-import type { Action, Field, HttpMethod, Route } from '../../ir/types.js';
+import type { Action, Field, HttpMethod, Model, Route } from '../../ir/types.js';
 import { type Json, type OpenApiContext } from './context.js';
 
 const ERRORS: Readonly<Record<number, { readonly name: string; readonly description: string }>> = {
@@ -11,7 +11,7 @@ const ERRORS: Readonly<Record<number, { readonly name: string; readonly descript
   403: {
     name: 'Forbidden',
     description:
-      'Not allowed: by the ACL or field privacy (logged in), or a body that writes a read-only field, or refused by a handler.',
+      'Not allowed: by the ACL or field privacy (logged in), or a body that writes a read-only field or changes a write-once one, or refused by a handler.',
   },
   404: { name: 'NotFound', description: 'No such object (or parent object).' },
   409: { name: 'Conflict', description: 'A unique value is taken, or related objects prevent a delete.' },
@@ -129,12 +129,31 @@ function onlyServiceWrites(field: Field): boolean {
 }
 
 /**
- * Without auth, a 403 still answers a body that writes a read-only field (or changes a write-once one), and whatever a handler of
- * the action throws (`HttpError(403, …)`, as a handler that keeps a rule does).
+ * Marks the operations of a document that describes auth that answer 403 with auth off too: the
+ * service running with `auth = false` keeps their 403 (runtime lib/http/openapi.ts `withoutAuth`).
  */
-function refusesWithoutAuth(ctx: OpenApiContext, route: Route, method: HttpMethod, action: Action): boolean {
+export const FORBIDDEN_WITHOUT_AUTH_MARK = 'x-svcgen-forbidden-without-auth';
+
+/**
+ * Without auth, a 403 still answers a body that writes a read-only field (or changes a write-once
+ * one), a delete that would empty other objects' write-once link (lib/http/cascades.ts), and
+ * whatever a handler of the action throws (`HttpError(403, …)`, as a handler that keeps a rule does).
+ */
+export function refusesWithoutAuth(ctx: OpenApiContext, route: Route, method: HttpMethod, action: Action): boolean {
   const model = ctx.ir.models.find((m) => m.name === route.model);
   if (!model) return false;
   if (WRITES_BODY.has(method) && model.fields.some(onlyServiceWrites)) return true;
+  if ((action === 'delete' || action === 'delete_many') && emptiesWriteOnceLinks(ctx, model)) return true;
   return model.eventHandlers.some((e) => e.action === action && e.handlers.length > 0);
+}
+
+/** Whether deleting an object of `model` unlinks objects whose link to it is write-once. */
+function emptiesWriteOnceLinks(ctx: OpenApiContext, model: Model): boolean {
+  return model.relationships.some(
+    ({ foreignKey, onDelete }) =>
+      foreignKey.model !== model.name &&
+      onDelete === 'nullify' &&
+      ctx.ir.models.find((m) => m.name === foreignKey.model)?.fields.find((f) => f.name === foreignKey.field)
+        ?.writeOnce,
+  );
 }

@@ -13,7 +13,9 @@
  * the whole delete is refused (403), naming those objects, or, of one the caller may not view, only
  * its model; nothing is deleted. What each caller may is their x-ACLs' to say, as for re-links
  * (relinks.ts): admins, by `allow g:admin all`, take everything along; the service's own code
- * (`event.db`) is asked nothing.
+ * (`event.db`) is asked nothing. An object whose write-once link the delete would empty (a parcel's
+ * `depot`) only an admin unlinks, with auth off too: a courier who may delete her depot must not so
+ * take its parcels out of the rules that read that link (a probe did).
  */
 import type { FastifyRequest } from 'fastify';
 import type { ServiceDatabase } from '../database.js';
@@ -36,6 +38,8 @@ interface Cascade {
   readonly unlinked: Map<Model, Map<string, Rec>>;
   /** The deleted object's relationship through which each model's objects were first taken (a refusal's `field`). */
   readonly via: Map<Model, string>;
+  /** Of the objects unlinked, by key, those whose link emptied is write-once: its name. */
+  readonly fixed: Map<Model, Map<string, string>>;
 }
 
 /**
@@ -43,9 +47,13 @@ interface Cascade {
  * takes with it; and the error that refuses the delete when they may not.
  */
 export interface CascadeJudge {
+  /** False when the x-ACLs restrict nothing (auth off): only write-once links are then asked of. */
+  readonly restricts: boolean;
   mayDelete(model: Model, object: Rec): Promise<boolean>;
   mayUnlink(model: Model, object: Rec): Promise<boolean>;
   mayView(model: Model, object: Rec): Promise<boolean>;
+  /** Whether the caller may empty `link`, a write-once link of `object` (admins only). */
+  mayEmpty(model: Model, object: Rec, link: string): boolean;
   refusal(refused: readonly TakenAlong[]): Error;
 }
 
@@ -56,24 +64,27 @@ export interface TakenAlong {
   readonly deleted: boolean;
   /** The deleted object's relationship that reaches it. */
   readonly field: string;
+  /** Its write-once link that the delete would empty, where that is why. */
+  readonly fixed?: string;
 }
 
-/** The judge of what `request`'s delete may take along; none when the policy restricts nothing (auth off). */
-export function cascadeJudge(policy: Policy, request: FastifyRequest): CascadeJudge | undefined {
-  if (!policy.restricts) return undefined;
+/** The judge of what `request`'s delete may take along (with auth off, of write-once links alone). */
+export function cascadeJudge(policy: Policy, request: FastifyRequest): CascadeJudge {
   const may = (permission: 'view' | 'delete', route: ReturnType<typeof modelRoute>, object: Rec) =>
     policy.may(request, permission, route, route.kind === 'item' ? object : undefined);
   return {
+    restricts: policy.restricts,
     mayDelete: (model, object) => may('delete', modelDeleteRoute(model), object),
     mayUnlink: (model, object) => mayChangeByLink(policy, request, model, object),
     mayView: (model, object) => may('view', modelRoute(model), object),
+    mayEmpty: (model, object, link) => policy.writable(request, model, object)(link),
     refusal(refused) {
       // An object unlinked (a link nullified) is changed, not taken: said as such (a probe was told
       // of a card it would keep that the delete "would take with it").
       const acts = refused.map((r) =>
         r.deleted
           ? `delete ${describe(r)}, which this delete would take with it`
-          : `change ${describe(r)}, which this delete would unlink`,
+          : `change ${describe(r)}, which this delete would unlink${r.fixed ? ` (its ${r.fixed} is write-once)` : ''}`,
       );
       const error = policy.refusal(request, acts.join(', nor '));
       return new HttpError(
@@ -81,7 +92,7 @@ export function cascadeJudge(policy: Policy, request: FastifyRequest): CascadeJu
         error.message,
         refused.map((r) => ({
           field: r.field,
-          message: `${r.deleted ? 'deletes' : 'unlinks'} ${describe(r)}, which you may not ${r.deleted ? 'delete' : 'change'}`,
+          message: `${r.deleted ? 'deletes' : 'unlinks'} ${describe(r)}, which you may not ${r.deleted ? 'delete' : 'change'}${r.fixed ? ` (its ${r.fixed} is write-once)` : ''}`,
         })),
         error.headers,
       );
@@ -129,7 +140,7 @@ export async function withCascades<R>(
   judge?: CascadeJudge,
 ): Promise<R> {
   if (!cascades(model)) return remove();
-  const cascade: Cascade = { deleted: new Map(), unlinked: new Map(), via: new Map() };
+  const cascade: Cascade = { deleted: new Map(), unlinked: new Map(), via: new Map(), fixed: new Map() };
   const taken = new Map<Model, Set<string>>([[model, new Set(keys.map(text))]]);
   await follow(db, model, keys, cascade, taken);
   // First what the caller may not take along: a RESTRICT's 409 names keys they may not view.
@@ -158,32 +169,41 @@ const MOST_NAMED = 10;
 
 /**
  * Throws `judge`'s refusal when the delete takes along an object the caller may not delete, or
- * unlinks one (and does not delete it) they may not change; each object is asked once.
+ * unlinks one (and does not delete it) they may not change, or whose write-once link they may not
+ * empty; each object is asked once.
  */
 async function refuseUnallowed(
   judge: CascadeJudge,
   cascade: Cascade,
   taken: ReadonlyMap<Model, ReadonlySet<string>>,
 ): Promise<void> {
+  if (!judge.restricts && cascade.fixed.size === 0) return;
   const refused: TakenAlong[] = [];
   // Of those the caller may not view, each model and way once: how many there are is not said.
   const unseen = new Set<string>();
-  const refuse = async (target: Model, object: Rec, deleted: boolean, field: string) => {
+  const refuse = async (target: Model, object: Rec, deleted: boolean, field: string, fixed?: string) => {
+    const why = fixed === undefined ? {} : { fixed };
     if (!(await judge.mayView(target, object))) {
       const way = `${target.name} ${String(deleted)} ${field}`;
-      if (!unseen.has(way)) refused.push({ model: target.name, deleted, field });
+      if (!unseen.has(way)) refused.push({ model: target.name, deleted, field, ...why });
       unseen.add(way);
     } else if (refused.length < MOST_NAMED) {
-      refused.push({ model: target.name, deleted, field, key: text(object[target.primaryKey]) });
+      refused.push({ model: target.name, deleted, field, key: text(object[target.primaryKey]), ...why });
     }
   };
-  for (const [target, objects] of cascade.deleted)
-    for (const object of objects)
-      if (!(await judge.mayDelete(target, object))) await refuse(target, object, true, cascade.via.get(target)!);
+  if (judge.restricts)
+    for (const [target, objects] of cascade.deleted)
+      for (const object of objects)
+        if (!(await judge.mayDelete(target, object))) await refuse(target, object, true, cascade.via.get(target)!);
   for (const [target, unlinked] of cascade.unlinked)
-    for (const [key, object] of unlinked)
-      if (!taken.get(target)?.has(key) && !(await judge.mayUnlink(target, object)))
+    for (const [key, object] of unlinked) {
+      if (taken.get(target)?.has(key)) continue;
+      const fixed = cascade.fixed.get(target)?.get(key);
+      if (fixed !== undefined && !judge.mayEmpty(target, object, fixed))
+        await refuse(target, object, false, cascade.via.get(target)!, fixed);
+      else if (judge.restricts && !(await judge.mayUnlink(target, object)))
         await refuse(target, object, false, cascade.via.get(target)!);
+    }
   if (refused.length) throw judge.refusal(refused);
 }
 
@@ -206,6 +226,11 @@ async function follow(
       const unlinked = cascade.unlinked.get(target) ?? new Map<string, Rec>();
       for (const object of linked) unlinked.set(text(object[target.primaryKey]), object);
       cascade.unlinked.set(target, unlinked);
+      if (linked.length && target.field(relation.inverse)?.writeOnce) {
+        const fixed = cascade.fixed.get(target) ?? new Map<string, string>();
+        for (const object of linked) fixed.set(text(object[target.primaryKey]), relation.inverse);
+        cascade.fixed.set(target, fixed);
+      }
       if (!cascade.via.has(target)) cascade.via.set(target, cascade.via.get(model) ?? relation.name);
       continue;
     }

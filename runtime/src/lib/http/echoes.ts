@@ -26,6 +26,7 @@ import type { Rec, RouteContext } from './route-context.js';
 import { embeddedLinksOf, sameEmbedded } from './embedded-links.js';
 import { isObject } from './relinks.js';
 import { isAnswerName } from './schemas.js';
+import { keyValue, type Model } from '../model.js';
 
 /**
  * `sent` without what says back, unchanged, what the caller's GET of `object` shows and they may not
@@ -75,16 +76,36 @@ export async function withoutEchoes(
 /**
  * Whether `sent` is what GET shows of `name`. A link GET embeds said back by its keys (`"alice"`
  * for `{ "username": "alice", … }`) is: a client may say less of embedded objects, down to a key.
+ * So is a key written as the body schema lets it be (`"3"` for `3`, as `_pk` shows it), and a
+ * time written in another zone or with its milliseconds: the same value, which writes nothing.
  */
 function saidBack(ctx: RouteContext, name: string, sent: unknown, shown: unknown): boolean {
   if (name === '_self') return samePath(sent, shown);
+  if (isDeepStrictEqual(sent, shown)) return true;
   const relation = ctx.model.relation(name);
   const embedded = Array.isArray(shown) ? shown.some(isObject) : isObject(shown);
-  if (relation && embedded) {
+  if (relation) {
     const target = ctx.services.db.models.get(relation.target)!;
-    return sameEmbedded(sent, shown, target.primaryKey);
+    return embedded ? sameEmbedded(sent, shown, target.primaryKey) : sameKeys(target, sent, shown);
   }
-  return isDeepStrictEqual(sent, shown);
+  return ctx.model.field(name)?.type === 'datetime' && sameInstant(sent, shown);
+}
+
+/** Whether `sent` names the objects `shown` does, by keys as a body may write them (`"3"` for `3`), in any order. */
+function sameKeys(target: Model, sent: unknown, shown: unknown): boolean {
+  const keys = (value: unknown) => (Array.isArray(value) ? value : [value]).map((key) => keyValue(target, key));
+  if (Array.isArray(sent) !== Array.isArray(shown) || sent === null || shown === null) return false;
+  const [said, held] = [keys(sent), keys(shown)];
+  if (said.includes(undefined) || new Set(said).size !== said.length || said.length !== held.length) return false;
+  const heldSet = new Set(held);
+  return said.every((key) => heldSet.has(key));
+}
+
+/** Two datetimes that are the same instant (`…T10:00:00Z`, `…T11:00:00+01:00`, `…T10:00:00.000Z`). */
+function sameInstant(sent: unknown, shown: unknown): boolean {
+  if (typeof sent !== 'string' || typeof shown !== 'string') return false;
+  const at = Date.parse(sent);
+  return Number.isFinite(at) && at === Date.parse(shown);
 }
 
 function showHandled(ctx: RouteContext, request: FastifyRequest): boolean {

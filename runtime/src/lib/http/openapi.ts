@@ -49,11 +49,17 @@ function titleOf(document: Json): string {
 
 /** The statuses only authentication answers with (429 stays: rate limits apply with auth off too). */
 const AUTH_STATUSES = ['401', '403'];
-const AUTH_RESPONSES = ['Unauthorized', 'Forbidden'];
+
+/**
+ * Marks an operation that answers 403 with auth off too (a body that writes a read-only field, a
+ * handler's refusal): svcgen's src/plan/openapi/responses.ts says which.
+ */
+const FORBIDDEN_WITHOUT_AUTH_MARK = 'x-svcgen-forbidden-without-auth';
 
 /**
  * The document of a service running with auth = false: the generated one describes the API with
- * its authentication, so the auth routes, security requirements and 401/403 answers go, and so do
+ * its authentication, so the auth routes, security requirements and 401/403 answers go (but the 403
+ * of an operation that refuses without auth too, as a body writing a read-only field), and so do
  * the components only they used (`Login`, `Token`…): no operation takes credentials (`security: []`,
  * said once for all), and no component is left that no client could use.
  */
@@ -65,7 +71,8 @@ export function withoutAuth(document: Readonly<Json>): Json {
       if (!isOperation(key, operation)) return [[key, value]];
       if ((operation['tags'] as string[] | undefined)?.includes('auth')) return [];
       const { security: _security, ...rest } = operation;
-      return [[key, { ...rest, responses: omit(operation['responses'] as Json, AUTH_STATUSES) }]];
+      const statuses = operation[FORBIDDEN_WITHOUT_AUTH_MARK] === true ? ['401'] : AUTH_STATUSES;
+      return [[key, { ...rest, responses: omit(operation['responses'] as Json, statuses) }]];
     });
     if (kept.some(([key, value]) => isOperation(String(key), value as Json))) paths[path] = Object.fromEntries(kept);
   }
@@ -80,7 +87,8 @@ export function withoutAuth(document: Readonly<Json>): Json {
     paths,
     components: {
       ...otherComponents,
-      responses: omit((components['responses'] as Json | undefined) ?? {}, AUTH_RESPONSES),
+      // Forbidden stays where an operation still answers it: withoutUnusedComponents drops it otherwise.
+      responses: omit((components['responses'] as Json | undefined) ?? {}, ['Unauthorized']),
     },
   });
 }
