@@ -143,6 +143,12 @@ describe.each(ENGINES)('a write-once field (%s)', (engine) => {
     expect(later.status, later.text).toBe(403);
     const other = await api('PATCH', `/players/${player}`, { team: String(blues) }, as('ben'));
     expect(other.status, other.text).toBe(403);
+    // GET shows the link by its key: an object for it is no echo, whatever key it carries.
+    const object = await api('PATCH', `/players/${player}`, { team: { id: reds } }, as('ben'));
+    expect([object.status, object.body.errors]).toEqual([
+      400,
+      [{ field: 'team', message: 'is given as objects: a link is written by the keys of the objects it links to' }],
+    ]);
     expect((await stored()).team).toBe(reds);
   });
 

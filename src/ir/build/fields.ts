@@ -318,8 +318,8 @@ export function readField(
     index: reader.boolean('index') ?? false,
     search: TEXT_FIELD_TYPES.has(type) && (reader.boolean('search') ?? true),
     generated: false,
-    readOnly: readOnlyKeyword(ctx, name, property.value),
-    writeOnce: writeOnceKey(ctx, name, property.value),
+    readOnly: writeRule(ctx, name, property.value, 'readOnly'),
+    writeOnce: writeRule(ctx, name, property.value, '_write_once'),
     default: reader.valueSource('default'),
     onUpdate: reader.valueSource('onupdate'),
     minLength: reader.number('min_length'),
@@ -387,26 +387,28 @@ function readType(ctx: FieldContext, name: string, entry: YEntry | undefined): F
   return undefined;
 }
 
-/** svcgen's `_write_once` on the property (beside `_db_settings`): true or false, never ignored. */
-function writeOnceKey(ctx: FieldContext, name: string, property: YMap): boolean {
-  const node = get(property, '_write_once');
-  if (node === undefined) return false;
-  if (isScalar(node) && typeof node.value === 'boolean') return node.value;
-  ctx.diagnostics.report('SVC2116', `"_write_once" of "${name}" must be true or false`, {
-    span: node.span,
-    hint: 'true: the field is set when the object is created; afterwards only admins and the service change it',
-  });
-  return false;
-}
-
-/** JSON Schema's `readOnly` on the property (beside `_db_settings`): true or false, never ignored. */
-function readOnlyKeyword(ctx: FieldContext, name: string, property: YMap): boolean {
-  const node = get(property, 'readOnly');
-  if (node === undefined) return false;
-  if (isScalar(node) && typeof node.value === 'boolean') return node.value;
-  ctx.diagnostics.report('SVC2079', `"readOnly" of "${name}" must be true or false`, {
-    span: node.span,
+/**
+ * A rule of who writes the field, on the property (beside `_db_settings`): true or false, never
+ * ignored. JSON Schema's `readOnly` (SVC2079) and svcgen's `_write_once` (SVC2116).
+ */
+const WRITE_RULES = {
+  readOnly: {
+    code: 'SVC2079',
     hint: "true: only admins and the service's handlers and processors may write the field",
+  },
+  _write_once: {
+    code: 'SVC2116',
+    hint: 'true: the field is set when the object is created; afterwards only admins and the service change it',
+  },
+} as const;
+
+function writeRule(ctx: FieldContext, name: string, property: YMap, key: keyof typeof WRITE_RULES): boolean {
+  const node = get(property, key);
+  if (node === undefined) return false;
+  if (isScalar(node) && typeof node.value === 'boolean') return node.value;
+  ctx.diagnostics.report(WRITE_RULES[key].code, `"${key}" of "${name}" must be true or false`, {
+    span: node.span,
+    hint: WRITE_RULES[key].hint,
   });
   return false;
 }

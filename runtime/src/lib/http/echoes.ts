@@ -61,6 +61,8 @@ export async function withoutEchoes(
     if (name in links) {
       const relation = ctx.model.relation(name)!;
       const target = ctx.services.db.models.get(relation.target)!;
+      // Objects for a link GET shows by its keys are no echo of it (a probe was told they "differ from the objects GET embeds").
+      if (!embeds(shown[name])) throw embeddedRefused([name]);
       if (!sameEmbedded(links[name], shown[name], target.primaryKey)) throw embeddedChanged(name);
       // A PUT empties a link of its own row it may write and leaves out: that one stays, by the
       // keys `sent` holds. Any other it leaves as it is (the parent's below a nested route, a
@@ -83,12 +85,16 @@ function saidBack(ctx: RouteContext, name: string, sent: unknown, shown: unknown
   if (name === '_self') return samePath(sent, shown);
   if (isDeepStrictEqual(sent, shown)) return true;
   const relation = ctx.model.relation(name);
-  const embedded = Array.isArray(shown) ? shown.some(isObject) : isObject(shown);
   if (relation) {
     const target = ctx.services.db.models.get(relation.target)!;
-    return embedded ? sameEmbedded(sent, shown, target.primaryKey) : sameKeys(target, sent, shown);
+    return embeds(shown) ? sameEmbedded(sent, shown, target.primaryKey) : sameKeys(target, sent, shown);
   }
   return ctx.model.field(name)?.type === 'datetime' && sameInstant(sent, shown);
+}
+
+/** Whether a link's value, as GET shows it, holds embedded objects (`_nested_relationships`), not keys. */
+function embeds(shown: unknown): boolean {
+  return Array.isArray(shown) ? shown.some(isObject) : isObject(shown);
 }
 
 /** Whether `sent` names the objects `shown` does, by keys as a body may write them (`"3"` for `3`), in any order. */
