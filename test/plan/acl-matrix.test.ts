@@ -267,7 +267,7 @@ securedBy: [ticket]
 });
 
 describe('the ACL matrix of a dict or list field’s own route', () => {
-  /** A pet whose `flags` (a list) only vets see, and whose `tags` are read-only, each with its route. */
+  /** A pet whose `flags` (a list) only vets see, whose `tags` are read-only and `chips` write-once, each with its route. */
   const matrix = () => {
     const dir = writeTree({
       'api.raml': securedRaml(
@@ -292,6 +292,9 @@ describe('the ACL matrix of a dict or list field’s own route', () => {
     /tags:
       get:
       post:
+    /chips:
+      get:
+      post:
 `,
       ),
       'pet.json': JSON.stringify({
@@ -302,6 +305,7 @@ describe('the ACL matrix of a dict or list field’s own route', () => {
           id: { _db_settings: { type: 'id_field', primary_key: true } },
           flags: { _db_settings: { type: 'list', item_type: 'string', default: [] } },
           tags: { readOnly: true, _db_settings: { type: 'list', item_type: 'string', default: [] } },
+          chips: { _write_once: true, _db_settings: { type: 'list', item_type: 'string', default: [] } },
         },
       }),
     });
@@ -316,6 +320,13 @@ describe('the ACL matrix of a dict or list field’s own route', () => {
     expect(write.outcomes).toEqual({ anonymous: 401, member: 403, owner: 403, admin: 'allow' });
     expect(write.lines.member).toBe('(read-only: tags)');
     expect(outcome(rows, 'GET', '/pets/{id}/tags').outcomes.member).toBe('allow');
+  });
+
+  it('lets only admins merge into a write-once field: the merge changes an object that exists', () => {
+    const rows = matrix();
+    const write = outcome(rows, 'POST', '/pets/{id}/chips');
+    expect(write.outcomes).toEqual({ anonymous: 401, member: 403, owner: 403, admin: 'allow' });
+    expect(write.lines.member).toBe('(write-once: chips)');
   });
 
   it('lets in the groups whose _group_fields show the field', () => {
