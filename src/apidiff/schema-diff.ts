@@ -281,7 +281,16 @@ function compareWriteRule(before: unknown, after: unknown, place: SchemaPlace, c
   const is = writeRule(after);
   if (was === is) return;
   if (WRITE_RULE_RANK[is] < WRITE_RULE_RANK[was])
-    report(cmp, 'request-field-writable', place, is === 'free' ? 'may be sent now' : 'may be sent in a create now');
+    report(
+      cmp,
+      'request-field-writable',
+      place,
+      was === 'once'
+        ? 'may be changed now, not only set by a create'
+        : is === 'free'
+          ? 'may be sent now'
+          : 'may be sent in a create now',
+    );
   else if (is === 'read-only')
     report(
       cmp,

@@ -6,11 +6,14 @@
  * another team, by the player's own routes (PATCH, PUT, a bulk PATCH) or from the team's side
  * (which would move players that exist). Auth on, on every engine.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../support/databases.js';
 import { securedRaml } from '../support/files.js';
 import type { Api } from '../support/http.js';
 import { rootAuthEnv } from '../support/library.js';
+import { tool } from '../support/project.js';
 import { memberTokens, servedApi, type ServedApi } from '../support/served.js';
 
 const MEMBERS = {
@@ -203,6 +206,12 @@ describe.each(ENGINES)('a write-once field (%s)', (engine) => {
   });
 });
 
+/** The players' team required: the generated tests' PUT must then leave the write-once link out, not seed another. */
+const REQUIRED_TEAM = {
+  ...FILES,
+  'player.json': FILES['player.json'].replace('"type":"foreign_key"', '"type":"foreign_key","required":true'),
+};
+
 // Without logins nobody is an admin: a write-once field is the service's own code's to change.
 describe('a write-once field with auth off', () => {
   let served: ServedApi;
@@ -229,5 +238,27 @@ describe('a write-once field with auth off', () => {
     expect(deleted.text).toContain('write-once');
     expect((await api('GET', at)).body.team).toBe(reds);
     expect((await api('DELETE', `/teams/${String(blues)}`)).status).toBe(200);
+  });
+});
+
+describe("the project's own generated tests, where write-once fields are", () => {
+  let served: ServedApi;
+
+  beforeAll(async () => {
+    expect(REQUIRED_TEAM['player.json']).toContain('"required":true');
+    served = await servedApi(REQUIRED_TEAM, 'e2e-write-once-tests', {});
+  }, 600_000);
+
+  afterAll(() => served?.stop());
+
+  it('pass: a PUT there leaves the write-once fields out, a merge into one is refused', async () => {
+    const test = readFileSync(join(served.dir, 'test/api.test.ts'), 'utf8');
+    expect(test).toContain('POST to the caps of a Player is refused: write-once');
+    expect(test).toContain('const { born_in: _born_in, signed: _signed, caps: _caps, team: _team, ...data }');
+    // The client's replace takes a body without them: the tests type-check.
+    const typecheck = await tool(served.dir, 'tsc', ['--noEmit', '-p', 'tsconfig.json']);
+    expect(typecheck.exitCode, typecheck.all).toBe(0);
+    const run = await tool(served.dir, 'vitest', ['run', 'test/api.test.ts']);
+    expect(run.exitCode, run.all).toBe(0);
   });
 });

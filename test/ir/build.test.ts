@@ -616,6 +616,12 @@ ${acl}${teams}${clubs(singular)}`),
     for (const key of ['write_once', 'write-once', 'writeOnce'])
       expect(hintOf(item({ ...str(), [key]: true }))).toEqual(['SVC2087', 'did you mean `_write_once`?']);
     expect(build(item({ _db_settings: { type: 'string', _write_once: true } })).codes).toEqual(['SVC2090']);
+    // As other frameworks spell it, inside _db_settings where most rules live: no rule there either.
+    for (const key of ['write_once', 'writeOnce'])
+      expect(hintOf(item({ _db_settings: { type: 'string', [key]: true } }))).toEqual([
+        'SVC2090',
+        'write "_write_once" beside "_db_settings", in the property itself',
+      ]);
     // Keys of its own nothing is near stay annotations.
     expect(build(item({ ...str(), _comment: 'kept' })).codes).toEqual([]);
     // Read-only says more: a field that is both is read-only, and no create sets it either.

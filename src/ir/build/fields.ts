@@ -3,7 +3,7 @@
  * property into a field draft, checking types and parameters; relationships and foreign keys are
  * resolved later, when every model is known.
  */
-import { checkKeywordSpelling, RULE_KEYWORDS } from './keywords.js';
+import { checkKeywordSpelling, ownKeyUnmarked, RULE_KEYWORDS } from './keywords.js';
 import { literalProblem } from './default-values.js';
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import { withArticle } from '../../util/article.js';
@@ -826,11 +826,13 @@ class SettingsReader {
       const key = e.key.text;
       if (known.has(key) || IGNORED_SETTINGS.has(key) || (this.type === 'relationship' && key.startsWith('backref_')))
         continue;
-      if (RULE_KEYWORDS.has(key) || key === '_write_once') {
+      // `write_once` too: svcgen's own rule, written as other frameworks name theirs.
+      const rule = RULE_KEYWORDS.has(key) ? key : ownKeyUnmarked(key) === '_write_once' ? '_write_once' : undefined;
+      if (rule) {
         // A rule in the wrong place is no rule: a `readOnly` link there stays writable by every member.
         this.ctx.diagnostics.report('SVC2090', `"${key}" inside "_db_settings" of "${this.field}" is no rule there`, {
           span: e.key.span,
-          hint: `move "${key}" out of "_db_settings", beside it in the property itself`,
+          hint: `write "${rule}" beside "_db_settings", in the property itself`,
         });
         continue;
       }

@@ -42,7 +42,7 @@ const ROOT_KEYWORDS = ['title', 'description', 'type', 'required', 'properties',
  * svcgen's own keys of a property, beside `_db_settings` (whose misspellings SVC2082 says, as a
  * field meant): a `_write_onse` would leave the field writable by every member who may update it.
  */
-const OWN_PROPERTY_KEYS = ['_processors', '_backref_processors', '_write_once'];
+export const OWN_PROPERTY_KEYS: readonly string[] = ['_processors', '_backref_processors', '_write_once'];
 
 /** Reports the keys of `node` (a property's, or the root's) that are nearly a keyword. */
 export function checkKeywordSpelling(diagnostics: DiagnosticBag, node: YMap, where: 'property' | 'root'): void {
@@ -65,7 +65,7 @@ export function checkKeywordSpelling(diagnostics: DiagnosticBag, node: YMap, whe
 }
 
 /** The own key `text` is, written without its `_` or in another case (`write-once`, `Processors`). */
-function ownKeyUnmarked(text: string): string | undefined {
+export function ownKeyUnmarked(text: string): string | undefined {
   const squashed = squash(text);
   return OWN_PROPERTY_KEYS.find((key) => squash(key) === squashed);
 }

@@ -2,7 +2,7 @@
  * One model per resource that has a `post` body schema. Reads a schema's root
  * (`properties`, privacy lists, `_auth_model`, `_nesting_depth`, …) into a model draft.
  */
-import { checkKeywordSpelling } from './keywords.js';
+import { checkKeywordSpelling, OWN_PROPERTY_KEYS } from './keywords.js';
 import { codes } from '../../diagnostics/codes.js';
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
@@ -179,7 +179,9 @@ function checkRootKeys(diagnostics: DiagnosticBag, root: YMap): void {
     }
     diagnostics.report('SVC2013', `unknown schema key "${key}"`, {
       span: e.key.span,
-      hint: `svcgen reads ${own.slice(0, -1).join(', ')} and ${own.at(-1)}`,
+      hint: OWN_PROPERTY_KEYS.includes(key)
+        ? `"${key}" is a key of a property: write it beside the property's "_db_settings"`
+        : `svcgen reads ${own.slice(0, -1).join(', ')} and ${own.at(-1)}`,
     });
   }
 }

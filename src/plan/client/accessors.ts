@@ -314,7 +314,7 @@ function oneMembers(
       member(
         'replace',
         `Replaces the object (PUT): absent optional fields return to their defaults.${changed.note}`,
-        `${keyParam}body: ${t.create}, options?: WriteOptions`,
+        `${keyParam}body: ${replaceBody(model)}, options?: WriteOptions`,
         `op.replace<${changed.type(t.item)}>(http, ${url}, body, options)`,
       ),
     );
@@ -348,6 +348,15 @@ function createBody(route: Route, model: Model): string {
   const link = requiredParentLink(route, model, 'create');
   const type = clientTypeNames(model).create;
   return link ? `Omit<${type}, ${JSON.stringify(link)}>` : type;
+}
+
+/** A replacement's body: the create's, but its required write-once fields it may leave out (a PUT keeps them). */
+function replaceBody(model: Model): string {
+  const type = clientTypeNames(model).create;
+  const kept = model.fields.filter((f) => f.writeOnce && f.requiredOnCreate && f.type !== 'foreign_key');
+  if (kept.length === 0) return type;
+  const names = kept.map((f) => JSON.stringify(f.name)).join(' | ');
+  return `Omit<${type}, ${names}> & Partial<Pick<${type}, ${names}>>`;
 }
 
 function member(name: string, doc: string, params: string, body: string): MemberView {

@@ -105,7 +105,7 @@ function withWriteNote(model: Model, field: Field, schema: Schema): Schema {
         ? 'Over HTTP only admins send it (403 for anyone else, and at registration).'
         : undefined;
   if (note === undefined) return schema;
-  const said = typeof schema['description'] === 'string' ? `${schema['description']}. ` : '';
+  const said = typeof schema['description'] === 'string' ? `${schema['description'].replace(/\.?$/, '.')} ` : '';
   return { ...schema, description: `${said}${note}` };
 }
 

@@ -243,7 +243,8 @@ function rules(field: Field): string {
   if (field.primaryKey) parts.push('primary key');
   if (field.generated) parts.push('set by the service');
   if (field.readOnly && !field.generated) parts.push('read-only: set by the service (or an admin)');
-  if (field.writeOnce) parts.push('write-once: set when created, then changed by the service (or an admin)');
+  if (field.writeOnce && field.type !== 'foreign_key')
+    parts.push('write-once: set when created, then changed by the service (or an admin)');
   if (field.requiredOnCreate) parts.push('required');
   if (field.unique) parts.push('unique');
   if (field.minLength !== null) parts.push(`at least ${characters(field.minLength)}`);

@@ -61,6 +61,8 @@ export type TestView = {
       readonly keepKey: { readonly field: string; readonly cast: string } | null;
       /** As a create's. */
       readonly links: string;
+      /** The write-once fields a replacement leaves out, which keeps them (sent changed, they are a 403). */
+      readonly keptOnce: readonly string[];
       readonly shown: string;
       readonly secrets: readonly string[];
       readonly checksLocation: boolean;
@@ -92,6 +94,8 @@ export type TestView = {
       readonly dictEntry: { readonly key: string; readonly value: string } | null;
       /** Code of the sample's value of the dict, merged where no entry is sure (`dictEntry` null). */
       readonly dictSample: string;
+      /** `read-only` or `write-once`: with auth off (the tests' service) no request merges into it, a 403. */
+      readonly fixed: string | null;
     }
 );
 
@@ -317,13 +321,15 @@ export class RouteTests {
 
   update(method: 'PATCH' | 'PUT'): TestView {
     const key = this.model.fields.find((f) => f.name === this.model.primaryKey)!;
+    const keptOnce = method === 'PUT' ? this.writeOnce() : [];
     return this.view<'update'>(true, {
       kind: 'update',
       title: method === 'PUT' ? `PUT replaces ${withArticle(this.name)}` : `PATCH changes ${withArticle(this.name)}`,
       method,
       replace: method === 'PUT',
       keepKey: !key.generated && this.route.kind === 'item' ? { field: key.name, cast: this.keyCast() } : null,
-      links: method === 'PUT' ? this.requiredLinks() : '',
+      links: method === 'PUT' ? this.requiredLinks(keptOnce) : '',
+      keptOnce,
       shown: this.shown('data'),
       secrets: this.secrets().map(quote),
       checksLocation: this.route.kind === 'item',
@@ -355,6 +361,14 @@ export class RouteTests {
     });
   }
 
+  /** The write-once fields a body names (not their foreign keys, nor the link a nested URL sets). */
+  writeOnce(): string[] {
+    const inverse = this.inverse();
+    return this.model.fields
+      .filter((f) => f.writeOnce && f.type !== 'foreign_key' && f.name !== inverse)
+      .map((f) => f.name);
+  }
+
   /** `Number` or `String`: a key as the client's types have it (`service.key` gives either). */
   keyCast(): string {
     return keyCastOf(this.model);
@@ -365,10 +379,10 @@ export class RouteTests {
    * exist), but the one to the parent the URL names: each to an object seeded for it, as object
    * members to append to the sample's data (`, event: Number(service.key('Event', …))`).
    */
-  requiredLinks(): string {
+  requiredLinks(leftOut: readonly string[] = []): string {
     const inverse = this.inverse();
     return unsampledRequired(this.model)
-      .filter((name) => name !== inverse)
+      .filter((name) => name !== inverse && !leftOut.includes(name))
       .map((name) => this.model.relationships.find((r) => r.name === name))
       .filter((r): r is Relationship => r !== undefined)
       .map((r) => {
@@ -419,9 +433,14 @@ export class RouteTests {
 
   attributeMerge(): TestView {
     const list = this.isList();
+    const field = this.model.fields.find((f) => f.name === this.route.attribute);
+    const fixed = field?.readOnly ? 'read-only' : field?.writeOnce ? 'write-once' : null;
     return this.view<'attributeMerge'>(false, {
       kind: 'attributeMerge',
-      title: `POST ${list ? 'adds to' : 'merges into'} the ${this.route.attribute} of ${withArticle(this.name)}`,
+      title: fixed
+        ? `POST to the ${this.route.attribute} of ${withArticle(this.name)} is refused: ${fixed}`
+        : `POST ${list ? 'adds to' : 'merges into'} the ${this.route.attribute} of ${withArticle(this.name)}`,
+      fixed,
       listItem: list ? this.listItem() : null,
       dictEntry: list ? null : this.dictEntry(),
       dictSample: `samples.${this.name}(1).${this.route.attribute}`,

@@ -198,7 +198,7 @@ export function fixedRefusal(model: Model, name: string): string {
 }
 
 /** Why a change may not write a write-once field. */
-export const WRITE_ONCE = 'is write-once: set when the object is created';
+export const WRITE_ONCE = 'is write-once: only the create of the object sets it';
 
 export function openPolicy(maxLimit: number): Policy {
   return {
