@@ -299,7 +299,6 @@ function checkChange(
   }
 }
 
-/** A type change that keeps every value: a larger integer, a longer or unbounded text, more digits. */
 /**
  * A column's type as the schema says it (`string of at most 120 characters`, `decimal of 10 digits,
  * 2 after the point`), not as PostgreSQL does (`varchar(120)`, `numeric(10, 2)`): a new user read
@@ -326,6 +325,7 @@ function narrowingHint(a: StoredColumn, b: StoredColumn): string {
 /** The digits of the largest value of each integer column (32767, 2147483647, 9223372036854775807). */
 const INTEGER_DIGITS: Readonly<Record<string, number>> = { smallint: 5, integer: 10, bigint: 19 };
 
+/** A type change that keeps every value: a larger integer, a longer or unbounded text, more digits. */
 export function widens(a: StoredColumn, b: StoredColumn): boolean {
   if ((a.type === 'boolean') !== (b.type === 'boolean')) return false;
   // A date's midnight, converted on every engine (./conversions.ts).
