@@ -18,6 +18,7 @@ import { itemsAbove } from '../ir/parents.js';
 import { defaultGroups } from '../ir/users.js';
 import { decidingLines, modelRules } from '../ir/model-route.js';
 import { listedFor } from '../ir/privacy.js';
+import { fixedRule } from '../ir/write-rules.js';
 
 export const CALLERS = ['anonymous', 'member', 'owner', 'admin'] as const;
 export type CallerKind = (typeof CALLERS)[number];
@@ -164,8 +165,8 @@ export function aclMatrix(ir: ServiceIR): MatrixRow[] {
         // a write-once one, whose attribute route changes an object that exists.
         const model = models.get(route.model)!;
         const attribute = model.fields.find((f) => f.name === field);
-        if (operation.permission !== 'view' && (attribute?.readOnly || attribute?.writeOnce))
-          return { allowed: false, line: `(${attribute.readOnly ? 'read-only' : 'write-once'}: ${field})` };
+        const fixed = attribute && fixedRule(attribute);
+        if (operation.permission !== 'view' && fixed) return { allowed: false, line: `(${fixed}: ${field})` };
         const writesGroups = model.isAuthModel && field === 'groups' && operation.action === 'create';
         const ok = !writesGroups && seesField(model, caller, field, groups[caller]);
         return ok ? decision : { allowed: false, line: `(field privacy: ${field})` };

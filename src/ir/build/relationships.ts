@@ -204,13 +204,13 @@ function resolveOne(
   const required = fk.field.field.required;
   // A link read-only on one of its fields is read-only on all: else it could be moved from the other side.
   const readOnly = field.field.readOnly || fk.field.field.readOnly;
-  field.field.readOnly = fk.field.field.readOnly = readOnly;
   // A write-once link is set by the object that holds its key, when it is created. Written from the
   // other model it would move objects that exist (a team's `players` re-points players): read-only there.
   const writeOnce = !readOnly && (field.field.writeOnce || fk.field.field.writeOnce);
+  fk.field.field.readOnly = readOnly;
   fk.field.field.writeOnce = writeOnce;
-  field.field.writeOnce = writeOnce && !fkOnTarget;
   field.field.readOnly = readOnly || (writeOnce && fkOnTarget);
+  field.field.writeOnce = writeOnce && !fkOnTarget;
   target.fields.push({
     field: synthesizedField(backref, {
       type: 'relationship',

@@ -3,6 +3,7 @@
  * and which of them each operation can give.
  */
 import type { Action, Field, HttpMethod, Model, Route } from '../../ir/types.js';
+import { fixedRule } from '../../ir/write-rules.js';
 import { type Json, type OpenApiContext } from './context.js';
 
 const ERRORS: Readonly<Record<number, { readonly name: string; readonly description: string }>> = {
@@ -125,7 +126,7 @@ export function routeErrors(ctx: OpenApiContext, route: Route, method: HttpMetho
 
 /** A field no request body writes without auth (read-only), or changes (write-once): a 403 when one does. */
 function onlyServiceWrites(field: Field): boolean {
-  return field.readOnly || field.writeOnce;
+  return fixedRule(field) !== null;
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { changesUnseen } from '../../acl/unseen-writes.js';
 import { parentsOf } from '../../ir/parents.js';
+import { fixedRule, type FixedRule } from '../../ir/write-rules.js';
 import type { Model, Operation, Relationship, Route, RouteParent, ServiceIR } from '../../ir/types.js';
 import { dictEntry, unsampledRequired } from '../shared/samples.js';
 import { linkToParent } from '../shared/parent-link.js';
@@ -95,7 +96,7 @@ export type TestView = {
       /** Code of the sample's value of the dict, merged where no entry is sure (`dictEntry` null). */
       readonly dictSample: string;
       /** `read-only` or `write-once`: with auth off (the tests' service) no request merges into it, a 403. */
-      readonly fixed: string | null;
+      readonly fixed: FixedRule | null;
     }
 );
 
@@ -434,7 +435,7 @@ export class RouteTests {
   attributeMerge(): TestView {
     const list = this.isList();
     const field = this.model.fields.find((f) => f.name === this.route.attribute);
-    const fixed = field?.readOnly ? 'read-only' : field?.writeOnce ? 'write-once' : null;
+    const fixed = field ? fixedRule(field) : null;
     return this.view<'attributeMerge'>(false, {
       kind: 'attributeMerge',
       title: fixed
