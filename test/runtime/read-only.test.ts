@@ -29,18 +29,22 @@ const fields: Record<string, Field> = {
 };
 const model: Model = { field: (name) => fields[name] };
 
+/** What `checkWritable` of `fields` throws (undefined: nothing). */
+function refusal(policy: OpenPolicy, fields: readonly string[]): unknown {
+  try {
+    policy.checkWritable({}, model, fields);
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
 describe('read-only fields with auth off', () => {
   const policy = openPolicy(100);
 
   it('are refused in a body, 403 naming each', () => {
     expect(() => policy.checkWritable({}, model, ['title'])).not.toThrow();
-    let thrown: unknown;
-    try {
-      policy.checkWritable({}, model, ['title', 'code']);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toMatchObject({
+    expect(refusal(policy, ['title', 'code'])).toMatchObject({
       statusCode: 403,
       errors: [{ field: 'code', message: expect.stringContaining('read-only') }],
     });
@@ -54,13 +58,7 @@ describe('read-only fields with auth off', () => {
   it('write-once fields: written by a create, refused in any other write (403 naming each)', () => {
     expect(() => policy.checkWritable({}, model, ['title', 'born'], undefined, true)).not.toThrow();
     expect(() => policy.checkWritable({}, model, ['code'], undefined, true)).toThrow('you may not write code');
-    let thrown: unknown;
-    try {
-      policy.checkWritable({}, model, ['title', 'born']);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toMatchObject({
+    expect(refusal(policy, ['title', 'born'])).toMatchObject({
       statusCode: 403,
       errors: [{ field: 'born', message: expect.stringContaining('write-once') }],
     });
