@@ -87,7 +87,7 @@ export function change(
 
 /**
  * The model and field a change of a component schema is in, as svcgen names its schemas after their
- * model (`Post`, `PostCreate`, `PostUpdate`, `PostCollection`): `PostCreate.title` is Post's
+ * model (`Post`, `PostCreate`, `PostUpdate`, `PostReplace`, `PostCollection`): `PostCreate.title` is Post's
  * `title`; a model named like a body (`AutoUpdate`) is itself. Undefined for a change of no schema.
  */
 export function changedField(
@@ -95,7 +95,7 @@ export function changedField(
   isModel: (name: string) => boolean,
 ): { readonly model: string; readonly field: string } | undefined {
   if (c.schema === undefined) return undefined;
-  const model = isModel(c.schema) ? c.schema : c.schema.replace(/(Create|Update|Collection)$/, '');
+  const model = isModel(c.schema) ? c.schema : c.schema.replace(/(Create|Update|Collection|Replace)_*$/, '');
   return { model, field: c.path.split(/[.[]/)[0] ?? '' };
 }
 

@@ -1,6 +1,6 @@
 /**
  * The fields a version of the API renames with `_db_settings.renamed_from`, by the component
- * schemas that hold them (the model's answer, create and update bodies: plan/openapi/context.ts),
+ * schemas that hold them (the model's answer, create, update and replace bodies: plan/openapi/context.ts),
  * for the classifier to say "renamed" where it would see one field removed and one added.
  */
 import type { ServiceIR } from '../ir/types.js';
@@ -12,7 +12,8 @@ export function renamesOf(ir: ServiceIR): Map<string, Map<string, string>> {
       model.fields.flatMap((f) => (f.renamedFrom !== null ? [[f.renamedFrom, f.name] as const] : [])),
     );
     if (renamed.size === 0) continue;
-    for (const schema of [model.name, `${model.name}Create`, `${model.name}Update`]) renames.set(schema, renamed);
+    for (const schema of [model.name, `${model.name}Create`, `${model.name}Update`, `${model.name}Replace`])
+      renames.set(schema, renamed);
   }
   return renames;
 }

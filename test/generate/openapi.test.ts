@@ -409,6 +409,91 @@ describe('bodies, answers and parameters', () => {
     }
   });
 
+  it('PUT takes <Model>Replace where it need not give what a create must: required write-once fields, the password', () => {
+    const dir = writeTree({
+      'api.raml': raml(
+        `title: Shelter\n/shelters:\n  post:\n    body:\n      application/json:\n        schema: !include shelter.json\n  /{id}:\n    put:\n    /applications:\n      put:\n` +
+          `/applications:\n  post:\n    body:\n      application/json:\n        schema: !include application.json\n  /{id}:\n    put:\n    patch:\n`,
+      ),
+      'shelter.json': JSON.stringify({
+        type: 'object',
+        properties: {
+          id: { _db_settings: { type: 'id_field', primary_key: true } },
+          name: { _db_settings: { type: 'string', required: true } },
+          applications: { _db_settings: { type: 'relationship', document: 'Application', backref_name: 'shelter' } },
+        },
+      }),
+      'application.json': JSON.stringify({
+        type: 'object',
+        properties: {
+          id: { _db_settings: { type: 'id_field', primary_key: true } },
+          motivation: { _db_settings: { type: 'string', required: true } },
+          pet: { _write_once: true, _db_settings: { type: 'string', required: true } },
+          kind: { _write_once: true, _db_settings: { type: 'string', default: 'adoption' } },
+          shelter_id: {
+            _write_once: true,
+            _db_settings: {
+              type: 'foreign_key',
+              ref_document: 'Shelter',
+              ref_column: 'shelter.id',
+              ref_column_type: 'id_field',
+              required: true,
+            },
+          },
+        },
+      }),
+    });
+    const analysis = analyze(join(dir, 'api.raml'), { cwd: dir });
+    expect(analysis.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const document: Json = openApiDocument(analysis.ir!);
+    const schemas = document['components']['schemas'];
+    const body = (method: string, path: string) =>
+      operation(document, method, path)['requestBody'].content['application/json'].schema;
+    // A create must give them all; the literal default is what it stores.
+    expect(schemas.ApplicationCreate.required).toEqual(['motivation', 'pet', 'shelter']);
+    expect(schemas.ApplicationCreate.properties.kind.default).toBe('adoption');
+    // A replacement keeps the write-once fields it leaves out: not required, no default it would store.
+    expect(body('PUT', '/applications/{id}')).toEqual({ $ref: '#/components/schemas/ApplicationReplace' });
+    expect(schemas.ApplicationReplace.required).toEqual(['motivation']);
+    expect(schemas.ApplicationReplace.properties.kind).not.toHaveProperty('default');
+    expect(schemas.ApplicationReplace.description).toContain('except pet, kind and shelter, which stay as they are');
+    expect(body('POST', '/applications')).toEqual({ $ref: '#/components/schemas/ApplicationCreate' });
+    expect(body('PATCH', '/applications/{id}')).toEqual({ $ref: '#/components/schemas/ApplicationUpdate' });
+    // A model whose PUT is its create's has no Replace.
+    expect(body('PUT', '/shelters/{id}')).toEqual({ $ref: '#/components/schemas/ShelterCreate' });
+    expect(schemas).not.toHaveProperty('ShelterReplace');
+  });
+
+  it('names each schema once where a model is named like another one’s page (Item and ItemCollection)', () => {
+    const model = (name: string) =>
+      `/${name}:\n  get:\n  post:\n    body:\n      application/json:\n        schema: !include ${name}.json\n  /{id}:\n    get:\n`;
+    const schema = JSON.stringify({
+      type: 'object',
+      properties: {
+        id: { _db_settings: { type: 'id_field', primary_key: true } },
+        name: { _db_settings: { type: 'string' } },
+      },
+    });
+    const dir = writeTree({
+      'api.raml': raml(`title: Shop\n${model('item-collections')}${model('items')}`),
+      'items.json': schema,
+      'item-collections.json': schema.replace('"name"', '"label"'),
+    });
+    const analysis = analyze(join(dir, 'api.raml'), { cwd: dir });
+    const document: Json = openApiDocument(analysis.ir!);
+    const page = (path: string) =>
+      operation(document, 'GET', path)['responses']['200'].content['application/json'].schema.anyOf[0].$ref;
+    const schemas = document['components']['schemas'];
+    const named = (ref: string) => schemas[ref.replace('#/components/schemas/', '')];
+    // Each page lists its own model's objects; the model keeps its own name.
+    expect(named(page('/items')).properties.data.items).toEqual({ $ref: '#/components/schemas/Item' });
+    expect(named(page('/item-collections')).properties.data.items).toEqual({
+      $ref: '#/components/schemas/ItemCollection',
+    });
+    expect(page('/items')).not.toBe('#/components/schemas/ItemCollection');
+    expect(schemas.ItemCollection.properties).toHaveProperty('label');
+  });
+
   it('every object carries _type, _pk and _self; a page has the envelope; errors have the one body', () => {
     const schemas = documentOf('blog')['components']['schemas'];
     expect(schemas['Post'].required).toEqual(['_type', '_pk', '_self']);

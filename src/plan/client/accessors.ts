@@ -8,6 +8,7 @@ import { isSafeIdentifier } from '../../ir/naming.js';
 import type { Action, Model, Route, ServiceIR } from '../../ir/types.js';
 import { commentText, quote } from '../shared/literal.js';
 import { requiredParentLink } from '../shared/parent-link.js';
+import { keptByReplace } from '../shared/replacement.js';
 import { searchFields } from '../shared/search.js';
 import { camel, kebab, withArticle } from '../shared/names.js';
 import { clientTypeNames } from './types.js';
@@ -350,10 +351,10 @@ function createBody(route: Route, model: Model): string {
   return link ? `Omit<${type}, ${JSON.stringify(link)}>` : type;
 }
 
-/** A replacement's body: the create's, but its required write-once fields it may leave out (a PUT keeps them). */
+/** A replacement's body: the create's, but the required fields a PUT keeps (write-once ones, a password) it may leave out. */
 function replaceBody(model: Model): string {
   const type = clientTypeNames(model).create;
-  const kept = model.fields.filter((f) => f.writeOnce && f.requiredOnCreate && f.type !== 'foreign_key');
+  const kept = keptByReplace(model).filter((f) => f.requiredOnCreate);
   if (kept.length === 0) return type;
   const names = kept.map((f) => JSON.stringify(f.name)).join(' | ');
   return `Omit<${type}, ${names}> & Partial<Pick<${type}, ${names}>>`;

@@ -4,6 +4,7 @@
  */
 import { aclMatrix, type MatrixRow } from '../../acl/matrix.js';
 import type { Model, Operation, Route, ServiceIR } from '../../ir/types.js';
+import { replaceDiffers } from '../shared/replacement.js';
 import { FieldTypes } from '../shared/field-types.js';
 
 export type Json = Record<string, unknown>;
@@ -17,12 +18,14 @@ export class OpenApiContext {
   /** The models the API shows (the auth credentials are the service's own, never documented). */
   readonly models: readonly Model[];
   readonly #shared: ReadonlyMap<SharedSchema, string>;
+  readonly #modelSchemas: ReadonlyMap<string, ModelSchemaNames>;
   readonly #matrix: ReadonlyMap<string, MatrixRow>;
 
   constructor(readonly ir: ServiceIR) {
     this.types = new FieldTypes(ir);
     this.models = ir.models.filter((m) => !m.internal);
-    const taken = new Set(this.models.flatMap((m) => Object.values(this.modelSchemaNames(m))));
+    this.#modelSchemas = modelSchemaNames(this.models);
+    const taken = new Set([...this.#modelSchemas.values()].flatMap((names) => Object.values(names)));
     this.#shared = new Map(SHARED_SCHEMAS.map((name) => [name, freeName(name, taken)]));
     this.#matrix = new Map(ir.auth ? aclMatrix(ir).map((row) => [operationKey(row.route, row.operation), row]) : []);
   }
@@ -31,13 +34,9 @@ export class OpenApiContext {
     return this.types.model(name);
   }
 
-  modelSchemaNames(model: Pick<Model, 'name'>) {
-    return {
-      item: model.name,
-      create: `${model.name}Create`,
-      update: `${model.name}Update`,
-      collection: `${model.name}Collection`,
-    };
+  /** The names of a model's component schemas (`replace` only where a PUT's body differs from a create's). */
+  modelSchemaNames(model: Pick<Model, 'name'>): ModelSchemaNames {
+    return this.#modelSchemas.get(model.name) ?? { item: model.name, ...derivedNames(model.name, new Set()) };
   }
 
   sharedName(name: SharedSchema): string {
@@ -45,7 +44,7 @@ export class OpenApiContext {
   }
 
   /** `{ $ref }` to a component schema of a model (`item`, `create`…) or a shared one. */
-  modelRef(model: string, which: keyof ReturnType<OpenApiContext['modelSchemaNames']>): Json {
+  modelRef(model: string, which: Exclude<keyof ModelSchemaNames, 'replace'>): Json {
     return schemaRef(this.modelSchemaNames({ name: model })[which]);
   }
 
@@ -65,6 +64,37 @@ export function schemaRef(name: string): Json {
 
 function operationKey(route: Route, operation: Operation): string {
   return `${operation.method} ${route.path}`;
+}
+
+export interface ModelSchemaNames {
+  readonly item: string;
+  readonly create: string;
+  readonly update: string;
+  readonly collection: string;
+  readonly replace?: string;
+}
+
+/**
+ * Each model's schemas are named after it (`Post`, `PostCreate`…), and a model's own name wins: with
+ * models `Item` and `ItemCollection`, Item's page is `ItemCollection_` (one name, one schema).
+ */
+function modelSchemaNames(models: readonly Model[]): Map<string, ModelSchemaNames> {
+  const taken = new Set(models.map((m) => m.name));
+  return new Map(models.map((m) => [m.name, { item: m.name, ...derivedNames(m.name, taken, replaceDiffers(m)) }]));
+}
+
+function derivedNames(model: string, taken: Set<string>, replace = false): Omit<ModelSchemaNames, 'item'> {
+  const name = (suffix: string) => {
+    const free = freeName(`${model}${suffix}`, taken);
+    taken.add(free);
+    return free;
+  };
+  return {
+    create: name('Create'),
+    update: name('Update'),
+    collection: name('Collection'),
+    ...(replace ? { replace: name('Replace') } : {}),
+  };
 }
 
 function freeName(name: string, taken: ReadonlySet<string>): string {

@@ -7,7 +7,7 @@ import type { Field, Model, Operation, Route } from '../../ir/types.js';
 import { itemStorage } from '../shared/field-types.js';
 import { groupOf } from '../shared/names.js';
 import { routeSummary } from '../shared/route-summary.js';
-import { type Json, type OpenApiContext } from './context.js';
+import { schemaRef, type Json, type OpenApiContext } from './context.js';
 import { bodyExample } from './examples.js';
 import { requiredParentLink } from '../shared/parent-link.js';
 import { createSchema } from './schemas.js';
@@ -99,7 +99,13 @@ function requestBody(ctx: OpenApiContext, route: Route, model: Model, op: Operat
   if (!which) return null;
   // Below a parent that gives a link the model requires: the body need not (nor may) give it.
   const link = requiredParentLink(route, model, op.action);
-  const schema = link ? createSchema(ctx, model, link) : ctx.modelRef(model.name, which);
+  const replacing = op.action === 'replace';
+  const replace = replacing ? ctx.modelSchemaNames(model).replace : undefined;
+  const schema = link
+    ? createSchema(ctx, model, { givenByUrl: link, replacing })
+    : replace
+      ? schemaRef(replace)
+      : ctx.modelRef(model.name, which);
   return json(schema, true, bodyExample(ctx, model, which, route));
 }
 

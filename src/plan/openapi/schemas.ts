@@ -13,9 +13,10 @@ import {
   seenByEveryone,
   type ListedAudience,
 } from '../../ir/privacy.js';
-import { withArticle } from '../shared/names.js';
+import { andList, withArticle } from '../shared/names.js';
 import { withPasswordProof } from '../shared/password-proof.js';
 import { isSecretField, type FieldTypes } from '../shared/field-types.js';
+import { keptByReplace, literalDefault } from '../shared/replacement.js';
 import type { Json, OpenApiContext } from './context.js';
 import { passwordSchema, VISIBLE_TO_MARK, withServiceLimits } from './limits.js';
 
@@ -73,6 +74,7 @@ function modelSchemas(ctx: OpenApiContext, model: Model): [string, Json][] {
   return [
     [names.item, itemSchema(ctx, model)],
     [names.create, createSchema(ctx, model)],
+    ...(names.replace ? [[names.replace, createSchema(ctx, model, { replacing: true })] as [string, Json]] : []),
     [
       names.update,
       closed(
@@ -95,28 +97,37 @@ function bodyProperties(ctx: OpenApiContext, model: Model): Record<string, Json>
 
 /**
  * The data that creates an object (`<Model>Create`); `givenByUrl`: a link a nested create's URL
- * gives, which its body then need not (runtime `createdBelowBody`).
+ * gives, which its body then need not (runtime `createdBelowBody`); `replacing`: a PUT's, which
+ * need not give the required write-once fields it keeps (`<Model>Replace`, where there are some).
  */
-export function createSchema(ctx: OpenApiContext, model: Model, givenByUrl?: string): Json {
+export function createSchema(
+  ctx: OpenApiContext,
+  model: Model,
+  { givenByUrl, replacing = false }: { givenByUrl?: string; replacing?: boolean } = {},
+): Json {
   const properties = bodyProperties(ctx, model);
   const writable = model.fields.filter((f) => f.name in properties);
-  const required = writable.filter((f) => f.requiredOnCreate && f.name !== givenByUrl).map((f) => f.name);
-  // What a create stores for a field it leaves out: the schema's literal default (a PATCH leaves it as it is).
+  const kept = new Set(replacing ? keptByReplace(model).map((f) => f.name) : []);
+  const required = writable
+    .filter((f) => f.requiredOnCreate && f.name !== givenByUrl && !kept.has(f.name))
+    .map((f) => f.name);
+  // What a create stores for a field it leaves out: the schema's literal default (a PATCH leaves it
+  // as it is, and so does a PUT a field it keeps).
   const createProperties = Object.fromEntries(
-    writable.map((f) => [
-      f.name,
-      f.default?.kind === 'literal' && f.default.value !== null
-        ? { ...properties[f.name], default: f.default.value }
-        : properties[f.name],
-    ]),
+    writable.map((f) => {
+      const stored = kept.has(f.name) ? undefined : literalDefault(f);
+      return [f.name, stored === undefined ? properties[f.name] : { ...properties[f.name], default: stored }];
+    }),
   );
-  return closed(
-    createProperties,
-    required,
-    givenByUrl
-      ? `The data that creates ${withArticle(model.name)} below the object the URL names, which gives its ${givenByUrl}.`
-      : `The data that creates ${withArticle(model.name)} (POST), or replaces one (PUT: absent optional fields return to their default).`,
-  );
+  return closed(createProperties, required, createDescription(model, givenByUrl, [...kept]));
+}
+
+function createDescription(model: Model, givenByUrl: string | undefined, kept: readonly string[]): string {
+  const below = givenByUrl ? ` below the object the URL names, which gives its ${givenByUrl}` : '';
+  if (kept.length)
+    return `The data that replaces ${withArticle(model.name)}${below} (PUT): absent optional fields return to their default, except ${andList(kept)}, which stay as they are.`;
+  if (givenByUrl) return `The data that creates ${withArticle(model.name)}${below}.`;
+  return `The data that creates ${withArticle(model.name)} (POST), or replaces one (PUT: absent optional fields return to their default).`;
 }
 
 /**

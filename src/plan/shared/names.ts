@@ -67,3 +67,8 @@ export function pascal(name: string): string {
   const base = camel(name);
   return base.charAt(0).toUpperCase() + base.slice(1);
 }
+
+/** `a`, `a and b`, `a, b and c`: names in a sentence. */
+export function andList(names: readonly string[]): string {
+  return names.length < 2 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+}

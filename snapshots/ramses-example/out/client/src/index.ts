@@ -512,8 +512,11 @@ function usersResource(http: Http, prefix: string) {
     update: (username: Key, changes: UserUpdate, options?: WriteOptions) =>
       op.update<User>(http, path + keySegment(username), changes, options),
     /** Replaces the object (PUT): absent optional fields return to their defaults. */
-    replace: (username: Key, body: UserCreate, options?: WriteOptions) =>
-      op.replace<User>(http, path + keySegment(username), body, options),
+    replace: (
+      username: Key,
+      body: Omit<UserCreate, 'password'> & Partial<Pick<UserCreate, 'password'>>,
+      options?: WriteOptions,
+    ) => op.replace<User>(http, path + keySegment(username), body, options),
     /** Deletes the object. */
     delete: (username: Key, options?: WriteOptions) => op.remove(http, path + keySegment(username), options),
     /** /users/{username}/groups, below one item. */
