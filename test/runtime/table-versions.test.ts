@@ -4,10 +4,13 @@
  * cascade), not another table; at any commit of another connection; at every schema change,
  * after which its triggers still count (the service's own DROP drops them, its own rename takes
  * them along: they are made again); there is none inside a transaction, nor while a watched table
- * is gone. None on PostgreSQL. test/e2e/api-key.e2e.test.ts and test/e2e/trust.e2e.test.ts check
- * what authentication keeps by it, over HTTP.
+ * is gone. On PostgreSQL (pg-table-versions.ts): moved by triggers in the writing transaction,
+ * read once per turn of the event loop, none while a trigger is gone or off. test/e2e/api-key.e2e.test.ts,
+ * test/e2e/trust.e2e.test.ts and test/e2e/pg-remembered-callers.e2e.test.ts check what
+ * authentication keeps by it, over HTTP.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { TableVersion } from '../../runtime/src/lib/database.js';
 import { openSql, type SqlDatabase } from '../../runtime/src/lib/sql/executor.js';
 import { testDatabase } from '../support/databases.js';
 import { repoRoot } from '../support/paths.js';
@@ -47,11 +50,16 @@ const REBUILD_USER = `
   drop table "user";
   alter table user_new rename to "user";`;
 
-/** `version`'s value, and whether it moved since the last call. */
-function tracked(version: () => string | undefined) {
-  let last = version();
-  return () => {
+/** `version`'s value, and whether it moved since the last call (SQLite's: known at once). */
+function tracked(version: TableVersion) {
+  const known = () => {
     const now = version();
+    if (now instanceof Promise) throw new Error('a version known at once was expected');
+    return now;
+  };
+  let last = known();
+  return () => {
+    const now = known();
     const changed = now !== last;
     last = now;
     return changed;
@@ -149,7 +157,7 @@ describe('table versions', () => {
   it("count on after the service's own connection renamed the table away, or first read inside a transaction", async () => {
     const { service } = await opened();
     // Read first inside a transaction that rolls back: the triggers are made at the first read outside one.
-    let version!: () => string | undefined;
+    let version!: TableVersion;
     await service
       .transaction(async (tx) => {
         version = service.tableVersion!(['user', 'credential']);
@@ -173,7 +181,7 @@ describe('table versions', () => {
     expect(moved()).toBe(false);
   });
 
-  it('are kept on an in-memory database too, and are none on PostgreSQL', async () => {
+  it('are kept on an in-memory database too', async () => {
     const memory = openSql('sqlite::memory:');
     cleanups.push(() => memory.close());
     await memory.execute('create table "user" (id integer primary key)');
@@ -181,11 +189,103 @@ describe('table versions', () => {
     await run(memory, 'insert into "user" (id) values (1)');
     expect(moved()).toBe(true);
     expect(moved()).toBe(false);
+  });
+});
 
+describe('table versions on PostgreSQL', () => {
+  /** The service's database and someone else's connection to it, with the tables of `opened`. */
+  async function openedPostgres() {
     const database = await freshPostgresDatabase(repoRoot, 'table_versions');
     cleanups.push(() => database.drop());
-    const postgres = openSql(database.url);
-    cleanups.push(() => postgres.close());
-    expect(postgres.tableVersion).toBeUndefined();
+    const statements: string[] = [];
+    const service = openSql(database.url, { onQuery: (sql) => statements.push(sql) });
+    const behind = openSql(database.url);
+    cleanups.push(
+      () => behind.close(),
+      () => service.close(),
+    );
+    await behind.execute(`
+      create table "user" (id integer primary key, groups text not null);
+      create table credential (user_id integer not null references "user" (id) on delete cascade, epoch integer not null);
+      create table story (id integer primary key, title text not null);
+      insert into "user" (id, groups) values (1, 'admin'), (2, 'member');
+      insert into credential (user_id, epoch) values (1, 0), (2, 0);`);
+    return { service, behind, statements, url: database.url };
+  }
+
+  it('move at every write of a watched table, by anyone, and at no other write; one read a turn', async () => {
+    const { service, behind, statements } = await openedPostgres();
+    const version = service.tableVersion!(['user', 'credential']);
+    const first = await version();
+    expect(first).toMatch(/^\d+:\d+,\d+$/);
+    // The callers of one turn share one read; a caller after it is sent gets its own.
+    const read = () => statements.filter((s) => s.includes('from svc_table_versions')).length;
+    const before = read();
+    const [a, b, c] = await Promise.all([version(), version(), version()]);
+    expect([a, b, c]).toEqual([first, first, first]);
+    expect(read()).toBe(before + 1);
+    expect(await version()).toBe(first);
+    expect(read()).toBe(before + 2);
+
+    await run(behind, `insert into story (id, title) values (1, 'not watched')`);
+    expect(await version()).toBe(first);
+    const seen = [first];
+    for (const write of [
+      `update "user" set groups = 'member' where id = 1`,
+      `update credential set epoch = 1 where user_id = 2`,
+      // A statement that changes no row is still one that may have.
+      `update "user" set groups = groups where id = 99`,
+      `delete from "user" where id = 2`,
+      `truncate credential`,
+    ]) {
+      await run(behind, write);
+      const now = await version();
+      expect(seen, write).not.toContain(now);
+      seen.push(now);
+    }
+    // Inside a transaction that is not committed yet, nothing moves for another reader.
+    await behind.transaction(async (tx) => {
+      await tx.run({ sql: `update "user" set groups = 'x'`, parameters: [] });
+      expect(await version()).toBe(seen.at(-1));
+    });
+    expect(await version()).not.toBe(seen.at(-1));
+  });
+
+  it('are none while a trigger is gone or off, and another once they are made again', async () => {
+    const { service, behind } = await openedPostgres();
+    const version = service.tableVersion!(['user', 'credential']);
+    const first = await version();
+    expect(first).toBeDefined();
+    const [{ tgname }] = (await behind.all({
+      sql: `select tgname from pg_trigger where tgrelid = '"user"'::regclass and tgname like 'svc_watch_%'`,
+      parameters: [],
+    })) as [{ tgname: string }];
+    await behind.execute(`alter table "user" disable trigger ${tgname}`);
+    expect(await version()).toBeUndefined();
+    await behind.execute(`alter table "user" enable always trigger ${tgname}`);
+    // Not made again at once (at most every 30 s): still none meanwhile.
+    expect(await version()).toBeUndefined();
+  });
+
+  it("are none where the service may not make its triggers (not the tables' owner), and nothing fails", async () => {
+    const { behind, url } = await openedPostgres();
+    const role = `svc_reader_${process.pid}`;
+    await behind.execute(
+      `create role ${role} login password 'reader-password'; grant select, insert, update, delete on all tables in schema public to ${role}`,
+    );
+    cleanups.push(() => behind.execute(`drop owned by ${role}; drop role ${role}`));
+    const asReader = new URL(url);
+    asReader.username = role;
+    asReader.password = 'reader-password';
+    const service = openSql(asReader.toString());
+    cleanups.push(() => service.close());
+    const version = service.tableVersion!(['user', 'credential']);
+    expect(await version()).toBeUndefined();
+    expect(await version()).toBeUndefined();
+    const triggers = await behind.all({
+      sql: `select 1 from pg_trigger where tgname like 'svc_watch_%'`,
+      parameters: [],
+    });
+    expect(triggers).toEqual([]);
   });
 });

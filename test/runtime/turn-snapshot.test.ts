@@ -68,7 +68,7 @@ describe("SQLite's reads of one turn", () => {
   it("see another connection's commit from the next turn, and at once once a table version saw it", async () => {
     const { service, behind } = await opened();
     const version = service.tableVersion!(['user']);
-    version();
+    void version();
     await nextTurn();
 
     expect(await groupsOf(service)).toBe('member');

@@ -140,8 +140,11 @@ export interface RecordedWrites {
   delete(args: { where: Rec }, before: Rec | undefined): Promise<void>;
 }
 
-/** Another value once a row of some tables was written; undefined: cannot tell now (read them). */
-export type TableVersion = () => string | undefined;
+/**
+ * Another value once a row of some tables was written; undefined: cannot tell now (read them).
+ * SQLite says at once; PostgreSQL after a statement (lib/sql/pg-table-versions.ts).
+ */
+export type TableVersion = () => string | undefined | Promise<string | undefined>;
 
 /** Makes the repository of a model on one engine (and, inside a transaction, bound to it). */
 export interface Engine {
@@ -166,9 +169,9 @@ export interface ServiceDatabase<R = unknown> {
   close(): Promise<void>;
   /**
    * A version of the rows of the models' tables: another value once any of them was written
-   * (lib/sql/table-versions.ts); the version itself is undefined while SQLite's writer is inside
-   * a transaction. None where that is not known cheaply (PostgreSQL, MongoDB), and none on a
-   * database bound to a transaction.
+   * (lib/sql/table-versions.ts, pg-table-versions.ts); the version itself is undefined while
+   * SQLite's writer is inside a transaction, or where PostgreSQL's triggers could not be made.
+   * None on MongoDB, and none on a database bound to a transaction.
    */
   watch?(models: readonly string[]): TableVersion | undefined;
 }

@@ -24,6 +24,7 @@ import { PipelinedReads } from './pipelined-reads.js';
 import { arrayRows, type RowMaker } from './sqlite-rows.js';
 import { StatementNames } from './statement-names.js';
 import { tableVersions } from './table-versions.js';
+import { pgTableVersions } from './pg-table-versions.js';
 import { addTextFold } from './text-fold.js';
 import { TurnSnapshot } from './turn-snapshot.js';
 import type { Compiled, SqlDatabase, SqlExecutor } from './types.js';
@@ -490,6 +491,11 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
     ...on(pool),
     transaction: (work) => retried(() => once(work)),
     withoutForeignKeys: (work) => work(db),
+    // Read on the pipelined connection: one row by key, and the catalog's triggers of a few tables.
+    tableVersion: pgTableVersions({
+      read: async (q) => (await retried(() => sent(sendPipelined, q))).rows as Record<string, unknown>[],
+      execute: async (script) => void (await pool.query(script)),
+    }),
     async ping() {
       await pool.query('select 1');
     },

@@ -90,8 +90,8 @@ export interface SqlDatabase extends SqlExecutor {
    */
   withoutForeignKeys<T>(work: (db: SqlExecutor) => Promise<T>): Promise<T>;
   /**
-   * The version of some tables' rows (table-versions.ts): another value once any of them was
-   * written. Absent on PostgreSQL.
+   * The version of some tables' rows (table-versions.ts, pg-table-versions.ts): another value once
+   * any of them was written.
    */
   readonly tableVersion?: (tables: readonly string[]) => TableVersion;
 }
