@@ -201,6 +201,19 @@ describe('fields', () => {
     // More digits after the point than in all: only 0 would fit.
     expect(codes({ _db_settings: { type: 'decimal', precision: 4, scale: 8 } })).toEqual(['SVC2008']);
     expect(codes({ _db_settings: { type: 'decimal', precision: 6, scale: 2 } })).toEqual([]);
+    // Lengths and digits are whole numbers a column can have (a max_length of -5 crashed the generator's samples;
+    // a numeric(0, -1) reached PostgreSQL's migration).
+    for (const settings of [
+      { type: 'string', max_length: -5 },
+      { type: 'string', max_length: 0 },
+      { type: 'string', max_length: 2.5 },
+      { type: 'text', min_length: -3 },
+      { type: 'decimal', precision: 0 },
+      { type: 'decimal', precision: 1001 },
+      { type: 'decimal', scale: -1, precision: 6 },
+    ])
+      expect(codes({ _db_settings: settings }), JSON.stringify(settings)).toEqual(['SVC2010']);
+    expect(codes({ _db_settings: { type: 'string', min_length: 0, max_length: 1 } })).toEqual([]);
     // A JSON type that the stored type cannot have: svcgen takes numbers for a decimal.
     expect(codes({ type: 'string', _db_settings: { type: 'decimal' } })).toEqual(['SVC2075w']);
     expect(codes({ type: 'string', _db_settings: { type: 'big_integer' } })).toEqual(['SVC2075w']);

@@ -322,14 +322,16 @@ export function readField(
     writeOnce: writeRule(ctx, name, property.value, '_write_once'),
     default: reader.valueSource('default'),
     onUpdate: reader.valueSource('onupdate'),
-    minLength: reader.number('min_length'),
-    maxLength: reader.number('max_length'),
+    minLength: reader.count('min_length', 0),
+    // 0 would let only the empty text in: a slip, not a field.
+    maxLength: reader.count('max_length', 1),
     minValue: reader.number('min_value'),
     maxValue: reader.number('max_value'),
     choices: reader.choices(),
     itemType: reader.itemType(),
-    scale: reader.number('scale'),
-    precision: reader.number('precision'),
+    // PostgreSQL's numeric takes at most 1,000 digits.
+    scale: reader.count('scale', 0, 1000),
+    precision: reader.count('precision', 1, 1000),
     // Ramses' `help_text`, else the JSON Schema's own `description` of the property.
     helpText: reader.string('help_text') ?? description(property.value),
     foreignKey: null,
@@ -595,6 +597,19 @@ class SettingsReader {
     if (!e) return null;
     if (isScalar(e.value) && typeof e.value.value === 'number') return e.value.value;
     this.report(e, 'a number');
+    return null;
+  }
+
+  /** A whole number from `least` to `most`: a length, or a decimal's digits (`-5` made a generated sample that did not parse). */
+  count(key: string, least: number, most = Number.MAX_SAFE_INTEGER): number | null {
+    const e = this.entry(key);
+    const value = this.number(key);
+    if (!e || value === null) return null;
+    if (Number.isInteger(value) && value >= least && value <= most) return value;
+    this.report(
+      e,
+      most === Number.MAX_SAFE_INTEGER ? `a whole number, ${least} or more` : `a whole number from ${least} to ${most}`,
+    );
     return null;
   }
 
