@@ -1,9 +1,9 @@
 /**
- * Starts the service: reads the settings, opens and migrates the database, listens. On SIGTERM
+ * Starts the service: reads and checks the settings, opens and migrates the database, listens. On SIGTERM
  * (or Ctrl-C) it stops taking connections, lets requests in flight finish, and closes the database
  * (the app's database plugin does, once the app is closed).
  */
-import { buildApp } from './app.js';
+import { buildApp, checkSettings } from './app.js';
 import { loadServiceConfig } from './config.js';
 import { openDatabase } from './db/index.js';
 import { startupMessage } from './lib/config.js';
@@ -13,6 +13,8 @@ const DRAIN_TIMEOUT_MS = 10_000;
 
 async function main(): Promise<void> {
   const config = loadServiceConfig();
+  // Settings that cannot serve stop the start before it opens, and migrates, the database.
+  checkSettings(config);
   // At level debug, every SQL statement (or MongoDB command) is logged, once the app's logger exists.
   let logQuery: ((statement: string) => void) | undefined;
   const traced = config.logLevel === 'debug' || config.logLevel === 'trace';

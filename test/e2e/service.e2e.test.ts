@@ -200,6 +200,24 @@ describe('start-up', () => {
     expect(result.all).not.toMatch(/\n\s+at /);
   });
 
+  it('refuses settings that cannot serve before it opens the database: nothing is migrated', async () => {
+    // A new build with a settings mistake migrated production and then stopped; the old build then refused the database.
+    const file = join(dir, 'data', `refused-${process.pid}.db`);
+    const refused: Record<string, string>[] = [
+      { SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: '' },
+      { SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'short' },
+      { SVC_AUTH: 'true', SVC_AUTH_TKT_SECRET: 'x'.repeat(32), SVC_AUTH_REISSUE_TIME: '9999999' },
+      { SVC_HOST: '0.0.0.0' },
+    ];
+    for (const env of refused) {
+      const result = await start({ ...env, SVC_DATABASE_URL: `sqlite:${file}` });
+      expect(result.exitCode, result.all).toBe(1);
+      expect(result.all).toMatch(/^The service could not start: /m);
+      expect(result.all).not.toMatch(/migration/);
+      expect(existsSync(file), JSON.stringify(env)).toBe(false);
+    }
+  });
+
   /** What the service logs from its start until it serves (or stops), then stopped. */
   const served = async (env: Record<string, string>) => {
     const child = execa('node', ['dist/server.js'], {

@@ -15,3 +15,6 @@ export interface BuildOptions {
 }
 
 export declare function buildApp(config: Config, db: Database, options?: BuildOptions): Promise<FastifyInstance>;
+
+/** Throws what is wrong with the settings, before the database is opened. */
+export declare function checkSettings(config: Config): void;

@@ -71,12 +71,26 @@ export interface AuthOptions {
   readonly now?: () => number;
 }
 
+/**
+ * What is wrong with the auth settings, found before the database is touched (server.ts): a start
+ * that would fail on them must not migrate the database first, which an older build then refuses.
+ */
+export function checkAuthSettings(config: Config, spec: AuthSpec): void {
+  if (spec.ticket) ticketSecrets(config, spec.ticket.secretSetting);
+  if (config.authReissueTime >= config.authTimeout && config.authReissueTime !== 0) {
+    throw new ConfigError(
+      'auth.reissue_time must be shorter than auth.timeout, or tickets expire before they are reissued',
+    );
+  }
+}
+
 export async function startAuth(
   config: Config,
   db: ServiceDatabase,
   spec: AuthSpec,
   options: AuthOptions,
 ): Promise<Auth> {
+  checkAuthSettings(config, spec);
   const secrets = spec.ticket ? ticketSecrets(config, spec.ticket.secretSetting) : null;
   const ctx: AuthContext = {
     spec,
@@ -100,11 +114,6 @@ export async function startAuth(
     now: options.now ?? Date.now,
     identities: new UnchangedReads(db.watch?.([spec.userModel.name, spec.credentialModel.name])),
   };
-  if (config.authReissueTime >= config.authTimeout && config.authReissueTime !== 0) {
-    throw new ConfigError(
-      'auth.reissue_time must be shorter than auth.timeout, or tickets expire before they are reissued',
-    );
-  }
   const hashSecrets = secretHasher(options.hasher);
   await claimExistingNames(ctx);
   const limits = loginLimits(spec.registerBody);

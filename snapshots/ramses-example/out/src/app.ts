@@ -4,7 +4,7 @@ import { AUTH } from './auth.js';
 import { extend } from './custom/extend.js';
 import type { Database } from './db/index.js';
 import type { Config } from './lib/config.js';
-import { authOffWarnings, startAuth, userWrites, type AuthSpec } from './lib/auth/index.js';
+import { authOffWarnings, checkAuthSettings, startAuth, userWrites, type AuthSpec } from './lib/auth/index.js';
 import { PasswordHasher } from './lib/auth/passwords.js';
 import type { ServiceEvents } from './lib/events.js';
 import { createApp } from './lib/http/app.js';
@@ -43,6 +43,15 @@ export interface BuildOptions {
   readonly events?: ServiceEvents;
   /** The ACLs and their principal functions (tests replace them). */
   readonly auth?: AuthSpec;
+}
+
+/**
+ * Throws what is wrong with the settings that `buildApp` would find: server.ts asks before it opens
+ * (and migrates) the database, so that a start that cannot serve changes nothing.
+ */
+export function checkSettings(config: Config): void {
+  if (config.auth) checkAuthSettings(config, AUTH);
+  else authOffWarnings(config);
 }
 
 /**

@@ -40,16 +40,24 @@ export interface BuildOptions {
 }
 
 /**
- * The service on an open database, ready to listen (server.ts) or to take injected requests
- * (tests). The app owns the database from here on: `app.close()` closes it.
+ * Throws what is wrong with the settings that `buildApp` would find: server.ts asks before it opens
+ * (and migrates) the database, so that a start that cannot serve changes nothing.
  */
-export async function buildApp(config: Config, db: Database, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const events = options.events ?? EVENTS;
+export function checkSettings(config: Config): void {
   if (config.auth) {
     throw new ConfigError(
       'auth = true, but api.raml has no x-Ticket or x-ApiKey scheme in its root securedBy, so nobody could log in; set auth = false',
     );
   }
+}
+
+/**
+ * The service on an open database, ready to listen (server.ts) or to take injected requests
+ * (tests). The app owns the database from here on: `app.close()` closes it.
+ */
+export async function buildApp(config: Config, db: Database, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const events = options.events ?? EVENTS;
+  checkSettings(config);
   const app = createApp({
     logLevel: config.logLevel,
     bodyLimit: config.bodyLimit,
