@@ -8,6 +8,7 @@ import type { AclEntry, Field, Model, Permission, Principal, ServiceIR, UserFunc
 import type { Span } from '../diagnostics/source.js';
 import { kebab } from '../ir/naming.js';
 import { closest } from '../util/suggest.js';
+import { withArticle } from '../util/article.js';
 import { defaultGroups, groupsField } from '../ir/users.js';
 import { undoneItemRules } from './item-rules.js';
 import { skippedItemHandlers } from './bulk-handlers.js';
@@ -315,7 +316,7 @@ function checkCascadedHandlers(diagnostics: DiagnosticBag, ir: ServiceIR, source
   for (const { model, link, target, handlers } of cascadedHandlers(ir)) {
     diagnostics.report(
       'SVC2095',
-      `deleting a ${model.name} deletes its ${link.name} (ondelete: CASCADE) without running the delete handlers of ${target.name} (${handlers.join(', ')}): what they do for one ${target.name} does not happen for those`,
+      `deleting ${withArticle(model.name)} deletes its ${link.name} (ondelete: CASCADE) without running the delete handlers of ${target.name} (${handlers.join(', ')}): what they do for one ${target.name} does not happen for those`,
       {
         span: sources.fields.get(`${model.name}.${link.name}`) ?? sources.models.get(model.name),
         hint: `do it for the objects it takes in an after_delete handler of ${model.name}, or in a subscriber of ${target.name}.delete (src/custom/events/: cascaded objects get their events), or make the link RESTRICT`,
@@ -331,10 +332,10 @@ function checkAdminOnlyCascades(diagnostics: DiagnosticBag, ir: ServiceIR, sourc
       act === 'delete' ? `deletes its ${link.name} (ondelete: CASCADE)` : `unlinks its ${link.name} (NULLIFY)`;
     diagnostics.report(
       'SVC2103',
-      `deleting a ${model.name} ${what}, which only admins may ${act === 'delete' ? 'delete' : 'change'}: "${deleter.text}" lets others delete a ${model.name}, but each such delete is refused (403) once it has any ${target.name}`,
+      `deleting ${withArticle(model.name)} ${what}, which only admins may ${act === 'delete' ? 'delete' : 'change'}: "${deleter.text}" lets others delete ${withArticle(model.name)}, but each such delete is refused (403) once it has any ${target.name}`,
       {
         span: sources.fields.get(`${model.name}.${link.name}`) ?? sources.models.get(model.name),
-        hint: `give those who delete a ${model.name} ${act} on its ${target.name} objects too (a line of the x-ACL of ${target.name}'s routes, which then needs a route that does it), or make the link RESTRICT (they are deleted first, by whoever may)`,
+        hint: `give those who delete ${withArticle(model.name)} ${act} on its ${target.name} objects too (a line of the x-ACL of ${target.name}'s routes, which then needs a route that does it), or make the link RESTRICT (they are deleted first, by whoever may)`,
       },
     );
   }

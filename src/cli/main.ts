@@ -117,7 +117,9 @@ function buildProgram(io: Io, setExit: (code: number) => void): Command {
 
   program
     .command('validate')
-    .description('check the API description and print every problem found')
+    .description(
+      'check the API description and print every problem found (what a change does to an existing project: generate --check)',
+    )
     .argument('<api.raml>', 'the RAML 0.8 file')
     .addOption(formatOption())
     .action(async (file: string, opts: { format: OutputFormat }) => {

@@ -135,8 +135,9 @@ function refuseSharedPartners(ctx: RouteContext, body: Rec, count: number): void
 /**
  * Filters that narrow nothing, which a list takes and a bulk change refuses: meant to narrow it (a
  * form's empty box), they changed every object (a probe's). An empty `q`, which a list reads as no
- * search (a search box sends it before anything is typed), and `name__contains=` or
- * `name__startswith=`, which every text holds.
+ * search (a search box sends it before anything is typed), `name__contains=` or
+ * `name__startswith=`, which every text holds, and `name__ne=`, which every object but those with
+ * an empty value passes (an attacker probe's admin rewrote every booking by `note__ne=`).
  */
 function refuseNarrowingNothing(query: Query): void {
   if (query['q'] === '')
@@ -144,11 +145,17 @@ function refuseNarrowingNothing(query: Query): void {
       { field: 'q', message: 'is empty' },
     ]);
   for (const [name, value] of Object.entries(query)) {
-    if (!/__(?:contains|startswith)$/.test(name)) continue;
-    if (value === '' || (Array.isArray(value) && value.includes('')))
+    const empty = value === '' || (Array.isArray(value) && value.includes(''));
+    if (!empty) continue;
+    if (/__(?:contains|startswith)$/.test(name))
       throw badRequest(`${name} is empty, which every text holds: a bulk change by it would change every object`, [
         { field: name, message: 'is empty' },
       ]);
+    if (name.endsWith('__ne'))
+      throw badRequest(
+        `${name} is empty, which all but empty values differ from: a bulk change by it would change almost every object`,
+        [{ field: name, message: 'is empty' }],
+      );
   }
 }
 
