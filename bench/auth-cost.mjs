@@ -32,7 +32,7 @@ const SCENARIOS = [
   },
 ];
 
-export async function run({ rounds = 15, requests = 400 } = {}) {
+export async function run({ rounds = 15, requests = 400, engines = ['sqlite', 'postgres'], inProcess = true } = {}) {
   // Named as bench/serve.mjs names its projects (`generated`): benchDatabases finds the pg driver there.
   const api = join(root, 'fixtures/blog/api.raml');
   const { project } = await builtStarter(work, root, api);
@@ -41,8 +41,8 @@ export async function run({ rounds = 15, requests = 400 } = {}) {
   if (baseline)
     projects.push({ label: ' (baseline)', project: (await builtStarter(`${work}-baseline`, baseline, api)).project });
   const rows = [['engine', 'scenario', 'auth off µs/req', 'auth on (a member) µs/req', 'on ÷ off']];
-  for (const engine of ['sqlite', 'postgres']) rows.push(...(await measured(projects, engine, rounds, requests)));
-  for (const engine of ['sqlite', 'postgres']) rows.push(...(await served(projects, engine)));
+  if (inProcess) for (const engine of engines) rows.push(...(await measured(projects, engine, rounds, requests)));
+  for (const engine of engines) rows.push(...(await served(projects, engine)));
   return {
     title: 'What auth costs a member: CPU per request, auth on vs. off (blog, x-ApiKey, SQLite and PostgreSQL, inject)',
     text: table(rows),
@@ -222,7 +222,10 @@ async function member(app) {
   return reply.headers['www-authenticate'];
 }
 
+// `node bench/auth-cost.mjs [--served] [sqlite|postgres]`: the served rows alone, of one engine.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const result = await run();
+  const args = process.argv.slice(2);
+  const engines = args.filter((a) => a === 'sqlite' || a === 'postgres');
+  const result = await run({ inProcess: !args.includes('--served'), ...(engines.length ? { engines } : {}) });
   console.log(`${result.title}\n\n${result.text}\n\n${result.summary}`);
 }

@@ -24,7 +24,7 @@ import { manifestOf } from './write/manifest.js';
 import { reportOutcomes } from './write/outcomes.js';
 import { applyChanges, OutDirChanged } from './write/write.js';
 import type { ApiChange } from './apidiff/change.js';
-import { changelogWithEntry, hasUnreleased, releasedBefore } from './apidiff/changelog.js';
+import { changelogWithEntry, hasUnreleased, newestEntry, releasedBefore } from './apidiff/changelog.js';
 import { classifyChanges } from './apidiff/classify.js';
 import { renamesOf } from './apidiff/renames.js';
 import { reportBreakingChanges } from './apidiff/report.js';
@@ -167,9 +167,12 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
   if (!checkPlannedPaths(out, tree.keys(), bag) || (bag.hasErrors && request.mode !== 'check')) return refused();
   const disk = filesOnDisk(out.real, [...tree.keys(), ...Object.keys(out.manifest?.files ?? {})]);
   const changes = planChanges(tree, disk, out.manifest, request.force);
-  if (request.mode === 'write') {
+  if (request.mode !== 'check') {
+    // A dry run refuses what a write would (an edited file, one svcgen did not write), with its exit code.
     reportOutcomes(changes, out.shown, ramlFile, bag, false, renamedFiles(analysis.ir));
     if (bag.hasErrors) return refused();
+  } else reportOutcomes(changes, out.shown, ramlFile, bag, true, renamedFiles(analysis.ir));
+  if (request.mode === 'write') {
     const unused = changes.filter((c) => c.kind === 'unused').map((c) => c.path);
     const origin = { raml: ramlFile, input: inputKey, api, svcgen: thisGenerator() };
     try {
@@ -179,7 +182,7 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
       reportChangedPath(out, error.path, error.problem, bag);
       return refused();
     }
-  } else reportOutcomes(changes, out.shown, ramlFile, bag, true, renamedFiles(analysis.ir));
+  }
   const provenance = provenanceOf(out.manifest, api);
   return {
     status: 'done',
@@ -215,6 +218,8 @@ function checkRelease(
   bag: DiagnosticBag,
 ): void {
   const name = release.trim();
+  // The same --release again, with nothing since (a CI job run twice): the release it wrote stands.
+  if (changes.length === 0 && newestEntry(contract.changelog) === name.replace(/\s+/g, ' ')) return;
   if (releasedBefore(contract.changelog, name))
     bag.report('SVC3114', `--release ${name}: API-CHANGES.md already has a release ${name}`, {
       hint: 'name this release anew (the next version); its clients were told of the other one under that name',

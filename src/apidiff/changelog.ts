@@ -53,7 +53,12 @@ export function releasedBefore(previous: string | undefined, release: string): b
 
 /** Whether the file's newest entry is the one of changes not yet released, which `--release` names. */
 export function hasUnreleased(previous: string | undefined): boolean {
-  return splitTopEntry(earlierEntries(previous))[0]?.title === UNRELEASED;
+  return newestEntry(previous) === UNRELEASED;
+}
+
+/** The title of the file's newest entry (`Unreleased`, or a release's name). */
+export function newestEntry(previous: string | undefined): string | undefined {
+  return splitTopEntry(earlierEntries(previous))[0]?.title;
 }
 
 interface EntryItems {

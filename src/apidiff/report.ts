@@ -194,6 +194,17 @@ function movedTo(change: ApiChange, removed: readonly ApiChange[], added: readon
 }
 
 /** Where the RAML or a schema says what the change changed: the field, the resource, or what gives the base path. */
+/**
+ * A field `_search_fields` no longer takes (`"search": false`): the field, where that was written,
+ * when one model has a field of that name; not the route of the read (a nested one, far from it).
+ */
+function searchedField(c: ApiChange, sources: IrSources): Span | undefined {
+  if (c.kind !== 'enum-value-removed' || c.path !== 'query _search_fields[]') return undefined;
+  const name = /^no longer takes "(.+)"$/.exec(c.message)?.[1];
+  const fields = [...sources.fields.entries()].filter(([key]) => key.slice(key.indexOf('.') + 1) === name);
+  return fields.length === 1 ? fields[0]![1] : undefined;
+}
+
 function spanOf(c: ApiChange, sources: IrSources, renames: BreakingPolicy['renames'] = new Map()): Span | undefined {
   if (c.kind === 'base-path-changed') return sources.basePath;
   const changed = changedField(c, (name) => sources.models.has(name));
@@ -208,6 +219,8 @@ function spanOf(c: ApiChange, sources: IrSources, renames: BreakingPolicy['renam
       sources.document
     );
   }
+  const searched = searchedField(c, sources);
+  if (searched) return searched;
   for (const operation of c.operations) {
     const path = operation.slice(operation.indexOf(' ') + 1).replace(/\{([^}]*)\}/g, ':$1');
     const span = sources.routes.get(path);

@@ -25,6 +25,8 @@ export interface Change {
   readonly after?: string;
   /** An added stub of the user's that the manifest recorded: it was deleted, and comes back empty. */
   readonly restored?: true;
+  /** An unused stub the manifest recorded unused already: an earlier run left it so. */
+  readonly unusedBefore?: true;
 }
 
 export function planChanges(tree: OutputTree, disk: OnDisk, previous: Manifest | null, force: boolean): Change[] {
@@ -63,7 +65,7 @@ export function planChanges(tree: OutputTree, disk: OnDisk, previous: Manifest |
     const before = disk.get(path);
     if (before === undefined) continue;
     if (recorded.owner === 'user') {
-      changes.push({ path, kind: 'unused', owner: 'user', before });
+      changes.push({ path, kind: 'unused', owner: 'user', before, ...(recorded.unused && { unusedBefore: true }) });
       continue;
     }
     const unedited = asWritten(before, recorded.sha256);

@@ -13,7 +13,7 @@ export function reportOutcomes(
   outDir: string,
   ramlFile: string,
   bag: DiagnosticBag,
-  /** `--check` and `--dry-run`: only what a write would keep and warn of (they list the refusals among the changes). */
+  /** `--check`: only what a write would keep and warn of (it lists the refusals among the changes). */
   warningsOnly = false,
   /** What the API renamed (`_renamed_from`), old name → new, as file names have them (`time-entry` → `work-log`). */
   renames: readonly (readonly [string, string])[] = [],
@@ -44,7 +44,9 @@ export function reportOutcomes(
         break;
       case 'unused': {
         // User code is never deleted: a stub the API stopped using is named on every run until the user deletes it.
-        const successor = successorOf(changes, path, renames);
+        // Only a stub this run left unused has a successor among the stubs this run adds: one an
+        // earlier run left so was told to move its code to a new model's stub that had nothing to do with it.
+        const successor = change.unusedBefore ? undefined : successorOf(changes, path, renames);
         const gone = typesGone(changes, change.before ?? '');
         const breaks = gone.length
           ? `; it no longer compiles (${gone.join('; ')}), so npm run build fails until you move its code and delete it`

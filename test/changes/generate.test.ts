@@ -95,6 +95,10 @@ describe('generate and the API contract', () => {
       expect.stringContaining('warning SVC3115: --release v2.1: nothing unreleased'),
     ]);
     expect(p.read('API-CHANGES.md')).toBe(log);
+    // The same --release again (a CI job run twice): the release it wrote stands, and nothing is said.
+    const repeated = await p.generate('--release', 'v2.0');
+    expect([repeated.code, repeated.stderr]).toEqual([0, expect.not.stringContaining('SVC311')]);
+    expect(p.read('API-CHANGES.md')).toBe(log);
     // A change released under an earlier release's name: refused, nothing written.
     p.edit((a) => void (a.item.properties['size'] = { type: ['integer', 'null'], _db_settings: { type: 'integer' } }));
     const reused = await p.generate('--release', 'v1.1');
@@ -302,6 +306,15 @@ describe('an API before its first release (version 0)', () => {
     expect(after.stderr).toMatch(
       new RegExp(`api\\.raml:${line}:\\d+ - error SVC3111: breaks clients: GET /items/\\{id\\}/parts`),
     );
+  });
+
+  it('says a field left out of search where its "search": false is written, not at the route that reads it', async () => {
+    const p = project((a) => {
+      a.item.properties['note'] = { ...a.item.properties['note'], _db_settings: { type: 'text', search: false } };
+    });
+    const run = await p.generate();
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/item\.json:\d+:\d+ - error SVC3111: breaks clients: .*_search_fields/);
   });
 
   it('says a renamed resource where the new one is, and asks whether the old one moved there', async () => {

@@ -429,6 +429,11 @@ describe('write outcomes are diagnostics', () => {
     ws.writeManifest(manifest);
     writeFileSync(join(ws.out, 'src/routes/items.ts'), '// mine\n');
     const before = listing(ws.dir);
+    // A dry run says what the write would: the same refusals, the same exit code (it said "would overwrite", exit 0).
+    const dry = await ws.generate('--dry-run', '--format', 'json');
+    expect(dry.code).toBe(1);
+    expect((JSON.parse(dry.stdout) as { code: string }[]).map((d) => d.code)).toEqual(['SVC3005', 'SVC3006']);
+    expect((await ws.generate('--dry-run', '--force')).code).toBe(0);
     const run = await ws.generate('--format', 'json');
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toEqual([

@@ -221,6 +221,31 @@ insert into "svc_new_t_author" ("id", "name") select "id", "name" from "t_author
     });
   });
 
+  it('names the table and column of that query as they are again once the migration that renamed them was undone', async () => {
+    await onDatabase(engine, 'renamed_duplicates', async (db) => {
+      await sql.migrate(db, [initial]);
+      await seed(db);
+      await db.execute("insert into t_author (id, name) values (3, 'ann')");
+      // A model renamed (its table) with a field renamed and made unique, in one migration.
+      const renamed: Migration = {
+        name: '0002_writer',
+        sqlite: `alter table "t_author" rename to "t_writer";
+alter table "t_writer" rename column "name" to "pen_name";
+create unique index "t_writer_pen_name" on "t_writer" ("pen_name");`,
+        postgres: `alter table "t_author" rename to "t_writer";
+alter table "t_writer" rename column "name" to "pen_name";
+alter table "t_writer" add constraint "t_writer_pen_name_key" unique ("pen_name");`,
+        mongodb: [],
+      };
+      const error = String(await sql.migrate(db, [initial, renamed]).catch((e: unknown) => e));
+      expect(error).toContain(
+        '(rows share a value there: select "name", count(*) from "t_author" group by "name" having count(*) > 1)',
+      );
+      expect(await applied(db)).toEqual(['0001_initial']);
+      expect(await rows(db, 'select name from t_author')).toHaveLength(3);
+    });
+  });
+
   it.runIf(engine === 'postgres')(
     'names the field made required while rows have no value, with the query that finds them (PostgreSQL)',
     async () => {

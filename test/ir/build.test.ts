@@ -189,6 +189,14 @@ describe('fields', () => {
     );
   });
 
+  it('says a key written twice in a schema as that alone, not as two fields that differ only in case', () => {
+    const { codes } = build({
+      'api.raml': raml(`title: T\n${post('/items', 'item.json')}`),
+      'item.json': `{"type": "object", "properties": {"id": ${JSON.stringify(id)}, "name": ${JSON.stringify(str())}, "name": ${JSON.stringify(str())}}}`,
+    });
+    expect(codes).toEqual(['SVC1005']);
+  });
+
   it("says once what is wrong with a field's settings, each where it is written", () => {
     const codes = (property: object) =>
       build({

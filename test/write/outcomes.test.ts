@@ -48,6 +48,11 @@ describe('an unused stub', () => {
     ]);
   });
 
+  it('guesses no successor for a stub an earlier run left unused (a new model then is no rename of it)', () => {
+    const added: Change = { path: 'src/custom/handlers/grade.ts', kind: 'add', owner: 'user', after: '' };
+    expect(hints([{ ...unused, unusedBefore: true }, added])).toEqual([undefined]);
+  });
+
   it('says nothing more where no stub of that folder is new', () => {
     const elsewhere: Change = { path: 'src/custom/principals/owner.ts', kind: 'add', owner: 'user', after: '' };
     const generated: Change = { path: 'src/custom/handlers/index.ts', kind: 'add', owner: 'generated', after: '' };

@@ -138,7 +138,7 @@ async function apply(tx: SqlExecutor, migration: Migration): Promise<void> {
     try {
       await tx.execute(script);
     } catch (error) {
-      throw scriptError(migration, error);
+      throw scriptError(migration, error, namesBefore(script));
     }
     if (tx.dialect === 'sqlite') await checkForeignKeys(tx, migration);
   }
@@ -156,7 +156,7 @@ async function checkForeignKeys(tx: SqlExecutor, migration: Migration): Promise<
   );
 }
 
-function scriptError(migration: Migration, error: unknown): Error {
+function scriptError(migration: Migration, error: unknown, before: NamesBefore): Error {
   const e = error as { code?: string; message?: string; detail?: string; table?: string };
   if (e.code === '55P03') {
     return new MigrationError(
@@ -168,7 +168,7 @@ function scriptError(migration: Migration, error: unknown): Error {
   const message = (e.message ?? String(error)).replace(/\bsvc_new_(\w+)\./g, '$1.');
   return new MigrationError(
     // PostgreSQL says which value is at fault in `detail` (e.g. the duplicated key).
-    `migration ${migration.name} failed: ${message}${e.detail ? ` (${e.detail})` : ''}${duplicatesHint(message, e)}${missingValuesHint(message)}; nothing of it was applied (the migrations before it were): fix the data it names and start again, or change the API and generate from the project as it was before this migration`,
+    `migration ${migration.name} failed: ${message}${e.detail ? ` (${e.detail})` : ''}${duplicatesHint(message, e, before)}${missingValuesHint(message, before)}; nothing of it was applied (the migrations before it were): fix the data it names and start again, or change the API and generate from the project as it was before this migration`,
     { cause: error },
   );
 }
@@ -178,26 +178,62 @@ function scriptError(migration: Migration, error: unknown): Error {
  * columns in its message (`t_author.name`); PostgreSQL in the detail (`Key (name)=(ann) is
  * duplicated.`), and the table apart.
  */
-function duplicatesHint(message: string, error: { detail?: string; table?: string }): string {
+function duplicatesHint(message: string, error: { detail?: string; table?: string }, before: NamesBefore): string {
   const sqlite = /UNIQUE constraint failed: ((?:\w+\.\w+)(?:, \w+\.\w+)*)/.exec(message)?.[1]?.split(', ');
   const table = sqlite?.[0]?.split('.')[0] ?? error.table;
   const columns = sqlite
     ? sqlite.map((c) => (c.startsWith(`${table}.`) ? c.slice(`${table}.`.length) : ''))
     : /^Key \(([\w, ]+)\)=\(.*\) is duplicated\.$/s.exec(error.detail ?? '')?.[1]?.split(', ');
   if (!table || !columns || columns.some((c) => !/^\w+$/.test(c))) return '';
-  const names = columns.map((c) => `"${c}"`).join(', ');
-  return ` (rows share a value there: select ${names}, count(*) from "${table}" group by ${names} having count(*) > 1)`;
+  const names = columns.map((c) => `"${before.column(table, c)}"`).join(', ');
+  return ` (rows share a value there: select ${names}, count(*) from "${before.table(table)}" group by ${names} having count(*) > 1)`;
 }
 
 /**
  * For a field made required while stored rows have no value (PostgreSQL's `set not null` names the
  * column and table; SQLite's migration says it in its own check): the query that lists them.
  */
-function missingValuesHint(message: string): string {
+function missingValuesHint(message: string, before: NamesBefore): string {
   const found = /column "([^"]+)" of relation "([^"]+)" contains null values/.exec(message);
   if (!found) return '';
-  const [, column, table] = found;
-  return ` (a stored row has no value for ${table}.${column}, and the field is now required: find them with select * from "${table}" where "${column}" is null)`;
+  const [, column, table] = found as unknown as [string, string, string];
+  const [was, wasColumn] = [before.table(table), before.column(table, column)];
+  return ` (a stored row has no value for ${table}.${column}, and the field is now required: find them with select * from "${was}" where "${wasColumn}" is null)`;
+}
+
+/** The names of tables and columns as they were before a migration that failed (it was undone). */
+interface NamesBefore {
+  table(name: string): string;
+  column(table: string, name: string): string;
+}
+
+/**
+ * A failed migration's tables and columns by the names its script gave them, mapped back to those
+ * they have again once it was undone: a query in its message must name what is there (a probe's
+ * hint named the table a model rename was to make, which did not exist).
+ */
+function namesBefore(script: string): NamesBefore {
+  const name = (quoted: string) => quoted.slice(1, -1).replace(/""/g, '"');
+  const quoted = '("(?:[^"]|"")+")';
+  const tables = new Map<string, string>();
+  for (const [, from, to] of script.matchAll(new RegExp(`alter table ${quoted} rename to ${quoted}`, 'gi'))) {
+    const was = tables.get(name(from!)) ?? name(from!);
+    tables.delete(name(from!));
+    tables.set(name(to!), was);
+  }
+  const columns = new Map<string, string>();
+  for (const [, table, from, to] of script.matchAll(
+    new RegExp(`alter table ${quoted} rename column ${quoted} to ${quoted}`, 'gi'),
+  )) {
+    const key = (column: string) => `${name(table!)}\0${column}`;
+    const was = columns.get(key(name(from!))) ?? name(from!);
+    columns.delete(key(name(from!)));
+    columns.set(key(name(to!)), was);
+  }
+  return {
+    table: (table) => tables.get(table) ?? table,
+    column: (table, column) => columns.get(`${table}\0${column}`) ?? column,
+  };
 }
 
 /**

@@ -40,6 +40,8 @@ function checkColumnNames(diagnostics: DiagnosticBag, model: ModelDraft): void {
       byColumn.set(column, field.name);
       continue;
     }
+    // A key written twice in the schema's JSON is that (SVC1005), not two fields.
+    if (first === field.name) continue;
     diagnostics.report(
       'SVC2107',
       `fields "${first}" and "${field.name}" of ${model.name} differ only in case, and SQLite takes them for one column`,

@@ -334,7 +334,8 @@ function parseJson(
     else if (lossy)
       done(
         badRequest(
-          `the request body's number ${lossy.sent} ${lossy.problem}; send it as text, or within range`,
+          // Text is the way only for whole numbers past 2^53 (a big_integer's); a decimal refuses text.
+          `the request body's number ${lossy.sent} ${lossy.problem}; ${lossy.problem.includes('2^53') ? 'send it as text where its field keeps such numbers (a big integer), or within range' : 'send one within range'}`,
           lossy.path.length ? [{ field: lossy.path.join('.'), message: `${lossy.sent} ${lossy.problem}` }] : undefined,
         ),
       );

@@ -64,14 +64,26 @@ const LIMIT_WORDS: Readonly<Record<string, (limit: unknown) => string>> = {
   maxLength: (n) => `must be at most ${count(n, 'character')} long`,
   minimum: (n) => `must be at least ${String(n)}`,
   maximum: (n) => `must be at most ${String(n)}`,
-  exclusiveMinimum: (n) => `must be greater than ${String(n)}`,
-  exclusiveMaximum: (n) => `must be less than ${String(n)}`,
+  exclusiveMinimum: (n) => roundedBound(n, 'least') ?? `must be greater than ${String(n)}`,
+  exclusiveMaximum: (n) => roundedBound(n, 'most') ?? `must be less than ${String(n)}`,
   minItems: (n) => `must hold at least ${count(n, 'item')}`,
   maxItems: (n) => `must hold at most ${count(n, 'item')}`,
   minProperties: (n) => `must hold at least ${count(n, 'key')}`,
   maxProperties: (n) => `must hold at most ${count(n, 'key')}`,
   multipleOf: (n) => `must be a multiple of ${String(n)}`,
 };
+
+/**
+ * A decimal's bound (src/plan/shared/field-types.ts): 9999.995 for numeric(6, 2), whose values are
+ * rounded to 2 places, so that 9999.994 fits: a client reads it as "at most 9999.99", not as the
+ * half-digit it is written with.
+ */
+function roundedBound(n: unknown, side: 'least' | 'most'): string | undefined {
+  const digits = /^(-?(?:9+|0)(?:\.9*)?)5$/.exec(String(n))?.[1]?.replace(/\.$/, '');
+  if (digits === undefined) return undefined;
+  const places = digits.includes('.') ? digits.length - digits.indexOf('.') - 1 : 0;
+  return `must be at ${side} ${digits} (${places ? `rounded to ${count(places, 'decimal place')}` : 'a whole number, once rounded'})`;
+}
 
 function count(n: unknown, noun: string): string {
   return `${String(n)} ${noun}${n === 1 ? '' : 's'}`;
