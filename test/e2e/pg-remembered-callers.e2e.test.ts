@@ -83,9 +83,15 @@ describe('remembered callers on PostgreSQL', () => {
       'postgres',
       database.url,
       dir,
-      `select c.relname from pg_trigger t join pg_class c on c.oid = t.tgrelid where t.tgname like 'svc_watch_%' and t.tgenabled = 'A' order by 1`,
+      `select c.relname, t.tgname like '%_truncate' as truncate from pg_trigger t join pg_class c on c.oid = t.tgrelid
+        where t.tgname like 'svc_watch_%' and t.tgenabled = 'A' order by 1, 2`,
     );
-    expect(triggers).toEqual([{ relname: 'auth_credential' }, { relname: 'user' }]);
+    expect(triggers).toEqual([
+      { relname: 'auth_credential', truncate: false },
+      { relname: 'auth_credential', truncate: true },
+      { relname: 'user', truncate: false },
+      { relname: 'user', truncate: true },
+    ]);
   });
 
   it('sees a demotion or a promotion behind its back at the next request', async () => {
@@ -119,7 +125,7 @@ describe('remembered callers on PostgreSQL', () => {
         'postgres',
         database.url,
         dir,
-        `select tgname from pg_trigger where tgrelid = '"user"'::regclass and tgname like 'svc_watch_%' and tgenabled = 'A'`,
+        `select tgname from pg_trigger where tgrelid = '"user"'::regclass and tgname like 'svc_watch_%' and tgname not like '%_truncate' and tgenabled = 'A'`,
       )) as { tgname: string }[];
       expect(trigger, name).toBeDefined();
       await sql(off.replace('%s', trigger!.tgname));

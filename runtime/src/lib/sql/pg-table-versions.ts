@@ -5,13 +5,14 @@
  * whom a request's credentials name (lib/auth/unchanged-reads.ts) while the user and credential
  * tables are unchanged, instead of reading the user and their credential for every request.
  *
- * - A row of `svc_table_versions` per set of tables, its `version` moved by a statement-level
- *   trigger on each table, in the writing transaction: a version read after a commit is seen
- *   reads that commit's version, never one without it (a demotion is one statement on the users'
- *   table, and its version moves when it commits, not before). The triggers fire `always`, so
- *   that a session with `session_replication_role = replica` (a restore, logical replication)
- *   moves it too. Writers of those tables take the row's lock until they commit: they follow one
- *   another, which a users' table (registrations, logins, profile changes) can afford.
+ * - A row of `svc_table_versions` per set of tables, its `version` moved in the writing transaction
+ *   by triggers on each table: a version read after a commit is seen reads that commit's version,
+ *   never one without it. A row's insert, change or delete moves it at the commit (a constraint
+ *   trigger, deferred), so that a writer of those tables takes the row's lock only while it
+ *   commits: one that does more after writing a user (a handler's work) does not hold up the
+ *   others, and none waits for the row while it holds others' rows' locks. A truncate, which no
+ *   row trigger sees, moves it as it happens. The triggers fire `always`, so that a session with
+ *   `session_replication_role = replica` (a restore, logical replication) moves it too.
  * - The version read also says which triggers are there: a table dropped and made again (its
  *   triggers gone), a trigger dropped or disabled, and there is no version (every request reads
  *   its caller) until they are made again; made again, they are other triggers, and so another
@@ -46,7 +47,8 @@ class WatchedTables {
   readonly #driver: PgVersionDriver;
   readonly #tables: readonly string[];
   readonly #key: string;
-  readonly #trigger: string;
+  /** A row's change (deferred to the commit), and a truncate (a statement's). */
+  readonly #triggers: readonly [string, string];
   #installed: Promise<boolean> | undefined;
   #failedAt = -Infinity;
   /** The read this turn's callers share, until it is sent. */
@@ -56,7 +58,8 @@ class WatchedTables {
     this.#driver = driver;
     this.#tables = tables;
     this.#key = tables.join(',');
-    this.#trigger = `svc_watch_${createHash('sha256').update(this.#key).digest('hex').slice(0, 12)}`;
+    const name = `svc_watch_${createHash('sha256').update(this.#key).digest('hex').slice(0, 12)}`;
+    this.#triggers = [name, `${name}_truncate`];
   }
 
   /** The version: a promise shared by the callers of one turn. */
@@ -78,12 +81,13 @@ class WatchedTables {
     const [row] = await this.#driver.read({
       sql: `select v.version::text as version, array_to_string(array_agg(t.oid order by t.oid), ',') as triggers, count(t.oid)::int as watching
         from svc_table_versions v
-        left join pg_trigger t on t.tgname = $2 and t.tgenabled = 'A'
+        left join pg_trigger t on t.tgname = any ($2::text[]) and t.tgenabled = 'A'
           and t.tgrelid = any (array(select to_regclass(name) from unnest($3::text[]) as name))
         where v.tables = $1 group by v.version`,
-      parameters: [this.#key, this.#trigger, this.#tables.map(identifier)],
+      parameters: [this.#key, this.#triggers, this.#tables.map(identifier)],
     });
-    if (row && row['watching'] === this.#tables.length) return `${String(row['version'])}:${String(row['triggers'])}`;
+    if (row && row['watching'] === this.#triggers.length * this.#tables.length)
+      return `${String(row['version'])}:${String(row['triggers'])}`;
     // A trigger or the row gone: none until they are made again.
     this.#installed = undefined;
     this.#failedAt = performance.now();
@@ -110,7 +114,9 @@ class WatchedTables {
   /** The row, the function and the triggers, made where they are not (one script: one transaction). */
   #script(): string {
     const key = stringLiteral(this.#key);
-    const name = identifier(this.#trigger);
+    const [changes, truncates] = this.#triggers.map(identifier);
+    const missing = (table: string, trigger: string) =>
+      `not exists (select 1 from pg_trigger where tgrelid = ${stringLiteral(identifier(table))}::regclass and tgname = ${stringLiteral(trigger)})`;
     return [
       'create table if not exists svc_table_versions (tables text primary key, version bigint not null)',
       `insert into svc_table_versions (tables, version) values (${key}, 0) on conflict (tables) do nothing`,
@@ -121,12 +127,17 @@ begin
 end $$`,
       ...this.#tables.flatMap((table) => [
         `do $$ begin
-  if not exists (select 1 from pg_trigger where tgrelid = ${stringLiteral(identifier(table))}::regclass and tgname = ${stringLiteral(this.#trigger)}) then
-    create trigger ${name} after insert or update or delete or truncate on ${identifier(table)}
+  if ${missing(table, this.#triggers[0])} then
+    create constraint trigger ${changes} after insert or update or delete on ${identifier(table)}
+      deferrable initially deferred for each row execute function svc_table_written(${key});
+  end if;
+  if ${missing(table, this.#triggers[1])} then
+    create trigger ${truncates} after truncate on ${identifier(table)}
       for each statement execute function svc_table_written(${key});
   end if;
 end $$`,
-        `alter table ${identifier(table)} enable always trigger ${name}`,
+        `alter table ${identifier(table)} enable always trigger ${changes}`,
+        `alter table ${identifier(table)} enable always trigger ${truncates}`,
       ]),
     ].join(';\n');
   }
