@@ -7,6 +7,7 @@
  * triggers are off (`session_replication_role = replica`), after the triggers were dropped or
  * disabled, or the tables made again. ramses-example (a login cookie), auth on.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { querySql, runSql, testDatabase, type TestDatabase } from '../support/databases.js';
 import { apiClient } from '../support/http.js';
@@ -50,6 +51,22 @@ describe('remembered callers on PostgreSQL', () => {
     service = await start();
   };
 
+  /** The service's triggers on the user and credential tables, once its first identifications made them (in the background). */
+  const watched = async () => {
+    for (let i = 0; i < 100; i++) {
+      const [row] = (await querySql(
+        'postgres',
+        database.url,
+        dir,
+        `select count(*)::int as n from pg_trigger where tgname like 'svc_watch_%' and tgenabled = 'A'`,
+      )) as { n: number }[];
+      if (row?.n === 4) return;
+      expect((await self('mira')).status).toBe(200);
+      await sleep(50);
+    }
+    throw new Error('the triggers were not made');
+  };
+
   beforeAll(async () => {
     dir = await builtProject('ramses-example', 'e2e-pg-remembered');
     database = await testDatabase('postgres', dir, 'pg_remembered');
@@ -72,6 +89,8 @@ describe('remembered callers on PostgreSQL', () => {
   });
 
   it("reads a member's user once, then only the tables' version, while nothing changes", async () => {
+    await watched();
+    // Identified once more: read, and kept.
     expect((await self('mira')).status).toBe(200);
     const statements = await statementsDuring(service, async () => {
       for (let i = 0; i < 3; i++) expect((await self('mira')).body).toHaveProperty('email');
@@ -119,6 +138,7 @@ describe('remembered callers on PostgreSQL', () => {
     ] as const) {
       // A service started now makes the triggers at its first identification.
       await restart();
+      await watched();
       expect(await readsAsAdmin('mira'), name).toBe(false);
       expect(await readsAsAdmin('mira'), name).toBe(false);
       const [trigger] = (await querySql(
@@ -136,6 +156,24 @@ describe('remembered callers on PostgreSQL', () => {
       expect(await readsAsAdmin('mira'), name).toBe(false);
       await sql(`drop trigger if exists ${trigger!.tgname} on "user"`);
     }
+  });
+
+  it('sees a demotion made with the triggers off and on again around it, in one transaction (pg_restore --disable-triggers)', async () => {
+    await restart();
+    await watched();
+    const [{ tgname }] = (await querySql(
+      'postgres',
+      database.url,
+      dir,
+      `select tgname from pg_trigger where tgrelid = '"user"'::regclass and tgname like 'svc_watch_%' and tgname not like '%_truncate'`,
+    )) as [{ tgname: string }];
+    await sql(`update "user" set groups = '["admin"]' where username = 'mira'`);
+    expect(await readsAsAdmin('mira')).toBe(true);
+    expect(await readsAsAdmin('mira')).toBe(true);
+    await sql(
+      `begin; alter table "user" disable trigger all; update "user" set groups = '[]' where username = 'mira'; alter table "user" enable always trigger ${tgname}; alter table "user" enable trigger all; commit`,
+    );
+    expect(await readsAsAdmin('mira')).toBe(false);
   });
 
   it('sees a new password or a logout everywhere made behind its back', async () => {

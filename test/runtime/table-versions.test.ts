@@ -9,6 +9,7 @@
  * test/e2e/trust.e2e.test.ts and test/e2e/pg-remembered-callers.e2e.test.ts check what
  * authentication keeps by it, over HTTP.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TableVersion } from '../../runtime/src/lib/database.js';
 import { openSql, type SqlDatabase } from '../../runtime/src/lib/sql/executor.js';
@@ -213,11 +214,23 @@ describe('table versions on PostgreSQL', () => {
     return { service, behind, statements, url: database.url };
   }
 
+  /** The version once the triggers are made (in the background, after the first read finds them missing). */
+  async function made(version: TableVersion): Promise<string> {
+    for (let i = 0; i < 100; i++) {
+      const now = await version();
+      if (now !== undefined) return now;
+      await sleep(50);
+    }
+    throw new Error('the version table and triggers were not made');
+  }
+
   it('move at every write of a watched table, by anyone, and at no other write; one read a turn', async () => {
     const { service, behind, statements } = await openedPostgres();
     const version = service.tableVersion!(['user', 'credential']);
-    const first = await version();
-    expect(first).toMatch(/^\d+:\d+(,\d+){3}$/);
+    // None until the triggers are made: the first read does not wait for them.
+    expect(await version()).toBeUndefined();
+    const first = await made(version);
+    expect(first).toMatch(/^\d+\.\d+:\d+\.\d+(,\d+\.\d+){3}$/);
     // The callers of one turn share one read; a caller after it is sent gets its own.
     const read = () => statements.filter((s) => s.includes('from svc_table_versions')).length;
     const before = read();
@@ -239,7 +252,7 @@ describe('table versions on PostgreSQL', () => {
       `truncate credential`,
     ]) {
       await run(behind, write);
-      const now = await version();
+      const now = await made(version);
       expect(seen, write).not.toContain(now);
       seen.push(now);
     }
@@ -252,12 +265,21 @@ describe('table versions on PostgreSQL', () => {
       expect(await version()).toBe(seen.at(-1));
     });
     expect(await version()).not.toBe(seen.at(-1));
+    // A transaction's many rows move the number once.
+    const number = async () =>
+      Number(
+        (await behind.all<{ version: string }>({ sql: 'select version from svc_table_versions', parameters: [] }))[0]!
+          .version,
+      );
+    const was = await number();
+    await run(behind, `insert into "user" (id, groups) values (10, 'a'), (11, 'b'), (12, 'c')`);
+    expect(await number()).toBe(was + 1);
   });
 
   it("are moved at a writer's commit: a transaction that writes a user and goes on holds up no other writer of them", async () => {
     const { service, behind, url } = await openedPostgres();
     const version = service.tableVersion!(['user', 'credential']);
-    const first = await version();
+    const first = await made(version);
     const other = openSql(url);
     cleanups.push(() => other.close());
     let release!: () => void;
@@ -275,19 +297,67 @@ describe('table versions on PostgreSQL', () => {
     expect(await version()).not.toBe(quick);
   });
 
-  it('are none while a trigger is gone or off, and another once they are made again', async () => {
+  it('are none while a trigger is gone or off; and never one seen before, however the triggers or the row came back', async () => {
     const { service, behind } = await openedPostgres();
     const version = service.tableVersion!(['user', 'credential']);
-    const first = await version();
-    expect(first).toBeDefined();
+    const first = await made(version);
     const [{ tgname }] = (await behind.all({
       sql: `select tgname from pg_trigger where tgrelid = '"user"'::regclass and tgname like 'svc_watch_%' and tgname not like '%_truncate'`,
       parameters: [],
     })) as [{ tgname: string }];
+    // Off, written around, and on again in one transaction, between two reads (as pg_restore --disable-triggers does):
+    // no read saw it off, and the write moved no number; the trigger's row did change.
+    await behind.execute(
+      `begin; alter table "user" disable trigger ${tgname}; update "user" set groups = 'demoted' where id = 1; alter table "user" enable always trigger ${tgname}; commit`,
+    );
+    const after = await version();
+    expect(after).toBeDefined();
+    expect(after).not.toBe(first);
+    // The row deleted and made again with the number it had (a restore of an old copy): another version.
+    const [{ version: number }] = (await behind.all({
+      sql: 'select version from svc_table_versions',
+      parameters: [],
+    })) as [{ version: string }];
+    await behind.execute(
+      `begin; delete from svc_table_versions; insert into svc_table_versions (tables, version) values ('credential,user', ${number}); commit`,
+    );
+    const restored = await version();
+    expect(restored).toBeDefined();
+    expect([first, after]).not.toContain(restored);
+    // Off: none; on again, not made again at once (at most every 30 s): still none meanwhile.
     await behind.execute(`alter table "user" disable trigger ${tgname}`);
     expect(await version()).toBeUndefined();
     await behind.execute(`alter table "user" enable always trigger ${tgname}`);
-    // Not made again at once (at most every 30 s): still none meanwhile.
+    expect(await version()).toBeUndefined();
+  });
+
+  it('let anyone who may write the users write them: another search_path, a role that may only write, the version table gone', async () => {
+    const { service, behind, url } = await openedPostgres();
+    const version = service.tableVersion!(['user', 'credential']);
+    const first = await made(version);
+    // A session whose search_path does not find the service's tables moves the service's version.
+    await behind.execute(
+      `begin; set local search_path = pg_catalog; update public."user" set groups = 'elsewhere' where id = 1; commit`,
+    );
+    const moved = await version();
+    expect(moved).not.toBe(first);
+    // A role granted the users' rows only, not the version table: its writes go through, and move it.
+    const role = `svc_writer_${process.pid}`;
+    await behind.execute(
+      `create role ${role} login password 'writer-password'; grant select, insert, update, delete on "user", credential to ${role}`,
+    );
+    cleanups.push(() => behind.execute(`drop owned by ${role}; drop role ${role}`));
+    const asWriter = new URL(url);
+    asWriter.username = role;
+    asWriter.password = 'writer-password';
+    const writer = openSql(asWriter.toString());
+    cleanups.push(() => writer.close());
+    await writer.run({ sql: `update "user" set groups = 'by a writer' where id = 1`, parameters: [] });
+    expect(await version()).not.toBe(moved);
+    // The version table dropped behind the service's back: writes of the users still go through.
+    await behind.execute('drop table svc_table_versions');
+    await writer.run({ sql: `update "user" set groups = 'no table' where id = 1`, parameters: [] });
+    await run(behind, `insert into credential (user_id, epoch) values (1, 5)`);
     expect(await version()).toBeUndefined();
   });
 

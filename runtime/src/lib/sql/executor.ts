@@ -494,7 +494,8 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
     // Read on the pipelined connection: one row by key, and the catalog's triggers of a few tables.
     tableVersion: pgTableVersions({
       read: async (q) => (await retried(() => sent(sendPipelined, q))).rows as Record<string, unknown>[],
-      execute: async (script) => void (await pool.query(script)),
+      // In a transaction of its own: its `set local lock_timeout` holds for it alone.
+      execute: (script) => db.transaction((tx) => tx.execute(script)),
     }),
     async ping() {
       await pool.query('select 1');
