@@ -33,14 +33,17 @@ async function opened(): Promise<{ service: SqlDatabase; behind: SqlDatabase }> 
     return db;
   };
   const behind = open();
-  await behind.execute(`
-    create table "user" (id integer primary key, groups text not null);
-    create table credential (user_id integer not null references "user" (id) on delete cascade, epoch integer not null);
-    create table story (id integer primary key, title text not null);
-    insert into "user" (id, groups) values (1, 'admin'), (2, 'member');
-    insert into credential (user_id, epoch) values (1, 0), (2, 0);`);
+  await behind.execute(TABLES);
   return { service: open(), behind };
 }
+
+/** The watched tables (a user and their credential) and one that is not watched, with rows. */
+const TABLES = `
+  create table "user" (id integer primary key, groups text not null);
+  create table credential (user_id integer not null references "user" (id) on delete cascade, epoch integer not null);
+  create table story (id integer primary key, title text not null);
+  insert into "user" (id, groups) values (1, 'admin'), (2, 'member');
+  insert into credential (user_id, epoch) values (1, 0), (2, 0);`;
 
 const run = (db: SqlDatabase, sql: string) => db.run({ sql, parameters: [] });
 
@@ -205,12 +208,7 @@ describe('table versions on PostgreSQL', () => {
       () => behind.close(),
       () => service.close(),
     );
-    await behind.execute(`
-      create table "user" (id integer primary key, groups text not null);
-      create table credential (user_id integer not null references "user" (id) on delete cascade, epoch integer not null);
-      create table story (id integer primary key, title text not null);
-      insert into "user" (id, groups) values (1, 'admin'), (2, 'member');
-      insert into credential (user_id, epoch) values (1, 0), (2, 0);`);
+    await behind.execute(TABLES);
     return { service, behind, statements, url: database.url };
   }
 
