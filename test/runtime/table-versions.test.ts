@@ -228,7 +228,8 @@ describe('table versions on PostgreSQL', () => {
     // None until the triggers are made: the first read does not wait for them.
     expect(await version()).toBeUndefined();
     const first = await made(version);
-    expect(first).toMatch(/^\d+\.\d+:\d+\.\d+(,\d+\.\d+){3}$/);
+    // The number and what it was read from: the row, the server's start; the triggers; the tables.
+    expect(first).toMatch(/^\d+\.\d+\.[\d.]+:\d+\.\d+(,\d+\.\d+){3}:\d+\.\d+\.\d+,\d+\.\d+\.\d+$/);
     // The callers of one turn share one read; a caller after it is sent gets its own.
     const read = () => statements.filter((s) => s.includes('from svc_table_versions')).length;
     const before = read();
@@ -357,6 +358,57 @@ describe('table versions on PostgreSQL', () => {
     await writer.run({ sql: `update "user" set groups = 'no table' where id = 1`, parameters: [] });
     await run(behind, `insert into credential (user_id, epoch) values (1, 5)`);
     expect(await version()).toBeUndefined();
+  });
+
+  it('move at a rewrite of a table, which fires no trigger, and for each service of one database alone', async () => {
+    const { service, behind, url } = await openedPostgres();
+    const version = service.tableVersion!(['user', 'credential']);
+    const first = await made(version);
+    await behind.execute(
+      `alter table "user" alter column groups type text using (case when id = 1 then 'rewritten' else groups end)`,
+    );
+    expect(await version()).not.toBe(first);
+    // Two services in schemas of one database: a transaction that writes both moves both.
+    const inSchema = (schema: string) => {
+      const at = new URL(url);
+      at.searchParams.set('options', `-c search_path=${schema}`);
+      const db = openSql(at.toString());
+      cleanups.push(() => db.close());
+      return db;
+    };
+    await behind.execute(`create schema sa; create schema sb;
+      set search_path = sa; ${TABLES}
+      set search_path = sb; ${TABLES}
+      reset search_path;`);
+    const [a, b] = [inSchema('sa'), inSchema('sb')].map((db) => db.tableVersion!(['user', 'credential']));
+    const [beforeA, beforeB] = [await made(a!), await made(b!)];
+    await behind.execute(
+      `begin; update sa."user" set groups = 'x' where id = 1; update sb."user" set groups = 'x' where id = 1; commit`,
+    );
+    expect(await a!()).not.toBe(beforeA);
+    expect(await b!()).not.toBe(beforeB);
+  });
+
+  it('let no other role attach their function to a trigger of its own', async () => {
+    const { service, behind, url } = await openedPostgres();
+    await made(service.tableVersion!(['user', 'credential']));
+    const role = `svc_stranger_${process.pid}`;
+    await behind.execute(`create role ${role} login password 'stranger-password'`);
+    cleanups.push(() => behind.execute(`drop owned by ${role}; drop role ${role}`));
+    const asStranger = new URL(url);
+    asStranger.username = role;
+    asStranger.password = 'stranger-password';
+    const stranger = openSql(asStranger.toString());
+    cleanups.push(() => stranger.close());
+    const [{ name }] = (await behind.all({
+      sql: `select proname as name from pg_proc where proname like 'svc_table_written_%'`,
+      parameters: [],
+    })) as [{ name: string }];
+    await expect(
+      stranger.execute(
+        `create temp table t (x integer); create trigger z after insert on t for each row execute function public.${name}()`,
+      ),
+    ).rejects.toThrow(/permission denied/);
   });
 
   it("are none where the service may not make its triggers (not the tables' owner), and nothing fails", async () => {

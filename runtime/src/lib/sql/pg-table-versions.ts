@@ -8,21 +8,26 @@
  * - A row of `svc_table_versions` per set of tables, its `version` moved in the writing transaction
  *   by triggers on each table: a version read after a commit is seen reads that commit's version,
  *   never one without it. A row's insert, change or delete moves it at the commit (a constraint
- *   trigger, deferred), once per transaction, so that a writer of those tables takes the row's
- *   lock only while it commits: one that does more after writing a user (a handler's work) holds
- *   up no one, and none waits for the row while it holds others' rows' locks. A truncate, which no
- *   row trigger sees, moves it as it happens. The triggers fire `always`, so that a session with
- *   `session_replication_role = replica` (a restore, logical replication) moves it too; their
- *   function runs as the service's role (`security definer`), with the table named by its schema
- *   and a search_path of its own, so that another role that may write the users (a DBA, a
- *   replication worker, a role of the service's schema elsewhere) moves the service's version,
- *   and never fails for it; with the table gone it moves nothing, and fails nothing.
- * - The version says, besides the number, which row version of `svc_table_versions` and of each
- *   trigger in `pg_trigger` it was read from (their xmin): a row deleted and made again, counting
- *   from 0, a trigger disabled, written around and enabled again (`pg_restore --disable-triggers`
- *   does), dropped and made again, is another version even where no read saw it gone, so nothing
- *   kept before counts (an attacker probe's demoted member was an admin again 30 s later). While a
- *   trigger is gone or off, or the table is, there is no version: every request reads its caller.
+ *   trigger, deferred), once per transaction (the row keeps which transaction moved it last), so
+ *   that a writer of those tables takes the row's lock only while it commits: one that does more
+ *   after writing a user (a handler's work) holds up no one, and none waits for the row while it
+ *   holds others' rows' locks. A truncate, which no row trigger sees, moves it as it happens. The
+ *   triggers fire `always`, so that a session with `session_replication_role = replica` (a
+ *   restore, a logical replication worker) moves it too. Their function runs as the service's role
+ *   (`security definer`), with a search_path of its own and the table named by its schema, so that
+ *   another role that may write the users (a DBA, a replication worker) moves the service's
+ *   version and never fails for it; with the table gone it moves nothing, and fails nothing. It
+ *   moves only the version of its own tables, and no role but the service's may attach it to a
+ *   trigger (a stranger's trigger on a temporary table held the row's lock as long as it liked).
+ * - The version says, besides the number, which row versions (xmin) it was read from: of the
+ *   version row, of each trigger in `pg_trigger`, and of each table in `pg_class` (with its file),
+ *   and when the server started. So a row deleted and made again counting from 0, a trigger
+ *   disabled, written around and enabled again (`pg_restore --disable-triggers` does), dropped and
+ *   made again, a table rewritten by `alter table … type … using` (which fires no trigger), a
+ *   failover to a standby or a restore to a point in time (where transaction ids are used again),
+ *   is another version even where no read saw it happen, so nothing kept before counts (attacker
+ *   reviews' demoted members were admins again). While a trigger is gone or off, or the table is,
+ *   there is no version: every request reads its caller.
  * - What is missing is made, in a transaction of its own that waits at most `INSTALL_LOCK_TIMEOUT`
  *   for a table's lock, while requests go on without a version (none waits for it); where it cannot
  *   be (the service's role does not own the tables), nothing is kept, as before. Found gone after
@@ -59,7 +64,7 @@ class WatchedTables {
   readonly #key: string;
   /** The triggers' names: a row's change (deferred to the commit), and a truncate. */
   readonly #triggers: readonly [string, string];
-  /** Of the setting that says, for one transaction, that it moved the version already. */
+  /** Of the set of tables: in the names of the triggers and of their function. */
   readonly #hash: string;
   /** Whether the last read found the row and every trigger. */
   #watching = false;
@@ -97,8 +102,10 @@ class WatchedTables {
     if (!this.#watching && performance.now() - this.#triedAt < REINSTALL_MS) return undefined;
     const [row] = await this.#driver
       .read({
-        sql: `select v.version::text || '.' || v.xmin::text as version,
-            string_agg(t.oid::text || '.' || t.xmin::text, ',' order by t.oid) as triggers, count(t.oid)::int as watching
+        sql: `select v.version::text || '.' || v.xmin::text || '.' || extract(epoch from pg_postmaster_start_time())::text as version,
+            string_agg(t.oid::text || '.' || t.xmin::text, ',' order by t.oid) as triggers, count(t.oid)::int as watching,
+            (select string_agg(c.oid::text || '.' || c.xmin::text || '.' || c.relfilenode::text, ',' order by c.oid)
+              from pg_class c where c.oid = any (array(select to_regclass(name) from unnest($3::text[]) as name))) as tables
           from svc_table_versions v
           left join pg_trigger t on t.tgname = any ($2::text[]) and t.tgenabled = 'A'
             and t.tgrelid = any (array(select to_regclass(name) from unnest($3::text[]) as name))
@@ -108,7 +115,7 @@ class WatchedTables {
       .catch(() => []); // the table itself is gone
     if (row && row['watching'] === this.#triggers.length * this.#tables.length) {
       this.#watching = true;
-      return `${String(row['version'])}:${String(row['triggers'])}`;
+      return `${String(row['version'])}:${String(row['triggers'])}:${String(row['tables'])}`;
     }
     if (this.#watching) {
       // Gone since the last read: made again later, not under the feet of whoever took it away.
@@ -142,36 +149,45 @@ class WatchedTables {
   #script(schema: string): string {
     const key = stringLiteral(this.#key);
     const table = `${identifier(schema)}.svc_table_versions`;
-    const written = `${identifier(schema)}.svc_table_written`;
+    // One function per set of tables, that moves their version and nothing else, whoever's trigger calls it.
+    const written = `${identifier(schema)}.${identifier(`svc_table_written_${this.#hash}`)}`;
     const [changes, truncates] = this.#triggers.map(identifier);
-    const missing = (name: string, trigger: string) =>
-      `not exists (select 1 from pg_trigger where tgrelid = ${stringLiteral(identifier(name))}::regclass and tgname = ${stringLiteral(trigger)})`;
-    const once = stringLiteral(`svc_watch.w${this.#hash}`);
+    const ours = (name: string, trigger: string) =>
+      `${stringLiteral(identifier(name))}::regclass and tgname = ${stringLiteral(trigger)}`;
+    const watched = this.#tables.map(stringLiteral).join(', ');
     return [
       `set local lock_timeout = '${INSTALL_LOCK_TIMEOUT}'`,
-      `create table if not exists ${table} (tables text primary key, version bigint not null)`,
+      `create table if not exists ${table} (tables text primary key, version bigint not null, xact bigint)`,
+      `alter table ${table} add column if not exists xact bigint`,
       `insert into ${table} (tables, version) values (${key}, 0) on conflict (tables) do nothing`,
-      // tg_argv: the set of tables, and the name of the setting that says this transaction moved it.
+      // Once per transaction (the row says which moved it last): a setting any session may set would hide a write.
       `create or replace function ${written}() returns trigger language plpgsql
 security definer set search_path = pg_catalog, pg_temp as $$
 begin
-  if current_setting(tg_argv[1], true) is distinct from 'moved' then
-    if to_regclass(${stringLiteral(table)}) is not null then
-      update ${table} set version = version + 1 where tables = tg_argv[0];
-    end if;
-    perform set_config(tg_argv[1], 'moved', true);
+  if tg_table_schema = ${stringLiteral(schema)} and tg_table_name in (${watched})
+      and to_regclass(${stringLiteral(table)}) is not null then
+    update ${table} set version = version + 1, xact = txid_current()
+      where tables = ${key} and xact is distinct from txid_current();
   end if;
   return null;
 end $$`,
+      // Only the triggers below call it: no other role may make one that does.
+      `revoke all on function ${written}() from public`,
       ...this.#tables.flatMap((name) => [
         `do $$ begin
-  if ${missing(name, this.#triggers[0])} then
-    create constraint trigger ${changes} after insert or update or delete on ${identifier(name)}
-      deferrable initially deferred for each row execute function ${written}(${key}, ${once});
+  if exists (select 1 from pg_trigger where tgrelid = ${ours(name, this.#triggers[0])} and tgfoid <> ${stringLiteral(written)}::regproc) then
+    drop trigger ${changes} on ${identifier(name)};
   end if;
-  if ${missing(name, this.#triggers[1])} then
+  if exists (select 1 from pg_trigger where tgrelid = ${ours(name, this.#triggers[1])} and tgfoid <> ${stringLiteral(written)}::regproc) then
+    drop trigger ${truncates} on ${identifier(name)};
+  end if;
+  if not exists (select 1 from pg_trigger where tgrelid = ${ours(name, this.#triggers[0])}) then
+    create constraint trigger ${changes} after insert or update or delete on ${identifier(name)}
+      deferrable initially deferred for each row execute function ${written}();
+  end if;
+  if not exists (select 1 from pg_trigger where tgrelid = ${ours(name, this.#triggers[1])}) then
     create trigger ${truncates} after truncate on ${identifier(name)}
-      for each statement execute function ${written}(${key}, ${once});
+      for each statement execute function ${written}();
   end if;
 end $$`,
         `alter table ${identifier(name)} enable always trigger ${changes}`,
