@@ -16,6 +16,7 @@ const item = testModel({
     testField('name'),
     testField('status', { type: 'choice', choices: ['open', 'done'] }),
     testField('price', { type: 'decimal', storage: 'real' }),
+    testField('description', { renamedFrom: 'instructions' }),
   ],
   selfPath: (r) => `/items/${String(r['id'])}`,
 });
@@ -41,6 +42,15 @@ describe('a query that names no field', () => {
     [{ limit: '2' }, 'invalid query: limit is no field of Item you may read; did you mean _limit?'],
     [{ _limt: '2' }, 'invalid query: _limt is not a query parameter; did you mean _limit?'],
     [{ zzz: '1' }, 'invalid query: zzz is no field of Item you may read'],
+    // A field renamed in this version of the API (`renamed_from`): its old name is told the new one.
+    [
+      { instructions: 'x' },
+      'invalid query: instructions is no field of Item you may read; it is named description now',
+    ],
+    [
+      { _sort: 'instructions' },
+      'invalid query: _sort names instructions: no field of Item you may read; it is named description now',
+    ],
     // No field before the operator's `__` (it once said 'names ""').
     [{ __proto__x: '1' }, 'invalid query: __proto__x is no field of Item you may read'],
     [

@@ -62,6 +62,8 @@ export interface FieldSpec {
    * afterwards only admins change it (and the service's own code). A PUT that leaves it out keeps it.
    */
   readonly writeOnce?: boolean;
+  /** Its name before this version of the API (`_db_settings.renamed_from`): a query by that name is told this one. */
+  readonly renamedFrom?: string;
   readonly default?: () => unknown;
   /**
    * The default is computed when the object is created (`{{now}}`, a callable of the API), not a

@@ -279,6 +279,8 @@ function fieldSpec(model: Model, field: Field, types: FieldTypes): Record<string
     writable: !field.generated && field.type !== 'foreign_key',
     readOnly: field.readOnly ? true : undefined,
     writeOnce: field.writeOnce ? true : undefined,
+    // A query by the old name is told the new one (lib/http/query.ts).
+    renamedFrom: field.renamedFrom ?? undefined,
     default: valueFunction(field.default),
     defaultIsComputed: field.default && field.default.kind !== 'literal' ? true : undefined,
     onUpdate: valueFunction(field.onUpdate),

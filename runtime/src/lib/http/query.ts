@@ -175,7 +175,7 @@ function listText(value: string | string[] | undefined): string | undefined {
  */
 function unreadable(model: Model, names: readonly string[]): string {
   // An empty name (`_sort=-`, `?=1`) is shown as one, not as nothing.
-  const hint = names.length === 1 ? suggested(names[0]!, readable(model)) : '';
+  const hint = names.length === 1 ? renamedOr(model, names[0]!) : '';
   return `names ${names.map((n) => (n === '' ? '""' : n)).join(', ')}: no field of ${model.name} you may read${hint}`;
 }
 
@@ -187,6 +187,15 @@ function suggested(name: string, candidates: Iterable<string>, param?: string): 
   const reserved = param !== undefined && RESERVED.has(`_${param}`) ? `_${param}` : undefined;
   const match = reserved ?? closest(name, candidates);
   return match === undefined ? '' : `; did you mean ${match}?`;
+}
+
+/**
+ * "; it is named description now", where a field the caller may read had `name` before this
+ * version of the API; else what `suggested` says.
+ */
+function renamedOr(model: Model, name: string, param?: string): string {
+  const renamed = model.fields.find((f) => f.renamedFrom === name && !f.secret);
+  return renamed ? `; it is named ${renamed.name} now` : suggested(name, readable(model), param);
 }
 
 /**
@@ -343,7 +352,7 @@ function filters(model: Model, raw: RawQuery, errors: FieldError[]): Where<Recor
         message: name.startsWith('_')
           ? `is not a query parameter${suggested(param, RESERVED)}`
           : name === param || name === '' // `__proto__`: no field before the operator's `__`
-            ? `is no field of ${model.name} you may read${suggested(name, readable(model), param)}`
+            ? `is no field of ${model.name} you may read${renamedOr(model, name, param)}`
             : unreadable(model, [name]),
       });
       continue;
