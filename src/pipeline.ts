@@ -24,7 +24,7 @@ import { manifestOf } from './write/manifest.js';
 import { reportOutcomes } from './write/outcomes.js';
 import { applyChanges, OutDirChanged } from './write/write.js';
 import type { ApiChange } from './apidiff/change.js';
-import { changelogWithEntry, hasUnreleased, newestEntry, releasedBefore } from './apidiff/changelog.js';
+import { changelogWithEntry, hasUnreleased, isNewestRelease, releasedBefore } from './apidiff/changelog.js';
 import { classifyChanges } from './apidiff/classify.js';
 import { renamesOf } from './apidiff/renames.js';
 import { reportBreakingChanges } from './apidiff/report.js';
@@ -219,7 +219,7 @@ function checkRelease(
 ): void {
   const name = release.trim();
   // The same --release again, with nothing since (a CI job run twice): the release it wrote stands.
-  if (changes.length === 0 && newestEntry(contract.changelog) === name.replace(/\s+/g, ' ')) return;
+  if (changes.length === 0 && isNewestRelease(contract.changelog, name)) return;
   if (releasedBefore(contract.changelog, name))
     bag.report('SVC3114', `--release ${name}: API-CHANGES.md already has a release ${name}`, {
       hint: 'name this release anew (the next version); its clients were told of the other one under that name',

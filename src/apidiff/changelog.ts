@@ -23,7 +23,7 @@ export function changelogWithEntry(
   changes: readonly ApiChange[],
   release?: string,
 ): string {
-  const title = release?.trim() ? release.trim().replace(/\s+/g, ' ') : UNRELEASED;
+  const title = release?.trim() ? releaseTitle(release) : UNRELEASED;
   const earlier = earlierEntries(previous);
   const [top, rest] = splitTopEntry(earlier);
   const lines = {
@@ -46,9 +46,13 @@ const UNRELEASED = 'Unreleased';
  * newest may be named again: a run of the same release adds to it).
  */
 export function releasedBefore(previous: string | undefined, release: string): boolean {
-  const title = release.trim().replace(/\s+/g, ' ');
   const titles = [...earlierEntries(previous).matchAll(/^## (.+)$/gm)].map((m) => m[1]!.trim());
-  return titles.slice(1).includes(title);
+  return titles.slice(1).includes(releaseTitle(release));
+}
+
+/** Whether the file's newest entry is the release `--release <name>` names (a run of it again). */
+export function isNewestRelease(previous: string | undefined, release: string): boolean {
+  return newestEntry(previous) === releaseTitle(release);
 }
 
 /** Whether the file's newest entry is the one of changes not yet released, which `--release` names. */
@@ -57,8 +61,13 @@ export function hasUnreleased(previous: string | undefined): boolean {
 }
 
 /** The title of the file's newest entry (`Unreleased`, or a release's name). */
-export function newestEntry(previous: string | undefined): string | undefined {
+function newestEntry(previous: string | undefined): string | undefined {
   return splitTopEntry(earlierEntries(previous))[0]?.title;
+}
+
+/** A release's name as its entry's title has it: spaces in it made one. */
+function releaseTitle(release: string): string {
+  return release.trim().replace(/\s+/g, ' ');
 }
 
 interface EntryItems {

@@ -212,6 +212,21 @@ describe('table versions on PostgreSQL', () => {
     return { service, behind, statements, url: database.url };
   }
 
+  /** A connection as a new login role, granted `grants` (`select … on …`), dropped after the test. */
+  async function asRole(behind: SqlDatabase, url: string, kind: string, grants?: string): Promise<SqlDatabase> {
+    const role = `svc_${kind}_${process.pid}`;
+    await behind.execute(
+      `create role ${role} login password '${kind}-password'${grants ? `; grant ${grants} to ${role}` : ''}`,
+    );
+    cleanups.push(() => behind.execute(`drop owned by ${role}; drop role ${role}`));
+    const at = new URL(url);
+    at.username = role;
+    at.password = `${kind}-password`;
+    const db = openSql(at.toString());
+    cleanups.push(() => db.close());
+    return db;
+  }
+
   /** The version once the triggers are made (in the background, after the first read finds them missing). */
   async function made(version: TableVersion): Promise<string> {
     for (let i = 0; i < 100; i++) {
@@ -341,16 +356,7 @@ describe('table versions on PostgreSQL', () => {
     const moved = await version();
     expect(moved).not.toBe(first);
     // A role granted the users' rows only, not the version table: its writes go through, and move it.
-    const role = `svc_writer_${process.pid}`;
-    await behind.execute(
-      `create role ${role} login password 'writer-password'; grant select, insert, update, delete on "user", credential to ${role}`,
-    );
-    cleanups.push(() => behind.execute(`drop owned by ${role}; drop role ${role}`));
-    const asWriter = new URL(url);
-    asWriter.username = role;
-    asWriter.password = 'writer-password';
-    const writer = openSql(asWriter.toString());
-    cleanups.push(() => writer.close());
+    const writer = await asRole(behind, url, 'writer', 'select, insert, update, delete on "user", credential');
     await writer.run({ sql: `update "user" set groups = 'by a writer' where id = 1`, parameters: [] });
     expect(await version()).not.toBe(moved);
     // The version table dropped behind the service's back: writes of the users still go through.
@@ -392,14 +398,7 @@ describe('table versions on PostgreSQL', () => {
   it('let no other role attach their function to a trigger of its own', async () => {
     const { service, behind, url } = await openedPostgres();
     await made(service.tableVersion!(['user', 'credential']));
-    const role = `svc_stranger_${process.pid}`;
-    await behind.execute(`create role ${role} login password 'stranger-password'`);
-    cleanups.push(() => behind.execute(`drop owned by ${role}; drop role ${role}`));
-    const asStranger = new URL(url);
-    asStranger.username = role;
-    asStranger.password = 'stranger-password';
-    const stranger = openSql(asStranger.toString());
-    cleanups.push(() => stranger.close());
+    const stranger = await asRole(behind, url, 'stranger');
     const [{ name }] = (await behind.all({
       sql: `select proname as name from pg_proc where proname like 'svc_table_written_%'`,
       parameters: [],
@@ -413,16 +412,12 @@ describe('table versions on PostgreSQL', () => {
 
   it("are none where the service may not make its triggers (not the tables' owner), and nothing fails", async () => {
     const { behind, url } = await openedPostgres();
-    const role = `svc_reader_${process.pid}`;
-    await behind.execute(
-      `create role ${role} login password 'reader-password'; grant select, insert, update, delete on all tables in schema public to ${role}`,
+    const service = await asRole(
+      behind,
+      url,
+      'reader',
+      'select, insert, update, delete on all tables in schema public',
     );
-    cleanups.push(() => behind.execute(`drop owned by ${role}; drop role ${role}`));
-    const asReader = new URL(url);
-    asReader.username = role;
-    asReader.password = 'reader-password';
-    const service = openSql(asReader.toString());
-    cleanups.push(() => service.close());
     const version = service.tableVersion!(['user', 'credential']);
     expect(await version()).toBeUndefined();
     expect(await version()).toBeUndefined();

@@ -74,14 +74,16 @@ export interface AuthOptions {
 /**
  * What is wrong with the auth settings, found before the database is touched (server.ts): a start
  * that would fail on them must not migrate the database first, which an older build then refuses.
+ * Returns the ticket's signing secrets (null without a ticket).
  */
-export function checkAuthSettings(config: Config, spec: AuthSpec): void {
-  if (spec.ticket) ticketSecrets(config, spec.ticket.secretSetting);
+export function checkAuthSettings(config: Config, spec: AuthSpec): string[] | null {
+  const secrets = spec.ticket ? ticketSecrets(config, spec.ticket.secretSetting) : null;
   if (config.authReissueTime >= config.authTimeout && config.authReissueTime !== 0) {
     throw new ConfigError(
       'auth.reissue_time must be shorter than auth.timeout, or tickets expire before they are reissued',
     );
   }
+  return secrets;
 }
 
 export async function startAuth(
@@ -90,8 +92,7 @@ export async function startAuth(
   spec: AuthSpec,
   options: AuthOptions,
 ): Promise<Auth> {
-  checkAuthSettings(config, spec);
-  const secrets = spec.ticket ? ticketSecrets(config, spec.ticket.secretSetting) : null;
+  const secrets = checkAuthSettings(config, spec);
   const ctx: AuthContext = {
     spec,
     config,

@@ -102,13 +102,14 @@ class WatchedTables {
     if (!this.#watching && performance.now() - this.#triedAt < REINSTALL_MS) return undefined;
     const [row] = await this.#driver
       .read({
-        sql: `select v.version::text || '.' || v.xmin::text || '.' || extract(epoch from pg_postmaster_start_time())::text as version,
+        sql: `with watched as (select to_regclass(name) as oid from unnest($3::text[]) as name)
+          select v.version::text || '.' || v.xmin::text || '.' || extract(epoch from pg_postmaster_start_time())::text as version,
             string_agg(t.oid::text || '.' || t.xmin::text, ',' order by t.oid) as triggers, count(t.oid)::int as watching,
             (select string_agg(c.oid::text || '.' || c.xmin::text || '.' || c.relfilenode::text, ',' order by c.oid)
-              from pg_class c where c.oid = any (array(select to_regclass(name) from unnest($3::text[]) as name))) as tables
+              from pg_class c join watched w on c.oid = w.oid) as tables
           from svc_table_versions v
           left join pg_trigger t on t.tgname = any ($2::text[]) and t.tgenabled = 'A'
-            and t.tgrelid = any (array(select to_regclass(name) from unnest($3::text[]) as name))
+            and t.tgrelid in (select oid from watched)
           where v.tables = $1 group by v.version, v.xmin::text`,
         parameters: [this.#key, this.#triggers, this.#tables.map(identifier)],
       })
