@@ -4,7 +4,9 @@
 // moves the CPU per request (user + system from /proc), requests per second and p99 of one request.
 // Build each with `builtStarter(dir, generator)` (bench/serve.mjs) from the svcgen before and after;
 // `hand-written` in place of a project serves bench/hand-written's server (modules from the first project),
-// `hand-written+` the same with the contract's ETag, headers and events.
+// `hand-written+` the same with the contract's ETag, headers and events. On PostgreSQL it reports the
+// cluster's CPU per request too (SVCGEN_PG_DIR, _PORT: another cluster of scripts/postgres.sh, say one
+// started with SVCGEN_PG_DURABLE=on).
 // Usage: node bench/ab.mjs <scenario name of bench/serve.mjs, or a path like "/v1/items?name=x"> <project A> <project B> [rounds] [--postgres]
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -52,8 +54,8 @@ try {
   for (const s of servers) await measure(s.server.url, scenario, 2, 20); // warm-up
   for (let round = 0; round < rounds; round++)
     for (const s of servers) {
-      const result = await measuredWithCpu(s.server, scenario, 4, 20);
-      s.rows.push({ cpu: result.cpuMicros, rps: result.rps, p99: result.p99 });
+      const result = await measuredWithCpu(s.server, scenario, 4, 20, undefined, { postgres });
+      s.rows.push({ cpu: result.cpuMicros, rps: result.rps, p99: result.p99, database: result.databaseMicros ?? 0 });
     }
 } finally {
   for (const s of servers) s.server.stop();
@@ -62,6 +64,7 @@ for (const s of servers) {
   const median = (key) => s.rows.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(s.rows.length / 2)];
   console.log(
     `${s.project}: CPU ${median('cpu').toFixed(0)} µs/request, ${median('rps').toFixed(0)} req/s, p99 ${median('p99')} ms` +
+      (postgres ? `, PostgreSQL's CPU ${median('database').toFixed(0)} µs/request` : '') +
       ` (rounds: ${s.rows.map((r) => r.cpu.toFixed(0)).join(' ')} µs; p99 ${s.rows.map((r) => r.p99).join(' ')} ms)`,
   );
   removeSqliteFiles(s.file);

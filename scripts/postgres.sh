@@ -17,6 +17,10 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DIR="${SVCGEN_PG_DIR:-/tmp/svcgen-pg}"
 PORT="${SVCGEN_PG_PORT:-54329}"
 SYNCHRONOUS_COMMIT="${SVCGEN_PG_SYNCHRONOUS_COMMIT:-off}"
+# SVCGEN_PG_DURABLE=on: PostgreSQL's own defaults (fsync, synchronous_commit, full_page_writes on), what a user's
+# server runs with; the serve bench measures writes on such a cluster too (a separate SVCGEN_PG_DIR and _PORT).
+DURABILITY="-c fsync=off -c synchronous_commit=$SYNCHRONOUS_COMMIT -c full_page_writes=off"
+if [ "${SVCGEN_PG_DURABLE:-off}" = on ]; then DURABILITY="-c fsync=on -c synchronous_commit=on -c full_page_writes=on"; fi
 
 # PostgreSQL refuses to run as root. As root it runs as the postgres user where a PostgreSQL package
 # created one, else as nobody, who owns nothing else: no user is created, nothing is installed.
@@ -107,7 +111,7 @@ start() {
     fi
     # 9>&-: the server must not inherit the lock, or it would hold it for as long as it runs.
     if ! as_owner "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/log" -w -t 60 \
-      -o "-p $PORT -k $DIR -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=$SYNCHRONOUS_COMMIT -c full_page_writes=off -c max_connections=200" \
+      -o "-p $PORT -k $DIR -c listen_addresses=127.0.0.1 $DURABILITY -c max_connections=200" \
       start >/dev/null 9>&-; then
       echo "postgres.sh: the server did not start; the end of $DIR/log:" >&2
       tail -n 20 "$DIR/log" >&2
