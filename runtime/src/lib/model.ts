@@ -209,6 +209,7 @@ export interface Model<T = Record<string, unknown>> extends ModelSpec<T> {
 
 export function defineModel<T>(spec: ModelSpec<T>, properties?: Readonly<Record<string, object>>): Model<T> {
   const fields = new Map(spec.fields.map((f) => [f.name, f]));
+  if (properties) rememberRenames(spec.fields, properties);
   const relations = new Map(spec.relations.map((r) => [r.name, r]));
   return {
     ...spec,
@@ -217,6 +218,29 @@ export function defineModel<T>(spec: ModelSpec<T>, properties?: Readonly<Record<
     relation: (name) => relations.get(name),
     columns: spec.fields.filter((f) => f.column !== null),
   };
+}
+
+/** Each field's JSON Schema (a model's `properties`) → the model's fields by their names before this version. */
+const renamesBySchema = new WeakMap<object, ReadonlyMap<string, string>>();
+
+function rememberRenames(fields: readonly FieldSpec[], properties: Readonly<Record<string, object>>): void {
+  const renames = new Map(
+    fields.flatMap((f) => (f.renamedFrom !== undefined ? [[f.renamedFrom, f.name] as const] : [])),
+  );
+  if (renames.size === 0) return;
+  for (const schema of Object.values(properties)) renamesBySchema.set(schema, renames);
+}
+
+/**
+ * The field a body's `name` is called now, where `name` was its name before this version of the API
+ * and the body's schema (its `properties`, or a copy with more names: a change's body) still takes it.
+ */
+export function renamedInBody(properties: Readonly<Record<string, unknown>>, name: string): string | undefined {
+  for (const schema of Object.values(properties)) {
+    const now = typeof schema === 'object' && schema !== null ? renamesBySchema.get(schema)?.get(name) : undefined;
+    if (now !== undefined && now in properties) return now;
+  }
+  return undefined;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import type { FastifyError } from 'fastify';
 import type { FieldError } from '../errors.js';
+import { renamedInBody } from '../model.js';
 import { closest } from '../suggest.js';
 import { isScriptLink } from './patterns.js';
 
@@ -17,9 +18,13 @@ export function bodyProblem(e: SchemaProblem): FieldError[] {
   switch (e.keyword) {
     case 'additionalProperties': {
       const name = String(params['additionalProperty']);
-      // The fields the body's schema names (the OpenAPI document's): `nme` is told of `name`.
-      const match = closest(name, Object.keys(schemaProperties(e)));
-      return [{ field: join(path, name), message: `is not a field here${match ? `; did you mean ${match}?` : ''}` }];
+      // The fields the body's schema names (the OpenAPI document's): `nme` is told of `name`, and
+      // a field's name before this version of the API, of its name now.
+      const properties = schemaProperties(e);
+      const renamed = renamedInBody(properties, name);
+      const match = renamed === undefined ? closest(name, Object.keys(properties)) : undefined;
+      const hint = renamed !== undefined ? `; it is named ${renamed} now` : match ? `; did you mean ${match}?` : '';
+      return [{ field: join(path, name), message: `is not a field here${hint}` }];
     }
     case 'required': {
       const missing = String(params['missingProperty']);
@@ -90,9 +95,11 @@ function count(n: unknown, noun: string): string {
 }
 
 /** The properties of the object schema a problem is of (ajv's `verbose` gives it as `parentSchema`). */
-function schemaProperties(problem: SchemaProblem): object {
+function schemaProperties(problem: SchemaProblem): Readonly<Record<string, unknown>> {
   const parent = (problem as { parentSchema?: { properties?: unknown } }).parentSchema;
-  return typeof parent?.properties === 'object' && parent.properties !== null ? parent.properties : {};
+  return typeof parent?.properties === 'object' && parent.properties !== null
+    ? (parent.properties as Readonly<Record<string, unknown>>)
+    : {};
 }
 
 /** The pattern of a link's integer key given as text (src/plan/shared/field-types.ts `bodySchema`). */
