@@ -926,6 +926,12 @@ export const codes = {
     explanation:
       "A write-once field (`_write_once`) is set by the create and changed afterwards by admins and the service's own code alone. `onupdate` is such code: it gives the field a new value on every update that does not send it, so every member who may update the object changes it too (a parcel's `stamp` moved on each change of its weight). Drop `onupdate` to keep what the create set, or `_write_once` where the service is to stamp the field on each update (then `readOnly` keeps clients from sending it).",
   },
+  SVC2118: {
+    severity: 'warning',
+    title: 'decimal precision past what a JSON number keeps',
+    explanation:
+      "A decimal field's values travel as JSON numbers, which clients and the service read as 64-bit floats: those keep 15 significant digits exactly, and no more. The service refuses a value with more (a 400 that says so) rather than store it rounded, so a `precision` above 15 promises digits no write can give: 12345678901234567.89 fits `precision: 19` and cannot be sent. Keep `precision` at 15 or less; a value that needs more digits (an amount in a currency's smallest unit past 10¹⁵, say) is better stored as text, or as a whole number of a smaller unit (`biginteger` holds up to 2⁵³ exactly).",
+  },
   SVC2107: {
     severity: 'error',
     title: 'names the database cannot tell apart',

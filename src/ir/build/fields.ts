@@ -23,6 +23,9 @@ import {
   type ValueSource,
 } from '../types.js';
 
+/** Significant digits a JSON number (a 64-bit float) keeps exactly; the runtime refuses a decimal with more (values.ts `EXACT_DIGITS`). */
+const EXACT_DIGITS = 15;
+
 /** `_db_settings.type` spellings from Ramses' documentation, accepted as aliases. */
 export const TYPE_ALIASES: Readonly<Record<string, FieldType>> = {
   unicodetext: 'unicode_text',
@@ -526,6 +529,16 @@ function checkTypeRules(ctx: FieldContext, draft: FieldDraft, settings: YMap): v
       {
         span: at('scale'),
         hint: 'precision counts all the digits, scale those after the point: up to 9999.99 is precision 6, scale 2',
+      },
+    );
+  }
+  if (f.type === 'decimal' && f.precision !== null && f.precision > EXACT_DIGITS) {
+    ctx.diagnostics.report(
+      'SVC2118',
+      `"${f.name}": precision ${f.precision} is more digits than a JSON number keeps exactly (${EXACT_DIGITS}); values with more are refused`,
+      {
+        span: at('precision'),
+        hint: `give it a precision of ${EXACT_DIGITS} or less, or store such values as text`,
       },
     );
   }
