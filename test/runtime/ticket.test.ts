@@ -91,6 +91,10 @@ describe('x-ApiKey tokens', () => {
       `ApiKey alice:${token.slice(1)}`,
       `ApiKey alice ${token}`,
       `ApiKey :${token}`,
+      // A control character, percent-encoded, names no user (a NUL was a 500 on PostgreSQL).
+      `ApiKey a%00:${token}`,
+      `ApiKey a%0A:${token}`,
+      `ApiKey a%C2%85:${token}`,
     ]) {
       expect(readApiKeyHeader(bad)).toBeNull();
     }

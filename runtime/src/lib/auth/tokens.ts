@@ -37,12 +37,21 @@ export function apiKeyHeader(user: string, token: string): string {
   return `ApiKey ${name}:${token}`;
 }
 
-/** A username as a header names it (`apiKeyHeader`); undefined when its percent-encoding is broken. */
+/**
+ * A username as a header names it (`apiKeyHeader`); undefined when its percent-encoding is broken,
+ * or names a control character no username has (`%00`: PostgreSQL refuses a NUL in text, and the
+ * lookup answered an anonymous caller 500 where a wrong key is a 401).
+ */
 function headerUserName(written: string): string | undefined {
   if (!written.includes('%')) return written;
+  let name: string;
   try {
-    return decodeURIComponent(written);
+    name = decodeURIComponent(written);
   } catch {
     return undefined;
   }
+  return CONTROL.test(name) ? undefined : name;
 }
+
+// oxlint-disable-next-line no-control-regex -- control characters are what it looks for
+const CONTROL = /[\0-\x1f\x7f-\x9f]/u;
