@@ -544,6 +544,8 @@ const RESERVED_PATHS: readonly (readonly [string, string])[] = [
   ['/health', 'its health check'],
   ['/openapi.json', 'its OpenAPI document'],
   ['/docs', 'its API reference page'],
+  ['/_events', 'its change feed'],
+  ['/_webhooks', 'its webhook deliveries, for admins'],
 ];
 
 /** With authentication, `{base}/auth/…` are its routes. */

@@ -326,7 +326,7 @@ export const codes = {
     severity: 'error',
     title: 'unusable field name',
     explanation:
-      "Field names start with a letter and contain letters, digits and `_`. Names starting with `_`, `q`, and names containing `__` are reserved for query parameters and filter operators; `rowid` (in any case) is SQLite's id of a row, which a column of that name would hide; names starting with `svc_search_` are the search index's columns on PostgreSQL, which also cuts names longer than 63 characters.",
+      "Field names start with a letter and contain letters, digits and `_`. Names starting with `_`, `q`, and names containing `__` are reserved for query parameters and filter operators; `rowid` (in any case) is SQLite's id of a row, which a column of that name would hide; `tableoid`, `xmin`, `cmin`, `xmax`, `cmax` and `ctid` are PostgreSQL's system columns, which no table may have a column of; names starting with `svc_search_` are the search index's columns on PostgreSQL, which also cuts names longer than 63 characters.",
   },
   SVC2005: {
     severity: 'error',
@@ -393,7 +393,7 @@ export const codes = {
     severity: 'error',
     title: 'path segment not served',
     explanation:
-      'svcgen serves path segments that are a name (`stories`) or one parameter (`{id}`), not a mix such as `{name}.{ext}`, and no `:`, `*`, `?`, `#` or spaces, which the router and URLs read as syntax.',
+      'svcgen serves path segments that are a name (`stories`) or one parameter (`{id}`), not a mix such as `{name}.{ext}`, and no `:`, `*`, `?`, `#` or spaces, which the router and URLs read as syntax, nor `%`: a route written with a percent-encoded character (`/a%2Fb`) is reached only by a URL that encodes it twice.',
   },
   SVC2017: {
     severity: 'warning',
@@ -455,7 +455,7 @@ export const codes = {
     severity: 'error',
     title: 'parameter in the base path',
     explanation:
-      'Only `{version}` (and host parameters) may appear in `baseUri`; the service is mounted on a fixed base path, which holds no `:`, `*`, `?`, `#` or spaces (the router would read them as a parameter or a wildcard).',
+      'Only `{version}` (and host parameters) may appear in `baseUri`; the service is mounted on a fixed base path, which holds no `:`, `*`, `?`, `#`, `%` or spaces (the router would read them as a parameter or a wildcard, and a route with a percent-encoded character is reached only by a URL that encodes it twice), and no `.` or `..` segment (clients resolve those away before they send a URL).',
   },
   SVC2028: {
     severity: 'error',
@@ -652,7 +652,7 @@ export const codes = {
     severity: 'error',
     title: 'reserved route',
     explanation:
-      'The generated service answers `{base}/health` (its health check), `{base}/openapi.json` (its OpenAPI document) and `{base}/docs` (its API reference page, with `docs/…` assets) itself; a resource there would collide with it.',
+      'The generated service answers `{base}/health` (its health check), `{base}/openapi.json` (its OpenAPI document) and `{base}/docs` (its API reference page, with `docs/…` assets), `{base}/_events` (its change feed) and `{base}/_webhooks/…` (its webhook deliveries) itself; a resource there would collide with it.',
   },
   SVC2074: {
     severity: 'warning',

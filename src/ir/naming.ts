@@ -57,6 +57,8 @@ export function reservedWordHint(name: string, example: string): string | undefi
 const MAX_FIELD_NAME = 63;
 
 /** Field names: identifiers that are not reserved words and cannot be mistaken for query syntax. */
+const POSTGRES_SYSTEM_COLUMNS = new Set(['tableoid', 'xmin', 'cmin', 'xmax', 'cmax', 'ctid']);
+
 export function fieldNameProblem(name: string): string | undefined {
   if (name.startsWith('_'))
     return 'names starting with "_" are reserved for query parameters (_limit, _sort, _fields, …)';
@@ -71,6 +73,9 @@ export function fieldNameProblem(name: string): string | undefined {
     return `"${name}" is a property of every JavaScript object, so it cannot be used as a field name`;
   // A column of that name (in any case) hides SQLite's row id, which the search index is keyed by.
   if (name.toLowerCase() === 'rowid') return `"${name}" is SQLite's name for the id of a row`;
+  // PostgreSQL's system columns: a table cannot have a column of one of these names (the initial
+  // migration failed at start-up, on PostgreSQL only). Identifiers are quoted, so only these spellings.
+  if (POSTGRES_SYSTEM_COLUMNS.has(name)) return `"${name}" is one of PostgreSQL's system columns`;
   // PostgreSQL names the search vector of a text field `svc_search_<field>`.
   if (name.startsWith('svc_search_')) return 'names starting with "svc_search_" are the search index\'s columns';
   // A field is a column of its name, and PostgreSQL cuts a longer name without a word: the value

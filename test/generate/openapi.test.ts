@@ -557,6 +557,24 @@ describe('{base}/openapi.json is the service’s own', () => {
     ]);
   });
 
+  it('so are /_events and /_webhooks, its change feed and webhook deliveries (the service did not start)', () => {
+    const schema = JSON.stringify({
+      type: 'object',
+      properties: { id: { type: 'id_field', _db_settings: { type: 'id_field', primary_key: true } } },
+    });
+    const taken = (path: string) => {
+      const resource = `${path}:\n  get:\n  post:\n    body:\n      application/json:\n        schema: !include doc.json\n`;
+      const dir = writeTree({ 'api.raml': raml(`title: T\n${resource}`), 'doc.json': schema });
+      return analyze(join(dir, 'api.raml'), { cwd: dir })
+        .diagnostics.filter((d) => d.code === 'SVC2073')
+        .map((d) => d.message);
+    };
+    expect(taken('/_events')).toEqual(['/_events is taken: the service answers /_events itself (its change feed)']);
+    expect(taken('/_webhooks')).toEqual([
+      '/_webhooks is taken: the service answers /_webhooks itself (its webhook deliveries, for admins)',
+    ]);
+  });
+
   it('with authentication, /auth is the service’s too (its login routes); without, it is the API’s', () => {
     const schema = JSON.stringify({
       type: 'object',

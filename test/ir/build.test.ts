@@ -730,6 +730,13 @@ ${acl}${teams}${clubs(singular)}`),
     'isPrototypeOf',
     'rowid',
     'RowId',
+    // PostgreSQL's system columns: the first migration failed there at start-up.
+    'ctid',
+    'xmin',
+    'xmax',
+    'cmin',
+    'cmax',
+    'tableoid',
     'svc_search_title',
     `a${'b'.repeat(63)}`,
   ])('refuses a field named %s (SVC2004), and pollutes nothing', (name) => {
@@ -1153,7 +1160,8 @@ ${post('/stories', 'story.json')}  /{id}:
     expect(ir.basePath).toBe('/v2/api');
   });
 
-  it.each(['it:ems', 'it*ems', 'it?ems', 'it#ems', 'it ems'])(
+  // it%2Fems: a route with a percent-encoded character was reached only at it%252Fems (a probe's).
+  it.each(['it:ems', 'it*ems', 'it?ems', 'it#ems', 'it ems', 'it%2Fems'])(
     'refuses the segment %s, which the router or a URL would read as syntax (SVC2016)',
     (segment) => {
       const { codes } = build({
@@ -1164,12 +1172,24 @@ ${post('/stories', 'story.json')}  /{id}:
     },
   );
 
-  it.each(['/v1/a*b', '/v1/:id', '/v1/a b'])('refuses the base path %s (SVC2027)', (path) => {
+  // "." and ".." segments: clients resolve them away, and the service was never reached.
+  it.each(['/v1/a*b', '/v1/:id', '/v1/a b', '/a%2Fb/v1', '/../v1', '/v1/./x', '/v1/..'])(
+    'refuses the base path %s (SVC2027)',
+    (path) => {
+      const { codes } = build({
+        'api.raml': raml(`title: T\nbaseUri: "http://example.com${path}"\n${post('/items', 'item.json')}`),
+        'item.json': schema({ id }),
+      });
+      expect(codes).toEqual(['SVC2027']);
+    },
+  );
+
+  it('takes dots inside a segment of the base path (/v1.2)', () => {
     const { codes } = build({
-      'api.raml': raml(`title: T\nbaseUri: "http://example.com${path}"\n${post('/items', 'item.json')}`),
+      'api.raml': raml(`title: T\nbaseUri: "http://example.com/v1.2/..x"\n${post('/items', 'item.json')}`),
       'item.json': schema({ id }),
     });
-    expect(codes).toEqual(['SVC2027']);
+    expect(codes).toEqual([]);
   });
 
   it('classifies nested resources', () => {

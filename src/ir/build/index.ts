@@ -352,6 +352,13 @@ function basePath(diagnostics: DiagnosticBag, api: RamlApi): string {
       hint: 'use letters, digits, "-", "_" or "." in the base path',
     });
   }
+  if (clean.split('/').some((segment) => segment === '.' || segment === '..')) {
+    const entry = api.node.entries.find((e) => e.key.text === 'baseUri');
+    diagnostics.report('SVC2027', `the base path of baseUri is "${clean}": a "." or ".." segment`, {
+      span: entry?.value.span,
+      hint: 'clients resolve "." and ".." away before they send a URL (/../v1 is /v1), so the service would never be reached: write the path they resolve to',
+    });
+  }
   return clean === '' || clean === '/' ? '' : clean.startsWith('/') ? clean : `/${clean}`;
 }
 

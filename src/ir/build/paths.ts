@@ -9,11 +9,12 @@ import type { RamlApi, Resource } from '../../raml/model.js';
 /**
  * Characters that are syntax to the router or to URLs: ":" starts a parameter and "*" a wildcard
  * in Fastify's routes (a "*" mid-path stops the service at start-up); "?" and "#" end a path;
- * spaces and control characters are not URL characters.
+ * spaces and control characters are not URL characters; a percent-encoded character (`a%2Fb`) is
+ * matched as its decoded form, so the route written with it was reached only at `a%252Fb` (a probe's).
  */
-export const ROUTER_SYNTAX = /[:*?#\s\p{Cc}]/u;
+export const ROUTER_SYNTAX = /[:*?#%\s\p{Cc}]/u;
 export const ROUTER_SYNTAX_MEANS =
-  'the router reads ":" and "*" as a parameter and a wildcard, and "?", "#" and spaces end or break a URL path';
+  'the router reads ":" and "*" as a parameter and a wildcard, "?", "#" and spaces end or break a URL path, and a route with "%" is reached only by a URL that encodes the "%" again';
 
 export interface PathNode {
   /** `users`, or `{username}`. */
