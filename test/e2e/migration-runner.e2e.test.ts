@@ -206,7 +206,9 @@ describe.each(SQL_ENGINES)('the SQL migration runner on %s', (engine) => {
       const unique: Migration = {
         name: '0002_unique_name',
         sqlite: `create table "svc_new_t_author" ("id" integer primary key autoincrement, "name" text not null unique);
-insert into "svc_new_t_author" ("id", "name") select "id", "name" from "t_author";`,
+insert into "svc_new_t_author" ("id", "name") select "id", "name" from "t_author";
+drop table "t_author";
+alter table "svc_new_t_author" rename to "t_author";`,
         postgres: 'alter table "t_author" add constraint "t_author_name_key" unique ("name");',
         mongodb: [],
       };
@@ -231,7 +233,10 @@ insert into "svc_new_t_author" ("id", "name") select "id", "name" from "t_author
         name: '0002_writer',
         sqlite: `alter table "t_author" rename to "t_writer";
 alter table "t_writer" rename column "name" to "pen_name";
-create unique index "t_writer_pen_name" on "t_writer" ("pen_name");`,
+create table "svc_new_t_writer" ("id" integer primary key autoincrement, "pen_name" text not null unique);
+insert into "svc_new_t_writer" ("id", "pen_name") select "id", "pen_name" from "t_writer";
+drop table "t_writer";
+alter table "svc_new_t_writer" rename to "t_writer";`,
         postgres: `alter table "t_author" rename to "t_writer";
 alter table "t_writer" rename column "name" to "pen_name";
 alter table "t_writer" add constraint "t_writer_pen_name_key" unique ("pen_name");`,

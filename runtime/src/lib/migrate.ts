@@ -217,6 +217,9 @@ function namesBefore(script: string): NamesBefore {
   const quoted = '("(?:[^"]|"")+")';
   const tables = new Map<string, string>();
   for (const [, from, to] of script.matchAll(new RegExp(`alter table ${quoted} rename to ${quoted}`, 'gi'))) {
+    // The end of a SQLite rebuild (src/plan/migrations/storage/sql.ts): the copy takes the name of
+    // the table it replaces, which keeps the name it had before.
+    if (name(from!) === `svc_new_${name(to!)}`) continue;
     const was = tables.get(name(from!)) ?? name(from!);
     tables.delete(name(from!));
     tables.set(name(to!), was);
