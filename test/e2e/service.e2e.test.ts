@@ -4,6 +4,7 @@
  * SIGTERM lets requests in flight finish; the database file lives where service.ini says.
  */
 import { Agent, request } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -167,7 +168,12 @@ describe('start-up', () => {
   };
 
   it.each([
-    [{ PORT: 'eighty' }, /port must be a whole number from 0 to 65535, not "eighty"/],
+    // The variable that set it is named (a new user's PORT was blamed on SVC_PORT).
+    [{ PORT: 'eighty' }, /port must be a whole number from 0 to 65535, not "eighty" \(set by PORT\)/],
+    [
+      { PORT: '', SVC_PORT: '99999' },
+      /port must be a whole number from 0 to 65535, not "99999" \(set in service.ini or SVC_PORT\)/,
+    ],
     [{ SVC_ENGINE: 'oracle' }, /engine must be one of svc_sqla, svc_mongodb, not "oracle"/],
     [{ SVC_DATABASE_URL: 'mysql://x' }, /database.url must start with sqlite: or postgres:\/\//],
     [{ SVC_DATABASE_URL: 'postgres://user:hunter2@127.0.0.1:1/db' }, /cannot open the database: .*check database.url/],
@@ -198,6 +204,22 @@ describe('start-up', () => {
     expect(result.all).toMatch(/^The service could not start: /m);
     expect(result.all).not.toContain('hunter2');
     expect(result.all).not.toMatch(/\n\s+at /);
+  });
+
+  it('says in one line that its port is taken, with no stack trace', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = String((taken.address() as AddressInfo).port);
+      const result = await start({ PORT: port });
+      expect(result.exitCode).toBe(1);
+      expect(result.all).toMatch(
+        new RegExp(`^The service could not start: 127\\.0\\.0\\.1 port ${port} is in use \\(another program`, 'm'),
+      );
+      expect(result.all).not.toMatch(/\n\s+at /);
+    } finally {
+      taken.close();
+    }
   });
 
   it('refuses settings that cannot serve before it opens the database: nothing is migrated', async () => {

@@ -192,8 +192,13 @@ export function loadConfig(source: ConfigSource): Config {
     const value = env[envName(key)];
     if (value !== undefined) settings.set(key, value);
   }
-  if (env['PORT'] !== undefined && env['PORT'] !== '') settings.set('port', env['PORT']);
-  const read = new Reader(settings);
+  // What set a setting where it is not service.ini or its SVC_ variable: a message about it names that.
+  const origins = new Map<string, string>();
+  if (env['PORT'] !== undefined && env['PORT'] !== '') {
+    settings.set('port', env['PORT']);
+    origins.set('port', 'PORT');
+  }
+  const read = new Reader(settings, origins);
   const system = ['system.user', 'system.password', 'system.email'].map((k) => settings.get(k));
   const config: Config = {
     host: read.text('host', '127.0.0.1'),
@@ -320,7 +325,16 @@ function flatten(value: Record<string, unknown>, prefix: string, out: Map<string
 }
 
 class Reader {
-  constructor(readonly settings: ReadonlyMap<string, string>) {}
+  constructor(
+    readonly settings: ReadonlyMap<string, string>,
+    readonly origins: ReadonlyMap<string, string> = new Map(),
+  ) {}
+
+  /** Where `key` is set, for a message about its value: `(set by PORT)`, or where it can be. */
+  where(key: string): string {
+    const origin = this.origins.get(key);
+    return origin ? `(set by ${origin})` : `(set in service.ini or ${envName(key)})`;
+  }
 
   text(key: string, fallback: string): string {
     return this.settings.get(key)?.trim() || fallback;
@@ -331,9 +345,7 @@ class Reader {
     if (text === undefined || text === '') return fallback;
     const n = Number(text);
     if (!Number.isInteger(n) || n < min || n > max)
-      throw new ConfigError(
-        `${key} must be a whole number from ${min} to ${max}, not "${text}" (set in service.ini or ${envName(key)})`,
-      );
+      throw new ConfigError(`${key} must be a whole number from ${min} to ${max}, not "${text}" ${this.where(key)}`);
     return n;
   }
 
@@ -346,7 +358,7 @@ class Reader {
     if (text === undefined || text === '') return fallback;
     if (['true', '1', 'yes', 'on'].includes(text)) return true;
     if (['false', '0', 'no', 'off'].includes(text)) return false;
-    throw new ConfigError(`${key} must be true or false, not "${text}" (set in service.ini or ${envName(key)})`);
+    throw new ConfigError(`${key} must be true or false, not "${text}" ${this.where(key)}`);
   }
 
   trustProxy(key: string): TrustProxy {
@@ -359,7 +371,7 @@ class Reader {
     const named = ['loopback', 'linklocal', 'uniquelocal'];
     if (addresses.every((a) => named.includes(a) || /^[0-9a-f.:]+(\/[0-9]{1,3})?$/i.test(a))) return addresses;
     throw new ConfigError(
-      `${key} must be false, true, a number of proxies, or their addresses separated by commas (10.0.0.0/8, loopback), not "${text}" (set in service.ini or ${envName(key)})`,
+      `${key} must be false, true, a number of proxies, or their addresses separated by commas (10.0.0.0/8, loopback), not "${text}" ${this.where(key)}`,
     );
   }
 
@@ -368,7 +380,7 @@ class Reader {
     const text = this.text(key, fallback);
     if (/^[a-z_][a-z0-9_]{0,62}$/.test(text)) return text;
     throw new ConfigError(
-      `${key} must be a lower-case name of letters, digits and _ (such as simple or english), not "${text}" (set in service.ini or ${envName(key)})`,
+      `${key} must be a lower-case name of letters, digits and _ (such as simple or english), not "${text}" ${this.where(key)}`,
     );
   }
 
@@ -376,23 +388,40 @@ class Reader {
     const text = this.settings.get(key)?.trim();
     if (text === undefined || text === '') return fallback;
     if ((choices as readonly string[]).includes(text)) return text as C;
-    throw new ConfigError(
-      `${key} must be one of ${choices.join(', ')}, not "${text}" (set in service.ini or ${envName(key)})`,
-    );
+    throw new ConfigError(`${key} must be one of ${choices.join(', ')}, not "${text}" ${this.where(key)}`);
   }
 }
 
 /** What to tell the operator when start-up fails: the setting to fix, without secrets. */
 export function startupMessage(error: unknown): string {
   if (error instanceof ConfigError) return error.message;
-  const e = error as { code?: string; name?: string; message?: string; stack?: string };
+  const e = error as { code?: string; name?: string; message?: string; stack?: string; syscall?: string };
   const message = redact(e.message ?? String(error));
+  if (e.syscall === 'listen') return listenProblem(error as ListenError);
   if (e.code && /^(ECONNREFUSED|ENOTFOUND|ETIMEDOUT|EACCES|ENOENT|SQLITE_|28|3D)/.test(e.code))
     return `cannot open the database: ${message} (check database.url)`;
   // The driver's errors when the server cannot be reached, refuses the credentials, or the URL is wrong.
   if (e.name && /^Mongo(ServerSelection|Network|Parse|Authentication|Api)/.test(e.name))
     return `cannot open the database: ${message} (check mongodb.url)`;
   return e.stack ? redact(e.stack) : message;
+}
+
+interface ListenError {
+  readonly code?: string;
+  readonly address?: string;
+  readonly port?: number;
+  readonly message?: string;
+}
+
+/** Why the service cannot listen where it was told to: another program there, or a port it may not take. */
+function listenProblem(e: ListenError): string {
+  const where = `${e.address ?? 'the host'} port ${e.port ?? '?'}`;
+  const change = 'choose another with PORT, SVC_PORT or port in service.ini (host for the address)';
+  if (e.code === 'EADDRINUSE') return `${where} is in use (another program, or this service started twice): ${change}`;
+  if (e.code === 'EACCES')
+    return `${where} is not this user's to listen on (ports below 1024 need privileges): ${change}`;
+  if (e.code === 'EADDRNOTAVAIL') return `${e.address ?? 'the host'} is no address of this machine: ${change}`;
+  return `cannot listen on ${where}: ${e.message ?? e.code ?? 'unknown error'}`;
 }
 
 /** Passwords in connection URLs never reach the logs. */
