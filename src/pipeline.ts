@@ -26,7 +26,7 @@ import { applyChanges, OutDirChanged } from './write/write.js';
 import type { ApiChange } from './apidiff/change.js';
 import { changelogWithEntry, hasUnreleased, isNewestRelease, releasedBefore } from './apidiff/changelog.js';
 import { classifyChanges } from './apidiff/classify.js';
-import { renamesOf } from './apidiff/renames.js';
+import { classifyOptionsOf, renamesOf } from './apidiff/renames.js';
 import { reportBreakingChanges } from './apidiff/report.js';
 import { reportNarrowedStoredValues } from './apidiff/stored-values.js';
 import { preReleaseVersion } from './apidiff/pre-release.js';
@@ -204,9 +204,7 @@ function renamedFiles(ir: ServiceIR): [string, string][] {
 function contractChanges(contract: PreviousContract, tree: OutputTree, ir: ServiceIR): ApiChange[] {
   const next = tree.get(CONTRACT_FILE);
   if (!contract.document || !next || contract.text === next.content) return [];
-  return classifyChanges(contract.document, JSON.parse(next.content) as Record<string, unknown>, {
-    renames: renamesOf(ir),
-  });
+  return classifyChanges(contract.document, JSON.parse(next.content) as Record<string, unknown>, classifyOptionsOf(ir));
 }
 
 /** `--release`: a name no earlier release has (SVC3114), for changes there are (SVC3115). */

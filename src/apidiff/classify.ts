@@ -32,9 +32,12 @@ export interface ClassifyOptions {
    * renames, which keep stored data but still change the JSON clients see.
    */
   readonly renames?: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  /** Models renamed with `_renamed_from` (old name → new): their component schemas are compared under their new names. */
+  readonly models?: ReadonlyMap<string, string>;
 }
 
 export function classifyChanges(before: Json, after: Json, options: ClassifyOptions = {}): ApiChange[] {
+  if (options.models?.size) before = withComponentsRenamed(before, after, options.models);
   const out: ApiChange[] = [];
   compareBasePaths(before, after, out);
   compareRoutes(before, after, out, new Map([...(options.renames?.values() ?? [])].flatMap((m) => [...m])));
@@ -42,6 +45,43 @@ export function classifyChanges(before: Json, after: Json, options: ClassifyOpti
   compareComponentParameters(before, after, parameterUsers(operationsOf(before).values()), out);
   return sortChanges(withoutBoundsOfNarrowedTypes(dedupe(out)));
 }
+
+/**
+ * `before` with the component schemas of renamed models under their new names (`Note`,
+ * `NoteCreate` → `TreatmentNote`, `TreatmentNoteCreate`), and every reference to them so: a model
+ * renamed keeps its JSON, and a reference to it was "type Note → TreatmentNote" (a new user's). What
+ * did change for clients (its `_type`) is compared with the rest of the component. A name is taken
+ * only where the new one is in `after` and the old one is not.
+ */
+function withComponentsRenamed(before: Json, after: Json, models: ReadonlyMap<string, string>): Json {
+  const was = componentSchemas(before);
+  const is = componentSchemas(after);
+  const names = new Map<string, string>();
+  for (const name of Object.keys(was)) {
+    if (name in is) continue;
+    for (const [old, now] of models) {
+      const renamed = name.startsWith(old) ? `${now}${name.slice(old.length)}` : undefined;
+      if (renamed !== undefined && renamed in is && !(renamed in was)) names.set(name, renamed);
+    }
+  }
+  if (names.size === 0) return before;
+  const text = JSON.stringify(before, (key, value: unknown) => {
+    if (key === '$ref' && typeof value === 'string') {
+      const name = value.startsWith(COMPONENT_REF) ? names.get(value.slice(COMPONENT_REF.length)) : undefined;
+      return name === undefined ? value : `${COMPONENT_REF}${name}`;
+    }
+    return value;
+  });
+  const renamed = JSON.parse(text) as Json;
+  const schemas = componentSchemas(renamed);
+  for (const [old, now] of names) {
+    schemas[now] = schemas[old];
+    delete schemas[old];
+  }
+  return renamed;
+}
+
+const COMPONENT_REF = '#/components/schemas/';
 
 /**
  * The path every route is below (`servers[0].url`: `/api/v1`, from the RAML's `baseUri` and

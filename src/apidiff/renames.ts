@@ -4,6 +4,15 @@
  * for the classifier to say "renamed" where it would see one field removed and one added.
  */
 import type { ServiceIR } from '../ir/types.js';
+import type { ClassifyOptions } from './classify.js';
+
+/** What the classifier is told of a version's renames: its fields' and its models' (`_renamed_from`). */
+export function classifyOptionsOf(ir: ServiceIR): ClassifyOptions {
+  return {
+    renames: renamesOf(ir),
+    models: new Map(ir.models.flatMap((m) => (m.renamedFrom ? [[m.renamedFrom, m.name] as const] : []))),
+  };
+}
 
 export function renamesOf(ir: ServiceIR): Map<string, Map<string, string>> {
   const renames = new Map<string, Map<string, string>>();

@@ -358,7 +358,7 @@ function compareProperties(before: Json, after: Json, place: SchemaPlace, cmp: S
   const renamedFrom = new Set(renamedTo.values());
   for (const name of Object.keys(was)) {
     const renamed = renamedTo.get(name);
-    if (renamed !== undefined) {
+    if (renamed !== undefined)
       report(
         cmp,
         receives(cmp) ? 'response-field-renamed' : 'request-field-renamed',
@@ -366,31 +366,30 @@ function compareProperties(before: Json, after: Json, place: SchemaPlace, cmp: S
         `was renamed to ${renamed} (renamed_from keeps the stored data, but the JSON field name clients use changed)`,
         `clients must read and send ${renamed}; keep ${name} in the API too if they cannot change yet`,
       );
-      // And whatever else changed with the name (a link to one that became a list of keys).
-      compareSchemas(was[name], is[renamed], at(renamed), { ...cmp, renames: undefined, depth: (cmp.depth ?? 0) + 1 });
-      continue;
-    }
-    if (!(name in is)) {
+    else if (!(name in is)) {
       if (receives(cmp))
         report(cmp, 'response-field-removed', at(name), 'was removed', 'clients that read it get nothing');
       else report(cmp, 'request-field-removed', at(name), 'was removed: clients that send it are refused');
       continue;
     }
-    compareSchemas(was[name], is[name], at(name), { ...cmp, renames: undefined, depth: (cmp.depth ?? 0) + 1 });
-    if (receives(cmp) && required.was.has(name) && !required.is.has(name))
+    // Whatever else changed, with the name or without (a renamed field made required, a link to one
+    // that became a list of keys): compared under its name now.
+    const now = renamed ?? name;
+    compareSchemas(was[name], is[now], at(now), { ...cmp, renames: undefined, depth: (cmp.depth ?? 0) + 1 });
+    if (receives(cmp) && required.was.has(name) && !required.is.has(now))
       report(
         cmp,
         'response-field-optional',
-        at(name),
+        at(now),
         'may now be missing from answers',
         'clients that read it must handle its absence',
       );
-    if (sends(cmp) && !required.was.has(name) && required.is.has(name))
-      report(cmp, 'request-field-required', at(name), 'is now required', 'clients that leave it out are refused');
-    if (sends(cmp) && !receives(cmp) && required.was.has(name) && !required.is.has(name))
-      report(cmp, 'request-field-optional', at(name), 'is optional now');
-    compareWriteRule(was[name], is[name], at(name), cmp);
-    compareVisibility(was[name], is[name], at(name), cmp);
+    if (sends(cmp) && !required.was.has(name) && required.is.has(now))
+      report(cmp, 'request-field-required', at(now), 'is now required', 'clients that leave it out are refused');
+    if (sends(cmp) && !receives(cmp) && required.was.has(name) && !required.is.has(now))
+      report(cmp, 'request-field-optional', at(now), 'is optional now');
+    compareWriteRule(was[name], is[now], at(now), cmp);
+    compareVisibility(was[name], is[now], at(now), cmp);
   }
   for (const name of Object.keys(is)) {
     if (name in was || renamedFrom.has(name)) continue;

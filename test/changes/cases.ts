@@ -193,6 +193,20 @@ export const CASES: readonly ApiCase[] = [
     },
   },
   {
+    // A new user's diff said the rename and not that clients must now send the field.
+    name: 'a field is renamed with renamed_from and made required',
+    breaking: true,
+    kinds: ['response-field-renamed', 'request-field-renamed', 'request-field-required'],
+    api: (a) => {
+      a.item.properties['remark'] = {
+        type: 'string',
+        _db_settings: { type: 'text', renamed_from: 'note', required: true },
+      };
+      a.item.required.push('remark');
+      delete a.item.properties['note'];
+    },
+  },
+  {
     name: 'the whole collection is removed',
     breaking: true,
     kinds: ['route-removed'],

@@ -259,6 +259,24 @@ describe('classifyChanges', () => {
     });
   });
 
+  it("compares a model renamed with _renamed_from under its new name: its JSON is the same, and no field's type changed", () => {
+    // A new user's Note → TreatmentNote was "field type changed — type Note → TreatmentNote".
+    const renamed = doc((d) => {
+      const text = JSON.stringify(d).replaceAll('Thing', 'Widget');
+      Object.assign(d, JSON.parse(text));
+    });
+    expect(kinds(doc(), renamed)).toContain('B type-changed');
+    expect(classifyChanges(doc(), renamed, { models: new Map([['Thing', 'Widget']]) })).toEqual([]);
+    // What did change with it is still said, as a change of the component under its new name.
+    const changed = doc((d) => {
+      const text = JSON.stringify(d).replaceAll('Thing', 'Widget');
+      Object.assign(d, JSON.parse(text));
+      d.components.schemas.Widget.properties.size = { type: 'string' };
+    });
+    const changes = classifyChanges(doc(), changed, { models: new Map([['Thing', 'Widget']]) });
+    expect(changes.map((c) => [c.kind, c.schema, c.path])).toEqual([['type-changed', 'Widget', 'size']]);
+  });
+
   it('says renames given by renamed_from as renames', () => {
     const after = doc((d) => {
       d.components.schemas.Thing.properties.bulk = d.components.schemas.Thing.properties.size;

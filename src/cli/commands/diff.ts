@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { CHANGE_KINDS, type ApiChange } from '../../apidiff/change.js';
 import { classifyChanges } from '../../apidiff/classify.js';
 import { preReleaseNote, preReleaseVersion } from '../../apidiff/pre-release.js';
-import { renamesOf } from '../../apidiff/renames.js';
+import { classifyOptionsOf } from '../../apidiff/renames.js';
 import { describeChange } from '../../apidiff/report.js';
 import { hasErrors } from '../../diagnostics/diagnostic.js';
 import type { ServiceIR } from '../../ir/types.js';
@@ -36,7 +36,7 @@ export function runDiff(
   const old = readSide(io, before);
   const next = readSide(io, after);
   if (!old || !next) return ExitCode.usage;
-  const changes = classifyChanges(old.document, next.document, next.ir ? { renames: renamesOf(next.ir) } : {});
+  const changes = classifyChanges(old.document, next.document, next.ir ? classifyOptionsOf(next.ir) : {});
   if (flags.format === 'json') io.stdout(`${JSON.stringify(changes.map(asJson), null, 2)}\n`);
   else for (const c of changes) io.stdout(`${c.breaking ? 'breaking  ' : 'compatible'} ${describeChange(c)}\n`);
   const breaking = changes.filter((c) => c.breaking).length;
