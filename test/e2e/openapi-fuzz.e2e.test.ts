@@ -212,9 +212,22 @@ describe.each(['sqlite', 'postgres'] as const)('the OpenAPI-driven fuzzer on %s'
         expect(reply.status, `${method} ${path} → ${reply.text}`).toBeLessThan(500);
       }
     }
-    // A trailing slash names no resource (as in Ramses), and the answer says so rather than "Post  not found".
+    // A trailing slash names no resource (as in Ramses), and the answer says so rather than "Post  not found",
+    // with the resource the URL names without it.
     const slash = await api('GET', '/posts/');
-    expect([slash.status, slash.body?.message]).toEqual([404, `${BASE}/posts/ is not a resource of this service`]);
-    expect((await api('GET', `/posts/${key}/`)).status).toBe(404);
+    expect([slash.status, slash.body?.message]).toEqual([
+      404,
+      `${BASE}/posts/ is not a resource of this service; without the trailing slash it is: ${BASE}/posts`,
+    ]);
+    const item = await api('GET', `/posts/${key}/`);
+    expect([item.status, item.body?.message]).toEqual([
+      404,
+      `${BASE}/posts/${key}/ is not a resource of this service; without the trailing slash it is: ${BASE}/posts/${key}`,
+    ]);
+    const nothing = await api('GET', '/nowhere/');
+    expect([nothing.status, nothing.body?.message]).toEqual([
+      404,
+      `${BASE}/nowhere/ is not a resource of this service`,
+    ]);
   });
 });

@@ -192,7 +192,7 @@ function refusal(request: FastifyRequest): HttpError | null {
   // `/posts/` reaches `/posts/:id` with an empty key; like any URL that names nothing, a 404
   // that says so (Ramses answered trailing slashes 404 too).
   if (Object.values(request.params as Record<string, string>).includes(''))
-    return notFound(notAResource(requestTarget(request)));
+    return notFound(notAResource(request.server, requestTarget(request)));
   // U+0000 (which PostgreSQL cannot store) and absurd nesting are a 400 on every engine, not a 500.
   return requestShapeProblem({ query: request.query, path: request.params });
 }

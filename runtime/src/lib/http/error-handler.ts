@@ -59,14 +59,21 @@ export const errors = fp(
           .header('allow', known.allow)
           .send(statusBody(405, `${request.method} is not allowed on ${known.path}`, requestUrl(request)));
       }
-      return reply.code(404).send(statusBody(404, notAResource(requestTarget(request)), requestUrl(request)));
+      return reply.code(404).send(statusBody(404, notAResource(app, requestTarget(request)), requestUrl(request)));
     });
   },
   { name: 'errors', fastify: '5.x' },
 );
 
-export function notAResource(url: string): string {
-  return `${url.split('?')[0]} is not a resource of this service`;
+/**
+ * What a URL that names nothing is told; where it ends in a slash and names a resource without it
+ * (`/clinics/`), that one (a new user's GET was a bare 404: trailing slashes name nothing, as in Ramses).
+ */
+export function notAResource(app: FastifyInstance, url: string): string {
+  const path = url.split('?')[0]!;
+  const unslashed = path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') : undefined;
+  const hint = unslashed && knownPath(app, unslashed) ? `; without the trailing slash it is: ${unslashed}` : '';
+  return `${path} is not a resource of this service${hint}`;
 }
 
 interface Described {
