@@ -205,14 +205,23 @@ function searchedField(c: ApiChange, sources: IrSources): Span | undefined {
   return fields.length === 1 ? fields[0]![1] : undefined;
 }
 
+/** Changes a field's entry in its schema's `required` array makes. */
+const REQUIRED_KINDS: ReadonlySet<ApiChange['kind']> = new Set([
+  'request-field-required',
+  'request-field-added-required',
+]);
+
 function spanOf(c: ApiChange, sources: IrSources, renames: BreakingPolicy['renames'] = new Map()): Span | undefined {
   if (c.kind === 'base-path-changed') return sources.basePath;
   const changed = changedField(c, (name) => sources.models.has(name));
   if (changed) {
     const { model, field: written } = changed;
     const field = renames.get(model)?.get(written) ?? written;
+    // Made required: where the schema's `required` says so (a backref's own span is in another schema).
+    const required = REQUIRED_KINDS.has(c.kind) ? sources.required?.get(`${model}.${field}`) : undefined;
     // A field that is gone (or renamed): the schema's `properties`, where it was.
     return (
+      required ??
       sources.fields.get(`${model}.${field}`) ??
       sources.properties.get(model) ??
       sources.models.get(model) ??

@@ -13,6 +13,8 @@ export interface IrSources {
   readonly properties: ReadonlyMap<string, Span>;
   /** `Model.field` → the property name in the schema. */
   readonly fields: ReadonlyMap<string, Span>;
+  /** `Model.field` → its name in the schema's root `required` array, where that names it. */
+  readonly required?: ReadonlyMap<string, Span>;
   /** `Model.group` → the group's key in the model's `_group_fields` (`"g:staff"`). */
   readonly groupFields: ReadonlyMap<string, Span>;
   /** Route path → the RAML resource key. */

@@ -180,6 +180,22 @@ describe('generate and the API contract', () => {
     expect(run.stderr).not.toContain('SVC3101');
   });
 
+  it("says a field made required where the schema's required array names it (a backref's field is declared in another schema)", async () => {
+    const p = project((a) => void a.item.required.push('note'));
+    const run = await p.generate();
+    expect(run.code).toBe(1);
+    const errors = [...run.stderr.matchAll(/(\S+):(\d+):\d+ - error (SVC\d+): (.*)/g)];
+    expect(errors.map((m) => [m[3], m[4]])).toContainEqual([
+      'SVC3111',
+      expect.stringMatching(/note \(POST \/items\): request field made required/),
+    ]);
+    const schema = readFileSync(join(p.dir, 'api/item.json'), 'utf8').split('\n');
+    const inRequired = schema.findIndex((line) => line.trim() === '"note"') + 1;
+    expect(inRequired).toBeGreaterThan(0);
+    const made = errors.find((m) => /made required/.test(m[4]!))!;
+    expect([made[1], Number(made[2])]).toEqual(['api/item.json', inRequired]);
+  });
+
   it('says of a shorter max_length only what its migration does: it checks the stored values (no SVC3113)', async () => {
     const shorter = (a: ApiSource) =>
       void (a.item.properties['name'] = {

@@ -101,6 +101,11 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
     fields: new Map(
       [...models.values()].flatMap((m) => m.fields.map((f) => [`${m.name}.${f.field.name}`, f.nameSpan] as const)),
     ),
+    required: new Map(
+      [...models.values()].flatMap((m) =>
+        [...(m.requiredAt ?? new Map<string, Span>())].map(([name, span]) => [`${m.name}.${name}`, span] as const),
+      ),
+    ),
     groupFields: new Map(
       [...models.values()].flatMap((m) => m.groupFields.map((g) => [`${m.name}.${g.group}`, g.span] as const)),
     ),

@@ -62,6 +62,8 @@ export interface ModelDraft {
    * foreign key is then required, relationships.ts), else SVC2084 (`reportUnknownRequired`).
    */
   readonly undeclaredRequired?: readonly UndeclaredRequired[];
+  /** Each name of the root `required` array → where it is written. */
+  readonly requiredAt?: ReadonlyMap<string, Span>;
 }
 
 export interface UndeclaredRequired {
@@ -108,7 +110,7 @@ export function readModel(diagnostics: DiagnosticBag, source: ModelSource, docum
   const root = document.root;
   const ctx = { diagnostics, model: source.name, root };
   checkRootKeys(diagnostics, root);
-  const { names: required, undeclared } = requiredNames(diagnostics, root);
+  const { names: required, undeclared, spans: requiredAt } = requiredNames(diagnostics, root);
   const fields: FieldDraft[] = [];
   const documentationOnly: YEntry[] = [];
   const properties = get(root, 'properties');
@@ -153,6 +155,7 @@ export function readModel(diagnostics: DiagnosticBag, source: ModelSource, docum
     primaryKey: '',
     documentationOnly,
     undeclaredRequired: undeclared,
+    requiredAt,
   };
   return draft;
 }
@@ -193,28 +196,30 @@ function checkRootKeys(diagnostics: DiagnosticBag, root: YMap): void {
 function requiredNames(
   diagnostics: DiagnosticBag,
   root: YMap,
-): { names: Set<string>; undeclared: UndeclaredRequired[] } {
+): { names: Set<string>; undeclared: UndeclaredRequired[]; spans: Map<string, Span> } {
   const node = get(root, 'required');
   const undeclared: UndeclaredRequired[] = [];
+  const spans = new Map<string, Span>();
   // A name where a list of names belongs made the field optional, silently.
   if (isScalar(node) && typeof node.value === 'string') {
     diagnostics.report('SVC2006', '"required" must be a list of field names', {
       span: node.span,
       hint: `write "required": [${JSON.stringify(node.value)}]`,
     });
-    return { names: new Set([node.value]), undeclared };
+    return { names: new Set([node.value]), undeclared, spans };
   }
-  if (!isSeq(node)) return { names: new Set(), undeclared };
+  if (!isSeq(node)) return { names: new Set(), undeclared, spans };
   const properties = get(root, 'properties');
   const declared = isMap(properties) ? properties.entries.map((e) => e.key.text) : [];
   const names = new Set<string>();
   for (const item of node.items) {
     if (!isScalar(item) || typeof item.value !== 'string') continue;
     names.add(item.value);
+    spans.set(item.value, item.span);
     if (isMap(properties) && !declared.includes(item.value))
       undeclared.push({ name: item.value, span: item.span, declared });
   }
-  return { names, undeclared };
+  return { names, undeclared, spans };
 }
 
 /**
