@@ -13,6 +13,7 @@
  * names: a user who registers a deleted user's name is not sent that user's past as their own; and
  * as for the caller too, whose denies (a block) hold on that past as on the rest.
  */
+import { setImmediate } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FeedLimits } from '../config.js';
 import { badRequest, HttpError } from '../errors.js';
@@ -242,6 +243,7 @@ async function openFeed(
     },
     close: () => stream.close('the service is shutting down: reconnect with Last-Event-ID'),
   };
+  const slice = new Slice();
   const readOn = async (self: Listener) => {
     try {
       do {
@@ -259,6 +261,7 @@ async function openFeed(
           const since = events.length ? await joined(self.cursor) : undefined;
           const newcomer = since === undefined ? request : app.services.policy.asNewcomer(request);
           for (const event of events) {
+            await slice.share();
             if (stream.closed) return;
             self.cursor = event.seq;
             if (!matchesEvent(types, event.type)) continue;
@@ -287,6 +290,25 @@ async function openFeed(
   });
   listener.pump();
 }
+
+/**
+ * A replay's share of the event loop. On SQLite every read it awaits is answered at once (the
+ * driver is synchronous), so a replay of a week of events held the whole service until it was
+ * done: a probe's anonymous feeds kept `/health` waiting 45 s. After `SLICE_MS` of judging events
+ * it lets every other request (and feed) have its turn.
+ */
+class Slice {
+  #since = performance.now();
+
+  async share(): Promise<void> {
+    if (performance.now() - this.#since < SLICE_MS) return;
+    await setImmediate();
+    this.#since = performance.now();
+  }
+}
+
+/** How long a replay judges events before others have their turn (Slice). */
+const SLICE_MS = 5;
 
 /**
  * Where the caller's account began (the seq of their record's creation), asked after a page of
