@@ -554,8 +554,27 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
       const frank = cookies.get('frank')!;
       expect((await as('root', 'DELETE', '/users/frank')).status).toBe(200);
       expect((await self(frank)).status).toBe(401);
-      await register('frank'); // the same name again: the old ticket stays worthless
+      // The same name again: refused to anyone but an admin (objects may still name frank), and
+      // given by an admin, the old ticket stays worthless.
+      const again = await register('frank');
+      expect([again.status, again.body?.errors]).toEqual([
+        409,
+        [
+          {
+            field: 'username',
+            message: 'was the name of an account that was deleted or renamed, which objects may still name',
+          },
+        ],
+      ]);
+      const made = await as('root', 'POST', '/users', {
+        username: 'frank',
+        email: 'frank2@example.com',
+        password: PASSWORD,
+      });
+      expect(made.status, made.text).toBe(201);
+      expect((await login('frank')).status).toBe(200);
       expect((await self(frank)).status).toBe(401);
+      expect((await self(cookies.get('frank')!)).status).toBe(200);
     });
 
     it('rotates secrets: with [new, old] an old-key cookie is accepted and reissued under the new key; with [new] alone it is refused', async () => {

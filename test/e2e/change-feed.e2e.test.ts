@@ -149,7 +149,22 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
     });
     expect(patched.status).toBe(200);
     expect((await as('root', 'DELETE', '/users/carl')).status).toBe(200);
-    const second = await register('carl-second@example.com');
+    // Only an admin gives the name to an account again (objects may still name carl).
+    const refused = await as(null, 'POST', '/auth/register', {
+      username: 'carl',
+      email: 'carl-second@example.com',
+      password: 'password-123',
+    });
+    expect(refused.status, refused.text).toBe(409);
+    const made = await as('root', 'POST', '/users', {
+      username: 'carl',
+      email: 'carl-second@example.com',
+      password: 'password-123',
+    });
+    expect(made.status, made.text).toBe(201);
+    const login = await as(null, 'POST', '/auth/login', { login: 'carl', password: 'password-123' });
+    expect(login.status, login.text).toBe(200);
+    const second = /auth_tkt=[^;]*/.exec(login.headers.get('set-cookie') ?? '')![0];
     const marker = (await as('root', 'POST', '/authors', { name: 'After carl came back' })).body as Rec;
     const sawMarker = (ms: readonly FeedMessage[]) =>
       ms.some((m) => m.event === 'Author.create' && parsed(m).data.pk === String(marker['id']));
@@ -162,11 +177,11 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
       feed.messages.filter((m) => m.event.startsWith('User.') && parsed(m).data.pk === 'carl').map(parsed);
     const events = ofCarl(carlFeed);
     // Not the first carl's change of his email, which no other member may read.
-    expect(events.map((e) => e.type)).toEqual(['User.register', 'User.delete', 'User.register']);
+    expect(events.map((e) => e.type)).toEqual(['User.register', 'User.delete', 'User.create']);
     // The first carl's past, as any member sees it (ben): none of that carl's own fields.
     expect(events.slice(0, 2)).toEqual(ofCarl(benFeed).slice(0, 2));
     expect(JSON.stringify(events.slice(0, 2))).not.toMatch(/carl-(first|private)/);
-    // Their own registration, as their own record.
+    // Their own making, as their own record.
     expect(events[2]!.data.object['email']).toBe('carl-second@example.com');
   });
 
@@ -321,26 +336,27 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
 
   it("answers other requests while a feed replays a long past: the replay takes turns (SQLite's reads never wait)", async () => {
     // On SQLite a replay awaited only reads answered at once: a probe's anonymous feeds of a week of
-    // events kept /health waiting 45 s.
-    const before = await follow('root');
+    // events kept /health waiting 45 s. A member's replay of one page (500 events, each judged by
+    // the x-ACLs) held every other request until the whole page was judged and sent.
+    const before = await follow('ann');
     const marker = (await as('root', 'POST', '/authors', { name: 'Before the past' })).body as Rec;
     await before.until((ms) =>
       ms.some((m) => m.event === 'Author.create' && parsed(m).data.pk === String(marker['id'])),
     );
     const from = before.messages.at(-1)!.id!;
     before.close();
-    const count = 600;
+    const count = 500;
     for (let i = 0; i < count; i += 50)
       await Promise.all(
         Array.from({ length: 50 }, (_, j) => as('root', 'POST', '/authors', { name: `Past ${i + j}` })),
       );
-    const replay = await follow('root', `?last_event_id=${from}`);
+    const replay = await follow('ann', `?last_event_id=${from}`);
     const health = await library.as(null, 'GET', '/health');
     const sentBeforeHealth = replay.messages.length;
     expect(health.status).toBe(200);
     await replay.until((ms) => ms.length >= count);
-    // Answered while the replay was under way, not after it.
-    expect(sentBeforeHealth).toBeLessThan(count / 2);
+    // Answered while the replay was under way, not once it was done.
+    expect(sentBeforeHealth).toBeLessThan(count);
   });
 
   it('ends open feeds when the service shuts down, with a last word, and exits cleanly', async () => {

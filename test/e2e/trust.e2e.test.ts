@@ -629,6 +629,22 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
       expect((await asRoot('DELETE', '/users/zo%C3%A9')).status).toBe(200);
       expect((await register('zoe', { email: 'zoe4@example.com' })).status).toBe(201);
       expect((await register('zo\u00e9', { email: 'zoe5@example.com' })).status).toBe(409);
+      // A deleted user's own name is not a member's to take: objects may still name it (a message's
+      // recipient, read by an x-ACL as user(object.recipient)), and a probe's newcomer read them.
+      expect((await asRoot('DELETE', '/users/zoe')).status).toBe(200);
+      const taken = await register('zoe', { email: 'zoe6@example.com' });
+      expect([taken.status, taken.body.errors]).toEqual([
+        409,
+        [
+          {
+            field: 'username',
+            message: 'was the name of an account that was deleted or renamed, which objects may still name',
+          },
+        ],
+      ]);
+      // An admin gives it again.
+      const given = await asRoot('POST', '/users', { username: 'zoe', email: 'zoe7@example.com', password: PASSWORD });
+      expect(given.status, given.text).toBe(201);
     });
 
     it('refuses an indexed or a searched text longer than any engine takes, alike on each', async () => {
@@ -683,13 +699,18 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
           replies.map((r) => r.text).join(' | '),
         ).toEqual([201, 409]);
       }
-      // Where the form's claim is left by a deleted user (stale), taken over by either: still one.
+      // Where the form's claim is left by a deleted user (stale), taken over by either: still one. (The
+      // deleted user's own name is given again by an admin only: made so here, and refused to a member.)
       for (const [round, [first, second]] of [
         ['pia', 'p\u00eda'],
         ['p\u00efa', 'p\u00eca'],
         ['pia', 'p\u00eca'],
       ].entries()) {
-        const gone = await register(round === 1 ? 'p\u00eda' : 'pia', { email: `gone${round}@example.com` });
+        const gone = await asRoot('POST', '/users', {
+          username: round === 1 ? 'p\u00eda' : 'pia',
+          email: `gone${round}@example.com`,
+          password: PASSWORD,
+        });
         expect(gone.status, gone.text).toBe(201);
         expect((await asRoot('DELETE', `/users/${encodeURIComponent(String(gone.body['username']))}`)).status).toBe(
           200,

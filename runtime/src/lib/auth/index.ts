@@ -130,7 +130,8 @@ export async function startAuth(
       // through the users' route made `editor`, and had what `allow editor all` gives.
       if (key === undefined && !callerOf(request).groups.has('admin'))
         refuseReserved(data[userModel(ctx).primaryKey], reserved, userModel(ctx).primaryKey);
-      if (typeof data['username'] === 'string') await claimLoginName(ctx, db, data['username'], key);
+      if (typeof data['username'] === 'string')
+        await claimLoginName(ctx, db, data['username'], key, { mayRetake: callerOf(request).groups.has('admin') });
     },
   };
   return {
@@ -236,7 +237,8 @@ function checkSystemUser(user: Rec, name: string): void {
 /** The system user's name claims its plain form, unless another user's name passes for it. */
 async function claimSystemName(ctx: AuthContext, username: string): Promise<void> {
   try {
-    await claimLoginName(ctx, ctx.db, username, undefined);
+    // The operator names it: the system user deleted by an admin is made again at the next start.
+    await claimLoginName(ctx, ctx.db, username, undefined, { mayRetake: true });
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
     throw new ConfigError(

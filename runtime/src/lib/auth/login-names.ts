@@ -6,7 +6,11 @@
  * claim of the form finds the first, and two at the same moment meet on the key.
  *
  * A claim is never removed. One whose username no user has any more (renamed or deleted, by a
- * route, a handler or a cascade) is free: the next claimant takes it over. Usernames written by
+ * route, a handler or a cascade) is free for another name that passes for it: the next claimant
+ * takes it over. The name itself is not: objects may still name it (a message's `recipient` that
+ * an x-ACL reads as `user(object.recipient)`), and a member who registered a deleted user's name
+ * was given that user's messages. Only an admin, who knows whose it was, gives it to an account
+ * again (`mayRetake`: the admin's writes, and the system user that settings name). Usernames written by
  * other code (`event.db.user.create`, a script) claim nothing; the name itself in plain form is
  * still found (a new `joé` beside a `joe` that never claimed).
  */
@@ -53,6 +57,7 @@ export async function claimLoginName(
   db: ServiceDatabase,
   username: string,
   key: unknown,
+  { mayRetake = false }: { readonly mayRetake?: boolean } = {},
 ): Promise<void> {
   const plain = plainName(username);
   const names = loginNames(ctx, db);
@@ -61,8 +66,12 @@ export async function claimLoginName(
   // one's user. Where there is none, the claims' key settles it.
   await names.lockForUpdate(plain);
   const claim = await names.findUnique({ where: { plain_name: plain } });
-  // The name itself: claimed as it is, and a second user of it is the unique username's 409.
-  if (claim && claim['username'] === username) return;
+  // The name itself: claimed as it is, and a second user of it is the unique username's 409; a name
+  // no user has any more is an earlier account's, which objects may still name.
+  if (claim && claim['username'] === username) {
+    if (mayRetake || (await holderOf(ctx, db, username)) !== undefined) return;
+    throw retired(username);
+  }
   const holder = claim ? await holderOf(ctx, db, String(claim['username'])) : undefined;
   // A plain name written without a claim (before claims were kept, or by code that makes none).
   const plainHolder = holder ?? (plain !== username ? await holderOf(ctx, db, plain) : undefined);
@@ -125,6 +134,15 @@ async function holderOf(ctx: AuthContext, db: ServiceDatabase, username: string)
 
 function loginNames(ctx: AuthContext, db: ServiceDatabase): EngineRepository {
   return db.repository(ctx.spec.loginNameModel.name);
+}
+
+function retired(username: string): HttpError {
+  const message = 'was the name of an account that was deleted or renamed, which objects may still name';
+  return new HttpError(
+    409,
+    `username "${username}" ${message}: choose another (only an admin gives it to an account again)`,
+    [{ field: 'username', message }],
+  );
 }
 
 function lookalike(plain: string): HttpError {
