@@ -416,7 +416,8 @@ interface ListenError {
 /** Why the service cannot listen where it was told to: another program there, or a port it may not take. */
 function listenProblem(e: ListenError): string {
   const where = `${e.address ?? 'the host'} port ${e.port ?? '?'}`;
-  const change = 'choose another with PORT, SVC_PORT or port in service.ini (host for the address)';
+  // The system's code stays in the line: what scripts and process managers look for (and search engines know).
+  const change = `choose another with PORT, SVC_PORT or port in service.ini (host for the address) [${e.code ?? 'listen'}]`;
   if (e.code === 'EADDRINUSE') return `${where} is in use (another program, or this service started twice): ${change}`;
   if (e.code === 'EACCES')
     return `${where} is not this user's to listen on (ports below 1024 need privileges): ${change}`;
