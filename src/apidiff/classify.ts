@@ -65,14 +65,20 @@ function withComponentsRenamed(before: Json, after: Json, models: ReadonlyMap<st
     }
   }
   if (names.size === 0) return before;
-  const text = JSON.stringify(before, (key, value: unknown) => {
-    if (key === '$ref' && typeof value === 'string') {
-      const name = value.startsWith(COMPONENT_REF) ? names.get(value.slice(COMPONENT_REF.length)) : undefined;
-      return name === undefined ? value : `${COMPONENT_REF}${name}`;
-    }
-    return value;
-  });
-  const renamed = JSON.parse(text) as Json;
+  let renamed: Json;
+  try {
+    const text = JSON.stringify(before, (key, value: unknown) => {
+      if (key === '$ref' && typeof value === 'string') {
+        const name = value.startsWith(COMPONENT_REF) ? names.get(value.slice(COMPONENT_REF.length)) : undefined;
+        return name === undefined ? value : `${COMPONENT_REF}${name}`;
+      }
+      return value;
+    });
+    renamed = JSON.parse(text) as Json;
+  } catch {
+    // An untrusted document nested past what the stack takes: compared as it is (MAX_DEPTH's reason).
+    return before;
+  }
   const schemas = componentSchemas(renamed);
   for (const [old, now] of names) {
     schemas[now] = schemas[old];
