@@ -334,14 +334,15 @@ function basePath(diagnostics: DiagnosticBag, api: RamlApi): string {
   if (!uri) return '';
   const withVersion = uri.replaceAll('{version}', api.version ?? '');
   const path = withVersion.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
+  // Every problem of the base path is located at baseUri's value.
+  const span = api.node.entries.find((e) => e.key.text === 'baseUri')?.value.span;
   const params = [...path.matchAll(/\{([^}]*)\}/g)].map((m) => m[1]);
   if (params.length) {
-    const entry = api.node.entries.find((e) => e.key.text === 'baseUri');
     diagnostics.report(
       'SVC2027',
       `the base path of baseUri uses {${params.join('}, {')}}; svcgen serves a fixed base path`,
       {
-        span: entry?.value.span,
+        span,
         hint: 'parameters are fine in the host part (http://{host}:{port}/{version}), not in the path',
       },
     );
@@ -351,16 +352,14 @@ function basePath(diagnostics: DiagnosticBag, api: RamlApi): string {
     .replace(/\/+/g, '/')
     .replace(/\/$/, '');
   if (ROUTER_SYNTAX.test(clean)) {
-    const entry = api.node.entries.find((e) => e.key.text === 'baseUri');
     diagnostics.report('SVC2027', `the base path of baseUri is "${clean}": ${ROUTER_SYNTAX_MEANS}`, {
-      span: entry?.value.span,
+      span,
       hint: 'use letters, digits, "-", "_" or "." in the base path',
     });
   }
   if (clean.split('/').some((segment) => segment === '.' || segment === '..')) {
-    const entry = api.node.entries.find((e) => e.key.text === 'baseUri');
     diagnostics.report('SVC2027', `the base path of baseUri is "${clean}": a "." or ".." segment`, {
-      span: entry?.value.span,
+      span,
       hint: 'clients resolve "." and ".." away before they send a URL (/../v1 is /v1), so the service would never be reached: write the path they resolve to',
     });
   }
