@@ -110,7 +110,8 @@ export function readModel(diagnostics: DiagnosticBag, source: ModelSource, docum
   const root = document.root;
   const ctx = { diagnostics, model: source.name, root };
   checkRootKeys(diagnostics, root);
-  const { names: required, undeclared, spans: requiredAt } = requiredNames(diagnostics, root);
+  const { spans: requiredAt, undeclared } = requiredNames(diagnostics, root);
+  const required = new Set(requiredAt.keys());
   const fields: FieldDraft[] = [];
   const documentationOnly: YEntry[] = [];
   const properties = get(root, 'properties');
@@ -190,13 +191,13 @@ function checkRootKeys(diagnostics: DiagnosticBag, root: YMap): void {
 }
 
 /**
- * The root `required` array (JSON Schema): those fields must be present on create. A name that is
+ * The root `required` array (JSON Schema), each name where it is written: those fields must be present on create. A name that is
  * no property is kept aside (`undeclared`): it may be a backref another model adds.
  */
 function requiredNames(
   diagnostics: DiagnosticBag,
   root: YMap,
-): { names: Set<string>; undeclared: UndeclaredRequired[]; spans: Map<string, Span> } {
+): { spans: Map<string, Span>; undeclared: UndeclaredRequired[] } {
   const node = get(root, 'required');
   const undeclared: UndeclaredRequired[] = [];
   const spans = new Map<string, Span>();
@@ -206,20 +207,18 @@ function requiredNames(
       span: node.span,
       hint: `write "required": [${JSON.stringify(node.value)}]`,
     });
-    return { names: new Set([node.value]), undeclared, spans };
+    return { spans: spans.set(node.value, node.span), undeclared };
   }
-  if (!isSeq(node)) return { names: new Set(), undeclared, spans };
+  if (!isSeq(node)) return { spans, undeclared };
   const properties = get(root, 'properties');
   const declared = isMap(properties) ? properties.entries.map((e) => e.key.text) : [];
-  const names = new Set<string>();
   for (const item of node.items) {
     if (!isScalar(item) || typeof item.value !== 'string') continue;
-    names.add(item.value);
     spans.set(item.value, item.span);
     if (isMap(properties) && !declared.includes(item.value))
       undeclared.push({ name: item.value, span: item.span, declared });
   }
-  return { names, undeclared, spans };
+  return { spans, undeclared };
 }
 
 /**
