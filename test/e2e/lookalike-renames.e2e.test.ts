@@ -17,7 +17,11 @@ import { startService, type RunningService } from '../support/server.js';
 const API = securedRaml(
   'Handles',
   {
-    users_acl: { collection: 'allow g:admin all\nallow everyone view', item: 'allow g:admin all\nallow everyone view' },
+    users_acl: {
+      collection: 'allow g:admin all\nallow everyone view',
+      // Members may change users' names (their own, in the test of retired names).
+      item: 'allow g:admin all\nallow everyone view\nallow authenticated update',
+    },
   },
   `
 /users:
@@ -50,6 +54,12 @@ const USER = JSON.stringify({
 const PASSWORD = 'password-123';
 const TAKEN = (plain: string) => [
   { field: 'username', message: `passes for "${plain}", as the name of an existing user does` },
+];
+const RETIRED = [
+  {
+    field: 'username',
+    message: 'was the name of an account that was deleted or renamed, which objects may still name',
+  },
 ];
 
 let dir: string;
@@ -113,5 +123,23 @@ describe.each(ENGINES)('usernames that pass for one another, renamed, on %s', (e
       root,
     );
     expect(kept.status, kept.text).toBe(200);
+  });
+
+  it('keeps a member from renaming themself to a name another account left, which an admin gives', async () => {
+    const ola = (await register('ola')).body;
+    const ivo = (await register('ivo')).body;
+    expect((await rename(ola['id'], 'olga')).status).toBe(200);
+    // Objects may still name ola (a message's recipient read by an x-ACL): ivo may not become her.
+    const member = { headers: { authorization: await apiToken(api, 'ivo', PASSWORD) } };
+    for (const name of ['ola', 'OLA']) {
+      const taken = await api('PATCH', `/users/${String(ivo['id'])}`, { username: name }, member);
+      expect([taken.status, taken.body.errors], taken.text).toEqual([409, RETIRED]);
+    }
+    expect((await api('GET', `/users/${String(ivo['id'])}`, undefined, member)).body['username']).toBe('ivo');
+    // A name no account ever had is ivo's to take; the admin gives ola.
+    const other = await api('PATCH', `/users/${String(ivo['id'])}`, { username: 'ivan' }, member);
+    expect([other.status, other.body['username']], other.text).toEqual([200, 'ivan']);
+    const given = await rename(ivo['id'], 'ola');
+    expect([given.status, given.body['username']], given.text).toEqual([200, 'ola']);
   });
 });
