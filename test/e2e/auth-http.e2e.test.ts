@@ -534,6 +534,17 @@ describe.each(ENGINES)('ramses-example with auth on %s', (engine) => {
       }
     });
 
+    it('logs out on a POST with a JSON type and no body, as HTTP wrappers send every request', async () => {
+      await register('gina');
+      const before = cookies.get('gina')!;
+      const out = await as('gina', 'POST', '/auth/logout', undefined, { 'content-type': 'application/json' });
+      expect(out.status, out.text).toBe(200);
+      expect((await self(before)).status).toBe(401);
+      // A route that reads a body still says that it is empty.
+      const empty = await as('root', 'POST', '/users', undefined, { 'content-type': 'application/json' });
+      expect([empty.status, empty.body?.message]).toEqual([400, 'the request body is empty; send a JSON object']);
+    });
+
     it('invalidates earlier tickets on logout, password change and deletion', async () => {
       const before = cookies.get('bob')!;
       expect((await as('bob', 'POST', '/auth/logout')).status).toBe(200);

@@ -334,6 +334,21 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
     expect((await as('root', 'GET', '/_events?last_event_id=abc')).status).toBe(400);
   });
 
+  it('tells a client whose Last-Event-ID is newer than any event to reload, saying why, and follows on', async () => {
+    const now = await follow('root');
+    const made = (await as('ann', 'POST', '/notes', { text: 'before the future' })).body as Rec;
+    await now.until((ms) => ms.some((m) => m.event === 'Note.create' && parsed(m).data.pk === String(made['id'])));
+    const newest = now.messages.at(-1)!.id!;
+    const ahead = await follow('root', '', { 'last-event-id': String(Number(newest) + 1000) });
+    await ahead.until((ms) => ms.length > 0);
+    expect([ahead.messages[0]!.event, ahead.messages[0]!.id]).toEqual(['reset', newest]);
+    expect(JSON.parse(ahead.messages[0]!.data).reason).toMatch(
+      new RegExp(`^Last-Event-ID ${Number(newest) + 1000} is newer than any event here \\(the newest is ${newest}\\)`),
+    );
+    const next = (await as('ann', 'POST', '/notes', { text: 'after the future' })).body as Rec;
+    await ahead.until((ms) => ms.some((m) => m.event === 'Note.create' && parsed(m).data.pk === String(next['id'])));
+  });
+
   it("answers other requests while a feed replays a long past: the replay takes turns (SQLite's reads never wait)", async () => {
     // On SQLite a replay awaited only reads answered at once: a probe's anonymous feeds of a week of
     // events kept /health waiting 45 s. A member's replay of one page (500 events, each judged by

@@ -15,7 +15,7 @@ import { refusedActs, refusedRelinks, relinkRefusal } from '../http/relinks.js';
 import { withMovedLinks } from '../http/moved-links.js';
 import { foreignKeysNamed, inexactDecimals, oversizedIndexedText } from '../http/writes.js';
 import { isReadOnly, type Policy } from '../http/policy.js';
-import { completeRoute } from '../http/routing.js';
+import { completeRoute, NO_BODY } from '../http/routing.js';
 import { parseItemFields } from '../http/query.js';
 import { itemQuery, noQuery, statusAnswer, tokenAnswer } from '../http/schemas.js';
 import { includeFor, requestOrigin, requestUrl, serialize } from '../http/serialize.js';
@@ -160,7 +160,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
       clearTicket(ctx, request, reply);
       return response;
     };
-    const loggedOut = { schema: { querystring: REDIRECTS, response: { 200: statusAnswer } } };
+    const loggedOut = { schema: { querystring: REDIRECTS, response: { 200: statusAnswer } }, config: NO_BODY };
     api.get('/auth/logout', loggedOut, logout);
     api.post('/auth/logout', loggedOut, logout);
     completeRoute(api, '/auth/logout', ['GET', 'POST']);

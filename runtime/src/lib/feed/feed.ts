@@ -225,7 +225,12 @@ async function openFeed(
     stream.send({
       event: 'reset',
       id: latest,
-      data: JSON.stringify({ reason: 'the events after Last-Event-ID are no longer retained: reload, then follow' }),
+      data: JSON.stringify({
+        reason:
+          from > latest
+            ? `Last-Event-ID ${from} is newer than any event here (the newest is ${latest}): it is from another database, or one restored from a backup; reload, then follow`
+            : 'the events after Last-Event-ID are no longer retained: reload, then follow',
+      }),
     });
   const visible = viewer(app);
   const joined = joining(app, hub.log, request);

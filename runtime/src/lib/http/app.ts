@@ -15,6 +15,7 @@ import Fastify, {
 } from 'fastify';
 import { badRequest, HttpError, notFound, statusBody } from '../errors.js';
 import type { HttpTimeouts, TrustProxy } from '../config.js';
+import { takesNoBody } from './routing.js';
 import { isHost, requestTarget, requestUrl } from './serialize.js';
 import { lossyNumber } from './json-numbers.js';
 import { handlerDeadline } from './deadline.js';
@@ -302,7 +303,7 @@ function parseJson(
   if (text.trim() === '') {
     // Some clients send `Content-Type: application/json` with every request: a DELETE without a
     // body is still one.
-    if (WITHOUT_BODY.has(request.method)) done(null, undefined);
+    if (WITHOUT_BODY.has(request.method) || takesNoBody(request)) done(null, undefined);
     else done(badRequest('the request body is empty; send a JSON object'));
     return;
   }

@@ -88,3 +88,21 @@ export function completeRoute(
     },
   });
 }
+
+/**
+ * The route config of a POST that reads no body (`POST /auth/logout`): one sent empty with a JSON
+ * type, as HTTP wrappers that set it on every request do, is none (a probe's logout was a 400, and
+ * the session stayed).
+ */
+export const NO_BODY = { takesNoBody: true };
+
+export function takesNoBody(request: FastifyRequest): boolean {
+  return request.routeOptions.config?.takesNoBody === true;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** NO_BODY: the route reads no body. */
+    takesNoBody?: boolean;
+  }
+}
