@@ -316,6 +316,25 @@ export function requestDatabase(request: AnyRequest, outside: ServiceDatabase): 
   return openTransactions.get(request as FastifyRequest) ?? outside;
 }
 
+/**
+ * `work` with `database` as what `requestDatabase(request)` gives while it runs (the change feed's
+ * judge of a deleted object, lib/feed/as-it-was.ts): the caller awaits one `work` at a time.
+ */
+export async function withRequestDatabase<R>(
+  request: FastifyRequest,
+  database: ServiceDatabase,
+  work: () => Promise<R>,
+): Promise<R> {
+  const outer = openTransactions.get(request);
+  openTransactions.set(request, database);
+  try {
+    return await work();
+  } finally {
+    if (outer) openTransactions.set(request, outer);
+    else openTransactions.delete(request);
+  }
+}
+
 /** `work` in a transaction of `database`, which `requestDatabase(request)` gives while it runs. */
 function inRequestTransaction<D extends ServiceDatabase, R>(
   database: D,

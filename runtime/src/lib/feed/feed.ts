@@ -15,6 +15,7 @@
  */
 import { setImmediate } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { asItWas, type Deletions } from './as-it-was.js';
 import type { FeedLimits } from '../config.js';
 import { badRequest, HttpError } from '../errors.js';
 import type { EventLog, ServiceEvent } from '../outbox/types.js';
@@ -350,6 +351,7 @@ function viewer(
 ): ((event: ServiceEvent, request: FastifyRequest) => Promise<ServiceEvent | null>) & { page(): void } {
   const { policy, db } = app.services;
   let now = new Map<string, Promise<Rec | null>>();
+  let deletions: Deletions = new Map();
   const current = (model: Model, key: unknown): Promise<Rec | null> => {
     const id = `${model.name}:${text(key)}`;
     const found =
@@ -363,7 +365,16 @@ function viewer(
     if (!model) return null;
     const object = event.data.object;
     const route = modelRoute(model);
-    if (!(await policy.may(request, 'view', route, object))) return null;
+    if (!(await policy.may(request, 'view', route, object))) {
+      // The deletion of an object whose rules read another that went with it (a cascade's): judged
+      // with that other as it was.
+      const gone =
+        event.type.endsWith('.delete') &&
+        policy.needsObject(route) &&
+        (await current(model, object[model.primaryKey])) === null;
+      const judge = () => policy.may(request, 'view', route, object);
+      if (!gone || !(await asItWas(request, db, db.outbox.log, deletions, event, judge))) return null;
+    }
     if (policy.needsObject(route)) {
       const state = await current(model, object[model.primaryKey]);
       // Gone: only its deletion is news (decided by the object as it last was); what came
@@ -414,7 +425,12 @@ function viewer(
       previous !== undefined && model.relation(name)?.local === false && sameKeys(object[name], previous[name]);
     return { object, previous, changed: event.data.changed?.filter((name) => !hiddenMove(name)) };
   };
-  return Object.assign(view, { page: () => void (now = new Map()) });
+  return Object.assign(view, {
+    page: () => {
+      now = new Map();
+      deletions = new Map();
+    },
+  });
 }
 
 /** Whether two link values (a key, a list of keys, or null) name the same objects. */

@@ -79,6 +79,13 @@ export class MongoEventLog implements EventLog {
     return doc?._id;
   }
 
+  async deletedBefore(model: string, pk: string, seq: number, within: number): Promise<ServiceEvent | undefined> {
+    const [doc] = await this.events
+      .find({ _id: { $lt: seq, $gte: seq - within }, type: `${model}.delete`, pk }, { sort: { _id: -1 }, limit: 1 })
+      .toArray();
+    return doc ? storedEvent({ ...doc, seq: doc._id }) : undefined;
+  }
+
   async oldest(): Promise<number | undefined> {
     const [doc] = await this.events.find({}, { sort: { _id: 1 }, limit: 1, projection: { _id: 1 } }).toArray();
     return doc?._id;

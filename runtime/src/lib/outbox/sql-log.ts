@@ -80,6 +80,15 @@ export class SqlEventLog implements EventLog {
     return row?.seq === null || row?.seq === undefined ? undefined : Number(row.seq);
   }
 
+  async deletedBefore(model: string, pk: string, seq: number, within: number): Promise<ServiceEvent | undefined> {
+    // By the seq's index, a range of `within` events at most.
+    const [row] = await this.sql.all<Row>({
+      sql: `select seq, id, type, time, data from svc_events where seq < ${this.p(1)} and seq >= ${this.p(2)} and type = ${this.p(3)} and pk = ${this.p(4)} order by seq desc limit 1`,
+      parameters: [seq, seq - within, `${model}.delete`, pk],
+    });
+    return row ? this.render(storedEvent(row)) : undefined;
+  }
+
   async oldest(): Promise<number | undefined> {
     const [row] = await this.sql.all<{ seq: unknown }>({
       sql: 'select min(seq) as seq from svc_events',

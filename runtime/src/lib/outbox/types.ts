@@ -69,6 +69,12 @@ export interface EventLog {
    * it will be numbered after every event numbered so far.
    */
   createdAfter(model: string, pk: string, seq: number): Promise<number | undefined>;
+  /**
+   * The newest `delete` event of one object among the `within` events before `seq`: the object as
+   * it was when it was deleted, which the change feed shows to the code that judges an event of
+   * another object deleted with it (a cascade's). Undefined when there is none.
+   */
+  deletedBefore(model: string, pk: string, seq: number, within: number): Promise<ServiceEvent | undefined>;
   /** The seq of the oldest retained event, or undefined when there is none. */
   oldest(): Promise<number | undefined>;
   /** The highest seq so far (0 for none). */
