@@ -16,13 +16,13 @@ import type { NewMigration } from './plan/migrations/plan.js';
 import { readRaml, type FrontEndResult } from './raml/front-end.js';
 import { readHistory } from './outdir/history.js';
 import { filesOnDisk } from './outdir/on-disk.js';
-import { checkPlannedPaths, openOutDir, reportChangedPath } from './outdir/out-dir.js';
+import { checkPlannedPaths, openOutDir, reportChangedPath, reportUnwritable } from './outdir/out-dir.js';
 import { previousOutput } from './outdir/previous.js';
 import { apiDigest, provenanceOf, thisGenerator, type Provenance } from './outdir/provenance.js';
 import { planChanges, type Change } from './write/changes.js';
 import { manifestOf } from './write/manifest.js';
 import { reportOutcomes } from './write/outcomes.js';
-import { applyChanges, OutDirChanged } from './write/write.js';
+import { applyChanges, OutDirChanged, OutDirUnwritable } from './write/write.js';
 import type { ApiChange } from './apidiff/change.js';
 import { changelogWithEntry, hasUnreleased, isNewestRelease, releasedBefore } from './apidiff/changelog.js';
 import { classifyChanges } from './apidiff/classify.js';
@@ -178,8 +178,9 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
     try {
       applyChanges(out.real, changes, manifestOf(tree, origin, unused), out.manifest);
     } catch (error) {
-      if (!(error instanceof OutDirChanged)) throw error;
-      reportChangedPath(out, error.path, error.problem, bag);
+      if (error instanceof OutDirUnwritable) reportUnwritable(out, error, bag);
+      else if (error instanceof OutDirChanged) reportChangedPath(out, error.path, error.problem, bag);
+      else throw error;
       return refused();
     }
   }

@@ -1000,6 +1000,12 @@ export const codes = {
     explanation:
       '`generate --check` found that generating would change the out-dir: the API changed since it was generated, or svcgen did, or files in it were edited (a migration edited and not yet recorded, SVC3107, is one). The files are listed after it (on stdout; on stderr with `--format json`, where stdout holds the diagnostics), each with a short diff. Run `svcgen generate` to update it; the hint says what else it takes (edited files, or a change generating refuses as it is).',
   },
+  SVC3011: {
+    severity: 'error',
+    title: 'out-dir not writable',
+    explanation:
+      'The file system refused a write to the out-dir: no permission (its owner, its mode, a read-only mount), no space left, or a folder that cannot be made. svcgen writes every file of a run under a temporary name before it puts any in place, so such a refusal leaves the out-dir as it was (the temporary files removed); only a refusal while files are put in place leaves some of them there, which the message lists, with the manifest not updated: generate again once it can write.',
+  },
   // --- schema evolution (migrations) ---------------------------------------------------------------
   SVC3101: {
     severity: 'error',

@@ -112,6 +112,21 @@ export function reportChangedPath(
   report(out, `refusing to write ${path}, and what follows it: the out-dir changed while svcgen ran`, problem, bag);
 }
 
+/** The file system refused a write (write.ts `OutDirUnwritable`): where, why, and what of the run is in place. */
+export function reportUnwritable(
+  out: { shown: string },
+  failure: { readonly path: string; readonly reason: string; readonly partly: readonly string[] },
+  bag: DiagnosticBag,
+): void {
+  const placed = failure.partly.length
+    ? `; ${failure.partly.length} file(s) of this run were already in place (${failure.partly.slice(0, 3).join(', ')}${failure.partly.length > 3 ? ', …' : ''}), the manifest not: run generate again once it can write`
+    : '; nothing of this run was written';
+  bag.report('SVC3011', `cannot write ${failure.path} in the out-dir: ${failure.reason}${placed}`, {
+    span: fileAt(join(out.shown, failure.path)),
+    hint: 'give svcgen write access to the out-dir (its owner, its permissions, a read-only mount), or free disk space, and run generate again',
+  });
+}
+
 function report(out: { shown: string }, what: string, problem: DiskProblem, bag: DiagnosticBag): void {
   if (problem.kind === 'link') {
     bag.report(

@@ -8,7 +8,7 @@
  * and the run wrote through it).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Change } from './changes.js';
 import { MANIFEST_PATH, type Manifest } from '../outdir/manifest.js';
@@ -26,39 +26,134 @@ export class OutDirChanged extends Error {
   }
 }
 
-/** `previous`: the manifest found before the run (rewritten only when it changes). */
+/**
+ * The out-dir could not be written where `path` is (no permission, a read-only or full disk): of
+ * this run, nothing is in place (`partly` empty), or those paths are (a failure after the first
+ * was put in place, which the writes of every file first make rare).
+ */
+export class OutDirUnwritable extends Error {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+    readonly partly: readonly string[],
+  ) {
+    super(`${path}: ${reason}`);
+    this.name = 'OutDirUnwritable';
+  }
+}
+
+/** A file written under a temporary name beside where it goes, not in place yet. */
+interface Staged {
+  readonly path: string;
+  readonly temporary: string;
+}
+
+/**
+ * `previous`: the manifest found before the run (rewritten only when it changes). Every file is
+ * written under a temporary name first, and only once all are is any put in place: a folder that
+ * cannot be written (a probe's read-only `src/db/migrations`) left five files rewritten and the
+ * project importing a migration that was not there.
+ */
 export function applyChanges(
   outDir: string,
   changes: readonly Change[],
   manifest: Manifest,
   previous: Manifest | null,
 ): void {
-  for (const change of changes) {
-    if ((change.kind === 'add' || change.kind === 'change') && change.after !== undefined)
-      writeAtomically(outDir, change.path, change.after);
-    else if (change.kind === 'delete') {
-      stillInside(outDir, change.path);
-      rmSync(join(outDir, change.path), { force: true });
-    }
-  }
   const text = manifestText(manifest);
-  if (!previous || manifestText(previous) !== text) writeAtomically(outDir, MANIFEST_PATH, text);
+  const files = changes.flatMap((change) =>
+    (change.kind === 'add' || change.kind === 'change') && change.after !== undefined
+      ? [{ path: change.path, content: change.after }]
+      : [],
+  );
+  if (!previous || manifestText(previous) !== text) files.push({ path: MANIFEST_PATH, content: text });
+  const staged: Staged[] = [];
+  try {
+    for (const file of files) staged.push(stage(outDir, file.path, file.content));
+  } catch (error) {
+    for (const { temporary } of staged) rmSync(temporary, { force: true });
+    throw unwritable(error, [], files[staged.length]?.path);
+  }
+  const done: string[] = [];
+  const put = (path: string, work: () => void) => {
+    try {
+      work();
+      done.push(path);
+    } catch (error) {
+      for (const { temporary } of staged) rmSync(temporary, { force: true });
+      throw unwritable(error, done, path);
+    }
+  };
+  // The manifest last: until it is in place, the next run finds the earlier one.
+  const manifestStaged = staged.find((s) => s.path === MANIFEST_PATH);
+  for (const file of staged) if (file !== manifestStaged) put(file.path, () => putInPlace(outDir, file));
+  for (const change of changes)
+    if (change.kind === 'delete')
+      put(change.path, () => {
+        stillInside(outDir, change.path);
+        rmSync(join(outDir, change.path), { force: true });
+      });
+  if (manifestStaged) put(MANIFEST_PATH, () => putInPlace(outDir, manifestStaged));
 }
 
-function writeAtomically(outDir: string, path: string, content: string): void {
+/** `error` as OutDirUnwritable when it is the file system's refusal (an errno code), else as it is. */
+function unwritable(error: unknown, done: readonly string[], path: string | undefined): unknown {
+  if (error instanceof OutDirChanged || !(error instanceof Error) || !('code' in error)) return error;
+  const { code, syscall } = error as NodeJS.ErrnoException;
+  const reason = `${syscall ?? 'write'} failed: ${REASONS[code ?? ''] ?? error.message} [${code}]`;
+  return new OutDirUnwritable(path ?? '.', reason, done);
+}
+
+const REASONS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'not permitted',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space left on the disk',
+  EDQUOT: 'the disk quota is used up',
+  ENAMETOOLONG: 'the name is too long',
+  ENOENT: 'a folder on the way does not exist and cannot be made',
+  ELOOP: 'too many symbolic links',
+  EMFILE: 'too many open files',
+};
+
+/** `content` written beside `path` under an unpredictable name, its folders made. */
+function stage(outDir: string, path: string, content: string): Staged {
   const file = join(outDir, path);
   stillInside(outDir, path);
-  mkdirSync(dirname(file), { recursive: true });
+  makeFolders(outDir, dirname(path));
   // The out-dir is untrusted: nothing planted under the temporary name may be followed. The name
   // is unpredictable, and `wx` (O_CREAT|O_EXCL) never opens an existing path, a link included.
   const temporary = `${file}.svcgen-${randomBytes(8).toString('hex')}.tmp`;
   writeFileSync(temporary, content, { flag: 'wx' });
+  return { path, temporary };
+}
+
+/**
+ * The out-dir and the folders of `folder` in it, one at a time: Node's recursive mkdir never
+ * returns on some paths (`-o /proc/nope` spun at 100 % CPU for a probe).
+ */
+function makeFolders(outDir: string, folder: string): void {
+  const segments = folder === '.' ? [] : folder.split('/');
+  const made = [outDir, ...segments.map((_, i) => join(outDir, ...segments.slice(0, i + 1)))];
+  if (!existsSync(outDir)) makeOutDir(outDir);
+  for (const path of made.slice(1)) if (!existsSync(path)) mkdirSync(path);
+}
+
+function makeOutDir(outDir: string): void {
+  const parent = dirname(outDir);
+  if (parent !== outDir && !existsSync(parent)) makeOutDir(parent);
+  mkdirSync(outDir);
+}
+
+/** A staged file renamed over `path`, unless a folder on its way became a link that leads outside. */
+function putInPlace(outDir: string, { path, temporary }: Staged): void {
+  stillInside(outDir, path);
   // A folder swapped for a link between the check and the write: the file is not put in place.
   if (!isInside(outDir, realpathSync(dirname(temporary)))) {
     rmSync(temporary, { force: true });
     throw new OutDirChanged(path, diskProblem(outDir, path) ?? { kind: 'link', link: dirname(path), leads: 'outside' });
   }
-  renameSync(temporary, file);
+  renameSync(temporary, join(outDir, path));
 }
 
 /** Throws when `path` now goes through a link that leads outside, or a file where a folder was. */
