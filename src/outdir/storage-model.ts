@@ -53,6 +53,8 @@ export interface StoredLink {
   readonly name: string;
   /** The `renamed_from` hint this version was generated with: applied once, then kept only as history. */
   readonly renamedFrom: string | null;
+  /** Of a `list`, the type of its items (absent in files written before svcgen kept it). */
+  readonly items?: string;
 }
 
 /** The table's relationships kept in other tables' rows (none where the file says none). */
@@ -89,6 +91,8 @@ export interface StoredColumn {
   readonly documentPath: string;
   /** The `renamed_from` hint this version was generated with: applied once, then kept only as history. */
   readonly renamedFrom: string | null;
+  /** Of a `list`, the type of its items (absent in files written before svcgen kept it). */
+  readonly items?: string;
 }
 
 export type Fill =
@@ -220,6 +224,7 @@ function column(value: unknown, where: string): StoredColumn {
     'references',
     'documentPath',
     'renamedFrom',
+    'items',
   ]);
   if (!FIELD_TYPES.includes(c['type'] as FieldType)) fail(`${where}.type`, 'must be a field type');
   return {
@@ -237,6 +242,7 @@ function column(value: unknown, where: string): StoredColumn {
     references: c['references'] === null ? null : reference(c['references'], `${where}.references`),
     documentPath: text(c['documentPath'], `${where}.documentPath`, IDENTIFIER),
     renamedFrom: c['renamedFrom'] === null ? null : text(c['renamedFrom'], `${where}.renamedFrom`, IDENTIFIER),
+    ...(c['items'] === undefined ? {} : { items: text(c['items'], `${where}.items`, IDENTIFIER) }),
   };
 }
 

@@ -248,6 +248,18 @@ function checkChange(
     });
     return;
   }
+  // Stored lists keep their items as they were written: a probe's photo URLs were served where the
+  // contract now said integers. No migration converts the items of a list.
+  if (a.items !== undefined && b.items !== undefined && a.items !== b.items) {
+    findings.push({
+      kind: 'unsupported',
+      model,
+      field,
+      message: `field ${model}.${field} changes the type of its items from ${a.items} to ${b.items}, which no migration converts: stored lists would keep their ${a.items} items`,
+      hint: `keep the item type; or add a new list of ${b.items} beside it, give it values, then remove this one (the generated README's "Moving data between fields")`,
+    });
+    return;
+  }
   if (aspects.has('type') && !convertible(a, b)) {
     findings.push({
       kind: 'unsupported',

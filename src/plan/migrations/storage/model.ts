@@ -71,6 +71,7 @@ function storedColumn(model: Model, field: Field, types: FieldTypes): StoredColu
       : null,
     documentPath: documentPath(model, field),
     renamedFrom: field.renamedFrom,
+    ...(field.type === 'list' && field.itemType ? { items: field.itemType } : {}),
   };
 }
 
