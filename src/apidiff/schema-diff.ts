@@ -354,8 +354,11 @@ function compareProperties(before: Json, after: Json, place: SchemaPlace, cmp: S
   const is = objectAt(after, 'properties');
   const required = { was: requiredOf(before), is: requiredOf(after) };
   const at = (name: string): SchemaPlace => ({ ...place, path: place.path ? `${place.path}.${name}` : name });
-  const renamedTo = new Map([...(cmp.renames ?? [])].filter(([old, now]) => old in was && !(old in is) && now in is));
+  const renamedTo = new Map([...(cmp.renames ?? [])].filter(([old, now]) => old in was && now in is && !(now in was)));
   const renamedFrom = new Set(renamedTo.values());
+  // An old name given to a new field (phone → mobile, and a new phone): clients that still use it
+  // read and write the other field, which a comparison by name called "made nullable" (a probe's).
+  const reused = new Set([...renamedTo.keys()].filter((old) => old in is));
   for (const name of Object.keys(was)) {
     const renamed = renamedTo.get(name);
     if (renamed !== undefined)
@@ -363,7 +366,9 @@ function compareProperties(before: Json, after: Json, place: SchemaPlace, cmp: S
         cmp,
         receives(cmp) ? 'response-field-renamed' : 'request-field-renamed',
         at(name),
-        `was renamed to ${renamed} (renamed_from keeps the stored data, but the JSON field name clients use changed)`,
+        `was renamed to ${renamed} (renamed_from keeps the stored data, but the JSON field name clients use changed)${
+          reused.has(name) ? `; ${name} is now another field, which clients that still use ${name} read and write` : ''
+        }`,
         `clients must read and send ${renamed}; keep ${name} in the API too if they cannot change yet`,
       );
     else if (!(name in is)) {
@@ -392,15 +397,18 @@ function compareProperties(before: Json, after: Json, place: SchemaPlace, cmp: S
     compareVisibility(was[name], is[now], at(now), cmp);
   }
   for (const name of Object.keys(is)) {
-    if (name in was || renamedFrom.has(name)) continue;
+    if ((name in was && !reused.has(name)) || renamedFrom.has(name)) continue;
+    const what = reused.has(name)
+      ? `is new, under the name ${renamedTo.get(name)} had before its rename: clients that still use ${name} read and write this one`
+      : 'is new';
     if (sends(cmp) && required.is.has(name))
       report(
         cmp,
         'request-field-added-required',
         at(name),
-        'is new and required',
+        `${what}, and required`,
         'clients that do not send it are refused',
       );
-    else report(cmp, receives(cmp) ? 'response-field-added' : 'request-field-added', at(name), 'is new');
+    else report(cmp, receives(cmp) ? 'response-field-added' : 'request-field-added', at(name), what);
   }
 }

@@ -295,6 +295,23 @@ describe('classifyChanges', () => {
     expect(both.length).toBeGreaterThan(1);
   });
 
+  it('says a rename whose old name a new field takes: the rename, and the new field under the old name', () => {
+    // A probe's phone → mobile with a new phone (a landline) was only "phone made nullable".
+    const after = doc((d) => {
+      d.components.schemas.Thing.properties.bulk = d.components.schemas.Thing.properties.size;
+      d.components.schemas.Thing.properties.size = { type: ['string', 'null'] };
+    });
+    const changes = classifyChanges(doc(), after, { renames: new Map([['Thing', new Map([['size', 'bulk']])]]) });
+    expect(changes.map((c) => [c.kind, c.path])).toEqual([
+      ['response-field-renamed', 'size'],
+      ['response-field-added', 'size'],
+    ]);
+    expect(changes[0]!.message).toContain(
+      'size is now another field, which clients that still use size read and write',
+    );
+    expect(changes[1]!.message).toContain('is new, under the name bulk had before its rename');
+  });
+
   it('says a rename in a body written out (a nested create) as a rename too, as its component says it', () => {
     // A probe's diff said "renamed" of LoanCreate and "removed" of POST /objects/{id}/loans.
     const inline = (field: string) =>

@@ -385,7 +385,12 @@ describe('refusals', () => {
     author.properties.alias = { type: ['string', 'null'], _db_settings: { type: 'string', renamed_from: 'nickname' } };
     author.properties.nickname = { type: ['string', 'null'], _db_settings: { type: 'string', unique: true } };
     writeFileSync(schema, JSON.stringify(author));
-    const run = await work.generate();
+    // Clients are told: a rename breaks them, and nickname now names another field (a probe's was
+    // "made nullable" alone).
+    const refused = await work.generate();
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('Author.nickname renamed to alias');
+    const run = await work.generate('--allow-breaking');
     expect(run.code, run.stderr).toBe(0);
     const [, second] = migrationsOf(work.dir);
     expect(readFileSync(join(work.dir, 'out/src/db/migrations', second!), 'utf8')).toContain(
