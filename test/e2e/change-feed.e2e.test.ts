@@ -360,7 +360,9 @@ describe.each(ENGINES)('the change feed on %s', (engine) => {
     );
     const from = before.messages.at(-1)!.id!;
     before.close();
-    const count = 500;
+    // Three pages: a replay longer than the time this test's own process, on a loaded machine,
+    // takes to ask for /health once the feed is open (with one page, CI's run lost that race).
+    const count = 1500;
     for (let i = 0; i < count; i += 50)
       await Promise.all(
         Array.from({ length: 50 }, (_, j) => as('root', 'POST', '/authors', { name: `Past ${i + j}` })),
