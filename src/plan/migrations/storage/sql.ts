@@ -485,7 +485,7 @@ function alterPostgres(
         ...fractionGuard(table, before, after),
         ...decimalGuard(table, before, after, 'postgres'),
         ...lengthGuard(table, before, after, 'postgres'),
-        alterType(t, col, before, after),
+        alterType(t, col, before, after, table),
       );
     if (aspects.has('notNull')) {
       const fill = fillSql(after, 'postgres');
@@ -521,10 +521,35 @@ function alterPostgres(
  * Text to text converts as an assignment would, which refuses a value that is too long (an
  * explicit cast would cut it short); other conversions need the explicit cast.
  */
-function alterType(table: string, column: string, before: StoredColumn, after: StoredColumn): string {
+function alterType(
+  table: string,
+  column: string,
+  before: StoredColumn,
+  after: StoredColumn,
+  stored: StoredTable,
+): string {
   const text = (t: string) => t === 'text' || t.startsWith('varchar(');
   const using = text(before.postgres) && text(after.postgres) ? '' : ` using ${column}::${after.postgres}`;
-  return `alter table ${table} alter column ${column} type ${after.postgres}${using};`;
+  const alter = `alter table ${table} alter column ${column} type ${after.postgres}${using};`;
+  if (!using || !castMayFail(before, after)) return alter;
+  // PostgreSQL's cast names the value, not the field ("invalid input syntax for type integer:
+  // "two""), where SQLite's guard names both (a probe's): its failure is said as the guard's.
+  const rule = `${stored.model}.${after.name}: a stored value does not convert to ${after.type}`;
+  const find = `(PostgreSQL 16 and later find them: select * from ${q(stored.name)} where not pg_input_is_valid(${q(before.name)}::text, ${sqlString(after.postgres)}))`;
+  return [
+    'do $$ begin',
+    `  ${alter}`,
+    'exception when data_exception then',
+    `  raise exception using message = ${sqlString(`${rule} `)} || '(' || sqlerrm || ') ' || ${sqlString(find)}, errcode = 'check_violation';`,
+    'end $$;',
+  ].join('\n');
+}
+
+/** Whether PostgreSQL's cast of a stored value can fail: not into text, nor an integer into a wider one. */
+function castMayFail(before: StoredColumn, after: StoredColumn): boolean {
+  const ints = ['smallint', 'integer', 'bigint'];
+  if (after.postgres === 'text' || after.postgres.startsWith('varchar(')) return false;
+  return !(ints.includes(before.postgres) && ints.indexOf(after.postgres) >= ints.indexOf(before.postgres));
 }
 
 /**
