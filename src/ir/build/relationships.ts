@@ -99,6 +99,20 @@ function unknownModel(ctx: Context, name: string): string {
     : `unknown model "${name}"`;
 }
 
+/**
+ * What to write for a link to a model the API has not: the name meant, or the models there are (a
+ * model is a resource's schema: a resource taken out of the RAML takes its model, and the links
+ * to it must go too; a probe's foreign key to one got no hint at all).
+ */
+function modelHint(ctx: Context, name: string): string {
+  const models = `models: ${apiModelNames(ctx).sort().join(', ') || 'none'}`;
+  if (ctx.models.get(name)?.internal) return models;
+  return (
+    didYouMean(name, apiModelNames(ctx)) ??
+    `${models} (a model is the schema of a resource: with its resource taken out of the RAML, the links to it go too)`
+  );
+}
+
 function pairKey(a: string, b: string): string {
   return a < b ? `${a}|${b}` : `${b}|${a}`;
 }
@@ -119,8 +133,7 @@ function resolveOne(
   if (!target) {
     ctx.diagnostics.report('SVC2050', `relationship "${name}" points to ${unknownModel(ctx, decl.document)}`, {
       span: decl.documentSpan,
-      hint:
-        didYouMean(decl.document, apiModelNames(ctx)) ?? `models: ${apiModelNames(ctx).sort().join(', ') || 'none'}`,
+      hint: modelHint(ctx, decl.document),
     });
     return false;
   }
@@ -511,7 +524,7 @@ function checkForeignKeyFields(ctx: Context, claimed: ReadonlySet<FieldDraft>, f
           `foreign key "${field.field.name}" references ${unknownModel(ctx, fk.refDocument)}`,
           {
             span: fk.refDocumentSpan,
-            hint: didYouMean(fk.refDocument, apiModelNames(ctx)),
+            hint: modelHint(ctx, fk.refDocument),
           },
         );
         continue;

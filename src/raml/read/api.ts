@@ -257,6 +257,7 @@ function checkDuplicateResources(ctx: ReadContext, resources: readonly Resource[
         report(ctx, 'SVC1111', `resource ${r.path} is declared twice`, {
           span: r.keyNode.span,
           related: { span: first.keyNode.span, message: `first declared as ${first.path}` },
+          hint: `declare ${r.path} once: put the methods and nested resources of both declarations under the first`,
         });
       else if (!first) seen.set(r.path, r);
       visit(r.resources, again);
