@@ -20,13 +20,41 @@ type Rec = Record<string, unknown>;
 /**
  * How far back, in events, a deleted object's own deletion is looked for: a range of the seq's
  * index, read only when a rule's read by key finds nothing (a cascade of more descendants than
- * this sends the last ones' deletions to admins alone, as before). Further back, the object was
- * gone before this one was deleted, and nothing may be judged by what it was.
+ * this sends the last ones' deletions to admins alone, as before). The deletion found need not be
+ * of the same transaction: on SQLite and PostgreSQL a foreign key keeps a link from outliving what
+ * it names (a cascade deletes both, SET NULL empties the link), so a rule reads a deleted object
+ * by a link of the object judged only when the two went together.
  */
 export const WITHIN = 2_000;
 
-/** The objects found deleted, per page of events judged: `model:key` → the newest deletion's seq and object. */
-export type Deletions = Map<string, Promise<{ readonly seq: number; readonly object: Rec } | undefined>>;
+/**
+ * The objects known deleted, per page of events judged, by `model:key`: the newest deletion of each
+ * before the event being judged. The judge passes every event in seq order and tells each delete
+ * (`saw`), so a deletion found for an earlier event is still the newest for a later one, or the
+ * later deletion was seen since; one looked up in the log is looked up once per object and page.
+ */
+export class Deletions {
+  readonly #known = new Map<string, { readonly seq: number; readonly object: Rec }>();
+
+  /** An event the judge passed, whether it is sent to this caller or not. */
+  saw(event: ServiceEvent): void {
+    if (!event.type.endsWith('.delete')) return;
+    this.#known.set(`${event.type.slice(0, -'.delete'.length)}:${event.data.pk}`, {
+      seq: event.seq,
+      object: event.data.object,
+    });
+  }
+
+  /** The object `key` of `model` as its newest deletion within `WITHIN` events before `seq` had it. */
+  async before(log: EventLog, model: Model, key: unknown, seq: number): Promise<Rec | undefined> {
+    const id = `${model.name}:${text(key)}`;
+    const known = this.#known.get(id);
+    if (known && known.seq < seq) return seq - known.seq <= WITHIN ? known.object : undefined;
+    const gone = await log.deletedBefore(model.name, text(key), seq, WITHIN);
+    if (gone) this.#known.set(id, { seq: gone.seq, object: gone.data.object });
+    return gone?.data.object;
+  }
+}
 
 /** `judge` run with `databaseOf(request)` seeing the objects deleted shortly before `event` as they were. */
 export function asItWas<T>(
@@ -37,18 +65,7 @@ export function asItWas<T>(
   event: ServiceEvent,
   judge: () => Promise<T>,
 ): Promise<T> {
-  const deleted = (model: Model, key: unknown) => {
-    const id = `${model.name}:${text(key)}`;
-    let found = deletions.get(id);
-    // One lookup per object and page, unless an event before it asks (its deletion came later).
-    if (!found) {
-      found = log
-        .deletedBefore(model.name, text(key), event.seq, WITHIN)
-        .then((gone) => (gone ? { seq: gone.seq, object: gone.data.object } : undefined));
-      deletions.set(id, found);
-    }
-    return found.then((gone) => (gone && gone.seq < event.seq ? gone.object : undefined));
-  };
+  const deleted = (model: Model, key: unknown) => deletions.before(log, model, key, event.seq);
   return withRequestDatabase(request, overlay(db, deleted), judge);
 }
 

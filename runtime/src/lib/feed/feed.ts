@@ -15,7 +15,7 @@
  */
 import { setImmediate } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { asItWas, type Deletions } from './as-it-was.js';
+import { asItWas, Deletions } from './as-it-was.js';
 import type { FeedLimits } from '../config.js';
 import { badRequest, HttpError } from '../errors.js';
 import type { EventLog, ServiceEvent } from '../outbox/types.js';
@@ -270,6 +270,7 @@ async function openFeed(
             await slice.share();
             if (stream.closed) return;
             self.cursor = event.seq;
+            visible.saw(event);
             if (!matchesEvent(types, event.type)) continue;
             // Before their account: what a newcomer may view (not what names them), and what they may
             // (a deny of theirs, a block, holds on the past too).
@@ -346,12 +347,16 @@ function joining(
  * that no longer exists, only its deletion is sent. `page()` forgets the objects read for the last
  * page of events (one read per object and page).
  */
-function viewer(
-  app: FastifyInstance,
-): ((event: ServiceEvent, request: FastifyRequest) => Promise<ServiceEvent | null>) & { page(): void } {
+function viewer(app: FastifyInstance): ((
+  event: ServiceEvent,
+  request: FastifyRequest,
+) => Promise<ServiceEvent | null>) & {
+  page(): void;
+  saw(event: ServiceEvent): void;
+} {
   const { policy, db } = app.services;
   let now = new Map<string, Promise<Rec | null>>();
-  let deletions: Deletions = new Map();
+  let deletions = new Deletions();
   const current = (model: Model, key: unknown): Promise<Rec | null> => {
     const id = `${model.name}:${text(key)}`;
     const found =
@@ -428,8 +433,9 @@ function viewer(
   return Object.assign(view, {
     page: () => {
       now = new Map();
-      deletions = new Map();
+      deletions = new Deletions();
     },
+    saw: (event: ServiceEvent) => deletions.saw(event),
   });
 }
 
