@@ -53,8 +53,6 @@ export interface StoredLink {
   readonly name: string;
   /** The `renamed_from` hint this version was generated with: applied once, then kept only as history. */
   readonly renamedFrom: string | null;
-  /** Of a `list`, the type of its items (absent in files written before svcgen kept it). */
-  readonly items?: string;
 }
 
 /** The table's relationships kept in other tables' rows (none where the file says none). */
