@@ -317,8 +317,8 @@ export function requestDatabase(request: AnyRequest, outside: ServiceDatabase): 
 }
 
 /**
- * `work` with `database` as what `requestDatabase(request)` gives while it runs (the change feed's
- * judge of a deleted object, lib/feed/as-it-was.ts): the caller awaits one `work` at a time.
+ * `work` with `database` as what `requestDatabase(request)` gives while it runs (a request's
+ * transaction; the change feed's judge of a deleted object, lib/feed/as-it-was.ts).
  */
 export async function withRequestDatabase<R>(
   request: FastifyRequest,
@@ -341,16 +341,9 @@ function inRequestTransaction<D extends ServiceDatabase, R>(
   request: FastifyRequest,
   work: (db: D) => Promise<R>,
 ): Promise<R> {
-  return database.transaction(async (tx) => {
+  return database.transaction((tx) => {
     const db = tx as unknown as D;
-    const outer = openTransactions.get(request);
-    openTransactions.set(request, db);
-    try {
-      return await work(db);
-    } finally {
-      if (outer) openTransactions.set(request, outer);
-      else openTransactions.delete(request);
-    }
+    return withRequestDatabase(request, db, () => work(db));
   });
 }
 

@@ -47,10 +47,11 @@ export class Deletions {
 
   /** The object `key` of `model` as its newest deletion within `WITHIN` events before `seq` had it. */
   async before(log: EventLog, model: Model, key: unknown, seq: number): Promise<Rec | undefined> {
-    const id = `${model.name}:${text(key)}`;
+    const pk = text(key);
+    const id = `${model.name}:${pk}`;
     const known = this.#known.get(id);
     if (known && known.seq < seq) return seq - known.seq <= WITHIN ? known.object : undefined;
-    const gone = await log.deletedBefore(model.name, text(key), seq, WITHIN);
+    const gone = await log.deletedBefore(model.name, pk, seq, WITHIN);
     if (gone) this.#known.set(id, { seq: gone.seq, object: gone.data.object });
     return gone?.data.object;
   }
