@@ -120,7 +120,7 @@ const REASONS: Record<string, string> = {
 function stage(outDir: string, path: string, content: string): Staged {
   const file = join(outDir, path);
   stillInside(outDir, path);
-  makeFolders(outDir, dirname(path));
+  makeFolder(dirname(file));
   // The out-dir is untrusted: nothing planted under the temporary name may be followed. The name
   // is unpredictable, and `wx` (O_CREAT|O_EXCL) never opens an existing path, a link included.
   const temporary = `${file}.svcgen-${randomBytes(8).toString('hex')}.tmp`;
@@ -129,20 +129,14 @@ function stage(outDir: string, path: string, content: string): Staged {
 }
 
 /**
- * The out-dir and the folders of `folder` in it, one at a time: Node's recursive mkdir never
- * returns on some paths (`-o /proc/nope` spun at 100 % CPU for a probe).
+ * `folder` and the folders above it that are missing (the out-dir's own included), one at a time:
+ * Node's recursive mkdir never returns on some paths (`-o /proc/nope` spun at 100 % CPU for a probe).
  */
-function makeFolders(outDir: string, folder: string): void {
-  const segments = folder === '.' ? [] : folder.split('/');
-  const made = [outDir, ...segments.map((_, i) => join(outDir, ...segments.slice(0, i + 1)))];
-  if (!existsSync(outDir)) makeOutDir(outDir);
-  for (const path of made.slice(1)) if (!existsSync(path)) mkdirSync(path);
-}
-
-function makeOutDir(outDir: string): void {
-  const parent = dirname(outDir);
-  if (parent !== outDir && !existsSync(parent)) makeOutDir(parent);
-  mkdirSync(outDir);
+function makeFolder(folder: string): void {
+  if (existsSync(folder)) return;
+  const parent = dirname(folder);
+  if (parent !== folder) makeFolder(parent);
+  mkdirSync(folder);
 }
 
 /** A staged file renamed over `path`, unless a folder on its way became a link that leads outside. */
