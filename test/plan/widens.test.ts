@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredColumn } from '../../src/outdir/storage-model.js';
 import type { StoredTable } from '../../src/outdir/storage-model.js';
-import { diffStorage, widens } from '../../src/plan/migrations/storage/diff.js';
+import { widens } from '../../src/plan/migrations/storage/conversions.js';
+import { diffStorage } from '../../src/plan/migrations/storage/diff.js';
 
 const column = (type: string, postgres: string, sqlite: string): StoredColumn =>
   ({ name: 'value', type, postgres, sqlite }) as unknown as StoredColumn;

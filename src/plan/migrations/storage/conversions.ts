@@ -66,3 +66,37 @@ export function convertible(before: StoredColumn, after: StoredColumn): boolean 
   if (from === to || ['text', 'varchar'].includes(from) || ['text', 'varchar'].includes(to)) return true;
   return CASTS[from]?.includes(to) ?? true;
 }
+
+/** The digits of the largest value of each integer column (32767, 2147483647, 9223372036854775807). */
+export const INTEGER_DIGITS: Readonly<Record<string, number>> = { smallint: 5, integer: 10, bigint: 19 };
+
+/** A type change that keeps every value: a larger integer, a longer or unbounded text, more digits. */
+export function widens(a: StoredColumn, b: StoredColumn): boolean {
+  if ((a.type === 'boolean') !== (b.type === 'boolean')) return false;
+  // A date's midnight, converted on every engine.
+  if (temporalChange(a, b) === 'date>datetime') return true;
+  if (a.postgres === b.postgres) return a.sqlite === b.sqlite;
+  const ints = ['smallint', 'integer', 'bigint'];
+  if (ints.includes(a.postgres) && ints.includes(b.postgres))
+    return ints.indexOf(b.postgres) >= ints.indexOf(a.postgres);
+  // A double holds every integer up to 2^53 exactly: a 32-bit one, not every 64-bit one.
+  if (b.postgres === 'double precision') return a.postgres === 'smallint' || a.postgres === 'integer';
+  const text = (t: string) =>
+    t === 'text' ? Infinity : /^varchar\((\d+)\)$/.exec(t) ? Number(/^varchar\((\d+)\)$/.exec(t)![1]) : undefined;
+  const [from, to] = [text(a.postgres), text(b.postgres)];
+  if (from !== undefined && to !== undefined) return to >= from;
+  const numeric = (t: string) => /^numeric(?:\((\d+), (\d+)\))?$/.exec(t);
+  const [x, y] = [numeric(a.postgres), numeric(b.postgres)];
+  // An integer into a decimal: as many digits before the point as its largest value has.
+  const intDigits = INTEGER_DIGITS[a.postgres];
+  // An integer into text: its digits and sign, converted on every engine (`integerToText`).
+  if (integerToText(a, b)) return to! >= intDigits! + 1;
+  if (intDigits !== undefined && y) return !y[1] || Number(y[1]) - Number(y[2]) >= intDigits;
+  if (x && y) {
+    if (!y[1]) return true;
+    if (!x[1]) return false;
+    const [p1, s1, p2, s2] = [x[1], x[2], y[1], y[2]].map(Number) as [number, number, number, number];
+    return s2 >= s1 && p2 - s2 >= p1 - s1;
+  }
+  return false;
+}

@@ -25,7 +25,7 @@ import {
 } from './ddl.js';
 import { q, type Dialect } from './identifiers.js';
 import type { ColumnChange, TableChange } from './changes.js';
-import { temporalChange } from './conversions.js';
+import { temporalChange, widens } from './conversions.js';
 import type { StoredColumn, StoredTable } from '../../../outdir/storage-model.js';
 import {
   createSearch,
@@ -545,11 +545,10 @@ function alterType(
   ].join('\n');
 }
 
-/** Whether PostgreSQL's cast of a stored value can fail: not into text, nor an integer into a wider one. */
+/** Whether PostgreSQL's cast of a stored value can fail: not into text, nor where every value fits (`widens`). */
 function castMayFail(before: StoredColumn, after: StoredColumn): boolean {
-  const ints = ['smallint', 'integer', 'bigint'];
   if (after.postgres === 'text' || after.postgres.startsWith('varchar(')) return false;
-  return !(ints.includes(before.postgres) && ints.indexOf(after.postgres) >= ints.indexOf(before.postgres));
+  return !widens(before, after);
 }
 
 /**
