@@ -16,7 +16,8 @@ import type { NewMigration } from './plan/migrations/plan.js';
 import { readRaml, type FrontEndResult } from './raml/front-end.js';
 import { readHistory } from './outdir/history.js';
 import { filesOnDisk } from './outdir/on-disk.js';
-import { checkPlannedPaths, openOutDir, reportChangedPath, reportUnwritable } from './outdir/out-dir.js';
+import { lockOutDir } from './outdir/lock.js';
+import { checkPlannedPaths, openOutDir, reportChangedPath, reportUnwritable, type OutDir } from './outdir/out-dir.js';
 import { previousOutput } from './outdir/previous.js';
 import { apiDigest, provenanceOf, thisGenerator, type Provenance } from './outdir/provenance.js';
 import { planChanges, type Change } from './write/changes.js';
@@ -122,12 +123,28 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
   for (const d of analysis.diagnostics) bag.add(d);
   const outDir = resolve(request.cwd, request.out);
   const shown = relative(request.cwd, outDir) || '.';
+  const out = openOutDir(outDir, bag);
+  const lock = out && lockOutDir(out, request.mode === 'write' ? 'write' : 'read', shown, bag);
+  if (!out || !lock) return { status: 'refused', diagnostics: bag.sorted(), shown, apiChanges: [] };
+  try {
+    return await generateInto(out, { ...analysis, ir: analysis.ir }, request, bag, shown);
+  } finally {
+    lock.release();
+  }
+}
+
+/** The run, once the out-dir is open and no other svcgen writes it. */
+async function generateInto(
+  out: OutDir,
+  analysis: Analysis & { readonly ir: ServiceIR },
+  request: GenerateRequest,
+  bag: DiagnosticBag,
+  shown: string,
+): Promise<GenerateResult> {
   let apiChanges: readonly ApiChange[] = [];
   let preRelease: string | undefined;
   const contractNews = () => ({ apiChanges, ...(preRelease === undefined ? {} : { preRelease }) });
   const refused = (): GenerateResult => ({ status: 'refused', diagnostics: bag.sorted(), shown, ...contractNews() });
-  const out = openOutDir(outDir, bag);
-  if (!out) return refused();
   const history = readHistory(out, bag);
   if (!history) return refused();
   const contract = readPreviousContract(out, bag);

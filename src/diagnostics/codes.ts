@@ -980,7 +980,7 @@ export const codes = {
     severity: 'warning',
     title: 'edited stale file kept',
     explanation:
-      'svcgen no longer generates this file, but it was edited since svcgen wrote it, so svcgen keeps it instead of deleting it. Delete it if it is not needed.',
+      "svcgen no longer generates this file, and keeps it instead of deleting it: it was edited since svcgen wrote it, or nothing but the manifest shows that svcgen wrote it (its first line is not svcgen's generated header, or it is of a type that has none, such as JSON). The manifest is untrusted input: an entry added to it by hand or in a pull request never makes svcgen delete a file. Delete the file if it is not needed.",
   },
   SVC3008: {
     severity: 'warning',
@@ -1005,6 +1005,12 @@ export const codes = {
     title: 'out-dir not writable',
     explanation:
       'The file system refused a write to the out-dir: no permission (its owner, its mode, a read-only mount), no space left, or a folder that cannot be made. svcgen writes every file of a run under a temporary name before it puts any in place, so such a refusal leaves the out-dir as it was (the temporary files removed); only a refusal while files are put in place leaves some of them there, which the message lists, with the manifest not updated: generate again once it can write.',
+  },
+  SVC3012: {
+    severity: 'error',
+    title: 'out-dir being written by another svcgen',
+    explanation:
+      "Another `svcgen generate` holds the out-dir's lock (`.svcgen/lock`, which says which process, on which machine, since when): two runs at once would each read the manifest before the other wrote it, and the later one would take the earlier one's files for edits of yours. Nothing was read or written; run again once it has finished. `--check` and `--dry-run` take no lock (they write nothing), but they too refuse an out-dir being written. A lock whose process has ended on this machine is taken over; one left by a run on another machine (an out-dir on a shared folder) is yours to delete once no svcgen writes there.",
   },
   // --- schema evolution (migrations) ---------------------------------------------------------------
   SVC3101: {

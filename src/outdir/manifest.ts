@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import type { Owner } from '../output.js';
 
 export const MANIFEST_PATH = '.svcgen/manifest.json';
+/** Held while a run writes the out-dir (lock.ts). */
+export const LOCK_PATH = '.svcgen/lock';
 
 export interface ManifestEntry {
   readonly owner: Owner;

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import { span, type Span } from '../diagnostics/source.js';
-import { MANIFEST_PATH, readManifestText, type Manifest } from './manifest.js';
+import { LOCK_PATH, MANIFEST_PATH, readManifestText, type Manifest } from './manifest.js';
 import { parseManifest } from './manifest-shape.js';
 import { diskProblem, lexicalProblem, resolveOutDir, type DiskProblem } from './paths.js';
 
@@ -33,7 +33,7 @@ export function openOutDir(shown: string, bag: DiagnosticBag): OutDir | undefine
     return undefined;
   }
   const out = { shown, real: resolved.real };
-  if (!checkPaths(out, [MANIFEST_PATH], 'write', bag)) return undefined;
+  if (!checkPaths(out, [MANIFEST_PATH, LOCK_PATH], 'write', bag)) return undefined;
   const manifest = readManifest(out, bag);
   if (manifest === undefined) return undefined;
   return checkPaths(out, Object.keys(manifest?.files ?? {}), 'manifest', bag) ? { ...out, manifest } : undefined;

@@ -7,7 +7,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { contentHash, type Owner, type OutputFile, type OutputTree, type PreviousOutput } from '../output.js';
+import {
+  bearsGeneratedHeader,
+  contentHash,
+  type Owner,
+  type OutputFile,
+  type OutputTree,
+  type PreviousOutput,
+} from '../output.js';
 import type { Manifest } from './manifest.js';
 
 export function previousOutput(outDir: string, manifest: Manifest | null): PreviousOutput | undefined {
@@ -19,7 +26,10 @@ export function previousOutput(outDir: string, manifest: Manifest | null): Previ
     if (!recorded || recorded.owner !== owner) return undefined;
     const content = readText(join(outDir, path));
     if (content === undefined) return undefined;
-    return owner === 'user' || contentHash(content) === recorded.sha256 ? content : undefined;
+    if (owner === 'user') return content;
+    // As planning would judge it (write/changes.ts): a file without its type's generated header is no generated file.
+    const unmarked = owner === 'generated' && bearsGeneratedHeader(path, content) === false;
+    return contentHash(content) === recorded.sha256 && !unmarked ? content : undefined;
   };
   return {
     tree(inputKey) {

@@ -3,7 +3,7 @@
  * written: add, change, delete, keep — or refuse, for a generated file the user has edited or a
  * file svcgen did not write, from what the out-dir holds now (outdir/on-disk.ts).
  */
-import { contentHash, type Owner, type OutputTree } from '../output.js';
+import { bearsGeneratedHeader, contentHash, type Owner, type OutputTree } from '../output.js';
 import type { Manifest } from '../outdir/manifest.js';
 import { UNREADABLE, type OnDisk } from '../outdir/on-disk.js';
 
@@ -27,6 +27,11 @@ export interface Change {
   readonly restored?: true;
   /** An unused stub the manifest recorded unused already: an earlier run left it so. */
   readonly unusedBefore?: true;
+  /**
+   * A stale file the manifest records as generated that nothing but the manifest shows svcgen
+   * wrote (no generated header, or a file type that has none): kept, as the manifest is untrusted.
+   */
+  readonly unproven?: true;
 }
 
 export function planChanges(tree: OutputTree, disk: OnDisk, previous: Manifest | null, force: boolean): Change[] {
@@ -48,8 +53,11 @@ export function planChanges(tree: OutputTree, disk: OnDisk, previous: Manifest |
       changes.push({ path: file.path, kind: 'keep', owner: file.owner, before });
     else {
       const recorded = previous?.files[file.path];
-      const unedited = recorded?.owner === 'generated' && asWritten(before, recorded.sha256);
-      const refused = recorded?.owner === 'generated' ? 'conflict' : 'foreign';
+      const asRecorded = recorded?.owner === 'generated' && asWritten(before, recorded.sha256);
+      // As svcgen wrote it, by the manifest, but without the generated header its type carries: svcgen never wrote
+      // it so (the entry was added by hand), and it is not overwritten on the manifest's word.
+      const unedited = asRecorded && bearsGeneratedHeader(file.path, before) !== false;
+      const refused = recorded?.owner === 'generated' && !asRecorded ? 'conflict' : 'foreign';
       changes.push({
         path: file.path,
         kind: unedited || force ? 'change' : refused,
@@ -66,6 +74,11 @@ export function planChanges(tree: OutputTree, disk: OnDisk, previous: Manifest |
     if (before === undefined) continue;
     if (recorded.owner === 'user') {
       changes.push({ path, kind: 'unused', owner: 'user', before, ...(recorded.unused && { unusedBefore: true }) });
+      continue;
+    }
+    // Deleted only when the file itself shows svcgen wrote it (its header), never on the manifest's word alone.
+    if (bearsGeneratedHeader(path, before) !== true) {
+      changes.push({ path, kind: 'stale-edited', owner: 'generated', before, unproven: true });
       continue;
     }
     const unedited = asWritten(before, recorded.sha256);

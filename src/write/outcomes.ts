@@ -5,6 +5,7 @@
  */
 import { basename, dirname, join } from 'node:path';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
+import { commentStyle } from '../output.js';
 import type { Change } from './changes.js';
 import { fileAt } from '../outdir/out-dir.js';
 
@@ -36,11 +37,12 @@ export function reportOutcomes(
         });
         break;
       case 'stale-edited':
-        bag.report(
-          'SVC3007',
-          `kept ${path}: svcgen no longer generates it, but it was edited; delete it if it is not needed`,
-          { span },
-        );
+        bag.report('SVC3007', `kept ${path}: ${staleReason(change)}; delete it if it is not needed`, {
+          span,
+          ...(change.unproven && {
+            hint: 'svcgen deletes a file only when the file itself shows it wrote it (its first line is the generated header): the manifest is not enough, as anyone can edit it',
+          }),
+        });
         break;
       case 'unused': {
         // User code is never deleted: a stub the API stopped using is named on every run until the user deletes it.
@@ -83,6 +85,13 @@ export function reportOutcomes(
         break;
     }
   }
+}
+
+function staleReason(change: Change): string {
+  if (!change.unproven) return 'svcgen no longer generates it, but it was edited';
+  return commentStyle(change.path)
+    ? "the manifest records it as generated, but it does not begin with svcgen's generated header"
+    : 'svcgen no longer generates it, and a file of its type has no header to show svcgen wrote it';
 }
 
 /**

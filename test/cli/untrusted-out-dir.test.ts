@@ -19,7 +19,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -258,6 +258,92 @@ describe('a tampered manifest', () => {
     expect(stderr).toContain(message);
   });
 
+  /**
+   * An entry added by hand (or by a pull request) that records one of the user's own files inside
+   * the out-dir, with its hash, as generated: the manifest alone never lets svcgen delete or
+   * overwrite it. It was kept by generate and --dry-run (they reused the recorded tree) while
+   * --check planned its deletion, and the next API change deleted it.
+   */
+  describe('an entry that claims a file of the user as generated', () => {
+    const NOTES = '# Our notes\n\nNothing svcgen wrote.\n';
+    const SCRIPT = "console.log('ours');\n";
+    const DATA = '{ "ours": true }\n';
+    function claimed(): Workspace {
+      const ws = workspace();
+      writeFileSync(join(ws.out, 'NOTES.md'), NOTES);
+      mkdirSync(join(ws.out, 'tools'));
+      writeFileSync(join(ws.out, 'tools/seed.ts'), SCRIPT);
+      writeFileSync(join(ws.out, 'data.json'), DATA);
+      const manifest = ws.manifest();
+      manifest.files['NOTES.md'] = { owner: 'generated', sha256: hash(NOTES) };
+      manifest.files['tools/seed.ts'] = { owner: 'generated', sha256: hash(SCRIPT) };
+      manifest.files['data.json'] = { owner: 'generated', sha256: hash(DATA) };
+      ws.writeManifest(manifest);
+      return ws;
+    }
+    const keptAll = (ws: Workspace) => {
+      expect(readFileSync(join(ws.out, 'NOTES.md'), 'utf8')).toBe(NOTES);
+      expect(readFileSync(join(ws.out, 'tools/seed.ts'), 'utf8')).toBe(SCRIPT);
+      expect(readFileSync(join(ws.out, 'data.json'), 'utf8')).toBe(DATA);
+    };
+
+    it.each([
+      ['as it was', false],
+      ['changed', true],
+    ])('with the API %s: every mode keeps the files and says why (SVC3007), and they agree', async (_, change) => {
+      const ws = claimed();
+      if (change) changeApi(ws);
+      const dryRun = await ws.generate('--dry-run');
+      const check = await ws.generate('--check');
+      for (const run of [dryRun, check]) {
+        const said = `${run.stdout}${run.stderr}`;
+        expect(said).not.toMatch(/delete\s+(NOTES\.md|tools\/seed\.ts|data\.json)/);
+        expect(said).toMatch(/stale but edited \(would keep\)\s+NOTES\.md/);
+      }
+      // Out of date by the stale entries alone: generating forgets them, and --check then passes.
+      expect(check.code).toBe(1);
+      const force = await ws.generate('--force');
+      expect(force.code, force.stderr).toBe(0);
+      expect(force.stderr).toMatch(
+        /out\/NOTES\.md:1:1 - warning SVC3007: kept NOTES\.md: the manifest records it as generated, but it does not begin with svcgen's generated header/,
+      );
+      expect(force.stderr).toContain('kept tools/seed.ts: the manifest records it as generated');
+      expect(force.stderr).toContain(
+        'kept data.json: svcgen no longer generates it, and a file of its type has no header to show svcgen wrote it',
+      );
+      keptAll(ws);
+      expect(Object.keys(ws.manifest().files)).not.toContain('NOTES.md');
+      const after = await ws.generate('--check');
+      expect(after.code, after.stderr).toBe(0);
+      // And a later change of the API, which deletes what svcgen no longer generates, deletes none of them.
+      const schema = join(ws.dir, 'api', 'items.json');
+      writeFileSync(
+        schema,
+        readFileSync(schema, 'utf8').replace(
+          '"properties": {',
+          '"properties": {\n"label": { "type": ["string", "null"] },',
+        ),
+      );
+      const later = await ws.generate();
+      expect(later.code, later.stderr).toBe(0);
+      keptAll(ws);
+    });
+
+    it('does not overwrite a file of the user at a path svcgen writes (SVC3006), though the manifest has its hash', async () => {
+      const ws = workspace();
+      const mine = '// my own app, not the generated one\nexport {};\n';
+      writeFileSync(join(ws.out, 'src/app.ts'), mine);
+      const manifest = ws.manifest();
+      (manifest.files['src/app.ts'] as { sha256: string }).sha256 = hash(mine);
+      ws.writeManifest(manifest);
+      const stderr = await expectRefused(ws, 'SVC3006', []);
+      expect(stderr).toContain('refusing to overwrite src/app.ts: svcgen did not write it');
+      const check = await ws.generate('--check');
+      expect(check.code).toBe(1);
+      expect(check.stdout).toMatch(/not written by svcgen \(would overwrite\)\s+src\/app\.ts/);
+    });
+  });
+
   it('reports SVC3001 and SVC3002 in --format json, at the manifest line', async () => {
     const ws = workspace();
     const manifest = ws.manifest();
@@ -336,7 +422,7 @@ describe('symbolic links in the out-dir', () => {
       const run = await runCli(['generate', 'api/api.raml', '-o', 'out', ...flags], dir);
       expect(run.code).toBe(1);
       expect(run.stderr).toContain(
-        'out/.svcgen:1:1 - error SVC3003: refusing to write .svcgen/manifest.json: .svcgen is a symbolic link that leads outside the out-dir',
+        'out/.svcgen:1:1 - error SVC3003: refusing to write .svcgen/manifest.json (and the other paths below .svcgen): .svcgen is a symbolic link that leads outside the out-dir',
       );
       expect(readdirSync(elsewhere)).toEqual([]);
       expect(readdirSync(join(dir, 'out'))).toEqual(['.svcgen']);
@@ -419,11 +505,72 @@ describe('symbolic links in the out-dir', () => {
   });
 });
 
+/**
+ * One svcgen writes an out-dir at a time (`.svcgen/lock`): a second run at once read the manifest
+ * before the first wrote it, then refused the first one's files as edited by the user (SVC3005)
+ * and told them to overwrite with --force.
+ */
+describe('two runs at once', () => {
+  const lockFile = (ws: Workspace) => join(ws.out, '.svcgen', 'lock');
+
+  it("the second is refused (SVC3012), never told that the first one's files are edits; then it runs", async () => {
+    const ws = workspace();
+    changeApi(ws);
+    const runs = await Promise.all([ws.generate(), ws.generate(), ws.generate('--check'), ws.generate('--dry-run')]);
+    const [first, ...others] = runs;
+    expect(first.code, first.stderr).toBe(0);
+    for (const run of others) {
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(
+        /out\/\.svcgen\/lock:1:1 - error SVC3012: out is being written by another svcgen \(process \d+, since \d{4}-/,
+      );
+      expect(run.stderr).not.toMatch(/SVC300[56]/);
+    }
+    expect(existsSync(lockFile(ws))).toBe(false);
+    const again = await ws.generate('--check');
+    expect(again.code, again.stdout).toBe(0);
+  });
+
+  it('a lock held by a live process: every mode refuses, nothing read or written; --force changes nothing', async () => {
+    const ws = workspace();
+    changeApi(ws);
+    writeFileSync(lockFile(ws), JSON.stringify({ pid: process.pid, host: hostname(), since: '2026-11-29T10:00:00Z' }));
+    for (const { flags } of MODES) await expectRefused(ws, 'SVC3012', flags);
+  });
+
+  it('takes over the lock of a run that ended (killed half-way), and leaves none', async () => {
+    const ws = workspace();
+    changeApi(ws);
+    const ended = execa(process.execPath, ['-e', '0']);
+    await ended;
+    writeFileSync(lockFile(ws), JSON.stringify({ pid: ended.pid, host: hostname(), since: '2026-11-29T10:00:00Z' }));
+    const run = await ws.generate();
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(lockFile(ws))).toBe(false);
+    expect(readFileSync(join(ws.out, '.gitignore'), 'utf8')).toContain('.svcgen/lock');
+  });
+
+  it('a first run refused leaves no out-dir behind (the lock and its folders go with it)', async () => {
+    const ws = workspace();
+    const manifest = ws.manifest();
+    manifest.files['../victim.txt'] = { owner: 'generated', sha256: hash(VICTIM) };
+    const dir = mkdtempSync(join(tmpdir(), 'svcgen-fresh-'));
+    cpSync(join(ws.dir, 'api'), join(dir, 'api'), { recursive: true });
+    // The API refers to a schema that is not there: refused after the out-dir was opened.
+    writeFileSync(join(dir, 'api', 'items.json'), '{ "type": "object", "properties": { "x": { "type": "nope" } } }');
+    const run = await runCli(['generate', 'api/api.raml', '-o', 'new/out'], dir);
+    expect(run.code).toBe(1);
+    expect(existsSync(join(dir, 'new'))).toBe(false);
+  });
+});
+
 describe('write outcomes are diagnostics', () => {
   it('an edited generated file (SVC3005) and a file svcgen did not write (SVC3006) are errors in --format json; nothing written', async () => {
     const ws = workspace();
     changeApi(ws);
-    writeFileSync(join(ws.out, 'src/models/item.ts'), '// my change\n');
+    // An edit below the header, as a user edits a generated file: the file still shows svcgen wrote it.
+    const model = join(ws.out, 'src/models/item.ts');
+    writeFileSync(model, `${readFileSync(model, 'utf8').split('\n')[0]}\n// my change\n`);
     const manifest = ws.manifest();
     delete manifest.files['src/routes/items.ts'];
     ws.writeManifest(manifest);
@@ -457,8 +604,9 @@ describe('write outcomes are diagnostics', () => {
   it('an edited stale file (SVC3007) and an unused stub (SVC3008) are warnings: exit 0, written, kept', async () => {
     const ws = workspace();
     const manifest = ws.manifest();
-    writeFileSync(join(ws.out, 'src/routes/old.ts'), '// edited\n');
-    manifest.files['src/routes/old.ts'] = { owner: 'generated', sha256: hash('// as generated\n') };
+    const header = '// Generated by svcgen from api.raml — do not edit. Routes of a model since removed.\n';
+    writeFileSync(join(ws.out, 'src/routes/old.ts'), `${header}// edited\n`);
+    manifest.files['src/routes/old.ts'] = { owner: 'generated', sha256: hash(`${header}// as generated\n`) };
     writeFileSync(join(ws.out, 'src/custom/old-stub.ts'), '// mine\n');
     manifest.files['src/custom/old-stub.ts'] = { owner: 'user' };
     ws.writeManifest(manifest);
@@ -486,7 +634,7 @@ describe('write outcomes are diagnostics', () => {
         message: expect.stringMatching(/^kept src\/routes\/old\.ts: svcgen no longer generates it, but it was edited/),
       }),
     ]);
-    expect(readFileSync(join(ws.out, 'src/routes/old.ts'), 'utf8')).toBe('// edited\n');
+    expect(readFileSync(join(ws.out, 'src/routes/old.ts'), 'utf8')).toBe(`${header}// edited\n`);
     expect(ws.manifest().files['src/custom/old-stub.ts']).toEqual({ owner: 'user', unused: true });
   });
 
