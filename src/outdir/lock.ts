@@ -9,12 +9,14 @@
  * is half of one run and half of another. A lock whose process has ended (killed, a crash) is
  * taken over.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
+import { makeFolder } from './folders.js';
 import { LOCK_PATH } from './manifest.js';
-import { fileAt } from './out-dir.js';
+import { fileAt, reportUnwritable } from './out-dir.js';
+import { OutDirUnwritable, unwritable } from './unwritable.js';
 
 interface Holder {
   readonly pid: number;
@@ -49,21 +51,32 @@ export function lockOutDir(
     if (holder) held(holder);
     return holder ? undefined : NOTHING_HELD;
   }
+  try {
+    return takeLock(file, out.real, held);
+  } catch (error) {
+    const refused = unwritable(error, [], LOCK_PATH);
+    if (!(refused instanceof OutDirUnwritable)) throw refused;
+    reportUnwritable(out, refused, bag);
+    return undefined;
+  }
+}
+
+function takeLock(file: string, realOut: string, held: (holder: Holder) => void): OutDirLock | undefined {
   // The first folder this made (the out-dir itself on a first run): removed again if the run writes nothing.
-  const made = mkdirSync(dirname(file), { recursive: true });
+  const made = makeFolder(dirname(file));
   for (let attempt = 0; attempt < 2; attempt++) {
-    if (create(file)) return { release: () => release(file, made, out.real) };
+    if (create(file)) return { release: () => release(file, made, realOut) };
     const holder = liveHolder(file);
     if (holder) {
       held(holder);
-      removeEmpty(made, out.real);
+      removeEmpty(made, realOut);
       return undefined;
     }
     // Its process has ended: the lock is stale. Another run may take it over first; then it holds it.
     removeFile(file);
   }
   held(holderOf(file) ?? UNKNOWN);
-  removeEmpty(made, out.real);
+  removeEmpty(made, realOut);
   return undefined;
 }
 
@@ -135,7 +148,11 @@ function reportHeld(shown: string, name: string, holder: Holder, bag: Diagnostic
 }
 
 function release(file: string, made: string | undefined, realOut: string): void {
-  removeFile(file);
+  try {
+    removeFile(file);
+  } catch {
+    // Left behind (the out-dir became unwritable): its process ends with this run, and the next run takes it over.
+  }
   removeEmpty(made, realOut);
 }
 

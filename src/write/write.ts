@@ -8,39 +8,16 @@
  * and the run wrote through it).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Change } from './changes.js';
 import { MANIFEST_PATH, type Manifest } from '../outdir/manifest.js';
-import { diskProblem, isInside, type DiskProblem } from '../outdir/paths.js';
+import { diskProblem, isInside } from '../outdir/paths.js';
 import { manifestText } from './manifest.js';
+import { makeFolder } from '../outdir/folders.js';
+import { OutDirChanged, OutDirUnwritable, unwritable } from '../outdir/unwritable.js';
 
-/** A path of the out-dir that became unsafe while svcgen ran: nothing more is written. */
-export class OutDirChanged extends Error {
-  constructor(
-    readonly path: string,
-    readonly problem: DiskProblem,
-  ) {
-    super(`${path}: the out-dir changed while svcgen ran`);
-    this.name = 'OutDirChanged';
-  }
-}
-
-/**
- * The out-dir could not be written where `path` is (no permission, a read-only or full disk): of
- * this run, nothing is in place (`partly` empty), or those paths are (a failure after the first
- * was put in place, which the writes of every file first make rare).
- */
-export class OutDirUnwritable extends Error {
-  constructor(
-    readonly path: string,
-    readonly reason: string,
-    readonly partly: readonly string[],
-  ) {
-    super(`${path}: ${reason}`);
-    this.name = 'OutDirUnwritable';
-  }
-}
+export { OutDirChanged, OutDirUnwritable };
 
 /** A file written under a temporary name beside where it goes, not in place yet. */
 interface Staged {
@@ -96,26 +73,6 @@ export function applyChanges(
   if (manifestStaged) put(MANIFEST_PATH, () => putInPlace(outDir, manifestStaged));
 }
 
-/** `error` as OutDirUnwritable when it is the file system's refusal (an errno code), else as it is. */
-function unwritable(error: unknown, done: readonly string[], path: string | undefined): unknown {
-  if (error instanceof OutDirChanged || !(error instanceof Error) || !('code' in error)) return error;
-  const { code, syscall } = error as NodeJS.ErrnoException;
-  const reason = `${syscall ?? 'write'} failed: ${REASONS[code ?? ''] ?? error.message} [${code}]`;
-  return new OutDirUnwritable(path ?? '.', reason, done);
-}
-
-const REASONS: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'not permitted',
-  EROFS: 'the file system is read-only',
-  ENOSPC: 'no space left on the disk',
-  EDQUOT: 'the disk quota is used up',
-  ENAMETOOLONG: 'the name is too long',
-  ENOENT: 'a folder on the way does not exist and cannot be made',
-  ELOOP: 'too many symbolic links',
-  EMFILE: 'too many open files',
-};
-
 /** `content` written beside `path` under an unpredictable name, its folders made. */
 function stage(outDir: string, path: string, content: string): Staged {
   const file = join(outDir, path);
@@ -126,17 +83,6 @@ function stage(outDir: string, path: string, content: string): Staged {
   const temporary = `${file}.svcgen-${randomBytes(8).toString('hex')}.tmp`;
   writeFileSync(temporary, content, { flag: 'wx' });
   return { path, temporary };
-}
-
-/**
- * `folder` and the folders above it that are missing (the out-dir's own included), one at a time:
- * Node's recursive mkdir never returns on some paths (`-o /proc/nope` spun at 100 % CPU for a probe).
- */
-function makeFolder(folder: string): void {
-  if (existsSync(folder)) return;
-  const parent = dirname(folder);
-  if (parent !== folder) makeFolder(parent);
-  mkdirSync(folder);
 }
 
 /** A staged file renamed over `path`, unless a folder on its way became a link that leads outside. */

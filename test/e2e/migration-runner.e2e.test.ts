@@ -18,7 +18,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabase, type TestDatabase } from '../support/databases.js';
 import { freshMongoDatabase } from '../support/mongodb.js';
 import { repoRoot } from '../support/paths.js';
+import { pk, storageChanges, text } from '../support/migration-apis.js';
 import { builtProject } from '../support/project.js';
+import { mongoSteps } from '../../src/plan/migrations/storage/mongo.js';
 
 interface Migration {
   name: string;
@@ -636,6 +638,48 @@ describe('the MongoDB migration runner', () => {
       expect(record!['applied_at']).toBeInstanceOf(Date);
       expect(await db.collection('svc_migrations').findOne({ _id: 'lock' })).toBeNull();
       expect(await mongo.migrateMongo(db, mongo.models, [mongoOnly('0001_initial', []), everyStep])).toEqual([]);
+    });
+  });
+
+  // `$rename` writes over a field that has the new name, and a collection with documents cannot be
+  // renamed onto: a probe's two fields swapped by `renamed_from` lost one's values.
+  it('applies planned renames without overwriting: two fields and two models swapped, a field renamed onto a dropped one', async () => {
+    const { diff } = storageChanges(
+      {
+        people: { id: pk, first: text(), last: text(), nick: text(), alias: text() },
+        cats: { id: pk, name: text() },
+        dogs: { id: pk, name: text() },
+      },
+      {
+        people: {
+          id: pk,
+          first: text({ renamed_from: 'last' }),
+          last: text({ renamed_from: 'first' }),
+          nick: text({ renamed_from: 'alias' }),
+        },
+        cats: { _renamed_from: 'Dog', id: pk, name: text() },
+        dogs: { _renamed_from: 'Cat', id: pk, name: text() },
+      },
+    );
+    const steps = mongoSteps(diff.changes);
+    await onMongo('mongo-swaps', async (db) => {
+      await db.collection('person').insertMany([
+        { _id: 1, first: 'Ada', last: 'Lovelace', nick: 'dropped', alias: 'Countess' },
+        { _id: 2, first: 'Alan' },
+      ]);
+      await db.collection('cat').insertMany([{ _id: 1, name: 'Tom' }]);
+      await db.collection('dog').insertMany([{ _id: 1, name: 'Rex' }]);
+      const migrations = [mongoOnly('0001_initial', []), mongoOnly('0002_swaps', steps)];
+      expect(await mongo.migrateMongo(db, mongo.models, migrations)).toEqual(['0001_initial', '0002_swaps']);
+      // Without the search words, which follow the fields' new names (`firstlovelace`).
+      const people = (await docs(db, 'person')).map(({ _search: _words, ...person }) => person);
+      expect(people).toEqual([
+        { _id: 1, first: 'Lovelace', last: 'Ada', nick: 'Countess' },
+        { _id: 2, last: 'Alan' },
+      ]);
+      expect(await docs(db, 'cat')).toEqual([{ _id: 1, name: 'Rex' }]);
+      expect(await docs(db, 'dog')).toEqual([{ _id: 1, name: 'Tom' }]);
+      expect((await collectionNames(db)).filter((name) => name.startsWith('svc_renaming'))).toEqual([]);
     });
   });
 

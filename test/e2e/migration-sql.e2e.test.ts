@@ -8,33 +8,24 @@
  * theirs through renames, rebuilds and drops. Each case plans the first and second version of a small API
  * in process, runs both as the service's runner does, and checks the rows.
  */
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { analyze } from '../../src/pipeline.js';
-import { FieldTypes } from '../../src/plan/shared/field-types.js';
 import { renamesOf } from '../../src/plan/migrations/plan.js';
 import { initialSql } from '../../src/plan/migrations/storage/ddl.js';
 import { identifier } from '../../src/plan/migrations/storage/identifiers.js';
 import { diffStorage } from '../../src/plan/migrations/storage/diff.js';
-import { storageModel } from '../../src/plan/migrations/storage/model.js';
 import { migrationSql } from '../../src/plan/migrations/storage/sql.js';
 import type { TableChange } from '../../src/plan/migrations/storage/changes.js';
 import { eventRenames, eventSql } from '../../src/plan/migrations/storage/events.js';
 import { mongoSteps } from '../../src/plan/migrations/storage/mongo.js';
+import { pk, storageOf, text, type Api, type Schema } from '../support/migration-apis.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 import { generatedProject } from '../support/project.js';
 import type { SqlDatabase } from '../../runtime/src/lib/sql/types.js';
 import { SearchIndexer } from '../../runtime/src/lib/sql/search-index.js';
 import type { Model } from '../../runtime/src/lib/model.js';
 
-type Schema = Record<string, unknown>;
-type Api = Record<string, Schema>;
-
-const pk = { type: 'integer', _db_settings: { type: 'id_field', primary_key: true } };
-const text = (settings: Schema = {}) => ({ type: ['string', 'null'], _db_settings: { type: 'string', ...settings } });
 const link = (target: string) => ({
   _db_settings: {
     type: 'foreign_key',
@@ -51,44 +42,6 @@ const many = (document: string, backref: string, foreignKeys?: string) => ({
     ...(foreignKeys ? { foreign_keys: foreignKeys } : {}),
   },
 });
-
-/** The storage model of an API given as resource → schema properties. */
-function storageOf(api: Api) {
-  const dir = mkdtempSync(join(tmpdir(), 'svcgen-migration-sql-'));
-  mkdirSync(join(dir, 'schemas'));
-  const raml = [
-    '#%RAML 0.8',
-    '---',
-    'title: Cases',
-    'baseUri: http://{host}/{version}',
-    'version: v1',
-    'mediaType: application/json',
-    '',
-  ];
-  for (const [resource, properties] of Object.entries(api)) {
-    const title = resource.replace(/s$/, '').replace(/^./, (c) => c.toUpperCase());
-    const roots = ['_renamed_from', '_unique_together'];
-    const extra = Object.fromEntries(Object.entries(properties).filter(([k]) => roots.includes(k)));
-    const props = Object.fromEntries(Object.entries(properties).filter(([k]) => !roots.includes(k)));
-    writeFileSync(
-      join(dir, 'schemas', `${resource}.json`),
-      JSON.stringify({ type: 'object', title, ...extra, properties: props }),
-    );
-    raml.push(
-      `/${resource}:`,
-      '    get:',
-      '    post:',
-      '        body:',
-      '            application/json:',
-      `                schema: !include schemas/${resource}.json`,
-    );
-  }
-  writeFileSync(join(dir, 'api.raml'), raml.join('\n'));
-  const analysis = analyze(join(dir, 'api.raml'));
-  const errors = analysis.diagnostics.filter((d) => d.severity === 'error');
-  if (!analysis.ir || errors.length) throw new Error(errors.map((d) => d.message).join('\n'));
-  return { storage: storageModel(analysis.ir, new FieldTypes(analysis.ir)), ir: analysis.ir };
-}
 
 interface Database {
   run(sql: string): Promise<void>;

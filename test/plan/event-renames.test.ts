@@ -43,6 +43,21 @@ describe('eventRenames', () => {
     });
   });
 
+  it('keeps two models that swap names apart: the events of each go through a name of their own', () => {
+    const swap = (from: string, to: string): TableChange => ({
+      kind: 'alter',
+      before: table(from, []),
+      after: table(to, []),
+      columns: [],
+    });
+    expect(eventRenames([swap('Cat', 'Dog'), swap('Dog', 'Cat')]).models).toEqual([
+      ['Cat', 'svc_renaming_Cat'],
+      ['Dog', 'svc_renaming_Dog'],
+      ['svc_renaming_Cat', 'Dog'],
+      ['svc_renaming_Dog', 'Cat'],
+    ]);
+  });
+
   it('keeps two fields that swap names apart', () => {
     const change: TableChange = {
       kind: 'alter',

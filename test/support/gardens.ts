@@ -31,6 +31,8 @@ export function gardenFiles(options: {
   readonly flat?: boolean;
   readonly plot?: Readonly<Record<string, unknown>>;
   readonly gardenId?: Readonly<Record<string, unknown>>;
+  /** The gardens' x-ACL: GARDEN_ACL (every member views every garden) unless given. */
+  readonly gardenAcl?: AclRules;
 }): Record<string, string> {
   const flat = options.flat ? `/plots:\n${PLOTS.replace(/^ {4}/gm, '')}` : '';
   const resources = `
@@ -46,7 +48,11 @@ export function gardenFiles(options: {
     /plots:
 ${PLOTS}${flat}`;
   return {
-    'api.raml': securedRaml('Gardens', { garden_acl: GARDEN_ACL, plot_acl: options.plotAcl }, resources),
+    'api.raml': securedRaml(
+      'Gardens',
+      { garden_acl: options.gardenAcl ?? GARDEN_ACL, plot_acl: options.plotAcl },
+      resources,
+    ),
     'garden.json': JSON.stringify({
       type: 'object',
       properties: {

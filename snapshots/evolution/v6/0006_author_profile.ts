@@ -110,10 +110,10 @@ update svc_events set data = data #- '{object,nickname}' #- '{row,nickname}' #- 
 update svc_events set data = jsonb_set(data, '{changed}', coalesce((select jsonb_agg(name order by i) from jsonb_array_elements(data -> 'changed') with ordinality as listed(name, i) where name <> to_jsonb('nickname'::text)), '[]'::jsonb)) where model = 'Author' and jsonb_exists(data -> 'changed', 'nickname');
 `,
   mongodb: [
+    { op: 'dropCollection', collection: 'profile' },
     { op: 'dropIndex', collection: 'author', field: 'nickname' },
     { op: 'unsetField', collection: 'author', field: 'nickname' },
     { op: 'indexWords', collection: 'author', fields: { name: 'name', biography: 'biography' } },
-    { op: 'dropCollection', collection: 'profile' },
     { op: 'dropEventField', model: 'Author', field: 'nickname' },
   ],
 };

@@ -11,7 +11,7 @@ import { assertInTime } from './deadline.js';
 import { clientOf } from './client-address.js';
 import { generic, type AnyModel, type Model } from '../model.js';
 import type { EngineRepository, RecordedWrites, ServiceDatabase } from '../database.js';
-import type { Include, Where } from '../repository.js';
+import { UnknownReference, type Include, type Where } from '../repository.js';
 import { modelRoute, type Permission, type Policy, type RouteAccess } from './policy.js';
 import type { Services } from './services.js';
 import { checkIfMatch, etagOf, hasPrecondition } from './etag.js';
@@ -469,7 +469,7 @@ export class RouteContext {
     if (!this.policy.collectionNeedsParent(this.route)) return this.policy.authorize(request, permission, this.route);
     if (!this.route.parent) {
       // A create on a flat route that puts its object below a parent: its rules are given that parent.
-      const named = body ? await this.#parentInBody(body) : undefined;
+      const named = body ? await this.#parentInBody(request, body) : undefined;
       if (!named) return this.policy.authorize(request, permission, this.route);
       const below = { ...this.route, parent: { model: named.model } };
       return this.policy.authorize(request, permission, below, undefined, named.parent);
@@ -484,11 +484,13 @@ export class RouteContext {
    * `/gardens/{id}/plots` creates plots below a garden), read with its links as keys, as a nested
    * route's collection rules are given theirs (`rule.parent`): a coordinator who may create plots
    * in her garden may do so through `POST /plots` too (a probe's was refused there, while the matrix
-   * said she could). The first such link the body names; none where it names none, or nothing has
-   * that key. Whether the caller may view it, and create below it, the link's own checks ask
-   * (relinks.ts).
+   * said she could). The first such link the body names; none where it names none. One the caller may not view is one that does not exist, as the link's own check
+   * (relinks.ts) answers it, and as a key that names nothing is: a 400 naming the field, before
+   * any rule is given it (a probe's hidden parent got a 403 where a missing one got the 400, which
+   * told one from the other, with `auth.hide_refused` on too). Whether the caller may create below
+   * it, the link's checks ask.
    */
-  async #parentInBody(body: Rec): Promise<{ parent: Rec; model: Model } | undefined> {
+  async #parentInBody(request: FastifyRequest, body: Rec): Promise<{ parent: Rec; model: Model } | undefined> {
     for (const relation of this.model.relations) {
       const key = body[relation.name];
       if (!relation.local || !relation.createdBelow?.length || key === undefined || key === null) continue;
@@ -497,7 +499,10 @@ export class RouteContext {
       const value = repository?.keyValue(typeof key === 'object' ? undefined : key);
       if (!target || !repository || value === undefined) continue;
       const parent = await repository.findUnique({ where: { [target.primaryKey]: value }, include: linkKeys(target) });
-      if (parent) return { parent, model: target };
+      const route = modelRoute(target);
+      if (!parent || !(await this.policy.may(request, 'view', route, route.kind === 'item' ? parent : undefined)))
+        throw new UnknownReference(relation.name, target.name, [key]);
+      return { parent, model: target };
     }
     return undefined;
   }

@@ -13,10 +13,11 @@ import type { MongoStep } from '../../../../runtime/src/lib/mongo/steps.js';
 import type { StoredColumn } from '../../../outdir/storage-model.js';
 import type { TableChange } from './changes.js';
 import { linkRenames } from './links.js';
+import { renamesInOrder } from './rename-order.js';
 import type { Dialect } from './identifiers.js';
 
 export interface EventRenames {
-  /** Models renamed: `[from, to]`. */
+  /** Models renamed: `[from, to]`, in an order that keeps swaps apart. */
   readonly models: readonly (readonly [string, string])[];
   /** Fields renamed, by the model's new name, in an order that keeps swaps apart (`svc_renaming_…`). */
   readonly fields: readonly { readonly model: string; readonly from: string; readonly to: string }[];
@@ -43,26 +44,16 @@ export function eventRenames(changes: readonly TableChange[]): EventRenames {
       if (link && before.documentPath !== after.documentPath) renamed.push([before.documentPath, after.documentPath]);
     }
     renamed.push(...linkRenames(c.before, c.after));
-    fields.push(...inOrder(renamed).map(([from, to]) => ({ model: c.after.model, from, to })));
+    fields.push(...renamesInOrder(renamed).map(([from, to]) => ({ model: c.after.model, from, to })));
   }
-  return { models, fields, dropped };
+  // Two models that swap names would otherwise both end up with one of them.
+  return { models: renamesInOrder(models), fields, dropped };
 }
 
 /** The names a column's value goes by in an event: its field's, and a link's relationship's (its document path). */
 function namesInEvents(column: StoredColumn): string[] {
   const link = column.documentPath !== column.name && column.documentPath !== '_id';
   return link ? [column.name, column.documentPath] : [column.name];
-}
-
-/** Renames where a new name may be one renamed away (a swap, a chain): those go through a name of their own first. */
-function inOrder(renames: readonly [string, string][]): [string, string][] {
-  const sources = new Set(renames.map(([from]) => from));
-  const aside = renames.filter(([, to]) => sources.has(to));
-  return [
-    ...aside.map(([from]): [string, string] => [from, `svc_renaming_${from}`]),
-    ...renames.filter((r) => !aside.includes(r)),
-    ...aside.map(([from, to]): [string, string] => [`svc_renaming_${from}`, to]),
-  ];
 }
 
 /** The statements that rename them in `svc_events` (and a model in `svc_deliveries`). */

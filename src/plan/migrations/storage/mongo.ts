@@ -12,25 +12,25 @@ import { hasColumnIndex } from './ddl.js';
 import type { StoredColumn, StoredTable } from '../../../outdir/storage-model.js';
 import { sameSearch, wordSteps } from './search.js';
 import { integerToText, temporalChange, type TemporalChange } from './conversions.js';
+import { renamesInOrder } from './rename-order.js';
 
 export type { MongoStep };
 
 export function mongoSteps(changes: readonly TableChange[]): MongoStep[] {
   // What must hold of the documents is checked before anything changes, by the names they have now.
   const steps: MongoStep[] = changes.flatMap(requiredChecks);
-  // Collections are renamed first: the other steps name them by their new names.
-  steps.push(
-    ...changes.flatMap((c) =>
-      c.kind === 'alter' && c.before.name !== c.after.name
-        ? [{ op: 'renameCollection' as const, from: c.before.name, to: c.after.name }]
-        : [],
-    ),
+  // Dropped collections go first: a renamed one may take a dropped one's name (renaming onto a
+  // collection with documents fails).
+  for (const c of changes) if (c.kind === 'drop') steps.push({ op: 'dropCollection', collection: c.table.name });
+  // Collections are renamed next: the other steps name them by their new names.
+  const renamed = changes.flatMap((c) =>
+    c.kind === 'alter' && c.before.name !== c.after.name ? [[c.before.name, c.after.name] as const] : [],
   );
+  for (const [from, to] of renamesInOrder(renamed)) steps.push({ op: 'renameCollection', from, to });
   for (const c of changes) {
     if (c.kind === 'create') steps.push(...c.table.columns.flatMap((col) => indexSteps(c.table.name, col)));
     if (c.kind === 'create' && c.table.search.length) steps.push(...wordSteps(c.table));
-    if (c.kind === 'drop') steps.push({ op: 'dropCollection', collection: c.table.name });
-    if (c.kind === 'alter') steps.push(...c.columns.flatMap((col) => columnSteps(c.after, col)));
+    if (c.kind === 'alter') steps.push(...alterSteps(c.after.name, c.columns));
     // After the fields moved and were filled: the words are named by the fields' new names, and a
     // searched field that old documents got a value for has words to index.
     if (c.kind === 'alter' && (!sameSearch(c.before, c.after) || filledSearchedField(c.after, c.columns)))
@@ -49,28 +49,53 @@ function requiredChecks(change: TableChange): MongoStep[] {
   );
 }
 
-function columnSteps(table: StoredTable, change: ColumnChange): MongoStep[] {
-  const collection = table.name;
+/**
+ * The fields of a collection, in phases: their indexes that go, dropped fields unset, renames (a
+ * renamed field may take a dropped one's name; two that swap go through names of their own:
+ * `$rename` writes over the field that has the new name), then each field's values and indexes
+ * by its new name.
+ */
+function alterSteps(collection: string, columns: readonly ColumnChange[]): MongoStep[] {
+  const moves = columns.flatMap((c) =>
+    c.kind === 'change' && c.before.documentPath !== c.after.documentPath
+      ? [[c.before.documentPath, c.after.documentPath] as const]
+      : [],
+  );
+  return [
+    ...columns.flatMap((c) => unindexSteps(collection, c)),
+    ...columns.flatMap((c): MongoStep[] =>
+      c.kind === 'drop' ? [{ op: 'unsetField', collection, field: c.column.documentPath }] : [],
+    ),
+    ...renamesInOrder(moves).map(([from, to]): MongoStep => ({ op: 'renameField', collection, from, to })),
+    ...columns.flatMap((c) => valueSteps(collection, c)),
+  ];
+}
+
+/** The index of a field dropped, moved or indexed otherwise, by its name before. */
+function unindexSteps(collection: string, change: ColumnChange): MongoStep[] {
+  if (change.kind === 'add') return [];
+  const before = change.kind === 'drop' ? change.column : change.before;
+  const goes = change.kind === 'drop' || reindexed(change);
+  return goes && indexed(before) ? [{ op: 'dropIndex', collection, field: before.documentPath }] : [];
+}
+
+/** A field's values and index, by its new name: an added field's, or a changed one's. */
+function valueSteps(collection: string, change: ColumnChange): MongoStep[] {
   if (change.kind === 'add') return [...fill(collection, change.column), ...indexSteps(collection, change.column)];
-  if (change.kind === 'drop') {
-    const index = indexed(change.column)
-      ? [{ op: 'dropIndex', collection, field: change.column.documentPath } as const]
-      : [];
-    return [...index, { op: 'unsetField', collection, field: change.column.documentPath }];
-  }
+  if (change.kind === 'drop') return [];
   const { before, after, aspects } = change;
   const steps: MongoStep[] = [];
-  const moved = before.documentPath !== after.documentPath;
-  const reindex = moved || REINDEXED.some((a) => aspects.has(a));
-  if (reindex && indexed(before)) steps.push({ op: 'dropIndex', collection, field: before.documentPath });
-  if (moved) steps.push({ op: 'renameField', collection, from: before.documentPath, to: after.documentPath });
   if (integerToText(before, after)) steps.push({ op: 'convertToText', collection, field: after.documentPath });
   const temporal = temporalChange(before, after);
   if (temporal)
     steps.push({ op: 'convertTemporal', collection, field: after.documentPath, to: temporalTarget(temporal) });
   if (aspects.has('notNull')) steps.push(...fill(collection, after));
-  if (reindex) steps.push(...indexSteps(collection, after));
+  if (reindexed(change)) steps.push(...indexSteps(collection, after));
   return steps;
+}
+
+function reindexed(change: Extract<ColumnChange, { kind: 'change' }>): boolean {
+  return change.before.documentPath !== change.after.documentPath || REINDEXED.some((a) => change.aspects.has(a));
 }
 
 /**
