@@ -175,7 +175,12 @@ async function generateInto(
     },
     bag,
   );
-  const checked = new Set(migrations?.findings.flatMap((f) => (f.checked ? [`${f.model}.${f.field}`] : [])));
+  // And the fields renamed in this run: the contract's diff compares fields by name, so a renamed
+  // field (two swapped) was compared with another field, whose values it does not hold.
+  const checked = new Set([
+    ...(migrations?.findings.flatMap((f) => (f.checked ? [`${f.model}.${f.field}`] : [])) ?? []),
+    ...(migrations?.renamed ?? []),
+  ]);
   reportNarrowedStoredValues(apiChanges, analysis.ir, analysis.sources, checked, bag);
   if (request.release?.trim()) checkRelease(request.release, contract, out.manifest, apiChanges, bag);
   const tree = withChangelog(project, contract, out.manifest, apiChanges, ramlFile, request.release);

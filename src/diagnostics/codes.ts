@@ -1012,6 +1012,12 @@ export const codes = {
     explanation:
       "Another `svcgen generate` holds the out-dir's lock (`.svcgen/lock`, which says which process, on which machine, since when): two runs at once would each read the manifest before the other wrote it, and the later one would take the earlier one's files for edits of yours. Nothing was read or written; run again once it has finished. `--check` and `--dry-run` take no lock (they write nothing), but they too refuse an out-dir being written. A lock whose process has ended on this machine is taken over; one left by a run on another machine (an out-dir on a shared folder) is yours to delete once no svcgen writes there.",
   },
+  SVC3013: {
+    severity: 'warning',
+    title: 'file taken as a stub',
+    explanation:
+      "svcgen would create a user-owned stub (an event handler's, a field processor's, a principal's) at a path where a file it did not create is already: it keeps the file as it is, and from then on it is the stub, yours (the manifest records it so, and this is said once). The generated modules import the stub's function by name, so the file must export what the stub would (the message names it); else `npm run build` fails in the module that imports it. If the file is not meant as that stub, move it away and generate again.",
+  },
   // --- schema evolution (migrations) ---------------------------------------------------------------
   SVC3101: {
     severity: 'error',
@@ -1102,7 +1108,7 @@ export const codes = {
     severity: 'warning',
     title: 'stored values outside a narrowed field',
     explanation:
-      'A field of a model already served now takes fewer values: fewer `choices`, a lower `max_value` or higher `min_value`, a shorter `max_length`, a new pattern. The migration changes no stored value, so objects written before may hold values the field no longer allows: answers still show them (outside what the new `openapi.json` and the typed client say), and a filter by a choice taken away is refused (the hint says how a GET finds them). Find and change them (an admin, or a script of your own) once the migration has run; or narrow the field only after they are gone.',
+      'A field of a model already served now takes fewer values: fewer `choices`, a lower `max_value` or higher `min_value`, a shorter `max_length` where the stored type has no length of its own, a new pattern. (Where it has one, as a `string` column does, the shorter length narrows the stored type: that is SVC3101, and its migration fails, applying nothing, while a stored value is longer.) The migration changes no stored value, so objects written before may hold values the field no longer allows: answers still show them (outside what the new `openapi.json` and the typed client say), and a filter by a choice taken away is refused (the hint says how a GET finds them). Find and change them (an admin, or a script of your own) once the migration has run; or narrow the field only after they are gone.',
   },
 } as const satisfies Record<string, CodeInfo>;
 

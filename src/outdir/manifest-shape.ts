@@ -33,7 +33,7 @@ export function parseManifest(source: SourceFile, bag: DiagnosticBag): Manifest 
 
 function readRoot(node: YNode, bag: DiagnosticBag): Manifest | undefined {
   if (!expectMap(node, 'the manifest', bag)) return undefined;
-  unknownKeys(node, ['generator', 'svcgen', 'raml', 'api', 'input', 'files'], 'the manifest', bag);
+  unknownKeys(node, ['generator', 'svcgen', 'raml', 'api', 'input', 'listed', 'files'], 'the manifest', bag);
   const generator = field(node, 'generator');
   if (generator?.kind !== 'scalar' || generator.value !== 'svcgen') {
     invalid(
@@ -46,6 +46,7 @@ function readRoot(node: YNode, bag: DiagnosticBag): Manifest | undefined {
   const raml = requiredString(node, 'raml', bag);
   const api = optionalString(node, 'api', bag);
   const input = optionalString(node, 'input', bag);
+  const listed = optionalString(node, 'listed', bag);
   const filesNode = field(node, 'files');
   if (!filesNode) invalid(node.span, 'the manifest has no "files"', bag);
   const files = filesNode && expectMap(filesNode, '"files"', bag) ? readFiles(filesNode, bag) : undefined;
@@ -56,6 +57,7 @@ function readRoot(node: YNode, bag: DiagnosticBag): Manifest | undefined {
     raml,
     ...(api !== undefined ? { api } : {}),
     ...(input !== undefined ? { input } : {}),
+    ...(listed !== undefined ? { listed } : {}),
     files,
   };
 }

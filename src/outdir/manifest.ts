@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Owner } from '../output.js';
+import { contentHash, type Owner } from '../output.js';
 
 export const MANIFEST_PATH = '.svcgen/manifest.json';
 /** Held while a run writes the out-dir (lock.ts). */
@@ -37,7 +37,24 @@ export interface Manifest {
   /** A digest of the API's files as written (provenance.ts). */
   readonly api?: string;
   readonly input?: string;
+  /**
+   * A digest of `files` as svcgen wrote them (`listDigest`): the earlier tree is reused only while
+   * the list is as written (previous.ts). An entry added or taken out by hand made generate reuse a
+   * tree that --check, which plans afresh, disagreed with.
+   */
+  readonly listed?: string;
   readonly files: Readonly<Record<string, ManifestEntry>>;
+}
+
+/** The digest of a manifest's file list, whatever order its keys were written in. */
+export function listDigest(files: Readonly<Record<string, ManifestEntry>>): string {
+  const rows = Object.keys(files)
+    .sort()
+    .map((path) => {
+      const { owner, sha256, source, unused } = files[path]!;
+      return [path, owner, sha256 ?? null, source ?? null, unused ?? false];
+    });
+  return contentHash(JSON.stringify(rows));
 }
 
 /** The manifest of a previous run, read from the real out-dir; null when there is none. */

@@ -15,7 +15,7 @@ import {
   type OutputTree,
   type PreviousOutput,
 } from '../output.js';
-import type { Manifest } from './manifest.js';
+import { listDigest, type Manifest } from './manifest.js';
 
 export function previousOutput(outDir: string, manifest: Manifest | null): PreviousOutput | undefined {
   if (!manifest) return undefined;
@@ -33,7 +33,7 @@ export function previousOutput(outDir: string, manifest: Manifest | null): Previ
   };
   return {
     tree(inputKey) {
-      if (manifest.input !== inputKey) return undefined;
+      if (manifest.input !== inputKey || manifest.listed !== listDigest(manifest.files)) return undefined;
       const files: OutputFile[] = [];
       for (const [path, recorded] of Object.entries(manifest.files)) {
         if (recorded.unused) continue;

@@ -32,6 +32,11 @@ export interface Change {
    * wrote (no generated header, or a file type that has none): kept, as the manifest is untrusted.
    */
   readonly unproven?: true;
+  /**
+   * A user-owned file svcgen would create, found there already and not created by svcgen (not in
+   * the manifest): kept, and from now on the stub (`after`: the stub svcgen would have written).
+   */
+  readonly adopted?: true;
 }
 
 export function planChanges(tree: OutputTree, disk: OnDisk, previous: Manifest | null, force: boolean): Change[] {
@@ -49,9 +54,17 @@ export function planChanges(tree: OutputTree, disk: OnDisk, previous: Manifest |
       });
     }
     // A migration already in the out-dir is in the tree as it is on disk: never rewritten.
-    else if (file.owner === 'user' || file.owner === 'migration' || before === file.content)
-      changes.push({ path: file.path, kind: 'keep', owner: file.owner, before });
-    else {
+    else if (file.owner === 'user' || file.owner === 'migration' || before === file.content) {
+      // A file of the user's where a stub goes, not one svcgen created: taken as the stub (said, SVC3013).
+      const adopted = file.owner === 'user' && before !== file.content && previous?.files[file.path] === undefined;
+      changes.push({
+        path: file.path,
+        kind: 'keep',
+        owner: file.owner,
+        before,
+        ...(adopted && { adopted, after: file.content }),
+      });
+    } else {
       const recorded = previous?.files[file.path];
       const asRecorded = recorded?.owner === 'generated' && asWritten(before, recorded.sha256);
       // As svcgen wrote it, by the manifest, but without the generated header its type carries: svcgen never wrote

@@ -1,5 +1,5 @@
 /** The manifest a run writes, of the tree it wrote (its shape: outdir/manifest.ts). */
-import type { GeneratorStamp, Manifest, ManifestEntry } from '../outdir/manifest.js';
+import { listDigest, type GeneratorStamp, type Manifest, type ManifestEntry } from '../outdir/manifest.js';
 import { contentHash, type OutputTree } from '../output.js';
 
 /** What a tree was generated from: the input's key, the API's digest and the svcgen. */
@@ -25,7 +25,7 @@ export function manifestOf(tree: OutputTree, origin: TreeOrigin, unused: readonl
   for (const path of unused) files[path] = { owner: 'user', unused: true };
   const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const { raml, input, api, svcgen } = origin;
-  return { generator: 'svcgen', svcgen, raml, api, input, files: sorted };
+  return { generator: 'svcgen', svcgen, raml, api, input, listed: listDigest(sorted), files: sorted };
 }
 
 export function manifestText(manifest: Manifest): string {

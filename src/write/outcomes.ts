@@ -5,6 +5,7 @@
  */
 import { basename, dirname, join } from 'node:path';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
+import type { Span } from '../diagnostics/source.js';
 import { commentStyle } from '../output.js';
 import type { Change } from './changes.js';
 import { fileAt } from '../outdir/out-dir.js';
@@ -20,7 +21,14 @@ export function reportOutcomes(
   renames: readonly (readonly [string, string])[] = [],
 ): void {
   for (const change of changes) {
-    if (warningsOnly && change.kind !== 'stale-edited' && change.kind !== 'unused' && !change.restored) continue;
+    if (
+      warningsOnly &&
+      change.kind !== 'stale-edited' &&
+      change.kind !== 'unused' &&
+      !change.restored &&
+      !change.adopted
+    )
+      continue;
     const span = fileAt(join(outDir, change.path));
     const { path } = change;
     switch (change.kind) {
@@ -69,6 +77,9 @@ export function reportOutcomes(
         );
         break;
       }
+      case 'keep':
+        if (change.adopted) reportAdopted(change, span, ramlFile, bag);
+        break;
       case 'add':
         // A stub the API still names, deleted: it comes back empty, and its code does nothing until written.
         if (change.restored)
@@ -85,6 +96,25 @@ export function reportOutcomes(
         break;
     }
   }
+}
+
+/**
+ * A file of the user's found where svcgen creates a stub (a handler named in the API for the first
+ * time, whose file the user had written already): it is kept and becomes the stub, said once, with
+ * what the stub would export. Silently taken, it failed the build in a generated module that
+ * imports the stub's function, far from the file.
+ */
+function reportAdopted(change: Change, span: Span, ramlFile: string, bag: DiagnosticBag): void {
+  const exported = [
+    ...(change.after ?? '').matchAll(/^export (?:default )?(?:async )?(?:function|const|class) ?(\w*)/gm),
+  ]
+    .map((found) => found[1] || 'default')
+    .join(', ');
+  bag.report(
+    'SVC3013',
+    `took ${change.path} as the stub ${ramlFile} needs there: svcgen did not create it, and keeps it as it is${exported ? `; it must export what the stub would (${exported})` : ''}`,
+    { span, hint: 'if it is not meant as that stub, move it away and generate again: svcgen then creates the stub' },
+  );
 }
 
 function staleReason(change: Change): string {

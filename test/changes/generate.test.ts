@@ -236,6 +236,27 @@ describe('generate and the API contract', () => {
     expect(run.stderr).not.toContain('SVC3113');
   });
 
+  it('compares a renamed field with the field whose values it takes: two that swap names are no narrowing (no SVC3113)', async () => {
+    const bounds = (swapped: boolean) => (a: ApiSource) => {
+      const low = { type: ['number', 'null'], _db_settings: { type: 'float' } };
+      const high = { type: ['integer', 'null'], _db_settings: { type: 'integer', max_value: 100 } };
+      a.item.properties['low'] = swapped
+        ? { ...high, _db_settings: { ...high._db_settings, renamed_from: 'high' } }
+        : low;
+      a.item.properties['high'] = swapped
+        ? { ...low, _db_settings: { ...low._db_settings, renamed_from: 'low' } }
+        : high;
+    };
+    const p = project(bounds(false));
+    expect((await p.generate()).code).toBe(0);
+    p.edit(bounds(true));
+    const run = await p.generate('--allow-breaking');
+    expect(run.code, run.stderr).toBe(0);
+    // Clients see each name change its type (SVC3111); the stored values each field takes fit it.
+    expect(run.stderr).toContain('SVC3111');
+    expect(run.stderr).not.toContain('SVC3113');
+  });
+
   it('says how to find the objects that keep a choice taken away (a filter by it is refused)', async () => {
     const tiers = (choices: string[]) => (a: ApiSource) =>
       void (a.item.properties['tier'] = {

@@ -639,6 +639,25 @@ describe('write outcomes are diagnostics', () => {
   });
 
   // A new-user probe's CI read [] with exit 1: the array says it is out of date too.
+  it('a file of the user where a stub goes, which svcgen did not create, is kept and taken as the stub, said once (SVC3013)', async () => {
+    const ws = workspace();
+    const manifest = ws.manifest();
+    delete manifest.files['src/custom/extend.ts'];
+    ws.writeManifest(manifest);
+    const mine = '// Our routes, from before svcgen.\nexport const ROUTES = [];\n';
+    writeFileSync(join(ws.out, 'src/custom/extend.ts'), mine);
+    const run = await ws.generate();
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(
+      'out/src/custom/extend.ts:1:1 - warning SVC3013: took src/custom/extend.ts as the stub api.raml needs there: svcgen did not create it, and keeps it as it is; it must export what the stub would (extend)',
+    );
+    expect(readFileSync(join(ws.out, 'src/custom/extend.ts'), 'utf8')).toBe(mine);
+    expect(ws.manifest().files['src/custom/extend.ts']).toEqual({ owner: 'user' });
+    const again = await ws.generate('--check');
+    expect(again.code, again.stdout).toBe(0);
+    expect(again.stderr).not.toContain('SVC3013');
+  });
+
   it('--check --format json keeps stdout one JSON array, which says it is out of date: the file list goes to stderr', async () => {
     const ws = workspace();
     changeApi(ws);

@@ -48,7 +48,11 @@ export interface MigrationPlan {
   readonly added: NewMigration | null;
   /** What the change does to stored data; `dataLoss` ones are refused unless allowed. */
   readonly findings: readonly Finding[];
+  /** The fields (`Model.field`) this change renames: their stored values are another name's before. */
+  readonly renamed: ReadonlySet<string>;
 }
+
+const NONE: ReadonlySet<string> = new Set();
 
 export function planMigrations(
   ir: ServiceIR,
@@ -59,7 +63,7 @@ export function planMigrations(
   const storage = storageModel(ir, types);
   const names = history.migrations.map((m) => m.name);
   const clashes = indexNameClashes(storage);
-  if (clashes.length) return { storage, names, added: null, findings: clashes };
+  if (clashes.length) return { storage, names, added: null, findings: clashes, renamed: NONE };
   if (history.storage === null) {
     // A new project, or one generated before svcgen kept its history: the first migration is
     // every table (the same SQL as then, so databases created by it accept it as applied).
@@ -68,6 +72,7 @@ export function planMigrations(
         storage,
         names,
         added: null,
+        renamed: NONE,
         findings: [
           {
             kind: 'unsupported',
@@ -77,11 +82,11 @@ export function planMigrations(
         ],
       };
     const added = newMigration(1, 'initial', ['every table of the API'], [], initialSql(storage), []);
-    return { storage, names: [added.name], added, findings: [] };
+    return { storage, names: [added.name], added, findings: [], renamed: NONE };
   }
   const found = diffStorage(history.storage, storage, renamesOf(ir));
   const diff = { ...found, findings: [...found.findings, ...computedDefaults(ir, found.changes)] };
-  if (diff.changes.length === 0) return { storage, names, added: null, findings: diff.findings };
+  if (diff.changes.length === 0) return { storage, names, added: null, findings: diff.findings, renamed: NONE };
   const drops = diff.findings.filter((f) => f.kind === 'dataLoss').map((f) => f.message);
   const number = Math.max(0, ...names.map((n) => Number(MIGRATION_NAME.exec(n)?.[1] ?? 0))) + 1;
   const events = eventRenames(diff.changes);
@@ -93,7 +98,25 @@ export function planMigrations(
     withEventRenames(migrationSql(diff.changes), events),
     [...mongoSteps(diff.changes), ...eventSteps(events)],
   );
-  return { storage, names: [...names, added.name], added, findings: diff.findings };
+  return {
+    storage,
+    names: [...names, added.name],
+    added,
+    findings: diff.findings,
+    renamed: renamedFields(diff.changes),
+  };
+}
+
+function renamedFields(changes: readonly TableChange[]): ReadonlySet<string> {
+  return new Set(
+    changes.flatMap((c) =>
+      c.kind === 'alter'
+        ? c.columns.flatMap((col) =>
+            col.kind === 'change' && col.aspects.has('name') ? [`${c.after.model}.${col.after.name}`] : [],
+          )
+        : [],
+    ),
+  );
 }
 
 /** The tables' SQL, then the retained events renamed as the tables were (./storage/events.ts). */
