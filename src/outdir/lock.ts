@@ -9,7 +9,7 @@
  * is half of one run and half of another. A lock whose process has ended (killed, a crash) is
  * taken over.
  */
-import { closeSync, openSync, readFileSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
@@ -101,9 +101,21 @@ function create(file: string): boolean {
 function liveHolder(file: string): Holder | undefined {
   const holder = holderOf(file);
   if (holder === null) return undefined;
-  // Unreadable, or being written this instant: held, as far as anyone can tell.
-  if (holder === undefined) return UNKNOWN;
+  // Being written this instant, or unreadable: held, as far as anyone can tell; but one that has
+  // said nothing for a minute was left half-written by a run that stopped (svcgen writes it at once).
+  if (holder === undefined) return ageOf(file) > SAYS_NOTHING_MS ? undefined : UNKNOWN;
   return isAlive(holder) ? holder : undefined;
+}
+
+const SAYS_NOTHING_MS = 60_000;
+
+/** How long ago the file was last written, in milliseconds (0 when it cannot be told). */
+function ageOf(file: string): number {
+  try {
+    return Date.now() - statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
 }
 
 /** Null: no lock; undefined: a lock that does not say who holds it. */

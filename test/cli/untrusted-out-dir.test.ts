@@ -17,6 +17,7 @@ import {
   renameSync,
   rmSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -548,6 +549,19 @@ describe('two runs at once', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(existsSync(lockFile(ws))).toBe(false);
     expect(readFileSync(join(ws.out, '.gitignore'), 'utf8')).toContain('.svcgen/lock');
+  });
+
+  it('a lock that says nothing (a run stopped as it wrote it) holds for a minute, then is taken over', async () => {
+    const ws = workspace();
+    writeFileSync(lockFile(ws), '');
+    const held = await ws.generate('--check');
+    expect(held.code).toBe(1);
+    expect(held.stderr).toContain('error SVC3012: out is being written by another svcgen\n');
+    const longAgo = new Date(Date.now() - 5 * 60_000);
+    utimesSync(lockFile(ws), longAgo, longAgo);
+    const run = await ws.generate();
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(lockFile(ws))).toBe(false);
   });
 
   it('a first run refused leaves no out-dir behind (the lock and its folders go with it)', async () => {
