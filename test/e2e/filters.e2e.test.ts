@@ -295,6 +295,40 @@ describe.each(ENGINES)('filters and bulk writes on %s', (engine) => {
     }
   });
 
+  // Stored datetimes and times are whole seconds; a bound between two seconds was cut down to its
+  // second, and `__lt=…:00.5Z` left out the objects at :00 (a probe's time windows, from toISOString()).
+  it('compares a datetime or time between two whole seconds as the instant it is, with every operator', async () => {
+    const { api } = world;
+    const at = '2031-05-06T07:08:09Z';
+    const made = await api('POST', '/items', { code: 'split', seen_at: at, clock: '07:08:09' });
+    expect(made.status, made.text).toBe(201);
+    const mine = async (query: string) => codes(await get(query)).includes('split');
+    try {
+      const half = encodeURIComponent('2031-05-06T07:08:09.5Z');
+      const after = encodeURIComponent('2031-05-06T07:08:08.999Z');
+      const cases: [string, boolean][] = [
+        [`seen_at__lt=${half}`, true],
+        [`seen_at__lte=${half}`, true],
+        [`seen_at__gt=${half}`, false],
+        [`seen_at__gte=${half}`, false],
+        [`seen_at__gte=${after}`, true],
+        [`seen_at__gt=${after}`, true],
+        [`seen_at__lt=${after}`, false],
+        [`seen_at=${half}`, false],
+        [`seen_at=${half},${encodeURIComponent(at)}`, true],
+        [`seen_at__ne=${half}`, true],
+        ['clock__lt=07:08:09.25', true],
+        ['clock__gte=07:08:09.25', false],
+        ['clock=07:08:09.25', false],
+        // A fraction of zeros is the whole second.
+        [`seen_at=${encodeURIComponent('2031-05-06T07:08:09.000Z')}`, true],
+      ];
+      for (const [query, found] of cases) expect(await mine(query), query).toBe(found);
+    } finally {
+      await api('DELETE', `/items/${String(made.body._pk)}`);
+    }
+  });
+
   it('folds case beyond ASCII in __contains and __startswith (PostgreSQL: as its LC_CTYPE lower-cases)', async () => {
     const notes: Record<string, string> = { u0: 'Éclair au café', u1: 'CRÈME brûlée', u2: 'creme', u3: 'ÇA VA' };
     for (const [code, note] of Object.entries(notes))

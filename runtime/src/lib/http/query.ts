@@ -396,15 +396,32 @@ function fieldFilter(
     return on(texts[0] === 'true' ? { equals: null } : { not: null });
   }
   const values: unknown[] = [];
+  let between = 0;
   for (const text of texts) {
     const value = operator.takes === 'text' ? text : parseValue(field, text);
     if (value === undefined) {
       errors.push({ field: param, message: `"${text}" is not ${describe(model, field)}${storedOutside(field)}` });
       return undefined;
     }
-    values.push(value);
+    // A value between two whole seconds, which no stored value is: equal to none, and a bound as the instant it is.
+    if (operator.takes !== 'text' && betweenSeconds(field, text)) between++;
+    else values.push(value);
   }
-  const filter = operator.filter;
+  let filter = operator.filter;
+  if (between) {
+    // Compared as the instant it is: below it, a stored value is at most its second (`lt` is `lte`
+    // of the second it is cut to); from it on, past its second (`gte` is `gt`). Equal to it, none:
+    // `=` and `__in` match the other values only (nothing, when there is none), `__ne` excludes them only.
+    if (filter === 'lt' || filter === 'lte' || filter === 'gt' || filter === 'gte') {
+      values.unshift(
+        parseValue(
+          field,
+          texts.find((text) => betweenSeconds(field, text))!,
+        ),
+      );
+      filter = filter === 'lt' ? 'lte' : filter === 'gte' ? 'gt' : filter;
+    } else if (!values.length) return filter === 'not' ? undefined : { [model.primaryKey]: { in: [] } };
+  }
   if (filtered.many) return on(filter === 'not' ? { not: { hasSome: values } } : { hasSome: values });
   if (filter === 'equals' || filter === 'in')
     return on(values.length === 1 && filter === 'equals' ? { equals: values[0] } : { in: values });
@@ -419,6 +436,17 @@ function fieldFilter(
     return undefined;
   }
   return on({ [filter]: values[0] });
+}
+
+/**
+ * Whether `text` is a datetime or time with a fraction of a second. Stored values are whole
+ * seconds (values.ts drops the fraction), and a filter's bound was cut down to its second too:
+ * `ts__lt=…08:00:00.5Z` left out the rows at 08:00:00, `ts__gte=…08:00:00.999Z` took them, and
+ * `ts=…08:00:00.7Z` found them (a probe's time windows, written by `Date#toISOString()`).
+ */
+function betweenSeconds(field: FieldSpec, text: string): boolean {
+  const type = field.type === 'list' ? field.itemType : field.type;
+  return (type === 'datetime' || type === 'time') && /:\d{2}\.\d*[1-9]/.test(text);
 }
 
 /** A field as the operators' table sees it (lib/query-operators.ts). */
