@@ -484,11 +484,11 @@ export class RouteContext {
    * `/gardens/{id}/plots` creates plots below a garden), read with its links as keys, as a nested
    * route's collection rules are given theirs (`rule.parent`): a coordinator who may create plots
    * in her garden may do so through `POST /plots` too (a probe's was refused there, while the matrix
-   * said she could). The first such link the body names; none where it names none. One the caller may not view is one that does not exist, as the link's own check
-   * (relinks.ts) answers it, and as a key that names nothing is: a 400 naming the field, before
-   * any rule is given it (a probe's hidden parent got a 403 where a missing one got the 400, which
-   * told one from the other, with `auth.hide_refused` on too). Whether the caller may create below
-   * it, the link's checks ask.
+   * said she could). The first such link the body names; none where it names none. One the caller
+   * may not view is one that does not exist, as the link's own check (relinks.ts) answers it, and
+   * as a key that names nothing is: a 400 naming the field, before any rule is given it (a probe's
+   * hidden parent got a 403 where a missing one got the 400, which told one from the other, with
+   * `auth.hide_refused` on too). Whether the caller may create below it, the link's checks ask.
    */
   async #parentInBody(request: FastifyRequest, body: Rec): Promise<{ parent: Rec; model: Model } | undefined> {
     for (const relation of this.model.relations) {
