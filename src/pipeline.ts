@@ -123,13 +123,13 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
   for (const d of analysis.diagnostics) bag.add(d);
   const outDir = resolve(request.cwd, request.out);
   const shown = relative(request.cwd, outDir) || '.';
-  const out = openOutDir(outDir, bag);
-  const lock = out && lockOutDir(out, request.mode === 'write' ? 'write' : 'read', shown, bag);
-  if (!out || !lock) return { status: 'refused', diagnostics: bag.sorted(), shown, apiChanges: [] };
+  const use = request.mode === 'write' ? 'write' : 'read';
+  const out = openOutDir(outDir, bag, (opened) => lockOutDir(opened, use, shown, bag));
+  if (!out) return { status: 'refused', diagnostics: bag.sorted(), shown, apiChanges: [] };
   try {
     return await generateInto(out, { ...analysis, ir: analysis.ir }, request, bag, shown);
   } finally {
-    lock.release();
+    out.lock.release();
   }
 }
 

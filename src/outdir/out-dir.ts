@@ -17,10 +17,20 @@ export interface OutDir {
   readonly real: string;
   /** The manifest of the previous run, null when there is none. */
   readonly manifest: Manifest | null;
+  /** What `openOutDir`'s `lock` took: released once the run is done. */
+  readonly lock: { release(): void };
 }
 
-/** The out-dir and its checked manifest, or undefined when svcgen must not write there (reported). */
-export function openOutDir(shown: string, bag: DiagnosticBag): OutDir | undefined {
+/**
+ * The out-dir and its checked manifest, or undefined when svcgen must not write there (reported).
+ * `lock` (lock.ts) is taken before the manifest is read, and held by the OutDir: a run that read
+ * it before another run's write ended, and took the lock after, took that run's files for edits.
+ */
+export function openOutDir(
+  shown: string,
+  bag: DiagnosticBag,
+  lock: (out: { readonly shown: string; readonly real: string }) => { release(): void } | undefined,
+): OutDir | undefined {
   const resolved = resolveOutDir(shown);
   if ('problem' in resolved) {
     const { problem, at } = resolved;
@@ -34,9 +44,13 @@ export function openOutDir(shown: string, bag: DiagnosticBag): OutDir | undefine
   }
   const out = { shown, real: resolved.real };
   if (!checkPaths(out, [MANIFEST_PATH, LOCK_PATH], 'write', bag)) return undefined;
+  const held = lock(out);
+  if (!held) return undefined;
   const manifest = readManifest(out, bag);
-  if (manifest === undefined) return undefined;
-  return checkPaths(out, Object.keys(manifest?.files ?? {}), 'manifest', bag) ? { ...out, manifest } : undefined;
+  if (manifest !== undefined && checkPaths(out, Object.keys(manifest?.files ?? {}), 'manifest', bag))
+    return { ...out, manifest, lock: held };
+  held.release();
+  return undefined;
 }
 
 /**
