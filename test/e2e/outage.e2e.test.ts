@@ -86,8 +86,9 @@ describe('PostgreSQL stopped and started again under a running service', () => {
       expect(reply.status).toBe(201);
       acknowledged.push(reply.body.id);
     }
-    // An item by its key: the pipelined connection (lib/sql/pipelined-reads.ts) is open when the database stops.
+    // An item by its key and a page: the pipelined connections (lib/sql/pipelined-reads.ts) are open when the database stops.
     expect((await api('GET', `/items/${acknowledged[0]}`)).status).toBe(200);
+    expect((await api('GET', '/items?_limit=3')).status).toBe(200);
     await pg('stop');
     await expectUnavailable(api, 'GET', '/items');
     await expectUnavailable(api, 'GET', `/items/${acknowledged[0]}`);
@@ -100,8 +101,9 @@ describe('PostgreSQL stopped and started again under a running service', () => {
     expect(after.body.data.map((o: { id: number }) => o.id)).toEqual(expect.arrayContaining(acknowledged));
     expect(after.body.data.some((o: { name: string }) => o.name === 'while down')).toBe(false);
     expect((await api('POST', '/items', { name: 'after' })).status).toBe(201);
-    // The pipelined connection the stop ended is opened again.
+    // The pipelined connections the stop ended are opened again.
     expect((await api('GET', `/items/${acknowledged[0]}`)).status).toBe(200);
+    expect((await api('GET', '/items?_limit=3')).status).toBe(200);
     expect((await api('GET', '/health')).status).toBe(200);
   }, 60_000);
 
@@ -119,7 +121,7 @@ describe('PostgreSQL stopped and started again under a running service', () => {
       const client = async (n: number) => {
         for (let i = 0; loading; i++) {
           const started = performance.now();
-          // A write, a page (the pool) and an item by its key (the pipelined connection, lib/sql/pipelined-reads.ts).
+          // A write, a page and an item by its key (the pipelined connections, lib/sql/pipelined-reads.ts).
           const kept = acknowledged.at(-1);
           const request =
             i % 3 === 0

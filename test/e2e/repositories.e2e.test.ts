@@ -426,6 +426,41 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
     },
   );
 
+  // PostgreSQL only, as above.
+  it.runIf(engine === 'postgres')(
+    "reads a page in an index's order on the pipelined connection for pages, and one that sorts, skips or filters much on the pool",
+    async () => {
+      // What the pipelined connection for pages ran last (runtime/src/lib/sql/pipelined-reads.ts names it).
+      const lastPage = async () => {
+        const rows = (await querySql(
+          'postgres',
+          database.url,
+          dir,
+          `select query from pg_stat_activity where application_name = 'svcgen pages' and datname = current_database()`,
+        )) as { query: string }[];
+        return rows[0]?.query;
+      };
+      await db.post.findMany({ take: 20 });
+      const byKey = await lastPage();
+      expect(byKey).toMatch(/from "post" order by "slug" asc limit 20$/);
+      // By a link's key (it has an index), down to the thousandth row.
+      await db.post.findMany({ take: 20, skip: 980, orderBy: { author_id: 'desc' } });
+      const byAuthor = await lastPage();
+      expect(byAuthor).toMatch(/order by "author_id" desc, "slug" asc limit 20 offset \$1$/);
+      // Sorted by a field without an index: the whole table sorted, on the pool.
+      await db.post.findMany({ take: 20, orderBy: { views: 'asc' } });
+      expect(await lastPage()).toBe(byAuthor);
+      // Past the thousandth row, or with no end: every row before it passed by.
+      await db.post.findMany({ take: 20, skip: 981 });
+      await db.post.findMany({ skip: 1 });
+      expect(await lastPage()).toBe(byAuthor);
+      // With conditions, and in a transaction.
+      await db.post.findMany({ take: 20, where: { views: 3 } });
+      await db.transaction((tx) => tx.post.findMany({ take: 20 }));
+      expect(await lastPage()).toBe(byAuthor);
+    },
+  );
+
   // SQL: MongoDB's lockForUpdate locks nothing (its transactions that conflict run again).
   it.runIf(engine !== 'mongodb')(
     "locks a parent after its child's insert without a deadlock: each of many such counts lands, none runs again",

@@ -3,8 +3,9 @@
  * (runtime/src/lib/sql/pipelined-reads.ts): many at once each get their own row, those of one
  * turn in one write; one that fails fails alone; a lost connection fails what it carried as
  * "unavailable" and is replaced; one that cannot be made fails them with the server's reason, or
- * as unavailable; inside a transaction they stay on the transaction's connection; they never wait
- * for a row's lock; after close they fail, nothing reopens.
+ * as unavailable; behind one that takes long they go to the pool; inside a transaction they stay
+ * on the transaction's connection; they never wait for a row's lock; after close they fail,
+ * nothing reopens.
  */
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -124,6 +125,20 @@ describe('reads of one row by key on PostgreSQL', () => {
     const settled = await Promise.all(inFlight);
     expect(settled.every((error) => isDatabaseUnavailable(error))).toBe(true);
     expect(await db.all(byKey(7))).toEqual([{ id: 7, title: 'row 7' }]);
+  });
+
+  it('behind one that has taken 50 ms, go to the pool until it is answered', async () => {
+    const { db } = await opened();
+    expect(await db.all(byKey(1))).toHaveLength(1);
+    // A read that takes long all the same (a test's misuse of the pipeline, as a locked table would make one).
+    const slow = db.all({ sql: 'select pg_sleep(0.6) as slept', parameters: [], oneByKey: true });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = performance.now();
+    expect(await db.all(byKey(2))).toEqual([{ id: 2, title: 'row 2' }]);
+    // On the pipelined connection it would have waited for the slow one: 500 ms more.
+    expect(performance.now() - started).toBeLessThan(300);
+    await slow;
+    expect(await db.all(byKey(3))).toEqual([{ id: 3, title: 'row 3' }]);
   });
 
   it('inside a transaction are on its connection: they see what it has not committed', async () => {

@@ -8,7 +8,7 @@
  * the reads of one turn of the event loop share its read transaction (turn-snapshot.ts).
  * Writes outside a transaction that arrive in one turn of the event loop commit together.
  * PostgreSQL: a pool; a transaction holds one pooled client until it ends. Reads of one row by key
- * outside transactions share one pipelined connection (pipelined-reads.ts).
+ * outside transactions share one pipelined connection, quick pages another (pipelined-reads.ts).
  */
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -20,7 +20,7 @@ import { startCheckpointer } from './checkpointer.js';
 import { GroupCommit, isGroupable, rollback } from './group-commit.js';
 import { isRetryable, LentClient } from './pg-clients.js';
 import { PostgresGroupCommit } from './pg-group-commit.js';
-import { PipelinedReads } from './pipelined-reads.js';
+import { PIPELINED_PAGES_NAME, PipelinedReads } from './pipelined-reads.js';
 import { arrayRows, type RowMaker } from './sqlite-rows.js';
 import { StatementNames } from './statement-names.js';
 import { tableVersions } from './table-versions.js';
@@ -415,7 +415,9 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
   };
   const pool = new pg.Pool({ ...connection, max: 10 });
   const pipelined = new PipelinedReads(connection);
+  const pages = new PipelinedReads(connection, PIPELINED_PAGES_NAME);
   const sendPipelined: Sender = (query, answered) => pipelined.send(query, answered);
+  const sendPage: Sender = (query, answered) => pages.send(query, answered);
   // A connection the server drops is replaced by the pool; it must not crash the process.
   pool.on('error', () => undefined);
   // Nor one the server ends as it is made: its error can come in the packet that made it ready, and
@@ -440,11 +442,13 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
     const send = senderOf(client);
     // A statement on its own is a transaction of its own: run again like one (in a transaction,
     // the whole transaction runs again instead). A read of one row by key on its own takes the
-    // pipelined connection (pipelined-reads.ts).
+    // pipelined connection, a quick page the one for pages, unless it is stalled (pipelined-reads.ts).
     const query = (q: Compiled) => {
       if (transaction) return sent(send, q);
       if (q.grouped) return groups.write(q, q.grouped);
-      return retried(() => sent(q.oneByKey ? sendPipelined : send, q));
+      const sender =
+        q.oneByKey && !pipelined.stalled() ? sendPipelined : q.quickPage && !pages.stalled() ? sendPage : send;
+      return retried(() => sent(sender, q));
     };
     const executor: SqlExecutor = {
       dialect: 'postgres',
@@ -503,7 +507,7 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
     async close() {
       // The writes asked for before are made, not refused for a closed pool.
       await groups.drained();
-      await Promise.all([pool.end(), pipelined.close()]);
+      await Promise.all([pool.end(), pipelined.close(), pages.close()]);
     },
   };
   return db;

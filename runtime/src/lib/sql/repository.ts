@@ -151,10 +151,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
 
   /** Whether each of `plain`'s conditions is on a field with an index: the key, a unique field, a link, `"index": true`. */
   #onIndexedFields(plain: PlainConditions): boolean {
-    return plain.shape.every(([name]) => {
-      const field = this.model.field(name)!;
-      return field.primaryKey || field.unique || field.index || field.type === 'foreign_key';
-    });
+    return plain.shape.every(([name]) => this.#indexed(name));
   }
 
   /**
@@ -267,7 +264,31 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
         countKey === undefined ? query : query.select(keptCount(this.dialect, COUNT_KEY).as(PAGE_TOTAL))
       ).compile();
     });
-    return bound(shape, args, undefined, countKey);
+    const statement = bound(shape, args, undefined, countKey);
+    return this.#readsInIndexOrder(args) ? { ...statement, quickPage: true } : statement;
+  }
+
+  /**
+   * Whether a page without conditions reads at most QUICK_PAGE_ROWS rows in the order of indexes:
+   * every field it is sorted by has one (the key always ends the order), and it starts near the
+   * beginning. Such a page cannot take long (`Compiled.quickPage`); a page sorted by a field
+   * without an index sorts the whole table, and a deep one passes by every row before it.
+   */
+  #readsInIndexOrder(args: FindManyArgs<T>): boolean {
+    if (args.take === undefined || (args.skip ?? 0) + args.take > QUICK_PAGE_ROWS) return false;
+    const list = args.orderBy === undefined ? [] : Array.isArray(args.orderBy) ? args.orderBy : [args.orderBy];
+    return (list as Record<string, unknown>[]).every((entry) =>
+      Object.keys(entry).every((name) => this.#indexed(name)),
+    );
+  }
+
+  /** Whether a field's column has an index: the key, a unique field, a link's key, `"index": true`. */
+  #indexed(name: string): boolean {
+    const field = this.model.field(name);
+    return (
+      field !== undefined &&
+      (field.primaryKey || field.unique === true || field.index === true || field.type === 'foreign_key')
+    );
   }
 
   /**
@@ -1103,6 +1124,8 @@ function valueFor(parameter: unknown, plain: PlainConditions): unknown {
 const LINKED = 'svc_linked:';
 /** …and the lists of keys of objects' relationships, read with them (`#keysInStatement`). */
 const RELATED = 'svc_related:';
+/** The most rows a quick page passes by, those before it included (`Compiled.quickPage`): the largest page anyone may get. */
+const QUICK_PAGE_ROWS = 1000;
 /** …and the number of all the rows, read with a page (`findManyWithTotal`). */
 const PAGE_TOTAL = 'svc_page:total';
 /** Key types whose values JSON carries exactly, as numbers (up to 2^53) or text. */

@@ -15,6 +15,12 @@ export interface Compiled {
    */
   readonly oneByKey?: boolean;
   /**
+   * A page read in an index's order, of at most QUICK_PAGE_ROWS rows, without conditions (its
+   * total the kept count): outside a transaction, PostgreSQL sends it on the pipelined connection
+   * for pages (pipelined-reads.ts).
+   */
+  readonly quickPage?: boolean;
+  /**
    * A write that stands alone (one statement: a write and its event, recorded-writes.ts): outside
    * a transaction, PostgreSQL commits it with the other such writes of its turn, merged into one
    * statement with those of its shape (pg-group-commit.ts, merged-writes.ts).
