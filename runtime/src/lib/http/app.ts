@@ -15,11 +15,10 @@ import Fastify, {
 } from 'fastify';
 import { badRequest, HttpError, notFound, statusBody } from '../errors.js';
 import type { HttpTimeouts, TrustProxy } from '../config.js';
-import { takesNoBody } from './routing.js';
+import { notAResource, takesNoBody, unrouted } from './routing.js';
 import { isHost, requestTarget, requestUrl } from './serialize.js';
 import { lossyNumber } from './json-numbers.js';
 import { handlerDeadline } from './deadline.js';
-import { notAResource } from './error-handler.js';
 import { boundedRegExp, isBase64, JSON_SUFFIX_MEDIA_TYPE, withoutScriptLinks } from './patterns.js';
 import { requestShapeProblem } from './request-shape.js';
 import { duplicateKey } from './duplicate-keys.js';
@@ -147,7 +146,7 @@ export function createApp(options: AppOptions): FastifyInstance {
     proxyWarning?.(request);
     // What no route takes is refused before any route's hooks; a body's own shape is refused as it
     // is parsed (parseJson).
-    const refused = refusal(request);
+    const refused = refusal(request) ?? unreadRefusal(request);
     if (refused) done(refused);
     else done();
   });
@@ -237,6 +236,19 @@ function percentDecodable(url: string): boolean {
 }
 
 /** Whether a request comes with a body (of any length but none). */
+/**
+ * A request that says it has a body (a Content-Type, a length) and that no route takes: its 404
+ * or 405, before the body is read. Read, the body's own problems were the answer (empty, not JSON:
+ * 400; another type: 415), and the caller fixed the body of a request that could not succeed. A
+ * request without a body reaches the route, or the not-found handler, as before: CORS answers
+ * the preflights that carry none first.
+ */
+function unreadRefusal(request: FastifyRequest): HttpError | undefined {
+  const refusal = request.is404 ? unrouted : request.routeOptions.config?.refusal;
+  if (refusal === undefined || (request.headers['content-type'] === undefined && !hasBody(request))) return undefined;
+  return refusal(request);
+}
+
 function hasBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length'];
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');

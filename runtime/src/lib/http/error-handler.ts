@@ -11,8 +11,8 @@ import fp from 'fastify-plugin';
 import { HttpError, statusBody, type FieldError } from '../errors.js';
 import { databaseMismatch, databaseUnavailable, isDatabaseUnavailable, isSchemaMismatch } from '../database.js';
 import { ConstraintViolation, RecordNotFound, UnknownReference } from '../repository.js';
-import { requestTarget, requestUrl } from './serialize.js';
-import { knownPath } from './routing.js';
+import { requestUrl } from './serialize.js';
+import { unrouted } from './routing.js';
 import { thrownBy } from '../events.js';
 import { bodyProblem, type SchemaProblem } from './problem-words.js';
 
@@ -50,31 +50,12 @@ export const errors = fp(
             });
       return reply.code(status).type('application/json').send(body);
     });
-    app.setNotFoundHandler(async (request, reply) => {
-      // A method the router does not know (PROPFIND…) on a known path: 405, as for any other.
-      const known = knownPath(app, requestTarget(request));
-      if (known) {
-        return reply
-          .code(405)
-          .header('allow', known.allow)
-          .send(statusBody(405, `${request.method} is not allowed on ${known.path}`, requestUrl(request)));
-      }
-      return reply.code(404).send(statusBody(404, notAResource(app, requestTarget(request)), requestUrl(request)));
+    app.setNotFoundHandler(async (request) => {
+      throw unrouted(request);
     });
   },
   { name: 'errors', fastify: '5.x' },
 );
-
-/**
- * What a URL that names nothing is told; where it ends in a slash and names a resource without it
- * (`/clinics/`), that one (a new user's GET was a bare 404: trailing slashes name nothing, as in Ramses).
- */
-export function notAResource(app: FastifyInstance, url: string): string {
-  const path = url.split('?')[0]!;
-  const unslashed = path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') : undefined;
-  const hint = unslashed && knownPath(app, unslashed) ? `; without the trailing slash it is: ${unslashed}` : '';
-  return `${path} is not a resource of this service${hint}`;
-}
 
 interface Described {
   status: number;

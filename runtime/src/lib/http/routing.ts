@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest, HTTPMethods, RouteOptions } from 'fastify';
 import { HttpError } from '../errors.js';
+import { requestTarget } from './serialize.js';
 
 /** The methods Fastify routes: the ones the RAML may list, and TRACE and QUERY, which it never does. */
 const METHODS: readonly HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'QUERY'];
@@ -74,19 +75,43 @@ export function completeRoute(
     });
   }
   if (refuse.length === 0) return;
+  const refusal = (request: FastifyRequest): HttpError => {
+    // A browser asks before a cross-origin call: say where the origins it may come from are set.
+    const preflight = request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
+    const why = preflight
+      ? ': a CORS preflight, answered only for the origins in cors.allow_origins, with cors.enable = true (service.ini)'
+      : '';
+    return new HttpError(405, `${request.method} is not allowed on ${ramlPath(path)}${why}`, undefined, { allow });
+  };
   app.route({
     method: refuse,
     url: path,
     exposeHeadRoute: false,
+    config: { refusal },
     handler: async (request) => {
-      // A browser asks before a cross-origin call: say where the origins it may come from are set.
-      const preflight = request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
-      const why = preflight
-        ? ': a CORS preflight, answered only for the origins in cors.allow_origins, with cors.enable = true (service.ini)'
-        : '';
-      throw new HttpError(405, `${request.method} is not allowed on ${ramlPath(path)}${why}`, undefined, { allow });
+      throw refusal(request);
     },
   });
+}
+
+/** A path that is no route: 404, or 405 with `Allow` when only its method is unknown to the router (PROPFIND…). */
+export function unrouted(request: FastifyRequest): HttpError {
+  const target = requestTarget(request);
+  const known = knownPath(request.server, target);
+  if (known)
+    return new HttpError(405, `${request.method} is not allowed on ${known.path}`, undefined, { allow: known.allow });
+  return new HttpError(404, notAResource(request.server, target));
+}
+
+/**
+ * What a URL that names nothing is told; where it ends in a slash and names a resource without it
+ * (`/clinics/`), that one (a new user's GET was a bare 404: trailing slashes name nothing, as in Ramses).
+ */
+export function notAResource(app: FastifyInstance, url: string): string {
+  const path = url.split('?')[0]!;
+  const unslashed = path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') : undefined;
+  const hint = unslashed && knownPath(app, unslashed) ? `; without the trailing slash it is: ${unslashed}` : '';
+  return `${path} is not a resource of this service${hint}`;
 }
 
 /**
@@ -104,5 +129,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** NO_BODY: the route reads no body. */
     takesNoBody?: boolean;
+    /** The route refuses every request, so: its methods are those its path does not serve (completeRoute). */
+    refusal?: (request: FastifyRequest) => HttpError;
   }
 }
