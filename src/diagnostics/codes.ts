@@ -932,6 +932,18 @@ export const codes = {
     explanation:
       "A decimal field's values travel as JSON numbers, which clients and the service read as 64-bit floats: those keep 15 significant digits exactly, and no more. The service refuses a value with more (a 400 that says so) rather than store it rounded, so a `precision` above 15 promises digits no write can give: 12345678901234567.89 fits `precision: 19` and cannot be sent. Keep `precision` at 15 or less; a value that needs more digits (an amount in a currency's smallest unit past 10¹⁵, say) is better stored as text, or as a whole number of a smaller unit (`biginteger` holds up to 2⁵³ exactly).",
   },
+  SVC2119: {
+    severity: 'error',
+    title: 'JSON Schema keyword with a value of the wrong kind',
+    explanation:
+      'A keyword\'s value is not of the kind JSON Schema gives it: a length or a count that is no whole number (`"maxLength": "10"`, in quotes), a bound that is no number (`"minimum": "0"`), an `enum` that is no list, a `type` that names no JSON type, an `items` that is no schema. The generated service\'s validator would refuse the schema, and the service would not start. Draft 4\'s `"exclusiveMinimum": true` is taken beside a `minimum` (as `"exclusiveMinimum": <the minimum>`, the form since draft 6); without one it bounds nothing.',
+  },
+  SVC2120: {
+    severity: 'warning',
+    title: 'JSON Schema keyword the service does not apply',
+    explanation:
+      "The generated service checks a value against its property's own keywords (type, bounds, lengths, `pattern`, `enum`, `format`…). It does not apply `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else`, `dependencies` or `contains` written on a property or at a schema's root, nor a `format` it has no check for (`money`, `phone`): JSON Schema takes an unknown format as a note, so any string passes. A field defined only inside an `allOf` is no field. Write each property's rules on the property, a shape as a `pattern`, and a rule across fields (one of two fields required, say) in a before handler (`_event_handlers`). Inside a dict's or a list's own schema (`items`, a dict's `properties`) these keywords are applied.",
+  },
   SVC2107: {
     severity: 'error',
     title: 'names the database cannot tell apart',
