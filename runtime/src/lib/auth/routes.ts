@@ -57,10 +57,12 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
   /** `fields`: `_fields` of `/users/self`, of the fields the user reads of their own record. */
   const own = (request: FastifyRequest, user: Rec, fields?: readonly string[]) => {
     const groups = groupsOf(user).sort();
+    // An admin sees every field, their own `_hidden_fields` too, as their GET of their own URL shows them.
+    const admin = groups.includes('admin');
     return serialize({
       baseUrl: `${requestOrigin(request)}${ctx.basePath}`,
       requestUrl: requestUrl(request),
-      visible: (m) => fieldsFor(m, m.name === model.name ? 'self' : 'member', ctx.db.models, groups),
+      visible: (m) => (admin ? null : fieldsFor(m, m.name === model.name ? 'self' : 'member', ctx.db.models, groups)),
       models: ctx.db.models,
       fields,
     }).object(model, user);
