@@ -25,7 +25,7 @@ version: v1
 
 const BOUNTY = JSON.stringify({
   type: 'object',
-  _event_handlers: { before_create: ['check_range'] },
+  _event_handlers: { before_create: ['check_range'], after_create: ['refuse_after'] },
   properties: {
     id: { _db_settings: { type: 'id_field', primary_key: true } },
     amount: { _db_settings: { type: 'decimal', precision: 10, scale: 2, required: true } },
@@ -48,13 +48,27 @@ export async function checkRange(event: CheckRangeEvent): Promise<void> {
 }
 `;
 
+/** An after handler that refuses once the object is made (and presented): 409, or a status that is none. */
+const REFUSE_AFTER = `import type { RefuseAfterEvent } from '../../events.js';
+import { HttpError } from '../../lib/errors.js';
+
+export async function refuseAfter(event: RefuseAfterEvent): Promise<void> {
+  const amount = event.fields.amount?.new_value;
+  if (amount === 13) throw new HttpError(409, 'not 13');
+  if (amount === 99) throw new HttpError(999, 'a status that is none');
+}
+`;
+
 describe('a before handler of a decimal', () => {
   let served: ServedApi;
   const api: Api = (...args) => served.api(...args);
 
   beforeAll(async () => {
     served = await servedApi({ 'api.raml': API, 'bounty.json': BOUNTY }, 'e2e-handler-values', {
-      prepare: (dir) => writeFileSync(join(dir, 'src/custom/handlers/check-range.ts'), CHECK_RANGE),
+      prepare: (dir) => {
+        writeFileSync(join(dir, 'src/custom/handlers/check-range.ts'), CHECK_RANGE);
+        writeFileSync(join(dir, 'src/custom/handlers/refuse-after.ts'), REFUSE_AFTER);
+      },
     });
   }, 600_000);
 
@@ -79,5 +93,26 @@ describe('a before handler of a decimal', () => {
     ]);
     const offset = await api('POST', '/bounties', { amount: 1, due: '2026-06-30T22:30:00-05:00' });
     expect([offset.body.seen, offset.body.due]).toEqual(['2026-07-01T03:30:00Z', '2026-07-01T03:30:00Z']);
+  });
+
+  // A probe's after handler refused a change: its 422 (here a 409) carried the Location and the ETag of a
+  // version never committed (If-Match with it was a 412), and an HttpError of status 999 was
+  // answered in Fastify's own shape, with its words.
+  it('refused by an after handler, answers without the Location and ETag of what was not made', async () => {
+    const refused = await api('POST', '/bounties', { amount: 13 });
+    expect([refused.status, refused.body.message], refused.text).toEqual([409, 'not 13']);
+    expect([refused.headers.get('location'), refused.headers.get('etag')]).toEqual([null, null]);
+    const broken = await api('POST', '/bounties', { amount: 99 });
+    expect([broken.status, broken.body.message, broken.body.status_code], broken.text).toEqual([
+      500,
+      'Internal Server Error',
+      500,
+    ]);
+    expect(broken.body).toHaveProperty('request_id');
+    expect(broken.text).not.toContain('FST_');
+    expect([broken.headers.get('location'), broken.headers.get('etag')]).toEqual([null, null]);
+    // Neither was made.
+    const all = await api('GET', '/bounties?amount=13,99');
+    expect(all.body.total).toBe(0);
   });
 });

@@ -30,8 +30,12 @@ export const errors = fp(
         );
       const error = unavailable ? databaseUnavailable() : mismatch ? databaseMismatch() : thrown;
       const { status, message, errors: problems, headers } = describe(error);
+      // A refusal the code meant (an HttpError of an error status); one of another status (a
+      // handler's `new HttpError(999, …)`) is a failure like any other: Fastify would have
+      // answered it in its own shape, with its own words.
+      const deliberate = error instanceof HttpError && isErrorStatus(error.statusCode);
       // A deliberate 503 (load shedding, /health) is not a failure: no stack trace at level error.
-      if (status >= 500 && !(error instanceof HttpError)) {
+      if (status >= 500 && !deliberate) {
         const by = typeof error === 'object' && error !== null ? thrownBy.get(error) : undefined;
         request.log.error(
           { err: error, ...(by ? { thrown_by: by } : {}) },
@@ -39,10 +43,14 @@ export const errors = fp(
         );
       } else if (status >= 500) request.log.warn({ status, message }, 'request refused');
       else request.log.info({ status, message }, 'request refused');
+      // What the answer had said of a success (a change's Location, the ETag of an object an after
+      // handler then refused): that version was never committed, and an error says none.
+      reply.removeHeader('etag');
+      reply.removeHeader('location');
       for (const [name, value] of Object.entries(headers ?? {})) reply.header(name, value);
       // An unexpected failure says nothing about itself; a deliberate HttpError (503 from /health) may.
       const body =
-        status >= 500 && !(error instanceof HttpError)
+        status >= 500 && !deliberate
           ? statusBody(status, 'Internal Server Error', requestUrl(request), { request_id: String(request.id) })
           : statusBody(status, message, requestUrl(request), {
               ...(problems?.length ? { errors: problems } : {}),
@@ -64,14 +72,21 @@ interface Described {
   headers?: Readonly<Record<string, string>>;
 }
 
+function isErrorStatus(status: number): boolean {
+  return Number.isInteger(status) && status >= 400 && status <= 599;
+}
+
 function describe(error: FastifyError | HttpError): Described {
-  if (error instanceof HttpError)
+  if (error instanceof HttpError) {
+    // An HttpError of no error status is the code's failure: the 500 below.
+    if (!isErrorStatus(error.statusCode)) return { status: 500, message: 'Internal Server Error' };
     return {
       status: error.statusCode,
       message: error.message,
       ...(error.errors ? { errors: error.errors } : {}),
       ...(error.headers ? { headers: error.headers } : {}),
     };
+  }
   if (error instanceof RecordNotFound) return { status: 404, message: error.message };
   if (error instanceof UnknownReference) {
     return {
