@@ -120,6 +120,22 @@ export class ParameterUse {
     return this.transform(fn, value, at);
   }
 
+  /**
+   * The value given for a scalar that is one `<<name>>` and nothing else, when that value is an
+   * included file (or one whose include failed): the value itself, with its file, so that what is
+   * said of a schema passed as `schema: !include item.json` points into item.json, and two
+   * resources' schemas passed through one template are two schemas, not one written in the template.
+   */
+  includedValue(node: YScalar): YScalar | undefined {
+    const whole = /^\s*<<([^<>]*)>>\s*$/.exec(node.text);
+    const ref = whole ? parseReference(whole[1]!) : undefined;
+    if (!ref || !('name' in ref) || ref.fn !== undefined || this.values.passThrough.has(ref.name)) return undefined;
+    const given = this.values.given.get(ref.name);
+    if (given?.includedFile === undefined && given?.alreadyReported === undefined) return undefined;
+    this.used.add(ref.name);
+    return given;
+  }
+
   reportMissing(name: string, at: Span): void {
     if (this.#missingReported.has(name)) return;
     this.#missingReported.add(name);
@@ -157,6 +173,8 @@ function passItAs(what: string, parameter: string): string {
  */
 export function substituteScalar(node: YScalar, use: ParameterUse): YScalar {
   if (typeof node.value !== 'string' || !node.text.includes('<<')) return node;
+  const included = use.includedValue(node);
+  if (included) return included;
   const text = use.substitute(node.text, node.span);
   if (text === node.text) return node;
   // An empty value stays empty text (r1 prints `description: ""`), not the null `key:` would be.
