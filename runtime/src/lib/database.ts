@@ -268,6 +268,36 @@ export function isSchemaMismatch(error: unknown): boolean {
   return false;
 }
 
+/**
+ * Every pooled connection to the database stayed busy for the whole connect timeout: the service
+ * has more work at once than its connections carry. Answered 503, as the service's load, not as a
+ * database that does not answer (`isDatabaseBusy`).
+ */
+export class DatabaseBusy extends Error {
+  constructor(cause: Error) {
+    super('every connection to the database stayed busy for the connect timeout', { cause });
+    this.name = 'DatabaseBusy';
+  }
+}
+
+/** Whether `error` is (or was caused by) `DatabaseBusy`. */
+export function isDatabaseBusy(error: unknown): boolean {
+  for (const cause of causes(error)) if (cause instanceof DatabaseBusy) return true;
+  return false;
+}
+
+/** The answer while every connection is busy: 503, with a short Retry-After. */
+export function databaseBusy(): HttpError {
+  return new HttpError(
+    503,
+    'the service is busy (every database connection is in use); try again in a moment',
+    undefined,
+    {
+      'retry-after': '1',
+    },
+  );
+}
+
 /** The answer while the database is another version's: 503, for a load balancer to try another instance. */
 export function databaseMismatch(): HttpError {
   return new HttpError(

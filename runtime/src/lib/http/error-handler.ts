@@ -9,7 +9,14 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { HttpError, statusBody, type FieldError } from '../errors.js';
-import { databaseMismatch, databaseUnavailable, isDatabaseUnavailable, isSchemaMismatch } from '../database.js';
+import {
+  databaseBusy,
+  databaseMismatch,
+  databaseUnavailable,
+  isDatabaseBusy,
+  isDatabaseUnavailable,
+  isSchemaMismatch,
+} from '../database.js';
 import { ConstraintViolation, RecordNotFound, UnknownReference } from '../repository.js';
 import { requestUrl } from './serialize.js';
 import { unrouted } from './routing.js';
@@ -19,8 +26,12 @@ import { bodyProblem, type SchemaProblem } from './problem-words.js';
 export const errors = fp(
   async (app: FastifyInstance) => {
     app.setErrorHandler(async (thrown: FastifyError, request, reply) => {
-      // The database down (or too slow) is no failure of the request: a 503 the client may retry.
-      const unavailable = isDatabaseUnavailable(thrown);
+      // The database down (or too slow), or every connection to it busy, is no failure of the
+      // request: a 503 the client may retry.
+      const busy = isDatabaseBusy(thrown);
+      if (busy)
+        request.log.warn({ err: thrown }, 'every database connection stayed busy: more work at once than they carry');
+      const unavailable = !busy && isDatabaseUnavailable(thrown);
       if (unavailable) request.log.error({ err: thrown }, 'the database does not answer');
       const mismatch = !unavailable && isSchemaMismatch(thrown);
       if (mismatch)
@@ -28,7 +39,13 @@ export const errors = fp(
           { err: thrown },
           'the database lacks a table or column this service uses: was it migrated by another version? Run the version that migrated it, or npm run migrate with this one',
         );
-      const error = unavailable ? databaseUnavailable() : mismatch ? databaseMismatch() : thrown;
+      const error = busy
+        ? databaseBusy()
+        : unavailable
+          ? databaseUnavailable()
+          : mismatch
+            ? databaseMismatch()
+            : thrown;
       const { status, message, errors: problems, headers } = describe(error);
       // A refusal the code meant (an HttpError of an error status); one of another status (a
       // handler's `new HttpError(999, …)`) is a failure like any other: Fastify would have

@@ -16,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ConfigError, DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../config.js';
+import { DatabaseBusy } from '../database.js';
 import { startCheckpointer } from './checkpointer.js';
 import { GroupCommit, isGroupable, rollback } from './group-commit.js';
 import { isRetryable, LentClient } from './pg-clients.js';
@@ -399,6 +400,11 @@ function literal(client: pg.PoolClient, value: unknown): string {
   throw new Error(`cannot write a ${typeof value} into a statement as a literal`);
 }
 
+/** The pool's connections; with the two pipelined ones, what an instance holds (docs/reliability.md). */
+const POOL_SIZE = 10;
+/** What node-postgres's pool says when it gave no connection within `connectionTimeoutMillis`. */
+const POOL_TIMEOUT = 'timeout exceeded when trying to connect';
+
 function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: SqlOptions): SqlDatabase {
   const connection: pg.ClientConfig = {
     connectionString: url,
@@ -413,7 +419,18 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
         RAW_TYPES.has(oid) ? asText : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
   };
-  const pool = new pg.Pool({ ...connection, max: 10 });
+  const pool = new pg.Pool({ ...connection, max: POOL_SIZE });
+  // node-postgres's pool says one thing when no connection could be made in time and when every
+  // connection stayed lent that long: the second is the service's own load (a probe's 40 bulk
+  // changes of huge rows at once), not a database that does not answer.
+  const busyOrSame = (error: unknown): unknown =>
+    error instanceof Error && error.message === POOL_TIMEOUT && pool.totalCount >= POOL_SIZE
+      ? new DatabaseBusy(error)
+      : error;
+  const connected = (): Promise<pg.PoolClient> =>
+    pool.connect().catch((error: unknown) => {
+      throw busyOrSame(error);
+    });
   const pipelined = new PipelinedReads(connection);
   const pages = new PipelinedReads(connection, PIPELINED_PAGES_NAME);
   const sendPipelined: Sender = (query, answered) => pipelined.send(query, answered);
@@ -434,7 +451,7 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
   const groups = new PostgresGroupCommit({
     send: (client, q) => sent(senderOf(client), q),
     alone: (q) => retried(() => sent(senderOf(pool), q)),
-    connect: () => pool.connect(),
+    connect: connected,
   });
   /** `lastly`: inside a transaction, the statements that go with its COMMIT. */
   const on = (client: pg.Pool | pg.PoolClient, lastly?: Compiled[]): SqlExecutor => {
@@ -448,7 +465,9 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
       if (q.grouped) return groups.write(q, q.grouped);
       const sender =
         q.oneByKey && !pipelined.stalled() ? sendPipelined : q.quickPage && !pages.stalled() ? sendPage : send;
-      return retried(() => sent(sender, q));
+      return retried(() => sent(sender, q)).catch((error: unknown) => {
+        throw sender === send ? busyOrSame(error) : error;
+      });
     };
     const executor: SqlExecutor = {
       dialect: 'postgres',
@@ -473,7 +492,7 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
     return executor;
   };
   const once = async <T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> => {
-    const lent = new LentClient(await pool.connect());
+    const lent = new LentClient(await connected());
     const { client } = lent;
     try {
       await client.query('BEGIN');
