@@ -235,7 +235,6 @@ function percentDecodable(url: string): boolean {
   }
 }
 
-/** Whether a request comes with a body (of any length but none). */
 /**
  * A request that says it has a body (a Content-Type, a length) and that no route takes: its 404
  * or 405, before the body is read. Read, the body's own problems were the answer (empty, not JSON:
@@ -244,11 +243,13 @@ function percentDecodable(url: string): boolean {
  * the preflights that carry none first.
  */
 function unreadRefusal(request: FastifyRequest): HttpError | undefined {
+  // The body first: `routeOptions` is an object Fastify makes on every read.
+  if (request.headers['content-type'] === undefined && !hasBody(request)) return undefined;
   const refusal = request.is404 ? unrouted : request.routeOptions.config?.refusal;
-  if (refusal === undefined || (request.headers['content-type'] === undefined && !hasBody(request))) return undefined;
-  return refusal(request);
+  return refusal?.(request);
 }
 
+/** Whether a request comes with a body (of any length but none). */
 function hasBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length'];
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');

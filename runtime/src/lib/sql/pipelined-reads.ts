@@ -8,8 +8,8 @@
  * once per batch instead of once per statement. Against the pool, 20 callers reading by key
  * (`npm run bench -- pg-pipeline`; bench/RESULTS.md, "Reads by key on one pipelined connection"):
  * 7.2 µs of the service's CPU per read instead of 15.9, 14.5 µs of the machine's instead of 31.3.
- * Pages of 20 with their kept total (bench/RESULTS.md, "Pages on a pipelined connection"): 139 µs
- * of the service's CPU and 57 of PostgreSQL's a page instead of 187 and 96.
+ * Pages of 20 with their kept total (bench/RESULTS.md, "Pages on a pipelined connection"): 115 µs
+ * of the service's CPU and 51 of PostgreSQL's a page instead of 189 and 100.
  *
  * Only statements that cannot take long go here: a statement that waits (for a lock, for a big
  * scan) holds up every statement written after it. A read of one row by a unique key is answered
