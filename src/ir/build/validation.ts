@@ -128,20 +128,13 @@ function keep(ctx: ValidationContext, out: Record<string, Literal>, spans: Map<s
   spans.set(key, node.span);
 }
 
-/** Keywords whose value is a schema or a list of schemas. */
-const SCHEMA_VALUED = new Set([
+/** Keywords whose value is a schema or a list of schemas: the combining ones (but `dependencies`, a map) and these. */
+const SCHEMA_VALUED: ReadonlySet<string> = new Set([
   'items',
   'additionalItems',
   'additionalProperties',
   'propertyNames',
-  'contains',
-  'allOf',
-  'anyOf',
-  'oneOf',
-  'not',
-  'if',
-  'then',
-  'else',
+  ...[...COMBINING_KEYWORDS].filter((key) => key !== 'dependencies'),
 ]);
 /** Keywords whose value maps names to schemas (`dependencies`: or to lists of names). */
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'dependencies']);
