@@ -775,6 +775,9 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
         ['GARBAGE\r\n\r\n', 400],
         [`POST ${BASE}/stories HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, 400],
         [`GET ${BASE}/health HTTP/1.1\r\nHost: a\r\nX-Big: ${'x'.repeat(20_000)}\r\n\r\n`, 431],
+        // A tunnel asked for, to a path or a host: the service is no proxy (a probe's connection was closed unanswered).
+        [`CONNECT ${BASE}/stories/1 HTTP/1.1\r\nHost: a\r\n\r\n`, 405],
+        ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 405],
         // A query string of 20 KB: the URL is what is too long (it was told its headers were).
         [`GET ${BASE}/stories?${'a=1&'.repeat(5_000)} HTTP/1.1\r\nHost: a\r\n\r\n`, 414],
         // HTTP/1.1 without a Host, and a Host that would end up in _self.

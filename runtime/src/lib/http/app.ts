@@ -7,6 +7,7 @@
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
+import type { Socket } from 'node:net';
 import Fastify, {
   type FastifyInstance,
   type FastifyReply,
@@ -22,7 +23,7 @@ import { handlerDeadline } from './deadline.js';
 import { boundedRegExp, isBase64, JSON_SUFFIX_MEDIA_TYPE, withoutScriptLinks } from './patterns.js';
 import { requestShapeProblem } from './request-shape.js';
 import { duplicateKey } from './duplicate-keys.js';
-import { answerClientError } from './client-errors.js';
+import { answerClientError, refuseConnect } from './client-errors.js';
 import { RequestLog } from './request-log.js';
 import { parseDate, parseDatetime } from '../values.js';
 
@@ -117,6 +118,8 @@ export function createApp(options: AppOptions): FastifyInstance {
   // Node 20 it is as fast for these objects (bench/RESULTS.md, "Route schemas"), and it never
   // drops or coerces a value the schema did not foresee (`_count`'s answer, an after handler's field).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  // A CONNECT reaches no route: Node hands it to this event, and closed the connection unanswered.
+  app.server.on('connect', (_request, socket: Socket) => refuseConnect(socket));
   // Bodies are JSON objects; anything else is a 415, not text silently ignored.
   app.removeContentTypeParser(['text/plain', 'application/json']);
   // As bytes: read as text by Fastify, bytes that are no UTF-8 would become U+FFFD unseen (parseJson).

@@ -45,12 +45,31 @@ export function answerClientError(this: FastifyInstance, error: Error & { code?:
         ? overflowStatus(error)
         : 400;
   this.log.debug({ err: error, status }, 'request refused before routing');
-  if (socket.writable) {
-    const body = JSON.stringify(statusBody(status, MESSAGES[status]!, ''));
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
+  if (socket.writable) socket.write(rawAnswer(status, MESSAGES[status]!));
   socket.destroy(error);
+}
+
+/**
+ * A CONNECT request, which asks for a tunnel: Node hands it to no route, and without this closed
+ * the connection with no answer at all (a probe's `CONNECT /v1/episodes/1`). The service is no proxy: 405.
+ */
+export function refuseConnect(socket: Socket): void {
+  if (socket.writable)
+    socket.end(
+      rawAnswer(
+        405,
+        'CONNECT is not allowed: the service is no proxy',
+        'Allow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\n',
+      ),
+    );
+  else socket.destroy();
+}
+
+/** An answer in the service's error shape, written on the socket itself, after which the connection closes. */
+function rawAnswer(status: number, message: string, headers = ''): string {
+  const body = JSON.stringify(statusBody(status, message, ''));
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n${headers}` +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  );
 }
