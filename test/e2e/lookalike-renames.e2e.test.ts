@@ -125,6 +125,22 @@ describe.each(ENGINES)('usernames that pass for one another, renamed, on %s', (e
     expect(kept.status, kept.text).toBe(200);
   });
 
+  // A probe's 20 registrations of one name at once on PostgreSQL: the losers of the race for the
+  // name's claim were told the name passed for itself ("passes for racer_4, as the name of an
+  // existing user does"), the others that it was taken.
+  it('tells every loser of a race for one name that it is taken, whichever way it lost', async () => {
+    for (let round = 0; round < 4; round++) {
+      const name = `racer${round}`;
+      const replies = await Promise.all(Array.from({ length: 12 }, () => register(name)));
+      expect(replies.filter((r) => r.status === 201)).toHaveLength(1);
+      for (const lost of replies.filter((r) => r.status !== 201))
+        expect([lost.status, lost.body.message], lost.text).toEqual([
+          409,
+          'username must be unique, and the value is taken',
+        ]);
+    }
+  });
+
   it('keeps a member from renaming themself to a name another account left, which an admin gives', async () => {
     const ola = (await register('ola')).body;
     const ivo = (await register('ivo')).body;

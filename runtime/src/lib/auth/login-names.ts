@@ -82,8 +82,13 @@ export async function claimLoginName(
     throw lookalike(plain);
   }
   if (claim) await names.update({ where: { plain_name: plain }, data: { username } });
-  // Another write that claimed the form since the read above (PostgreSQL: it committed) wins.
-  else if (!(await created(names, plain, username))) throw lookalike(plain);
+  // Another write that claimed the form since the read above (PostgreSQL: it committed) wins. Its
+  // name cannot be read here (the failed insert ended PostgreSQL's transaction): a plain name is
+  // most often the same name sent twice at once (a form submitted twice), the unique username's 409.
+  else if (!(await created(names, plain, username)))
+    throw plain === username
+      ? new ConstraintViolation('unique', ['username'], `the username ${username} is claimed by another write`)
+      : lookalike(plain);
 }
 
 /** Creates the claim; false when the form is claimed already (its key is taken). */
