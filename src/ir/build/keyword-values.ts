@@ -36,6 +36,9 @@ const NAMES: Kind = {
 };
 const TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'];
 
+/** Notes, which the validator knows and checks nothing by. */
+const NOTES = ['title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly', '$comment'];
+
 /** Every keyword the validator knows, with what its value must be (`const`, `default`…: anything). */
 const KINDS: ReadonlyMap<string, Kind | null> = new Map(
   Object.entries({
@@ -80,15 +83,7 @@ const KINDS: ReadonlyMap<string, Kind | null> = new Map(
     // oxlint-disable-next-line unicorn/no-thenable -- JSON Schema's keyword, in a table nothing awaits
     then: SCHEMA,
     else: SCHEMA,
-    // Notes, which the validator knows and checks nothing by.
-    title: null,
-    description: null,
-    default: null,
-    examples: null,
-    deprecated: null,
-    readOnly: null,
-    writeOnly: null,
-    $comment: null,
+    ...Object.fromEntries(NOTES.map((note) => [note, null])),
   } as Record<string, Kind | null>),
 );
 
@@ -141,6 +136,11 @@ export const CHECKED_FORMATS: ReadonlySet<string> = new Set([
 /** Whether the validator knows `keyword` (an unknown one stops it, strict as it is). */
 export function isValidatorKeyword(keyword: string): boolean {
   return KINDS.has(keyword);
+}
+
+/** Whether the validator checks values by `keyword` (it knows it, and it is no note such as `description`). */
+export function isRuleKeyword(keyword: string): boolean {
+  return KINDS.has(keyword) && !NOTES.includes(keyword);
 }
 
 /** What is wrong with `value` as the value of `keyword`, or undefined when the validator takes it. */

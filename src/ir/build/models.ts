@@ -3,7 +3,7 @@
  * (`properties`, privacy lists, `_auth_model`, `_nesting_depth`, …) into a model draft.
  */
 import { checkKeywordSpelling, OWN_PROPERTY_KEYS } from './keywords.js';
-import { isValidatorKeyword } from './keyword-values.js';
+import { isRuleKeyword } from './keyword-values.js';
 import { codes } from '../../diagnostics/codes.js';
 import type { DiagnosticBag } from '../../diagnostics/diagnostic.js';
 import type { Span } from '../../diagnostics/source.js';
@@ -171,7 +171,7 @@ function checkRootKeys(diagnostics: DiagnosticBag, root: YMap): void {
   checkIgnores(diagnostics, root);
   for (const e of root.entries) {
     const key = e.key.text;
-    if (!key.startsWith('_') && !ROOT_KEYS.includes(key) && isValidatorKeyword(key)) notAppliedAtRoot(diagnostics, e);
+    if (!key.startsWith('_') && !ROOT_KEYS.includes(key) && isRuleKeyword(key)) notAppliedAtRoot(diagnostics, e);
     if (!key.startsWith('_') || ROOT_KEYS.includes(key)) continue;
     const own = ROOT_KEYS.filter((k) => k.startsWith('_'));
     const meant = closest(key, own);
@@ -195,11 +195,10 @@ function checkRootKeys(diagnostics: DiagnosticBag, root: YMap): void {
 /**
  * A validation keyword at a schema's root that svcgen does not apply (`allOf`, `anyOf`, `enum`…):
  * a body is checked by its fields' own keywords, and a field written only inside an `allOf` is
- * none (SVC2120). Notes (`examples`, `$comment`) say nothing and are left alone.
+ * none (SVC2120). Notes (`examples`, `$comment`) say nothing and are left alone (isRuleKeyword).
  */
 function notAppliedAtRoot(diagnostics: DiagnosticBag, entry: YEntry): void {
   const key = entry.key.text;
-  if (['default', 'deprecated', 'readOnly', 'writeOnly', '$comment'].includes(key)) return;
   diagnostics.report('SVC2120', `svcgen does not apply "${key}" at a schema's root, so it checks nothing here`, {
     span: entry.key.span,
     hint:

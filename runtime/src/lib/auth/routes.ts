@@ -62,7 +62,7 @@ export function authRoutes(api: FastifyInstance, ctx: AuthContext, policy: Polic
     return serialize({
       baseUrl: `${requestOrigin(request)}${ctx.basePath}`,
       requestUrl: requestUrl(request),
-      visible: (m) => (admin ? null : fieldsFor(m, m.name === model.name ? 'self' : 'member', ctx.db.models, groups)),
+      visible: (m) => fieldsFor(m, admin ? 'admin' : m.name === model.name ? 'self' : 'member', ctx.db.models, groups),
       models: ctx.db.models,
       fields,
     }).object(model, user);

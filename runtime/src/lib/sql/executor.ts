@@ -423,14 +423,16 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
   // node-postgres's pool says one thing when no connection could be made in time and when every
   // connection stayed lent that long: the second is the service's own load (a probe's 40 bulk
   // changes of huge rows at once), not a database that does not answer.
-  const busyOrSame = (error: unknown): unknown =>
-    error instanceof Error && error.message === POOL_TIMEOUT && pool.totalCount >= POOL_SIZE
-      ? new DatabaseBusy(error)
-      : error;
+  const busyOrSame = (error: Error): Error =>
+    error.message === POOL_TIMEOUT && pool.totalCount >= POOL_SIZE ? new DatabaseBusy(error) : error;
   const connected = (): Promise<pg.PoolClient> =>
-    pool.connect().catch((error: unknown) => {
+    pool.connect().catch((error: Error) => {
       throw busyOrSame(error);
     });
+  // What runs on the pool outside a transaction (a read, a lone write): it connects for each statement.
+  const poolSend = senderOf(pool);
+  const sendOnPool: Sender = (query, answered) =>
+    poolSend(query, (error, result) => answered(error && busyOrSame(error), result));
   const pipelined = new PipelinedReads(connection);
   const pages = new PipelinedReads(connection, PIPELINED_PAGES_NAME);
   const sendPipelined: Sender = (query, answered) => pipelined.send(query, answered);
@@ -450,13 +452,13 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
   // One-statement writes outside transactions commit with the others of their turn (pg-group-commit.ts).
   const groups = new PostgresGroupCommit({
     send: (client, q) => sent(senderOf(client), q),
-    alone: (q) => retried(() => sent(senderOf(pool), q)),
+    alone: (q) => retried(() => sent(sendOnPool, q)),
     connect: connected,
   });
   /** `lastly`: inside a transaction, the statements that go with its COMMIT. */
   const on = (client: pg.Pool | pg.PoolClient, lastly?: Compiled[]): SqlExecutor => {
     const transaction = lastly !== undefined;
-    const send = senderOf(client);
+    const send = client === pool ? sendOnPool : senderOf(client);
     // A statement on its own is a transaction of its own: run again like one (in a transaction,
     // the whole transaction runs again instead). A read of one row by key on its own takes the
     // pipelined connection, a quick page the one for pages, unless it is stalled (pipelined-reads.ts).
@@ -465,9 +467,7 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
       if (q.grouped) return groups.write(q, q.grouped);
       const sender =
         q.oneByKey && !pipelined.stalled() ? sendPipelined : q.quickPage && !pages.stalled() ? sendPage : send;
-      return retried(() => sent(sender, q)).catch((error: unknown) => {
-        throw sender === send ? busyOrSame(error) : error;
-      });
+      return retried(() => sent(sender, q));
     };
     const executor: SqlExecutor = {
       dialect: 'postgres',
