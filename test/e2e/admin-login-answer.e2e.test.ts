@@ -4,7 +4,7 @@
  * while `/users/self` and `/users/<them>` showed it. A member's login answer still leaves it out.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { securedRaml } from '../support/files.js';
+import { securedRaml, userSchema, usersRaml } from '../support/files.js';
 import { rootAuthEnv } from '../support/library.js';
 import { servedApi, type ServedApi } from '../support/served.js';
 
@@ -14,34 +14,11 @@ const ACL = {
 };
 
 const FILES = {
-  'api.raml': securedRaml(
-    'Notes',
-    { users_acl: ACL },
-    `
-/users:
-  securedBy: [users_acl]
-  get:
-  post:
-    body:
-      application/json:
-        schema: !include user.json
-  /{username}:
-    get:
-    patch:
-`,
+  'api.raml': securedRaml('Notes', { users_acl: ACL }, usersRaml(['get', 'patch'])),
+  'user.json': userSchema(
+    { admin_note: { _db_settings: { type: 'string' } } },
+    { _hidden_fields: ['password', 'admin_note'] },
   ),
-  'user.json': JSON.stringify({
-    type: 'object',
-    _auth_model: true,
-    _hidden_fields: ['password', 'admin_note'],
-    properties: {
-      username: { type: 'string', _db_settings: { type: 'string', primary_key: true, required: true } },
-      email: { _db_settings: { type: 'string', required: true, unique: true } },
-      password: { _db_settings: { type: 'string', required: true, min_length: 8 } },
-      groups: { _db_settings: { type: 'list', item_type: 'string', default: ['user'] } },
-      admin_note: { _db_settings: { type: 'string' } },
-    },
-  }),
 };
 
 describe('the login answer', () => {

@@ -57,12 +57,13 @@ ${resources.replace(/^\n/, '')}`);
 
 /**
  * The schema of a plain user model (`_auth_model`): a username as its key, an email, a password
- * and `groups` (new users in `user`), plus `more` properties.
+ * and `groups` (new users in `user`), plus `more` properties, and `root` keys (`_hidden_fields`…).
  */
-export function userSchema(more: Record<string, unknown> = {}): string {
+export function userSchema(more: Record<string, unknown> = {}, root: Record<string, unknown> = {}): string {
   return JSON.stringify({
     type: 'object',
     _auth_model: true,
+    ...root,
     properties: {
       username: { type: 'string', _db_settings: { type: 'string', primary_key: true, required: true } },
       email: { _db_settings: { type: 'string', required: true, unique: true } },
