@@ -76,13 +76,21 @@ describe('the library API through seven versions', () => {
   const work = workspace();
   const written = new Map<string, string[]>();
   const said = new Map<string, string>();
+  /** What `--dry-run` said of v6, and the migrations there were after it. */
+  let dryRun: { said: string; migrations: string[] } | undefined;
 
   beforeAll(async () => {
     for (const version of VERSIONS) {
       work.use(version);
       const before = existsSync(join(work.dir, 'out/src/db/migrations')) ? migrationsOf(work.dir) : [];
       // The versions change what clients see too (API-CHANGES.md records it); this test is about storage.
-      const run = await work.generate('--allow-breaking', ...(LOSSY.has(version) ? ['--allow-data-loss'] : []));
+      const flags = ['--allow-breaking', ...(LOSSY.has(version) ? ['--allow-data-loss'] : [])];
+      if (version === 'v6') {
+        const run = await work.generate('--dry-run', ...flags);
+        if (run.code !== 0) throw new Error(`${version} --dry-run: ${run.stderr}`);
+        dryRun = { said: run.stderr, migrations: migrationsOf(work.dir) };
+      }
+      const run = await work.generate(...flags);
       if (run.code !== 0) throw new Error(`${version}: ${run.stderr}`);
       said.set(version, run.stderr);
       written.set(
@@ -125,6 +133,16 @@ describe('the library API through seven versions', () => {
     const shown = lines.map((line) => `  ${line.slice(3)}\n`).join('');
     expect(said.get('v6')).toContain(`svcgen: new migration out/src/db/migrations/${v6}, run when the service starts`);
     expect(said.get('v6')).toContain(shown);
+  });
+
+  // A new user's --dry-run listed the migration's name only: what it does to the stored rows is what they ran it for.
+  it('says with --dry-run what the new migration would change, and writes nothing', () => {
+    const v6 = written.get('v6')![0]!;
+    expect(dryRun?.migrations).not.toContain(v6);
+    expect(dryRun?.said).toContain(`svcgen: would write the migration out/src/db/migrations/${v6}`);
+    expect(dryRun?.said).toContain('  - Author.nickname removed\n');
+    expect(dryRun?.said).toContain('  It drops data (written with --allow-data-loss):\n');
+    expect(dryRun?.said).toContain('svcgen: dry run, nothing written to out');
   });
 
   it('says in the migration what --allow-data-loss let it drop', () => {

@@ -61,6 +61,8 @@ export async function runGenerate(
   printDiagnostics(io, diagnostics, flags.format);
   if (flags.dryRun) {
     for (const change of changes.filter((c) => c.kind !== 'keep')) io.stderr(`${describe(change)}\n`);
+    // What the migration would do to the stored rows is what a dry run is for (a probe found only its name).
+    for (const line of newMigration(changes, shown, result.migration, 'dry-run')) io.stderr(line);
     io.stderr(`svcgen: dry run, nothing written to ${shown} (${summary(changes)})\n`);
     return ExitCode.ok;
   }
@@ -234,11 +236,15 @@ function newMigration(
   changes: readonly Change[],
   shown: string,
   migration: Pick<NewMigration, 'path' | 'said'> | undefined,
+  mode: 'write' | 'dry-run' = 'write',
 ): string[] {
   const written = changes.some((c) => c.kind === 'add' && c.path === migration?.path);
   if (!migration || !written || migration.path.includes('/0001_')) return [];
+  const where = `${shown}/${migration.path}`;
   return [
-    `svcgen: new migration ${shown}/${migration.path}, run when the service starts or by npm run migrate (npm run migrate -- --dry-run prints its statements):\n`,
+    mode === 'write'
+      ? `svcgen: new migration ${where}, run when the service starts or by npm run migrate (npm run migrate -- --dry-run prints its statements):\n`
+      : `svcgen: would write the migration ${where}, which the service would run when it starts:\n`,
     ...migration.said.filter((line) => line !== '').map((line) => `  ${line}\n`),
   ];
 }
