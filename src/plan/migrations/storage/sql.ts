@@ -150,7 +150,11 @@ function alterSqlite(before: StoredTable, after: StoredTable, columns: readonly 
   // Checked first, before anything changes.
   const out = columns.flatMap((c) =>
     c.kind === 'change'
-      ? [...lengthGuard(after, c.before, c.after), ...decimalGuard(after, c.before, c.after, 'sqlite')]
+      ? [
+          ...lengthGuard(after, c.before, c.after),
+          ...rangeGuard(after, c.before, c.after),
+          ...decimalGuard(after, c.before, c.after, 'sqlite'),
+        ]
       : [],
   );
   // Unique sets that go or change their name go first: DROP COLUMN refuses an indexed column.
@@ -265,6 +269,7 @@ function rebuild(after: StoredTable, columns: readonly ColumnChange[]): string[]
       ? conversionGuard(after, c.before, c.after)
       : []),
     ...(c.kind === 'change' ? lengthGuard(after, c.before, c.after) : []),
+    ...(c.kind === 'change' ? rangeGuard(after, c.before, c.after) : []),
     ...(c.kind === 'change' ? decimalGuard(after, c.before, c.after, 'sqlite') : []),
     ...(c.kind === 'change' && c.aspects.has('notNull') && !fillSql(c.after, 'sqlite') ? requiredGuard(after, c) : []),
   ]);
@@ -296,6 +301,7 @@ function conversionGuard(table: StoredTable, before: StoredColumn, after: Stored
 export function sqliteRefusesUnconverted(before: StoredColumn, after: StoredColumn): boolean {
   return (
     narrowedLength(before, after) !== undefined ||
+    narrowedRange(before, after) !== undefined ||
     narrowedDecimal(before, after) !== undefined ||
     (!sameOnSqlite(before, after) && convertsCondition(q(before.name), after) !== undefined)
   );
@@ -336,6 +342,31 @@ function failIfAnyOn(
   return dialect === 'postgres'
     ? failIfAnyPostgres(table, condition, rule, condition.replaceAll(q(after.name), q(before.name)))
     : failIfAny(table, condition, rule);
+}
+
+/**
+ * A field become a 16- or 32-bit integer from a type with values beyond its range (a bigint, a
+ * float, digits in text): SQLite's integers are all 64-bit and kept the text "3000000000" as the
+ * number, which the service then served but refused in a filter or a write (a probe's migration
+ * said it would fail, and did not). It fails as PostgreSQL's cast does, naming the field.
+ */
+function rangeGuard(table: StoredTable, before: StoredColumn, after: StoredColumn): string[] {
+  const range = narrowedRange(before, after);
+  if (range === undefined) return [];
+  const [least, most] = range;
+  const value = q(before.name);
+  const rule = `${table.model}.${after.name}: a stored value is outside the range of ${after.type} (${least} to ${most})`;
+  return failIfAny(table, `${value} is not null and cast(${value} as integer) not between ${least} and ${most}`, rule);
+}
+
+/** The bits of a 16- and a 32-bit integer column's values, but for the sign. */
+const SIGNED_BITS: Readonly<Record<string, number>> = { smallint: 15, integer: 31 };
+
+/** The bounds of a 16- or 32-bit integer column whose stored values may lie beyond them, else undefined. */
+function narrowedRange(before: StoredColumn, after: StoredColumn): readonly [bigint, bigint] | undefined {
+  const digits = SIGNED_BITS[after.postgres];
+  if (digits === undefined || widens(before, after)) return undefined;
+  return [-(2n ** BigInt(digits)), 2n ** BigInt(digits) - 1n];
 }
 
 /** The new length limit of a text column whose limit narrows, else undefined. */
