@@ -24,7 +24,8 @@ const ERRORS: Readonly<Record<number, { readonly name: string; readonly descript
   413: { name: 'PayloadTooLarge', description: 'The body is larger than body_limit.' },
   414: {
     name: 'UriTooLong',
-    description: 'A part of the path (a key) is longer than 100 characters.',
+    description:
+      "The URL (its path and query) makes the request's headers larger than the service reads (16 KB), or a part of the path (a key) is longer than 100 characters.",
   },
   415: { name: 'UnsupportedMediaType', description: 'The body is not application/json.' },
   429: {
@@ -107,7 +108,8 @@ export function isConditional(route: Pick<Route, 'kind'>, action: Action): boole
 
 /** The error statuses an operation of a route can answer with. */
 export function routeErrors(ctx: OpenApiContext, route: Route, method: HttpMethod, action: Action): number[] {
-  const statuses = [500, 503];
+  // Any URL can be too long to read (a query of 20 KB: a probe's, on every route).
+  const statuses = [414, 500, 503];
   const options = action === 'collection_options' || action === 'item_options';
   if (WRITES_BODY.has(method) && !options) statuses.push(400, 413, 415);
   if (WRITES.has(method)) statuses.push(429);
@@ -115,7 +117,7 @@ export function routeErrors(ctx: OpenApiContext, route: Route, method: HttpMetho
   if (route.kind !== 'attribute' && ['index', 'show', 'update_many', 'delete_many'].includes(action))
     statuses.push(400);
   // A key in the path: not found, too long (414), or not percent-encoded right (400).
-  if (route.kind !== 'collection' || route.parent) statuses.push(400, 404, 414);
+  if (route.kind !== 'collection' || route.parent) statuses.push(400, 404);
   if (CONFLICTS.has(action) && route.kind !== 'attribute') statuses.push(409);
   // A read of one object holds If-Match too (RFC 9110 13.1.1).
   if (isConditional(route, action) || action === 'show') statuses.push(412);
