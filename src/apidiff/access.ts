@@ -109,7 +109,9 @@ export function compareAccess(
         change(
           'access-narrowed',
           place,
-          `is refused now to: ${callersText(refused)} (allowed: ${callersText(b) || 'nobody'})`,
+          // Who is let in now, as the document says: the comparison leaves out the groups it cannot
+          // compare (a version without auth named none), whom a probe was told were refused.
+          `is refused now to: ${callersText(refused)} (allowed: ${callersText(declaredAfter) || 'nobody'})`,
           'those callers get 401 or 403 where they got an answer. Where it closes access that was never meant (a hole), refusing it is the fix: generate with --allow-breaking',
         ),
       );

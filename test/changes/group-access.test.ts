@@ -96,3 +96,25 @@ it('compares a document from before x-svcgen-groups without inventing changes fo
   const diff = await runCli(['diff', 'old.json', 'api.raml'], dir);
   expect([diff.code, diff.stdout], diff.stderr).toEqual([0, expect.not.stringContaining('g:banned')]);
 });
+
+// A probe's API without auth took it on with a clerks' group: it was told the route was left to admins alone.
+it('says who is still let in, the groups too, when a version without auth takes a route from the others', async () => {
+  const open = raml(`title: Kitchen
+/menus:
+  get:
+  post:
+    body:
+      application/json:
+        schema: !include menu.json
+`);
+  const dir = writeTree({
+    'a/api.raml': open,
+    'a/menu.json': MENU,
+    'b/api.raml': api('allow g:kitchen create'),
+    'b/menu.json': MENU,
+  });
+  const diff = await runCli(['diff', 'a/api.raml', 'b/api.raml'], dir);
+  expect(diff.stdout, diff.stderr).toContain(
+    'POST /menus: route guarded more strictly — is refused now to: anonymous callers, members, members a {{principal}} lets in (owners) (allowed: admins, g:kitchen)',
+  );
+});
