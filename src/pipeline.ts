@@ -29,7 +29,7 @@ import { changelogWithEntry, hasUnreleased, isNewestRelease, releasedBefore } fr
 import { classifyChanges } from './apidiff/classify.js';
 import { classifyOptionsOf, renamesOf } from './apidiff/renames.js';
 import { reportBreakingChanges } from './apidiff/report.js';
-import { reportNarrowedStoredValues } from './apidiff/stored-values.js';
+import { renamedOntoTakenNames, reportNarrowedStoredValues } from './apidiff/stored-values.js';
 import { preReleaseVersion } from './apidiff/pre-release.js';
 import { CHANGELOG_FILE, CONTRACT_FILE, readPreviousContract, type PreviousContract } from './outdir/contract.js';
 import type { Manifest } from './outdir/manifest.js';
@@ -175,11 +175,12 @@ async function generateInto(
     },
     bag,
   );
-  // And the fields renamed in this run: the contract's diff compares fields by name, so a renamed
-  // field (two swapped) was compared with another field, whose values it does not hold.
+  // And the fields renamed in this run onto a name another field had (two swapped): the contract's
+  // diff compared them with that field, whose values they do not hold. Other renamed fields it
+  // compares with their old selves (a probe's `result` become `outcome` with choices was not told).
   const checked = new Set([
     ...(migrations?.findings.flatMap((f) => (f.checked ? [`${f.model}.${f.field}`] : [])) ?? []),
-    ...(migrations?.renamed ?? []),
+    ...renamedOntoTakenNames(migrations?.renamed ?? new Set(), analysis.ir, contract.document),
   ]);
   reportNarrowedStoredValues(apiChanges, analysis.ir, analysis.sources, checked, bag);
   if (request.release?.trim()) checkRelease(request.release, contract, out.manifest, apiChanges, bag);

@@ -9,6 +9,7 @@ import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import type { IrSources } from '../ir/sources.js';
 import type { ServiceIR } from '../ir/types.js';
 import { changedField, changeText, type ApiChange } from './change.js';
+import { objectAt, type Json } from './document.js';
 
 /**
  * Narrowings that stored values may not meet: of the answer, or of what a create or change takes
@@ -64,4 +65,28 @@ function findThem(c: ApiChange, field: string): string {
   const bound = /^(maximum|minimum) \S+ → (\S+)$/.exec(c.message);
   if (!bound) return '';
   return `: ?${field}__${bound[1] === 'maximum' ? 'gt' : 'lt'}=${bound[2]} lists them`;
+}
+
+/**
+ * Of the fields (`Model.field`) renamed in this run, those whose new name a field of their model had
+ * in the previous contract (`previous`; two fields swapped, an old name taken over): the contract's
+ * diff compares such a field with that other field (schema-diff.ts `compareProperties`), not with
+ * its old self. With no previous contract, every one of them.
+ */
+export function renamedOntoTakenNames(
+  renamed: ReadonlySet<string>,
+  ir: ServiceIR,
+  previous: Json | undefined,
+): Set<string> {
+  const schemas = objectAt(objectAt(previous ?? {}, 'components'), 'schemas');
+  return new Set(
+    [...renamed].filter((named) => {
+      const [modelName = '', field = ''] = named.split('.');
+      const model = ir.models.find((m) => m.name === modelName);
+      const before = [modelName, model?.renamedFrom ?? modelName].map((name) =>
+        objectAt(objectAt(schemas, name), 'properties'),
+      );
+      return !previous || before.some((properties) => field in properties);
+    }),
+  );
 }

@@ -257,6 +257,27 @@ describe('generate and the API contract', () => {
     expect(run.stderr).not.toContain('SVC3113');
   });
 
+  // A probe's `result`, renamed `outcome` as it became a choice list: its stored "pending" stayed, unsaid.
+  it('says of a field renamed as it narrows what it says of one that only narrows (SVC3113)', async () => {
+    const grade = (renamed: boolean) => (a: ApiSource) => {
+      delete a.item.properties['grade'];
+      delete a.item.properties['outcome'];
+      a.item.properties[renamed ? 'outcome' : 'grade'] = {
+        type: ['string', 'null'],
+        _db_settings: renamed
+          ? { type: 'choice', choices: ['pass', 'fail'], renamed_from: 'grade' }
+          : { type: 'string' },
+      };
+    };
+    const p = project(grade(false));
+    expect((await p.generate()).code).toBe(0);
+    p.edit(grade(true));
+    const run = await p.generate('--allow-breaking', '--allow-data-loss');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('warning SVC3113: Item.outcome');
+    expect(run.stderr).toContain('?outcome__ne=<every value still allowed, comma-separated> lists them');
+  });
+
   it('says how to find the objects that keep a choice taken away (a filter by it is refused)', async () => {
     const tiers = (choices: string[]) => (a: ApiSource) =>
       void (a.item.properties['tier'] = {
