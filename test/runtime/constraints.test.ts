@@ -50,3 +50,14 @@ describe('a broken foreign key on PostgreSQL', () => {
     expect((said as ConstraintViolation).kind).toBe('foreign_key');
   });
 });
+
+describe('the keys a relationship write names that do not exist', () => {
+  // A probe's `{"visits": [77, 77, "77"]}` was "Visit 77, 77, 77 not found".
+  it('are named once each, and at most twenty', () => {
+    expect(new UnknownReference('visits', 'Visit', [77, 77, '77', 78]).message).toBe('Visit 77, 78 not found');
+    const many = Array.from({ length: 30 }, (_, i) => [i, String(i)]).flat();
+    expect(new UnknownReference('visits', 'Visit', many).message).toBe(
+      `Visit ${Array.from({ length: 20 }, (_, i) => i).join(', ')} and 10 more not found`,
+    );
+  });
+});

@@ -209,10 +209,14 @@ export class UnknownReference extends Error {
 /** The keys an answer names at most: a body of 70,000 unknown keys was answered with all of them, twice. */
 const NAMED_KEYS = 20;
 
-/** `1, 2, 3`, or the first NAMED_KEYS of them and how many more. */
+/**
+ * `1, 2, 3`, or the first NAMED_KEYS of them and how many more; each once, as its text (a probe's
+ * `[77, 77, "77"]` was "Visit 77, 77, 77 not found").
+ */
 export function namedKeys(keys: readonly unknown[]): string {
-  const named = keys.slice(0, NAMED_KEYS).map(String).join(', ');
-  return keys.length > NAMED_KEYS ? `${named} and ${keys.length - NAMED_KEYS} more` : named;
+  const distinct = [...new Set(keys.map(String))];
+  const named = distinct.slice(0, NAMED_KEYS).join(', ');
+  return distinct.length > NAMED_KEYS ? `${named} and ${distinct.length - NAMED_KEYS} more` : named;
 }
 
 /** What checking a relationship's values needs of the related model, on either engine. */
