@@ -364,9 +364,9 @@ const SIGNED_BITS: Readonly<Record<string, number>> = { smallint: 15, integer: 3
 
 /** The bounds of a 16- or 32-bit integer column whose stored values may lie beyond them, else undefined. */
 function narrowedRange(before: StoredColumn, after: StoredColumn): readonly [bigint, bigint] | undefined {
-  const digits = SIGNED_BITS[after.postgres];
-  if (digits === undefined || widens(before, after)) return undefined;
-  return [-(2n ** BigInt(digits)), 2n ** BigInt(digits) - 1n];
+  const bits = SIGNED_BITS[after.postgres];
+  if (bits === undefined || widens(before, after)) return undefined;
+  return [-(2n ** BigInt(bits)), 2n ** BigInt(bits) - 1n];
 }
 
 /** The new length limit of a text column whose limit narrows, else undefined. */
