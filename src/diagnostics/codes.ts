@@ -444,7 +444,7 @@ export const codes = {
     severity: 'error',
     title: 'invalid x-Ticket settings',
     explanation:
-      'x-Ticket needs `secret` (the name of the service.ini key holding the signing secret); `hashalg` is sha256 or sha512; `cookie_name` must be a valid cookie name.',
+      'x-Ticket needs `secret` (the name of the service.ini key holding the signing secret); `hashalg` is sha256, sha384 or sha512; `cookie_name` must be a valid cookie name.',
   },
   SVC2026: {
     severity: 'warning',

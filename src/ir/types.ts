@@ -315,7 +315,7 @@ export interface TicketScheme {
   readonly scheme: string;
   /** The service.ini key that holds the signing secret. */
   readonly secretSetting: string;
-  readonly hashalg: 'sha256' | 'sha512';
+  readonly hashalg: TicketHash;
   readonly cookieName: string;
   readonly httpOnly: boolean;
 }
@@ -371,3 +371,7 @@ export interface UserFunction {
     readonly event?: string;
   }[];
 }
+
+/** What x-Ticket's `hashalg` may name: sha256 (the default and the contract's minimum) or stronger. */
+export const TICKET_HASHES = ['sha256', 'sha384', 'sha512'] as const;
+export type TicketHash = (typeof TICKET_HASHES)[number];

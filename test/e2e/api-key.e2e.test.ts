@@ -134,6 +134,9 @@ describe.each(['sqlite', 'postgres'] as const)(
       expect((await self(claimed.headers.get('www-authenticate')!)).body.username).toBe(name);
       // A broken percent-encoding names no one.
       expect((await self(`ApiKey %D0lyona:${String(claimed.body['token'])}`)).status).toBe(401);
+      // The name as curl sends it, its UTF-8 bytes as they are (a probe's `josé` was a 401).
+      const utf8 = Buffer.from(name, 'utf8').toString('latin1');
+      expect((await self(`ApiKey ${utf8}:${String(claimed.body['token'])}`)).body.username).toBe(name);
     });
 
     it('answers a key that identifies no one with 401 on every route, even one anyone may read', async () => {

@@ -1261,6 +1261,61 @@ securedBy: [ticket]
     ]);
   });
 
+  // The contract's hashalg is "sha256 at least": a probe's sha384 was an error.
+  it('signs tickets with sha256, sha384 or sha512, and refuses a weaker or unknown digest', () => {
+    const withHash = (hashalg: string) =>
+      writeTree({
+        'api.raml': raml(`title: T
+securitySchemes:
+  - ticket:
+      type: x-Ticket
+      settings: { secret: auth_tkt_secret, hashalg: ${hashalg} }
+securedBy: [ticket]
+/items:
+  get:
+`),
+      });
+    for (const hashalg of ['sha256', 'SHA384', 'sha512']) {
+      const dir = withHash(hashalg);
+      const { ir, diagnostics } = analyze(join(dir, 'api.raml'), { cwd: dir });
+      expect(
+        diagnostics.filter((d) => d.code === 'SVC2025'),
+        hashalg,
+      ).toEqual([]);
+      expect(ir?.auth?.ticket?.hashalg).toBe(hashalg.toLowerCase());
+    }
+    for (const hashalg of ['sha1', 'md5', 'sha3-256']) {
+      const dir = withHash(hashalg);
+      const found = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.filter((d) => d.code === 'SVC2025');
+      expect(found.map((d) => d.message)).toEqual([
+        `x-Ticket "hashalg" must be sha256, sha384 or sha512, not "${hashalg}"`,
+      ]);
+    }
+  });
+
+  it("says which Pyramid cookie settings svcgen decides, and reads a setting named like an object's own member as any other", () => {
+    const dir = writeTree({
+      'api.raml': raml(`title: T
+securitySchemes:
+  - ticket:
+      type: x-Ticket
+      settings: { secret: auth_tkt_secret, secure: true, constructor: 1, toString: 2 }
+securedBy: [ticket]
+/items:
+  get:
+`),
+    });
+    const found = analyze(join(dir, 'api.raml'), { cwd: dir }).diagnostics.filter((d) => d.code === 'SVC2026');
+    expect(found.map((d) => [d.message, d.hint])).toEqual([
+      [
+        'x-Ticket setting "secure" is decided by svcgen',
+        'svcgen sets the cookie Secure on requests that came over HTTPS (behind a proxy, with http.trust_proxy), and always with auth.cookie_host_prefix',
+      ],
+      ['x-Ticket setting "constructor" is not used by svcgen', 'svcgen reads secret, hashalg, cookie_name, http_only'],
+      ['x-Ticket setting "toString" is not used by svcgen', 'svcgen reads secret, hashalg, cookie_name, http_only'],
+    ]);
+  });
+
   it('generates the default user model and reads the ticket settings', () => {
     const { ir, codes } = build({ 'api.raml': api('          allow everyone view'), 'item.json': item });
     expect(codes).toEqual([]);

@@ -16,17 +16,20 @@ const TICKET = {
 };
 
 describe('x-Ticket', () => {
-  it('has stable golden values for sha256 and sha512', () => {
+  it('has stable golden values for sha256, sha384 and sha512', () => {
     expect(issueTicket(ticketKeys([SECRET], 'sha256'), TICKET)).toMatchInlineSnapshot(
       `"YWxpY2U.6553f100.3.dd0e830325d138ca.2eac112a48d69b8f74792f3e1eb96f6ec09bc69d31d986d7330f5f8abcbd827f"`,
+    );
+    expect(issueTicket(ticketKeys([SECRET], 'sha384'), TICKET)).toMatchInlineSnapshot(
+      `"YWxpY2U.6553f100.3.dd0e830325d138ca.ce454a2a21d21e6e70e9a5deb25a159c4618215e1ddd8ce9b5f5bb72bda190d90c1222ebfccb180c185904fc1965417b"`,
     );
     expect(issueTicket(ticketKeys([SECRET], 'sha512'), TICKET)).toMatchInlineSnapshot(
       `"YWxpY2U.6553f100.3.dd0e830325d138ca.547e7eba60e2e11c161f8a45ae59c834fc5e16610339fc0c37f1a1b767337b2b6f8cd142c7262b29a454aaf70ac23762232a617c1b2eae2c449348204c5dd470"`,
     );
   });
 
-  it('reads back what it issued, for any user key', () => {
-    const keys = ticketKeys([SECRET], 'sha512');
+  it.each(['sha256', 'sha384', 'sha512'] as const)('reads back what it issued with %s, for any user key', (hashalg) => {
+    const keys = ticketKeys([SECRET], hashalg);
     for (const userKey of ['alice', '42', 'ünïcode', 'a/b+c=d', 'x'.repeat(250)]) {
       const verified = verifyTicket(keys, issueTicket(keys, { ...TICKET, userKey }));
       expect(verified).toEqual({ ...TICKET, userKey, oldKey: false });
@@ -84,6 +87,19 @@ describe('x-ApiKey tokens', () => {
     const token = 'ab'.repeat(32);
     expect(readApiKeyHeader(`ApiKey alice:${token}`)).toEqual({ user: 'alice', token });
     expect(readApiKeyHeader(`apikey alice:${token}`)).toEqual({ user: 'alice', token });
+    // A `:` in the name, and letters beyond ASCII as UTF-8 (a header's bytes, one character each) or
+    // percent-encoded: a probe's `a:b` and `josé` were 401s.
+    const bytes = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+    for (const [written, user] of [
+      ['a:b', 'a:b'],
+      ['a%3Ab', 'a:b'],
+      [bytes('josé'), 'josé'],
+      ['jos%C3%A9', 'josé'],
+      [bytes('à'), 'à'],
+      [bytes('аdmin:x'), 'аdmin:x'],
+      ['50%25', '50%'],
+    ])
+      expect(readApiKeyHeader(`ApiKey ${written}:${token}`), user).toEqual({ user, token });
     for (const bad of [
       undefined,
       '',
@@ -95,6 +111,11 @@ describe('x-ApiKey tokens', () => {
       `ApiKey a%00:${token}`,
       `ApiKey a%0A:${token}`,
       `ApiKey a%C2%85:${token}`,
+      // Bytes that are no UTF-8 (Latin-1's é), a broken percent-encoding, a control character.
+      `ApiKey jos\xe9:${token}`,
+      `ApiKey 50%:${token}`,
+      `ApiKey a\x7f:${token}`,
+      `ApiKey a\x85:${token}`,
     ]) {
       expect(readApiKeyHeader(bad)).toBeNull();
     }

@@ -8,7 +8,15 @@ import { isScalar, type YEntry, type YScalar } from '../../load/ynode.js';
 import type { RamlApi, SecurityScheme } from '../../raml/model.js';
 import { closest, didYouMean } from '../../util/suggest.js';
 import { isSafeIdentifier, reservedWordHint } from '../naming.js';
-import type { Acl, AclEntry, Permission, Principal, TicketScheme } from '../types.js';
+import {
+  TICKET_HASHES,
+  type Acl,
+  type AclEntry,
+  type Permission,
+  type Principal,
+  type TicketHash,
+  type TicketScheme,
+} from '../types.js';
 
 export const PERMISSIONS: readonly Permission[] = ['view', 'create', 'update', 'delete', 'options'];
 const TICKET_SETTINGS = ['secret', 'hashalg', 'cookie_name', 'http_only'];
@@ -16,6 +24,21 @@ const TICKET_SETTINGS = ['secret', 'hashalg', 'cookie_name', 'http_only'];
 const TICKET_INI_SETTINGS: Readonly<Record<string, string>> = {
   timeout: 'auth.timeout',
   reissue_time: 'auth.reissue_time',
+};
+
+/**
+ * Pyramid's cookie settings that svcgen decides by itself, and how: a Ramses user's `secure: true`
+ * was asked whether it meant `secret`.
+ */
+const TICKET_DECIDED: Readonly<Record<string, string>> = {
+  secure:
+    'svcgen sets the cookie Secure on requests that came over HTTPS (behind a proxy, with http.trust_proxy), and always with auth.cookie_host_prefix',
+  samesite: 'the cookie is always SameSite=Lax, and writes from other sites are refused (403)',
+  path: 'the cookie is always Path=/ and host-only',
+  domain: 'the cookie is always host-only (no Domain), so that no other host of the domain receives it',
+  wild_domain: 'the cookie is always host-only (no Domain), so that no other host of the domain receives it',
+  parent_domain: 'the cookie is always host-only (no Domain), so that no other host of the domain receives it',
+  max_age: 'the cookie lives as long as its ticket: set auth.timeout in service.ini',
 };
 
 export interface AuthSchemes {
@@ -93,8 +116,8 @@ function readTicket(diagnostics: DiagnosticBag, scheme: SecurityScheme): TicketS
   }
   const hashalgEntry = setting(scheme, 'hashalg');
   const hashalg = hashalgEntry && isScalar(hashalgEntry.value) ? hashalgEntry.value.text.toLowerCase() : 'sha256';
-  if (hashalg !== 'sha256' && hashalg !== 'sha512') {
-    diagnostics.report('SVC2025', `x-Ticket "hashalg" must be sha256 or sha512, not "${hashalg}"`, {
+  if (!isTicketHash(hashalg)) {
+    diagnostics.report('SVC2025', `x-Ticket "hashalg" must be sha256, sha384 or sha512, not "${hashalg}"`, {
       span: hashalgEntry?.value.span ?? scheme.nameNode.span,
       hint: ['md5', 'sha1'].includes(hashalg) ? `${hashalg} is too weak to sign tickets` : undefined,
     });
@@ -114,22 +137,24 @@ function readTicket(diagnostics: DiagnosticBag, scheme: SecurityScheme): TicketS
   );
   for (const e of scheme.settings?.entries ?? []) {
     if (TICKET_SETTINGS.includes(e.key.text)) continue;
-    const ini = TICKET_INI_SETTINGS[e.key.text];
+    // Own keys alone: a setting named `constructor` or `toString` is no entry of these tables.
+    const ini = Object.hasOwn(TICKET_INI_SETTINGS, e.key.text) ? TICKET_INI_SETTINGS[e.key.text] : undefined;
+    const decided = Object.hasOwn(TICKET_DECIDED, e.key.text) ? TICKET_DECIDED[e.key.text] : undefined;
     diagnostics.report(
       'SVC2026',
-      `x-Ticket setting "${e.key.text}" is ${ini ? 'read from service.ini' : 'not used by svcgen'}`,
+      `x-Ticket setting "${e.key.text}" is ${ini ? 'read from service.ini' : decided ? 'decided by svcgen' : 'not used by svcgen'}`,
       {
         span: e.key.span,
         hint: ini
           ? `set \`${ini}\` in service.ini`
-          : (didYouMean(e.key.text, TICKET_SETTINGS) ?? `svcgen reads ${TICKET_SETTINGS.join(', ')}`),
+          : (decided ?? didYouMean(e.key.text, TICKET_SETTINGS) ?? `svcgen reads ${TICKET_SETTINGS.join(', ')}`),
       },
     );
   }
   return {
     scheme: scheme.name,
     secretSetting: secretName,
-    hashalg: hashalg === 'sha512' ? 'sha512' : 'sha256',
+    hashalg: isTicketHash(hashalg) ? hashalg : 'sha256',
     cookieName,
     httpOnly,
   };
@@ -360,4 +385,9 @@ function spaced(raw: string): boolean {
       (word) => (PERMISSIONS as readonly string[]).includes(word.toLowerCase()) || word.toLowerCase() === 'all',
     )
   );
+}
+
+/** The digests a ticket is signed with: sha256, the contract's minimum, and the stronger two of its family. */
+function isTicketHash(name: string): name is TicketHash {
+  return (TICKET_HASHES as readonly string[]).includes(name);
 }

@@ -40,7 +40,8 @@ export function securitySchemes(ctx: OpenApiContext): [string, Json][] {
         type: 'apiKey',
         in: 'header',
         name: 'Authorization',
-        description: '`ApiKey <username>:<token>`, with the token from POST /auth/token (x-ApiKey).',
+        description:
+          '`ApiKey <username>:<token>`, with the token from POST /auth/token (x-ApiKey); a username with letters beyond ASCII as UTF-8 or percent-encoded UTF-8, a `%` in it as `%25`.',
       },
     ]);
   }

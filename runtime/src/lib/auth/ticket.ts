@@ -15,7 +15,7 @@
 import { createHmac, hash, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { text } from '../text.js';
 
-export type HashAlgorithm = 'sha256' | 'sha512';
+export type HashAlgorithm = 'sha256' | 'sha384' | 'sha512';
 
 export interface TicketKeys {
   readonly hashalg: HashAlgorithm;
@@ -41,7 +41,7 @@ export interface VerifiedTicket extends Ticket {
 export const MIN_SECRET_BYTES = 32;
 const KEY_INFO = 'svcgen x-Ticket v1';
 const MAX_USER_KEY_CHARS = 400;
-const DIGEST_HEX: Readonly<Record<HashAlgorithm, number>> = { sha256: 64, sha512: 128 };
+const DIGEST_HEX: Readonly<Record<HashAlgorithm, number>> = { sha256: 64, sha384: 96, sha512: 128 };
 
 /** The secrets as written in service.ini (`a b` or `a,b`), newest first. */
 export function splitSecrets(text: string): string[] {
