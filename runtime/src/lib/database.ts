@@ -280,6 +280,20 @@ export class DatabaseBusy extends Error {
   }
 }
 
+/**
+ * A statement through a transaction that has ended: code left running past its request's time (an
+ * event handler nobody waits for any more, lib/http/deadline.ts) writes nothing, neither outside a
+ * transaction nor in another request's.
+ */
+export class TransactionEnded extends Error {
+  constructor() {
+    super(
+      'the transaction has ended (its request took longer than http.handler_timeout): nothing more is written in it',
+    );
+    this.name = 'TransactionEnded';
+  }
+}
+
 /** Whether `error` is (or was caused by) `DatabaseBusy`. */
 export function isDatabaseBusy(error: unknown): boolean {
   for (const cause of causes(error)) if (cause instanceof DatabaseBusy) return true;

@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Model } from './model.js';
 import type { Where } from './repository.js';
 import type { ServiceDatabase } from './database.js';
-import { assertInTime } from './http/deadline.js';
+import { assertInTime, requestSignal, untilTimeUp } from './http/deadline.js';
 import { HttpError } from './errors.js';
 import { unfitValue } from './http/written-values.js';
 
@@ -65,7 +65,8 @@ export interface Event<T = Rec, DB = unknown, U = Rec> {
   readonly fields: { readonly [K in keyof T]?: EventField<T[K]> };
   /**
    * The object the action works on (item actions, login, logout) as it was before the action, in
-   * after events too (the object as written is `response`), or undefined.
+   * after events too (the object as written is `object`, and what the answer shows of it
+   * `response`), or undefined.
    */
   readonly instance?: T;
   /**
@@ -85,6 +86,12 @@ export interface Event<T = Rec, DB = unknown, U = Rec> {
   readonly view: { readonly request: RequestBy<U> };
   /** The repositories of every model, in this request's transaction. */
   readonly db: DB;
+  /**
+   * Aborted when the request's time is up (`http.handler_timeout`): pass it to what the handler
+   * waits for, `fetch(url, { signal: event.signal })`. The service stops waiting for the handler
+   * then, and undoes its transaction; what it does with `db` after that fails.
+   */
+  readonly signal: AbortSignal;
   /** Before: changes what is written. After: changes the response. */
   setFieldValue<K extends keyof T & string>(name: K, value: T[K]): void;
 }
@@ -257,14 +264,21 @@ export async function runAfter(
  */
 export const thrownBy = new WeakMap<object, string>();
 
+/**
+ * Runs user code for `run`: none starts once its request was answered 503 for taking too long, and
+ * none is waited for past that (deadline.ts `untilTimeUp`).
+ */
 async function traced<T>(run: EventRun, when: string, code: { name: string }, call: () => Promise<T> | T): Promise<T> {
+  const what = () =>
+    `${codeName(code)}, ${when === 'before' || when === 'after' ? `${when}_${run.action}` : when} of ${run.model.name}`;
+  assertInTime(run.request);
   try {
-    return await call();
+    return await untilTimeUp(run.request, new Promise<T>((resolve) => resolve(call())), (error) =>
+      run.request.log.error({ err: error }, `${what()} failed after its request's time was up (http.handler_timeout)`),
+    );
   } catch (error) {
-    if (typeof error === 'object' && error !== null && !thrownBy.has(error) && !(error instanceof HttpError)) {
-      const what = when === 'before' || when === 'after' ? `${when}_${run.action}` : when;
-      thrownBy.set(error, `${codeName(code)}, ${what} of ${run.model.name}`);
-    }
+    if (typeof error === 'object' && error !== null && !thrownBy.has(error) && !(error instanceof HttpError))
+      thrownBy.set(error, what());
     throw error;
   }
 }
@@ -397,6 +411,9 @@ function makeEvent(
     ...(run.where ? { where: structuredClone(run.where) } : {}),
     view: { request: run.request },
     db,
+    get signal() {
+      return requestSignal(run.request);
+    },
     setFieldValue(name, value) {
       values[name] = value;
       afterSet(name, value);

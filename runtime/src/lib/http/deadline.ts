@@ -1,8 +1,14 @@
 /**
  * `http.handler_timeout`: a request still unanswered after this many milliseconds (a slow event
- * handler, a query waiting on a lock) is answered 503 with Retry-After. The work goes on (an
- * event handler cannot be stopped from outside), so a transaction asks `assertInTime` before it
- * commits: a request that was already answered 503 writes nothing.
+ * handler, a query waiting on a lock) is answered 503 with Retry-After. An event handler cannot be
+ * stopped from outside, but it is no longer waited for (`untilTimeUp`): its transaction is undone
+ * at once, and what it does after that fails (its transaction has ended), so that a handler that
+ * never returns holds no lock. A probe's handler awaiting a supplier that never answered held
+ * SQLite's writer, and every write of the service failed, for five minutes. Its `signal` is aborted
+ * then (`requestSignal`, `Event.signal`: what a handler passes to fetch). A transaction asks
+ * `assertInTime` before it commits, and before each handler: a request already answered 503
+ * writes nothing, and runs no more handlers (a probe's after handler told a supplier of writes
+ * that were undone).
  *
  * Fastify 5's own `handlerTimeout` is not used: on Node 20 its timer is cleared as soon as a
  * request's body has been read (the request stream's `close`), so it never fires for writes.
@@ -11,6 +17,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../errors.js';
 
 const timedOut = new WeakSet<FastifyRequest>();
+
+/** Per request whose code asked for it, aborted when the request is answered 503 for taking too long. */
+const signals = new WeakMap<FastifyRequest, AbortController>();
+
+/** Marks `request` answered 503 for taking too long, and aborts its signal. */
+function timeUp(request: FastifyRequest): void {
+  timedOut.add(request);
+  signals.get(request)?.abort(handlerTimedOut());
+}
 
 /** Where a reply is in `InFlight` (-1: not there); a decoration, so every reply has the same shape. */
 const SLOT = Symbol('svc.deadlineSlot');
@@ -89,7 +104,7 @@ export function handlerDeadline(app: FastifyInstance, ms: number): RequestDeadli
       if (reply.sent || reply.raw.destroyed) inFlight.remove(reply);
       else if (now - arrived >= ms) {
         inFlight.remove(reply);
-        timedOut.add(reply.request);
+        timeUp(reply.request);
         // A body still arriving is the client's slowness, not the service's: no Retry-After (a
         // probe's body of a byte every two seconds was invited back), and the connection closed,
         // since what is left of the body cannot be read as a next request. (`complete` is false only
@@ -123,6 +138,47 @@ export function handlerDeadline(app: FastifyInstance, ms: number): RequestDeadli
 /** Throws (undoing the transaction) once the request has been answered 503 for taking too long. */
 export function assertInTime(request: FastifyRequest): void {
   if (timedOut.has(request)) throw handlerTimedOut();
+}
+
+/**
+ * Aborted once `request` is answered 503 for taking too long (its reason that 503): what a handler
+ * passes to `fetch` or any other wait of its own, which then ends with the request's time.
+ */
+export function requestSignal(request: FastifyRequest): AbortSignal {
+  let controller = signals.get(request);
+  if (!controller) {
+    controller = new AbortController();
+    if (timedOut.has(request)) controller.abort(handlerTimedOut());
+    signals.set(request, controller);
+  }
+  return controller.signal;
+}
+
+/**
+ * What `work` (user code: an event handler, a processor) gives, or the request's 503 as soon as its
+ * time is up, whichever comes first: its transaction is then undone without waiting for it.
+ * `late`: told of an error `work` throws after that, which nobody waits for any more (not of the
+ * abort it was given).
+ */
+export function untilTimeUp<T>(request: FastifyRequest, work: Promise<T>, late: (error: unknown) => void): Promise<T> {
+  const signal = requestSignal(request);
+  return new Promise<T>((resolve, reject) => {
+    const up = () => reject(signal.reason as Error);
+    if (signal.aborted) up();
+    else signal.addEventListener('abort', up, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', up);
+        resolve(value);
+      },
+      // What the work threw, as it threw it (user code may throw anything).
+      (error: Error) => {
+        signal.removeEventListener('abort', up);
+        if (signal.aborted && error !== signal.reason) late(error);
+        reject(error);
+      },
+    );
+  });
 }
 
 /**

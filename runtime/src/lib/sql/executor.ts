@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { ConfigError, DATABASE_TIMEOUTS, type DatabaseTimeouts } from '../config.js';
-import { DatabaseBusy } from '../database.js';
+import { DatabaseBusy, TransactionEnded } from '../database.js';
 import { startCheckpointer } from './checkpointer.js';
 import { GroupCommit, isGroupable, rollback } from './group-commit.js';
 import { isRetryable, LentClient } from './pg-clients.js';
@@ -89,16 +89,27 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
   const onWriter = new SqliteConnection(writer, onQuery);
   const onReader = new SqliteConnection(reader, onQuery);
 
-  const inTransaction: SqlExecutor = {
-    dialect: 'sqlite',
-    inTransaction: true,
-    all: (q) => Promise.resolve(onWriter.all(q)),
-    run: (q) => Promise.resolve(onWriter.run(q)),
-    runBeforeCommit: (q) => Promise.resolve(void onWriter.run(q)),
-    allThen: (q, then) => Promise.resolve(onWriter.allThen(q, then)),
-    execute: (script) => Promise.resolve(void writer.exec(script)),
-    // Nested transactions join the one that is running.
-    transaction: (work) => work(inTransaction),
+  /**
+   * One transaction's statements on the writer. Once it has ended they fail instead of running:
+   * an event handler left running past its request's time (deadline.ts) would otherwise write
+   * outside any transaction, or inside the next one.
+   */
+  const transactionOnWriter = (): { readonly tx: SqlExecutor; readonly end: () => void } => {
+    let ended = false;
+    const open = <T>(statement: () => T): Promise<T> =>
+      ended ? Promise.reject(new TransactionEnded()) : Promise.resolve(statement());
+    const tx: SqlExecutor = {
+      dialect: 'sqlite',
+      inTransaction: true,
+      all: (q) => open(() => onWriter.all(q)),
+      run: (q) => open(() => onWriter.run(q)),
+      runBeforeCommit: (q) => open(() => void onWriter.run(q)),
+      allThen: (q, then) => open(() => onWriter.allThen(q, then)),
+      execute: (script) => open(() => void writer.exec(script)),
+      // Nested transactions join the one that is running.
+      transaction: (work) => (ended ? Promise.reject(new TransactionEnded()) : work(tx)),
+    };
+    return { tx, end: () => (ended = true) };
   };
 
   // Prepared once: every write is a transaction (its outbox event goes with it), and exec() would
@@ -107,13 +118,16 @@ function openSqlite(file: string, root: string, onQuery: ((sql: string) => void)
   const commit = writer.prepare('COMMIT');
   // A transaction on the writer; the caller holds the lock.
   const immediate = async <T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> => {
+    const { tx, end } = transactionOnWriter();
     begin.run();
     try {
-      const result = await work(inTransaction);
+      const result = await work(tx);
+      end();
       commit.run();
       committed();
       return result;
     } catch (error) {
+      end();
       rollback(writer);
       throw error;
     }
@@ -400,6 +414,12 @@ function literal(client: pg.PoolClient, value: unknown): string {
   throw new Error(`cannot write a ${typeof value} into a statement as a literal`);
 }
 
+/** A transaction on a pooled client: the statements that go with its COMMIT, and whether it has ended. */
+interface OpenTransaction {
+  readonly lastly: Compiled[];
+  ended: boolean;
+}
+
 /** The pool's connections; with the two pipelined ones, what an instance holds (docs/reliability.md). */
 const POOL_SIZE = 10;
 /** What node-postgres's pool says when it gave no connection within `connectionTimeoutMillis`. */
@@ -455,14 +475,19 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
     alone: (q) => retried(() => sent(sendOnPool, q)),
     connect: connected,
   });
-  /** `lastly`: inside a transaction, the statements that go with its COMMIT. */
-  const on = (client: pg.Pool | pg.PoolClient, lastly?: Compiled[]): SqlExecutor => {
-    const transaction = lastly !== undefined;
+  /** `open`: the transaction the statements are in, on `client` (none: each on the pool). */
+  const on = (client: pg.Pool | pg.PoolClient, open?: OpenTransaction): SqlExecutor => {
+    const transaction = open !== undefined;
+    const lastly = open?.lastly;
+    // Once the transaction has ended its client is another's: nothing more is sent on it (an
+    // event handler left running past its request's time, deadline.ts).
+    const ended = () => open?.ended === true;
     const send = client === pool ? sendOnPool : senderOf(client);
     // A statement on its own is a transaction of its own: run again like one (in a transaction,
     // the whole transaction runs again instead). A read of one row by key on its own takes the
     // pipelined connection, a quick page the one for pages, unless it is stalled (pipelined-reads.ts).
     const query = (q: Compiled) => {
+      if (ended()) return Promise.reject(new TransactionEnded());
       if (transaction) return sent(send, q);
       if (q.grouped) return groups.write(q, q.grouped);
       const sender =
@@ -475,6 +500,7 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
       all: async <R>(q: Compiled) => (await query(q)).rows as R[],
       run: async (q) => (await query(q)).rowCount ?? 0,
       runBeforeCommit: async (q) => {
+        if (ended()) throw new TransactionEnded();
         if (lastly) lastly.push(q);
         else await query(q);
       },
@@ -485,9 +511,13 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
           if (next) await tx.runBeforeCommit(next);
           return rows;
         }),
-      execute: async (script) => void (await client.query(script)),
+      execute: async (script) => {
+        if (ended()) throw new TransactionEnded();
+        await client.query(script);
+      },
       // Nested transactions join the one that is running.
-      transaction: (work) => (transaction ? work(executor) : db.transaction(work)),
+      transaction: (work) =>
+        ended() ? Promise.reject(new TransactionEnded()) : transaction ? work(executor) : db.transaction(work),
     };
     return executor;
   };
@@ -496,12 +526,14 @@ function openPostgres(url: string, { onQuery, timeouts = DATABASE_TIMEOUTS }: Sq
     const { client } = lent;
     try {
       await client.query('BEGIN');
+      const open: OpenTransaction = { lastly: [], ended: false };
       try {
-        const lastly: Compiled[] = [];
-        const result = await work(on(client, lastly));
-        await commit(client, lastly, onQuery);
+        const result = await work(on(client, open));
+        open.ended = true;
+        await commit(client, open.lastly, onQuery);
         return result;
       } catch (error) {
+        open.ended = true;
         // A ROLLBACK that failed may have left the transaction open.
         await client.query('ROLLBACK').catch((failed: unknown) => lent.drop(failed));
         throw error;

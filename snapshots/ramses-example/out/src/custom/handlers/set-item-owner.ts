@@ -19,5 +19,11 @@ import type { SetItemOwnerEvent } from '../../events.js';
  * (from '../../lib/errors.js') to refuse the request: everything it did is rolled back.
  * What a handler writes through `event.db` is no event (no webhook, no change feed); through
  * `recorded(event.db)` (from '../../lib/outbox/recorded.js') each write appends its events.
+ * `event.signal` is aborted when the request's time is up (http.handler_timeout): pass it to what
+ * the handler waits for (`fetch(url, { signal: event.signal })`). The service waits no longer
+ * then: it answers 503 and rolls the transaction back, and what the handler does with `event.db`
+ * after that fails. A call to another service belongs in an after handler only if the request must
+ * fail with it; one that must follow the committed change is a webhook or a subscriber (the README's
+ * "Events and webhooks").
  */
 export async function setItemOwner(event: SetItemOwnerEvent): Promise<void> {}
