@@ -315,6 +315,18 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
       kind: 'unique',
       fields: ['email'],
     });
+    // A whole number beyond its field, as a handler's sum makes one: refused naming it on every
+    // engine (SQLite stored a probe's 4294967294 in a 32-bit field; PostgreSQL refused it unnamed).
+    const karma = (await db.author.findUnique({ where: { id: bob['id'] } }))!['karma'];
+    for (const data of [{ karma: 2 ** 32 }, { karma: -(2 ** 31) - 1 }])
+      await expect(db.author.update({ where: { id: bob['id'] }, data })).rejects.toMatchObject({
+        name: 'ConstraintViolation',
+        kind: 'invalid',
+        fields: ['karma'],
+      });
+    expect((await db.author.findUnique({ where: { id: bob['id'] } }))!['karma']).toBe(karma);
+    // A big integer holds it.
+    expect(await db.post.updateMany({ where: { views: 7 }, data: { views: 2 ** 40 } })).toEqual({ count: 2 });
     await expect(db.post.update({ where: { slug: 'ghost' }, data: { title: 'x' } })).rejects.toMatchObject({
       name: 'RecordNotFound',
     });

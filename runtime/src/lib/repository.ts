@@ -3,7 +3,7 @@
  * Client: `findMany({ where, orderBy, skip, take, select, include })`, `create({ data })`, …
  * Routes, handlers (`event.db`) and tests use only this.
  */
-import type { Model, RelationSpec } from './model.js';
+import type { FieldSpec, Model, RelationSpec } from './model.js';
 import type { SearchFilter } from './search.js';
 import { isFilterOperator, type FilterOperator } from './query-operators.js';
 import { text } from './text.js';
@@ -192,6 +192,22 @@ export class ConstraintViolation extends Error {
     super(message);
     this.name = 'ConstraintViolation';
   }
+}
+
+/**
+ * A whole number beyond what its integer field holds, written through a repository (a handler's
+ * `quantity + delta`): refused naming the field on every engine, where PostgreSQL refused it
+ * unnamed and SQLite stored it (a probe's 4294967294 in a 32-bit quantity, served past the
+ * maximum its schema declares).
+ */
+export function checkRange(field: FieldSpec, value: unknown): void {
+  const range = field.range;
+  if (!range || typeof value !== 'number' || (value >= range[0] && value <= range[1])) return;
+  throw new ConstraintViolation(
+    'invalid',
+    [field.name],
+    `${field.name}: ${value} is outside what the field holds (${range[0]} to ${range[1]})`,
+  );
 }
 
 /** A relationship write names objects that do not exist. */

@@ -20,6 +20,7 @@ import {
   type RelationSpec,
 } from '../model.js';
 import {
+  checkRange,
   ConstraintViolation,
   RecordNotFound,
   type FindManyArgs,
@@ -480,8 +481,10 @@ export class MongoRepository<T extends object, Create = Partial<T>, Update = Par
     for (const [name, value] of Object.entries(data)) {
       if (value === undefined) continue;
       const field = this.model.field(name);
-      if (field?.column)
+      if (field?.column) {
+        checkRange(field, value);
         out[this.pathOfColumn(field.column)] = field.primaryKey ? this.keyValue(value) : toMongo(value, field);
+      }
       const relation = this.model.relation(name);
       if (relation?.local)
         out[this.pathOfColumn(relation.foreignKey)] =

@@ -20,7 +20,14 @@ import {
   type ModelRegistry,
   type RelationSpec,
 } from '../model.js';
-import { RecordNotFound, type FindManyArgs, type Include, type Repository, type Where } from '../repository.js';
+import {
+  checkRange,
+  RecordNotFound,
+  type FindManyArgs,
+  type Include,
+  type Repository,
+  type Where,
+} from '../repository.js';
 import type { RecordedWrites, WindowCounter, WindowFields } from '../database.js';
 import { countInWindows, forgetWindows } from './window-counts.js';
 import { newEvent } from '../outbox/event.js';
@@ -983,6 +990,7 @@ export class SqlRepository<T extends object, Create = Partial<T>, Update = Parti
       if (value === undefined) continue;
       const field = this.model.field(name);
       if (field?.column) {
+        checkRange(field, value);
         values[field.column] = toDb(value, field, this.dialect);
         continue;
       }
