@@ -7,7 +7,7 @@
  *
  * One loop per instance: number committed events (PostgreSQL), fan new events out into
  * deliveries, lease the due ones, send them, record what came of it. It runs again at once while
- * a turn leaves a full batch, a few milliseconds after the writes this process answers
+ * a turn fanned out or sent anything, a few milliseconds after the writes this process answers
  * (`committed`), and otherwise every `POLL_MS`; it never runs inside a request.
  */
 import { randomUUID } from 'node:crypto';
@@ -142,7 +142,9 @@ export class Dispatcher {
       const fanned = await deliveries.fanOut(target.name, (type) => target.matches(type), FAN_OUT);
       const claimed = await deliveries.claim(target.name, this.#owner, this.now(), this.leaseMs(), BATCH);
       if (claimed.length) await this.send(target, claimed);
-      busy ||= fanned > 0 || claimed.length === BATCH;
+      // Anything sent may have let an object's next event out (its events go one at a time): look
+      // again at once. Waiting for the poll, a probe's busy object got 4 deliveries a second.
+      busy ||= fanned > 0 || claimed.length > 0;
     }
     if (this.now() - this.#lastPrune > PRUNE_EVERY_MS) await this.prune();
     return busy;
