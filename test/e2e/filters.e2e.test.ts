@@ -383,6 +383,16 @@ describe.each(ENGINES)('filters and bulk writes on %s', (engine) => {
       expect(reply.status, query).toBe(400);
       expect(reply.body.errors[0].field, query).toBe(query.split('=')[0]);
     }
+    // A link's filter names what it takes: the related object's key (a probe's was "not a valid labels of Item").
+    for (const [query, model] of [
+      ['owner=abc', 'Owner'],
+      ['labels=abc', 'Label'],
+    ]) {
+      const reply = await get(query!);
+      expect(reply.body.errors[0].message, query).toBe(
+        `"abc" is not a key of ${model!} (a whole number from -2147483648 to 2147483647)`,
+      );
+    }
   });
 
   it('takes the _pk the API returns wherever a key is written or filtered', async () => {

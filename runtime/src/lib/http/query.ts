@@ -559,6 +559,9 @@ function describe(model: Model, field: FieldSpec): string {
   };
   const range = field.type !== 'list' && field.range ? ` from ${field.range[0]} to ${field.range[1]}` : '';
   if (type === 'choice' && field.choices) return `one of ${field.choices.map(String).join(', ')}`;
+  // A link names the related object by its key (a probe's `?documents=abc` was "not a valid documents of Matter").
+  const related = field.relation ? model.relation(field.relation)?.target : undefined;
+  if (related) return `a key of ${related}${field.storage === 'integer' ? ` (a whole number${range})` : ''}`;
   return words[type] ? `${words[type]}${range}` : `a valid ${field.name} of ${model.name}`;
 }
 
