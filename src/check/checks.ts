@@ -379,11 +379,16 @@ function checkObjectPrincipalsOnCollections(diagnostics: DiagnosticBag, ir: Serv
     // Where the x-ACL guards a nested collection or singular route too, its principal may decide by
     // the parent there (`rule.parent`), which a create through the top-level route that links one
     // gives it too, and grant nothing else there by design (a probe's club admins; a device's
-    // pairing made at /devices/{id}/pairing or at /pairings naming the device).
-    if (ir.routes.some((r) => r.acl === acl.name && (r.kind === 'collection' || r.kind === 'singular') && r.parent))
-      continue;
+    // pairing made at /devices/{id}/pairing or at /pairings naming the device). Only the create:
+    // a list or a change of many at the top-level route has no parent either (a probe's gardeners,
+    // refused their own loans, were told nothing because signups were nested too).
+    const byParent = ir.routes.some(
+      (r) => r.acl === acl.name && (r.kind === 'collection' || r.kind === 'singular') && r.parent,
+    );
     const routes = ir.routes.filter((r) => r.acl === acl.name && r.kind === 'collection' && !r.parent);
-    const served = new Set(routes.flatMap((r) => r.operations.map((o) => o.permission)));
+    const served = new Set(
+      routes.flatMap((r) => r.operations.map((o) => o.permission)).filter((p) => !byParent || p !== 'create'),
+    );
     const onItems = new Set(acl.item.flatMap((e) => (e.principal.kind === 'dynamic' ? [e.principal.name] : [])));
     for (const line of acl.collection) {
       if (line.action !== 'allow' || line.principal.kind !== 'dynamic' || !onItems.has(line.principal.name)) continue;
@@ -403,7 +408,7 @@ function checkObjectPrincipalsOnCollections(diagnostics: DiagnosticBag, ir: Serv
         `x-ACL "${acl.name}": "${line.text}" asks ${principal} without an object on ${where} (a collection has none): a principal that decides by the object, as the item lines use it, grants nothing there, and its callers are refused ${permissions.join(', ')}`,
         {
           span: sources.aclEntries.get(line) ?? sources.acls.get(acl.name),
-          hint: `give ${permissions.join(', ')} on the collection to authenticated${guard}: then the item lines' ${principal}, with its where, keep each list to the caller's own objects; or let ${principal} grant when it is given no object (then say so at the end of the line: # svcgen: ignore SVC2086)`,
+          hint: `give ${permissions.join(', ')} on the collection to authenticated${guard}: then the item lines' ${principal}, with its where, keep each list to the caller's own objects; or let ${principal} grant when it is given no object (then say so at the end of the line: # svcgen: ignore SVC2086)${byParent ? `; where the line is meant for the nested routes the x-ACL also guards (${principal} deciding by the parent there) and ${where} is for admins alone, say that the same way` : ''}`,
         },
       );
     }
