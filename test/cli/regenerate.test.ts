@@ -5,9 +5,9 @@
  * its stubs (reported as unused), and `--check` in a CI script.
  */
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
@@ -252,6 +252,24 @@ describe('regenerating the events fixture', () => {
     // The next run is of this svcgen: nothing more to say.
     writeFileSync(raml, readFileSync(raml, 'utf8').replace('title: Changed', 'title: Changed again'));
     expect((await generate(raml, out)).stderr).not.toContain('svcgen changed since');
+  });
+
+  // The generated README says where a test of one's own goes; a probe's new user could not tell whether it was safe there.
+  it('leaves a test of your own in test/custom/ alone: kept through a change of the API, and no difference to --check', async () => {
+    const { raml, out, schema } = eventsApi();
+    await generate(raml, out);
+    const readme = readFileSync(join(out, 'README.md'), 'utf8');
+    expect(readme).toContain('Tests of your own go in `test/custom/`');
+    const mine = join(out, 'test/custom/projects.test.ts');
+    mkdirSync(dirname(mine), { recursive: true });
+    writeFileSync(mine, "import { it } from 'vitest';\nit('is mine', () => {});\n");
+    expect((await generate(raml, out, '--check')).code).toBe(0);
+    edit(schema('project'), (t) =>
+      t.replace('"max_length": 100 } },\n        "slug"', '"max_length": 120 } },\n        "slug"'),
+    );
+    expect((await generate(raml, out)).code).toBe(0);
+    expect((await generate(raml, out, '--check')).code).toBe(0);
+    expect(readFileSync(mine, 'utf8')).toBe("import { it } from 'vitest';\nit('is mine', () => {});\n");
   });
 
   it('--check in a CI script: passes when up to date, fails with the diff after an API change', async () => {
