@@ -34,14 +34,22 @@ const AUTH = {
  * entry, takes its time, then records another, past its request's time; "hang …" waits for
  * nothing but the request's signal, as a fetch given it would.
  */
-const SLOW_SET_SLUG = `import type { SetSlugEvent } from '../../events.js';
+const SLOW_SET_SLUG = `import { databaseOf } from '../../db/index.js';
+import type { SetSlugEvent } from '../../events.js';
 
 export async function setSlug(event: SetSlugEvent): Promise<void> {
   const name = event.fields.name?.new_value ?? '';
   if (name.startsWith('slow')) {
     await event.db.auditEntry.create({ data: { model: name, action: 'create', count: null } });
     await new Promise((resolve) => setTimeout(resolve, ${SLOW_HANDLER}));
-    await event.db.auditEntry.create({ data: { model: name + ' late', action: 'create', count: null } });
+    const late = (model: string) => ({ data: { model, action: 'create', count: null } });
+    // Through the request's transaction, and through databaseOf(request) as a principal reads.
+    const outcomes = await Promise.allSettled([
+      event.db.auditEntry.create(late(name + ' late')),
+      (async () => databaseOf(event.view.request).auditEntry.create(late(name + ' later')))(),
+    ]);
+    for (const outcome of outcomes) if (outcome.status === 'rejected') console.log('late: ' + String(outcome.reason));
+    for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
   }
   if (name.startsWith('hang')) {
     await new Promise((_, reject) =>
@@ -151,6 +159,7 @@ describe.each(ENGINES)('limits on %s', (engine) => {
     expect(service.output()).toContain(
       engine === 'mongodb' ? 'Use of expired sessions is not permitted' : 'the transaction has ended',
     );
+    expect(service.output()).toMatch(/late: \w*Error: the request took longer than the service allows/);
   }, 30_000);
 
   it('aborts the signal a handler waits on when its request is answered 503, and makes the writes queued behind it', async () => {

@@ -327,6 +327,9 @@ const openTransactions = new WeakMap<FastifyRequest, ServiceDatabase>();
  * waiting for another, held every request up until the pool's timeout (503 to everyone).
  */
 export function requestDatabase(request: AnyRequest, outside: ServiceDatabase): ServiceDatabase {
+  // Once the request was answered 503 its transaction has ended: code still running for it (a
+  // handler nobody waits for) would otherwise write outside any transaction.
+  assertInTime(request as FastifyRequest);
   return openTransactions.get(request as FastifyRequest) ?? outside;
 }
 
