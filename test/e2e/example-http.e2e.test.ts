@@ -440,6 +440,27 @@ describe.each(ENGINES)('ramses-example over HTTP on %s', (engine) => {
       expect([empty.status, empty.body.message]).toEqual([400, 'the request body is empty; send a JSON object']);
     });
 
+    // A probe's DELETE /recipes?title__startswith=Marker with {"id": 96} deleted every marker recipe.
+    it('refuses a DELETE whose body names anything, of one object or of many, and deletes nothing', async () => {
+      const kept = [
+        (await api('POST', '/stories', story('kept by a delete with a body, one'))).body,
+        (await api('POST', '/stories', story('kept by a delete with a body, two'))).body,
+      ];
+      for (const url of [`/stories/${kept[0].id}`, '/stories?name__startswith=kept by a delete'])
+        for (const body of [{ id: kept[1].id }, [kept[1].id]]) {
+          const reply = await api('DELETE', url, body);
+          expect([reply.status, reply.body.message], url).toEqual([
+            400,
+            expect.stringMatching(/^(a DELETE takes no body|the request body)/),
+          ]);
+        }
+      const left = await api('GET', '/stories?name__startswith=kept by a delete');
+      expect(left.body.total).toBe(2);
+      // An empty object is no body: the delete is made.
+      const emptied = await api('DELETE', `/stories/${kept[0].id}`, {});
+      expect([emptied.status, emptied.body.message]).toEqual([200, 'Deleted']);
+    });
+
     it('answers 409 naming the field when a unique value is taken', async () => {
       await api('POST', '/users', user('bob'));
       const sameKey = await api('POST', '/users', user('bob', { email: 'other@example.com' }));
