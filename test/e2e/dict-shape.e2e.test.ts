@@ -142,6 +142,11 @@ describe("a dict field's shape", () => {
       'chapters.markers.1.start',
     ]);
     expect(patched.body['errors'][0].message).toContain(`${number} ${problem}`);
+    // What to do instead, that works: no number field keeps it (a probe's big_integer was told to take it as text).
+    if (number.length > 10)
+      expect(patched.body['message']).toContain(
+        'a whole-number field, a big integer too, keeps one from -9007199254740991 to 9007199254740991',
+      );
     expect((await api('GET', `/episodes/${String(id)}`)).body['chapters']).toEqual({ markers });
   });
 

@@ -351,8 +351,9 @@ function parseJson(
     else if (lossy)
       done(
         badRequest(
-          // Text is the way only for whole numbers past 2^53 (a big_integer's); a decimal refuses text.
-          `the request body's number ${lossy.sent} ${lossy.problem}; ${lossy.problem.includes('2^53') ? 'send it as text where its field keeps such numbers (a big integer), or within range' : 'send one within range'}`,
+          // No number field keeps a whole number past 2^53 (a big_integer's range ends there too):
+          // text is the way only where text is kept (a probe's big_integer was told to take text).
+          `the request body's number ${lossy.sent} ${lossy.problem}; ${lossy.problem.includes('2^53') ? 'a whole-number field, a big integer too, keeps one from -9007199254740991 to 9007199254740991: send one within that, or send it as text where text is kept (a text field, a list or a dict)' : 'send one within range'}`,
           lossy.path.length ? [{ field: lossy.path.join('.'), message: `${lossy.sent} ${lossy.problem}` }] : undefined,
         ),
       );
