@@ -524,7 +524,8 @@ export const codes = {
   SVC2050: {
     severity: 'error',
     title: 'unknown related model',
-    explanation: 'A relationship `document` or foreign key `ref_document` names a model that no resource defines.',
+    explanation:
+      'A relationship `document` or foreign key `ref_document` names a model that no resource defines; or a relationship `document` names one that only its own nested route defines, from the schema of the model its name says (`"docks"` naming `"Dok"` where `/docks` is `Dock`): a misspelt name, which would make a second model and table of the same objects, where the nested route\'s creates go.',
   },
   SVC2051: {
     severity: 'error',

@@ -118,6 +118,34 @@ describe('follow-on errors', () => {
     expect(ir.routes.map((r) => r.path)).toEqual(['/books', '/prizes']);
   });
 
+  // A probe's "docks" naming "Dok", where /docks had its schema: the nested route's creates went to a second table.
+  it('a misspelt document whose model only the nested route defines, from the schema of the model meant, is an error at the document', () => {
+    const nested = `  /{id}:\n    get:\n    /units:\n      get:\n      post:\n        body:\n          application/json:\n            schema: !include unit.json\n`;
+    const { diagnostics, codes } = build({
+      'api.raml': raml(`title: T\n${post('/buildings', 'building.json', nested)}${post('/units', 'unit.json')}`),
+      'building.json': schema({ id, units: relationship('Unti', 'building') }),
+      'unit.json': schema({ id, building_id: foreignKey('Building', 'building.id', 'id_field') }),
+    });
+    const misnamed = diagnostics.filter((d) => d.code === 'SVC2050');
+    expect(misnamed.map((d) => [d.severity, d.message, d.hint])).toEqual([
+      [
+        'error',
+        'Building.units names "Unti" as its document, a model no collection defines: only its nested route does, from unit.json, the schema of Unit, so its objects would be stored apart from Unit\'s',
+        'did you mean "document": "Unit"?',
+      ],
+    ]);
+    const span = misnamed[0]!.span!;
+    expect(span.source.text.slice(span.start, span.end)).toBe('"Unti"');
+    // Named right, it is one model, and no error.
+    const right = build({
+      'api.raml': raml(`title: T\n${post('/buildings', 'building.json', nested)}${post('/units', 'unit.json')}`),
+      'building.json': schema({ id, units: relationship('Unit', 'building') }),
+      'unit.json': schema({ id, building_id: foreignKey('Building', 'building.id', 'id_field') }),
+    });
+    expect(right.codes.filter((c) => c.startsWith('SVC2050') || c.startsWith('SVC2110'))).toEqual([]);
+    expect(codes).toContain('SVC2050');
+  });
+
   it('a misspelt document on a relationship with a nested route is reported at the document, with the model meant', () => {
     const nested = `  /{id}:\n    get:\n    /units:\n      get:\n      post:\n        body:\n          application/json:\n            schema: !include unit.json\n`;
     const { diagnostics } = build({

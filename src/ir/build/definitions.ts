@@ -84,6 +84,34 @@ export function reportMissingModels(ctx: DefinitionContext, root: PathNode): voi
 }
 
 /**
+ * A relationship whose `document` names a model that no collection of its own defines, only the
+ * nested route below it, from the schema of the model its name says (`docks` naming `"Dok"`, read
+ * from the schema of `/docks`'s `Dock`): a misspelt name, which made a second model and table of
+ * docks, where the nested route's creates went, unseen at `/docks` (a probe's; a warning that the
+ * schema defined two models was all it said).
+ */
+export function reportMisnamedDocuments(ctx: DefinitionContext, root: PathNode): void {
+  const collections = new Set(
+    [...walk(root)].flatMap(({ node, parent }) =>
+      node.param === null && parent.param === null ? [modelNameOf(node.segment)] : [],
+    ),
+  );
+  for (const draft of ctx.models.values())
+    for (const field of draft.fields) {
+      const document = field.relationship?.document;
+      const named = modelNameOf(field.field.name);
+      if (!document || document === named || collections.has(document)) continue;
+      const [typed, meant] = [ctx.models.get(document), ctx.models.get(named)];
+      if (!typed || !meant || typed.schemaFile !== meant.schemaFile) continue;
+      ctx.diagnostics.report(
+        'SVC2050',
+        `${draft.name}.${field.field.name} names "${document}" as its document, a model no collection defines: only its nested route does, from ${meant.schemaFile}, the schema of ${named}, so its objects would be stored apart from ${named}'s`,
+        { span: field.relationship.documentSpan, hint: `did you mean "document": "${named}"?` },
+      );
+    }
+}
+
+/**
  * A relationship named like the missing model's collection (`units`, for `Unit`) whose `document`
  * names another model (`"Unti"`) that a schema defines: the nested route below it read its schema
  * as that model's, and the model the URL names is left without one.

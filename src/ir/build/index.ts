@@ -12,7 +12,7 @@ import type { RamlApi } from '../../raml/model.js';
 import { didYouMean } from '../../util/suggest.js';
 import { slug } from '../naming.js';
 import type { Acl, EventBinding, Field, Model, Route, ServiceIR, UserFunction } from '../types.js';
-import { defineModels, reportMissingModels } from './definitions.js';
+import { defineModels, reportMisnamedDocuments, reportMissingModels } from './definitions.js';
 import { readEventHandlers } from './events.js';
 import { reportUnknownRequired, warnOfDocumentationOnly, type ModelDraft, type NameList } from './models.js';
 import { pathTree, ROUTER_SYNTAX, ROUTER_SYNTAX_MEANS } from './paths.js';
@@ -49,6 +49,7 @@ export function buildIr(api: RamlApi, diagnostics: DiagnosticBag, options: Build
     addLoginNameModel(diagnostics, models, schemes.span);
   }
   reportMissingModels(definitions, tree);
+  reportMisnamedDocuments(definitions, tree);
   resolveRelationships({ diagnostics, models, poisoned });
   checkStorageNames(diagnostics, models);
   const uniques = new Map<string, (readonly string[])[]>();
