@@ -565,6 +565,17 @@ ${body('team.json', '        ')}`;
     expect(hints({ level: { _db_settings: { type: 'smallint' } } })).toEqual([
       ['SVC2005', 'svcgen calls it `small_integer`'],
     ]);
+    // As Ramses read it: a type left out, null or empty is a string (a porting probe's "" was an error).
+    for (const settings of [{}, { type: null }, { type: '' }])
+      expect(hints({ notes: { _db_settings: settings } }), JSON.stringify(settings)).toEqual([]);
+    // Ramses' column name, where it is another: said (a porting probe's was dropped without a word).
+    expect(hints({ notes: { _db_settings: { type: 'text', name: 'ride_notes' } } })).toEqual([
+      [
+        'SVC2012',
+        'to keep reading a Ramses database\'s "ride_notes", name the property "ride_notes"; else copy the values into "notes" (docs/migrating-from-ramses.md)',
+      ],
+    ]);
+    expect(hints({ notes: { _db_settings: { type: 'text', name: 'notes' } } })).toEqual([]);
     // An object's inherited names are no type (they were taken as one, silently).
     for (const type of ['constructor', '__proto__', 'toString'])
       expect(

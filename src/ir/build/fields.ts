@@ -368,7 +368,8 @@ export function readField(
 }
 
 function readType(ctx: FieldContext, name: string, entry: YEntry | undefined): FieldType | undefined {
-  if (!entry || (isScalar(entry.value) && entry.value.value === null)) return 'string';
+  // Ramses read a type left out, null or empty as a string (a porting probe's `"type": ""` was an error).
+  if (!entry || (isScalar(entry.value) && (entry.value.value === null || entry.value.value === ''))) return 'string';
   if (!isScalar(entry.value) || typeof entry.value.value !== 'string') {
     ctx.diagnostics.report('SVC2005', `the type of "${name}" must be a type name`, { span: entry.value.span });
     return undefined;
@@ -847,11 +848,29 @@ class SettingsReader {
     return { value, span: e?.value.span ?? this.settings.span };
   }
 
+  /**
+   * Ramses' column name (SQLAlchemy's `name`), where it is not the property's: svcgen names the
+   * column after the property, and a team that copies a Ramses database by its columns would find
+   * the values under another name (a porting probe's was dropped without a word).
+   */
+  private reportColumnName(e: YEntry): void {
+    if (!isScalar(e.value) || typeof e.value.value !== 'string' || e.value.text === this.field) return;
+    this.ctx.diagnostics.report(
+      'SVC2012',
+      `"name" of "${this.field}" names its column "${e.value.text}", as Ramses' database has it: svcgen names the column "${this.field}", after the property`,
+      {
+        span: e.key.span,
+        hint: `to keep reading a Ramses database's "${e.value.text}", name the property "${e.value.text}"; else copy the values into "${this.field}" (docs/migrating-from-ramses.md)`,
+      },
+    );
+  }
+
   /** Parameters that mean nothing for this type are reported (a warning: Ramses ignored them). */
   reportUnknown(): void {
     const known = new Set([...COMMON_SETTINGS, ...(SETTINGS_BY_TYPE[this.type] ?? [])]);
     for (const e of this.settings.entries) {
       const key = e.key.text;
+      if (key === 'name') this.reportColumnName(e);
       if (known.has(key) || IGNORED_SETTINGS.has(key) || (this.type === 'relationship' && key.startsWith('backref_')))
         continue;
       // `write_once` too: svcgen's own rule, written as other frameworks name theirs.
