@@ -326,7 +326,8 @@ class Expander {
     const values: ParameterValues = { given: ref.params, reserved, passThrough, what, appliedAt: ref.nameNode.span };
     const use = new ParameterUse(values, this.diagnostics);
     const copy = this.copy(body, use);
-    for (const [name, keyNode] of ref.paramKeys) {
+    // A template whose file could not be read (reported) says nothing of the parameters it uses.
+    for (const [name, keyNode] of isAlreadyReported(body) ? [] : ref.paramKeys) {
       if (!use.used.has(name) && !mentions(body, name)) {
         this.diagnostics.report('SVC1205', `parameter "${name}" is not used by ${what}`, { span: keyNode.span });
       }

@@ -8,7 +8,7 @@ import type { DiagnosticBag } from '../diagnostics/diagnostic.js';
 import { basename } from 'node:path';
 import { positionAt, span as makeSpan, type Span } from '../diagnostics/source.js';
 import type { ScalarValue, YScalar } from '../load/ynode.js';
-import { didYouMean } from '../util/suggest.js';
+import { closest, didYouMean } from '../util/suggest.js';
 import { coreScalar } from '../load/core-schema.js';
 
 const PARAMETER = /<<([^<>]*?)>>/g;
@@ -139,13 +139,26 @@ export class ParameterUse {
   reportMissing(name: string, at: Span): void {
     if (this.#missingReported.has(name)) return;
     this.#missingReported.add(name);
-    const candidates = [...this.values.given.keys(), ...this.values.reserved.keys()];
+    const reserved = closest(name, [...this.values.reserved.keys()]);
+    if (reserved !== undefined) {
+      // A misspelt built-in parameter (`<<resourcePathname>>`) is the template's mistake: said there,
+      // once, not at each use of it (a porting probe's six).
+      if (once(this.diagnostics, `${at.source.path}:${at.start}`))
+        this.diagnostics.report('SVC1204', `parameter "${name}" has no value: it is no built-in parameter`, {
+          span: at,
+          hint: `did you mean \`<<${reserved}>>\`?`,
+        });
+      return;
+    }
+    const given = closest(name, [...this.values.given.keys()]);
     const usedAt = positionAt(at.source, at.start);
     this.diagnostics.report('SVC1204', `${this.values.what} needs a value for parameter "${name}"`, {
       span: this.values.appliedAt,
       hint:
-        didYouMean(name, candidates) ??
-        `it is used at ${basename(at.source.path)}:${usedAt.line}:${usedAt.column}${passItAs(this.values.what, name)}`,
+        // The use's misspelling: the name it gave is the one to change (its hint read "did you mean `shema`?").
+        given !== undefined
+          ? `it is given "${given}": did you mean "${name}"?`
+          : `it is used at ${basename(at.source.path)}:${usedAt.line}:${usedAt.column}${passItAs(this.values.what, name)}`,
     });
   }
 
@@ -198,4 +211,16 @@ function subSpan(at: Span, text: string, offset: number, length: number): Span {
   if (written === text) return makeSpan(at.source, at.start + offset, at.start + offset + length);
   const found = written.indexOf(text.slice(offset, offset + length));
   return found >= 0 ? makeSpan(at.source, at.start + found, at.start + found + length) : at;
+}
+
+/** Per run (its diagnostics), the template places already reported: a template is applied once per use. */
+const reportedPlaces = new WeakMap<DiagnosticBag, Set<string>>();
+
+/** Whether `place` is reported for the first time in this run (and marks it reported). */
+function once(diagnostics: DiagnosticBag, place: string): boolean {
+  let places = reportedPlaces.get(diagnostics);
+  if (!places) reportedPlaces.set(diagnostics, (places = new Set()));
+  if (places.has(place)) return false;
+  places.add(place);
+  return true;
 }

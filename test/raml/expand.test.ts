@@ -203,6 +203,47 @@ resourceTypes:
       'SVC1204 resource type "c" needs a value for parameter "thing"',
     ]);
   });
+
+  // A porting probe's type file said <<resourcePathname>>, and each of its six uses was told.
+  it('reports a misspelt built-in parameter once, in the template, with the name meant', () => {
+    const result = readFiles({
+      'api.raml': raml(
+        'title: T\nresourceTypes:\n  - c: { description: List <<resourcePathname>> }\n/a:\n  type: c\n/b:\n  type: c\n',
+      ),
+    });
+    expect(result.diagnostics.map((d) => [d.code, d.message, d.hint])).toEqual([
+      [
+        'SVC1204',
+        'parameter "resourcePathname" has no value: it is no built-in parameter',
+        'did you mean `<<resourcePathName>>`?',
+      ],
+    ]);
+    const span = result.diagnostics[0]!.span!;
+    expect(span.source.text.slice(span.start, span.end)).toContain('<<resourcePathname>>');
+  });
+
+  // A porting probe's tab in an included type file brought six warnings that its parameters were unused.
+  it('says nothing of the parameters of a template whose file could not be read', () => {
+    const result = readFiles({
+      'api.raml': raml('title: T\nresourceTypes:\n  - c: !include types/c.raml\n/a:\n  type: { c: { schema: x } }\n'),
+      'types/c.raml': 'description: <<schema>>\nget:\n\tdescription: x\n',
+    });
+    const found = result.diagnostics.map((d) => d.code);
+    expect(found).toContain('SVC1004');
+    expect(found).not.toContain('SVC1205');
+  });
+
+  // Its hint read "did you mean `shema`?", the use's own misspelling.
+  it('says of a parameter the use misspelt which name it gave, and the one meant', () => {
+    const result = readFiles({
+      'api.raml': raml(
+        'title: T\nresourceTypes:\n  - c: { description: <<schema>> }\n/a:\n  type: { c: { shema: x } }\n',
+      ),
+    });
+    expect(result.diagnostics.filter((d) => d.code === 'SVC1204').map((d) => [d.message, d.hint])).toEqual([
+      ['resource type "c" needs a value for parameter "schema"', 'it is given "shema": did you mean "schema"?'],
+    ]);
+  });
 });
 
 describe('the default media type', () => {
