@@ -131,7 +131,12 @@ export class ParameterUse {
     const ref = whole ? parseReference(whole[1]!) : undefined;
     if (!ref || !('name' in ref) || ref.fn !== undefined || this.values.passThrough.has(ref.name)) return undefined;
     const given = this.values.given.get(ref.name);
-    if (given?.includedFile === undefined && given?.alreadyReported === undefined) return undefined;
+    if (given === undefined) return undefined;
+    // So with a plain value that reads the same once substituted (`schema: rides`): what is said of
+    // it points at the use that wrote it, not at the template (a porting probe's undeclared schema
+    // was reported at the type file, once per resource, naming none).
+    const same = node.style === 'plain' && given.value === coreScalar(given.text);
+    if (given.includedFile === undefined && given.alreadyReported === undefined && !same) return undefined;
     this.used.add(ref.name);
     return given;
   }

@@ -222,6 +222,19 @@ resourceTypes:
     expect(span.source.text.slice(span.start, span.end)).toContain('<<resourcePathname>>');
   });
 
+  // A porting probe's undeclared schema, passed to a resource type, was reported in the type, once per use, naming none.
+  it('reports what is wrong with a value passed to a template where the use wrote it', () => {
+    const result = readFiles({
+      'api.raml': raml(
+        'title: T\nresourceTypes:\n  - c: { post: { body: { application/json: { schema: <<schema>> } } } }\n/rides:\n  type: { c: { schema: rids } }\n/bikes:\n  type: { c: { schema: bikes } }\n',
+      ),
+    });
+    const unknown = result.diagnostics.filter((d) => d.code === 'SVC1118');
+    expect(unknown.map((d) => d.span!.source.text.slice(d.span!.start, d.span!.end))).toEqual(['rids', 'bikes']);
+    expect(unknown.map((d) => d.span!.source.path.endsWith('api.raml'))).toEqual([true, true]);
+    expect(unknown[0]!.span!.start).toBeGreaterThan(result.diagnostics[0]!.span!.source.text.indexOf('/rides'));
+  });
+
   // A porting probe's tab in an included type file brought six warnings that its parameters were unused.
   it('says nothing of the parameters of a template whose file could not be read', () => {
     const result = readFiles({
