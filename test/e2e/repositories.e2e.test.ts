@@ -308,6 +308,19 @@ describe.each(ENGINES)('the repositories on %s', (engine) => {
       kind: 'unique',
       fields: ['email'],
     });
+    // Keys have gaps as the generated README says: the create refused above used one up on
+    // PostgreSQL and MongoDB, not on SQLite (a probe's scripts met other keys on the two engines after a 409).
+    const before = await db.author.create({
+      data: { name: 'Gap 1', email: 'gap1@example.com', joined_at: '2026-01-03T00:00:00Z' },
+    });
+    await expect(
+      db.author.create({ data: { name: 'Gap 2', email: 'gap1@example.com', joined_at: '2026-01-03T00:00:00Z' } }),
+    ).rejects.toMatchObject({ name: 'ConstraintViolation', kind: 'unique' });
+    const after = await db.author.create({
+      data: { name: 'Gap 3', email: 'gap3@example.com', joined_at: '2026-01-03T00:00:00Z' },
+    });
+    expect((after['id'] as number) - (before['id'] as number)).toBe(engine === 'sqlite' ? 1 : 2);
+    await db.author.deleteMany({ where: { email: { in: ['gap1@example.com', 'gap3@example.com'] } } });
     await expect(
       db.author.update({ where: { id: bob['id'] }, data: { email: 'ada@example.com' } }),
     ).rejects.toMatchObject({
