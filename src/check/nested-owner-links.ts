@@ -22,13 +22,23 @@ export function checkNestedOwnerLinks(diagnostics: DiagnosticBag, ir: ServiceIR,
     if (!model || !parent || !link || !field?.readOnly) continue;
     const line = memberCreateLine(ir, route);
     if (!line) continue;
+    // svcgen cannot read what a handler sets: where one runs before creates, it may be the one
+    // that closes this, as the hint advises (a probe's did, and was told of a hole all the same).
+    const handlers = model.eventHandlers
+      .filter((e) => e.phase === 'before' && e.action === 'create')
+      .flatMap((e) => e.handlers);
+    const unless = handlers.length
+      ? `, unless its before_create handler (${handlers.join(', ')}) sets "${field.name}"`
+      : '';
     diagnostics.report(
       'SVC2113',
-      `POST ${route.ramlPath} gives each new ${model.name} the ${parent.name} its URL names as "${field.name}", which is read-only, and its x-ACL lets members create below any ${parent.name} ("${line.text}"): they choose the ${field.name} the schema keeps from them`,
+      `POST ${route.ramlPath} gives each new ${model.name} the ${parent.name} its URL names as "${field.name}", which is read-only, and its x-ACL lets members create below any ${parent.name} ("${line.text}"): they choose the ${field.name} the schema keeps from them${unless}`,
       {
         // At the link, in a schema: `_svcgen_ignore` there silences it where a handler sets the link.
         span: sources.fields.get(`${model.name}.${field.name}`) ?? sources.routes.get(route.path),
-        hint: `let the x-ACL decide creates by the parent (a {{principal}} line that reads rule.parent, before "${line.text}"), or set "${field.name}" in a before_create handler (a create below another ${parent.name} is then refused), or take post off ${route.ramlPath}`,
+        hint: handlers.length
+          ? `if ${handlers.join(', ')} sets "${field.name}" (a create below another ${parent.name} is then refused), say so with "_svcgen_ignore": ["SVC2113"] at the root of ${model.name}'s schema; else let the x-ACL decide creates by the parent (a {{principal}} line that reads rule.parent, before "${line.text}"), or take post off ${route.ramlPath}`
+          : `let the x-ACL decide creates by the parent (a {{principal}} line that reads rule.parent, before "${line.text}"), or set "${field.name}" in a before_create handler (a create below another ${parent.name} is then refused), or take post off ${route.ramlPath}`,
       },
     );
   }

@@ -19,6 +19,16 @@ describe('a nested create that picks a read-only link (SVC2113)', () => {
     ]);
   });
 
+  // A probe's handler set the link as the hint said, and the warning still said members choose it.
+  it('says, where a before_create handler runs, that the handler may be what sets the link, and how to say so', () => {
+    const handled = (t: string) =>
+      t.replace('"type": "object",', '"type": "object",\n  "_event_handlers": { "before_create": ["set_speaker"] },');
+    expect(handled(original('proposal.json'))).not.toBe(original('proposal.json'));
+    expect(said(undefined, handled)).toEqual([
+      'POST /speakers/{id}/proposals gives each new Proposal the Speaker its URL names as "speaker", which is read-only, and its x-ACL lets members create below any Speaker ("allow authenticated view, create"): they choose the speaker the schema keeps from them, unless its before_create handler (set_speaker) sets "speaker"',
+    ]);
+  });
+
   it('is not said where the link is not read-only, or the nested route creates nothing', () => {
     expect(said(undefined, (t) => t.replace('"readOnly": true,', ''))).toEqual([]);
     const withoutPost = (t: string) =>
