@@ -326,7 +326,7 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
     ['biginteger', { type: ['integer', 'null'], _db_settings: { type: 'biginteger' } }, '-3000000000'],
   ])(
     'a %s beyond the range of an integer fails the migration on both engines, and nothing of it is applied',
-    async (_, field, big) => {
+    async (from, field, big) => {
       const first = { items: { id: pk, size: field } };
       const second = { items: { id: pk, size: { type: ['integer', 'null'], _db_settings: { type: 'integer' } } } };
       const db = await evolve(engine, first, first, `insert into "item" ("size") values (12), (${big});`);
@@ -337,7 +337,10 @@ describe.each(['sqlite', 'postgres'] as const)('migration SQL on %s', (engine) =
       await expect(db.migrate(migrationSql(diff.changes)[engine])).rejects.toThrow(
         engine === 'sqlite'
           ? /Item\.size: a stored value is outside the range of integer \(-2147483648 to 2147483647\) \(find them: select \* from "item" where "size" is not null and cast\("size" as integer\) not between -2147483648 and 2147483647\)/
-          : /out of range/,
+          : // A number is named with a lookup PostgreSQL 15 runs (a probe's had pg_input_is_valid, of 16, alone).
+            from === 'biginteger'
+            ? /Item\.size: a stored value is outside the range of integer \(-2147483648 to 2147483647\) \(find them: select \* from "item" where "size" not between -2147483648 and 2147483647\)/
+            : /out of range/,
       );
       expect((await db.rows('select "size" from "item" order by "id"')).map((r) => String(r['size']))).toEqual([
         '12',

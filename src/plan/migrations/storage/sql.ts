@@ -350,14 +350,40 @@ function failIfAnyOn(
  * number, which the service then served but refused in a filter or a write (a probe's migration
  * said it would fail, and did not). It fails as PostgreSQL's cast does, naming the field.
  */
-function rangeGuard(table: StoredTable, before: StoredColumn, after: StoredColumn): string[] {
+function rangeGuard(
+  table: StoredTable,
+  before: StoredColumn,
+  after: StoredColumn,
+  dialect: Dialect = 'sqlite',
+): string[] {
   const range = narrowedRange(before, after);
   if (range === undefined) return [];
   const [least, most] = range;
-  const value = q(before.name);
   const rule = `${table.model}.${after.name}: a stored value is outside the range of ${after.type} (${least} to ${most})`;
-  return failIfAny(table, `${value} is not null and cast(${value} as integer) not between ${least} and ${most}`, rule);
+  if (dialect === 'sqlite') {
+    const value = q(before.name);
+    return failIfAny(
+      table,
+      `${value} is not null and cast(${value} as integer) not between ${least} and ${most}`,
+      rule,
+    );
+  }
+  // PostgreSQL's cast fails by itself, naming no row, with a lookup for PostgreSQL 16 alone (a
+  // probe's 15 had none): a number is checked first, by a condition any version runs.
+  if (!NUMBER_COLUMNS.has(before.postgres.replace(/\(.*\)$/, ''))) return [];
+  const value = guarded(before, after, 'postgres');
+  return failIfAnyOn('postgres', table, before, after, `${value} not between ${least} and ${most}`, rule);
 }
+
+/** The column types of numbers, whose values PostgreSQL compares with an integer's bounds. */
+const NUMBER_COLUMNS: ReadonlySet<string> = new Set([
+  'smallint',
+  'integer',
+  'bigint',
+  'numeric',
+  'real',
+  'double precision',
+]);
 
 /** The bits of a 16- and a 32-bit integer column's values, but for the sign. */
 const SIGNED_BITS: Readonly<Record<string, number>> = { smallint: 15, integer: 31 };
@@ -514,6 +540,7 @@ function alterPostgres(
     if (aspects.has('type'))
       out.push(
         ...fractionGuard(table, before, after),
+        ...rangeGuard(table, before, after, 'postgres'),
         ...decimalGuard(table, before, after, 'postgres'),
         ...lengthGuard(table, before, after, 'postgres'),
         alterType(t, col, before, after, table),
