@@ -283,7 +283,7 @@ function checkChange(
           : checked
             ? 'on SQLite and PostgreSQL a value that does not fit makes the migration fail, and nothing of it is applied; MongoDB keeps it as it is'
             : 'on PostgreSQL a value that does not fit makes the migration fail; SQLite and MongoDB keep it as it is'
-      })`,
+      })${checked ? fewerDecimals(a, b) : ''}`,
       hint: narrowingHint(a, b),
     });
   }
@@ -325,6 +325,20 @@ function columnWords(column: StoredColumn): string {
 }
 
 /** How to keep the values a narrowing would not hold: for an integer into a decimal, the precision that holds them all. */
+/**
+ * Of a decimal given fewer decimals: that a stored value with more is not rounded, as a new write
+ * is, but stops the migration (a probe read "converted" and expected rounding), and how to round them.
+ */
+function fewerDecimals(a: StoredColumn, b: StoredColumn): string {
+  const scale = (type: string) => /^numeric\(\d+, (\d+)\)$/.exec(type)?.[1];
+  const [had, has] = [scale(a.postgres), scale(b.postgres)];
+  if (has === undefined || !['numeric', 'real', 'double precision'].includes(a.postgres.replace(/\(.*\)$/, '')))
+    return '';
+  if (had !== undefined && Number(had) <= Number(has)) return '';
+  const decimals = `${has} decimal${has === '1' ? '' : 's'}`;
+  return `; a stored value with more than ${decimals} is not rounded, as a new write is: it stops the migration (round them first, to ${decimals})`;
+}
+
 function narrowingHint(a: StoredColumn, b: StoredColumn): string {
   const otherwise = 'keep the type, or run generate with --allow-data-loss to convert';
   const intDigits = INTEGER_DIGITS[a.postgres];
