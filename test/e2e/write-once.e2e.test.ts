@@ -195,8 +195,12 @@ describe.each(ENGINES)('a write-once field (%s)', (engine) => {
     const refused = await api('DELETE', `/teams/${blues}`, undefined, as('ben'));
     expect(refused.status, refused.text).toBe(403);
     expect(refused.body.errors).toEqual([
-      { field: 'players', message: `unlinks Player ${player}, which you may not change (its team is write-once)` },
+      { field: 'players', message: `unlinks Player ${player}, whose team is write-once: only an admin empties it` },
     ]);
+    // Said as the link's rule, not as a right on the player (a probe's member was told she may not change her own sign-up).
+    expect(refused.body.message).toContain(
+      `empty the team of Player ${player}, which this delete would unlink: it is write-once, which only an admin changes`,
+    );
     expect((await stored()).team).toBe(blues);
     const empty = (await api('POST', '/teams', { name: 'Greens' }, as('ben'))).body.id as number;
     expect((await api('DELETE', `/teams/${empty}`, undefined, as('ben'))).status).toBe(200);

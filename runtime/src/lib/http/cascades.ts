@@ -81,10 +81,14 @@ export function cascadeJudge(policy: Policy, request: FastifyRequest): CascadeJu
     refusal(refused) {
       // An object unlinked (a link nullified) is changed, not taken: said as such (a probe was told
       // of a card it would keep that the delete "would take with it").
+      // A write-once link is no right of the caller's on the object: said as the link's rule (a
+      // probe's member was told she may not change her own sign-up).
       const acts = refused.map((r) =>
         r.deleted
           ? `delete ${describe(r)}, which this delete would take with it`
-          : `change ${describe(r)}, which this delete would unlink${r.fixed ? ` (its ${r.fixed} is write-once)` : ''}`,
+          : r.fixed
+            ? `empty the ${r.fixed} of ${describe(r)}, which this delete would unlink: it is write-once, which only an admin changes`
+            : `change ${describe(r)}, which this delete would unlink`,
       );
       const error = policy.refusal(request, acts.join(', nor '));
       return new HttpError(
@@ -92,7 +96,9 @@ export function cascadeJudge(policy: Policy, request: FastifyRequest): CascadeJu
         error.message,
         refused.map((r) => ({
           field: r.field,
-          message: `${r.deleted ? 'deletes' : 'unlinks'} ${describe(r)}, which you may not ${r.deleted ? 'delete' : 'change'}${r.fixed ? ` (its ${r.fixed} is write-once)` : ''}`,
+          message: r.fixed
+            ? `unlinks ${describe(r)}, whose ${r.fixed} is write-once: only an admin empties it`
+            : `${r.deleted ? 'deletes' : 'unlinks'} ${describe(r)}, which you may not ${r.deleted ? 'delete' : 'change'}`,
         })),
         error.headers,
       );
