@@ -147,12 +147,12 @@ export class ParameterUse {
     const reserved = closest(name, [...this.values.reserved.keys()]);
     if (reserved !== undefined) {
       // A misspelt built-in parameter (`<<resourcePathname>>`) is the template's mistake: said there,
-      // once, not at each use of it (a porting probe's six).
-      if (once(this.diagnostics, `${at.source.path}:${at.start}`))
-        this.diagnostics.report('SVC1204', `parameter "${name}" has no value: it is no built-in parameter`, {
-          span: at,
-          hint: `did you mean \`<<${reserved}>>\`?`,
-        });
+      // not at each use of it (a porting probe's six). Each use says it alike, at the same place,
+      // and a run's diagnostics keep one of those (sortDiagnostics).
+      this.diagnostics.report('SVC1204', `parameter "${name}" has no value: it is no built-in parameter`, {
+        span: at,
+        hint: `did you mean \`<<${reserved}>>\`?`,
+      });
       return;
     }
     const given = closest(name, [...this.values.given.keys()]);
@@ -216,16 +216,4 @@ function subSpan(at: Span, text: string, offset: number, length: number): Span {
   if (written === text) return makeSpan(at.source, at.start + offset, at.start + offset + length);
   const found = written.indexOf(text.slice(offset, offset + length));
   return found >= 0 ? makeSpan(at.source, at.start + found, at.start + found + length) : at;
-}
-
-/** Per run (its diagnostics), the template places already reported: a template is applied once per use. */
-const reportedPlaces = new WeakMap<DiagnosticBag, Set<string>>();
-
-/** Whether `place` is reported for the first time in this run (and marks it reported). */
-function once(diagnostics: DiagnosticBag, place: string): boolean {
-  let places = reportedPlaces.get(diagnostics);
-  if (!places) reportedPlaces.set(diagnostics, (places = new Set()));
-  if (places.has(place)) return false;
-  places.add(place);
-  return true;
 }

@@ -26,6 +26,8 @@ const TICKET_INI_SETTINGS: Readonly<Record<string, string>> = {
   reissue_time: 'auth.reissue_time',
 };
 
+const HOST_ONLY = 'the cookie is always host-only (no Domain), so that no other host of the domain receives it';
+
 /**
  * Pyramid's cookie settings that svcgen decides by itself, and how: a Ramses user's `secure: true`
  * was asked whether it meant `secret`.
@@ -35,9 +37,9 @@ const TICKET_DECIDED: Readonly<Record<string, string>> = {
     'svcgen sets the cookie Secure on requests that came over HTTPS (behind a proxy, with http.trust_proxy), and always with auth.cookie_host_prefix',
   samesite: 'the cookie is always SameSite=Lax, and writes from other sites are refused (403)',
   path: 'the cookie is always Path=/ and host-only',
-  domain: 'the cookie is always host-only (no Domain), so that no other host of the domain receives it',
-  wild_domain: 'the cookie is always host-only (no Domain), so that no other host of the domain receives it',
-  parent_domain: 'the cookie is always host-only (no Domain), so that no other host of the domain receives it',
+  domain: HOST_ONLY,
+  wild_domain: HOST_ONLY,
+  parent_domain: HOST_ONLY,
   max_age: 'the cookie lives as long as its ticket: set auth.timeout in service.ini',
 };
 

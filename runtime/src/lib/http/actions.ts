@@ -14,6 +14,7 @@ import type { Services } from './services.js';
 import { create, deleteObject, update } from './writes.js';
 import { takeEmbeddedLinks } from './embedded-links.js';
 import { HttpError } from '../errors.js';
+import { isObject } from './relinks.js';
 
 export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
@@ -88,12 +89,8 @@ async function options(ctx: RouteContext, request: FastifyRequest): Promise<void
  */
 function withoutBody(request: FastifyRequest): FastifyRequest {
   const body = request.body;
-  if (body === undefined || body === null || (isRecord(body) && Object.keys(body).length === 0)) return request;
+  if (body === undefined || body === null || (isObject(body) && Object.keys(body).length === 0)) return request;
   throw new HttpError(400, 'a DELETE takes no body: it deletes what its URL and query select; send none', [
     { field: 'body', message: 'is not read by a DELETE' },
   ]);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && !Array.isArray(value);
 }

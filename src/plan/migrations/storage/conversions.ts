@@ -51,9 +51,18 @@ const CASTS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** `varchar(20)` as `varchar`, `numeric(10, 2)` as `numeric`. */
-function family(type: string): string {
+export function family(type: string): string {
   return type.replace(/\(.*\)$/, '');
 }
+
+/** The digits of a decimal column (`numeric(10, 2)`: 10, 2 after the point); undefined for any other type. */
+export function decimalDigits(type: string): { readonly precision: number; readonly scale: number } | undefined {
+  const found = /^numeric\((\d+), (\d+)\)$/.exec(type);
+  return found ? { precision: Number(found[1]), scale: Number(found[2]) } : undefined;
+}
+
+/** The column types of numbers with a fraction: a decimal (of any digits) and a float. */
+export const FRACTIONAL: ReadonlySet<string> = new Set(['numeric', 'real', 'double precision']);
 
 /**
  * Whether the stored values of a column can be converted to the other's type at all. A time is no

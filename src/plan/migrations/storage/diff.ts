@@ -7,7 +7,15 @@
 import { uniquesChanged } from './uniques.js';
 import { linkRenames } from './links.js';
 import { sqliteRefusesUnconverted } from './sql.js';
-import { convertible, INTEGER_DIGITS, temporalChange, widens } from './conversions.js';
+import {
+  convertible,
+  decimalDigits,
+  family,
+  FRACTIONAL,
+  INTEGER_DIGITS,
+  temporalChange,
+  widens,
+} from './conversions.js';
 import type { StorageModel, StoredColumn, StoredTable } from '../../../outdir/storage-model.js';
 import type { Aspect, ColumnChange, TableChange } from './changes.js';
 import { sameSearch, searchIndexChanged } from './search.js';
@@ -319,31 +327,28 @@ function checkChange(
 function columnWords(column: StoredColumn): string {
   const characters = /^varchar\((\d+)\)$/.exec(column.postgres);
   if (characters) return `${column.type} of at most ${characters[1]} characters`;
-  const digits = /^numeric\((\d+), (\d+)\)$/.exec(column.postgres);
-  if (digits) return `${column.type} of ${digits[1]} digits, ${digits[2]} after the point`;
+  const digits = decimalDigits(column.postgres);
+  if (digits) return `${column.type} of ${digits.precision} digits, ${digits.scale} after the point`;
   return column.type;
 }
 
-/** How to keep the values a narrowing would not hold: for an integer into a decimal, the precision that holds them all. */
 /**
  * Of a decimal given fewer decimals: that a stored value with more is not rounded, as a new write
  * is, but stops the migration (a probe read "converted" and expected rounding), and how to round them.
  */
 function fewerDecimals(a: StoredColumn, b: StoredColumn): string {
-  const scale = (type: string) => /^numeric\(\d+, (\d+)\)$/.exec(type)?.[1];
-  const [had, has] = [scale(a.postgres), scale(b.postgres)];
-  if (has === undefined || !['numeric', 'real', 'double precision'].includes(a.postgres.replace(/\(.*\)$/, '')))
-    return '';
-  if (had !== undefined && Number(had) <= Number(has)) return '';
-  const decimals = `${has} decimal${has === '1' ? '' : 's'}`;
+  const [had, has] = [decimalDigits(a.postgres), decimalDigits(b.postgres)];
+  if (has === undefined || !FRACTIONAL.has(family(a.postgres)) || (had && had.scale <= has.scale)) return '';
+  const decimals = `${has.scale} decimal${has.scale === 1 ? '' : 's'}`;
   return `; a stored value with more than ${decimals} is not rounded, as a new write is: it stops the migration (round them first, to ${decimals})`;
 }
 
+/** How to keep the values a narrowing would not hold: for an integer into a decimal, the precision that holds them all. */
 function narrowingHint(a: StoredColumn, b: StoredColumn): string {
   const otherwise = 'keep the type, or run generate with --allow-data-loss to convert';
   const intDigits = INTEGER_DIGITS[a.postgres];
-  const digits = /^numeric\((\d+), (\d+)\)$/.exec(b.postgres);
+  const digits = decimalDigits(b.postgres);
   if (intDigits === undefined || !digits) return otherwise;
-  const [precision, scale] = [Number(digits[1]), Number(digits[2])];
+  const { precision, scale } = digits;
   return `a decimal of ${precision} digits, ${scale} after the point, holds integers of at most ${precision - scale} digits, and ${a.type} values may have ${intDigits}: give it a "precision" of ${scale + intDigits} or more; or, where every stored value fits, run generate with --allow-data-loss`;
 }

@@ -25,7 +25,7 @@ import {
 } from './ddl.js';
 import { q, type Dialect } from './identifiers.js';
 import type { ColumnChange, TableChange } from './changes.js';
-import { temporalChange, widens } from './conversions.js';
+import { decimalDigits, family, FRACTIONAL, INTEGER_DIGITS, temporalChange, widens } from './conversions.js';
 import type { StoredColumn, StoredTable } from '../../../outdir/storage-model.js';
 import {
   createSearch,
@@ -357,33 +357,22 @@ function rangeGuard(
   dialect: Dialect = 'sqlite',
 ): string[] {
   const range = narrowedRange(before, after);
-  if (range === undefined) return [];
-  const [least, most] = range;
-  const rule = `${table.model}.${after.name}: a stored value is outside the range of ${after.type} (${least} to ${most})`;
-  if (dialect === 'sqlite') {
-    const value = q(before.name);
-    return failIfAny(
-      table,
-      `${value} is not null and cast(${value} as integer) not between ${least} and ${most}`,
-      rule,
-    );
-  }
   // PostgreSQL's cast fails by itself, naming no row, with a lookup for PostgreSQL 16 alone (a
   // probe's 15 had none): a number is checked first, by a condition any version runs.
-  if (!NUMBER_COLUMNS.has(before.postgres.replace(/\(.*\)$/, ''))) return [];
-  const value = guarded(before, after, 'postgres');
-  return failIfAnyOn('postgres', table, before, after, `${value} not between ${least} and ${most}`, rule);
+  if (range === undefined || (dialect === 'postgres' && !NUMBER_COLUMNS.has(family(before.postgres)))) return [];
+  const [least, most] = range;
+  const rule = `${table.model}.${after.name}: a stored value is outside the range of ${after.type} (${least} to ${most})`;
+  const value = guarded(before, after, dialect);
+  // SQLite compares text as text: a number written as digits is read as one first.
+  const condition =
+    dialect === 'sqlite'
+      ? `${value} is not null and cast(${value} as integer) not between ${least} and ${most}`
+      : `${value} not between ${least} and ${most}`;
+  return failIfAnyOn(dialect, table, before, after, condition, rule);
 }
 
 /** The column types of numbers, whose values PostgreSQL compares with an integer's bounds. */
-const NUMBER_COLUMNS: ReadonlySet<string> = new Set([
-  'smallint',
-  'integer',
-  'bigint',
-  'numeric',
-  'real',
-  'double precision',
-]);
+const NUMBER_COLUMNS: ReadonlySet<string> = new Set([...Object.keys(INTEGER_DIGITS), ...FRACTIONAL]);
 
 /** The bits of a 16- and a 32-bit integer column's values, but for the sign. */
 const SIGNED_BITS: Readonly<Record<string, number>> = { smallint: 15, integer: 31 };
@@ -616,10 +605,7 @@ function castMayFail(before: StoredColumn, after: StoredColumn): boolean {
  * nothing.
  */
 function fractionGuard(table: StoredTable, before: StoredColumn, after: StoredColumn): string[] {
-  const whole = ['smallint', 'integer', 'bigint'];
-  const fractional =
-    before.postgres === 'real' || before.postgres === 'double precision' || before.postgres.startsWith('numeric');
-  if (!whole.includes(after.postgres) || !fractional) return [];
+  if (INTEGER_DIGITS[after.postgres] === undefined || !FRACTIONAL.has(family(before.postgres))) return [];
   const value = guarded(before, after, 'postgres');
   const rule = `${table.model}.${after.name}: a stored value does not convert to ${after.type}`;
   return failIfAnyOn('postgres', table, before, after, `${value} <> trunc(${value})`, rule);
@@ -670,18 +656,14 @@ function decimalGuard(table: StoredTable, before: StoredColumn, after: StoredCol
  * as such (`conversionGuard`, PostgreSQL's cast).
  */
 function narrowedDecimal(before: StoredColumn, after: StoredColumn): { precision: number; scale: number } | undefined {
-  const digits = (type: string) => {
-    const found = /^numeric\((\d+), (\d+)\)$/.exec(type);
-    return found ? { precision: Number(found[1]), scale: Number(found[2]) } : undefined;
-  };
-  const to = digits(after.postgres);
+  const to = decimalDigits(after.postgres);
   if (!to || after.type === 'boolean') return undefined;
-  const from = digits(before.postgres);
+  const from = decimalDigits(before.postgres);
   const whole = to.precision - to.scale;
   if (from) return to.scale >= from.scale && whole >= from.precision - from.scale ? undefined : to;
-  const integerDigits = ({ smallint: 5, integer: 10, bigint: 19 } as Partial<Record<string, number>>)[before.postgres];
+  const integerDigits = INTEGER_DIGITS[before.postgres];
   if (integerDigits !== undefined) return whole >= integerDigits ? undefined : to;
-  return ['numeric', 'real', 'double precision'].includes(before.postgres) ? to : undefined;
+  return FRACTIONAL.has(before.postgres) ? to : undefined;
 }
 
 /** Constraints added by migrations are left for PostgreSQL to name (a renamed column's may still hold the name). */
