@@ -25,6 +25,7 @@ const TEAM = JSON.stringify({
     region: { type: ['string', 'null'], enum: ['EU', 'NA', null], _db_settings: { type: 'string' } },
     best_of: { type: ['integer', 'null'], enum: [1, 3, null], _db_settings: { type: 'integer' } },
     seed: { type: ['integer', 'null'], _db_settings: { type: 'integer' } },
+    tier: { type: 'string', enum: ['gold', 'silver'], _db_settings: { type: 'string' } },
   },
 });
 
@@ -42,6 +43,34 @@ describe('the request schema of a field that may be null', () => {
     expect(schemaOf('best_of')['enum']).toEqual([1, 3, null]);
     expect((schemaOf('seed')['type'] as string[]).filter((t) => t === 'null')).toEqual(['null']);
     const ajv = new Ajv();
-    for (const name of ['region', 'best_of', 'seed']) expect(() => ajv.compile(schemaOf(name)), name).not.toThrow();
+    for (const name of ['region', 'best_of', 'seed', 'tier'])
+      expect(() => ajv.compile(schemaOf(name)), name).not.toThrow();
+  });
+
+  it('takes null, where its enum names null and its type a type (it took none: `type` was "string" alone)', () => {
+    const ir = serviceModel(join(writeTree({ 'api.raml': API, 'team.json': TEAM }), 'api.raml'));
+    const team = ir.models.find((m) => m.name === 'Team')!;
+    const types = new FieldTypes(ir);
+    const ajv = new Ajv();
+    const takes = (name: string, value: unknown) =>
+      ajv.validate(
+        types.bodySchema(
+          team,
+          team.fields.find((f) => f.name === name)!,
+        ),
+        value,
+      );
+    for (const [name, value] of [
+      ['region', 'EU'],
+      ['best_of', 3],
+      ['seed', 7],
+      ['tier', 'gold'],
+    ] as const) {
+      expect(takes(name, value), name).toBe(true);
+      expect(takes(name, null), `${name}: null`).toBe(true);
+    }
+    expect(takes('region', 'XX')).toBe(false);
+    expect(takes('tier', 'bronze')).toBe(false);
+    expect(takes('best_of', 2)).toBe(false);
   });
 });

@@ -134,3 +134,48 @@ describe('reserved parameters a probe found read loosely', () => {
     expect(refused({ _fields: 'price', _count: '' })).toBe('accepted');
   });
 });
+
+describe("a field of the caller's own record, which a list shows in their row alone", () => {
+  // A probe's member was given `income` by `_fields`, and told by `income=…` that it was no field they may read.
+  const limits = {
+    defaultLimit: 20,
+    maxLimit: 100,
+    visible: new Set(['id', 'name']),
+    projectable: new Set(['id', 'name', 'status']),
+  };
+  const told = (query: Record<string, string>): string => {
+    try {
+      parseListQuery(item, query, limits);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return 'accepted';
+  };
+
+  it.each([
+    [{ status: 'open' }, 'invalid query: status is shown on your own record only: a list is not filtered by it'],
+    [
+      { status__ne: 'open' },
+      'invalid query: status__ne is shown on your own record only: a list is not filtered by it',
+    ],
+    [{ _sort: '-status' }, 'invalid query: _sort cannot sort by status: it is shown on your own record only'],
+    [{ price: '1' }, 'invalid query: price is no field of Item you may read'],
+    [{ _fields: 'status' }, 'accepted'],
+  ])('%j: %s', (query, message) => {
+    expect(told(query)).toBe(message);
+  });
+});
+
+describe('a comma in a filter value', () => {
+  const where = (target: string, query: Record<string, string | string[]>) =>
+    parseListQuery(item, query, { defaultLimit: 20, maxLimit: 100 }, target).where;
+
+  it('separates values as it is, and is part of one percent-encoded', () => {
+    expect(where('/items?name=a,b', { name: 'a,b' })).toEqual({ name: { in: ['a', 'b'] } });
+    expect(where('/items?name=a%2Cb', { name: 'a,b' })).toEqual({ name: { equals: 'a,b' } });
+    expect(where('/items?name=a%2cb,c&name=d+e&nom%61=x', { name: ['a,b,c', 'd e'] })).toEqual({
+      name: { in: ['a,b', 'c', 'd e'] },
+    });
+    expect(where('/items?name__gt=a%2C%20b', { name__gt: 'a, b' })).toEqual({ name: { gt: 'a, b' } });
+  });
+});

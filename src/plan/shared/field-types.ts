@@ -316,18 +316,19 @@ function itemSchema(field: Field): Record<string, unknown> {
 }
 
 /**
- * `schema`, taking null too. An `enum` or a `type` list that has null already (`"enum": ["EU",
- * null]`, the usual way to write a nullable one) is left as it is: null twice is an invalid schema,
- * and Fastify refused to start a probe's service for it.
+ * `schema`, taking null too: in its `enum` (if it has one) and its `type`. One that has null
+ * already (`"enum": ["EU", null]`, the usual way to write a nullable one) keeps it once: null twice
+ * is an invalid schema, and Fastify refused to start a probe's service for it. Both, where both
+ * are: `{"type": "string", "enum": ["card", null]}` took no null (a probe's payment method, which
+ * a client could read as null and never send as null).
  */
 function nullable(schema: Record<string, unknown>): Record<string, unknown> {
-  if ('enum' in schema) {
-    const values = schema['enum'] as unknown[];
-    return values.includes(null) ? schema : { ...schema, enum: [...values, null] };
-  }
-  if (typeof schema['type'] === 'string') return { ...schema, type: [schema['type'], 'null'] };
-  if (Array.isArray(schema['type']))
-    return schema['type'].includes('null') ? schema : { ...schema, type: [...(schema['type'] as string[]), 'null'] };
-  if (Object.keys(schema).length === 0 || !('type' in schema)) return schema;
+  const values = schema['enum'];
+  const withEnum = Array.isArray(values) && !values.includes(null) ? { ...schema, enum: [...values, null] } : schema;
+  const type = withEnum['type'];
+  if (typeof type === 'string') return { ...withEnum, type: [type, 'null'] };
+  if (Array.isArray(type))
+    return type.includes('null') ? withEnum : { ...withEnum, type: [...(type as string[]), 'null'] };
+  if (Array.isArray(values) || Object.keys(schema).length === 0 || !('type' in schema)) return withEnum;
   return { anyOf: [schema, { type: 'null' }] };
 }

@@ -54,8 +54,12 @@ const RESERVED = new Set(['_limit', '_page', '_start', '_after', '_sort', '_fiel
 
 type RawQuery = Record<string, string | string[] | undefined>;
 
-export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: QueryLimits): ListQuery {
-  const model = asSeenBy(modelOfRoute, limits.visible);
+/**
+ * `target`: the request's path and query as it came (`request.url`), where a comma sent
+ * percent-encoded is told from one that separates values (`filterValues`).
+ */
+export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: QueryLimits, target?: string): ListQuery {
+  const model = asSeenBy(modelOfRoute, limits.visible, limits.projectable);
   const errors: FieldError[] = [];
   const one = (name: string): string | undefined => {
     const value = raw[name];
@@ -91,7 +95,7 @@ export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: Query
   }
   const fieldsText = list('_fields') ?? '';
   const query: ListQuery = {
-    where: conditions(filters(model, raw, errors), search),
+    where: conditions(filters(model, raw, errors, target), search),
     orderBy,
     skip,
     take,
@@ -201,12 +205,19 @@ function renamedOr(model: Model, name: string, param?: string): string {
 /**
  * The model as this caller sees it: fields they may not see, and secrets, are not there, so a
  * query cannot filter or sort on them to learn their values (they are "unknown", like a typo).
+ * `projectable`: the fields of the caller's own record, which a list of users shows in their row
+ * alone; those are not there either (a filter on them would tell the others' values), but the
+ * answer says why (`ownRecordOnly`), where `_fields` shows them.
  */
-function asSeenBy(model: Model, visible: ReadonlySet<string> | null | undefined): Model {
+function asSeenBy(
+  model: Model,
+  visible: ReadonlySet<string> | null | undefined,
+  projectable?: ReadonlySet<string> | null,
+): Model {
   const hidden = (f: FieldSpec) =>
     f.secret === true || (visible !== null && visible !== undefined && !visible.has(f.name));
   if (!model.fields.some(hidden)) return model;
-  return {
+  const seen: Model = {
     ...model,
     fields: model.fields.filter((f) => !hidden(f)),
     field: (name) => {
@@ -214,6 +225,16 @@ function asSeenBy(model: Model, visible: ReadonlySet<string> | null | undefined)
       return f && !hidden(f) ? f : undefined;
     },
   };
+  const own = model.fields.filter((f) => hidden(f) && !f.secret && projectable?.has(f.name) === true);
+  if (own.length) OWN_RECORD_ONLY.set(seen, new Set(own.map((f) => f.name)));
+  return seen;
+}
+
+/** Of a model as a caller sees it (`asSeenBy`), the fields they see on their own record alone. */
+const OWN_RECORD_ONLY = new WeakMap<Model, ReadonlySet<string>>();
+
+function ownRecordOnly(seen: Model, name: string): boolean {
+  return OWN_RECORD_ONLY.get(seen)?.has(name) === true;
 }
 
 /**
@@ -263,7 +284,10 @@ function searchFieldList(model: Model, readable: readonly string[], text: string
 /** Why `name`, which the caller may not search in, cannot be searched: unreadable ones as if they did not exist. */
 function notSearchable(model: Model, name: string): string {
   const field = model.field(name);
-  if (!field) return unreadable(model, [name]);
+  if (!field)
+    return ownRecordOnly(model, name)
+      ? `cannot search in ${name}: it is shown on your own record only`
+      : unreadable(model, [name]);
   return TEXT_FIELD_TYPES.has(field.type)
     ? `cannot search in ${name}: its "search" setting is false`
     : `cannot search in ${name}: it is not a text field`;
@@ -316,7 +340,11 @@ function sorting(model: Model, text: string | undefined, errors: FieldError[]): 
     const sortable =
       field && (field.column !== null ? !['json', 'blob'].includes(field.storage) : relation?.local === true);
     if (!sortable) {
-      errors.push({ field: '_sort', message: field ? `cannot sort by ${name}` : unreadable(model, [name]) });
+      const why = field ? '' : ownRecordOnly(model, name) ? `: it is shown on your own record only` : undefined;
+      errors.push({
+        field: '_sort',
+        message: why === undefined ? unreadable(model, [name]) : `cannot sort by ${name}${why}`,
+      });
       continue;
     }
     out.push({ [name]: descending ? 'desc' : 'asc' });
@@ -338,7 +366,12 @@ function conditions(
   return and.length > 1 ? { AND: and } : (and[0] ?? {});
 }
 
-function filters(model: Model, raw: RawQuery, errors: FieldError[]): Where<Record<string, unknown>>[] {
+function filters(
+  model: Model,
+  raw: RawQuery,
+  errors: FieldError[],
+  target: string | undefined,
+): Where<Record<string, unknown>>[] {
   const and: Where<Record<string, unknown>>[] = [];
   for (const [param, rawValue] of Object.entries(raw)) {
     if (RESERVED.has(param) || rawValue === undefined) continue;
@@ -349,11 +382,13 @@ function filters(model: Model, raw: RawQuery, errors: FieldError[]): Where<Recor
     if (!field || name.startsWith('_')) {
       errors.push({
         field: param,
-        message: name.startsWith('_')
-          ? `is not a query parameter${suggested(param, RESERVED)}`
-          : name === param || name === '' // `__proto__`: no field before the operator's `__`
-            ? `is no field of ${model.name} you may read${renamedOr(model, name, param)}`
-            : unreadable(model, [name]),
+        message: ownRecordOnly(model, name)
+          ? `is shown on your own record only: a list is not filtered by it`
+          : name.startsWith('_')
+            ? `is not a query parameter${suggested(param, RESERVED)}`
+            : name === param || name === '' // `__proto__`: no field before the operator's `__`
+              ? `is no field of ${model.name} you may read${renamedOr(model, name, param)}`
+              : unreadable(model, [name]),
       });
       continue;
     }
@@ -364,9 +399,12 @@ function filters(model: Model, raw: RawQuery, errors: FieldError[]): Where<Recor
       errors.push({ field: param, message: `has an unknown operator "${op}" (use ${known.join(', ')})` });
       continue;
     }
-    const texts = (Array.isArray(rawValue) ? rawValue : [rawValue]).flatMap((v) =>
-      operator.takes === 'text' ? [v] : v.split(','),
-    );
+    const texts =
+      operator.takes === 'text'
+        ? Array.isArray(rawValue)
+          ? rawValue
+          : [rawValue]
+        : filterValues(param, rawValue, target);
     const condition = fieldFilter(model, field, operator, texts, param, errors);
     if (condition) and.push(condition);
   }
@@ -595,14 +633,42 @@ export function withoutPaging(url: string): string {
   return `${whole.slice(0, mark)}?${kept.map((pair) => `${pair}&`).join('')}`;
 }
 
+/**
+ * The values of filter `param`: each occurrence's, split at its commas. A comma the URL sends
+ * percent-encoded (`%2C`) is part of a value, not a separator (RFC 3986 2.2: an encoded delimiter
+ * is data), as URLSearchParams and the typed client send one: `highlights=Rome%2C%20Italy` is one
+ * value. The parsed query no longer tells the two apart, so then the values are read from `target`.
+ */
+function filterValues(param: string, value: string | string[], target: string | undefined): string[] {
+  const mark = target !== undefined && /%2c/i.test(target) ? target.indexOf('?') : -1;
+  if (target === undefined || mark < 0) return (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(','));
+  return target
+    .slice(mark + 1)
+    .split('&')
+    .filter((pair) => pair !== '' && parameterName(pair) === param)
+    .flatMap((pair) =>
+      pair.includes('=')
+        ? pair
+            .slice(pair.indexOf('=') + 1)
+            .split(',')
+            .map(decodedText)
+        : [''],
+    );
+}
+
+/** A part of a query as the query parser decodes it: `+` is a blank; a bad percent-encoding stays as it is. */
+function decodedText(text: string): string {
+  const plain = text.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(plain);
+  } catch {
+    return plain;
+  }
+}
+
 /** The name of `name=value` as the query parser reads it (`%5Fstart` is `_start`). */
 function parameterName(pair: string): string {
   const equals = pair.indexOf('=');
   const name = equals < 0 ? pair : pair.slice(0, equals);
-  if (!name.includes('%') && !name.includes('+')) return name;
-  try {
-    return decodeURIComponent(name.replace(/\+/g, ' '));
-  } catch {
-    return name;
-  }
+  return name.includes('%') || name.includes('+') ? decodedText(name) : name;
 }
