@@ -93,6 +93,8 @@ export type GenerateResult =
       readonly shown: string;
       readonly apiChanges: readonly ApiChange[];
       readonly preRelease?: string;
+      /** What a write that failed part way had put in place (the manifest not): not nothing written. */
+      readonly written?: readonly string[];
     }
   /** The changes found, and written in `write` mode. */
   | {
@@ -204,7 +206,8 @@ async function generateInto(
       if (error instanceof OutDirUnwritable) reportUnwritable(out, error, bag);
       else if (error instanceof OutDirChanged) reportChangedPath(out, error.path, error.problem, bag);
       else throw error;
-      return refused();
+      const written = error instanceof OutDirUnwritable ? error.partly : [];
+      return { ...refused(), ...(written.length ? { written } : {}) };
     }
   }
   const provenance = provenanceOf(out.manifest, api);

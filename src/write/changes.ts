@@ -37,6 +37,12 @@ export interface Change {
    * the manifest): kept, and from now on the stub (`after`: the stub svcgen would have written).
    */
   readonly adopted?: true;
+  /**
+   * Kept: on disk as this run would write it, and not in the manifest: an earlier run put it in place
+   * and stopped before its manifest (a file it could not write, SVC3011). This run records it, and
+   * says it is new (a migration the service will run, a stub).
+   */
+  readonly unrecorded?: true;
 }
 
 export function planChanges(tree: OutputTree, disk: OnDisk, previous: Manifest | null, force: boolean): Change[] {
@@ -56,13 +62,16 @@ export function planChanges(tree: OutputTree, disk: OnDisk, previous: Manifest |
     // A migration already in the out-dir is in the tree as it is on disk: never rewritten.
     else if (file.owner === 'user' || file.owner === 'migration' || before === file.content) {
       // A file of the user's where a stub goes, not one svcgen created: taken as the stub (said, SVC3013).
-      const adopted = file.owner === 'user' && before !== file.content && previous?.files[file.path] === undefined;
+      const recorded = previous?.files[file.path] !== undefined;
+      const adopted = file.owner === 'user' && before !== file.content && !recorded;
+      const unrecorded = previous !== null && !recorded && before === file.content;
       changes.push({
         path: file.path,
         kind: 'keep',
         owner: file.owner,
         before,
         ...(adopted && { adopted, after: file.content }),
+        ...(unrecorded && { unrecorded }),
       });
     } else {
       const recorded = previous?.files[file.path];

@@ -12,6 +12,7 @@ import { realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Change } from './changes.js';
 import { MANIFEST_PATH, type Manifest } from '../outdir/manifest.js';
+import { MIGRATIONS_DIR, STORAGE_FILE } from '../outdir/history.js';
 import { diskProblem, isInside } from '../outdir/paths.js';
 import { manifestText } from './manifest.js';
 import { makeFolder } from '../outdir/folders.js';
@@ -61,9 +62,13 @@ export function applyChanges(
       throw unwritable(error, done, path);
     }
   };
-  // The manifest last: until it is in place, the next run finds the earlier one.
+  // The manifest last: until it is in place, the next run finds the earlier one. A new migration and
+  // the storage model it leads to first, one after the other: a run stopped between the two would
+  // leave the next one to plan the migration again.
   const manifestStaged = staged.find((s) => s.path === MANIFEST_PATH);
-  for (const file of staged) if (file !== manifestStaged) put(file.path, () => putInPlace(outDir, file));
+  const history = staged.filter((s) => s.path === STORAGE_FILE || s.path.startsWith(`${MIGRATIONS_DIR}/`));
+  const rest = staged.filter((s) => s !== manifestStaged && !history.includes(s));
+  for (const file of [...history, ...rest]) put(file.path, () => putInPlace(outDir, file));
   for (const change of changes)
     if (change.kind === 'delete')
       put(change.path, () => {

@@ -55,7 +55,7 @@ export async function runGenerate(
     return ExitCode.failed;
   }
   printApiChanges(io, result.apiChanges, result.preRelease);
-  if (result.status === 'refused') return refuse(io, result.diagnostics, flags, result.shown);
+  if (result.status === 'refused') return refuse(io, result.diagnostics, flags, result.shown, result.written);
   const { diagnostics, changes, shown } = result;
   if (flags.check) return check(io, diagnostics, flags.format, changes, shown, result.provenance);
   printDiagnostics(io, diagnostics, flags.format);
@@ -100,9 +100,20 @@ function sortedBreakingFirst(changes: readonly ApiChange[]): ApiChange[] {
   return [...changes.filter((c) => c.breaking), ...changes.filter((c) => !c.breaking)];
 }
 
-function refuse(io: Io, diagnostics: readonly Diagnostic[], flags: GenerateFlags, shown: string): number {
+function refuse(
+  io: Io,
+  diagnostics: readonly Diagnostic[],
+  flags: GenerateFlags,
+  shown: string,
+  written: readonly string[] = [],
+): number {
   printDiagnostics(io, diagnostics, flags.format);
-  io.stderr(`svcgen: nothing written to ${shown}\n`);
+  // A write that failed part way left files in place: "nothing written" was untrue (a probe's new migration).
+  io.stderr(
+    written.length
+      ? `svcgen: ${written.length} file(s) written to ${shown} before it stopped, its manifest not: generate again once it can write, to record them\n`
+      : `svcgen: nothing written to ${shown}\n`,
+  );
   return ExitCode.failed;
 }
 
@@ -217,6 +228,9 @@ function summary(changes: readonly Change[]): string {
   if (count('conflict')) parts.push(`${count('conflict')} edited`);
   if (count('foreign')) parts.push(`${count('foreign')} not written by svcgen`);
   if (count('unused')) parts.push(`${count('unused')} unused`);
+  const unrecorded = changes.filter((c) => c.unrecorded).length;
+  if (unrecorded)
+    parts.push(`${unrecorded} of those unchanged written by a run that stopped before its manifest, recorded now`);
   return parts.join(', ');
 }
 
@@ -238,14 +252,17 @@ function newMigration(
   migration: Pick<NewMigration, 'path' | 'said'> | undefined,
   mode: 'write' | 'dry-run' = 'write',
 ): string[] {
-  const written = changes.some((c) => c.kind === 'add' && c.path === migration?.path);
-  if (!migration || !written || migration.path.includes('/0001_')) return [];
-  const where = `${shown}/${migration.path}`;
+  const written = changes.some((c) => c.kind === 'add' && c.path === migration?.path) ? migration : undefined;
+  // Or put in place by a run that stopped before its manifest, which never said it (changes.ts `unrecorded`).
+  const unrecorded = changes.find((c) => c.unrecorded && isMigration(c.path));
+  const path = written?.path ?? unrecorded?.path;
+  if (path === undefined || path.includes('/0001_')) return [];
+  const where = `${shown}/${path}`;
   return [
     mode === 'write'
-      ? `svcgen: new migration ${where}, run when the service starts or by npm run migrate (npm run migrate -- --dry-run prints its statements):\n`
+      ? `svcgen: new migration ${where}${written ? '' : ' (written by the run that stopped)'}, run when the service starts or by npm run migrate (npm run migrate -- --dry-run prints its statements)${written ? ':' : ''}\n`
       : `svcgen: would write the migration ${where}, which the service would run when it starts:\n`,
-    ...migration.said.filter((line) => line !== '').map((line) => `  ${line}\n`),
+    ...(written?.said ?? []).filter((line) => line !== '').map((line) => `  ${line}\n`),
   ];
 }
 
