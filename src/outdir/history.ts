@@ -12,9 +12,9 @@ import { parseStorageModel, type StorageModel } from './storage-model.js';
 import { checkReadPaths, fileAt, type OutDir } from './out-dir.js';
 import { contentHash } from '../output.js';
 import { readText } from './previous.js';
+import { MIGRATION_NAME, MIGRATIONS_DIR, STORAGE_FILE } from './manifest.js';
 
-export const STORAGE_FILE = 'src/db/storage.json';
-export const MIGRATIONS_DIR = 'src/db/migrations';
+export { MIGRATION_NAME, MIGRATIONS_DIR, STORAGE_FILE };
 
 /** What the out-dir holds of the project's schema history (read and checked here). */
 export interface MigrationHistory {
@@ -32,9 +32,6 @@ export interface ExistingMigration {
 }
 
 export const NO_HISTORY: MigrationHistory = { storage: null, migrations: [] };
-
-/** A migration name: four digits and a slug (`0002_add_story_subtitle`). */
-export const MIGRATION_NAME = /^(\d{4})_[a-z0-9_]+$/;
 
 /** The history, or undefined when it cannot be trusted (reported). */
 export function readHistory(out: OutDir, bag: DiagnosticBag): MigrationHistory | undefined {

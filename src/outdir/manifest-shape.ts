@@ -8,7 +8,7 @@ import { span, type SourceFile, type Span } from '../diagnostics/source.js';
 import { parseJsonLocated } from '../load/json.js';
 import type { YMap, YNode } from '../load/ynode.js';
 import type { Owner } from '../output.js';
-import type { GeneratorStamp, Manifest, ManifestEntry } from './manifest.js';
+import { isMigrationPath, type GeneratorStamp, type Manifest, type ManifestEntry } from './manifest.js';
 import { lexicalProblem } from './paths.js';
 
 const HASH = /^[0-9a-f]{64}$/;
@@ -108,6 +108,16 @@ function readEntry(node: YNode, path: string, bag: DiagnosticBag): ManifestEntry
       ownerNode
         ? `"owner" of ${JSON.stringify(path)} must be "generated", "migration" or "user"`
         : `${what} has no "owner"`,
+      bag,
+    );
+    return undefined;
+  }
+  // svcgen records as migrations only the files of src/db/migrations/ (a probe's edited entry made a
+  // stub of the user's a migration that "is gone", SVC3106, with the hint to restore it).
+  if (owner === 'migration' && !isMigrationPath(path)) {
+    invalid(
+      ownerNode!.span,
+      `"owner" of ${JSON.stringify(path)} is "migration", which only a migration of src/db/migrations/ is`,
       bag,
     );
     return undefined;

@@ -12,6 +12,18 @@ import { contentHash, type Owner } from '../output.js';
 export const MANIFEST_PATH = '.svcgen/manifest.json';
 /** Held while a run writes the out-dir (lock.ts). */
 export const LOCK_PATH = '.svcgen/lock';
+/** The storage model a migration leads to, and the migrations (outdir/history.ts). */
+export const STORAGE_FILE = 'src/db/storage.json';
+export const MIGRATIONS_DIR = 'src/db/migrations';
+/** A migration name: four digits and a slug (`0002_add_story_subtitle`). */
+export const MIGRATION_NAME = /^(\d{4})_[a-z0-9_]+$/;
+
+/** Whether `path` is where svcgen writes migrations: `src/db/migrations/0002_add_story_subtitle.ts`. */
+export function isMigrationPath(path: string): boolean {
+  const name =
+    path.startsWith(`${MIGRATIONS_DIR}/`) && path.endsWith('.ts') ? path.slice(MIGRATIONS_DIR.length + 1, -3) : '';
+  return MIGRATION_NAME.test(name);
+}
 
 export interface ManifestEntry {
   readonly owner: Owner;

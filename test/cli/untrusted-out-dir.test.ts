@@ -245,6 +245,17 @@ describe('a tampered manifest', () => {
       '"svcgen" must be a JSON object, not a string',
     ],
     [
+      // A probe's edit made a stub of the user's a migration that "is gone" (SVC3106), to restore.
+      'a file outside src/db/migrations/ recorded as a migration',
+      JSON.stringify(
+        { ...valid, files: { 'src/custom/handlers/check.ts': { owner: 'migration', sha256: hash('x') } } },
+        null,
+        2,
+      ),
+      6,
+      '"owner" of "src/custom/handlers/check.ts" is "migration", which only a migration of src/db/migrations/ is',
+    ],
+    [
       'a path twice',
       `{\n  "generator": "svcgen",\n  "raml": "api.raml",\n  "files": {\n    "src/app.ts": { "owner": "user" },\n    "src/app.ts": { "owner": "user" }\n  }\n}\n`,
       6,

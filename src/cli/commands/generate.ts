@@ -6,7 +6,7 @@ import type { ApiChange } from '../../apidiff/change.js';
 import { describeChange } from '../../apidiff/report.js';
 import { preReleaseNote } from '../../apidiff/pre-release.js';
 import { DiagnosticBag, type Diagnostic } from '../../diagnostics/diagnostic.js';
-import type { GeneratorStamp } from '../../outdir/manifest.js';
+import { isMigrationPath, type GeneratorStamp } from '../../outdir/manifest.js';
 import type { Provenance } from '../../outdir/provenance.js';
 import type { NewMigration } from '../../plan/migrations/plan.js';
 import { generate } from '../../pipeline.js';
@@ -151,7 +151,7 @@ function check(
     if (change.before !== undefined && change.after !== undefined)
       list(`${indent(shortDiff(change.before, change.after))}\n`);
     // A new migration is what a reviewer of the change must read: its statements, not only its name.
-    else if (change.kind === 'add' && change.after !== undefined && isMigration(change.path))
+    else if (change.kind === 'add' && change.after !== undefined && isMigrationPath(change.path))
       list(`${indent(abridged(change.after, MIGRATION_LINES))}\n`);
   }
   const why = provenance && cause(provenance, stale);
@@ -237,10 +237,6 @@ function summary(changes: readonly Change[]): string {
 /** Lines of a new migration `--check` shows; a longer one ends with how many more there are. */
 const MIGRATION_LINES = 80;
 
-function isMigration(path: string): boolean {
-  return /^src\/db\/migrations\/\d{4}_[^/]+\.ts$/.test(path);
-}
-
 /**
  * The migration this generate wrote, with what it changes and the data it drops: what happens to
  * the stored rows is what a user must know before the service starts on them (a probe had to open
@@ -254,7 +250,7 @@ function newMigration(
 ): string[] {
   const written = changes.some((c) => c.kind === 'add' && c.path === migration?.path) ? migration : undefined;
   // Or put in place by a run that stopped before its manifest, which never said it (changes.ts `unrecorded`).
-  const unrecorded = changes.find((c) => c.unrecorded && isMigration(c.path));
+  const unrecorded = changes.find((c) => c.unrecorded && isMigrationPath(c.path));
   const path = written?.path ?? unrecorded?.path;
   if (path === undefined || path.includes('/0001_')) return [];
   const where = `${shown}/${path}`;
