@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import ini from 'ini';
 import { closest } from './suggest.js';
+import { readIniLines, unmatchableOrigins } from './config-lines.js';
 
 export interface Config {
   readonly host: string;
@@ -186,8 +187,14 @@ export function loadConfig(source: ConfigSource): Config {
   const env = source.env ?? process.env;
   const file = resolve(source.file ?? env['SVC_CONFIG'] ?? defaultFile(source.projectFile));
   const settings = new Map<string, string>();
-  if (existsSync(file)) flatten(ini.parse(readFileSync(file, 'utf8')), '', settings);
-  const warnings = unreadKeys([...settings.keys()], source.extraKeys ?? []).map((key) => unreadKeyWarning(file, key));
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const lines = readIniLines(file, text);
+  if (lines.problem) throw new ConfigError(lines.problem);
+  flatten(ini.parse(text), '', settings);
+  const warnings = [
+    ...lines.repeated,
+    ...unreadKeys([...settings.keys()], source.extraKeys ?? []).map((key) => unreadKeyWarning(file, key)),
+  ];
   for (const key of new Set([...STANDARD_KEYS, ...(source.extraKeys ?? []), ...settings.keys()])) {
     const value = env[envName(key)];
     if (value !== undefined) settings.set(key, value);
@@ -199,7 +206,7 @@ export function loadConfig(source: ConfigSource): Config {
     origins.set('port', 'PORT');
   }
   const read = new Reader(settings, origins);
-  const system = ['system.user', 'system.password', 'system.email'].map((k) => settings.get(k));
+  const system = SYSTEM_KEYS.map((k) => settings.get(k));
   const config: Config = {
     host: read.text('host', '127.0.0.1'),
     port: read.integer('port', 3000, 0, 65535),
@@ -275,6 +282,19 @@ export function loadConfig(source: ConfigSource): Config {
       `mongodb.url must start with mongodb:// or mongodb+srv://, not "${redact(config.mongodbUrl)}" (set in service.ini or ${envName('mongodb.url')})`,
     );
   }
+  // Set in part, it was no system user, and nothing said so: the service started without its admin.
+  const unset = SYSTEM_KEYS.filter((_, i) => system[i] === undefined || system[i] === '');
+  if (unset.length && unset.length < SYSTEM_KEYS.length) {
+    throw new ConfigError(
+      `the system user needs ${SYSTEM_KEYS.join(', ')}, or none of them: ${unset.join(' and ')} ${unset.length > 1 ? 'are' : 'is'} not set (in service.ini or ${unset.map(envName).join(', ')})`,
+    );
+  }
+  const unmatchable = unmatchableOrigins(config.cors.allowOrigins);
+  if (unmatchable.length) {
+    throw new ConfigError(
+      `cors.allow_origins can never match ${unmatchable.join(', ')}: a browser's Origin is compared with each whole`,
+    );
+  }
   if (config.cors.allowCredentials && config.cors.allowOrigins.includes('*')) {
     throw new ConfigError('cors.allow_origins cannot be * when cors.allow_credentials is true: list the origins');
   }
@@ -286,6 +306,8 @@ export function loadConfig(source: ConfigSource): Config {
   }
   return config;
 }
+
+const SYSTEM_KEYS = ['system.user', 'system.password', 'system.email'] as const;
 
 /**
  * Keys read by other parts of the service than this file: the webhooks' (lib/webhooks/settings.ts,
