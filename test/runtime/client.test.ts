@@ -84,6 +84,15 @@ describe('the query string of a read', () => {
   it('refuses a value the query string cannot carry', () => {
     expect(() => whereParameters({ id: [{}] })).toThrow(TypeError);
   });
+
+  it('refuses a value with a comma where the service reads a list, and sends it whole to an operator of one value', () => {
+    expect(() => whereParameters({ city: 'Rome, Italy' })).toThrow('city: the value "Rome, Italy" has a comma');
+    expect(() => whereParameters({ city: { in: ['Oslo', 'Rome, Italy'] } })).toThrow(TypeError);
+    expect(() => whereParameters({ city: { ne: 'Rome, Italy' } })).toThrow(TypeError);
+    expect(whereParameters({ city: { gte: 'Rome, Italy', lte: 'Rome, Italy' } }).toString()).toBe(
+      'city__gte=Rome%2C+Italy&city__lte=Rome%2C+Italy',
+    );
+  });
 });
 
 describe('the transport', () => {

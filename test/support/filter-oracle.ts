@@ -80,8 +80,10 @@ function filterPredicate(kind: FieldKind, f: Filter, choices: readonly string[])
       typeof v === 'string' &&
       (f.op === 'contains' ? v.toLowerCase().includes(needle) : v.toLowerCase().startsWith(needle));
   }
+  // A comma separates the values of a list; an operator of one value takes its text whole.
+  const single = f.op === 'gt' || f.op === 'gte' || f.op === 'lt' || f.op === 'lte';
   const values = texts
-    .flatMap((t) => t.split(','))
+    .flatMap((t) => (single ? [t] : t.split(',')))
     .map((t) => (kind === 'choice' ? (choices.includes(t) ? t : undefined) : parse(kind, t)));
   if (values.some((v) => v === undefined)) return 'error';
   if (many) {

@@ -77,8 +77,9 @@ export function whereParameters(where: object | undefined): URLSearchParams {
   const params = new URLSearchParams();
   for (const [field, condition] of Object.entries(where ?? {}) as [string, unknown][]) {
     if (isOperators(condition)) {
-      for (const [op, value] of Object.entries(condition)) append(params, op === '' ? field : `${field}__${op}`, value);
-    } else append(params, field, condition);
+      for (const [op, value] of Object.entries(condition))
+        append(params, op === '' ? field : `${field}__${op}`, value, LIST_OPERATORS.has(op));
+    } else append(params, field, condition, true);
   }
   return params;
 }
@@ -87,9 +88,21 @@ function isOperators(condition: unknown): condition is Readonly<Record<string, u
   return typeof condition === 'object' && condition !== null && !Array.isArray(condition);
 }
 
-function append(params: URLSearchParams, name: string, value: unknown): void {
+/** The operators whose values the service reads as a list, split at commas (`in=a,b`). */
+const LIST_OPERATORS: ReadonlySet<string> = new Set(['', 'in', 'ne']);
+
+function append(params: URLSearchParams, name: string, value: unknown, list = false): void {
   if (value === undefined) return;
-  for (const one of Array.isArray(value) ? (value as unknown[]) : [value]) params.append(name, text(one));
+  for (const one of Array.isArray(value) ? (value as unknown[]) : [value]) {
+    const written = text(one);
+    // The service splits a list's values at every comma, percent-encoded too (as URLSearchParams
+    // sends one): such a value would be compared as two, and match what it should not.
+    if (list && written.includes(','))
+      throw new TypeError(
+        `${name}: the value ${JSON.stringify(written)} has a comma, which separates values here; compare with gte and lte of it, or contains`,
+      );
+    params.append(name, written);
+  }
 }
 
 function text(value: unknown): string {

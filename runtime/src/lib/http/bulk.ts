@@ -172,16 +172,11 @@ export async function bulkWhere(ctx: RouteContext, request: FastifyRequest): Pro
       { field: '_search_fields', message: 'restricts a search: it takes q' },
     ]);
   refuseNarrowingNothing(query);
-  const parsed = parseListQuery(
-    ctx.model,
-    query,
-    {
-      defaultLimit: 0,
-      maxLimit: 0,
-      visible: ctx.policy.visibleFields(request, ctx.model),
-    },
-    request.url,
-  );
+  const parsed = parseListQuery(ctx.model, query, {
+    defaultLimit: 0,
+    maxLimit: 0,
+    visible: ctx.policy.visibleFields(request, ctx.model),
+  });
   // Exactly the objects a GET with the same query lists: none the caller may not view, so that
   // which of those a filter matches cannot be read from a 403 against a 200 ("Updated 0").
   const viewable = selection(ctx, await ctx.policy.viewable(request, ctx.route));

@@ -54,11 +54,7 @@ const RESERVED = new Set(['_limit', '_page', '_start', '_after', '_sort', '_fiel
 
 type RawQuery = Record<string, string | string[] | undefined>;
 
-/**
- * `target`: the request's path and query as it came (`request.url`), where a comma sent
- * percent-encoded is told from one that separates values (`filterValues`).
- */
-export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: QueryLimits, target?: string): ListQuery {
+export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: QueryLimits): ListQuery {
   const model = asSeenBy(modelOfRoute, limits.visible, limits.projectable);
   const errors: FieldError[] = [];
   const one = (name: string): string | undefined => {
@@ -95,7 +91,7 @@ export function parseListQuery(modelOfRoute: Model, raw: RawQuery, limits: Query
   }
   const fieldsText = list('_fields') ?? '';
   const query: ListQuery = {
-    where: conditions(filters(model, raw, errors, target), search),
+    where: conditions(filters(model, raw, errors), search),
     orderBy,
     skip,
     take,
@@ -366,12 +362,7 @@ function conditions(
   return and.length > 1 ? { AND: and } : (and[0] ?? {});
 }
 
-function filters(
-  model: Model,
-  raw: RawQuery,
-  errors: FieldError[],
-  target: string | undefined,
-): Where<Record<string, unknown>>[] {
+function filters(model: Model, raw: RawQuery, errors: FieldError[]): Where<Record<string, unknown>>[] {
   const and: Where<Record<string, unknown>>[] = [];
   for (const [param, rawValue] of Object.entries(raw)) {
     if (RESERVED.has(param) || rawValue === undefined) continue;
@@ -399,12 +390,11 @@ function filters(
       errors.push({ field: param, message: `has an unknown operator "${op}" (use ${known.join(', ')})` });
       continue;
     }
-    const texts =
-      operator.takes === 'text'
-        ? Array.isArray(rawValue)
-          ? rawValue
-          : [rawValue]
-        : filterValues(param, rawValue, target);
+    // A comma separates the values of a list (`tags=a,b`), sent as it is or percent-encoded (as
+    // URLSearchParams and Python's requests send `a,b`). An operator of one value (`__gt`) or of a
+    // text takes it whole: there a comma is part of the value (`title__gt=Rome, Italy` was a 400).
+    const occurrences = Array.isArray(rawValue) ? rawValue : [rawValue];
+    const texts = operator.takes === 'list' ? occurrences.flatMap((v) => v.split(',')) : occurrences;
     const condition = fieldFilter(model, field, operator, texts, param, errors);
     if (condition) and.push(condition);
   }
@@ -633,42 +623,14 @@ export function withoutPaging(url: string): string {
   return `${whole.slice(0, mark)}?${kept.map((pair) => `${pair}&`).join('')}`;
 }
 
-/**
- * The values of filter `param`: each occurrence's, split at its commas. A comma the URL sends
- * percent-encoded (`%2C`) is part of a value, not a separator (RFC 3986 2.2: an encoded delimiter
- * is data), as URLSearchParams and the typed client send one: `highlights=Rome%2C%20Italy` is one
- * value. The parsed query no longer tells the two apart, so then the values are read from `target`.
- */
-function filterValues(param: string, value: string | string[], target: string | undefined): string[] {
-  const mark = target !== undefined && /%2c/i.test(target) ? target.indexOf('?') : -1;
-  if (target === undefined || mark < 0) return (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(','));
-  return target
-    .slice(mark + 1)
-    .split('&')
-    .filter((pair) => pair !== '' && parameterName(pair) === param)
-    .flatMap((pair) =>
-      pair.includes('=')
-        ? pair
-            .slice(pair.indexOf('=') + 1)
-            .split(',')
-            .map(decodedText)
-        : [''],
-    );
-}
-
-/** A part of a query as the query parser decodes it: `+` is a blank; a bad percent-encoding stays as it is. */
-function decodedText(text: string): string {
-  const plain = text.replace(/\+/g, ' ');
-  try {
-    return decodeURIComponent(plain);
-  } catch {
-    return plain;
-  }
-}
-
 /** The name of `name=value` as the query parser reads it (`%5Fstart` is `_start`). */
 function parameterName(pair: string): string {
   const equals = pair.indexOf('=');
   const name = equals < 0 ? pair : pair.slice(0, equals);
-  return name.includes('%') || name.includes('+') ? decodedText(name) : name;
+  if (!name.includes('%') && !name.includes('+')) return name;
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' '));
+  } catch {
+    return name;
+  }
 }

@@ -15,18 +15,13 @@ export async function index(ctx: RouteContext, request: FastifyRequest): Promise
   if (ctx.route.kind === 'attribute') return attribute(ctx, request);
   const started = performance.now();
   await ctx.authorizeCollection(request, 'view');
-  const query = parseListQuery(
-    ctx.model,
-    request.query as Query,
-    {
-      defaultLimit: ctx.services.defaultLimit,
-      maxLimit: ctx.policy.maxLimit(request),
-      maxOffset: ctx.services.maxOffset,
-      visible: ctx.policy.visibleFields(request, ctx.model),
-      ...ownRecordFields(ctx, request),
-    },
-    request.url,
-  );
+  const query = parseListQuery(ctx.model, request.query as Query, {
+    defaultLimit: ctx.services.defaultLimit,
+    maxLimit: ctx.policy.maxLimit(request),
+    maxOffset: ctx.services.maxOffset,
+    visible: ctx.policy.visibleFields(request, ctx.model),
+    ...ownRecordFields(ctx, request),
+  });
   // Objects the item rules keep from the caller are not in the page, the total or the count.
   const viewable = await ctx.policy.viewable(request, ctx.route);
   const filters = await ctx.filtersAmongViewable(request, query.where);
