@@ -68,6 +68,7 @@ export async function startMongoTestServer({ port = 0, host = '127.0.0.1', repli
           `no such command: '${name}' (the svcgen test server implements ${Object.keys(COMMANDS).join(', ')})`,
         ),
       );
+    for (const part of queriesOf(command)) unicodeRegexes(part);
     const context = { store, server, db: command.$db ?? 'test' };
     const injected = failPointError(server, name, command, context.db);
     if (injected) return injected;
@@ -185,4 +186,30 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const index = process.argv.indexOf('--port');
   const running = await startMongoTestServer({ port: index > 0 ? Number(process.argv[index + 1]) : 27017 });
   console.log(`svcgen's MongoDB test server: ${running.url}`);
+}
+
+/**
+ * MongoDB matches `$regex` with PCRE2 in UTF mode: `i` ignores case by Unicode's case folding
+ * (ß and ẞ, s and ſ, k and the Kelvin sign alike). mingo compiles it with JavaScript's flags as
+ * given, where `i` without `u` folds by upper-casing one character at a time: with `u` added, as
+ * MongoDB does. A pattern JavaScript takes only without `u` keeps its flags.
+ */
+function unicodeRegexes(value) {
+  if (value === null || typeof value !== 'object') return;
+  if (!Array.isArray(value) && ![Object.prototype, null].includes(Object.getPrototypeOf(value))) return;
+  if (typeof value.$regex === 'string' && typeof value.$options === 'string' && !value.$options.includes('u')) {
+    try {
+      new RegExp(value.$regex, `${value.$options}u`);
+      value.$options = `${value.$options}u`;
+    } catch {
+      // as given
+    }
+  }
+  for (const child of Object.values(value)) unicodeRegexes(child);
+}
+
+/** The conditions of a command (never the documents it writes, whose dicts may hold `$regex` as data). */
+function queriesOf(command) {
+  const statements = [...(command.updates ?? []), ...(command.deletes ?? [])];
+  return [command.filter, command.query, command.pipeline, ...statements.map((s) => s?.q)].filter(Boolean);
 }

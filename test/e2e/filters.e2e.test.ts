@@ -389,6 +389,40 @@ describe.each(ENGINES)('filters and bulk writes on %s', (engine) => {
     }
   });
 
+  it.runIf(engine !== 'postgres')(
+    'ignores case as MongoDB does, by Unicode case folding a letter at a time, on SQLite too',
+    async () => {
+      // SQLite lower-cased whole texts: "σοφίασ" missed "Σοφίας" (a final sigma), "i̇stanbul" found
+      // "İstanbul" (two characters); MongoDB's regex with `i` does neither.
+      const notes: Record<string, string> = {
+        f0: 'İstanbul Iğdır',
+        f1: 'ΣΟΦΙΑ Σοφίας',
+        f2: 'Straße Müller',
+        f3: '5 \u212A',
+      };
+      for (const [code, note] of Object.entries(notes))
+        expect((await world.api('POST', '/items', { code, note, tags: [], nums: [] })).status).toBe(201);
+      try {
+        for (const [op, needle, want] of [
+          ['contains', 'σοφίασ', ['f1']],
+          ['contains', 'ΣΟΦΊΑς', ['f1']],
+          ['contains', 'i\u0307stanbul', []],
+          ['contains', 'istanbul', []],
+          ['startswith', 'İSTANBUL', ['f0']],
+          ['contains', 'STRAẞE', ['f2']],
+          ['contains', 'ẞ', ['f2']],
+          ['contains', 'k', ['f3']],
+          ['contains', 'müller', ['f2']],
+        ] as const) {
+          const query = `code__startswith=f&note__${op}=${encodeURIComponent(needle)}`;
+          expect(codes(await get(query)), query).toEqual(want);
+        }
+      } finally {
+        expect((await world.api('DELETE', '/items?code__startswith=f')).status).toBe(200);
+      }
+    },
+  );
+
   it('refuses, naming it, a filter it cannot apply; never drops one', async () => {
     for (const query of [
       'tags__gt=red',

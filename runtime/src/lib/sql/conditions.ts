@@ -10,7 +10,7 @@ import { isFilterOperator } from '../query-operators.js';
 import type { SearchFilter } from '../search.js';
 import { toDb, type Dialect } from '../values.js';
 import { searchCondition, type SearchTarget } from './search.js';
-import { likeFolds, SQLITE_LOWER } from './text-fold.js';
+import { likeFolds, NOT_ASCII, SQLITE_HOLDS } from './text-fold.js';
 
 type AnyDB = Record<string, Record<string, unknown>>;
 type Eb = ExpressionBuilder<AnyDB, string>;
@@ -104,12 +104,14 @@ function fieldCondition(
       case 'contains':
       case 'startsWith': {
         const pattern = `${op === 'contains' ? '%' : ''}${escapeLike(String(operand))}%`;
+        // On SQLite, as MongoDB ignores case (text-fold.ts): LIKE for the rows of ASCII alone.
+        const holds = sql<SqlBool>`${sql.raw(SQLITE_HOLDS)}(${ref}, ${String(operand)}, ${op === 'contains' ? 0 : 1})`;
         parts.push(
           source.dialect === 'postgres'
             ? sql<SqlBool>`${ref}::text ilike ${pattern} escape '\\'`
             : likeFolds(pattern)
-              ? sql<SqlBool>`${ref} like ${pattern} escape '\\'`
-              : sql<SqlBool>`${sql.raw(SQLITE_LOWER)}(${ref}) like ${pattern.toLowerCase()} escape '\\'`,
+              ? sql<SqlBool>`(${ref} like ${pattern} escape '\\' or (${ref} glob ${NOT_ASCII} and ${holds}))`
+              : holds,
         );
         break;
       }

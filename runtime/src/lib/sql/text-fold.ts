@@ -1,27 +1,43 @@
 /**
- * Case-insensitive `__contains`/`__startswith` on SQLite beyond ASCII. SQLite's `LIKE` folds the
- * 26 ASCII letters only, so `name__contains=é` missed "Éclair" where PostgreSQL (by its LC_CTYPE)
- * and MongoDB (a regex with `i`) find it. A pattern of ASCII characters keeps `LIKE` alone (its
- * folding is then all there is to do, and it costs no call per row); any other pattern compares
- * both sides lower-cased by JavaScript, through a function registered on every connection.
+ * Case-insensitive `__contains`/`__startswith` on SQLite beyond ASCII, as MongoDB ignores case:
+ * by Unicode's case folding, a letter at a time (PCRE2's caseless UTF matching, and JavaScript's
+ * regular expressions with `iu`). SQLite's `LIKE` folds the 26 ASCII letters only, so
+ * `name__contains=é` missed "Éclair"; then both sides were lower-cased by JavaScript, which is not
+ * folding: "ΣΟΦΙΑΣ" became "σοφιας" (a final sigma) and "σοφίασ" found it on MongoDB only, and
+ * "İ" became "i̇" (two characters), found on SQLite only. Now a pattern of ASCII characters keeps
+ * `LIKE` for the rows that are ASCII alone (where it folds as MongoDB does, and costs no call per
+ * row), and any other row or pattern is matched by a regular expression with `iu`.
  */
 
-/** The SQL function that lower-cases text as JavaScript does (null stays null). */
-export const SQLITE_LOWER = 'svc_lower';
+/** The SQL function: whether a text holds (or, anchored, starts with) a needle, case folded. */
+export const SQLITE_HOLDS = 'svc_holds';
 
 /** A value SQLite hands a function (a number or blob is left as it is: LIKE reads it as text). */
 type SqliteValue = string | number | bigint | Buffer | null;
 
 /** What this module uses of a better-sqlite3 `Database`. */
 export interface SqliteFunctions {
-  function(name: string, options: { deterministic: boolean }, fn: (value: SqliteValue) => SqliteValue): unknown;
+  function(
+    name: string,
+    options: { deterministic: boolean },
+    fn: (value: SqliteValue, needle: SqliteValue, anchored: SqliteValue) => SqliteValue,
+  ): unknown;
 }
 
-/** Registers SQLITE_LOWER on `db` (each connection has its own functions). */
+/** Registers SQLITE_HOLDS on `db` (each connection has its own functions). */
 export function addTextFold(db: SqliteFunctions): void {
-  db.function(SQLITE_LOWER, { deterministic: true }, (value) =>
-    typeof value === 'string' ? value.toLowerCase() : value,
-  );
+  // One needle per query, asked of every row: its expression is made once.
+  let last: { key: string; pattern: RegExp } | undefined;
+  db.function(SQLITE_HOLDS, { deterministic: true }, (value, needle, anchored) => {
+    if (typeof value !== 'string' || typeof needle !== 'string') return null;
+    const key = `${anchored ? '^' : ''}${needle}`;
+    if (last?.key !== key) last = { key, pattern: new RegExp(`${anchored ? '^' : ''}${escapeRegExp(needle)}`, 'iu') };
+    return last.pattern.test(value) ? 1 : 0;
+  });
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
 /** True where SQLite's `LIKE` folds every letter of `pattern` itself. */
@@ -29,3 +45,6 @@ export function likeFolds(pattern: string): boolean {
   for (let i = 0; i < pattern.length; i++) if (pattern.charCodeAt(i) > 0x7f) return false;
   return true;
 }
+
+/** A GLOB that a text with any character outside printable ASCII matches. */
+export const NOT_ASCII = '*[^ -~]*';
