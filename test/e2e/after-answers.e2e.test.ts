@@ -34,6 +34,14 @@ version: v1
   /{id}:
     get:
     patch:
+/keyed_notes:
+  post:
+    body:
+      application/json:
+        schema: !include keyed_note.json
+  /{id}:
+    get:
+    patch:
 `);
 
 const fields = {
@@ -52,6 +60,19 @@ const NOTE = JSON.stringify({
   properties: fields,
 });
 const PLAIN_NOTE = JSON.stringify({ type: 'object', properties: fields });
+const KEYED_NOTE = JSON.stringify({
+  type: 'object',
+  _event_handlers: { before_update: ['move_key'] },
+  properties: fields,
+});
+
+/** A before_update that gives the object another key: a probe's handler moved its order so. */
+const MOVE_KEY = `import type { MoveKeyEvent } from '../../events.js';
+
+export async function moveKey(event: MoveKeyEvent): Promise<void> {
+  event.setFieldValue('id', 4242);
+}
+`;
 
 const STAMP_ANSWER = `import type { StampAnswerEvent } from '../../events.js';
 
@@ -66,10 +87,13 @@ describe('an answer its after handlers change, and one they do not', () => {
 
   beforeAll(async () => {
     served = await servedApi(
-      { 'api.raml': API, 'note.json': NOTE, 'plain_note.json': PLAIN_NOTE },
+      { 'api.raml': API, 'note.json': NOTE, 'plain_note.json': PLAIN_NOTE, 'keyed_note.json': KEYED_NOTE },
       'e2e-after-answers',
       {
-        prepare: (dir) => writeFileSync(join(dir, 'src/custom/handlers/stamp-answer.ts'), STAMP_ANSWER),
+        prepare: (dir) => {
+          writeFileSync(join(dir, 'src/custom/handlers/stamp-answer.ts'), STAMP_ANSWER);
+          writeFileSync(join(dir, 'src/custom/handlers/move-key.ts'), MOVE_KEY);
+        },
       },
     );
   }, 600_000);
@@ -90,6 +114,24 @@ describe('an answer its after handlers change, and one they do not', () => {
     expect([replaced.status, replaced.body.stamp], replaced.text).toEqual([200, 'answered after replace']);
     const read = await api('GET', path);
     expect([read.status, read.body.title, read.body.stamp], read.text).toEqual([200, 'three', 'answered after show']);
+  });
+
+  it('sets only a field the answer shows: one left out stays out (a hidden one was shown to a member)', async () => {
+    const created = await api('POST', '/notes', { title: 'one' });
+    const read = await api('GET', `/notes/${String(created.body.id)}?_fields=title`);
+    expect(read.status, read.text).toBe(200);
+    expect(read.body.title).toBe('one');
+    expect(read.body).not.toHaveProperty('stamp');
+  });
+
+  it("refuses a handler's change of an object's key: a 500, and the object as it was", async () => {
+    const created = await api('POST', '/keyed_notes', { title: 'one' });
+    const path = `/keyed_notes/${String(created.body.id)}`;
+    const changed = await api('PATCH', path, { title: 'two' });
+    expect(changed.status, changed.text).toBe(500);
+    expect(changed.text).not.toContain('setFieldValue');
+    expect((await api('GET', path)).body.title).toBe('one');
+    expect((await api('GET', '/keyed_notes/4242')).status).toBe(404);
   });
 
   it('without handlers, sends the object its ETag names', async () => {

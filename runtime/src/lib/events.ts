@@ -418,16 +418,25 @@ function makeEvent(
       return requestSignal(run.request);
     },
     setFieldValue(name, value) {
+      // A key never changes (contract 4.3): a before_update that set it moved the object, and its
+      // events went on under a key that was never created (a probe's handler; a 500 names it).
+      if (name === run.model.primaryKey && run.action !== 'create' && run.instance?.[name] !== value)
+        throw new Error(`setFieldValue('${name}'): the key of ${run.model.name} never changes once it is created`);
       values[name] = value;
       afterSet(name, value);
     },
   };
 }
 
-/** After events change the response object (or every object of a list response). */
+/**
+ * After events change the response object (or every object of a list response): a field it shows.
+ * One it does not (hidden from the caller, or left out by `_fields`) stays out: a probe's after
+ * handler that set `status` showed it to a member whose `_auth_fields` leave it out.
+ */
 function setOnResponse(response: unknown, name: string, value: unknown): void {
   if (!response || typeof response !== 'object') return;
   const data = (response as { data?: unknown }).data;
   const targets = Array.isArray(data) ? data : Array.isArray(response) ? response : [response];
-  for (const item of targets) if (item && typeof item === 'object') (item as Rec)[name] = value;
+  for (const item of targets)
+    if (item && typeof item === 'object' && Object.hasOwn(item, name)) (item as Rec)[name] = value;
 }

@@ -8,7 +8,8 @@ import type { TrimArgs } from '../../events.js';
  *
  * Runs before a create, update, replace or bulk update that writes the field, after the event
  * handlers and the processors listed before it. Returns the value to write; `instance` is the
- * object being updated (undefined on create), `event` the event of the action.
+ * object being updated (undefined on create, and on a bulk update, where it runs once for all the
+ * objects the change selects), `event` the event of the action.
  */
 export function trim({ new_value }: TrimArgs): TrimArgs['new_value'] {
   return new_value;
