@@ -29,10 +29,12 @@ export function addTextFold(db: SqliteFunctions): void {
   // One needle per query, asked of every row: its expression is made once.
   let last: { key: string; pattern: RegExp } | undefined;
   db.function(SQLITE_HOLDS, { deterministic: true }, (value, needle, anchored) => {
-    if (typeof value !== 'string' || typeof needle !== 'string') return null;
+    // A number is read as its text, as LIKE reads it; a blob holds no text.
+    const text = typeof value === 'number' || typeof value === 'bigint' ? String(value) : value;
+    if (typeof text !== 'string' || typeof needle !== 'string') return null;
     const key = `${anchored ? '^' : ''}${needle}`;
     if (last?.key !== key) last = { key, pattern: new RegExp(`${anchored ? '^' : ''}${escapeRegExp(needle)}`, 'iu') };
-    return last.pattern.test(value) ? 1 : 0;
+    return last.pattern.test(text) ? 1 : 0;
   });
 }
 
