@@ -945,6 +945,12 @@ export const codes = {
     explanation:
       "The generated service checks a value against its property's own keywords (type, bounds, lengths, `pattern`, `enum`, `format`…). It does not apply `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else`, `dependencies` or `contains` written on a property or at a schema's root, nor a `format` it has no check for (`money`, `phone`): JSON Schema takes an unknown format as a note, so any string passes. A field defined only inside an `allOf` is no field. Write each property's rules on the property, a shape as a `pattern`, and a rule across fields (one of two fields required, say) in a before handler (`_event_handlers`). Inside a dict's or a list's own schema (`items`, a dict's `properties`) these keywords are applied.",
   },
+  SVC2121: {
+    severity: 'error',
+    title: "a method's own x-ACL",
+    explanation:
+      "svcgen guards a route, and every method of it, with one x-ACL: the first of its resource's `securedBy` (or, without one, its parent's or the root's). Its rules say what each method may do: `view` (GET), `create` (POST), `update` (PATCH, PUT), `delete` (DELETE). A method's own `securedBy` (written on the method, or brought by a trait or a resource type) that names another x-ACL would be ignored, and what it keeps from callers would be allowed by the route's: a GET guarded `admin only` on a resource guarded `everyone` answered anyone. Guard the resource with one x-ACL whose rules say, per permission, who may do what.",
+  },
   SVC2107: {
     severity: 'error',
     title: 'names the database cannot tell apart',

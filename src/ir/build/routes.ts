@@ -280,12 +280,18 @@ function makeRoute(
     kind,
     model,
     ...rest,
-    operations: operations(ctx, node.resource, kind, ctx.models.get(model)),
+    operations: operations(ctx, node.resource, kind, ctx.models.get(model), rest.acl),
     displayName: node.resource.displayName ?? null,
   };
 }
 
-function operations(ctx: Context, resource: Resource, kind: Kind, model: ModelDraft | undefined): Operation[] {
+function operations(
+  ctx: Context,
+  resource: Resource,
+  kind: Kind,
+  model: ModelDraft | undefined,
+  acl: string | null,
+): Operation[] {
   const out: Operation[] = [];
   for (const m of resource.methods) {
     const method = m.method.toUpperCase() as HttpMethod;
@@ -301,6 +307,7 @@ function operations(ctx: Context, resource: Resource, kind: Kind, model: ModelDr
       );
       continue;
     }
+    reportMethodAcl(ctx, resource, m, acl);
     reportBodiesNotTaken(ctx, resource, m);
     reportUnservedQueryParameters(ctx.diagnostics, resource, m, { kind, action }, model);
     // A dict or list field's route takes the field's values, not its model's.
@@ -310,6 +317,26 @@ function operations(ctx: Context, resource: Resource, kind: Kind, model: ModelDr
     out.push({ method, action, permission, description: m.description?.trim() || null });
   }
   return out;
+}
+
+/**
+ * A method's own `securedBy` that names another x-ACL than its route's (SVC2121): one x-ACL guards
+ * every method of a route, and a method's would be ignored, what it keeps from callers allowed (a
+ * probe's GET guarded `closed` answered anyone under its resource's `open`).
+ */
+function reportMethodAcl(ctx: Context, resource: Resource, m: Method, acl: string | null): void {
+  const own = m.securedBy?.find((r) => r !== null && ctx.aclSchemes.has(r.name));
+  if (!own || own.name === acl) return;
+  // It is named: no "guards no route" (SVC2071) beside this.
+  ctx.poisoned.addAcl(own.name);
+  ctx.diagnostics.report(
+    'SVC2121',
+    `${m.method} on ${resource.path} is guarded by x-ACL "${own.name}" of its own securedBy, where its route is guarded by ${acl === null ? 'no x-ACL' : `"${acl}"`}: one x-ACL guards every method of a route, and this one would be ignored`,
+    {
+      span: own.node.span,
+      hint: `guard the resource with one x-ACL (securedBy on the resource) whose rules say what each method may do: view (GET), create (POST), update (PATCH, PUT), delete (DELETE)`,
+    },
+  );
 }
 
 /**
