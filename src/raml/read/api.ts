@@ -248,10 +248,13 @@ function checkBaseUri(ctx: ReadContext, api: Building<RamlApi>, e: YEntry | unde
 
 function checkDuplicateResources(ctx: ReadContext, resources: readonly Resource[]): void {
   const seen = new Map<string, Resource>();
+  // One URI however its slashes are written: `/items/` and `//items` are `/items`, whose methods
+  // the service took from one of them alone (a probe's GET and DELETE answered 405).
+  const uri = (path: string) => path.replace(/\/+/g, '/').replace(/(.)\/$/, '$1');
   // `repeated`: below a key written twice in one mapping, which SVC1005 says (a repeated key), once.
   const visit = (list: readonly Resource[], repeated: boolean) => {
     for (const r of list) {
-      const first = seen.get(r.path);
+      const first = seen.get(uri(r.path));
       const again = repeated || (first !== undefined && list.includes(first) && first.relativeUri === r.relativeUri);
       if (first && !again)
         report(ctx, 'SVC1111', `resource ${r.path} is declared twice`, {
@@ -259,8 +262,8 @@ function checkDuplicateResources(ctx: ReadContext, resources: readonly Resource[
           related: { span: first.keyNode.span, message: `first declared as ${first.path}` },
           hint: `declare ${r.path} once: put the methods and nested resources of both declarations under the first`,
         });
-      else if (!first) seen.set(r.path, r);
-      visit(r.resources, again);
+      else if (!first) seen.set(uri(r.path), r);
+      visit(r.resources, again || first !== undefined);
     }
   };
   visit(resources, false);
