@@ -229,9 +229,14 @@ class YamlAdapter {
     if (depth > limits.maxDepth + 1) return { kind: 'scalar', value: null, text: '', style: 'plain', start, end };
     if (isAlias(node)) {
       const target = node.resolve(this.doc);
-      return target
-        ? { kind: 'alias', target: this.node(target, depth), start, end }
-        : { kind: 'scalar', value: null, text: '', style: 'plain', start, end };
+      if (target) return { kind: 'alias', target: this.node(target, depth), start, end };
+      // The yaml package reads it as null until asked for its value: a probe's `get: *nope` was
+      // an empty `get:`, a forward alias too.
+      this.diagnostics.report('SVC1004', `the alias *${node.source} names no anchor (&${node.source}) before it`, {
+        span: span(this.source, start, end),
+        hint: `an alias repeats a node marked &${node.source} earlier in the same file: mark it before the alias (a file cannot alias an anchor of the file that includes it)`,
+      });
+      return { kind: 'scalar', value: null, text: '', style: 'plain', start, end };
     }
     if (isYamlScalar(node)) return this.scalar(node, start, end);
     if (isYamlMap(node) || isYamlSeq(node)) {
