@@ -871,7 +871,7 @@ export const codes = {
     severity: 'warning',
     title: 'RAML parameter the service does not serve as declared',
     explanation:
-      "A RAML `queryParameters` entry names neither a field of the list's model nor a parameter the service takes (`_limit`, `_page`, `_start`, `_after`, `_sort`, `_fields`, `_count`, `q`, `_search_fields`): the service answers a request with it 400. Or an item resource's `uriParameters` types its key as a number where the model is keyed by text (or as text where it is keyed by a number): items are looked up by the key as the model stores it. The service serves its own parameters (each field's filters, documented in openapi.json); RAML's declarations of them are read by no one.",
+      "A RAML `queryParameters` entry names neither a field of the list's model nor a parameter the service takes (`_limit`, `_page`, `_start`, `_after`, `_sort`, `_fields`, `_count`, `q`, `_search_fields`): the service answers a request with it 400. Or an item resource's `uriParameters` types its key as a number where the model is keyed by text (or as text where it is keyed by a number): items are looked up by the key as the model stores it. Or a parameter it takes (a filter, `_limit`, an item's key, a header) is declared with rules (`required`, `enum`, `pattern`, `minimum`, `maximum`, `minLength`, `maxLength`, `default`) that the service does not apply: a `_limit` of `maximum: 5` still gives pages of `max_limit`. The service serves its own parameters (each field's filters, documented in openapi.json) by its own rules (the field's schema, service.ini); RAML's declarations of them are read by no one.",
   },
   SVC2109: {
     severity: 'warning',

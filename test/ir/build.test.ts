@@ -1472,6 +1472,43 @@ describe('x-ACL lines the rules never read, or read too late (SVC2093)', () => {
     expect(unreached('allow alice update\ndeny alice all')).toHaveLength(1);
   });
 
+  it('says which rules of the named parameters it takes the service does not apply (SVC2108)', () => {
+    // A probe's `_limit` of maximum 5 gave pages of 7, a required header was never asked for, and
+    // an `{id}` of minimum 10 found item 3: each warned of nowhere.
+    const dir = writeTree({
+      'api.raml': raml(`title: Garden
+/plots:
+  get:
+    headers:
+      X-Tenant: { required: true }
+      X-Trace: { description: a trace id }
+    queryParameters:
+      _limit: { type: integer, maximum: 5, default: 10 }
+      name: { pattern: '^[a-z]+$' }
+      size: { enum: [s, m] }
+      _page: { type: integer }
+  post:
+    body:
+      application/json:
+        schema: !include plot.json
+  /{id}:
+    uriParameters:
+      id: { type: integer, minimum: 10 }
+    get:
+`),
+      'plot.json': schema({ id, name: str(), size: { _db_settings: { type: 'choice', choices: ['s', 'm', 'l'] } } }),
+    });
+    const said = analyze(join(dir, 'api.raml'), { cwd: dir })
+      .diagnostics.filter((d) => d.code === 'SVC2108')
+      .map((d) => d.message.replace(/, which the service does not apply.*/, ''));
+    expect(said).toEqual([
+      'the header "X-Tenant" of get on /plots declares required: true',
+      'the query parameter "_limit" of get on /plots declares maximum: 5, default: 10',
+      'the query parameter "name" of get on /plots declares pattern: "^[a-z]+$"',
+      'the URI parameter {id} of /plots/{id} declares minimum: 10',
+    ]);
+  });
+
   it('says which RAML query parameters the service does not take, on any method (SVC2108)', () => {
     const dir = writeTree({
       'api.raml': raml(`title: Garden
@@ -1521,9 +1558,14 @@ describe('x-ACL lines the rules never read, or read too late (SVC2093)', () => {
 `),
       'plot.json': schema({ id }),
     });
-    expect(analyze(join(untyped, 'api.raml'), { cwd: untyped }).diagnostics.map((d) => d.code)).not.toContain(
-      'SVC2108',
-    );
+    // (Its pattern is a rule the service does not apply, said as such; not a key typed wrong.)
+    expect(
+      analyze(join(untyped, 'api.raml'), { cwd: untyped })
+        .diagnostics.filter((d) => d.code === 'SVC2108')
+        .map((d) => d.message),
+    ).toEqual([
+      'the URI parameter {id} of /beds/{id} declares pattern: "^[0-9]+$", which the service does not apply: it checks its parameters by its own rules',
+    ]);
     // A declared enum with a value the field's choices do not have.
     const choices = writeTree({
       'api.raml': raml(`title: Garden

@@ -58,18 +58,21 @@ export function reportUnservedQueryParameters(
   const example = model.fields.find((f) => !f.field.primaryKey)?.field.name ?? 'name';
   const { filters, named } = takes(route.kind, route.action);
   for (const [name, definition] of method.queryParameters) {
-    if (named.has(name)) continue;
+    const where = `the query parameter "${name}" of ${method.method} on ${resource.path}`;
+    const span = keySpan(method.node, 'queryParameters', name) ?? nodeOf(definition).span;
+    if (named.has(name)) {
+      reportRulesNotApplied(diagnostics, where, definition, span, name === '_limit' ? 'max_limit in service.ini' : '');
+      continue;
+    }
     const cut = name.indexOf('__');
     const [field, operator] = cut < 0 ? [name, ''] : [name.slice(0, cut), name.slice(cut + 2)];
     const known = operator === '' || QUERY_OPERATORS.some((op) => op.suffix === operator);
     if (filters && fields.has(field) && known) {
-      reportChoicesNotTaken(
-        diagnostics,
-        method,
-        name,
-        definition,
-        model.fields.find((f) => f.field.name === field),
-      );
+      const draft = model.fields.find((f) => f.field.name === field);
+      reportChoicesNotTaken(diagnostics, method, name, definition, draft);
+      // A choice field's enum is its choices' (said above where it is not).
+      const own = draft?.field.choices?.length ? { ...first(definition), enum: undefined } : definition;
+      reportRulesNotApplied(diagnostics, where, own, span, `the schema of ${model.name}.${field}`);
       continue;
     }
     const takesHere = `${method.method} on ${resource.path} takes ${
@@ -103,6 +106,47 @@ export function reportUnservedQueryParameters(
       },
     );
   }
+}
+
+/** The rules a RAML named parameter may state, none of which the service applies to its parameters. */
+const PARAMETER_RULES = [
+  'required',
+  'enum',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'default',
+] as const;
+
+/**
+ * A named parameter the service takes (a filter, `_limit`, an item's key, a header) whose RAML
+ * declaration states rules: the service checks its parameters by its own (the field's schema,
+ * service.ini), and these would be read by no one (a probe's `_limit` with `maximum: 5` gave pages
+ * of 7, a header `required: true` was never asked for, an `{id}` of `minimum: 10` found item 3).
+ * `own`: where the service's own rule for it is set, if anywhere.
+ */
+export function reportRulesNotApplied(
+  diagnostics: DiagnosticBag,
+  where: string,
+  definition: ParameterDefinition,
+  span: Span,
+  own: string,
+): void {
+  const declared = first(definition);
+  const rules = PARAMETER_RULES.filter(
+    (rule) => declared[rule] !== undefined && !(rule === 'required' && declared.required === false),
+  );
+  if (!rules.length) return;
+  diagnostics.report(
+    'SVC2108',
+    `${where} declares ${rules.map((r) => `${r}: ${JSON.stringify(declared[r])}`).join(', ')}, which the service does not apply: it checks its parameters by its own rules`,
+    {
+      span,
+      hint: `${own ? `set the rule where the service reads it (${own}), or ` : ''}check it in a before handler of the action (event.view.request); or leave it out of the RAML`,
+    },
+  );
 }
 
 /**
@@ -148,6 +192,14 @@ export function reportMistypedItemParameter(
   if (!definition || !key || !model) return;
   // Only a type written says anything (RAML's default is no one's claim), and a pattern of digits
   // on a text parameter says the number it is.
+  // A URI parameter is required by RAML itself.
+  reportRulesNotApplied(
+    diagnostics,
+    `the URI parameter {${param}} of ${resource.path}`,
+    { ...first(definition), required: undefined },
+    keySpan(resource.node, 'uriParameters', param) ?? nodeOf(definition).span,
+    `the schema of ${model.name}.${key.name}`,
+  );
   const { type: declared, pattern } = first(definition);
   if (declared === undefined) return;
   const numeric = declared === 'integer' || declared === 'number';
@@ -226,4 +278,16 @@ function nodeOf(definition: ParameterDefinition) {
 function keySpan(node: YNode, parameters: string, name: string): Span | undefined {
   const declared = node.kind === 'map' ? get(node, parameters) : undefined;
   return declared?.kind === 'map' ? entry(declared, name)?.key.span : undefined;
+}
+
+/** The headers a method declares with rules (`required: true`, a pattern): the service checks none. */
+export function reportHeaderRules(diagnostics: DiagnosticBag, resource: Resource, method: Method): void {
+  for (const [name, definition] of method.headers ?? [])
+    reportRulesNotApplied(
+      diagnostics,
+      `the header "${name}" of ${method.method} on ${resource.path}`,
+      definition,
+      keySpan(method.node, 'headers', name) ?? nodeOf(definition).span,
+      '',
+    );
 }

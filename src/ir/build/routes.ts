@@ -17,7 +17,12 @@ import type { FieldDraft } from './fields.js';
 import type { ModelDraft } from './models.js';
 import { walk, type PathNode } from './paths.js';
 import type { Poisoned } from './poisoned.js';
-import { reportBodySchemaNotRead, reportMistypedItemParameter, reportUnservedQueryParameters } from './raml-only.js';
+import {
+  reportBodySchemaNotRead,
+  reportHeaderRules,
+  reportMistypedItemParameter,
+  reportUnservedQueryParameters,
+} from './raml-only.js';
 
 type Kind = Route['kind'];
 
@@ -310,6 +315,7 @@ function operations(
     reportMethodAcl(ctx, resource, m, acl);
     reportBodiesNotTaken(ctx, resource, m);
     reportUnservedQueryParameters(ctx.diagnostics, resource, m, { kind, action }, model);
+    reportHeaderRules(ctx.diagnostics, resource, m);
     // A dict or list field's route takes the field's values, not its model's.
     if (kind !== 'attribute') reportBodySchemaNotRead(ctx.diagnostics, ctx.api, resource, m, model);
     // Merging into a dict or list field changes the item it belongs to.
