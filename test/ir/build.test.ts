@@ -1472,6 +1472,30 @@ describe('x-ACL lines the rules never read, or read too late (SVC2093)', () => {
     expect(unreached('allow alice update\ndeny alice all')).toHaveLength(1);
   });
 
+  it('serves no head without get, and says so (SVC2023): it had no handler, and its 405 named HEAD in Allow', () => {
+    const dir = writeTree({
+      'api.raml': raml(`title: Garden
+/plots:
+  head:
+  post:
+    body:
+      application/json:
+        schema: !include plot.json
+  /{id}:
+    get:
+    head:
+`),
+      'plot.json': schema({ id, name: str() }),
+    });
+    const { ir, diagnostics } = analyze(join(dir, 'api.raml'), { cwd: dir });
+    expect(diagnostics.filter((d) => d.code === 'SVC2023').map((d) => d.message)).toEqual([
+      'head on /plots is not served without get: a HEAD is answered as a GET, without its body',
+    ]);
+    const methods = (path: string) => ir!.routes.find((r) => r.ramlPath === path)!.operations.map((o) => o.method);
+    expect(methods('/plots')).toEqual(['POST']);
+    expect(methods('/plots/{id}')).toEqual(['GET', 'HEAD']);
+  });
+
   it('says which rules of the named parameters it takes the service does not apply (SVC2108)', () => {
     // A probe's `_limit` of maximum 5 gave pages of 7, a required header was never asked for, and
     // an `{id}` of minimum 10 found item 3: each warned of nowhere.

@@ -298,8 +298,21 @@ function operations(
   acl: string | null,
 ): Operation[] {
   const out: Operation[] = [];
+  const hasGet = resource.methods.some((m) => m.method === 'get');
   for (const m of resource.methods) {
     const method = m.method.toUpperCase() as HttpMethod;
+    // HEAD is GET without its body (Fastify's): alone, it had no handler, and was a 405 whose Allow named HEAD.
+    if (method === 'HEAD' && !hasGet) {
+      ctx.diagnostics.report(
+        'SVC2023',
+        `head on ${resource.path} is not served without get: a HEAD is answered as a GET, without its body`,
+        {
+          span: methodSpan(resource, m),
+          hint: 'declare get too, or leave head out',
+        },
+      );
+      continue;
+    }
     const action = ACTION_TABLE[kind][method];
     if (!action) {
       ctx.diagnostics.report(
