@@ -951,6 +951,12 @@ export const codes = {
     explanation:
       "svcgen guards a route, and every method of it, with one x-ACL: the first of its resource's `securedBy` (or, without one, its parent's or the root's). Its rules say what each method may do: `view` (GET), `create` (POST), `update` (PATCH, PUT), `delete` (DELETE). A method's own `securedBy` (written on the method, or brought by a trait or a resource type) that names another x-ACL would be ignored, and what it keeps from callers would be allowed by the route's: a GET guarded `admin only` on a resource guarded `everyone` answered anyone. Guard the resource with one x-ACL whose rules say, per permission, who may do what.",
   },
+  SVC2122: {
+    severity: 'error',
+    title: 'a collection named beyond ASCII',
+    explanation:
+      "A collection's model is named after its resource (`/stories` is `Story`), and so are its table, its TypeScript types and its files: in ASCII letters and digits. A resource named with other letters (`/cafés`, `/日本`) would lose them (`/cafés` was the model `Caf`, and one model with `/cafs`) or name nothing. Name the collection in ASCII letters (`/cafes`); its URL is its name, and its objects' fields may hold any text.",
+  },
   SVC2107: {
     severity: 'error',
     title: 'names the database cannot tell apart',

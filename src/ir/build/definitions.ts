@@ -32,6 +32,10 @@ export interface DefinitionContext {
 export function defineModels(ctx: DefinitionContext, root: PathNode): void {
   const visit = (node: PathNode, parentModel: string | null, parentIsItem: boolean) => {
     let model: string | null = null;
+    if (node.param === null && !parentIsItem && beyondAscii(ctx, node)) {
+      for (const child of node.children) visit(child, null, node.param !== null);
+      return;
+    }
     if (node.param === null) {
       model = parentIsItem ? nestedModel(ctx, node, parentModel) : modelNameOf(node.segment);
       const schema = model ? postSchema(node.resource) : undefined;
@@ -43,13 +47,40 @@ export function defineModels(ctx: DefinitionContext, root: PathNode): void {
 }
 
 /**
+ * A collection named with letters or digits beyond ASCII (`/cafés`, `/日本`): its model's name,
+ * table and files are its name in ASCII letters and digits, which dropped the others (`/cafés` was
+ * model `Caf`, one with `/cafs`) or found none ("no letter or digit"). Reported (SVC2122) and
+ * defines no model.
+ */
+function beyondAscii(ctx: DefinitionContext, node: PathNode): boolean {
+  const others = [...new Set(node.segment.match(/[^ -~]/gu) ?? [])].filter((c) => /[\p{L}\p{N}]/u.test(c));
+  if (!others.length) return false;
+  ctx.poisoned.addUnreadModel(modelNameOf(node.segment));
+  ctx.diagnostics.report(
+    'SVC2122',
+    `${node.ramlPath} is named with ${others.join(' ')}, beyond the ASCII letters and digits that name a model, its table and its files`,
+    {
+      span: node.span,
+      hint: `name the collection in ASCII letters and digits${asciiOf(node.segment)}: its URL is its name`,
+    },
+  );
+  return true;
+}
+
+/** ` (\`/cafes\`)` of `cafés`: the letters without their accents, where that leaves a letter. */
+function asciiOf(segment: string): string {
+  const ascii = segment.normalize('NFKD').replace(/[^ -~]/g, '');
+  return /[a-z0-9]/i.test(ascii) ? ` (\`/${ascii}\`)` : '';
+}
+
+/**
  * A static path not below an item (`/stories`, `/api/stories`) is a model's own collection. Its
  * model may be defined by a schema anywhere (or be the default user model), so this runs once
  * every model is known, and before relationships to the missing model are resolved.
  */
 export function reportMissingModels(ctx: DefinitionContext, root: PathNode): void {
   const missing = [...walk(root)].flatMap(({ node, parent }) => {
-    if (node.param !== null || parent.param !== null) return [];
+    if (node.param !== null || parent.param !== null || /[^ -~]/.test(node.segment)) return [];
     const model = modelNameOf(node.segment);
     return needsModel(node) && !ctx.models.has(model) && !ctx.poisoned.hasModel(model) ? [node] : [];
   });
