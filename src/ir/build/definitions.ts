@@ -53,7 +53,7 @@ export function defineModels(ctx: DefinitionContext, root: PathNode): void {
  * defines no model.
  */
 function beyondAscii(ctx: DefinitionContext, node: PathNode): boolean {
-  const others = [...new Set(node.segment.match(/[^ -~]/gu) ?? [])].filter((c) => /[\p{L}\p{N}]/u.test(c));
+  const others = lettersBeyondAscii(node.segment);
   if (!others.length) return false;
   ctx.poisoned.addUnreadModel(modelNameOf(node.segment));
   ctx.diagnostics.report(
@@ -65,6 +65,10 @@ function beyondAscii(ctx: DefinitionContext, node: PathNode): boolean {
     },
   );
   return true;
+}
+
+function lettersBeyondAscii(segment: string): string[] {
+  return [...new Set(segment.match(/[^ -~]/gu) ?? [])].filter((c) => /[\p{L}\p{N}]/u.test(c));
 }
 
 /** ` (\`/cafes\`)` of `cafés`: the letters without their accents, where that leaves a letter. */
@@ -80,7 +84,7 @@ function asciiOf(segment: string): string {
  */
 export function reportMissingModels(ctx: DefinitionContext, root: PathNode): void {
   const missing = [...walk(root)].flatMap(({ node, parent }) => {
-    if (node.param !== null || parent.param !== null || /[^ -~]/.test(node.segment)) return [];
+    if (node.param !== null || parent.param !== null || lettersBeyondAscii(node.segment).length) return [];
     const model = modelNameOf(node.segment);
     return needsModel(node) && !ctx.models.has(model) && !ctx.poisoned.hasModel(model) ? [node] : [];
   });
