@@ -78,10 +78,22 @@ function checkHeader(source: SourceFile, diagnostics: DiagnosticBag): boolean {
     return true;
   }
   const version = /^#%RAML\s+(\S+)/.exec(firstLine)?.[1];
+  // `#%RAML  0.8`, `#%RAML 0.8 # notes`: the version svcgen reads, written otherwise ("this is a
+  // RAML 0.8 document; svcgen reads RAML 0.8", a probe was told).
+  const otherVersion = version !== undefined && version !== '0.8';
   diagnostics.report(
     'SVC1101',
-    version ? `this is a RAML ${version} document; svcgen reads RAML 0.8` : 'the file does not start with `#%RAML 0.8`',
-    { span: fileSpan(source), hint: version ? undefined : 'make `#%RAML 0.8` the very first line of the file' },
+    otherVersion
+      ? `this is a RAML ${version} document; svcgen reads RAML 0.8`
+      : 'the file does not start with `#%RAML 0.8`',
+    {
+      span: fileSpan(source),
+      hint: otherVersion
+        ? undefined
+        : version
+          ? 'write the first line as `#%RAML 0.8` exactly: one space, nothing after it'
+          : 'make `#%RAML 0.8` the very first line of the file',
+    },
   );
   return false;
 }

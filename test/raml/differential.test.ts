@@ -81,6 +81,8 @@ const STRICTER_THAN_R1: Record<string, string> = {
   'SVC1003-binary-include': 'r1 inserts the bytes as text',
   'SVC1015-include-directory': 'r1 reports nothing for a directory',
   'SVC1101-not-raml-08': 'r1 also reads RAML 1.0; svcgen reads RAML 0.8 only',
+  'SVC1101-header-spacing':
+    'r1 reads a comment after the header; RAML 0.8 §Markup Language: "#%RAML followed by a single space followed by the text 0.8 and nothing else before the end of the line"',
   'SVC1111-duplicate-resource-slash':
     'r1 keeps /items and /items/ apart; RAML 0.8 §Resources and Nested Resources: "the absolute URI of the resource" is what names it, and the two are one URI to the service, which took the methods of one alone',
   'SVC1103-wrong-kind-empty-item-in-is':
