@@ -150,8 +150,15 @@ function readSchemas(ctx: ReadContext, root: YMap): SchemaDeclaration[] {
     seen.set(name, d.key);
     if (isAlreadyReported(d.value)) continue;
     if (!isScalar(d.value) || d.value.value === null || typeof d.value.value !== 'string') {
+      // An included .yaml file is read as YAML, a map: its JSON schema then is no text (a probe's).
+      const included = d.value.kind !== 'scalar' && d.value.span.source !== d.key.span.source;
       report(ctx, 'SVC1113', `schema "${name}" must be a string (the schema text or an !include)`, {
         span: entrySpan(d),
+        ...(included
+          ? {
+              hint: 'an included .yaml or .yml file is read as YAML: give a JSON schema a .json name, which is included as its text',
+            }
+          : {}),
       });
       continue;
     }

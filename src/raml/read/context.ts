@@ -130,7 +130,14 @@ export function numberValue(ctx: ReadContext, e: YEntry): number | undefined {
   if (isScalar(node) && typeof node.value === 'number' && Number.isFinite(node.value)) return node.value;
   if (isScalar(node) && node.style === 'quoted' && /^-?\d+(\.\d+)?$/.test(node.text)) return Number(node.text);
   if (isScalar(node) && node.value === null) return undefined;
-  report(ctx, 'SVC1105', `"${e.key.text}" must be a number, not ${describe(node)}`, { span: entrySpan(e) });
+  // `.inf`, `.nan`: numbers to YAML, none a bound can be ("must be a number, not the number .inf").
+  const infinite = isScalar(node) && typeof node.value === 'number';
+  report(
+    ctx,
+    'SVC1105',
+    `"${e.key.text}" must be ${infinite ? 'a finite number' : 'a number'}, not ${describe(node)}`,
+    { span: entrySpan(e) },
+  );
   return undefined;
 }
 

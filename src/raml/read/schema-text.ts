@@ -15,9 +15,18 @@ export function checkSchemaText(
 ): void {
   const trimmed = text.trim();
   if (/^[\w.-]+$/.test(trimmed) && node.style !== 'include') {
-    diagnostics.report('SVC1118', `"${trimmed}" is neither a declared schema nor JSON or XML schema text`, {
-      span: node.span,
-      hint: didYouMean(trimmed, declaredNames) ?? 'declare it under `schemas:` at the root, or write the schema itself',
-    });
+    // `schema: "item "`: a declared name with blanks around it, which name no schema (a probe was told to declare `item`).
+    const padded = trimmed !== text && [...declaredNames].includes(trimmed);
+    diagnostics.report(
+      'SVC1118',
+      `${JSON.stringify(text)} is neither a declared schema nor JSON or XML schema text${padded ? `: the schema "${trimmed}" is named without the blanks around it` : ''}`,
+      {
+        span: node.span,
+        hint: padded
+          ? `write schema: ${trimmed}`
+          : (didYouMean(trimmed, declaredNames) ??
+            'declare it under `schemas:` at the root, or write the schema itself'),
+      },
+    );
   }
 }
