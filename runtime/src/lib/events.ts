@@ -420,13 +420,16 @@ function makeEvent(
     setFieldValue(name, value) {
       // A key never changes (contract 4.3): a before_update that set it moved the object, and its
       // events went on under a key that was never created (a probe's handler; a 500 names it).
-      if (name === run.model.primaryKey && run.action !== 'create' && run.instance?.[name] !== value)
+      if (name === run.model.primaryKey && CHANGES.has(run.action) && run.instance?.[name] !== value)
         throw new Error(`setFieldValue('${name}'): the key of ${run.model.name} never changes once it is created`);
       values[name] = value;
       afterSet(name, value);
     },
   };
 }
+
+/** The actions that change objects that exist (a registration, like a create, gives its key). */
+const CHANGES: ReadonlySet<Action> = new Set(['update', 'replace', 'update_many']);
 
 /**
  * After events change the response object (or every object of a list response): a field it shows.
