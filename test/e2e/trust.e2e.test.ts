@@ -271,12 +271,19 @@ describe.each(ENGINES)('ramses-example against a member who takes what is not th
       expect([hidden.status, typo.status]).toEqual([400, 400]);
       expect(hidden.body.errors).toEqual([{ field: '_fields', message: 'names email: no field of User you may read' }]);
       expect(typo.body.errors).toEqual([{ field: '_fields', message: 'names emial: no field of User you may read' }]);
-      // A list holds others' records: what it may be filtered or sorted by is what all of them show.
-      for (const query of ['email=bob@example.com', '_sort=email']) {
+      // A list holds others' records: what it may be filtered or sorted by is what all of them show,
+      // and a field of their own record alone is said to be so (it was "no field you may read").
+      for (const [query, message] of [
+        ['email=bob@example.com', 'is shown on your own record only: a list is not filtered by it'],
+        ['_sort=email', 'cannot sort by email: it is shown on your own record only'],
+      ] as const) {
         const listed = await as('bob', 'GET', `/users?${query}`);
         expect(listed.status, query).toBe(400);
-        expect(JSON.stringify(listed.body.errors), query).toContain('no field of User you may read');
+        expect(JSON.stringify(listed.body.errors), query).toContain(message);
       }
+      // Another's list query of a field they may read on no record is told as a typo is.
+      const other = await as('mal', 'GET', '/users?_sort=emial');
+      expect(JSON.stringify(other.body.errors)).toContain('no field of User you may read');
     });
 
     it("shows a member's own row of a list whole under _fields, and others' rows as they may read them", async () => {
