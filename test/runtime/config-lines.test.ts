@@ -37,8 +37,35 @@ describe('a line of service.ini that is not name = value', () => {
     expect(message).not.toContain('Hunter2');
   });
 
-  it('takes comments, sections, a bare name (true) and a value with a colon', () => {
-    const config = configOf('; a comment\n# another\nauth\n[database]\nurl = postgres://u:p@h/db\n');
+  it('never shows a line that names no setting: a value continued below its name, a bare word', () => {
+    // A probe's secret, continued on an indented line (configparser's form), was logged as a setting's name.
+    for (const text of [
+      'webhooks.timeout =\n    f0e1d2c3b4a5968778695a4b3c2d1e0fSECRET\n',
+      'auth = false\nSUPERSECRETVALUE\n',
+      'auth = false\nHunter2 and more\n',
+    ]) {
+      const message = refusal(text);
+      expect(message).toMatch(/service\.ini line 2: is not "name = value"/);
+      expect(message).not.toMatch(/SECRET|Hunter2/);
+    }
+    expect(refusal('auth\n')).toMatch(/line 1: "auth …" is not "name = value"/);
+  });
+
+  it('refuses a value that a ; or # would cut short, unless it is quoted or escaped', () => {
+    // `CorrectHorse;Battery9` was the password `CorrectHorse`.
+    const message = refusal('system.password = CorrectHorse;Battery9\n');
+    expect(message).toContain(
+      'service.ini line 1: the value of system.password holds ; or #, where service.ini starts a comment',
+    );
+    expect(message).not.toContain('Battery9');
+    expect(refusal('[auth]\nsecret = abc#def\n')).toContain('the value of auth.secret holds ; or #');
+    const quoted = configOf('system.user = root\nsystem.email = r@x.io\nsystem.password = "Correct;Horse#Battery9"\n');
+    expect(quoted.system?.password).toBe('Correct;Horse#Battery9');
+    expect(configOf('database.url = sqlite:./a\\;b.db\n').databaseUrl).toBe('sqlite:./a;b.db');
+  });
+
+  it('takes comments, sections and a value with a colon', () => {
+    const config = configOf('; a comment\n# another\nauth = true\n[database]\nurl = postgres://u:p@h/db\n');
     expect(config.auth).toBe(true);
     expect(config.databaseUrl).toBe('postgres://u:p@h/db');
   });

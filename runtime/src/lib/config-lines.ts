@@ -4,8 +4,12 @@
  *
  * - A line that is no `name = value`: `system.password: Hunter2` (Python configparser's form, which
  *   Ramses read) became a setting named after the whole line, whose "not a setting" warning wrote
- *   the password to the log, and the system user was left unset. An error, naming the line by its
- *   number and its name alone: the rest of it may be a secret.
+ *   the password to the log, and the system user was left unset; so did a value continued on an
+ *   indented line below it (configparser's too), and a bare word. An error, naming the line by its
+ *   number, and by its name only when that is a setting's: the rest of it may be a secret.
+ * - A `;` or `#` in a value, which the parser takes for the start of a comment and cuts the value
+ *   at: `system.password = CorrectHorse;Battery9` made the password `CorrectHorse`, unsaid. An
+ *   error, unless the value is quoted or the character escaped (`\;`).
  * - A name set twice: the last held, and nothing said so (`auth = true`, later `auth = false`).
  */
 export interface IniLines {
@@ -15,7 +19,8 @@ export interface IniLines {
   readonly repeated: readonly string[];
 }
 
-export function readIniLines(file: string, text: string): IniLines {
+/** `known`: whether a name is a setting's, which a message may show. */
+export function readIniLines(file: string, text: string, known: (name: string) => boolean): IniLines {
   let section = '';
   const lines = new Map<string, number[]>();
   const rows = text.split(/\r?\n/);
@@ -27,24 +32,40 @@ export function readIniLines(file: string, text: string): IniLines {
       section = heading[1]!.trim();
       continue;
     }
+    const at = `${file} line ${index + 1}`;
     const equals = line.indexOf('=');
-    const name = (equals < 0 ? line : line.slice(0, equals)).trim();
-    // A bare name (`auth`) is true to the parser; one followed by more text is a value written wrong.
-    if (equals < 0 && /[\s:]/.test(name)) {
-      const shown = name.split(/[\s:]/)[0]!;
+    if (equals < 0) return { problem: notNameValue(at, line, known), repeated: [] };
+    const name = line.slice(0, equals).trim();
+    const key = section ? `${section}.${name}` : name;
+    if (cutByComment(line.slice(equals + 1).trim()))
       return {
-        problem: `${file} line ${index + 1}: "${shown} …" is not "name = value" (write ${shown} = <its value>; the rest of the line is not shown, as it may be a secret)`,
+        problem: `${at}: the value of ${key} holds ; or #, where service.ini starts a comment and would cut the value short (quote the value, "…", or escape the character, \\;)`,
         repeated: [],
       };
-    }
     if (name.endsWith('[]')) continue; // a list, of one item per line
-    const key = section ? `${section}.${name}` : name;
     lines.set(key, [...(lines.get(key) ?? []), index + 1]);
   }
   const repeated = [...lines]
     .filter(([, at]) => at.length > 1)
     .map(([key, at]) => `${file} sets ${key} on lines ${at.join(', ')}: the last one holds`);
   return { repeated };
+}
+
+/** A line with no `=`: its name said only when it is a setting's (a line continued below one may be a secret). */
+function notNameValue(at: string, line: string, known: (name: string) => boolean): string {
+  const first = line.split(/[\s:]/)[0]!;
+  const shown = known(first) ? `"${first} …" ` : '';
+  return `${at}: ${shown}is not "name = value" (write each setting as name = value, on one line; the line is not shown, as it may hold a secret)`;
+}
+
+/** Whether the parser would cut `value` at a `;` or `#` (not in quotes, not escaped). */
+function cutByComment(value: string): boolean {
+  if (value.length > 1 && /^(".*"|'.*')$/.test(value)) return false;
+  for (let i = 0; i < value.length; i++) {
+    if (value[i] === '\\') i++;
+    else if (value[i] === ';' || value[i] === '#') return true;
+  }
+  return false;
 }
 
 /**

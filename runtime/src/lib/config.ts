@@ -188,7 +188,8 @@ export function loadConfig(source: ConfigSource): Config {
   const file = resolve(source.file ?? env['SVC_CONFIG'] ?? defaultFile(source.projectFile));
   const settings = new Map<string, string>();
   const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
-  const lines = readIniLines(file, text);
+  const known = new Set([...STANDARD_KEYS, ...(source.extraKeys ?? []), ...OTHER_KEYS]);
+  const lines = readIniLines(file, text, (name) => known.has(name));
   if (lines.problem) throw new ConfigError(lines.problem);
   flatten(ini.parse(text), '', settings);
   const warnings = [
