@@ -953,9 +953,9 @@ export const codes = {
   },
   SVC2122: {
     severity: 'error',
-    title: 'a collection named beyond ASCII',
+    title: 'a collection name that names no model',
     explanation:
-      "A collection's model is named after its resource (`/stories` is `Story`), and so are its table, its TypeScript types and its files: in ASCII letters and digits. A resource named with other letters (`/cafés`, `/日本`) would lose them (`/cafés` was the model `Caf`, and one model with `/cafs`) or name nothing. Name the collection in ASCII letters (`/cafes`); its URL is its name, and its objects' fields may hold any text.",
+      "A collection's model is named after its resource (`/stories` is `Story`), and so are its table, its TypeScript types and its files: in ASCII letters and digits, a letter first. A resource named with other letters (`/cafés`, `/日本`) would lose them (`/cafés` was the model `Caf`, and one model with `/cafs`) or name nothing; one that starts with a digit (`/123`, `/2fa_codes`) names no TypeScript type. Name the collection in ASCII letters (`/cafes`, `/two_factor_codes`); its URL is its name, and its objects' fields may hold any text.",
   },
   SVC2107: {
     severity: 'error',

@@ -84,7 +84,7 @@ const STRICTER_THAN_R1: Record<string, string> = {
   'SVC1101-header-spacing':
     'r1 reads a comment after the header; RAML 0.8 §Markup Language: "#%RAML followed by a single space followed by the text 0.8 and nothing else before the end of the line"',
   'SVC1111-duplicate-resource-slash':
-    'r1 keeps /items and /items/ apart; RAML 0.8 §Resources and Nested Resources: "the absolute URI of the resource" is what names it, and the two are one URI to the service, which took the methods of one alone',
+    'r1 keeps /items, /items/ and /Items apart; to the service they are one resource (one model, one route file), which took the methods of one alone or did not compile',
   'SVC1103-wrong-kind-empty-item-in-is':
     'r1 skips an empty item of "is" beside others; RAML 0.8 §Applying Resource Types and Traits: "The value of the is attribute MUST be an array of any number of elements, each of which MUST be a) one or more trait keys (names) included in the traits declaration, or b) one or more trait definition maps"',
   'SVC1102-unknown-property-optional-on-resource':

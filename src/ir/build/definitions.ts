@@ -53,18 +53,30 @@ export function defineModels(ctx: DefinitionContext, root: PathNode): void {
  * defines no model.
  */
 function beyondAscii(ctx: DefinitionContext, node: PathNode): boolean {
+  // `/123`: a model `123`, which no TypeScript type can be named (generate stopped with an internal
+  // error). A prefix of paths (`/2024/reports`) names no model.
+  if (!unnameable(node.segment) || !needsModel(node)) return false;
   const others = lettersBeyondAscii(node.segment);
-  if (!others.length) return false;
-  ctx.poisoned.addUnreadModel(modelNameOf(node.segment));
+  const model = modelNameOf(node.segment);
+  ctx.poisoned.addUnreadModel(model);
   ctx.diagnostics.report(
     'SVC2122',
-    `${node.ramlPath} is named with ${others.join(' ')}, beyond the ASCII letters and digits that name a model, its table and its files`,
+    others.length
+      ? `${node.ramlPath} is named with ${others.join(' ')}, beyond the ASCII letters and digits that name a model, its table and its files`
+      : `${node.ramlPath} names the model ${model}, which starts with a digit: a model's name is its TypeScript types' and its files'`,
     {
       span: node.span,
-      hint: `name the collection in ASCII letters and digits${asciiOf(node.segment)}: its URL is its name`,
+      hint: others.length
+        ? `name the collection in ASCII letters and digits${asciiOf(node.segment)}: its URL is its name`
+        : 'name the collection with a letter first: its URL is its name',
     },
   );
   return true;
+}
+
+/** A segment no model can be named after (SVC2122): letters or digits beyond ASCII, a digit first. */
+function unnameable(segment: string): boolean {
+  return lettersBeyondAscii(segment).length > 0 || /^[0-9]/.test(modelNameOf(segment));
 }
 
 function lettersBeyondAscii(segment: string): string[] {
@@ -84,7 +96,13 @@ function asciiOf(segment: string): string {
  */
 export function reportMissingModels(ctx: DefinitionContext, root: PathNode): void {
   const missing = [...walk(root)].flatMap(({ node, parent }) => {
-    if (node.param !== null || parent.param !== null || lettersBeyondAscii(node.segment).length) return [];
+    if (
+      node.param !== null ||
+      parent.param !== null ||
+      lettersBeyondAscii(node.segment).length ||
+      /^[0-9]/.test(modelNameOf(node.segment))
+    )
+      return [];
     const model = modelNameOf(node.segment);
     return needsModel(node) && !ctx.models.has(model) && !ctx.poisoned.hasModel(model) ? [node] : [];
   });

@@ -8,7 +8,9 @@ export { kebab };
 export function camel(name: string): string {
   const parts = name.split(/[^A-Za-z0-9]+/).filter(Boolean);
   const joined = parts.map((p, i) => (i === 0 ? p : p.charAt(0).toUpperCase() + p.slice(1))).join('');
-  return joined.charAt(0).toLowerCase() + joined.slice(1);
+  const lower = joined.charAt(0).toLowerCase() + joined.slice(1);
+  // An identifier never starts with a digit: `/2024/items` made `2024ItemsResource`, and generate stopped.
+  return /^[0-9]/.test(lower) ? `_${lower}` : lower;
 }
 
 export function modelNames(model: Pick<Model, 'name'>) {

@@ -256,8 +256,14 @@ function checkBaseUri(ctx: ReadContext, api: Building<RamlApi>, e: YEntry | unde
 function checkDuplicateResources(ctx: ReadContext, resources: readonly Resource[]): void {
   const seen = new Map<string, Resource>();
   // One URI however its slashes are written: `/items/` and `//items` are `/items`, whose methods
-  // the service took from one of them alone (a probe's GET and DELETE answered 405).
-  const uri = (path: string) => path.replace(/\/+/g, '/').replace(/(.)\/$/, '$1');
+  // the service took from one of them alone (a probe's GET and DELETE answered 405). And whatever
+  // the case of its letters: `/Items` is the model `Item` too, in the same route file (a probe's
+  // project did not compile, `itemsRoutes` declared twice).
+  const uri = (path: string) =>
+    path
+      .replace(/\/+/g, '/')
+      .replace(/(.)\/$/, '$1')
+      .toLowerCase();
   // `repeated`: below a key written twice in one mapping, which SVC1005 says (a repeated key), once.
   const visit = (list: readonly Resource[], repeated: boolean) => {
     for (const r of list) {
@@ -267,7 +273,7 @@ function checkDuplicateResources(ctx: ReadContext, resources: readonly Resource[
         report(ctx, 'SVC1111', `resource ${r.path} is declared twice`, {
           span: r.keyNode.span,
           related: { span: first.keyNode.span, message: `first declared as ${first.path}` },
-          hint: `declare ${r.path} once: put the methods and nested resources of both declarations under the first`,
+          hint: `declare ${r.path} once: put the methods and nested resources of both declarations under the first${r.path === first.path ? '' : ' (paths that differ only in their slashes or the case of their letters are one resource here: one model, one route file)'}`,
         });
       else if (!first) seen.set(uri(r.path), r);
       visit(r.resources, again || first !== undefined);
