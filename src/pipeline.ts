@@ -4,7 +4,8 @@
  * memory (plan → render → format), then compare it with the out-dir and write what changed. Bad
  * input gives diagnostics, never exceptions.
  */
-import { basename, relative, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
+import { shownPath } from './util/shown-path.js';
 import { checkIr } from './check/checks.js';
 import { DiagnosticBag, hasErrors, sortDiagnostics, type Diagnostic } from './diagnostics/diagnostic.js';
 import { generateProject } from './generate.js';
@@ -124,7 +125,7 @@ export async function generate(request: GenerateRequest): Promise<GenerateResult
   const bag = new DiagnosticBag();
   for (const d of analysis.diagnostics) bag.add(d);
   const outDir = resolve(request.cwd, request.out);
-  const shown = relative(request.cwd, outDir) || '.';
+  const shown = shownPath(request.cwd, request.out, outDir);
   const use = request.mode === 'write' ? 'write' : 'read';
   const out = openOutDir(outDir, bag, (opened) => lockOutDir(opened, use, shown, bag));
   if (!out) return { status: 'refused', diagnostics: bag.sorted(), shown, apiChanges: [] };

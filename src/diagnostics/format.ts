@@ -13,11 +13,12 @@ export interface DiagnosticJson {
   severity: 'error' | 'warning';
   code: string;
   message: string;
-  file?: string;
-  line?: number;
-  column?: number;
-  endLine?: number;
-  endColumn?: number;
+  /** Null, with the line and columns, for what is about no place in a file (an out-dir out of date). */
+  file: string | null;
+  line: number | null;
+  column: number | null;
+  endLine: number | null;
+  endColumn: number | null;
   hint?: string;
   related?: { message: string; file: string; line: number; column: number };
 }
@@ -29,7 +30,17 @@ export function displayPath(path: string, cwd: string): string {
 }
 
 export function toJson(d: Diagnostic, cwd: string): DiagnosticJson {
-  const out: DiagnosticJson = { severity: d.severity, code: d.code, message: d.message };
+  // Every key there always: a consumer reads `d.file` of each (a probe's script failed on a missing key).
+  const out: DiagnosticJson = {
+    severity: d.severity,
+    code: d.code,
+    message: d.message,
+    file: null,
+    line: null,
+    column: null,
+    endLine: null,
+    endColumn: null,
+  };
   if (d.span) {
     const start = positionAt(d.span.source, d.span.start);
     const end = positionAt(d.span.source, d.span.end);

@@ -79,6 +79,29 @@ describe('svcgen init', () => {
     expect(readFileSync(join(cwd, 'mine', 'api.raml'), 'utf8')).toBe('my own API\n');
   });
 
+  it('says a folder it cannot write, with the reason, and returns: no stack trace, no endless mkdir', async () => {
+    const cwd = fresh();
+    // /sys refuses to make a folder (EPERM); /proc has none to make, and Node's recursive mkdir spun there for ever.
+    for (const [target, code] of [
+      ['/sys/kernel/svcgen-init', /\[(EPERM|EACCES|ENOENT)\]/],
+      ['/proc/svcgen-init', /\[ENOENT\]/],
+    ] as const) {
+      const run = await runCli(['init', target], cwd);
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toMatch(new RegExp(`^svcgen init: cannot write ${target}: .*${code.source}`));
+      expect(run.stderr).not.toContain('internal error');
+    }
+  }, 30_000);
+
+  it('says the next command with its paths quoted where a shell needs it, and an absolute path as given', async () => {
+    const cwd = fresh();
+    const run = await runCli(['init', "my api's"], cwd);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`next: svcgen generate 'my api'\\''s/api.raml' -o 'my api'\\''s/service'`);
+    const absolute = join(cwd, 'abs');
+    expect((await runCli(['init', absolute], fresh())).stderr).toContain(`wrote a starter API to ${absolute}:`);
+  });
+
   it('refuses a file where the folder should be', async () => {
     const cwd = fresh();
     writeFileSync(join(cwd, 'notes'), '');

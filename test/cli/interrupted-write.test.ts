@@ -66,7 +66,7 @@ describe('a write stopped part way', () => {
       const run = await generate(raml, out);
       expect(run.code).toBe(1);
       expect(run.stderr).toContain('error SVC3011');
-      expect(run.stderr).toContain('svcgen: 2 file(s) written to out before it stopped, its manifest not');
+      expect(run.stderr).toContain(`svcgen: 2 file(s) written to ${out} before it stopped, its manifest not`);
       expect(run.stderr).not.toContain('nothing written');
     } finally {
       failing.placed = undefined;

@@ -13,6 +13,7 @@ import { generate } from '../../pipeline.js';
 import type { Change } from '../../write/changes.js';
 import { shortDiff } from '../../write/diff.js';
 import { ExitCode } from '../exit-codes.js';
+import { shellWord } from '../../util/shown-path.js';
 import { printDiagnostics, progressLine, type Io, type OutputFormat } from '../output.js';
 
 export interface GenerateFlags {
@@ -70,7 +71,9 @@ export async function runGenerate(
   for (const line of newMigration(changes, shown, result.migration)) io.stderr(line);
   // A new project: what to do with it, as `init` says what to do next.
   if (changes.length > 0 && changes.every((c) => c.kind === 'add'))
-    io.stderr(`svcgen: next: cd ${shown} && npm install && npm start (its README.md says what the service does)\n`);
+    io.stderr(
+      `svcgen: next: cd ${shellWord(shown)} && npm install && npm start (its README.md says what the service does)\n`,
+    );
   // A user who upgraded svcgen sees its own files change with their API change: say why.
   const { provenance } = result;
   if (provenance?.generatorChanged && changes.some((c) => c.kind !== 'keep'))
