@@ -32,7 +32,7 @@ export interface DefinitionContext {
 export function defineModels(ctx: DefinitionContext, root: PathNode): void {
   const visit = (node: PathNode, parentModel: string | null, parentIsItem: boolean) => {
     let model: string | null = null;
-    if (node.param === null && !parentIsItem && beyondAscii(ctx, node)) {
+    if (node.param === null && !parentIsItem && reportUnnameable(ctx, node)) {
       for (const child of node.children) visit(child, null, node.param !== null);
       return;
     }
@@ -47,14 +47,14 @@ export function defineModels(ctx: DefinitionContext, root: PathNode): void {
 }
 
 /**
- * A collection named with letters or digits beyond ASCII (`/cafés`, `/日本`): its model's name,
- * table and files are its name in ASCII letters and digits, which dropped the others (`/cafés` was
- * model `Caf`, one with `/cafs`) or found none ("no letter or digit"). Reported (SVC2122) and
- * defines no model.
+ * A collection whose name names no model (SVC2122), reported; it defines none. Named with letters
+ * or digits beyond ASCII (`/cafés`, `/日本`): its model's name, table and files are its name in
+ * ASCII letters and digits, which dropped the others (`/cafés` was model `Caf`, one with `/cafs`)
+ * or found none ("no letter or digit"). Or with a digit first (`/123`): a model `123`, which no
+ * TypeScript type can be named (generate stopped with an internal error). A prefix of paths
+ * (`/2024/reports`) names no model, and is no such collection.
  */
-function beyondAscii(ctx: DefinitionContext, node: PathNode): boolean {
-  // `/123`: a model `123`, which no TypeScript type can be named (generate stopped with an internal
-  // error). A prefix of paths (`/2024/reports`) names no model.
+function reportUnnameable(ctx: DefinitionContext, node: PathNode): boolean {
   if (!unnameable(node.segment) || !needsModel(node)) return false;
   const others = lettersBeyondAscii(node.segment);
   const model = modelNameOf(node.segment);
@@ -96,13 +96,7 @@ function asciiOf(segment: string): string {
  */
 export function reportMissingModels(ctx: DefinitionContext, root: PathNode): void {
   const missing = [...walk(root)].flatMap(({ node, parent }) => {
-    if (
-      node.param !== null ||
-      parent.param !== null ||
-      lettersBeyondAscii(node.segment).length ||
-      /^[0-9]/.test(modelNameOf(node.segment))
-    )
-      return [];
+    if (node.param !== null || parent.param !== null || unnameable(node.segment)) return [];
     const model = modelNameOf(node.segment);
     return needsModel(node) && !ctx.models.has(model) && !ctx.poisoned.hasModel(model) ? [node] : [];
   });

@@ -190,8 +190,6 @@ export function reportMistypedItemParameter(
   const definition = resource.uriParameters?.get(param);
   const key = model?.fields.find((f) => f.field.primaryKey)?.field;
   if (!definition || !key || !model) return;
-  // Only a type written says anything (RAML's default is no one's claim), and a pattern of digits
-  // on a text parameter says the number it is.
   // A URI parameter is required by RAML itself.
   reportRulesNotApplied(
     diagnostics,
@@ -200,6 +198,8 @@ export function reportMistypedItemParameter(
     keySpan(resource.node, 'uriParameters', param) ?? nodeOf(definition).span,
     `the schema of ${model.name}.${key.name}`,
   );
+  // Only a type written says anything (RAML's default is no one's claim), and a pattern of digits
+  // on a text parameter says the number it is.
   const { type: declared, pattern } = first(definition);
   if (declared === undefined) return;
   const numeric = declared === 'integer' || declared === 'number';
