@@ -19,7 +19,9 @@ export function checkSchemaText(
     const padded = trimmed !== text && [...declaredNames].includes(trimmed);
     diagnostics.report(
       'SVC1118',
-      `${JSON.stringify(text)} is neither a declared schema nor JSON or XML schema text${padded ? `: the schema "${trimmed}" is named without the blanks around it` : ''}`,
+      padded
+        ? `${JSON.stringify(text)} is neither a declared schema nor JSON or XML schema text: the schema "${trimmed}" is named without the blanks around it`
+        : `"${trimmed}" is neither a declared schema nor JSON or XML schema text`,
       {
         span: node.span,
         hint: padded
