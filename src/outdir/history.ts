@@ -14,8 +14,6 @@ import { contentHash } from '../output.js';
 import { readText } from './previous.js';
 import { MIGRATION_NAME, MIGRATIONS_DIR, STORAGE_FILE } from './manifest.js';
 
-export { MIGRATION_NAME, MIGRATIONS_DIR, STORAGE_FILE };
-
 /** What the out-dir holds of the project's schema history (read and checked here). */
 export interface MigrationHistory {
   /** The storage model the latest migration leaves, or null when the project has none yet. */

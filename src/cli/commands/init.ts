@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { makeFolder } from '../../outdir/folders.js';
+import { OutDirUnwritable, unwritable } from '../../outdir/unwritable.js';
 import { shellWord, shownPath } from '../../util/shown-path.js';
 import { ExitCode } from '../exit-codes.js';
 import type { Io } from '../output.js';
@@ -56,10 +57,11 @@ function writeStarter(target: string, files: readonly string[]): string | undefi
     }
     return undefined;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === undefined) throw error;
+    // Said as generate says the out-dir's refusals (SVC3011): `mkdir failed: not permitted [EPERM]`.
+    const refused = unwritable(error, [], undefined);
+    if (!(refused instanceof OutDirUnwritable)) throw error;
     for (const path of made.reverse()) rmSync(path, { recursive: true, force: true });
-    return `${(error as Error).message.replace(/^\w+: /, '').replace(/, \w+ '.*'$/, '')} [${code}]`;
+    return refused.reason;
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { planned, type Artifact, type PlannedFile } from '../artifact.js';
 import { templateSource as template } from '../views.js';
-import { STORAGE_FILE } from '../../outdir/history.js';
+import { STORAGE_FILE } from '../../outdir/manifest.js';
 import { migrationsIndexView, storageJson } from './plan.js';
 
 /** Said in the header of each migration: once written, a migration is the user's database's history. */

@@ -11,7 +11,8 @@ import { commentText, literal, quote, templateLiteral } from '../shared/literal.
 import { initialSql, referentialAction, type MigrationSql } from './storage/ddl.js';
 import type { Aspect, ColumnChange, TableChange } from './storage/changes.js';
 import { diffStorage, type Finding, type Renames } from './storage/diff.js';
-import { MIGRATION_NAME, MIGRATIONS_DIR, STORAGE_FILE, type MigrationHistory } from '../../outdir/history.js';
+import type { MigrationHistory } from '../../outdir/history.js';
+import { MIGRATION_NAME, MIGRATIONS_DIR, STORAGE_FILE } from '../../outdir/manifest.js';
 import { uniquesOf, type StorageModel, type StoredColumn } from '../../outdir/storage-model.js';
 import { storageModel } from './storage/model.js';
 import { mongoSteps, type MongoStep } from './storage/mongo.js';
