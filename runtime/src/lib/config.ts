@@ -188,13 +188,14 @@ export function loadConfig(source: ConfigSource): Config {
   const file = resolve(source.file ?? env['SVC_CONFIG'] ?? defaultFile(source.projectFile));
   const settings = new Map<string, string>();
   const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  // The settings some part of the service reads: a line may be named by one, an unread key is warned of.
   const known = new Set([...STANDARD_KEYS, ...(source.extraKeys ?? []), ...OTHER_KEYS]);
   const lines = readIniLines(file, text, (name) => known.has(name));
   if (lines.problem) throw new ConfigError(lines.problem);
   flatten(ini.parse(text), '', settings);
   const warnings = [
     ...lines.repeated,
-    ...unreadKeys([...settings.keys()], source.extraKeys ?? []).map((key) => unreadKeyWarning(file, key)),
+    ...unreadKeys([...settings.keys()], known).map((key) => unreadKeyWarning(file, key)),
   ];
   for (const key of new Set([...STANDARD_KEYS, ...(source.extraKeys ?? []), ...settings.keys()])) {
     const value = env[envName(key)];
@@ -321,8 +322,7 @@ const OTHER_KEYS = ['events.retention', 'events.dead_retention'];
  * would otherwise leave the default in force without a word. The service's own code may read
  * settings of its own (`Config.settings`), so these are warnings, not errors.
  */
-function unreadKeys(keys: readonly string[], extraKeys: readonly string[]): string[] {
-  const known = new Set([...STANDARD_KEYS, ...extraKeys, ...OTHER_KEYS]);
+function unreadKeys(keys: readonly string[], known: ReadonlySet<string>): string[] {
   return keys.filter((key) => !known.has(key) && !key.startsWith('webhooks.'));
 }
 
